@@ -1,0 +1,81 @@
+/* coll.h: the time of one NCCL/RCCL collective on a cluster.
+ *
+ * Sizes follow nccl-tests' size column: the whole buffer (for all_gather the
+ * gathered output, for reduce_scatter the input), in bytes. Bus bandwidth
+ * conventions are nccl-tests doc/PERFORMANCE.md: all_reduce 2(n-1)/n,
+ * all_gather / reduce_scatter / all_to_all (n-1)/n, broadcast and send/recv 1.
+ * pl_coll_time allocates nothing: the step simulator calls it millions of times.
+ * Ownership: plain values owned by the caller. */
+#ifndef PLATEAU_COLL_H
+#define PLATEAU_COLL_H
+
+#include <stdint.h>
+#include "hw.h"
+#include "status.h"
+
+enum pl_coll_op {
+  PL_COLL_ALL_REDUCE,
+  PL_COLL_ALL_GATHER,
+  PL_COLL_REDUCE_SCATTER,
+  PL_COLL_ALL_TO_ALL,
+  PL_COLL_BROADCAST,
+  PL_COLL_SEND_RECV,
+  PL_COLL_N_OPS
+};
+
+/* NVLS_TREE: NVLS inside each node, a tree between nodes (NCCL >= 2.18,
+ * all_reduce on NVLS systems over more than one node). P2P: the grouped
+ * send/recv NCCL uses for send_recv and all_to_all. */
+enum pl_coll_algo {
+  PL_ALGO_AUTO,
+  PL_ALGO_RING,
+  PL_ALGO_TREE,
+  PL_ALGO_NVLS,
+  PL_ALGO_NVLS_TREE,
+  PL_ALGO_P2P,
+  PL_ALGO_N
+};
+enum pl_coll_proto { PL_PROTO_LL, PL_PROTO_LL128, PL_PROTO_SIMPLE, PL_PROTO_N };
+
+/* Where a communicator's ranks sit: ranks in all, ranks_per_node of them in
+ * each node (a dp group strided over tp=8 ranks on 8-GPU nodes has
+ * ranks_per_node = 1). nodes = ranks / ranks_per_node. */
+struct pl_group {
+  int64_t ranks;
+  int64_t ranks_per_node;
+};
+
+struct pl_coll_cost {
+  double time_s;              /* one call, start of the first rank to end of the last */
+  enum pl_coll_algo algo;     /* what was used (AUTO resolved as NCCL's tuner would) */
+  enum pl_coll_proto proto;
+};
+
+/* Time of one call. Returns PL_ERR_RANGE for an impossible group or size and
+ * PL_ERR_UNSUPPORTED when a forced algo cannot run this op on this cluster;
+ * pl_coll_check says why in words. A 1-rank group costs 0 s. */
+enum pl_status pl_coll_time(const struct pl_cluster *c, enum pl_coll_op op, double bytes,
+                            struct pl_group g, enum pl_coll_algo algo, struct pl_coll_cost *out);
+
+/* Same validation as pl_coll_time, with the reason in diag. */
+enum pl_status pl_coll_check(const struct pl_cluster *c, enum pl_coll_op op, double bytes,
+                             struct pl_group g, enum pl_coll_algo algo, struct pl_diag *diag);
+
+/* Time with both algo and protocol forced (proto < PL_PROTO_N); returns
+ * PL_ERR_UNSUPPORTED when that pair cannot run. Used by calibration and tests. */
+enum pl_status pl_coll_time_proto(const struct pl_cluster *c, enum pl_coll_op op, double bytes,
+                                  struct pl_group g, enum pl_coll_algo algo,
+                                  enum pl_coll_proto proto, struct pl_coll_cost *out);
+
+/* nccl-tests busbw factor for op over n ranks. */
+double pl_coll_bus_factor(enum pl_coll_op op, int64_t n);
+
+const char *pl_coll_op_name(enum pl_coll_op op);          /* "all_gather" */
+const char *pl_coll_algo_name(enum pl_coll_algo a);       /* "ring" */
+const char *pl_coll_proto_name(enum pl_coll_proto p);     /* "LL128" */
+enum pl_status pl_coll_op_parse(const char *s, enum pl_coll_op *out, struct pl_diag *diag);
+enum pl_status pl_coll_algo_parse(const char *s, enum pl_coll_algo *out, struct pl_diag *diag);
+/* busbw in bytes/s of a call that moved `bytes` (nccl-tests size) in time_s. */
+double pl_coll_busbw(enum pl_coll_op op, int64_t n, double bytes, double time_s);
+
+#endif

@@ -1,0 +1,72 @@
+/* flops.h: what one training step computes, operation by operation.
+ *
+ * Counts are doubles: a 1T-parameter model on 100k GPUs exceeds 2^64 FLOPs per
+ * step. A multiply-add is 2 FLOPs. Conventions (causal attention counted in
+ * full, as Megatron-LM and PaLM count it) and derivations: docs/model.md.
+ * Ownership: plain values owned by the caller. */
+#ifndef PLATEAU_FLOPS_H
+#define PLATEAU_FLOPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "layout.h"
+#include "model.h"
+
+enum pl_op_kind {
+  PL_OP_GEMM,        /* dense matrix multiply (m, n, k) */
+  PL_OP_ATTENTION,   /* fused attention core: QK^T, softmax, AV (FlashAttention) */
+  PL_OP_MEMORY       /* memory-bound: norms, activations, RoPE, residuals, loss */
+};
+
+/* One operation of one micro-batch's forward pass on one GPU, after sharding
+ * by tp (and cp, sp). Backward of a GEMM is 2x its forward FLOPs (dgrad+wgrad);
+ * backward of attention is 2.5x (FlashAttention-2 recomputes QK^T).
+ * Layer ops, in order: norm1, qkv, rope (rotary models), attn, proj, resid1,
+ * norm2, fc1 (gate+up fused when gated), swiglu|gelu, fc2, resid2.
+ * Embed ops: embed. Head ops: final_norm, lm_head, loss. */
+struct pl_op {
+  const char *name;       /* "qkv", "attn", "proj", "fc1", "fc2", "norm1", ... (static string) */
+  enum pl_op_kind kind;
+  int64_t m, n, k;        /* GEMM: (m x k) @ (k x n). ATTENTION: m = queries, n = keys,
+                             k = head_dim per (sequence, head). 0 for MEMORY ops */
+  int64_t count;          /* how many such ops (ATTENTION: mbs * heads / tp), else 1 */
+  double fwd_flops;       /* forward FLOPs, all counts included */
+  double bwd_flops;       /* backward FLOPs (executed: attention 2.5x) */
+  double fwd_bytes;       /* HBM bytes moved in forward (every kind; bf16 = 2 B/element) */
+  double bwd_bytes;       /* HBM bytes moved in backward */
+  bool recompute;         /* forward re-run before backward under l->recompute
+                             (selective: attn; full: every layer op) */
+};
+
+#define PL_MAX_LAYER_OPS 24
+
+/* Per-GPU ops of one transformer block for one micro-batch (mbs sequences of
+ * seq tokens, divided by cp), sharded by tp; with l->sp the norms and residual
+ * adds see tokens / tp. Returns how many were written. */
+int pl_layer_ops(const struct pl_model *m, const struct pl_layout *l,
+                 struct pl_op ops[PL_MAX_LAYER_OPS]);
+/* Ops of the embedding (first stage) and of the final norm + LM head + loss
+ * (last stage), same conventions. */
+int pl_embed_ops(const struct pl_model *m, const struct pl_layout *l,
+                 struct pl_op ops[PL_MAX_LAYER_OPS]);
+int pl_head_ops(const struct pl_model *m, const struct pl_layout *l,
+                struct pl_op ops[PL_MAX_LAYER_OPS]);
+
+/* Per-step totals: matmul FLOPs (GEMMs + attention QK^T/PV), causal attention
+ * counted in full, backward = 2x forward (the PaLM / Korthikanti convention;
+ * the ops above carry executed FLOPs instead). docs/model.md "FLOPs". */
+struct pl_flops {
+  double model_per_step;     /* whole cluster, no recompute: the MFU numerator (PaLM) */
+  double hardware_per_step;  /* model + recomputed forward (selective: attention core;
+                                full: whole block): the HFU numerator (Korthikanti) */
+  double layer_fwd;          /* one block, one micro-batch, whole model width (unsharded) */
+  double layer_bwd;          /* = 2 * layer_fwd */
+  double head_fwd;           /* LM head GEMM, one micro-batch, unsharded */
+  double megatron_per_step;  /* Narayanan et al. 2021 eq. 3 (recompute included) */
+  double palm_per_step;      /* PaLM: 6N + 12 l h s per token, times tokens */
+  double tokens_per_step;
+};
+
+void pl_flops_compute(const struct pl_model *m, const struct pl_layout *l, struct pl_flops *out);
+
+#endif

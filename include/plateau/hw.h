@@ -1,0 +1,111 @@
+/* hw.h: GPUs and clusters. Every number comes from a data file that names its
+ * source (data/gpus/NAME.json, data/clusters/NAME.json); nothing here is a constant.
+ *
+ * Bandwidths are per GPU (or per NIC) and per direction, in bytes per second:
+ * NVIDIA's "900 GB/s NVLink" for H100 is both directions, 450 GB/s each way.
+ * Ownership: the structs are plain values owned by the caller. */
+#ifndef PLATEAU_HW_H
+#define PLATEAU_HW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "status.h"
+
+enum pl_dtype { PL_DTYPE_BF16, PL_DTYPE_FP8 };
+
+/* How close real kernels get to one GPU type's datasheet peaks, and how it
+ * draws power: the "efficiency" object of its GPU file, every number with its
+ * source (read by src/hw/gpu_efficiency.c, used by the step model in src/sim;
+ * docs/step-model.md). present is false when the file has no such object. */
+struct pl_gpu_efficiency {
+  bool present;
+  double gemm_mamf_flops_per_s;  /* best measured dense BF16 GEMM rate (MAMF) */
+  int64_t gemm_mamf_shape[3];    /* the m, n, k it was measured at */
+  double gemm_fp8_mamf_flops_per_s; /* same for FP8, 0 = scale BF16 by the peak ratio */
+  int64_t gemm_fp8_mamf_shape[3];
+  int64_t gemm_tile_m;           /* output tile of the GEMM kernels, rows */
+  int64_t gemm_tile_n;           /* output tile, columns */
+  char attn_kernel[32];          /* "FlashAttention-2", "FlashAttention-3" */
+  double attn_fwd_fraction;      /* attention forward rate / peak */
+  double attn_bwd_fraction;      /* attention backward rate / peak */
+  double hbm_fraction;           /* achievable / datasheet HBM bandwidth */
+  double kernel_overhead_s;      /* fixed cost of each kernel (launch gap, tail) */
+  double overlap_slowdown;       /* compute time increase while NCCL kernels run */
+  double power_compute;          /* (draw - idle) / (tdp - idle) while computing */
+  double power_comm;             /* same during exposed communication */
+  double power_wait;             /* same while waiting inside a step (pipeline bubble) */
+};
+
+struct pl_gpu {
+  char name[32];                 /* preset name, e.g. "h100" */
+  char vendor[16];               /* "nvidia", "amd" */
+  char description[128];         /* one line for people: "NVIDIA H100 SXM5 80 GB (Hopper)" */
+  char arch[16];                 /* "volta", "ampere", "hopper", "blackwell", "cdna3":
+                                    selects the per-architecture rows of NCCL's tuning tables */
+  double peak_bf16_flops_per_s;  /* dense tensor-core BF16/FP16 */
+  double peak_fp8_flops_per_s;   /* dense FP8; 0 when unsupported */
+  double peak_tf32_flops_per_s;  /* dense TF32; 0 when unsupported */
+  double hbm_bytes;              /* memory capacity */
+  double hbm_bytes_per_s;        /* memory bandwidth */
+  int64_t sm_count;              /* SMs (NVIDIA) or CUs (AMD) */
+  double tdp_w;                  /* board power limit */
+  double idle_w;                 /* draw when idle but allocated */
+  /* GPU-to-GPU links (NVLink, AMD Infinity Fabric/xGMI) */
+  int64_t link_count;            /* links per GPU */
+  double link_bytes_per_s;       /* per link, per direction, datasheet */
+  double nccl_link_bytes_per_s;  /* per link, per direction, as NCCL's topology assumes it
+                                    (src/graph/topo.h SM*_NVLINK_BW); the collective model uses it */
+  struct pl_gpu_efficiency eff;  /* step-model efficiency and power (sim) */
+};
+
+struct pl_cluster {
+  char name[64];                 /* preset name or file name */
+  char description[160];         /* one line for people */
+  char source_path[256];         /* file it was loaded from, "" for a preset */
+  char gpu_name[32];             /* GPU preset this cluster is built from */
+  struct pl_gpu gpu;             /* resolved GPU */
+  int64_t gpus_per_node;
+  /* intra-node fabric (NVLink/NVSwitch, xGMI) */
+  char intra_kind[32];           /* "nvswitch", "hybrid-cube-mesh", "xgmi" */
+  double intra_bytes_per_s;      /* per GPU, per direction */
+  double intra_latency_s;        /* one hop */
+  bool nvls;                     /* NVLink SHARP (in-switch reduction) available */
+  double intra_nccl_bytes_per_s; /* per GPU, per direction, as the collective model uses it:
+                                    links x NCCL's per-link figure, or a calibrated value */
+  /* inter-node network */
+  int64_t nics_per_node;
+  double nic_bytes_per_s;        /* per NIC, per direction */
+  double inter_latency_s;        /* one hop, end to end */
+  char inter_kind[32];           /* "infiniband", "efa", "roce", "tcpxo", "none" */
+  char cpu_vendor[16];           /* "intel", "amd", "arm": NCCL's tuner reads it (LL caps,
+                                    network post overhead) */
+  /* collective-model settings (see docs/collectives.md) */
+  int64_t nccl_channels;         /* ring/tree channels NCCL builds on this system */
+  double coll_launch_s;          /* fixed cost per collective call not in NCCL's own model
+                                    (launch, host sync); 0 in presets, fitted by calibrate */
+  bool calibrated;               /* fabric figures come from `plateau calibrate nccl` */
+  /* power */
+  double node_other_w;           /* node draw beyond the GPUs (CPUs, NICs, fans) */
+};
+
+/* Load a GPU by preset name or path to a plateau GPU file. */
+enum pl_status pl_gpu_load(const char *name_or_path, struct pl_gpu *out, struct pl_diag *diag);
+/* Load a cluster by preset name or file path; resolves its GPU. */
+enum pl_status pl_cluster_load(const char *name_or_path, struct pl_cluster *out,
+                               struct pl_diag *diag);
+/* The DGX system preset name for a GPU preset ("h100" -> "dgx-h100"), or NULL. */
+const char *pl_cluster_default_for_gpu(const char *gpu_name);
+
+/* Write a cluster as a plateau cluster file that pl_cluster_load reads back,
+ * every quantity with its unit and a source. Writes path + ".tmp", then renames.
+ * note (may be NULL) is stored as the file's "calibration" text. */
+enum pl_status pl_cluster_save(const struct pl_cluster *c, const char *path, const char *note,
+                               struct pl_diag *diag);
+
+/* Node network bandwidth per direction: NICs x per-NIC bandwidth. */
+double pl_cluster_node_net_bytes_per_s(const struct pl_cluster *c);
+
+/* Peak dense FLOP/s for a training dtype. */
+double pl_gpu_peak_flops_per_s(const struct pl_gpu *g, enum pl_dtype dtype);
+
+#endif

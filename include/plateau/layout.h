@@ -1,0 +1,62 @@
+/* layout.h: how a training run is spread over GPUs, and its batch.
+ *
+ * Users set some fields and leave others 0 (meaning "derive" or "default");
+ * pl_layout_resolve fills every field and rejects impossible layouts with one
+ * line naming the problem. Defaults (documented in docs/cli.md):
+ *   tp = pp = cp = 1, shard = zero2 (FSDP SHARD_GRAD_OP, as the study ran),
+ *   shard_group = dp, mbs = 1, gbs = batch_per_gpu * gpus with batch_per_gpu = 1,
+ *   seq = the model's seq_len, recompute = none, schedule = 1f1b (vp = 1),
+ *   dtype = bf16, sequence parallelism on whenever tp > 1.
+ * Ownership: plain value owned by the caller. */
+#ifndef PLATEAU_LAYOUT_H
+#define PLATEAU_LAYOUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "hw.h"
+#include "model.h"
+#include "status.h"
+
+enum pl_shard { PL_SHARD_DDP, PL_SHARD_ZERO1, PL_SHARD_ZERO2, PL_SHARD_ZERO3 };
+enum pl_recompute { PL_RECOMPUTE_NONE, PL_RECOMPUTE_SELECTIVE, PL_RECOMPUTE_FULL };
+enum pl_schedule { PL_SCHEDULE_1F1B, PL_SCHEDULE_INTERLEAVED, PL_SCHEDULE_GPIPE };
+
+struct pl_layout {
+  int64_t gpus;            /* world size = dp * tp * pp * cp */
+  int64_t nodes;           /* gpus / gpus_per_node, rounded up */
+  int64_t dp;              /* data-parallel degree (derived) */
+  int64_t tp;              /* tensor-parallel degree */
+  int64_t pp;              /* pipeline stages */
+  int64_t cp;              /* context-parallel degree */
+  int64_t vp;              /* virtual stages (model chunks) per pipeline rank */
+  enum pl_shard shard;     /* ZeRO stage over the data-parallel group */
+  int64_t shard_group;     /* GPUs a shard spans: dp = plain, < dp = hybrid (HSDP) */
+  int64_t mbs;             /* micro-batch, sequences */
+  int64_t gbs;             /* global batch, sequences per optimizer step */
+  int64_t batch_per_gpu;   /* input: sequences per GPU; gbs = that * gpus (0 = unset) */
+  int64_t micro_batches;   /* per pipeline per step = gbs / (dp * mbs) (derived) */
+  int64_t seq;             /* tokens per sequence */
+  enum pl_recompute recompute;
+  enum pl_schedule schedule;
+  enum pl_dtype dtype;
+  bool sp;                 /* Megatron sequence parallelism with tp (derived: tp > 1) */
+  bool shard_set;          /* input: shard was given explicitly */
+  bool eager_attention;    /* input: attention stores the s x s scores (no FlashAttention,
+                              as in Korthikanti et al. 2022); default false = FlashAttention */
+};
+
+/* Fill derived fields and defaults; reject what cannot run. */
+enum pl_status pl_layout_resolve(struct pl_layout *l, const struct pl_model *m,
+                                 const struct pl_cluster *c, struct pl_diag *diag);
+
+/* Names for output and parsing ("zero2", "selective", "1f1b", "bf16"). */
+const char *pl_shard_name(enum pl_shard s);
+const char *pl_recompute_name(enum pl_recompute r);
+const char *pl_schedule_name(enum pl_schedule s);
+const char *pl_dtype_name(enum pl_dtype d);
+enum pl_status pl_shard_parse(const char *s, enum pl_shard *out, struct pl_diag *diag);
+enum pl_status pl_recompute_parse(const char *s, enum pl_recompute *out, struct pl_diag *diag);
+enum pl_status pl_schedule_parse(const char *s, enum pl_schedule *out, struct pl_diag *diag);
+enum pl_status pl_dtype_parse(const char *s, enum pl_dtype *out, struct pl_diag *diag);
+
+#endif

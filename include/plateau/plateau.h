@@ -1,0 +1,27 @@
+/* plateau.h: the whole public API of libplateau.
+ * Ownership rule, for every header: what comes back through **out belongs to
+ * the caller and is released with the matching _free/_close; a returned
+ * const char * borrows from its object or from static storage. */
+#ifndef PLATEAU_H
+#define PLATEAU_H
+
+#include "alloc.h"
+#include "coll.h"
+#include "data.h"
+#include "emit.h"
+#include "flops.h"
+#include "hw.h"
+#include "layout.h"
+#include "memory.h"
+#include "model.h"
+#include "predict.h"
+#include "report.h"
+#include "search.h"
+#include "sim.h"
+#include "status.h"
+#include "trace.h"
+#include "units.h"
+
+#define PL_VERSION "0.1.0"
+
+#endif

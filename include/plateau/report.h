@@ -1,0 +1,25 @@
+/* report.h: a prediction as people and programs read it. The JSON object is
+ * the same wherever a prediction appears (predict, search results, sweep
+ * points, study results), so scripts can rely on one schema. Fields that do
+ * not apply (a layout that does not fit has no step time) are null in JSON
+ * and empty in CSV, never NaN.
+ * Ownership: nothing is retained; FILEs and emitters stay the caller's. */
+#ifndef PLATEAU_REPORT_H
+#define PLATEAU_REPORT_H
+
+#include <stdio.h>
+#include "emit.h"
+#include "predict.h"
+
+/* The prediction's members, written into the object the caller has open. */
+void pl_report_predict_members(struct pl_emit *e, const struct pl_prediction *p);
+/* A whole object: { members }; key as in pl_emit_obj_begin. */
+void pl_report_predict_json(struct pl_emit *e, const char *key, const struct pl_prediction *p);
+/* A table a person reads in a few seconds. */
+void pl_report_predict_text(FILE *out, const struct pl_prediction *p);
+/* One header line and one row per prediction; columns are flat JSON paths
+ * with dots ("memory.total_bytes"). */
+void pl_report_predict_csv_header(FILE *out);
+void pl_report_predict_csv_row(FILE *out, const struct pl_prediction *p);
+
+#endif

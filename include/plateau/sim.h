@@ -1,0 +1,118 @@
+/* sim.h: the step simulator behind pl_predict, opened up for the trace
+ * writer, tests and benchmarks.
+ *
+ * pl_predict (predict.h) lowers one training step into tasks on GPU streams
+ * (compute; tp, cp, dp and pp communication) for one representative rank of
+ * each pipeline stage and runs them through a discrete-event engine. A
+ * pl_timeline keeps those tasks so they can be inspected or written as a
+ * Chrome/Perfetto trace. The model behind every number: docs/step-model.md.
+ *
+ * Ownership: a timeline from pl_timeline_build belongs to the caller and is
+ * released with pl_timeline_free; strings in a struct pl_timeline_task borrow
+ * from static storage. */
+#ifndef PLATEAU_SIM_H
+#define PLATEAU_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "coll.h"
+#include "flops.h"
+#include "hw.h"
+#include "predict.h"
+#include "status.h"
+
+enum pl_pass { PL_PASS_FWD, PL_PASS_BWD };
+
+/* Time of one operation of one micro-batch on one GPU at full speed
+ * (docs/step-model.md section 2): GEMMs by tile and wave quantization over
+ * the SMs times the GPU's achievable fraction of peak, attention by the GPU's
+ * FlashAttention efficiency, memory-bound ops by HBM bytes; each kernel adds
+ * the GPU's fixed per-kernel cost. The GPU's efficiency data must be loaded. */
+double pl_op_time_s(const struct pl_gpu *g, enum pl_dtype dtype, const struct pl_op *op,
+                    enum pl_pass pass);
+/* One GEMM (m x k) @ (k x n), repeated count times (a batched GEMM). */
+double pl_gemm_time_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, int64_t n,
+                      int64_t k, int64_t count);
+/* Kernels one op launches in a pass (a GEMM's backward is dgrad + wgrad). */
+int pl_op_kernels(const struct pl_op *op, enum pl_pass pass);
+
+/* The streams of one simulated rank, CUDA-stream-like: each runs its tasks
+ * one at a time in the order they were issued. */
+enum pl_stream {
+  PL_STREAM_COMPUTE,
+  PL_STREAM_TP,         /* tensor-parallel collectives (blocking) */
+  PL_STREAM_CP,         /* context-parallel ring exchange */
+  PL_STREAM_DP_GATHER,  /* FSDP/ZeRO parameter all_gather */
+  PL_STREAM_DP_REDUCE,  /* gradient reduce_scatter / all_reduce */
+  PL_STREAM_PP_FWD,     /* activations sent to the next stage */
+  PL_STREAM_PP_BWD,     /* gradients sent to the previous stage */
+  PL_STREAM_N
+};
+const char *pl_stream_name(enum pl_stream s);  /* "compute", "tp", ... */
+
+enum pl_task_kind {
+  PL_TASK_FORWARD,
+  PL_TASK_BACKWARD,    /* includes recomputation of the forward when enabled */
+  PL_TASK_OPTIMIZER,
+  PL_TASK_COLL
+};
+
+/* Which part of a compute segment a task covers. With context parallelism
+ * the attention core runs apart so the K/V ring can overlap it. */
+enum pl_task_part { PL_PART_ALL, PL_PART_MAIN, PL_PART_ATTN };
+
+/* One simulated task. Compute tasks cover consecutive segments of one model
+ * chunk for one micro-batch: the embedding (if embed), `layers` transformer
+ * blocks starting at layer_first, then the LM head (if head). */
+struct pl_timeline_task {
+  int64_t stage;                /* pipeline stage (simulated rank) */
+  enum pl_stream stream;
+  enum pl_task_kind kind;
+  double start_s;
+  double end_s;
+  /* compute */
+  enum pl_task_part part;
+  int64_t micro_batch;          /* -1 when none */
+  int64_t chunk;                /* model chunk (virtual stage) on this rank */
+  int64_t layer_first;
+  int64_t layers;
+  bool embed;
+  bool head;
+  bool recompute;               /* backward includes recomputation */
+  /* collectives */
+  enum pl_coll_op op;
+  const char *group;            /* "tp", "cp", "dp", "dp-replica", "pp" */
+  int64_t group_ranks;
+  double bytes;                 /* per call, nccl-tests size convention */
+  int64_t calls;                /* back-to-back calls this task stands for */
+  enum pl_coll_algo algo;
+  enum pl_coll_proto proto;
+  int64_t peer_stage;           /* pp: the receiving stage, else -1 */
+};
+
+struct pl_timeline;
+
+/* Predict like pl_predict and keep the simulated timeline. A layout that
+ * does not fit is an error here (PL_ERR_LAYOUT naming the memory shortfall):
+ * there is no step to show. pred may be NULL. */
+enum pl_status pl_timeline_build(const struct pl_run *run, struct pl_timeline **out,
+                                 struct pl_prediction *pred, struct pl_diag *diag);
+void pl_timeline_free(struct pl_timeline *tl);
+size_t pl_timeline_count(const struct pl_timeline *tl);
+void pl_timeline_get(const struct pl_timeline *tl, size_t i, struct pl_timeline_task *out);
+double pl_timeline_step_s(const struct pl_timeline *tl);
+int64_t pl_timeline_stages(const struct pl_timeline *tl);
+/* The resolved run the timeline was simulated for. */
+const struct pl_run *pl_timeline_run(const struct pl_timeline *tl);
+
+/* Write the predicted step as a Chrome/Perfetto trace (src/report/timeline.c):
+ * a process per stage, a thread per stream, kernels named like real ones,
+ * Kineto-style args so a Kineto analyzer can read it back. Written to a
+ * temporary name in the same directory, then renamed over path. */
+enum pl_status pl_predict_timeline(const struct pl_run *run, const char *path,
+                                   struct pl_diag *diag);
+enum pl_status pl_timeline_write(const struct pl_timeline *tl, const char *path,
+                                 struct pl_diag *diag);
+
+#endif

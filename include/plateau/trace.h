@@ -1,0 +1,108 @@
+/* trace.h: measure a training run from its PyTorch profiler (Kineto) traces,
+ * one file per rank, with the metrics and names `predict` uses.
+ *
+ * Definitions of every metric: docs/trace.md. Times inside the library are
+ * integer nanoseconds; they become seconds (double) here, at the API edge.
+ * Ownership: pl_trace_analyze returns a struct pl_trace_set that belongs to
+ * the caller and is released with pl_trace_set_free; every pointer inside it
+ * borrows from the set. */
+#ifndef PLATEAU_TRACE_H
+#define PLATEAU_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "status.h"
+
+struct pl_trace_opts {
+  int64_t skip;      /* warm-up steps to drop; < 0 = default rule (docs/trace.md 2.3) */
+  int threads;       /* parallel ranks; <= 0 = all online cores */
+  bool whole_trace;  /* one window over the whole trace instead of per step */
+};
+
+/* One collective kind of one rank (or of the whole set), per kept step. */
+struct pl_trace_coll {
+  char op[24];              /* "all_reduce", "all_gather", ... or "unknown" */
+  int64_t group_size;       /* ranks in the communicator, 0 when unknown */
+  double count;             /* calls per step */
+  double bytes;             /* mean bytes per call, nccl-tests size convention; 0 unknown */
+  double time_s;            /* kernel time of all calls per step (sum, not union) */
+  double algbw_bytes_per_s; /* sum(bytes) / sum(time) over calls with known size */
+  double busbw_bytes_per_s; /* algbw x nccl-tests factor; 0 when size or n unknown */
+  int64_t sized_calls;      /* calls whose bytes were known, over all kept steps */
+  double sized_bytes;       /* their bytes, summed over all kept steps */
+  double sized_time_s;      /* their kernel time, summed over all kept steps */
+  double bus_bytes;         /* their bytes x busbw factor, summed */
+};
+
+/* Per-step means over the kept steps of one rank (docs/trace.md section 3). */
+struct pl_trace_rank {
+  int64_t rank;             /* distributedInfo.rank, else from the file name, else -1 */
+  const char *file;         /* the path as given */
+  int64_t world_size;       /* distributedInfo.world_size, -1 unknown */
+  char device[64];          /* deviceProperties[0].name */
+  bool rank_from_name;      /* rank was taken from the file name */
+  bool has_gpu;             /* false: CPU-only trace, GPU metrics are 0 */
+  bool has_steps;           /* ProfilerStep annotations found */
+  int64_t steps_total;      /* complete steps in the trace */
+  int64_t steps_skipped;    /* warm-up steps dropped */
+  int64_t steps;            /* steps kept (the means are over these) */
+  bool last_dropped;        /* a last step cut short by the profiler was dropped */
+  int64_t first_step;       /* ProfilerStep number of the first kept step, -1 none */
+  double span_s;            /* step time (GPU window), or CPU step time if CPU-only */
+  double compute_s;         /* union of compute kernels */
+  double comm_s;            /* union of NCCL/RCCL kernels */
+  double overlapped_comm_s; /* comm intersect compute */
+  double exposed_comm_s;    /* comm minus compute */
+  double memory_s;          /* union of memcpy/memset */
+  double exposed_memory_s;  /* memory minus compute minus comm */
+  double idle_s;            /* span minus union of all GPU activity */
+  double recompute_s;       /* compute launched by activation recomputation */
+  double cpu_step_s;        /* mean ProfilerStep CPU duration of kept steps, 0 none */
+  int64_t gpu_events;       /* kernels + memcpy + memset in the trace */
+  int64_t unlinked_events;  /* of which no CPU launch was found */
+  int64_t json_bytes;       /* JSON bytes parsed (after gunzip) */
+  struct pl_trace_coll *coll;
+  int n_coll;
+};
+
+struct pl_trace_stat {
+  double mean, min, max;
+  int64_t min_rank, max_rank; /* rank ids where min / max occur */
+};
+
+struct pl_trace_set {
+  struct pl_trace_rank *ranks; /* sorted by rank, then file name */
+  int n_ranks;
+  int64_t world_size;          /* largest world size any file states, -1 unknown */
+  int64_t *missing;            /* ranks in [0, world_size) with no file (sets of 2+ files) */
+  int n_missing;
+  bool world_mismatch;         /* files disagree on world_size */
+  int64_t duplicate_rank;      /* a rank claimed by two files, -1 none */
+  bool any_gpu;                /* at least one rank has GPU events */
+  /* Across ranks, over ranks with GPU events (CPU step time when none). */
+  struct pl_trace_stat step_time_s, compute_s, comm_s, overlapped_comm_s, exposed_comm_s,
+      memory_s, exposed_memory_s, idle_s, recompute_s;
+  /* The straggler: the rank with the most non-communication time per step
+   * (span - exposed_comm), which the others wait for (docs/trace.md 4). */
+  int64_t straggler_rank;
+  const char *straggler_file;
+  double straggler_busy_s;
+  double straggler_spread_s; /* its busy time minus the smallest rank's */
+  struct pl_trace_coll *coll; /* all ranks merged: means over ranks */
+  int n_coll;
+  char **files_;              /* private: the expanded paths the ranks borrow */
+  int n_files_;
+};
+
+/* Analyze trace files (paths may name directories: their *.json and
+ * *.json.gz files, sorted). Ranks are parsed in parallel; the result does
+ * not depend on the thread count. */
+enum pl_status pl_trace_analyze(const char *const *paths, int n_paths,
+                                const struct pl_trace_opts *opts, struct pl_trace_set **out,
+                                struct pl_diag *diag);
+void pl_trace_set_free(struct pl_trace_set *s);
+
+/* The default warm-up rule: min(10, steps / 6) (the study drops 10 of 60). */
+int64_t pl_trace_default_skip(int64_t steps);
+
+#endif

@@ -1,0 +1,62 @@
+/* cmd_predict.c: `plateau predict`: one configuration in, its cost out. */
+#include <stdio.h>
+#include <string.h>
+
+#include <plateau/plateau.h>
+
+#include "commands.h"
+#include "run_opts.h"
+
+static const struct cli_opt opts[] = {
+    RUN_OPTS,
+    {"format", "F", "text|json|csv (default text)"},
+};
+
+static const struct cli_cmd cmd = {
+    "predict", "plateau predict [options]",
+    "Predict one training configuration: parameters, FLOPs, memory per GPU, and (when it fits)\n"
+    "step time, throughput, MFU, collectives and power. With no options: Llama-2 7B on one\n"
+    "DGX H100 node (8 GPUs) with FSDP (zero2), 1 sequence of 4096 tokens per GPU.",
+    opts, sizeof opts / sizeof opts[0], false,
+};
+
+static int print(const struct pl_prediction *p, enum cli_format format) {
+  if (format == CLI_FORMAT_TEXT) {
+    pl_report_predict_text(stdout, p);
+    return 0;
+  }
+  if (format == CLI_FORMAT_CSV) {
+    pl_report_predict_csv_header(stdout);
+    pl_report_predict_csv_row(stdout, p);
+    return 0;
+  }
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  struct pl_emit *e = pl_emit_open(stdout);
+  if (e != NULL)
+    pl_report_predict_json(e, NULL, p);
+  if (pl_emit_close(e, &d) != PL_OK)
+    return cli_fail("%s", d.msg);
+  return 0;
+}
+
+int cmd_predict(int argc, char **argv) {
+  struct cli_args args;
+  int rc = cli_parse(&cmd, argc, argv, &args);
+  if (rc != 0)
+    return rc;
+  if (args.help) {
+    cli_print_help(&cmd, stdout);
+    return 0;
+  }
+  enum cli_format format;
+  static struct pl_run run; /* large: keep off the stack */
+  static struct pl_prediction pred;
+  if (cli_get_format(&args, &format) != 0 || run_from_args(&args, &run) != 0)
+    return 1;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  if (pl_predict(&run, &pred, &d) != PL_OK)
+    return cli_fail("%s", d.msg);
+  return print(&pred, format);
+}

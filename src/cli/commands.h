@@ -1,0 +1,10 @@
+/* commands.h: one entry point per CLI verb, each in src/cli/cmd_<verb>.c.
+ * argv[0] is the verb itself. Exit codes: 0 ok, 1 bad input or failed run,
+ * 2 usage error. */
+#ifndef PL_CLI_COMMANDS_H
+#define PL_CLI_COMMANDS_H
+
+int cmd_predict(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+
+#endif

@@ -1,0 +1,47 @@
+/* main.c: the plateau command line. It only dispatches to cmd_<verb>. */
+#include <stdio.h>
+#include <string.h>
+
+#include <plateau/plateau.h>
+
+#include "commands.h"
+
+struct verb {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *summary;
+};
+
+static const struct verb verbs[] = {
+    {"predict", cmd_predict, "predict one configuration: FLOPs, memory, step time, MFU, power"},
+    {"list", cmd_list, "list the built-in presets: models, gpus, clusters"},
+};
+
+static void usage(FILE *out) {
+  fprintf(out, "usage: plateau <command> [options]   (plateau <command> --help for its options)\n\n"
+               "commands:\n");
+  for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+    fprintf(out, "  %-13s %s\n", verbs[i].name, verbs[i].summary);
+  fprintf(out, "\nexit status: 0 ok, 1 bad input or failed run, 2 usage error\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+    usage(stdout);
+    return 0;
+  }
+  if (strcmp(argv[1], "--version") == 0) {
+    printf("plateau %s\n", PL_VERSION);
+    return 0;
+  }
+  for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+    if (strcmp(argv[1], verbs[i].name) == 0)
+      return verbs[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "plateau: unknown command '%s'\n", argv[1]);
+  usage(stderr);
+  return 2;
+}

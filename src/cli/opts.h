@@ -1,0 +1,63 @@
+/* opts.h: the CLI's option parser. Each command declares one table of
+ * options; the table generates its --help and is the only place an option
+ * is defined. Accepts "--name value" and "--name=value"; "-h"/"--help" prints
+ * help. Anything else starting with "-" is a usage error (exit 2). */
+#ifndef PL_CLI_OPTS_H
+#define PL_CLI_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CLI_MAX_OPTS 64
+#define CLI_MAX_POSITIONAL 4096
+
+struct cli_opt {
+  const char *name;  /* long name without "--" */
+  const char *arg;   /* metavariable ("N", "FILE"); NULL for a flag */
+  const char *help;  /* one line; mention the default */
+};
+
+struct cli_cmd {
+  const char *name;        /* "predict" */
+  const char *usage;       /* "plateau predict [options]" */
+  const char *summary;     /* one sentence */
+  const struct cli_opt *opts;
+  size_t n_opts;
+  bool positional;         /* accepts positional arguments */
+};
+
+struct cli_args {
+  const struct cli_cmd *cmd;
+  const char *values[CLI_MAX_OPTS]; /* per option: its value, "1" for a set flag, NULL unset */
+  const char *pos[CLI_MAX_POSITIONAL];
+  int n_pos;
+  bool help;
+};
+
+/* Returns 0 on success, 2 on a usage error (message printed). Sets args->help
+ * when help was asked for (the caller prints it and exits 0). */
+int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli_args *args);
+void cli_print_help(const struct cli_cmd *cmd, FILE *out);
+
+/* Value of an option, or NULL when not given. The name must be in the table. */
+const char *cli_get(const struct cli_args *args, const char *name);
+bool cli_flag(const struct cli_args *args, const char *name);
+
+/* Typed accessors: return 0 (and leave *out) when unset, 0 with *out set on
+ * success, 1 after printing "plateau: --name: why" on a bad value. */
+int cli_get_int(const struct cli_args *args, const char *name, int64_t *out);
+int cli_get_double(const struct cli_args *args, const char *name, double *out);
+
+/* Print "plateau: msg" to stderr; returns 1 (bad input) for `return cli_fail(...)`. */
+int cli_fail(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* --format values shared by every command. */
+enum cli_format { CLI_FORMAT_TEXT, CLI_FORMAT_JSON, CLI_FORMAT_CSV };
+int cli_get_format(const struct cli_args *args, enum cli_format *out);
+
+#endif

@@ -1,0 +1,36 @@
+/* run_opts.h: the options that describe a training run (model, hardware,
+ * layout, batch), shared by predict, search, sweep and study so that every
+ * command spells them the same way. */
+#ifndef PL_CLI_RUN_OPTS_H
+#define PL_CLI_RUN_OPTS_H
+
+#include <plateau/predict.h>
+
+#include "opts.h"
+
+/* Expands to the option table entries; put it inside a command's table. */
+#define RUN_OPTS                                                                              \
+  {"model", "M", "model preset, plateau model file or HF config.json (default llama2-7b)"}, \
+  {"gpu", "G", "GPU preset or file (default h100)"},                                         \
+  {"cluster", "C", "cluster preset or file (default: the DGX system of --gpu)"},           \
+  {"gpus", "N", "world size (default: one node)"},                                           \
+  {"nodes", "N", "world size in nodes (instead of --gpus)"},                                 \
+  {"tp", "N", "tensor-parallel degree (default 1)"},                                         \
+  {"pp", "N", "pipeline stages (default 1)"},                                                \
+  {"cp", "N", "context-parallel degree (default 1)"},                                        \
+  {"vp", "N", "virtual stages per pipeline rank, interleaved schedule (default 1)"},        \
+  {"shard", "MODE", "ddp|zero1|zero2|zero3 (default zero2 = FSDP SHARD_GRAD_OP)"},           \
+  {"shard-group", "G", "shard within groups of G GPUs, replicate across (HSDP; default dp)"}, \
+  {"seq", "L", "sequence length, tokens (default: the model's)"},                            \
+  {"mbs", "N", "micro-batch, sequences (default 1)"},                                        \
+  {"gbs", "N", "global batch, sequences per step (default batch-per-gpu x gpus)"},           \
+  {"batch-per-gpu", "N", "sequences per GPU per step; gbs = that x gpus (default 1)"},       \
+  {"recompute", "MODE", "none|selective|full activation recomputation (default none)"},     \
+  {"schedule", "S", "1f1b|interleaved|gpipe pipeline schedule (default 1f1b)"},             \
+  {"dtype", "T", "bf16|fp8 (default bf16)"}
+
+/* Build a run from the parsed options. Returns 0, or 1 after printing the
+ * problem. The layout is left unresolved (pl_predict resolves it). */
+int run_from_args(const struct cli_args *args, struct pl_run *run);
+
+#endif

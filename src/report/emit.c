@@ -1,0 +1,160 @@
+/* emit.c: a small pretty-printing JSON writer (see emit.h). Writing JSON is
+ * only escaping and commas; parsing is left to yajl. */
+#include <plateau/emit.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <plateau/alloc.h>
+
+#define EMIT_MAX_DEPTH 32
+
+struct pl_emit {
+  FILE *out;
+  int depth;
+  bool first[EMIT_MAX_DEPTH]; /* no member written yet at this level */
+  bool fault;
+  char fault_key[64];
+};
+
+struct pl_emit *pl_emit_open(FILE *out) {
+  struct pl_emit *e = pl_calloc(1, sizeof *e);
+  if (e == NULL)
+    return NULL;
+  e->out = out;
+  e->first[0] = true;
+  return e;
+}
+
+static void fault(struct pl_emit *e, const char *why) {
+  if (!e->fault)
+    snprintf(e->fault_key, sizeof e->fault_key, "%s", why ? why : "(array element)");
+  e->fault = true;
+}
+
+enum pl_status pl_emit_close(struct pl_emit *e, struct pl_diag *diag) {
+  if (e == NULL)
+    return pl_diag_set(diag, PL_ERR_NOMEM, "out of memory");
+  if (e->depth != 0)
+    fault(e, "(unbalanced nesting)");
+  fputc('\n', e->out);
+  enum pl_status st = PL_OK;
+  if (e->fault)
+    st = pl_diag_set(diag, PL_ERR_INTERNAL, "non-finite or malformed output at '%s'", e->fault_key);
+  pl_free(e);
+  return st;
+}
+
+static void put_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    switch (*p) {
+    case '"': fputs("\\\"", f); break;
+    case '\\': fputs("\\\\", f); break;
+    case '\n': fputs("\\n", f); break;
+    case '\r': fputs("\\r", f); break;
+    case '\t': fputs("\\t", f); break;
+    default:
+      if (*p < 0x20)
+        fprintf(f, "\\u%04x", *p);
+      else
+        fputc(*p, f);
+    }
+  }
+  fputc('"', f);
+}
+
+/* Comma, newline, indent and "key": before a value. */
+static void prefix(struct pl_emit *e, const char *key) {
+  if (e->depth > 0) {
+    if (!e->first[e->depth])
+      fputc(',', e->out);
+    fputc('\n', e->out);
+    for (int i = 0; i < e->depth; i++)
+      fputs("  ", e->out);
+  }
+  e->first[e->depth] = false;
+  if (key != NULL) {
+    put_string(e->out, key);
+    fputs(": ", e->out);
+  }
+}
+
+static void open_level(struct pl_emit *e, const char *key, char c) {
+  prefix(e, key);
+  fputc(c, e->out);
+  if (e->depth + 1 >= EMIT_MAX_DEPTH) {
+    fault(e, key);
+    return;
+  }
+  e->depth++;
+  e->first[e->depth] = true;
+}
+
+static void close_level(struct pl_emit *e, char c) {
+  if (e->depth == 0) {
+    fault(e, "(unbalanced nesting)");
+    return;
+  }
+  bool empty = e->first[e->depth];
+  e->depth--;
+  if (!empty) {
+    fputc('\n', e->out);
+    for (int i = 0; i < e->depth; i++)
+      fputs("  ", e->out);
+  }
+  fputc(c, e->out);
+}
+
+void pl_emit_obj_begin(struct pl_emit *e, const char *key) { open_level(e, key, '{'); }
+void pl_emit_obj_end(struct pl_emit *e) { close_level(e, '}'); }
+void pl_emit_arr_begin(struct pl_emit *e, const char *key) { open_level(e, key, '['); }
+void pl_emit_arr_end(struct pl_emit *e) { close_level(e, ']'); }
+
+void pl_fmt_double(char *buf, size_t n, double v) {
+  if (v == 0.0) { /* also folds -0 */
+    snprintf(buf, n, "0");
+    return;
+  }
+  for (int prec = 6; prec <= 17; prec++) {
+    snprintf(buf, n, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v)
+      return;
+  }
+}
+
+void pl_emit_num(struct pl_emit *e, const char *key, double v) {
+  prefix(e, key);
+  if (!isfinite(v)) {
+    fault(e, key);
+    fputs("null", e->out);
+    return;
+  }
+  char buf[40];
+  pl_fmt_double(buf, sizeof buf, v);
+  fputs(buf, e->out);
+}
+
+void pl_emit_int(struct pl_emit *e, const char *key, int64_t v) {
+  prefix(e, key);
+  fprintf(e->out, "%lld", (long long)v);
+}
+
+void pl_emit_str(struct pl_emit *e, const char *key, const char *v) {
+  prefix(e, key);
+  if (v == NULL)
+    fputs("null", e->out);
+  else
+    put_string(e->out, v);
+}
+
+void pl_emit_bool(struct pl_emit *e, const char *key, bool v) {
+  prefix(e, key);
+  fputs(v ? "true" : "false", e->out);
+}
+
+void pl_emit_null(struct pl_emit *e, const char *key) {
+  prefix(e, key);
+  fputs("null", e->out);
+}

@@ -1,0 +1,127 @@
+/* predict_csv.c: a prediction as one flat CSV row. The column list is written
+ * once (columns()) and drives both the header and the rows, so they cannot
+ * drift apart. Values not simulated are empty cells, never NaN. */
+#include <plateau/report.h>
+
+#include <stdbool.h>
+#include <string.h>
+
+struct csv {
+  FILE *out;
+  bool header; /* writing names instead of values */
+  bool first;
+};
+
+static void sep(struct csv *c) {
+  if (!c->first)
+    fputc(',', c->out);
+  c->first = false;
+}
+
+static void col_num(struct csv *c, const char *name, double v, bool valid) {
+  sep(c);
+  if (c->header) {
+    fputs(name, c->out);
+  } else if (valid) {
+    char buf[40];
+    pl_fmt_double(buf, sizeof buf, v);
+    fputs(buf, c->out);
+  }
+}
+
+static void col_int(struct csv *c, const char *name, int64_t v) {
+  sep(c);
+  if (c->header)
+    fputs(name, c->out);
+  else
+    fprintf(c->out, "%lld", (long long)v);
+}
+
+/* Strings are quoted only when they need it (RFC 4180). */
+static void col_str(struct csv *c, const char *name, const char *v) {
+  sep(c);
+  if (c->header) {
+    fputs(name, c->out);
+    return;
+  }
+  if (v == NULL)
+    return;
+  if (strpbrk(v, ",\"\n") == NULL) {
+    fputs(v, c->out);
+    return;
+  }
+  fputc('"', c->out);
+  for (const char *s = v; *s; s++) {
+    if (*s == '"')
+      fputc('"', c->out);
+    fputc(*s, c->out);
+  }
+  fputc('"', c->out);
+}
+
+static void columns(struct csv *c, const struct pl_prediction *p) {
+  const struct pl_layout *l = &p->run.layout;
+  const struct pl_memory *m = &p->memory;
+  const struct pl_step *s = &p->step;
+  bool ok = s->simulated;
+  col_str(c, "model.name", p->run.model.name);
+  col_int(c, "model.params", p->params);
+  col_str(c, "hardware.gpu", p->run.cluster.gpu.name);
+  col_str(c, "hardware.cluster", p->run.cluster.name);
+  col_int(c, "layout.gpus", l->gpus);
+  col_int(c, "layout.nodes", l->nodes);
+  col_int(c, "layout.dp", l->dp);
+  col_int(c, "layout.tp", l->tp);
+  col_int(c, "layout.pp", l->pp);
+  col_int(c, "layout.cp", l->cp);
+  col_int(c, "layout.vp", l->vp);
+  col_str(c, "layout.shard", pl_shard_name(l->shard));
+  col_int(c, "layout.shard_group", l->shard_group);
+  col_int(c, "layout.mbs", l->mbs);
+  col_int(c, "layout.gbs", l->gbs);
+  col_int(c, "layout.micro_batches", l->micro_batches);
+  col_int(c, "layout.seq", l->seq);
+  col_str(c, "layout.recompute", pl_recompute_name(l->recompute));
+  col_str(c, "layout.schedule", pl_schedule_name(l->schedule));
+  col_str(c, "layout.dtype", pl_dtype_name(l->dtype));
+  col_num(c, "flops.model_per_step", p->flops.model_per_step, true);
+  col_num(c, "flops.hardware_per_step", p->flops.hardware_per_step, true);
+  col_num(c, "memory.params_bytes", m->params_bytes, true);
+  col_num(c, "memory.grads_bytes", m->grads_bytes, true);
+  col_num(c, "memory.optimizer_bytes", m->optimizer_bytes, true);
+  col_num(c, "memory.activations_bytes", m->activations_bytes, true);
+  col_num(c, "memory.other_bytes", m->other_bytes, true);
+  col_num(c, "memory.total_bytes", m->total_bytes, true);
+  col_num(c, "memory.capacity_bytes", m->capacity_bytes, true);
+  col_str(c, "memory.fits", m->fits ? "true" : "false");
+  col_str(c, "memory.why", m->fits ? NULL : m->why);
+  col_num(c, "step_time_s", s->step_time_s, ok);
+  col_num(c, "tokens_per_s", s->tokens_per_s, ok);
+  col_num(c, "tokens_per_s_per_gpu", s->tokens_per_s_per_gpu, ok);
+  col_num(c, "mfu", s->mfu, ok);
+  col_num(c, "hfu", s->hfu, ok);
+  col_num(c, "tflops_per_gpu", s->tflops_per_gpu, ok);
+  col_num(c, "breakdown.compute_s", s->compute_s, ok);
+  col_num(c, "breakdown.exposed_comm_s", s->exposed_comm_s, ok);
+  col_num(c, "breakdown.bubble_s", s->bubble_s, ok);
+  col_num(c, "breakdown.optimizer_s", s->optimizer_s, ok);
+  col_num(c, "breakdown.other_s", s->other_s, ok);
+  col_num(c, "breakdown.overlapped_comm_s", s->overlapped_comm_s, ok);
+  col_num(c, "power.gpu_w", s->gpu_w, ok);
+  col_num(c, "power.cluster_w", s->cluster_w, ok);
+  col_num(c, "power.energy_per_step_j", s->energy_per_step_j, ok);
+  col_num(c, "power.tokens_per_j", s->tokens_per_j, ok);
+}
+
+void pl_report_predict_csv_header(FILE *out) {
+  static const struct pl_prediction names_only; /* values unused when writing names */
+  struct csv c = {out, true, true};
+  columns(&c, &names_only);
+  fputc('\n', out);
+}
+
+void pl_report_predict_csv_row(FILE *out, const struct pl_prediction *p) {
+  struct csv c = {out, false, true};
+  columns(&c, p);
+  fputc('\n', out);
+}

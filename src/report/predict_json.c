@@ -1,0 +1,137 @@
+/* predict_json.c: the JSON object of one prediction (see report.h). The key
+ * names are interface contracts (issues 2 and 4): add keys, never rename. */
+#include <plateau/coll.h>
+#include <plateau/report.h>
+
+static void model_json(struct pl_emit *e, const struct pl_prediction *p) {
+  const struct pl_model *m = &p->run.model;
+  pl_emit_obj_begin(e, "model");
+  pl_emit_str(e, "name", m->name);
+  pl_emit_int(e, "params", p->params);
+  pl_emit_int(e, "layers", m->layers);
+  pl_emit_int(e, "hidden", m->hidden);
+  pl_emit_int(e, "heads", m->heads);
+  pl_emit_int(e, "kv_heads", m->kv_heads);
+  pl_emit_int(e, "head_dim", m->head_dim);
+  pl_emit_int(e, "ffn_hidden", m->ffn_hidden);
+  pl_emit_int(e, "vocab", m->vocab);
+  pl_emit_str(e, "mlp", m->mlp == PL_MLP_SWIGLU ? "swiglu" : "gelu");
+  pl_emit_obj_end(e);
+}
+
+static void hardware_json(struct pl_emit *e, const struct pl_prediction *p) {
+  const struct pl_cluster *c = &p->run.cluster;
+  pl_emit_obj_begin(e, "hardware");
+  pl_emit_str(e, "gpu", c->gpu.name);
+  pl_emit_str(e, "cluster", c->name);
+  pl_emit_int(e, "gpus_per_node", c->gpus_per_node);
+  pl_emit_num(e, "peak_flops_per_s", pl_gpu_peak_flops_per_s(&c->gpu, p->run.layout.dtype));
+  pl_emit_num(e, "hbm_bytes", c->gpu.hbm_bytes);
+  pl_emit_obj_end(e);
+}
+
+static void layout_json(struct pl_emit *e, const struct pl_layout *l) {
+  pl_emit_obj_begin(e, "layout");
+  pl_emit_int(e, "gpus", l->gpus);
+  pl_emit_int(e, "nodes", l->nodes);
+  pl_emit_int(e, "dp", l->dp);
+  pl_emit_int(e, "tp", l->tp);
+  pl_emit_int(e, "pp", l->pp);
+  pl_emit_int(e, "cp", l->cp);
+  pl_emit_int(e, "vp", l->vp);
+  pl_emit_str(e, "shard", pl_shard_name(l->shard));
+  pl_emit_int(e, "shard_group", l->shard_group);
+  pl_emit_int(e, "mbs", l->mbs);
+  pl_emit_int(e, "gbs", l->gbs);
+  pl_emit_int(e, "micro_batches", l->micro_batches);
+  pl_emit_int(e, "seq", l->seq);
+  pl_emit_str(e, "recompute", pl_recompute_name(l->recompute));
+  pl_emit_str(e, "schedule", pl_schedule_name(l->schedule));
+  pl_emit_str(e, "dtype", pl_dtype_name(l->dtype));
+  pl_emit_bool(e, "sp", l->sp);
+  pl_emit_obj_end(e);
+}
+
+static void flops_json(struct pl_emit *e, const struct pl_flops *f) {
+  pl_emit_obj_begin(e, "flops");
+  pl_emit_num(e, "model_per_step", f->model_per_step);
+  pl_emit_num(e, "hardware_per_step", f->hardware_per_step);
+  pl_emit_num(e, "tokens_per_step", f->tokens_per_step);
+  pl_emit_num(e, "megatron_per_step", f->megatron_per_step);
+  pl_emit_num(e, "palm_per_step", f->palm_per_step);
+  pl_emit_obj_end(e);
+}
+
+static void memory_json(struct pl_emit *e, const struct pl_memory *m) {
+  pl_emit_obj_begin(e, "memory");
+  pl_emit_num(e, "params_bytes", m->params_bytes);
+  pl_emit_num(e, "grads_bytes", m->grads_bytes);
+  pl_emit_num(e, "optimizer_bytes", m->optimizer_bytes);
+  pl_emit_num(e, "activations_bytes", m->activations_bytes);
+  pl_emit_num(e, "other_bytes", m->other_bytes);
+  pl_emit_num(e, "total_bytes", m->total_bytes);
+  pl_emit_num(e, "capacity_bytes", m->capacity_bytes);
+  pl_emit_bool(e, "fits", m->fits);
+  pl_emit_str(e, "why", m->fits ? NULL : m->why);
+  pl_emit_int(e, "stage", m->stage);
+  pl_emit_obj_end(e);
+}
+
+/* A step quantity, or null when no step was simulated. */
+static void step_num(struct pl_emit *e, const struct pl_step *s, const char *key, double v) {
+  if (s->simulated)
+    pl_emit_num(e, key, v);
+  else
+    pl_emit_null(e, key);
+}
+
+static void step_json(struct pl_emit *e, const struct pl_step *s) {
+  step_num(e, s, "step_time_s", s->step_time_s);
+  step_num(e, s, "tokens_per_s", s->tokens_per_s);
+  step_num(e, s, "tokens_per_s_per_gpu", s->tokens_per_s_per_gpu);
+  step_num(e, s, "mfu", s->mfu);
+  step_num(e, s, "hfu", s->hfu);
+  step_num(e, s, "tflops_per_gpu", s->tflops_per_gpu);
+  pl_emit_obj_begin(e, "breakdown");
+  step_num(e, s, "compute_s", s->compute_s);
+  step_num(e, s, "exposed_comm_s", s->exposed_comm_s);
+  step_num(e, s, "bubble_s", s->bubble_s);
+  step_num(e, s, "optimizer_s", s->optimizer_s);
+  step_num(e, s, "other_s", s->other_s);
+  step_num(e, s, "overlapped_comm_s", s->overlapped_comm_s);
+  pl_emit_obj_end(e);
+  pl_emit_arr_begin(e, "collectives");
+  for (int i = 0; s->simulated && i < s->n_collectives; i++) {
+    const struct pl_coll_summary *c = &s->collectives[i];
+    pl_emit_obj_begin(e, NULL);
+    pl_emit_str(e, "op", c->op);
+    pl_emit_str(e, "group", c->group);
+    pl_emit_int(e, "count", c->count);
+    pl_emit_num(e, "bytes", c->bytes);
+    pl_emit_num(e, "time_s", c->time_s);
+    pl_emit_num(e, "exposed_s", c->exposed_s);
+    pl_emit_obj_end(e);
+  }
+  pl_emit_arr_end(e);
+  pl_emit_obj_begin(e, "power");
+  step_num(e, s, "gpu_w", s->gpu_w);
+  step_num(e, s, "cluster_w", s->cluster_w);
+  step_num(e, s, "energy_per_step_j", s->energy_per_step_j);
+  step_num(e, s, "tokens_per_j", s->tokens_per_j);
+  pl_emit_obj_end(e);
+}
+
+void pl_report_predict_members(struct pl_emit *e, const struct pl_prediction *p) {
+  model_json(e, p);
+  hardware_json(e, p);
+  layout_json(e, &p->run.layout);
+  flops_json(e, &p->flops);
+  memory_json(e, &p->memory);
+  step_json(e, &p->step);
+}
+
+void pl_report_predict_json(struct pl_emit *e, const char *key, const struct pl_prediction *p) {
+  pl_emit_obj_begin(e, key);
+  pl_report_predict_members(e, p);
+  pl_emit_obj_end(e);
+}

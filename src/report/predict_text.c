@@ -1,0 +1,114 @@
+/* predict_text.c: a prediction as a table a person reads in five seconds:
+ * what was resolved, then time, throughput, breakdown, collectives, memory
+ * and power, each with its unit. */
+#include <plateau/coll.h>
+#include <plateau/report.h>
+#include <plateau/units.h>
+
+#include <string.h>
+
+static void row(FILE *out, const char *label, const char *value) {
+  fprintf(out, "  %-24s %s\n", label, value);
+}
+
+static void describe(FILE *out, const struct pl_prediction *p) {
+  const struct pl_layout *l = &p->run.layout;
+  char buf[160], n[32];
+  pl_fmt_count(n, sizeof n, (double)p->params);
+  fprintf(out, "plateau predict: %s on %lld x %s (%s)\n", p->run.model.name, (long long)l->gpus,
+          p->run.cluster.gpu.name, p->run.cluster.name);
+  snprintf(buf, sizeof buf, "%s (%lld parameters)", n, (long long)p->params);
+  row(out, "parameters", buf);
+  snprintf(buf, sizeof buf, "dp=%lld tp=%lld pp=%lld cp=%lld vp=%lld  shard=%s group=%lld  sp=%s",
+           (long long)l->dp, (long long)l->tp, (long long)l->pp, (long long)l->cp, (long long)l->vp,
+           pl_shard_name(l->shard), (long long)l->shard_group, l->sp ? "on" : "off");
+  row(out, "layout", buf);
+  snprintf(buf, sizeof buf, "gbs=%lld seq  mbs=%lld  micro-batches=%lld  seq=%lld tokens",
+           (long long)l->gbs, (long long)l->mbs, (long long)l->micro_batches, (long long)l->seq);
+  row(out, "batch", buf);
+  snprintf(buf, sizeof buf, "recompute=%s schedule=%s dtype=%s nodes=%lld",
+           pl_recompute_name(l->recompute), pl_schedule_name(l->schedule), pl_dtype_name(l->dtype),
+           (long long)l->nodes);
+  row(out, "", buf);
+  char mf[32], hf[32];
+  pl_fmt_count(mf, sizeof mf, p->flops.model_per_step);
+  pl_fmt_count(hf, sizeof hf, p->flops.hardware_per_step);
+  snprintf(buf, sizeof buf, "%sFLOP model, %sFLOP hardware", mf, hf);
+  row(out, "FLOPs per step", buf);
+}
+
+static void part(FILE *out, const char *label, double bytes, double total) {
+  char b[32], line[64];
+  pl_fmt_bytes(b, sizeof b, bytes);
+  snprintf(line, sizeof line, "%10s  %5.1f%%", b, total > 0 ? 100.0 * bytes / total : 0.0);
+  row(out, label, line);
+}
+
+static void memory(FILE *out, const struct pl_memory *m) {
+  char t[32], c[32], buf[160];
+  fprintf(out, "\nmemory per GPU (busiest pipeline stage: %lld)\n", (long long)m->stage);
+  part(out, "parameters", m->params_bytes, m->total_bytes);
+  part(out, "gradients", m->grads_bytes, m->total_bytes);
+  part(out, "optimizer states", m->optimizer_bytes, m->total_bytes);
+  part(out, "activations", m->activations_bytes, m->total_bytes);
+  part(out, "other", m->other_bytes, m->total_bytes);
+  pl_fmt_bytes(t, sizeof t, m->total_bytes);
+  pl_fmt_bytes(c, sizeof c, m->capacity_bytes);
+  if (m->fits)
+    snprintf(buf, sizeof buf, "%s of %s: fits", t, c);
+  else
+    snprintf(buf, sizeof buf, "%s of %s: does not fit: %s", t, c, m->why);
+  row(out, "total", buf);
+}
+
+static void share(FILE *out, const char *label, double s, double step) {
+  char t[32], line[64];
+  pl_fmt_seconds(t, sizeof t, s);
+  snprintf(line, sizeof line, "%12s  %5.1f%%", t, step > 0 ? 100.0 * s / step : 0.0);
+  row(out, label, line);
+}
+
+static void step(FILE *out, const struct pl_step *s, int64_t gpus) {
+  char buf[160], t[32];
+  pl_fmt_seconds(t, sizeof t, s->step_time_s);
+  fprintf(out, "\nstep\n");
+  row(out, "step time", t);
+  snprintf(buf, sizeof buf, "%.0f tokens/s (%.1f per GPU)", s->tokens_per_s, s->tokens_per_s_per_gpu);
+  row(out, "throughput", buf);
+  snprintf(buf, sizeof buf, "MFU %.1f%%  HFU %.1f%%  %.1f TFLOP/s per GPU", 100 * s->mfu, 100 * s->hfu,
+           s->tflops_per_gpu);
+  row(out, "utilization", buf);
+  fprintf(out, "\nwhere the step goes\n");
+  share(out, "compute", s->compute_s, s->step_time_s);
+  share(out, "exposed communication", s->exposed_comm_s, s->step_time_s);
+  share(out, "pipeline bubble", s->bubble_s, s->step_time_s);
+  share(out, "optimizer", s->optimizer_s, s->step_time_s);
+  share(out, "other", s->other_s, s->step_time_s);
+  share(out, "(overlapped comm)", s->overlapped_comm_s, s->step_time_s);
+  if (s->n_collectives > 0) {
+    fprintf(out, "\ncollectives per step (one rank)\n  %-16s %-6s %7s %12s %12s %12s\n", "op", "group",
+            "calls", "size", "time", "exposed");
+    for (int i = 0; i < s->n_collectives; i++) {
+      const struct pl_coll_summary *c = &s->collectives[i];
+      char sz[32], tm[32], ex[32];
+      pl_fmt_bytes(sz, sizeof sz, c->bytes);
+      pl_fmt_seconds(tm, sizeof tm, c->time_s);
+      pl_fmt_seconds(ex, sizeof ex, c->exposed_s);
+      fprintf(out, "  %-16s %-6s %7lld %12s %12s %12s\n", c->op, c->group, (long long)c->count, sz, tm,
+              ex);
+    }
+  }
+  fprintf(out, "\npower\n");
+  snprintf(buf, sizeof buf, "%.0f W per GPU, %.1f kW for %lld GPUs with their nodes", s->gpu_w,
+           s->cluster_w / 1e3, (long long)gpus);
+  row(out, "draw", buf);
+  snprintf(buf, sizeof buf, "%.3g J per step, %.2f tokens/J", s->energy_per_step_j, s->tokens_per_j);
+  row(out, "energy", buf);
+}
+
+void pl_report_predict_text(FILE *out, const struct pl_prediction *p) {
+  describe(out, p);
+  if (p->step.simulated)
+    step(out, &p->step, p->run.layout.gpus);
+  memory(out, &p->memory);
+}

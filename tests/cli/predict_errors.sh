@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Bad input to `plateau predict` gets one line naming the problem and a
+# non-zero exit, never a crash (foundation issue, "Done when").
+. "$(dirname "$0")/lib.sh"
+
+# unknown presets and files
+expect_fail 1 "llama9-1t" -- predict --model llama9-1t
+expect_fail 1 "gpu.*'tpu9'|'tpu9'" -- predict --gpu tpu9
+expect_fail 1 "'dgx-nothing'" -- predict --cluster dgx-nothing
+expect_fail 1 "cannot open '/nonexistent/config.json'" -- predict --model /nonexistent/config.json
+# malformed JSON and a HF config missing a field
+printf '{"hidden_size": 4096, "num_hidden_layers": ' >"$TMP/bad.json"
+expect_fail 1 "malformed JSON" -- predict --model "$TMP/bad.json"
+printf '{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "num_attention_heads": 32, "intermediate_size": 11008, "vocab_size": 32000}' >"$TMP/nolayers.json"
+expect_fail 1 "num_hidden_layers" -- predict --model "$TMP/nolayers.json"
+: >"$TMP/empty.json"
+expect_fail 1 "empty" -- predict --model "$TMP/empty.json"
+printf '[1, 2]' >"$TMP/array.json"
+expect_fail 1 "object" -- predict --model "$TMP/array.json"
+# zero, negative and non-numeric sizes
+expect_fail 1 "--gpus.*positive" -- predict --gpus 0
+expect_fail 1 "--tp.*not a positive integer" -- predict --tp -2
+expect_fail 1 "--mbs.*not a positive integer" -- predict --mbs abc
+expect_fail 1 "--seq.*not a positive integer" -- predict --seq 4k
+expect_fail 1 "--gbs.*too large" -- predict --gbs 99999999999999999999999
+# impossible layouts
+expect_fail 1 "tp must divide attention heads \(32\)" -- predict --tp 3 --gpus 24
+expect_fail 1 "tp must divide KV heads \(8\)" -- predict --model llama2-70b --tp 16 --gpus 16
+expect_fail 1 "more pipeline stages than layers" -- predict --pp 64 --gpus 64
+expect_fail 1 "12 GPUs are not divisible by tp\*pp\*cp" -- predict --gpus 12 --tp 8
+expect_fail 1 "global batch 12 is not divisible by dp\*mbs" -- predict --gpus 8 --gbs 12
+expect_fail 1 "shard group 3 must divide" -- predict --gpus 16 --shard-group 3
+expect_fail 1 "interleaved schedule needs pp >= 2" -- predict --schedule interleaved
+# unknown names and usage errors (exit 2)
+expect_fail 1 "unknown shard mode 'zero4'" -- predict --shard zero4
+expect_fail 1 "unknown recompute mode" -- predict --recompute some
+expect_fail 1 "unknown format" -- predict --format xml
+expect_fail 2 "unknown option '--bogus'" -- predict --bogus 1
+expect_fail 2 "option needs a value" -- predict --tp
+expect_fail 2 "unknown command 'frobnicate'" -- frobnicate
+expect_fail 1 "give --gpus or --nodes, not both" -- predict --gpus 8 --nodes 1
+finish
