@@ -36,6 +36,9 @@ struct pl_op {
   double bwd_bytes;       /* HBM bytes moved in backward */
   bool recompute;         /* forward re-run before backward under l->recompute
                              (selective: attn; full: every layer op) */
+  bool causal;            /* ATTENTION: causally masked. FLOPs count the whole s x s_k
+                             square (convention); kernels that skip masked tiles
+                             (FlashAttention) execute about half of them */
 };
 
 #define PL_MAX_LAYER_OPS 24

@@ -83,7 +83,12 @@ struct pl_cluster {
   int64_t nccl_channels;         /* ring/tree channels NCCL builds on this system */
   double coll_launch_s;          /* fixed cost per collective call not in NCCL's own model
                                     (launch, host sync); 0 in presets, fitted by calibrate */
+  double coll_floor_s;           /* shortest a call can take, overlapping the transfer (one host
+                                    thread launching on several GPUs, nccl-tests -g N);
+                                    0 in presets, fitted by calibrate */
   bool calibrated;               /* fabric figures come from `plateau calibrate nccl` */
+  bool calibrated_intra;         /* ... including the intra-node hop latency and bandwidth */
+  bool calibrated_inter;         /* ... including the network hop latency and NIC bandwidth */
   /* power */
   double node_other_w;           /* node draw beyond the GPUs (CPUs, NICs, fans) */
 };

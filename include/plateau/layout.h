@@ -43,6 +43,8 @@ struct pl_layout {
   bool shard_set;          /* input: shard was given explicitly */
   bool eager_attention;    /* input: attention stores the s x s scores (no FlashAttention,
                               as in Korthikanti et al. 2022); default false = FlashAttention */
+  bool no_sp;              /* input: keep sequence parallelism off although tp > 1 (Megatron
+                              before Korthikanti et al. 2022, or without --sequence-parallel) */
 };
 
 /* Fill derived fields and defaults; reject what cannot run. */

@@ -14,7 +14,8 @@
 #include "status.h"
 
 enum pl_mlp { PL_MLP_GELU, PL_MLP_SWIGLU };          /* 2 or 3 FFN matrices (SWIGLU = any gated MLP) */
-enum pl_pos { PL_POS_ROTARY, PL_POS_LEARNED };        /* RoPE or a position table */
+enum pl_pos { PL_POS_ROTARY, PL_POS_LEARNED, PL_POS_ALIBI }; /* RoPE, a position table, or
+                                                       ALiBi (no parameters, no op) */
 enum pl_norm { PL_NORM_RMS, PL_NORM_LAYER };          /* weight, or weight + bias */
 
 struct pl_model {

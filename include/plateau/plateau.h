@@ -6,6 +6,7 @@
 #define PLATEAU_H
 
 #include "alloc.h"
+#include "calib.h"
 #include "coll.h"
 #include "data.h"
 #include "emit.h"
@@ -19,8 +20,10 @@
 #include "search.h"
 #include "sim.h"
 #include "status.h"
+#include "study.h"
 #include "trace.h"
 #include "units.h"
+#include "validate.h"
 
 #define PL_VERSION "0.1.0"
 

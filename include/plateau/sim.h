@@ -19,6 +19,8 @@
 #include "coll.h"
 #include "flops.h"
 #include "hw.h"
+#include "layout.h"
+#include "model.h"
 #include "predict.h"
 #include "status.h"
 
@@ -26,11 +28,16 @@ enum pl_pass { PL_PASS_FWD, PL_PASS_BWD };
 
 /* Time of one operation of one micro-batch on one GPU at full speed
  * (docs/step-model.md section 2): GEMMs by tile and wave quantization over
- * the SMs times the GPU's achievable fraction of peak, attention by the GPU's
+ * the SMs at the GPU's measured best GEMM rate, attention by the GPU's
  * FlashAttention efficiency, memory-bound ops by HBM bytes; each kernel adds
  * the GPU's fixed per-kernel cost. The GPU's efficiency data must be loaded. */
 double pl_op_time_s(const struct pl_gpu *g, enum pl_dtype dtype, const struct pl_op *op,
                     enum pl_pass pass);
+/* The same as the run executes it: l->dtype, and with l->eager_attention the
+ * attention core as separate GEMMs and memory-bound softmax (and, when
+ * m->dropout, dropout) kernels, as Megatron-LM ran it before FlashAttention. */
+double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l,
+                        const struct pl_model *m, const struct pl_op *op, enum pl_pass pass);
 /* One GEMM (m x k) @ (k x n), repeated count times (a batched GEMM). */
 double pl_gemm_time_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, int64_t n,
                       int64_t k, int64_t count);

@@ -100,6 +100,12 @@ struct pl_trace_set {
 enum pl_status pl_trace_analyze(const char *const *paths, int n_paths,
                                 const struct pl_trace_opts *opts, struct pl_trace_set **out,
                                 struct pl_diag *diag);
+/* The same for one trace already in memory (plain or gzip, as in a file);
+ * name stands for the file in messages and in ranks[0].file. data is
+ * borrowed for the call only. */
+enum pl_status pl_trace_analyze_mem(const void *data, size_t len, const char *name,
+                                    const struct pl_trace_opts *opts, struct pl_trace_set **out,
+                                    struct pl_diag *diag);
 void pl_trace_set_free(struct pl_trace_set *s);
 
 /* The default warm-up rule: min(10, steps / 6) (the study drops 10 of 60). */

@@ -10,6 +10,7 @@
 static const struct cli_opt opts[] = {
     RUN_OPTS,
     {"format", "F", "text|json|csv (default text)"},
+    {"trace", "FILE", "also write the predicted timeline as a Perfetto/Chrome trace JSON"},
 };
 
 static const struct cli_cmd cmd = {
@@ -57,6 +58,9 @@ int cmd_predict(int argc, char **argv) {
   struct pl_diag d;
   pl_diag_clear(&d);
   if (pl_predict(&run, &pred, &d) != PL_OK)
+    return cli_fail("%s", d.msg);
+  const char *trace = cli_get(&args, "trace");
+  if (trace != NULL && pl_predict_timeline(&run, trace, &d) != PL_OK)
     return cli_fail("%s", d.msg);
   return print(&pred, format);
 }

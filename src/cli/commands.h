@@ -6,5 +6,15 @@
 
 int cmd_predict(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_study(int argc, char **argv);
+int cmd_search(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+
+int cmd_collectives(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+/* defined by the trace tools in cmd_calibrate_trace.c; dispatched from cmd_calibrate.c */
+int cmd_calibrate_trace(int argc, char **argv);
 
 #endif

@@ -58,6 +58,11 @@ static int load_modes(const struct cli_args *args, struct pl_layout *l) {
     return cli_fail("--schedule: %s", d.msg);
   if ((v = cli_get(args, "dtype")) != NULL && pl_dtype_parse(v, &l->dtype, &d) != PL_OK)
     return cli_fail("--dtype: %s", d.msg);
+  if ((v = cli_get(args, "attention")) != NULL) {
+    if (strcmp(v, "eager") != 0 && strcmp(v, "flash") != 0)
+      return cli_fail("--attention: unknown attention '%s' (expected flash|eager)", v);
+    l->eager_attention = strcmp(v, "eager") == 0;
+  }
   return 0;
 }
 

@@ -27,7 +27,8 @@
   {"batch-per-gpu", "N", "sequences per GPU per step; gbs = that x gpus (default 1)"},       \
   {"recompute", "MODE", "none|selective|full activation recomputation (default none)"},     \
   {"schedule", "S", "1f1b|interleaved|gpipe pipeline schedule (default 1f1b)"},             \
-  {"dtype", "T", "bf16|fp8 (default bf16)"}
+  {"dtype", "T", "bf16|fp8 (default bf16)"},                                                \
+  {"attention", "A", "flash|eager: eager stores the s x s scores (default flash)"}
 
 /* Build a run from the parsed options. Returns 0, or 1 after printing the
  * problem. The layout is left unresolved (pl_predict resolves it). */

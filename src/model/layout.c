@@ -178,6 +178,6 @@ enum pl_status pl_layout_resolve(struct pl_layout *l, const struct pl_model *m,
     st = resolve_batch(l, m, diag);
   if (st == PL_OK)
     st = resolve_schedule(l, m, diag);
-  l->sp = l->tp > 1;
+  l->sp = l->tp > 1 && !l->no_sp;
   return st;
 }

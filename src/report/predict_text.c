@@ -45,7 +45,7 @@ static void part(FILE *out, const char *label, double bytes, double total) {
 }
 
 static void memory(FILE *out, const struct pl_memory *m) {
-  char t[32], c[32], buf[160];
+  char t[32], c[32], buf[400];
   fprintf(out, "\nmemory per GPU (busiest pipeline stage: %lld)\n", (long long)m->stage);
   part(out, "parameters", m->params_bytes, m->total_bytes);
   part(out, "gradients", m->grads_bytes, m->total_bytes);

@@ -13,7 +13,7 @@ expect_fail() {
   count=$((count + 1))
   "$PLATEAU" "$@" >"$TMP/out" 2>"$TMP/err"
   local rc=$?
-  if [ "$rc" -ne "$code" ] || ! grep -qE "$pattern" "$TMP/err"; then
+  if [ "$rc" -ne "$code" ] || ! grep -qE -- "$pattern" "$TMP/err"; then
     echo "FAIL: plateau $* -> exit $rc (want $code), stderr:" >&2
     sed 's/^/    /' "$TMP/err" >&2
     echo "    (wanted /$pattern/)" >&2

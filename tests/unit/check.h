@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <plateau/status.h>
+
 static int check_failures;
 static int check_count;
 
@@ -21,6 +23,9 @@ static inline int check_finish(void) {
   printf("%d checks passed\n", check_count);
   return 0;
 }
+
+/* A function, not a macro test, so passing &d does not warn (-Waddress). */
+static inline const char *check_diag_msg(const struct pl_diag *d) { return d ? d->msg : ""; }
 
 static inline void check_fail_at(const char *file, int line) {
   check_failures++;
@@ -76,7 +81,7 @@ static inline void check_fail_at(const char *file, int line) {
     if (s_ != e_) {                                                                  \
       check_fail_at(__FILE__, __LINE__);                                             \
       fprintf(stderr, "%s returned %d, expected %d (%s)\n", #status, s_, e_,         \
-              (diagp) ? (diagp)->msg : "");                                          \
+              check_diag_msg(diagp));                                                \
     }                                                                                \
   } while (0)
 

@@ -1,0 +1,151 @@
+/* bench_trace.c: speed (MB/s of raw JSON, after gunzip) and peak RSS of
+ * `trace analyze` on one thread, on the largest shipped trace and on a
+ * generated trace of about 1 GB (written to /tmp at bench time, then removed).
+ * Each measurement runs in its own child process so peak RSS is its own.
+ *
+ *   bench_trace [--gen-mb N] [FILE...]   (default: the shipped traces, then 1024 MB)
+ *
+ * The generated trace repeats one step of a Kineto-like mix: per step 400
+ * python_function frames, 200 cpu_ops, 100 launches with flows and 100 GPU
+ * events (compute, NCCL, memcpy), so GPU events are ~12% of the events, close to
+ * the shipped MI300 trace (2995 kernels in 56451 events). Memory grows with
+ * GPU events (docs/trace.md 8), so it is reported per GPU event as well. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <plateau/plateau.h>
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void gen_step(FILE *f, long step, long *corr, double *t) {
+  fprintf(f, "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#%ld\", "
+             "\"pid\": 1, \"tid\": 1, \"ts\": %.3f, \"dur\": %.3f, \"args\": {\"External id\": 1}},\n",
+          step, *t, 4000.0);
+  for (int i = 0; i < 400; i++)
+    fprintf(f, "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"torch/nn/modules/"
+               "module.py(1520): _call_impl\", \"pid\": 1, \"tid\": 1, \"ts\": %.3f, \"dur\": 1.5, "
+               "\"args\": {\"Python parent id\": %d, \"Python id\": %d, \"Ev Idx\": %d}},\n",
+            *t + i * 10.0, i, i + 1, i);
+  for (int i = 0; i < 200; i++)
+    fprintf(f, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::linear\", \"pid\": 1, "
+               "\"tid\": 1, \"ts\": %.3f, \"dur\": 3.25, \"args\": {\"External id\": %d, "
+               "\"Input Dims\": [[8, 4096], [4096, 4096], []], \"Input type\": [\"c10::BFloat16\", "
+               "\"c10::BFloat16\", \"\"], \"Ev Idx\": %d}},\n",
+            *t + i * 20.0, i, i);
+  for (int i = 0; i < 100; i++, (*corr)++) {
+    double lt = *t + i * 40.0, gt = *t + 100.0 + i * 38.0;
+    const char *name = i % 10 == 9 ? "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)"
+                       : i % 10 == 8 ? "Memcpy DtoD (Device -> Device)"
+                                     : "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm>(Params)";
+    const char *cat = i % 10 == 8 ? "gpu_memcpy" : "kernel";
+    fprintf(f, "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", "
+               "\"pid\": 1, \"tid\": 1, \"ts\": %.3f, \"dur\": 4.1, \"args\": {\"External id\": %d, "
+               "\"cbid\": 211, \"correlation\": %ld}},\n",
+            lt, i, *corr);
+    fprintf(f, "{\"ph\": \"s\", \"id\": %ld, \"pid\": 1, \"tid\": 1, \"ts\": %.3f, \"cat\": \"ac2g\", "
+               "\"name\": \"ac2g\"},\n", *corr, lt);
+    fprintf(f, "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"pid\": 0, \"tid\": %d, "
+               "\"ts\": %.3f, \"dur\": 30.125, \"args\": {\"External id\": %d, \"device\": 0, "
+               "\"stream\": %d, \"correlation\": %ld, \"grid\": [132, 1, 1], \"block\": [384, 1, 1]}},\n",
+            cat, name, i % 10 == 9 ? 20 : 7, gt, i, i % 10 == 9 ? 20 : 7, *corr);
+  }
+  *t += 4000.0;
+}
+
+static int generate(const char *path, double mb) {
+  FILE *f = fopen(path, "w");
+  if (f == NULL)
+    return 1;
+  fprintf(f, "{\"schemaVersion\": 1, \"distributedInfo\": {\"rank\": 0, \"world_size\": 8},\n"
+             "\"traceEvents\": [\n");
+  long corr = 1;
+  double t = 1e12;
+  for (long step = 1; ftell(f) < (long)(mb * 1e6); step++)
+    gen_step(f, step, &corr, &t);
+  fprintf(f, "{\"ph\": \"i\", \"name\": \"end\", \"ts\": %.3f}\n]}\n", t);
+  return fclose(f) != 0;
+}
+
+/* In a child: analyze one file on one thread and print a line. */
+static int measure(const char *path) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    struct pl_trace_opts o = {-1, 1, false};
+    struct pl_trace_set *s;
+    struct pl_diag d;
+    pl_diag_clear(&d);
+    double t0 = now_s();
+    enum pl_status st = pl_trace_analyze(&path, 1, &o, &s, &d);
+    double dt = now_s() - t0;
+    if (st != PL_OK) {
+      fprintf(stderr, "bench_trace: %s\n", d.msg);
+      _exit(1);
+    }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double mb = (double)s->ranks[0].json_bytes / 1e6;
+    printf("%-60s %9.1f MB JSON %7.3f s %7.1f MB/s  peak RSS %7.1f MiB  %9lld GPU events  %.0f B/GPU event\n",
+           path, mb, dt, mb / dt, (double)ru.ru_maxrss / 1024.0,
+           (long long)s->ranks[0].gpu_events,
+           s->ranks[0].gpu_events ? (double)ru.ru_maxrss * 1024.0 / (double)s->ranks[0].gpu_events : 0);
+    fflush(stdout);
+    pl_trace_set_free(s);
+    _exit(0);
+  }
+  int status = 1;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+/* tests/data/traces/NAME, found from this source file's path (CMake passes
+ * absolute paths to the compiler). */
+static const char *shipped(const char *name) {
+  static char buf[2][1024];
+  static int k;
+  char *b = buf[k++ % 2];
+  snprintf(b, sizeof buf[0], "%s", __FILE__);
+  char *slash = strstr(b, "bench/bench_trace.c");
+  if (slash == NULL)
+    slash = b;
+  snprintf(slash, sizeof buf[0] - (size_t)(slash - b), "tests/data/traces/%s", name);
+  return b;
+}
+
+int main(int argc, char **argv) {
+  double gen_mb = 1024;
+  int rc = 0, files = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--gen-mb") == 0 && i + 1 < argc) {
+      gen_mb = atof(argv[++i]);
+      continue;
+    }
+    rc |= measure(argv[i]);
+    files++;
+  }
+  if (files == 0) {
+    rc |= measure(shipped("kineto2021_resnet50_worker0.json.gz"));
+    rc |= measure(shipped("tracelens_mi300_resnet_act_checkpoint.json.gz"));
+  }
+  if (gen_mb > 0) {
+    const char *big = "/tmp/plateau_bench_trace.json";
+    for (double mb = gen_mb / 4; mb <= gen_mb; mb *= 4) {
+      if (generate(big, mb) != 0) {
+        fprintf(stderr, "bench_trace: cannot write %s\n", big);
+        return 1;
+      }
+      rc |= measure(big);
+    }
+    unlink(big);
+  }
+  return rc;
+}

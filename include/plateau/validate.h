@@ -1,0 +1,132 @@
+/* validate.h: `plateau validate`: predict published training runs and compare
+ * the prediction with what their sources measured.
+ *
+ * Input is the CSV layout of data/validation/ (its README.md): common columns
+ * describing the run (model dimensions, GPU, layout, batch), then the
+ * source's own metric columns. Each record becomes a pl_run; its published
+ * metric is converted to a step time with that source's own FLOP convention
+ * (docs/accuracy.md, "How each source is read"), and the relative error of
+ * the predicted step time is reported. Records that cannot be expressed are
+ * kept as skipped rows with the reason; none is dropped.
+ *
+ * Every error figure is in percent: error = 100 (predicted - measured) /
+ * measured (signed); ape = |error|.
+ * Ownership: struct pl_validation is caller storage, filled by
+ * pl_validation_add_file/_csv and released with pl_validation_free. */
+#ifndef PLATEAU_VALIDATE_H
+#define PLATEAU_VALIDATE_H
+
+#include "emit.h"
+#include "layout.h"
+#include "status.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* One published record and its prediction. */
+struct pl_vrow {
+  char dataset[64];  /* CSV file name without directory and ".csv" */
+  int64_t row;       /* 1-based data record in the file (header excluded) */
+  int64_t line;      /* file line where the record starts */
+  char label[160];   /* "GPT 1.7B, 32 x a100-80g, tp1 pp1 dp32, gbs 512" */
+  char gpu[32];      /* GPU preset used */
+  char cluster[64];  /* cluster preset used */
+  char quantity[32]; /* what predicted and measured are: "step_time_s" */
+  char metric[160];  /* the published column read and its conversion */
+  double published;  /* that column's value as printed ("44%" -> 44) */
+  double measured;   /* published value converted to quantity */
+  double predicted;  /* plateau's prediction of quantity */
+  double error;      /* percent, signed: 100 (predicted - measured) / measured */
+  bool skipped;      /* no prediction: skipped_reason says why */
+  char skipped_reason[320];
+  char assumed[384];       /* fields this row did not state and how they were filled */
+  struct pl_layout layout; /* resolved layout (when predicted) */
+  double mfu;              /* predicted MFU (PaLM convention), for diagnosis */
+  double compute_s;        /* predicted step breakdown, for diagnosis */
+  double exposed_comm_s;
+  double bubble_s;
+  double optimizer_s;
+  double other_s;
+};
+
+/* Accuracy over a set of rows (one dataset, or all of them). */
+struct pl_vsummary {
+  char name[64];          /* dataset name, "all" for the overall summary */
+  int64_t rows;           /* records read */
+  int64_t predicted;      /* rows with a prediction */
+  int64_t skipped;        /* rows - predicted */
+  double mape;            /* mean |error| over predicted rows, percent (0 when none) */
+  double median_ape;      /* median |error|, percent */
+  double max_ape;         /* worst |error|, percent */
+  double bias;            /* mean signed error, percent: < 0 = predicted too fast */
+  int64_t worst_row;      /* its row number in its dataset, 0 when none */
+  char worst_dataset[64]; /* its dataset (differs per row only in "all") */
+};
+
+struct pl_validation {
+  struct pl_vrow *rows; /* in file order, files in the order added */
+  size_t n_rows;
+  size_t cap_rows;
+  struct pl_vsummary *sets; /* one per file added */
+  size_t n_sets;
+  size_t cap_sets;
+  struct pl_vsummary overall;
+};
+
+void pl_validation_init(struct pl_validation *v);
+void pl_validation_free(struct pl_validation *v);
+
+/* Read one validation CSV (RFC 4180), predict every record, append the rows
+ * and a summary named after the file. Fails only on an unreadable or
+ * malformed file (message with file and line); a record that cannot be
+ * expressed becomes a skipped row. */
+enum pl_status pl_validation_add_file(struct pl_validation *v, const char *path,
+                                      struct pl_diag *diag);
+/* Same from text in memory; name is the dataset name. */
+enum pl_status pl_validation_add_csv(struct pl_validation *v, const char *name, const char *text,
+                                     size_t len, struct pl_diag *diag);
+
+/* Summary of a set of rows (used for each dataset and for "all"); fails
+ * only when the median's scratch array cannot be allocated. */
+enum pl_status pl_validation_summarize(const struct pl_vrow *rows, size_t n, const char *name,
+                                       struct pl_vsummary *out, struct pl_diag *diag);
+
+/* Regression guard (docs/accuracy.md, "Regression guard"). A baseline file
+ * records each dataset's mean error and predicted-row count. A dataset fails
+ * when its mape exceeds the baseline's by more than tolerance_pct percentage
+ * points, when fewer of its rows are predicted than in the baseline (a row
+ * turned into a skip would otherwise hide a regression), or when it is in
+ * the baseline but was not validated. */
+#define PL_VALIDATE_MAX_FINDINGS 64
+struct pl_vfinding {
+  char dataset[64];
+  bool failed;   /* false: informational (improved, new dataset) */
+  char msg[256]; /* one line: "mape 9.41% > baseline 7.20% + 1.00 pp" */
+};
+struct pl_vcheck {
+  double tolerance_pct; /* percentage points, from the file (default 1) */
+  struct pl_vfinding findings[PL_VALIDATE_MAX_FINDINGS];
+  int n_findings;
+  int n_failed;
+};
+enum pl_status pl_validation_check_baseline(const struct pl_validation *v, const char *path,
+                                            struct pl_vcheck *out, struct pl_diag *diag);
+/* Write the baseline for v's datasets (path + ".tmp", then rename); command
+ * (may be NULL) is stored to say how it was produced. */
+enum pl_status pl_validation_write_baseline(const struct pl_validation *v, const char *path,
+                                            const char *command, struct pl_diag *diag);
+
+/* Reports. Text: per-dataset tables then the summary; rows false prints the
+ * summary only. CSV: one line per row. JSON: {"datasets": [...], "overall":
+ * {...}, "rows": [...]}. */
+void pl_report_validate_text(FILE *out, const struct pl_validation *v, bool rows);
+void pl_report_validate_csv(FILE *out, const struct pl_validation *v);
+void pl_report_validate_json(struct pl_emit *e, const struct pl_validation *v);
+/* A gnuplot script drawing predicted vs measured step time (log-log, one
+ * point type per dataset, y = x and +-20% guides) into svg_path and png_path
+ * (either may be NULL). The data are inline, so the script stands alone. */
+void pl_report_validate_gnuplot(FILE *out, const struct pl_validation *v, const char *svg_path,
+                                const char *png_path);
+
+#endif

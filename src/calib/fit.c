@@ -1,0 +1,280 @@
+/* fit.c: least-squares calibration of a cluster's fabric figures to
+ * nccl-tests measurements (pl_calib_nccl, see calib.h).
+ *
+ * Unknowns (only those the data constrain): the fixed per-call overhead
+ * (launch_s, >= 0), the floor a call cannot go under (call_floor_s, >= 0:
+ * nccl-tests -g N launches N GPUs from one thread, which overlaps the
+ * transfer instead of adding to it), and per tier the latency and the bandwidth, as log-scale
+ * factors on the base cluster's values: the intra tier (NVLink hop latency,
+ * NVLink bandwidth per GPU) when a series runs on one node, the network tier
+ * (network hop latency, NIC bandwidth) when one spans nodes. The model is
+ * the full tuner (pl_coll_time), so the fitted figures mean what the preset
+ * figures mean. Objective: sum over rows of ((model - measured) / measured)^2,
+ * so every size counts alike. Minimiser: Levenberg-Marquardt (Marquardt 1963)
+ * with forward-difference Jacobians, from four starting (launch, floor)
+ * pairs drawn from the smallest measured time, keeping the best. The
+ * tuner switches algorithm and protocol with the parameters, so the objective
+ * is only piecewise smooth; the restarts guard against the kinks. */
+#include <plateau/alloc.h>
+#include <plateau/calib.h>
+
+#include <math.h>
+#include <string.h>
+
+#define N_PARAMS 6
+#define P_LAUNCH 0
+#define P_INTRA_LAT 1
+#define P_INTRA_BW 2
+#define P_INTER_LAT 3
+#define P_INTER_BW 4
+#define P_FLOOR 5
+#define MAX_ITER 200
+#define LOG_BOUND 4.6 /* factors within 1/100 .. 100 of the base */
+
+struct problem {
+  const struct pl_cluster *base;
+  const struct pl_calib_obs *obs;
+  size_t n_obs;
+  double min_bytes;
+  bool active[N_PARAMS];
+};
+
+static void apply(const struct problem *pb, const double *p, struct pl_cluster *c) {
+  *c = *pb->base;
+  c->coll_launch_s = fmax(0.0, p[P_LAUNCH]);
+  c->coll_floor_s = fmax(0.0, p[P_FLOOR]);
+  c->intra_latency_s = pb->base->intra_latency_s * exp(p[P_INTRA_LAT]);
+  c->intra_nccl_bytes_per_s = pb->base->intra_nccl_bytes_per_s * exp(p[P_INTRA_BW]);
+  c->inter_latency_s = pb->base->inter_latency_s * exp(p[P_INTER_LAT]);
+  c->nic_bytes_per_s = pb->base->nic_bytes_per_s * exp(p[P_INTER_BW]);
+}
+
+static bool used(const struct problem *pb, const struct pl_nccl_row *r) {
+  return r->bytes >= pb->min_bytes && r->time_s > 0.0;
+}
+
+/* Residuals into r (NULL to only count); returns the sum of squares. */
+static double residuals(const struct problem *pb, const double *p, double *r, size_t *count) {
+  struct pl_cluster c;
+  apply(pb, p, &c);
+  size_t k = 0;
+  double ss = 0.0;
+  for (size_t i = 0; i < pb->n_obs; i++) {
+    const struct pl_nccl_series *s = pb->obs[i].series;
+    struct pl_group g = {s->ranks, s->ranks_per_node};
+    for (size_t j = 0; j < s->n_rows; j++) {
+      if (!used(pb, &s->rows[j]))
+        continue;
+      struct pl_coll_cost cost;
+      double e = 10.0; /* a call that cannot run counts as far off */
+      if (pl_coll_time(&c, s->op, s->rows[j].bytes, g, pb->obs[i].algo, &cost) == PL_OK)
+        e = (cost.time_s - s->rows[j].time_s) / s->rows[j].time_s;
+      if (r != NULL)
+        r[k] = e;
+      k++;
+      ss += e * e;
+    }
+  }
+  if (count != NULL)
+    *count = k;
+  return ss;
+}
+
+/* Solve a x = b (n <= N_PARAMS) by elimination with partial pivoting. */
+static bool solve(double a[N_PARAMS][N_PARAMS], double *b, int n) {
+  for (int c = 0; c < n; c++) {
+    int piv = c;
+    for (int i = c + 1; i < n; i++)
+      if (fabs(a[i][c]) > fabs(a[piv][c]))
+        piv = i;
+    if (fabs(a[piv][c]) < 1e-300)
+      return false;
+    for (int j = 0; j < n; j++) {
+      double t = a[c][j];
+      a[c][j] = a[piv][j];
+      a[piv][j] = t;
+    }
+    double t = b[c];
+    b[c] = b[piv];
+    b[piv] = t;
+    for (int i = c + 1; i < n; i++) {
+      double f = a[i][c] / a[c][c];
+      for (int j = c; j < n; j++)
+        a[i][j] -= f * a[c][j];
+      b[i] -= f * b[c];
+    }
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    for (int j = i + 1; j < n; j++)
+      b[i] -= a[i][j] * b[j];
+    b[i] /= a[i][i];
+  }
+  return true;
+}
+
+static bool is_time(int k) { return k == P_LAUNCH || k == P_FLOOR; }
+
+static void clamp(double *p) {
+  for (int k = 0; k < N_PARAMS; k++)
+    p[k] = is_time(k) ? fmin(fmax(p[k], 0.0), 1.0) : fmin(fmax(p[k], -LOG_BOUND), LOG_BOUND);
+}
+
+/* Normal equations J'J and J'r of the active parameters (forward differences). */
+static void normal_eq(const struct problem *pb, const double *p, const double *r, size_t m,
+                      double *jac, int *idx, int na, double a[N_PARAMS][N_PARAMS], double *g) {
+  for (int u = 0; u < na; u++) {
+    double q[N_PARAMS];
+    memcpy(q, p, sizeof q);
+    double h = is_time(idx[u]) ? fmax(1e-7, 1e-3 * p[idx[u]]) : 1e-4;
+    q[idx[u]] += h;
+    residuals(pb, q, jac + (size_t)u * m, NULL);
+    for (size_t i = 0; i < m; i++)
+      jac[(size_t)u * m + i] = (jac[(size_t)u * m + i] - r[i]) / h;
+  }
+  for (int u = 0; u < na; u++) {
+    g[u] = 0.0;
+    for (size_t i = 0; i < m; i++)
+      g[u] += jac[(size_t)u * m + i] * r[i];
+    for (int v = 0; v < na; v++) {
+      a[u][v] = 0.0;
+      for (size_t i = 0; i < m; i++)
+        a[u][v] += jac[(size_t)u * m + i] * jac[(size_t)v * m + i];
+    }
+  }
+}
+
+/* One damped step; true when it lowered the cost (p, r, cost updated). */
+static bool lm_step(const struct problem *pb, double *p, double *r, double *rtry, size_t m,
+                    double a[N_PARAMS][N_PARAMS], const double *g, const int *idx, int na,
+                    double lambda, double *cost) {
+  double m2[N_PARAMS][N_PARAMS], d[N_PARAMS], q[N_PARAMS];
+  for (int u = 0; u < na; u++) {
+    for (int v = 0; v < na; v++)
+      m2[u][v] = a[u][v];
+    m2[u][u] += lambda * a[u][u] + 1e-12;
+    d[u] = -g[u];
+  }
+  if (!solve(m2, d, na))
+    return false;
+  memcpy(q, p, sizeof q);
+  for (int u = 0; u < na; u++)
+    q[idx[u]] += d[u];
+  clamp(q);
+  double c = residuals(pb, q, rtry, NULL);
+  if (!(c < *cost))
+    return false;
+  memcpy(p, q, sizeof q);
+  memcpy(r, rtry, m * sizeof *r);
+  *cost = c;
+  return true;
+}
+
+/* Levenberg-Marquardt from p; buffers hold m residuals and na*m Jacobian entries. */
+static double minimise(const struct problem *pb, double *p, size_t m, double *r, double *rtry,
+                       double *jac, int *iters) {
+  int idx[N_PARAMS], na = 0;
+  for (int k = 0; k < N_PARAMS; k++)
+    if (pb->active[k])
+      idx[na++] = k;
+  double cost = residuals(pb, p, r, NULL), lambda = 1e-2;
+  for (*iters = 0; *iters < MAX_ITER && lambda < 1e12; ++*iters) {
+    double a[N_PARAMS][N_PARAMS], g[N_PARAMS];
+    normal_eq(pb, p, r, m, jac, idx, na, a, g);
+    double before = cost;
+    while (lambda < 1e12 && !lm_step(pb, p, r, rtry, m, a, g, idx, na, lambda, &cost))
+      lambda *= 4.0;
+    lambda /= 3.0;
+    if (before - cost < 1e-12 * (before + 1e-30))
+      break;
+  }
+  return cost;
+}
+
+static double floor_time(const struct problem *pb) {
+  double t = 1e30;
+  for (size_t i = 0; i < pb->n_obs; i++)
+    for (size_t j = 0; j < pb->obs[i].series->n_rows; j++)
+      t = fmin(t, pb->obs[i].series->rows[j].time_s);
+  return t < 1e30 ? t : 0.0;
+}
+
+static enum pl_status setup(struct problem *pb, struct pl_calib_fit *fit, struct pl_diag *diag) {
+  memset(fit, 0, sizeof *fit);
+  pb->active[P_LAUNCH] = pb->active[P_FLOOR] = true;
+  for (size_t i = 0; i < pb->n_obs; i++) {
+    const struct pl_nccl_series *s = pb->obs[i].series;
+    if (s->ranks < 1 || s->ranks_per_node < 1)
+      return pl_diag_set(diag, PL_ERR_MISSING, "series at line %lld: ranks and nodes not resolved",
+                         (long long)s->first_line);
+    struct pl_group g = {s->ranks, s->ranks_per_node};
+    enum pl_status st = pl_coll_check(pb->base, s->op, s->rows[0].bytes, g, pb->obs[i].algo, diag);
+    if (st != PL_OK)
+      return st;
+    if (s->ranks == s->ranks_per_node && s->ranks > 1)
+      fit->fit_intra = true;
+    if (s->ranks > s->ranks_per_node)
+      fit->fit_inter = true;
+  }
+  pb->active[P_INTRA_LAT] = pb->active[P_INTRA_BW] = fit->fit_intra;
+  pb->active[P_INTER_LAT] = pb->active[P_INTER_BW] = fit->fit_inter;
+  return PL_OK;
+}
+
+static void report(const struct problem *pb, const double *p, const double *r, size_t m,
+                   struct pl_cluster *out, struct pl_calib_fit *fit) {
+  apply(pb, p, out);
+  out->calibrated = true;
+  out->calibrated_intra = out->calibrated_intra || fit->fit_intra;
+  out->calibrated_inter = out->calibrated_inter || fit->fit_inter;
+  fit->launch_s = out->coll_launch_s;
+  fit->floor_s = out->coll_floor_s;
+  fit->intra_latency_s = out->intra_latency_s;
+  fit->intra_bytes_per_s = out->intra_nccl_bytes_per_s;
+  fit->inter_latency_s = out->inter_latency_s;
+  fit->node_net_bytes_per_s = pl_cluster_node_net_bytes_per_s(out);
+  fit->n_points = m;
+  double ss = 0.0;
+  for (size_t i = 0; i < m; i++) {
+    ss += r[i] * r[i];
+    fit->max_rel_err = fmax(fit->max_rel_err, fabs(r[i]));
+  }
+  fit->rms_rel_err = sqrt(ss / (double)m);
+}
+
+enum pl_status pl_calib_nccl(const struct pl_cluster *base, const struct pl_calib_obs *obs,
+                             size_t n_obs, double min_bytes, struct pl_cluster *out,
+                             struct pl_calib_fit *fit, struct pl_diag *diag) {
+  struct problem pb = {base, obs, n_obs, min_bytes, {false}};
+  enum pl_status st = setup(&pb, fit, diag);
+  if (st != PL_OK)
+    return st;
+  size_t m = 0;
+  double p0[N_PARAMS] = {0};
+  residuals(&pb, p0, NULL, &m);
+  if (m < 4)
+    return pl_diag_set(diag, PL_ERR_RANGE,
+                       "only %zu result rows of at least %.0f bytes: too few to fit (need 4)", m,
+                       min_bytes);
+  double *buf = pl_calloc((2 + N_PARAMS) * m, sizeof *buf);
+  if (buf == NULL)
+    return pl_diag_set(diag, PL_ERR_NOMEM, "out of memory fitting %zu rows", m);
+  /* (launch, floor) starts as fractions of the smallest measured time. */
+  static const double starts[4][2] = {{0.0, 0.0}, {0.5, 0.0}, {0.0, 0.9}, {0.3, 0.9}};
+  double best[N_PARAMS] = {0}, best_cost = INFINITY, t0 = floor_time(&pb);
+  for (int s = 0; s < 4; s++) {
+    double p[N_PARAMS] = {0};
+    p[P_LAUNCH] = starts[s][0] * t0;
+    p[P_FLOOR] = starts[s][1] * t0;
+    int iters = 0;
+    double cost = minimise(&pb, p, m, buf, buf + m, buf + 2 * m, &iters);
+    fit->iterations += iters;
+    if (cost < best_cost) {
+      best_cost = cost;
+      memcpy(best, p, sizeof best);
+    }
+  }
+  residuals(&pb, best, buf, NULL);
+  report(&pb, best, buf, m, out, fit);
+  pl_free(buf);
+  return PL_OK;
+}

@@ -1,0 +1,292 @@
+/* validate_src.c: how each published source is read (data/validation/README.md,
+ * "How each source defines its metrics"; docs/accuracy.md repeats it).
+ *
+ * One table entry per source: its architecture family, facts about its
+ * software (FlashAttention or not, sequence parallelism), the rule for each
+ * field it leaves empty, and the conversion of its published metric to a
+ * step time using the source's OWN formula, so predicted and measured step
+ * times are compared like for like:
+ *   sc21         Narayanan et al. SC21: TFLOP/s by eq. 3 (recompute counted)
+ *   korthikanti  Korthikanti et al. 2022: iteration time (s), printed
+ *   megatron20   Megatron-LM README 2020: iteration time (ms), printed
+ *   mtnlg        Smith et al. 2022 (MT-NLG): iteration time (s), printed
+ *   bloom        BigScience tr11: iteration time (s); else Megatron-DeepSpeed
+ *                "TFLOPs" = 8 P s B / (t gpus) with P counted rank by rank
+ *   llmfoundry   MosaicML llm-foundry: tokens/s over the cluster, printed
+ *   opt          Zhang et al. 2022 (OPT): cannot be expressed (see skip_all)
+ * These are conventions of the sources, not corrections: nothing here looks
+ * at a prediction. */
+#include <stdio.h>
+#include <string.h>
+
+#include "calib/validate_int.h"
+
+/* Narayanan et al. 2021 (arXiv 2104.04473), eq. 3: FLOPs of one iteration
+ * with activation recomputation, F = 96 B s l h^2 (1 + s/6h + V/16lh). The
+ * 96 = 4 passes (forward, recomputed forward, 2x backward) x 24 B s h^2 per
+ * layer; GEMMs only. */
+double validate_megatron_eq3_flops(double batch, double seq, double layers, double hidden,
+                                   double vocab) {
+  return 96.0 * batch * seq * layers * hidden * hidden *
+         (1.0 + seq / (6.0 * hidden) + vocab / (16.0 * layers * hidden));
+}
+
+static const char *cell(const struct validate_in *in, const char *col) {
+  return validate_csv_cell(in->csv, in->rec, col);
+}
+
+static bool stated(const struct validate_in *in, const char *col) {
+  return cell(in, col)[0] != '\0';
+}
+
+/* A published number in column col (> 0), or the row skipped. */
+static bool metric(const struct validate_in *in, const char *col, struct pl_vrow *row) {
+  bool present = false;
+  double v = 0;
+  if (validate_num(cell(in, col), &v, &present) != PL_OK || (present && !(v > 0)))
+    return validate_skip(row, "column '%s': '%s' is not a positive number", col, cell(in, col));
+  if (!present)
+    return validate_skip(row, "column '%s' is empty: nothing to compare", col);
+  row->published = v;
+  return true;
+}
+
+static void recompute_default(const struct validate_in *in, struct pl_layout *l,
+                              struct pl_vrow *row, const char *why) {
+  if (stated(in, "recompute"))
+    return;
+  l->recompute = PL_RECOMPUTE_FULL;
+  validate_note(row, "recompute full (not stated; %s)", why);
+}
+
+/* Printed step time in seconds (scale 1) or milliseconds (scale 1e-3). */
+static bool measure_time(const struct validate_in *in, const char *col, double scale,
+                         struct pl_vrow *row) {
+  if (!metric(in, col, row))
+    return false;
+  row->measured = row->published * scale;
+  snprintf(row->metric, sizeof row->metric, "%s (printed)", col);
+  return true;
+}
+
+/* ------------------------------------------------------------------ SC21 */
+
+static bool sc21_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  bool present = false;
+  double mp = 0;
+  if (validate_num(cell(in, "Model-parallel size"), &mp, &present) == PL_OK && present &&
+      !stated(in, "tp") && mp > 1)
+    return validate_skip(row, "tp/pp split of model-parallel size %g not stated", mp);
+  recompute_default(in, l, row, "Eq. 3 of the paper counts the recompute forward");
+  if (!stated(in, "vp") && l->pp > 1 && strstr(cell(in, "notes"), "interleaved") != NULL)
+    validate_note(row, "interleaved chunks per device not stated: plain 1F1B (vp=1), which "
+                       "overstates the bubble");
+  return true;
+}
+
+static bool sc21_measure(const struct validate_in *in, const struct pl_run *run,
+                         struct pl_vrow *row) {
+  const char *col = "Achieved teraFLOP/s per GPU";
+  if (!metric(in, col, row))
+    return false;
+  const struct pl_model *m = &run->model;
+  double f = validate_megatron_eq3_flops((double)run->layout.gbs, (double)m->seq_len,
+                                         (double)m->layers, (double)m->hidden, (double)m->vocab);
+  row->measured = f / (row->published * 1e12 * (double)run->layout.gpus);
+  snprintf(row->metric, sizeof row->metric,
+           "%s -> step = eq.3 FLOPs (recompute counted) / (rate x GPUs)", col);
+  return true;
+}
+
+/* ----------------------------------------------------------- Korthikanti */
+
+static bool korthikanti_layout(const struct validate_in *in, struct pl_layout *l,
+                               struct pl_vrow *row) {
+  if (stated(in, "Forward (ms)"))
+    return validate_skip(row, "single-layer forward/backward time (Table 4), not a step");
+  if (!stated(in, "vp") && l->pp > 1)
+    validate_note(row, "vp not stated (interleaving is named for 175B and 530B only): 1F1B");
+  return true;
+}
+
+static bool korthikanti_measure(const struct validate_in *in, const struct pl_run *run,
+                                struct pl_vrow *row) {
+  return measure_time(in, "Iteration Time (seconds)", 1.0, row);
+}
+
+/* ------------------------------------------------------ Megatron-LM 2020 */
+
+static bool megatron20_layout(const struct validate_in *in, struct pl_layout *l,
+                              struct pl_vrow *row) {
+  recompute_default(in, l, row, "the README's TFLOP/s equal eq. 3 with the recompute forward");
+  if (!stated(in, "sharding"))
+    validate_note(row, "plain data parallel (Megatron v1)");
+  if (l->mbs == 0) {
+    int64_t dp = l->gpus / (l->tp * l->pp * l->cp);
+    if (dp < 1 || l->gbs % dp != 0)
+      return validate_skip(row, "global batch %lld not divisible by dp %lld", (long long)l->gbs,
+                           (long long)dp);
+    l->mbs = l->gbs / dp;
+    validate_note(row, "micro-batch %lld = batch per replica (Megatron v1 has no micro-batches)",
+                  (long long)l->mbs);
+  }
+  return true;
+}
+
+static bool megatron20_measure(const struct validate_in *in, const struct pl_run *run,
+                               struct pl_vrow *row) {
+  return measure_time(in, "Iteration Time (ms)", 1e-3, row);
+}
+
+/* ---------------------------------------------------------------- MT-NLG */
+
+static bool mtnlg_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  recompute_default(in, l, row, "the published TFLOP/s equal eq. 3 with the recompute forward");
+  return true;
+}
+
+static bool mtnlg_measure(const struct validate_in *in, const struct pl_run *run,
+                          struct pl_vrow *row) {
+  return measure_time(in, "Iteration time (s)", 1.0, row);
+}
+
+/* ----------------------------------------------------------------- BLOOM */
+
+/* Megatron-DeepSpeed's "TFLOPs" (bigscience math/README.md):
+ * model_size_in_B * 4 * 2 * seq * GBS / (time * gpus * 1e3); the model size
+ * is summed rank by rank, so the tied word embedding held by the first and
+ * the last pipeline stage counts twice (176.2 B + 3.6 B = 179.8 B; the
+ * steady-state log line, 104.70 s at 149.77 TFLOPs, implies 179.4 B). */
+static bool bloom_measure(const struct validate_in *in, const struct pl_run *run,
+                          struct pl_vrow *row) {
+  if (stated(in, "elapsed time per iteration (s)"))
+    return measure_time(in, "elapsed time per iteration (s)", 1.0, row);
+  if (!metric(in, "TFLOPs", row))
+    return false;
+  const struct pl_model *m = &run->model;
+  double p = (double)pl_model_params(m) + (double)(m->vocab * m->hidden);
+  row->measured = 8.0 * p * (double)m->seq_len * (double)run->layout.gbs /
+                  (row->published * 1e12 * (double)run->layout.gpus);
+  snprintf(row->metric, sizeof row->metric,
+           "TFLOPs -> step = 8 P s B / (rate x GPUs), P = %.1f B (Megatron-DeepSpeed count)",
+           p / 1e9);
+  return true;
+}
+
+/* ------------------------------------------------------------ llm-foundry */
+
+static bool llmfoundry_layout(const struct validate_in *in, struct pl_layout *l,
+                              struct pl_vrow *row) {
+  if (strcmp(cell(in, "Activation CPUOffload"), "True") == 0)
+    return validate_skip(row, "activation CPU offload is not modelled");
+  if (strcmp(cell(in, "MP Mode"), "DEFAULT") == 0)
+    validate_note(row, "FSDP mixed precision DEFAULT reduces gradients in fp32; modelled in bf16");
+  return true;
+}
+
+static bool llmfoundry_measure(const struct validate_in *in, const struct pl_run *run,
+                               struct pl_vrow *row) {
+  const char *col = "Throughput (T/s)";
+  if (!metric(in, col, row))
+    return false;
+  row->measured = (double)run->layout.gbs * (double)run->model.seq_len / row->published;
+  snprintf(row->metric, sizeof row->metric, "%s -> step = global batch tokens / rate", col);
+  return true;
+}
+
+/* ----------------------------------------------------------------- table */
+
+#define GPT3_FAMILY                                                                                \
+  "GPT-2/3 as Megatron-LM builds it: GELU MLP, learned positions, LayerNorm, biases, tied "        \
+  "embeddings, dropout 0.1 (Megatron default)"
+
+static const struct validate_source sources[] = {
+    {.key = "sc21",
+     .match = "Narayanan et al., SC21",
+     .family = GPT3_FAMILY,
+     .pos = PL_POS_LEARNED,
+     .linear_bias = true,
+     .dropout = true,
+     .eager_attention = true,
+     .sequence_parallel = false,
+     .megatron_vocab_pad = true,
+     .layout = sc21_layout,
+     .measure = sc21_measure},
+    {.key = "korthikanti",
+     .match = "Korthikanti et al.",
+     .family = GPT3_FAMILY,
+     .pos = PL_POS_LEARNED,
+     .linear_bias = true,
+     .dropout = true,
+     .eager_attention = true,
+     .sequence_parallel = true,
+     .megatron_vocab_pad = true,
+     .layout = korthikanti_layout,
+     .measure = korthikanti_measure},
+    {.key = "megatron20",
+     .match = "NVIDIA/Megatron-LM",
+     .family = GPT3_FAMILY,
+     .pos = PL_POS_LEARNED,
+     .linear_bias = true,
+     .dropout = true,
+     .eager_attention = true,
+     .sequence_parallel = false,
+     .megatron_vocab_pad = true,
+     .layout = megatron20_layout,
+     .measure = megatron20_measure},
+    {.key = "mtnlg",
+     .match = "Smith et al.",
+     .family = GPT3_FAMILY,
+     .pos = PL_POS_LEARNED,
+     .linear_bias = true,
+     .dropout = true,
+     .eager_attention = true,
+     .sequence_parallel = false,
+     .megatron_vocab_pad = true,
+     .vocab_default = 50257,
+     .vocab_why = "GPT-2 BPE vocabulary, which MT-NLG used",
+     .layout = mtnlg_layout,
+     .measure = mtnlg_measure},
+    {.key = "bloom",
+     .match = "bigscience-workshop/bigscience",
+     .family = "BLOOM (tr11 slurm script): GELU MLP, ALiBi, LayerNorm (the extra embedding "
+               "LayerNorm is not modelled), biases, tied embeddings, Megatron-DeepSpeed default "
+               "dropout 0.1",
+     .pos = PL_POS_ALIBI,
+     .linear_bias = true,
+     .dropout = true,
+     .eager_attention = true,
+     .sequence_parallel = false,
+     .megatron_vocab_pad = true,
+     .measure = bloom_measure},
+    {.key = "llmfoundry",
+     .match = "mosaicml/llm-foundry",
+     .family = "MPT (llm-foundry mpt-*.yaml): GELU MLP, ALiBi, LayerNorm, no biases, tied "
+               "embeddings, no dropout, FlashAttention",
+     .pos = PL_POS_ALIBI,
+     .linear_bias = false,
+     .dropout = false,
+     .eager_attention = false,
+     .sequence_parallel = false,
+     .megatron_vocab_pad = false,
+     .layout = llmfoundry_layout,
+     .measure = llmfoundry_measure},
+    {.key = "opt",
+     .match = "OPT: Open Pre-trained",
+     .family = "OPT: GPT-3 style, ReLU MLP",
+     .pos = PL_POS_LEARNED,
+     .skip_all = "tensor-parallel degree, micro-batch and FLOP convention not stated; 'up to "
+                 "147 TFLOP/s' is a best case, not a measured step"},
+};
+
+const struct validate_source *validate_source_find(const char *source_cell) {
+  for (size_t i = 0; i < sizeof sources / sizeof sources[0]; i++)
+    if (strstr(source_cell, sources[i].match) != NULL)
+      return &sources[i];
+  return NULL;
+}
+
+const char *validate_source_list(void) {
+  return "Narayanan et al. SC21, Korthikanti et al. 2022, Megatron-LM README 2020, MT-NLG, "
+         "BigScience BLOOM, MosaicML llm-foundry, OPT";
+}

@@ -1,0 +1,352 @@
+/* cmd_calibrate.c: `plateau calibrate nccl LOG... --cluster BASE --out FILE`
+ * fits a cluster's fabric figures to real nccl-tests logs (src/calib/) and
+ * writes a cluster file that loads wherever a preset does. It prints the
+ * fitted values and, per log and size, measured vs modelled time and the
+ * error. `plateau calibrate trace ...` belongs to the trace tools. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <plateau/plateau.h>
+
+#include "commands.h"
+#include "opts.h"
+
+#define MAX_OBS 256
+
+static const struct cli_opt nccl_opts[] = {
+    {"cluster", "C", "base cluster preset or file to start from (required)"},
+    {"out", "FILE", "write the fitted cluster file here (required)"},
+    {"algo", "A", "algorithm the logs ran with: auto|ring|tree|nvls|nvls_tree, one for all logs "
+                  "or a comma list, one per log (default auto, or the log's NCCL_ALGO line)"},
+    {"op", "OP", "collective, for logs that do not name it (no '# Collective test' line)"},
+    {"gpus", "N", "ranks, for logs without '#  Rank' lines"},
+    {"nodes", "N", "nodes, for logs without '#  Rank ... on HOST' lines"},
+    {"min-bytes", "SIZE", "fit rows of at least this size (default 1M)"},
+    {"format", "F", "text|json report (default text)"},
+};
+static const struct cli_cmd nccl_cmd = {
+    "calibrate nccl",
+    "plateau calibrate nccl LOG... --cluster BASE --out FILE.json [options]",
+    "Fit the launch overhead, the call floor and the latency and bandwidth of each fabric tier "
+    "the logs exercise (NVLink on one node, the network across nodes) by least squares on "
+    "relative time error, starting from BASE; write the result as a cluster file.",
+    nccl_opts, sizeof nccl_opts / sizeof nccl_opts[0], true};
+
+struct job {
+  struct pl_cluster base, fitted;
+  struct pl_nccl_log *logs[CLI_MAX_POSITIONAL];
+  int n_logs;
+  struct pl_calib_obs obs[MAX_OBS];
+  int obs_log[MAX_OBS];
+  size_t n_obs;
+  struct pl_nccl_hints hints;
+  enum pl_coll_algo algos[CLI_MAX_POSITIONAL];
+  int n_algos;
+  double min_bytes;
+  enum cli_format fmt;
+  struct pl_calib_fit fit;
+};
+
+static void print_warnings(const struct pl_nccl_log *log) {
+  for (size_t i = 0; i < log->n_warnings && i < PL_NCCL_WARNINGS_KEPT; i++)
+    fprintf(stderr, "plateau: warning: '%s': %s\n", log->origin, log->warnings[i]);
+  if (log->n_warnings > PL_NCCL_WARNINGS_KEPT)
+    fprintf(stderr, "plateau: warning: '%s': %zu more warnings\n", log->origin,
+            log->n_warnings - PL_NCCL_WARNINGS_KEPT);
+}
+
+static int parse_algos(const char *text, struct job *j) {
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s", text ? text : "auto");
+  j->n_algos = 0;
+  for (char *item = buf, *next; item != NULL; item = next) {
+    next = strchr(item, ',');
+    if (next != NULL)
+      *next++ = '\0';
+    struct pl_diag d;
+    pl_diag_clear(&d);
+    if (j->n_algos == CLI_MAX_POSITIONAL || pl_coll_algo_parse(item, &j->algos[j->n_algos], &d))
+      return cli_fail("--algo: %s", d.msg[0] ? d.msg : "too many values");
+    j->n_algos++;
+  }
+  if (j->n_algos != 1 && j->n_algos != j->n_logs)
+    return cli_fail("--algo: give one algorithm for all logs or one per log (%d logs, %d given)",
+                    j->n_logs, j->n_algos);
+  return 0;
+}
+
+static int parse_hints(const struct cli_args *a, struct job *j) {
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  const char *op = cli_get(a, "op");
+  if (op != NULL) {
+    if (pl_coll_op_parse(op, &j->hints.op, &d) != PL_OK)
+      return cli_fail("--op: %s", d.msg);
+    j->hints.op_set = true;
+  }
+  if (cli_get_int(a, "gpus", &j->hints.ranks) != 0 || cli_get_int(a, "nodes", &j->hints.nodes) != 0)
+    return 1;
+  const char *mb = cli_get(a, "min-bytes");
+  j->min_bytes = 1048576.0;
+  if (mb != NULL && pl_size_parse(mb, &j->min_bytes, &d) != PL_OK)
+    return cli_fail("--min-bytes: %s", d.msg);
+  return cli_get_format(a, &j->fmt);
+}
+
+/* The algorithm of log i: --algo, else the log's NCCL_ALGO line, else auto. */
+static enum pl_coll_algo algo_of(const struct job *j, int i, const struct pl_nccl_series *s) {
+  enum pl_coll_algo a = j->algos[j->n_algos == 1 ? 0 : i];
+  if (a == PL_ALGO_AUTO && s->algo_hint[0] != '\0')
+    pl_coll_algo_parse(s->algo_hint, &a, NULL); /* "ring,tree" stays auto */
+  return a;
+}
+
+static int load_logs(const struct cli_args *a, struct job *j) {
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  for (int i = 0; i < a->n_pos; i++) {
+    if (pl_nccl_log_load(a->pos[i], &j->logs[i], &d) != PL_OK)
+      return cli_fail("%s", d.msg);
+    j->n_logs++;
+    print_warnings(j->logs[i]);
+  }
+  return 0;
+}
+
+static int resolve_all(struct job *j) {
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  for (int i = 0; i < j->n_logs; i++) {
+    for (size_t k = 0; k < j->logs[i]->n_series; k++) {
+      struct pl_nccl_series *s = &j->logs[i]->series[k];
+      char warn[400];
+      if (pl_nccl_series_resolve(s, &j->hints, j->logs[i]->origin, warn, sizeof warn, &d))
+        return cli_fail("%s", d.msg);
+      if (warn[0] != '\0')
+        fprintf(stderr, "plateau: warning: %s\n", warn);
+      if (j->n_obs == MAX_OBS)
+        return cli_fail("more than %d tests in the logs", MAX_OBS);
+      j->obs[j->n_obs].series = s;
+      j->obs[j->n_obs].algo = algo_of(j, i, s);
+      j->obs_log[j->n_obs++] = i;
+    }
+  }
+  return 0;
+}
+
+static void text_fit(const struct job *j) {
+  const struct pl_calib_fit *f = &j->fit;
+  const struct pl_cluster *b = &j->base;
+  printf("calibrated '%s' to %zu result rows of >= %.0f bytes (%d iterations)\n", b->name,
+         f->n_points, j->min_bytes, f->iterations);
+  printf("  launch overhead   %9.2f us per call (base %.2f)\n", f->launch_s * 1e6,
+         b->coll_launch_s * 1e6);
+  printf("  call floor        %9.2f us (base %.2f)\n", f->floor_s * 1e6, b->coll_floor_s * 1e6);
+  if (f->fit_intra)
+    printf("  intra (%s)  hop %.3f us (base %.3f), %.1f GB/s per GPU per direction (base %.1f)\n",
+           b->intra_kind, f->intra_latency_s * 1e6, b->intra_latency_s * 1e6,
+           f->intra_bytes_per_s / 1e9, b->intra_nccl_bytes_per_s / 1e9);
+  if (f->fit_inter)
+    printf("  inter (%s)  hop %.3f us (base %.3f), %.1f GB/s per node per direction (base %.1f)\n",
+           b->inter_kind, f->inter_latency_s * 1e6, b->inter_latency_s * 1e6,
+           f->node_net_bytes_per_s / 1e9, pl_cluster_node_net_bytes_per_s(b) / 1e9);
+  printf("  error over fitted rows: rms %.1f%%, max %.1f%%\n", 100 * f->rms_rel_err,
+         100 * f->max_rel_err);
+}
+
+struct row_err {
+  double model_s, err;
+  struct pl_coll_cost cost;
+};
+
+static struct row_err row_error(const struct pl_cluster *c, const struct pl_calib_obs *o,
+                                const struct pl_nccl_row *r) {
+  struct row_err e = {0};
+  struct pl_group g = {o->series->ranks, o->series->ranks_per_node};
+  if (pl_coll_time(c, o->series->op, r->bytes, g, o->algo, &e.cost) == PL_OK) {
+    e.model_s = e.cost.time_s;
+    e.err = (e.model_s - r->time_s) / r->time_s;
+  }
+  return e;
+}
+
+static void text_series(const struct job *j, size_t k) {
+  const struct pl_calib_obs *o = &j->obs[k];
+  const struct pl_nccl_series *s = o->series;
+  printf("\n%s (line %lld): %s, %lld ranks on %lld node%s, algo %s\n",
+         j->logs[j->obs_log[k]]->origin, (long long)s->first_line, pl_coll_op_name(s->op),
+         (long long)s->ranks, (long long)s->nodes, s->nodes == 1 ? "" : "s",
+         pl_coll_algo_name(o->algo));
+  printf("  %12s %12s %12s %8s %10s %10s  %s\n", "size (B)", "measured us", "model us", "error",
+         "busbw GB/s", "model GB/s", "model algo/proto");
+  double ss = 0.0, mx = 0.0;
+  int n = 0;
+  for (size_t i = 0; i < s->n_rows; i++) {
+    const struct pl_nccl_row *r = &s->rows[i];
+    struct row_err e = row_error(&j->fitted, o, r);
+    bool fitted = r->bytes >= j->min_bytes;
+    printf("  %12.0f %12.2f %12.2f %+7.1f%% %10.2f %10.2f  %s/%s%s\n", r->bytes, r->time_s * 1e6,
+           e.model_s * 1e6, 100 * e.err, r->busbw_bytes_per_s / 1e9,
+           pl_coll_busbw(s->op, s->ranks, r->bytes, e.model_s) / 1e9,
+           pl_coll_algo_name(e.cost.algo), pl_coll_proto_name(e.cost.proto),
+           fitted ? "" : "  (not fitted)");
+    if (fitted) {
+      ss += e.err * e.err;
+      mx = fmax(mx, fabs(e.err));
+      n++;
+    }
+  }
+  if (n > 0)
+    printf("  fitted rows: rms %.1f%%, max %.1f%%\n", 100 * sqrt(ss / n), 100 * mx);
+}
+
+static void json_report(const struct job *j, const char *out) {
+  struct pl_emit *e = pl_emit_open(stdout);
+  if (e == NULL)
+    return;
+  pl_emit_obj_begin(e, NULL);
+  pl_emit_str(e, "base", j->base.name);
+  pl_emit_str(e, "out", out);
+  pl_emit_obj_begin(e, "fit");
+  pl_emit_num(e, "launch_s", j->fit.launch_s);
+  pl_emit_num(e, "floor_s", j->fit.floor_s);
+  if (j->fit.fit_intra) {
+    pl_emit_num(e, "intra_latency_s", j->fit.intra_latency_s);
+    pl_emit_num(e, "intra_bytes_per_s", j->fit.intra_bytes_per_s);
+  }
+  if (j->fit.fit_inter) {
+    pl_emit_num(e, "inter_latency_s", j->fit.inter_latency_s);
+    pl_emit_num(e, "node_net_bytes_per_s", j->fit.node_net_bytes_per_s);
+  }
+  pl_emit_int(e, "points", (int64_t)j->fit.n_points);
+  pl_emit_num(e, "rms_rel_err", j->fit.rms_rel_err);
+  pl_emit_num(e, "max_rel_err", j->fit.max_rel_err);
+  pl_emit_obj_end(e);
+  pl_emit_arr_begin(e, "series");
+  for (size_t k = 0; k < j->n_obs; k++) {
+    const struct pl_calib_obs *o = &j->obs[k];
+    pl_emit_obj_begin(e, NULL);
+    pl_emit_str(e, "log", j->logs[j->obs_log[k]]->origin);
+    pl_emit_str(e, "op", pl_coll_op_name(o->series->op));
+    pl_emit_int(e, "ranks", o->series->ranks);
+    pl_emit_int(e, "nodes", o->series->nodes);
+    pl_emit_str(e, "algo", pl_coll_algo_name(o->algo));
+    pl_emit_arr_begin(e, "rows");
+    for (size_t i = 0; i < o->series->n_rows; i++) {
+      const struct pl_nccl_row *r = &o->series->rows[i];
+      struct row_err er = row_error(&j->fitted, o, r);
+      pl_emit_obj_begin(e, NULL);
+      pl_emit_num(e, "bytes", r->bytes);
+      pl_emit_num(e, "measured_s", r->time_s);
+      pl_emit_num(e, "model_s", er.model_s);
+      pl_emit_num(e, "rel_err", er.err);
+      pl_emit_str(e, "algo", pl_coll_algo_name(er.cost.algo));
+      pl_emit_str(e, "proto", pl_coll_proto_name(er.cost.proto));
+      pl_emit_bool(e, "fitted", r->bytes >= j->min_bytes);
+      pl_emit_obj_end(e);
+    }
+    pl_emit_arr_end(e);
+    pl_emit_obj_end(e);
+  }
+  pl_emit_arr_end(e);
+  pl_emit_obj_end(e);
+  pl_emit_close(e, NULL);
+}
+
+/* Name the fitted cluster after the output file and say where it came from. */
+static void label(struct job *j, const char *out, char *note, size_t n) {
+  const char *base = strrchr(out, '/');
+  base = base ? base + 1 : out;
+  size_t stem = strcspn(base, ".");
+  snprintf(j->fitted.name, sizeof j->fitted.name, "%.*s",
+           (int)(stem < sizeof j->fitted.name ? stem : sizeof j->fitted.name - 1), base);
+  snprintf(j->fitted.description, sizeof j->fitted.description, "%s, calibrated to %d nccl-tests log%s",
+           j->base.name, j->n_logs, j->n_logs == 1 ? "" : "s");
+  int used = snprintf(note, n, "plateau calibrate nccl from base cluster '%s'; logs:", j->base.name);
+  for (int i = 0; i < j->n_logs && used > 0 && (size_t)used < n; i++)
+    used += snprintf(note + used, n - (size_t)used, " %s", j->logs[i]->origin);
+  if (used > 0 && (size_t)used < n)
+    snprintf(note + used, n - (size_t)used, "; rms error %.1f%%, max %.1f%% over %zu rows >= %.0f B",
+             100 * j->fit.rms_rel_err, 100 * j->fit.max_rel_err, j->fit.n_points, j->min_bytes);
+}
+
+static int calibrate(const struct cli_args *a, struct job *j) {
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  const char *cl = cli_get(a, "cluster"), *out = cli_get(a, "out");
+  if (cl == NULL || out == NULL)
+    return cli_fail("calibrate nccl: --cluster BASE and --out FILE are required");
+  if (a->n_pos == 0)
+    return cli_fail("calibrate nccl: give at least one nccl-tests log");
+  if (pl_cluster_load(cl, &j->base, &d) != PL_OK)
+    return cli_fail("%s", d.msg);
+  if (parse_hints(a, j) != 0 || load_logs(a, j) != 0 || parse_algos(cli_get(a, "algo"), j) != 0 ||
+      resolve_all(j) != 0)
+    return 1;
+  if (pl_calib_nccl(&j->base, j->obs, j->n_obs, j->min_bytes, &j->fitted, &j->fit, &d) != PL_OK)
+    return cli_fail("calibrate nccl: %s", d.msg);
+  char note[2048];
+  label(j, out, note, sizeof note);
+  if (pl_cluster_save(&j->fitted, out, note, &d) != PL_OK)
+    return cli_fail("%s", d.msg);
+  if (j->fmt == CLI_FORMAT_JSON) {
+    json_report(j, out);
+    return 0;
+  }
+  text_fit(j);
+  for (size_t k = 0; k < j->n_obs; k++)
+    text_series(j, k);
+  printf("\nwrote %s (use it as --cluster %s)\n", out, out);
+  return 0;
+}
+
+static int calibrate_nccl(int argc, char **argv) {
+  struct cli_args args;
+  int rc = cli_parse(&nccl_cmd, argc, argv, &args);
+  if (rc != 0)
+    return rc;
+  if (args.help) {
+    cli_print_help(&nccl_cmd, stdout);
+    return 0;
+  }
+  static struct job j; /* logs and fit state: off the stack */
+  memset(&j, 0, sizeof j);
+  rc = calibrate(&args, &j);
+  for (int i = 0; i < j.n_logs; i++)
+    pl_nccl_log_free(j.logs[i]);
+  return rc;
+}
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: plateau calibrate nccl LOG... --cluster BASE --out FILE.json [options]\n"
+             "       plateau calibrate trace ...\n\n"
+             "Fit plateau's models to measurements.\n"
+             "  nccl    fit a cluster's fabric figures to nccl-tests logs "
+             "(plateau calibrate nccl --help)\n"
+             "  trace   fit from PyTorch profiler traces (plateau calibrate trace --help)\n\n"
+             "exit status: 0 ok, 1 bad input or failed run, 2 usage error\n");
+}
+
+int cmd_calibrate(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+    usage(stdout);
+    return 0;
+  }
+  if (strcmp(argv[1], "nccl") == 0)
+    return calibrate_nccl(argc - 1, argv + 1);
+  if (strcmp(argv[1], "trace") == 0) {
+    /* For the trace engineer: once src/cli/cmd_calibrate_trace.c defines
+     * cmd_calibrate_trace (declared in commands.h), replace this block with
+     *   return cmd_calibrate_trace(argc - 1, argv + 1); */
+    fprintf(stderr, "plateau: calibrate trace is not available in this build yet\n");
+    return 2;
+  }
+  fprintf(stderr, "plateau: calibrate: unknown kind '%s' (expected nccl or trace)\n", argv[1]);
+  usage(stderr);
+  return 2;
+}

@@ -1,0 +1,471 @@
+/* cmd_trace.c: `plateau trace analyze PATH...`: measure a run from its Kineto
+ * traces (one file per rank) with the metric names `predict` uses.
+ *
+ * The library (pl_trace_analyze) measures the GPU timeline; this file adds
+ * what needs the model or the GPU: tokens/s = tokens per step / step time and
+ * MFU = model FLOPs per step / (step time x GPUs x peak), with model FLOPs
+ * per token = 6N + 12 * layers * heads * head_dim * seq (PaLM, Chowdhery et
+ * al. 2022, appendix B; docs/model.md), or --flops-per-step as given.
+ * Definitions of every output field: docs/trace.md. */
+#include <stdio.h>
+#include <string.h>
+
+#include <plateau/plateau.h>
+
+#include "commands.h"
+#include "opts.h"
+
+static const struct cli_opt opts[] = {
+    {"format", "F", "text|json|csv (default text)"},
+    {"threads", "N", "ranks parsed in parallel (default: all cores)"},
+    {"skip", "N", "warm-up steps to drop per rank (default min(10, steps/6))"},
+    {"window", "W", "steps|trace: per-step windows, or the whole trace as one (default steps)"},
+    {"model", "M", "model preset or file, for MFU (with --tokens-per-step)"},
+    {"tokens-per-step", "T", "tokens per optimizer step, all ranks together"},
+    {"seq", "L", "sequence length for the attention FLOPs (default: the model's)"},
+    {"flops-per-step", "F", "model FLOPs per step, all ranks (instead of --model)"},
+    {"gpu", "G", "GPU preset or peak such as '989 TFLOP/s' (default: from the trace)"},
+};
+
+static const struct cli_cmd cmd = {
+    "trace analyze", "plateau trace analyze [options] PATH...",
+    "Measure step time, compute, exposed and overlapped communication, memory traffic, idle\n"
+    "time and collective bandwidth from PyTorch profiler (Kineto) traces, one file per rank\n"
+    "(.json or .json.gz; a directory means its trace files). Definitions: docs/trace.md.",
+    opts, sizeof opts / sizeof opts[0], true,
+};
+
+/* Throughput and MFU, when the options allow them. */
+struct perf {
+  double tokens_per_step;   /* 0 unknown */
+  double flops_per_step;    /* 0 unknown */
+  double peak_flops_per_s;  /* 0 unknown */
+  double gpus;
+  double tokens_per_s, mfu, tflops_per_gpu;
+  char peak_from[64];       /* what the peak came from */
+};
+
+/* "NVIDIA H100 80GB HBM3" -> "h100" (data/gpus presets). */
+static const char *preset_for_device(const char *dev) {
+  static const struct {
+    const char *needle, *preset;
+  } map[] = {
+      {"H100", "h100"}, {"H200", "h200"}, {"B200", "b200"}, {"A100-SXM4-80GB", "a100-80g"},
+      {"A100 80GB", "a100-80g"}, {"A100", "a100-40g"}, {"V100", "v100"}, {"MI300X", "mi300x"},
+  };
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    if (strstr(dev, map[i].needle) != NULL)
+      return map[i].preset;
+  return NULL;
+}
+
+static int load_peak(const struct cli_args *a, const struct pl_trace_set *s, struct perf *p) {
+  const char *g = cli_get(a, "gpu");
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  if (g != NULL && pl_unit_parse(g, PL_UNIT_FLOPS_PER_S, &p->peak_flops_per_s, &d) == PL_OK) {
+    snprintf(p->peak_from, sizeof p->peak_from, "--gpu %s", g);
+    return 0;
+  }
+  if (g == NULL && s->n_ranks > 0)
+    g = preset_for_device(s->ranks[0].device);
+  if (g == NULL)
+    return 0;
+  struct pl_gpu gpu;
+  pl_diag_clear(&d);
+  if (pl_gpu_load(g, &gpu, &d) != PL_OK)
+    return cli_get(a, "gpu") ? cli_fail("--gpu: %s", d.msg) : 0;
+  p->peak_flops_per_s = pl_gpu_peak_flops_per_s(&gpu, PL_DTYPE_BF16);
+  snprintf(p->peak_from, sizeof p->peak_from, "%s bf16 dense", gpu.name);
+  return 0;
+}
+
+static int load_flops(const struct cli_args *a, struct perf *p) {
+  if (cli_get_double(a, "tokens-per-step", &p->tokens_per_step) ||
+      cli_get_double(a, "flops-per-step", &p->flops_per_step))
+    return 1;
+  if (p->tokens_per_step < 0 || p->flops_per_step < 0)
+    return cli_fail("--tokens-per-step and --flops-per-step must be positive");
+  const char *model = cli_get(a, "model");
+  if (model == NULL || p->flops_per_step > 0)
+    return 0;
+  if (p->tokens_per_step <= 0)
+    return cli_fail("--model needs --tokens-per-step to count FLOPs per step");
+  struct pl_model m;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  if (pl_model_load(model, &m, &d) != PL_OK)
+    return cli_fail("--model: %s", d.msg);
+  int64_t seq = m.seq_len;
+  if (cli_get_int(a, "seq", &seq))
+    return 1;
+  double per_token = 6.0 * (double)pl_model_params(&m) +
+                     12.0 * (double)m.layers * (double)(m.heads * m.head_dim) * (double)seq;
+  p->flops_per_step = per_token * p->tokens_per_step;
+  return 0;
+}
+
+static int compute_perf(const struct cli_args *a, const struct pl_trace_set *s, struct perf *p) {
+  memset(p, 0, sizeof *p);
+  if (load_flops(a, p) || load_peak(a, s, p))
+    return 1;
+  double t = s->step_time_s.mean;
+  p->gpus = s->world_size > 0 ? (double)s->world_size : (double)s->n_ranks;
+  if (t <= 0 || !s->any_gpu)
+    return 0;
+  if (p->tokens_per_step > 0)
+    p->tokens_per_s = p->tokens_per_step / t;
+  if (p->flops_per_step > 0)
+    p->tflops_per_gpu = p->flops_per_step / (t * p->gpus) / 1e12;
+  if (p->flops_per_step > 0 && p->peak_flops_per_s > 0)
+    p->mfu = p->flops_per_step / (t * p->gpus * p->peak_flops_per_s);
+  return 0;
+}
+
+/* ---- JSON ---- */
+
+static void num_or_null(struct pl_emit *e, const char *k, double v, bool ok) {
+  if (ok)
+    pl_emit_num(e, k, v);
+  else
+    pl_emit_null(e, k);
+}
+
+static void json_coll(struct pl_emit *e, const struct pl_trace_coll *c, int n) {
+  pl_emit_arr_begin(e, "collectives");
+  for (int i = 0; i < n; i++) {
+    pl_emit_obj_begin(e, NULL);
+    pl_emit_str(e, "op", c[i].op);
+    if (c[i].group_size > 0)
+      pl_emit_int(e, "group_size", c[i].group_size);
+    else
+      pl_emit_null(e, "group_size");
+    pl_emit_num(e, "count", c[i].count);
+    num_or_null(e, "bytes", c[i].bytes, c[i].sized_calls > 0);
+    pl_emit_num(e, "time_s", c[i].time_s);
+    num_or_null(e, "algbw_gbps", c[i].algbw_bytes_per_s / 1e9, c[i].sized_calls > 0);
+    num_or_null(e, "busbw_gbps", c[i].busbw_bytes_per_s / 1e9,
+                c[i].sized_calls > 0 && c[i].busbw_bytes_per_s > 0);
+    pl_emit_obj_end(e);
+  }
+  pl_emit_arr_end(e);
+}
+
+static void json_stat(struct pl_emit *e, const char *k, const struct pl_trace_stat *st) {
+  pl_emit_obj_begin(e, k);
+  pl_emit_num(e, "mean", st->mean);
+  pl_emit_num(e, "min", st->min);
+  pl_emit_num(e, "max", st->max);
+  pl_emit_int(e, "min_rank", st->min_rank);
+  pl_emit_int(e, "max_rank", st->max_rank);
+  pl_emit_obj_end(e);
+}
+
+static void json_rank(struct pl_emit *e, const struct pl_trace_rank *r) {
+  pl_emit_obj_begin(e, NULL);
+  pl_emit_int(e, "rank", r->rank);
+  pl_emit_str(e, "file", r->file);
+  pl_emit_str(e, "device", r->device[0] ? r->device : NULL);
+  pl_emit_bool(e, "gpu", r->has_gpu);
+  pl_emit_int(e, "steps", r->steps);
+  pl_emit_int(e, "steps_total", r->steps_total);
+  pl_emit_int(e, "steps_skipped", r->steps_skipped);
+  pl_emit_bool(e, "last_step_dropped", r->last_dropped);
+  pl_emit_num(e, "span_s", r->span_s);
+  pl_emit_num(e, "compute_s", r->compute_s);
+  pl_emit_num(e, "comm_s", r->comm_s);
+  pl_emit_num(e, "overlapped_comm_s", r->overlapped_comm_s);
+  pl_emit_num(e, "exposed_comm_s", r->exposed_comm_s);
+  pl_emit_num(e, "memory_s", r->memory_s);
+  pl_emit_num(e, "exposed_memory_s", r->exposed_memory_s);
+  pl_emit_num(e, "idle_s", r->idle_s);
+  pl_emit_num(e, "recompute_s", r->recompute_s);
+  pl_emit_num(e, "cpu_step_s", r->cpu_step_s);
+  pl_emit_int(e, "gpu_events", r->gpu_events);
+  pl_emit_int(e, "unlinked_gpu_events", r->unlinked_events);
+  json_coll(e, r->coll, r->n_coll);
+  pl_emit_obj_end(e);
+}
+
+static void json_breakdown(struct pl_emit *e, const struct pl_trace_set *s) {
+  pl_emit_obj_begin(e, "breakdown");
+  pl_emit_num(e, "compute_s", s->compute_s.mean);
+  pl_emit_num(e, "exposed_comm_s", s->exposed_comm_s.mean);
+  pl_emit_num(e, "overlapped_comm_s", s->overlapped_comm_s.mean);
+  pl_emit_num(e, "exposed_memory_s", s->exposed_memory_s.mean);
+  pl_emit_num(e, "idle_s", s->idle_s.mean);
+  pl_emit_num(e, "comm_s", s->comm_s.mean);
+  pl_emit_num(e, "memory_s", s->memory_s.mean);
+  pl_emit_num(e, "recompute_s", s->recompute_s.mean);
+  pl_emit_obj_end(e);
+}
+
+static void json_across(struct pl_emit *e, const struct pl_trace_set *s) {
+  pl_emit_obj_begin(e, "across_ranks");
+  json_stat(e, "step_time_s", &s->step_time_s);
+  json_stat(e, "compute_s", &s->compute_s);
+  json_stat(e, "comm_s", &s->comm_s);
+  json_stat(e, "exposed_comm_s", &s->exposed_comm_s);
+  json_stat(e, "overlapped_comm_s", &s->overlapped_comm_s);
+  json_stat(e, "memory_s", &s->memory_s);
+  json_stat(e, "idle_s", &s->idle_s);
+  pl_emit_obj_end(e);
+  pl_emit_obj_begin(e, "straggler");
+  if (s->straggler_rank >= 0 || s->straggler_file != NULL) {
+    pl_emit_int(e, "rank", s->straggler_rank);
+    pl_emit_str(e, "file", s->straggler_file);
+    pl_emit_num(e, "busy_s", s->straggler_busy_s);
+    pl_emit_num(e, "spread_s", s->straggler_spread_s);
+  }
+  pl_emit_obj_end(e);
+}
+
+static void json_set_head(struct pl_emit *e, const struct pl_trace_set *s) {
+  pl_emit_int(e, "files", s->n_ranks);
+  if (s->world_size > 0)
+    pl_emit_int(e, "world_size", s->world_size);
+  else
+    pl_emit_null(e, "world_size");
+  pl_emit_arr_begin(e, "missing_ranks");
+  for (int i = 0; i < s->n_missing; i++)
+    pl_emit_int(e, NULL, s->missing[i]);
+  pl_emit_arr_end(e);
+  pl_emit_bool(e, "gpu", s->any_gpu);
+}
+
+static int print_json(const struct pl_trace_set *s, const struct perf *p) {
+  struct pl_emit *e = pl_emit_open(stdout);
+  if (e == NULL)
+    return cli_fail("out of memory");
+  pl_emit_obj_begin(e, NULL);
+  json_set_head(e, s);
+  pl_emit_num(e, "step_time_s", s->step_time_s.mean);
+  num_or_null(e, "tokens_per_s", p->tokens_per_s, p->tokens_per_s > 0);
+  num_or_null(e, "tokens_per_s_per_gpu", p->tokens_per_s / p->gpus, p->tokens_per_s > 0);
+  num_or_null(e, "mfu", p->mfu, p->mfu > 0);
+  num_or_null(e, "tflops_per_gpu", p->tflops_per_gpu, p->tflops_per_gpu > 0);
+  num_or_null(e, "peak_flops_per_s", p->peak_flops_per_s, p->peak_flops_per_s > 0);
+  json_breakdown(e, s);
+  json_coll(e, s->coll, s->n_coll);
+  json_across(e, s);
+  pl_emit_arr_begin(e, "ranks");
+  for (int i = 0; i < s->n_ranks; i++)
+    json_rank(e, &s->ranks[i]);
+  pl_emit_arr_end(e);
+  pl_emit_obj_end(e);
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  if (pl_emit_close(e, &d) != PL_OK)
+    return cli_fail("%s", d.msg);
+  return 0;
+}
+
+/* ---- CSV: one row per rank, columns named as in ranks[] ---- */
+
+static int print_csv(const struct pl_trace_set *s) {
+  printf("rank,file,steps,span_s,compute_s,comm_s,overlapped_comm_s,exposed_comm_s,memory_s,"
+         "exposed_memory_s,idle_s,recompute_s\n");
+  for (int i = 0; i < s->n_ranks; i++) {
+    const struct pl_trace_rank *r = &s->ranks[i];
+    double v[] = {r->span_s,        r->compute_s, r->comm_s,           r->overlapped_comm_s,
+                  r->exposed_comm_s, r->memory_s,  r->exposed_memory_s, r->idle_s,
+                  r->recompute_s};
+    printf("%lld,\"%s\",%lld", (long long)r->rank, r->file, (long long)r->steps);
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+      char b[40];
+      pl_fmt_double(b, sizeof b, v[k]);
+      printf(",%s", b);
+    }
+    printf("\n");
+  }
+  return 0;
+}
+
+/* ---- text ---- */
+
+static void line(const char *what, double v, double span) {
+  char b[32];
+  pl_fmt_seconds(b, sizeof b, v);
+  printf("  %-22s %12s  %5.1f%%\n", what, b, span > 0 ? 100.0 * v / span : 0.0);
+}
+
+static void text_coll(const struct pl_trace_coll *c, int n) {
+  if (n == 0)
+    return;
+  printf("\ncollectives (per step, mean over ranks; busbw as nccl-tests, GB/s = 1e9 B/s):\n");
+  printf("  %-15s %5s %9s %12s %12s %12s\n", "op", "ranks", "calls", "bytes/call", "time",
+         "busbw (GB/s)");
+  for (int i = 0; i < n; i++) {
+    char b[32] = "?", t[32], g[24] = "?", bw[32] = "-";
+    if (c[i].sized_calls > 0)
+      pl_fmt_bytes(b, sizeof b, c[i].bytes);
+    pl_fmt_seconds(t, sizeof t, c[i].time_s);
+    if (c[i].group_size > 0)
+      snprintf(g, sizeof g, "%lld", (long long)c[i].group_size);
+    if (c[i].busbw_bytes_per_s > 0)
+      snprintf(bw, sizeof bw, "%.2f", c[i].busbw_bytes_per_s / 1e9);
+    printf("  %-15s %5s %9.1f %12s %12s %12s\n", c[i].op, g, c[i].count, b, t, bw);
+  }
+}
+
+static void text_ranks(const struct pl_trace_set *s) {
+  printf("\n  %5s %5s %10s %10s %10s %10s %10s %10s  %s\n", "rank", "steps", "step", "compute",
+         "comm", "exposed", "memory", "idle", "file");
+  for (int i = 0; i < s->n_ranks; i++) {
+    const struct pl_trace_rank *r = &s->ranks[i];
+    double v[] = {r->span_s, r->compute_s, r->comm_s, r->exposed_comm_s, r->memory_s, r->idle_s};
+    printf("  %5lld %5lld", (long long)r->rank, (long long)r->steps);
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+      char b[32];
+      pl_fmt_seconds(b, sizeof b, v[k]);
+      printf(" %10s", r->has_gpu || k == 0 ? b : "-");
+    }
+    printf("  %s%s\n", r->file, r->has_gpu ? "" : "  (CPU only)");
+  }
+}
+
+static void text_notes(const struct pl_trace_set *s) {
+  if (s->n_missing > 0) {
+    printf("\nmissing ranks (%d of %lld):", s->n_missing, (long long)s->world_size);
+    for (int i = 0; i < s->n_missing && i < 32; i++)
+      printf(" %lld", (long long)s->missing[i]);
+    printf("%s\n", s->n_missing > 32 ? " ..." : "");
+  }
+  if (s->world_mismatch)
+    printf("note: the files disagree on world_size; they may come from different runs\n");
+  if (s->duplicate_rank >= 0)
+    printf("note: rank %lld appears in more than one file\n", (long long)s->duplicate_rank);
+  for (int i = 0; i < s->n_ranks; i++) {
+    const struct pl_trace_rank *r = &s->ranks[i];
+    if (r->rank_from_name)
+      printf("note: %s has no distributedInfo; rank %lld taken from its name\n", r->file,
+             (long long)r->rank);
+    if (!r->has_steps && r->has_gpu)
+      printf("note: %s has no ProfilerStep; the whole trace is one window\n", r->file);
+    if (r->last_dropped)
+      printf("note: %s: last step cut short by the profiler, dropped\n", r->file);
+  }
+}
+
+static void text_perf(const struct perf *p) {
+  if (p->tokens_per_s > 0)
+    printf("  %-22s %12.1f  (%.1f per GPU)\n", "tokens/s", p->tokens_per_s,
+           p->tokens_per_s / p->gpus);
+  if (p->tflops_per_gpu > 0)
+    printf("  %-22s %12.1f\n", "model TFLOP/s per GPU", p->tflops_per_gpu);
+  if (p->mfu > 0)
+    printf("  %-22s %11.1f%%  (peak: %s)\n", "MFU", 100 * p->mfu, p->peak_from);
+}
+
+static int print_text(const struct pl_trace_set *s, const struct perf *p) {
+  const struct pl_trace_rank *r0 = &s->ranks[0];
+  printf("%d trace file%s", s->n_ranks, s->n_ranks == 1 ? "" : "s");
+  if (s->world_size > 0)
+    printf(", world size %lld", (long long)s->world_size);
+  printf("%s%s\n", r0->device[0] ? ", " : "", r0->device);
+  if (!s->any_gpu) {
+    printf("CPU-only trace%s: no GPU events, so no GPU metrics\n", s->n_ranks > 1 ? "s" : "");
+    line("CPU step time", s->step_time_s.mean, 0);
+  } else {
+    double t = s->step_time_s.mean;
+    if (r0->has_steps && r0->steps_total > 0 && r0->steps != 1)
+      printf("per step, mean over ranks (rank %lld: %lld steps kept of %lld, %lld warm-up "
+             "skipped):\n", (long long)r0->rank, (long long)r0->steps,
+             (long long)r0->steps_total, (long long)r0->steps_skipped);
+    else if (r0->has_steps && r0->steps_total > 0 && r0->steps == r0->steps_total - r0->steps_skipped)
+      printf("per step, mean over ranks (rank %lld: 1 step kept of %lld):\n",
+             (long long)r0->rank, (long long)r0->steps_total);
+    else
+      printf("whole trace as one window (mean over ranks):\n");
+    line("step time", t, t);
+    line("compute", s->compute_s.mean, t);
+    line("exposed comm", s->exposed_comm_s.mean, t);
+    line("exposed memory", s->exposed_memory_s.mean, t);
+    line("idle", s->idle_s.mean, t);
+    line("overlapped comm", s->overlapped_comm_s.mean, t);
+    line("comm (all)", s->comm_s.mean, t);
+    line("memory (all)", s->memory_s.mean, t);
+    if (s->recompute_s.mean > 0)
+      line("recompute (in compute)", s->recompute_s.mean, t);
+    text_perf(p);
+    if (s->n_ranks > 1)
+      printf("  straggler: rank %lld (%s), %.3f ms more busy time than the least busy rank\n",
+             (long long)s->straggler_rank, s->straggler_file, s->straggler_spread_s * 1e3);
+  }
+  text_coll(s->coll, s->n_coll);
+  text_ranks(s);
+  text_notes(s);
+  return 0;
+}
+
+/* ---- driver ---- */
+
+static int read_opts(const struct cli_args *a, struct pl_trace_opts *o) {
+  int64_t v;
+  o->skip = -1;
+  o->threads = 0;
+  o->whole_trace = false;
+  if (cli_get(a, "skip") != NULL) {
+    v = 0;
+    if (strcmp(cli_get(a, "skip"), "0") != 0 && cli_get_int(a, "skip", &v))
+      return 1;
+    o->skip = v;
+  }
+  if (cli_get(a, "threads") != NULL) {
+    if (cli_get_int(a, "threads", &v))
+      return 1;
+    o->threads = v > 1024 ? 1024 : (int)v;
+  }
+  const char *w = cli_get(a, "window");
+  if (w != NULL && strcmp(w, "trace") != 0 && strcmp(w, "steps") != 0)
+    return cli_fail("--window: unknown value '%s' (expected steps|trace)", w);
+  o->whole_trace = w != NULL && strcmp(w, "trace") == 0;
+  return 0;
+}
+
+static int analyze(int argc, char **argv) {
+  struct cli_args args;
+  int rc = cli_parse(&cmd, argc, argv, &args);
+  if (rc != 0)
+    return rc;
+  if (args.help) {
+    cli_print_help(&cmd, stdout);
+    return 0;
+  }
+  if (args.n_pos == 0) {
+    fprintf(stderr, "plateau trace analyze: no trace files given\n"
+                    "Try 'plateau trace analyze --help'.\n");
+    return 2;
+  }
+  enum cli_format format;
+  struct pl_trace_opts o;
+  if (cli_get_format(&args, &format) || read_opts(&args, &o))
+    return 1;
+  struct pl_trace_set *s;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  if (pl_trace_analyze(args.pos, args.n_pos, &o, &s, &d) != PL_OK)
+    return cli_fail("%s", d.msg);
+  struct perf p;
+  rc = compute_perf(&args, s, &p);
+  if (rc == 0)
+    rc = format == CLI_FORMAT_JSON  ? print_json(s, &p)
+         : format == CLI_FORMAT_CSV ? print_csv(s)
+                                    : print_text(s, &p);
+  pl_trace_set_free(s);
+  return rc;
+}
+
+int cmd_trace(int argc, char **argv) {
+  if (argc >= 2 && strcmp(argv[1], "analyze") == 0)
+    return analyze(argc - 1, argv + 1);
+  FILE *out = argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+                  ? stdout
+                  : stderr;
+  if (argc >= 2 && out == stderr)
+    fprintf(stderr, "plateau trace: unknown subcommand '%s'\n", argv[1]);
+  fprintf(out, "usage: plateau trace analyze [options] PATH...\n\n"
+               "subcommands:\n"
+               "  analyze   measure step time, overlap and collectives from Kineto traces\n");
+  return out == stdout ? 0 : 2;
+}

@@ -1,0 +1,176 @@
+/* cmd_validate.c: `plateau validate FILE.csv...`: predict published training
+ * runs and report how far the predicted step times are from the published
+ * ones, per dataset and overall (docs/accuracy.md). Optionally draws the
+ * scatter plot with gnuplot, checks the regression baseline, or rewrites it. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <plateau/plateau.h>
+
+#include "commands.h"
+#include "opts.h"
+
+static const struct cli_opt opts[] = {
+    {"format", "F", "text|json|csv (default text)"},
+    {"summary", NULL, "text: print the summary table only, not every row"},
+    {"plot", "DIR", "also write DIR/accuracy.gp and draw DIR/accuracy.svg and .png with gnuplot"},
+    {"baseline", "FILE", "fail (exit 1) when a dataset's mean error exceeds FILE's by > 1 pp"},
+    {"write-baseline", "FILE", "write this run's per-dataset errors to FILE as the new baseline"},
+};
+
+static const struct cli_cmd cmd = {
+    "validate",
+    "plateau validate [options] FILE.csv...",
+    "Predict every published run of the validation CSVs (data/validation/, layout in its\n"
+    "README.md) and compare step times: each source's metric is converted with that source's\n"
+    "own FLOP convention. Prints per row the measured and predicted step time and the error,\n"
+    "the rows that cannot be expressed with the reason, and per dataset the mean, median and\n"
+    "worst absolute error (percent).",
+    opts,
+    sizeof opts / sizeof opts[0],
+    true,
+};
+
+static int print(const struct pl_validation *v, enum cli_format format, bool summary) {
+  if (format == CLI_FORMAT_TEXT) {
+    pl_report_validate_text(stdout, v, !summary);
+    return 0;
+  }
+  if (format == CLI_FORMAT_CSV) {
+    pl_report_validate_csv(stdout, v);
+    return 0;
+  }
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  struct pl_emit *e = pl_emit_open(stdout);
+  if (e != NULL)
+    pl_report_validate_json(e, v);
+  if (pl_emit_close(e, &d) != PL_OK)
+    return cli_fail("%s", d.msg);
+  return 0;
+}
+
+/* Run gnuplot on script inside dir, so the script names its outputs
+ * relative to itself and can be rerun there by hand. */
+static int run_gnuplot(const char *dir, const char *script) {
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0)
+    return cli_fail("cannot start gnuplot: %s", strerror(errno));
+  if (pid == 0) {
+    if (chdir(dir) == 0)
+      execlp("gnuplot", "gnuplot", script, (char *)NULL);
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return cli_fail("gnuplot: %s", strerror(errno));
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+    return cli_fail("gnuplot not found (scripts/install-deps.sh installs it); the script is "
+                    "'%s/%s'",
+                    dir, script);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return cli_fail("gnuplot failed on '%s/%s'", dir, script);
+  return 0;
+}
+
+static int plot(const struct pl_validation *v, const char *dir) {
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+    return cli_fail("--plot: cannot create '%s': %s", dir, strerror(errno));
+  char path[4200];
+  if (strlen(dir) > 4000)
+    return cli_fail("--plot: directory name too long");
+  snprintf(path, sizeof path, "%s/accuracy.gp", dir);
+  FILE *f = fopen(path, "w");
+  if (f == NULL)
+    return cli_fail("--plot: cannot write '%s': %s", path, strerror(errno));
+  pl_report_validate_gnuplot(f, v, "accuracy.svg", "accuracy.png");
+  if (fclose(f) != 0)
+    return cli_fail("--plot: cannot write '%s': %s", path, strerror(errno));
+  return run_gnuplot(dir, "accuracy.gp");
+}
+
+static int check_baseline(const struct pl_validation *v, const char *path) {
+  struct pl_vcheck c;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  if (pl_validation_check_baseline(v, path, &c, &d) != PL_OK)
+    return cli_fail("%s", d.msg);
+  for (int i = 0; i < c.n_findings; i++)
+    fprintf(stderr, "plateau: %s: %s: %s\n", c.findings[i].failed ? "regression" : "note",
+            c.findings[i].dataset, c.findings[i].msg);
+  if (c.n_failed > 0)
+    return cli_fail("accuracy regressed in %d finding(s) against '%s' (tolerance %.2f pp)",
+                    c.n_failed, path, c.tolerance_pct);
+  fprintf(stderr, "plateau: accuracy within %.2f pp of baseline '%s'\n", c.tolerance_pct, path);
+  return 0;
+}
+
+static int write_baseline(const struct pl_validation *v, const char *path, int argc, char **argv) {
+  char command[1024] = "plateau";
+  for (int i = 0; i < argc; i++) {
+    size_t n = strlen(command);
+    snprintf(command + n, sizeof command - n, " %s", argv[i]);
+  }
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  if (pl_validation_write_baseline(v, path, command, &d) != PL_OK)
+    return cli_fail("%s", d.msg);
+  fprintf(stderr, "plateau: wrote baseline '%s'\n", path);
+  return 0;
+}
+
+static int after(const struct pl_validation *v, const struct cli_args *args, int argc,
+                 char **argv) {
+  const char *dir = cli_get(args, "plot"), *base = cli_get(args, "baseline");
+  const char *wbase = cli_get(args, "write-baseline");
+  int rc = 0;
+  if (dir != NULL)
+    rc = plot(v, dir);
+  if (rc == 0 && base != NULL)
+    rc = check_baseline(v, base);
+  if (rc == 0 && wbase != NULL)
+    rc = write_baseline(v, wbase, argc, argv);
+  return rc;
+}
+
+int cmd_validate(int argc, char **argv) {
+  struct cli_args args;
+  int rc = cli_parse(&cmd, argc, argv, &args);
+  if (rc != 0)
+    return rc;
+  if (args.help) {
+    cli_print_help(&cmd, stdout);
+    return 0;
+  }
+  enum cli_format format;
+  if (cli_get_format(&args, &format) != 0)
+    return 1;
+  if (args.n_pos == 0) {
+    fprintf(stderr, "plateau: validate: give at least one CSV file (e.g. data/validation/*.csv)\n");
+    return 2;
+  }
+  if (cli_get(&args, "baseline") != NULL && cli_get(&args, "write-baseline") != NULL) {
+    fprintf(stderr, "plateau: validate: give --baseline or --write-baseline, not both\n");
+    return 2;
+  }
+  struct pl_validation v;
+  struct pl_diag d;
+  pl_validation_init(&v);
+  pl_diag_clear(&d);
+  for (int i = 0; i < args.n_pos && rc == 0; i++)
+    if (pl_validation_add_file(&v, args.pos[i], &d) != PL_OK)
+      rc = cli_fail("%s", d.msg);
+  if (rc == 0)
+    rc = print(&v, format, cli_flag(&args, "summary"));
+  if (rc == 0)
+    rc = after(&v, &args, argc, argv);
+  pl_validation_free(&v);
+  return rc;
+}

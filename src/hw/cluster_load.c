@@ -1,0 +1,219 @@
+/* cluster_load.c: read a cluster description (data/clusters/<name>.json or a
+ * file written by hand or by `plateau calibrate nccl`) into struct pl_cluster
+ * and resolve its GPU. Sections: "intra" (NVLink/NVSwitch/xGMI fabric inside
+ * a node) and "inter" (the network between nodes). Bandwidths are per GPU or
+ * per NIC and per direction; "node_bandwidth", when given, must agree with
+ * NICs x NIC bandwidth (it is where a figure quoted per node, like the
+ * study's Table 1, is checked). Unknown keys are ignored. Format:
+ * docs/hardware.md. */
+#include <plateau/hw.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hw/hw_int.h"
+
+/* Defaults for optional fields; docs/hardware.md says why. */
+#define DEFAULT_NCCL_CHANNELS 16 /* NCCL's usual ring channel count on NVLink nodes */
+#define MAX_GPUS_PER_NODE 1024
+#define MAX_NICS_PER_NODE 1024
+
+static const char *const intra_kinds[] = {"nvswitch", "hybrid-cube-mesh", "xgmi", "pcie", NULL};
+static const char *const inter_kinds[] = {"infiniband", "efa", "roce", "tcpxo", "ethernet", "none",
+                                          NULL};
+static const char *const cpu_vendors[] = {"intel", "amd", "arm", "other", NULL};
+
+static enum pl_status read_intra(yajl_val doc, const char *origin, struct pl_cluster *c,
+                                 struct pl_diag *diag) {
+  enum pl_status st;
+  yajl_val sec = hw_section(doc, "intra", true, origin, diag, &st);
+  if (sec == NULL)
+    return st;
+  char sub[HW_ORIGIN_MAX + 32];
+  snprintf(sub, sizeof sub, "%s, section 'intra'", origin);
+  bool multi = c->gpus_per_node > 1;
+  if ((st = hw_word(sec, "kind", true, sub, intra_kinds, c->intra_kind, sizeof c->intra_kind,
+                    diag)) != PL_OK)
+    return st;
+  if ((st = hw_unit(sec, "bandwidth", PL_UNIT_BYTES_PER_S, multi, multi, sub,
+                    &c->intra_bytes_per_s, diag)) != PL_OK)
+    return st;
+  c->intra_nccl_bytes_per_s = c->intra_bytes_per_s;
+  if ((st = hw_unit(sec, "nccl_bandwidth", PL_UNIT_BYTES_PER_S, false, multi, sub,
+                    &c->intra_nccl_bytes_per_s, diag)) != PL_OK)
+    return st;
+  if ((st = hw_unit(sec, "latency", PL_UNIT_SECONDS, multi, false, sub, &c->intra_latency_s,
+                    diag)) != PL_OK)
+    return st;
+  return hw_bool(sec, "nvls", false, sub, &c->nvls, diag);
+}
+
+static enum pl_status check_node_bandwidth(yajl_val sec, const char *sub,
+                                           const struct pl_cluster *c, struct pl_diag *diag) {
+  double node = -1.0;
+  enum pl_status st = hw_unit(sec, "node_bandwidth", PL_UNIT_BYTES_PER_S, false, false, sub, &node,
+                              diag);
+  if (st != PL_OK || node < 0.0)
+    return st;
+  double sum = pl_cluster_node_net_bytes_per_s(c);
+  if (fabs(node - sum) > 0.01 * fmax(node, sum))
+    return pl_diag_set(diag, PL_ERR_RANGE,
+                       "%s: field 'node_bandwidth' (%.4g GB/s) disagrees with nics_per_node x "
+                       "nic_bandwidth (%.4g GB/s); both are per direction",
+                       sub, node / 1e9, sum / 1e9);
+  return PL_OK;
+}
+
+static enum pl_status read_inter(yajl_val doc, const char *origin, struct pl_cluster *c,
+                                 struct pl_diag *diag) {
+  enum pl_status st;
+  yajl_val sec = hw_section(doc, "inter", false, origin, diag, &st);
+  snprintf(c->inter_kind, sizeof c->inter_kind, "none");
+  if (sec == NULL)
+    return st;
+  char sub[HW_ORIGIN_MAX + 32];
+  snprintf(sub, sizeof sub, "%s, section 'inter'", origin);
+  if ((st = hw_word(sec, "kind", true, sub, inter_kinds, c->inter_kind, sizeof c->inter_kind,
+                    diag)) != PL_OK)
+    return st;
+  if ((st = hw_int(sec, "nics_per_node", true, sub, &c->nics_per_node, diag)) != PL_OK)
+    return st;
+  if (c->nics_per_node < 0 || c->nics_per_node > MAX_NICS_PER_NODE)
+    return pl_diag_set(diag, PL_ERR_RANGE, "%s: field 'nics_per_node' is %lld, expected 0..%d",
+                       sub, (long long)c->nics_per_node, MAX_NICS_PER_NODE);
+  bool need = c->nics_per_node > 0;
+  if ((st = hw_unit(sec, "nic_bandwidth", PL_UNIT_BITS_PER_S, need, need, sub, &c->nic_bytes_per_s,
+                    diag)) != PL_OK)
+    return st;
+  if ((st = hw_unit(sec, "latency", PL_UNIT_SECONDS, need, false, sub, &c->inter_latency_s,
+                    diag)) != PL_OK)
+    return st;
+  return check_node_bandwidth(sec, sub, c, diag);
+}
+
+static enum pl_status read_model_settings(yajl_val doc, const char *origin, struct pl_cluster *c,
+                                          struct pl_diag *diag) {
+  enum pl_status st;
+  snprintf(c->cpu_vendor, sizeof c->cpu_vendor, "intel");
+  if ((st = hw_word(doc, "cpu_vendor", false, origin, cpu_vendors, c->cpu_vendor,
+                    sizeof c->cpu_vendor, diag)) != PL_OK)
+    return st;
+  c->nccl_channels = DEFAULT_NCCL_CHANNELS;
+  if ((st = hw_int(doc, "nccl_channels", false, origin, &c->nccl_channels, diag)) != PL_OK)
+    return st;
+  if (c->nccl_channels < 1 || c->nccl_channels > 64)
+    return pl_diag_set(diag, PL_ERR_RANGE, "%s: field 'nccl_channels' is %lld, expected 1..64",
+                       origin, (long long)c->nccl_channels);
+  if ((st = hw_unit(doc, "launch_overhead", PL_UNIT_SECONDS, false, false, origin,
+                    &c->coll_launch_s, diag)) != PL_OK)
+    return st;
+  if ((st = hw_unit(doc, "call_floor", PL_UNIT_SECONDS, false, false, origin, &c->coll_floor_s,
+                    diag)) != PL_OK)
+    return st;
+  if (base_json_get(doc, "calibration") != NULL)
+    c->calibrated = true;
+  return hw_unit(doc, "node_other_power", PL_UNIT_WATTS, true, false, origin, &c->node_other_w,
+                 diag);
+}
+
+static enum pl_status read_cluster(yajl_val doc, const char *origin, struct pl_cluster *c,
+                                   struct pl_diag *diag) {
+  enum pl_status st;
+  if ((st = hw_str(doc, "description", false, origin, c->description, sizeof c->description,
+                   diag)) != PL_OK)
+    return st;
+  if ((st = hw_str(doc, "gpu", true, origin, c->gpu_name, sizeof c->gpu_name, diag)) != PL_OK)
+    return st;
+  if ((st = hw_int(doc, "gpus_per_node", true, origin, &c->gpus_per_node, diag)) != PL_OK)
+    return st;
+  if (c->gpus_per_node < 1 || c->gpus_per_node > MAX_GPUS_PER_NODE)
+    return pl_diag_set(diag, PL_ERR_RANGE, "%s: field 'gpus_per_node' is %lld, expected 1..%d",
+                       origin, (long long)c->gpus_per_node, MAX_GPUS_PER_NODE);
+  if ((st = read_intra(doc, origin, c, diag)) != PL_OK)
+    return st;
+  if ((st = read_inter(doc, origin, c, diag)) != PL_OK)
+    return st;
+  return read_model_settings(doc, origin, c, diag);
+}
+
+static void set_name(yajl_val doc, const char *name_or_path, bool is_file, struct pl_cluster *c) {
+  if (is_file) {
+    snprintf(c->source_path, sizeof c->source_path, "%s", name_or_path);
+    if (hw_str(doc, "name", false, "", c->name, sizeof c->name, NULL) == PL_OK && c->name[0])
+      return;
+    const char *base = strrchr(name_or_path, '/');
+    base = base ? base + 1 : name_or_path;
+    size_t n = strcspn(base, ".");
+    snprintf(c->name, sizeof c->name, "%.*s", (int)(n < sizeof c->name ? n : sizeof c->name - 1),
+             base);
+    return;
+  }
+  snprintf(c->name, sizeof c->name, "%s", name_or_path);
+}
+
+/* A GPU given as a relative file path is looked for next to the cluster file
+ * first, so a cluster and its GPU file can travel together. */
+static void gpu_ref(const struct pl_cluster *c, char *out, size_t n) {
+  snprintf(out, n, "%s", c->gpu_name);
+  const char *slash = strrchr(c->source_path, '/');
+  size_t len = strlen(c->gpu_name);
+  bool path = strchr(c->gpu_name, '/') != NULL || (len > 5 && strcmp(c->gpu_name + len - 5, ".json") == 0);
+  if (!path || c->gpu_name[0] == '/' || slash == NULL)
+    return;
+  char cand[HW_ORIGIN_MAX * 2];
+  snprintf(cand, sizeof cand, "%.*s/%s", (int)(slash - c->source_path), c->source_path, c->gpu_name);
+  FILE *f = fopen(cand, "rb");
+  if (f != NULL) {
+    fclose(f);
+    snprintf(out, n, "%s", cand);
+  }
+}
+
+enum pl_status pl_cluster_load(const char *name_or_path, struct pl_cluster *out,
+                               struct pl_diag *diag) {
+  yajl_val doc = NULL;
+  char origin[HW_ORIGIN_MAX];
+  bool is_file = false;
+  enum pl_status st = hw_open("clusters", name_or_path, &doc, origin, sizeof origin, &is_file,
+                              diag);
+  if (st != PL_OK)
+    return st;
+  struct pl_cluster c;
+  memset(&c, 0, sizeof c);
+  set_name(doc, name_or_path, is_file, &c);
+  st = read_cluster(doc, origin, &c, diag);
+  base_json_free(doc);
+  if (st != PL_OK)
+    return st;
+  struct pl_diag inner;
+  pl_diag_clear(&inner);
+  char ref[HW_ORIGIN_MAX * 2];
+  gpu_ref(&c, ref, sizeof ref);
+  st = pl_gpu_load(ref, &c.gpu, &inner);
+  if (st != PL_OK)
+    return pl_diag_set(diag, st, "%s: field 'gpu': %s", origin, inner.msg);
+  *out = c;
+  return PL_OK;
+}
+
+double pl_cluster_node_net_bytes_per_s(const struct pl_cluster *c) {
+  return (double)c->nics_per_node * c->nic_bytes_per_s;
+}
+
+/* The DGX (or vendor platform) preset built from each GPU preset. */
+const char *pl_cluster_default_for_gpu(const char *gpu_name) {
+  static const struct {
+    const char *gpu, *cluster;
+  } map[] = {
+      {"v100", "dgx-v100"}, {"a100-40g", "dgx-a100"}, {"a100-80g", "dgx-a100"},
+      {"h100", "dgx-h100"}, {"h200", "dgx-h200"},     {"b200", "dgx-b200"},
+      {"mi300x", "mi300x-platform"},
+  };
+  if (gpu_name == NULL)
+    return NULL;
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    if (strcmp(gpu_name, map[i].gpu) == 0)
+      return map[i].cluster;
+  return NULL;
+}

@@ -1,0 +1,96 @@
+/* cluster_save.c: write a struct pl_cluster as a plateau cluster file (the
+ * format cluster_load.c reads; docs/hardware.md), so a calibrated cluster
+ * works wherever a preset does. Every quantity is written with its unit and
+ * a source: "fitted by plateau calibrate nccl" for calibrated figures, the
+ * base cluster for the rest. The file is written to PATH.tmp and renamed, so
+ * a reader never sees half a file. */
+#include <plateau/emit.h>
+#include <plateau/hw.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static void qty(struct pl_emit *e, const char *key, double v, double scale, const char *unit,
+                const char *source) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.6g %s", v / scale, unit);
+  pl_emit_obj_begin(e, key);
+  pl_emit_str(e, "value", buf);
+  pl_emit_str(e, "source", source);
+  pl_emit_obj_end(e);
+}
+
+static void write_intra(struct pl_emit *e, const struct pl_cluster *c, const char *base,
+                        const char *fitted) {
+  pl_emit_obj_begin(e, "intra");
+  pl_emit_str(e, "kind", c->intra_kind);
+  qty(e, "bandwidth", c->intra_bytes_per_s, 1e9, "GB/s", base);
+  const char *src = c->calibrated_intra ? fitted : base;
+  qty(e, "nccl_bandwidth", c->intra_nccl_bytes_per_s, 1e9, "GB/s", src);
+  qty(e, "latency", c->intra_latency_s, 1e-6, "us", src);
+  pl_emit_bool(e, "nvls", c->nvls);
+  pl_emit_obj_end(e);
+}
+
+static void write_inter(struct pl_emit *e, const struct pl_cluster *c, const char *base,
+                        const char *fitted) {
+  if (c->nics_per_node <= 0)
+    return;
+  pl_emit_obj_begin(e, "inter");
+  pl_emit_str(e, "kind", c->inter_kind);
+  pl_emit_int(e, "nics_per_node", c->nics_per_node);
+  const char *src = c->calibrated_inter ? fitted : base;
+  qty(e, "nic_bandwidth", c->nic_bytes_per_s * 8.0, 1e9, "Gb/s", src);
+  qty(e, "latency", c->inter_latency_s, 1e-6, "us", src);
+  pl_emit_obj_end(e);
+}
+
+static void write_all(struct pl_emit *e, const struct pl_cluster *c, const char *note) {
+  const char *base = c->calibrated ? "from the base cluster named in 'calibration'"
+                                    : "as loaded by plateau";
+  const char *fitted = "fitted by plateau calibrate nccl to the logs named in 'calibration'";
+  pl_emit_obj_begin(e, NULL);
+  pl_emit_str(e, "name", c->name);
+  pl_emit_str(e, "description", c->description);
+  pl_emit_str(e, "gpu", c->gpu_name);
+  pl_emit_int(e, "gpus_per_node", c->gpus_per_node);
+  pl_emit_str(e, "cpu_vendor", c->cpu_vendor);
+  write_intra(e, c, base, fitted);
+  write_inter(e, c, base, fitted);
+  pl_emit_int(e, "nccl_channels", c->nccl_channels);
+  qty(e, "launch_overhead", c->coll_launch_s, 1e-6, "us", c->calibrated ? fitted : base);
+  qty(e, "call_floor", c->coll_floor_s, 1e-6, "us", c->calibrated ? fitted : base);
+  qty(e, "node_other_power", c->node_other_w, 1.0, "W", base);
+  if (note != NULL)
+    pl_emit_str(e, "calibration", note);
+  pl_emit_obj_end(e);
+}
+
+enum pl_status pl_cluster_save(const struct pl_cluster *c, const char *path, const char *note,
+                               struct pl_diag *diag) {
+  char tmp[4200];
+  if (strlen(path) + 5 > sizeof tmp)
+    return pl_diag_set(diag, PL_ERR_LIMIT, "output path is longer than %zu characters",
+                       sizeof tmp - 5);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (f == NULL)
+    return pl_diag_set(diag, PL_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
+  struct pl_emit *e = pl_emit_open(f);
+  if (e == NULL) {
+    fclose(f);
+    remove(tmp);
+    return pl_diag_set(diag, PL_ERR_NOMEM, "out of memory writing '%s'", path);
+  }
+  write_all(e, c, note);
+  enum pl_status st = pl_emit_close(e, diag);
+  if (fclose(f) != 0 && st == PL_OK)
+    st = pl_diag_set(diag, PL_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
+  if (st == PL_OK && rename(tmp, path) != 0)
+    st = pl_diag_set(diag, PL_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, path,
+                     strerror(errno));
+  if (st != PL_OK)
+    remove(tmp);
+  return st;
+}

@@ -1,0 +1,193 @@
+/* gpu_efficiency.c: the "efficiency" object of a GPU file: how close real
+ * kernels get to the datasheet peaks and how the GPU draws power, each number
+ * with the public measurement it comes from. Layout (docs/step-model.md
+ * section 2 explains each number and how the step model uses it):
+ *
+ *   "efficiency": {
+ *     "gemm": {
+ *       "mamf": {"value": "794.5 TFLOP/s", "shape": "2048x2048x13312", "source": "..."},
+ *       "mamf_fp8": {... optional ...},
+ *       "tile": {"value": "128x256", "source": "..."}
+ *     },
+ *     "attention": {"kernel": "FlashAttention-2",
+ *                   "fwd_fraction": {"value": 0.35, "source": "..."},
+ *                   "bwd_fraction": {"value": 0.30, "source": "..."}},
+ *     "hbm_fraction": {"value": 0.9, "source": "..."},
+ *     "kernel_overhead": {"value": "2 us", "source": "..."},
+ *     "overlap_slowdown": {"value": 0.189, "source": "..."},
+ *     "power": {"compute": {...}, "comm": {...}, "wait": {...}}
+ *   }
+ *
+ * Every entry must name its source: a number without one is refused. */
+#include "hw/gpu_efficiency.h"
+
+#include <string.h>
+
+/* A plain number must stay below this: fractions are <= 1, a slowdown or a
+ * power share a little above 1 is possible but anything larger is a typo. */
+#define EFF_MAX_FRACTION 4.0
+/* Shapes and tiles are products of three (two) positive integers. */
+#define EFF_MAX_DIM (INT64_C(1) << 24)
+
+static enum pl_status need_source(yajl_val v, const char *origin, const char *key,
+                                  struct pl_diag *diag) {
+  yajl_val s = base_json_get(v, "source");
+  if (s == NULL || !YAJL_IS_STRING(s) || YAJL_GET_STRING(s)[0] == '\0')
+    return pl_diag_set(diag, PL_ERR_MISSING,
+                       "%s: efficiency field '%s' needs a \"source\" naming where the number comes from",
+                       origin, key);
+  return PL_OK;
+}
+
+static enum pl_status entry(yajl_val obj, const char *key, const char *origin, yajl_val *out,
+                            struct pl_diag *diag) {
+  yajl_val v = base_json_get(obj, key);
+  if (v == NULL || !YAJL_IS_OBJECT(v))
+    return pl_diag_set(diag, PL_ERR_MISSING,
+                       "%s: efficiency field '%s' missing (an object with \"value\" and \"source\")",
+                       origin, key);
+  *out = v;
+  return need_source(v, origin, key, diag);
+}
+
+static enum pl_status fraction(yajl_val obj, const char *key, const char *origin, double *out,
+                               struct pl_diag *diag) {
+  yajl_val v;
+  enum pl_status st = entry(obj, key, origin, &v, diag);
+  if (st != PL_OK)
+    return st;
+  yajl_val x = base_json_get(v, "value");
+  if (x == NULL || !YAJL_IS_NUMBER(x))
+    return pl_diag_set(diag, PL_ERR_PARSE, "%s: efficiency field '%s': \"value\" must be a number",
+                       origin, key);
+  double d = YAJL_GET_DOUBLE(x);
+  if (!(d >= 0 && d <= EFF_MAX_FRACTION))
+    return pl_diag_set(diag, PL_ERR_RANGE, "%s: efficiency field '%s': %g is outside [0, %g]",
+                       origin, key, d, EFF_MAX_FRACTION);
+  *out = d;
+  return PL_OK;
+}
+
+static enum pl_status quantity(yajl_val obj, const char *key, enum pl_unit_kind kind,
+                               const char *origin, double *out, struct pl_diag *diag) {
+  yajl_val v;
+  enum pl_status st = entry(obj, key, origin, &v, diag);
+  if (st != PL_OK)
+    return st;
+  return base_json_unit(obj, key, kind, true, origin, out, diag);
+}
+
+/* "2048x2048x13312" or "128x256": want positive integers joined by 'x'. */
+static enum pl_status dims(const char *text, int want, int64_t *out, const char *origin,
+                           const char *key, struct pl_diag *diag) {
+  const char *p = text;
+  for (int i = 0; i < want; i++) {
+    int64_t v = 0;
+    int digits = 0;
+    for (; *p >= '0' && *p <= '9' && v < EFF_MAX_DIM; p++, digits++)
+      v = v * 10 + (*p - '0');
+    bool sep_ok = i + 1 < want ? *p == 'x' : *p == '\0';
+    if (digits == 0 || v <= 0 || v >= EFF_MAX_DIM || !sep_ok)
+      return pl_diag_set(diag, PL_ERR_PARSE,
+                         "%s: efficiency field '%s': '%s' is not %s of positive integers",
+                         origin, key, text, want == 3 ? "MxNxK" : "MxN");
+    out[i] = v;
+    p += i + 1 < want;
+  }
+  return PL_OK;
+}
+
+static enum pl_status dims_field(yajl_val v, const char *field, int want, int64_t *out,
+                                 const char *origin, const char *key, struct pl_diag *diag) {
+  yajl_val s = base_json_get(v, field);
+  if (s == NULL || !YAJL_IS_STRING(s))
+    return pl_diag_set(diag, PL_ERR_MISSING, "%s: efficiency field '%s' needs \"%s\" as a string",
+                       origin, key, field);
+  return dims(YAJL_GET_STRING(s), want, out, origin, key, diag);
+}
+
+static enum pl_status mamf(yajl_val gemm, const char *key, bool required, const char *origin,
+                           double *rate, int64_t shape[3], struct pl_diag *diag) {
+  if (!required && base_json_get(gemm, key) == NULL)
+    return PL_OK;
+  yajl_val v;
+  enum pl_status st = entry(gemm, key, origin, &v, diag);
+  if (st == PL_OK)
+    st = base_json_unit(gemm, key, PL_UNIT_FLOPS_PER_S, true, origin, rate, diag);
+  if (st == PL_OK)
+    st = dims_field(v, "shape", 3, shape, origin, key, diag);
+  return st;
+}
+
+static enum pl_status gemm_part(yajl_val eff, const char *origin, struct pl_gpu_efficiency *e,
+                                struct pl_diag *diag) {
+  yajl_val g = base_json_get(eff, "gemm");
+  if (g == NULL || !YAJL_IS_OBJECT(g))
+    return pl_diag_set(diag, PL_ERR_MISSING, "%s: efficiency needs a \"gemm\" object", origin);
+  enum pl_status st = mamf(g, "mamf", true, origin, &e->gemm_mamf_flops_per_s,
+                           e->gemm_mamf_shape, diag);
+  if (st == PL_OK)
+    st = mamf(g, "mamf_fp8", false, origin, &e->gemm_fp8_mamf_flops_per_s,
+              e->gemm_fp8_mamf_shape, diag);
+  yajl_val t;
+  if (st == PL_OK)
+    st = entry(g, "tile", origin, &t, diag);
+  int64_t tile[2] = {0, 0};
+  if (st == PL_OK)
+    st = dims_field(t, "value", 2, tile, origin, "tile", diag);
+  e->gemm_tile_m = tile[0];
+  e->gemm_tile_n = tile[1];
+  return st;
+}
+
+static enum pl_status attention_part(yajl_val eff, const char *origin,
+                                     struct pl_gpu_efficiency *e, struct pl_diag *diag) {
+  yajl_val a = base_json_get(eff, "attention");
+  if (a == NULL || !YAJL_IS_OBJECT(a))
+    return pl_diag_set(diag, PL_ERR_MISSING, "%s: efficiency needs an \"attention\" object",
+                       origin);
+  enum pl_status st = base_json_str(a, "kernel", true, origin, e->attn_kernel,
+                                    sizeof e->attn_kernel, diag);
+  if (st == PL_OK)
+    st = fraction(a, "fwd_fraction", origin, &e->attn_fwd_fraction, diag);
+  if (st == PL_OK)
+    st = fraction(a, "bwd_fraction", origin, &e->attn_bwd_fraction, diag);
+  return st;
+}
+
+static enum pl_status power_part(yajl_val eff, const char *origin, struct pl_gpu_efficiency *e,
+                                 struct pl_diag *diag) {
+  yajl_val p = base_json_get(eff, "power");
+  if (p == NULL || !YAJL_IS_OBJECT(p))
+    return pl_diag_set(diag, PL_ERR_MISSING, "%s: efficiency needs a \"power\" object", origin);
+  enum pl_status st = fraction(p, "compute", origin, &e->power_compute, diag);
+  if (st == PL_OK)
+    st = fraction(p, "comm", origin, &e->power_comm, diag);
+  if (st == PL_OK)
+    st = fraction(p, "wait", origin, &e->power_wait, diag);
+  return st;
+}
+
+enum pl_status hw_gpu_efficiency_load(yajl_val root, const char *origin, struct pl_gpu *out,
+                                      struct pl_diag *diag) {
+  struct pl_gpu_efficiency *e = &out->eff;
+  memset(e, 0, sizeof *e);
+  yajl_val eff = base_json_get(root, "efficiency");
+  if (eff == NULL)
+    return PL_OK;
+  if (!YAJL_IS_OBJECT(eff))
+    return pl_diag_set(diag, PL_ERR_PARSE, "%s: field 'efficiency' must be an object", origin);
+  enum pl_status st = gemm_part(eff, origin, e, diag);
+  if (st == PL_OK)
+    st = attention_part(eff, origin, e, diag);
+  if (st == PL_OK)
+    st = fraction(eff, "hbm_fraction", origin, &e->hbm_fraction, diag);
+  if (st == PL_OK)
+    st = quantity(eff, "kernel_overhead", PL_UNIT_SECONDS, origin, &e->kernel_overhead_s, diag);
+  if (st == PL_OK)
+    st = fraction(eff, "overlap_slowdown", origin, &e->overlap_slowdown, diag);
+  if (st == PL_OK)
+    st = power_part(eff, origin, e, diag);
+  e->present = st == PL_OK;
+  return st;
+}

@@ -1,0 +1,145 @@
+/* gpu_load.c: read a GPU description (data/gpus/<name>.json or a file) into
+ * struct pl_gpu. Every quantity is a string with its unit, optionally wrapped
+ * as {"value": ..., "source": ...}; the source text is for people and is not
+ * kept. Keys this loader does not know are ignored, so other parts of plateau
+ * can add sections (the step simulator's "efficiency" object, for one).
+ * Format and field list: docs/hardware.md. */
+#include <plateau/hw.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "hw/gpu_efficiency.h"
+#include "hw/hw_int.h"
+
+static const char *const arch_names[] = {"volta", "ampere", "hopper", "blackwell", "cdna2",
+                                         "cdna3", "other", NULL};
+static const char *const vendor_names[] = {"nvidia", "amd", "other", NULL};
+
+static enum pl_status read_compute(yajl_val doc, const char *origin, struct pl_gpu *g,
+                                   struct pl_diag *diag) {
+  enum pl_status st;
+  if ((st = hw_unit(doc, "peak_bf16", PL_UNIT_FLOPS_PER_S, true, true, origin,
+                    &g->peak_bf16_flops_per_s, diag)) != PL_OK)
+    return st;
+  if ((st = hw_unit(doc, "peak_fp8", PL_UNIT_FLOPS_PER_S, false, false, origin,
+                    &g->peak_fp8_flops_per_s, diag)) != PL_OK)
+    return st;
+  if ((st = hw_unit(doc, "peak_tf32", PL_UNIT_FLOPS_PER_S, false, false, origin,
+                    &g->peak_tf32_flops_per_s, diag)) != PL_OK)
+    return st;
+  if ((st = hw_int(doc, "sm_count", true, origin, &g->sm_count, diag)) != PL_OK)
+    return st;
+  if (g->sm_count < 1 || g->sm_count > 100000)
+    return pl_diag_set(diag, PL_ERR_RANGE, "%s: field 'sm_count' is %lld, expected 1..100000",
+                       origin, (long long)g->sm_count);
+  return PL_OK;
+}
+
+static enum pl_status read_memory_power(yajl_val doc, const char *origin, struct pl_gpu *g,
+                                        struct pl_diag *diag) {
+  enum pl_status st;
+  if ((st = hw_unit(doc, "hbm_capacity", PL_UNIT_BYTES, true, true, origin, &g->hbm_bytes,
+                    diag)) != PL_OK)
+    return st;
+  if ((st = hw_unit(doc, "hbm_bandwidth", PL_UNIT_BYTES_PER_S, true, true, origin,
+                    &g->hbm_bytes_per_s, diag)) != PL_OK)
+    return st;
+  if ((st = hw_unit(doc, "tdp", PL_UNIT_WATTS, true, true, origin, &g->tdp_w, diag)) != PL_OK)
+    return st;
+  if ((st = hw_unit(doc, "idle_power", PL_UNIT_WATTS, true, false, origin, &g->idle_w, diag)) !=
+      PL_OK)
+    return st;
+  if (g->idle_w > g->tdp_w)
+    return pl_diag_set(diag, PL_ERR_RANGE, "%s: field 'idle_power' (%g W) exceeds 'tdp' (%g W)",
+                       origin, g->idle_w, g->tdp_w);
+  return PL_OK;
+}
+
+/* "links": {"count", "bandwidth", "nccl_bandwidth"}; optional (PCIe-only GPUs). */
+static enum pl_status read_links(yajl_val doc, const char *origin, struct pl_gpu *g,
+                                 struct pl_diag *diag) {
+  enum pl_status st;
+  yajl_val sec = hw_section(doc, "links", false, origin, diag, &st);
+  if (sec == NULL)
+    return st;
+  char sub[HW_ORIGIN_MAX + 32];
+  snprintf(sub, sizeof sub, "%s, section 'links'", origin);
+  if ((st = hw_int(sec, "count", true, sub, &g->link_count, diag)) != PL_OK)
+    return st;
+  if (g->link_count < 0 || g->link_count > 64)
+    return pl_diag_set(diag, PL_ERR_RANGE, "%s: field 'count' is %lld, expected 0..64", sub,
+                       (long long)g->link_count);
+  bool need = g->link_count > 0;
+  if ((st = hw_unit(sec, "bandwidth", PL_UNIT_BYTES_PER_S, need, need, sub, &g->link_bytes_per_s,
+                    diag)) != PL_OK)
+    return st;
+  g->nccl_link_bytes_per_s = g->link_bytes_per_s;
+  return hw_unit(sec, "nccl_bandwidth", PL_UNIT_BYTES_PER_S, false, need, sub,
+                 &g->nccl_link_bytes_per_s, diag);
+}
+
+static enum pl_status read_gpu(yajl_val doc, const char *origin, struct pl_gpu *g,
+                               struct pl_diag *diag) {
+  enum pl_status st;
+  if ((st = hw_word(doc, "vendor", true, origin, vendor_names, g->vendor, sizeof g->vendor,
+                    diag)) != PL_OK)
+    return st;
+  if ((st = hw_word(doc, "arch", true, origin, arch_names, g->arch, sizeof g->arch, diag)) != PL_OK)
+    return st;
+  if ((st = hw_str(doc, "description", false, origin, g->description, sizeof g->description,
+                   diag)) != PL_OK)
+    return st;
+  if ((st = read_compute(doc, origin, g, diag)) != PL_OK)
+    return st;
+  if ((st = read_memory_power(doc, origin, g, diag)) != PL_OK)
+    return st;
+  return read_links(doc, origin, g, diag);
+}
+
+/* The preset name, the file's "name" field, or the file's base name. */
+static enum pl_status set_name(yajl_val doc, const char *name_or_path, bool is_file,
+                               const char *origin, struct pl_gpu *g, struct pl_diag *diag) {
+  if (!is_file) {
+    snprintf(g->name, sizeof g->name, "%s", name_or_path);
+    return PL_OK;
+  }
+  enum pl_status st = hw_str(doc, "name", false, origin, g->name, sizeof g->name, diag);
+  if (st != PL_OK || g->name[0] != '\0')
+    return st;
+  const char *base = strrchr(name_or_path, '/');
+  base = base ? base + 1 : name_or_path;
+  size_t n = strcspn(base, ".");
+  snprintf(g->name, sizeof g->name, "%.*s", (int)(n < sizeof g->name ? n : sizeof g->name - 1),
+           base);
+  return PL_OK;
+}
+
+enum pl_status pl_gpu_load(const char *name_or_path, struct pl_gpu *out, struct pl_diag *diag) {
+  yajl_val doc = NULL;
+  char origin[HW_ORIGIN_MAX];
+  bool is_file = false;
+  enum pl_status st = hw_open("gpus", name_or_path, &doc, origin, sizeof origin, &is_file, diag);
+  if (st != PL_OK)
+    return st;
+  struct pl_gpu g;
+  memset(&g, 0, sizeof g);
+  st = set_name(doc, name_or_path, is_file, origin, &g, diag);
+  if (st == PL_OK)
+    st = read_gpu(doc, origin, &g, diag);
+  /* Sections owned by other modules are read here, after the core fields. */
+  if (st == PL_OK)
+    st = hw_gpu_efficiency_load(doc, origin, &g, diag);
+  base_json_free(doc);
+  if (st == PL_OK)
+    *out = g;
+  return st;
+}
+
+double pl_gpu_peak_flops_per_s(const struct pl_gpu *g, enum pl_dtype dtype) {
+  switch (dtype) {
+  case PL_DTYPE_BF16: return g->peak_bf16_flops_per_s;
+  case PL_DTYPE_FP8: return g->peak_fp8_flops_per_s;
+  }
+  return g->peak_bf16_flops_per_s;
+}

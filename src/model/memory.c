@@ -1,0 +1,314 @@
+/* memory.c: bytes per GPU during a training step, for the busiest pipeline
+ * stage. Derivations: docs/model.md "Memory".
+ *
+ * Model states: mixed-precision AdamW as Megatron-LM keeps it with bf16
+ * (docs/source/api-guide/dist_optimizer.md, "bf16 param, fp32 grads": 18 B
+ * per parameter, 6 + 12/d with the distributed optimizer): bf16 parameters
+ * 2 B, fp32 main gradients 4 B, fp32 master weights + Adam m + v 12 B. ZeRO
+ * shards them over shard_group * cp GPUs (context-parallel ranks hold the same
+ * weights; Megatron and torchtitan shard over dp x cp): zero1 the optimizer
+ * states, zero2 also the gradients, zero3 also the parameters; ddp none.
+ *
+ * Activations: Korthikanti et al. 2022 Table 2 per block, generalised
+ * (pl_memory_layer_activation_bytes), times the micro-batches a stage holds
+ * at its peak: 1f1b stage i holds min(pp - i, m); interleaved rank i holds
+ * min(2 (pp - i - 1) + (v - 1) pp + 1, m v) chunk-micro-batches of 1/v of its
+ * blocks (Megatron's warm-up count; rank 0 gives Korthikanti Sec. 4.2.3's
+ * p (1 + (p - 1)/(p v))); gpipe holds all m; pp = 1 holds one.
+ * First stage adds the embedding dropout mask; last stage the final-norm and
+ * LM-head inputs and the fp32 logits (Korthikanti Sec. 4.3). Full recompute
+ * adds the working set of one re-run block, selective the re-run scores.
+ *
+ * Other: FSDP/ZeRO unsharded units (zero3: the current and the prefetched
+ * unit's bf16 parameters plus one unit's fp32 gradients; zero2: one unit's
+ * fp32 gradients before its reduce-scatter), the SP all-gather buffer, the
+ * pipeline send/recv buffers, ring-attention K/V buffers, and an allowance
+ * for the framework: 1 GiB fixed (CUDA context, cuBLAS workspaces, NCCL
+ * buffers) plus 5% of everything else for caching-allocator fragmentation.
+ * Both allowance numbers are assumptions, not measurements.
+ * Ignored: optimizer-step temporaries, activation-gradient buffers, fp8
+ * weight copies (fp8 layouts are counted as bf16). */
+#include <plateau/memory.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#define PARAM_BYTES 2.0      /* bf16 */
+#define GRAD_BYTES 4.0       /* fp32 main gradients */
+#define OPTIMIZER_BYTES 12.0 /* fp32 master + Adam m + v */
+#define FP32_LOGIT_BYTES 4.0 /* logits upcast for the loss (Korthikanti Sec. 4.3) */
+#define FRAMEWORK_FIXED_BYTES (1024.0 * 1024.0 * 1024.0) /* assumption */
+#define FRAGMENTATION 0.05                               /* assumption */
+
+static int64_t deg(int64_t v) { return v > 0 ? v : 1; }
+
+static int64_t seq_of(const struct pl_model *m, const struct pl_layout *l) {
+  return l->seq > 0 ? l->seq : m->seq_len;
+}
+
+/* ------------------------------------------------------------------ */
+/* Activations of one block                                            */
+
+/* Tokens of one micro-batch on one GPU: mbs * seq / cp. */
+static double local_tokens(const struct pl_model *m, const struct pl_layout *l) {
+  return (double)deg(l->mbs) * (double)(seq_of(m, l) / deg(l->cp));
+}
+
+/* The per-token bytes of the attention scores: eager attention keeps softmax
+ * output (2 B), and with dropout its mask (1 B) and output (2 B), for every
+ * key of every local head; FlashAttention keeps one fp32 log-sum-exp per
+ * query and head. */
+static double scores_bytes_per_token(const struct pl_model *m, const struct pl_layout *l) {
+  double heads = (double)(m->heads / deg(l->tp));
+  int64_t seq = seq_of(m, l);
+  int64_t keys = m->sliding_window > 0 && m->sliding_window < seq ? m->sliding_window : seq;
+  if (!l->eager_attention)
+    return 4.0 * heads;
+  return (m->dropout ? 5.0 : 2.0) * heads * (double)keys;
+}
+
+static double layer_act(const struct pl_model *m, const struct pl_layout *l, enum pl_recompute r) {
+  double t = (double)deg(l->tp), sb = local_tokens(m, l);
+  double rep_div = l->sp && t > 1 ? t : 1.0; /* SP shards the "replicated" part */
+  double h = (double)m->hidden, f = (double)m->ffn_hidden;
+  double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
+  if (r == PL_RECOMPUTE_FULL)
+    return 2.0 * sb * h / rep_div; /* the block input only */
+  /* norm1 in, QKV in, norm2 in, fc1 in (2 B each) + two dropout masks (1 B) */
+  double rep = 8.0 * h + (m->dropout ? 2.0 * h : 0.0);
+  /* Q, K, V, proj in; MLP activation in (gated: gate and up) and fc2 in */
+  double shard = 2.0 * (2.0 * q + 2.0 * kv) + (m->mlp == PL_MLP_SWIGLU ? 6.0 * f : 4.0 * f);
+  double bytes = sb * (rep / rep_div + shard / t);
+  if (r == PL_RECOMPUTE_NONE)
+    bytes += sb * scores_bytes_per_token(m, l);
+  return bytes;
+}
+
+double pl_memory_layer_activation_bytes(const struct pl_model *m, const struct pl_layout *l) {
+  return layer_act(m, l, l->recompute);
+}
+
+/* ------------------------------------------------------------------ */
+/* Parameters per pipeline stage                                       */
+
+static int64_t stage_layers(const struct pl_model *m, const struct pl_layout *l, int64_t i) {
+  int64_t pp = deg(l->pp);
+  return m->layers / pp + (i < m->layers % pp ? 1 : 0);
+}
+
+static double norm_params(const struct pl_model *m) {
+  return m->norm == PL_NORM_RMS ? (double)m->hidden : 2.0 * (double)m->hidden;
+}
+
+/* One block on one tp rank: matrices and the biases of column-parallel
+ * layers split by tp; norms and row-parallel biases replicated. */
+static double layer_params_tp(const struct pl_model *m, double t) {
+  double h = (double)m->hidden, f = (double)m->ffn_hidden;
+  double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
+  double up = m->mlp == PL_MLP_SWIGLU ? 2.0 : 1.0;
+  double split = h * (q + 2 * kv) + q * h + (up + 1) * h * f, rep = 2 * norm_params(m);
+  if (m->linear_bias || m->qkv_bias)
+    split += q + 2 * kv;
+  if (m->linear_bias || m->out_bias)
+    rep += h;
+  if (m->linear_bias || m->mlp_bias) {
+    split += up * f;
+    rep += h;
+  }
+  return split / t + rep;
+}
+
+/* Vocab-parallel table rows on one tp rank (vocabulary padded to tp). */
+static double vocab_rows(const struct pl_model *m, int64_t tp) {
+  return (double)((m->vocab + tp - 1) / tp) * (double)m->hidden;
+}
+
+/* Parameters outside the blocks held by stage i: the token (and position)
+ * table on the first; final norm and LM head on the last (with tied
+ * embeddings and pp > 1 the last stage keeps its own copy, as Megatron does). */
+static double edge_params(const struct pl_model *m, const struct pl_layout *l, int64_t i) {
+  int64_t tp = deg(l->tp), pp = deg(l->pp);
+  double n = 0;
+  if (i == 0)
+    n +=
+        vocab_rows(m, tp) + (m->pos == PL_POS_LEARNED ? (double)(m->max_positions * m->hidden) : 0);
+  if (i == pp - 1) {
+    n += norm_params(m);
+    if (!m->tied_embeddings || pp > 1)
+      n += vocab_rows(m, tp);
+  }
+  return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* One stage                                                           */
+
+/* Micro-batches (in whole-stage units) whose activations stage i holds. */
+static double in_flight(const struct pl_layout *l, int64_t i) {
+  int64_t pp = deg(l->pp), mb = deg(l->micro_batches), v = deg(l->vp);
+  if (pp == 1)
+    return 1.0;
+  switch (l->schedule) {
+  case PL_SCHEDULE_GPIPE: return (double)mb;
+  case PL_SCHEDULE_INTERLEAVED: {
+    int64_t chunks = 2 * (pp - i - 1) + (v - 1) * pp + 1;
+    return (double)(chunks < mb * v ? chunks : mb * v) / (double)v;
+  }
+  case PL_SCHEDULE_1F1B:
+  default: return (double)(pp - i < mb ? pp - i : mb);
+  }
+}
+
+struct stage {
+  int64_t layers;
+  double params, in_flight, layer_act, logits;
+  double params_b, grads_b, optimizer_b, act_b, unsharded_b, comm_b, framework_b, total_b;
+};
+
+static void model_states(const struct pl_model *m, const struct pl_layout *l, int64_t i,
+                         struct stage *s) {
+  double n = l->shard == PL_SHARD_DDP ? 1.0 : (double)(deg(l->shard_group) * deg(l->cp));
+  double t = (double)deg(l->tp);
+  s->layers = stage_layers(m, l, i);
+  s->params = (double)s->layers * layer_params_tp(m, t) + edge_params(m, l, i);
+  s->params_b = PARAM_BYTES * s->params / (l->shard == PL_SHARD_ZERO3 ? n : 1.0);
+  s->grads_b = GRAD_BYTES * s->params / (l->shard >= PL_SHARD_ZERO2 ? n : 1.0);
+  s->optimizer_b = OPTIMIZER_BYTES * s->params / (l->shard >= PL_SHARD_ZERO1 ? n : 1.0);
+  /* FSDP/ZeRO unit: one block, or the embedding / LM head when larger */
+  double unit = layer_params_tp(m, t), edge = edge_params(m, l, i);
+  unit = edge > unit ? edge : unit;
+  if (l->shard == PL_SHARD_ZERO3)
+    s->unsharded_b = 2.0 * PARAM_BYTES * unit + GRAD_BYTES * unit;
+  else if (l->shard == PL_SHARD_ZERO2)
+    s->unsharded_b = GRAD_BYTES * unit;
+  else
+    s->unsharded_b = 0.0;
+}
+
+static void activations(const struct pl_model *m, const struct pl_layout *l, int64_t i,
+                        struct stage *s) {
+  int64_t pp = deg(l->pp), tp = deg(l->tp);
+  double sb = local_tokens(m, l), h = (double)m->hidden;
+  double rep_div = l->sp && tp > 1 ? (double)tp : 1.0;
+  s->in_flight = in_flight(l, i);
+  s->layer_act = layer_act(m, l, l->recompute);
+  s->act_b = s->in_flight * (double)s->layers * s->layer_act;
+  if (i == 0 && m->dropout) /* embedding dropout mask, 1 B per element */
+    s->act_b += s->in_flight * sb * h / rep_div;
+  s->logits = 0.0;
+  if (i == pp - 1) {
+    double held = l->schedule == PL_SCHEDULE_GPIPE && pp > 1 ? (double)deg(l->micro_batches) : 1.0;
+    s->logits = held * FP32_LOGIT_BYTES * sb * (double)((m->vocab + tp - 1) / tp);
+    s->act_b +=
+        held * 2.0 * (2.0 * sb * h / rep_div) + s->logits; /* final norm and LM head inputs */
+  }
+  if (l->recompute != PL_RECOMPUTE_NONE) /* the block being re-run */
+    s->act_b += layer_act(m, l, PL_RECOMPUTE_NONE) -
+                (l->recompute == PL_RECOMPUTE_FULL ? 0.0 : s->layer_act);
+}
+
+static void buffers(const struct pl_model *m, const struct pl_layout *l, struct stage *s) {
+  int64_t tp = deg(l->tp);
+  double sb = local_tokens(m, l), h = (double)m->hidden;
+  double rep_div = l->sp && tp > 1 ? (double)tp : 1.0;
+  s->comm_b = 0.0;
+  if (l->sp && tp > 1) /* all-gathered block input before QKV / fc1 */
+    s->comm_b += 2.0 * sb * h;
+  if (deg(l->pp) > 1) /* one send and one receive buffer */
+    s->comm_b += 2.0 * (2.0 * sb * h / rep_div);
+  if (deg(l->cp) > 1) /* ring attention: double-buffered K and V of a chunk */
+    s->comm_b += 2.0 * 2.0 * 2.0 * sb * (double)(m->kv_heads / tp * m->head_dim);
+  double states = s->params_b + s->grads_b + s->optimizer_b + s->act_b + s->unsharded_b + s->comm_b;
+  s->framework_b = FRAMEWORK_FIXED_BYTES + FRAGMENTATION * states;
+  s->total_b = states + s->framework_b;
+}
+
+static void stage_compute(const struct pl_model *m, const struct pl_layout *l, int64_t i,
+                          struct stage *s) {
+  memset(s, 0, sizeof *s);
+  model_states(m, l, i, s);
+  activations(m, l, i, s);
+  buffers(m, l, s);
+}
+
+/* GiB with one decimal, none for whole numbers: "91.2 GiB", "80 GiB". */
+static void fmt_gib(char *buf, size_t n, double bytes) {
+  double gib = bytes / (1024.0 * 1024.0 * 1024.0);
+  double tenths = (double)(int64_t)(gib * 10.0 + 0.5);
+  if ((int64_t)tenths % 10 == 0)
+    snprintf(buf, n, "%.0f GiB", tenths / 10.0);
+  else
+    snprintf(buf, n, "%.1f GiB", tenths / 10.0);
+}
+
+/* "needs 91.2 GiB > 80 GiB (optimizer states 48.0 GiB)": the largest part. */
+static void explain(struct pl_memory *out) {
+  const struct {
+    const char *name;
+    double bytes;
+  } parts[] = {{"parameters", out->params_bytes},
+               {"gradients", out->grads_bytes},
+               {"optimizer states", out->optimizer_bytes},
+               {"activations", out->activations_bytes},
+               {"buffers and framework allowance", out->other_bytes}};
+  size_t big = 0;
+  for (size_t i = 1; i < sizeof parts / sizeof parts[0]; i++)
+    if (parts[i].bytes > parts[big].bytes)
+      big = i;
+  char need[32], cap[32], part[32];
+  fmt_gib(need, sizeof need, out->total_bytes);
+  fmt_gib(cap, sizeof cap, out->capacity_bytes);
+  fmt_gib(part, sizeof part, parts[big].bytes);
+  snprintf(out->why, sizeof out->why, "needs %s > %s (%s %s)", need, cap, parts[big].name, part);
+}
+
+static void fill(const struct stage *s, int64_t i, const struct pl_gpu *g, struct pl_memory *out) {
+  memset(out, 0, sizeof *out);
+  out->params_bytes = s->params_b;
+  out->grads_bytes = s->grads_b;
+  out->optimizer_bytes = s->optimizer_b;
+  out->activations_bytes = s->act_b;
+  out->other_bytes = s->unsharded_b + s->comm_b + s->framework_b;
+  out->total_bytes = s->total_b;
+  out->stage = i;
+  out->stage_layers = s->layers;
+  out->stage_params = s->params;
+  out->in_flight = s->in_flight;
+  out->layer_act_bytes = s->layer_act;
+  out->logits_bytes = s->logits;
+  out->unsharded_bytes = s->unsharded_b;
+  out->comm_bytes = s->comm_b;
+  out->framework_bytes = s->framework_b;
+  out->capacity_bytes = g != NULL ? g->hbm_bytes : 0.0;
+  if (out->capacity_bytes <= 0) {
+    snprintf(out->why, sizeof out->why, "GPU memory capacity unknown (hbm_bytes is 0)");
+    return;
+  }
+  out->fits = out->total_bytes <= out->capacity_bytes;
+  if (!out->fits)
+    explain(out);
+}
+
+void pl_memory_stage(const struct pl_model *m, const struct pl_layout *l, const struct pl_gpu *g,
+                     int64_t stage, struct pl_memory *out) {
+  struct stage s;
+  int64_t pp = deg(l->pp);
+  int64_t i = stage < 0 ? 0 : (stage >= pp ? pp - 1 : stage);
+  stage_compute(m, l, i, &s);
+  fill(&s, i, g, out);
+}
+
+void pl_memory_compute(const struct pl_model *m, const struct pl_layout *l, const struct pl_gpu *g,
+                       struct pl_memory *out) {
+  struct stage best, s;
+  int64_t best_i = 0;
+  stage_compute(m, l, 0, &best);
+  for (int64_t i = 1; i < deg(l->pp); i++) {
+    stage_compute(m, l, i, &s);
+    if (s.total_b > best.total_b) {
+      best = s;
+      best_i = i;
+    }
+  }
+  fill(&best, best_i, g, out);
+}

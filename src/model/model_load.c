@@ -1,0 +1,309 @@
+/* model_load.c: find a model by preset name or path, tell a plateau model
+ * file from a Hugging Face config.json by its fields, read the plateau format
+ * and check the result.
+ *
+ * The plateau model format (one JSON object, documented in docs/model.md
+ * "Model files"): required layers, hidden, heads, ffn_hidden, vocab, seq_len,
+ * mlp ("gelu" | "swiglu"), pos ("rotary" | "learned"), norm ("rms" | "layer");
+ * optional name, source, kv_heads (= heads), head_dim (= hidden / heads),
+ * max_positions (required with pos "learned"), tied_embeddings, linear_bias,
+ * qkv_bias, out_bias, mlp_bias, dropout (all false), sliding_window (0),
+ * published_params (0). Unknown keys are ignored so files can carry notes. */
+#include <plateau/alloc.h>
+#include <plateau/data.h>
+#include <plateau/model.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "model/model_int.h"
+
+void model_set_name(struct pl_model *m, const char *name) {
+  snprintf(m->name, sizeof m->name, "%s", name);
+}
+
+enum pl_status model_json_size(yajl_val obj, const char *key, bool required, const char *origin,
+                               int64_t max, int64_t *out, struct pl_diag *diag) {
+  int64_t v = 0;
+  yajl_val field = base_json_get(obj, key);
+  bool present = field != NULL && !YAJL_IS_NULL(field);
+  enum pl_status st = base_json_int(obj, key, required, origin, &v, diag);
+  if (st != PL_OK || !present)
+    return st;
+  if (v <= 0)
+    return pl_diag_set(diag, PL_ERR_RANGE, "%s: field '%s' must be a positive integer, not %lld",
+                       origin, key, (long long)v);
+  if (v > max)
+    return pl_diag_set(diag, PL_ERR_RANGE, "%s: field '%s' is %lld, above the limit %lld", origin,
+                       key, (long long)v, (long long)max);
+  *out = v;
+  return PL_OK;
+}
+
+bool model_is_hf(yajl_val root) {
+  static const char *const hf_keys[] = {"model_type", "num_hidden_layers", "n_layer", "hidden_size",
+                                        "n_embd",     "architectures"};
+  if (base_json_get(root, "layers") != NULL)
+    return false;
+  for (size_t i = 0; i < sizeof hf_keys / sizeof hf_keys[0]; i++)
+    if (base_json_get(root, hf_keys[i]) != NULL)
+      return true;
+  return false;
+}
+
+/* A string field that must be one of names; its index goes to *out. */
+static enum pl_status json_enum(yajl_val obj, const char *key, const char *const *names, int n,
+                                const char *origin, int *out, struct pl_diag *diag) {
+  char s[32] = "";
+  enum pl_status st = base_json_str(obj, key, true, origin, s, sizeof s, diag);
+  if (st != PL_OK)
+    return st;
+  for (int i = 0; i < n; i++) {
+    if (strcmp(s, names[i]) == 0) {
+      *out = i;
+      return PL_OK;
+    }
+  }
+  return pl_diag_set(diag, PL_ERR_PARSE, "%s: field '%s' is '%s', expected '%s' or '%s'", origin,
+                     key, s, names[0], names[1]);
+}
+
+static enum pl_status plateau_kinds(yajl_val root, const char *origin, struct pl_model *m,
+                                    struct pl_diag *diag) {
+  static const char *const mlp_names[] = {"gelu", "swiglu"};
+  static const char *const pos_names[] = {"rotary", "learned"};
+  static const char *const norm_names[] = {"rms", "layer"};
+  int mlp = 0, pos = 0, norm = 0;
+  enum pl_status st = json_enum(root, "mlp", mlp_names, 2, origin, &mlp, diag);
+  if (st == PL_OK)
+    st = json_enum(root, "pos", pos_names, 2, origin, &pos, diag);
+  if (st == PL_OK)
+    st = json_enum(root, "norm", norm_names, 2, origin, &norm, diag);
+  m->mlp = mlp == 0 ? PL_MLP_GELU : PL_MLP_SWIGLU;
+  m->pos = pos == 0 ? PL_POS_ROTARY : PL_POS_LEARNED;
+  m->norm = norm == 0 ? PL_NORM_RMS : PL_NORM_LAYER;
+  return st;
+}
+
+static enum pl_status plateau_flags(yajl_val root, const char *origin, struct pl_model *m,
+                                    struct pl_diag *diag) {
+  enum pl_status st =
+      base_json_bool(root, "tied_embeddings", false, origin, &m->tied_embeddings, diag);
+  if (st == PL_OK)
+    st = base_json_bool(root, "linear_bias", false, origin, &m->linear_bias, diag);
+  if (st == PL_OK)
+    st = base_json_bool(root, "qkv_bias", false, origin, &m->qkv_bias, diag);
+  if (st == PL_OK)
+    st = base_json_bool(root, "out_bias", false, origin, &m->out_bias, diag);
+  if (st == PL_OK)
+    st = base_json_bool(root, "mlp_bias", false, origin, &m->mlp_bias, diag);
+  if (st == PL_OK)
+    st = base_json_bool(root, "dropout", false, origin, &m->dropout, diag);
+  return st;
+}
+
+static enum pl_status plateau_sizes(yajl_val root, const char *origin, struct pl_model *m,
+                                    struct pl_diag *diag) {
+  struct {
+    const char *key;
+    bool required;
+    int64_t max;
+    int64_t *out;
+  } f[] = {
+      {"layers", true, MODEL_MAX_LAYERS, &m->layers},
+      {"hidden", true, MODEL_MAX_HIDDEN, &m->hidden},
+      {"heads", true, MODEL_MAX_HEADS, &m->heads},
+      {"kv_heads", false, MODEL_MAX_HEADS, &m->kv_heads},
+      {"head_dim", false, MODEL_MAX_QKV_WIDTH, &m->head_dim},
+      {"ffn_hidden", true, MODEL_MAX_FFN, &m->ffn_hidden},
+      {"vocab", true, MODEL_MAX_VOCAB, &m->vocab},
+      {"seq_len", true, MODEL_MAX_SEQ, &m->seq_len},
+      {"max_positions", false, MODEL_MAX_SEQ, &m->max_positions},
+      {"sliding_window", false, MODEL_MAX_SEQ, &m->sliding_window},
+      {"published_params", false, INT64_MAX, &m->published_params},
+  };
+  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+    enum pl_status st =
+        model_json_size(root, f[i].key, f[i].required, origin, f[i].max, f[i].out, diag);
+    if (st != PL_OK)
+      return st;
+  }
+  return PL_OK;
+}
+
+/* Defaults that depend on other fields, then the consistency checks. */
+static enum pl_status plateau_finish(const char *origin, struct pl_model *m, struct pl_diag *diag) {
+  if (m->kv_heads == 0)
+    m->kv_heads = m->heads;
+  if (m->head_dim == 0) {
+    if (m->hidden % m->heads != 0)
+      return pl_diag_set(diag, PL_ERR_RANGE,
+                         "%s: hidden %lld is not divisible by heads %lld: give 'head_dim'", origin,
+                         (long long)m->hidden, (long long)m->heads);
+    m->head_dim = m->hidden / m->heads;
+  }
+  if (m->pos == PL_POS_LEARNED && m->max_positions == 0)
+    return pl_diag_set(diag, PL_ERR_MISSING,
+                       "%s: missing field 'max_positions' (required with pos \"learned\")", origin);
+  return PL_OK;
+}
+
+static enum pl_status check_size(const struct pl_model *m, const char *what, int64_t v, int64_t max,
+                                 struct pl_diag *diag) {
+  if (v <= 0)
+    return pl_diag_set(diag, PL_ERR_RANGE, "model '%s': %s must be positive, not %lld", m->name,
+                       what, (long long)v);
+  if (v > max)
+    return pl_diag_set(diag, PL_ERR_RANGE, "model '%s': %s %lld is above the limit %lld", m->name,
+                       what, (long long)v, (long long)max);
+  return PL_OK;
+}
+
+enum pl_status pl_model_check(const struct pl_model *m, struct pl_diag *diag) {
+  const struct {
+    const char *what;
+    int64_t v, max;
+  } f[] = {
+      {"layers", m->layers, MODEL_MAX_LAYERS},        {"hidden", m->hidden, MODEL_MAX_HIDDEN},
+      {"heads", m->heads, MODEL_MAX_HEADS},           {"kv_heads", m->kv_heads, MODEL_MAX_HEADS},
+      {"head_dim", m->head_dim, MODEL_MAX_QKV_WIDTH}, {"ffn_hidden", m->ffn_hidden, MODEL_MAX_FFN},
+      {"vocab", m->vocab, MODEL_MAX_VOCAB},           {"seq_len", m->seq_len, MODEL_MAX_SEQ},
+  };
+  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+    enum pl_status st = check_size(m, f[i].what, f[i].v, f[i].max, diag);
+    if (st != PL_OK)
+      return st;
+  }
+  if (m->heads % m->kv_heads != 0)
+    return pl_diag_set(diag, PL_ERR_RANGE, "model '%s': kv_heads %lld must divide heads %lld",
+                       m->name, (long long)m->kv_heads, (long long)m->heads);
+  if (m->heads * m->head_dim > MODEL_MAX_QKV_WIDTH)
+    return pl_diag_set(diag, PL_ERR_RANGE,
+                       "model '%s': heads * head_dim = %lld is above the limit %lld", m->name,
+                       (long long)(m->heads * m->head_dim), (long long)MODEL_MAX_QKV_WIDTH);
+  if (m->pos == PL_POS_LEARNED)
+    return check_size(m, "max_positions (learned positions)", m->max_positions, MODEL_MAX_SEQ,
+                      diag);
+  if (m->sliding_window < 0 || m->max_positions < 0)
+    return pl_diag_set(diag, PL_ERR_RANGE,
+                       "model '%s': sliding_window and max_positions must not be negative",
+                       m->name);
+  return PL_OK;
+}
+
+static enum pl_status model_from_plateau(yajl_val root, const char *origin, struct pl_model *m,
+                                         struct pl_diag *diag) {
+  enum pl_status st = base_json_str(root, "name", false, origin, m->name, sizeof m->name, diag);
+  if (st == PL_OK)
+    st = plateau_sizes(root, origin, m, diag);
+  if (st == PL_OK)
+    st = plateau_kinds(root, origin, m, diag);
+  if (st == PL_OK)
+    st = plateau_flags(root, origin, m, diag);
+  if (st == PL_OK)
+    st = plateau_finish(origin, m, diag);
+  return st;
+}
+
+/* Parse, name (fallback when the document gives no name), check. */
+static enum pl_status model_parse(const char *text, size_t len, const char *origin,
+                                  const char *fallback, struct pl_model *out,
+                                  struct pl_diag *diag) {
+  yajl_val root = NULL;
+  enum pl_status st = base_json_parse(text, len, origin, &root, diag);
+  if (st != PL_OK)
+    return st;
+  struct pl_model m;
+  memset(&m, 0, sizeof m);
+  if (model_is_hf(root))
+    st = model_from_hf(root, origin, &m, diag);
+  else
+    st = model_from_plateau(root, origin, &m, diag);
+  base_json_free(root);
+  if (st != PL_OK)
+    return st;
+  if (m.name[0] == '\0')
+    model_set_name(&m, fallback);
+  st = pl_model_check(&m, diag);
+  if (st == PL_OK)
+    *out = m;
+  return st;
+}
+
+enum pl_status pl_model_from_json(const char *text, size_t len, const char *origin,
+                                  struct pl_model *out, struct pl_diag *diag) {
+  return model_parse(text, len, origin, "model", out, diag);
+}
+
+/* A name for a model read from a file: "Llama-2-7b-hf" for
+ * ".../Llama-2-7b-hf/config.json", else the file name without ".json". */
+static void name_from_path(const char *path, char *name, size_t n) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  if (strcmp(base, "config.json") == 0 && base > path + 1) {
+    const char *end = base - 1, *start = end;
+    while (start > path && start[-1] != '/')
+      start--;
+    snprintf(name, n, "%.*s", (int)(end - start), start);
+    return;
+  }
+  size_t len = strlen(base);
+  if (len > 5 && strcmp(base + len - 5, ".json") == 0)
+    len -= 5;
+  snprintf(name, n, "%.*s", (int)len, base);
+}
+
+static enum pl_status load_file(const char *path, struct pl_model *out, struct pl_diag *diag) {
+  char *text = NULL;
+  size_t len = 0;
+  enum pl_status st = base_read_file(path, BASE_JSON_MAX_BYTES, &text, &len, diag);
+  if (st != PL_OK)
+    return st;
+  char origin[300], name[64];
+  snprintf(origin, sizeof origin, "model '%s'", path);
+  name_from_path(path, name, sizeof name);
+  st = model_parse(text, len, origin, name, out, diag);
+  pl_free(text);
+  return st;
+}
+
+static enum pl_status unknown_preset(const char *name, struct pl_diag *diag) {
+  char list[256] = "";
+  for (size_t i = 0; pl_data_name("models", i) != NULL; i++) {
+    if (i > 0)
+      strncat(list, ", ", sizeof list - strlen(list) - 1);
+    strncat(list, pl_data_name("models", i), sizeof list - strlen(list) - 1);
+  }
+  return pl_diag_set(diag, PL_ERR_UNKNOWN,
+                     "unknown model '%s' (presets: %s; or give the path of a plateau model file or "
+                     "a Hugging Face config.json)",
+                     name, list);
+}
+
+static bool looks_like_path(const char *s) {
+  size_t n = strlen(s);
+  return strchr(s, '/') != NULL || (n > 5 && strcmp(s + n - 5, ".json") == 0);
+}
+
+static bool file_exists(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL)
+    return false;
+  fclose(f);
+  return true;
+}
+
+enum pl_status pl_model_load(const char *name_or_path, struct pl_model *out, struct pl_diag *diag) {
+  if (name_or_path == NULL || name_or_path[0] == '\0')
+    return pl_diag_set(diag, PL_ERR_MISSING, "no model given: name a preset or a model file");
+  if (looks_like_path(name_or_path))
+    return load_file(name_or_path, out, diag);
+  size_t len = 0;
+  const char *text = pl_data_find("models", name_or_path, &len);
+  if (text == NULL)
+    return file_exists(name_or_path) ? load_file(name_or_path, out, diag)
+                                     : unknown_preset(name_or_path, diag);
+  char origin[128];
+  snprintf(origin, sizeof origin, "model preset '%s'", name_or_path);
+  return model_parse(text, len, origin, name_or_path, out, diag);
+}

@@ -1,0 +1,107 @@
+/* nccl_tables.c: the constants of NCCL's tuning model, copied from NCCL 2.28
+ * src/graph/tuning.cc (ncclTunerConstantsDefaults, nvlsEfficiency,
+ * treeCorrectionFactor, getNetOverhead). These are properties of NCCL's
+ * software, not of the hardware: the hardware figures (link bandwidths, the
+ * per-hop latency of each fabric) come from the cluster file. A cluster's
+ * intra/inter latency rescales NCCL's hwLat rows of that link kind, so a
+ * preset whose latencies equal NCCL's Ring/Simple entries (3.4 us NVLink,
+ * 14 us network) reproduces NCCL exactly, and a calibrated file moves every
+ * protocol's latency by the same factor. */
+#include "net/net_int.h"
+
+#include <string.h>
+
+#define US 1e-6
+#define GBPS 1e9
+
+/* baseLat [algo][proto], us: Tree {6.8, 14.0, 8.4}, Ring {6.6, 14.0, 8.4},
+ * NVLS and NVLSTree 0. */
+static const double base_lat_us[NET_T_N][PL_PROTO_N] = {
+    {6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}};
+
+/* hwLat [link kind][algo][proto], us. */
+static const double hw_lat_us[NET_HW_N][NET_T_N][PL_PROTO_N] = {
+    /* NVLINK: Tree, Ring, NVLS, NVLSTree */
+    {{.6, 1.25, 4.0}, {.6, 1.9, 3.4}, {0, 0, 25}, {0, 0, 25}},
+    /* PCI */
+    {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 0}, {0, 0, 0}},
+    /* NET */
+    {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 14}},
+};
+
+/* llMaxBws [row][nodes 1/2/>2], GB/s: rows are Volta/Intel, Ampere/AMD,
+ * Hopper, Blackwell (single node: by GPU; several nodes: by CPU vendor). */
+static const double ll_max_bws[NET_ARCH_N][3] = {
+    {39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {2 * 141.0, 2 * 45.0, 2 * 35.0}};
+static const double per_ch_ring_ll128[NET_ARCH_N][3] = {
+    {20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {2 * 36.7, 2 * 36.7, 2 * 36.7}};
+static const double per_ch_tree_ll128[NET_ARCH_N][3] = {
+    {20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
+static const double per_ch_tree[NET_ARCH_N][3] = {
+    {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}};
+static const double per_ch_nvls_tree[NET_ARCH_N][3] = {
+    {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 43.1}};
+static const double nvls_eff[NET_ARCH_N] = {0.0, 0.0, 0.85, 0.74};
+
+/* treeCorrectionFactor [proto][log2(bytes/64)], powers of two 64 B .. 256 MiB. */
+static const double tree_corr[PL_PROTO_N][23] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0,
+     1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0,
+     1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
+};
+
+double net_base_lat_s(enum net_talgo a, enum pl_coll_proto p) { return base_lat_us[a][p] * US; }
+
+double net_hw_lat_table_s(enum net_hw hw, enum net_talgo a, enum pl_coll_proto p) {
+  return hw_lat_us[hw][a][p] * US;
+}
+
+double net_hop_lat_s(const struct net_ctx *x, enum net_hw hw, enum net_talgo a,
+                     enum pl_coll_proto p) {
+  return hw_lat_us[hw][a][p] * US * x->lat_scale[hw];
+}
+
+double net_ll_max_bw(const struct net_ctx *x) { return ll_max_bws[x->llidx1][x->idx2] * GBPS; }
+
+double net_ring_ll128_cap(const struct net_ctx *x) {
+  return x->channels * per_ch_ring_ll128[x->arch][x->idx2] * GBPS;
+}
+
+double net_tree_cap(const struct net_ctx *x) {
+  return x->channels * per_ch_tree[x->arch][x->idx2] * GBPS;
+}
+
+double net_tree_ll128_cap(const struct net_ctx *x) {
+  return x->channels * per_ch_tree_ll128[x->arch][x->idx2] * GBPS;
+}
+
+/* 0 means "no cap" (Hopper/Blackwell single node has no NVLSTree). */
+double net_nvls_tree_cap(const struct net_ctx *x) {
+  return NET_NVLS_CHANNELS * per_ch_nvls_tree[x->arch][x->idx2] * GBPS;
+}
+
+double net_tree_correction(enum pl_coll_proto p, double bytes) {
+  double units = bytes / 64.0;
+  if (units < 1.0) /* NCCL: log2i(nBytes >> 6) < 0, no correction */
+    return 1.0;
+  int k = net_log2i((int64_t)units);
+  return k < 23 ? tree_corr[p][k] : 1.0;
+}
+
+double net_nvls_efficiency(enum net_arch a) { return nvls_eff[a]; }
+
+/* getNetOverhead(): 1 us on Intel hosts, 2 us on AMD, 1 us otherwise. */
+double net_cpu_overhead_s(const char *cpu_vendor) {
+  return strcmp(cpu_vendor, "amd") == 0 ? 2.0 * US : 1.0 * US;
+}
+
+int net_log2i(int64_t v) {
+  int k = -1;
+  while (v > 0) {
+    v >>= 1;
+    k++;
+  }
+  return k;
+}

@@ -1,0 +1,85 @@
+/* net_int.h (internal to src/net): the per-call context every algorithm file
+ * reads, the algorithm table, and NCCL's tuning constants (nccl_tables.c).
+ *
+ * The model is NCCL's own cost model (src/graph/tuning.cc, NCCL 2.28):
+ *   time = latency(algo, proto, hops) + bytes / algbw(algo, proto)
+ * with the hardware bandwidths taken from the cluster instead of NCCL's
+ * topology search, and NVLS bandwidth derived from its traffic pattern.
+ * docs/collectives.md derives each formula. */
+#ifndef PL_NET_INT_H
+#define PL_NET_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <plateau/coll.h>
+
+/* Rows of NCCL's tables. NET_ARCH_* index the per-architecture tables
+ * (NCCL_VOLTA/AMPERE/HOPPER/BLACKWELL_COMPCAP_IDX). */
+enum net_arch { NET_ARCH_VOLTA, NET_ARCH_AMPERE, NET_ARCH_HOPPER, NET_ARCH_BLACKWELL, NET_ARCH_N };
+/* Link kinds of NCCL's hwLat table (NCCL_HW_NVLINK, NCCL_HW_PCI, NCCL_HW_NET). */
+enum net_hw { NET_HW_NVLINK, NET_HW_PCI, NET_HW_NET, NET_HW_N };
+/* The algorithms of the latency tables, in plateau's own order. */
+enum net_talgo { NET_T_TREE, NET_T_RING, NET_T_NVLS, NET_T_NVLS_TREE, NET_T_N };
+
+/* Everything an algorithm needs about one call, computed once per call. */
+struct net_ctx {
+  const struct pl_cluster *c;
+  enum pl_coll_op op;
+  int64_t n;                /* ranks */
+  int64_t g;                /* ranks per node */
+  int64_t m;                /* nodes */
+  enum net_arch arch;
+  int idx2;                 /* NCCL's node-count column: 0 = 1 node, 1 = 2 nodes, 2 = more */
+  int llidx1;               /* NCCL's llMaxBws row: arch on 1 node, CPU vendor otherwise */
+  enum net_hw intra_hw;     /* NVLINK or PCI */
+  double b_intra;           /* bytes/s per GPU per direction inside a node */
+  double b_net_rank;        /* bytes/s per rank per direction to other nodes */
+  double b_net_node;        /* bytes/s per node per direction used by this group's g ranks */
+  double lat_scale[NET_HW_N]; /* cluster latency / NCCL's Ring-Simple entry, per link kind */
+  double net_overhead_s;    /* NCCL getNetOverhead(): per network post */
+  double channels;          /* NCCL coll channels */
+  bool ll128;               /* LL128 enabled (NCCL's default rules) */
+  bool nvls;                /* NVLS usable by this group */
+  double nvls_eff;          /* NCCL nvlsEfficiency[arch] */
+};
+
+/* One algorithm: the time of one call under a protocol, or a negative value
+ * when it cannot run (op, protocol or cluster not supported). */
+struct net_algo {
+  enum pl_coll_algo algo;
+  double (*time_s)(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
+};
+
+double net_ring_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
+double net_tree_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
+double net_nvls_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
+double net_nvls_tree_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
+double net_p2p_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
+
+/* NCCL constants (nccl_tables.c). Latencies in seconds, bandwidths in bytes/s. */
+double net_base_lat_s(enum net_talgo a, enum pl_coll_proto p);
+/* hwLat of NCCL scaled by the cluster's measured or preset latency of that link kind. */
+double net_hop_lat_s(const struct net_ctx *x, enum net_hw hw, enum net_talgo a,
+                     enum pl_coll_proto p);
+double net_hw_lat_table_s(enum net_hw hw, enum net_talgo a, enum pl_coll_proto p);
+double net_ll_max_bw(const struct net_ctx *x);
+double net_ring_ll128_cap(const struct net_ctx *x);
+double net_tree_cap(const struct net_ctx *x);
+double net_tree_ll128_cap(const struct net_ctx *x);
+double net_nvls_tree_cap(const struct net_ctx *x);
+double net_tree_correction(enum pl_coll_proto p, double bytes);
+double net_nvls_efficiency(enum net_arch a);
+double net_cpu_overhead_s(const char *cpu_vendor);
+
+/* floor(log2(v)) for v >= 1, as NCCL's log2i. */
+int net_log2i(int64_t v);
+
+/* NCCL's P2P protocol switch: LL up to this many bytes per peer
+ * (NCCL_P2P_LL_THRESHOLD default, src/enqueue.cc). */
+#define NET_P2P_LL_THRESHOLD 16384.0
+/* NVLS channels NCCL builds on H100-class nodes ("16 nvls channels" in
+ * NCCL_DEBUG=INFO output; NCCL_NVLS_NCHANNELS default). */
+#define NET_NVLS_CHANNELS 16.0
+
+#endif

@@ -1,0 +1,77 @@
+/* ring.c: NCCL's ring algorithm for all_reduce, all_gather, reduce_scatter
+ * and broadcast.
+ *
+ * NCCL 2.28 src/graph/tuning.cc models a ring as
+ *   latency = baseLat + (nsteps - nInterSteps) * intraLat + nInterSteps * interLat
+ *   algbw   = busBw * nRanks / nsteps
+ * with nsteps = 2(n-1) for all_reduce, n-1 for all_gather/reduce_scatter and
+ * n for broadcast, and nInterSteps = 2(m-1) resp. m-1 resp. m over m nodes.
+ * busBw is what one rank can push per direction. Inside a node that is the
+ * NVLink bandwidth. Across nodes every ring leaves each node exactly once, so
+ * a node's network carries as many bytes as one rank sends: busBw is then
+ * min(NVLink per GPU, the node's NICs used by the group's ranks)
+ * (docs/collectives.md, "Ring"). Protocol refinements are NCCL's: LL moves
+ * half the bytes it sends (busBw x 0.5, capped by llMaxBw), LL128 120 of 128
+ * (x 0.92, capped per channel), Simple all. Multi-node all_reduce with Simple
+ * pays NCCL's "plateau" latency factor (1.4 on Ampere+, 1.9 before). */
+#include "net/net_int.h"
+
+#include <math.h>
+
+static double ring_bus_bw(const struct net_ctx *x, enum pl_coll_proto p) {
+  double bw;
+  if (x->m == 1)
+    bw = x->b_intra;
+  else if (x->g == 1)
+    bw = x->b_net_node;
+  else
+    bw = fmin(x->b_intra, x->b_net_node);
+  if (p == PL_PROTO_LL)
+    return fmin(net_ll_max_bw(x), bw * 0.5);
+  if (p == PL_PROTO_LL128)
+    return fmin(bw * 0.92, net_ring_ll128_cap(x));
+  return bw;
+}
+
+static int64_t ring_steps(enum pl_coll_op op, int64_t k) {
+  switch (op) {
+  case PL_COLL_ALL_REDUCE: return 2 * (k - 1);
+  case PL_COLL_ALL_GATHER:
+  case PL_COLL_REDUCE_SCATTER: return k - 1;
+  default: return k;
+  }
+}
+
+static double ring_latency(const struct net_ctx *x, enum pl_coll_proto p, int64_t nsteps,
+                           double bytes) {
+  double lat = net_base_lat_s(NET_T_RING, p);
+  enum net_hw hw = x->m > 1 ? NET_HW_NET : x->intra_hw;
+  if (x->op == PL_COLL_BROADCAST) {
+    /* Rings not sharing channels: every step pays a hop, Simple at the
+     * Tree/Simple chunk latency ("waiting for proper chunk modeling"). */
+    enum net_talgo a = p == PL_PROTO_SIMPLE ? NET_T_TREE : NET_T_RING;
+    return lat + (double)nsteps * net_hop_lat_s(x, hw, a, p);
+  }
+  int64_t inter = x->m == 1 ? 0 : ring_steps(x->op, x->m);
+  double intra_lat = net_hop_lat_s(x, x->intra_hw, NET_T_RING, p);
+  if (x->m > 1) /* inter-node rings still launch nsteps network posts */
+    intra_lat = fmax(intra_lat, x->net_overhead_s * (p == PL_PROTO_SIMPLE ? 3.0 : 1.0));
+  double inter_lat = net_hop_lat_s(x, NET_HW_NET, NET_T_RING, p);
+  lat += (double)(nsteps - inter) * intra_lat + (double)inter * inter_lat;
+  /* NCCL applies it once a rank's share of a channel reaches 64 bytes. */
+  bool plateau = p == PL_PROTO_SIMPLE && x->m > 1 && x->op == PL_COLL_ALL_REDUCE &&
+                 bytes / (x->channels * (double)x->n) >= 64.0;
+  if (plateau)
+    lat *= x->arch < NET_ARCH_AMPERE ? 1.9 : 1.4;
+  return lat;
+}
+
+double net_ring_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
+  if (x->op == PL_COLL_ALL_TO_ALL || x->op == PL_COLL_SEND_RECV)
+    return -1.0;
+  if (p == PL_PROTO_LL128 && !x->ll128)
+    return -1.0;
+  int64_t nsteps = ring_steps(x->op, x->n);
+  double algbw = ring_bus_bw(x, p) * (double)x->n / (double)nsteps;
+  return ring_latency(x, p, nsteps, bytes) + bytes / algbw;
+}

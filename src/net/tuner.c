@@ -1,0 +1,196 @@
+/* tuner.c: pl_coll_time. Builds the per-call context from the cluster and the
+ * group, then, like NCCL's tuner (src/enqueue.cc topoGetAlgoInfo over
+ * src/graph/tuning.cc's tables), evaluates every enabled (algorithm,
+ * protocol) pair and keeps the fastest. Which pairs are enabled follows
+ * tuning.cc: tree only for all_reduce; NVLS only on NVLS switches, on one
+ * node, Simple only; NVLS_TREE for all_reduce across nodes on NVLS nodes;
+ * LL128 on NVLink-class fabrics. Nothing is allocated: the step simulator
+ * calls this millions of times. */
+#include <plateau/coll.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "net/net_int.h"
+
+static const struct net_algo algos[] = {
+    {PL_ALGO_RING, net_ring_time},           {PL_ALGO_TREE, net_tree_time},
+    {PL_ALGO_NVLS, net_nvls_time},           {PL_ALGO_NVLS_TREE, net_nvls_tree_time},
+    {PL_ALGO_P2P, net_p2p_time},
+};
+#define N_ALGOS (sizeof algos / sizeof algos[0])
+
+static enum net_arch arch_of(const char *arch) {
+  if (strcmp(arch, "volta") == 0)
+    return NET_ARCH_VOLTA;
+  if (strcmp(arch, "hopper") == 0 || strcmp(arch, "cdna3") == 0)
+    return NET_ARCH_HOPPER; /* cdna3: RCCL's own tables are not modelled */
+  if (strcmp(arch, "blackwell") == 0)
+    return NET_ARCH_BLACKWELL;
+  return NET_ARCH_AMPERE;
+}
+
+static double scale(double cluster_s, double nccl_s) {
+  return cluster_s > 0.0 && nccl_s > 0.0 ? cluster_s / nccl_s : 1.0;
+}
+
+/* Per-rank and per-node network bandwidth of a group with g ranks per node:
+ * the g ranks share the node's NICs, and one rank reaches at most the NICs
+ * next to it (NICs per GPU, at least one). */
+static void net_bandwidths(const struct pl_cluster *c, int64_t g, struct net_ctx *x) {
+  double gpn = (double)c->gpus_per_node;
+  double local = fmax(1.0, (double)c->nics_per_node / gpn) * c->nic_bytes_per_s;
+  double node = pl_cluster_node_net_bytes_per_s(c);
+  x->b_net_rank = fmin(node / (double)g, local);
+  x->b_net_node = x->b_net_rank * (double)g;
+}
+
+static void ctx_init(const struct pl_cluster *c, enum pl_coll_op op, struct pl_group g,
+                     struct net_ctx *x) {
+  memset(x, 0, sizeof *x);
+  x->c = c;
+  x->op = op;
+  x->n = g.ranks;
+  x->g = g.ranks_per_node;
+  x->m = g.ranks / g.ranks_per_node;
+  x->arch = arch_of(c->gpu.arch);
+  x->idx2 = x->m <= 2 ? (int)x->m - 1 : 2;
+  x->llidx1 = x->m == 1 ? (int)x->arch : (strcmp(c->cpu_vendor, "amd") == 0 ? 1 : 0);
+  x->intra_hw = strcmp(c->intra_kind, "pcie") == 0 ? NET_HW_PCI : NET_HW_NVLINK;
+  x->b_intra = c->intra_nccl_bytes_per_s > 0 ? c->intra_nccl_bytes_per_s : c->intra_bytes_per_s;
+  net_bandwidths(c, x->g, x);
+  x->lat_scale[NET_HW_NVLINK] =
+      scale(c->intra_latency_s, net_hw_lat_table_s(NET_HW_NVLINK, NET_T_RING, PL_PROTO_SIMPLE));
+  x->lat_scale[NET_HW_PCI] =
+      scale(c->intra_latency_s, net_hw_lat_table_s(NET_HW_PCI, NET_T_RING, PL_PROTO_SIMPLE));
+  x->lat_scale[NET_HW_NET] =
+      scale(c->inter_latency_s, net_hw_lat_table_s(NET_HW_NET, NET_T_RING, PL_PROTO_SIMPLE));
+  x->net_overhead_s = net_cpu_overhead_s(c->cpu_vendor);
+  x->channels = (double)(c->nccl_channels > 0 ? c->nccl_channels : 16);
+  x->ll128 = x->intra_hw == NET_HW_NVLINK;
+  x->nvls_eff = net_nvls_efficiency(x->arch);
+  x->nvls = c->nvls && x->nvls_eff > 0.0 && x->g >= 2;
+}
+
+/* Why a call cannot be costed, or PL_OK. */
+static enum pl_status validate(const struct pl_cluster *c, enum pl_coll_op op, double bytes,
+                               struct pl_group g, enum pl_coll_algo algo, struct pl_diag *diag) {
+  if ((unsigned)op >= PL_COLL_N_OPS || (unsigned)algo >= PL_ALGO_N)
+    return pl_diag_set(diag, PL_ERR_RANGE, "unknown collective or algorithm code");
+  if (!(bytes >= 0.0) || !isfinite(bytes))
+    return pl_diag_set(diag, PL_ERR_RANGE, "message size %g bytes is not a finite size >= 0", bytes);
+  if (g.ranks < 1 || g.ranks_per_node < 1 || g.ranks % g.ranks_per_node != 0)
+    return pl_diag_set(diag, PL_ERR_RANGE,
+                       "group of %lld ranks with %lld per node: ranks must be a positive "
+                       "multiple of ranks per node",
+                       (long long)g.ranks, (long long)g.ranks_per_node);
+  if (g.ranks_per_node > c->gpus_per_node)
+    return pl_diag_set(diag, PL_ERR_RANGE, "%lld ranks per node but cluster '%s' has %lld GPUs per node",
+                       (long long)g.ranks_per_node, c->name, (long long)c->gpus_per_node);
+  if (g.ranks > g.ranks_per_node && pl_cluster_node_net_bytes_per_s(c) <= 0.0)
+    return pl_diag_set(diag, PL_ERR_UNSUPPORTED,
+                       "group spans %lld nodes but cluster '%s' has no inter-node network",
+                       (long long)(g.ranks / g.ranks_per_node), c->name);
+  if (g.ranks_per_node > 1 && c->intra_nccl_bytes_per_s <= 0.0 && c->intra_bytes_per_s <= 0.0)
+    return pl_diag_set(diag, PL_ERR_UNSUPPORTED, "cluster '%s' has no intra-node bandwidth", c->name);
+  return PL_OK;
+}
+
+/* Best protocol of one algorithm (or the forced one); time < 0 if none. */
+static double best_proto(const struct net_ctx *x, const struct net_algo *a, double bytes,
+                         int only_proto, enum pl_coll_proto *proto) {
+  double best = -1.0;
+  for (int p = 0; p < PL_PROTO_N; p++) {
+    if (only_proto >= 0 && p != only_proto)
+      continue;
+    double t = a->time_s(x, (enum pl_coll_proto)p, bytes);
+    if (t >= 0.0 && (best < 0.0 || t < best)) {
+      best = t;
+      *proto = (enum pl_coll_proto)p;
+    }
+  }
+  return best;
+}
+
+static enum pl_status choose(const struct net_ctx *x, double bytes, enum pl_coll_algo algo,
+                             int only_proto, struct pl_coll_cost *out) {
+  double best = -1.0;
+  for (size_t i = 0; i < N_ALGOS; i++) {
+    if (algo != PL_ALGO_AUTO && algos[i].algo != algo)
+      continue;
+    enum pl_coll_proto p = PL_PROTO_SIMPLE;
+    double t = best_proto(x, &algos[i], bytes, only_proto, &p);
+    if (t >= 0.0 && (best < 0.0 || t < best)) {
+      best = t;
+      out->algo = algos[i].algo;
+      out->proto = p;
+    }
+  }
+  if (best < 0.0)
+    return PL_ERR_UNSUPPORTED;
+  out->time_s = fmax(x->c->coll_floor_s, best + x->c->coll_launch_s);
+  return PL_OK;
+}
+
+static enum pl_status coll_time(const struct pl_cluster *c, enum pl_coll_op op, double bytes,
+                                struct pl_group g, enum pl_coll_algo algo, int only_proto,
+                                struct pl_coll_cost *out) {
+  enum pl_status st = validate(c, op, bytes, g, algo, NULL);
+  if (st != PL_OK)
+    return st;
+  if (g.ranks == 1) {
+    out->time_s = 0.0;
+    out->algo = algo == PL_ALGO_AUTO ? PL_ALGO_RING : algo;
+    out->proto = PL_PROTO_SIMPLE;
+    return PL_OK;
+  }
+  struct net_ctx x;
+  ctx_init(c, op, g, &x);
+  return choose(&x, bytes, algo, only_proto, out);
+}
+
+enum pl_status pl_coll_time(const struct pl_cluster *c, enum pl_coll_op op, double bytes,
+                            struct pl_group g, enum pl_coll_algo algo, struct pl_coll_cost *out) {
+  return coll_time(c, op, bytes, g, algo, -1, out);
+}
+
+enum pl_status pl_coll_time_proto(const struct pl_cluster *c, enum pl_coll_op op, double bytes,
+                                  struct pl_group g, enum pl_coll_algo algo,
+                                  enum pl_coll_proto proto, struct pl_coll_cost *out) {
+  if ((unsigned)proto >= PL_PROTO_N)
+    return PL_ERR_RANGE;
+  return coll_time(c, op, bytes, g, algo, (int)proto, out);
+}
+
+/* The reason, in words, that a forced algorithm cannot run. */
+static const char *unsupported_why(const struct net_ctx *x, enum pl_coll_algo algo) {
+  switch (algo) {
+  case PL_ALGO_TREE: return "tree runs all_reduce only";
+  case PL_ALGO_RING: return "ring runs all_reduce, all_gather, reduce_scatter and broadcast";
+  case PL_ALGO_P2P: return "p2p runs send_recv and all_to_all";
+  case PL_ALGO_NVLS:
+    if (!x->nvls)
+      return "nvls needs an NVLink SHARP switch (cluster 'nvls': true) and >= 2 ranks per node";
+    return "nvls runs all_reduce, all_gather, reduce_scatter on one node";
+  case PL_ALGO_NVLS_TREE:
+    if (!x->nvls)
+      return "nvls_tree needs an NVLink SHARP switch (cluster 'nvls': true) and >= 2 ranks per node";
+    return "nvls_tree runs all_reduce across two or more nodes";
+  default: return "no algorithm can run it";
+  }
+}
+
+enum pl_status pl_coll_check(const struct pl_cluster *c, enum pl_coll_op op, double bytes,
+                             struct pl_group g, enum pl_coll_algo algo, struct pl_diag *diag) {
+  enum pl_status st = validate(c, op, bytes, g, algo, diag);
+  if (st != PL_OK || g.ranks == 1)
+    return st;
+  struct net_ctx x;
+  struct pl_coll_cost cost;
+  ctx_init(c, op, g, &x);
+  if (choose(&x, bytes, algo, -1, &cost) == PL_OK)
+    return PL_OK;
+  return pl_diag_set(diag, PL_ERR_UNSUPPORTED, "%s with algorithm %s on %lld ranks: %s",
+                     pl_coll_op_name(op), pl_coll_algo_name(algo), (long long)g.ranks,
+                     unsupported_why(&x, algo));
+}

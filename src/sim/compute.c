@@ -1,0 +1,189 @@
+/* compute.c: how long one operation takes on one GPU (docs/step-model.md
+ * section 2). Every efficiency number comes from the GPU's data file
+ * (struct pl_gpu_efficiency, with its source there); nothing is fitted to a
+ * model or a validation row.
+ *
+ * GEMM (m x k) @ (k x n): the output is cut into tiles of tile_m x tile_n,
+ * one per thread block; blocks run in waves of one block per SM. Tile
+ * quantization (partial tiles at the edges still cost a whole tile) and wave
+ * quantization (a last, partly filled wave costs a whole wave) follow NVIDIA's
+ * "Matrix Multiplication Background User's Guide" (docs.nvidia.com/deeplearning
+ * /performance/dl-performance-matrix-multiplication). The per-SM rate is the
+ * GPU's measured best GEMM rate (MAMF, "maximum achievable matmul FLOPS",
+ * stas00/ml-engineering) spread over its SMs; the kernel library is assumed
+ * to pick the better of the tile and its transpose. Time is the larger of
+ * that and the HBM time of reading A, B and writing C (roofline).
+ * Attention (fused, FlashAttention): executed FLOPs (half the counted ones
+ * when causal) over the GPU's FlashAttention forward/backward fraction of peak (FlashAttention-2 paper, Dao 2023, arXiv
+ * 2307.08691; FlashAttention-3 paper, Shah et al. 2024, arXiv 2407.08608), or
+ * its HBM bytes if that is longer. Memory-bound ops: HBM bytes over the
+ * achievable bandwidth. Each kernel adds the GPU's fixed kernel_overhead_s.
+ * Ignored: split-K and stream-K kernels that soften wave quantization, L2
+ * reuse, clock throttling. */
+#include <plateau/layout.h>
+#include <plateau/model.h>
+#include <plateau/sim.h>
+
+#include <math.h>
+
+#include "sim/sim_int.h"
+
+static double peak_of(const struct pl_gpu *g, enum pl_dtype dt) {
+  double p = pl_gpu_peak_flops_per_s(g, dt);
+  return p > 0 ? p : g->peak_bf16_flops_per_s;
+}
+
+static double ceil_div(int64_t a, int64_t b) { return (double)((a + b - 1) / b); }
+
+/* Waves of tm x tn tiles: the time, in units of one tile's K-loop on one SM. */
+static double tile_waves(int64_t m, int64_t n, int64_t count, int64_t tm, int64_t tn, int64_t sms) {
+  double tiles = ceil_div(m, tm) * ceil_div(n, tn) * (double)count;
+  return ceil(tiles / (double)sms) * (double)tm * (double)tn;
+}
+
+static double hbm_s(const struct pl_gpu *g, double bytes) {
+  double bw = g->hbm_bytes_per_s * g->eff.hbm_fraction;
+  return bw > 0 ? bytes / bw : 0;
+}
+
+/* Tile-and-wave work of a GEMM in units of one tile-row-of-K on one SM:
+ * the better of the tile and its transpose. */
+static double gemm_work(const struct pl_gpu *g, int64_t m, int64_t n, int64_t count) {
+  int64_t sms = g->sm_count > 0 ? g->sm_count : 1;
+  int64_t tm = g->eff.gemm_tile_m > 0 ? g->eff.gemm_tile_m : 128;
+  int64_t tn = g->eff.gemm_tile_n > 0 ? g->eff.gemm_tile_n : 128;
+  double a = tile_waves(m, n, count, tm, tn, sms), b = tile_waves(m, n, count, tn, tm, sms);
+  return (a < b ? a : b) * (double)sms;
+}
+
+/* The GPU's GEMM rate for perfectly quantized work: the MAMF measurement
+ * divided by the quantization efficiency this model gives its best shape,
+ * so that shape comes out at exactly its measured rate. */
+static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt) {
+  const struct pl_gpu_efficiency *e = &g->eff;
+  double mamf = e->gemm_mamf_flops_per_s;
+  const int64_t *shape = e->gemm_mamf_shape;
+  if (dt == PL_DTYPE_FP8 && e->gemm_fp8_mamf_flops_per_s > 0) {
+    mamf = e->gemm_fp8_mamf_flops_per_s;
+    shape = e->gemm_fp8_mamf_shape;
+  } else if (dt == PL_DTYPE_FP8 && g->peak_bf16_flops_per_s > 0) {
+    mamf *= peak_of(g, dt) / g->peak_bf16_flops_per_s;
+  }
+  if (mamf <= 0 || shape[0] <= 0 || shape[1] <= 0)
+    return 0;
+  double q = (double)shape[0] * (double)shape[1] / gemm_work(g, shape[0], shape[1], 1);
+  return mamf / q;
+}
+
+double pl_gemm_time_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, int64_t n,
+                      int64_t k, int64_t count) {
+  if (m <= 0 || n <= 0 || k <= 0 || count <= 0)
+    return 0;
+  double rate = gemm_rate(g, dtype);
+  double t_math = rate > 0 ? 2.0 * gemm_work(g, m, n, count) * (double)k / rate : 0;
+  double elem = dtype == PL_DTYPE_FP8 ? 1.0 : 2.0;
+  double bytes = (elem * ((double)m * k + (double)k * n) + 2.0 * (double)m * n) * (double)count;
+  double t_mem = hbm_s(g, bytes);
+  return (t_math > t_mem ? t_math : t_mem) + g->eff.kernel_overhead_s;
+}
+
+int pl_op_kernels(const struct pl_op *op, enum pl_pass pass) {
+  switch (op->kind) {
+  case PL_OP_GEMM:
+    return pass == PL_PASS_FWD ? 1 : 2; /* dgrad + wgrad */
+  case PL_OP_ATTENTION:
+    return pass == PL_PASS_FWD ? 1 : 3; /* FA2 bwd: dot(dO,O), main loop, convert dQ */
+  case PL_OP_MEMORY:
+    break;
+  }
+  double bytes = pass == PL_PASS_FWD ? op->fwd_bytes : op->bwd_bytes;
+  return bytes > 0 ? 1 : 0;
+}
+
+static double gemm_op_s(const struct pl_gpu *g, enum pl_dtype dt, const struct pl_op *op,
+                        enum pl_pass pass) {
+  if (pass == PL_PASS_FWD)
+    return pl_gemm_time_s(g, dt, op->m, op->n, op->k, op->count);
+  /* dgrad (m x n) @ (n x k) and wgrad (k x m) @ (m x n), scaled when the op
+   * does not do the usual 2x forward work in backward */
+  double t = pl_gemm_time_s(g, dt, op->m, op->k, op->n, op->count) +
+             pl_gemm_time_s(g, dt, op->k, op->n, op->m, op->count);
+  double usual = 2.0 * op->fwd_flops;
+  return usual > 0 ? t * op->bwd_flops / usual : t;
+}
+
+static double attention_s(const struct pl_gpu *g, enum pl_dtype dt, const struct pl_op *op,
+                          enum pl_pass pass) {
+  double frac = pass == PL_PASS_FWD ? g->eff.attn_fwd_fraction : g->eff.attn_bwd_fraction;
+  double flops = pass == PL_PASS_FWD ? op->fwd_flops : op->bwd_flops;
+  double bytes = pass == PL_PASS_FWD ? op->fwd_bytes : op->bwd_bytes;
+  /* Causal masking: the kernel skips fully masked blocks and does about half
+   * the counted work when each query sees the whole sequence (keys >= queries,
+   * also with load-balanced cp); the efficiency figures count causal FLOPs the
+   * same way (FlashAttention's benchmark halves them). A sliding window
+   * shorter than the queries computes nearly all of its counted work. */
+  flops *= op->n >= op->m ? 0.5 : 1.0;
+  /* FlashAttention runs in 16-bit even in FP8 training recipes */
+  double rate = g->peak_bf16_flops_per_s * frac;
+  (void)dt;
+  double t_math = rate > 0 ? flops / rate : 0, t_mem = hbm_s(g, bytes);
+  return (t_math > t_mem ? t_math : t_mem) + pl_op_kernels(op, pass) * g->eff.kernel_overhead_s;
+}
+
+/* Eager (unfused) attention as Megatron-LM ran it before FlashAttention
+ * (megatron/model/transformer.py CoreAttention: baddbmm for QK^T, the fused
+ * scale-mask-softmax kernel, torch dropout on the probabilities, bmm for PV;
+ * the tensors Korthikanti et al. 2022 Sec. 4.1 count). Per score element:
+ * softmax reads and writes 16-bit values (4 B), dropout reads them and writes
+ * values and a 1-byte mask (5 B); backward: dropout 5 B, softmax 6 B (y, dy,
+ * dx). Every score is computed: no causal skipping. */
+static double eager_attention_s(const struct pl_gpu *g, enum pl_dtype dt, const struct pl_op *op,
+                                enum pl_pass pass, bool dropout) {
+  int64_t m = op->m, n = op->n, k = op->k, c = op->count;
+  double elems = (double)c * (double)m * (double)n;
+  double per_elem = pass == PL_PASS_FWD ? 4.0 + (dropout ? 5.0 : 0.0) : 6.0 + (dropout ? 5.0 : 0.0);
+  int mem_kernels = dropout ? 2 : 1;
+  double t = hbm_s(g, elems * per_elem) + mem_kernels * g->eff.kernel_overhead_s;
+  if (pass == PL_PASS_FWD)
+    return t + pl_gemm_time_s(g, dt, m, n, k, c) + pl_gemm_time_s(g, dt, m, k, n, c);
+  /* dP = dO V^T, dV = P^T dO, dQ = dS K, dK = dS^T Q */
+  return t + pl_gemm_time_s(g, dt, m, n, k, c) + pl_gemm_time_s(g, dt, n, k, m, c) +
+         pl_gemm_time_s(g, dt, m, k, n, c) + pl_gemm_time_s(g, dt, n, k, m, c);
+}
+
+double pl_op_time_s(const struct pl_gpu *g, enum pl_dtype dtype, const struct pl_op *op,
+                    enum pl_pass pass) {
+  switch (op->kind) {
+  case PL_OP_GEMM:
+    return gemm_op_s(g, dtype, op, pass);
+  case PL_OP_ATTENTION:
+    return attention_s(g, dtype, op, pass);
+  case PL_OP_MEMORY:
+    break;
+  }
+  double bytes = pass == PL_PASS_FWD ? op->fwd_bytes : op->bwd_bytes;
+  return hbm_s(g, bytes) + pl_op_kernels(op, pass) * g->eff.kernel_overhead_s;
+}
+
+double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l,
+                        const struct pl_model *m, const struct pl_op *op, enum pl_pass pass) {
+  if (op->kind == PL_OP_ATTENTION && l->eager_attention)
+    return eager_attention_s(g, l->dtype, op, pass, m->dropout);
+  return pl_op_time_s(g, l->dtype, op, pass);
+}
+
+/* Time of a list of ops in one pass. A backward includes the forward of the
+ * ops marked for recomputation. attention_only sums just the attention core
+ * (segments.c subtracts it from the whole to split a segment). */
+double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
+                     const struct pl_op *ops, int n, enum pl_pass pass, bool attention_only) {
+  double t = 0;
+  for (int i = 0; i < n; i++) {
+    if (attention_only && ops[i].kind != PL_OP_ATTENTION)
+      continue;
+    t += pl_op_run_time_s(g, l, m, &ops[i], pass);
+    if (pass == PL_PASS_BWD && ops[i].recompute)
+      t += pl_op_run_time_s(g, l, m, &ops[i], PL_PASS_FWD);
+  }
+  return t;
+}

@@ -1,0 +1,226 @@
+/* engine.c: a discrete-event simulator of GPU streams (docs/step-model.md
+ * section 3).
+ *
+ * Model: each simulated rank (one GPU) owns a few streams. A stream runs its
+ * tasks one at a time in issue order, as a CUDA stream does; a task starts
+ * when it heads its stream, the stream is idle and every task it depends on
+ * has finished (cross-stream and cross-rank edges play the role of CUDA
+ * events and NCCL send/recv matching). A task carries work in seconds at full
+ * speed and progresses at a rate set by what else runs on its rank, a fluid
+ * (processor-sharing) model:
+ *   - compute runs at 1/(1 + overlap_slowdown) while any collective runs on
+ *     the same GPU: NCCL kernels take SMs and HBM bandwidth from it
+ *     (Lee et al. 2025, arXiv 2507.03114, measured 18.9% average slowdown);
+ *   - collectives on the same fabric (intra- or inter-node) share it equally.
+ * Whenever a rank's running set changes, its tasks' remaining work is brought
+ * up to date and their completion events rescheduled; stale events are
+ * recognised by a version number and dropped.
+ *
+ * Memory: tasks, edges and streams live in flat arrays indexed by int32 and
+ * grown by doubling (sized up front from the lowering's estimate), so
+ * running the simulation allocates nothing per task. What it ignores: launch
+ * latency from the host (the CPU is assumed to run ahead), stream priorities. */
+#include <plateau/alloc.h>
+
+#include <string.h>
+
+#include "sim/sim_int.h"
+
+static bool grow(void **p, int32_t *cap, int32_t need, size_t size) {
+  if (need <= *cap)
+    return true;
+  int32_t n = *cap ? *cap : 64;
+  while (n < need)
+    n = n > INT32_MAX / 2 ? INT32_MAX : 2 * n;
+  void *q = pl_reallocarray(*p, (size_t)n, size);
+  if (q == NULL)
+    return false;
+  *p = q;
+  *cap = n;
+  return true;
+}
+
+enum pl_status sim_engine_init(struct sim_engine *e, int32_t ranks, int32_t task_hint,
+                               double overlap_slowdown) {
+  memset(e, 0, sizeof *e);
+  e->overlap_slowdown = overlap_slowdown;
+  e->ranks = pl_calloc((size_t)ranks, sizeof *e->ranks);
+  if (e->ranks == NULL)
+    return PL_ERR_NOMEM;
+  e->n_ranks = ranks;
+  if (!grow((void **)&e->tasks, &e->cap_tasks, task_hint, sizeof *e->tasks) ||
+      !grow((void **)&e->edges, &e->cap_edges, 2 * task_hint, sizeof *e->edges))
+    return PL_ERR_NOMEM;
+  return PL_OK;
+}
+
+void sim_engine_free(struct sim_engine *e) {
+  pl_free(e->tasks);
+  pl_free(e->edges);
+  pl_free(e->streams);
+  pl_free(e->ranks);
+  sim_heap_free(&e->heap);
+  memset(e, 0, sizeof *e);
+}
+
+int32_t sim_stream_add(struct sim_engine *e, int32_t rank) {
+  struct sim_rank *r = &e->ranks[rank];
+  if (r->n_streams == SIM_MAX_RANK_STREAMS ||
+      !grow((void **)&e->streams, &e->cap_streams, e->n_streams + 1, sizeof *e->streams)) {
+    e->nomem = true;
+    return SIM_NONE;
+  }
+  int32_t id = e->n_streams++;
+  e->streams[id] = (struct sim_stream){SIM_NONE, SIM_NONE, SIM_NONE, rank};
+  r->streams[r->n_streams++] = id;
+  return id;
+}
+
+int32_t sim_task_add(struct sim_engine *e, int32_t stream, double work_s, enum sim_res res) {
+  if (stream < 0 || !grow((void **)&e->tasks, &e->cap_tasks, e->n_tasks + 1, sizeof *e->tasks)) {
+    e->nomem = true;
+    return SIM_NONE;
+  }
+  int32_t id = e->n_tasks++;
+  struct sim_task *t = &e->tasks[id];
+  memset(t, 0, sizeof *t);
+  t->work_s = work_s > 0 ? work_s : 0;
+  t->stream = stream;
+  t->res = (uint8_t)res;
+  t->next = t->edges = SIM_NONE;
+  struct sim_stream *s = &e->streams[stream];
+  if (s->tail == SIM_NONE)
+    s->head = id;
+  else
+    e->tasks[s->tail].next = id;
+  s->tail = id;
+  return id;
+}
+
+void sim_dep(struct sim_engine *e, int32_t from, int32_t to) {
+  if (from < 0 || to < 0 || from == to)
+    return;
+  if (!grow((void **)&e->edges, &e->cap_edges, e->n_edges + 1, sizeof *e->edges)) {
+    e->nomem = true;
+    return;
+  }
+  int32_t id = e->n_edges++;
+  e->edges[id] = (struct sim_edge){to, e->tasks[from].edges};
+  e->tasks[from].edges = id;
+  e->tasks[to].waiting++;
+}
+
+/* Speed of a task of class res when n[] tasks of each class run on its rank. */
+static double rate_for(const struct sim_engine *e, enum sim_res res, const int n[SIM_RES_N]) {
+  if (res == SIM_RES_COMPUTE)
+    return n[SIM_RES_INTRA] + n[SIM_RES_INTER] > 0 ? 1.0 / (1.0 + e->overlap_slowdown) : 1.0;
+  return 1.0 / (double)(n[res] > 0 ? n[res] : 1);
+}
+
+static void schedule(struct sim_engine *e, int32_t id) {
+  struct sim_task *t = &e->tasks[id];
+  t->version++;
+  struct sim_event ev = {e->now_s + t->left_s / t->rate, 0, id, t->version};
+  sim_heap_push(&e->heap, ev, &e->nomem);
+}
+
+/* Re-rate the running tasks of a rank after its running set changed. A task
+ * whose rate is unchanged keeps (left_s, mark_s): its completion event stays
+ * valid; the others are brought up to date and rescheduled. */
+static void rerate(struct sim_engine *e, int32_t rank) {
+  struct sim_rank *r = &e->ranks[rank];
+  r->dirty = false;
+  for (int i = 0; i < r->n_running; i++) {
+    struct sim_task *t = &e->tasks[r->running[i]];
+    double rate = rate_for(e, (enum sim_res)t->res, r->n_res);
+    if (rate == t->rate)
+      continue;
+    t->left_s -= t->rate * (e->now_s - t->mark_s);
+    t->left_s = t->left_s > 0 ? t->left_s : 0;
+    t->mark_s = e->now_s;
+    t->rate = rate;
+    schedule(e, r->running[i]);
+  }
+}
+
+/* Remember that a rank's running set changed during this event. Ranks past
+ * the small dirty list are re-rated at once (correct, only slower). */
+static void touch(struct sim_engine *e, int32_t rank) {
+  struct sim_rank *r = &e->ranks[rank];
+  if (r->dirty)
+    return;
+  r->dirty = true;
+  if (e->n_dirty < (int)(sizeof e->dirty / sizeof e->dirty[0]))
+    e->dirty[e->n_dirty++] = rank;
+  else
+    rerate(e, rank);
+}
+
+static void flush_dirty(struct sim_engine *e) {
+  for (int i = 0; i < e->n_dirty; i++)
+    if (e->ranks[e->dirty[i]].dirty)
+      rerate(e, e->dirty[i]);
+  e->n_dirty = 0;
+}
+
+/* Start the head of a stream if it can run. */
+static void try_start(struct sim_engine *e, int32_t stream) {
+  struct sim_stream *s = &e->streams[stream];
+  if (s->running != SIM_NONE || s->head == SIM_NONE || e->tasks[s->head].waiting > 0)
+    return;
+  struct sim_task *t = &e->tasks[s->head];
+  struct sim_rank *r = &e->ranks[s->rank];
+  s->running = s->head;
+  t->start_s = t->mark_s = e->now_s;
+  t->left_s = t->work_s;
+  t->rate = 0; /* forces rerate to schedule it */
+  r->running[r->n_running++] = s->head;
+  r->n_res[t->res]++;
+  touch(e, s->rank);
+}
+
+static void finish(struct sim_engine *e, int32_t id) {
+  struct sim_task *t = &e->tasks[id];
+  struct sim_stream *s = &e->streams[t->stream];
+  struct sim_rank *r = &e->ranks[s->rank];
+  t->end_s = e->now_s;
+  t->left_s = 0;
+  s->running = SIM_NONE;
+  s->head = t->next;
+  e->finished++;
+  for (int i = 0; i < r->n_running; i++)
+    if (r->running[i] == id)
+      r->running[i] = r->running[--r->n_running];
+  r->n_res[t->res]--;
+  touch(e, s->rank);
+  for (int32_t k = t->edges; k != SIM_NONE; k = e->edges[k].next) {
+    struct sim_task *to = &e->tasks[e->edges[k].to];
+    if (--to->waiting == 0)
+      try_start(e, to->stream);
+  }
+  try_start(e, t->stream);
+  flush_dirty(e);
+}
+
+enum pl_status sim_engine_run(struct sim_engine *e, struct pl_diag *diag) {
+  if (e->nomem)
+    return pl_diag_set(diag, PL_ERR_NOMEM, "step simulation: out of memory");
+  e->now_s = 0;
+  for (int32_t i = 0; i < e->n_streams; i++)
+    try_start(e, i);
+  flush_dirty(e);
+  struct sim_event ev;
+  while (sim_heap_pop(&e->heap, &ev)) {
+    if (ev.version != e->tasks[ev.task].version)
+      continue; /* rescheduled since */
+    e->now_s = ev.t_s;
+    finish(e, ev.task);
+  }
+  if (e->nomem)
+    return pl_diag_set(diag, PL_ERR_NOMEM, "step simulation: out of memory");
+  if (e->finished != e->n_tasks)
+    return pl_diag_set(diag, PL_ERR_INTERNAL,
+                       "step simulation: %d of %d tasks never became ready (dependency cycle)",
+                       (int)(e->n_tasks - e->finished), (int)e->n_tasks);
+  return PL_OK;
+}

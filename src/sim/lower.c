@@ -1,0 +1,509 @@
+/* lower.c: one training step as engine tasks, for one representative rank
+ * of each pipeline stage (docs/step-model.md section 5). Every rank of a
+ * stage runs the same program, so one stands for all; collectives among them
+ * are priced as whole-group calls (groups.c).
+ *
+ * Each stage's compute stream follows its pipeline schedule (gpipe.c,
+ * 1f1b.c, interleaved.c): a slot is one pass (forward or backward) of one
+ * micro-batch through one model chunk. A pass is a chain of units; a unit is
+ * one or more consecutive segments (embedding, transformer blocks, LM head):
+ *   compute (main part) -> [attention part || cp ring] -> tp collectives
+ * The tp collectives are blocking: the next unit waits for them. Where a pass
+ * has per-unit data-parallel traffic, each segment is its own unit; otherwise
+ * the whole pass is one unit (identical blocks aggregate exactly: the same
+ * chain repeated, with nothing else in between).
+ *
+ * Data parallelism, per shard mode:
+ *   ddp (PyTorch DDP): gradients all_reduced in 25 MB buckets as the last
+ *     micro-batch's backward produces them (no_sync before: gradient
+ *     accumulation as DDP and Megatron do it), overlapping that backward;
+ *   zero1 (ZeRO-1 / Megatron distributed optimizer): the same buckets
+ *     reduce_scattered, and the updated bf16 parameters all_gathered after
+ *     the optimizer step, not overlapped;
+ *   zero2 / zero3 (FSDP SHARD_GRAD_OP / FULL_SHARD, one unit per segment):
+ *     a unit's parameters are all_gathered before use when not already
+ *     gathered, prefetched: the gather of unit k may start once unit k - 2 has
+ *     finished computing (at most two units gathered ahead, FSDP's explicit
+ *     prefetch of the next unit); zero2 keeps them gathered after the forward
+ *     (reshard_after_forward = False), zero3 frees them, and both free them
+ *     after the backward. Each backward reduce_scatters every unit's
+ *     gradients (FSDP's default gradient accumulation, with communication),
+ *     followed by an all_reduce across replicas with hybrid sharding.
+ * Pipeline stages exchange activations (forward) and their gradients
+ * (backward) with send/recv on their own streams; the receiving pass waits.
+ * Each stage ends with its AdamW step: memory-bound over its local shard.
+ * Ignored: the global gradient-norm all_reduce, the tied-embedding gradient
+ * all_reduce between first and last stage, host-side overheads. */
+#include <plateau/alloc.h>
+#include <plateau/model.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "sim/sim_int.h"
+
+#define BUCKET_BYTES (25.0 * 1024 * 1024) /* torch DDP bucket_cap_mb = 25 (MiB) */
+#define GRAD_BYTES 4.0     /* fp32 gradients for ddp/zero1 reduction (Megatron main_grad, DDP fp32 params) */
+#define PARAM_BYTES 2.0    /* bf16 parameters gathered after a zero1 optimizer step */
+/* AdamW with fp32 states: read grad, param, m, v (16 B), write param, m, v
+ * (12 B), write the bf16 working copy (2 B). */
+#define ADAMW_BYTES_PER_PARAM 30.0
+#define LOWER_ENDS 3
+#define LOWER_JOIN 4
+
+struct lower {
+  struct sim_step *st;
+  const struct pl_layout *l;
+  int64_t pp, vp, m, V;
+  struct sim_slot *slots;    /* stage s's order at s * per_stage */
+  int32_t *n_slots;          /* per stage */
+  int32_t per_stage;
+  int32_t *first;            /* [V][m][2]: first compute task of a pass */
+  int32_t *ends;             /* [V][m][2][LOWER_ENDS]: what a send must wait for */
+  int32_t *streams;          /* [pp][PL_STREAM_N] */
+  bool *unsharded;           /* [vp] FSDP: chunk's parameters are gathered */
+  int32_t *last_bwd;         /* [vp] slot index of the chunk's last backward */
+  enum pl_status err;
+  struct pl_diag *diag;
+  /* per stage while emitting */
+  int32_t stage;
+  int32_t join[LOWER_JOIN];
+  int n_join;
+  int32_t unit_end[2];       /* last compute task of the previous two units */
+  int32_t last_comp;
+  int32_t pass_first;
+  double bucket_fill;        /* bytes waiting for a DDP bucket */
+  int32_t bucket_coll, bucket_ar_coll, pp_coll;
+};
+
+struct unit {
+  struct sim_slot slot;
+  int32_t layer_first;
+  int32_t layers;
+  bool embed;
+  bool head;
+};
+
+static bool fsdp(const struct pl_layout *l) {
+  return l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3;
+}
+
+static size_t pass_index(const struct lower *lw, int64_t v, int64_t mb, int pass) {
+  return ((size_t)v * (size_t)lw->m + (size_t)mb) * 2 + (size_t)pass;
+}
+
+static void fail(struct lower *lw, enum pl_status s) {
+  if (lw->err == PL_OK)
+    lw->err = s;
+}
+
+static bool meta_room(struct sim_step *st, int32_t n) {
+  if (n <= st->cap_meta)
+    return true;
+  int32_t cap = st->cap_meta ? 2 * st->cap_meta : 1024;
+  while (cap < n)
+    cap *= 2;
+  struct sim_meta *p = pl_reallocarray(st->meta, (size_t)cap, sizeof *p);
+  if (p == NULL)
+    return false;
+  st->meta = p;
+  st->cap_meta = cap;
+  return true;
+}
+
+/* Add a task on one of the current stage's streams, with default metadata. */
+static int32_t add(struct lower *lw, enum pl_stream s, double work_s, enum pl_task_kind kind,
+                   enum sim_res res) {
+  struct sim_step *st = lw->st;
+  int32_t id = sim_task_add(&st->eng, lw->streams[lw->stage * PL_STREAM_N + s], work_s, res);
+  if (id == SIM_NONE || !meta_room(st, id + 1)) {
+    fail(lw, PL_ERR_NOMEM);
+    return SIM_NONE;
+  }
+  st->meta[id] = (struct sim_meta){.stage = lw->stage, .peer = -1, .mb = -1, .coll = -1,
+                                   .stream = (uint8_t)s, .kind = (uint8_t)kind,
+                                   .part = PL_PART_ALL};
+  return id;
+}
+
+static void join_add(struct lower *lw, int32_t id) {
+  if (id != SIM_NONE && lw->n_join < LOWER_JOIN)
+    lw->join[lw->n_join++] = id;
+}
+
+static int32_t coll_task(struct lower *lw, enum pl_stream s, int32_t coll, int64_t calls) {
+  if (coll < 0 || calls <= 0)
+    return SIM_NONE;
+  const struct sim_coll *c = &lw->st->colls[coll];
+  int32_t id = add(lw, s, (double)calls * c->time_s, PL_TASK_COLL, c->res);
+  if (id != SIM_NONE) {
+    lw->st->meta[id].coll = coll;
+    lw->st->meta[id].calls = (int32_t)calls;
+  }
+  return id;
+}
+
+static int32_t comp(struct lower *lw, double work_s, const struct unit *u, enum pl_task_part part) {
+  enum pl_task_kind kind = u->slot.pass == PL_PASS_FWD ? PL_TASK_FORWARD : PL_TASK_BACKWARD;
+  int32_t id = add(lw, PL_STREAM_COMPUTE, work_s, kind, SIM_RES_COMPUTE);
+  if (id == SIM_NONE)
+    return id;
+  for (int i = 0; i < lw->n_join; i++)
+    sim_dep(&lw->st->eng, lw->join[i], id);
+  lw->n_join = 0;
+  struct sim_meta *mt = &lw->st->meta[id];
+  mt->mb = u->slot.mb;
+  mt->chunk = u->slot.chunk;
+  mt->layer_first = u->layer_first;
+  mt->layers = u->layers;
+  mt->embed = u->embed;
+  mt->head = u->head;
+  mt->part = (uint8_t)part;
+  mt->recompute = u->slot.pass == PL_PASS_BWD && lw->l->recompute != PL_RECOMPUTE_NONE;
+  if (lw->pass_first == SIM_NONE)
+    lw->pass_first = id;
+  lw->last_comp = id;
+  return id;
+}
+
+/* The tp collectives of a unit, merged by kind (same op and size), issued
+ * after its compute and its cp ring. */
+static void unit_tp(struct lower *lw, const struct unit *u, int32_t after, int32_t ring) {
+  const struct sim_seg *sg = lw->st->seg;
+  int p = u->slot.pass;
+  int64_t mult[SIM_SEG_N] = {u->embed, u->layers, u->head};
+  struct sim_comm list[SIM_SEG_N * SIM_SEG_TP];
+  int n = 0;
+  for (int k = 0; k < SIM_SEG_N; k++) {
+    for (int j = 0; j < SIM_SEG_TP && mult[k] > 0; j++) {
+      struct sim_comm c = sg[k].tp[p][j];
+      int i = 0;
+      while (i < n && list[i].coll != c.coll)
+        i++;
+      if (c.coll < 0)
+        continue;
+      if (i == n)
+        list[n++] = (struct sim_comm){c.coll, 0};
+      list[i].calls += (int32_t)mult[k] * c.calls;
+    }
+  }
+  int32_t prev = SIM_NONE;
+  for (int i = 0; i < n; i++) {
+    int32_t t = coll_task(lw, PL_STREAM_TP, list[i].coll, list[i].calls);
+    if (prev == SIM_NONE) {
+      sim_dep(&lw->st->eng, after, t);
+      sim_dep(&lw->st->eng, ring, t);
+    }
+    prev = t;
+  }
+  join_add(lw, prev);
+}
+
+/* Emit one unit; gather (or SIM_NONE) is its parameter all_gather. Returns
+ * its last compute task. */
+static int32_t emit_unit(struct lower *lw, const struct unit *u, int32_t gather) {
+  const struct sim_seg *sg = lw->st->seg;
+  int p = u->slot.pass;
+  double main_s = (double)u->embed * sg[SIM_SEG_EMBED].comp_s[p] +
+                  (double)u->layers * sg[SIM_SEG_LAYER].comp_s[p] +
+                  (double)u->head * sg[SIM_SEG_HEAD].comp_s[p];
+  double attn_s = (double)u->layers * sg[SIM_SEG_LAYER].attn_s[p];
+  join_add(lw, gather);
+  int32_t c = comp(lw, main_s, u, attn_s > 0 ? PL_PART_MAIN : PL_PART_ALL);
+  int32_t ring = SIM_NONE;
+  if (attn_s > 0) {
+    const struct sim_comm *cp = &sg[SIM_SEG_LAYER].cp[p];
+    ring = coll_task(lw, PL_STREAM_CP, cp->coll, (int64_t)u->layers * cp->calls);
+    sim_dep(&lw->st->eng, c, ring);
+    c = comp(lw, attn_s, u, PL_PART_ATTN);
+    join_add(lw, ring);
+  }
+  unit_tp(lw, u, c, ring);
+  lw->unit_end[1] = lw->unit_end[0];
+  lw->unit_end[0] = c;
+  return c;
+}
+
+static int32_t gather(struct lower *lw, const struct sim_seg *sg) {
+  int32_t t = coll_task(lw, PL_STREAM_DP_GATHER, sg->ag, 1);
+  sim_dep(&lw->st->eng, lw->unit_end[1], t); /* prefetch at most two units ahead */
+  return t;
+}
+
+static void reduce(struct lower *lw, const struct sim_seg *sg, int32_t after) {
+  int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, sg->rs, 1);
+  sim_dep(&lw->st->eng, after, t);
+  coll_task(lw, PL_STREAM_DP_REDUCE, sg->ar, 1);
+}
+
+/* DDP/zero1: add a segment's gradients to the bucket and reduce full ones. */
+static void bucket(struct lower *lw, const struct sim_seg *sg, int32_t after, bool flush) {
+  lw->bucket_fill += sg != NULL ? sg->params * GRAD_BYTES : 0;
+  double full = floor(lw->bucket_fill / lw->st->bucket_bytes);
+  if (full >= 1) {
+    int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, lw->bucket_coll, (int64_t)full);
+    sim_dep(&lw->st->eng, after, t);
+    coll_task(lw, PL_STREAM_DP_REDUCE, lw->bucket_ar_coll, (int64_t)full);
+    lw->bucket_fill -= full * lw->st->bucket_bytes;
+  }
+  if (!flush || lw->bucket_fill <= 0)
+    return;
+  enum pl_coll_op op = lw->l->shard == PL_SHARD_DDP ? PL_COLL_ALL_REDUCE : PL_COLL_REDUCE_SCATTER;
+  int32_t rest, rest_ar = SIM_NONE;
+  enum pl_status s = sim_coll_add(lw->st, op, "dp", lw->bucket_fill, &rest, lw->diag);
+  if (s == PL_OK && lw->bucket_ar_coll >= 0)
+    s = sim_coll_add(lw->st, PL_COLL_ALL_REDUCE, "dp-replica",
+                     lw->bucket_fill / (double)lw->l->shard_group, &rest_ar, lw->diag);
+  if (s != PL_OK)
+    fail(lw, s);
+  int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, rest, 1);
+  sim_dep(&lw->st->eng, after, t);
+  coll_task(lw, PL_STREAM_DP_REDUCE, rest_ar, 1);
+  lw->bucket_fill = 0;
+}
+
+/* A pass with per-segment data-parallel traffic: one unit per segment. */
+static void emit_segments(struct lower *lw, const struct unit *base, bool ag, bool rs, bool sync) {
+  int n = base->embed + base->layers + base->head;
+  bool fwd = base->slot.pass == PL_PASS_FWD;
+  int32_t c = SIM_NONE;
+  for (int i = 0; i < n; i++) {
+    int k = fwd ? i : n - 1 - i; /* position in forward order */
+    struct unit u = {base->slot, base->layer_first + k - base->embed, 1, false, false};
+    enum sim_seg_kind kind = SIM_SEG_LAYER;
+    if (base->embed && k == 0) {
+      kind = SIM_SEG_EMBED;
+      u = (struct unit){base->slot, 0, 0, true, false};
+    } else if (base->head && k == n - 1) {
+      kind = SIM_SEG_HEAD;
+      u = (struct unit){base->slot, 0, 0, false, true};
+    }
+    const struct sim_seg *sg = &lw->st->seg[kind];
+    c = emit_unit(lw, &u, ag ? gather(lw, sg) : SIM_NONE);
+    if (rs)
+      reduce(lw, sg, c);
+    if (sync)
+      bucket(lw, sg, c, false);
+  }
+  if (sync)
+    bucket(lw, NULL, c, true);
+}
+
+static void record_ends(struct lower *lw, size_t pi) {
+  int32_t *e = &lw->ends[pi * LOWER_ENDS];
+  e[0] = lw->last_comp;
+  for (int i = 1; i < LOWER_ENDS; i++)
+    e[i] = i - 1 < lw->n_join ? lw->join[i - 1] : SIM_NONE;
+}
+
+static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
+  const struct pl_layout *l = lw->l;
+  int64_t v = (int64_t)sl.chunk * lw->pp + lw->stage;
+  struct unit base = {sl, lw->st->chunk_first[v], lw->st->chunk_layers[v], v == 0, v == lw->V - 1};
+  bool sharded = fsdp(l) && lw->st->seg[SIM_SEG_LAYER].ag >= 0;
+  bool ag = sharded && !lw->unsharded[sl.chunk];
+  bool rs = sharded && sl.pass == PL_PASS_BWD;
+  bool sync = !fsdp(l) && lw->bucket_coll >= 0 && sl.pass == PL_PASS_BWD &&
+              index == lw->last_bwd[sl.chunk];
+  lw->pass_first = SIM_NONE;
+  if (ag || rs || sync)
+    emit_segments(lw, &base, ag, rs, sync);
+  else
+    emit_unit(lw, &base, SIM_NONE);
+  size_t pi = pass_index(lw, v, sl.mb, sl.pass);
+  lw->first[pi] = lw->pass_first;
+  record_ends(lw, pi);
+  if (sharded)
+    lw->unsharded[sl.chunk] = sl.pass == PL_PASS_FWD && l->shard == PL_SHARD_ZERO2;
+}
+
+/* Parameters of stage s on one GPU after tp sharding. */
+static double stage_params(const struct lower *lw, int64_t s) {
+  const struct sim_seg *sg = lw->st->seg;
+  double p = 0;
+  for (int64_t c = 0; c < lw->vp; c++) {
+    int64_t v = c * lw->pp + s;
+    p += (double)lw->st->chunk_layers[v] * sg[SIM_SEG_LAYER].params;
+    p += v == 0 ? sg[SIM_SEG_EMBED].params : 0;
+    p += v == lw->V - 1 ? sg[SIM_SEG_HEAD].params : 0;
+  }
+  return p;
+}
+
+static void emit_tail(struct lower *lw) {
+  const struct pl_layout *l = lw->l;
+  const struct pl_gpu *g = &lw->st->run->cluster.gpu;
+  double params = stage_params(lw, lw->stage);
+  double local = l->shard == PL_SHARD_DDP ? params : params / (double)l->shard_group;
+  double bw = g->hbm_bytes_per_s * g->eff.hbm_fraction;
+  double opt_s = (bw > 0 ? local * ADAMW_BYTES_PER_PARAM / bw : 0) + g->eff.kernel_overhead_s;
+  int32_t reduce_tail = lw->st->eng.streams[lw->streams[lw->stage * PL_STREAM_N +
+                                                         PL_STREAM_DP_REDUCE]].tail;
+  join_add(lw, reduce_tail);
+  int32_t t = add(lw, PL_STREAM_COMPUTE, opt_s, PL_TASK_OPTIMIZER, SIM_RES_COMPUTE);
+  for (int i = 0; i < lw->n_join && t != SIM_NONE; i++)
+    sim_dep(&lw->st->eng, lw->join[i], t);
+  lw->n_join = 0;
+  if (l->shard != PL_SHARD_ZERO1 || lw->bucket_coll < 0)
+    return;
+  int32_t ag;
+  double bytes = params * PARAM_BYTES;
+  double calls = ceil(bytes / lw->st->bucket_bytes);
+  enum pl_status s = sim_coll_add(lw->st, PL_COLL_ALL_GATHER, "dp", bytes / calls, &ag, lw->diag);
+  if (s != PL_OK)
+    fail(lw, s);
+  int32_t a = coll_task(lw, PL_STREAM_DP_GATHER, ag, (int64_t)calls);
+  sim_dep(&lw->st->eng, t, a);
+}
+
+static void emit_stage(struct lower *lw, int64_t s) {
+  lw->stage = (int32_t)s;
+  lw->n_join = 0;
+  lw->unit_end[0] = lw->unit_end[1] = SIM_NONE;
+  lw->last_comp = SIM_NONE;
+  lw->bucket_fill = 0;
+  const struct sim_slot *sl = &lw->slots[s * lw->per_stage];
+  for (int64_t c = 0; c < lw->vp; c++) {
+    lw->unsharded[c] = false;
+    lw->last_bwd[c] = -1;
+  }
+  for (int32_t i = 0; i < lw->n_slots[s]; i++)
+    if (sl[i].pass == PL_PASS_BWD)
+      lw->last_bwd[sl[i].chunk] = i;
+  for (int32_t i = 0; i < lw->n_slots[s] && lw->err == PL_OK; i++)
+    emit_pass(lw, i, sl[i]);
+  emit_tail(lw);
+}
+
+/* Sends between stages, in each sender's compute order. */
+static void emit_sends(struct lower *lw, int64_t s) {
+  lw->stage = (int32_t)s;
+  const struct sim_slot *sl = &lw->slots[s * lw->per_stage];
+  for (int32_t i = 0; i < lw->n_slots[s]; i++) {
+    int64_t v = (int64_t)sl[i].chunk * lw->pp + s;
+    bool fwd = sl[i].pass == PL_PASS_FWD;
+    int64_t to = fwd ? v + 1 : v - 1;
+    if (to < 0 || to >= lw->V)
+      continue;
+    int32_t t = coll_task(lw, fwd ? PL_STREAM_PP_FWD : PL_STREAM_PP_BWD, lw->pp_coll, 1);
+    if (t == SIM_NONE)
+      continue;
+    lw->st->meta[t].peer = (int32_t)(to % lw->pp);
+    lw->st->meta[t].mb = sl[i].mb;
+    const int32_t *e = &lw->ends[pass_index(lw, v, sl[i].mb, sl[i].pass) * LOWER_ENDS];
+    for (int k = 0; k < LOWER_ENDS; k++)
+      sim_dep(&lw->st->eng, e[k], t);
+    sim_dep(&lw->st->eng, t, lw->first[pass_index(lw, to, sl[i].mb, sl[i].pass)]);
+  }
+}
+
+static enum pl_status setup_colls(struct lower *lw, struct pl_diag *diag) {
+  const struct pl_layout *l = lw->l;
+  const struct pl_model *md = &lw->st->run->model;
+  lw->bucket_coll = lw->bucket_ar_coll = lw->pp_coll = SIM_NONE;
+  double act = (double)l->mbs * (double)(l->seq / l->cp) * (double)md->hidden * 2.0 / (double)l->tp;
+  enum pl_status s = sim_coll_add(lw->st, PL_COLL_SEND_RECV, "pp", act, &lw->pp_coll, diag);
+  if (s != PL_OK || fsdp(l))
+    return s;
+  enum pl_coll_op op = l->shard == PL_SHARD_DDP ? PL_COLL_ALL_REDUCE : PL_COLL_REDUCE_SCATTER;
+  s = sim_coll_add(lw->st, op, "dp", lw->st->bucket_bytes, &lw->bucket_coll, diag);
+  if (s == PL_OK && l->shard != PL_SHARD_DDP && l->shard_group < l->dp)
+    s = sim_coll_add(lw->st, PL_COLL_ALL_REDUCE, "dp-replica",
+                     lw->st->bucket_bytes / (double)l->shard_group, &lw->bucket_ar_coll, diag);
+  return s;
+}
+
+static enum pl_status alloc_tables(struct lower *lw) {
+  size_t passes = (size_t)lw->V * (size_t)lw->m * 2;
+  lw->slots = pl_calloc((size_t)lw->pp * (size_t)lw->per_stage, sizeof *lw->slots);
+  lw->n_slots = pl_calloc((size_t)lw->pp, sizeof *lw->n_slots);
+  lw->first = pl_calloc(passes, sizeof *lw->first);
+  lw->ends = pl_calloc(passes * LOWER_ENDS, sizeof *lw->ends);
+  lw->streams = pl_calloc((size_t)lw->pp * PL_STREAM_N, sizeof *lw->streams);
+  lw->unsharded = pl_calloc((size_t)lw->vp, sizeof *lw->unsharded);
+  lw->last_bwd = pl_calloc((size_t)lw->vp, sizeof *lw->last_bwd);
+  bool ok = lw->slots && lw->n_slots && lw->first && lw->ends && lw->streams && lw->unsharded &&
+            lw->last_bwd;
+  return ok ? PL_OK : PL_ERR_NOMEM;
+}
+
+static void free_tables(struct lower *lw) {
+  pl_free(lw->slots);
+  pl_free(lw->n_slots);
+  pl_free(lw->first);
+  pl_free(lw->ends);
+  pl_free(lw->streams);
+  pl_free(lw->unsharded);
+  pl_free(lw->last_bwd);
+}
+
+/* A step simulated as more tasks than this is refused: it would take
+ * gigabytes and minutes; no real layout comes near (1T on 3072 GPUs with
+ * 512 micro-batches is ~10^6). */
+#define LOWER_MAX_TASKS (INT64_C(1) << 25)
+
+/* Rough task count, to size the engine's arrays once (an upper estimate). */
+static int64_t task_estimate(const struct lower *lw) {
+  int64_t slots = lw->pp * lw->per_stage;
+  int64_t per_chunk = lw->st->run->model.layers / lw->V + 3;
+  int64_t seg_passes = fsdp(lw->l) ? slots : lw->pp * lw->vp;
+  return 6 * slots + 6 * seg_passes * per_chunk + 64;
+}
+
+static enum pl_status make_streams(struct lower *lw) {
+  for (int64_t s = 0; s < lw->pp; s++)
+    for (int k = 0; k < PL_STREAM_N; k++)
+      lw->streams[s * PL_STREAM_N + k] = sim_stream_add(&lw->st->eng, (int32_t)s);
+  return lw->st->eng.nomem ? PL_ERR_NOMEM : PL_OK;
+}
+
+static enum pl_status run_lowering(struct lower *lw, struct pl_diag *diag) {
+  const struct sim_schedule *sched = sim_schedule_for(lw->l->schedule);
+  for (int64_t s = 0; s < lw->pp; s++)
+    lw->n_slots[s] = sched->order(lw->pp, lw->m, lw->vp, s, &lw->slots[s * lw->per_stage]);
+  for (size_t i = 0; i < (size_t)lw->V * (size_t)lw->m * 2; i++)
+    lw->first[i] = SIM_NONE;
+  enum pl_status s = sim_engine_init(&lw->st->eng, (int32_t)lw->pp, (int32_t)task_estimate(lw),
+                                     lw->st->run->cluster.gpu.eff.overlap_slowdown);
+  if (s == PL_OK)
+    s = make_streams(lw);
+  if (s == PL_OK)
+    s = setup_colls(lw, diag);
+  for (int64_t st = 0; st < lw->pp && s == PL_OK && lw->err == PL_OK; st++)
+    emit_stage(lw, st);
+  for (int64_t st = 0; st < lw->pp && s == PL_OK && lw->err == PL_OK; st++)
+    emit_sends(lw, st);
+  if (s == PL_OK && (lw->err != PL_OK || lw->st->eng.nomem))
+    s = lw->err != PL_OK ? lw->err : PL_ERR_NOMEM;
+  return s;
+}
+
+enum pl_status sim_lower(struct sim_step *st, struct pl_diag *diag) {
+  struct lower lw;
+  memset(&lw, 0, sizeof lw);
+  lw.st = st;
+  lw.diag = diag;
+  lw.l = &st->run->layout;
+  lw.pp = lw.l->pp;
+  lw.vp = lw.l->vp;
+  lw.m = lw.l->micro_batches;
+  lw.V = lw.pp * lw.vp;
+  lw.per_stage = (int32_t)(2 * lw.m * lw.vp);
+  st->bucket_bytes = BUCKET_BYTES;
+  if (lw.m > LOWER_MAX_TASKS || (double)lw.pp * (double)lw.per_stage > (double)LOWER_MAX_TASKS ||
+      task_estimate(&lw) > LOWER_MAX_TASKS)
+    return pl_diag_set(diag, PL_ERR_LIMIT,
+                       "step simulation: pp=%lld x %lld micro-batches x vp=%lld is too many passes "
+                       "to simulate (limit %lld tasks)",
+                       (long long)lw.pp, (long long)lw.m, (long long)lw.vp,
+                       (long long)LOWER_MAX_TASKS);
+  enum pl_status s = alloc_tables(&lw);
+  if (s == PL_OK)
+    s = run_lowering(&lw, diag);
+  free_tables(&lw);
+  if (s == PL_ERR_NOMEM)
+    return pl_diag_set(diag, s, "step simulation: out of memory");
+  if (s != PL_OK && diag != NULL && diag->msg[0] == '\0')
+    return pl_diag_set(diag, s, "step simulation: %s", pl_status_message(s));
+  return s;
+}

@@ -1,0 +1,180 @@
+/* segments.c: the cost of each model segment (embedding, one transformer
+ * block, LM head) for one micro-batch on one GPU, and the collectives tied to
+ * it (docs/step-model.md section 4).
+ *
+ * Compute: the segment's ops (src/model/flops.c) timed by compute.c; the
+ * backward includes the forward of ops marked for recomputation (full: the
+ * whole block; selective: the attention core). With cp > 1 the attention core
+ * is kept apart so the K/V ring can overlap it.
+ * Tensor parallelism (Megatron-LM, Shoeybi et al. 2019; sequence parallelism
+ * Korthikanti et al. 2022 Sec. 4.2.2), per block, activations b*s*h in bf16:
+ *   with sp:    fwd 2 all_gather + 2 reduce_scatter, bwd the same (conjugates);
+ *   without sp: fwd 2 all_reduce, bwd 2 all_reduce;
+ *   full recomputation repeats the forward's collectives in the backward.
+ *   Embedding (vocab-parallel): fwd reduce_scatter (sp) or all_reduce, bwd
+ *   all_gather (sp). LM head: fwd all_gather (sp), bwd reduce_scatter (sp) or
+ *   all_reduce. Ignored: the extra all_gather Megatron's sp backward issues to
+ *   recompute the wgrad input (overlapped with dgrad), the three small
+ *   all_reduces of the vocab-parallel cross-entropy.
+ * Context parallelism (Megatron/TransformerEngine ring attention): per block
+ * cp - 1 send/recv steps of the local K and V chunk in the forward, of K, V
+ * and dK, dV in the backward, overlapping the attention core.
+ * FSDP units (zero2/zero3): one per segment; all_gather of its bf16
+ * parameters, reduce_scatter of its gradients in fp32 (FSDP2
+ * MixedPrecisionPolicy as torchtitan configures it: param bf16, reduce fp32),
+ * and with hybrid sharding an all_reduce of the reduced shard across replicas
+ * (FSDP HYBRID_SHARD). */
+#include <plateau/model.h>
+
+#include <string.h>
+
+#include "sim/sim_int.h"
+
+#define ACT_BYTES 2.0   /* bf16 activations on the wire */
+#define PARAM_BYTES 2.0 /* bf16 parameters gathered by FSDP */
+#define GRAD_BYTES 4.0  /* fp32 gradient reduction */
+
+static void comm_set(struct sim_comm *c, int32_t coll, int32_t calls) {
+  c->coll = coll;
+  c->calls = coll >= 0 ? calls : 0;
+}
+
+static void seg_clear(struct sim_seg *s) {
+  memset(s, 0, sizeof *s);
+  for (int p = 0; p < 2; p++) {
+    for (int i = 0; i < SIM_SEG_TP; i++)
+      comm_set(&s->tp[p][i], SIM_NONE, 0);
+    comm_set(&s->cp[p], SIM_NONE, 0);
+  }
+  s->ag = s->rs = s->ar = SIM_NONE;
+}
+
+static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_op *ops, int n,
+                        bool split_attn) {
+  const struct pl_gpu *g = &st->run->cluster.gpu;
+  const struct pl_layout *l = &st->run->layout;
+  const struct pl_model *m = &st->run->model;
+  for (int p = 0; p < 2; p++) {
+    s->comp_s[p] = sim_seg_ops_s(g, l, m, ops, n, (enum pl_pass)p, false);
+    if (split_attn) {
+      s->attn_s[p] = sim_seg_ops_s(g, l, m, ops, n, (enum pl_pass)p, true);
+      s->comp_s[p] -= s->attn_s[p];
+    }
+  }
+}
+
+/* Register op over tp for an activation and store it as entry i of pass p. */
+static enum pl_status tp_comm(struct sim_step *st, struct sim_seg *s, int p, int i,
+                              enum pl_coll_op op, int32_t calls, struct pl_diag *diag) {
+  const struct pl_layout *l = &st->run->layout;
+  double act = (double)l->mbs * (double)(l->seq / l->cp) * (double)st->run->model.hidden * ACT_BYTES;
+  int32_t c;
+  enum pl_status r = sim_coll_add(st, op, "tp", act, &c, diag);
+  comm_set(&s->tp[p][i], c, calls);
+  return r;
+}
+
+static enum pl_status layer_tp(struct sim_step *st, struct sim_seg *s, struct pl_diag *diag) {
+  const struct pl_layout *l = &st->run->layout;
+  int32_t extra = l->recompute == PL_RECOMPUTE_FULL ? 2 : 0; /* recomputed forward */
+  enum pl_status r;
+  if (l->sp) {
+    r = tp_comm(st, s, PL_PASS_FWD, 0, PL_COLL_ALL_GATHER, 2, diag);
+    if (r == PL_OK)
+      r = tp_comm(st, s, PL_PASS_FWD, 1, PL_COLL_REDUCE_SCATTER, 2, diag);
+    if (r == PL_OK)
+      r = tp_comm(st, s, PL_PASS_BWD, 0, PL_COLL_ALL_GATHER, 2 + extra, diag);
+    if (r == PL_OK)
+      r = tp_comm(st, s, PL_PASS_BWD, 1, PL_COLL_REDUCE_SCATTER, 2 + extra, diag);
+    return r;
+  }
+  r = tp_comm(st, s, PL_PASS_FWD, 0, PL_COLL_ALL_REDUCE, 2, diag);
+  if (r == PL_OK)
+    r = tp_comm(st, s, PL_PASS_BWD, 0, PL_COLL_ALL_REDUCE, 2 + extra, diag);
+  return r;
+}
+
+/* Embedding: fwd reduce_scatter (sp) or all_reduce; bwd all_gather (sp). */
+static enum pl_status embed_tp(struct sim_step *st, struct sim_seg *s, struct pl_diag *diag) {
+  if (!st->run->layout.sp)
+    return tp_comm(st, s, PL_PASS_FWD, 0, PL_COLL_ALL_REDUCE, 1, diag);
+  enum pl_status r = tp_comm(st, s, PL_PASS_FWD, 0, PL_COLL_REDUCE_SCATTER, 1, diag);
+  if (r == PL_OK)
+    r = tp_comm(st, s, PL_PASS_BWD, 0, PL_COLL_ALL_GATHER, 1, diag);
+  return r;
+}
+
+/* LM head: fwd all_gather (sp); bwd reduce_scatter (sp) or all_reduce. */
+static enum pl_status head_tp(struct sim_step *st, struct sim_seg *s, struct pl_diag *diag) {
+  if (!st->run->layout.sp)
+    return tp_comm(st, s, PL_PASS_BWD, 0, PL_COLL_ALL_REDUCE, 1, diag);
+  enum pl_status r = tp_comm(st, s, PL_PASS_FWD, 0, PL_COLL_ALL_GATHER, 1, diag);
+  if (r == PL_OK)
+    r = tp_comm(st, s, PL_PASS_BWD, 0, PL_COLL_REDUCE_SCATTER, 1, diag);
+  return r;
+}
+
+static enum pl_status layer_cp(struct sim_step *st, struct sim_seg *s, struct pl_diag *diag) {
+  const struct pl_layout *l = &st->run->layout;
+  const struct pl_model *m = &st->run->model;
+  double kv = 2.0 * (double)l->mbs * (double)(l->seq / l->cp) *
+              (double)(m->kv_heads / l->tp) * (double)m->head_dim * ACT_BYTES;
+  int32_t f, b;
+  enum pl_status r = sim_coll_add(st, PL_COLL_SEND_RECV, "cp", kv, &f, diag);
+  if (r == PL_OK)
+    r = sim_coll_add(st, PL_COLL_SEND_RECV, "cp", 2.0 * kv, &b, diag);
+  if (r != PL_OK)
+    return r;
+  comm_set(&s->cp[PL_PASS_FWD], f, (int32_t)(l->cp - 1));
+  comm_set(&s->cp[PL_PASS_BWD], b, (int32_t)(l->cp - 1));
+  return PL_OK;
+}
+
+/* FSDP colls of a unit of the given parameters (zero2/zero3 only). */
+static enum pl_status seg_fsdp(struct sim_step *st, struct sim_seg *s, struct pl_diag *diag) {
+  const struct pl_layout *l = &st->run->layout;
+  if (l->shard != PL_SHARD_ZERO2 && l->shard != PL_SHARD_ZERO3)
+    return PL_OK;
+  enum pl_status r = sim_coll_add(st, PL_COLL_ALL_GATHER, "dp", s->params * PARAM_BYTES, &s->ag, diag);
+  if (r == PL_OK)
+    r = sim_coll_add(st, PL_COLL_REDUCE_SCATTER, "dp", s->params * GRAD_BYTES, &s->rs, diag);
+  if (r == PL_OK && l->shard_group < l->dp)
+    r = sim_coll_add(st, PL_COLL_ALL_REDUCE, "dp-replica",
+                     s->params * GRAD_BYTES / (double)l->shard_group, &s->ar, diag);
+  return r;
+}
+
+static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct pl_diag *diag) {
+  const struct pl_model *m = &st->run->model;
+  const struct pl_layout *l = &st->run->layout;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  struct sim_seg *s = &st->seg[kind];
+  seg_clear(s);
+  int n = kind == SIM_SEG_LAYER   ? pl_layer_ops(m, l, ops)
+          : kind == SIM_SEG_EMBED ? pl_embed_ops(m, l, ops)
+                                  : pl_head_ops(m, l, ops);
+  seg_compute(st, s, ops, n, kind == SIM_SEG_LAYER && l->cp > 1);
+  double params = kind == SIM_SEG_LAYER   ? (double)pl_model_layer_params(m)
+                  : kind == SIM_SEG_EMBED ? (double)pl_model_embedding_params(m)
+                                          : (double)pl_model_head_params(m);
+  s->params = params / (double)l->tp;
+  enum pl_status r = PL_OK;
+  if (l->tp > 1 && kind == SIM_SEG_LAYER)
+    r = layer_tp(st, s, diag);
+  else if (l->tp > 1 && kind == SIM_SEG_EMBED)
+    r = embed_tp(st, s, diag);
+  else if (l->tp > 1)
+    r = head_tp(st, s, diag);
+  if (r == PL_OK && kind == SIM_SEG_LAYER && l->cp > 1)
+    r = layer_cp(st, s, diag);
+  if (r == PL_OK)
+    r = seg_fsdp(st, s, diag);
+  return r;
+}
+
+enum pl_status sim_segments(struct sim_step *st, struct pl_diag *diag) {
+  enum pl_status r = PL_OK;
+  for (int k = 0; k < SIM_SEG_N && r == PL_OK; k++)
+    r = price(st, (enum sim_seg_kind)k, diag);
+  return r;
+}

@@ -1,0 +1,129 @@
+/* collectives.c: per-kind summaries of one rank's NCCL/RCCL kernels.
+ *
+ * Each communication kernel is one collective call. Its kind and size come
+ * from the kernel's args ("Collective name", "In msg nelems", "Out msg
+ * nelems", "Group size", "dtype", "Process Group Ranks"), else from the
+ * record_param_comms op that launched it (link.c), else the kind alone from
+ * the kernel name (ncclDevKernel_AllGather_RING_LL). Sizes follow nccl-tests'
+ * size column: all_gather counts the gathered output, reduce_scatter and
+ * all_to_all the whole input, all_reduce and broadcast the buffer. Achieved
+ * bandwidths (nccl-tests doc/PERFORMANCE.md): algbw = bytes / kernel time,
+ * busbw = algbw x factor(op, n). Kernel time is from the kernel's start on
+ * this rank, so it includes waiting for the slowest peer (docs/trace.md 3.4). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <plateau/alloc.h>
+
+#include "trace_int.h"
+
+struct acc {
+  enum trace_op op;
+  int64_t n;
+  int64_t calls;
+  double time_ns; /* a sum of durations: a double cannot overflow */
+  struct pl_trace_coll sum;
+};
+
+static double call_bytes(const struct trace_coll *c, enum trace_op op) {
+  /* elements as doubles: input counts multiplied together must not overflow */
+  double ne = (double)c->in_nelems;
+  if (op == TRACE_OP_ALL_GATHER || op == TRACE_OP_GATHER)
+    ne = c->out_nelems >= 0 ? (double)c->out_nelems
+         : (c->in_nelems >= 0 && c->group_size > 0 ? (double)c->in_nelems * (double)c->group_size
+                                                    : -1);
+  if (ne < 0 && c->out_nelems >= 0 && op != TRACE_OP_REDUCE_SCATTER)
+    ne = (double)c->out_nelems;
+  if (ne < 0 || c->dtype_bytes <= 0)
+    return 0;
+  return ne * c->dtype_bytes;
+}
+
+/* Is GPU event g counted in the windows? By its start time, as the
+ * breakdown clips it (windows are sorted and disjoint). */
+static bool in_windows(const struct trace_gpu *g, const struct trace_iv *w, size_t nw) {
+  size_t lo = 0, hi = nw;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (w[mid].a <= g->ts_ns)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo > 0 && g->ts_ns < w[lo - 1].b;
+}
+
+static struct acc *find_acc(struct acc *a, int *na, enum trace_op op, int64_t n) {
+  for (int i = 0; i < *na; i++)
+    if (a[i].op == op && a[i].n == n)
+      return &a[i];
+  if (*na >= TRACE_OP_N * 8)
+    return &a[*na - 1]; /* more than 8 group sizes per op: fold into the last */
+  struct acc *x = &a[(*na)++];
+  memset(x, 0, sizeof *x);
+  x->op = op;
+  x->n = n;
+  return x;
+}
+
+static void add_call(struct acc *x, const struct trace_gpu *g, const struct trace_coll *c) {
+  x->calls++;
+  x->time_ns += (double)g->dur_ns;
+  double bytes = c ? call_bytes(c, x->op) : 0;
+  if (bytes <= 0 || g->dur_ns <= 0)
+    return;
+  x->sum.sized_calls++;
+  x->sum.sized_bytes += bytes;
+  x->sum.sized_time_s += (double)g->dur_ns * 1e-9;
+  x->sum.bus_bytes += bytes * trace_bus_factor(x->op, x->n);
+}
+
+static int cmp_acc(const void *p, const void *q) {
+  const struct acc *x = p, *y = q;
+  if (x->op != y->op)
+    return x->op < y->op ? -1 : 1;
+  return (x->n > y->n) - (x->n < y->n);
+}
+
+static void finish(const struct acc *x, double steps, struct pl_trace_coll *o) {
+  *o = x->sum;
+  snprintf(o->op, sizeof o->op, "%s", trace_op_name(x->op));
+  o->group_size = x->n > 0 ? x->n : 0;
+  o->count = (double)x->calls / steps;
+  o->time_s = x->time_ns * 1e-9 / steps;
+  if (o->sized_calls > 0) {
+    o->bytes = o->sized_bytes / (double)o->sized_calls;
+    o->algbw_bytes_per_s = o->sized_bytes / o->sized_time_s;
+    o->busbw_bytes_per_s = o->bus_bytes / o->sized_time_s;
+  }
+}
+
+enum pl_status trace_collectives(const struct trace_data *d, const struct trace_iv *w, size_t nw,
+                                 struct pl_trace_rank *r, struct pl_diag *diag) {
+  struct acc a[TRACE_OP_N * 8];
+  int na = 0;
+  const struct trace_gpu *g = d->gpu.data;
+  const struct trace_coll *cs = d->colls.data;
+  for (size_t i = 0; i < d->gpu.len; i++) {
+    if (g[i].kind != TRACE_COMM || !in_windows(&g[i], w, nw))
+      continue;
+    const struct trace_coll *c = g[i].coll >= 0 ? &cs[g[i].coll] : NULL;
+    enum trace_op op = c && c->op != TRACE_OP_UNKNOWN ? (enum trace_op)c->op
+                                                        : (enum trace_op)g[i].name_op;
+    int64_t n = c && c->group_size > 0 ? c->group_size : d->world_size;
+    add_call(find_acc(a, &na, op, n), &g[i], c);
+  }
+  r->n_coll = 0;
+  r->coll = NULL;
+  if (na == 0)
+    return PL_OK;
+  qsort(a, (size_t)na, sizeof a[0], cmp_acc);
+  r->coll = pl_calloc((size_t)na, sizeof *r->coll);
+  if (r->coll == NULL)
+    return pl_diag_set(diag, PL_ERR_NOMEM, "out of memory summarizing collectives");
+  for (int i = 0; i < na; i++)
+    finish(&a[i], r->steps > 0 ? (double)r->steps : 1.0, &r->coll[i]);
+  r->n_coll = na;
+  return PL_OK;
+}

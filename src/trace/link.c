@@ -1,0 +1,229 @@
+/* link.c: tie each GPU event to the CPU side of the trace.
+ *
+ * A GPU event carries args "correlation"; the CPU launch with the same id is a
+ * cuda_runtime/cuda_driver call (HIP calls on ROCm) with args "correlation",
+ * or the start ("ph": "s") of an ac2g/async flow whose "id" is that
+ * correlation (Kineto draws one per launch). The launch's time decides the
+ * ProfilerStep the event belongs to (docs/trace.md 2.2), its thread and time
+ * whether it ran inside torch.utils.checkpoint's recompute_fn (activation
+ * recomputation), and its "External id" or enclosing record_param_comms op
+ * which collective a NCCL/RCCL kernel is when the kernel's own args do not say
+ * (RCCL's ncclDevKernel_Generic, older PyTorch). Everything is sorted once and
+ * looked up by binary search: O(n log n) in the number of GPU events. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <plateau/alloc.h>
+
+#include "trace_int.h"
+
+static int cmp_launch(const void *a, const void *b) {
+  const struct trace_launch *x = a, *y = b;
+  if (x->corr != y->corr)
+    return x->corr < y->corr ? -1 : 1;
+  if (x->flow != y->flow) /* the runtime call first: it has the External id */
+    return x->flow < y->flow ? -1 : 1;
+  return (x->ts_ns > y->ts_ns) - (x->ts_ns < y->ts_ns);
+}
+
+static int cmp_span(const void *a, const void *b) {
+  const struct trace_span *x = a, *y = b;
+  if (x->ts_ns != y->ts_ns)
+    return x->ts_ns < y->ts_ns ? -1 : 1;
+  return (x->num > y->num) - (x->num < y->num);
+}
+
+/* Merge the runtime record and the flow start of one correlation into one
+ * record whose flow flag says whether a flow exists. */
+static void dedupe_launches(struct trace_data *d) {
+  struct trace_launch *l = d->launches.data;
+  size_t n = d->launches.len, k = 0;
+  if (n == 0) /* data is NULL: qsort must not see it */
+    return;
+  qsort(l, n, sizeof *l, cmp_launch);
+  for (size_t i = 0; i < n; i++) {
+    if (k > 0 && l[k - 1].corr == l[i].corr) {
+      l[k - 1].flow |= l[i].flow;
+      continue;
+    }
+    l[k++] = l[i];
+  }
+  d->launches.len = k;
+}
+
+static int cmp_num(const void *a, const void *b) {
+  const struct trace_span *x = a, *y = b;
+  if (x->num != y->num)
+    return x->num < y->num ? -1 : 1;
+  return (x->ts_ns > y->ts_ns) - (x->ts_ns < y->ts_ns);
+}
+
+/* Sort steps by time; a step number seen twice keeps its first span. */
+static void dedupe_steps(struct trace_data *d) {
+  struct trace_span *s = d->steps.data;
+  size_t n = d->steps.len, k = 0;
+  if (n == 0)
+    return;
+  qsort(s, n, sizeof *s, cmp_num);
+  for (size_t i = 0; i < n; i++)
+    if (k == 0 || s[k - 1].num != s[i].num)
+      s[k++] = s[i];
+  d->steps.len = k;
+  qsort(s, k, sizeof *s, cmp_span);
+}
+
+static const struct trace_launch *find_launch(const struct trace_data *d, int64_t corr) {
+  const struct trace_launch *l = d->launches.data;
+  size_t lo = 0, hi = d->launches.len;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (l[mid].corr < corr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < d->launches.len && l[lo].corr == corr ? &l[lo] : NULL;
+}
+
+/* Index of the last span starting at or before t, or -1. */
+static long last_before(const struct trace_span *s, size_t n, int64_t t) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (s[mid].ts_ns <= t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return (long)lo - 1;
+}
+
+static int32_t step_of(const struct trace_data *d, int64_t t) {
+  const struct trace_span *s = d->steps.data;
+  long i = last_before(s, d->steps.len, t);
+  return i >= 0 && t < s[i].end_ns ? (int32_t)i : -1;
+}
+
+/* Recompute frames on one thread are sequential; a few steps back suffice. */
+static bool in_recompute(const struct trace_data *d, int64_t t, int64_t tid) {
+  const struct trace_span *s = d->recompute.data;
+  long i = last_before(s, d->recompute.len, t);
+  for (long k = 0; i >= 0 && k < 64; i--, k++)
+    if (s[i].tid == tid && t < s[i].end_ns)
+      return true;
+  return false;
+}
+
+/* record_param_comms ops (colls with an External id) by External id and by
+ * start time: (key, index) pairs, so sorting needs no global context. */
+struct rpc_key {
+  int64_t key;
+  int32_t idx;
+};
+struct rpc_index {
+  struct rpc_key *by_ext;
+  struct rpc_key *by_ts;
+  size_t n;
+};
+
+static int cmp_key(const void *a, const void *b) {
+  const struct rpc_key *x = a, *y = b;
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
+  return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static enum pl_status rpc_build(const struct trace_data *d, struct rpc_index *x,
+                                struct pl_diag *diag) {
+  const struct trace_coll *c = d->colls.data;
+  memset(x, 0, sizeof *x);
+  for (size_t i = 0; i < d->colls.len; i++)
+    x->n += c[i].ext_id >= 0;
+  if (x->n == 0)
+    return PL_OK;
+  x->by_ext = pl_reallocarray(NULL, x->n, sizeof *x->by_ext);
+  x->by_ts = pl_reallocarray(NULL, x->n, sizeof *x->by_ts);
+  if (x->by_ext == NULL || x->by_ts == NULL)
+    return pl_diag_set(diag, PL_ERR_NOMEM, "out of memory linking collectives");
+  size_t k = 0;
+  for (size_t i = 0; i < d->colls.len; i++) {
+    if (c[i].ext_id < 0)
+      continue;
+    x->by_ext[k] = (struct rpc_key){c[i].ext_id, (int32_t)i};
+    x->by_ts[k] = (struct rpc_key){c[i].ts_ns, (int32_t)i};
+    k++;
+  }
+  qsort(x->by_ext, x->n, sizeof *x->by_ext, cmp_key);
+  qsort(x->by_ts, x->n, sizeof *x->by_ts, cmp_key);
+  return PL_OK;
+}
+
+/* Number of keys <= v. */
+static size_t upper(const struct rpc_key *k, size_t n, int64_t v) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (k[mid].key <= v)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+static int32_t rpc_by_ext(const struct rpc_index *x, int64_t ext) {
+  if (ext < 0 || x->n == 0)
+    return -1;
+  size_t i = upper(x->by_ext, x->n, ext - 1);
+  return i < x->n && x->by_ext[i].key == ext ? x->by_ext[i].idx : -1;
+}
+
+/* The op on the launching thread whose span holds the launch. */
+static int32_t rpc_around(const struct trace_data *d, const struct rpc_index *x,
+                          const struct trace_launch *l) {
+  const struct trace_coll *c = d->colls.data;
+  size_t i = upper(x->by_ts, x->n, l->ts_ns);
+  for (size_t k = 0; i > 0 && k < 16; i--, k++) {
+    const struct trace_coll *r = &c[x->by_ts[i - 1].idx];
+    if (r->tid == l->tid && l->ts_ns <= r->end_ns)
+      return x->by_ts[i - 1].idx;
+  }
+  return -1;
+}
+
+static void link_one(struct trace_data *d, const struct rpc_index *x, struct trace_gpu *g) {
+  const struct trace_launch *l = g->corr >= 0 ? find_launch(d, g->corr) : NULL;
+  if (l != NULL) {
+    g->flags |= TRACE_F_LINKED;
+    if (l->flow)
+      g->flags |= TRACE_F_FLOW;
+    g->step = step_of(d, l->ts_ns);
+    if (d->recompute.len > 0 && in_recompute(d, l->ts_ns, l->tid))
+      g->flags |= TRACE_F_RECOMPUTE;
+  }
+  if (g->kind != TRACE_COMM || g->coll >= 0 || x->n == 0)
+    return;
+  int32_t c = rpc_by_ext(x, g->ext_id);
+  if (c < 0 && l != NULL)
+    c = rpc_by_ext(x, l->ext_id);
+  if (c < 0 && l != NULL)
+    c = rpc_around(d, x, l);
+  g->coll = c;
+}
+
+enum pl_status trace_link(struct trace_data *d, struct pl_diag *diag) {
+  dedupe_launches(d);
+  dedupe_steps(d);
+  if (d->recompute.len > 0)
+    qsort(d->recompute.data, d->recompute.len, sizeof(struct trace_span), cmp_span);
+  struct rpc_index x;
+  enum pl_status s = rpc_build(d, &x, diag);
+  if (s == PL_OK) {
+    struct trace_gpu *g = d->gpu.data;
+    for (size_t i = 0; i < d->gpu.len; i++)
+      link_one(d, &x, &g[i]);
+  }
+  pl_free(x.by_ext);
+  pl_free(x.by_ts);
+  return s;
+}

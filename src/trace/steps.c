@@ -1,0 +1,191 @@
+/* steps.c: one rank's steps, their GPU windows, and its per-step means.
+ *
+ * Steps are the ProfilerStep#N CPU spans (docs/trace.md 2). A GPU event
+ * belongs to the step whose span holds its CPU launch (link.c). Step k's GPU
+ * window runs from the start of its first GPU event to the start of step
+ * k+1's first GPU event, or to its own last GPU end when no later step has
+ * one, so windows tile the GPU timeline: the gap in which the GPU waits for the
+ * host between steps is idle time of the step before it. Every GPU interval
+ * is clipped to the windows (breakdown.c), so an all-reduce of step k that
+ * runs on after step k+1 has started counts in step k+1's window.
+ *
+ * Which steps count (docs/trace.md 2.3): a last step whose CPU span is shorter
+ * than half the median of the others was cut short by the profiler and is
+ * dropped (a lone step is kept); then the first `skip` steps are warm-up. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <plateau/alloc.h>
+
+#include "trace_int.h"
+
+int64_t pl_trace_default_skip(int64_t steps) {
+  int64_t k = steps / 6;
+  return k < 10 ? k : 10;
+}
+
+static int cmp_i64(const void *p, const void *q) {
+  int64_t x = *(const int64_t *)p, y = *(const int64_t *)q;
+  return (x > y) - (x < y);
+}
+
+/* True when the last step looks cut short (see the file comment). */
+static bool last_cut_short(const struct trace_data *d) {
+  size_t n = d->steps.len;
+  const struct trace_span *s = d->steps.data;
+  if (n < 2)
+    return false;
+  int64_t dur[64];
+  size_t m = 0;
+  for (size_t i = n - 1; i-- > 0 && m < 64;)
+    dur[m++] = s[i].end_ns - s[i].ts_ns;
+  qsort(dur, m, sizeof dur[0], cmp_i64);
+  int64_t median = m % 2 ? dur[m / 2] : (dur[m / 2 - 1] + dur[m / 2]) / 2;
+  return 2 * (s[n - 1].end_ns - s[n - 1].ts_ns) < median;
+}
+
+/* First GPU start and last GPU end of each step's events. */
+static enum pl_status step_extents(const struct trace_data *d, int64_t **first, int64_t **last) {
+  size_t n = d->steps.len;
+  *first = pl_reallocarray(NULL, n, sizeof **first);
+  *last = pl_reallocarray(NULL, n, sizeof **last);
+  if (*first == NULL || *last == NULL)
+    return PL_ERR_NOMEM;
+  for (size_t k = 0; k < n; k++)
+    (*first)[k] = INT64_MAX, (*last)[k] = INT64_MIN;
+  const struct trace_gpu *g = d->gpu.data;
+  for (size_t i = 0; i < d->gpu.len; i++) {
+    int32_t k = g[i].step;
+    if (k < 0)
+      continue;
+    if (g[i].ts_ns < (*first)[k])
+      (*first)[k] = g[i].ts_ns;
+    if (g[i].ts_ns + g[i].dur_ns > (*last)[k])
+      (*last)[k] = g[i].ts_ns + g[i].dur_ns;
+  }
+  return PL_OK;
+}
+
+/* Windows of steps [lo, hi) into w. */
+static enum pl_status step_windows(const struct trace_data *d, size_t lo, size_t hi,
+                                   struct trace_iv *w) {
+  const struct trace_span *s = d->steps.data;
+  int64_t *first, *last;
+  if (step_extents(d, &first, &last) != PL_OK) {
+    pl_free(first);
+    pl_free(last);
+    return PL_ERR_NOMEM;
+  }
+  size_t n = d->steps.len;
+  for (size_t k = 0; k < n; k++) {
+    if (first[k] == INT64_MAX) /* no GPU work launched: the CPU start */
+      first[k] = s[k].ts_ns;
+    if (k > 0 && first[k] < first[k - 1])
+      first[k] = first[k - 1];
+  }
+  for (size_t k = lo; k < hi; k++) {
+    int64_t end = k + 1 < n ? first[k + 1] : last[k];
+    w[k - lo] = (struct trace_iv){first[k], end > first[k] ? end : first[k]};
+  }
+  pl_free(first);
+  pl_free(last);
+  return PL_OK;
+}
+
+static void fill_means(struct pl_trace_rank *r, const struct trace_breakdown *b, double n) {
+  double k = 1e-9 / n;
+  r->span_s = (double)b->span_ns * k;
+  r->compute_s = (double)b->compute_ns * k;
+  r->comm_s = (double)b->comm_ns * k;
+  r->overlapped_comm_s = (double)b->overlapped_ns * k;
+  r->exposed_comm_s = (double)b->exposed_comm_ns * k;
+  r->memory_s = (double)b->memory_ns * k;
+  r->exposed_memory_s = (double)b->exposed_memory_ns * k;
+  r->idle_s = (double)b->idle_ns * k;
+  r->recompute_s = (double)b->recompute_ns * k;
+}
+
+static void fill_identity(struct trace_data *d, const char *path, struct pl_trace_rank *r) {
+  memset(r, 0, sizeof *r);
+  r->file = path;
+  r->rank = d->rank;
+  if (r->rank < 0) {
+    r->rank = trace_rank_from_path(path);
+    r->rank_from_name = r->rank >= 0;
+  }
+  r->world_size = d->world_size;
+  memcpy(r->device, d->device, sizeof r->device);
+  r->json_bytes = d->raw_bytes;
+  r->gpu_events = (int64_t)d->gpu.len;
+  r->first_step = -1;
+  const struct trace_gpu *g = d->gpu.data;
+  for (size_t i = 0; i < d->gpu.len; i++)
+    r->unlinked_events += !(g[i].flags & TRACE_F_LINKED);
+  r->has_gpu = d->gpu.len > 0;
+  r->has_steps = d->steps.len > 0;
+}
+
+/* Decide the kept range [lo, hi) of steps; error when skip leaves none. */
+static enum pl_status kept_steps(const struct trace_data *d, const char *path,
+                                 const struct pl_trace_opts *o, struct pl_trace_rank *r,
+                                 size_t *lo, size_t *hi, struct pl_diag *diag) {
+  size_t n = d->steps.len;
+  r->last_dropped = last_cut_short(d);
+  r->steps_total = (int64_t)n - r->last_dropped;
+  int64_t skip = o->skip >= 0 ? o->skip : pl_trace_default_skip(r->steps_total);
+  if (skip >= r->steps_total)
+    return pl_diag_set(diag, PL_ERR_RANGE,
+                       "trace '%s': --skip %lld leaves no steps (%lld complete steps)", path,
+                       (long long)skip, (long long)r->steps_total);
+  r->steps_skipped = skip;
+  r->steps = r->steps_total - skip;
+  *lo = (size_t)skip;
+  *hi = (size_t)r->steps_total;
+  r->first_step = TRACE_AT(d->steps, struct trace_span, *lo).num;
+  double cpu = 0;
+  for (size_t k = *lo; k < *hi; k++)
+    cpu += (double)(TRACE_AT(d->steps, struct trace_span, k).end_ns -
+                    TRACE_AT(d->steps, struct trace_span, k).ts_ns);
+  r->cpu_step_s = cpu * 1e-9 / (double)r->steps;
+  return PL_OK;
+}
+
+enum pl_status trace_rank_analyze(struct trace_data *d, const char *path,
+                                  const struct pl_trace_opts *o, struct pl_trace_rank *r,
+                                  struct pl_diag *diag) {
+  enum pl_status s = trace_link(d, diag);
+  if (s != PL_OK)
+    return s;
+  fill_identity(d, path, r);
+  size_t lo = 0, hi = 0, nw = 1;
+  bool by_step = r->has_steps && !o->whole_trace;
+  if (r->has_steps && (by_step || !r->has_gpu)) {
+    s = kept_steps(d, path, o, r, &lo, &hi, diag);
+    if (s != PL_OK)
+      return s;
+  }
+  if (!by_step)
+    r->steps = 1;
+  if (!r->has_gpu) { /* CPU-only: the CPU step time is all there is */
+    r->span_s = r->cpu_step_s;
+    return PL_OK;
+  }
+  nw = by_step ? hi - lo : 1;
+  struct trace_iv *w = pl_reallocarray(NULL, nw, sizeof *w);
+  if (w == NULL)
+    return pl_diag_set(diag, PL_ERR_NOMEM, "trace '%s': out of memory", path);
+  if (by_step)
+    s = step_windows(d, lo, hi, w) == PL_OK ? PL_OK
+        : pl_diag_set(diag, PL_ERR_NOMEM, "trace '%s': out of memory", path);
+  else
+    trace_whole_window(d, 0, 0, &w[0]);
+  struct trace_breakdown b;
+  if (s == PL_OK)
+    s = trace_breakdown(d, w, nw, 0, 0, &b, diag);
+  if (s == PL_OK) {
+    fill_means(r, &b, (double)nw);
+    s = trace_collectives(d, w, nw, r, diag);
+  }
+  pl_free(w);
+  return s;
+}

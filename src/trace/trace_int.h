@@ -1,0 +1,208 @@
+/* trace_int.h (internal to src/trace/): the flat arrays one Kineto trace is
+ * reduced to while it streams past, and the analyzers that work on them.
+ *
+ * The reader keeps only what the metrics need (docs/trace.md section 2): GPU
+ * activity intervals, CPU launch points (correlation -> time), ProfilerStep
+ * spans, activation-recompute spans and record_param_comms collectives. Every
+ * other event (CPU ops, Python frames, counters) is parsed and dropped, so
+ * memory grows with the number of GPU events (about 80 bytes each with their
+ * launch), not with the size of the JSON. Times are integer nanoseconds on the
+ * trace's own clock (Kineto "ts" in microseconds, read exactly from the text).
+ * Ownership: a struct trace_data is filled by trace_read and released with
+ * trace_data_free. */
+#ifndef PL_TRACE_INT_H
+#define PL_TRACE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <plateau/status.h>
+#include <plateau/trace.h>
+
+/* Caps on what input can grow, with their reasons (style.md section 5). */
+#define TRACE_MAX_STRING (8u << 20) /* yajl token buffer: strings up to 4 MiB pass; Kineto names are < 64 KiB */
+#define TRACE_MAX_DEPTH 64          /* Kineto nests 5 deep (args of args) */
+#define TRACE_CHUNK (256u << 10)    /* bytes handed to yajl per call */
+/* Times are int64 ns. Kineto's ts are epoch microseconds (1.7e15 us in 2024);
+ * bounding |ts| by 4e18 ns (year 2096) and dur by 1e15 ns (11.6 days, longer
+ * than any profiled window) keeps every end, difference and window sum
+ * below INT64_MAX (9.2e18), so no arithmetic on input times can overflow. */
+#define TRACE_MAX_TS_NS INT64_C(4000000000000000000)
+#define TRACE_MAX_DUR_NS INT64_C(1000000000000000)
+
+enum trace_kind { TRACE_COMPUTE, TRACE_COMM, TRACE_MEMCPY, TRACE_MEMSET, TRACE_N_KINDS };
+
+/* Bits of trace_gpu.flags. */
+#define TRACE_F_LINKED 1u    /* a CPU launch with its correlation id is in the trace */
+#define TRACE_F_FLOW 2u      /* ... and the trace draws an ac2g/async flow for it */
+#define TRACE_F_RECOMPUTE 4u /* launched inside torch.utils.checkpoint's recompute_fn */
+
+/* Collective kinds as the trace names them; mapped to nccl-tests busbw
+ * factors in collectives.c. */
+enum trace_op {
+  TRACE_OP_UNKNOWN,
+  TRACE_OP_ALL_REDUCE,
+  TRACE_OP_ALL_GATHER,
+  TRACE_OP_REDUCE_SCATTER,
+  TRACE_OP_ALL_TO_ALL,
+  TRACE_OP_BROADCAST,
+  TRACE_OP_SEND_RECV,
+  TRACE_OP_REDUCE,
+  TRACE_OP_GATHER,
+  TRACE_OP_SCATTER,
+  TRACE_OP_BARRIER,
+  TRACE_OP_N
+};
+
+struct trace_gpu {
+  int64_t ts_ns;
+  int64_t dur_ns;
+  int64_t corr;     /* correlation id, -1 when absent */
+  int64_t ext_id;   /* args "External id", -1 when absent */
+  int32_t coll;     /* index into trace_data.colls, -1 when none */
+  uint8_t kind;     /* enum trace_kind */
+  uint8_t flags;    /* TRACE_F_* (set by trace_link) */
+  uint8_t name_op;  /* enum trace_op guessed from the kernel name */
+  int32_t step;     /* index into trace_data.steps of its launch, -1 = none */
+};
+
+/* A CPU-side launch: a runtime/driver call with args "correlation", or the
+ * start of a launch flow (ph "s", cat ac2g/async) whose id is the correlation. */
+struct trace_launch {
+  int64_t corr;
+  int64_t ts_ns;
+  int64_t tid;
+  int64_t ext_id; /* args "External id" of the runtime call, -1 when absent */
+  uint8_t flow;   /* 1 when this record came from a flow start */
+};
+
+/* A CPU span: ProfilerStep#num, or a recompute_fn frame (num unused). */
+struct trace_span {
+  int64_t ts_ns;
+  int64_t end_ns;
+  int64_t tid;
+  int64_t num;
+};
+
+/* What one collective call says about itself (kernel args or the
+ * record_param_comms CPU op around its launch). */
+struct trace_coll {
+  int64_t ext_id;      /* External id (record_param_comms), -1 for kernel args */
+  int64_t ts_ns, end_ns, tid; /* the CPU op's span (record_param_comms) */
+  int64_t in_nelems;   /* -1 unknown */
+  int64_t out_nelems;
+  int64_t group_size;  /* ranks in the communicator, -1 unknown */
+  int32_t dtype_bytes; /* 0 unknown */
+  uint8_t op;          /* enum trace_op */
+};
+
+/* A growable flat array; elements are stored back to back. */
+struct trace_vec {
+  void *data;
+  size_t len;
+  size_t cap;
+};
+
+struct trace_data {
+  struct trace_vec gpu;      /* struct trace_gpu */
+  struct trace_vec launches; /* struct trace_launch, sorted by corr after trace_link */
+  struct trace_vec steps;    /* struct trace_span, ProfilerStep#N, sorted by ts */
+  struct trace_vec recompute;/* struct trace_span */
+  struct trace_vec colls;    /* struct trace_coll: kernel args first, then CPU ops */
+  int64_t rank;              /* distributedInfo.rank, -1 unknown */
+  int64_t world_size;        /* distributedInfo.world_size, -1 unknown */
+  int64_t base_ns;           /* baseTimeNanoseconds, 0 when absent */
+  char device[64];           /* deviceProperties[0].name, "" when absent */
+  int64_t n_events;          /* objects seen in traceEvents */
+  int64_t raw_bytes;         /* JSON bytes parsed (after gunzip) */
+  bool has_dist;             /* distributedInfo present */
+};
+
+/* vec.c */
+void *trace_vec_push(struct trace_vec *v, size_t elem);
+void trace_vec_free(struct trace_vec *v);
+#define TRACE_AT(vec, type, i) (((type *)(vec).data)[i])
+
+/* input.c: a file (plain or gzip) read in chunks. */
+struct trace_input;
+enum pl_status trace_input_open(const char *path, struct trace_input **out, struct pl_diag *diag);
+/* The same over bytes in memory (borrowed until close), named `name` in
+ * messages; chunk is the read size (0 = TRACE_CHUNK; smaller only for tests). */
+enum pl_status trace_input_open_mem(const void *data, size_t len, const char *name, size_t chunk,
+                                    struct trace_input **out, struct pl_diag *diag);
+/* Next chunk of JSON text; *len 0 at end. *offset is the JSON byte offset of
+ * the chunk's first byte. */
+enum pl_status trace_input_read(struct trace_input *in, const unsigned char **buf, size_t *len,
+                                int64_t *offset, struct pl_diag *diag);
+void trace_input_close(struct trace_input *in);
+
+/* reader.c: stream one file into d (zeroed by the caller). On failure the
+ * message names the file and the byte offset. */
+enum pl_status trace_read(const char *path, struct trace_data *d, struct pl_diag *diag);
+/* The same from memory (see trace_input_open_mem). */
+enum pl_status trace_read_mem(const void *data, size_t len, const char *name, size_t chunk,
+                              struct trace_data *d, struct pl_diag *diag);
+void trace_data_free(struct trace_data *d);
+
+/* names.c: classification of names and argument strings. */
+enum trace_op trace_op_from_kernel(const char *s, size_t n);
+enum trace_op trace_op_from_collective(const char *s, size_t n);
+int32_t trace_dtype_bytes(const char *s, size_t n);
+bool trace_is_comm_kernel(const char *s, size_t n);
+const char *trace_op_name(enum trace_op op);
+double trace_bus_factor(enum trace_op op, int64_t n);
+/* Rank from a file name ("rank-3.json.gz", "rank3_trace.json"), -1 if none. */
+int64_t trace_rank_from_path(const char *path);
+
+/* link.c: attach GPU events to launches, steps and recompute spans. */
+enum pl_status trace_link(struct trace_data *d, struct pl_diag *diag);
+
+/* intervals.c: sorted, disjoint interval lists. */
+struct trace_iv {
+  int64_t a, b; /* [a, b) */
+};
+struct trace_ivs {
+  struct trace_iv *v;
+  size_t n;
+};
+/* Union of the intervals of GPU events of kinds in kind_mask whose flags
+ * match (flags & flag_mask) == flag_want. */
+enum pl_status trace_ivs_union(const struct trace_data *d, unsigned kind_mask, unsigned flag_mask,
+                               unsigned flag_want, struct trace_ivs *out);
+enum pl_status trace_ivs_and(const struct trace_ivs *x, const struct trace_ivs *y,
+                             struct trace_ivs *out);
+enum pl_status trace_ivs_minus(const struct trace_ivs *x, const struct trace_ivs *y,
+                               struct trace_ivs *out);
+enum pl_status trace_ivs_or(const struct trace_ivs *x, const struct trace_ivs *y,
+                            struct trace_ivs *out);
+/* Length of x inside each window [w[i].a, w[i].b) (windows sorted, disjoint). */
+void trace_ivs_measure(const struct trace_ivs *x, const struct trace_iv *w, size_t nw,
+                       int64_t *len_ns);
+int64_t trace_ivs_total(const struct trace_ivs *x);
+void trace_ivs_free(struct trace_ivs *x);
+
+/* breakdown.c: the GPU timeline metrics of docs/trace.md section 3 for a
+ * set of windows, over GPU events whose flags match. */
+struct trace_breakdown {
+  int64_t span_ns, compute_ns, comm_ns, overlapped_ns, exposed_comm_ns;
+  int64_t memory_ns, exposed_memory_ns, busy_ns, idle_ns, recompute_ns;
+};
+enum pl_status trace_breakdown(const struct trace_data *d, const struct trace_iv *w, size_t nw,
+                               unsigned flag_mask, unsigned flag_want,
+                               struct trace_breakdown *out, struct pl_diag *diag);
+/* The window from the first GPU event start to the last end (matching flags);
+ * false when there is none. */
+bool trace_whole_window(const struct trace_data *d, unsigned flag_mask, unsigned flag_want,
+                        struct trace_iv *w);
+
+/* steps.c: choose windows per step and fill one rank's result. */
+enum pl_status trace_rank_analyze(struct trace_data *d, const char *path,
+                                  const struct pl_trace_opts *o, struct pl_trace_rank *r,
+                                  struct pl_diag *diag);
+
+/* collectives.c: per-op summaries of the comm kernels launched in kept steps. */
+enum pl_status trace_collectives(const struct trace_data *d, const struct trace_iv *w, size_t nw,
+                                 struct pl_trace_rank *r, struct pl_diag *diag);
+
+#endif

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# `plateau calibrate nccl`: fit a cluster to real nccl-tests logs, write a
+# cluster file that works as --cluster, print errors per size; bad logs give
+# a clear error or the parsable part plus warnings.
+. "$(dirname "$0")/lib.sh"
+N="$PL_TEST_DATA/nccl"
+
+expect_ok calibrate nccl "$N/h100_1node_8gpu_all_reduce_ring_together.txt" --cluster dgx-h100 \
+  --algo ring --out "$TMP/h100.json"
+check "fitted values printed" grep -q 'intra (nvswitch)  hop' "$TMP/out"
+check "per-size errors printed" grep -qE '^ +8589934592 .*%' "$TMP/out"
+check "rms within 10% at >= 1 MiB" \
+  awk '/error over fitted rows/ { gsub(/[%,]/, ""); exit !($6 < 10 && $8 < 10) }' "$TMP/out"
+check "file written" [ -s "$TMP/h100.json" ]
+check "no temp file left" [ ! -e "$TMP/h100.json.tmp" ]
+expect_ok collectives --cluster "$TMP/h100.json" --bytes 1G --format csv
+check "calibrated file works as --cluster" grep -q '^all_reduce,8,1,' "$TMP/out"
+
+# two-node log without rank lines: --nodes fills the gap; JSON report
+expect_ok calibrate nccl "$N/a100_2node_p4de_efa_all_reduce_aws.txt" --cluster aws-p4de \
+  --nodes 2 --out "$TMP/p4de.json" --format json
+check "json fit" grep -q '"node_net_bytes_per_s"' "$TMP/out"
+expect_fail 1 "cannot tell how many nodes.*--nodes" -- calibrate nccl \
+  "$N/a100_2node_p4de_efa_all_reduce_aws.txt" --cluster aws-p4de --out "$TMP/x.json"
+expect_fail 1 "op says all_gather" -- calibrate nccl \
+  "$N/h100_1node_8gpu_all_reduce_ring_together.txt" --cluster dgx-h100 --op all_gather \
+  --out "$TMP/x.json"
+
+# several logs with one algorithm each
+expect_ok calibrate nccl "$N/h100_1node_8gpu_all_gather_ring_together.txt" \
+  "$N/h100_1node_8gpu_all_reduce_nvls_together.txt" --algo ring,nvls --cluster dgx-h100 \
+  --out "$TMP/two.json"
+expect_fail 1 "one per log" -- calibrate nccl "$N/h100_1node_8gpu_all_gather_ring_together.txt" \
+  --algo ring,nvls,tree --cluster dgx-h100 --out "$TMP/x.json"
+
+# bad logs
+: >"$TMP/empty.txt"
+expect_fail 1 "empty file" -- calibrate nccl "$TMP/empty.txt" --cluster dgx-h100 --out "$TMP/x.json"
+ls -l / >"$TMP/ls.txt"
+expect_fail 1 "no nccl-tests result rows" -- calibrate nccl "$TMP/ls.txt" --cluster dgx-h100 --out "$TMP/x.json"
+head -c 3000 "$N/h100_1node_8gpu_all_reduce_ring_together.txt" >"$TMP/trunc.txt"
+expect_fail 1 "too few|no usable|no nccl-tests" -- calibrate nccl "$TMP/trunc.txt" \
+  --cluster dgx-h100 --out "$TMP/x.json"
+# garbled numbers in a good log: skipped with a warning naming the line
+sed 's/ 5206.02 / 5206.02x /; s/ 182.99  320.23 / 999.99  320.23 /' \
+  "$N/h100_1node_8gpu_all_reduce_ring_together.txt" >"$TMP/garbled.txt"
+expect_ok calibrate nccl "$TMP/garbled.txt" --cluster dgx-h100 --algo ring --out "$TMP/g.json"
+check "warning names the line" grep -qE "warning: .*garbled.txt.*line [0-9]+: unreadable time" "$TMP/err"
+check "garbled algbw is caught" grep -qE "line [0-9]+: algbw 999.99" "$TMP/err"
+# mixed ops in one file: each test is fitted as itself
+cat "$N/h100_1node_8gpu_all_gather_ring_together.txt" \
+  "$N/h100_1node_8gpu_reduce_scatter_ring_together.txt" >"$TMP/mixed.txt"
+expect_ok calibrate nccl "$TMP/mixed.txt" --cluster dgx-h100 --algo ring --out "$TMP/m.json"
+check "both tests reported" [ "$(grep -cE '^/.*mixed.txt \(line' "$TMP/out")" = 2 ]
+printf '\0\1\2binary' >"$TMP/bin.txt"
+expect_fail 1 "binary data" -- calibrate nccl "$TMP/bin.txt" --cluster dgx-h100 --out "$TMP/x.json"
+expect_fail 1 "cannot open" -- calibrate nccl "$TMP/none.txt" --cluster dgx-h100 --out "$TMP/x.json"
+expect_fail 1 "cannot write" -- calibrate nccl "$N/h100_1node_8gpu_all_reduce_ring_together.txt" \
+  --cluster dgx-h100 --out /nonexistent/dir/x.json
+# usage
+expect_fail 1 "cluster BASE and --out FILE are required" -- calibrate nccl "$TMP/ls.txt"
+expect_fail 2 "unknown kind 'mpi'" -- calibrate mpi
+expect_fail 2 "usage" -- calibrate
+finish

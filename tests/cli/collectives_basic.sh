@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# `plateau collectives`: nccl-tests-like tables, CSV and JSON rows, the
+# study's Figure 2 trend, and clear errors for bad input.
+. "$(dirname "$0")/lib.sh"
+
+# text: one table per group size, nccl-tests columns, algo and proto
+expect_ok collectives --cluster dgx-h100 --op all_gather --nodes 1,2 --bytes 1M..4M
+check "two tables" [ "$(grep -c '^# all_gather on dgx-h100' "$TMP/out")" = 2 ]
+check "three sizes per table" [ "$(grep -cE '^ +(1048576|2097152|4194304) ' "$TMP/out")" = 6 ]
+check "units in the header" grep -q '(GB/s)' "$TMP/out"
+# all_gather count column is per rank, as nccl-tests prints it: 1 MiB / 4 B / 8 = 32768
+check "per-rank count" grep -qE '^ +1048576 +32768 +float' "$TMP/out"
+
+# CSV rows and the study's trend: 64 MiB all_gather loses most of its busbw
+# from 4 to 256 nodes, all_reduce keeps most of it
+expect_ok collectives --cluster dgx-h100 --op all_gather,all_reduce --nodes 1..256 \
+  --bytes 64M --format csv
+check "csv header" grep -q '^op,gpus,nodes,bytes,time_s,algbw_gbps,busbw_gbps,algo,proto$' "$TMP/out"
+check "18 rows" [ "$(grep -c '^all_' "$TMP/out")" = 18 ]
+ag4=$(awk -F, '$1=="all_gather" && $3==4 {print $7}' "$TMP/out")
+ag256=$(awk -F, '$1=="all_gather" && $3==256 {print $7}' "$TMP/out")
+ar4=$(awk -F, '$1=="all_reduce" && $3==4 {print $7}' "$TMP/out")
+ar256=$(awk -F, '$1=="all_reduce" && $3==256 {print $7}' "$TMP/out")
+check "all_gather at 256 nodes well below 4 nodes ($ag256 vs $ag4)" \
+  awk -v a="$ag256" -v b="$ag4" 'BEGIN { exit !(a < 0.25 * b) }'
+check "all_reduce keeps most of it ($ar256 vs $ar4)" \
+  awk -v a="$ar256" -v b="$ar4" 'BEGIN { exit !(a > 0.5 * b) }'
+
+# JSON: {"rows": [...]} with the documented keys
+expect_ok collectives --op reduce_scatter --gpus 16 --bytes 1G --format json
+for key in op gpus nodes bytes time_s algbw_gbps busbw_gbps algo proto; do
+  check "json key $key" grep -q "\"$key\"" "$TMP/out"
+done
+check "json rows" grep -q '"rows"' "$TMP/out"
+
+# forced algorithms, strided groups, cluster files
+expect_ok collectives --op all_reduce --nodes 4 --bytes 1G --algo tree --format csv
+check "tree forced" grep -q ',tree,' "$TMP/out"
+expect_ok collectives --op all_gather --gpus 4 --ranks-per-node 1 --bytes 1G --format csv
+check "one rank per node: 4 nodes" grep -q '^all_gather,4,4,' "$TMP/out"
+expect_ok collectives --cluster "$PL_SOURCE_DIR/data/clusters/dgx-a100.json" --bytes 1M
+
+# bad input: one line, exit 1 (or 2 for usage)
+expect_fail 1 "unknown collective 'allgatherv'" -- collectives --op allgatherv
+expect_fail 1 "tree runs all_reduce only" -- collectives --op all_gather --algo tree
+expect_fail 1 "unknown algorithm 'hypercube'" -- collectives --algo hypercube
+expect_fail 1 "bytes.*unknown size suffix" -- collectives --bytes 8Q
+expect_fail 1 "bytes.*positive" -- collectives --bytes 0..1G
+expect_fail 1 "nodes.*must be positive" -- collectives --nodes 0
+expect_fail 1 "nodes.*more than" -- collectives --nodes 99999999
+expect_fail 1 "GPUs per node" -- collectives --ranks-per-node 16
+expect_fail 1 "give --nodes or --gpus" -- collectives --nodes 1 --gpus 8
+expect_fail 1 "ranks must be a positive multiple" -- collectives --gpus 12
+expect_fail 1 "unknown cluster 'dgx-z9'" -- collectives --cluster dgx-z9
+expect_fail 2 "unknown option" -- collectives --size 1M
+finish

@@ -1,0 +1,1 @@
+predict --model llama3-405b --gpus 8

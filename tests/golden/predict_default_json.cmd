@@ -1,0 +1,1 @@
+predict --format json

@@ -1,0 +1,97 @@
+#define _POSIX_C_SOURCE 200809L /* getpid */
+/* test_calib_fit.c: calibration recovers known figures. Times are generated
+ * by the model itself from a "true" cluster (dgx-h100 with other latencies,
+ * bandwidths and overheads), then fitted starting from the dgx-h100 preset:
+ * a least-squares fit of a model to its own output must find the truth
+ * (differential check of fit.c against the cost model), and the saved file
+ * must load back with the same figures. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <plateau/plateau.h>
+
+#include "check.h"
+
+#define N_SIZES 14
+
+static struct pl_nccl_row rows[2][N_SIZES];
+
+static void synth(const struct pl_cluster *truth, struct pl_nccl_series *s, int k,
+                  int64_t ranks, int64_t per_node) {
+  s->op = PL_COLL_ALL_REDUCE;
+  s->op_known = true;
+  s->ranks = ranks;
+  s->nodes = ranks / per_node;
+  s->ranks_per_node = per_node;
+  s->rows = rows[k];
+  s->n_rows = N_SIZES;
+  struct pl_group g = {ranks, per_node};
+  for (int i = 0; i < N_SIZES; i++) {
+    struct pl_coll_cost c;
+    rows[k][i].bytes = 1048576.0 * pow(2.0, i); /* 1 MiB .. 8 GiB */
+    CHECK_EQ_INT(pl_coll_time(truth, s->op, rows[k][i].bytes, g, PL_ALGO_AUTO, &c), PL_OK);
+    rows[k][i].time_s = c.time_s;
+  }
+}
+
+int main(void) {
+  struct pl_cluster base, truth, fitted, back;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_cluster_load("dgx-h100", &base, &d), PL_OK, dp);
+  truth = base;
+  truth.coll_launch_s = 7e-6;
+  truth.intra_latency_s = 4.5e-6;
+  truth.intra_nccl_bytes_per_s = 330e9;
+  truth.inter_latency_s = 22e-6;
+  truth.nic_bytes_per_s = 40e9; /* 320 GB/s per node */
+  struct pl_nccl_series s[2] = {{0}};
+  synth(&truth, &s[0], 0, 8, 8);
+  synth(&truth, &s[1], 1, 32, 8);
+  struct pl_calib_obs obs[2] = {{&s[0], PL_ALGO_AUTO}, {&s[1], PL_ALGO_AUTO}};
+  struct pl_calib_fit fit;
+  CHECK_STATUS(pl_calib_nccl(&base, obs, 2, 1048576.0, &fitted, &fit, &d), PL_OK, dp);
+  printf("recovered: launch %.3f us (7), floor %.3f us (0), NVLink hop %.3f us (4.5), %.2f GB/s "
+         "(330), network hop %.3f us (22), %.2f GB/s per node (320); rms %.2g\n",
+         fit.launch_s * 1e6, fit.floor_s * 1e6, fit.intra_latency_s * 1e6,
+         fit.intra_bytes_per_s / 1e9, fit.inter_latency_s * 1e6, fit.node_net_bytes_per_s / 1e9,
+         fit.rms_rel_err);
+  CHECK(fit.fit_intra && fit.fit_inter);
+  CHECK_EQ_INT(fit.n_points, 2 * N_SIZES);
+  CHECK(fit.rms_rel_err < 1e-3);
+  /* Tolerances: 2% on each figure; the data pin them down exactly, the
+   * finite-difference fit stops within a fraction of that. */
+  CHECK_NEAR_REL(fit.intra_bytes_per_s, 330e9, 0.02);
+  CHECK_NEAR_REL(fit.node_net_bytes_per_s, 320e9, 0.02);
+  CHECK_NEAR_REL(fit.launch_s, 7e-6, 0.02);
+  CHECK_NEAR_REL(fit.intra_latency_s, 4.5e-6, 0.02);
+  CHECK_NEAR_REL(fit.inter_latency_s, 22e-6, 0.02);
+  CHECK(fit.floor_s < 10e-6); /* no floor in the truth: below every modelled time */
+  CHECK(fitted.calibrated && fitted.calibrated_intra && fitted.calibrated_inter);
+
+  /* Round trip through a file. */
+  char tmp[512];
+  const char *dir = getenv("TMPDIR");
+  snprintf(tmp, sizeof tmp, "%s/plateau-test-calib-%ld.json", dir ? dir : "/tmp", (long)getpid());
+  CHECK_STATUS(pl_cluster_save(&fitted, tmp, "test", &d), PL_OK, dp);
+  CHECK_STATUS(pl_cluster_load(tmp, &back, &d), PL_OK, dp);
+  CHECK(back.calibrated);
+  CHECK_NEAR_REL(back.intra_nccl_bytes_per_s, fitted.intra_nccl_bytes_per_s, 1e-5);
+  CHECK_NEAR_REL(back.nic_bytes_per_s, fitted.nic_bytes_per_s, 1e-5);
+  CHECK_NEAR_REL(back.inter_latency_s, fitted.inter_latency_s, 1e-5);
+  CHECK_NEAR_REL(back.coll_launch_s + 1e-12, fitted.coll_launch_s + 1e-12, 1e-5);
+  CHECK_NEAR_REL(back.node_other_w, base.node_other_w, 1e-5);
+  remove(tmp);
+
+  /* Too few rows to fit. */
+  struct pl_calib_obs one = {&s[0], PL_ALGO_AUTO};
+  CHECK_STATUS(pl_calib_nccl(&base, &one, 1, 4e9, &fitted, &fit, &d), PL_ERR_RANGE, dp);
+  CHECK_CONTAINS(d.msg, "too few");
+  /* A forced algorithm the op cannot use. */
+  struct pl_calib_obs bad = {&s[0], PL_ALGO_P2P};
+  CHECK_STATUS(pl_calib_nccl(&base, &bad, 1, 0, &fitted, &fit, &d), PL_ERR_UNSUPPORTED, dp);
+  return check_finish();
+}

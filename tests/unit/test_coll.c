@@ -1,0 +1,218 @@
+/* test_coll.c: the collective cost model against hand-derived values of
+ * NCCL 2.28's formulas (src/graph/tuning.cc; derivations in
+ * docs/collectives.md) on the dgx-h100 preset: NVLink 18 x 20.6 GB/s =
+ * 370.8 GB/s per GPU, 8 x 400 Gb/s = 400 GB/s per node, NVLink hop 3.4 us,
+ * network hop 14 us, Intel host (1 us network post), 24 channels. */
+#include <plateau/plateau.h>
+
+#include "check.h"
+
+#define GB 1e9
+#define US 1e-6
+#define GIB 1073741824.0
+
+static struct pl_cluster h100;
+
+static double t_of(enum pl_coll_op op, double bytes, int64_t n, int64_t per_node,
+                   enum pl_coll_algo algo, enum pl_coll_proto proto) {
+  struct pl_coll_cost c = {0};
+  struct pl_group g = {n, per_node};
+  enum pl_status st = pl_coll_time_proto(&h100, op, bytes, g, algo, proto, &c);
+  CHECK_EQ_INT(st, PL_OK);
+  return c.time_s;
+}
+
+static void ring_one_node(void) {
+  /* all_gather, 8 GiB, 8 ranks: busBw 370.8 GB/s, algbw = busBw * 8/7,
+   * latency = base 8.4 + 7 steps x 3.4 = 32.2 us. */
+  double t = t_of(PL_COLL_ALL_GATHER, 8 * GIB, 8, 8, PL_ALGO_RING, PL_PROTO_SIMPLE);
+  CHECK_NEAR_REL(t, 32.2 * US + 8 * GIB * 7.0 / (8.0 * 370.8 * GB), 1e-9);
+  /* LL on all_reduce: busBw = min(llMaxBw Hopper 1 node 141, 370.8 x 0.5) = 141 GB/s;
+   * algbw = 141 x 8/14; latency 6.6 + 14 x 0.6 = 15 us. 1 MiB. */
+  t = t_of(PL_COLL_ALL_REDUCE, 1048576, 8, 8, PL_ALGO_RING, PL_PROTO_LL);
+  CHECK_NEAR_REL(t, 15.0 * US + 1048576.0 * 14.0 / (8.0 * 141.0 * GB), 1e-9);
+  /* LL128: busBw = 0.92 x 370.8 (the 24 x 36.7 cap does not bind);
+   * latency 14 + 14 x 1.9 = 40.6 us. 64 MiB. */
+  t = t_of(PL_COLL_ALL_REDUCE, 64 * 1048576.0, 8, 8, PL_ALGO_RING, PL_PROTO_LL128);
+  CHECK_NEAR_REL(t, 40.6 * US + 64 * 1048576.0 * 14.0 / (8.0 * 0.92 * 370.8 * GB), 1e-9);
+}
+
+static void ring_two_nodes(void) {
+  /* all_reduce, 16 ranks over 2 nodes, Simple, 1 GiB: busBw = min(370.8, 400);
+   * 30 steps, 2 of them inter-node: 8.4 + 28 x max(3.4, 3 x 1.0) + 2 x 14 =
+   * 131.6 us, times NCCL's multi-node plateau factor 1.4 = 184.24 us. */
+  double t = t_of(PL_COLL_ALL_REDUCE, GIB, 16, 8, PL_ALGO_RING, PL_PROTO_SIMPLE);
+  CHECK_NEAR_REL(t, 184.24 * US + GIB * 30.0 / (16.0 * 370.8 * GB), 1e-9);
+  /* One rank per node (a dp group strided over tp = 8): 4 ranks on 4 nodes
+   * use one 50 GB/s NIC each; all_gather 3 steps, all inter-node:
+   * 8.4 + 3 x 14 = 50.4 us. */
+  t = t_of(PL_COLL_ALL_GATHER, GIB, 4, 1, PL_ALGO_RING, PL_PROTO_SIMPLE);
+  CHECK_NEAR_REL(t, 50.4 * US + GIB * 3.0 / (4.0 * 50 * GB), 1e-9);
+}
+
+static void tree(void) {
+  /* all_reduce, 4 nodes x 8, Simple, 1 GiB: busBw = min(370.8, 400) x 0.92
+   * (cap 24 x 36.0 does not bind); algbw = busBw / 2; 1 GiB is past the
+   * correction table (factor 1). Latency 8.4 + 2 (7 x 4.0 + log2(4) x 14) = 120.4 us. */
+  double t = t_of(PL_COLL_ALL_REDUCE, GIB, 32, 8, PL_ALGO_TREE, PL_PROTO_SIMPLE);
+  CHECK_NEAR_REL(t, 120.4 * US + GIB / (0.5 * 0.92 * 370.8 * GB), 1e-9);
+  /* 64 MiB: log2(64 MiB / 64) = 20, Simple correction factor 0.8. */
+  t = t_of(PL_COLL_ALL_REDUCE, 64 * 1048576.0, 32, 8, PL_ALGO_TREE, PL_PROTO_SIMPLE);
+  CHECK_NEAR_REL(t, 120.4 * US + 64 * 1048576.0 / (0.8 * 0.5 * 0.92 * 370.8 * GB), 1e-9);
+}
+
+static void nvls(void) {
+  /* One node: algbw = 370.8 x 0.85 (Hopper nvlsEfficiency) x 8/9, latency 25 us. */
+  double t = t_of(PL_COLL_ALL_REDUCE, GIB, 8, 8, PL_ALGO_NVLS, PL_PROTO_SIMPLE);
+  CHECK_NEAR_REL(t, 25 * US + GIB / (370.8 * 0.85 * 8.0 / 9.0 * GB), 1e-9);
+  /* NVLS_TREE on 2 nodes: the NVLS part moves 9/8 bytes per byte at
+   * 370.8 x 0.85 = 315.18 GB/s (3.57 ps/B), the network 1 byte per byte at
+   * 400 GB/s (2.5 ps/B): NVLS bounds. Latency 25 + 2 x log2(2) x 14 = 53 us. */
+  t = t_of(PL_COLL_ALL_REDUCE, GIB, 16, 8, PL_ALGO_NVLS_TREE, PL_PROTO_SIMPLE);
+  CHECK_NEAR_REL(t, 53 * US + GIB * (9.0 / 8.0) / (370.8 * 0.85 * GB), 1e-9);
+  /* 4 nodes: the tree sends 2 bytes per byte per node: 2/400 GB/s bounds. */
+  t = t_of(PL_COLL_ALL_REDUCE, GIB, 32, 8, PL_ALGO_NVLS_TREE, PL_PROTO_SIMPLE);
+  CHECK_NEAR_REL(t, (25 + 2 * 2 * 14) * US + GIB * 2.0 / (400 * GB), 1e-9);
+}
+
+static void p2p(void) {
+  /* send_recv between two nodes, one rank each: one 50 GB/s NIC;
+   * latency 8.4 + 14 us. */
+  double t = t_of(PL_COLL_SEND_RECV, GIB, 2, 1, PL_ALGO_P2P, PL_PROTO_SIMPLE);
+  CHECK_NEAR_REL(t, 22.4 * US + GIB / (50 * GB), 1e-9);
+  /* all_to_all over 2 x 8: half of each rank's bytes leave the node on its
+   * 50 GB/s NIC; latency 8.4 + 3.4 + 14 + 8 remote peers x 1 us post = 33.8 us. */
+  t = t_of(PL_COLL_ALL_TO_ALL, GIB, 16, 8, PL_ALGO_P2P, PL_PROTO_SIMPLE);
+  CHECK_NEAR_REL(t, 33.8 * US + 0.5 * GIB / (50 * GB), 1e-9);
+}
+
+static void tuner_choices(void) {
+  struct pl_coll_cost c;
+  struct pl_group one = {8, 8}, two = {16, 8};
+  /* 8 B on one node: ring/LL (15 us) beats NVLS (25 us) and tree/LL (6.8 + 2 x 7 x 0.6 = 15.2 us). */
+  CHECK_EQ_INT(pl_coll_time(&h100, PL_COLL_ALL_REDUCE, 8, one, PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_EQ_INT(c.algo, PL_ALGO_RING);
+  CHECK_EQ_INT(c.proto, PL_PROTO_LL);
+  /* 1 GiB on one node: NVLS (280 GB/s algbw) beats ring (212 GB/s). */
+  CHECK_EQ_INT(pl_coll_time(&h100, PL_COLL_ALL_REDUCE, GIB, one, PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_EQ_INT(c.algo, PL_ALGO_NVLS);
+  /* 1 GiB on two nodes: NVLS_TREE. */
+  CHECK_EQ_INT(pl_coll_time(&h100, PL_COLL_ALL_REDUCE, GIB, two, PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_EQ_INT(c.algo, PL_ALGO_NVLS_TREE);
+  /* all_gather never uses tree; 1 GiB on one node: ring/Simple beats NVLS (eff 0.85). */
+  CHECK_EQ_INT(pl_coll_time(&h100, PL_COLL_ALL_GATHER, GIB, one, PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_EQ_INT(c.algo, PL_ALGO_RING);
+  CHECK_EQ_INT(c.proto, PL_PROTO_SIMPLE);
+  /* The chosen time is the minimum over everything that can run. */
+  double best = 1e300;
+  for (int a = PL_ALGO_RING; a < PL_ALGO_N; a++)
+    for (int p = 0; p < PL_PROTO_N; p++) {
+      struct pl_coll_cost f;
+      if (pl_coll_time_proto(&h100, PL_COLL_ALL_REDUCE, 3e6, two, a, p, &f) == PL_OK &&
+          f.time_s < best)
+        best = f.time_s;
+    }
+  CHECK_EQ_INT(pl_coll_time(&h100, PL_COLL_ALL_REDUCE, 3e6, two, PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_NEAR_REL(c.time_s, best, 0);
+}
+
+/* The study's Figure 2: at 64 MiB per GPU, all_gather (ring only) becomes
+ * latency-bound with scale while all_reduce (tree) keeps most of its busbw. */
+static void study_trend(void) {
+  double bytes = 64 * 1048576.0;
+  double bw[2][2];
+  enum pl_coll_op ops[2] = {PL_COLL_ALL_GATHER, PL_COLL_ALL_REDUCE};
+  int64_t nodes[2] = {4, 256};
+  for (int o = 0; o < 2; o++)
+    for (int k = 0; k < 2; k++) {
+      struct pl_coll_cost c;
+      struct pl_group g = {nodes[k] * 8, 8};
+      CHECK_EQ_INT(pl_coll_time(&h100, ops[o], bytes, g, PL_ALGO_AUTO, &c), PL_OK);
+      bw[o][k] = pl_coll_busbw(ops[o], g.ranks, bytes, c.time_s);
+    }
+  printf("study trend, 64 MiB on dgx-h100: all_gather busbw %.1f -> %.1f GB/s (4 -> 256 nodes, "
+         "%.0f%% kept); all_reduce %.1f -> %.1f GB/s (%.0f%% kept)\n",
+         bw[0][0] / GB, bw[0][1] / GB, 100 * bw[0][1] / bw[0][0], bw[1][0] / GB, bw[1][1] / GB,
+         100 * bw[1][1] / bw[1][0]);
+  CHECK(bw[0][1] < 0.25 * bw[0][0]);
+  CHECK(bw[1][1] > 0.5 * bw[1][0]);
+  CHECK(bw[1][1] / bw[1][0] > 2.0 * bw[0][1] / bw[0][0]);
+}
+
+static void monotone_and_errors(void) {
+  struct pl_coll_cost c;
+  struct pl_group g = {64, 8};
+  for (int op = 0; op < PL_COLL_N_OPS; op++) {
+    double prev = 0.0;
+    for (double b = 8; b < 2e10; b *= 2) {
+      CHECK_EQ_INT(pl_coll_time(&h100, (enum pl_coll_op)op, b, g, PL_ALGO_AUTO, &c), PL_OK);
+      CHECK(c.time_s >= prev && c.time_s > 0.0);
+      prev = c.time_s;
+    }
+  }
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  struct pl_group bad = {12, 8}, wide = {16, 16}, solo = {1, 1};
+  CHECK_EQ_INT(pl_coll_time(&h100, PL_COLL_ALL_REDUCE, 1e6, bad, PL_ALGO_AUTO, &c), PL_ERR_RANGE);
+  CHECK_STATUS(pl_coll_check(&h100, PL_COLL_ALL_REDUCE, 1e6, wide, PL_ALGO_AUTO, &d), PL_ERR_RANGE,
+               dp);
+  CHECK_CONTAINS(d.msg, "8 GPUs per node");
+  CHECK_EQ_INT(pl_coll_time(&h100, PL_COLL_ALL_REDUCE, -1.0, g, PL_ALGO_AUTO, &c), PL_ERR_RANGE);
+  CHECK_EQ_INT(pl_coll_time(&h100, PL_COLL_ALL_REDUCE, NAN, g, PL_ALGO_AUTO, &c),
+               PL_ERR_RANGE);
+  CHECK_STATUS(pl_coll_check(&h100, PL_COLL_ALL_GATHER, 1e6, g, PL_ALGO_TREE, &d),
+               PL_ERR_UNSUPPORTED, dp);
+  CHECK_CONTAINS(d.msg, "tree runs all_reduce only");
+  CHECK_EQ_INT(pl_coll_time(&h100, PL_COLL_ALL_REDUCE, 1e6, solo, PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_NEAR_REL(c.time_s, 0.0, 0);
+}
+
+static void names_and_factors(void) {
+  enum pl_coll_op op;
+  enum pl_coll_algo a;
+  CHECK_EQ_INT(pl_coll_op_parse("AllReduce", &op, NULL), PL_OK);
+  CHECK_EQ_INT(op, PL_COLL_ALL_REDUCE);
+  CHECK_EQ_INT(pl_coll_op_parse("alltoall", &op, NULL), PL_OK);
+  CHECK_EQ_INT(op, PL_COLL_ALL_TO_ALL);
+  CHECK_EQ_INT(pl_coll_op_parse("gather", &op, NULL), PL_ERR_UNKNOWN);
+  CHECK_EQ_INT(pl_coll_algo_parse("NVLS_TREE", &a, NULL), PL_OK);
+  CHECK_EQ_INT(a, PL_ALGO_NVLS_TREE);
+  CHECK_STR(pl_coll_proto_name(PL_PROTO_LL128), "LL128");
+  CHECK_NEAR_REL(pl_coll_bus_factor(PL_COLL_ALL_REDUCE, 8), 1.75, 1e-15);   /* 2 x 7/8 */
+  CHECK_NEAR_REL(pl_coll_bus_factor(PL_COLL_ALL_GATHER, 16), 0.9375, 1e-15); /* 15/16 */
+  CHECK_NEAR_REL(pl_coll_bus_factor(PL_COLL_SEND_RECV, 16), 1.0, 0);
+}
+
+static void latency_scaling(void) {
+  /* A cluster whose NVLink hop is 6.8 us (twice NCCL's 3.4) doubles every
+   * NVLink hop of every protocol: ring/LL on 8 ranks goes from 6.6 + 14 x 0.6
+   * to 6.6 + 14 x 1.2 us. */
+  struct pl_cluster slow = h100;
+  slow.intra_latency_s = 6.8e-6;
+  struct pl_coll_cost c;
+  struct pl_group g = {8, 8};
+  CHECK_EQ_INT(pl_coll_time_proto(&slow, PL_COLL_ALL_REDUCE, 0.0, g, PL_ALGO_RING, PL_PROTO_LL, &c),
+               PL_OK);
+  CHECK_NEAR_REL(c.time_s, (6.6 + 14 * 1.2) * US, 1e-9);
+  slow.coll_launch_s = 20e-6; /* a calibrated launch overhead adds once */
+  CHECK_EQ_INT(pl_coll_time_proto(&slow, PL_COLL_ALL_REDUCE, 0.0, g, PL_ALGO_RING, PL_PROTO_LL, &c),
+               PL_OK);
+  CHECK_NEAR_REL(c.time_s, (20 + 6.6 + 14 * 1.2) * US, 1e-9);
+}
+
+int main(void) {
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_cluster_load("dgx-h100", &h100, &d), PL_OK, dp);
+  ring_one_node();
+  ring_two_nodes();
+  tree();
+  nvls();
+  p2p();
+  tuner_choices();
+  study_trend();
+  monotone_and_errors();
+  names_and_factors();
+  latency_scaling();
+  return check_finish();
+}

@@ -1,0 +1,247 @@
+/* test_flops.c: per-GPU ops and per-step FLOP totals against hand
+ * derivations, Megatron eq. 3 and the PaLM formula. */
+#include <plateau/flops.h>
+
+#include <string.h>
+
+#include "check.h"
+
+static struct pl_model model(const char *name) {
+  struct pl_model m;
+  struct pl_diag d, *dp = &d;
+  memset(&m, 0, sizeof m);
+  CHECK_STATUS(pl_model_load(name, &m, &d), PL_OK, dp);
+  return m;
+}
+
+/* A layout resolved as the CLI would, on 8-GPU nodes. */
+static struct pl_layout layout(const struct pl_model *m, int64_t gpus, int64_t tp, int64_t cp,
+                               int64_t gbs, enum pl_recompute r) {
+  struct pl_cluster c;
+  struct pl_layout l;
+  struct pl_diag d, *dp = &d;
+  memset(&c, 0, sizeof c);
+  memset(&l, 0, sizeof l);
+  c.gpus_per_node = 8;
+  l.gpus = gpus;
+  l.tp = tp;
+  l.cp = cp;
+  l.gbs = gbs;
+  l.recompute = r;
+  CHECK_STATUS(pl_layout_resolve(&l, m, &c, &d), PL_OK, dp);
+  return l;
+}
+
+static const struct pl_op *find(const struct pl_op *ops, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(ops[i].name, name) == 0)
+      return &ops[i];
+  return NULL;
+}
+
+/* Llama-2 7B, 8 GPUs of DP, gbs 8, seq 4096: 32,768 tokens per step.
+ * Matmul weights per block: 4 h^2 + 3 h f = 67,108,864 + 135,266,304 =
+ * 202,375,168; with the LM head 32 * 202,375,168 + 131,072,000 =
+ * 6,607,077,376 = N minus the token table (131,072,000) and norms (266,240).
+ * Per token: 6 * 6,607,077,376 = 39,642,464,256 for the GEMMs plus
+ * attention 3 * 4 * s * h * l = 12 * 4096 * 4096 * 32 = 6,442,450,944:
+ * 46,084,915,200 FLOPs/token, x 32,768 = 1.5101e18 model FLOPs per step.
+ * PaLM's 6N + 12 l h s = 40,430,493,696 + 6,442,450,944 = 46,872,944,640
+ * per token: 6N counts the embedding table as if it were a matmul, 1.7% more. */
+static void test_llama2_step(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_layout l = layout(&m, 8, 1, 1, 8, PL_RECOMPUTE_NONE);
+  struct pl_flops f;
+  pl_flops_compute(&m, &l, &f);
+  double tokens = 8.0 * 4096;
+  CHECK_NEAR_REL(f.tokens_per_step, tokens, 0);
+  CHECK_NEAR_REL(f.model_per_step, 46084915200.0 * tokens, 1e-15);
+  CHECK_NEAR_REL(f.palm_per_step, 46872944640.0 * tokens, 1e-15);
+  CHECK_NEAR_REL(f.palm_per_step - f.model_per_step, 6.0 * (131072000.0 + 266240.0) * tokens,
+                 1e-12);
+  CHECK_NEAR_REL(f.hardware_per_step, f.model_per_step, 0);
+  /* one block, one sequence: 2 * 4096 * 202,375,168 + 4 * 4096^2 * 4096 */
+  CHECK_NEAR_REL(f.layer_fwd, 2.0 * 4096 * 202375168.0 + 4.0 * 4096.0 * 4096 * 4096, 1e-15);
+  CHECK_NEAR_REL(f.layer_bwd, 2 * f.layer_fwd, 1e-15);
+  CHECK_NEAR_REL(f.head_fwd, 2.0 * 4096 * 4096 * 32000, 1e-15);
+  /* Selective recompute adds the attention core forward once per block:
+   * 8 sequences * 32 blocks * 4 * 4096^2 * 4096 = 7.0369e16. */
+  l.recompute = PL_RECOMPUTE_SELECTIVE;
+  pl_flops_compute(&m, &l, &f);
+  CHECK_NEAR_REL(f.hardware_per_step - f.model_per_step, 8.0 * 32 * 4 * 4096.0 * 4096 * 4096,
+                 1e-12);
+  /* Full recompute adds one forward of every block: 8 * 32 * layer_fwd. */
+  l.recompute = PL_RECOMPUTE_FULL;
+  pl_flops_compute(&m, &l, &f);
+  CHECK_NEAR_REL(f.hardware_per_step - f.model_per_step, 8.0 * 32 * f.layer_fwd, 1e-12);
+}
+
+/* GPT-3 175B with full recompute: hardware FLOPs = 4 passes of every block
+ * (24 s h^2 + 4 s^2 h each) + 3 passes of the LM head (2 s h V) =
+ * 96 B s l h^2 (1 + s/6h) + 6 B s h V = Narayanan et al. eq. 3 exactly, since
+ * 96 B s l h^2 * V/(16 l h) = 6 B s h V. Megatron's SC21 175B run: B = 1536,
+ * s = 2048, 1536 GPUs (tp 8, pp 12 in the paper; pp does not change FLOPs). */
+static void test_eq3(void) {
+  struct pl_model m = model("gpt3-175b");
+  struct pl_layout l = layout(&m, 1536, 8, 1, 1536, PL_RECOMPUTE_FULL);
+  struct pl_flops f;
+  pl_flops_compute(&m, &l, &f);
+  double h = 12288, s = 2048, layers = 96, v = 50257, b = 1536;
+  double eq3 = 96 * b * s * layers * h * h * (1 + s / (6 * h) + v / (16 * layers * h));
+  CHECK_NEAR_REL(f.megatron_per_step, eq3, 1e-15);
+  CHECK_NEAR_REL(f.hardware_per_step, eq3, 1e-12);
+  /* Without recompute the model FLOPs are 3/4 of the block term plus the head:
+   * 72 B s l h^2 (1 + s/6h) + 6 B s h V. */
+  double model_flops = 72 * b * s * layers * h * h * (1 + s / (6 * h)) + 6 * b * s * h * v;
+  CHECK_NEAR_REL(f.model_per_step, model_flops, 1e-12);
+}
+
+/* Summed over the tp * cp GPUs that share a micro-batch, the sharded GEMM and
+ * attention FLOPs give back the unsharded block (exact: tp divides heads, KV
+ * heads and f; cp divides seq). Llama-3 8B, tp 2, cp 2, seq 8192. */
+static void test_sharding_sums(void) {
+  struct pl_model m = model("llama3-8b");
+  struct pl_layout l = layout(&m, 8, 2, 2, 8, PL_RECOMPUTE_NONE);
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  struct pl_flops f;
+  pl_flops_compute(&m, &l, &f);
+  int n = pl_layer_ops(&m, &l, ops);
+  CHECK_EQ_INT(n, 11);
+  double matmul = 0;
+  for (int i = 0; i < n; i++)
+    if (ops[i].kind != PL_OP_MEMORY)
+      matmul += ops[i].fwd_flops;
+  CHECK_NEAR_REL(matmul * 2 * 2, f.layer_fwd, 1e-12);
+  int nh = pl_head_ops(&m, &l, ops);
+  const struct pl_op *head = find(ops, nh, "lm_head");
+  CHECK(head != NULL);
+  /* 128256 / 2 = 64128 columns, 8192 / 2 = 4096 tokens per GPU */
+  CHECK_EQ_INT(head->n, 64128);
+  CHECK_EQ_INT(head->m, 4096);
+  CHECK_NEAR_REL(head->fwd_flops * 2 * 2, f.head_fwd, 1e-12);
+}
+
+/* Shapes of Llama-3 8B on one GPU, mbs 1, seq 8192: QKV n = 4096 + 2 * 8 *
+ * 128 = 6144; fc1 fuses gate and up, n = 2 * 14336; attention: 32 heads, 8192
+ * queries x 8192 keys x 128; backward 2x (GEMM) and 2.5x (attention). */
+static void test_shapes(void) {
+  struct pl_model m = model("llama3-8b");
+  struct pl_layout l = layout(&m, 1, 1, 1, 1, PL_RECOMPUTE_SELECTIVE);
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  int n = pl_layer_ops(&m, &l, ops);
+  const struct pl_op *qkv = find(ops, n, "qkv"), *fc1 = find(ops, n, "fc1");
+  const struct pl_op *attn = find(ops, n, "attn"), *norm = find(ops, n, "norm1");
+  CHECK(qkv && fc1 && attn && norm && find(ops, n, "rope") && find(ops, n, "swiglu"));
+  if (!(qkv && fc1 && attn && norm))
+    return;
+  CHECK_EQ_INT(qkv->m, 8192);
+  CHECK_EQ_INT(qkv->n, 6144);
+  CHECK_EQ_INT(qkv->k, 4096);
+  CHECK_NEAR_REL(qkv->fwd_flops, 2.0 * 8192 * 6144 * 4096, 0);
+  CHECK_NEAR_REL(qkv->bwd_flops, 2 * qkv->fwd_flops, 0);
+  /* bytes: (8192 x 4096 + 4096 x 6144 + 8192 x 6144) x 2 B */
+  CHECK_NEAR_REL(qkv->fwd_bytes, 2.0 * (8192.0 * 4096 + 4096.0 * 6144 + 8192.0 * 6144), 0);
+  CHECK_EQ_INT(fc1->n, 28672);
+  CHECK_EQ_INT(attn->kind, PL_OP_ATTENTION);
+  CHECK_EQ_INT(attn->count, 32);
+  CHECK_NEAR_REL(attn->fwd_flops, 4.0 * 32 * 8192 * 8192 * 128, 0);
+  CHECK_NEAR_REL(attn->bwd_flops, 2.5 * attn->fwd_flops, 0);
+  CHECK(attn->recompute && !qkv->recompute && !norm->recompute);
+  CHECK(attn->causal && !qkv->causal);
+  /* RMSNorm reads and writes 8192 x 4096 bf16 values: 4 B per element */
+  CHECK_NEAR_REL(norm->fwd_bytes, 4.0 * 8192 * 4096, 0);
+}
+
+/* Sequence parallelism splits norm and residual tokens by tp; GEMMs keep
+ * all tokens and split their weights. Full recompute marks every layer op. */
+static void test_sequence_parallel(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_layout l1 = layout(&m, 8, 1, 1, 8, PL_RECOMPUTE_NONE);
+  struct pl_layout l4 = layout(&m, 8, 4, 1, 8, PL_RECOMPUTE_FULL);
+  struct pl_op a[PL_MAX_LAYER_OPS], b[PL_MAX_LAYER_OPS];
+  int na = pl_layer_ops(&m, &l1, a), nb = pl_layer_ops(&m, &l4, b);
+  CHECK(l4.sp);
+  CHECK_NEAR_REL(find(b, nb, "norm2")->fwd_bytes, find(a, na, "norm2")->fwd_bytes / 4, 1e-15);
+  CHECK_NEAR_REL(find(b, nb, "resid1")->fwd_flops, find(a, na, "resid1")->fwd_flops / 4, 1e-15);
+  CHECK_EQ_INT(find(b, nb, "proj")->m, 4096);
+  CHECK_EQ_INT(find(b, nb, "proj")->k, 1024);
+  for (int i = 0; i < nb; i++)
+    CHECK(b[i].recompute);
+  for (int i = 0; i < na; i++)
+    CHECK(!a[i].recompute);
+}
+
+/* GPT-2 family: no RoPE op, GELU MLP with 2 matrices, learned positions in
+ * the embedding op; the vocabulary 50257 is padded to 2 * 25129 under tp 2. */
+static void test_gpt_family(void) {
+  struct pl_model m = model("gpt3-175b");
+  struct pl_layout l = layout(&m, 8, 2, 1, 8, PL_RECOMPUTE_NONE);
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  int n = pl_layer_ops(&m, &l, ops);
+  CHECK_EQ_INT(n, 10);
+  CHECK(find(ops, n, "rope") == NULL && find(ops, n, "gelu") != NULL);
+  CHECK_EQ_INT(find(ops, n, "fc1")->n, 49152 / 2);
+  CHECK_EQ_INT(pl_embed_ops(&m, &l, ops), 1);
+  CHECK(ops[0].fwd_flops > 0); /* position add */
+  int nh = pl_head_ops(&m, &l, ops);
+  CHECK_EQ_INT(find(ops, nh, "lm_head")->n, 25129);
+}
+
+/* Mistral's 4096-key window caps the attention keys at seq 8192. */
+static void test_window(void) {
+  struct pl_model m = model("mistral-7b");
+  struct pl_layout l = layout(&m, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  int n = pl_layer_ops(&m, &l, ops);
+  const struct pl_op *attn = find(ops, n, "attn");
+  CHECK_EQ_INT(attn->m, 8192);
+  CHECK_EQ_INT(attn->n, 4096);
+  CHECK_NEAR_REL(attn->fwd_flops, 4.0 * 32 * 8192 * 4096 * 128, 0);
+}
+
+/* Validation: Korthikanti et al. 2022 Table 5 ("present work": selective
+ * recompute + SP, A100 peak 312 TFLOP/s, s = 2048, V = 51200, 4h GELU MLP;
+ * configs from Table 3, rows copied from shared/validation
+ * korthikanti2022_activation_recompute.csv). Their MFU uses model FLOPs
+ * 72 B s l h^2 (1 + s/6h + V/12lh), which is plateau's model_per_step for
+ * such a model, so MFU = model_per_step / (time * GPUs * 312e12) must give
+ * the printed MFU, within the rounding of the printed numbers: time to
+ * 0.005 s and MFU to 0.05 points (22B: 0.005/1.10 + 0.0005/0.415 = 0.57%). */
+static void test_korthikanti_mfu(void) {
+  const struct {
+    int64_t layers, hidden, heads, gbs, gpus;
+    double time_s, mfu;
+  } rows[] = {{48, 6144, 64, 4, 8, 1.10, 0.415},          /* 22B */
+              {96, 12288, 96, 64, 64, 13.75, 0.514},      /* 175B */
+              {105, 20480, 128, 280, 280, 37.83, 0.560},  /* 530B */
+              {128, 25600, 160, 512, 512, 71.49, 0.563}}; /* 1T */
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    char doc[512];
+    snprintf(doc, sizeof doc,
+             "{\"layers\": %lld, \"hidden\": %lld, \"heads\": %lld, \"ffn_hidden\": %lld,"
+             " \"vocab\": 51200, \"seq_len\": 2048, \"max_positions\": 2048, \"mlp\": \"gelu\","
+             " \"pos\": \"learned\", \"norm\": \"layer\", \"linear_bias\": true}",
+             (long long)rows[i].layers, (long long)rows[i].hidden, (long long)rows[i].heads,
+             (long long)(4 * rows[i].hidden));
+    struct pl_model m;
+    struct pl_diag d, *dp = &d;
+    CHECK_STATUS(pl_model_from_json(doc, strlen(doc), "row", &m, &d), PL_OK, dp);
+    struct pl_layout l = layout(&m, 8, 8, 1, rows[i].gbs, PL_RECOMPUTE_SELECTIVE);
+    struct pl_flops f;
+    pl_flops_compute(&m, &l, &f);
+    double mfu = f.model_per_step / (rows[i].time_s * (double)rows[i].gpus * 312e12);
+    CHECK_NEAR_REL(mfu, rows[i].mfu, 0.005 / rows[i].time_s + 0.0005 / rows[i].mfu);
+  }
+}
+
+int main(void) {
+  test_llama2_step();
+  test_eq3();
+  test_sharding_sums();
+  test_shapes();
+  test_sequence_parallel();
+  test_gpt_family();
+  test_window();
+  test_korthikanti_mfu();
+  return check_finish();
+}

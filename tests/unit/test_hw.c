@@ -1,0 +1,125 @@
+/* test_hw.c: GPU and cluster presets and files load, with every field in SI
+ * units, and bad files fail with a message naming the file and the field. */
+#include <plateau/plateau.h>
+
+#include "check.h"
+
+#define HW PL_TEST_DATA "/hw/"
+
+static void every_preset_loads(void) {
+  static const char *const kinds[] = {"gpus", "clusters"};
+  for (int k = 0; k < 2; k++) {
+    size_t n = 0;
+    for (; pl_data_name(kinds[k], n) != NULL; n++) {
+      struct pl_diag d, *dp = &d;
+      pl_diag_clear(&d);
+      struct pl_cluster c;
+      struct pl_gpu g;
+      enum pl_status st = k == 0 ? pl_gpu_load(pl_data_name(kinds[k], n), &g, &d)
+                                 : pl_cluster_load(pl_data_name(kinds[k], n), &c, &d);
+      CHECK_STATUS(st, PL_OK, dp);
+    }
+    /* 7 GPU presets; 6 DGX/platform + 3 cloud cluster presets. */
+    CHECK_EQ_INT(n, k == 0 ? 7 : 9);
+  }
+}
+
+static void h100_figures(void) {
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp);
+  CHECK_STR(g.name, "h100");
+  CHECK_STR(g.arch, "hopper");
+  CHECK_NEAR_REL(g.peak_bf16_flops_per_s, 989.4e12, 1e-12); /* 1979 sparse / 2 */
+  CHECK_NEAR_REL(pl_gpu_peak_flops_per_s(&g, PL_DTYPE_FP8), 1978.9e12, 1e-12);
+  CHECK_NEAR_REL(g.hbm_bytes, 80.0 * 1073741824.0, 1e-12);   /* 80 GiB */
+  CHECK_NEAR_REL(g.hbm_bytes_per_s, 3.35e12, 1e-12);
+  CHECK_EQ_INT(g.sm_count, 132);
+  CHECK_NEAR_REL(g.tdp_w, 700.0, 0);
+  CHECK_EQ_INT(g.link_count, 18);
+  CHECK_NEAR_REL(g.link_bytes_per_s, 25e9, 1e-12);           /* 900 GB/s / 18 / 2 */
+  CHECK_NEAR_REL(g.nccl_link_bytes_per_s, 20.6e9, 1e-12);
+}
+
+static void dgx_h100_figures(void) {
+  struct pl_cluster c;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_cluster_load("dgx-h100", &c, &d), PL_OK, dp);
+  CHECK_STR(c.gpu.name, "h100");
+  CHECK_EQ_INT(c.gpus_per_node, 8);
+  CHECK_NEAR_REL(c.intra_bytes_per_s, 450e9, 1e-12);   /* 900 GB/s counts both directions */
+  CHECK_NEAR_REL(c.intra_nccl_bytes_per_s, 18 * 20.6e9, 1e-12);
+  CHECK(c.nvls);
+  CHECK_EQ_INT(c.nics_per_node, 8);
+  CHECK_NEAR_REL(c.nic_bytes_per_s, 50e9, 1e-12);      /* 400 Gb/s / 8 bits */
+  /* Study Table 1: 400 GB/s node to node = 8 x 400 Gb/s, one direction. */
+  CHECK_NEAR_REL(pl_cluster_node_net_bytes_per_s(&c), 400e9, 1e-12);
+  CHECK_NEAR_REL(c.intra_latency_s, 3.4e-6, 1e-12);
+  CHECK_NEAR_REL(c.inter_latency_s, 14e-6, 1e-12);
+  CHECK_NEAR_REL(c.node_other_w, 4600.0, 1e-12);       /* 10.2 kW - 8 x 700 W */
+  CHECK_EQ_INT(c.nccl_channels, 24);
+  CHECK(!c.calibrated);
+  CHECK_NEAR_REL(c.coll_launch_s, 0.0, 0);
+
+  CHECK_STATUS(pl_cluster_load("dgx-a100", &c, &d), PL_OK, dp);
+  CHECK_NEAR_REL(pl_cluster_node_net_bytes_per_s(&c), 200e9, 1e-12); /* Table 1: 200 GB/s */
+  CHECK(!c.nvls);
+}
+
+static void defaults_for_gpus(void) {
+  CHECK_STR(pl_cluster_default_for_gpu("h100"), "dgx-h100");
+  CHECK_STR(pl_cluster_default_for_gpu("a100-40g"), "dgx-a100");
+  CHECK_STR(pl_cluster_default_for_gpu("v100"), "dgx-v100");
+  CHECK_STR(pl_cluster_default_for_gpu("b200"), "dgx-b200");
+  CHECK(pl_cluster_default_for_gpu("tpu-v5") == NULL);
+  /* Every default names a cluster preset built on that GPU generation. */
+  for (size_t i = 0; pl_data_name("gpus", i) != NULL; i++) {
+    const char *cl = pl_cluster_default_for_gpu(pl_data_name("gpus", i));
+    CHECK(cl != NULL && pl_data_find("clusters", cl, NULL) != NULL);
+  }
+}
+
+static void files_and_errors(void) {
+  struct pl_gpu g;
+  struct pl_cluster c;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load(HW "tiny_gpu.json", &g, &d), PL_OK, dp);
+  CHECK_STR(g.name, "tiny"); /* from the "name" field; the unknown section is ignored */
+  CHECK_EQ_INT(g.sm_count, 40);
+  CHECK_NEAR_REL(g.peak_fp8_flops_per_s, 0.0, 0); /* optional, absent */
+
+  /* A relative GPU path is found next to the cluster file; no network section. */
+  CHECK_STATUS(pl_cluster_load(HW "rel_gpu_cluster.json", &c, &d), PL_OK, dp);
+  CHECK_STR(c.gpu.name, "tiny");
+  CHECK_STR(c.inter_kind, "none");
+  CHECK_EQ_INT(c.nics_per_node, 0);
+  CHECK_STATUS(pl_cluster_load(HW "bad_units.json", &c, &d), PL_ERR_PARSE, dp);
+  CHECK_CONTAINS(d.msg, "bad_units.json");
+  CHECK_CONTAINS(d.msg, "'bandwidth'");
+  CHECK_CONTAINS(d.msg, "intra");
+  CHECK_STATUS(pl_cluster_load(HW "bad_node_bw.json", &c, &d), PL_ERR_RANGE, dp);
+  CHECK_CONTAINS(d.msg, "node_bandwidth");
+  CHECK_STATUS(pl_cluster_load(HW "missing_gpu.json", &c, &d), PL_ERR_MISSING, dp);
+  CHECK_CONTAINS(d.msg, "'gpu'");
+  CHECK_STATUS(pl_gpu_load(HW "bad_idle.json", &g, &d), PL_ERR_RANGE, dp);
+  CHECK_CONTAINS(d.msg, "idle_power");
+  CHECK_STATUS(pl_gpu_load(HW "bad_arch.json", &g, &d), PL_ERR_PARSE, dp);
+  CHECK_CONTAINS(d.msg, "kepler");
+  CHECK_STATUS(pl_gpu_load("h900", &g, &d), PL_ERR_UNKNOWN, dp);
+  CHECK_CONTAINS(d.msg, "h100"); /* lists the presets */
+  CHECK_STATUS(pl_cluster_load(HW "no_such_file.json", &c, &d), PL_ERR_IO, dp);
+  CHECK_CONTAINS(d.msg, "no_such_file.json");
+  CHECK_STATUS(pl_cluster_load("", &c, &d), PL_ERR_MISSING, dp);
+}
+
+int main(void) {
+  every_preset_loads();
+  h100_figures();
+  dgx_h100_figures();
+  defaults_for_gpus();
+  files_and_errors();
+  return check_finish();
+}

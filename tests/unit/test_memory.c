@@ -1,0 +1,250 @@
+/* test_memory.c: memory per GPU: Korthikanti et al. 2022 Table 2, model
+ * states under each ZeRO stage, pipeline in-flight micro-batches. */
+#include <plateau/memory.h>
+
+#include <string.h>
+
+#include "check.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+static struct pl_model model(const char *name) {
+  struct pl_model m;
+  struct pl_diag d, *dp = &d;
+  memset(&m, 0, sizeof m);
+  CHECK_STATUS(pl_model_load(name, &m, &d), PL_OK, dp);
+  return m;
+}
+
+/* An H100-like GPU filled by hand (80 GiB), so these tests do not depend on
+ * the GPU data files. */
+static struct pl_gpu gpu80(void) {
+  struct pl_gpu g;
+  memset(&g, 0, sizeof g);
+  g.hbm_bytes = 80 * GIB;
+  return g;
+}
+
+struct spec {
+  int64_t gpus, tp, pp, cp, vp, gbs, mbs, shard_group;
+  enum pl_shard shard;
+  enum pl_recompute recompute;
+  enum pl_schedule schedule;
+};
+
+static struct pl_layout layout(const struct pl_model *m, struct spec s) {
+  struct pl_cluster c;
+  struct pl_layout l;
+  struct pl_diag d, *dp = &d;
+  memset(&c, 0, sizeof c);
+  memset(&l, 0, sizeof l);
+  c.gpus_per_node = 8;
+  l.gpus = s.gpus;
+  l.tp = s.tp;
+  l.pp = s.pp;
+  l.cp = s.cp;
+  l.vp = s.vp;
+  l.gbs = s.gbs;
+  l.mbs = s.mbs;
+  l.shard = s.shard;
+  l.shard_set = true;
+  l.shard_group = s.shard_group;
+  l.recompute = s.recompute;
+  l.schedule = s.schedule;
+  CHECK_STATUS(pl_layout_resolve(&l, m, &c, &d), PL_OK, dp);
+  return l;
+}
+
+/* Korthikanti et al. 2022 Table 2, GPT-3 175B block (h 12288, a 96, 4h GELU
+ * MLP, dropout), s 2048, b 1, eager attention (the paper's Megatron):
+ * sbh = 2048 * 12288 = 25,165,824 and 5as/h = 5 * 96 * 2048 / 12288 = 80.
+ *   no parallelism          sbh (34 + 80)          = 114    sbh = 2,868,903,936 B
+ *   tp 8                    sbh (10 + 24/8 + 80/8) = 23     sbh =   578,813,952 B
+ *   tp 8 + sp               sbh (34/8 + 80/8)      = 14.25  sbh =   358,612,992 B
+ *   selective, none / tp / tp + sp: 34 sbh, 13 sbh, 4.25 sbh
+ *   full recompute: 2 sbh = 50,331,648 B; with sp 2 sbh / 8 = 6,291,456 B. */
+static void test_korthikanti_table2(void) {
+  struct pl_model m = model("gpt3-175b");
+  double sbh = 2048.0 * 12288;
+  struct spec one = {.gpus = 1, .gbs = 1, .shard = PL_SHARD_DDP};
+  struct spec tp8 = {.gpus = 8, .tp = 8, .gbs = 1, .shard = PL_SHARD_DDP};
+  struct pl_layout l1 = layout(&m, one), lt = layout(&m, tp8), ls = layout(&m, tp8);
+  l1.eager_attention = lt.eager_attention = ls.eager_attention = true;
+  lt.sp = false; /* tensor parallelism without sequence parallelism */
+  CHECK(ls.sp);
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &l1), 114 * sbh, 1e-15);
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &lt), 23 * sbh, 1e-15);
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &ls), 14.25 * sbh, 1e-15);
+  l1.recompute = lt.recompute = ls.recompute = PL_RECOMPUTE_SELECTIVE;
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &l1), 34 * sbh, 1e-15);
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &lt), 13 * sbh, 1e-15);
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &ls), 4.25 * sbh, 1e-15);
+  l1.recompute = lt.recompute = ls.recompute = PL_RECOMPUTE_FULL;
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &l1), 2 * sbh, 1e-15);
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &lt), 2 * sbh, 1e-15);
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &ls), 2 * sbh / 8, 1e-15);
+}
+
+/* Llama-3 8B block (GQA 8 x 128, SwiGLU f 14336, no dropout), s 8192, b 1,
+ * FlashAttention, one GPU. Per token: norm1/QKV/norm2/fc1 inputs 8h = 32,768;
+ * Q, K, V and proj input 2 (2 * 4096 + 2 * 1024) = 20,480; gate + up 4f and
+ * fc2 input 2f = 6 * 14336 = 86,016; fp32 LSE 4 * 32 = 128. Total 139,392 B
+ * per token, x 8192 = 1,141,899,264 B. cp 2 halves the tokens and the bytes. */
+static void test_gqa_swiglu(void) {
+  struct pl_model m = model("llama3-8b");
+  struct pl_layout l = layout(&m, (struct spec){.gpus = 1, .gbs = 1, .shard = PL_SHARD_DDP});
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &l), 139392.0 * 8192, 1e-15);
+  struct pl_layout lc =
+      layout(&m, (struct spec){.gpus = 2, .cp = 2, .gbs = 1, .shard = PL_SHARD_DDP});
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &lc), 139392.0 * 4096, 1e-15);
+}
+
+/* full < selective < none, with eager attention (the s x s scores) and with
+ * FlashAttention (only the fp32 LSE separates none from selective). */
+static void test_recompute_order(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_gpu g = gpu80();
+  for (int eager = 0; eager < 2; eager++) {
+    double act[3];
+    for (int r = 0; r < 3; r++) {
+      struct spec s = {
+          .gpus = 8, .gbs = 8, .shard = PL_SHARD_ZERO3, .recompute = (enum pl_recompute)r};
+      struct pl_layout l = layout(&m, s);
+      l.eager_attention = eager;
+      struct pl_memory mem;
+      pl_memory_compute(&m, &l, &g, &mem);
+      act[r] = mem.activations_bytes;
+    }
+    CHECK(act[PL_RECOMPUTE_FULL] < act[PL_RECOMPUTE_SELECTIVE]);
+    CHECK(act[PL_RECOMPUTE_SELECTIVE] < act[PL_RECOMPUTE_NONE]);
+  }
+}
+
+/* Llama-2 7B on 8 GPUs (dp 8, pp 1, tp 1): the stage holds all N =
+ * 6,738,415,616 parameters. zero1: bf16 params 2N, fp32 grads 4N, optimizer
+ * 12N / 8; zero2 also grads / 8; zero3 also params / 8. */
+static void test_model_states(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_gpu g = gpu80();
+  double n = 6738415616.0;
+  const double want[4][3] = {{2 * n, 4 * n, 12 * n},
+                             {2 * n, 4 * n, 12 * n / 8},
+                             {2 * n, 4 * n / 8, 12 * n / 8},
+                             {2 * n / 8, 4 * n / 8, 12 * n / 8}};
+  for (int z = 0; z < 4; z++) {
+    struct pl_layout l = layout(&m, (struct spec){.gpus = 8, .gbs = 8, .shard = (enum pl_shard)z});
+    struct pl_memory mem;
+    pl_memory_compute(&m, &l, &g, &mem);
+    CHECK_NEAR_REL(mem.stage_params, n, 1e-15);
+    CHECK_NEAR_REL(mem.params_bytes, want[z][0], 1e-15);
+    CHECK_NEAR_REL(mem.grads_bytes, want[z][1], 1e-15);
+    CHECK_NEAR_REL(mem.optimizer_bytes, want[z][2], 1e-15);
+  }
+}
+
+/* zero3 bytes per GPU fall as dp grows (8, 16, 64 GPUs, same batch per GPU). */
+static void test_zero3_scaling(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_gpu g = gpu80();
+  double prev = 0;
+  const int64_t gpus[] = {8, 16, 64};
+  for (int i = 0; i < 3; i++) {
+    struct pl_layout l =
+        layout(&m, (struct spec){.gpus = gpus[i], .gbs = gpus[i], .shard = PL_SHARD_ZERO3});
+    struct pl_memory mem;
+    pl_memory_compute(&m, &l, &g, &mem);
+    if (i > 0)
+      CHECK(mem.total_bytes < prev);
+    prev = mem.total_bytes;
+  }
+}
+
+/* Hybrid sharding (zero3 over groups of 8 of the 64 data-parallel ranks)
+ * needs more than zero3 over all 64 and less than ddp. */
+static void test_hybrid(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_gpu g = gpu80();
+  struct pl_memory ddp, hsdp, fsdp;
+  struct pl_layout l = layout(&m, (struct spec){.gpus = 64, .gbs = 64, .shard = PL_SHARD_DDP});
+  pl_memory_compute(&m, &l, &g, &ddp);
+  l = layout(&m, (struct spec){.gpus = 64, .gbs = 64, .shard = PL_SHARD_ZERO3, .shard_group = 8});
+  pl_memory_compute(&m, &l, &g, &hsdp);
+  l = layout(&m, (struct spec){.gpus = 64, .gbs = 64, .shard = PL_SHARD_ZERO3});
+  pl_memory_compute(&m, &l, &g, &fsdp);
+  CHECK(fsdp.total_bytes < hsdp.total_bytes);
+  CHECK(hsdp.total_bytes < ddp.total_bytes);
+  /* optimizer states: 12 N / 8 for the hybrid group, 12 N / 64 for full */
+  CHECK_NEAR_REL(hsdp.optimizer_bytes, 12 * 6738415616.0 / 8, 1e-15);
+  CHECK_NEAR_REL(fsdp.optimizer_bytes, 12 * 6738415616.0 / 64, 1e-15);
+}
+
+/* 1f1b, pp 4, 8 micro-batches: stage 0 holds min(4, 8) = 4 micro-batches,
+ * the last stage min(1, 8) = 1; the first stage's activations are larger
+ * even though the last one adds the fp32 logits (4 * 4096 * 32000 B). */
+static void test_pipeline(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_gpu g = gpu80();
+  struct pl_layout l =
+      layout(&m, (struct spec){.gpus = 4, .pp = 4, .gbs = 8, .shard = PL_SHARD_ZERO1});
+  CHECK_EQ_INT(l.micro_batches, 8);
+  struct pl_memory first, last, busiest;
+  pl_memory_stage(&m, &l, &g, 0, &first);
+  pl_memory_stage(&m, &l, &g, 3, &last);
+  pl_memory_compute(&m, &l, &g, &busiest);
+  CHECK_NEAR_REL(first.in_flight, 4, 0);
+  CHECK_NEAR_REL(last.in_flight, 1, 0);
+  CHECK_EQ_INT(first.stage_layers, 8);
+  CHECK_NEAR_REL(last.logits_bytes, 4.0 * 4096 * 32000, 1e-15);
+  CHECK(first.activations_bytes > last.activations_bytes);
+  CHECK(busiest.total_bytes >= first.total_bytes && busiest.total_bytes >= last.total_bytes);
+  /* gpipe holds all 8 micro-batches on every stage */
+  l.schedule = PL_SCHEDULE_GPIPE;
+  pl_memory_stage(&m, &l, &g, 0, &first);
+  CHECK_NEAR_REL(first.in_flight, 8, 0);
+  /* interleaved, v = 2: rank 0 holds 2 (4 - 1) + (2 - 1) 4 + 1 = 11 chunk
+   * micro-batches = 5.5 stage micro-batches = p (1 + (p - 1)/(p v)) =
+   * 4 (1 + 3/8) (Korthikanti Sec. 4.2.3). */
+  l = layout(&m, (struct spec){.gpus = 4, .pp = 4, .vp = 2, .gbs = 8, .shard = PL_SHARD_ZERO1});
+  CHECK_EQ_INT(l.schedule, PL_SCHEDULE_INTERLEAVED);
+  pl_memory_stage(&m, &l, &g, 0, &first);
+  CHECK_NEAR_REL(first.in_flight, 4 * (1 + 3.0 / 8), 1e-15);
+}
+
+/* Llama-2 70B with plain DDP on 8 GPUs: 18 B x 69 B parameters, far beyond
+ * 80 GiB; the optimizer states (12 x 68,976,648,192 B = 770.9 GiB) are the
+ * largest part. With zero3 over 64 GPUs it fits only with full recompute:
+ * selective still keeps 274,432 B per token per block (8h + 2 (2 * 8192 +
+ * 2 * 1024) + 6 * 28672) = 1.05 GiB per block at s 4096, 84 GiB for 80. */
+static void test_does_not_fit(void) {
+  struct pl_model m = model("llama2-70b");
+  struct pl_gpu g = gpu80();
+  struct pl_layout l = layout(&m, (struct spec){.gpus = 8, .gbs = 8, .shard = PL_SHARD_DDP});
+  struct pl_memory mem;
+  pl_memory_compute(&m, &l, &g, &mem);
+  CHECK(!mem.fits);
+  CHECK_NEAR_REL(mem.capacity_bytes, 80 * GIB, 0);
+  CHECK_CONTAINS(mem.why, "> 80 GiB (optimizer states 770.9 GiB)");
+  CHECK_CONTAINS(mem.why, "needs ");
+  l = layout(
+      &m, (struct spec){
+              .gpus = 64, .gbs = 64, .shard = PL_SHARD_ZERO3, .recompute = PL_RECOMPUTE_SELECTIVE});
+  pl_memory_compute(&m, &l, &g, &mem);
+  CHECK(!mem.fits);
+  CHECK_CONTAINS(mem.why, "(activations 84.");
+  l.recompute = PL_RECOMPUTE_FULL;
+  pl_memory_compute(&m, &l, &g, &mem);
+  CHECK(mem.fits);
+  CHECK_STR(mem.why, "");
+}
+
+int main(void) {
+  test_korthikanti_table2();
+  test_gqa_swiglu();
+  test_recompute_order();
+  test_model_states();
+  test_zero3_scaling();
+  test_hybrid();
+  test_pipeline();
+  test_does_not_fit();
+  return check_finish();
+}

@@ -1,0 +1,287 @@
+/* test_model.c: model loading (presets, plateau files, Hugging Face
+ * config.json) and exact parameter counts against published totals. */
+#include <plateau/data.h>
+#include <plateau/model.h>
+
+#include <string.h>
+
+#include "check.h"
+
+static struct pl_model load(const char *name_or_path) {
+  struct pl_model m;
+  struct pl_diag d, *dp = &d;
+  memset(&m, 0, sizeof m);
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_model_load(name_or_path, &m, &d), PL_OK, dp);
+  return m;
+}
+
+static struct pl_model load_hf(const char *file) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/hf/%s", PL_TEST_DATA, file);
+  return load(path);
+}
+
+/* Llama-2 7B (h 4096, l 32, MHA, f 11008, V 32000, untied, RMSNorm):
+ * block = attention 4 h^2 = 67,108,864 + MLP 3 h f = 135,266,304 + 2 norms
+ * 8,192 = 202,383,360; 32 blocks = 6,476,267,520; token table and LM head
+ * 2 * 32000 * 4096 = 262,144,000; final norm 4,096.
+ * Total 6,738,415,616 = the published count. */
+static void test_llama2_7b(void) {
+  struct pl_model m = load("llama2-7b");
+  CHECK_EQ_INT(pl_model_layer_params(&m), 202383360);
+  CHECK_EQ_INT(pl_model_embedding_params(&m), 131072000);
+  CHECK_EQ_INT(pl_model_head_params(&m), 131076096);
+  CHECK_EQ_INT(pl_model_params(&m), INT64_C(6738415616));
+  CHECK_EQ_INT(m.published_params, INT64_C(6738415616));
+  CHECK_EQ_INT(m.head_dim, 128);
+  CHECK_EQ_INT(m.kv_heads, 32);
+  CHECK_STR(m.name, "llama2-7b");
+  struct pl_model hf = load_hf("Llama-2-7b-hf.json");
+  CHECK_EQ_INT(pl_model_params(&hf), INT64_C(6738415616));
+  CHECK_EQ_INT(hf.seq_len, 4096);
+  CHECK(hf.mlp == PL_MLP_SWIGLU && hf.norm == PL_NORM_RMS && hf.pos == PL_POS_ROTARY);
+  CHECK(!hf.tied_embeddings && !hf.qkv_bias && !hf.linear_bias && !hf.dropout);
+  CHECK_STR(hf.name, "meta-llama/Llama-2-7b-hf");
+}
+
+/* Llama-3 8B (GQA: 8 KV heads of 128): attention 2 h^2 + 2 h (8 * 128)
+ * = 33,554,432 + 8,388,608 = 41,943,040; MLP 3 * 4096 * 14336 = 176,160,768;
+ * norms 8,192; block 218,112,000; 32 blocks 6,979,584,000; embeddings and
+ * head 2 * 128256 * 4096 = 1,050,673,152; final norm 4,096.
+ * Total 8,030,261,248 (published). */
+static void test_llama3(void) {
+  struct pl_model m = load("llama3-8b");
+  CHECK_EQ_INT(pl_model_layer_params(&m), 218112000);
+  CHECK_EQ_INT(pl_model_params(&m), INT64_C(8030261248));
+  CHECK_EQ_INT(m.published_params, pl_model_params(&m));
+  /* 70B: attention 2 * 8192^2 + 2 * 8192 * 1024 = 150,994,944; MLP
+   * 3 * 8192 * 28672 = 704,643,072; norms 16,384; block 855,654,400; x80 =
+   * 68,452,352,000; + 2 * 128256 * 8192 = 2,101,346,304 + 8,192
+   * = 70,553,706,496 (published). */
+  struct pl_model m70 = load("llama3-70b");
+  CHECK_EQ_INT(pl_model_params(&m70), INT64_C(70553706496));
+  CHECK_EQ_INT(m70.published_params, pl_model_params(&m70));
+  /* 405B: attention 2 * 16384^2 + 2 * 16384 * 1024 = 570,425,344; MLP
+   * 3 * 16384 * 53248 = 2,617,245,696; norms 32,768; block 3,187,703,808;
+   * x126 = 401,650,679,808; + 2 * 128256 * 16384 = 4,202,692,608 + 16,384
+   * = 405,853,388,800 (Meta states "405B"). */
+  struct pl_model m405 = load("llama3-405b");
+  CHECK_EQ_INT(pl_model_params(&m405), INT64_C(405853388800));
+}
+
+/* Llama-2 13B: block 4 * 5120^2 + 3 * 5120 * 13824 + 2 * 5120 = 104,857,600
+ * + 212,336,640 + 10,240 = 317,204,480; x40 = 12,688,179,200; + 2 * 32000 *
+ * 5120 = 327,680,000 + 5,120 = 13,015,864,320.
+ * Llama-2 70B: block as Llama-3 70B (855,654,400) x80 = 68,452,352,000;
+ * + 2 * 32000 * 8192 = 524,288,000 + 8,192 = 68,976,648,192. */
+static void test_llama2_big(void) {
+  struct pl_model m13 = load("llama2-13b");
+  CHECK_EQ_INT(pl_model_params(&m13), INT64_C(13015864320));
+  struct pl_model m70 = load("llama2-70b");
+  CHECK_EQ_INT(pl_model_params(&m70), INT64_C(68976648192));
+}
+
+/* Mistral 7B from its published config.json: the Llama-3 8B block (GQA 8,
+ * f 14336) = 218,112,000; x32 = 6,979,584,000; + 2 * 32000 * 4096 =
+ * 262,144,000 + 4,096 = 7,241,732,096 (published). */
+static void test_mistral(void) {
+  struct pl_model hf = load_hf("Mistral-7B-v0.1.json");
+  CHECK_EQ_INT(pl_model_params(&hf), INT64_C(7241732096));
+  CHECK_EQ_INT(hf.kv_heads, 8);
+  CHECK_EQ_INT(hf.sliding_window, 4096);
+  CHECK_EQ_INT(hf.seq_len, 32768); /* max_position_embeddings */
+  CHECK_STR(hf.name, "Mistral-7B-v0.1");
+  struct pl_model preset = load("mistral-7b");
+  CHECK_EQ_INT(pl_model_params(&preset), pl_model_params(&hf));
+  CHECK_EQ_INT(preset.published_params, INT64_C(7241732096));
+}
+
+/* GPT-2 small (h 768, l 12, V 50257, 1024 positions, tied, biases):
+ * block: qkv 768 * 2304 + 2304 = 1,771,776; proj 768^2 + 768 = 590,592;
+ * fc1 768 * 3072 + 3072 = 2,362,368; fc2 3072 * 768 + 768 = 2,360,064; two
+ * LayerNorms 4 * 768 = 3,072; total 7,087,872; x12 = 85,054,464.
+ * wte 50257 * 768 = 38,597,376; wpe 1024 * 768 = 786,432; ln_f 1,536.
+ * Total 124,439,808 (published). Both the Hub file (no n_inner) and a
+ * re-saved one ("n_inner": null) mean n_inner = 4 * 768 = 3072. */
+static void test_gpt2(void) {
+  const char *files[] = {"gpt2.json", "gpt2-resaved.json"};
+  for (int i = 0; i < 2; i++) {
+    struct pl_model m = load_hf(files[i]);
+    CHECK_EQ_INT(m.ffn_hidden, 3072);
+    CHECK_EQ_INT(pl_model_layer_params(&m), 7087872);
+    CHECK_EQ_INT(pl_model_params(&m), INT64_C(124439808));
+    CHECK(m.tied_embeddings && m.linear_bias && m.pos == PL_POS_LEARNED);
+    CHECK(m.mlp == PL_MLP_GELU && m.norm == PL_NORM_LAYER);
+    CHECK(m.dropout); /* attn_pdrop, resid_pdrop 0.1 */
+    CHECK_EQ_INT(m.max_positions, 1024);
+    CHECK_EQ_INT(m.seq_len, 1024);
+  }
+}
+
+/* GPT-3 175B (Brown et al. Table 2.1): block 12 h^2 + 13 h with h = 12288
+ * = 1,811,939,328 + 159,744 = 1,812,099,072; x96 = 173,961,510,912;
+ * wte 50257 * 12288 = 617,558,016; wpe 2048 * 12288 = 25,165,824; ln_f
+ * 24,576. Total 174,604,259,328 (the paper's "175.0B"). */
+static void test_gpt3(void) {
+  struct pl_model m = load("gpt3-175b");
+  CHECK_EQ_INT(pl_model_layer_params(&m), INT64_C(1812099072));
+  CHECK_EQ_INT(pl_model_params(&m), INT64_C(174604259328));
+}
+
+/* Qwen2.5-0.5B (h 896, 14 heads of 64, 2 KV heads, f 4864, V 151936, tied,
+ * Q/K/V biases): q 896^2 + 896 = 803,712; k and v 896 * 128 + 128 = 114,816
+ * each; o 802,816; MLP 3 * 896 * 4864 = 13,074,432; norms 1,792; block
+ * 14,912,384; x24 = 357,897,216; embeddings 151936 * 896 = 136,134,656;
+ * final norm 896. Total 494,032,768 (checkpoint total). */
+static void test_qwen2(void) {
+  struct pl_model m = load_hf("Qwen2.5-0.5B.json");
+  CHECK(m.qkv_bias && !m.out_bias && m.tied_embeddings);
+  CHECK_EQ_INT(m.sliding_window, 0); /* use_sliding_window false */
+  CHECK_EQ_INT(pl_model_layer_params(&m), 14912384);
+  CHECK_EQ_INT(pl_model_params(&m), INT64_C(494032768));
+}
+
+/* GPT-NeoX field names (Pythia-160M dimensions: h 768, l 12, f 3072,
+ * V 50304, untied embed_out, rotary): block as GPT-2 = 7,087,872; x12 =
+ * 85,054,464; embed_in + embed_out 2 * 50304 * 768 = 77,266,944; final
+ * LayerNorm 1,536. Total 162,322,944, the published Pythia-160M total
+ * (85,056,000 non-embedding = blocks + final norm). */
+static void test_neox(void) {
+  const char *cfg = "{\"architectures\": [\"GPTNeoXForCausalLM\"], \"hidden_act\": \"gelu\","
+                    " \"hidden_size\": 768, \"intermediate_size\": 3072,"
+                    " \"max_position_embeddings\": 2048, \"model_type\": \"gpt_neox\","
+                    " \"num_attention_heads\": 12, \"num_hidden_layers\": 12, \"rotary_pct\": 0.25,"
+                    " \"tie_word_embeddings\": false, \"use_parallel_residual\": true,"
+                    " \"vocab_size\": 50304}";
+  struct pl_model m;
+  struct pl_diag d, *dp = &d;
+  CHECK_STATUS(pl_model_from_json(cfg, strlen(cfg), "neox", &m, &d), PL_OK, dp);
+  CHECK_EQ_INT(pl_model_params(&m), INT64_C(162322944));
+  CHECK_EQ_INT(pl_model_params(&m) - pl_model_embedding_params(&m) - m.vocab * m.hidden, 85056000);
+  CHECK(m.pos == PL_POS_ROTARY && !m.tied_embeddings);
+}
+
+/* Pythia 6.9B (GPT-NeoX layout, h 4096, l 32, f 16384, V 50432, biases):
+ * qkv 4096 * 12288 + 12288 = 50,343,936; dense 4096^2 + 4096 = 16,781,312;
+ * fc1 4096 * 16384 + 16384 = 67,125,248; fc2 16384 * 4096 + 4096 =
+ * 67,112,960; two LayerNorms 16,384; block 201,379,840; x32 =
+ * 6,444,154,880; + final LayerNorm 8,192 = 6,444,163,072 non-embedding (as
+ * the model card states); + embed_in and embed_out 2 * 50432 * 4096 =
+ * 413,138,944: total 6,857,302,016. */
+static void test_pythia(void) {
+  struct pl_model m = load_hf("pythia-6.9b-deduped.json");
+  CHECK_EQ_INT(pl_model_layer_params(&m), 201379840);
+  CHECK_EQ_INT(pl_model_params(&m), INT64_C(6857302016));
+  CHECK(m.linear_bias && !m.dropout && m.pos == PL_POS_ROTARY && m.mlp == PL_MLP_GELU);
+  CHECK_EQ_INT(m.seq_len, 2048);
+}
+
+/* A plateau model file with every optional field left out. */
+static void test_plateau_format(void) {
+  const char *doc = "{\"layers\": 2, \"hidden\": 64, \"heads\": 4, \"ffn_hidden\": 256,"
+                    " \"vocab\": 100, \"seq_len\": 32, \"mlp\": \"gelu\", \"pos\": \"rotary\","
+                    " \"norm\": \"layer\"}";
+  struct pl_model m;
+  struct pl_diag d, *dp = &d;
+  CHECK_STATUS(pl_model_from_json(doc, strlen(doc), "doc", &m, &d), PL_OK, dp);
+  CHECK_EQ_INT(m.kv_heads, 4);
+  CHECK_EQ_INT(m.head_dim, 16);
+  /* block 4 * 64^2 + 2 * 64 * 256 + 4 * 64 = 16384 + 32768 + 256 = 49,408;
+   * x2 = 98,816; embeddings and head 2 * 100 * 64 = 12,800; final norm 128. */
+  CHECK_EQ_INT(pl_model_params(&m), 98816 + 12800 + 128);
+}
+
+static void expect_fail(const char *doc, enum pl_status want, const char *needle) {
+  struct pl_model m;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_model_from_json(doc, strlen(doc), "model 'x.json'", &m, &d), want, dp);
+  CHECK_CONTAINS(d.msg, needle);
+}
+
+#define LLAMA_REST                                                                                 \
+  "\"model_type\": \"llama\", \"intermediate_size\": 11008, \"vocab_size\": 32000, "               \
+  "\"max_position_embeddings\": 4096, \"num_attention_heads\": 32"
+
+static void test_bad_json_text(void) {
+  expect_fail("{" LLAMA_REST ", \"num_hidden_layers\": 32, \"hidden_size\": -4096}", PL_ERR_RANGE,
+              "'hidden_size' must be a positive integer, not -4096");
+  expect_fail("{" LLAMA_REST ", \"num_hidden_layers\": 32, \"hidden_size\": \"4096\"}",
+              PL_ERR_PARSE, "field 'hidden_size' must be an integer");
+  expect_fail("{" LLAMA_REST ", \"num_hidden_layers\": 32, \"hidden_size\": 4096.5}", PL_ERR_PARSE,
+              "'hidden_size' must be an integer");
+  expect_fail("{" LLAMA_REST ", \"num_hidden_layers\": 32, \"hidden_size\": 4096, "
+              "\"num_key_value_heads\": 5}",
+              PL_ERR_RANGE, "kv_heads 5 must divide heads 32");
+  expect_fail("{" LLAMA_REST ", \"num_hidden_layers\": 32, \"hidden_size\": 4096, "
+              "\"num_local_experts\": 8}",
+              PL_ERR_UNSUPPORTED, "mixture-of-experts");
+  expect_fail("{\"model_type\": \"t5\", \"num_layers\": 6}", PL_ERR_UNSUPPORTED, "model_type 't5'");
+  expect_fail("{\"n_layer\": 12, \"n_embd\": 768, \"n_head\": 12, \"vocab_size\": 50257}",
+              PL_ERR_MISSING, "missing field 'n_positions'");
+  expect_fail("{\"layers\": 2, \"hidden\": 64, \"heads\": 4, \"ffn_hidden\": 256, \"vocab\": 100,"
+              " \"seq_len\": 32, \"pos\": \"rotary\", \"norm\": \"rms\"}",
+              PL_ERR_MISSING, "missing field 'mlp'");
+  expect_fail("{\"layers\": 2, \"hidden\": 64, \"heads\": 4, \"ffn_hidden\": 256, \"vocab\": 100,"
+              " \"seq_len\": 32, \"mlp\": \"relu\", \"pos\": \"rotary\", \"norm\": \"rms\"}",
+              PL_ERR_PARSE, "field 'mlp' is 'relu'");
+  expect_fail("{\"layers\": 2, \"hidden\": 64, \"heads\": 4, \"ffn_hidden\": 256, \"vocab\": 100,"
+              " \"seq_len\": 32, \"mlp\": \"gelu\", \"pos\": \"learned\", \"norm\": \"rms\"}",
+              PL_ERR_MISSING, "'max_positions'");
+  expect_fail("{\"layers\": 100000000, \"hidden\": 64, \"heads\": 4, \"ffn_hidden\": 256,"
+              " \"vocab\": 100, \"seq_len\": 32, \"mlp\": \"gelu\", \"pos\": \"rotary\","
+              " \"norm\": \"rms\"}",
+              PL_ERR_RANGE, "'layers' is 100000000, above the limit");
+  expect_fail("[1, 2]", PL_ERR_PARSE, "expected a JSON object");
+  expect_fail("", PL_ERR_PARSE, "empty");
+}
+
+static void expect_load_fail(const char *name_or_path, enum pl_status want, const char *needle) {
+  struct pl_model m;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_model_load(name_or_path, &m, &d), want, dp);
+  CHECK_CONTAINS(d.msg, needle);
+}
+
+static void test_bad_files(void) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/hf/bad/missing-hidden-size.json", PL_TEST_DATA);
+  expect_load_fail(path, PL_ERR_MISSING, "missing-hidden-size.json': missing field 'hidden_size'");
+  snprintf(path, sizeof path, "%s/hf/bad/zero-layers.json", PL_TEST_DATA);
+  expect_load_fail(path, PL_ERR_RANGE, "'num_hidden_layers' must be a positive integer, not 0");
+  snprintf(path, sizeof path, "%s/hf/bad/malformed.json", PL_TEST_DATA);
+  expect_load_fail(path, PL_ERR_PARSE, "malformed.json': malformed JSON");
+  expect_load_fail("/nonexistent/config.json", PL_ERR_IO, "/nonexistent/config.json");
+  expect_load_fail("llama9-1t", PL_ERR_UNKNOWN, "unknown model 'llama9-1t' (presets: gpt3-175b,");
+  expect_load_fail("", PL_ERR_MISSING, "no model given");
+}
+
+/* Every preset loads and, where its source states a total, matches it. */
+static void test_all_presets(void) {
+  int n = 0;
+  for (size_t i = 0; pl_data_name("models", i) != NULL; i++, n++) {
+    struct pl_model m = load(pl_data_name("models", i));
+    if (m.published_params > 0)
+      CHECK_EQ_INT(pl_model_params(&m), m.published_params);
+  }
+  CHECK_EQ_INT(n, 8);
+}
+
+int main(void) {
+  test_llama2_7b();
+  test_llama3();
+  test_llama2_big();
+  test_mistral();
+  test_gpt2();
+  test_gpt3();
+  test_qwen2();
+  test_neox();
+  test_pythia();
+  test_plateau_format();
+  test_bad_json_text();
+  test_bad_files();
+  test_all_presets();
+  return check_finish();
+}

@@ -1,0 +1,236 @@
+/* test_predict.c: pl_predict's step against closed forms and the study's
+ * directions (docs/step-model.md sections 5-7). Expected values are derived
+ * in comments; none is a fitted number. */
+#include <plateau/plateau.h>
+
+#include <string.h>
+
+#include "check.h"
+
+/* Sums of thousands of doubles in a different order: equal up to rounding. */
+#define SUMS 1e-9
+
+/* A small Llama-style model that fits one GPU (about 0.25B parameters). */
+static const char *const tiny_json =
+    "{\"name\": \"tiny\", \"layers\": 8, \"hidden\": 1024, \"heads\": 16, \"kv_heads\": 16, "
+    "\"ffn_hidden\": 2816, \"vocab\": 32000, \"seq_len\": 2048, \"mlp\": \"swiglu\", "
+    "\"pos\": \"rotary\", \"norm\": \"rms\", \"tied_embeddings\": false, \"linear_bias\": false}";
+
+/* The same with a 128-token vocabulary: embedding and head are negligible,
+ * so pipeline stages are equal. */
+static const char *const even_json =
+    "{\"name\": \"even\", \"layers\": 16, \"hidden\": 2048, \"heads\": 16, \"kv_heads\": 16, "
+    "\"ffn_hidden\": 5632, \"vocab\": 128, \"seq_len\": 2048, \"mlp\": \"swiglu\", "
+    "\"pos\": \"rotary\", \"norm\": \"rms\", \"tied_embeddings\": false, \"linear_bias\": false}";
+
+static struct pl_run run;
+static struct pl_prediction pred;
+
+static void base(const char *model_json, const char *model_preset, int64_t gpus) {
+  struct pl_diag d, *dp = &d;
+  memset(&run, 0, sizeof run);
+  if (model_json != NULL)
+    CHECK_STATUS(pl_model_from_json(model_json, strlen(model_json), "test", &run.model, &d), PL_OK, dp);
+  else
+    CHECK_STATUS(pl_model_load(model_preset, &run.model, &d), PL_OK, dp);
+  CHECK_STATUS(pl_cluster_load("dgx-h100", &run.cluster, &d), PL_OK, dp);
+  run.layout.gpus = gpus;
+  run.layout.batch_per_gpu = 1;
+}
+
+static void predict(void) {
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_predict(&run, &pred, &d), PL_OK, dp);
+  CHECK(pred.step.simulated);
+}
+
+/* compute + exposed comm + bubble + optimizer + other = step time. */
+static void check_sums(void) {
+  const struct pl_step *s = &pred.step;
+  CHECK_NEAR_REL(s->compute_s + s->exposed_comm_s + s->bubble_s + s->optimizer_s + s->other_s,
+                 s->step_time_s, 1e-12);
+  CHECK(s->compute_s > 0 && s->exposed_comm_s >= 0 && s->bubble_s >= 0 && s->other_s >= 0);
+}
+
+/* Per micro-batch compute of the whole model on this GPU, each op alone:
+ * forward + backward (+ recomputed forward) of every layer, embedding, head. */
+static double ops_sum(void) {
+  const struct pl_layout *l = &pred.run.layout;
+  const struct pl_gpu *g = &pred.run.cluster.gpu;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  double t = 0;
+  for (int k = 0; k < 3; k++) {
+    int n = k == 0 ? pl_embed_ops(&run.model, l, ops)
+                   : k == 1 ? pl_layer_ops(&run.model, l, ops) : pl_head_ops(&run.model, l, ops);
+    double mult = k == 1 ? (double)run.model.layers : 1.0, seg = 0;
+    for (int i = 0; i < n; i++) {
+      seg += pl_op_run_time_s(g, l, &run.model, &ops[i], PL_PASS_FWD);
+      seg += pl_op_run_time_s(g, l, &run.model, &ops[i], PL_PASS_BWD);
+      if (ops[i].recompute)
+        seg += pl_op_run_time_s(g, l, &run.model, &ops[i], PL_PASS_FWD);
+    }
+    t += mult * seg;
+  }
+  return t;
+}
+
+/* One GPU, no communication at all: the step is the sum of its operations
+ * over its micro-batches plus the AdamW step, 30 bytes per parameter over
+ * the achievable HBM bandwidth (plus one kernel). */
+static void test_one_gpu_is_sum_of_ops(void) {
+  base(tiny_json, NULL, 1);
+  run.layout.gbs = 3; /* three micro-batches of one sequence */
+  run.layout.recompute = PL_RECOMPUTE_SELECTIVE;
+  predict();
+  const struct pl_gpu *g = &pred.run.cluster.gpu;
+  double opt = (double)pred.params * 30.0 / (g->hbm_bytes_per_s * g->eff.hbm_fraction) +
+               g->eff.kernel_overhead_s;
+  CHECK_EQ_INT(pred.run.layout.micro_batches, 3);
+  CHECK_NEAR_REL(pred.step.compute_s, 3.0 * ops_sum(), SUMS);
+  CHECK_NEAR_REL(pred.step.optimizer_s, opt, SUMS);
+  CHECK_NEAR_REL(pred.step.step_time_s, 3.0 * ops_sum() + opt, SUMS);
+  CHECK(pred.step.exposed_comm_s == 0 && pred.step.n_collectives == 0);
+  check_sums();
+}
+
+/* Communication hidden behind compute adds nothing: with FSDP over 8 GPUs
+ * each GPU computes what one GPU computes, and with the overlap slowdown set
+ * to 0 compute_s equals the 1-GPU sum exactly although collectives overlap
+ * it. With a slowdown s, compute runs at 1/(1+s) exactly while a collective
+ * runs, so compute_s = C + overlapped * s / (1 + s). */
+static void test_hidden_comm_adds_nothing(void) {
+  base(tiny_json, NULL, 8);
+  run.cluster.gpu.eff.overlap_slowdown = 0;
+  predict();
+  double c = ops_sum();
+  CHECK_NEAR_REL(pred.step.compute_s, c, SUMS);
+  CHECK(pred.step.overlapped_comm_s > 0);
+  check_sums();
+  double s = 0.25;
+  run.cluster.gpu.eff.overlap_slowdown = s;
+  predict();
+  CHECK_NEAR_REL(pred.step.compute_s, c + pred.step.overlapped_comm_s * s / (1 + s), SUMS);
+  check_sums();
+}
+
+/* Free communication (a fabric a million times faster, no latency): the
+ * 1F1B bubble is (p - 1)/(m + p - 1) of the step (p = 4, m = 8: 3/11),
+ * up to the optimizer step and the tiny embedding/head. */
+static void test_pipeline_bubble(void) {
+  base(even_json, NULL, 4);
+  run.layout.pp = 4;
+  run.layout.gbs = 8;
+  run.cluster.intra_bytes_per_s *= 1e6;
+  run.cluster.intra_nccl_bytes_per_s *= 1e6;
+  run.cluster.nic_bytes_per_s *= 1e6;
+  run.cluster.intra_latency_s = run.cluster.inter_latency_s = 0;
+  run.cluster.coll_launch_s = 0;
+  predict();
+  double T = pred.step.step_time_s - pred.step.optimizer_s;
+  CHECK_EQ_INT(pred.run.layout.micro_batches, 8);
+  CHECK_NEAR_REL(pred.step.bubble_s / T, 3.0 / 11.0, 0.02);
+  check_sums();
+}
+
+/* Every mode gives a step whose parts add up. */
+static void test_breakdowns(void) {
+  struct {
+    int64_t gpus, tp, pp, cp, vp, shard_group;
+    enum pl_shard shard;
+    enum pl_schedule sched;
+  } cases[] = {
+      {16, 1, 1, 1, 1, 0, PL_SHARD_DDP, PL_SCHEDULE_1F1B},
+      {16, 1, 1, 1, 1, 0, PL_SHARD_ZERO1, PL_SCHEDULE_1F1B},
+      {16, 1, 1, 1, 1, 0, PL_SHARD_ZERO3, PL_SCHEDULE_1F1B},
+      {32, 1, 1, 1, 1, 8, PL_SHARD_ZERO2, PL_SCHEDULE_1F1B},
+      {16, 2, 2, 1, 1, 0, PL_SHARD_ZERO2, PL_SCHEDULE_GPIPE},
+      {16, 2, 2, 1, 2, 0, PL_SHARD_ZERO1, PL_SCHEDULE_INTERLEAVED},
+      {16, 2, 1, 2, 1, 0, PL_SHARD_ZERO2, PL_SCHEDULE_1F1B},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    base(tiny_json, NULL, cases[i].gpus);
+    run.layout.tp = cases[i].tp;
+    run.layout.pp = cases[i].pp;
+    run.layout.cp = cases[i].cp;
+    run.layout.vp = cases[i].vp;
+    run.layout.shard = cases[i].shard;
+    run.layout.shard_set = true;
+    run.layout.shard_group = cases[i].shard_group;
+    run.layout.schedule = cases[i].sched;
+    run.layout.gbs = 64;
+    predict();
+    check_sums();
+    CHECK(pred.step.n_collectives > 0);
+    CHECK(pred.step.gpu_w > pred.run.cluster.gpu.idle_w && pred.step.gpu_w <= pred.run.cluster.gpu.tdp_w);
+  }
+}
+
+/* Same input, same output, bit for bit. */
+static void test_deterministic(void) {
+  base(NULL, "llama2-7b", 64);
+  run.layout.tp = 2;
+  run.layout.mbs = 2;
+  predict();
+  struct pl_step first = pred.step;
+  predict();
+  CHECK(memcmp(&first, &pred.step, sizeof first) == 0);
+}
+
+/* A GPU file without efficiency data cannot give a step time; the message
+ * says what is missing. */
+static void test_missing_efficiency(void) {
+  struct pl_diag d;
+  base(tiny_json, NULL, 8);
+  memset(&run.cluster.gpu.eff, 0, sizeof run.cluster.gpu.eff);
+  CHECK(pl_predict(&run, &pred, &d) == PL_ERR_MISSING);
+  CHECK_CONTAINS(d.msg, "no step-time efficiency data");
+}
+
+/* The study (arXiv 2411.13055): Llama-2 7B, FSDP (zero2), one 4096-token
+ * sequence per GPU on DGX H100 from 8 to 2048 GPUs. Per-GPU throughput and
+ * MFU fall, exposed communication grows, per-GPU power barely falls so
+ * tokens per joule fall, and at 2048 GPUs a little model parallelism (tp = 2
+ * with the same 1 sequence per GPU, or pp = 2) beats pure FSDP. */
+static void test_weak_scaling_directions(void) {
+  int64_t sizes[] = {8, 256, 2048};
+  struct pl_step s[3];
+  for (int i = 0; i < 3; i++) {
+    base(NULL, "llama2-7b", sizes[i]);
+    predict();
+    CHECK_EQ_INT(pred.run.layout.shard, PL_SHARD_ZERO2);
+    s[i] = pred.step;
+    check_sums();
+  }
+  for (int i = 1; i < 3; i++) {
+    CHECK(s[i].tokens_per_s_per_gpu < s[i - 1].tokens_per_s_per_gpu);
+    CHECK(s[i].mfu < s[i - 1].mfu);
+    CHECK(s[i].exposed_comm_s > s[i - 1].exposed_comm_s);
+    CHECK(s[i].tokens_per_j < s[i - 1].tokens_per_j);
+  }
+  /* "per-GPU power barely falls": within 10% while throughput falls more */
+  CHECK(s[2].gpu_w > 0.9 * s[0].gpu_w);
+  CHECK(s[2].tokens_per_s_per_gpu / s[0].tokens_per_s_per_gpu < s[2].gpu_w / s[0].gpu_w);
+  double fsdp = s[2].tokens_per_s;
+  base(NULL, "llama2-7b", 2048);
+  run.layout.tp = 2;
+  run.layout.mbs = 2; /* the pair of GPUs runs its two sequences together */
+  predict();
+  double tp2 = pred.step.tokens_per_s;
+  base(NULL, "llama2-7b", 2048);
+  run.layout.pp = 2;
+  predict();
+  double pp2 = pred.step.tokens_per_s;
+  CHECK(tp2 > fsdp || pp2 > fsdp);
+}
+
+int main(void) {
+  test_one_gpu_is_sum_of_ops();
+  test_hidden_comm_adds_nothing();
+  test_pipeline_bubble();
+  test_breakdowns();
+  test_deterministic();
+  test_missing_efficiency();
+  test_weak_scaling_directions();
+  return check_finish();
+}

@@ -1,0 +1,127 @@
+/* test_sim_compute.c: the per-op compute model against closed forms
+ * (docs/step-model.md section 2), with the a100-80g GPU file's numbers:
+ * MAMF 271.2 TFLOP/s at 1024x10240x5120, tile 256x128, 108 SMs, HBM
+ * 2039 GB/s x 0.88, 1.2 us per kernel, FlashAttention-2 73% / 50%. */
+#include <plateau/plateau.h>
+
+#include "check.h"
+
+/* Sums of a few doubles: equal up to rounding. */
+#define EXACT 1e-12
+
+static struct pl_gpu a100;
+
+static double ovh(void) { return a100.eff.kernel_overhead_s; }
+
+/* The GPU file's efficiency object is read with its sources. */
+static void test_loaded(void) {
+  CHECK(a100.eff.present);
+  CHECK_NEAR_REL(a100.eff.gemm_mamf_flops_per_s, 271.2e12, EXACT);
+  CHECK_EQ_INT(a100.eff.gemm_mamf_shape[0], 1024);
+  CHECK_EQ_INT(a100.eff.gemm_mamf_shape[2], 5120);
+  CHECK_EQ_INT(a100.eff.gemm_tile_m, 256);
+  CHECK_EQ_INT(a100.eff.gemm_tile_n, 128);
+  CHECK_NEAR_REL(a100.eff.kernel_overhead_s, 1.2e-6, EXACT);
+}
+
+/* The shape MAMF was measured at runs at exactly the measured rate:
+ * 2 * 1024 * 10240 * 5120 / 271.2e12 = 0.3959 ms, plus one kernel. */
+static void test_mamf_shape(void) {
+  double t = pl_gemm_time_s(&a100, PL_DTYPE_BF16, 1024, 10240, 5120, 1);
+  CHECK_NEAR_REL(t - ovh(), 2.0 * 1024 * 10240 * 5120 / 271.2e12, 1e-9);
+}
+
+/* Wave quantization: 108 tiles of 256x128 fill the 108 SMs once; 109
+ * tiles need a second wave, twice the time for one more tile (k = 32768
+ * keeps both math-bound). */
+static void test_wave_quantization(void) {
+  double one = pl_gemm_time_s(&a100, PL_DTYPE_BF16, 256, 128 * 108, 32768, 1) - ovh();
+  double two = pl_gemm_time_s(&a100, PL_DTYPE_BF16, 256, 128 * 109, 32768, 1) - ovh();
+  CHECK_NEAR_REL(two, 2.0 * one, 1e-9);
+}
+
+/* Tile quantization: m = 257 needs a second row of 256-row tiles (or the
+ * transposed 128-row tiles: 3 rows) -> 216 tiles of 256x128 = 2 waves on 108
+ * SMs, the same time as m = 512. */
+static void test_tile_quantization(void) {
+  double t257 = pl_gemm_time_s(&a100, PL_DTYPE_BF16, 257, 128 * 108, 32768, 1);
+  double t512 = pl_gemm_time_s(&a100, PL_DTYPE_BF16, 512, 128 * 108, 32768, 1);
+  CHECK_NEAR_REL(t257, t512, 1e-9);
+}
+
+/* A GEMM of low arithmetic intensity is memory-bound: m = 256 * 108,
+ * n = k = 128 is one wave of tiles (2 * 256*128*128 * 108 FLOP-slots, about
+ * 3.3 us at MAMF) but moves (m k + k n + m n) * 2 bytes = 14.2 MB, 7.9 us at
+ * 2039 GB/s * 0.88. */
+static void test_memory_bound_gemm(void) {
+  double m = 256.0 * 108, bytes = 2.0 * (m * 128 + 128.0 * 128 + m * 128);
+  double t = pl_gemm_time_s(&a100, PL_DTYPE_BF16, 256 * 108, 128, 128, 1);
+  CHECK_NEAR_REL(t - ovh(), bytes / (2039e9 * 0.88), 1e-9);
+}
+
+/* Causal FlashAttention does half the counted FLOPs: forward time
+ * 0.5 * F / (312e12 * 0.73) + one kernel; backward at 50% with 3 kernels. */
+static void test_flash_attention(void) {
+  struct pl_op op = {.name = "attn", .kind = PL_OP_ATTENTION, .m = 4096, .n = 4096, .k = 128,
+                     .count = 32, .fwd_flops = 4.0 * 32 * 4096.0 * 4096 * 128,
+                     .bwd_flops = 2.5 * 4.0 * 32 * 4096.0 * 4096 * 128, .fwd_bytes = 1e6,
+                     .bwd_bytes = 2e6};
+  double f = pl_op_time_s(&a100, PL_DTYPE_BF16, &op, PL_PASS_FWD);
+  double b = pl_op_time_s(&a100, PL_DTYPE_BF16, &op, PL_PASS_BWD);
+  CHECK_NEAR_REL(f, 0.5 * op.fwd_flops / (312e12 * 0.73) + ovh(), 1e-9);
+  CHECK_NEAR_REL(b, 0.5 * op.bwd_flops / (312e12 * 0.50) + 3 * ovh(), 1e-9);
+  CHECK_EQ_INT(pl_op_kernels(&op, PL_PASS_BWD), 3);
+}
+
+/* Eager attention (no FlashAttention) materializes the scores: slower than
+ * the fused kernel, and its forward is at least the softmax traffic
+ * 32 * 4096^2 elements * (4 + 5 with dropout) bytes over the HBM. */
+static void test_eager_attention(void) {
+  struct pl_op op = {.name = "attn", .kind = PL_OP_ATTENTION, .m = 4096, .n = 4096, .k = 128,
+                     .count = 32, .fwd_flops = 4.0 * 32 * 4096.0 * 4096 * 128,
+                     .bwd_flops = 2.5 * 4.0 * 32 * 4096.0 * 4096 * 128};
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .eager_attention = true};
+  struct pl_model m = {.dropout = true};
+  double eager = pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_FWD);
+  double flash = pl_op_time_s(&a100, PL_DTYPE_BF16, &op, PL_PASS_FWD);
+  CHECK(eager > flash);
+  CHECK(eager > 32.0 * 4096 * 4096 * 9.0 / (2039e9 * 0.88));
+  l.eager_attention = false;
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_FWD), flash, EXACT);
+}
+
+/* Memory-bound ops: bytes over the achievable bandwidth, one kernel. */
+static void test_memory_op(void) {
+  struct pl_op op = {.name = "norm1", .kind = PL_OP_MEMORY, .count = 1, .fwd_bytes = 1e9,
+                     .bwd_bytes = 0};
+  CHECK_NEAR_REL(pl_op_time_s(&a100, PL_DTYPE_BF16, &op, PL_PASS_FWD),
+                 1e9 / (2039e9 * 0.88) + ovh(), 1e-9);
+  CHECK_EQ_INT(pl_op_kernels(&op, PL_PASS_BWD), 0);
+  CHECK_NEAR_REL(pl_op_time_s(&a100, PL_DTYPE_BF16, &op, PL_PASS_BWD) + 1.0, 1.0, EXACT);
+}
+
+/* A GEMM's backward is dgrad (m x n)(n x k) + wgrad (k x m)(m x n). */
+static void test_gemm_backward(void) {
+  struct pl_op op = {.name = "fc1", .kind = PL_OP_GEMM, .m = 8192, .n = 3072, .k = 6144,
+                     .count = 1, .fwd_flops = 2.0 * 8192 * 3072 * 6144,
+                     .bwd_flops = 4.0 * 8192 * 3072 * 6144};
+  double want = pl_gemm_time_s(&a100, PL_DTYPE_BF16, 8192, 6144, 3072, 1) +
+                pl_gemm_time_s(&a100, PL_DTYPE_BF16, 6144, 3072, 8192, 1);
+  CHECK_NEAR_REL(pl_op_time_s(&a100, PL_DTYPE_BF16, &op, PL_PASS_BWD), want, EXACT);
+  CHECK_EQ_INT(pl_op_kernels(&op, PL_PASS_BWD), 2);
+}
+
+int main(void) {
+  struct pl_diag d, *dp = &d;
+  CHECK_STATUS(pl_gpu_load("a100-80g", &a100, &d), PL_OK, dp);
+  test_loaded();
+  test_mamf_shape();
+  test_wave_quantization();
+  test_tile_quantization();
+  test_memory_bound_gemm();
+  test_flash_attention();
+  test_eager_attention();
+  test_memory_op();
+  test_gemm_backward();
+  return check_finish();
+}

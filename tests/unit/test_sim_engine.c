@@ -1,0 +1,199 @@
+/* test_sim_engine.c: the discrete-event engine and the pipeline schedules
+ * against closed forms (docs/step-model.md sections 3 and 5). */
+#include <stdlib.h>
+
+#include "check.h"
+#include "sim/sim_int.h"
+
+/* Tolerance for sums of a few doubles: exact up to rounding. */
+#define EXACT 1e-12
+
+static struct pl_diag *const nodiag = NULL;
+
+static void test_heap_order(void) {
+  struct sim_heap h = {0};
+  bool nomem = false;
+  double t[] = {3, 1, 2, 1, 1};
+  for (int i = 0; i < 5; i++)
+    sim_heap_push(&h, (struct sim_event){t[i], 0, i, 0}, &nomem);
+  /* equal times pop in insertion order: 1 (id 1), 1 (id 3), 1 (id 4), 2, 3 */
+  int want[] = {1, 3, 4, 2, 0};
+  struct sim_event ev;
+  for (int i = 0; i < 5; i++) {
+    CHECK(sim_heap_pop(&h, &ev));
+    CHECK_EQ_INT(ev.task, want[i]);
+  }
+  CHECK(!sim_heap_pop(&h, &ev));
+  CHECK(!nomem);
+  sim_heap_free(&h);
+}
+
+static void test_chain_and_deps(void) {
+  struct sim_engine e;
+  CHECK_STATUS(sim_engine_init(&e, 2, 4, 0.0), PL_OK, nodiag);
+  int32_t a = sim_stream_add(&e, 0), b = sim_stream_add(&e, 1);
+  int32_t t1 = sim_task_add(&e, a, 1.0, SIM_RES_COMPUTE);
+  int32_t t2 = sim_task_add(&e, a, 2.0, SIM_RES_COMPUTE);
+  int32_t t3 = sim_task_add(&e, b, 0.5, SIM_RES_COMPUTE);
+  int32_t t4 = sim_task_add(&e, a, 3.0, SIM_RES_COMPUTE);
+  sim_dep(&e, t2, t3); /* t3 on rank 1 waits for t2: starts at 3 */
+  sim_dep(&e, t3, t4); /* t4 queued behind t2 anyway, and waits for t3: starts at 3.5 */
+  struct pl_diag d, *dp = &d;
+  CHECK_STATUS(sim_engine_run(&e, &d), PL_OK, dp);
+  CHECK_NEAR_REL(e.tasks[t1].end_s, 1.0, EXACT);
+  CHECK_NEAR_REL(e.tasks[t3].start_s, 3.0, EXACT);
+  CHECK_NEAR_REL(e.tasks[t4].start_s, 3.5, EXACT);
+  CHECK_NEAR_REL(e.tasks[t4].end_s, 6.5, EXACT);
+  sim_engine_free(&e);
+}
+
+static void test_cycle_is_reported(void) {
+  struct sim_engine e;
+  CHECK_STATUS(sim_engine_init(&e, 1, 4, 0.0), PL_OK, nodiag);
+  int32_t a = sim_stream_add(&e, 0), b = sim_stream_add(&e, 0);
+  int32_t t1 = sim_task_add(&e, a, 1.0, SIM_RES_COMPUTE);
+  int32_t t2 = sim_task_add(&e, b, 1.0, SIM_RES_INTER);
+  sim_dep(&e, t1, t2);
+  sim_dep(&e, t2, t1);
+  struct pl_diag d, *dp = &d;
+  CHECK_STATUS(sim_engine_run(&e, &d), PL_ERR_INTERNAL, dp);
+  CHECK_CONTAINS(d.msg, "2 of 2 tasks never became ready");
+  sim_engine_free(&e);
+}
+
+/* Compute of 10 s and a collective of 5 s start together with a 25%
+ * slowdown: compute runs at 1/1.25 = 0.8 for 5 s (4 s of work), then the
+ * remaining 6 s at full speed: ends at 11. */
+static void test_overlap_slowdown(void) {
+  struct sim_engine e;
+  CHECK_STATUS(sim_engine_init(&e, 1, 4, 0.25), PL_OK, nodiag);
+  int32_t c = sim_stream_add(&e, 0), x = sim_stream_add(&e, 0);
+  int32_t tc = sim_task_add(&e, c, 10.0, SIM_RES_COMPUTE);
+  int32_t tx = sim_task_add(&e, x, 5.0, SIM_RES_INTER);
+  struct pl_diag d, *dp = &d;
+  CHECK_STATUS(sim_engine_run(&e, &d), PL_OK, dp);
+  CHECK_NEAR_REL(e.tasks[tx].end_s, 5.0, EXACT);
+  CHECK_NEAR_REL(e.tasks[tc].end_s, 11.0, EXACT);
+  sim_engine_free(&e);
+}
+
+/* Two 2 s collectives on the same fabric share it: both end at 4; on
+ * different fabrics they do not: both end at 2. */
+static void test_fabric_sharing(void) {
+  for (int same = 0; same < 2; same++) {
+    struct sim_engine e;
+    CHECK_STATUS(sim_engine_init(&e, 1, 4, 0.0), PL_OK, nodiag);
+    int32_t a = sim_stream_add(&e, 0), b = sim_stream_add(&e, 0);
+    int32_t ta = sim_task_add(&e, a, 2.0, SIM_RES_INTER);
+    int32_t tb = sim_task_add(&e, b, 2.0, same ? SIM_RES_INTER : SIM_RES_INTRA);
+    struct pl_diag d, *dp = &d;
+    CHECK_STATUS(sim_engine_run(&e, &d), PL_OK, dp);
+    CHECK_NEAR_REL(e.tasks[ta].end_s, same ? 4.0 : 2.0, EXACT);
+    CHECK_NEAR_REL(e.tasks[tb].end_s, same ? 4.0 : 2.0, EXACT);
+    sim_engine_free(&e);
+  }
+}
+
+/* Simulate a pipeline schedule with free communication: every chunk's
+ * forward takes tf / vp and backward tb / vp on every stage. Returns the
+ * makespan. */
+static double pipeline_makespan(const struct sim_schedule *sch, int64_t p, int64_t m, int64_t vp,
+                                double tf, double tb) {
+  int64_t per = 2 * m * vp, V = p * vp;
+  struct sim_slot *slots = calloc((size_t)(p * per), sizeof *slots);
+  int32_t *task = calloc((size_t)(V * m * 2), sizeof *task); /* [v][mb][pass] */
+  struct sim_engine e;
+  sim_engine_init(&e, (int32_t)p, (int32_t)(p * per), 0.0);
+  for (int64_t s = 0; s < p; s++) {
+    int32_t stream = sim_stream_add(&e, (int32_t)s);
+    int32_t n = sch->order(p, m, vp, s, &slots[s * per]);
+    CHECK_EQ_INT(n, per);
+    for (int32_t i = 0; i < n; i++) {
+      struct sim_slot sl = slots[s * per + i];
+      int64_t v = sl.chunk * p + s;
+      double w = (sl.pass == PL_PASS_FWD ? tf : tb) / (double)vp;
+      task[(v * m + sl.mb) * 2 + sl.pass] = sim_task_add(&e, stream, w, SIM_RES_COMPUTE);
+    }
+  }
+  for (int64_t v = 0; v < V; v++) {
+    for (int64_t mb = 0; mb < m; mb++) {
+      if (v > 0)
+        sim_dep(&e, task[((v - 1) * m + mb) * 2], task[(v * m + mb) * 2]);
+      if (v < V - 1)
+        sim_dep(&e, task[((v + 1) * m + mb) * 2 + 1], task[(v * m + mb) * 2 + 1]);
+      else
+        sim_dep(&e, task[(v * m + mb) * 2], task[(v * m + mb) * 2 + 1]);
+    }
+  }
+  struct pl_diag d, *dp = &d;
+  CHECK_STATUS(sim_engine_run(&e, &d), PL_OK, dp);
+  double t = 0;
+  for (int32_t i = 0; i < e.n_tasks; i++)
+    t = e.tasks[i].end_s > t ? e.tasks[i].end_s : t;
+  sim_engine_free(&e);
+  free(slots);
+  free(task);
+  return t;
+}
+
+/* 1F1B and GPipe: makespan (m + p - 1)(tf + tb), so the bubble, makespan -
+ * m (tf + tb), is (p - 1)/(m + p - 1) of it (Narayanan et al. 2021). */
+static void test_bubble_1f1b_gpipe(void) {
+  int64_t cases[][2] = {{1, 1}, {2, 1}, {4, 8}, {8, 8}, {8, 32}, {3, 5}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    int64_t p = cases[i][0], m = cases[i][1];
+    double tf = 1.0, tb = 2.0, want = (double)(m + p - 1) * (tf + tb);
+    double t1 = pipeline_makespan(&sim_schedule_1f1b, p, m, 1, tf, tb);
+    double tg = pipeline_makespan(&sim_schedule_gpipe, p, m, 1, tf, tb);
+    CHECK_NEAR_REL(t1, want, EXACT);
+    CHECK_NEAR_REL(tg, want, EXACT);
+    double bubble = (t1 - (double)m * (tf + tb)) / t1;
+    CHECK_NEAR_REL(bubble + 1.0, (double)(p - 1) / (double)(m + p - 1) + 1.0, EXACT);
+  }
+}
+
+/* Interleaved with vp chunks: the bubble shrinks vp-fold, makespan
+ * m (tf + tb) + (p - 1)(tf + tb)/vp (Narayanan et al. SC21 Sec. 2.2.2). */
+static void test_bubble_interleaved(void) {
+  int64_t cases[][3] = {{2, 4, 2}, {4, 8, 2}, {4, 8, 3}, {8, 16, 4}, {4, 4, 2}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    int64_t p = cases[i][0], m = cases[i][1], vp = cases[i][2];
+    double tf = 1.0, tb = 2.0;
+    double want = (double)m * (tf + tb) + (double)(p - 1) * (tf + tb) / (double)vp;
+    CHECK_NEAR_REL(pipeline_makespan(&sim_schedule_interleaved, p, m, vp, tf, tb), want, 1e-9);
+  }
+}
+
+/* Every schedule runs each (micro-batch, chunk) forward and backward once,
+ * forward before backward. */
+static void test_schedules_complete(void) {
+  const struct sim_schedule *all[] = {&sim_schedule_gpipe, &sim_schedule_1f1b,
+                                      &sim_schedule_interleaved};
+  struct sim_slot out[2 * 16 * 4];
+  for (int k = 0; k < 3; k++) {
+    int64_t p = 4, m = 16, vp = k == 2 ? 4 : 1;
+    for (int64_t s = 0; s < p; s++) {
+      int seen[16][4][2] = {{{0}}};
+      int32_t n = all[k]->order(p, m, vp, s, out);
+      CHECK_EQ_INT(n, 2 * m * vp);
+      for (int32_t i = 0; i < n; i++) {
+        CHECK(!seen[out[i].mb][out[i].chunk][out[i].pass]);
+        seen[out[i].mb][out[i].chunk][out[i].pass] = 1;
+        if (out[i].pass == PL_PASS_BWD)
+          CHECK(seen[out[i].mb][out[i].chunk][PL_PASS_FWD]);
+      }
+    }
+  }
+}
+
+int main(void) {
+  test_heap_order();
+  test_chain_and_deps();
+  test_cycle_is_reported();
+  test_overlap_slowdown();
+  test_fabric_sharing();
+  test_bubble_1f1b_gpipe();
+  test_bubble_interleaved();
+  test_schedules_complete();
+  return check_finish();
+}

@@ -1,0 +1,320 @@
+/* test_trace.c: the Kineto trace analyzer (src/trace/) on a hand-built trace
+ * whose every metric is derived below, and on real traces of each schema
+ * (tests/data/traces/SOURCES.md): 2021 Kineto, current Kineto, ROCm, CPU-only,
+ * no ProfilerStep, an 8-rank set. Agreement with TraceLens's own expected
+ * output is in test_trace_tracelens.c. */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <plateau/plateau.h>
+
+#include "check.h"
+#include "trace/trace_int.h"
+
+#define TR PL_TEST_DATA "/traces/"
+
+/* A pointer CHECK_STATUS can test for NULL without -Waddress. */
+static struct pl_diag *diag_ptr(struct pl_diag *d) { return d; }
+
+static const char *write_tmp(const char *text) {
+  static char path[64];
+  snprintf(path, sizeof path, "/tmp/pl_test_trace_XXXXXX");
+  int fd = mkstemp(path);
+  if (fd < 0)
+    return NULL;
+  FILE *f = fdopen(fd, "w");
+  fputs(text, f);
+  fclose(f);
+  return path;
+}
+
+static struct pl_trace_set *analyze1(const char *path, int64_t skip, bool whole) {
+  struct pl_trace_opts o = {skip, 1, whole};
+  struct pl_trace_set *s = NULL;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  const char *paths[] = {path};
+  enum pl_status st = pl_trace_analyze(paths, 1, &o, &s, &d);
+  CHECK_STATUS(st, PL_OK, diag_ptr(&d));
+  return s;
+}
+
+/* Two steps of 100 us on the CPU. Launches (runtime calls) at 10, 20 us
+ * (step 1) and 110, 120 us (step 2). GPU, in us:
+ *   corr 1 compute [50, 80)      corr 2 nccl   [70, 100)
+ *   corr 3 compute [150, 160.5005) (dur "10.5005" -> 10500.5 ns -> 10501 ns)
+ *   corr 4 memcpy  [155, 170)
+ * Windows: step 1 [50, 150) (to step 2's first GPU start), step 2 [150, 170)
+ * (its own last end). Step 1: compute 30, comm 30, overlap [70,80) = 10,
+ * exposed comm 20, memory 0, idle 100 - |[50,100)| = 50. Step 2: compute
+ * 10.501, memory 15, exposed memory [160.501,170) = 9.499, busy 20, idle 0. */
+static const char synthetic[] =
+    "{\"schemaVersion\": 1, \"distributedInfo\": {\"rank\": 3, \"world_size\": 4},\n"
+    " \"traceEvents\": [\n"
+    "  {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 1,"
+    " \"tid\": 1, \"ts\": 1000000000.000, \"dur\": 100},\n"
+    "  {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#2\", \"pid\": 1,"
+    " \"tid\": 1, \"ts\": 1000000100, \"dur\": 100.000},\n"
+    "  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"tid\": 1,"
+    " \"ts\": 1000000010, \"dur\": 1, \"args\": {\"correlation\": 1}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"tid\": 1,"
+    " \"ts\": 1000000020, \"dur\": 1, \"args\": {\"correlation\": 2}},\n"
+    "  {\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 3, \"tid\": 1,"
+    " \"ts\": 1000000110},\n"
+    "  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaMemcpyAsync\", \"tid\": 1,"
+    " \"ts\": 1000000120, \"dur\": 1, \"args\": {\"correlation\": 4}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"sm90_gemm\", \"pid\": 0, \"tid\": 7,"
+    " \"ts\": 1000000050, \"dur\": 30, \"args\": {\"stream\": 7, \"correlation\": 1}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_AllGather_RING_LL(x)\","
+    " \"tid\": 20, \"ts\": 1000000070, \"dur\": 30, \"args\": {\"correlation\": 2,"
+    " \"Collective name\": \"_allgather_base\", \"In msg nelems\": 1000, \"Out msg nelems\": 4000,"
+    " \"Group size\": 4, \"dtype\": \"BFloat16\"}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"elementwise\", \"tid\": 7,"
+    " \"ts\": 1000000150.000, \"dur\": 10.5005, \"args\": {\"correlation\": 3}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy DtoD\", \"tid\": 7,"
+    " \"ts\": 1000000155, \"dur\": 15, \"args\": {\"correlation\": 4}}\n"
+    " ]}\n";
+
+static void test_synthetic(void) {
+  const char *path = write_tmp(synthetic);
+  struct pl_trace_set *s = analyze1(path, -1, false);
+  if (s == NULL)
+    return;
+  const struct pl_trace_rank *r = &s->ranks[0];
+  CHECK_EQ_INT(r->rank, 3);
+  CHECK_EQ_INT(r->world_size, 4);
+  CHECK_EQ_INT(r->steps, 2);           /* default skip: min(10, 2/6) = 0 */
+  CHECK_EQ_INT(r->gpu_events, 4);
+  CHECK_EQ_INT(r->unlinked_events, 0); /* corr 3 is linked by its flow alone */
+  /* means over the 2 steps, exact to the ns (tolerance: double rounding only) */
+  CHECK_NEAR_REL(r->span_s, 60e-6, 1e-12);      /* (100 + 20) / 2 */
+  CHECK_NEAR_REL(r->compute_s, 20.2505e-6, 1e-12); /* (30 + 10.501) / 2 */
+  CHECK_NEAR_REL(r->comm_s, 15e-6, 1e-12);
+  CHECK_NEAR_REL(r->overlapped_comm_s, 5e-6, 1e-12);
+  CHECK_NEAR_REL(r->exposed_comm_s, 10e-6, 1e-12);
+  CHECK_NEAR_REL(r->memory_s, 7.5e-6, 1e-12);
+  CHECK_NEAR_REL(r->exposed_memory_s, 4.7495e-6, 1e-12);
+  CHECK_NEAR_REL(r->idle_s, 25e-6, 1e-12);
+  CHECK_NEAR_REL(r->cpu_step_s, 100e-6, 1e-12);
+  /* one all_gather per 2 steps, 4 ranks: bytes = out 4000 x 2 B = 8000;
+   * algbw = 8000 B / 30 us = 266.67 MB/s; busbw x (4-1)/4 = 200 MB/s */
+  CHECK_EQ_INT(r->n_coll, 1);
+  if (r->n_coll == 1) {
+    CHECK_STR(r->coll[0].op, "all_gather");
+    CHECK_EQ_INT(r->coll[0].group_size, 4);
+    CHECK_NEAR_REL(r->coll[0].count, 0.5, 0);
+    CHECK_NEAR_REL(r->coll[0].bytes, 8000, 0);
+    CHECK_NEAR_REL(r->coll[0].busbw_bytes_per_s, 200e6, 1e-12);
+  }
+  pl_trace_set_free(s);
+  /* --skip 1 keeps step 2 alone: span 20, compute 10.501 */
+  s = analyze1(path, 1, false);
+  if (s != NULL) {
+    CHECK_EQ_INT(s->ranks[0].steps, 1);
+    CHECK_NEAR_REL(s->ranks[0].compute_s, 10.501e-6, 1e-12);
+    CHECK_NEAR_REL(s->ranks[0].idle_s, 0, 0);
+    pl_trace_set_free(s);
+  }
+  /* whole trace: [50, 170) = 120 us; busy = [50,100) + [150,170) = 70 */
+  s = analyze1(path, -1, true);
+  if (s != NULL) {
+    CHECK_NEAR_REL(s->ranks[0].span_s, 120e-6, 1e-12);
+    CHECK_NEAR_REL(s->ranks[0].idle_s, 50e-6, 1e-12);
+    pl_trace_set_free(s);
+  }
+  unlink(path);
+}
+
+/* Microseconds text to ns without a double: checked through a one-kernel trace. */
+static void test_exact_times(void) {
+  const char *path = write_tmp(
+      "[{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1767189312000000.001,"
+      " \"dur\": 0.0015}, {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\","
+      " \"ts\": 1767189312000000.003, \"dur\": 2.999}]");
+  struct trace_data d;
+  memset(&d, 0, sizeof d);
+  struct pl_diag diag;
+  pl_diag_clear(&diag);
+  CHECK_STATUS(trace_read(path, &d, &diag), PL_OK, diag_ptr(&diag));
+  if (d.gpu.len == 2) {
+    /* 1767189312000000.001 us = 1767189312000000001 ns: beyond a double's 53 bits */
+    CHECK(TRACE_AT(d.gpu, struct trace_gpu, 0).ts_ns == INT64_C(1767189312000000001));
+    CHECK_EQ_INT(TRACE_AT(d.gpu, struct trace_gpu, 0).dur_ns, 2); /* 1.5 ns rounds up */
+    CHECK_EQ_INT(TRACE_AT(d.gpu, struct trace_gpu, 1).dur_ns, 2999);
+  }
+  trace_data_free(&d);
+  unlink(path);
+}
+
+static void test_intervals(void) {
+  struct trace_iv a[] = {{0, 10}, {20, 30}}, b[] = {{5, 25}};
+  struct trace_ivs x = {a, 2}, y = {b, 1}, o;
+  CHECK(trace_ivs_and(&x, &y, &o) == PL_OK);
+  CHECK_EQ_INT(trace_ivs_total(&o), 10); /* [5,10) + [20,25) */
+  trace_ivs_free(&o);
+  CHECK(trace_ivs_minus(&x, &y, &o) == PL_OK);
+  CHECK_EQ_INT(trace_ivs_total(&o), 10); /* [0,5) + [25,30) */
+  trace_ivs_free(&o);
+  CHECK(trace_ivs_or(&x, &y, &o) == PL_OK);
+  CHECK_EQ_INT(o.n, 1);                  /* [0,30) */
+  CHECK_EQ_INT(trace_ivs_total(&o), 30);
+  trace_ivs_free(&o);
+  struct trace_iv w[] = {{0, 8}, {8, 22}, {22, 100}};
+  int64_t len[3];
+  trace_ivs_measure(&x, w, 3, len);
+  CHECK_EQ_INT(len[0], 8); /* [0,8) */
+  CHECK_EQ_INT(len[1], 4); /* [8,10) + [20,22) */
+  CHECK_EQ_INT(len[2], 8); /* [22,30) */
+}
+
+/* compute + exposed comm + exposed memory + idle = span (docs/trace.md 3). */
+static void check_identity(const struct pl_trace_rank *r) {
+  double sum = r->compute_s + r->exposed_comm_s + r->exposed_memory_s + r->idle_s;
+  CHECK_NEAR_REL(sum, r->span_s, 1e-9);
+  CHECK(r->overlapped_comm_s <= r->comm_s && r->compute_s <= r->span_s);
+}
+
+static void test_schemas(void) {
+  /* 2021 schema: ProfilerStep#5..#10, default skip min(10, 6/6) = 1 */
+  struct pl_trace_set *s = analyze1(TR "kineto2021_resnet50_worker0.json.gz", -1, false);
+  if (s != NULL) {
+    const struct pl_trace_rank *r = &s->ranks[0];
+    CHECK_EQ_INT(r->steps_total, 6);
+    CHECK_EQ_INT(r->steps_skipped, 1);
+    CHECK_EQ_INT(r->first_step, 6);
+    CHECK(r->has_gpu && r->compute_s > 0.05 && r->comm_s == 0);
+    CHECK_EQ_INT(r->unlinked_events, 0);
+    check_identity(r);
+    pl_trace_set_free(s);
+  }
+  /* ROCm 6.2, kernels on stream 0, no distributedInfo: its 2nd step is cut short */
+  s = analyze1(TR "hta_amd_mi250_minitoy.json.gz", -1, false);
+  if (s != NULL) {
+    CHECK(s->ranks[0].last_dropped);
+    CHECK_EQ_INT(s->ranks[0].steps, 1);
+    CHECK_EQ_INT(s->ranks[0].rank, -1);
+    check_identity(&s->ranks[0]);
+    pl_trace_set_free(s);
+  }
+  /* CPU-only (gloo), rank 34 of 300: no GPU metrics */
+  s = analyze1(TR "hta_cpu_only_rank-34.json.gz", -1, false);
+  if (s != NULL) {
+    CHECK(!s->any_gpu && !s->ranks[0].has_gpu);
+    CHECK_EQ_INT(s->ranks[0].rank, 34);
+    CHECK_EQ_INT(s->world_size, 300);
+    CHECK(s->ranks[0].cpu_step_s > 0 && s->ranks[0].compute_s == 0);
+    pl_trace_set_free(s);
+  }
+  /* no ProfilerStep: one window over the whole trace */
+  s = analyze1(TR "hta_alexnet_no_steps.json.gz", -1, false);
+  if (s != NULL) {
+    CHECK(!s->ranks[0].has_steps);
+    CHECK_EQ_INT(s->ranks[0].steps, 1);
+    check_identity(&s->ranks[0]);
+    pl_trace_set_free(s);
+  }
+  /* plain JSON (not gzip) and the same trace gzipped agree exactly */
+  struct pl_trace_set *p = analyze1(TR "hta_triton_example.json", -1, false);
+  s = analyze1(TR "hta_triton_example.json.gz", -1, false);
+  if (s != NULL && p != NULL)
+    CHECK(s->ranks[0].span_s == p->ranks[0].span_s && s->ranks[0].span_s > 0);
+  pl_trace_set_free(s);
+  pl_trace_set_free(p);
+}
+
+/* Collective args on the kernel (HTA nccl_data: DDP, 2 ranks, float). */
+static void test_collective_args(void) {
+  struct pl_trace_set *s = analyze1(TR "hta_nccl_data.json.gz", -1, false);
+  if (s == NULL)
+    return;
+  const struct pl_trace_rank *r = &s->ranks[0];
+  CHECK(r->n_coll >= 1);
+  if (r->n_coll >= 1) {
+    CHECK_STR(r->coll[0].op, "all_reduce");
+    CHECK_EQ_INT(r->coll[0].group_size, 2);
+    /* every call sized: In msg nelems x 4 B (dtype Float) */
+    CHECK(r->coll[0].sized_calls > 0 && r->coll[0].bytes > 0);
+    /* busbw = algbw x 2(n-1)/n = algbw x 1 for n = 2 */
+    CHECK_NEAR_REL(r->coll[0].busbw_bytes_per_s, r->coll[0].algbw_bytes_per_s, 1e-12);
+  }
+  check_identity(r);
+  pl_trace_set_free(s);
+}
+
+static const char *dlrm[8] = {
+    TR "dlrm/worker0_step_12.1694128201545.pt.trace.json.gz",
+    TR "dlrm/worker1_step_12.1694128201556.pt.trace.json.gz",
+    TR "dlrm/worker2_step_12.1694128201554.pt.trace.json.gz",
+    TR "dlrm/worker3_step_12.1694128201557.pt.trace.json.gz",
+    TR "dlrm/worker4_step_12.1694128201547.pt.trace.json.gz",
+    TR "dlrm/worker5_step_12.1694128201549.pt.trace.json.gz",
+    TR "dlrm/worker6_step_12.1694128201553.pt.trace.json.gz",
+    TR "dlrm/worker7_step_12.1694128201553.pt.trace.json.gz",
+};
+
+/* The 8-rank DLRM set: same numbers with 1 and 4 threads; a missing rank named. */
+static void test_rank_set(void) {
+  struct pl_trace_opts o1 = {-1, 1, false}, o4 = {-1, 4, false};
+  struct pl_trace_set *a = NULL, *b = NULL, *c = NULL;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_trace_analyze(dlrm, 8, &o1, &a, &d), PL_OK, diag_ptr(&d));
+  CHECK_STATUS(pl_trace_analyze(dlrm, 8, &o4, &b, &d), PL_OK, diag_ptr(&d));
+  if (a != NULL && b != NULL) {
+    CHECK_EQ_INT(a->n_ranks, 8);
+    CHECK_EQ_INT(a->n_missing, 0);
+    for (int i = 0; i < 8; i++) {
+      CHECK_EQ_INT(a->ranks[i].rank, i);
+      CHECK(memcmp(&a->ranks[i].span_s, &b->ranks[i].span_s,
+                   sizeof(double) * 10) == 0); /* span_s .. cpu_step_s, bit for bit */
+      check_identity(&a->ranks[i]);
+    }
+    CHECK(a->step_time_s.mean == b->step_time_s.mean);
+    CHECK(a->straggler_rank == b->straggler_rank && a->straggler_rank >= 0);
+    CHECK(a->step_time_s.min <= a->step_time_s.mean && a->step_time_s.mean <= a->step_time_s.max);
+  }
+  const char *seven[7];
+  for (int i = 0; i < 7; i++)
+    seven[i] = dlrm[i < 5 ? i : i + 1]; /* without rank 5 */
+  CHECK_STATUS(pl_trace_analyze(seven, 7, &o4, &c, &d), PL_OK, diag_ptr(&d));
+  if (c != NULL) {
+    CHECK_EQ_INT(c->n_missing, 1);
+    if (c->n_missing == 1)
+      CHECK_EQ_INT(c->missing[0], 5);
+  }
+  pl_trace_set_free(a);
+  pl_trace_set_free(b);
+  pl_trace_set_free(c);
+}
+
+static void test_names(void) {
+  CHECK_EQ_INT(trace_rank_from_path("/x/rank-3.json.gz"), 3);
+  CHECK_EQ_INT(trace_rank_from_path("trace_rank12_step4.json"), 12);
+  CHECK_EQ_INT(trace_rank_from_path("worker0.json"), -1);
+  CHECK_EQ_INT(trace_op_from_collective("_reduce_scatter_base", 20), TRACE_OP_REDUCE_SCATTER);
+  CHECK_EQ_INT(trace_op_from_kernel("ncclKernel_AllReduce_RING_LL_Sum_float", 38),
+               TRACE_OP_ALL_REDUCE);
+  CHECK_EQ_INT(trace_op_from_kernel("ncclDevKernel_Generic(x)", 24), TRACE_OP_UNKNOWN);
+  CHECK_EQ_INT(trace_dtype_bytes("c10::BFloat16", 13), 2);
+  CHECK_EQ_INT(trace_dtype_bytes("Float8_e4m3fn", 13), 1);
+  /* nccl-tests factors: all_reduce 2(n-1)/n = 1.75 for n = 8 */
+  CHECK_NEAR_REL(trace_bus_factor(TRACE_OP_ALL_REDUCE, 8), 1.75, 0);
+  CHECK_NEAR_REL(trace_bus_factor(TRACE_OP_REDUCE_SCATTER, 8), 0.875, 0);
+  CHECK_EQ_INT(pl_trace_default_skip(60), 10); /* the study: 10 of 60 */
+  CHECK_EQ_INT(pl_trace_default_skip(6), 1);
+  CHECK_EQ_INT(pl_trace_default_skip(1), 0);
+}
+
+int main(void) {
+  test_intervals();
+  test_exact_times();
+  test_synthetic();
+  test_schemas();
+  test_collective_args();
+  test_rank_set();
+  test_names();
+  return check_finish();
+}

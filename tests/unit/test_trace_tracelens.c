@@ -1,0 +1,108 @@
+/* test_trace_tracelens.c: agreement with TraceLens (AMD-AGI/TraceLens, MIT)
+ * on the traces it ships with expected output (tests/data/traces/SOURCES.md).
+ *
+ * TraceLens's gpu_timeline (GPUEventAnalyser) uses the definitions of
+ * docs/trace.md 3 over one window from the first GPU event to the last, but
+ * only over GPU events its call tree links to a CPU launch through an ac2g
+ * flow, and (with --detect_recompute) split by whether the launch ran inside
+ * torch.utils.checkpoint's recompute_fn. The expected numbers below are the
+ * CSVs' "time ms" column; tolerance 1% as the issue asks (the agreement is in
+ * fact ~1e-9: TraceLens adds float microseconds, we add integer ns). */
+#include <string.h>
+
+#include <plateau/plateau.h>
+
+#include "check.h"
+#include "trace/trace_int.h"
+
+#define TR PL_TEST_DATA "/traces/"
+
+/* A pointer CHECK_STATUS can test for NULL without -Waddress. */
+static struct pl_diag *diag_ptr(struct pl_diag *d) { return d; }
+#define TOL 0.01
+
+static void timeline(const struct trace_data *d, unsigned mask, unsigned want,
+                     struct trace_breakdown *b) {
+  struct trace_iv w = {0, 0};
+  struct pl_diag diag;
+  pl_diag_clear(&diag);
+  CHECK(trace_whole_window(d, mask, want, &w));
+  CHECK_STATUS(trace_breakdown(d, &w, 1, mask, want, b, &diag), PL_OK, diag_ptr(&diag));
+}
+
+static bool load(const char *path, struct trace_data *d) {
+  struct pl_diag diag;
+  pl_diag_clear(&diag);
+  memset(d, 0, sizeof *d);
+  enum pl_status s = trace_read(path, d, &diag);
+  CHECK_STATUS(s, PL_OK, diag_ptr(&diag));
+  if (s == PL_OK)
+    s = trace_link(d, &diag);
+  return s == PL_OK;
+}
+
+/* tracelens_mi300_gpu_timeline.csv, is_recompute False and True. */
+static void test_mi300(void) {
+  struct trace_data d;
+  if (!load(TR "tracelens_mi300_resnet_act_checkpoint.json.gz", &d))
+    return;
+  unsigned mask = TRACE_F_FLOW | TRACE_F_RECOMPUTE;
+  struct trace_breakdown f, t;
+  timeline(&d, mask, TRACE_F_FLOW, &f);
+  CHECK_NEAR_REL(f.compute_ns * 1e-6, 15.11189404296875, TOL);
+  CHECK_NEAR_REL(f.exposed_comm_ns * 1e-6, 38.3431845703125, TOL);
+  CHECK_NEAR_REL(f.exposed_memory_ns * 1e-6, 1.5836318359375, TOL);
+  CHECK_NEAR_REL(f.idle_ns * 1e-6, 1.478892578125, TOL);
+  CHECK_NEAR_REL(f.span_ns * 1e-6, 56.51760302734375, TOL);
+  CHECK_NEAR_REL(f.comm_ns * 1e-6, 47.20031005859375, TOL);
+  CHECK_NEAR_REL(f.memory_ns * 1e-6, 1.63343310546875, TOL);
+  timeline(&d, mask, TRACE_F_FLOW | TRACE_F_RECOMPUTE, &t);
+  CHECK_NEAR_REL(t.compute_ns * 1e-6, 4.12223779296875, TOL);
+  CHECK_EQ_INT(t.exposed_comm_ns, 0);
+  CHECK_NEAR_REL(t.idle_ns * 1e-6, 37.65201123046875, TOL);
+  CHECK_NEAR_REL(t.span_ns * 1e-6, 41.7742490234375, TOL);
+  /* tracelens_mi300_coll_analysis.csv: linked all_reduce calls 2 x 3, dur_sum
+   * 26798.24 + 20338.798 us; broadcast 43.675 + 19.597 us */
+  int64_t ar_n = 0, ar_ns = 0, bc_n = 0, bc_ns = 0;
+  const struct trace_gpu *g = d.gpu.data;
+  const struct trace_coll *c = d.colls.data;
+  for (size_t i = 0; i < d.gpu.len; i++) {
+    if (g[i].kind != TRACE_COMM || !(g[i].flags & TRACE_F_FLOW) || g[i].coll < 0)
+      continue;
+    if (c[g[i].coll].op == TRACE_OP_ALL_REDUCE)
+      ar_n++, ar_ns += g[i].dur_ns;
+    if (c[g[i].coll].op == TRACE_OP_BROADCAST)
+      bc_n++, bc_ns += g[i].dur_ns;
+  }
+  CHECK_EQ_INT(ar_n, 6);
+  CHECK_EQ_INT(ar_ns, INT64_C(47137038));
+  CHECK_EQ_INT(bc_n, 6);
+  CHECK_EQ_INT(bc_ns, 63272);
+  trace_data_free(&d);
+}
+
+/* tracelens_h100_gpu_timeline.csv: every GPU event is linked, no recompute,
+ * one ProfilerStep: the public API gives TraceLens's numbers directly. */
+static void test_h100(void) {
+  struct pl_trace_opts o = {-1, 1, true};
+  const char *paths[] = {TR "tracelens_h100_bert_small.json.gz"};
+  struct pl_trace_set *s = NULL;
+  struct pl_diag diag;
+  pl_diag_clear(&diag);
+  CHECK_STATUS(pl_trace_analyze(paths, 1, &o, &s, &diag), PL_OK, diag_ptr(&diag));
+  if (s == NULL)
+    return;
+  const struct pl_trace_rank *r = &s->ranks[0];
+  CHECK_NEAR_REL(r->compute_s * 1e3, 0.30719775390625, TOL);
+  CHECK_NEAR_REL(r->exposed_comm_s, 0, 0);
+  CHECK_NEAR_REL(r->exposed_memory_s * 1e3, 0.002239990234375, TOL);
+  CHECK_NEAR_REL(r->idle_s * 1e3, 3.59838720703125, TOL);
+  CHECK_NEAR_REL(r->span_s * 1e3, 3.907824951171875, TOL);
+  pl_trace_set_free(s);
+}
+
+int main(void) {
+  test_mi300();
+  test_h100();
+  return check_finish();
+}

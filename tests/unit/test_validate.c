@@ -1,0 +1,320 @@
+/* test_validate.c: `plateau validate` in the library: the RFC 4180 reader,
+ * number cells, the source FLOP conventions, how rows become runs (and
+ * which are skipped, with which reason), the summaries and the regression
+ * guard. Predicted step times themselves belong to the step model's tests;
+ * here only their bookkeeping is checked (error = 100 (p - m) / m). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <plateau/plateau.h>
+
+#include "calib/validate_int.h"
+#include "check.h"
+
+/* One diagnostics record for every call; CHECK_STATUS prints its message. */
+static struct pl_diag d;
+static struct pl_diag *dp; /* = &d, set in main */
+
+static void test_csv_basic(void) {
+  /* BOM, CRLF, a blank line, an empty last field, quotes with commas,
+   * doubled quotes and a line break inside */
+  const char *t = "\xEF\xBB\xBF"
+                  "a,b,c\r\n"
+                  "1,\"x, \"\"y\"\"\",\r\n"
+                  "\r\n"
+                  "2,\"two\nlines\",z\n";
+  struct validate_csv c;
+  pl_diag_clear(&d);
+  CHECK_STATUS(validate_csv_parse(t, strlen(t), "t", &c, &d), PL_OK, dp);
+  CHECK_EQ_INT(c.n_cols, 3);
+  CHECK_EQ_INT(c.n_records, 3); /* header + 2; the blank line is not a record */
+  CHECK_STR(validate_csv_cell(&c, 0, "a"), "a");
+  CHECK_STR(validate_csv_cell(&c, 1, "b"), "x, \"y\"");
+  CHECK_STR(validate_csv_cell(&c, 1, "c"), "");
+  CHECK_STR(validate_csv_cell(&c, 2, "b"), "two\nlines");
+  CHECK_STR(validate_csv_cell(&c, 2, "nope"), ""); /* absent column */
+  CHECK_EQ_INT(c.lines[1], 2);
+  CHECK_EQ_INT(c.lines[2], 4); /* after the blank line 3 */
+  CHECK_EQ_INT(validate_csv_col(&c, "c"), 2);
+  CHECK_EQ_INT(validate_csv_col(&c, "d"), -1);
+  validate_csv_free(&c);
+  /* no final newline; a trailing comma makes an empty last field */
+  const char *u = "a,b\n1,";
+  CHECK_STATUS(validate_csv_parse(u, strlen(u), "u", &c, &d), PL_OK, dp);
+  CHECK_EQ_INT(c.n_records, 2);
+  CHECK_STR(validate_csv_cell(&c, 1, "b"), "");
+  validate_csv_free(&c);
+}
+
+static void csv_bad(const char *text, const char *why, int64_t line) {
+  struct validate_csv c;
+  pl_diag_clear(&d);
+  CHECK_STATUS(validate_csv_parse(text, strlen(text), "bad.csv", &c, &d), PL_ERR_PARSE, dp);
+  CHECK_CONTAINS(d.msg, why);
+  CHECK_CONTAINS(d.msg, "bad.csv");
+  CHECK_EQ_INT(d.line, line);
+}
+
+static void test_csv_errors(void) {
+  csv_bad("a,b\n1,\"open\n2,3\n", "unterminated quoted field", 2);
+  csv_bad("a,b\n1,2,3\n", "3 fields, the header has 2", 2);
+  csv_bad("a,b\n1,\"x\"y\n", "text after a closing quote", 2);
+  csv_bad("a,b\n1,x\"y\n", "quote inside an unquoted field", 2);
+  csv_bad("a,b\r1,2\n", "carriage return", 1);
+  csv_bad("", "empty", 0);
+}
+
+static void test_numbers(void) {
+  double v = 0;
+  int64_t n = 0;
+  bool present = false;
+  CHECK_STATUS(validate_num(" 44% ", &v, &present), PL_OK, dp);
+  CHECK(present);
+  CHECK_NEAR_REL(v, 44.0, 0);
+  CHECK_STATUS(validate_num("2560*", &v, &present), PL_OK, dp); /* SC21 footnote mark */
+  CHECK_NEAR_REL(v, 2560.0, 0);
+  CHECK_STATUS(validate_num("", &v, &present), PL_OK, dp);
+  CHECK(!present);
+  CHECK_STATUS(validate_num("2M", &v, &present), PL_ERR_PARSE, dp);
+  CHECK_STATUS(validate_int("1.5", &n, &present), PL_ERR_RANGE, dp);
+  CHECK_STATUS(validate_int("-4", &n, &present), PL_ERR_RANGE, dp);
+  CHECK_STATUS(validate_int("3072", &n, &present), PL_OK, dp);
+  CHECK_EQ_INT(n, 3072);
+}
+
+static void test_eq3(void) {
+  /* SC21 Table 1, GPT 1.7B: B 512, s 2048, l 24, h 2304, V 51200.
+   * 96 B s l h^2 = 96 * 512 * 2048 * 24 * 5308416 = 12824703626379264;
+   * 1 + s/6h + V/16lh = 1 + 2048/13824 + 51200/884736 = 1.2060185185...
+   * F = 1.5466830067925e16 FLOPs per iteration. */
+  CHECK_NEAR_REL(validate_megatron_eq3_flops(512, 2048, 24, 2304, 51200), 1.5466830067925e16,
+                 1e-12);
+}
+
+/* The common columns plus SC21's metric columns; rows are appended. */
+#define SC21_HEADER                                                                                \
+  "source,source_ref,table_or_section,model,params_B,layers,hidden,heads,kv_heads,ffn_hidden,"     \
+  "seq_len,vocab,gpu,num_gpus,tp,pp,cp,dp,ep,vp,sharding,recompute,micro_batch,global_batch,"      \
+  "precision,Model-parallel size,Achieved teraFLOP/s per GPU,Percentage of theoretical peak "      \
+  "FLOP/s,Achieved aggregate petaFLOP/s,Training time for 300B tokens (days),arch_source,"         \
+  "derived_fields,notes\n"
+#define SC21_SRC "\"Narayanan et al., SC21, \"\"Efficient\"\"\",Table 1,t1,"
+
+static const struct pl_vrow *row_of(const struct pl_validation *v, int64_t r) {
+  for (size_t i = 0; i < v->n_rows; i++)
+    if (v->rows[i].row == r)
+      return &v->rows[i];
+  return NULL;
+}
+
+static void test_rows(void) {
+  const char *csv = SC21_HEADER
+      /* 1: GPT 1.7B on 32 A100, the SC21 Table 1 row; predicted */
+      SC21_SRC
+      "GPT 1.7B,1.7,24,2304,24,,,2048,51200,A100-SXM4-80GB (DGX A100),32,1,1,1,32,,,"
+      "none,full (activation recomputation),,512,mixed,,137,44%,4.4,,,,interleaved\n"
+      /* 2: Table 2 PTD-P row: tp/pp split not stated */
+      SC21_SRC "GPT-3 175B,175,96,12288,96,,,2048,51200,A100-SXM4-80GB,384,,,,4,,,none,,1,1536,"
+      "mixed,96,153,,,84,,,\n"
+      /* 3: Sec. 5.8 text point: no configuration */
+      SC21_SRC "GPT-3 175B,,,,,,,2048,51200,A100-SXM4-80GB,,,,,,,,,,,,,,113,,,,,,\n"
+      /* 4: a stated dp that does not multiply out */
+      SC21_SRC "GPT 1.7B,1.7,24,2304,24,,,2048,51200,A100-SXM4-80GB,32,1,1,1,16,,,none,full,,512,"
+      "mixed,,137,,,,,,\n"
+      /* 5: unknown source */
+      "Somebody 2030,x,y,GPT 1.7B,1.7,24,2304,24,,,2048,51200,A100-SXM4-80GB,32,1,1,1,32,,,none,"
+      "full,,512,mixed,,137,,,,,,\n"
+      /* 6: a GPU with no preset */
+      SC21_SRC "GPT 1.7B,1.7,24,2304,24,,,2048,51200,TPU v4,32,1,1,1,32,,,none,full,,512,mixed,,"
+      "137,,,,,,\n";
+  struct pl_validation v;
+  pl_validation_init(&v);
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_validation_add_csv(&v, "sc21", csv, strlen(csv), &d), PL_OK, dp);
+  CHECK_EQ_INT(v.n_rows, 6);
+  CHECK_EQ_INT(v.n_sets, 1);
+  const struct pl_vrow *r = row_of(&v, 1);
+  CHECK(r != NULL && !r->skipped);
+  if (r != NULL && !r->skipped) {
+    /* measured = eq. 3 FLOPs / (137 TFLOP/s x 32 GPUs) = 1.5466830067925e16 / 4.384e15 */
+    CHECK_NEAR_REL(r->measured, 3.528017807464643, 1e-12);
+    CHECK_NEAR_REL(r->published, 137.0, 0);
+    CHECK(r->predicted > 0);
+    CHECK_NEAR_REL(r->error, 100.0 * (r->predicted - r->measured) / r->measured, 1e-12);
+    CHECK_STR(r->gpu, "a100-80g");
+    CHECK_STR(r->cluster, "dgx-a100");
+    CHECK_EQ_INT(r->layout.dp, 32);
+    CHECK_EQ_INT(r->layout.mbs, 1);
+    CHECK(!r->layout.sp);
+    CHECK_EQ_INT(r->layout.recompute, PL_RECOMPUTE_FULL);
+    CHECK_CONTAINS(r->assumed, "micro-batch 1 (not stated)");
+    CHECK_CONTAINS(r->assumed, "ffn_hidden=4h");
+    CHECK_CONTAINS(r->assumed, "kv_heads=heads");
+  }
+  r = row_of(&v, 2);
+  CHECK(r != NULL && r->skipped);
+  CHECK_CONTAINS(r ? r->skipped_reason : NULL, "tp/pp split of model-parallel size 96");
+  r = row_of(&v, 3);
+  CHECK_CONTAINS(r ? r->skipped_reason : NULL, "GPU count not stated");
+  r = row_of(&v, 4);
+  CHECK_CONTAINS(r ? r->skipped_reason : NULL, "dp 16 x tp 1 x pp 1 x cp 1 != 32 GPUs");
+  r = row_of(&v, 5);
+  CHECK_CONTAINS(r ? r->skipped_reason : NULL, "source 'Somebody 2030' unknown");
+  r = row_of(&v, 6);
+  CHECK_CONTAINS(r ? r->skipped_reason : NULL, "gpu 'TPU v4' has no preset");
+  CHECK_EQ_INT(v.sets[0].rows, 6);
+  CHECK_EQ_INT(v.sets[0].skipped + v.sets[0].predicted, 6);
+  CHECK_EQ_INT(v.overall.rows, 6);
+  pl_validation_free(&v);
+}
+
+static void test_bad_layout(void) {
+  struct pl_validation v;
+  pl_validation_init(&v);
+  pl_diag_clear(&d);
+  const char *nocol = "source,model\nx,y\n";
+  CHECK_STATUS(pl_validation_add_csv(&v, "nocol", nocol, strlen(nocol), &d), PL_ERR_MISSING, dp);
+  CHECK_CONTAINS(d.msg, "no column 'layers'");
+  CHECK_STATUS(pl_validation_add_file(&v, "/nonexistent/x.csv", &d), PL_ERR_IO, dp);
+  CHECK_CONTAINS(d.msg, "/nonexistent/x.csv");
+  pl_validation_free(&v);
+}
+
+static void fake_row(struct pl_vrow *r, const char *ds, int64_t row, double err, bool skipped) {
+  memset(r, 0, sizeof *r);
+  snprintf(r->dataset, sizeof r->dataset, "%s", ds);
+  r->row = row;
+  r->measured = 10.0;
+  r->predicted = 10.0 * (1 + err / 100);
+  r->error = err;
+  r->skipped = skipped;
+}
+
+static void test_summary(void) {
+  struct pl_vrow rows[5];
+  fake_row(&rows[0], "a", 1, +10, false);
+  fake_row(&rows[1], "a", 2, -20, false);
+  fake_row(&rows[2], "a", 3, +5, false);
+  fake_row(&rows[3], "a", 4, 99, true); /* skipped: not counted */
+  fake_row(&rows[4], "a", 5, -7, false);
+  struct pl_vsummary s;
+  CHECK_STATUS(pl_validation_summarize(rows, 5, "a", &s, NULL), PL_OK, dp);
+  CHECK_EQ_INT(s.rows, 5);
+  CHECK_EQ_INT(s.predicted, 4);
+  CHECK_EQ_INT(s.skipped, 1);
+  CHECK_NEAR_REL(s.mape, (10.0 + 20 + 5 + 7) / 4, 1e-12); /* 10.5 */
+  CHECK_NEAR_REL(s.median_ape, (7.0 + 10) / 2, 1e-12);    /* sorted 5 7 10 20 */
+  CHECK_NEAR_REL(s.max_ape, 20.0, 0);
+  CHECK_NEAR_REL(s.bias, (10.0 - 20 + 5 - 7) / 4, 1e-12); /* -3: signed mean */
+  CHECK_EQ_INT(s.worst_row, 2);
+  CHECK_STATUS(pl_validation_summarize(rows, 3, "a", &s, NULL), PL_OK, dp);
+  CHECK_NEAR_REL(s.median_ape, 10.0, 0); /* odd count: middle of 5 10 20 */
+  CHECK_STATUS(pl_validation_summarize(rows + 3, 1, "a", &s, NULL), PL_OK, dp);
+  CHECK_EQ_INT(s.predicted, 0);
+  CHECK_NEAR_REL(s.mape, 0, 0);
+  CHECK_EQ_INT(s.worst_row, 0);
+}
+
+/* A two-dataset validation built by hand, for the baseline tests. */
+static void fake_validation(struct pl_validation *v, struct pl_vrow rows[4],
+                            struct pl_vsummary sets[2]) {
+  pl_validation_init(v);
+  fake_row(&rows[0], "a", 1, 10, false);
+  fake_row(&rows[1], "a", 2, -6, false);
+  fake_row(&rows[2], "b", 1, 3, false);
+  fake_row(&rows[3], "b", 2, 0, true);
+  v->rows = rows;
+  v->n_rows = 4;
+  v->sets = sets;
+  v->n_sets = 2;
+  pl_validation_summarize(rows, 2, "a", &sets[0], NULL);     /* mape 8 */
+  pl_validation_summarize(rows + 2, 2, "b", &sets[1], NULL); /* mape 3 */
+  pl_validation_summarize(rows, 4, "all", &v->overall, NULL);
+}
+
+static void test_baseline(void) {
+  const char *path = "/tmp/plateau-test-validate-baseline.json";
+  struct pl_vrow rows[4];
+  struct pl_vsummary sets[2];
+  struct pl_validation v;
+  struct pl_vcheck c;
+  pl_diag_clear(&d);
+  fake_validation(&v, rows, sets);
+  CHECK_STATUS(pl_validation_write_baseline(&v, path, "test", &d), PL_OK, dp);
+  CHECK_STATUS(pl_validation_check_baseline(&v, path, &c, &d), PL_OK, dp);
+  CHECK_EQ_INT(c.n_failed, 0);
+  CHECK_NEAR_REL(c.tolerance_pct, 1.0, 0);
+  /* a: 8% -> 9.5%, beyond 8 + 1 pp: fails; b: 3% -> 3.9%, within: passes */
+  sets[0].mape = 9.5;
+  sets[1].mape = 3.9;
+  CHECK_STATUS(pl_validation_check_baseline(&v, path, &c, &d), PL_OK, dp);
+  CHECK_EQ_INT(c.n_failed, 1);
+  CHECK_STR(c.findings[0].dataset, "a");
+  CHECK_CONTAINS(c.findings[0].msg, "mean error 9.50% > baseline 8.00% + 1.00 pp");
+  /* an improvement beyond the tolerance is a note, not a failure */
+  sets[0].mape = 6.5;
+  CHECK_STATUS(pl_validation_check_baseline(&v, path, &c, &d), PL_OK, dp);
+  CHECK_EQ_INT(c.n_failed, 0);
+  CHECK_EQ_INT(c.n_findings, 1);
+  CHECK_CONTAINS(c.findings[0].msg, "improved");
+  /* a predicted row turned into a skip fails even when the mean is better */
+  sets[0].predicted = 1;
+  CHECK_STATUS(pl_validation_check_baseline(&v, path, &c, &d), PL_OK, dp);
+  CHECK_EQ_INT(c.n_failed, 1);
+  CHECK_CONTAINS(c.findings[0].msg, "became a skip");
+  /* a dataset of the baseline that was not validated fails */
+  sets[0].predicted = 2;
+  sets[0].mape = 8;
+  v.n_sets = 1;
+  snprintf(sets[0].name, sizeof sets[0].name, "c");
+  CHECK_STATUS(pl_validation_check_baseline(&v, path, &c, &d), PL_OK, dp);
+  CHECK_EQ_INT(c.n_failed, 2); /* a and b missing; c is new (a note) */
+  CHECK_EQ_INT(c.n_findings, 3);
+  remove(path);
+  CHECK_STATUS(pl_validation_check_baseline(&v, path, &c, &d), PL_ERR_IO, dp);
+}
+
+static void test_reports(void) {
+  struct pl_vrow rows[4];
+  struct pl_vsummary sets[2];
+  struct pl_validation v;
+  fake_validation(&v, rows, sets);
+  snprintf(rows[3].skipped_reason, sizeof rows[3].skipped_reason, "why \"quoted\", here");
+  FILE *f = tmpfile();
+  CHECK(f != NULL);
+  if (f == NULL)
+    return;
+  pl_report_validate_csv(f, &v);
+  struct pl_emit *e = pl_emit_open(f);
+  pl_report_validate_json(e, &v);
+  CHECK_STATUS(pl_emit_close(e, NULL), PL_OK, dp);
+  pl_report_validate_text(f, &v, true);
+  pl_report_validate_gnuplot(f, &v, "a.svg", NULL);
+  static char buf[1 << 16];
+  rewind(f);
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = '\0';
+  fclose(f);
+  CHECK_CONTAINS(buf, "\"why \"\"quoted\"\", here\""); /* CSV quoting */
+  CHECK_CONTAINS(buf, "\"skipped_reason\": null");     /* JSON, predicted row */
+  CHECK_CONTAINS(buf, "\"skipped_reason\": \"why \\\"quoted\\\", here\"");
+  CHECK_CONTAINS(buf, "\"mape\": 8,");
+  CHECK_CONTAINS(buf, "skipped (): why");
+  CHECK_CONTAINS(buf, "set output \"a.svg\"");
+  CHECK_CONTAINS(buf, "$d1 << EOD");
+}
+
+int main(void) {
+  dp = &d;
+  test_csv_basic();
+  test_csv_errors();
+  test_numbers();
+  test_eq3();
+  test_rows();
+  test_bad_layout();
+  test_summary();
+  test_baseline();
+  test_reports();
+  return check_finish();
+}
