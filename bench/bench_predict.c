@@ -49,8 +49,8 @@ static int bench(const struct pl_run *base, const struct layout_case *c, double 
   }
   t = now_s();
   printf("%-34s %10.0f predictions/s  (%s, step %.3f s, MFU %.1f%%)\n", c->label,
-         (double)n / (t - t0), p.step.simulated ? "simulated" : "does not fit",
-         p.step.step_time_s, 100.0 * p.step.mfu);
+         (double)n / (t - t0), p.step.simulated ? "simulated" : "does not fit", p.step.step_time_s,
+         100.0 * p.step.mfu);
   return 0;
 }
 

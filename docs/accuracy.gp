@@ -251,12 +251,12 @@ $d4 << EOD
 3.69741 3.24856 2
 3.69633 3.65788 3
 9.3993 9.49618 4
-14.4535 13.0724 5
-16.0578 13.6296 6
-24.8174 21.738 7
-37.6143 32.5915 8
-54.085 47.0224 9
-102.63 86.8295 10
+14.4535 12.8484 5
+16.0578 12.8574 6
+24.8174 20.7146 7
+37.6143 30.7859 8
+54.085 43.5998 9
+102.63 82.0249 10
 81.5786 48.0201 11
 66.7461 25.0002 12
 66.7461 13.6203 13
@@ -280,7 +280,7 @@ set grid
 set key top left box opaque
 set xlabel "published step time (s)"
 set ylabel "predicted step time (s)"
-set title "plateau: predicted vs published step time, 252 runs (mean error 29.8%)"
+set title "plateau: predicted vs published step time, 252 runs (mean error 29.9%)"
 set terminal svg size 900,820 noenhanced font "sans,12" background rgb "white"
 set output "accuracy.svg"
 plot x title "predicted = published" lc rgb "black" lw 1.5, \
@@ -290,7 +290,7 @@ plot x title "predicted = published" lc rgb "black" lw 1.5, \
      $d1 using 1:2 with points pt 5 ps 1.1 title "korthikanti2022_activation_recompute (n=9, mean 13.0%)", \
      $d2 using 1:2 with points pt 9 ps 1.1 title "llmfoundry_mpt_benchmarks (n=214, mean 30.8%)", \
      $d3 using 1:2 with points pt 11 ps 1.1 title "megatron_lm_readme_2020 (n=8, mean 19.1%)", \
-     $d4 using 1:2 with points pt 13 ps 1.1 title "megatron_sc21_narayanan (n=15, mean 28.5%)", \
+     $d4 using 1:2 with points pt 13 ps 1.1 title "megatron_sc21_narayanan (n=15, mean 30.3%)", \
      $d5 using 1:2 with points pt 6 ps 1.1 title "mtnlg530b_paper (n=3, mean 32.9%)"
 set terminal pngcairo size 900,820 noenhanced font "sans,11"
 set output "accuracy.png"
@@ -301,6 +301,6 @@ plot x title "predicted = published" lc rgb "black" lw 1.5, \
      $d1 using 1:2 with points pt 5 ps 1.1 title "korthikanti2022_activation_recompute (n=9, mean 13.0%)", \
      $d2 using 1:2 with points pt 9 ps 1.1 title "llmfoundry_mpt_benchmarks (n=214, mean 30.8%)", \
      $d3 using 1:2 with points pt 11 ps 1.1 title "megatron_lm_readme_2020 (n=8, mean 19.1%)", \
-     $d4 using 1:2 with points pt 13 ps 1.1 title "megatron_sc21_narayanan (n=15, mean 28.5%)", \
+     $d4 using 1:2 with points pt 13 ps 1.1 title "megatron_sc21_narayanan (n=15, mean 30.3%)", \
      $d5 using 1:2 with points pt 6 ps 1.1 title "mtnlg530b_paper (n=3, mean 32.9%)"
 unset output

@@ -98,6 +98,13 @@ enum pl_status pl_gpu_load(const char *name_or_path, struct pl_gpu *out, struct 
 /* Load a cluster by preset name or file path; resolves its GPU. */
 enum pl_status pl_cluster_load(const char *name_or_path, struct pl_cluster *out,
                                struct pl_diag *diag);
+/* Parse a GPU or cluster document held in memory (text need not be
+ * NUL-terminated); origin names it in messages. A cluster's "gpu" is resolved
+ * as pl_cluster_load does (preset name or file path). */
+enum pl_status pl_gpu_parse(const char *text, size_t len, const char *origin, struct pl_gpu *out,
+                            struct pl_diag *diag);
+enum pl_status pl_cluster_parse(const char *text, size_t len, const char *origin,
+                                struct pl_cluster *out, struct pl_diag *diag);
 /* The DGX system preset name for a GPU preset ("h100" -> "dgx-h100"), or NULL. */
 const char *pl_cluster_default_for_gpu(const char *gpu_name);
 

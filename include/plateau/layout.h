@@ -45,6 +45,9 @@ struct pl_layout {
                               as in Korthikanti et al. 2022); default false = FlashAttention */
   bool no_sp;              /* input: keep sequence parallelism off although tp > 1 (Megatron
                               before Korthikanti et al. 2022, or without --sequence-parallel) */
+  bool grad_reduce_after_backward; /* input: ddp/zero1 gradients are reduced after the whole
+                              backward, not overlapped with it (Megatron-LM's
+                              allreduce_gradients() before overlap_grad_reduce, 2023) */
 };
 
 /* Fill derived fields and defaults; reject what cannot run. */

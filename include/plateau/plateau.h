@@ -14,6 +14,7 @@
 #include "hw.h"
 #include "layout.h"
 #include "memory.h"
+#include "outfile.h"
 #include "model.h"
 #include "predict.h"
 #include "report.h"

@@ -13,9 +13,6 @@
 #ifndef PLATEAU_SIM_H
 #define PLATEAU_SIM_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
 #include "coll.h"
 #include "flops.h"
 #include "hw.h"
@@ -23,6 +20,9 @@
 #include "model.h"
 #include "predict.h"
 #include "status.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 enum pl_pass { PL_PASS_FWD, PL_PASS_BWD };
 
@@ -36,11 +36,11 @@ double pl_op_time_s(const struct pl_gpu *g, enum pl_dtype dtype, const struct pl
 /* The same as the run executes it: l->dtype, and with l->eager_attention the
  * attention core as separate GEMMs and memory-bound softmax (and, when
  * m->dropout, dropout) kernels, as Megatron-LM ran it before FlashAttention. */
-double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l,
-                        const struct pl_model *m, const struct pl_op *op, enum pl_pass pass);
+double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
+                        const struct pl_op *op, enum pl_pass pass);
 /* One GEMM (m x k) @ (k x n), repeated count times (a batched GEMM). */
-double pl_gemm_time_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, int64_t n,
-                      int64_t k, int64_t count);
+double pl_gemm_time_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, int64_t n, int64_t k,
+                      int64_t count);
 /* Kernels one op launches in a pass (a GEMM's backward is dgrad + wgrad). */
 int pl_op_kernels(const struct pl_op *op, enum pl_pass pass);
 
@@ -48,19 +48,19 @@ int pl_op_kernels(const struct pl_op *op, enum pl_pass pass);
  * one at a time in the order they were issued. */
 enum pl_stream {
   PL_STREAM_COMPUTE,
-  PL_STREAM_TP,         /* tensor-parallel collectives (blocking) */
-  PL_STREAM_CP,         /* context-parallel ring exchange */
-  PL_STREAM_DP_GATHER,  /* FSDP/ZeRO parameter all_gather */
-  PL_STREAM_DP_REDUCE,  /* gradient reduce_scatter / all_reduce */
-  PL_STREAM_PP_FWD,     /* activations sent to the next stage */
-  PL_STREAM_PP_BWD,     /* gradients sent to the previous stage */
+  PL_STREAM_TP,        /* tensor-parallel collectives (blocking) */
+  PL_STREAM_CP,        /* context-parallel ring exchange */
+  PL_STREAM_DP_GATHER, /* FSDP/ZeRO parameter all_gather */
+  PL_STREAM_DP_REDUCE, /* gradient reduce_scatter / all_reduce */
+  PL_STREAM_PP_FWD,    /* activations sent to the next stage */
+  PL_STREAM_PP_BWD,    /* gradients sent to the previous stage */
   PL_STREAM_N
 };
-const char *pl_stream_name(enum pl_stream s);  /* "compute", "tp", ... */
+const char *pl_stream_name(enum pl_stream s); /* "compute", "tp", ... */
 
 enum pl_task_kind {
   PL_TASK_FORWARD,
-  PL_TASK_BACKWARD,    /* includes recomputation of the forward when enabled */
+  PL_TASK_BACKWARD, /* includes recomputation of the forward when enabled */
   PL_TASK_OPTIMIZER,
   PL_TASK_COLL
 };
@@ -73,29 +73,35 @@ enum pl_task_part { PL_PART_ALL, PL_PART_MAIN, PL_PART_ATTN };
  * chunk for one micro-batch: the embedding (if embed), `layers` transformer
  * blocks starting at layer_first, then the LM head (if head). */
 struct pl_timeline_task {
-  int64_t stage;                /* pipeline stage (simulated rank) */
+  int64_t stage; /* pipeline stage (simulated rank) */
   enum pl_stream stream;
   enum pl_task_kind kind;
   double start_s;
   double end_s;
   /* compute */
   enum pl_task_part part;
-  int64_t micro_batch;          /* -1 when none */
-  int64_t chunk;                /* model chunk (virtual stage) on this rank */
+  int64_t micro_batch; /* -1 when none */
+  int64_t chunk;       /* model chunk (virtual stage) on this rank */
   int64_t layer_first;
   int64_t layers;
   bool embed;
   bool head;
-  bool recompute;               /* backward includes recomputation */
-  /* collectives */
-  enum pl_coll_op op;
-  const char *group;            /* "tp", "cp", "dp", "dp-replica", "pp" */
-  int64_t group_ranks;
-  double bytes;                 /* per call, nccl-tests size convention */
-  int64_t calls;                /* back-to-back calls this task stands for */
-  enum pl_coll_algo algo;
-  enum pl_coll_proto proto;
-  int64_t peer_stage;           /* pp: the receiving stage, else -1 */
+  bool recompute; /* backward includes recomputation */
+  /* collectives: the task stands for colls[0].calls calls of colls[0], then
+   * those of colls[1] (a unit's tp all_gathers and reduce_scatters run back
+   * to back on one stream and are simulated as one task) */
+  struct pl_timeline_coll {
+    enum pl_coll_op op;
+    const char *group; /* "tp", "cp", "dp", "dp-replica", "pp" */
+    int64_t group_ranks;
+    double bytes; /* per call, nccl-tests size convention */
+    int64_t calls;
+    double call_s; /* one call alone */
+    enum pl_coll_algo algo;
+    enum pl_coll_proto proto;
+  } colls[2];
+  int n_colls;        /* 0 for compute tasks */
+  int64_t peer_stage; /* pp: the receiving stage, else -1 */
 };
 
 struct pl_timeline;

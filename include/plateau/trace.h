@@ -19,6 +19,16 @@ struct pl_trace_opts {
   bool whole_trace;  /* one window over the whole trace instead of per step */
 };
 
+/* One NCCL/RCCL kernel in a kept step (pl_trace_analyze_calls). */
+struct pl_trace_call {
+  char op[24];          /* as in struct pl_trace_coll */
+  int64_t group_size;   /* ranks in the communicator, 0 unknown */
+  int64_t group_start;  /* its global ranks are start + i x stride, i < group_size */
+  int64_t group_stride; /* 0: the trace does not say where the ranks are */
+  double bytes;         /* nccl-tests size, 0 unknown */
+  double time_s;        /* kernel duration on this rank */
+};
+
 /* One collective kind of one rank (or of the whole set), per kept step. */
 struct pl_trace_coll {
   char op[24];              /* "all_reduce", "all_gather", ... or "unknown" */
@@ -59,10 +69,14 @@ struct pl_trace_rank {
   double recompute_s;       /* compute launched by activation recomputation */
   double cpu_step_s;        /* mean ProfilerStep CPU duration of kept steps, 0 none */
   int64_t gpu_events;       /* kernels + memcpy + memset in the trace */
+  int gpu_devices;          /* distinct pid values of GPU events (capped at 16); a
+                               rank's trace has 1, more are measured as one timeline */
   int64_t unlinked_events;  /* of which no CPU launch was found */
   int64_t json_bytes;       /* JSON bytes parsed (after gunzip) */
   struct pl_trace_coll *coll;
   int n_coll;
+  struct pl_trace_call *calls; /* pl_trace_analyze_calls: in trace order; else NULL */
+  int64_t n_calls;
 };
 
 struct pl_trace_stat {
@@ -100,7 +114,12 @@ struct pl_trace_set {
 enum pl_status pl_trace_analyze(const char *const *paths, int n_paths,
                                 const struct pl_trace_opts *opts, struct pl_trace_set **out,
                                 struct pl_diag *diag);
-/* The same for one trace already in memory (plain or gzip, as in a file);
+/* The same, and also list every collective call of the kept steps in
+ * ranks[].calls (for calibration from traces). */
+enum pl_status pl_trace_analyze_calls(const char *const *paths, int n_paths,
+                                      const struct pl_trace_opts *opts,
+                                      struct pl_trace_set **out, struct pl_diag *diag);
+/* The same as pl_trace_analyze for one trace already in memory (plain or gzip, as in a file);
  * name stands for the file in messages and in ranks[0].file. data is
  * borrowed for the call only. */
 enum pl_status pl_trace_analyze_mem(const void *data, size_t len, const char *name,
@@ -110,5 +129,87 @@ void pl_trace_set_free(struct pl_trace_set *s);
 
 /* The default warm-up rule: min(10, steps / 6) (the study drops 10 of 60). */
 int64_t pl_trace_default_skip(int64_t steps);
+
+/* ---- summaries and comparison (`plateau trace compare`, docs/trace.md 9) ----
+ * A summary holds one run's per-step numbers under the names predict and
+ * trace analyze share, from a trace set or from a result file written by
+ * `plateau trace analyze --format json` or `plateau predict --format json`.
+ * Ownership: a summary is the caller's storage; pl_trace_summary_free
+ * releases its collectives. */
+
+enum pl_trace_metric {
+  PL_TM_STEP_TIME_S,
+  PL_TM_COMPUTE_S,
+  PL_TM_EXPOSED_COMM_S,
+  PL_TM_OVERLAPPED_COMM_S,
+  PL_TM_COMM_S,
+  PL_TM_EXPOSED_MEMORY_S,
+  PL_TM_MEMORY_S,
+  PL_TM_IDLE_S,
+  PL_TM_RECOMPUTE_S,
+  PL_TM_BUBBLE_S,
+  PL_TM_OPTIMIZER_S,
+  PL_TM_OTHER_S,
+  PL_TM_TOKENS_PER_S,
+  PL_TM_MFU,
+  PL_TM_N
+};
+const char *pl_trace_metric_name(enum pl_trace_metric m); /* "step_time_s" */
+
+enum pl_trace_source {
+  PL_TSRC_TRACE,       /* Kineto trace files, analyzed here */
+  PL_TSRC_TRACE_JSON,  /* a `trace analyze --format json` result */
+  PL_TSRC_PREDICT_JSON /* a `predict --format json` result */
+};
+const char *pl_trace_source_name(enum pl_trace_source s); /* "trace", ... */
+
+/* One collective kind per step; ops and sizes as in struct pl_trace_coll. */
+struct pl_trace_summary_coll {
+  char op[24];              /* "all_reduce", ... */
+  int64_t group_size;       /* ranks in the communicator, 0 unknown */
+  char group[24];           /* predict's group names ("dp", "tp+cp"), "" for traces */
+  double count;             /* calls per step */
+  double bytes;             /* mean bytes per call (nccl-tests size), 0 unknown */
+  double time_s;            /* kernel time of all calls per step */
+  double busbw_bytes_per_s; /* 0 unknown */
+};
+
+#define PL_TRACE_SUMMARY_MAX_COLL 256 /* collective rows; more is an error */
+
+struct pl_trace_summary {
+  char origin[256];           /* the path as given */
+  enum pl_trace_source source;
+  int64_t ranks;              /* trace files, or GPUs of a prediction; 0 unknown */
+  double value[PL_TM_N];
+  bool has[PL_TM_N];          /* false: this source does not define the metric */
+  struct pl_trace_summary_coll *coll; /* at most PL_TRACE_SUMMARY_MAX_COLL */
+  int n_coll;
+};
+
+/* Load path as a trace (file or directory, analyzed with opts) or a result
+ * file, whichever it is (docs/trace.md 9.1). */
+enum pl_status pl_trace_summary_load(const char *path, const struct pl_trace_opts *opts,
+                                     struct pl_trace_summary *out, struct pl_diag *diag);
+enum pl_status pl_trace_summary_from_set(const struct pl_trace_set *s, const char *origin,
+                                         struct pl_trace_summary *out, struct pl_diag *diag);
+void pl_trace_summary_free(struct pl_trace_summary *s);
+
+/* b minus a, and relative to a; has_* false when a side lacks the value
+ * (or, for rel, when a is 0). */
+struct pl_trace_delta {
+  double diff, rel;
+  bool has_diff, has_rel;
+};
+struct pl_trace_delta pl_trace_delta(double a, bool has_a, double b, bool has_b);
+
+/* Pair the collectives of a and b: same op and group size, then a lone
+ * unknown size with the lone unpaired row of the same op. Writes up to
+ * a->n_coll + b->n_coll pairs (index into a->coll / b->coll, -1 absent), in
+ * a's order then b's leftovers, and returns their number. */
+struct pl_trace_coll_pair {
+  int a, b;
+};
+int pl_trace_coll_pairs(const struct pl_trace_summary *a, const struct pl_trace_summary *b,
+                        struct pl_trace_coll_pair *out);
 
 #endif

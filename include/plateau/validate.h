@@ -16,29 +16,32 @@
 #ifndef PLATEAU_VALIDATE_H
 #define PLATEAU_VALIDATE_H
 
-#include "emit.h"
-#include "layout.h"
-#include "status.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "emit.h"
+#include "layout.h"
+#include "status.h"
+
 /* One published record and its prediction. */
 struct pl_vrow {
-  char dataset[64];  /* CSV file name without directory and ".csv" */
-  int64_t row;       /* 1-based data record in the file (header excluded) */
-  int64_t line;      /* file line where the record starts */
-  char label[160];   /* "GPT 1.7B, 32 x a100-80g, tp1 pp1 dp32, gbs 512" */
-  char gpu[32];      /* GPU preset used */
-  char cluster[64];  /* cluster preset used */
-  char quantity[32]; /* what predicted and measured are: "step_time_s" */
-  char metric[160];  /* the published column read and its conversion */
-  double published;  /* that column's value as printed ("44%" -> 44) */
-  double measured;   /* published value converted to quantity */
-  double predicted;  /* plateau's prediction of quantity */
-  double error;      /* percent, signed: 100 (predicted - measured) / measured */
-  bool skipped;      /* no prediction: skipped_reason says why */
+  char dataset[64];       /* CSV file name without directory and ".csv" */
+  int64_t row;            /* 1-based data record in the file (header excluded) */
+  int64_t line;           /* file line where the record starts */
+  char label[160];        /* "GPT 1.7B, 32 x a100-80g, tp1 pp1 dp32, gbs 512" */
+  char source[16];        /* how the row was read: "sc21", "llmfoundry" ("" = unknown) */
+  char architecture[200]; /* the model family assumed for the row's source */
+  char gpu[32];           /* GPU preset used */
+  char cluster[64];       /* cluster preset used */
+  char quantity[32];      /* what predicted and measured are: "step_time_s" */
+  char metric[160];       /* the published column read and its conversion */
+  double published;       /* that column's value as printed ("44%" -> 44) */
+  double measured;        /* published value converted to quantity */
+  double predicted;       /* plateau's prediction of quantity */
+  double error;           /* percent, signed: 100 (predicted - measured) / measured */
+  bool skipped;           /* no prediction: skipped_reason says why */
   char skipped_reason[320];
   char assumed[384];       /* fields this row did not state and how they were filled */
   struct pl_layout layout; /* resolved layout (when predicted) */

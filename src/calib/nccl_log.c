@@ -277,9 +277,17 @@ static size_t count_rows(const struct pl_nccl_log *log) {
   return rows;
 }
 
+/* Only blanks in text[0..len) (text need not be NUL-terminated). */
+static bool all_blank(const char *text, size_t len) {
+  for (size_t i = 0; i < len; i++)
+    if (strchr(" \t\r\n", text[i]) == NULL || text[i] == '\0')
+      return false;
+  return true;
+}
+
 enum pl_status pl_nccl_log_parse(const char *text, size_t len, const char *origin,
                                  struct pl_nccl_log **out, struct pl_diag *diag) {
-  if (len == 0 || strspn(text, " \t\r\n") == len)
+  if (len == 0 || all_blank(text, len))
     return pl_diag_set(diag, PL_ERR_PARSE, "'%s': empty file, expected nccl-tests output", origin);
   if (memchr(text, '\0', len) != NULL)
     return pl_diag_set(diag, PL_ERR_PARSE, "'%s': binary data, not an nccl-tests log", origin);

@@ -142,6 +142,8 @@ static void run_record(const struct validate_in *in, struct pl_vrow *row, struct
     validate_skip(row, "source '%.60s' unknown (known: %s)", source, validate_source_list());
     return;
   }
+  snprintf(row->source, sizeof row->source, "%s", src->key);
+  snprintf(row->architecture, sizeof row->architecture, "%s", src->family);
   if (!validate_row_run(src, in, &w->run, row) || !src->measure(in, &w->run, row))
     return;
   struct pl_diag d;

@@ -71,6 +71,14 @@ static bool measure_time(const struct validate_in *in, const char *col, double s
 
 /* ------------------------------------------------------------------ SC21 */
 
+/* Smallest divisor >= 2 of n (n itself when prime), 1 when n < 2. */
+static int64_t smallest_divisor(int64_t n) {
+  for (int64_t k = 2; k <= n; k++)
+    if (n % k == 0)
+      return k;
+  return 1;
+}
+
 static bool sc21_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   bool present = false;
   double mp = 0;
@@ -78,9 +86,22 @@ static bool sc21_layout(const struct validate_in *in, struct pl_layout *l, struc
       !stated(in, "tp") && mp > 1)
     return validate_skip(row, "tp/pp split of model-parallel size %g not stated", mp);
   recompute_default(in, l, row, "Eq. 3 of the paper counts the recompute forward");
-  if (!stated(in, "vp") && l->pp > 1 && strstr(cell(in, "notes"), "interleaved") != NULL)
-    validate_note(row, "interleaved chunks per device not stated: plain 1F1B (vp=1), which "
-                       "overstates the bubble");
+  /* Table 1 ran the interleaved schedule without saying how many chunks:
+   * the fewest that divide a stage's layers (the same rule as the step
+   * model's own validation test, tests/unit/test_predict_validation.c). */
+  int64_t layers = 0;
+  if (!stated(in, "vp") && l->pp > 1 && strstr(cell(in, "notes"), "interleaved") != NULL &&
+      validate_int(cell(in, "layers"), &layers, &present) == PL_OK && present) {
+    int64_t vp = smallest_divisor(layers / l->pp);
+    if (vp > 1) {
+      l->vp = vp;
+      l->schedule = PL_SCHEDULE_INTERLEAVED;
+    }
+    validate_note(row,
+                  "interleaved chunks per device not stated: vp=%lld, the fewest that divide "
+                  "the %lld layers of a stage",
+                  (long long)vp, (long long)(layers / l->pp));
+  }
   return true;
 }
 

@@ -339,13 +339,8 @@ int cmd_calibrate(int argc, char **argv) {
   }
   if (strcmp(argv[1], "nccl") == 0)
     return calibrate_nccl(argc - 1, argv + 1);
-  if (strcmp(argv[1], "trace") == 0) {
-    /* For the trace engineer: once src/cli/cmd_calibrate_trace.c defines
-     * cmd_calibrate_trace (declared in commands.h), replace this block with
-     *   return cmd_calibrate_trace(argc - 1, argv + 1); */
-    fprintf(stderr, "plateau: calibrate trace is not available in this build yet\n");
-    return 2;
-  }
+  if (strcmp(argv[1], "trace") == 0)
+    return cmd_calibrate_trace(argc - 1, argv + 1);
   fprintf(stderr, "plateau: calibrate: unknown kind '%s' (expected nccl or trace)\n", argv[1]);
   usage(stderr);
   return 2;

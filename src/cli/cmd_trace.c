@@ -6,7 +6,8 @@
  * MFU = model FLOPs per step / (step time x GPUs x peak), with model FLOPs
  * per token = 6N + 12 * layers * heads * head_dim * seq (PaLM, Chowdhery et
  * al. 2022, appendix B; docs/model.md), or --flops-per-step as given.
- * Definitions of every output field: docs/trace.md. */
+ * Definitions of every output field: docs/trace.md. `plateau trace compare`
+ * is in cmd_trace_compare.c. */
 #include <stdio.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@
 
 #include "commands.h"
 #include "opts.h"
+#include "trace_cli.h"
 
 static const struct cli_opt opts[] = {
     {"format", "F", "text|json|csv (default text)"},
@@ -182,6 +184,7 @@ static void json_rank(struct pl_emit *e, const struct pl_trace_rank *r) {
   pl_emit_num(e, "recompute_s", r->recompute_s);
   pl_emit_num(e, "cpu_step_s", r->cpu_step_s);
   pl_emit_int(e, "gpu_events", r->gpu_events);
+  pl_emit_int(e, "gpu_devices", r->gpu_devices);
   pl_emit_int(e, "unlinked_gpu_events", r->unlinked_events);
   json_coll(e, r->coll, r->n_coll);
   pl_emit_obj_end(e);
@@ -344,6 +347,10 @@ static void text_notes(const struct pl_trace_set *s) {
       printf("note: %s has no ProfilerStep; the whole trace is one window\n", r->file);
     if (r->last_dropped)
       printf("note: %s: last step cut short by the profiler, dropped\n", r->file);
+    if (r->gpu_devices > 1)
+      printf("note: %s: GPU events of %d%s devices (pid) in one file, measured as one rank's "
+             "timeline\n",
+             r->file, r->gpu_devices, r->gpu_devices >= 16 ? " or more" : "");
   }
 }
 
@@ -400,7 +407,7 @@ static int print_text(const struct pl_trace_set *s, const struct perf *p) {
 
 /* ---- driver ---- */
 
-static int read_opts(const struct cli_args *a, struct pl_trace_opts *o) {
+int trace_read_opts(const struct cli_args *a, struct pl_trace_opts *o) {
   int64_t v;
   o->skip = -1;
   o->threads = 0;
@@ -439,7 +446,7 @@ static int analyze(int argc, char **argv) {
   }
   enum cli_format format;
   struct pl_trace_opts o;
-  if (cli_get_format(&args, &format) || read_opts(&args, &o))
+  if (cli_get_format(&args, &format) || trace_read_opts(&args, &o))
     return 1;
   struct pl_trace_set *s;
   struct pl_diag d;
@@ -459,13 +466,17 @@ static int analyze(int argc, char **argv) {
 int cmd_trace(int argc, char **argv) {
   if (argc >= 2 && strcmp(argv[1], "analyze") == 0)
     return analyze(argc - 1, argv + 1);
+  if (argc >= 2 && strcmp(argv[1], "compare") == 0)
+    return cmd_trace_compare(argc - 1, argv + 1);
   FILE *out = argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
                   ? stdout
                   : stderr;
   if (argc >= 2 && out == stderr)
     fprintf(stderr, "plateau trace: unknown subcommand '%s'\n", argv[1]);
-  fprintf(out, "usage: plateau trace analyze [options] PATH...\n\n"
+  fprintf(out, "usage: plateau trace analyze [options] PATH...\n"
+               "       plateau trace compare [options] A B\n\n"
                "subcommands:\n"
-               "  analyze   measure step time, overlap and collectives from Kineto traces\n");
+               "  analyze   measure step time, overlap and collectives from Kineto traces\n"
+               "  compare   two traces or results (trace analyze / predict JSON) side by side\n");
   return out == stdout ? 0 : 2;
 }

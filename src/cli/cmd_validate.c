@@ -131,6 +131,7 @@ static int after(const struct pl_validation *v, const struct cli_args *args, int
   const char *dir = cli_get(args, "plot"), *base = cli_get(args, "baseline");
   const char *wbase = cli_get(args, "write-baseline");
   int rc = 0;
+  fflush(stdout); /* the table first, then what follows on stderr */
   if (dir != NULL)
     rc = plot(v, dir);
   if (rc == 0 && base != NULL)

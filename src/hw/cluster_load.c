@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <plateau/alloc.h>
+
 #include "hw/hw_int.h"
 
 /* Defaults for optional fields; docs/hardware.md says why. */
@@ -170,19 +172,14 @@ static void gpu_ref(const struct pl_cluster *c, char *out, size_t n) {
   }
 }
 
-enum pl_status pl_cluster_load(const char *name_or_path, struct pl_cluster *out,
-                               struct pl_diag *diag) {
-  yajl_val doc = NULL;
-  char origin[HW_ORIGIN_MAX];
-  bool is_file = false;
-  enum pl_status st = hw_open("clusters", name_or_path, &doc, origin, sizeof origin, &is_file,
-                              diag);
-  if (st != PL_OK)
-    return st;
+/* Read a parsed document and resolve its GPU; takes ownership of doc. */
+static enum pl_status cluster_from_doc(yajl_val doc, const char *name_or_path, bool is_file,
+                                       const char *origin, struct pl_cluster *out,
+                                       struct pl_diag *diag) {
   struct pl_cluster c;
   memset(&c, 0, sizeof c);
   set_name(doc, name_or_path, is_file, &c);
-  st = read_cluster(doc, origin, &c, diag);
+  enum pl_status st = read_cluster(doc, origin, &c, diag);
   base_json_free(doc);
   if (st != PL_OK)
     return st;
@@ -195,6 +192,35 @@ enum pl_status pl_cluster_load(const char *name_or_path, struct pl_cluster *out,
     return pl_diag_set(diag, st, "%s: field 'gpu': %s", origin, inner.msg);
   *out = c;
   return PL_OK;
+}
+
+enum pl_status pl_cluster_load(const char *name_or_path, struct pl_cluster *out,
+                               struct pl_diag *diag) {
+  yajl_val doc = NULL;
+  char origin[HW_ORIGIN_MAX];
+  bool is_file = false;
+  enum pl_status st = hw_open("clusters", name_or_path, &doc, origin, sizeof origin, &is_file,
+                              diag);
+  if (st != PL_OK)
+    return st;
+  return cluster_from_doc(doc, name_or_path, is_file, origin, out, diag);
+}
+
+enum pl_status pl_cluster_parse(const char *text, size_t len, const char *origin,
+                                struct pl_cluster *out, struct pl_diag *diag) {
+  yajl_val doc = NULL;
+  const char *o = origin != NULL ? origin : "cluster text";
+  /* base_json_parse wants text NUL-terminated at len: copy. */
+  char *copy = pl_malloc(len + 1);
+  if (copy == NULL)
+    return pl_diag_set(diag, PL_ERR_NOMEM, "out of memory reading %s", o);
+  memcpy(copy, text, len);
+  copy[len] = '\0';
+  enum pl_status st = base_json_parse(copy, len, o, &doc, diag);
+  pl_free(copy);
+  if (st != PL_OK)
+    return st;
+  return cluster_from_doc(doc, o, true, o, out, diag);
 }
 
 double pl_cluster_node_net_bytes_per_s(const struct pl_cluster *c) {

@@ -33,9 +33,10 @@ static enum pl_status need_source(yajl_val v, const char *origin, const char *ke
                                   struct pl_diag *diag) {
   yajl_val s = base_json_get(v, "source");
   if (s == NULL || !YAJL_IS_STRING(s) || YAJL_GET_STRING(s)[0] == '\0')
-    return pl_diag_set(diag, PL_ERR_MISSING,
-                       "%s: efficiency field '%s' needs a \"source\" naming where the number comes from",
-                       origin, key);
+    return pl_diag_set(
+        diag, PL_ERR_MISSING,
+        "%s: efficiency field '%s' needs a \"source\" naming where the number comes from", origin,
+        key);
   return PL_OK;
 }
 
@@ -43,16 +44,16 @@ static enum pl_status entry(yajl_val obj, const char *key, const char *origin, y
                             struct pl_diag *diag) {
   yajl_val v = base_json_get(obj, key);
   if (v == NULL || !YAJL_IS_OBJECT(v))
-    return pl_diag_set(diag, PL_ERR_MISSING,
-                       "%s: efficiency field '%s' missing (an object with \"value\" and \"source\")",
-                       origin, key);
+    return pl_diag_set(
+        diag, PL_ERR_MISSING,
+        "%s: efficiency field '%s' missing (an object with \"value\" and \"source\")", origin, key);
   *out = v;
   return need_source(v, origin, key, diag);
 }
 
 static enum pl_status fraction(yajl_val obj, const char *key, const char *origin, double *out,
                                struct pl_diag *diag) {
-  yajl_val v;
+  yajl_val v = NULL;
   enum pl_status st = entry(obj, key, origin, &v, diag);
   if (st != PL_OK)
     return st;
@@ -70,7 +71,7 @@ static enum pl_status fraction(yajl_val obj, const char *key, const char *origin
 
 static enum pl_status quantity(yajl_val obj, const char *key, enum pl_unit_kind kind,
                                const char *origin, double *out, struct pl_diag *diag) {
-  yajl_val v;
+  yajl_val v = NULL;
   enum pl_status st = entry(obj, key, origin, &v, diag);
   if (st != PL_OK)
     return st;
@@ -89,8 +90,8 @@ static enum pl_status dims(const char *text, int want, int64_t *out, const char 
     bool sep_ok = i + 1 < want ? *p == 'x' : *p == '\0';
     if (digits == 0 || v <= 0 || v >= EFF_MAX_DIM || !sep_ok)
       return pl_diag_set(diag, PL_ERR_PARSE,
-                         "%s: efficiency field '%s': '%s' is not %s of positive integers",
-                         origin, key, text, want == 3 ? "MxNxK" : "MxN");
+                         "%s: efficiency field '%s': '%s' is not %s of positive integers", origin,
+                         key, text, want == 3 ? "MxNxK" : "MxN");
     out[i] = v;
     p += i + 1 < want;
   }
@@ -110,7 +111,7 @@ static enum pl_status mamf(yajl_val gemm, const char *key, bool required, const 
                            double *rate, int64_t shape[3], struct pl_diag *diag) {
   if (!required && base_json_get(gemm, key) == NULL)
     return PL_OK;
-  yajl_val v;
+  yajl_val v = NULL;
   enum pl_status st = entry(gemm, key, origin, &v, diag);
   if (st == PL_OK)
     st = base_json_unit(gemm, key, PL_UNIT_FLOPS_PER_S, true, origin, rate, diag);
@@ -124,11 +125,11 @@ static enum pl_status gemm_part(yajl_val eff, const char *origin, struct pl_gpu_
   yajl_val g = base_json_get(eff, "gemm");
   if (g == NULL || !YAJL_IS_OBJECT(g))
     return pl_diag_set(diag, PL_ERR_MISSING, "%s: efficiency needs a \"gemm\" object", origin);
-  enum pl_status st = mamf(g, "mamf", true, origin, &e->gemm_mamf_flops_per_s,
-                           e->gemm_mamf_shape, diag);
+  enum pl_status st =
+      mamf(g, "mamf", true, origin, &e->gemm_mamf_flops_per_s, e->gemm_mamf_shape, diag);
   if (st == PL_OK)
-    st = mamf(g, "mamf_fp8", false, origin, &e->gemm_fp8_mamf_flops_per_s,
-              e->gemm_fp8_mamf_shape, diag);
+    st = mamf(g, "mamf_fp8", false, origin, &e->gemm_fp8_mamf_flops_per_s, e->gemm_fp8_mamf_shape,
+              diag);
   yajl_val t;
   if (st == PL_OK)
     st = entry(g, "tile", origin, &t, diag);
@@ -140,14 +141,14 @@ static enum pl_status gemm_part(yajl_val eff, const char *origin, struct pl_gpu_
   return st;
 }
 
-static enum pl_status attention_part(yajl_val eff, const char *origin,
-                                     struct pl_gpu_efficiency *e, struct pl_diag *diag) {
+static enum pl_status attention_part(yajl_val eff, const char *origin, struct pl_gpu_efficiency *e,
+                                     struct pl_diag *diag) {
   yajl_val a = base_json_get(eff, "attention");
   if (a == NULL || !YAJL_IS_OBJECT(a))
     return pl_diag_set(diag, PL_ERR_MISSING, "%s: efficiency needs an \"attention\" object",
                        origin);
-  enum pl_status st = base_json_str(a, "kernel", true, origin, e->attn_kernel,
-                                    sizeof e->attn_kernel, diag);
+  enum pl_status st =
+      base_json_str(a, "kernel", true, origin, e->attn_kernel, sizeof e->attn_kernel, diag);
   if (st == PL_OK)
     st = fraction(a, "fwd_fraction", origin, &e->attn_fwd_fraction, diag);
   if (st == PL_OK)

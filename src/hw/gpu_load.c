@@ -4,6 +4,7 @@
  * kept. Keys this loader does not know are ignored, so other parts of plateau
  * can add sections (the step simulator's "efficiency" object, for one).
  * Format and field list: docs/hardware.md. */
+#include <plateau/alloc.h>
 #include <plateau/hw.h>
 
 #include <stdio.h>
@@ -115,16 +116,12 @@ static enum pl_status set_name(yajl_val doc, const char *name_or_path, bool is_f
   return PL_OK;
 }
 
-enum pl_status pl_gpu_load(const char *name_or_path, struct pl_gpu *out, struct pl_diag *diag) {
-  yajl_val doc = NULL;
-  char origin[HW_ORIGIN_MAX];
-  bool is_file = false;
-  enum pl_status st = hw_open("gpus", name_or_path, &doc, origin, sizeof origin, &is_file, diag);
-  if (st != PL_OK)
-    return st;
+/* Read a parsed document; takes ownership of doc. */
+static enum pl_status gpu_from_doc(yajl_val doc, const char *name_or_path, bool is_file,
+                                   const char *origin, struct pl_gpu *out, struct pl_diag *diag) {
   struct pl_gpu g;
   memset(&g, 0, sizeof g);
-  st = set_name(doc, name_or_path, is_file, origin, &g, diag);
+  enum pl_status st = set_name(doc, name_or_path, is_file, origin, &g, diag);
   if (st == PL_OK)
     st = read_gpu(doc, origin, &g, diag);
   /* Sections owned by other modules are read here, after the core fields. */
@@ -134,6 +131,33 @@ enum pl_status pl_gpu_load(const char *name_or_path, struct pl_gpu *out, struct 
   if (st == PL_OK)
     *out = g;
   return st;
+}
+
+enum pl_status pl_gpu_load(const char *name_or_path, struct pl_gpu *out, struct pl_diag *diag) {
+  yajl_val doc = NULL;
+  char origin[HW_ORIGIN_MAX];
+  bool is_file = false;
+  enum pl_status st = hw_open("gpus", name_or_path, &doc, origin, sizeof origin, &is_file, diag);
+  if (st != PL_OK)
+    return st;
+  return gpu_from_doc(doc, name_or_path, is_file, origin, out, diag);
+}
+
+enum pl_status pl_gpu_parse(const char *text, size_t len, const char *origin, struct pl_gpu *out,
+                            struct pl_diag *diag) {
+  yajl_val doc = NULL;
+  const char *o = origin != NULL ? origin : "gpu text";
+  /* base_json_parse wants text NUL-terminated at len: copy. */
+  char *copy = pl_malloc(len + 1);
+  if (copy == NULL)
+    return pl_diag_set(diag, PL_ERR_NOMEM, "out of memory reading %s", o);
+  memcpy(copy, text, len);
+  copy[len] = '\0';
+  enum pl_status st = base_json_parse(copy, len, o, &doc, diag);
+  pl_free(copy);
+  if (st != PL_OK)
+    return st;
+  return gpu_from_doc(doc, o, true, o, out, diag);
 }
 
 double pl_gpu_peak_flops_per_s(const struct pl_gpu *g, enum pl_dtype dtype) {

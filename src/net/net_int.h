@@ -81,5 +81,10 @@ int net_log2i(int64_t v);
 /* NVLS channels NCCL builds on H100-class nodes ("16 nvls channels" in
  * NCCL_DEBUG=INFO output; NCCL_NVLS_NCHANNELS default). */
 #define NET_NVLS_CHANNELS 16.0
+/* NCCL_NVLS_CHUNKSIZE default (src/transport/nvls.cc, NCCL 2.19-2.28). */
+#define NET_NVLS_CHUNK_BYTES 131072.0
+/* NVLS chunk size NCCL uses for a message of `bytes` over `streams`
+ * concurrent (channel, head) pairs (src/enqueue.cc calcCollChunking). */
+double net_nvls_chunk_bytes(double bytes, double streams);
 
 #endif

@@ -13,8 +13,39 @@
  * under-predicts the measured NVLS all_reduce on H100 by ~25%.
  * Latency: hwLat[NVLINK][NVLS][Simple] = 25 us, no base latency. Across nodes
  * NVLS needs in-network reduction (SHARP/CollNet), which plateau does not
- * model: multi-node groups use NVLS_TREE (nvls_tree.c) instead. */
+ * model: multi-node groups use NVLS_TREE (nvls_tree.c) instead.
+ *
+ * Chunk ramp (docs/collectives.md, "NVLS chunks"): NCCL splits an NVLS call
+ * over nvlsChannels x nHeads concurrent streams (16 x g on one H100 node) and
+ * picks the chunk size from the message (src/enqueue.cc calcCollChunking,
+ * NCCL 2.19-2.28): NCCL_NVLS_CHUNKSIZE = 128 KiB, cut to 64 KiB below
+ * 64 x streams x chunk bytes, 32 KiB below 8 x, 16 KiB below 2 x. On H100
+ * that means 64 KiB chunks up to 1 GiB: every loop (one chunk on every
+ * stream) is a step the GPUs synchronise on through the switch. plateau
+ * charges each loop one NVLink step latency (the cluster's intra latency,
+ * NCCL's hwLat[NVLINK][Ring][Simple] = 3.4 us in presets), the same per-step
+ * cost NCCL's ring model charges; nothing is fitted to a log. */
 #include "net/net_int.h"
+
+#include <math.h>
+
+double net_nvls_chunk_bytes(double bytes, double streams) {
+  double chunk = NET_NVLS_CHUNK_BYTES;
+  if (bytes < 64.0 * streams * chunk && chunk > 65536.0)
+    chunk = 65536.0;
+  if (bytes < 8.0 * streams * chunk && chunk > 32768.0)
+    chunk = 32768.0;
+  if (bytes < 2.0 * streams * chunk && chunk > 16384.0)
+    chunk = 16384.0;
+  return chunk;
+}
+
+/* Loops of one chunk per stream, each paying one NVLink step latency. */
+static double nvls_chunk_lat_s(const struct net_ctx *x, double bytes) {
+  double streams = NET_NVLS_CHANNELS * (double)x->g;
+  double loops = ceil(bytes / (streams * net_nvls_chunk_bytes(bytes, streams)));
+  return loops * net_hw_lat_table_s(x->intra_hw, NET_T_RING, PL_PROTO_SIMPLE);
+}
 
 double net_nvls_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
   if (p != PL_PROTO_SIMPLE || !x->nvls || x->m != 1)
@@ -27,5 +58,5 @@ double net_nvls_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes
   case PL_COLL_REDUCE_SCATTER: algbw = b; break;
   default: return -1.0;
   }
-  return net_hop_lat_s(x, x->intra_hw, NET_T_NVLS, p) + bytes / algbw;
+  return net_hop_lat_s(x, x->intra_hw, NET_T_NVLS, p) + nvls_chunk_lat_s(x, bytes) + bytes / algbw;
 }

@@ -52,26 +52,31 @@ static void put_str(FILE *f, const char *s) {
 }
 
 static void meta(struct writer *w, int64_t pid, int64_t tid, const char *what, const char *name) {
-  fprintf(w->f, "{\"name\": \"%s\", \"ph\": \"M\", \"ts\": 0, \"pid\": %lld, \"tid\": %lld, "
-                "\"args\": {\"name\": ", what, (long long)pid, (long long)tid);
+  fprintf(w->f,
+          "{\"name\": \"%s\", \"ph\": \"M\", \"ts\": 0, \"pid\": %lld, \"tid\": %lld, "
+          "\"args\": {\"name\": ",
+          what, (long long)pid, (long long)tid);
   put_str(w->f, name);
   fputs("}},\n", w->f);
 }
 
 static void header(struct writer *w) {
   const struct pl_layout *l = &w->run->layout;
-  fprintf(w->f, "{\"schemaVersion\": 1, \"displayTimeUnit\": \"ms\", \"baseTimeNanoseconds\": 0,\n"
-                "\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, \"world_size\": %lld},\n"
-                "\"deviceProperties\": [{\"id\": 0, \"name\": ",
+  fprintf(w->f,
+          "{\"schemaVersion\": 1, \"displayTimeUnit\": \"ms\", \"baseTimeNanoseconds\": 0,\n"
+          "\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, \"world_size\": %lld},\n"
+          "\"deviceProperties\": [{\"id\": 0, \"name\": ",
           (long long)l->gpus);
   put_str(w->f, w->run->cluster.gpu.description[0] ? w->run->cluster.gpu.description
-                                                    : w->run->cluster.gpu.name);
-  fprintf(w->f, ", \"numSms\": %lld}],\n\"plateau\": {\"model\": ", (long long)w->run->cluster.gpu.sm_count);
+                                                   : w->run->cluster.gpu.name);
+  fprintf(w->f, ", \"numSms\": %lld}],\n\"plateau\": {\"model\": ",
+          (long long)w->run->cluster.gpu.sm_count);
   put_str(w->f, w->run->model.name);
   fprintf(w->f, ", \"cluster\": ");
   put_str(w->f, w->run->cluster.name);
-  fprintf(w->f, ", \"predicted\": true, \"step_time_s\": %.9g, \"tp\": %lld, \"pp\": %lld, "
-                "\"dp\": %lld, \"cp\": %lld},\n\"traceEvents\": [\n",
+  fprintf(w->f,
+          ", \"predicted\": true, \"step_time_s\": %.9g, \"tp\": %lld, \"pp\": %lld, "
+          "\"dp\": %lld, \"cp\": %lld},\n\"traceEvents\": [\n",
           pl_timeline_step_s(w->tl), (long long)l->tp, (long long)l->pp, (long long)l->dp,
           (long long)l->cp);
 }
@@ -88,9 +93,10 @@ static void names(struct writer *w) {
       snprintf(buf, sizeof buf, "stream %d %s", TL_TID_BASE + k, pl_stream_name((enum pl_stream)k));
       meta(w, s, TL_TID_BASE + k, "thread_name", buf);
     }
-    fprintf(w->f, "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", "
-                  "\"pid\": %lld, \"tid\": %d, \"ts\": 0.000, \"dur\": %.3f, "
-                  "\"args\": {\"External id\": 1}},\n",
+    fprintf(w->f,
+            "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", "
+            "\"pid\": %lld, \"tid\": %d, \"ts\": 0.000, \"dur\": %.3f, "
+            "\"args\": {\"External id\": 1}},\n",
             (long long)s, TL_CPU_TID, pl_timeline_step_s(w->tl) * 1e6);
   }
 }
@@ -102,14 +108,16 @@ static void names(struct writer *w) {
 static void kernel(struct writer *w, const struct pl_timeline_task *t, const char *name,
                    double start_s, double dur_s, const char *args_extra) {
   w->corr++;
-  fprintf(w->f, "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", "
-                "\"pid\": %lld, \"tid\": %d, \"ts\": %.3f, \"dur\": 0.001, \"args\": {"
-                "\"correlation\": %lld, \"External id\": %lld}},\n",
+  fprintf(w->f,
+          "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", "
+          "\"pid\": %lld, \"tid\": %d, \"ts\": %.3f, \"dur\": 0.001, \"args\": {"
+          "\"correlation\": %lld, \"External id\": %lld}},\n",
           (long long)t->stage, TL_CPU_TID, start_s * 1e6, w->corr, w->corr);
   fprintf(w->f, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": ");
   put_str(w->f, name);
-  fprintf(w->f, ", \"pid\": %lld, \"tid\": %d, \"ts\": %.3f, \"dur\": %.3f, \"args\": {"
-                "\"device\": %lld, \"stream\": %d, \"correlation\": %lld, \"External id\": %lld%s}},\n",
+  fprintf(w->f,
+          ", \"pid\": %lld, \"tid\": %d, \"ts\": %.3f, \"dur\": %.3f, \"args\": {"
+          "\"device\": %lld, \"stream\": %d, \"correlation\": %lld, \"External id\": %lld%s}},\n",
           (long long)t->stage, TL_TID_BASE + (int)t->stream, start_s * 1e6, dur_s * 1e6,
           (long long)t->stage, TL_TID_BASE + (int)t->stream, w->corr, w->corr, args_extra);
 }
@@ -118,13 +126,18 @@ static void kernel(struct writer *w, const struct pl_timeline_task *t, const cha
 
 static const char *gemm_name(const struct pl_gpu *g, int which) {
   static const char *const hopper[3] = {
-      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1_execute_segment_k_off_kernel__5x_cublas",
-      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize128x256x64_warpgroupsize2x1x1_execute_segment_k_off_kernel__5x_cublas",
-      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_nt_n_tilesize128x256x64_warpgroupsize2x1x1_execute_segment_k_off_kernel__5x_cublas"};
-  static const char *const ampere[3] = {"ampere_bf16_s16816gemm_bf16_256x128_ldg8_f2f_stages_64x3_tn",
-                                        "ampere_bf16_s16816gemm_bf16_256x128_ldg8_f2f_stages_64x3_nn",
-                                        "ampere_bf16_s16816gemm_bf16_256x128_ldg8_f2f_stages_64x3_nt"};
-  static const char *const other[3] = {"gemm_bf16_tn_kernel", "gemm_bf16_nn_kernel", "gemm_bf16_nt_kernel"};
+      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1_execute_"
+      "segment_k_off_kernel__5x_cublas",
+      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize128x256x64_warpgroupsize2x1x1_execute_"
+      "segment_k_off_kernel__5x_cublas",
+      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_nt_n_tilesize128x256x64_warpgroupsize2x1x1_execute_"
+      "segment_k_off_kernel__5x_cublas"};
+  static const char *const ampere[3] = {
+      "ampere_bf16_s16816gemm_bf16_256x128_ldg8_f2f_stages_64x3_tn",
+      "ampere_bf16_s16816gemm_bf16_256x128_ldg8_f2f_stages_64x3_nn",
+      "ampere_bf16_s16816gemm_bf16_256x128_ldg8_f2f_stages_64x3_nt"};
+  static const char *const other[3] = {"gemm_bf16_tn_kernel", "gemm_bf16_nn_kernel",
+                                       "gemm_bf16_nt_kernel"};
   if (strcmp(g->arch, "hopper") == 0)
     return hopper[which];
   if (strcmp(g->arch, "ampere") == 0)
@@ -158,11 +171,14 @@ static int op_kernels(const struct writer *w, const struct pl_op *op, enum pl_pa
   if (op->kind == PL_OP_GEMM)
     names_out[0] = gemm_name(g, 0);
   else if (op->kind == PL_OP_ATTENTION && w->run->layout.eager_attention)
-    names_out[0] = pass == PL_PASS_FWD ? "scaled_masked_softmax_warp_forward (QK^T, softmax, dropout, PV)"
-                                       : "scaled_masked_softmax_warp_backward (attention backward)";
+    names_out[0] = pass == PL_PASS_FWD
+                       ? "scaled_masked_softmax_warp_forward (QK^T, softmax, dropout, PV)"
+                       : "scaled_masked_softmax_warp_backward (attention backward)";
   else if (op->kind == PL_OP_ATTENTION)
-    names_out[0] = pass == PL_PASS_FWD ? "void flash_fwd_kernel<Flash_fwd_kernel_traits>"
-                                       : "void flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits>";
+    names_out[0] =
+        pass == PL_PASS_FWD
+            ? "void flash_fwd_kernel<Flash_fwd_kernel_traits>"
+            : "void flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits>";
   else
     names_out[0] = memory_name(op);
   times[0] = t;
@@ -176,8 +192,8 @@ static bool wanted(const struct pl_op *op, enum pl_task_part part) {
 }
 
 /* Walk a task's ops in execution order; emit when scale > 0, else just sum. */
-static double walk_segment(struct writer *w, const struct pl_timeline_task *t, int seg, int64_t layer,
-                           double *at, double scale) {
+static double walk_segment(struct writer *w, const struct pl_timeline_task *t, int seg,
+                           int64_t layer, double *at, double scale) {
   const struct pl_op *ops = w->ops[seg];
   int n = w->n_ops[seg];
   bool bwd = t->kind == PL_TASK_BACKWARD;
@@ -243,45 +259,60 @@ static void compute_task(struct writer *w, const struct pl_timeline_task *t) {
 
 /* ---- NCCL kernels ---- */
 
-static bool fp32_grads(const struct pl_timeline_task *t) {
-  bool dp = strcmp(t->group, "dp") == 0 || strcmp(t->group, "dp-replica") == 0;
-  return dp && (t->op == PL_COLL_REDUCE_SCATTER || t->op == PL_COLL_ALL_REDUCE);
+static bool fp32_grads(const struct pl_timeline_coll *c) {
+  bool dp = strcmp(c->group, "dp") == 0 || strcmp(c->group, "dp-replica") == 0;
+  return dp && (c->op == PL_COLL_REDUCE_SCATTER || c->op == PL_COLL_ALL_REDUCE);
 }
 
-static void nccl_name(const struct pl_timeline_task *t, char *buf, size_t n) {
+static void nccl_name(const struct pl_timeline_coll *c, char *buf, size_t n) {
   static const char *const kind[PL_COLL_N_OPS] = {"AllReduce", "AllGather", "ReduceScatter",
-                                                 "SendRecv", "Broadcast", "SendRecv"};
-  const char *algo = t->algo == PL_ALGO_TREE ? "TREE" : t->algo == PL_ALGO_NVLS ? "NVLS" : "RING";
-  const char *proto = t->proto == PL_PROTO_LL ? "LL" : t->proto == PL_PROTO_LL128 ? "LL128" : "SIMPLE";
+                                                  "SendRecv",  "Broadcast", "SendRecv"};
+  const char *algo = c->algo == PL_ALGO_TREE ? "TREE" : c->algo == PL_ALGO_NVLS ? "NVLS" : "RING";
+  const char *proto = c->proto == PL_PROTO_LL      ? "LL"
+                      : c->proto == PL_PROTO_LL128 ? "LL128"
+                                                   : "SIMPLE";
   const char *sig = "(ncclDevComm*, unsigned long, ncclWork*)";
-  if (t->op == PL_COLL_SEND_RECV || t->op == PL_COLL_ALL_TO_ALL)
+  if (c->op == PL_COLL_SEND_RECV || c->op == PL_COLL_ALL_TO_ALL)
     snprintf(buf, n, "ncclDevKernel_SendRecv%s", sig);
-  else if (t->op == PL_COLL_ALL_GATHER || t->op == PL_COLL_BROADCAST)
-    snprintf(buf, n, "ncclDevKernel_%s_%s_%s%s", kind[t->op], algo, proto, sig);
+  else if (c->op == PL_COLL_ALL_GATHER || c->op == PL_COLL_BROADCAST)
+    snprintf(buf, n, "ncclDevKernel_%s_%s_%s%s", kind[c->op], algo, proto, sig);
   else
-    snprintf(buf, n, "ncclDevKernel_%s_Sum_%s_%s_%s%s", kind[t->op], fp32_grads(t) ? "f32" : "bf16",
+    snprintf(buf, n, "ncclDevKernel_%s_Sum_%s_%s_%s%s", kind[c->op], fp32_grads(c) ? "f32" : "bf16",
              algo, proto, sig);
 }
 
-static void coll_task(struct writer *w, const struct pl_timeline_task *t) {
-  static const char *const coll_names[PL_COLL_N_OPS] = {"allreduce", "allgather", "reduce_scatter",
-                                                       "all_to_all", "broadcast", "send"};
+/* The calls of one collective of a task, back to back from *at. */
+static void coll_calls(struct writer *w, const struct pl_timeline_task *t,
+                       const struct pl_timeline_coll *c, double each_s, double *at) {
+  static const char *const coll_names[PL_COLL_N_OPS] = {"allreduce",  "allgather", "reduce_scatter",
+                                                        "all_to_all", "broadcast", "send"};
   char name[160], args[400];
-  nccl_name(t, name, sizeof name);
-  double elem = fp32_grads(t) ? 4.0 : 2.0;
-  double whole = t->bytes / elem, part = whole / (double)(t->group_ranks > 0 ? t->group_ranks : 1);
-  double in = t->op == PL_COLL_ALL_GATHER ? part : whole;
-  double out = t->op == PL_COLL_REDUCE_SCATTER ? part : whole;
+  nccl_name(c, name, sizeof name);
+  double elem = fp32_grads(c) ? 4.0 : 2.0;
+  double whole = c->bytes / elem, part = whole / (double)(c->group_ranks > 0 ? c->group_ranks : 1);
+  double in = c->op == PL_COLL_ALL_GATHER ? part : whole;
+  double out = c->op == PL_COLL_REDUCE_SCATTER ? part : whole;
   snprintf(args, sizeof args,
            ", \"Collective name\": \"%s\", \"In msg nelems\": %.0f, \"Out msg nelems\": %.0f, "
            "\"Group size\": %lld, \"dtype\": \"%s\", \"Process Group Name\": \"%s\", "
-           "\"Process Group Description\": \"%s\", \"In split size\": \"[]\", \"Out split size\": \"[]\"",
-           coll_names[t->op], in, out, (long long)t->group_ranks, elem == 4.0 ? "Float" : "BFloat16",
-           t->group, t->group);
-  int64_t calls = t->calls > 0 ? t->calls : 1;
-  double each = (t->end_s - t->start_s) / (double)calls;
-  for (int64_t i = 0; i < calls; i++)
-    kernel(w, t, name, t->start_s + (double)i * each, each, args);
+           "\"Process Group Description\": \"%s\", \"In split size\": \"[]\", \"Out split size\": "
+           "\"[]\"",
+           coll_names[c->op], in, out, (long long)c->group_ranks,
+           elem == 4.0 ? "Float" : "BFloat16", c->group, c->group);
+  for (int64_t i = 0; i < c->calls; i++) {
+    kernel(w, t, name, *at, each_s, args);
+    *at += each_s;
+  }
+}
+
+/* A collective task: its calls laid out in proportion to their time alone. */
+static void coll_task(struct writer *w, const struct pl_timeline_task *t) {
+  double alone = 0;
+  for (int k = 0; k < t->n_colls; k++)
+    alone += (double)t->colls[k].calls * t->colls[k].call_s;
+  double scale = alone > 0 ? (t->end_s - t->start_s) / alone : 0, at = t->start_s;
+  for (int k = 0; k < t->n_colls; k++)
+    coll_calls(w, t, &t->colls[k], t->colls[k].call_s * scale, &at);
 }
 
 /* Kernels a full expansion would write, to decide whether to expand. */
@@ -290,7 +321,9 @@ static double kernel_estimate(const struct writer *w) {
   struct pl_timeline_task t;
   for (size_t i = 0; i < pl_timeline_count(w->tl); i++) {
     pl_timeline_get(w->tl, i, &t);
-    n += t.kind == PL_TASK_COLL ? (double)t.calls : 3.0 * (double)(t.layers + 2) * w->n_ops[1];
+    for (int k = 0; k < t.n_colls; k++)
+      n += (double)t.colls[k].calls;
+    n += t.kind == PL_TASK_COLL ? 0 : 3.0 * (double)(t.layers + 2) * w->n_ops[1];
   }
   return n;
 }
@@ -325,7 +358,8 @@ enum pl_status pl_timeline_write(const struct pl_timeline *tl, const char *path,
   header(&w);
   names(&w);
   events(&w);
-  fputs("{\"name\": \"trace_end\", \"ph\": \"M\", \"ts\": 0, \"pid\": 0, \"tid\": 0, \"args\": {}}\n]}\n",
+  fputs("{\"name\": \"trace_end\", \"ph\": \"M\", \"ts\": 0, \"pid\": 0, \"tid\": 0, \"args\": "
+        "{}}\n]}\n",
         w.f);
   bool bad = ferror(w.f) != 0;
   if (fclose(w.f) != 0 || bad) {
@@ -335,7 +369,8 @@ enum pl_status pl_timeline_write(const struct pl_timeline *tl, const char *path,
   if (rename(tmp, path) != 0) {
     int e = errno;
     remove(tmp);
-    return pl_diag_set(diag, PL_ERR_IO, "trace '%s': cannot rename into place: %s", path, strerror(e));
+    return pl_diag_set(diag, PL_ERR_IO, "trace '%s': cannot rename into place: %s", path,
+                       strerror(e));
   }
   return PL_OK;
 }

@@ -4,7 +4,7 @@
  *  "datasets": [{name, rows, predicted, skipped, mape, median_ape, max_ape,
  *                bias (mean signed error), worst_row}],
  *  "overall": {same, plus worst_dataset},
- *  "rows": [{dataset, row, line, run, gpu, cluster, quantity, metric,
+ *  "rows": [{dataset, row, line, run, source, architecture, gpu, cluster, quantity, metric,
  *            published, predicted, measured, error, skipped_reason, assumed,
  *            layout {...}, breakdown {...}}]}
  * Errors are percent (error signed, the rest absolute). What does not apply
@@ -79,6 +79,8 @@ static void row(struct pl_emit *e, const struct pl_vrow *r) {
   pl_emit_int(e, "row", r->row);
   pl_emit_int(e, "line", r->line);
   pl_emit_str(e, "run", r->label);
+  pl_emit_str(e, "source", r->source[0] ? r->source : NULL);
+  pl_emit_str(e, "architecture", r->architecture[0] ? r->architecture : NULL);
   pl_emit_str(e, "gpu", r->gpu[0] ? r->gpu : NULL);
   pl_emit_str(e, "cluster", r->cluster[0] ? r->cluster : NULL);
   pl_emit_str(e, "quantity", r->quantity);

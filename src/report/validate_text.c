@@ -24,6 +24,11 @@ static void row_line(FILE *out, const struct pl_vrow *r, const struct pl_vrow *p
 static void dataset_rows(FILE *out, const struct pl_validation *v, const struct pl_vsummary *s) {
   fprintf(out, "%s: %" PRId64 " rows, %" PRId64 " predicted, %" PRId64 " skipped\n", s->name,
           s->rows, s->predicted, s->skipped);
+  for (size_t i = 0; i < v->n_rows; i++)
+    if (strcmp(v->rows[i].dataset, s->name) == 0 && v->rows[i].architecture[0] != '\0') {
+      fprintf(out, "  architecture: %s\n", v->rows[i].architecture);
+      break;
+    }
   if (s->predicted > 0)
     fprintf(out,
             "  (an 'assumed' line holds for the rows below it until the next one)\n"
@@ -87,15 +92,19 @@ static void csv_num(FILE *out, double v, bool present) {
 }
 
 void pl_report_validate_csv(FILE *out, const struct pl_validation *v) {
-  fprintf(out, "dataset,row,line,run,gpu,cluster,quantity,metric,published,measured_s,predicted_s,"
-               "error_pct,skipped_reason,assumed,mfu,compute_s,exposed_comm_s,bubble_s,"
-               "optimizer_s,other_s\n");
+  fprintf(
+      out,
+      "dataset,row,line,run,source,gpu,cluster,quantity,metric,published,measured_s,predicted_s,"
+      "error_pct,skipped_reason,assumed,mfu,compute_s,exposed_comm_s,bubble_s,"
+      "optimizer_s,other_s\n");
   for (size_t i = 0; i < v->n_rows; i++) {
     const struct pl_vrow *r = &v->rows[i];
     bool p = !r->skipped;
     csv_str(out, r->dataset);
     fprintf(out, ",%" PRId64 ",%" PRId64 ",", r->row, r->line);
     csv_str(out, r->label);
+    fputc(',', out);
+    csv_str(out, r->source);
     fputc(',', out);
     csv_str(out, r->gpu);
     fputc(',', out);

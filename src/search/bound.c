@@ -1,28 +1,31 @@
 /* bound.c: a cheap lower bound on a layout's step time, used to skip layouts
  * that provably cannot enter the top K (docs/search.md, "Pruning").
  *
- * The step simulator (src/sim, docs/step-model.md) prices each segment's
- * compute per micro-batch with pl_op_time_s, a backward including the forward
- * of the ops it recomputes; a compute task never runs faster than that (it
- * only slows while communication runs), and waits for its pipeline
- * predecessors. The bound uses exactly those compute times and nothing else:
- *  - the pipeline, as a flow shop: stage r cannot start before the first
+ * The step simulator (src/sim, docs/step-model.md) runs each pipeline
+ * rank's compute stream through its passes; a compute task takes at least
+ * its work (pl_op_run_time_s summed over its ops, a backward adding the
+ * forward of recomputed ops) and runs at 1/(1 + overlap_slowdown) while any
+ * collective runs on the GPU; blocking tp collectives sit between compute
+ * tasks; collectives never run faster than alone (comm.c prices them).
+ * The bound is the largest of:
+ *  - the pipeline as a flow shop: stage r cannot start before the first
  *    micro-batch has been forwarded through the stages before it, and the
- *    step cannot end before the last micro-batch's backward has gone back
- *    through them, so step >= sum_{i<r} (f_i + b_i) + m (f_r + b_r) for every
- *    stage r, m micro-batches per step (for equal stages this is the
- *    (m + p - 1)(f + b) of GPipe and 1F1B, Narayanan et al. 2021, SC21,
- *    Sec. 2.2). Interleaved (v chunks per rank): the chains before the last
- *    rank's first task and after its last one are p - 1 chunks each, so
- *    step >= (p - 1)(f_c + b_c) + m (f_r + b_r), f_c + b_c one chunk's work.
- *  - layers per stage: floor(l/p) or ceil(l/p) (src/model/layout.c); which
- *    stages hold the extra layers is not assumed. The embedding is on the
- *    first stage, the LM head and loss on the last.
- * Left out, because they can only add time: every collective (tp, cp, dp,
- * pp), the optimizer step, overlap slowdown.
+ *    step cannot end before the last backward has gone back through them:
+ *    step >= sum_{i<r} (f_i + b_i) + m (f_r + b_r) + optimizer_r, m
+ *    micro-batches, f and b a pass's compute plus its blocking tp
+ *    collectives (for equal stages the (m + p - 1)(f + b) of GPipe and 1F1B,
+ *    Narayanan et al. 2021, SC21, Sec. 2.2). Interleaved (v chunks per
+ *    rank): the chains are p - 1 chunks of 1/v of a stage each;
+ *  - one rank alone, compute plus the waits it cannot avoid plus the
+ *    slowdown its busiest collective stream must cause (rank_bound);
+ *  - layers per stage: floor(l/p) or ceil(l/p) (src/model/layout.c), which
+ *    stages hold the extra ones not assumed; the embedding on the first
+ *    stage, the LM head and loss on the last.
+ * Left out, because they can only add time: pipeline sends, the cp ring,
+ * the overlap of collectives with one another.
  * Scores: tokens/s <= tokens per step / bound. Tokens per joule <= tokens
- * per step / (bound * least cluster power, min_cluster_w). Cost ranks as
- * tokens/s at a fixed GPU count. */
+ * per step / the least energy of a step that long (min_energy_j). Cost ranks
+ * as tokens/s at a fixed GPU count. */
 #include "search_int.h"
 
 #include <math.h>
@@ -30,58 +33,182 @@
 #include <plateau/flops.h>
 #include <plateau/sim.h>
 
-/* Forward and backward compute of a list of ops, as the simulator sums them. */
-static void ops_time(const struct search_ctx *ctx, const struct pl_op *ops, int n,
-                     double *fwd_s, double *bwd_s) {
+/* Forward + backward compute of a list of ops, as the simulator sums them
+ * (src/sim/compute.c, sim_seg_ops_s): a backward adds the forward of the
+ * ops it recomputes. */
+static double ops_time(const struct search_ctx *ctx, const struct pl_layout *l,
+                       const struct pl_op *ops, int n, double *attn_f, double *attn_b) {
   const struct pl_gpu *g = &ctx->cluster->gpu;
-  double f = 0, b = 0;
+  double t = 0;
+  *attn_f = *attn_b = 0;
   for (int i = 0; i < n; i++) {
-    f += pl_op_time_s(g, ctx->dtype, &ops[i], PL_PASS_FWD);
-    b += pl_op_time_s(g, ctx->dtype, &ops[i], PL_PASS_BWD);
+    double f = pl_op_run_time_s(g, l, ctx->model, &ops[i], PL_PASS_FWD);
+    double b = pl_op_run_time_s(g, l, ctx->model, &ops[i], PL_PASS_BWD);
     if (ops[i].recompute)
-      b += pl_op_time_s(g, ctx->dtype, &ops[i], PL_PASS_FWD);
+      b += f;
+    t += f + b;
+    if (ops[i].kind == PL_OP_ATTENTION) {
+      *attn_f += f;
+      *attn_b += b;
+    }
   }
-  *fwd_s = f;
-  *bwd_s = b;
+  return t;
 }
 
 void search_seg_times(const struct search_ctx *ctx, const struct pl_layout *l,
                       struct search_seg_times *out) {
   struct pl_op ops[PL_MAX_LAYER_OPS];
-  double f, b;
-  ops_time(ctx, ops, pl_layer_ops(ctx->model, l, ops), &f, &b);
-  out->layer_s = f + b;
-  ops_time(ctx, ops, pl_embed_ops(ctx->model, l, ops), &f, &b);
-  out->embed_s = f + b;
-  ops_time(ctx, ops, pl_head_ops(ctx->model, l, ops), &f, &b);
-  out->head_s = f + b;
+  double af, ab;
+  out->layer_s = ops_time(ctx, l, ops, pl_layer_ops(ctx->model, l, ops), &out->attn_f_s,
+                          &out->attn_b_s);
+  out->embed_s = ops_time(ctx, l, ops, pl_embed_ops(ctx->model, l, ops), &af, &ab);
+  out->head_s = ops_time(ctx, l, ops, pl_head_ops(ctx->model, l, ops), &af, &ab);
+}
+
+/* What one pipeline rank holds: whole transformer blocks, and maybe the
+ * embedding and the LM head. */
+struct stage {
+  double layers;
+  bool embed;
+  bool head;
+};
+
+/* Per micro-batch: compute, blocking tp collectives, parameters. */
+static double stage_comp(const struct search_times *t, const struct stage *s) {
+  return s->layers * t->seg.layer_s + (s->embed ? t->seg.embed_s : 0) + (s->head ? t->seg.head_s : 0);
+}
+
+/* Blocking tp collectives, and the part of each block's cp ring that its
+ * attention core does not cover (the next block waits for the ring). */
+static double stage_tp(const struct search_times *t, const struct stage *s) {
+  const struct search_tp_times *p = &t->tp;
+  double ring_f = p->ring_f - t->seg.attn_f_s, ring_b = p->ring_b - t->seg.attn_b_s;
+  double ring = (ring_f > 0 ? ring_f : 0) + (ring_b > 0 ? ring_b : 0);
+  return s->layers * (p->layer_f + p->layer_b + ring) + (s->embed ? p->embed_f + p->embed_b : 0) +
+         (s->head ? p->head_f + p->head_b : 0);
+}
+
+static double stage_params(const struct search_times *t, const struct stage *s) {
+  const double *p = t->dp.params;
+  return s->layers * p[SEARCH_SEG_LAYER] + (s->embed ? p[SEARCH_SEG_EMBED] : 0) +
+         (s->head ? p[SEARCH_SEG_HEAD] : 0);
+}
+
+/* Sum (per unit) or least (over the unit kinds present) of a dp time. */
+static double units_sum(const struct stage *s, const double *v) {
+  return s->layers * v[SEARCH_SEG_LAYER] + (s->embed ? v[SEARCH_SEG_EMBED] : 0) +
+         (s->head ? v[SEARCH_SEG_HEAD] : 0);
+}
+
+static double units_min(const struct stage *s, const double *v) {
+  double m = s->layers > 0 ? v[SEARCH_SEG_LAYER] : INFINITY;
+  if (s->embed && v[SEARCH_SEG_EMBED] < m)
+    m = v[SEARCH_SEG_EMBED];
+  if (s->head && v[SEARCH_SEG_HEAD] < m)
+    m = v[SEARCH_SEG_HEAD];
+  return isfinite(m) ? m : 0;
+}
+
+/* The most a rank's last backward unit can spend in tp collectives. */
+static double last_tp_b(const struct search_times *t, const struct stage *s) {
+  double m = s->layers > 0 ? t->tp.layer_b : 0;
+  if (s->embed && t->tp.embed_b > m)
+    m = t->tp.embed_b;
+  if (s->head && t->tp.head_b > m)
+    m = t->tp.head_b;
+  return m;
+}
+
+/* One rank alone. Its compute stream does C of work (m passes of each kind
+ * and the optimizer) at rate 1, or 1/(1+s) while any of its collectives
+ * runs; X is time it provably waits on a collective (blocking tp, the first
+ * FSDP all_gather, the last reduce_scatter before the optimizer, zero1's
+ * all_gather after it); R the work of its busiest dp stream. With U the time
+ * any collective runs (U >= X, U >= R) and O the part of U under compute:
+ * step >= C + O s/(1+s) + (U - O) >= C + X/(1+s) + s/(1+s) max(R, X), and
+ * step >= U >= R. */
+static double rank_bound(const struct search_ctx *ctx, const struct pl_layout *l,
+                         const struct search_times *t, const struct stage *s) {
+  double m = (double)l->micro_batches, params = stage_params(t, s);
+  double slow = ctx->cluster->gpu.eff.overlap_slowdown;
+  double C = m * stage_comp(t, s) + search_optimizer_s(ctx, l, params);
+  double X = m * stage_tp(t, s) + search_zero1_gather_s(ctx, l, params);
+  double R = 0;
+  if (l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3) {
+    double gathers = l->shard == PL_SHARD_ZERO3 ? 2 * m : (l->pp == 1 ? m : 1);
+    /* the last unit's reduce_scatter runs alongside its backward tp
+     * collectives, already in X: count only what it may add to them */
+    double tail = units_min(s, t->dp.rs_s) - last_tp_b(t, s);
+    X += units_min(s, t->dp.ag_s) + (tail > 0 ? tail : 0);
+    double g = gathers * units_sum(s, t->dp.ag_s), r = m * units_sum(s, t->dp.rs_s);
+    R = g > r ? g : r;
+  } else if (l->vp == 1) {
+    /* full buckets of the one backward that reduces (with vp > 1 each chunk
+     * flushes its own, fewer in all: not counted) */
+    R = floor(params * search_grad_bytes() / search_bucket_bytes()) * t->dp.bucket_s;
+  }
+  if (!(slow >= 0))
+    return C + X; /* never faster: only the waits add */
+  double v = C + X / (1 + slow) + slow / (1 + slow) * (R > X ? R : X);
+  return v > R ? v : R; /* the stream itself takes R */
+}
+
+/* Per micro-batch forward + backward of a rank, blocking tp included. */
+static double stage_pass(const struct search_times *t, const struct stage *s) {
+  return stage_comp(t, s) + stage_tp(t, s);
 }
 
 double search_step_lb_s(const struct search_ctx *ctx, const struct pl_layout *l,
-                        const struct search_seg_times *t) {
+                        const struct search_times *t) {
   double m = (double)l->micro_batches;
   int64_t p = l->pp, layers = ctx->model->layers;
-  if (p <= 1)
-    return m * ((double)layers * t->layer_s + t->embed_s + t->head_s);
-  if (l->schedule == PL_SCHEDULE_INTERLEAVED && l->vp > 1) {
-    double rank_s = (double)(layers / p) * t->layer_s;
-    double chunk_s = rank_s / (double)l->vp;
-    return (double)(p - 1) * chunk_s + m * (rank_s + t->head_s);
+  if (p <= 1) {
+    struct stage all = {(double)layers, true, true};
+    return rank_bound(ctx, l, t, &all);
   }
-  /* Last stage: the p - 1 before it hold at least floor(l/p) layers each,
-   * the first of them the embedding. Busiest: ceil(l/p), nothing before. */
+  struct stage layer = {1, false, false}, embed = {0, true, false};
+  if (l->schedule == PL_SCHEDULE_INTERLEAVED && l->vp > 1) {
+    struct stage last = {(double)(layers / p), false, true};
+    double chunk = (double)(layers / p / l->vp) * stage_pass(t, &layer);
+    double flow = (double)(p - 1) * chunk + m * stage_pass(t, &last) +
+                  search_optimizer_s(ctx, l, stage_params(t, &last));
+    double rank = rank_bound(ctx, l, t, &last);
+    return flow > rank ? flow : rank;
+  }
+  /* Stages hold floor or ceil of layers / p, which ones not assumed. Last
+   * stage: the p - 1 before it hold at least floor each, the first of them
+   * the embedding. Busiest: ceil, nothing assumed before it. */
   double lo = (double)(layers / p), hi = (double)((layers + p - 1) / p);
-  double last = (double)(p - 1) * lo * t->layer_s + t->embed_s + m * (lo * t->layer_s + t->head_s);
-  double busiest = m * hi * t->layer_s;
-  return last > busiest ? last : busiest;
+  struct stage last = {lo, false, true}, busy = {hi, false, false};
+  double before = (double)(p - 1) * lo * stage_pass(t, &layer) + stage_pass(t, &embed);
+  double best = before + m * stage_pass(t, &last) + search_optimizer_s(ctx, l, stage_params(t, &last));
+  double v = m * stage_pass(t, &busy) + search_optimizer_s(ctx, l, stage_params(t, &busy));
+  best = v > best ? v : best;
+  v = rank_bound(ctx, l, t, &last);
+  best = v > best ? v : best;
+  v = rank_bound(ctx, l, t, &busy);
+  return v > best ? v : best;
 }
 
-/* The least power the simulator can give the cluster (src/sim/power.c,
- * account.c): each GPU draws idle + (tdp - idle) * share, share a mix of the
- * GPU's compute, communication and wait shares with fractions that cover
- * the step, so share >= the smallest of the three (when none is negative),
- * capped at TDP; each node adds node_other_w. 0 when no bound holds. */
-static double min_cluster_w(const struct search_ctx *ctx, const struct pl_layout *l) {
+/* The least compute work any pipeline rank does in a step: at least
+ * floor(l/p) blocks per micro-batch and its optimizer. */
+static double min_rank_compute_s(const struct search_ctx *ctx, const struct pl_layout *l,
+                                 const struct search_times *t) {
+  int64_t p = l->pp > 0 ? l->pp : 1;
+  struct stage s = {(double)(ctx->model->layers / p), p == 1, p == 1};
+  return (double)l->micro_batches * stage_comp(t, &s) +
+         search_optimizer_s(ctx, l, stage_params(t, &s));
+}
+
+/* The least energy of a step of time step_s (src/sim/power.c, account.c).
+ * Each rank's GPU draws idle + (tdp - idle) share (capped at TDP), share =
+ * a_c f_c + a_x f_x + a_w f_w over fractions of the step computing, in
+ * exposed communication and waiting that add up to at least 1; with a the
+ * smallest of the three shares (none negative) share >= a + (a_c - a) f_c,
+ * and f_c >= the rank's compute work / step. Each node adds node_other_w.
+ * 0 when no bound holds. */
+static double min_energy_j(const struct search_ctx *ctx, const struct pl_layout *l,
+                           const struct search_times *t, double step_s) {
   const struct pl_gpu *g = &ctx->cluster->gpu;
   const struct pl_gpu_efficiency *e = &g->eff;
   double a = e->power_compute;
@@ -90,23 +217,25 @@ static double min_cluster_w(const struct search_ctx *ctx, const struct pl_layout
   if (a < 0 || g->idle_w < 0 || ctx->cluster->node_other_w < 0)
     return 0;
   double range = g->tdp_w > g->idle_w ? g->tdp_w - g->idle_w : 0;
-  double w = g->idle_w + range * a;
-  if (g->tdp_w > g->idle_w && w > g->tdp_w)
-    w = g->tdp_w;
-  return w * (double)l->gpus + ctx->cluster->node_other_w * (double)l->nodes;
+  double gpu_j = g->idle_w * step_s + range * (a * step_s + (e->power_compute - a) *
+                                                                 min_rank_compute_s(ctx, l, t));
+  if (g->tdp_w > g->idle_w && gpu_j > g->tdp_w * step_s)
+    gpu_j = g->tdp_w * step_s;
+  return gpu_j * (double)l->gpus + ctx->cluster->node_other_w * (double)l->nodes * step_s;
 }
 
-double search_score_ub(const struct search_ctx *ctx, const struct pl_layout *l, double lb_step_s) {
+double search_score_ub(const struct search_ctx *ctx, const struct pl_layout *l,
+                       const struct search_times *t, double lb_step_s) {
   if (!(lb_step_s > 0))
     return INFINITY;
-  double w = 0;
+  double j = 0;
   switch (ctx->objective) {
   case PL_OBJECTIVE_THROUGHPUT:
   case PL_OBJECTIVE_COST:
     return ctx->tokens_per_step / lb_step_s;
   case PL_OBJECTIVE_TOKENS_PER_J:
-    w = min_cluster_w(ctx, l);
-    return w > 0 ? ctx->tokens_per_step / (lb_step_s * w) : INFINITY;
+    j = min_energy_j(ctx, l, t, lb_step_s);
+    return j > 0 ? ctx->tokens_per_step / j : INFINITY;
   }
   return INFINITY;
 }

@@ -62,6 +62,7 @@ struct search_ctx {
   enum pl_objective objective;
   double gpu_hour_usd;
   double tokens_per_step;
+  struct pl_layout tmpl;          /* the base layout's inputs; search_cand_layout fills the rest */
   int64_t *div_gpus, n_div_gpus;  /* divisors of gpus, ascending */
   int64_t *div_gbs, n_div_gbs;    /* divisors of gbs, ascending */
   struct search_tuple *tuples;    /* (tp, pp, cp) in enumeration order */
@@ -91,25 +92,62 @@ enum pl_status search_enumerate(const struct search_ctx *ctx, struct pl_par *par
 void search_cand_layout(const struct search_ctx *ctx, const struct search_cand *c,
                         struct pl_layout *l);
 
-/* ---- bound.c ---- */
+/* ---- bound.c and comm.c ---- */
+
+enum { SEARCH_SEG_EMBED, SEARCH_SEG_LAYER, SEARCH_SEG_HEAD, SEARCH_SEG_N };
 
 /* Compute of one micro-batch on one GPU, forward + backward (recompute
  * included), as the simulator prices it. Depends on tp, cp, mbs, seq,
- * recompute and dtype only. */
+ * recompute and the layout's inputs (dtype, attention kind) only. */
 struct search_seg_times {
-  double layer_s;            /* one transformer block */
+  double layer_s;            /* one transformer block, attention core included */
+  double attn_f_s;           /* of which the attention core's forward */
+  double attn_b_s;           /* and backward (with its recompute) */
   double embed_s;            /* embedding (first stage) */
   double head_s;             /* final norm + LM head + loss (last stage) */
 };
 void search_seg_times(const struct search_ctx *ctx, const struct pl_layout *l,
                       struct search_seg_times *out);
 
+/* Blocking tensor-parallel collectives of one micro-batch, forward and
+ * backward, per segment (0 when tp = 1). Same dependencies as seg times. */
+struct search_tp_times {
+  double layer_f, layer_b, embed_f, embed_b, head_f, head_b;
+  double ring_f, ring_b;     /* cp ring of one block, overlapping its attention core */
+};
+void search_tp_times(const struct search_ctx *ctx, const struct pl_layout *l,
+                     struct search_tp_times *out);
+
+/* Data-parallel collectives: per FSDP unit (segment kind) one all_gather and
+ * one gradient reduction (reduce_scatter + replica all_reduce); for ddp and
+ * zero1 one 25 MiB bucket. Depends on tp, cp, dp and the shard config. */
+struct search_dp_times {
+  double params[SEARCH_SEG_N]; /* parameters of a segment on one GPU (after tp) */
+  double ag_s[SEARCH_SEG_N];
+  double rs_s[SEARCH_SEG_N];
+  double bucket_s;
+};
+void search_dp_times(const struct search_ctx *ctx, const struct pl_layout *l,
+                     struct search_dp_times *out);
+double search_optimizer_s(const struct search_ctx *ctx, const struct pl_layout *l, double params);
+double search_zero1_gather_s(const struct search_ctx *ctx, const struct pl_layout *l,
+                             double params);
+double search_bucket_bytes(void);
+double search_grad_bytes(void);
+
+struct search_times {
+  struct search_seg_times seg;
+  struct search_tp_times tp;
+  struct search_dp_times dp;
+};
+
 /* A lower bound on pl_predict's step time for a resolved layout, and the
  * matching upper bound on the score (higher is better; +inf when no bound is
  * known for the objective). */
 double search_step_lb_s(const struct search_ctx *ctx, const struct pl_layout *l,
-                        const struct search_seg_times *t);
-double search_score_ub(const struct search_ctx *ctx, const struct pl_layout *l, double lb_step_s);
+                        const struct search_times *t);
+double search_score_ub(const struct search_ctx *ctx, const struct pl_layout *l,
+                       const struct search_times *t, double lb_step_s);
 
 /* The score of a simulated prediction: higher is better for every objective
  * (cost ranks by tokens per USD). */

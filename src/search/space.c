@@ -126,6 +126,19 @@ static enum pl_status check_fixed(const struct search_ctx *ctx, struct pl_diag *
   return PL_OK;
 }
 
+/* Keep the base layout's other inputs (attention kind, sequence parallelism
+ * off, and whatever is added later); clear what the search decides. */
+static void make_template(struct search_ctx *ctx, const struct pl_layout *base) {
+  struct pl_layout *t = &ctx->tmpl;
+  *t = *base;
+  t->gpus = ctx->gpus;
+  t->nodes = t->dp = t->micro_batches = t->batch_per_gpu = 0;
+  t->gbs = ctx->gbs;
+  t->seq = ctx->seq;
+  t->sp = false;
+  t->shard_set = true;
+}
+
 enum pl_status search_ctx_init(struct search_ctx *ctx, const struct pl_run *base,
                                const struct pl_search_opts *opts, struct pl_diag *diag) {
   memset(ctx, 0, sizeof *ctx);
@@ -137,6 +150,8 @@ enum pl_status search_ctx_init(struct search_ctx *ctx, const struct pl_run *base
   enum pl_status st = resolve_size(ctx, base, diag);
   if (st == PL_OK)
     st = check_fixed(ctx, diag);
+  if (st == PL_OK)
+    make_template(ctx, &base->layout);
   if (st == PL_OK)
     st = divisors(ctx->gpus, &ctx->div_gpus, &ctx->n_div_gpus, diag);
   if (st == PL_OK)
@@ -158,21 +173,16 @@ void search_ctx_free(struct search_ctx *ctx) {
 
 void search_cand_layout(const struct search_ctx *ctx, const struct search_cand *c,
                         struct pl_layout *l) {
-  memset(l, 0, sizeof *l);
-  l->gpus = ctx->gpus;
+  *l = ctx->tmpl;
   l->tp = c->tp;
   l->pp = c->pp;
   l->cp = c->cp;
   l->vp = c->vp;
   l->shard = (enum pl_shard)c->shard;
-  l->shard_set = true;
   l->shard_group = c->shard_group;
   l->mbs = c->mbs;
-  l->gbs = ctx->gbs;
-  l->seq = ctx->seq;
   l->recompute = (enum pl_recompute)c->recompute;
   l->schedule = (enum pl_schedule)c->schedule;
-  l->dtype = ctx->dtype;
 }
 
 /* ---- one degree tuple ---- */
@@ -217,16 +227,20 @@ static bool push_cand(struct tuple_out *o, const struct search_cand *c) {
   return true;
 }
 
-/* Segment compute times, shared by the layouts of one (tuple, mbs,
- * recompute): computed for the first of them that fits. */
-struct seg_cache {
-  bool valid;
-  struct search_seg_times t;
+/* Bound inputs shared between layouts, computed for the first that fits:
+ * compute and tp times per (tuple, mbs, recompute), dp times per (tuple,
+ * shard mode, shard group). */
+struct times_cache {
+  bool seg_valid;
+  struct search_times t;           /* dp part: copied from the slot below */
+  int64_t dp_slot;                 /* mode * n_div_gpus + group index */
+  bool *dp_valid;                  /* per slot */
+  struct search_dp_times *dp;      /* per slot */
 };
 
 /* Check one layout of the tuple; record its reason or keep it. */
 static void visit(const struct search_ctx *ctx, const struct search_tuple *t, enum pl_reject deg,
-                  struct search_cand *c, struct seg_cache *cache, struct tuple_out *o) {
+                  struct search_cand *c, struct times_cache *cache, struct tuple_out *o) {
   o->considered++;
   enum pl_reject why = deg;
   int64_t micro = 0;
@@ -258,12 +272,18 @@ static void visit(const struct search_ctx *ctx, const struct search_tuple *t, en
     o->rejected[why]++;
     return;
   }
-  if (!cache->valid) {
-    search_seg_times(ctx, &l, &cache->t);
-    cache->valid = true;
+  if (!cache->seg_valid) {
+    search_seg_times(ctx, &l, &cache->t.seg);
+    search_tp_times(ctx, &l, &cache->t.tp);
+    cache->seg_valid = true;
   }
+  if (!cache->dp_valid[cache->dp_slot]) {
+    search_dp_times(ctx, &l, &cache->dp[cache->dp_slot]);
+    cache->dp_valid[cache->dp_slot] = true;
+  }
+  cache->t.dp = cache->dp[cache->dp_slot];
   c->lb_step_s = search_step_lb_s(ctx, &l, &cache->t);
-  c->ub = search_score_ub(ctx, &l, c->lb_step_s);
+  c->ub = search_score_ub(ctx, &l, &cache->t, c->lb_step_s);
   if (!push_cand(o, c))
     o->status = PL_ERR_NOMEM;
 }
@@ -315,9 +335,10 @@ static bool shard_group_ok(const struct search_ctx *ctx, int64_t dp, int64_t g) 
 /* Shard configurations and schedules below one (mbs, recompute). */
 static void shard_and_schedule(const struct search_ctx *ctx, const struct search_tuple *t,
                                enum pl_reject deg, const struct sched_list *sl,
-                               struct search_cand *c, struct tuple_out *o, int64_t tuple_index) {
+                               struct search_cand *c, struct tuple_out *o, int64_t tuple_index,
+                               struct times_cache *cache) {
   unsigned smask = ctx->space.shard_mask ? ctx->space.shard_mask : ~0u;
-  struct seg_cache cache = {false, {0, 0, 0}};
+  cache->seg_valid = false;
   for (int mode = PL_SHARD_DDP; mode <= PL_SHARD_ZERO3; mode++) {
     if (!(smask & (1u << mode)))
       continue;
@@ -328,11 +349,12 @@ static void shard_and_schedule(const struct search_ctx *ctx, const struct search
         continue;
       c->shard = (uint8_t)mode;
       c->shard_group = (int32_t)group;
+      cache->dp_slot = mode * ctx->n_div_gpus + g;
       for (int k = 0; k < sl->n; k++) {
         c->schedule = sl->sched[k];
         c->vp = sl->vp[k];
         c->key = (tuple_index << 32) | o->considered;
-        visit(ctx, t, deg, c, &cache, o);
+        visit(ctx, t, deg, c, cache, o);
       }
     }
   }
@@ -351,6 +373,17 @@ static void enumerate_tuple(const struct search_ctx *ctx, int64_t i, struct tupl
   c.pp = (int32_t)t->pp;
   c.cp = (int32_t)t->cp;
   c.dp = (int32_t)t->dp;
+  struct times_cache cache;
+  memset(&cache, 0, sizeof cache);
+  size_t slots = (size_t)(PL_SHARD_ZERO3 + 1) * (size_t)ctx->n_div_gpus;
+  cache.dp_valid = pl_calloc(slots, sizeof *cache.dp_valid);
+  cache.dp = pl_calloc(slots, sizeof *cache.dp);
+  if (cache.dp_valid == NULL || cache.dp == NULL) {
+    o->status = PL_ERR_NOMEM;
+    pl_free(cache.dp_valid);
+    pl_free(cache.dp);
+    return;
+  }
   for (int64_t b = 0; b < ctx->n_div_gbs; b++) {
     if (!fixed_ok(s->mbs, ctx->div_gbs[b]))
       continue;
@@ -359,9 +392,11 @@ static void enumerate_tuple(const struct search_ctx *ctx, int64_t i, struct tupl
       if (!(rmask & (1u << r)))
         continue;
       c.recompute = (uint8_t)r;
-      shard_and_schedule(ctx, t, deg, &sl, &c, o, i);
+      shard_and_schedule(ctx, t, deg, &sl, &c, o, i, &cache);
     }
   }
+  pl_free(cache.dp_valid);
+  pl_free(cache.dp);
 }
 
 /* ---- spreading the tuples and gathering them back ---- */

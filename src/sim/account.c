@@ -87,23 +87,43 @@ static double covered(struct comp_cursor *c, double a, double b) {
   return t;
 }
 
-/* The next comm interval in start order across the stage's lists. */
+/* The next comm interval in start order across the stage's non-empty lists
+ * (a list leaves the set when it runs out). */
 struct merge {
   const struct sim_task *tasks;
   const int32_t *ids;
   int32_t at[LISTS], end[LISTS];
+  int live[LISTS];
+  int n_live;
 };
+
+static void merge_init(struct merge *mg, const int32_t *base) {
+  mg->n_live = 0;
+  for (int k = 1; k < LISTS; k++) {
+    mg->at[k] = base[k];
+    mg->end[k] = base[k + 1];
+    if (mg->at[k] < mg->end[k])
+      mg->live[mg->n_live++] = k;
+  }
+}
 
 static int32_t merge_next(struct merge *mg) {
   int best = -1;
-  for (int k = 1; k < LISTS; k++) {
-    if (mg->at[k] == mg->end[k])
-      continue;
-    const struct sim_task *t = &mg->tasks[mg->ids[mg->at[k]]];
-    if (best < 0 || t->start_s < mg->tasks[mg->ids[mg->at[best]]].start_s)
-      best = k;
+  double best_s = 0;
+  for (int i = 0; i < mg->n_live; i++) {
+    double t = mg->tasks[mg->ids[mg->at[mg->live[i]]]].start_s;
+    if (best < 0 || t < best_s) {
+      best = i;
+      best_s = t;
+    }
   }
-  return best < 0 ? SIM_NONE : mg->ids[mg->at[best]++];
+  if (best < 0)
+    return SIM_NONE;
+  int k = mg->live[best];
+  int32_t id = mg->ids[mg->at[k]++];
+  if (mg->at[k] == mg->end[k])
+    mg->live[best] = mg->live[--mg->n_live];
+  return id;
 }
 
 /* Summary slot of each coll entry, by (op, group). */
@@ -112,8 +132,8 @@ static void summary_slots(const struct sim_step *st, struct pl_step *out, int *s
     const struct sim_coll *c = &st->colls[i];
     const char *op = pl_coll_op_name(c->op);
     int j = 0;
-    while (j < out->n_collectives &&
-           (strcmp(out->collectives[j].op, op) != 0 || strcmp(out->collectives[j].group, c->group) != 0))
+    while (j < out->n_collectives && (strcmp(out->collectives[j].op, op) != 0 ||
+                                      strcmp(out->collectives[j].group, c->group) != 0))
       j++;
     if (j == out->n_collectives && j < PL_MAX_COLL_SUMMARIES) {
       struct pl_coll_summary *s = &out->collectives[out->n_collectives++];
@@ -125,17 +145,29 @@ static void summary_slots(const struct sim_step *st, struct pl_step *out, int *s
   }
 }
 
-static void add_summary(const struct sim_step *st, const int *slot, int32_t id, double len,
-                        double exposed, struct pl_step *out) {
-  const struct sim_meta *m = &st->meta[id];
-  if (m->coll < 0 || slot[m->coll] < 0)
+static void add_one(const struct sim_step *st, const int *slot, int32_t coll, int32_t calls,
+                    double len, double exposed, struct pl_step *out) {
+  if (coll < 0 || slot[coll] < 0)
     return;
-  struct pl_coll_summary *s = &out->collectives[slot[m->coll]];
-  double bytes = s->bytes * (double)s->count + st->colls[m->coll].bytes * m->calls;
-  s->count += m->calls;
+  struct pl_coll_summary *s = &out->collectives[slot[coll]];
+  double bytes = s->bytes * (double)s->count + st->colls[coll].bytes * calls;
+  s->count += calls;
   s->bytes = s->count > 0 ? bytes / (double)s->count : 0;
   s->time_s += len;
   s->exposed_s += exposed;
+}
+
+/* A task's time and exposure, split between its two collectives (if it has
+ * two) in proportion to their time alone. */
+static void add_summary(const struct sim_step *st, const int *slot, int32_t id, double len,
+                        double exposed, struct pl_step *out) {
+  const struct sim_meta *m = &st->meta[id];
+  double w1 = m->coll >= 0 ? m->calls * st->colls[m->coll].time_s : 0;
+  double w2 = m->coll2 >= 0 ? m->calls2 * st->colls[m->coll2].time_s : 0;
+  double f = w1 + w2 > 0 ? w1 / (w1 + w2) : 1;
+  add_one(st, slot, m->coll, m->calls, len * f, exposed * f, out);
+  if (m->coll2 >= 0)
+    add_one(st, slot, m->coll2, m->calls2, len * (1 - f), exposed * (1 - f), out);
 }
 
 /* Split one stage's time; with out != NULL also fill its collectives. */
@@ -150,11 +182,8 @@ static void stage_account(const struct sim_step *st, const struct index *ix, int
     *(st->meta[cc.ids[i]].kind == PL_TASK_OPTIMIZER ? &t->optimizer_s : &t->compute_s) +=
         k->end_s - k->start_s;
   }
-  struct merge mg = {tasks, ix->ids, {0}, {0}};
-  for (int k = 1; k < LISTS; k++) {
-    mg.at[k] = base[k];
-    mg.end[k] = base[k + 1];
-  }
+  struct merge mg = {.tasks = tasks, .ids = ix->ids};
+  merge_init(&mg, base);
   struct comp_cursor cu = cc, ci = cc; /* union sweep, per-task sweep */
   double ua = 0, ub = -1;
   for (int32_t id = merge_next(&mg);; id = merge_next(&mg)) {
@@ -216,8 +245,8 @@ static void power(const struct sim_step *st, const struct stage_time *all, struc
     w += sim_gpu_power_w(&c->gpu, busy / T, t->exposed_s / T, (wait > 0 ? wait : 0) / T);
   }
   out->gpu_w = w / (double)st->stages;
-  out->cluster_w = out->gpu_w * (double)st->run->layout.gpus +
-                   c->node_other_w * (double)st->run->layout.nodes;
+  out->cluster_w =
+      out->gpu_w * (double)st->run->layout.gpus + c->node_other_w * (double)st->run->layout.nodes;
   out->energy_per_step_j = out->cluster_w * T;
 }
 

@@ -14,12 +14,11 @@
  * to pick the better of the tile and its transpose. Time is the larger of
  * that and the HBM time of reading A, B and writing C (roofline).
  * Attention (fused, FlashAttention): executed FLOPs (half the counted ones
- * when causal) over the GPU's FlashAttention forward/backward fraction of peak (FlashAttention-2 paper, Dao 2023, arXiv
- * 2307.08691; FlashAttention-3 paper, Shah et al. 2024, arXiv 2407.08608), or
- * its HBM bytes if that is longer. Memory-bound ops: HBM bytes over the
- * achievable bandwidth. Each kernel adds the GPU's fixed kernel_overhead_s.
- * Ignored: split-K and stream-K kernels that soften wave quantization, L2
- * reuse, clock throttling. */
+ * when causal) over the GPU's FlashAttention forward/backward fraction of peak (FlashAttention-2
+ * paper, Dao 2023, arXiv 2307.08691; FlashAttention-3 paper, Shah et al. 2024, arXiv 2407.08608),
+ * or its HBM bytes if that is longer. Memory-bound ops: HBM bytes over the achievable bandwidth.
+ * Each kernel adds the GPU's fixed kernel_overhead_s. Ignored: split-K and stream-K kernels that
+ * soften wave quantization, L2 reuse, clock throttling. */
 #include <plateau/layout.h>
 #include <plateau/model.h>
 #include <plateau/sim.h>
@@ -75,8 +74,8 @@ static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt) {
   return mamf / q;
 }
 
-double pl_gemm_time_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, int64_t n,
-                      int64_t k, int64_t count) {
+double pl_gemm_time_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, int64_t n, int64_t k,
+                      int64_t count) {
   if (m <= 0 || n <= 0 || k <= 0 || count <= 0)
     return 0;
   double rate = gemm_rate(g, dtype);
@@ -89,12 +88,10 @@ double pl_gemm_time_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, in
 
 int pl_op_kernels(const struct pl_op *op, enum pl_pass pass) {
   switch (op->kind) {
-  case PL_OP_GEMM:
-    return pass == PL_PASS_FWD ? 1 : 2; /* dgrad + wgrad */
+  case PL_OP_GEMM: return pass == PL_PASS_FWD ? 1 : 2; /* dgrad + wgrad */
   case PL_OP_ATTENTION:
     return pass == PL_PASS_FWD ? 1 : 3; /* FA2 bwd: dot(dO,O), main loop, convert dQ */
-  case PL_OP_MEMORY:
-    break;
+  case PL_OP_MEMORY: break;
   }
   double bytes = pass == PL_PASS_FWD ? op->fwd_bytes : op->bwd_bytes;
   return bytes > 0 ? 1 : 0;
@@ -154,19 +151,16 @@ static double eager_attention_s(const struct pl_gpu *g, enum pl_dtype dt, const 
 double pl_op_time_s(const struct pl_gpu *g, enum pl_dtype dtype, const struct pl_op *op,
                     enum pl_pass pass) {
   switch (op->kind) {
-  case PL_OP_GEMM:
-    return gemm_op_s(g, dtype, op, pass);
-  case PL_OP_ATTENTION:
-    return attention_s(g, dtype, op, pass);
-  case PL_OP_MEMORY:
-    break;
+  case PL_OP_GEMM: return gemm_op_s(g, dtype, op, pass);
+  case PL_OP_ATTENTION: return attention_s(g, dtype, op, pass);
+  case PL_OP_MEMORY: break;
   }
   double bytes = pass == PL_PASS_FWD ? op->fwd_bytes : op->bwd_bytes;
   return hbm_s(g, bytes) + pl_op_kernels(op, pass) * g->eff.kernel_overhead_s;
 }
 
-double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l,
-                        const struct pl_model *m, const struct pl_op *op, enum pl_pass pass) {
+double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
+                        const struct pl_op *op, enum pl_pass pass) {
   if (op->kind == PL_OP_ATTENTION && l->eager_attention)
     return eager_attention_s(g, l->dtype, op, pass, m->dropout);
   return pl_op_time_s(g, l->dtype, op, pass);

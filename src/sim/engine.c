@@ -12,9 +12,9 @@
  *     the same GPU: NCCL kernels take SMs and HBM bandwidth from it
  *     (Lee et al. 2025, arXiv 2507.03114, measured 18.9% average slowdown);
  *   - collectives on the same fabric (intra- or inter-node) share it equally.
- * Whenever a rank's running set changes, its tasks' remaining work is brought
- * up to date and their completion events rescheduled; stale events are
- * recognised by a version number and dropped.
+ * Whenever a rank's running set changes, the tasks whose rate changes are
+ * brought up to date and their completion moved in the event heap (heap.c,
+ * one entry per running task).
  *
  * Memory: tasks, edges and streams live in flat arrays indexed by int32 and
  * grown by doubling (sized up front from the lowering's estimate), so
@@ -44,6 +44,7 @@ enum pl_status sim_engine_init(struct sim_engine *e, int32_t ranks, int32_t task
                                double overlap_slowdown) {
   memset(e, 0, sizeof *e);
   e->overlap_slowdown = overlap_slowdown;
+  e->slow_rate = 1.0 / (1.0 + overlap_slowdown);
   e->ranks = pl_calloc((size_t)ranks, sizeof *e->ranks);
   if (e->ranks == NULL)
     return PL_ERR_NOMEM;
@@ -112,16 +113,16 @@ void sim_dep(struct sim_engine *e, int32_t from, int32_t to) {
 
 /* Speed of a task of class res when n[] tasks of each class run on its rank. */
 static double rate_for(const struct sim_engine *e, enum sim_res res, const int n[SIM_RES_N]) {
+  static const double share[SIM_MAX_RANK_STREAMS + 1] = {
+      1, 1, 1.0 / 2, 1.0 / 3, 1.0 / 4, 1.0 / 5, 1.0 / 6, 1.0 / 7, 1.0 / 8};
   if (res == SIM_RES_COMPUTE)
-    return n[SIM_RES_INTRA] + n[SIM_RES_INTER] > 0 ? 1.0 / (1.0 + e->overlap_slowdown) : 1.0;
-  return 1.0 / (double)(n[res] > 0 ? n[res] : 1);
+    return n[SIM_RES_INTRA] + n[SIM_RES_INTER] > 0 ? e->slow_rate : 1.0;
+  return share[n[res]];
 }
 
 static void schedule(struct sim_engine *e, int32_t id) {
-  struct sim_task *t = &e->tasks[id];
-  t->version++;
-  struct sim_event ev = {e->now_s + t->left_s / t->rate, 0, id, t->version};
-  sim_heap_push(&e->heap, ev, &e->nomem);
+  const struct sim_task *t = &e->tasks[id];
+  sim_heap_set(&e->heap, id, e->now_s + t->left_s / t->rate);
 }
 
 /* Re-rate the running tasks of a rank after its running set changed. A task
@@ -203,21 +204,16 @@ static void finish(struct sim_engine *e, int32_t id) {
 }
 
 enum pl_status sim_engine_run(struct sim_engine *e, struct pl_diag *diag) {
-  if (e->nomem)
+  if (e->nomem || sim_heap_init(&e->heap, e->n_tasks) != PL_OK)
     return pl_diag_set(diag, PL_ERR_NOMEM, "step simulation: out of memory");
   e->now_s = 0;
   for (int32_t i = 0; i < e->n_streams; i++)
     try_start(e, i);
   flush_dirty(e);
-  struct sim_event ev;
-  while (sim_heap_pop(&e->heap, &ev)) {
-    if (ev.version != e->tasks[ev.task].version)
-      continue; /* rescheduled since */
-    e->now_s = ev.t_s;
-    finish(e, ev.task);
+  for (int32_t id = sim_heap_pop(&e->heap); id != SIM_NONE; id = sim_heap_pop(&e->heap)) {
+    e->now_s = e->heap.due[id];
+    finish(e, id);
   }
-  if (e->nomem)
-    return pl_diag_set(diag, PL_ERR_NOMEM, "step simulation: out of memory");
   if (e->finished != e->n_tasks)
     return pl_diag_set(diag, PL_ERR_INTERNAL,
                        "step simulation: %d of %d tasks never became ready (dependency cycle)",

@@ -88,8 +88,10 @@ enum pl_status sim_coll_add(struct sim_step *st, enum pl_coll_op op, const char 
                                     pl_coll_op_name(op), group);
   }
   struct sim_coll *c = &st->colls[st->n_colls];
-  *c = (struct sim_coll){op, group, g, bytes, cost.time_s, cost.algo, cost.proto,
-                         g.ranks_per_node < g.ranks ? SIM_RES_INTER : SIM_RES_INTRA};
+  *c = (struct sim_coll){op,          group,
+                         g,           bytes,
+                         cost.time_s, cost.algo,
+                         cost.proto,  g.ranks_per_node < g.ranks ? SIM_RES_INTER : SIM_RES_INTRA};
   *out = st->n_colls++;
   return PL_OK;
 }

@@ -16,7 +16,7 @@ static struct sim_slot kth(int64_t k, int64_t pp, int64_t vp, enum pl_pass pass)
   if (pass == PL_PASS_BWD)
     chunk = vp - chunk - 1;
   int64_t mb = (k / (pp * vp)) * pp + k % pp;
-  return (struct sim_slot){(int32_t)mb, (int16_t)chunk, (int8_t)pass};
+  return (struct sim_slot){(int32_t)mb, (int32_t)chunk, (int32_t)pass};
 }
 
 static int32_t order(int64_t pp, int64_t m, int64_t vp, int64_t stage, struct sim_slot *out) {

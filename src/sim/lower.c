@@ -43,8 +43,9 @@
 #include "sim/sim_int.h"
 
 #define BUCKET_BYTES (25.0 * 1024 * 1024) /* torch DDP bucket_cap_mb = 25 (MiB) */
-#define GRAD_BYTES 4.0     /* fp32 gradients for ddp/zero1 reduction (Megatron main_grad, DDP fp32 params) */
-#define PARAM_BYTES 2.0    /* bf16 parameters gathered after a zero1 optimizer step */
+#define GRAD_BYTES                                                                                 \
+  4.0 /* fp32 gradients for ddp/zero1 reduction (Megatron main_grad, DDP fp32 params) */
+#define PARAM_BYTES 2.0 /* bf16 parameters gathered after a zero1 optimizer step */
 /* AdamW with fp32 states: read grad, param, m, v (16 B), write param, m, v
  * (12 B), write the bf16 working copy (2 B). */
 #define ADAMW_BYTES_PER_PARAM 30.0
@@ -55,24 +56,24 @@ struct lower {
   struct sim_step *st;
   const struct pl_layout *l;
   int64_t pp, vp, m, V;
-  struct sim_slot *slots;    /* stage s's order at s * per_stage */
-  int32_t *n_slots;          /* per stage */
+  struct sim_slot *slots; /* stage s's order at s * per_stage */
+  int32_t *n_slots;       /* per stage */
   int32_t per_stage;
-  int32_t *first;            /* [V][m][2]: first compute task of a pass */
-  int32_t *ends;             /* [V][m][2][LOWER_ENDS]: what a send must wait for */
-  int32_t *streams;          /* [pp][PL_STREAM_N] */
-  bool *unsharded;           /* [vp] FSDP: chunk's parameters are gathered */
-  int32_t *last_bwd;         /* [vp] slot index of the chunk's last backward */
+  int32_t *first;    /* [V][m][2]: first compute task of a pass */
+  int32_t *ends;     /* [V][m][2][LOWER_ENDS]: what a send must wait for */
+  int32_t *streams;  /* [pp][PL_STREAM_N] */
+  bool *unsharded;   /* [vp] FSDP: chunk's parameters are gathered */
+  int32_t *last_bwd; /* [vp] slot index of the chunk's last backward */
   enum pl_status err;
   struct pl_diag *diag;
   /* per stage while emitting */
   int32_t stage;
   int32_t join[LOWER_JOIN];
   int n_join;
-  int32_t unit_end[2];       /* last compute task of the previous two units */
+  int32_t unit_end[2]; /* last compute task of the previous two units */
   int32_t last_comp;
   int32_t pass_first;
-  double bucket_fill;        /* bytes waiting for a DDP bucket */
+  double bucket_fill; /* bytes waiting for a DDP bucket */
   int32_t bucket_coll, bucket_ar_coll, pp_coll;
 };
 
@@ -120,8 +121,13 @@ static int32_t add(struct lower *lw, enum pl_stream s, double work_s, enum pl_ta
     fail(lw, PL_ERR_NOMEM);
     return SIM_NONE;
   }
-  st->meta[id] = (struct sim_meta){.stage = lw->stage, .peer = -1, .mb = -1, .coll = -1,
-                                   .stream = (uint8_t)s, .kind = (uint8_t)kind,
+  st->meta[id] = (struct sim_meta){.stage = lw->stage,
+                                   .peer = -1,
+                                   .mb = -1,
+                                   .coll = -1,
+                                   .coll2 = -1,
+                                   .stream = (uint8_t)s,
+                                   .kind = (uint8_t)kind,
                                    .part = PL_PART_ALL};
   return id;
 }
@@ -140,6 +146,21 @@ static int32_t coll_task(struct lower *lw, enum pl_stream s, int32_t coll, int64
     lw->st->meta[id].coll = coll;
     lw->st->meta[id].calls = (int32_t)calls;
   }
+  return id;
+}
+
+/* Two collectives back to back on one stream and fabric, as one task. */
+static int32_t coll_pair(struct lower *lw, enum pl_stream s, struct sim_comm a, struct sim_comm b) {
+  if (a.coll < 0 || b.coll < 0 || a.calls <= 0 || b.calls <= 0 ||
+      lw->st->colls[a.coll].res != lw->st->colls[b.coll].res)
+    return SIM_NONE;
+  const struct sim_coll *cb = &lw->st->colls[b.coll];
+  int32_t id = coll_task(lw, s, a.coll, a.calls);
+  if (id == SIM_NONE)
+    return SIM_NONE;
+  lw->st->eng.tasks[id].work_s += (double)b.calls * cb->time_s;
+  lw->st->meta[id].coll2 = b.coll;
+  lw->st->meta[id].calls2 = b.calls;
   return id;
 }
 
@@ -189,7 +210,11 @@ static void unit_tp(struct lower *lw, const struct unit *u, int32_t after, int32
   }
   int32_t prev = SIM_NONE;
   for (int i = 0; i < n; i++) {
-    int32_t t = coll_task(lw, PL_STREAM_TP, list[i].coll, list[i].calls);
+    int32_t t = i + 1 < n ? coll_pair(lw, PL_STREAM_TP, list[i], list[i + 1]) : SIM_NONE;
+    if (t != SIM_NONE)
+      i++;
+    else
+      t = coll_task(lw, PL_STREAM_TP, list[i].coll, list[i].calls);
     if (prev == SIM_NONE) {
       sim_dep(&lw->st->eng, after, t);
       sim_dep(&lw->st->eng, ring, t);
@@ -303,8 +328,8 @@ static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
   bool sharded = fsdp(l) && lw->st->seg[SIM_SEG_LAYER].ag >= 0;
   bool ag = sharded && !lw->unsharded[sl.chunk];
   bool rs = sharded && sl.pass == PL_PASS_BWD;
-  bool sync = !fsdp(l) && lw->bucket_coll >= 0 && sl.pass == PL_PASS_BWD &&
-              index == lw->last_bwd[sl.chunk];
+  bool sync = !fsdp(l) && !l->grad_reduce_after_backward && lw->bucket_coll >= 0 &&
+              sl.pass == PL_PASS_BWD && index == lw->last_bwd[sl.chunk];
   lw->pass_first = SIM_NONE;
   if (ag || rs || sync)
     emit_segments(lw, &base, ag, rs, sync);
@@ -330,15 +355,41 @@ static double stage_params(const struct lower *lw, int64_t s) {
   return p;
 }
 
+/* Megatron-LM 2021-22 (megatron/training.py train_step): after the whole
+ * forward_backward_func, model.allreduce_gradients() reduces every gradient
+ * bucket, then _allreduce_embedding_grads() sums the tied word-embedding
+ * gradient between the first and last stage; the optimizer follows. Nothing
+ * of it overlaps the backward (overlap_grad_reduce came with Megatron-core,
+ * 2023). The embedding all_reduce runs whenever pp > 1 and the embeddings are
+ * tied, whatever the gradient overlap. */
+static void grads_after_backward(struct lower *lw, double params) {
+  const struct pl_layout *l = lw->l;
+  if (!fsdp(l) && l->grad_reduce_after_backward && lw->bucket_coll >= 0) {
+    lw->bucket_fill = params * GRAD_BYTES;
+    bucket(lw, NULL, lw->last_comp, true);
+  }
+  bool edge = lw->stage == 0 || lw->stage == lw->pp - 1;
+  if (lw->pp < 2 || !edge || !lw->st->run->model.tied_embeddings)
+    return;
+  int32_t ar;
+  double bytes = lw->st->seg[SIM_SEG_EMBED].params * GRAD_BYTES;
+  enum pl_status s = sim_coll_add(lw->st, PL_COLL_ALL_REDUCE, "pp", bytes, &ar, lw->diag);
+  if (s != PL_OK)
+    fail(lw, s);
+  int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, ar, 1);
+  sim_dep(&lw->st->eng, lw->last_comp, t);
+}
+
 static void emit_tail(struct lower *lw) {
   const struct pl_layout *l = lw->l;
   const struct pl_gpu *g = &lw->st->run->cluster.gpu;
   double params = stage_params(lw, lw->stage);
+  grads_after_backward(lw, params);
   double local = l->shard == PL_SHARD_DDP ? params : params / (double)l->shard_group;
   double bw = g->hbm_bytes_per_s * g->eff.hbm_fraction;
   double opt_s = (bw > 0 ? local * ADAMW_BYTES_PER_PARAM / bw : 0) + g->eff.kernel_overhead_s;
-  int32_t reduce_tail = lw->st->eng.streams[lw->streams[lw->stage * PL_STREAM_N +
-                                                         PL_STREAM_DP_REDUCE]].tail;
+  int32_t reduce_tail =
+      lw->st->eng.streams[lw->streams[lw->stage * PL_STREAM_N + PL_STREAM_DP_REDUCE]].tail;
   join_add(lw, reduce_tail);
   int32_t t = add(lw, PL_STREAM_COMPUTE, opt_s, PL_TASK_OPTIMIZER, SIM_RES_COMPUTE);
   for (int i = 0; i < lw->n_join && t != SIM_NONE; i++)
@@ -375,7 +426,12 @@ static void emit_stage(struct lower *lw, int64_t s) {
   emit_tail(lw);
 }
 
-/* Sends between stages, in each sender's compute order. */
+/* Sends between stages, in each sender's compute order. Blocking, as
+ * Megatron-LM's p2p_communication._communicate runs them: the sends and
+ * receives around a pass are posted with batch_isend_irecv, every request is
+ * waited for (followed by torch.cuda.synchronize() in the 2021-22 code) before
+ * the next forward or backward starts, so a transfer sits on its sender's
+ * critical path as well as its receiver's. */
 static void emit_sends(struct lower *lw, int64_t s) {
   lw->stage = (int32_t)s;
   const struct sim_slot *sl = &lw->slots[s * lw->per_stage];
@@ -394,6 +450,9 @@ static void emit_sends(struct lower *lw, int64_t s) {
     for (int k = 0; k < LOWER_ENDS; k++)
       sim_dep(&lw->st->eng, e[k], t);
     sim_dep(&lw->st->eng, t, lw->first[pass_index(lw, to, sl[i].mb, sl[i].pass)]);
+    if (i + 1 < lw->n_slots[s]) /* blocking: the sender's next pass waits for it */
+      sim_dep(&lw->st->eng, t, lw->first[pass_index(lw, sl[i + 1].chunk * lw->pp + s, sl[i + 1].mb,
+                                                    sl[i + 1].pass)]);
   }
 }
 

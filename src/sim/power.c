@@ -19,8 +19,8 @@ double sim_gpu_power_w(const struct pl_gpu *g, double compute_frac, double comm_
                        double wait_frac) {
   const struct pl_gpu_efficiency *e = &g->eff;
   double range = g->tdp_w > g->idle_w ? g->tdp_w - g->idle_w : 0;
-  double share = e->power_compute * compute_frac + e->power_comm * comm_frac +
-                 e->power_wait * wait_frac;
+  double share =
+      e->power_compute * compute_frac + e->power_comm * comm_frac + e->power_wait * wait_frac;
   double w = g->idle_w + range * share;
   return w < g->tdp_w ? w : (g->tdp_w > g->idle_w ? g->tdp_w : g->idle_w);
 }

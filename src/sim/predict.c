@@ -15,7 +15,7 @@
 #include "sim/sim_int.h"
 
 struct pl_timeline {
-  struct pl_run run;          /* resolved; st.run points here */
+  struct pl_run run; /* resolved; st.run points here */
   struct sim_step st;
 };
 
@@ -45,8 +45,7 @@ static double latest_end(const struct sim_engine *e) {
   return t;
 }
 
-enum pl_status sim_step_build(struct sim_step *st, const struct pl_run *run,
-                              struct pl_diag *diag) {
+enum pl_status sim_step_build(struct sim_step *st, const struct pl_run *run, struct pl_diag *diag) {
   memset(st, 0, sizeof *st);
   st->run = run;
   st->stages = run->layout.pp;
@@ -173,7 +172,7 @@ double pl_timeline_step_s(const struct pl_timeline *tl) { return tl->st.step_s; 
 int64_t pl_timeline_stages(const struct pl_timeline *tl) { return tl->st.stages; }
 const struct pl_run *pl_timeline_run(const struct pl_timeline *tl) { return &tl->run; }
 
-static const char *const stream_names[PL_STREAM_N] = {"compute", "tp", "cp", "dp-gather",
+static const char *const stream_names[PL_STREAM_N] = {"compute",   "tp",     "cp",    "dp-gather",
                                                       "dp-reduce", "pp-fwd", "pp-bwd"};
 
 const char *pl_stream_name(enum pl_stream s) {
@@ -198,15 +197,17 @@ void pl_timeline_get(const struct pl_timeline *tl, size_t i, struct pl_timeline_
   out->head = m->head;
   out->recompute = m->recompute;
   out->peer_stage = m->peer;
-  out->group = "";
-  if (m->coll < 0)
-    return;
-  const struct sim_coll *c = &tl->st.colls[m->coll];
-  out->op = c->op;
-  out->group = c->group;
-  out->group_ranks = c->g.ranks;
-  out->bytes = c->bytes;
-  out->calls = m->calls;
-  out->algo = c->algo;
-  out->proto = c->proto;
+  int32_t ids[2] = {m->coll, m->coll2}, calls[2] = {m->calls, m->calls2};
+  for (int k = 0; k < 2 && ids[k] >= 0; k++) {
+    const struct sim_coll *c = &tl->st.colls[ids[k]];
+    struct pl_timeline_coll *o = &out->colls[out->n_colls++];
+    o->op = c->op;
+    o->group = c->group;
+    o->group_ranks = c->g.ranks;
+    o->bytes = c->bytes;
+    o->calls = calls[k];
+    o->call_s = c->time_s;
+    o->algo = c->algo;
+    o->proto = c->proto;
+  }
 }

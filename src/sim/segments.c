@@ -67,7 +67,8 @@ static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_
 static enum pl_status tp_comm(struct sim_step *st, struct sim_seg *s, int p, int i,
                               enum pl_coll_op op, int32_t calls, struct pl_diag *diag) {
   const struct pl_layout *l = &st->run->layout;
-  double act = (double)l->mbs * (double)(l->seq / l->cp) * (double)st->run->model.hidden * ACT_BYTES;
+  double act =
+      (double)l->mbs * (double)(l->seq / l->cp) * (double)st->run->model.hidden * ACT_BYTES;
   int32_t c;
   enum pl_status r = sim_coll_add(st, op, "tp", act, &c, diag);
   comm_set(&s->tp[p][i], c, calls);
@@ -117,8 +118,8 @@ static enum pl_status head_tp(struct sim_step *st, struct sim_seg *s, struct pl_
 static enum pl_status layer_cp(struct sim_step *st, struct sim_seg *s, struct pl_diag *diag) {
   const struct pl_layout *l = &st->run->layout;
   const struct pl_model *m = &st->run->model;
-  double kv = 2.0 * (double)l->mbs * (double)(l->seq / l->cp) *
-              (double)(m->kv_heads / l->tp) * (double)m->head_dim * ACT_BYTES;
+  double kv = 2.0 * (double)l->mbs * (double)(l->seq / l->cp) * (double)(m->kv_heads / l->tp) *
+              (double)m->head_dim * ACT_BYTES;
   int32_t f, b;
   enum pl_status r = sim_coll_add(st, PL_COLL_SEND_RECV, "cp", kv, &f, diag);
   if (r == PL_OK)
@@ -135,7 +136,8 @@ static enum pl_status seg_fsdp(struct sim_step *st, struct sim_seg *s, struct pl
   const struct pl_layout *l = &st->run->layout;
   if (l->shard != PL_SHARD_ZERO2 && l->shard != PL_SHARD_ZERO3)
     return PL_OK;
-  enum pl_status r = sim_coll_add(st, PL_COLL_ALL_GATHER, "dp", s->params * PARAM_BYTES, &s->ag, diag);
+  enum pl_status r =
+      sim_coll_add(st, PL_COLL_ALL_GATHER, "dp", s->params * PARAM_BYTES, &s->ag, diag);
   if (r == PL_OK)
     r = sim_coll_add(st, PL_COLL_REDUCE_SCATTER, "dp", s->params * GRAD_BYTES, &s->rs, diag);
   if (r == PL_OK && l->shard_group < l->dp)

@@ -30,18 +30,17 @@ enum sim_res { SIM_RES_COMPUTE, SIM_RES_INTRA, SIM_RES_INTER, SIM_RES_N };
 #define SIM_MAX_RANK_STREAMS 8
 
 struct sim_task {
-  double work_s;     /* duration alone at full speed */
-  double left_s;     /* work still to do, valid at mark_s */
-  double rate;       /* current speed (1 = full) */
-  double mark_s;     /* when left_s was last brought up to date */
+  double work_s; /* duration alone at full speed */
+  double left_s; /* work still to do, valid at mark_s */
+  double rate;   /* current speed (1 = full) */
+  double mark_s; /* when left_s was last brought up to date */
   double start_s;
   double end_s;
   int32_t stream;
-  int32_t next;      /* next task issued on the same stream */
-  int32_t edges;     /* first outgoing dependency edge */
-  int32_t waiting;   /* predecessors not yet finished */
-  uint32_t version;  /* bumped when the completion event is rescheduled */
-  uint8_t res;       /* enum sim_res: what it competes for */
+  int32_t next;    /* next task issued on the same stream */
+  int32_t edges;   /* first outgoing dependency edge */
+  int32_t waiting; /* predecessors not yet finished */
+  uint8_t res;     /* enum sim_res: what it competes for */
 };
 
 struct sim_edge {
@@ -50,35 +49,31 @@ struct sim_edge {
 };
 
 struct sim_stream {
-  int32_t head;      /* next task to run, SIM_NONE when drained */
-  int32_t tail;      /* last task issued */
-  int32_t running;   /* task running now, SIM_NONE when idle */
+  int32_t head;    /* next task to run, SIM_NONE when drained */
+  int32_t tail;    /* last task issued */
+  int32_t running; /* task running now, SIM_NONE when idle */
   int32_t rank;
 };
 
 struct sim_rank {
   int32_t streams[SIM_MAX_RANK_STREAMS];
   int n_streams;
-  int32_t running[SIM_MAX_RANK_STREAMS];  /* tasks running now, unordered */
+  int32_t running[SIM_MAX_RANK_STREAMS]; /* tasks running now, unordered */
   int n_running;
-  int n_res[SIM_RES_N];                   /* of which competing for each resource */
-  bool dirty;                             /* running set changed: re-rate */
+  int n_res[SIM_RES_N]; /* of which competing for each resource */
+  bool dirty;           /* running set changed: re-rate */
 };
 
-/* Completion events, ordered by (t_s, seq); seq counts insertions so equal
- * times pop in insertion order and runs are deterministic. */
-struct sim_event {
-  double t_s;
-  uint64_t seq;
-  int32_t task;
-  uint32_t version;
-};
-
+/* The event queue: an indexed min-heap of tasks keyed on (due time,
+ * sequence of (re)insertion); each task is in it at most once. */
 struct sim_heap {
-  struct sim_event *ev;
-  size_t n;
-  size_t cap;
-  uint64_t seq;
+  int32_t *items; /* heap order */
+  int32_t n;
+  int32_t *at;   /* [item] position in items, SIM_NONE when absent */
+  double *due;   /* [item] completion time */
+  uint64_t *seq; /* [item] tie-break */
+  int32_t n_items;
+  uint64_t next_seq;
 };
 
 struct sim_engine {
@@ -91,12 +86,13 @@ struct sim_engine {
   struct sim_rank *ranks;
   int32_t n_ranks;
   struct sim_heap heap;
-  double overlap_slowdown;   /* compute runs at 1/(1+this) while comm runs */
+  double overlap_slowdown; /* compute runs at 1/(1+this) while comm runs */
+  double slow_rate;        /* that rate */
   double now_s;
   int32_t finished;
-  int32_t dirty[64];         /* ranks to re-rate after the current event */
+  int32_t dirty[64]; /* ranks to re-rate after the current event */
   int n_dirty;
-  bool nomem;                /* an add failed; sim_engine_run reports it */
+  bool nomem; /* an add failed; sim_engine_run reports it */
 };
 
 enum pl_status sim_engine_init(struct sim_engine *e, int32_t ranks, int32_t task_hint,
@@ -111,8 +107,12 @@ void sim_dep(struct sim_engine *e, int32_t from, int32_t to);
  * ready (a dependency cycle: a lowering bug). */
 enum pl_status sim_engine_run(struct sim_engine *e, struct pl_diag *diag);
 
-void sim_heap_push(struct sim_heap *h, struct sim_event ev, bool *nomem);
-bool sim_heap_pop(struct sim_heap *h, struct sim_event *out);
+/* Items are 0 .. n_items - 1. */
+enum pl_status sim_heap_init(struct sim_heap *h, int32_t n_items);
+/* Insert item with this due time, or move it there if present. */
+void sim_heap_set(struct sim_heap *h, int32_t item, double due_s);
+/* Remove and return the earliest item, SIM_NONE when empty. */
+int32_t sim_heap_pop(struct sim_heap *h);
 void sim_heap_free(struct sim_heap *h);
 
 /* ------------------------------------------------------------- schedules */
@@ -121,8 +121,8 @@ void sim_heap_free(struct sim_heap *h);
  * model chunk (virtual stage chunk * pp + stage). */
 struct sim_slot {
   int32_t mb;
-  int16_t chunk;
-  int8_t pass;       /* enum pl_pass */
+  int32_t chunk;
+  int32_t pass; /* enum pl_pass */
 };
 
 /* A pipeline schedule fills out[0 .. 2*m*vp) for one stage and returns the
@@ -143,13 +143,13 @@ extern const struct sim_schedule sim_schedule_interleaved;
 /* One distinct collective of the step: op over a group with a size. */
 struct sim_coll {
   enum pl_coll_op op;
-  const char *group;         /* "tp", "cp", "dp", "dp-replica", "pp" */
+  const char *group; /* "tp", "cp", "dp", "dp-replica", "pp" */
   struct pl_group g;
-  double bytes;              /* per call */
-  double time_s;             /* one call, alone */
+  double bytes;  /* per call */
+  double time_s; /* one call, alone */
   enum pl_coll_algo algo;
   enum pl_coll_proto proto;
-  enum sim_res res;          /* fabric it loads: intra- or inter-node */
+  enum sim_res res; /* fabric it loads: intra- or inter-node */
 };
 
 #define SIM_MAX_COLLS 48
@@ -164,19 +164,19 @@ struct sim_comm {
   int32_t calls;
 };
 
-#define SIM_SEG_TP 4  /* tp collectives of one segment and pass (kinds, not calls) */
+#define SIM_SEG_TP 4 /* tp collectives of one segment and pass (kinds, not calls) */
 
 /* Costs of one segment (embedding, one transformer block, or the LM head)
  * for one micro-batch on one GPU. Index [pass] is enum pl_pass. */
 struct sim_seg {
-  double comp_s[2];                    /* compute at full speed, without attn_s */
-  double attn_s[2];                    /* attention core when split (cp > 1), else 0 */
-  struct sim_comm tp[2][SIM_SEG_TP];   /* blocking tensor-parallel collectives */
-  struct sim_comm cp[2];               /* K/V ring exchange, overlaps attn_s */
-  double params;                       /* parameters on this GPU after tp sharding */
-  int32_t ag;                          /* FSDP all_gather of the unit, or -1 */
-  int32_t rs;                          /* FSDP reduce_scatter of its grads, or -1 */
-  int32_t ar;                          /* hybrid: all_reduce across replicas, or -1 */
+  double comp_s[2];                  /* compute at full speed, without attn_s */
+  double attn_s[2];                  /* attention core when split (cp > 1), else 0 */
+  struct sim_comm tp[2][SIM_SEG_TP]; /* blocking tensor-parallel collectives */
+  struct sim_comm cp[2];             /* K/V ring exchange, overlaps attn_s */
+  double params;                     /* parameters on this GPU after tp sharding */
+  int32_t ag;                        /* FSDP all_gather of the unit, or -1 */
+  int32_t rs;                        /* FSDP reduce_scatter of its grads, or -1 */
+  int32_t ar;                        /* hybrid: all_reduce across replicas, or -1 */
 };
 
 /* ---------------------------------------------------------- lowering */
@@ -184,38 +184,39 @@ struct sim_seg {
 /* Per-task facts for accounting and the trace (same index as engine tasks). */
 struct sim_meta {
   int32_t stage;
-  int32_t peer;              /* pp send: receiving stage, else -1 */
-  int32_t mb;                /* -1 when none */
+  int32_t peer; /* pp send: receiving stage, else -1 */
+  int32_t mb;   /* -1 when none */
   int32_t layer_first;
   int32_t layers;
-  int32_t coll;              /* index into colls, -1 for compute */
+  int32_t coll; /* index into colls, -1 for compute */
   int32_t calls;
-  int16_t chunk;
-  uint8_t stream;            /* enum pl_stream */
-  uint8_t kind;              /* enum pl_task_kind */
-  uint8_t part;              /* enum pl_task_part */
+  int32_t coll2; /* a second collective run after the first, or -1 */
+  int32_t calls2;
+  int32_t chunk;
+  uint8_t stream; /* enum pl_stream */
+  uint8_t kind;   /* enum pl_task_kind */
+  uint8_t part;   /* enum pl_task_part */
   uint8_t embed, head, recompute;
 };
 
 /* The whole simulated step. */
 struct sim_step {
-  const struct pl_run *run;          /* resolved */
+  const struct pl_run *run; /* resolved */
   struct sim_engine eng;
   struct sim_meta *meta;
   int32_t cap_meta;
   struct sim_coll colls[SIM_MAX_COLLS];
   int n_colls;
   struct sim_seg seg[SIM_SEG_N];
-  int64_t stages;                    /* pp */
-  int64_t chunks;                    /* vp */
-  int32_t *chunk_first;              /* [vp*pp] first layer of each virtual stage */
-  int32_t *chunk_layers;             /* [vp*pp] layers of each virtual stage */
-  double bucket_bytes;               /* DDP gradient bucket */
+  int64_t stages;        /* pp */
+  int64_t chunks;        /* vp */
+  int32_t *chunk_first;  /* [vp*pp] first layer of each virtual stage */
+  int32_t *chunk_layers; /* [vp*pp] layers of each virtual stage */
+  double bucket_bytes;   /* DDP gradient bucket */
   double step_s;
 };
 
-enum pl_status sim_step_build(struct sim_step *st, const struct pl_run *run,
-                              struct pl_diag *diag);
+enum pl_status sim_step_build(struct sim_step *st, const struct pl_run *run, struct pl_diag *diag);
 void sim_step_free(struct sim_step *st);
 
 /* segments.c: price the three segment kinds and register their collectives. */

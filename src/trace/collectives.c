@@ -99,12 +99,41 @@ static void finish(const struct acc *x, double steps, struct pl_trace_coll *o) {
   }
 }
 
+/* One call for ranks[].calls. Without a stated placement, a group as large
+ * as the world is all ranks in order (start 0, stride 1). */
+static void fill_call(struct pl_trace_call *o, enum trace_op op, int64_t n,
+                      const struct trace_gpu *g, const struct trace_coll *c, int64_t world) {
+  snprintf(o->op, sizeof o->op, "%s", trace_op_name(op));
+  o->group_size = n > 0 ? n : 0;
+  if (c != NULL && c->group_stride > 0) {
+    o->group_start = c->group_start;
+    o->group_stride = c->group_stride;
+  } else if (n > 0 && n == world) {
+    o->group_stride = 1;
+  }
+  o->bytes = c ? call_bytes(c, op) : 0;
+  o->time_s = (double)g->dur_ns * 1e-9;
+}
+
+static enum pl_status keep_call(struct trace_vec *v, enum trace_op op, int64_t n,
+                                const struct trace_gpu *g, const struct trace_coll *c,
+                                int64_t world, struct pl_diag *diag) {
+  struct pl_trace_call *o = trace_vec_push(v, sizeof *o);
+  if (o == NULL)
+    return pl_diag_set(diag, PL_ERR_NOMEM, "out of memory listing collective calls");
+  fill_call(o, op, n, g, c, world);
+  return PL_OK;
+}
+
 enum pl_status trace_collectives(const struct trace_data *d, const struct trace_iv *w, size_t nw,
-                                 struct pl_trace_rank *r, struct pl_diag *diag) {
+                                 bool keep_calls, struct pl_trace_rank *r, struct pl_diag *diag) {
   struct acc a[TRACE_OP_N * 8];
   int na = 0;
   const struct trace_gpu *g = d->gpu.data;
   const struct trace_coll *cs = d->colls.data;
+  struct trace_vec calls = {0};
+  r->calls = NULL;
+  r->n_calls = 0;
   for (size_t i = 0; i < d->gpu.len; i++) {
     if (g[i].kind != TRACE_COMM || !in_windows(&g[i], w, nw))
       continue;
@@ -113,7 +142,13 @@ enum pl_status trace_collectives(const struct trace_data *d, const struct trace_
                                                         : (enum trace_op)g[i].name_op;
     int64_t n = c && c->group_size > 0 ? c->group_size : d->world_size;
     add_call(find_acc(a, &na, op, n), &g[i], c);
+    if (keep_calls && keep_call(&calls, op, n, &g[i], c, d->world_size, diag) != PL_OK) {
+      trace_vec_free(&calls);
+      return PL_ERR_NOMEM;
+    }
   }
+  r->calls = calls.data;
+  r->n_calls = (int64_t)calls.len;
   r->n_coll = 0;
   r->coll = NULL;
   if (na == 0)

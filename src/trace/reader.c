@@ -31,9 +31,10 @@
 #include "trace_int.h"
 
 enum cat { CAT_OTHER, CAT_KERNEL, CAT_MEMCPY, CAT_MEMSET, CAT_RUNTIME, CAT_FLOW, CAT_CPU, CAT_PY };
-enum ekey { EK_OTHER, EK_PH, EK_CAT, EK_NAME, EK_TS, EK_DUR, EK_TID, EK_ID, EK_ARGS };
+enum ekey { EK_OTHER, EK_PH, EK_CAT, EK_NAME, EK_TS, EK_DUR, EK_TID, EK_PID, EK_ID, EK_ARGS };
 enum akey {
-  AK_OTHER, AK_CORR, AK_EXT, AK_STREAM, AK_COLL, AK_IN, AK_OUT, AK_GROUP, AK_DTYPE, AK_PG_RANKS
+  AK_OTHER, AK_CORR, AK_EXT, AK_STREAM, AK_COLL, AK_IN, AK_OUT, AK_GROUP, AK_DTYPE, AK_PG_RANKS,
+  AK_GSTART, AK_GSTRIDE
 };
 enum rkey { RK_OTHER, RK_EVENTS, RK_DIST, RK_DEVPROPS, RK_BASE };
 enum vtype { V_NUM, V_STR, V_BOOL, V_NULL, V_MAP, V_ARR };
@@ -45,8 +46,8 @@ struct event {
   enum cat cat;
   char name[NAME_KEEP];
   size_t name_len;
-  bool has_ts, has_dur, has_id, recompute;
-  int64_t ts, dur, tid, id, corr, ext_id;
+  bool has_ts, has_dur, has_id, has_pid, recompute;
+  int64_t ts, dur, tid, pid, id, corr, ext_id;
   struct trace_coll coll; /* from args */
   bool has_coll;
 };
@@ -202,8 +203,11 @@ static enum ekey event_key(const unsigned char *k, size_t n) {
     return key_is(k, n, "ph") ? EK_PH : key_is(k, n, "ts") ? EK_TS : key_is(k, n, "id") ? EK_ID
                                                                                        : EK_OTHER;
   case 3:
-    return key_is(k, n, "cat") ? EK_CAT : key_is(k, n, "dur") ? EK_DUR
-                                          : key_is(k, n, "tid") ? EK_TID : EK_OTHER;
+    return key_is(k, n, "cat")   ? EK_CAT
+           : key_is(k, n, "dur") ? EK_DUR
+           : key_is(k, n, "tid") ? EK_TID
+           : key_is(k, n, "pid") ? EK_PID
+                                 : EK_OTHER;
   case 4:
     return key_is(k, n, "name") ? EK_NAME : key_is(k, n, "args") ? EK_ARGS : EK_OTHER;
   default:
@@ -229,6 +233,10 @@ static enum akey arg_key(const unsigned char *k, size_t n) {
     return key_is(k, n, "Out msg nelems") ? AK_OUT : AK_OTHER;
   case 15:
     return key_is(k, n, "Collective name") ? AK_COLL : AK_OTHER;
+  case 17:
+    return key_is(k, n, "Global rank start") ? AK_GSTART : AK_OTHER;
+  case 18:
+    return key_is(k, n, "Global rank stride") ? AK_GSTRIDE : AK_OTHER;
   case 19:
     return key_is(k, n, "Process Group Ranks") ? AK_PG_RANKS : AK_OTHER;
   default:
@@ -296,6 +304,9 @@ static int event_num(struct reader *r, const char *s, size_t n) {
     return 1;
   case EK_TID:
     text_i64(s, n, &e->tid);
+    return 1;
+  case EK_PID:
+    e->has_pid = text_i64(s, n, &e->pid);
     return 1;
   case EK_ID:
     e->has_id = text_i64(s, n, &e->id);
@@ -366,23 +377,46 @@ static int arg_num(struct reader *r, const char *s, size_t n) {
   case AK_GROUP:
     e->coll.group_size = v;
     break;
+  case AK_GSTART:
+    e->coll.group_start = v;
+    break;
+  case AK_GSTRIDE:
+    e->coll.group_stride = v > 0 ? v : 0;
+    break;
   default:
     break;
   }
   return 1;
 }
 
-/* "[0, 1, 2, 3]" -> 4 */
-static int64_t count_list(const char *s, size_t n) {
-  int64_t k = 0;
-  bool digit = false;
-  for (size_t i = 0; i < n; i++) {
-    bool d = s[i] >= '0' && s[i] <= '9';
-    if (d && !digit)
+/* "[0, 1, 2, 3]": the number of ranks, and the first and the stride when
+ * they are evenly spaced (stride 0 otherwise). */
+static void rank_list(const char *s, size_t n, struct trace_coll *c) {
+  int64_t k = 0, v = 0, prev = 0, first = 0, stride = 0;
+  bool digit = false, even = true;
+  for (size_t i = 0; i <= n; i++) {
+    bool d = i < n && s[i] >= '0' && s[i] <= '9';
+    if (d) {
+      v = v < INT64_MAX / 10 - 9 ? v * 10 + (s[i] - '0') : v;
+    } else if (digit) { /* a number ended */
+      if (k == 0)
+        first = v;
+      else if (k == 1)
+        stride = v - first;
+      else if (v - prev != stride)
+        even = false;
+      prev = v;
       k++;
+      v = 0;
+    }
     digit = d;
   }
-  return k;
+  if (c->group_size < 0)
+    c->group_size = k;
+  if (c->group_stride == 0 && k > 0 && even) {
+    c->group_start = first;
+    c->group_stride = k == 1 ? 1 : stride > 0 ? stride : 0;
+  }
 }
 
 static int arg_str(struct reader *r, const char *s, size_t n) {
@@ -396,8 +430,7 @@ static int arg_str(struct reader *r, const char *s, size_t n) {
     e->coll.dtype_bytes = trace_dtype_bytes(s, n);
     return 1;
   case AK_PG_RANKS:
-    if (e->coll.group_size < 0)
-      e->coll.group_size = count_list(s, n);
+    rank_list(s, n, &e->coll);
     return 1;
   case AK_CORR:
   case AK_EXT:
@@ -411,8 +444,8 @@ static void event_reset(struct event *e) {
   e->ph = 0;
   e->cat = CAT_OTHER;
   e->name_len = 0;
-  e->has_ts = e->has_dur = e->has_id = e->recompute = e->has_coll = false;
-  e->ts = e->dur = e->tid = e->id = 0;
+  e->has_ts = e->has_dur = e->has_id = e->has_pid = e->recompute = e->has_coll = false;
+  e->ts = e->dur = e->tid = e->pid = e->id = 0;
   e->corr = e->ext_id = -1;
   memset(&e->coll, 0, sizeof e->coll);
   e->coll.in_nelems = e->coll.out_nelems = e->coll.group_size = -1;
@@ -434,10 +467,22 @@ static int need_times(struct reader *r, bool dur) {
   return 1;
 }
 
+/* Count the distinct devices (pid of GPU events) up to TRACE_MAX_DEVICES. */
+static void note_device(struct trace_data *d, const struct event *e) {
+  if (!e->has_pid)
+    return;
+  for (int i = 0; i < d->n_devices; i++)
+    if (d->devices[i] == e->pid)
+      return;
+  if (d->n_devices < TRACE_MAX_DEVICES)
+    d->devices[d->n_devices++] = e->pid;
+}
+
 static int commit_gpu(struct reader *r) {
   struct event *e = &r->e;
   if (!need_times(r, true))
     return 0;
+  note_device(r->d, e);
   struct trace_gpu *g = trace_vec_push(&r->d->gpu, sizeof *g);
   if (g == NULL)
     return oom(r);

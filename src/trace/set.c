@@ -23,6 +23,7 @@
 struct job {
   char **files;
   int n;
+  bool calls;      /* pl_trace_analyze_calls */
   const void *mem; /* pl_trace_analyze_mem: the one trace's bytes, else NULL */
   size_t mem_len;
   const struct pl_trace_opts *opts;
@@ -41,7 +42,7 @@ static void run_one(struct job *j, int i) {
                          ? trace_read_mem(j->mem, j->mem_len, j->files[i], 0, &d, &j->diags[i])
                          : trace_read(j->files[i], &d, &j->diags[i]);
   if (s == PL_OK)
-    s = trace_rank_analyze(&d, j->files[i], j->opts, &j->ranks[i], &j->diags[i]);
+    s = trace_rank_analyze(&d, j->files[i], j->opts, j->calls, &j->ranks[i], &j->diags[i]);
   j->status[i] = s;
   trace_data_free(&d);
 }
@@ -346,14 +347,15 @@ static enum pl_status assemble(struct job *j, struct pl_trace_set *s, struct pl_
 
 /* Analyze the files of l (taken over by the set, freed on failure too). */
 static enum pl_status analyze_list(struct list *l, const struct pl_trace_opts *opts,
-                                   const void *mem, size_t mem_len, struct pl_trace_set **out,
-                                   struct pl_diag *diag) {
+                                   bool calls, const void *mem, size_t mem_len,
+                                   struct pl_trace_set **out, struct pl_diag *diag) {
   struct pl_trace_set *s = pl_calloc(1, sizeof *s);
   struct job j;
   memset(&j, 0, sizeof j);
   j.files = l->v;
   j.n = l->n;
   j.opts = opts;
+  j.calls = calls;
   j.mem = mem;
   j.mem_len = mem_len;
   j.ranks = pl_calloc((size_t)j.n, sizeof *j.ranks);
@@ -375,8 +377,10 @@ static enum pl_status analyze_list(struct list *l, const struct pl_trace_opts *o
     free_list(l);
   }
   if (j.ranks != NULL)
-    for (int i = 0; i < j.n; i++)
+    for (int i = 0; i < j.n; i++) {
       pl_free(j.ranks[i].coll);
+      pl_free(j.ranks[i].calls);
+    }
   pl_free(j.ranks);
   pl_free(j.status);
   pl_free(j.diags);
@@ -388,9 +392,9 @@ static enum pl_status analyze_list(struct list *l, const struct pl_trace_opts *o
   return PL_OK;
 }
 
-enum pl_status pl_trace_analyze(const char *const *paths, int n_paths,
-                                const struct pl_trace_opts *opts, struct pl_trace_set **out,
-                                struct pl_diag *diag) {
+static enum pl_status analyze_paths(const char *const *paths, int n_paths,
+                                    const struct pl_trace_opts *opts, bool calls,
+                                    struct pl_trace_set **out, struct pl_diag *diag) {
   *out = NULL;
   if (n_paths <= 0)
     return pl_diag_set(diag, PL_ERR_MISSING, "no trace files given");
@@ -400,7 +404,19 @@ enum pl_status pl_trace_analyze(const char *const *paths, int n_paths,
     free_list(&l);
     return st;
   }
-  return analyze_list(&l, opts, NULL, 0, out, diag);
+  return analyze_list(&l, opts, calls, NULL, 0, out, diag);
+}
+
+enum pl_status pl_trace_analyze(const char *const *paths, int n_paths,
+                                const struct pl_trace_opts *opts, struct pl_trace_set **out,
+                                struct pl_diag *diag) {
+  return analyze_paths(paths, n_paths, opts, false, out, diag);
+}
+
+enum pl_status pl_trace_analyze_calls(const char *const *paths, int n_paths,
+                                      const struct pl_trace_opts *opts,
+                                      struct pl_trace_set **out, struct pl_diag *diag) {
+  return analyze_paths(paths, n_paths, opts, true, out, diag);
 }
 
 enum pl_status pl_trace_analyze_mem(const void *data, size_t len, const char *name,
@@ -414,14 +430,17 @@ enum pl_status pl_trace_analyze_mem(const void *data, size_t len, const char *na
   }
   /* a NULL buffer reads as empty (an error naming the trace), not as "a file" */
   static const unsigned char none[1];
-  return analyze_list(&l, opts, data != NULL ? data : none, data != NULL ? len : 0, out, diag);
+  return analyze_list(&l, opts, false, data != NULL ? data : none, data != NULL ? len : 0, out,
+                      diag);
 }
 
 void pl_trace_set_free(struct pl_trace_set *s) {
   if (s == NULL)
     return;
-  for (int i = 0; i < s->n_ranks; i++)
+  for (int i = 0; i < s->n_ranks; i++) {
     pl_free(s->ranks[i].coll);
+    pl_free(s->ranks[i].calls);
+  }
   pl_free(s->ranks);
   pl_free(s->missing);
   pl_free(s->coll);

@@ -117,6 +117,7 @@ static void fill_identity(struct trace_data *d, const char *path, struct pl_trac
   memcpy(r->device, d->device, sizeof r->device);
   r->json_bytes = d->raw_bytes;
   r->gpu_events = (int64_t)d->gpu.len;
+  r->gpu_devices = d->n_devices;
   r->first_step = -1;
   const struct trace_gpu *g = d->gpu.data;
   for (size_t i = 0; i < d->gpu.len; i++)
@@ -151,8 +152,8 @@ static enum pl_status kept_steps(const struct trace_data *d, const char *path,
 }
 
 enum pl_status trace_rank_analyze(struct trace_data *d, const char *path,
-                                  const struct pl_trace_opts *o, struct pl_trace_rank *r,
-                                  struct pl_diag *diag) {
+                                  const struct pl_trace_opts *o, bool keep_calls,
+                                  struct pl_trace_rank *r, struct pl_diag *diag) {
   enum pl_status s = trace_link(d, diag);
   if (s != PL_OK)
     return s;
@@ -184,7 +185,7 @@ enum pl_status trace_rank_analyze(struct trace_data *d, const char *path,
     s = trace_breakdown(d, w, nw, 0, 0, &b, diag);
   if (s == PL_OK) {
     fill_means(r, &b, (double)nw);
-    s = trace_collectives(d, w, nw, r, diag);
+    s = trace_collectives(d, w, nw, keep_calls, r, diag);
   }
   pl_free(w);
   return s;

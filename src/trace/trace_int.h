@@ -30,6 +30,9 @@
  * below INT64_MAX (9.2e18), so no arithmetic on input times can overflow. */
 #define TRACE_MAX_TS_NS INT64_C(4000000000000000000)
 #define TRACE_MAX_DUR_NS INT64_C(1000000000000000)
+/* GPU devices (pid values of GPU events) told apart in one file; a Kineto
+ * trace of one rank has one. More are counted as this many. */
+#define TRACE_MAX_DEVICES 16
 
 enum trace_kind { TRACE_COMPUTE, TRACE_COMM, TRACE_MEMCPY, TRACE_MEMSET, TRACE_N_KINDS };
 
@@ -93,6 +96,8 @@ struct trace_coll {
   int64_t in_nelems;   /* -1 unknown */
   int64_t out_nelems;
   int64_t group_size;  /* ranks in the communicator, -1 unknown */
+  int64_t group_start; /* its global ranks are start + i x stride ... */
+  int64_t group_stride;/* ... (args "Global rank start/stride" or the rank list); 0 unknown */
   int32_t dtype_bytes; /* 0 unknown */
   uint8_t op;          /* enum trace_op */
 };
@@ -117,6 +122,8 @@ struct trace_data {
   int64_t n_events;          /* objects seen in traceEvents */
   int64_t raw_bytes;         /* JSON bytes parsed (after gunzip) */
   bool has_dist;             /* distributedInfo present */
+  int64_t devices[TRACE_MAX_DEVICES]; /* distinct "pid" of GPU events, first seen first */
+  int n_devices;
 };
 
 /* vec.c */
@@ -197,12 +204,13 @@ bool trace_whole_window(const struct trace_data *d, unsigned flag_mask, unsigned
                         struct trace_iv *w);
 
 /* steps.c: choose windows per step and fill one rank's result. */
+/* keep_calls: also fill r->calls (pl_trace_analyze_calls). */
 enum pl_status trace_rank_analyze(struct trace_data *d, const char *path,
-                                  const struct pl_trace_opts *o, struct pl_trace_rank *r,
-                                  struct pl_diag *diag);
+                                  const struct pl_trace_opts *o, bool keep_calls,
+                                  struct pl_trace_rank *r, struct pl_diag *diag);
 
 /* collectives.c: per-op summaries of the comm kernels launched in kept steps. */
 enum pl_status trace_collectives(const struct trace_data *d, const struct trace_iv *w, size_t nw,
-                                 struct pl_trace_rank *r, struct pl_diag *diag);
+                                 bool keep_calls, struct pl_trace_rank *r, struct pl_diag *diag);
 
 #endif

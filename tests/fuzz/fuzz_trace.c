@@ -16,7 +16,19 @@
  * events. Every successful analysis must satisfy docs/trace.md section 3:
  * finite non-negative metrics, compute + exposed comm + exposed memory +
  * idle = span, overlapped <= comm. A violation aborts, which libFuzzer and the
- * ctest replay (replay_main.c) report as a failure. */
+ * ctest replay (replay_main.c) report as a failure.
+ *
+ * Seed corpus (tests/fuzz/corpus/fuzz_trace/): snippets of the real traces in
+ * tests/data/traces (SOURCES.md there): one step's launches, their kernels,
+ * flows, record_param_comms and recompute frames, with trimmed deviceProperties
+ * and without unused args: rocm_rpc_recompute (tracelens_mi300),
+ * kineto2021 (2021 schema), nccl_kernel_args (hta_nccl_data), dlrm_flows.json.gz
+ * (dlrm worker0), b200_no_steps (tracelens_b200); triton.json.gz and
+ * cpu_only.json.gz are whole files, two_members.json.gz is triton twice
+ * (concatenated gzip members). synthetic.json is test_trace.c's hand-built
+ * trace plus record_param_comms, recompute and a memset. bad_* are the
+ * errors of tests/cli/trace_errors.sh in small; edge_* sit on the time
+ * parser's limits; found-* are what fuzzing found (each fixed). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -140,9 +152,12 @@ static void analyze(struct trace_data *d) {
   struct pl_diag diag;
   pl_diag_clear(&diag);
   memset(&r, 0, sizeof r);
-  if (trace_rank_analyze(d, "fuzz", &o, &r, &diag) == PL_OK)
+  if (trace_rank_analyze(d, "fuzz", &o, true, &r, &diag) == PL_OK)
     check_rank(&r);
+  for (int64_t i = 0; i < r.n_calls; i++)
+    check_value(r.calls[i].bytes), check_value(r.calls[i].time_s);
   pl_free(r.coll);
+  pl_free(r.calls);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -69,7 +69,13 @@ int main(void) {
   CHECK_NEAR_REL(fit.launch_s, 7e-6, 0.02);
   CHECK_NEAR_REL(fit.intra_latency_s, 4.5e-6, 0.02);
   CHECK_NEAR_REL(fit.inter_latency_s, 22e-6, 0.02);
-  CHECK(fit.floor_s < 10e-6); /* no floor in the truth: below every modelled time */
+  /* No floor in the truth: the data cannot pin it, only bound it below the
+   * fastest row (the 1 MiB NVLS all_reduce, ~40 us), where it binds nothing. */
+  double fastest = INFINITY;
+  for (int k = 0; k < 2; k++)
+    for (size_t i = 0; i < s[k].n_rows; i++)
+      fastest = fmin(fastest, s[k].rows[i].time_s);
+  CHECK(fit.floor_s < fastest);
   CHECK(fitted.calibrated && fitted.calibrated_intra && fitted.calibrated_inter);
 
   /* Round trip through a file. */

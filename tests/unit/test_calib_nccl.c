@@ -34,7 +34,7 @@ static const struct case_ cases[] = {
     {"h100_1node_8gpu_all_reduce_ring_together.txt", "dgx-h100", "ring", 0, 0.15, 0.10},
     {"h100_1node_8gpu_all_gather_ring_together.txt", "dgx-h100", "ring", 0, 0.15, 0.10},
     {"h100_1node_8gpu_reduce_scatter_ring_together.txt", "dgx-h100", "ring", 0, 0.15, 0.10},
-    {"h100_1node_8gpu_all_reduce_nvls_together.txt", "dgx-h100", "nvls", 0, 0.25, 0.20},
+    {"h100_1node_8gpu_all_reduce_nvls_together.txt", "dgx-h100", "nvls", 0, 0.15, 0.17},
     {"h100_2node_p5_efa_all_reduce_aws.txt", "aws-p5", "auto", 0, 1.10, 0.35},
     {"a100_2node_p4de_efa_all_reduce_aws.txt", "aws-p4de", "auto", 0, 0.55, 0.10},
     {"h100_2node_gcp_a3mega_all_reduce.txt", "gcp-a3mega", "auto", 0, 2.30, 0.90},
@@ -45,7 +45,7 @@ static const struct case_ cases[] = {
 /* Cross prediction between the four single-node H100 logs (rows: fitted on,
  * columns: predicted): target 0.15; misses documented in docs/collectives.md. */
 static const double cross_bound[4][4] = {
-    {0, 0.20, 0.15, 0.75}, {0.20, 0, 0.15, 0.55}, {0.20, 0.15, 0, 0.50}, {0.35, 0.25, 0.20, 0}};
+    {0, 0.20, 0.15, 0.55}, {0.20, 0, 0.15, 0.40}, {0.20, 0.15, 0, 0.35}, {0.30, 0.35, 0.35, 0}};
 #define N_CASES (sizeof cases / sizeof cases[0])
 
 /* Logs without rank lines (the AWS README tables) are 2 nodes, 16 ranks. */
@@ -88,9 +88,17 @@ static void fit_one(const struct pl_cluster *base, const struct pl_nccl_series *
   CHECK_STATUS(pl_calib_nccl(base, &o, 1, MIB, out, &fit, &d), PL_OK, dp);
 }
 
+/* One verdict: the target, the error, PASS/MISS against the target, and the
+ * asserted regression bound (the target where met, the documented miss
+ * otherwise). */
+static void verdict(const char *what, double target, double err, double bound) {
+  printf("    %-22s target %4.0f%%  error %6.1f%%  %-4s (regression bound %.0f%%)\n", what,
+         100 * target, 100 * err, err <= target ? "PASS" : "MISS", 100 * bound);
+  CHECK(err <= bound);
+}
+
 static void per_log(void) {
-  printf("%-50s %-11s %-5s %14s %14s\n", "log (test)", "preset", "algo", "preset>=64MiB",
-         "calib>=1MiB");
+  printf("per log: worst busbw error, preset >= 64 MiB and calibrated on the log >= 1 MiB\n");
   for (size_t k = 0; k < N_CASES; k++) {
     const struct case_ *c = &cases[k];
     struct pl_nccl_log *log = NULL;
@@ -106,11 +114,9 @@ static void per_log(void) {
     double e_preset = worst(&preset, s, algo, 64 * MIB);
     fit_one(&preset, s, algo, &fitted);
     double e_calib = worst(&fitted, s, algo, MIB);
-    printf("%-44s (%-10s) %-11s %-5s %6.1f%% %-6s %6.1f%% %s\n", c->file, pl_coll_op_name(s->op),
-           c->preset, c->algo, 100 * e_preset, e_preset <= 0.15 ? "ok" : "MISS", 100 * e_calib,
-           e_calib <= 0.10 ? "ok" : "MISS");
-    CHECK(e_preset <= c->preset_bound);
-    CHECK(e_calib <= c->calib_bound);
+    printf("  %s (%s, preset %s, algo %s)\n", c->file, pl_coll_op_name(s->op), c->preset, c->algo);
+    verdict("preset, >= 64 MiB", 0.15, e_preset, c->preset_bound);
+    verdict("calibrated, >= 1 MiB", 0.10, e_calib, c->calib_bound);
     pl_nccl_log_free(log);
   }
 }
@@ -138,9 +144,8 @@ static void cross_h100(void) {
       enum pl_coll_algo algo_b;
       pl_coll_algo_parse(cases[b].algo, &algo_b, NULL);
       double e = sb ? worst(&fitted, sb, algo_b, MIB) : INFINITY;
-      printf("  %-48s -> %-48s %6.1f%% %s\n", cases[a].file, cases[b].file, 100 * e,
-             e <= 0.15 ? "ok" : "MISS");
-      CHECK(e <= cross_bound[a][b]);
+      printf("  %s -> %s\n", cases[a].file, cases[b].file);
+      verdict("cross, >= 1 MiB", 0.15, e, cross_bound[a][b]);
       pl_nccl_log_free(lb);
     }
     pl_nccl_log_free(la);

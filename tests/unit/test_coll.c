@@ -62,9 +62,20 @@ static void tree(void) {
 }
 
 static void nvls(void) {
-  /* One node: algbw = 370.8 x 0.85 (Hopper nvlsEfficiency) x 8/9, latency 25 us. */
+  /* One node: algbw = 370.8 x 0.85 (Hopper nvlsEfficiency) x 8/9, latency 25 us,
+   * plus 3.4 us per chunk loop: 16 channels x 8 heads = 128 streams; 1 GiB is
+   * not below 64 x 128 x 128 KiB = 1 GiB, so 128 KiB chunks, 64 loops. */
   double t = t_of(PL_COLL_ALL_REDUCE, GIB, 8, 8, PL_ALGO_NVLS, PL_PROTO_SIMPLE);
-  CHECK_NEAR_REL(t, 25 * US + GIB / (370.8 * 0.85 * 8.0 / 9.0 * GB), 1e-9);
+  CHECK_NEAR_REL(t, (25 + 64 * 3.4) * US + GIB / (370.8 * 0.85 * 8.0 / 9.0 * GB), 1e-9);
+  /* 64 MiB: below 1 GiB -> 64 KiB; not below 8 x 128 x 64 KiB = 64 MiB: 64 KiB,
+   * 64 MiB / (128 x 64 KiB) = 8 loops. 8 MiB: 32 KiB (not below 2 x 128 x
+   * 32 KiB = 8 MiB), 2 loops. 4 MiB: 16 KiB, 2 loops. */
+  t = t_of(PL_COLL_ALL_REDUCE, 64 * 1048576.0, 8, 8, PL_ALGO_NVLS, PL_PROTO_SIMPLE);
+  CHECK_NEAR_REL(t, (25 + 8 * 3.4) * US + 64 * 1048576.0 / (370.8 * 0.85 * 8.0 / 9.0 * GB), 1e-9);
+  t = t_of(PL_COLL_ALL_REDUCE, 8 * 1048576.0, 8, 8, PL_ALGO_NVLS, PL_PROTO_SIMPLE);
+  CHECK_NEAR_REL(t, (25 + 2 * 3.4) * US + 8 * 1048576.0 / (370.8 * 0.85 * 8.0 / 9.0 * GB), 1e-9);
+  t = t_of(PL_COLL_ALL_REDUCE, 4 * 1048576.0, 8, 8, PL_ALGO_NVLS, PL_PROTO_SIMPLE);
+  CHECK_NEAR_REL(t, (25 + 2 * 3.4) * US + 4 * 1048576.0 / (370.8 * 0.85 * 8.0 / 9.0 * GB), 1e-9);
   /* NVLS_TREE on 2 nodes: the NVLS part moves 9/8 bytes per byte at
    * 370.8 x 0.85 = 315.18 GB/s (3.57 ps/B), the network 1 byte per byte at
    * 400 GB/s (2.5 ps/B): NVLS bounds. Latency 25 + 2 x log2(2) x 14 = 53 us. */

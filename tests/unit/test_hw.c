@@ -1,5 +1,7 @@
 /* test_hw.c: GPU and cluster presets and files load, with every field in SI
  * units, and bad files fail with a message naming the file and the field. */
+#include <string.h>
+
 #include <plateau/plateau.h>
 
 #include "check.h"
@@ -115,7 +117,34 @@ static void files_and_errors(void) {
   CHECK_STATUS(pl_cluster_load("", &c, &d), PL_ERR_MISSING, dp);
 }
 
+/* Parsing from memory gives what loading the preset gives, also when the
+ * buffer is not NUL-terminated; bad text is a clean error. */
+static void parse_from_memory(void) {
+  size_t len = 0;
+  const char *text = pl_data_find("clusters", "dgx-h100", &len);
+  CHECK(text != NULL);
+  if (text == NULL)
+    return;
+  char *buf = pl_malloc(len + 8);
+  memcpy(buf, text, len);
+  memset(buf + len, 'x', 8); /* no NUL after the document */
+  struct pl_cluster a, b;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_cluster_parse(buf, len, "mem", &a, &d), PL_OK, dp);
+  CHECK_STATUS(pl_cluster_load("dgx-h100", &b, &d), PL_OK, dp);
+  CHECK_NEAR_REL(a.intra_nccl_bytes_per_s, b.intra_nccl_bytes_per_s, 1e-12);
+  CHECK_NEAR_REL(a.gpu.hbm_bytes_per_s, b.gpu.hbm_bytes_per_s, 1e-12);
+  CHECK_STATUS(pl_cluster_parse(buf, len + 8, "mem", &a, &d), PL_ERR_PARSE, dp);
+  pl_free(buf);
+  text = pl_data_find("gpus", "h100", &len);
+  struct pl_gpu g;
+  CHECK(text != NULL && pl_gpu_parse(text, len, "mem", &g, &d) == PL_OK);
+  CHECK(pl_gpu_parse("{\"name\": 5", 11, "mem", &g, &d) != PL_OK && d.msg[0] != '\0');
+}
+
 int main(void) {
+  parse_from_memory();
   every_preset_loads();
   h100_figures();
   dgx_h100_figures();

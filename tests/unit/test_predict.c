@@ -3,6 +3,7 @@
  * in comments; none is a fitted number. */
 #include <plateau/plateau.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -30,7 +31,8 @@ static void base(const char *model_json, const char *model_preset, int64_t gpus)
   struct pl_diag d, *dp = &d;
   memset(&run, 0, sizeof run);
   if (model_json != NULL)
-    CHECK_STATUS(pl_model_from_json(model_json, strlen(model_json), "test", &run.model, &d), PL_OK, dp);
+    CHECK_STATUS(pl_model_from_json(model_json, strlen(model_json), "test", &run.model, &d), PL_OK,
+                 dp);
   else
     CHECK_STATUS(pl_model_load(model_preset, &run.model, &d), PL_OK, dp);
   CHECK_STATUS(pl_cluster_load("dgx-h100", &run.cluster, &d), PL_OK, dp);
@@ -61,8 +63,9 @@ static double ops_sum(void) {
   struct pl_op ops[PL_MAX_LAYER_OPS];
   double t = 0;
   for (int k = 0; k < 3; k++) {
-    int n = k == 0 ? pl_embed_ops(&run.model, l, ops)
-                   : k == 1 ? pl_layer_ops(&run.model, l, ops) : pl_head_ops(&run.model, l, ops);
+    int n = k == 0   ? pl_embed_ops(&run.model, l, ops)
+            : k == 1 ? pl_layer_ops(&run.model, l, ops)
+                     : pl_head_ops(&run.model, l, ops);
     double mult = k == 1 ? (double)run.model.layers : 1.0, seg = 0;
     for (int i = 0; i < n; i++) {
       seg += pl_op_run_time_s(g, l, &run.model, &ops[i], PL_PASS_FWD);
@@ -162,7 +165,8 @@ static void test_breakdowns(void) {
     predict();
     check_sums();
     CHECK(pred.step.n_collectives > 0);
-    CHECK(pred.step.gpu_w > pred.run.cluster.gpu.idle_w && pred.step.gpu_w <= pred.run.cluster.gpu.tdp_w);
+    CHECK(pred.step.gpu_w > pred.run.cluster.gpu.idle_w &&
+          pred.step.gpu_w <= pred.run.cluster.gpu.tdp_w);
   }
 }
 
@@ -224,7 +228,44 @@ static void test_weak_scaling_directions(void) {
   CHECK(tp2 > fsdp || pp2 > fsdp);
 }
 
+/* An allocator that fails its n-th allocation (frees always work). */
+static long alloc_calls, alloc_fail_at;
+
+static void *failing_alloc(void *ud, void *ptr, size_t size) {
+  (void)ud;
+  if (size == 0) {
+    free(ptr);
+    return NULL;
+  }
+  if (++alloc_calls == alloc_fail_at)
+    return NULL;
+  return realloc(ptr, size);
+}
+
+/* Failing any one allocation of a prediction gives PL_ERR_NOMEM with a
+ * message, never a crash or a leak (the sanitizer build checks leaks). */
+static void test_out_of_memory(void) {
+  base(tiny_json, NULL, 16);
+  run.layout.pp = 2;
+  run.layout.tp = 2;
+  run.layout.gbs = 16;
+  bool succeeded = false;
+  for (long n = 1; n < 200 && !succeeded; n++) {
+    struct pl_diag d;
+    pl_diag_clear(&d);
+    alloc_calls = 0;
+    alloc_fail_at = n;
+    pl_alloc_set(failing_alloc, NULL);
+    enum pl_status st = pl_predict(&run, &pred, &d);
+    pl_alloc_set(NULL, NULL);
+    succeeded = st == PL_OK;
+    CHECK(st == PL_OK || (st == PL_ERR_NOMEM && strstr(d.msg, "out of memory") != NULL));
+  }
+  CHECK(succeeded);
+}
+
 int main(void) {
+  test_out_of_memory();
   test_one_gpu_is_sum_of_ops();
   test_hidden_comm_adds_nothing();
   test_pipeline_bubble();

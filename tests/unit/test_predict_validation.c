@@ -202,7 +202,7 @@ static void run_row(const struct csv *c, int r, bool sc21, struct tally *t) {
     return;
   }
   double measured = sc21 ? eq3_flops(c, r) / (real(c, r, "Achieved teraFLOP/s per GPU") * 1e12 *
-                                               (double)num(c, r, "num_gpus"))
+                                              (double)num(c, r, "num_gpus"))
                          : real(c, r, "Iteration Time (seconds)");
   double err = 100.0 * (p.step.step_time_s - measured) / measured;
   printf("  %-12s %5lld GPUs tp%-2lld pp%-2lld vp%lld dp%-3lld %-9s measured %8.3f s  "

@@ -2,6 +2,8 @@
  * returns exactly the top K of a brute-force enumeration that simulates
  * every layout that fits, and the bound behind the pruning is below the
  * simulated step time of every such layout (docs/search.md, "Pruning"). */
+#include <stdlib.h>
+
 #include <plateau/plateau.h>
 
 #include "check.h"
@@ -18,9 +20,18 @@ static void setup(const char *model, int64_t gpus, int64_t gbs) {
   run.layout.gbs = gbs;
 }
 
-/* Every fitting layout of the space: bound <= simulated step time. Returns
- * how many were checked. */
-static int64_t check_bound(const struct pl_search_opts *o) {
+/* Every fitting layout of the space, simulated: its key and its score under
+ * each objective. */
+struct sim_rec {
+  int64_t key;
+  double score[3]; /* indexed by enum pl_objective; cost as USD per Mtok */
+};
+
+static struct sim_rec *recs;
+static int64_t n_recs;
+
+/* Simulate every fitting layout, checking bound <= simulated step time. */
+static void simulate_all(const struct pl_search_opts *o) {
   struct search_ctx ctx;
   struct search_space_out sp;
   struct pl_diag d;
@@ -28,89 +39,123 @@ static int64_t check_bound(const struct pl_search_opts *o) {
   CHECK_STATUS(search_enumerate(&ctx, NULL, &sp, &d), PL_OK, &d);
   static struct pl_run r;
   static struct pl_prediction p;
+  pl_free(recs);
+  recs = pl_calloc((size_t)sp.n_cands + 1, sizeof *recs);
+  n_recs = sp.n_cands;
   int64_t bad = 0;
   for (int64_t i = 0; i < sp.n_cands; i++) {
+    const struct search_cand *c = &sp.cands[i];
     r.model = run.model;
     r.cluster = run.cluster;
-    search_cand_layout(&ctx, &sp.cands[i], &r.layout);
+    search_cand_layout(&ctx, c, &r.layout);
     CHECK_STATUS(pl_predict(&r, &p, &d), PL_OK, &d);
     CHECK(p.step.simulated);
-    if (!(sp.cands[i].lb_step_s <= p.step.step_time_s * (1 + 1e-12))) {
-      if (bad++ < 5)
-        fprintf(stderr, "bound %.9g s > step %.9g s: tp=%d pp=%d cp=%d dp=%d vp=%d mbs=%d %s %s %s\n",
-                sp.cands[i].lb_step_s, p.step.step_time_s, sp.cands[i].tp, sp.cands[i].pp,
-                sp.cands[i].cp, sp.cands[i].dp, sp.cands[i].vp, sp.cands[i].mbs,
-                pl_shard_name((enum pl_shard)sp.cands[i].shard),
-                pl_recompute_name((enum pl_recompute)sp.cands[i].recompute),
-                pl_schedule_name((enum pl_schedule)sp.cands[i].schedule));
-    }
-    /* The bound is meant to be tight: compute is most of a step. */
-    CHECK(sp.cands[i].lb_step_s > 0);
+    recs[i].key = c->key;
+    recs[i].score[PL_OBJECTIVE_THROUGHPUT] = p.step.tokens_per_s;
+    recs[i].score[PL_OBJECTIVE_TOKENS_PER_J] = p.step.tokens_per_j;
+    recs[i].score[PL_OBJECTIVE_COST] = pl_search_objective(&p, PL_OBJECTIVE_COST, 2.5);
+    CHECK(c->lb_step_s > 0);
+    if (!(c->lb_step_s <= p.step.step_time_s * (1 + 1e-12)) && bad++ < 5)
+      fprintf(stderr, "bound %.9g s > step %.9g s: tp=%d pp=%d cp=%d dp=%d vp=%d mbs=%d %s/%d %s %s\n",
+              c->lb_step_s, p.step.step_time_s, c->tp, c->pp, c->cp, c->dp, c->vp, c->mbs,
+              pl_shard_name((enum pl_shard)c->shard), c->shard_group,
+              pl_recompute_name((enum pl_recompute)c->recompute),
+              pl_schedule_name((enum pl_schedule)c->schedule));
   }
   CHECK_EQ_INT(bad, 0);
-  int64_t n = sp.n_cands;
   pl_free(sp.cands);
   search_ctx_free(&ctx);
-  return n;
 }
 
+static enum pl_objective sort_obj;
+
+/* Best first; cost lowest first; ties by key. */
+static int cmp_rec(const void *a, const void *b) {
+  const struct sim_rec *x = a, *y = b;
+  double sx = x->score[sort_obj], sy = y->score[sort_obj];
+  if (sort_obj == PL_OBJECTIVE_COST) {
+    sx = -sx;
+    sy = -sy;
+  }
+  if (sx != sy)
+    return sx > sy ? -1 : 1;
+  return x->key < y->key ? -1 : (x->key > y->key ? 1 : 0);
+}
+
+/* The pruned search returns the brute-force top K. */
 static void same_top(struct pl_search_opts *o) {
-  struct pl_search_result brute, pruned;
+  struct pl_search_result pruned;
+  struct pl_diag d;
+  sort_obj = o->objective;
+  qsort(recs, (size_t)n_recs, sizeof *recs, cmp_rec);
+  CHECK_STATUS(pl_search_run(&run, o, &pruned, &d), PL_OK, &d);
+  CHECK_EQ_INT(pruned.considered, pruned.rejected_total + pruned.pruned + pruned.evaluated);
+  CHECK_EQ_INT(pruned.n_hits, n_recs < o->top_k ? n_recs : o->top_k);
+  for (int64_t i = 0; i < pruned.n_hits; i++) {
+    CHECK_EQ_INT(pruned.hits[i].index, recs[i].key);
+    CHECK_NEAR_REL(pruned.hits[i].objective, recs[i].score[o->objective], 1e-12);
+  }
+  printf("%s on %lld GPUs, gbs %lld, objective %d, top %lld: %lld considered, %lld fit, "
+         "%lld simulated when pruned\n",
+         run.model.name, (long long)run.layout.gpus, (long long)run.layout.gbs, (int)o->objective,
+         (long long)o->top_k, (long long)pruned.considered, (long long)n_recs,
+         (long long)pruned.evaluated);
+  pl_search_result_free(&pruned);
+}
+
+/* --exhaustive simulates every fitting layout and ranks like the rest. */
+static void exhaustive(struct pl_search_opts *o) {
+  struct pl_search_result all;
   struct pl_diag d;
   o->exhaustive = true;
-  CHECK_STATUS(pl_search_run(&run, o, &brute, &d), PL_OK, &d);
+  CHECK_STATUS(pl_search_run(&run, o, &all, &d), PL_OK, &d);
   o->exhaustive = false;
-  CHECK_STATUS(pl_search_run(&run, o, &pruned, &d), PL_OK, &d);
-  CHECK_EQ_INT(brute.pruned, 0);
-  CHECK_EQ_INT(brute.considered, pruned.considered);
-  CHECK_EQ_INT(pruned.considered, pruned.rejected_total + pruned.pruned + pruned.evaluated);
-  CHECK(pruned.evaluated <= brute.evaluated);
-  CHECK_EQ_INT(pruned.n_hits, brute.n_hits);
-  for (int64_t i = 0; i < brute.n_hits && i < pruned.n_hits; i++) {
-    CHECK_EQ_INT(pruned.hits[i].index, brute.hits[i].index);
-    CHECK(pruned.hits[i].objective == brute.hits[i].objective);
-  }
-  /* best first, ties by enumeration order */
-  for (int64_t i = 1; i < brute.n_hits; i++)
-    CHECK(brute.hits[i - 1].objective > brute.hits[i].objective ||
-          (brute.hits[i - 1].objective == brute.hits[i].objective &&
-           brute.hits[i - 1].index < brute.hits[i].index));
-  printf("%s on %lld GPUs, gbs %lld, top %lld: %lld considered, %lld fit, %lld simulated "
-         "when pruned\n",
-         run.model.name, (long long)run.layout.gpus, (long long)run.layout.gbs, (long long)o->top_k,
-         (long long)brute.considered, (long long)brute.evaluated, (long long)pruned.evaluated);
-  pl_search_result_free(&brute);
-  pl_search_result_free(&pruned);
+  CHECK_EQ_INT(all.pruned, 0);
+  CHECK_EQ_INT(all.evaluated, n_recs);
+  sort_obj = o->objective;
+  qsort(recs, (size_t)n_recs, sizeof *recs, cmp_rec);
+  for (int64_t i = 0; i < all.n_hits; i++)
+    CHECK_EQ_INT(all.hits[i].index, recs[i].key);
+  pl_search_result_free(&all);
 }
 
 int main(void) {
   struct pl_search_opts o;
   memset(&o, 0, sizeof o);
-  /* Llama-2 7B on 16 GPUs, gbs 32: every tp, pp, cp, shard mode and
-   * schedule; micro-batch 1 and 2 to keep the brute force quick. */
-  setup("llama2-7b", 16, 32);
-  o.space.mbs = 0;
+  o.gpu_hour_usd = 2.5;
+  /* Llama-2 7B on 8 GPUs, gbs 16: every tp, pp, cp, shard mode and group,
+   * micro-batch, recompute and schedule. */
+  setup("llama2-7b", 8, 16);
+  simulate_all(&o);
+  CHECK(n_recs > 1000);
   o.top_k = 1;
-  CHECK(check_bound(&o) > 100);
   same_top(&o);
   o.top_k = 10;
   same_top(&o);
-  /* Llama-2 70B on 64 GPUs, gbs 64, no HSDP: needs sharding, tp or pp. */
-  setup("llama2-70b", 64, 64);
-  o.space.shard_group = -1;
-  o.space.recompute_mask = (1u << PL_RECOMPUTE_NONE) | (1u << PL_RECOMPUTE_FULL);
-  o.top_k = 3;
-  CHECK(check_bound(&o) > 10);
-  same_top(&o);
-  /* tokens per joule and cost rank the same space differently or alike;
-   * pruning must hold for each. */
-  setup("llama2-7b", 16, 32);
-  memset(&o.space, 0, sizeof o.space);
   o.top_k = 3;
   o.objective = PL_OBJECTIVE_TOKENS_PER_J;
   same_top(&o);
   o.objective = PL_OBJECTIVE_COST;
-  o.gpu_hour_usd = 2.5;
   same_top(&o);
+  /* Llama-2 70B on 32 GPUs (4 nodes), gbs 32, no HSDP, no selective
+   * recompute: fits only sharded, with tp or pp; dp crosses nodes. */
+  setup("llama2-70b", 32, 32);
+  o.objective = PL_OBJECTIVE_THROUGHPUT;
+  o.space.shard_group = -1;
+  o.space.recompute_mask = (1u << PL_RECOMPUTE_NONE) | (1u << PL_RECOMPUTE_FULL);
+  simulate_all(&o);
+  CHECK(n_recs > 100);
+  o.top_k = 3;
+  same_top(&o);
+  o.objective = PL_OBJECTIVE_TOKENS_PER_J;
+  same_top(&o);
+  /* A small space through the exhaustive path. */
+  setup("llama2-7b", 4, 4);
+  memset(&o.space, 0, sizeof o.space);
+  o.objective = PL_OBJECTIVE_THROUGHPUT;
+  o.top_k = 5;
+  simulate_all(&o);
+  exhaustive(&o);
+  pl_free(recs);
   return check_finish();
 }

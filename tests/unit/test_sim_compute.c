@@ -62,9 +62,15 @@ static void test_memory_bound_gemm(void) {
 /* Causal FlashAttention does half the counted FLOPs: forward time
  * 0.5 * F / (312e12 * 0.73) + one kernel; backward at 50% with 3 kernels. */
 static void test_flash_attention(void) {
-  struct pl_op op = {.name = "attn", .kind = PL_OP_ATTENTION, .m = 4096, .n = 4096, .k = 128,
-                     .count = 32, .fwd_flops = 4.0 * 32 * 4096.0 * 4096 * 128,
-                     .bwd_flops = 2.5 * 4.0 * 32 * 4096.0 * 4096 * 128, .fwd_bytes = 1e6,
+  struct pl_op op = {.name = "attn",
+                     .kind = PL_OP_ATTENTION,
+                     .m = 4096,
+                     .n = 4096,
+                     .k = 128,
+                     .count = 32,
+                     .fwd_flops = 4.0 * 32 * 4096.0 * 4096 * 128,
+                     .bwd_flops = 2.5 * 4.0 * 32 * 4096.0 * 4096 * 128,
+                     .fwd_bytes = 1e6,
                      .bwd_bytes = 2e6};
   double f = pl_op_time_s(&a100, PL_DTYPE_BF16, &op, PL_PASS_FWD);
   double b = pl_op_time_s(&a100, PL_DTYPE_BF16, &op, PL_PASS_BWD);
@@ -77,8 +83,13 @@ static void test_flash_attention(void) {
  * the fused kernel, and its forward is at least the softmax traffic
  * 32 * 4096^2 elements * (4 + 5 with dropout) bytes over the HBM. */
 static void test_eager_attention(void) {
-  struct pl_op op = {.name = "attn", .kind = PL_OP_ATTENTION, .m = 4096, .n = 4096, .k = 128,
-                     .count = 32, .fwd_flops = 4.0 * 32 * 4096.0 * 4096 * 128,
+  struct pl_op op = {.name = "attn",
+                     .kind = PL_OP_ATTENTION,
+                     .m = 4096,
+                     .n = 4096,
+                     .k = 128,
+                     .count = 32,
+                     .fwd_flops = 4.0 * 32 * 4096.0 * 4096 * 128,
                      .bwd_flops = 2.5 * 4.0 * 32 * 4096.0 * 4096 * 128};
   struct pl_layout l = {.dtype = PL_DTYPE_BF16, .eager_attention = true};
   struct pl_model m = {.dropout = true};
@@ -92,8 +103,8 @@ static void test_eager_attention(void) {
 
 /* Memory-bound ops: bytes over the achievable bandwidth, one kernel. */
 static void test_memory_op(void) {
-  struct pl_op op = {.name = "norm1", .kind = PL_OP_MEMORY, .count = 1, .fwd_bytes = 1e9,
-                     .bwd_bytes = 0};
+  struct pl_op op = {
+      .name = "norm1", .kind = PL_OP_MEMORY, .count = 1, .fwd_bytes = 1e9, .bwd_bytes = 0};
   CHECK_NEAR_REL(pl_op_time_s(&a100, PL_DTYPE_BF16, &op, PL_PASS_FWD),
                  1e9 / (2039e9 * 0.88) + ovh(), 1e-9);
   CHECK_EQ_INT(pl_op_kernels(&op, PL_PASS_BWD), 0);
@@ -102,8 +113,13 @@ static void test_memory_op(void) {
 
 /* A GEMM's backward is dgrad (m x n)(n x k) + wgrad (k x m)(m x n). */
 static void test_gemm_backward(void) {
-  struct pl_op op = {.name = "fc1", .kind = PL_OP_GEMM, .m = 8192, .n = 3072, .k = 6144,
-                     .count = 1, .fwd_flops = 2.0 * 8192 * 3072 * 6144,
+  struct pl_op op = {.name = "fc1",
+                     .kind = PL_OP_GEMM,
+                     .m = 8192,
+                     .n = 3072,
+                     .k = 6144,
+                     .count = 1,
+                     .fwd_flops = 2.0 * 8192 * 3072 * 6144,
                      .bwd_flops = 4.0 * 8192 * 3072 * 6144};
   double want = pl_gemm_time_s(&a100, PL_DTYPE_BF16, 8192, 6144, 3072, 1) +
                 pl_gemm_time_s(&a100, PL_DTYPE_BF16, 6144, 3072, 8192, 1);

@@ -11,20 +11,19 @@
 static struct pl_diag *const nodiag = NULL;
 
 static void test_heap_order(void) {
-  struct sim_heap h = {0};
-  bool nomem = false;
+  struct sim_heap h;
+  CHECK_STATUS(sim_heap_init(&h, 6), PL_OK, nodiag);
   double t[] = {3, 1, 2, 1, 1};
   for (int i = 0; i < 5; i++)
-    sim_heap_push(&h, (struct sim_event){t[i], 0, i, 0}, &nomem);
-  /* equal times pop in insertion order: 1 (id 1), 1 (id 3), 1 (id 4), 2, 3 */
-  int want[] = {1, 3, 4, 2, 0};
-  struct sim_event ev;
-  for (int i = 0; i < 5; i++) {
-    CHECK(sim_heap_pop(&h, &ev));
-    CHECK_EQ_INT(ev.task, want[i]);
-  }
-  CHECK(!sim_heap_pop(&h, &ev));
-  CHECK(!nomem);
+    sim_heap_set(&h, i, t[i]);
+  /* moving an item re-inserts it: 0 now at time 1, after 1, 3, 4 */
+  sim_heap_set(&h, 0, 1.0);
+  sim_heap_set(&h, 5, 0.5);
+  /* equal times pop in (re)insertion order: 0.5 (id 5), 1 (ids 1, 3, 4, 0), 2 */
+  int want[] = {5, 1, 3, 4, 0, 2};
+  for (int i = 0; i < 6; i++)
+    CHECK_EQ_INT(sim_heap_pop(&h), want[i]);
+  CHECK_EQ_INT(sim_heap_pop(&h), SIM_NONE);
   sim_heap_free(&h);
 }
 

@@ -149,6 +149,88 @@ static void test_exact_times(void) {
   unlink(path);
 }
 
+static unsigned char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  unsigned char *buf = NULL;
+  *len = 0;
+  if (f == NULL)
+    return NULL;
+  if (fseek(f, 0, SEEK_END) == 0) {
+    long n = ftell(f);
+    rewind(f);
+    buf = n > 0 ? malloc((size_t)n) : NULL;
+    if (buf != NULL)
+      *len = fread(buf, 1, (size_t)n, f);
+  }
+  fclose(f);
+  return buf;
+}
+
+/* A trace in memory goes through the file's streaming path: the same events
+ * whatever the chunk size (3 bytes: every token and gzip block straddles
+ * chunks), and pl_trace_analyze_mem gives the file's numbers. */
+static void test_memory_input(void) {
+  size_t len;
+  unsigned char *gz = slurp(TR "hta_triton_example.json.gz", &len);
+  CHECK(gz != NULL && len == 2221);
+  struct trace_data a, b;
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(trace_read(TR "hta_triton_example.json.gz", &a, &d), PL_OK, diag_ptr(&d));
+  CHECK_STATUS(trace_read_mem(gz, len, "mem", 3, &b, &d), PL_OK, diag_ptr(&d));
+  CHECK(a.gpu.len > 0 && a.gpu.len == b.gpu.len &&
+        memcmp(a.gpu.data, b.gpu.data, a.gpu.len * sizeof(struct trace_gpu)) == 0);
+  CHECK(a.launches.len == b.launches.len && a.raw_bytes == b.raw_bytes);
+  CHECK_EQ_INT(b.raw_bytes, 16645); /* the gunzipped size, hta_triton_example.json */
+  trace_data_free(&a);
+  trace_data_free(&b);
+  struct pl_trace_opts o = {-1, 1, false};
+  struct pl_trace_set *m = NULL;
+  CHECK_STATUS(pl_trace_analyze_mem(gz, len, "mem.json.gz", &o, &m, &d), PL_OK, diag_ptr(&d));
+  struct pl_trace_set *f = analyze1(TR "hta_triton_example.json.gz", -1, false);
+  if (m != NULL && f != NULL) {
+    CHECK_STR(m->ranks[0].file, "mem.json.gz");
+    CHECK(m->ranks[0].span_s == f->ranks[0].span_s && m->ranks[0].span_s > 0);
+    CHECK(m->ranks[0].compute_s == f->ranks[0].compute_s);
+  }
+  pl_trace_set_free(m);
+  pl_trace_set_free(f);
+  free(gz);
+  /* errors name the given name; an empty buffer is an empty trace */
+  CHECK_STATUS(pl_trace_analyze_mem("", 0, "nothing", &o, &m, &d), PL_ERR_PARSE, diag_ptr(&d));
+  CHECK(strstr(d.msg, "trace 'nothing': empty file") != NULL);
+  CHECK(m == NULL);
+}
+
+/* Times that would overflow int64 ns arithmetic are refused (trace_int.h). */
+static void test_time_limits(void) {
+  static const char big_ts[] = "[{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\","
+                               " \"ts\": 8446744073709552, \"dur\": 1}]";
+  static const char big_dur[] = "[{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\","
+                                " \"ts\": 1, \"dur\": 4611686018427387}]";
+  static const char ok[] = "[{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\","
+                           " \"ts\": 3999999999999999, \"dur\": 999999999999}]";
+  struct pl_trace_opts o = {-1, 1, false};
+  struct pl_trace_set *s = NULL;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_trace_analyze_mem(big_ts, sizeof big_ts - 1, "t", &o, &s, &d), PL_ERR_RANGE,
+               diag_ptr(&d));
+  CHECK(strstr(d.msg, "field 'ts' value 8446744073709552 is out of range") != NULL);
+  CHECK_STATUS(pl_trace_analyze_mem(big_dur, sizeof big_dur - 1, "t", &o, &s, &d), PL_ERR_RANGE,
+               diag_ptr(&d));
+  CHECK(strstr(d.msg, "field 'dur' value 4611686018427387 is out of range") != NULL);
+  /* just inside both limits: one kernel of 999999999999 us, no idle */
+  CHECK_STATUS(pl_trace_analyze_mem(ok, sizeof ok - 1, "t", &o, &s, &d), PL_OK, diag_ptr(&d));
+  if (s != NULL) {
+    CHECK_NEAR_REL(s->ranks[0].span_s, 999999.999999, 1e-15);
+    CHECK_NEAR_REL(s->ranks[0].idle_s, 0, 0);
+  }
+  pl_trace_set_free(s);
+}
+
 static void test_intervals(void) {
   struct trace_iv a[] = {{0, 10}, {20, 30}}, b[] = {{5, 25}};
   struct trace_ivs x = {a, 2}, y = {b, 1}, o;
@@ -316,5 +398,7 @@ int main(void) {
   test_collective_args();
   test_rank_set();
   test_names();
+  test_memory_input();
+  test_time_limits();
   return check_finish();
 }

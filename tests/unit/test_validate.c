@@ -142,6 +142,8 @@ static void test_rows(void) {
     CHECK_NEAR_REL(r->published, 137.0, 0);
     CHECK(r->predicted > 0);
     CHECK_NEAR_REL(r->error, 100.0 * (r->predicted - r->measured) / r->measured, 1e-12);
+    CHECK_STR(r->source, "sc21");
+    CHECK_CONTAINS(r->architecture, "learned positions");
     CHECK_STR(r->gpu, "a100-80g");
     CHECK_STR(r->cluster, "dgx-a100");
     CHECK_EQ_INT(r->layout.dp, 32);

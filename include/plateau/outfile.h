@@ -1,0 +1,22 @@
+/* outfile.h: every file plateau writes is written to a temporary name in the
+ * same directory and renamed over the target only when complete, so an
+ * interrupted or failed run leaves the old file or none, never half of one.
+ * Ownership: the struct is the caller's; pl_outfile_commit always closes it. */
+#ifndef PLATEAU_OUTFILE_H
+#define PLATEAU_OUTFILE_H
+
+#include <stdio.h>
+#include "status.h"
+
+struct pl_outfile {
+  FILE *f;          /* write here */
+  char path[4096];  /* final name */
+  char tmp[4200];   /* temporary name beside it */
+};
+
+enum pl_status pl_outfile_open(struct pl_outfile *o, const char *path, struct pl_diag *diag);
+/* Close; when st is PL_OK and the close succeeds, rename over the final name,
+ * otherwise remove the temporary. Returns st, or the close/rename failure. */
+enum pl_status pl_outfile_commit(struct pl_outfile *o, enum pl_status st, struct pl_diag *diag);
+
+#endif

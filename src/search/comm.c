@@ -1,0 +1,162 @@
+/* comm.c: the communication a layout cannot avoid, priced as the step
+ * simulator prices it, for the pruning bound (bound.c, docs/search.md).
+ *
+ * It mirrors the simulator's lowering (src/sim/segments.c, lower.c,
+ * groups.c; docs/step-model.md sections 4 and 5) and prices each collective
+ * with the same pl_coll_time:
+ *  - groups in Megatron-LM rank order (tp innermost, then cp, dp, pp): a
+ *    group whose members are `stride` ranks apart has
+ *    min(ranks, max(1, gpus_per_node / stride)) ranks per node;
+ *  - tensor parallelism per block and micro-batch, activations
+ *    mbs * seq/cp * hidden in bf16: with sequence parallelism 2 all_gather +
+ *    2 reduce_scatter forward and the same backward (plus 2 + 2 more under
+ *    full recompute), without it 2 all_reduce forward, 2 (+2) backward;
+ *    embedding and LM head one each (segments.c). These are blocking: the
+ *    next compute waits for them;
+ *  - context parallelism: a ring of cp - 1 send/recv steps per block and
+ *    pass, overlapping the attention core, which the next block waits for;
+ *  - FSDP (zero2/zero3), one unit per segment: all_gather of its bf16
+ *    parameters, reduce_scatter of its fp32 gradients after every backward,
+ *    an all_reduce across replicas when the shard group is smaller than dp;
+ *  - ddp/zero1: fp32 gradients all_reduced (reduce_scattered) in 25 MiB
+ *    buckets once per step; zero1 all_gathers the updated bf16 parameters
+ *    after the optimizer, in bucket-sized calls;
+ *  - the optimizer: AdamW over the local parameters, 30 bytes of HBM traffic
+ *    per parameter at the achievable bandwidth, plus one kernel.
+ * If the simulator changes these rules, tests/unit/test_search_prune.c
+ * (bound <= simulated step for every layout of small spaces) fails. */
+#include "search_int.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <plateau/coll.h>
+#include <plateau/model.h>
+
+#define ACT_BYTES 2.0               /* bf16 activations on the wire */
+#define PARAM_BYTES 2.0             /* bf16 parameters gathered */
+#define GRAD_BYTES 4.0              /* fp32 gradient reduction */
+#define BUCKET_BYTES (25.0 * 1024 * 1024) /* torch DDP bucket_cap_mb = 25 */
+#define ADAMW_BYTES_PER_PARAM 30.0
+
+static int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
+
+static struct pl_group strided(const struct search_ctx *ctx, int64_t ranks, int64_t stride) {
+  int64_t gpn = ctx->cluster->gpus_per_node > 0 ? ctx->cluster->gpus_per_node : 1;
+  gpn = imin(gpn, imax(1, ctx->gpus));
+  struct pl_group g = {ranks, imin(ranks, imax(1, gpn / stride))};
+  return g;
+}
+
+/* One call's time alone; 0 for a group of one or nothing to send. */
+static double coll_s(const struct search_ctx *ctx, enum pl_coll_op op, double bytes,
+                     struct pl_group g) {
+  struct pl_coll_cost cost;
+  if (g.ranks <= 1 || !(bytes > 0))
+    return 0;
+  if (pl_coll_time(ctx->cluster, op, bytes, g, PL_ALGO_AUTO, &cost) != PL_OK)
+    return 0;
+  return cost.time_s;
+}
+
+/* Context parallelism: per block cp - 1 send/recv steps of the local K and
+ * V chunk forward, of K, V, dK, dV backward, between ring neighbours (one
+ * pair, crossing nodes as soon as the ring spans more than one). */
+static void ring_times(const struct search_ctx *ctx, const struct pl_layout *l,
+                       struct search_tp_times *out) {
+  if (l->cp <= 1)
+    return;
+  const struct pl_model *m = ctx->model;
+  struct pl_group ring = strided(ctx, l->cp, l->tp);
+  struct pl_group pair = {2, ring.ranks_per_node < ring.ranks ? 1 : 2};
+  double kv = 2.0 * (double)l->mbs * (double)(l->seq / l->cp) * (double)(m->kv_heads / l->tp) *
+              (double)m->head_dim * ACT_BYTES;
+  out->ring_f = (double)(l->cp - 1) * coll_s(ctx, PL_COLL_SEND_RECV, kv, pair);
+  out->ring_b = (double)(l->cp - 1) * coll_s(ctx, PL_COLL_SEND_RECV, 2.0 * kv, pair);
+}
+
+void search_tp_times(const struct search_ctx *ctx, const struct pl_layout *l,
+                     struct search_tp_times *out) {
+  memset(out, 0, sizeof *out);
+  ring_times(ctx, l, out);
+  if (l->tp <= 1)
+    return;
+  struct pl_group g = strided(ctx, l->tp, 1);
+  double act = (double)l->mbs * (double)(l->seq / l->cp) * (double)ctx->model->hidden * ACT_BYTES;
+  double extra = l->recompute == PL_RECOMPUTE_FULL ? 2 : 0;
+  if (l->sp) {
+    double ag = coll_s(ctx, PL_COLL_ALL_GATHER, act, g), rs = coll_s(ctx, PL_COLL_REDUCE_SCATTER, act, g);
+    out->layer_f = 2 * (ag + rs);
+    out->layer_b = (2 + extra) * (ag + rs);
+    out->embed_f = rs;
+    out->embed_b = ag;
+    out->head_f = ag;
+    out->head_b = rs;
+    return;
+  }
+  double ar = coll_s(ctx, PL_COLL_ALL_REDUCE, act, g);
+  out->layer_f = 2 * ar;
+  out->layer_b = (2 + extra) * ar;
+  out->embed_f = ar;
+  out->head_b = ar;
+}
+
+static double seg_params(const struct search_ctx *ctx, int kind, int64_t tp) {
+  const struct pl_model *m = ctx->model;
+  double p = kind == SEARCH_SEG_LAYER   ? (double)pl_model_layer_params(m)
+             : kind == SEARCH_SEG_EMBED ? (double)pl_model_embedding_params(m)
+                                        : (double)pl_model_head_params(m);
+  return p / (double)tp;
+}
+
+static int64_t shard_ranks(const struct pl_layout *l) {
+  return l->shard == PL_SHARD_DDP || l->shard_group <= 0 ? l->dp : l->shard_group;
+}
+
+void search_dp_times(const struct search_ctx *ctx, const struct pl_layout *l,
+                     struct search_dp_times *out) {
+  memset(out, 0, sizeof *out);
+  int64_t sg = shard_ranks(l);
+  struct pl_group dp = strided(ctx, sg, l->tp * l->cp);
+  struct pl_group rep = strided(ctx, l->dp / sg, l->tp * l->cp * sg);
+  bool hybrid = l->shard != PL_SHARD_DDP && l->shard_group < l->dp;
+  for (int k = 0; k < SEARCH_SEG_N; k++)
+    out->params[k] = seg_params(ctx, k, l->tp);
+  if (l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3) {
+    for (int k = 0; k < SEARCH_SEG_N; k++) {
+      double p = out->params[k];
+      out->ag_s[k] = coll_s(ctx, PL_COLL_ALL_GATHER, p * PARAM_BYTES, dp);
+      out->rs_s[k] = coll_s(ctx, PL_COLL_REDUCE_SCATTER, p * GRAD_BYTES, dp);
+      if (hybrid && out->rs_s[k] > 0)
+        out->rs_s[k] += coll_s(ctx, PL_COLL_ALL_REDUCE, p * GRAD_BYTES / (double)sg, rep);
+    }
+    return;
+  }
+  enum pl_coll_op op = l->shard == PL_SHARD_DDP ? PL_COLL_ALL_REDUCE : PL_COLL_REDUCE_SCATTER;
+  out->bucket_s = coll_s(ctx, op, BUCKET_BYTES, dp);
+  if (hybrid && out->bucket_s > 0)
+    out->bucket_s += coll_s(ctx, PL_COLL_ALL_REDUCE, BUCKET_BYTES / (double)sg, rep);
+}
+
+double search_optimizer_s(const struct search_ctx *ctx, const struct pl_layout *l, double params) {
+  const struct pl_gpu *g = &ctx->cluster->gpu;
+  double local = l->shard == PL_SHARD_DDP ? params : params / (double)l->shard_group;
+  double bw = g->hbm_bytes_per_s * g->eff.hbm_fraction;
+  return (bw > 0 ? local * ADAMW_BYTES_PER_PARAM / bw : 0) + g->eff.kernel_overhead_s;
+}
+
+/* zero1: the updated bf16 parameters all_gathered after the optimizer, in
+ * ceil(bytes / bucket) equal calls. */
+double search_zero1_gather_s(const struct search_ctx *ctx, const struct pl_layout *l,
+                             double params) {
+  if (l->shard != PL_SHARD_ZERO1)
+    return 0;
+  struct pl_group dp = strided(ctx, shard_ranks(l), l->tp * l->cp);
+  double bytes = params * PARAM_BYTES;
+  double calls = ceil(bytes / BUCKET_BYTES);
+  return calls > 0 ? calls * coll_s(ctx, PL_COLL_ALL_GATHER, bytes / calls, dp) : 0;
+}
+
+double search_bucket_bytes(void) { return BUCKET_BYTES; }
+double search_grad_bytes(void) { return GRAD_BYTES; }

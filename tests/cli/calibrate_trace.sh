@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# `plateau calibrate trace`: fit a cluster to the collectives in traces.
+# Known answers come from plateau's own predicted traces (predict --trace),
+# whose kernel times are the collective model's on dgx-h100: starting from a
+# base with a halved fabric figure, the fit must get back to times the
+# model reproduces, and to dgx-h100's figure where the data pin it down
+# (docs/trace.md 10.3). Then a real trace, and the errors.
+. "$(dirname "$0")/lib.sh"
+T="$PL_TEST_DATA/traces"
+H100="$PL_SOURCE_DIR/data/clusters/dgx-h100.json"
+# JSON number of KEY in $TMP/out
+num() { grep -o "\"$1\": [-0-9.e+]*" "$TMP/out" | head -1 | awk '{ print $2 }'; }
+near() { awk -v x="$1" -v y="$2" -v t="$3" 'BEGIN { d = x - y; if (d < 0) d = -d; a = y < 0 ? -y : y; exit !(x != "" && y != "" && d <= t * a) }'; }
+
+# one node: NVLink bandwidth halved in the base (370.8 -> 185.4 GB/s)
+sed 's|"370.8 GB/s"|"185.4 GB/s"|' "$H100" >"$TMP/half-nvlink.json"
+expect_ok predict --trace "$TMP/p8.json"
+expect_ok calibrate trace "$TMP/p8.json" --cluster "$TMP/half-nvlink.json" --out "$TMP/fit8.json" \
+  --min-bytes 1 --format json
+check "8 GPUs: all 68 FSDP calls used" test "$(num used)" = 68
+check "8 GPUs: NVLink bandwidth back to 370.8 GB/s (1%)" near "$(num intra_bytes_per_s)" 370.8e9 0.01
+check "8 GPUs: rms below 1%" awk -v r="$(num rms_rel_err)" 'BEGIN { exit !(r < 0.01) }'
+check "fitted cluster file written" grep -q '"nccl_bandwidth"' "$TMP/fit8.json"
+
+# two nodes: network halved (400 -> 200 GB/s per node). A 2-node ring is
+# NVLink-bound once the network passes 370.8 GB/s, so the data only say
+# "network >= 370.8 GB/s": check the fit's times and its prediction instead.
+sed 's|"400 Gb/s"|"200 Gb/s"|; s|"400 GB/s"|"200 GB/s"|' "$H100" >"$TMP/half-net.json"
+expect_ok predict --gpus 16 --format json --trace "$TMP/p16.json"
+step=$(num step_time_s)
+expect_ok calibrate trace "$TMP/p16.json" --cluster "$TMP/half-net.json" --out "$TMP/fit16.json" \
+  --min-bytes 1 --format json
+check "16 GPUs: network fitted, not left at 200 GB/s" \
+  awk -v b="$(num node_net_bytes_per_s)" 'BEGIN { exit !(b >= 0.99 * 370.8e9) }'
+check "16 GPUs: rms below 1%" awk -v r="$(num rms_rel_err)" 'BEGIN { exit !(r < 0.01) }'
+expect_ok predict --gpus 16 --cluster "$TMP/fit16.json" --format json
+check "16 GPUs: fitted cluster predicts the step time (1%)" near "$(num step_time_s)" "$step" 0.01
+
+# a real trace (HTA nccl_data: DDP all_reduce over 2 ranks, sized on the kernel)
+expect_ok calibrate trace "$T/hta_nccl_data.json.gz" --cluster dgx-h100 --out "$TMP/fit-real.json"
+check "real: series named" grep -q '^all_reduce, 2 ranks on 1 node' "$TMP/out"
+check "real: calls counted per size" grep -qE '^ +26255360 +3 ' "$TMP/out"
+expect_ok predict --cluster "$TMP/fit-real.json"
+# errors
+expect_fail 1 "no collective call with a message size .*64 without size" -- \
+  calibrate trace "$T/dlrm" --cluster dgx-h100 --out "$TMP/x.json"
+expect_fail 1 "--cluster BASE and --out FILE are required" -- calibrate trace "$TMP/p8.json"
+expect_fail 1 "--stat: unknown value 'mean'" -- \
+  calibrate trace "$TMP/p8.json" --cluster dgx-h100 --out "$TMP/x.json" --stat mean
+expect_fail 1 "trace '.*nope.json'" -- calibrate trace "$TMP/nope.json" --cluster dgx-h100 --out "$TMP/x.json"
+expect_fail 2 "no trace files given" -- calibrate trace --cluster dgx-h100 --out "$TMP/x.json"
+check "no output file after errors" test ! -e "$TMP/x.json"
+expect_ok calibrate trace --help
+check "help lists --stat" grep -q -- '--stat S' "$TMP/out"
+finish

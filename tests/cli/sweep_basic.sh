@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# `plateau sweep` (docs/search.md): scale axes in every form, the figures of
+# diminishing returns, strategies side by side, and output that does not
+# depend on the number of threads. Small points only.
+. "$(dirname "$0")/lib.sh"
+
+col() { awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$1"; }
+rows() { echo $(($(wc -l <"$1") - 1)); }
+
+# the given layout (FSDP default) over a doubling range; weak scaling
+expect_ok sweep --model llama2-7b --gpus 8..64 --format csv --threads 1
+cp "$TMP/out" "$TMP/g1.csv"
+check "4 points for 8..64" [ "$(rows "$TMP/g1.csv")" -eq 4 ]
+check "columns: predict's, then the figures" \
+  head -1 "$TMP/g1.csv" | grep -q '^model.name,.*,power.tokens_per_j,strategy,scaling_efficiency,marginal_tokens_per_s_per_gpu,marginal_efficiency$'
+check "gpus 8 16 32 64" [ "$(col "$TMP/g1.csv" layout.gpus | tr '\n' ' ')" = "8 16 32 64 " ]
+check "weak scaling: gbs = gpus" [ "$(col "$TMP/g1.csv" layout.gbs | tr '\n' ' ')" = "8 16 32 64 " ]
+check "scaling efficiency 1 at the smallest point" [ "$(col "$TMP/g1.csv" scaling_efficiency | head -1)" = "1" ]
+check "no marginal figure at the smallest point" [ -z "$(col "$TMP/g1.csv" marginal_tokens_per_s_per_gpu | head -1)" ]
+check "strategy 'given'" [ -z "$(col "$TMP/g1.csv" strategy | grep -v '^given$')" ]
+# scaling efficiency = (T/N)/(T0/N0), recomputed from the CSV
+check "scaling efficiency matches its definition" awk -F, '
+  NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "tokens_per_s") t = i; if ($i == "layout.gpus") n = i; if ($i == "scaling_efficiency") e = i; if ($i == "marginal_tokens_per_s_per_gpu") m = i } next }
+  NR == 2 { t0 = $t; n0 = $n; tp = $t; np = $n; next }
+  { want = ($t / $n) / (t0 / n0); if ((want - $e) ^ 2 > 1e-18 * want ^ 2) exit 1;
+    mw = ($t - tp) / ($n - np); if ((mw - $m) ^ 2 > 1e-18 * mw ^ 2) exit 1; tp = $t; np = $n }' "$TMP/g1.csv"
+expect_ok sweep --model llama2-7b --gpus 8..64 --format csv --threads 2
+check "given layout: CSV identical for --threads 1 and 2" cmp -s "$TMP/g1.csv" "$TMP/out"
+
+# axis forms: list with "...", nodes, strong scaling
+expect_ok sweep --gpus 8,16,...,64 --format csv
+check "8,16,...,64 doubles" [ "$(col "$TMP/out" layout.gpus | tr '\n' ' ')" = "8 16 32 64 " ]
+expect_ok sweep --gpus 8,16,...,40 --format csv
+check "8,16,...,40 stops below 40, then 40" [ "$(col "$TMP/out" layout.gpus | tr '\n' ' ')" = "8 16 32 40 " ]
+expect_ok sweep --gpus 24,8,16,8 --format csv
+check "sorted and deduplicated" [ "$(col "$TMP/out" layout.gpus | tr '\n' ' ')" = "8 16 24 " ]
+expect_ok sweep --nodes 1,2 --format csv
+check "--nodes 1,2 is 8 and 16 GPUs" [ "$(col "$TMP/out" layout.gpus | tr '\n' ' ')" = "8 16 " ]
+expect_ok sweep --gpus 8..32 --gbs 32 --format csv
+check "strong scaling: gbs fixed" [ "$(col "$TMP/out" layout.gbs | tr '\n' ' ')" = "32 32 32 " ]
+
+# strategies side by side, searched at each point; threads do not matter
+expect_ok sweep --model llama2-7b --gpus 8..32 --strategies fsdp,tp2,best --fix mbs=1 --format csv --threads 1
+cp "$TMP/out" "$TMP/s1.csv"
+check "3 strategies x 3 points" [ "$(rows "$TMP/s1.csv")" -eq 9 ]
+check "strategies in order" [ "$(col "$TMP/s1.csv" strategy | uniq | tr '\n' ' ')" = "fsdp tp2 best " ]
+check "tp2 rows have tp 2" [ "$(paste -d' ' <(col "$TMP/s1.csv" strategy) <(col "$TMP/s1.csv" layout.tp) | grep '^tp2' | grep -cv ' 2$')" -eq 0 ]
+check "fsdp rows: tp = pp = cp = 1" [ "$(paste -d' ' <(col "$TMP/s1.csv" strategy) <(col "$TMP/s1.csv" layout.tp) <(col "$TMP/s1.csv" layout.pp) <(col "$TMP/s1.csv" layout.cp) | grep '^fsdp' | grep -cv ' 1 1 1$')" -eq 0 ]
+# best is at least as fast as any strategy at the same point
+check "best >= every strategy" awk -F, '
+  NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "tokens_per_s") t = i; if ($i == "layout.gpus") n = i; if ($i == "strategy") s = i } next }
+  { if ($s == "best") best[$n] = $t; else if ($t > max[$n]) max[$n] = $t }
+  END { for (k in max) if (best[k] < max[k]) exit 1 }' "$TMP/s1.csv"
+expect_ok sweep --model llama2-7b --gpus 8..32 --strategies fsdp,tp2,best --fix mbs=1 --format csv --threads 2
+check "strategies: CSV identical for --threads 1 and 2" cmp -s "$TMP/s1.csv" "$TMP/out"
+
+# JSON: points and the knee; a strategy that cannot divide a point is skipped
+expect_ok sweep --model llama2-7b --gpus 8..16 --strategies tp16,fsdp --fix mbs=1 --format json --knee 0.9
+check "JSON points" grep -q '"points": \[' "$TMP/out"
+check "JSON knee with its threshold" grep -A1 -q '"knee": {' "$TMP/out"
+check "JSON knee threshold 0.9" grep -q '"threshold": 0.9' "$TMP/out"
+check "points carry the figures" grep -q '"scaling_efficiency":' "$TMP/out"
+check "skipped point noted on stderr" grep -q 'skipped: search: tp=16 does not divide 8 GPUs' "$TMP/err"
+# text: a table per series with its knee
+expect_ok sweep --model llama2-7b --gpus 8..16 --layout best --fix mbs=1
+check "text series header" grep -q '^plateau sweep: llama2-7b on h100, strategy best' "$TMP/out"
+check "text knee line" grep -q '^knee: ' "$TMP/out"
+finish
