@@ -2,7 +2,9 @@
  * memory, lowering, event simulation, accounting) for Llama-2 70B on 2048
  * H100s under a few layouts, on one core. Target: >= 2,000 per second per
  * core for each layout (docs/step-model.md, "Speed").
- * Run: ./bench_predict [seconds per layout, default 1] [case index, default all] */
+ * Run: ./bench_predict [seconds per layout, default 1] [case index, default all]
+ *                      [predictions: a fixed count instead of the time budget,
+ *                       for instruction counts under valgrind --tool=callgrind] */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <plateau/plateau.h>
 
@@ -24,7 +26,8 @@ static double now_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int bench(const struct pl_run *base, const struct layout_case *c, double budget_s) {
+static int bench(const struct pl_run *base, const struct layout_case *c, double budget_s,
+                 long count) {
   static struct pl_run run;
   static struct pl_prediction p;
   struct pl_diag d;
@@ -38,7 +41,7 @@ static int bench(const struct pl_run *base, const struct layout_case *c, double 
   run.layout.recompute = c->recompute;
   long n = 0;
   double t0 = now_s(), t = t0;
-  while (t - t0 < budget_s) {
+  while (count > 0 ? n < count : t - t0 < budget_s) {
     if (pl_predict(&run, &p, &d) != PL_OK) {
       fprintf(stderr, "bench_predict: %s: %s\n", c->label, d.msg);
       return 1;
@@ -57,6 +60,7 @@ static int bench(const struct pl_run *base, const struct layout_case *c, double 
 int main(int argc, char **argv) {
   double budget = argc > 1 ? strtod(argv[1], NULL) : 1.0;
   int only = argc > 2 ? (int)strtol(argv[2], NULL, 10) : -1;
+  long count = argc > 3 ? strtol(argv[3], NULL, 10) : 0;
   static struct pl_run base;
   struct pl_diag d;
   memset(&base, 0, sizeof base);
@@ -76,7 +80,7 @@ int main(int argc, char **argv) {
   };
   printf("Llama-2 70B, 2048 x H100 (dgx-h100), 1 sequence of 4096 tokens per GPU\n");
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-    if ((only < 0 || (size_t)only == i) && bench(&base, &cases[i], budget) != 0)
+    if ((only < 0 || (size_t)only == i) && bench(&base, &cases[i], budget, count) != 0)
       return 1;
   return 0;
 }

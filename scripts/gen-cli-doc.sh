@@ -20,6 +20,15 @@ out=${2:-"$(dirname "$0")/../docs/cli.md"}
     echo '```'
     "$bin" "$verb" --help
     echo '```'
+    # subcommands named in the usage lines ("plateau trace analyze ...")
+    for sub in $("$bin" "$verb" --help | sed -n "s/^\(usage:\)\{0,1\} *plateau $verb \([a-z][a-z-]*\).*/\2/p" | sort -u); do
+      echo
+      echo "### plateau $verb $sub"
+      echo
+      echo '```'
+      "$bin" "$verb" "$sub" --help
+      echo '```'
+    done
   done
 } >"$out.tmp"
 mv "$out.tmp" "$out"

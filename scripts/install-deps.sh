@@ -2,6 +2,8 @@
 # Install the Debian packages plateau needs to build, test and draw figures.
 # Only missing packages are installed; uses sudo when not root.
 set -euo pipefail
+# gnuplot draws figures; Open MPI spreads search/sweep over machines (optional
+# at build time, tested in CI); chromium renders the study report in a test.
 pkgs=(build-essential cmake pkg-config libyajl-dev zlib1g-dev gnuplot-nox "$@")
 missing=()
 for p in "${pkgs[@]}"; do

@@ -57,7 +57,7 @@ enum pl_status pl_par_map(struct pl_par *par, int64_t n, size_t item_size, pl_pa
 enum pl_objective {
   PL_OBJECTIVE_THROUGHPUT,     /* tokens/s, higher is better */
   PL_OBJECTIVE_TOKENS_PER_J,   /* tokens per joule, higher is better */
-  PL_OBJECTIVE_COST            /* USD per token at a GPU-hour price, lower is better */
+  PL_OBJECTIVE_COST            /* USD per million tokens at a GPU-hour price, lower is better */
 };
 
 /* X(name, key): why a layout was rejected before ranking, in checking order. */
@@ -114,7 +114,7 @@ struct pl_search_opts {
 
 struct pl_search_hit {
   struct pl_prediction pred;
-  double objective;          /* tokens/s, tokens/J or USD per token, per objective */
+  double objective;          /* tokens/s, tokens/J or USD per million tokens */
   int64_t index;             /* position in the enumeration order (tie-break) */
 };
 
@@ -139,7 +139,8 @@ enum pl_status pl_search_run(const struct pl_run *base, const struct pl_search_o
                              struct pl_search_result *out, struct pl_diag *diag);
 void pl_search_result_free(struct pl_search_result *r);
 
-/* The objective of a simulated prediction (see enum pl_objective). */
+/* The objective of a simulated prediction (see enum pl_objective); cost is
+ * gpus * gpu_hour_usd / 3600 / tokens_per_s * 1e6 (docs/search.md). */
 double pl_search_objective(const struct pl_prediction *p, enum pl_objective obj,
                            double gpu_hour_usd);
 

@@ -83,6 +83,7 @@ struct validate_source {
   bool linear_bias;        /* every linear layer has a bias */
   bool dropout;            /* training applies dropout */
   bool eager_attention;    /* no FlashAttention in that software stack */
+  bool grad_reduce_after_backward; /* ddp/zero1 gradients reduced after the backward */
   bool sequence_parallel;  /* Megatron sequence parallelism available and used
                               unless the row says otherwise */
   bool megatron_vocab_pad; /* vocab padded to a multiple of 128 tp (Megatron-LM) */

@@ -338,6 +338,7 @@ static bool layout_modes(const struct validate_source *src, const struct validat
   squash(cell(in, "precision"), p, sizeof p);
   l->dtype = strstr(p, "fp8") != NULL ? PL_DTYPE_FP8 : PL_DTYPE_BF16;
   l->eager_attention = src->eager_attention;
+  l->grad_reduce_after_backward = src->grad_reduce_after_backward;
   return true;
 }
 

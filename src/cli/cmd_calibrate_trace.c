@@ -73,6 +73,25 @@ static double model_s(const struct job *j, const struct pl_calib_obs *o, double 
                                                                                    : 0;
 }
 
+/* One series: per message size, measured vs fitted model time. */
+static void text_series(const struct job *j, size_t k) {
+  const struct pl_nccl_series *s = &j->ct->series[k];
+  printf("\n%s, %lld ranks on %lld node%s\n", pl_coll_op_name(s->op), (long long)s->ranks,
+         (long long)s->nodes, s->nodes == 1 ? "" : "s");
+  printf("  %12s %6s %12s %12s %8s %10s  %s\n", "size (B)", "calls", "measured us", "model us",
+         "error", "busbw GB/s", "model algo/proto");
+  for (size_t i = 0; i < s->n_rows; i++) {
+    const struct pl_nccl_row *r = &s->rows[i];
+    struct pl_coll_cost c;
+    double m = model_s(j, &j->obs[k], r->bytes, &c);
+    printf("  %12.0f %6lld %12.2f %12.2f %+7.1f%% %10.2f  %s/%s%s\n", r->bytes,
+           (long long)j->ct->row_calls[k][i], r->time_s * 1e6, m * 1e6,
+           100 * (m - r->time_s) / r->time_s, r->busbw_bytes_per_s / 1e9,
+           pl_coll_algo_name(c.algo), pl_coll_proto_name(c.proto),
+           r->bytes >= j->min_bytes ? "" : "  (not fitted)");
+  }
+}
+
 static void text_report(const struct job *j, const char *out) {
   const struct pl_calib_fit *f = &j->fit;
   const struct pl_calib_trace *t = j->ct;
@@ -97,23 +116,8 @@ static void text_report(const struct job *j, const char *out) {
            f->node_net_bytes_per_s / 1e9, pl_cluster_node_net_bytes_per_s(&j->base) / 1e9);
   printf("  error over fitted sizes: rms %.1f%%, max %.1f%%\n", 100 * f->rms_rel_err,
          100 * f->max_rel_err);
-  for (size_t k = 0; k < t->n_series; k++) {
-    const struct pl_nccl_series *s = &t->series[k];
-    printf("\n%s, %lld ranks on %lld node%s\n", pl_coll_op_name(s->op), (long long)s->ranks,
-           (long long)s->nodes, s->nodes == 1 ? "" : "s");
-    printf("  %12s %6s %12s %12s %8s %10s  %s\n", "size (B)", "calls", "measured us",
-           "model us", "error", "busbw GB/s", "model algo/proto");
-    for (size_t i = 0; i < s->n_rows; i++) {
-      const struct pl_nccl_row *r = &s->rows[i];
-      struct pl_coll_cost c;
-      double m = model_s(j, &j->obs[k], r->bytes, &c);
-      printf("  %12.0f %6lld %12.2f %12.2f %+7.1f%% %10.2f  %s/%s%s\n", r->bytes,
-             (long long)t->row_calls[k][i], r->time_s * 1e6, m * 1e6,
-             100 * (m - r->time_s) / r->time_s, r->busbw_bytes_per_s / 1e9,
-             pl_coll_algo_name(c.algo), pl_coll_proto_name(c.proto),
-             r->bytes >= j->min_bytes ? "" : "  (not fitted)");
-    }
-  }
+  for (size_t k = 0; k < t->n_series; k++)
+    text_series(j, k);
   printf("\nwrote %s (use it as --cluster %s)\n", out, out);
 }
 

@@ -13,15 +13,15 @@ struct verb {
 };
 
 static const struct verb verbs[] = {
-    {"predict", cmd_predict, "predict one configuration: FLOPs, memory, step time, MFU, power"},
-    {"list", cmd_list, "list the built-in presets: models, gpus, clusters"},
     {"study", cmd_study, "the paper's scaling study for any setup, as a report (CSV, JSON, figures, HTML)"},
+    {"predict", cmd_predict, "predict one configuration: FLOPs, memory, step time, MFU, power"},
     {"search", cmd_search, "rank every parallel layout of a run, pruning what cannot win"},
     {"sweep", cmd_sweep, "scale a run over GPUs, models, GPU types; where returns diminish"},
-    {"trace", cmd_trace, "measure a run from PyTorch profiler (Kineto) traces, one per rank"},
-    {"validate", cmd_validate, "compare predictions with published training runs (accuracy)"},
     {"collectives", cmd_collectives, "model NCCL collectives: time, algbw, busbw per size and group size"},
     {"calibrate", cmd_calibrate, "fit a cluster to nccl-tests logs (calibrate nccl) or traces"},
+    {"trace", cmd_trace, "measure a run from PyTorch profiler (Kineto) traces, one per rank"},
+    {"validate", cmd_validate, "compare predictions with published training runs (accuracy)"},
+    {"list", cmd_list, "list the built-in presets: models, gpus, clusters"},
 };
 
 static void usage(FILE *out) {

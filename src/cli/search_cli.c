@@ -146,12 +146,16 @@ void cli_progress(void *ud, int64_t done, int64_t total) {
   enum { WIDTH = 30 };
   double f = (double)done / (double)total;
   f = f < 0 ? 0 : (f > 1 ? 1 : f);
+  int pct = (int)(100 * f);
+  if (cp->drawn && pct == cp->shown)
+    return;
+  cp->shown = pct;
   char bar[WIDTH + 1];
   int full = (int)(f * WIDTH);
   for (int i = 0; i < WIDTH; i++)
     bar[i] = i < full ? '#' : '.';
   bar[WIDTH] = '\0';
-  fprintf(stderr, "\rplateau %s: [%s] %3.0f%%", cp->label, bar, 100 * f);
+  fprintf(stderr, "\rplateau %s: [%s] %3d%%", cp->label, bar, pct);
   fflush(stderr);
   cp->drawn = true;
 }

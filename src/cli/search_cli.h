@@ -26,6 +26,7 @@ struct cli_par {
   bool mpi;                  /* MPI was initialised here */
   bool bar;                  /* draw the progress bar */
   bool drawn;                /* something is on the bar's line */
+  int shown;                 /* percent last drawn, -1 none */
   double start_s;
   const char *label;         /* "search", "sweep" */
 };

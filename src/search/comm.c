@@ -21,8 +21,11 @@
  *  - ddp/zero1: fp32 gradients all_reduced (reduce_scattered) in 25 MiB
  *    buckets once per step; zero1 all_gathers the updated bf16 parameters
  *    after the optimizer, in bucket-sized calls;
- *  - the optimizer: AdamW over the local parameters, 30 bytes of HBM traffic
- *    per parameter at the achievable bandwidth, plus one kernel.
+ *  - the optimizer: AdamW over the local parameters, at least 30 bytes of
+ *    HBM traffic per parameter (fp32 grad, param, m, v read; param, m, v
+ *    written; bf16 copy written) at the achievable bandwidth, plus one
+ *    kernel. The simulator counts more (34: the gradient-norm pass);
+ *    counting less keeps this a lower bound.
  * If the simulator changes these rules, tests/unit/test_search_prune.c
  * (bound <= simulated step for every layout of small spaces) fails. */
 #include "search_int.h"

@@ -111,13 +111,14 @@ void sim_dep(struct sim_engine *e, int32_t from, int32_t to) {
   e->tasks[to].waiting++;
 }
 
-/* Speed of a task of class res when n[] tasks of each class run on its rank. */
-static double rate_for(const struct sim_engine *e, enum sim_res res, const int n[SIM_RES_N]) {
+/* Speed of a task of each class when n[] tasks of each class run on its rank. */
+static void rates_for(const struct sim_engine *e, const int n[SIM_RES_N],
+                      double rate[SIM_RES_N]) {
   static const double share[SIM_MAX_RANK_STREAMS + 1] = {
       1, 1, 1.0 / 2, 1.0 / 3, 1.0 / 4, 1.0 / 5, 1.0 / 6, 1.0 / 7, 1.0 / 8};
-  if (res == SIM_RES_COMPUTE)
-    return n[SIM_RES_INTRA] + n[SIM_RES_INTER] > 0 ? e->slow_rate : 1.0;
-  return share[n[res]];
+  rate[SIM_RES_COMPUTE] = n[SIM_RES_INTRA] + n[SIM_RES_INTER] > 0 ? e->slow_rate : 1.0;
+  rate[SIM_RES_INTRA] = share[n[SIM_RES_INTRA]];
+  rate[SIM_RES_INTER] = share[n[SIM_RES_INTER]];
 }
 
 static void schedule(struct sim_engine *e, int32_t id) {
@@ -131,9 +132,11 @@ static void schedule(struct sim_engine *e, int32_t id) {
 static void rerate(struct sim_engine *e, int32_t rank) {
   struct sim_rank *r = &e->ranks[rank];
   r->dirty = false;
+  double rates[SIM_RES_N];
+  rates_for(e, r->n_res, rates);
   for (int i = 0; i < r->n_running; i++) {
     struct sim_task *t = &e->tasks[r->running[i]];
-    double rate = rate_for(e, (enum sim_res)t->res, r->n_res);
+    double rate = rates[t->res];
     if (rate == t->rate)
       continue;
     t->left_s -= t->rate * (e->now_s - t->mark_s);

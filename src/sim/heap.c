@@ -4,7 +4,8 @@
  * deterministic on any machine; times are doubles and never rounded. An item
  * is in the heap at most once: rescheduling a running task moves its entry
  * (O(log n)) instead of leaving a stale one behind, so the heap holds only
- * the tasks running now. */
+ * the tasks running now. Each entry carries its key, so sifting compares
+ * within one contiguous array (no lookups by item). */
 #include <plateau/alloc.h>
 
 #include <string.h>
@@ -17,8 +18,7 @@ enum pl_status sim_heap_init(struct sim_heap *h, int32_t n_items) {
   h->items = pl_malloc(n * sizeof *h->items);
   h->at = pl_malloc(n * sizeof *h->at);
   h->due = pl_malloc(n * sizeof *h->due);
-  h->seq = pl_malloc(n * sizeof *h->seq);
-  if (h->items == NULL || h->at == NULL || h->due == NULL || h->seq == NULL)
+  if (h->items == NULL || h->at == NULL || h->due == NULL)
     return PL_ERR_NOMEM;
   for (size_t i = 0; i < n; i++)
     h->at[i] = SIM_NONE;
@@ -30,71 +30,64 @@ void sim_heap_free(struct sim_heap *h) {
   pl_free(h->items);
   pl_free(h->at);
   pl_free(h->due);
-  pl_free(h->seq);
   memset(h, 0, sizeof *h);
 }
 
-static bool before(const struct sim_heap *h, int32_t a, int32_t b) {
-  if (h->due[a] != h->due[b])
-    return h->due[a] < h->due[b];
-  return h->seq[a] < h->seq[b];
+static bool before(const struct sim_heap_entry *a, const struct sim_heap_entry *b) {
+  if (a->due_s != b->due_s)
+    return a->due_s < b->due_s;
+  return a->seq < b->seq;
 }
 
-static void place(struct sim_heap *h, int32_t pos, int32_t item) {
-  h->items[pos] = item;
-  h->at[item] = pos;
+static void place(struct sim_heap *h, int32_t pos, const struct sim_heap_entry *e) {
+  h->items[pos] = *e;
+  h->at[e->item] = pos;
 }
 
-static void sift_up(struct sim_heap *h, int32_t pos) {
-  int32_t item = h->items[pos];
-  while (pos > 0 && before(h, item, h->items[(pos - 1) / 2])) {
-    place(h, pos, h->items[(pos - 1) / 2]);
+static void sift_up(struct sim_heap *h, int32_t pos, struct sim_heap_entry e) {
+  while (pos > 0 && before(&e, &h->items[(pos - 1) / 2])) {
+    place(h, pos, &h->items[(pos - 1) / 2]);
     pos = (pos - 1) / 2;
   }
-  place(h, pos, item);
+  place(h, pos, &e);
 }
 
-static void sift_down(struct sim_heap *h, int32_t pos) {
-  int32_t item = h->items[pos];
+static void sift_down(struct sim_heap *h, int32_t pos, struct sim_heap_entry e) {
   for (;;) {
-    int32_t l = 2 * pos + 1, r = l + 1, m = pos;
-    int32_t best = item;
-    if (l < h->n && before(h, h->items[l], best)) {
-      m = l;
-      best = h->items[l];
-    }
-    if (r < h->n && before(h, h->items[r], best))
-      m = r;
-    if (m == pos)
+    int32_t l = 2 * pos + 1, m = l;
+    if (l >= h->n)
       break;
-    place(h, pos, h->items[m]);
+    if (l + 1 < h->n && before(&h->items[l + 1], &h->items[l]))
+      m = l + 1;
+    if (!before(&h->items[m], &e))
+      break;
+    place(h, pos, &h->items[m]);
     pos = m;
   }
-  place(h, pos, item);
+  place(h, pos, &e);
 }
 
 void sim_heap_set(struct sim_heap *h, int32_t item, double due_s) {
+  struct sim_heap_entry e = {due_s, h->next_seq++, item};
   h->due[item] = due_s;
-  h->seq[item] = h->next_seq++;
   int32_t pos = h->at[item];
   if (pos == SIM_NONE) {
-    place(h, h->n++, item);
-    sift_up(h, h->n - 1);
+    sift_up(h, h->n++, e);
     return;
   }
   /* a new sequence number only ever moves an item later among equals */
-  sift_up(h, pos);
-  sift_down(h, h->at[item]);
+  if (pos > 0 && before(&e, &h->items[(pos - 1) / 2]))
+    sift_up(h, pos, e);
+  else
+    sift_down(h, pos, e);
 }
 
 int32_t sim_heap_pop(struct sim_heap *h) {
   if (h->n == 0)
     return SIM_NONE;
-  int32_t top = h->items[0];
+  int32_t top = h->items[0].item;
   h->at[top] = SIM_NONE;
-  if (--h->n > 0) {
-    place(h, 0, h->items[h->n]);
-    sift_down(h, 0);
-  }
+  if (--h->n > 0)
+    sift_down(h, 0, h->items[h->n]);
   return top;
 }

@@ -32,8 +32,12 @@
  * Pipeline stages exchange activations (forward) and their gradients
  * (backward) with send/recv on their own streams; the receiving pass waits.
  * Each stage ends with its AdamW step: memory-bound over its local shard.
- * Ignored: the global gradient-norm all_reduce, the tied-embedding gradient
- * all_reduce between first and last stage, host-side overheads. */
+ * With layout.grad_reduce_after_backward (Megatron-LM 2021-22) the ddp/zero1
+ * buckets are reduced only after the stage's whole backward. With pp > 1 and
+ * tied embeddings, the first and last stages all_reduce the embedding
+ * gradient before the optimizer. Sends are blocking (emit_sends).
+ * Ignored: the gradient-norm all_reduce of one scalar (latency only),
+ * host-side overheads. */
 #include <plateau/alloc.h>
 #include <plateau/model.h>
 
@@ -47,13 +51,25 @@
   4.0 /* fp32 gradients for ddp/zero1 reduction (Megatron main_grad, DDP fp32 params) */
 #define PARAM_BYTES 2.0 /* bf16 parameters gathered after a zero1 optimizer step */
 /* AdamW with fp32 states: read grad, param, m, v (16 B), write param, m, v
- * (12 B), write the bf16 working copy (2 B). */
-#define ADAMW_BYTES_PER_PARAM 30.0
+ * (12 B), write the bf16 working copy (2 B); plus the gradient-norm pass that
+ * precedes it, one more read of every fp32 gradient (4 B): Megatron-LM
+ * clip_grad_norm_fp32 (megatron/optimizer/clip_grads.py, default
+ * --clip-grad 1.0) and torch.nn.utils.clip_grad_norm_ (FSDP, llm-foundry,
+ * torchtitan max_norm 1.0) both reduce the norm over all gradients. Its
+ * all_reduce of one scalar is latency only and not modelled. */
+#define ADAMW_BYTES_PER_PARAM 34.0
 #define LOWER_ENDS 3
 #define LOWER_JOIN 4
 
+/* Merged tp collectives of a one-segment unit; n < 0 until computed. */
+struct tp_cache {
+  struct sim_comm list[SIM_SEG_TP];
+  int n;
+};
+
 struct lower {
   struct sim_step *st;
+  struct tp_cache tp_cache[SIM_SEG_N][2];
   const struct pl_layout *l;
   int64_t pp, vp, m, V;
   struct sim_slot *slots; /* stage s's order at s * per_stage */
@@ -187,13 +203,10 @@ static int32_t comp(struct lower *lw, double work_s, const struct unit *u, enum 
   return id;
 }
 
-/* The tp collectives of a unit, merged by kind (same op and size), issued
- * after its compute and its cp ring. */
-static void unit_tp(struct lower *lw, const struct unit *u, int32_t after, int32_t ring) {
-  const struct sim_seg *sg = lw->st->seg;
+/* The tp collectives of a unit, merged by kind (same op and size). */
+static int tp_merge(const struct sim_seg *sg, const struct unit *u, struct sim_comm *list) {
   int p = u->slot.pass;
   int64_t mult[SIM_SEG_N] = {u->embed, u->layers, u->head};
-  struct sim_comm list[SIM_SEG_N * SIM_SEG_TP];
   int n = 0;
   for (int k = 0; k < SIM_SEG_N; k++) {
     for (int j = 0; j < SIM_SEG_TP && mult[k] > 0; j++) {
@@ -208,6 +221,37 @@ static void unit_tp(struct lower *lw, const struct unit *u, int32_t after, int32
       list[i].calls += (int32_t)mult[k] * c.calls;
     }
   }
+  return n;
+}
+
+/* Which single segment a unit is (SIM_SEG_N when it spans several). */
+static int unit_seg(const struct unit *u) {
+  if (u->embed + u->layers + u->head != 1)
+    return SIM_SEG_N;
+  return u->embed ? SIM_SEG_EMBED : u->layers ? SIM_SEG_LAYER : SIM_SEG_HEAD;
+}
+
+/* The merged tp list of a unit; one-segment units (every unit of a pass with
+ * per-unit data-parallel traffic) take it from a per-(segment, pass) cache. */
+static const struct sim_comm *tp_list(struct lower *lw, const struct unit *u,
+                                      struct sim_comm *scratch, int *n) {
+  int k = unit_seg(u), p = u->slot.pass;
+  if (k == SIM_SEG_N || lw->st->reference) {
+    *n = tp_merge(lw->st->seg, u, scratch);
+    return scratch;
+  }
+  struct tp_cache *c = &lw->tp_cache[k][p];
+  if (c->n < 0)
+    c->n = tp_merge(lw->st->seg, u, c->list);
+  *n = c->n;
+  return c->list;
+}
+
+/* The tp collectives of a unit, issued after its compute and its cp ring. */
+static void unit_tp(struct lower *lw, const struct unit *u, int32_t after, int32_t ring) {
+  struct sim_comm scratch[SIM_SEG_N * SIM_SEG_TP];
+  int n;
+  const struct sim_comm *list = tp_list(lw, u, scratch, &n);
   int32_t prev = SIM_NONE;
   for (int i = 0; i < n; i++) {
     int32_t t = i + 1 < n ? coll_pair(lw, PL_STREAM_TP, list[i], list[i + 1]) : SIM_NONE;
@@ -548,6 +592,8 @@ enum pl_status sim_lower(struct sim_step *st, struct pl_diag *diag) {
   lw.m = lw.l->micro_batches;
   lw.V = lw.pp * lw.vp;
   lw.per_stage = (int32_t)(2 * lw.m * lw.vp);
+  for (int k = 0; k < SIM_SEG_N; k++)
+    lw.tp_cache[k][0].n = lw.tp_cache[k][1].n = -1;
   st->bucket_bytes = BUCKET_BYTES;
   if (lw.m > LOWER_MAX_TASKS || (double)lw.pp * (double)lw.per_stage > (double)LOWER_MAX_TASKS ||
       task_estimate(&lw) > LOWER_MAX_TASKS)

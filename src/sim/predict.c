@@ -45,9 +45,11 @@ static double latest_end(const struct sim_engine *e) {
   return t;
 }
 
-enum pl_status sim_step_build(struct sim_step *st, const struct pl_run *run, struct pl_diag *diag) {
+enum pl_status sim_step_build(struct sim_step *st, const struct pl_run *run, bool reference,
+                              struct pl_diag *diag) {
   memset(st, 0, sizeof *st);
   st->run = run;
+  st->reference = reference;
   st->stages = run->layout.pp;
   st->chunks = run->layout.vp;
   enum pl_status s = chunk_tables(st);
@@ -120,7 +122,7 @@ enum pl_status pl_predict(const struct pl_run *run, struct pl_prediction *out,
   if (s != PL_OK)
     return s;
   struct sim_step st;
-  s = sim_step_build(&st, &out->run, diag);
+  s = sim_step_build(&st, &out->run, false, diag);
   if (s == PL_OK)
     s = sim_account(&st, &out->flops, &out->step);
   if (s == PL_ERR_NOMEM)
@@ -143,7 +145,7 @@ enum pl_status pl_timeline_build(const struct pl_run *run, struct pl_timeline **
     s = check_efficiency(&p->run.cluster.gpu, diag);
   if (s == PL_OK) {
     tl->run = p->run;
-    s = sim_step_build(&tl->st, &tl->run, diag);
+    s = sim_step_build(&tl->st, &tl->run, false, diag);
   }
   if (s == PL_OK)
     s = sim_account(&tl->st, &p->flops, &p->step);

@@ -146,6 +146,56 @@ static enum pl_status seg_fsdp(struct sim_step *st, struct sim_seg *s, struct pl
   return r;
 }
 
+static void mem_op(struct pl_op *op, const char *name, double fwd_bytes, double bwd_bytes,
+                   bool recompute) {
+  memset(op, 0, sizeof *op);
+  op->name = name;
+  op->kind = PL_OP_MEMORY;
+  op->count = 1;
+  op->fwd_bytes = fwd_bytes;
+  op->bwd_bytes = bwd_bytes;
+  op->recompute = recompute;
+}
+
+/* Kernels Megatron-LM runs around a block's GEMMs that the op list
+ * (src/model/flops.c) folds away, appended to ops[0 .. n):
+ *  - bias gradients (model.linear_bias): every linear's bias gradient is its
+ *    own reduction over the tokens, reading the whole output gradient once:
+ *    ColumnParallelLinear's backward `grad_bias = grad_output.sum(dim=0)`
+ *    (megatron/mpu/layers.py, LinearWithGradAccumulationAndAsyncAllreduce)
+ *    for qkv, and autograd's broadcast-reduction for the biases Megatron
+ *    adds outside the GEMM (skip_bias_add: fc1 into bias_gelu, proj and fc2
+ *    into bias_dropout_add, megatron/model/transformer.py). Bytes: 2 per
+ *    output element, on tokens x width (proj, fc2: the sp-sharded tokens);
+ *  - dropout masks (model.dropout): each of the two fused bias-dropout-add
+ *    kernels writes a 1-byte mask per element (forward; again when the
+ *    forward is recomputed), and the backward of each is its own kernel
+ *    reading the gradient and the mask and writing the gradient (5 B per
+ *    element; torch.jit bias_dropout_add_fused_train has no fused backward
+ *    with the residual add, megatron/model/fused_bias_dropout.py era 2021-22).
+ * No FLOPs are counted for them (memory-bound; docs/model.md counts GEMMs). */
+static int megatron_kernels(const struct sim_step *st, struct pl_op *ops, int n) {
+  const struct pl_model *m = &st->run->model;
+  const struct pl_layout *l = &st->run->layout;
+  int64_t tp = l->tp > 0 ? l->tp : 1, seq = l->seq > 0 ? l->seq : m->seq_len;
+  double tokens = (double)(l->mbs > 0 ? l->mbs : 1) * (double)(seq / (l->cp > 0 ? l->cp : 1));
+  double tokens_n = l->sp && tp > 1 ? tokens / (double)tp : tokens, h = (double)m->hidden;
+  bool full = l->recompute == PL_RECOMPUTE_FULL;
+  if (m->linear_bias && n + 4 <= PL_MAX_LAYER_OPS) {
+    double qkv = (double)(m->heads + 2 * m->kv_heads) / (double)tp * (double)m->head_dim;
+    double ffn = (double)(m->ffn_hidden / tp);
+    mem_op(&ops[n++], "qkv_bias_grad", 0, 2.0 * tokens * qkv, false);
+    mem_op(&ops[n++], "proj_bias_grad", 0, 2.0 * tokens_n * h, false);
+    mem_op(&ops[n++], "fc1_bias_grad", 0, 2.0 * tokens * ffn, false);
+    mem_op(&ops[n++], "fc2_bias_grad", 0, 2.0 * tokens_n * h, false);
+  }
+  if (m->dropout && n + 2 <= PL_MAX_LAYER_OPS) {
+    mem_op(&ops[n++], "dropout1_mask", tokens_n * h, 5.0 * tokens_n * h, full);
+    mem_op(&ops[n++], "dropout2_mask", tokens_n * h, 5.0 * tokens_n * h, full);
+  }
+  return n;
+}
+
 static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct pl_diag *diag) {
   const struct pl_model *m = &st->run->model;
   const struct pl_layout *l = &st->run->layout;
@@ -155,6 +205,8 @@ static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct 
   int n = kind == SIM_SEG_LAYER   ? pl_layer_ops(m, l, ops)
           : kind == SIM_SEG_EMBED ? pl_embed_ops(m, l, ops)
                                   : pl_head_ops(m, l, ops);
+  if (kind == SIM_SEG_LAYER)
+    n = megatron_kernels(st, ops, n);
   seg_compute(st, s, ops, n, kind == SIM_SEG_LAYER && l->cp > 1);
   double params = kind == SIM_SEG_LAYER   ? (double)pl_model_layer_params(m)
                   : kind == SIM_SEG_EMBED ? (double)pl_model_embedding_params(m)

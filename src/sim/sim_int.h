@@ -66,12 +66,17 @@ struct sim_rank {
 
 /* The event queue: an indexed min-heap of tasks keyed on (due time,
  * sequence of (re)insertion); each task is in it at most once. */
+struct sim_heap_entry {
+  double due_s;
+  uint64_t seq; /* tie-break: order of (re)insertion */
+  int32_t item;
+};
+
 struct sim_heap {
-  int32_t *items; /* heap order */
+  struct sim_heap_entry *items; /* heap order; keys inline so sifting stays in one array */
   int32_t n;
-  int32_t *at;   /* [item] position in items, SIM_NONE when absent */
-  double *due;   /* [item] completion time */
-  uint64_t *seq; /* [item] tie-break */
+  int32_t *at; /* [item] position in items, SIM_NONE when absent */
+  double *due; /* [item] completion time */
   int32_t n_items;
   uint64_t next_seq;
 };
@@ -214,9 +219,13 @@ struct sim_step {
   int32_t *chunk_layers; /* [vp*pp] layers of each virtual stage */
   double bucket_bytes;   /* DDP gradient bucket */
   double step_s;
+  bool reference; /* tests: take the straightforward path (no caches, no
+                     shortcuts) to check the optimized one gives identical results */
 };
 
-enum pl_status sim_step_build(struct sim_step *st, const struct pl_run *run, struct pl_diag *diag);
+/* reference: take the straightforward path (tests compare the two). */
+enum pl_status sim_step_build(struct sim_step *st, const struct pl_run *run, bool reference,
+                              struct pl_diag *diag);
 void sim_step_free(struct sim_step *st);
 
 /* segments.c: price the three segment kinds and register their collectives. */

@@ -160,6 +160,7 @@ static bool make_run(const struct csv *c, int r, bool sc21, struct pl_run *run) 
   l->shard = PL_SHARD_DDP;
   l->shard_set = true;
   l->eager_attention = true;
+  l->grad_reduce_after_backward = true; /* Megatron-LM 2021-22: allreduce_gradients() after backward */
   const char *rc = col(c, r, "recompute");
   bool selective = strstr(rc, "selective") != NULL;
   l->recompute = selective ? PL_RECOMPUTE_SELECTIVE : PL_RECOMPUTE_FULL;
