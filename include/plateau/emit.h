@@ -30,7 +30,8 @@ void pl_emit_str(struct pl_emit *e, const char *key, const char *v); /* NULL -> 
 void pl_emit_bool(struct pl_emit *e, const char *key, bool v);
 void pl_emit_null(struct pl_emit *e, const char *key);
 
-/* Shortest round-trip text of a finite double ("0.1", "6738415616", "1e-06"). */
+/* Shortest round-trip text of a finite double ("0.1", "6738415616", "1e-06");
+ * "" for NaN or an infinity (CSV writers then leave the cell empty). */
 void pl_fmt_double(char *buf, size_t n, double v);
 
 #endif

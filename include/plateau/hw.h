@@ -109,7 +109,8 @@ enum pl_status pl_cluster_parse(const char *text, size_t len, const char *origin
 const char *pl_cluster_default_for_gpu(const char *gpu_name);
 
 /* Write a cluster as a plateau cluster file that pl_cluster_load reads back,
- * every quantity with its unit and a source. Writes path + ".tmp", then renames.
+ * every quantity with its unit and a source. Writes a temporary beside path,
+ * then renames it (pl_outfile).
  * note (may be NULL) is stored as the file's "calibration" text. */
 enum pl_status pl_cluster_save(const struct pl_cluster *c, const char *path, const char *note,
                                struct pl_diag *diag);

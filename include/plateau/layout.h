@@ -20,6 +20,19 @@
 enum pl_shard { PL_SHARD_DDP, PL_SHARD_ZERO1, PL_SHARD_ZERO2, PL_SHARD_ZERO3 };
 enum pl_recompute { PL_RECOMPUTE_NONE, PL_RECOMPUTE_SELECTIVE, PL_RECOMPUTE_FULL };
 enum pl_schedule { PL_SCHEDULE_1F1B, PL_SCHEDULE_INTERLEAVED, PL_SCHEDULE_GPIPE };
+/* How the element-wise work around the GEMMs runs (docs/step-model.md 2.3b):
+ * fused = the op list's minimum traffic (Megatron-LM/TransformerEngine fused
+ * kernels, torch.compile); unfused = eager PyTorch modules (HF, Composer,
+ * torchtitan without compile): RMSNorm, SwiGLU, RoPE, dropout as chains of
+ * separate kernels. Default fused. */
+enum pl_kernels { PL_KERNELS_FUSED, PL_KERNELS_UNFUSED };
+
+/* Limits of a layout (docs/limits.md), PL_ERR_LIMIT beyond them: they keep
+ * every product the model forms (gbs * seq tokens, dp * mbs) far from int64
+ * overflow. 2^24 GPUs is ~100x the largest clusters announced by 2025. */
+#define PL_LAYOUT_MAX_GPUS (INT64_C(1) << 24)
+#define PL_LAYOUT_MAX_BATCH (INT64_C(1) << 36) /* sequences per step; also mbs */
+#define PL_LAYOUT_MAX_SEQ (INT64_C(1) << 26)   /* tokens per sequence */
 
 struct pl_layout {
   int64_t gpus;            /* world size = dp * tp * pp * cp */
@@ -48,6 +61,7 @@ struct pl_layout {
   bool grad_reduce_after_backward; /* input: ddp/zero1 gradients are reduced after the whole
                               backward, not overlapped with it (Megatron-LM's
                               allreduce_gradients() before overlap_grad_reduce, 2023) */
+  enum pl_kernels kernels; /* input: fused (default) or unfused element-wise kernels */
 };
 
 /* Fill derived fields and defaults; reject what cannot run. */

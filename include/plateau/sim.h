@@ -43,6 +43,13 @@ double pl_gemm_time_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, in
                       int64_t count);
 /* Kernels one op launches in a pass (a GEMM's backward is dgrad + wgrad). */
 int pl_op_kernels(const struct pl_op *op, enum pl_pass pass);
+/* The ops the simulator times for one segment of a resolved run (segment 0
+ * the embedding, 1 one transformer block, 2 the LM head): pl_embed_ops /
+ * pl_layer_ops / pl_head_ops plus the memory-bound kernels the step model
+ * adds around them (Megatron's bias-gradient and dropout kernels, unfused
+ * element-wise kernels, gradient accumulation and FSDP copies:
+ * docs/step-model.md sections 2.3a-2.3c). Returns how many were written. */
+int pl_sim_segment_ops(const struct pl_run *run, int segment, struct pl_op ops[PL_MAX_LAYER_OPS]);
 
 /* The streams of one simulated rank, CUDA-stream-like: each runs its tasks
  * one at a time in the order they were issued. */

@@ -57,7 +57,8 @@ struct pl_study_spec {
   int64_t mbs;               /* micro-batch of the named strategies; 0 = auto (docs/study.md) */
   enum pl_dtype dtype;
   char best_space[256];      /* constraints on the "best" search, pl_search_space_parse
-                                syntax ("shard=zero2|zero3"); "" = the whole space */
+                                syntax ("shard=zero2|zero3"); "" = the whole space;
+                                default: the paper's family (docs/study.md) */
   double coll_bytes;         /* message size of the bus-bandwidth figure, nccl-tests convention */
   char focus_model[256];     /* the model of the single-setup figures; one of models */
   char focus_cluster[256];   /* the cluster of the single-setup figures; one of clusters */

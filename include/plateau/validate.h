@@ -115,7 +115,7 @@ struct pl_vcheck {
 };
 enum pl_status pl_validation_check_baseline(const struct pl_validation *v, const char *path,
                                             struct pl_vcheck *out, struct pl_diag *diag);
-/* Write the baseline for v's datasets (path + ".tmp", then rename); command
+/* Write the baseline for v's datasets (a temporary beside path, then rename: pl_outfile); command
  * (may be NULL) is stored to say how it was produced. */
 enum pl_status pl_validation_write_baseline(const struct pl_validation *v, const char *path,
                                             const char *command, struct pl_diag *diag);

@@ -87,15 +87,26 @@ static int nesting_depth(const char *s, size_t len) {
 
 enum pl_status base_json_parse(const char *text, size_t len, const char *origin, yajl_val *out,
                                struct pl_diag *diag) {
-  if (len == 0 || strspn(text, " \t\r\n") == len)
+  /* text need not be NUL-terminated (public *_parse(text, len) calls pass
+   * caller buffers): only len bytes are read, and yajl gets a copy. */
+  size_t blank = 0;
+  while (blank < len && strchr(" \t\r\n", text[blank]) != NULL && text[blank] != '\0')
+    blank++;
+  if (blank == len)
     return pl_diag_set(diag, PL_ERR_PARSE, "%s: empty file, expected a JSON object", origin);
-  if (strlen(text) != len)
+  if (memchr(text, '\0', len) != NULL)
     return pl_diag_set(diag, PL_ERR_PARSE, "%s: contains a NUL byte, not JSON text", origin);
   if (nesting_depth(text, len) > BASE_JSON_MAX_DEPTH)
     return pl_diag_set(diag, PL_ERR_LIMIT, "%s: JSON nested deeper than %d levels", origin,
                        BASE_JSON_MAX_DEPTH);
+  char *copy = pl_malloc(len + 1);
+  if (copy == NULL)
+    return pl_diag_set(diag, PL_ERR_NOMEM, "%s: out of memory reading JSON", origin);
+  memcpy(copy, text, len);
+  copy[len] = '\0';
   char err[512] = "";
-  yajl_val v = yajl_tree_parse(text, err, sizeof err);
+  yajl_val v = yajl_tree_parse(copy, err, sizeof err);
+  pl_free(copy);
   if (v == NULL) {
     /* yajl's message spans lines (context + caret); keep the first line. */
     char *nl = strchr(err, '\n');

@@ -129,6 +129,8 @@ enum pl_status pl_unit_parse(const char *text, enum pl_unit_kind kind, double *o
   if (!match_unit(end, kind, &scale))
     return pl_diag_set(diag, PL_ERR_PARSE, "'%s': unknown unit '%s', expected %s", text, end,
                        kind_name(kind));
+  if (!isfinite(v * scale)) /* "1e308 TB": finite number, infinite quantity */
+    return pl_diag_set(diag, PL_ERR_RANGE, "'%s' is too large", text);
   *out = v * scale;
   return PL_OK;
 }
@@ -152,6 +154,8 @@ enum pl_status pl_size_parse(const char *text, double *bytes, struct pl_diag *di
   };
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
     if (strcmp(end, sizes[i].text) == 0) {
+      if (!isfinite(v * sizes[i].scale))
+        return pl_diag_set(diag, PL_ERR_RANGE, "'%s' is too large", text);
       *bytes = v * sizes[i].scale;
       return PL_OK;
     }

@@ -148,7 +148,10 @@ static void run_record(const struct validate_in *in, struct pl_vrow *row, struct
     return;
   struct pl_diag d;
   pl_diag_clear(&d);
-  if (pl_predict(&w->run, &w->pred, &d) != PL_OK) {
+  enum pl_status st = pl_predict(&w->run, &w->pred, &d);
+  if (st != PL_OK) {
+    if (st == PL_ERR_NOMEM)
+      *in->fatal = st;
     validate_skip(row, "%s", d.msg);
     return;
   }
@@ -190,8 +193,13 @@ static enum pl_status add_records(struct pl_validation *v, const struct validate
     snprintf(row->dataset, sizeof row->dataset, "%s", name);
     row->row = (int64_t)rec;
     row->line = c->lines[rec];
-    const struct validate_in in = {c, rec};
+    enum pl_status fatal = PL_OK;
+    const struct validate_in in = {c, rec, &fatal};
     run_record(&in, row, w);
+    if (fatal != PL_OK) {
+      pl_free(w);
+      return pl_diag_set(diag, fatal, "validate: out of memory at '%s' row %zu", name, rec);
+    }
     if (row->skipped && row->label[0] == '\0')
       snprintf(row->label, sizeof row->label, "%.60s", validate_csv_cell(c, rec, "model"));
   }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <plateau/emit.h>
+#include <plateau/outfile.h>
 
 #include "base/json.h"
 #include "calib/validate_int.h"
@@ -131,27 +132,15 @@ static void write_doc(struct pl_emit *e, const struct pl_validation *v, const ch
 
 enum pl_status pl_validation_write_baseline(const struct pl_validation *v, const char *path,
                                             const char *command, struct pl_diag *diag) {
-  char tmp[4200];
-  if (strlen(path) + 5 > sizeof tmp)
-    return pl_diag_set(diag, PL_ERR_LIMIT, "baseline path is longer than %zu characters",
-                       sizeof tmp - 5);
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (f == NULL)
-    return pl_diag_set(diag, PL_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
-  struct pl_emit *e = pl_emit_open(f);
-  if (e == NULL) {
-    fclose(f);
-    remove(tmp);
-    return pl_diag_set(diag, PL_ERR_NOMEM, "out of memory writing '%s'", path);
-  }
-  write_doc(e, v, command);
-  enum pl_status st = pl_emit_close(e, diag);
-  if (fclose(f) != 0 && st == PL_OK)
-    st = pl_diag_set(diag, PL_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
-  if (st == PL_OK && rename(tmp, path) != 0)
-    st = pl_diag_set(diag, PL_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+  struct pl_outfile o;
+  enum pl_status st = pl_outfile_open(&o, path, diag);
   if (st != PL_OK)
-    remove(tmp);
-  return st;
+    return st;
+  struct pl_emit *e = pl_emit_open(o.f);
+  if (e == NULL)
+    return pl_outfile_commit(
+        &o, pl_diag_set(diag, PL_ERR_NOMEM, "out of memory writing '%s'", path), diag);
+  write_doc(e, v, command);
+  st = pl_emit_close(e, diag);
+  return pl_outfile_commit(&o, st, diag);
 }

@@ -53,6 +53,8 @@ const char *validate_csv_cell(const struct validate_csv *c, size_t rec, const ch
 struct validate_in {
   const struct validate_csv *csv;
   size_t rec;
+  enum pl_status *fatal; /* set to PL_ERR_NOMEM when the row ran out of memory:
+                            an error for the whole file, not a skipped row */
 };
 
 /* Append to a row's "assumed" text ("; " separated). */
@@ -84,6 +86,7 @@ struct validate_source {
   bool dropout;            /* training applies dropout */
   bool eager_attention;    /* no FlashAttention in that software stack */
   bool grad_reduce_after_backward; /* ddp/zero1 gradients reduced after the backward */
+  bool unfused_kernels;    /* eager PyTorch element-wise kernels (layout.kernels) */
   bool sequence_parallel;  /* Megatron sequence parallelism available and used
                               unless the row says otherwise */
   bool megatron_vocab_pad; /* vocab padded to a multiple of 128 tp (Megatron-LM) */

@@ -222,11 +222,18 @@ static bool row_hardware(const struct validate_in *in, struct pl_cluster *c, str
     return validate_skip(row, "gpu '%s' has no preset mapping", cell(in, "gpu"));
   struct pl_diag d;
   pl_diag_clear(&d);
-  if (pl_cluster_load(hw->cluster, c, &d) != PL_OK)
+  enum pl_status st = pl_cluster_load(hw->cluster, c, &d);
+  if (st != PL_OK) {
+    if (st == PL_ERR_NOMEM)
+      *in->fatal = st;
     return validate_skip(row, "cluster preset: %s", d.msg);
+  }
   if (strcmp(c->gpu.name, hw->gpu) != 0) {
-    if (pl_gpu_load(hw->gpu, &c->gpu, &d) != PL_OK)
+    if ((st = pl_gpu_load(hw->gpu, &c->gpu, &d)) != PL_OK) {
+      if (st == PL_ERR_NOMEM)
+        *in->fatal = st;
       return validate_skip(row, "gpu preset: %s", d.msg);
+    }
     snprintf(c->gpu_name, sizeof c->gpu_name, "%s", hw->gpu);
   }
   snprintf(row->gpu, sizeof row->gpu, "%s", hw->gpu);
@@ -339,6 +346,7 @@ static bool layout_modes(const struct validate_source *src, const struct validat
   l->dtype = strstr(p, "fp8") != NULL ? PL_DTYPE_FP8 : PL_DTYPE_BF16;
   l->eager_attention = src->eager_attention;
   l->grad_reduce_after_backward = src->grad_reduce_after_backward;
+  l->kernels = src->unfused_kernels ? PL_KERNELS_UNFUSED : PL_KERNELS_FUSED;
   return true;
 }
 

@@ -219,7 +219,7 @@ static bool llmfoundry_measure(const struct validate_in *in, const struct pl_run
 
 #define GPT3_FAMILY                                                                                \
   "GPT-2/3 as Megatron-LM builds it: GELU MLP, learned positions, LayerNorm, biases, tied "        \
-  "embeddings, dropout 0.1 (Megatron default)"
+  "embeddings, dropout 0.1 (Megatron default), Megatron fused kernels"
 
 static const struct validate_source sources[] = {
     {.key = "sc21",
@@ -288,11 +288,16 @@ static const struct validate_source sources[] = {
     {.key = "llmfoundry",
      .match = "mosaicml/llm-foundry",
      .family = "MPT (llm-foundry mpt-*.yaml): GELU MLP, ALiBi, LayerNorm, no biases, tied "
-               "embeddings, no dropout, FlashAttention",
+               "embeddings, no dropout, FlashAttention (attn_impl triton), eager PyTorch "
+               "element-wise kernels",
      .pos = PL_POS_ALIBI,
      .linear_bias = false,
      .dropout = false,
      .eager_attention = false,
+     /* Composer MPT modules (llm-foundry models/mpt, layers/blocks.py): F.layer_norm
+      * (low_precision_layernorm, set by submit_benchmarks.py), nn.GELU, residual adds
+      * as separate PyTorch ops; no Megatron/TE fused kernels */
+     .unfused_kernels = true,
      .sequence_parallel = false,
      .megatron_vocab_pad = false,
      .layout = llmfoundry_layout,

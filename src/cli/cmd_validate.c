@@ -87,12 +87,14 @@ static int plot(const struct pl_validation *v, const char *dir) {
   if (strlen(dir) > 4000)
     return cli_fail("--plot: directory name too long");
   snprintf(path, sizeof path, "%s/accuracy.gp", dir);
-  FILE *f = fopen(path, "w");
-  if (f == NULL)
-    return cli_fail("--plot: cannot write '%s': %s", path, strerror(errno));
-  pl_report_validate_gnuplot(f, v, "accuracy.svg", "accuracy.png");
-  if (fclose(f) != 0)
-    return cli_fail("--plot: cannot write '%s': %s", path, strerror(errno));
+  struct pl_outfile o;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  if (pl_outfile_open(&o, path, &d) != PL_OK)
+    return cli_fail("--plot: %s", d.msg);
+  pl_report_validate_gnuplot(o.f, v, "accuracy.svg", "accuracy.png");
+  if (pl_outfile_commit(&o, PL_OK, &d) != PL_OK)
+    return cli_fail("--plot: %s", d.msg);
   return run_gnuplot(dir, "accuracy.gp");
 }
 

@@ -63,6 +63,11 @@ static int load_modes(const struct cli_args *args, struct pl_layout *l) {
       return cli_fail("--attention: unknown attention '%s' (expected flash|eager)", v);
     l->eager_attention = strcmp(v, "eager") == 0;
   }
+  if ((v = cli_get(args, "kernels")) != NULL) {
+    if (strcmp(v, "fused") != 0 && strcmp(v, "unfused") != 0)
+      return cli_fail("--kernels: unknown kernels '%s' (expected fused|unfused)", v);
+    l->kernels = strcmp(v, "unfused") == 0 ? PL_KERNELS_UNFUSED : PL_KERNELS_FUSED;
+  }
   return 0;
 }
 

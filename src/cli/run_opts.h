@@ -28,7 +28,8 @@
   {"recompute", "MODE", "none|selective|full activation recomputation (default none)"},     \
   {"schedule", "S", "1f1b|interleaved|gpipe pipeline schedule (default 1f1b)"},             \
   {"dtype", "T", "bf16|fp8 (default bf16)"},                                                \
-  {"attention", "A", "flash|eager: eager stores the s x s scores (default flash)"}
+  {"attention", "A", "flash|eager: eager stores the s x s scores (default flash)"},          \
+  {"kernels", "K", "fused|unfused element-wise kernels: unfused = eager PyTorch (default fused)"}
 
 /* Build a run from the parsed options. Returns 0, or 1 after printing the
  * problem. The layout is left unresolved (pl_predict resolves it). */

@@ -2,10 +2,12 @@
  * format cluster_load.c reads; docs/hardware.md), so a calibrated cluster
  * works wherever a preset does. Every quantity is written with its unit and
  * a source: "fitted by plateau calibrate nccl" for calibrated figures, the
- * base cluster for the rest. The file is written to PATH.tmp and renamed, so
- * a reader never sees half a file. */
+ * base cluster for the rest. The file is written to a temporary
+ * (PATH.tmp.XXXXXX, pl_outfile) and renamed, so a reader never sees half a
+ * file. */
 #include <plateau/emit.h>
 #include <plateau/hw.h>
+#include <plateau/outfile.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -69,28 +71,15 @@ static void write_all(struct pl_emit *e, const struct pl_cluster *c, const char 
 
 enum pl_status pl_cluster_save(const struct pl_cluster *c, const char *path, const char *note,
                                struct pl_diag *diag) {
-  char tmp[4200];
-  if (strlen(path) + 5 > sizeof tmp)
-    return pl_diag_set(diag, PL_ERR_LIMIT, "output path is longer than %zu characters",
-                       sizeof tmp - 5);
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (f == NULL)
-    return pl_diag_set(diag, PL_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
-  struct pl_emit *e = pl_emit_open(f);
-  if (e == NULL) {
-    fclose(f);
-    remove(tmp);
-    return pl_diag_set(diag, PL_ERR_NOMEM, "out of memory writing '%s'", path);
-  }
-  write_all(e, c, note);
-  enum pl_status st = pl_emit_close(e, diag);
-  if (fclose(f) != 0 && st == PL_OK)
-    st = pl_diag_set(diag, PL_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
-  if (st == PL_OK && rename(tmp, path) != 0)
-    st = pl_diag_set(diag, PL_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, path,
-                     strerror(errno));
+  struct pl_outfile o;
+  enum pl_status st = pl_outfile_open(&o, path, diag);
   if (st != PL_OK)
-    remove(tmp);
-  return st;
+    return st;
+  struct pl_emit *e = pl_emit_open(o.f);
+  if (e == NULL)
+    return pl_outfile_commit(
+        &o, pl_diag_set(diag, PL_ERR_NOMEM, "out of memory writing '%s'", path), diag);
+  write_all(e, c, note);
+  st = pl_emit_close(e, diag);
+  return pl_outfile_commit(&o, st, diag);
 }

@@ -73,10 +73,48 @@ enum pl_status pl_dtype_parse(const char *s, enum pl_dtype *out, struct pl_diag 
 
 static int64_t or_default(int64_t v, int64_t def) { return v > 0 ? v : def; }
 
+/* Limits: PL_LAYOUT_MAX_* (layout.h, docs/limits.md). */
+#define LAYOUT_MAX_GPUS PL_LAYOUT_MAX_GPUS
+#define LAYOUT_MAX_BATCH PL_LAYOUT_MAX_BATCH
+#define LAYOUT_MAX_SEQ PL_LAYOUT_MAX_SEQ
+
+static enum pl_status too_big(struct pl_diag *diag, const char *what, int64_t v, int64_t max) {
+  return pl_diag_set(diag, PL_ERR_LIMIT, "layout: %s %lld is more than the limit %lld", what,
+                     (long long)v, (long long)max);
+}
+
+/* Range checks before any product is formed. */
+static enum pl_status check_counts(const struct pl_layout *l, int64_t per_node,
+                                   struct pl_diag *diag) {
+  if (l->gpus > LAYOUT_MAX_GPUS)
+    return too_big(diag, "gpus", l->gpus, LAYOUT_MAX_GPUS);
+  if (l->gpus <= 0 && l->nodes > LAYOUT_MAX_GPUS / per_node)
+    return too_big(diag, "nodes", l->nodes, LAYOUT_MAX_GPUS / per_node);
+  const struct {
+    const char *name;
+    int64_t v, max;
+  } c[] = {{"gbs", l->gbs, LAYOUT_MAX_BATCH},
+           {"batch per gpu", l->batch_per_gpu, LAYOUT_MAX_BATCH},
+           {"mbs", l->mbs, LAYOUT_MAX_BATCH},
+           {"seq", l->seq, LAYOUT_MAX_SEQ},
+           {"tp", l->tp, LAYOUT_MAX_GPUS},
+           {"pp", l->pp, LAYOUT_MAX_GPUS},
+           {"cp", l->cp, LAYOUT_MAX_GPUS},
+           {"vp", l->vp, LAYOUT_MAX_GPUS},
+           {"shard group", l->shard_group, LAYOUT_MAX_GPUS}};
+  for (size_t i = 0; i < N_OF(c); i++)
+    if (c[i].v > c[i].max)
+      return too_big(diag, c[i].name, c[i].v, c[i].max);
+  return PL_OK;
+}
+
 /* Degrees and world size: dp = gpus / (tp * pp * cp). */
 static enum pl_status resolve_degrees(struct pl_layout *l, const struct pl_model *m,
                                       const struct pl_cluster *c, struct pl_diag *diag) {
   int64_t per_node = c->gpus_per_node > 0 ? c->gpus_per_node : 1;
+  enum pl_status st = check_counts(l, per_node, diag);
+  if (st != PL_OK)
+    return st;
   if (l->gpus <= 0)
     l->gpus = l->nodes > 0 ? l->nodes * per_node : per_node;
   l->nodes = (l->gpus + per_node - 1) / per_node;
@@ -135,6 +173,8 @@ static enum pl_status resolve_batch(struct pl_layout *l, const struct pl_model *
   l->mbs = or_default(l->mbs, 1);
   if (l->gbs <= 0)
     l->gbs = or_default(l->batch_per_gpu, 1) * l->gpus;
+  if (l->gbs > LAYOUT_MAX_BATCH) /* batch_per_gpu * gpus */
+    return too_big(diag, "gbs", l->gbs, LAYOUT_MAX_BATCH);
   if (l->gbs % (l->dp * l->mbs) != 0)
     return pl_diag_set(diag, PL_ERR_LAYOUT,
                        "layout: global batch %lld is not divisible by dp*mbs = %lld*%lld",

@@ -113,6 +113,10 @@ void pl_emit_arr_begin(struct pl_emit *e, const char *key) { open_level(e, key, 
 void pl_emit_arr_end(struct pl_emit *e) { close_level(e, ']'); }
 
 void pl_fmt_double(char *buf, size_t n, double v) {
+  if (!isfinite(v)) { /* never "nan"/"inf" in a report: an empty CSV cell */
+    snprintf(buf, n, "%s", "");
+    return;
+  }
   if (v == 0.0) { /* also folds -0 */
     snprintf(buf, n, "0");
     return;

@@ -42,7 +42,7 @@ void study_best_layout(const struct pl_study *st, const struct pl_run *base,
     study_appendf(p->why, sizeof p->why, "no layout fits; the closest %s", r.closest.memory.why);
   } else {
     p->status = PL_STUDY_INFEASIBLE;
-    snprintf(p->why, sizeof p->why, "no layout can run (%lld considered, all rejected)",
+    study_setf(p->why, sizeof p->why, "no layout can run (%lld considered, all rejected)",
              (long long)r.considered);
   }
   pl_search_result_free(&r);

@@ -15,13 +15,29 @@ static void stacked_init(struct study_panel *pn, const char *title, const char *
   memset(pn, 0, sizeof *pn);
   pn->kind = STUDY_PANEL_STACKED;
   study_copy(pn->title, sizeof pn->title, title);
-  snprintf(pn->xlabel, sizeof pn->xlabel, "GPUs");
+  study_setf(pn->xlabel, sizeof pn->xlabel, "GPUs");
   study_copy(pn->ylabel, sizeof pn->ylabel, yl);
 }
 
-static void add_cat(struct study_panel *pn, int64_t gpus) {
-  if (pn->n_cat < STUDY_MAX_PTS)
-    snprintf(pn->cat[pn->n_cat++], sizeof pn->cat[0], "%lld", (long long)gpus);
+/* A bar's label: its GPUs, and under them the model-parallel degrees when
+ * the layout varies from bar to bar (l not NULL). */
+static void add_cat(struct study_panel *pn, int64_t gpus, const struct pl_layout *l) {
+  if (pn->n_cat >= STUDY_MAX_PTS)
+    return;
+  char *c = pn->cat[pn->n_cat++];
+  c[0] = '\0';
+  study_appendf(c, sizeof pn->cat[0], "%lld", (long long)gpus);
+  if (l == NULL)
+    return;
+  study_appendf(c, sizeof pn->cat[0], "\n");
+  if (l->tp > 1)
+    study_appendf(c, sizeof pn->cat[0], "tp%lld", (long long)l->tp);
+  if (l->pp > 1)
+    study_appendf(c, sizeof pn->cat[0], "pp%lld", (long long)l->pp);
+  if (l->cp > 1)
+    study_appendf(c, sizeof pn->cat[0], "cp%lld", (long long)l->cp);
+  if (l->tp * l->pp * l->cp == 1)
+    study_appendf(c, sizeof pn->cat[0], "dp");
 }
 
 /* ---- step time breakdown ---- */
@@ -31,6 +47,7 @@ static const char *const time_parts[] = {"compute (not overlapped)", "overlapped
                                          "optimizer and other"};
 
 static void time_bars(const struct pl_study *st, struct study_panel *pn, int s, int b) {
+  bool searched = st->strat[s].best;
   int m = st->focus_model, c = st->focus_cluster;
   for (int i = 0; i < 5; i++)
     study_panel_add(pn, time_parts[i], i, 1, 0);
@@ -44,7 +61,7 @@ static void time_bars(const struct pl_study *st, struct study_panel *pn, int s, 
                    t->optimizer_s + t->other_s};
     for (int i = 0; i < 5; i++)
       study_series_add(&pn->s[i], (double)pn->n_cat, v[i], NULL);
-    add_cat(pn, p->gpus);
+    add_cat(pn, p->gpus, searched ? &p->pred.run.layout : NULL);
   }
 }
 
@@ -70,12 +87,13 @@ void study_fig_breakdown(const struct pl_study *st, struct study_fig *f) {
   int b = study_main_batch(st), best = pl_study_spec_strategy(&st->spec, "best");
   char bname[64];
   study_batch_name(&st->spec.batches[b], bname, sizeof bname);
-  snprintf(f->id, sizeof f->id, "breakdown");
-  snprintf(f->title, sizeof f->title, "Where the step time goes");
-  snprintf(f->caption, sizeof f->caption,
+  study_setf(f->id, sizeof f->id, "breakdown");
+  study_setf(f->title, sizeof f->title, "Where the step time goes");
+  study_setf(f->caption, sizeof f->caption,
            "Predicted time per step of %s on %s (%s) by part, per world size: compute not hidden "
            "under communication, communication overlapped with compute, exposed communication, "
-           "pipeline bubble, optimizer and other. The parts add up to the step time.",
+           "pipeline bubble, optimizer and other. The parts add up to the step time. Under the "
+           "best layout's bars: its model-parallel degrees (dp: data parallel only).",
            st->models[st->focus_model].name, st->clusters[st->focus_cluster].name, bname);
   f->n_panels = best >= 0 ? 2 : 1;
   stacked_init(&f->p[0], "FSDP alone", "time per step (s)");
@@ -85,7 +103,7 @@ void study_fig_breakdown(const struct pl_study *st, struct study_fig *f) {
     time_bars(st, &f->p[1], best, b);
   }
   if (f->p[0].n_cat == 0 && (best < 0 || f->p[1].n_cat == 0)) {
-    snprintf(f->skip, sizeof f->skip, "no point of %s on %s runs", st->models[st->focus_model].name,
+    study_setf(f->skip, sizeof f->skip, "no point of %s on %s runs", st->models[st->focus_model].name,
              st->clusters[st->focus_cluster].name);
     return;
   }
@@ -110,7 +128,7 @@ static void memory_findings(const struct pl_study *st, struct study_fig *f, cons
       break;
     }
   study_fmt_int(gh, sizeof gh, gpus[half]);
-  snprintf(f->findings, sizeof f->findings,
+  study_setf(f->findings, sizeof f->findings,
            "Under FSDP (%s), memory per GPU for %s falls from %.1f GiB at %s GPUs to %.1f GiB at "
            "%s (%.0f%%); half of that saving is reached by %s GPUs, because parameters (%.1f "
            "GiB) and activations (%.1f GiB) do not shrink with more data-parallel ranks.",
@@ -121,9 +139,9 @@ static void memory_findings(const struct pl_study *st, struct study_fig *f, cons
 
 void study_fig_memory(const struct pl_study *st, struct study_fig *f) {
   int m = st->focus_model, c = st->focus_cluster, b = study_main_batch(st), base = st->baseline;
-  snprintf(f->id, sizeof f->id, "memory");
-  snprintf(f->title, sizeof f->title, "Memory per GPU against world size");
-  snprintf(f->caption, sizeof f->caption,
+  study_setf(f->id, sizeof f->id, "memory");
+  study_setf(f->title, sizeof f->title, "Memory per GPU against world size");
+  study_setf(f->caption, sizeof f->caption,
            "Predicted memory of the busiest GPU for %s under FSDP alone (%s) on %s, by part; the "
            "dashed line is the GPU's memory. Bars above it do not fit.",
            st->models[m].name, pl_shard_name(st->spec.shard), st->clusters[c].name);
@@ -148,14 +166,14 @@ void study_fig_memory(const struct pl_study *st, struct study_fig *f) {
     tot[pn->n_cat] = me->total_bytes;
     gpus[pn->n_cat] = p->gpus;
     last = *me;
-    add_cat(pn, p->gpus);
+    add_cat(pn, p->gpus, NULL);
   }
   pn->n_hlines = 1;
   pn->hline[0].y = st->clusters[c].gpu.hbm_bytes / GIB;
   pn->hline[0].color = -1;
-  snprintf(pn->hline[0].title, sizeof pn->hline[0].title, "%s memory", st->clusters[c].gpu.name);
+  study_setf(pn->hline[0].title, sizeof pn->hline[0].title, "%s memory", st->clusters[c].gpu.name);
   if (pn->n_cat < 2) {
-    snprintf(f->skip, sizeof f->skip, "FSDP alone has fewer than two valid layouts of %s on %s",
+    study_setf(f->skip, sizeof f->skip, "FSDP alone has fewer than two valid layouts of %s on %s",
              st->models[m].name, st->clusters[c].name);
     return;
   }
@@ -179,7 +197,7 @@ static void power_findings(const struct pl_study *st, struct study_fig *f, int b
                    p1->pred.step.tokens_per_s_per_gpu);
   study_fmt_change(pw, sizeof pw, p0->pred.step.gpu_w, p1->pred.step.gpu_w);
   study_fmt_change(tpj, sizeof tpj, p0->pred.step.tokens_per_j, p1->pred.step.tokens_per_j);
-  snprintf(f->findings, sizeof f->findings,
+  study_setf(f->findings, sizeof f->findings,
            "From %s to %s %ss (%s, FSDP alone), per-GPU throughput %s while per-GPU power %s "
            "(%.0f W to %.0f W), so tokens per joule %s.",
            g0, g1, gpu, st->models[m].name, thr, pw, p0->pred.step.gpu_w, p1->pred.step.gpu_w, tpj);
@@ -188,9 +206,9 @@ static void power_findings(const struct pl_study *st, struct study_fig *f, int b
 void study_fig_power(const struct pl_study *st, struct study_fig *f) {
   int m = st->focus_model, b = study_main_batch(st), base = st->baseline;
   int best = pl_study_spec_strategy(&st->spec, "best"), drawn = 0;
-  snprintf(f->id, sizeof f->id, "power");
-  snprintf(f->title, sizeof f->title, "Power and energy efficiency against GPUs");
-  snprintf(f->caption, sizeof f->caption,
+  study_setf(f->id, sizeof f->id, "power");
+  study_setf(f->title, sizeof f->title, "Power and energy efficiency against GPUs");
+  study_setf(f->caption, sizeof f->caption,
            "Predicted mean draw per GPU over a step (left) and tokens per joule of the whole "
            "cluster, node power beyond the GPUs included (right), for %s; solid: FSDP alone, "
            "dashed: best layout.",
@@ -199,27 +217,27 @@ void study_fig_power(const struct pl_study *st, struct study_fig *f) {
   struct study_panel *pw = &f->p[0], *pe = &f->p[1];
   memset(pw, 0, sizeof *pw);
   memset(pe, 0, sizeof *pe);
-  snprintf(pw->title, sizeof pw->title, "Power per GPU");
-  snprintf(pe->title, sizeof pe->title, "Energy efficiency");
-  snprintf(pw->ylabel, sizeof pw->ylabel, "W per GPU");
-  snprintf(pe->ylabel, sizeof pe->ylabel, "tokens per joule");
+  study_setf(pw->title, sizeof pw->title, "Power per GPU");
+  study_setf(pe->title, sizeof pe->title, "Energy efficiency");
+  study_setf(pw->ylabel, sizeof pw->ylabel, "W per GPU");
+  study_setf(pe->ylabel, sizeof pe->ylabel, "tokens per joule");
   for (int i = 0; i < 2; i++) {
-    snprintf(f->p[i].xlabel, sizeof f->p[i].xlabel, "GPUs");
+    study_setf(f->p[i].xlabel, sizeof f->p[i].xlabel, "GPUs");
     f->p[i].logx = true;
   }
   for (int c = 0; c < st->spec.n_clusters; c++) {
     char t[96];
-    snprintf(t, sizeof t, "%s FSDP", st->clusters[c].name);
+    study_setf(t, sizeof t, "%s FSDP", st->clusters[c].name);
     drawn += study_series_nodes(st, study_panel_add(pw, t, c, 1, 7), m, c, b, base, STUDY_M_GPU_W) > 0;
     study_series_nodes(st, study_panel_add(pe, t, c, 1, 7), m, c, b, base, STUDY_M_TOKENS_PER_J);
     if (best < 0)
       continue;
-    snprintf(t, sizeof t, "%s best", st->clusters[c].name);
+    study_setf(t, sizeof t, "%s best", st->clusters[c].name);
     drawn += study_series_nodes(st, study_panel_add(pw, t, c, 2, 6), m, c, b, best, STUDY_M_GPU_W) > 0;
     study_series_nodes(st, study_panel_add(pe, t, c, 2, 6), m, c, b, best, STUDY_M_TOKENS_PER_J);
   }
   if (drawn == 0) {
-    snprintf(f->skip, sizeof f->skip, "no point of %s runs", st->models[m].name);
+    study_setf(f->skip, sizeof f->skip, "no point of %s runs", st->models[m].name);
     return;
   }
   power_findings(st, f, b);

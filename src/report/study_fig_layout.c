@@ -14,7 +14,7 @@ static void lines_init(struct study_panel *pn, const char *title, const char *yl
   memset(pn, 0, sizeof *pn);
   pn->kind = STUDY_PANEL_LINES;
   study_copy(pn->title, sizeof pn->title, title);
-  snprintf(pn->xlabel, sizeof pn->xlabel, "GPUs");
+  study_setf(pn->xlabel, sizeof pn->xlabel, "GPUs");
   study_copy(pn->ylabel, sizeof pn->ylabel, yl);
   pn->logx = true;
 }
@@ -40,7 +40,7 @@ static int strategy_dash(const struct study_strategy *ss) {
 static void relative_panel(const struct pl_study *st, struct study_panel *pn, int b) {
   int m = st->focus_model, c = st->focus_cluster;
   char t[160];
-  snprintf(t, sizeof t, "Each strategy against FSDP alone (%s)", st->models[m].name);
+  study_setf(t, sizeof t, "Each strategy against FSDP alone (%s)", st->models[m].name);
   lines_init(pn, t, "throughput / FSDP alone");
   for (int s = 0; s < st->spec.n_strategies; s++) {
     if (s == st->baseline)
@@ -66,6 +66,7 @@ static void gain_panel(const struct pl_study *st, struct study_panel *pn, int b,
     if (x == NULL)
       break;
     x->labels = m == st->focus_model;
+    char prev[40] = "";
     for (int k = 0; k < st->spec.n_nodes; k++) {
       double r;
       if (!ratio(st, m, c, b, best, k, &r))
@@ -73,7 +74,10 @@ static void gain_panel(const struct pl_study *st, struct study_panel *pn, int b,
       const struct pl_study_point *p = pl_study_at(st, m, c, b, best, k);
       char lab[40];
       study_layout_label(&p->pred.run.layout, lab, sizeof lab);
-      study_series_add(x, (double)p->gpus, 100.0 * (r - 1.0), lab);
+      /* Label a layout where it first appears, not at every point. */
+      bool same = strcmp(prev, lab) == 0;
+      study_copy(prev, sizeof prev, lab);
+      study_series_add(x, (double)p->gpus, 100.0 * (r - 1.0), same ? "" : lab);
     }
   }
 }
@@ -93,35 +97,57 @@ static int fastest_named(const struct pl_study *st, int m, int c, int b, int k, 
   return win;
 }
 
-static void best_findings(const struct pl_study *st, struct study_fig *f, int b, int best) {
+/* The sentence about the largest scale where FSDP alone and a rival both run. */
+static void best_at_scale(const struct pl_study *st, struct study_fig *f, int b, int best) {
   int m = st->focus_model, c = st->focus_cluster;
-  f->findings[0] = '\0';
   for (int k = st->spec.n_nodes - 1; k >= 0; k--) {
-    double r, rn = 0.0;
-    if (best < 0 || !ratio(st, m, c, b, best, k, &r))
-      continue;
-    const struct pl_study_point *p = pl_study_at(st, m, c, b, best, k);
-    char g[32], lab[64];
-    study_fmt_int(g, sizeof g, p->gpus);
-    study_layout_label(&p->pred.run.layout, lab, sizeof lab);
-    study_appendf(f->findings, sizeof f->findings,
-                  "At %s GPUs on %s, the best layout for %s is %s, %+.0f%% over FSDP alone",
-                  g, st->clusters[c].name, st->models[m].name, lab, 100.0 * (r - 1.0));
+    double r = 0.0, rn = 0.0;
     int w = fastest_named(st, m, c, b, k, &rn);
+    bool has_best = best >= 0 && ratio(st, m, c, b, best, k, &r);
+    if (!has_best && w < 0)
+      continue;
+    char g[32], lab[64];
+    study_fmt_int(g, sizeof g, pl_study_at(st, m, c, b, st->baseline, k)->gpus);
+    study_appendf(f->findings, sizeof f->findings, "At %s GPUs on %s, ", g, st->clusters[c].name);
+    if (has_best) {
+      study_layout_label(&pl_study_at(st, m, c, b, best, k)->pred.run.layout, lab, sizeof lab);
+      study_appendf(f->findings, sizeof f->findings,
+                    "the best layout for %s is %s, %+.0f%% over FSDP alone%s", st->models[m].name,
+                    lab, 100.0 * (r - 1.0), w >= 0 ? "; " : "");
+    }
     if (w >= 0)
-      study_appendf(f->findings, sizeof f->findings, "; the fastest named strategy there is %s (%+.0f%%)",
+      study_appendf(f->findings, sizeof f->findings,
+                    "the fastest named strategy%s%s is %s, %+.0f%% over FSDP alone",
+                    has_best ? " there" : " for ", has_best ? "" : st->models[m].name,
                     st->spec.strategies[w], 100.0 * (rn - 1.0));
     study_appendf(f->findings, sizeof f->findings, ". ");
-    break;
+    return;
   }
+}
+
+static void best_findings(const struct pl_study *st, struct study_fig *f, int b, int best) {
+  int c = st->focus_cluster;
+  f->findings[0] = '\0';
+  best_at_scale(st, f, b, best);
   for (int mm = 0; mm < st->spec.n_models; mm++) {
     int lo, hi;
     study_ends(st, mm, c, b, st->baseline, &lo, &hi);
     if (lo >= 0)
       continue; /* runs at one scale at least */
     const struct pl_study_point *p = pl_study_at(st, mm, c, b, st->baseline, st->spec.n_nodes - 1);
-    study_appendf(f->findings, sizeof f->findings, "FSDP alone runs %s on %s at no scale (at %lld GPUs: %s). ",
-                  st->models[mm].name, st->clusters[c].name, (long long)p->gpus, p->why);
+    char g[32];
+    study_fmt_int(g, sizeof g, p->gpus);
+    study_appendf(f->findings, sizeof f->findings, "FSDP alone runs %s on %s at no scale (at %s GPUs: %s)",
+                  st->models[mm].name, st->clusters[c].name, g, p->why);
+    const struct pl_study_point *q =
+        best >= 0 ? pl_study_at(st, mm, c, b, best, st->spec.n_nodes - 1) : NULL;
+    if (q != NULL && q->status == PL_STUDY_OK) {
+      char lab[64];
+      study_layout_label(&q->pred.run.layout, lab, sizeof lab);
+      study_appendf(f->findings, sizeof f->findings, "; the best layout there is %s at %.1f%% MFU",
+                    lab, 100.0 * q->pred.step.mfu);
+    }
+    study_appendf(f->findings, sizeof f->findings, ". ");
   }
   size_t n = strlen(f->findings);
   if (n > 0 && f->findings[n - 1] == ' ')
@@ -132,9 +158,9 @@ void study_fig_best(const struct pl_study *st, struct study_fig *f) {
   int b = study_main_batch(st), best = pl_study_spec_strategy(&st->spec, "best");
   char bname[64];
   study_batch_name(&st->spec.batches[b], bname, sizeof bname);
-  snprintf(f->id, sizeof f->id, "best");
-  snprintf(f->title, sizeof f->title, "The best layout at each scale against FSDP alone");
-  snprintf(f->caption, sizeof f->caption,
+  study_setf(f->id, sizeof f->id, "best");
+  study_setf(f->title, sizeof f->title, "The best layout at each scale against FSDP alone");
+  study_setf(f->caption, sizeof f->caption,
            "Left: throughput of each strategy over FSDP alone for %s on %s (%s); solid: tensor, "
            "dashed: pipeline, dotted: context parallelism; black: the layout search's best. "
            "Right: the best layout's gain over FSDP alone per model, labelled with the layout "
@@ -151,7 +177,7 @@ void study_fig_best(const struct pl_study *st, struct study_fig *f) {
       pts += f->p[i].s[j].n;
   best_findings(st, f, b, best);
   if (pts == 0)
-    snprintf(f->skip, sizeof f->skip, "FSDP alone never runs beside another strategy on %s%s%s",
+    study_setf(f->skip, sizeof f->skip, "FSDP alone never runs beside another strategy on %s%s%s",
              st->clusters[st->focus_cluster].name, f->findings[0] ? ": " : "", f->findings);
 }
 
@@ -213,9 +239,9 @@ void study_fig_generations(const struct pl_study *st, struct study_fig *f) {
   int b = study_main_batch(st), s = pl_study_spec_strategy(&st->spec, "best");
   if (s < 0)
     s = st->baseline;
-  snprintf(f->id, sizeof f->id, "generations");
-  snprintf(f->title, sizeof f->title, "GPU generations: speed-up against peak FLOP/s");
-  snprintf(f->caption, sizeof f->caption,
+  study_setf(f->id, sizeof f->id, "generations");
+  study_setf(f->title, sizeof f->title, "GPU generations: speed-up against peak FLOP/s");
+  study_setf(f->caption, sizeof f->caption,
            "Throughput of each GPU generation over the previous one (clusters ordered by peak "
            "dense FLOP/s) with the %s layout at each point, per model (line style); the "
            "horizontal lines are the ratios of peak dense FLOP/s that a compute-bound step "
@@ -230,7 +256,7 @@ void study_fig_generations(const struct pl_study *st, struct study_fig *f) {
     study_gpu_label(&st->clusters[g[i - 1].c], lo, sizeof lo);
     study_gpu_label(&st->clusters[g[i].c], hi, sizeof hi);
     for (int m = 0; m < st->spec.n_models; m++) {
-      snprintf(t, sizeof t, "%s/%s %s", hi, lo, st->models[m].name);
+      study_setf(t, sizeof t, "%s/%s %s", hi, lo, st->models[m].name);
       struct study_series *x = study_panel_add(&f->p[0], t, i - 1, m + 1, 5 + 2 * (m % 4));
       for (int k = 0; x != NULL && k < st->spec.n_nodes; k++) {
         double r;
@@ -244,11 +270,11 @@ void study_fig_generations(const struct pl_study *st, struct study_fig *f) {
       struct study_hline *h = &pn->hline[pn->n_hlines++];
       h->y = g[i].peak / g[i - 1].peak;
       h->color = i - 1;
-      snprintf(h->title, sizeof h->title, "peak FLOP/s %s/%s = %.2fx", hi, lo, h->y);
+      study_setf(h->title, sizeof h->title, "peak FLOP/s %s/%s = %.2fx", hi, lo, h->y);
     }
   }
   if (pts == 0) {
-    snprintf(f->skip, sizeof f->skip, "needs two clusters that run the same points");
+    study_setf(f->skip, sizeof f->skip, "needs two clusters that run the same points");
     return;
   }
   gen_findings(st, f, g, n, b, s);

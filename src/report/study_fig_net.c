@@ -33,7 +33,7 @@ static void coll_findings(const struct pl_study *st, struct study_fig *f) {
   int c = st->focus_cluster;
   char bytes[32];
   pl_fmt_bytes(bytes, sizeof bytes, st->spec.coll_bytes);
-  snprintf(f->findings, sizeof f->findings, "On %s with %s messages", st->clusters[c].name, bytes);
+  study_setf(f->findings, sizeof f->findings, "On %s with %s messages", st->clusters[c].name, bytes);
   int said = 0;
   for (int o = 0; o < 2; o++) {
     const struct pl_study_coll *a = NULL, *z = NULL;
@@ -49,11 +49,12 @@ static void coll_findings(const struct pl_study *st, struct study_fig *f) {
       continue;
     char ch[48];
     study_fmt_change(ch, sizeof ch, a->busbw_bytes_per_s, z->busbw_bytes_per_s);
-    study_appendf(f->findings, sizeof f->findings,
-                  "%s from %lld to %lld nodes %s bus bandwidth %s (%.0f to %.0f GB/s, %s at %lld)",
-                  said ? ", while" : ",", (long long)a->nodes, (long long)z->nodes,
-                  pl_coll_op_name((enum pl_coll_op)a->op), ch, a->busbw_bytes_per_s / 1e9,
-                  z->busbw_bytes_per_s / 1e9, z->algo, (long long)z->nodes);
+    if (said == 0)
+      study_appendf(f->findings, sizeof f->findings, ", from %lld to %lld nodes", (long long)a->nodes,
+                    (long long)z->nodes);
+    study_appendf(f->findings, sizeof f->findings, "%s %s bus bandwidth %s (%.0f to %.0f GB/s, %s)",
+                  said ? ", while" : "", pl_coll_op_name((enum pl_coll_op)a->op), ch,
+                  a->busbw_bytes_per_s / 1e9, z->busbw_bytes_per_s / 1e9, z->algo);
     said++;
   }
   study_appendf(f->findings, sizeof f->findings, "%s", said ? "." : ", no collective runs at two scales.");
@@ -62,12 +63,13 @@ static void coll_findings(const struct pl_study *st, struct study_fig *f) {
 void study_fig_collectives(const struct pl_study *st, struct study_fig *f) {
   char bytes[32];
   pl_fmt_bytes(bytes, sizeof bytes, st->spec.coll_bytes);
-  snprintf(f->id, sizeof f->id, "collectives");
-  snprintf(f->title, sizeof f->title, "Collective bus bandwidth against nodes");
-  snprintf(f->caption, sizeof f->caption,
+  study_setf(f->id, sizeof f->id, "collectives");
+  study_setf(f->title, sizeof f->title, "Collective bus bandwidth against nodes");
+  study_setf(f->caption, sizeof f->caption,
            "Predicted bus bandwidth (nccl-tests definition, GB/s = 1e9 B/s) of one %s collective "
            "over all GPUs of n nodes, with the algorithm NCCL's tuner would pick; colour: "
-           "operation, line style: cluster.",
+           "operation, line style: cluster (reduce_scatter is drawn over all_gather where the model "
+           "gives both the same time).",
            bytes);
   f->n_panels = 1;
   lines_init(&f->p[0], "Bus bandwidth", "nodes", "bus bandwidth (GB/s)");
@@ -78,7 +80,7 @@ void study_fig_collectives(const struct pl_study *st, struct study_fig *f) {
       if (x0 == NULL)
         continue;
       char t[96];
-      snprintf(t, sizeof t, "%s %s", pl_coll_op_name((enum pl_coll_op)x0->op), st->clusters[c].name);
+      study_setf(t, sizeof t, "%s %s", pl_coll_op_name((enum pl_coll_op)x0->op), st->clusters[c].name);
       struct study_series *s = study_panel_add(&f->p[0], t, o, c + 1, 5 + 2 * (c % 4));
       for (int k = 0; s != NULL && k < st->spec.n_nodes; k++) {
         const struct pl_study_coll *x = coll_at(st, c, o, k);
@@ -88,7 +90,7 @@ void study_fig_collectives(const struct pl_study *st, struct study_fig *f) {
       pts += s != NULL ? s->n : 0;
     }
   if (pts == 0) {
-    snprintf(f->skip, sizeof f->skip, "the collective model gave no time for any cluster");
+    study_setf(f->skip, sizeof f->skip, "the collective model gave no time for any cluster");
     return;
   }
   coll_findings(st, f);
@@ -153,20 +155,22 @@ static void share_panel(const struct pl_study *st, struct study_panel *pn) {
 static void busbw_panel(const struct pl_study *st, struct study_panel *pn) {
   const struct pl_cluster *cl = &st->clusters[st->focus_cluster];
   char t[96];
-  snprintf(t, sizeof t, "Bus bandwidth: measured against %s", cl->name);
+  study_setf(t, sizeof t, "Bus bandwidth: measured against %s", cl->name);
   lines_init(pn, t, "ranks", "bus bandwidth (GB/s)");
+  study_copy(pn->empty_note, sizeof pn->empty_note,
+             "no measured collective with a known size and group");
   int curves = 0;
   for (int i = 0; i < st->n_measured; i++)
     for (int j = 0; j < st->measured[i].n_coll; j++) {
       const struct pl_study_mcoll *x = &st->measured[i].coll[j];
       char sz[32];
       pl_fmt_bytes(sz, sizeof sz, x->bytes);
-      snprintf(t, sizeof t, "%s %s, %s", st->measured[i].label, x->op, sz);
+      study_setf(t, sizeof t, "%s %s, %s", st->measured[i].label, x->op, sz);
       struct study_series *pm = study_panel_add(pn, t, curves % 10, 0, 7);
       study_series_add(pm, (double)x->group_size, x->busbw_bytes_per_s / 1e9, NULL);
       if (curves >= 4)
         continue; /* predicted curves for the four largest only */
-      snprintf(t, sizeof t, "model: %s %s", x->op, sz);
+      study_setf(t, sizeof t, "model: %s %s", x->op, sz);
       struct study_series *pp = study_panel_add(pn, t, curves % 10, 2, 0);
       double bw;
       if (x->group_size < cl->gpus_per_node && predicted_busbw(cl, x->op, x->bytes, x->group_size, &bw))
@@ -187,7 +191,7 @@ static void measured_findings(const struct pl_study *st, struct study_fig *f) {
   char g[32], gp[32];
   study_fmt_int(g, sizeof g, x->world_size);
   study_fmt_int(gp, sizeof gp, p->gpus);
-  snprintf(f->findings, sizeof f->findings,
+  study_setf(f->findings, sizeof f->findings,
            "Measured run '%s' (%s GPUs): exposed communication is %.1f%% of the %.1f ms step and "
            "overlapped communication %.1f%%",
            x->label, g, 100.0 * x->exposed_comm_s / x->step_time_s, 1e3 * x->step_time_s,
@@ -213,13 +217,13 @@ static void measured_findings(const struct pl_study *st, struct study_fig *f) {
 }
 
 void study_fig_measured(const struct pl_study *st, struct study_fig *f) {
-  snprintf(f->id, sizeof f->id, "measured");
-  snprintf(f->title, sizeof f->title, "Measured runs against the predictions");
+  study_setf(f->id, sizeof f->id, "measured");
+  study_setf(f->title, sizeof f->title, "Measured runs against the predictions");
   if (st->n_measured == 0) {
-    snprintf(f->skip, sizeof f->skip, "no measured runs (plateau study --measured TRACE_DIR...)");
+    study_setf(f->skip, sizeof f->skip, "no measured runs (plateau study --measured TRACE_DIR...)");
     return;
   }
-  snprintf(f->caption, sizeof f->caption,
+  study_setf(f->caption, sizeof f->caption,
            "Points: runs measured from their Kineto traces (trace analysis, docs/trace.md). Left: "
            "communication as a share of the step, over the prediction for %s under FSDP alone on "
            "%s. Right: bus bandwidth of the measured collectives (points) over the collective "

@@ -38,7 +38,7 @@ static void scaling_findings(const struct pl_study *st, struct study_fig *f, int
   int c = st->focus_cluster, base = st->baseline, lo, hi;
   char bname[64], g0[32], g1[32], ch[48];
   study_batch_name(&st->spec.batches[b], bname, sizeof bname);
-  snprintf(f->findings, sizeof f->findings, "Under FSDP alone on %s (%s), ", st->clusters[c].name,
+  study_setf(f->findings, sizeof f->findings, "Under FSDP alone on %s (%s), ", st->clusters[c].name,
            bname);
   bool any = false;
   for (int m = 0; m < st->spec.n_models; m++) {
@@ -59,13 +59,19 @@ static void scaling_findings(const struct pl_study *st, struct study_fig *f, int
     any = true;
   }
   study_appendf(f->findings, sizeof f->findings, "%s", any ? "." : "FSDP alone runs at fewer than two scales.");
+  for (int m = 0; m < st->spec.n_models; m++) {
+    study_ends(st, m, c, b, base, &lo, &hi);
+    if (lo < 0)
+      study_appendf(f->findings, sizeof f->findings, " %s does not run under FSDP alone at any scale.",
+                    st->models[m].name);
+  }
 }
 
 void study_fig_scaling(const struct pl_study *st, struct study_fig *f) {
   int c = st->focus_cluster, b = study_main_batch(st), base = st->baseline;
-  snprintf(f->id, sizeof f->id, "scaling");
-  snprintf(f->title, sizeof f->title, "Throughput against GPUs under FSDP alone");
-  snprintf(f->caption, sizeof f->caption,
+  study_setf(f->id, sizeof f->id, "scaling");
+  study_setf(f->title, sizeof f->title, "Throughput against GPUs under FSDP alone");
+  study_setf(f->caption, sizeof f->caption,
            "Predicted tokens per second on %s with FSDP alone (%s, tp = pp = cp = 1), all GPUs "
            "together (left) and per GPU (right); dashed: ideal linear scaling from the smallest "
            "scale that runs.",
@@ -74,7 +80,7 @@ void study_fig_scaling(const struct pl_study *st, struct study_fig *f) {
   panel_init(&f->p[0], "Global throughput", "GPUs", "tokens/s (all GPUs)");
   panel_init(&f->p[1], "Per-GPU throughput", "GPUs", "tokens/s per GPU");
   f->p[0].logy = true;
-  snprintf(f->p[0].yformat, sizeof f->p[0].yformat, "%%.0s%%c");
+  study_setf(f->p[0].yformat, sizeof f->p[0].yformat, "%%.0s%%c");
   int drawn = 0;
   for (int m = 0; m < st->spec.n_models; m++) {
     char t[96];
@@ -84,12 +90,12 @@ void study_fig_scaling(const struct pl_study *st, struct study_fig *f) {
     study_series_nodes(st, s0, m, c, b, base, STUDY_M_TOKENS_PER_S);
     if (study_series_nodes(st, s1, m, c, b, base, STUDY_M_TOKENS_PER_S_PER_GPU) > 0)
       drawn++;
-    snprintf(t, sizeof t, "ideal %s", st->models[m].name);
+    study_setf(t, sizeof t, "ideal %s", st->models[m].name);
     add_ideal(&f->p[0], s0, t, 1.0);
     add_ideal(&f->p[1], s1, t, 0.0);
   }
   if (drawn == 0) {
-    snprintf(f->skip, sizeof f->skip, "FSDP alone does not run for any model on %s",
+    study_setf(f->skip, sizeof f->skip, "FSDP alone does not run for any model on %s",
              st->clusters[c].name);
     return;
   }
@@ -156,9 +162,9 @@ void study_fig_mfu(const struct pl_study *st, struct study_fig *f) {
   int b = study_main_batch(st), s = fig_strategy(st), drawn = 0;
   char bname[64];
   study_batch_name(&st->spec.batches[b], bname, sizeof bname);
-  snprintf(f->id, sizeof f->id, "mfu");
-  snprintf(f->title, sizeof f->title, "MFU against GPUs per model and GPU generation");
-  snprintf(f->caption, sizeof f->caption,
+  study_setf(f->id, sizeof f->id, "mfu");
+  study_setf(f->title, sizeof f->title, "MFU against GPUs per model and GPU generation");
+  study_setf(f->caption, sizeof f->caption,
            "Model FLOPs utilization (model FLOPs per step over step time x GPUs x peak dense "
            "FLOP/s, PaLM's definition) with the %s layout at each point, %s; colour: cluster, "
            "line style: model.",
@@ -168,12 +174,12 @@ void study_fig_mfu(const struct pl_study *st, struct study_fig *f) {
   for (int c = 0; c < st->spec.n_clusters; c++)
     for (int m = 0; m < st->spec.n_models; m++) {
       char t[96];
-      snprintf(t, sizeof t, "%s %s", st->models[m].name, st->clusters[c].name);
+      study_setf(t, sizeof t, "%s %s", st->models[m].name, st->clusters[c].name);
       struct study_series *x = study_panel_add(&f->p[0], t, c, m + 1, 5 + 2 * (m % 4));
       drawn += study_series_nodes(st, x, m, c, b, s, STUDY_M_MFU_PCT) > 0;
     }
   if (drawn == 0) {
-    snprintf(f->skip, sizeof f->skip, "no point of the %s layout runs", st->spec.strategies[s]);
+    study_setf(f->skip, sizeof f->skip, "no point of the %s layout runs", st->spec.strategies[s]);
     return;
   }
   mfu_findings(st, f, b, s);
@@ -189,11 +195,11 @@ static void batch_weak(const struct pl_study *st, struct study_panel *pn, char *
       continue;
     char bn[64], t[96];
     study_batch_name(&st->spec.batches[b], bn, sizeof bn);
-    snprintf(t, sizeof t, "FSDP, %s", bn);
+    study_setf(t, sizeof t, "FSDP, %s", bn);
     study_series_nodes(st, study_panel_add(pn, t, b, 1, 7), m, c, b, base,
                        STUDY_M_TOKENS_PER_S_PER_GPU);
     if (best != base) {
-      snprintf(t, sizeof t, "%s, %s", st->spec.strategies[best], bn);
+      study_setf(t, sizeof t, "%s, %s", st->spec.strategies[best], bn);
       study_series_nodes(st, study_panel_add(pn, t, b, 2, 6), m, c, b, best,
                          STUDY_M_TOKENS_PER_S_PER_GPU);
     }
@@ -228,13 +234,13 @@ static void batch_fixed(const struct pl_study *st, struct study_panel *pn, char 
     char bn[64], t[96];
     study_batch_name(&st->spec.batches[b], bn, sizeof bn);
     if (best != base) {
-      snprintf(t, sizeof t, "FSDP, %s", bn);
+      study_setf(t, sizeof t, "FSDP, %s", bn);
       study_series_nodes(st, study_panel_add(pn, t, b, 1, 7), m, c, b, base, STUDY_M_TOKENS_PER_S);
     }
-    snprintf(t, sizeof t, "%s, %s", st->spec.strategies[best], bn);
+    study_setf(t, sizeof t, "%s, %s", st->spec.strategies[best], bn);
     struct study_series *sb = study_panel_add(pn, t, b, best != base ? 4 : 1, 6);
     study_series_nodes(st, sb, m, c, b, best, STUDY_M_TOKENS_PER_S);
-    snprintf(t, sizeof t, "ideal, %s", bn);
+    study_setf(t, sizeof t, "ideal, %s", bn);
     add_ideal(pn, sb, t, 1.0);
     int lo, hi;
     if (said || !study_ends(st, m, c, b, best, &lo, &hi))
@@ -260,9 +266,9 @@ void study_fig_batch(const struct pl_study *st, struct study_fig *f) {
     weak |= st->spec.batches[b].kind == PL_STUDY_WEAK;
     fixed |= st->spec.batches[b].kind == PL_STUDY_FIXED;
   }
-  snprintf(f->id, sizeof f->id, "batch");
-  snprintf(f->title, sizeof f->title, "Local batch size and a fixed global batch");
-  snprintf(f->caption, sizeof f->caption,
+  study_setf(f->id, sizeof f->id, "batch");
+  study_setf(f->title, sizeof f->title, "Local batch size and a fixed global batch");
+  study_setf(f->caption, sizeof f->caption,
            "%s on %s. Weak scaling: per-GPU throughput with n sequences of %lld tokens per GPU. "
            "Fixed global batch: throughput of the whole cluster as GPUs are added to the same "
            "batch (dashed: ideal linear speed-up); points whose batch does not divide over the "
@@ -276,7 +282,7 @@ void study_fig_batch(const struct pl_study *st, struct study_fig *f) {
     struct study_panel *pn = &f->p[f->n_panels++];
     panel_init(pn, "Fixed global batch", "GPUs", "tokens/s (all GPUs)");
     pn->logy = true;
-    snprintf(pn->yformat, sizeof pn->yformat, "%%.0s%%c");
+    study_setf(pn->yformat, sizeof pn->yformat, "%%.0s%%c");
   }
   f->findings[0] = '\0';
   if (weak)
@@ -288,6 +294,6 @@ void study_fig_batch(const struct pl_study *st, struct study_fig *f) {
     for (int j = 0; j < f->p[i].n_series; j++)
       pts += f->p[i].s[j].n;
   if (pts == 0)
-    snprintf(f->skip, sizeof f->skip, "no point of %s on %s runs", st->models[st->focus_model].name,
+    study_setf(f->skip, sizeof f->skip, "no point of %s on %s runs", st->models[st->focus_model].name,
              st->clusters[st->focus_cluster].name);
 }

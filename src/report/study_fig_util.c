@@ -23,7 +23,7 @@ void study_series_add(struct study_series *s, double x, double y, const char *la
     return;
   s->x[s->n] = x;
   s->y[s->n] = y;
-  snprintf(s->label[s->n], sizeof s->label[0], "%s", label != NULL ? label : "");
+  study_setf(s->label[s->n], sizeof s->label[0], "%s", label != NULL ? label : "");
   s->n++;
 }
 

@@ -21,8 +21,12 @@ struct study_fig *study_figs_build(const struct pl_study *st, int *n) {
   struct study_fig *f = pl_calloc((size_t)N_FIGS, sizeof *f);
   if (f == NULL)
     return NULL;
-  for (int i = 0; i < N_FIGS; i++)
+  for (int i = 0; i < N_FIGS; i++) {
     figures[i](st, &f[i]);
+    size_t len = strlen(f[i].findings);
+    while (len > 0 && f[i].findings[len - 1] == ' ')
+      f[i].findings[--len] = '\0';
+  }
   *n = N_FIGS;
   return f;
 }

@@ -19,6 +19,15 @@ void study_appendf(char *buf, size_t n, const char *fmt, ...) {
   va_end(ap);
 }
 
+void study_setf(char *buf, size_t n, const char *fmt, ...) {
+  if (n == 0)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, n, fmt, ap);
+  va_end(ap);
+}
+
 void study_copy(char *dst, size_t n, const char *src) {
   if (n == 0)
     return;

@@ -27,8 +27,12 @@ static const char *color(int i) { return i < 0 ? "#000000" : palette[i % 10]; }
 /* A string for a gnuplot double-quoted literal: no quotes, no backslashes. */
 static void quoted(FILE *f, const char *s) {
   fputc('"', f);
-  for (; *s; s++)
-    fputc(*s == '"' ? '\'' : *s == '\\' ? '/' : *s, f);
+  for (; *s; s++) {
+    if (*s == '\n')
+      fputs("\\n", f); /* a line break in tic labels */
+    else
+      fputc(*s == '"' ? '\'' : *s == '\\' ? '/' : *s, f);
+  }
   fputc('"', f);
 }
 
@@ -118,18 +122,29 @@ static void xtics(FILE *f, const struct study_panel *pn) {
   fputs(")\n", f);
 }
 
+static bool any_labels(const struct study_panel *pn) {
+  for (int i = 0; i < pn->n_series; i++)
+    if (pn->s[i].labels && pn->s[i].n > 0)
+      return true;
+  return false;
+}
+
 static void panel_head(FILE *f, const struct study_panel *pn, int n_plots) {
   fputs("  reset\n  set title ", f);
   quoted(f, pn->title);
-  fputs(" font \",12\"\n  set xlabel ", f);
+  fputs(" font titlefont\n  set xlabel ", f);
   quoted(f, pn->xlabel);
+  for (int i = 0; i < pn->n_cat; i++)
+    if (strchr(pn->cat[i], '\n') != NULL) {
+      fputs(" offset 0,-0.8", f); /* below two-line tic labels */
+      break;
+    }
   fputs("\n  set ylabel ", f);
   quoted(f, pn->ylabel);
   fputs("\n  set grid ytics lc rgb \"#dddddd\"\n", f);
-  if (n_plots > 5)
-    fputs("  set key outside right top font \",9\" samplen 2\n", f);
-  else
-    fputs("  set key top right font \",9\" samplen 2 opaque\n", f);
+  /* Below the plot: a key never covers data. */
+  fprintf(f, "  set key below horizontal maxcols %d font keyfont samplen 2.5 width 1 height 1\n",
+          n_plots > 8 ? 3 : 2);
   if (pn->yformat[0] != '\0')
     fprintf(f, "  set format y \"%s\"\n", pn->yformat);
   if (pn->kind == STUDY_PANEL_STACKED) {
@@ -139,7 +154,10 @@ static void panel_head(FILE *f, const struct study_panel *pn, int n_plots) {
           f);
     return;
   }
-  fputs("  set offsets graph 0.03, graph 0.03, graph 0.06, graph 0.06\n", f);
+  /* Room on the right and top for labels written beside the last points. */
+  fprintf(f, "  set offsets graph 0.03, graph %s, graph %s, graph %s\n",
+          any_labels(pn) ? "0.25" : "0.03", pn->logy ? "0" : any_labels(pn) ? "0.2" : "0.06",
+          pn->logy ? "0" : "0.06");
   if (pn->logx)
     fputs("  set logscale x 2\n", f);
   if (pn->logy)
@@ -187,7 +205,7 @@ static void plot_lines(FILE *f, const struct study_panel *pn, const char *dat, c
     first = 0;
     if (s->labels)
       fprintf(f, ", \\\n       \"%s\" index %d using 1:2:3 with labels rotate by 25 left offset "
-                 "char 0.4,0.6 font \",8\" tc rgb \"%s\" notitle",
+                 "char 0.4,0.6 font labelfont tc rgb \"%s\" notitle",
               dat, idx[i], color(s->color));
   }
   hlines(f, pn, &first);
@@ -195,13 +213,19 @@ static void plot_lines(FILE *f, const struct study_panel *pn, const char *dat, c
 }
 
 static void write_script(FILE *f, const struct study_fig *fig, int blocks[2][STUDY_MAX_SERIES]) {
-  int w = fig->n_panels > 1 ? 1280 : 900, h = 500;
+  int w = fig->n_panels > 1 ? 1280 : 900, h = 560;
   fprintf(f, "# %s.gp: \"%s\", written by plateau study.\n", fig->id, fig->title);
   fprintf(f, "# Redraw with `gnuplot %s.gp` in this directory: it reads %s.dat and writes\n"
              "# %s.svg and %s.png. Edit styles, sizes and labels freely.\n",
           fig->id, fig->id, fig->id, fig->id);
-  fputs("do for [fmt in \"svg png\"] {\n  if (fmt eq \"svg\") {\n", f);
-  fprintf(f, "    set terminal svg size %d,%d noenhanced font \"DejaVu Sans,12\" "
+  /* SVG is shown scaled down in the page: larger text than the PNG. */
+  fputs("do for [fmt in \"svg png\"] {\n"
+        "  titlefont = (fmt eq \"svg\") ? \",15\" : \",12\"\n"
+        "  keyfont = (fmt eq \"svg\") ? \",12\" : \",9\"\n"
+        "  labelfont = (fmt eq \"svg\") ? \",11\" : \",8\"\n"
+        "  if (fmt eq \"svg\") {\n",
+        f);
+  fprintf(f, "    set terminal svg size %d,%d noenhanced font \"DejaVu Sans,14\" "
              "background rgb \"#ffffff\"\n    set output \"%s.svg\"\n  } else {\n",
           w, h, fig->id);
   fprintf(f, "    set terminal pngcairo size %d,%d noenhanced font \"DejaVu Sans,10\" "
@@ -209,18 +233,21 @@ static void write_script(FILE *f, const struct study_fig *fig, int blocks[2][STU
           w, h, fig->id);
   fprintf(f, "  set multiplot layout 1,%d title ", fig->n_panels);
   quoted(f, fig->title);
-  fputs(" font \",14\"\n", f);
+  fputs(" font (fmt eq \"svg\" ? \",17\" : \",14\")\n", f);
   char dat[48];
-  snprintf(dat, sizeof dat, "%s.dat", fig->id);
+  study_setf(dat, sizeof dat, "%s.dat", fig->id);
   for (int p = 0; p < fig->n_panels; p++) {
     const struct study_panel *pn = &fig->p[p];
     int plots = pn->n_series + pn->n_hlines;
     fprintf(f, "  # panel %d\n", p + 1);
     panel_head(f, pn, plots);
-    if (panel_empty(pn, blocks[p]))
-      fputs("  unset key\n  set label 1 \"no point runs\" at graph 0.5, graph 0.5 center\n"
-            "  set xrange [0:1]\n  set yrange [0:1]\n  plot 2 notitle\n",
+    if (panel_empty(pn, blocks[p])) {
+      fputs("  unset key\n  unset logscale\n  unset xtics\n  unset ytics\n  set label 1 ", f);
+      quoted(f, pn->empty_note[0] ? pn->empty_note : "no data");
+      fputs(" at graph 0.5, graph 0.5 center\n  set xrange [0:1]\n  set yrange [0:1]\n"
+            "  plot 2 notitle\n",
             f);
+    }
     else if (pn->kind == STUDY_PANEL_STACKED)
       plot_stacked(f, pn, dat, blocks[p][0]);
     else
@@ -232,7 +259,7 @@ static void write_script(FILE *f, const struct study_fig *fig, int blocks[2][STU
 static enum pl_status open_out(const char *dir, const char *id, const char *ext, FILE **f,
                                struct pl_diag *diag) {
   char name[64], path[1024];
-  snprintf(name, sizeof name, "%s.%s", id, ext);
+  study_setf(name, sizeof name, "%s.%s", id, ext);
   if (!study_path(path, sizeof path, dir, name))
     return pl_diag_set(diag, PL_ERR_LIMIT, "'%s': path too long", dir);
   *f = fopen(path, "w");
@@ -291,14 +318,14 @@ static void child(const char *gnuplot, const char *dir, const char *script) {
 static bool nonempty(const char *dir, const char *id, const char *ext) {
   char name[64], path[1024];
   struct stat sb;
-  snprintf(name, sizeof name, "%s.%s", id, ext);
+  study_setf(name, sizeof name, "%s.%s", id, ext);
   return study_path(path, sizeof path, dir, name) && stat(path, &sb) == 0 && sb.st_size > 0;
 }
 
 enum pl_status study_gnuplot_run(const char *gnuplot, const char *dir, const char *id,
                                  struct pl_diag *diag) {
   char script[64];
-  snprintf(script, sizeof script, "%s.gp", id);
+  study_setf(script, sizeof script, "%s.gp", id);
   pid_t pid = fork();
   if (pid < 0)
     return pl_diag_set(diag, PL_ERR_INTERNAL, "cannot start gnuplot: %s", strerror(errno));

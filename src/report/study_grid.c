@@ -8,10 +8,10 @@
  * fixed batch keeps gbs = n at every scale (Appendix E of arXiv 2411.13055).
  *
  * Micro-batch "auto" (docs/study.md): without pipeline stages each data-
- * parallel rank runs its local batch as one micro-batch when it is at most
- * 4 sequences (the paper's largest local batch), else in micro-batches of the
- * largest divisor up to 4 with gradient accumulation; pipelines use
- * micro-batches of 1 sequence so that 1F1B has micro-batches to overlap. */
+ * parallel rank runs its local batch in the largest micro-batch of at most 4
+ * sequences (the paper's largest local batch) that divides it and fits in
+ * memory, accumulating gradients over the rest; pipelines use micro-batches
+ * of 1 sequence so that 1F1B has micro-batches to overlap. */
 #include "study_int.h"
 
 #include <stdio.h>
@@ -30,17 +30,18 @@ int64_t study_point_index(const struct pl_study *st, int model, int cluster, int
   return i * s->n_nodes + node_index;
 }
 
-static int64_t auto_mbs(const struct study_strategy *ss, int64_t gpus, int64_t gbs) {
-  if (ss->pp > 1)
-    return 1;
+/* Micro-batch sizes the auto rule tries, largest first; returns how many. */
+static int auto_mbs(const struct study_strategy *ss, int64_t gpus, int64_t gbs, int64_t *out) {
+  int n = 0;
   int64_t group = ss->tp * ss->pp * ss->cp;
-  if (group <= 0 || gpus % group != 0 || gbs % (gpus / group) != 0)
-    return 1; /* pl_predict names the divisibility problem */
-  int64_t local = gbs / (gpus / group);
-  for (int64_t m = STUDY_AUTO_MAX_MBS; m > 1; m--)
-    if (local % m == 0)
-      return m;
-  return 1;
+  if (ss->pp == 1 && group > 0 && gpus % group == 0 && gbs % (gpus / group) == 0) {
+    int64_t local = gbs / (gpus / group);
+    for (int64_t m = STUDY_AUTO_MAX_MBS; m > 1; m--)
+      if (local % m == 0)
+        out[n++] = m;
+  }
+  out[n++] = 1; /* pl_predict names any divisibility problem */
+  return n;
 }
 
 void study_point_run(const struct pl_study *st, const struct pl_study_point *p,
@@ -64,11 +65,31 @@ void study_point_run(const struct pl_study *st, const struct pl_study_point *p,
   l->shard = ss->shard;
   l->shard_set = true;
   l->recompute = s->recompute;
-  l->mbs = s->mbs > 0 ? s->mbs : auto_mbs(ss, l->gpus, l->gbs);
+  l->mbs = s->mbs > 0 ? s->mbs : 1;
 }
 
 static void set_why(struct pl_study_point *p, const char *why) {
   study_copy(p->why, sizeof p->why, why);
+}
+
+/* pl_predict at each micro-batch the spec allows (auto: largest that fits). */
+static enum pl_status predict_mbs(const struct pl_study *st, const struct pl_study_point *p,
+                                  struct pl_run *run, struct pl_prediction *pred,
+                                  struct pl_diag *d) {
+  int64_t mbs[STUDY_AUTO_MAX_MBS + 1];
+  int n = 1;
+  mbs[0] = run->layout.mbs;
+  if (st->spec.mbs == 0)
+    n = auto_mbs(&st->strat[p->strategy], run->layout.gpus, run->layout.gbs, mbs);
+  enum pl_status rc = PL_OK;
+  for (int i = 0; i < n; i++) {
+    run->layout.mbs = mbs[i];
+    pl_diag_clear(d);
+    rc = pl_predict(run, pred, d);
+    if (rc == PL_OK && pred->memory.fits)
+      break;
+  }
+  return rc;
 }
 
 void study_point_eval(const struct pl_study *st, struct pl_study_point *p) {
@@ -79,8 +100,7 @@ void study_point_eval(const struct pl_study *st, struct pl_study_point *p) {
     return;
   }
   struct pl_diag d;
-  pl_diag_clear(&d);
-  if (pl_predict(&run, &p->pred, &d) != PL_OK) {
+  if (predict_mbs(st, p, &run, &p->pred, &d) != PL_OK) {
     p->status = PL_STUDY_INFEASIBLE;
     set_why(p, d.msg);
     return;

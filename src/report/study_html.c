@@ -110,7 +110,7 @@ static void findings_list(FILE *f, const struct study_fig *figs, int n) {
 static enum pl_status embed_svg(FILE *f, const struct study_fig *fig, const char *dir,
                                 struct pl_diag *diag) {
   char name[64], path[1024];
-  snprintf(name, sizeof name, "figures/%s.svg", fig->id);
+  study_setf(name, sizeof name, "figures/%s.svg", fig->id);
   if (!study_path(path, sizeof path, dir, name))
     return pl_diag_set(diag, PL_ERR_LIMIT, "'%s': path too long", dir);
   char *svg = NULL;

@@ -75,6 +75,12 @@ void study_gpu_label(const struct pl_cluster *c, char *buf, size_t n); /* "H100"
 void study_layout_label(const struct pl_layout *l, char *buf, size_t n);
 /* Copy src into dst (truncating, always NUL-terminated). */
 void study_copy(char *dst, size_t n, const char *src);
+/* printf into buf (always NUL-terminated, truncates). */
+void study_setf(char *buf, size_t n, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 /* Append printf text to buf (always NUL-terminated, truncates). */
 void study_appendf(char *buf, size_t n, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -123,6 +129,7 @@ struct study_panel {
   char cat[STUDY_MAX_PTS][24];
   int n_hlines;
   struct study_hline hline[STUDY_MAX_HLINES];
+  char empty_note[96];       /* shown when nothing can be plotted; "" = "no data" */
 };
 
 struct study_fig {

@@ -18,7 +18,7 @@ static void label_of(const char *path, char *buf, size_t n) {
   while (len > 1 && tmp[len - 1] == '/')
     tmp[--len] = '\0';
   const char *slash = strrchr(tmp, '/');
-  snprintf(buf, n, "%s", slash != NULL ? slash + 1 : tmp);
+  study_setf(buf, n, "%s", slash != NULL ? slash + 1 : tmp);
 }
 
 static int by_time_desc(const void *a, const void *b) {

@@ -45,6 +45,12 @@ void pl_study_spec_default(struct pl_study_spec *s) {
   s->recompute = PL_RECOMPUTE_NONE;
   s->mbs = 0;
   s->dtype = PL_DTYPE_BF16;
+  /* The best layout is searched within the paper's family of layouts:
+   * ZeRO/FSDP over the whole data-parallel group, no recomputation, 1F1B;
+   * tp, pp, cp, dp and the micro-batch are free. The whole space ("") takes
+   * about 7x longer (docs/study.md "Cost"). */
+  study_copy(s->best_space, sizeof s->best_space,
+             "recompute=none,schedule=1f1b,shard=zero1|zero2|zero3,shard_group=dp");
   s->coll_bytes = 1024.0 * 1024 * 1024; /* 1 GiB: past the latency-bound sizes */
   study_copy(s->focus_model, sizeof s->focus_model, models[0]);
   study_copy(s->focus_cluster, sizeof s->focus_cluster, clusters[2]);
@@ -88,9 +94,9 @@ void study_batch_name(const struct pl_study_batch *b, char *buf, size_t n) {
   char num[32];
   study_fmt_int(num, sizeof num, b->n);
   if (b->kind == PL_STUDY_WEAK)
-    snprintf(buf, n, "%s seq/GPU", num);
+    study_setf(buf, n, "%s seq/GPU", num);
   else
-    snprintf(buf, n, "global batch %s", num);
+    study_setf(buf, n, "global batch %s", num);
 }
 
 /* ---- parsing ---- */
@@ -279,7 +285,7 @@ static enum pl_status parse_focus(struct parser *p, yajl_val obj) {
       return pl_diag_set(p->diag, PL_ERR_UNKNOWN, "%s: field 'focus.%s': unknown (expected model, cluster)",
                          p->origin, f->u.object.keys[i]);
   char o[300];
-  snprintf(o, sizeof o, "%s: field 'focus'", p->origin);
+  study_setf(o, sizeof o, "%s: field 'focus'", p->origin);
   enum pl_status st = base_json_str(f, "model", false, o, p->s->focus_model,
                                     sizeof p->s->focus_model, p->diag);
   if (st == PL_OK)
@@ -379,7 +385,7 @@ enum pl_status pl_study_spec_load(const char *path, struct pl_study_spec *s,
   if (st != PL_OK)
     return st;
   char origin[300];
-  snprintf(origin, sizeof origin, "spec '%s'", path);
+  study_setf(origin, sizeof origin, "spec '%s'", path);
   st = pl_study_spec_parse(text, len, origin, s, diag);
   pl_free(text);
   return st;

@@ -100,7 +100,7 @@ static void log_line(const char *figdir, char *buf, size_t n) {
 
 /* Draw every figure; on the first failure stop and explain in info->note. */
 static void draw(const struct study_fig *figs, int n, const char *figdir, const char *dir,
-                 const struct pl_study_report_opts *o, struct pl_study_report_info *info) {
+                     const struct pl_study_report_opts *o, struct pl_study_report_info *info) {
   const char *gp = o != NULL && o->gnuplot != NULL && o->gnuplot[0] ? o->gnuplot : "gnuplot";
   info->figures_drawn = true;
   for (int i = 0; i < n && !cancelled(o); i++) {
@@ -153,6 +153,11 @@ static enum pl_status write_all(const struct pl_study *st, const char *tmp, cons
     }
   if (rc == PL_OK)
     draw(figs, n, figdir, dir, o, info);
+  if (rc == PL_OK && study_path(path, sizeof path, figdir, "gnuplot.log")) {
+    struct stat sb;
+    if (stat(path, &sb) == 0 && sb.st_size == 0)
+      unlink(path); /* keep the log only when gnuplot said something */
+  }
   struct study_html_info hi = {info->figures_drawn, info->note, o ? o->elapsed_s : 0.0,
                                o ? o->threads : 0};
   if (rc == PL_OK && !cancelled(o))
@@ -212,6 +217,7 @@ enum pl_status pl_study_write(const struct pl_study *st, const char *dir,
   if (mkdtemp(tmp) == NULL)
     return pl_diag_set(diag, PL_ERR_IO, "cannot create a directory beside '%s': %s", target,
                        strerror(errno));
+  chmod(tmp, 0755); /* mkdtemp makes it private; a report is for reading */
   rc = write_all(st, tmp, target, opts, info, diag);
   if (rc == PL_OK)
     rc = swap_in(tmp, target, diag);

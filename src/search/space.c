@@ -95,10 +95,13 @@ static enum pl_status resolve_size(struct search_ctx *ctx, const struct pl_run *
                                    struct pl_diag *diag) {
   const struct pl_layout *l = &base->layout;
   int64_t per_node = base->cluster.gpus_per_node > 0 ? base->cluster.gpus_per_node : 1;
+  if (l->gpus <= 0 && l->nodes > PL_LAYOUT_MAX_GPUS / per_node) /* before nodes * per_node */
+    return pl_diag_set(diag, PL_ERR_LIMIT, "search: %lld nodes is above the limit of %lld",
+                       (long long)l->nodes, (long long)(PL_LAYOUT_MAX_GPUS / per_node));
   ctx->gpus = l->gpus > 0 ? l->gpus : (l->nodes > 0 ? l->nodes * per_node : per_node);
-  if (ctx->gpus > INT32_MAX)
-    return pl_diag_set(diag, PL_ERR_LIMIT, "search: %lld GPUs is above the limit of %d",
-                       (long long)ctx->gpus, INT32_MAX);
+  if (ctx->gpus > PL_LAYOUT_MAX_GPUS)
+    return pl_diag_set(diag, PL_ERR_LIMIT, "search: %lld GPUs is above the limit of %lld",
+                       (long long)ctx->gpus, (long long)PL_LAYOUT_MAX_GPUS);
   int64_t bpg = l->batch_per_gpu > 0 ? l->batch_per_gpu : 1;
   if (l->gbs <= 0 && bpg > INT32_MAX / ctx->gpus)
     return pl_diag_set(diag, PL_ERR_LIMIT, "search: global batch above the limit of %d", INT32_MAX);

@@ -78,17 +78,20 @@ int32_t sim_stream_add(struct sim_engine *e, int32_t rank) {
 }
 
 int32_t sim_task_add(struct sim_engine *e, int32_t stream, double work_s, enum sim_res res) {
-  if (stream < 0 || !grow((void **)&e->tasks, &e->cap_tasks, e->n_tasks + 1, sizeof *e->tasks)) {
+  if (stream < 0 || (e->n_tasks == e->cap_tasks &&
+                     !grow((void **)&e->tasks, &e->cap_tasks, e->n_tasks + 1, sizeof *e->tasks))) {
     e->nomem = true;
     return SIM_NONE;
   }
   int32_t id = e->n_tasks++;
   struct sim_task *t = &e->tasks[id];
-  memset(t, 0, sizeof *t);
+  /* every field the run reads before writing: the rest is set when it starts */
   t->work_s = work_s > 0 ? work_s : 0;
+  t->start_s = t->end_s = 0;
   t->stream = stream;
   t->res = (uint8_t)res;
   t->next = t->edges = SIM_NONE;
+  t->waiting = 0;
   struct sim_stream *s = &e->streams[stream];
   if (s->tail == SIM_NONE)
     s->head = id;
@@ -101,7 +104,8 @@ int32_t sim_task_add(struct sim_engine *e, int32_t stream, double work_s, enum s
 void sim_dep(struct sim_engine *e, int32_t from, int32_t to) {
   if (from < 0 || to < 0 || from == to)
     return;
-  if (!grow((void **)&e->edges, &e->cap_edges, e->n_edges + 1, sizeof *e->edges)) {
+  if (e->n_edges == e->cap_edges &&
+      !grow((void **)&e->edges, &e->cap_edges, e->n_edges + 1, sizeof *e->edges)) {
     e->nomem = true;
     return;
   }

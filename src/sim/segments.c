@@ -174,9 +174,9 @@ static void mem_op(struct pl_op *op, const char *name, double fwd_bytes, double 
  *    element; torch.jit bias_dropout_add_fused_train has no fused backward
  *    with the residual add, megatron/model/fused_bias_dropout.py era 2021-22).
  * No FLOPs are counted for them (memory-bound; docs/model.md counts GEMMs). */
-static int megatron_kernels(const struct sim_step *st, struct pl_op *ops, int n) {
-  const struct pl_model *m = &st->run->model;
-  const struct pl_layout *l = &st->run->layout;
+static int megatron_kernels(const struct pl_run *run, struct pl_op *ops, int n) {
+  const struct pl_model *m = &run->model;
+  const struct pl_layout *l = &run->layout;
   int64_t tp = l->tp > 0 ? l->tp : 1, seq = l->seq > 0 ? l->seq : m->seq_len;
   double tokens = (double)(l->mbs > 0 ? l->mbs : 1) * (double)(seq / (l->cp > 0 ? l->cp : 1));
   double tokens_n = l->sp && tp > 1 ? tokens / (double)tp : tokens, h = (double)m->hidden;
@@ -196,22 +196,111 @@ static int megatron_kernels(const struct sim_step *st, struct pl_op *ops, int n)
   return n;
 }
 
-static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct pl_diag *diag) {
-  const struct pl_model *m = &st->run->model;
-  const struct pl_layout *l = &st->run->layout;
-  struct pl_op ops[PL_MAX_LAYER_OPS];
-  struct sim_seg *s = &st->seg[kind];
-  seg_clear(s);
+/* Element-wise work eager PyTorch modules do beyond the op list's fused
+ * minimum (layout.kernels = unfused; docs/step-model.md section 2.3b), per
+ * element, forward / backward extra bytes:
+ *  - RMSNorm as HF LlamaRMSNorm runs it (to fp32, pow, mean, * rsqrt, to
+ *    bf16, * weight: 36 B forward against the fused 4 B; its autograd
+ *    backward 64 B against 6 B): +32 / +58 B per norm element;
+ *  - SwiGLU as `act_fn(gate_proj(x)) * up_proj(x)`: silu writes s and the
+ *    multiply reads it back (+4 B forward); backward of the multiply writes
+ *    ds, silu's backward reads it (+6 B) per ffn element;
+ *  - RoPE as HF apply_rotary_pos_emb (q*cos + rotate_half(q)*sin: neg, cat,
+ *    two multiplies, an add: 20 B against 4 B; backward 16 B against 4 B):
+ *    +16 / +12 B per q and k element;
+ *  - dropout (model.dropout) as nn.Dropout on the two residual branches:
+ *    reads and writes the values besides the 1-byte mask (+4 B forward).
+ * LayerNorm (one native_layer_norm kernel), GELU (one kernel), residual adds
+ * and biases (in the GEMM epilogue of addmm) are separate kernels in the op
+ * list already: no extra. Returns the new op count. */
+static int unfused_kernels(const struct pl_run *run, struct pl_op *ops, int n) {
+  const struct pl_model *m = &run->model;
+  const struct pl_layout *l = &run->layout;
+  int64_t tp = l->tp > 0 ? l->tp : 1, seq = l->seq > 0 ? l->seq : m->seq_len;
+  double tokens = (double)(l->mbs > 0 ? l->mbs : 1) * (double)(seq / (l->cp > 0 ? l->cp : 1));
+  double tokens_n = l->sp && tp > 1 ? tokens / (double)tp : tokens, h = (double)m->hidden;
+  bool full = l->recompute == PL_RECOMPUTE_FULL;
+  if (l->kernels != PL_KERNELS_UNFUSED || n + 4 > PL_MAX_LAYER_OPS)
+    return n;
+  if (m->norm == PL_NORM_RMS)
+    mem_op(&ops[n++], "rmsnorm_eager", 2.0 * 32.0 * tokens_n * h, 2.0 * 58.0 * tokens_n * h, full);
+  if (m->mlp == PL_MLP_SWIGLU) {
+    double f = (double)(m->ffn_hidden / tp);
+    mem_op(&ops[n++], "swiglu_eager", 4.0 * tokens * f, 6.0 * tokens * f, full);
+  }
+  if (m->pos == PL_POS_ROTARY) {
+    double qk = (double)(m->heads + m->kv_heads) / (double)tp * (double)m->head_dim;
+    mem_op(&ops[n++], "rope_eager", 16.0 * tokens * qk, 12.0 * tokens * qk, full);
+  }
+  if (m->dropout)
+    mem_op(&ops[n++], "dropout_eager", 2.0 * 4.0 * tokens_n * h, 0, full);
+  return n;
+}
+
+/* Passes over a segment's parameter gradients (and gathered parameters) per
+ * micro-batch, memory-bound, appended to ops (docs/step-model.md 2.3c):
+ *  - ddp/zero1: each micro-batch's 16-bit gradient is added into the fp32
+ *    gradient buffer the step reduces: Megatron-LM's backward hook
+ *    `param.main_grad.add_(param.grad.data)` (megatron/model/distributed.py,
+ *    DistributedDataParallel._make_param_hook), read 4 + 2, write 4 B per
+ *    parameter (PyTorch DDP's AccumulateGrad does the same add);
+ *  - zero2/zero3 (FSDP2, torch/distributed/fsdp/_fully_shard/
+ *    _fsdp_collectives.py): the all_gather output is copied out into the
+ *    unsharded parameters (foreach_all_gather_copy_out: read + write 2 B per
+ *    parameter, every forward gather and, zero3, the backward re-gather); the
+ *    gradients are copied and cast into the fp32 reduce_scatter input
+ *    (foreach_reduce, torch._chunk_cat: read 2, write 4 B). Ignored: adding
+ *    the reduced shard into the sharded gradient from the second
+ *    micro-batch on (12 B per shard element, 1/shard_group of the rest).
+ * params: this segment's parameters on the GPU after tp. */
+static int param_kernels(const struct pl_run *run, double params, struct pl_op *ops, int n) {
+  const struct pl_layout *l = &run->layout;
+  if (params <= 0 || n + 1 > PL_MAX_LAYER_OPS)
+    return n;
+  if (l->shard == PL_SHARD_DDP || l->shard == PL_SHARD_ZERO1) {
+    mem_op(&ops[n++], "grad_accum", 0, 10.0 * params, false);
+    return n;
+  }
+  double bwd = 6.0 * params;
+  if (l->shard == PL_SHARD_ZERO3)
+    bwd += 4.0 * params;
+  mem_op(&ops[n++], "fsdp_copies", 4.0 * params, bwd, false);
+  return n;
+}
+
+/* Parameters of a segment on one GPU after tp sharding. */
+static double seg_params(const struct pl_run *run, enum sim_seg_kind kind) {
+  const struct pl_model *m = &run->model;
+  double params = kind == SIM_SEG_LAYER   ? (double)pl_model_layer_params(m)
+                  : kind == SIM_SEG_EMBED ? (double)pl_model_embedding_params(m)
+                                          : (double)pl_model_head_params(m);
+  return params / (double)(run->layout.tp > 0 ? run->layout.tp : 1);
+}
+
+int pl_sim_segment_ops(const struct pl_run *run, int segment,
+                       struct pl_op ops[PL_MAX_LAYER_OPS]) {
+  const struct pl_model *m = &run->model;
+  const struct pl_layout *l = &run->layout;
+  enum sim_seg_kind kind = segment == 0   ? SIM_SEG_EMBED
+                           : segment == 1 ? SIM_SEG_LAYER
+                                          : SIM_SEG_HEAD;
   int n = kind == SIM_SEG_LAYER   ? pl_layer_ops(m, l, ops)
           : kind == SIM_SEG_EMBED ? pl_embed_ops(m, l, ops)
                                   : pl_head_ops(m, l, ops);
   if (kind == SIM_SEG_LAYER)
-    n = megatron_kernels(st, ops, n);
+    n = unfused_kernels(run, ops, megatron_kernels(run, ops, n));
+  return param_kernels(run, seg_params(run, kind), ops, n);
+}
+
+static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct pl_diag *diag) {
+  const struct pl_layout *l = &st->run->layout;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  struct sim_seg *s = &st->seg[kind];
+  seg_clear(s);
+  int n = pl_sim_segment_ops(st->run, kind == SIM_SEG_EMBED ? 0 : kind == SIM_SEG_LAYER ? 1 : 2,
+                             ops);
+  s->params = seg_params(st->run, kind);
   seg_compute(st, s, ops, n, kind == SIM_SEG_LAYER && l->cp > 1);
-  double params = kind == SIM_SEG_LAYER   ? (double)pl_model_layer_params(m)
-                  : kind == SIM_SEG_EMBED ? (double)pl_model_embedding_params(m)
-                                          : (double)pl_model_head_params(m);
-  s->params = params / (double)l->tp;
   enum pl_status r = PL_OK;
   if (l->tp > 1 && kind == SIM_SEG_LAYER)
     r = layer_tp(st, s, diag);

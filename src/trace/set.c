@@ -105,7 +105,13 @@ static void free_list(struct list *l) {
   l->n = l->cap = 0;
 }
 
+/* Trace files (ranks) in one analysis (docs/limits.md): 2^16, far above
+ * the 2^13-rank traces HTA analyses, and keeps the int counts safe. */
+#define TRACE_MAX_FILES 65536
+
 static enum pl_status list_add(struct list *l, const char *dir, const char *name) {
+  if (l->n >= TRACE_MAX_FILES)
+    return PL_ERR_LIMIT;
   if (l->n == l->cap) {
     int cap = l->cap ? l->cap * 2 : 16;
     char **v = pl_reallocarray(l->v, (size_t)cap, sizeof *v);
@@ -137,6 +143,9 @@ static enum pl_status add_dir(struct list *l, const char *dir, struct pl_diag *d
     if (trace_name(e->d_name))
       s = list_add(l, dir, e->d_name);
   closedir(dp);
+  if (s == PL_ERR_LIMIT)
+    return pl_diag_set(diag, s, "'%s': more than %d trace files in one analysis", dir,
+                       TRACE_MAX_FILES);
   if (s != PL_OK)
     return pl_diag_set(diag, s, "out of memory listing '%s'", dir);
   if (l->n == before)
@@ -153,10 +162,10 @@ static enum pl_status expand(const char *const *paths, int n, struct list *l,
     enum pl_status s;
     if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode))
       s = add_dir(l, paths[i], diag);
-    else
-      s = list_add(l, NULL, paths[i]) == PL_OK
-              ? PL_OK
-              : pl_diag_set(diag, PL_ERR_NOMEM, "out of memory");
+    else if ((s = list_add(l, NULL, paths[i])) == PL_ERR_LIMIT)
+      s = pl_diag_set(diag, s, "more than %d trace files in one analysis", TRACE_MAX_FILES);
+    else if (s != PL_OK)
+      s = pl_diag_set(diag, PL_ERR_NOMEM, "out of memory");
     if (s != PL_OK)
       return s;
   }

@@ -29,8 +29,18 @@ static int replay(const char *path) {
   fclose(f);
   if (buf == NULL)
     return 1;
-  LLVMFuzzerTestOneInput(buf, n);
+  /* As libFuzzer does: the input in a buffer of exactly its size, so the
+   * sanitizer build catches a parser reading past the end (e.g. relying on
+   * a NUL terminator, docs/robustness.md finding 1). */
+  uint8_t *exact = malloc(n > 0 ? n : 1);
+  if (exact == NULL) {
+    free(buf);
+    return 1;
+  }
+  memcpy(exact, buf, n);
   free(buf);
+  LLVMFuzzerTestOneInput(exact, n);
+  free(exact);
   return 0;
 }
 

@@ -63,9 +63,7 @@ static double ops_sum(void) {
   struct pl_op ops[PL_MAX_LAYER_OPS];
   double t = 0;
   for (int k = 0; k < 3; k++) {
-    int n = k == 0   ? pl_embed_ops(&run.model, l, ops)
-            : k == 1 ? pl_layer_ops(&run.model, l, ops)
-                     : pl_head_ops(&run.model, l, ops);
+    int n = pl_sim_segment_ops(&pred.run, k, ops); /* op list + the sim's extra kernels */
     double mult = k == 1 ? (double)run.model.layers : 1.0, seg = 0;
     for (int i = 0; i < n; i++) {
       seg += pl_op_run_time_s(g, l, &run.model, &ops[i], PL_PASS_FWD);

@@ -4,6 +4,8 @@
  * 2039 GB/s x 0.88, 1.2 us per kernel, FlashAttention-2 73% / 50%. */
 #include <plateau/plateau.h>
 
+#include <string.h>
+
 #include "check.h"
 
 /* Sums of a few doubles: equal up to rounding. */
@@ -127,6 +129,100 @@ static void test_gemm_backward(void) {
   CHECK_EQ_INT(pl_op_kernels(&op, PL_PASS_BWD), 2);
 }
 
+/* Find an op by name in a segment's op list, or NULL. */
+static const struct pl_op *find_op(const struct pl_op *ops, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(ops[i].name, name) == 0)
+      return &ops[i];
+  return NULL;
+}
+
+/* A small Llama-style run: h 1024, 8 heads of 128, ffn 2816 (SwiGLU),
+ * RMSNorm, RoPE, no bias, no dropout; tp 1, mbs 2, seq 512 (1024 tokens). */
+static void small_llama(struct pl_run *run) {
+  memset(run, 0, sizeof *run);
+  struct pl_model *m = &run->model;
+  m->layers = 2;
+  m->hidden = 1024;
+  m->heads = m->kv_heads = 8;
+  m->head_dim = 128;
+  m->ffn_hidden = 2816;
+  m->vocab = 32000;
+  m->seq_len = 512;
+  m->mlp = PL_MLP_SWIGLU;
+  m->norm = PL_NORM_RMS;
+  m->pos = PL_POS_ROTARY;
+  run->layout.tp = run->layout.cp = 1;
+  run->layout.mbs = 2;
+  run->layout.seq = 512;
+  run->layout.shard = PL_SHARD_DDP;
+}
+
+/* Unfused (eager PyTorch) element-wise kernels, docs/step-model.md 2.3b, per
+ * block of 1024 tokens: RMSNorm +32 B fwd / +58 B bwd per element of 2 norms
+ * over 1024 x 1024 = 67.1 MB / 121.6 MB; SwiGLU +4 / +6 B per element of
+ * 1024 x 2816 = 11.5 MB / 17.3 MB; RoPE +16 / +12 B per q and k element,
+ * 1024 x 2048 = 33.6 MB / 25.2 MB. Fused adds none of them. */
+static void test_unfused_kernels(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  int fused = pl_sim_segment_ops(&run, 1, ops);
+  CHECK(find_op(ops, fused, "rmsnorm_eager") == NULL);
+  run.layout.kernels = PL_KERNELS_UNFUSED;
+  int n = pl_sim_segment_ops(&run, 1, ops);
+  CHECK_EQ_INT(n, fused + 3);
+  const struct pl_op *norm = find_op(ops, n, "rmsnorm_eager");
+  const struct pl_op *glu = find_op(ops, n, "swiglu_eager");
+  const struct pl_op *rope = find_op(ops, n, "rope_eager");
+  CHECK(norm != NULL && glu != NULL && rope != NULL);
+  if (norm == NULL || glu == NULL || rope == NULL)
+    return;
+  CHECK_NEAR_REL(norm->fwd_bytes, 2.0 * 32 * 1024 * 1024, EXACT);
+  CHECK_NEAR_REL(norm->bwd_bytes, 2.0 * 58 * 1024 * 1024, EXACT);
+  CHECK_NEAR_REL(glu->fwd_bytes, 4.0 * 1024 * 2816, EXACT);
+  CHECK_NEAR_REL(glu->bwd_bytes, 6.0 * 1024 * 2816, EXACT);
+  CHECK_NEAR_REL(rope->fwd_bytes, 16.0 * 1024 * 2048, EXACT);
+  CHECK_NEAR_REL(rope->bwd_bytes, 12.0 * 1024 * 2048, EXACT);
+  /* memory-bound: 67.1 MB at 2039 GB/s x 0.88 = 37.4 us, plus one kernel */
+  CHECK_NEAR_REL(pl_op_time_s(&a100, PL_DTYPE_BF16, norm, PL_PASS_FWD),
+                 2.0 * 32 * 1024 * 1024 / (2039e9 * 0.88) + ovh(), 1e-9);
+}
+
+/* Gradient passes per micro-batch, docs/step-model.md 2.3c. A block of this
+ * model has 4 h^2 (attention) + 3 h f (SwiGLU) + 2 h (norms) = 4,194,304 +
+ * 8,650,752 + 2048 = 12,847,104 parameters. ddp: main_grad add, 10 B each
+ * in backward (128.5 MB), none in forward. zero2: all_gather copy-out 4 B in
+ * forward, reduce_scatter copy-in/cast 6 B in backward; zero3 re-gathers in
+ * backward: 4 + 6 = 10 B. */
+static void test_param_kernels(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  double p = 4.0 * 1024 * 1024 + 3.0 * 1024 * 2816 + 2.0 * 1024;
+  small_llama(&run);
+  int n = pl_sim_segment_ops(&run, 1, ops);
+  const struct pl_op *acc = find_op(ops, n, "grad_accum");
+  CHECK(acc != NULL && find_op(ops, n, "fsdp_copies") == NULL);
+  if (acc != NULL) {
+    CHECK_NEAR_REL(acc->bwd_bytes, 10.0 * p, EXACT);
+    CHECK(acc->fwd_bytes == 0 && !acc->recompute);
+  }
+  run.layout.shard = PL_SHARD_ZERO2;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  const struct pl_op *cp = find_op(ops, n, "fsdp_copies");
+  CHECK(cp != NULL && find_op(ops, n, "grad_accum") == NULL);
+  if (cp != NULL) {
+    CHECK_NEAR_REL(cp->fwd_bytes, 4.0 * p, EXACT);
+    CHECK_NEAR_REL(cp->bwd_bytes, 6.0 * p, EXACT);
+  }
+  run.layout.shard = PL_SHARD_ZERO3;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  cp = find_op(ops, n, "fsdp_copies");
+  CHECK(cp != NULL);
+  if (cp != NULL)
+    CHECK_NEAR_REL(cp->bwd_bytes, 10.0 * p, EXACT);
+}
+
 int main(void) {
   struct pl_diag d, *dp = &d;
   CHECK_STATUS(pl_gpu_load("a100-80g", &a100, &d), PL_OK, dp);
@@ -139,5 +235,7 @@ int main(void) {
   test_eager_attention();
   test_memory_op();
   test_gemm_backward();
+  test_unfused_kernels();
+  test_param_kernels();
   return check_finish();
 }

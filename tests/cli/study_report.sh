@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# `plateau study` end to end on tiny grids (the default grid takes a minute;
+# docs/study.md "Cost"): the report's files and their contents, findings that
+# follow the inputs, measured runs, atomic replacement of --out, and a run
+# without gnuplot (issue "The study in one command", Done when).
+. "$(dirname "$0")/lib.sh"
+
+# 1 model x 2 clusters x 2 batch regimes x 3 strategies x 2 scales = 24 points.
+cat >"$TMP/a.json" <<'EOF'
+{"models": ["llama2-7b"], "clusters": ["dgx-a100", "dgx-h100"], "nodes": [1, 2],
+ "strategies": ["fsdp", "tp2", "best"], "batch_per_gpu": [1], "global_batch": [32],
+ "best": "recompute=none,schedule=1f1b,shard=zero2,shard_group=dp"}
+EOF
+# The same grid on other hardware, with shorter sequences.
+sed -e 's/"dgx-a100", "dgx-h100"/"dgx-v100", "dgx-a100"/' -e 's/"nodes"/"seq": 2048, "nodes"/' \
+  "$TMP/a.json" >"$TMP/b.json"
+
+have_gnuplot=0
+command -v "${PLATEAU_GNUPLOT:-gnuplot}" >/dev/null 2>&1 && have_gnuplot=1
+
+expect_ok study --spec "$TMP/a.json" --out "$TMP/ra" --threads 2
+cp "$TMP/out" "$TMP/a.out"
+R=$TMP/ra
+for f in index.html results.csv results.json spec.json .plateau-study figures/scaling.gp \
+  figures/scaling.dat figures/breakdown.gp figures/collectives.dat; do
+  check "report has $f" test -s "$R/$f"
+done
+check "progress on stderr" grep -q "24/24 points" "$TMP/err"
+check "csv: header + 24 rows" test "$(wc -l <"$R/results.csv")" -eq 25
+check "csv: axes then predict's columns" grep -q '^study.model,study.cluster,study.strategy,.*,model.name,.*,step_time_s,tokens_per_s,.*,power.tokens_per_j$' "$R/results.csv"
+check "json: 24 points" test "$(grep -o '"study": {' "$R/results.json" | wc -l)" -eq 24
+check "json: predict's fields" grep -q '"tokens_per_s_per_gpu": [0-9]' "$R/results.json"
+check "json: findings" grep -q '"findings": "Under FSDP alone on dgx-h100' "$R/results.json"
+check "spec.json reads back" "$PLATEAU" study --spec "$R/spec.json" --out "$TMP/rspec" --quiet
+check "same results from spec.json" cmp -s "$R/results.csv" "$TMP/rspec/results.csv"
+
+if [ $have_gnuplot -eq 1 ]; then
+  n_svg=$(ls "$R"/figures/*.svg | wc -l)
+  check "figures drawn (svg)" test "$n_svg" -ge 8
+  check "figures drawn (png)" test "$(ls "$R"/figures/*.png | wc -l)" -eq "$n_svg"
+  check "every svg embedded in index.html" test "$(grep -o 'data:image/svg+xml;base64,' "$R/index.html" | wc -l)" -eq "$n_svg"
+  check "no network in index.html" sh -c "! grep -qE '(src|href)=\"(https?:)?//' '$R/index.html'"
+else
+  echo "note: gnuplot not installed, figure drawing not checked here" >&2
+fi
+
+# Findings are computed from the data: other inputs, other sentences.
+expect_ok study --spec "$TMP/b.json" --out "$TMP/rb" --quiet
+cp "$TMP/out" "$TMP/b.out"
+grep '^  [a-z]*:' "$TMP/a.out" | cut -d: -f1 >"$TMP/a.ids"
+grep '^  [a-z]*:' "$TMP/b.out" | cut -d: -f1 >"$TMP/b.ids"
+check "findings printed" test "$(wc -l <"$TMP/a.ids")" -ge 6
+check "same figures have findings" cmp -s "$TMP/a.ids" "$TMP/b.ids"
+for id in scaling mfu breakdown power generations memory collectives; do
+  check "finding '$id' changes with the inputs" sh -c \
+    "test \"\$(grep '^  $id:' '$TMP/a.out')\" != \"\$(grep '^  $id:' '$TMP/b.out')\""
+done
+check "finding names the new hardware" grep -q "^  generations: .*A100-80G trains llama2-7b .* as fast as V100" "$TMP/b.out"
+
+# Atomic replacement: a second run replaces the report and leaves nothing beside it.
+expect_ok study --spec "$TMP/b.json" --out "$R" --quiet
+check "report replaced" cmp -s "$R/results.csv" "$TMP/rb/results.csv"
+check "no temporary directories left" sh -c "! ls -d '$TMP'/*.tmp-* '$TMP'/*.old-* 2>/dev/null | grep -q ."
+# A directory that is not a report is refused and kept as it was.
+mkdir "$TMP/mine" && echo keep >"$TMP/mine/notes.txt"
+expect_fail 1 "'.*mine' exists and is not a plateau study report" -- study --spec "$TMP/a.json" --out "$TMP/mine" --quiet
+check "foreign directory untouched" test "$(ls "$TMP/mine")" = notes.txt
+
+# Without gnuplot: CSV, JSON, scripts and data are written, and the user is told how to draw.
+PLATEAU_GNUPLOT=/nonexistent/gnuplot expect_ok study --spec "$TMP/a.json" --out "$TMP/nogp" --quiet
+check "no gnuplot: says how to get figures" grep -q "install gnuplot (Debian: apt-get install gnuplot-nox)" "$TMP/err"
+check "no gnuplot: csv and json" test -s "$TMP/nogp/results.csv" -a -s "$TMP/nogp/results.json"
+check "no gnuplot: scripts" test -s "$TMP/nogp/figures/scaling.gp" -a -s "$TMP/nogp/figures/scaling.dat"
+check "no gnuplot: no svg" sh -c "! ls '$TMP'/nogp/figures/*.svg 2>/dev/null | grep -q ."
+check "no gnuplot: page says so" grep -q "figures not drawn" "$TMP/nogp/index.html"
+# The same with PATH lacking gnuplot (the binary is found by absolute path).
+env -u PLATEAU_GNUPLOT PATH=/nonexistent "$PLATEAU" study --spec "$TMP/a.json" --out "$TMP/nopath" --quiet >"$TMP/out" 2>"$TMP/err"
+check "PATH without gnuplot: exit 0" test $? -eq 0
+check "PATH without gnuplot: hint" grep -q "cannot run 'gnuplot'" "$TMP/err"
+# A gnuplot script redraws its figure from the files kept beside it.
+if [ $have_gnuplot -eq 1 ]; then
+  check "kept script redraws" sh -c "cd '$TMP/nogp/figures' && ${PLATEAU_GNUPLOT:-gnuplot} scaling.gp && test -s scaling.svg"
+fi
+
+# Measured runs: an 8-rank DLRM trace set (tests/data/traces/dlrm) over the predictions.
+expect_ok study --spec "$TMP/a.json" --out "$TMP/rm" --quiet --measured "$PL_TEST_DATA/traces/dlrm"
+check "measured figure" test -s "$TMP/rm/figures/measured.dat"
+check "measured finding" grep -q "^  measured: Measured run 'dlrm' (8 GPUs)" "$TMP/out"
+check "measured in json" grep -q '"label": "dlrm"' "$TMP/rm/results.json"
+finish
