@@ -16,12 +16,12 @@
 #ifndef PLATEAU_STUDY_H
 #define PLATEAU_STUDY_H
 
-#include <signal.h>
-#include <stdbool.h>
-#include <stdint.h>
 #include "layout.h"
 #include "predict.h"
 #include "status.h"
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 /* Entries of each axis of a spec; more is a spec error (a grid that large
  * would not finish in minutes anyway). */
@@ -30,38 +30,38 @@
 #define PL_STUDY_MAX_MEASURED 16
 
 enum pl_study_batch_kind {
-  PL_STUDY_WEAK,   /* n sequences per GPU: the global batch grows with the GPUs */
-  PL_STUDY_FIXED   /* a fixed global batch of n sequences (the paper's Appendix E) */
+  PL_STUDY_WEAK, /* n sequences per GPU: the global batch grows with the GPUs */
+  PL_STUDY_FIXED /* a fixed global batch of n sequences (the paper's Appendix E) */
 };
 
 struct pl_study_batch {
   enum pl_study_batch_kind kind;
-  int64_t n;                 /* sequences per GPU (weak) or per step (fixed) */
+  int64_t n; /* sequences per GPU (weak) or per step (fixed) */
 };
 
 struct pl_study_spec {
-  char models[PL_STUDY_MAX_AXIS][256];   /* preset names or model files */
+  char models[PL_STUDY_MAX_AXIS][256]; /* preset names or model files */
   int n_models;
   char clusters[PL_STUDY_MAX_AXIS][256]; /* preset names or cluster files */
   int n_clusters;
-  int64_t nodes[PL_STUDY_MAX_AXIS];      /* ascending, distinct */
+  int64_t nodes[PL_STUDY_MAX_AXIS]; /* ascending, distinct */
   int n_nodes;
-  char strategies[PL_STUDY_MAX_AXIS][32];/* "fsdp" (required: the baseline), "tp2",
-                                            "pp4", "cp2", "tp2pp2", ..., "best" (search) */
+  char strategies[PL_STUDY_MAX_AXIS][32]; /* "fsdp" (required: the baseline), "tp2",
+                                             "pp4", "cp2", "tp2pp2", ..., "best" (search) */
   int n_strategies;
   struct pl_study_batch batches[PL_STUDY_MAX_AXIS];
   int n_batches;
-  int64_t seq;               /* tokens per sequence */
-  enum pl_shard shard;       /* ZeRO stage of the named strategies */
-  enum pl_recompute recompute;/* of the named strategies */
-  int64_t mbs;               /* micro-batch of the named strategies; 0 = auto (docs/study.md) */
+  int64_t seq;                 /* tokens per sequence */
+  enum pl_shard shard;         /* ZeRO stage of the named strategies */
+  enum pl_recompute recompute; /* of the named strategies */
+  int64_t mbs;                 /* micro-batch of the named strategies; 0 = auto (docs/study.md) */
   enum pl_dtype dtype;
-  char best_space[256];      /* constraints on the "best" search, pl_search_space_parse
-                                syntax ("shard=zero2|zero3"); "" = the whole space;
-                                default: the paper's family (docs/study.md) */
-  double coll_bytes;         /* message size of the bus-bandwidth figure, nccl-tests convention */
-  char focus_model[256];     /* the model of the single-setup figures; one of models */
-  char focus_cluster[256];   /* the cluster of the single-setup figures; one of clusters */
+  char best_space[256];    /* constraints on the "best" search, pl_search_space_parse
+                              syntax ("shard=zero2|zero3"); "" = the whole space;
+                              default: the paper's family (docs/study.md) */
+  double coll_bytes;       /* message size of the bus-bandwidth figure, nccl-tests convention */
+  char focus_model[256];   /* the model of the single-setup figures; one of models */
+  char focus_cluster[256]; /* the cluster of the single-setup figures; one of clusters */
 };
 
 /* The default grid of docs/study.md: Llama-2 7B/13B/70B on DGX V100/A100/H100,
@@ -72,16 +72,15 @@ void pl_study_spec_default(struct pl_study_spec *s);
  * fields and bad values are errors naming the field. */
 enum pl_status pl_study_spec_parse(const char *text, size_t len, const char *origin,
                                    struct pl_study_spec *s, struct pl_diag *diag);
-enum pl_status pl_study_spec_load(const char *path, struct pl_study_spec *s,
-                                  struct pl_diag *diag);
+enum pl_status pl_study_spec_load(const char *path, struct pl_study_spec *s, struct pl_diag *diag);
 /* Index of a strategy in the spec, -1 when absent. */
 int pl_study_spec_strategy(const struct pl_study_spec *s, const char *name);
 
 enum pl_study_status {
-  PL_STUDY_OK,          /* simulated */
-  PL_STUDY_NO_FIT,      /* a valid layout that does not fit in memory (or, for
-                           "best", no layout fits) */
-  PL_STUDY_INFEASIBLE   /* the layout cannot run at this point (divisibility) */
+  PL_STUDY_OK,        /* simulated */
+  PL_STUDY_NO_FIT,    /* a valid layout that does not fit in memory (or, for
+                         "best", no layout fits) */
+  PL_STUDY_INFEASIBLE /* the layout cannot run at this point (divisibility) */
 };
 const char *pl_study_status_name(enum pl_study_status s); /* "ok", "does_not_fit", "infeasible" */
 
@@ -91,19 +90,19 @@ struct pl_study_point {
   int node_index;                      /* index into spec nodes */
   int64_t nodes, gpus;
   enum pl_study_status status;
-  char why[256];                       /* when not ok: the reason in one line */
-  bool has_pred;                       /* pred holds pl_predict's answer (ok, no fit) */
+  char why[256]; /* when not ok: the reason in one line */
+  bool has_pred; /* pred holds pl_predict's answer (ok, no fit) */
   struct pl_prediction pred;
-  int64_t search_evaluated;            /* "best": layouts simulated by the search */
+  int64_t search_evaluated; /* "best": layouts simulated by the search */
 };
 
 /* Bus bandwidth of one collective at one scale (pl_coll_time). */
 struct pl_study_coll {
   int cluster;
-  int op;                              /* enum pl_coll_op */
+  int op; /* enum pl_coll_op */
   int64_t nodes, ranks;
   double bytes;
-  bool ok;                             /* false: pl_coll_time refused (why) */
+  bool ok; /* false: pl_coll_time refused (why) */
   double time_s;
   double busbw_bytes_per_s;
   char algo[16];
@@ -114,18 +113,18 @@ struct pl_study_coll {
 struct pl_study_mcoll {
   char op[24];
   int64_t group_size;
-  double bytes;                        /* mean per call */
-  double time_s;                       /* per step */
-  double busbw_bytes_per_s;            /* 0 when unknown */
+  double bytes;             /* mean per call */
+  double time_s;            /* per step */
+  double busbw_bytes_per_s; /* 0 when unknown */
 };
 
 #define PL_STUDY_MAX_MCOLL 8
 
 /* A measured run: the trace analysis of one directory (pl_trace_analyze). */
 struct pl_study_measured {
-  char label[128];                     /* directory name */
+  char label[128]; /* directory name */
   char path[512];
-  int64_t world_size;                  /* stated by the traces, else ranks found */
+  int64_t world_size; /* stated by the traces, else ranks found */
   int n_ranks;
   double step_time_s, compute_s, comm_s, overlapped_comm_s, exposed_comm_s;
   struct pl_study_mcoll coll[PL_STUDY_MAX_MCOLL];
@@ -135,11 +134,11 @@ struct pl_study_measured {
 typedef void (*pl_study_progress_fn)(void *ud, const char *phase, int64_t done, int64_t total);
 
 struct pl_study_opts {
-  int threads;                         /* >= 1 */
-  pl_study_progress_fn progress;       /* optional; called from the calling thread */
+  int threads;                   /* >= 1 */
+  pl_study_progress_fn progress; /* optional; called from the calling thread */
   void *progress_ud;
-  volatile sig_atomic_t *cancel;       /* optional: stop early (PL_ERR_INTERNAL
-                                          "interrupted") when it becomes non-zero */
+  volatile sig_atomic_t *cancel; /* optional: stop early (PL_ERR_INTERNAL
+                                    "interrupted") when it becomes non-zero */
 };
 
 struct pl_study;
@@ -172,7 +171,7 @@ const struct pl_study_measured *pl_study_measured_get(const struct pl_study *st,
 
 /* A figure's findings: one or two sentences computed from the results. */
 struct pl_study_finding {
-  char figure[32];                     /* figure id: "scaling", "power", ... */
+  char figure[32]; /* figure id: "scaling", "power", ... */
   char text[768];
 };
 #define PL_STUDY_MAX_FINDINGS 16
@@ -180,16 +179,16 @@ struct pl_study_finding {
 int pl_study_findings(const struct pl_study *st, struct pl_study_finding *out, int max);
 
 struct pl_study_report_opts {
-  const char *gnuplot;                 /* binary to run; NULL = "gnuplot" on PATH */
-  double elapsed_s;                    /* wall time of the run for the report; 0 = not shown */
-  int threads;                         /* threads the run used, for the report */
-  volatile sig_atomic_t *cancel;       /* as in pl_study_opts */
+  const char *gnuplot;           /* binary to run; NULL = "gnuplot" on PATH */
+  double elapsed_s;              /* wall time of the run for the report; 0 = not shown */
+  int threads;                   /* threads the run used, for the report */
+  volatile sig_atomic_t *cancel; /* as in pl_study_opts */
 };
 
 struct pl_study_report_info {
-  bool figures_drawn;                  /* gnuplot ran and made every figure */
-  int n_figures;                       /* figures with data (scripts written) */
-  char note[512];                      /* why figures are missing and how to get them */
+  bool figures_drawn; /* gnuplot ran and made every figure */
+  int n_figures;      /* figures with data (scripts written) */
+  char note[512];     /* why figures are missing and how to get them */
 };
 
 /* Write the report into dir: into a fresh sibling directory first, renamed

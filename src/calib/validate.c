@@ -221,8 +221,10 @@ static enum pl_status add(struct pl_validation *v, const char *name, const char 
   struct pl_vsummary *set = st == PL_OK ? push_set(v) : NULL;
   if (st == PL_OK && set == NULL)
     st = pl_diag_set(diag, PL_ERR_NOMEM, "validate: out of memory");
+  /* a header-only file adds no rows: rows may still be NULL (NULL + 0 is UB) */
+  const struct pl_vrow *rows = v->rows != NULL ? v->rows + first : NULL;
   if (st == PL_OK)
-    st = pl_validation_summarize(v->rows + first, v->n_rows - first, name, set, diag);
+    st = pl_validation_summarize(rows, v->n_rows - first, name, set, diag);
   if (st == PL_OK)
     st = pl_validation_summarize(v->rows, v->n_rows, "all", &v->overall, diag);
   return st;

@@ -25,13 +25,16 @@ static const struct cli_opt opts[] = {
 };
 
 static const struct cli_cmd cmd = {
-    "study", "plateau study [--spec FILE.json] [--out DIR] [--measured TRACE_DIR...]",
+    "study",
+    "plateau study [--spec FILE.json] [--out DIR] [--measured TRACE_DIR...]",
     "Run the scaling study of arXiv 2411.13055 on any setup and write a report: results.csv,\n"
     "results.json, figures (SVG and PNG drawn by gnuplot, with their .gp scripts and .dat data)\n"
     "and a self-contained index.html. Default grid: Llama-2 7B/13B/70B on DGX V100/A100/H100,\n"
     "1 to 256 nodes, FSDP alone against tp/pp/cp and the searched best layout, 1, 2 and 4\n"
     "sequences of 4096 tokens per GPU and a fixed global batch of 1024 sequences.",
-    opts, sizeof opts / sizeof opts[0], true,
+    opts,
+    sizeof opts / sizeof opts[0],
+    true,
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -138,7 +141,8 @@ static void summary(const struct pl_study *st, const char *out, double elapsed, 
          (long long)n[1], (long long)n[2]);
   printf("wrote %s/index.html, results.csv, results.json and %d figure%s (%s)\n", out,
          info->n_figures, info->n_figures == 1 ? "" : "s",
-         info->figures_drawn ? "SVG, PNG, gnuplot scripts and data" : "gnuplot scripts and data only");
+         info->figures_drawn ? "SVG, PNG, gnuplot scripts and data"
+                             : "gnuplot scripts and data only");
   static struct pl_study_finding f[PL_STUDY_MAX_FINDINGS];
   int k = pl_study_findings(st, f, PL_STUDY_MAX_FINDINGS);
   printf("findings:\n");

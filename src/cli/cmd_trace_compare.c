@@ -106,7 +106,7 @@ static void text_colls(const struct pl_trace_summary *a, const struct pl_trace_s
     for (int f = 0; f < CF_N; f++) {
       double va = 0, vb = 0;
       bool ha = cvalue(a, p[k].a, (enum cfield)f, &va), hb = cvalue(b, p[k].b, (enum cfield)f, &vb);
-      char lead[48], gs[24] = "?";
+      char lead[96], gs[24] = "?";
       if (g > 0)
         snprintf(gs, sizeof gs, "%lld", (long long)g);
       snprintf(lead, sizeof lead, "  %-15s %5s  ", f == 0 ? op : "", f == 0 ? gs : "");

@@ -16,7 +16,8 @@ void study_best_layout(const struct pl_study *st, const struct pl_run *base,
   struct pl_diag d;
   pl_diag_clear(&d);
   /* The spec's constraints were checked when it was parsed. */
-  if (st->spec.best_space[0] != '\0' && pl_search_space_parse(st->spec.best_space, &o.space, &d) != PL_OK) {
+  if (st->spec.best_space[0] != '\0' &&
+      pl_search_space_parse(st->spec.best_space, &o.space, &d) != PL_OK) {
     p->status = PL_STUDY_INFEASIBLE;
     p->why[0] = '\0';
     study_appendf(p->why, sizeof p->why, "best: %s", d.msg);
@@ -43,7 +44,7 @@ void study_best_layout(const struct pl_study *st, const struct pl_run *base,
   } else {
     p->status = PL_STUDY_INFEASIBLE;
     study_setf(p->why, sizeof p->why, "no layout can run (%lld considered, all rejected)",
-             (long long)r.considered);
+               (long long)r.considered);
   }
   pl_search_result_free(&r);
 }

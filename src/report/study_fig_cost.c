@@ -79,8 +79,9 @@ static void breakdown_findings(const struct pl_study *st, struct study_fig *f, i
                 "Under FSDP alone, exposed communication of %s on %s goes from %.1f%% of the step "
                 "at %s GPUs to %.1f%% at %s, while the time spent computing goes from %.2f s to "
                 "%.2f s per step.",
-                st->models[m].name, st->clusters[c].name, 100.0 * a->exposed_comm_s / a->step_time_s,
-                g0, 100.0 * z->exposed_comm_s / z->step_time_s, g1, a->compute_s, z->compute_s);
+                st->models[m].name, st->clusters[c].name,
+                100.0 * a->exposed_comm_s / a->step_time_s, g0,
+                100.0 * z->exposed_comm_s / z->step_time_s, g1, a->compute_s, z->compute_s);
 }
 
 void study_fig_breakdown(const struct pl_study *st, struct study_fig *f) {
@@ -90,11 +91,11 @@ void study_fig_breakdown(const struct pl_study *st, struct study_fig *f) {
   study_setf(f->id, sizeof f->id, "breakdown");
   study_setf(f->title, sizeof f->title, "Where the step time goes");
   study_setf(f->caption, sizeof f->caption,
-           "Predicted time per step of %s on %s (%s) by part, per world size: compute not hidden "
-           "under communication, communication overlapped with compute, exposed communication, "
-           "pipeline bubble, optimizer and other. The parts add up to the step time. Under the "
-           "best layout's bars: its model-parallel degrees (dp: data parallel only).",
-           st->models[st->focus_model].name, st->clusters[st->focus_cluster].name, bname);
+             "Predicted time per step of %s on %s (%s) by part, per world size: compute not hidden "
+             "under communication, communication overlapped with compute, exposed communication, "
+             "pipeline bubble, optimizer and other. The parts add up to the step time. Under the "
+             "best layout's bars: its model-parallel degrees (dp: data parallel only).",
+             st->models[st->focus_model].name, st->clusters[st->focus_cluster].name, bname);
   f->n_panels = best >= 0 ? 2 : 1;
   stacked_init(&f->p[0], "FSDP alone", "time per step (s)");
   time_bars(st, &f->p[0], st->baseline, b);
@@ -103,8 +104,8 @@ void study_fig_breakdown(const struct pl_study *st, struct study_fig *f) {
     time_bars(st, &f->p[1], best, b);
   }
   if (f->p[0].n_cat == 0 && (best < 0 || f->p[1].n_cat == 0)) {
-    study_setf(f->skip, sizeof f->skip, "no point of %s on %s runs", st->models[st->focus_model].name,
-             st->clusters[st->focus_cluster].name);
+    study_setf(f->skip, sizeof f->skip, "no point of %s on %s runs",
+               st->models[st->focus_model].name, st->clusters[st->focus_cluster].name);
     return;
   }
   breakdown_findings(st, f, b);
@@ -129,12 +130,12 @@ static void memory_findings(const struct pl_study *st, struct study_fig *f, cons
     }
   study_fmt_int(gh, sizeof gh, gpus[half]);
   study_setf(f->findings, sizeof f->findings,
-           "Under FSDP (%s), memory per GPU for %s falls from %.1f GiB at %s GPUs to %.1f GiB at "
-           "%s (%.0f%%); half of that saving is reached by %s GPUs, because parameters (%.1f "
-           "GiB) and activations (%.1f GiB) do not shrink with more data-parallel ranks.",
-           pl_shard_name(st->spec.shard), st->models[st->focus_model].name, tot[0] / GIB, g0,
-           tot[n - 1] / GIB, g1, tot[0] > 0 ? 100.0 * saving / tot[0] : 0.0, gh,
-           last->params_bytes / GIB, last->activations_bytes / GIB);
+             "Under FSDP (%s), memory per GPU for %s falls from %.1f GiB at %s GPUs to %.1f GiB at "
+             "%s (%.0f%%); half of that saving is reached by %s GPUs, because parameters (%.1f "
+             "GiB) and activations (%.1f GiB) do not shrink with more data-parallel ranks.",
+             pl_shard_name(st->spec.shard), st->models[st->focus_model].name, tot[0] / GIB, g0,
+             tot[n - 1] / GIB, g1, tot[0] > 0 ? 100.0 * saving / tot[0] : 0.0, gh,
+             last->params_bytes / GIB, last->activations_bytes / GIB);
 }
 
 void study_fig_memory(const struct pl_study *st, struct study_fig *f) {
@@ -142,9 +143,9 @@ void study_fig_memory(const struct pl_study *st, struct study_fig *f) {
   study_setf(f->id, sizeof f->id, "memory");
   study_setf(f->title, sizeof f->title, "Memory per GPU against world size");
   study_setf(f->caption, sizeof f->caption,
-           "Predicted memory of the busiest GPU for %s under FSDP alone (%s) on %s, by part; the "
-           "dashed line is the GPU's memory. Bars above it do not fit.",
-           st->models[m].name, pl_shard_name(st->spec.shard), st->clusters[c].name);
+             "Predicted memory of the busiest GPU for %s under FSDP alone (%s) on %s, by part; the "
+             "dashed line is the GPU's memory. Bars above it do not fit.",
+             st->models[m].name, pl_shard_name(st->spec.shard), st->clusters[c].name);
   f->n_panels = 1;
   struct study_panel *pn = &f->p[0];
   stacked_init(pn, "Memory per GPU (FSDP alone)", "GiB per GPU");
@@ -174,7 +175,7 @@ void study_fig_memory(const struct pl_study *st, struct study_fig *f) {
   study_setf(pn->hline[0].title, sizeof pn->hline[0].title, "%s memory", st->clusters[c].gpu.name);
   if (pn->n_cat < 2) {
     study_setf(f->skip, sizeof f->skip, "FSDP alone has fewer than two valid layouts of %s on %s",
-             st->models[m].name, st->clusters[c].name);
+               st->models[m].name, st->clusters[c].name);
     return;
   }
   memory_findings(st, f, tot, gpus, pn->n_cat, &last);
@@ -198,9 +199,10 @@ static void power_findings(const struct pl_study *st, struct study_fig *f, int b
   study_fmt_change(pw, sizeof pw, p0->pred.step.gpu_w, p1->pred.step.gpu_w);
   study_fmt_change(tpj, sizeof tpj, p0->pred.step.tokens_per_j, p1->pred.step.tokens_per_j);
   study_setf(f->findings, sizeof f->findings,
-           "From %s to %s %ss (%s, FSDP alone), per-GPU throughput %s while per-GPU power %s "
-           "(%.0f W to %.0f W), so tokens per joule %s.",
-           g0, g1, gpu, st->models[m].name, thr, pw, p0->pred.step.gpu_w, p1->pred.step.gpu_w, tpj);
+             "From %s to %s %ss (%s, FSDP alone), per-GPU throughput %s while per-GPU power %s "
+             "(%.0f W to %.0f W), so tokens per joule %s.",
+             g0, g1, gpu, st->models[m].name, thr, pw, p0->pred.step.gpu_w, p1->pred.step.gpu_w,
+             tpj);
 }
 
 void study_fig_power(const struct pl_study *st, struct study_fig *f) {
@@ -209,10 +211,10 @@ void study_fig_power(const struct pl_study *st, struct study_fig *f) {
   study_setf(f->id, sizeof f->id, "power");
   study_setf(f->title, sizeof f->title, "Power and energy efficiency against GPUs");
   study_setf(f->caption, sizeof f->caption,
-           "Predicted mean draw per GPU over a step (left) and tokens per joule of the whole "
-           "cluster, node power beyond the GPUs included (right), for %s; solid: FSDP alone, "
-           "dashed: best layout.",
-           st->models[m].name);
+             "Predicted mean draw per GPU over a step (left) and tokens per joule of the whole "
+             "cluster, node power beyond the GPUs included (right), for %s; solid: FSDP alone, "
+             "dashed: best layout.",
+             st->models[m].name);
   f->n_panels = 2;
   struct study_panel *pw = &f->p[0], *pe = &f->p[1];
   memset(pw, 0, sizeof *pw);
@@ -228,12 +230,14 @@ void study_fig_power(const struct pl_study *st, struct study_fig *f) {
   for (int c = 0; c < st->spec.n_clusters; c++) {
     char t[96];
     study_setf(t, sizeof t, "%s FSDP", st->clusters[c].name);
-    drawn += study_series_nodes(st, study_panel_add(pw, t, c, 1, 7), m, c, b, base, STUDY_M_GPU_W) > 0;
+    drawn +=
+        study_series_nodes(st, study_panel_add(pw, t, c, 1, 7), m, c, b, base, STUDY_M_GPU_W) > 0;
     study_series_nodes(st, study_panel_add(pe, t, c, 1, 7), m, c, b, base, STUDY_M_TOKENS_PER_J);
     if (best < 0)
       continue;
     study_setf(t, sizeof t, "%s best", st->clusters[c].name);
-    drawn += study_series_nodes(st, study_panel_add(pw, t, c, 2, 6), m, c, b, best, STUDY_M_GPU_W) > 0;
+    drawn +=
+        study_series_nodes(st, study_panel_add(pw, t, c, 2, 6), m, c, b, best, STUDY_M_GPU_W) > 0;
     study_series_nodes(st, study_panel_add(pe, t, c, 2, 6), m, c, b, best, STUDY_M_TOKENS_PER_J);
   }
   if (drawn == 0) {

@@ -137,8 +137,9 @@ static void best_findings(const struct pl_study *st, struct study_fig *f, int b,
     const struct pl_study_point *p = pl_study_at(st, mm, c, b, st->baseline, st->spec.n_nodes - 1);
     char g[32];
     study_fmt_int(g, sizeof g, p->gpus);
-    study_appendf(f->findings, sizeof f->findings, "FSDP alone runs %s on %s at no scale (at %s GPUs: %s)",
-                  st->models[mm].name, st->clusters[c].name, g, p->why);
+    study_appendf(f->findings, sizeof f->findings,
+                  "FSDP alone runs %s on %s at no scale (at %s GPUs: %s)", st->models[mm].name,
+                  st->clusters[c].name, g, p->why);
     const struct pl_study_point *q =
         best >= 0 ? pl_study_at(st, mm, c, b, best, st->spec.n_nodes - 1) : NULL;
     if (q != NULL && q->status == PL_STUDY_OK) {
@@ -161,12 +162,12 @@ void study_fig_best(const struct pl_study *st, struct study_fig *f) {
   study_setf(f->id, sizeof f->id, "best");
   study_setf(f->title, sizeof f->title, "The best layout at each scale against FSDP alone");
   study_setf(f->caption, sizeof f->caption,
-           "Left: throughput of each strategy over FSDP alone for %s on %s (%s); solid: tensor, "
-           "dashed: pipeline, dotted: context parallelism; black: the layout search's best. "
-           "Right: the best layout's gain over FSDP alone per model, labelled with the layout "
-           "for %s. Points where FSDP alone does not run have no ratio.",
-           st->models[st->focus_model].name, st->clusters[st->focus_cluster].name, bname,
-           st->models[st->focus_model].name);
+             "Left: throughput of each strategy over FSDP alone for %s on %s (%s); solid: tensor, "
+             "dashed: pipeline, dotted: context parallelism; black: the layout search's best. "
+             "Right: the best layout's gain over FSDP alone per model, labelled with the layout "
+             "for %s. Points where FSDP alone does not run have no ratio.",
+             st->models[st->focus_model].name, st->clusters[st->focus_cluster].name, bname,
+             st->models[st->focus_model].name);
   f->n_panels = best >= 0 ? 2 : 1;
   relative_panel(st, &f->p[0], b);
   if (best >= 0)
@@ -178,7 +179,7 @@ void study_fig_best(const struct pl_study *st, struct study_fig *f) {
   best_findings(st, f, b, best);
   if (pts == 0)
     study_setf(f->skip, sizeof f->skip, "FSDP alone never runs beside another strategy on %s%s%s",
-             st->clusters[st->focus_cluster].name, f->findings[0] ? ": " : "", f->findings);
+               st->clusters[st->focus_cluster].name, f->findings[0] ? ": " : "", f->findings);
 }
 
 /* ---- GPU generations ---- */
@@ -212,8 +213,8 @@ static bool speedup(const struct pl_study *st, int m, int lo, int hi, int b, int
   return true;
 }
 
-static void gen_findings(const struct pl_study *st, struct study_fig *f, const struct gen *g,
-                         int n, int b, int s) {
+static void gen_findings(const struct pl_study *st, struct study_fig *f, const struct gen *g, int n,
+                         int b, int s) {
   int m = st->focus_model;
   f->findings[0] = '\0';
   for (int i = n - 1; i >= 1; i--) {
@@ -242,11 +243,11 @@ void study_fig_generations(const struct pl_study *st, struct study_fig *f) {
   study_setf(f->id, sizeof f->id, "generations");
   study_setf(f->title, sizeof f->title, "GPU generations: speed-up against peak FLOP/s");
   study_setf(f->caption, sizeof f->caption,
-           "Throughput of each GPU generation over the previous one (clusters ordered by peak "
-           "dense FLOP/s) with the %s layout at each point, per model (line style); the "
-           "horizontal lines are the ratios of peak dense FLOP/s that a compute-bound step "
-           "would reach.",
-           st->spec.strategies[s]);
+             "Throughput of each GPU generation over the previous one (clusters ordered by peak "
+             "dense FLOP/s) with the %s layout at each point, per model (line style); the "
+             "horizontal lines are the ratios of peak dense FLOP/s that a compute-bound step "
+             "would reach.",
+             st->spec.strategies[s]);
   struct gen g[PL_STUDY_MAX_AXIS];
   int n = sorted_gens(st, g), pts = 0;
   f->n_panels = 1;

@@ -33,7 +33,8 @@ static void coll_findings(const struct pl_study *st, struct study_fig *f) {
   int c = st->focus_cluster;
   char bytes[32];
   pl_fmt_bytes(bytes, sizeof bytes, st->spec.coll_bytes);
-  study_setf(f->findings, sizeof f->findings, "On %s with %s messages", st->clusters[c].name, bytes);
+  study_setf(f->findings, sizeof f->findings, "On %s with %s messages", st->clusters[c].name,
+             bytes);
   int said = 0;
   for (int o = 0; o < 2; o++) {
     const struct pl_study_coll *a = NULL, *z = NULL;
@@ -50,14 +51,15 @@ static void coll_findings(const struct pl_study *st, struct study_fig *f) {
     char ch[48];
     study_fmt_change(ch, sizeof ch, a->busbw_bytes_per_s, z->busbw_bytes_per_s);
     if (said == 0)
-      study_appendf(f->findings, sizeof f->findings, ", from %lld to %lld nodes", (long long)a->nodes,
-                    (long long)z->nodes);
+      study_appendf(f->findings, sizeof f->findings, ", from %lld to %lld nodes",
+                    (long long)a->nodes, (long long)z->nodes);
     study_appendf(f->findings, sizeof f->findings, "%s %s bus bandwidth %s (%.0f to %.0f GB/s, %s)",
                   said ? ", while" : "", pl_coll_op_name((enum pl_coll_op)a->op), ch,
                   a->busbw_bytes_per_s / 1e9, z->busbw_bytes_per_s / 1e9, z->algo);
     said++;
   }
-  study_appendf(f->findings, sizeof f->findings, "%s", said ? "." : ", no collective runs at two scales.");
+  study_appendf(f->findings, sizeof f->findings, "%s",
+                said ? "." : ", no collective runs at two scales.");
 }
 
 void study_fig_collectives(const struct pl_study *st, struct study_fig *f) {
@@ -65,12 +67,13 @@ void study_fig_collectives(const struct pl_study *st, struct study_fig *f) {
   pl_fmt_bytes(bytes, sizeof bytes, st->spec.coll_bytes);
   study_setf(f->id, sizeof f->id, "collectives");
   study_setf(f->title, sizeof f->title, "Collective bus bandwidth against nodes");
-  study_setf(f->caption, sizeof f->caption,
-           "Predicted bus bandwidth (nccl-tests definition, GB/s = 1e9 B/s) of one %s collective "
-           "over all GPUs of n nodes, with the algorithm NCCL's tuner would pick; colour: "
-           "operation, line style: cluster (reduce_scatter is drawn over all_gather where the model "
-           "gives both the same time).",
-           bytes);
+  study_setf(
+      f->caption, sizeof f->caption,
+      "Predicted bus bandwidth (nccl-tests definition, GB/s = 1e9 B/s) of one %s collective "
+      "over all GPUs of n nodes, with the algorithm NCCL's tuner would pick; colour: "
+      "operation, line style: cluster (reduce_scatter is drawn over all_gather where the model "
+      "gives both the same time).",
+      bytes);
   f->n_panels = 1;
   lines_init(&f->p[0], "Bus bandwidth", "nodes", "bus bandwidth (GB/s)");
   int pts = 0;
@@ -80,7 +83,8 @@ void study_fig_collectives(const struct pl_study *st, struct study_fig *f) {
       if (x0 == NULL)
         continue;
       char t[96];
-      study_setf(t, sizeof t, "%s %s", pl_coll_op_name((enum pl_coll_op)x0->op), st->clusters[c].name);
+      study_setf(t, sizeof t, "%s %s", pl_coll_op_name((enum pl_coll_op)x0->op),
+                 st->clusters[c].name);
       struct study_series *s = study_panel_add(&f->p[0], t, o, c + 1, 5 + 2 * (c % 4));
       for (int k = 0; s != NULL && k < st->spec.n_nodes; k++) {
         const struct pl_study_coll *x = coll_at(st, c, o, k);
@@ -103,7 +107,8 @@ static int nearest_k(const struct pl_study *st, int c, int64_t gpus) {
   int best = 0;
   double bd = INFINITY;
   for (int k = 0; k < st->spec.n_nodes; k++) {
-    double d = fabs(log((double)(st->spec.nodes[k] * st->clusters[c].gpus_per_node)) - log((double)gpus));
+    double d =
+        fabs(log((double)(st->spec.nodes[k] * st->clusters[c].gpus_per_node)) - log((double)gpus));
     if (d < bd) {
       bd = d;
       best = k;
@@ -112,8 +117,8 @@ static int nearest_k(const struct pl_study *st, int c, int64_t gpus) {
   return best;
 }
 
-static bool predicted_busbw(const struct pl_cluster *cl, const char *op, double bytes, int64_t ranks,
-                            double *out) {
+static bool predicted_busbw(const struct pl_cluster *cl, const char *op, double bytes,
+                            int64_t ranks, double *out) {
   enum pl_coll_op o;
   if (pl_coll_op_parse(op, &o, NULL) != PL_OK || ranks < 2)
     return false;
@@ -145,8 +150,10 @@ static void share_panel(const struct pl_study *st, struct study_panel *pn) {
   struct study_series *mo = study_panel_add(pn, "overlapped, measured", 1, 0, 11);
   for (int i = 0; i < st->n_measured; i++) {
     const struct pl_study_measured *x = &st->measured[i];
-    study_series_add(me, (double)x->world_size, 100.0 * x->exposed_comm_s / x->step_time_s, x->label);
-    study_series_add(mo, (double)x->world_size, 100.0 * x->overlapped_comm_s / x->step_time_s, NULL);
+    study_series_add(me, (double)x->world_size, 100.0 * x->exposed_comm_s / x->step_time_s,
+                     x->label);
+    study_series_add(mo, (double)x->world_size, 100.0 * x->overlapped_comm_s / x->step_time_s,
+                     NULL);
   }
   if (me != NULL)
     me->labels = true;
@@ -173,7 +180,8 @@ static void busbw_panel(const struct pl_study *st, struct study_panel *pn) {
       study_setf(t, sizeof t, "model: %s %s", x->op, sz);
       struct study_series *pp = study_panel_add(pn, t, curves % 10, 2, 0);
       double bw;
-      if (x->group_size < cl->gpus_per_node && predicted_busbw(cl, x->op, x->bytes, x->group_size, &bw))
+      if (x->group_size < cl->gpus_per_node &&
+          predicted_busbw(cl, x->op, x->bytes, x->group_size, &bw))
         study_series_add(pp, (double)x->group_size, bw / 1e9, NULL);
       for (int k = 0; k < st->spec.n_nodes; k++) {
         int64_t r = st->spec.nodes[k] * cl->gpus_per_node;
@@ -187,15 +195,16 @@ static void busbw_panel(const struct pl_study *st, struct study_panel *pn) {
 static void measured_findings(const struct pl_study *st, struct study_fig *f) {
   const struct pl_study_measured *x = &st->measured[0];
   int m = st->focus_model, c = st->focus_cluster, b = study_main_batch(st);
-  const struct pl_study_point *p = pl_study_at(st, m, c, b, st->baseline, nearest_k(st, c, x->world_size));
+  const struct pl_study_point *p =
+      pl_study_at(st, m, c, b, st->baseline, nearest_k(st, c, x->world_size));
   char g[32], gp[32];
   study_fmt_int(g, sizeof g, x->world_size);
   study_fmt_int(gp, sizeof gp, p->gpus);
   study_setf(f->findings, sizeof f->findings,
-           "Measured run '%s' (%s GPUs): exposed communication is %.1f%% of the %.1f ms step and "
-           "overlapped communication %.1f%%",
-           x->label, g, 100.0 * x->exposed_comm_s / x->step_time_s, 1e3 * x->step_time_s,
-           100.0 * x->overlapped_comm_s / x->step_time_s);
+             "Measured run '%s' (%s GPUs): exposed communication is %.1f%% of the %.1f ms step and "
+             "overlapped communication %.1f%%",
+             x->label, g, 100.0 * x->exposed_comm_s / x->step_time_s, 1e3 * x->step_time_s,
+             100.0 * x->overlapped_comm_s / x->step_time_s);
   if (p->status == PL_STUDY_OK)
     study_appendf(f->findings, sizeof f->findings,
                   "; predicted for %s under FSDP alone on %s at %s GPUs: %.1f%% and %.1f%%",
@@ -208,11 +217,12 @@ static void measured_findings(const struct pl_study *st, struct study_fig *f) {
                                        x->coll[0].group_size, &bw)) {
     char sz[32];
     pl_fmt_bytes(sz, sizeof sz, x->coll[0].bytes);
-    study_appendf(f->findings, sizeof f->findings,
-                  " Its most time-consuming collective, %s of %s over %lld ranks, reached %.1f GB/s "
-                  "bus bandwidth; the collective model gives %.1f GB/s on %s.",
-                  x->coll[0].op, sz, (long long)x->coll[0].group_size,
-                  x->coll[0].busbw_bytes_per_s / 1e9, bw / 1e9, st->clusters[c].name);
+    study_appendf(
+        f->findings, sizeof f->findings,
+        " Its most time-consuming collective, %s of %s over %lld ranks, reached %.1f GB/s "
+        "bus bandwidth; the collective model gives %.1f GB/s on %s.",
+        x->coll[0].op, sz, (long long)x->coll[0].group_size, x->coll[0].busbw_bytes_per_s / 1e9,
+        bw / 1e9, st->clusters[c].name);
   }
 }
 
@@ -223,13 +233,14 @@ void study_fig_measured(const struct pl_study *st, struct study_fig *f) {
     study_setf(f->skip, sizeof f->skip, "no measured runs (plateau study --measured TRACE_DIR...)");
     return;
   }
-  study_setf(f->caption, sizeof f->caption,
-           "Points: runs measured from their Kineto traces (trace analysis, docs/trace.md). Left: "
-           "communication as a share of the step, over the prediction for %s under FSDP alone on "
-           "%s. Right: bus bandwidth of the measured collectives (points) over the collective "
-           "model's at the same size on %s (dashed).",
-           st->models[st->focus_model].name, st->clusters[st->focus_cluster].name,
-           st->clusters[st->focus_cluster].name);
+  study_setf(
+      f->caption, sizeof f->caption,
+      "Points: runs measured from their Kineto traces (trace analysis, docs/trace.md). Left: "
+      "communication as a share of the step, over the prediction for %s under FSDP alone on "
+      "%s. Right: bus bandwidth of the measured collectives (points) over the collective "
+      "model's at the same size on %s (dashed).",
+      st->models[st->focus_model].name, st->clusters[st->focus_cluster].name,
+      st->clusters[st->focus_cluster].name);
   f->n_panels = 2;
   share_panel(st, &f->p[0]);
   busbw_panel(st, &f->p[1]);

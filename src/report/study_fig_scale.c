@@ -28,7 +28,8 @@ static void add_ideal(struct study_panel *pn, const struct study_series *from, c
                      NULL);
 }
 
-static double at(const struct pl_study *st, int m, int c, int b, int s, int k, enum study_metric me) {
+static double at(const struct pl_study *st, int m, int c, int b, int s, int k,
+                 enum study_metric me) {
   double v = 0.0;
   study_metric(pl_study_at(st, m, c, b, s, k), me, &v);
   return v;
@@ -39,7 +40,7 @@ static void scaling_findings(const struct pl_study *st, struct study_fig *f, int
   char bname[64], g0[32], g1[32], ch[48];
   study_batch_name(&st->spec.batches[b], bname, sizeof bname);
   study_setf(f->findings, sizeof f->findings, "Under FSDP alone on %s (%s), ", st->clusters[c].name,
-           bname);
+             bname);
   bool any = false;
   for (int m = 0; m < st->spec.n_models; m++) {
     if (!study_ends(st, m, c, b, base, &lo, &hi))
@@ -58,12 +59,13 @@ static void scaling_findings(const struct pl_study *st, struct study_fig *f, int
                   (double)p1->gpus / (double)p0->gpus, ch);
     any = true;
   }
-  study_appendf(f->findings, sizeof f->findings, "%s", any ? "." : "FSDP alone runs at fewer than two scales.");
+  study_appendf(f->findings, sizeof f->findings, "%s",
+                any ? "." : "FSDP alone runs at fewer than two scales.");
   for (int m = 0; m < st->spec.n_models; m++) {
     study_ends(st, m, c, b, base, &lo, &hi);
     if (lo < 0)
-      study_appendf(f->findings, sizeof f->findings, " %s does not run under FSDP alone at any scale.",
-                    st->models[m].name);
+      study_appendf(f->findings, sizeof f->findings,
+                    " %s does not run under FSDP alone at any scale.", st->models[m].name);
   }
 }
 
@@ -72,10 +74,10 @@ void study_fig_scaling(const struct pl_study *st, struct study_fig *f) {
   study_setf(f->id, sizeof f->id, "scaling");
   study_setf(f->title, sizeof f->title, "Throughput against GPUs under FSDP alone");
   study_setf(f->caption, sizeof f->caption,
-           "Predicted tokens per second on %s with FSDP alone (%s, tp = pp = cp = 1), all GPUs "
-           "together (left) and per GPU (right); dashed: ideal linear scaling from the smallest "
-           "scale that runs.",
-           st->clusters[c].name, pl_shard_name(st->spec.shard));
+             "Predicted tokens per second on %s with FSDP alone (%s, tp = pp = cp = 1), all GPUs "
+             "together (left) and per GPU (right); dashed: ideal linear scaling from the smallest "
+             "scale that runs.",
+             st->clusters[c].name, pl_shard_name(st->spec.shard));
   f->n_panels = 2;
   panel_init(&f->p[0], "Global throughput", "GPUs", "tokens/s (all GPUs)");
   panel_init(&f->p[1], "Per-GPU throughput", "GPUs", "tokens/s per GPU");
@@ -96,7 +98,7 @@ void study_fig_scaling(const struct pl_study *st, struct study_fig *f) {
   }
   if (drawn == 0) {
     study_setf(f->skip, sizeof f->skip, "FSDP alone does not run for any model on %s",
-             st->clusters[c].name);
+               st->clusters[c].name);
     return;
   }
   scaling_findings(st, f, b);
@@ -131,11 +133,11 @@ static void mfu_findings(const struct pl_study *st, struct study_fig *f, int b, 
   if (study_ends(st, m, c, b, s, &lo, &hi)) {
     study_fmt_int(g0, sizeof g0, pl_study_at(st, m, c, b, s, lo)->gpus);
     study_fmt_int(g1, sizeof g1, pl_study_at(st, m, c, b, s, hi)->gpus);
-    study_appendf(f->findings, sizeof f->findings,
-                  "With the %s layout, MFU of %s on %s goes from %.1f%% at %s GPUs to %.1f%% at %s. ",
-                  st->spec.strategies[s], st->models[m].name, st->clusters[c].name,
-                  at(st, m, c, b, s, lo, STUDY_M_MFU_PCT), g0, at(st, m, c, b, s, hi, STUDY_M_MFU_PCT),
-                  g1);
+    study_appendf(
+        f->findings, sizeof f->findings,
+        "With the %s layout, MFU of %s on %s goes from %.1f%% at %s GPUs to %.1f%% at %s. ",
+        st->spec.strategies[s], st->models[m].name, st->clusters[c].name,
+        at(st, m, c, b, s, lo, STUDY_M_MFU_PCT), g0, at(st, m, c, b, s, hi, STUDY_M_MFU_PCT), g1);
   }
   /* The largest scale at which every cluster runs the focus model. */
   for (int k = st->spec.n_nodes - 1; k >= 0 && st->spec.n_clusters > 1; k--) {
@@ -144,8 +146,8 @@ static void mfu_findings(const struct pl_study *st, struct study_fig *f, int b, 
       ok += pl_study_at(st, m, cc, b, s, k)->status == PL_STUDY_OK;
     if (ok < st->spec.n_clusters)
       continue;
-    study_appendf(f->findings, sizeof f->findings, "At %s, %s's MFU is", scale_name(st, m, b, s, k, g1, sizeof g1),
-                  st->models[m].name);
+    study_appendf(f->findings, sizeof f->findings, "At %s, %s's MFU is",
+                  scale_name(st, m, b, s, k, g1, sizeof g1), st->models[m].name);
     for (int cc = 0; cc < st->spec.n_clusters; cc++) {
       char gpu[32];
       study_gpu_label(&st->clusters[cc], gpu, sizeof gpu);
@@ -165,10 +167,10 @@ void study_fig_mfu(const struct pl_study *st, struct study_fig *f) {
   study_setf(f->id, sizeof f->id, "mfu");
   study_setf(f->title, sizeof f->title, "MFU against GPUs per model and GPU generation");
   study_setf(f->caption, sizeof f->caption,
-           "Model FLOPs utilization (model FLOPs per step over step time x GPUs x peak dense "
-           "FLOP/s, PaLM's definition) with the %s layout at each point, %s; colour: cluster, "
-           "line style: model.",
-           st->spec.strategies[s], bname);
+             "Model FLOPs utilization (model FLOPs per step over step time x GPUs x peak dense "
+             "FLOP/s, PaLM's definition) with the %s layout at each point, %s; colour: cluster, "
+             "line style: model.",
+             st->spec.strategies[s], bname);
   f->n_panels = 1;
   panel_init(&f->p[0], "MFU", "GPUs", "MFU (%)");
   for (int c = 0; c < st->spec.n_clusters; c++)
@@ -269,12 +271,12 @@ void study_fig_batch(const struct pl_study *st, struct study_fig *f) {
   study_setf(f->id, sizeof f->id, "batch");
   study_setf(f->title, sizeof f->title, "Local batch size and a fixed global batch");
   study_setf(f->caption, sizeof f->caption,
-           "%s on %s. Weak scaling: per-GPU throughput with n sequences of %lld tokens per GPU. "
-           "Fixed global batch: throughput of the whole cluster as GPUs are added to the same "
-           "batch (dashed: ideal linear speed-up); points whose batch does not divide over the "
-           "data-parallel ranks are left out.",
-           st->models[st->focus_model].name, st->clusters[st->focus_cluster].name,
-           (long long)st->spec.seq);
+             "%s on %s. Weak scaling: per-GPU throughput with n sequences of %lld tokens per GPU. "
+             "Fixed global batch: throughput of the whole cluster as GPUs are added to the same "
+             "batch (dashed: ideal linear speed-up); points whose batch does not divide over the "
+             "data-parallel ranks are left out.",
+             st->models[st->focus_model].name, st->clusters[st->focus_cluster].name,
+             (long long)st->spec.seq);
   f->n_panels = 0;
   if (weak)
     panel_init(&f->p[f->n_panels++], "Weak scaling", "GPUs", "tokens/s per GPU");
@@ -294,6 +296,6 @@ void study_fig_batch(const struct pl_study *st, struct study_fig *f) {
     for (int j = 0; j < f->p[i].n_series; j++)
       pts += f->p[i].s[j].n;
   if (pts == 0)
-    study_setf(f->skip, sizeof f->skip, "no point of %s on %s runs", st->models[st->focus_model].name,
-             st->clusters[st->focus_cluster].name);
+    study_setf(f->skip, sizeof f->skip, "no point of %s on %s runs",
+               st->models[st->focus_model].name, st->clusters[st->focus_cluster].name);
 }

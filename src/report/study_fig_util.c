@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-struct study_series *study_panel_add(struct study_panel *pn, const char *title, int color,
-                                     int dash, int point) {
+struct study_series *study_panel_add(struct study_panel *pn, const char *title, int color, int dash,
+                                     int point) {
   if (pn->n_series >= STUDY_MAX_SERIES)
     return NULL;
   struct study_series *s = &pn->s[pn->n_series++];
@@ -33,24 +33,12 @@ bool study_metric(const struct pl_study_point *p, enum study_metric m, double *o
   const struct pl_step *s = &p->pred.step;
   *out = 0.0;
   switch (m) {
-  case STUDY_M_TOKENS_PER_S:
-    *out = s->tokens_per_s;
-    break;
-  case STUDY_M_TOKENS_PER_S_PER_GPU:
-    *out = s->tokens_per_s_per_gpu;
-    break;
-  case STUDY_M_MFU_PCT:
-    *out = 100.0 * s->mfu;
-    break;
-  case STUDY_M_GPU_W:
-    *out = s->gpu_w;
-    break;
-  case STUDY_M_TOKENS_PER_J:
-    *out = s->tokens_per_j;
-    break;
-  case STUDY_M_STEP_S:
-    *out = s->step_time_s;
-    break;
+  case STUDY_M_TOKENS_PER_S: *out = s->tokens_per_s; break;
+  case STUDY_M_TOKENS_PER_S_PER_GPU: *out = s->tokens_per_s_per_gpu; break;
+  case STUDY_M_MFU_PCT: *out = 100.0 * s->mfu; break;
+  case STUDY_M_GPU_W: *out = s->gpu_w; break;
+  case STUDY_M_TOKENS_PER_J: *out = s->tokens_per_j; break;
+  case STUDY_M_STEP_S: *out = s->step_time_s; break;
   }
   return *out > 0.0;
 }

@@ -69,8 +69,8 @@ static void write_panel_data(FILE *f, const struct study_panel *pn, int pi, int 
     idx[i] = -1;
     if (s->n == 0)
       continue;
-    fprintf(f, "# block %d: panel %d, \"%s\": x = %s, y = %s\n", *block, pi + 1, s->title, pn->xlabel,
-            pn->ylabel);
+    fprintf(f, "# block %d: panel %d, \"%s\": x = %s, y = %s\n", *block, pi + 1, s->title,
+            pn->xlabel, pn->ylabel);
     for (int k = 0; k < s->n; k++) {
       num(f, s->x[k]);
       fputc(' ', f);
@@ -156,7 +156,10 @@ static void panel_head(FILE *f, const struct study_panel *pn, int n_plots) {
   }
   /* Room on the right and top for labels written beside the last points. */
   fprintf(f, "  set offsets graph 0.03, graph %s, graph %s, graph %s\n",
-          any_labels(pn) ? "0.25" : "0.03", pn->logy ? "0" : any_labels(pn) ? "0.2" : "0.06",
+          any_labels(pn) ? "0.25" : "0.03",
+          pn->logy         ? "0"
+          : any_labels(pn) ? "0.2"
+                           : "0.06",
           pn->logy ? "0" : "0.06");
   if (pn->logx)
     fputs("  set logscale x 2\n", f);
@@ -204,8 +207,9 @@ static void plot_lines(FILE *f, const struct study_panel *pn, const char *dat, c
     quoted(f, s->title);
     first = 0;
     if (s->labels)
-      fprintf(f, ", \\\n       \"%s\" index %d using 1:2:3 with labels rotate by 25 left offset "
-                 "char 0.4,0.6 font labelfont tc rgb \"%s\" notitle",
+      fprintf(f,
+              ", \\\n       \"%s\" index %d using 1:2:3 with labels rotate by 25 left offset "
+              "char 0.4,0.6 font labelfont tc rgb \"%s\" notitle",
               dat, idx[i], color(s->color));
   }
   hlines(f, pn, &first);
@@ -215,8 +219,9 @@ static void plot_lines(FILE *f, const struct study_panel *pn, const char *dat, c
 static void write_script(FILE *f, const struct study_fig *fig, int blocks[2][STUDY_MAX_SERIES]) {
   int w = fig->n_panels > 1 ? 1280 : 900, h = 560;
   fprintf(f, "# %s.gp: \"%s\", written by plateau study.\n", fig->id, fig->title);
-  fprintf(f, "# Redraw with `gnuplot %s.gp` in this directory: it reads %s.dat and writes\n"
-             "# %s.svg and %s.png. Edit styles, sizes and labels freely.\n",
+  fprintf(f,
+          "# Redraw with `gnuplot %s.gp` in this directory: it reads %s.dat and writes\n"
+          "# %s.svg and %s.png. Edit styles, sizes and labels freely.\n",
           fig->id, fig->id, fig->id, fig->id);
   /* SVG is shown scaled down in the page: larger text than the PNG. */
   fputs("do for [fmt in \"svg png\"] {\n"
@@ -225,11 +230,13 @@ static void write_script(FILE *f, const struct study_fig *fig, int blocks[2][STU
         "  labelfont = (fmt eq \"svg\") ? \",11\" : \",8\"\n"
         "  if (fmt eq \"svg\") {\n",
         f);
-  fprintf(f, "    set terminal svg size %d,%d noenhanced font \"DejaVu Sans,14\" "
-             "background rgb \"#ffffff\"\n    set output \"%s.svg\"\n  } else {\n",
+  fprintf(f,
+          "    set terminal svg size %d,%d noenhanced font \"DejaVu Sans,14\" "
+          "background rgb \"#ffffff\"\n    set output \"%s.svg\"\n  } else {\n",
           w, h, fig->id);
-  fprintf(f, "    set terminal pngcairo size %d,%d noenhanced font \"DejaVu Sans,10\" "
-             "background rgb \"#ffffff\"\n    set output \"%s.png\"\n  }\n",
+  fprintf(f,
+          "    set terminal pngcairo size %d,%d noenhanced font \"DejaVu Sans,10\" "
+          "background rgb \"#ffffff\"\n    set output \"%s.png\"\n  }\n",
           w, h, fig->id);
   fprintf(f, "  set multiplot layout 1,%d title ", fig->n_panels);
   quoted(f, fig->title);
@@ -247,8 +254,7 @@ static void write_script(FILE *f, const struct study_fig *fig, int blocks[2][STU
       fputs(" at graph 0.5, graph 0.5 center\n  set xrange [0:1]\n  set yrange [0:1]\n"
             "  plot 2 notitle\n",
             f);
-    }
-    else if (pn->kind == STUDY_PANEL_STACKED)
+    } else if (pn->kind == STUDY_PANEL_STACKED)
       plot_stacked(f, pn, dat, blocks[p][0]);
     else
       plot_lines(f, pn, dat, blocks[p]);
@@ -282,8 +288,9 @@ enum pl_status study_gnuplot_write(const struct study_fig *fig, const char *dir,
   enum pl_status rc = open_out(dir, fig->id, "dat", &f, diag);
   if (rc != PL_OK)
     return rc;
-  fprintf(f, "# %s.dat: data of \"%s\", written by plateau study.\n"
-             "# Blocks are separated by two blank lines (gnuplot `index`).\n",
+  fprintf(f,
+          "# %s.dat: data of \"%s\", written by plateau study.\n"
+          "# Blocks are separated by two blank lines (gnuplot `index`).\n",
           fig->id, fig->title);
   int block = 0;
   for (int p = 0; p < fig->n_panels; p++)

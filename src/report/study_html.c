@@ -14,20 +14,11 @@
 static void esc(FILE *f, const char *s) {
   for (; *s; s++) {
     switch (*s) {
-    case '&':
-      fputs("&amp;", f);
-      break;
-    case '<':
-      fputs("&lt;", f);
-      break;
-    case '>':
-      fputs("&gt;", f);
-      break;
-    case '"':
-      fputs("&quot;", f);
-      break;
-    default:
-      fputc(*s, f);
+    case '&': fputs("&amp;", f); break;
+    case '<': fputs("&lt;", f); break;
+    case '>': fputs("&gt;", f); break;
+    case '"': fputs("&quot;", f); break;
+    default: fputc(*s, f);
     }
   }
 }
@@ -72,20 +63,24 @@ static void head(FILE *f, const struct pl_study *st, const struct study_html_inf
   int64_t n[3] = {0, 0, 0};
   for (int64_t i = 0; i < st->n_points; i++)
     n[st->points[i].status]++;
-  fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-             "<title>plateau study</title>\n<style>%s</style></head>\n<body>\n",
+  fprintf(f,
+          "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          "<title>plateau study</title>\n<style>%s</style></head>\n<body>\n",
           style);
   fputs("<h1>Scaling study: throughput, utilization and power as GPUs are added</h1>\n", f);
-  fprintf(f, "<p class=\"meta\">%lld grid points: %lld simulated, %lld do not fit in memory, "
-             "%lld cannot be laid out. Predicted by plateau %s",
+  fprintf(f,
+          "<p class=\"meta\">%lld grid points: %lld simulated, %lld do not fit in memory, "
+          "%lld cannot be laid out. Predicted by plateau %s",
           (long long)st->n_points, (long long)n[0], (long long)n[1], (long long)n[2], PL_VERSION);
   if (hi->elapsed_s > 0)
-    fprintf(f, " in %.1f s on %d thread%s", hi->elapsed_s, hi->threads, hi->threads == 1 ? "" : "s");
-  fputs(". After Wang et al., <i>Hardware Scaling Trends and Diminishing Returns in Large-Scale "
-        "Distributed Training</i> (arXiv 2411.13055). Data: <a href=\"results.csv\">results.csv</a>, "
-        "<a href=\"results.json\">results.json</a>, spec: <a href=\"spec.json\">spec.json</a>.</p>\n",
-        f);
+    fprintf(f, " in %.1f s on %d thread%s", hi->elapsed_s, hi->threads,
+            hi->threads == 1 ? "" : "s");
+  fputs(
+      ". After Wang et al., <i>Hardware Scaling Trends and Diminishing Returns in Large-Scale "
+      "Distributed Training</i> (arXiv 2411.13055). Data: <a href=\"results.csv\">results.csv</a>, "
+      "<a href=\"results.json\">results.json</a>, spec: <a href=\"spec.json\">spec.json</a>.</p>\n",
+      f);
   if (!hi->drawn && hi->note != NULL && hi->note[0] != '\0') {
     fputs("<p class=\"note\">", f);
     esc(f, hi->note);
@@ -144,8 +139,9 @@ static enum pl_status figure(FILE *f, const struct study_fig *fig, const char *d
   }
   fputs("<p class=\"caption\">", f);
   esc(f, fig->caption);
-  fprintf(f, "</p>\n<p class=\"files\">figures/%s.svg, %s.png; to restyle: %s.gp, %s.dat</p>"
-             "</section>\n",
+  fprintf(f,
+          "</p>\n<p class=\"files\">figures/%s.svg, %s.png; to restyle: %s.gp, %s.dat</p>"
+          "</section>\n",
           fig->id, fig->id, fig->id, fig->id);
   return rc;
 }
@@ -206,8 +202,8 @@ static void skipped(FILE *f, const struct study_fig *figs, int n) {
     fputs("</ul>\n", f);
 }
 
-enum pl_status study_write_html(const struct pl_study *st, const struct study_fig *figs,
-                                int n_figs, const char *dir, const struct study_html_info *hi,
+enum pl_status study_write_html(const struct pl_study *st, const struct study_fig *figs, int n_figs,
+                                const char *dir, const struct study_html_info *hi,
                                 struct pl_diag *diag) {
   char path[1024];
   if (!study_path(path, sizeof path, dir, "index.html"))
@@ -228,6 +224,8 @@ enum pl_status study_write_html(const struct pl_study *st, const struct study_fi
   fputs("</body></html>\n", f);
   bool bad = ferror(f) != 0;
   if (fclose(f) != 0 || bad)
-    return rc != PL_OK ? rc : pl_diag_set(diag, PL_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+    return rc != PL_OK
+               ? rc
+               : pl_diag_set(diag, PL_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
   return rc;
 }

@@ -17,7 +17,7 @@
 
 /* A named strategy of the spec, as the grid runs it. */
 struct study_strategy {
-  bool best;                 /* found by pl_search_run */
+  bool best; /* found by pl_search_run */
   int64_t tp, pp, cp;
   enum pl_shard shard;
 };
@@ -51,8 +51,7 @@ int64_t study_point_index(const struct pl_study *st, int model, int cluster, int
                           int strategy, int node_index);
 /* The run of a point (layout unresolved: pl_predict checks it). For "best"
  * only gpus, batch, seq and dtype matter. */
-void study_point_run(const struct pl_study *st, const struct pl_study_point *p,
-                     struct pl_run *run);
+void study_point_run(const struct pl_study *st, const struct pl_study_point *p, struct pl_run *run);
 /* Evaluate one point in place (pl_predict or the best-layout search). */
 void study_point_eval(const struct pl_study *st, struct pl_study_point *p);
 
@@ -66,8 +65,8 @@ void study_best_layout(const struct pl_study *st, const struct pl_run *base,
 enum pl_status study_coll_run(struct pl_study *st, struct pl_diag *diag);
 
 /* ---- study_fmt.c: numbers for sentences ---- */
-void study_fmt_int(char *buf, size_t n, int64_t v);        /* "2,048" */
-void study_fmt_sig(char *buf, size_t n, double v);         /* 3 significant digits: "1.93", "412" */
+void study_fmt_int(char *buf, size_t n, int64_t v); /* "2,048" */
+void study_fmt_sig(char *buf, size_t n, double v);  /* 3 significant digits: "1.93", "412" */
 /* "falls 31%" / "rises 4%" / "stays flat" for the change from a to b. */
 void study_fmt_change(char *buf, size_t n, double a, double b);
 void study_gpu_label(const struct pl_cluster *c, char *buf, size_t n); /* "H100" */
@@ -96,23 +95,23 @@ void study_appendf(char *buf, size_t n, const char *fmt, ...)
 
 struct study_series {
   char title[96];
-  int color;                 /* palette index 0..9; -1 black */
-  int dash;                  /* gnuplot dash type, 1 = solid; 0 = points only */
-  int point;                 /* gnuplot point type, 0 = none */
-  bool labels;               /* write label[] beside the points */
+  int color;   /* palette index 0..9; -1 black */
+  int dash;    /* gnuplot dash type, 1 = solid; 0 = points only */
+  int point;   /* gnuplot point type, 0 = none */
+  bool labels; /* write label[] beside the points */
   int n;
   double x[STUDY_MAX_PTS], y[STUDY_MAX_PTS];
   char label[STUDY_MAX_PTS][40];
 };
 
 enum study_panel_kind {
-  STUDY_PANEL_LINES,         /* x-y lines (log-2 x axis of GPUs or nodes) */
-  STUDY_PANEL_STACKED        /* stacked bars: series are the parts, cat[] the bars */
+  STUDY_PANEL_LINES,  /* x-y lines (log-2 x axis of GPUs or nodes) */
+  STUDY_PANEL_STACKED /* stacked bars: series are the parts, cat[] the bars */
 };
 
 struct study_hline {
   double y;
-  int color;                 /* palette index; -1 black */
+  int color; /* palette index; -1 black */
   char title[96];
 };
 
@@ -122,29 +121,29 @@ struct study_panel {
   char xlabel[96];
   char ylabel[96];
   bool logx, logy;
-  char yformat[24];          /* gnuplot format of y tics, "" default */
+  char yformat[24]; /* gnuplot format of y tics, "" default */
   int n_series;
   struct study_series s[STUDY_MAX_SERIES];
-  int n_cat;                 /* stacked: bars, in order; series y[i] belongs to cat i */
+  int n_cat; /* stacked: bars, in order; series y[i] belongs to cat i */
   char cat[STUDY_MAX_PTS][24];
   int n_hlines;
   struct study_hline hline[STUDY_MAX_HLINES];
-  char empty_note[96];       /* shown when nothing can be plotted; "" = "no data" */
+  char empty_note[96]; /* shown when nothing can be plotted; "" = "no data" */
 };
 
 struct study_fig {
-  char id[32];               /* file stem: figures/<id>.svg */
+  char id[32]; /* file stem: figures/<id>.svg */
   char title[160];
-  char caption[512];         /* what is plotted, for people */
-  char findings[768];        /* computed sentences */
-  char skip[256];            /* non-empty: no figure, and why */
+  char caption[512];  /* what is plotted, for people */
+  char findings[768]; /* computed sentences */
+  char skip[256];     /* non-empty: no figure, and why */
   int n_panels;
   struct study_panel p[2];
 };
 
 /* Series helpers (study_fig_util.c). */
-struct study_series *study_panel_add(struct study_panel *pn, const char *title, int color,
-                                     int dash, int point);
+struct study_series *study_panel_add(struct study_panel *pn, const char *title, int color, int dash,
+                                     int point);
 void study_series_add(struct study_series *s, double x, double y, const char *label);
 
 /* The values a figure can take from a point. */
@@ -196,18 +195,18 @@ enum pl_status study_gnuplot_run(const char *gnuplot, const char *dir, const cha
 
 /* ---- study_out.c ---- */
 enum pl_status study_write_csv(const struct pl_study *st, const char *path, struct pl_diag *diag);
-enum pl_status study_write_json(const struct pl_study *st, const struct study_fig *figs,
-                                int n_figs, const char *path, struct pl_diag *diag);
+enum pl_status study_write_json(const struct pl_study *st, const struct study_fig *figs, int n_figs,
+                                const char *path, struct pl_diag *diag);
 
 /* ---- study_html.c ---- */
 struct study_html_info {
-  bool drawn;                /* figures exist as SVG beside the page */
-  const char *note;          /* shown when figures are missing */
+  bool drawn;       /* figures exist as SVG beside the page */
+  const char *note; /* shown when figures are missing */
   double elapsed_s;
   int threads;
 };
-enum pl_status study_write_html(const struct pl_study *st, const struct study_fig *figs,
-                                int n_figs, const char *dir, const struct study_html_info *hi,
+enum pl_status study_write_html(const struct pl_study *st, const struct study_fig *figs, int n_figs,
+                                const char *dir, const struct study_html_info *hi,
                                 struct pl_diag *diag);
 
 /* ---- study_files.c: files and directories ---- */

@@ -72,7 +72,8 @@ static enum pl_status one(const char *dir, int threads, struct pl_study_measured
   pl_trace_set_free(set);
   if (!gpu || !(m->step_time_s > 0.0))
     return pl_diag_set(diag, PL_ERR_UNSUPPORTED,
-                       "--measured '%s': no GPU kernels in complete steps, nothing to compare", dir);
+                       "--measured '%s': no GPU kernels in complete steps, nothing to compare",
+                       dir);
   return PL_OK;
 }
 

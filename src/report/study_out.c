@@ -50,7 +50,8 @@ static void csv_axes(FILE *f, const struct pl_study *st, const struct pl_study_p
   fputc(',', f);
   csv_str(f, st->spec.strategies[p->strategy]);
   fprintf(f, ",%s,%lld,%lld,%lld,%s,", b->kind == PL_STUDY_WEAK ? "per_gpu" : "global",
-          (long long)b->n, (long long)p->nodes, (long long)p->gpus, pl_study_status_name(p->status));
+          (long long)b->n, (long long)p->nodes, (long long)p->gpus,
+          pl_study_status_name(p->status));
   csv_str(f, p->why);
   fprintf(f, ",%lld,", (long long)p->search_evaluated);
 }
@@ -85,7 +86,8 @@ enum pl_status study_write_csv(const struct pl_study *st, const char *path, stru
 
 /* ---- JSON ---- */
 
-static void point_json(struct pl_emit *e, const struct pl_study *st, const struct pl_study_point *p) {
+static void point_json(struct pl_emit *e, const struct pl_study *st,
+                       const struct pl_study_point *p) {
   const struct pl_study_batch *b = &st->spec.batches[p->batch];
   pl_emit_obj_begin(e, NULL);
   pl_emit_obj_begin(e, "study");
@@ -187,8 +189,8 @@ static void figures_json(struct pl_emit *e, const struct study_fig *figs, int n)
   pl_emit_arr_end(e);
 }
 
-enum pl_status study_write_json(const struct pl_study *st, const struct study_fig *figs,
-                                int n_figs, const char *path, struct pl_diag *diag) {
+enum pl_status study_write_json(const struct pl_study *st, const struct study_fig *figs, int n_figs,
+                                const char *path, struct pl_diag *diag) {
   FILE *f = fopen(path, "w");
   if (f == NULL)
     return pl_diag_set(diag, PL_ERR_IO, "cannot write '%s': %s", path, strerror(errno));

@@ -97,7 +97,9 @@ static void eval_item(void *ctx, int64_t i, void *out) {
   study_point_eval(c->st, p);
 }
 
-static bool cancelled(const struct pl_study_opts *o) { return o->cancel != NULL && *o->cancel != 0; }
+static bool cancelled(const struct pl_study_opts *o) {
+  return o->cancel != NULL && *o->cancel != 0;
+}
 
 static enum pl_status eval_all(struct pl_study *st, const struct pl_study_opts *o,
                                struct pl_diag *diag) {
@@ -160,12 +162,9 @@ void pl_study_free(struct pl_study *st) {
 
 const char *pl_study_status_name(enum pl_study_status s) {
   switch (s) {
-  case PL_STUDY_OK:
-    return "ok";
-  case PL_STUDY_NO_FIT:
-    return "does_not_fit";
-  case PL_STUDY_INFEASIBLE:
-    return "infeasible";
+  case PL_STUDY_OK: return "ok";
+  case PL_STUDY_NO_FIT: return "does_not_fit";
+  case PL_STUDY_INFEASIBLE: return "infeasible";
   }
   return "?";
 }

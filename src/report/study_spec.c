@@ -131,11 +131,13 @@ static enum pl_status str_array(struct parser *p, yajl_val v, const char *field,
   for (size_t i = 0; st == PL_OK && i < n; i++) {
     const char *sv = YAJL_GET_STRING(v->u.array.values[i]);
     if (sv == NULL || sv[0] == '\0')
-      return pl_diag_set(p->diag, PL_ERR_PARSE, "%s: field '%s': element %zu must be a non-empty string",
-                         p->origin, field, i + 1);
+      return pl_diag_set(p->diag, PL_ERR_PARSE,
+                         "%s: field '%s': element %zu must be a non-empty string", p->origin, field,
+                         i + 1);
     if (strlen(sv) >= width)
-      return pl_diag_set(p->diag, PL_ERR_LIMIT, "%s: field '%s': element %zu is longer than %zu characters",
-                         p->origin, field, i + 1, width - 1);
+      return pl_diag_set(p->diag, PL_ERR_LIMIT,
+                         "%s: field '%s': element %zu is longer than %zu characters", p->origin,
+                         field, i + 1, width - 1);
     for (size_t j = 0; j < i; j++)
       if (strcmp(dst + j * width, sv) == 0)
         return pl_diag_set(p->diag, PL_ERR_PARSE, "%s: field '%s': '%s' is listed twice", p->origin,
@@ -215,8 +217,10 @@ static enum pl_status parse_batches(struct parser *p, yajl_val weak, yajl_val fi
   if (n == 0)
     return bad(p, "batch_per_gpu", "no batch regime left: give batch_per_gpu or global_batch");
   if (n > PL_STUDY_MAX_AXIS)
-    return pl_diag_set(p->diag, PL_ERR_LIMIT, "%s: fields 'batch_per_gpu' and 'global_batch': %d "
-                       "entries together, at most %d", p->origin, n, PL_STUDY_MAX_AXIS);
+    return pl_diag_set(p->diag, PL_ERR_LIMIT,
+                       "%s: fields 'batch_per_gpu' and 'global_batch': %d "
+                       "entries together, at most %d",
+                       p->origin, n, PL_STUDY_MAX_AXIS);
   memcpy(s->batches, out, (size_t)n * sizeof out[0]);
   s->n_batches = n;
   return PL_OK;
@@ -282,12 +286,13 @@ static enum pl_status parse_focus(struct parser *p, yajl_val obj) {
     return bad(p, "focus", "must be an object {\"model\": ..., \"cluster\": ...}");
   for (size_t i = 0; i < f->u.object.len; i++)
     if (strcmp(f->u.object.keys[i], "model") != 0 && strcmp(f->u.object.keys[i], "cluster") != 0)
-      return pl_diag_set(p->diag, PL_ERR_UNKNOWN, "%s: field 'focus.%s': unknown (expected model, cluster)",
-                         p->origin, f->u.object.keys[i]);
+      return pl_diag_set(p->diag, PL_ERR_UNKNOWN,
+                         "%s: field 'focus.%s': unknown (expected model, cluster)", p->origin,
+                         f->u.object.keys[i]);
   char o[300];
   study_setf(o, sizeof o, "%s: field 'focus'", p->origin);
-  enum pl_status st = base_json_str(f, "model", false, o, p->s->focus_model,
-                                    sizeof p->s->focus_model, p->diag);
+  enum pl_status st =
+      base_json_str(f, "model", false, o, p->s->focus_model, sizeof p->s->focus_model, p->diag);
   if (st == PL_OK)
     st = base_json_str(f, "cluster", false, o, p->s->focus_cluster, sizeof p->s->focus_cluster,
                        p->diag);
@@ -295,8 +300,9 @@ static enum pl_status parse_focus(struct parser *p, yajl_val obj) {
 }
 
 static const char *const known_fields[] = {
-    "models", "clusters", "nodes", "strategies", "batch_per_gpu", "global_batch", "seq", "shard",
-    "recompute", "mbs", "dtype", "best", "collective_bytes", "focus", "comment"};
+    "models", "clusters",  "nodes", "strategies", "batch_per_gpu", "global_batch",     "seq",
+    "shard",  "recompute", "mbs",   "dtype",      "best",          "collective_bytes", "focus",
+    "comment"};
 
 static enum pl_status check_fields(struct parser *p, yajl_val obj) {
   size_t nk = sizeof known_fields / sizeof known_fields[0];
@@ -349,7 +355,8 @@ static enum pl_status parse_obj(struct parser *p, yajl_val obj) {
   if (st == PL_OK && (v = base_json_get(obj, "strategies")) != NULL)
     st = parse_strategies(p, v);
   if (st == PL_OK && pl_study_spec_strategy(s, "fsdp") < 0)
-    return bad(p, "strategies", "must include \"fsdp\", the baseline every figure compares against");
+    return bad(p, "strategies",
+               "must include \"fsdp\", the baseline every figure compares against");
   yajl_val weak = base_json_get(obj, "batch_per_gpu"), fixed = base_json_get(obj, "global_batch");
   if (st == PL_OK && (weak != NULL || fixed != NULL))
     st = parse_batches(p, weak, fixed);
@@ -377,8 +384,7 @@ enum pl_status pl_study_spec_parse(const char *text, size_t len, const char *ori
   return st;
 }
 
-enum pl_status pl_study_spec_load(const char *path, struct pl_study_spec *s,
-                                  struct pl_diag *diag) {
+enum pl_status pl_study_spec_load(const char *path, struct pl_study_spec *s, struct pl_diag *diag) {
   char *text = NULL;
   size_t len = 0;
   enum pl_status st = base_read_file(path, BASE_JSON_MAX_BYTES, &text, &len, diag);
@@ -427,7 +433,8 @@ void study_spec_json(struct pl_emit *e, const struct pl_study_spec *s) {
   pl_emit_str(e, "dtype", pl_dtype_name(s->dtype));
   pl_emit_str(e, "best", s->best_space);
   char bytes[64];
-  pl_fmt_bytes(bytes, sizeof bytes, s->coll_bytes);
+  pl_fmt_double(bytes, sizeof bytes, s->coll_bytes); /* exact, so spec.json reads back the same */
+  study_appendf(bytes, sizeof bytes, " B");
   pl_emit_str(e, "collective_bytes", bytes);
   pl_emit_obj_begin(e, "focus");
   pl_emit_str(e, "model", s->focus_model);

@@ -79,7 +79,8 @@ static enum pl_status write_marker(const char *tmp, struct pl_diag *diag) {
   char path[PATH_CAP];
   study_path(path, sizeof path, tmp, MARKER);
   FILE *f = fopen(path, "w");
-  if (f == NULL || fputs("written by plateau study; this directory is replaced by the next run\n", f) < 0 ||
+  if (f == NULL ||
+      fputs("written by plateau study; this directory is replaced by the next run\n", f) < 0 ||
       fclose(f) != 0)
     return pl_diag_set(diag, PL_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
   return PL_OK;
@@ -100,7 +101,7 @@ static void log_line(const char *figdir, char *buf, size_t n) {
 
 /* Draw every figure; on the first failure stop and explain in info->note. */
 static void draw(const struct study_fig *figs, int n, const char *figdir, const char *dir,
-                     const struct pl_study_report_opts *o, struct pl_study_report_info *info) {
+                 const struct pl_study_report_opts *o, struct pl_study_report_info *info) {
   const char *gp = o != NULL && o->gnuplot != NULL && o->gnuplot[0] ? o->gnuplot : "gnuplot";
   info->figures_drawn = true;
   for (int i = 0; i < n && !cancelled(o); i++) {
@@ -137,9 +138,10 @@ static enum pl_status write_all(const struct pl_study *st, const char *tmp, cons
   if (figs == NULL)
     return pl_diag_set(diag, PL_ERR_NOMEM, "study: out of memory for the figures");
   study_path(figdir, sizeof figdir, tmp, "figures");
-  enum pl_status rc = mkdir(figdir, 0755) == 0
-                          ? PL_OK
-                          : pl_diag_set(diag, PL_ERR_IO, "cannot create '%s': %s", figdir, strerror(errno));
+  enum pl_status rc =
+      mkdir(figdir, 0755) == 0
+          ? PL_OK
+          : pl_diag_set(diag, PL_ERR_IO, "cannot create '%s': %s", figdir, strerror(errno));
   if (rc == PL_OK && study_path(path, sizeof path, tmp, "results.csv"))
     rc = study_write_csv(st, path, diag);
   if (rc == PL_OK && study_path(path, sizeof path, tmp, "results.json"))
@@ -176,11 +178,13 @@ static enum pl_status swap_in(const char *tmp, const char *dir, struct pl_diag *
   struct stat sb;
   bool exists = stat(dir, &sb) == 0;
   if (exists) {
-    if ((size_t)snprintf(old, sizeof old, "%s.old-XXXXXX", dir) >= sizeof old || mkdtemp(old) == NULL)
+    if ((size_t)snprintf(old, sizeof old, "%s.old-XXXXXX", dir) >= sizeof old ||
+        mkdtemp(old) == NULL)
       return pl_diag_set(diag, PL_ERR_IO, "cannot make room beside '%s': %s", dir, strerror(errno));
     if (rename(dir, old) != 0) {
       rmdir(old);
-      return pl_diag_set(diag, PL_ERR_IO, "cannot move the old '%s' aside: %s", dir, strerror(errno));
+      return pl_diag_set(diag, PL_ERR_IO, "cannot move the old '%s' aside: %s", dir,
+                         strerror(errno));
     }
   }
   if (rename(tmp, dir) != 0) {

@@ -31,7 +31,7 @@ check "csv: axes then predict's columns" grep -q '^study.model,study.cluster,stu
 check "json: 24 points" test "$(grep -o '"study": {' "$R/results.json" | wc -l)" -eq 24
 check "json: predict's fields" grep -q '"tokens_per_s_per_gpu": [0-9]' "$R/results.json"
 check "json: findings" grep -q '"findings": "Under FSDP alone on dgx-h100' "$R/results.json"
-check "spec.json reads back" "$PLATEAU" study --spec "$R/spec.json" --out "$TMP/rspec" --quiet
+check "spec.json reads back" sh -c "'$PLATEAU' study --spec '$R/spec.json' --out '$TMP/rspec' --quiet >/dev/null"
 check "same results from spec.json" cmp -s "$R/results.csv" "$TMP/rspec/results.csv"
 
 if [ $have_gnuplot -eq 1 ]; then
@@ -65,6 +65,19 @@ check "no temporary directories left" sh -c "! ls -d '$TMP'/*.tmp-* '$TMP'/*.old
 mkdir "$TMP/mine" && echo keep >"$TMP/mine/notes.txt"
 expect_fail 1 "'.*mine' exists and is not a plateau study report" -- study --spec "$TMP/a.json" --out "$TMP/mine" --quiet
 check "foreign directory untouched" test "$(ls "$TMP/mine")" = notes.txt
+
+# Ctrl-C during the default grid (tens of seconds): nothing is left behind.
+"$PLATEAU" study --out "$TMP/int" --quiet >/dev/null 2>"$TMP/interrupt.log" &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+rc=$?
+check "interrupted: non-zero exit" test $rc -ne 0
+# (exit 1 when the handler caught it; 130 if the signal came before it was set)
+[ $rc -ne 1 ] || check "interrupted: says so" grep -q "interrupted; nothing was written" "$TMP/interrupt.log"
+check "interrupted: no report" test ! -e "$TMP/int"
+check "interrupted: no temporary directory" sh -c "! ls -d '$TMP'/int.* 2>/dev/null | grep -q ."
 
 # Without gnuplot: CSV, JSON, scripts and data are written, and the user is told how to draw.
 PLATEAU_GNUPLOT=/nonexistent/gnuplot expect_ok study --spec "$TMP/a.json" --out "$TMP/nogp" --quiet

@@ -209,6 +209,20 @@ static void test_unit_overflow(void) {
   CHECK(isfinite(v) && v > 0);
 }
 
+/* Found by fuzz_validate_csv (UBSan): a header-only CSV summarized
+ * v->rows + 0 with rows still NULL. Now 0 rows and a zero summary. */
+static void test_header_only_csv(void) {
+  const char *csv = "source,model,layers,hidden,heads,seq_len,gpu,num_gpus,tp,pp,micro_batch,"
+                    "global_batch\n";
+  struct pl_validation v;
+  struct pl_diag d;
+  pl_validation_init(&v);
+  CHECK_STATUS(pl_validation_add_csv(&v, "hdr", csv, strlen(csv), &d), PL_OK, &d);
+  CHECK_EQ_INT((int64_t)v.n_rows, 0);
+  CHECK_EQ_INT(v.overall.rows, 0);
+  pl_validation_free(&v);
+}
+
 /* Output paths: 4095 characters (struct pl_outfile). */
 static void test_outfile_path(void) {
   static char path[5000];
@@ -228,5 +242,6 @@ int main(void) {
   test_emit_guards();
   test_outfile_path();
   test_unit_overflow();
+  test_header_only_csv();
   return check_finish();
 }

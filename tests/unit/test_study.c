@@ -45,7 +45,8 @@ static void test_default(void) {
 static void test_spec_errors(void) {
   struct pl_study_spec s;
   struct pl_diag d;
-  CHECK_EQ_INT(parse("{\"nodes\": [1, 4], \"batch_per_gpu\": [], \"global_batch\": [64]}", &s, &d), PL_OK);
+  CHECK_EQ_INT(parse("{\"nodes\": [1, 4], \"batch_per_gpu\": [], \"global_batch\": [64]}", &s, &d),
+               PL_OK);
   CHECK_EQ_INT(s.n_nodes, 2);
   CHECK_EQ_INT(s.nodes[1], 4);
   CHECK_EQ_INT(s.n_batches, 1); /* weak regimes switched off */
@@ -72,14 +73,16 @@ static void test_spec_errors(void) {
   CHECK(strstr(d.msg, "field 'best'") != NULL);
   CHECK_EQ_INT(parse("{\"collective_bytes\": 1024}", &s, &d), PL_ERR_PARSE);
   CHECK(strstr(d.msg, "'collective_bytes'") != NULL);
-  CHECK_EQ_INT(parse("{\"focus\": {\"model\": \"llama2-70b\"}, \"models\": [\"llama2-7b\"]}", &s, &d),
-               PL_ERR_PARSE);
+  CHECK_EQ_INT(
+      parse("{\"focus\": {\"model\": \"llama2-70b\"}, \"models\": [\"llama2-7b\"]}", &s, &d),
+      PL_ERR_PARSE);
   CHECK(strstr(d.msg, "focus.model") != NULL);
   CHECK_EQ_INT(parse("{\"batch_per_gpu\": [], \"global_batch\": []}", &s, &d), PL_ERR_PARSE);
   CHECK(strstr(d.msg, "no batch regime") != NULL);
   CHECK_EQ_INT(parse("[1]", &s, &d), PL_ERR_PARSE);
   /* A replaced model list moves the focus to its first entry. */
-  CHECK_EQ_INT(parse("{\"models\": [\"llama2-13b\"], \"clusters\": [\"dgx-a100\"]}", &s, &d), PL_OK);
+  CHECK_EQ_INT(parse("{\"models\": [\"llama2-13b\"], \"clusters\": [\"dgx-a100\"]}", &s, &d),
+               PL_OK);
   CHECK_STR(s.focus_model, "llama2-13b");
   CHECK_STR(s.focus_cluster, "dgx-a100");
 }
@@ -162,10 +165,10 @@ static void test_grid(void) {
  * length the memory, which is the same on two 80 GB GPUs). */
 static void test_findings_follow_inputs(void) {
   struct pl_study *a = run_tiny(tiny);
-  struct pl_study *b = run_tiny(
-      "{\"models\": [\"llama2-7b\"], \"clusters\": [\"dgx-a100\"], \"nodes\": [1, 2],"
-      " \"strategies\": [\"fsdp\", \"tp2\"], \"batch_per_gpu\": [1], \"global_batch\": [],"
-      " \"mbs\": 1, \"seq\": 2048}");
+  struct pl_study *b =
+      run_tiny("{\"models\": [\"llama2-7b\"], \"clusters\": [\"dgx-a100\"], \"nodes\": [1, 2],"
+               " \"strategies\": [\"fsdp\", \"tp2\"], \"batch_per_gpu\": [1], \"global_batch\": [],"
+               " \"mbs\": 1, \"seq\": 2048}");
   if (a == NULL || b == NULL) {
     pl_study_free(a);
     pl_study_free(b);
