@@ -13,9 +13,10 @@
  *     "Out msg nelems", "Group size", "dtype", "Process Group Name".
  * Times are microseconds with nanosecond decimals, from 0 at step start.
  * Above TL_MAX_KERNELS kernels, compute tasks are written whole (one event
- * per task) to keep the file usable. The file is written to path + ".tmp"
- * and renamed, so a reader never sees half a trace. */
+ * per task) to keep the file usable. The file is written to a temporary name
+ * and renamed (pl_outfile), so a reader never sees half a trace. */
 #include <plateau/flops.h>
+#include <plateau/outfile.h>
 #include <plateau/sim.h>
 
 #include <errno.h>
@@ -341,9 +342,6 @@ static void events(struct writer *w) {
 
 enum pl_status pl_timeline_write(const struct pl_timeline *tl, const char *path,
                                  struct pl_diag *diag) {
-  char tmp[4096];
-  if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-    return pl_diag_set(diag, PL_ERR_LIMIT, "trace path '%s' is too long", path);
   struct writer w;
   memset(&w, 0, sizeof w);
   w.tl = tl;
@@ -352,27 +350,18 @@ enum pl_status pl_timeline_write(const struct pl_timeline *tl, const char *path,
   w.n_ops[1] = pl_layer_ops(&w.run->model, &w.run->layout, w.ops[1]);
   w.n_ops[2] = pl_head_ops(&w.run->model, &w.run->layout, w.ops[2]);
   w.expand = kernel_estimate(&w) <= TL_MAX_KERNELS;
-  w.f = fopen(tmp, "w");
-  if (w.f == NULL)
-    return pl_diag_set(diag, PL_ERR_IO, "trace '%s': cannot create: %s", tmp, strerror(errno));
+  struct pl_outfile out;
+  enum pl_status st = pl_outfile_open(&out, path, diag);
+  if (st != PL_OK)
+    return st;
+  w.f = out.f;
   header(&w);
   names(&w);
   events(&w);
   fputs("{\"name\": \"trace_end\", \"ph\": \"M\", \"ts\": 0, \"pid\": 0, \"tid\": 0, \"args\": "
         "{}}\n]}\n",
         w.f);
-  bool bad = ferror(w.f) != 0;
-  if (fclose(w.f) != 0 || bad) {
-    remove(tmp);
-    return pl_diag_set(diag, PL_ERR_IO, "trace '%s': write failed", tmp);
-  }
-  if (rename(tmp, path) != 0) {
-    int e = errno;
-    remove(tmp);
-    return pl_diag_set(diag, PL_ERR_IO, "trace '%s': cannot rename into place: %s", path,
-                       strerror(e));
-  }
-  return PL_OK;
+  return pl_outfile_commit(&out, PL_OK, diag);
 }
 
 enum pl_status pl_predict_timeline(const struct pl_run *run, const char *path,
