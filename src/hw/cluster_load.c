@@ -210,14 +210,8 @@ enum pl_status pl_cluster_parse(const char *text, size_t len, const char *origin
                                 struct pl_cluster *out, struct pl_diag *diag) {
   yajl_val doc = NULL;
   const char *o = origin != NULL ? origin : "cluster text";
-  /* base_json_parse wants text NUL-terminated at len: copy. */
-  char *copy = pl_malloc(len + 1);
-  if (copy == NULL)
-    return pl_diag_set(diag, PL_ERR_NOMEM, "out of memory reading %s", o);
-  memcpy(copy, text, len);
-  copy[len] = '\0';
-  enum pl_status st = base_json_parse(copy, len, o, &doc, diag);
-  pl_free(copy);
+  /* base_json_parse reads only len bytes (text need not end in NUL). */
+  enum pl_status st = base_json_parse(text, len, o, &doc, diag);
   if (st != PL_OK)
     return st;
   return cluster_from_doc(doc, o, true, o, out, diag);
