@@ -7,7 +7,7 @@
  * report is results.csv, results.json, gnuplot scripts + data + figures (SVG
  * and PNG) and a self-contained index.html, written atomically into a
  * directory. Findings are sentences computed from the results, never fixed
- * text (Wang et al., "Hardware Scaling Trends and Diminishing Returns in
+ * text (Fernandez et al., "Hardware Scaling Trends and Diminishing Returns in
  * Large-Scale Distributed Training", arXiv 2411.13055, is the study copied).
  *
  * Ownership: a struct pl_study from pl_study_run is released with

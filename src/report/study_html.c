@@ -77,7 +77,7 @@ static void head(FILE *f, const struct pl_study *st, const struct study_html_inf
     fprintf(f, " in %.1f s on %d thread%s", hi->elapsed_s, hi->threads,
             hi->threads == 1 ? "" : "s");
   fputs(
-      ". After Wang et al., <i>Hardware Scaling Trends and Diminishing Returns in Large-Scale "
+      ". After Fernandez et al., <i>Hardware Scaling Trends and Diminishing Returns in Large-Scale "
       "Distributed Training</i> (arXiv 2411.13055). Data: <a href=\"results.csv\">results.csv</a>, "
       "<a href=\"results.json\">results.json</a>, spec: <a href=\"spec.json\">spec.json</a>.</p>\n",
       f);
