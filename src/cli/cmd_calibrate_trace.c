@@ -22,9 +22,7 @@ static const struct cli_opt opts[] = {
     {"min-bytes", "SIZE", "fit message sizes of at least this (default 1M)"},
     {"stat", "S", "min|median: a size's time over its calls (default min, see docs/trace.md 10)"},
     {"ranks-per-node", "N", "for groups whose ranks the traces do not list (default: skip them)"},
-    {"skip", "N", "warm-up steps to drop per rank (default min(10, steps/6))"},
-    {"threads", "N", "ranks parsed in parallel (default: all cores)"},
-    {"window", "W", "steps|trace (default steps)"},
+    TRACE_READ_OPTS,
     {"format", "F", "text|json report (default text)"},
 };
 

@@ -19,9 +19,7 @@
 
 static const struct cli_opt opts[] = {
     {"format", "F", "text|json|csv (default text)"},
-    {"threads", "N", "ranks parsed in parallel (default: all cores)"},
-    {"skip", "N", "warm-up steps to drop per rank (default min(10, steps/6))"},
-    {"window", "W", "steps|trace: per-step windows, or the whole trace as one (default steps)"},
+    TRACE_READ_OPTS,
     {"model", "M", "model preset or file, for MFU (with --tokens-per-step)"},
     {"tokens-per-step", "T", "tokens per optimizer step, all ranks together"},
     {"seq", "L", "sequence length for the attention FLOPs (default: the model's)"},

@@ -14,9 +14,7 @@
 
 static const struct cli_opt opts[] = {
     {"format", "F", "text|json|csv (default text)"},
-    {"threads", "N", "ranks parsed in parallel for trace sides (default: all cores)"},
-    {"skip", "N", "warm-up steps to drop per rank of trace sides (default min(10, steps/6))"},
-    {"window", "W", "steps|trace: windows for trace sides (default steps)"},
+    TRACE_READ_OPTS,
 };
 
 static const struct cli_cmd cmd = {
