@@ -201,10 +201,10 @@ static void text_series(const struct job *j, size_t k) {
     printf("  fitted rows: rms %.1f%%, max %.1f%%\n", 100 * sqrt(ss / n), 100 * mx);
 }
 
-static void json_report(const struct job *j, const char *out) {
+static int json_report(const struct job *j, const char *out) {
   struct pl_emit *e = pl_emit_open(stdout);
   if (e == NULL)
-    return;
+    return cli_emit_done(e);
   pl_emit_obj_begin(e, NULL);
   pl_emit_str(e, "base", j->base.name);
   pl_emit_str(e, "out", out);
@@ -251,7 +251,7 @@ static void json_report(const struct job *j, const char *out) {
   }
   pl_emit_arr_end(e);
   pl_emit_obj_end(e);
-  pl_emit_close(e, NULL);
+  return cli_emit_done(e);
 }
 
 /* Name the fitted cluster after the output file and say where it came from. */
@@ -290,10 +290,8 @@ static int calibrate(const struct cli_args *a, struct job *j) {
   label(j, out, note, sizeof note);
   if (pl_cluster_save(&j->fitted, out, note, &d) != PL_OK)
     return cli_fail("%s", d.msg);
-  if (j->fmt == CLI_FORMAT_JSON) {
-    json_report(j, out);
-    return 0;
-  }
+  if (j->fmt == CLI_FORMAT_JSON)
+    return json_report(j, out);
   text_fit(j);
   for (size_t k = 0; k < j->n_obs; k++)
     text_series(j, k);

@@ -182,11 +182,7 @@ static int json_report(const struct job *j, const char *out) {
     json_series(e, j, k);
   pl_emit_arr_end(e);
   pl_emit_obj_end(e);
-  struct pl_diag d;
-  pl_diag_clear(&d);
-  if (pl_emit_close(e, &d) != PL_OK)
-    return cli_fail("%s", d.msg);
-  return 0;
+  return cli_emit_done(e);
 }
 
 /* Name the fitted cluster after the output file and say where it came from. */

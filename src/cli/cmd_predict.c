@@ -31,14 +31,10 @@ static int print(const struct pl_prediction *p, enum cli_format format) {
     pl_report_predict_csv_row(stdout, p);
     return 0;
   }
-  struct pl_diag d;
-  pl_diag_clear(&d);
   struct pl_emit *e = pl_emit_open(stdout);
   if (e != NULL)
     pl_report_predict_json(e, NULL, p);
-  if (pl_emit_close(e, &d) != PL_OK)
-    return cli_fail("%s", d.msg);
-  return 0;
+  return cli_emit_done(e);
 }
 
 int cmd_predict(int argc, char **argv) {

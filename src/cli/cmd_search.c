@@ -131,11 +131,7 @@ static int print_json(const struct search_cli *sc, const struct pl_search_result
   if (r->has_closest)
     pl_report_predict_json(e, "closest", &r->closest);
   pl_emit_obj_end(e);
-  struct pl_diag d;
-  pl_diag_clear(&d);
-  if (pl_emit_close(e, &d) != PL_OK)
-    return cli_fail("%s", d.msg);
-  return 0;
+  return cli_emit_done(e);
 }
 
 static int print_csv(const struct search_cli *sc, const struct pl_search_result *r) {

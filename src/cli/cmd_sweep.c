@@ -429,11 +429,7 @@ static int print_json(const struct sweep *sw) {
   pl_emit_arr_end(e);
   pl_emit_obj_end(e);
   pl_emit_obj_end(e);
-  struct pl_diag d;
-  pl_diag_clear(&d);
-  if (pl_emit_close(e, &d) != PL_OK)
-    return cli_fail("%s", d.msg);
-  return 0;
+  return cli_emit_done(e);
 }
 
 static int print_csv(const struct sweep *sw) {

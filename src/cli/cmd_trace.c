@@ -254,11 +254,7 @@ static int print_json(const struct pl_trace_set *s, const struct perf *p) {
     json_rank(e, &s->ranks[i]);
   pl_emit_arr_end(e);
   pl_emit_obj_end(e);
-  struct pl_diag d;
-  pl_diag_clear(&d);
-  if (pl_emit_close(e, &d) != PL_OK)
-    return cli_fail("%s", d.msg);
-  return 0;
+  return cli_emit_done(e);
 }
 
 /* ---- CSV: one row per rank, columns named as in ranks[] ---- */

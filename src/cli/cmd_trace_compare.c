@@ -193,11 +193,7 @@ static int print_json(const struct pl_trace_summary *a, const struct pl_trace_su
     json_coll(e, a, b, p[k]);
   pl_emit_arr_end(e);
   pl_emit_obj_end(e);
-  struct pl_diag d;
-  pl_diag_clear(&d);
-  if (pl_emit_close(e, &d) != PL_OK)
-    return cli_fail("%s", d.msg);
-  return 0;
+  return cli_emit_done(e);
 }
 
 /* ---- CSV: section,name,group_size,field,a,b,diff,rel ---- */

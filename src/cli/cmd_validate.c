@@ -45,14 +45,10 @@ static int print(const struct pl_validation *v, enum cli_format format, bool sum
     pl_report_validate_csv(stdout, v);
     return 0;
   }
-  struct pl_diag d;
-  pl_diag_clear(&d);
   struct pl_emit *e = pl_emit_open(stdout);
   if (e != NULL)
     pl_report_validate_json(e, v);
-  if (pl_emit_close(e, &d) != PL_OK)
-    return cli_fail("%s", d.msg);
-  return 0;
+  return cli_emit_done(e);
 }
 
 /* Run gnuplot on script inside dir, so the script names its outputs

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include <plateau/emit.h>
 #include <plateau/units.h>
 
 int cli_fail(const char *fmt, ...) {
@@ -135,5 +136,13 @@ int cli_get_format(const struct cli_args *args, enum cli_format *out) {
     *out = CLI_FORMAT_CSV;
   else
     return cli_fail("--format: unknown format '%s' (expected text|json|csv)", v);
+  return 0;
+}
+
+int cli_emit_done(struct pl_emit *e) {
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  if (pl_emit_close(e, &d) != PL_OK)
+    return cli_fail("%s", d.msg);
   return 0;
 }

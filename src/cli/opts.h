@@ -56,6 +56,12 @@ int cli_fail(const char *fmt, ...)
 #endif
     ;
 
+struct pl_emit;
+/* Finish a JSON document written to stdout: close the writer and report a
+ * failure (out of memory, a non-finite number) as "plateau: ...". Returns 0
+ * or 1, for `return cli_emit_done(e);`. e may be NULL (allocation failed). */
+int cli_emit_done(struct pl_emit *e);
+
 /* --format values shared by every command. */
 enum cli_format { CLI_FORMAT_TEXT, CLI_FORMAT_JSON, CLI_FORMAT_CSV };
 int cli_get_format(const struct cli_args *args, enum cli_format *out);
