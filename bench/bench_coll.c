@@ -1,8 +1,10 @@
 /* bench_coll.c: cost of one pl_coll_time call (the step simulator makes
  * millions). Prints ns per call for a mix of ops, sizes and group sizes on
- * dgx-h100. Not run by ctest. */
+ * dgx-h100. Not run by ctest. An optional argument sets the number of calls
+ * (default 2,000,000; a small count suits valgrind --tool=callgrind). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include <plateau/plateau.h>
@@ -13,7 +15,7 @@ static double now_s(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   struct pl_cluster c;
   struct pl_diag d;
   pl_diag_clear(&d);
@@ -21,7 +23,11 @@ int main(void) {
     fprintf(stderr, "%s\n", d.msg);
     return 1;
   }
-  const long n = 2000000;
+  const long n = argc > 1 ? atol(argv[1]) : 2000000;
+  if (n < 1) {
+    fprintf(stderr, "bench_coll: call count must be a positive integer\n");
+    return 2;
+  }
   double sink = 0.0, t0 = now_s();
   for (long i = 0; i < n; i++) {
     struct pl_group g = {8L << (i % 9), 8};

@@ -2,8 +2,12 @@
  * `trace analyze` on one thread, on the largest shipped trace and on a
  * generated trace of about 1 GB (written to /tmp at bench time, then removed).
  * Each measurement runs in its own child process so peak RSS is its own.
+ * With --ceiling, each file is also parsed by yajl alone (all callbacks empty,
+ * the same 256 KiB chunks, zlib's gzread for .gz): the speed the reader could
+ * reach if its own work cost nothing (docs/trace.md 8).
  *
- *   bench_trace [--gen-mb N] [FILE...]   (default: the shipped traces, then 1024 MB)
+ *   bench_trace [--ceiling] [--gen-mb N] [FILE...]   (default: shipped traces, then 1024 MB)
+ *   bench_trace --gen PATH MB    only write a generated trace (for callgrind)
  *
  * The generated trace repeats one step of a Kineto-like mix: per step 400
  * python_function frames, 200 cpu_ops, 100 launches with flows and 100 GPU
@@ -11,6 +15,7 @@
  * the shipped MI300 trace (2995 kernels in 56451 events). Memory grows with
  * GPU events (docs/trace.md 8), so it is reported per GPU event as well. */
 #define _POSIX_C_SOURCE 200809L
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +23,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <yajl/yajl_parse.h>
+#include <zlib.h>
 
 #include <plateau/plateau.h>
 
@@ -107,6 +115,56 @@ static int measure(const char *path) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+/* ---- the yajl ceiling ---- */
+
+static int cb_none(void *ctx) {
+  (void)ctx;
+  return 1;
+}
+static int cb_b(void *ctx, int b) {
+  (void)ctx, (void)b;
+  return 1;
+}
+static int cb_n(void *ctx, const char *s, size_t n) {
+  (void)ctx, (void)s, (void)n;
+  return 1;
+}
+static int cb_s(void *ctx, const unsigned char *s, size_t n) {
+  (void)ctx, (void)s, (void)n;
+  return 1;
+}
+
+/* In a child: parse path with yajl and empty callbacks, as the reader's chunks. */
+static int ceiling(const char *path) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    static const yajl_callbacks cbs = {cb_none, cb_b, NULL, NULL, cb_n, cb_s,
+                                       cb_none, cb_s, cb_none, cb_none, cb_none};
+    static unsigned char buf[256u << 10];
+    gzFile f = gzopen(path, "rb"); /* reads plain files as they are */
+    yajl_handle h = yajl_alloc(&cbs, NULL, buf);
+    if (f == NULL || h == NULL)
+      _exit(1);
+    yajl_config(h, yajl_dont_validate_strings, 1);
+    gzbuffer(f, 256u << 10);
+    double t0 = now_s(), bytes = 0;
+    int n;
+    while ((n = gzread(f, buf, sizeof buf)) > 0) {
+      if (yajl_parse(h, buf, (size_t)n) != yajl_status_ok)
+        _exit(1);
+      bytes += n;
+    }
+    double dt = now_s() - t0;
+    printf("%-60s %9.1f MB JSON %7.3f s %7.1f MB/s  (yajl with empty callbacks: the ceiling)\n",
+           path, bytes / 1e6, dt, bytes / 1e6 / dt);
+    fflush(stdout);
+    _exit(yajl_complete_parse(h) == yajl_status_ok ? 0 : 1);
+  }
+  int status = 1;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
 /* tests/data/traces/NAME, found from this source file's path (CMake passes
  * absolute paths to the compiler). */
 static const char *shipped(const char *name) {
@@ -121,20 +179,32 @@ static const char *shipped(const char *name) {
   return b;
 }
 
+static int both(const char *path, bool ceil) {
+  int rc = measure(path);
+  return ceil ? rc | ceiling(path) : rc;
+}
+
 int main(int argc, char **argv) {
   double gen_mb = 1024;
   int rc = 0, files = 0;
+  bool ceil = false;
+  if (argc == 4 && strcmp(argv[1], "--gen") == 0)
+    return generate(argv[2], atof(argv[3]));
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--gen-mb") == 0 && i + 1 < argc) {
       gen_mb = atof(argv[++i]);
       continue;
     }
-    rc |= measure(argv[i]);
+    if (strcmp(argv[i], "--ceiling") == 0) {
+      ceil = true;
+      continue;
+    }
+    rc |= both(argv[i], ceil);
     files++;
   }
   if (files == 0) {
-    rc |= measure(shipped("kineto2021_resnet50_worker0.json.gz"));
-    rc |= measure(shipped("tracelens_mi300_resnet_act_checkpoint.json.gz"));
+    rc |= both(shipped("kineto2021_resnet50_worker0.json.gz"), ceil);
+    rc |= both(shipped("tracelens_mi300_resnet_act_checkpoint.json.gz"), ceil);
   }
   if (gen_mb > 0) {
     const char *big = "/tmp/plateau_bench_trace.json";
@@ -143,7 +213,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench_trace: cannot write %s\n", big);
         return 1;
       }
-      rc |= measure(big);
+      rc |= both(big, ceil);
     }
     unlink(big);
   }

@@ -25,9 +25,16 @@ struct pl_gpu_efficiency {
   int64_t gemm_fp8_mamf_shape[3];
   int64_t gemm_tile_m;           /* output tile of the GEMM kernels, rows */
   int64_t gemm_tile_n;           /* output tile, columns */
+  double gemm_sustained_fraction; /* sustained (power-limited) / burst GEMM rate; 0 = not given,
+                                    the burst MAMF is used as is */
+  double gemm_tile_fixed_k;      /* per-tile cost outside the K loop (prologue, epilogue), in
+                                    K elements of BF16 mainloop; 0 = not given (none) */
   char attn_kernel[32];          /* "FlashAttention-2", "FlashAttention-3" */
   double attn_fwd_fraction;      /* attention forward rate / peak */
   double attn_bwd_fraction;      /* attention backward rate / peak */
+  double attn_triton_fwd_fraction; /* same for the Triton FlashAttention kernel (flash_attn_triton.py,
+                                    llm-foundry attn_impl triton); 0 = not given, use the above */
+  double attn_triton_bwd_fraction;
   double hbm_fraction;           /* achievable / datasheet HBM bandwidth */
   double kernel_overhead_s;      /* fixed cost of each kernel (launch gap, tail) */
   double overlap_slowdown;       /* compute time increase while NCCL kernels run */

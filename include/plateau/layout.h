@@ -62,6 +62,21 @@ struct pl_layout {
                               backward, not overlapped with it (Megatron-LM's
                               allreduce_gradients() before overlap_grad_reduce, 2023) */
   enum pl_kernels kernels; /* input: fused (default) or unfused element-wise kernels */
+  bool attention_triton;   /* input: FlashAttention runs as the Triton kernel (flash_attn_triton.py,
+                              llm-foundry attn_impl triton), timed with the GPU's triton fractions */
+  bool gather_no_prefetch; /* input: zero3 parameter all_gathers are not prefetched: a unit's
+                              gather starts after the previous unit's compute and its compute
+                              waits for it (DeepSpeed ZeRO-3 before PR #1188, June 2021: each
+                              all_gather called torch.cuda.synchronize()) */
+  bool zero1_grad_all_reduce; /* input: zero1 gradients are all_reduced over the whole
+                              data-parallel group, not reduce_scattered, before the sharded
+                              optimizer step (DeepSpeed's pipeline engine with BF16_Optimizer:
+                              runtime/pipe/engine.py _bf16_reduce_grads) */
+  bool fsdp_one_comm;      /* input: zero2/zero3 parameter all_gathers and gradient
+                              reduce_scatters share one NCCL communicator, so they run one at
+                              a time in issue order, a unit's backward prefetch gather before
+                              its reduce_scatter (PyTorch FSDP1 and FSDP2 by default: one
+                              process group; pytorch/pytorch #65299, #186335) */
 };
 
 /* Fill derived fields and defaults; reject what cannot run. */

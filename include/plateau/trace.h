@@ -68,9 +68,12 @@ struct pl_trace_rank {
   double idle_s;            /* span minus union of all GPU activity */
   double recompute_s;       /* compute launched by activation recomputation */
   double cpu_step_s;        /* mean ProfilerStep CPU duration of kept steps, 0 none */
-  int64_t gpu_events;       /* kernels + memcpy + memset in the trace */
-  int gpu_devices;          /* distinct pid values of GPU events (capped at 16); a
-                               rank's trace has 1, more are measured as one timeline */
+  int64_t gpu_events;       /* kernels + memcpy + memset in the trace (of gpu_pid if split) */
+  int gpu_devices;          /* distinct pid values of GPU events of the file (capped at
+                               16); a rank's trace has 1, more are split per pid */
+  int64_t gpu_pid;          /* -1, or when a file holds GPU events of several pids (one
+                               pid per stage in a predicted pp trace): this rank is the
+                               file's GPU events of this pid alone (docs/trace.md 8) */
   int64_t unlinked_events;  /* of which no CPU launch was found */
   int64_t json_bytes;       /* JSON bytes parsed (after gunzip) */
   struct pl_trace_coll *coll;

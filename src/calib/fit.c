@@ -10,11 +10,16 @@
  * (network hop latency, NIC bandwidth) when one spans nodes. The model is
  * the full tuner (pl_coll_time), so the fitted figures mean what the preset
  * figures mean. Objective: sum over rows of ((model - measured) / measured)^2,
- * so every size counts alike. Minimiser: Levenberg-Marquardt (Marquardt 1963)
- * with forward-difference Jacobians, from four starting (launch, floor)
- * pairs drawn from the smallest measured time, keeping the best. The
- * tuner switches algorithm and protocol with the parameters, so the objective
- * is only piecewise smooth; the restarts guard against the kinks. */
+ * so every size counts alike, plus a weak prior holding the floor at the
+ * fastest measured call below min_bytes when the fitted rows leave it free
+ * (floor_prior). Minimiser: Levenberg-Marquardt (Marquardt 1963)
+ * with forward-difference Jacobians from 40 starts (multistart), the best
+ * then polished by a coordinate search and a last run. The tuner switches
+ * algorithm and protocol with the parameters (ranked without pipeline fill,
+ * charged with it), so the objective is only piecewise smooth and steps
+ * where the choice flips; the restarts and the search cross them. A series
+ * spanning nodes with several ranks per node frees the NVLink figures too
+ * after the network is fitted (docs/collectives.md, "calibrate nccl"). */
 #include <plateau/alloc.h>
 #include <plateau/calib.h>
 
@@ -31,12 +36,19 @@
 #define MAX_ITER 200
 #define LOG_BOUND 4.6 /* factors within 1/100 .. 100 of the base */
 
+/* Weight of the floor prior against one row's relative error: a floor 10%
+ * away from the small-message plateau costs as much as one row 1% off, so
+ * rows that constrain the floor always win. */
+#define FLOOR_PRIOR_WEIGHT 0.1
+
 struct problem {
   const struct pl_cluster *base;
   const struct pl_calib_obs *obs;
   size_t n_obs;
   double min_bytes;
   bool active[N_PARAMS];
+  double floor_prior_s; /* fastest call below min_bytes, 0 = none (no prior) */
+  bool widen_intra;     /* a multi-node series has g > 1: NVLink is in it too */
 };
 
 static void apply(const struct problem *pb, const double *p, struct pl_cluster *c) {
@@ -77,7 +89,28 @@ static double residuals(const struct problem *pb, const double *p, double *r, si
   }
   if (count != NULL)
     *count = k;
+  if (pb->floor_prior_s > 0.0) { /* stored after the rows; not counted as a row */
+    double e = FLOOR_PRIOR_WEIGHT * (c.coll_floor_s - pb->floor_prior_s) / pb->floor_prior_s;
+    if (r != NULL)
+      r[k] = e;
+    ss += e * e;
+  }
   return ss;
+}
+
+/* The floor prior: nccl-tests' smallest sizes measure the per-call floor
+ * directly (the time no call goes under), so the fastest row below
+ * min_bytes is where the floor sits when the fitted rows do not pin it
+ * (e.g. an NVLS log, whose 25 us NVLS latency hides the floor at >= 1 MiB). */
+static double floor_prior(const struct problem *pb) {
+  double t = INFINITY;
+  for (size_t i = 0; i < pb->n_obs; i++)
+    for (size_t j = 0; j < pb->obs[i].series->n_rows; j++) {
+      const struct pl_nccl_row *row = &pb->obs[i].series->rows[j];
+      if (row->bytes > 0.0 && row->bytes < pb->min_bytes && row->time_s > 0.0)
+        t = fmin(t, row->time_s);
+    }
+  return isfinite(t) ? t : 0.0;
 }
 
 /* Solve a x = b (n <= N_PARAMS) by elimination with partial pivoting. */
@@ -198,6 +231,33 @@ static double floor_time(const struct problem *pb) {
   return t < 1e30 ? t : 0.0;
 }
 
+/* Coordinate search from p: each active parameter in turn tries steps of
+ * decreasing size either way and keeps any that lowers the cost. Steps are
+ * log factors for hop latencies and bandwidths and fractions of t0 for the
+ * launch and floor times. It crosses the steps in the objective that
+ * stall Levenberg-Marquardt (see multistart). */
+static double coord_search(const struct problem *pb, double *p, double t0, double cost) {
+  static const double steps[] = {0.5, 0.2, 0.08, 0.03, 0.01};
+  for (int pass = 0; pass < 2; pass++)
+    for (int k = 0; k < N_PARAMS; k++) {
+      if (!pb->active[k])
+        continue;
+      for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        for (int sign = -1; sign <= 1; sign += 2) {
+          double q[N_PARAMS];
+          memcpy(q, p, sizeof q);
+          q[k] += sign * steps[i] * (is_time(k) ? t0 : 1.0);
+          clamp(q);
+          double c = residuals(pb, q, NULL, NULL);
+          if (c < cost) {
+            cost = c;
+            memcpy(p, q, sizeof q);
+          }
+        }
+    }
+  return cost;
+}
+
 static enum pl_status setup(struct problem *pb, struct pl_calib_fit *fit, struct pl_diag *diag) {
   memset(fit, 0, sizeof *fit);
   pb->active[P_LAUNCH] = pb->active[P_FLOOR] = true;
@@ -212,6 +272,8 @@ static enum pl_status setup(struct problem *pb, struct pl_calib_fit *fit, struct
       return st;
     if (s->ranks == s->ranks_per_node && s->ranks > 1)
       fit->fit_intra = true;
+    if (s->ranks > s->ranks_per_node && s->ranks_per_node > 1)
+      pb->widen_intra = true;
     if (s->ranks > s->ranks_per_node)
       fit->fit_inter = true;
   }
@@ -241,10 +303,41 @@ static void report(const struct problem *pb, const double *p, const double *r, s
   fit->rms_rel_err = sqrt(ss / (double)m);
 }
 
+/* Levenberg-Marquardt from 40 starts, the best kept in best (returns its
+ * cost). (launch, floor) start as fractions of the smallest measured time;
+ * hop latencies at the base and e^(+-0.2), e^(+-0.4) of it; bandwidths at
+ * the base and 15% below it (a min() of two bandwidths is flat in the one
+ * that does not bind). The tuner ranks pairs without pipeline fill and
+ * charges them with it, so the objective steps where the choice flips, and
+ * one start can stall on a step. */
+static double multistart(const struct problem *pb, size_t mr, double *buf, double t0,
+                         double *best, struct pl_calib_fit *fit) {
+  static const double starts[4][2] = {{0.0, 0.0}, {0.5, 0.0}, {0.0, 0.9}, {0.3, 0.9}};
+  static const double lat_starts[5] = {0.0, 0.4, -0.4, 0.2, -0.2};
+  double best_cost = INFINITY;
+  for (int s = 0; s < 40; s++) {
+    double p[N_PARAMS] = {0};
+    p[P_LAUNCH] = starts[s % 4][0] * t0;
+    p[P_FLOOR] = starts[s % 4][1] * t0;
+    p[P_INTRA_LAT] = pb->active[P_INTRA_LAT] ? lat_starts[s / 4 % 5] : 0.0;
+    p[P_INTER_LAT] = pb->active[P_INTER_LAT] ? lat_starts[s / 4 % 5] : 0.0;
+    p[P_INTRA_BW] = pb->active[P_INTRA_BW] && s >= 20 ? -0.15 : 0.0;
+    p[P_INTER_BW] = pb->active[P_INTER_BW] && s >= 20 ? -0.15 : 0.0;
+    int iters = 0;
+    double cost = minimise(pb, p, mr, buf, buf + mr, buf + 2 * mr, &iters);
+    fit->iterations += iters;
+    if (cost < best_cost) {
+      best_cost = cost;
+      memcpy(best, p, N_PARAMS * sizeof *best);
+    }
+  }
+  return best_cost;
+}
+
 enum pl_status pl_calib_nccl(const struct pl_cluster *base, const struct pl_calib_obs *obs,
                              size_t n_obs, double min_bytes, struct pl_cluster *out,
                              struct pl_calib_fit *fit, struct pl_diag *diag) {
-  struct problem pb = {base, obs, n_obs, min_bytes, {false}};
+  struct problem pb = {base, obs, n_obs, min_bytes, {false}, 0.0, false};
   enum pl_status st = setup(&pb, fit, diag);
   if (st != PL_OK)
     return st;
@@ -255,23 +348,24 @@ enum pl_status pl_calib_nccl(const struct pl_cluster *base, const struct pl_cali
     return pl_diag_set(diag, PL_ERR_RANGE,
                        "only %zu result rows of at least %.0f bytes: too few to fit (need 4)", m,
                        min_bytes);
-  double *buf = pl_calloc((2 + N_PARAMS) * m, sizeof *buf);
+  pb.floor_prior_s = floor_prior(&pb);
+  size_t mr = m + (pb.floor_prior_s > 0.0 ? 1 : 0); /* residuals incl. the prior */
+  double *buf = pl_calloc((2 + N_PARAMS) * mr, sizeof *buf);
   if (buf == NULL)
     return pl_diag_set(diag, PL_ERR_NOMEM, "out of memory fitting %zu rows", m);
-  /* (launch, floor) starts as fractions of the smallest measured time. */
-  static const double starts[4][2] = {{0.0, 0.0}, {0.5, 0.0}, {0.0, 0.9}, {0.3, 0.9}};
-  double best[N_PARAMS] = {0}, best_cost = INFINITY, t0 = floor_time(&pb);
-  for (int s = 0; s < 4; s++) {
-    double p[N_PARAMS] = {0};
-    p[P_LAUNCH] = starts[s][0] * t0;
-    p[P_FLOOR] = starts[s][1] * t0;
+  double best[N_PARAMS] = {0}, t0 = floor_time(&pb);
+  double best_cost = multistart(&pb, mr, buf, t0, best, fit);
+  /* A multi-node series with several ranks per node also runs over NVLink
+   * (the chain of tree, the NVLS part of NVLS_TREE, every pipeline fill):
+   * once the network is fitted, free the NVLink figures too and polish,
+   * starting from the best so far so the cost can only fall. */
+  bool widen = pb.widen_intra && !fit->fit_intra;
+  if (widen)
+    pb.active[P_INTRA_LAT] = pb.active[P_INTRA_BW] = fit->fit_intra = true;
+  if (coord_search(&pb, best, t0, best_cost) < best_cost || widen) { /* then polish */
     int iters = 0;
-    double cost = minimise(&pb, p, m, buf, buf + m, buf + 2 * m, &iters);
+    minimise(&pb, best, mr, buf, buf + mr, buf + 2 * mr, &iters);
     fit->iterations += iters;
-    if (cost < best_cost) {
-      best_cost = cost;
-      memcpy(best, p, sizeof best);
-    }
   }
   residuals(&pb, best, buf, NULL);
   report(&pb, best, buf, m, out, fit);

@@ -85,6 +85,7 @@ struct validate_source {
   bool linear_bias;        /* every linear layer has a bias */
   bool dropout;            /* training applies dropout */
   bool eager_attention;    /* no FlashAttention in that software stack */
+  bool triton_attention;   /* FlashAttention as the Triton kernel (flash_attn_triton.py) */
   bool grad_reduce_after_backward; /* ddp/zero1 gradients reduced after the backward */
   bool unfused_kernels;    /* eager PyTorch element-wise kernels (layout.kernels) */
   bool sequence_parallel;  /* Megatron sequence parallelism available and used

@@ -11,8 +11,9 @@
  *     sources pad the vocabulary to a multiple of 128 tp (Megatron-LM
  *     --make-vocab-size-divisible-by 128, times tp).
  *   - hardware: the GPU string maps to a GPU preset and the DGX-class cluster
- *     whose fabric matches best (table below); a mismatch the string reveals
- *     (OmniPath, RoCE, DGX-2) is noted, never corrected.
+ *     whose fabric matches best (table below), or the cluster preset of a
+ *     fabric the string names (Omni-Path: jean-zay-a100); any other mismatch
+ *     the string reveals (RoCE, DGX-2) is noted, never corrected.
  *   - layout: tp, pp empty = 1 (noted); cp empty = 1 (context parallelism did
  *     not exist in these stacks); a stated dp must equal gpus / (tp pp cp).
  * Nothing here adjusts a prediction: only the run's description is built. */
@@ -198,13 +199,24 @@ static const struct hw_map {
     {{"v100", NULL}, "v100", "dgx-v100", NULL},
 };
 
+/* Fabric words in the GPU string that name a cluster with its own preset
+ * (a per-fabric constant, never a per-row one): that preset replaces the
+ * DGX-class default for the GPU. */
+static const struct {
+  const char *needle;
+  const char *gpu;
+  const char *cluster;
+} fabric_clusters[] = {
+    /* BLOOM on Jean Zay: 4 x 100 Gb/s Omni-Path per 8-GPU node */
+    {"omnipath", "a100-80g", "jean-zay-a100"},
+};
+
 /* Fabric words in the GPU string that the chosen cluster preset does not
  * describe: said, not corrected. */
 static const struct {
   const char *needle;
   const char *note;
 } fabric_notes[] = {
-    {"omnipath", "row's inter-node fabric is OmniPath; the preset's InfiniBand figures are used"},
     {"roce", "row's inter-node fabric is RoCE; the preset's InfiniBand figures are used"},
     {"dgx2", "DGX-2 (16 GPUs on NVSwitch) approximated by the preset's 8-GPU node"},
     {"mosaicml", "MosaicML platform fabric not stated; the preset's is used"},
@@ -220,9 +232,14 @@ static bool row_hardware(const struct validate_in *in, struct pl_cluster *c, str
       hw = &hw_maps[i];
   if (hw == NULL)
     return validate_skip(row, "gpu '%s' has no preset mapping", cell(in, "gpu"));
+  const char *cluster = hw->cluster;
+  for (size_t i = 0; i < sizeof fabric_clusters / sizeof fabric_clusters[0]; i++)
+    if (strstr(s, fabric_clusters[i].needle) != NULL &&
+        strcmp(hw->gpu, fabric_clusters[i].gpu) == 0)
+      cluster = fabric_clusters[i].cluster;
   struct pl_diag d;
   pl_diag_clear(&d);
-  enum pl_status st = pl_cluster_load(hw->cluster, c, &d);
+  enum pl_status st = pl_cluster_load(cluster, c, &d);
   if (st != PL_OK) {
     if (st == PL_ERR_NOMEM)
       *in->fatal = st;
@@ -237,7 +254,7 @@ static bool row_hardware(const struct validate_in *in, struct pl_cluster *c, str
     snprintf(c->gpu_name, sizeof c->gpu_name, "%s", hw->gpu);
   }
   snprintf(row->gpu, sizeof row->gpu, "%s", hw->gpu);
-  snprintf(row->cluster, sizeof row->cluster, "%s", hw->cluster);
+  snprintf(row->cluster, sizeof row->cluster, "%s", cluster);
   if (hw->note != NULL)
     validate_note(row, "%s", hw->note);
   for (size_t i = 0; i < sizeof fabric_notes / sizeof fabric_notes[0]; i++)
@@ -345,6 +362,7 @@ static bool layout_modes(const struct validate_source *src, const struct validat
   squash(cell(in, "precision"), p, sizeof p);
   l->dtype = strstr(p, "fp8") != NULL ? PL_DTYPE_FP8 : PL_DTYPE_BF16;
   l->eager_attention = src->eager_attention;
+  l->attention_triton = src->triton_attention;
   l->grad_reduce_after_backward = src->grad_reduce_after_backward;
   l->kernels = src->unfused_kernels ? PL_KERNELS_UNFUSED : PL_KERNELS_FUSED;
   return true;

@@ -86,6 +86,17 @@ static bool sc21_layout(const struct validate_in *in, struct pl_layout *l, struc
       !stated(in, "tp") && mp > 1)
     return validate_skip(row, "tp/pp split of model-parallel size %g not stated", mp);
   recompute_default(in, l, row, "Eq. 3 of the paper counts the recompute forward");
+  /* Table 2's DeepSpeed ZeRO-3 (released in DeepSpeed 0.3.13, March 2021, the
+   * version of the paper's April 2021 runs): each parameter all_gather called
+   * torch.cuda.synchronize(), so a gather neither overlapped the compute
+   * before it nor was prefetched (DeepSpeed PR #1188, June 2021: "the async
+   * version is not async at all, because each all_gather calls
+   * torch.cuda.synchronize()"). */
+  if (l->shard == PL_SHARD_ZERO3 && strstr(cell(in, "sharding"), "DeepSpeed") != NULL) {
+    l->gather_no_prefetch = true;
+    validate_note(row, "DeepSpeed ZeRO-3 of 2021: parameter all_gathers not prefetched "
+                       "(each synchronized the device, DeepSpeed PR #1188)");
+  }
   /* Table 1 ran the interleaved schedule without saying how many chunks:
    * the fewest that divide a stage's layers (the same rule as the step
    * model's own validation test, tests/unit/test_predict_validation.c). */
@@ -173,6 +184,22 @@ static bool mtnlg_measure(const struct validate_in *in, const struct pl_run *run
 
 /* ----------------------------------------------------------------- BLOOM */
 
+/* BLOOM's ZeRO-1 is DeepSpeed's BF16_Optimizer under the pipeline engine:
+ * the fp32 gradients it accumulates are all_reduced over the data-parallel
+ * group (runtime/pipe/engine.py _exec_reduce_grads -> _bf16_reduce_grads ->
+ * buffered_allreduce_fallback on optimizer.get_grads_for_reduction()), each
+ * rank then updates its partition and all_gathers the bf16 parameters
+ * (bf16_optimizer.py all_gather_dp_groups): twice the gradient traffic of a
+ * reduce_scatter. */
+static bool bloom_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  if (l->shard == PL_SHARD_ZERO1 && strstr(cell(in, "sharding"), "BF16_Optimizer") != NULL) {
+    l->zero1_grad_all_reduce = true;
+    validate_note(row, "DeepSpeed BF16_Optimizer: fp32 gradients all_reduced (pipeline engine "
+                       "_bf16_reduce_grads), then the bf16 parameters all_gathered");
+  }
+  return true;
+}
+
 /* Megatron-DeepSpeed's "TFLOPs" (bigscience math/README.md):
  * model_size_in_B * 4 * 2 * seq * GBS / (time * gpus * 1e3); the model size
  * is summed rank by rank, so the tied word embedding held by the first and
@@ -201,7 +228,18 @@ static bool llmfoundry_layout(const struct validate_in *in, struct pl_layout *l,
   if (strcmp(cell(in, "Activation CPUOffload"), "True") == 0)
     return validate_skip(row, "activation CPU offload is not modelled");
   if (strcmp(cell(in, "MP Mode"), "DEFAULT") == 0)
-    validate_note(row, "FSDP mixed precision DEFAULT reduces gradients in fp32; modelled in bf16");
+    validate_note(row, "FSDP mixed precision DEFAULT: gradients reduced in fp32, as modelled");
+  else if (strcmp(cell(in, "MP Mode"), "PURE") == 0)
+    validate_note(row, "FSDP mixed precision PURE reduces gradients in bf16; modelled in fp32");
+  /* PyTorch FSDP (FSDP1 here, Composer's FSDP wrapper) issues the parameter
+   * all_gathers and the gradient reduce_scatters on one process group, whose
+   * collectives run one at a time on one NCCL stream (pytorch/pytorch #65299:
+   * "it allows one process group to run single NCCL stream only, this is
+   * expected"); its post-backward hook prefetches the next unit's gather
+   * before reducing (torch/distributed/fsdp/_runtime_utils.py,
+   * _post_backward_hook: _post_backward_reshard, then _reduce_grad) */
+  if (l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3)
+    l->fsdp_one_comm = true;
   return true;
 }
 
@@ -284,16 +322,23 @@ static const struct validate_source sources[] = {
      .grad_reduce_after_backward = true,
      .sequence_parallel = false,
      .megatron_vocab_pad = true,
+     .layout = bloom_layout,
      .measure = bloom_measure},
     {.key = "llmfoundry",
      .match = "mosaicml/llm-foundry",
      .family = "MPT (llm-foundry mpt-*.yaml): GELU MLP, ALiBi, LayerNorm, no biases, tied "
-               "embeddings, no dropout, FlashAttention (attn_impl triton), eager PyTorch "
+               "embeddings, no dropout, Triton FlashAttention (attn_impl triton), eager PyTorch "
                "element-wise kernels",
      .pos = PL_POS_ALIBI,
      .linear_bias = false,
      .dropout = false,
      .eager_attention = false,
+     /* ALiBi ran in the Triton FlashAttention (llmfoundry/models/layers/flash_attn_triton.py):
+      * "the current default attention implementation when using ALiBi" until FlashAttention-2
+      * gained ALiBi (flash-attn 2.4, 2023-12-23; llm-foundry PR #820 opened that day). The
+      * H100 tables were added by PR #543 (reviewed 2023-10-18), the A100 ones before, and
+      * submit_benchmarks.py's --attn_impl default was 'triton' in the 2023 versions */
+     .triton_attention = true,
      /* Composer MPT modules (llm-foundry models/mpt, layers/blocks.py): F.layer_norm
       * (low_precision_layernorm, set by submit_benchmarks.py), nn.GELU, residual adds
       * as separate PyTorch ops; no Megatron/TE fused kernels */

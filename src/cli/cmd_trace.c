@@ -183,6 +183,10 @@ static void json_rank(struct pl_emit *e, const struct pl_trace_rank *r) {
   pl_emit_num(e, "cpu_step_s", r->cpu_step_s);
   pl_emit_int(e, "gpu_events", r->gpu_events);
   pl_emit_int(e, "gpu_devices", r->gpu_devices);
+  if (r->gpu_pid >= 0)
+    pl_emit_int(e, "gpu_pid", r->gpu_pid);
+  else
+    pl_emit_null(e, "gpu_pid");
   pl_emit_int(e, "unlinked_gpu_events", r->unlinked_events);
   json_coll(e, r->coll, r->n_coll);
   pl_emit_obj_end(e);
@@ -221,8 +225,17 @@ static void json_across(struct pl_emit *e, const struct pl_trace_set *s) {
   pl_emit_obj_end(e);
 }
 
+/* Files in the set: ranks split from one file (one per GPU pid) are adjacent
+ * and share its path. */
+static int n_files(const struct pl_trace_set *s) {
+  int n = 0;
+  for (int i = 0; i < s->n_ranks; i++)
+    n += i == 0 || s->ranks[i].file != s->ranks[i - 1].file;
+  return n;
+}
+
 static void json_set_head(struct pl_emit *e, const struct pl_trace_set *s) {
-  pl_emit_int(e, "files", s->n_ranks);
+  pl_emit_int(e, "files", n_files(s));
   if (s->world_size > 0)
     pl_emit_int(e, "world_size", s->world_size);
   else
@@ -261,7 +274,7 @@ static int print_json(const struct pl_trace_set *s, const struct perf *p) {
 
 static int print_csv(const struct pl_trace_set *s) {
   printf("rank,file,steps,span_s,compute_s,comm_s,overlapped_comm_s,exposed_comm_s,memory_s,"
-         "exposed_memory_s,idle_s,recompute_s\n");
+         "exposed_memory_s,idle_s,recompute_s,gpu_pid\n");
   for (int i = 0; i < s->n_ranks; i++) {
     const struct pl_trace_rank *r = &s->ranks[i];
     double v[] = {r->span_s,        r->compute_s, r->comm_s,           r->overlapped_comm_s,
@@ -273,6 +286,10 @@ static int print_csv(const struct pl_trace_set *s) {
       pl_fmt_double(b, sizeof b, v[k]);
       printf(",%s", b);
     }
+    if (r->gpu_pid >= 0)
+      printf(",%lld", (long long)r->gpu_pid);
+    else
+      printf(",");
     printf("\n");
   }
   return 0;
@@ -317,7 +334,10 @@ static void text_ranks(const struct pl_trace_set *s) {
       pl_fmt_seconds(b, sizeof b, v[k]);
       printf(" %10s", r->has_gpu || k == 0 ? b : "-");
     }
-    printf("  %s%s\n", r->file, r->has_gpu ? "" : "  (CPU only)");
+    if (r->gpu_pid >= 0)
+      printf("  %s (pid %lld)\n", r->file, (long long)r->gpu_pid);
+    else
+      printf("  %s%s\n", r->file, r->has_gpu ? "" : "  (CPU only)");
   }
 }
 
@@ -341,9 +361,9 @@ static void text_notes(const struct pl_trace_set *s) {
       printf("note: %s has no ProfilerStep; the whole trace is one window\n", r->file);
     if (r->last_dropped)
       printf("note: %s: last step cut short by the profiler, dropped\n", r->file);
-    if (r->gpu_devices > 1)
-      printf("note: %s: GPU events of %d%s devices (pid) in one file, measured as one rank's "
-             "timeline\n",
+    if (r->gpu_devices > 1 && (i == 0 || r->file != s->ranks[i - 1].file))
+      printf("note: %s: GPU events of %d%s devices (pid) in one file, measured as one rank "
+             "per pid over the file's steps\n",
              r->file, r->gpu_devices, r->gpu_devices >= 16 ? " or more" : "");
   }
 }
@@ -360,7 +380,10 @@ static void text_perf(const struct perf *p) {
 
 static int print_text(const struct pl_trace_set *s, const struct perf *p) {
   const struct pl_trace_rank *r0 = &s->ranks[0];
-  printf("%d trace file%s", s->n_ranks, s->n_ranks == 1 ? "" : "s");
+  int nf = n_files(s);
+  printf("%d trace file%s", nf, nf == 1 ? "" : "s");
+  if (nf != s->n_ranks)
+    printf(" (%d ranks: one per GPU pid)", s->n_ranks);
   if (s->world_size > 0)
     printf(", world size %lld", (long long)s->world_size);
   printf("%s%s\n", r0->device[0] ? ", " : "", r0->device);

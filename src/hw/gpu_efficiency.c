@@ -7,11 +7,14 @@
  *     "gemm": {
  *       "mamf": {"value": "794.5 TFLOP/s", "shape": "2048x2048x13312", "source": "..."},
  *       "mamf_fp8": {... optional ...},
- *       "tile": {"value": "128x256", "source": "..."}
+ *       "tile": {"value": "128x256", "source": "..."},
+ *       "sustained_fraction": {"value": 0.887, "source": "..."}  (optional)
+ *       "tile_fixed_k": {"value": 170, "source": "..."}  (optional)
  *     },
  *     "attention": {"kernel": "FlashAttention-2",
  *                   "fwd_fraction": {"value": 0.35, "source": "..."},
- *                   "bwd_fraction": {"value": 0.30, "source": "..."}},
+ *                   "bwd_fraction": {"value": 0.30, "source": "..."},
+ *                   "triton": {"fwd_fraction": {...}, "bwd_fraction": {...}}  (optional)},
  *     "hbm_fraction": {"value": 0.9, "source": "..."},
  *     "kernel_overhead": {"value": "2 us", "source": "..."},
  *     "overlap_slowdown": {"value": 0.189, "source": "..."},
@@ -120,6 +123,26 @@ static enum pl_status mamf(yajl_val gemm, const char *key, bool required, const 
   return st;
 }
 
+/* "tile_fixed_k": a number of K elements in [0, 65536]. */
+static enum pl_status tile_fixed_k(yajl_val g, const char *origin, double *out,
+                                   struct pl_diag *diag) {
+  yajl_val v = NULL;
+  enum pl_status st = entry(g, "tile_fixed_k", origin, &v, diag);
+  if (st != PL_OK)
+    return st;
+  yajl_val x = base_json_get(v, "value");
+  if (x == NULL || !YAJL_IS_NUMBER(x))
+    return pl_diag_set(diag, PL_ERR_PARSE,
+                       "%s: efficiency field 'tile_fixed_k': \"value\" must be a number", origin);
+  double d = YAJL_GET_DOUBLE(x);
+  if (!(d >= 0 && d <= 65536))
+    return pl_diag_set(diag, PL_ERR_RANGE,
+                       "%s: efficiency field 'tile_fixed_k': %g is outside [0, 65536] K elements",
+                       origin, d);
+  *out = d;
+  return PL_OK;
+}
+
 static enum pl_status gemm_part(yajl_val eff, const char *origin, struct pl_gpu_efficiency *e,
                                 struct pl_diag *diag) {
   yajl_val g = base_json_get(eff, "gemm");
@@ -138,6 +161,17 @@ static enum pl_status gemm_part(yajl_val eff, const char *origin, struct pl_gpu_
     st = dims_field(t, "value", 2, tile, origin, "tile", diag);
   e->gemm_tile_m = tile[0];
   e->gemm_tile_n = tile[1];
+  /* optional: the rate a GEMM sustains at the power limit, as a fraction of the burst MAMF */
+  if (st == PL_OK && base_json_get(g, "sustained_fraction") != NULL)
+    st = fraction(g, "sustained_fraction", origin, &e->gemm_sustained_fraction, diag);
+  if (st == PL_OK && !(e->gemm_sustained_fraction <= 1.0))
+    st = pl_diag_set(diag, PL_ERR_RANGE,
+                     "%s: efficiency field 'sustained_fraction': %g is above 1 (a sustained rate "
+                     "cannot beat the burst it is a fraction of)",
+                     origin, e->gemm_sustained_fraction);
+  /* optional: each output tile's cost outside its K loop, in K elements */
+  if (st == PL_OK && base_json_get(g, "tile_fixed_k") != NULL)
+    st = tile_fixed_k(g, origin, &e->gemm_tile_fixed_k, diag);
   return st;
 }
 
@@ -153,6 +187,17 @@ static enum pl_status attention_part(yajl_val eff, const char *origin, struct pl
     st = fraction(a, "fwd_fraction", origin, &e->attn_fwd_fraction, diag);
   if (st == PL_OK)
     st = fraction(a, "bwd_fraction", origin, &e->attn_bwd_fraction, diag);
+  /* optional: the Triton FlashAttention kernel, same two fractions */
+  yajl_val t = base_json_get(a, "triton");
+  if (st == PL_OK && t != NULL && !YAJL_IS_OBJECT(t))
+    st = pl_diag_set(diag, PL_ERR_PARSE,
+                     "%s: efficiency field 'attention.triton' must be an object with "
+                     "\"fwd_fraction\" and \"bwd_fraction\"",
+                     origin);
+  if (st == PL_OK && t != NULL)
+    st = fraction(t, "fwd_fraction", origin, &e->attn_triton_fwd_fraction, diag);
+  if (st == PL_OK && t != NULL)
+    st = fraction(t, "bwd_fraction", origin, &e->attn_triton_bwd_fraction, diag);
   return st;
 }
 

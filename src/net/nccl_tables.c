@@ -92,6 +92,24 @@ double net_tree_correction(enum pl_coll_proto p, double bytes) {
 
 double net_nvls_efficiency(enum net_arch a) { return nvls_eff[a]; }
 
+/* Ring chunk = buffSizes[proto] / NCCL_STEPS (8) x chunkSteps (src/enqueue.cc
+ * calcCollChunking). Default buffers (src/init.cc, src/include/device.h):
+ * Simple NCCL_BUFFSIZE 4 MiB with ALLREDUCE/ALLGATHER_CHUNKSTEPS = 4, so
+ * 2 MiB; LL 8 lines x 512 threads x 8 steps x 16 B = 512 KiB, 64 KiB a step,
+ * halved for the flags; LL128 120 x 640 x 8 x 8 B = 4.92 MB, 614,400 B a
+ * step, x 15/16 data. */
+double net_ring_chunk_bytes(const struct net_ctx *x, enum pl_coll_proto p) {
+  switch (p) {
+  case PL_PROTO_LL: return 32768.0;
+  case PL_PROTO_LL128: return 576000.0;
+  default: return 2097152.0 * x->buff_scale;
+  }
+}
+
+double net_tree_chunk_bytes(const struct net_ctx *x, enum pl_coll_proto p) {
+  return p == PL_PROTO_SIMPLE ? 524288.0 * x->buff_scale : net_ring_chunk_bytes(x, p);
+}
+
 /* getNetOverhead(): 1 us on Intel hosts, 2 us on AMD, 1 us otherwise. */
 double net_cpu_overhead_s(const char *cpu_vendor) {
   return strcmp(cpu_vendor, "amd") == 0 ? 2.0 * US : 1.0 * US;

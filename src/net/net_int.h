@@ -39,22 +39,35 @@ struct net_ctx {
   double lat_scale[NET_HW_N]; /* cluster latency / NCCL's Ring-Simple entry, per link kind */
   double net_overhead_s;    /* NCCL getNetOverhead(): per network post */
   double channels;          /* NCCL coll channels */
+  double fill_channels;     /* channels this group's ring/tree pipelines run on (tuner.c) */
   bool ll128;               /* LL128 enabled (NCCL's default rules) */
+  bool proto_on[PL_PROTO_N];/* protocols the system's NCCL setup allows (tuner.c) */
+  double buff_scale;        /* NCCL_BUFFSIZE / its 4 MiB default (Simple chunks scale with it) */
+  double nvls_chunk;        /* NCCL_NVLS_CHUNKSIZE in effect (bytes) */
+  double nvls_tree_max_chunk; /* NCCL_NVLSTREE_MAX_CHUNKSIZE in effect (bytes) */
   bool nvls;                /* NVLS usable by this group */
   double nvls_eff;          /* NCCL nvlsEfficiency[arch] */
 };
 
-/* One algorithm: the time of one call under a protocol, or a negative value
- * when it cannot run (op, protocol or cluster not supported). */
+/* One algorithm: time_s is NCCL's cost model of one call under a protocol,
+ * or a negative value when it cannot run (op, protocol or cluster not
+ * supported); the tuner ranks on it, as NCCL does. fill_s (NULL: none) is
+ * the pipeline fill NCCL's model leaves out, added to the chosen pair only
+ * (docs/collectives.md, "Pipeline fill"). */
 struct net_algo {
   enum pl_coll_algo algo;
   double (*time_s)(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
+  double (*fill_s)(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
 };
 
 double net_ring_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
+double net_ring_fill_s(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
 double net_tree_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
+double net_tree_fill_s(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
 double net_nvls_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
+double net_nvls_fill_s(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
 double net_nvls_tree_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
+double net_nvls_tree_fill_s(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
 double net_p2p_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
 
 /* NCCL constants (nccl_tables.c). Latencies in seconds, bandwidths in bytes/s. */
@@ -72,6 +85,13 @@ double net_tree_correction(enum pl_coll_proto p, double bytes);
 double net_nvls_efficiency(enum net_arch a);
 double net_cpu_overhead_s(const char *cpu_vendor);
 
+/* Largest data chunk of one ring step per channel, by protocol (NCCL
+ * calcCollChunking: buffSize / NCCL_STEPS x chunkSteps; LL carries half its
+ * line, LL128 15 of 16 words). */
+double net_ring_chunk_bytes(const struct net_ctx *x, enum pl_coll_proto p);
+/* Same for tree (chunkSteps 1): one buffer step. */
+double net_tree_chunk_bytes(const struct net_ctx *x, enum pl_coll_proto p);
+
 /* floor(log2(v)) for v >= 1, as NCCL's log2i. */
 int net_log2i(int64_t v);
 
@@ -85,6 +105,6 @@ int net_log2i(int64_t v);
 #define NET_NVLS_CHUNK_BYTES 131072.0
 /* NVLS chunk size NCCL uses for a message of `bytes` over `streams`
  * concurrent (channel, head) pairs (src/enqueue.cc calcCollChunking). */
-double net_nvls_chunk_bytes(double bytes, double streams);
+double net_nvls_chunk_bytes(const struct net_ctx *x, double bytes, double streams);
 
 #endif

@@ -11,26 +11,35 @@
  * selection model scales differently (bwIntra x eff x 2 for all_reduce,
  * capped by bwInter): we keep its efficiency but not that form, which
  * under-predicts the measured NVLS all_reduce on H100 by ~25%.
- * Latency: hwLat[NVLINK][NVLS][Simple] = 25 us, no base latency. Across nodes
+ * Latency: hwLat[NVLINK][NVLS][Simple] = 25 us, no base latency; NCCL charges
+ * it once per call (latencies[NVLS] = intraLat), so it is an algorithm
+ * constant like baseLat and is not rescaled by the cluster's (possibly
+ * fitted) NVLink hop latency (docs/collectives.md, section 1). Across nodes
  * NVLS needs in-network reduction (SHARP/CollNet), which plateau does not
  * model: multi-node groups use NVLS_TREE (nvls_tree.c) instead.
  *
  * Chunk ramp (docs/collectives.md, "NVLS chunks"): NCCL splits an NVLS call
  * over nvlsChannels x nHeads concurrent streams (16 x g on one H100 node) and
  * picks the chunk size from the message (src/enqueue.cc calcCollChunking,
- * NCCL 2.19-2.28): NCCL_NVLS_CHUNKSIZE = 128 KiB, cut to 64 KiB below
- * 64 x streams x chunk bytes, 32 KiB below 8 x, 16 KiB below 2 x. On H100
+ * NCCL 2.19-2.28): NCCL_NVLS_CHUNKSIZE = 128 KiB (512 KiB where the
+ * aws-ofi-nccl plugin sets it, tuner.c), at most one buffer step, cut to
+ * 64 KiB below 64 x streams x chunk bytes, 32 KiB below 8 x, 16 KiB below
+ * 2 x. On H100 with the defaults
  * that means 64 KiB chunks up to 1 GiB: every loop (one chunk on every
  * stream) is a step the GPUs synchronise on through the switch. plateau
  * charges each loop one NVLink step latency (the cluster's intra latency,
  * NCCL's hwLat[NVLINK][Ring][Simple] = 3.4 us in presets), the same per-step
- * cost NCCL's ring model charges; nothing is fitted to a log. */
+ * cost NCCL's ring model charges; nothing is fitted to a log.
+ * net_nvls_fill_s adds the pipeline fill: one loop at algbw
+ * (docs/collectives.md, "Pipeline fill"). */
 #include "net/net_int.h"
 
 #include <math.h>
 
-double net_nvls_chunk_bytes(double bytes, double streams) {
-  double chunk = NET_NVLS_CHUNK_BYTES;
+double net_nvls_chunk_bytes(const struct net_ctx *x, double bytes, double streams) {
+  /* stepSize (NCCL_BUFFSIZE / NCCL_STEPS, chunkSteps 1) capped by
+   * NCCL_NVLS_CHUNKSIZE; then the size cuts */
+  double chunk = fmin(524288.0 * x->buff_scale, x->nvls_chunk);
   if (bytes < 64.0 * streams * chunk && chunk > 65536.0)
     chunk = 65536.0;
   if (bytes < 8.0 * streams * chunk && chunk > 32768.0)
@@ -43,8 +52,22 @@ double net_nvls_chunk_bytes(double bytes, double streams) {
 /* Loops of one chunk per stream, each paying one NVLink step latency. */
 static double nvls_chunk_lat_s(const struct net_ctx *x, double bytes) {
   double streams = NET_NVLS_CHANNELS * (double)x->g;
-  double loops = ceil(bytes / (streams * net_nvls_chunk_bytes(bytes, streams)));
+  double loops = ceil(bytes / (streams * net_nvls_chunk_bytes(x, bytes, streams)));
   return loops * net_hw_lat_table_s(x->intra_hw, NET_T_RING, PL_PROTO_SIMPLE);
+}
+
+static double nvls_algbw(const struct net_ctx *x) {
+  double b = x->b_intra * x->nvls_eff;
+  return x->op == PL_COLL_ALL_REDUCE ? b * (double)x->n / (double)(x->n + 1) : b;
+}
+
+/* Pipeline fill: one loop (a chunk on every stream, at most the message)
+ * crosses the kernel's stages before the last loop can finish
+ * (docs/collectives.md, "Pipeline fill"). */
+double net_nvls_fill_s(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
+  (void)p; /* Simple only */
+  double streams = NET_NVLS_CHANNELS * (double)x->g;
+  return fmin(bytes, streams * net_nvls_chunk_bytes(x, bytes, streams)) / nvls_algbw(x);
 }
 
 double net_nvls_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
@@ -58,5 +81,5 @@ double net_nvls_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes
   case PL_COLL_REDUCE_SCATTER: algbw = b; break;
   default: return -1.0;
   }
-  return net_hop_lat_s(x, x->intra_hw, NET_T_NVLS, p) + nvls_chunk_lat_s(x, bytes) + bytes / algbw;
+  return net_hw_lat_table_s(x->intra_hw, NET_T_NVLS, p) + nvls_chunk_lat_s(x, bytes) + bytes / algbw;
 }

@@ -7,10 +7,48 @@
  * or 2S (more) per direction over the node's NICs; the slower bounds.
  * NCCL's per-channel cap perChMaxNVLSTreeBws x 16 NVLS channels (a busBw)
  * applies. Latency: NCCL 2.28, hwLat[NVLINK][NVLSTree] + 2 log2i(m)
- * hwLat[NET][NVLSTree] (25 us + 2 log2(m) x 14 us). */
+ * hwLat[NET][NVLSTree] (25 us + 2 log2(m) x 14 us); the 25 us is per call
+ * and stays NCCL's table value, the network hops scale with the cluster's
+ * inter latency (docs/collectives.md, section 1).
+ * net_nvls_tree_fill_s adds the pipeline fill NCCL's model leaves out: one
+ * loop of NCCL's NVLS_TREE chunks through NVLS, the tree and NVLS again
+ * (docs/collectives.md, "Pipeline fill"). */
 #include "net/net_int.h"
 
 #include <math.h>
+
+/* NVLS_TREE chunk (NCCL 2.27-2.28 src/enqueue.cc calcCollChunking): start
+ * at NCCL_NVLS_CHUNKSIZE (128 KiB by default), capped by
+ * NCCL_NVLSTREE_MAX_CHUNKSIZE (default: 64 KiB on >= 4 nodes, else no cap;
+ * the aws-ofi-nccl plugin sets both to 512 KiB on P5, tuner.c), then cut
+ * to 256 KiB below 32 x ops x chunk bytes, 128 KiB below 16 x, 64 KiB
+ * below 4 x and 32 KiB below 1 x, ops = nvls channels x heads. */
+static double nvls_tree_chunk_bytes(const struct net_ctx *x, double bytes, double ops) {
+  double chunk = fmin(x->nvls_chunk, x->nvls_tree_max_chunk);
+  if (bytes < 32.0 * ops * chunk && chunk > 262144.0)
+    chunk = 262144.0;
+  if (bytes < 16.0 * ops * chunk && chunk > 131072.0)
+    chunk = 131072.0;
+  if (bytes < 4.0 * ops * chunk && chunk > 65536.0)
+    chunk = 65536.0;
+  if (bytes < ops * chunk && chunk > 32768.0)
+    chunk = 32768.0;
+  return chunk;
+}
+
+/* Pipeline fill (docs/collectives.md, "Pipeline fill"): one loop (a chunk
+ * on each of the ops streams, at most the message) crosses the NVLS
+ * reduce-scatter, log2(m) network hops up, log2(m) down and the NVLS
+ * multicast; fill = the sum of those stage times less the slowest. */
+double net_nvls_tree_fill_s(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
+  (void)p; /* Simple only */
+  double ops = NET_NVLS_CHANNELS * (double)x->g;
+  double loop = fmin(bytes, ops * nvls_tree_chunk_bytes(x, bytes, ops));
+  double t_nvls = loop / (x->b_intra * x->nvls_eff);
+  double t_net = loop / x->b_net_node;
+  double sum = 2.0 * t_nvls + 2.0 * (double)net_log2i(x->m) * t_net;
+  return sum - fmax(t_nvls, t_net);
+}
 
 double net_nvls_tree_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
   if (p != PL_PROTO_SIMPLE || !x->nvls || x->m < 2 || x->op != PL_COLL_ALL_REDUCE)
@@ -21,7 +59,7 @@ double net_nvls_tree_time(const struct net_ctx *x, enum pl_coll_proto p, double 
   double cap = net_nvls_tree_cap(x);
   if (cap > 0.0) /* a busBw cap; algbw = busBw n / (2(n-1)) */
     algbw = fmin(algbw, cap * (double)x->n / (2.0 * (double)(x->n - 1)));
-  double lat = net_hop_lat_s(x, x->intra_hw, NET_T_NVLS_TREE, p) +
+  double lat = net_hw_lat_table_s(x->intra_hw, NET_T_NVLS_TREE, p) +
                2.0 * (double)net_log2i(x->m) * net_hop_lat_s(x, NET_HW_NET, NET_T_NVLS_TREE, p);
   return lat + bytes / algbw;
 }

@@ -10,7 +10,8 @@
  * NCCL has no tuning-table entry for P2P; plateau takes the Ring rows: base
  * latency + one hop of the farthest link kind, plus NCCL's per-post network
  * overhead (getNetOverhead) for each remote peer of all_to_all. Protocol: LL
- * up to NCCL_P2P_LL_THRESHOLD (16 KiB) per peer, Simple above. */
+ * up to NCCL_P2P_LL_THRESHOLD (16 KiB) per peer where LL is allowed, Simple
+ * above. */
 #include "net/net_int.h"
 
 #include <math.h>
@@ -52,7 +53,7 @@ double net_p2p_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes)
   if (p == PL_PROTO_LL128)
     return -1.0;
   double per_peer = x->op == PL_COLL_ALL_TO_ALL ? bytes / (double)x->n : bytes;
-  bool ll = per_peer <= NET_P2P_LL_THRESHOLD;
+  bool ll = per_peer <= NET_P2P_LL_THRESHOLD && x->proto_on[PL_PROTO_LL];
   if ((p == PL_PROTO_LL) != ll)
     return -1.0;
   if (x->op == PL_COLL_SEND_RECV)

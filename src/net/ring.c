@@ -13,7 +13,9 @@
  * (docs/collectives.md, "Ring"). Protocol refinements are NCCL's: LL moves
  * half the bytes it sends (busBw x 0.5, capped by llMaxBw), LL128 120 of 128
  * (x 0.92, capped per channel), Simple all. Multi-node all_reduce with Simple
- * pays NCCL's "plateau" latency factor (1.4 on Ampere+, 1.9 before). */
+ * pays NCCL's "plateau" latency factor (1.4 on Ampere+, 1.9 before).
+ * net_ring_fill_s adds the pipeline fill NCCL's model leaves out: one chunk
+ * per channel (docs/collectives.md, "Pipeline fill"). */
 #include "net/net_int.h"
 
 #include <math.h>
@@ -64,6 +66,21 @@ static double ring_latency(const struct net_ctx *x, enum pl_coll_proto p, int64_
   if (plateau)
     lat *= x->arch < NET_ARCH_AMPERE ? 1.9 : 1.4;
   return lat;
+}
+
+/* Pipeline fill (docs/collectives.md, "Pipeline fill"): one chunk per
+ * channel, at the channel's share of busBw, once a step forwards what the
+ * previous step received (nsteps >= 2). The chunk is NCCL's
+ * (calcCollChunking: stepSize x chunkSteps, cut to the call's per-channel,
+ * per-rank share when one loop covers the call), so the term grows with the
+ * message until the chunk reaches its maximum: on one loop it is one more
+ * step, S / (n busBw). */
+double net_ring_fill_s(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
+  if (ring_steps(x->op, x->n) < 2)
+    return 0.0;
+  double nc = x->fill_channels;
+  double chunk = fmin(net_ring_chunk_bytes(x, p), bytes / (nc * (double)x->n));
+  return chunk * nc / ring_bus_bw(x, p);
 }
 
 double net_ring_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {

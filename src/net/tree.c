@@ -12,7 +12,10 @@
  * NCCL assumes; between nodes a double binary tree sends and receives 2S per
  * node for S bytes (interior in one tree, leaf in the other), but only S when
  * there are two nodes (each is the other's only child). The network bound is
- * therefore 2 x (node NICs) on two nodes and 1 x beyond. */
+ * therefore 2 x (node NICs) on two nodes and 1 x beyond.
+ * net_tree_fill_s adds the pipeline fill NCCL's model leaves out: a chunk
+ * round through the chain and the tree, up and down (docs/collectives.md,
+ * "Pipeline fill"). */
 #include "net/net_int.h"
 
 #include <math.h>
@@ -26,6 +29,36 @@ static double tree_bus_bw(const struct net_ctx *x, enum pl_coll_proto p) {
   if (p == PL_PROTO_LL128)
     return fmin(bw * (x->m == 1 ? 7.0 / 9.0 : 120.0 / 128.0), net_tree_ll128_cap(x));
   return bw;
+}
+
+/* Pipeline fill (docs/collectives.md, "Pipeline fill"): a chunk climbs the
+ * chain and the inter-node tree and comes back down, 2(g-1) NVLink stages
+ * and 2 log2(m) network stages; the last chunk leaves the first stage after
+ * bytes / algbw, and then still crosses the others: fill = the sum of the
+ * stage times less the slowest. The chunk is NCCL's per channel
+ * (stepSize: NCCL_BUFFSIZE / NCCL_STEPS, chunkSteps 1 for tree; at most the
+ * call's share of a channel), each stage moving it at its link's
+ * per-channel rate. */
+static double tree_chunk_bytes(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
+  double chunk = net_tree_chunk_bytes(x, p);
+  if (p == PL_PROTO_LL128) { /* NCCL 2.28 calcCollChunking, tree LL128 branch */
+    double ppn = (double)x->g;
+    double steps = 1.0 + (double)net_log2i(x->m) + 0.1 * ppn;
+    while (floor(bytes / (x->fill_channels * chunk)) < steps * 64.0 / ppn && chunk > 131072.0)
+      chunk /= 2.0;
+    while (floor(bytes / (x->fill_channels * chunk)) < steps * 16.0 / ppn && chunk > 32768.0)
+      chunk /= 2.0;
+  }
+  return fmin(chunk, bytes / x->fill_channels);
+}
+
+double net_tree_fill_s(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
+  double chunk = tree_chunk_bytes(x, p, bytes) * x->fill_channels;
+  double t_nv = x->g > 1 ? chunk / x->b_intra : 0.0; /* no NVLink stage with g = 1 */
+  double t_net = x->m > 1 ? chunk / (x->b_net_node * (x->m == 2 ? 2.0 : 1.0)) : 0.0;
+  double hops = (double)net_log2i(x->m);
+  double sum = 2.0 * ((double)(x->g - 1) * t_nv + hops * t_net);
+  return sum - fmax(x->g > 1 ? t_nv : 0.0, t_net);
 }
 
 double net_tree_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {

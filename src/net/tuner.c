@@ -1,11 +1,14 @@
 /* tuner.c: pl_coll_time. Builds the per-call context from the cluster and the
  * group, then, like NCCL's tuner (src/enqueue.cc topoGetAlgoInfo over
- * src/graph/tuning.cc's tables), evaluates every enabled (algorithm,
- * protocol) pair and keeps the fastest. Which pairs are enabled follows
+ * src/graph/tuning.cc's tables), costs every enabled (algorithm, protocol)
+ * pair with NCCL's model and keeps the cheapest, which is then charged with
+ * its pipeline fill (a term NCCL's model lacks; docs/collectives.md,
+ * "Pipeline fill" and "The tuner"). Which pairs are enabled follows
  * tuning.cc: tree only for all_reduce; NVLS only on NVLS switches, on one
  * node, Simple only; NVLS_TREE for all_reduce across nodes on NVLS nodes;
- * LL128 on NVLink-class fabrics. Nothing is allocated: the step simulator
- * calls this millions of times. */
+ * LL128 on NVLink-class fabrics; plus the protocol and buffer settings
+ * the cloud fabrics prescribe (nccl_setup). Nothing is allocated: the step
+ * simulator calls this millions of times. */
 #include <plateau/coll.h>
 
 #include <math.h>
@@ -13,10 +16,13 @@
 
 #include "net/net_int.h"
 
+/* p2p has no fill: one message per peer, nothing pipelined. */
 static const struct net_algo algos[] = {
-    {PL_ALGO_RING, net_ring_time},           {PL_ALGO_TREE, net_tree_time},
-    {PL_ALGO_NVLS, net_nvls_time},           {PL_ALGO_NVLS_TREE, net_nvls_tree_time},
-    {PL_ALGO_P2P, net_p2p_time},
+    {PL_ALGO_RING, net_ring_time, net_ring_fill_s},
+    {PL_ALGO_TREE, net_tree_time, net_tree_fill_s},
+    {PL_ALGO_NVLS, net_nvls_time, net_nvls_fill_s},
+    {PL_ALGO_NVLS_TREE, net_nvls_tree_time, net_nvls_tree_fill_s},
+    {PL_ALGO_P2P, net_p2p_time, NULL},
 };
 #define N_ALGOS (sizeof algos / sizeof algos[0])
 
@@ -45,6 +51,53 @@ static void net_bandwidths(const struct pl_cluster *c, int64_t g, struct net_ctx
   x->b_net_node = x->b_net_rank * (double)g;
 }
 
+/* The NCCL settings a system prescribes (docs/collectives.md, "Cloud
+ * fabrics"). GPUDirect-TCPXO (Google A3 Mega) only runs with Google's NCCL
+ * profile (/var/lib/tcpxo/lib64/nccl-env-profile.sh: "these parameters
+ * should not be modified"), which sets NCCL_PROTO=Simple,
+ * NCCL_ALGO=Ring,Tree, NCCL_BUFFSIZE=8388608 and NCCL_NVLS_ENABLE=0 (the
+ * preset's "nvls": false). EFA before P5 (the aws-ofi-nccl SENDRECV
+ * protocol) needs NCCL_PROTO=simple: "EFA doesn't support LL and LL128"
+ * (aws-ofi-nccl issue #76); the plugin forces it everywhere but on P5 with
+ * its RDMA protocol (aws-ofi-nccl PR #280). On EFA the plugin also sets,
+ * per instance type (aws-ofi-nccl src/platform-aws.cpp, platform_data_map):
+ * NCCL_BUFFSIZE=8388608 on p4d/p4de/p5/p5e/p5en, and on the P5 family
+ * NCCL_NVLS_CHUNKSIZE = NCCL_NVLSTREE_MAX_CHUNKSIZE = 524288 ("a max chunk
+ * size of 512KiB recovers from the regression" of NCCL 2.19's 64 KiB
+ * NVLS_TREE chunks). Everything else runs NCCL's defaults: all protocols,
+ * 4 MiB buffers, NCCL_NVLS_CHUNKSIZE 128 KiB (src/transport/nvls.cc) and
+ * NCCL_NVLSTREE_MAX_CHUNKSIZE unset (-2: 64 KiB on >= 4 nodes,
+ * src/enqueue.cc). */
+static void nccl_setup(const struct pl_cluster *c, struct net_ctx *x) {
+  /* first letters first: this runs on every call */
+  bool tcpxo = c->inter_kind[0] == 't' && strcmp(c->inter_kind, "tcpxo") == 0;
+  bool efa = c->inter_kind[0] == 'e' && strcmp(c->inter_kind, "efa") == 0;
+  bool efa_simple = efa && x->arch < NET_ARCH_HOPPER;
+  bool simple_only = tcpxo || efa_simple;
+  x->proto_on[PL_PROTO_LL] = !simple_only;
+  x->proto_on[PL_PROTO_LL128] = x->ll128 && !simple_only;
+  x->proto_on[PL_PROTO_SIMPLE] = true;
+  x->buff_scale = tcpxo || efa ? 2.0 : 1.0;
+  x->nvls_chunk = efa && !efa_simple ? 524288.0 : NET_NVLS_CHUNK_BYTES;
+  x->nvls_tree_max_chunk = efa && !efa_simple ? 524288.0
+                           : x->m >= 4        ? 65536.0
+                                              : x->nvls_chunk;
+}
+
+/* Channels a group's ring and tree run on, for their pipeline fill. With
+ * several ranks per node that is the cluster's nccl_channels (the presets
+ * quote NCCL_DEBUG logs of full nodes, or derive the count from NCCL's
+ * search rules: docs/collectives.md, "Channels"). One rank
+ * per node has a single GPU and its NIC(s): NCCL's topology search
+ * (src/graph/search.cc) builds channels of about one speed (its
+ * per-architecture speed arrays), so that group gets the full-node count
+ * scaled by its bandwidth over NVLink's, at least 1. */
+static double fill_channels(const struct net_ctx *x) {
+  if (x->g > 1 || x->b_intra <= 0.0)
+    return x->channels;
+  return fmax(1.0, fmin(x->channels, x->channels * x->b_net_node / x->b_intra));
+}
+
 static void ctx_init(const struct pl_cluster *c, enum pl_coll_op op, struct pl_group g,
                      struct net_ctx *x) {
   memset(x, 0, sizeof *x);
@@ -67,7 +120,9 @@ static void ctx_init(const struct pl_cluster *c, enum pl_coll_op op, struct pl_g
       scale(c->inter_latency_s, net_hw_lat_table_s(NET_HW_NET, NET_T_RING, PL_PROTO_SIMPLE));
   x->net_overhead_s = net_cpu_overhead_s(c->cpu_vendor);
   x->channels = (double)(c->nccl_channels > 0 ? c->nccl_channels : 16);
+  x->fill_channels = fill_channels(x);
   x->ll128 = x->intra_hw == NET_HW_NVLINK;
+  nccl_setup(c, x);
   x->nvls_eff = net_nvls_efficiency(x->arch);
   x->nvls = c->nvls && x->nvls_eff > 0.0 && x->g >= 2;
 }
@@ -96,12 +151,13 @@ static enum pl_status validate(const struct pl_cluster *c, enum pl_coll_op op, d
   return PL_OK;
 }
 
-/* Best protocol of one algorithm (or the forced one); time < 0 if none. */
+/* Best protocol of one algorithm (or the forced one) as NCCL's model ranks
+ * it (no pipeline fill); < 0 if none. */
 static double best_proto(const struct net_ctx *x, const struct net_algo *a, double bytes,
                          int only_proto, enum pl_coll_proto *proto) {
   double best = -1.0;
   for (int p = 0; p < PL_PROTO_N; p++) {
-    if (only_proto >= 0 && p != only_proto)
+    if ((only_proto >= 0 && p != only_proto) || !x->proto_on[p])
       continue;
     double t = a->time_s(x, (enum pl_coll_proto)p, bytes);
     if (t >= 0.0 && (best < 0.0 || t < best)) {
@@ -115,6 +171,7 @@ static double best_proto(const struct net_ctx *x, const struct net_algo *a, doub
 static enum pl_status choose(const struct net_ctx *x, double bytes, enum pl_coll_algo algo,
                              int only_proto, struct pl_coll_cost *out) {
   double best = -1.0;
+  size_t won = 0;
   for (size_t i = 0; i < N_ALGOS; i++) {
     if (algo != PL_ALGO_AUTO && algos[i].algo != algo)
       continue;
@@ -122,12 +179,15 @@ static enum pl_status choose(const struct net_ctx *x, double bytes, enum pl_coll
     double t = best_proto(x, &algos[i], bytes, only_proto, &p);
     if (t >= 0.0 && (best < 0.0 || t < best)) {
       best = t;
+      won = i;
       out->algo = algos[i].algo;
       out->proto = p;
     }
   }
   if (best < 0.0)
     return PL_ERR_UNSUPPORTED;
+  if (algos[won].fill_s != NULL) /* the winner is charged with its pipeline fill */
+    best += algos[won].fill_s(x, out->proto, bytes);
   out->time_s = fmax(x->c->coll_floor_s, best + x->c->coll_launch_s);
   return PL_OK;
 }

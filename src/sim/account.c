@@ -18,6 +18,7 @@
 #include <plateau/alloc.h>
 #include <plateau/coll.h>
 
+#include <math.h>
 #include <string.h>
 
 #include "sim/sim_int.h"
@@ -235,7 +236,8 @@ static void rates(const struct sim_step *st, const struct pl_flops *fl, struct p
 static void set_breakdown(const struct sim_step *st, const struct stage_time *t,
                           struct pl_step *out) {
   double wait = out->step_time_s - t->compute_s - t->optimizer_s - t->exposed_s;
-  wait = wait > 0 ? wait : 0;
+  /* a residue of rounding in the sums (~1e-17 s) is no wait */
+  wait = wait > 1e-12 * out->step_time_s ? wait : 0;
   out->compute_s = t->compute_s;
   out->optimizer_s = t->optimizer_s;
   out->exposed_comm_s = t->exposed_s;
@@ -259,6 +261,34 @@ static void power(const struct sim_step *st, const struct stage_time *all, struc
   out->energy_per_step_j = out->cluster_w * T;
 }
 
+/* Online path (compress.c): the stage times and the picked stage's
+ * collectives from the integrals accumulated while the engine ran. */
+static void from_integrals(const struct sim_step *st, struct stage_time *all, int64_t *pick,
+                           struct pl_step *out, int *slot) {
+  const struct sim_acc *acc = st->eng.acc;
+  for (int64_t s = 0; s < st->stages; s++) {
+    all[s] = (struct stage_time){acc[s].compute_s, acc[s].optimizer_s, acc[s].exposed_s,
+                                 acc[s].overlapped_s};
+    if (all[s].compute_s + all[s].optimizer_s >= all[*pick].compute_s + all[*pick].optimizer_s)
+      *pick = s;
+  }
+  summary_slots(st, out, slot);
+  double bytes[PL_MAX_COLL_SUMMARIES] = {0};
+  const struct sim_acc *a = &acc[*pick];
+  for (int i = 0; i < st->n_colls; i++) {
+    if (slot[i] < 0 || !(a->calls[i] > 0))
+      continue;
+    struct pl_coll_summary *c = &out->collectives[slot[i]];
+    c->count += (int64_t)llround(a->calls[i]);
+    bytes[slot[i]] += st->colls[i].bytes * a->calls[i];
+    c->time_s += a->time_s[i];
+    c->exposed_s += a->exp_s[i];
+  }
+  for (int j = 0; j < out->n_collectives; j++)
+    out->collectives[j].bytes =
+        out->collectives[j].count > 0 ? bytes[j] / (double)out->collectives[j].count : 0;
+}
+
 enum pl_status sim_account(const struct sim_step *st, const struct pl_flops *fl,
                            struct pl_step *out) {
   memset(out, 0, sizeof *out);
@@ -266,10 +296,14 @@ enum pl_status sim_account(const struct sim_step *st, const struct pl_flops *fl,
   struct stage_time *all = pl_calloc((size_t)st->stages, sizeof *all);
   int slot[SIM_MAX_COLLS];
   enum pl_status ret = PL_ERR_NOMEM;
+  int64_t pick = 0;
+  out->step_time_s = st->step_s;
+  if (all != NULL && st->eng.acc != NULL) {
+    from_integrals(st, all, &pick, out, slot);
+    goto finish;
+  }
   if (all == NULL || !build_index(st, &ix))
     goto out_free;
-  out->step_time_s = st->step_s;
-  int64_t pick = 0;
   for (int64_t s = 0; s < st->stages; s++) {
     stage_busy(st, &ix, s, &all[s]);
     if (all[s].compute_s + all[s].optimizer_s >= all[pick].compute_s + all[pick].optimizer_s)
@@ -283,6 +317,7 @@ enum pl_status sim_account(const struct sim_step *st, const struct pl_flops *fl,
                   s == pick && !st->reference ? out : NULL);
   if (st->reference)
     stage_account(st, &ix, pick, slot, &all[pick], out);
+finish:
   drop_unused(out); /* kinds only other stages issue */
   set_breakdown(st, &all[pick], out);
   rates(st, fl, out);

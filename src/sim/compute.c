@@ -10,20 +10,31 @@
  * "Matrix Multiplication Background User's Guide" (docs.nvidia.com/deeplearning
  * /performance/dl-performance-matrix-multiplication). The per-SM rate is the
  * GPU's measured best GEMM rate (MAMF, "maximum achievable matmul FLOPS",
- * stas00/ml-engineering) spread over its SMs; the kernel library is assumed
- * to pick the better of the tile and its transpose. Time is the larger of
+ * stas00/ml-engineering) spread over its SMs, times the file's sustained
+ * fraction when given (mamf-finder's MSMF / MAMF: the power-limited rate of a
+ * long run over the boost-clock burst, docs/step-model.md 2.1); the kernel
+ * library is assumed to pick the better of the tile and its transpose. Where the GPU file
+ * gives gemm.tile_fixed_k, each tile also pays that many K elements of work outside its K loop
+ * (prologue and epilogue; fitted to OpenXLA's measured sm_90 matmul table, so GEMMs with
+ * K = 1-2k run 5-10% below large-K ones). Time is the larger of
  * that and the HBM time of reading A, B and writing C (roofline).
  * Attention (fused, FlashAttention): executed FLOPs (half the counted ones
  * when causal) over the GPU's FlashAttention forward/backward fraction of peak (FlashAttention-2
  * paper, Dao 2023, arXiv 2307.08691; FlashAttention-3 paper, Shah et al. 2024, arXiv 2407.08608),
- * or its HBM bytes if that is longer. Memory-bound ops: HBM bytes over the achievable bandwidth.
- * Each kernel adds the GPU's fixed kernel_overhead_s. Ignored: split-K and stream-K kernels that
- * soften wave quantization, L2 reuse, clock throttling. */
+ * or its HBM bytes if that is longer; the Triton FlashAttention kernel (layout.attention_triton)
+ * uses the GPU file's triton fractions (FlashAttention-2 paper Sec. 4.1: FA2 is 1.3-1.5x faster
+ * than FlashAttention in Triton forward, about 2x backward). Memory-bound ops: HBM bytes over
+ * the achievable bandwidth; with eager PyTorch kernels (layout.kernels unfused) the loss adds
+ * autocast's fp32 cross-entropy copies (section 2.3d). Each kernel adds the GPU's fixed
+ * kernel_overhead_s. Ignored: split-K and stream-K kernels that soften wave quantization, L2
+ * reuse, clock throttling outside GEMMs (attention and memory-bound kernels keep their measured
+ * figures) and on GPUs whose file gives no sustained fraction (A100: none published). */
 #include <plateau/layout.h>
 #include <plateau/model.h>
 #include <plateau/sim.h>
 
 #include <math.h>
+#include <string.h>
 
 #include "sim/sim_int.h"
 
@@ -71,7 +82,21 @@ static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt) {
   if (mamf <= 0 || shape[0] <= 0 || shape[1] <= 0)
     return 0;
   double q = (double)shape[0] * (double)shape[1] / gemm_work(g, shape[0], shape[1], 1);
-  return mamf / q;
+  /* the measured shape pays its tiles' fixed cost too (BF16 only, see tile_fixed_k) */
+  double k0 = dt == PL_DTYPE_FP8 ? 0 : e->gemm_tile_fixed_k;
+  if (shape[2] > 0)
+    q *= (double)shape[2] / ((double)shape[2] + k0);
+  /* a training step keeps the GPU at its power limit: the sustained rate when the file gives it */
+  double sustained = e->gemm_sustained_fraction > 0 ? e->gemm_sustained_fraction : 1.0;
+  return mamf / q * sustained;
+}
+
+/* Each output tile's cost outside its K loop (pipeline prologue, epilogue
+ * store), in K elements of mainloop: the GPU file's gemm.tile_fixed_k, fitted
+ * there to a public per-shape measurement (docs/step-model.md 2.1). BF16
+ * only: no FP8 measurement gives it. */
+static double tile_fixed_k(const struct pl_gpu *g, enum pl_dtype dt) {
+  return dt == PL_DTYPE_FP8 ? 0 : g->eff.gemm_tile_fixed_k;
 }
 
 double pl_gemm_time_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, int64_t n, int64_t k,
@@ -79,7 +104,8 @@ double pl_gemm_time_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, in
   if (m <= 0 || n <= 0 || k <= 0 || count <= 0)
     return 0;
   double rate = gemm_rate(g, dtype);
-  double t_math = rate > 0 ? 2.0 * gemm_work(g, m, n, count) * (double)k / rate : 0;
+  double k_eff = (double)k + tile_fixed_k(g, dtype);
+  double t_math = rate > 0 ? 2.0 * gemm_work(g, m, n, count) * k_eff / rate : 0;
   double elem = dtype == PL_DTYPE_FP8 ? 1.0 : 2.0;
   double bytes = (elem * ((double)m * k + (double)k * n) + 2.0 * (double)m * n) * (double)count;
   double t_mem = hbm_s(g, bytes);
@@ -109,9 +135,21 @@ static double gemm_op_s(const struct pl_gpu *g, enum pl_dtype dt, const struct p
   return usual > 0 ? t * op->bwd_flops / usual : t;
 }
 
+/* The kernel's fraction of peak: FlashAttention-2 by default; the Triton
+ * FlashAttention (flash_attn_triton.py, which llm-foundry ran for ALiBi) when
+ * the layout says so and the GPU file gives its figures (docs/step-model.md
+ * section 2.2). */
+static double attention_fraction(const struct pl_gpu *g, enum pl_pass pass, bool triton) {
+  const struct pl_gpu_efficiency *e = &g->eff;
+  bool fwd = pass == PL_PASS_FWD;
+  if (triton && e->attn_triton_fwd_fraction > 0 && e->attn_triton_bwd_fraction > 0)
+    return fwd ? e->attn_triton_fwd_fraction : e->attn_triton_bwd_fraction;
+  return fwd ? e->attn_fwd_fraction : e->attn_bwd_fraction;
+}
+
 static double attention_s(const struct pl_gpu *g, enum pl_dtype dt, const struct pl_op *op,
-                          enum pl_pass pass) {
-  double frac = pass == PL_PASS_FWD ? g->eff.attn_fwd_fraction : g->eff.attn_bwd_fraction;
+                          enum pl_pass pass, bool triton) {
+  double frac = attention_fraction(g, pass, triton);
   double flops = pass == PL_PASS_FWD ? op->fwd_flops : op->bwd_flops;
   double bytes = pass == PL_PASS_FWD ? op->fwd_bytes : op->bwd_bytes;
   /* Causal masking: the kernel skips fully masked blocks and does about half
@@ -152,17 +190,40 @@ double pl_op_time_s(const struct pl_gpu *g, enum pl_dtype dtype, const struct pl
                     enum pl_pass pass) {
   switch (op->kind) {
   case PL_OP_GEMM: return gemm_op_s(g, dtype, op, pass);
-  case PL_OP_ATTENTION: return attention_s(g, dtype, op, pass);
+  case PL_OP_ATTENTION: return attention_s(g, dtype, op, pass, false);
   case PL_OP_MEMORY: break;
   }
   double bytes = pass == PL_PASS_FWD ? op->fwd_bytes : op->bwd_bytes;
   return hbm_s(g, bytes) + pl_op_kernels(op, pass) * g->eff.kernel_overhead_s;
 }
 
+/* Cross-entropy as eager PyTorch runs it under bf16 autocast (layout.kernels
+ * unfused): autocast runs log_softmax and nll_loss in fp32 (PyTorch AMP op
+ * reference, "CUDA Ops that can autocast to float32"), so beyond the fused
+ * kernel of the op list (read bf16 logits, write fp32 softmax; backward read
+ * it, write bf16 dlogits: 6 + 6 B per logit) the logits are cast to an fp32
+ * copy (read 2, write 4) and log_softmax reads that copy (+2 over reading
+ * bf16): +8 B forward; backward nll_loss_backward writes a dense fp32
+ * gradient (4), log_softmax_backward reads it (4) and writes fp32 (+2 over
+ * bf16), the cast back to bf16 reads it and writes (4 + 2): +16 B. */
+static double eager_xent_extra_s(const struct pl_gpu *g, const struct pl_layout *l,
+                                 const struct pl_model *m, enum pl_pass pass) {
+  int64_t tp = l->tp > 0 ? l->tp : 1, cp = l->cp > 0 ? l->cp : 1;
+  double tokens =
+      (double)(l->mbs > 0 ? l->mbs : 1) * (double)((l->seq > 0 ? l->seq : m->seq_len) / cp);
+  double logits = tokens * (double)((m->vocab + tp - 1) / tp);
+  return hbm_s(g, logits * (pass == PL_PASS_FWD ? 8.0 : 16.0)) + 2 * g->eff.kernel_overhead_s;
+}
+
 double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
                         const struct pl_op *op, enum pl_pass pass) {
+  if (op->kind == PL_OP_MEMORY && l->kernels == PL_KERNELS_UNFUSED && op->name != NULL &&
+      strcmp(op->name, "loss") == 0)
+    return pl_op_time_s(g, l->dtype, op, pass) + eager_xent_extra_s(g, l, m, pass);
   if (op->kind == PL_OP_ATTENTION && l->eager_attention)
     return eager_attention_s(g, l->dtype, op, pass, m->dropout);
+  if (op->kind == PL_OP_ATTENTION && l->attention_triton)
+    return attention_s(g, l->dtype, op, pass, true);
   return pl_op_time_s(g, l->dtype, op, pass);
 }
 

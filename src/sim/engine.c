@@ -19,7 +19,12 @@
  * Memory: tasks, edges and streams live in flat arrays indexed by int32 and
  * grown by doubling (sized up front from the lowering's estimate), so
  * running the simulation allocates nothing per task. What it ignores: launch
- * latency from the host (the CPU is assumed to run ahead), stream priorities. */
+ * latency from the host (the CPU is assumed to run ahead), stream priorities.
+ *
+ * Compressed path (pl_predict): with e->acc set, every start and finish also
+ * updates the step accounting integrated over time, and starts of anchor
+ * tasks let compress.c compare states one period apart and insert the
+ * periods the lowering left out (docs/step-model.md section 11). */
 #include <plateau/alloc.h>
 
 #include <string.h>
@@ -60,6 +65,8 @@ void sim_engine_free(struct sim_engine *e) {
   pl_free(e->edges);
   pl_free(e->streams);
   pl_free(e->ranks);
+  pl_free(e->acc);
+  sim_cmp_free(e);
   sim_heap_free(&e->heap);
   memset(e, 0, sizeof *e);
 }
@@ -116,8 +123,7 @@ void sim_dep(struct sim_engine *e, int32_t from, int32_t to) {
 }
 
 /* Speed of a task of each class when n[] tasks of each class run on its rank. */
-static void rates_for(const struct sim_engine *e, const int n[SIM_RES_N],
-                      double rate[SIM_RES_N]) {
+static void rates_for(const struct sim_engine *e, const int n[SIM_RES_N], double rate[SIM_RES_N]) {
   static const double share[SIM_MAX_RANK_STREAMS + 1] = {
       1, 1, 1.0 / 2, 1.0 / 3, 1.0 / 4, 1.0 / 5, 1.0 / 6, 1.0 / 7, 1.0 / 8};
   rate[SIM_RES_COMPUTE] = n[SIM_RES_INTRA] + n[SIM_RES_INTER] > 0 ? e->slow_rate : 1.0;
@@ -187,7 +193,20 @@ static void try_start(struct sim_engine *e, int32_t stream) {
   touch(e, s->rank);
 }
 
-static void finish(struct sim_engine *e, int32_t id) {
+/* The same on the compressed path: online accounting and anchors
+ * (compress.c; its counts do not depend on the order of the updates). Kept
+ * apart so the plain path carries none of it. */
+static void try_start_cmp(struct sim_engine *e, int32_t stream) {
+  const struct sim_stream *s = &e->streams[stream];
+  if (s->running != SIM_NONE)
+    return;
+  try_start(e, stream);
+  if (s->running != SIM_NONE)
+    sim_acc_start(e, s->running, s->rank);
+}
+
+static inline void finish_with(struct sim_engine *e, int32_t id,
+                               void (*start)(struct sim_engine *, int32_t)) {
   struct sim_task *t = &e->tasks[id];
   struct sim_stream *s = &e->streams[t->stream];
   struct sim_rank *r = &e->ranks[s->rank];
@@ -204,22 +223,55 @@ static void finish(struct sim_engine *e, int32_t id) {
   for (int32_t k = t->edges; k != SIM_NONE; k = e->edges[k].next) {
     struct sim_task *to = &e->tasks[e->edges[k].to];
     if (--to->waiting == 0)
-      try_start(e, to->stream);
+      start(e, to->stream);
   }
-  try_start(e, t->stream);
+  start(e, t->stream);
   flush_dirty(e);
 }
 
+static void finish(struct sim_engine *e, int32_t id) { finish_with(e, id, try_start); }
+
+static void finish_cmp(struct sim_engine *e, int32_t id) {
+  sim_acc_finish(e, id, e->streams[e->tasks[id].stream].rank);
+  finish_with(e, id, try_start_cmp);
+  if (e->cmp.n_pending > 0)
+    sim_cmp_flush(e);
+}
+
+/* Compressed path: stops early when no steady state can be found (the
+ * caller then simulates the whole step). */
+static void run_cmp(struct sim_engine *e) {
+  for (int32_t i = 0; i < e->n_streams; i++)
+    try_start_cmp(e, i);
+  flush_dirty(e);
+  if (e->cmp.n_pending > 0)
+    sim_cmp_flush(e);
+  for (int32_t id = sim_heap_pop(&e->heap); id != SIM_NONE && !e->cmp.failed;
+       id = sim_heap_pop(&e->heap)) {
+    e->now_s = e->heap.due[id];
+    finish_cmp(e, id);
+  }
+  for (int32_t r = 0; r < e->n_ranks; r++)
+    sim_acc_advance(e, r);
+}
+
 enum pl_status sim_engine_run(struct sim_engine *e, struct pl_diag *diag) {
-  if (e->nomem || sim_heap_init(&e->heap, e->n_tasks) != PL_OK)
+  if (e->nomem || sim_heap_init(&e->heap, e->n_tasks) != PL_OK ||
+      (e->cmp.on && sim_cmp_init(e) != PL_OK))
     return pl_diag_set(diag, PL_ERR_NOMEM, "step simulation: out of memory");
   e->now_s = 0;
-  for (int32_t i = 0; i < e->n_streams; i++)
-    try_start(e, i);
-  flush_dirty(e);
-  for (int32_t id = sim_heap_pop(&e->heap); id != SIM_NONE; id = sim_heap_pop(&e->heap)) {
-    e->now_s = e->heap.due[id];
-    finish(e, id);
+  if (e->acc != NULL) {
+    run_cmp(e);
+    if (e->cmp.failed)
+      return PL_OK; /* compression found no steady state: the caller starts over */
+  } else {
+    for (int32_t i = 0; i < e->n_streams; i++)
+      try_start(e, i);
+    flush_dirty(e);
+    for (int32_t id = sim_heap_pop(&e->heap); id != SIM_NONE; id = sim_heap_pop(&e->heap)) {
+      e->now_s = e->heap.due[id];
+      finish(e, id);
+    }
   }
   if (e->finished != e->n_tasks)
     return pl_diag_set(diag, PL_ERR_INTERNAL,

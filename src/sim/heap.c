@@ -91,3 +91,13 @@ int32_t sim_heap_pop(struct sim_heap *h) {
     sift_down(h, 0, h->items[h->n]);
   return top;
 }
+
+void sim_heap_shift(struct sim_heap *h, double delta_s) {
+  for (int32_t i = 0; i < h->n; i++) {
+    h->items[i].due_s += delta_s;
+    h->due[h->items[i].item] = h->items[i].due_s;
+  }
+  /* adding one constant keeps the order up to new ties: heapify again */
+  for (int32_t i = h->n / 2 - 1; i >= 0; i--)
+    sift_down(h, i, h->items[i]);
+}

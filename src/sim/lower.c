@@ -37,7 +37,15 @@
  * tied embeddings, the first and last stages all_reduce the embedding
  * gradient before the optimizer. Sends are blocking (emit_sends).
  * Ignored: the gradient-norm all_reduce of one scalar (latency only),
- * host-side overheads. */
+ * host-side overheads.
+ *
+ * Compression (sim_step.compress, pl_predict's path; compress.c): with pp = 1
+ * a pass with per-unit FSDP traffic issues only keep_layers layer units, and
+ * 1F1B / interleaved pipelines only enough micro-batches for keep_pairs
+ * steady-state periods past stage 0's warm-up; every task carries tags (pass
+ * instance, layer unit, steady pair) and anchors so the engine can insert
+ * the missing units and periods once it finds the steady state. Not for
+ * FSDP layouts whose traffic outlasts their compute (fsdp_comm_bound). */
 #include <plateau/alloc.h>
 #include <plateau/model.h>
 
@@ -67,9 +75,19 @@ struct tp_cache {
   int n;
 };
 
+/* Merged tp collectives of a multi-segment unit (a whole pass of a chunk). */
+#define TP_MULTI 8
+struct tp_multi {
+  int32_t embed, layers, head, pass;
+  struct sim_comm list[SIM_SEG_N * SIM_SEG_TP];
+  int n;
+};
+
 struct lower {
   struct sim_step *st;
   struct tp_cache tp_cache[SIM_SEG_N][2];
+  struct tp_multi tp_multi[TP_MULTI]; /* the first TP_MULTI unit shapes met */
+  int n_multi;
   const struct pl_layout *l;
   int64_t pp, vp, m, V;
   struct sim_slot *slots; /* stage s's order at s * per_stage */
@@ -91,6 +109,14 @@ struct lower {
   int32_t pass_first;
   double bucket_fill; /* bytes waiting for a DDP bucket */
   int32_t bucket_coll, bucket_ar_coll, pp_coll;
+  /* compression (compress.c): tags stamped on every task added */
+  int32_t pass_id;     /* pass instance being emitted, -1 outside passes */
+  int32_t cur_unit;    /* its layer unit when compressed, else -1 */
+  uint8_t cur_steady;  /* a steady-state pipeline pair */
+  int32_t anchor_pair; /* first compute of this pass anchors pair n (stage 0), else -1 */
+  int32_t n_pass;
+  int32_t steady_lo, steady_hi; /* current stage's steady pair slots [lo, hi) */
+  int64_t periods, period;      /* pipeline periods left out; pairs per period */
 };
 
 struct unit {
@@ -124,6 +150,12 @@ static bool meta_room(struct sim_step *st, int32_t n) {
   if (p == NULL)
     return false;
   st->meta = p;
+  if (st->compress) {
+    struct sim_tag *t = pl_reallocarray(st->tags, (size_t)cap, sizeof *t);
+    if (t == NULL)
+      return false;
+    st->tags = t;
+  }
   st->cap_meta = cap;
   return true;
 }
@@ -145,6 +177,8 @@ static int32_t add(struct lower *lw, enum pl_stream s, double work_s, enum pl_ta
                                    .stream = (uint8_t)s,
                                    .kind = (uint8_t)kind,
                                    .part = PL_PART_ALL};
+  if (st->compress)
+    st->tags[id] = (struct sim_tag){lw->pass_id, lw->cur_unit, -1, 0, lw->cur_steady};
   return id;
 }
 
@@ -197,6 +231,10 @@ static int32_t comp(struct lower *lw, double work_s, const struct unit *u, enum 
   mt->head = u->head;
   mt->part = (uint8_t)part;
   mt->recompute = u->slot.pass == PL_PASS_BWD && lw->l->recompute != PL_RECOMPUTE_NONE;
+  if (lw->pass_first == SIM_NONE && lw->anchor_pair >= 0) {
+    lw->st->tags[id].anchor = 2;
+    lw->st->tags[id].pair = lw->anchor_pair;
+  }
   if (lw->pass_first == SIM_NONE)
     lw->pass_first = id;
   lw->last_comp = id;
@@ -236,9 +274,27 @@ static int unit_seg(const struct unit *u) {
 static const struct sim_comm *tp_list(struct lower *lw, const struct unit *u,
                                       struct sim_comm *scratch, int *n) {
   int k = unit_seg(u), p = u->slot.pass;
-  if (k == SIM_SEG_N || lw->st->reference) {
+  if (lw->st->reference) {
     *n = tp_merge(lw->st->seg, u, scratch);
     return scratch;
+  }
+  if (k == SIM_SEG_N) {
+    for (int i = 0; i < lw->n_multi; i++) {
+      const struct tp_multi *t = &lw->tp_multi[i];
+      if (t->embed == u->embed && t->layers == u->layers && t->head == u->head && t->pass == p) {
+        *n = t->n;
+        return t->list;
+      }
+    }
+    if (lw->n_multi == TP_MULTI) {
+      *n = tp_merge(lw->st->seg, u, scratch);
+      return scratch;
+    }
+    struct tp_multi *t = &lw->tp_multi[lw->n_multi++];
+    *t = (struct tp_multi){u->embed, u->layers, u->head, p, {{0, 0}}, 0};
+    t->n = tp_merge(lw->st->seg, u, t->list);
+    *n = t->n;
+    return t->list;
   }
   struct tp_cache *c = &lw->tp_cache[k][p];
   if (c->n < 0)
@@ -279,6 +335,8 @@ static int32_t emit_unit(struct lower *lw, const struct unit *u, int32_t gather)
   double attn_s = (double)u->layers * sg[SIM_SEG_LAYER].attn_s[p];
   join_add(lw, gather);
   int32_t c = comp(lw, main_s, u, attn_s > 0 ? PL_PART_MAIN : PL_PART_ALL);
+  if (c != SIM_NONE && lw->cur_unit >= 0 && lw->st->eng.cmp.need[lw->pass_id] > 0)
+    lw->st->tags[c].anchor = 1;
   int32_t ring = SIM_NONE;
   if (attn_s > 0) {
     const struct sim_comm *cp = &sg[SIM_SEG_LAYER].cp[p];
@@ -295,14 +353,20 @@ static int32_t emit_unit(struct lower *lw, const struct unit *u, int32_t gather)
 
 static int32_t gather(struct lower *lw, const struct sim_seg *sg) {
   int32_t t = coll_task(lw, PL_STREAM_DP_GATHER, sg->ag, 1);
-  sim_dep(&lw->st->eng, lw->unit_end[1], t); /* prefetch at most two units ahead */
+  /* prefetch at most two units ahead; none with layout.gather_no_prefetch */
+  sim_dep(&lw->st->eng, lw->l->gather_no_prefetch ? lw->unit_end[0] : lw->unit_end[1], t);
   return t;
 }
 
 static void reduce(struct lower *lw, const struct sim_seg *sg, int32_t after) {
-  int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, sg->rs, 1);
+  /* layout.fsdp_one_comm: one communicator, so the reduce_scatter queues
+   * behind the gathers on their stream (the HSDP all_reduce is another) */
+  enum pl_stream s = lw->l->fsdp_one_comm ? PL_STREAM_DP_GATHER : PL_STREAM_DP_REDUCE;
+  int32_t t = coll_task(lw, s, sg->rs, 1);
   sim_dep(&lw->st->eng, after, t);
-  coll_task(lw, PL_STREAM_DP_REDUCE, sg->ar, 1);
+  int32_t a = coll_task(lw, PL_STREAM_DP_REDUCE, sg->ar, 1);
+  if (s != PL_STREAM_DP_REDUCE)
+    sim_dep(&lw->st->eng, t, a);
 }
 
 /* DDP/zero1: add a segment's gradients to the bucket and reduce full ones. */
@@ -317,7 +381,9 @@ static void bucket(struct lower *lw, const struct sim_seg *sg, int32_t after, bo
   }
   if (!flush || lw->bucket_fill <= 0)
     return;
-  enum pl_coll_op op = lw->l->shard == PL_SHARD_DDP ? PL_COLL_ALL_REDUCE : PL_COLL_REDUCE_SCATTER;
+  enum pl_coll_op op = lw->l->shard == PL_SHARD_DDP || lw->l->zero1_grad_all_reduce
+                           ? PL_COLL_ALL_REDUCE
+                           : PL_COLL_REDUCE_SCATTER;
   int32_t rest, rest_ar = SIM_NONE;
   enum pl_status s = sim_coll_add(lw->st, op, "dp", lw->bucket_fill, &rest, lw->diag);
   if (s == PL_OK && lw->bucket_ar_coll >= 0)
@@ -331,29 +397,56 @@ static void bucket(struct lower *lw, const struct sim_seg *sg, int32_t after, bo
   lw->bucket_fill = 0;
 }
 
+/* Layer units a pass with per-unit FSDP traffic issues when compressed
+ * (compress.c inserts the rest): pp = 1 only, where no transfer from another
+ * stage can fall inside the inserted time. */
+static int32_t kept_layers(struct lower *lw, const struct unit *base, bool sync) {
+  const struct sim_step *st = lw->st;
+  if (!st->compress || lw->pp != 1 || sync || base->layers <= st->keep_layers)
+    return base->layers;
+  st->eng.cmp.need[lw->pass_id] = base->layers - st->keep_layers;
+  return st->keep_layers;
+}
+
 /* A pass with per-segment data-parallel traffic: one unit per segment. */
 static void emit_segments(struct lower *lw, const struct unit *base, bool ag, bool rs, bool sync) {
-  int n = base->embed + base->layers + base->head;
-  bool fwd = base->slot.pass == PL_PASS_FWD;
-  int32_t c = SIM_NONE;
+  int32_t layers = kept_layers(lw, base, sync);
+  int n = base->embed + layers + base->head;
+  bool fwd = base->slot.pass == PL_PASS_FWD, tag = layers < base->layers;
+  int32_t c = SIM_NONE, pend_c = SIM_NONE;
+  const struct sim_seg *pend = NULL; /* fsdp_one_comm: reduce_scatter not yet issued */
   for (int i = 0; i < n; i++) {
     int k = fwd ? i : n - 1 - i; /* position in forward order */
     struct unit u = {base->slot, base->layer_first + k - base->embed, 1, false, false};
+    lw->cur_unit = tag ? i - (fwd ? base->embed : base->head) : -1;
     enum sim_seg_kind kind = SIM_SEG_LAYER;
     if (base->embed && k == 0) {
       kind = SIM_SEG_EMBED;
       u = (struct unit){base->slot, 0, 0, true, false};
+      lw->cur_unit = -1;
     } else if (base->head && k == n - 1) {
       kind = SIM_SEG_HEAD;
       u = (struct unit){base->slot, 0, 0, false, true};
+      lw->cur_unit = -1;
     }
     const struct sim_seg *sg = &lw->st->seg[kind];
-    c = emit_unit(lw, &u, ag ? gather(lw, sg) : SIM_NONE);
-    if (rs)
+    int32_t g = ag ? gather(lw, sg) : SIM_NONE;
+    if (pend != NULL) /* FSDP's post-backward hook prefetches, then reduces */
+      reduce(lw, pend, pend_c);
+    pend = NULL;
+    c = emit_unit(lw, &u, g);
+    if (rs && lw->l->fsdp_one_comm) {
+      pend = sg;
+      pend_c = c;
+    } else if (rs) {
       reduce(lw, sg, c);
+    }
     if (sync)
       bucket(lw, sg, c, false);
   }
+  lw->cur_unit = -1;
+  if (pend != NULL)
+    reduce(lw, pend, pend_c);
   if (sync)
     bucket(lw, NULL, c, true);
 }
@@ -375,6 +468,13 @@ static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
   bool sync = !fsdp(l) && !l->grad_reduce_after_backward && lw->bucket_coll >= 0 &&
               sl.pass == PL_PASS_BWD && index == lw->last_bwd[sl.chunk];
   lw->pass_first = SIM_NONE;
+  lw->pass_id = lw->n_pass++;
+  /* the pass that flushes the gradient buckets happens once: not repeatable */
+  lw->cur_steady = index >= lw->steady_lo && index < lw->steady_hi && !sync;
+  lw->anchor_pair =
+      lw->st->eng.cmp.glob_need > 0 && lw->stage == 0 && lw->cur_steady && sl.pass == PL_PASS_FWD
+          ? (index - lw->steady_lo) / 2
+          : -1;
   if (ag || rs || sync)
     emit_segments(lw, &base, ag, rs, sync);
   else
@@ -384,6 +484,9 @@ static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
   record_ends(lw, pi);
   if (sharded)
     lw->unsharded[sl.chunk] = sl.pass == PL_PASS_FWD && l->shard == PL_SHARD_ZERO2;
+  lw->pass_id = -1;
+  lw->cur_steady = 0;
+  lw->anchor_pair = -1;
 }
 
 /* Parameters of stage s on one GPU after tp sharding. */
@@ -435,6 +538,9 @@ static void emit_tail(struct lower *lw) {
   int32_t reduce_tail =
       lw->st->eng.streams[lw->streams[lw->stage * PL_STREAM_N + PL_STREAM_DP_REDUCE]].tail;
   join_add(lw, reduce_tail);
+  if (l->fsdp_one_comm) /* the last reduce_scatters queue on the gather stream */
+    join_add(lw,
+             lw->st->eng.streams[lw->streams[lw->stage * PL_STREAM_N + PL_STREAM_DP_GATHER]].tail);
   int32_t t = add(lw, PL_STREAM_COMPUTE, opt_s, PL_TASK_OPTIMIZER, SIM_RES_COMPUTE);
   for (int i = 0; i < lw->n_join && t != SIM_NONE; i++)
     sim_dep(&lw->st->eng, lw->join[i], t);
@@ -451,6 +557,26 @@ static void emit_tail(struct lower *lw) {
   sim_dep(&lw->st->eng, t, a);
 }
 
+/* The slots of a stage's steady-state 1F1B pairs, [steady_lo, steady_hi):
+ * from the forward before the first backward to the backward after the last
+ * forward (none for GPipe, whose passes are not in pairs). */
+static void steady_range(struct lower *lw, const struct sim_slot *sl, int32_t n) {
+  int32_t first_b = -1, last_f = -1;
+  for (int32_t i = 0; i < n; i++) {
+    if (sl[i].pass == PL_PASS_BWD && first_b < 0)
+      first_b = i;
+    if (sl[i].pass == PL_PASS_FWD)
+      last_f = i;
+  }
+  lw->steady_lo = lw->steady_hi = 0;
+  if (lw->l->schedule == PL_SCHEDULE_GPIPE || first_b < 1 || last_f + 2 <= first_b - 1)
+    return;
+  lw->steady_lo = first_b - 1;
+  lw->steady_hi = last_f + 2;
+  if (lw->stage == 0) /* stage 0's last pair anchor */
+    lw->st->eng.cmp.last_pair = (lw->steady_hi - lw->steady_lo) / 2 - 1;
+}
+
 static void emit_stage(struct lower *lw, int64_t s) {
   lw->stage = (int32_t)s;
   lw->n_join = 0;
@@ -465,6 +591,7 @@ static void emit_stage(struct lower *lw, int64_t s) {
   for (int32_t i = 0; i < lw->n_slots[s]; i++)
     if (sl[i].pass == PL_PASS_BWD)
       lw->last_bwd[sl[i].chunk] = i;
+  steady_range(lw, sl, lw->n_slots[s]);
   for (int32_t i = 0; i < lw->n_slots[s] && lw->err == PL_OK; i++)
     emit_pass(lw, i, sl[i]);
   emit_tail(lw);
@@ -479,9 +606,11 @@ static void emit_stage(struct lower *lw, int64_t s) {
 static void emit_sends(struct lower *lw, int64_t s) {
   lw->stage = (int32_t)s;
   const struct sim_slot *sl = &lw->slots[s * lw->per_stage];
+  steady_range(lw, sl, lw->n_slots[s]);
   for (int32_t i = 0; i < lw->n_slots[s]; i++) {
     int64_t v = (int64_t)sl[i].chunk * lw->pp + s;
     bool fwd = sl[i].pass == PL_PASS_FWD;
+    lw->cur_steady = i >= lw->steady_lo && i < lw->steady_hi;
     int64_t to = fwd ? v + 1 : v - 1;
     if (to < 0 || to >= lw->V)
       continue;
@@ -508,7 +637,9 @@ static enum pl_status setup_colls(struct lower *lw, struct pl_diag *diag) {
   enum pl_status s = sim_coll_add(lw->st, PL_COLL_SEND_RECV, "pp", act, &lw->pp_coll, diag);
   if (s != PL_OK || fsdp(l))
     return s;
-  enum pl_coll_op op = l->shard == PL_SHARD_DDP ? PL_COLL_ALL_REDUCE : PL_COLL_REDUCE_SCATTER;
+  enum pl_coll_op op = l->shard == PL_SHARD_DDP || l->zero1_grad_all_reduce
+                           ? PL_COLL_ALL_REDUCE
+                           : PL_COLL_REDUCE_SCATTER;
   s = sim_coll_add(lw->st, op, "dp", lw->st->bucket_bytes, &lw->bucket_coll, diag);
   if (s == PL_OK && l->shard != PL_SHARD_DDP && l->shard_group < l->dp)
     s = sim_coll_add(lw->st, PL_COLL_ALL_REDUCE, "dp-replica",
@@ -540,6 +671,54 @@ static void free_tables(struct lower *lw) {
   pl_free(lw->last_bwd);
 }
 
+/* FSDP traffic per layer and 1F1B pair against the layer's compute (both
+ * alone): when the gathers and reduce_scatters take at least as long, their
+ * queue grows from unit to unit and from pass to pass and no steady state
+ * comes within a step (measured on Llama-2 70B zero2 tp8 and zero2 tp4 pp4:
+ * the reduce_scatter stream falls behind by a constant per unit and per
+ * period), so compression would only add a failed attempt. Speed only. */
+static bool fsdp_comm_bound(const struct lower *lw) {
+  const struct sim_seg *sg = &lw->st->seg[SIM_SEG_LAYER];
+  const struct sim_coll *c = lw->st->colls;
+  if (!fsdp(lw->l) || sg->ag < 0)
+    return false;
+  double gathers = lw->l->shard == PL_SHARD_ZERO3 ? 2 : 1;
+  double dp = gathers * c[sg->ag].time_s + (sg->rs >= 0 ? c[sg->rs].time_s : 0) +
+              (sg->ar >= 0 ? c[sg->ar].time_s : 0);
+  double comp = sg->comp_s[0] + sg->comp_s[1] + sg->attn_s[0] + sg->attn_s[1];
+  return dp >= comp;
+}
+
+/* Compression: simulate fewer steady-state pipeline periods (1F1B: one
+ * forward and one backward per stage; interleaved: pp*vp of each, pp
+ * micro-batches) than the step has: enough past stage 0's warm-up for
+ * keep_pairs pairs and one period more; compress.c inserts the rest. */
+static void reduce_pairs(struct lower *lw) {
+  lw->periods = 0;
+  lw->period = 1;
+  const struct sim_step *st = lw->st;
+  enum pl_schedule sc = lw->l->schedule;
+  if (!st->compress || (sc != PL_SCHEDULE_1F1B && sc != PL_SCHEDULE_INTERLEAVED))
+    return;
+  if (sc == PL_SCHEDULE_1F1B) {
+    int64_t keep = lw->pp - 1 + st->keep_pairs + 1;
+    if (keep < lw->m) {
+      lw->periods = lw->m - keep;
+      lw->m = keep;
+    }
+    return;
+  }
+  int64_t q = lw->pp * lw->vp, warm = (lw->pp - 1) * 2 + (lw->vp - 1) * lw->pp;
+  int64_t need = warm + q + st->keep_pairs, keep = lw->pp;
+  while (keep * lw->vp < need || keep == lw->pp)
+    keep += lw->pp;
+  if (lw->m % lw->pp == 0 && keep < lw->m) {
+    lw->periods = (lw->m - keep) / lw->pp;
+    lw->m = keep;
+    lw->period = q;
+  }
+}
+
 /* A step simulated as more tasks than this is refused: it would take
  * gigabytes and minutes; no real layout comes near (1T on 3072 GPUs with
  * 512 micro-batches is ~10^6). */
@@ -560,6 +739,25 @@ static enum pl_status make_streams(struct lower *lw) {
   return lw->st->eng.nomem ? PL_ERR_NOMEM : PL_OK;
 }
 
+/* Compression (compress.c): how many pipeline periods were left out, and a
+ * count of missing layer units per pass instance. */
+static enum pl_status compress_setup(struct lower *lw) {
+  struct sim_cmp *c = &lw->st->eng.cmp;
+  c->period = 1;
+  c->n_pass = (int32_t)(lw->pp * lw->per_stage);
+  c->need = pl_calloc((size_t)c->n_pass, sizeof *c->need);
+  if (c->need == NULL)
+    return PL_ERR_NOMEM;
+  if (!lw->st->compress)
+    return PL_OK;
+  c->on = true;
+  c->glob_need = (int32_t)lw->periods;
+  c->period = (int32_t)lw->period;
+  c->last_unit = lw->st->keep_layers - 1;
+  c->last_pair = INT32_MAX;
+  return PL_OK;
+}
+
 static enum pl_status run_lowering(struct lower *lw, struct pl_diag *diag) {
   const struct sim_schedule *sched = sim_schedule_for(lw->l->schedule);
   for (int64_t s = 0; s < lw->pp; s++)
@@ -568,6 +766,8 @@ static enum pl_status run_lowering(struct lower *lw, struct pl_diag *diag) {
     lw->first[i] = SIM_NONE;
   enum pl_status s = sim_engine_init(&lw->st->eng, (int32_t)lw->pp, (int32_t)task_estimate(lw),
                                      lw->st->run->cluster.gpu.eff.overlap_slowdown);
+  if (s == PL_OK)
+    s = compress_setup(lw);
   if (s == PL_OK)
     s = make_streams(lw);
   if (s == PL_OK)
@@ -586,6 +786,7 @@ enum pl_status sim_lower(struct sim_step *st, struct pl_diag *diag) {
   memset(&lw, 0, sizeof lw);
   lw.st = st;
   lw.diag = diag;
+  lw.pass_id = lw.cur_unit = lw.anchor_pair = -1;
   lw.l = &st->run->layout;
   lw.pp = lw.l->pp;
   lw.vp = lw.l->vp;
@@ -595,6 +796,7 @@ enum pl_status sim_lower(struct sim_step *st, struct pl_diag *diag) {
   for (int k = 0; k < SIM_SEG_N; k++)
     lw.tp_cache[k][0].n = lw.tp_cache[k][1].n = -1;
   st->bucket_bytes = BUCKET_BYTES;
+  /* the limit holds for the whole step, compressed or not */
   if (lw.m > LOWER_MAX_TASKS || (double)lw.pp * (double)lw.per_stage > (double)LOWER_MAX_TASKS ||
       task_estimate(&lw) > LOWER_MAX_TASKS)
     return pl_diag_set(diag, PL_ERR_LIMIT,
@@ -602,6 +804,10 @@ enum pl_status sim_lower(struct sim_step *st, struct pl_diag *diag) {
                        "to simulate (limit %lld tasks)",
                        (long long)lw.pp, (long long)lw.m, (long long)lw.vp,
                        (long long)LOWER_MAX_TASKS);
+  if (st->compress && fsdp_comm_bound(&lw))
+    st->compress = false;
+  reduce_pairs(&lw);
+  lw.per_stage = (int32_t)(2 * lw.m * lw.vp);
   enum pl_status s = alloc_tables(&lw);
   if (s == PL_OK)
     s = run_lowering(&lw, diag);

@@ -45,11 +45,22 @@ static double latest_end(const struct sim_engine *e) {
   return t;
 }
 
-enum pl_status sim_step_build(struct sim_step *st, const struct pl_run *run, bool reference,
-                              struct pl_diag *diag) {
+/* Keep counts of the compressed path (compress.c): layer units simulated
+ * per FSDP pass and pipeline pairs past the warm-up, enough for the
+ * benchmarked layouts to reach their steady state; when one does not, the
+ * whole step is simulated instead. */
+#define KEEP_LAYERS 6
+#define KEEP_PAIRS 3
+
+static enum pl_status build(struct sim_step *st, const struct pl_run *run, bool reference,
+                            bool compress, int32_t keep_layers, int32_t keep_pairs,
+                            struct pl_diag *diag) {
   memset(st, 0, sizeof *st);
   st->run = run;
   st->reference = reference;
+  st->compress = compress;
+  st->keep_layers = keep_layers > 1 ? keep_layers : 2;
+  st->keep_pairs = keep_pairs > 1 ? keep_pairs : 1;
   st->stages = run->layout.pp;
   st->chunks = run->layout.vp;
   enum pl_status s = chunk_tables(st);
@@ -58,6 +69,19 @@ enum pl_status sim_step_build(struct sim_step *st, const struct pl_run *run, boo
   s = sim_segments(st, diag);
   if (s == PL_OK)
     s = sim_lower(st, diag);
+  /* online accounting only when periods are left out: on a whole step the
+   * sweep of account.c costs no more */
+  bool online = s == PL_OK && st->compress && !sim_cmp_done(&st->eng);
+  st->eng.cmp.on = online;
+  if (online) {
+    st->eng.meta = st->meta;
+    st->eng.tags = st->tags;
+    st->eng.colls = st->colls;
+    st->eng.cmp.n_colls = st->n_colls;
+    st->eng.acc = pl_calloc((size_t)st->stages, sizeof *st->eng.acc);
+    if (st->eng.acc == NULL)
+      s = pl_diag_set(diag, PL_ERR_NOMEM, "step simulation: out of memory");
+  }
   if (s == PL_OK)
     s = sim_engine_run(&st->eng, diag);
   st->step_s = latest_end(&st->eng);
@@ -66,9 +90,29 @@ enum pl_status sim_step_build(struct sim_step *st, const struct pl_run *run, boo
   return s;
 }
 
+enum pl_status sim_step_build(struct sim_step *st, const struct pl_run *run, bool reference,
+                              struct pl_diag *diag) {
+  return build(st, run, reference, false, KEEP_LAYERS, KEEP_PAIRS, diag);
+}
+
+enum pl_status sim_step_build_keep(struct sim_step *st, const struct pl_run *run,
+                                   int32_t keep_layers, int32_t keep_pairs, struct pl_diag *diag) {
+  enum pl_status s = build(st, run, false, true, keep_layers, keep_pairs, diag);
+  if (s != PL_OK || sim_cmp_done(&st->eng))
+    return s;
+  sim_step_free(st); /* no steady state found: the whole step */
+  return build(st, run, false, false, keep_layers, keep_pairs, diag);
+}
+
+enum pl_status sim_step_build_fast(struct sim_step *st, const struct pl_run *run,
+                                   struct pl_diag *diag) {
+  return sim_step_build_keep(st, run, KEEP_LAYERS, KEEP_PAIRS, diag);
+}
+
 void sim_step_free(struct sim_step *st) {
   sim_engine_free(&st->eng);
   pl_free(st->meta);
+  pl_free(st->tags);
   pl_free(st->chunk_first);
   pl_free(st->chunk_layers);
   memset(st, 0, sizeof *st);
@@ -122,7 +166,7 @@ enum pl_status pl_predict(const struct pl_run *run, struct pl_prediction *out,
   if (s != PL_OK)
     return s;
   struct sim_step st;
-  s = sim_step_build(&st, &out->run, false, diag);
+  s = sim_step_build_fast(&st, &out->run, diag);
   if (s == PL_OK)
     s = sim_account(&st, &out->flops, &out->step);
   if (s == PL_ERR_NOMEM)

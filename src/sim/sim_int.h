@@ -27,6 +27,10 @@
 enum sim_res { SIM_RES_COMPUTE, SIM_RES_INTRA, SIM_RES_INTER, SIM_RES_N };
 
 #define SIM_NONE (-1)
+#define SIM_MAX_COLLS 48
+struct sim_meta;
+struct sim_tag;
+struct sim_coll;
 #define SIM_MAX_RANK_STREAMS 8
 
 struct sim_task {
@@ -64,6 +68,63 @@ struct sim_rank {
   bool dirty;           /* running set changed: re-rate */
 };
 
+/* Step accounting integrated while the engine runs (compressed path,
+ * docs/step-model.md section 11): what account.c computes from the finished
+ * timeline, as integrals over time of functions of the running set, so an
+ * inserted period adds its integrals k times. Per rank. */
+struct sim_acc {
+  double t_s; /* integrated up to here */
+  double compute_s, optimizer_s, exposed_s, overlapped_s;
+  double idle_s;  /* time with the compute stream idle */
+  int32_t n_in;   /* pp transfers to this rank running now (they count as its comm) */
+  int32_t n_comm; /* own collectives running now */
+  int8_t comp;    /* running compute task: 0 none, 1 forward/backward, 2 optimizer */
+  double calls[SIM_MAX_COLLS], time_s[SIM_MAX_COLLS], exp_s[SIM_MAX_COLLS];
+};
+
+/* Steady-state compression (docs/step-model.md section 11). The lowering
+ * simulates fewer identical FSDP units per pass and fewer identical pipeline
+ * periods than the step has; the engine finds, at anchors, two states one
+ * period apart that agree, checks that the task graph around them is
+ * invariant under the one-period shift, and inserts the missing periods
+ * there: every rank is frozen for k periods and its accumulated integrals
+ * grow by k times those of the period. Anchors (sim_tag.anchor): 1 = first
+ * compute of a layer unit of a pass that lacks units (pp = 1 only: with
+ * pp > 1 transfers from other stages would cross the inserted time),
+ * 2 = first compute of a steady-state pipeline pair on stage 0. */
+struct sim_snap {
+  bool valid;
+  int32_t key; /* unit: pass id; period: pair index */
+  int32_t idx; /* unit index in the pass / pair index */
+  double now_s;
+  int32_t *started;    /* [stream] tasks started so far */
+  double *left;        /* [stream] due - now of the running task, < 0 when idle */
+  double *rate;        /* [stream] its rate */
+  struct sim_acc *acc; /* [rank] */
+};
+
+struct sim_cmp {
+  bool on;
+  int32_t *need; /* [pass id] units still to insert */
+  int32_t n_pass;
+  int32_t glob_need; /* pipeline periods still to insert */
+  int32_t period;    /* pairs per period (ring size) */
+  struct sim_snap *ring; /* [period] */
+  int32_t pending[8];
+  int n_pending;
+  int32_t *sid, *soff; /* tasks of each stream in issue order */
+  int32_t *pos;        /* [task] position on its stream (0 = issued first) */
+  int32_t *npred;      /* [task] predecessors in all */
+  double *idle0;       /* [task] its rank's compute-idle integral at its start */
+  int inserted;        /* insertions made (tests) */
+  int n_colls;         /* collectives the step uses (integrals copied) */
+  int32_t last_unit;   /* last unit anchor of a compressed pass */
+  int32_t last_pair;   /* last pair anchor on stage 0 */
+  bool failed;         /* an anchor that was the last chance passed: stop */
+  double *drift;       /* [2 * stream] last mismatch between pair anchors */
+  bool drift_valid;
+};
+
 /* The event queue: an indexed min-heap of tasks keyed on (due time,
  * sequence of (re)insertion); each task is in it at most once. */
 struct sim_heap_entry {
@@ -98,6 +159,12 @@ struct sim_engine {
   int32_t dirty[64]; /* ranks to re-rate after the current event */
   int n_dirty;
   bool nomem; /* an add failed; sim_engine_run reports it */
+  /* compressed path only (NULL/false otherwise) */
+  const struct sim_meta *meta;
+  const struct sim_tag *tags;
+  const struct sim_coll *colls;
+  struct sim_acc *acc; /* [rank] when accounting online */
+  struct sim_cmp cmp;
 };
 
 enum pl_status sim_engine_init(struct sim_engine *e, int32_t ranks, int32_t task_hint,
@@ -111,6 +178,18 @@ void sim_dep(struct sim_engine *e, int32_t from, int32_t to);
 /* Run every task to completion. PL_ERR_INTERNAL when tasks never become
  * ready (a dependency cycle: a lowering bug). */
 enum pl_status sim_engine_run(struct sim_engine *e, struct pl_diag *diag);
+/* compress.c: steady-state detection and period insertion (engine hooks). */
+enum pl_status sim_cmp_init(struct sim_engine *e);
+void sim_cmp_free(struct sim_engine *e);
+void sim_cmp_anchor(struct sim_engine *e, int32_t id);
+void sim_cmp_flush(struct sim_engine *e);
+void sim_acc_advance(struct sim_engine *e, int32_t rank);
+void sim_acc_task_done(struct sim_engine *e, int32_t id, int32_t rank);
+/* A task of rank starts / ends at now (called by the engine, before the
+ * running set changes; kept out of line so the plain path stays lean). */
+void sim_acc_start(struct sim_engine *e, int32_t id, int32_t rank);
+void sim_acc_finish(struct sim_engine *e, int32_t id, int32_t rank);
+bool sim_cmp_done(const struct sim_engine *e);
 
 /* Items are 0 .. n_items - 1. */
 enum pl_status sim_heap_init(struct sim_heap *h, int32_t n_items);
@@ -118,6 +197,8 @@ enum pl_status sim_heap_init(struct sim_heap *h, int32_t n_items);
 void sim_heap_set(struct sim_heap *h, int32_t item, double due_s);
 /* Remove and return the earliest item, SIM_NONE when empty. */
 int32_t sim_heap_pop(struct sim_heap *h);
+/* Move every item delta_s later. */
+void sim_heap_shift(struct sim_heap *h, double delta_s);
 void sim_heap_free(struct sim_heap *h);
 
 /* ------------------------------------------------------------- schedules */
@@ -156,8 +237,6 @@ struct sim_coll {
   enum pl_coll_proto proto;
   enum sim_res res; /* fabric it loads: intra- or inter-node */
 };
-
-#define SIM_MAX_COLLS 48
 
 /* ------------------------------------------------------------- segments */
 
@@ -204,11 +283,21 @@ struct sim_meta {
   uint8_t embed, head, recompute;
 };
 
+/* Compression tags of a task (compressed lowering only; same index). */
+struct sim_tag {
+  int32_t pass_id; /* pass instance, -1 outside passes */
+  int32_t unit;    /* layer unit in a compressed pass, else -1 */
+  int32_t pair;    /* steady-state pair index on stage 0 (anchor 2) */
+  uint8_t anchor;  /* 0, 1 (unit) or 2 (pipeline pair) */
+  uint8_t steady;  /* issued for a steady-state pipeline pair */
+};
+
 /* The whole simulated step. */
 struct sim_step {
   const struct pl_run *run; /* resolved */
   struct sim_engine eng;
   struct sim_meta *meta;
+  struct sim_tag *tags; /* compress only, capacity cap_meta */
   int32_t cap_meta;
   struct sim_coll colls[SIM_MAX_COLLS];
   int n_colls;
@@ -219,13 +308,25 @@ struct sim_step {
   int32_t *chunk_layers; /* [vp*pp] layers of each virtual stage */
   double bucket_bytes;   /* DDP gradient bucket */
   double step_s;
-  bool reference; /* tests: take the straightforward path (no caches, no
-                     shortcuts) to check the optimized one gives identical results */
+  bool reference;      /* tests: take the straightforward path (no caches, no
+                          shortcuts) to check the optimized one gives identical results */
+  bool compress;       /* simulate fewer identical periods and insert the rest
+                          (online accounting; no per-task timeline) */
+  int32_t keep_layers; /* compression: layer units simulated per FSDP pass */
+  int32_t keep_pairs;  /* compression: pipeline periods simulated past the warm-up */
 };
 
 /* reference: take the straightforward path (tests compare the two). */
 enum pl_status sim_step_build(struct sim_step *st, const struct pl_run *run, bool reference,
                               struct pl_diag *diag);
+/* The fast path of pl_predict: compressed lowering, online accounting; falls
+ * back to the whole step when no steady state is found. sim_account then
+ * reads the integrals. */
+enum pl_status sim_step_build_fast(struct sim_step *st, const struct pl_run *run,
+                                   struct pl_diag *diag);
+/* The same with chosen keep counts (tests: too few forces the fallback). */
+enum pl_status sim_step_build_keep(struct sim_step *st, const struct pl_run *run,
+                                   int32_t keep_layers, int32_t keep_pairs, struct pl_diag *diag);
 void sim_step_free(struct sim_step *st);
 
 /* segments.c: price the three segment kinds and register their collectives. */

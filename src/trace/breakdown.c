@@ -19,37 +19,6 @@
 
 #define KIND(k) (1u << (k))
 
-enum { L_C, L_M, L_Y, L_CM, L_YX, L_ALL, L_RC, L_N };
-
-static void free_lists(struct trace_ivs *l) {
-  for (int i = 0; i < L_N; i++)
-    trace_ivs_free(&l[i]);
-}
-
-static enum pl_status build(const struct trace_data *d, unsigned fm, unsigned fw,
-                            struct trace_ivs *l) {
-  struct trace_ivs t1 = {0}, t2 = {0};
-  enum pl_status s = trace_ivs_union(d, KIND(TRACE_COMPUTE), fm, fw, &l[L_C]);
-  if (s == PL_OK)
-    s = trace_ivs_union(d, KIND(TRACE_COMM), fm, fw, &l[L_M]);
-  if (s == PL_OK)
-    s = trace_ivs_union(d, KIND(TRACE_MEMCPY) | KIND(TRACE_MEMSET), fm, fw, &l[L_Y]);
-  if (s == PL_OK)
-    s = trace_ivs_union(d, KIND(TRACE_COMPUTE), fm | TRACE_F_RECOMPUTE,
-                        fw | TRACE_F_RECOMPUTE, &l[L_RC]);
-  if (s == PL_OK)
-    s = trace_ivs_and(&l[L_C], &l[L_M], &l[L_CM]);
-  if (s == PL_OK)
-    s = trace_ivs_or(&l[L_C], &l[L_M], &t1);
-  if (s == PL_OK)
-    s = trace_ivs_minus(&l[L_Y], &t1, &l[L_YX]);
-  if (s == PL_OK)
-    s = trace_ivs_or(&t1, &l[L_Y], &l[L_ALL]);
-  trace_ivs_free(&t1);
-  trace_ivs_free(&t2);
-  return s;
-}
-
 static int64_t measure_sum(const struct trace_ivs *x, const struct trace_iv *w, size_t nw,
                            int64_t *tmp) {
   trace_ivs_measure(x, w, nw, tmp);
@@ -59,32 +28,71 @@ static int64_t measure_sum(const struct trace_ivs *x, const struct trace_iv *w, 
   return sum;
 }
 
+/* The lists are built, measured and freed one after another, so at most
+ * three are alive at once (C, M and C or M; then C or M, Y and one result):
+ * a list holds at most one interval per GPU event, 16 bytes. */
+struct lists {
+  struct trace_ivs c, m, cm, y, x;
+};
+
+static void free_lists(struct lists *l) {
+  trace_ivs_free(&l->c);
+  trace_ivs_free(&l->m);
+  trace_ivs_free(&l->cm);
+  trace_ivs_free(&l->y);
+  trace_ivs_free(&l->x);
+}
+
+static enum pl_status measure_all(const struct trace_data *d, unsigned fm, unsigned fw,
+                                  const struct trace_iv *w, size_t nw, int64_t *tmp,
+                                  struct trace_breakdown *out) {
+  struct lists l;
+  memset(&l, 0, sizeof l);
+  enum pl_status s = trace_ivs_union(d, KIND(TRACE_COMPUTE), fm | TRACE_F_RECOMPUTE,
+                                     fw | TRACE_F_RECOMPUTE, &l.x);
+  if (s != PL_OK)
+    goto out;
+  out->recompute_ns = measure_sum(&l.x, w, nw, tmp);
+  trace_ivs_free(&l.x);
+  if ((s = trace_ivs_union(d, KIND(TRACE_COMPUTE), fm, fw, &l.c)) != PL_OK ||
+      (s = trace_ivs_union(d, KIND(TRACE_COMM), fm, fw, &l.m)) != PL_OK ||
+      (s = trace_ivs_and(&l.c, &l.m, &l.x)) != PL_OK)
+    goto out;
+  out->compute_ns = measure_sum(&l.c, w, nw, tmp);
+  out->comm_ns = measure_sum(&l.m, w, nw, tmp);
+  out->overlapped_ns = measure_sum(&l.x, w, nw, tmp);
+  trace_ivs_free(&l.x);
+  if ((s = trace_ivs_or(&l.c, &l.m, &l.cm)) != PL_OK)
+    goto out;
+  trace_ivs_free(&l.c);
+  trace_ivs_free(&l.m);
+  if ((s = trace_ivs_union(d, KIND(TRACE_MEMCPY) | KIND(TRACE_MEMSET), fm, fw, &l.y)) != PL_OK ||
+      (s = trace_ivs_minus(&l.y, &l.cm, &l.x)) != PL_OK)
+    goto out;
+  out->memory_ns = measure_sum(&l.y, w, nw, tmp);
+  out->exposed_memory_ns = measure_sum(&l.x, w, nw, tmp);
+  trace_ivs_free(&l.x);
+  if ((s = trace_ivs_or(&l.cm, &l.y, &l.x)) != PL_OK)
+    goto out;
+  out->busy_ns = measure_sum(&l.x, w, nw, tmp);
+out:
+  free_lists(&l);
+  return s;
+}
+
 enum pl_status trace_breakdown(const struct trace_data *d, const struct trace_iv *w, size_t nw,
                                unsigned flag_mask, unsigned flag_want,
                                struct trace_breakdown *out, struct pl_diag *diag) {
-  struct trace_ivs l[L_N];
-  memset(l, 0, sizeof l);
   memset(out, 0, sizeof *out);
   int64_t *tmp = pl_reallocarray(NULL, nw ? nw : 1, sizeof *tmp);
-  enum pl_status s = tmp ? build(d, flag_mask, flag_want, l) : PL_ERR_NOMEM;
-  if (s != PL_OK) {
-    free_lists(l);
-    pl_free(tmp);
+  enum pl_status s = tmp ? measure_all(d, flag_mask, flag_want, w, nw, tmp, out) : PL_ERR_NOMEM;
+  pl_free(tmp);
+  if (s != PL_OK)
     return pl_diag_set(diag, PL_ERR_NOMEM, "out of memory computing the GPU timeline");
-  }
   for (size_t i = 0; i < nw; i++)
     out->span_ns += w[i].b - w[i].a;
-  out->compute_ns = measure_sum(&l[L_C], w, nw, tmp);
-  out->comm_ns = measure_sum(&l[L_M], w, nw, tmp);
-  out->overlapped_ns = measure_sum(&l[L_CM], w, nw, tmp);
   out->exposed_comm_ns = out->comm_ns - out->overlapped_ns;
-  out->memory_ns = measure_sum(&l[L_Y], w, nw, tmp);
-  out->exposed_memory_ns = measure_sum(&l[L_YX], w, nw, tmp);
-  out->busy_ns = measure_sum(&l[L_ALL], w, nw, tmp);
   out->idle_ns = out->span_ns - out->busy_ns;
-  out->recompute_ns = measure_sum(&l[L_RC], w, nw, tmp);
-  free_lists(l);
-  pl_free(tmp);
   return PL_OK;
 }
 
@@ -93,7 +101,7 @@ bool trace_whole_window(const struct trace_data *d, unsigned flag_mask, unsigned
   const struct trace_gpu *g = d->gpu.data;
   bool any = false;
   for (size_t i = 0; i < d->gpu.len; i++) {
-    if ((g[i].flags & flag_mask) != flag_want)
+    if ((g[i].flags & flag_mask) != flag_want || !trace_in_view(d, &g[i]))
       continue;
     int64_t a = g[i].ts_ns, b = g[i].ts_ns + g[i].dur_ns;
     if (!any || a < w->a)

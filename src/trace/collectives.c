@@ -134,15 +134,17 @@ enum pl_status trace_collectives(const struct trace_data *d, const struct trace_
   struct trace_vec calls = {0};
   r->calls = NULL;
   r->n_calls = 0;
-  for (size_t i = 0; i < d->gpu.len; i++) {
-    if (g[i].kind != TRACE_COMM || !in_windows(&g[i], w, nw))
+  const struct trace_comm *cm = d->comm.data;
+  for (size_t i = 0; i < d->comm.len; i++) {
+    const struct trace_gpu *gi = &g[cm[i].gpu];
+    if (!trace_in_view(d, gi) || !in_windows(gi, w, nw))
       continue;
-    const struct trace_coll *c = g[i].coll >= 0 ? &cs[g[i].coll] : NULL;
+    const struct trace_coll *c = cm[i].coll >= 0 ? &cs[cm[i].coll] : NULL;
     enum trace_op op = c && c->op != TRACE_OP_UNKNOWN ? (enum trace_op)c->op
-                                                        : (enum trace_op)g[i].name_op;
+                                                        : (enum trace_op)gi->name_op;
     int64_t n = c && c->group_size > 0 ? c->group_size : d->world_size;
-    add_call(find_acc(a, &na, op, n), &g[i], c);
-    if (keep_calls && keep_call(&calls, op, n, &g[i], c, d->world_size, diag) != PL_OK) {
+    add_call(find_acc(a, &na, op, n), gi, c);
+    if (keep_calls && keep_call(&calls, op, n, gi, c, d->world_size, diag) != PL_OK) {
       trace_vec_free(&calls);
       return PL_ERR_NOMEM;
     }

@@ -22,11 +22,16 @@ static enum pl_status alloc_ivs(struct trace_ivs *out, size_t n) {
   return out->v ? PL_OK : PL_ERR_NOMEM;
 }
 
-/* Sort and merge in place. */
+/* Sort (unless it already is: glibc's qsort allocates a copy) and merge in
+ * place. */
 static void merge(struct trace_ivs *x) {
   if (x->n == 0)
     return;
-  qsort(x->v, x->n, sizeof *x->v, cmp_iv);
+  size_t sorted = 1;
+  while (sorted < x->n && cmp_iv(&x->v[sorted - 1], &x->v[sorted]) <= 0)
+    sorted++;
+  if (sorted < x->n)
+    qsort(x->v, x->n, sizeof *x->v, cmp_iv);
   size_t k = 0;
   for (size_t i = 1; i < x->n; i++) {
     if (x->v[i].a <= x->v[k].b) {
@@ -45,7 +50,8 @@ enum pl_status trace_ivs_union(const struct trace_data *d, unsigned kind_mask, u
   if (alloc_ivs(out, d->gpu.len) != PL_OK)
     return PL_ERR_NOMEM;
   for (size_t i = 0; i < d->gpu.len; i++) {
-    if (!(kind_mask & (1u << g[i].kind)) || (g[i].flags & flag_mask) != flag_want)
+    if (!(kind_mask & (1u << g[i].kind)) || (g[i].flags & flag_mask) != flag_want ||
+        !trace_in_view(d, &g[i]))
       continue;
     out->v[out->n++] = (struct trace_iv){g[i].ts_ns, g[i].ts_ns + g[i].dur_ns};
   }

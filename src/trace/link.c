@@ -21,8 +21,8 @@ static int cmp_launch(const void *a, const void *b) {
   const struct trace_launch *x = a, *y = b;
   if (x->corr != y->corr)
     return x->corr < y->corr ? -1 : 1;
-  if (x->flow != y->flow) /* the runtime call first: it has the External id */
-    return x->flow < y->flow ? -1 : 1;
+  if (x->runtime != y->runtime) /* the runtime call first: it has the External id */
+    return x->runtime > y->runtime ? -1 : 1;
   return (x->ts_ns > y->ts_ns) - (x->ts_ns < y->ts_ns);
 }
 
@@ -33,14 +33,50 @@ static int cmp_span(const void *a, const void *b) {
   return (x->num > y->num) - (x->num < y->num);
 }
 
+/* Launches sorted in place: glibc's qsort is a merge sort that allocates a
+ * copy of the array (32 bytes per launch, the largest allocation of a run),
+ * so launches are sorted by heapsort, and not at all when, as Kineto writes
+ * them, they already are. */
+static void sift(struct trace_launch *l, size_t i, size_t n) {
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n)
+      return;
+    if (c + 1 < n && cmp_launch(&l[c], &l[c + 1]) < 0)
+      c++;
+    if (cmp_launch(&l[i], &l[c]) >= 0)
+      return;
+    struct trace_launch t = l[i];
+    l[i] = l[c];
+    l[c] = t;
+    i = c;
+  }
+}
+
+static void sort_launches(struct trace_launch *l, size_t n) {
+  size_t i = 1;
+  while (i < n && cmp_launch(&l[i - 1], &l[i]) <= 0)
+    i++;
+  if (i >= n)
+    return;
+  for (i = n / 2; i-- > 0;)
+    sift(l, i, n);
+  for (size_t m = n; m-- > 1;) {
+    struct trace_launch t = l[0];
+    l[0] = l[m];
+    l[m] = t;
+    sift(l, 0, m);
+  }
+}
+
 /* Merge the runtime record and the flow start of one correlation into one
  * record whose flow flag says whether a flow exists. */
 static void dedupe_launches(struct trace_data *d) {
   struct trace_launch *l = d->launches.data;
   size_t n = d->launches.len, k = 0;
-  if (n == 0) /* data is NULL: qsort must not see it */
+  if (n == 0)
     return;
-  qsort(l, n, sizeof *l, cmp_launch);
+  sort_launches(l, n);
   for (size_t i = 0; i < n; i++) {
     if (k > 0 && l[k - 1].corr == l[i].corr) {
       l[k - 1].flow |= l[i].flow;
@@ -105,11 +141,11 @@ static int32_t step_of(const struct trace_data *d, int64_t t) {
 }
 
 /* Recompute frames on one thread are sequential; a few steps back suffice. */
-static bool in_recompute(const struct trace_data *d, int64_t t, int64_t tid) {
+static bool in_recompute(const struct trace_data *d, int64_t t, int32_t tid) {
   const struct trace_span *s = d->recompute.data;
   long i = last_before(s, d->recompute.len, t);
   for (long k = 0; i >= 0 && k < 64; i--, k++)
-    if (s[i].tid == tid && t < s[i].end_ns)
+    if (trace_tid32(s[i].tid) == tid && t < s[i].end_ns)
       return true;
   return false;
 }
@@ -185,33 +221,41 @@ static int32_t rpc_around(const struct trace_data *d, const struct rpc_index *x,
   size_t i = upper(x->by_ts, x->n, l->ts_ns);
   for (size_t k = 0; i > 0 && k < 16; i--, k++) {
     const struct trace_coll *r = &c[x->by_ts[i - 1].idx];
-    if (r->tid == l->tid && l->ts_ns <= r->end_ns)
+    if (trace_tid32(r->tid) == l->tid && l->ts_ns <= r->end_ns)
       return x->by_ts[i - 1].idx;
   }
   return -1;
 }
 
-static void link_one(struct trace_data *d, const struct rpc_index *x, struct trace_gpu *g) {
-  const struct trace_launch *l = g->corr >= 0 ? find_launch(d, g->corr) : NULL;
-  if (l != NULL) {
-    g->flags |= TRACE_F_LINKED;
-    if (l->flow)
-      g->flags |= TRACE_F_FLOW;
-    g->step = step_of(d, l->ts_ns);
-    if (d->recompute.len > 0 && in_recompute(d, l->ts_ns, l->tid))
-      g->flags |= TRACE_F_RECOMPUTE;
-  }
-  if (g->kind != TRACE_COMM || g->coll >= 0 || x->n == 0)
+static void link_one(struct trace_data *d, struct trace_gpu *g, int64_t corr) {
+  const struct trace_launch *l = corr >= 0 ? find_launch(d, corr) : NULL;
+  if (l == NULL)
     return;
-  int32_t c = rpc_by_ext(x, g->ext_id);
-  if (c < 0 && l != NULL)
-    c = rpc_by_ext(x, l->ext_id);
-  if (c < 0 && l != NULL)
-    c = rpc_around(d, x, l);
-  g->coll = c;
+  g->flags |= TRACE_F_LINKED;
+  if (l->flow)
+    g->flags |= TRACE_F_FLOW;
+  g->step = step_of(d, l->ts_ns);
+  if (d->recompute.len > 0 && in_recompute(d, l->ts_ns, l->tid))
+    g->flags |= TRACE_F_RECOMPUTE;
+}
+
+/* The collective of a NCCL kernel whose own args do not name one. */
+static void link_comm(struct trace_data *d, const struct rpc_index *x, struct trace_comm *c) {
+  if (c->coll >= 0 || x->n == 0)
+    return;
+  int64_t corr = TRACE_AT(d->corr, int64_t, c->gpu);
+  const struct trace_launch *l = corr >= 0 ? find_launch(d, corr) : NULL;
+  int32_t k = rpc_by_ext(x, c->ext_id);
+  if (k < 0 && l != NULL)
+    k = rpc_by_ext(x, l->ext_id);
+  if (k < 0 && l != NULL)
+    k = rpc_around(d, x, l);
+  c->coll = k;
 }
 
 enum pl_status trace_link(struct trace_data *d, struct pl_diag *diag) {
+  if (d->linked)
+    return PL_OK;
   dedupe_launches(d);
   dedupe_steps(d);
   if (d->recompute.len > 0)
@@ -220,8 +264,16 @@ enum pl_status trace_link(struct trace_data *d, struct pl_diag *diag) {
   enum pl_status s = rpc_build(d, &x, diag);
   if (s == PL_OK) {
     struct trace_gpu *g = d->gpu.data;
+    const int64_t *corr = d->corr.data;
     for (size_t i = 0; i < d->gpu.len; i++)
-      link_one(d, &x, &g[i]);
+      link_one(d, &g[i], corr[i]);
+    struct trace_comm *c = d->comm.data;
+    for (size_t i = 0; i < d->comm.len; i++)
+      link_comm(d, &x, &c[i]);
+    /* what only linking needed: the launches and the correlations */
+    trace_vec_free(&d->launches);
+    trace_vec_free(&d->corr);
+    d->linked = true;
   }
   pl_free(x.by_ext);
   pl_free(x.by_ts);

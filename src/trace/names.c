@@ -24,12 +24,18 @@ static bool ieq_prefix(const char *s, size_t n, const char *p) {
 
 /* "nccl" or "rccl" anywhere, any case. */
 bool trace_is_comm_kernel(const char *s, size_t n) {
-  for (size_t i = 1; i + 3 <= n; i++) {
-    if ((s[i] | 0x20) != 'c' || (s[i + 1] | 0x20) != 'c' || (s[i + 2] | 0x20) != 'l')
-      continue;
-    char c = (char)(s[i - 1] | 0x20);
-    if (c == 'n' || c == 'r')
-      return true;
+  /* "nccl" or "rccl", any case: Horspool's search for a 4-byte window whose
+   * last byte decides the shift (most kernel names have few c, l, n, r) */
+  for (size_t j = 3; j < n;) {
+    char c = (char)(s[j] | 0x20);
+    if (c == 'l') {
+      char p = (char)(s[j - 3] | 0x20);
+      if ((s[j - 1] | 0x20) == 'c' && (s[j - 2] | 0x20) == 'c' && (p == 'n' || p == 'r'))
+        return true;
+      j += 4;
+    } else {
+      j += c == 'c' ? 1 : c == 'n' || c == 'r' ? 3 : 4;
+    }
   }
   return false;
 }

@@ -2,7 +2,9 @@
  * (yajl_parse.h) into the flat arrays of trace_int.h. No document tree is
  * built: each traceEvents object is assembled in a fixed-size struct as its
  * members arrive and is either kept (GPU activity, launches, steps, recompute
- * frames, collectives) or dropped when it closes.
+ * frames, collectives) or dropped when it closes. Once its phase, category
+ * and name show that an event cannot be kept (most events: CPU ops, Python
+ * frames), its remaining fields are skipped without being looked at.
  *
  * Times: yajl hands every number over as its text (yajl_number callback), and
  * "ts"/"dur" in microseconds with up to three decimals (Kineto >= 2023 writes
@@ -18,8 +20,10 @@
  * Hostile input: a token (string or number) longer than TRACE_MAX_STRING / 2
  * is refused through yajl's allocator (see ya_realloc), nesting beyond
  * TRACE_MAX_DEPTH by the callbacks; a wrong type in a field we use (a "ts"
- * that is a string, an event that is a number) is an error, never a guess.
+ * that is a string, an event that is a number) is an error, never a guess
+ * (fields of an event already known to be dropped are not used).
  * Every error names the file and the JSON byte offset (after gunzip). */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +50,8 @@ struct event {
   enum cat cat;
   char name[NAME_KEEP];
   size_t name_len;
-  bool has_ts, has_dur, has_id, has_pid, recompute;
+  bool has_ts, has_dur, has_id, has_pid, recompute, has_cat, has_name;
+  bool drop; /* the event can no longer be kept: its remaining fields are skipped */
   int64_t ts, dur, tid, pid, id, corr, ext_id;
   struct trace_coll coll; /* from args */
   bool has_coll;
@@ -61,6 +66,7 @@ struct reader {
   int64_t chunk_off;
   int depth;
   int ev;            /* depth at which event objects sit (0 = no events array yet) */
+  int skip_above;    /* callbacks deeper than this have nothing to do (see dropped) */
   bool root_array, in_events, in_args, in_dist, dev_seen, saw_events;
   enum rkey rkey;
   enum ekey ekey;
@@ -256,27 +262,52 @@ static enum rkey root_key(const unsigned char *k, size_t n) {
   return RK_OTHER;
 }
 
-#define CAT(name, cat) {name, sizeof(name) - 1, cat}
+/* Kineto's categories (current and 2021 schema): the length and a byte or
+ * two pick the one candidate, one memcmp confirms it. This runs once per
+ * event, so it is a switch rather than a walk over a table. */
+static enum cat cat_is(const char *s, size_t n, const char *lit, enum cat c) {
+  return memcmp(s, lit, n) == 0 ? c : CAT_OTHER;
+}
+
 static enum cat cat_of(const char *s, size_t n) {
-  static const struct {
-    const char *name;
-    size_t len;
-    enum cat cat;
-  } map[] = {
-      CAT("kernel", CAT_KERNEL),       CAT("Kernel", CAT_KERNEL),
-      CAT("gpu_memcpy", CAT_MEMCPY),   CAT("Memcpy", CAT_MEMCPY),
-      CAT("gpu_memset", CAT_MEMSET),   CAT("Memset", CAT_MEMSET),
-      CAT("cuda_runtime", CAT_RUNTIME),CAT("cuda_driver", CAT_RUNTIME),
-      CAT("Runtime", CAT_RUNTIME),     CAT("Driver", CAT_RUNTIME),
-      CAT("ac2g", CAT_FLOW),           CAT("async", CAT_FLOW),
-      CAT("cpu_op", CAT_CPU),          CAT("user_annotation", CAT_CPU),
-      CAT("Operator", CAT_CPU),        CAT("User Annotation", CAT_CPU),
-      CAT("python_function", CAT_PY),
-  };
-  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-    if (n == map[i].len && memcmp(s, map[i].name, n) == 0)
-      return map[i].cat;
-  return CAT_OTHER;
+  switch (n) {
+  case 4:
+    return cat_is(s, n, "ac2g", CAT_FLOW);
+  case 5:
+    return cat_is(s, n, "async", CAT_FLOW);
+  case 6:
+    switch (s[0]) {
+    case 'k':
+      return cat_is(s, n, "kernel", CAT_KERNEL);
+    case 'K':
+      return cat_is(s, n, "Kernel", CAT_KERNEL);
+    case 'M':
+      return s[4] == 'p' ? cat_is(s, n, "Memcpy", CAT_MEMCPY) : cat_is(s, n, "Memset", CAT_MEMSET);
+    case 'D':
+      return cat_is(s, n, "Driver", CAT_RUNTIME);
+    case 'c':
+      return cat_is(s, n, "cpu_op", CAT_CPU);
+    default:
+      return CAT_OTHER;
+    }
+  case 7:
+    return cat_is(s, n, "Runtime", CAT_RUNTIME);
+  case 8:
+    return cat_is(s, n, "Operator", CAT_CPU);
+  case 10:
+    return s[7] == 'c' ? cat_is(s, n, "gpu_memcpy", CAT_MEMCPY)
+                       : cat_is(s, n, "gpu_memset", CAT_MEMSET);
+  case 11:
+    return cat_is(s, n, "cuda_driver", CAT_RUNTIME);
+  case 12:
+    return cat_is(s, n, "cuda_runtime", CAT_RUNTIME);
+  case 15:
+    return s[0] == 'p' ? cat_is(s, n, "python_function", CAT_PY)
+           : s[0] == 'u' ? cat_is(s, n, "user_annotation", CAT_CPU)
+                         : cat_is(s, n, "User Annotation", CAT_CPU);
+  default:
+    return CAT_OTHER;
+  }
 }
 
 /* ---- event fields ---- */
@@ -316,12 +347,40 @@ static int event_num(struct reader *r, const char *s, size_t n) {
   }
 }
 
+static bool has_prefix(const char *s, size_t n, const char *p, size_t m) {
+  return n >= m && memcmp(s, p, m) == 0;
+}
+
+/* Once its category and name are known, most events (CPU ops, Python frames,
+ * counters) cannot be kept (see commit): the rest of their fields are skipped
+ * unparsed, which is most of the callbacks of a trace. The prefix tests match
+ * commit_cpu's. */
+static void decide_drop(struct event *e) {
+  static const char ps[] = "ProfilerStep#", rpc[] = "record_param_comms";
+  if (!e->has_cat)
+    return;
+  if (e->cat == CAT_OTHER) {
+    e->drop = true;
+    return;
+  }
+  if (!e->has_name)
+    return;
+  size_t kn = e->name_len < NAME_KEEP ? e->name_len : NAME_KEEP;
+  if (e->cat == CAT_PY)
+    e->drop = !e->recompute;
+  else if (e->cat == CAT_CPU)
+    e->drop = !has_prefix(e->name, kn, ps, sizeof ps - 1) &&
+              !(kn == sizeof rpc - 1 && memcmp(e->name, rpc, kn) == 0);
+}
+
 static void event_name(struct event *e, const char *s, size_t n) {
   size_t k = n < NAME_KEEP ? n : NAME_KEEP;
   memcpy(e->name, s, k);
   e->name_len = n;
+  e->has_name = true;
   static const char rc[] = "recompute_fn";
   e->recompute = n >= sizeof rc - 1 && memcmp(s + n - (sizeof rc - 1), rc, sizeof rc - 1) == 0;
+  decide_drop(e);
 }
 
 static int event_str(struct reader *r, const char *s, size_t n) {
@@ -329,9 +388,12 @@ static int event_str(struct reader *r, const char *s, size_t n) {
   switch (r->ekey) {
   case EK_PH:
     e->ph = n > 0 ? s[0] : 0;
+    e->drop |= e->ph != 'X' && e->ph != 's'; /* commit keeps no other phase */
     return 1;
   case EK_CAT:
     e->cat = cat_of(s, n);
+    e->has_cat = true;
+    decide_drop(e);
     return 1;
   case EK_NAME:
     event_name(e, s, n);
@@ -445,6 +507,7 @@ static void event_reset(struct event *e) {
   e->cat = CAT_OTHER;
   e->name_len = 0;
   e->has_ts = e->has_dur = e->has_id = e->has_pid = e->recompute = e->has_coll = false;
+  e->has_cat = e->has_name = e->drop = false;
   e->ts = e->dur = e->tid = e->pid = e->id = 0;
   e->corr = e->ext_id = -1;
   memset(&e->coll, 0, sizeof e->coll);
@@ -467,61 +530,98 @@ static int need_times(struct reader *r, bool dur) {
   return 1;
 }
 
-/* Count the distinct devices (pid of GPU events) up to TRACE_MAX_DEVICES. */
-static void note_device(struct trace_data *d, const struct event *e) {
+/* The device index of a GPU event: its pid among the distinct pids of the
+ * file (first seen first); past TRACE_MAX_DEVICES the last index is shared.
+ * An event without a pid is TRACE_DEV_NONE. */
+static uint8_t device_of(struct trace_data *d, const struct event *e) {
   if (!e->has_pid)
-    return;
-  for (int i = 0; i < d->n_devices; i++)
+    return TRACE_DEV_NONE;
+  for (int i = d->n_devices - 1; i >= 0; i--)
     if (d->devices[i] == e->pid)
-      return;
+      return (uint8_t)i;
   if (d->n_devices < TRACE_MAX_DEVICES)
     d->devices[d->n_devices++] = e->pid;
+  return (uint8_t)(d->n_devices - 1);
+}
+
+static int commit_comm(struct reader *r, const struct event *e) {
+  struct trace_comm *c = trace_vec_push(&r->d->comm, sizeof *c);
+  if (c == NULL)
+    return oom(r);
+  c->ext_id = e->ext_id;
+  c->gpu = (int32_t)(r->d->gpu.len - 1);
+  c->coll = -1;
+  if (e->has_coll) {
+    struct trace_coll *k = trace_vec_push(&r->d->colls, sizeof *k);
+    if (k == NULL)
+      return oom(r);
+    *k = e->coll;
+    c->coll = (int32_t)(r->d->colls.len - 1);
+  }
+  return 1;
 }
 
 static int commit_gpu(struct reader *r) {
   struct event *e = &r->e;
   if (!need_times(r, true))
     return 0;
-  note_device(r->d, e);
+  if (r->d->gpu.len >= INT32_MAX)
+    return fail(r, PL_ERR_LIMIT, "more than %d GPU events", INT32_MAX);
   struct trace_gpu *g = trace_vec_push(&r->d->gpu, sizeof *g);
-  if (g == NULL)
+  int64_t *corr = g ? trace_vec_push(&r->d->corr, sizeof *corr) : NULL;
+  if (corr == NULL)
     return oom(r);
   size_t kn = e->name_len < NAME_KEEP ? e->name_len : NAME_KEEP;
+  *corr = e->corr;
   g->ts_ns = e->ts;
   g->dur_ns = e->dur;
-  g->corr = e->corr;
-  g->ext_id = e->ext_id;
-  g->coll = -1;
   g->step = -1;
+  g->dev = device_of(r->d, e);
   g->kind = e->cat == CAT_MEMCPY ? TRACE_MEMCPY : e->cat == CAT_MEMSET ? TRACE_MEMSET
                                                                       : TRACE_COMPUTE;
   if (e->cat == CAT_KERNEL && trace_is_comm_kernel(e->name, kn)) {
     g->kind = TRACE_COMM;
     g->name_op = (uint8_t)trace_op_from_kernel(e->name, kn);
-    if (e->has_coll) {
-      struct trace_coll *c = trace_vec_push(&r->d->colls, sizeof *c);
-      if (c == NULL)
-        return oom(r);
-      *c = e->coll;
-      g = &TRACE_AT(r->d->gpu, struct trace_gpu, r->d->gpu.len - 1);
-      g->coll = (int32_t)(r->d->colls.len - 1);
-    }
+    return commit_comm(r, e);
   }
   return 1;
+}
+
+/* A flow start right after its runtime call (or the reverse) joins that
+ * record, so a launch costs one record, not two; other repeats are merged
+ * by trace_link (the runtime call's time, thread and External id win). */
+static bool merge_launch(struct trace_data *d, const struct event *e, bool flow) {
+  if (d->launches.len == 0)
+    return false;
+  struct trace_launch *l = &TRACE_AT(d->launches, struct trace_launch, d->launches.len - 1);
+  if (l->corr != (flow ? e->id : e->corr) || (flow ? l->flow : l->runtime))
+    return false;
+  if (flow) {
+    l->flow = 1;
+    return true;
+  }
+  l->ts_ns = e->ts;
+  l->tid = trace_tid32(e->tid);
+  l->ext_id = e->ext_id;
+  l->runtime = 1;
+  return true;
 }
 
 static int commit_launch(struct reader *r, bool flow) {
   struct event *e = &r->e;
   if (!need_times(r, false))
     return 0;
+  if (merge_launch(r->d, e, flow))
+    return 1;
   struct trace_launch *l = trace_vec_push(&r->d->launches, sizeof *l);
   if (l == NULL)
     return oom(r);
   l->corr = flow ? e->id : e->corr;
   l->ts_ns = e->ts;
-  l->tid = e->tid;
+  l->tid = trace_tid32(e->tid);
   l->ext_id = flow ? -1 : e->ext_id;
   l->flow = flow;
+  l->runtime = !flow;
   return 1;
 }
 
@@ -593,6 +693,7 @@ static int root_value(struct reader *r, enum vtype t) {
   if (t == V_ARR) { /* Chrome trace array format: the root is the event list */
     r->root_array = r->in_events = r->saw_events = true;
     r->ev = 1;
+    r->skip_above = r->ev + 2;
     return 1;
   }
   return fail(r, PL_ERR_PARSE, "not a Kineto trace: the top-level value is %s", vname(t));
@@ -605,6 +706,7 @@ static int member_value(struct reader *r, enum vtype t, const char *s, size_t n)
       return type_error(r, "traceEvents", t, "an array");
     r->in_events = r->saw_events = true;
     r->ev = 2;
+    r->skip_above = r->ev + 2;
     return 1;
   case RK_DIST:
     r->in_dist = t == V_MAP;
@@ -629,6 +731,13 @@ static int dist_value(struct reader *r, enum vtype t, const char *s, size_t n) {
   return 1;
 }
 
+/* A value or key inside an event that cannot be kept, or nested deeper than
+ * an event's args (grid, block, Input Dims: never used): nothing to do. Tested
+ * in the callbacks themselves, before the call to on_value. */
+static inline bool dropped(const struct reader *r) {
+  return r->depth > r->skip_above; /* ev inside a dropped event, else ev + 2 */
+}
+
 static int on_value(struct reader *r, enum vtype t, const char *s, size_t n) {
   int d = r->depth;
   if (r->err != PL_OK)
@@ -643,6 +752,7 @@ static int on_value(struct reader *r, enum vtype t, const char *s, size_t n) {
     }
     r->index++;
     event_reset(&r->e);
+    r->skip_above = r->ev + 2;
     return 1;
   }
   if (r->in_events && d == r->ev + 1) {
@@ -652,8 +762,12 @@ static int on_value(struct reader *r, enum vtype t, const char *s, size_t n) {
     }
     if (t == V_NUM)
       return event_num(r, s, n);
-    if (t == V_STR)
-      return event_str(r, s, n);
+    if (t == V_STR) {
+      int ok = event_str(r, s, n);
+      if (r->e.drop)
+        r->skip_above = r->ev;
+      return ok;
+    }
     if (r->ekey == EK_TS || r->ekey == EK_DUR)
       return type_error(r, r->ekey == EK_TS ? "ts" : "dur", t, "a number");
     return 1;
@@ -682,18 +796,20 @@ static int on_value(struct reader *r, enum vtype t, const char *s, size_t n) {
 
 /* ---- yajl callbacks ---- */
 
-static int cb_null(void *ctx) { return on_value(ctx, V_NULL, NULL, 0); }
+static int cb_null(void *ctx) { return dropped(ctx) || on_value(ctx, V_NULL, NULL, 0); }
 static int cb_bool(void *ctx, int b) {
   (void)b;
-  return on_value(ctx, V_BOOL, NULL, 0);
+  return dropped(ctx) || on_value(ctx, V_BOOL, NULL, 0);
 }
-static int cb_number(void *ctx, const char *s, size_t n) { return on_value(ctx, V_NUM, s, n); }
+static int cb_number(void *ctx, const char *s, size_t n) {
+  return dropped(ctx) || on_value(ctx, V_NUM, s, n);
+}
 static int cb_string(void *ctx, const unsigned char *s, size_t n) {
-  return on_value(ctx, V_STR, (const char *)s, n);
+  return dropped(ctx) || on_value(ctx, V_STR, (const char *)s, n);
 }
 
 static int open_container(struct reader *r, enum vtype t) {
-  if (!on_value(r, t, NULL, 0))
+  if (!dropped(r) && !on_value(r, t, NULL, 0))
     return 0;
   if (++r->depth > TRACE_MAX_DEPTH) {
     return fail(r, PL_ERR_LIMIT, "nesting deeper than %d levels", TRACE_MAX_DEPTH);
@@ -708,7 +824,7 @@ static int close_container(struct reader *r) {
   if (r->in_events && r->depth == r->ev + 1)
     r->in_args = false;
   else if (r->in_events && r->depth == r->ev - 1)
-    r->in_events = false;
+    r->in_events = false, r->skip_above = INT_MAX;
   else if (r->depth == 1)
     r->in_dist = false;
   return r->err == PL_OK;
@@ -721,6 +837,8 @@ static int cb_end(void *ctx) { return close_container(ctx); }
 static int cb_key(void *ctx, const unsigned char *k, size_t n) {
   struct reader *r = ctx;
   int d = r->depth;
+  if (dropped(r))
+    return 1;
   if (r->in_events && d == r->ev + 1)
     r->ekey = event_key(k, n);
   else if (r->in_events && r->in_args && d == r->ev + 2)
@@ -840,6 +958,7 @@ static enum pl_status read_input(struct trace_input *in, const char *path, struc
   r.d = d;
   r.path = path;
   r.diag = diag;
+  r.skip_above = INT_MAX;
   d->rank = d->world_size = -1;
   r.h = yajl_alloc(&callbacks, &afs, &r);
   if (r.h == NULL)
@@ -875,6 +994,8 @@ enum pl_status trace_read_mem(const void *data, size_t len, const char *name, si
 
 void trace_data_free(struct trace_data *d) {
   trace_vec_free(&d->gpu);
+  trace_vec_free(&d->corr);
+  trace_vec_free(&d->comm);
   trace_vec_free(&d->launches);
   trace_vec_free(&d->steps);
   trace_vec_free(&d->recompute);

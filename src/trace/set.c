@@ -2,7 +2,8 @@
  *
  * Each worker thread takes the next file index, streams it (reader.c),
  * reduces it to per-step means (steps.c) and frees its events, so at most
- * `threads` files are in memory at once. Results land in a slot per file and
+ * `threads` files are in memory at once. A file with GPU events of several
+ * pids (devices) gives one rank per pid. Results land in a slot per file and
  * are sorted by rank then file name afterwards, so the output is the same for
  * any thread count. Across ranks (docs/trace.md 4): mean/min/max of each
  * metric, the straggler, missing ranks, and the collectives merged. */
@@ -27,12 +28,30 @@ struct job {
   const void *mem; /* pl_trace_analyze_mem: the one trace's bytes, else NULL */
   size_t mem_len;
   const struct pl_trace_opts *opts;
-  struct pl_trace_rank *ranks;
+  struct pl_trace_rank **ranks; /* per file: one rank, or one per GPU pid */
+  int *n_ranks;
   enum pl_status *status;
   struct pl_diag *diags;
   int next;
   pthread_mutex_t lock;
 };
+
+/* A file whose GPU events carry several pids (devices) is one rank per pid:
+ * a Kineto trace of one rank has one GPU pid, plateau's predicted pp traces
+ * one per stage. The CPU side (launches, steps) is shared. */
+static enum pl_status analyze_file(struct job *j, int i, struct trace_data *d) {
+  struct pl_diag *diag = &j->diags[i];
+  enum pl_status s = trace_link(d, diag);
+  int n = d->n_devices > 1 ? d->n_devices : 1;
+  if (s == PL_OK && (j->ranks[i] = pl_calloc((size_t)n, sizeof *j->ranks[i])) == NULL)
+    s = pl_diag_set(diag, PL_ERR_NOMEM, "trace '%s': out of memory", j->files[i]);
+  for (int k = 0; s == PL_OK && k < n; k++) {
+    d->view_dev = n > 1 ? k + 1 : 0;
+    s = trace_rank_analyze(d, j->files[i], j->opts, j->calls, &j->ranks[i][k], diag);
+    j->n_ranks[i] = k + 1; /* freed by the caller, also on failure */
+  }
+  return s;
+}
 
 static void run_one(struct job *j, int i) {
   struct trace_data d;
@@ -42,7 +61,7 @@ static void run_one(struct job *j, int i) {
                          ? trace_read_mem(j->mem, j->mem_len, j->files[i], 0, &d, &j->diags[i])
                          : trace_read(j->files[i], &d, &j->diags[i]);
   if (s == PL_OK)
-    s = trace_rank_analyze(&d, j->files[i], j->opts, j->calls, &j->ranks[i], &j->diags[i]);
+    s = analyze_file(j, i, &d);
   j->status[i] = s;
   trace_data_free(&d);
 }
@@ -178,7 +197,10 @@ static int cmp_rank(const void *a, const void *b) {
   const struct pl_trace_rank *x = a, *y = b;
   if (x->rank != y->rank)
     return x->rank < y->rank ? -1 : 1;
-  return strcmp(x->file, y->file);
+  int c = strcmp(x->file, y->file);
+  if (c != 0)
+    return c;
+  return (x->gpu_pid > y->gpu_pid) - (x->gpu_pid < y->gpu_pid);
 }
 
 typedef double (*getter)(const struct pl_trace_rank *);
@@ -260,11 +282,11 @@ static enum pl_status ranks_present(struct pl_trace_set *s) {
     if (w > s->world_size)
       s->world_size = w;
     if (i > 0 && s->ranks[i].rank >= 0 && s->ranks[i].rank == s->ranks[i - 1].rank &&
-        s->duplicate_rank < 0)
+        s->ranks[i].file != s->ranks[i - 1].file && s->duplicate_rank < 0)
       s->duplicate_rank = s->ranks[i].rank;
     s->any_gpu |= s->ranks[i].has_gpu;
   }
-  if (s->n_ranks < 2 || s->world_size <= 0 || s->world_size > 1000000)
+  if (s->n_files_ < 2 || s->world_size <= 0 || s->world_size > 1000000)
     return PL_OK;
   s->missing = pl_calloc((size_t)s->world_size, sizeof *s->missing);
   if (s->missing == NULL)
@@ -344,9 +366,18 @@ static enum pl_status assemble(struct job *j, struct pl_trace_set *s, struct pl_
   enum pl_status st = first_error(j, diag);
   if (st != PL_OK)
     return st;
-  s->ranks = j->ranks;
-  s->n_ranks = j->n;
-  j->ranks = NULL;
+  int n = 0;
+  for (int i = 0; i < j->n; i++)
+    n += j->n_ranks[i];
+  s->ranks = pl_calloc((size_t)n, sizeof *s->ranks);
+  if (s->ranks == NULL)
+    return pl_diag_set(diag, PL_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < j->n; i++) { /* the ranks' coll and calls move to the set */
+    memcpy(s->ranks + s->n_ranks, j->ranks[i], (size_t)j->n_ranks[i] * sizeof *s->ranks);
+    s->n_ranks += j->n_ranks[i];
+    j->n_ranks[i] = 0;
+  }
+  s->n_files_ = j->n;
   qsort(s->ranks, (size_t)s->n_ranks, sizeof *s->ranks, cmp_rank);
   if (ranks_present(s) != PL_OK || merge_coll(s) != PL_OK)
     return pl_diag_set(diag, PL_ERR_NOMEM, "out of memory");
@@ -368,9 +399,10 @@ static enum pl_status analyze_list(struct list *l, const struct pl_trace_opts *o
   j.mem = mem;
   j.mem_len = mem_len;
   j.ranks = pl_calloc((size_t)j.n, sizeof *j.ranks);
+  j.n_ranks = pl_calloc((size_t)j.n, sizeof *j.n_ranks);
   j.status = pl_calloc((size_t)j.n, sizeof *j.status);
   j.diags = pl_calloc((size_t)j.n, sizeof *j.diags);
-  enum pl_status st = s && j.ranks && j.status && j.diags
+  enum pl_status st = s && j.ranks && j.n_ranks && j.status && j.diags
                           ? PL_OK
                           : pl_diag_set(diag, PL_ERR_NOMEM, "out of memory");
   if (st == PL_OK) {
@@ -385,12 +417,16 @@ static enum pl_status analyze_list(struct list *l, const struct pl_trace_opts *o
   } else {
     free_list(l);
   }
-  if (j.ranks != NULL)
+  if (j.ranks != NULL && j.n_ranks != NULL)
     for (int i = 0; i < j.n; i++) {
-      pl_free(j.ranks[i].coll);
-      pl_free(j.ranks[i].calls);
+      for (int k = 0; k < j.n_ranks[i]; k++) {
+        pl_free(j.ranks[i][k].coll);
+        pl_free(j.ranks[i][k].calls);
+      }
+      pl_free(j.ranks[i]);
     }
   pl_free(j.ranks);
+  pl_free(j.n_ranks);
   pl_free(j.status);
   pl_free(j.diags);
   if (st != PL_OK) {

@@ -44,7 +44,11 @@ static bool last_cut_short(const struct trace_data *d) {
   return 2 * (s[n - 1].end_ns - s[n - 1].ts_ns) < median;
 }
 
-/* First GPU start and last GPU end of each step's events. */
+/* First GPU start and last GPU end of each step's events, over every device
+ * of the file: the devices of one file share its steps, so a pipeline stage
+ * that starts late or ends early still has the whole step as its window and
+ * its wait is idle time (the bubble), as for a rank with a file of its own
+ * and several steps. */
 static enum pl_status step_extents(const struct trace_data *d, int64_t **first, int64_t **last) {
   size_t n = d->steps.len;
   *first = pl_reallocarray(NULL, n, sizeof **first);
@@ -116,13 +120,17 @@ static void fill_identity(struct trace_data *d, const char *path, struct pl_trac
   r->world_size = d->world_size;
   memcpy(r->device, d->device, sizeof r->device);
   r->json_bytes = d->raw_bytes;
-  r->gpu_events = (int64_t)d->gpu.len;
   r->gpu_devices = d->n_devices;
+  r->gpu_pid = d->view_dev > 0 ? d->devices[d->view_dev - 1] : -1;
   r->first_step = -1;
   const struct trace_gpu *g = d->gpu.data;
-  for (size_t i = 0; i < d->gpu.len; i++)
+  for (size_t i = 0; i < d->gpu.len; i++) {
+    if (!trace_in_view(d, &g[i]))
+      continue;
+    r->gpu_events++;
     r->unlinked_events += !(g[i].flags & TRACE_F_LINKED);
-  r->has_gpu = d->gpu.len > 0;
+  }
+  r->has_gpu = r->gpu_events > 0;
   r->has_steps = d->steps.len > 0;
 }
 
@@ -172,6 +180,8 @@ enum pl_status trace_rank_analyze(struct trace_data *d, const char *path,
     return PL_OK;
   }
   nw = by_step ? hi - lo : 1;
+  struct trace_data all = *d; /* a view of every device */
+  all.view_dev = 0;
   struct trace_iv *w = pl_reallocarray(NULL, nw, sizeof *w);
   if (w == NULL)
     return pl_diag_set(diag, PL_ERR_NOMEM, "trace '%s': out of memory", path);
@@ -179,7 +189,7 @@ enum pl_status trace_rank_analyze(struct trace_data *d, const char *path,
     s = step_windows(d, lo, hi, w) == PL_OK ? PL_OK
         : pl_diag_set(diag, PL_ERR_NOMEM, "trace '%s': out of memory", path);
   else
-    trace_whole_window(d, 0, 0, &w[0]);
+    trace_whole_window(&all, 0, 0, &w[0]); /* the file's, as step_extents */
   struct trace_breakdown b;
   if (s == PL_OK)
     s = trace_breakdown(d, w, nw, 0, 0, &b, diag);

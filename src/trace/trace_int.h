@@ -5,8 +5,10 @@
  * activity intervals, CPU launch points (correlation -> time), ProfilerStep
  * spans, activation-recompute spans and record_param_comms collectives. Every
  * other event (CPU ops, Python frames, counters) is parsed and dropped, so
- * memory grows with the number of GPU events (about 80 bytes each with their
- * launch), not with the size of the JSON. Times are integer nanoseconds on the
+ * memory grows with the number of GPU events (64 bytes each while reading:
+ * a 24-byte trace_gpu, its 8-byte correlation and a 32-byte launch; 24 bytes
+ * plus interval lists after trace_link), not with the size of the JSON
+ * (docs/trace.md 11). Times are integer nanoseconds on the
  * trace's own clock (Kineto "ts" in microseconds, read exactly from the text).
  * Ownership: a struct trace_data is filled by trace_read and released with
  * trace_data_free. */
@@ -33,6 +35,7 @@
 /* GPU devices (pid values of GPU events) told apart in one file; a Kineto
  * trace of one rank has one. More are counted as this many. */
 #define TRACE_MAX_DEVICES 16
+#define TRACE_DEV_NONE 255 /* trace_gpu.dev of an event without a pid */
 
 enum trace_kind { TRACE_COMPUTE, TRACE_COMM, TRACE_MEMCPY, TRACE_MEMSET, TRACE_N_KINDS };
 
@@ -58,27 +61,47 @@ enum trace_op {
   TRACE_OP_N
 };
 
+/* One GPU activity, 24 bytes: the reader keeps one per kernel, memcpy and
+ * memset, so this record is most of a trace's memory (docs/trace.md 8). The
+ * correlation id lives in trace_data.corr only until trace_link; what only
+ * NCCL kernels need (External id, collective) lives in trace_data.comm. */
 struct trace_gpu {
   int64_t ts_ns;
   int64_t dur_ns;
-  int64_t corr;     /* correlation id, -1 when absent */
-  int64_t ext_id;   /* args "External id", -1 when absent */
-  int32_t coll;     /* index into trace_data.colls, -1 when none */
-  uint8_t kind;     /* enum trace_kind */
-  uint8_t flags;    /* TRACE_F_* (set by trace_link) */
-  uint8_t name_op;  /* enum trace_op guessed from the kernel name */
-  int32_t step;     /* index into trace_data.steps of its launch, -1 = none */
+  int32_t step;    /* index into trace_data.steps of its launch, -1 = none (trace_link) */
+  uint8_t kind;    /* enum trace_kind */
+  uint8_t flags;   /* TRACE_F_* (set by trace_link) */
+  uint8_t dev;     /* index into trace_data.devices (its pid), TRACE_DEV_NONE */
+  uint8_t name_op; /* enum trace_op guessed from the kernel name (comm kernels) */
+};
+
+/* What a communication kernel adds to its trace_gpu, one per TRACE_COMM
+ * event, in trace order. */
+struct trace_comm {
+  int64_t ext_id; /* args "External id", -1 when absent */
+  int32_t gpu;    /* index into trace_data.gpu */
+  int32_t coll;   /* index into trace_data.colls, -1 when none */
 };
 
 /* A CPU-side launch: a runtime/driver call with args "correlation", or the
- * start of a launch flow (ph "s", cat ac2g/async) whose id is the correlation. */
+ * start of a launch flow (ph "s", cat ac2g/async) whose id is the correlation.
+ * A flow start that follows its runtime call (Kineto writes them together)
+ * is merged into it as it arrives. 32 bytes. */
 struct trace_launch {
   int64_t corr;
   int64_t ts_ns;
-  int64_t tid;
   int64_t ext_id; /* args "External id" of the runtime call, -1 when absent */
-  uint8_t flow;   /* 1 when this record came from a flow start */
+  int32_t tid;    /* the thread, folded to 32 bits (trace_tid32) */
+  uint8_t flow;   /* 1 when a flow start for this correlation was seen */
+  uint8_t runtime;/* 1 when the runtime call itself was seen */
 };
+
+/* A thread id folded to 32 bits for trace_launch.tid and trace_span.tid:
+ * OS thread ids fit unchanged; two 64-bit ids that fold alike would be taken
+ * for one thread (only recompute and collective attribution compare them). */
+static inline int32_t trace_tid32(int64_t tid) {
+  return (int32_t)(uint32_t)((uint64_t)tid ^ ((uint64_t)tid >> 32));
+}
 
 /* A CPU span: ProfilerStep#num, or a recompute_fn frame (num unused). */
 struct trace_span {
@@ -111,7 +134,9 @@ struct trace_vec {
 
 struct trace_data {
   struct trace_vec gpu;      /* struct trace_gpu */
-  struct trace_vec launches; /* struct trace_launch, sorted by corr after trace_link */
+  struct trace_vec corr;     /* int64_t per GPU event: its correlation, -1 none; freed by trace_link */
+  struct trace_vec comm;     /* struct trace_comm per communication kernel */
+  struct trace_vec launches; /* struct trace_launch; freed by trace_link */
   struct trace_vec steps;    /* struct trace_span, ProfilerStep#N, sorted by ts */
   struct trace_vec recompute;/* struct trace_span */
   struct trace_vec colls;    /* struct trace_coll: kernel args first, then CPU ops */
@@ -122,9 +147,21 @@ struct trace_data {
   int64_t n_events;          /* objects seen in traceEvents */
   int64_t raw_bytes;         /* JSON bytes parsed (after gunzip) */
   bool has_dist;             /* distributedInfo present */
-  int64_t devices[TRACE_MAX_DEVICES]; /* distinct "pid" of GPU events, first seen first */
+  int64_t devices[TRACE_MAX_DEVICES]; /* distinct "pid" of GPU events, first seen first;
+                                         the 17th and later count as the 16th */
   int n_devices;
+  /* Which GPU events the analyzers see: 0 all, k >= 1 only those of device
+   * k - 1 (a file with several GPU pids is measured one device at a time). */
+  int view_dev;
+  bool linked; /* trace_link has run */
 };
+
+/* Is g one of the GPU events d's analyzers see now? Events without a pid
+ * go with the first device. */
+static inline bool trace_in_view(const struct trace_data *d, const struct trace_gpu *g) {
+  return d->view_dev == 0 || g->dev == d->view_dev - 1 ||
+         (g->dev == TRACE_DEV_NONE && d->view_dev == 1);
+}
 
 /* vec.c */
 void *trace_vec_push(struct trace_vec *v, size_t elem);
@@ -162,7 +199,8 @@ double trace_bus_factor(enum trace_op op, int64_t n);
 /* Rank from a file name ("rank-3.json.gz", "rank3_trace.json"), -1 if none. */
 int64_t trace_rank_from_path(const char *path);
 
-/* link.c: attach GPU events to launches, steps and recompute spans. */
+/* link.c: attach GPU events to launches, steps and recompute spans, then
+ * free what only linking needed (launches, correlations). Idempotent. */
 enum pl_status trace_link(struct trace_data *d, struct pl_diag *diag);
 
 /* intervals.c: sorted, disjoint interval lists. */
@@ -204,7 +242,8 @@ bool trace_whole_window(const struct trace_data *d, unsigned flag_mask, unsigned
                         struct trace_iv *w);
 
 /* steps.c: choose windows per step and fill one rank's result. */
-/* keep_calls: also fill r->calls (pl_trace_analyze_calls). */
+/* keep_calls: also fill r->calls (pl_trace_analyze_calls). Links d first and
+ * measures the GPU events in view (all by default). */
 enum pl_status trace_rank_analyze(struct trace_data *d, const char *path,
                                   const struct pl_trace_opts *o, bool keep_calls,
                                   struct pl_trace_rank *r, struct pl_diag *diag);

@@ -10,8 +10,8 @@
 #   trace compute_s = predict compute_s + optimizer_s
 #   trace idle_s    = predict bubble_s + other_s
 # Pipeline-parallel predictions (pp > 1) put every stage in one file (one pid
-# per stage); a Kineto file is one rank, so trace analyze unions the stages
-# and says so in a note; those are checked for the note only.
+# per stage); trace analyze measures one rank per pid (trace_pp.sh checks the
+# numbers; here only the note).
 . "$(dirname "$0")/lib.sh"
 
 # value A|B of a metric from `trace compare --format csv` (a = predict, b = trace)

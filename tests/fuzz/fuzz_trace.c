@@ -84,6 +84,8 @@ static bool same_vec(const struct trace_vec *a, const struct trace_vec *b, size_
 /* The reader's output must not depend on how the bytes were chunked. */
 static void compare(const struct trace_data *a, const struct trace_data *b) {
   if (!same_vec(&a->gpu, &b->gpu, sizeof(struct trace_gpu)) ||
+      !same_vec(&a->corr, &b->corr, sizeof(int64_t)) ||
+      !same_vec(&a->comm, &b->comm, sizeof(struct trace_comm)) ||
       !same_vec(&a->launches, &b->launches, sizeof(struct trace_launch)) ||
       !same_vec(&a->steps, &b->steps, sizeof(struct trace_span)) ||
       !same_vec(&a->recompute, &b->recompute, sizeof(struct trace_span)) ||
@@ -127,9 +129,10 @@ static void check_rank(const struct pl_trace_rank *r) {
 }
 
 static void check_set(const struct pl_trace_set *s) {
-  if (s->n_ranks != 1)
-    die("one buffer must give one rank");
-  check_rank(&s->ranks[0]);
+  if (s->n_ranks < 1 || s->n_ranks > TRACE_MAX_DEVICES)
+    die("one buffer must give one rank, or one per GPU pid");
+  for (int i = 0; i < s->n_ranks; i++)
+    check_rank(&s->ranks[i]);
   for (int i = 0; i < s->n_coll; i++)
     check_value(s->coll[i].busbw_bytes_per_s);
   check_value(s->step_time_s.mean);

@@ -29,23 +29,26 @@ struct case_ {
 };
 
 /* Bounds: 0.15 / 0.10 where the target is met; otherwise the documented miss
- * rounded up (docs/collectives.md, "Validation"). */
+ * rounded up to the next 5% (docs/collectives.md, "Validation"). */
 static const struct case_ cases[] = {
     {"h100_1node_8gpu_all_reduce_ring_together.txt", "dgx-h100", "ring", 0, 0.15, 0.10},
     {"h100_1node_8gpu_all_gather_ring_together.txt", "dgx-h100", "ring", 0, 0.15, 0.10},
     {"h100_1node_8gpu_reduce_scatter_ring_together.txt", "dgx-h100", "ring", 0, 0.15, 0.10},
-    {"h100_1node_8gpu_all_reduce_nvls_together.txt", "dgx-h100", "nvls", 0, 0.15, 0.17},
-    {"h100_2node_p5_efa_all_reduce_aws.txt", "aws-p5", "auto", 0, 1.10, 0.35},
-    {"a100_2node_p4de_efa_all_reduce_aws.txt", "aws-p4de", "auto", 0, 0.55, 0.10},
-    {"h100_2node_gcp_a3mega_all_reduce.txt", "gcp-a3mega", "auto", 0, 2.30, 0.90},
+    {"h100_1node_8gpu_all_reduce_nvls_together.txt", "dgx-h100", "nvls", 0, 0.15, 0.10},
+    {"h100_2node_p5_efa_all_reduce_aws.txt", "aws-p5", "auto", 0, 0.35, 0.10},
+    {"a100_2node_p4de_efa_all_reduce_aws.txt", "aws-p4de", "auto", 0, 0.15, 0.10},
+    {"h100_2node_gcp_a3mega_all_reduce.txt", "gcp-a3mega", "auto", 0, 0.15, 0.10},
+    /* known exclusion: an NCCL_DEBUG=INFO run (docs/collectives.md) */
     {"h100_2node_16gpu_alltoall_sendrecv_xxrjun.txt", "dgx-h100", "auto", 0, 10.0, 0.15},
     {"h100_2node_16gpu_alltoall_sendrecv_xxrjun.txt", "dgx-h100", "auto", 1, 5.5, 0.15},
-    {"a100_1node_8gpu_all_reduce_UNATTRIBUTED.txt", "dgx-a100", "auto", 0, 0.30, 0.15},
+    {"a100_1node_8gpu_all_reduce_UNATTRIBUTED.txt", "dgx-a100", "auto", 0, 0.20, 0.15},
 };
 /* Cross prediction between the four single-node H100 logs (rows: fitted on,
- * columns: predicted): target 0.15; misses documented in docs/collectives.md. */
+ * columns: predicted; order all_reduce ring, all_gather ring, reduce_scatter
+ * ring, all_reduce NVLS): target 0.15; misses documented in
+ * docs/collectives.md, rounded up to the next 5%. */
 static const double cross_bound[4][4] = {
-    {0, 0.20, 0.15, 0.55}, {0.20, 0, 0.15, 0.40}, {0.20, 0.15, 0, 0.35}, {0.30, 0.35, 0.35, 0}};
+    {0, 0.15, 0.15, 0.15}, {0.15, 0, 0.15, 0.15}, {0.15, 0.15, 0, 0.15}, {0.20, 0.15, 0.15, 0}};
 #define N_CASES (sizeof cases / sizeof cases[0])
 
 /* Logs without rank lines (the AWS README tables) are 2 nodes, 16 ranks. */

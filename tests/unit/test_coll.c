@@ -2,7 +2,10 @@
  * NCCL 2.28's formulas (src/graph/tuning.cc; derivations in
  * docs/collectives.md) on the dgx-h100 preset: NVLink 18 x 20.6 GB/s =
  * 370.8 GB/s per GPU, 8 x 400 Gb/s = 400 GB/s per node, NVLink hop 3.4 us,
- * network hop 14 us, Intel host (1 us network post), 24 channels. */
+ * network hop 14 us, Intel host (1 us network post), 24 channels.
+ * Pipeline fill (docs/collectives.md, "Pipeline fill") is added where it
+ * applies, each term derived beside its check. */
+#define MIB 1048576.0
 #include <plateau/plateau.h>
 
 #include "check.h"
@@ -24,66 +27,94 @@ static double t_of(enum pl_coll_op op, double bytes, int64_t n, int64_t per_node
 
 static void ring_one_node(void) {
   /* all_gather, 8 GiB, 8 ranks: busBw 370.8 GB/s, algbw = busBw * 8/7,
-   * latency = base 8.4 + 7 steps x 3.4 = 32.2 us. */
+   * latency = base 8.4 + 7 steps x 3.4 = 32.2 us. Fill: 8 GiB / (24 x 8)
+   * is past the 2 MiB Simple chunk, so one 2 MiB chunk on each of 24
+   * channels at 370.8 GB/s = 135.7 us. */
   double t = t_of(PL_COLL_ALL_GATHER, 8 * GIB, 8, 8, PL_ALGO_RING, PL_PROTO_SIMPLE);
-  CHECK_NEAR_REL(t, 32.2 * US + 8 * GIB * 7.0 / (8.0 * 370.8 * GB), 1e-9);
+  CHECK_NEAR_REL(t, 32.2 * US + 8 * GIB * 7.0 / (8.0 * 370.8 * GB) + 2 * MIB * 24 / (370.8 * GB),
+                 1e-9);
   /* LL on all_reduce: busBw = min(llMaxBw Hopper 1 node 141, 370.8 x 0.5) = 141 GB/s;
-   * algbw = 141 x 8/14; latency 6.6 + 14 x 0.6 = 15 us. 1 MiB. */
+   * algbw = 141 x 8/14; latency 6.6 + 14 x 0.6 = 15 us. 1 MiB. Fill: the
+   * share 1 MiB / (24 x 8) is under the 32 KiB LL chunk, so one more step,
+   * 1 MiB / (8 x 141 GB/s). */
   t = t_of(PL_COLL_ALL_REDUCE, 1048576, 8, 8, PL_ALGO_RING, PL_PROTO_LL);
-  CHECK_NEAR_REL(t, 15.0 * US + 1048576.0 * 14.0 / (8.0 * 141.0 * GB), 1e-9);
+  CHECK_NEAR_REL(t, 15.0 * US + 1048576.0 * 15.0 / (8.0 * 141.0 * GB), 1e-9);
   /* LL128: busBw = 0.92 x 370.8 (the 24 x 36.7 cap does not bind);
-   * latency 14 + 14 x 1.9 = 40.6 us. 64 MiB. */
+   * latency 14 + 14 x 1.9 = 40.6 us. 64 MiB; share 341 KiB < 576,000 B
+   * LL128 chunk: fill one more step (15 steps' worth of 64 MiB / 8). */
   t = t_of(PL_COLL_ALL_REDUCE, 64 * 1048576.0, 8, 8, PL_ALGO_RING, PL_PROTO_LL128);
-  CHECK_NEAR_REL(t, 40.6 * US + 64 * 1048576.0 * 14.0 / (8.0 * 0.92 * 370.8 * GB), 1e-9);
+  CHECK_NEAR_REL(t, 40.6 * US + 64 * 1048576.0 * 15.0 / (8.0 * 0.92 * 370.8 * GB), 1e-9);
 }
 
 static void ring_two_nodes(void) {
   /* all_reduce, 16 ranks over 2 nodes, Simple, 1 GiB: busBw = min(370.8, 400);
    * 30 steps, 2 of them inter-node: 8.4 + 28 x max(3.4, 3 x 1.0) + 2 x 14 =
    * 131.6 us, times NCCL's multi-node plateau factor 1.4 = 184.24 us. */
+  /* Fill: 1 GiB / (24 x 16) > 2 MiB: 24 x 2 MiB at 370.8 GB/s. */
   double t = t_of(PL_COLL_ALL_REDUCE, GIB, 16, 8, PL_ALGO_RING, PL_PROTO_SIMPLE);
-  CHECK_NEAR_REL(t, 184.24 * US + GIB * 30.0 / (16.0 * 370.8 * GB), 1e-9);
+  CHECK_NEAR_REL(t, 184.24 * US + GIB * 30.0 / (16.0 * 370.8 * GB) + 2 * MIB * 24 / (370.8 * GB),
+                 1e-9);
   /* One rank per node (a dp group strided over tp = 8): 4 ranks on 4 nodes
    * use one 50 GB/s NIC each; all_gather 3 steps, all inter-node:
-   * 8.4 + 3 x 14 = 50.4 us. */
+   * 8.4 + 3 x 14 = 50.4 us. Fill: the group gets 24 x 50 / 370.8 = 3.24
+   * channels (NCCL builds channels of one speed), 2 MiB on each at 50 GB/s:
+   * 2 MiB x 24 / 370.8 GB/s = 135.7 us. */
   t = t_of(PL_COLL_ALL_GATHER, GIB, 4, 1, PL_ALGO_RING, PL_PROTO_SIMPLE);
-  CHECK_NEAR_REL(t, 50.4 * US + GIB * 3.0 / (4.0 * 50 * GB), 1e-9);
+  CHECK_NEAR_REL(t, 50.4 * US + GIB * 3.0 / (4.0 * 50 * GB) + 2 * MIB * 24 / (370.8 * GB), 1e-9);
+  /* Two ranks: one step, nothing forwarded, no fill. */
+  t = t_of(PL_COLL_ALL_GATHER, GIB, 2, 1, PL_ALGO_RING, PL_PROTO_SIMPLE);
+  CHECK_NEAR_REL(t, (8.4 + 14) * US + GIB / (2.0 * 50 * GB), 1e-9);
 }
 
 static void tree(void) {
   /* all_reduce, 4 nodes x 8, Simple, 1 GiB: busBw = min(370.8, 400) x 0.92
    * (cap 24 x 36.0 does not bind); algbw = busBw / 2; 1 GiB is past the
-   * correction table (factor 1). Latency 8.4 + 2 (7 x 4.0 + log2(4) x 14) = 120.4 us. */
+   * correction table (factor 1). Latency 8.4 + 2 (7 x 4.0 + log2(4) x 14) = 120.4 us.
+   * Fill: 512 KiB chunks on 24 channels (12 MiB a round) cross 2 x 7 NVLink
+   * stages (370.8 GB/s) and 2 x 2 network stages (400 GB/s); less the
+   * slowest (an NVLink stage): 12 MiB x (13 / 370.8 + 4 / 400) per GB/s. */
+  double fill = 12 * MIB * (13.0 / 370.8 + 4.0 / 400) / GB;
   double t = t_of(PL_COLL_ALL_REDUCE, GIB, 32, 8, PL_ALGO_TREE, PL_PROTO_SIMPLE);
-  CHECK_NEAR_REL(t, 120.4 * US + GIB / (0.5 * 0.92 * 370.8 * GB), 1e-9);
-  /* 64 MiB: log2(64 MiB / 64) = 20, Simple correction factor 0.8. */
+  CHECK_NEAR_REL(t, 120.4 * US + GIB / (0.5 * 0.92 * 370.8 * GB) + fill, 1e-9);
+  /* 64 MiB: log2(64 MiB / 64) = 20, Simple correction factor 0.8; 64 MiB / 24
+   * channels still fills 512 KiB chunks: same fill. */
   t = t_of(PL_COLL_ALL_REDUCE, 64 * 1048576.0, 32, 8, PL_ALGO_TREE, PL_PROTO_SIMPLE);
-  CHECK_NEAR_REL(t, 120.4 * US + 64 * 1048576.0 / (0.8 * 0.5 * 0.92 * 370.8 * GB), 1e-9);
+  CHECK_NEAR_REL(t, 120.4 * US + 64 * 1048576.0 / (0.8 * 0.5 * 0.92 * 370.8 * GB) + fill, 1e-9);
 }
 
 static void nvls(void) {
   /* One node: algbw = 370.8 x 0.85 (Hopper nvlsEfficiency) x 8/9, latency 25 us,
    * plus 3.4 us per chunk loop: 16 channels x 8 heads = 128 streams; 1 GiB is
-   * not below 64 x 128 x 128 KiB = 1 GiB, so 128 KiB chunks, 64 loops. */
+   * not below 64 x 128 x 128 KiB = 1 GiB, so 128 KiB chunks, 64 loops.
+   * Fill: one loop, 128 x 128 KiB = 16 MiB, at algbw. */
+  double bw = 370.8 * 0.85 * 8.0 / 9.0 * GB;
   double t = t_of(PL_COLL_ALL_REDUCE, GIB, 8, 8, PL_ALGO_NVLS, PL_PROTO_SIMPLE);
-  CHECK_NEAR_REL(t, (25 + 64 * 3.4) * US + GIB / (370.8 * 0.85 * 8.0 / 9.0 * GB), 1e-9);
+  CHECK_NEAR_REL(t, (25 + 64 * 3.4) * US + (GIB + 16 * MIB) / bw, 1e-9);
   /* 64 MiB: below 1 GiB -> 64 KiB; not below 8 x 128 x 64 KiB = 64 MiB: 64 KiB,
-   * 64 MiB / (128 x 64 KiB) = 8 loops. 8 MiB: 32 KiB (not below 2 x 128 x
-   * 32 KiB = 8 MiB), 2 loops. 4 MiB: 16 KiB, 2 loops. */
-  t = t_of(PL_COLL_ALL_REDUCE, 64 * 1048576.0, 8, 8, PL_ALGO_NVLS, PL_PROTO_SIMPLE);
-  CHECK_NEAR_REL(t, (25 + 8 * 3.4) * US + 64 * 1048576.0 / (370.8 * 0.85 * 8.0 / 9.0 * GB), 1e-9);
-  t = t_of(PL_COLL_ALL_REDUCE, 8 * 1048576.0, 8, 8, PL_ALGO_NVLS, PL_PROTO_SIMPLE);
-  CHECK_NEAR_REL(t, (25 + 2 * 3.4) * US + 8 * 1048576.0 / (370.8 * 0.85 * 8.0 / 9.0 * GB), 1e-9);
-  t = t_of(PL_COLL_ALL_REDUCE, 4 * 1048576.0, 8, 8, PL_ALGO_NVLS, PL_PROTO_SIMPLE);
-  CHECK_NEAR_REL(t, (25 + 2 * 3.4) * US + 4 * 1048576.0 / (370.8 * 0.85 * 8.0 / 9.0 * GB), 1e-9);
+   * 64 MiB / (128 x 64 KiB) = 8 loops, fill 8 MiB. 8 MiB: 32 KiB (not below
+   * 2 x 128 x 32 KiB = 8 MiB), 2 loops, fill 4 MiB. 4 MiB: 16 KiB, 2 loops,
+   * fill 2 MiB. */
+  t = t_of(PL_COLL_ALL_REDUCE, 64 * MIB, 8, 8, PL_ALGO_NVLS, PL_PROTO_SIMPLE);
+  CHECK_NEAR_REL(t, (25 + 8 * 3.4) * US + (64 + 8) * MIB / bw, 1e-9);
+  t = t_of(PL_COLL_ALL_REDUCE, 8 * MIB, 8, 8, PL_ALGO_NVLS, PL_PROTO_SIMPLE);
+  CHECK_NEAR_REL(t, (25 + 2 * 3.4) * US + (8 + 4) * MIB / bw, 1e-9);
+  t = t_of(PL_COLL_ALL_REDUCE, 4 * MIB, 8, 8, PL_ALGO_NVLS, PL_PROTO_SIMPLE);
+  CHECK_NEAR_REL(t, (25 + 2 * 3.4) * US + (4 + 2) * MIB / bw, 1e-9);
   /* NVLS_TREE on 2 nodes: the NVLS part moves 9/8 bytes per byte at
    * 370.8 x 0.85 = 315.18 GB/s (3.57 ps/B), the network 1 byte per byte at
-   * 400 GB/s (2.5 ps/B): NVLS bounds. Latency 25 + 2 x log2(2) x 14 = 53 us. */
+   * 400 GB/s (2.5 ps/B): NVLS bounds. Latency 25 + 2 x log2(2) x 14 = 53 us.
+   * Fill: 128 KiB chunks on 128 streams, a 16 MiB loop, through NVLS
+   * (315.18 GB/s), one network hop up and one down (400 GB/s), NVLS: the sum
+   * less the slowest stage (NVLS) = 16 MiB (1 / 315.18 + 2 / 400) per GB/s. */
   t = t_of(PL_COLL_ALL_REDUCE, GIB, 16, 8, PL_ALGO_NVLS_TREE, PL_PROTO_SIMPLE);
-  CHECK_NEAR_REL(t, 53 * US + GIB * (9.0 / 8.0) / (370.8 * 0.85 * GB), 1e-9);
-  /* 4 nodes: the tree sends 2 bytes per byte per node: 2/400 GB/s bounds. */
+  CHECK_NEAR_REL(t, 53 * US + GIB * (9.0 / 8.0) / (370.8 * 0.85 * GB) +
+                        16 * MIB * (1 / 315.18 + 2 / 400.0) / GB, 1e-9);
+  /* 4 nodes: the tree sends 2 bytes per byte per node: 2/400 GB/s bounds.
+   * Fill: 64 KiB chunks (>= 4 nodes), an 8 MiB loop, NVLS twice and 2 x 2
+   * network hops, less one NVLS stage. */
   t = t_of(PL_COLL_ALL_REDUCE, GIB, 32, 8, PL_ALGO_NVLS_TREE, PL_PROTO_SIMPLE);
-  CHECK_NEAR_REL(t, (25 + 2 * 2 * 14) * US + GIB * 2.0 / (400 * GB), 1e-9);
+  CHECK_NEAR_REL(t, (25 + 2 * 2 * 14) * US + GIB * 2.0 / (400 * GB) +
+                        8 * MIB * (1 / 315.18 + 4 / 400.0) / GB, 1e-9);
 }
 
 static void p2p(void) {
@@ -114,17 +145,75 @@ static void tuner_choices(void) {
   CHECK_EQ_INT(pl_coll_time(&h100, PL_COLL_ALL_GATHER, GIB, one, PL_ALGO_AUTO, &c), PL_OK);
   CHECK_EQ_INT(c.algo, PL_ALGO_RING);
   CHECK_EQ_INT(c.proto, PL_PROTO_SIMPLE);
-  /* The chosen time is the minimum over everything that can run. */
-  double best = 1e300;
-  for (int a = PL_ALGO_RING; a < PL_ALGO_N; a++)
-    for (int p = 0; p < PL_PROTO_N; p++) {
-      struct pl_coll_cost f;
-      if (pl_coll_time_proto(&h100, PL_COLL_ALL_REDUCE, 3e6, two, a, p, &f) == PL_OK &&
-          f.time_s < best)
-        best = f.time_s;
-    }
+  /* The chosen pair is charged in full: auto costs what that pair costs forced. */
+  struct pl_coll_cost f;
   CHECK_EQ_INT(pl_coll_time(&h100, PL_COLL_ALL_REDUCE, 3e6, two, PL_ALGO_AUTO, &c), PL_OK);
-  CHECK_NEAR_REL(c.time_s, best, 0);
+  CHECK_EQ_INT(pl_coll_time_proto(&h100, PL_COLL_ALL_REDUCE, 3e6, two, c.algo, c.proto, &f), PL_OK);
+  CHECK_NEAR_REL(c.time_s, f.time_s, 0);
+}
+
+/* Cloud presets: the NCCL setup each fabric prescribes, and NCCL's own
+ * ranking (without pipeline fill) choosing the algorithm. */
+static void tuner_cloud(void) {
+  struct pl_cluster a3, p4, p5;
+  struct pl_coll_cost c, ring;
+  struct pl_group two = {16, 8};
+  CHECK_EQ_INT(pl_cluster_load("gcp-a3mega", &a3, NULL), PL_OK);
+  CHECK_EQ_INT(pl_cluster_load("aws-p4de", &p4, NULL), PL_OK);
+  CHECK_EQ_INT(pl_cluster_load("aws-p5", &p5, NULL), PL_OK);
+  /* a3-mega, 64 MiB, NCCL's model without fill (Simple only, no NVLS):
+   * tree busBw min(370.8, 2 x 200) x 0.92 = 341.1, algbw x 0.5 x 0.8
+   * (correction at 64 MiB) = 136.5 GB/s: 491.7 us + 8.4 + 2 (7 x 4 + 14) =
+   * 584 us; ring busBw 200, algbw 106.7: 629 us + 1.4 x 131.6 = 813 us.
+   * NCCL ranks tree first and runs it, although its 1 MiB chunks (8 MiB
+   * NCCL_BUFFSIZE) then fill for ~0.7 ms and ring would cost less. */
+  CHECK_EQ_INT(pl_coll_time(&a3, PL_COLL_ALL_REDUCE, 64 * MIB, two, PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_EQ_INT(c.algo, PL_ALGO_TREE);
+  CHECK_EQ_INT(c.proto, PL_PROTO_SIMPLE);
+  CHECK_EQ_INT(pl_coll_time(&a3, PL_COLL_ALL_REDUCE, 64 * MIB, two, PL_ALGO_RING, &ring), PL_OK);
+  CHECK(c.time_s > ring.time_s);
+  /* TCPXO's profile and EFA before P5 allow Simple only; p5 keeps LL. */
+  CHECK_EQ_INT(pl_coll_time(&a3, PL_COLL_ALL_REDUCE, 8, two, PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_EQ_INT(c.proto, PL_PROTO_SIMPLE);
+  CHECK_EQ_INT(pl_coll_time(&a3, PL_COLL_ALL_TO_ALL, 8192, two, PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_EQ_INT(c.proto, PL_PROTO_SIMPLE);
+  CHECK_EQ_INT(pl_coll_time(&p4, PL_COLL_ALL_REDUCE, 8, two, PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_EQ_INT(c.proto, PL_PROTO_SIMPLE);
+  CHECK_EQ_INT(pl_coll_time(&p5, PL_COLL_ALL_REDUCE, 8, two, PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_EQ_INT(c.proto, PL_PROTO_LL);
+  CHECK_EQ_INT(pl_coll_time_proto(&a3, PL_COLL_ALL_REDUCE, 8, two, PL_ALGO_RING, PL_PROTO_LL, &c),
+               PL_ERR_UNSUPPORTED);
+}
+
+/* Cloud presets, whole calls with their chunking (docs/collectives.md,
+ * "Cloud fabrics"). */
+static void cloud_chunks(void) {
+  struct pl_cluster a3, p5;
+  struct pl_coll_cost c;
+  struct pl_group two = {16, 8};
+  CHECK_EQ_INT(pl_cluster_load("gcp-a3mega", &a3, NULL), PL_OK);
+  CHECK_EQ_INT(pl_cluster_load("aws-p5", &p5, NULL), PL_OK);
+  /* a3-mega, 64 MiB, tree Simple (ranked first, tuner_cloud): latency
+   * 8.4 + 2 (7 x 4 + 14) = 92.4 us; algbw 341.136 x 0.5 x 0.8 = 136.454 GB/s:
+   * 491.81 us; fill on 16 channels (NCCL's search: 8 NICs of 25 GB/s give 8
+   * channels of 24 GB/s, doubled once) of 1 MiB tree chunks (8 MiB
+   * NCCL_BUFFSIZE / 8 steps): round 16 MiB, NVLink stage 16777216 / 370.8 GB/s
+   * = 45.246 us, network 16777216 / (2 x 200 GB/s) = 41.943 us, fill
+   * 2 (7 x 45.246 + 41.943) - 45.246 = 672.08 us. Total 1256.29 us. */
+  CHECK_EQ_INT(pl_coll_time(&a3, PL_COLL_ALL_REDUCE, 64 * MIB, two, PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_EQ_INT(c.algo, PL_ALGO_TREE);
+  CHECK_NEAR_REL(c.time_s, 1256.29 * US, 1e-4);
+  /* p5, 1 GiB, NVLS_TREE with the aws-ofi-nccl P5 setting of 512 KiB NVLS
+   * chunks: 512 KiB -> 256 KiB since 1 GiB < 32 x 128 ops x 512 KiB, kept
+   * as 1 GiB >= 16 x 128 x 256 KiB; loop 128 x 256 KiB = 32 MiB. Latency
+   * 25 + 2 x 14 x 23/14 = 71 us; algbw = 370.8 x 0.85 x 8/9 = 280.16 GB/s
+   * (the network bound, 400 GB/s on two nodes, is higher): 3832.6 us. Fill: NVLS
+   * stage 33554432 / 315.18 GB/s = 106.46 us, network 33554432 / 400 GB/s
+   * = 83.886 us: 2 x 106.46 + 2 x 83.886 - 106.46 = 274.23 us. Total
+   * 4177.8 us (with NCCL's default 128 KiB chunks the fill is half). */
+  CHECK_EQ_INT(pl_coll_time(&p5, PL_COLL_ALL_REDUCE, GIB, two, PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_EQ_INT(c.algo, PL_ALGO_NVLS_TREE);
+  CHECK_NEAR_REL(c.time_s, 4177.84 * US, 1e-4);
 }
 
 /* The study's Figure 2: at 64 MiB per GPU, all_gather (ring only) becomes
@@ -209,6 +298,15 @@ static void latency_scaling(void) {
   CHECK_EQ_INT(pl_coll_time_proto(&slow, PL_COLL_ALL_REDUCE, 0.0, g, PL_ALGO_RING, PL_PROTO_LL, &c),
                PL_OK);
   CHECK_NEAR_REL(c.time_s, (20 + 6.6 + 14 * 1.2) * US, 1e-9);
+  /* NVLS's 25 us is per call (NCCL: latencies[NVLS] = intraLat), an algorithm
+   * constant like baseLat, and its 3.4 us per loop is the table value too:
+   * a doubled hop latency leaves NVLS at 64 MiB as in nvls() above,
+   * (25 + 8 x 3.4) us + 72 MiB / algbw, 20 us launch added once. */
+  double bw = 370.8 * 0.85 * 8.0 / 9.0 * GB;
+  CHECK_EQ_INT(pl_coll_time_proto(&slow, PL_COLL_ALL_REDUCE, 64 * MIB, g, PL_ALGO_NVLS,
+                                  PL_PROTO_SIMPLE, &c),
+               PL_OK);
+  CHECK_NEAR_REL(c.time_s, (20 + 25 + 8 * 3.4) * US + 72 * MIB / bw, 1e-9);
 }
 
 int main(void) {
@@ -221,6 +319,8 @@ int main(void) {
   nvls();
   p2p();
   tuner_choices();
+  tuner_cloud();
+  cloud_chunks();
   study_trend();
   monotone_and_errors();
   names_and_factors();

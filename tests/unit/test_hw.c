@@ -21,8 +21,8 @@ static void every_preset_loads(void) {
                                  : pl_cluster_load(pl_data_name(kinds[k], n), &c, &d);
       CHECK_STATUS(st, PL_OK, dp);
     }
-    /* 7 GPU presets; 6 DGX/platform + 3 cloud cluster presets. */
-    CHECK_EQ_INT(n, k == 0 ? 7 : 9);
+    /* 7 GPU presets; 6 DGX/platform + 3 cloud + 1 HPC-centre (Jean Zay) cluster presets. */
+    CHECK_EQ_INT(n, k == 0 ? 7 : 10);
   }
 }
 
@@ -68,6 +68,92 @@ static void dgx_h100_figures(void) {
   CHECK_STATUS(pl_cluster_load("dgx-a100", &c, &d), PL_OK, dp);
   CHECK_NEAR_REL(pl_cluster_node_net_bytes_per_s(&c), 200e9, 1e-12); /* Table 1: 200 GB/s */
   CHECK(!c.nvls);
+
+  /* Jean Zay (BLOOM): 4 Omni-Path links of 100 Gb/s = 50 GB/s per node, one direction */
+  CHECK_STATUS(pl_cluster_load("jean-zay-a100", &c, &d), PL_OK, dp);
+  CHECK_STR(c.gpu.name, "a100-80g");
+  CHECK_STR(c.inter_kind, "omnipath");
+  CHECK_EQ_INT(c.nics_per_node, 4);
+  CHECK_NEAR_REL(c.nic_bytes_per_s, 12.5e9, 1e-12);
+  CHECK_NEAR_REL(pl_cluster_node_net_bytes_per_s(&c), 50e9, 1e-12);
+}
+
+/* The Triton FlashAttention figures: FlashAttention-2's over the FA2 paper's
+ * ratios (1.4 forward, 2 backward): A100 0.73 / 1.4 = 0.521, 0.50 / 2 = 0.25;
+ * H100 0.35 / 1.4 = 0.25, 0.35 / 2 = 0.175. */
+static void triton_attention_figures(void) {
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("a100-80g", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.attn_triton_fwd_fraction, 0.521, 1e-12);
+  CHECK_NEAR_REL(g.eff.attn_triton_bwd_fraction, 0.25, 1e-12);
+  CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.attn_triton_fwd_fraction, 0.25, 1e-12);
+  CHECK_NEAR_REL(g.eff.attn_triton_bwd_fraction, 0.175, 1e-12);
+  CHECK_STATUS(pl_gpu_load("v100", &g, &d), PL_OK, dp); /* not given: 0, FA2 figures used */
+  CHECK_NEAR_REL(g.eff.attn_triton_fwd_fraction, 0.0, 0);
+}
+
+/* The optional sustained GEMM fraction (H100/H200 0.887, B200 0.823: stas00
+ * mamf-finder MSMF / MAMF with all 8 GPUs busy; none for A100) is read with
+ * its source, and a value above 1 is refused: h100's text with 0.887
+ * replaced by 1.250. */
+static void sustained_fraction_figures(void) {
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h200", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.gemm_sustained_fraction, 0.887, 1e-12);
+  CHECK_STATUS(pl_gpu_load("b200", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.gemm_sustained_fraction, 0.823, 1e-12);
+  CHECK_STATUS(pl_gpu_load("a100-80g", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.gemm_sustained_fraction, 0.0, 0);
+  size_t len = 0;
+  const char *text = pl_data_find("gpus", "h100", &len);
+  char *buf = text != NULL ? pl_malloc(len + 1) : NULL;
+  CHECK(buf != NULL);
+  if (buf == NULL)
+    return;
+  memcpy(buf, text, len);
+  buf[len] = '\0';
+  char *v = strstr(buf, "\"value\": 0.887");
+  CHECK(v != NULL);
+  if (v != NULL) {
+    memcpy(v + strlen("\"value\": "), "1.250", 5);
+    CHECK_STATUS(pl_gpu_parse(buf, len, "mem", &g, &d), PL_ERR_RANGE, dp);
+    CHECK_CONTAINS(d.msg, "sustained_fraction");
+  }
+  pl_free(buf);
+}
+
+/* The optional per-tile fixed GEMM cost (h100: 170 K elements, OpenXLA's
+ * sm_90 matmul table) is read with its source; none on A100 (no sm_80
+ * table); a negative value is refused: h100's text with 170 replaced by -17. */
+static void tile_fixed_k_figures(void) {
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.gemm_tile_fixed_k, 170.0, 1e-12);
+  CHECK_STATUS(pl_gpu_load("a100-80g", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.gemm_tile_fixed_k, 0.0, 0);
+  size_t len = 0;
+  const char *text = pl_data_find("gpus", "h100", &len);
+  char *buf = text != NULL ? pl_malloc(len + 1) : NULL;
+  CHECK(buf != NULL);
+  if (buf == NULL)
+    return;
+  memcpy(buf, text, len);
+  buf[len] = '\0';
+  char *v = strstr(buf, "\"value\": 170,");
+  CHECK(v != NULL);
+  if (v != NULL) {
+    memcpy(v + strlen("\"value\": "), "-17", 3);
+    CHECK_STATUS(pl_gpu_parse(buf, len, "mem", &g, &d), PL_ERR_RANGE, dp);
+    CHECK_CONTAINS(d.msg, "tile_fixed_k");
+  }
+  pl_free(buf);
 }
 
 static void defaults_for_gpus(void) {
@@ -148,6 +234,9 @@ int main(void) {
   every_preset_loads();
   h100_figures();
   dgx_h100_figures();
+  triton_attention_figures();
+  sustained_fraction_figures();
+  tile_fixed_k_figures();
   defaults_for_gpus();
   files_and_errors();
   return check_finish();

@@ -33,6 +33,50 @@ static void test_mamf_shape(void) {
   CHECK_NEAR_REL(t - ovh(), 2.0 * 1024 * 10240 * 5120 / 271.2e12, 1e-9);
 }
 
+/* A GPU file with a sustained fraction runs GEMMs at that fraction of the
+ * burst rate: h100 MAMF 794.5 TFLOP/s at 2048x2048x13312 (128 tiles of
+ * 128x256 in one wave of 132 SMs) x 0.887 (H200 MSMF / MAMF, stas00
+ * mamf-finder) = 704.7 TFLOP/s at that shape: 2 * 2048 * 2048 * 13312 /
+ * 704.7e12 = 0.1584 ms, plus one kernel. Without the fraction (a100, none
+ * given) the burst rate is used as is (test_mamf_shape). */
+static void test_sustained_fraction(void) {
+  struct pl_gpu h100;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  CHECK_NEAR_REL(h100.eff.gemm_sustained_fraction, 0.887, EXACT);
+  CHECK_NEAR_REL(a100.eff.gemm_sustained_fraction, 0.0, 0);
+  double t =
+      pl_gemm_time_s(&h100, PL_DTYPE_BF16, 2048, 2048, 13312, 1) - h100.eff.kernel_overhead_s;
+  CHECK_NEAR_REL(t, 2.0 * 2048 * 2048 * 13312 / (794.5e12 * 0.887), 1e-9);
+}
+
+/* A GPU file with gemm.tile_fixed_k (h100: 170, fitted to OpenXLA's sm_90
+ * matmul table) charges each tile k + 170 K elements, and the MAMF shape
+ * still runs at its measured rate: rate = 794.5e12 * 0.887 * 13482 / 13312
+ * per perfectly tiled FLOP, so 2048x2048 at k = 2048 takes
+ * 2 * 2048 * 2048 * (2048 + 170) / rate = 26.07 us (a K=2048 GEMM at 0.935
+ * of the K=13312 one's rate). FP8 GEMMs pay nothing (no FP8 figure). */
+static void test_tile_fixed_k(void) {
+  struct pl_gpu h100;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  CHECK_NEAR_REL(h100.eff.gemm_tile_fixed_k, 170.0, EXACT);
+  CHECK_NEAR_REL(a100.eff.gemm_tile_fixed_k, 0.0, 0);
+  double ovh_h = h100.eff.kernel_overhead_s;
+  double rate = 794.5e12 * 0.887 * 13482.0 / 13312.0;
+  double t = pl_gemm_time_s(&h100, PL_DTYPE_BF16, 2048, 2048, 2048, 1) - ovh_h;
+  CHECK_NEAR_REL(t, 2.0 * 2048 * 2048 * (2048.0 + 170.0) / rate, 1e-9);
+  CHECK_NEAR_REL(t, 26.07e-6, 1e-3);
+  double big = pl_gemm_time_s(&h100, PL_DTYPE_BF16, 2048, 2048, 13312, 1) - ovh_h;
+  /* rate at k = 2048 over rate at k = 13312: (2048 / 2218) / (13312 / 13482) = 0.9352 */
+  CHECK_NEAR_REL((2048.0 / t) / (13312.0 / big), 0.9352, 1e-4);
+  /* FP8 at its own MAMF shape: exactly the measured rate x sustained */
+  double t8 = pl_gemm_time_s(&h100, PL_DTYPE_FP8, 1024, 9216, 14336, 1) - ovh_h;
+  CHECK_NEAR_REL(t8, 2.0 * 1024 * 9216 * 14336 / (1402.6e12 * 0.887), 1e-9);
+}
+
 /* Wave quantization: 108 tiles of 256x128 fill the 108 SMs once; 109
  * tiles need a second wave, twice the time for one more tile (k = 32768
  * keeps both math-bound). */
@@ -79,6 +123,32 @@ static void test_flash_attention(void) {
   CHECK_NEAR_REL(f, 0.5 * op.fwd_flops / (312e12 * 0.73) + ovh(), 1e-9);
   CHECK_NEAR_REL(b, 0.5 * op.bwd_flops / (312e12 * 0.50) + 3 * ovh(), 1e-9);
   CHECK_EQ_INT(pl_op_kernels(&op, PL_PASS_BWD), 3);
+}
+
+/* The Triton FlashAttention (layout.attention_triton) runs at the GPU file's
+ * triton fractions, 0.521 forward and 0.25 backward on A100:
+ * 0.5 F / (312e12 * 0.521) + 1 kernel, 0.5 F_bwd / (312e12 * 0.25) + 3. */
+static void test_triton_attention(void) {
+  struct pl_op op = {.name = "attn",
+                     .kind = PL_OP_ATTENTION,
+                     .m = 4096,
+                     .n = 4096,
+                     .k = 128,
+                     .count = 32,
+                     .fwd_flops = 4.0 * 32 * 4096.0 * 4096 * 128,
+                     .bwd_flops = 2.5 * 4.0 * 32 * 4096.0 * 4096 * 128,
+                     .fwd_bytes = 1e6,
+                     .bwd_bytes = 2e6};
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .attention_triton = true};
+  struct pl_model m = {.dropout = false};
+  double f = pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_FWD);
+  double b = pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_BWD);
+  CHECK_NEAR_REL(f, 0.5 * op.fwd_flops / (312e12 * 0.521) + ovh(), 1e-9);
+  CHECK_NEAR_REL(b, 0.5 * op.bwd_flops / (312e12 * 0.25) + 3 * ovh(), 1e-9);
+  /* without the flag: FlashAttention-2's figures */
+  l.attention_triton = false;
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_FWD),
+                 pl_op_time_s(&a100, PL_DTYPE_BF16, &op, PL_PASS_FWD), EXACT);
 }
 
 /* Eager attention (no FlashAttention) materializes the scores: slower than
@@ -228,11 +298,14 @@ int main(void) {
   CHECK_STATUS(pl_gpu_load("a100-80g", &a100, &d), PL_OK, dp);
   test_loaded();
   test_mamf_shape();
+  test_sustained_fraction();
+  test_tile_fixed_k();
   test_wave_quantization();
   test_tile_quantization();
   test_memory_bound_gemm();
   test_flash_attention();
   test_eager_attention();
+  test_triton_attention();
   test_memory_op();
   test_gemm_backward();
   test_unfused_kernels();

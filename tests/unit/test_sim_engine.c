@@ -27,6 +27,25 @@ static void test_heap_order(void) {
   sim_heap_free(&h);
 }
 
+/* Moving every item by one constant (compress.c inserting periods) keeps
+ * the pop order and moves each due time: 0.25 + 2 = 2.25, 1 + 2 = 3, ... */
+static void test_heap_shift(void) {
+  struct sim_heap h;
+  CHECK_STATUS(sim_heap_init(&h, 4), PL_OK, nodiag);
+  double t[] = {1, 0.25, 4, 2};
+  for (int i = 0; i < 4; i++)
+    sim_heap_set(&h, i, t[i]);
+  sim_heap_shift(&h, 2.0);
+  int want[] = {1, 0, 3, 2};
+  double due[] = {2.25, 3, 4, 6};
+  for (int i = 0; i < 4; i++) {
+    int32_t id = sim_heap_pop(&h);
+    CHECK_EQ_INT(id, want[i]);
+    CHECK_NEAR_REL(h.due[id], due[i], EXACT);
+  }
+  sim_heap_free(&h);
+}
+
 static void test_chain_and_deps(void) {
   struct sim_engine e;
   CHECK_STATUS(sim_engine_init(&e, 2, 4, 0.0), PL_OK, nodiag);
@@ -187,6 +206,7 @@ static void test_schedules_complete(void) {
 
 int main(void) {
   test_heap_order();
+  test_heap_shift();
   test_chain_and_deps();
   test_cycle_is_reported();
   test_overlap_slowdown();

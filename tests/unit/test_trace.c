@@ -372,6 +372,63 @@ static void test_rank_set(void) {
   pl_trace_set_free(c);
 }
 
+/* One file, GPU events of two pids (a predicted pp=2 trace): one rank per
+ * pid over the file's step window (docs/trace.md 8). One step [0, 100) us on
+ * the CPU; pid 0 computes [10, 20), pid 1 [40, 60); a kernel without a pid
+ * [20, 25) goes with the first pid. Window: first GPU start 10 to last end
+ * 60 = 50 us for both. pid 0: compute 15, idle 35; pid 1: compute 20, idle 30. */
+static void test_split_pids(void) {
+  const char *path = write_tmp(
+      "{\"distributedInfo\": {\"rank\": 0, \"world_size\": 2}, \"traceEvents\": [\n"
+      " {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 9,"
+      "  \"tid\": 1, \"ts\": 0, \"dur\": 100},\n"
+      " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"a\", \"pid\": 0, \"tid\": 7, \"ts\": 10,"
+      "  \"dur\": 10, \"args\": {\"correlation\": 1}},\n"
+      " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"b\", \"pid\": 1, \"tid\": 7, \"ts\": 40,"
+      "  \"dur\": 20, \"args\": {\"correlation\": 2}},\n"
+      " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"c\", \"tid\": 7, \"ts\": 20, \"dur\": 5},\n"
+      " {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"l\", \"pid\": 9, \"tid\": 1, \"ts\": 5,"
+      "  \"dur\": 1, \"args\": {\"correlation\": 1}},\n"
+      " {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"l\", \"pid\": 9, \"tid\": 1, \"ts\": 6,"
+      "  \"dur\": 1, \"args\": {\"correlation\": 2}}]}\n");
+  struct pl_trace_set *s = analyze1(path, -1, false);
+  if (s != NULL && s->n_ranks == 2) {
+    for (int i = 0; i < 2; i++) {
+      const struct pl_trace_rank *r = &s->ranks[i];
+      CHECK_EQ_INT(r->gpu_pid, i);
+      CHECK_EQ_INT(r->rank, 0);
+      CHECK_EQ_INT(r->gpu_devices, 2);
+      CHECK_NEAR_REL(r->span_s, 50e-6, 1e-12);
+      CHECK_NEAR_REL(r->compute_s, i == 0 ? 15e-6 : 20e-6, 1e-12);
+      CHECK_NEAR_REL(r->idle_s, i == 0 ? 35e-6 : 30e-6, 1e-12);
+    }
+    CHECK_EQ_INT(s->ranks[0].gpu_events, 2);
+    CHECK_EQ_INT(s->ranks[0].unlinked_events, 1); /* the kernel without a correlation */
+    CHECK_EQ_INT(s->n_missing, 0);                /* one file: no missing ranks */
+    CHECK_EQ_INT(s->duplicate_rank, -1);          /* one file's split is not a duplicate */
+  } else {
+    CHECK(s != NULL && s->n_ranks == 2);
+  }
+  pl_trace_set_free(s);
+  unlink(path);
+}
+
+/* NCCL/RCCL kernels: "nccl" or "rccl" anywhere, any case (docs/trace.md 1). */
+static void test_comm_names(void) {
+  static const struct {
+    const char *name;
+    bool comm;
+  } k[] = {
+      {"nccl", true},  {"ncclDevKernel_AllGather_RING_LL", true}, {"xRCCL", true},
+      {"void NcClKernel<4>", true}, {"fused_nccl", true}, {"rccl", true},
+      {"ncc", false}, {"ccl", false}, {"accl_kernel", false}, {"NCCL", true},
+      {"sm90_xmma_gemm_bf16bf16", false}, {"ncCcl", false}, {"cnccl_", true},
+      {"multimem_all_reduce_kernel", false}, {"", false},
+  };
+  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+    CHECK(trace_is_comm_kernel(k[i].name, strlen(k[i].name)) == k[i].comm);
+}
+
 static void test_names(void) {
   CHECK_EQ_INT(trace_rank_from_path("/x/rank-3.json.gz"), 3);
   CHECK_EQ_INT(trace_rank_from_path("trace_rank12_step4.json"), 12);
@@ -398,6 +455,8 @@ int main(void) {
   test_collective_args();
   test_rank_set();
   test_names();
+  test_comm_names();
+  test_split_pids();
   test_memory_input();
   test_time_limits();
   return check_finish();

@@ -66,13 +66,15 @@ static void test_mi300(void) {
   int64_t ar_n = 0, ar_ns = 0, bc_n = 0, bc_ns = 0;
   const struct trace_gpu *g = d.gpu.data;
   const struct trace_coll *c = d.colls.data;
-  for (size_t i = 0; i < d.gpu.len; i++) {
-    if (g[i].kind != TRACE_COMM || !(g[i].flags & TRACE_F_FLOW) || g[i].coll < 0)
+  const struct trace_comm *m = d.comm.data;
+  for (size_t i = 0; i < d.comm.len; i++) {
+    const struct trace_gpu *k = &g[m[i].gpu];
+    if (k->kind != TRACE_COMM || !(k->flags & TRACE_F_FLOW) || m[i].coll < 0)
       continue;
-    if (c[g[i].coll].op == TRACE_OP_ALL_REDUCE)
-      ar_n++, ar_ns += g[i].dur_ns;
-    if (c[g[i].coll].op == TRACE_OP_BROADCAST)
-      bc_n++, bc_ns += g[i].dur_ns;
+    if (c[m[i].coll].op == TRACE_OP_ALL_REDUCE)
+      ar_n++, ar_ns += k->dur_ns;
+    if (c[m[i].coll].op == TRACE_OP_BROADCAST)
+      bc_n++, bc_ns += k->dur_ns;
   }
   CHECK_EQ_INT(ar_n, 6);
   CHECK_EQ_INT(ar_ns, INT64_C(47137038));

@@ -127,12 +127,15 @@ static void test_rows(void) {
       "full,,512,mixed,,137,,,,,,\n"
       /* 6: a GPU with no preset */
       SC21_SRC "GPT 1.7B,1.7,24,2304,24,,,2048,51200,TPU v4,32,1,1,1,32,,,none,full,,512,mixed,,"
-      "137,,,,,,\n";
+      "137,,,,,,\n"
+      /* 7: an A100 string naming Omni-Path: the Jean Zay cluster preset */
+      SC21_SRC "GPT 1.7B,1.7,24,2304,24,,,2048,51200,\"A100 80GB (Jean Zay; 4 OmniPath links)\","
+      "32,1,1,1,32,,,none,full,,512,mixed,,137,,,,,,\n";
   struct pl_validation v;
   pl_validation_init(&v);
   pl_diag_clear(&d);
   CHECK_STATUS(pl_validation_add_csv(&v, "sc21", csv, strlen(csv), &d), PL_OK, dp);
-  CHECK_EQ_INT(v.n_rows, 6);
+  CHECK_EQ_INT(v.n_rows, 7);
   CHECK_EQ_INT(v.n_sets, 1);
   const struct pl_vrow *r = row_of(&v, 1);
   CHECK(r != NULL && !r->skipped);
@@ -165,9 +168,70 @@ static void test_rows(void) {
   CHECK_CONTAINS(r ? r->skipped_reason : NULL, "source 'Somebody 2030' unknown");
   r = row_of(&v, 6);
   CHECK_CONTAINS(r ? r->skipped_reason : NULL, "gpu 'TPU v4' has no preset");
-  CHECK_EQ_INT(v.sets[0].rows, 6);
-  CHECK_EQ_INT(v.sets[0].skipped + v.sets[0].predicted, 6);
-  CHECK_EQ_INT(v.overall.rows, 6);
+  r = row_of(&v, 7);
+  CHECK(r != NULL && !r->skipped);
+  CHECK_STR(r ? r->gpu : NULL, "a100-80g");
+  CHECK_STR(r ? r->cluster : NULL, "jean-zay-a100");
+  CHECK_EQ_INT(v.sets[0].rows, 7);
+  CHECK_EQ_INT(v.sets[0].skipped + v.sets[0].predicted, 7);
+  CHECK_EQ_INT(v.overall.rows, 7);
+  pl_validation_free(&v);
+}
+
+/* llm-foundry rows: MPT's ALiBi ran in the Triton FlashAttention, eager
+ * kernels; MP Mode DEFAULT reduces gradients in fp32 as modelled. Measured
+ * step = 16 x 2048 tokens / 100000 tokens/s = 0.32768 s. */
+static void test_llmfoundry_row(void) {
+  const char *csv =
+      "source,model,layers,hidden,heads,seq_len,vocab,gpu,num_gpus,tp,pp,sharding,recompute,"
+      "micro_batch,global_batch,precision,Throughput (T/s),MP Mode,Activation CPUOffload\n"
+      "mosaicml/llm-foundry README,MPT-1b,24,2048,16,2048,50368,H100 80GB,8,1,1,FSDP FULL_SHARD,"
+      "none,2,16,amp_bf16,100000,DEFAULT,False\n";
+  struct pl_validation v;
+  pl_validation_init(&v);
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_validation_add_csv(&v, "mpt", csv, strlen(csv), &d), PL_OK, dp);
+  const struct pl_vrow *r = row_of(&v, 1);
+  CHECK(r != NULL && !r->skipped);
+  if (r != NULL && !r->skipped) {
+    CHECK_NEAR_REL(r->measured, 16.0 * 2048 / 100000, 1e-12);
+    CHECK(r->layout.attention_triton);
+    CHECK(!r->layout.eager_attention);
+    CHECK(!r->layout.gather_no_prefetch);
+    CHECK_EQ_INT(r->layout.kernels, PL_KERNELS_UNFUSED);
+    CHECK_CONTAINS(r->assumed, "gradients reduced in fp32, as modelled");
+    CHECK_STR(r->cluster, "dgx-h100");
+  }
+  pl_validation_free(&v);
+}
+
+/* BLOOM rows: DeepSpeed's BF16_Optimizer all_reduces the fp32 gradients
+ * (pipeline engine _bf16_reduce_grads) where a plain ZeRO-1 reduce_scatters
+ * them: the same run with the sharding cell not naming BF16_Optimizer keeps
+ * the reduce_scatter, moves half the gradient bytes and is predicted faster.
+ * Measured step = the printed 2.5 s. */
+static void test_bloom_row(void) {
+  const char *csv =
+      "source,model,layers,hidden,heads,seq_len,vocab,gpu,num_gpus,tp,pp,sharding,recompute,"
+      "micro_batch,global_batch,precision,elapsed time per iteration (s)\n"
+      "bigscience-workshop/bigscience tr11,tiny,4,1024,16,2048,50304,A100 80GB,32,1,2,"
+      "\"ZeRO stage 1 (DeepSpeed BF16_Optimizer implements its own ZeRO-1)\",full,1,64,bf16,2.5\n"
+      "bigscience-workshop/bigscience tr11,tiny,4,1024,16,2048,50304,A100 80GB,32,1,2,"
+      "ZeRO stage 1,full,1,64,bf16,2.5\n";
+  struct pl_validation v;
+  pl_validation_init(&v);
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_validation_add_csv(&v, "bloom", csv, strlen(csv), &d), PL_OK, dp);
+  const struct pl_vrow *a = row_of(&v, 1), *b = row_of(&v, 2);
+  CHECK(a != NULL && !a->skipped && b != NULL && !b->skipped);
+  if (a != NULL && !a->skipped && b != NULL && !b->skipped) {
+    CHECK_NEAR_REL(a->measured, 2.5, 0);
+    CHECK_EQ_INT(a->layout.shard, PL_SHARD_ZERO1);
+    CHECK(a->layout.zero1_grad_all_reduce);
+    CHECK_CONTAINS(a->assumed, "BF16_Optimizer: fp32 gradients all_reduced");
+    CHECK(!b->layout.zero1_grad_all_reduce);
+    CHECK(a->predicted > b->predicted);
+  }
   pl_validation_free(&v);
 }
 
@@ -314,6 +378,8 @@ int main(void) {
   test_numbers();
   test_eq3();
   test_rows();
+  test_llmfoundry_row();
+  test_bloom_row();
   test_bad_layout();
   test_summary();
   test_baseline();

@@ -1,0 +1,383 @@
+/* compress.c: steady-state compression of the step simulation
+ * (docs/step-model.md section 11), and the step accounting integrated while
+ * the engine runs.
+ *
+ * Model: a training step repeats identical work: the layer units of an FSDP
+ * pass (same tasks, same durations, same dependency pattern), and the
+ * steady-state periods of a 1F1B or interleaved pipeline (one forward and
+ * one backward per stage, or pp*vp of each). Once the simulation reaches a
+ * periodic regime, state S at time t and state S' at t + P (one period
+ * later) agree up to the one-period shift of every stream: each stream has
+ * started d_s more tasks, runs the shifted image of the same task with the
+ * same rate and the same time to completion. From then on the evolution is
+ * the one from S shifted by P, for as long as the task graph is invariant
+ * under the shift. The lowering therefore issues only a few such periods
+ * (lower.c: keep_layers, keep_pairs) and tells how many are missing; here,
+ * at anchors one period apart, the two states are compared (times to
+ * completion within 1e-12 of the current time), the graph is checked to be
+ * invariant under the shift over the period and the next one (same work,
+ * resource, predecessor count, and every outgoing edge mapped to the
+ * shifted target), the tasks started in the period must all carry the
+ * lowering's tag for a repeatable period, and then the k missing periods are
+ * inserted: every running task is moved k*P later (a freeze of every rank)
+ * and every rank's integrals grow by k times their growth over the period.
+ * When a step ends with periods still missing (no steady state was found in
+ * what was simulated) the caller simulates the whole step instead.
+ *
+ * Accounting (what account.c computes from the finished timeline) as
+ * integrals over time of functions of each rank's running set: compute and
+ * optimizer time (its compute stream busy), comm exposed or overlapped
+ * (any collective of the rank or pp transfer into it running, compute idle
+ * or busy), and per collective the time and the exposed time of its tasks,
+ * a task with two collectives split in proportion to their time alone. The
+ * sums are the same as account.c's per-task sums, in another order (equal
+ * to ~1e-15 relative).
+ *
+ * Assumption checked only partly: an edge into a repeated task from more
+ * than one period before it is covered by the predecessor count alone. */
+#include <plateau/alloc.h>
+
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "sim/sim_int.h"
+
+#define CMP_TOL 1e-12 /* relative to the current time */
+
+static inline void advance(struct sim_engine *e, int32_t rank) {
+  struct sim_acc *a = &e->acc[rank];
+  double dt = e->now_s - a->t_s;
+  if (!(dt > 0))
+    return;
+  a->t_s = e->now_s;
+  if (a->comp != 0)
+    *(a->comp == 2 ? &a->optimizer_s : &a->compute_s) += dt;
+  else
+    a->idle_s += dt;
+  if (a->n_comm + a->n_in > 0)
+    *(a->comp != 0 ? &a->overlapped_s : &a->exposed_s) += dt;
+}
+
+void sim_acc_advance(struct sim_engine *e, int32_t rank) { advance(e, rank); }
+
+/* A collective task of the rank ends: its time and the compute-idle part of
+ * it, split between its two collectives in proportion to their time alone. */
+void sim_acc_task_done(struct sim_engine *e, int32_t id, int32_t rank) {
+  const struct sim_meta *m = &e->meta[id];
+  const struct sim_task *t = &e->tasks[id];
+  struct sim_acc *a = &e->acc[rank];
+  double len = e->now_s - t->start_s, exp = a->idle_s - e->cmp.idle0[id], f = 1;
+  if (m->coll2 >= 0) {
+    double w1 = m->calls * e->colls[m->coll].time_s, w2 = m->calls2 * e->colls[m->coll2].time_s;
+    f = w1 + w2 > 0 ? w1 / (w1 + w2) : 1;
+    a->time_s[m->coll2] += len * (1 - f);
+    a->exp_s[m->coll2] += exp * (1 - f);
+  }
+  a->time_s[m->coll] += len * f;
+  a->exp_s[m->coll] += exp * f;
+}
+
+/* Online accounting (compressed path): bring the rank's integrals up to now
+ * before its running set changes; a pp transfer also counts as comm of the
+ * stage receiving it (account.c). */
+void sim_acc_start(struct sim_engine *e, int32_t id, int32_t rank) {
+  const struct sim_meta *m = &e->meta[id];
+  struct sim_acc *a = &e->acc[rank];
+  advance(e, rank);
+  if (e->tasks[id].res == SIM_RES_COMPUTE)
+    a->comp = m->kind == PL_TASK_OPTIMIZER ? 2 : 1;
+  else
+    a->n_comm++;
+  e->cmp.idle0[id] = a->idle_s;
+  if (m->coll >= 0)
+    a->calls[m->coll] += m->calls;
+  if (m->coll2 >= 0)
+    a->calls[m->coll2] += m->calls2;
+  if (m->peer >= 0) {
+    advance(e, m->peer);
+    e->acc[m->peer].n_in++;
+  }
+  if (e->cmp.on && e->tags[id].anchor != 0)
+    sim_cmp_anchor(e, id);
+}
+
+void sim_acc_finish(struct sim_engine *e, int32_t id, int32_t rank) {
+  const struct sim_meta *m = &e->meta[id];
+  struct sim_acc *a = &e->acc[rank];
+  advance(e, rank);
+  if (e->tasks[id].res == SIM_RES_COMPUTE)
+    a->comp = 0;
+  else
+    a->n_comm--;
+  if (m->coll >= 0)
+    sim_acc_task_done(e, id, rank);
+  if (m->peer >= 0) {
+    advance(e, m->peer);
+    e->acc[m->peer].n_in--;
+  }
+}
+
+static enum pl_status snap_alloc(const struct sim_engine *e, struct sim_snap *s) {
+  memset(s, 0, sizeof *s);
+  s->started = pl_malloc((size_t)e->n_streams * sizeof *s->started);
+  s->left = pl_malloc((size_t)e->n_streams * sizeof *s->left);
+  s->rate = pl_malloc((size_t)e->n_streams * sizeof *s->rate);
+  s->acc = pl_malloc((size_t)e->n_ranks * sizeof *s->acc);
+  return s->started && s->left && s->rate && s->acc ? PL_OK : PL_ERR_NOMEM;
+}
+
+static void snap_free(struct sim_snap *s) {
+  pl_free(s->started);
+  pl_free(s->left);
+  pl_free(s->rate);
+  pl_free(s->acc);
+  memset(s, 0, sizeof *s);
+}
+
+/* Scratch snapshots after the ring: [period] = current, [period + 1] = unit. */
+enum pl_status sim_cmp_init(struct sim_engine *e) {
+  struct sim_cmp *c = &e->cmp;
+  int32_t n = c->period + 2;
+  c->ring = pl_calloc((size_t)n, sizeof *c->ring);
+  c->soff = pl_calloc((size_t)e->n_streams + 1, sizeof *c->soff);
+  c->sid = pl_malloc(((size_t)e->n_tasks + 1) * sizeof *c->sid);
+  c->drift = pl_calloc(2 * (size_t)e->n_streams + 1, sizeof *c->drift);
+  size_t n_tasks = (size_t)e->n_tasks + 1;
+  c->pos = pl_malloc(n_tasks * sizeof *c->pos);
+  c->npred = pl_malloc(n_tasks * sizeof *c->npred);
+  c->idle0 = pl_malloc(n_tasks * sizeof *c->idle0);
+  if (c->ring == NULL || c->soff == NULL || c->sid == NULL || c->drift == NULL || c->pos == NULL ||
+      c->npred == NULL || c->idle0 == NULL)
+    return PL_ERR_NOMEM;
+  for (int32_t i = 0; i < n; i++)
+    if (snap_alloc(e, &c->ring[i]) != PL_OK)
+      return PL_ERR_NOMEM;
+  /* positions on each stream (ids grow in issue order) and predecessor counts */
+  for (int32_t i = 0; i < e->n_tasks; i++) {
+    c->pos[i] = c->soff[e->tasks[i].stream + 1]++;
+    c->npred[i] = e->tasks[i].waiting;
+  }
+  for (int32_t s = 0; s < e->n_streams; s++)
+    c->soff[s + 1] += c->soff[s];
+  for (int32_t i = 0; i < e->n_tasks; i++)
+    c->sid[c->soff[e->tasks[i].stream] + c->pos[i]] = i;
+  return PL_OK;
+}
+
+void sim_cmp_free(struct sim_engine *e) {
+  struct sim_cmp *c = &e->cmp;
+  for (int32_t i = 0; c->ring != NULL && i < c->period + 2; i++)
+    snap_free(&c->ring[i]);
+  pl_free(c->ring);
+  pl_free(c->sid);
+  pl_free(c->soff);
+  pl_free(c->drift);
+  pl_free(c->pos);
+  pl_free(c->npred);
+  pl_free(c->idle0);
+  pl_free(c->need);
+  memset(c, 0, sizeof *c);
+}
+
+bool sim_cmp_done(const struct sim_engine *e) {
+  if (e->cmp.glob_need > 0)
+    return false;
+  for (int32_t i = 0; i < e->cmp.n_pass; i++)
+    if (e->cmp.need[i] > 0)
+      return false;
+  return true;
+}
+
+void sim_cmp_anchor(struct sim_engine *e, int32_t id) {
+  struct sim_cmp *c = &e->cmp;
+  if (c->n_pending < (int)(sizeof c->pending / sizeof c->pending[0]))
+    c->pending[c->n_pending++] = id;
+}
+
+static int32_t stream_count(const struct sim_engine *e, int32_t s) {
+  return e->cmp.soff[s + 1] - e->cmp.soff[s];
+}
+
+/* The scalars and the first n collectives' integrals. */
+static void acc_copy(struct sim_acc *to, const struct sim_acc *from, int n) {
+  memcpy(to, from, offsetof(struct sim_acc, calls));
+  memcpy(to->calls, from->calls, (size_t)n * sizeof to->calls[0]);
+  memcpy(to->time_s, from->time_s, (size_t)n * sizeof to->time_s[0]);
+  memcpy(to->exp_s, from->exp_s, (size_t)n * sizeof to->exp_s[0]);
+}
+
+static void take(struct sim_engine *e, struct sim_snap *s) {
+  for (int32_t r = 0; r < e->n_ranks; r++)
+    sim_acc_advance(e, r);
+  s->now_s = e->now_s;
+  for (int32_t i = 0; i < e->n_streams; i++) {
+    const struct sim_stream *st = &e->streams[i];
+    s->started[i] = st->head == SIM_NONE ? stream_count(e, i)
+                                         : e->cmp.pos[st->head] + (st->running != SIM_NONE);
+    s->left[i] = st->running != SIM_NONE ? e->heap.due[st->running] - e->now_s : -1;
+    s->rate[i] = st->running != SIM_NONE ? e->tasks[st->running].rate : 0;
+  }
+  for (int32_t r = 0; r < e->n_ranks; r++)
+    acc_copy(&s->acc[r], &e->acc[r], e->cmp.n_colls);
+  s->valid = true;
+}
+
+/* The two states agree up to the shift. */
+static bool same_state(const struct sim_engine *e, const struct sim_snap *a,
+                       const struct sim_snap *b) {
+  double tol = CMP_TOL * b->now_s;
+  int32_t moved = 0;
+  for (int32_t i = 0; i < e->n_streams; i++) {
+    if (b->started[i] < a->started[i] || (a->left[i] < 0) != (b->left[i] < 0) ||
+        a->rate[i] != b->rate[i] || fabs(a->left[i] - b->left[i]) > tol)
+      return false;
+    moved += b->started[i] - a->started[i];
+  }
+  for (int32_t r = 0; r < e->n_ranks; r++)
+    if (a->acc[r].n_in != b->acc[r].n_in)
+      return false;
+  return moved > 0 && b->now_s > a->now_s;
+}
+
+/* Task x maps to the task d positions later on its stream (SIM_NONE past the end). */
+static int32_t shifted(const struct sim_engine *e, const struct sim_snap *a,
+                       const struct sim_snap *b, int32_t x) {
+  int32_t s = e->tasks[x].stream, p = e->cmp.pos[x] + b->started[s] - a->started[s];
+  return p < stream_count(e, s) ? e->cmp.sid[e->cmp.soff[s] + p] : SIM_NONE;
+}
+
+/* Tasks started in the period carry the tag of a repeatable period. */
+static bool tagged(const struct sim_tag *m, int mode, int32_t key) {
+  return mode == 1 ? m->pass_id == key && m->unit >= 0 : m->steady != 0;
+}
+
+/* y is x one period later: same work, resource and predecessor count, and
+ * each edge leads to the shifted target wherever that one is repeatable. */
+static bool same_task(const struct sim_engine *e, const struct sim_snap *a,
+                      const struct sim_snap *b, int32_t x, int32_t y, int mode, int32_t key) {
+  const struct sim_task *tx = &e->tasks[x], *ty = &e->tasks[y];
+  if (tx->work_s != ty->work_s || tx->res != ty->res || e->cmp.npred[x] != e->cmp.npred[y])
+    return false;
+  int32_t i = tx->edges, j = ty->edges;
+  for (; i != SIM_NONE && j != SIM_NONE; i = e->edges[i].next, j = e->edges[j].next) {
+    int32_t to = shifted(e, a, b, e->edges[i].to);
+    if (to != e->edges[j].to && to != SIM_NONE && tagged(&e->tags[to], mode, key))
+      return false;
+  }
+  return i == SIM_NONE && j == SIM_NONE;
+}
+
+/* The graph from one task before the period to its end maps onto the next
+ * period where that one is still tagged repeatable (past the steady region
+ * the structure changes, as it does in the step with the missing periods). */
+static bool invariant(const struct sim_engine *e, const struct sim_snap *a,
+                      const struct sim_snap *b, int mode, int32_t key) {
+  for (int32_t s = 0; s < e->n_streams; s++) {
+    int32_t d = b->started[s] - a->started[s], n = stream_count(e, s);
+    int32_t lo = a->started[s] > 0 ? a->started[s] - 1 : 0;
+    const int32_t *ids = &e->cmp.sid[e->cmp.soff[s]];
+    for (int32_t p = lo; p < b->started[s]; p++) {
+      if (p >= a->started[s] && !tagged(&e->tags[ids[p]], mode, key))
+        return false;
+      if (d == 0 || p + d >= n || !tagged(&e->tags[ids[p + d]], mode, key))
+        continue;
+      if (!same_task(e, a, b, ids[p], ids[p + d], mode, key))
+        return false;
+    }
+  }
+  return true;
+}
+
+static void add_scaled(struct sim_acc *x, const struct sim_acc *a, const struct sim_acc *b,
+                       double k, int n_colls) {
+  x->compute_s += k * (b->compute_s - a->compute_s);
+  x->optimizer_s += k * (b->optimizer_s - a->optimizer_s);
+  x->exposed_s += k * (b->exposed_s - a->exposed_s);
+  x->overlapped_s += k * (b->overlapped_s - a->overlapped_s);
+  x->idle_s += k * (b->idle_s - a->idle_s);
+  for (int i = 0; i < n_colls; i++) {
+    x->calls[i] += k * (b->calls[i] - a->calls[i]);
+    x->time_s[i] += k * (b->time_s[i] - a->time_s[i]);
+    x->exp_s[i] += k * (b->exp_s[i] - a->exp_s[i]);
+  }
+}
+
+/* Insert k periods of length b - a at now: freeze every rank. */
+static void insert(struct sim_engine *e, const struct sim_snap *a, const struct sim_snap *b,
+                   int32_t k) {
+  double delta = (double)k * (b->now_s - a->now_s);
+  for (int32_t r = 0; r < e->n_ranks; r++) {
+    double idle = (double)k * (b->acc[r].idle_s - a->acc[r].idle_s);
+    add_scaled(&e->acc[r], &a->acc[r], &b->acc[r], (double)k, e->cmp.n_colls);
+    e->acc[r].t_s = e->now_s + delta;
+    const struct sim_rank *rk = &e->ranks[r];
+    for (int i = 0; i < rk->n_running; i++) {
+      /* a running task now stands for its image k periods on */
+      struct sim_task *t = &e->tasks[rk->running[i]];
+      t->mark_s += delta;
+      t->start_s += delta;
+      e->cmp.idle0[rk->running[i]] += idle;
+    }
+  }
+  sim_heap_shift(&e->heap, delta);
+  e->cmp.inserted++;
+}
+
+/* Two 1F1B periods in a row that differ from the one before by the same
+ * shift (a stage whose phase keeps sliding, a queue that keeps growing) do
+ * not converge within a step's few periods: give up at once rather than at
+ * the last anchor (speed only; the whole step is simulated either way). */
+static bool drifting(struct sim_engine *e, const struct sim_snap *a, const struct sim_snap *b) {
+  struct sim_cmp *c = &e->cmp;
+  double tol = CMP_TOL * b->now_s;
+  bool same = c->drift_valid;
+  for (int32_t i = 0; i < e->n_streams; i++) {
+    double ds = b->started[i] - a->started[i], dl = b->left[i] - a->left[i];
+    same = same && c->drift[2 * i] == ds && fabs(c->drift[2 * i + 1] - dl) <= tol;
+    c->drift[2 * i] = ds;
+    c->drift[2 * i + 1] = dl;
+  }
+  c->drift_valid = true;
+  return same;
+}
+
+static void swap(struct sim_snap *x, struct sim_snap *y) {
+  struct sim_snap t = *x;
+  *x = *y;
+  *y = t;
+}
+
+static void anchor(struct sim_engine *e, int32_t id) {
+  struct sim_cmp *c = &e->cmp;
+  const struct sim_tag *m = &e->tags[id];
+  int mode = m->anchor;
+  int32_t *need = mode == 1 ? &c->need[m->pass_id] : &c->glob_need;
+  if (*need <= 0)
+    return;
+  struct sim_snap *cur = &c->ring[c->period];
+  int32_t key = mode == 1 ? m->pass_id : 0, idx = mode == 1 ? m->unit : m->pair;
+  struct sim_snap *prev = mode == 1 ? &c->ring[c->period + 1] : &c->ring[idx % c->period];
+  int32_t back = mode == 1 ? 1 : c->period;
+  take(e, cur);
+  cur->key = key;
+  cur->idx = idx;
+  bool paired = prev->valid && prev->key == key && prev->idx == idx - back;
+  if (paired && same_state(e, prev, cur) && invariant(e, prev, cur, mode, key)) {
+    insert(e, prev, cur, *need);
+    *need = 0;
+  } else if (paired && mode == 2 && c->period == 1 && drifting(e, prev, cur)) {
+    c->failed = true;
+  }
+  /* the last anchor that could have matched: the step cannot be completed */
+  if (*need > 0 && idx >= (mode == 1 ? c->last_unit : c->last_pair))
+    c->failed = true;
+  swap(prev, cur);
+}
+
+void sim_cmp_flush(struct sim_engine *e) {
+  int n = e->cmp.n_pending;
+  e->cmp.n_pending = 0;
+  for (int i = 0; i < n; i++)
+    anchor(e, e->cmp.pending[i]);
+}
