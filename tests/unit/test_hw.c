@@ -35,12 +35,12 @@ static void h100_figures(void) {
   CHECK_STR(g.arch, "hopper");
   CHECK_NEAR_REL(g.peak_bf16_flops_per_s, 989.4e12, 1e-12); /* 1979 sparse / 2 */
   CHECK_NEAR_REL(pl_gpu_peak_flops_per_s(&g, PL_DTYPE_FP8), 1978.9e12, 1e-12);
-  CHECK_NEAR_REL(g.hbm_bytes, 80.0 * 1073741824.0, 1e-12);   /* 80 GiB */
+  CHECK_NEAR_REL(g.hbm_bytes, 80.0 * 1073741824.0, 1e-12); /* 80 GiB */
   CHECK_NEAR_REL(g.hbm_bytes_per_s, 3.35e12, 1e-12);
   CHECK_EQ_INT(g.sm_count, 132);
   CHECK_NEAR_REL(g.tdp_w, 700.0, 0);
   CHECK_EQ_INT(g.link_count, 18);
-  CHECK_NEAR_REL(g.link_bytes_per_s, 25e9, 1e-12);           /* 900 GB/s / 18 / 2 */
+  CHECK_NEAR_REL(g.link_bytes_per_s, 25e9, 1e-12); /* 900 GB/s / 18 / 2 */
   CHECK_NEAR_REL(g.nccl_link_bytes_per_s, 20.6e9, 1e-12);
 }
 
@@ -51,16 +51,16 @@ static void dgx_h100_figures(void) {
   CHECK_STATUS(pl_cluster_load("dgx-h100", &c, &d), PL_OK, dp);
   CHECK_STR(c.gpu.name, "h100");
   CHECK_EQ_INT(c.gpus_per_node, 8);
-  CHECK_NEAR_REL(c.intra_bytes_per_s, 450e9, 1e-12);   /* 900 GB/s counts both directions */
+  CHECK_NEAR_REL(c.intra_bytes_per_s, 450e9, 1e-12); /* 900 GB/s counts both directions */
   CHECK_NEAR_REL(c.intra_nccl_bytes_per_s, 18 * 20.6e9, 1e-12);
   CHECK(c.nvls);
   CHECK_EQ_INT(c.nics_per_node, 8);
-  CHECK_NEAR_REL(c.nic_bytes_per_s, 50e9, 1e-12);      /* 400 Gb/s / 8 bits */
+  CHECK_NEAR_REL(c.nic_bytes_per_s, 50e9, 1e-12); /* 400 Gb/s / 8 bits */
   /* Study Table 1: 400 GB/s node to node = 8 x 400 Gb/s, one direction. */
   CHECK_NEAR_REL(pl_cluster_node_net_bytes_per_s(&c), 400e9, 1e-12);
   CHECK_NEAR_REL(c.intra_latency_s, 3.4e-6, 1e-12);
   CHECK_NEAR_REL(c.inter_latency_s, 14e-6, 1e-12);
-  CHECK_NEAR_REL(c.node_other_w, 4600.0, 1e-12);       /* 10.2 kW - 8 x 700 W */
+  CHECK_NEAR_REL(c.node_other_w, 4600.0, 1e-12); /* 10.2 kW - 8 x 700 W */
   CHECK_EQ_INT(c.nccl_channels, 24);
   CHECK(!c.calibrated);
   CHECK_NEAR_REL(c.coll_launch_s, 0.0, 0);
@@ -95,6 +95,30 @@ static void triton_attention_figures(void) {
   CHECK_NEAR_REL(g.eff.attn_triton_fwd_fraction, 0.0, 0);
 }
 
+/* The h100 preset's text with its first `needle` replaced by `repl` (same
+ * length) must be refused with PL_ERR_RANGE and a message naming `field`. */
+static void h100_edit_refused(const char *needle, const char *repl, const char *field) {
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  size_t len = 0;
+  const char *text = pl_data_find("gpus", "h100", &len);
+  char *buf = text != NULL ? pl_malloc(len + 1) : NULL;
+  CHECK(buf != NULL);
+  if (buf == NULL)
+    return;
+  memcpy(buf, text, len);
+  buf[len] = '\0';
+  char *v = strstr(buf, needle);
+  CHECK(v != NULL);
+  if (v != NULL) {
+    memcpy(v + strlen("\"value\": "), repl, strlen(repl));
+    CHECK_STATUS(pl_gpu_parse(buf, len, "mem", &g, &d), PL_ERR_RANGE, dp);
+    CHECK_CONTAINS(d.msg, field);
+  }
+  pl_free(buf);
+}
+
 /* The optional sustained GEMM fraction (H100/H200 0.887, B200 0.823: stas00
  * mamf-finder MSMF / MAMF with all 8 GPUs busy; none for A100) is read with
  * its source, and a value above 1 is refused: h100's text with 0.887
@@ -109,22 +133,7 @@ static void sustained_fraction_figures(void) {
   CHECK_NEAR_REL(g.eff.gemm_sustained_fraction, 0.823, 1e-12);
   CHECK_STATUS(pl_gpu_load("a100-80g", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.eff.gemm_sustained_fraction, 0.0, 0);
-  size_t len = 0;
-  const char *text = pl_data_find("gpus", "h100", &len);
-  char *buf = text != NULL ? pl_malloc(len + 1) : NULL;
-  CHECK(buf != NULL);
-  if (buf == NULL)
-    return;
-  memcpy(buf, text, len);
-  buf[len] = '\0';
-  char *v = strstr(buf, "\"value\": 0.887");
-  CHECK(v != NULL);
-  if (v != NULL) {
-    memcpy(v + strlen("\"value\": "), "1.250", 5);
-    CHECK_STATUS(pl_gpu_parse(buf, len, "mem", &g, &d), PL_ERR_RANGE, dp);
-    CHECK_CONTAINS(d.msg, "sustained_fraction");
-  }
-  pl_free(buf);
+  h100_edit_refused("\"value\": 0.887", "1.250", "sustained_fraction");
 }
 
 /* The optional per-tile fixed GEMM cost (h100: 170 K elements, OpenXLA's
@@ -138,22 +147,7 @@ static void tile_fixed_k_figures(void) {
   CHECK_NEAR_REL(g.eff.gemm_tile_fixed_k, 170.0, 1e-12);
   CHECK_STATUS(pl_gpu_load("a100-80g", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.eff.gemm_tile_fixed_k, 0.0, 0);
-  size_t len = 0;
-  const char *text = pl_data_find("gpus", "h100", &len);
-  char *buf = text != NULL ? pl_malloc(len + 1) : NULL;
-  CHECK(buf != NULL);
-  if (buf == NULL)
-    return;
-  memcpy(buf, text, len);
-  buf[len] = '\0';
-  char *v = strstr(buf, "\"value\": 170,");
-  CHECK(v != NULL);
-  if (v != NULL) {
-    memcpy(v + strlen("\"value\": "), "-17", 3);
-    CHECK_STATUS(pl_gpu_parse(buf, len, "mem", &g, &d), PL_ERR_RANGE, dp);
-    CHECK_CONTAINS(d.msg, "tile_fixed_k");
-  }
-  pl_free(buf);
+  h100_edit_refused("\"value\": 170,", "-17", "tile_fixed_k");
 }
 
 static void defaults_for_gpus(void) {

@@ -105,19 +105,25 @@ static void test_memory_bound_gemm(void) {
   CHECK_NEAR_REL(t - ovh(), bytes / (2039e9 * 0.88), 1e-9);
 }
 
+/* Causal attention of 32 heads, 4096 x 4096, head dim 128: 4 s^2 d FLOPs a
+ * head forward, 2.5 times that backward. */
+static struct pl_op causal_attention_op(void) {
+  return (struct pl_op){.name = "attn",
+                        .kind = PL_OP_ATTENTION,
+                        .m = 4096,
+                        .n = 4096,
+                        .k = 128,
+                        .count = 32,
+                        .fwd_flops = 4.0 * 32 * 4096.0 * 4096 * 128,
+                        .bwd_flops = 2.5 * 4.0 * 32 * 4096.0 * 4096 * 128,
+                        .fwd_bytes = 1e6,
+                        .bwd_bytes = 2e6};
+}
+
 /* Causal FlashAttention does half the counted FLOPs: forward time
  * 0.5 * F / (312e12 * 0.73) + one kernel; backward at 50% with 3 kernels. */
 static void test_flash_attention(void) {
-  struct pl_op op = {.name = "attn",
-                     .kind = PL_OP_ATTENTION,
-                     .m = 4096,
-                     .n = 4096,
-                     .k = 128,
-                     .count = 32,
-                     .fwd_flops = 4.0 * 32 * 4096.0 * 4096 * 128,
-                     .bwd_flops = 2.5 * 4.0 * 32 * 4096.0 * 4096 * 128,
-                     .fwd_bytes = 1e6,
-                     .bwd_bytes = 2e6};
+  struct pl_op op = causal_attention_op();
   double f = pl_op_time_s(&a100, PL_DTYPE_BF16, &op, PL_PASS_FWD);
   double b = pl_op_time_s(&a100, PL_DTYPE_BF16, &op, PL_PASS_BWD);
   CHECK_NEAR_REL(f, 0.5 * op.fwd_flops / (312e12 * 0.73) + ovh(), 1e-9);
@@ -129,16 +135,7 @@ static void test_flash_attention(void) {
  * triton fractions, 0.521 forward and 0.25 backward on A100:
  * 0.5 F / (312e12 * 0.521) + 1 kernel, 0.5 F_bwd / (312e12 * 0.25) + 3. */
 static void test_triton_attention(void) {
-  struct pl_op op = {.name = "attn",
-                     .kind = PL_OP_ATTENTION,
-                     .m = 4096,
-                     .n = 4096,
-                     .k = 128,
-                     .count = 32,
-                     .fwd_flops = 4.0 * 32 * 4096.0 * 4096 * 128,
-                     .bwd_flops = 2.5 * 4.0 * 32 * 4096.0 * 4096 * 128,
-                     .fwd_bytes = 1e6,
-                     .bwd_bytes = 2e6};
+  struct pl_op op = causal_attention_op();
   struct pl_layout l = {.dtype = PL_DTYPE_BF16, .attention_triton = true};
   struct pl_model m = {.dropout = false};
   double f = pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_FWD);

@@ -198,11 +198,46 @@ static void test_llmfoundry_row(void) {
     CHECK(r->layout.attention_triton);
     CHECK(!r->layout.eager_attention);
     CHECK(!r->layout.gather_no_prefetch);
+    CHECK(r->layout.fsdp_one_comm);
     CHECK_EQ_INT(r->layout.kernels, PL_KERNELS_UNFUSED);
     CHECK_CONTAINS(r->assumed, "gradients reduced in fp32, as modelled");
     CHECK_STR(r->cluster, "dgx-h100");
   }
   pl_validation_free(&v);
+}
+
+/* One FSDP communicator (layout.fsdp_one_comm, set for the llm-foundry
+ * rows): a unit's reduce_scatter queues behind the gathers on one stream,
+ * which can only delay the step. llama2-70b, zero3, 64 H100 over 8 nodes,
+ * mbs 1 x 4096 tokens, full recompute: a unit's gathers and reduce_scatter
+ * take about as long as its compute (inter-node rings), so the serialized
+ * step is strictly longer; zero1 (tp 8, pp 4) has no per-unit FSDP traffic
+ * and does not move. */
+static double predict_70b(enum pl_shard shard, bool one_comm) {
+  static struct pl_run run;
+  static struct pl_prediction out;
+  memset(&run, 0, sizeof run);
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_model_load("llama2-70b", &run.model, &d), PL_OK, dp);
+  CHECK_STATUS(pl_cluster_load("dgx-h100", &run.cluster, &d), PL_OK, dp);
+  run.layout.gpus = 64;
+  run.layout.tp = shard == PL_SHARD_ZERO1 ? 8 : 1;
+  run.layout.pp = shard == PL_SHARD_ZERO1 ? 4 : 1;
+  run.layout.mbs = 1;
+  run.layout.batch_per_gpu = 2;
+  run.layout.shard = shard;
+  run.layout.shard_set = true;
+  run.layout.recompute = shard == PL_SHARD_ZERO1 ? PL_RECOMPUTE_SELECTIVE : PL_RECOMPUTE_FULL;
+  run.layout.fsdp_one_comm = one_comm;
+  CHECK_STATUS(pl_predict(&run, &out, &d), PL_OK, dp);
+  CHECK(out.step.simulated);
+  return out.step.step_time_s;
+}
+
+static void test_fsdp_one_comm(void) {
+  double apart = predict_70b(PL_SHARD_ZERO3, false), one = predict_70b(PL_SHARD_ZERO3, true);
+  CHECK(one > apart);
+  CHECK_NEAR_REL(predict_70b(PL_SHARD_ZERO1, true), predict_70b(PL_SHARD_ZERO1, false), 0);
 }
 
 /* BLOOM rows: DeepSpeed's BF16_Optimizer all_reduces the fp32 gradients
@@ -379,6 +414,7 @@ int main(void) {
   test_eq3();
   test_rows();
   test_llmfoundry_row();
+  test_fsdp_one_comm();
   test_bloom_row();
   test_bad_layout();
   test_summary();
