@@ -16,8 +16,10 @@
  * at anchors one period apart, the two states are compared (times to
  * completion within 1e-12 of the current time), the graph is checked to be
  * invariant under the shift over the period and the next one (same work,
- * resource, predecessor count, and every outgoing edge mapped to the
- * shifted target), the tasks started in the period must all carry the
+ * resource, predecessor count, and every outgoing edge to a task of a
+ * repeatable period mapped to the shifted target; edges leaving the
+ * repeated region do not take part, as the last simulated period stands for
+ * the step's last one), the tasks started in the period must all carry the
  * lowering's tag for a repeatable period, and then the k missing periods are
  * inserted: every running task is moved k*P later (a freeze of every rank)
  * and every rank's integrals grow by k times their growth over the period.
@@ -143,12 +145,13 @@ enum pl_status sim_cmp_init(struct sim_engine *e) {
   c->soff = pl_calloc((size_t)e->n_streams + 1, sizeof *c->soff);
   c->sid = pl_malloc(((size_t)e->n_tasks + 1) * sizeof *c->sid);
   c->drift = pl_calloc(2 * (size_t)e->n_streams + 1, sizeof *c->drift);
+  c->shift = pl_calloc((size_t)e->n_streams + 1, sizeof *c->shift);
   size_t n_tasks = (size_t)e->n_tasks + 1;
   c->pos = pl_malloc(n_tasks * sizeof *c->pos);
   c->npred = pl_malloc(n_tasks * sizeof *c->npred);
   c->idle0 = pl_malloc(n_tasks * sizeof *c->idle0);
-  if (c->ring == NULL || c->soff == NULL || c->sid == NULL || c->drift == NULL || c->pos == NULL ||
-      c->npred == NULL || c->idle0 == NULL)
+  if (c->ring == NULL || c->soff == NULL || c->sid == NULL || c->drift == NULL ||
+      c->shift == NULL || c->pos == NULL || c->npred == NULL || c->idle0 == NULL)
     return PL_ERR_NOMEM;
   for (int32_t i = 0; i < n; i++)
     if (snap_alloc(e, &c->ring[i]) != PL_OK)
@@ -173,6 +176,7 @@ void sim_cmp_free(struct sim_engine *e) {
   pl_free(c->sid);
   pl_free(c->soff);
   pl_free(c->drift);
+  pl_free(c->shift);
   pl_free(c->pos);
   pl_free(c->npred);
   pl_free(c->idle0);
@@ -240,30 +244,56 @@ static bool same_state(const struct sim_engine *e, const struct sim_snap *a,
   return moved > 0 && b->now_s > a->now_s;
 }
 
+/* The one-period shift between snapshots a and b: stream s advanced d[s]. */
+struct shift {
+  const struct sim_engine *e;
+  const int32_t *d; /* [stream] */
+  int mode;
+  int32_t key;
+};
+
 /* Task x maps to the task d positions later on its stream (SIM_NONE past the end). */
-static int32_t shifted(const struct sim_engine *e, const struct sim_snap *a,
-                       const struct sim_snap *b, int32_t x) {
-  int32_t s = e->tasks[x].stream, p = e->cmp.pos[x] + b->started[s] - a->started[s];
-  return p < stream_count(e, s) ? e->cmp.sid[e->cmp.soff[s] + p] : SIM_NONE;
+static inline int32_t shifted(const struct shift *sh, int32_t x) {
+  const struct sim_cmp *c = &sh->e->cmp;
+  int32_t s = sh->e->tasks[x].stream, p = c->pos[x] + sh->d[s];
+  return p < c->soff[s + 1] - c->soff[s] ? c->sid[c->soff[s] + p] : SIM_NONE;
 }
 
 /* Tasks started in the period carry the tag of a repeatable period. */
-static bool tagged(const struct sim_tag *m, int mode, int32_t key) {
+static inline bool tagged(const struct sim_tag *m, int mode, int32_t key) {
   return mode == 1 ? m->pass_id == key && m->unit >= 0 : m->steady != 0;
 }
 
+/* The next edge from k on whose target (mapped one period on when map) is
+ * repeatable; that target in *to. SIM_NONE at the end of the list. */
+static inline int32_t next_edge(const struct shift *sh, int32_t k, bool map, int32_t *to) {
+  const struct sim_engine *e = sh->e;
+  for (; k != SIM_NONE; k = e->edges[k].next) {
+    *to = map ? shifted(sh, e->edges[k].to) : e->edges[k].to;
+    if (*to != SIM_NONE && tagged(&e->tags[*to], sh->mode, sh->key))
+      return k;
+  }
+  return SIM_NONE;
+}
+
 /* y is x one period later: same work, resource and predecessor count, and
- * each edge leads to the shifted target wherever that one is repeatable. */
-static bool same_task(const struct sim_engine *e, const struct sim_snap *a,
-                      const struct sim_snap *b, int32_t x, int32_t y, int mode, int32_t key) {
+ * x's edges to tasks repeatable one period on lead to those images from y
+ * (and y has no other edge to a repeatable task). Edges to tasks outside the
+ * repeated region do not take part: the last simulated period stands for the
+ * step's last one, whose successors differ (the next micro-batch's gathers,
+ * the optimizer), and in the step those edges leave the region too. */
+static bool same_task(const struct shift *sh, int32_t x, int32_t y) {
+  const struct sim_engine *e = sh->e;
   const struct sim_task *tx = &e->tasks[x], *ty = &e->tasks[y];
   if (tx->work_s != ty->work_s || tx->res != ty->res || e->cmp.npred[x] != e->cmp.npred[y])
     return false;
-  int32_t i = tx->edges, j = ty->edges;
-  for (; i != SIM_NONE && j != SIM_NONE; i = e->edges[i].next, j = e->edges[j].next) {
-    int32_t to = shifted(e, a, b, e->edges[i].to);
-    if (to != e->edges[j].to && to != SIM_NONE && tagged(&e->tags[to], mode, key))
+  int32_t tox = SIM_NONE, toy = SIM_NONE;
+  int32_t i = next_edge(sh, tx->edges, true, &tox), j = next_edge(sh, ty->edges, false, &toy);
+  while (i != SIM_NONE && j != SIM_NONE) {
+    if (tox != toy)
       return false;
+    i = next_edge(sh, e->edges[i].next, true, &tox);
+    j = next_edge(sh, e->edges[j].next, false, &toy);
   }
   return i == SIM_NONE && j == SIM_NONE;
 }
@@ -273,16 +303,20 @@ static bool same_task(const struct sim_engine *e, const struct sim_snap *a,
  * the structure changes, as it does in the step with the missing periods). */
 static bool invariant(const struct sim_engine *e, const struct sim_snap *a,
                       const struct sim_snap *b, int mode, int32_t key) {
+  int32_t *d = e->cmp.shift;
+  for (int32_t s = 0; s < e->n_streams; s++)
+    d[s] = b->started[s] - a->started[s];
+  const struct shift sh = {e, d, mode, key};
   for (int32_t s = 0; s < e->n_streams; s++) {
-    int32_t d = b->started[s] - a->started[s], n = stream_count(e, s);
+    int32_t n = stream_count(e, s);
     int32_t lo = a->started[s] > 0 ? a->started[s] - 1 : 0;
     const int32_t *ids = &e->cmp.sid[e->cmp.soff[s]];
     for (int32_t p = lo; p < b->started[s]; p++) {
       if (p >= a->started[s] && !tagged(&e->tags[ids[p]], mode, key))
         return false;
-      if (d == 0 || p + d >= n || !tagged(&e->tags[ids[p + d]], mode, key))
+      if (d[s] == 0 || p + d[s] >= n || !tagged(&e->tags[ids[p + d[s]]], mode, key))
         continue;
-      if (!same_task(e, a, b, ids[p], ids[p + d], mode, key))
+      if (!same_task(&sh, ids[p], ids[p + d[s]]))
         return false;
     }
   }

@@ -44,8 +44,10 @@
  * 1F1B / interleaved pipelines only enough micro-batches for keep_pairs
  * steady-state periods past stage 0's warm-up; every task carries tags (pass
  * instance, layer unit, steady pair) and anchors so the engine can insert
- * the missing units and periods once it finds the steady state. Not for
- * FSDP layouts whose traffic outlasts their compute (fsdp_comm_bound). */
+ * the missing units and periods once it finds the steady state. FSDP
+ * layouts whose traffic outlasts their compute (fsdp_comm_bound) repeat
+ * only micro-batch by micro-batch: with pp = 1 their layer units are all
+ * kept but the first pass's, with pp > 1 they are not compressed. */
 #include <plateau/alloc.h>
 #include <plateau/model.h>
 
@@ -117,6 +119,7 @@ struct lower {
   int32_t n_pass;
   int32_t steady_lo, steady_hi; /* current stage's steady pair slots [lo, hi) */
   int64_t periods, period;      /* pipeline periods left out; pairs per period */
+  bool whole_units;             /* comm-bound FSDP: units left out in the first pass only */
 };
 
 struct unit {
@@ -143,7 +146,7 @@ static void fail(struct lower *lw, enum pl_status s) {
 static bool meta_room(struct sim_step *st, int32_t n) {
   if (n <= st->cap_meta)
     return true;
-  int32_t cap = st->cap_meta ? 2 * st->cap_meta : 1024;
+  int32_t cap = st->cap_meta ? 2 * st->cap_meta : n > 1024 ? n : 1024;
   while (cap < n)
     cap *= 2;
   struct sim_meta *p = pl_reallocarray(st->meta, (size_t)cap, sizeof *p);
@@ -402,7 +405,10 @@ static void bucket(struct lower *lw, const struct sim_seg *sg, int32_t after, bo
  * stage can fall inside the inserted time. */
 static int32_t kept_layers(struct lower *lw, const struct unit *base, bool sync) {
   const struct sim_step *st = lw->st;
-  if (!st->compress || lw->pp != 1 || sync || base->layers <= st->keep_layers)
+  /* comm-bound FSDP: only the step's first pass, with nothing queued on the
+   * data-parallel streams yet, repeats unit by unit */
+  bool units = !lw->whole_units || lw->pass_id == 0;
+  if (!st->compress || !units || lw->pp != 1 || sync || base->layers <= st->keep_layers)
     return base->layers;
   st->eng.cmp.need[lw->pass_id] = base->layers - st->keep_layers;
   return st->keep_layers;
@@ -673,10 +679,13 @@ static void free_tables(struct lower *lw) {
 
 /* FSDP traffic per layer and 1F1B pair against the layer's compute (both
  * alone): when the gathers and reduce_scatters take at least as long, their
- * queue grows from unit to unit and from pass to pass and no steady state
- * comes within a step (measured on Llama-2 70B zero2 tp8 and zero2 tp4 pp4:
- * the reduce_scatter stream falls behind by a constant per unit and per
- * period), so compression would only add a failed attempt. Speed only. */
+ * queue grows from unit to unit (Llama-2 70B zero2 tp8: the reduce_scatter
+ * stream falls behind by a constant per unit of a backward), so units do not
+ * repeat, except in the step's first pass, where nothing is queued yet; with
+ * pp = 1 the queue drains in the next forward and whole micro-batches repeat
+ * (docs/step-model.md section 11, round 6); with pp > 1 the later stages'
+ * phases slide against stage 0 for most of the step (zero2 tp4 pp4), so
+ * compression would only add a failed attempt. Speed only. */
 static bool fsdp_comm_bound(const struct lower *lw) {
   const struct sim_seg *sg = &lw->st->seg[SIM_SEG_LAYER];
   const struct sim_coll *c = lw->st->colls;
@@ -766,6 +775,9 @@ static enum pl_status run_lowering(struct lower *lw, struct pl_diag *diag) {
     lw->first[i] = SIM_NONE;
   enum pl_status s = sim_engine_init(&lw->st->eng, (int32_t)lw->pp, (int32_t)task_estimate(lw),
                                      lw->st->run->cluster.gpu.eff.overlap_slowdown);
+  /* metadata sized once too: regrowing it copies every entry */
+  if (s == PL_OK && !meta_room(lw->st, (int32_t)task_estimate(lw)))
+    s = PL_ERR_NOMEM;
   if (s == PL_OK)
     s = compress_setup(lw);
   if (s == PL_OK)
@@ -804,8 +816,12 @@ enum pl_status sim_lower(struct sim_step *st, struct pl_diag *diag) {
                        "to simulate (limit %lld tasks)",
                        (long long)lw.pp, (long long)lw.m, (long long)lw.vp,
                        (long long)LOWER_MAX_TASKS);
-  if (st->compress && fsdp_comm_bound(&lw))
-    st->compress = false;
+  if (st->compress && fsdp_comm_bound(&lw)) {
+    if (lw.pp > 1)
+      st->compress = false;
+    else
+      lw.whole_units = true;
+  }
   reduce_pairs(&lw);
   lw.per_stage = (int32_t)(2 * lw.m * lw.vp);
   enum pl_status s = alloc_tables(&lw);

@@ -50,7 +50,7 @@ static double latest_end(const struct sim_engine *e) {
  * benchmarked layouts to reach their steady state; when one does not, the
  * whole step is simulated instead. */
 #define KEEP_LAYERS 6
-#define KEEP_PAIRS 3
+#define KEEP_PAIRS 2
 
 static enum pl_status build(struct sim_step *st, const struct pl_run *run, bool reference,
                             bool compress, int32_t keep_layers, int32_t keep_pairs,

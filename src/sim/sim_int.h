@@ -107,8 +107,8 @@ struct sim_cmp {
   bool on;
   int32_t *need; /* [pass id] units still to insert */
   int32_t n_pass;
-  int32_t glob_need; /* pipeline periods still to insert */
-  int32_t period;    /* pairs per period (ring size) */
+  int32_t glob_need;     /* pipeline periods still to insert */
+  int32_t period;        /* pairs per period (ring size) */
   struct sim_snap *ring; /* [period] */
   int32_t pending[8];
   int n_pending;
@@ -122,6 +122,7 @@ struct sim_cmp {
   int32_t last_pair;   /* last pair anchor on stage 0 */
   bool failed;         /* an anchor that was the last chance passed: stop */
   double *drift;       /* [2 * stream] last mismatch between pair anchors */
+  int32_t *shift;      /* [stream] scratch: tasks started in the period */
   bool drift_valid;
 };
 

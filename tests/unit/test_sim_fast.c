@@ -36,7 +36,7 @@ static const struct layout_case cases[] = {
     {"llama2-70b", "dgx-h100", 2048, 1, 1, 1, 1, 1, 1, PL_SHARD_ZERO3, 0, PL_RECOMPUTE_FULL,
      PL_SCHEDULE_1F1B, false, false, false, true},
     {"llama2-70b", "dgx-h100", 2048, 8, 1, 1, 1, 1, 1, PL_SHARD_ZERO2, 0, PL_RECOMPUTE_SELECTIVE,
-     PL_SCHEDULE_1F1B, false, false, false, false},
+     PL_SCHEDULE_1F1B, false, false, false, true},
     {"llama2-70b", "dgx-h100", 2048, 8, 4, 5, 1, 1, 1, PL_SHARD_ZERO1, 0, PL_RECOMPUTE_SELECTIVE,
      PL_SCHEDULE_INTERLEAVED, false, false, false, true},
     {"llama2-70b", "dgx-h100", 2048, 4, 4, 1, 1, 1, 1, PL_SHARD_ZERO2, 0, PL_RECOMPUTE_FULL,
@@ -50,6 +50,17 @@ static const struct layout_case cases[] = {
     {"llama2-13b", "dgx-a100", 256, 4, 4, 2, 1, 1, 8, PL_SHARD_DDP, 0, PL_RECOMPUTE_FULL,
      PL_SCHEDULE_INTERLEAVED, true, true, true, true},
     {"llama2-13b", "dgx-a100", 256, 2, 2, 1, 1, 2, 4, PL_SHARD_ZERO3, 0, PL_RECOMPUTE_SELECTIVE,
+     PL_SCHEDULE_1F1B, false, false, false, true},
+    /* comm-bound FSDP with pp = 1 (gathers and reduce_scatters outlast the
+     * layer's compute; the zero2 tp8 one above too): periods of one
+     * micro-batch, layer units all kept. Hybrid sharding: its replica
+     * all_reduces keep the reduce stream's queue growing from micro-batch to
+     * micro-batch, no state repeats, the fast path falls back */
+    {"llama2-70b", "dgx-h100", 2048, 8, 1, 1, 1, 1, 2, PL_SHARD_ZERO2, 64, PL_RECOMPUTE_SELECTIVE,
+     PL_SCHEDULE_1F1B, false, false, false, false},
+    {"llama2-70b", "dgx-h100", 2048, 8, 1, 1, 1, 1, 1, PL_SHARD_ZERO3, 0, PL_RECOMPUTE_FULL,
+     PL_SCHEDULE_1F1B, false, false, false, true},
+    {"llama2-13b", "dgx-a100", 512, 8, 1, 1, 2, 1, 2, PL_SHARD_ZERO3, 0, PL_RECOMPUTE_SELECTIVE,
      PL_SCHEDULE_1F1B, false, false, false, true},
 };
 
@@ -135,18 +146,20 @@ static void check_same(const struct layout_case *c, bool compressed) {
   sim_step_free(&ref);
 }
 
-/* Too few layer units kept to reach a steady state (zero3 tp1: the first
- * comparison is still in the transient): the fast path must notice and
- * simulate the whole step, with the reference's results. */
-static void check_fallback(void) {
+/* Too few layer units or pairs kept to reach a steady state (zero3 tp1 with
+ * 2 units: the first comparison is still in the transient; comm-bound zero2
+ * tp8 with 2 micro-batches: the first micro-batch's forward has no reduce
+ * backlog, the second's has): the fast path must notice and simulate the
+ * whole step, with the reference's results. */
+static void check_fallback(const struct layout_case *c, int32_t keep_layers, int32_t keep_pairs) {
   static struct pl_run run;
   static struct pl_step fast_out, ref_out;
   struct pl_flops fl;
   struct pl_diag d;
   struct sim_step fast, ref;
-  make_run(&cases[1], &run);
+  make_run(c, &run);
   pl_flops_compute(&run.model, &run.layout, &fl);
-  CHECK_STATUS(sim_step_build_keep(&fast, &run, 2, 1, &d), PL_OK, &d);
+  CHECK_STATUS(sim_step_build_keep(&fast, &run, keep_layers, keep_pairs, &d), PL_OK, &d);
   CHECK_STATUS(sim_step_build(&ref, &run, true, &d), PL_OK, &d);
   CHECK_EQ_INT(fast.eng.cmp.inserted, 0);
   CHECK_EQ_INT(fast.eng.n_tasks, ref.eng.n_tasks);
@@ -160,6 +173,7 @@ static void check_fallback(void) {
 int main(void) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     check_same(&cases[i], cases[i].compressed);
-  check_fallback();
+  check_fallback(&cases[1], 2, 1);
+  check_fallback(&cases[2], 6, 1);
   return check_finish();
 }
