@@ -103,6 +103,7 @@ struct pl_trace_set {
    * (span - exposed_comm), which the others wait for (docs/trace.md 4). */
   int64_t straggler_rank;
   const char *straggler_file;
+  int64_t straggler_gpu_pid; /* its GPU pid when its file was split per pid, else -1 */
   double straggler_busy_s;
   double straggler_spread_s; /* its busy time minus the smallest rank's */
   struct pl_trace_coll *coll; /* all ranks merged: means over ranks */

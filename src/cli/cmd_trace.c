@@ -219,6 +219,10 @@ static void json_across(struct pl_emit *e, const struct pl_trace_set *s) {
   if (s->straggler_rank >= 0 || s->straggler_file != NULL) {
     pl_emit_int(e, "rank", s->straggler_rank);
     pl_emit_str(e, "file", s->straggler_file);
+    if (s->straggler_gpu_pid >= 0)
+      pl_emit_int(e, "gpu_pid", s->straggler_gpu_pid);
+    else
+      pl_emit_null(e, "gpu_pid");
     pl_emit_num(e, "busy_s", s->straggler_busy_s);
     pl_emit_num(e, "spread_s", s->straggler_spread_s);
   }
@@ -412,7 +416,12 @@ static int print_text(const struct pl_trace_set *s, const struct perf *p) {
     if (s->recompute_s.mean > 0)
       line("recompute (in compute)", s->recompute_s.mean, t);
     text_perf(p);
-    if (s->n_ranks > 1)
+    if (s->n_ranks > 1 && s->straggler_gpu_pid >= 0)
+      printf("  straggler: rank %lld (%s, pid %lld), %.3f ms more busy time than the least busy "
+             "rank\n",
+             (long long)s->straggler_rank, s->straggler_file, (long long)s->straggler_gpu_pid,
+             s->straggler_spread_s * 1e3);
+    else if (s->n_ranks > 1)
       printf("  straggler: rank %lld (%s), %.3f ms more busy time than the least busy rank\n",
              (long long)s->straggler_rank, s->straggler_file, s->straggler_spread_s * 1e3);
   }

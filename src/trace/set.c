@@ -240,6 +240,7 @@ static void straggler(struct pl_trace_set *s) {
   double lo = 0, hi = 0;
   int k = 0;
   s->straggler_rank = -1;
+  s->straggler_gpu_pid = -1;
   for (int i = 0; i < s->n_ranks; i++) {
     const struct pl_trace_rank *r = &s->ranks[i];
     if (!r->has_gpu)
@@ -249,6 +250,7 @@ static void straggler(struct pl_trace_set *s) {
       hi = busy;
       s->straggler_rank = r->rank;
       s->straggler_file = r->file;
+      s->straggler_gpu_pid = r->gpu_pid;
     }
     if (k == 0 || busy < lo)
       lo = busy;

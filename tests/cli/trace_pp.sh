@@ -61,6 +61,14 @@ exp_ok=$(awk -v t="$(csv exposed_comm_s $busy)" -v p="$(pred exposed_comm_s)" -v
   'BEGIN { d = p - t; print (d >= -0.01 * p && d <= r * 1.01) }')
 check "pp 2: stage $busy exposed_comm_s = predict's less at most the received time" test "$exp_ok" = 1
 
+# the straggler (most span - exposed comm) is named by its pid as well as its rank
+strag=$(awk -v a="$(csv span_s 0)" -v b="$(csv exposed_comm_s 0)" -v c="$(csv span_s 1)" \
+  -v d="$(csv exposed_comm_s 1)" 'BEGIN { print (c - d > a - b) ? 1 : 0 }')
+check "pp 2: JSON straggler names pid $strag" grep -q "\"straggler\":{[^}]*\"gpu_pid\":$strag" \
+  <(tr -d ' \n' <"$TMP/out")
+expect_ok trace analyze "$TMP/t.json"
+check "pp 2: text straggler names pid $strag" grep -q "straggler: rank .*, pid $strag)" "$TMP/out"
+
 # a Kineto trace of one rank (one GPU pid) stays one rank
 expect_ok trace analyze --format csv "$PL_TEST_DATA/traces/hta_nccl_data.json.gz"
 check "one GPU pid: one rank" test "$(awk 'END { print NR - 1 }' "$TMP/out")" = 1
