@@ -11,18 +11,21 @@
  *  - the pipeline as a flow shop: stage r cannot start before the first
  *    micro-batch has been forwarded through the stages before it, and the
  *    step cannot end before the last backward has gone back through them:
- *    step >= sum_{i<r} (f_i + b_i) + m (f_r + b_r) + optimizer_r, m
- *    micro-batches, f and b a pass's compute plus its blocking tp
- *    collectives (for equal stages the (m + p - 1)(f + b) of GPipe and 1F1B,
- *    Narayanan et al. 2021, SC21, Sec. 2.2). Interleaved (v chunks per
- *    rank): the chains are p - 1 chunks of 1/v of a stage each;
- *  - one rank alone, compute plus the waits it cannot avoid plus the
- *    slowdown its busiest collective stream must cause (rank_bound);
+ *    step >= sum_{i<r} (f_i + b_i + 2 send) + m (f_r + b_r) + optimizer_r,
+ *    m micro-batches, f and b a pass's compute plus its blocking tp
+ *    collectives, send one pipeline send (for equal stages the
+ *    (m + p - 1)(f + b) of GPipe and 1F1B, Narayanan et al. 2021, SC21,
+ *    Sec. 2.2). Interleaved (v chunks per rank): the chains are p - 1 chunks
+ *    of 1/v of a stage each;
+ *  - one rank alone, compute plus the waits it cannot avoid (blocking tp,
+ *    its own pipeline sends, which the simulator makes blocking) plus the
+ *    slowdown the collective work of its busier fabric must cause
+ *    (rank_bound, fabric_work);
  *  - layers per stage: floor(l/p) or ceil(l/p) (src/model/layout.c), which
  *    stages hold the extra ones not assumed; the embedding on the first
  *    stage, the LM head and loss on the last.
- * Left out, because they can only add time: pipeline sends, the cp ring,
- * the overlap of collectives with one another.
+ * Left out, because they can only add time: contention between collectives
+ * beyond the fabric sums, FSDP prefetch limits.
  * Scores: tokens/s <= tokens per step / bound. Tokens per joule <= tokens
  * per step / the least energy of a step that long (min_energy_j). Cost ranks
  * as tokens/s at a fixed GPU count. */
@@ -35,7 +38,10 @@
 
 /* Forward + backward compute of a list of ops, as the simulator sums them
  * (src/sim/compute.c, sim_seg_ops_s): a backward adds the forward of the
- * ops it recomputes. */
+ * ops it recomputes. The ops are the simulator's own (pl_sim_segment_ops:
+ * the model's op list plus the memory-bound kernels the step model adds,
+ * gradient accumulation and FSDP copies among them, which depend on the
+ * shard mode). */
 static double ops_time(const struct search_ctx *ctx, const struct pl_layout *l,
                        const struct pl_op *ops, int n, double *attn_f, double *attn_b) {
   const struct pl_gpu *g = &ctx->cluster->gpu;
@@ -57,12 +63,16 @@ static double ops_time(const struct search_ctx *ctx, const struct pl_layout *l,
 
 void search_seg_times(const struct search_ctx *ctx, const struct pl_layout *l,
                       struct search_seg_times *out) {
+  static _Thread_local struct pl_run run; /* large: kept off the stack */
   struct pl_op ops[PL_MAX_LAYER_OPS];
   double af, ab;
-  out->layer_s = ops_time(ctx, l, ops, pl_layer_ops(ctx->model, l, ops), &out->attn_f_s,
+  run.model = *ctx->model;
+  run.cluster = *ctx->cluster;
+  run.layout = *l;
+  out->layer_s = ops_time(ctx, l, ops, pl_sim_segment_ops(&run, 1, ops), &out->attn_f_s,
                           &out->attn_b_s);
-  out->embed_s = ops_time(ctx, l, ops, pl_embed_ops(ctx->model, l, ops), &af, &ab);
-  out->head_s = ops_time(ctx, l, ops, pl_head_ops(ctx->model, l, ops), &af, &ab);
+  out->embed_s = ops_time(ctx, l, ops, pl_sim_segment_ops(&run, 0, ops), &af, &ab);
+  out->head_s = ops_time(ctx, l, ops, pl_sim_segment_ops(&run, 2, ops), &af, &ab);
 }
 
 /* What one pipeline rank holds: whole transformer blocks, and maybe the
@@ -79,13 +89,20 @@ static double stage_comp(const struct search_times *t, const struct stage *s) {
 }
 
 /* Blocking tp collectives, and the part of each block's cp ring that its
- * attention core does not cover (the next block waits for the ring). */
-static double stage_tp(const struct search_times *t, const struct stage *s) {
+ * attention core does not cover (the next block waits for the ring), the
+ * core taking k times its work (1: a pass is at least core + what the ring
+ * adds; 1 + s: the core slowed while the ring runs, so what is left is time
+ * with compute idle). */
+static double stage_tp_k(const struct search_times *t, const struct stage *s, double k) {
   const struct search_tp_times *p = &t->tp;
-  double ring_f = p->ring_f - t->seg.attn_f_s, ring_b = p->ring_b - t->seg.attn_b_s;
+  double ring_f = p->ring_f - k * t->seg.attn_f_s, ring_b = p->ring_b - k * t->seg.attn_b_s;
   double ring = (ring_f > 0 ? ring_f : 0) + (ring_b > 0 ? ring_b : 0);
   return s->layers * (p->layer_f + p->layer_b + ring) + (s->embed ? p->embed_f + p->embed_b : 0) +
          (s->head ? p->head_f + p->head_b : 0);
+}
+
+static double stage_tp(const struct search_times *t, const struct stage *s) {
+  return stage_tp_k(t, s, 1);
 }
 
 static double stage_params(const struct search_times *t, const struct stage *s) {
@@ -119,12 +136,72 @@ static double last_tp_b(const struct search_times *t, const struct stage *s) {
   return m;
 }
 
+/* Pipeline sends a rank provably waits for (src/sim/lower.c emit_sends):
+ * every pass sends its output to the next virtual stage (forward) or the
+ * previous one (backward), and the rank's next pass waits for the send, which
+ * starts after the pass's last compute and tp collective. Each rank runs m v
+ * passes of each kind (v chunks when interleaved); the first stage's chunk 0
+ * backwards and the last stage's chunk v - 1 forwards send nothing, and the
+ * last pass's send has no pass after it: at least 2 m v - m - 1 on any rank. */
+static double pp_sends(const struct pl_layout *l) {
+  if (l->pp <= 1)
+    return 0;
+  double m = (double)l->micro_batches;
+  double v = l->schedule == PL_SCHEDULE_INTERLEAVED && l->vp > 1 ? (double)l->vp : 1;
+  double n = 2 * m * v - m - 1;
+  return n > 0 ? n : 0;
+}
+
+/* Blocking tp collectives of one micro-batch, the cp ring left out. */
+static double stage_tp_only(const struct search_times *t, const struct stage *s) {
+  const struct search_tp_times *p = &t->tp;
+  return s->layers * (p->layer_f + p->layer_b) + (s->embed ? p->embed_f + p->embed_b : 0) +
+         (s->head ? p->head_f + p->head_b : 0);
+}
+
+/* Collective work on a rank's two fabrics, w[0] NVLink and w[1] the network:
+ * the calls it surely issues, each at its time alone. The simulator shares a
+ * fabric equally among the calls running on it on one rank (src/sim/engine.c,
+ * processor sharing), so a fabric finishes at most one second of alone-time
+ * per second: the time some collective runs is at least w[0] and w[1].
+ * Counted: tp and the cp ring per block and micro-batch, the pipeline sends
+ * (at least 2 m v - m on any rank), FSDP's gathers and reductions (their
+ * replica all_reduces on the replica group's fabric), the full ddp/zero1
+ * buckets of one backward (per chunk when interleaved), zero1's gather. */
+static void fabric_work(const struct search_ctx *ctx, const struct pl_layout *l,
+                        const struct search_times *t, const struct stage *s, double w[2]) {
+  const struct search_dp_times *d = &t->dp;
+  double m = (double)l->micro_batches, params = stage_params(t, s);
+  w[0] = w[1] = 0;
+  w[t->tp.tp_inter] += m * stage_tp_only(t, s);
+  w[t->tp.ring_inter] += m * s->layers * (t->tp.ring_f + t->tp.ring_b);
+  w[t->tp.pp_inter] += (pp_sends(l) + (l->pp > 1 ? 1 : 0)) * t->tp.pp_send_s;
+  w[d->dp_inter] += search_zero1_gather_s(ctx, l, params);
+  if (l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3) {
+    double gathers = l->shard == PL_SHARD_ZERO3 ? 2 * m : (l->pp == 1 ? m : 1);
+    double rep = m * units_sum(s, d->rep_s);
+    w[d->dp_inter] += gathers * units_sum(s, d->ag_s) + m * units_sum(s, d->rs_s) - rep;
+    w[d->rep_inter] += rep;
+    return;
+  }
+  double full = 0, bucket = search_bucket_bytes(), grad = search_grad_bytes();
+  if (l->vp == 1)
+    full = floor(params * grad / bucket);
+  else if (l->schedule == PL_SCHEDULE_INTERLEAVED && l->pp > 0 && l->vp > 0)
+    full = (double)l->vp *
+           floor((double)(ctx->model->layers / l->pp / l->vp) * d->params[SEARCH_SEG_LAYER] * grad /
+                 bucket);
+  w[d->dp_inter] += full * (d->bucket_s - d->bucket_rep_s);
+  w[d->rep_inter] += full * d->bucket_rep_s;
+}
+
 /* One rank alone. Its compute stream does C of work (m passes of each kind
  * and the optimizer) at rate 1, or 1/(1+s) while any of its collectives
- * runs; X is time it provably waits on a collective (blocking tp, the first
- * FSDP all_gather, the last reduce_scatter before the optimizer, zero1's
- * all_gather after it); R the work of its busiest dp stream. With U the time
- * any collective runs (U >= X, U >= R) and O the part of U under compute:
+ * runs; X is time it provably waits on a collective (blocking tp, pipeline
+ * sends, the first FSDP all_gather, the last reduce_scatter before the
+ * optimizer, zero1's all_gather after it); R the collective work of its
+ * busier fabric (fabric_work). With U the time any collective runs
+ * (U >= X, U >= R) and O the part of U under compute:
  * step >= C + O s/(1+s) + (U - O) >= C + X/(1+s) + s/(1+s) max(R, X), and
  * step >= U >= R. */
 static double rank_bound(const struct search_ctx *ctx, const struct pl_layout *l,
@@ -132,25 +209,26 @@ static double rank_bound(const struct search_ctx *ctx, const struct pl_layout *l
   double m = (double)l->micro_batches, params = stage_params(t, s);
   double slow = ctx->cluster->gpu.eff.overlap_slowdown;
   double C = m * stage_comp(t, s) + search_optimizer_s(ctx, l, params);
-  double X = m * stage_tp(t, s) + search_zero1_gather_s(ctx, l, params);
-  double R = 0;
+  double X = search_zero1_gather_s(ctx, l, params) + pp_sends(l) * t->tp.pp_send_s;
   if (l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3) {
-    double gathers = l->shard == PL_SHARD_ZERO3 ? 2 * m : (l->pp == 1 ? m : 1);
     /* the last unit's reduce_scatter runs alongside its backward tp
      * collectives, already in X: count only what it may add to them */
     double tail = units_min(s, t->dp.rs_s) - last_tp_b(t, s);
     X += units_min(s, t->dp.ag_s) + (tail > 0 ? tail : 0);
-    double g = gathers * units_sum(s, t->dp.ag_s), r = m * units_sum(s, t->dp.rs_s);
-    R = g > r ? g : r;
-  } else if (l->vp == 1) {
-    /* full buckets of the one backward that reduces (with vp > 1 each chunk
-     * flushes its own, fewer in all: not counted) */
-    R = floor(params * search_grad_bytes() / search_bucket_bytes()) * t->dp.bucket_s;
   }
+  /* waits: Xp with the uncovered cp ring as a pass sees it (C + Xp holds:
+   * a block takes at least its compute and what the ring adds), Xi counting
+   * only the ring's time with compute idle (for the overlap argument) */
+  double Xp = X + m * stage_tp(t, s);
   if (!(slow >= 0))
-    return C + X; /* never faster: only the waits add */
-  double v = C + X / (1 + slow) + slow / (1 + slow) * (R > X ? R : X);
-  return v > R ? v : R; /* the stream itself takes R */
+    return C + Xp; /* never faster: only the waits add */
+  double Xi = X + m * stage_tp_k(t, s, 1 + slow);
+  double w[2];
+  fabric_work(ctx, l, t, s, w);
+  double R = w[0] > w[1] ? w[0] : w[1];
+  double v = C + Xi / (1 + slow) + slow / (1 + slow) * (R > Xi ? R : Xi);
+  v = v > C + Xp ? v : C + Xp;
+  return v > R ? v : R; /* the fabric itself takes R */
 }
 
 /* Per micro-batch forward + backward of a rank, blocking tp included. */
@@ -170,7 +248,7 @@ double search_step_lb_s(const struct search_ctx *ctx, const struct pl_layout *l,
   if (l->schedule == PL_SCHEDULE_INTERLEAVED && l->vp > 1) {
     struct stage last = {(double)(layers / p), false, true};
     double chunk = (double)(layers / p / l->vp) * stage_pass(t, &layer);
-    double flow = (double)(p - 1) * chunk + m * stage_pass(t, &last) +
+    double flow = (double)(p - 1) * (chunk + 2 * t->tp.pp_send_s) + m * stage_pass(t, &last) +
                   search_optimizer_s(ctx, l, stage_params(t, &last));
     double rank = rank_bound(ctx, l, t, &last);
     return flow > rank ? flow : rank;
@@ -180,7 +258,8 @@ double search_step_lb_s(const struct search_ctx *ctx, const struct pl_layout *l,
    * the embedding. Busiest: ceil, nothing assumed before it. */
   double lo = (double)(layers / p), hi = (double)((layers + p - 1) / p);
   struct stage last = {lo, false, true}, busy = {hi, false, false};
-  double before = (double)(p - 1) * lo * stage_pass(t, &layer) + stage_pass(t, &embed);
+  double before = (double)(p - 1) * (lo * stage_pass(t, &layer) + 2 * t->tp.pp_send_s) +
+                  stage_pass(t, &embed);
   double best = before + m * stage_pass(t, &last) + search_optimizer_s(ctx, l, stage_params(t, &last));
   double v = m * stage_pass(t, &busy) + search_optimizer_s(ctx, l, stage_params(t, &busy));
   best = v > best ? v : best;

@@ -15,6 +15,10 @@
  *    next compute waits for them;
  *  - context parallelism: a ring of cp - 1 send/recv steps per block and
  *    pass, overlapping the attention core, which the next block waits for;
+ *  - pipeline parallelism: each pass's output (mbs * seq/cp * hidden / tp
+ *    bf16 elements) sent to the neighbouring stage, blocking the sender;
+ *  - for each group whether it spans nodes: its calls then share the
+ *    network, else NVLink (the simulator's per-rank fabric sharing);
  *  - FSDP (zero2/zero3), one unit per segment: all_gather of its bf16
  *    parameters, reduce_scatter of its fp32 gradients after every backward,
  *    an all_reduce across replicas when the shard group is smaller than dp;
@@ -75,17 +79,35 @@ static void ring_times(const struct search_ctx *ctx, const struct pl_layout *l,
   struct pl_group pair = {2, ring.ranks_per_node < ring.ranks ? 1 : 2};
   double kv = 2.0 * (double)l->mbs * (double)(l->seq / l->cp) * (double)(m->kv_heads / l->tp) *
               (double)m->head_dim * ACT_BYTES;
+  out->ring_inter = pair.ranks_per_node < pair.ranks;
   out->ring_f = (double)(l->cp - 1) * coll_s(ctx, PL_COLL_SEND_RECV, kv, pair);
   out->ring_b = (double)(l->cp - 1) * coll_s(ctx, PL_COLL_SEND_RECV, 2.0 * kv, pair);
+}
+
+/* Pipeline parallelism: each pass's output, mbs * seq/cp * hidden / tp bf16
+ * elements (activations forward, their gradients backward), sent to the
+ * neighbouring stage, tp*cp*dp ranks away (src/sim/lower.c setup_colls,
+ * groups.c: the "pp" pair). */
+static double pp_send_s(const struct search_ctx *ctx, const struct pl_layout *l,
+                        struct search_tp_times *out) {
+  if (l->pp <= 1)
+    return 0;
+  struct pl_group pair = strided(ctx, 2, l->tp * l->cp * l->dp);
+  out->pp_inter = pair.ranks_per_node < pair.ranks;
+  double act = (double)l->mbs * (double)(l->seq / l->cp) * (double)ctx->model->hidden * ACT_BYTES /
+               (double)l->tp;
+  return coll_s(ctx, PL_COLL_SEND_RECV, act, pair);
 }
 
 void search_tp_times(const struct search_ctx *ctx, const struct pl_layout *l,
                      struct search_tp_times *out) {
   memset(out, 0, sizeof *out);
   ring_times(ctx, l, out);
+  out->pp_send_s = pp_send_s(ctx, l, out);
   if (l->tp <= 1)
     return;
   struct pl_group g = strided(ctx, l->tp, 1);
+  out->tp_inter = g.ranks_per_node < g.ranks;
   double act = (double)l->mbs * (double)(l->seq / l->cp) * (double)ctx->model->hidden * ACT_BYTES;
   double extra = l->recompute == PL_RECOMPUTE_FULL ? 2 : 0;
   if (l->sp) {
@@ -124,6 +146,8 @@ void search_dp_times(const struct search_ctx *ctx, const struct pl_layout *l,
   struct pl_group dp = strided(ctx, sg, l->tp * l->cp);
   struct pl_group rep = strided(ctx, l->dp / sg, l->tp * l->cp * sg);
   bool hybrid = l->shard != PL_SHARD_DDP && l->shard_group < l->dp;
+  out->dp_inter = dp.ranks_per_node < dp.ranks;
+  out->rep_inter = rep.ranks_per_node < rep.ranks;
   for (int k = 0; k < SEARCH_SEG_N; k++)
     out->params[k] = seg_params(ctx, k, l->tp);
   if (l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3) {
@@ -132,14 +156,16 @@ void search_dp_times(const struct search_ctx *ctx, const struct pl_layout *l,
       out->ag_s[k] = coll_s(ctx, PL_COLL_ALL_GATHER, p * PARAM_BYTES, dp);
       out->rs_s[k] = coll_s(ctx, PL_COLL_REDUCE_SCATTER, p * GRAD_BYTES, dp);
       if (hybrid && out->rs_s[k] > 0)
-        out->rs_s[k] += coll_s(ctx, PL_COLL_ALL_REDUCE, p * GRAD_BYTES / (double)sg, rep);
+        out->rep_s[k] = coll_s(ctx, PL_COLL_ALL_REDUCE, p * GRAD_BYTES / (double)sg, rep);
+      out->rs_s[k] += out->rep_s[k];
     }
     return;
   }
   enum pl_coll_op op = l->shard == PL_SHARD_DDP ? PL_COLL_ALL_REDUCE : PL_COLL_REDUCE_SCATTER;
   out->bucket_s = coll_s(ctx, op, BUCKET_BYTES, dp);
   if (hybrid && out->bucket_s > 0)
-    out->bucket_s += coll_s(ctx, PL_COLL_ALL_REDUCE, BUCKET_BYTES / (double)sg, rep);
+    out->bucket_rep_s = coll_s(ctx, PL_COLL_ALL_REDUCE, BUCKET_BYTES / (double)sg, rep);
+  out->bucket_s += out->bucket_rep_s;
 }
 
 double search_optimizer_s(const struct search_ctx *ctx, const struct pl_layout *l, double params) {

@@ -98,7 +98,8 @@ enum { SEARCH_SEG_EMBED, SEARCH_SEG_LAYER, SEARCH_SEG_HEAD, SEARCH_SEG_N };
 
 /* Compute of one micro-batch on one GPU, forward + backward (recompute
  * included), as the simulator prices it. Depends on tp, cp, mbs, seq,
- * recompute and the layout's inputs (dtype, attention kind) only. */
+ * recompute, the shard mode (gradient accumulation, FSDP copies) and the
+ * layout's inputs (dtype, attention kind) only. */
 struct search_seg_times {
   double layer_s;            /* one transformer block, attention core included */
   double attn_f_s;           /* of which the attention core's forward */
@@ -114,6 +115,10 @@ void search_seg_times(const struct search_ctx *ctx, const struct pl_layout *l,
 struct search_tp_times {
   double layer_f, layer_b, embed_f, embed_b, head_f, head_b;
   double ring_f, ring_b;     /* cp ring of one block, overlapping its attention core */
+  double pp_send_s;          /* one pipeline send of a pass's output (0 when pp = 1); the
+                                pair strides tp*cp*dp, fixed within a (tp, pp, cp) tuple */
+  bool tp_inter, ring_inter, pp_inter; /* the group spans nodes: its calls share the
+                                          network, else NVLink (src/sim/groups.c) */
 };
 void search_tp_times(const struct search_ctx *ctx, const struct pl_layout *l,
                      struct search_tp_times *out);
@@ -126,6 +131,9 @@ struct search_dp_times {
   double ag_s[SEARCH_SEG_N];
   double rs_s[SEARCH_SEG_N];
   double bucket_s;
+  double rep_s[SEARCH_SEG_N]; /* of rs_s, the all_reduce across replicas (HSDP) */
+  double bucket_rep_s;        /* of bucket_s, the same */
+  bool dp_inter, rep_inter;   /* the shard / replica group spans nodes */
 };
 void search_dp_times(const struct search_ctx *ctx, const struct pl_layout *l,
                      struct search_dp_times *out);

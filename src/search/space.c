@@ -234,8 +234,10 @@ static bool push_cand(struct tuple_out *o, const struct search_cand *c) {
  * compute and tp times per (tuple, mbs, recompute), dp times per (tuple,
  * shard mode, shard group). */
 struct times_cache {
-  bool seg_valid;
-  struct search_times t;           /* dp part: copied from the slot below */
+  bool seg_valid;                  /* tp times of this (mbs, recompute) */
+  bool mode_valid[PL_SHARD_ZERO3 + 1]; /* seg times per shard mode */
+  struct search_seg_times seg[PL_SHARD_ZERO3 + 1];
+  struct search_times t;           /* seg and dp parts: copied from the above / below */
   int64_t dp_slot;                 /* mode * n_div_gpus + group index */
   bool *dp_valid;                  /* per slot */
   struct search_dp_times *dp;      /* per slot */
@@ -276,10 +278,15 @@ static void visit(const struct search_ctx *ctx, const struct search_tuple *t, en
     return;
   }
   if (!cache->seg_valid) {
-    search_seg_times(ctx, &l, &cache->t.seg);
     search_tp_times(ctx, &l, &cache->t.tp);
+    memset(cache->mode_valid, 0, sizeof cache->mode_valid);
     cache->seg_valid = true;
   }
+  if (!cache->mode_valid[c->shard]) {
+    search_seg_times(ctx, &l, &cache->seg[c->shard]);
+    cache->mode_valid[c->shard] = true;
+  }
+  cache->t.seg = cache->seg[c->shard];
   if (!cache->dp_valid[cache->dp_slot]) {
     search_dp_times(ctx, &l, &cache->dp[cache->dp_slot]);
     cache->dp_valid[cache->dp_slot] = true;
