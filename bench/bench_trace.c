@@ -6,8 +6,13 @@
  * the same 256 KiB chunks, zlib's gzread for .gz): the speed the reader could
  * reach if its own work cost nothing (docs/trace.md 8).
  *
- *   bench_trace [--ceiling] [--gen-mb N] [FILE...]   (default: shipped traces, then 1024 MB)
+ *   bench_trace [--ceiling] [--gen-mb N] [--budget BYTES] [FILE...]
+ *                (default: shipped traces, then generated 256 MB and 1024 MB)
  *   bench_trace --gen PATH MB    only write a generated trace (for callgrind)
+ *
+ * Launch records beyond a budget spill to a temporary file (src/trace/spill.c,
+ * default 8 MiB, TRACE_SPILL_BUDGET_BYTES); --budget sets it for the files
+ * after it (1e12: never spill, the in-memory path), so one binary compares.
  *
  * The generated trace repeats one step of a Kineto-like mix: per step 400
  * python_function frames, 200 cpu_ops, 100 launches with flows and 100 GPU
@@ -28,6 +33,10 @@
 #include <zlib.h>
 
 #include <plateau/plateau.h>
+
+#include "../src/trace/trace_int.h" /* trace_analyze_budget (internal) */
+
+static int64_t budget; /* --budget: trace_data.spill_budget_bytes, 0 = default */
 
 static double now_s(void) {
   struct timespec t;
@@ -93,7 +102,7 @@ static int measure(const char *path) {
     struct pl_diag d;
     pl_diag_clear(&d);
     double t0 = now_s();
-    enum pl_status st = pl_trace_analyze(&path, 1, &o, &s, &d);
+    enum pl_status st = trace_analyze_budget(&path, 1, &o, false, budget, &s, &d);
     double dt = now_s() - t0;
     if (st != PL_OK) {
       fprintf(stderr, "bench_trace: %s\n", d.msg);
@@ -193,6 +202,10 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--gen-mb") == 0 && i + 1 < argc) {
       gen_mb = atof(argv[++i]);
+      continue;
+    }
+    if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc) {
+      budget = (int64_t)atof(argv[++i]);
       continue;
     }
     if (strcmp(argv[i], "--ceiling") == 0) {

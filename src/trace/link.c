@@ -17,8 +17,7 @@
 
 #include "trace_int.h"
 
-static int cmp_launch(const void *a, const void *b) {
-  const struct trace_launch *x = a, *y = b;
+int trace_cmp_launch(const struct trace_launch *x, const struct trace_launch *y) {
   if (x->corr != y->corr)
     return x->corr < y->corr ? -1 : 1;
   if (x->runtime != y->runtime) /* the runtime call first: it has the External id */
@@ -42,9 +41,9 @@ static void sift(struct trace_launch *l, size_t i, size_t n) {
     size_t c = 2 * i + 1;
     if (c >= n)
       return;
-    if (c + 1 < n && cmp_launch(&l[c], &l[c + 1]) < 0)
+    if (c + 1 < n && trace_cmp_launch(&l[c], &l[c + 1]) < 0)
       c++;
-    if (cmp_launch(&l[i], &l[c]) >= 0)
+    if (trace_cmp_launch(&l[i], &l[c]) >= 0)
       return;
     struct trace_launch t = l[i];
     l[i] = l[c];
@@ -53,9 +52,9 @@ static void sift(struct trace_launch *l, size_t i, size_t n) {
   }
 }
 
-static void sort_launches(struct trace_launch *l, size_t n) {
+void trace_sort_launches(struct trace_launch *l, size_t n) {
   size_t i = 1;
-  while (i < n && cmp_launch(&l[i - 1], &l[i]) <= 0)
+  while (i < n && trace_cmp_launch(&l[i - 1], &l[i]) <= 0)
     i++;
   if (i >= n)
     return;
@@ -76,7 +75,7 @@ static void dedupe_launches(struct trace_data *d) {
   size_t n = d->launches.len, k = 0;
   if (n == 0)
     return;
-  sort_launches(l, n);
+  trace_sort_launches(l, n);
   for (size_t i = 0; i < n; i++) {
     if (k > 0 && l[k - 1].corr == l[i].corr) {
       l[k - 1].flow |= l[i].flow;
@@ -108,9 +107,8 @@ static void dedupe_steps(struct trace_data *d) {
   qsort(s, k, sizeof *s, cmp_span);
 }
 
-static const struct trace_launch *find_launch(const struct trace_data *d, int64_t corr) {
-  const struct trace_launch *l = d->launches.data;
-  size_t lo = 0, hi = d->launches.len;
+static const struct trace_launch *find_in(const struct trace_launch *l, size_t n, int64_t corr) {
+  size_t lo = 0, hi = n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     if (l[mid].corr < corr)
@@ -118,7 +116,11 @@ static const struct trace_launch *find_launch(const struct trace_data *d, int64_
     else
       hi = mid;
   }
-  return lo < d->launches.len && l[lo].corr == corr ? &l[lo] : NULL;
+  return lo < n && l[lo].corr == corr ? &l[lo] : NULL;
+}
+
+static const struct trace_launch *find_launch(const struct trace_data *d, int64_t corr) {
+  return find_in(d->launches.data, d->launches.len, corr);
 }
 
 /* Index of the last span starting at or before t, or -1. */
@@ -227,10 +229,7 @@ static int32_t rpc_around(const struct trace_data *d, const struct rpc_index *x,
   return -1;
 }
 
-static void link_one(struct trace_data *d, struct trace_gpu *g, int64_t corr) {
-  const struct trace_launch *l = corr >= 0 ? find_launch(d, corr) : NULL;
-  if (l == NULL)
-    return;
+static void link_to(const struct trace_data *d, struct trace_gpu *g, const struct trace_launch *l) {
   g->flags |= TRACE_F_LINKED;
   if (l->flow)
     g->flags |= TRACE_F_FLOW;
@@ -239,18 +238,87 @@ static void link_one(struct trace_data *d, struct trace_gpu *g, int64_t corr) {
     g->flags |= TRACE_F_RECOMPUTE;
 }
 
-/* The collective of a NCCL kernel whose own args do not name one. */
-static void link_comm(struct trace_data *d, const struct rpc_index *x, struct trace_comm *c) {
-  if (c->coll >= 0 || x->n == 0)
-    return;
-  int64_t corr = TRACE_AT(d->corr, int64_t, c->gpu);
+static void link_one(struct trace_data *d, struct trace_gpu *g, int64_t corr) {
   const struct trace_launch *l = corr >= 0 ? find_launch(d, corr) : NULL;
+  if (l != NULL)
+    link_to(d, g, l);
+}
+
+/* The collective of a NCCL kernel whose own args do not name one, from its
+ * launch l (NULL when none). */
+static int32_t coll_of(const struct trace_data *d, const struct rpc_index *x,
+                       const struct trace_comm *c, const struct trace_launch *l) {
   int32_t k = rpc_by_ext(x, c->ext_id);
   if (k < 0 && l != NULL)
     k = rpc_by_ext(x, l->ext_id);
   if (k < 0 && l != NULL)
     k = rpc_around(d, x, l);
-  c->coll = k;
+  return k;
+}
+
+static void link_comm(struct trace_data *d, const struct rpc_index *x, struct trace_comm *c) {
+  if (c->coll >= 0 || x->n == 0)
+    return;
+  int64_t corr = TRACE_AT(d->corr, int64_t, c->gpu);
+  c->coll = coll_of(d, x, c, corr >= 0 ? find_launch(d, corr) : NULL);
+}
+
+/* Spilled launches (spill.c) arrive merged in blocks of distinct, ascending
+ * correlations; each GPU event's correlation is in at most one block, so
+ * linking block by block gives what one in-memory search gives. */
+static void link_block(struct trace_data *d, const struct rpc_index *x,
+                       const struct trace_launch *b, size_t n) {
+  struct trace_gpu *g = d->gpu.data;
+  const int64_t *corr = d->corr.data;
+  int64_t lo = b[0].corr, hi = b[n - 1].corr;
+  for (size_t i = 0; i < d->gpu.len; i++) {
+    const struct trace_launch *l =
+        corr[i] >= 0 && corr[i] >= lo && corr[i] <= hi ? find_in(b, n, corr[i]) : NULL;
+    if (l != NULL)
+      link_to(d, &g[i], l);
+  }
+  struct trace_comm *c = d->comm.data;
+  for (size_t i = 0; i < d->comm.len && x->n > 0; i++) {
+    int64_t k = corr[c[i].gpu];
+    if (c[i].coll >= 0 || k < 0 || k < lo || k > hi)
+      continue;
+    const struct trace_launch *l = find_in(b, n, k);
+    if (l != NULL)
+      c[i].coll = coll_of(d, x, &c[i], l);
+  }
+}
+
+/* Link from the spill file: the held launches become its last run, and
+ * their vector (at least the budget: it filled up once) is reused, half as
+ * the merge's read buffers, half as one block, so linking allocates no more
+ * (and glibc's heap does not grow by a second budget). */
+static enum pl_status link_spilled(struct trace_data *d, const struct rpc_index *x,
+                                   struct pl_diag *diag) {
+  enum pl_status s = trace_spill_launches(d, diag);
+  if (s != PL_OK)
+    return s;
+  struct trace_comm *c = d->comm.data;
+  for (size_t i = 0; i < d->comm.len && x->n > 0; i++)
+    if (c[i].coll < 0) /* the kernel's External id first, as link_comm */
+      c[i].coll = coll_of(d, x, &c[i], NULL);
+  size_t cap = d->launches.cap, nb = cap / 2;
+  struct trace_launch *b = d->launches.data;
+  struct trace_merge *m = NULL;
+  s = trace_merge_open(d, b + nb, cap - nb, &m, diag);
+  size_t n = 0;
+  int got = 1;
+  while (s == PL_OK && got > 0) {
+    got = trace_merge_next(m, &b[n]);
+    n += got > 0;
+    if (n > 0 && (n == nb || got == 0)) {
+      link_block(d, x, b, n);
+      n = 0;
+    }
+  }
+  if (s == PL_OK && got < 0)
+    s = pl_diag_set(diag, PL_ERR_IO, "cannot read the temporary file of trace launches");
+  trace_merge_close(m);
+  return s;
 }
 
 enum pl_status trace_link(struct trace_data *d, struct pl_diag *diag) {
@@ -262,7 +330,9 @@ enum pl_status trace_link(struct trace_data *d, struct pl_diag *diag) {
     qsort(d->recompute.data, d->recompute.len, sizeof(struct trace_span), cmp_span);
   struct rpc_index x;
   enum pl_status s = rpc_build(d, &x, diag);
-  if (s == PL_OK) {
+  if (s == PL_OK && d->spill != NULL)
+    s = link_spilled(d, &x, diag);
+  else if (s == PL_OK) {
     struct trace_gpu *g = d->gpu.data;
     const int64_t *corr = d->corr.data;
     for (size_t i = 0; i < d->gpu.len; i++)
@@ -270,6 +340,8 @@ enum pl_status trace_link(struct trace_data *d, struct pl_diag *diag) {
     struct trace_comm *c = d->comm.data;
     for (size_t i = 0; i < d->comm.len; i++)
       link_comm(d, &x, &c[i]);
+  }
+  if (s == PL_OK) {
     /* what only linking needed: the launches and the correlations */
     trace_vec_free(&d->launches);
     trace_vec_free(&d->corr);

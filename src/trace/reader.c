@@ -76,6 +76,7 @@ struct reader {
   int64_t index;     /* events seen */
   struct event e;
   bool too_long;     /* yajl asked for a token buffer above the cap */
+  size_t spill_cap;  /* launches held before they spill (trace_spill_cap) */
 };
 
 static const char *vname(enum vtype t) {
@@ -613,6 +614,11 @@ static int commit_launch(struct reader *r, bool flow) {
     return 0;
   if (merge_launch(r->d, e, flow))
     return 1;
+  if (r->d->launches.len >= r->spill_cap) {
+    enum pl_status s = trace_spill_launches(r->d, NULL);
+    if (s != PL_OK)
+      return s == PL_ERR_NOMEM ? oom(r) : fail(r, s, "cannot write launches to a temporary file");
+  }
   struct trace_launch *l = trace_vec_push(&r->d->launches, sizeof *l);
   if (l == NULL)
     return oom(r);
@@ -959,6 +965,7 @@ static enum pl_status read_input(struct trace_input *in, const char *path, struc
   r.path = path;
   r.diag = diag;
   r.skip_above = INT_MAX;
+  r.spill_cap = trace_spill_cap(d);
   d->rank = d->world_size = -1;
   r.h = yajl_alloc(&callbacks, &afs, &r);
   if (r.h == NULL)
@@ -1000,4 +1007,8 @@ void trace_data_free(struct trace_data *d) {
   trace_vec_free(&d->steps);
   trace_vec_free(&d->recompute);
   trace_vec_free(&d->colls);
+  trace_vec_free(&d->spill_runs);
+  if (d->spill != NULL)
+    fclose(d->spill); /* tmpfile: removed on close */
+  d->spill = NULL;
 }

@@ -28,6 +28,7 @@ struct job {
   const void *mem; /* pl_trace_analyze_mem: the one trace's bytes, else NULL */
   size_t mem_len;
   const struct pl_trace_opts *opts;
+  int64_t spill_budget_bytes; /* trace_data.spill_budget_bytes of every file */
   struct pl_trace_rank **ranks; /* per file: one rank, or one per GPU pid */
   int *n_ranks;
   enum pl_status *status;
@@ -56,6 +57,7 @@ static enum pl_status analyze_file(struct job *j, int i, struct trace_data *d) {
 static void run_one(struct job *j, int i) {
   struct trace_data d;
   memset(&d, 0, sizeof d);
+  d.spill_budget_bytes = j->spill_budget_bytes;
   pl_diag_clear(&j->diags[i]);
   enum pl_status s = j->mem != NULL
                          ? trace_read_mem(j->mem, j->mem_len, j->files[i], 0, &d, &j->diags[i])
@@ -389,7 +391,7 @@ static enum pl_status assemble(struct job *j, struct pl_trace_set *s, struct pl_
 
 /* Analyze the files of l (taken over by the set, freed on failure too). */
 static enum pl_status analyze_list(struct list *l, const struct pl_trace_opts *opts,
-                                   bool calls, const void *mem, size_t mem_len,
+                                   bool calls, int64_t budget, const void *mem, size_t mem_len,
                                    struct pl_trace_set **out, struct pl_diag *diag) {
   struct pl_trace_set *s = pl_calloc(1, sizeof *s);
   struct job j;
@@ -398,6 +400,7 @@ static enum pl_status analyze_list(struct list *l, const struct pl_trace_opts *o
   j.n = l->n;
   j.opts = opts;
   j.calls = calls;
+  j.spill_budget_bytes = budget;
   j.mem = mem;
   j.mem_len = mem_len;
   j.ranks = pl_calloc((size_t)j.n, sizeof *j.ranks);
@@ -439,9 +442,10 @@ static enum pl_status analyze_list(struct list *l, const struct pl_trace_opts *o
   return PL_OK;
 }
 
-static enum pl_status analyze_paths(const char *const *paths, int n_paths,
+enum pl_status trace_analyze_budget(const char *const *paths, int n_paths,
                                     const struct pl_trace_opts *opts, bool calls,
-                                    struct pl_trace_set **out, struct pl_diag *diag) {
+                                    int64_t spill_budget_bytes, struct pl_trace_set **out,
+                                    struct pl_diag *diag) {
   *out = NULL;
   if (n_paths <= 0)
     return pl_diag_set(diag, PL_ERR_MISSING, "no trace files given");
@@ -451,19 +455,19 @@ static enum pl_status analyze_paths(const char *const *paths, int n_paths,
     free_list(&l);
     return st;
   }
-  return analyze_list(&l, opts, calls, NULL, 0, out, diag);
+  return analyze_list(&l, opts, calls, spill_budget_bytes, NULL, 0, out, diag);
 }
 
 enum pl_status pl_trace_analyze(const char *const *paths, int n_paths,
                                 const struct pl_trace_opts *opts, struct pl_trace_set **out,
                                 struct pl_diag *diag) {
-  return analyze_paths(paths, n_paths, opts, false, out, diag);
+  return trace_analyze_budget(paths, n_paths, opts, false, 0, out, diag);
 }
 
 enum pl_status pl_trace_analyze_calls(const char *const *paths, int n_paths,
                                       const struct pl_trace_opts *opts,
                                       struct pl_trace_set **out, struct pl_diag *diag) {
-  return analyze_paths(paths, n_paths, opts, true, out, diag);
+  return trace_analyze_budget(paths, n_paths, opts, true, 0, out, diag);
 }
 
 enum pl_status pl_trace_analyze_mem(const void *data, size_t len, const char *name,
@@ -477,7 +481,7 @@ enum pl_status pl_trace_analyze_mem(const void *data, size_t len, const char *na
   }
   /* a NULL buffer reads as empty (an error naming the trace), not as "a file" */
   static const unsigned char none[1];
-  return analyze_list(&l, opts, false, data != NULL ? data : none, data != NULL ? len : 0, out,
+  return analyze_list(&l, opts, false, 0, data != NULL ? data : none, data != NULL ? len : 0, out,
                       diag);
 }
 

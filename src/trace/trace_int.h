@@ -5,10 +5,11 @@
  * activity intervals, CPU launch points (correlation -> time), ProfilerStep
  * spans, activation-recompute spans and record_param_comms collectives. Every
  * other event (CPU ops, Python frames, counters) is parsed and dropped, so
- * memory grows with the number of GPU events (64 bytes each while reading:
- * a 24-byte trace_gpu, its 8-byte correlation and a 32-byte launch; 24 bytes
- * plus interval lists after trace_link), not with the size of the JSON
- * (docs/trace.md 11). Times are integer nanoseconds on the
+ * memory grows with the number of GPU events (32 bytes each while reading:
+ * a 24-byte trace_gpu and its 8-byte correlation, plus 32-byte launches up
+ * to TRACE_SPILL_BUDGET_BYTES, beyond which they go to a temporary file;
+ * 24 bytes plus interval lists after trace_link), not with the size of the
+ * JSON (docs/trace.md 11). Times are integer nanoseconds on the
  * trace's own clock (Kineto "ts" in microseconds, read exactly from the text).
  * Ownership: a struct trace_data is filled by trace_read and released with
  * trace_data_free. */
@@ -36,6 +37,12 @@
  * trace of one rank has one. More are counted as this many. */
 #define TRACE_MAX_DEVICES 16
 #define TRACE_DEV_NONE 255 /* trace_gpu.dev of an event without a pid */
+/* CPU launch records (32 bytes each) held in memory per rank before they
+ * spill, sorted, to a temporary file and are merged back at link time
+ * (spill.c): 8 MiB is 262 144 launches, more than a 512 MB generated trace
+ * holds (docs/trace.md 11.1), so ordinary traces never touch the disk and a
+ * larger one costs 8 MiB for its launches instead of 32 bytes per launch. */
+#define TRACE_SPILL_BUDGET_BYTES (8u << 20)
 
 enum trace_kind { TRACE_COMPUTE, TRACE_COMM, TRACE_MEMCPY, TRACE_MEMSET, TRACE_N_KINDS };
 
@@ -154,6 +161,10 @@ struct trace_data {
    * k - 1 (a file with several GPU pids is measured one device at a time). */
   int view_dev;
   bool linked; /* trace_link has run */
+  int64_t spill_budget_bytes; /* bytes of launches held before spilling, 0 default;
+                                 set before trace_read */
+  void *spill;                /* FILE * of sorted runs of launches (tmpfile), NULL none */
+  struct trace_vec spill_runs;/* int64_t records per run, in file order */
 };
 
 /* Is g one of the GPU events d's analyzers see now? Events without a pid
@@ -203,6 +214,24 @@ int64_t trace_rank_from_path(const char *path);
  * free what only linking needed (launches, correlations). Idempotent. */
 enum pl_status trace_link(struct trace_data *d, struct pl_diag *diag);
 
+/* spill.c: launches beyond the budget go to a temporary file in sorted runs,
+ * read back merged and deduplicated by correlation (external merge sort). */
+size_t trace_spill_cap(const struct trace_data *d); /* launch records in memory */
+/* Sort d->launches, append them to the file as one run and empty the vector. */
+enum pl_status trace_spill_launches(struct trace_data *d, struct pl_diag *diag);
+struct trace_merge;
+/* Open a merge of every run, reading through buf (buf_records, borrowed;
+ * with more runs than that, one record per run is allocated). */
+enum pl_status trace_merge_open(struct trace_data *d, struct trace_launch *buf, size_t buf_records,
+                                struct trace_merge **out, struct pl_diag *diag);
+/* The next launch in trace_cmp_launch order, one per correlation (flow
+ * flags merged, the first record's other fields): 1, 0 at end, -1 read error. */
+int trace_merge_next(struct trace_merge *m, struct trace_launch *out);
+void trace_merge_close(struct trace_merge *m);
+/* link.c */
+int trace_cmp_launch(const struct trace_launch *x, const struct trace_launch *y);
+void trace_sort_launches(struct trace_launch *l, size_t n);
+
 /* intervals.c: sorted, disjoint interval lists. */
 struct trace_iv {
   int64_t a, b; /* [a, b) */
@@ -247,6 +276,13 @@ bool trace_whole_window(const struct trace_data *d, unsigned flag_mask, unsigned
 enum pl_status trace_rank_analyze(struct trace_data *d, const char *path,
                                   const struct pl_trace_opts *o, bool keep_calls,
                                   struct pl_trace_rank *r, struct pl_diag *diag);
+
+/* set.c: pl_trace_analyze(_calls) with trace_data.spill_budget_bytes set
+ * for every file (0 = TRACE_SPILL_BUDGET_BYTES); tests force tiny budgets. */
+enum pl_status trace_analyze_budget(const char *const *paths, int n_paths,
+                                    const struct pl_trace_opts *opts, bool calls,
+                                    int64_t spill_budget_bytes, struct pl_trace_set **out,
+                                    struct pl_diag *diag);
 
 /* collectives.c: per-op summaries of the comm kernels launched in kept steps. */
 enum pl_status trace_collectives(const struct trace_data *d, const struct trace_iv *w, size_t nw,

@@ -12,8 +12,10 @@
  *   4. the public pl_trace_analyze_mem with options chosen from the input
  *      (skip -1..1, per-step or whole-trace windows): set.c's across-rank
  *      code.
- * Runs 1-3 must succeed or fail together and, on success, parse the same
- * events. Every successful analysis must satisfy docs/trace.md section 3:
+ *   5. the bytes read with a launch budget of 4 records (spill.c: launches
+ *      beyond it go to a temporary file in sorted runs, merged at link time).
+ * Runs 1-3 and 5 must succeed or fail together and, on success, parse the same
+ * events; run 5 must link every GPU event as run 1 does. Every successful analysis must satisfy docs/trace.md section 3:
  * finite non-negative metrics, compute + exposed comm + exposed memory +
  * idle = span, overlapped <= comm. A violation aborts, which libFuzzer and the
  * ctest replay (replay_main.c) report as a failure.
@@ -149,6 +151,22 @@ static enum pl_status run(const void *data, size_t size, size_t chunk, struct tr
   return s;
 }
 
+/* Run 5: the same links from spilled launches as from launches in memory. */
+static void spilled(const void *data, size_t size, struct trace_data *a) {
+  struct trace_data b;
+  memset(&b, 0, sizeof b);
+  b.spill_budget_bytes = 4 * (int64_t)sizeof(struct trace_launch);
+  struct pl_diag diag;
+  pl_diag_clear(&diag);
+  if (trace_read_mem(data, size, "fuzz", 0, &b, &diag) != PL_OK)
+    die("a spilling read failed where the in-memory read succeeded");
+  if (trace_link(a, &diag) == PL_OK && trace_link(&b, &diag) == PL_OK &&
+      (!same_vec(&a->gpu, &b.gpu, sizeof(struct trace_gpu)) ||
+       !same_vec(&a->comm, &b.comm, sizeof(struct trace_comm))))
+    die("spilled launches link differently");
+  trace_data_free(&b);
+}
+
 static void analyze(struct trace_data *d) {
   struct pl_trace_opts o = {-1, 1, false};
   struct pl_trace_rank r;
@@ -193,6 +211,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       free(z);
     }
   }
+  if (sa == PL_OK)
+    spilled(data, size, &a);
   if (sa == PL_OK)
     analyze(&a);
   trace_data_free(&a);
