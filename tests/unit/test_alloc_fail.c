@@ -17,23 +17,9 @@
 
 #include <plateau/plateau.h>
 
+#include "alloc_inject.h"
 #include "check.h"
 
-static long alloc_calls, alloc_fail_at;
-static bool injected;
-
-static void *failing_alloc(void *ud, void *ptr, size_t size) {
-  (void)ud;
-  if (size == 0) {
-    free(ptr);
-    return NULL;
-  }
-  if (++alloc_calls == alloc_fail_at) {
-    injected = true;
-    return NULL;
-  }
-  return realloc(ptr, size);
-}
 
 typedef enum pl_status (*call_fn)(struct pl_diag *diag);
 

@@ -15,6 +15,7 @@
 
 #include <plateau/plateau.h>
 
+#include "alloc_inject.h"
 #include "check.h"
 #include "trace/trace_int.h"
 
@@ -247,22 +248,6 @@ static void compare(const char *path) {
 /* Allocation failure on the spill path: failing allocation 1, 2, ... of a
  * spilling analysis each gives PL_ERR_NOMEM and "out of memory", never a
  * crash or another status (leaks: cli_valgrind and the sanitizer build). */
-static long alloc_calls, alloc_fail_at;
-static bool injected;
-
-static void *failing_alloc(void *ud, void *ptr, size_t size) {
-  (void)ud;
-  if (size == 0) {
-    free(ptr);
-    return NULL;
-  }
-  if (++alloc_calls == alloc_fail_at) {
-    injected = true;
-    return NULL;
-  }
-  return realloc(ptr, size);
-}
-
 static void fail_each(const char *path) {
   long n;
   for (n = 1; n < 100000; n++) {
