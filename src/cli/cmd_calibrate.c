@@ -301,13 +301,9 @@ static int calibrate(const struct cli_args *a, struct job *j) {
 
 static int calibrate_nccl(int argc, char **argv) {
   struct cli_args args;
-  int rc = cli_parse(&nccl_cmd, argc, argv, &args);
-  if (rc != 0)
+  int rc = cli_start(&nccl_cmd, argc, argv, &args);
+  if (rc != CLI_RUN)
     return rc;
-  if (args.help) {
-    cli_print_help(&nccl_cmd, stdout);
-    return 0;
-  }
   static struct job j; /* logs and fit state: off the stack */
   memset(&j, 0, sizeof j);
   rc = calibrate(&args, &j);

@@ -237,18 +237,11 @@ static int calibrate(const struct cli_args *a, struct job *j) {
 
 int cmd_calibrate_trace(int argc, char **argv) {
   struct cli_args args;
-  int rc = cli_parse(&cmd, argc, argv, &args);
-  if (rc != 0)
+  int rc = cli_start(&cmd, argc, argv, &args);
+  if (rc != CLI_RUN)
     return rc;
-  if (args.help) {
-    cli_print_help(&cmd, stdout);
-    return 0;
-  }
-  if (args.n_pos == 0) {
-    fprintf(stderr, "plateau calibrate trace: no trace files given\n"
-                    "Try 'plateau calibrate trace --help'.\n");
-    return 2;
-  }
+  if (args.n_pos == 0)
+    return cli_usage(&cmd, "no trace files given");
   static struct job j; /* series and fit state: off the stack */
   memset(&j, 0, sizeof j);
   rc = calibrate(&args, &j);

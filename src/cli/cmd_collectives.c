@@ -275,13 +275,9 @@ static int run(const struct sweep *sw) {
 
 int cmd_collectives(int argc, char **argv) {
   struct cli_args args;
-  int rc = cli_parse(&coll_cmd, argc, argv, &args);
-  if (rc != 0)
+  int rc = cli_start(&coll_cmd, argc, argv, &args);
+  if (rc != CLI_RUN)
     return rc;
-  if (args.help) {
-    cli_print_help(&coll_cmd, stdout);
-    return 0;
-  }
   static struct sweep sw; /* ~40 KiB of sizes: off the stack */
   memset(&sw, 0, sizeof sw);
   if (setup(&args, &sw) != 0)

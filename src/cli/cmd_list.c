@@ -75,13 +75,9 @@ static void emit_row(enum cli_format fmt, struct pl_emit *e, const char *name, c
 
 int cmd_list(int argc, char **argv) {
   struct cli_args args;
-  int rc = cli_parse(&list_cmd, argc, argv, &args);
-  if (rc != 0)
+  int rc = cli_start(&list_cmd, argc, argv, &args);
+  if (rc != CLI_RUN)
     return rc;
-  if (args.help) {
-    cli_print_help(&list_cmd, stdout);
-    return 0;
-  }
   enum cli_format fmt;
   if (cli_get_format(&args, &fmt) != 0)
     return 1;

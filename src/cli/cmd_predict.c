@@ -39,13 +39,9 @@ static int print(const struct pl_prediction *p, enum cli_format format) {
 
 int cmd_predict(int argc, char **argv) {
   struct cli_args args;
-  int rc = cli_parse(&cmd, argc, argv, &args);
-  if (rc != 0)
+  int rc = cli_start(&cmd, argc, argv, &args);
+  if (rc != CLI_RUN)
     return rc;
-  if (args.help) {
-    cli_print_help(&cmd, stdout);
-    return 0;
-  }
   enum cli_format format;
   static struct pl_run run; /* large: keep off the stack */
   static struct pl_prediction pred;

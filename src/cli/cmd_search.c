@@ -173,13 +173,9 @@ static int run_search(struct search_cli *sc, struct cli_par *cp) {
 
 int cmd_search(int argc, char **argv) {
   struct cli_args args;
-  int rc = cli_parse(&cmd, argc, argv, &args);
-  if (rc != 0)
+  int rc = cli_start(&cmd, argc, argv, &args);
+  if (rc != CLI_RUN)
     return rc;
-  if (args.help) {
-    cli_print_help(&cmd, stdout);
-    return 0;
-  }
   static struct search_cli sc; /* large: keep off the stack */
   memset(&sc, 0, sizeof sc);
   if (cli_get_format(&args, &sc.format) != 0 ||

@@ -181,18 +181,11 @@ static int run(const struct cli_args *args, const struct pl_study_spec *spec, in
 
 int cmd_study(int argc, char **argv) {
   struct cli_args args;
-  int rc = cli_parse(&cmd, argc, argv, &args);
-  if (rc != 0)
+  int rc = cli_start(&cmd, argc, argv, &args);
+  if (rc != CLI_RUN)
     return rc;
-  if (args.help) {
-    cli_print_help(&cmd, stdout);
-    return 0;
-  }
-  if (args.n_pos > 0 && cli_get(&args, "measured") == NULL) {
-    fprintf(stderr, "plateau study: unexpected argument '%s'\nTry 'plateau study --help'.\n",
-            args.pos[0]);
-    return 2;
-  }
+  if (args.n_pos > 0 && cli_get(&args, "measured") == NULL)
+    return cli_usage(&cmd, "unexpected argument '%s'", args.pos[0]);
   static struct pl_study_spec spec; /* large: keep off the stack */
   int threads = 1;
   if (load_spec(&args, &spec) != 0 || get_threads(&args, &threads) != 0)

@@ -565,13 +565,9 @@ int cmd_sweep(int argc, char **argv) {
   build_table();
   static struct sweep sw; /* large: keep off the stack */
   memset(&sw, 0, sizeof sw);
-  int rc = cli_parse(&cmd, argc, argv, &sw.args);
-  if (rc != 0)
+  int rc = cli_start(&cmd, argc, argv, &sw.args);
+  if (rc != CLI_RUN)
     return rc;
-  if (sw.args.help) {
-    cli_print_help(&cmd, stdout);
-    return 0;
-  }
   if (cli_get_format(&sw.args, &sw.format) != 0 || parse_axes(&sw) != 0 || parse_mode(&sw) != 0)
     return 1;
   rc = run_sweep(&sw);

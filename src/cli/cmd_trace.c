@@ -458,18 +458,11 @@ int trace_read_opts(const struct cli_args *a, struct pl_trace_opts *o) {
 
 static int analyze(int argc, char **argv) {
   struct cli_args args;
-  int rc = cli_parse(&cmd, argc, argv, &args);
-  if (rc != 0)
+  int rc = cli_start(&cmd, argc, argv, &args);
+  if (rc != CLI_RUN)
     return rc;
-  if (args.help) {
-    cli_print_help(&cmd, stdout);
-    return 0;
-  }
-  if (args.n_pos == 0) {
-    fprintf(stderr, "plateau trace analyze: no trace files given\n"
-                    "Try 'plateau trace analyze --help'.\n");
-    return 2;
-  }
+  if (args.n_pos == 0)
+    return cli_usage(&cmd, "no trace files given");
   enum cli_format format;
   struct pl_trace_opts o;
   if (cli_get_format(&args, &format) || trace_read_opts(&args, &o))

@@ -268,18 +268,11 @@ static int compare(const struct cli_args *args, enum cli_format format,
 
 int cmd_trace_compare(int argc, char **argv) {
   struct cli_args args;
-  int rc = cli_parse(&cmd, argc, argv, &args);
-  if (rc != 0)
+  int rc = cli_start(&cmd, argc, argv, &args);
+  if (rc != CLI_RUN)
     return rc;
-  if (args.help) {
-    cli_print_help(&cmd, stdout);
-    return 0;
-  }
-  if (args.n_pos != 2) {
-    fprintf(stderr, "plateau trace compare: expected two runs A B, got %d\n"
-                    "Try 'plateau trace compare --help'.\n", args.n_pos);
-    return 2;
-  }
+  if (args.n_pos != 2)
+    return cli_usage(&cmd, "expected two runs A B, got %d", args.n_pos);
   enum cli_format format;
   struct pl_trace_opts o;
   if (cli_get_format(&args, &format) || trace_read_opts(&args, &o))

@@ -141,13 +141,9 @@ static int after(const struct pl_validation *v, const struct cli_args *args, int
 
 int cmd_validate(int argc, char **argv) {
   struct cli_args args;
-  int rc = cli_parse(&cmd, argc, argv, &args);
-  if (rc != 0)
+  int rc = cli_start(&cmd, argc, argv, &args);
+  if (rc != CLI_RUN)
     return rc;
-  if (args.help) {
-    cli_print_help(&cmd, stdout);
-    return 0;
-  }
   enum cli_format format;
   if (cli_get_format(&args, &format) != 0)
     return 1;
@@ -163,6 +159,7 @@ int cmd_validate(int argc, char **argv) {
   struct pl_diag d;
   pl_validation_init(&v);
   pl_diag_clear(&d);
+  rc = 0; /* no file has failed yet */
   for (int i = 0; i < args.n_pos && rc == 0; i++)
     if (pl_validation_add_file(&v, args.pos[i], &d) != PL_OK)
       rc = cli_fail("%s", d.msg);

@@ -84,6 +84,27 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli_args 
   return 0;
 }
 
+int cli_start(const struct cli_cmd *cmd, int argc, char **argv, struct cli_args *args) {
+  int rc = cli_parse(cmd, argc, argv, args);
+  if (rc != 0)
+    return rc;
+  if (args->help) {
+    cli_print_help(cmd, stdout);
+    return 0;
+  }
+  return CLI_RUN;
+}
+
+int cli_usage(const struct cli_cmd *cmd, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "plateau %s: ", cmd->name);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\nTry 'plateau %s --help'.\n", cmd->name);
+  return 2;
+}
+
 void cli_print_help(const struct cli_cmd *cmd, FILE *out) {
   fprintf(out, "usage: %s\n\n%s\n\noptions:\n", cmd->usage, cmd->summary);
   for (size_t i = 0; i < cmd->n_opts; i++) {

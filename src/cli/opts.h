@@ -40,6 +40,19 @@ struct cli_args {
 int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli_args *args);
 void cli_print_help(const struct cli_cmd *cmd, FILE *out);
 
+/* Every command's first step: parse, and answer --help. Returns CLI_RUN when
+ * the command should go on, else its exit status (0 after help, 2 on a usage
+ * error): `if ((rc = cli_start(...)) != CLI_RUN) return rc;`. */
+#define CLI_RUN (-1)
+int cli_start(const struct cli_cmd *cmd, int argc, char **argv, struct cli_args *args);
+
+/* Print "plateau <command>: msg" and the --help hint; returns 2 (usage error). */
+int cli_usage(const struct cli_cmd *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* Value of an option, or NULL when not given. The name must be in the table. */
 const char *cli_get(const struct cli_args *args, const char *name);
 bool cli_flag(const struct cli_args *args, const char *name);
