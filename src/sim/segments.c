@@ -157,6 +157,22 @@ static void mem_op(struct pl_op *op, const char *name, double fwd_bytes, double 
   op->recompute = recompute;
 }
 
+/* A layer's token counts on one rank for one micro-batch: tokens (mbs x
+ * seq / cp) and tokens_n, what the norm/residual region holds (divided by tp
+ * under sequence parallelism). */
+struct layer_tokens {
+  int64_t tp;
+  double tokens, tokens_n;
+};
+
+static struct layer_tokens layer_tokens_of(const struct pl_run *run) {
+  const struct pl_model *m = &run->model;
+  const struct pl_layout *l = &run->layout;
+  int64_t tp = l->tp > 0 ? l->tp : 1, seq = l->seq > 0 ? l->seq : m->seq_len;
+  double tokens = (double)(l->mbs > 0 ? l->mbs : 1) * (double)(seq / (l->cp > 0 ? l->cp : 1));
+  return (struct layer_tokens){tp, tokens, l->sp && tp > 1 ? tokens / (double)tp : tokens};
+}
+
 /* Kernels Megatron-LM runs around a block's GEMMs that the op list
  * (src/model/flops.c) folds away, appended to ops[0 .. n):
  *  - bias gradients (model.linear_bias): every linear's bias gradient is its
@@ -177,9 +193,9 @@ static void mem_op(struct pl_op *op, const char *name, double fwd_bytes, double 
 static int megatron_kernels(const struct pl_run *run, struct pl_op *ops, int n) {
   const struct pl_model *m = &run->model;
   const struct pl_layout *l = &run->layout;
-  int64_t tp = l->tp > 0 ? l->tp : 1, seq = l->seq > 0 ? l->seq : m->seq_len;
-  double tokens = (double)(l->mbs > 0 ? l->mbs : 1) * (double)(seq / (l->cp > 0 ? l->cp : 1));
-  double tokens_n = l->sp && tp > 1 ? tokens / (double)tp : tokens, h = (double)m->hidden;
+  struct layer_tokens t = layer_tokens_of(run);
+  int64_t tp = t.tp;
+  double tokens = t.tokens, tokens_n = t.tokens_n, h = (double)m->hidden;
   bool full = l->recompute == PL_RECOMPUTE_FULL;
   if (m->linear_bias && n + 4 <= PL_MAX_LAYER_OPS) {
     double qkv = (double)(m->heads + 2 * m->kv_heads) / (double)tp * (double)m->head_dim;
@@ -216,9 +232,9 @@ static int megatron_kernels(const struct pl_run *run, struct pl_op *ops, int n) 
 static int unfused_kernels(const struct pl_run *run, struct pl_op *ops, int n) {
   const struct pl_model *m = &run->model;
   const struct pl_layout *l = &run->layout;
-  int64_t tp = l->tp > 0 ? l->tp : 1, seq = l->seq > 0 ? l->seq : m->seq_len;
-  double tokens = (double)(l->mbs > 0 ? l->mbs : 1) * (double)(seq / (l->cp > 0 ? l->cp : 1));
-  double tokens_n = l->sp && tp > 1 ? tokens / (double)tp : tokens, h = (double)m->hidden;
+  struct layer_tokens t = layer_tokens_of(run);
+  int64_t tp = t.tp;
+  double tokens = t.tokens, tokens_n = t.tokens_n, h = (double)m->hidden;
   bool full = l->recompute == PL_RECOMPUTE_FULL;
   if (l->kernels != PL_KERNELS_UNFUSED || n + 4 > PL_MAX_LAYER_OPS)
     return n;
