@@ -18,7 +18,7 @@
 
 #include <plateau/plateau.h>
 
-#include "../src/search/search_int.h"
+#include "search/search_int.h"
 
 #define MAX_RUNS 15
 

@@ -34,7 +34,7 @@
 
 #include <plateau/plateau.h>
 
-#include "../src/trace/trace_int.h" /* trace_analyze_budget (internal) */
+#include "trace/trace_int.h" /* trace_analyze_budget (internal) */
 
 static int64_t budget; /* --budget: trace_data.spill_budget_bytes, 0 = default */
 
