@@ -41,7 +41,7 @@ static const struct case_ cases[] = {
     /* known exclusion: an NCCL_DEBUG=INFO run (docs/collectives.md) */
     {"h100_2node_16gpu_alltoall_sendrecv_xxrjun.txt", "dgx-h100", "auto", 0, 10.0, 0.15},
     {"h100_2node_16gpu_alltoall_sendrecv_xxrjun.txt", "dgx-h100", "auto", 1, 5.5, 0.15},
-    {"a100_1node_8gpu_all_reduce_UNATTRIBUTED.txt", "dgx-a100", "auto", 0, 0.20, 0.15},
+    {"a100_1node_8gpu_all_reduce_UNATTRIBUTED.txt", "dgx-a100", "auto", 0, 0.15, 0.15},
 };
 /* Cross prediction between the four single-node H100 logs (rows: fitted on,
  * columns: predicted; order all_reduce ring, all_gather ring, reduce_scatter

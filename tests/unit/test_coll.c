@@ -2,7 +2,8 @@
  * NCCL 2.28's formulas (src/graph/tuning.cc; derivations in
  * docs/collectives.md) on the dgx-h100 preset: NVLink 18 x 20.6 GB/s =
  * 370.8 GB/s per GPU, 8 x 400 Gb/s = 400 GB/s per node, NVLink hop 3.4 us,
- * network hop 14 us, Intel host (1 us network post), 24 channels.
+ * network hop 14 us, Intel host (1 us network post), 24 channels; and one
+ * dgx-a100 node (a100_one_node).
  * Pipeline fill (docs/collectives.md, "Pipeline fill") is added where it
  * applies, each term derived beside its check. */
 #define MIB 1048576.0
@@ -309,6 +310,41 @@ static void latency_scaling(void) {
   CHECK_NEAR_REL(c.time_s, (20 + 25 + 8 * 3.4) * US + 72 * MIB / bw, 1e-9);
 }
 
+/* One 8x A100 NVSwitch node (dgx-a100): NVLink B = 230 GB/s (the effective
+ * A100 figure NCCL's maintainers give, nccl-tests issue #149; NCCL's
+ * topology says 12 x 20 = 240), AMD host, 16 channels. NCCL's choices on
+ * that node (docs/collectives.md, "NCCL 2.19 on one 8x A100 NVSwitch
+ * node"): ring throughout; LL latency 6.6 + 14 x 0.6 = 15 us at
+ * min(87.7, 230 x 0.5) = 87.7 GB/s busbw, LL128 14 + 14 x 1.9 = 40.6 us at
+ * 0.92 x 230 = 211.6 (cap 16 x 20 = 320 does not bind), Simple
+ * 8.4 + 14 x 3.4 = 56 us at 230; algbw = busbw x 8/14. LL = LL128 at
+ * 25.6 us / (14/8 (1/87.7 - 1/211.6) ns/B) = 2.19 MB, LL128 = Simple at
+ * 15.4 us / (14/8 (1/211.6 - 1/230) ns/B) = 23.3 MB: LL at 2 MiB, LL128 at
+ * 4 and 16 MiB, Simple at 32 MiB. */
+static void a100_one_node(void) {
+  struct pl_cluster a100;
+  struct pl_coll_cost c;
+  struct pl_group one = {8, 8};
+  CHECK_EQ_INT(pl_cluster_load("dgx-a100", &a100, NULL), PL_OK);
+  static const struct {
+    double bytes;
+    enum pl_coll_proto proto;
+  } want[] = {{2 * MIB, PL_PROTO_LL}, {4 * MIB, PL_PROTO_LL128}, {16 * MIB, PL_PROTO_LL128},
+              {32 * MIB, PL_PROTO_SIMPLE}};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    CHECK_EQ_INT(pl_coll_time(&a100, PL_COLL_ALL_REDUCE, want[i].bytes, one, PL_ALGO_AUTO, &c),
+                 PL_OK);
+    CHECK_EQ_INT(c.algo, PL_ALGO_RING);
+    CHECK_EQ_INT(c.proto, want[i].proto);
+  }
+  /* 128 MiB, ring/Simple: 56 us + 128 MiB x 14 / (8 x 230 GB/s) = 1021.2 us;
+   * fill: share 128 MiB / (16 x 8) = 1 MiB < 2 MiB chunk, one more step,
+   * 1 MiB x 16 / 230 GB/s = 72.9 us. 1150.1 us, 204.2 GB/s busbw. */
+  CHECK_EQ_INT(pl_coll_time(&a100, PL_COLL_ALL_REDUCE, 128 * MIB, one, PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_NEAR_REL(c.time_s, 56 * US + 128 * MIB * 14.0 / (8.0 * 230 * GB) + 16 * MIB / (230 * GB),
+                 1e-9);
+}
+
 int main(void) {
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
@@ -320,6 +356,7 @@ int main(void) {
   p2p();
   tuner_choices();
   tuner_cloud();
+  a100_one_node();
   cloud_chunks();
   study_trend();
   monotone_and_errors();
