@@ -14,7 +14,9 @@
  *
  * Cost: O(tasks). Each stream's tasks finish in issue order, so a stage's
  * compute intervals come sorted and its communication intervals are a merge
- * of a few sorted lists (its comm streams, and the transfers it receives). */
+ * of a few sorted lists (its comm streams, and the transfers it receives),
+ * each walked along the engine's stream links (sim_task.next, from
+ * sim_stream.first): no index is built. */
 #include <plateau/alloc.h>
 #include <plateau/coll.h>
 
@@ -31,57 +33,41 @@ struct stage_time {
   double compute_s, optimizer_s, exposed_s, overlapped_s;
 };
 
-struct index {
-  int32_t *ids;
-  int32_t *off; /* [stages * LISTS + 1] */
-};
-
-static int list_of(const struct sim_meta *m, int64_t stage) {
-  if (m->stage == stage)
-    return m->stream;
-  return m->stream == PL_STREAM_PP_FWD ? PL_STREAM_N : PL_STREAM_N + 1;
-}
-
-/* Counting sort of task ids into (stage, list); each list in id order, which
- * is issue order, which is time order within a stream. */
-static bool build_index(const struct sim_step *st, struct index *ix) {
-  int32_t n = st->eng.n_tasks;
-  size_t keys = (size_t)st->stages * LISTS;
-  ix->off = pl_calloc(keys + 2, sizeof *ix->off);
-  ix->ids = pl_malloc((2 * (size_t)n + 1) * sizeof *ix->ids);
-  if (ix->off == NULL || ix->ids == NULL)
-    return false;
-  for (int32_t i = 0; i < n; i++) {
-    const struct sim_meta *m = &st->meta[i];
-    ix->off[m->stage * LISTS + list_of(m, m->stage) + 2]++;
-    if (m->peer >= 0)
-      ix->off[m->peer * LISTS + list_of(m, m->peer) + 2]++;
-  }
-  for (size_t k = 0; k < keys; k++)
-    ix->off[k + 2] += ix->off[k + 1];
-  for (int32_t i = 0; i < n; i++) {
-    const struct sim_meta *m = &st->meta[i];
-    ix->ids[ix->off[m->stage * LISTS + list_of(m, m->stage) + 1]++] = i;
-    if (m->peer >= 0)
-      ix->ids[ix->off[m->peer * LISTS + list_of(m, m->peer) + 1]++] = i;
-  }
-  return true;
+/* A stage's lists, each by its first task (the rest follow through
+ * sim_task.next, in issue order): the stage's streams, then the transfers
+ * it receives, which are the sends of the previous stage's pp-fwd stream
+ * and of the next stage's pp-bwd stream (every send goes to the stage
+ * after or before its sender, modulo pp: lower.c emit_sends). */
+static void stage_lists(const struct sim_step *st, int64_t s, int32_t *first) {
+  const struct sim_engine *e = &st->eng;
+  const struct sim_rank *r = &e->ranks[s];
+  for (int k = 0; k < PL_STREAM_N; k++)
+    first[k] = k < r->n_streams ? e->streams[r->streams[k]].first : SIM_NONE;
+  first[PL_STREAM_N] = first[PL_STREAM_N + 1] = SIM_NONE;
+  if (st->stages < 2)
+    return;
+  const struct sim_rank *prev = &e->ranks[(s + st->stages - 1) % st->stages];
+  const struct sim_rank *next = &e->ranks[(s + 1) % st->stages];
+  if (PL_STREAM_PP_FWD < prev->n_streams)
+    first[PL_STREAM_N] = e->streams[prev->streams[PL_STREAM_PP_FWD]].first;
+  if (PL_STREAM_PP_BWD < next->n_streams)
+    first[PL_STREAM_N + 1] = e->streams[next->streams[PL_STREAM_PP_BWD]].first;
 }
 
 /* A cursor over a stage's sorted compute intervals. */
 struct comp_cursor {
   const struct sim_task *tasks;
-  const int32_t *ids;
-  int32_t n, at;
+  int32_t at; /* first interval that may still count, SIM_NONE past the last */
 };
 
 /* Length of [a, b) under compute; a must not decrease between calls. */
 static double covered(struct comp_cursor *c, double a, double b) {
-  while (c->at < c->n && c->tasks[c->ids[c->at]].end_s <= a)
-    c->at++;
+  const struct sim_task *tasks = c->tasks;
+  while (c->at != SIM_NONE && tasks[c->at].end_s <= a)
+    c->at = tasks[c->at].next;
   double t = 0;
-  for (int32_t i = c->at; i < c->n && c->tasks[c->ids[i]].start_s < b; i++) {
-    const struct sim_task *k = &c->tasks[c->ids[i]];
+  for (int32_t i = c->at; i != SIM_NONE && tasks[i].start_s < b; i = tasks[i].next) {
+    const struct sim_task *k = &tasks[i];
     double x = k->start_s > a ? k->start_s : a, y = k->end_s < b ? k->end_s : b;
     t += y > x ? y - x : 0;
   }
@@ -92,38 +78,39 @@ static double covered(struct comp_cursor *c, double a, double b) {
  * (a list leaves the set when it runs out). */
 struct merge {
   const struct sim_task *tasks;
-  const int32_t *ids;
-  int32_t at[LISTS], end[LISTS];
-  int live[LISTS];
+  int32_t at[LISTS]; /* [i] live list i's next interval */
+  double head_s[LISTS]; /* [i] its start */
   int n_live;
 };
 
-static void merge_init(struct merge *mg, const int32_t *base) {
+static void merge_init(struct merge *mg, const int32_t *first) {
   mg->n_live = 0;
   for (int k = 1; k < LISTS; k++) {
-    mg->at[k] = base[k];
-    mg->end[k] = base[k + 1];
-    if (mg->at[k] < mg->end[k])
-      mg->live[mg->n_live++] = k;
+    if (first[k] != SIM_NONE) {
+      mg->head_s[mg->n_live] = mg->tasks[first[k]].start_s;
+      mg->at[mg->n_live++] = first[k];
+    }
   }
 }
 
+/* Ties go to the first live list in at[] order (a list that runs out
+ * takes the place of the last one). */
 static int32_t merge_next(struct merge *mg) {
-  int best = -1;
-  double best_s = 0;
-  for (int i = 0; i < mg->n_live; i++) {
-    double t = mg->tasks[mg->ids[mg->at[mg->live[i]]]].start_s;
-    if (best < 0 || t < best_s) {
-      best = i;
-      best_s = t;
-    }
-  }
-  if (best < 0)
+  if (mg->n_live == 0)
     return SIM_NONE;
-  int k = mg->live[best];
-  int32_t id = mg->ids[mg->at[k]++];
-  if (mg->at[k] == mg->end[k])
-    mg->live[best] = mg->live[--mg->n_live];
+  int best = 0;
+  for (int i = 1; i < mg->n_live; i++)
+    if (mg->head_s[i] < mg->head_s[best])
+      best = i;
+  int32_t id = mg->at[best], next = mg->tasks[id].next;
+  if (next == SIM_NONE) {
+    mg->n_live--;
+    mg->at[best] = mg->at[mg->n_live];
+    mg->head_s[best] = mg->head_s[mg->n_live];
+  } else {
+    mg->at[best] = next;
+    mg->head_s[best] = mg->tasks[next].start_s;
+  }
   return id;
 }
 
@@ -172,29 +159,29 @@ static void add_summary(const struct sim_step *st, const int *slot, int32_t id, 
 }
 
 /* A stage's compute and optimizer time: its compute stream's busy time. */
-static void stage_busy(const struct sim_step *st, const struct index *ix, int64_t s,
-                       struct stage_time *t) {
+static void stage_busy(const struct sim_step *st, int64_t s, struct stage_time *t) {
   const struct sim_task *tasks = st->eng.tasks;
-  const int32_t *base = &ix->off[s * LISTS];
-  const int32_t *ids = &ix->ids[base[0]];
+  int32_t first[LISTS];
+  stage_lists(st, s, first);
   memset(t, 0, sizeof *t);
-  for (int32_t i = 0; i < base[1] - base[0]; i++) {
-    const struct sim_task *k = &tasks[ids[i]];
-    *(st->meta[ids[i]].kind == PL_TASK_OPTIMIZER ? &t->optimizer_s : &t->compute_s) +=
+  for (int32_t i = first[0]; i != SIM_NONE; i = tasks[i].next) {
+    const struct sim_task *k = &tasks[i];
+    *(st->meta[i].kind == PL_TASK_OPTIMIZER ? &t->optimizer_s : &t->compute_s) +=
         k->end_s - k->start_s;
   }
 }
 
-/* Split one stage's time; with out != NULL also fill its collectives. */
-static void stage_account(const struct sim_step *st, const struct index *ix, int64_t s,
-                          const int *slot, struct stage_time *t, struct pl_step *out) {
+/* Split one stage's time (its busy time already in t); with out != NULL
+ * also fill its collectives. */
+static void stage_account(const struct sim_step *st, int64_t s, const int *slot,
+                          struct stage_time *t, struct pl_step *out) {
   const struct sim_task *tasks = st->eng.tasks;
-  const int32_t *base = &ix->off[s * LISTS];
-  struct comp_cursor cc = {tasks, &ix->ids[base[0]], base[1] - base[0], 0};
-  stage_busy(st, ix, s, t);
-  struct merge mg = {.tasks = tasks, .ids = ix->ids};
-  merge_init(&mg, base);
-  struct comp_cursor cu = cc, ci = cc; /* union sweep, per-task sweep */
+  int32_t first[LISTS];
+  stage_lists(st, s, first);
+  t->exposed_s = t->overlapped_s = 0; /* compute_s, optimizer_s: stage_busy */
+  struct merge mg = {.tasks = tasks};
+  merge_init(&mg, first);
+  struct comp_cursor cu = {tasks, first[0]}, ci = cu; /* union sweep, per-task sweep */
   double ua = 0, ub = -1;
   for (int32_t id = merge_next(&mg);; id = merge_next(&mg)) {
     double a = id != SIM_NONE ? tasks[id].start_s : 0, b = id != SIM_NONE ? tasks[id].end_s : 0;
@@ -292,7 +279,6 @@ static void from_integrals(const struct sim_step *st, struct stage_time *all, in
 enum pl_status sim_account(const struct sim_step *st, const struct pl_flops *fl,
                            struct pl_step *out) {
   memset(out, 0, sizeof *out);
-  struct index ix = {NULL, NULL};
   struct stage_time *all = pl_calloc((size_t)st->stages, sizeof *all);
   int slot[SIM_MAX_COLLS];
   enum pl_status ret = PL_ERR_NOMEM;
@@ -302,10 +288,10 @@ enum pl_status sim_account(const struct sim_step *st, const struct pl_flops *fl,
     from_integrals(st, all, &pick, out, slot);
     goto finish;
   }
-  if (all == NULL || !build_index(st, &ix))
+  if (all == NULL)
     goto out_free;
   for (int64_t s = 0; s < st->stages; s++) {
-    stage_busy(st, &ix, s, &all[s]);
+    stage_busy(st, s, &all[s]);
     if (all[s].compute_s + all[s].optimizer_s >= all[pick].compute_s + all[pick].optimizer_s)
       pick = s;
   }
@@ -313,10 +299,10 @@ enum pl_status sim_account(const struct sim_step *st, const struct pl_flops *fl,
   /* one sweep per stage; the reference path (tests) sweeps the picked stage
    * a second time, as the first implementation did: same sums, same order */
   for (int64_t s = 0; s < st->stages; s++)
-    stage_account(st, &ix, s, s == pick && !st->reference ? slot : NULL, &all[s],
+    stage_account(st, s, s == pick && !st->reference ? slot : NULL, &all[s],
                   s == pick && !st->reference ? out : NULL);
   if (st->reference)
-    stage_account(st, &ix, pick, slot, &all[pick], out);
+    stage_account(st, pick, slot, &all[pick], out);
 finish:
   drop_unused(out); /* kinds only other stages issue */
   set_breakdown(st, &all[pick], out);
@@ -326,8 +312,6 @@ finish:
   out->simulated = true;
   ret = PL_OK;
 out_free:
-  pl_free(ix.ids);
-  pl_free(ix.off);
   pl_free(all);
   return ret;
 }

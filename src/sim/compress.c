@@ -219,7 +219,7 @@ static void take(struct sim_engine *e, struct sim_snap *s) {
     const struct sim_stream *st = &e->streams[i];
     s->started[i] = st->head == SIM_NONE ? stream_count(e, i)
                                          : e->cmp.pos[st->head] + (st->running != SIM_NONE);
-    s->left[i] = st->running != SIM_NONE ? e->heap.due[st->running] - e->now_s : -1;
+    s->left[i] = st->running != SIM_NONE ? e->tasks[st->running].due_s - e->now_s : -1;
     s->rate[i] = st->running != SIM_NONE ? e->tasks[st->running].rate : 0;
   }
   for (int32_t r = 0; r < e->n_ranks; r++)
@@ -354,7 +354,7 @@ static void insert(struct sim_engine *e, const struct sim_snap *a, const struct 
       e->cmp.idle0[rk->running[i]] += idle;
     }
   }
-  sim_heap_shift(&e->heap, delta);
+  sim_engine_shift(e, delta);
   e->cmp.inserted++;
 }
 

@@ -13,8 +13,14 @@
  *     (Lee et al. 2025, arXiv 2507.03114, measured 18.9% average slowdown);
  *   - collectives on the same fabric (intra- or inter-node) share it equally.
  * Whenever a rank's running set changes, the tasks whose rate changes are
- * brought up to date and their completion moved in the event heap (heap.c,
- * one entry per running task).
+ * brought up to date and rescheduled: each gets its completion time due_s and
+ * a sequence number seq (the order of rescheduling, which breaks ties), and
+ * the rank is keyed on its first task by (due_s, seq). The next event is the
+ * first task of the rank with the smallest key: found by a scan with up to
+ * SCAN_RANKS ranks, from an indexed heap of ranks (heap.c) beyond. This is
+ * the order a heap of every running task pops them in (what this file did
+ * up to round 7 of docs/step-model.md section 11), at one key update per
+ * re-rated rank instead of one heap move per rescheduled task.
  *
  * Memory: tasks, edges and streams live in flat arrays indexed by int32 and
  * grown by doubling (sized up front from the lowering's estimate), so
@@ -27,6 +33,7 @@
  * periods the lowering left out (docs/step-model.md section 11). */
 #include <plateau/alloc.h>
 
+#include <math.h>
 #include <string.h>
 
 #include "sim/sim_int.h"
@@ -54,6 +61,13 @@ enum pl_status sim_engine_init(struct sim_engine *e, int32_t ranks, int32_t task
   if (e->ranks == NULL)
     return PL_ERR_NOMEM;
   e->n_ranks = ranks;
+  e->keys = pl_malloc((size_t)ranks * sizeof *e->keys);
+  if (e->keys == NULL)
+    return PL_ERR_NOMEM;
+  for (int32_t k = 0; k < ranks; k++) {
+    e->ranks[k].first = SIM_NONE;
+    e->keys[k] = (struct sim_key){INFINITY, UINT64_MAX};
+  }
   if (!grow((void **)&e->tasks, &e->cap_tasks, task_hint, sizeof *e->tasks) ||
       !grow((void **)&e->edges, &e->cap_edges, 2 * task_hint, sizeof *e->edges))
     return PL_ERR_NOMEM;
@@ -65,6 +79,7 @@ void sim_engine_free(struct sim_engine *e) {
   pl_free(e->edges);
   pl_free(e->streams);
   pl_free(e->ranks);
+  pl_free(e->keys);
   pl_free(e->acc);
   sim_cmp_free(e);
   sim_heap_free(&e->heap);
@@ -79,7 +94,7 @@ int32_t sim_stream_add(struct sim_engine *e, int32_t rank) {
     return SIM_NONE;
   }
   int32_t id = e->n_streams++;
-  e->streams[id] = (struct sim_stream){SIM_NONE, SIM_NONE, SIM_NONE, rank};
+  e->streams[id] = (struct sim_stream){SIM_NONE, SIM_NONE, SIM_NONE, SIM_NONE, rank};
   r->streams[r->n_streams++] = id;
   return id;
 }
@@ -101,7 +116,7 @@ int32_t sim_task_add(struct sim_engine *e, int32_t stream, double work_s, enum s
   t->waiting = 0;
   struct sim_stream *s = &e->streams[stream];
   if (s->tail == SIM_NONE)
-    s->head = id;
+    s->head = s->first = id;
   else
     e->tasks[s->tail].next = id;
   s->tail = id;
@@ -122,6 +137,16 @@ void sim_dep(struct sim_engine *e, int32_t from, int32_t to) {
   e->tasks[to].waiting++;
 }
 
+bool sim_engine_reserve(struct sim_engine *e, int32_t n, int32_t m) {
+  if (n > INT32_MAX - e->n_tasks || m > INT32_MAX - e->n_edges ||
+      !grow((void **)&e->tasks, &e->cap_tasks, e->n_tasks + n, sizeof *e->tasks) ||
+      !grow((void **)&e->edges, &e->cap_edges, e->n_edges + m, sizeof *e->edges)) {
+    e->nomem = true;
+    return false;
+  }
+  return true;
+}
+
 /* Speed of a task of each class when n[] tasks of each class run on its rank. */
 static void rates_for(const struct sim_engine *e, const int n[SIM_RES_N], double rate[SIM_RES_N]) {
   static const double share[SIM_MAX_RANK_STREAMS + 1] = {
@@ -131,30 +156,99 @@ static void rates_for(const struct sim_engine *e, const int n[SIM_RES_N], double
   rate[SIM_RES_INTER] = share[n[SIM_RES_INTER]];
 }
 
-static void schedule(struct sim_engine *e, int32_t id) {
-  const struct sim_task *t = &e->tasks[id];
-  sim_heap_set(&e->heap, id, e->now_s + t->left_s / t->rate);
+static bool earlier(const struct sim_task *a, const struct sim_task *b) {
+  return a->due_s < b->due_s || (a->due_s == b->due_s && a->seq < b->seq);
+}
+
+/* Few ranks (pp <= SCAN_RANKS): the next event is found by scanning each
+ * rank's first task; more: the ranks sit in an indexed heap (heap.c). */
+#define SCAN_RANKS 8
+
+/* Key the rank on its first running task, best (SIM_NONE when idle). The
+ * earliest of the ranks' first tasks is the earliest of all running tasks by
+ * (due_s, seq): the order a heap of every running task would pop them in. */
+static inline void rekey(struct sim_engine *e, int32_t rank, int32_t best) {
+  struct sim_key *k = &e->keys[rank];
+  e->ranks[rank].first = best;
+  if (best == SIM_NONE) {
+    *k = (struct sim_key){INFINITY, UINT64_MAX};
+    if (e->n_ranks > SCAN_RANKS)
+      sim_heap_remove(&e->heap, rank);
+    return;
+  }
+  const struct sim_task *t = &e->tasks[best];
+  if (t->due_s == k->due_s && t->seq == k->seq)
+    return;
+  *k = (struct sim_key){t->due_s, t->seq};
+  if (e->n_ranks > SCAN_RANKS)
+    sim_heap_set_key(&e->heap, rank, t->due_s, t->seq);
+}
+
+static int32_t first_of(const struct sim_engine *e, const struct sim_rank *r) {
+  int32_t best = SIM_NONE;
+  for (int i = 0; i < r->n_running; i++)
+    if (best == SIM_NONE || earlier(&e->tasks[r->running[i]], &e->tasks[best]))
+      best = r->running[i];
+  return best;
 }
 
 /* Re-rate the running tasks of a rank after its running set changed. A task
- * whose rate is unchanged keeps (left_s, mark_s): its completion event stays
- * valid; the others are brought up to date and rescheduled. */
+ * whose rate is unchanged keeps (left_s, mark_s): its completion time stays
+ * valid; the others are brought up to date and rescheduled (a new seq). */
 static void rerate(struct sim_engine *e, int32_t rank) {
   struct sim_rank *r = &e->ranks[rank];
   r->dirty = false;
   double rates[SIM_RES_N];
   rates_for(e, r->n_res, rates);
+  int32_t best = SIM_NONE;
+  double due = INFINITY, now = e->now_s;
+  uint64_t seq = UINT64_MAX;
   for (int i = 0; i < r->n_running; i++) {
-    struct sim_task *t = &e->tasks[r->running[i]];
+    int32_t id = r->running[i];
+    struct sim_task *t = &e->tasks[id];
     double rate = rates[t->res];
-    if (rate == t->rate)
-      continue;
-    t->left_s -= t->rate * (e->now_s - t->mark_s);
-    t->left_s = t->left_s > 0 ? t->left_s : 0;
-    t->mark_s = e->now_s;
-    t->rate = rate;
-    schedule(e, r->running[i]);
+    if (rate != t->rate) {
+      double left = t->left_s - t->rate * (now - t->mark_s);
+      left = left > 0 ? left : 0;
+      t->left_s = left;
+      t->mark_s = now;
+      t->rate = rate;
+      t->due_s = now + left / rate;
+      t->seq = e->next_seq++;
+    }
+    if (t->due_s < due || (t->due_s == due && t->seq < seq)) { /* earlier() */
+      best = id;
+      due = t->due_s;
+      seq = t->seq;
+    }
   }
+  rekey(e, rank, best);
+}
+
+void sim_engine_shift(struct sim_engine *e, double delta_s) {
+  for (int32_t k = 0; k < e->n_ranks; k++) {
+    const struct sim_rank *r = &e->ranks[k];
+    for (int i = 0; i < r->n_running; i++)
+      e->tasks[r->running[i]].due_s += delta_s;
+    rekey(e, k, first_of(e, r)); /* adding one constant can make new ties */
+  }
+}
+
+/* The running task due first, SIM_NONE when none runs. */
+static inline int32_t next_event(const struct sim_engine *e) {
+  if (e->n_ranks > SCAN_RANKS)
+    return e->heap.n > 0 ? e->ranks[e->heap.items[0].item].first : SIM_NONE;
+  const struct sim_key *k = e->keys;
+  int32_t best = 0;
+  double due = k[0].due_s;
+  uint64_t seq = k[0].seq;
+  for (int32_t i = 1; i < e->n_ranks; i++)
+    if (k[i].due_s < due || (k[i].due_s == due && k[i].seq < seq)) {
+      best = i;
+      due = k[i].due_s;
+      seq = k[i].seq;
+    }
+  return e->ranks[best].first;
 }
 
 /* Remember that a rank's running set changed during this event. Ranks past
@@ -178,7 +272,7 @@ static void flush_dirty(struct sim_engine *e) {
 }
 
 /* Start the head of a stream if it can run. */
-static void try_start(struct sim_engine *e, int32_t stream) {
+static inline void try_start(struct sim_engine *e, int32_t stream) {
   struct sim_stream *s = &e->streams[stream];
   if (s->running != SIM_NONE || s->head == SIM_NONE || e->tasks[s->head].waiting > 0)
     return;
@@ -188,6 +282,7 @@ static void try_start(struct sim_engine *e, int32_t stream) {
   t->start_s = t->mark_s = e->now_s;
   t->left_s = t->work_s;
   t->rate = 0; /* forces rerate to schedule it */
+  t->pos = (uint8_t)r->n_running;
   r->running[r->n_running++] = s->head;
   r->n_res[t->res]++;
   touch(e, s->rank);
@@ -215,9 +310,9 @@ static inline void finish_with(struct sim_engine *e, int32_t id,
   s->running = SIM_NONE;
   s->head = t->next;
   e->finished++;
-  for (int i = 0; i < r->n_running; i++)
-    if (r->running[i] == id)
-      r->running[i] = r->running[--r->n_running];
+  int32_t last = r->running[--r->n_running]; /* takes the finished task's place */
+  r->running[t->pos] = last;
+  e->tasks[last].pos = t->pos;
   r->n_res[t->res]--;
   touch(e, s->rank);
   for (int32_t k = t->edges; k != SIM_NONE; k = e->edges[k].next) {
@@ -246,9 +341,8 @@ static void run_cmp(struct sim_engine *e) {
   flush_dirty(e);
   if (e->cmp.n_pending > 0)
     sim_cmp_flush(e);
-  for (int32_t id = sim_heap_pop(&e->heap); id != SIM_NONE && !e->cmp.failed;
-       id = sim_heap_pop(&e->heap)) {
-    e->now_s = e->heap.due[id];
+  for (int32_t id = next_event(e); id != SIM_NONE && !e->cmp.failed; id = next_event(e)) {
+    e->now_s = e->tasks[id].due_s;
     finish_cmp(e, id);
   }
   for (int32_t r = 0; r < e->n_ranks; r++)
@@ -256,7 +350,7 @@ static void run_cmp(struct sim_engine *e) {
 }
 
 enum pl_status sim_engine_run(struct sim_engine *e, struct pl_diag *diag) {
-  if (e->nomem || sim_heap_init(&e->heap, e->n_tasks) != PL_OK ||
+  if (e->nomem || sim_heap_init(&e->heap, e->n_ranks) != PL_OK ||
       (e->cmp.on && sim_cmp_init(e) != PL_OK))
     return pl_diag_set(diag, PL_ERR_NOMEM, "step simulation: out of memory");
   e->now_s = 0;
@@ -268,8 +362,8 @@ enum pl_status sim_engine_run(struct sim_engine *e, struct pl_diag *diag) {
     for (int32_t i = 0; i < e->n_streams; i++)
       try_start(e, i);
     flush_dirty(e);
-    for (int32_t id = sim_heap_pop(&e->heap); id != SIM_NONE; id = sim_heap_pop(&e->heap)) {
-      e->now_s = e->heap.due[id];
+    for (int32_t id = next_event(e); id != SIM_NONE; id = next_event(e)) {
+      e->now_s = e->tasks[id].due_s;
       finish(e, id);
     }
   }

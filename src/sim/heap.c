@@ -1,11 +1,13 @@
-/* heap.c: the event queue of the step simulator, an indexed binary min-heap
- * of items (tasks) keyed on (due time, insertion sequence), as libuv keys its
- * timers. Equal times pop in the order they were (re)inserted, so a run is
- * deterministic on any machine; times are doubles and never rounded. An item
- * is in the heap at most once: rescheduling a running task moves its entry
- * (O(log n)) instead of leaving a stale one behind, so the heap holds only
- * the tasks running now. Each entry carries its key, so sifting compares
- * within one contiguous array (no lookups by item). */
+/* heap.c: an indexed binary min-heap of items keyed on (due time, sequence),
+ * as libuv keys its timers; the step simulator keeps its ranks in it when it
+ * has more than a few (engine.c), each keyed on its first task's completion
+ * time and rescheduling order. With sim_heap_set the sequence is the order of
+ * (re)insertion, so equal times pop in that order; with sim_heap_set_key the
+ * caller gives it. A run is deterministic on any machine; times are doubles
+ * and never rounded. An item is in the heap at most once: moving it moves
+ * its entry (O(log n)) instead of leaving a stale one behind. Each entry
+ * carries its key, so sifting compares within one contiguous array (no
+ * lookups by item). */
 #include <plateau/alloc.h>
 
 #include <string.h>
@@ -68,14 +70,31 @@ static void sift_down(struct sim_heap *h, int32_t pos, struct sim_heap_entry e) 
 }
 
 void sim_heap_set(struct sim_heap *h, int32_t item, double due_s) {
-  struct sim_heap_entry e = {due_s, h->next_seq++, item};
+  sim_heap_set_key(h, item, due_s, h->next_seq++);
+}
+
+void sim_heap_set_key(struct sim_heap *h, int32_t item, double due_s, uint64_t seq) {
+  struct sim_heap_entry e = {due_s, seq, item};
   h->due[item] = due_s;
   int32_t pos = h->at[item];
   if (pos == SIM_NONE) {
     sift_up(h, h->n++, e);
     return;
   }
-  /* a new sequence number only ever moves an item later among equals */
+  if (pos > 0 && before(&e, &h->items[(pos - 1) / 2]))
+    sift_up(h, pos, e);
+  else
+    sift_down(h, pos, e);
+}
+
+void sim_heap_remove(struct sim_heap *h, int32_t item) {
+  int32_t pos = h->at[item];
+  if (pos == SIM_NONE)
+    return;
+  h->at[item] = SIM_NONE;
+  if (pos == --h->n)
+    return;
+  struct sim_heap_entry e = h->items[h->n];
   if (pos > 0 && before(&e, &h->items[(pos - 1) / 2]))
     sift_up(h, pos, e);
   else

@@ -47,7 +47,14 @@
  * the missing units and periods once it finds the steady state. FSDP
  * layouts whose traffic outlasts their compute (fsdp_comm_bound) repeat
  * only micro-batch by micro-batch: with pp = 1 their layer units are all
- * kept but the first pass's, with pp > 1 they are not compressed. */
+ * kept but the first pass's, with pp > 1 they are not compressed.
+ *
+ * Pass templates (whole steps only; docs/step-model.md section 11, round
+ * 8): a pass with per-unit FSDP traffic issues the same tasks and edges as
+ * an earlier pass of the same shape, up to ids, stage and micro-batch, so it
+ * is copied from the first pass of that shape (tpl_replay) rather than
+ * derived again; the copy issues every task and edge in the same order, so
+ * the engine sees the same graph bit for bit (test_sim_fast.c checks it). */
 #include <plateau/alloc.h>
 #include <plateau/model.h>
 
@@ -85,8 +92,43 @@ struct tp_multi {
   int n;
 };
 
+/* Pass templates (docs/step-model.md section 11, round 8): a pass with
+ * per-unit FSDP traffic issues the same tasks and edges as an earlier pass
+ * of the same shape (chunk, pass, gather or not, and which of the lowering's
+ * inputs -- the join list, the last two units' ends -- are set and equal),
+ * up to the ids; it is copied from that pass instead of derived again. The
+ * inputs are its slots: join[0 .. LOWER_JOIN), unit_end[0], unit_end[1]. */
+#define TPL_MAX 32
+#define TPL_IN (LOWER_JOIN + 2)
+#define TPL_OUT (LOWER_JOIN + 4) /* join, unit_end[0..1], last_comp, pass_first */
+#define TPL_NONE INT32_MIN      /* an id coded: >= 0 in the pass, -(slot + 1) an input */
+#define TPL_BAD (INT32_MIN + 1) /* an id that is neither */
+
+struct tpl_edge {
+  int32_t from, to; /* coded; to is always in the pass */
+};
+
+struct tpl {
+  int32_t layers, pass, n_join;
+  bool embed, head;
+  bool ag;
+  int8_t pat[TPL_IN]; /* -1 unset, else the first slot with the same id */
+  int32_t stage, layer_first, a, n; /* the source pass: its tasks [a, a + n) */
+  int32_t e0, ne;          /* its edges, in tpl_edges */
+  int32_t out[TPL_OUT];
+  int32_t n_join_out;
+};
+
 struct lower {
   struct sim_step *st;
+  struct tpl tpl[TPL_MAX];
+  int n_tpl;
+  bool tpl_on;                /* templates usable (not compressing, not the reference path) */
+  bool rec, rec_bad;          /* recording a pass's edges; one could not be coded */
+  int32_t rec_in[TPL_IN];     /* the recorded pass's inputs */
+  int32_t rec_a;              /* its first task */
+  struct tpl_edge *tpl_edges; /* edges of every template, in issue order */
+  int32_t n_tpl_edges, cap_tpl_edges;
   struct tp_cache tp_cache[SIM_SEG_N][2];
   struct tp_multi tp_multi[TP_MULTI]; /* the first TP_MULTI unit shapes met */
   int n_multi;
@@ -185,6 +227,45 @@ static int32_t add(struct lower *lw, enum pl_stream s, double work_s, enum pl_ta
   return id;
 }
 
+static int32_t tpl_code(const struct lower *lw, int32_t id) {
+  if (id == SIM_NONE)
+    return TPL_NONE;
+  if (id >= lw->rec_a)
+    return id - lw->rec_a;
+  for (int j = 0; j < TPL_IN; j++)
+    if (lw->rec_in[j] == id)
+      return -(j + 1);
+  return TPL_BAD; /* not an input: the pass cannot be a template */
+}
+
+static void record(struct lower *lw, int32_t from, int32_t to) {
+  int32_t f = tpl_code(lw, from);
+  if (f == TPL_BAD || f == TPL_NONE) {
+    lw->rec_bad = true;
+    return;
+  }
+  if (lw->n_tpl_edges == lw->cap_tpl_edges) {
+    int32_t cap = lw->cap_tpl_edges ? 2 * lw->cap_tpl_edges : 256;
+    struct tpl_edge *p = pl_reallocarray(lw->tpl_edges, (size_t)cap, sizeof *p);
+    if (p == NULL) {
+      lw->rec_bad = true;
+      return;
+    }
+    lw->tpl_edges = p;
+    lw->cap_tpl_edges = cap;
+  }
+  lw->tpl_edges[lw->n_tpl_edges++] = (struct tpl_edge){f, to - lw->rec_a};
+}
+
+/* to may not start before from (SIM_NONE: no edge); recorded for a template. */
+static void dep(struct lower *lw, int32_t from, int32_t to) {
+  if (from < 0 || to < 0 || from == to)
+    return;
+  sim_dep(&lw->st->eng, from, to);
+  if (lw->rec)
+    record(lw, from, to);
+}
+
 static void join_add(struct lower *lw, int32_t id) {
   if (id != SIM_NONE && lw->n_join < LOWER_JOIN)
     lw->join[lw->n_join++] = id;
@@ -223,7 +304,7 @@ static int32_t comp(struct lower *lw, double work_s, const struct unit *u, enum 
   if (id == SIM_NONE)
     return id;
   for (int i = 0; i < lw->n_join; i++)
-    sim_dep(&lw->st->eng, lw->join[i], id);
+    dep(lw, lw->join[i], id);
   lw->n_join = 0;
   struct sim_meta *mt = &lw->st->meta[id];
   mt->mb = u->slot.mb;
@@ -319,8 +400,8 @@ static void unit_tp(struct lower *lw, const struct unit *u, int32_t after, int32
     else
       t = coll_task(lw, PL_STREAM_TP, list[i].coll, list[i].calls);
     if (prev == SIM_NONE) {
-      sim_dep(&lw->st->eng, after, t);
-      sim_dep(&lw->st->eng, ring, t);
+      dep(lw, after, t);
+      dep(lw, ring, t);
     }
     prev = t;
   }
@@ -344,7 +425,7 @@ static int32_t emit_unit(struct lower *lw, const struct unit *u, int32_t gather)
   if (attn_s > 0) {
     const struct sim_comm *cp = &sg[SIM_SEG_LAYER].cp[p];
     ring = coll_task(lw, PL_STREAM_CP, cp->coll, (int64_t)u->layers * cp->calls);
-    sim_dep(&lw->st->eng, c, ring);
+    dep(lw, c, ring);
     c = comp(lw, attn_s, u, PL_PART_ATTN);
     join_add(lw, ring);
   }
@@ -357,7 +438,7 @@ static int32_t emit_unit(struct lower *lw, const struct unit *u, int32_t gather)
 static int32_t gather(struct lower *lw, const struct sim_seg *sg) {
   int32_t t = coll_task(lw, PL_STREAM_DP_GATHER, sg->ag, 1);
   /* prefetch at most two units ahead; none with layout.gather_no_prefetch */
-  sim_dep(&lw->st->eng, lw->l->gather_no_prefetch ? lw->unit_end[0] : lw->unit_end[1], t);
+  dep(lw, lw->l->gather_no_prefetch ? lw->unit_end[0] : lw->unit_end[1], t);
   return t;
 }
 
@@ -366,10 +447,10 @@ static void reduce(struct lower *lw, const struct sim_seg *sg, int32_t after) {
    * behind the gathers on their stream (the HSDP all_reduce is another) */
   enum pl_stream s = lw->l->fsdp_one_comm ? PL_STREAM_DP_GATHER : PL_STREAM_DP_REDUCE;
   int32_t t = coll_task(lw, s, sg->rs, 1);
-  sim_dep(&lw->st->eng, after, t);
+  dep(lw, after, t);
   int32_t a = coll_task(lw, PL_STREAM_DP_REDUCE, sg->ar, 1);
   if (s != PL_STREAM_DP_REDUCE)
-    sim_dep(&lw->st->eng, t, a);
+    dep(lw, t, a);
 }
 
 /* DDP/zero1: add a segment's gradients to the bucket and reduce full ones. */
@@ -378,7 +459,7 @@ static void bucket(struct lower *lw, const struct sim_seg *sg, int32_t after, bo
   double full = floor(lw->bucket_fill / lw->st->bucket_bytes);
   if (full >= 1) {
     int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, lw->bucket_coll, (int64_t)full);
-    sim_dep(&lw->st->eng, after, t);
+    dep(lw, after, t);
     coll_task(lw, PL_STREAM_DP_REDUCE, lw->bucket_ar_coll, (int64_t)full);
     lw->bucket_fill -= full * lw->st->bucket_bytes;
   }
@@ -395,7 +476,7 @@ static void bucket(struct lower *lw, const struct sim_seg *sg, int32_t after, bo
   if (s != PL_OK)
     fail(lw, s);
   int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, rest, 1);
-  sim_dep(&lw->st->eng, after, t);
+  dep(lw, after, t);
   coll_task(lw, PL_STREAM_DP_REDUCE, rest_ar, 1);
   lw->bucket_fill = 0;
 }
@@ -464,6 +545,121 @@ static void record_ends(struct lower *lw, size_t pi) {
     e[i] = i - 1 < lw->n_join ? lw->join[i - 1] : SIM_NONE;
 }
 
+/* The current inputs of a pass, and their pattern (unset / first equal). */
+static void tpl_inputs(const struct lower *lw, int32_t *in, int8_t *pat) {
+  for (int j = 0; j < LOWER_JOIN; j++)
+    in[j] = j < lw->n_join ? lw->join[j] : SIM_NONE;
+  in[LOWER_JOIN] = lw->unit_end[0];
+  in[LOWER_JOIN + 1] = lw->unit_end[1];
+  for (int j = 0; j < TPL_IN; j++) {
+    pat[j] = -1;
+    for (int k = 0; k <= j && in[j] != SIM_NONE && pat[j] < 0; k++)
+      pat[j] = in[k] == in[j] ? (int8_t)k : -1;
+  }
+}
+
+static const struct tpl *tpl_find(const struct lower *lw, const struct unit *u, bool ag,
+                                  const int8_t *pat) {
+  for (int i = 0; i < lw->n_tpl; i++) {
+    const struct tpl *t = &lw->tpl[i];
+    if (t->layers == u->layers && t->embed == u->embed && t->head == u->head &&
+        t->pass == u->slot.pass && t->ag == ag && t->n_join == lw->n_join &&
+        memcmp(t->pat, pat, sizeof t->pat) == 0)
+      return t;
+  }
+  return NULL;
+}
+
+static int32_t tpl_decode(int32_t code, int32_t a, const int32_t *in) {
+  return code == TPL_NONE ? SIM_NONE : code >= 0 ? a + code : in[-code - 1];
+}
+
+/* Issue the pass as a copy of template t: same work, streams of this stage,
+ * this micro-batch, every edge at the same place (so each task's edge list
+ * ends up in the order the derivation would give it). */
+static void tpl_replay(struct lower *lw, const struct tpl *t, const struct unit *u,
+                       const int32_t *in) {
+  struct sim_step *st = lw->st;
+  struct sim_engine *e = &st->eng;
+  int32_t a = e->n_tasks, dstream = (lw->stage - t->stage) * PL_STREAM_N;
+  if (!meta_room(st, a + t->n) || !sim_engine_reserve(e, t->n, t->ne)) {
+    fail(lw, PL_ERR_NOMEM);
+    return;
+  }
+  for (int32_t i = 0; i < t->n; i++) {
+    const struct sim_task *src = &e->tasks[t->a + i];
+    int32_t id = sim_task_add_reserved(e, src->stream + dstream, src->work_s, src->res);
+    struct sim_meta *m = &st->meta[id];
+    *m = st->meta[t->a + i];
+    m->stage = lw->stage;
+    if (m->mb >= 0) { /* compute */
+      m->mb = u->slot.mb;
+      m->chunk = u->slot.chunk;
+    }
+    if (m->layers > 0)
+      m->layer_first += u->layer_first - t->layer_first;
+  }
+  st->copied += t->n;
+  for (int32_t i = 0; i < t->ne; i++) {
+    const struct tpl_edge *ed = &lw->tpl_edges[t->e0 + i];
+    sim_dep_reserved(e, tpl_decode(ed->from, a, in), a + ed->to);
+  }
+  lw->n_join = t->n_join_out;
+  for (int j = 0; j < t->n_join_out; j++)
+    lw->join[j] = tpl_decode(t->out[j], a, in);
+  lw->unit_end[0] = tpl_decode(t->out[LOWER_JOIN], a, in);
+  lw->unit_end[1] = tpl_decode(t->out[LOWER_JOIN + 1], a, in);
+  lw->last_comp = tpl_decode(t->out[LOWER_JOIN + 2], a, in);
+  lw->pass_first = tpl_decode(t->out[LOWER_JOIN + 3], a, in);
+}
+
+/* Keep the pass just recorded as a template when every id it left behind
+ * can be coded. */
+static void tpl_save(struct lower *lw, const struct unit *u, bool ag, int n_join_in,
+                     const int8_t *pat, int32_t e0) {
+  if (lw->rec_bad || lw->n_tpl == TPL_MAX || lw->err != PL_OK)
+    return;
+  struct tpl t = {u->layers, u->slot.pass, n_join_in, u->embed, u->head, ag, {0},
+                  lw->stage, u->layer_first, lw->rec_a, lw->st->eng.n_tasks - lw->rec_a,
+                  e0, lw->n_tpl_edges - e0, {0}, lw->n_join};
+  memcpy(t.pat, pat, sizeof t.pat);
+  int32_t ids[TPL_OUT];
+  for (int j = 0; j < LOWER_JOIN; j++)
+    ids[j] = j < lw->n_join ? lw->join[j] : SIM_NONE;
+  ids[LOWER_JOIN] = lw->unit_end[0];
+  ids[LOWER_JOIN + 1] = lw->unit_end[1];
+  ids[LOWER_JOIN + 2] = lw->last_comp;
+  ids[LOWER_JOIN + 3] = lw->pass_first;
+  for (int j = 0; j < TPL_OUT; j++) {
+    t.out[j] = tpl_code(lw, ids[j]);
+    if (t.out[j] == TPL_BAD)
+      return;
+  }
+  lw->tpl[lw->n_tpl++] = t;
+}
+
+/* A pass with per-unit FSDP traffic: copied from a template of its shape,
+ * or derived (and kept as a template). */
+static void emit_fsdp_pass(struct lower *lw, const struct unit *base, bool ag, bool rs) {
+  int32_t in[TPL_IN];
+  int8_t pat[TPL_IN];
+  tpl_inputs(lw, in, pat);
+  const struct tpl *t = tpl_find(lw, base, ag, pat);
+  if (t != NULL) {
+    tpl_replay(lw, t, base, in);
+    return;
+  }
+  int n_join = lw->n_join;
+  int32_t e0 = lw->n_tpl_edges;
+  memcpy(lw->rec_in, in, sizeof in);
+  lw->rec_a = lw->st->eng.n_tasks;
+  lw->rec = true;
+  lw->rec_bad = false;
+  emit_segments(lw, base, ag, rs, false);
+  lw->rec = false;
+  tpl_save(lw, base, ag, n_join, pat, e0);
+}
+
 static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
   const struct pl_layout *l = lw->l;
   int64_t v = (int64_t)sl.chunk * lw->pp + lw->stage;
@@ -481,7 +677,9 @@ static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
       lw->st->eng.cmp.glob_need > 0 && lw->stage == 0 && lw->cur_steady && sl.pass == PL_PASS_FWD
           ? (index - lw->steady_lo) / 2
           : -1;
-  if (ag || rs || sync)
+  if ((ag || rs) && !sync && lw->tpl_on)
+    emit_fsdp_pass(lw, &base, ag, rs);
+  else if (ag || rs || sync)
     emit_segments(lw, &base, ag, rs, sync);
   else
     emit_unit(lw, &base, SIM_NONE);
@@ -530,7 +728,7 @@ static void grads_after_backward(struct lower *lw, double params) {
   if (s != PL_OK)
     fail(lw, s);
   int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, ar, 1);
-  sim_dep(&lw->st->eng, lw->last_comp, t);
+  dep(lw, lw->last_comp, t);
 }
 
 static void emit_tail(struct lower *lw) {
@@ -549,7 +747,7 @@ static void emit_tail(struct lower *lw) {
              lw->st->eng.streams[lw->streams[lw->stage * PL_STREAM_N + PL_STREAM_DP_GATHER]].tail);
   int32_t t = add(lw, PL_STREAM_COMPUTE, opt_s, PL_TASK_OPTIMIZER, SIM_RES_COMPUTE);
   for (int i = 0; i < lw->n_join && t != SIM_NONE; i++)
-    sim_dep(&lw->st->eng, lw->join[i], t);
+    dep(lw, lw->join[i], t);
   lw->n_join = 0;
   if (l->shard != PL_SHARD_ZERO1 || lw->bucket_coll < 0)
     return;
@@ -560,7 +758,7 @@ static void emit_tail(struct lower *lw) {
   if (s != PL_OK)
     fail(lw, s);
   int32_t a = coll_task(lw, PL_STREAM_DP_GATHER, ag, (int64_t)calls);
-  sim_dep(&lw->st->eng, t, a);
+  dep(lw, t, a);
 }
 
 /* The slots of a stage's steady-state 1F1B pairs, [steady_lo, steady_hi):
@@ -627,10 +825,10 @@ static void emit_sends(struct lower *lw, int64_t s) {
     lw->st->meta[t].mb = sl[i].mb;
     const int32_t *e = &lw->ends[pass_index(lw, v, sl[i].mb, sl[i].pass) * LOWER_ENDS];
     for (int k = 0; k < LOWER_ENDS; k++)
-      sim_dep(&lw->st->eng, e[k], t);
-    sim_dep(&lw->st->eng, t, lw->first[pass_index(lw, to, sl[i].mb, sl[i].pass)]);
+      dep(lw, e[k], t);
+    dep(lw, t, lw->first[pass_index(lw, to, sl[i].mb, sl[i].pass)]);
     if (i + 1 < lw->n_slots[s]) /* blocking: the sender's next pass waits for it */
-      sim_dep(&lw->st->eng, t, lw->first[pass_index(lw, sl[i + 1].chunk * lw->pp + s, sl[i + 1].mb,
+      dep(lw, t, lw->first[pass_index(lw, sl[i + 1].chunk * lw->pp + s, sl[i + 1].mb,
                                                     sl[i + 1].pass)]);
   }
 }
@@ -668,6 +866,7 @@ static enum pl_status alloc_tables(struct lower *lw) {
 }
 
 static void free_tables(struct lower *lw) {
+  pl_free(lw->tpl_edges);
   pl_free(lw->slots);
   pl_free(lw->n_slots);
   pl_free(lw->first);
@@ -743,8 +942,12 @@ static int64_t task_estimate(const struct lower *lw) {
 
 static enum pl_status make_streams(struct lower *lw) {
   for (int64_t s = 0; s < lw->pp; s++)
-    for (int k = 0; k < PL_STREAM_N; k++)
-      lw->streams[s * PL_STREAM_N + k] = sim_stream_add(&lw->st->eng, (int32_t)s);
+    for (int k = 0; k < PL_STREAM_N; k++) {
+      int32_t id = sim_stream_add(&lw->st->eng, (int32_t)s);
+      lw->streams[s * PL_STREAM_N + k] = id;
+      /* a template moves a pass to another stage by this stream offset */
+      lw->tpl_on = lw->tpl_on && id == s * PL_STREAM_N + k;
+    }
   return lw->st->eng.nomem ? PL_ERR_NOMEM : PL_OK;
 }
 
@@ -823,6 +1026,7 @@ enum pl_status sim_lower(struct sim_step *st, struct pl_diag *diag) {
       lw.whole_units = true;
   }
   reduce_pairs(&lw);
+  lw.tpl_on = !st->compress && !st->reference;
   lw.per_stage = (int32_t)(2 * lw.m * lw.vp);
   enum pl_status s = alloc_tables(&lw);
   if (s == PL_OK)

@@ -38,7 +38,12 @@ static enum pl_status chunk_tables(struct sim_step *st) {
   return PL_OK;
 }
 
+/* The step's end. A whole step's tasks end in event order, so the last
+ * event's time is the latest end (the same double); a compressed step's
+ * shifted tasks are scanned. */
 static double latest_end(const struct sim_engine *e) {
+  if (e->acc == NULL && e->finished == e->n_tasks)
+    return e->now_s;
   double t = 0;
   for (int32_t i = 0; i < e->n_tasks; i++)
     t = e->tasks[i].end_s > t ? e->tasks[i].end_s : t;

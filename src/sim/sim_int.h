@@ -34,17 +34,20 @@ struct sim_coll;
 #define SIM_MAX_RANK_STREAMS 8
 
 struct sim_task {
-  double work_s; /* duration alone at full speed */
-  double left_s; /* work still to do, valid at mark_s */
-  double rate;   /* current speed (1 = full) */
-  double mark_s; /* when left_s was last brought up to date */
-  double start_s;
-  double end_s;
+  double left_s;   /* work still to do, valid at mark_s */
+  double rate;     /* current speed (1 = full) */
+  double mark_s;   /* when left_s was last brought up to date */
+  double due_s;    /* running: when it completes at its current rate */
+  uint64_t seq;    /* running: order of (re)scheduling, breaks ties of due_s */
   int32_t stream;
   int32_t next;    /* next task issued on the same stream */
   int32_t edges;   /* first outgoing dependency edge */
   int32_t waiting; /* predecessors not yet finished */
   uint8_t res;     /* enum sim_res: what it competes for */
+  uint8_t pos;     /* running: its place in its rank's running list */
+  double work_s;   /* duration alone at full speed */
+  double start_s;
+  double end_s;
 };
 
 struct sim_edge {
@@ -53,6 +56,7 @@ struct sim_edge {
 };
 
 struct sim_stream {
+  int32_t first;   /* first task issued, SIM_NONE when none */
   int32_t head;    /* next task to run, SIM_NONE when drained */
   int32_t tail;    /* last task issued */
   int32_t running; /* task running now, SIM_NONE when idle */
@@ -66,6 +70,13 @@ struct sim_rank {
   int n_running;
   int n_res[SIM_RES_N]; /* of which competing for each resource */
   bool dirty;           /* running set changed: re-rate */
+  int32_t first;        /* running task due first (by due_s, then seq), SIM_NONE when idle */
+};
+
+/* A rank's first task's key (due_s, seq); +inf when idle. */
+struct sim_key {
+  double due_s;
+  uint64_t seq;
 };
 
 /* Step accounting integrated while the engine runs (compressed path,
@@ -152,7 +163,9 @@ struct sim_engine {
   int32_t n_streams, cap_streams;
   struct sim_rank *ranks;
   int32_t n_ranks;
-  struct sim_heap heap;
+  struct sim_heap heap; /* ranks, keyed on their first task's (due_s, seq) */
+  struct sim_key *keys; /* [rank] the same keys */
+  uint64_t next_seq;
   double overlap_slowdown; /* compute runs at 1/(1+this) while comm runs */
   double slow_rate;        /* that rate */
   double now_s;
@@ -176,6 +189,37 @@ int32_t sim_stream_add(struct sim_engine *e, int32_t rank);
 int32_t sim_task_add(struct sim_engine *e, int32_t stream, double work_s, enum sim_res res);
 /* to may not start before from has finished. Ids SIM_NONE are ignored. */
 void sim_dep(struct sim_engine *e, int32_t from, int32_t to);
+/* Room for n more tasks and m more edges (false: no memory), so that the
+ * two below, which do not check, can be used for them. */
+bool sim_engine_reserve(struct sim_engine *e, int32_t n, int32_t m);
+
+/* sim_task_add within reserved room (copying issued tasks: lower.c). */
+static inline int32_t sim_task_add_reserved(struct sim_engine *e, int32_t stream, double work_s,
+                                            uint8_t res) {
+  int32_t id = e->n_tasks++;
+  struct sim_task *t = &e->tasks[id];
+  t->work_s = work_s;
+  t->start_s = t->end_s = 0;
+  t->stream = stream;
+  t->res = res;
+  t->next = t->edges = SIM_NONE;
+  t->waiting = 0;
+  struct sim_stream *s = &e->streams[stream];
+  if (s->tail == SIM_NONE)
+    s->head = s->first = id;
+  else
+    e->tasks[s->tail].next = id;
+  s->tail = id;
+  return id;
+}
+
+/* sim_dep of two valid, distinct ids within reserved room. */
+static inline void sim_dep_reserved(struct sim_engine *e, int32_t from, int32_t to) {
+  int32_t id = e->n_edges++;
+  e->edges[id] = (struct sim_edge){to, e->tasks[from].edges};
+  e->tasks[from].edges = id;
+  e->tasks[to].waiting++;
+}
 /* Run every task to completion. PL_ERR_INTERNAL when tasks never become
  * ready (a dependency cycle: a lowering bug). */
 enum pl_status sim_engine_run(struct sim_engine *e, struct pl_diag *diag);
@@ -185,6 +229,8 @@ void sim_cmp_free(struct sim_engine *e);
 void sim_cmp_anchor(struct sim_engine *e, int32_t id);
 void sim_cmp_flush(struct sim_engine *e);
 void sim_acc_advance(struct sim_engine *e, int32_t rank);
+/* Move every running task's completion delta_s later (period insertion). */
+void sim_engine_shift(struct sim_engine *e, double delta_s);
 void sim_acc_task_done(struct sim_engine *e, int32_t id, int32_t rank);
 /* A task of rank starts / ends at now (called by the engine, before the
  * running set changes; kept out of line so the plain path stays lean). */
@@ -196,6 +242,11 @@ bool sim_cmp_done(const struct sim_engine *e);
 enum pl_status sim_heap_init(struct sim_heap *h, int32_t n_items);
 /* Insert item with this due time, or move it there if present. */
 void sim_heap_set(struct sim_heap *h, int32_t item, double due_s);
+/* The same with the tie-break sequence chosen by the caller (the engine keys
+ * each rank on its earliest task's (due, seq)). */
+void sim_heap_set_key(struct sim_heap *h, int32_t item, double due_s, uint64_t seq);
+/* Take item out (nothing when absent). */
+void sim_heap_remove(struct sim_heap *h, int32_t item);
 /* Remove and return the earliest item, SIM_NONE when empty. */
 int32_t sim_heap_pop(struct sim_heap *h);
 /* Move every item delta_s later. */
@@ -315,6 +366,7 @@ struct sim_step {
                           (online accounting; no per-task timeline) */
   int32_t keep_layers; /* compression: layer units simulated per FSDP pass */
   int32_t keep_pairs;  /* compression: pipeline periods simulated past the warm-up */
+  int32_t copied;      /* tasks issued as copies of a pass template (lower.c; tests) */
 };
 
 /* reference: take the straightforward path (tests compare the two). */

@@ -10,7 +10,9 @@
  * collective summary must agree within 1e-9 relative (fields that are
  * differences of step-sized sums, within 1e-9 of the step time), counts
  * exactly. The layouts the benchmark uses must really be compressed (the
- * check would be empty otherwise). */
+ * check would be empty otherwise). Whole steps whose FSDP passes are copied
+ * from pass templates (lower.c) must match the reference exactly, task by
+ * task. */
 #include <math.h>
 #include <string.h>
 
@@ -62,7 +64,16 @@ static const struct layout_case cases[] = {
      PL_SCHEDULE_1F1B, false, false, false, true},
     {"llama2-13b", "dgx-a100", 512, 8, 1, 1, 2, 1, 2, PL_SHARD_ZERO3, 0, PL_RECOMPUTE_SELECTIVE,
      PL_SCHEDULE_1F1B, false, false, false, true},
+    /* pp = 16: more ranks than the engine scans, its rank heap runs */
+    {"llama2-70b", "dgx-h100", 2048, 4, 16, 1, 1, 1, 1, PL_SHARD_ZERO2, 0, PL_RECOMPUTE_FULL,
+     PL_SCHEDULE_1F1B, false, false, false, false},
 };
+
+/* Layouts the fast path simulates whole (not compressed), with FSDP passes
+ * issued as copies of pass templates (lower.c, docs/step-model.md section
+ * 11, round 8): index into cases. The copies must give the reference's
+ * timeline exactly, not within a tolerance. */
+static const size_t copied_cases[] = {4, 5, 13};
 
 static void make_run(const struct layout_case *c, struct pl_run *r) {
   struct pl_diag d;
@@ -170,9 +181,59 @@ static void check_fallback(const struct layout_case *c, int32_t keep_layers, int
   sim_step_free(&ref);
 }
 
+static void same_meta(const struct sim_meta *a, const struct sim_meta *b) {
+  int32_t x[16] = {a->stage, a->peer,  a->mb,     a->layer_first, a->layers, a->coll,
+                   a->calls, a->coll2, a->calls2, a->chunk,       a->stream, a->kind,
+                   a->part,  a->embed, a->head,   a->recompute};
+  int32_t y[16] = {b->stage, b->peer,  b->mb,     b->layer_first, b->layers, b->coll,
+                   b->calls, b->coll2, b->calls2, b->chunk,       b->stream, b->kind,
+                   b->part,  b->embed, b->head,   b->recompute};
+  CHECK(memcmp(x, y, sizeof x) == 0);
+}
+
+/* Pass templates copy tasks instead of deriving them: the same tasks,
+ * metadata, edges and so the same start and end of every task, bit for bit,
+ * as the reference path (which derives every pass); and the step's figures
+ * equal (the sweep sums in the same order). */
+static void check_copies(const struct layout_case *c) {
+  static struct pl_run run;
+  static struct pl_step fast_out, ref_out;
+  struct pl_flops fl;
+  struct pl_diag d;
+  struct sim_step fast, ref;
+  make_run(c, &run);
+  pl_flops_compute(&run.model, &run.layout, &fl);
+  CHECK_STATUS(sim_step_build_fast(&fast, &run, &d), PL_OK, &d);
+  CHECK_STATUS(sim_step_build(&ref, &run, true, &d), PL_OK, &d);
+  /* most of the step is copied: every pass but a few of each shape */
+  CHECK(fast.copied > fast.eng.n_tasks / 2);
+  CHECK_EQ_INT(ref.copied, 0);
+  CHECK_EQ_INT(fast.eng.n_tasks, ref.eng.n_tasks);
+  CHECK_EQ_INT(fast.eng.n_edges, ref.eng.n_edges);
+  int bad = 0;
+  for (int32_t i = 0; i < fast.eng.n_tasks && i < ref.eng.n_tasks; i++) {
+    const struct sim_task *a = &fast.eng.tasks[i], *b = &ref.eng.tasks[i];
+    bad += a->start_s != b->start_s || a->end_s != b->end_s || a->work_s != b->work_s;
+    same_meta(&fast.meta[i], &ref.meta[i]);
+  }
+  CHECK_EQ_INT(bad, 0);
+  CHECK(fast.step_s == ref.step_s);
+  CHECK_STATUS(sim_account(&fast, &fl, &fast_out), PL_OK, &d);
+  CHECK_STATUS(sim_account(&ref, &fl, &ref_out), PL_OK, &d);
+  CHECK(fast_out.compute_s == ref_out.compute_s);
+  CHECK(fast_out.exposed_comm_s == ref_out.exposed_comm_s);
+  CHECK(fast_out.overlapped_comm_s == ref_out.overlapped_comm_s);
+  CHECK(fast_out.bubble_s == ref_out.bubble_s);
+  CHECK(fast_out.gpu_w == ref_out.gpu_w);
+  sim_step_free(&fast);
+  sim_step_free(&ref);
+}
+
 int main(void) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     check_same(&cases[i], cases[i].compressed);
+  for (size_t i = 0; i < sizeof copied_cases / sizeof copied_cases[0]; i++)
+    check_copies(&cases[copied_cases[i]]);
   check_fallback(&cases[1], 2, 1);
   check_fallback(&cases[2], 6, 1);
   return check_finish();
