@@ -72,11 +72,16 @@ struct pl_layout {
                               data-parallel group, not reduce_scattered, before the sharded
                               optimizer step (DeepSpeed's pipeline engine with BF16_Optimizer:
                               runtime/pipe/engine.py _bf16_reduce_grads) */
-  bool fsdp_one_comm;      /* input: zero2/zero3 parameter all_gathers and gradient
+  bool fsdp_one_comm;      /* resolved: zero2/zero3 parameter all_gathers and gradient
                               reduce_scatters share one NCCL communicator, so they run one at
                               a time in issue order, a unit's backward prefetch gather before
                               its reduce_scatter (PyTorch FSDP1 and FSDP2 by default: one
-                              process group; pytorch/pytorch #65299, #186335) */
+                              process group whose collectives run on one NCCL stream;
+                              pytorch/pytorch #65299, #186335). True for zero2/zero3 unless
+                              fsdp_separate_comms; an input true is kept */
+  bool fsdp_separate_comms; /* input: the reduce_scatters have a communicator of their own
+                              (a second process group, e.g. FSDP2's reduce_scatter_group or
+                              torchtitan's option), so they overlap the gathers */
 };
 
 /* Fill derived fields and defaults; reject what cannot run. */

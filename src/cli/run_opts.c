@@ -68,6 +68,11 @@ static int load_modes(const struct cli_args *args, struct pl_layout *l) {
       return cli_fail("--kernels: unknown kernels '%s' (expected fused|unfused)", v);
     l->kernels = strcmp(v, "unfused") == 0 ? PL_KERNELS_UNFUSED : PL_KERNELS_FUSED;
   }
+  if ((v = cli_get(args, "fsdp-comm")) != NULL) {
+    if (strcmp(v, "one") != 0 && strcmp(v, "separate") != 0)
+      return cli_fail("--fsdp-comm: unknown value '%s' (expected one|separate)", v);
+    l->fsdp_separate_comms = strcmp(v, "separate") == 0;
+  }
   return 0;
 }
 

@@ -29,7 +29,8 @@
   {"schedule", "S", "1f1b|interleaved|gpipe pipeline schedule (default 1f1b)"},             \
   {"dtype", "T", "bf16|fp8 (default bf16)"},                                                \
   {"attention", "A", "flash|eager: eager stores the s x s scores (default flash)"},          \
-  {"kernels", "K", "fused|unfused element-wise kernels: unfused = eager PyTorch (default fused)"}
+  {"kernels", "K", "fused|unfused element-wise kernels: unfused = eager PyTorch (default fused)"}, \
+  {"fsdp-comm", "C", "one|separate communicators for zero2/zero3 gathers and reduce_scatters (default one, as PyTorch)"}
 
 /* Build a run from the parsed options. Returns 0, or 1 after printing the
  * problem. The layout is left unresolved (pl_predict resolves it). */

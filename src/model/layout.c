@@ -152,6 +152,12 @@ static enum pl_status resolve_sharding(struct pl_layout *l, struct pl_diag *diag
     l->shard_group = 1;
     return PL_OK;
   }
+  /* One process group for gathers and reduce_scatters unless told otherwise
+   * (layout.h, fsdp_one_comm) */
+  if (l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3)
+    l->fsdp_one_comm = l->fsdp_one_comm || !l->fsdp_separate_comms;
+  else
+    l->fsdp_one_comm = false;
   l->shard_group = or_default(l->shard_group, l->dp);
   if (l->dp % l->shard_group != 0)
     return pl_diag_set(diag, PL_ERR_LAYOUT,

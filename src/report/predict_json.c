@@ -49,6 +49,9 @@ static void layout_json(struct pl_emit *e, const struct pl_layout *l) {
   pl_emit_str(e, "schedule", pl_schedule_name(l->schedule));
   pl_emit_str(e, "dtype", pl_dtype_name(l->dtype));
   pl_emit_bool(e, "sp", l->sp);
+  pl_emit_str(e, "fsdp_comm", l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3
+                                  ? (l->fsdp_one_comm ? "one" : "separate")
+                                  : "none");
   pl_emit_obj_end(e);
 }
 

@@ -206,8 +206,8 @@ static void test_llmfoundry_row(void) {
   pl_validation_free(&v);
 }
 
-/* One FSDP communicator (layout.fsdp_one_comm, set for the llm-foundry
- * rows): a unit's reduce_scatter queues behind the gathers on one stream,
+/* One FSDP communicator (layout.fsdp_one_comm, the default for zero2/zero3;
+ * fsdp_separate_comms opts out): a unit's reduce_scatter queues behind the gathers on one stream,
  * which can only delay the step. llama2-70b, zero3, 64 H100 over 8 nodes,
  * mbs 1 x 4096 tokens, full recompute: a unit's gathers and reduce_scatter
  * take about as long as its compute (inter-node rings), so the serialized
@@ -228,7 +228,7 @@ static double predict_70b(enum pl_shard shard, bool one_comm) {
   run.layout.shard = shard;
   run.layout.shard_set = true;
   run.layout.recompute = shard == PL_SHARD_ZERO1 ? PL_RECOMPUTE_SELECTIVE : PL_RECOMPUTE_FULL;
-  run.layout.fsdp_one_comm = one_comm;
+  run.layout.fsdp_separate_comms = !one_comm; /* one communicator is the default */
   CHECK_STATUS(pl_predict(&run, &out, &d), PL_OK, dp);
   CHECK(out.step.simulated);
   return out.step.step_time_s;
