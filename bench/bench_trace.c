@@ -6,13 +6,18 @@
  * the same 256 KiB chunks, zlib's gzread for .gz): the speed the reader could
  * reach if its own work cost nothing (docs/trace.md 8).
  *
- *   bench_trace [--ceiling] [--gen-mb N] [--budget BYTES] [FILE...]
+ *   bench_trace [--ceiling] [--gen-mb N | --gen-sizes MB,MB...] [--budget BYTES]
+ *               [--gpu-budget BYTES] [FILE...]
  *                (default: shipped traces, then generated 256 MB and 1024 MB)
  *   bench_trace --gen PATH MB    only write a generated trace (for callgrind)
  *
  * Launch records beyond a budget spill to a temporary file (src/trace/spill.c,
  * default 8 MiB, TRACE_SPILL_BUDGET_BYTES); --budget sets it for the files
  * after it (1e12: never spill, the in-memory path), so one binary compares.
+ * GPU records beyond their own budget spill too (src/trace/gspill.c, default
+ * 4 MiB, TRACE_GPU_BUDGET_BYTES); --gpu-budget sets that one the same way.
+ * --gen-sizes generates and measures each listed size in turn (e.g.
+ * 256,1024,2048), deleting the file after each.
  *
  * The generated trace repeats one step of a Kineto-like mix: per step 400
  * python_function frames, 200 cpu_ops, 100 launches with flows and 100 GPU
@@ -36,7 +41,8 @@
 
 #include "trace/trace_int.h" /* trace_analyze_budget (internal) */
 
-static int64_t budget; /* --budget: trace_data.spill_budget_bytes, 0 = default */
+static int64_t budget;     /* --budget: trace_data.spill_budget_bytes, 0 = default */
+static int64_t gpu_budget; /* --gpu-budget: trace_data.gpu_budget_bytes, 0 = default */
 
 static double now_s(void) {
   struct timespec t;
@@ -102,7 +108,7 @@ static int measure(const char *path) {
     struct pl_diag d;
     pl_diag_clear(&d);
     double t0 = now_s();
-    enum pl_status st = trace_analyze_budget(&path, 1, &o, false, budget, &s, &d);
+    enum pl_status st = trace_analyze_budgets(&path, 1, &o, false, budget, gpu_budget, &s, &d);
     double dt = now_s() - t0;
     if (st != PL_OK) {
       fprintf(stderr, "bench_trace: %s\n", d.msg);
@@ -193,15 +199,47 @@ static int both(const char *path, bool ceil) {
   return ceil ? rc | ceiling(path) : rc;
 }
 
+/* --gen-sizes: each size generated, measured and deleted in turn. */
+static int gen_list(const char *sizes, bool ceil) {
+  const char *big = "/tmp/plateau_bench_trace.json";
+  int rc = 0;
+  for (const char *p = sizes; *p != '\0';) {
+    char *end;
+    double mb = strtod(p, &end);
+    if (end == p || mb <= 0) {
+      fprintf(stderr, "bench_trace: --gen-sizes '%s': expected sizes in MB like 256,1024\n", sizes);
+      return 2;
+    }
+    if (generate(big, mb) != 0) {
+      fprintf(stderr, "bench_trace: cannot write %s\n", big);
+      unlink(big);
+      return 1;
+    }
+    rc |= both(big, ceil);
+    unlink(big);
+    p = *end == ',' ? end + 1 : end;
+  }
+  return rc;
+}
+
 int main(int argc, char **argv) {
   double gen_mb = 1024;
   int rc = 0, files = 0;
   bool ceil = false;
+  const char *sizes = NULL;
   if (argc == 4 && strcmp(argv[1], "--gen") == 0)
     return generate(argv[2], atof(argv[3]));
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--gen-mb") == 0 && i + 1 < argc) {
       gen_mb = atof(argv[++i]);
+      continue;
+    }
+    if (strcmp(argv[i], "--gen-sizes") == 0 && i + 1 < argc) {
+      sizes = argv[++i];
+      continue;
+    }
+    if (strcmp(argv[i], "--gpu-budget") == 0 && i + 1 < argc) {
+      gpu_budget = (int64_t)atof(argv[++i]);
       continue;
     }
     if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc) {
@@ -219,6 +257,8 @@ int main(int argc, char **argv) {
     rc |= both(shipped("kineto2021_resnet50_worker0.json.gz"), ceil);
     rc |= both(shipped("tracelens_mi300_resnet_act_checkpoint.json.gz"), ceil);
   }
+  if (sizes != NULL)
+    return rc | gen_list(sizes, ceil);
   if (gen_mb > 0) {
     const char *big = "/tmp/plateau_bench_trace.json";
     for (double mb = gen_mb / 4; mb <= gen_mb; mb *= 4) {

@@ -125,30 +125,43 @@ static enum pl_status keep_call(struct trace_vec *v, enum trace_op op, int64_t n
   return PL_OK;
 }
 
-enum pl_status trace_collectives(const struct trace_data *d, const struct trace_iv *w, size_t nw,
-                                 bool keep_calls, struct pl_trace_rank *r, struct pl_diag *diag) {
+/* What one pass over the communication kernels accumulates. */
+struct pass {
+  const struct trace_data *d;
+  const struct trace_iv *w;
+  size_t nw;
+  bool keep_calls;
   struct acc a[TRACE_OP_N * 8];
-  int na = 0;
-  const struct trace_gpu *g = d->gpu.data;
-  const struct trace_coll *cs = d->colls.data;
-  struct trace_vec calls = {0};
-  r->calls = NULL;
-  r->n_calls = 0;
-  const struct trace_comm *cm = d->comm.data;
-  for (size_t i = 0; i < d->comm.len; i++) {
-    const struct trace_gpu *gi = &g[cm[i].gpu];
-    if (!trace_in_view(d, gi) || !in_windows(gi, w, nw))
-      continue;
-    const struct trace_coll *c = cm[i].coll >= 0 ? &cs[cm[i].coll] : NULL;
-    enum trace_op op = c && c->op != TRACE_OP_UNKNOWN ? (enum trace_op)c->op
-                                                        : (enum trace_op)gi->name_op;
-    int64_t n = c && c->group_size > 0 ? c->group_size : d->world_size;
-    add_call(find_acc(a, &na, op, n), gi, c);
-    if (keep_calls && keep_call(&calls, op, n, gi, c, d->world_size, diag) != PL_OK) {
-      trace_vec_free(&calls);
-      return PL_ERR_NOMEM;
-    }
-  }
+  int na;
+  struct trace_vec calls;
+  bool nomem;
+};
+
+static void one_call(struct pass *p, const struct trace_gpu *gi, int32_t coll) {
+  const struct trace_data *d = p->d;
+  if (p->nomem || !trace_in_view(d, gi) || !in_windows(gi, p->w, p->nw))
+    return;
+  const struct trace_coll *c = coll >= 0 ? &TRACE_AT(d->colls, struct trace_coll, coll) : NULL;
+  enum trace_op op = c && c->op != TRACE_OP_UNKNOWN ? (enum trace_op)c->op
+                                                      : (enum trace_op)gi->name_op;
+  int64_t n = c && c->group_size > 0 ? c->group_size : d->world_size;
+  add_call(find_acc(p->a, &p->na, op, n), gi, c);
+  if (p->keep_calls && keep_call(&p->calls, op, n, gi, c, d->world_size, NULL) != PL_OK)
+    p->nomem = true;
+}
+
+/* Spilled GPU events (gspill.c): the file is in trace order, and so are the
+ * communication kernels in it, so the sums are taken in the same order. */
+static void calls_piece(void *ctx, struct trace_grec *r, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (r[i].g.kind == TRACE_COMM)
+      one_call(ctx, &r[i].g, r[i].coll);
+}
+
+static enum pl_status summarize(struct pass *p, struct pl_trace_rank *r, struct pl_diag *diag) {
+  struct trace_vec calls = p->calls;
+  struct acc *a = p->a;
+  int na = p->na;
   r->calls = calls.data;
   r->n_calls = (int64_t)calls.len;
   r->n_coll = 0;
@@ -163,4 +176,26 @@ enum pl_status trace_collectives(const struct trace_data *d, const struct trace_
     finish(&a[i], r->steps > 0 ? (double)r->steps : 1.0, &r->coll[i]);
   r->n_coll = na;
   return PL_OK;
+}
+
+enum pl_status trace_collectives(const struct trace_data *d, const struct trace_iv *w, size_t nw,
+                                 bool keep_calls, struct pl_trace_rank *r, struct pl_diag *diag) {
+  struct pass pass = {.d = d, .w = w, .nw = nw, .keep_calls = keep_calls}, *p = &pass;
+  r->calls = NULL;
+  r->n_calls = 0;
+  enum pl_status s = PL_OK;
+  if (d->gspill != NULL) {
+    s = trace_gspill_each(d, false, calls_piece, p, diag);
+  } else {
+    const struct trace_comm *cm = d->comm.data;
+    for (size_t i = 0; i < d->comm.len; i++)
+      one_call(p, &TRACE_AT(d->gpu, struct trace_gpu, cm[i].gpu), cm[i].coll);
+  }
+  if (s == PL_OK && p->nomem)
+    s = pl_diag_set(diag, PL_ERR_NOMEM, "out of memory listing collective calls");
+  if (s != PL_OK) {
+    trace_vec_free(&p->calls);
+    return s;
+  }
+  return summarize(p, r, diag);
 }

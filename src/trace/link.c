@@ -288,6 +288,45 @@ static void link_block(struct trace_data *d, const struct rpc_index *x,
   }
 }
 
+/* GPU events in the temporary file (gspill.c): each launch block is one
+ * pass over the file, rewriting the records in place. The first pass gives
+ * NCCL kernels the collective their own External id names, as
+ * link_spilled does before its blocks. */
+struct fblock {
+  struct trace_data *d;
+  const struct rpc_index *x;
+  const struct trace_launch *b; /* NULL: the pass by External id alone */
+  size_t n;
+};
+
+static void link_file_piece(void *ctx, struct trace_grec *r, size_t n) {
+  const struct fblock *f = ctx;
+  for (size_t i = 0; i < n; i++) {
+    struct trace_comm c = {r[i].ext_id, -1, r[i].coll};
+    bool comm = r[i].g.kind == TRACE_COMM && r[i].coll < 0 && f->x->n > 0;
+    if (f->b == NULL) {
+      if (comm)
+        r[i].coll = coll_of(f->d, f->x, &c, NULL);
+      continue;
+    }
+    int64_t k = r[i].corr;
+    const struct trace_launch *l =
+        k >= 0 && k >= f->b[0].corr && k <= f->b[f->n - 1].corr ? find_in(f->b, f->n, k) : NULL;
+    if (l == NULL)
+      continue;
+    link_to(f->d, &r[i].g, l);
+    if (comm)
+      r[i].coll = coll_of(f->d, f->x, &c, l);
+  }
+}
+
+static enum pl_status link_file_block(struct trace_data *d, const struct rpc_index *x,
+                                      const struct trace_launch *b, size_t n,
+                                      struct pl_diag *diag) {
+  struct fblock f = {d, x, b, n};
+  return trace_gspill_each(d, true, link_file_piece, &f, diag);
+}
+
 /* Link from the spill file: the held launches become its last run, and
  * their vector (at least the budget: it filled up once) is reused, half as
  * the merge's read buffers, half as one block, so linking allocates no more
@@ -301,6 +340,10 @@ static enum pl_status link_spilled(struct trace_data *d, const struct rpc_index 
   for (size_t i = 0; i < d->comm.len && x->n > 0; i++)
     if (c[i].coll < 0) /* the kernel's External id first, as link_comm */
       c[i].coll = coll_of(d, x, &c[i], NULL);
+  if (d->gspill != NULL && x->n > 0)
+    s = link_file_block(d, x, NULL, 0, diag);
+  if (s != PL_OK)
+    return s;
   size_t cap = d->launches.cap, nb = cap / 2;
   struct trace_launch *b = d->launches.data;
   struct trace_merge *m = NULL;
@@ -311,13 +354,26 @@ static enum pl_status link_spilled(struct trace_data *d, const struct rpc_index 
     got = trace_merge_next(m, &b[n]);
     n += got > 0;
     if (n > 0 && (n == nb || got == 0)) {
-      link_block(d, x, b, n);
+      if (d->gspill != NULL)
+        s = link_file_block(d, x, b, n, diag);
+      else
+        link_block(d, x, b, n);
       n = 0;
     }
   }
   if (s == PL_OK && got < 0)
     s = pl_diag_set(diag, PL_ERR_IO, "cannot read the temporary file of trace launches");
   trace_merge_close(m);
+  return s;
+}
+
+/* GPU events in the file, launches in memory (sorted, deduplicated): one
+ * pass by External id, one with every launch as one block. */
+static enum pl_status link_in_file(struct trace_data *d, const struct rpc_index *x,
+                                   struct pl_diag *diag) {
+  enum pl_status s = x->n > 0 ? link_file_block(d, x, NULL, 0, diag) : PL_OK;
+  if (s == PL_OK && d->launches.len > 0)
+    s = link_file_block(d, x, d->launches.data, d->launches.len, diag);
   return s;
 }
 
@@ -330,8 +386,12 @@ enum pl_status trace_link(struct trace_data *d, struct pl_diag *diag) {
     qsort(d->recompute.data, d->recompute.len, sizeof(struct trace_span), cmp_span);
   struct rpc_index x;
   enum pl_status s = rpc_build(d, &x, diag);
+  if (s == PL_OK && d->gspill != NULL) /* the GPU events held go after the rest */
+    s = trace_spill_gpu(d, diag);
   if (s == PL_OK && d->spill != NULL)
     s = link_spilled(d, &x, diag);
+  else if (s == PL_OK && d->gspill != NULL)
+    s = link_in_file(d, &x, diag);
   else if (s == PL_OK) {
     struct trace_gpu *g = d->gpu.data;
     const int64_t *corr = d->corr.data;
@@ -340,6 +400,10 @@ enum pl_status trace_link(struct trace_data *d, struct pl_diag *diag) {
     struct trace_comm *c = d->comm.data;
     for (size_t i = 0; i < d->comm.len; i++)
       link_comm(d, &x, &c[i]);
+  }
+  if (s == PL_OK && d->gspill != NULL) {
+    trace_vec_free(&d->launches); /* before the sort's budget is allocated */
+    s = trace_gspill_sort(d, diag);
   }
   if (s == PL_OK) {
     /* what only linking needed: the launches and the correlations */

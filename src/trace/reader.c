@@ -77,6 +77,7 @@ struct reader {
   struct event e;
   bool too_long;     /* yajl asked for a token buffer above the cap */
   size_t spill_cap;  /* launches held before they spill (trace_spill_cap) */
+  size_t gpu_cap;    /* GPU records held before they spill (trace_gpu_cap) */
 };
 
 static const char *vname(enum vtype t) {
@@ -568,6 +569,11 @@ static int commit_gpu(struct reader *r) {
     return 0;
   if (r->d->gpu.len >= INT32_MAX)
     return fail(r, PL_ERR_LIMIT, "more than %d GPU events", INT32_MAX);
+  if (r->d->gpu.len >= r->gpu_cap) {
+    enum pl_status s = trace_spill_gpu(r->d, NULL);
+    if (s != PL_OK)
+      return s == PL_ERR_NOMEM ? oom(r) : fail(r, s, "cannot write GPU events to a temporary file");
+  }
   struct trace_gpu *g = trace_vec_push(&r->d->gpu, sizeof *g);
   int64_t *corr = g ? trace_vec_push(&r->d->corr, sizeof *corr) : NULL;
   if (corr == NULL)
@@ -966,6 +972,7 @@ static enum pl_status read_input(struct trace_input *in, const char *path, struc
   r.diag = diag;
   r.skip_above = INT_MAX;
   r.spill_cap = trace_spill_cap(d);
+  r.gpu_cap = trace_gpu_cap(d);
   d->rank = d->world_size = -1;
   r.h = yajl_alloc(&callbacks, &afs, &r);
   if (r.h == NULL)
@@ -1008,7 +1015,14 @@ void trace_data_free(struct trace_data *d) {
   trace_vec_free(&d->recompute);
   trace_vec_free(&d->colls);
   trace_vec_free(&d->spill_runs);
+  trace_vec_free(&d->gsorted_runs);
   if (d->spill != NULL)
     fclose(d->spill); /* tmpfile: removed on close */
   d->spill = NULL;
+  if (d->gspill != NULL)
+    fclose(d->gspill);
+  d->gspill = NULL;
+  if (d->gsorted != NULL)
+    fclose(d->gsorted);
+  d->gsorted = NULL;
 }

@@ -29,6 +29,7 @@ struct job {
   size_t mem_len;
   const struct pl_trace_opts *opts;
   int64_t spill_budget_bytes; /* trace_data.spill_budget_bytes of every file */
+  int64_t gpu_budget_bytes;   /* trace_data.gpu_budget_bytes of every file */
   struct pl_trace_rank **ranks; /* per file: one rank, or one per GPU pid */
   int *n_ranks;
   enum pl_status *status;
@@ -58,6 +59,7 @@ static void run_one(struct job *j, int i) {
   struct trace_data d;
   memset(&d, 0, sizeof d);
   d.spill_budget_bytes = j->spill_budget_bytes;
+  d.gpu_budget_bytes = j->gpu_budget_bytes;
   pl_diag_clear(&j->diags[i]);
   enum pl_status s = j->mem != NULL
                          ? trace_read_mem(j->mem, j->mem_len, j->files[i], 0, &d, &j->diags[i])
@@ -391,8 +393,9 @@ static enum pl_status assemble(struct job *j, struct pl_trace_set *s, struct pl_
 
 /* Analyze the files of l (taken over by the set, freed on failure too). */
 static enum pl_status analyze_list(struct list *l, const struct pl_trace_opts *opts,
-                                   bool calls, int64_t budget, const void *mem, size_t mem_len,
-                                   struct pl_trace_set **out, struct pl_diag *diag) {
+                                   bool calls, const int64_t budget[2], const void *mem,
+                                   size_t mem_len, struct pl_trace_set **out,
+                                   struct pl_diag *diag) {
   struct pl_trace_set *s = pl_calloc(1, sizeof *s);
   struct job j;
   memset(&j, 0, sizeof j);
@@ -400,7 +403,8 @@ static enum pl_status analyze_list(struct list *l, const struct pl_trace_opts *o
   j.n = l->n;
   j.opts = opts;
   j.calls = calls;
-  j.spill_budget_bytes = budget;
+  j.spill_budget_bytes = budget[0];
+  j.gpu_budget_bytes = budget[1];
   j.mem = mem;
   j.mem_len = mem_len;
   j.ranks = pl_calloc((size_t)j.n, sizeof *j.ranks);
@@ -446,6 +450,14 @@ enum pl_status trace_analyze_budget(const char *const *paths, int n_paths,
                                     const struct pl_trace_opts *opts, bool calls,
                                     int64_t spill_budget_bytes, struct pl_trace_set **out,
                                     struct pl_diag *diag) {
+  return trace_analyze_budgets(paths, n_paths, opts, calls, spill_budget_bytes, 0, out, diag);
+}
+
+enum pl_status trace_analyze_budgets(const char *const *paths, int n_paths,
+                                     const struct pl_trace_opts *opts, bool calls,
+                                     int64_t spill_budget_bytes, int64_t gpu_budget_bytes,
+                                     struct pl_trace_set **out, struct pl_diag *diag) {
+  const int64_t budget[2] = {spill_budget_bytes, gpu_budget_bytes};
   *out = NULL;
   if (n_paths <= 0)
     return pl_diag_set(diag, PL_ERR_MISSING, "no trace files given");
@@ -455,7 +467,7 @@ enum pl_status trace_analyze_budget(const char *const *paths, int n_paths,
     free_list(&l);
     return st;
   }
-  return analyze_list(&l, opts, calls, spill_budget_bytes, NULL, 0, out, diag);
+  return analyze_list(&l, opts, calls, budget, NULL, 0, out, diag);
 }
 
 enum pl_status pl_trace_analyze(const char *const *paths, int n_paths,
@@ -481,8 +493,9 @@ enum pl_status pl_trace_analyze_mem(const void *data, size_t len, const char *na
   }
   /* a NULL buffer reads as empty (an error naming the trace), not as "a file" */
   static const unsigned char none[1];
-  return analyze_list(&l, opts, false, 0, data != NULL ? data : none, data != NULL ? len : 0, out,
-                      diag);
+  static const int64_t defaults[2] = {0, 0};
+  return analyze_list(&l, opts, false, defaults, data != NULL ? data : none,
+                      data != NULL ? len : 0, out, diag);
 }
 
 void pl_trace_set_free(struct pl_trace_set *s) {

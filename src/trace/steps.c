@@ -11,7 +11,9 @@
  *
  * Which steps count (docs/trace.md 2.3): a last step whose CPU span is shorter
  * than half the median of the others was cut short by the profiler and is
- * dropped (a lone step is kept); then the first `skip` steps are warm-up. */
+ * dropped (a lone step is kept); then the first `skip` steps are warm-up.
+ * When the GPU events spilled to a temporary file (gspill.c), the passes
+ * over them here (extents, counts) read that file piece by piece. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +46,25 @@ static bool last_cut_short(const struct trace_data *d) {
   return 2 * (s[n - 1].end_ns - s[n - 1].ts_ns) < median;
 }
 
+/* Widen first[k] and last[k] by the GPU events of step k among g[0, n). */
+static void extend(const struct trace_gpu *g, size_t n, int64_t *first, int64_t *last) {
+  for (size_t i = 0; i < n; i++) {
+    int32_t k = g[i].step;
+    if (k < 0)
+      continue;
+    if (g[i].ts_ns < first[k])
+      first[k] = g[i].ts_ns;
+    if (g[i].ts_ns + g[i].dur_ns > last[k])
+      last[k] = g[i].ts_ns + g[i].dur_ns;
+  }
+}
+
+static void extents_piece(void *ctx, struct trace_grec *r, size_t n) {
+  int64_t **fl = ctx;
+  for (size_t i = 0; i < n; i++)
+    extend(&r[i].g, 1, fl[0], fl[1]);
+}
+
 /* First GPU start and last GPU end of each step's events, over every device
  * of the file: the devices of one file share its steps, so a pipeline stage
  * that starts late or ends early still has the whole step as its window and
@@ -57,16 +78,11 @@ static enum pl_status step_extents(const struct trace_data *d, int64_t **first, 
     return PL_ERR_NOMEM;
   for (size_t k = 0; k < n; k++)
     (*first)[k] = INT64_MAX, (*last)[k] = INT64_MIN;
-  const struct trace_gpu *g = d->gpu.data;
-  for (size_t i = 0; i < d->gpu.len; i++) {
-    int32_t k = g[i].step;
-    if (k < 0)
-      continue;
-    if (g[i].ts_ns < (*first)[k])
-      (*first)[k] = g[i].ts_ns;
-    if (g[i].ts_ns + g[i].dur_ns > (*last)[k])
-      (*last)[k] = g[i].ts_ns + g[i].dur_ns;
+  if (d->gspill != NULL) {
+    int64_t *fl[2] = {*first, *last};
+    return trace_gspill_each(d, false, extents_piece, fl, NULL);
   }
+  extend(d->gpu.data, d->gpu.len, *first, *last);
   return PL_OK;
 }
 
@@ -75,10 +91,11 @@ static enum pl_status step_windows(const struct trace_data *d, size_t lo, size_t
                                    struct trace_iv *w) {
   const struct trace_span *s = d->steps.data;
   int64_t *first, *last;
-  if (step_extents(d, &first, &last) != PL_OK) {
+  enum pl_status st = step_extents(d, &first, &last);
+  if (st != PL_OK) {
     pl_free(first);
     pl_free(last);
-    return PL_ERR_NOMEM;
+    return st;
   }
   size_t n = d->steps.len;
   for (size_t k = 0; k < n; k++) {
@@ -109,7 +126,27 @@ static void fill_means(struct pl_trace_rank *r, const struct trace_breakdown *b,
   r->recompute_s = (double)b->recompute_ns * k;
 }
 
-static void fill_identity(struct trace_data *d, const char *path, struct pl_trace_rank *r) {
+struct counter {
+  const struct trace_data *d;
+  struct pl_trace_rank *r;
+};
+
+static void count(struct counter *c, const struct trace_gpu *g, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (!trace_in_view(c->d, &g[i]))
+      continue;
+    c->r->gpu_events++;
+    c->r->unlinked_events += !(g[i].flags & TRACE_F_LINKED);
+  }
+}
+
+static void count_piece(void *ctx, struct trace_grec *r, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    count(ctx, &r[i].g, 1);
+}
+
+static enum pl_status fill_identity(struct trace_data *d, const char *path,
+                                    struct pl_trace_rank *r, struct pl_diag *diag) {
   memset(r, 0, sizeof *r);
   r->file = path;
   r->rank = d->rank;
@@ -123,15 +160,15 @@ static void fill_identity(struct trace_data *d, const char *path, struct pl_trac
   r->gpu_devices = d->n_devices;
   r->gpu_pid = d->view_dev > 0 ? d->devices[d->view_dev - 1] : -1;
   r->first_step = -1;
-  const struct trace_gpu *g = d->gpu.data;
-  for (size_t i = 0; i < d->gpu.len; i++) {
-    if (!trace_in_view(d, &g[i]))
-      continue;
-    r->gpu_events++;
-    r->unlinked_events += !(g[i].flags & TRACE_F_LINKED);
-  }
+  struct counter c = {d, r};
+  enum pl_status s = PL_OK;
+  if (d->gspill != NULL)
+    s = trace_gspill_each(d, false, count_piece, &c, diag);
+  else
+    count(&c, d->gpu.data, d->gpu.len);
   r->has_gpu = r->gpu_events > 0;
   r->has_steps = d->steps.len > 0;
+  return s;
 }
 
 /* Decide the kept range [lo, hi) of steps; error when skip leaves none. */
@@ -165,7 +202,9 @@ enum pl_status trace_rank_analyze(struct trace_data *d, const char *path,
   enum pl_status s = trace_link(d, diag);
   if (s != PL_OK)
     return s;
-  fill_identity(d, path, r);
+  s = fill_identity(d, path, r, diag);
+  if (s != PL_OK)
+    return s;
   size_t lo = 0, hi = 0, nw = 1;
   bool by_step = r->has_steps && !o->whole_trace;
   if (r->has_steps && (by_step || !r->has_gpu)) {
@@ -185,10 +224,11 @@ enum pl_status trace_rank_analyze(struct trace_data *d, const char *path,
   struct trace_iv *w = pl_reallocarray(NULL, nw, sizeof *w);
   if (w == NULL)
     return pl_diag_set(diag, PL_ERR_NOMEM, "trace '%s': out of memory", path);
-  if (by_step)
-    s = step_windows(d, lo, hi, w) == PL_OK ? PL_OK
-        : pl_diag_set(diag, PL_ERR_NOMEM, "trace '%s': out of memory", path);
-  else
+  w[0] = (struct trace_iv){0, 0};
+  if (by_step && (s = step_windows(d, lo, hi, w)) != PL_OK)
+    s = s == PL_ERR_NOMEM ? pl_diag_set(diag, s, "trace '%s': out of memory", path)
+        : pl_diag_set(diag, s, "trace '%s': cannot read the temporary file of GPU events", path);
+  else if (!by_step)
     trace_whole_window(&all, 0, 0, &w[0]); /* the file's, as step_extents */
   struct trace_breakdown b;
   if (s == PL_OK)

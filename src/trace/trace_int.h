@@ -5,11 +5,14 @@
  * activity intervals, CPU launch points (correlation -> time), ProfilerStep
  * spans, activation-recompute spans and record_param_comms collectives. Every
  * other event (CPU ops, Python frames, counters) is parsed and dropped, so
- * memory grows with the number of GPU events (32 bytes each while reading:
- * a 24-byte trace_gpu and its 8-byte correlation, plus 32-byte launches up
- * to TRACE_SPILL_BUDGET_BYTES, beyond which they go to a temporary file;
- * 24 bytes plus interval lists after trace_link), not with the size of the
- * JSON (docs/trace.md 11). Times are integer nanoseconds on the
+ * memory follows the number of GPU events (32 bytes each while reading: a
+ * 24-byte trace_gpu and its 8-byte correlation, plus 32-byte launches; 24
+ * bytes plus interval lists after trace_link), not the size of the JSON, and
+ * is capped: launches beyond TRACE_SPILL_BUDGET_BYTES and GPU records beyond
+ * TRACE_GPU_BUDGET_BYTES go to temporary files (spill.c, gspill.c), after
+ * which linking and measuring work from there in fixed-size pieces and peak
+ * memory no longer grows with the trace (docs/trace.md 11.1). Times are
+ * integer nanoseconds on the
  * trace's own clock (Kineto "ts" in microseconds, read exactly from the text).
  * Ownership: a struct trace_data is filled by trace_read and released with
  * trace_data_free. */
@@ -43,6 +46,12 @@
  * holds (docs/trace.md 11.1), so ordinary traces never touch the disk and a
  * larger one costs 8 MiB for its launches instead of 32 bytes per launch. */
 #define TRACE_SPILL_BUDGET_BYTES (8u << 20)
+/* GPU records (24-byte trace_gpu + 8-byte correlation) held in memory before
+ * every GPU event of the file goes to a temporary file (gspill.c) and is
+ * linked and measured from there in fixed-size pieces: 4 MiB is 131 072
+ * events, more than a 256 MB generated trace holds (docs/trace.md 11.1), so
+ * a larger trace costs this much for its GPU events, not 32 bytes each. */
+#define TRACE_GPU_BUDGET_BYTES (4u << 20)
 
 enum trace_kind { TRACE_COMPUTE, TRACE_COMM, TRACE_MEMCPY, TRACE_MEMSET, TRACE_N_KINDS };
 
@@ -165,6 +174,14 @@ struct trace_data {
                                  set before trace_read */
   void *spill;                /* FILE * of sorted runs of launches (tmpfile), NULL none */
   struct trace_vec spill_runs;/* int64_t records per run, in file order */
+  int64_t gpu_budget_bytes;   /* bytes of GPU records held before they spill,
+                                 0 default (TRACE_GPU_BUDGET_BYTES); set before trace_read */
+  void *gspill;               /* FILE * of every GPU event (struct trace_grec) in trace
+                                 order once they spilled; gpu, corr and comm are then empty */
+  int64_t n_gspill;           /* records in gspill */
+  void *gsorted;              /* FILE * of the linked trace_gpu records in runs sorted by
+                                 start (made by trace_link when gspill is set) */
+  struct trace_vec gsorted_runs; /* int64_t records per run */
 };
 
 /* Is g one of the GPU events d's analyzers see now? Events without a pid
@@ -228,6 +245,35 @@ enum pl_status trace_merge_open(struct trace_data *d, struct trace_launch *buf, 
  * flags merged, the first record's other fields): 1, 0 at end, -1 read error. */
 int trace_merge_next(struct trace_merge *m, struct trace_launch *out);
 void trace_merge_close(struct trace_merge *m);
+/* gspill.c: GPU events beyond their budget. Once the reader holds
+ * trace_gpu_cap records, they and every later one go to a temporary file in
+ * trace order, with their correlation and NCCL fields (struct trace_grec);
+ * trace_link links them there and writes them again sorted by start in runs,
+ * which trace_gmerge_* read back merged for the breakdown's sweep. */
+struct trace_grec {
+  struct trace_gpu g;
+  int64_t corr;   /* as trace_data.corr */
+  int64_t ext_id; /* as trace_comm (TRACE_COMM records only) */
+  int32_t coll;   /* as trace_comm, -1 none */
+  int32_t unused;
+};
+size_t trace_gpu_cap(const struct trace_data *d); /* GPU records in memory */
+/* Append the GPU records held (gpu, corr, comm) to the file and empty them. */
+enum pl_status trace_spill_gpu(struct trace_data *d, struct pl_diag *diag);
+/* Call fn on the spilled records in trace order, n at a time; with write,
+ * each piece is written back after fn (which may change it). */
+typedef void trace_grec_fn(void *ctx, struct trace_grec *r, size_t n);
+enum pl_status trace_gspill_each(const struct trace_data *d, bool write, trace_grec_fn *fn,
+                                 void *ctx, struct pl_diag *diag);
+/* Write the linked records again, in runs sorted by start (d->gsorted). */
+enum pl_status trace_gspill_sort(struct trace_data *d, struct pl_diag *diag);
+struct trace_gmerge;
+enum pl_status trace_gmerge_open(const struct trace_data *d, struct trace_gmerge **out,
+                                 struct pl_diag *diag);
+/* The next record by start: 1, 0 at end, -1 read error. */
+int trace_gmerge_next(struct trace_gmerge *m, struct trace_gpu *out);
+void trace_gmerge_close(struct trace_gmerge *m);
+
 /* link.c */
 int trace_cmp_launch(const struct trace_launch *x, const struct trace_launch *y);
 void trace_sort_launches(struct trace_launch *l, size_t n);
@@ -283,6 +329,11 @@ enum pl_status trace_analyze_budget(const char *const *paths, int n_paths,
                                     const struct pl_trace_opts *opts, bool calls,
                                     int64_t spill_budget_bytes, struct pl_trace_set **out,
                                     struct pl_diag *diag);
+/* The same with trace_data.gpu_budget_bytes too (0 = TRACE_GPU_BUDGET_BYTES). */
+enum pl_status trace_analyze_budgets(const char *const *paths, int n_paths,
+                                     const struct pl_trace_opts *opts, bool calls,
+                                     int64_t spill_budget_bytes, int64_t gpu_budget_bytes,
+                                     struct pl_trace_set **out, struct pl_diag *diag);
 
 /* collectives.c: per-op summaries of the comm kernels launched in kept steps. */
 enum pl_status trace_collectives(const struct trace_data *d, const struct trace_iv *w, size_t nw,

@@ -14,6 +14,9 @@
  *      code.
  *   5. the bytes read with a launch budget of 4 records (spill.c: launches
  *      beyond it go to a temporary file in sorted runs, merged at link time).
+  6. the bytes read with launch and GPU-record budgets of 4 records each
+ *      (gspill.c: GPU records go to a temporary file, measured by a sweep over
+ *      sorted runs): the rank analysis must equal the in-memory one exactly.
  * Runs 1-3 and 5 must succeed or fail together and, on success, parse the same
  * events; run 5 must link every GPU event as run 1 does. Every successful analysis must satisfy docs/trace.md section 3:
  * finite non-negative metrics, compute + exposed comm + exposed memory +
@@ -167,6 +170,55 @@ static void spilled(const void *data, size_t size, struct trace_data *a) {
   trace_data_free(&b);
 }
 
+/* Run 6: every GPU record spilled as well: the same analysis, to the bit. */
+static bool same_rank(const struct pl_trace_rank *x, const struct pl_trace_rank *y) {
+  const double a[] = {x->span_s, x->compute_s, x->comm_s, x->overlapped_comm_s,
+                      x->exposed_comm_s, x->memory_s, x->exposed_memory_s, x->idle_s,
+                      x->recompute_s, x->cpu_step_s};
+  const double b[] = {y->span_s, y->compute_s, y->comm_s, y->overlapped_comm_s,
+                      y->exposed_comm_s, y->memory_s, y->exposed_memory_s, y->idle_s,
+                      y->recompute_s, y->cpu_step_s};
+  if (memcmp(a, b, sizeof a) != 0 || x->steps != y->steps || x->gpu_events != y->gpu_events ||
+      x->unlinked_events != y->unlinked_events || x->n_coll != y->n_coll ||
+      x->n_calls != y->n_calls)
+    return false;
+  for (int i = 0; i < x->n_coll; i++)
+    if (x->coll[i].count != y->coll[i].count || x->coll[i].time_s != y->coll[i].time_s ||
+        x->coll[i].bytes != y->coll[i].bytes)
+      return false;
+  return true;
+}
+
+static enum pl_status rank_of(const void *data, size_t size, int64_t budget_records,
+                              struct pl_trace_rank *r) {
+  struct trace_data d;
+  memset(&d, 0, sizeof d);
+  memset(r, 0, sizeof *r);
+  d.spill_budget_bytes = budget_records * (int64_t)sizeof(struct trace_launch);
+  d.gpu_budget_bytes = budget_records * (int64_t)sizeof(struct trace_grec);
+  struct pl_trace_opts o = {-1, 1, false};
+  struct pl_diag diag;
+  pl_diag_clear(&diag);
+  enum pl_status s = trace_read_mem(data, size, "fuzz", 0, &d, &diag);
+  if (s == PL_OK)
+    s = trace_rank_analyze(&d, "fuzz", &o, true, r, &diag);
+  trace_data_free(&d);
+  return s;
+}
+
+static void gpu_spilled(const void *data, size_t size) {
+  struct pl_trace_rank x, y;
+  enum pl_status sx = rank_of(data, size, 0, &x), sy = rank_of(data, size, 4, &y);
+  if ((sx == PL_OK) != (sy == PL_OK))
+    die("success differs with GPU records spilled");
+  if (sx == PL_OK && !same_rank(&x, &y))
+    die("spilled GPU records give another analysis");
+  pl_free(x.coll);
+  pl_free(x.calls);
+  pl_free(y.coll);
+  pl_free(y.calls);
+}
+
 static void analyze(struct trace_data *d) {
   struct pl_trace_opts o = {-1, 1, false};
   struct pl_trace_rank r;
@@ -213,6 +265,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   if (sa == PL_OK)
     spilled(data, size, &a);
+  if (sa == PL_OK)
+    gpu_spilled(data, size);
   if (sa == PL_OK)
     analyze(&a);
   trace_data_free(&a);
