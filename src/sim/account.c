@@ -81,10 +81,13 @@ struct merge {
   int32_t at[LISTS]; /* [i] live list i's next interval */
   double head_s[LISTS]; /* [i] its start */
   int n_live;
+  int rest;  /* the first list from index 2 on with the smallest head, -1 when none */
+  bool stale; /* rest must be found again */
 };
 
 static void merge_init(struct merge *mg, const int32_t *first) {
   mg->n_live = 0;
+  mg->stale = true;
   for (int k = 1; k < LISTS; k++) {
     if (first[k] != SIM_NONE) {
       mg->head_s[mg->n_live] = mg->tasks[first[k]].start_s;
@@ -98,12 +101,26 @@ static void merge_init(struct merge *mg, const int32_t *first) {
 static int32_t merge_next(struct merge *mg) {
   if (mg->n_live == 0)
     return SIM_NONE;
+  /* The first list with the smallest head, as a scan in index order finds
+   * it: lists 0 and 1 (the longest in practice: tp and the FSDP stream),
+   * then the first smallest of the rest, found again only when one of
+   * them moved. */
+  if (mg->stale) {
+    mg->rest = -1;
+    for (int i = 2; i < mg->n_live; i++)
+      if (mg->rest < 0 || mg->head_s[i] < mg->head_s[mg->rest])
+        mg->rest = i;
+    mg->stale = false;
+  }
   int best = 0;
-  for (int i = 1; i < mg->n_live; i++)
-    if (mg->head_s[i] < mg->head_s[best])
-      best = i;
+  if (mg->n_live > 1 && mg->head_s[1] < mg->head_s[0])
+    best = 1;
+  if (mg->rest >= 0 && mg->head_s[mg->rest] < mg->head_s[best])
+    best = mg->rest;
   int32_t id = mg->at[best], next = mg->tasks[id].next;
+  mg->stale = mg->stale || best >= 2;
   if (next == SIM_NONE) {
+    mg->stale = true; /* the last list takes index best */
     mg->n_live--;
     mg->at[best] = mg->at[mg->n_live];
     mg->head_s[best] = mg->head_s[mg->n_live];

@@ -164,9 +164,17 @@ static bool earlier(const struct sim_task *a, const struct sim_task *b) {
  * rank's first task; more: the ranks sit in an indexed heap (heap.c). */
 #define SCAN_RANKS 8
 
-/* Key the rank on its first running task, best (SIM_NONE when idle). The
- * earliest of the ranks' first tasks is the earliest of all running tasks by
- * (due_s, seq): the order a heap of every running task would pop them in. */
+/* Key the rank on (due_s, seq) of its first running task. The earliest of
+ * the ranks' first tasks is the earliest of all running tasks by (due_s,
+ * seq): the order a heap of every running task would pop them in. */
+static inline void rekey_to(struct sim_engine *e, int32_t rank, double due_s, uint64_t seq) {
+  struct sim_key *k = &e->keys[rank];
+  if (e->n_ranks > SCAN_RANKS && (due_s != k->due_s || seq != k->seq))
+    sim_heap_set_key(&e->heap, rank, due_s, seq);
+  *k = (struct sim_key){due_s, seq};
+}
+
+/* The same by the first task, best (SIM_NONE when the rank is idle). */
 static inline void rekey(struct sim_engine *e, int32_t rank, int32_t best) {
   struct sim_key *k = &e->keys[rank];
   e->ranks[rank].first = best;
@@ -177,11 +185,7 @@ static inline void rekey(struct sim_engine *e, int32_t rank, int32_t best) {
     return;
   }
   const struct sim_task *t = &e->tasks[best];
-  if (t->due_s == k->due_s && t->seq == k->seq)
-    return;
-  *k = (struct sim_key){t->due_s, t->seq};
-  if (e->n_ranks > SCAN_RANKS)
-    sim_heap_set_key(&e->heap, rank, t->due_s, t->seq);
+  rekey_to(e, rank, t->due_s, t->seq);
 }
 
 static int32_t first_of(const struct sim_engine *e, const struct sim_rank *r) {
@@ -222,7 +226,11 @@ static void rerate(struct sim_engine *e, int32_t rank) {
       seq = t->seq;
     }
   }
-  rekey(e, rank, best);
+  r->first = best;
+  if (best == SIM_NONE)
+    rekey(e, rank, SIM_NONE);
+  else
+    rekey_to(e, rank, due, seq);
 }
 
 void sim_engine_shift(struct sim_engine *e, double delta_s) {
@@ -258,7 +266,7 @@ static void touch(struct sim_engine *e, int32_t rank) {
   if (r->dirty)
     return;
   r->dirty = true;
-  if (e->n_dirty < (int)(sizeof e->dirty / sizeof e->dirty[0]))
+  if (e->n_dirty < e->dirty_cap)
     e->dirty[e->n_dirty++] = rank;
   else
     rerate(e, rank);
@@ -314,13 +322,17 @@ static inline void finish_with(struct sim_engine *e, int32_t id,
   r->running[t->pos] = last;
   e->tasks[last].pos = t->pos;
   r->n_res[t->res]--;
-  touch(e, s->rank);
+  /* the finishing rank is the first one touched in this event (n_dirty is
+   * 0 here): it is re-rated first, as flush_dirty would, without a place
+   * in the list */
+  r->dirty = true;
   for (int32_t k = t->edges; k != SIM_NONE; k = e->edges[k].next) {
     struct sim_task *to = &e->tasks[e->edges[k].to];
     if (--to->waiting == 0)
       start(e, to->stream);
   }
   start(e, t->stream);
+  rerate(e, s->rank);
   flush_dirty(e);
 }
 
@@ -339,6 +351,7 @@ static void run_cmp(struct sim_engine *e) {
   for (int32_t i = 0; i < e->n_streams; i++)
     try_start_cmp(e, i);
   flush_dirty(e);
+  e->dirty_cap--; /* events: the finishing rank takes the first place */
   if (e->cmp.n_pending > 0)
     sim_cmp_flush(e);
   for (int32_t id = next_event(e); id != SIM_NONE && !e->cmp.failed; id = next_event(e)) {
@@ -354,6 +367,7 @@ enum pl_status sim_engine_run(struct sim_engine *e, struct pl_diag *diag) {
       (e->cmp.on && sim_cmp_init(e) != PL_OK))
     return pl_diag_set(diag, PL_ERR_NOMEM, "step simulation: out of memory");
   e->now_s = 0;
+  e->dirty_cap = (int)(sizeof e->dirty / sizeof e->dirty[0]);
   if (e->acc != NULL) {
     run_cmp(e);
     if (e->cmp.failed)
@@ -362,6 +376,7 @@ enum pl_status sim_engine_run(struct sim_engine *e, struct pl_diag *diag) {
     for (int32_t i = 0; i < e->n_streams; i++)
       try_start(e, i);
     flush_dirty(e);
+    e->dirty_cap--; /* events: the finishing rank takes the first place */
     for (int32_t id = next_event(e); id != SIM_NONE; id = next_event(e)) {
       e->now_s = e->tasks[id].due_s;
       finish(e, id);

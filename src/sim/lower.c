@@ -106,6 +106,7 @@ struct tp_multi {
 
 struct tpl_edge {
   int32_t from, to; /* coded; to is always in the pass */
+  int32_t next;     /* from in the pass: its previous edge in the pass, -1 when none (tpl_save) */
 };
 
 struct tpl {
@@ -119,10 +120,23 @@ struct tpl {
   int32_t n_join_out;
 };
 
+/* More of a template, kept apart from struct tpl so that a lowering without
+ * templates does not clear it: the streams its pass issues on (tpl_replay
+ * links the copy's tasks onto them) and where its edge tables are. */
+struct tpl_str {
+  int32_t l0; /* its tasks' edge list heads, then counts of edges in, in tpl_links */
+  int n;      /* streams */
+  int32_t str[PL_STREAM_N];                              /* each: its stream in the source pass */
+  int32_t str_first[PL_STREAM_N], str_last[PL_STREAM_N]; /* its first, last task (in the pass) */
+};
+
 struct lower {
   struct sim_step *st;
   struct tpl tpl[TPL_MAX];
   int n_tpl;
+  struct tpl_str *tpl_str;    /* [TPL_MAX], allocated with the first template */
+  int32_t *tpl_links;         /* per template: tpl_links_of's tables (tpl_str.l0) */
+  int32_t n_tpl_links, cap_tpl_links;
   bool tpl_on;                /* templates usable (not compressing, not the reference path) */
   bool rec, rec_bad;          /* recording a pass's edges; one could not be coded */
   int32_t rec_in[TPL_IN];     /* the recorded pass's inputs */
@@ -254,7 +268,7 @@ static void record(struct lower *lw, int32_t from, int32_t to) {
     lw->tpl_edges = p;
     lw->cap_tpl_edges = cap;
   }
-  lw->tpl_edges[lw->n_tpl_edges++] = (struct tpl_edge){f, to - lw->rec_a};
+  lw->tpl_edges[lw->n_tpl_edges++] = (struct tpl_edge){f, to - lw->rec_a, -1};
 }
 
 /* to may not start before from (SIM_NONE: no edge); recorded for a template. */
@@ -586,24 +600,61 @@ static void tpl_replay(struct lower *lw, const struct tpl *t, const struct unit 
     fail(lw, PL_ERR_NOMEM);
     return;
   }
+  /* the tasks as sim_task_add_reserved issues them, the links of each
+   * stream inside the pass copied (a link past the pass is a later task's) */
+  const struct tpl_str *ts = &lw->tpl_str[t - lw->tpl];
+  const int32_t *head = &lw->tpl_links[ts->l0], *wait = head + t->n;
+  const struct sim_task *src = &e->tasks[t->a];
+  struct sim_task *dst = &e->tasks[a];
+  int32_t end = t->a + t->n, move = a - t->a, eb = e->n_edges;
   for (int32_t i = 0; i < t->n; i++) {
-    const struct sim_task *src = &e->tasks[t->a + i];
-    int32_t id = sim_task_add_reserved(e, src->stream + dstream, src->work_s, src->res);
-    struct sim_meta *m = &st->meta[id];
-    *m = st->meta[t->a + i];
-    m->stage = lw->stage;
-    if (m->mb >= 0) { /* compute */
-      m->mb = u->slot.mb;
-      m->chunk = u->slot.chunk;
+    dst[i].work_s = src[i].work_s;
+    dst[i].start_s = dst[i].end_s = 0;
+    dst[i].stream = src[i].stream + dstream;
+    dst[i].res = src[i].res;
+    dst[i].next = src[i].next != SIM_NONE && src[i].next < end ? src[i].next + move : SIM_NONE;
+    dst[i].edges = head[i] >= 0 ? eb + head[i] : SIM_NONE; /* what the edges below leave */
+    dst[i].waiting = wait[i];
+  }
+  e->n_tasks += t->n;
+  for (int k = 0; k < ts->n; k++) {
+    struct sim_stream *s = &e->streams[ts->str[k] + dstream];
+    if (s->tail == SIM_NONE)
+      s->head = s->first = a + ts->str_first[k];
+    else
+      e->tasks[s->tail].next = a + ts->str_first[k];
+    s->tail = a + ts->str_last[k];
+  }
+  struct sim_meta *m = &st->meta[a];
+  memcpy(m, &st->meta[t->a], (size_t)t->n * sizeof *m);
+  int32_t mb = u->slot.mb, chunk = u->slot.chunk, dl = u->layer_first - t->layer_first;
+  for (int32_t i = 0; i < t->n; i++) {
+    m[i].stage = lw->stage;
+    if (m[i].mb >= 0) { /* compute */
+      m[i].mb = mb;
+      m[i].chunk = chunk;
     }
-    if (m->layers > 0)
-      m->layer_first += u->layer_first - t->layer_first;
+    if (m[i].layers > 0)
+      m[i].layer_first += dl;
   }
   st->copied += t->n;
+  /* the edges as sim_dep_reserved issues them in recorded order: an edge
+   * from a task of the pass links to that task's previous one (its list
+   * head and the counts are already set above), one from an input is
+   * prepended to the input's list */
+  const struct tpl_edge *ed = &lw->tpl_edges[t->e0];
+  struct sim_edge *ee = &e->edges[eb];
   for (int32_t i = 0; i < t->ne; i++) {
-    const struct tpl_edge *ed = &lw->tpl_edges[t->e0 + i];
-    sim_dep_reserved(e, tpl_decode(ed->from, a, in), a + ed->to);
+    ee[i].to = a + ed[i].to;
+    if (ed[i].from >= 0) {
+      ee[i].next = ed[i].next >= 0 ? eb + ed[i].next : SIM_NONE;
+    } else {
+      struct sim_task *f = &e->tasks[in[-ed[i].from - 1]];
+      ee[i].next = f->edges;
+      f->edges = eb + i;
+    }
   }
+  e->n_edges += t->ne;
   lw->n_join = t->n_join_out;
   for (int j = 0; j < t->n_join_out; j++)
     lw->join[j] = tpl_decode(t->out[j], a, in);
@@ -611,6 +662,62 @@ static void tpl_replay(struct lower *lw, const struct tpl *t, const struct unit 
   lw->unit_end[1] = tpl_decode(t->out[LOWER_JOIN + 1], a, in);
   lw->last_comp = tpl_decode(t->out[LOWER_JOIN + 2], a, in);
   lw->pass_first = tpl_decode(t->out[LOWER_JOIN + 3], a, in);
+}
+
+/* What the recorded edges of a template's pass leave behind, for tpl_replay
+ * to set at once: each task's list head (its last edge out) and count of
+ * edges in, and each edge's link to the previous edge of its source. */
+static bool tpl_links_of(struct lower *lw, const struct tpl *t, struct tpl_str *ts) {
+  if (t->n > INT32_MAX / 2 - lw->n_tpl_links)
+    return false;
+  int32_t need = lw->n_tpl_links + 2 * t->n;
+  if (need > lw->cap_tpl_links) {
+    int32_t cap = lw->cap_tpl_links ? lw->cap_tpl_links : 1024;
+    while (cap < need)
+      cap = cap > INT32_MAX / 2 ? need : 2 * cap;
+    int32_t *p = pl_reallocarray(lw->tpl_links, (size_t)cap, sizeof *p);
+    if (p == NULL)
+      return false;
+    lw->tpl_links = p;
+    lw->cap_tpl_links = cap;
+  }
+  ts->l0 = lw->n_tpl_links;
+  int32_t *head = &lw->tpl_links[ts->l0], *wait = head + t->n;
+  for (int32_t i = 0; i < t->n; i++) {
+    head[i] = -1;
+    wait[i] = 0;
+  }
+  for (int32_t i = 0; i < t->ne; i++) {
+    struct tpl_edge *ed = &lw->tpl_edges[t->e0 + i];
+    wait[ed->to]++;
+    if (ed->from >= 0) {
+      ed->next = head[ed->from];
+      head[ed->from] = i;
+    }
+  }
+  lw->n_tpl_links = need;
+  return true;
+}
+
+/* The streams a template's pass issues on, with the first and last task
+ * of each (tpl_replay links them onto the copy's streams). */
+static bool tpl_streams(const struct sim_engine *e, const struct tpl *t, struct tpl_str *ts) {
+  ts->n = 0;
+  for (int32_t i = 0; i < t->n; i++) {
+    int32_t sid = e->tasks[t->a + i].stream;
+    int k = 0;
+    while (k < ts->n && ts->str[k] != sid)
+      k++;
+    if (k == ts->n) {
+      if (k == PL_STREAM_N)
+        return false; /* cannot happen: a pass is on one stage */
+      ts->n++;
+      ts->str[k] = sid;
+      ts->str_first[k] = i;
+    }
+    ts->str_last[k] = i;
+  }
+  return true;
 }
 
 /* Keep the pass just recorded as a template when every id it left behind
@@ -623,6 +730,11 @@ static void tpl_save(struct lower *lw, const struct unit *u, bool ag, int n_join
                   lw->stage, u->layer_first, lw->rec_a, lw->st->eng.n_tasks - lw->rec_a,
                   e0, lw->n_tpl_edges - e0, {0}, lw->n_join};
   memcpy(t.pat, pat, sizeof t.pat);
+  if (lw->tpl_str == NULL && (lw->tpl_str = pl_malloc(TPL_MAX * sizeof *lw->tpl_str)) == NULL)
+    return; /* no template: the passes are derived */
+  if (!tpl_streams(&lw->st->eng, &t, &lw->tpl_str[lw->n_tpl]) ||
+      !tpl_links_of(lw, &t, &lw->tpl_str[lw->n_tpl]))
+    return;
   int32_t ids[TPL_OUT];
   for (int j = 0; j < LOWER_JOIN; j++)
     ids[j] = j < lw->n_join ? lw->join[j] : SIM_NONE;
@@ -867,6 +979,8 @@ static enum pl_status alloc_tables(struct lower *lw) {
 
 static void free_tables(struct lower *lw) {
   pl_free(lw->tpl_edges);
+  pl_free(lw->tpl_str);
+  pl_free(lw->tpl_links);
   pl_free(lw->slots);
   pl_free(lw->n_slots);
   pl_free(lw->first);

@@ -172,6 +172,7 @@ struct sim_engine {
   int32_t finished;
   int32_t dirty[64]; /* ranks to re-rate after the current event */
   int n_dirty;
+  int dirty_cap; /* places in dirty[] used: 63 in an event, the finishing rank has the first */
   bool nomem; /* an add failed; sim_engine_run reports it */
   /* compressed path only (NULL/false otherwise) */
   const struct sim_meta *meta;
