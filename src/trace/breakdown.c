@@ -174,14 +174,16 @@ static enum pl_status sweep_all(const struct trace_data *d, unsigned fm, unsigne
                                 const struct trace_iv *w, size_t nw,
                                 struct trace_breakdown *out) {
   struct sweep sw = {w, nw, 0, INT64_MIN, {INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN}, 0, out};
-  struct trace_gmerge *m;
+  struct trace_runs *m;
   enum pl_status s = trace_gmerge_open(d, &m, NULL);
-  if (s != PL_OK)
+  if (s != PL_OK) {
+    trace_runs_close(m);
     return s;
+  }
   struct trace_gpu g;
   int got;
   bool first = true;
-  while ((got = trace_gmerge_next(m, &g)) > 0) {
+  while ((got = trace_runs_pop(m, &g)) > 0) {
     if (!trace_in_view(d, &g))
       continue;
     if (first)
@@ -189,7 +191,7 @@ static enum pl_status sweep_all(const struct trace_data *d, unsigned fm, unsigne
     first = false;
     sweep_add(&sw, &g, fm, fw);
   }
-  trace_gmerge_close(m);
+  trace_runs_close(m);
   if (got < 0)
     return PL_ERR_IO;
   int64_t last = sw.f;

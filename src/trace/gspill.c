@@ -10,8 +10,8 @@
  * the trace in trace order. Linking (link.c) rewrites the records in place,
  * piece by piece, once per block of launches. trace_gspill_sort then writes
  * the linked records again to a second tmpfile, in runs of one budget each
- * sorted by start, and trace_gmerge_* merges the runs back (k-way, each run
- * through its share of one budget) for the breakdown's sweep (breakdown.c).
+ * sorted by start, and trace_gmerge_open merges the runs back (runs.c: k-way,
+ * each run through its share of one budget) for the breakdown's sweep.
  * Everything else that reads GPU events (step extents, counts, collectives)
  * makes one pass over the first file in trace order, so sums of doubles are
  * taken in the order the in-memory path takes them and results are
@@ -173,83 +173,16 @@ enum pl_status trace_gspill_sort(struct trace_data *d, struct pl_diag *diag) {
 
 /* ---- merging the sorted runs back ---- */
 
-struct grun {
-  int64_t next, end; /* record numbers in the file */
-  size_t pos, len;   /* window buf[pos, len) read ahead */
-  struct trace_gpu *buf;
-};
+static bool gpu_before(const void *x, const void *y) {
+  return before(x, y);
+}
 
-struct trace_gmerge {
-  FILE *f;
-  struct grun *runs;
-  size_t n_runs, per;
-  struct trace_gpu *bufs;
-  bool err;
-};
-
-enum pl_status trace_gmerge_open(const struct trace_data *d, struct trace_gmerge **out,
+enum pl_status trace_gmerge_open(const struct trace_data *d, struct trace_runs **out,
                                  struct pl_diag *diag) {
-  size_t k = d->gsorted_runs.len;
   size_t total =
       trace_gpu_cap(d) * (sizeof(struct trace_gpu) + sizeof(int64_t)) / sizeof(struct trace_gpu);
-  struct trace_gmerge *m = pl_calloc(1, sizeof *m);
-  if (m == NULL)
+  if (trace_runs_open(d->gsorted, &d->gsorted_runs, sizeof(struct trace_gpu), gpu_before, NULL,
+                      total, out) != PL_OK)
     return pl_diag_set(diag, PL_ERR_NOMEM, "out of memory merging GPU events");
-  m->f = d->gsorted;
-  m->n_runs = k;
-  m->per = k > 0 && total / k > 0 ? total / k : 1; /* at least one record per run */
-  m->runs = pl_calloc(k > 0 ? k : 1, sizeof *m->runs);
-  m->bufs = pl_reallocarray(NULL, k > 0 ? k * m->per : 1, sizeof *m->bufs);
-  if (m->runs == NULL || m->bufs == NULL) {
-    trace_gmerge_close(m);
-    return pl_diag_set(diag, PL_ERR_NOMEM, "out of memory merging GPU events");
-  }
-  int64_t at = 0;
-  for (size_t i = 0; i < k; i++) {
-    int64_t n = TRACE_AT(d->gsorted_runs, int64_t, i);
-    m->runs[i] = (struct grun){at, at + n, 0, 0, m->bufs + i * m->per};
-    at += n;
-  }
-  *out = m;
   return PL_OK;
-}
-
-static bool refill(struct trace_gmerge *m, struct grun *r) {
-  if (r->pos < r->len)
-    return true;
-  if (r->next >= r->end)
-    return false;
-  size_t want = (size_t)(r->end - r->next) < m->per ? (size_t)(r->end - r->next) : m->per;
-  long off = (long)(r->next * (int64_t)sizeof(struct trace_gpu));
-  if (fseek(m->f, off, SEEK_SET) != 0 || fread(r->buf, sizeof *r->buf, want, m->f) != want) {
-    m->err = true;
-    return false;
-  }
-  r->next += (int64_t)want;
-  r->pos = 0;
-  r->len = want;
-  return true;
-}
-
-int trace_gmerge_next(struct trace_gmerge *m, struct trace_gpu *out) {
-  struct grun *best = NULL;
-  for (size_t i = 0; i < m->n_runs; i++) {
-    struct grun *r = &m->runs[i];
-    if (refill(m, r) && (best == NULL || before(&r->buf[r->pos], &best->buf[best->pos])))
-      best = r;
-  }
-  if (m->err)
-    return -1;
-  if (best == NULL)
-    return 0;
-  *out = best->buf[best->pos++];
-  return 1;
-}
-
-void trace_gmerge_close(struct trace_gmerge *m) {
-  if (m == NULL)
-    return;
-  pl_free(m->runs);
-  pl_free(m->bufs);
-  pl_free(m);
 }

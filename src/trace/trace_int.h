@@ -267,12 +267,24 @@ enum pl_status trace_gspill_each(const struct trace_data *d, bool write, trace_g
                                  void *ctx, struct pl_diag *diag);
 /* Write the linked records again, in runs sorted by start (d->gsorted). */
 enum pl_status trace_gspill_sort(struct trace_data *d, struct pl_diag *diag);
-struct trace_gmerge;
-enum pl_status trace_gmerge_open(const struct trace_data *d, struct trace_gmerge **out,
+struct trace_runs; /* runs.c */
+/* The sorted runs merged back by start (trace_runs_pop gives struct
+ * trace_gpu records; close with trace_runs_close). */
+enum pl_status trace_gmerge_open(const struct trace_data *d, struct trace_runs **out,
                                  struct pl_diag *diag);
-/* The next record by start: 1, 0 at end, -1 read error. */
-int trace_gmerge_next(struct trace_gmerge *m, struct trace_gpu *out);
-void trace_gmerge_close(struct trace_gmerge *m);
+
+/* runs.c: k-way merge of sorted runs of fixed-size records in a file (the
+ * read-back of spill.c and gspill.c). file: a FILE *. lens: int64_t records per run, back to
+ * back from offset 0. buf (buf_records, borrowed) may be NULL: one is
+ * allocated; with more runs than buf_records, one record per run is. Open
+ * returns PL_ERR_NOMEM without a message (the caller names what it merged);
+ * *out is to be closed either way. pop: 1, 0 at the end, -1 read error. */
+typedef bool trace_before_fn(const void *x, const void *y);
+enum pl_status trace_runs_open(void *file, const struct trace_vec *lens, size_t size,
+                               trace_before_fn *before, void *buf, size_t buf_records,
+                               struct trace_runs **out);
+int trace_runs_pop(struct trace_runs *m, void *out);
+void trace_runs_close(struct trace_runs *m);
 
 /* link.c */
 int trace_cmp_launch(const struct trace_launch *x, const struct trace_launch *y);

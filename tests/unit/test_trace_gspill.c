@@ -106,35 +106,6 @@ static void check_links(const char *path, int64_t launch_budget) {
   trace_data_free(&b);
 }
 
-/* Allocation failure on the GPU spill path: each failing allocation gives
- * PL_ERR_NOMEM and "out of memory", never a crash or another status. */
-static void fail_each(const char *path) {
-  long n;
-  for (n = 1; n < 100000; n++) {
-    struct pl_trace_opts o = {-1, 1, false};
-    struct pl_trace_set *s = NULL;
-    struct pl_diag d;
-    pl_diag_clear(&d);
-    alloc_calls = 0;
-    alloc_fail_at = n;
-    injected = false;
-    pl_alloc_set(failing_alloc, NULL);
-    enum pl_status st = trace_analyze_budgets(&path, 1, &o, true, 128, 128, &s, &d);
-    pl_alloc_set(NULL, NULL);
-    pl_trace_set_free(s);
-    if (!injected) {
-      CHECK_STATUS(st, PL_OK, diag_ptr(&d));
-      break;
-    }
-    if (st != PL_ERR_NOMEM || strstr(d.msg, "out of memory") == NULL) {
-      fprintf(stderr, "%s: allocation %ld failed: status %s, message '%s'\n", path, n,
-              pl_status_name(st), d.msg);
-      CHECK(false);
-    }
-  }
-  CHECK(n > 10);
-}
-
 int main(void) {
   for (size_t i = 0; i < sizeof shipped / sizeof *shipped; i++)
     compare(shipped[i]);
@@ -150,7 +121,7 @@ int main(void) {
     CHECK(s != NULL && s->ranks[0].steps_total == 14 && s->ranks[0].steps == 12);
     CHECK(s != NULL && s->ranks[0].recompute_s > 0 && s->ranks[0].n_coll == 2);
     pl_trace_set_free(s);
-    fail_each(gen);
+    fail_each(gen, 128, 128);
     remove(gen);
   }
   trace_gen_two_devices = true;
