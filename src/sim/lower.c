@@ -600,7 +600,7 @@ static void tpl_replay(struct lower *lw, const struct tpl *t, const struct unit 
     fail(lw, PL_ERR_NOMEM);
     return;
   }
-  /* the tasks as sim_task_add_reserved issues them, the links of each
+  /* the tasks as sim_task_add issues them, the links of each
    * stream inside the pass copied (a link past the pass is a later task's) */
   const struct tpl_str *ts = &lw->tpl_str[t - lw->tpl];
   const int32_t *head = &lw->tpl_links[ts->l0], *wait = head + t->n;
@@ -638,7 +638,7 @@ static void tpl_replay(struct lower *lw, const struct tpl *t, const struct unit 
       m[i].layer_first += dl;
   }
   st->copied += t->n;
-  /* the edges as sim_dep_reserved issues them in recorded order: an edge
+  /* the edges as sim_dep issues them in recorded order: an edge
    * from a task of the pass links to that task's previous one (its list
    * head and the counts are already set above), one from an input is
    * prepended to the input's list */

@@ -190,37 +190,9 @@ int32_t sim_stream_add(struct sim_engine *e, int32_t rank);
 int32_t sim_task_add(struct sim_engine *e, int32_t stream, double work_s, enum sim_res res);
 /* to may not start before from has finished. Ids SIM_NONE are ignored. */
 void sim_dep(struct sim_engine *e, int32_t from, int32_t to);
-/* Room for n more tasks and m more edges (false: no memory), so that the
- * two below, which do not check, can be used for them. */
+/* Room for n more tasks and m more edges (false: no memory), so that
+ * lower.c's template copies, which do not check, can write them. */
 bool sim_engine_reserve(struct sim_engine *e, int32_t n, int32_t m);
-
-/* sim_task_add within reserved room (copying issued tasks: lower.c). */
-static inline int32_t sim_task_add_reserved(struct sim_engine *e, int32_t stream, double work_s,
-                                            uint8_t res) {
-  int32_t id = e->n_tasks++;
-  struct sim_task *t = &e->tasks[id];
-  t->work_s = work_s;
-  t->start_s = t->end_s = 0;
-  t->stream = stream;
-  t->res = res;
-  t->next = t->edges = SIM_NONE;
-  t->waiting = 0;
-  struct sim_stream *s = &e->streams[stream];
-  if (s->tail == SIM_NONE)
-    s->head = s->first = id;
-  else
-    e->tasks[s->tail].next = id;
-  s->tail = id;
-  return id;
-}
-
-/* sim_dep of two valid, distinct ids within reserved room. */
-static inline void sim_dep_reserved(struct sim_engine *e, int32_t from, int32_t to) {
-  int32_t id = e->n_edges++;
-  e->edges[id] = (struct sim_edge){to, e->tasks[from].edges};
-  e->tasks[from].edges = id;
-  e->tasks[to].waiting++;
-}
 /* Run every task to completion. PL_ERR_INTERNAL when tasks never become
  * ready (a dependency cycle: a lowering bug). */
 enum pl_status sim_engine_run(struct sim_engine *e, struct pl_diag *diag);

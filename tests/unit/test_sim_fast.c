@@ -132,17 +132,29 @@ static void same_step(const struct pl_step *f, const struct pl_step *r) {
   }
 }
 
+/* c's run and FLOPs, built by the fast path (keep_layers < 0: as pl_predict
+ * does; else with that many layer units and pairs kept) and by the
+ * reference path. */
+static void build_both(const struct layout_case *c, int32_t keep_layers, int32_t keep_pairs,
+                       struct pl_flops *fl, struct sim_step *fast, struct sim_step *ref) {
+  static struct pl_run run;
+  struct pl_diag d;
+  make_run(c, &run);
+  pl_flops_compute(&run.model, &run.layout, fl);
+  if (keep_layers < 0)
+    CHECK_STATUS(sim_step_build_fast(fast, &run, &d), PL_OK, &d);
+  else
+    CHECK_STATUS(sim_step_build_keep(fast, &run, keep_layers, keep_pairs, &d), PL_OK, &d);
+  CHECK_STATUS(sim_step_build(ref, &run, true, &d), PL_OK, &d);
+}
+
 /* compressed: the fast path must have inserted periods for this layout. */
 static void check_same(const struct layout_case *c, bool compressed) {
-  static struct pl_run run;
   static struct pl_step fast_out, ref_out;
   struct pl_flops fl;
   struct pl_diag d;
   struct sim_step fast, ref;
-  make_run(c, &run);
-  pl_flops_compute(&run.model, &run.layout, &fl);
-  CHECK_STATUS(sim_step_build_fast(&fast, &run, &d), PL_OK, &d);
-  CHECK_STATUS(sim_step_build(&ref, &run, true, &d), PL_OK, &d);
+  build_both(c, -1, -1, &fl, &fast, &ref);
   if (compressed) {
     CHECK(fast.eng.cmp.inserted > 0);
     CHECK(fast.eng.n_tasks < ref.eng.n_tasks);
@@ -163,15 +175,11 @@ static void check_same(const struct layout_case *c, bool compressed) {
  * backlog, the second's has): the fast path must notice and simulate the
  * whole step, with the reference's results. */
 static void check_fallback(const struct layout_case *c, int32_t keep_layers, int32_t keep_pairs) {
-  static struct pl_run run;
   static struct pl_step fast_out, ref_out;
   struct pl_flops fl;
   struct pl_diag d;
   struct sim_step fast, ref;
-  make_run(c, &run);
-  pl_flops_compute(&run.model, &run.layout, &fl);
-  CHECK_STATUS(sim_step_build_keep(&fast, &run, keep_layers, keep_pairs, &d), PL_OK, &d);
-  CHECK_STATUS(sim_step_build(&ref, &run, true, &d), PL_OK, &d);
+  build_both(c, keep_layers, keep_pairs, &fl, &fast, &ref);
   CHECK_EQ_INT(fast.eng.cmp.inserted, 0);
   CHECK_EQ_INT(fast.eng.n_tasks, ref.eng.n_tasks);
   CHECK_STATUS(sim_account(&fast, &fl, &fast_out), PL_OK, &d);
@@ -196,15 +204,11 @@ static void same_meta(const struct sim_meta *a, const struct sim_meta *b) {
  * as the reference path (which derives every pass); and the step's figures
  * equal (the sweep sums in the same order). */
 static void check_copies(const struct layout_case *c) {
-  static struct pl_run run;
   static struct pl_step fast_out, ref_out;
   struct pl_flops fl;
   struct pl_diag d;
   struct sim_step fast, ref;
-  make_run(c, &run);
-  pl_flops_compute(&run.model, &run.layout, &fl);
-  CHECK_STATUS(sim_step_build_fast(&fast, &run, &d), PL_OK, &d);
-  CHECK_STATUS(sim_step_build(&ref, &run, true, &d), PL_OK, &d);
+  build_both(c, -1, -1, &fl, &fast, &ref);
   /* most of the step is copied: every pass but a few of each shape */
   CHECK(fast.copied > fast.eng.n_tasks / 2);
   CHECK_EQ_INT(ref.copied, 0);
