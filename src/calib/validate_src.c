@@ -231,15 +231,8 @@ static bool llmfoundry_layout(const struct validate_in *in, struct pl_layout *l,
     validate_note(row, "FSDP mixed precision DEFAULT: gradients reduced in fp32, as modelled");
   else if (strcmp(cell(in, "MP Mode"), "PURE") == 0)
     validate_note(row, "FSDP mixed precision PURE reduces gradients in bf16; modelled in fp32");
-  /* PyTorch FSDP (FSDP1 here, Composer's FSDP wrapper) issues the parameter
-   * all_gathers and the gradient reduce_scatters on one process group, whose
-   * collectives run one at a time on one NCCL stream (pytorch/pytorch #65299:
-   * "it allows one process group to run single NCCL stream only, this is
-   * expected"); its post-backward hook prefetches the next unit's gather
-   * before reducing (torch/distributed/fsdp/_runtime_utils.py,
-   * _post_backward_hook: _post_backward_reshard, then _reduce_grad) */
-  if (l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3)
-    l->fsdp_one_comm = true;
+  /* FSDP's gathers and reduce_scatters on one process group: the default
+   * (layout.fsdp_one_comm, docs/step-model.md section 5) */
   return true;
 }
 
