@@ -12,8 +12,10 @@
  * exactly. The layouts the benchmark uses must really be compressed (the
  * check would be empty otherwise). Whole steps whose FSDP passes are copied
  * from pass templates (lower.c) must match the reference exactly, task by
- * task. */
+ * task. A sampled grid of ~950 more layouts (sweep()) is held to the same
+ * tolerances. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <plateau/plateau.h>
@@ -66,6 +68,13 @@ static const struct layout_case cases[] = {
      PL_SCHEDULE_1F1B, false, false, false, true},
     /* pp = 16: more ranks than the engine scans, its rank heap runs */
     {"llama2-70b", "dgx-h100", 2048, 4, 16, 1, 1, 1, 1, PL_SHARD_ZERO2, 0, PL_RECOMPUTE_FULL,
+     PL_SCHEDULE_1F1B, false, false, false, false},
+    /* comm-bound FSDP with pp > 1 where a per-stage insertion (round 10,
+     * branch wip/per-stage-insertion) got a non-pacing stage's exposed comm
+     * wrong (power off by 5e-5): simulated whole today, they must stay exact */
+    {"llama2-13b", "dgx-h100", 256, 8, 4, 1, 1, 1, 4, PL_SHARD_ZERO3, 0, PL_RECOMPUTE_NONE,
+     PL_SCHEDULE_1F1B, false, false, false, false},
+    {"llama2-70b", "dgx-h100", 1024, 4, 8, 1, 1, 1, 1, PL_SHARD_ZERO2, 0, PL_RECOMPUTE_FULL,
      PL_SCHEDULE_1F1B, false, false, false, false},
 };
 
@@ -233,6 +242,67 @@ static void check_copies(const struct layout_case *c) {
   sim_step_free(&ref);
 }
 
+/* A grid of layouts beyond the hand-picked ones (a deterministic sample:
+ * Llama-2 7B/13B/70B on DGX H100 and A100, 64-2,048 GPUs, tp 1-8, pp 1-8,
+ * zero1/2/3, 1F1B and interleaved, with and without recompute, 1-4
+ * sequences per GPU; one in 13): every layout that resolves must agree
+ * with the reference as check_same requires, whether or not it was
+ * compressed. Returns how many layouts had periods inserted. */
+static int sweep(void) {
+  static const char *const models[] = {"llama2-7b", "llama2-13b", "llama2-70b"};
+  static const char *const clusters[] = {"dgx-h100", "dgx-a100"};
+  static const int64_t gpus[] = {64, 256, 1024, 2048}, tps[] = {1, 2, 4, 8}, pps[] = {1, 2, 4, 8};
+  static const enum pl_shard shards[] = {PL_SHARD_ZERO1, PL_SHARD_ZERO2, PL_SHARD_ZERO3};
+  static const enum pl_recompute rcs[] = {PL_RECOMPUTE_NONE, PL_RECOMPUTE_FULL};
+  static const int64_t bpgs[] = {1, 2, 4};
+  int inserted = 0, n = 0;
+  for (int a = 0; a < 3 * 2 * 4 * 4 * 4 * 3 * 2 * 3 * 2; a++) {
+    int k = a, mi = k % 3, ci = (k /= 3) % 2, gi = (k /= 2) % 4, ti = (k /= 4) % 4,
+        pi = (k /= 4) % 4, si = (k /= 4) % 3, ri = (k /= 3) % 2, bi = (k /= 2) % 3,
+        vi = (k /= 3) % 2;
+    if ((mi + 2 * ci + gi + 3 * ti + pi + si + ri + bi + vi) % 13 != 0 || (vi && pps[pi] < 2))
+      continue;
+    struct layout_case c = {models[mi], clusters[ci], gpus[gi], tps[ti], pps[pi], vi ? 2 : 1, 1,
+                            1, bpgs[bi], shards[si], 0, rcs[ri],
+                            vi ? PL_SCHEDULE_INTERLEAVED : PL_SCHEDULE_1F1B,
+                            false, false, false, false};
+    static struct pl_run run;
+    struct pl_diag d;
+    memset(&run, 0, sizeof run);
+    if (pl_model_load(c.model, &run.model, &d) != PL_OK ||
+        pl_cluster_load(c.cluster, &run.cluster, &d) != PL_OK)
+      continue;
+    run.layout = (struct pl_layout){.gpus = c.gpus, .tp = c.tp, .pp = c.pp, .vp = c.vp, .cp = 1,
+                                    .mbs = 1, .batch_per_gpu = c.batch_per_gpu,
+                                    .shard = c.shard, .shard_set = true,
+                                    .recompute = c.recompute, .schedule = c.schedule};
+    if (pl_layout_resolve(&run.layout, &run.model, &run.cluster, &d) != PL_OK)
+      continue; /* cannot be laid out: not this test's business */
+    n++;
+    struct pl_flops fl;
+    struct sim_step fast, ref;
+    static struct pl_step fast_out, ref_out;
+    build_both(&c, -1, -1, &fl, &fast, &ref);
+    inserted += fast.eng.cmp.inserted > 0;
+    memset(&fast_out, 0, sizeof fast_out);
+    memset(&ref_out, 0, sizeof ref_out);
+    CHECK_STATUS(sim_account(&fast, &fl, &fast_out), PL_OK, &d);
+    CHECK_STATUS(sim_account(&ref, &fl, &ref_out), PL_OK, &d);
+    int before = check_failures;
+    same_step(&fast_out, &ref_out);
+    if (check_failures != before)
+      fprintf(stderr, "  differs: %s %s, %lld GPUs, tp %lld pp %lld vp %lld, %s, %s, %lld per GPU\n",
+              c.model, c.cluster, (long long)c.gpus, (long long)c.tp, (long long)c.pp,
+              (long long)c.vp, pl_shard_name(c.shard), pl_recompute_name(c.recompute),
+              (long long)c.batch_per_gpu);
+    sim_step_free(&fast);
+    sim_step_free(&ref);
+  }
+  printf("grid: %d layouts compared, %d with periods inserted\n", n, inserted);
+  CHECK(n > 500);
+  return inserted;
+}
+
 int main(void) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     check_same(&cases[i], cases[i].compressed);
@@ -240,5 +310,6 @@ int main(void) {
     check_copies(&cases[copied_cases[i]]);
   check_fallback(&cases[1], 2, 1);
   check_fallback(&cases[2], 6, 1);
+  CHECK(sweep() > 100); /* the grid exercises compression, not only whole steps */
   return check_finish();
 }
