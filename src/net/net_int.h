@@ -103,6 +103,19 @@ int net_log2i(int64_t v);
 #define NET_NVLS_CHANNELS 16.0
 /* NCCL_NVLS_CHUNKSIZE default (src/transport/nvls.cc, NCCL 2.19-2.28). */
 #define NET_NVLS_CHUNK_BYTES 131072.0
+/* NCCL's chunk ladders (src/enqueue.cc calcCollChunking): each rung in
+ * turn cuts the chunk to rung.to_bytes when the message is smaller than
+ * rung.loops loops of ops x the current chunk and the chunk is larger. */
+struct net_rung {
+  double loops, to_bytes;
+};
+static inline double net_chunk_ladder(double chunk, double bytes, double ops,
+                                      const struct net_rung *rungs, int n) {
+  for (int i = 0; i < n; i++)
+    if (bytes < rungs[i].loops * ops * chunk && chunk > rungs[i].to_bytes)
+      chunk = rungs[i].to_bytes;
+  return chunk;
+}
 /* NVLS chunk size NCCL uses for a message of `bytes` over `streams`
  * concurrent (channel, head) pairs (src/enqueue.cc calcCollChunking). */
 double net_nvls_chunk_bytes(const struct net_ctx *x, double bytes, double streams);

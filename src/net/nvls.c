@@ -39,14 +39,8 @@
 double net_nvls_chunk_bytes(const struct net_ctx *x, double bytes, double streams) {
   /* stepSize (NCCL_BUFFSIZE / NCCL_STEPS, chunkSteps 1) capped by
    * NCCL_NVLS_CHUNKSIZE; then the size cuts */
-  double chunk = fmin(524288.0 * x->buff_scale, x->nvls_chunk);
-  if (bytes < 64.0 * streams * chunk && chunk > 65536.0)
-    chunk = 65536.0;
-  if (bytes < 8.0 * streams * chunk && chunk > 32768.0)
-    chunk = 32768.0;
-  if (bytes < 2.0 * streams * chunk && chunk > 16384.0)
-    chunk = 16384.0;
-  return chunk;
+  static const struct net_rung cuts[] = {{64, 65536}, {8, 32768}, {2, 16384}};
+  return net_chunk_ladder(fmin(524288.0 * x->buff_scale, x->nvls_chunk), bytes, streams, cuts, 3);
 }
 
 /* Loops of one chunk per stream, each paying one NVLink step latency. */

@@ -24,16 +24,8 @@
  * to 256 KiB below 32 x ops x chunk bytes, 128 KiB below 16 x, 64 KiB
  * below 4 x and 32 KiB below 1 x, ops = nvls channels x heads. */
 static double nvls_tree_chunk_bytes(const struct net_ctx *x, double bytes, double ops) {
-  double chunk = fmin(x->nvls_chunk, x->nvls_tree_max_chunk);
-  if (bytes < 32.0 * ops * chunk && chunk > 262144.0)
-    chunk = 262144.0;
-  if (bytes < 16.0 * ops * chunk && chunk > 131072.0)
-    chunk = 131072.0;
-  if (bytes < 4.0 * ops * chunk && chunk > 65536.0)
-    chunk = 65536.0;
-  if (bytes < ops * chunk && chunk > 32768.0)
-    chunk = 32768.0;
-  return chunk;
+  static const struct net_rung cuts[] = {{32, 262144}, {16, 131072}, {4, 65536}, {1, 32768}};
+  return net_chunk_ladder(fmin(x->nvls_chunk, x->nvls_tree_max_chunk), bytes, ops, cuts, 4);
 }
 
 /* Pipeline fill (docs/collectives.md, "Pipeline fill"): one loop (a chunk
