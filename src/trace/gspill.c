@@ -150,9 +150,14 @@ static void collect(void *ctx, struct trace_grec *r, size_t n) {
   }
 }
 
+/* Sorted-run records in one GPU budget: a run is sorted in, and the merge
+ * reads back through, the memory trace_gpu_cap's records take. */
+static size_t sorted_cap(const struct trace_data *d) {
+  return trace_gpu_cap(d) * (sizeof(struct trace_gpu) + sizeof(int64_t)) / sizeof(struct trace_gpu);
+}
+
 enum pl_status trace_gspill_sort(struct trace_data *d, struct pl_diag *diag) {
-  struct sorter st = {d, NULL, 0, 0, PL_OK};
-  st.cap = trace_gpu_cap(d) * (sizeof(struct trace_gpu) + sizeof(int64_t)) / sizeof *st.run;
+  struct sorter st = {d, NULL, 0, sorted_cap(d), PL_OK};
   if (d->gsorted == NULL && (d->gsorted = tmpfile()) == NULL)
     return pl_diag_set(diag, PL_ERR_IO, "cannot create a temporary file for GPU events");
   if (fseek(d->gsorted, 0, SEEK_SET) != 0)
@@ -179,10 +184,8 @@ static bool gpu_before(const void *x, const void *y) {
 
 enum pl_status trace_gmerge_open(const struct trace_data *d, struct trace_runs **out,
                                  struct pl_diag *diag) {
-  size_t total =
-      trace_gpu_cap(d) * (sizeof(struct trace_gpu) + sizeof(int64_t)) / sizeof(struct trace_gpu);
   if (trace_runs_open(d->gsorted, &d->gsorted_runs, sizeof(struct trace_gpu), gpu_before, NULL,
-                      total, out) != PL_OK)
+                      sorted_cap(d), out) != PL_OK)
     return pl_diag_set(diag, PL_ERR_NOMEM, "out of memory merging GPU events");
   return PL_OK;
 }
