@@ -39,7 +39,7 @@
 
 #include <plateau/plateau.h>
 
-#include "trace/trace_int.h" /* trace_analyze_budget (internal) */
+#include "trace/trace_int.h" /* trace_analyze_budgets (internal) */
 
 static int64_t budget;     /* --budget: trace_data.spill_budget_bytes, 0 = default */
 static int64_t gpu_budget; /* --gpu-budget: trace_data.gpu_budget_bytes, 0 = default */

@@ -446,13 +446,6 @@ static enum pl_status analyze_list(struct list *l, const struct pl_trace_opts *o
   return PL_OK;
 }
 
-enum pl_status trace_analyze_budget(const char *const *paths, int n_paths,
-                                    const struct pl_trace_opts *opts, bool calls,
-                                    int64_t spill_budget_bytes, struct pl_trace_set **out,
-                                    struct pl_diag *diag) {
-  return trace_analyze_budgets(paths, n_paths, opts, calls, spill_budget_bytes, 0, out, diag);
-}
-
 enum pl_status trace_analyze_budgets(const char *const *paths, int n_paths,
                                      const struct pl_trace_opts *opts, bool calls,
                                      int64_t spill_budget_bytes, int64_t gpu_budget_bytes,
@@ -473,13 +466,13 @@ enum pl_status trace_analyze_budgets(const char *const *paths, int n_paths,
 enum pl_status pl_trace_analyze(const char *const *paths, int n_paths,
                                 const struct pl_trace_opts *opts, struct pl_trace_set **out,
                                 struct pl_diag *diag) {
-  return trace_analyze_budget(paths, n_paths, opts, false, 0, out, diag);
+  return trace_analyze_budgets(paths, n_paths, opts, false, 0, 0, out, diag);
 }
 
 enum pl_status pl_trace_analyze_calls(const char *const *paths, int n_paths,
                                       const struct pl_trace_opts *opts,
                                       struct pl_trace_set **out, struct pl_diag *diag) {
-  return trace_analyze_budget(paths, n_paths, opts, true, 0, out, diag);
+  return trace_analyze_budgets(paths, n_paths, opts, true, 0, 0, out, diag);
 }
 
 enum pl_status pl_trace_analyze_mem(const void *data, size_t len, const char *name,

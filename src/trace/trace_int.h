@@ -335,13 +335,9 @@ enum pl_status trace_rank_analyze(struct trace_data *d, const char *path,
                                   const struct pl_trace_opts *o, bool keep_calls,
                                   struct pl_trace_rank *r, struct pl_diag *diag);
 
-/* set.c: pl_trace_analyze(_calls) with trace_data.spill_budget_bytes set
- * for every file (0 = TRACE_SPILL_BUDGET_BYTES); tests force tiny budgets. */
-enum pl_status trace_analyze_budget(const char *const *paths, int n_paths,
-                                    const struct pl_trace_opts *opts, bool calls,
-                                    int64_t spill_budget_bytes, struct pl_trace_set **out,
-                                    struct pl_diag *diag);
-/* The same with trace_data.gpu_budget_bytes too (0 = TRACE_GPU_BUDGET_BYTES). */
+/* set.c: pl_trace_analyze(_calls) with trace_data.spill_budget_bytes and
+ * gpu_budget_bytes set for every file (0 = TRACE_SPILL_BUDGET_BYTES,
+ * TRACE_GPU_BUDGET_BYTES); tests and the benchmark force other budgets. */
 enum pl_status trace_analyze_budgets(const char *const *paths, int n_paths,
                                      const struct pl_trace_opts *opts, bool calls,
                                      int64_t spill_budget_bytes, int64_t gpu_budget_bytes,

@@ -25,7 +25,7 @@ static struct pl_trace_set *run(const char *path, bool whole, int64_t budget) {
   struct pl_trace_set *s = NULL;
   struct pl_diag d;
   pl_diag_clear(&d);
-  enum pl_status st = trace_analyze_budget(&path, 1, &o, true, budget, &s, &d);
+  enum pl_status st = trace_analyze_budgets(&path, 1, &o, true, budget, 0, &s, &d);
   if (st != PL_OK)
     fprintf(stderr, "%s: %s\n", path, d.msg);
   return s;
