@@ -107,7 +107,11 @@ static void dedupe_steps(struct trace_data *d) {
   qsort(s, k, sizeof *s, cmp_span);
 }
 
+/* The launch of correlation corr in l[0, n) (sorted by correlation), or
+ * NULL; a negative correlation (none) or one outside the block has none. */
 static const struct trace_launch *find_in(const struct trace_launch *l, size_t n, int64_t corr) {
+  if (corr < 0 || n == 0 || corr < l[0].corr || corr > l[n - 1].corr)
+    return NULL;
   size_t lo = 0, hi = n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
@@ -239,7 +243,7 @@ static void link_to(const struct trace_data *d, struct trace_gpu *g, const struc
 }
 
 static void link_one(struct trace_data *d, struct trace_gpu *g, int64_t corr) {
-  const struct trace_launch *l = corr >= 0 ? find_launch(d, corr) : NULL;
+  const struct trace_launch *l = find_launch(d, corr);
   if (l != NULL)
     link_to(d, g, l);
 }
@@ -260,7 +264,7 @@ static void link_comm(struct trace_data *d, const struct rpc_index *x, struct tr
   if (c->coll >= 0 || x->n == 0)
     return;
   int64_t corr = TRACE_AT(d->corr, int64_t, c->gpu);
-  c->coll = coll_of(d, x, c, corr >= 0 ? find_launch(d, corr) : NULL);
+  c->coll = coll_of(d, x, c, find_launch(d, corr));
 }
 
 /* Spilled launches (spill.c) arrive merged in blocks of distinct, ascending
@@ -270,19 +274,14 @@ static void link_block(struct trace_data *d, const struct rpc_index *x,
                        const struct trace_launch *b, size_t n) {
   struct trace_gpu *g = d->gpu.data;
   const int64_t *corr = d->corr.data;
-  int64_t lo = b[0].corr, hi = b[n - 1].corr;
   for (size_t i = 0; i < d->gpu.len; i++) {
-    const struct trace_launch *l =
-        corr[i] >= 0 && corr[i] >= lo && corr[i] <= hi ? find_in(b, n, corr[i]) : NULL;
+    const struct trace_launch *l = find_in(b, n, corr[i]);
     if (l != NULL)
       link_to(d, &g[i], l);
   }
   struct trace_comm *c = d->comm.data;
   for (size_t i = 0; i < d->comm.len && x->n > 0; i++) {
-    int64_t k = corr[c[i].gpu];
-    if (c[i].coll >= 0 || k < 0 || k < lo || k > hi)
-      continue;
-    const struct trace_launch *l = find_in(b, n, k);
+    const struct trace_launch *l = c[i].coll < 0 ? find_in(b, n, corr[c[i].gpu]) : NULL;
     if (l != NULL)
       c[i].coll = coll_of(d, x, &c[i], l);
   }
@@ -309,9 +308,7 @@ static void link_file_piece(void *ctx, struct trace_grec *r, size_t n) {
         r[i].coll = coll_of(f->d, f->x, &c, NULL);
       continue;
     }
-    int64_t k = r[i].corr;
-    const struct trace_launch *l =
-        k >= 0 && k >= f->b[0].corr && k <= f->b[f->n - 1].corr ? find_in(f->b, f->n, k) : NULL;
+    const struct trace_launch *l = find_in(f->b, f->n, r[i].corr);
     if (l == NULL)
       continue;
     link_to(f->d, &r[i].g, l);
