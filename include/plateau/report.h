@@ -22,4 +22,12 @@ void pl_report_predict_text(FILE *out, const struct pl_prediction *p);
 void pl_report_predict_csv_header(FILE *out);
 void pl_report_predict_csv_row(FILE *out, const struct pl_prediction *p);
 
+/* Compute per operation of a resolved run (a prediction's run): each op of
+ * the embedding, one block and the LM head, timed alone for one micro-batch,
+ * and its time per step on one GPU of the stage that runs it (`predict --ops`).
+ * JSON: an array of {segment, name, kind, m, n, k, count, fwd_flops,
+ * bwd_flops, fwd_bytes, bwd_bytes, recompute, fwd_s, bwd_s, per_step_s}. */
+void pl_report_ops_text(FILE *out, const struct pl_run *run);
+void pl_report_ops_json(struct pl_emit *e, const char *key, const struct pl_run *run);
+
 #endif

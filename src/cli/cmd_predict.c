@@ -11,6 +11,7 @@ static const struct cli_opt opts[] = {
     RUN_OPTS,
     {"format", "F", "text|json|csv (default text)"},
     {"trace", "FILE", "also write the predicted timeline as a Perfetto/Chrome trace JSON"},
+    {"ops", NULL, "also show compute per operation (shapes, time, achieved rate); text|json"},
 };
 
 static const struct cli_cmd cmd = {
@@ -21,9 +22,11 @@ static const struct cli_cmd cmd = {
     opts, sizeof opts / sizeof opts[0], false,
 };
 
-static int print(const struct pl_prediction *p, enum cli_format format) {
+static int print(const struct pl_prediction *p, enum cli_format format, bool ops) {
   if (format == CLI_FORMAT_TEXT) {
     pl_report_predict_text(stdout, p);
+    if (ops)
+      pl_report_ops_text(stdout, &p->run);
     return 0;
   }
   if (format == CLI_FORMAT_CSV) {
@@ -32,8 +35,14 @@ static int print(const struct pl_prediction *p, enum cli_format format) {
     return 0;
   }
   struct pl_emit *e = pl_emit_open(stdout);
-  if (e != NULL)
+  if (e != NULL && !ops)
     pl_report_predict_json(e, NULL, p);
+  if (e != NULL && ops) {
+    pl_emit_obj_begin(e, NULL);
+    pl_report_predict_members(e, p);
+    pl_report_ops_json(e, "ops", &p->run);
+    pl_emit_obj_end(e);
+  }
   return cli_emit_done(e);
 }
 
@@ -47,6 +56,9 @@ int cmd_predict(int argc, char **argv) {
   static struct pl_prediction pred;
   if (cli_get_format(&args, &format) != 0 || run_from_args(&args, &run) != 0)
     return 1;
+  bool ops = cli_flag(&args, "ops");
+  if (ops && format == CLI_FORMAT_CSV)
+    return cli_usage(&cmd, "--ops: text or json output only (csv is one row per prediction)");
   struct pl_diag d;
   pl_diag_clear(&d);
   if (pl_predict(&run, &pred, &d) != PL_OK)
@@ -54,5 +66,5 @@ int cmd_predict(int argc, char **argv) {
   const char *trace = cli_get(&args, "trace");
   if (trace != NULL && pl_predict_timeline(&run, trace, &d) != PL_OK)
     return cli_fail("%s", d.msg);
-  return print(&pred, format);
+  return print(&pred, format, ops);
 }

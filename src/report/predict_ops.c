@@ -1,0 +1,137 @@
+/* predict_ops.c: where the compute time comes from, operation by operation
+ * (`plateau predict --ops`). Each op of the embedding, one transformer block
+ * and the LM head is timed as the simulator times it (pl_op_run_time_s:
+ * docs/step-model.md section 2), alone on the GPU at full speed, for one
+ * micro-batch; "per step" multiplies by what one GPU of the stage holding the
+ * segment runs in a step: the busiest stage's blocks and the pipeline's
+ * micro-batches, with the forward run again in backward where recomputed.
+ * The simulated step also slows compute while collectives overlap it and
+ * waits on exposed communication, so these per-step figures add up to less
+ * than the step: they answer "which kernel dominates", not "how long". */
+#include <plateau/report.h>
+#include <plateau/sim.h>
+#include <plateau/units.h>
+
+#include <string.h>
+
+static const char *const segment_names[] = {"embed", "layer", "head"};
+
+static const char *kind_name(enum pl_op_kind k) {
+  return k == PL_OP_GEMM ? "gemm" : k == PL_OP_ATTENTION ? "attention" : "memory";
+}
+
+/* One op's figures, as both outputs print them. */
+struct op_row {
+  int segment;
+  struct pl_op op;
+  double fwd_s, bwd_s; /* bwd_s includes the recomputed forward */
+  double per_step_s;
+};
+
+/* Segments one GPU of the busiest stage runs per micro-batch: the embedding
+ * and head once each (on the first and last stage), the blocks ceil(L/pp). */
+static double per_microbatch(const struct pl_run *run, int segment) {
+  if (segment != 1)
+    return 1;
+  int64_t pp = run->layout.pp > 0 ? run->layout.pp : 1;
+  return (double)((run->model.layers + pp - 1) / pp);
+}
+
+static int collect(const struct pl_run *run, struct op_row *rows) {
+  const struct pl_gpu *g = &run->cluster.gpu;
+  double mb = (double)(run->layout.micro_batches > 0 ? run->layout.micro_batches : 1);
+  int n = 0;
+  for (int seg = 0; seg < 3; seg++) {
+    struct pl_op ops[PL_MAX_LAYER_OPS];
+    int k = pl_sim_segment_ops(run, seg, ops);
+    for (int i = 0; i < k; i++) {
+      struct op_row *r = &rows[n++];
+      r->segment = seg;
+      r->op = ops[i];
+      r->fwd_s = pl_op_run_time_s(g, &run->layout, &run->model, &ops[i], PL_PASS_FWD);
+      r->bwd_s = pl_op_run_time_s(g, &run->layout, &run->model, &ops[i], PL_PASS_BWD) +
+                 (ops[i].recompute ? r->fwd_s : 0);
+      r->per_step_s = (r->fwd_s + r->bwd_s) * per_microbatch(run, seg) * mb;
+    }
+  }
+  return n;
+}
+
+/* TFLOP/s for math ops, GB/s for memory-bound ones: what bounds each.
+ * Causal attention counts the whole s x s square (flops.h) but the kernel
+ * skips the masked half (compute.c): the rate shown is of executed FLOPs,
+ * comparable with the GPU's peak. */
+static void rate(char *buf, size_t len, const struct pl_op *op, double flops, double bytes,
+                 double s) {
+  if (op->kind == PL_OP_ATTENTION && op->causal && op->n >= op->m)
+    flops *= 0.5;
+  if (s <= 0)
+    snprintf(buf, len, "-");
+  else if (op->kind == PL_OP_MEMORY)
+    snprintf(buf, len, "%.0f GB/s", bytes / s / 1e9);
+  else
+    snprintf(buf, len, "%.0f TFLOP/s", flops / s / 1e12);
+}
+
+void pl_report_ops_text(FILE *out, const struct pl_run *run) {
+  struct op_row rows[3 * PL_MAX_LAYER_OPS];
+  int n = collect(run, rows);
+  double total = 0;
+  for (int i = 0; i < n; i++)
+    total += rows[i].per_step_s;
+  fprintf(out, "\ncompute per operation (one GPU, one micro-batch, alone at full speed; "
+               "per step: %lld blocks x %lld micro-batches)\n",
+          (long long)per_microbatch(run, 1), (long long)run->layout.micro_batches);
+  fprintf(out, "  %-6s %-15s %-9s %-26s %10s %12s %10s %12s %10s %6s\n", "seg", "op", "kind",
+          "shape (m x n x k) x count", "fwd", "rate", "bwd", "rate", "per step", "share");
+  for (int i = 0; i < n; i++) {
+    const struct op_row *r = &rows[i];
+    const struct pl_op *op = &r->op;
+    char shape[48] = "-", f[32], b[32], fr[32], br[32], st[32];
+    if (op->kind != PL_OP_MEMORY)
+      snprintf(shape, sizeof shape, "%lld x %lld x %lld x %lld", (long long)op->m,
+               (long long)op->n, (long long)op->k, (long long)op->count);
+    pl_fmt_seconds(f, sizeof f, r->fwd_s);
+    pl_fmt_seconds(b, sizeof b, r->bwd_s);
+    pl_fmt_seconds(st, sizeof st, r->per_step_s);
+    rate(fr, sizeof fr, op, op->fwd_flops, op->fwd_bytes, r->fwd_s);
+    double bwd_flops = op->bwd_flops + (op->recompute ? op->fwd_flops : 0);
+    double bwd_bytes = op->bwd_bytes + (op->recompute ? op->fwd_bytes : 0);
+    rate(br, sizeof br, op, bwd_flops, bwd_bytes, r->bwd_s);
+    fprintf(out, "  %-6s %-15s %-9s %-26s %10s %12s %10s %12s %10s %5.1f%%\n",
+            segment_names[r->segment], op->name, kind_name(op->kind), shape, f, fr, b, br, st,
+            total > 0 ? 100.0 * r->per_step_s / total : 0.0);
+  }
+  char t[32];
+  pl_fmt_seconds(t, sizeof t, total);
+  fprintf(out, "  %-6s %-15s %s (backward includes the recomputed forward; collectives, "
+               "overlap slowdown and waits excluded)\n",
+          "", "sum per step", t);
+}
+
+void pl_report_ops_json(struct pl_emit *e, const char *key, const struct pl_run *run) {
+  struct op_row rows[3 * PL_MAX_LAYER_OPS];
+  int n = collect(run, rows);
+  pl_emit_arr_begin(e, key);
+  for (int i = 0; i < n; i++) {
+    const struct op_row *r = &rows[i];
+    pl_emit_obj_begin(e, NULL);
+    pl_emit_str(e, "segment", segment_names[r->segment]);
+    pl_emit_str(e, "name", r->op.name);
+    pl_emit_str(e, "kind", kind_name(r->op.kind));
+    pl_emit_int(e, "m", r->op.m);
+    pl_emit_int(e, "n", r->op.n);
+    pl_emit_int(e, "k", r->op.k);
+    pl_emit_int(e, "count", r->op.count);
+    pl_emit_num(e, "fwd_flops", r->op.fwd_flops);
+    pl_emit_num(e, "bwd_flops", r->op.bwd_flops);
+    pl_emit_num(e, "fwd_bytes", r->op.fwd_bytes);
+    pl_emit_num(e, "bwd_bytes", r->op.bwd_bytes);
+    pl_emit_bool(e, "recompute", r->op.recompute);
+    pl_emit_num(e, "fwd_s", r->fwd_s);
+    pl_emit_num(e, "bwd_s", r->bwd_s);
+    pl_emit_num(e, "per_step_s", r->per_step_s);
+    pl_emit_obj_end(e);
+  }
+  pl_emit_arr_end(e);
+}
