@@ -23,6 +23,7 @@
 
 #include "emit.h"
 #include "layout.h"
+#include "predict.h"
 #include "status.h"
 
 /* One published record and its prediction. */
@@ -90,6 +91,13 @@ enum pl_status pl_validation_add_file(struct pl_validation *v, const char *path,
 enum pl_status pl_validation_add_csv(struct pl_validation *v, const char *name, const char *text,
                                      size_t len, struct pl_diag *diag);
 
+/* One record (row, 1-based as in the reports) of one validation CSV,
+ * predicted as pl_validation_add_file predicts it; pred keeps the whole
+ * prediction (valid when !out->skipped). Fails on an unreadable or
+ * malformed file or a row out of range. */
+enum pl_status pl_validation_explain(const char *path, int64_t row, struct pl_vrow *out,
+                                     struct pl_prediction *pred, struct pl_diag *diag);
+
 /* Summary of a set of rows (used for each dataset and for "all"); fails
  * only when the median's scratch array cannot be allocated. */
 enum pl_status pl_validation_summarize(const struct pl_vrow *rows, size_t n, const char *name,
@@ -126,6 +134,10 @@ enum pl_status pl_validation_write_baseline(const struct pl_validation *v, const
 void pl_report_validate_text(FILE *out, const struct pl_validation *v, bool rows);
 void pl_report_validate_csv(FILE *out, const struct pl_validation *v);
 void pl_report_validate_json(struct pl_emit *e, const struct pl_validation *v);
+/* One row (validate --explain): text names it and gives measured, predicted,
+ * error and assumptions or the skip reason; JSON is the object of "rows". */
+void pl_report_validate_row_text(FILE *out, const struct pl_vrow *r);
+void pl_report_validate_row_json(struct pl_emit *e, const char *key, const struct pl_vrow *r);
 /* A gnuplot script drawing predicted vs measured step time (log-log, one
  * point type per dataset, y = x and +-20% guides) into svg_path and png_path
  * (either may be NULL). The data are inline, so the script stands alone. */

@@ -134,17 +134,22 @@ struct work {
   struct pl_prediction pred;
 };
 
-static void run_record(const struct validate_in *in, struct pl_vrow *row, struct work *w) {
+/* The run a record describes and its measured step: false (row skipped,
+ * with the reason) when it cannot be expressed. */
+static bool build_record(const struct validate_in *in, struct pl_vrow *row, struct pl_run *run) {
   const char *source = validate_csv_cell(in->csv, in->rec, "source");
   const struct validate_source *src = validate_source_find(source);
   snprintf(row->quantity, sizeof row->quantity, "step_time_s");
-  if (src == NULL) {
-    validate_skip(row, "source '%.60s' unknown (known: %s)", source, validate_source_list());
-    return;
-  }
+  if (src == NULL)
+    return validate_skip(row, "source '%.60s' unknown (known: %s)", source,
+                         validate_source_list());
   snprintf(row->source, sizeof row->source, "%s", src->key);
   snprintf(row->architecture, sizeof row->architecture, "%s", src->family);
-  if (!validate_row_run(src, in, &w->run, row) || !src->measure(in, &w->run, row))
+  return validate_row_run(src, in, run, row) && src->measure(in, run, row);
+}
+
+static void run_record(const struct validate_in *in, struct pl_vrow *row, struct work *w) {
+  if (!build_record(in, row, &w->run))
     return;
   struct pl_diag d;
   pl_diag_clear(&d);
@@ -262,6 +267,54 @@ enum pl_status pl_validation_add_file(struct pl_validation *v, const char *path,
       return pl_diag_set(diag, PL_ERR_RANGE, "csv '%s': dataset '%s' given twice", path, name);
     }
   st = add(v, name, path, text, len, diag);
+  pl_free(text);
+  return st;
+}
+
+/* One record of one file, predicted as `validate` predicts it, with the whole
+ * prediction kept (`validate --explain`). */
+static enum pl_status explain_parsed(const struct validate_csv *c, const char *path, int64_t row,
+                                     struct pl_vrow *out, struct pl_prediction *pred,
+                                     struct pl_diag *diag) {
+  enum pl_status st = check_columns(c, path, diag);
+  if (st != PL_OK)
+    return st;
+  if (row < 1 || (size_t)row >= c->n_records)
+    return pl_diag_set(diag, PL_ERR_RANGE, "csv '%s': no row %lld (it has rows 1 to %zu)", path,
+                       (long long)row, c->n_records - 1);
+  memset(out, 0, sizeof *out);
+  dataset_name(path, out->dataset, sizeof out->dataset);
+  out->row = row;
+  out->line = c->lines[row];
+  enum pl_status fatal = PL_OK;
+  const struct validate_in in = {c, (size_t)row, &fatal};
+  struct work *w = pl_calloc(1, sizeof *w); /* zeroed: a skipped row leaves pred unset */
+  if (w == NULL)
+    return pl_diag_set(diag, PL_ERR_NOMEM, "validate: out of memory");
+  run_record(&in, out, w);
+  if (out->skipped && out->label[0] == '\0')
+    snprintf(out->label, sizeof out->label, "%.60s", validate_csv_cell(c, (size_t)row, "model"));
+  *pred = w->pred;
+  pl_free(w);
+  if (fatal != PL_OK)
+    return pl_diag_set(diag, fatal, "validate: out of memory at '%s' row %lld", path,
+                       (long long)row);
+  return PL_OK;
+}
+
+enum pl_status pl_validation_explain(const char *path, int64_t row, struct pl_vrow *out,
+                                     struct pl_prediction *pred, struct pl_diag *diag) {
+  char *text = NULL;
+  size_t len = 0;
+  enum pl_status st = base_read_file(path, VALIDATE_MAX_FILE_BYTES, &text, &len, diag);
+  if (st != PL_OK)
+    return st;
+  struct validate_csv c;
+  st = validate_csv_parse(text, len, path, &c, diag);
+  if (st == PL_OK) {
+    st = explain_parsed(&c, path, row, out, pred, diag);
+    validate_csv_free(&c);
+  }
   pl_free(text);
   return st;
 }

@@ -21,6 +21,7 @@ static const struct cli_opt opts[] = {
     {"plot", "DIR", "also write DIR/accuracy.gp and draw DIR/accuracy.svg and .png with gnuplot"},
     {"baseline", "FILE", "fail (exit 1) when a dataset's mean error exceeds FILE's by > 1 pp"},
     {"write-baseline", "FILE", "write this run's per-dataset errors to FILE as the new baseline"},
+    {"explain", "ROW", "one file: show row ROW's whole prediction and compute per operation"},
 };
 
 static const struct cli_cmd cmd = {
@@ -139,6 +140,50 @@ static int after(const struct pl_validation *v, const struct cli_args *args, int
   return rc;
 }
 
+/* --explain ROW: one row's prediction in full, with compute per operation,
+ * to see where a row's error could come from. */
+static int explain(const struct cli_args *args, enum cli_format format) {
+  int64_t row = 0;
+  int rc = cli_get_int(args, "explain", &row);
+  if (rc != 0)
+    return rc;
+  if (args->n_pos != 1)
+    return cli_usage(&cmd, "--explain: give exactly one CSV file");
+  if (format == CLI_FORMAT_CSV)
+    return cli_usage(&cmd, "--explain: text or json output only");
+  static struct pl_vrow r; /* large: keep off the stack */
+  static struct pl_prediction pred;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  if (pl_validation_explain(args->pos[0], row, &r, &pred, &d) != PL_OK)
+    return cli_fail("%s", d.msg);
+  bool have = !r.skipped;
+  if (format == CLI_FORMAT_TEXT) {
+    pl_report_validate_row_text(stdout, &r);
+    if (have) {
+      fputc('\n', stdout);
+      pl_report_predict_text(stdout, &pred);
+      pl_report_ops_text(stdout, &pred.run);
+    }
+    return 0;
+  }
+  struct pl_emit *e = pl_emit_open(stdout);
+  if (e != NULL) {
+    pl_emit_obj_begin(e, NULL);
+    pl_report_validate_row_json(e, "row", &r);
+    if (have) {
+      pl_emit_obj_begin(e, "prediction");
+      pl_report_predict_members(e, &pred);
+      pl_report_ops_json(e, "ops", &pred.run);
+      pl_emit_obj_end(e);
+    } else {
+      pl_emit_null(e, "prediction");
+    }
+    pl_emit_obj_end(e);
+  }
+  return cli_emit_done(e);
+}
+
 int cmd_validate(int argc, char **argv) {
   struct cli_args args;
   int rc = cli_start(&cmd, argc, argv, &args);
@@ -154,6 +199,11 @@ int cmd_validate(int argc, char **argv) {
   if (cli_get(&args, "baseline") != NULL && cli_get(&args, "write-baseline") != NULL) {
     fprintf(stderr, "plateau: validate: give --baseline or --write-baseline, not both\n");
     return 2;
+  }
+  if (cli_get(&args, "explain") != NULL) {
+    if (cli_get(&args, "baseline") || cli_get(&args, "write-baseline") || cli_get(&args, "plot"))
+      return cli_usage(&cmd, "--explain: not with --plot, --baseline or --write-baseline");
+    return explain(&args, format);
   }
   struct pl_validation v;
   struct pl_diag d;

@@ -72,9 +72,9 @@ static void breakdown(struct pl_emit *e, const struct pl_vrow *r) {
   pl_emit_obj_end(e);
 }
 
-static void row(struct pl_emit *e, const struct pl_vrow *r) {
+static void row(struct pl_emit *e, const char *key, const struct pl_vrow *r) {
   bool p = !r->skipped, m = r->measured > 0;
-  pl_emit_obj_begin(e, NULL);
+  pl_emit_obj_begin(e, key);
   pl_emit_str(e, "dataset", r->dataset);
   pl_emit_int(e, "row", r->row);
   pl_emit_int(e, "line", r->line);
@@ -109,7 +109,11 @@ void pl_report_validate_json(struct pl_emit *e, const struct pl_validation *v) {
   summary(e, "overall", &v->overall, true);
   pl_emit_arr_begin(e, "rows");
   for (size_t i = 0; i < v->n_rows; i++)
-    row(e, &v->rows[i]);
+    row(e, NULL, &v->rows[i]);
   pl_emit_arr_end(e);
   pl_emit_obj_end(e);
+}
+
+void pl_report_validate_row_json(struct pl_emit *e, const char *key, const struct pl_vrow *r) {
+  row(e, key, r);
 }

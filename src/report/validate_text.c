@@ -21,6 +21,23 @@ static void row_line(FILE *out, const struct pl_vrow *r, const struct pl_vrow *p
     fprintf(out, "        assumed: %s\n", r->assumed);
 }
 
+void pl_report_validate_row_text(FILE *out, const struct pl_vrow *r) {
+  fprintf(out, "%s row %" PRId64 " (line %" PRId64 "): %s\n", r->dataset, r->row, r->line,
+          r->label);
+  if (r->architecture[0] != '\0')
+    fprintf(out, "  architecture: %s\n", r->architecture);
+  if (r->metric[0] != '\0')
+    fprintf(out, "  metric: %s\n", r->metric);
+  if (r->skipped) {
+    fprintf(out, "  skipped: %s\n", r->skipped_reason);
+    return;
+  }
+  fprintf(out, "  measured %.3f s, predicted %.3f s per step: %+.1f%%\n", r->measured,
+          r->predicted, r->error);
+  if (r->assumed[0] != '\0')
+    fprintf(out, "  assumed: %s\n", r->assumed);
+}
+
 static void dataset_rows(FILE *out, const struct pl_validation *v, const struct pl_vsummary *s) {
   fprintf(out, "%s: %" PRId64 " rows, %" PRId64 " predicted, %" PRId64 " skipped\n", s->name,
           s->rows, s->predicted, s->skipped);
