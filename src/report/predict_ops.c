@@ -7,7 +7,9 @@
  * micro-batches, with the forward run again in backward where recomputed.
  * The simulated step also slows compute while collectives overlap it and
  * waits on exposed communication, so these per-step figures add up to less
- * than the step: they answer "which kernel dominates", not "how long". */
+ * than the step: they answer "which kernel dominates", not "how long". With
+ * pipeline stages the embedding and the head run on different GPUs, so no
+ * sum (nor share of it) describes one GPU and none is printed. */
 #include <plateau/report.h>
 #include <plateau/sim.h>
 #include <plateau/units.h>
@@ -76,6 +78,7 @@ static void rate(char *buf, size_t len, const struct pl_op *op, double flops, do
 void pl_report_ops_text(FILE *out, const struct pl_run *run) {
   struct op_row rows[3 * PL_MAX_LAYER_OPS];
   int n = collect(run, rows);
+  bool one_stage = run->layout.pp <= 1;
   double total = 0;
   for (int i = 0; i < n; i++)
     total += rows[i].per_step_s;
@@ -98,15 +101,21 @@ void pl_report_ops_text(FILE *out, const struct pl_run *run) {
     double bwd_flops = op->bwd_flops + (op->recompute ? op->fwd_flops : 0);
     double bwd_bytes = op->bwd_bytes + (op->recompute ? op->fwd_bytes : 0);
     rate(br, sizeof br, op, bwd_flops, bwd_bytes, r->bwd_s);
-    fprintf(out, "  %-6s %-15s %-9s %-26s %10s %12s %10s %12s %10s %5.1f%%\n",
-            segment_names[r->segment], op->name, kind_name(op->kind), shape, f, fr, b, br, st,
-            total > 0 ? 100.0 * r->per_step_s / total : 0.0);
+    char sh[16] = "-";
+    if (one_stage && total > 0)
+      snprintf(sh, sizeof sh, "%.1f%%", 100.0 * r->per_step_s / total);
+    fprintf(out, "  %-6s %-15s %-9s %-26s %10s %12s %10s %12s %10s %6s\n",
+            segment_names[r->segment], op->name, kind_name(op->kind), shape, f, fr, b, br, st, sh);
   }
   char t[32];
   pl_fmt_seconds(t, sizeof t, total);
-  fprintf(out, "  %-6s %-15s %s (backward includes the recomputed forward; collectives, "
-               "overlap slowdown and waits excluded)\n",
-          "", "sum per step", t);
+  if (one_stage)
+    fprintf(out, "  %-6s %-15s %s (backward includes the recomputed forward; collectives, "
+                 "overlap slowdown and waits excluded)\n",
+            "", "sum per step", t);
+  else
+    fprintf(out, "  (pp > 1: per step on the stage that runs it: the embedding on the first, the "
+                 "head on the last; backward includes the recomputed forward)\n");
 }
 
 void pl_report_ops_json(struct pl_emit *e, const char *key, const struct pl_run *run) {

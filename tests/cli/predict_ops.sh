@@ -29,7 +29,9 @@ check "text: the table" grep -q "^compute per operation" "$TMP/out"
 check "text: pp 4 runs 8 of 32 blocks per stage, 8 micro-batches" \
   grep -q "per step: 8 blocks x 8 micro-batches" "$TMP/out"
 check "text: the GEMM shape of qkv" grep -Eq "layer +qkv +gemm +[0-9]+ x 12288 x 4096 x 1" "$TMP/out"
-check "text: the sum line" grep -q "sum per step" "$TMP/out"
+check "text: pp > 1 prints no one-GPU sum" sh -c "! grep -q 'sum per step' '$TMP/out'"
+expect_ok predict --model llama2-7b --gpus 8 --ops
+check "text: pp 1 sums the step" grep -q "sum per step" "$TMP/out"
 
 expect_fail 2 "--ops: text or json output only" -- predict --ops --format csv
 finish
