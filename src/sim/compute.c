@@ -158,8 +158,13 @@ static double attention_s(const struct pl_gpu *g, enum pl_dtype dt, const struct
    * same way (FlashAttention's benchmark halves them). A sliding window
    * shorter than the queries computes nearly all of its counted work. */
   flops *= op->n >= op->m ? 0.5 : 1.0;
-  /* FlashAttention runs in 16-bit even in FP8 training recipes */
-  double rate = g->peak_bf16_flops_per_s * frac;
+  /* FlashAttention runs in 16-bit even in FP8 training recipes. Its
+   * efficiency figures are kernel benchmarks, bursts at the boost clock like
+   * mamf-finder's MAMF; a training step holds the GPU at its power limit, so
+   * the tensor-core math of attention runs at the same sustained fraction as
+   * the GEMMs (gemm.sustained_fraction: the clock, not the kernel, sets it) */
+  double sustained = g->eff.gemm_sustained_fraction > 0 ? g->eff.gemm_sustained_fraction : 1.0;
+  double rate = g->peak_bf16_flops_per_s * frac * sustained;
   (void)dt;
   double t_math = rate > 0 ? flops / rate : 0, t_mem = hbm_s(g, bytes);
   return (t_math > t_mem ? t_math : t_mem) + pl_op_kernels(op, pass) * g->eff.kernel_overhead_s;

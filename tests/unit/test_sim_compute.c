@@ -148,6 +148,25 @@ static void test_triton_attention(void) {
                  pl_op_time_s(&a100, PL_DTYPE_BF16, &op, PL_PASS_FWD), EXACT);
 }
 
+/* On a GPU whose file gives a sustained fraction, attention's tensor-core
+ * math runs at it too (the FlashAttention figures are bursts, like MAMF):
+ * h100 FlashAttention-2 forward 0.5 F / (989.4e12 * 0.35 * 0.887) + one
+ * kernel; Triton backward 0.5 F_bwd / (989.4e12 * 0.175 * 0.887) + 3. */
+static void test_attention_sustained(void) {
+  struct pl_gpu h100;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  struct pl_op op = causal_attention_op();
+  double k = h100.eff.kernel_overhead_s;
+  CHECK_NEAR_REL(pl_op_time_s(&h100, PL_DTYPE_BF16, &op, PL_PASS_FWD),
+                 0.5 * op.fwd_flops / (989.4e12 * 0.35 * 0.887) + k, 1e-9);
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .attention_triton = true};
+  struct pl_model m = {.dropout = false};
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &op, PL_PASS_BWD),
+                 0.5 * op.bwd_flops / (989.4e12 * 0.175 * 0.887) + 3 * k, 1e-9);
+}
+
 /* Eager attention (no FlashAttention) materializes the scores: slower than
  * the fused kernel, and its forward is at least the softmax traffic
  * 32 * 4096^2 elements * (4 + 5 with dropout) bytes over the HBM. */
@@ -296,6 +315,7 @@ int main(void) {
   test_loaded();
   test_mamf_shape();
   test_sustained_fraction();
+  test_attention_sustained();
   test_tile_fixed_k();
   test_wave_quantization();
   test_tile_quantization();
