@@ -1,9 +1,9 @@
 # accuracy figure written by `plateau validate --plot` (docs/accuracy.md)
 $d0 << EOD
 # published_s predicted_s row
-104.7 81.6393 1
-15.23 8.94669 2
-20.1819 12.9148 3
+104.7 84.0741 1
+15.23 11.0597 2
+20.1819 15.0278 3
 EOD
 $d1 << EOD
 # published_s predicted_s row
@@ -284,13 +284,13 @@ set grid
 set key top left box opaque
 set xlabel "published step time (s)"
 set ylabel "predicted step time (s)"
-set title "plateau: predicted vs published step time, 256 runs (mean error 13.0%)"
+set title "plateau: predicted vs published step time, 256 runs (mean error 12.9%)"
 set terminal svg size 900,820 noenhanced font "sans,12" background rgb "white"
 set output "accuracy.svg"
 plot x title "predicted = published" lc rgb "black" lw 1.5, \
      1.2*x title "+-20%" dt 2 lc rgb "gray50", \
      0.8*x notitle dt 2 lc rgb "gray50", \
-     $d0 using 1:2 with points pt 7 ps 1.1 title "bloom176b_bigscience (n=3, mean 33.1%)", \
+     $d0 using 1:2 with points pt 7 ps 1.1 title "bloom176b_bigscience (n=3, mean 24.2%)", \
      $d1 using 1:2 with points pt 5 ps 1.1 title "korthikanti2022_activation_recompute (n=9, mean 4.3%)", \
      $d2 using 1:2 with points pt 9 ps 1.1 title "llmfoundry_mpt_benchmarks (n=214, mean 12.2%)", \
      $d3 using 1:2 with points pt 11 ps 1.1 title "megatron_lm_readme_2020 (n=12, mean 11.4%)", \
@@ -301,7 +301,7 @@ set output "accuracy.png"
 plot x title "predicted = published" lc rgb "black" lw 1.5, \
      1.2*x title "+-20%" dt 2 lc rgb "gray50", \
      0.8*x notitle dt 2 lc rgb "gray50", \
-     $d0 using 1:2 with points pt 7 ps 1.1 title "bloom176b_bigscience (n=3, mean 33.1%)", \
+     $d0 using 1:2 with points pt 7 ps 1.1 title "bloom176b_bigscience (n=3, mean 24.2%)", \
      $d1 using 1:2 with points pt 5 ps 1.1 title "korthikanti2022_activation_recompute (n=9, mean 4.3%)", \
      $d2 using 1:2 with points pt 9 ps 1.1 title "llmfoundry_mpt_benchmarks (n=214, mean 12.2%)", \
      $d3 using 1:2 with points pt 11 ps 1.1 title "megatron_lm_readme_2020 (n=12, mean 11.4%)", \

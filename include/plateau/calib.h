@@ -49,6 +49,9 @@ struct pl_nccl_series {
   int64_t ranks;              /* from "# Rank" lines; 0 = not stated */
   int64_t nodes;              /* distinct hosts in "# Rank" lines; 0 = not stated */
   int64_t ranks_per_node;     /* ranks / nodes once known */
+  int64_t active_per_node;    /* GPUs of a node on the network at once when measured:
+                                 0 = the group alone (nccl-tests); training traces:
+                                 the whole node (pl_coll_time_shared) */
   char device[64];            /* GPU name from the first "# Rank" line */
   char algo_hint[16];         /* from "NCCL_ALGO set by environment to X", else "" */
   int64_t first_line;

@@ -79,7 +79,8 @@ static double residuals(const struct problem *pb, const double *p, double *r, si
         continue;
       struct pl_coll_cost cost;
       double e = 10.0; /* a call that cannot run counts as far off */
-      if (pl_coll_time(&c, s->op, s->rows[j].bytes, g, pb->obs[i].algo, &cost) == PL_OK)
+      if (pl_coll_time_shared(&c, s->op, s->rows[j].bytes, g, s->active_per_node,
+                              pb->obs[i].algo, &cost) == PL_OK)
         e = (cost.time_s - s->rows[j].time_s) / s->rows[j].time_s;
       if (r != NULL)
         r[k] = e;

@@ -58,7 +58,12 @@ static int64_t ranks_per_node(const struct pl_trace_call *c, const struct pl_cal
   return n % nodes == 0 ? n / nodes : 0;
 }
 
-static int32_t find_series(struct pl_calib_trace *t, enum pl_coll_op op, int64_t n, int64_t rpn) {
+/* The series of (op, ranks, ranks per node). A group that crosses nodes ran
+ * in a training step, where every GPU of the node was on the network at once
+ * (each tp rank in its own dp group): active_per_node is the node's GPUs, so
+ * the fit prices it as the step simulator does (pl_coll_time_shared). */
+static int32_t find_series(struct pl_calib_trace *t, enum pl_coll_op op, int64_t n, int64_t rpn,
+                           int64_t gpus_per_node) {
   for (size_t i = 0; i < t->n_series; i++) {
     const struct pl_nccl_series *s = &t->series[i];
     if (s->op == op && s->ranks == n && s->ranks_per_node == rpn)
@@ -74,6 +79,7 @@ static int32_t find_series(struct pl_calib_trace *t, enum pl_coll_op op, int64_t
   s->ranks = n;
   s->ranks_per_node = rpn;
   s->nodes = n / rpn;
+  s->active_per_node = rpn < n ? gpus_per_node : 0;
   return (int32_t)t->n_series++;
 }
 
@@ -109,7 +115,7 @@ static enum pl_status add_call(struct build *b, const struct pl_trace_call *c,
     t->unplaced++;
     return PL_OK;
   }
-  int32_t s = find_series(t, op, c->group_size, rpn);
+  int32_t s = find_series(t, op, c->group_size, rpn, o->gpus_per_node);
   if (s < 0)
     return pl_diag_set(diag, PL_ERR_LIMIT, "traces: more than %d kinds of collective group",
                        PL_NCCL_MAX_SERIES);

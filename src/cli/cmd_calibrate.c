@@ -164,7 +164,8 @@ static struct row_err row_error(const struct pl_cluster *c, const struct pl_cali
                                 const struct pl_nccl_row *r) {
   struct row_err e = {0};
   struct pl_group g = {o->series->ranks, o->series->ranks_per_node};
-  if (pl_coll_time(c, o->series->op, r->bytes, g, o->algo, &e.cost) == PL_OK) {
+  if (pl_coll_time_shared(c, o->series->op, r->bytes, g, o->series->active_per_node, o->algo,
+                          &e.cost) == PL_OK) {
     e.model_s = e.cost.time_s;
     e.err = (e.model_s - r->time_s) / r->time_s;
   }

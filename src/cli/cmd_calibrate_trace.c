@@ -67,8 +67,10 @@ static double model_s(const struct job *j, const struct pl_calib_obs *o, double 
                       struct pl_coll_cost *cost) {
   struct pl_group g = {o->series->ranks, o->series->ranks_per_node};
   memset(cost, 0, sizeof *cost);
-  return pl_coll_time(&j->fitted, o->series->op, bytes, g, o->algo, cost) == PL_OK ? cost->time_s
-                                                                                   : 0;
+  return pl_coll_time_shared(&j->fitted, o->series->op, bytes, g, o->series->active_per_node,
+                             o->algo, cost) == PL_OK
+             ? cost->time_s
+             : 0;
 }
 
 /* One series: per message size, measured vs fitted model time. */

@@ -41,13 +41,19 @@ static double scale(double cluster_s, double nccl_s) {
 }
 
 /* Per-rank and per-node network bandwidth of a group with g ranks per node:
- * the g ranks share the node's NICs, and one rank reaches at most the NICs
- * next to it (NICs per GPU, at least one). */
-static void net_bandwidths(const struct pl_cluster *c, int64_t g, struct net_ctx *x) {
+ * the node's NICs are shared by every GPU on the network at once (the g
+ * ranks, or `active` of them with sibling groups: pl_coll_time_shared), and
+ * one rank reaches at most the NICs next to it (NICs per GPU, at least one).
+ * Where every GPU has its own NIC the siblings cost nothing; where two GPUs
+ * share one (Omni-Path on Jean Zay, EFA on p4d) each gets half of it when
+ * both communicate. */
+static void net_bandwidths(const struct pl_cluster *c, int64_t g, int64_t active,
+                           struct net_ctx *x) {
   double gpn = (double)c->gpus_per_node;
   double local = fmax(1.0, (double)c->nics_per_node / gpn) * c->nic_bytes_per_s;
   double node = pl_cluster_node_net_bytes_per_s(c);
-  x->b_net_rank = fmin(node / (double)g, local);
+  int64_t sharing = active > g ? (active < c->gpus_per_node ? active : c->gpus_per_node) : g;
+  x->b_net_rank = fmin(node / (double)sharing, local);
   x->b_net_node = x->b_net_rank * (double)g;
 }
 
@@ -99,7 +105,7 @@ static double fill_channels(const struct net_ctx *x) {
 }
 
 static void ctx_init(const struct pl_cluster *c, enum pl_coll_op op, struct pl_group g,
-                     struct net_ctx *x) {
+                     int64_t active, struct net_ctx *x) {
   memset(x, 0, sizeof *x);
   x->c = c;
   x->op = op;
@@ -111,7 +117,7 @@ static void ctx_init(const struct pl_cluster *c, enum pl_coll_op op, struct pl_g
   x->llidx1 = x->m == 1 ? (int)x->arch : (strcmp(c->cpu_vendor, "amd") == 0 ? 1 : 0);
   x->intra_hw = strcmp(c->intra_kind, "pcie") == 0 ? NET_HW_PCI : NET_HW_NVLINK;
   x->b_intra = c->intra_nccl_bytes_per_s > 0 ? c->intra_nccl_bytes_per_s : c->intra_bytes_per_s;
-  net_bandwidths(c, x->g, x);
+  net_bandwidths(c, x->g, active, x);
   x->lat_scale[NET_HW_NVLINK] =
       scale(c->intra_latency_s, net_hw_lat_table_s(NET_HW_NVLINK, NET_T_RING, PL_PROTO_SIMPLE));
   x->lat_scale[NET_HW_PCI] =
@@ -193,11 +199,13 @@ static enum pl_status choose(const struct net_ctx *x, double bytes, enum pl_coll
 }
 
 static enum pl_status coll_time(const struct pl_cluster *c, enum pl_coll_op op, double bytes,
-                                struct pl_group g, enum pl_coll_algo algo, int only_proto,
-                                struct pl_coll_cost *out) {
+                                struct pl_group g, int64_t active, enum pl_coll_algo algo,
+                                int only_proto, struct pl_coll_cost *out) {
   enum pl_status st = validate(c, op, bytes, g, algo, NULL);
   if (st != PL_OK)
     return st;
+  if (active < 0)
+    return PL_ERR_RANGE;
   if (g.ranks == 1) {
     out->time_s = 0.0;
     out->algo = algo == PL_ALGO_AUTO ? PL_ALGO_RING : algo;
@@ -205,13 +213,19 @@ static enum pl_status coll_time(const struct pl_cluster *c, enum pl_coll_op op, 
     return PL_OK;
   }
   struct net_ctx x;
-  ctx_init(c, op, g, &x);
+  ctx_init(c, op, g, active, &x);
   return choose(&x, bytes, algo, only_proto, out);
 }
 
 enum pl_status pl_coll_time(const struct pl_cluster *c, enum pl_coll_op op, double bytes,
                             struct pl_group g, enum pl_coll_algo algo, struct pl_coll_cost *out) {
-  return coll_time(c, op, bytes, g, algo, -1, out);
+  return coll_time(c, op, bytes, g, 0, algo, -1, out);
+}
+
+enum pl_status pl_coll_time_shared(const struct pl_cluster *c, enum pl_coll_op op, double bytes,
+                                   struct pl_group g, int64_t active_per_node,
+                                   enum pl_coll_algo algo, struct pl_coll_cost *out) {
+  return coll_time(c, op, bytes, g, active_per_node, algo, -1, out);
 }
 
 enum pl_status pl_coll_time_proto(const struct pl_cluster *c, enum pl_coll_op op, double bytes,
@@ -219,7 +233,7 @@ enum pl_status pl_coll_time_proto(const struct pl_cluster *c, enum pl_coll_op op
                                   enum pl_coll_proto proto, struct pl_coll_cost *out) {
   if ((unsigned)proto >= PL_PROTO_N)
     return PL_ERR_RANGE;
-  return coll_time(c, op, bytes, g, algo, (int)proto, out);
+  return coll_time(c, op, bytes, g, 0, algo, (int)proto, out);
 }
 
 /* The reason, in words, that a forced algorithm cannot run. */
@@ -247,7 +261,7 @@ enum pl_status pl_coll_check(const struct pl_cluster *c, enum pl_coll_op op, dou
     return st;
   struct net_ctx x;
   struct pl_coll_cost cost;
-  ctx_init(c, op, g, &x);
+  ctx_init(c, op, g, 0, &x);
   if (choose(&x, bytes, algo, -1, &cost) == PL_OK)
     return PL_OK;
   return pl_diag_set(diag, PL_ERR_UNSUPPORTED, "%s with algorithm %s on %lld ranks: %s",

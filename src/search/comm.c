@@ -56,13 +56,17 @@ static struct pl_group strided(const struct search_ctx *ctx, int64_t ranks, int6
   return g;
 }
 
-/* One call's time alone; 0 for a group of one or nothing to send. */
+/* One call's time, with the node's NICs shared by all its GPUs when the
+ * group crosses nodes, as the step simulator prices it (src/sim/groups.c);
+ * 0 for a group of one or nothing to send. */
 static double coll_s(const struct search_ctx *ctx, enum pl_coll_op op, double bytes,
                      struct pl_group g) {
   struct pl_coll_cost cost;
   if (g.ranks <= 1 || !(bytes > 0))
     return 0;
-  if (pl_coll_time(ctx->cluster, op, bytes, g, PL_ALGO_AUTO, &cost) != PL_OK)
+  int64_t gpn = ctx->cluster->gpus_per_node > 0 ? ctx->cluster->gpus_per_node : 1;
+  int64_t active = g.ranks_per_node < g.ranks ? imin(gpn, imax(1, ctx->gpus)) : 0;
+  if (pl_coll_time_shared(ctx->cluster, op, bytes, g, active, PL_ALGO_AUTO, &cost) != PL_OK)
     return 0;
   return cost.time_s;
 }

@@ -10,7 +10,10 @@
  *   dp-replica (hybrid sharding): stride tp*cp*shard_group;
  *   pp neighbours: stride tp*cp*dp.
  * A send/recv is priced as a pair; a ring of pairs (cp) is as slow as its
- * slowest hop, which crosses nodes as soon as the ring spans more than one. */
+ * slowest hop, which crosses nodes as soon as the ring spans more than one.
+ * A collective that crosses nodes runs while the other GPUs of the node run
+ * theirs (every tp rank its own dp group, every rank of a stage its own
+ * send): all the node's GPUs share its NICs (pl_coll_time_shared). */
 #include <plateau/coll.h>
 
 #include <string.h>
@@ -81,7 +84,9 @@ enum pl_status sim_coll_add(struct sim_step *st, enum pl_coll_op op, const char 
     return pl_diag_set(diag, PL_ERR_LIMIT, "step simulation: more than %d distinct collectives",
                        SIM_MAX_COLLS);
   struct pl_coll_cost cost;
-  if (pl_coll_time(&st->run->cluster, op, bytes, g, PL_ALGO_AUTO, &cost) != PL_OK) {
+  int64_t gpn = st->run->cluster.gpus_per_node;
+  int64_t active = g.ranks_per_node < g.ranks ? imin(gpn, imax(1, st->run->layout.gpus)) : 0;
+  if (pl_coll_time_shared(&st->run->cluster, op, bytes, g, active, PL_ALGO_AUTO, &cost) != PL_OK) {
     enum pl_status s = pl_coll_check(&st->run->cluster, op, bytes, g, PL_ALGO_AUTO, diag);
     return s != PL_OK ? s
                       : pl_diag_set(diag, PL_ERR_INTERNAL, "%s over %s: no collective time",

@@ -345,6 +345,47 @@ static void a100_one_node(void) {
                  1e-9);
 }
 
+/* Sibling groups on shared NICs (pl_coll_time_shared). Jean Zay: 4 x 100
+ * Gb/s Omni-Path for 8 GPUs. A dp group of 8 ranks, 2 per node (tp4) alone:
+ * each rank min(50 GB/s / 2, 12.5) = 12.5 GB/s, the group 25 GB/s per node.
+ * With the 4 tp ranks' groups at once (8 GPUs active): min(50 / 8, 12.5) =
+ * 6.25 GB/s per rank, 12.5 per node: exactly the group alone on NICs of half
+ * the speed (min(25 / 2, 6.25) = 6.25). DGX H100 (a NIC per GPU): siblings
+ * change nothing. Fewer active GPUs than the group's own count as the group
+ * alone, more than the node's as the node; negative is an error. */
+static void shared_nics(void) {
+  struct pl_cluster jz, half;
+  struct pl_coll_cost alone, shared, slow;
+  struct pl_group dp = {8, 2}, inter = {64, 1};
+  CHECK_EQ_INT(pl_cluster_load("jean-zay-a100", &jz, NULL), PL_OK);
+  half = jz;
+  half.nic_bytes_per_s /= 2;
+  for (int i = 0; i < 3; i++) {
+    enum pl_coll_op op = i == 0 ? PL_COLL_ALL_REDUCE : i == 1 ? PL_COLL_ALL_GATHER : PL_COLL_SEND_RECV;
+    struct pl_group g = op == PL_COLL_SEND_RECV ? (struct pl_group){2, 1} : dp;
+    CHECK_EQ_INT(pl_coll_time_shared(&jz, op, 256 * MIB, g, 8, PL_ALGO_AUTO, &shared), PL_OK);
+    CHECK_EQ_INT(pl_coll_time(&half, op, 256 * MIB, g, PL_ALGO_AUTO, &slow), PL_OK);
+    CHECK_NEAR_REL(shared.time_s, slow.time_s, 0);
+    CHECK_EQ_INT(pl_coll_time(&jz, op, 256 * MIB, g, PL_ALGO_AUTO, &alone), PL_OK);
+    CHECK(shared.time_s > 1.5 * alone.time_s);
+    for (int64_t a = 0; a <= g.ranks_per_node; a++) {
+      CHECK_EQ_INT(pl_coll_time_shared(&jz, op, 256 * MIB, g, a, PL_ALGO_AUTO, &shared), PL_OK);
+      CHECK_NEAR_REL(shared.time_s, alone.time_s, 0);
+    }
+  }
+  CHECK_EQ_INT(pl_coll_time_shared(&jz, PL_COLL_ALL_REDUCE, 256 * MIB, dp, 8, PL_ALGO_AUTO, &slow),
+               PL_OK);
+  CHECK_EQ_INT(pl_coll_time_shared(&jz, PL_COLL_ALL_REDUCE, 256 * MIB, dp, 64, PL_ALGO_AUTO, &shared),
+               PL_OK);
+  CHECK_NEAR_REL(shared.time_s, slow.time_s, 0);
+  CHECK_EQ_INT(pl_coll_time(&h100, PL_COLL_ALL_REDUCE, 256 * MIB, inter, PL_ALGO_AUTO, &alone), PL_OK);
+  CHECK_EQ_INT(pl_coll_time_shared(&h100, PL_COLL_ALL_REDUCE, 256 * MIB, inter, 8, PL_ALGO_AUTO, &shared),
+               PL_OK);
+  CHECK_NEAR_REL(shared.time_s, alone.time_s, 0);
+  CHECK_EQ_INT(pl_coll_time_shared(&jz, PL_COLL_ALL_REDUCE, MIB, dp, -1, PL_ALGO_AUTO, &shared),
+               PL_ERR_RANGE);
+}
+
 int main(void) {
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
@@ -362,5 +403,6 @@ int main(void) {
   monotone_and_errors();
   names_and_factors();
   latency_scaling();
+  shared_nics();
   return check_finish();
 }

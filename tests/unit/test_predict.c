@@ -263,6 +263,39 @@ static void test_out_of_memory(void) {
   CHECK(succeeded);
 }
 
+/* On Jean Zay (4 Omni-Path NICs for 8 GPUs) with tp 4 a node holds 2 ranks
+ * of each of 4 dp groups, and the 4 groups reduce at once: each dp call is
+ * priced with the node's 8 GPUs sharing its NICs (pl_coll_time_shared with
+ * 8 active), slower than the group alone; tp stays inside the node. */
+static void test_sibling_groups_share_nics(void) {
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  base(tiny_json, NULL, 64);
+  CHECK_STATUS(pl_cluster_load("jean-zay-a100", &run.cluster, &d), PL_OK, dp);
+  run.layout.tp = 4;
+  run.layout.shard = PL_SHARD_ZERO1;
+  predict();
+  int found = 0;
+  for (int i = 0; i < pred.step.n_collectives; i++) {
+    const struct pl_coll_summary *c = &pred.step.collectives[i];
+    if (strcmp(c->group, "dp") != 0 || c->count <= 0)
+      continue;
+    enum pl_coll_op op = strcmp(c->op, "all_gather") == 0      ? PL_COLL_ALL_GATHER
+                         : strcmp(c->op, "reduce_scatter") == 0 ? PL_COLL_REDUCE_SCATTER
+                                                                : PL_COLL_ALL_REDUCE;
+    struct pl_group g = {16, 2};
+    struct pl_coll_cost shared, alone;
+    CHECK_EQ_INT(pl_coll_time_shared(&pred.run.cluster, op, c->bytes, g, 8, PL_ALGO_AUTO, &shared),
+                 PL_OK);
+    CHECK_EQ_INT(pl_coll_time(&pred.run.cluster, op, c->bytes, g, PL_ALGO_AUTO, &alone), PL_OK);
+    /* bytes is the mean call (the last gradient bucket is smaller): 1 % */
+    CHECK_NEAR_REL(c->time_s / (double)c->count, shared.time_s, 1e-2);
+    CHECK(c->time_s / (double)c->count > 1.5 * alone.time_s);
+    found++;
+  }
+  CHECK(found > 0);
+}
+
 int main(void) {
   test_out_of_memory();
   test_one_gpu_is_sum_of_ops();
@@ -272,5 +305,6 @@ int main(void) {
   test_deterministic();
   test_missing_efficiency();
   test_weak_scaling_directions();
+  test_sibling_groups_share_nics();
   return check_finish();
 }
