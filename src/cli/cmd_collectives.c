@@ -24,6 +24,7 @@ static const struct cli_opt coll_opts[] = {
     {"nodes", "LIST", "group sizes in nodes: 1,2,4 or a range 1..256 doubling (default 1)"},
     {"gpus", "LIST", "group sizes in GPUs instead of --nodes: 8,16 or 8..2048"},
     {"ranks-per-node", "R", "ranks of the group in each node (default: all GPUs of a node)"},
+    {"active-per-node", "A", "GPUs of each node on the network at once, sharing its NICs: in a training step every GPU runs its own group's call (default: the group's ranks alone, as nccl-tests)"},
     {"bytes", "SIZES", "nccl-tests sizes: 8..16G doubling, or 1M,64M (K/M/G = 2^10.., "
                        "default 8..8G)"},
     {"algo", "A", "auto|ring|tree|nvls|nvls_tree|p2p (default auto: as NCCL's tuner)"},
@@ -44,6 +45,7 @@ struct sweep {
   int64_t ranks[MAX_GROUPS];
   int n_groups;
   int64_t per_node;          /* 0 = min(ranks, gpus per node) */
+  int64_t active;            /* GPUs per node on the network at once; 0 = the group alone */
   double sizes[MAX_SIZES];
   int n_sizes;
   enum pl_coll_algo algo;
@@ -120,8 +122,12 @@ static int parse_groups(const struct cli_args *a, struct sweep *sw) {
   const char *nodes = cli_get(a, "nodes"), *gpus = cli_get(a, "gpus");
   if (nodes != NULL && gpus != NULL)
     return cli_fail("give --nodes or --gpus, not both");
-  if (cli_get_int(a, "ranks-per-node", &sw->per_node) != 0)
+  if (cli_get_int(a, "ranks-per-node", &sw->per_node) != 0 ||
+      cli_get_int(a, "active-per-node", &sw->active) != 0)
     return 1;
+  if (sw->active > sw->cluster.gpus_per_node)
+    return cli_fail("--active-per-node %lld: cluster '%s' has %lld GPUs per node",
+                    (long long)sw->active, sw->cluster.name, (long long)sw->cluster.gpus_per_node);
   if (sw->per_node > sw->cluster.gpus_per_node)
     return cli_fail("--ranks-per-node %lld: cluster '%s' has %lld GPUs per node",
                     (long long)sw->per_node, sw->cluster.name,
@@ -191,6 +197,9 @@ static void text_header(const struct sweep *sw, enum pl_coll_op op, struct pl_gr
   printf("# %s on %s (%s): %lld ranks = %lld node%s x %lld\n", pl_coll_op_name(op),
          sw->cluster.name, sw->cluster.description, (long long)g.ranks, (long long)nodes,
          nodes == 1 ? "" : "s", (long long)g.ranks_per_node);
+  if (sw->active > g.ranks_per_node && nodes > 1)
+    printf("# %lld GPUs of each node on the network at once, sharing its NICs\n",
+           (long long)sw->active);
   printf("#%12s %13s %9s %11s %8s %8s  %-10s %s\n", "size", "count", "type", "time", "algbw",
          "busbw", "algo", "proto");
   printf("#%12s %13s %9s %11s %8s %8s\n", "(B)", "(elements)", "", "(us)", "(GB/s)", "(GB/s)");
@@ -214,6 +223,9 @@ static void emit_result(const struct sweep *sw, struct pl_emit *e, const struct 
     pl_emit_str(e, "op", pl_coll_op_name(r->op));
     pl_emit_int(e, "gpus", r->g.ranks);
     pl_emit_int(e, "nodes", nodes);
+    pl_emit_int(e, "ranks_per_node", r->g.ranks_per_node);
+    pl_emit_int(e, "active_per_node",
+                sw->active > r->g.ranks_per_node ? sw->active : r->g.ranks_per_node);
     pl_emit_num(e, "bytes", r->bytes);
     pl_emit_num(e, "time_s", r->cost.time_s);
     pl_emit_num(e, "algbw_gbps", algbw / 1e9);
@@ -235,7 +247,8 @@ static int run_table(const struct sweep *sw, struct pl_emit *e, enum pl_coll_op 
     text_header(sw, op, g);
   for (int i = 0; i < sw->n_sizes; i++) {
     struct result r = {.op = op, .g = g, .bytes = sw->sizes[i]};
-    if (pl_coll_time(&sw->cluster, op, r.bytes, g, sw->algo, &r.cost) != PL_OK) {
+    if (pl_coll_time_shared(&sw->cluster, op, r.bytes, g, sw->active, sw->algo, &r.cost) !=
+        PL_OK) {
       pl_coll_check(&sw->cluster, op, r.bytes, g, sw->algo, &d);
       return cli_fail("%s", d.msg);
     }

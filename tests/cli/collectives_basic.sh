@@ -28,7 +28,7 @@ check "all_reduce keeps most of it ($ar256 vs $ar4)" \
 
 # JSON: {"rows": [...]} with the documented keys
 expect_ok collectives --op reduce_scatter --gpus 16 --bytes 1G --format json
-for key in op gpus nodes bytes time_s algbw_gbps busbw_gbps algo proto; do
+for key in op gpus nodes ranks_per_node active_per_node bytes time_s algbw_gbps busbw_gbps algo proto; do
   check "json key $key" grep -q "\"$key\"" "$TMP/out"
 done
 check "json rows" grep -q '"rows"' "$TMP/out"
@@ -40,6 +40,27 @@ expect_ok collectives --op all_gather --gpus 4 --ranks-per-node 1 --bytes 1G --f
 check "one rank per node: 4 nodes" grep -q '^all_gather,4,4,' "$TMP/out"
 expect_ok collectives --cluster "$PL_SOURCE_DIR/data/clusters/dgx-a100.json" --bytes 1M
 
+# sibling groups on shared NICs: Jean Zay has 4 Omni-Path links for 8 GPUs; a dp
+# group of 2 ranks per node with all 8 GPUs active gets half its NIC bandwidth,
+# so a 1 GiB all_reduce takes about twice as long; DGX H100 (a NIC per GPU) not
+jz=(collectives --cluster jean-zay-a100 --gpus 8 --ranks-per-node 2 --bytes 1G --format csv)
+expect_ok "${jz[@]}"
+alone=$(awk -F, '$1=="all_reduce" {print $5}' "$TMP/out")
+expect_ok "${jz[@]}" --active-per-node 8
+shared=$(awk -F, '$1=="all_reduce" {print $5}' "$TMP/out")
+check "jean-zay: 8 active GPUs about double the time ($shared vs $alone)" \
+  awk -v a="$shared" -v b="$alone" 'BEGIN { exit !(a > 1.8 * b && a < 2.2 * b) }'
+expect_ok "${jz[@]}" --active-per-node 2
+check "active = ranks per node is the group alone" \
+  awk -F, -v b="$alone" '$1=="all_reduce" { exit !($5 == b) }' "$TMP/out"
+expect_ok collectives --gpus 64 --ranks-per-node 1 --bytes 1G --format csv
+h_alone=$(awk -F, '$1=="all_reduce" {print $5}' "$TMP/out")
+expect_ok collectives --gpus 64 --ranks-per-node 1 --bytes 1G --format csv --active-per-node 8
+check "dgx-h100: a NIC per GPU, siblings change nothing" \
+  awk -F, -v b="$h_alone" '$1=="all_reduce" { exit !($5 == b) }' "$TMP/out"
+expect_ok "${jz[@]}" --active-per-node 8 --format text
+check "text says the NICs are shared" grep -q "8 GPUs of each node on the network at once" "$TMP/out"
+
 # bad input: one line, exit 1 (or 2 for usage)
 expect_fail 1 "unknown collective 'allgatherv'" -- collectives --op allgatherv
 expect_fail 1 "tree runs all_reduce only" -- collectives --op all_gather --algo tree
@@ -49,6 +70,8 @@ expect_fail 1 "bytes.*positive" -- collectives --bytes 0..1G
 expect_fail 1 "nodes.*must be positive" -- collectives --nodes 0
 expect_fail 1 "nodes.*more than" -- collectives --nodes 99999999
 expect_fail 1 "GPUs per node" -- collectives --ranks-per-node 16
+expect_fail 1 "active-per-node 9: cluster 'dgx-h100' has 8 GPUs per node" -- collectives --active-per-node 9
+expect_fail 1 "active-per-node: '-1' is not a positive integer" -- collectives --active-per-node -1
 expect_fail 1 "give --nodes or --gpus" -- collectives --nodes 1 --gpus 8
 expect_fail 1 "ranks must be a positive multiple" -- collectives --gpus 12
 expect_fail 1 "unknown cluster 'dgx-z9'" -- collectives --cluster dgx-z9
