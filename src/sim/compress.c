@@ -35,6 +35,11 @@
  * sums are the same as account.c's per-task sums, in another order (equal
  * to ~1e-15 relative).
  *
+ * Per-stage periods (round 10; the block before stage_anchor below): when
+ * stages repeat with periods of their own (comm-bound FSDP with pp > 1),
+ * each rank is frozen for k of its own periods, under checks of the edges
+ * and pp transfers between stages of different periods.
+ *
  * Assumption checked only partly: an edge into a repeated task from more
  * than one period before it is covered by the predecessor count alone. */
 #include <plateau/alloc.h>
@@ -63,6 +68,39 @@ static inline void advance(struct sim_engine *e, int32_t rank) {
 
 void sim_acc_advance(struct sim_engine *e, int32_t rank) { advance(e, rank); }
 
+/* Per-stage periods (round 10): a task starts on rank. Records starts
+ * triggered by another rank's finish (a binding edge across stages), the
+ * receiver's comm run covering a pp send, and after the insertion checks
+ * that nothing starts before its rank's inserted time or before the image
+ * of a predecessor finished before the cut. */
+static void stage_start(struct sim_engine *e, int32_t id, int32_t rank) {
+  struct sim_cmp *c = &e->cmp;
+  const struct sim_meta *m = &e->meta[id];
+  double tol = CMP_TOL * e->now_s;
+  if (c->fin_rank >= 0 && c->fin_rank != rank)
+    c->bind_s[c->fin_rank * e->n_ranks + rank] = e->now_s;
+  if (m->peer >= 0) {
+    int32_t b = m->peer;
+    c->cov_u[id] = e->acc[b].n_comm > 0 || c->run_end_s[b] == e->now_s ? c->run_s[b] : NAN;
+  }
+  if (c->staged && (e->now_s < c->frozen_s[rank] - tol || e->now_s < c->nb[id] - tol))
+    c->failed = true;
+}
+
+/* A pp send ends: covered when the receiver's comm run it started in still
+ * runs; a send whose image run was fixed at the insertion must be in it. */
+static void send_done(struct sim_engine *e, int32_t id, int32_t peer, int32_t rank) {
+  struct sim_cmp *c = &e->cmp;
+  if (!((e->acc[peer].n_comm > 0 || c->run_end_s[peer] == e->now_s) &&
+        c->run_s[peer] == c->cov_u[id])) {
+    c->cov_u[id] = NAN;
+    c->uncov_s[rank * e->n_ranks + peer] = e->now_s;
+  }
+  if (c->exp_u[id] != 0 &&
+      !(fabs(c->cov_u[id] - c->exp_u[id]) <= CMP_TOL * e->now_s)) /* NaN fails too */
+    c->failed = true;
+}
+
 /* A collective task of the rank ends: its time and the compute-idle part of
  * it, split between its two collectives in proportion to their time alone. */
 void sim_acc_task_done(struct sim_engine *e, int32_t id, int32_t rank) {
@@ -83,15 +121,19 @@ void sim_acc_task_done(struct sim_engine *e, int32_t id, int32_t rank) {
 /* Online accounting (compressed path): bring the rank's integrals up to now
  * before its running set changes; a pp transfer also counts as comm of the
  * stage receiving it (account.c). */
-void sim_acc_start(struct sim_engine *e, int32_t id, int32_t rank) {
+/* inlined into each caller, stage a constant there */
+__attribute__((always_inline)) static inline void acc_start(struct sim_engine *e, int32_t id,
+                                                            int32_t rank, bool stage) {
   const struct sim_meta *m = &e->meta[id];
   struct sim_acc *a = &e->acc[rank];
   advance(e, rank);
   if (e->tasks[id].res == SIM_RES_COMPUTE)
     a->comp = m->kind == PL_TASK_OPTIMIZER ? 2 : 1;
-  else
-    a->n_comm++;
+  else if (a->n_comm++ == 0 && stage && e->cmp.run_end_s[rank] != e->now_s)
+    e->cmp.run_s[rank] = e->now_s;
   e->cmp.idle0[id] = a->idle_s;
+  if (stage)
+    stage_start(e, id, rank);
   if (m->coll >= 0)
     a->calls[m->coll] += m->calls;
   if (m->coll2 >= 0)
@@ -104,23 +146,45 @@ void sim_acc_start(struct sim_engine *e, int32_t id, int32_t rank) {
     sim_cmp_anchor(e, id);
 }
 
-void sim_acc_finish(struct sim_engine *e, int32_t id, int32_t rank) {
+/* inlined into each caller, stage a constant there */
+__attribute__((always_inline)) static inline void acc_finish(struct sim_engine *e, int32_t id,
+                                                             int32_t rank, bool stage) {
   const struct sim_meta *m = &e->meta[id];
   struct sim_acc *a = &e->acc[rank];
   advance(e, rank);
   if (e->tasks[id].res == SIM_RES_COMPUTE)
     a->comp = 0;
-  else
-    a->n_comm--;
+  else if (--a->n_comm == 0 && stage)
+    e->cmp.run_end_s[rank] = e->now_s;
   if (m->coll >= 0)
     sim_acc_task_done(e, id, rank);
   if (m->peer >= 0) {
     advance(e, m->peer);
     e->acc[m->peer].n_in--;
+    if (stage)
+      send_done(e, id, m->peer, rank);
   }
 }
 
-static enum pl_status snap_alloc(const struct sim_engine *e, struct sim_snap *s) {
+void sim_acc_start(struct sim_engine *e, int32_t id, int32_t rank) {
+  acc_start(e, id, rank, false);
+}
+
+void sim_acc_finish(struct sim_engine *e, int32_t id, int32_t rank) {
+  acc_finish(e, id, rank, false);
+}
+
+/* The same with per-stage periods (comm runs and the checks' records). */
+void sim_acc_start_stage(struct sim_engine *e, int32_t id, int32_t rank) {
+  acc_start(e, id, rank, true);
+}
+
+void sim_acc_finish_stage(struct sim_engine *e, int32_t id, int32_t rank) {
+  acc_finish(e, id, rank, true);
+}
+
+__attribute__((always_inline)) static inline enum pl_status snap_alloc(const struct sim_engine *e,
+                                                                       struct sim_snap *s) {
   memset(s, 0, sizeof *s);
   s->started = pl_malloc((size_t)e->n_streams * sizeof *s->started);
   s->left = pl_malloc((size_t)e->n_streams * sizeof *s->left);
@@ -135,6 +199,52 @@ static void snap_free(struct sim_snap *s) {
   pl_free(s->rate);
   pl_free(s->acc);
   memset(s, 0, sizeof *s);
+}
+
+/* Per-stage periods: snapshots and the checks' arrays. */
+static enum pl_status stage_init(struct sim_engine *e) {
+  struct sim_cmp *c = &e->cmp;
+  size_t r = (size_t)e->n_ranks, n = (size_t)e->n_tasks + 1;
+  c->stg = pl_calloc(2 * r + 3, sizeof *c->stg);
+  c->stg_ok = pl_calloc(r, sizeof *c->stg_ok);
+  c->frozen_s = pl_calloc(r, sizeof *c->frozen_s);
+  c->nb = pl_calloc(n, sizeof *c->nb);
+  c->cov_u = pl_malloc(n * sizeof *c->cov_u); /* set at each send's start */
+  c->exp_u = pl_calloc(n, sizeof *c->exp_u);  /* 0: none (a run starts after 0) */
+  c->bind_s = pl_malloc(r * r * sizeof *c->bind_s);
+  c->uncov_s = pl_malloc(r * r * sizeof *c->uncov_s);
+  c->fin = pl_malloc(((size_t)e->n_streams + 1) * sizeof *c->fin);
+  c->run_s = pl_calloc(r, sizeof *c->run_s);
+  c->run_end_s = pl_calloc(r, sizeof *c->run_end_s);
+  if (c->run_s == NULL || c->run_end_s == NULL || c->stg == NULL || c->stg_ok == NULL ||
+      c->frozen_s == NULL || c->nb == NULL || c->cov_u == NULL || c->exp_u == NULL ||
+      c->bind_s == NULL || c->uncov_s == NULL || c->fin == NULL)
+    return PL_ERR_NOMEM;
+  for (size_t i = 0; i < 2 * r + 3; i++)
+    if (snap_alloc(e, &c->stg[i]) != PL_OK)
+      return PL_ERR_NOMEM;
+  for (size_t i = 0; i < r * r; i++)
+    c->bind_s[i] = c->uncov_s[i] = -1;
+  return PL_OK;
+}
+
+static void stage_free(struct sim_engine *e) {
+  struct sim_cmp *c = &e->cmp;
+  if (!c->stage_mode)
+    return;
+  for (int32_t i = 0; c->stg != NULL && i < 2 * e->n_ranks + 3; i++)
+    snap_free(&c->stg[i]);
+  pl_free(c->stg);
+  pl_free(c->stg_ok);
+  pl_free(c->frozen_s);
+  pl_free(c->nb);
+  pl_free(c->cov_u);
+  pl_free(c->exp_u);
+  pl_free(c->bind_s);
+  pl_free(c->uncov_s);
+  pl_free(c->fin);
+  pl_free(c->run_s);
+  pl_free(c->run_end_s);
 }
 
 /* Scratch snapshots after the ring: [period] = current, [period + 1] = unit. */
@@ -156,6 +266,8 @@ enum pl_status sim_cmp_init(struct sim_engine *e) {
   for (int32_t i = 0; i < n; i++)
     if (snap_alloc(e, &c->ring[i]) != PL_OK)
       return PL_ERR_NOMEM;
+  if (c->stage_mode && stage_init(e) != PL_OK)
+    return PL_ERR_NOMEM;
   /* positions on each stream (ids grow in issue order) and predecessor counts */
   for (int32_t i = 0; i < e->n_tasks; i++) {
     c->pos[i] = c->soff[e->tasks[i].stream + 1]++;
@@ -181,11 +293,12 @@ void sim_cmp_free(struct sim_engine *e) {
   pl_free(c->npred);
   pl_free(c->idle0);
   pl_free(c->need);
+  stage_free(e);
   memset(c, 0, sizeof *c);
 }
 
 bool sim_cmp_done(const struct sim_engine *e) {
-  if (e->cmp.glob_need > 0)
+  if (e->cmp.glob_need > 0 || e->cmp.failed)
     return false;
   for (int32_t i = 0; i < e->cmp.n_pass; i++)
     if (e->cmp.need[i] > 0)
@@ -224,6 +337,23 @@ static void take(struct sim_engine *e, struct sim_snap *s) {
   }
   for (int32_t r = 0; r < e->n_ranks; r++)
     acc_copy(&s->acc[r], &e->acc[r], e->cmp.n_colls);
+  s->valid = true;
+}
+
+/* The same for one rank: its streams and integrals only. */
+static void take_rank(struct sim_engine *e, struct sim_snap *s, int32_t r) {
+  sim_acc_advance(e, r);
+  s->now_s = e->now_s;
+  const struct sim_rank *rk = &e->ranks[r];
+  for (int j = 0; j < rk->n_streams; j++) {
+    int32_t i = rk->streams[j];
+    const struct sim_stream *st = &e->streams[i];
+    s->started[i] = st->head == SIM_NONE ? stream_count(e, i)
+                                         : e->cmp.pos[st->head] + (st->running != SIM_NONE);
+    s->left[i] = st->running != SIM_NONE ? e->tasks[st->running].due_s - e->now_s : -1;
+    s->rate[i] = st->running != SIM_NONE ? e->tasks[st->running].rate : 0;
+  }
+  acc_copy(&s->acc[r], &e->acc[r], e->cmp.n_colls);
   s->valid = true;
 }
 
@@ -282,7 +412,8 @@ static inline int32_t next_edge(const struct shift *sh, int32_t k, bool map, int
  * repeated region do not take part: the last simulated period stands for the
  * step's last one, whose successors differ (the next micro-batch's gathers,
  * the optimizer), and in the step those edges leave the region too. */
-static bool same_task(const struct shift *sh, int32_t x, int32_t y) {
+__attribute__((always_inline)) static inline bool same_task(const struct shift *sh, int32_t x,
+                                                            int32_t y) {
   const struct sim_engine *e = sh->e;
   const struct sim_task *tx = &e->tasks[x], *ty = &e->tasks[y];
   if (tx->work_s != ty->work_s || tx->res != ty->res || e->cmp.npred[x] != e->cmp.npred[y])
@@ -301,8 +432,11 @@ static bool same_task(const struct shift *sh, int32_t x, int32_t y) {
 /* The graph from one task before the period to its end maps onto the next
  * period where that one is still tagged repeatable (past the steady region
  * the structure changes, as it does in the step with the missing periods). */
-static bool invariant(const struct sim_engine *e, const struct sim_snap *a,
-                      const struct sim_snap *b, int mode, int32_t key) {
+/* (inlined: two callers; kept the cost the one-caller version had) */
+__attribute__((always_inline)) static inline bool invariant(const struct sim_engine *e,
+                                                            const struct sim_snap *a,
+                                                            const struct sim_snap *b, int mode,
+                                                            int32_t key) {
   int32_t *d = e->cmp.shift;
   for (int32_t s = 0; s < e->n_streams; s++)
     d[s] = b->started[s] - a->started[s];
@@ -323,8 +457,10 @@ static bool invariant(const struct sim_engine *e, const struct sim_snap *a,
   return true;
 }
 
-static void add_scaled(struct sim_acc *x, const struct sim_acc *a, const struct sim_acc *b,
-                       double k, int n_colls) {
+__attribute__((always_inline)) static inline void add_scaled(struct sim_acc *x,
+                                                             const struct sim_acc *a,
+                                                             const struct sim_acc *b, double k,
+                                                             int n_colls) {
   x->compute_s += k * (b->compute_s - a->compute_s);
   x->optimizer_s += k * (b->optimizer_s - a->optimizer_s);
   x->exposed_s += k * (b->exposed_s - a->exposed_s);
@@ -382,10 +518,268 @@ static void swap(struct sim_snap *x, struct sim_snap *y) {
   *y = t;
 }
 
+/* ---- per-stage periods (round 10, docs/step-model.md section 11) ----
+ * Comm-bound FSDP with pp > 1 (zero2 tp4 pp4): stages touch only through pp
+ * sends, and each repeats with a period of its own while no send between
+ * stages of different periods binds. Each stage's pair anchors are compared
+ * with the one before (that stage's streams and integrals only); once every
+ * stage matches, the k missing periods are inserted at once, each rank
+ * frozen for k of its own periods. Valid when (checked, else the whole step
+ * is simulated):
+ *  - the graph is invariant under the per-stage shifts (invariant());
+ *  - no start on b was triggered by a finish on a (a, b of different
+ *    periods) since the older of their compared anchors: the slack of each
+ *    such edge family is then positive at the period before the cut; its
+ *    image k + 1 periods on is simulated after the cut, and the slack is
+ *    linear in the period index in between, so it keeps its sign if that one
+ *    is not negative: checked by nothing starting before its rank's inserted
+ *    time (frozen_s) nor before the image of a predecessor finished before
+ *    the cut (nb);
+ *  - the pp sends between such stages count in the receiver's comm time
+ *    only as the receiver's own comm already does: each is inside a run of
+ *    the receiver's own comm before the cut, and its image k + 1 periods on
+ *    is inside the image of the same run (both move linearly against the
+ *    run, so the images in between are inside it too), so the inserted
+ *    integrals are k times those of a period. */
+
+static double stage_period(const struct sim_cmp *c, int32_t r) {
+  return c->stg[2 * r + 1].now_s - c->stg[2 * r].now_s;
+}
+
+/* Two anchors of one stage agree up to the shift (its streams and
+ * integrals; the transfers into it are checked apart). */
+static bool same_stage(const struct sim_engine *e, const struct sim_snap *a,
+                       const struct sim_snap *b, int32_t rank) {
+  double tol = CMP_TOL * b->now_s;
+  int32_t moved = 0;
+  const struct sim_rank *rk = &e->ranks[rank];
+  for (int j = 0; j < rk->n_streams; j++) {
+    int32_t i = rk->streams[j];
+    if (b->started[i] < a->started[i] || (a->left[i] < 0) != (b->left[i] < 0) ||
+        a->rate[i] != b->rate[i] || fabs(a->left[i] - b->left[i]) > tol)
+      return false;
+    moved += b->started[i] - a->started[i];
+  }
+  return moved > 0 && b->now_s > a->now_s;
+}
+
+static int32_t stream_rank(const struct sim_engine *e, int32_t s) { return e->streams[s].rank; }
+
+/* Tasks of stream s finished so far (the running one is its head). */
+static int32_t finished_on(const struct sim_engine *e, int32_t s) {
+  const struct sim_stream *st = &e->streams[s];
+  return st->head == SIM_NONE ? stream_count(e, s) : e->cmp.pos[st->head];
+}
+
+/* The sends of the last period before the cut between stages of different
+ * periods: covered, and (apply) their images k + 1 periods on must be in
+ * the image of the same run of the receiver's comm. */
+static bool stage_sends(struct sim_engine *e, const struct sim_snap *A, const struct sim_snap *B,
+                        int32_t k, bool apply) {
+  struct sim_cmp *c = &e->cmp;
+  double tol = CMP_TOL * e->now_s;
+  for (int32_t s = 0; s < e->n_streams; s++) {
+    int32_t a = stream_rank(e, s), d = B->started[s] - A->started[s], fin = c->fin[s];
+    int32_t n = stream_count(e, s);
+    const int32_t *ids = &c->sid[c->soff[s]];
+    for (int32_t p = fin - d > 0 ? fin - d : 0; p < fin; p++) {
+      int32_t x = ids[p], b = e->meta[x].peer;
+      if (b < 0 || fabs(stage_period(c, a) - stage_period(c, b)) <= tol)
+        continue;
+      if (isnan(c->cov_u[x]) || p + d >= n)
+        return false;
+      if (apply)
+        c->exp_u[ids[p + d]] = c->cov_u[x] + (double)(k + 1) * stage_period(c, b);
+    }
+    int32_t y = e->streams[s].running;
+    int32_t b = y != SIM_NONE ? e->meta[y].peer : -1;
+    if (b < 0)
+      continue;
+    double pb = stage_period(c, b), pa = stage_period(c, a);
+    if (apply) {
+      c->cov_u[y] += (double)k * pb;
+    } else if (fabs(pa - pb) > tol &&
+               (isnan(c->cov_u[y]) || e->acc[b].n_comm == 0 || c->run_s[b] != c->cov_u[y] ||
+                e->tasks[y].start_s + k * pa < c->cov_u[y] + k * pb - tol)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/* The receiving task of pp send x (its one edge to another rank), SIM_NONE. */
+static int32_t send_target(const struct sim_engine *e, int32_t x) {
+  int32_t a = stream_rank(e, e->tasks[x].stream);
+  for (int32_t j = e->tasks[x].edges; j != SIM_NONE; j = e->edges[j].next)
+    if (stream_rank(e, e->tasks[e->edges[j].to].stream) != a)
+      return e->edges[j].to;
+  return SIM_NONE;
+}
+
+/* Started on its stream by now (running or finished). */
+static bool has_started(const struct sim_engine *e, int32_t y) {
+  const struct sim_stream *st = &e->streams[e->tasks[y].stream];
+  int32_t started = st->head == SIM_NONE ? stream_count(e, e->tasks[y].stream)
+                                         : e->cmp.pos[st->head] + (st->running != SIM_NONE);
+  return e->cmp.pos[y] < started;
+}
+
+/* The slack of the sends between stages of different periods inside the
+ * inserted periods. A send family (one send a period on the sender's
+ * stream) has slack start(receiver) - end(send), linear in the period index
+ * while both stages repeat: s_n = s_0 + n (P_b - P_a). Its last instance
+ * wholly before the cut (send finished, receiver started) gives s_0; the
+ * instances up to the first one whose receiver starts after the cut are
+ * inserted, so none of them may bind (slack < 0: the receiver would have
+ * waited, locking to the sender's period inside the inserted time, which
+ * the frozen copies do not reproduce). The first one after the cut is
+ * simulated and may bind. Checked at the last inserted instance; an
+ * instance at the cut that bound (slack 0) is not counted as slack. */
+static bool stage_slack(const struct sim_engine *e, const struct sim_snap *A,
+                        const struct sim_snap *B, int32_t k) {
+  const struct sim_cmp *c = &e->cmp;
+  double tol = CMP_TOL * e->now_s;
+  for (int32_t s = 0; s < e->n_streams; s++) {
+    int32_t first = e->streams[s].first, d = B->started[s] - A->started[s];
+    if (first == SIM_NONE || e->meta[first].peer < 0 || d <= 0)
+      continue;
+    int32_t a = stream_rank(e, s), n = stream_count(e, s), q = 0;
+    const int32_t *ids = &c->sid[c->soff[s]];
+    /* q: the first send whose receiver has not started at the cut */
+    while (q < c->fin[s] && send_target(e, ids[q]) != SIM_NONE &&
+           has_started(e, send_target(e, ids[q])))
+      q++;
+    for (int32_t p = q - d > 0 ? q - d : 0; p < q && p < n; p++) {
+      int32_t x = ids[p], y = send_target(e, x);
+      if (y == SIM_NONE)
+        continue;
+      double dp = stage_period(c, stream_rank(e, e->tasks[y].stream)) - stage_period(c, a);
+      if (fabs(dp) <= tol)
+        continue;
+      double slack = e->tasks[y].start_s - e->tasks[x].end_s;
+      int32_t inserted = (q + k * d - p + d - 1) / d - 1; /* instances before the first real one */
+      if (slack <= tol || slack + (double)inserted * dp < -tol)
+        return false;
+    }
+  }
+  return true;
+}
+
+/* Edges from tasks finished before the cut to tasks of another rank: a
+ * target running at the cut (moved by its own rank's k periods) must have
+ * started after the predecessor's image (checked, !apply); one not started
+ * yet may not start before it (apply: nb, checked as it starts). Edges
+ * between ranks leave pp sends only (lower.c, emit_sends), which have
+ * streams of their own: the other streams are not scanned. */
+static bool stage_edges(struct sim_engine *e, int32_t k, bool apply) {
+  struct sim_cmp *c = &e->cmp;
+  double tol = CMP_TOL * e->now_s;
+  for (int32_t s = 0; s < e->n_streams; s++) {
+    int32_t a = stream_rank(e, s);
+    if (e->streams[s].first == SIM_NONE || e->meta[e->streams[s].first].peer < 0)
+      continue;
+    double delta = (double)k * stage_period(c, a);
+    const int32_t *ids = &c->sid[c->soff[s]];
+    for (int32_t p = 0; p < c->fin[s]; p++)
+      for (int32_t j = e->tasks[ids[p]].edges; j != SIM_NONE; j = e->edges[j].next) {
+        int32_t to = e->edges[j].to, ts = e->tasks[to].stream;
+        const struct sim_stream *st = &e->streams[ts];
+        if (st->rank == a || (st->running != to && c->pos[to] < c->fin[ts]))
+          continue;
+        double t = e->tasks[ids[p]].end_s + delta;
+        if (st->running == to) {
+          if (!apply && e->tasks[to].start_s + (double)k * stage_period(c, st->rank) < t - tol)
+            return false;
+        } else if (apply && t > c->nb[to]) {
+          c->nb[to] = t;
+        }
+      }
+  }
+  return true;
+}
+
+/* Insert k periods of rank r's own length at now. */
+static void stage_insert_rank(struct sim_engine *e, int32_t r, int32_t k) {
+  struct sim_cmp *c = &e->cmp;
+  const struct sim_snap *a = &c->stg[2 * r], *b = &c->stg[2 * r + 1];
+  double delta = (double)k * (b->now_s - a->now_s);
+  double idle = (double)k * (b->acc[r].idle_s - a->acc[r].idle_s);
+  add_scaled(&e->acc[r], &a->acc[r], &b->acc[r], (double)k, c->n_colls);
+  e->acc[r].t_s = e->now_s + delta;
+  c->run_s[r] += delta; /* the run in progress, or the last one */
+  c->run_end_s[r] += delta;
+  c->frozen_s[r] = e->now_s + delta;
+  const struct sim_rank *rk = &e->ranks[r];
+  for (int i = 0; i < rk->n_running; i++) {
+    struct sim_task *t = &e->tasks[rk->running[i]];
+    t->mark_s += delta;
+    t->start_s += delta;
+    c->idle0[rk->running[i]] += idle;
+  }
+  sim_engine_shift_rank(e, r, delta);
+}
+
+static void stage_try_insert(struct sim_engine *e) {
+  struct sim_cmp *c = &e->cmp;
+  int32_t n = e->n_ranks, k = c->glob_need;
+  double tol = CMP_TOL * e->now_s;
+  for (int32_t r = 0; r < n; r++)
+    if (!c->stg_ok[r] || e->now_s - c->stg[2 * r + 1].now_s >= stage_period(c, r))
+      return;
+  struct sim_snap *A = &c->stg[2 * n + 1], *B = &c->stg[2 * n + 2];
+  for (int32_t s = 0; s < e->n_streams; s++) {
+    int32_t r = stream_rank(e, s);
+    A->started[s] = c->stg[2 * r].started[s];
+    B->started[s] = c->stg[2 * r + 1].started[s];
+    c->fin[s] = finished_on(e, s);
+  }
+  for (int32_t a = 0; a < n; a++)
+    for (int32_t b = 0; b < n; b++) {
+      if (a == b || fabs(stage_period(c, a) - stage_period(c, b)) <= tol)
+        continue;
+      double since = fmin(c->stg[2 * a].now_s, c->stg[2 * b].now_s);
+      if (c->bind_s[a * n + b] >= since || c->uncov_s[a * n + b] >= c->stg[2 * b].now_s)
+        return;
+    }
+  if (!invariant(e, A, B, 2, 0) || !stage_sends(e, A, B, k, false) ||
+      !stage_edges(e, k, false) || !stage_slack(e, A, B, k))
+    return;
+  stage_sends(e, A, B, k, true);
+  stage_edges(e, k, true);
+  for (int32_t r = 0; r < n; r++) {
+    sim_acc_advance(e, r); /* integrals up to the cut */
+    stage_insert_rank(e, r, k);
+  }
+  c->glob_need = 0;
+  c->staged = true;
+  c->inserted++;
+}
+
+/* A steady pair of one stage starts: compare with its pair before. */
+static void stage_anchor(struct sim_engine *e, int32_t id) {
+  struct sim_cmp *c = &e->cmp;
+  if (c->glob_need <= 0 || c->staged)
+    return;
+  int32_t r = stream_rank(e, e->tasks[id].stream);
+  struct sim_snap *old = &c->stg[2 * r], *lat = &c->stg[2 * r + 1], *cur = &c->stg[2 * e->n_ranks];
+  take_rank(e, cur, r);
+  cur->key = r;
+  cur->idx = e->tags[id].pair;
+  c->stg_ok[r] = lat->valid && lat->idx == cur->idx - 1 && same_stage(e, lat, cur, r);
+  swap(old, lat);
+  swap(lat, cur);
+  if (c->stg_ok[r])
+    stage_try_insert(e);
+}
+
 static void anchor(struct sim_engine *e, int32_t id) {
   struct sim_cmp *c = &e->cmp;
   const struct sim_tag *m = &e->tags[id];
   int mode = m->anchor;
+  if (mode == 3) {
+    stage_anchor(e, id);
+    return;
+  }
   int32_t *need = mode == 1 ? &c->need[m->pass_id] : &c->glob_need;
   if (*need <= 0)
     return;

@@ -188,7 +188,8 @@ static inline void rekey(struct sim_engine *e, int32_t rank, int32_t best) {
   rekey_to(e, rank, t->due_s, t->seq);
 }
 
-static int32_t first_of(const struct sim_engine *e, const struct sim_rank *r) {
+__attribute__((always_inline)) static inline int32_t first_of(const struct sim_engine *e,
+                                                              const struct sim_rank *r) {
   int32_t best = SIM_NONE;
   for (int i = 0; i < r->n_running; i++)
     if (best == SIM_NONE || earlier(&e->tasks[r->running[i]], &e->tasks[best]))
@@ -240,6 +241,13 @@ void sim_engine_shift(struct sim_engine *e, double delta_s) {
       e->tasks[r->running[i]].due_s += delta_s;
     rekey(e, k, first_of(e, r)); /* adding one constant can make new ties */
   }
+}
+
+void sim_engine_shift_rank(struct sim_engine *e, int32_t rank, double delta_s) {
+  const struct sim_rank *r = &e->ranks[rank];
+  for (int i = 0; i < r->n_running; i++)
+    e->tasks[r->running[i]].due_s += delta_s;
+  rekey(e, rank, first_of(e, r));
 }
 
 /* The running task due first, SIM_NONE when none runs. */
@@ -299,13 +307,25 @@ static inline void try_start(struct sim_engine *e, int32_t stream) {
 /* The same on the compressed path: online accounting and anchors
  * (compress.c; its counts do not depend on the order of the updates). Kept
  * apart so the plain path carries none of it. */
-static void try_start_cmp(struct sim_engine *e, int32_t stream) {
+__attribute__((always_inline)) static inline void try_start_cmp(struct sim_engine *e,
+                                                                int32_t stream) {
   const struct sim_stream *s = &e->streams[stream];
   if (s->running != SIM_NONE)
     return;
   try_start(e, stream);
   if (s->running != SIM_NONE)
     sim_acc_start(e, s->running, s->rank);
+}
+
+/* The same with per-stage periods (sim_cmp.stage_mode). */
+__attribute__((always_inline)) static inline void try_start_stage(struct sim_engine *e,
+                                                                  int32_t stream) {
+  const struct sim_stream *s = &e->streams[stream];
+  if (s->running != SIM_NONE)
+    return;
+  try_start(e, stream);
+  if (s->running != SIM_NONE)
+    sim_acc_start_stage(e, s->running, s->rank);
 }
 
 static inline void finish_with(struct sim_engine *e, int32_t id,
@@ -345,19 +365,42 @@ static void finish_cmp(struct sim_engine *e, int32_t id) {
     sim_cmp_flush(e);
 }
 
+/* The finishing rank is recorded: a start it triggers on another rank is a
+ * binding edge across stages (compress.c). */
+static void finish_stage(struct sim_engine *e, int32_t id) {
+  int32_t rank = e->streams[e->tasks[id].stream].rank;
+  sim_acc_finish_stage(e, id, rank);
+  e->cmp.fin_rank = rank;
+  finish_with(e, id, try_start_stage);
+  e->cmp.fin_rank = SIM_NONE;
+  if (e->cmp.n_pending > 0)
+    sim_cmp_flush(e);
+}
+
 /* Compressed path: stops early when no steady state can be found (the
  * caller then simulates the whole step). */
 static void run_cmp(struct sim_engine *e) {
+  bool stage = e->cmp.stage_mode;
+  e->cmp.fin_rank = SIM_NONE;
   for (int32_t i = 0; i < e->n_streams; i++)
-    try_start_cmp(e, i);
+    if (stage)
+      try_start_stage(e, i);
+    else
+      try_start_cmp(e, i);
   flush_dirty(e);
   e->dirty_cap--; /* events: the finishing rank takes the first place */
   if (e->cmp.n_pending > 0)
     sim_cmp_flush(e);
-  for (int32_t id = next_event(e); id != SIM_NONE && !e->cmp.failed; id = next_event(e)) {
-    e->now_s = e->tasks[id].due_s;
-    finish_cmp(e, id);
-  }
+  if (stage)
+    for (int32_t id = next_event(e); id != SIM_NONE && !e->cmp.failed; id = next_event(e)) {
+      e->now_s = e->tasks[id].due_s;
+      finish_stage(e, id);
+    }
+  else
+    for (int32_t id = next_event(e); id != SIM_NONE && !e->cmp.failed; id = next_event(e)) {
+      e->now_s = e->tasks[id].due_s;
+      finish_cmp(e, id);
+    }
   for (int32_t r = 0; r < e->n_ranks; r++)
     sim_acc_advance(e, r);
 }

@@ -43,8 +43,10 @@ static const struct layout_case cases[] = {
      PL_SCHEDULE_1F1B, false, false, false, true},
     {"llama2-70b", "dgx-h100", 2048, 8, 4, 5, 1, 1, 1, PL_SHARD_ZERO1, 0, PL_RECOMPUTE_SELECTIVE,
      PL_SCHEDULE_INTERLEAVED, false, false, false, true},
+    /* comm-bound FSDP with pp > 1: each stage repeats with a period of its
+     * own (docs/step-model.md section 11, rounds 10-11) */
     {"llama2-70b", "dgx-h100", 2048, 4, 4, 1, 1, 1, 1, PL_SHARD_ZERO2, 0, PL_RECOMPUTE_FULL,
-     PL_SCHEDULE_1F1B, false, false, false, false},
+     PL_SCHEDULE_1F1B, false, false, false, true},
     {"llama2-70b", "dgx-h100", 2048, 4, 4, 1, 1, 1, 1, PL_SHARD_ZERO3, 64, PL_RECOMPUTE_FULL,
      PL_SCHEDULE_GPIPE, false, false, false, false},
     {"llama2-70b", "dgx-h100", 512, 8, 2, 1, 2, 1, 2, PL_SHARD_ZERO1, 0, PL_RECOMPUTE_SELECTIVE,
@@ -78,10 +80,11 @@ static const struct layout_case cases[] = {
      PL_SCHEDULE_1F1B, false, false, false, false},
 };
 
-/* Layouts the fast path simulates whole (not compressed), with FSDP passes
- * issued as copies of pass templates (lower.c, docs/step-model.md section
- * 11, round 8): index into cases. The copies must give the reference's
- * timeline exactly, not within a tolerance. */
+/* Whole steps (the timeline's path, which pl_predict also takes when it
+ * finds no steady state), with FSDP passes issued as copies of pass
+ * templates (lower.c, docs/step-model.md section 11, round 8): index into
+ * cases. The copies must give the reference's timeline exactly, not within
+ * a tolerance. */
 static const size_t copied_cases[] = {4, 5, 13};
 
 static void make_run(const struct layout_case *c, struct pl_run *r) {
@@ -214,10 +217,14 @@ static void same_meta(const struct sim_meta *a, const struct sim_meta *b) {
  * equal (the sweep sums in the same order). */
 static void check_copies(const struct layout_case *c) {
   static struct pl_step fast_out, ref_out;
+  static struct pl_run run;
   struct pl_flops fl;
   struct pl_diag d;
   struct sim_step fast, ref;
-  build_both(c, -1, -1, &fl, &fast, &ref);
+  make_run(c, &run);
+  pl_flops_compute(&run.model, &run.layout, &fl);
+  CHECK_STATUS(sim_step_build(&fast, &run, false, &d), PL_OK, &d);
+  CHECK_STATUS(sim_step_build(&ref, &run, true, &d), PL_OK, &d);
   /* most of the step is copied: every pass but a few of each shape */
   CHECK(fast.copied > fast.eng.n_tasks / 2);
   CHECK_EQ_INT(ref.copied, 0);
