@@ -69,36 +69,18 @@ static inline void advance(struct sim_engine *e, int32_t rank) {
 void sim_acc_advance(struct sim_engine *e, int32_t rank) { advance(e, rank); }
 
 /* Per-stage periods (round 10): a task starts on rank. Records starts
- * triggered by another rank's finish (a binding edge across stages), the
- * receiver's comm run covering a pp send, and after the insertion checks
- * that nothing starts before its rank's inserted time or before the image
- * of a predecessor finished before the cut. */
+ * triggered by another rank's finish (a binding edge across stages), and
+ * after the insertion checks that nothing starts before its rank's inserted
+ * time or before the image of a predecessor finished before the cut. */
 static void stage_start(struct sim_engine *e, int32_t id, int32_t rank) {
   struct sim_cmp *c = &e->cmp;
-  const struct sim_meta *m = &e->meta[id];
-  double tol = CMP_TOL * e->now_s;
   if (c->fin_rank >= 0 && c->fin_rank != rank)
     c->bind_s[c->fin_rank * e->n_ranks + rank] = e->now_s;
-  if (m->peer >= 0) {
-    int32_t b = m->peer;
-    c->cov_u[id] = e->acc[b].n_comm > 0 || c->run_end_s[b] == e->now_s ? c->run_s[b] : NAN;
+  if (c->staged) {
+    double tol = CMP_TOL * e->now_s;
+    if (e->now_s < c->frozen_s[rank] - tol || e->now_s < c->nb[id] - tol)
+      c->failed = true;
   }
-  if (c->staged && (e->now_s < c->frozen_s[rank] - tol || e->now_s < c->nb[id] - tol))
-    c->failed = true;
-}
-
-/* A pp send ends: covered when the receiver's comm run it started in still
- * runs; a send whose image run was fixed at the insertion must be in it. */
-static void send_done(struct sim_engine *e, int32_t id, int32_t peer, int32_t rank) {
-  struct sim_cmp *c = &e->cmp;
-  if (!((e->acc[peer].n_comm > 0 || c->run_end_s[peer] == e->now_s) &&
-        c->run_s[peer] == c->cov_u[id])) {
-    c->cov_u[id] = NAN;
-    c->uncov_s[rank * e->n_ranks + peer] = e->now_s;
-  }
-  if (c->exp_u[id] != 0 &&
-      !(fabs(c->cov_u[id] - c->exp_u[id]) <= CMP_TOL * e->now_s)) /* NaN fails too */
-    c->failed = true;
 }
 
 /* A collective task of the rank ends: its time and the compute-idle part of
@@ -120,8 +102,11 @@ void sim_acc_task_done(struct sim_engine *e, int32_t id, int32_t rank) {
 
 /* Online accounting (compressed path): bring the rank's integrals up to now
  * before its running set changes; a pp transfer also counts as comm of the
- * stage receiving it (account.c). */
-/* inlined into each caller, stage a constant there */
+ * stage receiving it (account.c). With per-stage periods (stage) it does
+ * not here: the receiver's integrals then hold its own comm only, and
+ * stage_recv adds the transfers it receives once the step is done, at
+ * their times in the whole step (inlined into each caller, stage a
+ * constant there). */
 __attribute__((always_inline)) static inline void acc_start(struct sim_engine *e, int32_t id,
                                                             int32_t rank, bool stage) {
   const struct sim_meta *m = &e->meta[id];
@@ -129,8 +114,8 @@ __attribute__((always_inline)) static inline void acc_start(struct sim_engine *e
   advance(e, rank);
   if (e->tasks[id].res == SIM_RES_COMPUTE)
     a->comp = m->kind == PL_TASK_OPTIMIZER ? 2 : 1;
-  else if (a->n_comm++ == 0 && stage && e->cmp.run_end_s[rank] != e->now_s)
-    e->cmp.run_s[rank] = e->now_s;
+  else
+    a->n_comm++;
   e->cmp.idle0[id] = a->idle_s;
   if (stage)
     stage_start(e, id, rank);
@@ -138,7 +123,7 @@ __attribute__((always_inline)) static inline void acc_start(struct sim_engine *e
     a->calls[m->coll] += m->calls;
   if (m->coll2 >= 0)
     a->calls[m->coll2] += m->calls2;
-  if (m->peer >= 0) {
+  if (m->peer >= 0 && !stage) {
     advance(e, m->peer);
     e->acc[m->peer].n_in++;
   }
@@ -154,15 +139,13 @@ __attribute__((always_inline)) static inline void acc_finish(struct sim_engine *
   advance(e, rank);
   if (e->tasks[id].res == SIM_RES_COMPUTE)
     a->comp = 0;
-  else if (--a->n_comm == 0 && stage)
-    e->cmp.run_end_s[rank] = e->now_s;
+  else
+    a->n_comm--;
   if (m->coll >= 0)
     sim_acc_task_done(e, id, rank);
-  if (m->peer >= 0) {
+  if (m->peer >= 0 && !stage) {
     advance(e, m->peer);
     e->acc[m->peer].n_in--;
-    if (stage)
-      send_done(e, id, m->peer, rank);
   }
 }
 
@@ -174,7 +157,7 @@ void sim_acc_finish(struct sim_engine *e, int32_t id, int32_t rank) {
   acc_finish(e, id, rank, false);
 }
 
-/* The same with per-stage periods (comm runs and the checks' records). */
+/* The same with per-stage periods (the checks' records, no transfers in). */
 void sim_acc_start_stage(struct sim_engine *e, int32_t id, int32_t rank) {
   acc_start(e, id, rank, true);
 }
@@ -209,22 +192,20 @@ static enum pl_status stage_init(struct sim_engine *e) {
   c->stg_ok = pl_calloc(r, sizeof *c->stg_ok);
   c->frozen_s = pl_calloc(r, sizeof *c->frozen_s);
   c->nb = pl_calloc(n, sizeof *c->nb);
-  c->cov_u = pl_malloc(n * sizeof *c->cov_u); /* set at each send's start */
-  c->exp_u = pl_calloc(n, sizeof *c->exp_u);  /* 0: none (a run starts after 0) */
   c->bind_s = pl_malloc(r * r * sizeof *c->bind_s);
-  c->uncov_s = pl_malloc(r * r * sizeof *c->uncov_s);
   c->fin = pl_malloc(((size_t)e->n_streams + 1) * sizeof *c->fin);
-  c->run_s = pl_calloc(r, sizeof *c->run_s);
-  c->run_end_s = pl_calloc(r, sizeof *c->run_end_s);
-  if (c->run_s == NULL || c->run_end_s == NULL || c->stg == NULL || c->stg_ok == NULL ||
-      c->frozen_s == NULL || c->nb == NULL || c->cov_u == NULL || c->exp_u == NULL ||
-      c->bind_s == NULL || c->uncov_s == NULL || c->fin == NULL)
+  c->cut_run = pl_malloc(((size_t)e->n_streams + 1) * sizeof *c->cut_run);
+  c->cut_d = pl_malloc(((size_t)e->n_streams + 1) * sizeof *c->cut_d);
+  c->cut_shift = pl_calloc(r, sizeof *c->cut_shift);
+  if (c->stg == NULL || c->stg_ok == NULL || c->frozen_s == NULL || c->nb == NULL ||
+      c->bind_s == NULL || c->fin == NULL || c->cut_run == NULL || c->cut_d == NULL ||
+      c->cut_shift == NULL)
     return PL_ERR_NOMEM;
   for (size_t i = 0; i < 2 * r + 3; i++)
     if (snap_alloc(e, &c->stg[i]) != PL_OK)
       return PL_ERR_NOMEM;
   for (size_t i = 0; i < r * r; i++)
-    c->bind_s[i] = c->uncov_s[i] = -1;
+    c->bind_s[i] = -1;
   return PL_OK;
 }
 
@@ -238,13 +219,11 @@ static void stage_free(struct sim_engine *e) {
   pl_free(c->stg_ok);
   pl_free(c->frozen_s);
   pl_free(c->nb);
-  pl_free(c->cov_u);
-  pl_free(c->exp_u);
   pl_free(c->bind_s);
-  pl_free(c->uncov_s);
   pl_free(c->fin);
-  pl_free(c->run_s);
-  pl_free(c->run_end_s);
+  pl_free(c->cut_run);
+  pl_free(c->cut_d);
+  pl_free(c->cut_shift);
 }
 
 /* Scratch snapshots after the ring: [period] = current, [period + 1] = unit. */
@@ -571,42 +550,6 @@ static int32_t finished_on(const struct sim_engine *e, int32_t s) {
   return st->head == SIM_NONE ? stream_count(e, s) : e->cmp.pos[st->head];
 }
 
-/* The sends of the last period before the cut between stages of different
- * periods: covered, and (apply) their images k + 1 periods on must be in
- * the image of the same run of the receiver's comm. */
-static bool stage_sends(struct sim_engine *e, const struct sim_snap *A, const struct sim_snap *B,
-                        int32_t k, bool apply) {
-  struct sim_cmp *c = &e->cmp;
-  double tol = CMP_TOL * e->now_s;
-  for (int32_t s = 0; s < e->n_streams; s++) {
-    int32_t a = stream_rank(e, s), d = B->started[s] - A->started[s], fin = c->fin[s];
-    int32_t n = stream_count(e, s);
-    const int32_t *ids = &c->sid[c->soff[s]];
-    for (int32_t p = fin - d > 0 ? fin - d : 0; p < fin; p++) {
-      int32_t x = ids[p], b = e->meta[x].peer;
-      if (b < 0 || fabs(stage_period(c, a) - stage_period(c, b)) <= tol)
-        continue;
-      if (isnan(c->cov_u[x]) || p + d >= n)
-        return false;
-      if (apply)
-        c->exp_u[ids[p + d]] = c->cov_u[x] + (double)(k + 1) * stage_period(c, b);
-    }
-    int32_t y = e->streams[s].running;
-    int32_t b = y != SIM_NONE ? e->meta[y].peer : -1;
-    if (b < 0)
-      continue;
-    double pb = stage_period(c, b), pa = stage_period(c, a);
-    if (apply) {
-      c->cov_u[y] += (double)k * pb;
-    } else if (fabs(pa - pb) > tol &&
-               (isnan(c->cov_u[y]) || e->acc[b].n_comm == 0 || c->run_s[b] != c->cov_u[y] ||
-                e->tasks[y].start_s + k * pa < c->cov_u[y] + k * pb - tol)) {
-      return false;
-    }
-  }
-  return true;
-}
-
 /* The receiving task of pp send x (its one edge to another rank), SIM_NONE. */
 static int32_t send_target(const struct sim_engine *e, int32_t x) {
   int32_t a = stream_rank(e, e->tasks[x].stream);
@@ -698,6 +641,30 @@ static bool stage_edges(struct sim_engine *e, int32_t k, bool apply) {
   return true;
 }
 
+/* What stage_recv relies on at the cut: a task running on rank r started
+ * less than one of r's periods before (so its earlier image and the one
+ * after the inserted time stay apart from the period they are mapped to),
+ * and the last period's sends of every send stream lie in its rank's
+ * repeating regime (the inserted sends are their images). */
+static bool stage_cut_ok(const struct sim_engine *e, const struct sim_snap *A,
+                         const struct sim_snap *B) {
+  const struct sim_cmp *c = &e->cmp;
+  double tol = CMP_TOL * e->now_s;
+  for (int32_t s = 0; s < e->n_streams; s++) {
+    int32_t r = stream_rank(e, s), y = e->streams[s].running, first = e->streams[s].first;
+    double P = stage_period(c, r);
+    if (y != SIM_NONE && (e->tasks[y].start_s < e->now_s - P || e->tasks[y].due_s > e->now_s + P))
+      return false;
+    int32_t d = B->started[s] - A->started[s];
+    if (first == SIM_NONE || e->meta[first].peer < 0 || d <= 0)
+      continue;
+    if (c->fin[s] < d ||
+        e->tasks[c->sid[c->soff[s] + c->fin[s] - d]].start_s < c->stg[2 * r].now_s - tol)
+      return false;
+  }
+  return true;
+}
+
 /* Insert k periods of rank r's own length at now. */
 static void stage_insert_rank(struct sim_engine *e, int32_t r, int32_t k) {
   struct sim_cmp *c = &e->cmp;
@@ -706,8 +673,7 @@ static void stage_insert_rank(struct sim_engine *e, int32_t r, int32_t k) {
   double idle = (double)k * (b->acc[r].idle_s - a->acc[r].idle_s);
   add_scaled(&e->acc[r], &a->acc[r], &b->acc[r], (double)k, c->n_colls);
   e->acc[r].t_s = e->now_s + delta;
-  c->run_s[r] += delta; /* the run in progress, or the last one */
-  c->run_end_s[r] += delta;
+  c->cut_shift[r] = delta;
   c->frozen_s[r] = e->now_s + delta;
   const struct sim_rank *rk = &e->ranks[r];
   for (int i = 0; i < rk->n_running; i++) {
@@ -738,14 +704,19 @@ static void stage_try_insert(struct sim_engine *e) {
       if (a == b || fabs(stage_period(c, a) - stage_period(c, b)) <= tol)
         continue;
       double since = fmin(c->stg[2 * a].now_s, c->stg[2 * b].now_s);
-      if (c->bind_s[a * n + b] >= since || c->uncov_s[a * n + b] >= c->stg[2 * b].now_s)
+      if (c->bind_s[a * n + b] >= since)
         return;
     }
-  if (!invariant(e, A, B, 2, 0) || !stage_sends(e, A, B, k, false) ||
-      !stage_edges(e, k, false) || !stage_slack(e, A, B, k))
+  if (!invariant(e, A, B, 2, 0) || !stage_edges(e, k, false) || !stage_slack(e, A, B, k) ||
+      !stage_cut_ok(e, A, B))
     return;
-  stage_sends(e, A, B, k, true);
   stage_edges(e, k, true);
+  c->cut_s = e->now_s;
+  c->cut_k = k;
+  for (int32_t s = 0; s < e->n_streams; s++) {
+    c->cut_run[s] = e->streams[s].running;
+    c->cut_d[s] = B->started[s] - A->started[s];
+  }
   for (int32_t r = 0; r < n; r++) {
     sim_acc_advance(e, r); /* integrals up to the cut */
     stage_insert_rank(e, r, k);
@@ -753,6 +724,227 @@ static void stage_try_insert(struct sim_engine *e) {
   c->glob_need = 0;
   c->staged = true;
   c->inserted++;
+}
+
+/* ---- transfers received, with per-stage periods ----
+ * A pp send counts as comm of the stage receiving it (account.c): the
+ * receiver's exposed or overlapped time grows by the part of the send not
+ * under its own comm, split by its compute stream being busy. Between
+ * stages of different periods the sends slide against the receiver's
+ * activity from period to period, so the inserted periods cannot carry
+ * them as k copies; the engine therefore integrates each rank's own comm
+ * only (acc_start), and here, with the step done, each send into a rank
+ * at its time in the whole step (simulated, or the image j periods on of
+ * one of the sender's last period before the cut) is laid over the
+ * receiver's timeline at that time: as simulated before the cut and after
+ * its inserted time, and inside it the receiver's last period before the
+ * cut, j of its periods back. Exact as the sweep is, in another order. */
+
+struct span {
+  double a, b; /* [a, b) */
+};
+
+/* Stream s's tasks in the whole step's time, in start order: as simulated,
+ * and the one running at the cut also as it ran before (its image k
+ * periods earlier). */
+static int32_t own_spans(const struct sim_engine *e, int32_t s, struct span *out) {
+  const struct sim_cmp *c = &e->cmp;
+  double shift = c->cut_shift[stream_rank(e, s)];
+  const int32_t *ids = &c->sid[c->soff[s]];
+  int32_t n = stream_count(e, s), k = 0;
+  for (int32_t p = 0; p < n; p++) {
+    const struct sim_task *t = &e->tasks[ids[p]];
+    if (ids[p] == c->cut_run[s])
+      out[k++] = (struct span){t->start_s - shift, t->end_s - shift};
+    out[k++] = (struct span){t->start_s, t->end_s};
+  }
+  return k;
+}
+
+/* Stream s's sends to rank b in the whole step's time, in start order:
+ * those finished before the cut, the images of its last period's (j = 1
+ * .. k periods on), and those started after. */
+static int32_t send_spans(const struct sim_engine *e, int32_t s, int32_t b, struct span *out) {
+  const struct sim_cmp *c = &e->cmp;
+  const int32_t *ids = &c->sid[c->soff[s]];
+  int32_t n = stream_count(e, s), fin = c->fin[s], d = c->cut_d[s], k = 0;
+  double P = stage_period(c, stream_rank(e, s));
+  for (int32_t p = 0; p < n; p++) {
+    if (p == fin)
+      for (int32_t j = 1; j <= c->cut_k && d > 0; j++)
+        for (int32_t q = fin - d; q < fin; q++) {
+          const struct sim_task *t = &e->tasks[ids[q]];
+          if (e->meta[ids[q]].peer == b)
+            out[k++] = (struct span){t->start_s + j * P, t->end_s + j * P};
+        }
+    const struct sim_task *t = &e->tasks[ids[p]];
+    if (e->meta[ids[p]].peer == b)
+      out[k++] = (struct span){t->start_s, t->end_s};
+  }
+  return k;
+}
+
+/* The union of n sorted lists (list i: in[off[i] .. off[i + 1])), in start
+ * order, into out; returns its length. */
+static int32_t union_of(const struct span *in, const int32_t *off, int n, struct span *out) {
+  int32_t at[SIM_MAX_RANK_STREAMS * 2], k = 0;
+  for (int i = 0; i < n; i++)
+    at[i] = off[i];
+  for (;;) {
+    int best = -1;
+    for (int i = 0; i < n; i++)
+      if (at[i] < off[i + 1] && (best < 0 || in[at[i]].a < in[at[best]].a))
+        best = i;
+    if (best < 0)
+      return k;
+    struct span x = in[at[best]++];
+    if (k > 0 && x.a <= out[k - 1].b)
+      out[k - 1].b = x.b > out[k - 1].b ? x.b : out[k - 1].b;
+    else
+      out[k++] = x;
+  }
+}
+
+/* Length of [x0, x1) inside the sorted, disjoint spans l[0 .. n). */
+static double inside(const struct span *l, int32_t n, double x0, double x1) {
+  int32_t lo = 0, hi = n;
+  while (lo < hi) { /* the first span ending after x0 */
+    int32_t mid = lo + (hi - lo) / 2;
+    if (l[mid].b <= x0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  double t = 0;
+  for (int32_t i = lo; i < n && l[i].a < x1; i++) {
+    double a = l[i].a > x0 ? l[i].a : x0, b = l[i].b < x1 ? l[i].b : x1;
+    t += b > a ? b - a : 0;
+  }
+  return t;
+}
+
+/* A receiver's timeline: its own comm (union) and compute spans. */
+struct recv_line {
+  const struct span *own, *comp;
+  int32_t n_own, n_comp;
+};
+
+/* [x0, x1) of the timeline as simulated: the part not under own comm,
+ * split by compute busy or idle. */
+static void not_own(const struct recv_line *L, double x0, double x1, double *idle, double *busy) {
+  double g0 = x0;
+  int32_t lo = 0, hi = L->n_own;
+  while (lo < hi) {
+    int32_t mid = lo + (hi - lo) / 2;
+    if (L->own[mid].b <= x0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (int32_t i = lo; g0 < x1; i++) {
+    double g1 = i < L->n_own && L->own[i].a < x1 ? L->own[i].a : x1;
+    if (g1 > g0) {
+      double under = inside(L->comp, L->n_comp, g0, g1);
+      *busy += under;
+      *idle += (g1 - g0) - under;
+    }
+    if (g1 >= x1)
+      break;
+    g0 = L->own[i].b > g0 ? L->own[i].b : g0;
+  }
+}
+
+/* The same at whole-step times: inside rank r's inserted time, mapped j
+ * periods back into its last period before the cut. */
+static void not_own_at(const struct sim_engine *e, int32_t r, const struct recv_line *L,
+                       double x0, double x1, double *idle, double *busy) {
+  const struct sim_cmp *c = &e->cmp;
+  double cut = c->cut_s, end = cut + c->cut_shift[r], P = stage_period(c, r);
+  if (x0 < cut) {
+    not_own(L, x0, x1 < cut ? x1 : cut, idle, busy);
+    x0 = cut;
+  }
+  while (x0 < x1 && x0 < end) {
+    /* x0 in the j-th inserted period, [cut + (j - 1) P, cut + j P) */
+    int32_t j = (int32_t)floor((x0 - cut) / P) + 1;
+    j = j < 1 ? 1 : j;
+    while (j < c->cut_k && cut + j * P <= x0) /* rounding at a period's edge */
+      j++;
+    j = j < c->cut_k ? j : c->cut_k;
+    double y = j == c->cut_k ? end : cut + j * P;
+    y = y < x1 ? y : x1;
+    not_own(L, x0 - j * P, y - j * P, idle, busy);
+    x0 = y;
+  }
+  if (x0 < x1)
+    not_own(L, x0, x1, idle, busy);
+}
+
+/* Add every rank's transfers received (see above). */
+static enum pl_status stage_recv(struct sim_engine *e) {
+  struct sim_cmp *c = &e->cmp;
+  /* room for one rank's tasks with a pre-image per stream, or for every
+   * send with the images */
+  size_t cap = 1, sends = 1;
+  for (int32_t r = 0; r < e->n_ranks; r++) {
+    size_t n = 0;
+    for (int j = 0; j < e->ranks[r].n_streams; j++)
+      n += (size_t)stream_count(e, e->ranks[r].streams[j]) + 1;
+    cap = n > cap ? n : cap;
+  }
+  for (int32_t s = 0; s < e->n_streams; s++)
+    if (e->streams[s].first != SIM_NONE && e->meta[e->streams[s].first].peer >= 0)
+      sends += (size_t)stream_count(e, s) + (size_t)c->cut_k * (size_t)c->cut_d[s];
+  cap = cap > sends ? cap : sends;
+  cap += sends; /* the compute spans and after them the sends' union */
+  struct span *buf = pl_malloc(3 * cap * sizeof *buf);
+  if (buf == NULL)
+    return PL_ERR_NOMEM;
+  struct span *raw = buf, *own = buf + cap, *comp = buf + 2 * cap;
+  for (int32_t r = 0; r < e->n_ranks; r++) {
+    const struct sim_rank *rk = &e->ranks[r];
+    int32_t off[SIM_MAX_RANK_STREAMS * 2 + 1], n = 0, n_comp = 0, m = 0;
+    off[0] = 0;
+    for (int j = 0; j < rk->n_streams; j++) {
+      int32_t s = rk->streams[j], first = e->streams[s].first;
+      if (first == SIM_NONE)
+        continue;
+      if (e->tasks[first].res == SIM_RES_COMPUTE) {
+        n_comp = own_spans(e, s, comp);
+        continue;
+      }
+      off[n + 1] = off[n] + own_spans(e, s, raw + off[n]);
+      n++;
+    }
+    struct recv_line L = {own, comp, union_of(raw, off, n, own), n_comp};
+    /* the sends into r: at most one stream of each other rank sends to it */
+    n = 0;
+    for (int32_t s = 0; s < e->n_streams && n < SIM_MAX_RANK_STREAMS * 2; s++) {
+      int32_t first = e->streams[s].first;
+      if (first == SIM_NONE || stream_rank(e, s) == r || e->meta[first].peer < 0)
+        continue;
+      int32_t got = send_spans(e, s, r, raw + off[n]);
+      if (got > 0) {
+        off[n + 1] = off[n] + got;
+        n++;
+      }
+    }
+    struct span *in = comp + n_comp; /* after the compute spans, in their buffer */
+    m = union_of(raw, off, n, in);
+    double idle = 0, busy = 0;
+    for (int32_t i = 0; i < m; i++)
+      not_own_at(e, r, &L, in[i].a, in[i].b, &idle, &busy);
+    e->acc[r].exposed_s += idle;
+    e->acc[r].overlapped_s += busy;
+  }
+  pl_free(buf);
+  return PL_OK;
+}
+
+enum pl_status sim_cmp_stage_end(struct sim_engine *e) {
+  if (!e->cmp.stage_mode || !e->cmp.staged || e->cmp.failed)
+    return PL_OK;
+  return stage_recv(e);
 }
 
 /* A steady pair of one stage starts: compare with its pair before. */

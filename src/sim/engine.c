@@ -415,6 +415,8 @@ enum pl_status sim_engine_run(struct sim_engine *e, struct pl_diag *diag) {
     run_cmp(e);
     if (e->cmp.failed)
       return PL_OK; /* compression found no steady state: the caller starts over */
+    if (sim_cmp_stage_end(e) != PL_OK)
+      return pl_diag_set(diag, PL_ERR_NOMEM, "step simulation: out of memory");
   } else {
     for (int32_t i = 0; i < e->n_streams; i++)
       try_start(e, i);

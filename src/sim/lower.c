@@ -1040,10 +1040,7 @@ static void reduce_pairs(struct lower *lw) {
   if (!st->compress || (sc != PL_SCHEDULE_1F1B && sc != PL_SCHEDULE_INTERLEAVED))
     return;
   if (sc == PL_SCHEDULE_1F1B) {
-    /* per stage: every stage must have reached its own period, the last one
-     * pp - 1 slots after stage 0, and one period must follow the insertion */
-    int64_t keep = lw->stage_periods ? 2 * (lw->pp - 1) + st->keep_pairs + 1
-                                 : lw->pp - 1 + st->keep_pairs + 1;
+    int64_t keep = lw->pp - 1 + st->keep_pairs + 1;
     if (keep < lw->m) {
       lw->periods = lw->m - keep;
       lw->m = keep;

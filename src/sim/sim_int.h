@@ -144,13 +144,14 @@ struct sim_cmp {
   uint8_t *stg_ok;       /* [rank] its latest anchor matched the one before */
   double *frozen_s;      /* [rank] no task may start before (inserted time) */
   double *nb;            /* [task] may not start before (an edge across the cut) */
-  double *cov_u;         /* [task] pp send: start of the receiver's comm run covering it, NaN */
-  double *exp_u;         /* [task] pp send: the run start it must have (image), 0 none */
   double *bind_s;        /* [a * ranks + b] last start on b triggered by a finish on a */
-  double *uncov_s;       /* [a * ranks + b] last end of an uncovered send from a to b */
-  int32_t *fin;          /* [stream] scratch: tasks finished */
-  double *run_s;         /* [rank] start of the current run of own comm (n_comm > 0) */
-  double *run_end_s;     /* [rank] end of the last run (one resumed at that instant continues) */
+  int32_t *fin;          /* [stream] tasks finished (at the cut once inserted) */
+  /* the cut, for the transfers received (compress.c, stage_recv) */
+  double cut_s;          /* when the periods were inserted */
+  int32_t cut_k;         /* periods inserted */
+  int32_t *cut_run;      /* [stream] task running at the cut, SIM_NONE */
+  int32_t *cut_d;        /* [stream] tasks of one period */
+  double *cut_shift;     /* [rank] time inserted: k of its periods */
   int32_t fin_rank;      /* rank of the task finishing in this event, -1 */
 };
 
@@ -232,6 +233,8 @@ void sim_acc_finish(struct sim_engine *e, int32_t id, int32_t rank);
 void sim_acc_start_stage(struct sim_engine *e, int32_t id, int32_t rank);
 void sim_acc_finish_stage(struct sim_engine *e, int32_t id, int32_t rank);
 bool sim_cmp_done(const struct sim_engine *e);
+/* Per-stage periods, after the run: the transfers each rank received. */
+enum pl_status sim_cmp_stage_end(struct sim_engine *e);
 
 /* Items are 0 .. n_items - 1. */
 enum pl_status sim_heap_init(struct sim_heap *h, int32_t n_items);
