@@ -35,10 +35,11 @@
  * sums are the same as account.c's per-task sums, in another order (equal
  * to ~1e-15 relative).
  *
- * Per-stage periods (round 10; the block before stage_anchor below): when
- * stages repeat with periods of their own (comm-bound FSDP with pp > 1),
- * each rank is frozen for k of its own periods, under checks of the edges
- * and pp transfers between stages of different periods.
+ * Per-stage periods (rounds 10-11; the block before stage_anchor below):
+ * when stages repeat with periods of their own (comm-bound FSDP with
+ * pp > 1), each rank is frozen for k of its own periods, under checks of
+ * the edges between stages of different periods; the pp transfers each
+ * stage receives are added after the run, at their times in the step.
  *
  * Assumption checked only partly: an edge into a repeated task from more
  * than one period before it is covered by the predecessor count alone. */
@@ -68,7 +69,7 @@ static inline void advance(struct sim_engine *e, int32_t rank) {
 
 void sim_acc_advance(struct sim_engine *e, int32_t rank) { advance(e, rank); }
 
-/* Per-stage periods (round 10): a task starts on rank. Records starts
+/* Per-stage periods (rounds 10-11): a task starts on rank. Records starts
  * triggered by another rank's finish (a binding edge across stages), and
  * after the insertion checks that nothing starts before its rank's inserted
  * time or before the image of a predecessor finished before the cut. */
@@ -497,7 +498,7 @@ static void swap(struct sim_snap *x, struct sim_snap *y) {
   *y = t;
 }
 
-/* ---- per-stage periods (round 10, docs/step-model.md section 11) ----
+/* ---- per-stage periods (rounds 10-11, docs/step-model.md section 11) ----
  * Comm-bound FSDP with pp > 1 (zero2 tp4 pp4): stages touch only through pp
  * sends, and each repeats with a period of its own while no send between
  * stages of different periods binds. Each stage's pair anchors are compared
@@ -507,19 +508,18 @@ static void swap(struct sim_snap *x, struct sim_snap *y) {
  * is simulated):
  *  - the graph is invariant under the per-stage shifts (invariant());
  *  - no start on b was triggered by a finish on a (a, b of different
- *    periods) since the older of their compared anchors: the slack of each
- *    such edge family is then positive at the period before the cut; its
- *    image k + 1 periods on is simulated after the cut, and the slack is
- *    linear in the period index in between, so it keeps its sign if that one
- *    is not negative: checked by nothing starting before its rank's inserted
- *    time (frozen_s) nor before the image of a predecessor finished before
- *    the cut (nb);
- *  - the pp sends between such stages count in the receiver's comm time
- *    only as the receiver's own comm already does: each is inside a run of
- *    the receiver's own comm before the cut, and its image k + 1 periods on
- *    is inside the image of the same run (both move linearly against the
- *    run, so the images in between are inside it too), so the inserted
- *    integrals are k times those of a period. */
+ *    periods) since the older of their compared anchors, and the slack of
+ *    each such send family, linear in the period index, is not negative at
+ *    its last inserted instance (stage_slack; round 10 lacked it: a send
+ *    came to bind inside the inserted periods, where the receiver then
+ *    locked to the sender's period); after the cut nothing may start before
+ *    its rank's inserted time (frozen_s) nor before the image of a
+ *    predecessor finished before the cut (nb);
+ *  - what stage_recv assumes at the cut (stage_cut_ok).
+ * The pp sends a stage receives are not integrated online here: they slide
+ * against the receiver from period to period, so stage_recv adds them after
+ * the run (round 11; round 10 required each to lie inside the receiver's
+ * own comm, which held the insertion back by three micro-batches). */
 
 static double stage_period(const struct sim_cmp *c, int32_t r) {
   return c->stg[2 * r + 1].now_s - c->stg[2 * r].now_s;
@@ -787,7 +787,7 @@ static int32_t send_spans(const struct sim_engine *e, int32_t s, int32_t b, stru
 /* The union of n sorted lists (list i: in[off[i] .. off[i + 1])), in start
  * order, into out; returns its length. */
 static int32_t union_of(const struct span *in, const int32_t *off, int n, struct span *out) {
-  int32_t at[SIM_MAX_RANK_STREAMS * 2], k = 0;
+  int32_t at[SIM_MAX_RANK_STREAMS], k = 0;
   for (int i = 0; i < n; i++)
     at[i] = off[i];
   for (;;) {
@@ -805,52 +805,69 @@ static int32_t union_of(const struct span *in, const int32_t *off, int n, struct
   }
 }
 
-/* Length of [x0, x1) inside the sorted, disjoint spans l[0 .. n). */
-static double inside(const struct span *l, int32_t n, double x0, double x1) {
+/* The first of the sorted, disjoint spans l[0 .. n) that ends after x (n
+ * when none). */
+static int32_t ending_after(const struct span *l, int32_t n, double x) {
   int32_t lo = 0, hi = n;
-  while (lo < hi) { /* the first span ending after x0 */
+  while (lo < hi) {
     int32_t mid = lo + (hi - lo) / 2;
-    if (l[mid].b <= x0)
+    if (l[mid].b <= x)
       lo = mid + 1;
     else
       hi = mid;
   }
+  return lo;
+}
+
+/* Length of [x0, x1) inside the sorted, disjoint spans l[0 .. n). */
+static double inside(const struct span *l, int32_t n, double x0, double x1) {
   double t = 0;
-  for (int32_t i = lo; i < n && l[i].a < x1; i++) {
+  for (int32_t i = ending_after(l, n, x0); i < n && l[i].a < x1; i++) {
     double a = l[i].a > x0 ? l[i].a : x0, b = l[i].b < x1 ? l[i].b : x1;
     t += b > a ? b - a : 0;
   }
   return t;
 }
 
-/* A receiver's timeline: its own comm (union) and compute spans. */
+/* A receiver's timeline: its own comm streams' spans (list i: own[off[i]
+ * .. off[i + 1]), each sorted and disjoint) and its compute spans. */
 struct recv_line {
   const struct span *own, *comp;
-  int32_t n_own, n_comp;
+  const int32_t *off;
+  int n, n_comp;
 };
 
 /* [x0, x1) of the timeline as simulated: the part not under own comm,
- * split by compute busy or idle. */
+ * split by compute busy or idle. The own streams are walked together from
+ * x0 (a cursor each): a point under one of their spans moves to the
+ * furthest end among those covering it; a free point starts a gap up to
+ * the next span's start. */
 static void not_own(const struct recv_line *L, double x0, double x1, double *idle, double *busy) {
-  double g0 = x0;
-  int32_t lo = 0, hi = L->n_own;
-  while (lo < hi) {
-    int32_t mid = lo + (hi - lo) / 2;
-    if (L->own[mid].b <= x0)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  for (int32_t i = lo; g0 < x1; i++) {
-    double g1 = i < L->n_own && L->own[i].a < x1 ? L->own[i].a : x1;
-    if (g1 > g0) {
-      double under = inside(L->comp, L->n_comp, g0, g1);
-      *busy += under;
-      *idle += (g1 - g0) - under;
+  int32_t at[SIM_MAX_RANK_STREAMS];
+  for (int i = 0; i < L->n; i++)
+    at[i] = L->off[i] + ending_after(L->own + L->off[i], L->off[i + 1] - L->off[i], x0);
+  double g = x0;
+  while (g < x1) {
+    double cover = g, next = x1;
+    for (int i = 0; i < L->n; i++) {
+      while (at[i] < L->off[i + 1] && L->own[at[i]].b <= g)
+        at[i]++;
+      if (at[i] == L->off[i + 1])
+        continue;
+      const struct span *p = &L->own[at[i]];
+      if (p->a <= g)
+        cover = p->b > cover ? p->b : cover;
+      else
+        next = p->a < next ? p->a : next;
     }
-    if (g1 >= x1)
-      break;
-    g0 = L->own[i].b > g0 ? L->own[i].b : g0;
+    if (cover > g) {
+      g = cover;
+      continue;
+    }
+    double under = inside(L->comp, L->n_comp, g, next);
+    *busy += under;
+    *idle += (next - g) - under;
+    g = next;
   }
 }
 
@@ -883,8 +900,8 @@ static void not_own_at(const struct sim_engine *e, int32_t r, const struct recv_
 /* Add every rank's transfers received (see above). */
 static enum pl_status stage_recv(struct sim_engine *e) {
   struct sim_cmp *c = &e->cmp;
-  /* room for one rank's tasks with a pre-image per stream, or for every
-   * send with the images */
+  /* room for one rank's tasks with a pre-image per stream, and twice for
+   * every send with its images (the lists, then their union) */
   size_t cap = 1, sends = 1;
   for (int32_t r = 0; r < e->n_ranks; r++) {
     size_t n = 0;
@@ -895,31 +912,16 @@ static enum pl_status stage_recv(struct sim_engine *e) {
   for (int32_t s = 0; s < e->n_streams; s++)
     if (e->streams[s].first != SIM_NONE && e->meta[e->streams[s].first].peer >= 0)
       sends += (size_t)stream_count(e, s) + (size_t)c->cut_k * (size_t)c->cut_d[s];
-  cap = cap > sends ? cap : sends;
-  cap += sends; /* the compute spans and after them the sends' union */
-  struct span *buf = pl_malloc(3 * cap * sizeof *buf);
+  struct span *buf = pl_malloc((cap + 2 * sends) * sizeof *buf);
   if (buf == NULL)
     return PL_ERR_NOMEM;
-  struct span *raw = buf, *own = buf + cap, *comp = buf + 2 * cap;
+  struct span *raw = buf + cap, *in = raw + sends;
   for (int32_t r = 0; r < e->n_ranks; r++) {
-    const struct sim_rank *rk = &e->ranks[r];
-    int32_t off[SIM_MAX_RANK_STREAMS * 2 + 1], n = 0, n_comp = 0, m = 0;
+    /* the sends into r, as one union (1F1B with vp = 1: one stream of
+     * each neighbour sends to it) */
+    int32_t off[SIM_MAX_RANK_STREAMS + 1], n = 0;
     off[0] = 0;
-    for (int j = 0; j < rk->n_streams; j++) {
-      int32_t s = rk->streams[j], first = e->streams[s].first;
-      if (first == SIM_NONE)
-        continue;
-      if (e->tasks[first].res == SIM_RES_COMPUTE) {
-        n_comp = own_spans(e, s, comp);
-        continue;
-      }
-      off[n + 1] = off[n] + own_spans(e, s, raw + off[n]);
-      n++;
-    }
-    struct recv_line L = {own, comp, union_of(raw, off, n, own), n_comp};
-    /* the sends into r: at most one stream of each other rank sends to it */
-    n = 0;
-    for (int32_t s = 0; s < e->n_streams && n < SIM_MAX_RANK_STREAMS * 2; s++) {
+    for (int32_t s = 0; s < e->n_streams && n < SIM_MAX_RANK_STREAMS; s++) {
       int32_t first = e->streams[s].first;
       if (first == SIM_NONE || stream_rank(e, s) == r || e->meta[first].peer < 0)
         continue;
@@ -929,8 +931,26 @@ static enum pl_status stage_recv(struct sim_engine *e) {
         n++;
       }
     }
-    struct span *in = comp + n_comp; /* after the compute spans, in their buffer */
-    m = union_of(raw, off, n, in);
+    int32_t m = union_of(raw, off, n, in);
+    if (m == 0)
+      continue;
+    /* r's own spans: compute first in buf, then each comm stream */
+    const struct sim_rank *rk = &e->ranks[r];
+    int32_t own_off[SIM_MAX_RANK_STREAMS + 1], n_own = 0, n_comp = 0, at = 0;
+    for (int j = 0; j < rk->n_streams; j++) {
+      int32_t s = rk->streams[j], first = e->streams[s].first;
+      if (first != SIM_NONE && e->tasks[first].res == SIM_RES_COMPUTE)
+        at = n_comp = own_spans(e, s, buf);
+    }
+    own_off[0] = at;
+    for (int j = 0; j < rk->n_streams; j++) {
+      int32_t s = rk->streams[j], first = e->streams[s].first;
+      if (first == SIM_NONE || e->tasks[first].res == SIM_RES_COMPUTE)
+        continue;
+      own_off[n_own + 1] = own_off[n_own] + own_spans(e, s, buf + own_off[n_own]);
+      n_own++;
+    }
+    struct recv_line L = {buf, buf, own_off, n_own, n_comp};
     double idle = 0, busy = 0;
     for (int32_t i = 0; i < m; i++)
       not_own_at(e, r, &L, in[i].a, in[i].b, &idle, &busy);
