@@ -52,6 +52,50 @@ static bool grow(void **p, int32_t *cap, int32_t need, size_t size) {
   return true;
 }
 
+/* Capacity grow() gives a first request of need elements. */
+static int32_t first_cap(int32_t need) {
+  int32_t n = 64;
+  while (n < need)
+    n = n > INT32_MAX / 2 ? INT32_MAX : 2 * n;
+  return n;
+}
+
+/* The same as grow() for the tasks or the edges, which start out in one
+ * allocation (*in_block): the first growth past it moves them out. */
+static bool grow_part(void **p, int32_t *cap, bool *in_block, int32_t need, size_t size) {
+  if (need <= *cap || !*in_block)
+    return grow(p, cap, need, size);
+  void *old = *p, *q = NULL;
+  int32_t n = 0;
+  if (!grow(&q, &n, need, size))
+    return false;
+  memcpy(q, old, (size_t)*cap * size);
+  *p = q;
+  *cap = n;
+  *in_block = false;
+  return true;
+}
+
+/* Tasks and edges sized from the hint in one allocation: a step's largest
+ * arrays as one chunk, so that glibc's dynamic thresholds (set by the
+ * largest chunk freed) keep every later step's arrays on a heap it does not
+ * trim and regrow, page faults included, at each prediction
+ * (docs/step-model.md section 11, rounds 5 and 11). */
+static bool alloc_block(struct sim_engine *e, int32_t task_hint) {
+  int32_t nt = first_cap(task_hint), ne = first_cap(task_hint > INT32_MAX / 2 ? INT32_MAX
+                                                                              : 2 * task_hint);
+  size_t bytes = (size_t)nt * sizeof *e->tasks + (size_t)ne * sizeof *e->edges;
+  e->block = pl_malloc(bytes);
+  if (e->block == NULL)
+    return false;
+  e->tasks = e->block;
+  e->edges = (struct sim_edge *)(void *)((char *)e->block + (size_t)nt * sizeof *e->tasks);
+  e->cap_tasks = nt;
+  e->cap_edges = ne;
+  e->tasks_in_block = e->edges_in_block = true;
+  return true;
+}
+
 enum pl_status sim_engine_init(struct sim_engine *e, int32_t ranks, int32_t task_hint,
                                double overlap_slowdown) {
   memset(e, 0, sizeof *e);
@@ -68,15 +112,17 @@ enum pl_status sim_engine_init(struct sim_engine *e, int32_t ranks, int32_t task
     e->ranks[k].first = SIM_NONE;
     e->keys[k] = (struct sim_key){INFINITY, UINT64_MAX};
   }
-  if (!grow((void **)&e->tasks, &e->cap_tasks, task_hint, sizeof *e->tasks) ||
-      !grow((void **)&e->edges, &e->cap_edges, 2 * task_hint, sizeof *e->edges))
+  if (task_hint > 0 && !alloc_block(e, task_hint))
     return PL_ERR_NOMEM;
   return PL_OK;
 }
 
 void sim_engine_free(struct sim_engine *e) {
-  pl_free(e->tasks);
-  pl_free(e->edges);
+  if (!e->tasks_in_block)
+    pl_free(e->tasks);
+  if (!e->edges_in_block)
+    pl_free(e->edges);
+  pl_free(e->block);
   pl_free(e->streams);
   pl_free(e->ranks);
   pl_free(e->keys);
@@ -101,7 +147,8 @@ int32_t sim_stream_add(struct sim_engine *e, int32_t rank) {
 
 int32_t sim_task_add(struct sim_engine *e, int32_t stream, double work_s, enum sim_res res) {
   if (stream < 0 || (e->n_tasks == e->cap_tasks &&
-                     !grow((void **)&e->tasks, &e->cap_tasks, e->n_tasks + 1, sizeof *e->tasks))) {
+                     !grow_part((void **)&e->tasks, &e->cap_tasks, &e->tasks_in_block,
+                                e->n_tasks + 1, sizeof *e->tasks))) {
     e->nomem = true;
     return SIM_NONE;
   }
@@ -127,7 +174,8 @@ void sim_dep(struct sim_engine *e, int32_t from, int32_t to) {
   if (from < 0 || to < 0 || from == to)
     return;
   if (e->n_edges == e->cap_edges &&
-      !grow((void **)&e->edges, &e->cap_edges, e->n_edges + 1, sizeof *e->edges)) {
+      !grow_part((void **)&e->edges, &e->cap_edges, &e->edges_in_block, e->n_edges + 1,
+                 sizeof *e->edges)) {
     e->nomem = true;
     return;
   }
@@ -139,8 +187,10 @@ void sim_dep(struct sim_engine *e, int32_t from, int32_t to) {
 
 bool sim_engine_reserve(struct sim_engine *e, int32_t n, int32_t m) {
   if (n > INT32_MAX - e->n_tasks || m > INT32_MAX - e->n_edges ||
-      !grow((void **)&e->tasks, &e->cap_tasks, e->n_tasks + n, sizeof *e->tasks) ||
-      !grow((void **)&e->edges, &e->cap_edges, e->n_edges + m, sizeof *e->edges)) {
+      !grow_part((void **)&e->tasks, &e->cap_tasks, &e->tasks_in_block, e->n_tasks + n,
+                 sizeof *e->tasks) ||
+      !grow_part((void **)&e->edges, &e->cap_edges, &e->edges_in_block, e->n_edges + m,
+                 sizeof *e->edges)) {
     e->nomem = true;
     return false;
   }

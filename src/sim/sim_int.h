@@ -177,6 +177,9 @@ struct sim_engine {
   int32_t n_tasks, cap_tasks;
   struct sim_edge *edges;
   int32_t n_edges, cap_edges;
+  void *block;         /* tasks and edges as first sized, one allocation (engine.c) */
+  bool tasks_in_block; /* tasks still there (else an allocation of their own) */
+  bool edges_in_block;
   struct sim_stream *streams;
   int32_t n_streams, cap_streams;
   struct sim_rank *ranks;
