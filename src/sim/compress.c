@@ -769,7 +769,7 @@ static int32_t send_spans(const struct sim_engine *e, int32_t s, int32_t b, stru
   const int32_t *ids = &c->sid[c->soff[s]];
   int32_t n = stream_count(e, s), fin = c->fin[s], d = c->cut_d[s], k = 0;
   double P = stage_period(c, stream_rank(e, s));
-  for (int32_t p = 0; p < n; p++) {
+  for (int32_t p = 0; p <= n; p++) { /* p == n: every send finished before the cut */
     if (p == fin)
       for (int32_t j = 1; j <= c->cut_k && d > 0; j++)
         for (int32_t q = fin - d; q < fin; q++) {
@@ -777,6 +777,8 @@ static int32_t send_spans(const struct sim_engine *e, int32_t s, int32_t b, stru
           if (e->meta[ids[q]].peer == b)
             out[k++] = (struct span){t->start_s + j * P, t->end_s + j * P};
         }
+    if (p == n)
+      break;
     const struct sim_task *t = &e->tasks[ids[p]];
     if (e->meta[ids[p]].peer == b)
       out[k++] = (struct span){t->start_s, t->end_s};

@@ -32,53 +32,63 @@ struct layout_case {
   enum pl_schedule schedule;
   bool eager, no_sp, grad_after;
   bool compressed; /* the fast path must insert periods here */
+  bool sep_comms;  /* FSDP reduce_scatters on a communicator of their own */
 };
 
 static const struct layout_case cases[] = {
     {"llama2-70b", "dgx-h100", 2048, 8, 4, 1, 1, 1, 1, PL_SHARD_ZERO1, 0, PL_RECOMPUTE_SELECTIVE,
-     PL_SCHEDULE_1F1B, false, false, false, true},
+     PL_SCHEDULE_1F1B, false, false, false, true, false},
     {"llama2-70b", "dgx-h100", 2048, 1, 1, 1, 1, 1, 1, PL_SHARD_ZERO3, 0, PL_RECOMPUTE_FULL,
-     PL_SCHEDULE_1F1B, false, false, false, true},
+     PL_SCHEDULE_1F1B, false, false, false, true, false},
     {"llama2-70b", "dgx-h100", 2048, 8, 1, 1, 1, 1, 1, PL_SHARD_ZERO2, 0, PL_RECOMPUTE_SELECTIVE,
-     PL_SCHEDULE_1F1B, false, false, false, true},
+     PL_SCHEDULE_1F1B, false, false, false, true, false},
     {"llama2-70b", "dgx-h100", 2048, 8, 4, 5, 1, 1, 1, PL_SHARD_ZERO1, 0, PL_RECOMPUTE_SELECTIVE,
-     PL_SCHEDULE_INTERLEAVED, false, false, false, true},
+     PL_SCHEDULE_INTERLEAVED, false, false, false, true, false},
     /* comm-bound FSDP with pp > 1: each stage repeats with a period of its
      * own (docs/step-model.md section 11, rounds 10-11) */
     {"llama2-70b", "dgx-h100", 2048, 4, 4, 1, 1, 1, 1, PL_SHARD_ZERO2, 0, PL_RECOMPUTE_FULL,
-     PL_SCHEDULE_1F1B, false, false, false, true},
+     PL_SCHEDULE_1F1B, false, false, false, true, false},
     {"llama2-70b", "dgx-h100", 2048, 4, 4, 1, 1, 1, 1, PL_SHARD_ZERO3, 64, PL_RECOMPUTE_FULL,
-     PL_SCHEDULE_GPIPE, false, false, false, false},
+     PL_SCHEDULE_GPIPE, false, false, false, false, false},
     {"llama2-70b", "dgx-h100", 512, 8, 2, 1, 2, 1, 2, PL_SHARD_ZERO1, 0, PL_RECOMPUTE_SELECTIVE,
-     PL_SCHEDULE_1F1B, false, false, false, true},
+     PL_SCHEDULE_1F1B, false, false, false, true, false},
     {"llama2-7b", "dgx-h100", 64, 1, 1, 1, 1, 1, 2, PL_SHARD_DDP, 0, PL_RECOMPUTE_FULL,
-     PL_SCHEDULE_1F1B, false, false, false, false},
+     PL_SCHEDULE_1F1B, false, false, false, false, false},
     {"llama2-13b", "dgx-a100", 256, 4, 4, 2, 1, 1, 8, PL_SHARD_DDP, 0, PL_RECOMPUTE_FULL,
-     PL_SCHEDULE_INTERLEAVED, true, true, true, true},
+     PL_SCHEDULE_INTERLEAVED, true, true, true, true, false},
     {"llama2-13b", "dgx-a100", 256, 2, 2, 1, 1, 2, 4, PL_SHARD_ZERO3, 0, PL_RECOMPUTE_SELECTIVE,
-     PL_SCHEDULE_1F1B, false, false, false, true},
+     PL_SCHEDULE_1F1B, false, false, false, true, false},
     /* comm-bound FSDP with pp = 1 (gathers and reduce_scatters outlast the
      * layer's compute; the zero2 tp8 one above too): periods of one
      * micro-batch, layer units all kept. Hybrid sharding: its replica
      * all_reduces keep the reduce stream's queue growing from micro-batch to
      * micro-batch, no state repeats, the fast path falls back */
     {"llama2-70b", "dgx-h100", 2048, 8, 1, 1, 1, 1, 2, PL_SHARD_ZERO2, 64, PL_RECOMPUTE_SELECTIVE,
-     PL_SCHEDULE_1F1B, false, false, false, false},
+     PL_SCHEDULE_1F1B, false, false, false, false, false},
     {"llama2-70b", "dgx-h100", 2048, 8, 1, 1, 1, 1, 1, PL_SHARD_ZERO3, 0, PL_RECOMPUTE_FULL,
-     PL_SCHEDULE_1F1B, false, false, false, true},
+     PL_SCHEDULE_1F1B, false, false, false, true, false},
     {"llama2-13b", "dgx-a100", 512, 8, 1, 1, 2, 1, 2, PL_SHARD_ZERO3, 0, PL_RECOMPUTE_SELECTIVE,
-     PL_SCHEDULE_1F1B, false, false, false, true},
+     PL_SCHEDULE_1F1B, false, false, false, true, false},
     /* pp = 16: more ranks than the engine scans, its rank heap runs */
     {"llama2-70b", "dgx-h100", 2048, 4, 16, 1, 1, 1, 1, PL_SHARD_ZERO2, 0, PL_RECOMPUTE_FULL,
-     PL_SCHEDULE_1F1B, false, false, false, false},
+     PL_SCHEDULE_1F1B, false, false, false, false, false},
     /* comm-bound FSDP with pp > 1 where round 10's per-stage insertion got
      * a non-pacing stage wrong (power off by 5e-5): a send into stage 1
      * came to bind inside the inserted periods. Round 11 checks the slack
      * of such sends and falls back: they must stay exact */
     {"llama2-13b", "dgx-h100", 256, 8, 4, 1, 1, 1, 4, PL_SHARD_ZERO3, 0, PL_RECOMPUTE_NONE,
-     PL_SCHEDULE_1F1B, false, false, false, false},
+     PL_SCHEDULE_1F1B, false, false, false, false, false},
     {"llama2-70b", "dgx-h100", 1024, 4, 8, 1, 1, 1, 1, PL_SHARD_ZERO2, 0, PL_RECOMPUTE_FULL,
-     PL_SCHEDULE_1F1B, false, false, false, false},
+     PL_SCHEDULE_1F1B, false, false, false, false, false},
+    /* per-stage periods where every send of stage 0 ends before the cut
+     * (its images are all the rest: round 11 first dropped them), and with
+     * hybrid sharding and cp (a receiver's own comm on more streams) */
+    {"llama2-7b", "dgx-h100", 64, 8, 2, 1, 1, 1, 8, PL_SHARD_ZERO2, 0, PL_RECOMPUTE_FULL,
+     PL_SCHEDULE_1F1B, false, false, false, true, true},
+    {"llama2-7b", "dgx-h100", 256, 2, 4, 1, 1, 1, 1, PL_SHARD_ZERO3, 8, PL_RECOMPUTE_SELECTIVE,
+     PL_SCHEDULE_1F1B, false, false, false, true, false},
+    {"llama2-7b", "dgx-h100", 1024, 4, 16, 1, 2, 1, 2, PL_SHARD_ZERO3, 0, PL_RECOMPUTE_NONE,
+     PL_SCHEDULE_1F1B, false, false, false, true, false},
 };
 
 /* Whole steps (the timeline's path, which pl_predict also takes when it
@@ -109,6 +119,7 @@ static void make_run(const struct layout_case *c, struct pl_run *r) {
   l->eager_attention = c->eager;
   l->no_sp = c->no_sp;
   l->grad_reduce_after_backward = c->grad_after;
+  l->fsdp_separate_comms = c->sep_comms;
   CHECK_STATUS(pl_layout_resolve(l, &r->model, &r->cluster, &d), PL_OK, &d);
 }
 
@@ -273,7 +284,7 @@ static int sweep(void) {
     struct layout_case c = {models[mi], clusters[ci], gpus[gi], tps[ti], pps[pi], vi ? 2 : 1, 1,
                             1, bpgs[bi], shards[si], 0, rcs[ri],
                             vi ? PL_SCHEDULE_INTERLEAVED : PL_SCHEDULE_1F1B,
-                            false, false, false, false};
+                            false, false, false, false, false};
     static struct pl_run run;
     struct pl_diag d;
     memset(&run, 0, sizeof run);
