@@ -591,9 +591,6 @@ static int32_t tpl_decode(int32_t code, int32_t a, const int32_t *in) {
   return code == TPL_NONE ? SIM_NONE : code >= 0 ? a + code : in[-code - 1];
 }
 
-/* Issue the pass as a copy of template t: same work, streams of this stage,
- * this micro-batch, every edge at the same place (so each task's edge list
- * ends up in the order the derivation would give it). */
 /* Compression tags of a copied pass (per-stage periods: no layer units). */
 static void tpl_tags(struct lower *lw, int32_t a, int32_t n) {
   struct sim_tag *tg = &lw->st->tags[a];
@@ -605,6 +602,9 @@ static void tpl_tags(struct lower *lw, int32_t a, int32_t n) {
   }
 }
 
+/* Issue the pass as a copy of template t: same work, streams of this stage,
+ * this micro-batch, every edge at the same place (so each task's edge list
+ * ends up in the order the derivation would give it). */
 static void tpl_replay(struct lower *lw, const struct tpl *t, const struct unit *u,
                        const int32_t *in) {
   struct sim_step *st = lw->st;
