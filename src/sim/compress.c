@@ -875,8 +875,8 @@ static void not_own(const struct recv_line *L, double x0, double x1, double *idl
 
 /* The same at whole-step times: inside rank r's inserted time, mapped j
  * periods back into its last period before the cut. */
-static void not_own_at(const struct sim_engine *e, int32_t r, const struct recv_line *L,
-                       double x0, double x1, double *idle, double *busy) {
+static void not_own_at(const struct sim_engine *e, int32_t r, const struct recv_line *L, double x0,
+                       double x1, double *idle, double *busy) {
   const struct sim_cmp *c = &e->cmp;
   double cut = c->cut_s, end = cut + c->cut_shift[r], P = stage_period(c, r);
   if (x0 < cut) {

@@ -82,8 +82,8 @@ static bool grow_part(void **p, int32_t *cap, bool *in_block, int32_t need, size
  * trim and regrow, page faults included, at each prediction
  * (docs/step-model.md section 11, rounds 5 and 11). */
 static bool alloc_block(struct sim_engine *e, int32_t task_hint) {
-  int32_t nt = first_cap(task_hint), ne = first_cap(task_hint > INT32_MAX / 2 ? INT32_MAX
-                                                                              : 2 * task_hint);
+  int32_t nt = first_cap(task_hint),
+          ne = first_cap(task_hint > INT32_MAX / 2 ? INT32_MAX : 2 * task_hint);
   size_t bytes = (size_t)nt * sizeof *e->tasks + (size_t)ne * sizeof *e->edges;
   e->block = pl_malloc(bytes);
   if (e->block == NULL)
