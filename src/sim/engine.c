@@ -52,6 +52,50 @@ static bool grow(void **p, int32_t *cap, int32_t need, size_t size) {
   return true;
 }
 
+/* Capacity grow() gives a first request of need elements. */
+static int32_t first_cap(int32_t need) {
+  int32_t n = 64;
+  while (n < need)
+    n = n > INT32_MAX / 2 ? INT32_MAX : 2 * n;
+  return n;
+}
+
+/* The same as grow() for the tasks or the edges, which start out in one
+ * allocation (*in_block): the first growth past it moves them out. */
+static bool grow_part(void **p, int32_t *cap, bool *in_block, int32_t need, size_t size) {
+  if (need <= *cap || !*in_block)
+    return grow(p, cap, need, size);
+  void *old = *p, *q = NULL;
+  int32_t n = 0;
+  if (!grow(&q, &n, need, size))
+    return false;
+  memcpy(q, old, (size_t)*cap * size);
+  *p = q;
+  *cap = n;
+  *in_block = false;
+  return true;
+}
+
+/* Tasks and edges sized from the hint in one allocation: a step's largest
+ * arrays as one chunk, so that glibc's dynamic thresholds (set by the
+ * largest chunk freed) keep every later step's arrays on a heap it does not
+ * trim and regrow, page faults included, at each prediction
+ * (docs/step-model.md section 11, rounds 5 and 11). */
+static bool alloc_block(struct sim_engine *e, int32_t task_hint) {
+  int32_t nt = first_cap(task_hint),
+          ne = first_cap(task_hint > INT32_MAX / 2 ? INT32_MAX : 2 * task_hint);
+  size_t bytes = (size_t)nt * sizeof *e->tasks + (size_t)ne * sizeof *e->edges;
+  e->block = pl_malloc(bytes);
+  if (e->block == NULL)
+    return false;
+  e->tasks = e->block;
+  e->edges = (struct sim_edge *)(void *)((char *)e->block + (size_t)nt * sizeof *e->tasks);
+  e->cap_tasks = nt;
+  e->cap_edges = ne;
+  e->tasks_in_block = e->edges_in_block = true;
+  return true;
+}
+
 enum pl_status sim_engine_init(struct sim_engine *e, int32_t ranks, int32_t task_hint,
                                double overlap_slowdown) {
   memset(e, 0, sizeof *e);
@@ -68,15 +112,17 @@ enum pl_status sim_engine_init(struct sim_engine *e, int32_t ranks, int32_t task
     e->ranks[k].first = SIM_NONE;
     e->keys[k] = (struct sim_key){INFINITY, UINT64_MAX};
   }
-  if (!grow((void **)&e->tasks, &e->cap_tasks, task_hint, sizeof *e->tasks) ||
-      !grow((void **)&e->edges, &e->cap_edges, 2 * task_hint, sizeof *e->edges))
+  if (task_hint > 0 && !alloc_block(e, task_hint))
     return PL_ERR_NOMEM;
   return PL_OK;
 }
 
 void sim_engine_free(struct sim_engine *e) {
-  pl_free(e->tasks);
-  pl_free(e->edges);
+  if (!e->tasks_in_block)
+    pl_free(e->tasks);
+  if (!e->edges_in_block)
+    pl_free(e->edges);
+  pl_free(e->block);
   pl_free(e->streams);
   pl_free(e->ranks);
   pl_free(e->keys);
@@ -101,7 +147,8 @@ int32_t sim_stream_add(struct sim_engine *e, int32_t rank) {
 
 int32_t sim_task_add(struct sim_engine *e, int32_t stream, double work_s, enum sim_res res) {
   if (stream < 0 || (e->n_tasks == e->cap_tasks &&
-                     !grow((void **)&e->tasks, &e->cap_tasks, e->n_tasks + 1, sizeof *e->tasks))) {
+                     !grow_part((void **)&e->tasks, &e->cap_tasks, &e->tasks_in_block,
+                                e->n_tasks + 1, sizeof *e->tasks))) {
     e->nomem = true;
     return SIM_NONE;
   }
@@ -127,7 +174,8 @@ void sim_dep(struct sim_engine *e, int32_t from, int32_t to) {
   if (from < 0 || to < 0 || from == to)
     return;
   if (e->n_edges == e->cap_edges &&
-      !grow((void **)&e->edges, &e->cap_edges, e->n_edges + 1, sizeof *e->edges)) {
+      !grow_part((void **)&e->edges, &e->cap_edges, &e->edges_in_block, e->n_edges + 1,
+                 sizeof *e->edges)) {
     e->nomem = true;
     return;
   }
@@ -139,8 +187,10 @@ void sim_dep(struct sim_engine *e, int32_t from, int32_t to) {
 
 bool sim_engine_reserve(struct sim_engine *e, int32_t n, int32_t m) {
   if (n > INT32_MAX - e->n_tasks || m > INT32_MAX - e->n_edges ||
-      !grow((void **)&e->tasks, &e->cap_tasks, e->n_tasks + n, sizeof *e->tasks) ||
-      !grow((void **)&e->edges, &e->cap_edges, e->n_edges + m, sizeof *e->edges)) {
+      !grow_part((void **)&e->tasks, &e->cap_tasks, &e->tasks_in_block, e->n_tasks + n,
+                 sizeof *e->tasks) ||
+      !grow_part((void **)&e->edges, &e->cap_edges, &e->edges_in_block, e->n_edges + m,
+                 sizeof *e->edges)) {
     e->nomem = true;
     return false;
   }
@@ -188,7 +238,8 @@ static inline void rekey(struct sim_engine *e, int32_t rank, int32_t best) {
   rekey_to(e, rank, t->due_s, t->seq);
 }
 
-static int32_t first_of(const struct sim_engine *e, const struct sim_rank *r) {
+__attribute__((always_inline)) static inline int32_t first_of(const struct sim_engine *e,
+                                                              const struct sim_rank *r) {
   int32_t best = SIM_NONE;
   for (int i = 0; i < r->n_running; i++)
     if (best == SIM_NONE || earlier(&e->tasks[r->running[i]], &e->tasks[best]))
@@ -240,6 +291,13 @@ void sim_engine_shift(struct sim_engine *e, double delta_s) {
       e->tasks[r->running[i]].due_s += delta_s;
     rekey(e, k, first_of(e, r)); /* adding one constant can make new ties */
   }
+}
+
+void sim_engine_shift_rank(struct sim_engine *e, int32_t rank, double delta_s) {
+  const struct sim_rank *r = &e->ranks[rank];
+  for (int i = 0; i < r->n_running; i++)
+    e->tasks[r->running[i]].due_s += delta_s;
+  rekey(e, rank, first_of(e, r));
 }
 
 /* The running task due first, SIM_NONE when none runs. */
@@ -299,13 +357,25 @@ static inline void try_start(struct sim_engine *e, int32_t stream) {
 /* The same on the compressed path: online accounting and anchors
  * (compress.c; its counts do not depend on the order of the updates). Kept
  * apart so the plain path carries none of it. */
-static void try_start_cmp(struct sim_engine *e, int32_t stream) {
+__attribute__((always_inline)) static inline void try_start_cmp(struct sim_engine *e,
+                                                                int32_t stream) {
   const struct sim_stream *s = &e->streams[stream];
   if (s->running != SIM_NONE)
     return;
   try_start(e, stream);
   if (s->running != SIM_NONE)
     sim_acc_start(e, s->running, s->rank);
+}
+
+/* The same with per-stage periods (sim_cmp.stage_mode). */
+__attribute__((always_inline)) static inline void try_start_stage(struct sim_engine *e,
+                                                                  int32_t stream) {
+  const struct sim_stream *s = &e->streams[stream];
+  if (s->running != SIM_NONE)
+    return;
+  try_start(e, stream);
+  if (s->running != SIM_NONE)
+    sim_acc_start_stage(e, s->running, s->rank);
 }
 
 static inline void finish_with(struct sim_engine *e, int32_t id,
@@ -345,19 +415,42 @@ static void finish_cmp(struct sim_engine *e, int32_t id) {
     sim_cmp_flush(e);
 }
 
+/* The finishing rank is recorded: a start it triggers on another rank is a
+ * binding edge across stages (compress.c). */
+static void finish_stage(struct sim_engine *e, int32_t id) {
+  int32_t rank = e->streams[e->tasks[id].stream].rank;
+  sim_acc_finish_stage(e, id, rank);
+  e->cmp.fin_rank = rank;
+  finish_with(e, id, try_start_stage);
+  e->cmp.fin_rank = SIM_NONE;
+  if (e->cmp.n_pending > 0)
+    sim_cmp_flush(e);
+}
+
 /* Compressed path: stops early when no steady state can be found (the
  * caller then simulates the whole step). */
 static void run_cmp(struct sim_engine *e) {
+  bool stage = e->cmp.stage_mode;
+  e->cmp.fin_rank = SIM_NONE;
   for (int32_t i = 0; i < e->n_streams; i++)
-    try_start_cmp(e, i);
+    if (stage)
+      try_start_stage(e, i);
+    else
+      try_start_cmp(e, i);
   flush_dirty(e);
   e->dirty_cap--; /* events: the finishing rank takes the first place */
   if (e->cmp.n_pending > 0)
     sim_cmp_flush(e);
-  for (int32_t id = next_event(e); id != SIM_NONE && !e->cmp.failed; id = next_event(e)) {
-    e->now_s = e->tasks[id].due_s;
-    finish_cmp(e, id);
-  }
+  if (stage)
+    for (int32_t id = next_event(e); id != SIM_NONE && !e->cmp.failed; id = next_event(e)) {
+      e->now_s = e->tasks[id].due_s;
+      finish_stage(e, id);
+    }
+  else
+    for (int32_t id = next_event(e); id != SIM_NONE && !e->cmp.failed; id = next_event(e)) {
+      e->now_s = e->tasks[id].due_s;
+      finish_cmp(e, id);
+    }
   for (int32_t r = 0; r < e->n_ranks; r++)
     sim_acc_advance(e, r);
 }
@@ -372,6 +465,8 @@ enum pl_status sim_engine_run(struct sim_engine *e, struct pl_diag *diag) {
     run_cmp(e);
     if (e->cmp.failed)
       return PL_OK; /* compression found no steady state: the caller starts over */
+    if (sim_cmp_stage_end(e) != PL_OK)
+      return pl_diag_set(diag, PL_ERR_NOMEM, "step simulation: out of memory");
   } else {
     for (int32_t i = 0; i < e->n_streams; i++)
       try_start(e, i);

@@ -47,7 +47,9 @@
  * the missing units and periods once it finds the steady state. FSDP
  * layouts whose traffic outlasts their compute (fsdp_comm_bound) repeat
  * only micro-batch by micro-batch: with pp = 1 their layer units are all
- * kept but the first pass's, with pp > 1 they are not compressed.
+ * kept but the first pass's; with pp > 1 (1F1B, vp = 1) each stage repeats
+ * with a period of its own (round 10): every stage's steady pairs are
+ * anchors (3), and templates stay on (tpl_tags stamps the copies' tags).
  *
  * Pass templates (whole steps only; docs/step-model.md section 11, round
  * 8): a pass with per-unit FSDP traffic issues the same tasks and edges as
@@ -176,6 +178,7 @@ struct lower {
   int32_t steady_lo, steady_hi; /* current stage's steady pair slots [lo, hi) */
   int64_t periods, period;      /* pipeline periods left out; pairs per period */
   bool whole_units;             /* comm-bound FSDP: units left out in the first pass only */
+  bool stage_periods;           /* comm-bound FSDP with pp > 1: periods per stage (round 10) */
 };
 
 struct unit {
@@ -330,7 +333,7 @@ static int32_t comp(struct lower *lw, double work_s, const struct unit *u, enum 
   mt->part = (uint8_t)part;
   mt->recompute = u->slot.pass == PL_PASS_BWD && lw->l->recompute != PL_RECOMPUTE_NONE;
   if (lw->pass_first == SIM_NONE && lw->anchor_pair >= 0) {
-    lw->st->tags[id].anchor = 2;
+    lw->st->tags[id].anchor = lw->stage_periods ? 3 : 2;
     lw->st->tags[id].pair = lw->anchor_pair;
   }
   if (lw->pass_first == SIM_NONE)
@@ -588,6 +591,17 @@ static int32_t tpl_decode(int32_t code, int32_t a, const int32_t *in) {
   return code == TPL_NONE ? SIM_NONE : code >= 0 ? a + code : in[-code - 1];
 }
 
+/* Compression tags of a copied pass (per-stage periods: no layer units). */
+static void tpl_tags(struct lower *lw, int32_t a, int32_t n) {
+  struct sim_tag *tg = &lw->st->tags[a];
+  for (int32_t i = 0; i < n; i++)
+    tg[i] = (struct sim_tag){lw->pass_id, lw->cur_unit, -1, 0, lw->cur_steady};
+  if (lw->anchor_pair >= 0 && lw->pass_first >= a && lw->pass_first < a + n) {
+    lw->st->tags[lw->pass_first].anchor = lw->stage_periods ? 3 : 2;
+    lw->st->tags[lw->pass_first].pair = lw->anchor_pair;
+  }
+}
+
 /* Issue the pass as a copy of template t: same work, streams of this stage,
  * this micro-batch, every edge at the same place (so each task's edge list
  * ends up in the order the derivation would give it). */
@@ -662,6 +676,8 @@ static void tpl_replay(struct lower *lw, const struct tpl *t, const struct unit 
   lw->unit_end[1] = tpl_decode(t->out[LOWER_JOIN + 1], a, in);
   lw->last_comp = tpl_decode(t->out[LOWER_JOIN + 2], a, in);
   lw->pass_first = tpl_decode(t->out[LOWER_JOIN + 3], a, in);
+  if (st->compress) /* per-stage periods: the tags the derivation would stamp */
+    tpl_tags(lw, a, t->n);
 }
 
 /* What the recorded edges of a template's pass leave behind, for tpl_replay
@@ -786,7 +802,8 @@ static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
   /* the pass that flushes the gradient buckets happens once: not repeatable */
   lw->cur_steady = index >= lw->steady_lo && index < lw->steady_hi && !sync;
   lw->anchor_pair =
-      lw->st->eng.cmp.glob_need > 0 && lw->stage == 0 && lw->cur_steady && sl.pass == PL_PASS_FWD
+      lw->st->eng.cmp.glob_need > 0 && (lw->stage == 0 || lw->stage_periods) && lw->cur_steady &&
+              sl.pass == PL_PASS_FWD
           ? (index - lw->steady_lo) / 2
           : -1;
   if ((ag || rs) && !sync && lw->tpl_on)
@@ -996,9 +1013,9 @@ static void free_tables(struct lower *lw) {
  * stream falls behind by a constant per unit of a backward), so units do not
  * repeat, except in the step's first pass, where nothing is queued yet; with
  * pp = 1 the queue drains in the next forward and whole micro-batches repeat
- * (docs/step-model.md section 11, round 6); with pp > 1 the later stages'
- * phases slide against stage 0 for most of the step (zero2 tp4 pp4), so
- * compression would only add a failed attempt. Speed only. */
+ * (docs/step-model.md section 11, round 6); with pp > 1 stage 0 runs at a
+ * period of its own, slower than the later stages', for most of the step
+ * (zero2 tp4 pp4), so periods are inserted per stage (round 10). */
 static bool fsdp_comm_bound(const struct lower *lw) {
   const struct sim_seg *sg = &lw->st->seg[SIM_SEG_LAYER];
   const struct sim_coll *c = lw->st->colls;
@@ -1081,6 +1098,7 @@ static enum pl_status compress_setup(struct lower *lw) {
   c->period = (int32_t)lw->period;
   c->last_unit = lw->st->keep_layers - 1;
   c->last_pair = INT32_MAX;
+  c->stage_mode = lw->stage_periods;
   return PL_OK;
 }
 
@@ -1134,13 +1152,16 @@ enum pl_status sim_lower(struct sim_step *st, struct pl_diag *diag) {
                        (long long)lw.pp, (long long)lw.m, (long long)lw.vp,
                        (long long)LOWER_MAX_TASKS);
   if (st->compress && fsdp_comm_bound(&lw)) {
-    if (lw.pp > 1)
+    /* pp > 1: each stage repeats with its own period (round 10), 1F1B only */
+    if (lw.pp > 1 && (lw.l->schedule != PL_SCHEDULE_1F1B || lw.vp != 1))
       st->compress = false;
     else
       lw.whole_units = true;
+    lw.stage_periods = st->compress && lw.pp > 1;
   }
   reduce_pairs(&lw);
-  lw.tpl_on = !st->compress && !st->reference;
+  /* templates: not with layer units left out (their tags differ per unit) */
+  lw.tpl_on = (!st->compress || lw.stage_periods) && !st->reference;
   lw.per_stage = (int32_t)(2 * lw.m * lw.vp);
   enum pl_status s = alloc_tables(&lw);
   if (s == PL_OK)

@@ -53,7 +53,8 @@ static double latest_end(const struct sim_engine *e) {
 /* Keep counts of the compressed path (compress.c): layer units simulated
  * per FSDP pass and pipeline pairs past the warm-up, enough for the
  * benchmarked layouts to reach their steady state; when one does not, the
- * whole step is simulated instead. */
+ * whole step is simulated instead (per-stage periods first try again with
+ * pp - 1 more pairs: docs/step-model.md section 11, round 11). */
 #define KEEP_LAYERS 6
 #define KEEP_PAIRS 2
 
@@ -105,6 +106,15 @@ enum pl_status sim_step_build_keep(struct sim_step *st, const struct pl_run *run
   enum pl_status s = build(st, run, false, true, keep_layers, keep_pairs, diag);
   if (s != PL_OK || sim_cmp_done(&st->eng))
     return s;
+  /* per-stage periods: the later stages may settle pp - 1 pairs after
+   * stage 0 has; one more try with that many pairs kept */
+  if (st->eng.cmp.stage_mode) {
+    int32_t more = keep_pairs + (int32_t)(run->layout.pp - 1);
+    sim_step_free(st);
+    s = build(st, run, false, true, keep_layers, more, diag);
+    if (s != PL_OK || sim_cmp_done(&st->eng))
+      return s;
+  }
   sim_step_free(st); /* no steady state found: the whole step */
   return build(st, run, false, false, keep_layers, keep_pairs, diag);
 }

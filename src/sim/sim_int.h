@@ -102,7 +102,9 @@ struct sim_acc {
  * grow by k times those of the period. Anchors (sim_tag.anchor): 1 = first
  * compute of a layer unit of a pass that lacks units (pp = 1 only: with
  * pp > 1 transfers from other stages would cross the inserted time),
- * 2 = first compute of a steady-state pipeline pair on stage 0. */
+ * 2 = first compute of a steady-state pipeline pair on stage 0, 3 = the
+ * same on every stage when each stage has a period of its own (comm-bound
+ * FSDP with pp > 1: each rank frozen for k of its own periods, compress.c). */
 struct sim_snap {
   bool valid;
   int32_t key; /* unit: pass id; period: pair index */
@@ -135,6 +137,22 @@ struct sim_cmp {
   double *drift;       /* [2 * stream] last mismatch between pair anchors */
   int32_t *shift;      /* [stream] scratch: tasks started in the period */
   bool drift_valid;
+  /* per-stage periods (round 10, anchors 3): comm-bound FSDP with pp > 1 */
+  bool stage_mode;
+  bool staged;           /* inserted: the checks below run until the end */
+  struct sim_snap *stg;  /* [2 * rank]: older and latest anchor, then 3 scratch */
+  uint8_t *stg_ok;       /* [rank] its latest anchor matched the one before */
+  double *frozen_s;      /* [rank] no task may start before (inserted time) */
+  double *nb;            /* [task] may not start before (an edge across the cut) */
+  double *bind_s;        /* [a * ranks + b] last start on b triggered by a finish on a */
+  int32_t *fin;          /* [stream] tasks finished (at the cut once inserted) */
+  /* the cut, for the transfers received (compress.c, stage_recv) */
+  double cut_s;          /* when the periods were inserted */
+  int32_t cut_k;         /* periods inserted */
+  int32_t *cut_run;      /* [stream] task running at the cut, SIM_NONE */
+  int32_t *cut_d;        /* [stream] tasks of one period */
+  double *cut_shift;     /* [rank] time inserted: k of its periods */
+  int32_t fin_rank;      /* rank of the task finishing in this event, -1 */
 };
 
 /* The event queue: an indexed min-heap of tasks keyed on (due time,
@@ -159,6 +177,9 @@ struct sim_engine {
   int32_t n_tasks, cap_tasks;
   struct sim_edge *edges;
   int32_t n_edges, cap_edges;
+  void *block;         /* tasks and edges as first sized, one allocation (engine.c) */
+  bool tasks_in_block; /* tasks still there (else an allocation of their own) */
+  bool edges_in_block;
   struct sim_stream *streams;
   int32_t n_streams, cap_streams;
   struct sim_rank *ranks;
@@ -204,12 +225,19 @@ void sim_cmp_flush(struct sim_engine *e);
 void sim_acc_advance(struct sim_engine *e, int32_t rank);
 /* Move every running task's completion delta_s later (period insertion). */
 void sim_engine_shift(struct sim_engine *e, double delta_s);
+/* The same for one rank's running tasks (per-stage insertion). */
+void sim_engine_shift_rank(struct sim_engine *e, int32_t rank, double delta_s);
 void sim_acc_task_done(struct sim_engine *e, int32_t id, int32_t rank);
 /* A task of rank starts / ends at now (called by the engine, before the
  * running set changes; kept out of line so the plain path stays lean). */
 void sim_acc_start(struct sim_engine *e, int32_t id, int32_t rank);
 void sim_acc_finish(struct sim_engine *e, int32_t id, int32_t rank);
+/* The same with per-stage periods (sim_cmp.stage_mode). */
+void sim_acc_start_stage(struct sim_engine *e, int32_t id, int32_t rank);
+void sim_acc_finish_stage(struct sim_engine *e, int32_t id, int32_t rank);
 bool sim_cmp_done(const struct sim_engine *e);
+/* Per-stage periods, after the run: the transfers each rank received. */
+enum pl_status sim_cmp_stage_end(struct sim_engine *e);
 
 /* Items are 0 .. n_items - 1. */
 enum pl_status sim_heap_init(struct sim_heap *h, int32_t n_items);
@@ -313,7 +341,7 @@ struct sim_tag {
   int32_t pass_id; /* pass instance, -1 outside passes */
   int32_t unit;    /* layer unit in a compressed pass, else -1 */
   int32_t pair;    /* steady-state pair index on stage 0 (anchor 2) */
-  uint8_t anchor;  /* 0, 1 (unit) or 2 (pipeline pair) */
+  uint8_t anchor;  /* 0, 1 (unit), 2 (pipeline pair) or 3 (pair of a stage, per-stage periods) */
   uint8_t steady;  /* issued for a steady-state pipeline pair */
 };
 
