@@ -75,12 +75,15 @@ static const struct layout_case cases[] = {
     /* comm-bound FSDP with pp > 1 where round 10's per-stage insertion got
      * a non-pacing stage wrong (power off by 5e-5): a send into stage 1
      * came to bind inside the inserted periods. Round 11 checks the slack
-     * of such sends: the first falls back, the second is compressed on the
-     * retry with pp - 1 more pairs kept (predict.c); both must be exact */
+     * of such sends: both must be exact. The first falls back; the second
+     * was compressed on the retry with pp - 1 more pairs kept (predict.c)
+     * until attention ran at the sustained clock (docs/accuracy.md, round 9)
+     * and moved its periods: it falls back too now, and the grid below
+     * exercises the retry */
     {"llama2-13b", "dgx-h100", 256, 8, 4, 1, 1, 1, 4, PL_SHARD_ZERO3, 0, PL_RECOMPUTE_NONE,
      PL_SCHEDULE_1F1B, false, false, false, false, false},
     {"llama2-70b", "dgx-h100", 1024, 4, 8, 1, 1, 1, 1, PL_SHARD_ZERO2, 0, PL_RECOMPUTE_FULL,
-     PL_SCHEDULE_1F1B, false, false, false, true, false},
+     PL_SCHEDULE_1F1B, false, false, false, false, false},
     /* per-stage periods where every send of stage 0 ends before the cut
      * (its images are all the rest: round 11 first dropped them), and with
      * hybrid sharding and cp (a receiver's own comm on more streams) */
@@ -275,7 +278,7 @@ static int sweep(void) {
   static const enum pl_shard shards[] = {PL_SHARD_ZERO1, PL_SHARD_ZERO2, PL_SHARD_ZERO3};
   static const enum pl_recompute rcs[] = {PL_RECOMPUTE_NONE, PL_RECOMPUTE_FULL};
   static const int64_t bpgs[] = {1, 2, 4};
-  int inserted = 0, n = 0;
+  int inserted = 0, retried = 0, n = 0;
   for (int a = 0; a < 3 * 2 * 4 * 4 * 4 * 3 * 2 * 3 * 2; a++) {
     int k = a, mi = k % 3, ci = (k /= 3) % 2, gi = (k /= 2) % 4, ti = (k /= 4) % 4,
         pi = (k /= 4) % 4, si = (k /= 4) % 3, ri = (k /= 3) % 2, bi = (k /= 2) % 3,
@@ -304,6 +307,9 @@ static int sweep(void) {
     static struct pl_step fast_out, ref_out;
     build_both(&c, -1, -1, &fl, &fast, &ref);
     inserted += fast.eng.cmp.inserted > 0;
+    /* compressed on the retry with pp - 1 more pairs kept (predict.c; the
+     * first try keeps 2) */
+    retried += fast.eng.cmp.inserted > 0 && c.pp > 1 && fast.keep_pairs == 2 + c.pp - 1;
     memset(&fast_out, 0, sizeof fast_out);
     memset(&ref_out, 0, sizeof ref_out);
     CHECK_STATUS(sim_account(&fast, &fl, &fast_out), PL_OK, &d);
@@ -318,7 +324,9 @@ static int sweep(void) {
     sim_step_free(&fast);
     sim_step_free(&ref);
   }
-  printf("grid: %d layouts compared, %d with periods inserted\n", n, inserted);
+  printf("grid: %d layouts compared, %d with periods inserted, %d of them on the retry\n", n,
+         inserted, retried);
+  CHECK(retried > 0);
   CHECK(n > 500);
   return inserted;
 }
