@@ -354,28 +354,29 @@ static inline void try_start(struct sim_engine *e, int32_t stream) {
   touch(e, s->rank);
 }
 
-/* The same on the compressed path: online accounting and anchors
- * (compress.c; its counts do not depend on the order of the updates). Kept
- * apart so the plain path carries none of it. */
-__attribute__((always_inline)) static inline void try_start_cmp(struct sim_engine *e,
-                                                                int32_t stream) {
+/* The same on the compressed path, then the start told to the online
+ * accounting `acc` (compress.c; its counts do not depend on the order of the
+ * updates). Kept apart so the plain path carries none of it. */
+__attribute__((always_inline)) static inline void
+try_start_acc(struct sim_engine *e, int32_t stream,
+              void (*acc)(struct sim_engine *, int32_t, int32_t)) {
   const struct sim_stream *s = &e->streams[stream];
   if (s->running != SIM_NONE)
     return;
   try_start(e, stream);
   if (s->running != SIM_NONE)
-    sim_acc_start(e, s->running, s->rank);
+    acc(e, s->running, s->rank);
 }
 
-/* The same with per-stage periods (sim_cmp.stage_mode). */
+/* Global periods (anchors) and per-stage periods (sim_cmp.stage_mode). */
+__attribute__((always_inline)) static inline void try_start_cmp(struct sim_engine *e,
+                                                                int32_t stream) {
+  try_start_acc(e, stream, sim_acc_start);
+}
+
 __attribute__((always_inline)) static inline void try_start_stage(struct sim_engine *e,
                                                                   int32_t stream) {
-  const struct sim_stream *s = &e->streams[stream];
-  if (s->running != SIM_NONE)
-    return;
-  try_start(e, stream);
-  if (s->running != SIM_NONE)
-    sim_acc_start_stage(e, s->running, s->rank);
+  try_start_acc(e, stream, sim_acc_start_stage);
 }
 
 static inline void finish_with(struct sim_engine *e, int32_t id,
