@@ -148,7 +148,7 @@ static bool build_record(const struct validate_in *in, struct pl_vrow *row, stru
   return validate_row_run(src, in, run, row) && src->measure(in, run, row);
 }
 
-static void run_record(const struct validate_in *in, struct pl_vrow *row, struct work *w) {
+static void predict_record(const struct validate_in *in, struct pl_vrow *row, struct work *w) {
   if (!build_record(in, row, &w->run))
     return;
   struct pl_diag d;
@@ -165,6 +165,13 @@ static void run_record(const struct validate_in *in, struct pl_vrow *row, struct
     return;
   }
   record_prediction(row, &w->pred);
+}
+
+/* A skipped row is named after its model when nothing else named it. */
+static void run_record(const struct validate_in *in, struct pl_vrow *row, struct work *w) {
+  predict_record(in, row, w);
+  if (row->skipped && row->label[0] == '\0')
+    snprintf(row->label, sizeof row->label, "%.60s", validate_csv_cell(in->csv, in->rec, "model"));
 }
 
 /* The common columns every validation CSV has (data/validation/README.md). */
@@ -205,8 +212,6 @@ static enum pl_status add_records(struct pl_validation *v, const struct validate
       pl_free(w);
       return pl_diag_set(diag, fatal, "validate: out of memory at '%s' row %zu", name, rec);
     }
-    if (row->skipped && row->label[0] == '\0')
-      snprintf(row->label, sizeof row->label, "%.60s", validate_csv_cell(c, rec, "model"));
   }
   pl_free(w);
   return PL_OK;
@@ -292,8 +297,6 @@ static enum pl_status explain_parsed(const struct validate_csv *c, const char *p
   if (w == NULL)
     return pl_diag_set(diag, PL_ERR_NOMEM, "validate: out of memory");
   run_record(&in, out, w);
-  if (out->skipped && out->label[0] == '\0')
-    snprintf(out->label, sizeof out->label, "%.60s", validate_csv_cell(c, (size_t)row, "model"));
   *pred = w->pred;
   pl_free(w);
   if (fatal != PL_OK)
