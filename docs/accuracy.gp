@@ -88,13 +88,13 @@ $d2 << EOD
 1.55675 1.20136 68
 1.25099 1.04672 69
 1.17378 0.969403 70
-100.711 90.3771 71
-7.70136 6.16154 72
-4.01746 2.60008 73
-3.36408 1.95575 74
-10.4188 9.73048 75
-2.0473 1.59556 76
-1.63105 0.943383 77
+100.711 91.8922 71
+7.70136 6.43845 72
+4.01746 2.83425 73
+3.36408 2.18992 74
+10.4188 9.87388 75
+2.0473 1.67058 76
+1.63105 1.06968 77
 159.637 138.473 78
 175.318 152.567 79
 105.655 99.3472 81
@@ -284,7 +284,7 @@ set grid
 set key top left box opaque
 set xlabel "published step time (s)"
 set ylabel "predicted step time (s)"
-set title "plateau: predicted vs published step time, 256 runs (mean error 12.9%)"
+set title "plateau: predicted vs published step time, 256 runs (mean error 12.8%)"
 set terminal svg size 900,820 noenhanced font "sans,12" background rgb "white"
 set output "accuracy.svg"
 plot x title "predicted = published" lc rgb "black" lw 1.5, \
@@ -292,7 +292,7 @@ plot x title "predicted = published" lc rgb "black" lw 1.5, \
      0.8*x notitle dt 2 lc rgb "gray50", \
      $d0 using 1:2 with points pt 7 ps 1.1 title "bloom176b_bigscience (n=3, mean 24.2%)", \
      $d1 using 1:2 with points pt 5 ps 1.1 title "korthikanti2022_activation_recompute (n=9, mean 4.3%)", \
-     $d2 using 1:2 with points pt 9 ps 1.1 title "llmfoundry_mpt_benchmarks (n=214, mean 12.2%)", \
+     $d2 using 1:2 with points pt 9 ps 1.1 title "llmfoundry_mpt_benchmarks (n=214, mean 12.0%)", \
      $d3 using 1:2 with points pt 11 ps 1.1 title "megatron_lm_readme_2020 (n=12, mean 11.4%)", \
      $d4 using 1:2 with points pt 13 ps 1.1 title "megatron_sc21_narayanan (n=15, mean 24.3%)", \
      $d5 using 1:2 with points pt 6 ps 1.1 title "mtnlg530b_paper (n=3, mean 27.3%)"
@@ -303,7 +303,7 @@ plot x title "predicted = published" lc rgb "black" lw 1.5, \
      0.8*x notitle dt 2 lc rgb "gray50", \
      $d0 using 1:2 with points pt 7 ps 1.1 title "bloom176b_bigscience (n=3, mean 24.2%)", \
      $d1 using 1:2 with points pt 5 ps 1.1 title "korthikanti2022_activation_recompute (n=9, mean 4.3%)", \
-     $d2 using 1:2 with points pt 9 ps 1.1 title "llmfoundry_mpt_benchmarks (n=214, mean 12.2%)", \
+     $d2 using 1:2 with points pt 9 ps 1.1 title "llmfoundry_mpt_benchmarks (n=214, mean 12.0%)", \
      $d3 using 1:2 with points pt 11 ps 1.1 title "megatron_lm_readme_2020 (n=12, mean 11.4%)", \
      $d4 using 1:2 with points pt 13 ps 1.1 title "megatron_sc21_narayanan (n=15, mean 24.3%)", \
      $d5 using 1:2 with points pt 6 ps 1.1 title "mtnlg530b_paper (n=3, mean 27.3%)"

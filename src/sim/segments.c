@@ -253,6 +253,33 @@ static int unfused_kernels(const struct pl_run *run, struct pl_op *ops, int n) {
   return n;
 }
 
+/* FP8 GEMMs as Transformer Engine's Linear runs them
+ * (transformer_engine/pytorch/module/linear.py, _Linear): the 16-bit input
+ * goes through fp8_cast_transpose_fused (read 2 B, write the FP8 copy and
+ * its transpose for wgrad: 4 B per element), so do the weights at every
+ * forward call when no first-micro-batch flag lets TE cache them (read
+ * 16-bit, write both: 4 B per weight), and in backward the output gradient
+ * (grad_output_preprocess: 4 B per element). Only the blocks' GEMMs: the LM
+ * head stays 16-bit (llm-foundry ties it to the embedding). TE's fused
+ * LayerNormLinear/LayerNormMLP, which write the norm's output straight to
+ * FP8, would save one input pass each: not modelled. Appended as one op. */
+static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
+  const struct pl_layout *l = &run->layout;
+  if (l->dtype != PL_DTYPE_FP8 || n + 1 > PL_MAX_LAYER_OPS)
+    return n;
+  double fwd = 0, bwd = 0;
+  for (int i = 0; i < n; i++) {
+    const struct pl_op *o = &ops[i];
+    if (o->kind != PL_OP_GEMM)
+      continue;
+    double c = (double)o->count, m = (double)o->m, k = (double)o->k, nn = (double)o->n;
+    fwd += 4.0 * c * (m * k + k * nn);
+    bwd += 4.0 * c * m * nn;
+  }
+  mem_op(&ops[n++], "fp8_casts", fwd, bwd, l->recompute == PL_RECOMPUTE_FULL);
+  return n;
+}
+
 /* Passes over a segment's parameter gradients (and gathered parameters) per
  * micro-batch, memory-bound, appended to ops (docs/step-model.md 2.3c):
  *  - ddp/zero1: each micro-batch's 16-bit gradient is added into the fp32
@@ -304,7 +331,7 @@ int pl_sim_segment_ops(const struct pl_run *run, int segment,
           : kind == SIM_SEG_EMBED ? pl_embed_ops(m, l, ops)
                                   : pl_head_ops(m, l, ops);
   if (kind == SIM_SEG_LAYER)
-    n = unfused_kernels(run, ops, megatron_kernels(run, ops, n));
+    n = fp8_casts(run, ops, unfused_kernels(run, ops, megatron_kernels(run, ops, n)));
   return param_kernels(run, seg_params(run, kind), ops, n);
 }
 

@@ -275,6 +275,32 @@ static void test_unfused_kernels(void) {
                  2.0 * 32 * 1024 * 1024 / (2039e9 * 0.88) + ovh(), 1e-9);
 }
 
+/* FP8 through Transformer Engine's Linear (docs/step-model.md 2.3e): 4 B
+ * per GEMM input element and weight forward, 4 B per output-gradient element
+ * backward. This block's GEMMs on 1024 tokens: inputs qkv, proj, fc1 1024 x
+ * 1024 and fc2 1024 x 2816 = 6,029,312 elements; weights 1024 x 3072,
+ * 1024 x 1024, 1024 x 5632 (gate and up), 2816 x 1024 = 12,845,056; outputs
+ * 1024 x (3072 + 1024 + 5632 + 1024) = 11,010,048. So 75,497,472 B forward,
+ * 44,040,192 B backward, forward again under full recompute; none in BF16. */
+static void test_fp8_casts(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  int n = pl_sim_segment_ops(&run, 1, ops);
+  CHECK(find_op(ops, n, "fp8_casts") == NULL);
+  run.layout.dtype = PL_DTYPE_FP8;
+  run.layout.recompute = PL_RECOMPUTE_FULL;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  const struct pl_op *c = find_op(ops, n, "fp8_casts");
+  CHECK(c != NULL);
+  if (c != NULL) {
+    CHECK_NEAR_REL(c->fwd_bytes, 4.0 * (6029312.0 + 12845056.0), EXACT);
+    CHECK_NEAR_REL(c->bwd_bytes, 4.0 * 11010048.0, EXACT);
+    CHECK(c->recompute);
+  }
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 2, ops), "fp8_casts") == NULL); /* head: 16-bit */
+}
+
 /* Gradient passes per micro-batch, docs/step-model.md 2.3c. A block of this
  * model has 4 h^2 (attention) + 3 h f (SwiGLU) + 2 h (norms) = 4,194,304 +
  * 8,650,752 + 2048 = 12,847,104 parameters. ddp: main_grad add, 10 B each
@@ -326,6 +352,7 @@ int main(void) {
   test_memory_op();
   test_gemm_backward();
   test_unfused_kernels();
+  test_fp8_casts();
   test_param_kernels();
   return check_finish();
 }
