@@ -60,10 +60,10 @@ enum pl_status pl_coll_time(const struct pl_cluster *c, enum pl_coll_op op, doub
 /* The same inside a training step, where sibling groups communicate at
  * once: active_per_node GPUs of each node (this group's ranks and, say, the
  * other tp ranks' dp groups) share the node's NICs; pl_coll_time is the
- * group alone, as nccl-tests runs it. Nothing changes where every GPU has
- * its own NIC; where two GPUs share one, each gets half. active_per_node
- * below ranks_per_node counts as ranks_per_node, above the node's GPUs as
- * all of them; negative is PL_ERR_RANGE. */
+ * group alone, as nccl-tests runs it. Nothing changes for a group inside one
+ * node or where every GPU has its own NIC; where two GPUs share one, each
+ * gets half. active_per_node below ranks_per_node counts as ranks_per_node,
+ * above the node's GPUs as all of them; negative is PL_ERR_RANGE. */
 enum pl_status pl_coll_time_shared(const struct pl_cluster *c, enum pl_coll_op op, double bytes,
                                    struct pl_group g, int64_t active_per_node,
                                    enum pl_coll_algo algo, struct pl_coll_cost *out);

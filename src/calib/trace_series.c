@@ -58,10 +58,11 @@ static int64_t ranks_per_node(const struct pl_trace_call *c, const struct pl_cal
   return n % nodes == 0 ? n / nodes : 0;
 }
 
-/* The series of (op, ranks, ranks per node). A group that crosses nodes ran
- * in a training step, where every GPU of the node was on the network at once
- * (each tp rank in its own dp group): active_per_node is the node's GPUs, so
- * the fit prices it as the step simulator does (pl_coll_time_shared). */
+/* The series of (op, ranks, ranks per node). The calls ran in a training
+ * step, where every GPU of a node is on the network at once (each tp rank in
+ * its own dp group): active_per_node is the node's GPUs, so the fit prices a
+ * group that crosses nodes as the step simulator does (pl_coll_time_shared;
+ * a group inside one node is not affected). */
 static int32_t find_series(struct pl_calib_trace *t, enum pl_coll_op op, int64_t n, int64_t rpn,
                            int64_t gpus_per_node) {
   for (size_t i = 0; i < t->n_series; i++) {
@@ -79,7 +80,7 @@ static int32_t find_series(struct pl_calib_trace *t, enum pl_coll_op op, int64_t
   s->ranks = n;
   s->ranks_per_node = rpn;
   s->nodes = n / rpn;
-  s->active_per_node = rpn < n ? gpus_per_node : 0;
+  s->active_per_node = gpus_per_node;
   return (int32_t)t->n_series++;
 }
 

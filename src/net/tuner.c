@@ -117,7 +117,8 @@ static void ctx_init(const struct pl_cluster *c, enum pl_coll_op op, struct pl_g
   x->llidx1 = x->m == 1 ? (int)x->arch : (strcmp(c->cpu_vendor, "amd") == 0 ? 1 : 0);
   x->intra_hw = strcmp(c->intra_kind, "pcie") == 0 ? NET_HW_PCI : NET_HW_NVLINK;
   x->b_intra = c->intra_nccl_bytes_per_s > 0 ? c->intra_nccl_bytes_per_s : c->intra_bytes_per_s;
-  net_bandwidths(c, x->g, active, x);
+  /* siblings share NICs only where the group itself uses them */
+  net_bandwidths(c, x->g, x->m > 1 ? active : 0, x);
   x->lat_scale[NET_HW_NVLINK] =
       scale(c->intra_latency_s, net_hw_lat_table_s(NET_HW_NVLINK, NET_T_RING, PL_PROTO_SIMPLE));
   x->lat_scale[NET_HW_PCI] =

@@ -64,9 +64,8 @@ static double coll_s(const struct search_ctx *ctx, enum pl_coll_op op, double by
   struct pl_coll_cost cost;
   if (g.ranks <= 1 || !(bytes > 0))
     return 0;
-  int64_t gpn = ctx->cluster->gpus_per_node > 0 ? ctx->cluster->gpus_per_node : 1;
-  int64_t active = g.ranks_per_node < g.ranks ? imin(gpn, imax(1, ctx->gpus)) : 0;
-  if (pl_coll_time_shared(ctx->cluster, op, bytes, g, active, PL_ALGO_AUTO, &cost) != PL_OK)
+  if (pl_coll_time_shared(ctx->cluster, op, bytes, g, ctx->cluster->gpus_per_node, PL_ALGO_AUTO,
+                          &cost) != PL_OK)
     return 0;
   return cost.time_s;
 }

@@ -84,9 +84,8 @@ enum pl_status sim_coll_add(struct sim_step *st, enum pl_coll_op op, const char 
     return pl_diag_set(diag, PL_ERR_LIMIT, "step simulation: more than %d distinct collectives",
                        SIM_MAX_COLLS);
   struct pl_coll_cost cost;
-  int64_t gpn = st->run->cluster.gpus_per_node;
-  int64_t active = g.ranks_per_node < g.ranks ? imin(gpn, imax(1, st->run->layout.gpus)) : 0;
-  if (pl_coll_time_shared(&st->run->cluster, op, bytes, g, active, PL_ALGO_AUTO, &cost) != PL_OK) {
+  const struct pl_cluster *cl = &st->run->cluster;
+  if (pl_coll_time_shared(cl, op, bytes, g, cl->gpus_per_node, PL_ALGO_AUTO, &cost) != PL_OK) {
     enum pl_status s = pl_coll_check(&st->run->cluster, op, bytes, g, PL_ALGO_AUTO, diag);
     return s != PL_OK ? s
                       : pl_diag_set(diag, PL_ERR_INTERNAL, "%s over %s: no collective time",

@@ -384,6 +384,12 @@ static void shared_nics(void) {
   CHECK_NEAR_REL(shared.time_s, alone.time_s, 0);
   CHECK_EQ_INT(pl_coll_time_shared(&jz, PL_COLL_ALL_REDUCE, MIB, dp, -1, PL_ALGO_AUTO, &shared),
                PL_ERR_RANGE);
+  /* a group inside one node uses no NIC: siblings change nothing */
+  struct pl_group tp4 = {4, 4};
+  CHECK_EQ_INT(pl_coll_time(&jz, PL_COLL_ALL_REDUCE, 256 * MIB, tp4, PL_ALGO_AUTO, &alone), PL_OK);
+  CHECK_EQ_INT(pl_coll_time_shared(&jz, PL_COLL_ALL_REDUCE, 256 * MIB, tp4, 8, PL_ALGO_AUTO, &shared),
+               PL_OK);
+  CHECK_NEAR_REL(shared.time_s, alone.time_s, 0);
 }
 
 int main(void) {
