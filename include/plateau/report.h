@@ -29,5 +29,7 @@ void pl_report_predict_csv_row(FILE *out, const struct pl_prediction *p);
  * bwd_flops, fwd_bytes, bwd_bytes, recompute, fwd_s, bwd_s, per_step_s}. */
 void pl_report_ops_text(FILE *out, const struct pl_run *run);
 void pl_report_ops_json(struct pl_emit *e, const char *key, const struct pl_run *run);
+/* A prediction's object (pl_report_predict_json) with its "ops" added. */
+void pl_report_predict_ops_json(struct pl_emit *e, const char *key, const struct pl_prediction *p);
 
 #endif

@@ -35,14 +35,10 @@ static int print(const struct pl_prediction *p, enum cli_format format, bool ops
     return 0;
   }
   struct pl_emit *e = pl_emit_open(stdout);
-  if (e != NULL && !ops)
+  if (e != NULL && ops)
+    pl_report_predict_ops_json(e, NULL, p);
+  else if (e != NULL)
     pl_report_predict_json(e, NULL, p);
-  if (e != NULL && ops) {
-    pl_emit_obj_begin(e, NULL);
-    pl_report_predict_members(e, p);
-    pl_report_ops_json(e, "ops", &p->run);
-    pl_emit_obj_end(e);
-  }
   return cli_emit_done(e);
 }
 

@@ -171,14 +171,10 @@ static int explain(const struct cli_args *args, enum cli_format format) {
   if (e != NULL) {
     pl_emit_obj_begin(e, NULL);
     pl_report_validate_row_json(e, "row", &r);
-    if (have) {
-      pl_emit_obj_begin(e, "prediction");
-      pl_report_predict_members(e, &pred);
-      pl_report_ops_json(e, "ops", &pred.run);
-      pl_emit_obj_end(e);
-    } else {
+    if (have)
+      pl_report_predict_ops_json(e, "prediction", &pred);
+    else
       pl_emit_null(e, "prediction");
-    }
     pl_emit_obj_end(e);
   }
   return cli_emit_done(e);
