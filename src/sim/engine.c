@@ -38,26 +38,24 @@
 
 #include "sim/sim_int.h"
 
+/* Capacity for need elements, doubling from cap (64 when empty). */
+static int32_t cap_for(int32_t cap, int32_t need) {
+  int32_t n = cap ? cap : 64;
+  while (n < need)
+    n = n > INT32_MAX / 2 ? INT32_MAX : 2 * n;
+  return n;
+}
+
 static bool grow(void **p, int32_t *cap, int32_t need, size_t size) {
   if (need <= *cap)
     return true;
-  int32_t n = *cap ? *cap : 64;
-  while (n < need)
-    n = n > INT32_MAX / 2 ? INT32_MAX : 2 * n;
+  int32_t n = cap_for(*cap, need);
   void *q = pl_reallocarray(*p, (size_t)n, size);
   if (q == NULL)
     return false;
   *p = q;
   *cap = n;
   return true;
-}
-
-/* Capacity grow() gives a first request of need elements. */
-static int32_t first_cap(int32_t need) {
-  int32_t n = 64;
-  while (n < need)
-    n = n > INT32_MAX / 2 ? INT32_MAX : 2 * n;
-  return n;
 }
 
 /* The same as grow() for the tasks or the edges, which start out in one
@@ -82,8 +80,8 @@ static bool grow_part(void **p, int32_t *cap, bool *in_block, int32_t need, size
  * trim and regrow, page faults included, at each prediction
  * (docs/step-model.md section 11, rounds 5 and 11). */
 static bool alloc_block(struct sim_engine *e, int32_t task_hint) {
-  int32_t nt = first_cap(task_hint),
-          ne = first_cap(task_hint > INT32_MAX / 2 ? INT32_MAX : 2 * task_hint);
+  int32_t nt = cap_for(0, task_hint),
+          ne = cap_for(0, task_hint > INT32_MAX / 2 ? INT32_MAX : 2 * task_hint);
   size_t bytes = (size_t)nt * sizeof *e->tasks + (size_t)ne * sizeof *e->edges;
   e->block = pl_malloc(bytes);
   if (e->block == NULL)
@@ -284,20 +282,16 @@ static void rerate(struct sim_engine *e, int32_t rank) {
     rekey_to(e, rank, due, seq);
 }
 
-void sim_engine_shift(struct sim_engine *e, double delta_s) {
-  for (int32_t k = 0; k < e->n_ranks; k++) {
-    const struct sim_rank *r = &e->ranks[k];
-    for (int i = 0; i < r->n_running; i++)
-      e->tasks[r->running[i]].due_s += delta_s;
-    rekey(e, k, first_of(e, r)); /* adding one constant can make new ties */
-  }
-}
-
 void sim_engine_shift_rank(struct sim_engine *e, int32_t rank, double delta_s) {
   const struct sim_rank *r = &e->ranks[rank];
   for (int i = 0; i < r->n_running; i++)
     e->tasks[r->running[i]].due_s += delta_s;
-  rekey(e, rank, first_of(e, r));
+  rekey(e, rank, first_of(e, r)); /* adding one constant can make new ties */
+}
+
+void sim_engine_shift(struct sim_engine *e, double delta_s) {
+  for (int32_t k = 0; k < e->n_ranks; k++)
+    sim_engine_shift_rank(e, k, delta_s);
 }
 
 /* The running task due first, SIM_NONE when none runs. */
@@ -428,6 +422,17 @@ static void finish_stage(struct sim_engine *e, int32_t id) {
     sim_cmp_flush(e);
 }
 
+/* Finish every task in event order, with `fin` (the plain, compressed or
+ * per-stage variant, each inlined); the compressed paths stop early when no
+ * steady state can be found (cmp.failed, never set on the plain path). */
+__attribute__((always_inline)) static inline void
+run_events(struct sim_engine *e, void (*fin)(struct sim_engine *, int32_t)) {
+  for (int32_t id = next_event(e); id != SIM_NONE && !e->cmp.failed; id = next_event(e)) {
+    e->now_s = e->tasks[id].due_s;
+    fin(e, id);
+  }
+}
+
 /* Compressed path: stops early when no steady state can be found (the
  * caller then simulates the whole step). */
 static void run_cmp(struct sim_engine *e) {
@@ -443,15 +448,9 @@ static void run_cmp(struct sim_engine *e) {
   if (e->cmp.n_pending > 0)
     sim_cmp_flush(e);
   if (stage)
-    for (int32_t id = next_event(e); id != SIM_NONE && !e->cmp.failed; id = next_event(e)) {
-      e->now_s = e->tasks[id].due_s;
-      finish_stage(e, id);
-    }
+    run_events(e, finish_stage);
   else
-    for (int32_t id = next_event(e); id != SIM_NONE && !e->cmp.failed; id = next_event(e)) {
-      e->now_s = e->tasks[id].due_s;
-      finish_cmp(e, id);
-    }
+    run_events(e, finish_cmp);
   for (int32_t r = 0; r < e->n_ranks; r++)
     sim_acc_advance(e, r);
 }
@@ -473,10 +472,7 @@ enum pl_status sim_engine_run(struct sim_engine *e, struct pl_diag *diag) {
       try_start(e, i);
     flush_dirty(e);
     e->dirty_cap--; /* events: the finishing rank takes the first place */
-    for (int32_t id = next_event(e); id != SIM_NONE; id = next_event(e)) {
-      e->now_s = e->tasks[id].due_s;
-      finish(e, id);
-    }
+    run_events(e, finish);
   }
   if (e->finished != e->n_tasks)
     return pl_diag_set(diag, PL_ERR_INTERNAL,
