@@ -304,17 +304,22 @@ static void acc_copy(struct sim_acc *to, const struct sim_acc *from, int n) {
   memcpy(to->exp_s, from->exp_s, (size_t)n * sizeof to->exp_s[0]);
 }
 
+/* Stream i's state into snapshot s: tasks started, what is left of the
+ * running one and its rate. */
+static void take_stream(const struct sim_engine *e, struct sim_snap *s, int32_t i) {
+  const struct sim_stream *st = &e->streams[i];
+  s->started[i] = st->head == SIM_NONE ? stream_count(e, i)
+                                       : e->cmp.pos[st->head] + (st->running != SIM_NONE);
+  s->left[i] = st->running != SIM_NONE ? e->tasks[st->running].due_s - e->now_s : -1;
+  s->rate[i] = st->running != SIM_NONE ? e->tasks[st->running].rate : 0;
+}
+
 static void take(struct sim_engine *e, struct sim_snap *s) {
   for (int32_t r = 0; r < e->n_ranks; r++)
     sim_acc_advance(e, r);
   s->now_s = e->now_s;
-  for (int32_t i = 0; i < e->n_streams; i++) {
-    const struct sim_stream *st = &e->streams[i];
-    s->started[i] = st->head == SIM_NONE ? stream_count(e, i)
-                                         : e->cmp.pos[st->head] + (st->running != SIM_NONE);
-    s->left[i] = st->running != SIM_NONE ? e->tasks[st->running].due_s - e->now_s : -1;
-    s->rate[i] = st->running != SIM_NONE ? e->tasks[st->running].rate : 0;
-  }
+  for (int32_t i = 0; i < e->n_streams; i++)
+    take_stream(e, s, i);
   for (int32_t r = 0; r < e->n_ranks; r++)
     acc_copy(&s->acc[r], &e->acc[r], e->cmp.n_colls);
   s->valid = true;
@@ -325,16 +330,21 @@ static void take_rank(struct sim_engine *e, struct sim_snap *s, int32_t r) {
   sim_acc_advance(e, r);
   s->now_s = e->now_s;
   const struct sim_rank *rk = &e->ranks[r];
-  for (int j = 0; j < rk->n_streams; j++) {
-    int32_t i = rk->streams[j];
-    const struct sim_stream *st = &e->streams[i];
-    s->started[i] = st->head == SIM_NONE ? stream_count(e, i)
-                                         : e->cmp.pos[st->head] + (st->running != SIM_NONE);
-    s->left[i] = st->running != SIM_NONE ? e->tasks[st->running].due_s - e->now_s : -1;
-    s->rate[i] = st->running != SIM_NONE ? e->tasks[st->running].rate : 0;
-  }
+  for (int j = 0; j < rk->n_streams; j++)
+    take_stream(e, s, rk->streams[j]);
   acc_copy(&s->acc[r], &e->acc[r], e->cmp.n_colls);
   s->valid = true;
+}
+
+/* Stream i is in the same state in a and b up to the shift (within tol);
+ * adds the tasks it advanced to *moved. */
+static bool same_stream(const struct sim_snap *a, const struct sim_snap *b, int32_t i, double tol,
+                        int32_t *moved) {
+  if (b->started[i] < a->started[i] || (a->left[i] < 0) != (b->left[i] < 0) ||
+      a->rate[i] != b->rate[i] || fabs(a->left[i] - b->left[i]) > tol)
+    return false;
+  *moved += b->started[i] - a->started[i];
+  return true;
 }
 
 /* The two states agree up to the shift. */
@@ -342,12 +352,9 @@ static bool same_state(const struct sim_engine *e, const struct sim_snap *a,
                        const struct sim_snap *b) {
   double tol = CMP_TOL * b->now_s;
   int32_t moved = 0;
-  for (int32_t i = 0; i < e->n_streams; i++) {
-    if (b->started[i] < a->started[i] || (a->left[i] < 0) != (b->left[i] < 0) ||
-        a->rate[i] != b->rate[i] || fabs(a->left[i] - b->left[i]) > tol)
+  for (int32_t i = 0; i < e->n_streams; i++)
+    if (!same_stream(a, b, i, tol, &moved))
       return false;
-    moved += b->started[i] - a->started[i];
-  }
   for (int32_t r = 0; r < e->n_ranks; r++)
     if (a->acc[r].n_in != b->acc[r].n_in)
       return false;
@@ -532,13 +539,9 @@ static bool same_stage(const struct sim_engine *e, const struct sim_snap *a,
   double tol = CMP_TOL * b->now_s;
   int32_t moved = 0;
   const struct sim_rank *rk = &e->ranks[rank];
-  for (int j = 0; j < rk->n_streams; j++) {
-    int32_t i = rk->streams[j];
-    if (b->started[i] < a->started[i] || (a->left[i] < 0) != (b->left[i] < 0) ||
-        a->rate[i] != b->rate[i] || fabs(a->left[i] - b->left[i]) > tol)
+  for (int j = 0; j < rk->n_streams; j++)
+    if (!same_stream(a, b, rk->streams[j], tol, &moved))
       return false;
-    moved += b->started[i] - a->started[i];
-  }
   return moved > 0 && b->now_s > a->now_s;
 }
 
