@@ -32,6 +32,7 @@ struct pl_vrow {
   int64_t row;            /* 1-based data record in the file (header excluded) */
   int64_t line;           /* file line where the record starts */
   char label[160];        /* "GPT 1.7B, 32 x a100-80g, tp1 pp1 dp32, gbs 512" */
+  char model[64];         /* the model's name (when predicted) */
   char source[16];        /* how the row was read: "sc21", "llmfoundry" ("" = unknown) */
   char architecture[200]; /* the model family assumed for the row's source */
   char gpu[32];           /* GPU preset used */
@@ -128,6 +129,39 @@ enum pl_status pl_validation_check_baseline(const struct pl_validation *v, const
 enum pl_status pl_validation_write_baseline(const struct pl_validation *v, const char *path,
                                             const char *command, struct pl_diag *diag);
 
+/* Weak scaling as published. The predicted rows of one dataset that run the
+ * same model on the same GPU and cluster with the same layout shape (tp, pp,
+ * cp, vp, sharding, schedule, precision, recompute) and the same work per
+ * GPU (sequence, micro-batch, micro-batches per step) at different GPU
+ * counts form a series. Each row above its series' smallest GPU count gives
+ * one pair: per-GPU throughput (gbs x seq / (gpus x step)) relative to that
+ * smallest count, as measured and as predicted. This is the study's question
+ * (how per-GPU throughput falls as GPUs are added) asked of published runs. */
+struct pl_vscaling {
+  char dataset[64];
+  char series[200];     /* "MPT-1b, h100, bf16, none, seq 2048, mbs 12 x 1 per step" */
+  int64_t base_row;     /* the series' row at its smallest GPU count */
+  int64_t row;
+  int64_t base_gpus;
+  int64_t gpus;
+  double measured_eff;  /* per-GPU throughput at gpus / at base_gpus, as published */
+  double predicted_eff; /* the same ratio of plateau's predictions */
+  double gap_pp;        /* 100 (predicted_eff - measured_eff): > 0 = less loss predicted */
+};
+struct pl_vscaling_set {
+  struct pl_vscaling *pairs; /* by dataset, then series (first row's order), then gpus */
+  size_t n;
+  double mean_measured_loss_pct;  /* mean of 100 (1 - measured_eff) */
+  double mean_predicted_loss_pct; /* mean of 100 (1 - predicted_eff) */
+  double mean_abs_gap_pp;         /* mean of 100 |predicted_eff - measured_eff| */
+  double median_gap_pp;           /* median of gap_pp (signed; robust to one odd row) */
+};
+/* Fills out (released with pl_vscaling_free; n = 0 when no dataset has a
+ * series); fails only when memory runs out. */
+enum pl_status pl_validation_scaling(const struct pl_validation *v, struct pl_vscaling_set *out,
+                                     struct pl_diag *diag);
+void pl_vscaling_free(struct pl_vscaling_set *s);
+
 /* Reports. Text: per-dataset tables then the summary; rows false prints the
  * summary only. CSV: one line per row. JSON: {"datasets": [...], "overall":
  * {...}, "rows": [...]}. */
@@ -138,6 +172,11 @@ void pl_report_validate_json(struct pl_emit *e, const struct pl_validation *v);
  * error and assumptions or the skip reason; JSON is the object of "rows". */
 void pl_report_validate_row_text(FILE *out, const struct pl_vrow *r);
 void pl_report_validate_row_json(struct pl_emit *e, const char *key, const struct pl_vrow *r);
+/* The weak-scaling pairs: a text table with a summary line, CSV, or JSON
+ * {"scaling": [...], "summary": {...}}. */
+void pl_report_scaling_text(FILE *out, const struct pl_vscaling_set *s);
+void pl_report_scaling_csv(FILE *out, const struct pl_vscaling_set *s);
+void pl_report_scaling_json(struct pl_emit *e, const struct pl_vscaling_set *s);
 /* A gnuplot script drawing predicted vs measured step time (log-log, one
  * point type per dataset, y = x and +-20% guides) into svg_path and png_path
  * (either may be NULL). The data are inline, so the script stands alone. */

@@ -125,6 +125,7 @@ static void record_prediction(struct pl_vrow *row, const struct pl_prediction *p
   row->bubble_s = p->step.bubble_s;
   row->optimizer_s = p->step.optimizer_s;
   row->other_s = p->step.other_s;
+  snprintf(row->model, sizeof row->model, "%s", p->run.model.name);
   label(row, p->run.model.name, &p->run.layout);
 }
 

@@ -22,6 +22,9 @@ static const struct cli_opt opts[] = {
     {"baseline", "FILE", "fail (exit 1) when a dataset's mean error exceeds FILE's by > 1 pp"},
     {"write-baseline", "FILE", "write this run's per-dataset errors to FILE as the new baseline"},
     {"explain", "ROW", "one file: show row ROW's whole prediction and compute per operation"},
+    {"scaling", NULL,
+     "instead of the rows: weak scaling, per-GPU throughput measured and predicted as a "
+     "configuration is run on more GPUs"},
 };
 
 static const struct cli_cmd cmd = {
@@ -36,6 +39,28 @@ static const struct cli_cmd cmd = {
     sizeof opts / sizeof opts[0],
     true,
 };
+
+/* --scaling: the rows that ran one configuration at several GPU counts. */
+static int print_scaling(const struct pl_validation *v, enum cli_format format) {
+  struct pl_vscaling_set s;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  if (pl_validation_scaling(v, &s, &d) != PL_OK)
+    return cli_fail("%s", d.msg);
+  int rc = 0;
+  if (format == CLI_FORMAT_TEXT) {
+    pl_report_scaling_text(stdout, &s);
+  } else if (format == CLI_FORMAT_CSV) {
+    pl_report_scaling_csv(stdout, &s);
+  } else {
+    struct pl_emit *e = pl_emit_open(stdout);
+    if (e != NULL)
+      pl_report_scaling_json(e, &s);
+    rc = cli_emit_done(e);
+  }
+  pl_vscaling_free(&s);
+  return rc;
+}
 
 static int print(const struct pl_validation *v, enum cli_format format, bool summary) {
   if (format == CLI_FORMAT_TEXT) {
@@ -197,8 +222,9 @@ int cmd_validate(int argc, char **argv) {
     return 2;
   }
   if (cli_get(&args, "explain") != NULL) {
-    if (cli_get(&args, "baseline") || cli_get(&args, "write-baseline") || cli_get(&args, "plot"))
-      return cli_usage(&cmd, "--explain: not with --plot, --baseline or --write-baseline");
+    if (cli_get(&args, "baseline") || cli_get(&args, "write-baseline") || cli_get(&args, "plot") ||
+        cli_flag(&args, "scaling"))
+      return cli_usage(&cmd, "--explain: not with --plot, --baseline, --write-baseline or --scaling");
     return explain(&args, format);
   }
   struct pl_validation v;
@@ -209,7 +235,9 @@ int cmd_validate(int argc, char **argv) {
   for (int i = 0; i < args.n_pos && rc == 0; i++)
     if (pl_validation_add_file(&v, args.pos[i], &d) != PL_OK)
       rc = cli_fail("%s", d.msg);
-  if (rc == 0)
+  if (rc == 0 && cli_flag(&args, "scaling"))
+    rc = print_scaling(&v, format);
+  else if (rc == 0)
     rc = print(&v, format, cli_flag(&args, "summary"));
   if (rc == 0)
     rc = after(&v, &args, argc, argv);

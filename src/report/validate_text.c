@@ -151,3 +151,16 @@ void pl_report_validate_csv(FILE *out, const struct pl_validation *v) {
     fputc('\n', out);
   }
 }
+
+void pl_report_scaling_csv(FILE *out, const struct pl_vscaling_set *s) {
+  fprintf(out, "dataset,series,base_row,row,base_gpus,gpus,measured_efficiency,"
+               "predicted_efficiency,gap_pp\n");
+  for (size_t i = 0; i < s->n; i++) {
+    const struct pl_vscaling *p = &s->pairs[i];
+    csv_str(out, p->dataset);
+    fputc(',', out);
+    csv_str(out, p->series);
+    fprintf(out, ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%.6g,%.6g,%.4g\n", p->base_row,
+            p->row, p->base_gpus, p->gpus, p->measured_eff, p->predicted_eff, p->gap_pp);
+  }
+}

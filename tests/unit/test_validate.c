@@ -406,6 +406,78 @@ static void test_reports(void) {
   CHECK_CONTAINS(buf, "$d1 << EOD");
 }
 
+/* One synthetic row of a weak-scaling series: per-GPU work fixed by mbs,
+ * micro-batches and seq; gbs grows with the GPU count. */
+static struct pl_vrow scaling_row(const char *dataset, int64_t row, int64_t gpus, int64_t mbs,
+                                  double measured, double predicted) {
+  struct pl_vrow r;
+  memset(&r, 0, sizeof r);
+  snprintf(r.dataset, sizeof r.dataset, "%s", dataset);
+  snprintf(r.model, sizeof r.model, "m");
+  snprintf(r.gpu, sizeof r.gpu, "h100");
+  snprintf(r.cluster, sizeof r.cluster, "dgx-h100");
+  r.row = row;
+  r.layout.gpus = r.layout.dp = gpus;
+  r.layout.tp = r.layout.pp = r.layout.cp = r.layout.vp = 1;
+  r.layout.mbs = mbs;
+  r.layout.micro_batches = 1;
+  r.layout.gbs = gpus * mbs;
+  r.layout.seq = 2048;
+  r.measured = measured;
+  r.predicted = predicted;
+  return r;
+}
+
+static void test_scaling(void) {
+  struct pl_vrow rows[8];
+  rows[0] = scaling_row("d", 1, 8, 1, 1.0, 0.9);
+  rows[1] = scaling_row("d", 2, 16, 1, 1.1, 0.9);  /* measured 1/1.1, predicted 1 */
+  rows[2] = scaling_row("d", 3, 32, 1, 1.25, 1.0); /* 0.8 and 0.9 */
+  rows[3] = scaling_row("d", 4, 16, 2, 1.0, 1.0);  /* another mbs: its own series, alone */
+  rows[4] = scaling_row("d", 5, 64, 1, 9.0, 9.0);  /* skipped: not in any series */
+  rows[4].skipped = true;
+  rows[5] = scaling_row("d", 6, 8, 1, 3.0, 3.0);   /* a repeat of the base's count: no pair */
+  rows[6] = scaling_row("e", 1, 4, 1, 2.0, 2.0);   /* the smaller count comes later */
+  rows[7] = scaling_row("e", 2, 2, 1, 1.0, 1.0);   /* 0.5 both */
+  struct pl_validation v;
+  pl_validation_init(&v);
+  v.rows = rows;
+  v.n_rows = 8;
+  struct pl_vscaling_set s;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_validation_scaling(&v, &s, &d), PL_OK, dp);
+  CHECK_EQ_INT(s.n, 3);
+  CHECK_STR(s.pairs[0].dataset, "d");
+  CHECK_EQ_INT(s.pairs[0].base_row, 1);
+  CHECK_EQ_INT(s.pairs[0].row, 2);
+  CHECK_EQ_INT(s.pairs[0].base_gpus, 8);
+  CHECK_EQ_INT(s.pairs[0].gpus, 16);
+  CHECK_NEAR_REL(s.pairs[0].measured_eff, 1.0 / 1.1, 1e-12);
+  CHECK_NEAR_REL(s.pairs[0].predicted_eff, 1.0, 1e-12);
+  CHECK_NEAR_REL(s.pairs[0].gap_pp, 100.0 - 100.0 / 1.1, 1e-12);
+  CHECK_EQ_INT(s.pairs[1].row, 3);
+  CHECK_NEAR_REL(s.pairs[1].measured_eff, 0.8, 1e-12);
+  CHECK_NEAR_REL(s.pairs[1].predicted_eff, 0.9, 1e-12);
+  CHECK_STR(s.pairs[2].dataset, "e");
+  CHECK_EQ_INT(s.pairs[2].base_row, 2);
+  CHECK_EQ_INT(s.pairs[2].row, 1);
+  CHECK_NEAR_REL(s.pairs[2].measured_eff, 0.5, 1e-12);
+  CHECK_NEAR_REL(s.pairs[2].gap_pp + 1.0, 1.0, 1e-12); /* 0 */
+  CHECK_CONTAINS(s.pairs[0].series, "m, h100, bf16, recompute none, seq 2048, mbs 1 x 1 per step");
+  /* losses 100/11 (9.09), 20, 50 measured; 0, 10, 50 predicted */
+  CHECK_NEAR_REL(s.mean_measured_loss_pct, (100.0 / 11.0 + 20.0 + 50.0) / 3.0, 1e-12);
+  CHECK_NEAR_REL(s.mean_predicted_loss_pct, 20.0, 1e-12);
+  CHECK_NEAR_REL(s.mean_abs_gap_pp, (100.0 / 11.0 + 10.0) / 3.0, 1e-12);
+  CHECK_NEAR_REL(s.median_gap_pp, 100.0 / 11.0, 1e-12);
+  pl_vscaling_free(&s);
+  CHECK(s.pairs == NULL && s.n == 0);
+  v.n_rows = 1; /* one row: no series */
+  CHECK_STATUS(pl_validation_scaling(&v, &s, &d), PL_OK, dp);
+  CHECK_EQ_INT(s.n, 0);
+  CHECK_NEAR_REL(s.median_gap_pp + 1.0, 1.0, 0);
+  pl_vscaling_free(&s);
+}
+
 int main(void) {
   dp = &d;
   test_csv_basic();
@@ -420,5 +492,6 @@ int main(void) {
   test_summary();
   test_baseline();
   test_reports();
+  test_scaling();
   return check_finish();
 }
