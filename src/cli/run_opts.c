@@ -73,6 +73,11 @@ static int load_modes(const struct cli_args *args, struct pl_layout *l) {
       return cli_fail("--fsdp-comm: unknown value '%s' (expected one|separate)", v);
     l->fsdp_separate_comms = strcmp(v, "separate") == 0;
   }
+  if ((v = cli_get(args, "fsdp-prefetch")) != NULL) {
+    if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+      return cli_fail("--fsdp-prefetch: unknown value '%s' (expected on|off)", v);
+    l->gather_no_prefetch = strcmp(v, "off") == 0;
+  }
   return 0;
 }
 

@@ -30,7 +30,8 @@
   {"dtype", "T", "bf16|fp8 (default bf16)"},                                                \
   {"attention", "A", "flash|eager: eager stores the s x s scores (default flash)"},          \
   {"kernels", "K", "fused|unfused element-wise kernels: unfused = eager PyTorch (default fused)"}, \
-  {"fsdp-comm", "C", "one|separate communicators for zero2/zero3 gathers and reduce_scatters (default one, as PyTorch)"}
+  {"fsdp-comm", "C", "one|separate communicators for zero2/zero3 gathers and reduce_scatters (default one, as PyTorch)"}, \
+  {"fsdp-prefetch", "P", "on|off: zero2/zero3 gathers prefetched and hidden behind compute (default on), or each started after the previous unit's compute and waited for (a bound when they do not overlap)"}
 
 /* Build a run from the parsed options. Returns 0, or 1 after printing the
  * problem. The layout is left unresolved (pl_predict resolves it). */

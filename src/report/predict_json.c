@@ -52,6 +52,10 @@ static void layout_json(struct pl_emit *e, const struct pl_layout *l) {
   pl_emit_str(e, "fsdp_comm", l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3
                                   ? (l->fsdp_one_comm ? "one" : "separate")
                                   : "none");
+  if (l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3)
+    pl_emit_bool(e, "fsdp_prefetch", !l->gather_no_prefetch);
+  else
+    pl_emit_null(e, "fsdp_prefetch");
   pl_emit_obj_end(e);
 }
 

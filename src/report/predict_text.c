@@ -19,9 +19,11 @@ static void describe(FILE *out, const struct pl_prediction *p) {
           p->run.cluster.gpu.name, p->run.cluster.name);
   snprintf(buf, sizeof buf, "%s (%lld parameters)", n, (long long)p->params);
   row(out, "parameters", buf);
-  snprintf(buf, sizeof buf, "dp=%lld tp=%lld pp=%lld cp=%lld vp=%lld  shard=%s group=%lld  sp=%s",
+  bool fsdp = l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3;
+  snprintf(buf, sizeof buf, "dp=%lld tp=%lld pp=%lld cp=%lld vp=%lld  shard=%s group=%lld  sp=%s%s",
            (long long)l->dp, (long long)l->tp, (long long)l->pp, (long long)l->cp, (long long)l->vp,
-           pl_shard_name(l->shard), (long long)l->shard_group, l->sp ? "on" : "off");
+           pl_shard_name(l->shard), (long long)l->shard_group, l->sp ? "on" : "off",
+           fsdp && l->gather_no_prefetch ? "  prefetch=off" : "");
   row(out, "layout", buf);
   snprintf(buf, sizeof buf, "gbs=%lld seq  mbs=%lld  micro-batches=%lld  seq=%lld tokens",
            (long long)l->gbs, (long long)l->mbs, (long long)l->micro_batches, (long long)l->seq);
