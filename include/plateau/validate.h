@@ -109,7 +109,10 @@ enum pl_status pl_validation_summarize(const struct pl_vrow *rows, size_t n, con
  * when its mape exceeds the baseline's by more than tolerance_pct percentage
  * points, when fewer of its rows are predicted than in the baseline (a row
  * turned into a skip would otherwise hide a regression), or when it is in
- * the baseline but was not validated. */
+ * the baseline but was not validated. When the file has a "scaling" entry,
+ * the weak-scaling pairs (pl_validation_scaling) fail the same way: mean
+ * |gap| beyond its baseline by more than the tolerance, or pairs lost
+ * (finding dataset "scaling"). */
 #define PL_VALIDATE_MAX_FINDINGS 64
 struct pl_vfinding {
   char dataset[64];

@@ -10,7 +10,10 @@
  * percentage points, whose predicted-row count fell (a row that became a
  * skip must not hide a regression), or that was in the baseline and is
  * missing now. Improvements and new datasets are reported, not failed: the
- * file is then rewritten by `plateau validate ... --write-baseline FILE`. */
+ * file is then rewritten by `plateau validate ... --write-baseline FILE`.
+ * An optional "scaling": {"pairs": 41, "mean_abs_gap_pp": 4.02} guards the
+ * weak-scaling view (pl_validation_scaling) the same way: it fails when the
+ * mean |gap| grows by more than tolerance_pp or pairs are lost. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -78,6 +81,34 @@ static bool in_baseline(yajl_val sets, const char *name) {
   return false;
 }
 
+/* The weak-scaling entry, when the baseline has one. */
+static enum pl_status check_scaling(const struct pl_validation *v, yajl_val entry,
+                                    const char *origin, struct pl_vcheck *out,
+                                    struct pl_diag *diag) {
+  int64_t pairs = 0;
+  double gap = 0;
+  enum pl_status st = base_json_int(entry, "pairs", true, origin, &pairs, diag);
+  if (st == PL_OK)
+    st = base_json_double(entry, "mean_abs_gap_pp", true, origin, &gap, diag);
+  struct pl_vscaling_set s;
+  if (st == PL_OK)
+    st = pl_validation_scaling(v, &s, diag);
+  if (st != PL_OK)
+    return st;
+  if ((int64_t)s.n < pairs)
+    finding(out, "scaling", true, "%.0f weak-scaling pairs, baseline %.0f: a row of a series "
+            "became a skip", (double)s.n, (double)pairs);
+  if (s.mean_abs_gap_pp > gap + out->tolerance_pct)
+    finding(out, "scaling", true, "mean |gap| %.2f pp > baseline %.2f pp + %.2f pp",
+            s.mean_abs_gap_pp, gap);
+  else if (s.mean_abs_gap_pp < gap - out->tolerance_pct)
+    finding(out, "scaling", false,
+            "mean |gap| %.2f pp < baseline %.2f pp - %.2f pp: improved, update with "
+            "--write-baseline", s.mean_abs_gap_pp, gap);
+  pl_vscaling_free(&s);
+  return PL_OK;
+}
+
 enum pl_status pl_validation_check_baseline(const struct pl_validation *v, const char *path,
                                             struct pl_vcheck *out, struct pl_diag *diag) {
   memset(out, 0, sizeof *out);
@@ -99,18 +130,28 @@ enum pl_status pl_validation_check_baseline(const struct pl_validation *v, const
     if (!in_baseline(sets, v->sets[i].name))
       finding(out, v->sets[i].name, false, "not in the baseline (add it with --write-baseline)", 0,
               0);
+  yajl_val scaling = st == PL_OK ? base_json_get(root, "scaling") : NULL;
+  if (scaling != NULL)
+    st = YAJL_IS_OBJECT(scaling)
+             ? check_scaling(v, scaling, origin, out, diag)
+             : pl_diag_set(diag, PL_ERR_PARSE, "%s: field 'scaling' must be an object", origin);
   base_json_free(root);
   return st;
 }
 
 /* ------------------------------------------------------------- writing */
 
-static void write_doc(struct pl_emit *e, const struct pl_validation *v, const char *command) {
+/* Rounded to 0.01 so the file diffs cleanly. */
+static double cents(double x) { return (double)(int64_t)(x * 100.0 + 0.5) / 100.0; }
+
+static void write_doc(struct pl_emit *e, const struct pl_validation *v,
+                      const struct pl_vscaling_set *scaling, const char *command) {
   pl_emit_obj_begin(e, NULL);
   pl_emit_str(e, "what",
               "accuracy baseline of plateau validate: per dataset, rows predicted and "
               "step-time errors in percent; the regression guard fails a dataset "
-              "whose mape grows by more than tolerance_pp (docs/accuracy.md)");
+              "whose mape grows by more than tolerance_pp, and the weak-scaling view "
+              "(scaling: pairs, mean |gap|) likewise (docs/accuracy.md)");
   pl_emit_str(e, "command", command);
   pl_emit_num(e, "tolerance_pp", 1.0);
   pl_emit_arr_begin(e, "datasets");
@@ -120,27 +161,38 @@ static void write_doc(struct pl_emit *e, const struct pl_validation *v, const ch
     pl_emit_str(e, "name", s->name);
     pl_emit_int(e, "rows", s->rows);
     pl_emit_int(e, "predicted", s->predicted);
-    /* rounded to 0.01 pp so the file diffs cleanly */
-    pl_emit_num(e, "mape", (double)(int64_t)(s->mape * 100.0 + 0.5) / 100.0);
-    pl_emit_num(e, "median_ape", (double)(int64_t)(s->median_ape * 100.0 + 0.5) / 100.0);
-    pl_emit_num(e, "max_ape", (double)(int64_t)(s->max_ape * 100.0 + 0.5) / 100.0);
+    pl_emit_num(e, "mape", cents(s->mape));
+    pl_emit_num(e, "median_ape", cents(s->median_ape));
+    pl_emit_num(e, "max_ape", cents(s->max_ape));
     pl_emit_obj_end(e);
   }
   pl_emit_arr_end(e);
+  pl_emit_obj_begin(e, "scaling");
+  pl_emit_int(e, "pairs", (int64_t)scaling->n);
+  pl_emit_num(e, "mean_abs_gap_pp", cents(scaling->mean_abs_gap_pp));
+  pl_emit_obj_end(e);
   pl_emit_obj_end(e);
 }
 
 enum pl_status pl_validation_write_baseline(const struct pl_validation *v, const char *path,
                                             const char *command, struct pl_diag *diag) {
-  struct pl_outfile o;
-  enum pl_status st = pl_outfile_open(&o, path, diag);
+  struct pl_vscaling_set scaling;
+  enum pl_status st = pl_validation_scaling(v, &scaling, diag);
   if (st != PL_OK)
     return st;
+  struct pl_outfile o;
+  st = pl_outfile_open(&o, path, diag);
+  if (st != PL_OK) {
+    pl_vscaling_free(&scaling);
+    return st;
+  }
   struct pl_emit *e = pl_emit_open(o.f);
   if (e == NULL)
-    return pl_outfile_commit(
-        &o, pl_diag_set(diag, PL_ERR_NOMEM, "out of memory writing '%s'", path), diag);
-  write_doc(e, v, command);
-  st = pl_emit_close(e, diag);
+    st = pl_diag_set(diag, PL_ERR_NOMEM, "out of memory writing '%s'", path);
+  else {
+    write_doc(e, v, &scaling, command);
+    st = pl_emit_close(e, diag);
+  }
+  pl_vscaling_free(&scaling);
   return pl_outfile_commit(&o, st, diag);
 }

@@ -61,7 +61,6 @@ static size_t series_pairs(const struct pl_vrow *rows, size_t n, size_t first, b
         rows[j].layout.gpus < rows[base].layout.gpus)
       base = j;
   const struct pl_vrow *b = &rows[base];
-  double meas_b = per_gpu(b, b->measured), pred_b = per_gpu(b, b->predicted);
   size_t k = 0;
   for (size_t j = first; j < n; j++) {
     const struct pl_vrow *r = &rows[j];
@@ -78,8 +77,8 @@ static size_t series_pairs(const struct pl_vrow *rows, size_t n, size_t first, b
     p->row = r->row;
     p->base_gpus = b->layout.gpus;
     p->gpus = r->layout.gpus;
-    p->measured_eff = per_gpu(r, r->measured) / meas_b;
-    p->predicted_eff = per_gpu(r, r->predicted) / pred_b;
+    p->measured_eff = per_gpu(r, r->measured) / per_gpu(b, b->measured);
+    p->predicted_eff = per_gpu(r, r->predicted) / per_gpu(b, b->predicted);
     p->gap_pp = 100.0 * (p->predicted_eff - p->measured_eff);
   }
   qsort(out, k, sizeof *out, by_gpus);

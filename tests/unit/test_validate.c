@@ -471,6 +471,34 @@ static void test_scaling(void) {
   CHECK_NEAR_REL(s.median_gap_pp, 100.0 / 11.0, 1e-12);
   pl_vscaling_free(&s);
   CHECK(s.pairs == NULL && s.n == 0);
+  /* the regression guard keeps the pairs and their mean |gap| */
+  const char *path = "/tmp/plateau-test-validate-scaling-baseline.json";
+  struct pl_vsummary sets[2] = {{.name = "d"}, {.name = "e"}};
+  v.sets = sets;
+  v.n_sets = 2;
+  struct pl_vcheck c;
+  CHECK_STATUS(pl_validation_write_baseline(&v, path, "test", &d), PL_OK, dp);
+  CHECK_STATUS(pl_validation_check_baseline(&v, path, &c, &d), PL_OK, dp);
+  CHECK_EQ_INT(c.n_failed, 0);
+  rows[2].predicted = 1.125; /* 0.9 / 1.125 = 0.8 predicted: gaps 9.09, 0, 0: 3.03 from 6.36 */
+  CHECK_STATUS(pl_validation_check_baseline(&v, path, &c, &d), PL_OK, dp);
+  CHECK_EQ_INT(c.n_failed, 0);
+  CHECK_EQ_INT(c.n_findings, 1);
+  CHECK_CONTAINS(c.findings[0].msg, "mean |gap| 3.03 pp < baseline 6.36 pp - 1.00 pp: improved");
+  rows[2].predicted = 0.7; /* 0.9 / 0.7 = 1.29 predicted: gaps 9.09, 48.6, 0: 19.2 pp */
+  CHECK_STATUS(pl_validation_check_baseline(&v, path, &c, &d), PL_OK, dp);
+  CHECK_EQ_INT(c.n_failed, 1);
+  CHECK_STR(c.findings[0].dataset, "scaling");
+  CHECK_CONTAINS(c.findings[0].msg, "> baseline 6.36 pp + 1.00 pp");
+  rows[2].predicted = 1.0;
+  rows[1].skipped = true; /* one pair fewer */
+  CHECK_STATUS(pl_validation_check_baseline(&v, path, &c, &d), PL_OK, dp);
+  CHECK(c.n_failed >= 1);
+  CHECK_CONTAINS(c.findings[0].msg, "2 weak-scaling pairs, baseline 3");
+  rows[1].skipped = false;
+  remove(path);
+  v.sets = NULL;
+  v.n_sets = 0;
   v.n_rows = 1; /* one row: no series */
   CHECK_STATUS(pl_validation_scaling(&v, &s, &d), PL_OK, dp);
   CHECK_EQ_INT(s.n, 0);
