@@ -185,5 +185,9 @@ void pl_report_scaling_json(struct pl_emit *e, const struct pl_vscaling_set *s);
  * (either may be NULL). The data are inline, so the script stands alone. */
 void pl_report_validate_gnuplot(FILE *out, const struct pl_validation *v, const char *svg_path,
                                 const char *png_path);
+/* The weak-scaling figure: per-GPU throughput lost, predicted against
+ * measured (percent), one point type per dataset, and y = x. */
+void pl_report_scaling_gnuplot(FILE *out, const struct pl_vscaling_set *s, const char *svg_path,
+                               const char *png_path);
 
 #endif

@@ -18,7 +18,9 @@
 static const struct cli_opt opts[] = {
     {"format", "F", "text|json|csv (default text)"},
     {"summary", NULL, "text: print the summary table only, not every row"},
-    {"plot", "DIR", "also write DIR/accuracy.gp and draw DIR/accuracy.svg and .png with gnuplot"},
+    {"plot", "DIR",
+     "also write DIR/accuracy.gp and draw DIR/accuracy.svg and .png with gnuplot (with --scaling: "
+     "DIR/scaling.gp, .svg, .png)"},
     {"baseline", "FILE", "fail (exit 1) when a dataset's mean error exceeds FILE's by > 1 pp"},
     {"write-baseline", "FILE", "write this run's per-dataset errors to FILE as the new baseline"},
     {"explain", "ROW", "one file: show row ROW's whole prediction and compute per operation"},
@@ -102,22 +104,35 @@ static int run_gnuplot(const char *dir, const char *script) {
   return 0;
 }
 
-static int plot(const struct pl_validation *v, const char *dir) {
+/* DIR/NAME.gp, drawing NAME.svg and NAME.png: the accuracy figure, or with
+ * --scaling the weak-scaling one. */
+static int plot(const struct pl_validation *v, const char *dir, bool scaling) {
   if (mkdir(dir, 0777) != 0 && errno != EEXIST)
     return cli_fail("--plot: cannot create '%s': %s", dir, strerror(errno));
   char path[4200];
   if (strlen(dir) > 4000)
     return cli_fail("--plot: directory name too long");
-  snprintf(path, sizeof path, "%s/accuracy.gp", dir);
+  const char *name = scaling ? "scaling" : "accuracy";
+  snprintf(path, sizeof path, "%s/%s.gp", dir, name);
   struct pl_outfile o;
   struct pl_diag d;
   pl_diag_clear(&d);
-  if (pl_outfile_open(&o, path, &d) != PL_OK)
+  struct pl_vscaling_set s = {0};
+  if (scaling && pl_validation_scaling(v, &s, &d) != PL_OK)
     return cli_fail("--plot: %s", d.msg);
-  pl_report_validate_gnuplot(o.f, v, "accuracy.svg", "accuracy.png");
+  if (pl_outfile_open(&o, path, &d) != PL_OK) {
+    pl_vscaling_free(&s);
+    return cli_fail("--plot: %s", d.msg);
+  }
+  if (scaling)
+    pl_report_scaling_gnuplot(o.f, &s, "scaling.svg", "scaling.png");
+  else
+    pl_report_validate_gnuplot(o.f, v, "accuracy.svg", "accuracy.png");
+  pl_vscaling_free(&s);
   if (pl_outfile_commit(&o, PL_OK, &d) != PL_OK)
     return cli_fail("--plot: %s", d.msg);
-  return run_gnuplot(dir, "accuracy.gp");
+  snprintf(path, sizeof path, "%s.gp", name);
+  return run_gnuplot(dir, path);
 }
 
 static int check_baseline(const struct pl_validation *v, const char *path) {
@@ -157,7 +172,7 @@ static int after(const struct pl_validation *v, const struct cli_args *args, int
   int rc = 0;
   fflush(stdout); /* the table first, then what follows on stderr */
   if (dir != NULL)
-    rc = plot(v, dir);
+    rc = plot(v, dir, cli_flag(args, "scaling"));
   if (rc == 0 && base != NULL)
     rc = check_baseline(v, base);
   if (rc == 0 && wbase != NULL)

@@ -36,6 +36,16 @@ expect_ok validate "$F" --scaling
 check "text: one line per pair" test "$(grep -Ec '^ +[0-9]+->[0-9]+ +[0-9]+->[0-9]+ ' "$TMP/out")" -eq "$n"
 check "text: the summary" grep -Eq "^$n pairs: per-GPU throughput lost, mean [0-9.]+% measured, [0-9.]+% predicted" "$TMP/out"
 
+# --plot with --scaling: the weak-scaling figure's script, its data inline
+if command -v gnuplot >/dev/null 2>&1; then
+  expect_ok validate "$F" --scaling --plot "$TMP/fig"
+  check "svg and png drawn" test -s "$TMP/fig/scaling.svg" -a -s "$TMP/fig/scaling.png"
+else
+  expect_fail 1 "gnuplot not found" -- validate "$F" --scaling --plot "$TMP/fig"
+fi
+check "the script holds every pair" test "$(grep -Ec '^-?[0-9.e+-]+ -?[0-9.e+-]+ [0-9]+ [0-9]+$' "$TMP/fig/scaling.gp")" -eq "$n"
+check "no accuracy figure with --scaling" test ! -e "$TMP/fig/accuracy.gp"
+
 expect_ok validate "$V/opt175b_paper.csv" --scaling
 check "no series: said so" grep -q "^no series" "$TMP/out"
 expect_ok validate "$V/opt175b_paper.csv" --scaling --format json
