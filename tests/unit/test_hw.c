@@ -137,7 +137,8 @@ static void sustained_fraction_figures(void) {
 }
 
 /* The optional per-tile fixed GEMM cost (h100: 170 K elements, OpenXLA's
- * sm_90 matmul table) is read with its source; none on A100 (no sm_80
+ * sm_90 matmul table; b200: 340, its sm_100_B200 table) is read with its
+ * source; none on A100 (no sm_80
  * table); a negative value is refused: h100's text with 170 replaced by -17. */
 static void tile_fixed_k_figures(void) {
   struct pl_gpu g;
@@ -145,6 +146,8 @@ static void tile_fixed_k_figures(void) {
   pl_diag_clear(&d);
   CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.eff.gemm_tile_fixed_k, 170.0, 1e-12);
+  CHECK_STATUS(pl_gpu_load("b200", &g, &d), PL_OK, dp); /* OpenXLA's sm_100_B200 table */
+  CHECK_NEAR_REL(g.eff.gemm_tile_fixed_k, 340.0, 1e-12);
   CHECK_STATUS(pl_gpu_load("a100-80g", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.eff.gemm_tile_fixed_k, 0.0, 0);
   h100_edit_refused("\"value\": 170,", "-17", "tile_fixed_k");
