@@ -64,6 +64,14 @@ struct pl_layout {
   enum pl_kernels kernels; /* input: fused (default) or unfused element-wise kernels */
   bool attention_triton;   /* input: FlashAttention runs as the Triton kernel (flash_attn_triton.py,
                               llm-foundry attn_impl triton), timed with the GPU's triton fractions */
+  int64_t logit_metric_passes; /* input: forward-only fp32 cross-entropy passes over the logits
+                              per micro-batch for training metrics (Composer's train metrics
+                              after each micro-batch's backward: LanguageCrossEntropy and
+                              LanguagePerplexity, 2 for llm-foundry's MPT); default 0 */
+  bool grad_accum_cast;    /* input: ddp/zero1 16-bit gradients are cast to an fp32 temporary
+                              before being added to the fp32 accumulation buffer (DeepSpeed
+                              BF16_Optimizer.update_hp_grads: 18 B per parameter and
+                              micro-batch instead of Megatron's main_grad.add_, 10 B) */
   bool gather_no_prefetch; /* input: zero3 parameter all_gathers are not prefetched: a unit's
                               gather starts after the previous unit's compute and its compute
                               waits for it (DeepSpeed ZeRO-3 before PR #1188, June 2021: each

@@ -194,7 +194,9 @@ static bool mtnlg_measure(const struct validate_in *in, const struct pl_run *run
 static bool bloom_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   if (l->shard == PL_SHARD_ZERO1 && strstr(cell(in, "sharding"), "BF16_Optimizer") != NULL) {
     l->zero1_grad_all_reduce = true;
-    validate_note(row, "DeepSpeed BF16_Optimizer: fp32 gradients all_reduced (pipeline engine "
+    l->grad_accum_cast = true;
+    validate_note(row, "DeepSpeed BF16_Optimizer: each micro-batch's bf16 gradients cast to fp32 "
+                       "and added (update_hp_grads), fp32 gradients all_reduced (pipeline engine "
                        "_bf16_reduce_grads), then the bf16 parameters all_gathered");
   }
   return true;
@@ -232,7 +234,10 @@ static bool llmfoundry_layout(const struct validate_in *in, struct pl_layout *l,
   else if (strcmp(cell(in, "MP Mode"), "PURE") == 0)
     validate_note(row, "FSDP mixed precision PURE reduces gradients in bf16; modelled in fp32");
   /* FSDP's gathers and reduce_scatters on one process group: the default
-   * (layout.fsdp_one_comm, docs/step-model.md section 5) */
+   * (layout.fsdp_one_comm, docs/step-model.md section 5). Composer evaluates
+   * MPT's two train metrics (LanguageCrossEntropy, LanguagePerplexity) on every
+   * micro-batch's logits (layout.logit_metric_passes) */
+  l->logit_metric_passes = 2;
   return true;
 }
 

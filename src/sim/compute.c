@@ -176,12 +176,20 @@ static double attention_s(const struct pl_gpu *g, enum pl_dtype dt, const struct
  * the tensors Korthikanti et al. 2022 Sec. 4.1 count). Per score element:
  * softmax reads and writes 16-bit values (4 B), dropout reads them and writes
  * values and a 1-byte mask (5 B); backward: dropout 5 B, softmax 6 B (y, dy,
- * dx). Every score is computed: no causal skipping. */
+ * dx). Every score is computed: no causal skipping. With ALiBi
+ * (Megatron-DeepSpeed, BLOOM) the baddbmm's input is the broadcast bias,
+ * `matmul_result = alibi[:b*np, :, :sk]` then `torch.baddbmm(matmul_result,
+ * q, k^T, beta=...)` (megatron/model/transformer.py): the result is not that
+ * tensor, so PyTorch first copies the bias into it and the GEMM reads it back
+ * as C (aten/src/ATen/native/cuda/Blas.cpp, addmm_out_cuda_impl:
+ * `if (!result.is_same(self)) ... copy_(result, *self_)`): +4 B per score in
+ * every forward. */
 static double eager_attention_s(const struct pl_gpu *g, enum pl_dtype dt, const struct pl_op *op,
-                                enum pl_pass pass, bool dropout) {
+                                enum pl_pass pass, bool dropout, bool alibi) {
   int64_t m = op->m, n = op->n, k = op->k, c = op->count;
   double elems = (double)c * (double)m * (double)n;
-  double per_elem = pass == PL_PASS_FWD ? 4.0 + (dropout ? 5.0 : 0.0) : 6.0 + (dropout ? 5.0 : 0.0);
+  double per_elem = pass == PL_PASS_FWD ? 4.0 + (dropout ? 5.0 : 0.0) + (alibi ? 4.0 : 0.0)
+                                        : 6.0 + (dropout ? 5.0 : 0.0);
   int mem_kernels = dropout ? 2 : 1;
   double t = hbm_s(g, elems * per_elem) + mem_kernels * g->eff.kernel_overhead_s;
   if (pass == PL_PASS_FWD)
@@ -226,7 +234,7 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
       strcmp(op->name, "loss") == 0)
     return pl_op_time_s(g, l->dtype, op, pass) + eager_xent_extra_s(g, l, m, pass);
   if (op->kind == PL_OP_ATTENTION && l->eager_attention)
-    return eager_attention_s(g, l->dtype, op, pass, m->dropout);
+    return eager_attention_s(g, l->dtype, op, pass, m->dropout, m->pos == PL_POS_ALIBI);
   if (op->kind == PL_OP_ATTENTION && l->attention_triton)
     return attention_s(g, l->dtype, op, pass, true);
   return pl_op_time_s(g, l->dtype, op, pass);

@@ -77,6 +77,17 @@
  * torchtitan max_norm 1.0) both reduce the norm over all gradients. Its
  * all_reduce of one scalar is latency only and not modelled. */
 #define ADAMW_BYTES_PER_PARAM 34.0
+/* Eager PyTorch (layout.kernels unfused: FSDP with torch.optim or Composer):
+ * AdamW as element-wise passes, torch.optim.adamw._multi_tensor_adamw
+ * (torch 2.0/2.1, the default foreach path): decoupled decay mul_ (8 B),
+ * exp_avg lerp_ (12), exp_avg_sq mul_ (8) and addcmul_ (12), sqrt (8),
+ * div_ (8), add_ eps (8), addcdiv_ into the parameter (16): 80 B per
+ * parameter (Composer's DecoupledAdamW loop, composer/optim/
+ * decoupled_weight_decay.py, makes the same passes per tensor, 88 B); and
+ * torch.nn.utils.clip_grad_norm_: the norms (read 4 B) and the scaling
+ * multiply (read and write 4 B), 12 B. FSDP keeps no separate bf16 copy to
+ * write (the cast happens at gather time). */
+#define ADAMW_EAGER_BYTES_PER_PARAM 92.0
 #define LOWER_ENDS 3
 #define LOWER_JOIN 4
 
@@ -867,7 +878,9 @@ static void emit_tail(struct lower *lw) {
   grads_after_backward(lw, params);
   double local = l->shard == PL_SHARD_DDP ? params : params / (double)l->shard_group;
   double bw = g->hbm_bytes_per_s * g->eff.hbm_fraction;
-  double opt_s = (bw > 0 ? local * ADAMW_BYTES_PER_PARAM / bw : 0) + g->eff.kernel_overhead_s;
+  double per_param = lw->l->kernels == PL_KERNELS_UNFUSED ? ADAMW_EAGER_BYTES_PER_PARAM
+                                                           : ADAMW_BYTES_PER_PARAM;
+  double opt_s = (bw > 0 ? local * per_param / bw : 0) + g->eff.kernel_overhead_s;
   int32_t reduce_tail =
       lw->st->eng.streams[lw->streams[lw->stage * PL_STREAM_N + PL_STREAM_DP_REDUCE]].tail;
   join_add(lw, reduce_tail);

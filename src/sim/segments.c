@@ -253,6 +253,45 @@ static int unfused_kernels(const struct pl_run *run, struct pl_op *ops, int n) {
   return n;
 }
 
+/* The QKV GEMM's output is split into q, k and v views (MPT's
+ * `qkv.chunk(3, dim=2)`, llmfoundry/models/layers/attention.py; Megatron's
+ * split_tensor_along_last_dim of mixed_x_layer) and the attention kernel
+ * returns dq, dk and dv as separate tensors, so autograd's split backward
+ * concatenates them into the QKV output gradient (PyTorch
+ * tools/autograd/derivatives.yaml: split_with_sizes' backward is
+ * split_with_sizes_backward, an at::cat): read and write 2 B per q, k and v
+ * element, backward only. Appended as one op. */
+static int qkv_grad_cat(const struct pl_run *run, struct pl_op *ops, int n) {
+  const struct pl_model *m = &run->model;
+  struct layer_tokens t = layer_tokens_of(run);
+  if (n + 1 > PL_MAX_LAYER_OPS)
+    return n;
+  double qkv = (double)(m->heads + 2 * m->kv_heads) / (double)t.tp * (double)m->head_dim;
+  mem_op(&ops[n++], "qkv_grad_cat", 0, 4.0 * t.tokens * qkv, false);
+  return n;
+}
+
+/* Training metrics that rerun the loss on the logits after each
+ * micro-batch's backward (layout.logit_metric_passes): Composer's
+ * Trainer._train_microbatch calls _eval_train_metrics under torch.no_grad and
+ * the run's autocast (composer/trainer/trainer.py); each of MPT's train
+ * metrics, LanguageCrossEntropy and LanguagePerplexity
+ * (composer/metrics/nlp.py), updates with
+ * torch.nn.CrossEntropyLoss(reduction='sum') on all logits, which autocast
+ * runs in fp32: the cast (read 2, write 4 B) and log_softmax (read 4, write
+ * 4 B) per logit, 14 B; nll_loss reads one value per token. Forward only, on
+ * the stage holding the head. Appended as one op. */
+static int logit_metrics(const struct pl_run *run, struct pl_op *ops, int n) {
+  const struct pl_model *m = &run->model;
+  const struct pl_layout *l = &run->layout;
+  struct layer_tokens t = layer_tokens_of(run);
+  if (l->logit_metric_passes <= 0 || n + 1 > PL_MAX_LAYER_OPS)
+    return n;
+  double logits = t.tokens * (double)((m->vocab + t.tp - 1) / t.tp);
+  mem_op(&ops[n++], "train_metrics", 14.0 * (double)l->logit_metric_passes * logits, 0, false);
+  return n;
+}
+
 /* FP8 GEMMs as Transformer Engine's Linear runs them
  * (transformer_engine/pytorch/module/linear.py, _Linear): the 16-bit input
  * goes through fp8_cast_transpose_fused (read 2 B, write the FP8 copy and
@@ -286,7 +325,11 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
  *    gradient buffer the step reduces: Megatron-LM's backward hook
  *    `param.main_grad.add_(param.grad.data)` (megatron/model/distributed.py,
  *    DistributedDataParallel._make_param_hook), read 4 + 2, write 4 B per
- *    parameter (PyTorch DDP's AccumulateGrad does the same add);
+ *    parameter (PyTorch DDP's AccumulateGrad does the same add); with
+ *    layout.grad_accum_cast DeepSpeed's BF16_Optimizer.update_hp_grads,
+ *    `hp_grad.data.add_(lp.grad.data.to(hp_grad.dtype))`
+ *    (deepspeed/runtime/bf16_optimizer.py), first writes the fp32 copy
+ *    (read 2, write 4) and then adds it (read 4 + 4, write 4): 18 B;
  *  - zero2/zero3 (FSDP2, torch/distributed/fsdp/_fully_shard/
  *    _fsdp_collectives.py): the all_gather output is copied out into the
  *    unsharded parameters (foreach_all_gather_copy_out: read + write 2 B per
@@ -301,7 +344,7 @@ static int param_kernels(const struct pl_run *run, double params, struct pl_op *
   if (params <= 0 || n + 1 > PL_MAX_LAYER_OPS)
     return n;
   if (l->shard == PL_SHARD_DDP || l->shard == PL_SHARD_ZERO1) {
-    mem_op(&ops[n++], "grad_accum", 0, 10.0 * params, false);
+    mem_op(&ops[n++], "grad_accum", 0, (l->grad_accum_cast ? 18.0 : 10.0) * params, false);
     return n;
   }
   double bwd = 6.0 * params;
@@ -331,7 +374,10 @@ int pl_sim_segment_ops(const struct pl_run *run, int segment,
           : kind == SIM_SEG_EMBED ? pl_embed_ops(m, l, ops)
                                   : pl_head_ops(m, l, ops);
   if (kind == SIM_SEG_LAYER)
-    n = fp8_casts(run, ops, unfused_kernels(run, ops, megatron_kernels(run, ops, n)));
+    n = qkv_grad_cat(run, ops,
+                     fp8_casts(run, ops, unfused_kernels(run, ops, megatron_kernels(run, ops, n))));
+  else if (kind == SIM_SEG_HEAD)
+    n = logit_metrics(run, ops, n);
   return param_kernels(run, seg_params(run, kind), ops, n);
 }
 

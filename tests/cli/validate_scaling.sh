@@ -34,7 +34,7 @@ check "json: pairs and summary" sh -c "grep -q '\"scaling\": *\[' '$TMP/out' && 
 check "json: as many pairs as the csv" test "$(grep -c '"base_row"' "$TMP/out")" -eq "$n"
 expect_ok validate "$F" --scaling
 check "text: one line per pair" test "$(grep -Ec '^ +[0-9]+->[0-9]+ +[0-9]+->[0-9]+ ' "$TMP/out")" -eq "$n"
-check "text: the summary" grep -Eq "^$n pairs: per-GPU throughput lost, mean [0-9.]+% measured, [0-9.]+% predicted" "$TMP/out"
+check "text: the summary" grep -Eq "^$n pairs: per-GPU throughput lost, mean -?[0-9.]+% measured, -?[0-9.]+% predicted" "$TMP/out"
 
 # --plot with --scaling: the weak-scaling figure's script, its data inline
 if command -v gnuplot >/dev/null 2>&1; then

@@ -94,6 +94,14 @@ static void test_one_gpu_is_sum_of_ops(void) {
   CHECK_NEAR_REL(pred.step.step_time_s, 3.0 * ops_sum() + opt, SUMS);
   CHECK(pred.step.exposed_comm_s == 0 && pred.step.n_collectives == 0);
   check_sums();
+  /* eager PyTorch (kernels unfused): torch.optim's foreach AdamW, 80 B, and
+   * clip_grad_norm_, 12 B, per parameter (docs/step-model.md 2.3f) */
+  run.layout.kernels = PL_KERNELS_UNFUSED;
+  predict();
+  CHECK_NEAR_REL(pred.step.optimizer_s,
+                 (double)pred.params * 92.0 / (g->hbm_bytes_per_s * g->eff.hbm_fraction) +
+                     g->eff.kernel_overhead_s,
+                 SUMS);
 }
 
 /* Communication hidden behind compute adds nothing: with FSDP over 8 GPUs

@@ -4,6 +4,7 @@
  * 2039 GB/s x 0.88, 1.2 us per kernel, FlashAttention-2 73% / 50%. */
 #include <plateau/plateau.h>
 
+#include <math.h>
 #include <string.h>
 
 #include "check.h"
@@ -335,6 +336,70 @@ static void test_param_kernels(void) {
     CHECK_NEAR_REL(cp->bwd_bytes, 10.0 * p, EXACT);
 }
 
+/* Round 11 passes, docs/step-model.md 2.3f, on small_llama (1024 tokens per
+ * micro-batch, 8 heads of 128, kv 8, vocab 32000, tp 1):
+ *  - qkv_grad_cat: backward only, 4 B per q/k/v element: 4 x 1024 x 3072 =
+ *    12,582,912 B; with tp 2, half;
+ *  - train_metrics: none by default; 2 passes x 14 B x 1024 x 32000 logits =
+ *    917,504,000 B forward on the head, no backward, not recomputed;
+ *  - grad_accum with grad_accum_cast: 18 B per parameter (12,847,104 per
+ *    block, test_param_kernels) instead of 10. */
+static void test_framework_passes(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  int n = pl_sim_segment_ops(&run, 1, ops);
+  const struct pl_op *cat = find_op(ops, n, "qkv_grad_cat");
+  CHECK(cat != NULL);
+  if (cat != NULL) {
+    CHECK_NEAR_REL(cat->bwd_bytes, 12582912.0, EXACT);
+    CHECK(cat->fwd_bytes == 0 && !cat->recompute);
+  }
+  run.layout.tp = 2;
+  cat = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "qkv_grad_cat");
+  CHECK(cat != NULL && fabs(cat->bwd_bytes - 6291456.0) < 1e-6);
+  run.layout.tp = 1;
+  n = pl_sim_segment_ops(&run, 2, ops);
+  CHECK(find_op(ops, n, "train_metrics") == NULL);
+  CHECK(find_op(ops, n, "qkv_grad_cat") == NULL); /* the head has no QKV */
+  run.layout.logit_metric_passes = 2;
+  n = pl_sim_segment_ops(&run, 2, ops);
+  const struct pl_op *tm = find_op(ops, n, "train_metrics");
+  CHECK(tm != NULL);
+  if (tm != NULL) {
+    CHECK_NEAR_REL(tm->fwd_bytes, 917504000.0, EXACT);
+    CHECK(tm->bwd_bytes == 0 && !tm->recompute);
+  }
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "train_metrics") == NULL);
+  double p = 4.0 * 1024 * 1024 + 3.0 * 1024 * 2816 + 2.0 * 1024;
+  run.layout.grad_accum_cast = true;
+  const struct pl_op *acc = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "grad_accum");
+  CHECK(acc != NULL && fabs(acc->bwd_bytes - 18.0 * p) < 1e-3);
+}
+
+/* Eager attention with ALiBi (Megatron-DeepSpeed's baddbmm on the copied
+ * bias): the forward moves 4 B more per score. With 32 x 4096 x 4096 scores
+ * on A100 80 GB (2039 GB/s x 0.88) that is exactly 2.147 GB / 1794 GB/s =
+ * 1.197 ms more; the backward is unchanged. */
+static void test_eager_alibi(void) {
+  struct pl_op op = {.name = "attn",
+                     .kind = PL_OP_ATTENTION,
+                     .m = 4096,
+                     .n = 4096,
+                     .k = 128,
+                     .count = 32,
+                     .fwd_flops = 4.0 * 32 * 4096.0 * 4096 * 128,
+                     .bwd_flops = 2.5 * 4.0 * 32 * 4096.0 * 4096 * 128};
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .eager_attention = true};
+  struct pl_model m = {.dropout = true, .pos = PL_POS_LEARNED};
+  double fwd = pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_FWD);
+  double bwd = pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_BWD);
+  m.pos = PL_POS_ALIBI;
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_FWD) - fwd,
+                 4.0 * 32 * 4096.0 * 4096 / (2039e9 * 0.88), 1e-9);
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_BWD), bwd, EXACT);
+}
+
 int main(void) {
   struct pl_diag d, *dp = &d;
   CHECK_STATUS(pl_gpu_load("a100-80g", &a100, &d), PL_OK, dp);
@@ -354,5 +419,7 @@ int main(void) {
   test_unfused_kernels();
   test_fp8_casts();
   test_param_kernels();
+  test_framework_passes();
+  test_eager_alibi();
   return check_finish();
 }

@@ -263,8 +263,11 @@ static void test_bloom_row(void) {
     CHECK_NEAR_REL(a->measured, 2.5, 0);
     CHECK_EQ_INT(a->layout.shard, PL_SHARD_ZERO1);
     CHECK(a->layout.zero1_grad_all_reduce);
-    CHECK_CONTAINS(a->assumed, "BF16_Optimizer: fp32 gradients all_reduced");
+    CHECK(a->layout.grad_accum_cast); /* update_hp_grads: cast, then add */
+    CHECK_CONTAINS(a->assumed, "bf16 gradients cast to fp32 and added (update_hp_grads), fp32 "
+                               "gradients all_reduced");
     CHECK(!b->layout.zero1_grad_all_reduce);
+    CHECK(!b->layout.grad_accum_cast);
     CHECK(a->predicted > b->predicted);
   }
   pl_validation_free(&v);
