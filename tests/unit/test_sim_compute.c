@@ -172,14 +172,7 @@ static void test_attention_sustained(void) {
  * the fused kernel, and its forward is at least the softmax traffic
  * 32 * 4096^2 elements * (4 + 5 with dropout) bytes over the HBM. */
 static void test_eager_attention(void) {
-  struct pl_op op = {.name = "attn",
-                     .kind = PL_OP_ATTENTION,
-                     .m = 4096,
-                     .n = 4096,
-                     .k = 128,
-                     .count = 32,
-                     .fwd_flops = 4.0 * 32 * 4096.0 * 4096 * 128,
-                     .bwd_flops = 2.5 * 4.0 * 32 * 4096.0 * 4096 * 128};
+  struct pl_op op = causal_attention_op();
   struct pl_layout l = {.dtype = PL_DTYPE_BF16, .eager_attention = true};
   struct pl_model m = {.dropout = true};
   double eager = pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_FWD);
@@ -382,14 +375,7 @@ static void test_framework_passes(void) {
  * on A100 80 GB (2039 GB/s x 0.88) that is exactly 2.147 GB / 1794 GB/s =
  * 1.197 ms more; the backward is unchanged. */
 static void test_eager_alibi(void) {
-  struct pl_op op = {.name = "attn",
-                     .kind = PL_OP_ATTENTION,
-                     .m = 4096,
-                     .n = 4096,
-                     .k = 128,
-                     .count = 32,
-                     .fwd_flops = 4.0 * 32 * 4096.0 * 4096 * 128,
-                     .bwd_flops = 2.5 * 4.0 * 32 * 4096.0 * 4096 * 128};
+  struct pl_op op = causal_attention_op();
   struct pl_layout l = {.dtype = PL_DTYPE_BF16, .eager_attention = true};
   struct pl_model m = {.dropout = true, .pos = PL_POS_LEARNED};
   double fwd = pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_FWD);
