@@ -27,6 +27,9 @@ static int print(const struct pl_prediction *p, enum cli_format format, bool ops
     pl_report_predict_text(stdout, p);
     if (ops)
       pl_report_ops_text(stdout, &p->run);
+    if (ops && !p->step.simulated)
+      printf("  (the layout does not fit, so no step was simulated: these are the times each "
+             "operation would take)\n");
     return 0;
   }
   if (format == CLI_FORMAT_CSV) {

@@ -33,5 +33,10 @@ check "text: pp > 1 prints no one-GPU sum" sh -c "! grep -q 'sum per step' '$TMP
 expect_ok predict --model llama2-7b --gpus 8 --ops
 check "text: pp 1 sums the step" grep -q "sum per step" "$TMP/out"
 
+check "text: a layout that fits says nothing more" sh -c "! grep -q 'does not fit, so no step' '$TMP/out'"
+expect_ok predict --model llama2-70b --gpus 8 --ops
+check "text: a layout that does not fit still lists its ops" grep -Eq "layer +fc1 +gemm" "$TMP/out"
+check "text: and says no step was simulated" grep -q "does not fit, so no step was simulated" "$TMP/out"
+
 expect_fail 2 "--ops: text or json output only" -- predict --ops --format csv
 finish
