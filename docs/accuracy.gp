@@ -7,6 +7,26 @@ $d0 << EOD
 EOD
 $d1 << EOD
 # published_s predicted_s row
+116.54 97.5032 1
+118.79 99.3981 2
+121.42 101.87 3
+120.34 101.224 4
+139.72 101.898 7
+120.96 98.9981 8
+111.79 91.3299 9
+104.45 87.5101 10
+123.71 89.4353 11
+108.78 90.8758 12
+104.82 88.9098 13
+124.1 103.446 14
+121.63 91.6179 15
+102.03 85.7398 16
+104.5 87.7766 17
+105.89 88.5993 18
+102.27 87.7573 19
+EOD
+$d2 << EOD
+# published_s predicted_s row
 1.42 1.33842 1
 1.1 0.984937 2
 18.13 17.6613 3
@@ -17,7 +37,7 @@ $d1 << EOD
 71.49 71.3833 8
 39.15 36.8278 9
 EOD
-$d2 << EOD
+$d3 << EOD
 # published_s predicted_s row
 16.2685 14.1161 1
 15.8187 14.095 2
@@ -234,7 +254,7 @@ $d2 << EOD
 1.07725 1.14632 215
 1.01919 1.08873 216
 EOD
-$d3 << EOD
+$d4 << EOD
 # published_s predicted_s row
 1.121 1.26734 1
 1.093 1.27474 2
@@ -249,7 +269,7 @@ $d3 << EOD
 1.242 1.14686 11
 1.38 1.47399 12
 EOD
-$d4 << EOD
+$d5 << EOD
 # published_s predicted_s row
 3.52802 3.40708 1
 3.69741 3.68454 2
@@ -267,13 +287,13 @@ $d4 << EOD
 179.915 85.8602 15
 183.664 52.7179 16
 EOD
-$d5 << EOD
+$d6 << EOD
 # published_s predicted_s row
 60.1 44.4357 1
 50.2 36.6935 2
 44.4 31.5556 3
 EOD
-$d6 << EOD
+$d7 << EOD
 # published_s predicted_s row
 EOD
 set logscale xy
@@ -284,27 +304,29 @@ set grid
 set key top left box opaque
 set xlabel "published step time (s)"
 set ylabel "predicted step time (s)"
-set title "plateau: predicted vs published step time, 256 runs (mean error 11.0%)"
+set title "plateau: predicted vs published step time, 273 runs (mean error 11.4%)"
 set terminal svg size 900,820 noenhanced font "sans,12" background rgb "white"
 set output "accuracy.svg"
 plot x title "predicted = published" lc rgb "black" lw 1.5, \
      1.2*x title "+-20%" dt 2 lc rgb "gray50", \
      0.8*x notitle dt 2 lc rgb "gray50", \
      $d0 using 1:2 with points pt 7 ps 1.1 title "bloom176b_bigscience (n=3, mean 21.2%)", \
-     $d1 using 1:2 with points pt 5 ps 1.1 title "korthikanti2022_activation_recompute (n=9, mean 4.2%)", \
-     $d2 using 1:2 with points pt 9 ps 1.1 title "llmfoundry_mpt_benchmarks (n=214, mean 9.9%)", \
-     $d3 using 1:2 with points pt 11 ps 1.1 title "megatron_lm_readme_2020 (n=12, mean 11.3%)", \
-     $d4 using 1:2 with points pt 13 ps 1.1 title "megatron_sc21_narayanan (n=15, mean 24.2%)", \
-     $d5 using 1:2 with points pt 6 ps 1.1 title "mtnlg530b_paper (n=3, mean 27.3%)"
+     $d1 using 1:2 with points pt 5 ps 1.1 title "bloom_tuning_bigscience (n=17, mean 18.1%)", \
+     $d2 using 1:2 with points pt 9 ps 1.1 title "korthikanti2022_activation_recompute (n=9, mean 4.2%)", \
+     $d3 using 1:2 with points pt 11 ps 1.1 title "llmfoundry_mpt_benchmarks (n=214, mean 9.9%)", \
+     $d4 using 1:2 with points pt 13 ps 1.1 title "megatron_lm_readme_2020 (n=12, mean 11.3%)", \
+     $d5 using 1:2 with points pt 6 ps 1.1 title "megatron_sc21_narayanan (n=15, mean 24.2%)", \
+     $d6 using 1:2 with points pt 4 ps 1.1 title "mtnlg530b_paper (n=3, mean 27.3%)"
 set terminal pngcairo size 900,820 noenhanced font "sans,11"
 set output "accuracy.png"
 plot x title "predicted = published" lc rgb "black" lw 1.5, \
      1.2*x title "+-20%" dt 2 lc rgb "gray50", \
      0.8*x notitle dt 2 lc rgb "gray50", \
      $d0 using 1:2 with points pt 7 ps 1.1 title "bloom176b_bigscience (n=3, mean 21.2%)", \
-     $d1 using 1:2 with points pt 5 ps 1.1 title "korthikanti2022_activation_recompute (n=9, mean 4.2%)", \
-     $d2 using 1:2 with points pt 9 ps 1.1 title "llmfoundry_mpt_benchmarks (n=214, mean 9.9%)", \
-     $d3 using 1:2 with points pt 11 ps 1.1 title "megatron_lm_readme_2020 (n=12, mean 11.3%)", \
-     $d4 using 1:2 with points pt 13 ps 1.1 title "megatron_sc21_narayanan (n=15, mean 24.2%)", \
-     $d5 using 1:2 with points pt 6 ps 1.1 title "mtnlg530b_paper (n=3, mean 27.3%)"
+     $d1 using 1:2 with points pt 5 ps 1.1 title "bloom_tuning_bigscience (n=17, mean 18.1%)", \
+     $d2 using 1:2 with points pt 9 ps 1.1 title "korthikanti2022_activation_recompute (n=9, mean 4.2%)", \
+     $d3 using 1:2 with points pt 11 ps 1.1 title "llmfoundry_mpt_benchmarks (n=214, mean 9.9%)", \
+     $d4 using 1:2 with points pt 13 ps 1.1 title "megatron_lm_readme_2020 (n=12, mean 11.3%)", \
+     $d5 using 1:2 with points pt 6 ps 1.1 title "megatron_sc21_narayanan (n=15, mean 24.2%)", \
+     $d6 using 1:2 with points pt 4 ps 1.1 title "mtnlg530b_paper (n=3, mean 27.3%)"
 unset output
