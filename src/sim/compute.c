@@ -219,12 +219,16 @@ double pl_op_time_s(const struct pl_gpu *g, enum pl_dtype dtype, const struct pl
  * bf16): +8 B forward; backward nll_loss_backward writes a dense fp32
  * gradient (4), log_softmax_backward reads it (4) and writes fp32 (+2 over
  * bf16), the cast back to bf16 reads it and writes (4 + 2): +16 B. */
-static double eager_xent_extra_s(const struct pl_gpu *g, const struct pl_layout *l,
-                                 const struct pl_model *m, enum pl_pass pass) {
+double sim_microbatch_logits(const struct pl_model *m, const struct pl_layout *l) {
   int64_t tp = l->tp > 0 ? l->tp : 1, cp = l->cp > 0 ? l->cp : 1;
   double tokens =
       (double)(l->mbs > 0 ? l->mbs : 1) * (double)((l->seq > 0 ? l->seq : m->seq_len) / cp);
-  double logits = tokens * (double)((m->vocab + tp - 1) / tp);
+  return tokens * (double)((m->vocab + tp - 1) / tp);
+}
+
+static double eager_xent_extra_s(const struct pl_gpu *g, const struct pl_layout *l,
+                                 const struct pl_model *m, enum pl_pass pass) {
+  double logits = sim_microbatch_logits(m, l);
   return hbm_s(g, logits * (pass == PL_PASS_FWD ? 8.0 : 16.0)) + 2 * g->eff.kernel_overhead_s;
 }
 

@@ -165,6 +165,11 @@ struct layer_tokens {
   double tokens, tokens_n;
 };
 
+/* Width of the QKV GEMM's output on one tp rank: q, k and v heads. */
+static double qkv_width(const struct pl_model *m, int64_t tp) {
+  return (double)(m->heads + 2 * m->kv_heads) / (double)tp * (double)m->head_dim;
+}
+
 static struct layer_tokens layer_tokens_of(const struct pl_run *run) {
   const struct pl_model *m = &run->model;
   const struct pl_layout *l = &run->layout;
@@ -198,7 +203,7 @@ static int megatron_kernels(const struct pl_run *run, struct pl_op *ops, int n) 
   double tokens = t.tokens, tokens_n = t.tokens_n, h = (double)m->hidden;
   bool full = l->recompute == PL_RECOMPUTE_FULL;
   if (m->linear_bias && n + 4 <= PL_MAX_LAYER_OPS) {
-    double qkv = (double)(m->heads + 2 * m->kv_heads) / (double)tp * (double)m->head_dim;
+    double qkv = qkv_width(m, tp);
     double ffn = (double)(m->ffn_hidden / tp);
     mem_op(&ops[n++], "qkv_bias_grad", 0, 2.0 * tokens * qkv, false);
     mem_op(&ops[n++], "proj_bias_grad", 0, 2.0 * tokens_n * h, false);
@@ -262,12 +267,10 @@ static int unfused_kernels(const struct pl_run *run, struct pl_op *ops, int n) {
  * split_with_sizes_backward, an at::cat): read and write 2 B per q, k and v
  * element, backward only. Appended as one op. */
 static int qkv_grad_cat(const struct pl_run *run, struct pl_op *ops, int n) {
-  const struct pl_model *m = &run->model;
   struct layer_tokens t = layer_tokens_of(run);
   if (n + 1 > PL_MAX_LAYER_OPS)
     return n;
-  double qkv = (double)(m->heads + 2 * m->kv_heads) / (double)t.tp * (double)m->head_dim;
-  mem_op(&ops[n++], "qkv_grad_cat", 0, 4.0 * t.tokens * qkv, false);
+  mem_op(&ops[n++], "qkv_grad_cat", 0, 4.0 * t.tokens * qkv_width(&run->model, t.tp), false);
   return n;
 }
 
@@ -282,12 +285,10 @@ static int qkv_grad_cat(const struct pl_run *run, struct pl_op *ops, int n) {
  * 4 B) per logit, 14 B; nll_loss reads one value per token. Forward only, on
  * the stage holding the head. Appended as one op. */
 static int logit_metrics(const struct pl_run *run, struct pl_op *ops, int n) {
-  const struct pl_model *m = &run->model;
   const struct pl_layout *l = &run->layout;
-  struct layer_tokens t = layer_tokens_of(run);
   if (l->logit_metric_passes <= 0 || n + 1 > PL_MAX_LAYER_OPS)
     return n;
-  double logits = t.tokens * (double)((m->vocab + t.tp - 1) / t.tp);
+  double logits = sim_microbatch_logits(&run->model, l);
   mem_op(&ops[n++], "train_metrics", 14.0 * (double)l->logit_metric_passes * logits, 0, false);
   return n;
 }
