@@ -43,25 +43,19 @@ static const struct cli_cmd cmd = {
 };
 
 /* --scaling: the rows that ran one configuration at several GPU counts. */
-static int print_scaling(const struct pl_validation *v, enum cli_format format) {
-  struct pl_vscaling_set s;
-  struct pl_diag d;
-  pl_diag_clear(&d);
-  if (pl_validation_scaling(v, &s, &d) != PL_OK)
-    return cli_fail("%s", d.msg);
-  int rc = 0;
+static int print_scaling(const struct pl_vscaling_set *s, enum cli_format format) {
   if (format == CLI_FORMAT_TEXT) {
-    pl_report_scaling_text(stdout, &s);
-  } else if (format == CLI_FORMAT_CSV) {
-    pl_report_scaling_csv(stdout, &s);
-  } else {
-    struct pl_emit *e = pl_emit_open(stdout);
-    if (e != NULL)
-      pl_report_scaling_json(e, &s);
-    rc = cli_emit_done(e);
+    pl_report_scaling_text(stdout, s);
+    return 0;
   }
-  pl_vscaling_free(&s);
-  return rc;
+  if (format == CLI_FORMAT_CSV) {
+    pl_report_scaling_csv(stdout, s);
+    return 0;
+  }
+  struct pl_emit *e = pl_emit_open(stdout);
+  if (e != NULL)
+    pl_report_scaling_json(e, s);
+  return cli_emit_done(e);
 }
 
 static int print(const struct pl_validation *v, enum cli_format format, bool summary) {
@@ -105,30 +99,25 @@ static int run_gnuplot(const char *dir, const char *script) {
 }
 
 /* DIR/NAME.gp, drawing NAME.svg and NAME.png: the accuracy figure, or with
- * --scaling the weak-scaling one. */
-static int plot(const struct pl_validation *v, const char *dir, bool scaling) {
+ * --scaling (scaling not NULL) the weak-scaling one. */
+static int plot(const struct pl_validation *v, const char *dir,
+                const struct pl_vscaling_set *scaling) {
   if (mkdir(dir, 0777) != 0 && errno != EEXIST)
     return cli_fail("--plot: cannot create '%s': %s", dir, strerror(errno));
   char path[4200];
   if (strlen(dir) > 4000)
     return cli_fail("--plot: directory name too long");
-  const char *name = scaling ? "scaling" : "accuracy";
+  const char *name = scaling != NULL ? "scaling" : "accuracy";
   snprintf(path, sizeof path, "%s/%s.gp", dir, name);
   struct pl_outfile o;
   struct pl_diag d;
   pl_diag_clear(&d);
-  struct pl_vscaling_set s = {0};
-  if (scaling && pl_validation_scaling(v, &s, &d) != PL_OK)
+  if (pl_outfile_open(&o, path, &d) != PL_OK)
     return cli_fail("--plot: %s", d.msg);
-  if (pl_outfile_open(&o, path, &d) != PL_OK) {
-    pl_vscaling_free(&s);
-    return cli_fail("--plot: %s", d.msg);
-  }
-  if (scaling)
-    pl_report_scaling_gnuplot(o.f, &s, "scaling.svg", "scaling.png");
+  if (scaling != NULL)
+    pl_report_scaling_gnuplot(o.f, scaling, "scaling.svg", "scaling.png");
   else
     pl_report_validate_gnuplot(o.f, v, "accuracy.svg", "accuracy.png");
-  pl_vscaling_free(&s);
   if (pl_outfile_commit(&o, PL_OK, &d) != PL_OK)
     return cli_fail("--plot: %s", d.msg);
   snprintf(path, sizeof path, "%s.gp", name);
@@ -165,14 +154,14 @@ static int write_baseline(const struct pl_validation *v, const char *path, int a
   return 0;
 }
 
-static int after(const struct pl_validation *v, const struct cli_args *args, int argc,
-                 char **argv) {
+static int after(const struct pl_validation *v, const struct pl_vscaling_set *scaling,
+                 const struct cli_args *args, int argc, char **argv) {
   const char *dir = cli_get(args, "plot"), *base = cli_get(args, "baseline");
   const char *wbase = cli_get(args, "write-baseline");
   int rc = 0;
   fflush(stdout); /* the table first, then what follows on stderr */
   if (dir != NULL)
-    rc = plot(v, dir, cli_flag(args, "scaling"));
+    rc = plot(v, dir, scaling);
   if (rc == 0 && base != NULL)
     rc = check_baseline(v, base);
   if (rc == 0 && wbase != NULL)
@@ -250,12 +239,17 @@ int cmd_validate(int argc, char **argv) {
   for (int i = 0; i < args.n_pos && rc == 0; i++)
     if (pl_validation_add_file(&v, args.pos[i], &d) != PL_OK)
       rc = cli_fail("%s", d.msg);
-  if (rc == 0 && cli_flag(&args, "scaling"))
-    rc = print_scaling(&v, format);
-  else if (rc == 0)
-    rc = print(&v, format, cli_flag(&args, "summary"));
+  /* --scaling: the pairs are formed once, for the report and the figure */
+  struct pl_vscaling_set scaling = {0};
+  bool want_scaling = cli_flag(&args, "scaling");
+  if (rc == 0 && want_scaling && pl_validation_scaling(&v, &scaling, &d) != PL_OK)
+    rc = cli_fail("%s", d.msg);
   if (rc == 0)
-    rc = after(&v, &args, argc, argv);
+    rc = want_scaling ? print_scaling(&scaling, format)
+                      : print(&v, format, cli_flag(&args, "summary"));
+  if (rc == 0)
+    rc = after(&v, want_scaling ? &scaling : NULL, &args, argc, argv);
+  pl_vscaling_free(&scaling);
   pl_validation_free(&v);
   return rc;
 }
