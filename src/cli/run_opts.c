@@ -43,6 +43,22 @@ static int load_ints(const struct cli_args *args, struct pl_layout *l) {
   return 0;
 }
 
+/* An option taking one of two words: 1 with *second set when given, 0 when
+ * absent, -1 (after printing why) for any other word. what names the value
+ * in the message ("unknown kernels 'x'"). */
+static int two_way(const struct cli_args *args, const char *name, const char *what,
+                   const char *first, const char *second, bool *is_second) {
+  const char *v = cli_get(args, name);
+  if (v == NULL)
+    return 0;
+  if (strcmp(v, first) != 0 && strcmp(v, second) != 0) {
+    cli_fail("--%s: unknown %s '%s' (expected %s|%s)", name, what, v, first, second);
+    return -1;
+  }
+  *is_second = strcmp(v, second) == 0;
+  return 1;
+}
+
 static int load_modes(const struct cli_args *args, struct pl_layout *l) {
   struct pl_diag d;
   pl_diag_clear(&d);
@@ -58,26 +74,24 @@ static int load_modes(const struct cli_args *args, struct pl_layout *l) {
     return cli_fail("--schedule: %s", d.msg);
   if ((v = cli_get(args, "dtype")) != NULL && pl_dtype_parse(v, &l->dtype, &d) != PL_OK)
     return cli_fail("--dtype: %s", d.msg);
-  if ((v = cli_get(args, "attention")) != NULL) {
-    if (strcmp(v, "eager") != 0 && strcmp(v, "flash") != 0)
-      return cli_fail("--attention: unknown attention '%s' (expected flash|eager)", v);
-    l->eager_attention = strcmp(v, "eager") == 0;
-  }
-  if ((v = cli_get(args, "kernels")) != NULL) {
-    if (strcmp(v, "fused") != 0 && strcmp(v, "unfused") != 0)
-      return cli_fail("--kernels: unknown kernels '%s' (expected fused|unfused)", v);
-    l->kernels = strcmp(v, "unfused") == 0 ? PL_KERNELS_UNFUSED : PL_KERNELS_FUSED;
-  }
-  if ((v = cli_get(args, "fsdp-comm")) != NULL) {
-    if (strcmp(v, "one") != 0 && strcmp(v, "separate") != 0)
-      return cli_fail("--fsdp-comm: unknown value '%s' (expected one|separate)", v);
-    l->fsdp_separate_comms = strcmp(v, "separate") == 0;
-  }
-  if ((v = cli_get(args, "fsdp-prefetch")) != NULL) {
-    if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
-      return cli_fail("--fsdp-prefetch: unknown value '%s' (expected on|off)", v);
-    l->gather_no_prefetch = strcmp(v, "off") == 0;
-  }
+  bool on;
+  int given;
+  if ((given = two_way(args, "attention", "attention", "flash", "eager", &on)) < 0)
+    return 1;
+  if (given)
+    l->eager_attention = on;
+  if ((given = two_way(args, "kernels", "kernels", "fused", "unfused", &on)) < 0)
+    return 1;
+  if (given)
+    l->kernels = on ? PL_KERNELS_UNFUSED : PL_KERNELS_FUSED;
+  if ((given = two_way(args, "fsdp-comm", "value", "one", "separate", &on)) < 0)
+    return 1;
+  if (given)
+    l->fsdp_separate_comms = on;
+  if ((given = two_way(args, "fsdp-prefetch", "value", "on", "off", &on)) < 0)
+    return 1;
+  if (given)
+    l->gather_no_prefetch = on;
   return 0;
 }
 
