@@ -1,10 +1,11 @@
-/* model.h: a decoder-only transformer (Llama and GPT families) and its
- * parameter count.
+/* model.h: a decoder-only transformer (Llama and GPT families, and their
+ * mixture-of-experts variants) and its parameter count.
  *
  * A model comes from a preset name (data/models/<name>.json, embedded in the
  * library), a plateau model file, or a Hugging Face config.json as published
- * (Llama, Mistral, Qwen2, GPT-2, GPT-NeoX field names); the format is told
- * from the fields. File format and field mapping: docs/model.md, "Model files".
+ * (Llama, Mistral, Qwen2, GPT-2, GPT-NeoX, Mixtral, Qwen2-MoE, Qwen3(-MoE),
+ * DeepSeek-V2/V3, GPT-OSS, Llama 4 field names); the format is told from the
+ * fields. File format and field mapping: docs/model.md, "Model files".
  * Ownership: struct pl_model is a plain value owned by the caller. */
 #ifndef PLATEAU_MODEL_H
 #define PLATEAU_MODEL_H
@@ -40,6 +41,30 @@ struct pl_model {
   bool dropout;            /* training applies attention/residual dropout (masks are stored) */
   int64_t sliding_window;  /* keys each query sees at most (Mistral); 0 = whole sequence */
   int64_t published_params;/* total its source states, 0 = not stated (presets only) */
+  int64_t published_active_params; /* active per token its source states, 0 = not stated */
+  bool qk_norm;            /* RMSNorm on each query and key head (Qwen3: 2 head_dim weights) */
+  bool attn_sinks;         /* one learned sink logit per head (GPT-OSS: heads weights) */
+  int64_t full_attn_layers;/* with sliding_window: blocks that still attend the whole
+                              sequence (GPT-OSS alternates: half); 0 = every block windowed */
+  /* Mixture of experts (docs/model.md "Mixture of experts"); experts = 0: dense */
+  int64_t experts;         /* routed experts of one MoE block */
+  int64_t top_k;           /* routed experts each token goes to */
+  int64_t expert_ffn;      /* inner width of one routed expert's MLP */
+  int64_t shared_ffn;      /* inner width of the shared expert(s) together, 0 = none */
+  int64_t moe_first_dense; /* leading blocks with the dense MLP (DeepSeek first_k_dense_replace) */
+  int64_t moe_step;        /* after those, block i is MoE when (i + 1) % moe_step == 0
+                              (1 = all; Llama 4 interleave_moe_layer_step); 0 = 1 */
+  bool router_bias;        /* router holds one bias per expert (GPT-OSS router bias,
+                              DeepSeek-V3 e_score_correction_bias) */
+  bool shared_gate;        /* sigmoid gate Linear(h, 1) on the shared expert (Qwen2-MoE) */
+  /* Multi-head latent attention (DeepSeek-V2/V3); kv_lora_rank = 0: ordinary
+   * attention. head_dim is then the query/key head (nope + rope part). */
+  int64_t q_lora_rank;     /* query down-projection rank, 0 = queries projected directly */
+  int64_t kv_lora_rank;    /* compressed key/value rank */
+  int64_t qk_rope_dim;     /* decoupled RoPE part of each query/key head (shared key) */
+  int64_t v_head_dim;      /* value head width (0 = head_dim) */
+  int64_t mtp_layers;      /* multi-token-prediction depth (DeepSeek-V3 num_nextn_predict_layers):
+                              extra MoE blocks after the trunk; not in pl_model_params */
 };
 
 /* Load by preset name, path to a plateau model file, or path to a Hugging
@@ -58,5 +83,20 @@ int64_t pl_model_params(const struct pl_model *m);          /* all, embeddings i
 int64_t pl_model_layer_params(const struct pl_model *m);    /* one transformer block */
 int64_t pl_model_embedding_params(const struct pl_model *m);/* token (+ position) table */
 int64_t pl_model_head_params(const struct pl_model *m);     /* LM head (0 when tied) + final norm */
+
+/* Mixture of experts (all 0 / false for a dense model). pl_model_layer_params
+ * is then a block with the dense MLP; pl_model_params sums both kinds. */
+bool pl_model_is_moe(const struct pl_model *m);
+int64_t pl_model_moe_layers(const struct pl_model *m);      /* blocks with experts */
+int64_t pl_model_attention_params(const struct pl_model *m);/* one block's attention + its 2 norms */
+int64_t pl_model_expert_params(const struct pl_model *m);   /* one routed expert */
+int64_t pl_model_moe_layer_params(const struct pl_model *m);/* one MoE block, all experts */
+/* Parameters one token uses: the routed experts counted top_k times, the
+ * rest (embedding table and LM head included) in full: the convention of
+ * Mistral's 12.9B and Qwen's 22B/3.3B. docs/model.md "Mixture of experts". */
+int64_t pl_model_active_params(const struct pl_model *m);
+/* DeepSeek-V3's MTP modules: per depth one MoE block, two RMSNorms and the
+ * 2h x h projection (embedding and head shared with the trunk). */
+int64_t pl_model_mtp_params(const struct pl_model *m);
 
 #endif

@@ -27,9 +27,15 @@ static void describe_model(const char *name, char *buf, size_t n) {
   }
   char params[32];
   pl_fmt_count(params, sizeof params, (double)pl_model_params(&m));
-  snprintf(buf, n, "%s parameters: %lld layers, hidden %lld, %lld heads (%lld kv), seq %lld",
-           params, (long long)m.layers, (long long)m.hidden, (long long)m.heads,
-           (long long)m.kv_heads, (long long)m.seq_len);
+  int len = snprintf(buf, n,
+                     "%s parameters: %lld layers, hidden %lld, %lld heads (%lld kv), seq %lld",
+                     params, (long long)m.layers, (long long)m.hidden, (long long)m.heads,
+                     (long long)m.kv_heads, (long long)m.seq_len);
+  if (pl_model_is_moe(&m) && len > 0 && (size_t)len < n) {
+    pl_fmt_count(params, sizeof params, (double)pl_model_active_params(&m));
+    snprintf(buf + len, n - (size_t)len, ", %lld experts top-%lld, %s active", (long long)m.experts,
+             (long long)m.top_k, params);
+  }
 }
 
 static void describe_gpu(const char *name, char *buf, size_t n) {

@@ -27,7 +27,10 @@
  * truncated than meant. The default sequence length is the context the model
  * was configured for: rope_scaling.original_max_position_embeddings when a
  * long-context extension is declared, else max_position_embeddings (GPT-2:
- * n_positions). Mixture-of-experts configs are refused. */
+ * n_positions). Mixture-of-experts families (mixtral, qwen2_moe, qwen3,
+ * qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, llama4 / llama4_text) are
+ * read as the Llama family plus their own fields (hf_moe.c); Llama 4's
+ * text model is its config's text_config. */
 #include <stdio.h>
 #include <string.h>
 
@@ -69,19 +72,6 @@ static enum pl_status read_sizes(yajl_val root, const char *origin, const struct
   return PL_OK;
 }
 
-static enum pl_status refuse_moe(yajl_val root, const char *origin, struct pl_diag *diag) {
-  static const char *const moe_keys[] = {"num_local_experts", "num_experts", "n_routed_experts",
-                                         "moe_intermediate_size"};
-  for (size_t i = 0; i < sizeof moe_keys / sizeof moe_keys[0]; i++) {
-    yajl_val v = base_json_get(root, moe_keys[i]);
-    if (v != NULL && !YAJL_IS_NULL(v))
-      return pl_diag_set(diag, PL_ERR_UNSUPPORTED,
-                         "%s: mixture-of-experts models are not supported (field '%s')", origin,
-                         moe_keys[i]);
-  }
-  return PL_OK;
-}
-
 static enum pl_status family_of(yajl_val root, const char *origin, enum hf_family *fam,
                                 struct pl_diag *diag) {
   char type[64] = "";
@@ -89,6 +79,13 @@ static enum pl_status family_of(yajl_val root, const char *origin, enum hf_famil
   if (st != PL_OK)
     return st;
   if (type[0] == '\0') { /* no model_type: tell by the fields */
+    static const char *const moe_keys[] = {"num_local_experts", "num_experts", "n_routed_experts"};
+    for (size_t i = 0; i < sizeof moe_keys / sizeof moe_keys[0]; i++)
+      if (base_json_get(root, moe_keys[i]) != NULL)
+        return pl_diag_set(diag, PL_ERR_UNSUPPORTED,
+                           "%s: mixture-of-experts field '%s' without a model_type: add the "
+                           "config's model_type",
+                           origin, moe_keys[i]);
     if (base_json_get(root, "n_embd") != NULL)
       *fam = HF_GPT2;
     else if (base_json_get(root, "rotary_pct") != NULL ||
@@ -98,16 +95,24 @@ static enum pl_status family_of(yajl_val root, const char *origin, enum hf_famil
       *fam = HF_LLAMA;
     return PL_OK;
   }
-  if (strcmp(type, "llama") == 0 || strcmp(type, "mistral") == 0 || strcmp(type, "qwen2") == 0)
-    *fam = HF_LLAMA;
-  else if (strcmp(type, "gpt2") == 0)
+  static const char *const llama_like[] = {"llama",     "mistral",     "qwen2",    "mixtral",
+                                           "qwen2_moe", "qwen3",       "qwen3_moe", "deepseek_v2",
+                                           "deepseek_v3", "gpt_oss",   "llama4_text"};
+  for (size_t i = 0; i < sizeof llama_like / sizeof llama_like[0]; i++) {
+    if (strcmp(type, llama_like[i]) == 0) {
+      *fam = HF_LLAMA;
+      return PL_OK;
+    }
+  }
+  if (strcmp(type, "gpt2") == 0)
     *fam = HF_GPT2;
   else if (strcmp(type, "gpt_neox") == 0)
     *fam = HF_NEOX;
   else
     return pl_diag_set(diag, PL_ERR_UNSUPPORTED,
                        "%s: model_type '%s' is not supported (supported: llama, mistral, qwen2, "
-                       "gpt2, gpt_neox)",
+                       "qwen3, gpt2, gpt_neox, mixtral, qwen2_moe, qwen3_moe, deepseek_v2, "
+                       "deepseek_v3, gpt_oss, llama4)",
                        origin, type);
   return PL_OK;
 }
@@ -126,10 +131,10 @@ static enum pl_status llama_seq(yajl_val root, const char *origin, struct pl_mod
                          &m->seq_len, diag);
 }
 
-static enum pl_status llama_window(yajl_val root, const char *origin, bool qwen2,
+static enum pl_status llama_window(yajl_val root, const char *origin, bool qwen,
                                    struct pl_model *m, struct pl_diag *diag) {
   bool use = true;
-  if (qwen2) { /* Qwen2 declares a window but only applies it with use_sliding_window */
+  if (qwen) { /* Qwen2 declares a window but only applies it with use_sliding_window */
     use = false;
     enum pl_status st = base_json_bool(root, "use_sliding_window", false, origin, &use, diag);
     if (st != PL_OK)
@@ -169,16 +174,21 @@ static enum pl_status from_llama(yajl_val root, const char *origin, struct pl_mo
       {"intermediate_size", true, MODEL_MAX_FFN, &m->ffn_hidden},
       {"vocab_size", true, MODEL_MAX_VOCAB, &m->vocab},
   };
-  char type[16] = "";
+  char type[32] = "";
   base_json_str(root, "model_type", false, origin, type, sizeof type, NULL);
-  bool qwen2 = strcmp(type, "qwen2") == 0;
+  /* every Qwen family applies its window only with use_sliding_window;
+   * Qwen2 and Qwen2-MoE always have Q/K/V biases */
+  bool qwen = strncmp(type, "qwen", 4) == 0;
+  bool qwen2 = strncmp(type, "qwen2", 5) == 0;
   enum pl_status st = read_sizes(root, origin, f, sizeof f / sizeof f[0], diag);
   if (st == PL_OK)
     st = llama_seq(root, origin, m, diag);
   if (st == PL_OK)
-    st = llama_window(root, origin, qwen2, m, diag);
+    st = llama_window(root, origin, qwen, m, diag);
   if (st == PL_OK)
     st = llama_flags(root, origin, qwen2, m, diag);
+  if (st == PL_OK)
+    st = model_hf_moe(root, origin, type, m, diag);
   m->mlp = PL_MLP_SWIGLU;
   m->pos = PL_POS_ROTARY;
   m->norm = PL_NORM_RMS;
@@ -256,9 +266,12 @@ static enum pl_status finish(const char *origin, struct pl_model *m, struct pl_d
 enum pl_status model_from_hf(yajl_val root, const char *origin, struct pl_model *out,
                              struct pl_diag *diag) {
   enum hf_family fam = HF_LLAMA;
-  enum pl_status st = refuse_moe(root, origin, diag);
-  if (st == PL_OK)
-    st = family_of(root, origin, &fam, diag);
+  char type[32] = "";
+  base_json_str(root, "model_type", false, origin, type, sizeof type, NULL);
+  yajl_val text = base_json_get(root, "text_config");
+  if (strcmp(type, "llama4") == 0 && text != NULL && YAJL_IS_OBJECT(text))
+    root = text; /* Llama 4: the language model's own config */
+  enum pl_status st = family_of(root, origin, &fam, diag);
   if (st != PL_OK)
     return st;
   if (fam == HF_GPT2)

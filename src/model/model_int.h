@@ -21,6 +21,12 @@
 #define MODEL_MAX_QKV_WIDTH (INT64_C(1) << 22) /* heads * head_dim */
 #define MODEL_MAX_VOCAB (INT64_C(1) << 24)
 #define MODEL_MAX_SEQ (INT64_C(1) << 26)
+/* Mixture of experts: experts * expert_ffn is held below MODEL_MAX_FFN
+ * (pl_model_check), so a block's routed experts count no more than one dense
+ * MLP at the limit, and the bound above still holds with the dense MLP, the
+ * shared expert and the experts together (13 h f < 2^46 per block). The
+ * largest published MoE block, Llama 4 Maverick, has 128 * 8192 = 2^20. */
+#define MODEL_MAX_EXPERTS (INT64_C(1) << 16)
 
 /* A required (or optional: leaves *out untouched when absent) positive
  * integer no larger than max. Errors name origin and key: absent ->
@@ -35,6 +41,11 @@ bool model_is_hf(yajl_val root);
 /* Fill *out from a Hugging Face config.json tree (hf_config.c). */
 enum pl_status model_from_hf(yajl_val root, const char *origin, struct pl_model *out,
                              struct pl_diag *diag);
+
+/* The mixture-of-experts and attention-variant fields of the model types
+ * that have them (hf_moe.c); type is the config's model_type. */
+enum pl_status model_hf_moe(yajl_val root, const char *origin, const char *type,
+                            struct pl_model *m, struct pl_diag *diag);
 
 /* Copy name into m->name, truncating to fit. */
 void model_set_name(struct pl_model *m, const char *name);

@@ -8,7 +8,12 @@
  * optional name, source, kv_heads (= heads), head_dim (= hidden / heads),
  * max_positions (required with pos "learned"), tied_embeddings, linear_bias,
  * qkv_bias, out_bias, mlp_bias, dropout (all false), sliding_window (0),
- * published_params (0). Unknown keys are ignored so files can carry notes. */
+ * published_params (0); mixture of experts and attention variants (all 0 /
+ * false, struct pl_model): experts, top_k, expert_ffn, shared_ffn,
+ * moe_first_dense, moe_step, router_bias, shared_gate, q_lora_rank,
+ * kv_lora_rank, qk_rope_dim, v_head_dim, mtp_layers, full_attn_layers,
+ * qk_norm, attn_sinks, published_active_params. Unknown keys are ignored so
+ * files can carry notes. */
 #include <plateau/alloc.h>
 #include <plateau/data.h>
 #include <plateau/model.h>
@@ -99,6 +104,14 @@ static enum pl_status plateau_flags(yajl_val root, const char *origin, struct pl
     st = base_json_bool(root, "mlp_bias", false, origin, &m->mlp_bias, diag);
   if (st == PL_OK)
     st = base_json_bool(root, "dropout", false, origin, &m->dropout, diag);
+  if (st == PL_OK)
+    st = base_json_bool(root, "router_bias", false, origin, &m->router_bias, diag);
+  if (st == PL_OK)
+    st = base_json_bool(root, "shared_gate", false, origin, &m->shared_gate, diag);
+  if (st == PL_OK)
+    st = base_json_bool(root, "qk_norm", false, origin, &m->qk_norm, diag);
+  if (st == PL_OK)
+    st = base_json_bool(root, "attn_sinks", false, origin, &m->attn_sinks, diag);
   return st;
 }
 
@@ -121,6 +134,19 @@ static enum pl_status plateau_sizes(yajl_val root, const char *origin, struct pl
       {"max_positions", false, MODEL_MAX_SEQ, &m->max_positions},
       {"sliding_window", false, MODEL_MAX_SEQ, &m->sliding_window},
       {"published_params", false, INT64_MAX, &m->published_params},
+      {"published_active_params", false, INT64_MAX, &m->published_active_params},
+      {"experts", false, MODEL_MAX_EXPERTS, &m->experts},
+      {"top_k", false, MODEL_MAX_EXPERTS, &m->top_k},
+      {"expert_ffn", false, MODEL_MAX_FFN, &m->expert_ffn},
+      {"shared_ffn", false, MODEL_MAX_FFN, &m->shared_ffn},
+      {"moe_first_dense", false, MODEL_MAX_LAYERS, &m->moe_first_dense},
+      {"moe_step", false, MODEL_MAX_LAYERS, &m->moe_step},
+      {"q_lora_rank", false, MODEL_MAX_HIDDEN, &m->q_lora_rank},
+      {"kv_lora_rank", false, MODEL_MAX_HIDDEN, &m->kv_lora_rank},
+      {"qk_rope_dim", false, MODEL_MAX_HIDDEN, &m->qk_rope_dim},
+      {"v_head_dim", false, MODEL_MAX_QKV_WIDTH, &m->v_head_dim},
+      {"mtp_layers", false, MODEL_MAX_LAYERS, &m->mtp_layers},
+      {"full_attn_layers", false, MODEL_MAX_LAYERS, &m->full_attn_layers},
   };
   for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
     enum pl_status st =
@@ -159,6 +185,49 @@ static enum pl_status check_size(const struct pl_model *m, const char *what, int
   return PL_OK;
 }
 
+/* Mixture of experts: top_k within the experts, the experts' total width
+ * within the limit (model_int.h); multi-head latent attention: the rope part
+ * inside the head. */
+static enum pl_status check_moe(const struct pl_model *m, struct pl_diag *diag) {
+  if (m->experts < 0 || m->top_k < 0 || m->expert_ffn < 0 || m->shared_ffn < 0)
+    return pl_diag_set(diag, PL_ERR_RANGE, "model '%s': expert sizes must not be negative",
+                       m->name);
+  if (m->experts == 0)
+    return m->top_k == 0 ? PL_OK
+                         : pl_diag_set(diag, PL_ERR_RANGE,
+                                       "model '%s': top_k %lld without experts", m->name,
+                                       (long long)m->top_k);
+  if (m->top_k > m->experts)
+    return pl_diag_set(diag, PL_ERR_RANGE, "model '%s': top_k %lld is above the experts (%lld)",
+                       m->name, (long long)m->top_k, (long long)m->experts);
+  enum pl_status st = check_size(m, "top_k", m->top_k, m->experts, diag);
+  if (st == PL_OK)
+    st = check_size(m, "expert_ffn", m->expert_ffn, MODEL_MAX_FFN, diag);
+  if (st == PL_OK && m->experts * m->expert_ffn > MODEL_MAX_FFN)
+    st = pl_diag_set(diag, PL_ERR_RANGE,
+                     "model '%s': experts * expert_ffn = %lld is above the limit %lld", m->name,
+                     (long long)(m->experts * m->expert_ffn), (long long)MODEL_MAX_FFN);
+  return st;
+}
+
+static enum pl_status check_variants(const struct pl_model *m, struct pl_diag *diag) {
+  enum pl_status st = check_moe(m, diag);
+  if (st != PL_OK)
+    return st;
+  if (m->kv_lora_rank > 0 && m->qk_rope_dim >= m->head_dim)
+    return pl_diag_set(diag, PL_ERR_RANGE,
+                       "model '%s': qk_rope_dim %lld must be below head_dim %lld (latent "
+                       "attention: head_dim = nope + rope part)",
+                       m->name, (long long)m->qk_rope_dim, (long long)m->head_dim);
+  if (m->full_attn_layers < 0 || m->full_attn_layers > m->layers || m->mtp_layers < 0 ||
+      m->moe_first_dense < 0 || m->moe_step < 0)
+    return pl_diag_set(diag, PL_ERR_RANGE,
+                       "model '%s': full_attn_layers, mtp_layers, moe_first_dense and moe_step "
+                       "must be between 0 and the layers",
+                       m->name);
+  return PL_OK;
+}
+
 enum pl_status pl_model_check(const struct pl_model *m, struct pl_diag *diag) {
   const struct {
     const char *what;
@@ -181,6 +250,9 @@ enum pl_status pl_model_check(const struct pl_model *m, struct pl_diag *diag) {
     return pl_diag_set(diag, PL_ERR_RANGE,
                        "model '%s': heads * head_dim = %lld is above the limit %lld", m->name,
                        (long long)(m->heads * m->head_dim), (long long)MODEL_MAX_QKV_WIDTH);
+  enum pl_status st = check_variants(m, diag);
+  if (st != PL_OK)
+    return st;
   if (m->pos == PL_POS_LEARNED)
     return check_size(m, "max_positions (learned positions)", m->max_positions, MODEL_MAX_SEQ,
                       diag);

@@ -3,6 +3,7 @@
 #include <plateau/data.h>
 #include <plateau/model.h>
 
+#include <math.h>
 #include <string.h>
 
 #include "check.h"
@@ -216,7 +217,33 @@ static void test_bad_json_text(void) {
               PL_ERR_RANGE, "kv_heads 5 must divide heads 32");
   expect_fail("{" LLAMA_REST ", \"num_hidden_layers\": 32, \"hidden_size\": 4096, "
               "\"num_local_experts\": 8}",
-              PL_ERR_UNSUPPORTED, "mixture-of-experts");
+              PL_ERR_UNSUPPORTED, "model_type 'llama' with mixture-of-experts field");
+  expect_fail("{\"model_type\": \"mixtral\", \"num_hidden_layers\": 2, \"hidden_size\": 64, "
+              "\"num_attention_heads\": 4, \"intermediate_size\": 128, \"vocab_size\": 100, "
+              "\"max_position_embeddings\": 64, \"num_local_experts\": 8, "
+              "\"num_experts_per_tok\": 9}",
+              PL_ERR_RANGE, "top_k 9 is above the experts (8)");
+  expect_fail("{\"model_type\": \"mixtral\", \"num_hidden_layers\": 2, \"hidden_size\": 64, "
+              "\"num_attention_heads\": 4, \"intermediate_size\": 128, \"vocab_size\": 100, "
+              "\"max_position_embeddings\": 64, \"num_local_experts\": 8}",
+              PL_ERR_MISSING, "'num_experts_per_tok'");
+  expect_fail("{\"model_type\": \"mixtral\", \"num_hidden_layers\": 2, \"hidden_size\": 64, "
+              "\"num_attention_heads\": 4, \"intermediate_size\": 4194304, \"vocab_size\": 100, "
+              "\"max_position_embeddings\": 64, \"num_local_experts\": 8, "
+              "\"num_experts_per_tok\": 2}",
+              PL_ERR_RANGE, "experts * expert_ffn = 33554432 is above the limit");
+  expect_fail("{\"model_type\": \"deepseek_v3\", \"num_hidden_layers\": 2, \"hidden_size\": 64, "
+              "\"num_attention_heads\": 4, \"intermediate_size\": 128, \"vocab_size\": 100, "
+              "\"max_position_embeddings\": 64, \"n_routed_experts\": 8, "
+              "\"num_experts_per_tok\": 2, \"moe_intermediate_size\": 32, "
+              "\"moe_layer_freq\": 2}",
+              PL_ERR_UNSUPPORTED, "'moe_layer_freq' is 2");
+  expect_fail("{\"model_type\": \"qwen3_moe\", \"num_hidden_layers\": 2, \"hidden_size\": 64, "
+              "\"num_attention_heads\": 4, \"intermediate_size\": 128, \"vocab_size\": 100, "
+              "\"max_position_embeddings\": 64, \"num_experts\": 8, "
+              "\"num_experts_per_tok\": 2, \"moe_intermediate_size\": 32, "
+              "\"mlp_only_layers\": [0]}",
+              PL_ERR_UNSUPPORTED, "'mlp_only_layers'");
   expect_fail("{\"model_type\": \"t5\", \"num_layers\": 6}", PL_ERR_UNSUPPORTED, "model_type 't5'");
   expect_fail("{\"n_layer\": 12, \"n_embd\": 768, \"n_head\": 12, \"vocab_size\": 50257}",
               PL_ERR_MISSING, "missing field 'n_positions'");
@@ -254,8 +281,161 @@ static void test_bad_files(void) {
   snprintf(path, sizeof path, "%s/hf/bad/malformed.json", PL_TEST_DATA);
   expect_load_fail(path, PL_ERR_PARSE, "malformed.json': malformed JSON");
   expect_load_fail("/nonexistent/config.json", PL_ERR_IO, "/nonexistent/config.json");
-  expect_load_fail("llama9-1t", PL_ERR_UNKNOWN, "unknown model 'llama9-1t' (presets: gpt3-175b,");
+  expect_load_fail("llama9-1t", PL_ERR_UNKNOWN, "unknown model 'llama9-1t' (presets: deepseek-v3, gpt-oss-120b, gpt3-175b,");
   expect_load_fail("", PL_ERR_MISSING, "no model given");
+}
+
+/* Published counts are stated to a last digit (671B, 30.5B, 116.83B), some
+ * rounded and some cut (Qwen3-30B-A3B's 3,353,032,704 is "3.3B", Qwen1.5's
+ * 2,689,173,504 "2.7B"): v agrees when it is within one unit of that digit.
+ * pub is in units: 671 with unit 1e9, 305 with unit 1e8, 11683 with 1e7. */
+static void check_rounds(int64_t v, double pub, double unit) {
+  double r = (double)v / unit;
+  CHECK(fabs(r - pub) < 1.0);
+  if (fabs(r - pub) >= 1.0)
+    fprintf(stderr, "  %lld is %.2f units, published %.2f\n", (long long)v, r, pub);
+}
+
+/* DeepSeek-V3 (h 7168, 61 blocks, 3 dense, MLA). Attention per block:
+ * q_a 7168 * 1536 = 11,010,048 + q_a_norm 1,536 + q_b 1536 * 128 * 192 =
+ * 37,748,736 + kv_a 7168 * 576 = 4,128,768 + kv_a_norm 512 + kv_b 512 * 128 *
+ * 256 = 16,777,216 + o 128 * 128 * 7168 = 117,440,512 = 187,107,328; with the
+ * two norms 14,336: 187,121,664. Dense block + 3 * 7168 * 18432 = 396,361,728
+ * = 583,483,392. One expert 3 * 7168 * 2048 = 44,040,192; MoE block: 256
+ * experts 11,274,289,152 + shared 44,040,192 + router 256 * 7168 = 1,835,008
+ * + correction bias 256 = 11,507,286,272. Total 3 * 583,483,392 + 58 *
+ * 11,507,286,272 + 2 * 129280 * 7168 (1,853,358,080) + 7,168 =
+ * 671,026,419,200: "671B". Active: MoE block with 8 experts 585,318,656;
+ * 3 * 583,483,392 + 58 * 585,318,656 + 1,853,365,248 = 37,552,297,472;
+ * without the input embedding (926,679,040) 36,625,618,432: "37B".
+ * MTP: one MoE block + eh_proj 2 * 7168^2 = 102,760,448 + 3 norms 21,504 =
+ * 11,610,068,224 (the checkpoint's 14B also stores copies of the embedding
+ * and head, 1,853,358,080, and fp8 scales). */
+static void test_deepseek_v3(void) {
+  struct pl_model m = load("deepseek-v3");
+  CHECK_EQ_INT(pl_model_attention_params(&m), 187121664);
+  CHECK_EQ_INT(pl_model_layer_params(&m), 583483392);
+  CHECK_EQ_INT(pl_model_expert_params(&m), 44040192);
+  CHECK_EQ_INT(pl_model_moe_layer_params(&m), INT64_C(11507286272));
+  CHECK_EQ_INT(pl_model_moe_layers(&m), 58);
+  CHECK_EQ_INT(pl_model_params(&m), INT64_C(671026419200));
+  CHECK_EQ_INT(pl_model_active_params(&m), INT64_C(37552297472));
+  CHECK_EQ_INT(pl_model_mtp_params(&m), INT64_C(11610068224));
+  check_rounds(pl_model_params(&m), 671, 1e9);
+  check_rounds(pl_model_active_params(&m) - pl_model_embedding_params(&m), 37, 1e9);
+  struct pl_model hf = load_hf("DeepSeek-V3.json");
+  CHECK_EQ_INT(pl_model_params(&hf), pl_model_params(&m));
+  CHECK_EQ_INT(pl_model_active_params(&hf), pl_model_active_params(&m));
+  CHECK_EQ_INT(hf.head_dim, 192);
+  CHECK_EQ_INT(hf.seq_len, 4096);
+  CHECK_EQ_INT(hf.mtp_layers, 1);
+  CHECK(hf.router_bias);
+}
+
+/* Qwen3-235B-A22B: attention 4096 * (8192 + 2 * 512) + 8192 * 4096 =
+ * 71,303,168 + q/k norms 256 = 71,303,424, norms 8,192; router 128 * 4096 =
+ * 524,288; expert 3 * 4096 * 1536 = 18,874,368, x128 = 2,415,919,104; block
+ * 2,487,755,008; x94 = 233,848,970,752; + 2 * 151936 * 4096 = 1,244,659,712
+ * + 4,096 = 235,093,634,560 ("235B"; non-embedding 233,848,974,848 "234B").
+ * Active block with 8 experts 222,830,848; x94 = 20,946,099,712 +
+ * 1,244,663,808 = 22,190,763,520 ("22B").
+ * Qwen3-30B-A3B: attention 2048 * (4096 + 1024) + 4096 * 2048 + 256 =
+ * 18,874,624, norms 4,096, router 262,144, expert 3 * 2048 * 768 = 4,718,592,
+ * x128 = 603,979,776; block 623,120,640, x48 = 29,909,790,720 + 2 * 151936 *
+ * 2048 = 622,329,856 + 2,048 = 30,532,122,624 ("30.5B"); active block
+ * 56,889,600, x48 = 2,730,700,800 + 622,331,904 = 3,353,032,704 ("3.3B"). */
+static void test_qwen3_moe(void) {
+  struct pl_model m = load("qwen3-235b-a22b");
+  CHECK_EQ_INT(pl_model_moe_layer_params(&m), INT64_C(2487755008));
+  CHECK_EQ_INT(pl_model_params(&m), INT64_C(235093634560));
+  CHECK_EQ_INT(pl_model_active_params(&m), INT64_C(22190763520));
+  check_rounds(pl_model_params(&m), 235, 1e9);
+  check_rounds(pl_model_params(&m) - pl_model_embedding_params(&m) - m.vocab * m.hidden, 234, 1e9);
+  check_rounds(pl_model_active_params(&m), 22, 1e9);
+  struct pl_model hf = load_hf("Qwen3-235B-A22B.json");
+  CHECK_EQ_INT(pl_model_params(&hf), pl_model_params(&m));
+  CHECK_EQ_INT(pl_model_active_params(&hf), pl_model_active_params(&m));
+  CHECK(hf.qk_norm && !hf.qkv_bias && hf.sliding_window == 0);
+  struct pl_model s = load("qwen3-30b-a3b");
+  CHECK_EQ_INT(pl_model_params(&s), INT64_C(30532122624));
+  CHECK_EQ_INT(pl_model_active_params(&s), INT64_C(3353032704));
+  check_rounds(pl_model_params(&s), 305, 1e8);
+  check_rounds(pl_model_active_params(&s), 33, 1e8);
+  struct pl_model shf = load_hf("Qwen3-30B-A3B.json");
+  CHECK_EQ_INT(pl_model_params(&shf), pl_model_params(&s));
+}
+
+/* Mixtral 8x7B: attention 41,943,040 + norms 8,192 (the Mistral block),
+ * router 8 * 4096 = 32,768, expert 3 * 4096 * 14336 = 176,160,768, x8 =
+ * 1,409,286,144; block 1,451,270,144; x32 = 46,440,644,608 + 2 * 32000 *
+ * 4096 = 262,144,000 + 4,096 = 46,702,792,704 (published). Active block with
+ * 2 experts 394,305,536, x32 = 12,617,777,152 + 262,148,096 =
+ * 12,879,925,248 ("12.9B per token"). */
+static void test_mixtral(void) {
+  struct pl_model m = load("mixtral-8x7b");
+  CHECK_EQ_INT(pl_model_params(&m), INT64_C(46702792704));
+  CHECK_EQ_INT(pl_model_active_params(&m), INT64_C(12879925248));
+  check_rounds(pl_model_active_params(&m), 129, 1e8);
+  struct pl_model hf = load_hf("Mixtral-8x7B-v0.1.json");
+  CHECK_EQ_INT(pl_model_params(&hf), INT64_C(46702792704));
+  CHECK_EQ_INT(hf.experts, 8);
+  CHECK_EQ_INT(hf.top_k, 2);
+  CHECK_EQ_INT(hf.sliding_window, 0);
+}
+
+/* GPT-OSS 120B: attention q 2880 * 4096 + 4096, k and v 2880 * 512 + 512
+ * each, o 4096 * 2880 + 2880, sinks 64 = 26,550,144; norms 5,760; router
+ * 2880 * 128 + 128 = 368,768; expert 3 * 2880 * 2880 + 2 * 2880 + 2880 =
+ * 24,891,840, x128 = 3,186,155,520; block 3,213,080,192; x36 =
+ * 115,670,886,912; + 2 * 201088 * 2880 = 1,158,266,880 + 2,880 =
+ * 116,829,156,672 ("116.83B"). Active: block with 4 experts 126,492,032, x36
+ * = 4,553,713,152 + unembedding 579,133,440 + 2,880 = 5,132,849,472
+ * ("5.13B", the model card counting the unembedding but not the embedding). */
+static void test_gpt_oss(void) {
+  struct pl_model m = load("gpt-oss-120b");
+  CHECK_EQ_INT(pl_model_expert_params(&m), 24891840);
+  CHECK_EQ_INT(pl_model_params(&m), INT64_C(116829156672));
+  CHECK_EQ_INT(pl_model_active_params(&m) - pl_model_embedding_params(&m), INT64_C(5132849472));
+  check_rounds(pl_model_params(&m), 11683, 1e7);
+  check_rounds(pl_model_active_params(&m) - pl_model_embedding_params(&m), 513, 1e7);
+  struct pl_model hf = load_hf("gpt-oss-120b.json");
+  CHECK_EQ_INT(pl_model_params(&hf), pl_model_params(&m));
+  CHECK_EQ_INT(hf.full_attn_layers, 18);
+  CHECK_EQ_INT(hf.sliding_window, 128);
+  CHECK_EQ_INT(hf.seq_len, 4096);
+}
+
+/* Qwen1.5-MoE-A2.7B (qwen2_moe, shared expert with gate): attention 4 *
+ * 2048^2 + QKV biases 6,144 = 16,783,360, norms 4,096, router 60 * 2048 =
+ * 122,880, 60 experts of 3 * 2048 * 1408 = 8,650,752 (519,045,120), shared
+ * 3 * 2048 * 5632 = 34,603,008 + gate 2,048; block 570,560,512, x24 =
+ * 13,693,452,288 + 2 * 151936 * 2048 + 2,048 = 14,315,784,192 ("14.3B");
+ * active block 86,118,400, x24 + 622,331,904 = 2,689,173,504 ("2.7B").
+ * DeepSeek-V2-Lite (no q_lora_rank): attention q 2048 * 16 * 192 = 6,291,456
+ * + kv_a 2048 * 576 = 1,179,648 + 512 + kv_b 512 * 16 * 256 = 2,097,152 + o
+ * 16 * 128 * 2048 = 4,194,304 = 13,763,072; dense block + 4,096 norms + 3 *
+ * 2048 * 10944 = 81,007,104; MoE block: router 131,072 + 64 * 8,650,752 +
+ * shared (2 x 1408) 17,301,504 = 584,847,872; 81,007,104 + 26 * 584,847,872
+ * + 2 * 102400 * 2048 + 2,048 = 15,706,484,224 ("15.7B").
+ * Llama 4 Scout (text): attention 2 * 5120^2 + 2 * 5120 * 1024 = 62,914,560,
+ * norms 10,240, router 81,920, 16 experts and a shared one of 3 * 5120 *
+ * 8192 = 125,829,120; block 2,202,101,760, x48 + 2 * 202048 * 5120 + 5,120
+ * = 107,769,861,120 (the 109B of the release adds the vision tower); active
+ * block 314,664,960, x48 + 2,068,976,640 = 17,172,894,720 ("17B active"). */
+static void test_other_moe(void) {
+  struct pl_model q = load_hf("Qwen1.5-MoE-A2.7B.json");
+  CHECK_EQ_INT(pl_model_params(&q), INT64_C(14315784192));
+  CHECK_EQ_INT(pl_model_active_params(&q), INT64_C(2689173504));
+  CHECK(q.shared_gate && q.qkv_bias && q.sliding_window == 0);
+  struct pl_model d = load_hf("DeepSeek-V2-Lite.json");
+  CHECK_EQ_INT(pl_model_attention_params(&d), 13763072 + 4096);
+  CHECK_EQ_INT(pl_model_params(&d), INT64_C(15706484224));
+  CHECK(!d.router_bias && d.q_lora_rank == 0 && d.mtp_layers == 0);
+  struct pl_model l4 = load_hf("Llama-4-Scout-17B-16E.json");
+  CHECK_EQ_INT(pl_model_params(&l4), INT64_C(107769861120));
+  CHECK_EQ_INT(pl_model_active_params(&l4), INT64_C(17172894720));
+  CHECK_EQ_INT(l4.ffn_hidden, 16384);
+  CHECK_EQ_INT(l4.seq_len, 8192);
 }
 
 /* Every preset loads and, where its source states a total, matches it. */
@@ -266,7 +446,7 @@ static void test_all_presets(void) {
     if (m.published_params > 0)
       CHECK_EQ_INT(pl_model_params(&m), m.published_params);
   }
-  CHECK_EQ_INT(n, 8);
+  CHECK_EQ_INT(n, 13);
 }
 
 int main(void) {
@@ -283,5 +463,10 @@ int main(void) {
   test_bad_json_text();
   test_bad_files();
   test_all_presets();
+  test_deepseek_v3();
+  test_qwen3_moe();
+  test_mixtral();
+  test_gpt_oss();
+  test_other_moe();
   return check_finish();
 }
