@@ -22,7 +22,12 @@ enum pl_op_kind {
  * by tp (and cp, sp). Backward of a GEMM is 2x its forward FLOPs (dgrad+wgrad);
  * backward of attention is 2.5x (FlashAttention-2 recomputes QK^T).
  * Layer ops, in order: norm1, qkv, rope (rotary models), attn, proj, resid1,
- * norm2, fc1 (gate+up fused when gated), swiglu|gelu, fc2, resid2.
+ * norm2, fc1 (gate+up fused when gated), swiglu|gelu, fc2, resid2. Latent
+ * attention (DeepSeek) replaces qkv by q_down, q_up (or q), kv_down, kv_up and
+ * mla_norms; windowed models with full-attention blocks add attn_full. MoE
+ * blocks (share = MoE blocks / blocks) replace fc1..fc2 by router,
+ * router_topk, permute, expert_fc1, expert_act, expert_fc2, unpermute and,
+ * with a shared expert, shared_fc1, shared_act, shared_fc2.
  * Embed ops: embed. Head ops: final_norm, lm_head, loss. */
 struct pl_op {
   const char *name;       /* "qkv", "attn", "proj", "fc1", "fc2", "norm1", ... (static string) */
@@ -39,9 +44,14 @@ struct pl_op {
   bool causal;            /* ATTENTION: causally masked. FLOPs count the whole s x s_k
                              square (convention); kernels that skip masked tiles
                              (FlashAttention) execute about half of them */
+  double share;           /* fraction of the model's blocks that run this op: 1 for most;
+                             a model whose blocks differ (dense and MoE blocks, windowed
+                             and full attention) lists an average block, each op weighted
+                             by the blocks that have it. Times and FLOPs above are for
+                             one block that has it */
 };
 
-#define PL_MAX_LAYER_OPS 24
+#define PL_MAX_LAYER_OPS 40
 
 /* Per-GPU ops of one transformer block for one micro-batch (mbs sequences of
  * seq tokens, divided by cp), sharded by tp; with l->sp the norms and residual
@@ -54,6 +64,11 @@ int pl_embed_ops(const struct pl_model *m, const struct pl_layout *l,
                  struct pl_op ops[PL_MAX_LAYER_OPS]);
 int pl_head_ops(const struct pl_model *m, const struct pl_layout *l,
                 struct pl_op ops[PL_MAX_LAYER_OPS]);
+
+/* The load factor of the busiest expert-parallel rank: layout.moe_imbalance
+ * capped by what a rank can receive (ep * min(top_k, experts / ep) / top_k;
+ * 1 with ep = 1), 1 for a dense model. */
+double pl_moe_imbalance(const struct pl_model *m, const struct pl_layout *l);
 
 /* Per-step totals: matmul FLOPs (GEMMs + attention QK^T/PV), causal attention
  * counted in full, backward = 2x forward (the PaLM / Korthikanti convention;

@@ -26,6 +26,13 @@ enum pl_schedule { PL_SCHEDULE_1F1B, PL_SCHEDULE_INTERLEAVED, PL_SCHEDULE_GPIPE 
  * torchtitan without compile): RMSNorm, SwiGLU, RoPE, dropout as chains of
  * separate kernels. Default fused. */
 enum pl_kernels { PL_KERNELS_FUSED, PL_KERNELS_UNFUSED };
+/* How an MoE block moves tokens to their experts and back (Megatron-Core's
+ * --moe-token-dispatcher-type, megatron/core/transformer/moe/token_dispatcher.py):
+ * alltoall (MoEAlltoAllTokenDispatcher, the default here), allgather
+ * (MoEAllGatherTokenDispatcher: every rank gathers all tokens of the ep group
+ * and reduce_scatters the outputs), deepep (MoEFlexTokenDispatcher with
+ * DeepEP's fused dispatch/combine kernels: NVLink inside a node, RDMA across). */
+enum pl_moe_dispatch { PL_MOE_ALLTOALL, PL_MOE_ALLGATHER, PL_MOE_DEEPEP };
 
 /* Limits of a layout (docs/limits.md), PL_ERR_LIMIT beyond them: they keep
  * every product the model forms (gbs * seq tokens, dp * mbs) far from int64
@@ -87,6 +94,16 @@ struct pl_layout {
                               process group whose collectives run on one NCCL stream;
                               pytorch/pytorch #65299, #186335). True for zero2/zero3 unless
                               fsdp_separate_comms; an input true is kept */
+  int64_t ep;              /* expert-parallel degree: the routed experts split over ep ranks
+                              (MoE models; 1 for dense) */
+  int64_t etp;             /* expert tensor parallelism: each expert's MLP split over etp
+                              ranks (Megatron --expert-tensor-parallel-size; default 1) */
+  int64_t edp;             /* expert data parallelism (derived): gpus / (etp * ep * pp), as
+                              megatron/core/parallel_state.py derives
+                              expert_data_parallel_size */
+  double moe_imbalance;    /* tokens the busiest expert rank receives over the mean (>= 1;
+                              0 = the default, docs/model.md "Mixture of experts") */
+  enum pl_moe_dispatch dispatch; /* token dispatcher (MoE models) */
   bool fsdp_separate_comms; /* input: the reduce_scatters have a communicator of their own
                               (a second process group, e.g. FSDP2's reduce_scatter_group or
                               torchtitan's option), so they overlap the gathers */
@@ -101,6 +118,9 @@ const char *pl_shard_name(enum pl_shard s);
 const char *pl_recompute_name(enum pl_recompute r);
 const char *pl_schedule_name(enum pl_schedule s);
 const char *pl_dtype_name(enum pl_dtype d);
+const char *pl_moe_dispatch_name(enum pl_moe_dispatch d);
+enum pl_status pl_moe_dispatch_parse(const char *s, enum pl_moe_dispatch *out,
+                                     struct pl_diag *diag);
 enum pl_status pl_shard_parse(const char *s, enum pl_shard *out, struct pl_diag *diag);
 enum pl_status pl_recompute_parse(const char *s, enum pl_recompute *out, struct pl_diag *diag);
 enum pl_status pl_schedule_parse(const char *s, enum pl_schedule *out, struct pl_diag *diag);

@@ -57,6 +57,7 @@ struct pl_step {
 struct pl_prediction {
   struct pl_run run;         /* layout resolved */
   int64_t params;
+  int64_t active_params;    /* parameters one token uses (MoE: top_k experts); = params when dense */
   struct pl_flops flops;
   struct pl_memory memory;
   struct pl_step step;

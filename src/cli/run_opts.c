@@ -32,6 +32,7 @@ static int load_ints(const struct cli_args *args, struct pl_layout *l) {
       {"gpus", &l->gpus}, {"nodes", &l->nodes}, {"tp", &l->tp},   {"pp", &l->pp},
       {"cp", &l->cp},     {"vp", &l->vp},       {"shard-group", &l->shard_group},
       {"seq", &l->seq},   {"mbs", &l->mbs},     {"gbs", &l->gbs}, {"batch-per-gpu", &l->batch_per_gpu},
+      {"ep", &l->ep},     {"etp", &l->etp},
   };
   for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
     if (cli_get_int(args, ints[i].name, ints[i].field) != 0)
@@ -40,6 +41,11 @@ static int load_ints(const struct cli_args *args, struct pl_layout *l) {
     return cli_fail("give --gpus or --nodes, not both");
   if (l->gbs > 0 && l->batch_per_gpu > 0)
     return cli_fail("give --gbs or --batch-per-gpu, not both");
+  if (cli_get_double(args, "moe-imbalance", &l->moe_imbalance) != 0)
+    return 1;
+  if (cli_get(args, "moe-imbalance") != NULL && !(l->moe_imbalance >= 1.0))
+    return cli_fail("--moe-imbalance: must be at least 1 (balanced), not '%s'",
+                    cli_get(args, "moe-imbalance"));
   return 0;
 }
 
@@ -74,6 +80,9 @@ static int load_modes(const struct cli_args *args, struct pl_layout *l) {
     return cli_fail("--schedule: %s", d.msg);
   if ((v = cli_get(args, "dtype")) != NULL && pl_dtype_parse(v, &l->dtype, &d) != PL_OK)
     return cli_fail("--dtype: %s", d.msg);
+  if ((v = cli_get(args, "moe-dispatch")) != NULL &&
+      pl_moe_dispatch_parse(v, &l->dispatch, &d) != PL_OK)
+    return cli_fail("--moe-dispatch: %s", d.msg);
   bool on;
   int given;
   if ((given = two_way(args, "attention", "attention", "flash", "eager", &on)) < 0)

@@ -31,7 +31,11 @@
   {"attention", "A", "flash|eager: eager stores the s x s scores (default flash)"},          \
   {"kernels", "K", "fused|unfused element-wise kernels: unfused = eager PyTorch (default fused)"}, \
   {"fsdp-comm", "C", "one|separate communicators for zero2/zero3 gathers and reduce_scatters (default one, as PyTorch)"}, \
-  {"fsdp-prefetch", "P", "on|off: zero2/zero3 gathers prefetched and hidden behind compute (default on), or each started after the previous unit's compute and waited for (a bound when they do not overlap)"}
+  {"fsdp-prefetch", "P", "on|off: zero2/zero3 gathers prefetched and hidden behind compute (default on), or each started after the previous unit's compute and waited for (a bound when they do not overlap)"}, \
+  {"ep", "N", "expert-parallel degree, MoE models: divides the experts (default 1)"},      \
+  {"etp", "N", "expert tensor-parallel degree, MoE models (default 1); edp = gpus / (etp x ep x pp)"}, \
+  {"moe-imbalance", "X", "tokens of the busiest expert rank over the mean, >= 1 (default 1.25, the GShard/Switch capacity factor)"}, \
+  {"moe-dispatch", "D", "alltoall|allgather|deepep MoE token dispatcher (default alltoall)"}
 
 /* Build a run from the parsed options. Returns 0, or 1 after printing the
  * problem. The layout is left unresolved (pl_predict resolves it). */

@@ -27,6 +27,7 @@
  * 2022, App. B) for comparison. */
 #include <plateau/flops.h>
 
+#include <math.h>
 #include <string.h>
 
 #define BF16_BYTES 2.0
@@ -91,10 +92,25 @@ static void gemm(struct pl_op *op, const char *name, int64_t m, int64_t n, int64
   op->n = n;
   op->k = k;
   op->count = 1;
+  op->share = 1.0;
   op->fwd_flops = 2.0 * (double)m * (double)n * (double)k;
   op->bwd_flops = 2.0 * op->fwd_flops;
   op->fwd_bytes = BF16_BYTES * ((double)m * k + (double)k * n + (double)m * n);
   op->bwd_bytes = 2.0 * op->fwd_bytes; /* dgrad and wgrad each touch three matrices */
+}
+
+/* count GEMMs of one shape in one launch (a grouped GEMM: TransformerEngine
+ * GroupedLinear / CUTLASS grouped GEMM, Megatron --moe-grouped-gemm), run by
+ * share of the blocks. */
+static void gemm_group(struct pl_op *op, const char *name, int64_t m, int64_t n, int64_t k,
+                       int64_t count, double share) {
+  gemm(op, name, m, n, k);
+  op->count = count;
+  op->share = share;
+  op->fwd_flops *= (double)count;
+  op->bwd_flops *= (double)count;
+  op->fwd_bytes *= (double)count;
+  op->bwd_bytes *= (double)count;
 }
 
 static void elementwise(struct pl_op *op, const char *name, double elems, struct elem_cost c) {
@@ -102,6 +118,7 @@ static void elementwise(struct pl_op *op, const char *name, double elems, struct
   op->name = name;
   op->kind = PL_OP_MEMORY;
   op->count = 1;
+  op->share = 1.0;
   op->fwd_flops = c.fwd_flops * elems;
   op->bwd_flops = c.bwd_flops * elems;
   op->fwd_bytes = c.fwd_bytes * elems;
@@ -118,22 +135,24 @@ static void elementwise(struct pl_op *op, const char *name, double elems, struct
  * writes and reads dP, writes and reads dS (10 B per score). Dropout on the
  * scores is folded into the softmax pass. K and V are counted as read once,
  * a lower bound: the kernels re-read them per query tile, mostly from L2. */
-static void attention(struct pl_op *op, const struct pl_model *m, const struct pl_layout *l,
-                      const struct dims *d) {
+static void attention(struct pl_op *op, const char *name, const struct pl_model *m,
+                      const struct pl_layout *l, const struct dims *d, int64_t s_k, double share) {
   double a = (double)(m->heads / d->tp), g = (double)(m->kv_heads / d->tp);
   double hd = (double)m->head_dim, b = (double)d->mbs;
-  double q_elems = b * (double)d->s_q * a * hd;  /* Q, O, dO, dQ */
-  double kv_elems = b * (double)d->s_k * g * hd; /* K, V, dK, dV */
-  double rows = b * (double)d->s_q * a, scores = rows * (double)d->s_k;
+  double vd = m->v_head_dim > 0 ? (double)m->v_head_dim : hd; /* latent attention: 128 < 192 */
+  double q_elems = b * (double)d->s_q * a * hd; /* Q, O, dO, dQ */
+  double kv_elems = b * (double)s_k * g * hd;   /* K, V, dK, dV */
+  double rows = b * (double)d->s_q * a, scores = rows * (double)s_k;
   memset(op, 0, sizeof *op);
-  op->name = "attn";
+  op->name = name;
   op->kind = PL_OP_ATTENTION;
   op->m = d->s_q;
-  op->n = d->s_k;
+  op->n = s_k;
   op->k = m->head_dim;
   op->count = d->mbs * (m->heads / d->tp);
   op->causal = true;
-  op->fwd_flops = 4.0 * scores * hd; /* QK^T and PV */
+  op->share = share;
+  op->fwd_flops = 2.0 * scores * (hd + vd); /* QK^T and PV */
   op->fwd_bytes = BF16_BYTES * (2 * q_elems + 2 * kv_elems);
   op->bwd_bytes = BF16_BYTES * (4 * q_elems + 4 * kv_elems);
   if (l->eager_attention) {
@@ -157,26 +176,141 @@ static void mark_recompute(struct pl_op *ops, int n, enum pl_recompute r) {
         r == PL_RECOMPUTE_FULL || (r == PL_RECOMPUTE_SELECTIVE && ops[i].kind == PL_OP_ATTENTION);
 }
 
+/* The attention half of a block up to resid1: projections, RoPE, the core
+ * (windowed and, for the model's full-attention blocks, whole-sequence),
+ * output projection. Latent attention (DeepSeek-V2/V3, Megatron-Core
+ * MLASelfAttention): the down-projections and their norms are replicated on
+ * every tp rank (q_down and kv_down are not split), the up-projections and
+ * the output projection are split by heads. */
+static int attention_ops(const struct pl_model *m, const struct pl_layout *l,
+                         const struct dims *d, struct pl_op *ops, int n) {
+  int64_t a = m->heads / d->tp, hd = m->head_dim;
+  int64_t vd = m->v_head_dim > 0 ? m->v_head_dim : hd, h = m->hidden;
+  int64_t q_w = a * hd, kv_w = m->kv_heads / d->tp * hd;
+  if (m->kv_lora_rank > 0) {
+    int64_t r_q = m->q_lora_rank, r_kv = m->kv_lora_rank, rope = m->qk_rope_dim;
+    if (r_q > 0) {
+      gemm(&ops[n++], "q_down", d->tokens, r_q, h);
+      gemm(&ops[n++], "q_up", d->tokens, q_w, r_q);
+    } else {
+      gemm(&ops[n++], "q", d->tokens, q_w, h);
+    }
+    gemm(&ops[n++], "kv_down", d->tokens, r_kv + rope, h);
+    elementwise(&ops[n++], "mla_norms", (double)d->tokens * (double)(r_q + r_kv), RMS_NORM);
+    gemm(&ops[n++], "kv_up", d->tokens, a * (hd - rope + vd), r_kv);
+    elementwise(&ops[n++], "rope", (double)d->tokens * (double)(a * rope + rope), ROPE);
+  } else {
+    gemm(&ops[n++], "qkv", d->tokens, q_w + 2 * kv_w, h);
+    if (m->pos == PL_POS_ROTARY)
+      elementwise(&ops[n++], "rope", (double)d->tokens * (double)(q_w + kv_w), ROPE);
+  }
+  bool split = m->full_attn_layers > 0 && d->s_k < d->seq;
+  double full = split ? (double)m->full_attn_layers / (double)m->layers : 0.0;
+  attention(&ops[n++], "attn", m, l, d, d->s_k, 1.0 - full);
+  if (split)
+    attention(&ops[n++], "attn_full", m, l, d, d->seq, full);
+  gemm(&ops[n++], "proj", d->tokens, h, a * vd);
+  return n;
+}
+
+/* The dense MLP, run by share of the blocks. */
+static int dense_mlp_ops(const struct pl_model *m, const struct dims *d, double share,
+                         struct pl_op *ops, int n) {
+  int64_t ffn = m->ffn_hidden / d->tp;
+  bool gated = m->mlp == PL_MLP_SWIGLU;
+  int first = n;
+  gemm(&ops[n++], "fc1", d->tokens, gated ? 2 * ffn : ffn, m->hidden);
+  elementwise(&ops[n++], gated ? "swiglu" : "gelu", (double)d->tokens * (double)ffn,
+              gated ? SWIGLU : GELU);
+  gemm(&ops[n++], "fc2", d->tokens, m->hidden, ffn);
+  for (int i = first; i < n; i++)
+    ops[i].share = share;
+  return n;
+}
+
+/* Router: top-k over softmax or sigmoid scores of the expert logits, in fp32
+ * (Megatron-Core TopKRouter with --moe-router-dtype fp32, as the Megatron-Bridge
+ * and ModelZoo MoE recipes set it): read and write the logits, write the
+ * probabilities (fwd); backward reads the probabilities and their gradient. */
+static const struct elem_cost ROUTER_TOPK = {6, 6, 3 * FP32_BYTES, 3 * FP32_BYTES};
+/* Token permutation (megatron/core/transformer/moe/moe_utils.py permute and
+ * unpermute, fused with --moe-permute-fusion): a gather of every routed copy,
+ * read and write 2 B per element; unpermute reads the copies, scales them by
+ * their probability and sums the top_k copies of a token (bwd: the conjugate
+ * scatter). Per element of the routed copies (tokens * top_k * h). */
+static const struct elem_cost PERMUTE = {0, 0, 2 * BF16_BYTES, 2 * BF16_BYTES};
+static const struct elem_cost UNPERMUTE = {2, 2, 2 * BF16_BYTES, 3 * BF16_BYTES};
+
+/* Routed copies one expert of the busiest ep rank computes in one
+ * micro-batch. Each rank routes its tokens_n tokens (sequence parallel: the
+ * MoE layer sees tokens / tp) to top_k experts; with balanced routing a rank
+ * holding experts / ep experts receives tokens_n * top_k of them (the ep
+ * group's tokens over its experts), times etp when expert tensor parallelism
+ * all-gathers them over the etp group, times the imbalance on the busiest
+ * rank (layout moe_imbalance, capped by what the rank can receive). */
+double pl_moe_imbalance(const struct pl_model *m, const struct pl_layout *l) {
+  if (!pl_model_is_moe(m))
+    return 1.0;
+  int64_t local = m->experts / deg(l->ep);
+  double imb = l->moe_imbalance >= 1.0 ? l->moe_imbalance : 1.0;
+  /* at most every copy that can reach the rank: top_k copies per token but
+   * one per local expert, from all ep ranks (ep = 1: no imbalance across ranks) */
+  int64_t reach = m->top_k < local ? m->top_k : local;
+  double most = (double)deg(l->ep) * (double)reach / (double)m->top_k;
+  return imb < most ? imb : most;
+}
+
+static int64_t expert_rows(const struct pl_model *m, const struct pl_layout *l,
+                           const struct dims *d) {
+  int64_t local = m->experts / deg(l->ep);
+  double imb = pl_moe_imbalance(m, l);
+  double copies = (double)d->tokens_n * (double)m->top_k * (double)deg(l->etp) * imb;
+  double rows = ceil(copies / (double)(local > 0 ? local : 1));
+  return rows >= 1.0 ? (int64_t)rows : 1;
+}
+
+/* An MoE block's MLP part on one rank, run by share of the blocks. */
+static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const struct dims *d,
+                   double share, struct pl_op *ops, int n) {
+  int64_t local = m->experts / deg(l->ep), fe = m->expert_ffn / deg(l->etp);
+  int64_t rows = expert_rows(m, l, d), h = m->hidden;
+  double copies = (double)d->tokens_n * (double)m->top_k * (double)h;
+  bool gated = m->mlp == PL_MLP_SWIGLU;
+  int first = n;
+  gemm(&ops[n++], "router", d->tokens_n, m->experts, h);
+  elementwise(&ops[n++], "router_topk", (double)d->tokens_n * (double)m->experts, ROUTER_TOPK);
+  elementwise(&ops[n++], "permute", copies, PERMUTE);
+  gemm_group(&ops[n++], "expert_fc1", rows, gated ? 2 * fe : fe, h, local, share);
+  elementwise(&ops[n++], "expert_act", (double)rows * (double)local * (double)fe,
+              gated ? SWIGLU : GELU);
+  gemm_group(&ops[n++], "expert_fc2", rows, h, fe, local, share);
+  elementwise(&ops[n++], "unpermute", copies, UNPERMUTE);
+  if (m->shared_ffn > 0) {
+    int64_t sf = m->shared_ffn / d->tp;
+    gemm(&ops[n++], "shared_fc1", d->tokens, gated ? 2 * sf : sf, h);
+    elementwise(&ops[n++], "shared_act", (double)d->tokens * (double)sf, gated ? SWIGLU : GELU);
+    gemm(&ops[n++], "shared_fc2", d->tokens, h, sf);
+  }
+  for (int i = first; i < n; i++)
+    ops[i].share = share;
+  return n;
+}
+
 int pl_layer_ops(const struct pl_model *m, const struct pl_layout *l,
                  struct pl_op ops[PL_MAX_LAYER_OPS]) {
   struct dims d = dims_of(m, l);
-  double h = (double)m->hidden, norm_elems = (double)d.tokens_n * h;
-  int64_t q_w = m->heads / d.tp * m->head_dim, kv_w = m->kv_heads / d.tp * m->head_dim;
-  int64_t ffn = m->ffn_hidden / d.tp;
-  bool gated = m->mlp == PL_MLP_SWIGLU;
+  double norm_elems = (double)d.tokens_n * (double)m->hidden;
+  int64_t moe = pl_model_moe_layers(m);
+  double moe_share = (double)moe / (double)m->layers;
   int n = 0;
   elementwise(&ops[n++], "norm1", norm_elems, norm_cost(m));
-  gemm(&ops[n++], "qkv", d.tokens, q_w + 2 * kv_w, m->hidden);
-  if (m->pos == PL_POS_ROTARY)
-    elementwise(&ops[n++], "rope", (double)d.tokens * (double)(q_w + kv_w), ROPE);
-  attention(&ops[n++], m, l, &d);
-  gemm(&ops[n++], "proj", d.tokens, m->hidden, q_w);
+  n = attention_ops(m, l, &d, ops, n);
   elementwise(&ops[n++], "resid1", norm_elems, RESIDUAL);
   elementwise(&ops[n++], "norm2", norm_elems, norm_cost(m));
-  gemm(&ops[n++], "fc1", d.tokens, gated ? 2 * ffn : ffn, m->hidden);
-  elementwise(&ops[n++], gated ? "swiglu" : "gelu", (double)d.tokens * (double)ffn,
-              gated ? SWIGLU : GELU);
-  gemm(&ops[n++], "fc2", d.tokens, m->hidden, ffn);
+  if (moe < m->layers)
+    n = dense_mlp_ops(m, &d, 1.0 - moe_share, ops, n);
+  if (moe > 0)
+    n = moe_ops(m, l, &d, moe_share, ops, n);
   elementwise(&ops[n++], "resid2", norm_elems, RESIDUAL);
   mark_recompute(ops, n, l->recompute);
   return n;
@@ -208,19 +342,49 @@ int pl_head_ops(const struct pl_model *m, const struct pl_layout *l,
   return n;
 }
 
-/* Attention matmuls of one block for one sequence, unsharded: QK^T and PV,
- * 2 * 2 * seq * s_k * (heads * head_dim). */
+/* Attention matmuls of all blocks for one sequence, unsharded: QK^T and PV,
+ * 2 * seq * keys * heads * (head_dim + v_head_dim), keys = min(seq, window)
+ * on windowed blocks and seq on the model's full-attention blocks. */
 static double attn_seq_flops(const struct pl_model *m, double seq, double s_k) {
-  return 4.0 * seq * s_k * (double)(m->heads * m->head_dim);
+  double vd = m->v_head_dim > 0 ? (double)m->v_head_dim : (double)m->head_dim;
+  double per_key = 2.0 * seq * (double)m->heads * ((double)m->head_dim + vd);
+  double full = s_k < seq ? (double)m->full_attn_layers : 0.0;
+  return per_key * (((double)m->layers - full) * s_k + full * seq);
 }
 
-/* Forward FLOPs of one block for one sequence, unsharded: the GEMMs
- * 2 s (h (a + 2 g) d + a d h + k h f), k = 3 gated / 2 GELU, plus attention. */
-static double layer_seq_flops(const struct pl_model *m, double seq, double s_k) {
-  double h = (double)m->hidden, f = (double)m->ffn_hidden;
-  double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
-  double mlp_mats = m->mlp == PL_MLP_SWIGLU ? 3.0 : 2.0;
-  return 2.0 * seq * (h * (q + 2.0 * kv) + q * h + mlp_mats * h * f) + attn_seq_flops(m, seq, s_k);
+/* GEMM FLOPs of one block's attention projections for one token. */
+static double attn_proj_flops(const struct pl_model *m) {
+  double h = (double)m->hidden, a = (double)m->heads, hd = (double)m->head_dim;
+  double vd = m->v_head_dim > 0 ? (double)m->v_head_dim : hd;
+  if (m->kv_lora_rank <= 0) {
+    double q = a * hd, kv = (double)m->kv_heads * hd;
+    return 2.0 * (h * (q + 2.0 * kv) + q * h);
+  }
+  double r_q = (double)m->q_lora_rank, r_kv = (double)m->kv_lora_rank;
+  double rope = (double)m->qk_rope_dim;
+  double q = r_q > 0 ? h * r_q + r_q * a * hd : h * a * hd;
+  double kv = h * (r_kv + rope) + r_kv * a * (hd - rope + vd);
+  return 2.0 * (q + kv + a * vd * h);
+}
+
+/* GEMM FLOPs of one MLP of width f for one token. */
+static double mlp_flops(const struct pl_model *m, int64_t f) {
+  return 2.0 * (m->mlp == PL_MLP_SWIGLU ? 3.0 : 2.0) * (double)m->hidden * (double)f;
+}
+
+/* Forward GEMM FLOPs of all blocks for one sequence, unsharded, without the
+ * attention core: projections, dense MLPs, and on MoE blocks the router
+ * (2 h E per token), the top_k routed experts and the shared expert (model
+ * FLOPs count the experts a token is routed to, not all experts: docs/model.md
+ * "Mixture of experts"). */
+static double blocks_gemm_seq_flops(const struct pl_model *m, double seq) {
+  double moe = (double)pl_model_moe_layers(m), dense = (double)m->layers - moe;
+  double per_tok = (double)m->layers * attn_proj_flops(m) + dense * mlp_flops(m, m->ffn_hidden);
+  if (moe > 0)
+    per_tok += moe * (2.0 * (double)m->hidden * (double)m->experts +
+                      (double)m->top_k * mlp_flops(m, m->expert_ffn) +
+                      (m->shared_ffn > 0 ? mlp_flops(m, m->shared_ffn) : 0.0));
+  return seq * per_tok;
 }
 
 /* Narayanan et al. 2021 eq. 3: F = 96 B s l h^2 (1 + s/6h + V/16lh). It
@@ -234,22 +398,27 @@ void pl_flops_compute(const struct pl_model *m, const struct pl_layout *l, struc
   struct dims d = dims_of(m, l);
   double seq = (double)d.seq, s_k = (double)d.s_k, l_n = (double)m->layers;
   double batch = (double)deg(l->gbs), mbs = (double)d.mbs;
-  double layer_seq = layer_seq_flops(m, seq, s_k);
+  double attn_seq = attn_seq_flops(m, seq, s_k);
+  double blocks_seq = blocks_gemm_seq_flops(m, seq) + attn_seq;
   double head_seq = 2.0 * seq * (double)m->hidden * (double)m->vocab;
   double recompute_seq = 0.0;
   if (l->recompute == PL_RECOMPUTE_SELECTIVE)
-    recompute_seq = l_n * attn_seq_flops(m, seq, s_k);
+    recompute_seq = attn_seq;
   else if (l->recompute == PL_RECOMPUTE_FULL)
-    recompute_seq = l_n * layer_seq;
+    recompute_seq = blocks_seq;
+  /* PaLM's 6N counts the parameters a token uses: all of a dense model,
+   * the active ones of an MoE model */
+  double n_params = pl_model_is_moe(m) ? (double)pl_model_active_params(m)
+                                        : (double)pl_model_params(m);
   memset(out, 0, sizeof *out);
-  out->layer_fwd = mbs * layer_seq;
+  out->layer_fwd = mbs * blocks_seq / l_n;
   out->layer_bwd = 2.0 * out->layer_fwd;
   out->head_fwd = mbs * head_seq;
   out->tokens_per_step = batch * seq;
-  out->model_per_step = 3.0 * batch * (l_n * layer_seq + head_seq);
+  out->model_per_step = 3.0 * batch * (blocks_seq + head_seq);
   out->hardware_per_step = out->model_per_step + batch * recompute_seq;
   out->megatron_per_step = megatron_eq3(m, batch, seq);
   out->palm_per_step =
-      (6.0 * (double)pl_model_params(m) + 12.0 * l_n * (double)(m->heads * m->head_dim) * seq) *
+      (6.0 * n_params + 12.0 * l_n * (double)(m->heads * m->head_dim) * seq) *
       out->tokens_per_step;
 }

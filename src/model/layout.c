@@ -13,6 +13,7 @@ static const char *const shard_names[] = {"ddp", "zero1", "zero2", "zero3"};
 static const char *const recompute_names[] = {"none", "selective", "full"};
 static const char *const schedule_names[] = {"1f1b", "interleaved", "gpipe"};
 static const char *const dtype_names[] = {"bf16", "fp8"};
+static const char *const dispatch_names[] = {"alltoall", "allgather", "deepep"};
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -20,6 +21,7 @@ const char *pl_shard_name(enum pl_shard s) { return shard_names[s]; }
 const char *pl_recompute_name(enum pl_recompute r) { return recompute_names[r]; }
 const char *pl_schedule_name(enum pl_schedule s) { return schedule_names[s]; }
 const char *pl_dtype_name(enum pl_dtype d) { return dtype_names[d]; }
+const char *pl_moe_dispatch_name(enum pl_moe_dispatch d) { return dispatch_names[d]; }
 
 static enum pl_status parse_name(const char *s, const char *const *names, size_t n,
                                  const char *what, int *out, struct pl_diag *diag) {
@@ -71,6 +73,16 @@ enum pl_status pl_dtype_parse(const char *s, enum pl_dtype *out, struct pl_diag 
   return st;
 }
 
+enum pl_status pl_moe_dispatch_parse(const char *s, enum pl_moe_dispatch *out,
+                                     struct pl_diag *diag) {
+  int v = 0;
+  enum pl_status st =
+      parse_name(s, dispatch_names, N_OF(dispatch_names), "token dispatcher", &v, diag);
+  if (st == PL_OK)
+    *out = (enum pl_moe_dispatch)v;
+  return st;
+}
+
 static int64_t or_default(int64_t v, int64_t def) { return v > 0 ? v : def; }
 
 /* Limits: PL_LAYOUT_MAX_* (layout.h, docs/limits.md). */
@@ -101,6 +113,8 @@ static enum pl_status check_counts(const struct pl_layout *l, int64_t per_node,
            {"pp", l->pp, LAYOUT_MAX_GPUS},
            {"cp", l->cp, LAYOUT_MAX_GPUS},
            {"vp", l->vp, LAYOUT_MAX_GPUS},
+           {"ep", l->ep, LAYOUT_MAX_GPUS},
+           {"etp", l->etp, LAYOUT_MAX_GPUS},
            {"shard group", l->shard_group, LAYOUT_MAX_GPUS}};
   for (size_t i = 0; i < N_OF(c); i++)
     if (c[i].v > c[i].max)
@@ -215,6 +229,73 @@ static enum pl_status resolve_schedule(struct pl_layout *l, const struct pl_mode
   return PL_OK;
 }
 
+/* Default load imbalance of the busiest expert-parallel rank (docs/model.md
+ * "Mixture of experts"): the expert capacity factor 1.25 of GShard and the
+ * Switch Transformer (Fedus, Zoph and Shazeer 2022, JMLR 23, Sec. 2.2 and
+ * Table 1), the overload that token-dropping routers budget for; dropless
+ * routers with a balancing loss (Megatron-Core's default) are assumed to run
+ * near it. Benchmarks that force balanced routing (Megatron-Bridge's
+ * --moe-router-force-load-balancing) use 1. */
+#define MOE_IMBALANCE_DEFAULT 1.25
+/* Beyond this no layout is meaningful; flops.c caps the factor by what the
+ * busiest rank can receive (ep * min(top_k, experts / ep) / top_k). */
+#define MOE_IMBALANCE_MAX 1024.0
+
+static enum pl_status layout_err(struct pl_diag *diag, const char *fmt, long long a, long long b) {
+  return pl_diag_set(diag, PL_ERR_LAYOUT, fmt, a, b);
+}
+
+/* Expert parallelism (Megatron-Core, megatron/core/parallel_state.py
+ * initialize_model_parallel): the ranks of a pipeline stage are cut a second
+ * way for the MoE blocks, into etp x ep x edp, so edp = gpus / (etp * ep *
+ * pp); ep must divide the experts (each rank holds experts / ep of them), etp
+ * the expert width, and etp * ep the ranks of a stage. With tp > 1 an MoE
+ * model needs sequence parallelism (megatron/training/arguments.py). */
+static enum pl_status resolve_experts(struct pl_layout *l, const struct pl_model *m,
+                                      struct pl_diag *diag) {
+  l->ep = or_default(l->ep, 1);
+  l->etp = or_default(l->etp, 1);
+  if (!pl_model_is_moe(m)) {
+    if (l->ep > 1 || l->etp > 1)
+      return layout_err(diag, "layout ep=%lld etp=%lld: expert parallelism needs a "
+                              "mixture-of-experts model", (long long)l->ep, (long long)l->etp);
+    l->edp = l->dp;
+    return PL_OK;
+  }
+  if (m->experts % l->ep != 0)
+    return layout_err(diag, "layout ep=%lld: ep must divide the experts (%lld)", (long long)l->ep,
+                      (long long)m->experts);
+  if (m->expert_ffn % l->etp != 0)
+    return layout_err(diag, "layout etp=%lld: etp must divide the expert width (%lld)",
+                      (long long)l->etp, (long long)m->expert_ffn);
+  int64_t stage = l->gpus / l->pp;
+  if (l->etp * l->ep > stage)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: etp*ep = %lld*%lld = %lld is above the %lld GPUs of a pipeline "
+                       "stage",
+                       (long long)l->etp, (long long)l->ep, (long long)(l->etp * l->ep),
+                       (long long)stage);
+  if (stage % (l->etp * l->ep) != 0)
+    return layout_err(diag, "layout: etp*ep = %lld must divide the %lld GPUs of a pipeline stage",
+                      (long long)(l->etp * l->ep), (long long)stage);
+  if (m->shared_ffn % l->tp != 0)
+    return layout_err(diag, "layout tp=%lld: tp must divide the shared expert width (%lld)",
+                      (long long)l->tp, (long long)m->shared_ffn);
+  if (l->tp > 1 && l->no_sp)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout tp=%lld: a mixture-of-experts model needs sequence parallelism "
+                       "with tp > 1 (Megatron-Core)",
+                       (long long)l->tp);
+  l->edp = stage / (l->etp * l->ep);
+  if (l->moe_imbalance == 0)
+    l->moe_imbalance = MOE_IMBALANCE_DEFAULT;
+  if (!(l->moe_imbalance >= 1.0 && l->moe_imbalance <= MOE_IMBALANCE_MAX))
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: moe imbalance %g must be between 1 (balanced) and %g",
+                       l->moe_imbalance, MOE_IMBALANCE_MAX);
+  return PL_OK;
+}
+
 enum pl_status pl_layout_resolve(struct pl_layout *l, const struct pl_model *m,
                                  const struct pl_cluster *c, struct pl_diag *diag) {
   enum pl_status st = resolve_degrees(l, m, c, diag);
@@ -224,6 +305,8 @@ enum pl_status pl_layout_resolve(struct pl_layout *l, const struct pl_model *m,
     st = resolve_batch(l, m, diag);
   if (st == PL_OK)
     st = resolve_schedule(l, m, diag);
+  if (st == PL_OK)
+    st = resolve_experts(l, m, diag);
   l->sp = l->tp > 1 && !l->no_sp;
   return st;
 }

@@ -28,6 +28,7 @@
  * Both allowance numbers are assumptions, not measurements.
  * Ignored: optimizer-step temporaries, activation-gradient buffers, fp8
  * weight copies (fp8 layouts are counted as bf16). */
+#include <plateau/flops.h>
 #include <plateau/memory.h>
 
 #include <stdio.h>
@@ -67,6 +68,26 @@ static double scores_bytes_per_token(const struct pl_model *m, const struct pl_l
   return (m->dropout ? 5.0 : 2.0) * heads * (double)keys;
 }
 
+/* An MoE block against the dense one, averaged over the blocks: instead of
+ * the dense MLP's inputs (mlp * f per token, / tp), the router's fp32
+ * probabilities, and on the busiest rank, for each of its routed copies
+ * (tokens / tp * top_k * imbalance, times etp gathered) the expert fc1 input
+ * (2 h), the activation's and fc2's inputs (mlp * expert_ffn / etp); plus the
+ * shared expert's inputs (mlp * shared_ffn / tp). Megatron-Core keeps these
+ * for the grouped GEMMs' backward (GroupedMLP, TEGroupedMLP). */
+static double moe_act_delta(const struct pl_model *m, const struct pl_layout *l, double sb,
+                            double mlp) {
+  double t = (double)deg(l->tp), etp = (double)deg(l->etp), h = (double)m->hidden;
+  double share = (double)pl_model_moe_layers(m) / (double)m->layers;
+  double tok = sb / t;
+  double copies = tok * (double)m->top_k * etp * pl_moe_imbalance(m, l);
+  double moe = tok * 4.0 * (double)m->experts +
+               copies * (2.0 * h + mlp * (double)m->expert_ffn / etp) +
+               sb * mlp * (double)m->shared_ffn / t;
+  double dense = sb * mlp * (double)m->ffn_hidden / t;
+  return share * (moe - dense);
+}
+
 static double layer_act(const struct pl_model *m, const struct pl_layout *l, enum pl_recompute r) {
   double t = (double)deg(l->tp), sb = local_tokens(m, l);
   double rep_div = l->sp && t > 1 ? t : 1.0; /* SP shards the "replicated" part */
@@ -77,8 +98,11 @@ static double layer_act(const struct pl_model *m, const struct pl_layout *l, enu
   /* norm1 in, QKV in, norm2 in, fc1 in (2 B each) + two dropout masks (1 B) */
   double rep = 8.0 * h + (m->dropout ? 2.0 * h : 0.0);
   /* Q, K, V, proj in; MLP activation in (gated: gate and up) and fc2 in */
-  double shard = 2.0 * (2.0 * q + 2.0 * kv) + (m->mlp == PL_MLP_SWIGLU ? 6.0 * f : 4.0 * f);
+  double mlp = m->mlp == PL_MLP_SWIGLU ? 6.0 : 4.0;
+  double shard = 2.0 * (2.0 * q + 2.0 * kv) + mlp * f;
   double bytes = sb * (rep / rep_div + shard / t);
+  if (pl_model_is_moe(m))
+    bytes += moe_act_delta(m, l, sb, mlp);
   if (r == PL_RECOMPUTE_NONE)
     bytes += sb * scores_bytes_per_token(m, l);
   return bytes;
@@ -103,6 +127,8 @@ static double norm_params(const struct pl_model *m) {
 /* One block on one tp rank: matrices and the biases of column-parallel
  * layers split by tp; norms and row-parallel biases replicated. */
 static double layer_params_tp(const struct pl_model *m, double t) {
+  if (m->kv_lora_rank > 0) /* latent attention: its down-projections are replicated, ignored */
+    return (double)pl_model_layer_params(m) / t;
   double h = (double)m->hidden, f = (double)m->ffn_hidden;
   double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
   double up = m->mlp == PL_MLP_SWIGLU ? 2.0 : 1.0;
@@ -165,15 +191,48 @@ struct stage {
   double params_b, grads_b, optimizer_b, act_b, unsharded_b, comm_b, framework_b, total_b;
 };
 
+/* MoE blocks among stage i's blocks (block j is MoE per pl_model_moe_layers'
+ * rule: j >= moe_first_dense and (j + 1) % moe_step == 0). */
+static int64_t stage_moe_blocks(const struct pl_model *m, const struct pl_layout *l, int64_t i) {
+  if (!pl_model_is_moe(m))
+    return 0;
+  int64_t first = 0, step = m->moe_step > 0 ? m->moe_step : 1, n = 0;
+  for (int64_t j = 0; j < i; j++)
+    first += stage_layers(m, l, j);
+  for (int64_t j = first; j < first + stage_layers(m, l, i); j++)
+    n += j >= m->moe_first_dense && (j + 1) % step == 0;
+  return n;
+}
+
+/* Stage i's routed-expert parameters on one GPU (split over etp * ep) and
+ * the MoE blocks' other parameters against a dense block's (tp-split). */
+static void stage_experts(const struct pl_model *m, const struct pl_layout *l, int64_t i,
+                          double *experts, double *moe_delta) {
+  double moe = (double)stage_moe_blocks(m, l, i), t = (double)deg(l->tp);
+  double all = (double)m->experts * (double)pl_model_expert_params(m);
+  *experts = moe * all / (double)(deg(l->ep) * deg(l->etp));
+  *moe_delta = moe * ((double)pl_model_moe_layer_params(m) - all -
+                      (double)pl_model_layer_params(m)) / t;
+}
+
+/* Model states: dense parameters sharded over shard_group * cp, routed
+ * experts over the expert data-parallel group (Megatron-Core's distributed
+ * optimizer shards expert parameters over expert_data_parallel_group). */
 static void model_states(const struct pl_model *m, const struct pl_layout *l, int64_t i,
                          struct stage *s) {
   double n = l->shard == PL_SHARD_DDP ? 1.0 : (double)(deg(l->shard_group) * deg(l->cp));
-  double t = (double)deg(l->tp);
+  double ne = l->shard == PL_SHARD_DDP ? 1.0 : (double)deg(l->edp);
+  double t = (double)deg(l->tp), ex = 0, moe_delta = 0;
   s->layers = stage_layers(m, l, i);
-  s->params = (double)s->layers * layer_params_tp(m, t) + edge_params(m, l, i);
-  s->params_b = PARAM_BYTES * s->params / (l->shard == PL_SHARD_ZERO3 ? n : 1.0);
-  s->grads_b = GRAD_BYTES * s->params / (l->shard >= PL_SHARD_ZERO2 ? n : 1.0);
-  s->optimizer_b = OPTIMIZER_BYTES * s->params / (l->shard >= PL_SHARD_ZERO1 ? n : 1.0);
+  stage_experts(m, l, i, &ex, &moe_delta);
+  double dense = (double)s->layers * layer_params_tp(m, t) + moe_delta + edge_params(m, l, i);
+  s->params = dense + ex;
+  s->params_b = PARAM_BYTES * (dense / (l->shard == PL_SHARD_ZERO3 ? n : 1.0) +
+                               ex / (l->shard == PL_SHARD_ZERO3 ? ne : 1.0));
+  s->grads_b = GRAD_BYTES * (dense / (l->shard >= PL_SHARD_ZERO2 ? n : 1.0) +
+                             ex / (l->shard >= PL_SHARD_ZERO2 ? ne : 1.0));
+  s->optimizer_b = OPTIMIZER_BYTES * (dense / (l->shard >= PL_SHARD_ZERO1 ? n : 1.0) +
+                                      ex / (l->shard >= PL_SHARD_ZERO1 ? ne : 1.0));
   /* FSDP/ZeRO unit: one block, or the embedding / LM head when larger */
   double unit = layer_params_tp(m, t), edge = edge_params(m, l, i);
   unit = edge > unit ? edge : unit;

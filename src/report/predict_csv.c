@@ -66,6 +66,7 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   bool ok = s->simulated;
   col_str(c, "model.name", p->run.model.name);
   col_int(c, "model.params", p->params);
+  col_int(c, "model.active_params", p->active_params);
   col_str(c, "hardware.gpu", p->run.cluster.gpu.name);
   col_str(c, "hardware.cluster", p->run.cluster.name);
   col_int(c, "layout.gpus", l->gpus);

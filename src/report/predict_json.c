@@ -8,6 +8,7 @@ static void model_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_obj_begin(e, "model");
   pl_emit_str(e, "name", m->name);
   pl_emit_int(e, "params", p->params);
+  pl_emit_int(e, "active_params", p->active_params);
   pl_emit_int(e, "layers", m->layers);
   pl_emit_int(e, "hidden", m->hidden);
   pl_emit_int(e, "heads", m->heads);
@@ -16,6 +17,12 @@ static void model_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_int(e, "ffn_hidden", m->ffn_hidden);
   pl_emit_int(e, "vocab", m->vocab);
   pl_emit_str(e, "mlp", m->mlp == PL_MLP_SWIGLU ? "swiglu" : "gelu");
+  if (pl_model_is_moe(m)) {
+    pl_emit_int(e, "experts", m->experts);
+    pl_emit_int(e, "top_k", m->top_k);
+    pl_emit_int(e, "expert_ffn", m->expert_ffn);
+    pl_emit_int(e, "moe_layers", pl_model_moe_layers(m));
+  }
   pl_emit_obj_end(e);
 }
 
@@ -56,6 +63,16 @@ static void layout_json(struct pl_emit *e, const struct pl_layout *l) {
     pl_emit_bool(e, "fsdp_prefetch", !l->gather_no_prefetch);
   else
     pl_emit_null(e, "fsdp_prefetch");
+  pl_emit_int(e, "ep", l->ep);
+  pl_emit_int(e, "etp", l->etp);
+  pl_emit_int(e, "edp", l->edp);
+  if (l->ep * l->etp > 1 || l->moe_imbalance > 0) {
+    pl_emit_num(e, "moe_imbalance", l->moe_imbalance);
+    pl_emit_str(e, "moe_dispatch", pl_moe_dispatch_name(l->dispatch));
+  } else {
+    pl_emit_null(e, "moe_imbalance");
+    pl_emit_null(e, "moe_dispatch");
+  }
   pl_emit_obj_end(e);
 }
 

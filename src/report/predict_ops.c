@@ -53,7 +53,8 @@ static int collect(const struct pl_run *run, struct op_row *rows) {
       r->fwd_s = pl_op_run_time_s(g, &run->layout, &run->model, &ops[i], PL_PASS_FWD);
       r->bwd_s = pl_op_run_time_s(g, &run->layout, &run->model, &ops[i], PL_PASS_BWD) +
                  (ops[i].recompute ? r->fwd_s : 0);
-      r->per_step_s = (r->fwd_s + r->bwd_s) * per_microbatch(run, seg) * mb;
+      double share = ops[i].share > 0 ? ops[i].share : 1.0; /* flops.h: blocks that run it */
+      r->per_step_s = (r->fwd_s + r->bwd_s) * per_microbatch(run, seg) * mb * share;
     }
   }
   return n;

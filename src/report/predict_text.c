@@ -19,6 +19,18 @@ static void describe(FILE *out, const struct pl_prediction *p) {
           p->run.cluster.gpu.name, p->run.cluster.name);
   snprintf(buf, sizeof buf, "%s (%lld parameters)", n, (long long)p->params);
   row(out, "parameters", buf);
+  if (pl_model_is_moe(&p->run.model)) {
+    const struct pl_model *m = &p->run.model;
+    pl_fmt_count(n, sizeof n, (double)p->active_params);
+    snprintf(buf, sizeof buf, "%s per token: %lld of %lld experts in %lld of %lld blocks", n,
+             (long long)m->top_k, (long long)m->experts, (long long)pl_model_moe_layers(m),
+             (long long)m->layers);
+    row(out, "active parameters", buf);
+    snprintf(buf, sizeof buf, "ep=%lld etp=%lld edp=%lld  dispatch=%s  imbalance=%.2f",
+             (long long)l->ep, (long long)l->etp, (long long)l->edp,
+             pl_moe_dispatch_name(l->dispatch), l->moe_imbalance);
+    row(out, "experts", buf);
+  }
   bool fsdp = l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3;
   snprintf(buf, sizeof buf, "dp=%lld tp=%lld pp=%lld cp=%lld vp=%lld  shard=%s group=%lld  sp=%s%s",
            (long long)l->dp, (long long)l->tp, (long long)l->pp, (long long)l->cp, (long long)l->vp,

@@ -52,6 +52,9 @@ static double ops_time(const struct search_ctx *ctx, const struct pl_layout *l,
     double b = pl_op_run_time_s(g, l, ctx->model, &ops[i], PL_PASS_BWD);
     if (ops[i].recompute)
       b += f;
+    double share = ops[i].share > 0 ? ops[i].share : 1.0; /* flops.h: blocks that run it */
+    f *= share;
+    b *= share;
     t += f + b;
     if (ops[i].kind == PL_OP_ATTENTION) {
       *attn_f += f;

@@ -253,9 +253,10 @@ double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const st
   for (int i = 0; i < n; i++) {
     if (attention_only && ops[i].kind != PL_OP_ATTENTION)
       continue;
-    t += pl_op_run_time_s(g, l, m, &ops[i], pass);
+    double share = ops[i].share > 0 ? ops[i].share : 1.0; /* flops.h: blocks that run it */
+    t += share * pl_op_run_time_s(g, l, m, &ops[i], pass);
     if (pass == PL_PASS_BWD && ops[i].recompute)
-      t += pl_op_run_time_s(g, l, m, &ops[i], PL_PASS_FWD);
+      t += share * pl_op_run_time_s(g, l, m, &ops[i], PL_PASS_FWD);
   }
   return t;
 }

@@ -9,6 +9,9 @@
  *   tp: stride 1; cp: stride tp; dp (the shard group): stride tp*cp;
  *   dp-replica (hybrid sharding): stride tp*cp*shard_group;
  *   pp neighbours: stride tp*cp*dp.
+ * MoE blocks cut the ranks of a stage a second way (Megatron-Core's expert
+ * groups, megatron/core/parallel_state.py, order tp-ep-dp-pp): etp: stride
+ * 1; ep: stride etp; edp: stride etp*ep.
  * A send/recv is priced as a pair; a ring of pairs (cp) is as slow as its
  * slowest hop, which crosses nodes as soon as the ring spans more than one.
  * A collective that crosses nodes runs while the other GPUs of the node run
@@ -44,6 +47,14 @@ struct pl_group sim_group(const struct pl_run *run, const char *group) {
     return strided(l->cp, l->tp, gpn);
   if (strcmp(group, "dp") == 0)
     return strided(sg, l->tp * l->cp, gpn);
+  if (strcmp(group, "etp") == 0)
+    return strided(l->etp, 1, gpn);
+  if (strcmp(group, "ep") == 0)
+    return strided(l->ep, l->etp, gpn);
+  if (strcmp(group, "ep-etp") == 0)
+    return strided(l->ep * l->etp, 1, gpn);
+  if (strcmp(group, "edp") == 0)
+    return strided(l->edp, l->etp * l->ep, gpn);
   if (strcmp(group, "dp-replica") == 0)
     return strided(l->dp / sg, l->tp * l->cp * sg, gpn);
   /* "pp": two neighbouring stages */

@@ -167,6 +167,7 @@ static enum pl_status count(const struct pl_run *run, struct pl_prediction *out,
     return s;
   const struct pl_model *m = &out->run.model;
   out->params = pl_model_params(m);
+  out->active_params = pl_model_active_params(m);
   pl_flops_compute(m, &out->run.layout, &out->flops);
   pl_memory_compute(m, &out->run.layout, &out->run.cluster.gpu, &out->memory);
   return PL_OK;

@@ -19,6 +19,22 @@
  * Context parallelism (Megatron/TransformerEngine ring attention): per block
  * cp - 1 send/recv steps of the local K and V chunk in the forward, of K, V
  * and dK, dV in the backward, overlapping the attention core.
+ * Expert parallelism (MoE blocks; Megatron-Core token dispatchers,
+ * megatron/core/transformer/moe/token_dispatcher.py), per block in the
+ * forward, the same again in the backward (and in the recomputed forward
+ * with full recomputation): alltoall (MoEAlltoAllTokenDispatcher): dispatch
+ * and combine, each an all_to_all over ep of the rank's routed copies,
+ * tokens_n * top_k * h bf16, times the imbalance on the busiest rank; with
+ * etp > 1 an all_gather over etp after the dispatch and a reduce_scatter
+ * before the combine, of etp times that. allgather
+ * (MoEAllGatherTokenDispatcher): an all_gather of the hidden states over the
+ * etp*ep ranks before the router's permutation and a reduce_scatter of the
+ * outputs. deepep (MoEFlexTokenDispatcher + DeepEP): priced as the
+ * all_to_all (DeepEP's deduplicated per-node RDMA sends are not modelled).
+ * A model with dense and MoE blocks prices its average block: the bytes are
+ * scaled by the MoE share (calls stay whole). Dispatch is not overlapped
+ * with expert compute (Megatron's --overlap-moe-expert-parallel-comm is
+ * not modelled).
  * FSDP units (zero2/zero3): one per segment; all_gather of its bf16
  * parameters, reduce_scatter of its gradients in fp32 (FSDP2
  * MixedPrecisionPolicy as torchtitan configures it: param bf16, reduce fp32),
@@ -131,6 +147,45 @@ static enum pl_status layer_cp(struct sim_step *st, struct sim_seg *s, struct pl
   return PL_OK;
 }
 
+static enum pl_status moe_comm_one(struct sim_step *st, struct sim_seg *s, int slot,
+                                   enum pl_coll_op op, const char *group, double bytes,
+                                   int32_t calls, struct pl_diag *diag) {
+  int32_t c;
+  enum pl_status r = sim_coll_add(st, op, group, bytes, &c, diag);
+  for (int p = 0; p < 2 && r == PL_OK; p++)
+    comm_set(&s->tp[p][slot], c, p == PL_PASS_BWD ? calls : 2);
+  return r;
+}
+
+/* The expert-parallel token traffic of a block (see the file comment):
+ * slots 2.. of the blocking list, after the tp collectives. */
+static enum pl_status layer_moe(struct sim_step *st, struct sim_seg *s, struct pl_diag *diag) {
+  const struct pl_layout *l = &st->run->layout;
+  const struct pl_model *m = &st->run->model;
+  if (!pl_model_is_moe(m))
+    return PL_OK;
+  double share = (double)pl_model_moe_layers(m) / (double)m->layers;
+  double tokens = (double)l->mbs * (double)(l->seq / l->cp) / (double)(l->sp ? l->tp : 1);
+  double h_bytes = (double)m->hidden * ACT_BYTES * share;
+  int32_t bwd = l->recompute == PL_RECOMPUTE_FULL ? 4 : 2;
+  enum pl_status r;
+  if (l->dispatch == PL_MOE_ALLGATHER) {
+    double gathered = tokens * h_bytes * (double)(l->ep * l->etp);
+    r = moe_comm_one(st, s, 2, PL_COLL_ALL_GATHER, "ep-etp", gathered, bwd / 2, diag);
+    if (r == PL_OK)
+      r = moe_comm_one(st, s, 3, PL_COLL_REDUCE_SCATTER, "ep-etp", gathered, bwd / 2, diag);
+    return r;
+  }
+  double copies = tokens * (double)m->top_k * h_bytes * pl_moe_imbalance(m, l);
+  r = moe_comm_one(st, s, 2, PL_COLL_ALL_TO_ALL, "ep", copies, bwd, diag);
+  if (r == PL_OK && l->etp > 1)
+    r = moe_comm_one(st, s, 3, PL_COLL_ALL_GATHER, "etp", copies * (double)l->etp, bwd / 2, diag);
+  if (r == PL_OK && l->etp > 1)
+    r = moe_comm_one(st, s, 4, PL_COLL_REDUCE_SCATTER, "etp", copies * (double)l->etp, bwd / 2,
+                     diag);
+  return r;
+}
+
 /* FSDP colls of a unit of the given parameters (zero2/zero3 only). */
 static enum pl_status seg_fsdp(struct sim_step *st, struct sim_seg *s, struct pl_diag *diag) {
   const struct pl_layout *l = &st->run->layout;
@@ -152,6 +207,7 @@ static void mem_op(struct pl_op *op, const char *name, double fwd_bytes, double 
   op->name = name;
   op->kind = PL_OP_MEMORY;
   op->count = 1;
+  op->share = 1.0;
   op->fwd_bytes = fwd_bytes;
   op->bwd_bytes = bwd_bytes;
   op->recompute = recompute;
@@ -312,7 +368,8 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
     const struct pl_op *o = &ops[i];
     if (o->kind != PL_OP_GEMM)
       continue;
-    double c = (double)o->count, m = (double)o->m, k = (double)o->k, nn = (double)o->n;
+    double c = (double)o->count * (o->share > 0 ? o->share : 1.0);
+    double m = (double)o->m, k = (double)o->k, nn = (double)o->n;
     fwd += 4.0 * c * (m * k + k * nn);
     bwd += 4.0 * c * m * nn;
   }
@@ -355,12 +412,30 @@ static int param_kernels(const struct pl_run *run, double params, struct pl_op *
   return n;
 }
 
-/* Parameters of a segment on one GPU after tp sharding. */
+/* Parameters of the average block on one GPU: dense blocks split by tp;
+ * MoE blocks their attention, router and shared expert by tp and their
+ * routed experts by etp * ep. */
+static double layer_params_gpu(const struct pl_run *run) {
+  const struct pl_model *m = &run->model;
+  const struct pl_layout *l = &run->layout;
+  double tp = (double)(l->tp > 0 ? l->tp : 1);
+  if (!pl_model_is_moe(m))
+    return (double)pl_model_layer_params(m) / tp;
+  double moe = (double)pl_model_moe_layers(m), L = (double)m->layers;
+  double experts = (double)m->experts * (double)pl_model_expert_params(m);
+  double moe_rest = (double)pl_model_moe_layer_params(m) - experts;
+  double ex = (double)(l->ep > 0 ? l->ep : 1) * (double)(l->etp > 0 ? l->etp : 1);
+  double dense = (L - moe) * (double)pl_model_layer_params(m) / tp;
+  return (dense + moe * (moe_rest / tp + experts / ex)) / L;
+}
+
+/* Parameters of a segment on one GPU after tp (and expert) sharding. */
 static double seg_params(const struct pl_run *run, enum sim_seg_kind kind) {
   const struct pl_model *m = &run->model;
-  double params = kind == SIM_SEG_LAYER   ? (double)pl_model_layer_params(m)
-                  : kind == SIM_SEG_EMBED ? (double)pl_model_embedding_params(m)
-                                          : (double)pl_model_head_params(m);
+  if (kind == SIM_SEG_LAYER)
+    return layer_params_gpu(run);
+  double params = kind == SIM_SEG_EMBED ? (double)pl_model_embedding_params(m)
+                                        : (double)pl_model_head_params(m);
   return params / (double)(run->layout.tp > 0 ? run->layout.tp : 1);
 }
 
@@ -400,6 +475,8 @@ static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct 
     r = head_tp(st, s, diag);
   if (r == PL_OK && kind == SIM_SEG_LAYER && l->cp > 1)
     r = layer_cp(st, s, diag);
+  if (r == PL_OK && kind == SIM_SEG_LAYER)
+    r = layer_moe(st, s, diag);
   if (r == PL_OK)
     r = seg_fsdp(st, s, diag);
   return r;

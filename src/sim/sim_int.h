@@ -301,14 +301,14 @@ struct sim_comm {
   int32_t calls;
 };
 
-#define SIM_SEG_TP 4 /* tp collectives of one segment and pass (kinds, not calls) */
+#define SIM_SEG_TP 6 /* tp and ep collectives of one segment and pass (kinds, not calls) */
 
 /* Costs of one segment (embedding, one transformer block, or the LM head)
  * for one micro-batch on one GPU. Index [pass] is enum pl_pass. */
 struct sim_seg {
   double comp_s[2];                  /* compute at full speed, without attn_s */
   double attn_s[2];                  /* attention core when split (cp > 1), else 0 */
-  struct sim_comm tp[2][SIM_SEG_TP]; /* blocking tensor-parallel collectives */
+  struct sim_comm tp[2][SIM_SEG_TP]; /* blocking tensor- and expert-parallel collectives */
   struct sim_comm cp[2];             /* K/V ring exchange, overlaps attn_s */
   double params;                     /* parameters on this GPU after tp sharding */
   int32_t ag;                        /* FSDP all_gather of the unit, or -1 */

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Mixture-of-experts models and expert parallelism (docs/model.md "Mixture
+# of experts"): the presets predict with their active parameters; --ep,
+# --etp, --moe-imbalance and --moe-dispatch change the prediction the way
+# their mechanisms say; bad MoE input fails with one line and exit 1.
+. "$(dirname "$0")/lib.sh"
+
+json_num() { grep -o "\"$2\": *[0-9.e+-]*" "$1" | head -1 | sed 's/.*: *//'; }
+
+expect_ok predict --model mixtral-8x7b --gpus 64 --tp 2 --ep 8 --gbs 256 --shard zero1 --format json
+cp "$TMP/out" "$TMP/ep8.json"
+check "active_params beside params" grep -q '"active_params": 12879925248' "$TMP/ep8.json"
+check "params" grep -q '"params": 46702792704' "$TMP/ep8.json"
+check "edp = 64 / (1 * 8 * 1)" [ "$(json_num "$TMP/ep8.json" edp)" = 8 ]
+check "default imbalance 1.25" [ "$(json_num "$TMP/ep8.json" moe_imbalance)" = 1.25 ]
+check "dispatch all_to_all over ep" grep -q '"op": "all_to_all"' "$TMP/ep8.json"
+
+expect_ok predict --model mixtral-8x7b --gpus 64 --tp 2 --ep 8 --gbs 256 --shard zero1 --format json \
+  --moe-imbalance 1
+cp "$TMP/out" "$TMP/bal.json"
+check "balanced routing is faster" awk -v a="$(json_num "$TMP/ep8.json" step_time_s)" \
+  -v b="$(json_num "$TMP/bal.json" step_time_s)" 'BEGIN { exit !(b < a) }'
+check "model FLOPs do not depend on the imbalance" [ "$(json_num "$TMP/ep8.json" model_per_step)" = \
+  "$(json_num "$TMP/bal.json" model_per_step)" ]
+
+expect_ok predict --model mixtral-8x7b --gpus 64 --tp 2 --ep 4 --gbs 256 --shard zero1 --format json
+check "ep 4 holds more expert parameters per GPU than ep 8" awk \
+  -v a="$(json_num "$TMP/ep8.json" params_bytes)" -v b="$(json_num "$TMP/out" params_bytes)" \
+  'BEGIN { exit !(b > a) }'
+
+expect_ok predict --model mixtral-8x7b --gpus 64 --tp 2 --ep 8 --gbs 256 --moe-dispatch allgather
+check "allgather dispatcher: all_gather over ep" grep -Eq "^  all_gather +ep-etp" "$TMP/out"
+expect_ok predict --model deepseek-v3 --gpus 256 --pp 8 --ep 32 --gbs 1024 --shard zero1 \
+  --recompute full
+check "text names the experts" grep -Eq "^  experts +ep=32 etp=1 edp=1" "$TMP/out"
+check "text: active parameters" grep -Eq "^  active parameters +37.55 B per token" "$TMP/out"
+expect_ok predict --model qwen3-30b-a3b --gpus 16 --ep 8 --etp 2 --gbs 64
+check "etp: all_gather over etp" grep -Eq "^  all_gather +etp" "$TMP/out"
+expect_ok predict --model gpt-oss-120b --gpus 64 --ep 8 --gbs 128 --format json
+check "gpt-oss active" grep -q '"active_params": 5711982912' "$TMP/out"
+
+expect_fail 1 "layout ep=3: ep must divide the experts \(8\)" -- predict --model mixtral-8x7b \
+  --gpus 24 --ep 3
+expect_fail 1 "layout: etp\*ep = 2\*8 = 16 is above the 8 GPUs of a pipeline stage" -- predict \
+  --model mixtral-8x7b --gpus 8 --ep 8 --etp 2
+expect_fail 1 "expert parallelism needs a mixture-of-experts model" -- predict --model llama2-7b \
+  --ep 2
+expect_fail 1 "--moe-imbalance: must be at least 1" -- predict --model mixtral-8x7b --moe-imbalance 0.5
+expect_fail 1 "--moe-imbalance: " -- predict --model mixtral-8x7b --moe-imbalance lots
+expect_fail 1 "--moe-dispatch: unknown token dispatcher 'pigeon'" -- predict --model mixtral-8x7b \
+  --moe-dispatch pigeon
+cat > "$TMP/topk.json" <<'JSON'
+{"model_type": "mixtral", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4,
+ "intermediate_size": 128, "vocab_size": 100, "max_position_embeddings": 64,
+ "num_local_experts": 4, "num_experts_per_tok": 5}
+JSON
+expect_fail 1 "top_k 5 is above the experts \(4\)" -- predict --model "$TMP/topk.json"
+finish
