@@ -1,4 +1,4 @@
-/* study_html.c: index.html, the study report a person opens. Self-contained:
+/* html.c: index.html, the study report a person opens. Self-contained:
  * every figure is embedded as an SVG data URI (base64), the style sheet is
  * inline, nothing is fetched from a network. A small inline script counts the
  * figures that decoded into #figstatus (the rendering test reads it). */
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include <plateau/alloc.h>
-#include <plateau/plateau.h>
+#include <plateau/version.h>
 
 static void esc(FILE *f, const char *s) {
   for (; *s; s++) {

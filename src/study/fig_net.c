@@ -1,4 +1,4 @@
-/* study_fig_net.c: the network figures. "collectives": bus bandwidth of
+/* fig_net.c: the network figures. "collectives": bus bandwidth of
  * all_reduce against all_gather and reduce_scatter as nodes are added
  * (arXiv 2411.13055 Figure 2, from the collective model instead of
  * nccl-tests). "measured": runs analyzed from Kineto traces over the

@@ -1,4 +1,4 @@
-/* study_best.c: the best layout at one grid point, by throughput, from the
+/* best.c: the best layout at one grid point, by throughput, from the
  * layout search (include/plateau/search.h, docs/search.md). This is the one
  * place the study picks a layout, so another search can be switched in here.
  * The search runs serially: the study already spreads points over threads. */

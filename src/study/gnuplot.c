@@ -1,4 +1,4 @@
-/* study_gnuplot.c: a study figure as a gnuplot script and its data, kept
+/* gnuplot.c: a study figure as a gnuplot script and its data, kept
  * beside the drawings so people can restyle and redraw them (`gnuplot
  * <id>.gp` in the figures directory writes <id>.svg and <id>.png), and the
  * runner that draws them. Targets gnuplot 5 (Debian gnuplot-nox: svg and

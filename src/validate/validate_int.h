@@ -1,14 +1,14 @@
-/* validate_int.h (internal to src/calib validate_*.c): the CSV reader and the
+/* validate_int.h (internal to src/validate): the CSV reader and the
  * per-source rules behind `plateau validate`.
  *
- * validate_csv.c   RFC 4180 reader -> header + records of strings
- * validate_src.c   one table entry per published source: architecture family,
+ * csv.c            RFC 4180 reader -> header + records of strings
+ * sources.c        one table entry per published source: architecture family,
  *                  software facts (attention kernel, sequence parallelism),
  *                  defaults for unstated fields, and the conversion of its
  *                  metric to a step time
- * validate_row.c   one record -> struct pl_run (model, hardware, layout)
+ * row.c            one record -> struct pl_run (model, hardware, layout)
  * validate.c       files, prediction, summaries
- * validate_base.c  the regression-guard baseline file
+ * baseline.c       the regression-guard baseline file
  * Ownership: a struct validate_csv owns its buffers; validate_csv_free. */
 #ifndef PL_VALIDATE_INT_H
 #define PL_VALIDATE_INT_H

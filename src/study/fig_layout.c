@@ -1,4 +1,4 @@
-/* study_fig_layout.c: which layout wins and what new hardware buys.
+/* fig_layout.c: which layout wins and what new hardware buys.
  * "best": every named strategy's throughput relative to FSDP alone and the
  * searched best layout's gain over it (arXiv 2411.13055 Sec. 3
  * "Parallelization Strategies", Appendices D and F). "generations": the

@@ -1,4 +1,4 @@
-/* study_fig_scale.c: the scaling figures: throughput against GPUs with the
+/* fig_scale.c: the scaling figures: throughput against GPUs with the
  * ideal linear line (arXiv 2411.13055 Figure 1), MFU per model and GPU
  * generation, and the batch regimes (local batch, Appendix D; fixed global
  * batch, Appendix E). Findings compare the first and last simulated scale. */

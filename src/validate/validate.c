@@ -3,7 +3,7 @@
  *
  * The comparison quantity is the step time (seconds per optimizer step):
  * every source's metric converts to it with the source's own formula
- * (validate_src.c), and it is what pl_predict simulates. Error = 100 (predicted
+ * (sources.c), and it is what pl_predict simulates. Error = 100 (predicted
  * - measured) / measured. Summaries use the absolute error (APE): mean
  * (MAPE, the figure Calculon and vTrain report), median and maximum.
  * A record that cannot be expressed, or that plateau predicts will not fit in
@@ -17,7 +17,7 @@
 #include <plateau/predict.h>
 
 #include "base/json.h"
-#include "calib/validate_int.h"
+#include "validate/validate_int.h"
 
 void pl_validation_init(struct pl_validation *v) {
   memset(v, 0, sizeof *v);

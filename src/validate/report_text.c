@@ -1,4 +1,4 @@
-/* validate_text.c: `plateau validate` for people (text) and spreadsheets (CSV).
+/* report_text.c: `plateau validate` for people (text) and spreadsheets (CSV).
  *
  * Text: one section per dataset (each predicted row with measured and
  * predicted step time and the signed error, what was assumed for it, then

@@ -1,4 +1,4 @@
-/* validate_plot.c: the accuracy figures as gnuplot scripts (gnuplot 5).
+/* plot.c: the accuracy figures as gnuplot scripts (gnuplot 5).
  *
  * Accuracy: predicted against published step time, both axes logarithmic and
  * on the same range, one point type per dataset (its legend gives n and the

@@ -1,4 +1,4 @@
-/* study_fmt.c: numbers and names as the study's sentences print them
+/* fmt.c: numbers and names as the study's sentences print them
  * ("2,048 H100s", "falls 31%", "tp2 pp1 zero2 mbs 1"). Formatting only; no
  * locale is consulted, so output is the same on every machine. */
 #include "study_int.h"

@@ -1,4 +1,4 @@
-/* validate_scaling.c: weak scaling as published (validate.h, pl_validation_scaling).
+/* scaling.c: weak scaling as published (validate.h, pl_validation_scaling).
  *
  * The llm-foundry tables, like the study this tool follows (arXiv 2411.13055,
  * Sec. 4), run one model at several GPU counts with the same work per GPU. A

@@ -1,4 +1,4 @@
-/* validate_json.c: `plateau validate --format json`.
+/* report_json.c: `plateau validate --format json`.
  *
  * {"quantity": "step_time_s", "error_unit": "percent",
  *  "datasets": [{name, rows, predicted, skipped, mape, median_ape, max_ape,

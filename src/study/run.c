@@ -1,4 +1,4 @@
-/* study_run.c: run a study: load the spec's models and clusters, lay out the
+/* run.c: run a study: load the spec's models and clusters, lay out the
  * grid, and evaluate every point over threads (pl_par_map from search.h),
  * then the collective bus bandwidths. Points are evaluated in chunks so
  * progress is reported (and cancellation seen) from the calling thread; a

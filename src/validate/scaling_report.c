@@ -1,5 +1,5 @@
-/* validate_scaling.c: `plateau validate --scaling` reports, text and JSON
- * (validate.h; the CSV is with the other validate CSV in validate_text.c).
+/* scaling_report.c: `plateau validate --scaling` reports, text and JSON
+ * (validate.h; the CSV is with the other validate CSV in report_text.c).
  *
  * One line per pair: the series, its two rows and GPU counts, per-GPU
  * throughput at the larger count relative to the smaller, as published and as

@@ -1,4 +1,4 @@
-/* study_coll.c: bus bandwidth of the collectives FSDP and tensor/data
+/* coll.c: bus bandwidth of the collectives FSDP and tensor/data
  * parallelism use, on every cluster of the study at every node count, from
  * the collective model (pl_coll_time, include/plateau/coll.h). The paper's
  * Figure 2 benchmarks the same with nccl-tests: all_reduce (ring or tree)

@@ -1,8 +1,8 @@
-/* validate_row.c: one published record -> the struct pl_run plateau predicts.
+/* row.c: one published record -> the struct pl_run plateau predicts.
  *
  * The common columns of data/validation/README.md give the model dimensions,
  * the hardware and the layout. What a row leaves empty is filled by a rule
- * of its source (validate_src.c) or by the generic rules below, and every
+ * of its source (sources.c) or by the generic rules below, and every
  * filled field is written to row->assumed, so the output says what was not
  * published. Rules (docs/accuracy.md, "How rows become runs"):
  *   - model: decoder-only, GELU MLP, LayerNorm, tied embeddings (every source
@@ -26,7 +26,7 @@
 #include <plateau/hw.h>
 #include <plateau/units.h>
 
-#include "calib/validate_int.h"
+#include "validate/validate_int.h"
 
 void validate_note(struct pl_vrow *row, const char *fmt, ...) {
   size_t used = strlen(row->assumed);

@@ -1,4 +1,4 @@
-/* study_spec.c: the study's grid as data: the default (the paper's setup,
+/* spec.c: the study's grid as data: the default (the paper's setup,
  * arXiv 2411.13055 Sec. 3 and Appendices C, E, F, G) and JSON specs that
  * override any axis. Schema: docs/study.md "Spec file". Every error names
  * the field and says why. */

@@ -1,4 +1,4 @@
-/* study_fig_util.c: building blocks of the study's figures: series along the
+/* fig_util.c: building blocks of the study's figures: series along the
  * GPU axis taken from grid points, and the metrics a figure can plot. */
 #include "study_int.h"
 

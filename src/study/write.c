@@ -1,4 +1,4 @@
-/* study_write.c: the report, written atomically. Everything goes into a
+/* write.c: the report, written atomically. Everything goes into a
  * fresh sibling directory <dir>.tmp-XXXXXX; only when it is complete is it
  * renamed to <dir> (an existing report is moved aside first and removed
  * after). A failure or an interruption removes the temporary directory and

@@ -1,4 +1,4 @@
-/* study_files.c: the file-system helpers of the study report: whole-file
+/* files.c: the file-system helpers of the study report: whole-file
  * reads, paths, and removal of the temporary trees the report builds. */
 #define _POSIX_C_SOURCE 200809L
 #include "study_int.h"

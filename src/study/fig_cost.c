@@ -1,4 +1,4 @@
-/* study_fig_cost.c: where a step's time, memory and energy go as GPUs are
+/* fig_cost.c: where a step's time, memory and energy go as GPUs are
  * added: the time breakdown (compute, overlapped and exposed communication,
  * pipeline bubble; arXiv 2411.13055 Sec. 3 "Communication efficiency"),
  * memory per GPU by part (Appendix H) and power (Sec. 3 "Power

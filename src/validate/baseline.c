@@ -1,4 +1,4 @@
-/* validate_base.c: the accuracy regression guard (docs/accuracy.md,
+/* baseline.c: the accuracy regression guard (docs/accuracy.md,
  * "Regression guard").
  *
  * The baseline file (tests/data/accuracy-baseline.json) records, per dataset,
@@ -22,7 +22,7 @@
 #include <plateau/outfile.h>
 
 #include "base/json.h"
-#include "calib/validate_int.h"
+#include "validate/validate_int.h"
 
 static void finding(struct pl_vcheck *out, const char *dataset, bool failed, const char *fmt,
                     double a, double b) {

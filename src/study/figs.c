@@ -1,4 +1,4 @@
-/* study_figs.c: the study's figures in report order, and their findings.
+/* figs.c: the study's figures in report order, and their findings.
  * Every figure is rebuilt from the results when asked, so the sentences can
  * only say what the data says. */
 #include "study_int.h"

@@ -1,4 +1,4 @@
-/* study_measured.c: measured runs for the study's figures. Each directory
+/* measured.c: measured runs for the study's figures. Each directory
  * is one run (a Kineto trace per rank), analyzed with pl_trace_analyze
  * (include/plateau/trace.h, docs/trace.md): step time, compute, overlapped and
  * exposed communication (means over ranks), and the collectives whose size

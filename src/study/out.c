@@ -1,4 +1,4 @@
-/* study_out.c: the study's machine-readable results. results.csv has one row
+/* out.c: the study's machine-readable results. results.csv has one row
  * per grid point: the point's axes (study.* columns) followed by predict's
  * own columns (pl_report_predict_csv_header), empty where the point could
  * not be laid out. results.json holds the effective spec, every point
@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include <plateau/emit.h>
-#include <plateau/plateau.h>
 #include <plateau/report.h>
+#include <plateau/version.h>
 
 static void csv_str(FILE *f, const char *s) {
   if (strpbrk(s, ",\"\n") == NULL) {

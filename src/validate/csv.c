@@ -1,4 +1,4 @@
-/* validate_csv.c: an RFC 4180 CSV reader for the validation data.
+/* csv.c: an RFC 4180 CSV reader for the validation data.
  *
  * RFC 4180 (Shafranovich 2005), section 2: records end with CRLF (LF alone is
  * accepted too, as most tools write it); fields are separated by commas; a
@@ -14,7 +14,7 @@
 
 #include <plateau/alloc.h>
 
-#include "calib/validate_int.h"
+#include "validate/validate_int.h"
 
 struct scan {
   const char *p, *end;

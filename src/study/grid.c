@@ -1,8 +1,8 @@
-/* study_grid.c: one grid point as a training run, and its evaluation.
+/* grid.c: one grid point as a training run, and its evaluation.
  *
  * Points are stored model-major with the node count innermost, so a series
  * along the GPUs is contiguous. A named strategy is predicted as given
- * (pl_predict); "best" is searched (study_best.c). Batch regimes: weak
+ * (pl_predict); "best" is searched (best.c). Batch regimes: weak
  * scaling gives every GPU n sequences (gbs = n x GPUs, the same tokens per
  * GPU for every strategy at one scale, so strategies compare fairly); a
  * fixed batch keeps gbs = n at every scale (Appendix E of arXiv 2411.13055).

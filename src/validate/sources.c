@@ -1,4 +1,4 @@
-/* validate_src.c: how each published source is read (data/validation/README.md,
+/* sources.c: how each published source is read (data/validation/README.md,
  * "How each source defines its metrics"; docs/accuracy.md repeats it).
  *
  * One table entry per source: its architecture family, facts about its
@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "calib/validate_int.h"
+#include "validate/validate_int.h"
 
 /* Narayanan et al. 2021 (arXiv 2104.04473), eq. 3: FLOPs of one iteration
  * with activation recomputation, F = 96 B s l h^2 (1 + s/6h + V/16lh). The

@@ -1,4 +1,4 @@
-/* study_int.h (internal to src/report/study_*.c): the study's state, the
+/* study_int.h (internal to src/study): the study's state, the
  * strategies of a grid, and the figure model the gnuplot and HTML writers
  * share. Internal names start with study_.
  * Ownership: a struct study_fig is a plain value (large: allocate it); what
@@ -36,7 +36,7 @@ struct pl_study {
   int n_measured;
 };
 
-/* ---- study_spec.c ---- */
+/* ---- spec.c ---- */
 /* The strategy a name stands for; errors name the strategy. */
 enum pl_status study_strategy_parse(const char *name, enum pl_shard shard,
                                     struct study_strategy *out, struct pl_diag *diag);
@@ -46,7 +46,7 @@ void study_spec_json(struct pl_emit *e, const struct pl_study_spec *s);
 /* "1 seq/GPU" or "global batch 1,024" */
 void study_batch_name(const struct pl_study_batch *b, char *buf, size_t n);
 
-/* ---- study_grid.c ---- */
+/* ---- grid.c ---- */
 int64_t study_point_index(const struct pl_study *st, int model, int cluster, int batch,
                           int strategy, int node_index);
 /* The run of a point (layout unresolved: pl_predict checks it). For "best"
@@ -55,16 +55,16 @@ void study_point_run(const struct pl_study *st, const struct pl_study_point *p, 
 /* Evaluate one point in place (pl_predict or the best-layout search). */
 void study_point_eval(const struct pl_study *st, struct pl_study_point *p);
 
-/* ---- study_best.c: the one place that picks the best layout ---- */
+/* ---- best.c: the one place that picks the best layout ---- */
 /* Best layout by throughput for base (model, cluster, gpus, batch, seq,
  * dtype). Fills p->pred, status and why. */
 void study_best_layout(const struct pl_study *st, const struct pl_run *base,
                        struct pl_study_point *p);
 
-/* ---- study_coll.c ---- */
+/* ---- coll.c ---- */
 enum pl_status study_coll_run(struct pl_study *st, struct pl_diag *diag);
 
-/* ---- study_fmt.c: numbers for sentences ---- */
+/* ---- fmt.c: numbers for sentences ---- */
 void study_fmt_int(char *buf, size_t n, int64_t v); /* "2,048" */
 void study_fmt_sig(char *buf, size_t n, double v);  /* 3 significant digits: "1.93", "412" */
 /* "falls 31%" / "rises 4%" / "stays flat" for the change from a to b. */
@@ -87,7 +87,7 @@ void study_appendf(char *buf, size_t n, const char *fmt, ...)
 #endif
     ;
 
-/* ---- the figure model (study_fig_*.c build, study_gnuplot.c / study_html.c write) ---- */
+/* ---- the figure model (fig_*.c build, gnuplot.c / html.c write) ---- */
 
 #define STUDY_MAX_SERIES 40
 #define STUDY_MAX_PTS PL_STUDY_MAX_AXIS
@@ -141,7 +141,7 @@ struct study_fig {
   struct study_panel p[2];
 };
 
-/* Series helpers (study_fig_util.c). */
+/* Series helpers (fig_util.c). */
 struct study_series *study_panel_add(struct study_panel *pn, const char *title, int color, int dash,
                                      int point);
 void study_series_add(struct study_series *s, double x, double y, const char *label);
@@ -179,11 +179,11 @@ void study_fig_generations(const struct pl_study *st, struct study_fig *f);
 void study_fig_collectives(const struct pl_study *st, struct study_fig *f);
 void study_fig_measured(const struct pl_study *st, struct study_fig *f);
 
-/* All figures in report order (study_figs.c); *n set to the count. NULL on
+/* All figures in report order (figs.c); *n set to the count. NULL on
  * out of memory. Release with pl_free. */
 struct study_fig *study_figs_build(const struct pl_study *st, int *n);
 
-/* ---- study_gnuplot.c ---- */
+/* ---- gnuplot.c ---- */
 /* Write <dir>/<id>.dat and <id>.gp for a figure with data. */
 enum pl_status study_gnuplot_write(const struct study_fig *f, const char *dir,
                                    struct pl_diag *diag);
@@ -193,12 +193,12 @@ enum pl_status study_gnuplot_write(const struct study_fig *f, const char *dir,
 enum pl_status study_gnuplot_run(const char *gnuplot, const char *dir, const char *id,
                                  struct pl_diag *diag);
 
-/* ---- study_out.c ---- */
+/* ---- out.c ---- */
 enum pl_status study_write_csv(const struct pl_study *st, const char *path, struct pl_diag *diag);
 enum pl_status study_write_json(const struct pl_study *st, const struct study_fig *figs, int n_figs,
                                 const char *path, struct pl_diag *diag);
 
-/* ---- study_html.c ---- */
+/* ---- html.c ---- */
 struct study_html_info {
   bool drawn;       /* figures exist as SVG beside the page */
   const char *note; /* shown when figures are missing */
@@ -209,7 +209,7 @@ enum pl_status study_write_html(const struct pl_study *st, const struct study_fi
                                 const char *dir, const struct study_html_info *hi,
                                 struct pl_diag *diag);
 
-/* ---- study_files.c: files and directories ---- */
+/* ---- files.c: files and directories ---- */
 /* Read a whole file into a pl_malloc'd buffer (NUL-terminated). */
 enum pl_status study_read_all(const char *path, char **text, size_t *len, struct pl_diag *diag);
 /* Remove a directory tree we created (regular files and directories only). */
