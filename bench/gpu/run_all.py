@@ -652,7 +652,8 @@ def build_model(m, dev):
 
 def run_training(args, sampler, m, budget_s):
     res = {"model": m, "params": param_count(m), "seq": args.seq, "mbs": args.mbs,
-           "precision": "fp32 master weights, bf16 autocast, AdamW(fused) lr 1e-4",
+           "precision": "fp32 master weights, bf16 autocast, AdamW lr 1e-4",
+           "optimizer": args.optimizer, "clip_grad_norm": args.clip,
            "attention": "F.scaled_dot_product_attention, default backend"}
     sampler.label = "train_setup"
     if args.dry_run:
@@ -667,7 +668,10 @@ def run_training(args, sampler, m, budget_s):
         args.seq = 128
     model = build_model(m, dev)
     res["params_torch"] = sum(p.numel() for p in model.parameters())
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    # fused: one multi-tensor kernel; foreach: torch.optim's default on CUDA
+    # (_multi_tensor_adamw), what plateau's --kernels unfused models
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=args.optimizer == "fused",
+                            foreach=args.optimizer == "foreach")
     sampler.label = "train_first"
     ids = torch.randint(0, m["vocab"], (args.mbs, args.seq + 1), device=dev)
     x, y = ids[:, :-1], ids[:, 1:]
@@ -677,6 +681,8 @@ def run_training(args, sampler, m, budget_s):
             logits = model(x)
             loss = F.cross_entropy(logits.view(-1, logits.shape[-1]).float(), y.reshape(-1))
         loss.backward()
+        if args.clip > 0:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
         opt.step()
         opt.zero_grad(set_to_none=True)
         return loss
@@ -803,6 +809,9 @@ def main(argv=None):
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--profile-steps", type=int, default=3)
     ap.add_argument("--budget", type=float, default=300, help="whole-run wall-clock seconds")
+    ap.add_argument("--optimizer", choices=("fused", "foreach"), default="fused")
+    ap.add_argument("--clip", type=float, default=0.0, help="clip_grad_norm_ max norm (0: none)")
+    ap.add_argument("--only", default="", help="comma-separated sections to run (default all)")
     ap.add_argument("--dry-run", action="store_true", help="no torch/GPU: check planning and outputs")
     ap.add_argument("--smoke", action="store_true",
                     help="torch on the CPU at toy sizes: exercise every code path without a GPU")
@@ -827,7 +836,11 @@ def main(argv=None):
     log("versions %s" % json.dumps(summary["versions"]))
     log("nvml %s" % json.dumps(sampler.info))
     timer = Timer(args.dry_run)
+    only = set(x for x in args.only.split(",") if x)
+
     def section(name, fn):
+        if only and name not in only:
+            return None
         t = time.time()
         try:
             out = fn()
@@ -842,6 +855,8 @@ def main(argv=None):
         return out
 
     def csv_section(name, fn):
+        if only and name not in only:
+            return []
         rows = section(name, fn) or []
         write_csv(os.path.join(args.out, name + ".csv"), rows)
         summary["sections"][name]["rows"] = len(rows)
