@@ -37,6 +37,14 @@
   {"moe-imbalance", "X", "tokens of the busiest expert rank over the mean, >= 1 (default 1.25, the GShard/Switch capacity factor)"}, \
   {"moe-dispatch", "D", "alltoall|allgather|deepep MoE token dispatcher (default alltoall)"}
 
+/* Time and cost to train (struct pl_train_opts), for predict, search and sweep. */
+#define TRAIN_OPTS                                                                            \
+  {"tokens", "N", "tokens to train on (15T, 300B, 2.5e12): adds days to train, GPU-hours and "  \
+                  "energy"},                                                                  \
+  {"gpu-hour-price", "USD", "price of one GPU for one hour: adds the cost (of --tokens, and "   \
+                            "per million tokens); needed by --objective cost"},               \
+  {"energy-price", "USD", "price of one kWh: adds the energy cost from the power model"}
+
 /* Build a run from the parsed options. Returns 0, or 1 after printing the
  * problem. The layout is left unresolved (pl_predict resolves it). */
 int run_from_args(const struct cli_args *args, struct pl_run *run);
