@@ -99,9 +99,7 @@ static int load_flops(const struct cli_args *a, struct perf *p) {
   int64_t seq = m.seq_len;
   if (cli_get_int(a, "seq", &seq))
     return 1;
-  double per_token = 6.0 * (double)pl_model_params(&m) +
-                     12.0 * (double)m.layers * (double)(m.heads * m.head_dim) * (double)seq;
-  p->flops_per_step = per_token * p->tokens_per_step;
+  p->flops_per_step = pl_flops_palm_per_token(&m, seq) * p->tokens_per_step;
   return 0;
 }
 
