@@ -1,7 +1,8 @@
 /* cmd_study.c: `plateau study`: the paper's experiments for any setup, as a
  * report (docs/study.md). Progress goes to stderr, the summary and findings
  * to stdout; Ctrl-C stops the run and leaves --out untouched. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath, with POSIX.1-2008 */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,6 +159,14 @@ static int run(const struct cli_args *args, const struct pl_study_spec *spec, in
   struct pl_study *st = NULL;
   struct pl_diag d;
   pl_diag_clear(&d);
+  char gp_abs[4096];
+  if (gp != NULL && strchr(gp, '/') != NULL) { /* gnuplot runs inside the report: pin the path */
+    if (realpath(gp, gp_abs) == NULL)
+      return cli_fail("--gnuplot '%s': %s", gp, strerror(errno));
+    gp = gp_abs;
+  }
+  if (pl_study_out_check(out, &d) != PL_OK)
+    return cli_fail("%s", d.msg);
   catch_signals();
   if (pl_study_run(spec, &so, &st, &d) != PL_OK)
     return cli_fail("%s%s", d.msg, stop_flag ? "; nothing was written" : "");
