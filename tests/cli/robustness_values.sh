@@ -66,8 +66,17 @@ cat >"$TMP/s.json" <<'JSON'
 {"models": ["llama2-7b"], "clusters": ["dgx-h100"], "nodes": [1],
  "strategies": ["fsdp"], "batch_per_gpu": [1], "global_batch": [8]}
 JSON
-expect_fail 1 "--gnuplot 'nope/gnuplot': No such file or directory" -- \
-  study --spec "$TMP/s.json" --out "$TMP/r0" --gnuplot nope/gnuplot --quiet
+mkdir -p "$TMP/bin"
+printf '#!/bin/sh\nexit 3\n' >"$TMP/bin/gp" && chmod +x "$TMP/bin/gp"
+count=$((count + 1))
+(cd "$TMP" && "$PLATEAU" study --spec s.json --out r0 --gnuplot bin/gp --quiet >out 2>err)
+if ! grep -q "gnuplot failed" "$TMP/err"; then
+  echo "FAIL: a relative --gnuplot runs from the current directory, not the report's" >&2
+  sed 's/^/    /' "$TMP/err" >&2; fails=$((fails + 1))
+fi
+expect_ok study --spec "$TMP/s.json" --out "$TMP/r1" --gnuplot nope/gnuplot --quiet
+check "a missing relative --gnuplot is named with its full path" \
+  grep -q "cannot run '$PWD/nope/gnuplot'" "$TMP/err"
 mkdir "$TMP/notreport" && touch "$TMP/notreport/x"
 expect_fail 1 "--out '.*notreport' exists and is not a plateau study report" -- \
   study --spec "$TMP/s.json" --out "$TMP/notreport" --quiet
