@@ -80,6 +80,8 @@ static void text_row(const struct search_cli *sc, int64_t rank, const struct pl_
          s->step_time_s > 0 ? 100 * s->exposed_comm_s / s->step_time_s : 0.0, s->tokens_per_j, mem);
   if (sc->has_price)
     printf(" %9.4f", cost_per_mtok(&h->pred, sc->so.gpu_hour_usd));
+  if (pl_model_is_moe(&h->pred.run.model))
+    printf(" %4lld", (long long)l->ep);
   printf("\n");
 }
 
@@ -92,10 +94,10 @@ static void print_text(const struct search_cli *sc, const struct pl_search_resul
     printf("\n");
     return;
   }
-  printf("\n%4s %5s %3s %3s %3s %3s %-5s %5s %4s %-9s %-11s %10s %11s %8s %6s %7s %8s %10s%s\n",
+  printf("\n%4s %5s %3s %3s %3s %3s %-5s %5s %4s %-9s %-11s %10s %11s %8s %6s %7s %8s %10s%s%s\n",
          "rank", "dp", "tp", "pp", "cp", "vp", "shard", "group", "mbs", "recompute", "schedule",
          "step", "tokens/s", "/GPU", "MFU", "exposed", "tokens/J", "memory",
-         sc->has_price ? " USD/Mtok" : "");
+         sc->has_price ? " USD/Mtok" : "", pl_model_is_moe(&r->hits[0].pred.run.model) ? "   ep" : "");
   for (int64_t i = 0; i < r->n_hits; i++)
     text_row(sc, i + 1, &r->hits[i]);
 }

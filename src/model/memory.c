@@ -192,15 +192,18 @@ struct stage {
 
 /* MoE blocks among stage i's blocks (block j is MoE per pl_model_moe_layers'
  * rule: j >= moe_first_dense and (j + 1) % moe_step == 0). */
+static int64_t moe_blocks_before(const struct pl_model *m, int64_t x) {
+  int64_t step = m->moe_step > 0 ? m->moe_step : 1;
+  int64_t fd = m->moe_first_dense < x ? m->moe_first_dense : x;
+  return x / step - fd / step; /* block j < x is MoE when j >= fd and step divides j + 1 */
+}
+
 static int64_t stage_moe_blocks(const struct pl_model *m, const struct pl_layout *l, int64_t i) {
   if (!pl_model_is_moe(m))
     return 0;
-  int64_t first = 0, step = m->moe_step > 0 ? m->moe_step : 1, n = 0;
-  for (int64_t j = 0; j < i; j++)
-    first += stage_layers(m, l, j);
-  for (int64_t j = first; j < first + stage_layers(m, l, i); j++)
-    n += j >= m->moe_first_dense && (j + 1) % step == 0;
-  return n;
+  int64_t pp = deg(l->pp);
+  int64_t first = i * (m->layers / pp) + (i < m->layers % pp ? i : m->layers % pp);
+  return moe_blocks_before(m, first + stage_layers(m, l, i)) - moe_blocks_before(m, first);
 }
 
 /* Stage i's routed-expert parameters on one GPU (split over etp * ep) and

@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include <plateau/coll.h>
+#include <plateau/flops.h>
 #include <plateau/model.h>
 
 #include "model/constants.h"
@@ -99,11 +100,56 @@ static double pp_send_s(const struct search_ctx *ctx, const struct pl_layout *l,
   return coll_s(ctx, PL_COLL_SEND_RECV, act, pair);
 }
 
+static void tp_times(const struct search_ctx *ctx, const struct pl_layout *l,
+                     struct search_tp_times *out);
+
+/* Expert parallelism, as src/sim/segments.c (layer_moe) prices it: per
+ * block the dispatch and combine all_to_alls over ep of the routed copies
+ * (times the MoE share and the imbalance), twice forward, twice backward
+ * (four with full recompute); with etp > 1 an all_gather and a
+ * reduce_scatter over etp of etp times that; with the allgather dispatcher an
+ * all_gather and a reduce_scatter of the hidden states over etp * ep. Blocking,
+ * so they add to the block's tp time. */
+static void moe_times(const struct search_ctx *ctx, const struct pl_layout *l,
+                      struct search_tp_times *out) {
+  const struct pl_model *m = ctx->model;
+  if (!pl_model_is_moe(m) || l->ep * l->etp <= 1)
+    return;
+  double share = (double)pl_model_moe_layers(m) / (double)m->layers;
+  double tokens = (double)l->mbs * (double)(l->seq / l->cp) / (double)(l->sp ? l->tp : 1);
+  double h_bytes = (double)m->hidden * ACT_BYTES * share, f, b;
+  double bwd = l->recompute == PL_RECOMPUTE_FULL ? 4 : 2;
+  if (l->dispatch == PL_MOE_ALLGATHER) {
+    double all = tokens * h_bytes * (double)(l->ep * l->etp);
+    struct pl_group g = strided(ctx, l->ep * l->etp, 1);
+    f = coll_s(ctx, PL_COLL_ALL_GATHER, all, g) + coll_s(ctx, PL_COLL_REDUCE_SCATTER, all, g);
+    out->layer_f += f;
+    out->layer_b += f * bwd / 2;
+    return;
+  }
+  double copies = tokens * (double)m->top_k * h_bytes * pl_moe_imbalance(m, l);
+  f = coll_s(ctx, PL_COLL_ALL_TO_ALL, copies, strided(ctx, l->ep, l->etp));
+  b = 0;
+  if (l->etp > 1) {
+    struct pl_group g = strided(ctx, l->etp, 1);
+    b = coll_s(ctx, PL_COLL_ALL_GATHER, copies * (double)l->etp, g) +
+        coll_s(ctx, PL_COLL_REDUCE_SCATTER, copies * (double)l->etp, g);
+  }
+  out->layer_f += 2 * f + b;
+  out->layer_b += bwd * f + b * bwd / 2;
+}
+
 void search_tp_times(const struct search_ctx *ctx, const struct pl_layout *l,
                      struct search_tp_times *out) {
   memset(out, 0, sizeof *out);
   ring_times(ctx, l, out);
   out->pp_send_s = pp_send_s(ctx, l, out);
+  tp_times(ctx, l, out);
+  moe_times(ctx, l, out);
+}
+
+static void tp_times(const struct search_ctx *ctx, const struct pl_layout *l,
+                     struct search_tp_times *out) {
   if (l->tp <= 1)
     return;
   struct pl_group g = strided(ctx, l->tp, 1);

@@ -43,12 +43,13 @@ struct search_cand {
   int64_t key;               /* position in enumeration order: tuple << 32 | inner */
   double ub;                 /* upper bound on the score (see bound.c) */
   double lb_step_s;          /* lower bound on the step time */
-  int32_t tp, pp, cp, dp, vp, mbs, shard_group;
+  int32_t tp, pp, cp, dp, vp, mbs, shard_group, ep;
   uint8_t shard, recompute, schedule;
 };
 
 struct search_tuple {
   int64_t tp, pp, cp, dp;
+  int64_t ep; /* expert-parallel degree (1 for a dense model) */
 };
 
 /* Everything the enumeration and ranking read; built once, shared read-only

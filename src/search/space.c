@@ -2,7 +2,7 @@
  * batch, enumerated in one fixed order (docs/search.md, "The space").
  *
  * Degrees come first: every (tp, pp, cp) whose product divides the GPUs, dp
- * the rest. Inside a degree tuple: the micro-batch over the divisors of gbs,
+ * the rest, and for an MoE model every expert-parallel degree ep (add_ep_tuples). Inside a degree tuple: the micro-batch over the divisors of gbs,
  * recompute none/selective/full, the shard configuration (ddp; then zero1,
  * zero2, zero3 each over a shard group g dividing dp with g > 1, g = dp being
  * plain FSDP/ZeRO and g < dp hybrid sharding; g = 1 only when dp = 1), and
@@ -65,6 +65,27 @@ static enum pl_status add_tuple(struct search_ctx *ctx, int64_t *cap, struct sea
   return PL_OK;
 }
 
+/* A degree tuple for each expert-parallel degree of an MoE model: every ep
+ * dividing the experts with etp * ep dividing the GPUs of a stage (the
+ * rules of src/model/layout.c, resolve_experts); the run's --ep when given;
+ * ep = 1 alone for a dense model. */
+static enum pl_status add_ep_tuples(struct search_ctx *ctx, int64_t *cap, struct search_tuple t,
+                                    struct pl_diag *diag) {
+  const struct pl_model *m = ctx->model;
+  if (!pl_model_is_moe(m))
+    return add_tuple(ctx, cap, t, diag);
+  int64_t etp = ctx->tmpl.etp > 0 ? ctx->tmpl.etp : 1, stage = ctx->gpus / t.pp;
+  for (int64_t ep = 1; ep <= m->experts && etp * ep <= stage; ep++) {
+    if (m->experts % ep != 0 || stage % (etp * ep) != 0 || !fixed_ok(ctx->tmpl.ep, ep))
+      continue;
+    t.ep = ep;
+    enum pl_status st = add_tuple(ctx, cap, t, diag);
+    if (st != PL_OK)
+      return st;
+  }
+  return PL_OK;
+}
+
 static enum pl_status build_tuples(struct search_ctx *ctx, struct pl_diag *diag) {
   const struct pl_search_space *s = &ctx->space;
   int64_t cap = 0;
@@ -78,10 +99,10 @@ static enum pl_status build_tuples(struct search_ctx *ctx, struct pl_diag *diag)
         int64_t cp = ctx->div_gpus[c];
         if ((ctx->gpus / tp / pp) % cp != 0 || !fixed_ok(s->cp, cp))
           continue;
-        struct search_tuple t = {tp, pp, cp, ctx->gpus / tp / pp / cp};
+        struct search_tuple t = {tp, pp, cp, ctx->gpus / tp / pp / cp, 1};
         if (!fixed_ok(s->dp, t.dp))
           continue;
-        enum pl_status st = add_tuple(ctx, &cap, t, diag);
+        enum pl_status st = add_ep_tuples(ctx, &cap, t, diag);
         if (st != PL_OK)
           return st;
       }
@@ -179,6 +200,7 @@ void search_cand_layout(const struct search_ctx *ctx, const struct search_cand *
                         struct pl_layout *l) {
   *l = ctx->tmpl;
   l->tp = c->tp;
+  l->ep = c->ep;
   l->pp = c->pp;
   l->cp = c->cp;
   l->vp = c->vp;
@@ -381,6 +403,7 @@ static void enumerate_tuple(const struct search_ctx *ctx, int64_t i, struct tupl
   struct search_cand c;
   memset(&c, 0, sizeof c);
   c.tp = (int32_t)t->tp;
+  c.ep = (int32_t)t->ep;
   c.pp = (int32_t)t->pp;
   c.cp = (int32_t)t->cp;
   c.dp = (int32_t)t->dp;

@@ -145,13 +145,17 @@ static enum pl_status layer_cp(struct sim_step *st, struct sim_seg *s, struct pl
   return PL_OK;
 }
 
+/* One expert-parallel collective kind: fwd calls per block in the forward,
+ * bwd in the backward (the recomputed forward's included). */
 static enum pl_status moe_comm_one(struct sim_step *st, struct sim_seg *s, int slot,
                                    enum pl_coll_op op, const char *group, double bytes,
-                                   int32_t calls, struct pl_diag *diag) {
+                                   int32_t fwd, int32_t bwd, struct pl_diag *diag) {
   int32_t c;
   enum pl_status r = sim_coll_add(st, op, group, bytes, &c, diag);
-  for (int p = 0; p < 2 && r == PL_OK; p++)
-    comm_set(&s->tp[p][slot], c, p == PL_PASS_BWD ? calls : 2);
+  if (r == PL_OK) {
+    comm_set(&s->tp[PL_PASS_FWD][slot], c, fwd);
+    comm_set(&s->tp[PL_PASS_BWD][slot], c, bwd);
+  }
   return r;
 }
 
@@ -165,21 +169,21 @@ static enum pl_status layer_moe(struct sim_step *st, struct sim_seg *s, struct p
   double share = (double)pl_model_moe_layers(m) / (double)m->layers;
   double tokens = (double)l->mbs * (double)(l->seq / l->cp) / (double)(l->sp ? l->tp : 1);
   double h_bytes = (double)m->hidden * ACT_BYTES * share;
-  int32_t bwd = l->recompute == PL_RECOMPUTE_FULL ? 4 : 2;
+  int32_t rep = l->recompute == PL_RECOMPUTE_FULL ? 2 : 1; /* backward passes of the traffic */
   enum pl_status r;
   if (l->dispatch == PL_MOE_ALLGATHER) {
     double gathered = tokens * h_bytes * (double)(l->ep * l->etp);
-    r = moe_comm_one(st, s, 2, PL_COLL_ALL_GATHER, "ep-etp", gathered, bwd / 2, diag);
+    r = moe_comm_one(st, s, 2, PL_COLL_ALL_GATHER, "ep-etp", gathered, 1, rep, diag);
     if (r == PL_OK)
-      r = moe_comm_one(st, s, 3, PL_COLL_REDUCE_SCATTER, "ep-etp", gathered, bwd / 2, diag);
+      r = moe_comm_one(st, s, 3, PL_COLL_REDUCE_SCATTER, "ep-etp", gathered, 1, rep, diag);
     return r;
   }
   double copies = tokens * (double)m->top_k * h_bytes * pl_moe_imbalance(m, l);
-  r = moe_comm_one(st, s, 2, PL_COLL_ALL_TO_ALL, "ep", copies, bwd, diag);
+  r = moe_comm_one(st, s, 2, PL_COLL_ALL_TO_ALL, "ep", copies, 2, 2 * rep, diag);
   if (r == PL_OK && l->etp > 1)
-    r = moe_comm_one(st, s, 3, PL_COLL_ALL_GATHER, "etp", copies * (double)l->etp, bwd / 2, diag);
+    r = moe_comm_one(st, s, 3, PL_COLL_ALL_GATHER, "etp", copies * (double)l->etp, 1, rep, diag);
   if (r == PL_OK && l->etp > 1)
-    r = moe_comm_one(st, s, 4, PL_COLL_REDUCE_SCATTER, "etp", copies * (double)l->etp, bwd / 2,
+    r = moe_comm_one(st, s, 4, PL_COLL_REDUCE_SCATTER, "etp", copies * (double)l->etp, 1, rep,
                      diag);
   return r;
 }

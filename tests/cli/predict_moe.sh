@@ -39,6 +39,15 @@ check "etp: all_gather over etp" grep -Eq "^  all_gather +etp" "$TMP/out"
 expect_ok predict --model gpt-oss-120b --gpus 64 --ep 8 --gbs 128 --format json
 check "gpt-oss active" grep -q '"active_params": 5711982912' "$TMP/out"
 
+# search explores the expert-parallel degree (every ep dividing the experts)
+expect_ok search --model mixtral-8x7b --gpus 16 --top 3 --threads 1
+check "search: an ep column" grep -Eq "memory +ep$" "$TMP/out"
+check "search: the best layouts use ep > 1" grep -Eq " (2|4|8)$" "$TMP/out"
+expect_ok search --model mixtral-8x7b --gpus 16 --ep 2 --top 2 --threads 1 --format json
+check "search: --ep fixes the degree" sh -c "! grep -Eq '\"ep\": (1|4|8),' '$TMP/out'"
+expect_ok search --model llama2-7b --gpus 8 --top 1 --threads 1
+check "search: no ep column for a dense model" sh -c "! grep -q ' ep$' '$TMP/out'"
+
 expect_fail 1 "layout ep=3: ep must divide the experts \(8\)" -- predict --model mixtral-8x7b \
   --gpus 24 --ep 3
 expect_fail 1 "layout: etp\*ep = 2\*8 = 16 is above the 8 GPUs of a pipeline stage" -- predict \
