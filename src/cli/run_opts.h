@@ -43,6 +43,14 @@
   {"grad-accum", "MODE", "in-place|fp32-copy: 16-bit ddp/zero1 gradients added in place (default) or cast to an fp32 copy per micro-batch (DeepSpeed BF16_Optimizer)"}, \
   {"logit-metric-passes", "N", "extra fp32 cross-entropy passes over the logits per micro-batch for train metrics (default 0; llm-foundry 2)"}
 
+/* Time and cost to train (struct pl_train_opts), for predict, search and sweep. */
+#define TRAIN_OPTS                                                                            \
+  {"tokens", "N", "tokens to train on (15T, 300B, 2.5e12): adds days to train, GPU-hours and "  \
+                  "energy"},                                                                  \
+  {"gpu-hour-price", "USD", "price of one GPU for one hour: adds the cost (of --tokens, and "   \
+                            "per million tokens); needed by --objective cost"},               \
+  {"energy-price", "USD", "price of one kWh: adds the energy cost from the power model"}
+
 /* Build a run from the parsed options. Returns 0, or 1 after printing the
  * problem. The layout is left unresolved (pl_predict resolves it). */
 int run_from_args(const struct cli_args *args, struct pl_run *run);
