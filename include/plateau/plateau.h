@@ -12,6 +12,7 @@
 #include "emit.h"
 #include "flops.h"
 #include "framework.h"
+#include "gnuplot.h"
 #include "hw.h"
 #include "layout.h"
 #include "memory.h"
