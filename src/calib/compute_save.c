@@ -10,8 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <plateau/data.h>
+
 #include "base/json.h"
-#include "hw/hw_int.h"
 
 static void copy_value(struct pl_emit *e, const char *key, yajl_val v) {
   if (YAJL_IS_STRING(v))
@@ -170,14 +171,20 @@ static void document(struct pl_emit *e, const struct ctx *c, yajl_val doc) {
   pl_emit_obj_end(e);
 }
 
+/* The base GPU's document: an embedded preset by name, else a file. */
+static enum pl_status open_base(const char *name_or_path, yajl_val *doc, struct pl_diag *diag) {
+  size_t len = 0;
+  const char *text = pl_data_find("gpus", name_or_path, &len);
+  if (text != NULL)
+    return base_json_parse(text, len, name_or_path, doc, diag);
+  return base_json_load(name_or_path, doc, diag);
+}
+
 enum pl_status pl_calib_compute_save(const char *base_name_or_path, const struct pl_gpu *fitted,
                                      const struct pl_compute_fit *fit, const char *note,
                                      const char *path, struct pl_diag *diag) {
   yajl_val doc = NULL;
-  char origin[HW_ORIGIN_MAX];
-  bool is_file = false;
-  enum pl_status st =
-      hw_open("gpus", base_name_or_path, &doc, origin, sizeof origin, &is_file, diag);
+  enum pl_status st = open_base(base_name_or_path, &doc, diag);
   if (st != PL_OK)
     return st;
   struct pl_outfile o;
