@@ -392,6 +392,44 @@ static void shared_nics(void) {
   CHECK_NEAR_REL(shared.time_s, alone.time_s, 0);
 }
 
+/* ALCF Polaris (alcf-polaris): 4x A100 per node, 2 Slingshot NICs of
+ * 200 Gb/s (50 GB/s per node), AMD host (2 us network post), GPU-NIC path
+ * PHB, 4 channels. NCCL enables LL128 across nodes only up to a PXB path
+ * (PXN from Hopper on; tuning.cc ncclTopoTuneModel), so Polaris runs LL and
+ * Simple between nodes and LL128 inside one node. */
+static void polaris_ll128_path(void) {
+  struct pl_cluster pol;
+  struct pl_coll_cost c;
+  CHECK_EQ_INT(pl_cluster_load("alcf-polaris", &pol, NULL), PL_OK);
+  CHECK_STR(pol.gpu_nic_path, "phb");
+  struct pl_group two = {8, 4}, one = {4, 4};
+  CHECK_EQ_INT(pl_coll_time_proto(&pol, PL_COLL_ALL_GATHER, 4 * MIB, two, PL_ALGO_RING,
+                                  PL_PROTO_LL128, &c), PL_ERR_UNSUPPORTED);
+  CHECK_EQ_INT(pl_coll_time_proto(&pol, PL_COLL_ALL_GATHER, 4 * MIB, one, PL_ALGO_RING,
+                                  PL_PROTO_LL128, &c), PL_OK);
+  /* ring all_gather of 64 MiB on 2 nodes, Simple: n = 8, g = 4, m = 2.
+   * busBw = min(NVLink 230, node NICs 2 x 25) = 50 GB/s; algbw = 50 x 8/7.
+   * latency = baseLat 8.4 + (7 - 1) steps x max(NVLink hop 3.4, 3 x 2 us AMD
+   * post) + 1 network step x 14 = 8.4 + 36 + 14 = 58.4 us; transfer
+   * 64 MiB x 7 / 400e9 = 1174.40512 us; fill: 4 channels x chunk
+   * min(2 MiB, 64 MiB / (4 x 8) = 2 MiB) / 50 GB/s = 167.77216 us. */
+  CHECK_EQ_INT(pl_coll_time_proto(&pol, PL_COLL_ALL_GATHER, 64 * MIB, two, PL_ALGO_RING,
+                                  PL_PROTO_SIMPLE, &c), PL_OK);
+  CHECK_NEAR_REL(c.time_s, (58.4 + 1174.40512 + 167.77216) * US, 1e-9);
+  /* the same node with a PXN path: allowed on Hopper, not before */
+  struct pl_cluster pxn = pol;
+  snprintf(pxn.gpu_nic_path, sizeof pxn.gpu_nic_path, "pxn");
+  CHECK_EQ_INT(pl_coll_time_proto(&pxn, PL_COLL_ALL_GATHER, 4 * MIB, two, PL_ALGO_RING,
+                                  PL_PROTO_LL128, &c), PL_ERR_UNSUPPORTED);
+  struct pl_cluster h = h100;
+  snprintf(h.gpu_nic_path, sizeof h.gpu_nic_path, "pxn");
+  CHECK_EQ_INT(pl_coll_time_proto(&h, PL_COLL_ALL_GATHER, 4 * MIB, (struct pl_group){16, 8},
+                                  PL_ALGO_RING, PL_PROTO_LL128, &c), PL_OK);
+  snprintf(h.gpu_nic_path, sizeof h.gpu_nic_path, "sys");
+  CHECK_EQ_INT(pl_coll_time_proto(&h, PL_COLL_ALL_GATHER, 4 * MIB, (struct pl_group){16, 8},
+                                  PL_ALGO_RING, PL_PROTO_LL128, &c), PL_ERR_UNSUPPORTED);
+}
+
 int main(void) {
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
@@ -410,5 +448,6 @@ int main(void) {
   names_and_factors();
   latency_scaling();
   shared_nics();
+  polaris_ll128_path();
   return check_finish();
 }
