@@ -23,6 +23,7 @@ static const struct net_algo algos[] = {
     {PL_ALGO_NVLS, net_nvls_time, net_nvls_fill_s},
     {PL_ALGO_NVLS_TREE, net_nvls_tree_time, net_nvls_tree_fill_s},
     {PL_ALGO_P2P, net_p2p_time, NULL},
+    {PL_ALGO_PAT, net_pat_time, NULL},
 };
 #define N_ALGOS (sizeof algos / sizeof algos[0])
 
@@ -256,6 +257,8 @@ static const char *unsupported_why(const struct net_ctx *x, enum pl_coll_algo al
   case PL_ALGO_TREE: return "tree runs all_reduce only";
   case PL_ALGO_RING: return "ring runs all_reduce, all_gather, reduce_scatter and broadcast";
   case PL_ALGO_P2P: return "p2p runs send_recv and all_to_all";
+  case PL_ALGO_PAT:
+    return "pat runs all_gather and reduce_scatter with one rank per node on two or more nodes";
   case PL_ALGO_NVLS:
     if (!x->nvls)
       return "nvls needs an NVLink SHARP switch (cluster 'nvls': true) and >= 2 ranks per node";

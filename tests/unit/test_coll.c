@@ -430,6 +430,32 @@ static void polaris_ll128_path(void) {
                                   PL_ALGO_RING, PL_PROTO_LL128, &c), PL_ERR_UNSUPPORTED);
 }
 
+/* PAT (NCCL 2.28 tuning.cc): all_gather / reduce_scatter, one rank per
+ * node, Simple. 64 MiB over 1024 nodes x 1 on dgx-h100: one rank reaches
+ * its own NIC, 50 GB/s; algbw = 0.75 x 50 = 37.5 GB/s -> 1789.56971 us;
+ * latency = baseLat 8 + log2(1024) = 10 x 14 / 3.5 + 1024 x 2.8 =
+ * 8 + 40 + 2867.2 = 2915.2 us; no fill. Not with 8 ranks per node, not for
+ * all_reduce, not LL128; and 1 MiB on 1024 nodes still rings (LL). */
+static void pat(void) {
+  double t = t_of(PL_COLL_ALL_GATHER, 64 * MIB, 1024, 1, PL_ALGO_PAT, PL_PROTO_SIMPLE);
+  CHECK_NEAR_REL(t, (2915.2 + 67108864.0 / 37.5e9 / US) * US, 1e-9);
+  t = t_of(PL_COLL_REDUCE_SCATTER, 64 * MIB, 1024, 1, PL_ALGO_PAT, PL_PROTO_SIMPLE);
+  CHECK_NEAR_REL(t, (2915.2 + 67108864.0 / 37.5e9 / US) * US, 1e-9);
+  struct pl_coll_cost c;
+  CHECK_EQ_INT(pl_coll_time(&h100, PL_COLL_ALL_GATHER, 64 * MIB, (struct pl_group){1024, 8},
+                            PL_ALGO_PAT, &c), PL_ERR_UNSUPPORTED);
+  CHECK_EQ_INT(pl_coll_time(&h100, PL_COLL_ALL_REDUCE, 64 * MIB, (struct pl_group){1024, 1},
+                            PL_ALGO_PAT, &c), PL_ERR_UNSUPPORTED);
+  CHECK_EQ_INT(pl_coll_time_proto(&h100, PL_COLL_ALL_GATHER, 64 * MIB, (struct pl_group){1024, 1},
+                                  PL_ALGO_PAT, PL_PROTO_LL128, &c), PL_ERR_UNSUPPORTED);
+  /* the tuner: at 64 MiB on 1024 nodes PAT (4.70 ms) beats ring LL128, whose
+   * 1023 steps each pay the Tree/Ring network hop */
+  CHECK_EQ_INT(pl_coll_time(&h100, PL_COLL_ALL_GATHER, 64 * MIB, (struct pl_group){1024, 1},
+                            PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_EQ_INT(c.algo, PL_ALGO_PAT);
+  CHECK_STR(pl_coll_algo_name(PL_ALGO_PAT), "pat");
+}
+
 int main(void) {
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
@@ -449,5 +475,6 @@ int main(void) {
   latency_scaling();
   shared_nics();
   polaris_ll128_path();
+  pat();
   return check_finish();
 }
