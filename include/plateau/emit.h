@@ -1,6 +1,7 @@
 /* emit.h: a streaming JSON writer for plateau's machine-readable output.
  * Numbers are written in the shortest form that reads back to the same
- * double; a NaN or infinity is never written (it becomes null and the writer
+ * double, with at most 15 significant digits (DBL_DIG: what survives
+ * arithmetic; the 16th and 17th digits are rounding noise); a NaN or infinity is never written (it becomes null and the writer
  * remembers the fault, which pl_emit_close reports).
  * Ownership: pl_emit_open returns a writer released by pl_emit_close; the FILE
  * stays the caller's. */
@@ -15,6 +16,11 @@
 struct pl_emit;
 
 struct pl_emit *pl_emit_open(FILE *out);
+/* Write key: value as the first member of the top-level object, whichever
+ * code opens it (every plateau JSON document records the version that wrote
+ * it this way). The strings must outlive the writer. */
+void pl_emit_stamp(struct pl_emit *e, const char *key, const char *value);
+
 /* Finish (a newline after the top value) and free. Returns PL_ERR_INTERNAL when a
  * non-finite number or unbalanced nesting was seen, with the key in diag. */
 enum pl_status pl_emit_close(struct pl_emit *e, struct pl_diag *diag);
@@ -30,7 +36,8 @@ void pl_emit_str(struct pl_emit *e, const char *key, const char *v); /* NULL -> 
 void pl_emit_bool(struct pl_emit *e, const char *key, bool v);
 void pl_emit_null(struct pl_emit *e, const char *key);
 
-/* Shortest round-trip text of a finite double ("0.1", "6738415616", "1e-06");
+/* Shortest text of a finite double that reads back to it, at most 15
+ * significant digits ("0.1", "6738415616", "1e-06", "0.00105");
  * "" for NaN or an infinity (CSV writers then leave the cell empty). */
 void pl_fmt_double(char *buf, size_t n, double v);
 

@@ -2,6 +2,7 @@
  * only escaping and commas; parsing is left to yajl. */
 #include <plateau/emit.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,16 @@ struct pl_emit {
   bool first[EMIT_MAX_DEPTH]; /* no member written yet at this level */
   bool fault;
   char fault_key[64];
+  const char *stamp_key;      /* first member of the top-level object (pl_emit_stamp) */
+  const char *stamp_value;
 };
+
+void pl_emit_stamp(struct pl_emit *e, const char *key, const char *value) {
+  if (e == NULL)
+    return;
+  e->stamp_key = key;
+  e->stamp_value = value;
+}
 
 struct pl_emit *pl_emit_open(FILE *out) {
   struct pl_emit *e = pl_calloc(1, sizeof *e);
@@ -107,7 +117,12 @@ static void close_level(struct pl_emit *e, char c) {
   fputc(c, e->out);
 }
 
-void pl_emit_obj_begin(struct pl_emit *e, const char *key) { open_level(e, key, '{'); }
+void pl_emit_obj_begin(struct pl_emit *e, const char *key) {
+  bool top = e->depth == 0;
+  open_level(e, key, '{');
+  if (top && e->stamp_key != NULL)
+    pl_emit_str(e, e->stamp_key, e->stamp_value);
+}
 void pl_emit_obj_end(struct pl_emit *e) { close_level(e, '}'); }
 void pl_emit_arr_begin(struct pl_emit *e, const char *key) { open_level(e, key, '['); }
 void pl_emit_arr_end(struct pl_emit *e) { close_level(e, ']'); }
@@ -121,7 +136,11 @@ void pl_fmt_double(char *buf, size_t n, double v) {
     snprintf(buf, n, "0");
     return;
   }
-  for (int prec = 6; prec <= 17; prec++) {
+  /* The shortest form that reads back to v, up to DBL_DIG (15) significant
+   * digits: a double carries 15 decimal digits through arithmetic, and the
+   * 16th and 17th are rounding noise (0.00105 computed as 3 * 0.00035 is
+   * 0.0010500000000000002 at 17). */
+  for (int prec = 6; prec <= DBL_DIG; prec++) {
     snprintf(buf, n, "%.*g", prec, v);
     if (strtod(buf, NULL) == v)
       return;

@@ -93,7 +93,7 @@ int cmd_list(int argc, char **argv) {
     return cli_fail("list: unknown kind '%s' (expected models, gpus or clusters)", kind);
   struct pl_emit *e = NULL;
   if (fmt == CLI_FORMAT_JSON) {
-    e = pl_emit_open(stdout);
+    e = cli_emit_open();
     pl_emit_obj_begin(e, NULL);
     pl_emit_arr_begin(e, kind);
   } else if (fmt == CLI_FORMAT_CSV) {

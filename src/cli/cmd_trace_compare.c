@@ -176,7 +176,7 @@ static void json_coll(struct pl_emit *e, const struct pl_trace_summary *a,
 
 static int print_json(const struct pl_trace_summary *a, const struct pl_trace_summary *b,
                       const struct pl_trace_coll_pair *p, int n) {
-  struct pl_emit *e = pl_emit_open(stdout);
+  struct pl_emit *e = cli_emit_open();
   if (e == NULL)
     return cli_fail("out of memory");
   pl_emit_obj_begin(e, NULL);
