@@ -1,7 +1,6 @@
 /* emit.h: a streaming JSON writer for plateau's machine-readable output.
  * Numbers are written in the shortest form that reads back to the same
- * double, with at most 15 significant digits (DBL_DIG: what survives
- * arithmetic; the 16th and 17th digits are rounding noise); a NaN or infinity is never written (it becomes null and the writer
+ * double; a NaN or infinity is never written (it becomes null and the writer
  * remembers the fault, which pl_emit_close reports).
  * Ownership: pl_emit_open returns a writer released by pl_emit_close; the FILE
  * stays the caller's. */
@@ -36,8 +35,12 @@ void pl_emit_str(struct pl_emit *e, const char *key, const char *v); /* NULL -> 
 void pl_emit_bool(struct pl_emit *e, const char *key, bool v);
 void pl_emit_null(struct pl_emit *e, const char *key);
 
-/* Shortest text of a finite double that reads back to it, at most 15
- * significant digits ("0.1", "6738415616", "1e-06", "0.00105");
+/* CSV cells: the shortest text of a finite double with at most 15 (DBL_DIG)
+ * significant digits, the precision a computed double has: 0.1 + 0.2 is
+ * "0.3", not 0.30000000000000004; "" for NaN or an infinity. */
+void pl_fmt_csv(char *buf, size_t n, double v);
+
+/* Shortest round-trip text of a finite double ("0.1", "6738415616", "1e-06");
  * "" for NaN or an infinity (CSV writers then leave the cell empty). */
 void pl_fmt_double(char *buf, size_t n, double v);
 

@@ -127,7 +127,9 @@ void pl_emit_obj_end(struct pl_emit *e) { close_level(e, '}'); }
 void pl_emit_arr_begin(struct pl_emit *e, const char *key) { open_level(e, key, '['); }
 void pl_emit_arr_end(struct pl_emit *e) { close_level(e, ']'); }
 
-void pl_fmt_double(char *buf, size_t n, double v) {
+/* The shortest %.*g of v, from 6 significant digits up to max_digits, that
+ * reads back to v; at max_digits when none does. */
+static void fmt_shortest(char *buf, size_t n, double v, int max_digits) {
   if (!isfinite(v)) { /* never "nan"/"inf" in a report: an empty CSV cell */
     snprintf(buf, n, "%s", "");
     return;
@@ -136,16 +138,20 @@ void pl_fmt_double(char *buf, size_t n, double v) {
     snprintf(buf, n, "0");
     return;
   }
-  /* The shortest form that reads back to v, up to DBL_DIG (15) significant
-   * digits: a double carries 15 decimal digits through arithmetic, and the
-   * 16th and 17th are rounding noise (0.00105 computed as 3 * 0.00035 is
-   * 0.0010500000000000002 at 17). */
-  for (int prec = 6; prec <= DBL_DIG; prec++) {
+  for (int prec = 6; prec <= max_digits; prec++) {
     snprintf(buf, n, "%.*g", prec, v);
     if (strtod(buf, NULL) == v)
       return;
   }
 }
+
+/* JSON: exact (17 digits at most), so a document read back compares equal. */
+void pl_fmt_double(char *buf, size_t n, double v) { fmt_shortest(buf, n, v, 17); }
+
+/* CSV and tables: DBL_DIG (15) significant digits at most. A double carries
+ * 15 decimal digits through arithmetic; the 16th and 17th are rounding noise
+ * (0.1 + 0.2 is 0.30000000000000004 at 17 digits, 0.3 at 15). */
+void pl_fmt_csv(char *buf, size_t n, double v) { fmt_shortest(buf, n, v, DBL_DIG); }
 
 void pl_emit_num(struct pl_emit *e, const char *key, double v) {
   prefix(e, key);

@@ -287,7 +287,7 @@ static int print_csv(const struct pl_trace_set *s) {
     printf("%lld,\"%s\",%lld", (long long)r->rank, r->file, (long long)r->steps);
     for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
       char b[40];
-      pl_fmt_double(b, sizeof b, v[k]);
+      pl_fmt_csv(b, sizeof b, v[k]);
       printf(",%s", b);
     }
     if (r->gpu_pid >= 0)

@@ -201,7 +201,7 @@ static int print_json(const struct pl_trace_summary *a, const struct pl_trace_su
 static void csv_num(double v, bool has) {
   char b[40] = "";
   if (has)
-    pl_fmt_double(b, sizeof b, v);
+    pl_fmt_csv(b, sizeof b, v);
   printf(",%s", b);
 }
 

@@ -265,7 +265,7 @@ void cli_csv_num(FILE *out, double v, bool valid) {
   fputc(',', out);
   if (valid) {
     char buf[40];
-    pl_fmt_double(buf, sizeof buf, v);
+    pl_fmt_csv(buf, sizeof buf, v);
     fputs(buf, out);
   }
 }
