@@ -45,30 +45,18 @@ struct perf {
   char peak_from[64];       /* what the peak came from */
 };
 
-/* "NVIDIA H100 80GB HBM3" -> "h100" (data/gpus presets). */
-static const char *preset_for_device(const char *dev) {
-  static const struct {
-    const char *needle, *preset;
-  } map[] = {
-      {"H100", "h100"}, {"H200", "h200"}, {"B200", "b200"}, {"A100-SXM4-80GB", "a100-80g"},
-      {"A100 80GB", "a100-80g"}, {"A100", "a100-40g"}, {"V100", "v100"}, {"MI300X", "mi300x"},
-  };
-  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-    if (strstr(dev, map[i].needle) != NULL)
-      return map[i].preset;
-  return NULL;
-}
-
 static int load_peak(const struct cli_args *a, const struct pl_trace_set *s, struct perf *p) {
   const char *g = cli_get(a, "gpu");
   struct pl_diag d;
   pl_diag_clear(&d);
   if (g != NULL && pl_unit_parse(g, PL_UNIT_FLOPS_PER_S, &p->peak_flops_per_s, &d) == PL_OK) {
+    if (!(p->peak_flops_per_s > 0))
+      return cli_fail("--gpu: a peak of '%s' leaves MFU undefined; give a positive rate", g);
     snprintf(p->peak_from, sizeof p->peak_from, "--gpu %s", g);
     return 0;
   }
   if (g == NULL && s->n_ranks > 0)
-    g = preset_for_device(s->ranks[0].device);
+    g = pl_gpu_preset_for_device(s->ranks[0].device); /* data/gpus "device_names" */
   if (g == NULL)
     return 0;
   struct pl_gpu gpu;
@@ -84,7 +72,8 @@ static int load_flops(const struct cli_args *a, struct perf *p) {
   if (cli_get_double(a, "tokens-per-step", &p->tokens_per_step) ||
       cli_get_double(a, "flops-per-step", &p->flops_per_step))
     return 1;
-  if (p->tokens_per_step < 0 || p->flops_per_step < 0)
+  if ((cli_get(a, "tokens-per-step") && !(p->tokens_per_step > 0)) ||
+      (cli_get(a, "flops-per-step") && !(p->flops_per_step > 0)))
     return cli_fail("--tokens-per-step and --flops-per-step must be positive");
   const char *model = cli_get(a, "model");
   if (model == NULL || p->flops_per_step > 0)
@@ -99,9 +88,7 @@ static int load_flops(const struct cli_args *a, struct perf *p) {
   int64_t seq = m.seq_len;
   if (cli_get_int(a, "seq", &seq))
     return 1;
-  double per_token = 6.0 * (double)pl_model_params(&m) +
-                     12.0 * (double)m.layers * (double)(m.heads * m.head_dim) * (double)seq;
-  p->flops_per_step = per_token * p->tokens_per_step;
+  p->flops_per_step = pl_flops_palm_per_token(&m, seq) * p->tokens_per_step;
   return 0;
 }
 
@@ -119,6 +106,13 @@ static int compute_perf(const struct cli_args *a, const struct pl_trace_set *s, 
     p->tflops_per_gpu = p->flops_per_step / (t * p->gpus) / 1e12;
   if (p->flops_per_step > 0 && p->peak_flops_per_s > 0)
     p->mfu = p->flops_per_step / (t * p->gpus * p->peak_flops_per_s);
+  /* Above the peak is not a measurement: the FLOPs or the peak given are wrong. */
+  if (p->mfu > 1.0)
+    return cli_fail("MFU would be %.3g %%, above 100 %%: %.4g FLOPs per step (%s) in %.4g s on "
+                    "%.0f GPUs at %.4g FLOP/s (%s) cannot be; check those inputs",
+                    100 * p->mfu, p->flops_per_step,
+                    cli_get(a, "flops-per-step") ? "--flops-per-step" : "--model x --tokens-per-step",
+                    t, p->gpus, p->peak_flops_per_s, p->peak_from);
   return 0;
 }
 
