@@ -128,4 +128,10 @@ expect_fail 1 "^plateau: --logit-metric-passes: 17 is out of range \(expected 0.
 expect_fail 1 "^plateau: --logit-metric-passes:" -- predict --logit-metric-passes two
 expect_fail 1 "^plateau: --attention: unknown attention 'x' \(expected flash\|triton\|eager\)" -- predict --attention x
 expect_fail 2 "option needs a value" -- predict --framework
+
+# FP8 needs FP8 tensor cores: refused on A100 and V100 (once printed MFU 0.0 %)
+expect_fail 1 "^plateau: layout: dtype fp8 needs FP8 tensor cores, which gpu 'a100-80g' lacks" -- predict --gpu a100-80g --dtype fp8
+expect_fail 1 "^plateau: layout: dtype fp8 needs FP8 tensor cores, which gpu 'v100' lacks" -- predict --gpu v100 --dtype fp8
+expect_fail 1 "^plateau: search: dtype fp8 needs FP8 tensor cores, which gpu 'a100-80g' lacks" -- search --gpu a100-80g --dtype fp8 --gpus 8
+expect_ok predict --gpu h100 --dtype fp8
 finish
