@@ -100,6 +100,8 @@ expect_ok predict --model llama2-13b --gpus 64 --tp 2 --shard zero1
 check "fp32 grads: 994 bucket reduce_scatters" [ "$(rs_calls)" = 994 ]
 expect_ok predict --model llama2-13b --gpus 64 --tp 2 --shard zero1 --grad-reduce-dtype bf16
 check "bf16 grads: 497" [ "$(rs_calls)" = 497 ]
+# and the bf16 gradient buffer holds half the bytes (13.0 B / tp 2 x 2 B = 12.1 GiB, not 24.2)
+check "bf16 grads: gradient memory halves" grep -Eq "^  gradients +12\.1[0-9] GiB" "$TMP/out"
 
 # interleaved pipeline: asynchronous p2p is never slower
 ip=(predict --model llama2-13b --gpus 32 --tp 2 --pp 4 --vp 2 --schedule interleaved --gbs 64 --shard zero1 --format json)
