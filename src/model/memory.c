@@ -231,7 +231,11 @@ static void model_states(const struct pl_model *m, const struct pl_layout *l, in
   s->params = dense + ex;
   s->params_b = PARAM_BYTES * (dense / (l->shard == PL_SHARD_ZERO3 ? n : 1.0) +
                                ex / (l->shard == PL_SHARD_ZERO3 ? ne : 1.0));
-  s->grads_b = GRAD_BYTES * (dense / (l->shard >= PL_SHARD_ZERO2 ? n : 1.0) +
+  /* ddp/zero1 with layout.grad_reduce_bf16: the gradient buffer is bf16
+   * (Megatron-Core param_and_grad_buffer.py: grad dtype = fp32 only with
+   * grad_reduce_in_fp32, else the parameters' dtype) */
+  double grad_bytes = l->grad_reduce_bf16 && l->shard <= PL_SHARD_ZERO1 ? PARAM_BYTES : GRAD_BYTES;
+  s->grads_b = grad_bytes * (dense / (l->shard >= PL_SHARD_ZERO2 ? n : 1.0) +
                              ex / (l->shard >= PL_SHARD_ZERO2 ? ne : 1.0));
   s->optimizer_b = OPTIMIZER_BYTES * (dense / (l->shard >= PL_SHARD_ZERO1 ? n : 1.0) +
                                       ex / (l->shard >= PL_SHARD_ZERO1 ? ne : 1.0));
