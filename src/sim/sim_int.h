@@ -387,7 +387,6 @@ void sim_step_free(struct sim_step *st);
 enum pl_status sim_segments(struct sim_step *st, struct pl_diag *diag);
 /* groups.c: the communicator a collective runs on (Megatron rank order:
  * tp innermost, then cp, then dp, then pp) and its cost, deduplicated. */
-struct pl_group sim_group(const struct pl_run *run, const char *group);
 enum pl_status sim_coll_add(struct sim_step *st, enum pl_coll_op op, const char *group,
                             double bytes, int32_t *out, struct pl_diag *diag);
 /* lower.c */
