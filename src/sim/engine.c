@@ -50,7 +50,7 @@ static bool grow(void **p, int32_t *cap, int32_t need, size_t size) {
   if (need <= *cap)
     return true;
   int32_t n = cap_for(*cap, need);
-  void *q = pl_reallocarray(*p, (size_t)n, size);
+  void *q = sim_reallocarray(*p, (size_t)n, size);
   if (q == NULL)
     return false;
   *p = q;
@@ -83,7 +83,7 @@ static bool alloc_block(struct sim_engine *e, int32_t task_hint) {
   int32_t nt = cap_for(0, task_hint),
           ne = cap_for(0, task_hint > INT32_MAX / 2 ? INT32_MAX : 2 * task_hint);
   size_t bytes = (size_t)nt * sizeof *e->tasks + (size_t)ne * sizeof *e->edges;
-  e->block = pl_malloc(bytes);
+  e->block = sim_malloc(bytes);
   if (e->block == NULL)
     return false;
   e->tasks = e->block;
@@ -99,11 +99,11 @@ enum pl_status sim_engine_init(struct sim_engine *e, int32_t ranks, int32_t task
   memset(e, 0, sizeof *e);
   e->overlap_slowdown = overlap_slowdown;
   e->slow_rate = 1.0 / (1.0 + overlap_slowdown);
-  e->ranks = pl_calloc((size_t)ranks, sizeof *e->ranks);
+  e->ranks = sim_calloc((size_t)ranks, sizeof *e->ranks);
   if (e->ranks == NULL)
     return PL_ERR_NOMEM;
   e->n_ranks = ranks;
-  e->keys = pl_malloc((size_t)ranks * sizeof *e->keys);
+  e->keys = sim_malloc((size_t)ranks * sizeof *e->keys);
   if (e->keys == NULL)
     return PL_ERR_NOMEM;
   for (int32_t k = 0; k < ranks; k++) {
@@ -117,14 +117,14 @@ enum pl_status sim_engine_init(struct sim_engine *e, int32_t ranks, int32_t task
 
 void sim_engine_free(struct sim_engine *e) {
   if (!e->tasks_in_block)
-    pl_free(e->tasks);
+    sim_free(e->tasks);
   if (!e->edges_in_block)
-    pl_free(e->edges);
-  pl_free(e->block);
-  pl_free(e->streams);
-  pl_free(e->ranks);
-  pl_free(e->keys);
-  pl_free(e->acc);
+    sim_free(e->edges);
+  sim_free(e->block);
+  sim_free(e->streams);
+  sim_free(e->ranks);
+  sim_free(e->keys);
+  sim_free(e->acc);
   sim_cmp_free(e);
   sim_heap_free(&e->heap);
   memset(e, 0, sizeof *e);

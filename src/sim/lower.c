@@ -197,12 +197,12 @@ static bool meta_room(struct sim_step *st, int32_t n) {
   int32_t cap = st->cap_meta ? 2 * st->cap_meta : n > 1024 ? n : 1024;
   while (cap < n)
     cap *= 2;
-  struct sim_meta *p = pl_reallocarray(st->meta, (size_t)cap, sizeof *p);
+  struct sim_meta *p = sim_reallocarray(st->meta, (size_t)cap, sizeof *p);
   if (p == NULL)
     return false;
   st->meta = p;
   if (st->compress) {
-    struct sim_tag *t = pl_reallocarray(st->tags, (size_t)cap, sizeof *t);
+    struct sim_tag *t = sim_reallocarray(st->tags, (size_t)cap, sizeof *t);
     if (t == NULL)
       return false;
     st->tags = t;
@@ -252,7 +252,7 @@ static void record(struct lower *lw, int32_t from, int32_t to) {
   }
   if (lw->n_tpl_edges == lw->cap_tpl_edges) {
     int32_t cap = lw->cap_tpl_edges ? 2 * lw->cap_tpl_edges : 256;
-    struct tpl_edge *p = pl_reallocarray(lw->tpl_edges, (size_t)cap, sizeof *p);
+    struct tpl_edge *p = sim_reallocarray(lw->tpl_edges, (size_t)cap, sizeof *p);
     if (p == NULL) {
       lw->rec_bad = true;
       return;
@@ -680,7 +680,7 @@ static bool tpl_links_of(struct lower *lw, const struct tpl *t, struct tpl_str *
     int32_t cap = lw->cap_tpl_links ? lw->cap_tpl_links : 1024;
     while (cap < need)
       cap = cap > INT32_MAX / 2 ? need : 2 * cap;
-    int32_t *p = pl_reallocarray(lw->tpl_links, (size_t)cap, sizeof *p);
+    int32_t *p = sim_reallocarray(lw->tpl_links, (size_t)cap, sizeof *p);
     if (p == NULL)
       return false;
     lw->tpl_links = p;
@@ -735,7 +735,7 @@ static void tpl_save(struct lower *lw, const struct unit *u, bool ag, int n_join
                   lw->stage, u->layer_first, lw->rec_a, lw->st->eng.n_tasks - lw->rec_a,
                   e0, lw->n_tpl_edges - e0, {0}, lw->n_join};
   memcpy(t.pat, pat, sizeof t.pat);
-  if (lw->tpl_str == NULL && (lw->tpl_str = pl_malloc(TPL_MAX * sizeof *lw->tpl_str)) == NULL)
+  if (lw->tpl_str == NULL && (lw->tpl_str = sim_malloc(TPL_MAX * sizeof *lw->tpl_str)) == NULL)
     return; /* no template: the passes are derived */
   if (!tpl_streams(&lw->st->eng, &t, &lw->tpl_str[lw->n_tpl]) ||
       !tpl_links_of(lw, &t, &lw->tpl_str[lw->n_tpl]))
@@ -973,29 +973,29 @@ static enum pl_status setup_colls(struct lower *lw, struct pl_diag *diag) {
 
 static enum pl_status alloc_tables(struct lower *lw) {
   size_t passes = (size_t)lw->V * (size_t)lw->m * 2;
-  lw->slots = pl_calloc((size_t)lw->pp * (size_t)lw->per_stage, sizeof *lw->slots);
-  lw->n_slots = pl_calloc((size_t)lw->pp, sizeof *lw->n_slots);
-  lw->first = pl_calloc(passes, sizeof *lw->first);
-  lw->ends = pl_calloc(passes * LOWER_ENDS, sizeof *lw->ends);
-  lw->streams = pl_calloc((size_t)lw->pp * PL_STREAM_N, sizeof *lw->streams);
-  lw->unsharded = pl_calloc((size_t)lw->vp, sizeof *lw->unsharded);
-  lw->last_bwd = pl_calloc((size_t)lw->vp, sizeof *lw->last_bwd);
+  lw->slots = sim_calloc((size_t)lw->pp * (size_t)lw->per_stage, sizeof *lw->slots);
+  lw->n_slots = sim_calloc((size_t)lw->pp, sizeof *lw->n_slots);
+  lw->first = sim_calloc(passes, sizeof *lw->first);
+  lw->ends = sim_calloc(passes * LOWER_ENDS, sizeof *lw->ends);
+  lw->streams = sim_calloc((size_t)lw->pp * PL_STREAM_N, sizeof *lw->streams);
+  lw->unsharded = sim_calloc((size_t)lw->vp, sizeof *lw->unsharded);
+  lw->last_bwd = sim_calloc((size_t)lw->vp, sizeof *lw->last_bwd);
   bool ok = lw->slots && lw->n_slots && lw->first && lw->ends && lw->streams && lw->unsharded &&
             lw->last_bwd;
   return ok ? PL_OK : PL_ERR_NOMEM;
 }
 
 static void free_tables(struct lower *lw) {
-  pl_free(lw->tpl_edges);
-  pl_free(lw->tpl_str);
-  pl_free(lw->tpl_links);
-  pl_free(lw->slots);
-  pl_free(lw->n_slots);
-  pl_free(lw->first);
-  pl_free(lw->ends);
-  pl_free(lw->streams);
-  pl_free(lw->unsharded);
-  pl_free(lw->last_bwd);
+  sim_free(lw->tpl_edges);
+  sim_free(lw->tpl_str);
+  sim_free(lw->tpl_links);
+  sim_free(lw->slots);
+  sim_free(lw->n_slots);
+  sim_free(lw->first);
+  sim_free(lw->ends);
+  sim_free(lw->streams);
+  sim_free(lw->unsharded);
+  sim_free(lw->last_bwd);
 }
 
 /* FSDP traffic per layer and 1F1B pair against the layer's compute (both
@@ -1079,7 +1079,7 @@ static enum pl_status compress_setup(struct lower *lw) {
   struct sim_cmp *c = &lw->st->eng.cmp;
   c->period = 1;
   c->n_pass = (int32_t)(lw->pp * lw->per_stage);
-  c->need = pl_calloc((size_t)c->n_pass, sizeof *c->need);
+  c->need = sim_calloc((size_t)c->n_pass, sizeof *c->need);
   if (c->need == NULL)
     return PL_ERR_NOMEM;
   if (!lw->st->compress)

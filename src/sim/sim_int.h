@@ -19,6 +19,15 @@
 #include <plateau/predict.h>
 #include <plateau/sim.h>
 
+/* mem.c: the simulator's allocations, reused across predictions on each
+ * thread (a block freed here is kept for the next prediction). Blocks from
+ * these are freed with sim_free only. */
+void *sim_malloc(size_t bytes);
+void *sim_calloc(size_t count, size_t size);
+void *sim_realloc(void *ptr, size_t bytes);
+void *sim_reallocarray(void *ptr, size_t count, size_t size);
+void sim_free(void *ptr);
+
 /* ---------------------------------------------------------------- engine */
 
 /* What a running task competes for on its rank. Compute slows by the GPU's
