@@ -35,7 +35,7 @@
  * sums are the same as account.c's per-task sums, in another order (equal
  * to ~1e-15 relative).
  *
- * Per-stage periods (rounds 10-11; the block before stage_anchor below):
+ * Per-stage periods (the block before stage_anchor below):
  * when stages repeat with periods of their own (comm-bound FSDP with
  * pp > 1), each rank is frozen for k of its own periods, under checks of
  * the edges between stages of different periods; the pp transfers each
@@ -69,7 +69,7 @@ static inline void advance(struct sim_engine *e, int32_t rank) {
 
 void sim_acc_advance(struct sim_engine *e, int32_t rank) { advance(e, rank); }
 
-/* Per-stage periods (rounds 10-11): a task starts on rank. Records starts
+/* Per-stage periods: a task starts on rank. Records starts
  * triggered by another rank's finish (a binding edge across stages), and
  * after the insertion checks that nothing starts before its rank's inserted
  * time or before the image of a predecessor finished before the cut. */
@@ -505,7 +505,7 @@ static void swap(struct sim_snap *x, struct sim_snap *y) {
   *y = t;
 }
 
-/* ---- per-stage periods (rounds 10-11, docs/step-model.md section 11) ----
+/* ---- per-stage periods (docs/step-model.md section 11) ----
  * Comm-bound FSDP with pp > 1 (zero2 tp4 pp4): stages touch only through pp
  * sends, and each repeats with a period of its own while no send between
  * stages of different periods binds. Each stage's pair anchors are compared
@@ -517,16 +517,16 @@ static void swap(struct sim_snap *x, struct sim_snap *y) {
  *  - no start on b was triggered by a finish on a (a, b of different
  *    periods) since the older of their compared anchors, and the slack of
  *    each such send family, linear in the period index, is not negative at
- *    its last inserted instance (stage_slack; round 10 lacked it: a send
- *    came to bind inside the inserted periods, where the receiver then
- *    locked to the sender's period); after the cut nothing may start before
+ *    its last inserted instance (stage_slack: without it a send
+ *    can come to bind inside the inserted periods, where the receiver then
+ *    locks to the sender's period); after the cut nothing may start before
  *    its rank's inserted time (frozen_s) nor before the image of a
  *    predecessor finished before the cut (nb);
  *  - what stage_recv assumes at the cut (stage_cut_ok).
  * The pp sends a stage receives are not integrated online here: they slide
  * against the receiver from period to period, so stage_recv adds them after
- * the run (round 11; round 10 required each to lie inside the receiver's
- * own comm, which held the insertion back by three micro-batches). */
+ * the run (requiring each to lie inside the receiver's own comm instead
+ * would hold the insertion back by three micro-batches). */
 
 static double stage_period(const struct sim_cmp *c, int32_t r) {
   return c->stg[2 * r + 1].now_s - c->stg[2 * r].now_s;

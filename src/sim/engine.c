@@ -18,8 +18,8 @@
  * the rank is keyed on its first task by (due_s, seq). The next event is the
  * first task of the rank with the smallest key: found by a scan with up to
  * SCAN_RANKS ranks, from an indexed heap of ranks (heap.c) beyond. This is
- * the order a heap of every running task pops them in (what this file did
- * up to round 7 of docs/step-model.md section 11), at one key update per
+ * the order a heap of every running task pops them in (what this file once
+ * did; docs/history.md), at one key update per
  * re-rated rank instead of one heap move per rescheduled task.
  *
  * Memory: tasks, edges and streams live in flat arrays indexed by int32 and
@@ -78,7 +78,7 @@ static bool grow_part(void **p, int32_t *cap, bool *in_block, int32_t need, size
  * arrays as one chunk, so that glibc's dynamic thresholds (set by the
  * largest chunk freed) keep every later step's arrays on a heap it does not
  * trim and regrow, page faults included, at each prediction
- * (docs/step-model.md section 11, rounds 5 and 11). */
+ * (docs/history.md). */
 static bool alloc_block(struct sim_engine *e, int32_t task_hint) {
   int32_t nt = cap_for(0, task_hint),
           ne = cap_for(0, task_hint > INT32_MAX / 2 ? INT32_MAX : 2 * task_hint);

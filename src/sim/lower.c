@@ -48,11 +48,11 @@
  * layouts whose traffic outlasts their compute (fsdp_comm_bound) repeat
  * only micro-batch by micro-batch: with pp = 1 their layer units are all
  * kept but the first pass's; with pp > 1 (1F1B, vp = 1) each stage repeats
- * with a period of its own (round 10): every stage's steady pairs are
+ * with a period of its own: every stage's steady pairs are
  * anchors (3), and templates stay on (tpl_tags stamps the copies' tags).
  *
- * Pass templates (whole steps only; docs/step-model.md section 11, round
- * 8): a pass with per-unit FSDP traffic issues the same tasks and edges as
+ * Pass templates (whole steps only; docs/step-model.md section 11): a pass
+ * with per-unit FSDP traffic issues the same tasks and edges as
  * an earlier pass of the same shape, up to ids, stage and micro-batch, so it
  * is copied from the first pass of that shape (tpl_replay) rather than
  * derived again; the copy issues every task and edge in the same order, so
@@ -83,7 +83,7 @@ struct tp_multi {
   int n;
 };
 
-/* Pass templates (docs/step-model.md section 11, round 8): a pass with
+/* Pass templates (docs/step-model.md section 11): a pass with
  * per-unit FSDP traffic issues the same tasks and edges as an earlier pass
  * of the same shape (chunk, pass, gather or not, and which of the lowering's
  * inputs -- the join list, the last two units' ends -- are set and equal),
@@ -167,7 +167,7 @@ struct lower {
   int32_t steady_lo, steady_hi; /* current stage's steady pair slots [lo, hi) */
   int64_t periods, period;      /* pipeline periods left out; pairs per period */
   bool whole_units;             /* comm-bound FSDP: units left out in the first pass only */
-  bool stage_periods;           /* comm-bound FSDP with pp > 1: periods per stage (round 10) */
+  bool stage_periods;           /* comm-bound FSDP with pp > 1: periods per stage */
 };
 
 struct unit {
@@ -1004,9 +1004,9 @@ static void free_tables(struct lower *lw) {
  * stream falls behind by a constant per unit of a backward), so units do not
  * repeat, except in the step's first pass, where nothing is queued yet; with
  * pp = 1 the queue drains in the next forward and whole micro-batches repeat
- * (docs/step-model.md section 11, round 6); with pp > 1 stage 0 runs at a
+ * (docs/step-model.md section 11); with pp > 1 stage 0 runs at a
  * period of its own, slower than the later stages', for most of the step
- * (zero2 tp4 pp4), so periods are inserted per stage (round 10). */
+ * (zero2 tp4 pp4), so periods are inserted per stage. */
 static bool fsdp_comm_bound(const struct lower *lw) {
   const struct sim_seg *sg = &lw->st->seg[SIM_SEG_LAYER];
   const struct sim_coll *c = lw->st->colls;
@@ -1143,7 +1143,7 @@ enum pl_status sim_lower(struct sim_step *st, struct pl_diag *diag) {
                        (long long)lw.pp, (long long)lw.m, (long long)lw.vp,
                        (long long)LOWER_MAX_TASKS);
   if (st->compress && fsdp_comm_bound(&lw)) {
-    /* pp > 1: each stage repeats with its own period (round 10), 1F1B only */
+    /* pp > 1: each stage repeats with its own period, 1F1B only */
     if (lw.pp > 1 && (lw.l->schedule != PL_SCHEDULE_1F1B || lw.vp != 1))
       st->compress = false;
     else

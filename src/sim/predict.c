@@ -54,7 +54,7 @@ static double latest_end(const struct sim_engine *e) {
  * per FSDP pass and pipeline pairs past the warm-up, enough for the
  * benchmarked layouts to reach their steady state; when one does not, the
  * whole step is simulated instead (per-stage periods first try again with
- * pp - 1 more pairs: docs/step-model.md section 11, round 11). */
+ * pp - 1 more pairs: docs/step-model.md section 11). */
 #define KEEP_LAYERS 6
 #define KEEP_PAIRS 2
 

@@ -146,7 +146,7 @@ struct sim_cmp {
   double *drift;       /* [2 * stream] last mismatch between pair anchors */
   int32_t *shift;      /* [stream] scratch: tasks started in the period */
   bool drift_valid;
-  /* per-stage periods (round 10, anchors 3): comm-bound FSDP with pp > 1 */
+  /* per-stage periods (anchors 3): comm-bound FSDP with pp > 1 */
   bool stage_mode;
   bool staged;           /* inserted: the checks below run until the end */
   struct sim_snap *stg;  /* [2 * rank]: older and latest anchor, then 3 scratch */
