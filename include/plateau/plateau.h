@@ -7,10 +7,12 @@
 
 #include "alloc.h"
 #include "calib.h"
+#include "calib_compute.h"
 #include "coll.h"
 #include "data.h"
 #include "emit.h"
 #include "flops.h"
+#include "framework.h"
 #include "gnuplot.h"
 #include "hw.h"
 #include "layout.h"
