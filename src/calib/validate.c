@@ -106,9 +106,12 @@ static struct pl_vsummary *push_set(struct pl_validation *v) {
 /* ------------------------------------------------------------ one record */
 
 static void label(struct pl_vrow *row, const char *model, const struct pl_layout *l) {
-  char vp[24] = "";
-  if (l->vp > 1)
-    snprintf(vp, sizeof vp, " vp%lld", (long long)l->vp);
+  char vp[48] = "";
+  int n = 0;
+  if (l->cp > 1)
+    n = snprintf(vp, sizeof vp, " cp%lld", (long long)l->cp);
+  if (l->vp > 1 && n >= 0 && (size_t)n < sizeof vp)
+    snprintf(vp + n, sizeof vp - (size_t)n, " vp%lld", (long long)l->vp);
   snprintf(row->label, sizeof row->label,
            "%.40s, %lld x %s, tp%lld pp%lld dp%lld%s, mbs %lld gbs %lld, %s", model,
            (long long)l->gpus, row->gpu, (long long)l->tp, (long long)l->pp, (long long)l->dp, vp,
@@ -145,6 +148,7 @@ static bool build_record(const struct validate_in *in, struct pl_vrow *row, stru
     return validate_skip(row, "source '%.60s' unknown (known: %s)", source,
                          validate_source_list());
   snprintf(row->source, sizeof row->source, "%s", src->key);
+  snprintf(row->framework, sizeof row->framework, "%s", src->framework);
   snprintf(row->architecture, sizeof row->architecture, "%s", src->family);
   return validate_row_run(src, in, run, row) && src->measure(in, run, row);
 }
