@@ -4,7 +4,7 @@
  *  "datasets": [{name, rows, predicted, skipped, mape, median_ape, max_ape,
  *                bias (mean signed error), worst_row}],
  *  "overall": {same, plus worst_dataset},
- *  "rows": [{dataset, row, line, run, source, architecture, gpu, cluster, quantity, metric,
+ *  "rows": [{dataset, row, line, run, source, framework, architecture, gpu, cluster, quantity, metric,
  *            published, predicted, measured, error, skipped_reason, assumed,
  *            layout {...}, breakdown {...}}]}
  * Errors are percent (error signed, the rest absolute). What does not apply
@@ -80,6 +80,7 @@ static void row(struct pl_emit *e, const char *key, const struct pl_vrow *r) {
   pl_emit_int(e, "line", r->line);
   pl_emit_str(e, "run", r->label);
   pl_emit_str(e, "source", r->source[0] ? r->source : NULL);
+  pl_emit_str(e, "framework", r->framework[0] ? r->framework : NULL);
   pl_emit_str(e, "architecture", r->architecture[0] ? r->architecture : NULL);
   pl_emit_str(e, "gpu", r->gpu[0] ? r->gpu : NULL);
   pl_emit_str(e, "cluster", r->cluster[0] ? r->cluster : NULL);
