@@ -35,10 +35,16 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static void worst(const struct pl_vrow *rows, size_t n, struct pl_vsummary *out) {
+static bool selected(const struct pl_vrow *r, validate_sel sel, const void *arg) {
+  return sel == NULL || sel(r, arg);
+}
+
+static void worst(const struct pl_vrow *rows, size_t n, validate_sel sel, const void *arg,
+                  struct pl_vsummary *out) {
   for (size_t i = 0; i < n; i++) {
     double ape = fabs(rows[i].error);
-    if (rows[i].skipped || (out->worst_row != 0 && ape <= out->max_ape))
+    if (rows[i].skipped || !selected(&rows[i], sel, arg) ||
+        (out->worst_row != 0 && ape <= out->max_ape))
       continue;
     out->max_ape = ape;
     out->worst_row = rows[i].row;
@@ -46,33 +52,42 @@ static void worst(const struct pl_vrow *rows, size_t n, struct pl_vsummary *out)
   }
 }
 
-enum pl_status pl_validation_summarize(const struct pl_vrow *rows, size_t n, const char *name,
-                                       struct pl_vsummary *out, struct pl_diag *diag) {
+enum pl_status validate_summarize_sel(const struct pl_vrow *rows, size_t n, validate_sel sel,
+                                      const void *arg, const char *name,
+                                      struct pl_vsummary *out, struct pl_diag *diag) {
   memset(out, 0, sizeof *out);
   snprintf(out->name, sizeof out->name, "%s", name);
-  out->rows = (int64_t)n;
   double *ape = pl_reallocarray(NULL, n > 0 ? n : 1, sizeof *ape);
   if (ape == NULL)
     return pl_diag_set(diag, PL_ERR_NOMEM, "validate: out of memory summarizing '%s'", name);
   size_t k = 0;
   double sum = 0, signed_sum = 0;
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++) {
+    if (!selected(&rows[i], sel, arg))
+      continue;
+    out->rows++;
     if (!rows[i].skipped) {
       ape[k] = fabs(rows[i].error);
       sum += ape[k++];
       signed_sum += rows[i].error;
     }
+  }
   out->predicted = (int64_t)k;
-  out->skipped = (int64_t)(n - k);
+  out->skipped = out->rows - (int64_t)k;
   if (k > 0) {
     qsort(ape, k, sizeof *ape, cmp_double);
     out->mape = sum / (double)k;
     out->bias = signed_sum / (double)k;
     out->median_ape = k % 2 == 1 ? ape[k / 2] : 0.5 * (ape[k / 2 - 1] + ape[k / 2]);
-    worst(rows, n, out);
+    worst(rows, n, sel, arg, out);
   }
   pl_free(ape);
   return PL_OK;
+}
+
+enum pl_status pl_validation_summarize(const struct pl_vrow *rows, size_t n, const char *name,
+                                       struct pl_vsummary *out, struct pl_diag *diag) {
+  return validate_summarize_sel(rows, n, NULL, NULL, name, out, diag);
 }
 
 /* ------------------------------------------------------------- growing */
@@ -150,7 +165,10 @@ static bool build_record(const struct validate_in *in, struct pl_vrow *row, stru
   snprintf(row->source, sizeof row->source, "%s", src->key);
   snprintf(row->framework, sizeof row->framework, "%s", src->framework);
   snprintf(row->architecture, sizeof row->architecture, "%s", src->family);
-  return validate_row_run(src, in, run, row) && src->measure(in, run, row);
+  if (!validate_row_run(src, in, run, row))
+    return false;
+  row->layout = run->layout; /* as described; the resolved one replaces it when predicted */
+  return src->measure(in, run, row);
 }
 
 static void predict_record(const struct validate_in *in, struct pl_vrow *row, struct work *w) {

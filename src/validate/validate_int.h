@@ -135,4 +135,10 @@ double validate_megatron_eq3_flops(double batch, double seq, double layers, doub
 double validate_nemo_llama_flops(double batch, double seq, double layers, double hidden,
                                  double heads, double kv_heads, double ffn, double vocab);
 
+/* A summary (pl_validation_summarize) of the rows sel keeps (sel NULL: all). */
+typedef bool (*validate_sel)(const struct pl_vrow *row, const void *arg);
+enum pl_status validate_summarize_sel(const struct pl_vrow *rows, size_t n, validate_sel sel,
+                                      const void *arg, const char *name,
+                                      struct pl_vsummary *out, struct pl_diag *diag);
+
 #endif
