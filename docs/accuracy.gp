@@ -108,13 +108,13 @@ $d3 << EOD
 1.55675 1.26365 68
 1.25099 1.10901 69
 1.17378 1.03169 70
-100.711 92.367 71
-7.70136 6.5621 72
-4.01746 2.9384 73
-3.36408 2.29407 74
-10.4188 9.9641 75
-2.0473 1.71733 76
-1.63105 1.14904 77
+100.711 95.1147 71
+7.70136 7.09408 72
+4.01746 3.38789 73
+3.36408 2.74356 74
+10.4188 10.1898 75
+2.0473 1.83074 76
+1.63105 1.3464 77
 159.637 138.845 78
 175.318 152.973 79
 105.655 99.735 81
@@ -289,45 +289,45 @@ $d5 << EOD
 EOD
 $d6 << EOD
 # published_s predicted_s row
-12.113 12.9912 1
-12.103 12.9912 2
-12.105 12.9912 3
-12.161 13.0025 4
-12.161 13.0025 5
-12.157 13.0025 6
-1.641 2.57003 7
-1.64 2.57003 8
-1.64 2.57003 9
-0.948 2.02329 10
-0.946 2.02329 11
-0.948 2.02329 12
-0.953 2.08407 13
-0.952 2.08407 14
-0.952 2.08407 15
-1.628 2.10651 16
-1.628 2.10651 17
-1.63 2.10651 18
-1.634 2.32695 19
-1.637 2.32695 20
-1.637 2.32695 21
-11.066 12.9912 22
-11.072 12.9912 23
-11.074 12.9912 24
-11.09 13.0025 25
-11.094 13.0025 26
-11.096 13.0025 27
-0.921 3.18721 28
-0.921 3.18721 29
-0.921 3.18721 30
-0.922 3.36767 31
-0.922 3.36767 32
-0.922 3.36767 33
+12.113 14.9724 1
+12.103 14.9724 2
+12.105 14.9724 3
+12.161 14.9837 4
+12.161 14.9837 5
+12.157 14.9837 6
+1.641 2.75136 7
+1.64 2.75136 8
+1.64 2.75136 9
+0.948 2.08218 10
+0.946 2.08218 11
+0.948 2.08218 12
+0.953 2.14296 13
+0.952 2.14296 14
+0.952 2.14296 15
+1.628 2.37348 16
+1.628 2.37348 17
+1.63 2.37348 18
+1.634 2.51051 19
+1.637 2.51051 20
+1.637 2.51051 21
+11.066 14.9724 22
+11.072 14.9724 23
+11.074 14.9724 24
+11.09 14.9837 25
+11.094 14.9837 26
+11.096 14.9837 27
+0.921 3.25223 28
+0.921 3.25223 29
+0.921 3.25223 30
+0.922 3.43269 31
+0.922 3.43269 32
+0.922 3.43269 33
 36.065 46.6961 37
 36.255 46.6961 38
 36.287 46.6961 39
-0.922 3.36767 40
-0.922 3.36767 41
-0.922 3.36767 42
+0.922 3.43269 40
+0.922 3.43269 41
+0.922 3.43269 42
 EOD
 $d7 << EOD
 # published_s predicted_s row
@@ -337,42 +337,42 @@ $d7 << EOD
 EOD
 $d8 << EOD
 # published_s predicted_s row
-2.91 2.23646 1
-5.64187 6.49692 3
-3.89007 3.48187 5
-3.78996 3.2964 6
-4.79906 5.36121 7
-1.28998 1.04925 8
-3.84962 3.02952 9
-10.89 9.19584 11
-10.6875 11.1579 12
-2.78001 2.23646 19
-5.49799 6.49692 21
-3.93988 3.48187 23
-3.75995 3.2964 24
-4.77111 5.36121 25
-1.30999 1.04925 26
-3.82 3.02952 27
-11.0302 9.19584 29
-10.5771 11.1579 30
-2.79997 2.23646 37
-5.72067 6.49692 39
-3.87008 3.48187 41
-3.75995 3.2964 42
-4.74074 5.36121 43
-1.30999 1.04925 44
-3.79963 3.02952 45
-10.6797 9.19584 47
-10.7507 11.1579 48
-62.9213 54.4616 63
-37.7253 32.1294 64
-25.981 23.6089 65
-19.5925 18.3931 66
-16.2951 16.7514 67
-14.5124 15.3068 68
-13.488 14.4423 69
-12.8964 14.2189 70
-12.9063 13.8756 71
+2.91 2.67251 1
+5.64187 7.50473 3
+3.89007 4.0521 5
+3.78996 3.88147 6
+4.79906 6.10986 7
+1.28998 1.21103 8
+3.84962 3.56546 9
+10.89 10.4941 11
+10.6875 12.7597 12
+2.78001 2.67251 19
+5.49799 7.50473 21
+3.93988 4.0521 23
+3.75995 3.88147 24
+4.77111 6.10986 25
+1.30999 1.21103 26
+3.82 3.56546 27
+11.0302 10.4941 29
+10.5771 12.7597 30
+2.79997 2.67251 37
+5.72067 7.50473 39
+3.87008 4.0521 41
+3.75995 3.88147 42
+4.74074 6.10986 43
+1.30999 1.21103 44
+3.79963 3.56546 45
+10.6797 10.4941 47
+10.7507 12.7597 48
+62.9213 63.5852 63
+37.7253 36.7999 64
+25.981 25.9133 65
+19.5925 19.5453 66
+16.2951 17.3373 67
+14.5124 15.5998 68
+13.488 14.5888 69
+12.8964 14.2977 70
+12.9063 13.9149 71
 EOD
 $d9 << EOD
 # published_s predicted_s row
@@ -1940,7 +1940,7 @@ set grid
 set key top left box opaque
 set xlabel "published step time (s)"
 set ylabel "predicted step time (s)"
-set title "plateau: predicted vs published step time, 1897 runs (mean error 28.2%)"
+set title "plateau: predicted vs published step time, 1897 runs (mean error 28.4%)"
 set terminal svg size 900,820 noenhanced font "sans,12" background rgb "white"
 set output "accuracy.svg"
 plot x title "predicted = published" lc rgb "black" lw 1.5, \
@@ -1949,12 +1949,12 @@ plot x title "predicted = published" lc rgb "black" lw 1.5, \
      $d0 using 1:2 with points pt 7 ps 1.1 title "bloom176b_bigscience (n=3, mean 21.2%)", \
      $d1 using 1:2 with points pt 5 ps 1.1 title "bloom_tuning_bigscience (n=17, mean 18.1%)", \
      $d2 using 1:2 with points pt 9 ps 1.1 title "korthikanti2022_activation_recompute (n=9, mean 4.2%)", \
-     $d3 using 1:2 with points pt 11 ps 1.1 title "llmfoundry_mpt_benchmarks (n=214, mean 9.9%)", \
+     $d3 using 1:2 with points pt 11 ps 1.1 title "llmfoundry_mpt_benchmarks (n=214, mean 9.7%)", \
      $d4 using 1:2 with points pt 13 ps 1.1 title "megatron_lm_readme_2020 (n=12, mean 11.3%)", \
      $d5 using 1:2 with points pt 6 ps 1.1 title "megatron_sc21_narayanan (n=15, mean 24.2%)", \
-     $d6 using 1:2 with points pt 4 ps 1.1 title "mlperf_gpt3 (n=39, mean 93.5%)", \
+     $d6 using 1:2 with points pt 4 ps 1.1 title "mlperf_gpt3 (n=39, mean 104.3%)", \
      $d7 using 1:2 with points pt 8 ps 1.1 title "mtnlg530b_paper (n=3, mean 27.3%)", \
-     $d8 using 1:2 with points pt 7 ps 1.1 title "nemo_2407_performance_summary (n=36, mean 13.2%)", \
+     $d8 using 1:2 with points pt 7 ps 1.1 title "nemo_2407_performance_summary (n=36, mean 10.5%)", \
      $d10 using 1:2 with points pt 5 ps 1.1 title "vtrain_ground_truth_multi (n=109, mean 14.5%)", \
      $d11 using 1:2 with points pt 9 ps 1.1 title "vtrain_ground_truth_single (n=1440, mean 31.1%)"
 set terminal pngcairo size 900,820 noenhanced font "sans,11"
@@ -1965,12 +1965,12 @@ plot x title "predicted = published" lc rgb "black" lw 1.5, \
      $d0 using 1:2 with points pt 7 ps 1.1 title "bloom176b_bigscience (n=3, mean 21.2%)", \
      $d1 using 1:2 with points pt 5 ps 1.1 title "bloom_tuning_bigscience (n=17, mean 18.1%)", \
      $d2 using 1:2 with points pt 9 ps 1.1 title "korthikanti2022_activation_recompute (n=9, mean 4.2%)", \
-     $d3 using 1:2 with points pt 11 ps 1.1 title "llmfoundry_mpt_benchmarks (n=214, mean 9.9%)", \
+     $d3 using 1:2 with points pt 11 ps 1.1 title "llmfoundry_mpt_benchmarks (n=214, mean 9.7%)", \
      $d4 using 1:2 with points pt 13 ps 1.1 title "megatron_lm_readme_2020 (n=12, mean 11.3%)", \
      $d5 using 1:2 with points pt 6 ps 1.1 title "megatron_sc21_narayanan (n=15, mean 24.2%)", \
-     $d6 using 1:2 with points pt 4 ps 1.1 title "mlperf_gpt3 (n=39, mean 93.5%)", \
+     $d6 using 1:2 with points pt 4 ps 1.1 title "mlperf_gpt3 (n=39, mean 104.3%)", \
      $d7 using 1:2 with points pt 8 ps 1.1 title "mtnlg530b_paper (n=3, mean 27.3%)", \
-     $d8 using 1:2 with points pt 7 ps 1.1 title "nemo_2407_performance_summary (n=36, mean 13.2%)", \
+     $d8 using 1:2 with points pt 7 ps 1.1 title "nemo_2407_performance_summary (n=36, mean 10.5%)", \
      $d10 using 1:2 with points pt 5 ps 1.1 title "vtrain_ground_truth_multi (n=109, mean 14.5%)", \
      $d11 using 1:2 with points pt 9 ps 1.1 title "vtrain_ground_truth_single (n=1440, mean 31.1%)"
 unset output
