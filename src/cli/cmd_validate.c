@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <plateau/plateau.h>
 
@@ -102,28 +100,17 @@ static int print_groups(const struct pl_validation *v, const char *by, enum cli_
   return rc;
 }
 
-/* Run gnuplot on script inside dir, so the script names its outputs
- * relative to itself and can be rerun there by hand. */
+/* Draw dir/script with gnuplot (pl_gnuplot_run), in the command's words. */
 static int run_gnuplot(const char *dir, const char *script) {
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid < 0)
-    return cli_fail("cannot start gnuplot: %s", strerror(errno));
-  if (pid == 0) {
-    if (chdir(dir) == 0)
-      execlp("gnuplot", "gnuplot", script, (char *)NULL);
-    _exit(127);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return cli_fail("gnuplot: %s", strerror(errno));
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  enum pl_status rc = pl_gnuplot_run("gnuplot", dir, script, NULL, &d);
+  if (rc == PL_ERR_UNSUPPORTED)
     return cli_fail("gnuplot not found (scripts/install-deps.sh installs it); the script is "
                     "'%s/%s'",
                     dir, script);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return cli_fail("gnuplot failed on '%s/%s'", dir, script);
+  if (rc != PL_OK)
+    return cli_fail("%s", d.msg);
   return 0;
 }
 

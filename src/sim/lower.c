@@ -63,31 +63,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "model/constants.h"
 #include "sim/sim_int.h"
 
-#define BUCKET_BYTES (25.0 * 1024 * 1024) /* torch DDP bucket_cap_mb = 25 (MiB) */
-#define GRAD_BYTES                                                                                 \
-  4.0 /* fp32 gradients for ddp/zero1 reduction (Megatron main_grad, DDP fp32 params) */
-#define PARAM_BYTES 2.0 /* bf16 parameters gathered after a zero1 optimizer step */
-/* AdamW with fp32 states: read grad, param, m, v (16 B), write param, m, v
- * (12 B), write the bf16 working copy (2 B); plus the gradient-norm pass that
- * precedes it, one more read of every fp32 gradient (4 B): Megatron-LM
- * clip_grad_norm_fp32 (megatron/optimizer/clip_grads.py, default
- * --clip-grad 1.0) and torch.nn.utils.clip_grad_norm_ (FSDP, llm-foundry,
- * torchtitan max_norm 1.0) both reduce the norm over all gradients. Its
- * all_reduce of one scalar is latency only and not modelled. */
-#define ADAMW_BYTES_PER_PARAM 34.0
-/* Eager PyTorch (layout.kernels unfused: FSDP with torch.optim or Composer):
- * AdamW as element-wise passes, torch.optim.adamw._multi_tensor_adamw
- * (torch 2.0/2.1, the default foreach path): decoupled decay mul_ (8 B),
- * exp_avg lerp_ (12), exp_avg_sq mul_ (8) and addcmul_ (12), sqrt (8),
- * div_ (8), add_ eps (8), addcdiv_ into the parameter (16): 80 B per
- * parameter (Composer's DecoupledAdamW loop, composer/optim/
- * decoupled_weight_decay.py, makes the same passes per tensor, 88 B); and
- * torch.nn.utils.clip_grad_norm_: the norms (read 4 B) and the scaling
- * multiply (read and write 4 B), 12 B. FSDP keeps no separate bf16 copy to
- * write (the cast happens at gather time). */
-#define ADAMW_EAGER_BYTES_PER_PARAM 92.0
 #define LOWER_ENDS 3
 #define LOWER_JOIN 4
 

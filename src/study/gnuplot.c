@@ -8,15 +8,12 @@
 #include "study_int.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <plateau/emit.h>
+#include <plateau/gnuplot.h>
 
 /* Tableau 10, the matplotlib default cycle: distinguishable and print-safe. */
 static const char *const palette[10] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
@@ -306,22 +303,6 @@ enum pl_status study_gnuplot_write(const struct study_fig *fig, const char *dir,
 
 /* ---- running gnuplot ---- */
 
-/* In the child: cwd = dir, stdout to /dev/null, stderr appended to the log. */
-static void child(const char *gnuplot, const char *dir, const char *script) {
-  if (chdir(dir) != 0)
-    _exit(126);
-  int log = open("gnuplot.log", O_WRONLY | O_CREAT | O_APPEND, 0644);
-  int null = open("/dev/null", O_RDWR);
-  if (log >= 0)
-    dup2(log, 2);
-  if (null >= 0) {
-    dup2(null, 0);
-    dup2(null, 1);
-  }
-  execlp(gnuplot, gnuplot, script, (char *)NULL);
-  _exit(127);
-}
-
 static bool nonempty(const char *dir, const char *id, const char *ext) {
   char name[64], path[1024];
   struct stat sb;
@@ -333,20 +314,10 @@ enum pl_status study_gnuplot_run(const char *gnuplot, const char *dir, const cha
                                  struct pl_diag *diag) {
   char script[64];
   study_setf(script, sizeof script, "%s.gp", id);
-  pid_t pid = fork();
-  if (pid < 0)
-    return pl_diag_set(diag, PL_ERR_INTERNAL, "cannot start gnuplot: %s", strerror(errno));
-  if (pid == 0)
-    child(gnuplot, dir, script);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return pl_diag_set(diag, PL_ERR_INTERNAL, "waiting for gnuplot: %s", strerror(errno));
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-    return pl_diag_set(diag, PL_ERR_UNSUPPORTED, "cannot run '%s' (not installed or not on PATH)",
-                       gnuplot);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !nonempty(dir, id, "svg") ||
-      !nonempty(dir, id, "png"))
+  enum pl_status rc = pl_gnuplot_run(gnuplot, dir, script, "gnuplot.log", diag);
+  if (rc == PL_ERR_UNSUPPORTED || rc == PL_ERR_IO)
+    return rc;
+  if (rc != PL_OK || !nonempty(dir, id, "svg") || !nonempty(dir, id, "png"))
     return pl_diag_set(diag, PL_ERR_INTERNAL, "gnuplot failed on %s.gp (see gnuplot.log)", id);
   return PL_OK;
 }
