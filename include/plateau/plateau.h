@@ -11,6 +11,7 @@
 #include "data.h"
 #include "emit.h"
 #include "flops.h"
+#include "framework.h"
 #include "gnuplot.h"
 #include "hw.h"
 #include "layout.h"

@@ -23,6 +23,7 @@ static const struct cli_opt opts[] = {
     {"threads", "N", "worker threads (default: online CPUs)"},
     {"gnuplot", "PATH", "gnuplot binary (default $PLATEAU_GNUPLOT, else gnuplot on PATH)"},
     {"quiet", NULL, "no progress on stderr"},
+    {"framework", "NAME", "framework preset or file for every run (default none: plateau's defaults)"},
 };
 
 static const struct cli_cmd cmd = {
@@ -87,14 +88,15 @@ static void on_progress(void *ud, const char *phase, int64_t done, int64_t total
 
 static int load_spec(const struct cli_args *args, struct pl_study_spec *spec) {
   const char *path = cli_get(args, "spec");
-  if (path == NULL) {
-    pl_study_spec_default(spec);
-    return 0;
-  }
+  const char *fw = cli_get(args, "framework");
   struct pl_diag d;
   pl_diag_clear(&d);
-  if (pl_study_spec_load(path, spec, &d) != PL_OK)
+  if (path == NULL)
+    pl_study_spec_default(spec);
+  else if (pl_study_spec_load(path, spec, &d) != PL_OK)
     return cli_fail("%s", d.msg);
+  if (fw != NULL && pl_framework_load(fw, &spec->framework, &d) != PL_OK)
+    return cli_fail("--framework: %s", d.msg);
   return 0;
 }
 

@@ -25,6 +25,8 @@ static const struct cli_opt opts[] = {
     {"baseline", "FILE", "fail (exit 1) when a dataset's mean error exceeds FILE's by > 1 pp"},
     {"write-baseline", "FILE", "write this run's per-dataset errors to FILE as the new baseline"},
     {"explain", "ROW", "one file: show row ROW's whole prediction and compute per operation"},
+    {"framework", "NAME",
+     "predict every row with this framework preset or file instead of its source's behaviours"},
     {"scaling", NULL,
      "instead of the rows: weak scaling, per-GPU throughput measured and predicted as a "
      "configuration is run on more GPUs"},
@@ -258,6 +260,11 @@ int cmd_validate(int argc, char **argv) {
   struct pl_diag d;
   pl_validation_init(&v);
   pl_diag_clear(&d);
+  const char *fw = cli_get(&args, "framework");
+  if (fw != NULL && pl_framework_load(fw, &v.framework, &d) != PL_OK) {
+    pl_validation_free(&v);
+    return cli_fail("--framework: %s", d.msg);
+  }
   rc = 0; /* no file has failed yet */
   for (int i = 0; i < args.n_pos && rc == 0; i++)
     if (pl_validation_add_file(&v, args.pos[i], &d) != PL_OK)
