@@ -413,6 +413,23 @@ static bool mlperf_layout(const struct validate_in *in, struct pl_layout *l, str
   return true;
 }
 
+/* TP_COMM_OVERLAP of the submission's config_*.sh (a column of the row):
+ * Transformer Engine userbuffers on or off, whatever the preset says. */
+static bool mlperf_overrides(const struct validate_in *in, struct pl_framework *fw,
+                             struct pl_vrow *row) {
+  const char *v = cell(in, "TP_COMM_OVERLAP");
+  if (strcmp(v, "True") == 0)
+    fw->tp_comm_overlap = PL_SETTING_ON;
+  else if (strcmp(v, "False") == 0)
+    fw->tp_comm_overlap = PL_SETTING_OFF;
+  else if (v[0] != '\0')
+    return validate_skip(row, "column 'TP_COMM_OVERLAP': '%s' is not True or False", v);
+  if (v[0] != '\0')
+    validate_note(row, "tp_comm_overlap %s (TP_COMM_OVERLAP=%s in the config)",
+                  fw->tp_comm_overlap == PL_SETTING_ON ? "on" : "off", v);
+  return true;
+}
+
 static bool mlperf_measure(const struct validate_in *in, const struct pl_run *run,
                            struct pl_vrow *row) {
   return measure_time(in, "step time s (median segment, derived)", 1.0, row);
@@ -552,6 +569,7 @@ static const struct validate_source sources[] = {
      .grad_reduce_after_backward = false,
      .sequence_parallel = true,
      .megatron_vocab_pad = true,
+     .use_preset = true,
      .model = nemo_model,
      .layout = nemo_layout,
      .measure = nemo_measure},
@@ -569,6 +587,8 @@ static const struct validate_source sources[] = {
      .vocab_default = 50257,
      .vocab_why = "GPT-3's vocabulary size (Brown et al. 2020); the MLPerf SentencePiece "
                   "model's size is not in the row",
+     .use_preset = true,
+     .overrides = mlperf_overrides,
      .layout = mlperf_layout,
      .measure = mlperf_measure},
     {.key = "vtrain",
@@ -592,6 +612,7 @@ static const struct validate_source sources[] = {
      .gpu_unstated_note = "A100 memory not stated in the vTrain repository: 80 GB, since the "
                           "3.6B plain data-parallel runs need 65 GB of weights and optimizer "
                           "states",
+     .use_preset = true,
      .layout = vtrain_layout,
      .measure = vtrain_measure},
 };

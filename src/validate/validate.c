@@ -153,6 +153,21 @@ struct work {
   struct pl_prediction pred;
 };
 
+/* The framework preset a source's runs used (validate_source.use_preset),
+ * with the row's overrides: pl_predict applies it over the layout rules. */
+static bool source_framework(const struct validate_source *src, const struct validate_in *in,
+                             struct pl_run *run, struct pl_vrow *row) {
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  enum pl_status st = pl_framework_preset(src->framework, &run->framework, &d);
+  if (st != PL_OK) {
+    if (st == PL_ERR_NOMEM)
+      *in->fatal = st;
+    return validate_skip(row, "framework preset: %s", d.msg);
+  }
+  return src->overrides == NULL || src->overrides(in, &run->framework, row);
+}
+
 /* The run a record describes and its measured step: false (row skipped,
  * with the reason) when it cannot be expressed. */
 static bool build_record(const struct validate_in *in, struct pl_vrow *row, struct pl_run *run) {
@@ -167,6 +182,8 @@ static bool build_record(const struct validate_in *in, struct pl_vrow *row, stru
   snprintf(row->architecture, sizeof row->architecture, "%s", src->family);
   if (!validate_row_run(src, in, run, row))
     return false;
+  if (src->use_preset && !source_framework(src, in, run, row))
+    return false;
   row->layout = run->layout; /* as described; the resolved one replaces it when predicted */
   return src->measure(in, run, row);
 }
@@ -174,8 +191,11 @@ static bool build_record(const struct validate_in *in, struct pl_vrow *row, stru
 static void predict_record(const struct validate_in *in, struct pl_vrow *row, struct work *w) {
   if (!build_record(in, row, &w->run))
     return;
-  if (in->framework != NULL)
+  if (in->framework != NULL) {
     w->run.framework = *in->framework;
+    snprintf(row->framework, sizeof row->framework, "%s",
+             in->framework->name[0] != '\0' ? in->framework->name : "file");
+  }
   struct pl_diag d;
   pl_diag_clear(&d);
   enum pl_status st = pl_predict(&w->run, &w->pred, &d);

@@ -99,6 +99,11 @@ struct validate_source {
   const char *framework; /* the framework the runs used, as `validate --by framework`
                             groups them ("megatron-lm", "nemo", ...); a layout rule
                             may name another for one row (row->framework) */
+  bool use_preset;          /* the rows run with the preset named in framework
+                              (data/frameworks/), not only the layout rules */
+  /* The row's own departures from that preset (a config column that sets a
+   * behaviour); NULL = none. False = skipped. */
+  bool (*overrides)(const struct validate_in *in, struct pl_framework *fw, struct pl_vrow *row);
   const char *unstated_gpu; /* GPU preset when the GPU string leaves the memory
                             size open (NULL = the generic rule of validate_row.c) */
   const char *gpu_unstated_note; /* said instead of the generic note then */
