@@ -34,6 +34,7 @@ struct pl_vrow {
   char label[160];        /* "GPT 1.7B, 32 x a100-80g, tp1 pp1 dp32, gbs 512" */
   char model[64];         /* the model's name (when predicted) */
   char source[16];        /* how the row was read: "sc21", "llmfoundry" ("" = unknown) */
+  char framework[32];     /* the framework the run used: "megatron-lm", "nemo" ("" = unknown) */
   char architecture[200]; /* the model family assumed for the row's source */
   char gpu[32];           /* GPU preset used */
   char cluster[64];       /* cluster preset used */
@@ -106,6 +107,23 @@ enum pl_status pl_validation_explain(const char *path, int64_t row, struct pl_vr
 enum pl_status pl_validation_summarize(const struct pl_vrow *rows, size_t n, const char *name,
                                        struct pl_vsummary *out, struct pl_diag *diag);
 
+/* The summary grouped another way (`validate --by`): per dataset, per GPU
+ * preset, per framework the runs used, or per precision. A row that was not
+ * read far enough to know its key (an unknown source, a malformed cell) is
+ * in the group "unknown". Groups come in the order their first row appears. */
+enum pl_vgroup { PL_VGROUP_DATASET, PL_VGROUP_GPU, PL_VGROUP_FRAMEWORK, PL_VGROUP_DTYPE };
+const char *pl_vgroup_name(enum pl_vgroup g); /* "dataset", "gpu", "framework", "dtype" */
+enum pl_status pl_vgroup_parse(const char *s, enum pl_vgroup *out, struct pl_diag *diag);
+struct pl_vgroups {
+  enum pl_vgroup by;
+  struct pl_vsummary *groups; /* name = the group's key; worst_dataset set */
+  size_t n;
+};
+/* Fills out (released with pl_vgroups_free); fails only when memory runs out. */
+enum pl_status pl_validation_group(const struct pl_validation *v, enum pl_vgroup by,
+                                   struct pl_vgroups *out, struct pl_diag *diag);
+void pl_vgroups_free(struct pl_vgroups *g);
+
 /* Regression guard (docs/accuracy.md, "Regression guard"). A baseline file
  * records each dataset's mean error and predicted-row count. A dataset fails
  * when its mape exceeds the baseline's by more than tolerance_pct percentage
@@ -173,6 +191,15 @@ void pl_vscaling_free(struct pl_vscaling_set *s);
 void pl_report_validate_text(FILE *out, const struct pl_validation *v, bool rows);
 void pl_report_validate_csv(FILE *out, const struct pl_validation *v);
 void pl_report_validate_json(struct pl_emit *e, const struct pl_validation *v);
+/* Grouped (validate --by): text, the summary table with one line per group
+ * and the overall line; CSV, one line per group (by, group, rows, predicted,
+ * skipped, mape, median_ape, max_ape, bias, worst_dataset, worst_row); JSON,
+ * the object of pl_report_validate_json with "by" and "groups" added. */
+void pl_report_validate_groups_text(FILE *out, const struct pl_validation *v,
+                                    const struct pl_vgroups *g, bool rows);
+void pl_report_validate_groups_csv(FILE *out, const struct pl_vgroups *g);
+void pl_report_validate_groups_json(struct pl_emit *e, const struct pl_validation *v,
+                                    const struct pl_vgroups *g);
 /* One row (validate --explain): text names it and gives measured, predicted,
  * error and assumptions or the skip reason; JSON is the object of "rows". */
 void pl_report_validate_row_text(FILE *out, const struct pl_vrow *r);

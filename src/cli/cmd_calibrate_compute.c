@@ -58,7 +58,8 @@ static int load(const struct cli_args *a, struct job *j) {
   if (j->obs == NULL)
     return cli_fail("calibrate compute: out of memory");
   for (int i = 0; i < j->n_traces; i++) {
-    memcpy(j->obs + j->n_obs, j->traces[i]->obs, j->traces[i]->n_obs * sizeof *j->obs);
+    if (j->traces[i]->n_obs > 0) /* a trace with no usable kernel has obs NULL */
+      memcpy(j->obs + j->n_obs, j->traces[i]->obs, j->traces[i]->n_obs * sizeof *j->obs);
     j->n_obs += j->traces[i]->n_obs;
   }
   return 0;

@@ -16,6 +16,9 @@
 static const struct cli_opt opts[] = {
     {"format", "F", "text|json|csv (default text)"},
     {"summary", NULL, "text: print the summary table only, not every row"},
+    {"by", "KEY",
+     "group the summary by dataset|gpu|framework|dtype: count, mean |error| and mean signed error "
+     "per group (text and json: with the rows; csv: the groups only)"},
     {"plot", "DIR",
      "also write DIR/accuracy.gp and draw DIR/accuracy.svg and .png with gnuplot (with --scaling: "
      "DIR/scaling.gp, .svg, .png)"},
@@ -71,6 +74,32 @@ static int print(const struct pl_validation *v, enum cli_format format, bool sum
   if (e != NULL)
     pl_report_validate_json(e, v);
   return cli_emit_done(e);
+}
+
+/* --by KEY: the summary grouped by KEY instead of by dataset. */
+static int print_groups(const struct pl_validation *v, const char *by, enum cli_format format,
+                        bool summary) {
+  enum pl_vgroup key;
+  struct pl_vgroups g;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  if (pl_vgroup_parse(by, &key, &d) != PL_OK)
+    return cli_fail("--by: %s", d.msg);
+  if (pl_validation_group(v, key, &g, &d) != PL_OK)
+    return cli_fail("%s", d.msg);
+  int rc = 0;
+  if (format == CLI_FORMAT_TEXT) {
+    pl_report_validate_groups_text(stdout, v, &g, !summary);
+  } else if (format == CLI_FORMAT_CSV) {
+    pl_report_validate_groups_csv(stdout, &g);
+  } else {
+    struct pl_emit *e = pl_emit_open(stdout);
+    if (e != NULL)
+      pl_report_validate_groups_json(e, v, &g);
+    rc = cli_emit_done(e);
+  }
+  pl_vgroups_free(&g);
+  return rc;
 }
 
 /* Draw dir/script with gnuplot (pl_gnuplot_run), in the command's words. */
@@ -220,8 +249,13 @@ int cmd_validate(int argc, char **argv) {
     if (cli_get(&args, "baseline") || cli_get(&args, "write-baseline") || cli_get(&args, "plot") ||
         cli_flag(&args, "scaling"))
       return cli_usage(&cmd, "--explain: not with --plot, --baseline, --write-baseline or --scaling");
+    if (cli_get(&args, "by") != NULL)
+      return cli_usage(&cmd, "--explain: not with --by (one row has no groups)");
     return explain(&args, format);
   }
+  const char *by = cli_get(&args, "by");
+  if (by != NULL && cli_flag(&args, "scaling"))
+    return cli_usage(&cmd, "--by: not with --scaling (the pairs are not grouped)");
   struct pl_validation v;
   struct pl_diag d;
   pl_validation_init(&v);
@@ -240,9 +274,11 @@ int cmd_validate(int argc, char **argv) {
   bool want_scaling = cli_flag(&args, "scaling");
   if (rc == 0 && want_scaling && pl_validation_scaling(&v, &scaling, &d) != PL_OK)
     rc = cli_fail("%s", d.msg);
+  bool summary = cli_flag(&args, "summary");
   if (rc == 0)
     rc = want_scaling ? print_scaling(&scaling, format)
-                      : print(&v, format, cli_flag(&args, "summary"));
+         : by != NULL ? print_groups(&v, by, format, summary)
+                      : print(&v, format, summary);
   if (rc == 0)
     rc = after(&v, want_scaling ? &scaling : NULL, &args, argc, argv);
   pl_vscaling_free(&scaling);

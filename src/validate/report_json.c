@@ -4,7 +4,8 @@
  *  "datasets": [{name, rows, predicted, skipped, mape, median_ape, max_ape,
  *                bias (mean signed error), worst_row}],
  *  "overall": {same, plus worst_dataset},
- *  "rows": [{dataset, row, line, run, source, architecture, gpu, cluster, quantity, metric,
+ *  with --by: "by": "gpu", "groups": [{same as overall, name = the group}],
+ *  "rows": [{dataset, row, line, run, source, framework, architecture, gpu, cluster, quantity, metric,
  *            published, predicted, measured, error, skipped_reason, assumed,
  *            layout {...}, breakdown {...}}]}
  * Errors are percent (error signed, the rest absolute). What does not apply
@@ -80,6 +81,7 @@ static void row(struct pl_emit *e, const char *key, const struct pl_vrow *r) {
   pl_emit_int(e, "line", r->line);
   pl_emit_str(e, "run", r->label);
   pl_emit_str(e, "source", r->source[0] ? r->source : NULL);
+  pl_emit_str(e, "framework", r->framework[0] ? r->framework : NULL);
   pl_emit_str(e, "architecture", r->architecture[0] ? r->architecture : NULL);
   pl_emit_str(e, "gpu", r->gpu[0] ? r->gpu : NULL);
   pl_emit_str(e, "cluster", r->cluster[0] ? r->cluster : NULL);
@@ -98,7 +100,8 @@ static void row(struct pl_emit *e, const char *key, const struct pl_vrow *r) {
   pl_emit_obj_end(e);
 }
 
-void pl_report_validate_json(struct pl_emit *e, const struct pl_validation *v) {
+static void document(struct pl_emit *e, const struct pl_validation *v,
+                     const struct pl_vgroups *g) {
   pl_emit_obj_begin(e, NULL);
   pl_emit_str(e, "quantity", "step_time_s");
   pl_emit_str(e, "error_unit", "percent");
@@ -107,11 +110,27 @@ void pl_report_validate_json(struct pl_emit *e, const struct pl_validation *v) {
     summary(e, NULL, &v->sets[i], false);
   pl_emit_arr_end(e);
   summary(e, "overall", &v->overall, true);
+  if (g != NULL) {
+    pl_emit_str(e, "by", pl_vgroup_name(g->by));
+    pl_emit_arr_begin(e, "groups");
+    for (size_t i = 0; i < g->n; i++)
+      summary(e, NULL, &g->groups[i], true);
+    pl_emit_arr_end(e);
+  }
   pl_emit_arr_begin(e, "rows");
   for (size_t i = 0; i < v->n_rows; i++)
     row(e, NULL, &v->rows[i]);
   pl_emit_arr_end(e);
   pl_emit_obj_end(e);
+}
+
+void pl_report_validate_json(struct pl_emit *e, const struct pl_validation *v) {
+  document(e, v, NULL);
+}
+
+void pl_report_validate_groups_json(struct pl_emit *e, const struct pl_validation *v,
+                                    const struct pl_vgroups *g) {
+  document(e, v, g);
 }
 
 void pl_report_validate_row_json(struct pl_emit *e, const char *key, const struct pl_vrow *r) {

@@ -78,17 +78,33 @@ static void summary_line(FILE *out, const struct pl_vsummary *s, bool show_datas
   fprintf(out, "row %" PRId64 "\n", s->worst_row);
 }
 
+/* The summary table: one line per set (datasets, or the groups of --by)
+ * under a first column named by, then the overall line. */
+static void summary_table(FILE *out, const char *by, const struct pl_vsummary *sets, size_t n,
+                          bool show_dataset, const struct pl_vsummary *overall) {
+  fprintf(out, "step time, predicted vs published: |error| = |predicted - measured| / measured;\n"
+               "bias = mean signed error (negative: predicted too fast)\n");
+  fprintf(out, "%-40s %5s %5s %5s %8s %8s %8s %8s  %s\n", by, "rows", "pred", "skip", "mean",
+          "median", "max", "bias", "worst");
+  for (size_t i = 0; i < n; i++)
+    summary_line(out, &sets[i], show_dataset);
+  summary_line(out, overall, true);
+}
+
 void pl_report_validate_text(FILE *out, const struct pl_validation *v, bool rows) {
   if (rows)
     for (size_t i = 0; i < v->n_sets; i++)
       dataset_rows(out, v, &v->sets[i]);
-  fprintf(out, "step time, predicted vs published: |error| = |predicted - measured| / measured;\n"
-               "bias = mean signed error (negative: predicted too fast)\n");
-  fprintf(out, "%-40s %5s %5s %5s %8s %8s %8s %8s  %s\n", "dataset", "rows", "pred", "skip", "mean",
-          "median", "max", "bias", "worst");
-  for (size_t i = 0; i < v->n_sets; i++)
-    summary_line(out, &v->sets[i], false);
-  summary_line(out, &v->overall, true);
+  summary_table(out, "dataset", v->sets, v->n_sets, false, &v->overall);
+}
+
+void pl_report_validate_groups_text(FILE *out, const struct pl_validation *v,
+                                    const struct pl_vgroups *g, bool rows) {
+  if (rows)
+    for (size_t i = 0; i < v->n_sets; i++)
+      dataset_rows(out, v, &v->sets[i]);
+  summary_table(out, pl_vgroup_name(g->by), g->groups, g->n, g->by != PL_VGROUP_DATASET,
+                &v->overall);
 }
 
 /* ------------------------------------------------------------------ CSV */
@@ -113,7 +129,7 @@ void pl_report_validate_csv(FILE *out, const struct pl_validation *v) {
       out,
       "dataset,row,line,run,source,gpu,cluster,quantity,metric,published,measured_s,predicted_s,"
       "error_pct,skipped_reason,assumed,mfu,compute_s,exposed_comm_s,bubble_s,"
-      "optimizer_s,other_s\n");
+      "optimizer_s,other_s,framework\n");
   for (size_t i = 0; i < v->n_rows; i++) {
     const struct pl_vrow *r = &v->rows[i];
     bool p = !r->skipped;
@@ -148,6 +164,8 @@ void pl_report_validate_csv(FILE *out, const struct pl_validation *v) {
       fputc(',', out);
       csv_num(out, breakdown[k], p);
     }
+    fputc(',', out);
+    csv_str(out, r->framework);
     fputc('\n', out);
   }
 }
@@ -162,5 +180,28 @@ void pl_report_scaling_csv(FILE *out, const struct pl_vscaling_set *s) {
     csv_str(out, p->series);
     fprintf(out, ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%.6g,%.6g,%.4g\n", p->base_row,
             p->row, p->base_gpus, p->gpus, p->measured_eff, p->predicted_eff, p->gap_pp);
+  }
+}
+
+void pl_report_validate_groups_csv(FILE *out, const struct pl_vgroups *g) {
+  fprintf(out, "by,group,rows,predicted,skipped,mape_pct,median_ape_pct,max_ape_pct,bias_pct,"
+               "worst_dataset,worst_row\n");
+  for (size_t i = 0; i < g->n; i++) {
+    const struct pl_vsummary *s = &g->groups[i];
+    bool p = s->predicted > 0;
+    csv_str(out, pl_vgroup_name(g->by));
+    fputc(',', out);
+    csv_str(out, s->name);
+    fprintf(out, ",%" PRId64 ",%" PRId64 ",%" PRId64 ",", s->rows, s->predicted, s->skipped);
+    const double figures[] = {s->mape, s->median_ape, s->max_ape, s->bias};
+    for (size_t k = 0; k < sizeof figures / sizeof figures[0]; k++) {
+      csv_num(out, figures[k], p);
+      fputc(',', out);
+    }
+    csv_str(out, p ? s->worst_dataset : "");
+    fputc(',', out);
+    if (p)
+      fprintf(out, "%" PRId64, s->worst_row);
+    fputc('\n', out);
   }
 }

@@ -111,7 +111,9 @@ static bool int_col(const struct validate_in *in, const char *col, int64_t *out,
 
 /* ---------------------------------------------------------------- model */
 
-static bool model_dims(const struct validate_in *in, struct pl_model *m, struct pl_vrow *row) {
+/* The dimension columns, unless the source's model rule filled them
+ * (m->layers set); then the sequence length, always from its column. */
+static bool column_dims(const struct validate_in *in, struct pl_model *m, struct pl_vrow *row) {
   bool ok = true;
   bool have = int_col(in, "layers", &m->layers, &ok, row);
   have = int_col(in, "hidden", &m->hidden, &ok, row) && have;
@@ -120,8 +122,6 @@ static bool model_dims(const struct validate_in *in, struct pl_model *m, struct 
     return false;
   if (!have)
     return validate_skip(row, "model dimensions not stated (layers, hidden, heads)");
-  if (!int_col(in, "seq_len", &m->seq_len, &ok, row))
-    return ok ? validate_skip(row, "sequence length not stated") : false;
   if (!int_col(in, "kv_heads", &m->kv_heads, &ok, row)) {
     m->kv_heads = m->heads;
     validate_note(row, "kv_heads=heads (MHA)");
@@ -130,6 +130,15 @@ static bool model_dims(const struct validate_in *in, struct pl_model *m, struct 
     m->ffn_hidden = 4 * m->hidden;
     validate_note(row, "ffn_hidden=4h");
   }
+  return ok;
+}
+
+static bool model_dims(const struct validate_in *in, struct pl_model *m, struct pl_vrow *row) {
+  bool ok = true;
+  if (m->layers == 0 && !column_dims(in, m, row))
+    return false;
+  if (!int_col(in, "seq_len", &m->seq_len, &ok, row))
+    return ok ? validate_skip(row, "sequence length not stated") : false;
   if (m->hidden % m->heads != 0)
     return validate_skip(row, "hidden %lld is not a multiple of heads %lld", (long long)m->hidden,
                          (long long)m->heads);
@@ -140,7 +149,7 @@ static bool model_dims(const struct validate_in *in, struct pl_model *m, struct 
 static bool model_vocab(const struct validate_source *src, const struct validate_in *in, int64_t tp,
                         struct pl_model *m, struct pl_vrow *row) {
   bool ok = true;
-  if (!int_col(in, "vocab", &m->vocab, &ok, row)) {
+  if (m->vocab == 0 && !int_col(in, "vocab", &m->vocab, &ok, row)) {
     if (!ok)
       return false;
     if (src->vocab_default == 0)
@@ -162,15 +171,17 @@ static bool row_model(const struct validate_source *src, const struct validate_i
                       struct pl_model *m, struct pl_vrow *row) {
   memset(m, 0, sizeof *m);
   snprintf(m->name, sizeof m->name, "%s", cell(in, "model"));
-  if (!model_dims(in, m, row) || !model_vocab(src, in, tp, m, row))
-    return false;
   m->mlp = PL_MLP_GELU;
   m->norm = PL_NORM_LAYER;
   m->pos = src->pos;
-  m->max_positions = src->pos == PL_POS_LEARNED ? m->seq_len : 0;
   m->tied_embeddings = true;
   m->linear_bias = src->linear_bias;
   m->dropout = src->dropout;
+  if (src->model != NULL && !src->model(in, m, row))
+    return false;
+  if (!model_dims(in, m, row) || !model_vocab(src, in, tp, m, row))
+    return false;
+  m->max_positions = m->pos == PL_POS_LEARNED ? m->seq_len : 0;
   struct pl_diag d;
   pl_diag_clear(&d);
   if (pl_model_check(m, &d) != PL_OK)
@@ -196,6 +207,8 @@ static const struct hw_map {
      "dgx-a100",
      "A100 memory not stated: 40 GB, the only DGX A100 GPU before November 2020"},
     {{"h100", NULL}, "h100", "dgx-h100", NULL},
+    /* MLPerf v4.1's preview "NVIDIA Blackwell GPU (B200-SXM-180GB)"; NeMo's "B200 (DGX-B200)" */
+    {{"b200", NULL}, "b200", "dgx-b200", NULL},
     {{"v100", NULL}, "v100", "dgx-v100", NULL},
 };
 
@@ -222,7 +235,8 @@ static const struct {
     {"mosaicml", "MosaicML platform fabric not stated; the preset's is used"},
 };
 
-static bool row_hardware(const struct validate_in *in, struct pl_cluster *c, struct pl_vrow *row) {
+static bool row_hardware(const struct validate_source *src, const struct validate_in *in,
+                         struct pl_cluster *c, struct pl_vrow *row) {
   char s[256];
   squash(cell(in, "gpu"), s, sizeof s);
   const struct hw_map *hw = NULL;
@@ -232,10 +246,13 @@ static bool row_hardware(const struct validate_in *in, struct pl_cluster *c, str
       hw = &hw_maps[i];
   if (hw == NULL)
     return validate_skip(row, "gpu '%s' has no preset mapping", cell(in, "gpu"));
-  const char *cluster = hw->cluster;
+  const char *cluster = hw->cluster, *gpu = hw->gpu;
+  /* the memory size left open: the source's own choice, when it has one */
+  if (hw->note != NULL && src->unstated_gpu != NULL)
+    gpu = src->unstated_gpu;
   for (size_t i = 0; i < sizeof fabric_clusters / sizeof fabric_clusters[0]; i++)
     if (strstr(s, fabric_clusters[i].needle) != NULL &&
-        strcmp(hw->gpu, fabric_clusters[i].gpu) == 0)
+        strcmp(gpu, fabric_clusters[i].gpu) == 0)
       cluster = fabric_clusters[i].cluster;
   struct pl_diag d;
   pl_diag_clear(&d);
@@ -245,18 +262,18 @@ static bool row_hardware(const struct validate_in *in, struct pl_cluster *c, str
       *in->fatal = st;
     return validate_skip(row, "cluster preset: %s", d.msg);
   }
-  if (strcmp(c->gpu.name, hw->gpu) != 0) {
-    if ((st = pl_gpu_load(hw->gpu, &c->gpu, &d)) != PL_OK) {
+  if (strcmp(c->gpu.name, gpu) != 0) {
+    if ((st = pl_gpu_load(gpu, &c->gpu, &d)) != PL_OK) {
       if (st == PL_ERR_NOMEM)
         *in->fatal = st;
       return validate_skip(row, "gpu preset: %s", d.msg);
     }
-    snprintf(c->gpu_name, sizeof c->gpu_name, "%s", hw->gpu);
+    snprintf(c->gpu_name, sizeof c->gpu_name, "%s", gpu);
   }
-  snprintf(row->gpu, sizeof row->gpu, "%s", hw->gpu);
+  snprintf(row->gpu, sizeof row->gpu, "%s", gpu);
   snprintf(row->cluster, sizeof row->cluster, "%s", cluster);
   if (hw->note != NULL)
-    validate_note(row, "%s", hw->note);
+    validate_note(row, "%s", src->gpu_unstated_note != NULL ? src->gpu_unstated_note : hw->note);
   for (size_t i = 0; i < sizeof fabric_notes / sizeof fabric_notes[0]; i++)
     if (strstr(s, fabric_notes[i].needle) != NULL)
       validate_note(row, "%s", fabric_notes[i].note);
@@ -275,6 +292,12 @@ static bool parse_shard(const char *text, enum pl_shard *out) {
     *out = PL_SHARD_ZERO2;
   else if (strstr(s, "zero1") || strstr(s, "zerostage1"))
     *out = PL_SHARD_ZERO1;
+  /* Megatron's distributed optimizer (--use-distributed-optimizer, NeMo's
+   * USE_DIST_OPTIMIZER): optimizer states sharded over the data-parallel
+   * group, gradients reduce_scattered, parameters all_gathered: ZeRO-1 as
+   * layout.h models it (Megatron-LM docs/distrib_optimizer.md) */
+  else if (strstr(s, "distributedoptimizer"))
+    *out = PL_SHARD_ZERO1;
   else if (strncmp(s, "none", 4) == 0)
     *out = PL_SHARD_DDP;
   else
@@ -289,8 +312,12 @@ static bool parse_recompute(const char *text, enum pl_recompute *out) {
     *out = PL_RECOMPUTE_SELECTIVE;
   else if (strncmp(s, "full", 4) == 0)
     *out = PL_RECOMPUTE_FULL;
-  else if (strncmp(s, "none", 4) == 0)
-    *out = PL_RECOMPUTE_NONE;
+  else if (strncmp(s, "none", 4) == 0 || strstr(s, "granularitynull") != NULL)
+    *out = PL_RECOMPUTE_NONE; /* NeMo activations_checkpoint_granularity null: none */
+  /* Megatron-DeepSpeed --checkpoint-activations (vTrain's use_checkpoint):
+   * every layer checkpointed, recomputed in full */
+  else if (strncmp(s, "activationcheckpointing", 23) == 0)
+    *out = PL_RECOMPUTE_FULL;
   else
     return false;
   return true;
@@ -387,5 +414,5 @@ bool validate_row_run(const struct validate_source *src, const struct validate_i
   if (!row_model(src, in, l->tp, &run->model, row))
     return false;
   l->seq = run->model.seq_len;
-  return row_hardware(in, &run->cluster, row);
+  return row_hardware(src, in, &run->cluster, row);
 }

@@ -14,6 +14,11 @@
  *                "TFLOPs" = 8 P s B / (t gpus) with P counted rank by rank
  *   llmfoundry   MosaicML llm-foundry: tokens/s over the cluster, printed
  *   opt          Zhang et al. 2022 (OPT): cannot be expressed (see skip_all)
+ *   nemo         NeMo 24.07 performance summary: tokens/s/GPU, printed; the
+ *                long-sequence rows: model TFLOP/s/GPU by NeMo's FLOP formula
+ *   mlperf       MLPerf Training GPT-3 (NVIDIA, NeMo): seconds per step
+ *                derived from the logs' timestamps
+ *   vtrain       vTrain ground truth (Megatron-DeepSpeed): iteration time (ms)
  * These are conventions of the sources, not corrections: nothing here looks
  * at a prediction. */
 #include <stdio.h>
@@ -94,6 +99,7 @@ static bool sc21_layout(const struct validate_in *in, struct pl_layout *l, struc
    * torch.cuda.synchronize()"). */
   if (l->shard == PL_SHARD_ZERO3 && strstr(cell(in, "sharding"), "DeepSpeed") != NULL) {
     l->gather_no_prefetch = true;
+    snprintf(row->framework, sizeof row->framework, "deepspeed");
     validate_note(row, "DeepSpeed ZeRO-3 of 2021: parameter all_gathers not prefetched "
                        "(each synchronized the device, DeepSpeed PR #1188)");
   }
@@ -251,6 +257,201 @@ static bool llmfoundry_measure(const struct validate_in *in, const struct pl_run
   return true;
 }
 
+/* ------------------------------------------------------------ NeMo 24.07 */
+
+/* NeMo's model FLOPs for Llama-family models (NeMo 2
+ * nemo/utils/flops_formulas.py, llama2/llama3):
+ *   B s l h^2 (12 + 12 g/a + 18 f/h + 12 s/h + 6 V/(l h))
+ * The 24.07 table's own rows confirm it: tokens/s/GPU x this per-token count
+ * = its model TFLOP/s/GPU (LLAMA2-7B: 16847 x 46.08 GFLOP = 776, printed
+ * 776; docs/accuracy.md). */
+double validate_nemo_llama_flops(double batch, double seq, double layers, double hidden,
+                                 double heads, double kv_heads, double ffn, double vocab) {
+  return batch * seq * layers * hidden * hidden *
+         (12.0 + 12.0 * kv_heads / heads + 18.0 * ffn / hidden + 12.0 * seq / hidden +
+          6.0 * vocab / (layers * hidden));
+}
+
+/* Models the NeMo page names without dimensions: each from the NeMo
+ * configuration of that name (docs/accuracy.md, "How rows become runs"). */
+static const struct named_model {
+  const char *name; /* as the row's model column spells it */
+  int64_t layers, hidden, heads, kv_heads, ffn_hidden, vocab;
+  const char *why;
+} nemo_models[] = {
+    {"GPT3-5B", 24, 4096, 32, 32, 16384, 50257,
+     "NeMo-Framework-Launcher conf/training/gpt3/5b.yaml: 24 layers, hidden 4096, 32 heads, ffn "
+     "4h, GPT2BPETokenizer (50257)"},
+    {"GPT3-20B", 44, 6144, 48, 48, 24576, 50257,
+     "NeMo-Framework-Launcher conf/training/gpt3/20b.yaml: 44 layers, hidden 6144, 48 heads, ffn "
+     "4h, GPT2BPETokenizer (50257)"},
+    {"GPT3-175B", 96, 12288, 96, 96, 49152, 50257,
+     "NeMo-Framework-Launcher conf/training/gpt3/175b.yaml (= Brown et al. 2020): 96 layers, "
+     "hidden 12288, 96 heads, ffn 4h, GPT2BPETokenizer (50257)"},
+    {"Nemotron-8B", 32, 4096, 32, 32, 16384, 256000,
+     "NeMo llm/gpt/model/nemotron.py Nemotron3Config8B: 32 layers, hidden 4096, 32 heads (MHA), "
+     "ffn 16384; vocab 256000 (Nemotron-4 tokenizer, arXiv 2402.16819)"},
+    {"Nemotron-22B", 40, 6144, 48, 48, 24576, 256000,
+     "NeMo-Framework-Launcher conf/training/nemotron/nemotron_22b.yaml: 40 layers, hidden 6144, "
+     "48 heads (num_query_groups null: MHA), ffn 24576; vocab 256000"},
+    {"Nemotron-340B", 96, 18432, 96, 8, 73728, 256000,
+     "NeMo llm/gpt/model/nemotron.py Nemotron4Config340B: 96 layers, hidden 18432, 96 heads, 8 "
+     "query groups, ffn 73728; vocab 256000"},
+};
+
+/* The architecture family by the model's name: GPT-3 as NeMo's gpt3 configs
+ * build it (GELU, learned positions, LayerNorm, biases, tied embeddings,
+ * hidden/attention dropout 0.1), Llama (SwiGLU, RoPE, RMSNorm, untied, no
+ * biases, no dropout), Nemotron (conf/training/nemotron: squared-ReLU MLP of
+ * two matrices, RoPE, LayerNorm1p, untied, no biases, no dropout). */
+static bool nemo_family(const char *name, struct pl_model *m, struct pl_vrow *row) {
+  if (strncmp(name, "GPT3", 4) == 0) {
+    m->mlp = PL_MLP_GELU;
+    m->pos = PL_POS_LEARNED;
+    m->norm = PL_NORM_LAYER;
+    m->tied_embeddings = m->linear_bias = m->dropout = true;
+  } else if (strncmp(name, "LLAMA", 5) == 0) {
+    m->mlp = PL_MLP_SWIGLU;
+    m->pos = PL_POS_ROTARY;
+    m->norm = PL_NORM_RMS;
+    m->tied_embeddings = m->linear_bias = m->dropout = false;
+  } else if (strncmp(name, "Nemotron", 8) == 0) {
+    m->mlp = PL_MLP_GELU;
+    m->pos = PL_POS_ROTARY;
+    m->norm = PL_NORM_LAYER;
+    m->tied_embeddings = m->linear_bias = m->dropout = false;
+    validate_note(row, "Nemotron's squared-ReLU MLP timed as the two-matrix GELU MLP");
+  } else {
+    return validate_skip(row, "model '%s': no architecture rule for it", name);
+  }
+  return true;
+}
+
+static bool nemo_model(const struct validate_in *in, struct pl_model *m, struct pl_vrow *row) {
+  const char *name = cell(in, "model");
+  if (!nemo_family(name, m, row))
+    return false;
+  if (stated(in, "layers"))
+    return true;
+  for (size_t i = 0; i < sizeof nemo_models / sizeof nemo_models[0]; i++) {
+    const struct named_model *n = &nemo_models[i];
+    if (strcmp(name, n->name) != 0)
+      continue;
+    m->layers = n->layers;
+    m->hidden = n->hidden;
+    m->heads = n->heads;
+    m->kv_heads = n->kv_heads;
+    m->ffn_hidden = n->ffn_hidden;
+    m->vocab = n->vocab;
+    validate_note(row, "model dimensions not in the row: %s", n->why);
+    return true;
+  }
+  return validate_skip(row, "model '%s': dimensions not stated", name);
+}
+
+static bool nemo_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  const char *task = cell(in, "Task");
+  if (strcmp(task, "SFT") == 0)
+    return validate_skip(row, "SFT on SQuAD packed to 4096 tokens: attention runs per packed "
+                              "sample, whose lengths are not stated");
+  if (strcmp(task, "LoRA") == 0)
+    return validate_skip(row, "LoRA: frozen base weights (no weight gradients, optimizer on "
+                              "the adapters only) are not modelled");
+  if (strcmp(task, "pretrain") != 0)
+    return validate_skip(row, "task '%s' is not pre-training", task);
+  if (!stated(in, "sharding")) {
+    l->shard = PL_SHARD_ZERO1;
+    validate_note(row, "distributed optimizer (not stated; NeMo's configs: optim "
+                       "distributed_fused_adam with overlap_grad_sync and overlap_param_sync)");
+  }
+  if (!stated(in, "recompute")) {
+    l->recompute = PL_RECOMPUTE_NONE;
+    validate_note(row, "no recompute (not stated)");
+  }
+  return true;
+}
+
+static bool nemo_measure(const struct validate_in *in, const struct pl_run *run,
+                         struct pl_vrow *row) {
+  const struct pl_layout *l = &run->layout;
+  const struct pl_model *m = &run->model;
+  const char *col = "Tokens / sec / GPU";
+  if (stated(in, col)) {
+    if (!metric(in, col, row))
+      return false;
+    row->measured = (double)l->gbs * (double)m->seq_len / (row->published * (double)l->gpus);
+    snprintf(row->metric, sizeof row->metric, "%s -> step = global batch tokens / (rate x GPUs)",
+             col);
+    return true;
+  }
+  col = "TFLOPS / GPU (with CP)";
+  if (strncmp(cell(in, "model"), "LLAMA", 5) != 0)
+    return validate_skip(row, "no tokens/s; NeMo's FLOP formula is used for Llama rows only");
+  if (!metric(in, col, row))
+    return false;
+  bool present = false;
+  double vocab = 0; /* the vocabulary as NeMo counts it: unpadded */
+  if (validate_num(cell(in, "vocab"), &vocab, &present) != PL_OK || !present)
+    return validate_skip(row, "vocabulary size not stated");
+  double f = validate_nemo_llama_flops((double)l->gbs, (double)m->seq_len, (double)m->layers,
+                                       (double)m->hidden, (double)m->heads, (double)m->kv_heads,
+                                       (double)m->ffn_hidden, vocab);
+  row->measured = f / (row->published * 1e12 * (double)l->gpus);
+  snprintf(row->metric, sizeof row->metric,
+           "%s -> step = NeMo model FLOPs (llama formula) / (rate x GPUs)", col);
+  return true;
+}
+
+/* ------------------------------------------------------- MLPerf GPT-3 */
+
+static bool mlperf_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  if (!stated(in, "sharding")) {
+    l->shard = PL_SHARD_ZERO1;
+    validate_note(row, "distributed optimizer (USE_DIST_OPTIMIZER not in this config; the "
+                       "earlier configs of the same implementation set it)");
+  }
+  return true;
+}
+
+/* TP_COMM_OVERLAP of the submission's config_*.sh (a column of the row):
+ * Transformer Engine userbuffers on or off, whatever the preset says. */
+static bool mlperf_overrides(const struct validate_in *in, struct pl_framework *fw,
+                             struct pl_vrow *row) {
+  const char *v = cell(in, "TP_COMM_OVERLAP");
+  if (strcmp(v, "True") == 0)
+    fw->tp_comm_overlap = PL_SETTING_ON;
+  else if (strcmp(v, "False") == 0)
+    fw->tp_comm_overlap = PL_SETTING_OFF;
+  else if (v[0] != '\0')
+    return validate_skip(row, "column 'TP_COMM_OVERLAP': '%s' is not True or False", v);
+  if (v[0] != '\0')
+    validate_note(row, "tp_comm_overlap %s (TP_COMM_OVERLAP=%s in the config)",
+                  fw->tp_comm_overlap == PL_SETTING_ON ? "on" : "off", v);
+  return true;
+}
+
+static bool mlperf_measure(const struct validate_in *in, const struct pl_run *run,
+                           struct pl_vrow *row) {
+  return measure_time(in, "step time s (median segment, derived)", 1.0, row);
+}
+
+/* ---------------------------------------------------------------- vTrain */
+
+static bool vtrain_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  if (!stated(in, "sharding"))
+    validate_note(row, "plain data parallel (ZeRO stage not stated; vTrain's simulator models a "
+                       "data-parallel all_reduce after the backward)");
+  if (!stated(in, "precision"))
+    validate_note(row, "16-bit (precision not stated; vTrain profiles torch.float16, timed at the "
+                       "bf16 tensor rate)");
+  return true;
+}
+
+static bool vtrain_measure(const struct validate_in *in, const struct pl_run *run,
+                           struct pl_vrow *row) {
+  return measure_time(in, "iteration time (ms)", 1e-3, row);
+}
+
 /* ----------------------------------------------------------------- table */
 
 #define GPT3_FAMILY                                                                                \
@@ -259,6 +460,7 @@ static bool llmfoundry_measure(const struct validate_in *in, const struct pl_run
 
 static const struct validate_source sources[] = {
     {.key = "sc21",
+     .framework = "megatron-lm",
      .match = "Narayanan et al., SC21",
      .family = GPT3_FAMILY,
      .pos = PL_POS_LEARNED,
@@ -271,6 +473,7 @@ static const struct validate_source sources[] = {
      .layout = sc21_layout,
      .measure = sc21_measure},
     {.key = "korthikanti",
+     .framework = "megatron-lm",
      .match = "Korthikanti et al.",
      .family = GPT3_FAMILY,
      .pos = PL_POS_LEARNED,
@@ -283,6 +486,7 @@ static const struct validate_source sources[] = {
      .layout = korthikanti_layout,
      .measure = korthikanti_measure},
     {.key = "megatron20",
+     .framework = "megatron-lm",
      .match = "NVIDIA/Megatron-LM",
      .family = GPT3_FAMILY,
      .pos = PL_POS_LEARNED,
@@ -295,6 +499,7 @@ static const struct validate_source sources[] = {
      .layout = megatron20_layout,
      .measure = megatron20_measure},
     {.key = "mtnlg",
+     .framework = "deepspeed",
      .match = "Smith et al.",
      .family = GPT3_FAMILY,
      .pos = PL_POS_LEARNED,
@@ -309,6 +514,7 @@ static const struct validate_source sources[] = {
      .layout = mtnlg_layout,
      .measure = mtnlg_measure},
     {.key = "bloom",
+     .framework = "deepspeed",
      .match = "bigscience-workshop/bigscience",
      .family = "BLOOM (tr11 slurm script): GELU MLP, ALiBi, LayerNorm (the extra embedding "
                "LayerNorm is not modelled), biases, tied embeddings, Megatron-DeepSpeed default "
@@ -323,6 +529,7 @@ static const struct validate_source sources[] = {
      .layout = bloom_layout,
      .measure = bloom_measure},
     {.key = "llmfoundry",
+     .framework = "llm-foundry",
      .match = "mosaicml/llm-foundry",
      .family = "MPT (llm-foundry mpt-*.yaml): GELU MLP, ALiBi, LayerNorm, no biases, tied "
                "embeddings, no dropout, Triton FlashAttention (attn_impl triton), eager PyTorch "
@@ -346,11 +553,68 @@ static const struct validate_source sources[] = {
      .layout = llmfoundry_layout,
      .measure = llmfoundry_measure},
     {.key = "opt",
+     .framework = "pytorch-fsdp",
      .match = "OPT: Open Pre-trained",
      .family = "OPT: GPT-3 style, ReLU MLP",
      .pos = PL_POS_LEARNED,
      .skip_all = "tensor-parallel degree, micro-batch and FLOP convention not stated; 'up to "
                  "147 TFLOP/s' is a best case, not a measured step"},
+    {.key = "nemo",
+     .framework = "nemo",
+     .match = "NVIDIA/NeMo docs/source/performance",
+     .family = "per model: GPT-3 as NeMo's gpt3 configs build it, Llama, Nemotron (see each "
+               "row); Transformer Engine fused kernels and attention",
+     .pos = PL_POS_LEARNED,
+     .eager_attention = false,
+     .grad_reduce_after_backward = false,
+     .sequence_parallel = true,
+     .megatron_vocab_pad = true,
+     .use_preset = true,
+     .model = nemo_model,
+     .layout = nemo_layout,
+     .measure = nemo_measure},
+    {.key = "mlperf",
+     .framework = "nemo",
+     .match = "MLPerf Training",
+     .family = GPT3_FAMILY " (NVIDIA's NeMo implementation, Transformer Engine)",
+     .pos = PL_POS_LEARNED,
+     .linear_bias = true,
+     .dropout = true,
+     .eager_attention = false,
+     .grad_reduce_after_backward = false,
+     .sequence_parallel = true,
+     .megatron_vocab_pad = true,
+     .vocab_default = 50257,
+     .vocab_why = "GPT-3's vocabulary size (Brown et al. 2020); the MLPerf SentencePiece "
+                  "model's size is not in the row",
+     .use_preset = true,
+     .overrides = mlperf_overrides,
+     .layout = mlperf_layout,
+     .measure = mlperf_measure},
+    {.key = "vtrain",
+     .framework = "deepspeed",
+     .match = "vTrain (Bang et al.",
+     .family = GPT3_FAMILY " (Megatron-DeepSpeed)",
+     .pos = PL_POS_LEARNED,
+     .linear_bias = true,
+     .dropout = true,
+     .eager_attention = true,
+     .grad_reduce_after_backward = true,
+     .sequence_parallel = false,
+     .megatron_vocab_pad = true,
+     .vocab_default = 50257,
+     .vocab_why = "GPT-2 BPE, vTrain's simulator default (src/config.py); not stated for the "
+                  "measurements",
+     /* 40 GB cannot hold what was measured: row 1 (3.6B, plain data parallel,
+      * fp16 with fp32 master weights and Adam, 18 B per parameter = 65 GB
+      * before activations) ran, so the GPUs had 80 GB (docs/accuracy.md) */
+     .unstated_gpu = "a100-80g",
+     .gpu_unstated_note = "A100 memory not stated in the vTrain repository: 80 GB, since the "
+                          "3.6B plain data-parallel runs need 65 GB of weights and optimizer "
+                          "states",
+     .use_preset = true,
+     .layout = vtrain_layout,
+     .measure = vtrain_measure},
 };
 
 const struct validate_source *validate_source_find(const char *source_cell) {
@@ -362,5 +626,6 @@ const struct validate_source *validate_source_find(const char *source_cell) {
 
 const char *validate_source_list(void) {
   return "Narayanan et al. SC21, Korthikanti et al. 2022, Megatron-LM README 2020, MT-NLG, "
-         "BigScience BLOOM, MosaicML llm-foundry, OPT";
+         "BigScience BLOOM, MosaicML llm-foundry, OPT, NeMo performance summary, MLPerf "
+         "Training GPT-3, vTrain";
 }

@@ -35,10 +35,16 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static void worst(const struct pl_vrow *rows, size_t n, struct pl_vsummary *out) {
+static bool selected(const struct pl_vrow *r, validate_sel sel, const void *arg) {
+  return sel == NULL || sel(r, arg);
+}
+
+static void worst(const struct pl_vrow *rows, size_t n, validate_sel sel, const void *arg,
+                  struct pl_vsummary *out) {
   for (size_t i = 0; i < n; i++) {
     double ape = fabs(rows[i].error);
-    if (rows[i].skipped || (out->worst_row != 0 && ape <= out->max_ape))
+    if (rows[i].skipped || !selected(&rows[i], sel, arg) ||
+        (out->worst_row != 0 && ape <= out->max_ape))
       continue;
     out->max_ape = ape;
     out->worst_row = rows[i].row;
@@ -46,33 +52,42 @@ static void worst(const struct pl_vrow *rows, size_t n, struct pl_vsummary *out)
   }
 }
 
-enum pl_status pl_validation_summarize(const struct pl_vrow *rows, size_t n, const char *name,
-                                       struct pl_vsummary *out, struct pl_diag *diag) {
+enum pl_status validate_summarize_sel(const struct pl_vrow *rows, size_t n, validate_sel sel,
+                                      const void *arg, const char *name,
+                                      struct pl_vsummary *out, struct pl_diag *diag) {
   memset(out, 0, sizeof *out);
   snprintf(out->name, sizeof out->name, "%s", name);
-  out->rows = (int64_t)n;
   double *ape = pl_reallocarray(NULL, n > 0 ? n : 1, sizeof *ape);
   if (ape == NULL)
     return pl_diag_set(diag, PL_ERR_NOMEM, "validate: out of memory summarizing '%s'", name);
   size_t k = 0;
   double sum = 0, signed_sum = 0;
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++) {
+    if (!selected(&rows[i], sel, arg))
+      continue;
+    out->rows++;
     if (!rows[i].skipped) {
       ape[k] = fabs(rows[i].error);
       sum += ape[k++];
       signed_sum += rows[i].error;
     }
+  }
   out->predicted = (int64_t)k;
-  out->skipped = (int64_t)(n - k);
+  out->skipped = out->rows - (int64_t)k;
   if (k > 0) {
     qsort(ape, k, sizeof *ape, cmp_double);
     out->mape = sum / (double)k;
     out->bias = signed_sum / (double)k;
     out->median_ape = k % 2 == 1 ? ape[k / 2] : 0.5 * (ape[k / 2 - 1] + ape[k / 2]);
-    worst(rows, n, out);
+    worst(rows, n, sel, arg, out);
   }
   pl_free(ape);
   return PL_OK;
+}
+
+enum pl_status pl_validation_summarize(const struct pl_vrow *rows, size_t n, const char *name,
+                                       struct pl_vsummary *out, struct pl_diag *diag) {
+  return validate_summarize_sel(rows, n, NULL, NULL, name, out, diag);
 }
 
 /* ------------------------------------------------------------- growing */
@@ -106,9 +121,12 @@ static struct pl_vsummary *push_set(struct pl_validation *v) {
 /* ------------------------------------------------------------ one record */
 
 static void label(struct pl_vrow *row, const char *model, const struct pl_layout *l) {
-  char vp[24] = "";
-  if (l->vp > 1)
-    snprintf(vp, sizeof vp, " vp%lld", (long long)l->vp);
+  char vp[48] = "";
+  int n = 0;
+  if (l->cp > 1)
+    n = snprintf(vp, sizeof vp, " cp%lld", (long long)l->cp);
+  if (l->vp > 1 && n >= 0 && (size_t)n < sizeof vp)
+    snprintf(vp + n, sizeof vp - (size_t)n, " vp%lld", (long long)l->vp);
   snprintf(row->label, sizeof row->label,
            "%.40s, %lld x %s, tp%lld pp%lld dp%lld%s, mbs %lld gbs %lld, %s", model,
            (long long)l->gpus, row->gpu, (long long)l->tp, (long long)l->pp, (long long)l->dp, vp,
@@ -135,6 +153,21 @@ struct work {
   struct pl_prediction pred;
 };
 
+/* The framework preset a source's runs used (validate_source.use_preset),
+ * with the row's overrides: pl_predict applies it over the layout rules. */
+static bool source_framework(const struct validate_source *src, const struct validate_in *in,
+                             struct pl_run *run, struct pl_vrow *row) {
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  enum pl_status st = pl_framework_preset(src->framework, &run->framework, &d);
+  if (st != PL_OK) {
+    if (st == PL_ERR_NOMEM)
+      *in->fatal = st;
+    return validate_skip(row, "framework preset: %s", d.msg);
+  }
+  return src->overrides == NULL || src->overrides(in, &run->framework, row);
+}
+
 /* The run a record describes and its measured step: false (row skipped,
  * with the reason) when it cannot be expressed. */
 static bool build_record(const struct validate_in *in, struct pl_vrow *row, struct pl_run *run) {
@@ -145,15 +178,24 @@ static bool build_record(const struct validate_in *in, struct pl_vrow *row, stru
     return validate_skip(row, "source '%.60s' unknown (known: %s)", source,
                          validate_source_list());
   snprintf(row->source, sizeof row->source, "%s", src->key);
+  snprintf(row->framework, sizeof row->framework, "%s", src->framework);
   snprintf(row->architecture, sizeof row->architecture, "%s", src->family);
-  return validate_row_run(src, in, run, row) && src->measure(in, run, row);
+  if (!validate_row_run(src, in, run, row))
+    return false;
+  if (src->use_preset && !source_framework(src, in, run, row))
+    return false;
+  row->layout = run->layout; /* as described; the resolved one replaces it when predicted */
+  return src->measure(in, run, row);
 }
 
 static void predict_record(const struct validate_in *in, struct pl_vrow *row, struct work *w) {
   if (!build_record(in, row, &w->run))
     return;
-  if (in->framework != NULL)
+  if (in->framework != NULL) {
     w->run.framework = *in->framework;
+    snprintf(row->framework, sizeof row->framework, "%s",
+             in->framework->name[0] != '\0' ? in->framework->name : "file");
+  }
   struct pl_diag d;
   pl_diag_clear(&d);
   enum pl_status st = pl_predict(&w->run, &w->pred, &d);

@@ -96,6 +96,22 @@ struct validate_source {
   int64_t vocab_default;   /* vocab when the row leaves it empty, 0 = none */
   const char *vocab_why;
   const char *skip_all; /* non-NULL: no row can be expressed, this says why */
+  const char *framework; /* the framework the runs used, as `validate --by framework`
+                            groups them ("megatron-lm", "nemo", ...); a layout rule
+                            may name another for one row (row->framework) */
+  bool use_preset;          /* the rows run with the preset named in framework
+                              (data/frameworks/), not only the layout rules */
+  /* The row's own departures from that preset (a config column that sets a
+   * behaviour); NULL = none. False = skipped. */
+  bool (*overrides)(const struct validate_in *in, struct pl_framework *fw, struct pl_vrow *row);
+  const char *unstated_gpu; /* GPU preset when the GPU string leaves the memory
+                            size open (NULL = the generic rule of validate_row.c) */
+  const char *gpu_unstated_note; /* said instead of the generic note then */
+  /* Fill the model of a row whose source names the model but leaves columns
+   * empty, and set its architecture family (mlp, pos, norm, tied, biases,
+   * dropout) per row; NULL = dimensions from the columns, family from the
+   * fields above. False = skipped. */
+  bool (*model)(const struct validate_in *in, struct pl_model *m, struct pl_vrow *row);
   /* Fill unstated layout fields (row already holds what the row stated);
    * return false (row skipped) when the record cannot be expressed. */
   bool (*layout)(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
@@ -119,5 +135,17 @@ bool validate_row_run(const struct validate_source *src, const struct validate_i
  *   F = 96 B s l h^2 (1 + s / 6h + V / 16 l h) */
 double validate_megatron_eq3_flops(double batch, double seq, double layers, double hidden,
                                    double vocab);
+/* NeMo's model FLOPs of one step of a Llama-family model (no recompute; the
+ * rate NeMo's performance pages print), docs/accuracy.md "How each source is
+ * read": F = B s l h^2 (12 + 12 g/a + 18 f/h + 12 s/h + 6 V/(l h)),
+ * g = query groups, a = heads, f = ffn width. */
+double validate_nemo_llama_flops(double batch, double seq, double layers, double hidden,
+                                 double heads, double kv_heads, double ffn, double vocab);
+
+/* A summary (pl_validation_summarize) of the rows sel keeps (sel NULL: all). */
+typedef bool (*validate_sel)(const struct pl_vrow *row, const void *arg);
+enum pl_status validate_summarize_sel(const struct pl_vrow *rows, size_t n, validate_sel sel,
+                                      const void *arg, const char *name,
+                                      struct pl_vsummary *out, struct pl_diag *diag);
 
 #endif

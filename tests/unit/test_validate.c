@@ -178,6 +178,64 @@ static void test_rows(void) {
   pl_validation_free(&v);
 }
 
+static void test_nemo_flops(void) {
+  /* NeMo's Llama count per token, LLAMA2-7B (l 32, h 4096, a = g = 32, f 11008, V 32000,
+   * s 4096): l h^2 = 536870912; 12 + 12 + 18 * 11008 / 4096 (48.375) + 12 * 4096 / 4096 (12)
+   * + 6 * 32000 / (32 * 4096) (1.46484375) = 85.83984375 -> 46084915200 FLOPs per token;
+   * one sequence of 4096 tokens: 1.887638126592e14. (NeMo 24.07: 16847 tokens/s/GPU x
+   * 46.085 GFLOP = 776.4 TFLOP/s, printed 776.) */
+  CHECK_NEAR_REL(validate_nemo_llama_flops(1, 4096, 32, 4096, 32, 32, 11008, 32000),
+                 1.887638126592e14, 1e-12);
+}
+
+/* NeMo rows: a model named without dimensions takes them from NeMo's config
+ * (GPT3-5B: 24 x 4096, 32 heads, ffn 16384, GPT-2 vocabulary padded to 50304
+ * at tp 1), the distributed optimizer and sequence parallelism are NeMo's;
+ * measured step = GBS 2048 x 2048 tokens / (22521 tokens/s/GPU x 64 GPUs) =
+ * 4194304 / 1441344 = 2.91000... s. SFT and LoRA rows are skipped with their
+ * reason; an MLPerf row's "distributed optimizer" reads as zero1 and its
+ * "granularity null" as no recompute. */
+static void test_nemo_mlperf_rows(void) {
+  const char *csv =
+      "source,model,layers,hidden,heads,seq_len,vocab,gpu,num_gpus,tp,pp,cp,vp,sharding,"
+      "recompute,micro_batch,global_batch,precision,Task,Tokens / sec / GPU,"
+      "\"step time s (median segment, derived)\"\n"
+      "NVIDIA/NeMo docs/source/performance/performance_summary.md,GPT3-5B,,,,2048,,"
+      "H100 (DGX-H100),64,1,1,1,1,,,4,2048,FP8,pretrain,22521,\n"
+      "NVIDIA/NeMo docs/source/performance/performance_summary.md,LLAMA2-7B,32,4096,32,4096,"
+      "32000,H100 (DGX-H100),8,1,1,,,,,1,32,FP8,LoRA,25206,\n"
+      "MLPerf Training v3.0 results,GPT-3 175B,96,12288,96,2048,,NVIDIA H100-SXM5-80GB,512,4,8,"
+      ",12,distributed optimizer (USE_DIST_OPTIMIZER=True),ACT_CKPT_GRANULARITY=null,1,2048,"
+      "FP8,,,12.113\n";
+  struct pl_validation v;
+  pl_validation_init(&v);
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_validation_add_csv(&v, "nemo", csv, strlen(csv), &d), PL_OK, dp);
+  const struct pl_vrow *r = row_of(&v, 1);
+  CHECK(r != NULL && !r->skipped);
+  if (r != NULL && !r->skipped) {
+    CHECK_NEAR_REL(r->measured, 2048.0 * 2048 / (22521.0 * 64), 1e-12);
+    CHECK_EQ_INT(r->layout.shard, PL_SHARD_ZERO1);
+    CHECK_EQ_INT(r->layout.dtype, PL_DTYPE_FP8);
+    CHECK_STR(r->framework, "nemo");
+    CHECK_CONTAINS(r->assumed, "5b.yaml");
+  }
+  r = row_of(&v, 2);
+  CHECK(r != NULL && r->skipped);
+  if (r != NULL)
+    CHECK_CONTAINS(r->skipped_reason, "LoRA");
+  r = row_of(&v, 3);
+  CHECK(r != NULL && (r->skipped ? strstr(r->skipped_reason, "does not fit") != NULL : true));
+  if (r != NULL && !r->skipped) {
+    CHECK_NEAR_REL(r->measured, 12.113, 1e-12);
+    CHECK_EQ_INT(r->layout.shard, PL_SHARD_ZERO1);
+    CHECK_EQ_INT(r->layout.recompute, PL_RECOMPUTE_NONE);
+    CHECK_EQ_INT(r->layout.vp, 12);
+    CHECK(r->layout.sp);
+  }
+  pl_validation_free(&v);
+}
+
 /* llm-foundry rows: MPT's ALiBi ran in the Triton FlashAttention, eager
  * kernels; MP Mode DEFAULT reduces gradients in fp32 as modelled. Measured
  * step = 16 x 2048 tokens / 100000 tokens/s = 0.32768 s. */
@@ -515,6 +573,8 @@ int main(void) {
   test_csv_errors();
   test_numbers();
   test_eq3();
+  test_nemo_flops();
+  test_nemo_mlperf_rows();
   test_rows();
   test_llmfoundry_row();
   test_fsdp_one_comm();
