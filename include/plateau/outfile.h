@@ -1,10 +1,14 @@
-/* outfile.h: every file plateau writes is written to a temporary name in the
- * same directory and renamed over the target only when complete, so an
- * interrupted or failed run leaves the old file or none, never half of one.
+/* outfile.h: every file plateau writes goes through here. A regular file is
+ * written to a temporary name in the same directory and renamed over the target
+ * only when complete, so an interrupted or failed run leaves the old file or
+ * none, never half of one; a symlink is followed (its target is replaced); a
+ * device, FIFO or socket is written in place; a directory is refused. Every
+ * write and the close are checked.
  * Ownership: the struct is the caller's; pl_outfile_commit always closes it. */
 #ifndef PLATEAU_OUTFILE_H
 #define PLATEAU_OUTFILE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include "status.h"
 
@@ -12,6 +16,7 @@ struct pl_outfile {
   FILE *f;          /* write here */
   char path[4096];  /* final name */
   char tmp[4200];   /* temporary name beside it */
+  bool in_place;    /* a device, FIFO or socket: written directly, no rename */
 };
 
 enum pl_status pl_outfile_open(struct pl_outfile *o, const char *path, struct pl_diag *diag);

@@ -25,7 +25,6 @@
 #include "trace.h"
 #include "units.h"
 #include "validate.h"
-
-#define PL_VERSION "0.1.0"
+#include "version.h"
 
 #endif

@@ -32,4 +32,14 @@ void pl_report_ops_json(struct pl_emit *e, const char *key, const struct pl_run 
 /* A prediction's object (pl_report_predict_json) with its "ops" added. */
 void pl_report_predict_ops_json(struct pl_emit *e, const char *key, const struct pl_prediction *p);
 
+struct pl_timeline; /* sim.h */
+/* Write the predicted step as a Chrome/Perfetto trace (src/report/timeline.c):
+ * a process per stage, a thread per stream, kernels named like real ones,
+ * Kineto-style args so a Kineto analyzer can read it back. Written to a
+ * temporary name in the same directory, then renamed over path. */
+enum pl_status pl_predict_timeline(const struct pl_run *run, const char *path,
+                                   struct pl_diag *diag);
+enum pl_status pl_timeline_write(const struct pl_timeline *tl, const char *path,
+                                 struct pl_diag *diag);
+
 #endif

@@ -70,7 +70,8 @@ enum pl_objective {
   X(BATCH, "batch_divisibility")            /* gbs % (dp * mbs) != 0 */     \
   X(INTERLEAVE, "interleave_micro_batches") /* micro-batches % pp != 0 */   \
   X(LAYOUT, "layout_other")                 /* pl_layout_resolve refused */ \
-  X(MEMORY, "does_not_fit")                 /* memory per GPU > HBM */
+  X(MEMORY, "does_not_fit")                 /* memory per GPU > HBM */      \
+  X(SIMULATION, "simulation_limit")         /* step above the simulator's task limit */
 
 enum pl_reject {
 #define PL_REJECT_ENUM(name, key) PL_REJECT_##name,

@@ -125,14 +125,6 @@ double pl_timeline_step_s(const struct pl_timeline *tl);
 int64_t pl_timeline_stages(const struct pl_timeline *tl);
 /* The resolved run the timeline was simulated for. */
 const struct pl_run *pl_timeline_run(const struct pl_timeline *tl);
-
-/* Write the predicted step as a Chrome/Perfetto trace (src/report/timeline.c):
- * a process per stage, a thread per stream, kernels named like real ones,
- * Kineto-style args so a Kineto analyzer can read it back. Written to a
- * temporary name in the same directory, then renamed over path. */
-enum pl_status pl_predict_timeline(const struct pl_run *run, const char *path,
-                                   struct pl_diag *diag);
-enum pl_status pl_timeline_write(const struct pl_timeline *tl, const char *path,
-                                 struct pl_diag *diag);
+/* Written as a Chrome/Perfetto trace by pl_timeline_write (report.h). */
 
 #endif

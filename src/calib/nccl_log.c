@@ -11,7 +11,9 @@
  * busbw/algbw ratio, see nccl_resolve.c). */
 #include "calib/calib_int.h"
 
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <plateau/alloc.h>
@@ -26,6 +28,7 @@ struct pending {
   enum pl_coll_op op;
   char test[48];
   int64_t ranks;
+  int64_t max_rank;           /* largest rank number seen, -1 = none */
   size_t n_hosts;
   char (*hosts)[HOST_LEN];
   char device[64];
@@ -44,6 +47,7 @@ static void pending_reset(struct pending *p) {
   p->op_known = p->unsupported = false;
   p->test[0] = p->device[0] = '\0';
   p->ranks = 0;
+  p->max_rank = -1;
   p->n_hosts = 0;
 }
 
@@ -80,6 +84,8 @@ static enum pl_status add_host(struct pending *p, const char *host, struct pl_di
   return PL_OK;
 }
 
+static int64_t fmax_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+
 /* "#  Rank  0 Group  0 Pid 584419 on  dkh device  0 [0000:14:00] NVIDIA A100-SXM4-80GB" */
 static enum pl_status rank_line(struct parser *ps, char *rest, struct pl_diag *diag) {
   if (ps->cur != NULL && ps->cur->n_rows > 0) { /* rank lines of a test with no start line */
@@ -92,6 +98,8 @@ static enum pl_status rank_line(struct parser *ps, char *rest, struct pl_diag *d
     if (strcmp(tok[i], "on") != 0)
       continue;
     ps->p.ranks++;
+    if (n > 1 && isdigit((unsigned char)tok[1][0]))
+      ps->p.max_rank = fmax_i64(ps->p.max_rank, strtoll(tok[1], NULL, 10));
     enum pl_status st = add_host(&ps->p, tok[i + 1], diag);
     if (st != PL_OK)
       return st;
@@ -117,8 +125,11 @@ static enum pl_status header_line(struct parser *ps, char *s, struct pl_diag *di
       test_starting(ps, tok[0]);
     return PL_OK;
   }
+  /* "Rank" then a rank number: provenance headers that describe omitted rank
+   * lines ("#  Rank .. Group  0 Pid .. on <host>") are not rank lines */
   char *rank = strstr(s, "Rank ");
-  if (rank != NULL && strstr(s, " on ") != NULL && strstr(s, "Pid") != NULL)
+  if (rank != NULL && isdigit((unsigned char)rank[4 + strspn(rank + 4, " ")]) &&
+      strstr(s, " on ") != NULL && strstr(s, "Pid") != NULL)
     return rank_line(ps, rank, diag);
   return PL_OK;
 }
@@ -155,8 +166,11 @@ static struct pl_nccl_series *new_series(struct parser *ps, struct pl_diag *diag
   memset(s, 0, sizeof *s);
   s->op = ps->p.op;
   s->op_known = ps->p.op_known;
-  s->ranks = ps->p.ranks;
-  s->nodes = (int64_t)ps->p.n_hosts;
+  /* Rank lines that skip ranks (a README quoting only the last one) say
+   * neither the rank count nor the hosts: left to the hints and the ratio. */
+  bool complete = ps->p.max_rank + 1 == ps->p.ranks;
+  s->ranks = complete ? ps->p.ranks : 0;
+  s->nodes = complete ? (int64_t)ps->p.n_hosts : 0;
   s->first_line = ps->line;
   snprintf(s->device, sizeof s->device, "%s", ps->p.device);
   snprintf(s->algo_hint, sizeof s->algo_hint, "%s", ps->p.algo);

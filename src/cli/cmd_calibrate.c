@@ -19,7 +19,8 @@ static const struct cli_opt nccl_opts[] = {
     {"out", "FILE", "write the fitted cluster file here (required)"},
     {"algo", "A", "algorithm the logs ran with: auto|ring|tree|nvls|nvls_tree, one for all logs "
                   "or a comma list, one per log (default auto, or the log's NCCL_ALGO line)"},
-    {"op", "OP", "collective, for logs that do not name it (no '# Collective test' line)"},
+    {"op", "OP", "collective, for logs that do not name it (no '# Collective test' line): one "
+                 "for all logs or a comma list, one per log"},
     {"gpus", "N", "ranks, for logs without '#  Rank' lines"},
     {"nodes", "N", "nodes, for logs without '#  Rank ... on HOST' lines"},
     {"min-bytes", "SIZE", "fit rows of at least this size (default 1M)"},
@@ -41,6 +42,8 @@ struct job {
   int obs_log[MAX_OBS];
   size_t n_obs;
   struct pl_nccl_hints hints;
+  enum pl_coll_op ops[CLI_MAX_POSITIONAL]; /* --op, one for all logs or one per log */
+  int n_ops;
   enum pl_coll_algo algos[CLI_MAX_POSITIONAL];
   int n_algos;
   double min_bytes;
@@ -81,8 +84,17 @@ static int parse_hints(const struct cli_args *a, struct job *j) {
   pl_diag_clear(&d);
   const char *op = cli_get(a, "op");
   if (op != NULL) {
-    if (pl_coll_op_parse(op, &j->hints.op, &d) != PL_OK)
-      return cli_fail("--op: %s", d.msg);
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", op);
+    for (char *item = buf, *next; item != NULL; item = next) {
+      next = strchr(item, ',');
+      if (next != NULL)
+        *next++ = '\0';
+      if (j->n_ops == CLI_MAX_POSITIONAL)
+        return cli_fail("--op: too many values");
+      if (pl_coll_op_parse(item, &j->ops[j->n_ops++], &d) != PL_OK)
+        return cli_fail("--op: %s", d.msg);
+    }
     j->hints.op_set = true;
   }
   if (cli_get_int(a, "gpus", &j->hints.ranks) != 0 || cli_get_int(a, "nodes", &j->hints.nodes) != 0)
@@ -117,11 +129,17 @@ static int load_logs(const struct cli_args *a, struct job *j) {
 static int resolve_all(struct job *j) {
   struct pl_diag d;
   pl_diag_clear(&d);
+  if (j->n_ops > 1 && j->n_ops != j->n_logs)
+    return cli_fail("--op: give one collective for all logs or one per log (%d logs, %d given)",
+                    j->n_logs, j->n_ops);
   for (int i = 0; i < j->n_logs; i++) {
+    struct pl_nccl_hints h = j->hints;
+    if (j->n_ops > 0)
+      h.op = j->ops[j->n_ops == 1 ? 0 : i];
     for (size_t k = 0; k < j->logs[i]->n_series; k++) {
       struct pl_nccl_series *s = &j->logs[i]->series[k];
       char warn[400];
-      if (pl_nccl_series_resolve(s, &j->hints, j->logs[i]->origin, warn, sizeof warn, &d))
+      if (pl_nccl_series_resolve(s, &h, j->logs[i]->origin, warn, sizeof warn, &d))
         return cli_fail("%s", d.msg);
       if (warn[0] != '\0')
         fprintf(stderr, "plateau: warning: %s\n", warn);
@@ -305,6 +323,8 @@ static int calibrate_nccl(int argc, char **argv) {
   int rc = cli_start(&nccl_cmd, argc, argv, &args);
   if (rc != CLI_RUN)
     return rc;
+  if (cli_output_ok(&args, "out") != 0)
+    return 1;
   static struct job j; /* logs and fit state: off the stack */
   memset(&j, 0, sizeof j);
   rc = calibrate(&args, &j);

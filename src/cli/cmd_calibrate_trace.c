@@ -244,6 +244,8 @@ int cmd_calibrate_trace(int argc, char **argv) {
     return rc;
   if (args.n_pos == 0)
     return cli_usage(&cmd, "no trace files given");
+  if (cli_output_ok(&args, "out") != 0)
+    return 1;
   static struct job j; /* series and fit state: off the stack */
   memset(&j, 0, sizeof j);
   rc = calibrate(&args, &j);

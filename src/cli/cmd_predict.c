@@ -53,7 +53,8 @@ int cmd_predict(int argc, char **argv) {
   enum cli_format format;
   static struct pl_run run; /* large: keep off the stack */
   static struct pl_prediction pred;
-  if (cli_get_format(&args, &format) != 0 || run_from_args(&args, &run) != 0)
+  if (cli_get_format(&args, &format) != 0 || cli_output_ok(&args, "trace") != 0 ||
+      run_from_args(&args, &run) != 0)
     return 1;
   bool ops = cli_flag(&args, "ops");
   if (ops && format == CLI_FORMAT_CSV)

@@ -225,6 +225,8 @@ int cmd_validate(int argc, char **argv) {
     fprintf(stderr, "plateau: validate: give --baseline or --write-baseline, not both\n");
     return 2;
   }
+  if (cli_output_ok(&args, "write-baseline") != 0)
+    return 1;
   if (cli_get(&args, "explain") != NULL) {
     if (cli_get(&args, "baseline") || cli_get(&args, "write-baseline") || cli_get(&args, "plot") ||
         cli_flag(&args, "scaling"))

@@ -1,4 +1,5 @@
 /* main.c: the plateau command line. It only dispatches to cmd_<verb>. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,6 +33,18 @@ static void usage(FILE *out) {
   fprintf(out, "\nexit status: 0 ok, 1 bad input or failed run, 2 usage error\n");
 }
 
+/* Output lost on the way out (stdout on a full disk, a closed pipe reader) is a
+ * failed run: a script must not read a truncated table as a result. */
+static int finish(int rc) {
+  errno = 0;
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "plateau: cannot write standard output: %s\n",
+            errno != 0 ? strerror(errno) : "write error");
+    return rc != 0 ? rc : 1;
+  }
+  return rc;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     usage(stderr);
@@ -39,15 +52,15 @@ int main(int argc, char **argv) {
   }
   if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
     usage(stdout);
-    return 0;
+    return finish(0);
   }
   if (strcmp(argv[1], "--version") == 0) {
     printf("plateau %s\n", PL_VERSION);
-    return 0;
+    return finish(0);
   }
   for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
     if (strcmp(argv[1], verbs[i].name) == 0)
-      return verbs[i].run(argc - 1, argv + 1);
+      return finish(verbs[i].run(argc - 1, argv + 1));
   fprintf(stderr, "plateau: unknown command '%s'\n", argv[1]);
   usage(stderr);
   return 2;

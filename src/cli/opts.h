@@ -62,6 +62,11 @@ bool cli_flag(const struct cli_args *args, const char *name);
 int cli_get_int(const struct cli_args *args, const char *name, int64_t *out);
 int cli_get_double(const struct cli_args *args, const char *name, double *out);
 
+/* 0 when option `name` (an output file) is unset, or is not a directory and
+ * names no file this run also reads (a positional argument or another
+ * option's value); else 1 after printing why (outpath.c). */
+int cli_output_ok(const struct cli_args *args, const char *name);
+
 /* Print "plateau: msg" to stderr; returns 1 (bad input) for `return cli_fail(...)`. */
 int cli_fail(const char *fmt, ...)
 #if defined(__GNUC__)

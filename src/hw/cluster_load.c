@@ -21,9 +21,10 @@
 #define MAX_GPUS_PER_NODE 1024
 #define MAX_NICS_PER_NODE 1024
 
-static const char *const intra_kinds[] = {"nvswitch", "hybrid-cube-mesh", "xgmi", "pcie", NULL};
-static const char *const inter_kinds[] = {"infiniband", "efa",      "roce", "tcpxo",
-                                          "ethernet",   "omnipath", "none", NULL};
+static const char *const intra_kinds[] = {"nvswitch", "hybrid-cube-mesh", "nvlink", "xgmi", "pcie",
+                                          NULL};
+static const char *const inter_kinds[] = {"infiniband", "efa",      "roce",      "tcpxo",
+                                          "ethernet",   "omnipath", "slingshot", "none", NULL};
 static const char *const cpu_vendors[] = {"intel", "amd", "arm", "other", NULL};
 
 static enum pl_status read_intra(yajl_val doc, const char *origin, struct pl_cluster *c,

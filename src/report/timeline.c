@@ -17,6 +17,7 @@
  * and renamed (pl_outfile), so a reader never sees half a trace. */
 #include <plateau/flops.h>
 #include <plateau/outfile.h>
+#include <plateau/report.h>
 #include <plateau/sim.h>
 
 #include <errno.h>

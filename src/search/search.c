@@ -150,6 +150,12 @@ static enum pl_status take_chunk(struct ranker *rk, int n, struct pl_diag *diag)
   for (int i = 0; i < n; i++) {
     const struct eval_rec *r = &rk->recs[i];
     const struct search_cand *c = &rk->space->cands[rk->idx[i]];
+    if (r->status == PL_ERR_LIMIT) {
+      /* One layout too large to simulate (e.g. 131,072 micro-batches) is
+       * counted with its reason; the others are still ranked. */
+      rk->res->rejected[PL_REJECT_SIMULATION]++;
+      continue;
+    }
     if (r->status != PL_OK)
       return pl_diag_set(diag, r->status, "%s", r->msg);
     if (!r->pred.step.simulated) {

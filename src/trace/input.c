@@ -29,6 +29,7 @@ struct trace_input {
   unsigned char *out;   /* inflated bytes */
   int64_t offset;       /* JSON bytes handed out so far */
   int64_t in_offset;    /* compressed bytes read so far */
+  size_t pending;       /* bytes already in `in` from the gzip sniff, handed out first */
 };
 
 static enum pl_status fill(struct trace_input *t, size_t *got, struct pl_diag *diag) {
@@ -38,6 +39,12 @@ static enum pl_status fill(struct trace_input *t, size_t *got, struct pl_diag *d
     if (*got > 0)
       memcpy(t->in, t->mem + t->mem_pos, *got);
     t->mem_pos += *got;
+    t->in_offset += (int64_t)*got;
+    return PL_OK;
+  }
+  if (t->pending > 0) {
+    *got = t->pending;
+    t->pending = 0;
     t->in_offset += (int64_t)*got;
     return PL_OK;
   }
@@ -56,9 +63,13 @@ static enum pl_status start(struct trace_input *t, struct pl_diag *diag) {
   if (t->in == NULL || t->out == NULL)
     return pl_diag_set(diag, PL_ERR_NOMEM, "trace '%s': out of memory", t->path);
   if (t->f != NULL) {
-    int c0 = fgetc(t->f), c1 = fgetc(t->f);
-    t->gz = c0 == 0x1f && c1 == 0x8b;
-    rewind(t->f);
+    /* Sniff from the first chunk, which fill() then hands out: no seek, so a
+     * pipe (`/dev/stdin`, `<(zcat ...)`) reads like a file. */
+    t->pending = fread(t->in, 1, t->chunk, t->f);
+    if (t->pending == 0 && ferror(t->f))
+      return pl_diag_set(diag, PL_ERR_IO, "trace '%s': read error: %s", t->path,
+                         strerror(errno));
+    t->gz = t->pending >= 2 && t->in[0] == 0x1f && t->in[1] == 0x8b;
   } else {
     t->gz = t->mem_len >= 2 && t->mem[0] == 0x1f && t->mem[1] == 0x8b;
   }

@@ -10,6 +10,7 @@
 #define _DEFAULT_SOURCE /* sysconf(_SC_NPROCESSORS_ONLN) (glibc) */
 #define _POSIX_C_SOURCE 200809L /* opendir, stat */
 #include <dirent.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,17 +156,38 @@ static enum pl_status list_add(struct list *l, const char *dir, const char *name
   return PL_OK;
 }
 
+/* A directory entry is read only when it is a regular file (after symlinks):
+ * opening a FIFO or a device named rank0.json would block or read forever. */
+static bool regular_entry(const char *dir, const char *name) {
+  char p[4096];
+  int n = snprintf(p, sizeof p, "%s/%s", dir, name);
+  struct stat st;
+  return n > 0 && (size_t)n < sizeof p && stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 static enum pl_status add_dir(struct list *l, const char *dir, struct pl_diag *diag) {
   DIR *dp = opendir(dir);
   if (dp == NULL)
-    return pl_diag_set(diag, PL_ERR_IO, "cannot read directory '%s'", dir);
-  int before = l->n;
+    return pl_diag_set(diag, PL_ERR_IO, "cannot read directory '%s': %s", dir, strerror(errno));
+  int before = l->n, skipped = 0;
+  char skipped_name[256] = "";
   struct dirent *e;
   enum pl_status s = PL_OK;
-  while (s == PL_OK && (e = readdir(dp)) != NULL)
-    if (trace_name(e->d_name))
+  while (s == PL_OK && (e = readdir(dp)) != NULL) {
+    if (!trace_name(e->d_name))
+      continue;
+    if (regular_entry(dir, e->d_name)) {
       s = list_add(l, dir, e->d_name);
+    } else if (skipped++ == 0) {
+      snprintf(skipped_name, sizeof skipped_name, "%s", e->d_name);
+    }
+  }
   closedir(dp);
+  if (s == PL_OK && l->n == before && skipped > 0)
+    return pl_diag_set(diag, PL_ERR_MISSING,
+                       "directory '%s' has no regular trace files ('%s' and %d other "
+                       "entries are not regular files)",
+                       dir, skipped_name, skipped - 1);
   if (s == PL_ERR_LIMIT)
     return pl_diag_set(diag, s, "'%s': more than %d trace files in one analysis", dir,
                        TRACE_MAX_FILES);

@@ -33,6 +33,26 @@ expect_ok calibrate nccl "$N/h100_1node_8gpu_all_gather_ring_together.txt" \
 expect_fail 1 "one per log" -- calibrate nccl "$N/h100_1node_8gpu_all_gather_ring_together.txt" \
   --algo ring,nvls,tree --cluster dgx-h100 --out "$TMP/x.json"
 
+# logs that name no collective (ALCF Polaris): --op, one per log
+M="$PL_TEST_DATA/nccl-multinode"
+expect_ok calibrate nccl "$M/a100_2node_8gpu_all_reduce_alcf-polaris-slingshot.txt" \
+  "$M/a100_2node_8gpu_all_gather_alcf-polaris-slingshot.txt" --op all_reduce,all_gather \
+  --cluster alcf-polaris --out "$TMP/pol.json"
+check "both ops fitted" grep -q 'all_gather, 8 ranks on 2 nodes' "$TMP/out"
+expect_fail 1 "give one collective for all logs or one per log" -- calibrate nccl \
+  "$M/a100_2node_8gpu_all_reduce_alcf-polaris-slingshot.txt" --op all_reduce,all_gather,all_gather \
+  --cluster alcf-polaris --out "$TMP/x.json"
+expect_fail 1 "--op: unknown collective" -- calibrate nccl \
+  "$M/a100_2node_8gpu_all_reduce_alcf-polaris-slingshot.txt" --op all_reduce,bogus \
+  --cluster alcf-polaris --out "$TMP/x.json"
+# a provenance header describing omitted rank lines is not a rank line; the
+# old nccl-tests "error" column (5e-07) is not a count of wrong results
+expect_ok calibrate nccl "$M/h100_2node_16gpu_all_reduce_nccl-tests-issue309-gj-aion.txt" \
+  --gpus 16 --nodes 2 --cluster dgx-h100 --out "$TMP/gj.json"
+expect_ok calibrate nccl "$M/a100_16node_128gpu_all_reduce_coreweave-readme2022.txt" \
+  --cluster dgx-a100 --out "$TMP/cw.json"
+check "old error column read" grep -q '5 ranks on 1 node' "$TMP/out"
+
 # bad logs
 : >"$TMP/empty.txt"
 expect_fail 1 "empty file" -- calibrate nccl "$TMP/empty.txt" --cluster dgx-h100 --out "$TMP/x.json"

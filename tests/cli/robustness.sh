@@ -55,7 +55,7 @@ for args in "--gpus 1 --model llama3-405b" "--gpus 131072" "--seq 1" "--seq 1048
   done
 done
 
-# ---- study specs: src/report/study_spec.c ----
+# ---- study specs: src/study/spec.c ----
 : >"$TMP/empty.json"
 expect_fail 1 "spec '.*empty.json': empty file, expected a JSON object" -- study --spec "$TMP/empty.json" --out "$TMP/st"
 printf '{"model": ["llama2-7b"]}' >"$TMP/unk.json"

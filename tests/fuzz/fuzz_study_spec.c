@@ -1,5 +1,5 @@
 /* fuzz_study_spec.c: libFuzzer target for the study spec reader
- * (pl_study_spec_parse, src/report/study_spec.c).
+ * (pl_study_spec_parse, src/study/spec.c).
  *
  * A spec that parses must be usable by pl_study_run: every axis within
  * 1..PL_STUDY_MAX_AXIS, nodes ascending and positive, every string

@@ -1,5 +1,5 @@
 /* fuzz_validate_csv.c: libFuzzer target for the validation CSV reader
- * (src/calib/validate_csv.c) and the record -> run conversion behind
+ * (src/validate/csv.c) and the record -> run conversion behind
  * `plateau validate` (pl_validation_add_csv).
  *
  * Every input goes through validate_csv_parse; on success the table must be
@@ -22,7 +22,7 @@
 
 #include <plateau/plateau.h>
 
-#include "calib/validate_int.h"
+#include "validate/validate_int.h"
 
 /* Predicting a row runs the step model (milliseconds under ASan): only
  * small inputs of a header and up to MAX_ROWS records are predicted, so the

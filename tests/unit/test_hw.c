@@ -21,8 +21,9 @@ static void every_preset_loads(void) {
                                  : pl_cluster_load(pl_data_name(kinds[k], n), &c, &d);
       CHECK_STATUS(st, PL_OK, dp);
     }
-    /* 7 GPU presets; 6 DGX/platform + 3 cloud + 1 HPC-centre (Jean Zay) cluster presets. */
-    CHECK_EQ_INT(n, k == 0 ? 7 : 10);
+    /* 7 GPU presets; 6 DGX/platform + 3 cloud + 2 HPC-centre (Jean Zay, ALCF Polaris) + 1 rack
+     * (GB200 NVL72) cluster presets. */
+    CHECK_EQ_INT(n, k == 0 ? 7 : 12);
   }
 }
 

@@ -10,7 +10,7 @@
 #include <plateau/plateau.h>
 
 #include "base/json.h"
-#include "calib/validate_int.h"
+#include "validate/validate_int.h"
 #include "check.h"
 
 /* A malloc'd copy of exactly len bytes, no NUL after it: ASan reports any

@@ -1,5 +1,5 @@
 /* test_study.c: the study's spec, grid, findings and atomic report writing
- * (src/report/study_*.c). Grids are tiny (a few points of Llama-2 7B) so the
+ * (src/study/). Grids are tiny (a few points of Llama-2 7B) so the
  * test stays fast under sanitizers; gnuplot is never run here (the binary is
  * overridden with a path that does not exist, which is itself under test). */
 #define _POSIX_C_SOURCE 200809L
@@ -12,7 +12,7 @@
 #include <plateau/plateau.h>
 
 #include "check.h"
-#include "report/study_int.h"
+#include "study/study_int.h"
 
 static int parse(const char *json, struct pl_study_spec *s, struct pl_diag *d) {
   pl_diag_clear(d);

@@ -9,7 +9,7 @@
 
 #include <plateau/plateau.h>
 
-#include "calib/validate_int.h"
+#include "validate/validate_int.h"
 #include "check.h"
 
 /* One diagnostics record for every call; CHECK_STATUS prints its message. */

@@ -1,0 +1,352 @@
+/* gnuplot.c: a study figure as a gnuplot script and its data, kept
+ * beside the drawings so people can restyle and redraw them (`gnuplot
+ * <id>.gp` in the figures directory writes <id>.svg and <id>.png), and the
+ * runner that draws them. Targets gnuplot 5 (Debian gnuplot-nox: svg and
+ * pngcairo terminals). Text is written noenhanced, so names with '_' print
+ * as they are. */
+#define _POSIX_C_SOURCE 200809L
+#include "study_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <plateau/emit.h>
+
+/* Tableau 10, the matplotlib default cycle: distinguishable and print-safe. */
+static const char *const palette[10] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                        "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+
+static const char *color(int i) { return i < 0 ? "#000000" : palette[i % 10]; }
+
+/* A string for a gnuplot double-quoted literal: no quotes, no backslashes. */
+static void quoted(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '\n')
+      fputs("\\n", f); /* a line break in tic labels */
+    else
+      fputc(*s == '"' ? '\'' : *s == '\\' ? '/' : *s, f);
+  }
+  fputc('"', f);
+}
+
+static void num(FILE *f, double v) {
+  char buf[40];
+  pl_fmt_double(buf, sizeof buf, v);
+  fputs(buf, f);
+}
+
+/* ---- data ---- */
+
+/* Writes the panel's blocks, numbering them from *block; idx[i] gets the
+ * block of series i (-1 when empty). Stacked panels are one block. */
+static void write_panel_data(FILE *f, const struct study_panel *pn, int pi, int *block, int *idx) {
+  if (pn->kind == STUDY_PANEL_STACKED) {
+    fprintf(f, "# block %d: panel %d, bars by GPUs; columns:", *block, pi + 1);
+    for (int i = 0; i < pn->n_series; i++)
+      fprintf(f, " [%d] %s", i + 2, pn->s[i].title);
+    fputc('\n', f);
+    for (int r = 0; r < pn->n_cat; r++) {
+      quoted(f, pn->cat[r]);
+      for (int i = 0; i < pn->n_series; i++) {
+        fputc(' ', f);
+        num(f, r < pn->s[i].n ? pn->s[i].y[r] : 0.0);
+      }
+      fputc('\n', f);
+    }
+    fputs("\n\n", f);
+    idx[0] = (*block)++;
+    return;
+  }
+  for (int i = 0; i < pn->n_series; i++) {
+    const struct study_series *s = &pn->s[i];
+    idx[i] = -1;
+    if (s->n == 0)
+      continue;
+    fprintf(f, "# block %d: panel %d, \"%s\": x = %s, y = %s\n", *block, pi + 1, s->title,
+            pn->xlabel, pn->ylabel);
+    for (int k = 0; k < s->n; k++) {
+      num(f, s->x[k]);
+      fputc(' ', f);
+      num(f, s->y[k]);
+      if (s->labels) {
+        fputc(' ', f);
+        quoted(f, s->label[k]);
+      }
+      fputc('\n', f);
+    }
+    fputs("\n\n", f);
+    idx[i] = (*block)++;
+  }
+}
+
+/* ---- script ---- */
+
+static bool panel_empty(const struct study_panel *pn, const int *idx) {
+  if (pn->kind == STUDY_PANEL_STACKED)
+    return pn->n_cat == 0;
+  for (int i = 0; i < pn->n_series; i++)
+    if (idx[i] >= 0)
+      return false;
+  return true;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Explicit tics at the x values (GPUs, nodes) when there are few. */
+static void xtics(FILE *f, const struct study_panel *pn) {
+  double xs[STUDY_MAX_SERIES * STUDY_MAX_PTS];
+  int n = 0;
+  for (int i = 0; i < pn->n_series; i++)
+    for (int k = 0; k < pn->s[i].n; k++)
+      xs[n++] = pn->s[i].x[k];
+  qsort(xs, (size_t)n, sizeof xs[0], cmp_double);
+  int distinct = 0;
+  for (int i = 0; i < n; i++)
+    if (i == 0 || xs[i] != xs[i - 1])
+      xs[distinct++] = xs[i];
+  if (distinct == 0 || distinct > 12)
+    return;
+  fputs("  set xtics (", f);
+  for (int i = 0; i < distinct; i++)
+    fprintf(f, "%s\"%.0f\" %.17g", i ? ", " : "", xs[i], xs[i]);
+  fputs(")\n", f);
+}
+
+static bool any_labels(const struct study_panel *pn) {
+  for (int i = 0; i < pn->n_series; i++)
+    if (pn->s[i].labels && pn->s[i].n > 0)
+      return true;
+  return false;
+}
+
+static void panel_head(FILE *f, const struct study_panel *pn, int n_plots) {
+  fputs("  reset\n  set title ", f);
+  quoted(f, pn->title);
+  fputs(" font titlefont\n  set xlabel ", f);
+  quoted(f, pn->xlabel);
+  for (int i = 0; i < pn->n_cat; i++)
+    if (strchr(pn->cat[i], '\n') != NULL) {
+      fputs(" offset 0,-0.8", f); /* below two-line tic labels */
+      break;
+    }
+  fputs("\n  set ylabel ", f);
+  quoted(f, pn->ylabel);
+  fputs("\n  set grid ytics lc rgb \"#dddddd\"\n", f);
+  /* Below the plot: a key never covers data. */
+  fprintf(f, "  set key below horizontal maxcols %d font keyfont samplen 2.5 width 1 height 1\n",
+          n_plots > 8 ? 3 : 2);
+  if (pn->yformat[0] != '\0')
+    fprintf(f, "  set format y \"%s\"\n", pn->yformat);
+  if (pn->kind == STUDY_PANEL_STACKED) {
+    fputs("  set style data histograms\n  set style histogram rowstacked\n"
+          "  set style fill solid 0.85 border rgb \"#333333\"\n  set boxwidth 0.7\n"
+          "  set yrange [0:*]\n",
+          f);
+    return;
+  }
+  /* Room on the right and top for labels written beside the last points. */
+  fprintf(f, "  set offsets graph 0.03, graph %s, graph %s, graph %s\n",
+          any_labels(pn) ? "0.25" : "0.03",
+          pn->logy         ? "0"
+          : any_labels(pn) ? "0.2"
+                           : "0.06",
+          pn->logy ? "0" : "0.06");
+  if (pn->logx)
+    fputs("  set logscale x 2\n", f);
+  if (pn->logy)
+    fputs("  set logscale y 10\n", f);
+  xtics(f, pn);
+}
+
+static void hlines(FILE *f, const struct study_panel *pn, int *first) {
+  for (int i = 0; i < pn->n_hlines; i++) {
+    fprintf(f, "%s  %.17g with lines dt 3 lw 1.5 lc rgb \"%s\" title ", *first ? "" : ", \\\n",
+            pn->hline[i].y, color(pn->hline[i].color));
+    quoted(f, pn->hline[i].title);
+    *first = 0;
+  }
+}
+
+static void plot_stacked(FILE *f, const struct study_panel *pn, const char *dat, int block) {
+  fputs("  plot ", f);
+  for (int i = 0; i < pn->n_series; i++) {
+    fprintf(f, "%s\"%s\" index %d using %d%s lc rgb \"%s\" title ", i ? ", \\\n       " : "", dat,
+            block, i + 2, i == 0 ? ":xtic(1)" : "", color(pn->s[i].color));
+    quoted(f, pn->s[i].title);
+  }
+  int first = 0;
+  hlines(f, pn, &first);
+  fputc('\n', f);
+}
+
+static void plot_lines(FILE *f, const struct study_panel *pn, const char *dat, const int *idx) {
+  fputs("  plot ", f);
+  int first = 1;
+  for (int i = 0; i < pn->n_series; i++) {
+    const struct study_series *s = &pn->s[i];
+    if (idx[i] < 0)
+      continue;
+    fprintf(f, "%s\"%s\" index %d using 1:2 ", first ? "" : ", \\\n       ", dat, idx[i]);
+    if (s->dash == 0)
+      fprintf(f, "with points pt %d ps 1.4", s->point > 0 ? s->point : 7);
+    else if (s->point > 0)
+      fprintf(f, "with linespoints dt %d lw 2 pt %d ps 0.8", s->dash, s->point);
+    else
+      fprintf(f, "with lines dt %d lw %s", s->dash, s->dash == 1 ? "2" : "1.5");
+    fprintf(f, " lc rgb \"%s\" title ", color(s->color));
+    quoted(f, s->title);
+    first = 0;
+    if (s->labels)
+      fprintf(f,
+              ", \\\n       \"%s\" index %d using 1:2:3 with labels rotate by 25 left offset "
+              "char 0.4,0.6 font labelfont tc rgb \"%s\" notitle",
+              dat, idx[i], color(s->color));
+  }
+  hlines(f, pn, &first);
+  fputc('\n', f);
+}
+
+static void write_script(FILE *f, const struct study_fig *fig, int blocks[2][STUDY_MAX_SERIES]) {
+  int w = fig->n_panels > 1 ? 1280 : 900, h = 560;
+  fprintf(f, "# %s.gp: \"%s\", written by plateau study.\n", fig->id, fig->title);
+  fprintf(f,
+          "# Redraw with `gnuplot %s.gp` in this directory: it reads %s.dat and writes\n"
+          "# %s.svg and %s.png. Edit styles, sizes and labels freely.\n",
+          fig->id, fig->id, fig->id, fig->id);
+  /* SVG is shown scaled down in the page: larger text than the PNG. */
+  fputs("do for [fmt in \"svg png\"] {\n"
+        "  titlefont = (fmt eq \"svg\") ? \",15\" : \",12\"\n"
+        "  keyfont = (fmt eq \"svg\") ? \",12\" : \",9\"\n"
+        "  labelfont = (fmt eq \"svg\") ? \",11\" : \",8\"\n"
+        "  if (fmt eq \"svg\") {\n",
+        f);
+  fprintf(f,
+          "    set terminal svg size %d,%d noenhanced font \"DejaVu Sans,14\" "
+          "background rgb \"#ffffff\"\n    set output \"%s.svg\"\n  } else {\n",
+          w, h, fig->id);
+  fprintf(f,
+          "    set terminal pngcairo size %d,%d noenhanced font \"DejaVu Sans,10\" "
+          "background rgb \"#ffffff\"\n    set output \"%s.png\"\n  }\n",
+          w, h, fig->id);
+  fprintf(f, "  set multiplot layout 1,%d title ", fig->n_panels);
+  quoted(f, fig->title);
+  fputs(" font (fmt eq \"svg\" ? \",17\" : \",14\")\n", f);
+  char dat[48];
+  study_setf(dat, sizeof dat, "%s.dat", fig->id);
+  for (int p = 0; p < fig->n_panels; p++) {
+    const struct study_panel *pn = &fig->p[p];
+    int plots = pn->n_series + pn->n_hlines;
+    fprintf(f, "  # panel %d\n", p + 1);
+    panel_head(f, pn, plots);
+    if (panel_empty(pn, blocks[p])) {
+      fputs("  unset key\n  unset logscale\n  unset xtics\n  unset ytics\n  set label 1 ", f);
+      quoted(f, pn->empty_note[0] ? pn->empty_note : "no data");
+      fputs(" at graph 0.5, graph 0.5 center\n  set xrange [0:1]\n  set yrange [0:1]\n"
+            "  plot 2 notitle\n",
+            f);
+    } else if (pn->kind == STUDY_PANEL_STACKED)
+      plot_stacked(f, pn, dat, blocks[p][0]);
+    else
+      plot_lines(f, pn, dat, blocks[p]);
+  }
+  fputs("  unset multiplot\n  unset output\n}\n", f);
+}
+
+static enum pl_status open_out(const char *dir, const char *id, const char *ext, FILE **f,
+                               struct pl_diag *diag) {
+  char name[64], path[1024];
+  study_setf(name, sizeof name, "%s.%s", id, ext);
+  if (!study_path(path, sizeof path, dir, name))
+    return pl_diag_set(diag, PL_ERR_LIMIT, "'%s': path too long", dir);
+  *f = fopen(path, "w");
+  if (*f == NULL)
+    return pl_diag_set(diag, PL_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+  return PL_OK;
+}
+
+static enum pl_status close_out(FILE *f, const char *dir, const char *id, struct pl_diag *diag) {
+  bool bad = ferror(f) != 0;
+  if (fclose(f) != 0 || bad)
+    return pl_diag_set(diag, PL_ERR_IO, "cannot write '%s/%s': %s", dir, id, strerror(errno));
+  return PL_OK;
+}
+
+enum pl_status study_gnuplot_write(const struct study_fig *fig, const char *dir,
+                                   struct pl_diag *diag) {
+  int blocks[2][STUDY_MAX_SERIES];
+  FILE *f;
+  enum pl_status rc = open_out(dir, fig->id, "dat", &f, diag);
+  if (rc != PL_OK)
+    return rc;
+  fprintf(f,
+          "# %s.dat: data of \"%s\", written by plateau study.\n"
+          "# Blocks are separated by two blank lines (gnuplot `index`).\n",
+          fig->id, fig->title);
+  int block = 0;
+  for (int p = 0; p < fig->n_panels; p++)
+    write_panel_data(f, &fig->p[p], p, &block, blocks[p]);
+  rc = close_out(f, dir, fig->id, diag);
+  if (rc == PL_OK)
+    rc = open_out(dir, fig->id, "gp", &f, diag);
+  if (rc != PL_OK)
+    return rc;
+  write_script(f, fig, blocks);
+  return close_out(f, dir, fig->id, diag);
+}
+
+/* ---- running gnuplot ---- */
+
+/* In the child: cwd = dir, stdout to /dev/null, stderr appended to the log. */
+static void child(const char *gnuplot, const char *dir, const char *script) {
+  if (chdir(dir) != 0)
+    _exit(126);
+  int log = open("gnuplot.log", O_WRONLY | O_CREAT | O_APPEND, 0644);
+  int null = open("/dev/null", O_RDWR);
+  if (log >= 0)
+    dup2(log, 2);
+  if (null >= 0) {
+    dup2(null, 0);
+    dup2(null, 1);
+  }
+  execlp(gnuplot, gnuplot, script, (char *)NULL);
+  _exit(127);
+}
+
+static bool nonempty(const char *dir, const char *id, const char *ext) {
+  char name[64], path[1024];
+  struct stat sb;
+  study_setf(name, sizeof name, "%s.%s", id, ext);
+  return study_path(path, sizeof path, dir, name) && stat(path, &sb) == 0 && sb.st_size > 0;
+}
+
+enum pl_status study_gnuplot_run(const char *gnuplot, const char *dir, const char *id,
+                                 struct pl_diag *diag) {
+  char script[64];
+  study_setf(script, sizeof script, "%s.gp", id);
+  pid_t pid = fork();
+  if (pid < 0)
+    return pl_diag_set(diag, PL_ERR_INTERNAL, "cannot start gnuplot: %s", strerror(errno));
+  if (pid == 0)
+    child(gnuplot, dir, script);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return pl_diag_set(diag, PL_ERR_INTERNAL, "waiting for gnuplot: %s", strerror(errno));
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+    return pl_diag_set(diag, PL_ERR_UNSUPPORTED, "cannot run '%s' (not installed or not on PATH)",
+                       gnuplot);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !nonempty(dir, id, "svg") ||
+      !nonempty(dir, id, "png"))
+    return pl_diag_set(diag, PL_ERR_INTERNAL, "gnuplot failed on %s.gp (see gnuplot.log)", id);
+  return PL_OK;
+}

@@ -1,0 +1,220 @@
+/* study_int.h (internal to src/study): the study's state, the
+ * strategies of a grid, and the figure model the gnuplot and HTML writers
+ * share. Internal names start with study_.
+ * Ownership: a struct study_fig is a plain value (large: allocate it); what
+ * study_figs_build returns is released with pl_free. */
+#ifndef PL_REPORT_STUDY_INT_H
+#define PL_REPORT_STUDY_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <plateau/coll.h>
+#include <plateau/search.h>
+#include <plateau/study.h>
+
+/* A named strategy of the spec, as the grid runs it. */
+struct study_strategy {
+  bool best; /* found by pl_search_run */
+  int64_t tp, pp, cp;
+  enum pl_shard shard;
+};
+
+struct pl_study {
+  struct pl_study_spec spec;
+  struct pl_model models[PL_STUDY_MAX_AXIS];
+  struct pl_cluster clusters[PL_STUDY_MAX_AXIS];
+  struct study_strategy strat[PL_STUDY_MAX_AXIS];
+  int focus_model, focus_cluster, baseline; /* baseline: index of "fsdp" */
+  struct pl_study_point *points;
+  int64_t n_points;
+  struct pl_study_coll *coll;
+  int64_t n_coll;
+  struct pl_study_measured measured[PL_STUDY_MAX_MEASURED];
+  int n_measured;
+};
+
+/* ---- spec.c ---- */
+/* The strategy a name stands for; errors name the strategy. */
+enum pl_status study_strategy_parse(const char *name, enum pl_shard shard,
+                                    struct study_strategy *out, struct pl_diag *diag);
+/* The spec as JSON members (written into an open object). */
+struct pl_emit;
+void study_spec_json(struct pl_emit *e, const struct pl_study_spec *s);
+/* "1 seq/GPU" or "global batch 1,024" */
+void study_batch_name(const struct pl_study_batch *b, char *buf, size_t n);
+
+/* ---- grid.c ---- */
+int64_t study_point_index(const struct pl_study *st, int model, int cluster, int batch,
+                          int strategy, int node_index);
+/* The run of a point (layout unresolved: pl_predict checks it). For "best"
+ * only gpus, batch, seq and dtype matter. */
+void study_point_run(const struct pl_study *st, const struct pl_study_point *p, struct pl_run *run);
+/* Evaluate one point in place (pl_predict or the best-layout search). */
+void study_point_eval(const struct pl_study *st, struct pl_study_point *p);
+
+/* ---- best.c: the one place that picks the best layout ---- */
+/* Best layout by throughput for base (model, cluster, gpus, batch, seq,
+ * dtype). Fills p->pred, status and why. */
+void study_best_layout(const struct pl_study *st, const struct pl_run *base,
+                       struct pl_study_point *p);
+
+/* ---- coll.c ---- */
+enum pl_status study_coll_run(struct pl_study *st, struct pl_diag *diag);
+
+/* ---- fmt.c: numbers for sentences ---- */
+void study_fmt_int(char *buf, size_t n, int64_t v); /* "2,048" */
+void study_fmt_sig(char *buf, size_t n, double v);  /* 3 significant digits: "1.93", "412" */
+/* "falls 31%" / "rises 4%" / "stays flat" for the change from a to b. */
+void study_fmt_change(char *buf, size_t n, double a, double b);
+void study_gpu_label(const struct pl_cluster *c, char *buf, size_t n); /* "H100" */
+/* "tp2 pp1 cp1 zero2 mbs 1" */
+void study_layout_label(const struct pl_layout *l, char *buf, size_t n);
+/* Copy src into dst (truncating, always NUL-terminated). */
+void study_copy(char *dst, size_t n, const char *src);
+/* printf into buf (always NUL-terminated, truncates). */
+void study_setf(char *buf, size_t n, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Append printf text to buf (always NUL-terminated, truncates). */
+void study_appendf(char *buf, size_t n, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* ---- the figure model (fig_*.c build, gnuplot.c / html.c write) ---- */
+
+#define STUDY_MAX_SERIES 40
+#define STUDY_MAX_PTS PL_STUDY_MAX_AXIS
+#define STUDY_MAX_HLINES 4
+
+struct study_series {
+  char title[96];
+  int color;   /* palette index 0..9; -1 black */
+  int dash;    /* gnuplot dash type, 1 = solid; 0 = points only */
+  int point;   /* gnuplot point type, 0 = none */
+  bool labels; /* write label[] beside the points */
+  int n;
+  double x[STUDY_MAX_PTS], y[STUDY_MAX_PTS];
+  char label[STUDY_MAX_PTS][40];
+};
+
+enum study_panel_kind {
+  STUDY_PANEL_LINES,  /* x-y lines (log-2 x axis of GPUs or nodes) */
+  STUDY_PANEL_STACKED /* stacked bars: series are the parts, cat[] the bars */
+};
+
+struct study_hline {
+  double y;
+  int color; /* palette index; -1 black */
+  char title[96];
+};
+
+struct study_panel {
+  enum study_panel_kind kind;
+  char title[160];
+  char xlabel[96];
+  char ylabel[96];
+  bool logx, logy;
+  char yformat[24]; /* gnuplot format of y tics, "" default */
+  int n_series;
+  struct study_series s[STUDY_MAX_SERIES];
+  int n_cat; /* stacked: bars, in order; series y[i] belongs to cat i */
+  char cat[STUDY_MAX_PTS][24];
+  int n_hlines;
+  struct study_hline hline[STUDY_MAX_HLINES];
+  char empty_note[96]; /* shown when nothing can be plotted; "" = "no data" */
+};
+
+struct study_fig {
+  char id[32]; /* file stem: figures/<id>.svg */
+  char title[160];
+  char caption[512];  /* what is plotted, for people */
+  char findings[768]; /* computed sentences */
+  char skip[256];     /* non-empty: no figure, and why */
+  int n_panels;
+  struct study_panel p[2];
+};
+
+/* Series helpers (fig_util.c). */
+struct study_series *study_panel_add(struct study_panel *pn, const char *title, int color, int dash,
+                                     int point);
+void study_series_add(struct study_series *s, double x, double y, const char *label);
+
+/* The values a figure can take from a point. */
+enum study_metric {
+  STUDY_M_TOKENS_PER_S,
+  STUDY_M_TOKENS_PER_S_PER_GPU,
+  STUDY_M_MFU_PCT,
+  STUDY_M_GPU_W,
+  STUDY_M_TOKENS_PER_J,
+  STUDY_M_STEP_S
+};
+/* The metric of a simulated point; false when the point was not simulated. */
+bool study_metric(const struct pl_study_point *p, enum study_metric m, double *out);
+/* One series along the node axis: x = GPUs, y = metric; skips points that did
+ * not run. Returns the number of points added. */
+int study_series_nodes(const struct pl_study *st, struct study_series *s, int model, int cluster,
+                       int batch, int strategy, enum study_metric m);
+/* First and last simulated point of a node series (indices), false if < 2. */
+bool study_ends(const struct pl_study *st, int model, int cluster, int batch, int strategy,
+                int *first, int *last);
+/* The first weak-scaling batch regime (the figures' default), else 0. */
+int study_main_batch(const struct pl_study *st);
+
+/* Figure builders (each fills f, or sets f->skip). */
+void study_fig_scaling(const struct pl_study *st, struct study_fig *f);
+void study_fig_mfu(const struct pl_study *st, struct study_fig *f);
+void study_fig_batch(const struct pl_study *st, struct study_fig *f);
+void study_fig_breakdown(const struct pl_study *st, struct study_fig *f);
+void study_fig_memory(const struct pl_study *st, struct study_fig *f);
+void study_fig_power(const struct pl_study *st, struct study_fig *f);
+void study_fig_best(const struct pl_study *st, struct study_fig *f);
+void study_fig_generations(const struct pl_study *st, struct study_fig *f);
+void study_fig_collectives(const struct pl_study *st, struct study_fig *f);
+void study_fig_measured(const struct pl_study *st, struct study_fig *f);
+
+/* All figures in report order (figs.c); *n set to the count. NULL on
+ * out of memory. Release with pl_free. */
+struct study_fig *study_figs_build(const struct pl_study *st, int *n);
+
+/* ---- gnuplot.c ---- */
+/* Write <dir>/<id>.dat and <id>.gp for a figure with data. */
+enum pl_status study_gnuplot_write(const struct study_fig *f, const char *dir,
+                                   struct pl_diag *diag);
+/* Run gnuplot on <dir>/<id>.gp (cwd = dir, stderr to <dir>/gnuplot.log).
+ * PL_ERR_UNSUPPORTED when the binary cannot be run, PL_ERR_INTERNAL when it
+ * failed or made no SVG. */
+enum pl_status study_gnuplot_run(const char *gnuplot, const char *dir, const char *id,
+                                 struct pl_diag *diag);
+
+/* ---- out.c ---- */
+enum pl_status study_write_csv(const struct pl_study *st, const char *path, struct pl_diag *diag);
+enum pl_status study_write_json(const struct pl_study *st, const struct study_fig *figs, int n_figs,
+                                const char *path, struct pl_diag *diag);
+
+/* ---- html.c ---- */
+struct study_html_info {
+  bool drawn;       /* figures exist as SVG beside the page */
+  const char *note; /* shown when figures are missing */
+  double elapsed_s;
+  int threads;
+};
+enum pl_status study_write_html(const struct pl_study *st, const struct study_fig *figs, int n_figs,
+                                const char *dir, const struct study_html_info *hi,
+                                struct pl_diag *diag);
+
+/* ---- files.c: files and directories ---- */
+/* Read a whole file into a pl_malloc'd buffer (NUL-terminated). */
+enum pl_status study_read_all(const char *path, char **text, size_t *len, struct pl_diag *diag);
+/* Remove a directory tree we created (regular files and directories only). */
+void study_rmtree(const char *path);
+/* Join dir and name into buf; false when it does not fit. */
+bool study_path(char *buf, size_t n, const char *dir, const char *name);
+
+#endif

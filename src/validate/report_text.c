@@ -1,0 +1,166 @@
+/* report_text.c: `plateau validate` for people (text) and spreadsheets (CSV).
+ *
+ * Text: one section per dataset (each predicted row with measured and
+ * predicted step time and the signed error, what was assumed for it, then
+ * the skipped rows with their reasons), then one summary table. Errors are
+ * percent; times are seconds per optimizer step.
+ * CSV: one line per row, RFC 4180 quoting, units in the header names; cells
+ * that do not apply (a skipped row has no prediction) are empty. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <plateau/validate.h>
+
+/* One predicted row; its assumptions when they differ from the row above
+ * (prev), so a dataset that fills the same fields on every row says it once. */
+static void row_line(FILE *out, const struct pl_vrow *r, const struct pl_vrow *prev) {
+  fprintf(out, "  %4" PRId64 "  %-84.84s %10.3f %10.3f %+8.1f%%\n", r->row, r->label, r->measured,
+          r->predicted, r->error);
+  if (r->assumed[0] != '\0' && (prev == NULL || strcmp(prev->assumed, r->assumed) != 0))
+    fprintf(out, "        assumed: %s\n", r->assumed);
+}
+
+void pl_report_validate_row_text(FILE *out, const struct pl_vrow *r) {
+  fprintf(out, "%s row %" PRId64 " (line %" PRId64 "): %s\n", r->dataset, r->row, r->line,
+          r->label);
+  if (r->architecture[0] != '\0')
+    fprintf(out, "  architecture: %s\n", r->architecture);
+  if (r->metric[0] != '\0')
+    fprintf(out, "  metric: %s\n", r->metric);
+  if (r->skipped) {
+    fprintf(out, "  skipped: %s\n", r->skipped_reason);
+    return;
+  }
+  fprintf(out, "  measured %.3f s, predicted %.3f s per step: %+.1f%%\n", r->measured,
+          r->predicted, r->error);
+  if (r->assumed[0] != '\0')
+    fprintf(out, "  assumed: %s\n", r->assumed);
+}
+
+static void dataset_rows(FILE *out, const struct pl_validation *v, const struct pl_vsummary *s) {
+  fprintf(out, "%s: %" PRId64 " rows, %" PRId64 " predicted, %" PRId64 " skipped\n", s->name,
+          s->rows, s->predicted, s->skipped);
+  for (size_t i = 0; i < v->n_rows; i++)
+    if (strcmp(v->rows[i].dataset, s->name) == 0 && v->rows[i].architecture[0] != '\0') {
+      fprintf(out, "  architecture: %s\n", v->rows[i].architecture);
+      break;
+    }
+  if (s->predicted > 0)
+    fprintf(out,
+            "  (an 'assumed' line holds for the rows below it until the next one)\n"
+            "  %4s  %-84s %10s %10s %9s\n",
+            "row", "run", "meas. (s)", "pred. (s)", "error");
+  const struct pl_vrow *prev = NULL;
+  for (size_t i = 0; i < v->n_rows; i++)
+    if (strcmp(v->rows[i].dataset, s->name) == 0 && !v->rows[i].skipped) {
+      row_line(out, &v->rows[i], prev);
+      prev = &v->rows[i];
+    }
+  for (size_t i = 0; i < v->n_rows; i++) {
+    const struct pl_vrow *r = &v->rows[i];
+    if (strcmp(r->dataset, s->name) == 0 && r->skipped)
+      fprintf(out, "  %4" PRId64 "  skipped (%.40s): %s\n", r->row, r->label, r->skipped_reason);
+  }
+  fputc('\n', out);
+}
+
+static void summary_line(FILE *out, const struct pl_vsummary *s, bool show_dataset) {
+  fprintf(out, "%-40.40s %5" PRId64 " %5" PRId64 " %5" PRId64, s->name, s->rows, s->predicted,
+          s->skipped);
+  if (s->predicted == 0) {
+    fprintf(out, " %8s %8s %8s %8s  -\n", "-", "-", "-", "-");
+    return;
+  }
+  fprintf(out, " %7.1f%% %7.1f%% %7.1f%% %+7.1f%%  ", s->mape, s->median_ape, s->max_ape, s->bias);
+  if (show_dataset)
+    fprintf(out, "%s ", s->worst_dataset);
+  fprintf(out, "row %" PRId64 "\n", s->worst_row);
+}
+
+void pl_report_validate_text(FILE *out, const struct pl_validation *v, bool rows) {
+  if (rows)
+    for (size_t i = 0; i < v->n_sets; i++)
+      dataset_rows(out, v, &v->sets[i]);
+  fprintf(out, "step time, predicted vs published: |error| = |predicted - measured| / measured;\n"
+               "bias = mean signed error (negative: predicted too fast)\n");
+  fprintf(out, "%-40s %5s %5s %5s %8s %8s %8s %8s  %s\n", "dataset", "rows", "pred", "skip", "mean",
+          "median", "max", "bias", "worst");
+  for (size_t i = 0; i < v->n_sets; i++)
+    summary_line(out, &v->sets[i], false);
+  summary_line(out, &v->overall, true);
+}
+
+/* ------------------------------------------------------------------ CSV */
+
+static void csv_str(FILE *out, const char *s) {
+  fputc('"', out);
+  for (; *s != '\0'; s++) {
+    if (*s == '"')
+      fputc('"', out);
+    fputc(*s, out);
+  }
+  fputc('"', out);
+}
+
+static void csv_num(FILE *out, double v, bool present) {
+  if (present)
+    fprintf(out, "%.6g", v);
+}
+
+void pl_report_validate_csv(FILE *out, const struct pl_validation *v) {
+  fprintf(
+      out,
+      "dataset,row,line,run,source,gpu,cluster,quantity,metric,published,measured_s,predicted_s,"
+      "error_pct,skipped_reason,assumed,mfu,compute_s,exposed_comm_s,bubble_s,"
+      "optimizer_s,other_s\n");
+  for (size_t i = 0; i < v->n_rows; i++) {
+    const struct pl_vrow *r = &v->rows[i];
+    bool p = !r->skipped;
+    csv_str(out, r->dataset);
+    fprintf(out, ",%" PRId64 ",%" PRId64 ",", r->row, r->line);
+    csv_str(out, r->label);
+    fputc(',', out);
+    csv_str(out, r->source);
+    fputc(',', out);
+    csv_str(out, r->gpu);
+    fputc(',', out);
+    csv_str(out, r->cluster);
+    fputc(',', out);
+    csv_str(out, r->quantity);
+    fputc(',', out);
+    csv_str(out, r->metric);
+    fputc(',', out);
+    csv_num(out, r->published, r->measured > 0);
+    fputc(',', out);
+    csv_num(out, r->measured, r->measured > 0);
+    fputc(',', out);
+    csv_num(out, r->predicted, p);
+    fputc(',', out);
+    csv_num(out, r->error, p);
+    fputc(',', out);
+    csv_str(out, r->skipped_reason);
+    fputc(',', out);
+    csv_str(out, r->assumed);
+    const double breakdown[] = {r->mfu,      r->compute_s,   r->exposed_comm_s,
+                                r->bubble_s, r->optimizer_s, r->other_s};
+    for (size_t k = 0; k < sizeof breakdown / sizeof breakdown[0]; k++) {
+      fputc(',', out);
+      csv_num(out, breakdown[k], p);
+    }
+    fputc('\n', out);
+  }
+}
+
+void pl_report_scaling_csv(FILE *out, const struct pl_vscaling_set *s) {
+  fprintf(out, "dataset,series,base_row,row,base_gpus,gpus,measured_efficiency,"
+               "predicted_efficiency,gap_pp\n");
+  for (size_t i = 0; i < s->n; i++) {
+    const struct pl_vscaling *p = &s->pairs[i];
+    csv_str(out, p->dataset);
+    fputc(',', out);
+    csv_str(out, p->series);
+    fprintf(out, ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%.6g,%.6g,%.4g\n", p->base_row,
+            p->row, p->base_gpus, p->gpus, p->measured_eff, p->predicted_eff, p->gap_pp);
+  }
+}

@@ -1,0 +1,391 @@
+/* row.c: one published record -> the struct pl_run plateau predicts.
+ *
+ * The common columns of data/validation/README.md give the model dimensions,
+ * the hardware and the layout. What a row leaves empty is filled by a rule
+ * of its source (sources.c) or by the generic rules below, and every
+ * filled field is written to row->assumed, so the output says what was not
+ * published. Rules (docs/accuracy.md, "How rows become runs"):
+ *   - model: decoder-only, GELU MLP, LayerNorm, tied embeddings (every source
+ *     here is GPT-2/3 style, BLOOM or MPT); positions, biases and dropout per
+ *     source; ffn_hidden empty = 4 h; kv_heads empty = heads (MHA); Megatron
+ *     sources pad the vocabulary to a multiple of 128 tp (Megatron-LM
+ *     --make-vocab-size-divisible-by 128, times tp).
+ *   - hardware: the GPU string maps to a GPU preset and the DGX-class cluster
+ *     whose fabric matches best (table below), or the cluster preset of a
+ *     fabric the string names (Omni-Path: jean-zay-a100); any other mismatch
+ *     the string reveals (RoCE, DGX-2) is noted, never corrected.
+ *   - layout: tp, pp empty = 1 (noted); cp empty = 1 (context parallelism did
+ *     not exist in these stacks); a stated dp must equal gpus / (tp pp cp).
+ * Nothing here adjusts a prediction: only the run's description is built. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <plateau/hw.h>
+#include <plateau/units.h>
+
+#include "validate/validate_int.h"
+
+void validate_note(struct pl_vrow *row, const char *fmt, ...) {
+  size_t used = strlen(row->assumed);
+  if (used > 0 && used + 2 < sizeof row->assumed) {
+    memcpy(row->assumed + used, "; ", 3);
+    used += 2;
+  }
+  if (used + 1 >= sizeof row->assumed)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(row->assumed + used, sizeof row->assumed - used, fmt, ap);
+  va_end(ap);
+}
+
+bool validate_skip(struct pl_vrow *row, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(row->skipped_reason, sizeof row->skipped_reason, fmt, ap);
+  va_end(ap);
+  row->skipped = true;
+  return false;
+}
+
+enum pl_status validate_num(const char *cell, double *out, bool *present) {
+  char buf[64];
+  size_t n = strlen(cell);
+  while (n > 0 && isspace((unsigned char)cell[n - 1]))
+    n--;
+  while (n > 0 && isspace((unsigned char)*cell)) {
+    cell++;
+    n--;
+  }
+  /* a trailing percent sign or footnote mark ("44%", "2560*") */
+  while (n > 0 && (cell[n - 1] == '%' || cell[n - 1] == '*'))
+    n--;
+  *present = n > 0;
+  if (n == 0)
+    return PL_OK;
+  if (n >= sizeof buf)
+    return PL_ERR_PARSE;
+  memcpy(buf, cell, n);
+  buf[n] = '\0';
+  return pl_double_parse(buf, out, NULL);
+}
+
+enum pl_status validate_int(const char *cell, int64_t *out, bool *present) {
+  double v = 0;
+  enum pl_status st = validate_num(cell, &v, present);
+  if (st != PL_OK || !*present)
+    return st;
+  if (!(v >= 1 && v <= 9e15) || v != (double)(int64_t)v)
+    return PL_ERR_RANGE;
+  *out = (int64_t)v;
+  return PL_OK;
+}
+
+/* Lowercase letters and digits of s only: "FSDP FULL_SHARD" -> "fsdpfullshard". */
+static void squash(const char *s, char *out, size_t n) {
+  size_t j = 0;
+  for (; *s != '\0' && j + 1 < n; s++)
+    if (isalnum((unsigned char)*s))
+      out[j++] = (char)tolower((unsigned char)*s);
+  out[j] = '\0';
+}
+
+static const char *cell(const struct validate_in *in, const char *col) {
+  return validate_csv_cell(in->csv, in->rec, col);
+}
+
+/* An integer column: stated (true), or empty (false, *out untouched). A
+ * malformed value skips the row. */
+static bool int_col(const struct validate_in *in, const char *col, int64_t *out, bool *ok,
+                    struct pl_vrow *row) {
+  bool present = false;
+  if (validate_int(cell(in, col), out, &present) != PL_OK) {
+    *ok = validate_skip(row, "column '%s': '%s' is not a positive integer", col, cell(in, col));
+    return false;
+  }
+  return present;
+}
+
+/* ---------------------------------------------------------------- model */
+
+static bool model_dims(const struct validate_in *in, struct pl_model *m, struct pl_vrow *row) {
+  bool ok = true;
+  bool have = int_col(in, "layers", &m->layers, &ok, row);
+  have = int_col(in, "hidden", &m->hidden, &ok, row) && have;
+  have = int_col(in, "heads", &m->heads, &ok, row) && have;
+  if (!ok)
+    return false;
+  if (!have)
+    return validate_skip(row, "model dimensions not stated (layers, hidden, heads)");
+  if (!int_col(in, "seq_len", &m->seq_len, &ok, row))
+    return ok ? validate_skip(row, "sequence length not stated") : false;
+  if (!int_col(in, "kv_heads", &m->kv_heads, &ok, row)) {
+    m->kv_heads = m->heads;
+    validate_note(row, "kv_heads=heads (MHA)");
+  }
+  if (!int_col(in, "ffn_hidden", &m->ffn_hidden, &ok, row)) {
+    m->ffn_hidden = 4 * m->hidden;
+    validate_note(row, "ffn_hidden=4h");
+  }
+  if (m->hidden % m->heads != 0)
+    return validate_skip(row, "hidden %lld is not a multiple of heads %lld", (long long)m->hidden,
+                         (long long)m->heads);
+  m->head_dim = m->hidden / m->heads;
+  return ok;
+}
+
+static bool model_vocab(const struct validate_source *src, const struct validate_in *in, int64_t tp,
+                        struct pl_model *m, struct pl_vrow *row) {
+  bool ok = true;
+  if (!int_col(in, "vocab", &m->vocab, &ok, row)) {
+    if (!ok)
+      return false;
+    if (src->vocab_default == 0)
+      return validate_skip(row, "vocabulary size not stated");
+    m->vocab = src->vocab_default;
+    validate_note(row, "vocab=%lld (%s)", (long long)m->vocab, src->vocab_why);
+  }
+  if (src->megatron_vocab_pad) {
+    int64_t mult = 128 * tp, padded = (m->vocab + mult - 1) / mult * mult;
+    if (padded != m->vocab)
+      validate_note(row, "vocab %lld padded to %lld (Megatron: multiple of 128 tp)",
+                    (long long)m->vocab, (long long)padded);
+    m->vocab = padded;
+  }
+  return true;
+}
+
+static bool row_model(const struct validate_source *src, const struct validate_in *in, int64_t tp,
+                      struct pl_model *m, struct pl_vrow *row) {
+  memset(m, 0, sizeof *m);
+  snprintf(m->name, sizeof m->name, "%s", cell(in, "model"));
+  if (!model_dims(in, m, row) || !model_vocab(src, in, tp, m, row))
+    return false;
+  m->mlp = PL_MLP_GELU;
+  m->norm = PL_NORM_LAYER;
+  m->pos = src->pos;
+  m->max_positions = src->pos == PL_POS_LEARNED ? m->seq_len : 0;
+  m->tied_embeddings = true;
+  m->linear_bias = src->linear_bias;
+  m->dropout = src->dropout;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  if (pl_model_check(m, &d) != PL_OK)
+    return validate_skip(row, "%s", d.msg);
+  return true;
+}
+
+/* ------------------------------------------------------------- hardware */
+
+/* GPU strings as the sources print them -> presets. Every needle must occur
+ * in the squashed string; the first matching entry wins. Names only: every
+ * number comes from the presets in data/. */
+static const struct hw_map {
+  const char *needles[2];
+  const char *gpu;
+  const char *cluster;
+  const char *note; /* said in row->assumed, NULL for an exact match */
+} hw_maps[] = {
+    {{"a100", "80gb"}, "a100-80g", "dgx-a100", NULL},
+    {{"a100", "40gb"}, "a100-40g", "dgx-a100", NULL},
+    {{"a100", NULL},
+     "a100-40g",
+     "dgx-a100",
+     "A100 memory not stated: 40 GB, the only DGX A100 GPU before November 2020"},
+    {{"h100", NULL}, "h100", "dgx-h100", NULL},
+    {{"v100", NULL}, "v100", "dgx-v100", NULL},
+};
+
+/* Fabric words in the GPU string that name a cluster with its own preset
+ * (a per-fabric constant, never a per-row one): that preset replaces the
+ * DGX-class default for the GPU. */
+static const struct {
+  const char *needle;
+  const char *gpu;
+  const char *cluster;
+} fabric_clusters[] = {
+    /* BLOOM on Jean Zay: 4 x 100 Gb/s Omni-Path per 8-GPU node */
+    {"omnipath", "a100-80g", "jean-zay-a100"},
+};
+
+/* Fabric words in the GPU string that the chosen cluster preset does not
+ * describe: said, not corrected. */
+static const struct {
+  const char *needle;
+  const char *note;
+} fabric_notes[] = {
+    {"roce", "row's inter-node fabric is RoCE; the preset's InfiniBand figures are used"},
+    {"dgx2", "DGX-2 (16 GPUs on NVSwitch) approximated by the preset's 8-GPU node"},
+    {"mosaicml", "MosaicML platform fabric not stated; the preset's is used"},
+};
+
+static bool row_hardware(const struct validate_in *in, struct pl_cluster *c, struct pl_vrow *row) {
+  char s[256];
+  squash(cell(in, "gpu"), s, sizeof s);
+  const struct hw_map *hw = NULL;
+  for (size_t i = 0; i < sizeof hw_maps / sizeof hw_maps[0] && hw == NULL; i++)
+    if (strstr(s, hw_maps[i].needles[0]) != NULL &&
+        (hw_maps[i].needles[1] == NULL || strstr(s, hw_maps[i].needles[1]) != NULL))
+      hw = &hw_maps[i];
+  if (hw == NULL)
+    return validate_skip(row, "gpu '%s' has no preset mapping", cell(in, "gpu"));
+  const char *cluster = hw->cluster;
+  for (size_t i = 0; i < sizeof fabric_clusters / sizeof fabric_clusters[0]; i++)
+    if (strstr(s, fabric_clusters[i].needle) != NULL &&
+        strcmp(hw->gpu, fabric_clusters[i].gpu) == 0)
+      cluster = fabric_clusters[i].cluster;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  enum pl_status st = pl_cluster_load(cluster, c, &d);
+  if (st != PL_OK) {
+    if (st == PL_ERR_NOMEM)
+      *in->fatal = st;
+    return validate_skip(row, "cluster preset: %s", d.msg);
+  }
+  if (strcmp(c->gpu.name, hw->gpu) != 0) {
+    if ((st = pl_gpu_load(hw->gpu, &c->gpu, &d)) != PL_OK) {
+      if (st == PL_ERR_NOMEM)
+        *in->fatal = st;
+      return validate_skip(row, "gpu preset: %s", d.msg);
+    }
+    snprintf(c->gpu_name, sizeof c->gpu_name, "%s", hw->gpu);
+  }
+  snprintf(row->gpu, sizeof row->gpu, "%s", hw->gpu);
+  snprintf(row->cluster, sizeof row->cluster, "%s", cluster);
+  if (hw->note != NULL)
+    validate_note(row, "%s", hw->note);
+  for (size_t i = 0; i < sizeof fabric_notes / sizeof fabric_notes[0]; i++)
+    if (strstr(s, fabric_notes[i].needle) != NULL)
+      validate_note(row, "%s", fabric_notes[i].note);
+  return true;
+}
+
+/* --------------------------------------------------------------- layout */
+
+static bool parse_shard(const char *text, enum pl_shard *out) {
+  char s[256];
+  squash(text, s, sizeof s);
+  if (strstr(s, "fullshard") || strstr(s, "zero3") || strstr(s, "zerostage3") ||
+      strstr(s, "fullyshardeddataparallel"))
+    *out = PL_SHARD_ZERO3;
+  else if (strstr(s, "shardgradop") || strstr(s, "zero2") || strstr(s, "zerostage2"))
+    *out = PL_SHARD_ZERO2;
+  else if (strstr(s, "zero1") || strstr(s, "zerostage1"))
+    *out = PL_SHARD_ZERO1;
+  else if (strncmp(s, "none", 4) == 0)
+    *out = PL_SHARD_DDP;
+  else
+    return false;
+  return true;
+}
+
+static bool parse_recompute(const char *text, enum pl_recompute *out) {
+  char s[256];
+  squash(text, s, sizeof s);
+  if (strstr(s, "selective"))
+    *out = PL_RECOMPUTE_SELECTIVE;
+  else if (strncmp(s, "full", 4) == 0)
+    *out = PL_RECOMPUTE_FULL;
+  else if (strncmp(s, "none", 4) == 0)
+    *out = PL_RECOMPUTE_NONE;
+  else
+    return false;
+  return true;
+}
+
+/* A degree column: stated, or 1 (noted when say is true). */
+static bool degree(const struct validate_in *in, const char *col, bool say, int64_t *out,
+                   struct pl_vrow *row) {
+  bool ok = true;
+  if (!int_col(in, col, out, &ok, row)) {
+    *out = 1;
+    if (ok && say)
+      validate_note(row, "%s=1 (not stated)", col);
+  }
+  return ok;
+}
+
+static bool layout_degrees(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  bool ok = true;
+  if (!int_col(in, "num_gpus", &l->gpus, &ok, row))
+    return ok ? validate_skip(row, "GPU count not stated") : false;
+  int64_t vp = 1;
+  if (!degree(in, "tp", true, &l->tp, row) || !degree(in, "pp", true, &l->pp, row) ||
+      !degree(in, "cp", false, &l->cp, row) || !degree(in, "vp", false, &vp, row))
+    return false;
+  if (vp > 1) {
+    l->vp = vp;
+    l->schedule = PL_SCHEDULE_INTERLEAVED;
+  }
+  return true;
+}
+
+/* A stated dp must agree with the GPU count ([consistency check] rows). */
+static bool check_dp(const struct validate_in *in, const struct pl_layout *l, struct pl_vrow *row) {
+  bool ok = true;
+  int64_t dp = 0;
+  if (int_col(in, "dp", &dp, &ok, row) && dp * l->tp * l->pp * l->cp != l->gpus)
+    return validate_skip(row, "dp %lld x tp %lld x pp %lld x cp %lld != %lld GPUs", (long long)dp,
+                         (long long)l->tp, (long long)l->pp, (long long)l->cp, (long long)l->gpus);
+  return ok;
+}
+
+static bool layout_batch(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  bool ok = true;
+  int_col(in, "micro_batch", &l->mbs, &ok, row); /* 0 = not stated: the source decides */
+  if (ok && !int_col(in, "global_batch", &l->gbs, &ok, row))
+    return ok ? validate_skip(row, "global batch not stated") : false;
+  return ok;
+}
+
+static bool layout_modes(const struct validate_source *src, const struct validate_in *in,
+                         struct pl_layout *l, struct pl_vrow *row) {
+  const char *shard = cell(in, "sharding"), *rc = cell(in, "recompute");
+  l->shard = PL_SHARD_DDP;
+  l->shard_set = true;
+  if (shard[0] != '\0' && !parse_shard(shard, &l->shard))
+    return validate_skip(row, "sharding '%s' not understood", shard);
+  if (rc[0] != '\0' && !parse_recompute(rc, &l->recompute))
+    return validate_skip(row, "recompute '%s' not understood", rc);
+  /* Sequence parallelism: the recompute column of Korthikanti et al. says
+   * it per row; otherwise the source's software decides. */
+  if (strstr(rc, "no sequence parallelism") != NULL)
+    l->no_sp = true;
+  else if (strstr(rc, "sequence parallelism") != NULL)
+    l->no_sp = false;
+  else
+    l->no_sp = !src->sequence_parallel;
+  char p[128];
+  squash(cell(in, "precision"), p, sizeof p);
+  l->dtype = strstr(p, "fp8") != NULL ? PL_DTYPE_FP8 : PL_DTYPE_BF16;
+  l->eager_attention = src->eager_attention;
+  l->attention_triton = src->triton_attention;
+  l->grad_reduce_after_backward = src->grad_reduce_after_backward;
+  l->kernels = src->unfused_kernels ? PL_KERNELS_UNFUSED : PL_KERNELS_FUSED;
+  return true;
+}
+
+bool validate_row_run(const struct validate_source *src, const struct validate_in *in,
+                      struct pl_run *run, struct pl_vrow *row) {
+  memset(run, 0, sizeof *run);
+  struct pl_layout *l = &run->layout;
+  if (src->skip_all != NULL)
+    return validate_skip(row, "%s", src->skip_all);
+  if (!layout_degrees(in, l, row) || !layout_batch(in, l, row) || !layout_modes(src, in, l, row))
+    return false;
+  if (src->layout != NULL && !src->layout(in, l, row))
+    return false;
+  if (!check_dp(in, l, row))
+    return false;
+  if (l->mbs == 0) {
+    l->mbs = 1;
+    validate_note(row, "micro-batch 1 (not stated)");
+  }
+  if (!row_model(src, in, l->tp, &run->model, row))
+    return false;
+  l->seq = run->model.seq_len;
+  return row_hardware(in, &run->cluster, row);
+}

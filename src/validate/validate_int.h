@@ -1,0 +1,121 @@
+/* validate_int.h (internal to src/validate): the CSV reader and the
+ * per-source rules behind `plateau validate`.
+ *
+ * csv.c            RFC 4180 reader -> header + records of strings
+ * sources.c        one table entry per published source: architecture family,
+ *                  software facts (attention kernel, sequence parallelism),
+ *                  defaults for unstated fields, and the conversion of its
+ *                  metric to a step time
+ * row.c            one record -> struct pl_run (model, hardware, layout)
+ * validate.c       files, prediction, summaries
+ * baseline.c       the regression-guard baseline file
+ * Ownership: a struct validate_csv owns its buffers; validate_csv_free. */
+#ifndef PL_VALIDATE_INT_H
+#define PL_VALIDATE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <plateau/predict.h>
+#include <plateau/validate.h>
+
+/* Caps: the published CSVs are below 1 MiB and 40 columns; the caps keep a
+ * hostile file from exhausting memory (curl's "toobig" habit). */
+#define VALIDATE_MAX_FILE_BYTES (64u << 20)
+#define VALIDATE_MAX_COLUMNS 512
+#define VALIDATE_MAX_RECORDS 100000
+
+struct validate_csv {
+  char *text;     /* unescaped fields, NUL-terminated, back to back */
+  char **cells;   /* n_records * n_cols pointers into text (row-major);
+                     record 0 is the header */
+  int64_t *lines; /* file line where each record starts */
+  size_t n_cols;
+  size_t n_records; /* including the header */
+};
+
+/* Parse RFC 4180 text: comma separators, CRLF or LF record ends, fields in
+ * double quotes may hold commas, quotes ("" = ") and newlines. A UTF-8 BOM
+ * is skipped; blank lines are ignored. Every record must have the header's
+ * number of fields. origin names the input in messages. */
+enum pl_status validate_csv_parse(const char *text, size_t len, const char *origin,
+                                  struct validate_csv *out, struct pl_diag *diag);
+void validate_csv_free(struct validate_csv *c);
+/* Column index by exact header name, or -1. */
+int validate_csv_col(const struct validate_csv *c, const char *name);
+/* Cell of data record rec (1-based; 0 is the header) in column name, or ""
+ * when the column does not exist. */
+const char *validate_csv_cell(const struct validate_csv *c, size_t rec, const char *name);
+
+/* One record being turned into a run: the parsed values and what the row's
+ * text said, so each source rule can fill in what is missing. */
+struct validate_in {
+  const struct validate_csv *csv;
+  size_t rec;
+  enum pl_status *fatal; /* set to PL_ERR_NOMEM when the row ran out of memory:
+                            an error for the whole file, not a skipped row */
+};
+
+/* Append to a row's "assumed" text ("; " separated). */
+void validate_note(struct pl_vrow *row, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Mark a row skipped with a reason (printf-style). Returns false, so
+ * callers can `return validate_skip(...)`. */
+bool validate_skip(struct pl_vrow *row, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Numbers as the sources print them: "137", "1.10", "44%", "2560*" (a
+ * footnote mark). Empty -> *present false, PL_OK. Junk -> PL_ERR_PARSE. */
+enum pl_status validate_num(const char *cell, double *out, bool *present);
+enum pl_status validate_int(const char *cell, int64_t *out, bool *present);
+
+/* A source: how to read its rows. */
+struct validate_source {
+  const char *key;         /* short name used in docs: "sc21" */
+  const char *match;       /* substring of the `source` column identifying it */
+  const char *family;      /* architecture family, said in docs and notes */
+  enum pl_pos pos;         /* PL_POS_LEARNED (GPT-2/3) or PL_POS_ALIBI */
+  bool linear_bias;        /* every linear layer has a bias */
+  bool dropout;            /* training applies dropout */
+  bool eager_attention;    /* no FlashAttention in that software stack */
+  bool triton_attention;   /* FlashAttention as the Triton kernel (flash_attn_triton.py) */
+  bool grad_reduce_after_backward; /* ddp/zero1 gradients reduced after the backward */
+  bool unfused_kernels;    /* eager PyTorch element-wise kernels (layout.kernels) */
+  bool sequence_parallel;  /* Megatron sequence parallelism available and used
+                              unless the row says otherwise */
+  bool megatron_vocab_pad; /* vocab padded to a multiple of 128 tp (Megatron-LM) */
+  int64_t vocab_default;   /* vocab when the row leaves it empty, 0 = none */
+  const char *vocab_why;
+  const char *skip_all; /* non-NULL: no row can be expressed, this says why */
+  /* Fill unstated layout fields (row already holds what the row stated);
+   * return false (row skipped) when the record cannot be expressed. */
+  bool (*layout)(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
+  /* Convert the published metric to a measured step time, filling
+   * row->metric, row->published, row->measured; false = skipped. */
+  bool (*measure)(const struct validate_in *in, const struct pl_run *run, struct pl_vrow *row);
+};
+
+/* The source whose `match` occurs in the record's `source` cell, or NULL. */
+const struct validate_source *validate_source_find(const char *source_cell);
+/* The known sources, for messages ("known: ..."). */
+const char *validate_source_list(void);
+
+/* Build the run of one record (model, hardware, layout); false = skipped
+ * with the reason in row. */
+bool validate_row_run(const struct validate_source *src, const struct validate_in *in,
+                      struct pl_run *run, struct pl_vrow *row);
+
+/* Source FLOP conventions used by the metric conversions (docs/accuracy.md):
+ * Narayanan et al. 2021 eq. 3, full recompute counted:
+ *   F = 96 B s l h^2 (1 + s / 6h + V / 16 l h) */
+double validate_megatron_eq3_flops(double batch, double seq, double layers, double hidden,
+                                   double vocab);
+
+#endif
