@@ -20,6 +20,11 @@ struct pl_outfile {
 };
 
 enum pl_status pl_outfile_open(struct pl_outfile *o, const char *path, struct pl_diag *diag);
+/* The path a write to `path` lands on: the end of its chain of symbolic links
+ * (a dangling link's target, which a write creates), else path itself. */
+enum pl_status pl_path_follow_links(const char *path, char *out, size_t cap,
+                                    struct pl_diag *diag);
+
 /* Close; when st is PL_OK and the close succeeds, rename over the final name,
  * otherwise remove the temporary. Returns st, or the close/rename failure. */
 enum pl_status pl_outfile_commit(struct pl_outfile *o, enum pl_status st, struct pl_diag *diag);

@@ -12,11 +12,20 @@
 #include "model.h"
 #include "status.h"
 
+/* What a whole training run is asked to cost (`--tokens`, `--gpu-hour-price`,
+ * `--energy-price`); 0 = not given. */
+struct pl_train_opts {
+  double tokens;             /* tokens to train on */
+  double gpu_hour_usd;       /* price of one GPU for one hour */
+  double kwh_usd;            /* price of one kWh of the cluster's energy */
+};
+
 /* A complete description of a training run. */
 struct pl_run {
   struct pl_model model;
   struct pl_cluster cluster;
   struct pl_layout layout;   /* as given; pl_predict resolves a copy */
+  struct pl_train_opts train;
 };
 
 /* One kind of collective of a step, summed over its calls on one rank. */
@@ -54,8 +63,29 @@ struct pl_step {
   double tokens_per_j;
 };
 
+/* Time and cost of training run.train.tokens tokens at the predicted step
+ * (docs/model.md "Time and cost to train"). Quantities whose input was not
+ * given are 0 with their has_ flag false. */
+struct pl_train {
+  bool requested;            /* any of tokens, gpu_hour_usd, kwh_usd was given */
+  bool has_tokens;           /* time, steps, GPU-hours, energy (and costs) for the tokens */
+  bool has_gpu_price;        /* cost_usd (with tokens) and usd_per_mtok */
+  bool has_energy_price;     /* energy_cost_usd (with tokens) and energy_usd_per_mtok */
+  double steps;              /* ceil(tokens / tokens per step): whole optimizer steps */
+  double time_s;             /* steps * step time (wall clock, no restarts or evaluation) */
+  double days;               /* time_s / 86400 */
+  double gpu_hours;          /* gpus * time_s / 3600 */
+  double cost_usd;           /* gpu_hours * gpu_hour_usd */
+  double energy_j;           /* steps * energy per step (GPUs and their nodes) */
+  double energy_kwh;         /* energy_j / 3.6e6 */
+  double energy_cost_usd;    /* energy_kwh * kwh_usd */
+  double usd_per_mtok;       /* GPU cost of one million tokens */
+  double energy_usd_per_mtok;/* energy cost of one million tokens */
+};
+
 struct pl_prediction {
   struct pl_run run;         /* layout resolved */
+  struct pl_train train;     /* filled when run.train asks and a step was simulated */
   int64_t params;
   struct pl_flops flops;
   struct pl_memory memory;
@@ -66,5 +96,9 @@ struct pl_prediction {
  * one step. A layout that does not fit is a result (memory.fits false). */
 enum pl_status pl_predict(const struct pl_run *run, struct pl_prediction *out,
                           struct pl_diag *diag);
+
+/* Time and cost of training from a simulated step (p->step) and
+ * p->run.train; out is cleared when nothing was asked or no step was run. */
+void pl_train_compute(const struct pl_prediction *p, struct pl_train *out);
 
 #endif

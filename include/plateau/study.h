@@ -191,6 +191,11 @@ struct pl_study_report_info {
   char note[512];     /* why figures are missing and how to get them */
 };
 
+/* PL_OK when pl_study_write could replace dir (absent, empty or an earlier
+ * report, after symlinks): checked before a study runs, so a bad --out fails
+ * in a moment instead of after the whole grid. */
+enum pl_status pl_study_out_check(const char *dir, struct pl_diag *diag);
+
 /* Write the report into dir: into a fresh sibling directory first, renamed
  * over dir at the end, so a failure leaves dir as it was. An existing dir is
  * replaced only when it is empty or a previous study report. */

@@ -85,10 +85,57 @@ static int nesting_depth(const char *s, size_t len) {
   return max;
 }
 
+/* The first key that appears twice in one object, searched depth first, or
+ * NULL. yajl's tree keeps both entries and lookups see the first, so a file
+ * saying "layers": 32 and later "layers": 80 would run with 32 unannounced.
+ * Objects here are small (a model, a cluster, a spec), so pairs are compared. */
+static const char *duplicate_key(yajl_val v, const char **parent) {
+  if (YAJL_IS_ARRAY(v)) {
+    for (size_t i = 0; i < v->u.array.len; i++) {
+      const char *k = duplicate_key(v->u.array.values[i], parent);
+      if (k != NULL)
+        return k;
+    }
+    return NULL;
+  }
+  if (!YAJL_IS_OBJECT(v))
+    return NULL;
+  size_t n = v->u.object.len;
+  for (size_t i = 0; i < n; i++) {
+    for (size_t j = i + 1; j < n; j++)
+      if (strcmp(v->u.object.keys[i], v->u.object.keys[j]) == 0)
+        return v->u.object.keys[i];
+    const char *k = duplicate_key(v->u.object.values[i], parent);
+    if (k != NULL) {
+      if (*parent == NULL)
+        *parent = v->u.object.keys[i];
+      return k;
+    }
+  }
+  return NULL;
+}
+
+static enum pl_status check_keys(yajl_val v, const char *origin, struct pl_diag *diag) {
+  const char *parent = NULL;
+  const char *k = duplicate_key(v, &parent);
+  if (k == NULL)
+    return PL_OK;
+  if (parent != NULL)
+    return pl_diag_set(diag, PL_ERR_PARSE, "%s: key '%s' appears twice in one object (under '%s')",
+                       origin, k, parent);
+  return pl_diag_set(diag, PL_ERR_PARSE, "%s: key '%s' appears twice in one object", origin, k);
+}
+
 enum pl_status base_json_parse(const char *text, size_t len, const char *origin, yajl_val *out,
                                struct pl_diag *diag) {
   /* text need not be NUL-terminated (public *_parse(text, len) calls pass
-   * caller buffers): only len bytes are read, and yajl gets a copy. */
+   * caller buffers): only len bytes are read, and yajl gets a copy. A UTF-8
+   * byte order mark is skipped (RFC 8259 section 8.1 lets a parser ignore it;
+   * Windows editors write one). */
+  if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
+    text += 3;
+    len -= 3;
+  }
   size_t blank = 0;
   while (blank < len && strchr(" \t\r\n", text[blank]) != NULL && text[blank] != '\0')
     blank++;
@@ -118,6 +165,11 @@ enum pl_status base_json_parse(const char *text, size_t len, const char *origin,
   if (!YAJL_IS_OBJECT(v)) {
     yajl_tree_free(v);
     return pl_diag_set(diag, PL_ERR_PARSE, "%s: expected a JSON object at the top level", origin);
+  }
+  enum pl_status st = check_keys(v, origin, diag);
+  if (st != PL_OK) {
+    yajl_tree_free(v);
+    return st;
   }
   *out = v;
   return PL_OK;
@@ -175,7 +227,13 @@ enum pl_status base_json_int(yajl_val obj, const char *key, bool required, const
       *out = (int64_t)d;
       return PL_OK;
     }
+    if (!isfinite(d) || fabs(d) >= 9e15) /* 2^63, 1e309: say it is the size */
+      return pl_diag_set(diag, PL_ERR_LIMIT, "%s: field '%s' is %s, too large for an integer",
+                         origin, key, v->u.number.r);
   }
+  if (YAJL_IS_NUMBER(v) && !YAJL_IS_INTEGER(v) && !YAJL_IS_DOUBLE(v)) /* overflowed both */
+    return pl_diag_set(diag, PL_ERR_LIMIT, "%s: field '%s' is %s, too large for a number", origin,
+                       key, v->u.number.r);
   return pl_diag_set(diag, PL_ERR_PARSE, "%s: field '%s' must be an integer", origin, key);
 }
 

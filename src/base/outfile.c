@@ -28,7 +28,8 @@ static void plain_mode(int fd) {
 
 /* The path a write to `path` lands on: the target of a symlink chain (also a
  * dangling one, which the write then creates), else path itself. */
-static enum pl_status resolve(const char *path, char *out, size_t cap, struct pl_diag *diag) {
+enum pl_status pl_path_follow_links(const char *path, char *out, size_t cap,
+                                    struct pl_diag *diag) {
   char cur[4096];
   snprintf(cur, sizeof cur, "%s", path);
   for (int hops = 0; hops < 40; hops++) { /* 40 = Linux's MAXSYMLINKS */
@@ -74,7 +75,7 @@ enum pl_status pl_outfile_open(struct pl_outfile *o, const char *path, struct pl
   if (n >= sizeof o->path)
     return pl_diag_set(diag, PL_ERR_LIMIT, "output path is longer than %zu characters",
                        sizeof o->path - 1);
-  enum pl_status s = resolve(path, o->path, sizeof o->path, diag);
+  enum pl_status s = pl_path_follow_links(path, o->path, sizeof o->path, diag);
   if (s != PL_OK)
     return s;
   struct stat st;

@@ -83,6 +83,36 @@ enum pl_status pl_double_parse(const char *text, double *out, struct pl_diag *di
   return PL_OK;
 }
 
+static double count_suffix(char c) {
+  switch (c) {
+  case 'K': case 'k': return 1e3;
+  case 'M': return 1e6;
+  case 'B': case 'G': return 1e9;
+  case 'T': return 1e12;
+  case 'P': return 1e15;
+  default: return 0;
+  }
+}
+
+enum pl_status pl_count_parse(const char *text, double *out, struct pl_diag *diag) {
+  if (text == NULL || *text == '\0')
+    return pl_diag_set(diag, PL_ERR_PARSE, "expected a count such as 15T, got an empty value");
+  char *end = NULL;
+  errno = 0;
+  double v = strtod(text, &end);
+  double scale = 1;
+  if (end != text && *end != '\0' && end[1] == '\0')
+    scale = count_suffix(*end++);
+  if (end == text || *end != '\0' || scale == 0 || errno == ERANGE || !isfinite(v * scale))
+    return pl_diag_set(diag, PL_ERR_PARSE,
+                       "'%s' is not a count (a number with an optional K, M, B, T or P: 15T, 300B)",
+                       text);
+  if (!(v > 0))
+    return pl_diag_set(diag, PL_ERR_RANGE, "'%s' must be positive", text);
+  *out = v * scale;
+  return PL_OK;
+}
+
 enum pl_status pl_int_parse(const char *text, int64_t *out, struct pl_diag *diag) {
   if (text == NULL || *text == '\0')
     return pl_diag_set(diag, PL_ERR_PARSE, "expected a positive integer, got an empty value");

@@ -161,6 +161,10 @@ static int setup(const struct cli_args *a, struct sweep *sw) {
   if (list_parse("bytes", bytes ? bytes : "8..8G", sw->sizes, MAX_SIZES, &sw->n_sizes,
                  pl_size_parse) != 0)
     return 1;
+  for (int i = 0; i < sw->n_sizes; i++) /* nccl-tests sizes are whole bytes */
+    if (sw->sizes[i] < 1 || sw->sizes[i] != floor(sw->sizes[i]) || sw->sizes[i] > 0x1p53)
+      return cli_fail("--bytes: %.17g is not a whole number of bytes from 1 to 2^53",
+                      sw->sizes[i]);
   const char *algo = cli_get(a, "algo");
   sw->algo = PL_ALGO_AUTO;
   if (algo != NULL && pl_coll_algo_parse(algo, &sw->algo, &d) != PL_OK)
@@ -241,6 +245,9 @@ static int run_table(const struct sweep *sw, struct pl_emit *e, enum pl_coll_op 
   struct pl_group g = group_of(sw, ranks);
   struct pl_diag d;
   pl_diag_clear(&d);
+  if (ranks < 2) /* one rank moves nothing: NCCL returns at once, there is no time to model */
+    return cli_fail("%s on %lld rank: a collective needs a group of at least 2 GPUs",
+                    pl_coll_op_name(op), (long long)ranks);
   if (pl_coll_check(&sw->cluster, op, sw->sizes[0], g, sw->algo, &d) != PL_OK)
     return cli_fail("%s", d.msg);
   if (sw->fmt == CLI_FORMAT_TEXT)

@@ -9,6 +9,7 @@
 
 static const struct cli_opt opts[] = {
     RUN_OPTS,
+    TRAIN_OPTS,
     {"format", "F", "text|json|csv (default text)"},
     {"trace", "FILE", "also write the predicted timeline as a Perfetto/Chrome trace JSON"},
     {"ops", NULL, "also show compute per operation (shapes, time, achieved rate); text|json"},

@@ -16,8 +16,7 @@ static const struct cli_opt opts[] = {
     {"top", "K", "show the K best layouts (default 10)"},
     {"fix", "LIST", "constrain the space: key=value,... with keys tp pp cp dp vp mbs shard "
                     "shard_group recompute schedule; '|' lists alternatives (shard=zero2|zero3)"},
-    {"gpu-hour-price", "USD", "price of one GPU for one hour; needed by --objective cost, and "
-                              "adds cost per million tokens to every result"},
+    TRAIN_OPTS,
     {"exhaustive", NULL, "simulate every layout that fits, without pruning (slow; for checking)"},
     PAR_OPTS,
     {"format", "F", "text|json|csv (default text)"},

@@ -2,6 +2,7 @@
  * report (docs/study.md). Progress goes to stderr, the summary and findings
  * to stdout; Ctrl-C stops the run and leaves --out untouched. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,6 +159,18 @@ static int run(const struct cli_args *args, const struct pl_study_spec *spec, in
   struct pl_study *st = NULL;
   struct pl_diag d;
   pl_diag_clear(&d);
+  /* gnuplot runs inside the report's directory: a relative path given here
+   * (bin/gnuplot) must mean this directory's. A missing one is not an error:
+   * the report then has scripts and data, and a note says so. */
+  char gp_abs[4096], cwd[2048];
+  if (gp != NULL && gp[0] != '/' && strchr(gp, '/') != NULL) {
+    if (getcwd(cwd, sizeof cwd) == NULL)
+      return cli_fail("--gnuplot '%s': cannot resolve a relative path: %s", gp, strerror(errno));
+    snprintf(gp_abs, sizeof gp_abs, "%s/%s", cwd, gp);
+    gp = gp_abs;
+  }
+  if (pl_study_out_check(out, &d) != PL_OK)
+    return cli_fail("%s", d.msg);
   catch_signals();
   if (pl_study_run(spec, &so, &st, &d) != PL_OK)
     return cli_fail("%s%s", d.msg, stop_flag ? "; nothing was written" : "");

@@ -28,7 +28,7 @@ static const struct cli_opt own_opts[] = {
                            "best,... (docs/search.md)"},
     {"knee", "X", "marginal efficiency that places the knee (default 0.5)"},
     {"objective", "O", "what best means: throughput|tokens-per-joule|cost (default throughput)"},
-    {"gpu-hour-price", "USD", "price of one GPU-hour (--objective cost)"},
+    TRAIN_OPTS,
     {"fix", "LIST", "constraints on searched layouts, as in plateau search --fix"},
     PAR_OPTS,
     {"format", "F", "text|json|csv (default text)"},
@@ -461,6 +461,17 @@ static void layout_label(const struct pl_layout *l, char *buf, size_t n) {
     snprintf(buf + k, n - (size_t)k, " %s", pl_schedule_name(l->schedule));
 }
 
+/* With --tokens: days to train and, with --gpu-hour-price, its GPU cost. */
+static void train_cells(const struct pl_prediction *p) {
+  const struct pl_train *t = &p->train;
+  if (!(p->run.train.tokens > 0))
+    return;
+  char usd[32] = "-";
+  if (t->has_gpu_price)
+    pl_fmt_count(usd, sizeof usd, t->cost_usd);
+  printf(" %7.1f %9s", t->days, usd);
+}
+
 static void text_point(const struct point *p) {
   const struct pl_layout *l = &p->pred.run.layout;
   const struct pl_step *s = &p->pred.step;
@@ -475,6 +486,7 @@ static void text_point(const struct point *p) {
   printf(" %11.0f %8.1f %5.1f%% %6.1f%% %8.2f %10s", s->tokens_per_s, s->tokens_per_s_per_gpu,
          100 * s->mfu, s->step_time_s > 0 ? 100 * s->exposed_comm_s / s->step_time_s : 0.0,
          s->tokens_per_j, mem);
+  train_cells(&p->pred);
   if (p->sp.has_efficiency)
     printf(" %6.1f%%", 100 * p->sp.scaling_efficiency);
   if (p->sp.has_marginal)
@@ -489,8 +501,11 @@ static void print_text(const struct sweep *sw) {
     printf("%splateau sweep: %s on %s, strategy %s\n", s > 0 ? "\n" : "",
            sw->models.n ? sw->models.item[pts[0].model] : "llama2-7b",
            sw->gpus.n ? sw->gpus.item[pts[0].gpu] : "h100", strat_name(sw, pts[0].strat));
-    printf("%6s  %-40s %11s %8s %6s %7s %8s %10s %7s %9s\n", "gpus", "layout", "tokens/s", "/GPU",
-           "MFU", "exposed", "tokens/J", "memory", "scaling", "marginal");
+    printf("%6s  %-40s %11s %8s %6s %7s %8s %10s", "gpus", "layout", "tokens/s", "/GPU", "MFU",
+           "exposed", "tokens/J", "memory");
+    if (pts[0].pred.run.train.tokens > 0)
+      printf(" %7s %9s", "days", "USD");
+    printf(" %7s %9s\n", "scaling", "marginal");
     for (int i = 0; i < sw->scales.n; i++)
       if (pts[i].has_pred)
         text_point(&pts[i]);

@@ -65,6 +65,8 @@ static int load_peak(const struct cli_args *a, const struct pl_trace_set *s, str
   struct pl_diag d;
   pl_diag_clear(&d);
   if (g != NULL && pl_unit_parse(g, PL_UNIT_FLOPS_PER_S, &p->peak_flops_per_s, &d) == PL_OK) {
+    if (!(p->peak_flops_per_s > 0))
+      return cli_fail("--gpu: a peak of '%s' leaves MFU undefined; give a positive rate", g);
     snprintf(p->peak_from, sizeof p->peak_from, "--gpu %s", g);
     return 0;
   }
@@ -85,7 +87,8 @@ static int load_flops(const struct cli_args *a, struct perf *p) {
   if (cli_get_double(a, "tokens-per-step", &p->tokens_per_step) ||
       cli_get_double(a, "flops-per-step", &p->flops_per_step))
     return 1;
-  if (p->tokens_per_step < 0 || p->flops_per_step < 0)
+  if ((cli_get(a, "tokens-per-step") && !(p->tokens_per_step > 0)) ||
+      (cli_get(a, "flops-per-step") && !(p->flops_per_step > 0)))
     return cli_fail("--tokens-per-step and --flops-per-step must be positive");
   const char *model = cli_get(a, "model");
   if (model == NULL || p->flops_per_step > 0)
@@ -120,6 +123,13 @@ static int compute_perf(const struct cli_args *a, const struct pl_trace_set *s, 
     p->tflops_per_gpu = p->flops_per_step / (t * p->gpus) / 1e12;
   if (p->flops_per_step > 0 && p->peak_flops_per_s > 0)
     p->mfu = p->flops_per_step / (t * p->gpus * p->peak_flops_per_s);
+  /* Above the peak is not a measurement: the FLOPs or the peak given are wrong. */
+  if (p->mfu > 1.0)
+    return cli_fail("MFU would be %.3g %%, above 100 %%: %.4g FLOPs per step (%s) in %.4g s on "
+                    "%.0f GPUs at %.4g FLOP/s (%s) cannot be; check those inputs",
+                    100 * p->mfu, p->flops_per_step,
+                    cli_get(a, "flops-per-step") ? "--flops-per-step" : "--model x --tokens-per-step",
+                    t, p->gpus, p->peak_flops_per_s, p->peak_from);
   return 0;
 }
 

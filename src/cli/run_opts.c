@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include <plateau/units.h>
+
 static int load_hardware(const struct cli_args *args, struct pl_run *run) {
   struct pl_diag d;
   pl_diag_clear(&d);
@@ -95,6 +97,24 @@ static int load_modes(const struct cli_args *args, struct pl_layout *l) {
   return 0;
 }
 
+/* --tokens, --gpu-hour-price, --energy-price (absent from a command's table: unset). */
+static int load_train(const struct cli_args *args, struct pl_train_opts *t) {
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  const char *v = cli_get(args, "tokens");
+  if (v != NULL && pl_count_parse(v, &t->tokens, &d) != PL_OK)
+    return cli_fail("--tokens: %s", d.msg);
+  const char *price[2] = {"gpu-hour-price", "energy-price"};
+  double *field[2] = {&t->gpu_hour_usd, &t->kwh_usd};
+  for (int i = 0; i < 2; i++) {
+    if (cli_get_double(args, price[i], field[i]) != 0)
+      return 1;
+    if (cli_get(args, price[i]) != NULL && !(*field[i] > 0))
+      return cli_fail("--%s: %s is not a positive price", price[i], cli_get(args, price[i]));
+  }
+  return 0;
+}
+
 int run_from_args(const struct cli_args *args, struct pl_run *run) {
   memset(run, 0, sizeof *run);
   struct pl_diag d;
@@ -102,7 +122,8 @@ int run_from_args(const struct cli_args *args, struct pl_run *run) {
   const char *model = cli_get(args, "model");
   if (pl_model_load(model ? model : "llama2-7b", &run->model, &d) != PL_OK)
     return cli_fail("%s", d.msg);
-  if (load_hardware(args, run) != 0 || load_ints(args, &run->layout) != 0)
+  if (load_hardware(args, run) != 0 || load_ints(args, &run->layout) != 0 ||
+      load_train(args, &run->train) != 0)
     return 1;
   return load_modes(args, &run->layout);
 }

@@ -33,6 +33,14 @@
   {"fsdp-comm", "C", "one|separate communicators for zero2/zero3 gathers and reduce_scatters (default one, as PyTorch)"}, \
   {"fsdp-prefetch", "P", "on|off: zero2/zero3 gathers prefetched and hidden behind compute (default on), or each started after the previous unit's compute and waited for (a bound when they do not overlap)"}
 
+/* Time and cost to train (struct pl_train_opts), for predict, search and sweep. */
+#define TRAIN_OPTS                                                                            \
+  {"tokens", "N", "tokens to train on (15T, 300B, 2.5e12): adds days to train, GPU-hours and "  \
+                  "energy"},                                                                  \
+  {"gpu-hour-price", "USD", "price of one GPU for one hour: adds the cost (of --tokens, and "   \
+                            "per million tokens); needed by --objective cost"},               \
+  {"energy-price", "USD", "price of one kWh: adds the energy cost from the power model"}
+
 /* Build a run from the parsed options. Returns 0, or 1 after printing the
  * problem. The layout is left unresolved (pl_predict resolves it). */
 int run_from_args(const struct cli_args *args, struct pl_run *run);

@@ -183,6 +183,40 @@ static int parse_objective(const struct cli_args *args, struct pl_search_opts *s
   return 0;
 }
 
+/* One degree given twice, as --NAME and in --fix, must agree: taking either
+ * silently would answer a question the user did not ask. */
+static int merge_degree(const char *name, int64_t *flag, int64_t fixed) {
+  if (fixed == 0)
+    return 0;
+  if (*flag != 0 && *flag != fixed)
+    return cli_fail("--%s %lld conflicts with --fix %s=%lld: give one", name, (long long)*flag,
+                    name, (long long)fixed);
+  *flag = fixed;
+  return 0;
+}
+
+static int merge_mask(const char *name, unsigned *flag, unsigned fixed) {
+  if (fixed == 0)
+    return 0;
+  if (*flag != 0 && (*flag & fixed) == 0)
+    return cli_fail("--%s conflicts with --fix %s=...: give one", name, name);
+  *flag = *flag != 0 ? *flag & fixed : fixed;
+  return 0;
+}
+
+static int merge_fix(struct pl_search_space *s, const struct pl_search_space *f) {
+  if (merge_degree("tp", &s->tp, f->tp) || merge_degree("pp", &s->pp, f->pp) ||
+      merge_degree("cp", &s->cp, f->cp) || merge_degree("dp", &s->dp, f->dp) ||
+      merge_degree("vp", &s->vp, f->vp) || merge_degree("mbs", &s->mbs, f->mbs) ||
+      merge_degree("shard-group", &s->shard_group, f->shard_group))
+    return 1;
+  if (merge_mask("shard", &s->shard_mask, f->shard_mask) ||
+      merge_mask("recompute", &s->recompute_mask, f->recompute_mask) ||
+      merge_mask("schedule", &s->schedule_mask, f->schedule_mask))
+    return 1;
+  return 0;
+}
+
 /* Layout options given with the run options become constraints. */
 int cli_search_space(const struct cli_args *args, const struct pl_layout *l,
                      struct pl_search_space *s) {
@@ -207,9 +241,11 @@ int cli_search_space(const struct cli_args *args, const struct pl_layout *l,
   struct pl_diag d;
   pl_diag_clear(&d);
   const char *fix = cli_get(args, "fix");
-  if (fix != NULL && pl_search_space_parse(fix, s, &d) != PL_OK)
+  struct pl_search_space f;
+  memset(&f, 0, sizeof f);
+  if (fix != NULL && pl_search_space_parse(fix, &f, &d) != PL_OK)
     return cli_fail("--fix: %s", d.msg);
-  return 0;
+  return fix != NULL ? merge_fix(s, &f) : 0;
 }
 
 int cli_search_setup(const struct cli_args *args, struct pl_run *run, struct pl_search_opts *so,

@@ -59,6 +59,26 @@ static void col_str(struct csv *c, const char *name, const char *v) {
   fputc('"', c->out);
 }
 
+/* The "train" object's columns; empty cells where its inputs were not given. */
+static void train_columns(struct csv *c, const struct pl_prediction *p) {
+  const struct pl_train_opts *o = &p->run.train;
+  const struct pl_train *t = &p->train;
+  bool tok = t->has_tokens, gpu = t->has_gpu_price, kwh = t->has_energy_price;
+  col_num(c, "train.tokens", o->tokens, o->tokens > 0);
+  col_num(c, "train.gpu_hour_usd", o->gpu_hour_usd, o->gpu_hour_usd > 0);
+  col_num(c, "train.kwh_usd", o->kwh_usd, o->kwh_usd > 0);
+  col_num(c, "train.steps", t->steps, tok);
+  col_num(c, "train.time_s", t->time_s, tok);
+  col_num(c, "train.days", t->days, tok);
+  col_num(c, "train.gpu_hours", t->gpu_hours, tok);
+  col_num(c, "train.cost_usd", t->cost_usd, tok && gpu);
+  col_num(c, "train.energy_j", t->energy_j, tok);
+  col_num(c, "train.energy_kwh", t->energy_kwh, tok);
+  col_num(c, "train.energy_cost_usd", t->energy_cost_usd, tok && kwh);
+  col_num(c, "train.cost_usd_per_mtok", t->usd_per_mtok, gpu);
+  col_num(c, "train.energy_cost_usd_per_mtok", t->energy_usd_per_mtok, kwh);
+}
+
 static void columns(struct csv *c, const struct pl_prediction *p) {
   const struct pl_layout *l = &p->run.layout;
   const struct pl_memory *m = &p->memory;
@@ -111,6 +131,7 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_num(c, "power.cluster_w", s->cluster_w, ok);
   col_num(c, "power.energy_per_step_j", s->energy_per_step_j, ok);
   col_num(c, "power.tokens_per_j", s->tokens_per_j, ok);
+  train_columns(c, p);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -128,6 +128,41 @@ static void step_json(struct pl_emit *e, const struct pl_step *s) {
   pl_emit_obj_end(e);
 }
 
+/* A train quantity: null when its inputs were not given or no step ran. */
+static void train_num(struct pl_emit *e, const char *key, double v, bool valid) {
+  if (valid)
+    pl_emit_num(e, key, v);
+  else
+    pl_emit_null(e, key);
+}
+
+/* "train": time and cost of the --tokens budget (null when none of --tokens,
+ * --gpu-hour-price, --energy-price was given). */
+static void train_json(struct pl_emit *e, const struct pl_prediction *p) {
+  const struct pl_train_opts *o = &p->run.train;
+  const struct pl_train *t = &p->train;
+  if (!(o->tokens > 0 || o->gpu_hour_usd > 0 || o->kwh_usd > 0)) {
+    pl_emit_null(e, "train");
+    return;
+  }
+  bool tok = t->has_tokens, gpu = t->has_gpu_price, kwh = t->has_energy_price;
+  pl_emit_obj_begin(e, "train");
+  train_num(e, "tokens", o->tokens, o->tokens > 0);
+  train_num(e, "gpu_hour_usd", o->gpu_hour_usd, o->gpu_hour_usd > 0);
+  train_num(e, "kwh_usd", o->kwh_usd, o->kwh_usd > 0);
+  train_num(e, "steps", t->steps, tok);
+  train_num(e, "time_s", t->time_s, tok);
+  train_num(e, "days", t->days, tok);
+  train_num(e, "gpu_hours", t->gpu_hours, tok);
+  train_num(e, "cost_usd", t->cost_usd, tok && gpu);
+  train_num(e, "energy_j", t->energy_j, tok);
+  train_num(e, "energy_kwh", t->energy_kwh, tok);
+  train_num(e, "energy_cost_usd", t->energy_cost_usd, tok && kwh);
+  train_num(e, "cost_usd_per_mtok", t->usd_per_mtok, gpu);
+  train_num(e, "energy_cost_usd_per_mtok", t->energy_usd_per_mtok, kwh);
+  pl_emit_obj_end(e);
+}
+
 void pl_report_predict_members(struct pl_emit *e, const struct pl_prediction *p) {
   model_json(e, p);
   hardware_json(e, p);
@@ -135,6 +170,7 @@ void pl_report_predict_members(struct pl_emit *e, const struct pl_prediction *p)
   flops_json(e, &p->flops);
   memory_json(e, &p->memory);
   step_json(e, &p->step);
+  train_json(e, p);
 }
 
 void pl_report_predict_json(struct pl_emit *e, const char *key, const struct pl_prediction *p) {

@@ -108,9 +108,53 @@ static void step(FILE *out, const struct pl_step *s, int64_t gpus) {
   row(out, "energy", buf);
 }
 
+static void train(FILE *out, const struct pl_prediction *p) {
+  const struct pl_train_opts *o = &p->run.train;
+  const struct pl_train *t = &p->train;
+  char buf[200], n[32], h[32];
+  if (t->has_tokens) {
+    pl_fmt_count(n, sizeof n, o->tokens);
+    fprintf(out, "\ntraining %s tokens\n", n);
+    pl_fmt_count(n, sizeof n, t->steps);
+    snprintf(buf, sizeof buf, "%.1f days (%s steps; wall clock, without restarts)", t->days, n);
+    row(out, "time to train", buf);
+    pl_fmt_count(h, sizeof h, t->gpu_hours);
+    row(out, "GPU-hours", h);
+    if (t->energy_kwh >= 1000)
+      snprintf(buf, sizeof buf, "%.4g MWh (GPUs and their nodes)", t->energy_kwh / 1000);
+    else
+      snprintf(buf, sizeof buf, "%.4g kWh (GPUs and their nodes)", t->energy_kwh);
+    row(out, "energy", buf);
+  } else {
+    fprintf(out, "\ncost\n");
+  }
+  if (t->has_gpu_price) {
+    pl_fmt_count(n, sizeof n, t->cost_usd);
+    if (t->has_tokens)
+      snprintf(buf, sizeof buf, "$%s at $%g per GPU-hour ($%.4g per million tokens)", n,
+               o->gpu_hour_usd, t->usd_per_mtok);
+    else
+      snprintf(buf, sizeof buf, "$%.4g per million tokens at $%g per GPU-hour", t->usd_per_mtok,
+               o->gpu_hour_usd);
+    row(out, "GPU cost", buf);
+  }
+  if (t->has_energy_price) {
+    pl_fmt_count(n, sizeof n, t->energy_cost_usd);
+    if (t->has_tokens)
+      snprintf(buf, sizeof buf, "$%s at $%g per kWh ($%.4g per million tokens)", n, o->kwh_usd,
+               t->energy_usd_per_mtok);
+    else
+      snprintf(buf, sizeof buf, "$%.4g per million tokens at $%g per kWh",
+               t->energy_usd_per_mtok, o->kwh_usd);
+    row(out, "energy cost", buf);
+  }
+}
+
 void pl_report_predict_text(FILE *out, const struct pl_prediction *p) {
   describe(out, p);
   if (p->step.simulated)
     step(out, &p->step, p->run.layout.gpus);
+  if (p->step.simulated && p->train.requested)
+    train(out, p);
   memory(out, &p->memory);
 }

@@ -108,6 +108,7 @@ static void eval_item(void *arg, int64_t i, void *out) {
   pl_diag_clear(&d);
   run.model = job->base->model;
   run.cluster = job->base->cluster;
+  run.train = job->ctx->train;
   search_cand_layout(job->ctx, &job->cands[job->idx[i]], &run.layout);
   r->status = pl_predict(&run, &r->pred, &d);
   snprintf(r->msg, sizeof r->msg, "%.255s", d.msg);
@@ -212,6 +213,7 @@ static enum pl_status fill_result(struct ranker *rk, struct pl_search_result *ou
     struct pl_run run;
     run.model = rk->ctx->model[0];
     run.cluster = rk->ctx->cluster[0];
+    run.train = rk->ctx->train;
     search_cand_layout(rk->ctx, &rk->space->closest, &run.layout);
     enum pl_status st = pl_predict(&run, &out->closest, diag);
     if (st != PL_OK)

@@ -56,6 +56,7 @@ struct search_tuple {
 struct search_ctx {
   const struct pl_model *model;
   const struct pl_cluster *cluster;
+  struct pl_train_opts train;     /* the base run's, copied into every candidate's run */
   int64_t gpus, gbs, seq;
   enum pl_dtype dtype;
   struct pl_search_space space;

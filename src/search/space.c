@@ -147,6 +147,7 @@ enum pl_status search_ctx_init(struct search_ctx *ctx, const struct pl_run *base
   memset(ctx, 0, sizeof *ctx);
   ctx->model = &base->model;
   ctx->cluster = &base->cluster;
+  ctx->train = base->train;
   ctx->space = opts->space;
   ctx->objective = opts->objective;
   ctx->gpu_hour_usd = opts->gpu_hour_usd;

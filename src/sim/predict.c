@@ -187,6 +187,8 @@ enum pl_status pl_predict(const struct pl_run *run, struct pl_prediction *out,
   if (s == PL_ERR_NOMEM)
     pl_diag_set(diag, s, "step simulation: out of memory");
   sim_step_free(&st);
+  if (s == PL_OK)
+    pl_train_compute(out, &out->train);
   return s;
 }
 

@@ -18,6 +18,7 @@
 
 #include <plateau/alloc.h>
 #include <plateau/emit.h>
+#include <plateau/outfile.h>
 
 #define MARKER ".plateau-study"
 #define PATH_CAP 4096
@@ -198,6 +199,12 @@ static enum pl_status swap_in(const char *tmp, const char *dir, struct pl_diag *
   return PL_OK;
 }
 
+enum pl_status pl_study_out_check(const char *dir, struct pl_diag *diag) {
+  char target[PATH_CAP];
+  enum pl_status rc = pl_path_follow_links(dir, target, sizeof target, diag);
+  return rc == PL_OK ? check_target(target, diag) : rc;
+}
+
 enum pl_status pl_study_write(const struct pl_study *st, const char *dir,
                               const struct pl_study_report_opts *opts,
                               struct pl_study_report_info *info, struct pl_diag *diag) {
@@ -213,7 +220,15 @@ enum pl_status pl_study_write(const struct pl_study *st, const char *dir,
     return pl_diag_set(diag, PL_ERR_RANGE, "--out '%s': not a usable directory name", dir);
   memcpy(target, dir, len);
   target[len] = '\0';
-  enum pl_status rc = check_target(target, diag);
+  /* --out through a symlink replaces the report it points to; the link stays */
+  char linked[PATH_CAP];
+  enum pl_status rc = pl_path_follow_links(target, linked, sizeof linked, diag);
+  if (rc != PL_OK)
+    return rc;
+  if (strlen(linked) + 16 >= sizeof target)
+    return pl_diag_set(diag, PL_ERR_RANGE, "--out '%s': not a usable directory name", dir);
+  memcpy(target, linked, strlen(linked) + 1);
+  rc = check_target(target, diag);
   if (rc != PL_OK)
     return rc;
   tmp[0] = '\0';

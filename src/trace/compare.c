@@ -8,6 +8,8 @@
  * being matched by guess. */
 #include <string.h>
 
+#include <math.h>
+
 #include "trace_int.h"
 
 struct pl_trace_delta pl_trace_delta(double a, bool has_a, double b, bool has_b) {
@@ -15,9 +17,10 @@ struct pl_trace_delta pl_trace_delta(double a, bool has_a, double b, bool has_b)
   if (!has_a || !has_b)
     return d;
   d.diff = b - a;
-  d.has_diff = true;
-  if (a != 0) {
-    d.rel = (b - a) / a;
+  d.has_diff = isfinite(d.diff);
+  /* A relative change from (nearly) nothing overflows to inf: say "-" instead. */
+  if (a != 0 && d.has_diff && isfinite(d.diff / a)) {
+    d.rel = d.diff / a;
     d.has_rel = true;
   }
   return d;

@@ -981,6 +981,9 @@ static enum pl_status pump(struct reader *r, struct trace_input *in) {
   if (!r->saw_events)
     return pl_diag_set(r->diag, PL_ERR_PARSE,
                        "trace '%s': not a Kineto trace (no traceEvents array)", r->path);
+  if (r->index == 0) /* a profiler stopped before its first step writes this */
+    return pl_diag_set(r->diag, PL_ERR_MISSING, "trace '%s': traceEvents is empty, nothing to analyze",
+                       r->path);
   return PL_OK;
 }
 

@@ -53,6 +53,9 @@ static enum pl_status check_entry(const struct pl_validation *v, yajl_val entry,
     st = base_json_int(entry, "predicted", true, origin, &predicted, diag);
   if (st == PL_OK)
     st = base_json_double(entry, "mape", true, origin, &mape, diag);
+  if (st == PL_OK && (predicted < 0 || !(mape >= 0)))
+    st = pl_diag_set(diag, PL_ERR_RANGE, "%s: dataset '%s': predicted %lld and mape %g must not "
+                     "be negative", origin, name, (long long)predicted, mape);
   if (st != PL_OK)
     return st;
   const struct pl_vsummary *s = find_set(v, name);
@@ -90,6 +93,9 @@ static enum pl_status check_scaling(const struct pl_validation *v, yajl_val entr
   enum pl_status st = base_json_int(entry, "pairs", true, origin, &pairs, diag);
   if (st == PL_OK)
     st = base_json_double(entry, "mean_abs_gap_pp", true, origin, &gap, diag);
+  if (st == PL_OK && (pairs < 0 || !(gap >= 0)))
+    st = pl_diag_set(diag, PL_ERR_RANGE, "%s: scaling: pairs %lld and mean_abs_gap_pp %g must "
+                     "not be negative", origin, (long long)pairs, gap);
   struct pl_vscaling_set s;
   if (st == PL_OK)
     st = pl_validation_scaling(v, &s, diag);

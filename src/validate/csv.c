@@ -158,11 +158,34 @@ static void scan_init(struct scan *s, const char *text, size_t len, const char *
     s->p += 3;
 }
 
+static size_t line_of(const char *text, const char *at) {
+  size_t line = 1;
+  for (const char *p = text; p < at; p++)
+    line += *p == '\n';
+  return line;
+}
+
+/* Two columns of one name: lookups would see the first and ignore the other. */
+static enum pl_status unique_header(const struct validate_csv *c, const char *origin,
+                                    struct pl_diag *diag) {
+  for (size_t i = 0; i < c->n_cols; i++)
+    for (size_t j = i + 1; j < c->n_cols; j++)
+      if (strcmp(c->cells[i], c->cells[j]) == 0)
+        return pl_diag_set(diag, PL_ERR_PARSE,
+                           "csv '%s': column '%s' appears twice in the header (columns %zu and %zu)",
+                           origin, c->cells[i], i + 1, j + 1);
+  return PL_OK;
+}
+
 enum pl_status validate_csv_parse(const char *text, size_t len, const char *origin,
                                   struct validate_csv *out, struct pl_diag *diag) {
   memset(out, 0, sizeof *out);
   if (len > VALIDATE_MAX_FILE_BYTES)
     return pl_diag_set(diag, PL_ERR_LIMIT, "csv '%s': larger than 64 MiB", origin);
+  const char *nul = memchr(text, '\0', len);
+  if (nul != NULL)
+    return pl_diag_set(diag, PL_ERR_PARSE, "csv '%s': line %zu: contains a NUL byte, not CSV text",
+                       origin, line_of(text, nul));
   struct scan s;
   size_t n_cols = 0, n_records = 0;
   scan_init(&s, text, len, origin);
@@ -188,7 +211,10 @@ enum pl_status validate_csv_parse(const char *text, size_t len, const char *orig
   }
   out->n_cols = n_cols;
   out->n_records = n_records;
-  return PL_OK;
+  st = unique_header(out, origin, diag);
+  if (st != PL_OK)
+    validate_csv_free(out);
+  return st;
 }
 
 void validate_csv_free(struct validate_csv *c) {

@@ -165,6 +165,15 @@ static void predict_record(const struct validate_in *in, struct pl_vrow *row, st
     validate_skip(row, "plateau predicts it does not fit: %s", w->pred.memory.why);
     return;
   }
+  /* The published figure's own MFU (the model's FLOPs in the published step
+   * time): above 100 % it is a typo or another unit, not a measurement, and
+   * averaging it in would move the dataset's error by any amount. */
+  double published_mfu = w->pred.step.mfu * w->pred.step.step_time_s / row->measured;
+  if (!(row->measured > 0) || !isfinite(published_mfu) || published_mfu > 1.0) {
+    validate_skip(row, "the published figure implies %.3g %% MFU, above the GPU's peak: not a "
+                  "measurement", 100 * published_mfu);
+    return;
+  }
   record_prediction(row, &w->pred);
 }
 

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Absurd numbers, conflicting inputs and unclear messages (docs/robustness.md,
+# "Numbers and conflicts"): each gets one line naming the problem and a
+# non-zero exit, never a printed absurd result, inf or nan.
+. "$(dirname "$0")/lib.sh"
+T="$PL_TEST_DATA/traces"
+M="$PL_SOURCE_DIR/data/models/llama2-7b.json"
+V="$PL_SOURCE_DIR/data/validation"
+TR="$T/hta_nccl_data.json.gz"
+
+# ---- trace analyze: MFU from inputs that cannot be right ----
+expect_fail 1 "MFU would be 7.28e\+287 %, above 100 %: 1e\+300 FLOPs per step \(--flops-per-step\)" -- \
+  trace analyze "$TR" --flops-per-step 1e300
+expect_fail 1 "MFU would be .* above 100 %: .*\(--model x --tokens-per-step\)" -- \
+  trace analyze "$TR" --model llama2-7b --tokens-per-step 1e18
+expect_fail 1 "--tokens-per-step and --flops-per-step must be positive" -- \
+  trace analyze "$TR" --flops-per-step 0
+expect_fail 1 "--gpu: a peak of '0 TFLOP/s' leaves MFU undefined; give a positive rate" -- \
+  trace analyze "$TR" --flops-per-step 1e12 --gpu '0 TFLOP/s'
+echo '{"traceEvents": []}' >"$TMP/empty.json"
+expect_fail 1 "trace '.*empty.json': traceEvents is empty, nothing to analyze" -- \
+  trace analyze "$TMP/empty.json"
+
+# ---- collectives: sizes and groups that have no answer ----
+expect_fail 1 "--bytes: 1.5 is not a whole number of bytes from 1 to 2\^53" -- collectives --bytes 1.5
+expect_fail 1 "all_reduce on 1 rank: a collective needs a group of at least 2 GPUs" -- \
+  collectives --gpus 1 --bytes 1M
+
+# ---- JSON: duplicate keys, a byte order mark, integers too large ----
+sed 's/"layers": 32/"layers": 32, "layers": 80/' "$M" >"$TMP/dup.json"
+expect_fail 1 "model '.*dup.json': key 'layers' appears twice in one object" -- predict --model "$TMP/dup.json"
+{ printf '\357\273\277'; cat "$M"; } >"$TMP/bom.json"
+expect_ok predict --model "$TMP/bom.json"
+for v in 9223372036854775808 1e18; do
+  sed "s/\"layers\": 32/\"layers\": $v/" "$M" >"$TMP/big.json"
+  expect_fail 1 "field 'layers' is $v, too large for an integer" -- predict --model "$TMP/big.json"
+done
+sed 's/"layers": 32/"layers": 1e309/' "$M" >"$TMP/inf.json"
+expect_fail 1 "field 'layers' is 1e309, too large for a number" -- predict --model "$TMP/inf.json"
+
+# ---- CSV: duplicate header, NUL byte; published figures above the peak ----
+sed -e '1s/$/,model/' -e '2,$s/$/,x/' "$V/opt175b_paper.csv" >"$TMP/h.csv"
+expect_fail 1 "csv '.*h.csv': column 'model' appears twice in the header \(columns 4 and [0-9]+\)" -- \
+  validate "$TMP/h.csv"
+{ cat "$V/opt175b_paper.csv"; printf 'a\0b\n'; } >"$TMP/nul.csv"
+expect_fail 1 "csv '.*nul.csv': line [0-9]+: contains a NUL byte, not CSV text" -- validate "$TMP/nul.csv"
+# row 1 (GPT 1.7B): "... TFLOP/s),,137,44%,..." -> 99,999,999 TFLOP/s per GPU
+sed '2s/TFLOP\/s),,137,44%/TFLOP\/s),,99999999,44%/' "$V/megatron_sc21_narayanan.csv" >"$TMP/peak.csv"
+check "the test edited the published rate" grep -q ',,99999999,44%' "$TMP/peak.csv"
+expect_ok validate "$TMP/peak.csv"
+check "a published rate above the peak is skipped with its reason" \
+  grep -q "skipped (GPT 1.7B): the published figure implies .* MFU, above the GPU's peak" "$TMP/out"
+
+# ---- baseline: negative figures ----
+sed '0,/"mape": [0-9.]*/s//"mape": -50/' "$PL_TEST_DATA/accuracy-baseline.json" >"$TMP/neg.json"
+expect_fail 1 "baseline '.*neg.json': dataset '.*': predicted [0-9]+ and mape -50 must not be negative" -- \
+  validate "$V/opt175b_paper.csv" --baseline "$TMP/neg.json"
+
+# ---- conflicting flags ----
+expect_fail 1 "--tp 2 conflicts with --fix tp=4: give one" -- \
+  search --model llama2-7b --gpus 8 --tp 2 --fix tp=4
+expect_ok search --model llama2-7b --gpus 8 --tp 2 --fix tp=2,pp=2 --top 1
+
+# ---- study: relative --gnuplot, --out through a symlink, checked before the run ----
+cat >"$TMP/s.json" <<'JSON'
+{"models": ["llama2-7b"], "clusters": ["dgx-h100"], "nodes": [1],
+ "strategies": ["fsdp"], "batch_per_gpu": [1], "global_batch": [8]}
+JSON
+mkdir -p "$TMP/bin"
+printf '#!/bin/sh\nexit 3\n' >"$TMP/bin/gp" && chmod +x "$TMP/bin/gp"
+count=$((count + 1))
+(cd "$TMP" && "$PLATEAU" study --spec s.json --out r0 --gnuplot bin/gp --quiet >out 2>err)
+if ! grep -q "gnuplot failed" "$TMP/err"; then
+  echo "FAIL: a relative --gnuplot runs from the current directory, not the report's" >&2
+  sed 's/^/    /' "$TMP/err" >&2; fails=$((fails + 1))
+fi
+expect_ok study --spec "$TMP/s.json" --out "$TMP/r1" --gnuplot nope/gnuplot --quiet
+check "a missing relative --gnuplot is named with its full path" \
+  grep -q "cannot run '$PWD/nope/gnuplot'" "$TMP/err"
+mkdir "$TMP/notreport" && touch "$TMP/notreport/x"
+expect_fail 1 "--out '.*notreport' exists and is not a plateau study report" -- \
+  study --spec "$TMP/s.json" --out "$TMP/notreport" --quiet
+check "no study ran before the --out check" sh -c "! grep -q 'points in' '$TMP/out'"
+expect_ok study --spec "$TMP/s.json" --out "$TMP/old" --quiet
+ln -s old "$TMP/link"
+expect_ok study --spec "$TMP/s.json" --out "$TMP/link" --quiet
+check "--out through a symlink keeps the link" test -L "$TMP/link"
+check "--out through a symlink replaces its target report" test -f "$TMP/old/results.csv"
+
+finish
