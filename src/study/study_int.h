@@ -139,7 +139,16 @@ struct study_fig {
   char skip[256];     /* non-empty: no figure, and why */
   int n_panels;
   struct study_panel p[2];
+  bool same_y; /* the panels share one y range (same quantity side by side) */
 };
+
+/* Collective types of the exposed-communication figure and of results.csv's
+ * study.exposed_<type>_s columns (fig_exposed.c). */
+enum study_xk { STUDY_XK_ALL_GATHER, STUDY_XK_REDUCE_SCATTER, STUDY_XK_ALL_REDUCE, STUDY_XK_TP,
+                STUDY_XK_PP, STUDY_XK_CP, STUDY_N_XK };
+extern const char *const study_xk_names[STUDY_N_XK];
+/* Exposed time per step of each type (s); false when no step was simulated. */
+bool study_exposed_by_kind(const struct pl_prediction *p, double out[STUDY_N_XK]);
 
 /* Series helpers (fig_util.c). */
 struct study_series *study_panel_add(struct study_panel *pn, const char *title, int color, int dash,
@@ -177,6 +186,8 @@ void study_fig_power(const struct pl_study *st, struct study_fig *f);
 void study_fig_best(const struct pl_study *st, struct study_fig *f);
 void study_fig_generations(const struct pl_study *st, struct study_fig *f);
 void study_fig_collectives(const struct pl_study *st, struct study_fig *f);
+void study_fig_exposed(const struct pl_study *st, struct study_fig *f);
+void study_fig_gen_scaling(const struct pl_study *st, struct study_fig *f);
 void study_fig_measured(const struct pl_study *st, struct study_fig *f);
 
 /* All figures in report order (figs.c); *n set to the count. NULL on
@@ -189,9 +200,9 @@ enum pl_status study_gnuplot_write(const struct study_fig *f, const char *dir,
                                    struct pl_diag *diag);
 /* Run gnuplot on <dir>/<id>.gp (cwd = dir, stderr to <dir>/gnuplot.log).
  * PL_ERR_UNSUPPORTED when the binary cannot be run, PL_ERR_INTERNAL when it
- * failed or made no SVG. */
+ * failed or made no SVG. png_scale (1..4) multiplies the PNG's pixels. */
 enum pl_status study_gnuplot_run(const char *gnuplot, const char *dir, const char *id,
-                                 struct pl_diag *diag);
+                                 int png_scale, struct pl_diag *diag);
 
 /* ---- out.c ---- */
 enum pl_status study_write_csv(const struct pl_study *st, const char *path, struct pl_diag *diag);

@@ -110,7 +110,8 @@ static void draw(const struct study_fig *figs, int n, const char *figdir, const 
       continue;
     struct pl_diag d;
     pl_diag_clear(&d);
-    enum pl_status rc = study_gnuplot_run(gp, figdir, figs[i].id, &d);
+    int scale = o != NULL && o->png_scale > 1 ? o->png_scale : 1;
+    enum pl_status rc = study_gnuplot_run(gp, figdir, figs[i].id, scale, &d);
     if (rc == PL_OK)
       continue;
     info->figures_drawn = false;
