@@ -71,5 +71,9 @@ struct pl_flops {
 };
 
 void pl_flops_compute(const struct pl_model *m, const struct pl_layout *l, struct pl_flops *out);
+/* PaLM's model FLOPs per token at sequence length seq: 6 N + 12 l h s
+ * (Chowdhery et al. 2022, appendix B; h = heads x head_dim), the
+ * palm_per_step above per token, and `trace analyze --model`'s numerator. */
+double pl_flops_palm_per_token(const struct pl_model *m, int64_t seq);
 
 #endif

@@ -43,6 +43,8 @@ struct pl_gpu_efficiency {
   double power_wait;             /* same while waiting inside a step (pipeline bubble) */
 };
 
+#define PL_GPU_DEVICE_NAMES 4
+
 struct pl_gpu {
   char name[32];                 /* preset name, e.g. "h100" */
   char vendor[16];               /* "nvidia", "amd" */
@@ -63,6 +65,10 @@ struct pl_gpu {
   double nccl_link_bytes_per_s;  /* per link, per direction, as NCCL's topology assumes it
                                     (src/graph/topo.h SM*_NVLINK_BW); the collective model uses it */
   struct pl_gpu_efficiency eff;  /* step-model efficiency and power (sim) */
+  char default_cluster[32];      /* cluster preset a run on this GPU gets, "" none */
+  char device_names[PL_GPU_DEVICE_NAMES][32]; /* substrings of the device name the driver
+                                    reports (Kineto deviceProperties) that mean this GPU */
+  int n_device_names;
 };
 
 struct pl_cluster {
@@ -112,8 +118,14 @@ enum pl_status pl_gpu_parse(const char *text, size_t len, const char *origin, st
                             struct pl_diag *diag);
 enum pl_status pl_cluster_parse(const char *text, size_t len, const char *origin,
                                 struct pl_cluster *out, struct pl_diag *diag);
-/* The DGX system preset name for a GPU preset ("h100" -> "dgx-h100"), or NULL. */
+/* The cluster preset a run on this GPU (preset or file) gets when none is
+ * named: the GPU file's "default_cluster" ("h100" -> "dgx-h100"), or NULL
+ * when it has none, names no cluster preset, or the GPU does not load. */
 const char *pl_cluster_default_for_gpu(const char *gpu_name);
+/* The GPU preset whose "device_names" match a device name as the driver
+ * reports it ("NVIDIA H100 80GB HBM3" -> "h100"); the longest matching
+ * substring wins ("A100-SXM4-80GB" over "A100"). NULL when none matches. */
+const char *pl_gpu_preset_for_device(const char *device);
 
 /* Write a cluster as a plateau cluster file that pl_cluster_load reads back,
  * every quantity with its unit and a source. Writes a temporary beside path,

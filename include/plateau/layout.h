@@ -90,6 +90,17 @@ struct pl_layout {
   bool fsdp_separate_comms; /* input: the reduce_scatters have a communicator of their own
                               (a second process group, e.g. FSDP2's reduce_scatter_group or
                               torchtitan's option), so they overlap the gathers */
+  /* Behaviours set through struct pl_framework (framework.h), false by default: */
+  bool tp_comm_overlap;    /* input: with sp, the transformer layers' tp all_gathers and
+                              reduce_scatters run beside their GEMMs (Transformer Engine
+                              userbuffers, ub_tp_comm_overlap; torchtitan async TP), not after */
+  bool overlap_param_gather; /* input: zero1 parameter all_gathers overlap the next step's
+                              forward (Megatron-Core DDP overlap_param_gather), not waited for
+                              after the optimizer step */
+  bool overlap_p2p;        /* input: pipeline send/recv are asynchronous: only the receiver
+                              waits (Megatron-Core overlap_p2p_comm), not blocking */
+  bool grad_reduce_bf16;   /* input: ddp/zero1 gradients reduced in bf16 (Megatron-Core
+                              grad_reduce_in_fp32 = False, NeMo grad_sync_dtype bf16), not fp32 */
 };
 
 /* Fill derived fields and defaults; reject what cannot run. */

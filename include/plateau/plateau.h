@@ -11,6 +11,8 @@
 #include "data.h"
 #include "emit.h"
 #include "flops.h"
+#include "framework.h"
+#include "gnuplot.h"
 #include "hw.h"
 #include "layout.h"
 #include "memory.h"

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "flops.h"
+#include "framework.h"
 #include "hw.h"
 #include "layout.h"
 #include "memory.h"
@@ -26,6 +27,7 @@ struct pl_run {
   struct pl_cluster cluster;
   struct pl_layout layout;   /* as given; pl_predict resolves a copy */
   struct pl_train_opts train;
+  struct pl_framework framework; /* zeroed = none named; pl_predict applies it to the layout */
 };
 
 /* One kind of collective of a step, summed over its calls on one rank. */

@@ -62,6 +62,7 @@ struct pl_study_spec {
   double coll_bytes;       /* message size of the bus-bandwidth figure, nccl-tests convention */
   char focus_model[256];   /* the model of the single-setup figures; one of models */
   char focus_cluster[256]; /* the cluster of the single-setup figures; one of clusters */
+  struct pl_framework framework; /* every run's framework (zeroed: none named) */
 };
 
 /* The default grid of docs/study.md: Llama-2 7B/13B/70B on DGX V100/A100/H100,

@@ -77,6 +77,8 @@ struct pl_validation {
   size_t n_sets;
   size_t cap_sets;
   struct pl_vsummary overall;
+  struct pl_framework framework; /* set before adding files: replaces every row's own
+                                    behaviours (validate --framework); zeroed = none */
 };
 
 void pl_validation_init(struct pl_validation *v);

@@ -1,4 +1,4 @@
-/* cmd_list.c: `plateau list models|gpus|clusters` prints each built-in
+/* cmd_list.c: `plateau list models|gpus|clusters|frameworks` prints each built-in
  * preset's name with a one-line description, read from the preset itself. */
 #include <stdio.h>
 #include <string.h>
@@ -12,9 +12,9 @@ static const struct cli_opt list_opts[] = {
     {"format", "F", "text|csv|json (default text)"},
 };
 static const struct cli_cmd list_cmd = {
-    "list", "plateau list models|gpus|clusters [--format text|csv|json]",
+    "list", "plateau list models|gpus|clusters|frameworks [--format text|csv|json]",
     "List the built-in presets of one kind, one line each. Any preset name works wherever a "
-    "--model, --gpu or --cluster is expected; so does a path to a file of the same format.",
+    "--model, --gpu, --cluster or --framework is expected; so does a path to a file of the same format.",
     list_opts, sizeof list_opts / sizeof list_opts[0], true};
 
 static void describe_model(const char *name, char *buf, size_t n) {
@@ -57,6 +57,17 @@ static void describe_cluster(const char *name, char *buf, size_t n) {
   snprintf(buf, n, "%s", c.description);
 }
 
+static void describe_framework(const char *name, char *buf, size_t n) {
+  struct pl_framework fw;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  if (pl_framework_preset(name, &fw, &d) != PL_OK) {
+    snprintf(buf, n, "(cannot load: %s)", d.msg);
+    return;
+  }
+  snprintf(buf, n, "%s", fw.description);
+}
+
 static void emit_row(enum cli_format fmt, struct pl_emit *e, const char *name, const char *desc) {
   if (fmt == CLI_FORMAT_JSON) {
     pl_emit_obj_begin(e, NULL);
@@ -82,15 +93,17 @@ int cmd_list(int argc, char **argv) {
   if (cli_get_format(&args, &fmt) != 0)
     return 1;
   if (args.n_pos != 1)
-    return cli_fail("list: name one kind: models, gpus or clusters");
+    return cli_fail("list: name one kind: models, gpus, clusters or frameworks");
   const char *kind = args.pos[0];
   void (*describe)(const char *, char *, size_t) =
       strcmp(kind, "models") == 0     ? describe_model
       : strcmp(kind, "gpus") == 0     ? describe_gpu
-      : strcmp(kind, "clusters") == 0 ? describe_cluster
-                                      : NULL;
+      : strcmp(kind, "clusters") == 0   ? describe_cluster
+      : strcmp(kind, "frameworks") == 0 ? describe_framework
+                                        : NULL;
   if (describe == NULL)
-    return cli_fail("list: unknown kind '%s' (expected models, gpus or clusters)", kind);
+    return cli_fail("list: unknown kind '%s' (expected models, gpus, clusters or frameworks)",
+                    kind);
   struct pl_emit *e = NULL;
   if (fmt == CLI_FORMAT_JSON) {
     e = pl_emit_open(stdout);

@@ -24,6 +24,7 @@ static const struct cli_opt opts[] = {
     {"gnuplot", "PATH", "gnuplot binary (default $PLATEAU_GNUPLOT, else gnuplot on PATH)"},
     {"png-scale", "K", "PNG figures at K times the screen size, 1 to 4 (default 1; 3 for print)"},
     {"quiet", NULL, "no progress on stderr"},
+    {"framework", "NAME", "framework preset or file for every run (default none: plateau's defaults)"},
 };
 
 static const struct cli_cmd cmd = {
@@ -88,14 +89,15 @@ static void on_progress(void *ud, const char *phase, int64_t done, int64_t total
 
 static int load_spec(const struct cli_args *args, struct pl_study_spec *spec) {
   const char *path = cli_get(args, "spec");
-  if (path == NULL) {
-    pl_study_spec_default(spec);
-    return 0;
-  }
+  const char *fw = cli_get(args, "framework");
   struct pl_diag d;
   pl_diag_clear(&d);
-  if (pl_study_spec_load(path, spec, &d) != PL_OK)
+  if (path == NULL)
+    pl_study_spec_default(spec);
+  else if (pl_study_spec_load(path, spec, &d) != PL_OK)
     return cli_fail("%s", d.msg);
+  if (fw != NULL && pl_framework_load(fw, &spec->framework, &d) != PL_OK)
+    return cli_fail("--framework: %s", d.msg);
   return 0;
 }
 

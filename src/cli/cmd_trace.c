@@ -46,20 +46,6 @@ struct perf {
   char peak_from[64];       /* what the peak came from */
 };
 
-/* "NVIDIA H100 80GB HBM3" -> "h100" (data/gpus presets). */
-static const char *preset_for_device(const char *dev) {
-  static const struct {
-    const char *needle, *preset;
-  } map[] = {
-      {"H100", "h100"}, {"H200", "h200"}, {"B200", "b200"}, {"A100-SXM4-80GB", "a100-80g"},
-      {"A100 80GB", "a100-80g"}, {"A100", "a100-40g"}, {"V100", "v100"}, {"MI300X", "mi300x"},
-  };
-  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-    if (strstr(dev, map[i].needle) != NULL)
-      return map[i].preset;
-  return NULL;
-}
-
 static int load_peak(const struct cli_args *a, const struct pl_trace_set *s, struct perf *p) {
   const char *g = cli_get(a, "gpu");
   struct pl_diag d;
@@ -71,7 +57,7 @@ static int load_peak(const struct cli_args *a, const struct pl_trace_set *s, str
     return 0;
   }
   if (g == NULL && s->n_ranks > 0)
-    g = preset_for_device(s->ranks[0].device);
+    g = pl_gpu_preset_for_device(s->ranks[0].device); /* data/gpus "device_names" */
   if (g == NULL)
     return 0;
   struct pl_gpu gpu;
@@ -103,9 +89,7 @@ static int load_flops(const struct cli_args *a, struct perf *p) {
   int64_t seq = m.seq_len;
   if (cli_get_int(a, "seq", &seq))
     return 1;
-  double per_token = 6.0 * (double)pl_model_params(&m) +
-                     12.0 * (double)m.layers * (double)(m.heads * m.head_dim) * (double)seq;
-  p->flops_per_step = per_token * p->tokens_per_step;
+  p->flops_per_step = pl_flops_palm_per_token(&m, seq) * p->tokens_per_step;
   return 0;
 }
 

@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <plateau/plateau.h>
 
@@ -24,6 +22,8 @@ static const struct cli_opt opts[] = {
     {"baseline", "FILE", "fail (exit 1) when a dataset's mean error exceeds FILE's by > 1 pp"},
     {"write-baseline", "FILE", "write this run's per-dataset errors to FILE as the new baseline"},
     {"explain", "ROW", "one file: show row ROW's whole prediction and compute per operation"},
+    {"framework", "NAME",
+     "predict every row with this framework preset or file instead of its source's behaviours"},
     {"scaling", NULL,
      "instead of the rows: weak scaling, per-GPU throughput measured and predicted as a "
      "configuration is run on more GPUs"},
@@ -73,28 +73,17 @@ static int print(const struct pl_validation *v, enum cli_format format, bool sum
   return cli_emit_done(e);
 }
 
-/* Run gnuplot on script inside dir, so the script names its outputs
- * relative to itself and can be rerun there by hand. */
+/* Draw dir/script with gnuplot (pl_gnuplot_run), in the command's words. */
 static int run_gnuplot(const char *dir, const char *script) {
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid < 0)
-    return cli_fail("cannot start gnuplot: %s", strerror(errno));
-  if (pid == 0) {
-    if (chdir(dir) == 0)
-      execlp("gnuplot", "gnuplot", script, (char *)NULL);
-    _exit(127);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return cli_fail("gnuplot: %s", strerror(errno));
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  enum pl_status rc = pl_gnuplot_run("gnuplot", dir, script, NULL, &d);
+  if (rc == PL_ERR_UNSUPPORTED)
     return cli_fail("gnuplot not found (scripts/install-deps.sh installs it); the script is "
                     "'%s/%s'",
                     dir, script);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return cli_fail("gnuplot failed on '%s/%s'", dir, script);
+  if (rc != PL_OK)
+    return cli_fail("%s", d.msg);
   return 0;
 }
 
@@ -237,6 +226,11 @@ int cmd_validate(int argc, char **argv) {
   struct pl_diag d;
   pl_validation_init(&v);
   pl_diag_clear(&d);
+  const char *fw = cli_get(&args, "framework");
+  if (fw != NULL && pl_framework_load(fw, &v.framework, &d) != PL_OK) {
+    pl_validation_free(&v);
+    return cli_fail("--framework: %s", d.msg);
+  }
   rc = 0; /* no file has failed yet */
   for (int i = 0; i < args.n_pos && rc == 0; i++)
     if (pl_validation_add_file(&v, args.pos[i], &d) != PL_OK)

@@ -1,6 +1,7 @@
 /* run_opts.c: turn the shared run options into a struct pl_run. */
 #include "run_opts.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include <plateau/units.h>
@@ -61,6 +62,66 @@ static int two_way(const struct cli_args *args, const char *name, const char *wh
   return 1;
 }
 
+/* A two-word behaviour flag onto a framework setting: the second word means
+ * on when second_on, else off. */
+static int setting_flag(const struct cli_args *args, const char *name, const char *what,
+                        const char *first, const char *second, bool second_on,
+                        enum pl_setting *out) {
+  bool is_second;
+  int given = two_way(args, name, what, first, second, &is_second);
+  if (given > 0)
+    *out = is_second == second_on ? PL_SETTING_ON : PL_SETTING_OFF;
+  return given < 0 ? 1 : 0;
+}
+
+/* Every behaviour flag overrides the framework preset's value. */
+static int load_behaviours(const struct cli_args *args, struct pl_framework *fw) {
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  const char *v;
+  if ((v = cli_get(args, "framework")) != NULL && pl_framework_load(v, fw, &d) != PL_OK)
+    return cli_fail("--framework: %s", d.msg);
+  if ((v = cli_get(args, "attention")) != NULL && pl_attention_parse(v, &fw->attention, &d) != PL_OK)
+    return cli_fail("--attention: %s", d.msg);
+  static const struct {
+    const char *name, *what, *first, *second;
+    bool second_on;
+    size_t field;
+  } flags[] = {
+#define FW_FIELD(f) offsetof(struct pl_framework, f)
+      {"kernels", "kernels", "fused", "unfused", false, FW_FIELD(fused_kernels)},
+      {"fsdp-comm", "value", "one", "separate", true, FW_FIELD(fsdp_separate_comms)},
+      {"fsdp-prefetch", "value", "on", "off", false, FW_FIELD(fsdp_prefetch)},
+      {"sequence-parallel", "value", "on", "off", false, FW_FIELD(sequence_parallel)},
+      {"tp-comm-overlap", "value", "on", "off", false, FW_FIELD(tp_comm_overlap)},
+      {"overlap-grad-reduce", "value", "on", "off", false, FW_FIELD(overlap_grad_reduce)},
+      {"overlap-param-gather", "value", "on", "off", false, FW_FIELD(overlap_param_gather)},
+      {"overlap-p2p", "value", "on", "off", false, FW_FIELD(overlap_p2p)},
+      {"grad-reduce-dtype", "dtype", "fp32", "bf16", false, FW_FIELD(grad_reduce_fp32)},
+      {"zero1-grad-reduce", "op", "reduce-scatter", "all-reduce", true,
+       FW_FIELD(zero1_grad_all_reduce)},
+      {"grad-accum", "mode", "in-place", "fp32-copy", true, FW_FIELD(grad_accum_fp32_copy)},
+#undef FW_FIELD
+  };
+  for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+    enum pl_setting *field = (enum pl_setting *)((char *)fw + flags[i].field);
+    if (setting_flag(args, flags[i].name, flags[i].what, flags[i].first, flags[i].second,
+                     flags[i].second_on, field) != 0)
+      return 1;
+  }
+  int64_t passes = -1;
+  if (cli_get_int(args, "logit-metric-passes", &passes) != 0)
+    return 1;
+  if (cli_get(args, "logit-metric-passes") != NULL && (passes < 0 || passes > 16))
+    return cli_fail("--logit-metric-passes: %lld is out of range (expected 0..16)",
+                    (long long)passes);
+  if (passes >= 0) {
+    fw->logit_metric_passes = passes;
+    fw->logit_metric_passes_set = true;
+  }
+  return 0;
+}
+
 static int load_modes(const struct cli_args *args, struct pl_layout *l) {
   struct pl_diag d;
   pl_diag_clear(&d);
@@ -76,24 +137,6 @@ static int load_modes(const struct cli_args *args, struct pl_layout *l) {
     return cli_fail("--schedule: %s", d.msg);
   if ((v = cli_get(args, "dtype")) != NULL && pl_dtype_parse(v, &l->dtype, &d) != PL_OK)
     return cli_fail("--dtype: %s", d.msg);
-  bool on;
-  int given;
-  if ((given = two_way(args, "attention", "attention", "flash", "eager", &on)) < 0)
-    return 1;
-  if (given)
-    l->eager_attention = on;
-  if ((given = two_way(args, "kernels", "kernels", "fused", "unfused", &on)) < 0)
-    return 1;
-  if (given)
-    l->kernels = on ? PL_KERNELS_UNFUSED : PL_KERNELS_FUSED;
-  if ((given = two_way(args, "fsdp-comm", "value", "one", "separate", &on)) < 0)
-    return 1;
-  if (given)
-    l->fsdp_separate_comms = on;
-  if ((given = two_way(args, "fsdp-prefetch", "value", "on", "off", &on)) < 0)
-    return 1;
-  if (given)
-    l->gather_no_prefetch = on;
   return 0;
 }
 
@@ -125,5 +168,8 @@ int run_from_args(const struct cli_args *args, struct pl_run *run) {
   if (load_hardware(args, run) != 0 || load_ints(args, &run->layout) != 0 ||
       load_train(args, &run->train) != 0)
     return 1;
-  return load_modes(args, &run->layout);
+  if (load_modes(args, &run->layout) != 0 || load_behaviours(args, &run->framework) != 0)
+    return 1;
+  pl_framework_apply(&run->framework, &run->layout);
+  return 0;
 }

@@ -28,10 +28,20 @@
   {"recompute", "MODE", "none|selective|full activation recomputation (default none)"},     \
   {"schedule", "S", "1f1b|interleaved|gpipe pipeline schedule (default 1f1b)"},             \
   {"dtype", "T", "bf16|fp8 (default bf16)"},                                                \
-  {"attention", "A", "flash|eager: eager stores the s x s scores (default flash)"},          \
+  {"framework", "NAME", "framework preset or file: megatron-lm|megatron-core|nemo|torchtitan|pytorch-fsdp|llm-foundry|deepspeed (default none: plateau's defaults; plateau list frameworks)"}, \
+  {"attention", "A", "flash|triton|eager: eager stores the s x s scores, triton = FlashAttention in Triton (default flash)"}, \
   {"kernels", "K", "fused|unfused element-wise kernels: unfused = eager PyTorch (default fused)"}, \
   {"fsdp-comm", "C", "one|separate communicators for zero2/zero3 gathers and reduce_scatters (default one, as PyTorch)"}, \
-  {"fsdp-prefetch", "P", "on|off: zero2/zero3 gathers prefetched and hidden behind compute (default on), or each started after the previous unit's compute and waited for (a bound when they do not overlap)"}
+  {"fsdp-prefetch", "P", "on|off: zero2/zero3 gathers prefetched and hidden behind compute (default on), or each started after the previous unit's compute and waited for (a bound when they do not overlap)"}, \
+  {"sequence-parallel", "on|off", "Megatron sequence parallelism whenever tp > 1 (default on)"}, \
+  {"tp-comm-overlap", "on|off", "with sequence parallelism, the layers' tp all_gathers/reduce_scatters run beside their GEMMs (Transformer Engine userbuffers; default off)"}, \
+  {"overlap-grad-reduce", "on|off", "ddp/zero1 gradient buckets reduced during the last backward (default on), or after it"}, \
+  {"overlap-param-gather", "on|off", "zero1 parameter all_gather overlapped with the next forward (default off: after the optimizer step)"}, \
+  {"overlap-p2p", "on|off", "interleaved pipeline send/recv asynchronous, only the receiver waits (default off: blocking)"}, \
+  {"grad-reduce-dtype", "T", "fp32|bf16 ddp/zero1 gradient reduction (default fp32)"}, \
+  {"zero1-grad-reduce", "OP", "reduce-scatter|all-reduce of zero1 gradients (default reduce-scatter; all-reduce = DeepSpeed pipeline engine)"}, \
+  {"grad-accum", "MODE", "in-place|fp32-copy: 16-bit ddp/zero1 gradients added in place (default) or cast to an fp32 copy per micro-batch (DeepSpeed BF16_Optimizer)"}, \
+  {"logit-metric-passes", "N", "extra fp32 cross-entropy passes over the logits per micro-batch for train metrics (default 0; llm-foundry 2)"}
 
 /* Time and cost to train (struct pl_train_opts), for predict, search and sweep. */
 #define TRAIN_OPTS                                                                            \

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <plateau/alloc.h>
+#include <plateau/data.h>
 
 #include "hw/hw_int.h"
 
@@ -222,19 +223,16 @@ double pl_cluster_node_net_bytes_per_s(const struct pl_cluster *c) {
   return (double)c->nics_per_node * c->nic_bytes_per_s;
 }
 
-/* The DGX (or vendor platform) preset built from each GPU preset. */
+/* The GPU file's "default_cluster", as the cluster preset's own name
+ * (static storage), so the answer outlives the loaded GPU. */
 const char *pl_cluster_default_for_gpu(const char *gpu_name) {
-  static const struct {
-    const char *gpu, *cluster;
-  } map[] = {
-      {"v100", "dgx-v100"}, {"a100-40g", "dgx-a100"}, {"a100-80g", "dgx-a100"},
-      {"h100", "dgx-h100"}, {"h200", "dgx-h200"},     {"b200", "dgx-b200"},
-      {"mi300x", "mi300x-platform"},
-  };
-  if (gpu_name == NULL)
+  struct pl_gpu g;
+  if (gpu_name == NULL || pl_gpu_load(gpu_name, &g, NULL) != PL_OK ||
+      g.default_cluster[0] == '\0')
     return NULL;
-  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-    if (strcmp(gpu_name, map[i].gpu) == 0)
-      return map[i].cluster;
+  const char *name;
+  for (size_t i = 0; (name = pl_data_name("clusters", i)) != NULL; i++)
+    if (strcmp(name, g.default_cluster) == 0)
+      return name;
   return NULL;
 }

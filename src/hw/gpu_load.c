@@ -5,6 +5,7 @@
  * can add sections (the step simulator's "efficiency" object, for one).
  * Format and field list: docs/hardware.md. */
 #include <plateau/alloc.h>
+#include <plateau/data.h>
 #include <plateau/hw.h>
 
 #include <stdio.h>
@@ -80,6 +81,31 @@ static enum pl_status read_links(yajl_val doc, const char *origin, struct pl_gpu
                  &g->nccl_link_bytes_per_s, diag);
 }
 
+/* What the GPU is called elsewhere: its default cluster preset and the
+ * driver's device names (docs/hardware.md). */
+static enum pl_status read_names(yajl_val doc, const char *origin, struct pl_gpu *g,
+                                 struct pl_diag *diag) {
+  enum pl_status st = hw_str(doc, "default_cluster", false, origin, g->default_cluster,
+                             sizeof g->default_cluster, diag);
+  yajl_val names = base_json_get(doc, "device_names");
+  if (st != PL_OK || names == NULL)
+    return st;
+  if (!YAJL_IS_ARRAY(names) || names->u.array.len > PL_GPU_DEVICE_NAMES)
+    return pl_diag_set(diag, PL_ERR_PARSE,
+                       "%s: field 'device_names' must be an array of at most %d strings", origin,
+                       PL_GPU_DEVICE_NAMES);
+  for (size_t i = 0; i < names->u.array.len; i++) {
+    const char *s = YAJL_GET_STRING(names->u.array.values[i]);
+    if (s == NULL || s[0] == '\0' || strlen(s) >= sizeof g->device_names[0])
+      return pl_diag_set(diag, PL_ERR_PARSE,
+                         "%s: field 'device_names': element %zu must be a string of 1 to %zu "
+                         "characters",
+                         origin, i + 1, sizeof g->device_names[0] - 1);
+    snprintf(g->device_names[g->n_device_names++], sizeof g->device_names[0], "%s", s);
+  }
+  return PL_OK;
+}
+
 static enum pl_status read_gpu(yajl_val doc, const char *origin, struct pl_gpu *g,
                                struct pl_diag *diag) {
   enum pl_status st;
@@ -95,7 +121,9 @@ static enum pl_status read_gpu(yajl_val doc, const char *origin, struct pl_gpu *
     return st;
   if ((st = read_memory_power(doc, origin, g, diag)) != PL_OK)
     return st;
-  return read_links(doc, origin, g, diag);
+  if ((st = read_links(doc, origin, g, diag)) != PL_OK)
+    return st;
+  return read_names(doc, origin, g, diag);
 }
 
 /* The preset name, the file's "name" field, or the file's base name. */
@@ -160,4 +188,22 @@ double pl_gpu_peak_flops_per_s(const struct pl_gpu *g, enum pl_dtype dtype) {
   case PL_DTYPE_FP8: return g->peak_fp8_flops_per_s;
   }
   return g->peak_bf16_flops_per_s;
+}
+
+const char *pl_gpu_preset_for_device(const char *device) {
+  const char *best = NULL, *name;
+  size_t best_len = 0;
+  for (size_t i = 0; device != NULL && (name = pl_data_name("gpus", i)) != NULL; i++) {
+    struct pl_gpu g;
+    if (pl_gpu_load(name, &g, NULL) != PL_OK)
+      continue;
+    for (int k = 0; k < g.n_device_names; k++) {
+      size_t n = strlen(g.device_names[k]);
+      if (n > best_len && strstr(device, g.device_names[k]) != NULL) {
+        best = name;
+        best_len = n;
+      }
+    }
+  }
+  return best;
 }

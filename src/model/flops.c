@@ -230,6 +230,11 @@ static double megatron_eq3(const struct pl_model *m, double batch, double seq) {
   return 96.0 * batch * seq * l * h * h * (1.0 + seq / (6.0 * h) + v / (16.0 * l * h));
 }
 
+double pl_flops_palm_per_token(const struct pl_model *m, int64_t seq) {
+  return 6.0 * (double)pl_model_params(m) +
+         12.0 * (double)m->layers * (double)(m->heads * m->head_dim) * (double)seq;
+}
+
 void pl_flops_compute(const struct pl_model *m, const struct pl_layout *l, struct pl_flops *out) {
   struct dims d = dims_of(m, l);
   double seq = (double)d.seq, s_k = (double)d.s_k, l_n = (double)m->layers;
@@ -249,7 +254,5 @@ void pl_flops_compute(const struct pl_model *m, const struct pl_layout *l, struc
   out->model_per_step = 3.0 * batch * (l_n * layer_seq + head_seq);
   out->hardware_per_step = out->model_per_step + batch * recompute_seq;
   out->megatron_per_step = megatron_eq3(m, batch, seq);
-  out->palm_per_step =
-      (6.0 * (double)pl_model_params(m) + 12.0 * l_n * (double)(m->heads * m->head_dim) * seq) *
-      out->tokens_per_step;
+  out->palm_per_step = pl_flops_palm_per_token(m, d.seq) * out->tokens_per_step;
 }

@@ -33,9 +33,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#define PARAM_BYTES 2.0      /* bf16 */
-#define GRAD_BYTES 4.0       /* fp32 main gradients */
-#define OPTIMIZER_BYTES 12.0 /* fp32 master + Adam m + v */
+#include "model/constants.h"
+
 #define FP32_LOGIT_BYTES 4.0 /* logits upcast for the loss (Korthikanti Sec. 4.3) */
 #define FRAMEWORK_FIXED_BYTES (1024.0 * 1024.0 * 1024.0) /* assumption */
 #define FRAGMENTATION 0.05                               /* assumption */

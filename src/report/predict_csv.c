@@ -4,6 +4,7 @@
 #include <plateau/report.h>
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 struct csv {
@@ -79,6 +80,22 @@ static void train_columns(struct csv *c, const struct pl_prediction *p) {
   col_num(c, "train.energy_cost_usd_per_mtok", t->energy_usd_per_mtok, kwh);
 }
 
+/* The resolved framework behaviours, after every older column (framework.h). */
+static void framework_columns(struct csv *c, const struct pl_prediction *p) {
+  struct pl_framework fw;
+  pl_framework_resolved(&p->run.framework, &p->run.layout, &fw);
+  col_str(c, "framework.name", fw.name[0] != '\0' ? fw.name : NULL);
+  col_str(c, "framework.attention", pl_attention_name(fw.attention));
+  enum pl_setting v;
+  const char *key;
+  char name[64];
+  for (size_t i = 0; (key = pl_framework_setting(&fw, i, &v)) != NULL; i++) {
+    snprintf(name, sizeof name, "framework.%s", key);
+    col_str(c, name, pl_setting_name(v));
+  }
+  col_int(c, "framework.logit_metric_passes", fw.logit_metric_passes);
+}
+
 static void columns(struct csv *c, const struct pl_prediction *p) {
   const struct pl_layout *l = &p->run.layout;
   const struct pl_memory *m = &p->memory;
@@ -132,6 +149,7 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_num(c, "power.energy_per_step_j", s->energy_per_step_j, ok);
   col_num(c, "power.tokens_per_j", s->tokens_per_j, ok);
   train_columns(c, p);
+  framework_columns(c, p);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -59,6 +59,24 @@ static void layout_json(struct pl_emit *e, const struct pl_layout *l) {
   pl_emit_obj_end(e);
 }
 
+/* The framework's behaviours as the layout ran them (framework.h). */
+static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
+  struct pl_framework fw;
+  pl_framework_resolved(&p->run.framework, &p->run.layout, &fw);
+  pl_emit_obj_begin(e, "framework");
+  if (fw.name[0] != '\0')
+    pl_emit_str(e, "name", fw.name);
+  else
+    pl_emit_null(e, "name");
+  pl_emit_str(e, "attention", pl_attention_name(fw.attention));
+  enum pl_setting v;
+  const char *key;
+  for (size_t i = 0; (key = pl_framework_setting(&fw, i, &v)) != NULL; i++)
+    pl_emit_bool(e, key, v == PL_SETTING_ON);
+  pl_emit_int(e, "logit_metric_passes", fw.logit_metric_passes);
+  pl_emit_obj_end(e);
+}
+
 static void flops_json(struct pl_emit *e, const struct pl_flops *f) {
   pl_emit_obj_begin(e, "flops");
   pl_emit_num(e, "model_per_step", f->model_per_step);
@@ -167,6 +185,7 @@ void pl_report_predict_members(struct pl_emit *e, const struct pl_prediction *p)
   model_json(e, p);
   hardware_json(e, p);
   layout_json(e, &p->run.layout);
+  framework_json(e, p);
   flops_json(e, &p->flops);
   memory_json(e, &p->memory);
   step_json(e, &p->step);

@@ -25,10 +25,11 @@
  *  - ddp/zero1: fp32 gradients all_reduced (reduce_scattered) in 25 MiB
  *    buckets once per step; zero1 all_gathers the updated bf16 parameters
  *    after the optimizer, in bucket-sized calls;
- *  - the optimizer: AdamW over the local parameters, at least 30 bytes of
- *    HBM traffic per parameter (fp32 grad, param, m, v read; param, m, v
- *    written; bf16 copy written) at the achievable bandwidth, plus one
- *    kernel. The simulator counts more (34: the gradient-norm pass);
+ *  - the optimizer: AdamW over the local parameters, at least
+ *    ADAMW_LOWER_BOUND_BYTES_PER_PARAM (30) bytes of HBM traffic per
+ *    parameter (fp32 grad, param, m, v read; param, m, v written; bf16 copy
+ *    written) at the achievable bandwidth, plus one kernel. The simulator
+ *    counts more (34: the gradient-norm pass; model/constants.h);
  *    counting less keeps this a lower bound.
  * If the simulator changes these rules, tests/unit/test_search_prune.c
  * (bound <= simulated step for every layout of small spaces) fails. */
@@ -40,11 +41,7 @@
 #include <plateau/coll.h>
 #include <plateau/model.h>
 
-#define ACT_BYTES 2.0               /* bf16 activations on the wire */
-#define PARAM_BYTES 2.0             /* bf16 parameters gathered */
-#define GRAD_BYTES 4.0              /* fp32 gradient reduction */
-#define BUCKET_BYTES (25.0 * 1024 * 1024) /* torch DDP bucket_cap_mb = 25 */
-#define ADAMW_BYTES_PER_PARAM 30.0
+#include "model/constants.h"
 
 static int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
@@ -175,7 +172,7 @@ double search_optimizer_s(const struct search_ctx *ctx, const struct pl_layout *
   const struct pl_gpu *g = &ctx->cluster->gpu;
   double local = l->shard == PL_SHARD_DDP ? params : params / (double)l->shard_group;
   double bw = g->hbm_bytes_per_s * g->eff.hbm_fraction;
-  return (bw > 0 ? local * ADAMW_BYTES_PER_PARAM / bw : 0) + g->eff.kernel_overhead_s;
+  return (bw > 0 ? local * ADAMW_LOWER_BOUND_BYTES_PER_PARAM / bw : 0) + g->eff.kernel_overhead_s;
 }
 
 /* zero1: the updated bf16 parameters all_gathered after the optimizer, in

@@ -109,6 +109,7 @@ static void eval_item(void *arg, int64_t i, void *out) {
   run.model = job->base->model;
   run.cluster = job->base->cluster;
   run.train = job->ctx->train;
+  run.framework = job->base->framework;
   search_cand_layout(job->ctx, &job->cands[job->idx[i]], &run.layout);
   r->status = pl_predict(&run, &r->pred, &d);
   snprintf(r->msg, sizeof r->msg, "%.255s", d.msg);
@@ -119,6 +120,7 @@ static void eval_item(void *arg, int64_t i, void *out) {
 
 struct ranker {
   const struct search_ctx *ctx;
+  const struct pl_run *base;
   const struct pl_search_opts *opts;
   struct search_space_out *space;
   struct pl_search_result *res;
@@ -214,6 +216,7 @@ static enum pl_status fill_result(struct ranker *rk, struct pl_search_result *ou
     run.model = rk->ctx->model[0];
     run.cluster = rk->ctx->cluster[0];
     run.train = rk->ctx->train;
+    run.framework = rk->base->framework;
     search_cand_layout(rk->ctx, &rk->space->closest, &run.layout);
     enum pl_status st = pl_predict(&run, &out->closest, diag);
     if (st != PL_OK)
@@ -230,6 +233,7 @@ static enum pl_status fill_result(struct ranker *rk, struct pl_search_result *ou
 static enum pl_status run_ranker(struct ranker *rk, const struct pl_run *base,
                                  struct pl_search_result *out, struct pl_diag *diag) {
   int64_t k = rk->opts->top_k;
+  rk->base = base;
   rk->top.k = k;
   rk->top.rec = pl_calloc((size_t)k, sizeof *rk->top.rec);
   rk->top.key = pl_calloc((size_t)k, sizeof *rk->top.key);

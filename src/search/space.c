@@ -157,6 +157,8 @@ enum pl_status search_ctx_init(struct search_ctx *ctx, const struct pl_run *base
   if (st == PL_OK)
     make_template(ctx, &base->layout);
   if (st == PL_OK)
+    pl_framework_apply(&base->framework, &ctx->tmpl);
+  if (st == PL_OK)
     st = divisors(ctx->gpus, &ctx->div_gpus, &ctx->n_div_gpus, diag);
   if (st == PL_OK)
     st = divisors(ctx->gbs, &ctx->div_gbs, &ctx->n_div_gbs, diag);

@@ -63,31 +63,16 @@
 #include <math.h>
 #include <string.h>
 
+#include "model/constants.h"
 #include "sim/sim_int.h"
 
-#define BUCKET_BYTES (25.0 * 1024 * 1024) /* torch DDP bucket_cap_mb = 25 (MiB) */
-#define GRAD_BYTES                                                                                 \
-  4.0 /* fp32 gradients for ddp/zero1 reduction (Megatron main_grad, DDP fp32 params) */
-#define PARAM_BYTES 2.0 /* bf16 parameters gathered after a zero1 optimizer step */
-/* AdamW with fp32 states: read grad, param, m, v (16 B), write param, m, v
- * (12 B), write the bf16 working copy (2 B); plus the gradient-norm pass that
- * precedes it, one more read of every fp32 gradient (4 B): Megatron-LM
- * clip_grad_norm_fp32 (megatron/optimizer/clip_grads.py, default
- * --clip-grad 1.0) and torch.nn.utils.clip_grad_norm_ (FSDP, llm-foundry,
- * torchtitan max_norm 1.0) both reduce the norm over all gradients. Its
- * all_reduce of one scalar is latency only and not modelled. */
-#define ADAMW_BYTES_PER_PARAM 34.0
-/* Eager PyTorch (layout.kernels unfused: FSDP with torch.optim or Composer):
- * AdamW as element-wise passes, torch.optim.adamw._multi_tensor_adamw
- * (torch 2.0/2.1, the default foreach path): decoupled decay mul_ (8 B),
- * exp_avg lerp_ (12), exp_avg_sq mul_ (8) and addcmul_ (12), sqrt (8),
- * div_ (8), add_ eps (8), addcdiv_ into the parameter (16): 80 B per
- * parameter (Composer's DecoupledAdamW loop, composer/optim/
- * decoupled_weight_decay.py, makes the same passes per tensor, 88 B); and
- * torch.nn.utils.clip_grad_norm_: the norms (read 4 B) and the scaling
- * multiply (read and write 4 B), 12 B. FSDP keeps no separate bf16 copy to
- * write (the cast happens at gather time). */
-#define ADAMW_EAGER_BYTES_PER_PARAM 92.0
+/* Bytes per gradient element a ddp/zero1 reduction moves: GRAD_BYTES (fp32:
+ * Megatron-LM with --bf16 sets accumulate_allreduce_grads_in_fp32, DDP on fp32
+ * params), or bf16 with layout.grad_reduce_bf16 (Megatron-Core
+ * grad_reduce_in_fp32 = False, NeMo optim.grad_sync_dtype bf16). */
+static double grad_bytes(const struct pl_layout *l) {
+  return l->grad_reduce_bf16 ? PARAM_BYTES : GRAD_BYTES;
+}
 #define LOWER_ENDS 3
 #define LOWER_JOIN 4
 
@@ -168,6 +153,8 @@ struct lower {
   int32_t *ends;     /* [V][m][2][LOWER_ENDS]: what a send must wait for */
   int32_t *streams;  /* [pp][PL_STREAM_N] */
   bool *unsharded;   /* [vp] FSDP: chunk's parameters are gathered */
+  int32_t *pgather;  /* [vp][2] overlap_param_gather: a chunk's first-bucket and other
+                        all_gather tasks, SIM_NONE once waited for */
   int32_t *last_bwd; /* [vp] slot index of the chunk's last backward */
   enum pl_status err;
   struct pl_diag *diag;
@@ -415,11 +402,10 @@ static const struct sim_comm *tp_list(struct lower *lw, const struct unit *u,
   return c->list;
 }
 
-/* The tp collectives of a unit, issued after its compute and its cp ring. */
-static void unit_tp(struct lower *lw, const struct unit *u, int32_t after, int32_t ring) {
-  struct sim_comm scratch[SIM_SEG_N * SIM_SEG_TP];
-  int n;
-  const struct sim_comm *list = tp_list(lw, u, scratch, &n);
+/* Issue a tp list on the tp stream, its first task after `after` and `ring`
+ * (SIM_NONE: no edge); returns the last task. */
+static int32_t tp_issue(struct lower *lw, const struct sim_comm *list, int n, int32_t after,
+                        int32_t ring) {
   int32_t prev = SIM_NONE;
   for (int i = 0; i < n; i++) {
     int32_t t = i + 1 < n ? coll_pair(lw, PL_STREAM_TP, list[i], list[i + 1]) : SIM_NONE;
@@ -433,7 +419,47 @@ static void unit_tp(struct lower *lw, const struct unit *u, int32_t after, int32
     }
     prev = t;
   }
-  join_add(lw, prev);
+  return prev;
+}
+
+/* The tp collectives of a unit, issued after its compute and its cp ring. */
+static void unit_tp(struct lower *lw, const struct unit *u, int32_t after, int32_t ring) {
+  struct sim_comm scratch[SIM_SEG_N * SIM_SEG_TP];
+  int n;
+  const struct sim_comm *list = tp_list(lw, u, scratch, &n);
+  join_add(lw, tp_issue(lw, list, n, after, ring));
+}
+
+/* layout.tp_comm_overlap (Transformer Engine userbuffers, te.pytorch
+ * module/base.py initialize_ub; NeMo ub_tp_comm_overlap, Megatron-Core
+ * --tp-comm-overlap): the transformer layers' all_gathers (ring_exchange or
+ * bulk) and reduce_scatters (pipeline, num_splits chunks) are split and run
+ * beside the GEMMs they feed or follow, so a unit's layer tp traffic starts
+ * with its compute and the next unit waits for both; the engine slows the
+ * compute while they run (overlap_slowdown: the SMs userbuffers take,
+ * num_sm 16-24 of 132 in the H100 ub-confs). Embedding and LM-head
+ * collectives stay blocking (TE overlaps its own linear layers only).
+ * Ignored: the last of the num_splits reduce_scatter chunks, which has no
+ * GEMM left to hide behind (1/4 of the forward reduce_scatters). */
+static bool tp_overlapped(const struct lower *lw, const struct unit *u) {
+  return lw->l->tp_comm_overlap && lw->l->sp && u->layers > 0;
+}
+
+/* The overlapped part of a unit's tp traffic: its layers' collectives,
+ * issued beside its compute (after prev, the compute before it, and the
+ * unit's inputs in, n_in of them). */
+static void unit_tp_beside(struct lower *lw, const struct unit *u, int32_t prev, const int32_t *in,
+                           int n_in) {
+  struct sim_comm scratch[SIM_SEG_N * SIM_SEG_TP];
+  struct unit lay = *u;
+  lay.embed = lay.head = false;
+  int n;
+  const struct sim_comm *list = tp_list(lw, &lay, scratch, &n);
+  int32_t first_id = lw->st->eng.n_tasks;
+  int32_t last = tp_issue(lw, list, n, prev, SIM_NONE);
+  for (int i = 0; i < n_in && last != SIM_NONE; i++)
+    dep(lw, in[i], first_id);
+  join_add(lw, last);
 }
 
 /* Emit one unit; gather (or SIM_NONE) is its parameter all_gather. Returns
@@ -446,6 +472,10 @@ static int32_t emit_unit(struct lower *lw, const struct unit *u, int32_t gather)
                   (double)u->head * sg[SIM_SEG_HEAD].comp_s[p];
   double attn_s = (double)u->layers * sg[SIM_SEG_LAYER].attn_s[p];
   join_add(lw, gather);
+  bool beside = tp_overlapped(lw, u);
+  int32_t in[LOWER_JOIN], prev = lw->last_comp;
+  int n_in = beside ? lw->n_join : 0;
+  memcpy(in, lw->join, (size_t)n_in * sizeof in[0]);
   int32_t c = comp(lw, main_s, u, attn_s > 0 ? PL_PART_MAIN : PL_PART_ALL);
   if (c != SIM_NONE && lw->cur_unit >= 0 && lw->st->eng.cmp.need[lw->pass_id] > 0)
     lw->st->tags[c].anchor = 1;
@@ -457,7 +487,15 @@ static int32_t emit_unit(struct lower *lw, const struct unit *u, int32_t gather)
     c = comp(lw, attn_s, u, PL_PART_ATTN);
     join_add(lw, ring);
   }
-  unit_tp(lw, u, c, ring);
+  if (beside) {
+    struct unit edge = *u;
+    edge.layers = 0;
+    unit_tp_beside(lw, u, prev, in, n_in);
+    if (edge.embed || edge.head)
+      unit_tp(lw, &edge, c, ring);
+  } else {
+    unit_tp(lw, u, c, ring);
+  }
   lw->unit_end[1] = lw->unit_end[0];
   lw->unit_end[0] = c;
   return c;
@@ -483,7 +521,7 @@ static void reduce(struct lower *lw, const struct sim_seg *sg, int32_t after) {
 
 /* DDP/zero1: add a segment's gradients to the bucket and reduce full ones. */
 static void bucket(struct lower *lw, const struct sim_seg *sg, int32_t after, bool flush) {
-  lw->bucket_fill += sg != NULL ? sg->params * GRAD_BYTES : 0;
+  lw->bucket_fill += sg != NULL ? sg->params * grad_bytes(lw->l) : 0;
   double full = floor(lw->bucket_fill / lw->st->bucket_bytes);
   if (full >= 1) {
     int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, lw->bucket_coll, (int64_t)full);
@@ -833,6 +871,13 @@ static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
   lw->anchor_pair = -1;
 }
 
+/* Parameters of model chunk v (all stages' chunks numbered) on one GPU. */
+static double chunk_params(const struct lower *lw, int64_t v) {
+  const struct sim_seg *sg = lw->st->seg;
+  return (double)lw->st->chunk_layers[v] * sg[SIM_SEG_LAYER].params +
+         (v == 0 ? sg[SIM_SEG_EMBED].params : 0) + (v == lw->V - 1 ? sg[SIM_SEG_HEAD].params : 0);
+}
+
 /* Parameters of stage s on one GPU after tp sharding. */
 static double stage_params(const struct lower *lw, int64_t s) {
   const struct sim_seg *sg = lw->st->seg;
@@ -856,19 +901,30 @@ static double stage_params(const struct lower *lw, int64_t s) {
 static void grads_after_backward(struct lower *lw, double params) {
   const struct pl_layout *l = lw->l;
   if (!fsdp(l) && l->grad_reduce_after_backward && lw->bucket_coll >= 0) {
-    lw->bucket_fill = params * GRAD_BYTES;
+    lw->bucket_fill = params * grad_bytes(l);
     bucket(lw, NULL, lw->last_comp, true);
   }
   bool edge = lw->stage == 0 || lw->stage == lw->pp - 1;
   if (lw->pp < 2 || !edge || !lw->st->run->model.tied_embeddings)
     return;
   int32_t ar;
-  double bytes = lw->st->seg[SIM_SEG_EMBED].params * GRAD_BYTES;
+  double bytes = lw->st->seg[SIM_SEG_EMBED].params * grad_bytes(l);
   enum pl_status s = sim_coll_add(lw->st, PL_COLL_ALL_REDUCE, "pp", bytes, &ar, lw->diag);
   if (s != PL_OK)
     fail(lw, s);
   int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, ar, 1);
   dep(lw, lw->last_comp, t);
+}
+
+/* The zero1 bf16 parameter all_gather of a stage, in bucket-sized calls:
+ * the number of calls, the collective in *ag. */
+static double param_gather(struct lower *lw, double params, int32_t *ag) {
+  double bytes = params * PARAM_BYTES;
+  double calls = ceil(bytes / lw->st->bucket_bytes);
+  enum pl_status s = sim_coll_add(lw->st, PL_COLL_ALL_GATHER, "dp", bytes / calls, ag, lw->diag);
+  if (s != PL_OK)
+    fail(lw, s);
+  return calls;
 }
 
 static void emit_tail(struct lower *lw) {
@@ -891,16 +947,50 @@ static void emit_tail(struct lower *lw) {
   for (int i = 0; i < lw->n_join && t != SIM_NONE; i++)
     dep(lw, lw->join[i], t);
   lw->n_join = 0;
-  if (l->shard != PL_SHARD_ZERO1 || lw->bucket_coll < 0)
+  if (l->shard != PL_SHARD_ZERO1 || lw->bucket_coll < 0 || l->overlap_param_gather)
     return;
   int32_t ag;
-  double bytes = params * PARAM_BYTES;
-  double calls = ceil(bytes / lw->st->bucket_bytes);
-  enum pl_status s = sim_coll_add(lw->st, PL_COLL_ALL_GATHER, "dp", bytes / calls, &ag, lw->diag);
-  if (s != PL_OK)
-    fail(lw, s);
+  double calls = param_gather(lw, params, &ag);
   int32_t a = coll_task(lw, PL_STREAM_DP_GATHER, ag, (int64_t)calls);
   dep(lw, t, a);
+}
+
+/* layout.overlap_param_gather (Megatron-Core DistributedDataParallel with
+ * overlap_param_gather, megatron/core/distributed/distributed_data_parallel.py
+ * _make_forward_pre_hook and param_and_grad_buffer.py start_param_sync /
+ * finish_param_sync, core_r0.9.0; NeMo optim.overlap_param_sync): the zero1
+ * parameter all_gathers launched at the optimizer step run while the next
+ * step begins, each module's forward pre-hook waiting for its bucket. In a
+ * steady step that is the same as issuing them at the step's start, chunk by
+ * chunk: a chunk's first forward waits for its first bucket, and the pass
+ * after that forward for the chunk's other buckets (a bound: real hooks wait
+ * bucket by bucket inside the pass). */
+static void param_gather_ahead(struct lower *lw) {
+  const struct pl_layout *l = lw->l;
+  bool on = l->shard == PL_SHARD_ZERO1 && lw->bucket_coll >= 0 && l->overlap_param_gather;
+  for (int64_t c = 0; c < lw->vp; c++) {
+    int32_t *pg = &lw->pgather[2 * c];
+    pg[0] = pg[1] = SIM_NONE;
+    if (!on)
+      continue;
+    int32_t ag;
+    double calls = param_gather(lw, chunk_params(lw, c * lw->pp + lw->stage), &ag);
+    pg[0] = coll_task(lw, PL_STREAM_DP_GATHER, ag, 1);
+    pg[1] = calls > 1 ? coll_task(lw, PL_STREAM_DP_GATHER, ag, (int64_t)calls - 1) : SIM_NONE;
+  }
+}
+
+/* Before pass sl: join what it waits for of the parameter gathers; *later
+ * is what the pass after it waits for. */
+static void param_gather_wait(struct lower *lw, struct sim_slot sl, int32_t *later) {
+  join_add(lw, *later);
+  *later = SIM_NONE;
+  int32_t *pg = &lw->pgather[2 * sl.chunk];
+  if (sl.pass != PL_PASS_FWD || pg[0] == SIM_NONE)
+    return;
+  join_add(lw, pg[0]);
+  *later = pg[1];
+  pg[0] = pg[1] = SIM_NONE;
 }
 
 /* The slots of a stage's steady-state 1F1B pairs, [steady_lo, steady_hi):
@@ -938,8 +1028,12 @@ static void emit_stage(struct lower *lw, int64_t s) {
     if (sl[i].pass == PL_PASS_BWD)
       lw->last_bwd[sl[i].chunk] = i;
   steady_range(lw, sl, lw->n_slots[s]);
-  for (int32_t i = 0; i < lw->n_slots[s] && lw->err == PL_OK; i++)
+  param_gather_ahead(lw);
+  int32_t later = SIM_NONE;
+  for (int32_t i = 0; i < lw->n_slots[s] && lw->err == PL_OK; i++) {
+    param_gather_wait(lw, sl[i], &later);
     emit_pass(lw, i, sl[i]);
+  }
   emit_tail(lw);
 }
 
@@ -950,6 +1044,12 @@ static void emit_stage(struct lower *lw, int64_t s) {
  * the next forward or backward starts, so a transfer sits on its sender's
  * critical path as well as its receiver's. */
 static void emit_sends(struct lower *lw, int64_t s) {
+  /* layout.overlap_p2p, interleaved schedule only (Megatron-LM
+   * megatron/training/arguments.py forces overlap_p2p_comm off otherwise;
+   * core/pipeline_parallel/schedules.py forward_backward_pipelining_with_
+   * interleaving posts isend/irecv and waits only for what the next chunk
+   * receives): the sender goes on */
+  bool async = lw->l->overlap_p2p && lw->l->schedule == PL_SCHEDULE_INTERLEAVED;
   lw->stage = (int32_t)s;
   const struct sim_slot *sl = &lw->slots[s * lw->per_stage];
   steady_range(lw, sl, lw->n_slots[s]);
@@ -969,7 +1069,7 @@ static void emit_sends(struct lower *lw, int64_t s) {
     for (int k = 0; k < LOWER_ENDS; k++)
       dep(lw, e[k], t);
     dep(lw, t, lw->first[pass_index(lw, to, sl[i].mb, sl[i].pass)]);
-    if (i + 1 < lw->n_slots[s]) /* blocking: the sender's next pass waits for it */
+    if (i + 1 < lw->n_slots[s] && !async) /* blocking: the sender's next pass waits for it */
       dep(lw, t, lw->first[pass_index(lw, sl[i + 1].chunk * lw->pp + s, sl[i + 1].mb,
                                                     sl[i + 1].pass)]);
   }
@@ -1001,8 +1101,10 @@ static enum pl_status alloc_tables(struct lower *lw) {
   lw->ends = pl_calloc(passes * LOWER_ENDS, sizeof *lw->ends);
   lw->streams = pl_calloc((size_t)lw->pp * PL_STREAM_N, sizeof *lw->streams);
   lw->unsharded = pl_calloc((size_t)lw->vp, sizeof *lw->unsharded);
+  lw->pgather = pl_calloc((size_t)lw->vp * 2, sizeof *lw->pgather);
   lw->last_bwd = pl_calloc((size_t)lw->vp, sizeof *lw->last_bwd);
   bool ok = lw->slots && lw->n_slots && lw->first && lw->ends && lw->streams && lw->unsharded &&
+            lw->pgather &&
             lw->last_bwd;
   return ok ? PL_OK : PL_ERR_NOMEM;
 }
@@ -1017,6 +1119,7 @@ static void free_tables(struct lower *lw) {
   pl_free(lw->ends);
   pl_free(lw->streams);
   pl_free(lw->unsharded);
+  pl_free(lw->pgather);
   pl_free(lw->last_bwd);
 }
 

@@ -160,6 +160,7 @@ static enum pl_status count(const struct pl_run *run, struct pl_prediction *out,
                             struct pl_diag *diag) {
   memset(out, 0, sizeof *out);
   out->run = *run;
+  pl_framework_apply(&run->framework, &out->run.layout);
   enum pl_status s = check_inputs(run, diag);
   if (s == PL_OK)
     s = pl_layout_resolve(&out->run.layout, &out->run.model, &out->run.cluster, diag);

@@ -30,9 +30,7 @@
 
 #include "sim/sim_int.h"
 
-#define ACT_BYTES 2.0   /* bf16 activations on the wire */
-#define PARAM_BYTES 2.0 /* bf16 parameters gathered by FSDP */
-#define GRAD_BYTES 4.0  /* fp32 gradient reduction */
+#include "model/constants.h"
 
 static void comm_set(struct sim_comm *c, int32_t coll, int32_t calls) {
   c->coll = coll;

@@ -8,15 +8,12 @@
 #include "study_int.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <plateau/emit.h>
+#include <plateau/gnuplot.h>
 
 /* Tableau 10, the matplotlib default cycle: distinguishable and print-safe. */
 static const char *const palette[10] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
@@ -266,7 +263,8 @@ static void plot_lines(FILE *f, const struct study_panel *pn, const char *dat, c
   fputc('\n', f);
 }
 
-static void write_script(FILE *f, const struct study_fig *fig, int blocks[2][STUDY_MAX_SERIES]) {
+static void write_script(FILE *f, const struct study_fig *fig, int blocks[2][STUDY_MAX_SERIES],
+                         int png_scale) {
   int w = fig->n_panels > 1 ? 1280 : 900, h = 560;
   fprintf(f, "# %s.gp: \"%s\", written by plateau study.\n", fig->id, fig->title);
   fprintf(f,
@@ -276,8 +274,8 @@ static void write_script(FILE *f, const struct study_fig *fig, int blocks[2][STU
   /* SVG is shown scaled down in the page: larger text than the PNG. The
    * PNG is png_scale times larger in pixels, text and lines (for print:
    * `gnuplot -e "png_scale = 3" <id>.gp`, or plateau study --png-scale 3). */
-  fputs("if (!exists(\"png_scale\")) png_scale = 1\n"
-        "k = int(png_scale)\n"
+  fprintf(f, "if (!exists(\"png_scale\")) png_scale = %d\n", png_scale);
+  fputs("k = int(png_scale)\n"
         "do for [fmt in \"svg png\"] {\n"
         "  titlefont = (fmt eq \"svg\") ? \",15\" : sprintf(\",%d\", 12 * k)\n"
         "  keyfont = (fmt eq \"svg\") ? \",12\" : sprintf(\",%d\", 9 * k)\n"
@@ -340,7 +338,7 @@ static enum pl_status close_out(FILE *f, const char *dir, const char *id, struct
   return PL_OK;
 }
 
-enum pl_status study_gnuplot_write(const struct study_fig *fig, const char *dir,
+enum pl_status study_gnuplot_write(const struct study_fig *fig, const char *dir, int png_scale,
                                    struct pl_diag *diag) {
   int blocks[2][STUDY_MAX_SERIES];
   FILE *f;
@@ -359,29 +357,11 @@ enum pl_status study_gnuplot_write(const struct study_fig *fig, const char *dir,
     rc = open_out(dir, fig->id, "gp", &f, diag);
   if (rc != PL_OK)
     return rc;
-  write_script(f, fig, blocks);
+  write_script(f, fig, blocks, png_scale > 1 ? png_scale : 1);
   return close_out(f, dir, fig->id, diag);
 }
 
 /* ---- running gnuplot ---- */
-
-/* In the child: cwd = dir, stdout to /dev/null, stderr appended to the log. */
-static void child(const char *gnuplot, const char *dir, const char *script, int png_scale) {
-  if (chdir(dir) != 0)
-    _exit(126);
-  int log = open("gnuplot.log", O_WRONLY | O_CREAT | O_APPEND, 0644);
-  int null = open("/dev/null", O_RDWR);
-  if (log >= 0)
-    dup2(log, 2);
-  if (null >= 0) {
-    dup2(null, 0);
-    dup2(null, 1);
-  }
-  char set[32];
-  study_setf(set, sizeof set, "png_scale = %d", png_scale);
-  execlp(gnuplot, gnuplot, "-e", set, script, (char *)NULL);
-  _exit(127);
-}
 
 static bool nonempty(const char *dir, const char *id, const char *ext) {
   char name[64], path[1024];
@@ -391,23 +371,13 @@ static bool nonempty(const char *dir, const char *id, const char *ext) {
 }
 
 enum pl_status study_gnuplot_run(const char *gnuplot, const char *dir, const char *id,
-                                 int png_scale, struct pl_diag *diag) {
+                                 struct pl_diag *diag) {
   char script[64];
   study_setf(script, sizeof script, "%s.gp", id);
-  pid_t pid = fork();
-  if (pid < 0)
-    return pl_diag_set(diag, PL_ERR_INTERNAL, "cannot start gnuplot: %s", strerror(errno));
-  if (pid == 0)
-    child(gnuplot, dir, script, png_scale);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return pl_diag_set(diag, PL_ERR_INTERNAL, "waiting for gnuplot: %s", strerror(errno));
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-    return pl_diag_set(diag, PL_ERR_UNSUPPORTED, "cannot run '%s' (not installed or not on PATH)",
-                       gnuplot);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !nonempty(dir, id, "svg") ||
-      !nonempty(dir, id, "png"))
+  enum pl_status rc = pl_gnuplot_run(gnuplot, dir, script, "gnuplot.log", diag);
+  if (rc == PL_ERR_UNSUPPORTED || rc == PL_ERR_IO)
+    return rc;
+  if (rc != PL_OK || !nonempty(dir, id, "svg") || !nonempty(dir, id, "png"))
     return pl_diag_set(diag, PL_ERR_INTERNAL, "gnuplot failed on %s.gp (see gnuplot.log)", id);
   return PL_OK;
 }

@@ -52,6 +52,7 @@ void study_point_run(const struct pl_study *st, const struct pl_study_point *p,
   memset(run, 0, sizeof *run);
   run->model = st->models[p->model];
   run->cluster = st->clusters[p->cluster];
+  run->framework = s->framework;
   struct pl_layout *l = &run->layout;
   l->gpus = p->gpus;
   l->gbs = b->kind == PL_STUDY_WEAK ? b->n * p->gpus : b->n;

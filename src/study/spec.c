@@ -400,6 +400,8 @@ enum pl_status pl_study_spec_load(const char *path, struct pl_study_spec *s, str
 /* ---- the effective spec, written back (results.json, spec.json) ---- */
 
 void study_spec_json(struct pl_emit *e, const struct pl_study_spec *s) {
+  if (s->framework.name[0] != '\0') /* only when named: older reports stay as they were */
+    pl_emit_str(e, "framework", s->framework.name);
   pl_emit_arr_begin(e, "models");
   for (int i = 0; i < s->n_models; i++)
     pl_emit_str(e, NULL, s->models[i]);

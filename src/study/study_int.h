@@ -195,14 +195,16 @@ void study_fig_measured(const struct pl_study *st, struct study_fig *f);
 struct study_fig *study_figs_build(const struct pl_study *st, int *n);
 
 /* ---- gnuplot.c ---- */
-/* Write <dir>/<id>.dat and <id>.gp for a figure with data. */
-enum pl_status study_gnuplot_write(const struct study_fig *f, const char *dir,
+/* Write <dir>/<id>.dat and <id>.gp for a figure with data; the script's
+ * PNG is png_scale (1..4) times the screen size unless gnuplot is given
+ * another (`gnuplot -e "png_scale = 3" <id>.gp`). */
+enum pl_status study_gnuplot_write(const struct study_fig *f, const char *dir, int png_scale,
                                    struct pl_diag *diag);
 /* Run gnuplot on <dir>/<id>.gp (cwd = dir, stderr to <dir>/gnuplot.log).
  * PL_ERR_UNSUPPORTED when the binary cannot be run, PL_ERR_INTERNAL when it
- * failed or made no SVG. png_scale (1..4) multiplies the PNG's pixels. */
+ * failed or made no SVG. */
 enum pl_status study_gnuplot_run(const char *gnuplot, const char *dir, const char *id,
-                                 int png_scale, struct pl_diag *diag);
+                                 struct pl_diag *diag);
 
 /* ---- out.c ---- */
 enum pl_status study_write_csv(const struct pl_study *st, const char *path, struct pl_diag *diag);

@@ -110,8 +110,7 @@ static void draw(const struct study_fig *figs, int n, const char *figdir, const 
       continue;
     struct pl_diag d;
     pl_diag_clear(&d);
-    int scale = o != NULL && o->png_scale > 1 ? o->png_scale : 1;
-    enum pl_status rc = study_gnuplot_run(gp, figdir, figs[i].id, scale, &d);
+    enum pl_status rc = study_gnuplot_run(gp, figdir, figs[i].id, &d);
     if (rc == PL_OK)
       continue;
     info->figures_drawn = false;
@@ -152,7 +151,7 @@ static enum pl_status write_all(const struct pl_study *st, const char *tmp, cons
     rc = write_spec(st, tmp, diag);
   for (int i = 0; rc == PL_OK && i < n; i++)
     if (figs[i].skip[0] == '\0') {
-      rc = study_gnuplot_write(&figs[i], figdir, diag);
+      rc = study_gnuplot_write(&figs[i], figdir, o != NULL ? o->png_scale : 1, diag);
       info->n_figures++;
     }
   if (rc == PL_OK)

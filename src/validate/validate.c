@@ -152,6 +152,8 @@ static bool build_record(const struct validate_in *in, struct pl_vrow *row, stru
 static void predict_record(const struct validate_in *in, struct pl_vrow *row, struct work *w) {
   if (!build_record(in, row, &w->run))
     return;
+  if (in->framework != NULL)
+    w->run.framework = *in->framework;
   struct pl_diag d;
   pl_diag_clear(&d);
   enum pl_status st = pl_predict(&w->run, &w->pred, &d);
@@ -216,7 +218,8 @@ static enum pl_status add_records(struct pl_validation *v, const struct validate
     row->row = (int64_t)rec;
     row->line = c->lines[rec];
     enum pl_status fatal = PL_OK;
-    const struct validate_in in = {c, rec, &fatal};
+    const struct validate_in in = {c, rec, &fatal,
+                                   v->framework.name[0] != '\0' ? &v->framework : NULL};
     run_record(&in, row, w);
     if (fatal != PL_OK) {
       pl_free(w);
@@ -302,7 +305,7 @@ static enum pl_status explain_parsed(const struct validate_csv *c, const char *p
   out->row = row;
   out->line = c->lines[row];
   enum pl_status fatal = PL_OK;
-  const struct validate_in in = {c, (size_t)row, &fatal};
+  const struct validate_in in = {c, (size_t)row, &fatal, NULL};
   struct work *w = pl_calloc(1, sizeof *w); /* zeroed: a skipped row leaves pred unset */
   if (w == NULL)
     return pl_diag_set(diag, PL_ERR_NOMEM, "validate: out of memory");

@@ -55,6 +55,8 @@ struct validate_in {
   size_t rec;
   enum pl_status *fatal; /* set to PL_ERR_NOMEM when the row ran out of memory:
                             an error for the whole file, not a skipped row */
+  const struct pl_framework *framework; /* replaces every row's own (validate --framework);
+                            NULL = none */
 };
 
 /* Append to a row's "assumed" text ("; " separated). */

@@ -64,6 +64,8 @@ EOF2
 # --png-scale: bad values
 expect_fail 1 '^plateau: --png-scale: .*more than 4' -- study --spec "$TMP/s.json" --out "$TMP/r2" --png-scale 5 --quiet
 expect_fail 1 '^plateau: --png-scale' -- study --spec "$TMP/s.json" --out "$TMP/r2" --png-scale 0 --quiet
-# the script offers the print resolution
+# the script offers the print resolution, and --png-scale sets its default
+expect_ok study --spec "$TMP/s.json" --out "$TMP/r3" --quiet --gnuplot /nonexistent/gnuplot --png-scale 3
+check "--png-scale 3 is the script's default" grep -q '^if (!exists("png_scale")) png_scale = 3$' "$TMP/r3/figures/exposed-collectives.gp"
 check "gp script scales the PNG" grep -q 'set terminal pngcairo size 1280 \* k,560 \* k' "$TMP/r/figures/exposed-collectives.gp"
 finish

@@ -167,6 +167,32 @@ static void defaults_for_gpus(void) {
   }
 }
 
+/* Device names as drivers report them (Kineto deviceProperties, nvidia-smi)
+ * map to presets through the GPU files' "device_names"; the longest match
+ * wins, so an 80 GB A100 is not taken for the 40 GB one ("A100" is also a
+ * substring of its name). */
+static void presets_for_devices(void) {
+  CHECK_STR(pl_gpu_preset_for_device("NVIDIA H100 80GB HBM3"), "h100");
+  CHECK_STR(pl_gpu_preset_for_device("NVIDIA A100-SXM4-80GB"), "a100-80g");
+  CHECK_STR(pl_gpu_preset_for_device("NVIDIA A100 80GB PCIe"), "a100-80g");
+  CHECK_STR(pl_gpu_preset_for_device("NVIDIA A100-SXM4-40GB"), "a100-40g");
+  CHECK_STR(pl_gpu_preset_for_device("Tesla V100-SXM2-32GB"), "v100");
+  CHECK_STR(pl_gpu_preset_for_device("AMD Instinct MI300X"), "mi300x");
+  CHECK(pl_gpu_preset_for_device("Tesla T4") == NULL);
+  CHECK(pl_gpu_preset_for_device(NULL) == NULL);
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("a100-80g", &g, &d), PL_OK, dp);
+  CHECK_STR(g.default_cluster, "dgx-a100");
+  CHECK(g.n_device_names == 2);
+  const char *bad = "{\"vendor\": \"nvidia\", \"arch\": \"hopper\", \"peak_bf16\": \"1 TFLOP/s\", "
+                    "\"hbm_capacity\": \"1 GiB\", \"hbm_bandwidth\": \"1 TB/s\", \"sm_count\": 1, "
+                    "\"tdp\": \"100 W\", \"idle_power\": \"10 W\", \"device_names\": [\"\"]}";
+  CHECK_STATUS(pl_gpu_parse(bad, strlen(bad), "mem", &g, &d), PL_ERR_PARSE, dp);
+  CHECK_CONTAINS(d.msg, "device_names");
+}
+
 static void files_and_errors(void) {
   struct pl_gpu g;
   struct pl_cluster c;
@@ -236,6 +262,7 @@ int main(void) {
   sustained_fraction_figures();
   tile_fixed_k_figures();
   defaults_for_gpus();
+  presets_for_devices();
   files_and_errors();
   return check_finish();
 }

@@ -1,0 +1,84 @@
+/* framework.h: the training framework a run uses, as an input of its own.
+ *
+ * A framework is the software that runs a parallel layout: it decides
+ * whether tensor-parallel collectives hide behind GEMMs, when gradients are
+ * reduced, how parameters are gathered, which kernels run. Presets live in
+ * data/frameworks/<name>.json (docs/frameworks.md), each behaviour with the
+ * file and version of the framework's code it comes from; every behaviour
+ * can also be set alone (one CLI flag each).
+ *
+ * Every behaviour is three-valued: unset (0) leaves plateau's default, the
+ * one used when no framework is named (docs/cli.md), so a zeroed struct
+ * changes nothing. pl_framework_apply writes what is set onto the layout's
+ * behaviour fields, which the simulator reads; pl_framework_resolved reads
+ * them back, every behaviour then set.
+ * Ownership: plain value owned by the caller. */
+#ifndef PLATEAU_FRAMEWORK_H
+#define PLATEAU_FRAMEWORK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "layout.h"
+#include "status.h"
+
+/* A behaviour that is on, off, or left to plateau's default. */
+enum pl_setting { PL_SETTING_UNSET = 0, PL_SETTING_OFF, PL_SETTING_ON };
+
+/* Attention kernel: flash (FlashAttention-2, CUDA), triton (FlashAttention in
+ * Triton, flash_attn_triton.py), eager (the s x s scores stored). */
+enum pl_attention {
+  PL_ATTENTION_UNSET = 0,
+  PL_ATTENTION_FLASH,
+  PL_ATTENTION_TRITON,
+  PL_ATTENTION_EAGER
+};
+
+struct pl_framework {
+  char name[32];                       /* preset name; "" = none named */
+  char description[200];               /* one line, for `plateau list frameworks` */
+  bool shard_set;                      /* shard below is the framework's default sharding */
+  enum pl_shard shard;                 /* used when the layout does not give one */
+  enum pl_attention attention;
+  enum pl_setting sequence_parallel;   /* Megatron sequence parallelism whenever tp > 1 */
+  enum pl_setting fused_kernels;       /* off = eager PyTorch element-wise kernels */
+  enum pl_setting tp_comm_overlap;     /* tp all_gather/reduce_scatter hidden behind the GEMMs
+                                          (Transformer Engine userbuffers, torchtitan async TP) */
+  enum pl_setting overlap_grad_reduce; /* ddp/zero1 buckets reduced during the last backward */
+  enum pl_setting overlap_param_gather; /* zero1 parameter all_gather during the next forward */
+  enum pl_setting overlap_p2p;         /* pipeline send/recv asynchronous (not blocking) */
+  enum pl_setting grad_reduce_fp32;    /* ddp/zero1 gradients reduced in fp32 (off: bf16) */
+  enum pl_setting zero1_grad_all_reduce; /* zero1 gradients all_reduced, not reduce_scattered */
+  enum pl_setting grad_accum_fp32_copy; /* 16-bit gradients cast to an fp32 copy per micro-batch */
+  enum pl_setting fsdp_prefetch;       /* zero2/zero3 gathers prefetched */
+  enum pl_setting fsdp_separate_comms; /* zero2/zero3 reduce_scatters on their own communicator */
+  bool logit_metric_passes_set;
+  int64_t logit_metric_passes;         /* forward-only fp32 loss passes per micro-batch */
+};
+
+/* Load a preset by name (data/frameworks/) or a framework file by path into
+ * *out (cleared first). Unknown names list the presets. */
+enum pl_status pl_framework_load(const char *name_or_path, struct pl_framework *out,
+                                 struct pl_diag *diag);
+/* The same for a preset name only (no file look-up). */
+enum pl_status pl_framework_preset(const char *name, struct pl_framework *out,
+                                   struct pl_diag *diag);
+
+/* Write the behaviours fw sets onto the layout (those unset are left). */
+void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l);
+/* Every behaviour as the layout runs it (after pl_framework_apply and
+ * pl_layout_resolve), named after fw. */
+void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout *l,
+                           struct pl_framework *out);
+
+/* The on/off behaviours in a fixed order, for output: the JSON key of the
+ * i-th ("tp_comm_overlap"), NULL past the end; *value gets fw's setting. */
+const char *pl_framework_setting(const struct pl_framework *fw, size_t i, enum pl_setting *value);
+
+/* Names for output and parsing. */
+const char *pl_setting_name(enum pl_setting s); /* "on", "off", "unset" */
+const char *pl_attention_name(enum pl_attention a);
+enum pl_status pl_setting_parse(const char *s, enum pl_setting *out, struct pl_diag *diag);
+enum pl_status pl_attention_parse(const char *s, enum pl_attention *out, struct pl_diag *diag);
+
+#endif

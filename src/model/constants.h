@@ -1,0 +1,55 @@
+/* constants.h: the modelling constants more than one folder uses, each
+ * defined once with its source. The memory model (model/memory.c), the step
+ * simulator (sim/segments.c, sim/lower.c) and the search's pruning bound
+ * (search/comm.c) read the same values, so a change here moves all three.
+ * Bytes are per element (or per parameter where the name says so). */
+#ifndef PL_MODEL_CONSTANTS_H
+#define PL_MODEL_CONSTANTS_H
+
+/* Activations on the wire (tensor, context and pipeline parallelism): bf16,
+ * as the layer computes them (Megatron-LM --bf16; docs/step-model.md 5). */
+#define ACT_BYTES 2.0
+/* Parameters held and gathered: bf16 working copies (FSDP2
+ * MixedPrecisionPolicy(param_dtype=bf16) as torchtitan configures it; the
+ * bf16 copy Megatron's distributed optimizer all_gathers after its step). */
+#define PARAM_BYTES 2.0
+/* Gradients held and reduced: fp32 (Megatron main_grad, DDP over fp32
+ * parameters, FSDP2 reduce_dtype=fp32; docs/step-model.md 5). */
+#define GRAD_BYTES 4.0
+/* Optimizer states: fp32 master weights + Adam m + v (ZeRO paper, Rajbhandari
+ * et al. 2020, Sec. 3.1: 12 bytes per parameter under mixed precision). */
+#define OPTIMIZER_BYTES 12.0
+/* Gradient buckets of DDP and ZeRO-1: torch DDP bucket_cap_mb = 25 (MiB,
+ * torch/nn/parallel/distributed.py DistributedDataParallel.__init__). */
+#define BUCKET_BYTES (25.0 * 1024 * 1024)
+
+/* The optimizer step's HBM traffic per local parameter.
+ * AdamW with fp32 states: read grad, param, m, v (16 B), write param, m, v
+ * (12 B), write the bf16 working copy (2 B). */
+#define ADAMW_STEP_BYTES_PER_PARAM 30.0
+/* The gradient-norm pass that precedes it, one more read of every fp32
+ * gradient (4 B): Megatron-LM clip_grad_norm_fp32
+ * (megatron/optimizer/clip_grads.py, default --clip-grad 1.0) and
+ * torch.nn.utils.clip_grad_norm_ (FSDP, llm-foundry, torchtitan max_norm
+ * 1.0) both reduce the norm over all gradients. Its all_reduce of one scalar
+ * is latency only and not modelled. */
+#define GRAD_NORM_BYTES_PER_PARAM 4.0
+/* What the simulator counts for a fused optimizer: 34 B. */
+#define ADAMW_BYTES_PER_PARAM (ADAMW_STEP_BYTES_PER_PARAM + GRAD_NORM_BYTES_PER_PARAM)
+/* Eager PyTorch (layout.kernels unfused: FSDP with torch.optim or Composer):
+ * AdamW as element-wise passes, torch.optim.adamw._multi_tensor_adamw
+ * (torch 2.0/2.1, the default foreach path): decoupled decay mul_ (8 B),
+ * exp_avg lerp_ (12), exp_avg_sq mul_ (8) and addcmul_ (12), sqrt (8),
+ * div_ (8), add_ eps (8), addcdiv_ into the parameter (16): 80 B per
+ * parameter (Composer's DecoupledAdamW loop, composer/optim/
+ * decoupled_weight_decay.py, makes the same passes per tensor, 88 B); and
+ * torch.nn.utils.clip_grad_norm_: the norms (read 4 B) and the scaling
+ * multiply (read and write 4 B), 12 B. FSDP keeps no separate bf16 copy to
+ * write (the cast happens at gather time). */
+#define ADAMW_EAGER_BYTES_PER_PARAM 92.0
+/* The search's pruning bound (search/comm.c) must never exceed the simulated
+ * step, so it counts the least any optimizer step moves: the AdamW step
+ * alone, without the gradient-norm pass (30 B, below both 34 and 92). */
+#define ADAMW_LOWER_BOUND_BYTES_PER_PARAM ADAMW_STEP_BYTES_PER_PARAM
+
+#endif

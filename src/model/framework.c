@@ -1,0 +1,267 @@
+/* framework.c: framework presets (data/frameworks/<name>.json or a file of the
+ * same format), and their mapping onto the layout's behaviour fields.
+ *
+ * File format (docs/frameworks.md): one object with "name", "description",
+ * optional "version" and "behaviours", an object whose keys are the fields
+ * of struct pl_framework; each value is bare (true, "flash", 2) or
+ * {"value": ..., "source": "repository, file, function, version"}. An
+ * unknown behaviour key is an error (a typo would silently change nothing);
+ * other top-level keys are ignored so files can carry notes. */
+#include <plateau/alloc.h>
+#include <plateau/data.h>
+#include <plateau/framework.h>
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/json.h"
+
+/* The on/off behaviours, by JSON key and field. */
+static const struct {
+  const char *key;
+  size_t off;
+} settings[] = {
+    {"sequence_parallel", offsetof(struct pl_framework, sequence_parallel)},
+    {"fused_kernels", offsetof(struct pl_framework, fused_kernels)},
+    {"tp_comm_overlap", offsetof(struct pl_framework, tp_comm_overlap)},
+    {"overlap_grad_reduce", offsetof(struct pl_framework, overlap_grad_reduce)},
+    {"overlap_param_gather", offsetof(struct pl_framework, overlap_param_gather)},
+    {"overlap_p2p", offsetof(struct pl_framework, overlap_p2p)},
+    {"grad_reduce_fp32", offsetof(struct pl_framework, grad_reduce_fp32)},
+    {"zero1_grad_all_reduce", offsetof(struct pl_framework, zero1_grad_all_reduce)},
+    {"grad_accum_fp32_copy", offsetof(struct pl_framework, grad_accum_fp32_copy)},
+    {"fsdp_prefetch", offsetof(struct pl_framework, fsdp_prefetch)},
+    {"fsdp_separate_comms", offsetof(struct pl_framework, fsdp_separate_comms)},
+};
+#define N_SETTINGS (sizeof settings / sizeof settings[0])
+
+static enum pl_setting *setting_at(struct pl_framework *fw, size_t i) {
+  return (enum pl_setting *)((char *)fw + settings[i].off);
+}
+
+const char *pl_framework_setting(const struct pl_framework *fw, size_t i, enum pl_setting *value) {
+  if (i >= N_SETTINGS)
+    return NULL;
+  *value = *(const enum pl_setting *)((const char *)fw + settings[i].off);
+  return settings[i].key;
+}
+
+const char *pl_setting_name(enum pl_setting s) {
+  return s == PL_SETTING_ON ? "on" : s == PL_SETTING_OFF ? "off" : "unset";
+}
+
+enum pl_status pl_setting_parse(const char *s, enum pl_setting *out, struct pl_diag *diag) {
+  if (strcmp(s, "on") == 0)
+    *out = PL_SETTING_ON;
+  else if (strcmp(s, "off") == 0)
+    *out = PL_SETTING_OFF;
+  else
+    return pl_diag_set(diag, PL_ERR_PARSE, "unknown value '%s' (expected on|off)", s);
+  return PL_OK;
+}
+
+static const char *const attention_names[] = {"unset", "flash", "triton", "eager"};
+
+const char *pl_attention_name(enum pl_attention a) {
+  return (unsigned)a < 4 ? attention_names[a] : "unset";
+}
+
+enum pl_status pl_attention_parse(const char *s, enum pl_attention *out, struct pl_diag *diag) {
+  for (int i = 1; i < 4; i++) {
+    if (strcmp(s, attention_names[i]) == 0) {
+      *out = (enum pl_attention)i;
+      return PL_OK;
+    }
+  }
+  return pl_diag_set(diag, PL_ERR_PARSE, "unknown attention '%s' (expected flash|triton|eager)", s);
+}
+
+/* ------------------------------------------------------------- loading */
+
+/* A behaviour's value: bare, or the "value" of {"value", "source"}. */
+static yajl_val value_of(yajl_val v) {
+  yajl_val inner = YAJL_IS_OBJECT(v) ? base_json_get(v, "value") : NULL;
+  return inner != NULL ? inner : v;
+}
+
+static enum pl_status read_setting(yajl_val v, const char *key, const char *origin,
+                                   enum pl_setting *out, struct pl_diag *diag) {
+  if (!YAJL_IS_TRUE(v) && !YAJL_IS_FALSE(v))
+    return pl_diag_set(diag, PL_ERR_PARSE, "%s: behaviour '%s' must be true or false", origin, key);
+  *out = YAJL_IS_TRUE(v) ? PL_SETTING_ON : PL_SETTING_OFF;
+  return PL_OK;
+}
+
+static enum pl_status read_other(yajl_val v, const char *key, const char *origin,
+                                 struct pl_framework *fw, struct pl_diag *diag) {
+  const char *s = YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : NULL;
+  if (strcmp(key, "attention") == 0) {
+    if (s == NULL || pl_attention_parse(s, &fw->attention, NULL) != PL_OK)
+      return pl_diag_set(diag, PL_ERR_PARSE,
+                         "%s: behaviour 'attention' must be \"flash\", \"triton\" or \"eager\"",
+                         origin);
+    return PL_OK;
+  }
+  if (strcmp(key, "shard") == 0) {
+    if (s == NULL || pl_shard_parse(s, &fw->shard, NULL) != PL_OK)
+      return pl_diag_set(diag, PL_ERR_PARSE,
+                         "%s: behaviour 'shard' must be \"ddp\", \"zero1\", \"zero2\" or \"zero3\"",
+                         origin);
+    fw->shard_set = true;
+    return PL_OK;
+  }
+  if (strcmp(key, "logit_metric_passes") == 0) {
+    if (!YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < 0 || YAJL_GET_INTEGER(v) > 16)
+      return pl_diag_set(diag, PL_ERR_PARSE,
+                         "%s: behaviour 'logit_metric_passes' must be an integer 0..16", origin);
+    fw->logit_metric_passes = YAJL_GET_INTEGER(v);
+    fw->logit_metric_passes_set = true;
+    return PL_OK;
+  }
+  return pl_diag_set(diag, PL_ERR_PARSE, "%s: unknown behaviour '%s' (docs/frameworks.md)", origin,
+                     key);
+}
+
+static enum pl_status read_behaviour(const char *key, yajl_val raw, const char *origin,
+                                     struct pl_framework *fw, struct pl_diag *diag) {
+  yajl_val v = value_of(raw);
+  for (size_t i = 0; i < N_SETTINGS; i++)
+    if (strcmp(key, settings[i].key) == 0)
+      return read_setting(v, key, origin, setting_at(fw, i), diag);
+  return read_other(v, key, origin, fw, diag);
+}
+
+static enum pl_status framework_parse(yajl_val root, const char *origin, struct pl_framework *fw,
+                                      struct pl_diag *diag) {
+  memset(fw, 0, sizeof *fw);
+  if (!YAJL_IS_OBJECT(root))
+    return pl_diag_set(diag, PL_ERR_PARSE, "%s: expected a JSON object", origin);
+  enum pl_status st = base_json_str(root, "name", true, origin, fw->name, sizeof fw->name, diag);
+  if (st == PL_OK)
+    st = base_json_str(root, "description", false, origin, fw->description,
+                       sizeof fw->description, diag);
+  yajl_val b = base_json_get(root, "behaviours");
+  if (st != PL_OK || b == NULL)
+    return st;
+  if (!YAJL_IS_OBJECT(b))
+    return pl_diag_set(diag, PL_ERR_PARSE, "%s: field 'behaviours' must be an object", origin);
+  for (size_t i = 0; i < b->u.object.len && st == PL_OK; i++)
+    st = read_behaviour(b->u.object.keys[i], b->u.object.values[i], origin, fw, diag);
+  return st;
+}
+
+static enum pl_status parse_text(const char *text, size_t len, const char *origin,
+                                 struct pl_framework *out, struct pl_diag *diag) {
+  yajl_val root = NULL;
+  enum pl_status st = base_json_parse(text, len, origin, &root, diag);
+  if (st == PL_OK)
+    st = framework_parse(root, origin, out, diag);
+  base_json_free(root);
+  return st;
+}
+
+static enum pl_status unknown_preset(const char *name, struct pl_diag *diag) {
+  char list[256] = "";
+  for (size_t i = 0; pl_data_name("frameworks", i) != NULL; i++) {
+    if (i > 0)
+      strncat(list, ", ", sizeof list - strlen(list) - 1);
+    strncat(list, pl_data_name("frameworks", i), sizeof list - strlen(list) - 1);
+  }
+  return pl_diag_set(diag, PL_ERR_UNKNOWN,
+                     "unknown framework '%s' (presets: %s; or give the path of a framework file)",
+                     name, list);
+}
+
+enum pl_status pl_framework_preset(const char *name, struct pl_framework *out,
+                                   struct pl_diag *diag) {
+  memset(out, 0, sizeof *out);
+  size_t len = 0;
+  const char *text = name != NULL ? pl_data_find("frameworks", name, &len) : NULL;
+  if (text == NULL)
+    return unknown_preset(name != NULL ? name : "", diag);
+  char origin[96];
+  snprintf(origin, sizeof origin, "framework preset '%s'", name);
+  return parse_text(text, len, origin, out, diag);
+}
+
+enum pl_status pl_framework_load(const char *name_or_path, struct pl_framework *out,
+                                 struct pl_diag *diag) {
+  memset(out, 0, sizeof *out);
+  if (name_or_path == NULL || name_or_path[0] == '\0')
+    return pl_diag_set(diag, PL_ERR_MISSING, "no framework given: name a preset or a file");
+  size_t n = strlen(name_or_path);
+  bool path = strchr(name_or_path, '/') != NULL || (n > 5 && strcmp(name_or_path + n - 5, ".json") == 0);
+  if (!path)
+    return pl_framework_preset(name_or_path, out, diag);
+  char *text = NULL;
+  size_t len = 0;
+  enum pl_status st = base_read_file(name_or_path, BASE_JSON_MAX_BYTES, &text, &len, diag);
+  if (st != PL_OK)
+    return st;
+  char origin[300];
+  snprintf(origin, sizeof origin, "framework file '%s'", name_or_path);
+  st = parse_text(text, len, origin, out, diag);
+  pl_free(text);
+  return st;
+}
+
+/* ------------------------------------------------------------- mapping */
+
+/* A setting onto a layout bool; invert for the layout's negative fields. */
+static void put(enum pl_setting s, bool *field, bool invert) {
+  if (s != PL_SETTING_UNSET)
+    *field = (s == PL_SETTING_ON) != invert;
+}
+
+void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
+  if (fw->shard_set && !l->shard_set) {
+    l->shard = fw->shard;
+    l->shard_set = true;
+  }
+  if (fw->attention != PL_ATTENTION_UNSET) {
+    l->eager_attention = fw->attention == PL_ATTENTION_EAGER;
+    l->attention_triton = fw->attention == PL_ATTENTION_TRITON;
+  }
+  put(fw->sequence_parallel, &l->no_sp, true);
+  if (fw->fused_kernels != PL_SETTING_UNSET)
+    l->kernels = fw->fused_kernels == PL_SETTING_ON ? PL_KERNELS_FUSED : PL_KERNELS_UNFUSED;
+  put(fw->tp_comm_overlap, &l->tp_comm_overlap, false);
+  put(fw->overlap_grad_reduce, &l->grad_reduce_after_backward, true);
+  put(fw->overlap_param_gather, &l->overlap_param_gather, false);
+  put(fw->overlap_p2p, &l->overlap_p2p, false);
+  put(fw->grad_reduce_fp32, &l->grad_reduce_bf16, true);
+  put(fw->zero1_grad_all_reduce, &l->zero1_grad_all_reduce, false);
+  put(fw->grad_accum_fp32_copy, &l->grad_accum_cast, false);
+  put(fw->fsdp_prefetch, &l->gather_no_prefetch, true);
+  put(fw->fsdp_separate_comms, &l->fsdp_separate_comms, false);
+  if (fw->logit_metric_passes_set)
+    l->logit_metric_passes = fw->logit_metric_passes;
+}
+
+static enum pl_setting setting(bool on) { return on ? PL_SETTING_ON : PL_SETTING_OFF; }
+
+void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout *l,
+                           struct pl_framework *out) {
+  memset(out, 0, sizeof *out);
+  memcpy(out->name, fw->name, sizeof out->name);
+  memcpy(out->description, fw->description, sizeof out->description);
+  out->shard_set = true;
+  out->shard = l->shard;
+  out->attention = l->eager_attention    ? PL_ATTENTION_EAGER
+                   : l->attention_triton ? PL_ATTENTION_TRITON
+                                         : PL_ATTENTION_FLASH;
+  out->sequence_parallel = setting(!l->no_sp);
+  out->fused_kernels = setting(l->kernels == PL_KERNELS_FUSED);
+  out->tp_comm_overlap = setting(l->tp_comm_overlap);
+  out->overlap_grad_reduce = setting(!l->grad_reduce_after_backward);
+  out->overlap_param_gather = setting(l->overlap_param_gather);
+  out->overlap_p2p = setting(l->overlap_p2p);
+  out->grad_reduce_fp32 = setting(!l->grad_reduce_bf16);
+  out->zero1_grad_all_reduce = setting(l->zero1_grad_all_reduce);
+  out->grad_accum_fp32_copy = setting(l->grad_accum_cast);
+  out->fsdp_prefetch = setting(!l->gather_no_prefetch);
+  out->fsdp_separate_comms = setting(!l->fsdp_one_comm && l->fsdp_separate_comms);
+  out->logit_metric_passes_set = true;
+  out->logit_metric_passes = l->logit_metric_passes;
+}

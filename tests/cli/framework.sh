@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Frameworks as an input (docs/frameworks.md): `plateau list frameworks`, the
+# presets, --framework on every command that predicts, each behaviour's own
+# flag overriding the preset, the resolved behaviours in JSON and CSV, and
+# the mechanisms the new flags switch on (each must move the step the way its
+# framework code says), with bad values failing on one line.
+. "$(dirname "$0")/lib.sh"
+
+json_num() { grep -o "\"$2\": *[0-9.e+-]*" "$1" | head -1 | sed 's/.*: *//'; }
+json_raw() { grep -o "\"$2\": *[a-z0-9\"-]*" "$1" | head -1 | sed 's/.*: *//; s/"//g'; }
+fw_obj() { sed -n '/"framework": {/,/}/p' "$1"; }
+col() { awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$1"; }
+faster() { awk -v a="$(json_num "$1" step_time_s)" -v b="$(json_num "$2" step_time_s)" 'BEGIN { exit !(b < a * 0.999) }'; }
+
+# list: every preset with its description, in three formats
+expect_ok list frameworks
+for f in megatron-lm megatron-core nemo torchtitan pytorch-fsdp llm-foundry deepspeed; do
+  check "list names $f" grep -q "^  $f " "$TMP/out"
+done
+expect_ok list frameworks --format csv
+check "list csv header" [ "$(head -1 "$TMP/out")" = "name,description" ]
+expect_ok list frameworks --format json
+check "list json" grep -q '"frameworks"' "$TMP/out"
+expect_fail 1 "unknown kind 'framework' \(expected models, gpus, clusters or frameworks\)" -- list framework
+
+# no framework: the JSON says so and every behaviour is plateau's default
+expect_ok predict --format json
+fw_obj "$TMP/out" >"$TMP/fw0"
+check "default: framework name null" grep -q '"name": null' "$TMP/fw0"
+check "default: tp_comm_overlap false" [ "$(json_raw "$TMP/out" tp_comm_overlap)" = false ]
+
+# each preset loads and names itself in JSON and CSV
+for f in megatron-lm megatron-core nemo torchtitan pytorch-fsdp llm-foundry deepspeed; do
+  expect_ok predict --framework "$f" --format csv
+  check "$f: csv framework.name" [ "$(col "$TMP/out" framework.name)" = "$f" ]
+done
+expect_ok predict --framework nemo --format json
+check "nemo: zero1 by default" [ "$(json_raw "$TMP/out" shard)" = zero1 ]
+check "nemo: tp_comm_overlap" [ "$(json_raw "$TMP/out" tp_comm_overlap)" = true ]
+check "nemo: grad_reduce_fp32 false" [ "$(json_raw "$TMP/out" grad_reduce_fp32)" = false ]
+expect_ok predict --framework megatron-lm --format json
+check "megatron-lm: ddp" [ "$(json_raw "$TMP/out" shard)" = ddp ]
+check "megatron-lm: eager attention" [ "$(json_raw "$TMP/out" attention)" = eager ]
+expect_ok predict --framework torchtitan --format csv
+check "torchtitan: zero3" [ "$(col "$TMP/out" layout.shard)" = zero3 ]
+check "torchtitan: unfused kernels" [ "$(col "$TMP/out" framework.fused_kernels)" = off ]
+
+# a flag overrides the preset; --shard overrides the preset's sharding
+expect_ok predict --framework nemo --tp-comm-overlap off --shard zero2 --format csv
+check "override: tp_comm_overlap off" [ "$(col "$TMP/out" framework.tp_comm_overlap)" = off ]
+check "override: shard zero2" [ "$(col "$TMP/out" layout.shard)" = zero2 ]
+check "override: the rest of the preset kept" [ "$(col "$TMP/out" framework.overlap_param_gather)" = on ]
+
+# a framework file: any behaviour subset, sources optional
+cat >"$TMP/fw.json" <<'EOF'
+{"name": "mine", "description": "test", "behaviours": {"tp_comm_overlap": {"value": true, "source": "test"}, "attention": "eager"}}
+EOF
+expect_ok predict --framework "$TMP/fw.json" --format csv
+check "file: name" [ "$(col "$TMP/out" framework.name)" = mine ]
+check "file: behaviour" [ "$(col "$TMP/out" framework.attention)" = eager ]
+echo '{"name": "x", "behaviours": {"tp_overlap": true}}' >"$TMP/bad1.json"
+expect_fail 1 "^plateau: --framework: framework file '.*bad1.json': unknown behaviour 'tp_overlap'" -- predict --framework "$TMP/bad1.json"
+echo '{"name": "x", "behaviours": {"tp_comm_overlap": "yes"}}' >"$TMP/bad2.json"
+expect_fail 1 "behaviour 'tp_comm_overlap' must be true or false" -- predict --framework "$TMP/bad2.json"
+echo '{"behaviours": {}}' >"$TMP/bad3.json"
+expect_fail 1 "field 'name'" -- predict --framework "$TMP/bad3.json"
+expect_fail 1 "^plateau: --framework: unknown framework 'megatron' \(presets: deepspeed, " -- predict --framework megatron
+
+# --- mechanisms ---------------------------------------------------------
+# Transformer Engine userbuffers: tp all_gather/reduce_scatter beside the GEMMs
+tp=(predict --model llama2-13b --gpus 16 --tp 8 --shard zero1 --batch-per-gpu 4 --mbs 1 --format json)
+expect_ok "${tp[@]}" --tp-comm-overlap off
+cp "$TMP/out" "$TMP/tp0.json"
+expect_ok "${tp[@]}"
+check "--tp-comm-overlap off is the default" cmp -s "$TMP/out" "$TMP/tp0.json"
+expect_ok "${tp[@]}" --tp-comm-overlap on
+cp "$TMP/out" "$TMP/tp1.json"
+check "tp overlap: faster step" faster "$TMP/tp0.json" "$TMP/tp1.json"
+check "tp overlap: less exposed communication" awk -v a="$(json_num "$TMP/tp0.json" exposed_comm_s)" \
+  -v b="$(json_num "$TMP/tp1.json" exposed_comm_s)" 'BEGIN { exit !(b < a) }'
+expect_ok "${tp[@]}" --sequence-parallel off
+cp "$TMP/out" "$TMP/sp0.json"
+expect_ok "${tp[@]}" --tp-comm-overlap on --sequence-parallel off
+check "tp overlap needs sequence parallelism: no step change without it" \
+  [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/sp0.json" step_time_s)" ]
+
+# Megatron-Core distributed optimizer: parameter all_gather overlapped with the next forward
+pg=(predict --model llama2-13b --gpus 64 --tp 2 --shard zero1 --batch-per-gpu 1 --format json)
+expect_ok "${pg[@]}"
+cp "$TMP/out" "$TMP/pg0.json"
+expect_ok "${pg[@]}" --overlap-param-gather on
+check "param gather overlap: faster step" faster "$TMP/pg0.json" "$TMP/out"
+expect_ok predict --model llama2-13b --gpus 64 --tp 2 --shard zero1 --batch-per-gpu 1 --overlap-grad-reduce off --format json
+check "grad reduce after backward: slower" faster "$TMP/out" "$TMP/pg0.json"
+
+# gradient reduction in bf16 halves the data-parallel reduce_scatter's bytes:
+# half as many 25 MiB buckets (13B / tp 2 x 4 B = 994 buckets in fp32)
+rs_calls() { awk '$1 == "reduce_scatter" && $2 == "dp" { print $3 }' "$TMP/out"; }
+expect_ok predict --model llama2-13b --gpus 64 --tp 2 --shard zero1
+check "fp32 grads: 994 bucket reduce_scatters" [ "$(rs_calls)" = 994 ]
+expect_ok predict --model llama2-13b --gpus 64 --tp 2 --shard zero1 --grad-reduce-dtype bf16
+check "bf16 grads: 497" [ "$(rs_calls)" = 497 ]
+
+# interleaved pipeline: asynchronous p2p is never slower
+ip=(predict --model llama2-13b --gpus 32 --tp 2 --pp 4 --vp 2 --schedule interleaved --gbs 64 --shard zero1 --format json)
+expect_ok "${ip[@]}"
+cp "$TMP/out" "$TMP/ip0.json"
+expect_ok "${ip[@]}" --overlap-p2p on
+check "overlap p2p: faster step" faster "$TMP/ip0.json" "$TMP/out"
+
+# --- every command takes --framework ------------------------------------
+expect_ok search --model llama2-7b --gpus 16 --framework nemo --top 1 --format csv
+check "search: framework column" [ "$(col "$TMP/out" framework.name)" = nemo ]
+expect_ok sweep --model llama2-7b --gpus 8..16 --framework torchtitan --format csv --threads 1
+check "sweep: framework column" [ "$(col "$TMP/out" framework.name | sort -u)" = torchtitan ]
+expect_ok validate --framework megatron-lm --summary "$PL_SOURCE_DIR/data/validation/megatron_sc21_narayanan.csv"
+expect_fail 1 "^plateau: --framework: unknown framework 'x'" -- validate --framework x "$PL_SOURCE_DIR/data/validation/megatron_sc21_narayanan.csv"
+expect_fail 1 "^plateau: --framework: unknown framework 'x'" -- study --framework x --out "$TMP/s"
+
+# --- bad values, one line each ---------------------------------------------
+for flag in tp-comm-overlap overlap-grad-reduce overlap-param-gather overlap-p2p sequence-parallel; do
+  expect_fail 1 "^plateau: --$flag: unknown value 'yes' \(expected on\|off\)" -- predict --$flag yes
+done
+expect_fail 1 "^plateau: --grad-reduce-dtype: unknown dtype 'fp16' \(expected fp32\|bf16\)" -- predict --grad-reduce-dtype fp16
+expect_fail 1 "^plateau: --zero1-grad-reduce: unknown op 'x' \(expected reduce-scatter\|all-reduce\)" -- predict --zero1-grad-reduce x
+expect_fail 1 "^plateau: --grad-accum: unknown mode 'x' \(expected in-place\|fp32-copy\)" -- predict --grad-accum x
+expect_fail 1 "^plateau: --logit-metric-passes: 17 is out of range \(expected 0..16\)" -- predict --logit-metric-passes 17
+expect_fail 1 "^plateau: --logit-metric-passes:" -- predict --logit-metric-passes two
+expect_fail 1 "^plateau: --attention: unknown attention 'x' \(expected flash\|triton\|eager\)" -- predict --attention x
+expect_fail 2 "option needs a value" -- predict --framework
+finish

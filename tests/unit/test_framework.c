@@ -1,0 +1,113 @@
+/* test_framework.c: framework presets (data/frameworks/): every preset loads
+ * and every behaviour in it names its source; applying a framework writes
+ * only what it sets; the resolved framework reads the layout back; a zeroed
+ * framework leaves a prediction unchanged (the default stays today's). */
+#include <plateau/data.h>
+#include <plateau/framework.h>
+#include <plateau/predict.h>
+
+#include <string.h>
+
+#include "base/json.h"
+#include "check.h"
+
+/* Every behaviour of every embedded preset is {"value", "source"} with a
+ * source of some length (repository, file, version). */
+static void test_presets_have_sources(void) {
+  size_t n = 0;
+  for (size_t i = 0; pl_data_name("frameworks", i) != NULL; i++, n++) {
+    const char *name = pl_data_name("frameworks", i);
+    struct pl_framework fw;
+    struct pl_diag d, *dp = &d;
+    CHECK_STATUS(pl_framework_preset(name, &fw, &d), PL_OK, dp);
+    CHECK_STR(fw.name, name);
+    CHECK(strlen(fw.description) > 20);
+    size_t len = 0;
+    const char *text = pl_data_find("frameworks", name, &len);
+    yajl_val root = NULL;
+    CHECK_STATUS(base_json_parse(text, len, name, &root, &d), PL_OK, dp);
+    yajl_val b = base_json_get(root, "behaviours");
+    CHECK(b != NULL && YAJL_IS_OBJECT(b) && b->u.object.len > 0);
+    for (size_t k = 0; b != NULL && k < b->u.object.len; k++) {
+      yajl_val src = base_json_get(b->u.object.values[k], "source");
+      const char *text_src = src != NULL && YAJL_IS_STRING(src) ? src->u.string : "";
+      CHECK(strlen(text_src) > 20);
+    }
+    base_json_free(root);
+  }
+  CHECK_EQ_INT((int64_t)n, 7); /* the seven of issue 17 */
+}
+
+/* Unset behaviours leave the layout alone; set ones overwrite it, through
+ * the layout's negative fields where it has them. */
+static void test_apply(void) {
+  struct pl_layout l;
+  memset(&l, 0, sizeof l);
+  l.eager_attention = true;
+  struct pl_framework fw;
+  memset(&fw, 0, sizeof fw);
+  pl_framework_apply(&fw, &l);
+  CHECK(l.eager_attention);
+  CHECK(!l.shard_set);
+  fw.attention = PL_ATTENTION_TRITON;
+  fw.sequence_parallel = PL_SETTING_OFF;
+  fw.overlap_grad_reduce = PL_SETTING_OFF;
+  fw.fsdp_prefetch = PL_SETTING_OFF;
+  fw.grad_reduce_fp32 = PL_SETTING_OFF;
+  fw.shard_set = true;
+  fw.shard = PL_SHARD_ZERO1;
+  pl_framework_apply(&fw, &l);
+  CHECK(!l.eager_attention && l.attention_triton);
+  CHECK(l.no_sp && l.grad_reduce_after_backward && l.gather_no_prefetch && l.grad_reduce_bf16);
+  CHECK(l.shard_set && l.shard == PL_SHARD_ZERO1);
+  /* a layout's explicit shard wins over the framework's */
+  l.shard = PL_SHARD_ZERO3;
+  pl_framework_apply(&fw, &l);
+  CHECK(l.shard == PL_SHARD_ZERO3);
+  struct pl_framework r;
+  pl_framework_resolved(&fw, &l, &r);
+  CHECK(r.attention == PL_ATTENTION_TRITON);
+  CHECK(r.sequence_parallel == PL_SETTING_OFF && r.fused_kernels == PL_SETTING_ON);
+  CHECK(r.overlap_grad_reduce == PL_SETTING_OFF && r.grad_reduce_fp32 == PL_SETTING_OFF);
+}
+
+/* No framework named = plateau's defaults: the same step to the bit as a
+ * run that names a framework file setting every behaviour to its default. */
+static void test_zero_is_default(void) {
+  static struct pl_run run;
+  static struct pl_prediction a, b;
+  struct pl_diag d, *dp = &d;
+  CHECK_STATUS(pl_model_load("llama2-7b", &run.model, &d), PL_OK, dp);
+  CHECK_STATUS(pl_cluster_load("dgx-h100", &run.cluster, &d), PL_OK, dp);
+  run.layout.gpus = 16;
+  run.layout.tp = 2;
+  CHECK_STATUS(pl_predict(&run, &a, &d), PL_OK, dp);
+  run.framework.tp_comm_overlap = PL_SETTING_OFF;
+  run.framework.overlap_grad_reduce = PL_SETTING_ON;
+  run.framework.grad_reduce_fp32 = PL_SETTING_ON;
+  run.framework.attention = PL_ATTENTION_FLASH;
+  run.framework.fused_kernels = PL_SETTING_ON;
+  CHECK_STATUS(pl_predict(&run, &b, &d), PL_OK, dp);
+  CHECK(a.step.step_time_s == b.step.step_time_s);
+  CHECK(a.step.step_time_s > 0);
+}
+
+static void test_errors(void) {
+  struct pl_framework fw;
+  struct pl_diag d;
+  CHECK(pl_framework_preset("nope", &fw, &d) == PL_ERR_UNKNOWN);
+  CHECK_CONTAINS(d.msg, "unknown framework 'nope' (presets: deepspeed,");
+  CHECK(pl_framework_load("", &fw, &d) == PL_ERR_MISSING);
+  CHECK(pl_framework_load("/nonexistent/fw.json", &fw, &d) != PL_OK);
+  enum pl_setting s;
+  CHECK(pl_setting_parse("yes", &s, &d) == PL_ERR_PARSE);
+  CHECK(pl_setting_parse("on", &s, &d) == PL_OK && s == PL_SETTING_ON);
+}
+
+int main(void) {
+  test_presets_have_sources();
+  test_apply();
+  test_zero_is_default();
+  test_errors();
+  return check_finish();
+}
