@@ -277,9 +277,9 @@ static void write_script(FILE *f, const struct study_fig *fig, int blocks[2][STU
   fprintf(f, "if (!exists(\"png_scale\")) png_scale = %d\n", png_scale);
   fputs("k = int(png_scale)\n"
         "do for [fmt in \"svg png\"] {\n"
-        "  titlefont = (fmt eq \"svg\") ? \",15\" : sprintf(\",%d\", 12 * k)\n"
-        "  keyfont = (fmt eq \"svg\") ? \",12\" : sprintf(\",%d\", 9 * k)\n"
-        "  labelfont = (fmt eq \"svg\") ? \",11\" : sprintf(\",%d\", 8 * k)\n"
+        "  titlefont = (fmt eq \"svg\") ? \",15\" : \",\" . (12 * k)\n"
+        "  keyfont = (fmt eq \"svg\") ? \",12\" : \",\" . (9 * k)\n"
+        "  labelfont = (fmt eq \"svg\") ? \",11\" : \",\" . (8 * k)\n"
         "  if (fmt eq \"svg\") {\n",
         f);
   fprintf(f,
@@ -287,12 +287,12 @@ static void write_script(FILE *f, const struct study_fig *fig, int blocks[2][STU
           "background rgb \"#ffffff\"\n    set output \"%s.svg\"\n  } else {\n",
           w, h, fig->id);
   fprintf(f,
-          "    set terminal pngcairo size %d * k,%d * k noenhanced font sprintf(\"DejaVu Sans,%%d\", "
-          "10 * k) linewidth k background rgb \"#ffffff\"\n    set output \"%s.png\"\n  }\n",
+          "    set terminal pngcairo size %d * k,%d * k noenhanced font \"DejaVu Sans,\" . (10 * k) "
+          "linewidth k background rgb \"#ffffff\"\n    set output \"%s.png\"\n  }\n",
           w, h, fig->id);
   fprintf(f, "  set multiplot layout 1,%d title ", fig->n_panels);
   quoted(f, fig->title);
-  fputs(" font (fmt eq \"svg\" ? \",17\" : sprintf(\",%d\", 14 * k))\n", f);
+  fputs(" font (fmt eq \"svg\" ? \",17\" : \",\" . (14 * k))\n", f);
   char dat[48];
   study_setf(dat, sizeof dat, "%s.dat", fig->id);
   double shared = 0;
