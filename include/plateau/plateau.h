@@ -7,6 +7,7 @@
 
 #include "alloc.h"
 #include "calib.h"
+#include "calib_compute.h"
 #include "coll.h"
 #include "data.h"
 #include "emit.h"

@@ -335,11 +335,14 @@ static int calibrate_nccl(int argc, char **argv) {
 
 static void usage(FILE *f) {
   fprintf(f, "usage: plateau calibrate nccl LOG... --cluster BASE --out FILE.json [options]\n"
-             "       plateau calibrate trace ...\n\n"
+             "       plateau calibrate trace ...\n"
+             "       plateau calibrate compute TRACE... --gpu BASE --out FILE.json [options]\n\n"
              "Fit plateau's models to measurements.\n"
              "  nccl    fit a cluster's fabric figures to nccl-tests logs "
              "(plateau calibrate nccl --help)\n"
-             "  trace   fit from PyTorch profiler traces (plateau calibrate trace --help)\n\n"
+             "  trace   fit from PyTorch profiler traces (plateau calibrate trace --help)\n"
+             "  compute fit a GPU's compute efficiencies to the kernels of traces recorded with "
+             "shapes\n          (plateau calibrate compute --help)\n\n"
              "exit status: 0 ok, 1 bad input or failed run, 2 usage error\n");
 }
 
@@ -356,7 +359,10 @@ int cmd_calibrate(int argc, char **argv) {
     return calibrate_nccl(argc - 1, argv + 1);
   if (strcmp(argv[1], "trace") == 0)
     return cmd_calibrate_trace(argc - 1, argv + 1);
-  fprintf(stderr, "plateau: calibrate: unknown kind '%s' (expected nccl or trace)\n", argv[1]);
+  if (strcmp(argv[1], "compute") == 0)
+    return cmd_calibrate_compute(argc - 1, argv + 1);
+  fprintf(stderr, "plateau: calibrate: unknown kind '%s' (expected nccl, trace or compute)\n",
+          argv[1]);
   usage(stderr);
   return 2;
 }

@@ -16,5 +16,7 @@ int cmd_collectives(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 /* defined by the trace tools in cmd_calibrate_trace.c; dispatched from cmd_calibrate.c */
 int cmd_calibrate_trace(int argc, char **argv);
+/* cmd_calibrate_compute.c: `calibrate compute`, dispatched from cmd_calibrate.c */
+int cmd_calibrate_compute(int argc, char **argv);
 
 #endif

@@ -14,6 +14,9 @@ static int load_hardware(const struct cli_args *args, struct pl_run *run) {
   if (cluster == NULL) {
     const char *g = gpu ? gpu : "h100";
     cluster = pl_cluster_default_for_gpu(g);
+    struct pl_gpu named; /* a GPU file (e.g. from calibrate compute): its "name" picks the system */
+    if (cluster == NULL && pl_gpu_load(g, &named, &d) == PL_OK)
+      cluster = pl_cluster_default_for_gpu(named.name);
     if (cluster == NULL)
       return cli_fail("--gpu '%s': no default cluster for this GPU; give --cluster", g);
   }

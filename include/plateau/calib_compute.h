@@ -1,0 +1,130 @@
+/* calib_compute.h: a GPU file's compute efficiencies fitted to the kernels of
+ * PyTorch profiler (Kineto) traces recorded with record_shapes=True
+ * (`plateau calibrate compute`, docs/ground-truth.md).
+ *
+ * pl_compute_obs_load reads one trace (plain JSON or gzip), links each GPU
+ * kernel to the CPU op that launched it (kernel "correlation" -> runtime
+ * call's "External id" -> the cpu_op with that id, the innermost op around
+ * the launch) and turns each op instance whose shape it can recover into an
+ * observation: a GEMM (aten::mm/addmm/bmm/baddbmm in bf16/fp16,
+ * aten::_scaled_mm in fp8) with its m, n, k; a causal attention forward or
+ * backward (the flash, cuDNN and efficient SDPA ops) with its executed FLOPs;
+ * or a memory-bound op (copy_, add, mul, sub, div, their in-place forms,
+ * neg, silu, pow, rsqrt, fill_, zero_) with the least bytes it moves. The
+ * measured time of an op is the sum of its kernels' durations. Kernels that
+ * link to no op, and ops that are none of the above or lack shapes, are
+ * counted per op name, never guessed.
+ *
+ * pl_calib_compute fits, by least squares on relative time error, the
+ * GEMM rate and per-tile fixed cost (gemm.mamf, gemm.tile_fixed_k), the FP8
+ * GEMM rate, the attention forward and backward fractions and the HBM
+ * fraction, over the base GPU's tile/wave model (src/sim/compute.c), and
+ * returns the fitted GPU; pl_calib_compute_save writes it as a GPU file
+ * (the base file with those entries replaced, each naming its fit). */
+#ifndef PLATEAU_CALIB_COMPUTE_H
+#define PLATEAU_CALIB_COMPUTE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "hw.h"
+#include "status.h"
+
+#define PL_COMPUTE_MAX_FILE_BYTES (1024u << 20) /* uncompressed trace */
+#define PL_COMPUTE_MAX_NAMES 64                 /* distinct unrecovered op names kept */
+#define PL_COMPUTE_MIN_MEMORY_BYTES (8.0 * 1048576.0) /* smaller memory-bound ops are launch-bound */
+
+enum pl_compute_kind {
+  PL_COMPUTE_GEMM,      /* bf16/fp16 GEMM */
+  PL_COMPUTE_GEMM_FP8,  /* aten::_scaled_mm */
+  PL_COMPUTE_ATTN_FWD,  /* causal attention forward */
+  PL_COMPUTE_ATTN_BWD,  /* causal attention backward */
+  PL_COMPUTE_MEMORY,    /* memory-bound, >= PL_COMPUTE_MIN_MEMORY_BYTES */
+  PL_COMPUTE_KINDS
+};
+
+struct pl_compute_obs {
+  enum pl_compute_kind kind;
+  int64_t m, n, k, count;  /* GEMM: (m x k) @ (k x n), count batched; attention: m = queries,
+                              n = keys, k = head dim, count = batch x heads */
+  double flops;            /* attention: counted FLOPs (4 b h sq sk d forward, x2.5 backward,
+                              src/model/flops.c), before the causal half */
+  double bytes;            /* memory-bound: least bytes moved; attention: q/k/v/o bytes */
+  double time_s;           /* measured: the op's kernels' durations, summed */
+  int kernels;
+};
+
+/* An op name whose kernels could not be used, with how many and how long. */
+struct pl_compute_skip {
+  char name[96];
+  char why[48];
+  int64_t ops, kernels;
+  double time_s;
+};
+
+struct pl_compute_trace {
+  char origin[256];
+  size_t n_obs, cap_obs;
+  struct pl_compute_obs *obs;
+  int64_t kernels;          /* GPU kernels and memsets in the trace */
+  double kernel_s;          /* their total duration */
+  int64_t unlinked_kernels; /* no runtime call or op to link to */
+  double unlinked_s;
+  size_t n_skips;           /* distinct (name, why) */
+  int64_t skips_dropped;    /* ops beyond PL_COMPUTE_MAX_NAMES distinct names (counted) */
+  struct pl_compute_skip skips[PL_COMPUTE_MAX_NAMES];
+};
+
+enum pl_status pl_compute_obs_load(const char *path, struct pl_compute_trace **out,
+                                   struct pl_diag *diag);
+enum pl_status pl_compute_obs_parse(const char *text, size_t len, const char *origin,
+                                    struct pl_compute_trace **out, struct pl_diag *diag);
+void pl_compute_trace_free(struct pl_compute_trace *t);
+
+/* One fitted parameter: its value before and after, and what it rests on. */
+struct pl_compute_param {
+  bool fitted;              /* false: no observation, base value kept */
+  double before, after;
+  int64_t ops, kernels;
+  double rms_rel_err;       /* relative time residual over its ops, after the fit */
+  double measured_s, predicted_s; /* over its ops, with the fitted file */
+};
+
+enum pl_compute_param_id {
+  PL_CP_GEMM_RATE,       /* gemm.mamf (as the fitted rate at the file's MAMF shape) */
+  PL_CP_GEMM_FIXED_K,    /* gemm.tile_fixed_k */
+  PL_CP_GEMM_FP8_RATE,   /* gemm.mamf_fp8 */
+  PL_CP_ATTN_FWD,        /* attention.fwd_fraction */
+  PL_CP_ATTN_BWD,        /* attention.bwd_fraction */
+  PL_CP_HBM,             /* hbm_fraction */
+  PL_CP_COUNT
+};
+
+struct pl_compute_fit {
+  struct pl_compute_param p[PL_CP_COUNT];
+  double measured_s;        /* all observations */
+  double predicted_base_s;  /* the same ops with the base GPU */
+  double predicted_s;       /* with the fitted GPU */
+};
+
+/* Fit obs (from one or more traces) starting from base; out is base with the
+ * fitted efficiencies (gemm.sustained_fraction becomes 1: the fitted rates
+ * are what the kernels ran at; unfitted figures are scaled so their
+ * predictions do not move). PL_ERR_RANGE when no observation is usable. */
+enum pl_status pl_calib_compute(const struct pl_gpu *base, const struct pl_compute_obs *obs,
+                                size_t n_obs, struct pl_gpu *out, struct pl_compute_fit *fit,
+                                struct pl_diag *diag);
+
+/* The predicted kernel time of one observation on GPU g (the step model's
+ * op time without its per-kernel launch gap, which kernel durations do not
+ * include). */
+double pl_compute_obs_time_s(const struct pl_gpu *g, const struct pl_compute_obs *o);
+
+/* Write fitted as a GPU file at path (atomically): the base GPU's file
+ * (base_name_or_path: preset or file, as pl_gpu_load takes it) with the
+ * fitted entries replaced; note names the traces. */
+enum pl_status pl_calib_compute_save(const char *base_name_or_path, const struct pl_gpu *fitted,
+                                     const struct pl_compute_fit *fit, const char *note,
+                                     const char *path, struct pl_diag *diag);
+
+#endif

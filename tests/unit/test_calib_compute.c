@@ -1,0 +1,248 @@
+#define _POSIX_C_SOURCE 200809L /* mkstemp, close */
+/* test_calib_compute.c: `calibrate compute` (src/calib/compute_*.c).
+ *
+ * 1. A generated Kineto trace whose kernels follow known constants: a
+ *    "truth" H100 with gemm rate 700 TFLOP/s at its MAMF shape, tile_fixed_k
+ *    120, no sustained fraction, attention fractions 0.5 / 0.4 and HBM
+ *    fraction 0.8. Each kernel's duration is that GPU's model time of its op
+ *    (pl_compute_obs_time_s, written in microseconds with 6 decimals, so
+ *    rounding is < 1e-6 relative); the fit, starting from the stock h100 file
+ *    (794.5 TFLOP/s x 0.887, 170, 0.35, 0.35, 0.9), must recover every
+ *    constant within 2 %. The trace also holds a kernel with no launch record
+ *    and an op without shapes, which must be counted, not used.
+ * 2. The measured H100 trace (tests/data/traces/gt_h100_llama3.2-1b_seq4096,
+ *    data/ground-truth/h100/README.md): the fitted file's predictions of the
+ *    trace's own ops must be within 10 % in total kernel time. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <plateau/plateau.h>
+
+#include "check.h"
+
+#define GT_TRACE PL_TEST_DATA "/traces/gt_h100_llama3.2-1b_seq4096.json.gz"
+
+struct buf { char *p; size_t n, cap; };
+
+static void put(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#include <stdarg.h>
+static void put(struct buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int need = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (b->n + (size_t)need + 1 > b->cap) {
+    b->cap = 2 * (b->n + (size_t)need + 1);
+    b->p = realloc(b->p, b->cap);
+  }
+  va_start(ap, fmt);
+  vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
+  va_end(ap);
+  b->n += (size_t)need;
+}
+
+/* One op with one kernel: cpu_op (External id), its launch and the kernel. */
+static void op_event(struct buf *b, int id, const char *name, const char *dims, const char *types,
+                     const char *concrete, double dur_s) {
+  put(b, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1,"
+         "\"args\":{\"External id\":%d,\"Input Dims\":%s,\"Input type\":%s,\"Concrete Inputs\":%s}},",
+      name, 10 * id, id, dims, types, concrete);
+  put(b, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+         "\"ts\":%d,\"dur\":1,\"args\":{\"External id\":%d,\"correlation\":%d}},",
+      10 * id, id, 1000 + id);
+  put(b, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,\"ts\":%d,"
+         "\"dur\":%.6f,\"args\":{\"correlation\":%d,\"stream\":7}},",
+      id, 10 * id, dur_s * 1e6, 1000 + id);
+}
+
+static const int64_t gemms[][3] = {
+    {4096, 3072, 2048}, {4096, 2048, 2048},  {4096, 16384, 2048}, {4096, 2048, 8192},
+    {8192, 4096, 14336}, {2048, 128256, 4096}, {4096, 4096, 1024}, {8192, 8192, 4096},
+};
+
+static struct pl_gpu truth_gpu(void) {
+  struct pl_gpu g;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  pl_gpu_load("h100", &g, &d);
+  g.eff.gemm_mamf_flops_per_s = 700e12; /* at 2048x2048x13312, with k0 and no sustained cut */
+  g.eff.gemm_tile_fixed_k = 120;
+  g.eff.gemm_sustained_fraction = 1.0;
+  g.eff.attn_fwd_fraction = 0.5;
+  g.eff.attn_bwd_fraction = 0.4;
+  g.eff.hbm_fraction = 0.8;
+  return g;
+}
+
+static char *generated_trace(const struct pl_gpu *truth, size_t *len) {
+  struct buf b = {0};
+  put(&b, "{\"schemaVersion\":1,\"traceEvents\":[");
+  int id = 1;
+  for (size_t i = 0; i < sizeof gemms / sizeof gemms[0]; i++) {
+    struct pl_compute_obs o = {PL_COMPUTE_GEMM, gemms[i][0], gemms[i][1], gemms[i][2], 1, 0, 0, 0, 1};
+    char dims[96];
+    snprintf(dims, sizeof dims, "[[%lld,%lld],[%lld,%lld]]", (long long)o.m, (long long)o.k,
+             (long long)o.k, (long long)o.n);
+    op_event(&b, id++, "aten::mm", dims, "[\"c10::BFloat16\",\"c10::BFloat16\"]", "[\"\",\"\"]",
+             pl_compute_obs_time_s(truth, &o));
+  }
+  static const int64_t seqs[] = {2048, 4096, 8192};
+  for (size_t i = 0; i < 3; i++) {
+    int64_t s = seqs[i];
+    double fwd = 4.0 * 32 * (double)s * (double)s * 128;
+    double qe = 32.0 * (double)s * 128;
+    struct pl_compute_obs f = {PL_COMPUTE_ATTN_FWD, s, s, 128, 32, fwd, 2.0 * 4 * qe, 0, 1};
+    struct pl_compute_obs bw = {PL_COMPUTE_ATTN_BWD, s, s, 128, 32, 2.5 * fwd, 2.0 * 8 * qe, 0, 1};
+    char q[64], dims[512];
+    snprintf(q, sizeof q, "[1,32,%lld,128]", (long long)s);
+    snprintf(dims, sizeof dims, "[%s,%s,%s,[],[],[],[],[],[]]", q, q, q);
+    op_event(&b, id++, "aten::_scaled_dot_product_cudnn_attention", dims,
+             "[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\"]",
+             "[\"\",\"\",\"\",\"\",\"True\",\"0.\",\"True\",\"False\",\"\"]",
+             pl_compute_obs_time_s(truth, &f));
+    snprintf(dims, sizeof dims, "[%s,%s,%s,%s,%s,[1,32,%lld,1],[],[],[],[],[],[],[],[],[],[]]", q,
+             q, q, q, q, (long long)s);
+    op_event(&b, id++, "aten::_scaled_dot_product_cudnn_attention_backward", dims,
+             "[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\"]",
+             "[\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"4096\",\"4096\",\"0.\","
+             "\"True\",\"\"]",
+             pl_compute_obs_time_s(truth, &bw));
+  }
+  /* memory-bound: a bf16 -> fp32 copy (read 2 + write 4 B per element) and a bf16 add */
+  struct pl_compute_obs c = {PL_COMPUTE_MEMORY, 0, 0, 0, 1, 0, 6.0 * 4096 * 4096, 0, 1};
+  op_event(&b, id++, "aten::copy_", "[[4096,4096],[4096,4096],[]]",
+           "[\"float\",\"c10::BFloat16\",\"Scalar\"]", "[\"\",\"\",\"False\"]",
+           pl_compute_obs_time_s(truth, &c));
+  struct pl_compute_obs a = {PL_COMPUTE_MEMORY, 0, 0, 0, 1, 0, 6.0 * 4096 * 8192, 0, 1};
+  op_event(&b, id++, "aten::add", "[[4096,8192],[4096,8192],[]]",
+           "[\"c10::BFloat16\",\"c10::BFloat16\",\"Scalar\"]", "[\"\",\"\",\"1\"]",
+           pl_compute_obs_time_s(truth, &a));
+  /* an op with no shapes, and a kernel nothing launched */
+  op_event(&b, id++, "aten::cat", "[]", "[]", "[]", 5e-6);
+  put(&b, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"orphan\",\"pid\":0,\"tid\":7,\"ts\":1,"
+          "\"dur\":3.0,\"args\":{\"correlation\":99999}}]}");
+  *len = b.n;
+  return b.p;
+}
+
+static void test_generated(void) {
+  struct pl_gpu truth = truth_gpu(), base, fitted;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  size_t len = 0;
+  char *text = generated_trace(&truth, &len);
+  struct pl_compute_trace *t = NULL;
+  CHECK_STATUS(pl_compute_obs_parse(text, len, "generated", &t, &d), PL_OK, dp);
+  free(text);
+  if (t == NULL)
+    return;
+  /* 8 GEMMs + 3 x 2 attention + 2 memory ops; the cat and the orphan are counted */
+  CHECK_EQ_INT((int64_t)t->n_obs, 16);
+  CHECK_EQ_INT(t->kernels, 18);
+  CHECK_EQ_INT(t->unlinked_kernels, 1);
+  CHECK_EQ_INT((int64_t)t->n_skips, 1);
+  CHECK_STR(t->skips[0].name, "aten::cat");
+  CHECK_STATUS(pl_gpu_load("h100", &base, &d), PL_OK, dp);
+  struct pl_compute_fit fit;
+  CHECK_STATUS(pl_calib_compute(&base, t->obs, t->n_obs, &fitted, &fit, &d), PL_OK, dp);
+  CHECK(fit.p[PL_CP_GEMM_RATE].fitted && fit.p[PL_CP_GEMM_FIXED_K].fitted);
+  /* the rate at the MAMF shape is the truth's mamf (its sustained fraction is 1) */
+  CHECK_NEAR_REL(fitted.eff.gemm_mamf_flops_per_s, 700e12, 0.02);
+  CHECK_NEAR_REL(fitted.eff.gemm_tile_fixed_k, 120.0, 0.02);
+  CHECK_NEAR_REL(fitted.eff.gemm_sustained_fraction, 1.0, 1e-12);
+  CHECK_NEAR_REL(fitted.eff.attn_fwd_fraction, 0.5, 0.02);
+  CHECK_NEAR_REL(fitted.eff.attn_bwd_fraction, 0.4, 0.02);
+  CHECK_NEAR_REL(fitted.eff.hbm_fraction, 0.8, 0.02);
+  CHECK(!fit.p[PL_CP_GEMM_FP8_RATE].fitted);
+  CHECK(fit.p[PL_CP_GEMM_RATE].rms_rel_err < 1e-4);
+  CHECK_NEAR_REL(fit.predicted_s, fit.measured_s, 1e-4);
+  /* FP8 was not observed: its base prediction must not move (the base's
+   * sustained fraction folded into its rate) */
+  double t8b = pl_gemm_time_s(&base, PL_DTYPE_FP8, 8192, 8192, 8192, 1);
+  double t8f = pl_gemm_time_s(&fitted, PL_DTYPE_FP8, 8192, 8192, 8192, 1);
+  CHECK_NEAR_REL(t8f, t8b, 1e-9);
+  pl_compute_trace_free(t);
+}
+
+/* The fitted file written and read back predicts what the fit did. */
+static void test_save_roundtrip(void) {
+  struct pl_gpu truth = truth_gpu(), base, fitted, back;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  size_t len = 0;
+  char *text = generated_trace(&truth, &len);
+  struct pl_compute_trace *t = NULL;
+  CHECK_STATUS(pl_compute_obs_parse(text, len, "generated", &t, &d), PL_OK, dp);
+  free(text);
+  if (t == NULL)
+    return;
+  pl_gpu_load("h100", &base, &d);
+  struct pl_compute_fit fit;
+  CHECK_STATUS(pl_calib_compute(&base, t->obs, t->n_obs, &fitted, &fit, &d), PL_OK, dp);
+  char path[] = "/tmp/plateau_test_calib_compute_XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  if (fd >= 0)
+    close(fd);
+  CHECK_STATUS(pl_calib_compute_save("h100", &fitted, &fit, "test", path, &d), PL_OK, dp);
+  CHECK_STATUS(pl_gpu_load(path, &back, &d), PL_OK, dp);
+  remove(path);
+  CHECK_STR(back.name, "h100");
+  for (size_t i = 0; i < t->n_obs; i++)
+    CHECK_NEAR_REL(pl_compute_obs_time_s(&back, &t->obs[i]),
+                   pl_compute_obs_time_s(&fitted, &t->obs[i]), 1e-6);
+  pl_compute_trace_free(t);
+}
+
+/* The measured H100 trace: per-op predictions of the fitted file within 10 %
+ * of the measured kernel time in total. */
+static void test_h100_trace(void) {
+  struct pl_gpu base, fitted;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  struct pl_compute_trace *t = NULL;
+  CHECK_STATUS(pl_compute_obs_load(GT_TRACE, &t, &d), PL_OK, dp);
+  if (t == NULL)
+    return;
+  CHECK(t->n_obs > 1000);
+  CHECK_EQ_INT(t->unlinked_kernels, 0);
+  pl_gpu_load("h100", &base, &d);
+  struct pl_compute_fit fit;
+  CHECK_STATUS(pl_calib_compute(&base, t->obs, t->n_obs, &fitted, &fit, &d), PL_OK, dp);
+  double err = fit.predicted_s / fit.measured_s - 1.0;
+  printf("  h100 trace: %zu ops, measured %.2f ms, base %+.1f%%, fitted %+.1f%%\n", t->n_obs,
+         fit.measured_s * 1e3, 100 * (fit.predicted_base_s / fit.measured_s - 1), 100 * err);
+  CHECK(fabs(err) < 0.10);
+  CHECK(fit.p[PL_CP_GEMM_RATE].fitted && fit.p[PL_CP_ATTN_FWD].fitted &&
+        fit.p[PL_CP_ATTN_BWD].fitted && fit.p[PL_CP_HBM].fitted);
+  /* the kernels it could not use are named: the fused optimizer first */
+  CHECK(t->n_skips > 0);
+  if (t->n_skips > 0)
+    CHECK_STR(t->skips[0].name, "aten::_fused_adamw_");
+  pl_compute_trace_free(t);
+}
+
+static void test_bad_input(void) {
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  struct pl_compute_trace *t = NULL;
+  CHECK_STATUS(pl_compute_obs_parse("{\"a\":1}", 7, "x", &t, &d), PL_ERR_PARSE, dp);
+  CHECK_STATUS(pl_compute_obs_parse("{\"traceEvents\":[]}", 18, "x", &t, &d), PL_ERR_RANGE, dp);
+  CHECK_STATUS(pl_compute_obs_parse("{\"traceEvents\":[", 16, "x", &t, &d), PL_ERR_PARSE, dp);
+  CHECK_STATUS(pl_compute_obs_load(PL_TEST_DATA "/no/such/trace.json", &t, &d), PL_ERR_IO, dp);
+  struct pl_gpu base, out;
+  pl_gpu_load("h100", &base, &d);
+  struct pl_compute_fit fit;
+  CHECK_STATUS(pl_calib_compute(&base, NULL, 0, &out, &fit, &d), PL_ERR_RANGE, dp);
+}
+
+int main(void) {
+  test_generated();
+  test_save_roundtrip();
+  test_h100_trace();
+  test_bad_input();
+  return check_finish();
+}
