@@ -90,6 +90,11 @@ struct pl_cluster {
   double nic_bytes_per_s;        /* per NIC, per direction */
   double inter_latency_s;        /* one hop, end to end */
   char inter_kind[32];           /* "infiniband", "efa", "roce", "tcpxo", "none" */
+  char gpu_nic_path[8];          /* PCIe path from a GPU to its NIC as NCCL's topology names it:
+                                    "pix", "pxb" (PCIe switches, the default), "pxn", "phb"
+                                    (through the CPU's host bridge), "sys" (across CPUs);
+                                    NCCL enables LL128 across nodes only up to PXB (PXN on
+                                    Hopper and later) */
   char cpu_vendor[16];           /* "intel", "amd", "arm": NCCL's tuner reads it (LL caps,
                                     network post overhead) */
   /* collective-model settings (see docs/collectives.md) */

@@ -27,6 +27,8 @@ static const char *const intra_kinds[] = {"nvswitch", "hybrid-cube-mesh", "nvlin
 static const char *const inter_kinds[] = {"infiniband", "efa",      "roce",      "tcpxo",
                                           "ethernet",   "omnipath", "slingshot", "none", NULL};
 static const char *const cpu_vendors[] = {"intel", "amd", "arm", "other", NULL};
+/* NCCL's PATH_* names, nearest first (src/graph/topo.h) */
+static const char *const nic_paths[] = {"pix", "pxb", "pxn", "phb", "sys", NULL};
 
 static enum pl_status read_intra(yajl_val doc, const char *origin, struct pl_cluster *c,
                                  struct pl_diag *diag) {
@@ -92,6 +94,10 @@ static enum pl_status read_inter(yajl_val doc, const char *origin, struct pl_clu
     return st;
   if ((st = hw_unit(sec, "latency", PL_UNIT_SECONDS, need, false, sub, &c->inter_latency_s,
                     diag)) != PL_OK)
+    return st;
+  snprintf(c->gpu_nic_path, sizeof c->gpu_nic_path, "pxb");
+  if ((st = hw_word(sec, "gpu_nic_path", false, sub, nic_paths, c->gpu_nic_path,
+                    sizeof c->gpu_nic_path, diag)) != PL_OK)
     return st;
   return check_node_bandwidth(sec, sub, c, diag);
 }

@@ -15,18 +15,18 @@
 #define GBPS 1e9
 
 /* baseLat [algo][proto], us: Tree {6.8, 14.0, 8.4}, Ring {6.6, 14.0, 8.4},
- * NVLS and NVLSTree 0. */
+ * NVLS and NVLSTree 0, PAT {8, 8, 8}. */
 static const double base_lat_us[NET_T_N][PL_PROTO_N] = {
-    {6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}};
+    {6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0}};
 
 /* hwLat [link kind][algo][proto], us. */
 static const double hw_lat_us[NET_HW_N][NET_T_N][PL_PROTO_N] = {
-    /* NVLINK: Tree, Ring, NVLS, NVLSTree */
-    {{.6, 1.25, 4.0}, {.6, 1.9, 3.4}, {0, 0, 25}, {0, 0, 25}},
+    /* NVLINK: Tree, Ring, NVLS, NVLSTree, PAT */
+    {{.6, 1.25, 4.0}, {.6, 1.9, 3.4}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}},
     /* PCI */
-    {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 0}, {0, 0, 0}},
+    {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}},
     /* NET */
-    {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 14}},
+    {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 14}, {0, 0, 14}},
 };
 
 /* llMaxBws [row][nodes 1/2/>2], GB/s: rows are Volta/Intel, Ampere/AMD,

@@ -20,7 +20,7 @@ enum net_arch { NET_ARCH_VOLTA, NET_ARCH_AMPERE, NET_ARCH_HOPPER, NET_ARCH_BLACK
 /* Link kinds of NCCL's hwLat table (NCCL_HW_NVLINK, NCCL_HW_PCI, NCCL_HW_NET). */
 enum net_hw { NET_HW_NVLINK, NET_HW_PCI, NET_HW_NET, NET_HW_N };
 /* The algorithms of the latency tables, in plateau's own order. */
-enum net_talgo { NET_T_TREE, NET_T_RING, NET_T_NVLS, NET_T_NVLS_TREE, NET_T_N };
+enum net_talgo { NET_T_TREE, NET_T_RING, NET_T_NVLS, NET_T_NVLS_TREE, NET_T_PAT, NET_T_N };
 
 /* Everything an algorithm needs about one call, computed once per call. */
 struct net_ctx {
@@ -69,6 +69,7 @@ double net_nvls_fill_s(const struct net_ctx *x, enum pl_coll_proto p, double byt
 double net_nvls_tree_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
 double net_nvls_tree_fill_s(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
 double net_p2p_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
+double net_pat_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
 
 /* NCCL constants (nccl_tables.c). Latencies in seconds, bandwidths in bytes/s. */
 double net_base_lat_s(enum net_talgo a, enum pl_coll_proto p);

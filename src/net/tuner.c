@@ -23,6 +23,7 @@ static const struct net_algo algos[] = {
     {PL_ALGO_NVLS, net_nvls_time, net_nvls_fill_s},
     {PL_ALGO_NVLS_TREE, net_nvls_tree_time, net_nvls_tree_fill_s},
     {PL_ALGO_P2P, net_p2p_time, NULL},
+    {PL_ALGO_PAT, net_pat_time, NULL},
 };
 #define N_ALGOS (sizeof algos / sizeof algos[0])
 
@@ -104,6 +105,19 @@ static double fill_channels(const struct net_ctx *x) {
   return fmax(1.0, fmin(x->channels, x->channels * x->b_net_node / x->b_intra));
 }
 
+/* NCCL enables LL128 by default only where the GPU reaches its NIC without
+ * crossing the CPU: graph typeInter <= PATH_PXN on Hopper and later
+ * (NCCL_LL128_C2C default 1), <= PATH_PXB before (NCCL 2.28 src/graph/
+ * tuning.cc ncclTopoTuneModel, "Enable LL128 by default only on ..."; 2.18-
+ * 2.26 allow PXN from Hopper on too). One node has no network path. */
+static bool ll128_over_net(const struct pl_cluster *c, const struct net_ctx *x) {
+  if (x->m == 1)
+    return true;
+  const char *p = c->gpu_nic_path;
+  bool pxn_ok = x->arch >= NET_ARCH_HOPPER;
+  return strcmp(p, "phb") != 0 && strcmp(p, "sys") != 0 && (pxn_ok || strcmp(p, "pxn") != 0);
+}
+
 static void ctx_init(const struct pl_cluster *c, enum pl_coll_op op, struct pl_group g,
                      int64_t active, struct net_ctx *x) {
   memset(x, 0, sizeof *x);
@@ -128,7 +142,7 @@ static void ctx_init(const struct pl_cluster *c, enum pl_coll_op op, struct pl_g
   x->net_overhead_s = net_cpu_overhead_s(c->cpu_vendor);
   x->channels = (double)(c->nccl_channels > 0 ? c->nccl_channels : 16);
   x->fill_channels = fill_channels(x);
-  x->ll128 = x->intra_hw == NET_HW_NVLINK;
+  x->ll128 = x->intra_hw == NET_HW_NVLINK && ll128_over_net(c, x);
   nccl_setup(c, x);
   x->nvls_eff = net_nvls_efficiency(x->arch);
   x->nvls = c->nvls && x->nvls_eff > 0.0 && x->g >= 2;
@@ -243,6 +257,8 @@ static const char *unsupported_why(const struct net_ctx *x, enum pl_coll_algo al
   case PL_ALGO_TREE: return "tree runs all_reduce only";
   case PL_ALGO_RING: return "ring runs all_reduce, all_gather, reduce_scatter and broadcast";
   case PL_ALGO_P2P: return "p2p runs send_recv and all_to_all";
+  case PL_ALGO_PAT:
+    return "pat runs all_gather and reduce_scatter with one rank per node on two or more nodes";
   case PL_ALGO_NVLS:
     if (!x->nvls)
       return "nvls needs an NVLink SHARP switch (cluster 'nvls': true) and >= 2 ranks per node";

@@ -100,6 +100,84 @@ void study_fig_collectives(const struct pl_study *st, struct study_fig *f) {
   coll_findings(st, f);
 }
 
+/* ---- bus bandwidth against message size (the paper's Figure 2 form) ---- */
+
+/* Message sizes of the size sweep: 64 KiB to 16 GiB by fours, nccl-tests'
+ * definition (the whole buffer). */
+#define SWEEP_MIN_BYTES 65536.0
+#define SWEEP_STEPS 10
+
+/* busbw of op over every GPU of `nodes` nodes of cluster cl at `bytes`, or
+ * false when the model gives no time. */
+static bool sweep_busbw(const struct pl_cluster *cl, enum pl_coll_op op, int64_t nodes,
+                        double bytes, double *out) {
+  int64_t g = cl->gpus_per_node, n = nodes * g;
+  struct pl_coll_cost cost;
+  if (n < 2 || pl_coll_time(cl, op, bytes, (struct pl_group){n, g}, PL_ALGO_AUTO, &cost) != PL_OK ||
+      !(cost.time_s > 0.0))
+    return false;
+  *out = pl_coll_busbw(op, n, bytes, cost.time_s);
+  return true;
+}
+
+/* The focus cluster's busbw at 64 MiB and 16 GiB on the fewest and the
+ * most nodes of the grid (all_gather), for the sentence. */
+static void size_findings(const struct pl_study *st, struct study_fig *f) {
+  const struct pl_cluster *cl = &st->clusters[st->focus_cluster];
+  int64_t lo = st->spec.nodes[0], hi = st->spec.nodes[st->spec.n_nodes - 1];
+  double a64, z64, a16, z16;
+  double big = SWEEP_MIN_BYTES * pow(4.0, SWEEP_STEPS - 1);
+  if (!sweep_busbw(cl, PL_COLL_ALL_GATHER, lo, 67108864.0, &a64) ||
+      !sweep_busbw(cl, PL_COLL_ALL_GATHER, hi, 67108864.0, &z64) ||
+      !sweep_busbw(cl, PL_COLL_ALL_GATHER, lo, big, &a16) ||
+      !sweep_busbw(cl, PL_COLL_ALL_GATHER, hi, big, &z16)) {
+    study_setf(f->findings, sizeof f->findings, "On %s the model gives no all_gather time.",
+               cl->name);
+    return;
+  }
+  study_setf(f->findings, sizeof f->findings,
+             "On %s, all_gather of 64 MiB reaches %.0f GB/s bus bandwidth on %lld node%s and "
+             "%.0f GB/s on %lld nodes; at 16 GiB %.0f and %.0f GB/s: the larger the world, the "
+             "larger the message needed to leave the latency-bound regime.",
+             cl->name, a64 / 1e9, (long long)lo, lo == 1 ? "" : "s", z64 / 1e9, (long long)hi,
+             a16 / 1e9, z16 / 1e9);
+}
+
+void study_fig_collectives_size(const struct pl_study *st, struct study_fig *f) {
+  static const enum pl_coll_op ops[2] = {PL_COLL_ALL_REDUCE, PL_COLL_ALL_GATHER};
+  study_setf(f->id, sizeof f->id, "collectives_size");
+  study_setf(f->title, sizeof f->title, "Collective bus bandwidth against message size");
+  study_setf(f->caption, sizeof f->caption,
+             "Predicted bus bandwidth (nccl-tests definition, GB/s = 1e9 B/s) of all_reduce and "
+             "all_gather over all GPUs of n nodes against the message size (64 KiB to 16 GiB), "
+             "with the algorithm NCCL's tuner would pick (the form of the paper's Figure 2); "
+             "colour: nodes, line style: cluster.");
+  f->n_panels = 2;
+  int pts = 0;
+  for (int o = 0; o < 2; o++) {
+    char t[96];
+    study_setf(t, sizeof t, "%s", pl_coll_op_name(ops[o]));
+    lines_init(&f->p[o], t, "message size (MiB)", "bus bandwidth (GB/s)");
+    for (int c = 0; c < st->spec.n_clusters; c++)
+      for (int k = 0; k < st->spec.n_nodes; k++) {
+        const struct pl_cluster *cl = &st->clusters[c];
+        study_setf(t, sizeof t, "%s, %lld node%s", cl->name, (long long)st->spec.nodes[k],
+                   st->spec.nodes[k] == 1 ? "" : "s");
+        struct study_series *s = study_panel_add(&f->p[o], t, k, c + 1, 5 + 2 * (c % 4));
+        double bytes = SWEEP_MIN_BYTES, bw;
+        for (int i = 0; s != NULL && i < SWEEP_STEPS; i++, bytes *= 4.0)
+          if (sweep_busbw(cl, ops[o], st->spec.nodes[k], bytes, &bw))
+            study_series_add(s, bytes / 1048576.0, bw / 1e9, NULL);
+        pts += s != NULL ? s->n : 0;
+      }
+  }
+  if (pts == 0) {
+    study_setf(f->skip, sizeof f->skip, "the collective model gave no time for any cluster");
+    return;
+  }
+  size_findings(st, f);
+}
+
 /* ---- measured runs ---- */
 
 /* The node index whose GPUs are closest to gpus (log scale). */

@@ -188,6 +188,7 @@ void study_fig_generations(const struct pl_study *st, struct study_fig *f);
 void study_fig_collectives(const struct pl_study *st, struct study_fig *f);
 void study_fig_exposed(const struct pl_study *st, struct study_fig *f);
 void study_fig_gen_scaling(const struct pl_study *st, struct study_fig *f);
+void study_fig_collectives_size(const struct pl_study *st, struct study_fig *f);
 void study_fig_measured(const struct pl_study *st, struct study_fig *f);
 
 /* All figures in report order (figs.c); *n set to the count. NULL on

@@ -392,6 +392,70 @@ static void shared_nics(void) {
   CHECK_NEAR_REL(shared.time_s, alone.time_s, 0);
 }
 
+/* ALCF Polaris (alcf-polaris): 4x A100 per node, 2 Slingshot NICs of
+ * 200 Gb/s (50 GB/s per node), AMD host (2 us network post), GPU-NIC path
+ * PHB, 4 channels. NCCL enables LL128 across nodes only up to a PXB path
+ * (PXN from Hopper on; tuning.cc ncclTopoTuneModel), so Polaris runs LL and
+ * Simple between nodes and LL128 inside one node. */
+static void polaris_ll128_path(void) {
+  struct pl_cluster pol;
+  struct pl_coll_cost c;
+  CHECK_EQ_INT(pl_cluster_load("alcf-polaris", &pol, NULL), PL_OK);
+  CHECK_STR(pol.gpu_nic_path, "phb");
+  struct pl_group two = {8, 4}, one = {4, 4};
+  CHECK_EQ_INT(pl_coll_time_proto(&pol, PL_COLL_ALL_GATHER, 4 * MIB, two, PL_ALGO_RING,
+                                  PL_PROTO_LL128, &c), PL_ERR_UNSUPPORTED);
+  CHECK_EQ_INT(pl_coll_time_proto(&pol, PL_COLL_ALL_GATHER, 4 * MIB, one, PL_ALGO_RING,
+                                  PL_PROTO_LL128, &c), PL_OK);
+  /* ring all_gather of 64 MiB on 2 nodes, Simple: n = 8, g = 4, m = 2.
+   * busBw = min(NVLink 230, node NICs 2 x 25) = 50 GB/s; algbw = 50 x 8/7.
+   * latency = baseLat 8.4 + (7 - 1) steps x max(NVLink hop 3.4, 3 x 2 us AMD
+   * post) + 1 network step x 14 = 8.4 + 36 + 14 = 58.4 us; transfer
+   * 64 MiB x 7 / 400e9 = 1174.40512 us; fill: 4 channels x chunk
+   * min(2 MiB, 64 MiB / (4 x 8) = 2 MiB) / 50 GB/s = 167.77216 us. */
+  CHECK_EQ_INT(pl_coll_time_proto(&pol, PL_COLL_ALL_GATHER, 64 * MIB, two, PL_ALGO_RING,
+                                  PL_PROTO_SIMPLE, &c), PL_OK);
+  CHECK_NEAR_REL(c.time_s, (58.4 + 1174.40512 + 167.77216) * US, 1e-9);
+  /* the same node with a PXN path: allowed on Hopper, not before */
+  struct pl_cluster pxn = pol;
+  snprintf(pxn.gpu_nic_path, sizeof pxn.gpu_nic_path, "pxn");
+  CHECK_EQ_INT(pl_coll_time_proto(&pxn, PL_COLL_ALL_GATHER, 4 * MIB, two, PL_ALGO_RING,
+                                  PL_PROTO_LL128, &c), PL_ERR_UNSUPPORTED);
+  struct pl_cluster h = h100;
+  snprintf(h.gpu_nic_path, sizeof h.gpu_nic_path, "pxn");
+  CHECK_EQ_INT(pl_coll_time_proto(&h, PL_COLL_ALL_GATHER, 4 * MIB, (struct pl_group){16, 8},
+                                  PL_ALGO_RING, PL_PROTO_LL128, &c), PL_OK);
+  snprintf(h.gpu_nic_path, sizeof h.gpu_nic_path, "sys");
+  CHECK_EQ_INT(pl_coll_time_proto(&h, PL_COLL_ALL_GATHER, 4 * MIB, (struct pl_group){16, 8},
+                                  PL_ALGO_RING, PL_PROTO_LL128, &c), PL_ERR_UNSUPPORTED);
+}
+
+/* PAT (NCCL 2.28 tuning.cc): all_gather / reduce_scatter, one rank per
+ * node, Simple. 64 MiB over 1024 nodes x 1 on dgx-h100: one rank reaches
+ * its own NIC, 50 GB/s; algbw = 0.75 x 50 = 37.5 GB/s -> 1789.56971 us;
+ * latency = baseLat 8 + log2(1024) = 10 x 14 / 3.5 + 1024 x 2.8 =
+ * 8 + 40 + 2867.2 = 2915.2 us; no fill. Not with 8 ranks per node, not for
+ * all_reduce, not LL128; and 1 MiB on 1024 nodes still rings (LL). */
+static void pat(void) {
+  double t = t_of(PL_COLL_ALL_GATHER, 64 * MIB, 1024, 1, PL_ALGO_PAT, PL_PROTO_SIMPLE);
+  CHECK_NEAR_REL(t, (2915.2 + 67108864.0 / 37.5e9 / US) * US, 1e-9);
+  t = t_of(PL_COLL_REDUCE_SCATTER, 64 * MIB, 1024, 1, PL_ALGO_PAT, PL_PROTO_SIMPLE);
+  CHECK_NEAR_REL(t, (2915.2 + 67108864.0 / 37.5e9 / US) * US, 1e-9);
+  struct pl_coll_cost c;
+  CHECK_EQ_INT(pl_coll_time(&h100, PL_COLL_ALL_GATHER, 64 * MIB, (struct pl_group){1024, 8},
+                            PL_ALGO_PAT, &c), PL_ERR_UNSUPPORTED);
+  CHECK_EQ_INT(pl_coll_time(&h100, PL_COLL_ALL_REDUCE, 64 * MIB, (struct pl_group){1024, 1},
+                            PL_ALGO_PAT, &c), PL_ERR_UNSUPPORTED);
+  CHECK_EQ_INT(pl_coll_time_proto(&h100, PL_COLL_ALL_GATHER, 64 * MIB, (struct pl_group){1024, 1},
+                                  PL_ALGO_PAT, PL_PROTO_LL128, &c), PL_ERR_UNSUPPORTED);
+  /* the tuner: at 64 MiB on 1024 nodes PAT (4.70 ms) beats ring LL128, whose
+   * 1023 steps each pay the Tree/Ring network hop */
+  CHECK_EQ_INT(pl_coll_time(&h100, PL_COLL_ALL_GATHER, 64 * MIB, (struct pl_group){1024, 1},
+                            PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_EQ_INT(c.algo, PL_ALGO_PAT);
+  CHECK_STR(pl_coll_algo_name(PL_ALGO_PAT), "pat");
+}
+
 int main(void) {
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
@@ -410,5 +474,7 @@ int main(void) {
   names_and_factors();
   latency_scaling();
   shared_nics();
+  polaris_ll128_path();
+  pat();
   return check_finish();
 }

@@ -253,7 +253,27 @@ static void parse_from_memory(void) {
   CHECK(pl_gpu_parse("{\"name\": 5", 11, "mem", &g, &d) != PL_OK && d.msg[0] != '\0');
 }
 
+/* inter.gpu_nic_path: NCCL's path names; the default is "pxb"; a bad word
+ * is an error naming the field. */
+static void nic_path(void) {
+  struct pl_cluster c;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_cluster_load("dgx-h100", &c, &d), PL_OK, dp);
+  CHECK_STR(c.gpu_nic_path, "pxb");
+  CHECK_STATUS(pl_cluster_load("alcf-polaris", &c, &d), PL_OK, dp);
+  CHECK_STR(c.gpu_nic_path, "phb");
+  static const char bad[] =
+      "{\"name\": \"x\", \"gpu\": \"h100\", \"gpus_per_node\": 8, \"intra\": {\"kind\": "
+      "\"nvswitch\", \"bandwidth\": \"450 GB/s\", \"latency\": \"3.4 us\"}, \"inter\": "
+      "{\"kind\": \"infiniband\", \"nics_per_node\": 8, \"nic_bandwidth\": \"400 Gb/s\", "
+      "\"latency\": \"14 us\", \"gpu_nic_path\": \"nvlink\"}}";
+  CHECK_STATUS(pl_cluster_parse(bad, sizeof bad - 1, "mem", &c, &d), PL_ERR_PARSE, dp);
+  CHECK_CONTAINS(d.msg, "gpu_nic_path");
+}
+
 int main(void) {
+  nic_path();
   parse_from_memory();
   every_preset_loads();
   h100_figures();
