@@ -22,7 +22,9 @@
   X(ERR_LAYOUT, "impossible parallel layout")              \
   X(ERR_LIMIT, "input exceeds a documented limit")         \
   X(ERR_UNSUPPORTED, "unsupported input")                  \
-  X(ERR_INTERNAL, "internal error")
+  X(ERR_INTERNAL, "internal error")                        \
+  X(ERR_USAGE, "usage error: unknown option or missing value") \
+  X(ERR_INPUT, "bad input or failed run")
 
 enum pl_status {
 #define PL_STATUS_ENUM(name, msg) PL_##name,

@@ -2,6 +2,7 @@
  * only escaping and commas; parsing is left to yajl. */
 #include <plateau/emit.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,16 @@ struct pl_emit {
   bool first[EMIT_MAX_DEPTH]; /* no member written yet at this level */
   bool fault;
   char fault_key[64];
+  const char *stamp_key;      /* first member of the top-level object (pl_emit_stamp) */
+  const char *stamp_value;
 };
+
+void pl_emit_stamp(struct pl_emit *e, const char *key, const char *value) {
+  if (e == NULL)
+    return;
+  e->stamp_key = key;
+  e->stamp_value = value;
+}
 
 struct pl_emit *pl_emit_open(FILE *out) {
   struct pl_emit *e = pl_calloc(1, sizeof *e);
@@ -107,12 +117,19 @@ static void close_level(struct pl_emit *e, char c) {
   fputc(c, e->out);
 }
 
-void pl_emit_obj_begin(struct pl_emit *e, const char *key) { open_level(e, key, '{'); }
+void pl_emit_obj_begin(struct pl_emit *e, const char *key) {
+  bool top = e->depth == 0;
+  open_level(e, key, '{');
+  if (top && e->stamp_key != NULL)
+    pl_emit_str(e, e->stamp_key, e->stamp_value);
+}
 void pl_emit_obj_end(struct pl_emit *e) { close_level(e, '}'); }
 void pl_emit_arr_begin(struct pl_emit *e, const char *key) { open_level(e, key, '['); }
 void pl_emit_arr_end(struct pl_emit *e) { close_level(e, ']'); }
 
-void pl_fmt_double(char *buf, size_t n, double v) {
+/* The shortest %.*g of v, from 6 significant digits up to max_digits, that
+ * reads back to v; at max_digits when none does. */
+static void fmt_shortest(char *buf, size_t n, double v, int max_digits) {
   if (!isfinite(v)) { /* never "nan"/"inf" in a report: an empty CSV cell */
     snprintf(buf, n, "%s", "");
     return;
@@ -121,12 +138,20 @@ void pl_fmt_double(char *buf, size_t n, double v) {
     snprintf(buf, n, "0");
     return;
   }
-  for (int prec = 6; prec <= 17; prec++) {
+  for (int prec = 6; prec <= max_digits; prec++) {
     snprintf(buf, n, "%.*g", prec, v);
     if (strtod(buf, NULL) == v)
       return;
   }
 }
+
+/* JSON: exact (17 digits at most), so a document read back compares equal. */
+void pl_fmt_double(char *buf, size_t n, double v) { fmt_shortest(buf, n, v, 17); }
+
+/* CSV and tables: DBL_DIG (15) significant digits at most. A double carries
+ * 15 decimal digits through arithmetic; the 16th and 17th are rounding noise
+ * (0.1 + 0.2 is 0.30000000000000004 at 17 digits, 0.3 at 15). */
+void pl_fmt_csv(char *buf, size_t n, double v) { fmt_shortest(buf, n, v, DBL_DIG); }
 
 void pl_emit_num(struct pl_emit *e, const char *key, double v) {
   prefix(e, key);

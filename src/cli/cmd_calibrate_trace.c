@@ -164,7 +164,7 @@ static void json_fit(struct pl_emit *e, const struct pl_calib_fit *f) {
 }
 
 static int json_report(const struct job *j, const char *out) {
-  struct pl_emit *e = pl_emit_open(stdout);
+  struct pl_emit *e = cli_emit_open();
   if (e == NULL)
     return cli_fail("out of memory");
   pl_emit_obj_begin(e, NULL);

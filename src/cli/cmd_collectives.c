@@ -269,7 +269,7 @@ static int run_table(const struct sweep *sw, struct pl_emit *e, enum pl_coll_op 
 static int run(const struct sweep *sw) {
   struct pl_emit *e = NULL;
   if (sw->fmt == CLI_FORMAT_JSON) {
-    e = pl_emit_open(stdout);
+    e = cli_emit_open();
     if (e == NULL)
       return cli_fail("out of memory");
     pl_emit_obj_begin(e, NULL);

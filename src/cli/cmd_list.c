@@ -106,7 +106,7 @@ int cmd_list(int argc, char **argv) {
                     kind);
   struct pl_emit *e = NULL;
   if (fmt == CLI_FORMAT_JSON) {
-    e = pl_emit_open(stdout);
+    e = cli_emit_open();
     pl_emit_obj_begin(e, NULL);
     pl_emit_arr_begin(e, kind);
   } else if (fmt == CLI_FORMAT_CSV) {

@@ -38,7 +38,7 @@ static int print(const struct pl_prediction *p, enum cli_format format, bool ops
     pl_report_predict_csv_row(stdout, p);
     return 0;
   }
-  struct pl_emit *e = pl_emit_open(stdout);
+  struct pl_emit *e = cli_emit_open();
   if (e != NULL && ops)
     pl_report_predict_ops_json(e, NULL, p);
   else if (e != NULL)

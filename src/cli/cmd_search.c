@@ -103,7 +103,7 @@ static void print_text(const struct search_cli *sc, const struct pl_search_resul
 /* ---- JSON and CSV ---- */
 
 static int print_json(const struct search_cli *sc, const struct pl_search_result *r) {
-  struct pl_emit *e = pl_emit_open(stdout);
+  struct pl_emit *e = cli_emit_open();
   if (e == NULL)
     return cli_fail("out of memory");
   pl_emit_obj_begin(e, NULL);

@@ -308,7 +308,7 @@ static int search_point(struct sweep *sw, struct point *p, struct sweep_progress
   enum pl_status st = pl_search_run(&run, &so, &res, &d);
   if (st == PL_ERR_LAYOUT) { /* the strategy's degrees do not divide this scale */
     if (sw->cp.rank == 0)
-      fprintf(stderr, "plateau sweep: %s on %lld %s: skipped: %s\n", run.model.name,
+      fprintf(cli_err(), "plateau sweep: %s on %lld %s: skipped: %s\n", run.model.name,
               (long long)p->scale, sw->nodes ? "nodes" : "GPUs", d.msg);
     return 0;
   }
@@ -412,7 +412,7 @@ static void json_knee(struct pl_emit *e, const struct sweep *sw, int64_t s) {
 }
 
 static int print_json(const struct sweep *sw) {
-  struct pl_emit *e = pl_emit_open(stdout);
+  struct pl_emit *e = cli_emit_open();
   if (e == NULL)
     return cli_fail("out of memory");
   pl_emit_obj_begin(e, NULL);

@@ -343,7 +343,7 @@ static void json_set_head(struct pl_emit *e, const struct pl_trace_set *s) {
 }
 
 static int print_json(const struct pl_trace_set *s, const struct perf *p, int top) {
-  struct pl_emit *e = pl_emit_open(stdout);
+  struct pl_emit *e = cli_emit_open();
   if (e == NULL)
     return cli_fail("out of memory");
   pl_emit_obj_begin(e, NULL);
@@ -416,7 +416,7 @@ static int print_csv(const struct pl_trace_set *s) {
     printf("%lld,\"%s\",%lld", (long long)r->rank, r->file, (long long)r->steps);
     for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
       char b[40];
-      pl_fmt_double(b, sizeof b, v[k]);
+      pl_fmt_csv(b, sizeof b, v[k]);
       printf(",%s", b);
     }
     if (r->gpu_pid >= 0)
@@ -751,14 +751,14 @@ int cmd_trace(int argc, char **argv) {
   if (argc >= 2 && strcmp(argv[1], "compare") == 0)
     return cmd_trace_compare(argc - 1, argv + 1);
   FILE *out = argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
-                  ? stdout
-                  : stderr;
-  if (argc >= 2 && out == stderr)
-    fprintf(stderr, "plateau trace: unknown subcommand '%s'\n", argv[1]);
+                  ? cli_out()
+                  : cli_err();
+  if (argc >= 2 && out == cli_err())
+    fprintf(out, "plateau trace: unknown subcommand '%s'\n", argv[1]);
   fprintf(out, "usage: plateau trace analyze [options] PATH...\n"
                "       plateau trace compare [options] A B\n\n"
                "subcommands:\n"
                "  analyze   measure step time, overlap and collectives from Kineto traces\n"
                "  compare   two traces or results (trace analyze / predict JSON) side by side\n");
-  return out == stdout ? 0 : 2;
+  return out == cli_out() ? 0 : 2;
 }

@@ -176,7 +176,7 @@ static void json_coll(struct pl_emit *e, const struct pl_trace_summary *a,
 
 static int print_json(const struct pl_trace_summary *a, const struct pl_trace_summary *b,
                       const struct pl_trace_coll_pair *p, int n) {
-  struct pl_emit *e = pl_emit_open(stdout);
+  struct pl_emit *e = cli_emit_open();
   if (e == NULL)
     return cli_fail("out of memory");
   pl_emit_obj_begin(e, NULL);
@@ -201,7 +201,7 @@ static int print_json(const struct pl_trace_summary *a, const struct pl_trace_su
 static void csv_num(double v, bool has) {
   char b[40] = "";
   if (has)
-    pl_fmt_double(b, sizeof b, v);
+    pl_fmt_csv(b, sizeof b, v);
   printf(",%s", b);
 }
 

@@ -52,7 +52,7 @@ static int print_scaling(const struct pl_vscaling_set *s, enum cli_format format
     pl_report_scaling_csv(stdout, s);
     return 0;
   }
-  struct pl_emit *e = pl_emit_open(stdout);
+  struct pl_emit *e = cli_emit_open();
   if (e != NULL)
     pl_report_scaling_json(e, s);
   return cli_emit_done(e);
@@ -67,7 +67,7 @@ static int print(const struct pl_validation *v, enum cli_format format, bool sum
     pl_report_validate_csv(stdout, v);
     return 0;
   }
-  struct pl_emit *e = pl_emit_open(stdout);
+  struct pl_emit *e = cli_emit_open();
   if (e != NULL)
     pl_report_validate_json(e, v);
   return cli_emit_done(e);
@@ -185,7 +185,7 @@ static int explain(const struct cli_args *args, enum cli_format format) {
     }
     return 0;
   }
-  struct pl_emit *e = pl_emit_open(stdout);
+  struct pl_emit *e = cli_emit_open();
   if (e != NULL) {
     pl_emit_obj_begin(e, NULL);
     pl_report_validate_row_json(e, "row", &r);
@@ -207,11 +207,11 @@ int cmd_validate(int argc, char **argv) {
   if (cli_get_format(&args, &format) != 0)
     return 1;
   if (args.n_pos == 0) {
-    fprintf(stderr, "plateau: validate: give at least one CSV file (e.g. data/validation/*.csv)\n");
+    fprintf(cli_err(), "plateau: validate: give at least one CSV file (e.g. data/validation/*.csv)\n");
     return 2;
   }
   if (cli_get(&args, "baseline") != NULL && cli_get(&args, "write-baseline") != NULL) {
-    fprintf(stderr, "plateau: validate: give --baseline or --write-baseline, not both\n");
+    fprintf(cli_err(), "plateau: validate: give --baseline or --write-baseline, not both\n");
     return 2;
   }
   if (cli_output_ok(&args, "write-baseline") != 0)

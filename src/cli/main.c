@@ -46,17 +46,32 @@ static int finish(int rc) {
   return rc;
 }
 
+/* `plateau help CMD [SUB]`: CMD's --help (SUB's for trace and calibrate). */
+static int help_verb(int argc, char **argv) {
+  for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
+    if (strcmp(argv[2], verbs[i].name) != 0)
+      continue;
+    char *v[4] = {argv[2], argc >= 4 ? argv[3] : "--help", "--help", NULL};
+    return verbs[i].run(argc >= 4 ? 3 : 2, v);
+  }
+  fprintf(stderr, "plateau: help: unknown command '%s'\n", argv[2]);
+  usage(stderr);
+  return 2;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     usage(stderr);
     return 2;
   }
+  if (strcmp(argv[1], "help") == 0 && argc >= 3)
+    return help_verb(argc, argv);
   if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
     usage(stdout);
     return finish(0);
   }
   if (strcmp(argv[1], "--version") == 0) {
-    printf("plateau %s\n", PL_VERSION);
+    printf("plateau %s\n", pl_version());
     return finish(0);
   }
   for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)

@@ -6,13 +6,21 @@
 
 #include <plateau/emit.h>
 #include <plateau/units.h>
+#include <plateau/version.h>
+
+/* The streams of the command running on this thread (see opts.h). */
+static _Thread_local const struct cli_io *io_now;
+
+void cli_io_set(const struct cli_io *io) { io_now = io; }
+FILE *cli_out(void) { return io_now != NULL ? io_now->out : stdout; }
+FILE *cli_err(void) { return io_now != NULL ? io_now->err : stderr; }
 
 int cli_fail(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fputs("plateau: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  fputs("plateau: ", cli_err());
+  vfprintf(cli_err(), fmt, ap);
+  fputc('\n', cli_err());
   va_end(ap);
   return 1;
 }
@@ -25,7 +33,7 @@ static int find_opt(const struct cli_cmd *cmd, const char *name, size_t len) {
 }
 
 static int usage_error(const struct cli_cmd *cmd, const char *what, const char *arg) {
-  fprintf(stderr, "plateau %s: %s '%s'\nTry 'plateau %s --help'.\n", cmd->name, what, arg,
+  fprintf(cli_err(), "plateau %s: %s '%s'\nTry 'plateau %s --help'.\n", cmd->name, what, arg,
           cmd->name);
   return 2;
 }
@@ -89,7 +97,7 @@ int cli_start(const struct cli_cmd *cmd, int argc, char **argv, struct cli_args 
   if (rc != 0)
     return rc;
   if (args->help) {
-    cli_print_help(cmd, stdout);
+    cli_print_help(cmd, cli_out());
     return 0;
   }
   return CLI_RUN;
@@ -98,10 +106,10 @@ int cli_start(const struct cli_cmd *cmd, int argc, char **argv, struct cli_args 
 int cli_usage(const struct cli_cmd *cmd, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "plateau %s: ", cmd->name);
-  vfprintf(stderr, fmt, ap);
+  fprintf(cli_err(), "plateau %s: ", cmd->name);
+  vfprintf(cli_err(), fmt, ap);
   va_end(ap);
-  fprintf(stderr, "\nTry 'plateau %s --help'.\n", cmd->name);
+  fprintf(cli_err(), "\nTry 'plateau %s --help'.\n", cmd->name);
   return 2;
 }
 
@@ -158,6 +166,12 @@ int cli_get_format(const struct cli_args *args, enum cli_format *out) {
   else
     return cli_fail("--format: unknown format '%s' (expected text|json|csv)", v);
   return 0;
+}
+
+struct pl_emit *cli_emit_open(void) {
+  struct pl_emit *e = pl_emit_open(cli_out());
+  pl_emit_stamp(e, "version", pl_version());
+  return e;
 }
 
 int cli_emit_done(struct pl_emit *e) {

@@ -35,6 +35,18 @@ struct cli_args {
   bool help;
 };
 
+/* Where a command writes: stdout and stderr for the plateau command; memory
+ * streams while the C API (src/api/api.c) runs a command, set for the calling
+ * thread around that one call. Output and errors of every command go through
+ * cli_out() and cli_err() on the JSON path. */
+struct cli_io {
+  FILE *out;
+  FILE *err;
+};
+void cli_io_set(const struct cli_io *io); /* NULL: back to stdout and stderr */
+FILE *cli_out(void);
+FILE *cli_err(void);
+
 /* Returns 0 on success, 2 on a usage error (message printed). Sets args->help
  * when help was asked for (the caller prints it and exits 0). */
 int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli_args *args);
@@ -75,6 +87,9 @@ int cli_fail(const char *fmt, ...)
     ;
 
 struct pl_emit;
+/* A JSON writer on cli_out() whose top-level object opens with "version"
+ * (pl_version(): git describe at build time). NULL when out of memory. */
+struct pl_emit *cli_emit_open(void);
 /* Finish a JSON document written to stdout: close the writer and report a
  * failure (out of memory, a non-finite number) as "plateau: ...". Returns 0
  * or 1, for `return cli_emit_done(e);`. e may be NULL (allocation failed). */

@@ -121,7 +121,8 @@ int cli_par_begin(const struct cli_args *args, const char *label, struct cli_par
     threads = default_threads();
   struct pl_par_dist dist = {0, 1, NULL, NULL};
   mpi_begin(cp, &dist);
-  cp->bar = cp->rank == 0 && !cli_flag(args, "quiet") && isatty(STDERR_FILENO);
+  cp->bar = cp->rank == 0 && !cli_flag(args, "quiet") && isatty(STDERR_FILENO) &&
+            cli_err() == stderr; /* never from the C API */
   cp->start_s = now_s();
   struct pl_diag d;
   pl_diag_clear(&d);
@@ -300,7 +301,7 @@ void cli_csv_num(FILE *out, double v, bool valid) {
   fputc(',', out);
   if (valid) {
     char buf[40];
-    pl_fmt_double(buf, sizeof buf, v);
+    pl_fmt_csv(buf, sizeof buf, v);
     fputs(buf, out);
   }
 }

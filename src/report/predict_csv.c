@@ -25,7 +25,7 @@ static void col_num(struct csv *c, const char *name, double v, bool valid) {
     fputs(name, c->out);
   } else if (valid) {
     char buf[40];
-    pl_fmt_double(buf, sizeof buf, v);
+    pl_fmt_csv(buf, sizeof buf, v);
     fputs(buf, c->out);
   }
 }

@@ -9,7 +9,11 @@ for cmd in "$dir"/*.cmd; do
   name=$(basename "$cmd" .cmd)
   read -r -a argv <"$cmd"
   count=$((count + 1))
-  if ! "$PLATEAU" "${argv[@]}" >"$TMP/$name.out" 2>"$TMP/$name.err"; then
+  # the version every JSON opens with (git describe) is masked: it changes with each commit
+  "$PLATEAU" "${argv[@]}" >"$TMP/$name.raw" 2>"$TMP/$name.err"
+  rc=$?
+  sed '1,2s/^  "version": ".*",$/  "version": "(masked)",/' "$TMP/$name.raw" >"$TMP/$name.out"
+  if [ "$rc" -ne 0 ]; then
     echo "FAIL: $name: plateau ${argv[*]} exited non-zero:" >&2
     cat "$TMP/$name.err" >&2
     fails=$((fails + 1))

@@ -99,7 +99,25 @@ static void test_count_parse(void) {
   count_bad("-2T", PL_ERR_RANGE);
 }
 
+/* CSV cells carry 15 significant digits, JSON numbers read back exactly. */
+static void test_csv_digits(void) {
+  char buf[40];
+  volatile double a = 0.1, b = 0.2; /* computed at run time, not folded */
+  pl_fmt_csv(buf, sizeof buf, a + b);
+  CHECK(strcmp(buf, "0.3") == 0);
+  pl_fmt_double(buf, sizeof buf, a + b);
+  CHECK(strcmp(buf, "0.30000000000000004") == 0);
+  volatile double c = 0.0021000000000000003, half = 0.5;
+  pl_fmt_csv(buf, sizeof buf, c * half); /* 0.0010500000000000002 exactly */
+  CHECK(strcmp(buf, "0.00105") == 0);
+  pl_fmt_csv(buf, sizeof buf, 6738415616.0);
+  CHECK(strcmp(buf, "6738415616") == 0);
+  pl_fmt_csv(buf, sizeof buf, 1.0 / 3);
+  CHECK(strcmp(buf, "0.333333333333333") == 0);
+}
+
 int main(void) {
+  test_csv_digits();
   test_budget();
   test_partial();
   test_count_parse();

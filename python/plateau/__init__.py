@@ -1,0 +1,110 @@
+"""plateau from Python: predict, search, sweep, validate and trace analysis of
+distributed LLM training, through the C API of libplateau.so.
+
+Each function takes the options of the plateau command of the same name,
+spelled as on the command line with "_" for "-" (shard_group=64 is
+--shard-group 64); True passes a flag, None or False leaves an option out, and
+a list or tuple is joined with commas (sweep's gpus=[8, 64, 512]). It returns
+the dict that `plateau <command> ... --format json` prints (the same
+document: the library runs the command's own code), as a Result, a dict with
+a to_dataframe() method. Errors raise plateau.Error with the library's
+message.
+
+    >>> import plateau
+    >>> p = plateau.predict(model="llama2-7b", gpus=8)
+    >>> p["step_time_s"], p["mfu"]
+"""
+from ._lib import Error, library_path, run as _run, version
+from . import trace
+
+__all__ = ["Error", "Result", "predict", "search", "sweep", "validate", "collectives",
+           "list_presets", "trace", "version", "library_path", "argv"]
+
+
+def argv(options, positional=()):
+    """The command-line arguments for keyword options (what the functions pass)."""
+    out = []
+    for key, value in options.items():
+        if value is None or value is False:
+            continue
+        flag = "--" + key.replace("_", "-")
+        if value is True:
+            out.append(flag)
+        elif isinstance(value, (list, tuple)):
+            out += [flag, ",".join(str(v) for v in value)]
+        else:
+            out += [flag, str(value)]
+    return out + [str(p) for p in positional]
+
+
+def _flatten(obj, prefix="", out=None):
+    """Nested objects to one level with dotted keys, as the CSV columns are named."""
+    out = {} if out is None else out
+    for key, value in obj.items():
+        name = prefix + key
+        if isinstance(value, dict):
+            _flatten(value, name + ".", out)
+        else:
+            out[name] = value
+    return out
+
+
+class Result(dict):
+    """A command's JSON document; rows() and to_dataframe() give its table."""
+
+    table = None  # the key of the list of rows; None: the document is one row
+
+    def rows(self):
+        """The table's rows, each flattened to dotted keys ("memory.total_bytes")."""
+        items = [self] if self.table is None else self.get(self.table) or []
+        return [_flatten(r) for r in items]
+
+    def to_dataframe(self):
+        """The rows as a pandas DataFrame (pandas is optional: imported here)."""
+        try:
+            import pandas
+        except ImportError as exc:
+            raise ImportError("to_dataframe() needs pandas (pip install pandas); rows() gives "
+                              "the same table as a list of dicts") from exc
+        return pandas.DataFrame(self.rows())
+
+
+def _result(table, doc):
+    r = Result(doc)
+    r.table = table
+    return r
+
+
+def predict(**options):
+    """`plateau predict`: one configuration (model, gpu, cluster, gpus, tp, pp, ...).
+    One row in to_dataframe()."""
+    return _result(None, _run("predict", argv(options)))
+
+
+def search(**options):
+    """`plateau search`: the layouts of a run, ranked; rows are the results."""
+    return _result("results", _run("search", argv(options)))
+
+
+def sweep(**options):
+    """`plateau sweep`: a run along the scale axis; rows are the points."""
+    return _result("points", _run("sweep", argv(options)))
+
+
+def validate(*csv_files, **options):
+    """`plateau validate FILE...`: predictions against published runs; rows are the runs."""
+    if not csv_files:
+        raise Error("validate: give at least one CSV file (e.g. data/validation/*.csv)",
+                    "ERR_USAGE")
+    return _result("rows", _run("validate", argv(options, csv_files)))
+
+
+def collectives(**options):
+    """`plateau collectives`: NCCL collective time, algbw and busbw."""
+    doc = _run("collectives", argv(options))
+    return _result(next((k for k, v in doc.items() if isinstance(v, list)), None), doc)
+
+
+def list_presets(kind, **options):
+    """`plateau list models|gpus|clusters`: the built-in presets."""
+    return _result(kind, _run("list", argv(options, [kind])))

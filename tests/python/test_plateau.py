@@ -1,0 +1,117 @@
+"""The Python package (python/plateau) against the CLI: every call's dict
+equals the JSON that `plateau <command> ... --format json` prints for the
+same options, errors raise plateau.Error with the CLI's message, and the
+library prints nothing. Run by ctest (tests/python/python.sh) with the
+in-tree libplateau.so ($PLATEAU_LIBRARY) and binary ($PLATEAU)."""
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+import plateau
+
+PLATEAU = os.environ["PLATEAU"]
+SRC = os.environ["PL_SOURCE_DIR"]
+DATA = os.environ["PL_TEST_DATA"]
+
+
+def cli(command, args):
+    """The CLI's JSON document for the same arguments."""
+    out = subprocess.run([PLATEAU] + command + args + ["--format", "json"], check=True,
+                         stdout=subprocess.PIPE).stdout
+    return json.loads(out)
+
+
+class SameAsCli(unittest.TestCase):
+    def check_predict(self, **options):
+        self.assertEqual(plateau.predict(**options), cli(["predict"], plateau.argv(options)))
+
+    def test_predict_default_and_options(self):
+        self.check_predict()
+        self.check_predict(model="llama2-7b", gpus=8)
+        self.check_predict(model="llama3-70b", gpus=1024, tp=8, tokens="15T", gpu_hour_price=2.5,
+                           energy_price=0.1)
+        self.check_predict(model="llama2-13b", gpus=64, tp=2, pp=2, shard="zero1",
+                           recompute="selective", attention="eager", kernels="unfused")
+        self.check_predict(model="llama2-7b", gpus=64, shard="zero3", fsdp_prefetch="off",
+                           fsdp_comm="separate", shard_group=8)
+
+    def test_done_when(self):
+        # the issue's check: a number, the CLI's step time
+        p = plateau.predict(model="llama2-7b", gpus=8)
+        self.assertIsInstance(p["step_time_s"], float)
+        self.assertEqual(p["step_time_s"], cli(["predict"], ["--model", "llama2-7b", "--gpus", "8"])["step_time_s"])
+        self.assertEqual(p["version"], plateau.version())
+
+    def test_search_sweep(self):
+        opts = dict(model="llama2-7b", gpus=16, top=3, tokens="1T", threads=1)
+        self.assertEqual(plateau.search(**opts), cli(["search"], plateau.argv(opts)))
+        opts = dict(model="llama2-7b", gpus=[8, 16, 32], strategies="fsdp,tp2", threads=1)
+        s = plateau.sweep(**opts)
+        self.assertEqual(s, cli(["sweep"], plateau.argv(opts)))
+        self.assertEqual(len(s.rows()), 6)
+        self.assertEqual(s.rows()[0]["layout.gpus"], 8)
+
+    def test_validate(self):
+        csv = os.path.join(SRC, "data", "validation", "megatron_sc21_narayanan.csv")
+        v = plateau.validate(csv)
+        self.assertEqual(v, cli(["validate"], [csv]))
+        self.assertGreater(len(v.rows()), 0)
+
+    def test_trace_analyze(self):
+        d = os.path.join(DATA, "traces", "dlrm")
+        t = plateau.trace.analyze(d)
+        self.assertEqual(t, cli(["trace", "analyze"], [d]))
+        self.assertEqual(len(t.rows()), t["world_size"])
+
+    def test_list(self):
+        self.assertEqual(plateau.list_presets("gpus"), cli(["list", "gpus"], []))
+
+
+class Errors(unittest.TestCase):
+    def test_bad_value(self):
+        with self.assertRaises(plateau.Error) as cm:
+            plateau.predict(tokens="15X")
+        self.assertEqual(cm.exception.status, "ERR_INPUT")
+        self.assertIn("--tokens: '15X' is not a count", str(cm.exception))
+
+    def test_unknown_option(self):
+        with self.assertRaises(plateau.Error) as cm:
+            plateau.predict(gpuz=8)
+        self.assertEqual(cm.exception.status, "ERR_USAGE")
+        self.assertIn("unknown option '--gpuz'", str(cm.exception))
+
+    def test_unknown_model(self):
+        with self.assertRaises(plateau.Error) as cm:
+            plateau.predict(model="no-such-model")
+        self.assertIn("no-such-model", str(cm.exception))
+
+    def test_format_is_the_apis(self):
+        with self.assertRaises(plateau.Error) as cm:
+            plateau.predict(format="csv")
+        self.assertEqual(cm.exception.status, "ERR_USAGE")
+
+    def test_still_works_after_errors(self):
+        for _ in range(3):
+            self.assertRaises(plateau.Error, plateau.predict, gpus=0)
+        self.assertIsNotNone(plateau.predict(gpus=8)["step_time_s"])
+
+
+class Table(unittest.TestCase):
+    def test_rows(self):
+        r = plateau.predict(gpus=8).rows()
+        self.assertEqual(len(r), 1)
+        self.assertIn("memory.total_bytes", r[0])
+
+    def test_dataframe(self):
+        try:
+            import pandas  # noqa: F401
+        except ImportError:
+            self.skipTest("pandas is optional")
+        df = plateau.sweep(gpus=[8, 16], threads=1).to_dataframe()
+        self.assertEqual(list(df["layout.gpus"]), [8, 16])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
