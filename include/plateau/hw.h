@@ -59,6 +59,8 @@ struct pl_gpu {
   int64_t sm_count;              /* SMs (NVIDIA) or CUs (AMD) */
   double tdp_w;                  /* board power limit */
   double idle_w;                 /* draw when idle but allocated */
+  double power_cap_w;            /* input: board power capped below tdp_w (nvidia-smi -pl,
+                                    --power-cap); 0 = none */
   /* GPU-to-GPU links (NVLink, AMD Infinity Fabric/xGMI) */
   int64_t link_count;            /* links per GPU */
   double link_bytes_per_s;       /* per link, per direction, datasheet */
@@ -144,5 +146,11 @@ double pl_cluster_node_net_bytes_per_s(const struct pl_cluster *c);
 
 /* Peak dense FLOP/s for a training dtype. */
 double pl_gpu_peak_flops_per_s(const struct pl_gpu *g, enum pl_dtype dtype);
+/* Cap the board power at w watts: idle_w < w <= tdp_w, else PL_ERR_RANGE
+ * naming the GPU and its range. */
+enum pl_status pl_gpu_set_power_cap(struct pl_gpu *g, double w, struct pl_diag *diag);
+/* The sustained SM clock under the power cap against the clock at tdp_w
+ * (1 without a cap): docs/hardware.md "Power cap". */
+double pl_gpu_clock_fraction(const struct pl_gpu *g);
 
 #endif

@@ -6,6 +6,21 @@
 
 #include <plateau/units.h>
 
+/* --power-cap W: watts, with or without the unit ("500", "500 W"). */
+static int load_power_cap(const struct cli_args *args, struct pl_gpu *g) {
+  const char *v = cli_get(args, "power-cap");
+  if (v == NULL)
+    return 0;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  double w = 0;
+  if (pl_unit_parse(v, PL_UNIT_WATTS, &w, NULL) != PL_OK && pl_double_parse(v, &w, NULL) != PL_OK)
+    return cli_fail("--power-cap: '%s' is not a power (expected watts, e.g. 500 or '500 W')", v);
+  if (pl_gpu_set_power_cap(g, w, &d) != PL_OK)
+    return cli_fail("--power-cap: %s", d.msg);
+  return 0;
+}
+
 static int load_hardware(const struct cli_args *args, struct pl_run *run) {
   struct pl_diag d;
   pl_diag_clear(&d);
@@ -27,7 +42,7 @@ static int load_hardware(const struct cli_args *args, struct pl_run *run) {
     if (pl_gpu_load(gpu, &run->cluster.gpu, &d) != PL_OK)
       return cli_fail("%s", d.msg);
   }
-  return 0;
+  return load_power_cap(args, &run->cluster.gpu);
 }
 
 static int load_ints(const struct cli_args *args, struct pl_layout *l) {

@@ -13,6 +13,7 @@
   {"model", "M", "model preset, plateau model file or HF config.json (default llama2-7b)"}, \
   {"gpu", "G", "GPU preset or file (default h100)"},                                         \
   {"cluster", "C", "cluster preset or file (default: the DGX system of --gpu)"},           \
+  {"power-cap", "W", "GPU board power limit in watts, '500' or '500 W' (default: the GPU's TDP); lowers the sustained clock"}, \
   {"gpus", "N", "world size (default: one node)"},                                           \
   {"nodes", "N", "world size in nodes (instead of --gpus)"},                                 \
   {"tp", "N", "tensor-parallel degree (default 1)"},                                         \

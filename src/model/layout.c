@@ -215,9 +215,24 @@ static enum pl_status resolve_schedule(struct pl_layout *l, const struct pl_mode
   return PL_OK;
 }
 
+/* FP8 GEMMs need FP8 tensor cores: a GPU file without a peak_fp8 rate (V100,
+ * A100: the A100 datasheet lists no FP8) cannot run --dtype fp8; predicting it
+ * would divide by a zero peak (MFU 0.0 %). */
+static enum pl_status check_dtype(const struct pl_layout *l, const struct pl_cluster *c,
+                                  struct pl_diag *diag) {
+  if (l->dtype != PL_DTYPE_FP8 || c->gpu.peak_fp8_flops_per_s > 0)
+    return PL_OK;
+  return pl_diag_set(diag, PL_ERR_LAYOUT,
+                     "layout: dtype fp8 needs FP8 tensor cores, which gpu '%s' lacks (its file "
+                     "gives no peak_fp8); use --dtype bf16",
+                     c->gpu.name);
+}
+
 enum pl_status pl_layout_resolve(struct pl_layout *l, const struct pl_model *m,
                                  const struct pl_cluster *c, struct pl_diag *diag) {
-  enum pl_status st = resolve_degrees(l, m, c, diag);
+  enum pl_status st = check_dtype(l, c, diag);
+  if (st == PL_OK)
+    st = resolve_degrees(l, m, c, diag);
   if (st == PL_OK)
     st = resolve_sharding(l, diag);
   if (st == PL_OK)

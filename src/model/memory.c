@@ -171,7 +171,11 @@ static void model_states(const struct pl_model *m, const struct pl_layout *l, in
   s->layers = stage_layers(m, l, i);
   s->params = (double)s->layers * layer_params_tp(m, t) + edge_params(m, l, i);
   s->params_b = PARAM_BYTES * s->params / (l->shard == PL_SHARD_ZERO3 ? n : 1.0);
-  s->grads_b = GRAD_BYTES * s->params / (l->shard >= PL_SHARD_ZERO2 ? n : 1.0);
+  /* ddp/zero1 with layout.grad_reduce_bf16: the gradient buffer is bf16
+   * (Megatron-Core param_and_grad_buffer.py: grad dtype = fp32 only with
+   * grad_reduce_in_fp32, else the parameters' dtype) */
+  double grad_bytes = l->grad_reduce_bf16 && l->shard <= PL_SHARD_ZERO1 ? PARAM_BYTES : GRAD_BYTES;
+  s->grads_b = grad_bytes * s->params / (l->shard >= PL_SHARD_ZERO2 ? n : 1.0);
   s->optimizer_b = OPTIMIZER_BYTES * s->params / (l->shard >= PL_SHARD_ZERO1 ? n : 1.0);
   /* FSDP/ZeRO unit: one block, or the embedding / LM head when larger */
   double unit = layer_params_tp(m, t), edge = edge_params(m, l, i);

@@ -94,6 +94,7 @@ static void framework_columns(struct csv *c, const struct pl_prediction *p) {
     col_str(c, name, pl_setting_name(v));
   }
   col_int(c, "framework.logit_metric_passes", fw.logit_metric_passes);
+  col_num(c, "hardware.power_cap_w", p->run.cluster.gpu.power_cap_w, p->run.cluster.gpu.power_cap_w > 0);
 }
 
 static void columns(struct csv *c, const struct pl_prediction *p) {

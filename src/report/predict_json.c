@@ -27,6 +27,10 @@ static void hardware_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_int(e, "gpus_per_node", c->gpus_per_node);
   pl_emit_num(e, "peak_flops_per_s", pl_gpu_peak_flops_per_s(&c->gpu, p->run.layout.dtype));
   pl_emit_num(e, "hbm_bytes", c->gpu.hbm_bytes);
+  if (c->gpu.power_cap_w > 0)
+    pl_emit_num(e, "power_cap_w", c->gpu.power_cap_w);
+  else
+    pl_emit_null(e, "power_cap_w");
   pl_emit_obj_end(e);
 }
 

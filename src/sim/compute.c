@@ -88,7 +88,7 @@ static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt) {
     q *= (double)shape[2] / ((double)shape[2] + k0);
   /* a training step keeps the GPU at its power limit: the sustained rate when the file gives it */
   double sustained = e->gemm_sustained_fraction > 0 ? e->gemm_sustained_fraction : 1.0;
-  return mamf / q * sustained;
+  return mamf / q * sustained * pl_gpu_clock_fraction(g); /* slower under a power cap */
 }
 
 /* Each output tile's cost outside its K loop (pipeline prologue, epilogue
@@ -164,6 +164,7 @@ static double attention_s(const struct pl_gpu *g, enum pl_dtype dt, const struct
    * the tensor-core math of attention runs at the same sustained fraction as
    * the GEMMs (gemm.sustained_fraction: the clock, not the kernel, sets it) */
   double sustained = g->eff.gemm_sustained_fraction > 0 ? g->eff.gemm_sustained_fraction : 1.0;
+  sustained *= pl_gpu_clock_fraction(g); /* slower under a power cap */
   double rate = g->peak_bf16_flops_per_s * frac * sustained;
   (void)dt;
   double t_math = rate > 0 ? flops / rate : 0, t_mem = hbm_s(g, bytes);

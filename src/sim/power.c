@@ -11,16 +11,19 @@
  * power nearly flat while per-GPU throughput fell at scale, which is what
  * makes energy efficiency fall. Node power beyond the GPUs (CPUs, NICs,
  * switches, fans: the cluster file's node_other_w) is added per node by the
- * caller. Ignored: clock/power capping, temperature, the higher draw of
+ * caller. A power cap (gpu.power_cap_w) ends the range at the cap.
+ * Ignored: temperature, the higher draw of
  * compute overlapped with communication (Lee et al. 2025, arXiv 2507.03114). */
 #include "sim/sim_int.h"
 
 double sim_gpu_power_w(const struct pl_gpu *g, double compute_frac, double comm_frac,
                        double wait_frac) {
   const struct pl_gpu_efficiency *e = &g->eff;
-  double range = g->tdp_w > g->idle_w ? g->tdp_w - g->idle_w : 0;
+  /* under a power cap the draw's range ends at the cap (power_cap.c) */
+  double limit = g->power_cap_w > 0 && g->power_cap_w < g->tdp_w ? g->power_cap_w : g->tdp_w;
+  double range = limit > g->idle_w ? limit - g->idle_w : 0;
   double share =
       e->power_compute * compute_frac + e->power_comm * comm_frac + e->power_wait * wait_frac;
   double w = g->idle_w + range * share;
-  return w < g->tdp_w ? w : (g->tdp_w > g->idle_w ? g->tdp_w : g->idle_w);
+  return w < limit ? w : (limit > g->idle_w ? limit : g->idle_w);
 }

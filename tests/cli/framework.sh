@@ -100,6 +100,8 @@ expect_ok predict --model llama2-13b --gpus 64 --tp 2 --shard zero1
 check "fp32 grads: 994 bucket reduce_scatters" [ "$(rs_calls)" = 994 ]
 expect_ok predict --model llama2-13b --gpus 64 --tp 2 --shard zero1 --grad-reduce-dtype bf16
 check "bf16 grads: 497" [ "$(rs_calls)" = 497 ]
+# and the bf16 gradient buffer holds half the bytes (13.0 B / tp 2 x 2 B = 12.1 GiB, not 24.2)
+check "bf16 grads: gradient memory halves" grep -Eq "^  gradients +12\.1[0-9] GiB" "$TMP/out"
 
 # interleaved pipeline: asynchronous p2p is never slower
 ip=(predict --model llama2-13b --gpus 32 --tp 2 --pp 4 --vp 2 --schedule interleaved --gbs 64 --shard zero1 --format json)
@@ -128,4 +130,34 @@ expect_fail 1 "^plateau: --logit-metric-passes: 17 is out of range \(expected 0.
 expect_fail 1 "^plateau: --logit-metric-passes:" -- predict --logit-metric-passes two
 expect_fail 1 "^plateau: --attention: unknown attention 'x' \(expected flash\|triton\|eager\)" -- predict --attention x
 expect_fail 2 "option needs a value" -- predict --framework
+
+# FP8 needs FP8 tensor cores: refused on A100 and V100 (once printed MFU 0.0 %)
+expect_fail 1 "^plateau: layout: dtype fp8 needs FP8 tensor cores, which gpu 'a100-80g' lacks" -- predict --gpu a100-80g --dtype fp8
+expect_fail 1 "^plateau: layout: dtype fp8 needs FP8 tensor cores, which gpu 'v100' lacks" -- predict --gpu v100 --dtype fp8
+expect_fail 1 "^plateau: search: dtype fp8 needs FP8 tensor cores, which gpu 'a100-80g' lacks" -- search --gpu a100-80g --dtype fp8 --gpus 8
+expect_ok predict --gpu h100 --dtype fp8
+
+# --power-cap: the clock under the cap, ((W - idle) / (TDP - idle))^(1/3) of the
+# clock at the TDP (src/hw/power_cap.c): h100 at 500 W, (430/630)^(1/3) = 0.881,
+# so compute-bound work takes up to 1/0.881 = 1.135 x as long, and the draw stays under 500 W
+pc=(predict --model llama3-8b --gpus 8 --format json)
+expect_ok "${pc[@]}"
+cp "$TMP/out" "$TMP/pc0.json"
+check "no cap: power_cap_w null" grep -q '"power_cap_w": null' "$TMP/pc0.json"
+expect_ok "${pc[@]}" --power-cap 500
+cp "$TMP/out" "$TMP/pc1.json"
+check "cap recorded" grep -q '"power_cap_w": 500' "$TMP/pc1.json"
+check "500 W: step 1.05-1.135 x longer" awk -v a="$(json_num "$TMP/pc0.json" step_time_s)" \
+  -v b="$(json_num "$TMP/pc1.json" step_time_s)" 'BEGIN { r = b / a; exit !(r > 1.05 && r <= 1.1351) }'
+check "500 W: draw at most 500 W" awk -v w="$(json_num "$TMP/pc1.json" gpu_w)" 'BEGIN { exit !(w <= 500) }'
+expect_ok "${pc[@]}" --power-cap "500 W"
+check "'500 W' is 500" cmp -s "$TMP/out" "$TMP/pc1.json"
+expect_ok "${pc[@]}" --power-cap 700
+grep -v power_cap_w "$TMP/out" >"$TMP/pc2"
+grep -v power_cap_w "$TMP/pc0.json" >"$TMP/pc3"
+check "a cap at the TDP changes no number" cmp -s "$TMP/pc2" "$TMP/pc3"
+expect_fail 1 "^plateau: --power-cap: power cap 800 W for gpu 'h100': expected above its idle 70 W and at most its TDP 700 W" -- predict --power-cap 800
+expect_fail 1 "^plateau: --power-cap: power cap 50 W for gpu 'h100'" -- predict --power-cap 50
+expect_fail 1 "^plateau: --power-cap: 'abc' is not a power" -- predict --power-cap abc
+expect_fail 1 "^plateau: --power-cap: '500 GB' is not a power" -- predict --power-cap "500 GB"
 finish
