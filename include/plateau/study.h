@@ -150,25 +150,17 @@ enum pl_status pl_study_run(const struct pl_study_spec *spec, const struct pl_st
                             struct pl_study **out, struct pl_diag *diag);
 void pl_study_free(struct pl_study *st);
 
-const struct pl_study_spec *pl_study_spec_of(const struct pl_study *st);
 int64_t pl_study_count(const struct pl_study *st);
 const struct pl_study_point *pl_study_get(const struct pl_study *st, int64_t i);
 /* The point at these axis indices (always exists). */
 const struct pl_study_point *pl_study_at(const struct pl_study *st, int model, int cluster,
                                          int batch, int strategy, int node_index);
-/* Resolved names of the loaded axes ("llama2-7b", "dgx-h100"). */
-const struct pl_model *pl_study_model(const struct pl_study *st, int i);
-const struct pl_cluster *pl_study_cluster(const struct pl_study *st, int i);
-int pl_study_focus_model(const struct pl_study *st);
-int pl_study_focus_cluster(const struct pl_study *st);
 int64_t pl_study_coll_count(const struct pl_study *st);
 const struct pl_study_coll *pl_study_coll_get(const struct pl_study *st, int64_t i);
 
 /* Analyze trace directories (one run each) and add them as measured points. */
 enum pl_status pl_study_add_measured(struct pl_study *st, const char *const *dirs, int n,
                                      int threads, struct pl_diag *diag);
-int pl_study_measured_count(const struct pl_study *st);
-const struct pl_study_measured *pl_study_measured_get(const struct pl_study *st, int i);
 
 /* A figure's findings: one or two sentences computed from the results. */
 struct pl_study_finding {

@@ -28,15 +28,8 @@
 enum pl_status model_json_size(yajl_val obj, const char *key, bool required, const char *origin,
                                int64_t max, int64_t *out, struct pl_diag *diag);
 
-/* True when the document looks like a Hugging Face config.json rather than a
- * plateau model file (it has HF field names, not plateau's "layers"). */
-bool model_is_hf(yajl_val root);
-
 /* Fill *out from a Hugging Face config.json tree (hf_config.c). */
 enum pl_status model_from_hf(yajl_val root, const char *origin, struct pl_model *out,
                              struct pl_diag *diag);
-
-/* Copy name into m->name, truncating to fit. */
-void model_set_name(struct pl_model *m, const char *name);
 
 #endif

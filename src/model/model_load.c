@@ -18,7 +18,8 @@
 
 #include "model/model_int.h"
 
-void model_set_name(struct pl_model *m, const char *name) {
+/* Copy name into m->name, truncating to fit. */
+static void model_set_name(struct pl_model *m, const char *name) {
   snprintf(m->name, sizeof m->name, "%s", name);
 }
 
@@ -40,7 +41,7 @@ enum pl_status model_json_size(yajl_val obj, const char *key, bool required, con
   return PL_OK;
 }
 
-bool model_is_hf(yajl_val root) {
+static bool model_is_hf(yajl_val root) {
   static const char *const hf_keys[] = {"model_type", "num_hidden_layers", "n_layer", "hidden_size",
                                         "n_embd",     "architectures"};
   if (base_json_get(root, "layers") != NULL)

@@ -68,6 +68,9 @@ static void stop_workers(struct search_pool *p, int started) {
     pthread_join(p->workers[i], NULL);
 }
 
+/* Free a pool whose threads are not running (stopped, or never started). */
+static void search_pool_free_started(struct search_pool *p);
+
 enum pl_status search_pool_new(int threads, struct search_pool **out, struct pl_diag *diag) {
   struct search_pool *p = pl_calloc(1, sizeof *p);
   int n = threads > 1 ? threads - 1 : 0;
@@ -92,7 +95,7 @@ enum pl_status search_pool_new(int threads, struct search_pool **out, struct pl_
   return PL_OK;
 }
 
-void search_pool_free_started(struct search_pool *p) {
+static void search_pool_free_started(struct search_pool *p) {
   pthread_cond_destroy(&p->done);
   pthread_cond_destroy(&p->wake);
   pthread_mutex_destroy(&p->mu);
@@ -106,8 +109,6 @@ void search_pool_free(struct search_pool *p) {
   stop_workers(p, p->n_workers);
   search_pool_free_started(p);
 }
-
-int search_pool_threads(const struct search_pool *p) { return p ? p->n_workers + 1 : 1; }
 
 void search_pool_run(struct search_pool *p, int64_t n, search_pool_fn fn, void *ctx) {
   if (p == NULL || p->n_workers == 0 || n < 2) {

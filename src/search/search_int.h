@@ -17,8 +17,6 @@ typedef void (*search_pool_fn)(void *ctx, int64_t i);
 struct search_pool;
 enum pl_status search_pool_new(int threads, struct search_pool **out, struct pl_diag *diag);
 void search_pool_free(struct search_pool *p);
-void search_pool_free_started(struct search_pool *p); /* no threads running */
-int search_pool_threads(const struct search_pool *p);
 void search_pool_run(struct search_pool *p, int64_t n, search_pool_fn fn, void *ctx);
 
 /* ---- par.c ---- */

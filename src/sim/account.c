@@ -296,7 +296,7 @@ static void from_integrals(const struct sim_step *st, struct stage_time *all, in
 enum pl_status sim_account(const struct sim_step *st, const struct pl_flops *fl,
                            struct pl_step *out) {
   memset(out, 0, sizeof *out);
-  struct stage_time *all = pl_calloc((size_t)st->stages, sizeof *all);
+  struct stage_time *all = sim_calloc((size_t)st->stages, sizeof *all);
   int slot[SIM_MAX_COLLS];
   enum pl_status ret = PL_ERR_NOMEM;
   int64_t pick = 0;
@@ -329,6 +329,6 @@ finish:
   out->simulated = true;
   ret = PL_OK;
 out_free:
-  pl_free(all);
+  sim_free(all);
   return ret;
 }

@@ -35,7 +35,7 @@
  * sums are the same as account.c's per-task sums, in another order (equal
  * to ~1e-15 relative).
  *
- * Per-stage periods (rounds 10-11; the block before stage_anchor below):
+ * Per-stage periods (the block before stage_anchor below):
  * when stages repeat with periods of their own (comm-bound FSDP with
  * pp > 1), each rank is frozen for k of its own periods, under checks of
  * the edges between stages of different periods; the pp transfers each
@@ -69,7 +69,7 @@ static inline void advance(struct sim_engine *e, int32_t rank) {
 
 void sim_acc_advance(struct sim_engine *e, int32_t rank) { advance(e, rank); }
 
-/* Per-stage periods (rounds 10-11): a task starts on rank. Records starts
+/* Per-stage periods: a task starts on rank. Records starts
  * triggered by another rank's finish (a binding edge across stages), and
  * after the insertion checks that nothing starts before its rank's inserted
  * time or before the image of a predecessor finished before the cut. */
@@ -170,18 +170,18 @@ void sim_acc_finish_stage(struct sim_engine *e, int32_t id, int32_t rank) {
 __attribute__((always_inline)) static inline enum pl_status snap_alloc(const struct sim_engine *e,
                                                                        struct sim_snap *s) {
   memset(s, 0, sizeof *s);
-  s->started = pl_malloc((size_t)e->n_streams * sizeof *s->started);
-  s->left = pl_malloc((size_t)e->n_streams * sizeof *s->left);
-  s->rate = pl_malloc((size_t)e->n_streams * sizeof *s->rate);
-  s->acc = pl_malloc((size_t)e->n_ranks * sizeof *s->acc);
+  s->started = sim_malloc((size_t)e->n_streams * sizeof *s->started);
+  s->left = sim_malloc((size_t)e->n_streams * sizeof *s->left);
+  s->rate = sim_malloc((size_t)e->n_streams * sizeof *s->rate);
+  s->acc = sim_malloc((size_t)e->n_ranks * sizeof *s->acc);
   return s->started && s->left && s->rate && s->acc ? PL_OK : PL_ERR_NOMEM;
 }
 
 static void snap_free(struct sim_snap *s) {
-  pl_free(s->started);
-  pl_free(s->left);
-  pl_free(s->rate);
-  pl_free(s->acc);
+  sim_free(s->started);
+  sim_free(s->left);
+  sim_free(s->rate);
+  sim_free(s->acc);
   memset(s, 0, sizeof *s);
 }
 
@@ -189,15 +189,15 @@ static void snap_free(struct sim_snap *s) {
 static enum pl_status stage_init(struct sim_engine *e) {
   struct sim_cmp *c = &e->cmp;
   size_t r = (size_t)e->n_ranks, n = (size_t)e->n_tasks + 1;
-  c->stg = pl_calloc(2 * r + 3, sizeof *c->stg);
-  c->stg_ok = pl_calloc(r, sizeof *c->stg_ok);
-  c->frozen_s = pl_calloc(r, sizeof *c->frozen_s);
-  c->nb = pl_calloc(n, sizeof *c->nb);
-  c->bind_s = pl_malloc(r * r * sizeof *c->bind_s);
-  c->fin = pl_malloc(((size_t)e->n_streams + 1) * sizeof *c->fin);
-  c->cut_run = pl_malloc(((size_t)e->n_streams + 1) * sizeof *c->cut_run);
-  c->cut_d = pl_malloc(((size_t)e->n_streams + 1) * sizeof *c->cut_d);
-  c->cut_shift = pl_calloc(r, sizeof *c->cut_shift);
+  c->stg = sim_calloc(2 * r + 3, sizeof *c->stg);
+  c->stg_ok = sim_calloc(r, sizeof *c->stg_ok);
+  c->frozen_s = sim_calloc(r, sizeof *c->frozen_s);
+  c->nb = sim_calloc(n, sizeof *c->nb);
+  c->bind_s = sim_malloc(r * r * sizeof *c->bind_s);
+  c->fin = sim_malloc(((size_t)e->n_streams + 1) * sizeof *c->fin);
+  c->cut_run = sim_malloc(((size_t)e->n_streams + 1) * sizeof *c->cut_run);
+  c->cut_d = sim_malloc(((size_t)e->n_streams + 1) * sizeof *c->cut_d);
+  c->cut_shift = sim_calloc(r, sizeof *c->cut_shift);
   if (c->stg == NULL || c->stg_ok == NULL || c->frozen_s == NULL || c->nb == NULL ||
       c->bind_s == NULL || c->fin == NULL || c->cut_run == NULL || c->cut_d == NULL ||
       c->cut_shift == NULL)
@@ -216,30 +216,30 @@ static void stage_free(struct sim_engine *e) {
     return;
   for (int32_t i = 0; c->stg != NULL && i < 2 * e->n_ranks + 3; i++)
     snap_free(&c->stg[i]);
-  pl_free(c->stg);
-  pl_free(c->stg_ok);
-  pl_free(c->frozen_s);
-  pl_free(c->nb);
-  pl_free(c->bind_s);
-  pl_free(c->fin);
-  pl_free(c->cut_run);
-  pl_free(c->cut_d);
-  pl_free(c->cut_shift);
+  sim_free(c->stg);
+  sim_free(c->stg_ok);
+  sim_free(c->frozen_s);
+  sim_free(c->nb);
+  sim_free(c->bind_s);
+  sim_free(c->fin);
+  sim_free(c->cut_run);
+  sim_free(c->cut_d);
+  sim_free(c->cut_shift);
 }
 
 /* Scratch snapshots after the ring: [period] = current, [period + 1] = unit. */
 enum pl_status sim_cmp_init(struct sim_engine *e) {
   struct sim_cmp *c = &e->cmp;
   int32_t n = c->period + 2;
-  c->ring = pl_calloc((size_t)n, sizeof *c->ring);
-  c->soff = pl_calloc((size_t)e->n_streams + 1, sizeof *c->soff);
-  c->sid = pl_malloc(((size_t)e->n_tasks + 1) * sizeof *c->sid);
-  c->drift = pl_calloc(2 * (size_t)e->n_streams + 1, sizeof *c->drift);
-  c->shift = pl_calloc((size_t)e->n_streams + 1, sizeof *c->shift);
+  c->ring = sim_calloc((size_t)n, sizeof *c->ring);
+  c->soff = sim_calloc((size_t)e->n_streams + 1, sizeof *c->soff);
+  c->sid = sim_malloc(((size_t)e->n_tasks + 1) * sizeof *c->sid);
+  c->drift = sim_calloc(2 * (size_t)e->n_streams + 1, sizeof *c->drift);
+  c->shift = sim_calloc((size_t)e->n_streams + 1, sizeof *c->shift);
   size_t n_tasks = (size_t)e->n_tasks + 1;
-  c->pos = pl_malloc(n_tasks * sizeof *c->pos);
-  c->npred = pl_malloc(n_tasks * sizeof *c->npred);
-  c->idle0 = pl_malloc(n_tasks * sizeof *c->idle0);
+  c->pos = sim_malloc(n_tasks * sizeof *c->pos);
+  c->npred = sim_malloc(n_tasks * sizeof *c->npred);
+  c->idle0 = sim_malloc(n_tasks * sizeof *c->idle0);
   if (c->ring == NULL || c->soff == NULL || c->sid == NULL || c->drift == NULL ||
       c->shift == NULL || c->pos == NULL || c->npred == NULL || c->idle0 == NULL)
     return PL_ERR_NOMEM;
@@ -264,15 +264,15 @@ void sim_cmp_free(struct sim_engine *e) {
   struct sim_cmp *c = &e->cmp;
   for (int32_t i = 0; c->ring != NULL && i < c->period + 2; i++)
     snap_free(&c->ring[i]);
-  pl_free(c->ring);
-  pl_free(c->sid);
-  pl_free(c->soff);
-  pl_free(c->drift);
-  pl_free(c->shift);
-  pl_free(c->pos);
-  pl_free(c->npred);
-  pl_free(c->idle0);
-  pl_free(c->need);
+  sim_free(c->ring);
+  sim_free(c->sid);
+  sim_free(c->soff);
+  sim_free(c->drift);
+  sim_free(c->shift);
+  sim_free(c->pos);
+  sim_free(c->npred);
+  sim_free(c->idle0);
+  sim_free(c->need);
   stage_free(e);
   memset(c, 0, sizeof *c);
 }
@@ -505,7 +505,7 @@ static void swap(struct sim_snap *x, struct sim_snap *y) {
   *y = t;
 }
 
-/* ---- per-stage periods (rounds 10-11, docs/step-model.md section 11) ----
+/* ---- per-stage periods (docs/step-model.md section 11) ----
  * Comm-bound FSDP with pp > 1 (zero2 tp4 pp4): stages touch only through pp
  * sends, and each repeats with a period of its own while no send between
  * stages of different periods binds. Each stage's pair anchors are compared
@@ -517,16 +517,16 @@ static void swap(struct sim_snap *x, struct sim_snap *y) {
  *  - no start on b was triggered by a finish on a (a, b of different
  *    periods) since the older of their compared anchors, and the slack of
  *    each such send family, linear in the period index, is not negative at
- *    its last inserted instance (stage_slack; round 10 lacked it: a send
- *    came to bind inside the inserted periods, where the receiver then
- *    locked to the sender's period); after the cut nothing may start before
+ *    its last inserted instance (stage_slack: without it a send
+ *    can come to bind inside the inserted periods, where the receiver then
+ *    locks to the sender's period); after the cut nothing may start before
  *    its rank's inserted time (frozen_s) nor before the image of a
  *    predecessor finished before the cut (nb);
  *  - what stage_recv assumes at the cut (stage_cut_ok).
  * The pp sends a stage receives are not integrated online here: they slide
  * against the receiver from period to period, so stage_recv adds them after
- * the run (round 11; round 10 required each to lie inside the receiver's
- * own comm, which held the insertion back by three micro-batches). */
+ * the run (requiring each to lie inside the receiver's own comm instead
+ * would hold the insertion back by three micro-batches). */
 
 static double stage_period(const struct sim_cmp *c, int32_t r) {
   return c->stg[2 * r + 1].now_s - c->stg[2 * r].now_s;
@@ -917,7 +917,7 @@ static enum pl_status stage_recv(struct sim_engine *e) {
   for (int32_t s = 0; s < e->n_streams; s++)
     if (e->streams[s].first != SIM_NONE && e->meta[e->streams[s].first].peer >= 0)
       sends += (size_t)stream_count(e, s) + (size_t)c->cut_k * (size_t)c->cut_d[s];
-  struct span *buf = pl_malloc((cap + 2 * sends) * sizeof *buf);
+  struct span *buf = sim_malloc((cap + 2 * sends) * sizeof *buf);
   if (buf == NULL)
     return PL_ERR_NOMEM;
   struct span *raw = buf + cap, *in = raw + sends;
@@ -962,7 +962,7 @@ static enum pl_status stage_recv(struct sim_engine *e) {
     e->acc[r].exposed_s += idle;
     e->acc[r].overlapped_s += busy;
   }
-  pl_free(buf);
+  sim_free(buf);
   return PL_OK;
 }
 

@@ -18,8 +18,8 @@
  * the rank is keyed on its first task by (due_s, seq). The next event is the
  * first task of the rank with the smallest key: found by a scan with up to
  * SCAN_RANKS ranks, from an indexed heap of ranks (heap.c) beyond. This is
- * the order a heap of every running task pops them in (what this file did
- * up to round 7 of docs/step-model.md section 11), at one key update per
+ * the order a heap of every running task pops them in (what this file once
+ * did; docs/history.md), at one key update per
  * re-rated rank instead of one heap move per rescheduled task.
  *
  * Memory: tasks, edges and streams live in flat arrays indexed by int32 and
@@ -50,7 +50,7 @@ static bool grow(void **p, int32_t *cap, int32_t need, size_t size) {
   if (need <= *cap)
     return true;
   int32_t n = cap_for(*cap, need);
-  void *q = pl_reallocarray(*p, (size_t)n, size);
+  void *q = sim_reallocarray(*p, (size_t)n, size);
   if (q == NULL)
     return false;
   *p = q;
@@ -78,12 +78,12 @@ static bool grow_part(void **p, int32_t *cap, bool *in_block, int32_t need, size
  * arrays as one chunk, so that glibc's dynamic thresholds (set by the
  * largest chunk freed) keep every later step's arrays on a heap it does not
  * trim and regrow, page faults included, at each prediction
- * (docs/step-model.md section 11, rounds 5 and 11). */
+ * (docs/history.md). */
 static bool alloc_block(struct sim_engine *e, int32_t task_hint) {
   int32_t nt = cap_for(0, task_hint),
           ne = cap_for(0, task_hint > INT32_MAX / 2 ? INT32_MAX : 2 * task_hint);
   size_t bytes = (size_t)nt * sizeof *e->tasks + (size_t)ne * sizeof *e->edges;
-  e->block = pl_malloc(bytes);
+  e->block = sim_malloc(bytes);
   if (e->block == NULL)
     return false;
   e->tasks = e->block;
@@ -99,11 +99,11 @@ enum pl_status sim_engine_init(struct sim_engine *e, int32_t ranks, int32_t task
   memset(e, 0, sizeof *e);
   e->overlap_slowdown = overlap_slowdown;
   e->slow_rate = 1.0 / (1.0 + overlap_slowdown);
-  e->ranks = pl_calloc((size_t)ranks, sizeof *e->ranks);
+  e->ranks = sim_calloc((size_t)ranks, sizeof *e->ranks);
   if (e->ranks == NULL)
     return PL_ERR_NOMEM;
   e->n_ranks = ranks;
-  e->keys = pl_malloc((size_t)ranks * sizeof *e->keys);
+  e->keys = sim_malloc((size_t)ranks * sizeof *e->keys);
   if (e->keys == NULL)
     return PL_ERR_NOMEM;
   for (int32_t k = 0; k < ranks; k++) {
@@ -117,14 +117,14 @@ enum pl_status sim_engine_init(struct sim_engine *e, int32_t ranks, int32_t task
 
 void sim_engine_free(struct sim_engine *e) {
   if (!e->tasks_in_block)
-    pl_free(e->tasks);
+    sim_free(e->tasks);
   if (!e->edges_in_block)
-    pl_free(e->edges);
-  pl_free(e->block);
-  pl_free(e->streams);
-  pl_free(e->ranks);
-  pl_free(e->keys);
-  pl_free(e->acc);
+    sim_free(e->edges);
+  sim_free(e->block);
+  sim_free(e->streams);
+  sim_free(e->ranks);
+  sim_free(e->keys);
+  sim_free(e->acc);
   sim_cmp_free(e);
   sim_heap_free(&e->heap);
   memset(e, 0, sizeof *e);

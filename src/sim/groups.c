@@ -33,7 +33,7 @@ static int64_t shard_ranks(const struct pl_layout *l) {
   return l->shard == PL_SHARD_DDP || l->shard_group <= 0 ? l->dp : l->shard_group;
 }
 
-struct pl_group sim_group(const struct pl_run *run, const char *group) {
+static struct pl_group sim_group(const struct pl_run *run, const char *group) {
   const struct pl_layout *l = &run->layout;
   int64_t gpn = run->cluster.gpus_per_node > 0 ? run->cluster.gpus_per_node : 1;
   gpn = imin(gpn, imax(1, l->gpus));

@@ -17,9 +17,9 @@
 enum pl_status sim_heap_init(struct sim_heap *h, int32_t n_items) {
   memset(h, 0, sizeof *h);
   size_t n = n_items > 0 ? (size_t)n_items : 1;
-  h->items = pl_malloc(n * sizeof *h->items);
-  h->at = pl_malloc(n * sizeof *h->at);
-  h->due = pl_malloc(n * sizeof *h->due);
+  h->items = sim_malloc(n * sizeof *h->items);
+  h->at = sim_malloc(n * sizeof *h->at);
+  h->due = sim_malloc(n * sizeof *h->due);
   if (h->items == NULL || h->at == NULL || h->due == NULL)
     return PL_ERR_NOMEM;
   for (size_t i = 0; i < n; i++)
@@ -29,9 +29,9 @@ enum pl_status sim_heap_init(struct sim_heap *h, int32_t n_items) {
 }
 
 void sim_heap_free(struct sim_heap *h) {
-  pl_free(h->items);
-  pl_free(h->at);
-  pl_free(h->due);
+  sim_free(h->items);
+  sim_free(h->at);
+  sim_free(h->due);
   memset(h, 0, sizeof *h);
 }
 

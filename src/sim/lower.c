@@ -48,11 +48,11 @@
  * layouts whose traffic outlasts their compute (fsdp_comm_bound) repeat
  * only micro-batch by micro-batch: with pp = 1 their layer units are all
  * kept but the first pass's; with pp > 1 (1F1B, vp = 1) each stage repeats
- * with a period of its own (round 10): every stage's steady pairs are
+ * with a period of its own: every stage's steady pairs are
  * anchors (3), and templates stay on (tpl_tags stamps the copies' tags).
  *
- * Pass templates (whole steps only; docs/step-model.md section 11, round
- * 8): a pass with per-unit FSDP traffic issues the same tasks and edges as
+ * Pass templates (whole steps only; docs/step-model.md section 11): a pass
+ * with per-unit FSDP traffic issues the same tasks and edges as
  * an earlier pass of the same shape, up to ids, stage and micro-batch, so it
  * is copied from the first pass of that shape (tpl_replay) rather than
  * derived again; the copy issues every task and edge in the same order, so
@@ -90,7 +90,7 @@ struct tp_multi {
   int n;
 };
 
-/* Pass templates (docs/step-model.md section 11, round 8): a pass with
+/* Pass templates (docs/step-model.md section 11): a pass with
  * per-unit FSDP traffic issues the same tasks and edges as an earlier pass
  * of the same shape (chunk, pass, gather or not, and which of the lowering's
  * inputs -- the join list, the last two units' ends -- are set and equal),
@@ -176,7 +176,7 @@ struct lower {
   int32_t steady_lo, steady_hi; /* current stage's steady pair slots [lo, hi) */
   int64_t periods, period;      /* pipeline periods left out; pairs per period */
   bool whole_units;             /* comm-bound FSDP: units left out in the first pass only */
-  bool stage_periods;           /* comm-bound FSDP with pp > 1: periods per stage (round 10) */
+  bool stage_periods;           /* comm-bound FSDP with pp > 1: periods per stage */
 };
 
 struct unit {
@@ -206,12 +206,12 @@ static bool meta_room(struct sim_step *st, int32_t n) {
   int32_t cap = st->cap_meta ? 2 * st->cap_meta : n > 1024 ? n : 1024;
   while (cap < n)
     cap *= 2;
-  struct sim_meta *p = pl_reallocarray(st->meta, (size_t)cap, sizeof *p);
+  struct sim_meta *p = sim_reallocarray(st->meta, (size_t)cap, sizeof *p);
   if (p == NULL)
     return false;
   st->meta = p;
   if (st->compress) {
-    struct sim_tag *t = pl_reallocarray(st->tags, (size_t)cap, sizeof *t);
+    struct sim_tag *t = sim_reallocarray(st->tags, (size_t)cap, sizeof *t);
     if (t == NULL)
       return false;
     st->tags = t;
@@ -261,7 +261,7 @@ static void record(struct lower *lw, int32_t from, int32_t to) {
   }
   if (lw->n_tpl_edges == lw->cap_tpl_edges) {
     int32_t cap = lw->cap_tpl_edges ? 2 * lw->cap_tpl_edges : 256;
-    struct tpl_edge *p = pl_reallocarray(lw->tpl_edges, (size_t)cap, sizeof *p);
+    struct tpl_edge *p = sim_reallocarray(lw->tpl_edges, (size_t)cap, sizeof *p);
     if (p == NULL) {
       lw->rec_bad = true;
       return;
@@ -740,7 +740,7 @@ static bool tpl_links_of(struct lower *lw, const struct tpl *t, struct tpl_str *
     int32_t cap = lw->cap_tpl_links ? lw->cap_tpl_links : 1024;
     while (cap < need)
       cap = cap > INT32_MAX / 2 ? need : 2 * cap;
-    int32_t *p = pl_reallocarray(lw->tpl_links, (size_t)cap, sizeof *p);
+    int32_t *p = sim_reallocarray(lw->tpl_links, (size_t)cap, sizeof *p);
     if (p == NULL)
       return false;
     lw->tpl_links = p;
@@ -795,7 +795,7 @@ static void tpl_save(struct lower *lw, const struct unit *u, bool ag, int n_join
                   lw->stage, u->layer_first, lw->rec_a, lw->st->eng.n_tasks - lw->rec_a,
                   e0, lw->n_tpl_edges - e0, {0}, lw->n_join};
   memcpy(t.pat, pat, sizeof t.pat);
-  if (lw->tpl_str == NULL && (lw->tpl_str = pl_malloc(TPL_MAX * sizeof *lw->tpl_str)) == NULL)
+  if (lw->tpl_str == NULL && (lw->tpl_str = sim_malloc(TPL_MAX * sizeof *lw->tpl_str)) == NULL)
     return; /* no template: the passes are derived */
   if (!tpl_streams(&lw->st->eng, &t, &lw->tpl_str[lw->n_tpl]) ||
       !tpl_links_of(lw, &t, &lw->tpl_str[lw->n_tpl]))
@@ -1095,14 +1095,14 @@ static enum pl_status setup_colls(struct lower *lw, struct pl_diag *diag) {
 
 static enum pl_status alloc_tables(struct lower *lw) {
   size_t passes = (size_t)lw->V * (size_t)lw->m * 2;
-  lw->slots = pl_calloc((size_t)lw->pp * (size_t)lw->per_stage, sizeof *lw->slots);
-  lw->n_slots = pl_calloc((size_t)lw->pp, sizeof *lw->n_slots);
-  lw->first = pl_calloc(passes, sizeof *lw->first);
-  lw->ends = pl_calloc(passes * LOWER_ENDS, sizeof *lw->ends);
-  lw->streams = pl_calloc((size_t)lw->pp * PL_STREAM_N, sizeof *lw->streams);
-  lw->unsharded = pl_calloc((size_t)lw->vp, sizeof *lw->unsharded);
-  lw->pgather = pl_calloc((size_t)lw->vp * 2, sizeof *lw->pgather);
-  lw->last_bwd = pl_calloc((size_t)lw->vp, sizeof *lw->last_bwd);
+  lw->slots = sim_calloc((size_t)lw->pp * (size_t)lw->per_stage, sizeof *lw->slots);
+  lw->n_slots = sim_calloc((size_t)lw->pp, sizeof *lw->n_slots);
+  lw->first = sim_calloc(passes, sizeof *lw->first);
+  lw->ends = sim_calloc(passes * LOWER_ENDS, sizeof *lw->ends);
+  lw->streams = sim_calloc((size_t)lw->pp * PL_STREAM_N, sizeof *lw->streams);
+  lw->unsharded = sim_calloc((size_t)lw->vp, sizeof *lw->unsharded);
+  lw->pgather = sim_calloc((size_t)lw->vp * 2, sizeof *lw->pgather);
+  lw->last_bwd = sim_calloc((size_t)lw->vp, sizeof *lw->last_bwd);
   bool ok = lw->slots && lw->n_slots && lw->first && lw->ends && lw->streams && lw->unsharded &&
             lw->pgather &&
             lw->last_bwd;
@@ -1110,17 +1110,17 @@ static enum pl_status alloc_tables(struct lower *lw) {
 }
 
 static void free_tables(struct lower *lw) {
-  pl_free(lw->tpl_edges);
-  pl_free(lw->tpl_str);
-  pl_free(lw->tpl_links);
-  pl_free(lw->slots);
-  pl_free(lw->n_slots);
-  pl_free(lw->first);
-  pl_free(lw->ends);
-  pl_free(lw->streams);
-  pl_free(lw->unsharded);
-  pl_free(lw->pgather);
-  pl_free(lw->last_bwd);
+  sim_free(lw->tpl_edges);
+  sim_free(lw->tpl_str);
+  sim_free(lw->tpl_links);
+  sim_free(lw->slots);
+  sim_free(lw->n_slots);
+  sim_free(lw->first);
+  sim_free(lw->ends);
+  sim_free(lw->streams);
+  sim_free(lw->unsharded);
+  sim_free(lw->pgather);
+  sim_free(lw->last_bwd);
 }
 
 /* FSDP traffic per layer and 1F1B pair against the layer's compute (both
@@ -1129,9 +1129,9 @@ static void free_tables(struct lower *lw) {
  * stream falls behind by a constant per unit of a backward), so units do not
  * repeat, except in the step's first pass, where nothing is queued yet; with
  * pp = 1 the queue drains in the next forward and whole micro-batches repeat
- * (docs/step-model.md section 11, round 6); with pp > 1 stage 0 runs at a
+ * (docs/step-model.md section 11); with pp > 1 stage 0 runs at a
  * period of its own, slower than the later stages', for most of the step
- * (zero2 tp4 pp4), so periods are inserted per stage (round 10). */
+ * (zero2 tp4 pp4), so periods are inserted per stage. */
 static bool fsdp_comm_bound(const struct lower *lw) {
   const struct sim_seg *sg = &lw->st->seg[SIM_SEG_LAYER];
   const struct sim_coll *c = lw->st->colls;
@@ -1204,7 +1204,7 @@ static enum pl_status compress_setup(struct lower *lw) {
   struct sim_cmp *c = &lw->st->eng.cmp;
   c->period = 1;
   c->n_pass = (int32_t)(lw->pp * lw->per_stage);
-  c->need = pl_calloc((size_t)c->n_pass, sizeof *c->need);
+  c->need = sim_calloc((size_t)c->n_pass, sizeof *c->need);
   if (c->need == NULL)
     return PL_ERR_NOMEM;
   if (!lw->st->compress)
@@ -1268,7 +1268,7 @@ enum pl_status sim_lower(struct sim_step *st, struct pl_diag *diag) {
                        (long long)lw.pp, (long long)lw.m, (long long)lw.vp,
                        (long long)LOWER_MAX_TASKS);
   if (st->compress && fsdp_comm_bound(&lw)) {
-    /* pp > 1: each stage repeats with its own period (round 10), 1F1B only */
+    /* pp > 1: each stage repeats with its own period, 1F1B only */
     if (lw.pp > 1 && (lw.l->schedule != PL_SCHEDULE_1F1B || lw.vp != 1))
       st->compress = false;
     else

@@ -22,8 +22,8 @@ struct pl_timeline {
 static enum pl_status chunk_tables(struct sim_step *st) {
   const struct pl_layout *l = &st->run->layout;
   int64_t V = l->pp * l->vp, layers = st->run->model.layers;
-  st->chunk_first = pl_calloc((size_t)V, sizeof *st->chunk_first);
-  st->chunk_layers = pl_calloc((size_t)V, sizeof *st->chunk_layers);
+  st->chunk_first = sim_calloc((size_t)V, sizeof *st->chunk_first);
+  st->chunk_layers = sim_calloc((size_t)V, sizeof *st->chunk_layers);
   if (st->chunk_first == NULL || st->chunk_layers == NULL)
     return PL_ERR_NOMEM;
   /* Megatron splits evenly; with a remainder the first stages take one more
@@ -54,7 +54,7 @@ static double latest_end(const struct sim_engine *e) {
  * per FSDP pass and pipeline pairs past the warm-up, enough for the
  * benchmarked layouts to reach their steady state; when one does not, the
  * whole step is simulated instead (per-stage periods first try again with
- * pp - 1 more pairs: docs/step-model.md section 11, round 11). */
+ * pp - 1 more pairs: docs/step-model.md section 11). */
 #define KEEP_LAYERS 6
 #define KEEP_PAIRS 2
 
@@ -84,7 +84,7 @@ static enum pl_status build(struct sim_step *st, const struct pl_run *run, bool 
     st->eng.tags = st->tags;
     st->eng.colls = st->colls;
     st->eng.cmp.n_colls = st->n_colls;
-    st->eng.acc = pl_calloc((size_t)st->stages, sizeof *st->eng.acc);
+    st->eng.acc = sim_calloc((size_t)st->stages, sizeof *st->eng.acc);
     if (st->eng.acc == NULL)
       s = pl_diag_set(diag, PL_ERR_NOMEM, "step simulation: out of memory");
   }
@@ -126,10 +126,10 @@ enum pl_status sim_step_build_fast(struct sim_step *st, const struct pl_run *run
 
 void sim_step_free(struct sim_step *st) {
   sim_engine_free(&st->eng);
-  pl_free(st->meta);
-  pl_free(st->tags);
-  pl_free(st->chunk_first);
-  pl_free(st->chunk_layers);
+  sim_free(st->meta);
+  sim_free(st->tags);
+  sim_free(st->chunk_first);
+  sim_free(st->chunk_layers);
   memset(st, 0, sizeof *st);
 }
 
@@ -198,8 +198,8 @@ enum pl_status pl_predict(const struct pl_run *run, struct pl_prediction *out,
 enum pl_status pl_timeline_build(const struct pl_run *run, struct pl_timeline **out,
                                  struct pl_prediction *pred, struct pl_diag *diag) {
   *out = NULL;
-  struct pl_timeline *tl = pl_calloc(1, sizeof *tl);
-  struct pl_prediction *p = pl_calloc(1, sizeof *p);
+  struct pl_timeline *tl = sim_calloc(1, sizeof *tl);
+  struct pl_prediction *p = sim_calloc(1, sizeof *p);
   enum pl_status s = tl != NULL && p != NULL ? count(run, p, diag) : PL_ERR_NOMEM;
   if (s == PL_OK && !p->memory.fits)
     s = pl_diag_set(diag, PL_ERR_LAYOUT, "no step to simulate: does not fit: %s", p->memory.why);
@@ -215,7 +215,7 @@ enum pl_status pl_timeline_build(const struct pl_run *run, struct pl_timeline **
     *pred = *p;
   if (s == PL_ERR_NOMEM)
     pl_diag_set(diag, s, "step simulation: out of memory");
-  pl_free(p);
+  sim_free(p);
   if (s != PL_OK) {
     pl_timeline_free(tl);
     return s;
@@ -228,7 +228,7 @@ void pl_timeline_free(struct pl_timeline *tl) {
   if (tl == NULL)
     return;
   sim_step_free(&tl->st);
-  pl_free(tl);
+  sim_free(tl);
 }
 
 size_t pl_timeline_count(const struct pl_timeline *tl) { return (size_t)tl->st.eng.n_tasks; }

@@ -19,6 +19,15 @@
 #include <plateau/predict.h>
 #include <plateau/sim.h>
 
+/* mem.c: the simulator's allocations, reused across predictions on each
+ * thread (a block freed here is kept for the next prediction). Blocks from
+ * these are freed with sim_free only. */
+void *sim_malloc(size_t bytes);
+void *sim_calloc(size_t count, size_t size);
+void *sim_realloc(void *ptr, size_t bytes);
+void *sim_reallocarray(void *ptr, size_t count, size_t size);
+void sim_free(void *ptr);
+
 /* ---------------------------------------------------------------- engine */
 
 /* What a running task competes for on its rank. Compute slows by the GPU's
@@ -137,7 +146,7 @@ struct sim_cmp {
   double *drift;       /* [2 * stream] last mismatch between pair anchors */
   int32_t *shift;      /* [stream] scratch: tasks started in the period */
   bool drift_valid;
-  /* per-stage periods (round 10, anchors 3): comm-bound FSDP with pp > 1 */
+  /* per-stage periods (anchors 3): comm-bound FSDP with pp > 1 */
   bool stage_mode;
   bool staged;           /* inserted: the checks below run until the end */
   struct sim_snap *stg;  /* [2 * rank]: older and latest anchor, then 3 scratch */
@@ -387,7 +396,6 @@ void sim_step_free(struct sim_step *st);
 enum pl_status sim_segments(struct sim_step *st, struct pl_diag *diag);
 /* groups.c: the communicator a collective runs on (Megatron rank order:
  * tp innermost, then cp, then dp, then pp) and its cost, deduplicated. */
-struct pl_group sim_group(const struct pl_run *run, const char *group);
 enum pl_status sim_coll_add(struct sim_step *st, enum pl_coll_op op, const char *group,
                             double bytes, int32_t *out, struct pl_diag *diag);
 /* lower.c */

@@ -55,20 +55,6 @@ void study_fmt_int(char *buf, size_t n, int64_t v) {
   snprintf(buf, n, "%s", out);
 }
 
-void study_fmt_sig(char *buf, size_t n, double v) {
-  double a = fabs(v);
-  if (a >= 1000.0)
-    study_fmt_int(buf, n, (int64_t)llround(v));
-  else if (a >= 100.0)
-    snprintf(buf, n, "%.0f", v);
-  else if (a >= 10.0)
-    snprintf(buf, n, "%.1f", v);
-  else if (a >= 0.01 || a == 0.0)
-    snprintf(buf, n, "%.2f", v);
-  else
-    snprintf(buf, n, "%.2g", v);
-}
-
 void study_fmt_change(char *buf, size_t n, double a, double b) {
   if (a == 0.0) {
     snprintf(buf, n, "goes from 0 to %g", b);

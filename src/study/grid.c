@@ -44,8 +44,10 @@ static int auto_mbs(const struct study_strategy *ss, int64_t gpus, int64_t gbs, 
   return n;
 }
 
-void study_point_run(const struct pl_study *st, const struct pl_study_point *p,
-                     struct pl_run *run) {
+/* The run of a point (layout unresolved: pl_predict checks it). For "best"
+ * only gpus, batch, seq and dtype matter. */
+static void study_point_run(const struct pl_study *st, const struct pl_study_point *p,
+                            struct pl_run *run) {
   const struct pl_study_spec *s = &st->spec;
   const struct study_strategy *ss = &st->strat[p->strategy];
   const struct pl_study_batch *b = &s->batches[p->batch];

@@ -169,7 +169,6 @@ const char *pl_study_status_name(enum pl_study_status s) {
   return "?";
 }
 
-const struct pl_study_spec *pl_study_spec_of(const struct pl_study *st) { return &st->spec; }
 int64_t pl_study_count(const struct pl_study *st) { return st->n_points; }
 const struct pl_study_point *pl_study_get(const struct pl_study *st, int64_t i) {
   return &st->points[i];
@@ -178,17 +177,7 @@ const struct pl_study_point *pl_study_at(const struct pl_study *st, int model, i
                                          int batch, int strategy, int node_index) {
   return &st->points[study_point_index(st, model, cluster, batch, strategy, node_index)];
 }
-const struct pl_model *pl_study_model(const struct pl_study *st, int i) { return &st->models[i]; }
-const struct pl_cluster *pl_study_cluster(const struct pl_study *st, int i) {
-  return &st->clusters[i];
-}
-int pl_study_focus_model(const struct pl_study *st) { return st->focus_model; }
-int pl_study_focus_cluster(const struct pl_study *st) { return st->focus_cluster; }
 int64_t pl_study_coll_count(const struct pl_study *st) { return st->n_coll; }
 const struct pl_study_coll *pl_study_coll_get(const struct pl_study *st, int64_t i) {
   return &st->coll[i];
-}
-int pl_study_measured_count(const struct pl_study *st) { return st->n_measured; }
-const struct pl_study_measured *pl_study_measured_get(const struct pl_study *st, int i) {
-  return &st->measured[i];
 }

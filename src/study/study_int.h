@@ -49,9 +49,6 @@ void study_batch_name(const struct pl_study_batch *b, char *buf, size_t n);
 /* ---- grid.c ---- */
 int64_t study_point_index(const struct pl_study *st, int model, int cluster, int batch,
                           int strategy, int node_index);
-/* The run of a point (layout unresolved: pl_predict checks it). For "best"
- * only gpus, batch, seq and dtype matter. */
-void study_point_run(const struct pl_study *st, const struct pl_study_point *p, struct pl_run *run);
 /* Evaluate one point in place (pl_predict or the best-layout search). */
 void study_point_eval(const struct pl_study *st, struct pl_study_point *p);
 
@@ -66,7 +63,6 @@ enum pl_status study_coll_run(struct pl_study *st, struct pl_diag *diag);
 
 /* ---- fmt.c: numbers for sentences ---- */
 void study_fmt_int(char *buf, size_t n, int64_t v); /* "2,048" */
-void study_fmt_sig(char *buf, size_t n, double v);  /* 3 significant digits: "1.93", "412" */
 /* "falls 31%" / "rises 4%" / "stays flat" for the change from a to b. */
 void study_fmt_change(char *buf, size_t n, double a, double b);
 void study_gpu_label(const struct pl_cluster *c, char *buf, size_t n); /* "H100" */
