@@ -117,8 +117,10 @@ static int measure(const char *path) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     double mb = (double)s->ranks[0].json_bytes / 1e6;
-    printf("%-60s %9.1f MB JSON %7.3f s %7.1f MB/s  peak RSS %7.1f MiB  %9lld GPU events  %.0f B/GPU event\n",
-           path, mb, dt, mb / dt, (double)ru.ru_maxrss / 1024.0,
+    double cpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+                 (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+    printf("%-60s %9.1f MB JSON %7.3f s (CPU %7.3f s) %7.1f MB/s  peak RSS %7.1f MiB  %9lld GPU events  %.0f B/GPU event\n",
+           path, mb, dt, cpu, mb / dt, (double)ru.ru_maxrss / 1024.0,
            (long long)s->ranks[0].gpu_events,
            s->ranks[0].gpu_events ? (double)ru.ru_maxrss * 1024.0 / (double)s->ranks[0].gpu_events : 0);
     fflush(stdout);

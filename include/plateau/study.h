@@ -176,6 +176,7 @@ struct pl_study_report_opts {
   double elapsed_s;              /* wall time of the run for the report; 0 = not shown */
   int threads;                   /* threads the run used, for the report */
   volatile sig_atomic_t *cancel; /* as in pl_study_opts */
+  int png_scale;                 /* PNG pixels per SVG pixel, 1..4 (print: 3); 0 = 1 */
 };
 
 struct pl_study_report_info {

@@ -44,6 +44,66 @@ struct pl_trace_coll {
   double bus_bytes;         /* their bytes x busbw factor, summed */
 };
 
+/* Kernel categories of the kernel breakdown (docs/trace.md 3.5): compute by
+ * name pattern, communication by collective, then memory. */
+enum pl_trace_kcat {
+  PL_TK_GEMM,
+  PL_TK_ATTENTION,
+  PL_TK_ELEMENTWISE,
+  PL_TK_REDUCTION,
+  PL_TK_OTHER_COMPUTE,
+  PL_TK_ALL_REDUCE,
+  PL_TK_ALL_GATHER,
+  PL_TK_REDUCE_SCATTER,
+  PL_TK_ALL_TO_ALL,
+  PL_TK_BROADCAST,
+  PL_TK_SEND_RECV,
+  PL_TK_OTHER_COMM, /* reduce, gather, scatter, barrier, or an unknown op */
+  PL_TK_MEMCPY,
+  PL_TK_MEMSET,
+  PL_TK_N
+};
+const char *pl_trace_kcat_name(enum pl_trace_kcat c); /* "gemm", "all_reduce", ... */
+
+/* One GPU event name: kernel time per kept step (clipped to the windows, a
+ * sum over kernels, so kernels on two streams at once both count). */
+struct pl_trace_kernel {
+  char *name;                /* the first 160 bytes of the name (owned by the set) */
+  enum pl_trace_kcat category;
+  double count;              /* kernels per step (those starting in a kept window) */
+  double time_s;             /* kernel time per step */
+  double min_s, max_s;       /* shortest and longest single kernel */
+};
+
+/* Idle time of one CUDA stream, per step, after HTA's
+ * BreakdownAnalysis._analyze_idle_time_for_stream (docs/trace.md 3.6). */
+struct pl_trace_stream {
+  int64_t stream;        /* the stream id (the GPU event's tid) */
+  double span_s;         /* its first kernel start to its last end, within the windows */
+  double busy_s;         /* union of its kernels; busy + idle = span */
+  double idle_s;
+  double idle_host_s;    /* the next kernel was launched after the previous one ended */
+  double idle_kernel_s;  /* otherwise, gaps under 30 ns (launch overhead) */
+  double idle_other_s;   /* otherwise: waiting on another stream, an event, a sync */
+};
+
+/* CUDA launch statistics of the GPU events starting in kept windows that
+ * have a CPU launch (docs/trace.md 3.7). */
+#define PL_TRACE_HIST_BUCKETS 976
+struct pl_trace_launch {
+  int64_t events;              /* GPU events with a launch, all kept steps */
+  double delay_mean_s;         /* launch delay = GPU start - runtime call start */
+  double delay_p50_s, delay_p90_s, delay_p99_s; /* bucket midpoints, within 3.2% */
+  double delay_max_s;
+  int64_t delay_outliers;      /* delay > 100 us (HTA's launch_delay_cutoff) */
+  int64_t runtime_outliers;    /* runtime call > 50 us (HTA's runtime_cutoff) */
+  int64_t short_events;        /* runtime call <= 50 us and longer than the GPU event */
+  double short_gpu_s;          /* their GPU time per step */
+  double short_cpu_s;          /* their runtime calls' time per step */
+  int64_t hist[PL_TRACE_HIST_BUCKETS]; /* launch delays, ns buckets (kernels.c) */
+  double delay_sum_s;          /* sum over events, for merging */
+};
+
 /* Per-step means over the kept steps of one rank (docs/trace.md section 3). */
 struct pl_trace_rank {
   int64_t rank;             /* distributedInfo.rank, else from the file name, else -1 */
@@ -80,6 +140,34 @@ struct pl_trace_rank {
   int n_coll;
   struct pl_trace_call *calls; /* pl_trace_analyze_calls: in trace order; else NULL */
   int64_t n_calls;
+  /* Why the GPU is idle: idle_s split by the GPU event that ends each idle
+   * gap (docs/trace.md 3.6); idle_host_s + idle_kernel_s + idle_other_s = idle_s. */
+  double idle_host_s, idle_kernel_s, idle_other_s;
+  double kernel_s;                /* sum of all GPU event times per step (not a union) */
+  double kcat_s[PL_TK_N];         /* kernel_s by category; they add up to kernel_s */
+  struct pl_trace_kernel *kernels;/* every name, by time per step, longest first */
+  int n_kernels;
+  struct pl_trace_stream *streams;/* by stream id */
+  int n_streams;
+  struct pl_trace_launch launch;
+  /* Collective arrival (multi-rank sets, docs/trace.md 4.1): per step, the
+   * time this rank's collective kernels started before the last rank's
+   * (its wait for the others), and at how many it arrived last. */
+  double coll_wait_s;
+  double coll_last;
+  int64_t coll_matched;           /* its calls matched with other ranks, all steps */
+  void *arrivals_;                /* private: its calls' start times (set.c) */
+  int64_t n_arrivals_;
+};
+
+/* One kept step of a multi-rank set: who arrived last at its collectives. */
+struct pl_trace_step_arrival {
+  int64_t step;         /* ProfilerStep number (0 with one window over the trace) */
+  int64_t collectives;  /* calls matched across two or more ranks */
+  int64_t last_rank;    /* the rank that arrived last most often, -1 none */
+  int64_t last_count;   /* at how many of them */
+  double wait_s;        /* the other ranks' wait for the last one, summed over ranks and calls */
+  double max_wait_s;    /* the longest single wait */
 };
 
 struct pl_trace_stat {
@@ -108,6 +196,14 @@ struct pl_trace_set {
   double straggler_spread_s; /* its busy time minus the smallest rank's */
   struct pl_trace_coll *coll; /* all ranks merged: means over ranks */
   int n_coll;
+  struct pl_trace_stat idle_host_s, idle_kernel_s, idle_other_s, kernel_s;
+  double kcat_s[PL_TK_N];          /* means over ranks with GPU events */
+  struct pl_trace_kernel *kernels; /* names merged over ranks (means), longest first */
+  int n_kernels;
+  struct pl_trace_launch launch;   /* all ranks' launches together */
+  struct pl_trace_step_arrival *arrivals; /* per kept step, sets of 2+ ranks with collectives */
+  int n_arrivals;
+  double coll_wait_s;              /* mean over ranks of their coll_wait_s */
   char **files_;              /* private: the expanded paths the ranks borrow */
   int n_files_;
 };
@@ -156,6 +252,19 @@ enum pl_trace_metric {
   PL_TM_OTHER_S,
   PL_TM_TOKENS_PER_S,
   PL_TM_MFU,
+  /* traces only (docs/trace.md 3.5-3.7, 4.1) */
+  PL_TM_IDLE_HOST_S,
+  PL_TM_IDLE_KERNEL_S,
+  PL_TM_IDLE_OTHER_S,
+  PL_TM_KERNEL_S,
+  PL_TM_GEMM_S,
+  PL_TM_ATTENTION_S,
+  PL_TM_ELEMENTWISE_S,
+  PL_TM_REDUCTION_S,
+  PL_TM_OTHER_COMPUTE_S,
+  PL_TM_LAUNCH_DELAY_P50_S,
+  PL_TM_LAUNCH_DELAY_P90_S,
+  PL_TM_COLL_WAIT_S,
   PL_TM_N
 };
 const char *pl_trace_metric_name(enum pl_trace_metric m); /* "step_time_s" */

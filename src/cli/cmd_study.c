@@ -22,6 +22,7 @@ static const struct cli_opt opts[] = {
     {"measured", "DIR", "Kineto trace directory of a measured run; more may follow as arguments"},
     {"threads", "N", "worker threads (default: online CPUs)"},
     {"gnuplot", "PATH", "gnuplot binary (default $PLATEAU_GNUPLOT, else gnuplot on PATH)"},
+    {"png-scale", "K", "PNG figures at K times the screen size, 1 to 4 (default 1; 3 for print)"},
     {"quiet", NULL, "no progress on stderr"},
     {"framework", "NAME", "framework preset or file for every run (default none: plateau's defaults)"},
 };
@@ -171,6 +172,11 @@ static int run(const struct cli_args *args, const struct pl_study_spec *spec, in
     snprintf(gp_abs, sizeof gp_abs, "%s/%s", cwd, gp);
     gp = gp_abs;
   }
+  int64_t png_scale = 1;
+  if (cli_get_int(args, "png-scale", &png_scale))
+    return 1;
+  if (png_scale > 4)
+    return cli_fail("--png-scale: %lld is more than 4", (long long)png_scale);
   if (pl_study_out_check(out, &d) != PL_OK)
     return cli_fail("%s", d.msg);
   catch_signals();
@@ -181,7 +187,7 @@ static int run(const struct cli_args *args, const struct pl_study_spec *spec, in
     return 1;
   }
   double elapsed = now_s() - pr.t0;
-  struct pl_study_report_opts ro = {gp, elapsed, threads, &stop_flag};
+  struct pl_study_report_opts ro = {gp, elapsed, threads, &stop_flag, (int)png_scale};
   struct pl_study_report_info info;
   int rc = 0;
   if (pl_study_write(st, out, &ro, &info, &d) != PL_OK)

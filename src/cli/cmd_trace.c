@@ -25,6 +25,7 @@ static const struct cli_opt opts[] = {
     {"seq", "L", "sequence length for the attention FLOPs (default: the model's)"},
     {"flops-per-step", "F", "model FLOPs per step, all ranks (instead of --model)"},
     {"gpu", "G", "GPU preset or peak such as '989 TFLOP/s' (default: from the trace)"},
+    {"top", "N", "kernel names listed, longest total time first (default 10)"},
 };
 
 static const struct cli_cmd cmd = {
@@ -155,7 +156,83 @@ static void json_stat(struct pl_emit *e, const char *k, const struct pl_trace_st
   pl_emit_obj_end(e);
 }
 
-static void json_rank(struct pl_emit *e, const struct pl_trace_rank *r) {
+static void json_kernels(struct pl_emit *e, const struct pl_trace_kernel *k, int n, int top) {
+  pl_emit_int(e, "kernel_names", n);
+  pl_emit_arr_begin(e, "kernels");
+  for (int i = 0; i < n && i < top; i++) {
+    pl_emit_obj_begin(e, NULL);
+    pl_emit_str(e, "name", k[i].name);
+    pl_emit_str(e, "category", pl_trace_kcat_name(k[i].category));
+    pl_emit_num(e, "count", k[i].count);
+    pl_emit_num(e, "time_s", k[i].time_s);
+    pl_emit_num(e, "min_s", k[i].min_s);
+    pl_emit_num(e, "max_s", k[i].max_s);
+    pl_emit_obj_end(e);
+  }
+  pl_emit_arr_end(e);
+}
+
+static void json_kcat(struct pl_emit *e, const double *kcat) {
+  pl_emit_obj_begin(e, "kernel_time");
+  for (int c = 0; c < PL_TK_N; c++) {
+    char k[40];
+    snprintf(k, sizeof k, "%s_s", pl_trace_kcat_name((enum pl_trace_kcat)c));
+    pl_emit_num(e, k, kcat[c]);
+  }
+  pl_emit_obj_end(e);
+}
+
+static void json_launch(struct pl_emit *e, const struct pl_trace_launch *l) {
+  pl_emit_obj_begin(e, "launch");
+  pl_emit_int(e, "events", l->events);
+  bool ok = l->events > 0;
+  num_or_null(e, "delay_mean_s", l->delay_mean_s, ok);
+  num_or_null(e, "delay_p50_s", l->delay_p50_s, ok);
+  num_or_null(e, "delay_p90_s", l->delay_p90_s, ok);
+  num_or_null(e, "delay_p99_s", l->delay_p99_s, ok);
+  num_or_null(e, "delay_max_s", l->delay_max_s, ok);
+  pl_emit_int(e, "delay_outliers", l->delay_outliers);
+  pl_emit_int(e, "runtime_outliers", l->runtime_outliers);
+  pl_emit_int(e, "short_events", l->short_events);
+  pl_emit_num(e, "short_gpu_s", l->short_gpu_s);
+  pl_emit_num(e, "short_cpu_s", l->short_cpu_s);
+  pl_emit_obj_end(e);
+}
+
+static void json_streams(struct pl_emit *e, const struct pl_trace_rank *r) {
+  pl_emit_arr_begin(e, "streams");
+  for (int i = 0; i < r->n_streams; i++) {
+    const struct pl_trace_stream *t = &r->streams[i];
+    pl_emit_obj_begin(e, NULL);
+    pl_emit_int(e, "stream", t->stream);
+    pl_emit_num(e, "span_s", t->span_s);
+    pl_emit_num(e, "busy_s", t->busy_s);
+    pl_emit_num(e, "idle_s", t->idle_s);
+    pl_emit_num(e, "idle_host_s", t->idle_host_s);
+    pl_emit_num(e, "idle_kernel_s", t->idle_kernel_s);
+    pl_emit_num(e, "idle_other_s", t->idle_other_s);
+    pl_emit_obj_end(e);
+  }
+  pl_emit_arr_end(e);
+}
+
+static void json_arrivals(struct pl_emit *e, const struct pl_trace_set *s) {
+  pl_emit_arr_begin(e, "arrivals");
+  for (int i = 0; i < s->n_arrivals; i++) {
+    const struct pl_trace_step_arrival *a = &s->arrivals[i];
+    pl_emit_obj_begin(e, NULL);
+    pl_emit_int(e, "step", a->step);
+    pl_emit_int(e, "collectives", a->collectives);
+    pl_emit_int(e, "last_rank", a->last_rank);
+    pl_emit_int(e, "last_count", a->last_count);
+    pl_emit_num(e, "wait_s", a->wait_s);
+    pl_emit_num(e, "max_wait_s", a->max_wait_s);
+    pl_emit_obj_end(e);
+  }
+  pl_emit_arr_end(e);
+}
+
+static void json_rank(struct pl_emit *e, const struct pl_trace_rank *r, int top) {
   pl_emit_obj_begin(e, NULL);
   pl_emit_int(e, "rank", r->rank);
   pl_emit_str(e, "file", r->file);
@@ -183,6 +260,17 @@ static void json_rank(struct pl_emit *e, const struct pl_trace_rank *r) {
     pl_emit_null(e, "gpu_pid");
   pl_emit_int(e, "unlinked_gpu_events", r->unlinked_events);
   json_coll(e, r->coll, r->n_coll);
+  pl_emit_num(e, "idle_host_s", r->idle_host_s);
+  pl_emit_num(e, "idle_kernel_s", r->idle_kernel_s);
+  pl_emit_num(e, "idle_other_s", r->idle_other_s);
+  pl_emit_num(e, "kernel_s", r->kernel_s);
+  json_kcat(e, r->kcat_s);
+  json_kernels(e, r->kernels, r->n_kernels, top);
+  json_streams(e, r);
+  json_launch(e, &r->launch);
+  pl_emit_num(e, "coll_wait_s", r->coll_wait_s);
+  pl_emit_num(e, "coll_last", r->coll_last);
+  pl_emit_int(e, "coll_matched", r->coll_matched);
   pl_emit_obj_end(e);
 }
 
@@ -196,6 +284,11 @@ static void json_breakdown(struct pl_emit *e, const struct pl_trace_set *s) {
   pl_emit_num(e, "comm_s", s->comm_s.mean);
   pl_emit_num(e, "memory_s", s->memory_s.mean);
   pl_emit_num(e, "recompute_s", s->recompute_s.mean);
+  pl_emit_num(e, "idle_host_s", s->idle_host_s.mean);
+  pl_emit_num(e, "idle_kernel_s", s->idle_kernel_s.mean);
+  pl_emit_num(e, "idle_other_s", s->idle_other_s.mean);
+  pl_emit_num(e, "kernel_s", s->kernel_s.mean);
+  num_or_null(e, "coll_wait_s", s->coll_wait_s, s->n_arrivals > 0);
   pl_emit_obj_end(e);
 }
 
@@ -208,6 +301,10 @@ static void json_across(struct pl_emit *e, const struct pl_trace_set *s) {
   json_stat(e, "overlapped_comm_s", &s->overlapped_comm_s);
   json_stat(e, "memory_s", &s->memory_s);
   json_stat(e, "idle_s", &s->idle_s);
+  json_stat(e, "idle_host_s", &s->idle_host_s);
+  json_stat(e, "idle_kernel_s", &s->idle_kernel_s);
+  json_stat(e, "idle_other_s", &s->idle_other_s);
+  json_stat(e, "kernel_s", &s->kernel_s);
   pl_emit_obj_end(e);
   pl_emit_obj_begin(e, "straggler");
   if (s->straggler_rank >= 0 || s->straggler_file != NULL) {
@@ -245,7 +342,7 @@ static void json_set_head(struct pl_emit *e, const struct pl_trace_set *s) {
   pl_emit_bool(e, "gpu", s->any_gpu);
 }
 
-static int print_json(const struct pl_trace_set *s, const struct perf *p) {
+static int print_json(const struct pl_trace_set *s, const struct perf *p, int top) {
   struct pl_emit *e = cli_emit_open();
   if (e == NULL)
     return cli_fail("out of memory");
@@ -259,10 +356,14 @@ static int print_json(const struct pl_trace_set *s, const struct perf *p) {
   num_or_null(e, "peak_flops_per_s", p->peak_flops_per_s, p->peak_flops_per_s > 0);
   json_breakdown(e, s);
   json_coll(e, s->coll, s->n_coll);
+  json_kcat(e, s->kcat_s);
+  json_kernels(e, s->kernels, s->n_kernels, top);
+  json_launch(e, &s->launch);
+  json_arrivals(e, s);
   json_across(e, s);
   pl_emit_arr_begin(e, "ranks");
   for (int i = 0; i < s->n_ranks; i++)
-    json_rank(e, &s->ranks[i]);
+    json_rank(e, &s->ranks[i], top);
   pl_emit_arr_end(e);
   pl_emit_obj_end(e);
   return cli_emit_done(e);
@@ -270,9 +371,43 @@ static int print_json(const struct pl_trace_set *s, const struct perf *p) {
 
 /* ---- CSV: one row per rank, columns named as in ranks[] ---- */
 
+static void csv_num(double v) {
+  char b[40];
+  pl_fmt_double(b, sizeof b, v);
+  printf(",%s", b);
+}
+
+/* The columns after gpu_pid: idle split, kernel time by category, launch
+ * delays (empty without launches), collective arrival. */
+static void csv_extra(const struct pl_trace_rank *r) {
+  csv_num(r->idle_host_s);
+  csv_num(r->idle_kernel_s);
+  csv_num(r->idle_other_s);
+  csv_num(r->kernel_s);
+  for (int c = 0; c < PL_TK_N; c++)
+    csv_num(r->kcat_s[c]);
+  const struct pl_trace_launch *l = &r->launch;
+  printf(",%lld", (long long)l->events);
+  double d[] = {l->delay_mean_s, l->delay_p50_s, l->delay_p90_s, l->delay_p99_s};
+  for (size_t k = 0; k < sizeof d / sizeof d[0]; k++) {
+    if (l->events > 0)
+      csv_num(d[k]);
+    else
+      printf(",");
+  }
+  printf(",%lld", (long long)l->short_events);
+  csv_num(r->coll_wait_s);
+  csv_num(r->coll_last);
+}
+
 static int print_csv(const struct pl_trace_set *s) {
   printf("rank,file,steps,span_s,compute_s,comm_s,overlapped_comm_s,exposed_comm_s,memory_s,"
-         "exposed_memory_s,idle_s,recompute_s,gpu_pid\n");
+         "exposed_memory_s,idle_s,recompute_s,gpu_pid,idle_host_s,idle_kernel_s,idle_other_s,"
+         "kernel_s");
+  for (int c = 0; c < PL_TK_N; c++)
+    printf(",%s_s", pl_trace_kcat_name((enum pl_trace_kcat)c));
+  printf(",launch_events,launch_delay_mean_s,launch_delay_p50_s,launch_delay_p90_s,"
+         "launch_delay_p99_s,short_events,coll_wait_s,coll_last\n");
   for (int i = 0; i < s->n_ranks; i++) {
     const struct pl_trace_rank *r = &s->ranks[i];
     double v[] = {r->span_s,        r->compute_s, r->comm_s,           r->overlapped_comm_s,
@@ -288,6 +423,7 @@ static int print_csv(const struct pl_trace_set *s) {
       printf(",%lld", (long long)r->gpu_pid);
     else
       printf(",");
+    csv_extra(r);
     printf("\n");
   }
   return 0;
@@ -308,7 +444,7 @@ static void text_coll(const struct pl_trace_coll *c, int n) {
   printf("  %-15s %5s %9s %12s %12s %12s\n", "op", "ranks", "calls", "bytes/call", "time",
          "busbw (GB/s)");
   for (int i = 0; i < n; i++) {
-    char b[32] = "?", t[32], g[24] = "?", bw[32] = "-";
+    char b[32] = "not in trace", t[32], g[24] = "?", bw[32] = "-";
     if (c[i].sized_calls > 0)
       pl_fmt_bytes(b, sizeof b, c[i].bytes);
     pl_fmt_seconds(t, sizeof t, c[i].time_s);
@@ -320,13 +456,127 @@ static void text_coll(const struct pl_trace_coll *c, int n) {
   }
 }
 
+static void share(const char *what, double v, double of) {
+  char b[32];
+  pl_fmt_seconds(b, sizeof b, v);
+  printf("  %-34s %12s  %5.1f%%\n", what, b, of > 0 ? 100.0 * v / of : 0.0);
+}
+
+/* Why the GPU is idle (docs/trace.md 3.6): shares of idle time. */
+static void text_idle(const struct pl_trace_set *s) {
+  double idle = s->idle_s.mean;
+  if (idle <= 0)
+    return;
+  printf("\nwhy the GPU is idle (per step, mean over ranks; %% of idle time):\n");
+  share("host wait (launched late)", s->idle_host_s.mean, idle);
+  share("kernel wait (gaps under 30 ns)", s->idle_kernel_s.mean, idle);
+  share("other (queued: stream/event wait)", s->idle_other_s.mean, idle);
+}
+
+static void text_kernels(const struct pl_trace_set *s, int top) {
+  double k = s->kernel_s.mean;
+  if (k <= 0)
+    return;
+  printf("\nkernel time by category (per step, mean over ranks; a sum over kernels, %% of it):\n");
+  for (int c = 0; c < PL_TK_N; c++)
+    if (s->kcat_s[c] > 0)
+      share(pl_trace_kcat_name((enum pl_trace_kcat)c), s->kcat_s[c], k);
+  share("all kernels", k, k);
+  printf("\ntop %d of %d kernel names (per step, mean over ranks):\n", top < s->n_kernels ? top : s->n_kernels,
+         s->n_kernels);
+  printf("  %12s %6s %9s %12s  %-14s %s\n", "time", "share", "calls", "mean", "category", "name");
+  for (int i = 0; i < s->n_kernels && i < top; i++) {
+    const struct pl_trace_kernel *x = &s->kernels[i];
+    char t[32], m[32];
+    pl_fmt_seconds(t, sizeof t, x->time_s);
+    pl_fmt_seconds(m, sizeof m, x->count > 0 ? x->time_s / x->count : 0);
+    printf("  %12s %5.1f%% %9.1f %12s  %-14s %.90s\n", t, 100.0 * x->time_s / k, x->count, m,
+           pl_trace_kcat_name(x->category), x->name);
+  }
+}
+
+static void text_launch(const struct pl_trace_set *s) {
+  const struct pl_trace_launch *l = &s->launch;
+  if (l->events == 0)
+    return;
+  char v[5][32];
+  double d[5] = {l->delay_mean_s, l->delay_p50_s, l->delay_p90_s, l->delay_p99_s,
+                 l->delay_max_s};
+  for (int i = 0; i < 5; i++)
+    pl_fmt_seconds(v[i], sizeof v[i], d[i]);
+  printf("\nlaunches (%lld GPU events with their CPU launch, all ranks and kept steps):\n",
+         (long long)l->events);
+  printf("  launch delay (GPU start - launch)  mean %s, median %s, p90 %s, p99 %s, max %s\n",
+         v[0], v[1], v[2], v[3], v[4]);
+  char g[32], c[32];
+  pl_fmt_seconds(g, sizeof g, l->short_gpu_s);
+  pl_fmt_seconds(c, sizeof c, l->short_cpu_s);
+  printf("  shorter than their launch call     %lld events: %s of GPU time per step for %s of "
+         "launch calls\n", (long long)l->short_events, g, c);
+  printf("  outliers                           %lld launch calls over 50 us, %lld delays over "
+         "100 us\n", (long long)l->runtime_outliers, (long long)l->delay_outliers);
+}
+
+/* Where ranks wait for each other at collectives (docs/trace.md 4.1). */
+static void text_arrival(const struct pl_trace_set *s) {
+  if (s->n_arrivals == 0)
+    return;
+  printf("\ncollective arrival (kernel starts on the traces' common clock):\n");
+  printf("  %5s %12s %12s %12s  %s\n", "step", "collectives", "last rank", "at", "others wait");
+  for (int i = 0; i < s->n_arrivals && i < 20; i++) {
+    const struct pl_trace_step_arrival *a = &s->arrivals[i];
+    char w[32];
+    pl_fmt_seconds(w, sizeof w, a->wait_s);
+    printf("  %5lld %12lld %12lld %12lld  %s (longest %.3f ms)\n", (long long)a->step,
+           (long long)a->collectives, (long long)a->last_rank, (long long)a->last_count, w,
+           a->max_wait_s * 1e3);
+  }
+  if (s->n_arrivals > 20)
+    printf("  ... %d more steps (--format json lists all)\n", s->n_arrivals - 20);
+  printf("  %5s %12s %12s\n", "rank", "waits/step", "last/step");
+  for (int i = 0; i < s->n_ranks; i++) {
+    const struct pl_trace_rank *r = &s->ranks[i];
+    if (r->coll_matched == 0)
+      continue;
+    char w[32];
+    pl_fmt_seconds(w, sizeof w, r->coll_wait_s);
+    printf("  %5lld %12s %12.1f\n", (long long)r->rank, w, r->coll_last);
+  }
+}
+
+static void text_streams(const struct pl_trace_rank *r) {
+  if (r->n_streams == 0)
+    return;
+  char who[32] = "the trace";
+  if (r->rank >= 0)
+    snprintf(who, sizeof who, "rank %lld", (long long)r->rank);
+  printf("\nstreams of %s (per step; idle split as HTA's; --format json: every rank):\n", who);
+  printf("  %8s %10s %10s %10s %10s %10s %10s\n", "stream", "span", "busy", "idle", "host",
+         "kernel", "other");
+  for (int i = 0; i < r->n_streams; i++) {
+    const struct pl_trace_stream *t = &r->streams[i];
+    double v[] = {t->span_s, t->busy_s, t->idle_s, t->idle_host_s, t->idle_kernel_s,
+                  t->idle_other_s};
+    printf("  %8lld", (long long)t->stream);
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+      char b[32];
+      pl_fmt_seconds(b, sizeof b, v[k]);
+      printf(" %10s", b);
+    }
+    printf("\n");
+  }
+}
+
 static void text_ranks(const struct pl_trace_set *s) {
   printf("\n  %5s %5s %10s %10s %10s %10s %10s %10s  %s\n", "rank", "steps", "step", "compute",
          "comm", "exposed", "memory", "idle", "file");
   for (int i = 0; i < s->n_ranks; i++) {
     const struct pl_trace_rank *r = &s->ranks[i];
     double v[] = {r->span_s, r->compute_s, r->comm_s, r->exposed_comm_s, r->memory_s, r->idle_s};
-    printf("  %5lld %5lld", (long long)r->rank, (long long)r->steps);
+    if (r->rank >= 0)
+      printf("  %5lld %5lld", (long long)r->rank, (long long)r->steps);
+    else
+      printf("  %5s %5lld", "none", (long long)r->steps);
     for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
       char b[32];
       pl_fmt_seconds(b, sizeof b, v[k]);
@@ -355,6 +605,8 @@ static void text_notes(const struct pl_trace_set *s) {
     if (r->rank_from_name)
       printf("note: %s has no distributedInfo; rank %lld taken from its name\n", r->file,
              (long long)r->rank);
+    if (r->rank < 0)
+      printf("note: %s records no rank (no distributedInfo, no rank in its name)\n", r->file);
     if (!r->has_steps && r->has_gpu)
       printf("note: %s has no ProfilerStep; the whole trace is one window\n", r->file);
     if (r->last_dropped)
@@ -376,7 +628,7 @@ static void text_perf(const struct perf *p) {
     printf("  %-22s %11.1f%%  (peak: %s)\n", "MFU", 100 * p->mfu, p->peak_from);
 }
 
-static int print_text(const struct pl_trace_set *s, const struct perf *p) {
+static int print_text(const struct pl_trace_set *s, const struct perf *p, int top) {
   const struct pl_trace_rank *r0 = &s->ranks[0];
   int nf = n_files(s);
   printf("%d trace file%s", nf, nf == 1 ? "" : "s");
@@ -386,17 +638,23 @@ static int print_text(const struct pl_trace_set *s, const struct perf *p) {
     printf(", world size %lld", (long long)s->world_size);
   printf("%s%s\n", r0->device[0] ? ", " : "", r0->device);
   if (!s->any_gpu) {
+    char b[32];
+    pl_fmt_seconds(b, sizeof b, s->step_time_s.mean);
     printf("CPU-only trace%s: no GPU events, so no GPU metrics\n", s->n_ranks > 1 ? "s" : "");
-    line("CPU step time", s->step_time_s.mean, 0);
+    printf("  %-22s %12s  (the CPU's ProfilerStep; no GPU time, compute, communication or "
+           "idle to divide it)\n", "CPU step time", b);
   } else {
     double t = s->step_time_s.mean;
+    char who[32] = "the trace without a rank";
+    if (r0->rank >= 0)
+      snprintf(who, sizeof who, "rank %lld", (long long)r0->rank);
     if (r0->has_steps && r0->steps_total > 0 && r0->steps != 1)
-      printf("per step, mean over ranks (rank %lld: %lld steps kept of %lld, %lld warm-up "
-             "skipped):\n", (long long)r0->rank, (long long)r0->steps,
+      printf("per step, mean over ranks (%s: %lld steps kept of %lld, %lld warm-up "
+             "skipped):\n", who, (long long)r0->steps,
              (long long)r0->steps_total, (long long)r0->steps_skipped);
     else if (r0->has_steps && r0->steps_total > 0 && r0->steps == r0->steps_total - r0->steps_skipped)
-      printf("per step, mean over ranks (rank %lld: 1 step kept of %lld):\n",
-             (long long)r0->rank, (long long)r0->steps_total);
+      printf("per step, mean over ranks (%s: 1 step kept of %lld):\n", who,
+             (long long)r0->steps_total);
     else
       printf("whole trace as one window (mean over ranks):\n");
     line("step time", t, t);
@@ -420,6 +678,13 @@ static int print_text(const struct pl_trace_set *s, const struct perf *p) {
              (long long)s->straggler_rank, s->straggler_file, s->straggler_spread_s * 1e3);
   }
   text_coll(s->coll, s->n_coll);
+  if (s->any_gpu) {
+    text_idle(s);
+    text_kernels(s, top);
+    text_launch(s);
+    text_arrival(s);
+    text_streams(&s->ranks[0]);
+  }
   text_ranks(s);
   text_notes(s);
   return 0;
@@ -467,11 +732,15 @@ static int analyze(int argc, char **argv) {
   if (pl_trace_analyze(args.pos, args.n_pos, &o, &s, &d) != PL_OK)
     return cli_fail("%s", d.msg);
   struct perf p;
+  int64_t top = 10;
   rc = compute_perf(&args, s, &p);
   if (rc == 0)
-    rc = format == CLI_FORMAT_JSON  ? print_json(s, &p)
+    rc = cli_get_int(&args, "top", &top); /* pl_int_parse: a positive integer */
+  int n = top > 100000 ? 100000 : (int)top;
+  if (rc == 0)
+    rc = format == CLI_FORMAT_JSON  ? print_json(s, &p, n)
          : format == CLI_FORMAT_CSV ? print_csv(s)
-                                    : print_text(s, &p);
+                                    : print_text(s, &p, n);
   pl_trace_set_free(s);
   return rc;
 }

@@ -11,9 +11,10 @@
 typedef void (*fig_fn)(const struct pl_study *st, struct study_fig *f);
 
 static const fig_fn figures[] = {
-    study_fig_scaling,     study_fig_mfu,         study_fig_breakdown, study_fig_power,
-    study_fig_best,        study_fig_generations, study_fig_memory,    study_fig_batch,
-    study_fig_collectives, study_fig_collectives_size, study_fig_measured,
+    study_fig_scaling,     study_fig_mfu,         study_fig_breakdown,   study_fig_exposed,
+    study_fig_power,       study_fig_best,        study_fig_generations, study_fig_gen_scaling,
+    study_fig_memory,      study_fig_batch,       study_fig_collectives, study_fig_collectives_size,
+    study_fig_measured,
 };
 #define N_FIGS ((int)(sizeof figures / sizeof figures[0]))
 

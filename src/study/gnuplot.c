@@ -152,8 +152,11 @@ static void panel_head(FILE *f, const struct study_panel *pn, int n_plots) {
     return;
   }
   /* Room on the right and top for labels written beside the last points. */
-  fprintf(f, "  set offsets graph 0.03, graph %s, graph %s, graph %s\n",
-          any_labels(pn) ? "0.25" : "0.03",
+  fprintf(f, "  set offsets graph %s, graph %s, graph %s, graph %s\n",
+          pn->logx ? "0" : "0.03",
+          pn->logx         ? "0"
+          : any_labels(pn) ? "0.25"
+                           : "0.03",
           pn->logy         ? "0"
           : any_labels(pn) ? "0.2"
                            : "0.06",
@@ -163,6 +166,53 @@ static void panel_head(FILE *f, const struct study_panel *pn, int n_plots) {
   if (pn->logy)
     fputs("  set logscale y 10\n", f);
   xtics(f, pn);
+}
+
+/* The largest y a panel draws: its points, its stacked bars' tops, and its
+ * horizontal lines (a limit line must not sit on the frame). */
+static double panel_ymax(const struct study_panel *pn) {
+  double m = 0;
+  for (int i = 0; i < pn->n_hlines; i++)
+    m = pn->hline[i].y > m ? pn->hline[i].y : m;
+  if (pn->kind == STUDY_PANEL_STACKED) {
+    for (int r = 0; r < pn->n_cat; r++) {
+      double top = 0;
+      for (int i = 0; i < pn->n_series; i++)
+        top += r < pn->s[i].n && pn->s[i].y[r] > 0 ? pn->s[i].y[r] : 0;
+      m = top > m ? top : m;
+    }
+    return m;
+  }
+  for (int i = 0; i < pn->n_series; i++)
+    for (int k = 0; k < pn->s[i].n; k++)
+      m = pn->s[i].y[k] > m ? pn->s[i].y[k] : m;
+  return m;
+}
+
+/* Explicit ranges: on a log-2 GPU axis, from just before the first x to
+ * just after the last (gnuplot's autoscale rounds to the next power of
+ * two and leaves an empty slot), wider when labels are written above the
+ * points (centred: half a label past the last one); y from 0 to 8% above
+ * the highest point or limit line (18% with labels), or ymax when the
+ * figure's panels share one y range. */
+static void ranges(FILE *f, const struct study_panel *pn, double shared_ymax) {
+  double ymax = shared_ymax > 0 ? shared_ymax : panel_ymax(pn);
+  if (pn->kind == STUDY_PANEL_STACKED || !pn->logy) {
+    if (ymax > 0)
+      fprintf(f, "  set yrange [0:%.17g]\n", (any_labels(pn) ? 1.18 : 1.08) * ymax);
+  }
+  if (pn->kind != STUDY_PANEL_LINES || !pn->logx)
+    return;
+  double lo = 0, hi = 0;
+  for (int i = 0; i < pn->n_series; i++)
+    for (int k = 0; k < pn->s[i].n; k++) {
+      double x = pn->s[i].x[k];
+      if (x > 0 && (lo == 0 || x < lo))
+        lo = x;
+      hi = x > hi ? x : hi;
+    }
+  if (lo > 0)
+    fprintf(f, "  set xrange [%.17g:%.17g]\n", lo / 1.3, hi * (any_labels(pn) ? 1.8 : 1.3));
 }
 
 static void hlines(FILE *f, const struct study_panel *pn, int *first) {
@@ -205,26 +255,31 @@ static void plot_lines(FILE *f, const struct study_panel *pn, const char *dat, c
     first = 0;
     if (s->labels)
       fprintf(f,
-              ", \\\n       \"%s\" index %d using 1:2:3 with labels rotate by 25 left offset "
-              "char 0.4,0.6 font labelfont tc rgb \"%s\" notitle",
+              ", \\\n       \"%s\" index %d using 1:2:3 with labels center offset "
+              "char 0,1 font labelfont tc rgb \"%s\" notitle",
               dat, idx[i], color(s->color));
   }
   hlines(f, pn, &first);
   fputc('\n', f);
 }
 
-static void write_script(FILE *f, const struct study_fig *fig, int blocks[2][STUDY_MAX_SERIES]) {
+static void write_script(FILE *f, const struct study_fig *fig, int blocks[2][STUDY_MAX_SERIES],
+                         int png_scale) {
   int w = fig->n_panels > 1 ? 1280 : 900, h = 560;
   fprintf(f, "# %s.gp: \"%s\", written by plateau study.\n", fig->id, fig->title);
   fprintf(f,
           "# Redraw with `gnuplot %s.gp` in this directory: it reads %s.dat and writes\n"
           "# %s.svg and %s.png. Edit styles, sizes and labels freely.\n",
           fig->id, fig->id, fig->id, fig->id);
-  /* SVG is shown scaled down in the page: larger text than the PNG. */
-  fputs("do for [fmt in \"svg png\"] {\n"
-        "  titlefont = (fmt eq \"svg\") ? \",15\" : \",12\"\n"
-        "  keyfont = (fmt eq \"svg\") ? \",12\" : \",9\"\n"
-        "  labelfont = (fmt eq \"svg\") ? \",11\" : \",8\"\n"
+  /* SVG is shown scaled down in the page: larger text than the PNG. The
+   * PNG is png_scale times larger in pixels, text and lines (for print:
+   * `gnuplot -e "png_scale = 3" <id>.gp`, or plateau study --png-scale 3). */
+  fprintf(f, "if (!exists(\"png_scale\")) png_scale = %d\n", png_scale);
+  fputs("k = int(png_scale)\n"
+        "do for [fmt in \"svg png\"] {\n"
+        "  titlefont = (fmt eq \"svg\") ? \",15\" : \",\" . (12 * k)\n"
+        "  keyfont = (fmt eq \"svg\") ? \",12\" : \",\" . (9 * k)\n"
+        "  labelfont = (fmt eq \"svg\") ? \",11\" : \",\" . (8 * k)\n"
         "  if (fmt eq \"svg\") {\n",
         f);
   fprintf(f,
@@ -232,19 +287,24 @@ static void write_script(FILE *f, const struct study_fig *fig, int blocks[2][STU
           "background rgb \"#ffffff\"\n    set output \"%s.svg\"\n  } else {\n",
           w, h, fig->id);
   fprintf(f,
-          "    set terminal pngcairo size %d,%d noenhanced font \"DejaVu Sans,10\" "
-          "background rgb \"#ffffff\"\n    set output \"%s.png\"\n  }\n",
+          "    set terminal pngcairo size %d * k,%d * k noenhanced font \"DejaVu Sans,\" . (10 * k) "
+          "linewidth k background rgb \"#ffffff\"\n    set output \"%s.png\"\n  }\n",
           w, h, fig->id);
   fprintf(f, "  set multiplot layout 1,%d title ", fig->n_panels);
   quoted(f, fig->title);
-  fputs(" font (fmt eq \"svg\" ? \",17\" : \",14\")\n", f);
+  fputs(" font (fmt eq \"svg\" ? \",17\" : \",\" . (14 * k))\n", f);
   char dat[48];
   study_setf(dat, sizeof dat, "%s.dat", fig->id);
+  double shared = 0;
+  for (int p = 0; fig->same_y && p < fig->n_panels; p++)
+    shared = panel_ymax(&fig->p[p]) > shared ? panel_ymax(&fig->p[p]) : shared;
   for (int p = 0; p < fig->n_panels; p++) {
     const struct study_panel *pn = &fig->p[p];
     int plots = pn->n_series + pn->n_hlines;
     fprintf(f, "  # panel %d\n", p + 1);
     panel_head(f, pn, plots);
+    if (!panel_empty(pn, blocks[p]))
+      ranges(f, pn, shared);
     if (panel_empty(pn, blocks[p])) {
       fputs("  unset key\n  unset logscale\n  unset xtics\n  unset ytics\n  set label 1 ", f);
       quoted(f, pn->empty_note[0] ? pn->empty_note : "no data");
@@ -278,7 +338,7 @@ static enum pl_status close_out(FILE *f, const char *dir, const char *id, struct
   return PL_OK;
 }
 
-enum pl_status study_gnuplot_write(const struct study_fig *fig, const char *dir,
+enum pl_status study_gnuplot_write(const struct study_fig *fig, const char *dir, int png_scale,
                                    struct pl_diag *diag) {
   int blocks[2][STUDY_MAX_SERIES];
   FILE *f;
@@ -297,7 +357,7 @@ enum pl_status study_gnuplot_write(const struct study_fig *fig, const char *dir,
     rc = open_out(dir, fig->id, "gp", &f, diag);
   if (rc != PL_OK)
     return rc;
-  write_script(f, fig, blocks);
+  write_script(f, fig, blocks, png_scale > 1 ? png_scale : 1);
   return close_out(f, dir, fig->id, diag);
 }
 

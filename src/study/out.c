@@ -56,6 +56,29 @@ static void csv_axes(FILE *f, const struct pl_study *st, const struct pl_study_p
   fprintf(f, ",%lld,", (long long)p->search_evaluated);
 }
 
+/* Back over the newline predict's CSV writer ends a line with, so the
+ * study's own columns follow on the same line (a regular file: seekable). */
+static void csv_unline(FILE *f) {
+  fflush(f);
+  fseek(f, -1, SEEK_CUR);
+}
+
+/* The exposed time of each collective type (fig_exposed.c), empty when the
+ * point was not simulated; ends the line. */
+static void csv_exposed(FILE *f, const struct pl_study_point *p) {
+  double x[STUDY_N_XK];
+  bool ok = p->has_pred && p->status == PL_STUDY_OK && study_exposed_by_kind(&p->pred, x);
+  for (int k = 0; k < STUDY_N_XK; k++) {
+    fputc(',', f);
+    if (ok) {
+      char b[40];
+      pl_fmt_double(b, sizeof b, x[k]);
+      fputs(b, f);
+    }
+  }
+  fputc('\n', f);
+}
+
 enum pl_status study_write_csv(const struct pl_study *st, const char *path, struct pl_diag *diag) {
   int cols = predict_columns();
   if (cols < 1)
@@ -67,16 +90,21 @@ enum pl_status study_write_csv(const struct pl_study *st, const char *path, stru
         "study.gpus,study.status,study.why,study.search_evaluated,",
         f);
   pl_report_predict_csv_header(f);
+  csv_unline(f);
+  for (int k = 0; k < STUDY_N_XK; k++)
+    fprintf(f, ",study.exposed_%s_s", study_xk_names[k]);
+  fputc('\n', f);
   for (int64_t i = 0; i < st->n_points; i++) {
     const struct pl_study_point *p = &st->points[i];
     csv_axes(f, st, p);
     if (p->has_pred) {
       pl_report_predict_csv_row(f, &p->pred);
-      continue;
+      csv_unline(f);
+    } else {
+      for (int c = 1; c < cols; c++)
+        fputc(',', f);
     }
-    for (int c = 1; c < cols; c++)
-      fputc(',', f);
-    fputc('\n', f);
+    csv_exposed(f, p);
   }
   bool bad = ferror(f) != 0;
   if (fclose(f) != 0 || bad)

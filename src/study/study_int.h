@@ -135,7 +135,16 @@ struct study_fig {
   char skip[256];     /* non-empty: no figure, and why */
   int n_panels;
   struct study_panel p[2];
+  bool same_y; /* the panels share one y range (same quantity side by side) */
 };
+
+/* Collective types of the exposed-communication figure and of results.csv's
+ * study.exposed_<type>_s columns (fig_exposed.c). */
+enum study_xk { STUDY_XK_ALL_GATHER, STUDY_XK_REDUCE_SCATTER, STUDY_XK_ALL_REDUCE, STUDY_XK_TP,
+                STUDY_XK_PP, STUDY_XK_CP, STUDY_N_XK };
+extern const char *const study_xk_names[STUDY_N_XK];
+/* Exposed time per step of each type (s); false when no step was simulated. */
+bool study_exposed_by_kind(const struct pl_prediction *p, double out[STUDY_N_XK]);
 
 /* Series helpers (fig_util.c). */
 struct study_series *study_panel_add(struct study_panel *pn, const char *title, int color, int dash,
@@ -173,6 +182,8 @@ void study_fig_power(const struct pl_study *st, struct study_fig *f);
 void study_fig_best(const struct pl_study *st, struct study_fig *f);
 void study_fig_generations(const struct pl_study *st, struct study_fig *f);
 void study_fig_collectives(const struct pl_study *st, struct study_fig *f);
+void study_fig_exposed(const struct pl_study *st, struct study_fig *f);
+void study_fig_gen_scaling(const struct pl_study *st, struct study_fig *f);
 void study_fig_collectives_size(const struct pl_study *st, struct study_fig *f);
 void study_fig_measured(const struct pl_study *st, struct study_fig *f);
 
@@ -181,8 +192,10 @@ void study_fig_measured(const struct pl_study *st, struct study_fig *f);
 struct study_fig *study_figs_build(const struct pl_study *st, int *n);
 
 /* ---- gnuplot.c ---- */
-/* Write <dir>/<id>.dat and <id>.gp for a figure with data. */
-enum pl_status study_gnuplot_write(const struct study_fig *f, const char *dir,
+/* Write <dir>/<id>.dat and <id>.gp for a figure with data; the script's
+ * PNG is png_scale (1..4) times the screen size unless gnuplot is given
+ * another (`gnuplot -e "png_scale = 3" <id>.gp`). */
+enum pl_status study_gnuplot_write(const struct study_fig *f, const char *dir, int png_scale,
                                    struct pl_diag *diag);
 /* Run gnuplot on <dir>/<id>.gp (cwd = dir, stderr to <dir>/gnuplot.log).
  * PL_ERR_UNSUPPORTED when the binary cannot be run, PL_ERR_INTERNAL when it

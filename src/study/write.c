@@ -151,7 +151,7 @@ static enum pl_status write_all(const struct pl_study *st, const char *tmp, cons
     rc = write_spec(st, tmp, diag);
   for (int i = 0; rc == PL_OK && i < n; i++)
     if (figs[i].skip[0] == '\0') {
-      rc = study_gnuplot_write(&figs[i], figdir, diag);
+      rc = study_gnuplot_write(&figs[i], figdir, o != NULL ? o->png_scale : 1, diag);
       info->n_figures++;
     }
   if (rc == PL_OK)

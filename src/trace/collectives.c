@@ -134,8 +134,38 @@ struct pass {
   struct acc a[TRACE_OP_N * 8];
   int na;
   struct trace_vec calls;
+  struct trace_vec arrivals; /* struct trace_arrival */
+  int64_t first_step;        /* ProfilerStep number of the first window, -1 none */
   bool nomem;
 };
+
+/* The window index of t (t is in one: in_windows holds). */
+static size_t window_of(const struct trace_iv *w, size_t nw, int64_t t) {
+  size_t lo = 0, hi = nw;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (w[mid].a <= t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo - 1;
+}
+
+static void keep_arrival(struct pass *p, enum trace_op op, int64_t n, const struct trace_gpu *g,
+                         const struct trace_coll *c) {
+  struct trace_arrival *a = trace_vec_push(&p->arrivals, sizeof *a);
+  if (a == NULL) {
+    p->nomem = true;
+    return;
+  }
+  int64_t k = (int64_t)window_of(p->w, p->nw, g->ts_ns);
+  a->step = p->first_step >= 0 ? p->first_step + k : k;
+  a->ts_ns = g->ts_ns + p->d->base_ns;
+  a->group_size = n > 0 ? n : 0;
+  a->group_start = c != NULL && c->group_stride > 0 ? c->group_start : -1;
+  a->op = (uint8_t)op;
+}
 
 static void one_call(struct pass *p, const struct trace_gpu *gi, int32_t coll) {
   const struct trace_data *d = p->d;
@@ -146,6 +176,7 @@ static void one_call(struct pass *p, const struct trace_gpu *gi, int32_t coll) {
                                                       : (enum trace_op)gi->name_op;
   int64_t n = c && c->group_size > 0 ? c->group_size : d->world_size;
   add_call(find_acc(p->a, &p->na, op, n), gi, c);
+  keep_arrival(p, op, n, gi, c);
   if (p->keep_calls && keep_call(&p->calls, op, n, gi, c, d->world_size, NULL) != PL_OK)
     p->nomem = true;
 }
@@ -180,7 +211,8 @@ static enum pl_status summarize(struct pass *p, struct pl_trace_rank *r, struct 
 
 enum pl_status trace_collectives(const struct trace_data *d, const struct trace_iv *w, size_t nw,
                                  bool keep_calls, struct pl_trace_rank *r, struct pl_diag *diag) {
-  struct pass pass = {.d = d, .w = w, .nw = nw, .keep_calls = keep_calls}, *p = &pass;
+  struct pass pass = {.d = d, .w = w, .nw = nw, .keep_calls = keep_calls,
+                      .first_step = r->first_step}, *p = &pass;
   r->calls = NULL;
   r->n_calls = 0;
   enum pl_status s = PL_OK;
@@ -195,7 +227,10 @@ enum pl_status trace_collectives(const struct trace_data *d, const struct trace_
     s = pl_diag_set(diag, PL_ERR_NOMEM, "out of memory listing collective calls");
   if (s != PL_OK) {
     trace_vec_free(&p->calls);
+    trace_vec_free(&p->arrivals);
     return s;
   }
+  r->arrivals_ = p->arrivals.data;
+  r->n_arrivals_ = (int64_t)p->arrivals.len;
   return summarize(p, r, diag);
 }

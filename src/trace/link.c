@@ -235,6 +235,8 @@ static int32_t rpc_around(const struct trace_data *d, const struct rpc_index *x,
 
 static void link_to(const struct trace_data *d, struct trace_gpu *g, const struct trace_launch *l) {
   g->flags |= TRACE_F_LINKED;
+  g->launch_ns = l->ts_ns;
+  g->rt_dur_ns = l->dur_ns < 0 ? -1 : l->dur_ns > INT32_MAX ? INT32_MAX : (int32_t)l->dur_ns;
   if (l->flow)
     g->flags |= TRACE_F_FLOW;
   g->step = step_of(d, l->ts_ns);
@@ -374,6 +376,33 @@ static enum pl_status link_in_file(struct trace_data *d, const struct rpc_index 
   return s;
 }
 
+/* A NCCL kernel whose collective was found takes the collective's op as its
+ * name_op, so the kernel breakdown's communication categories (kernels.c)
+ * and the collectives (collectives.c, which prefers the collective's op
+ * anyway) agree. Spilled GPU events get theirs in one more pass over the
+ * file (ops_piece). */
+static void comm_ops(struct trace_data *d) {
+  const struct trace_comm *c = d->comm.data;
+  for (size_t i = 0; i < d->comm.len; i++) {
+    if (c[i].coll < 0)
+      continue;
+    uint8_t op = TRACE_AT(d->colls, struct trace_coll, c[i].coll).op;
+    if (op != TRACE_OP_UNKNOWN)
+      TRACE_AT(d->gpu, struct trace_gpu, c[i].gpu).name_op = op;
+  }
+}
+
+static void ops_piece(void *ctx, struct trace_grec *r, size_t n) {
+  const struct trace_data *d = ctx;
+  for (size_t i = 0; i < n; i++) {
+    if (r[i].g.kind != TRACE_COMM || r[i].coll < 0)
+      continue;
+    uint8_t op = TRACE_AT(d->colls, struct trace_coll, r[i].coll).op;
+    if (op != TRACE_OP_UNKNOWN)
+      r[i].g.name_op = op;
+  }
+}
+
 enum pl_status trace_link(struct trace_data *d, struct pl_diag *diag) {
   if (d->linked)
     return PL_OK;
@@ -398,6 +427,10 @@ enum pl_status trace_link(struct trace_data *d, struct pl_diag *diag) {
     for (size_t i = 0; i < d->comm.len; i++)
       link_comm(d, &x, &c[i]);
   }
+  if (s == PL_OK && d->gspill == NULL)
+    comm_ops(d);
+  if (s == PL_OK && d->gspill != NULL && d->colls.len > 0)
+    s = trace_gspill_each(d, true, ops_piece, d, diag);
   if (s == PL_OK && d->gspill != NULL) {
     trace_vec_free(&d->launches); /* before the sort's budget is allocated */
     s = trace_gspill_sort(d, diag);

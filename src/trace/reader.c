@@ -546,6 +546,18 @@ static uint8_t device_of(struct trace_data *d, const struct event *e) {
   return (uint8_t)(d->n_devices - 1);
 }
 
+/* The stream index of a GPU event: its tid (Kineto writes the CUDA stream
+ * there; "stream 7" in the 2021 schema) among the file's streams, the last
+ * one seen first; past TRACE_MAX_STREAMS the last index is shared. */
+static uint8_t stream_of(struct trace_data *d, int64_t tid) {
+  for (int i = d->n_streams - 1; i >= 0; i--)
+    if (d->streams[i] == tid)
+      return (uint8_t)i;
+  if (d->n_streams < TRACE_MAX_STREAMS)
+    d->streams[d->n_streams++] = tid;
+  return (uint8_t)(d->n_streams - 1);
+}
+
 static int commit_comm(struct reader *r, const struct event *e) {
   struct trace_comm *c = trace_vec_push(&r->d->comm, sizeof *c);
   if (c == NULL)
@@ -582,8 +594,17 @@ static int commit_gpu(struct reader *r) {
   *corr = e->corr;
   g->ts_ns = e->ts;
   g->dur_ns = e->dur;
+  g->launch_ns = INT64_MIN;
+  g->rt_dur_ns = -1;
   g->step = -1;
+  g->flags = 0;
+  g->name_op = 0;
   g->dev = device_of(r->d, e);
+  g->stream = stream_of(r->d, e->tid);
+  int32_t name = trace_name_intern(r->d, e->name, kn);
+  if (name < 0)
+    return oom(r);
+  g->name = (uint16_t)name;
   g->kind = e->cat == CAT_MEMCPY ? TRACE_MEMCPY : e->cat == CAT_MEMSET ? TRACE_MEMSET
                                                                       : TRACE_COMPUTE;
   if (e->cat == CAT_KERNEL && trace_is_comm_kernel(e->name, kn)) {
@@ -610,6 +631,7 @@ static bool merge_launch(struct trace_data *d, const struct event *e, bool flow)
   l->ts_ns = e->ts;
   l->tid = trace_tid32(e->tid);
   l->ext_id = e->ext_id;
+  l->dur_ns = e->has_dur ? e->dur : -1;
   l->runtime = 1;
   return true;
 }
@@ -632,6 +654,7 @@ static int commit_launch(struct reader *r, bool flow) {
   l->ts_ns = e->ts;
   l->tid = trace_tid32(e->tid);
   l->ext_id = flow ? -1 : e->ext_id;
+  l->dur_ns = !flow && e->has_dur ? e->dur : -1;
   l->flow = flow;
   l->runtime = !flow;
   return 1;
@@ -1019,6 +1042,11 @@ void trace_data_free(struct trace_data *d) {
   trace_vec_free(&d->colls);
   trace_vec_free(&d->spill_runs);
   trace_vec_free(&d->gsorted_runs);
+  trace_vec_free(&d->name_text);
+  trace_vec_free(&d->name_at);
+  pl_free(d->name_hash);
+  d->name_hash = NULL;
+  d->name_slots = 0;
   if (d->spill != NULL)
     fclose(d->spill); /* tmpfile: removed on close */
   d->spill = NULL;

@@ -241,6 +241,10 @@ GETTER(memory_s)
 GETTER(exposed_memory_s)
 GETTER(idle_s)
 GETTER(recompute_s)
+GETTER(idle_host_s)
+GETTER(idle_kernel_s)
+GETTER(idle_other_s)
+GETTER(kernel_s)
 
 static struct pl_trace_stat stat_of(const struct pl_trace_set *s, getter get, bool gpu) {
   struct pl_trace_stat st = {0, 0, 0, -1, -1};
@@ -297,6 +301,10 @@ static void stats(struct pl_trace_set *s) {
   s->exposed_memory_s = stat_of(s, get_exposed_memory_s, g);
   s->idle_s = stat_of(s, get_idle_s, g);
   s->recompute_s = stat_of(s, get_recompute_s, g);
+  s->idle_host_s = stat_of(s, get_idle_host_s, g);
+  s->idle_kernel_s = stat_of(s, get_idle_kernel_s, g);
+  s->idle_other_s = stat_of(s, get_idle_other_s, g);
+  s->kernel_s = stat_of(s, get_kernel_s, g);
   straggler(s);
 }
 
@@ -407,7 +415,7 @@ static enum pl_status assemble(struct job *j, struct pl_trace_set *s, struct pl_
   }
   s->n_files_ = j->n;
   qsort(s->ranks, (size_t)s->n_ranks, sizeof *s->ranks, cmp_rank);
-  if (ranks_present(s) != PL_OK || merge_coll(s) != PL_OK)
+  if (ranks_present(s) != PL_OK || merge_coll(s) != PL_OK || trace_set_extras(s) != PL_OK)
     return pl_diag_set(diag, PL_ERR_NOMEM, "out of memory");
   stats(s);
   return PL_OK;
@@ -450,10 +458,8 @@ static enum pl_status analyze_list(struct list *l, const struct pl_trace_opts *o
   }
   if (j.ranks != NULL && j.n_ranks != NULL)
     for (int i = 0; i < j.n; i++) {
-      for (int k = 0; k < j.n_ranks[i]; k++) {
-        pl_free(j.ranks[i][k].coll);
-        pl_free(j.ranks[i][k].calls);
-      }
+      for (int k = 0; k < j.n_ranks[i]; k++)
+        trace_rank_free(&j.ranks[i][k]);
       pl_free(j.ranks[i]);
     }
   pl_free(j.ranks);
@@ -516,11 +522,13 @@ enum pl_status pl_trace_analyze_mem(const void *data, size_t len, const char *na
 void pl_trace_set_free(struct pl_trace_set *s) {
   if (s == NULL)
     return;
-  for (int i = 0; i < s->n_ranks; i++) {
-    pl_free(s->ranks[i].coll);
-    pl_free(s->ranks[i].calls);
-  }
+  for (int i = 0; i < s->n_ranks; i++)
+    trace_rank_free(&s->ranks[i]);
   pl_free(s->ranks);
+  for (int i = 0; i < s->n_kernels; i++)
+    pl_free(s->kernels[i].name);
+  pl_free(s->kernels);
+  pl_free(s->arrivals);
   pl_free(s->missing);
   pl_free(s->coll);
   for (int i = 0; i < s->n_files_; i++)

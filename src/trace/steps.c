@@ -237,6 +237,8 @@ enum pl_status trace_rank_analyze(struct trace_data *d, const char *path,
     fill_means(r, &b, (double)nw);
     s = trace_collectives(d, w, nw, keep_calls, r, diag);
   }
+  if (s == PL_OK)
+    s = trace_kernels(d, w, nw, r, diag);
   pl_free(w);
   return s;
 }

@@ -32,7 +32,9 @@
 static const char *const metric_names[PL_TM_N] = {
     "step_time_s", "compute_s", "exposed_comm_s", "overlapped_comm_s", "comm_s",
     "exposed_memory_s", "memory_s", "idle_s", "recompute_s", "bubble_s",
-    "optimizer_s", "other_s", "tokens_per_s", "mfu",
+    "optimizer_s", "other_s", "tokens_per_s", "mfu", "idle_host_s", "idle_kernel_s",
+    "idle_other_s", "kernel_s", "gemm_s", "attention_s", "elementwise_s", "reduction_s",
+    "other_compute_s", "launch_delay_p50_s", "launch_delay_p90_s", "coll_wait_s",
 };
 
 const char *pl_trace_metric_name(enum pl_trace_metric m) {
@@ -120,6 +122,18 @@ enum pl_status pl_trace_summary_from_set(const struct pl_trace_set *t, const cha
   set_value(s, PL_TM_MEMORY_S, t->memory_s.mean);
   set_value(s, PL_TM_IDLE_S, t->idle_s.mean);
   set_value(s, PL_TM_RECOMPUTE_S, t->recompute_s.mean);
+  set_value(s, PL_TM_IDLE_HOST_S, t->idle_host_s.mean);
+  set_value(s, PL_TM_IDLE_KERNEL_S, t->idle_kernel_s.mean);
+  set_value(s, PL_TM_IDLE_OTHER_S, t->idle_other_s.mean);
+  set_value(s, PL_TM_KERNEL_S, t->kernel_s.mean);
+  for (int c = PL_TK_GEMM; c <= PL_TK_OTHER_COMPUTE; c++)
+    set_value(s, (enum pl_trace_metric)(PL_TM_GEMM_S + c), t->kcat_s[c]);
+  if (t->launch.events > 0) {
+    set_value(s, PL_TM_LAUNCH_DELAY_P50_S, t->launch.delay_p50_s);
+    set_value(s, PL_TM_LAUNCH_DELAY_P90_S, t->launch.delay_p90_s);
+  }
+  if (t->n_arrivals > 0)
+    set_value(s, PL_TM_COLL_WAIT_S, t->coll_wait_s);
   enum pl_status st = coll_alloc(s, t->n_coll, diag);
   if (st != PL_OK)
     return st;
@@ -161,8 +175,12 @@ static enum pl_status metrics(struct pl_trace_summary *s, yajl_val root, struct 
   static const enum pl_trace_metric in_breakdown[] = {
       PL_TM_COMPUTE_S,   PL_TM_EXPOSED_COMM_S, PL_TM_OVERLAPPED_COMM_S, PL_TM_COMM_S,
       PL_TM_EXPOSED_MEMORY_S, PL_TM_MEMORY_S,  PL_TM_IDLE_S,            PL_TM_RECOMPUTE_S,
-      PL_TM_BUBBLE_S,    PL_TM_OPTIMIZER_S,    PL_TM_OTHER_S,
+      PL_TM_BUBBLE_S,    PL_TM_OPTIMIZER_S,    PL_TM_OTHER_S,        PL_TM_IDLE_HOST_S,
+      PL_TM_IDLE_KERNEL_S, PL_TM_IDLE_OTHER_S, PL_TM_KERNEL_S,       PL_TM_COLL_WAIT_S,
   };
+  static const enum pl_trace_metric in_kernel_time[] = {
+      PL_TM_GEMM_S, PL_TM_ATTENTION_S, PL_TM_ELEMENTWISE_S, PL_TM_REDUCTION_S,
+      PL_TM_OTHER_COMPUTE_S};
   enum pl_status st = metric(s, root, "step_time_s", PL_TM_STEP_TIME_S, diag);
   if (st == PL_OK)
     st = metric(s, root, "tokens_per_s", PL_TM_TOKENS_PER_S, diag);
@@ -171,6 +189,16 @@ static enum pl_status metrics(struct pl_trace_summary *s, yajl_val root, struct 
   yajl_val b = base_json_get(root, "breakdown");
   for (size_t i = 0; st == PL_OK && i < sizeof in_breakdown / sizeof in_breakdown[0]; i++)
     st = metric(s, b, metric_names[in_breakdown[i]], in_breakdown[i], diag);
+  yajl_val k = base_json_get(root, "kernel_time");
+  for (size_t i = 0; st == PL_OK && i < sizeof in_kernel_time / sizeof in_kernel_time[0]; i++)
+    st = metric(s, k, metric_names[in_kernel_time[i]], in_kernel_time[i], diag);
+  yajl_val l = base_json_get(root, "launch");
+  if (st == PL_OK)
+    st = opt_num(l, "delay_p50_s", s->origin, &s->value[PL_TM_LAUNCH_DELAY_P50_S],
+                 &s->has[PL_TM_LAUNCH_DELAY_P50_S], diag);
+  if (st == PL_OK)
+    st = opt_num(l, "delay_p90_s", s->origin, &s->value[PL_TM_LAUNCH_DELAY_P90_S],
+                 &s->has[PL_TM_LAUNCH_DELAY_P90_S], diag);
   if (st == PL_OK && !s->has[PL_TM_STEP_TIME_S])
     st = pl_diag_set(diag, PL_ERR_MISSING,
                      "%s: no step_time_s (a prediction whose layout does not fit has no step)",

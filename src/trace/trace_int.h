@@ -44,14 +44,30 @@
  * spill, sorted, to a temporary file and are merged back at link time
  * (spill.c): 8 MiB is 262 144 launches, more than a 512 MB generated trace
  * holds (docs/trace.md 11.1), so ordinary traces never touch the disk and a
- * larger one costs 8 MiB for its launches instead of 32 bytes per launch. */
-#define TRACE_SPILL_BUDGET_BYTES (8u << 20)
+ * larger one costs 10 MiB for its launches instead of 40 bytes per launch
+ * (10 MiB / 40 B = 262 144 launches, the count 8 MiB held at 32 B before the
+ * runtime call's duration joined the record). */
+#define TRACE_SPILL_BUDGET_BYTES (10u << 20)
 /* GPU records (24-byte trace_gpu + 8-byte correlation) held in memory before
  * every GPU event of the file goes to a temporary file (gspill.c) and is
- * linked and measured from there in fixed-size pieces: 4 MiB is 131 072
- * events, more than a 256 MB generated trace holds (docs/trace.md 11.1), so
- * a larger trace costs this much for its GPU events, not 32 bytes each. */
-#define TRACE_GPU_BUDGET_BYTES (4u << 20)
+ * linked and measured from there in fixed-size pieces: 6 MiB is 131 072
+ * events at 48 bytes (40-byte trace_gpu + correlation), more than a 256 MB
+ * generated trace holds (docs/trace.md 11.1), so a larger trace costs this
+ * much for its GPU events, not 48 bytes each. */
+/* Distinct GPU event names told apart per file (trace_gpu.name is 16 bits)
+ * and the bytes their text may take: a trace has hundreds to a few thousand
+ * kernel names; beyond either cap, names share TRACE_NAME_OTHER. */
+#define TRACE_MAX_NAMES 65535
+#define TRACE_NAME_OTHER 65535
+#define TRACE_MAX_NAME_BYTES (4u << 20)
+/* CUDA streams told apart per file (trace_gpu.stream is 8 bits); a trace uses
+ * a few dozen at most, later ones share the last index. */
+#define TRACE_MAX_STREAMS 255
+/* The launch statistics' histogram of launch delays: exact below 16 ns,
+ * then 16 buckets per power of two (6.25% wide), up to 2^63 ns. */
+#define TRACE_HIST_BUCKETS (16 + 60 * 16)
+_Static_assert(TRACE_HIST_BUCKETS == PL_TRACE_HIST_BUCKETS, "histogram size");
+#define TRACE_GPU_BUDGET_BYTES (6u << 20)
 
 enum trace_kind { TRACE_COMPUTE, TRACE_COMM, TRACE_MEMCPY, TRACE_MEMSET, TRACE_N_KINDS };
 
@@ -77,18 +93,25 @@ enum trace_op {
   TRACE_OP_N
 };
 
-/* One GPU activity, 24 bytes: the reader keeps one per kernel, memcpy and
+/* One GPU activity, 40 bytes: the reader keeps one per kernel, memcpy and
  * memset, so this record is most of a trace's memory (docs/trace.md 8). The
  * correlation id lives in trace_data.corr only until trace_link; what only
  * NCCL kernels need (External id, collective) lives in trace_data.comm. */
 struct trace_gpu {
   int64_t ts_ns;
   int64_t dur_ns;
-  int32_t step;    /* index into trace_data.steps of its launch, -1 = none (trace_link) */
-  uint8_t kind;    /* enum trace_kind */
-  uint8_t flags;   /* TRACE_F_* (set by trace_link) */
-  uint8_t dev;     /* index into trace_data.devices (its pid), TRACE_DEV_NONE */
-  uint8_t name_op; /* enum trace_op guessed from the kernel name (comm kernels) */
+  int64_t launch_ns; /* start of its CPU launch (trace_link), INT64_MIN none */
+  int32_t step;      /* index into trace_data.steps of its launch, -1 = none (trace_link) */
+  int32_t rt_dur_ns; /* duration of the runtime call that launched it, -1 unknown;
+                        saturates at INT32_MAX (2.1 s) */
+  uint16_t name;     /* index into trace_data.names, TRACE_NAME_OTHER past the caps */
+  uint8_t stream;    /* index into trace_data.streams */
+  uint8_t kind;      /* enum trace_kind */
+  uint8_t flags;     /* TRACE_F_* (set by trace_link) */
+  uint8_t dev;       /* index into trace_data.devices (its pid), TRACE_DEV_NONE */
+  uint8_t name_op;   /* enum trace_op: from the kernel name, replaced by the
+                        collective's own op once trace_link has found it */
+  uint8_t unused;    /* 0: the record has no padding (tests compare records byte for byte) */
 };
 
 /* What a communication kernel adds to its trace_gpu, one per TRACE_COMM
@@ -102,11 +125,12 @@ struct trace_comm {
 /* A CPU-side launch: a runtime/driver call with args "correlation", or the
  * start of a launch flow (ph "s", cat ac2g/async) whose id is the correlation.
  * A flow start that follows its runtime call (Kineto writes them together)
- * is merged into it as it arrives. 32 bytes. */
+ * is merged into it as it arrives. 40 bytes. */
 struct trace_launch {
   int64_t corr;
   int64_t ts_ns;
   int64_t ext_id; /* args "External id" of the runtime call, -1 when absent */
+  int64_t dur_ns; /* the runtime call's duration, -1 unknown (a flow alone) */
   int32_t tid;    /* the thread, folded to 32 bits (trace_tid32) */
   uint8_t flow;   /* 1 when a flow start for this correlation was seen */
   uint8_t runtime;/* 1 when the runtime call itself was seen */
@@ -182,6 +206,16 @@ struct trace_data {
   void *gsorted;              /* FILE * of the linked trace_gpu records in runs sorted by
                                  start (made by trace_link when gspill is set) */
   struct trace_vec gsorted_runs; /* int64_t records per run */
+  /* Names of GPU events (trace_gpu.name), interned as they arrive: the
+   * first NAME_KEEP bytes of each (reader.c), NUL-terminated, back to back
+   * in name_text; name_at[i] is name i's offset; name_hash an open-addressing
+   * table of name ids + 1 (0 empty), 2^k slots, at most half full. */
+  struct trace_vec name_text; /* char */
+  struct trace_vec name_at;   /* uint32_t */
+  uint32_t *name_hash;
+  size_t name_slots;
+  int64_t streams[TRACE_MAX_STREAMS]; /* trace_gpu.stream -> the event's tid (its stream) */
+  int n_streams;
 };
 
 /* Is g one of the GPU events d's analyzers see now? Events without a pid
@@ -328,6 +362,23 @@ enum pl_status trace_breakdown(const struct trace_data *d, const struct trace_iv
 bool trace_whole_window(const struct trace_data *d, unsigned flag_mask, unsigned flag_want,
                         struct trace_iv *w);
 
+/* kernels.c: GPU event names, and the analyses that follow each GPU event
+ * in start order (docs/trace.md 3.5-3.7). */
+/* The id of name s[0, n) in d's table, added if new; TRACE_NAME_OTHER past
+ * the caps; -1 out of memory. */
+int32_t trace_name_intern(struct trace_data *d, const char *s, size_t n);
+const char *trace_name_str(const struct trace_data *d, uint16_t id); /* "(other names)" */
+enum pl_trace_kcat trace_kcat_of(const char *name, enum trace_kind kind, enum trace_op op);
+/* Kernel breakdown, idle split, streams and launch statistics of the GPU
+ * events in view over the windows w (sorted, disjoint), into r (per step:
+ * divided by nw). */
+enum pl_status trace_kernels(const struct trace_data *d, const struct trace_iv *w, size_t nw,
+                             struct pl_trace_rank *r, struct pl_diag *diag);
+/* Bucket of a launch delay and the midpoint of a bucket, in ns. */
+int trace_hist_bucket(int64_t ns);
+double trace_hist_mid_ns(int b);
+void trace_launch_finish(struct pl_trace_launch *l);
+
 /* steps.c: choose windows per step and fill one rank's result. */
 /* keep_calls: also fill r->calls (pl_trace_analyze_calls). Links d first and
  * measures the GPU events in view (all by default). */
@@ -342,6 +393,23 @@ enum pl_status trace_analyze_budgets(const char *const *paths, int n_paths,
                                      const struct pl_trace_opts *opts, bool calls,
                                      int64_t spill_budget_bytes, int64_t gpu_budget_bytes,
                                      struct pl_trace_set **out, struct pl_diag *diag);
+
+/* One collective call's arrival (collectives.c), matched across ranks by
+ * set.c: the same step, op, group and ordinal among such calls of the step. */
+struct trace_arrival {
+  int64_t step;        /* ProfilerStep number of its window (window index without steps) */
+  int64_t ts_ns;       /* kernel start on the common clock (ts + baseTimeNanoseconds) */
+  int64_t group_size;  /* 0 unknown */
+  int64_t group_start; /* first global rank when known, else -1 */
+  int32_t rank_i;      /* index into the set's ranks (set.c) */
+  int32_t ord;         /* ordinal among the rank's calls of this key in the step (set.c) */
+  uint8_t op;          /* enum trace_op */
+};
+
+/* across.c: what a set adds over its ranks (kernel names, launches,
+ * collective arrival); a rank's own allocations freed. */
+enum pl_status trace_set_extras(struct pl_trace_set *s);
+void trace_rank_free(struct pl_trace_rank *r);
 
 /* collectives.c: per-op summaries of the comm kernels launched in kept steps. */
 enum pl_status trace_collectives(const struct trace_data *d, const struct trace_iv *w, size_t nw,

@@ -206,7 +206,7 @@ static void test_write(void) {
     return;
   char out[256], junk[256];
   snprintf(out, sizeof out, "%s/report", base);
-  struct pl_study_report_opts ro = {"/nonexistent/gnuplot", 0.0, 1, NULL};
+  struct pl_study_report_opts ro = {"/nonexistent/gnuplot", 0.0, 1, NULL, 1};
   struct pl_study_report_info info;
   struct pl_diag d;
   pl_diag_clear(&d);

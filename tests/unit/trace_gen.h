@@ -201,6 +201,28 @@ static inline bool same_rank(const struct pl_trace_rank *a, const struct pl_trac
     same = same_coll(&a->coll[i], &b->coll[i]);
   for (int64_t i = 0; same && i < a->n_calls; i++)
     same = same_call(&a->calls[i], &b->calls[i]);
+  /* the kernel breakdown, idle split, streams, launches, arrival (kernels.c, across.c) */
+  SAME(idle_host_s);
+  SAME(idle_kernel_s);
+  SAME(idle_other_s);
+  SAME(kernel_s);
+  SAME(kcat_s);
+  SAME(launch);
+  SAME(coll_wait_s);
+  SAME(coll_last);
+  SAME(coll_matched);
+  SAME(n_kernels);
+  SAME(n_streams);
+  for (int i = 0; same && i < a->n_kernels; i++) {
+    same = strcmp(a->kernels[i].name, b->kernels[i].name) == 0;
+    SAME(kernels[i].category);
+    SAME(kernels[i].count);
+    SAME(kernels[i].time_s);
+    SAME(kernels[i].min_s);
+    SAME(kernels[i].max_s);
+  }
+  for (int i = 0; same && i < a->n_streams; i++)
+    SAME(streams[i]);
   return same;
 }
 

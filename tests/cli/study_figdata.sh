@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The study's new figures plot what results.csv says: every point of
+# exposed-collectives.dat (exposed time per collective type, ms) and of
+# generations-scaling.dat (tokens/s per GPU and exposed communication as a
+# share of the step, per cluster) is found in results.csv's row of the same
+# strategy, cluster and GPU count. Needs python3 (CSV with quoted fields);
+# skipped without it. No gnuplot needed: scripts and data are written anyway.
+. "$(dirname "$0")/lib.sh"
+if ! command -v python3 >/dev/null 2>&1; then
+  echo "SKIP: python3 not installed"
+  exit 77
+fi
+cat >"$TMP/s.json" <<'EOF2'
+{"models": ["llama2-7b"], "clusters": ["dgx-a100", "dgx-h100"], "nodes": [1, 4, 32],
+ "strategies": ["fsdp", "tp2"], "batch_per_gpu": [1], "global_batch": [256]}
+EOF2
+expect_ok study --spec "$TMP/s.json" --out "$TMP/r" --quiet --gnuplot /nonexistent/gnuplot
+check "exposed-collectives data written" test -s "$TMP/r/figures/exposed-collectives.dat"
+check "generations-scaling data written" test -s "$TMP/r/figures/generations-scaling.dat"
+check "results.csv has the exposed columns" grep -q 'study.exposed_all_gather_s,study.exposed_reduce_scatter_s,study.exposed_all_reduce_s,study.exposed_tp_s,study.exposed_pp_s,study.exposed_cp_s' "$TMP/r/results.csv"
+check "figure data = results.csv" python3 - "$TMP/r" <<'EOF2'
+import csv, re, sys
+d = sys.argv[1]
+rows = list(csv.DictReader(open(d + "/results.csv")))
+def row(strategy, cluster, gpus):
+    for r in rows:
+        if (r["study.strategy"] == strategy and r["study.cluster"] == cluster and
+                r["study.batch_kind"] == "per_gpu" and int(r["study.gpus"]) == gpus):
+            return r
+    raise SystemExit("no row %s %s %d" % (strategy, cluster, gpus))
+def blocks(path):
+    out, head = [], None
+    for line in open(path):
+        m = re.match(r'# block \d+: panel (\d+), "([^"]*)"', line)
+        if m:
+            head = (int(m.group(1)), m.group(2), [])
+            out.append(head)
+        elif line.strip() and not line.startswith("#"):
+            x, y = line.split()[:2]
+            head[2].append((int(float(x)), float(y)))
+    return out
+def near(a, b):
+    return abs(a - b) <= 1e-9 * max(1.0, abs(b))
+n = 0
+# exposed-collectives: panel 1 FSDP alone, panel 2 tp2, on the focus cluster (the last: dgx-h100)
+for panel, kind, pts in blocks(d + "/figures/exposed-collectives.dat"):
+    for x, y in pts:
+        r = row("fsdp" if panel == 1 else "tp2", "dgx-h100", x)
+        want = 1e3 * float(r["study.exposed_%s_s" % kind])
+        assert near(y, want), (panel, kind, x, y, want)
+        n += 1
+for panel, cluster, pts in blocks(d + "/figures/generations-scaling.dat"):
+    for x, y in pts:
+        r = row("fsdp", cluster, x)
+        if panel == 1:
+            want = float(r["tokens_per_s_per_gpu"])
+        else:
+            want = 100 * float(r["breakdown.exposed_comm_s"]) / float(r["step_time_s"])
+        assert near(y, want), (panel, cluster, x, y, want)
+        n += 1
+assert n >= 12, n
+print("checked", n, "points")
+EOF2
+# --png-scale: bad values
+expect_fail 1 '^plateau: --png-scale: .*more than 4' -- study --spec "$TMP/s.json" --out "$TMP/r2" --png-scale 5 --quiet
+expect_fail 1 '^plateau: --png-scale' -- study --spec "$TMP/s.json" --out "$TMP/r2" --png-scale 0 --quiet
+# the script offers the print resolution, and --png-scale sets its default
+expect_ok study --spec "$TMP/s.json" --out "$TMP/r3" --quiet --gnuplot /nonexistent/gnuplot --png-scale 3
+check "--png-scale 3 is the script's default" grep -q '^if (!exists("png_scale")) png_scale = 3$' "$TMP/r3/figures/exposed-collectives.gp"
+check "gp script scales the PNG" grep -q 'set terminal pngcairo size 1280 \* k,560 \* k' "$TMP/r/figures/exposed-collectives.gp"
+finish
