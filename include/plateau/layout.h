@@ -63,6 +63,10 @@ struct pl_layout {
   bool shard_set;          /* input: shard was given explicitly */
   bool eager_attention;    /* input: attention stores the s x s scores (no FlashAttention,
                               as in Korthikanti et al. 2022); default false = FlashAttention */
+  bool account_embed_loss; /* input: the pipeline split counts the embedding and the loss as one
+                              block each (Megatron-Core --account-for-embedding-in-pipeline-split
+                              and --account-for-loss-in-pipeline-split): the first and the last
+                              virtual chunk build one block fewer (pl_layout_chunk_layers) */
   bool no_sp;              /* input: keep sequence parallelism off although tp > 1 (Megatron
                               before Korthikanti et al. 2022, or without --sequence-parallel) */
   bool grad_reduce_after_backward; /* input: ddp/zero1 gradients are reduced after the whole
@@ -128,6 +132,15 @@ enum pl_status pl_layout_resolve(struct pl_layout *l, const struct pl_model *m,
 const char *pl_shard_name(enum pl_shard s);
 const char *pl_recompute_name(enum pl_recompute r);
 const char *pl_schedule_name(enum pl_schedule s);
+/* Blocks of virtual pipeline chunk v (0 .. pp*vp - 1; chunk v runs on stage
+ * v % pp) and, in *first (may be NULL), the index of its first block. The
+ * split of Megatron-Core (transformer_block.py get_num_layers_to_build,
+ * transformer_layer.py get_transformer_layer_offset): layers (plus one for
+ * the embedding and one for the loss with account_embed_loss) over pp*vp
+ * chunks, a remainder to the first chunks, the embedding's and the loss's
+ * places taken from the first and the last chunk. */
+int64_t pl_layout_chunk_layers(const struct pl_model *m, const struct pl_layout *l, int64_t v,
+                               int64_t *first);
 const char *pl_dtype_name(enum pl_dtype d);
 /* The tensor-core capability a dtype needs, for error messages: "FP8", "MXFP8 (block-scaled FP8)". */
 const char *pl_dtype_hw_name(enum pl_dtype d);

@@ -22,6 +22,22 @@ const char *pl_recompute_name(enum pl_recompute r) { return recompute_names[r]; 
 const char *pl_schedule_name(enum pl_schedule s) { return schedule_names[s]; }
 const char *pl_dtype_name(enum pl_dtype d) { return dtype_names[d]; }
 
+int64_t pl_layout_chunk_layers(const struct pl_model *m, const struct pl_layout *l, int64_t v,
+                               int64_t *first) {
+  int64_t V = (l->pp > 0 ? l->pp : 1) * (l->vp > 0 ? l->vp : 1);
+  bool acc = l->account_embed_loss;
+  int64_t total = m->layers + (acc ? 2 : 0), f = 0, n = 0;
+  for (int64_t c = 0; c <= v && c < V; c++) {
+    f += n;
+    n = total / V + (c < total % V ? 1 : 0) - (acc && c == 0 ? 1 : 0) - (acc && c == V - 1 ? 1 : 0);
+    if (n < 0)
+      n = 0;
+  }
+  if (first != NULL)
+    *first = f;
+  return n;
+}
+
 const char *pl_dtype_hw_name(enum pl_dtype d) {
   static const char *const hw[] = {"BF16", "FP8", "MXFP8 (block-scaled FP8)",
                                    "NVFP4 (block-scaled FP4)"};
@@ -224,10 +240,13 @@ static enum pl_status resolve_schedule(struct pl_layout *l, const struct pl_mode
     return pl_diag_set(diag, PL_ERR_LAYOUT, "layout: the interleaved schedule needs pp >= 2");
   if (l->vp < 2)
     l->vp = 2;
-  if (m->layers % (l->pp * l->vp) != 0)
+  int64_t extra = l->account_embed_loss ? 2 : 0;
+  if ((m->layers + extra) % (l->pp * l->vp) != 0)
     return pl_diag_set(diag, PL_ERR_LAYOUT,
-                       "layout: interleaving needs layers (%lld) divisible by pp*vp = %lld",
-                       (long long)m->layers, (long long)(l->pp * l->vp));
+                       "layout: interleaving needs layers (%lld%s) divisible by pp*vp = %lld",
+                       (long long)m->layers, extra > 0 ? " + embedding + loss" : "",
+                       (long long)(l->pp * l->vp));
+  /* a chunk may hold only the embedding or the loss (Megatron-Core allows it) */
   if (l->micro_batches % l->pp != 0)
     return pl_diag_set(diag, PL_ERR_LAYOUT,
                        "layout: interleaving needs micro-batches (%lld) divisible by pp (%lld)",

@@ -114,9 +114,12 @@ double pl_memory_layer_activation_bytes(const struct pl_model *m, const struct p
 /* ------------------------------------------------------------------ */
 /* Parameters per pipeline stage                                       */
 
+/* Blocks of stage i: its vp chunks (pl_layout_chunk_layers). */
 static int64_t stage_layers(const struct pl_model *m, const struct pl_layout *l, int64_t i) {
-  int64_t pp = deg(l->pp);
-  return m->layers / pp + (i < m->layers % pp ? 1 : 0);
+  int64_t pp = deg(l->pp), n = 0;
+  for (int64_t c = 0; c < deg(l->vp); c++)
+    n += pl_layout_chunk_layers(m, l, c * pp + i, NULL);
+  return n;
 }
 
 static double norm_params(const struct pl_model *m) {
@@ -201,9 +204,12 @@ static int64_t moe_blocks_before(const struct pl_model *m, int64_t x) {
 static int64_t stage_moe_blocks(const struct pl_model *m, const struct pl_layout *l, int64_t i) {
   if (!pl_model_is_moe(m))
     return 0;
-  int64_t pp = deg(l->pp);
-  int64_t first = i * (m->layers / pp) + (i < m->layers % pp ? i : m->layers % pp);
-  return moe_blocks_before(m, first + stage_layers(m, l, i)) - moe_blocks_before(m, first);
+  int64_t pp = deg(l->pp), n = 0;
+  for (int64_t c = 0; c < deg(l->vp); c++) {
+    int64_t first = 0, k = pl_layout_chunk_layers(m, l, c * pp + i, &first);
+    n += moe_blocks_before(m, first + k) - moe_blocks_before(m, first);
+  }
+  return n;
 }
 
 /* Stage i's routed-expert parameters on one GPU (split over etp * ep) and

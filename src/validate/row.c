@@ -139,6 +139,8 @@ static bool model_dims(const struct validate_in *in, struct pl_model *m, struct 
     return false;
   if (!int_col(in, "seq_len", &m->seq_len, &ok, row))
     return ok ? validate_skip(row, "sequence length not stated") : false;
+  if (m->head_dim > 0) /* a preset's own head width (Qwen3: 128 with hidden/heads 64) */
+    return ok;
   if (m->hidden % m->heads != 0)
     return validate_skip(row, "hidden %lld is not a multiple of heads %lld", (long long)m->hidden,
                          (long long)m->heads);
@@ -207,6 +209,12 @@ static const struct hw_map {
      "dgx-a100",
      "A100 memory not stated: 40 GB, the only DGX A100 GPU before November 2020"},
     {{"h100", NULL}, "h100", "dgx-h100", NULL},
+    /* Blackwell racks and Blackwell Ultra before "b200" ("gb200" contains it):
+     * Megatron-Bridge's "DGX-GB200", "DGX-GB300", "DGX-B300"; the Megatron MoE
+     * model zoo's "GB200 (readme: NVLink domain size 72 ...)" */
+    {{"gb200", NULL}, "gb200", "gb200-nvl72", NULL},
+    {{"gb300", NULL}, "gb300", "gb300-nvl72", NULL},
+    {{"b300", NULL}, "b300", "dgx-b300", NULL},
     /* MLPerf v4.1's preview "NVIDIA Blackwell GPU (B200-SXM-180GB)"; NeMo's "B200 (DGX-B200)" */
     {{"b200", NULL}, "b200", "dgx-b200", NULL},
     {{"v100", NULL}, "v100", "dgx-v100", NULL},
@@ -236,7 +244,7 @@ static const struct {
 };
 
 static bool row_hardware(const struct validate_source *src, const struct validate_in *in,
-                         struct pl_cluster *c, struct pl_vrow *row) {
+                         const struct pl_layout *l, struct pl_cluster *c, struct pl_vrow *row) {
   char s[256];
   squash(cell(in, "gpu"), s, sizeof s);
   const struct hw_map *hw = NULL;
@@ -277,6 +285,8 @@ static bool row_hardware(const struct validate_source *src, const struct validat
   for (size_t i = 0; i < sizeof fabric_notes / sizeof fabric_notes[0]; i++)
     if (strstr(s, fabric_notes[i].needle) != NULL)
       validate_note(row, "%s", fabric_notes[i].note);
+  if (src->hardware != NULL)
+    src->hardware(in, l, c, row);
   return true;
 }
 
@@ -373,10 +383,14 @@ static bool layout_modes(const struct validate_source *src, const struct validat
   const char *shard = cell(in, "sharding"), *rc = cell(in, "recompute");
   l->shard = PL_SHARD_DDP;
   l->shard_set = true;
-  if (shard[0] != '\0' && !parse_shard(shard, &l->shard))
+  if (src->modes != NULL) {
+    if (!src->modes(in, l, row))
+      return false;
+  } else if (shard[0] != '\0' && !parse_shard(shard, &l->shard)) {
     return validate_skip(row, "sharding '%s' not understood", shard);
-  if (rc[0] != '\0' && !parse_recompute(rc, &l->recompute))
+  } else if (rc[0] != '\0' && !parse_recompute(rc, &l->recompute)) {
     return validate_skip(row, "recompute '%s' not understood", rc);
+  }
   /* Sequence parallelism: the recompute column of Korthikanti et al. says
    * it per row; otherwise the source's software decides. */
   if (strstr(rc, "no sequence parallelism") != NULL)
@@ -387,7 +401,8 @@ static bool layout_modes(const struct validate_source *src, const struct validat
     l->no_sp = !src->sequence_parallel;
   char p[128];
   squash(cell(in, "precision"), p, sizeof p);
-  if (strstr(p, "mxfp8") != NULL)
+  /* Megatron-Bridge writes MXFP8 as "MXFP8" or "FP8-MX", current-scaling FP8 as "FP8-CS" */
+  if (strstr(p, "mxfp8") != NULL || strstr(p, "fp8mx") != NULL)
     l->dtype = PL_DTYPE_MXFP8;
   else if (strstr(p, "nvfp4") != NULL)
     l->dtype = PL_DTYPE_NVFP4;
@@ -419,5 +434,5 @@ bool validate_row_run(const struct validate_source *src, const struct validate_i
   if (!row_model(src, in, l->tp, &run->model, row))
     return false;
   l->seq = run->model.seq_len;
-  return row_hardware(src, in, &run->cluster, row);
+  return row_hardware(src, in, l, &run->cluster, row);
 }

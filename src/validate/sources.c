@@ -19,10 +19,16 @@
  *   mlperf       MLPerf Training GPT-3 (NVIDIA, NeMo): seconds per step
  *                derived from the logs' timestamps
  *   vtrain       vTrain ground truth (Megatron-DeepSpeed): iteration time (ms)
+ *   bridge       Megatron-Bridge performance summary: tokens/s/GPU, printed
+ *   moezoo       Megatron-Core MoE model zoo: step time (s), printed, or
+ *                TFLOP/s by Megatron-LM's own FLOP count
  * These are conventions of the sources, not corrections: nothing here looks
  * at a prediction. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <plateau/model.h>
 
 #include "validate/validate_int.h"
 
@@ -452,6 +458,316 @@ static bool vtrain_measure(const struct validate_in *in, const struct pl_run *ru
   return measure_time(in, "iteration time (ms)", 1e-3, row);
 }
 
+/* ------------------------- Megatron-Bridge and the Megatron MoE model zoo */
+
+/* Megatron-LM's model FLOPs per step (megatron/training/training.py,
+ * num_floating_point_operations -> transformer_flops, MHA/GQA branch, as of
+ * Megatron-LM core_r0.14 (2025), which the model zoo's "TFLOPS" logs):
+ *   B s [12 L h (f_dense g (Ld/L) + (f_e k g + f_sh g) (Lm/L))
+ *        + 12 L h^2 (1 + g_kv/a + s/(2h)) (d a / h) + 6 h V]
+ * g = 3/2 for SwiGLU, Ld/Lm dense/MoE blocks, f_e the expert width, k the
+ * top-k, d a the query projection width, s/(2h) the causal half of the
+ * score and value GEMMs, V the padded vocabulary. Checked on the model
+ * zoo's own rows that print both step time and TFLOP/s (Qwen3-235B-A22B,
+ * 256 H100, GBS 2048 x 4096: 245 TF x 256 x 19.7 s = 147.3 GFLOP per token;
+ * this formula gives 148.0, the step time's rounding). */
+double validate_megatron_flops(const struct pl_model *m, double batch, double seq) {
+  double h = (double)m->hidden, L = (double)m->layers;
+  double g = m->mlp == PL_MLP_SWIGLU ? 1.5 : 1.0;
+  double moe = pl_model_is_moe(m) ? (double)pl_model_moe_layers(m) : 0.0;
+  double dense = L - moe;
+  double qr = (double)(m->head_dim * m->heads) / h;
+  double mlp = (double)m->ffn_hidden * g * dense / L +
+               ((double)m->expert_ffn * (double)m->top_k + (double)m->shared_ffn) * g * moe / L;
+  double attn = h * (1.0 + (double)m->kv_heads / (double)m->heads + seq / (2.0 * h)) * qr;
+  return batch * seq * (12.0 * L * h * (mlp + attn) + 6.0 * h * (double)m->vocab);
+}
+
+/* The model presets (data/models/) the two sources' model names mean, up to
+ * a parenthesised variant ("DeepSeekV3 (w/o MTP)"). */
+static const struct {
+  const char *name;
+  const char *preset;
+} mcore_models[] = {
+    {"DeepSeekV3", "deepseek-v3"},      {"Qwen3_30B_a3B", "qwen3-30b-a3b"},
+    {"Qwen3_235B_a22B", "qwen3-235b-a22b"}, {"Qwen3-235B-A22B", "qwen3-235b-a22b"},
+    {"GPT OSS 120B", "gpt-oss-120b"},   {"LLAMA3.1_405B", "llama3-405b"},
+    {"LLAMA3_70B", "llama3-70b"},       {"LLAMA3_8B", "llama3-8b"},
+};
+
+/* Models that cannot be expressed, with the reason. */
+static const struct {
+  const char *prefix;
+  const char *why;
+} mcore_unexpressible[] = {
+    {"Nemotron_3", "Nemotron 3 is a hybrid of Mamba-2 and attention blocks with experts; Mamba "
+                   "blocks are not modelled"},
+    {"Qwen3-Next", "Qwen3-Next mixes Gated DeltaNet linear attention with gated attention; linear "
+                   "attention is not modelled"},
+    {"DeepSeekV4", "no DeepSeek-V4 preset: its configuration is not in data/models"},
+    {"Kimi_K2", "no Kimi K2 preset: its configuration is not in data/models"},
+};
+
+/* A stated dimension column must agree with the preset (0 = not stated). */
+static bool mcore_dim(const struct validate_in *in, const char *col, int64_t want,
+                      struct pl_vrow *row) {
+  int64_t v = 0;
+  bool present = false;
+  if (validate_int(cell(in, col), &v, &present) != PL_OK || !present || v == want)
+    return true;
+  return validate_skip(row, "column '%s' = %lld but the preset has %lld", col, (long long)v,
+                       (long long)want);
+}
+
+static bool mcore_model(const struct validate_in *in, struct pl_model *m, struct pl_vrow *row) {
+  const char *name = cell(in, "model");
+  size_t n = strcspn(name, "(");
+  while (n > 0 && name[n - 1] == ' ')
+    n--;
+  for (size_t i = 0; i < sizeof mcore_unexpressible / sizeof mcore_unexpressible[0]; i++)
+    if (strncmp(name, mcore_unexpressible[i].prefix, strlen(mcore_unexpressible[i].prefix)) == 0)
+      return validate_skip(row, "%s", mcore_unexpressible[i].why);
+  for (size_t i = 0; i < sizeof mcore_models / sizeof mcore_models[0]; i++) {
+    if (strlen(mcore_models[i].name) != n || strncmp(name, mcore_models[i].name, n) != 0)
+      continue;
+    struct pl_diag d;
+    pl_diag_clear(&d);
+    enum pl_status st = pl_model_load(mcore_models[i].preset, m, &d);
+    if (st != PL_OK) {
+      if (st == PL_ERR_NOMEM)
+        *in->fatal = st;
+      return validate_skip(row, "model preset: %s", d.msg);
+    }
+    if (strstr(name, "w/o MTP") != NULL)
+      m->mtp_layers = 0;
+    validate_note(row, "model: preset %s",
+                  mcore_models[i].preset);
+    return mcore_dim(in, "layers", m->layers, row) && mcore_dim(in, "hidden", m->hidden, row) &&
+           mcore_dim(in, "heads", m->heads, row) && mcore_dim(in, "kv_heads", m->kv_heads, row) &&
+           mcore_dim(in, "moe_experts", m->experts, row) &&
+           mcore_dim(in, "moe_topk", m->top_k, row) &&
+           mcore_dim(in, "moe_ffn_hidden", m->expert_ffn, row);
+  }
+  return validate_skip(row, "model '%s': no preset", name);
+}
+
+/* The expert-parallel degrees a row states (ep; etp in the model zoo). */
+static bool mcore_experts(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  static const char *const cols[] = {"ep", "etp"};
+  int64_t *dst[] = {&l->ep, &l->etp};
+  for (int i = 0; i < 2; i++) {
+    bool present = false;
+    int64_t v = 0;
+    if (validate_int(cell(in, cols[i]), &v, &present) != PL_OK)
+      return validate_skip(row, "column '%s': '%s' is not a positive integer", cols[i],
+                           cell(in, cols[i]));
+    if (present)
+      *dst[i] = v;
+  }
+  return true;
+}
+
+/* Routing as benchmarked: both sources force-balance the router
+ * (--moe-router-force-load-balancing: Megatron-Bridge's notes "benchmarks
+ * force-balance tokens across experts", the model zoo's commands and its
+ * "(forced balance)" figures), so every expert rank gets the mean. */
+static void mcore_balance(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  if (strstr(cell(in, "notes"), "force-balance") != NULL ||
+      strstr(cell(in, "notes"), "force-load-balancing") != NULL ||
+      strstr(cell(in, "TFLOPS"), "forced balance") != NULL) {
+    l->moe_imbalance = 1.0;
+    validate_note(row, "imbalance 1 (force-balanced router)");
+  }
+}
+
+/* Megatron-Bridge 25.09-26.08 performance summary (docs/performance-summary.md
+ * and -archive.md @ 067f987df0): tokens/s/GPU per row. */
+static bool bridge_modes(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  const char *shard = cell(in, "sharding");
+  const char *fsdp = "Megatron FSDP (";
+  int64_t group = strncmp(shard, fsdp, strlen(fsdp)) == 0 ? strtoll(shard + strlen(fsdp), NULL, 10)
+                                                          : 0;
+  if (group > 0) {
+    l->shard = PL_SHARD_ZERO3;
+    l->shard_group = group;
+    validate_note(row, "Megatron FSDP with sharding group %lld (the page's FSDP column) as zero3",
+                  (long long)group);
+  } else {
+    /* "DDP (distributed optimizer not stated)" or empty */
+    l->shard = PL_SHARD_ZERO1;
+    validate_note(row, "distributed optimizer (not stated; the recipes' "
+                       "use_distributed_optimizer=True)");
+  }
+  if (cell(in, "recompute")[0] != '\0')
+    return validate_skip(row, "recompute '%s' not understood", cell(in, "recompute"));
+  l->recompute = PL_RECOMPUTE_NONE;
+  validate_note(row, "no recompute (not stated)");
+  return true;
+}
+
+static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  const char *task = cell(in, "Task");
+  if (strcmp(task, "pretrain") != 0)
+    return validate_skip(row, "task '%s' is not pre-training (SFT and LoRA are not modelled)", task);
+  if (cell(in, "precision")[0] == '\0')
+    return validate_skip(row, "precision not stated in the row");
+  if (!mcore_experts(in, l, row))
+    return false;
+  /* Token dispatcher (Megatron-Bridge scripts/performance/configs/<model>/<model>_workload_base_configs.py):
+   * the GB200/GB300 configs use the flex dispatcher with the hybridep backend (DeepEP's kernels
+   * for an NVLink rack), most others moe_token_dispatcher_type alltoall */
+  char g[64];
+  snprintf(g, sizeof g, "%s", cell(in, "gpu"));
+  if (strstr(g, "GB200") != NULL || strstr(g, "GB300") != NULL) {
+    l->dispatch = PL_MOE_DEEPEP;
+    validate_note(row, "hybridep dispatcher (GB200/GB300 configs)");
+  } else {
+    l->dispatch = PL_MOE_ALLTOALL;
+  }
+  mcore_balance(in, l, row);
+  /* Megatron-Bridge's recipes for the two large models ("Large model specific
+   * pipeline split configurations": recipes/llama/llama3.py for Llama 3.1
+   * 405B, recipes/qwen/qwen3_moe.py for Qwen3-235B-A22B) set
+   * account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split */
+  const char *name = cell(in, "model");
+  if (strncmp(name, "LLAMA3.1_405B", 13) == 0 || strncmp(name, "Qwen3_235B", 10) == 0) {
+    l->account_embed_loss = true;
+    validate_note(row, "embedding, loss count in the pipeline split (recipe)");
+  }
+  return true;
+}
+
+static bool bridge_measure(const struct validate_in *in, const struct pl_run *run,
+                           struct pl_vrow *row) {
+  const char *col = "Tokens / sec / GPU";
+  if (!metric(in, col, row))
+    return false;
+  const struct pl_layout *l = &run->layout;
+  row->measured =
+      (double)l->gbs * (double)run->model.seq_len / (row->published * (double)l->gpus);
+  snprintf(row->metric, sizeof row->metric, "%s -> step = global batch tokens / (rate x GPUs)",
+           col);
+  return true;
+}
+
+/* A GB200/GB300 NVL72 job larger than a rack: the jobs place 16 trays of 4
+ * GPUs (64 GPUs) per NVLink segment (the model zoo's SEGMENT=16 in its
+ * GB200/GB300 commands, Slurm --segment; GPU counts here are multiples of
+ * 64, not of 72), so the NVLink domain is 64 GPUs with their 64 NICs; the
+ * model zoo states the segment per row (SEGMENT=8: 32 GPUs). */
+static void nvl_segment(const struct validate_in *in, const struct pl_layout *l,
+                        struct pl_cluster *c, struct pl_vrow *row) {
+  if (c->gpus_per_node != 72)
+    return;
+  int64_t trays = 0;
+  const char *seg = strstr(cell(in, "notes"), "SEGMENT=");
+  if (seg != NULL)
+    trays = strtoll(seg + 8, NULL, 10);
+  if (trays <= 0 && l->gpus <= 72)
+    return;
+  if (trays <= 0)
+    trays = 16;
+  int64_t gpus = 4 * trays;
+  c->gpus_per_node = gpus;
+  c->nics_per_node = gpus; /* one NIC per GPU in both racks */
+  validate_note(row, "NVLink segment of %lld trays = %lld GPUs (%s)", (long long)trays,
+                (long long)gpus, seg != NULL ? "SEGMENT in the command" : "not stated: 16 trays");
+}
+
+/* Megatron-Core MoE model zoo (yanring/Megatron-MoE-ModelZoo
+ * best_practice/qwen3/readme.md @ e8650517, 020b8136). Its benchmarking
+ * config (model_configs/benchmarking/Qwen3-235B-A22B.yaml @ 30631ea5) sets
+ * --use-distributed-optimizer, --overlap-grad-reduce, --overlap-param-gather,
+ * --sequence-parallel, --make-vocab-size-divisible-by 1187, and
+ * --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split. */
+static bool zoo_modes(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  const char *shard = cell(in, "sharding"), *rc = cell(in, "recompute");
+  if (strstr(shard, "Megatron FSDP") != NULL) {
+    l->shard = PL_SHARD_ZERO3;
+    validate_note(row, "Megatron FSDP (optim_grads_params: parameters, gradients and optimizer "
+                       "states sharded) as zero3");
+  } else if (shard[0] != '\0') {
+    return validate_skip(row, "sharding '%s' not understood", shard);
+  } else {
+    l->shard = PL_SHARD_ZERO1;
+    validate_note(row, "distributed optimizer (config)");
+  }
+  /* --recompute-modules: "moe" recomputes the whole MoE layer, dispatch
+   * included; layernorm, moe_act (the expert activation) and the "norm, act"
+   * of the tables are element-wise recomputes of a few kernels per block. */
+  char words[256];
+  snprintf(words, sizeof words, "%s", rc);
+  for (char *p = strstr(words, "moe_act"); p != NULL; p = strstr(p, "moe_act"))
+    memcpy(p, "xxxxxxx", 7);
+  if (strstr(rc, "full") != NULL) {
+    l->recompute = PL_RECOMPUTE_FULL;
+  } else if (strstr(words, "moe") != NULL) {
+    return validate_skip(row, "recompute of the whole MoE layer (--recompute-modules moe) is "
+                              "not expressible");
+  } else if (strstr(rc, "shared_expert") != NULL) {
+    return validate_skip(row, "recompute of the shared expert is not expressible");
+  } else {
+    l->recompute = PL_RECOMPUTE_NONE;
+    if (strstr(rc, "norm") != NULL || strstr(rc, "act") != NULL)
+      validate_note(row, "selective recompute of norms/activations ('%s'): those few element-wise "
+                         "kernels are not modelled", rc);
+  }
+  return true;
+}
+
+static bool zoo_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  if (!mcore_experts(in, l, row))
+    return false;
+  const char *d = cell(in, "moe_dispatcher");
+  if (strcmp(d, "A2A") == 0) {
+    l->dispatch = PL_MOE_ALLTOALL;
+  } else if (strcmp(d, "DeepEP") == 0) {
+    l->dispatch = PL_MOE_DEEPEP;
+  } else if (strcmp(d, "HybridEP") == 0) {
+    l->dispatch = PL_MOE_DEEPEP;
+    validate_note(row, "HybridEP as deepep");
+  } else {
+    return validate_skip(row, "dispatcher '%s' not understood", d);
+  }
+  mcore_balance(in, l, row);
+  l->account_embed_loss = true; /* the config's --account-for-embedding/loss-in-pipeline-split */
+  return true;
+}
+
+static bool zoo_measure(const struct validate_in *in, const struct pl_run *run,
+                        struct pl_vrow *row) {
+  if (stated(in, "Step time (sec)"))
+    return measure_time(in, "Step time (sec)", 1.0, row);
+  /* "295 (forced balance) / 237 (dropless)": the forced-balance run, the
+   * routing the command sets */
+  const char *col = "TFLOPS", *v = cell(in, col);
+  char *end = NULL;
+  double tf = strtod(v, &end);
+  if (end == v || !(tf > 0))
+    return validate_skip(row, "column '%s': '%s' is not a positive number", col, v);
+  row->published = tf;
+  const struct pl_layout *l = &run->layout;
+  double f = validate_megatron_flops(&run->model, (double)l->gbs, (double)run->model.seq_len);
+  row->measured = f / (tf * 1e12 * (double)l->gpus);
+  snprintf(row->metric, sizeof row->metric,
+           "%s -> step = Megatron-LM model FLOPs (num_floating_point_operations) / (rate x GPUs)",
+           col);
+  return true;
+}
+
+/* The zoo's runs are Megatron-LM with its benchmarking config's overlap flags
+ * (--overlap-grad-reduce, --overlap-param-gather, --sequence-parallel); no
+ * --tp-comm-overlap. */
+static bool zoo_overrides(const struct validate_in *in, struct pl_framework *fw,
+                          struct pl_vrow *row) {
+  (void)in;
+  (void)row;
+  fw->overlap_grad_reduce = PL_SETTING_ON;
+  fw->overlap_param_gather = PL_SETTING_ON;
+  fw->sequence_parallel = PL_SETTING_ON;
+  return true;
+}
+
 /* ----------------------------------------------------------------- table */
 
 #define GPT3_FAMILY                                                                                \
@@ -615,6 +931,40 @@ static const struct validate_source sources[] = {
      .use_preset = true,
      .layout = vtrain_layout,
      .measure = vtrain_measure},
+    {.key = "bridge",
+     .framework = "nemo",
+     .match = "NVIDIA-NeMo/Megatron-Bridge",
+     .family = "per model: the data/models preset its name means (DeepSeek-V3, Qwen3, GPT-OSS, "
+               "Llama 3); Megatron-Core with Transformer Engine",
+     .pos = PL_POS_ROTARY,
+     .eager_attention = false,
+     .grad_reduce_after_backward = false,
+     .sequence_parallel = true,
+     .megatron_vocab_pad = true,
+     .use_preset = true,
+     .model = mcore_model,
+     .modes = bridge_modes,
+     .layout = bridge_layout,
+     .hardware = nvl_segment,
+     .measure = bridge_measure},
+    {.key = "moezoo",
+     .framework = "megatron-core",
+     .match = "Megatron-Core MoE ModelZoo",
+     .family = "Qwen3-235B-A22B as the zoo's model_configs/benchmarking yaml builds it (= the "
+               "qwen3-235b-a22b preset); Megatron-Core with Transformer Engine",
+     .pos = PL_POS_ROTARY,
+     .eager_attention = false,
+     .grad_reduce_after_backward = false,
+     .sequence_parallel = true,
+     /* --make-vocab-size-divisible-by 1187: Qwen3's 151936 = 1187 x 128 stays as it is */
+     .megatron_vocab_pad = false,
+     .use_preset = true,
+     .overrides = zoo_overrides,
+     .model = mcore_model,
+     .modes = zoo_modes,
+     .layout = zoo_layout,
+     .hardware = nvl_segment,
+     .measure = zoo_measure},
 };
 
 const struct validate_source *validate_source_find(const char *source_cell) {
@@ -627,5 +977,5 @@ const struct validate_source *validate_source_find(const char *source_cell) {
 const char *validate_source_list(void) {
   return "Narayanan et al. SC21, Korthikanti et al. 2022, Megatron-LM README 2020, MT-NLG, "
          "BigScience BLOOM, MosaicML llm-foundry, OPT, NeMo performance summary, MLPerf "
-         "Training GPT-3, vTrain";
+         "Training GPT-3, vTrain, Megatron-Bridge performance summary, Megatron MoE model zoo";
 }

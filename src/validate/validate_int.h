@@ -115,12 +115,22 @@ struct validate_source {
   /* Fill unstated layout fields (row already holds what the row stated);
    * return false (row skipped) when the record cannot be expressed. */
   bool (*layout)(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
+  /* The row's sharding and recompute words, read by the source instead of
+   * the generic parser (NULL = generic). False = skipped. */
+  bool (*modes)(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
+  /* The cluster as the source's runs used it (an NVLink segment of a rack);
+   * NULL = the preset unchanged. */
+  void (*hardware)(const struct validate_in *in, const struct pl_layout *l, struct pl_cluster *c,
+                   struct pl_vrow *row);
   /* Convert the published metric to a measured step time, filling
    * row->metric, row->published, row->measured; false = skipped. */
   bool (*measure)(const struct validate_in *in, const struct pl_run *run, struct pl_vrow *row);
 };
 
 /* The source whose `match` occurs in the record's `source` cell, or NULL. */
+/* Megatron-LM's model FLOPs of one step (training.py num_floating_point_operations). */
+double validate_megatron_flops(const struct pl_model *m, double batch, double seq);
+
 const struct validate_source *validate_source_find(const char *source_cell);
 /* The known sources, for messages ("known: ..."). */
 const char *validate_source_list(void);

@@ -237,8 +237,42 @@ static void test_does_not_fit(void) {
   CHECK_STR(mem.why, "");
 }
 
+/* The embedding and the loss counted in the pipeline split (Megatron-Core
+ * --account-for-embedding/loss-in-pipeline-split): Llama 3.1 405B, 126 blocks
+ * + 2 over pp 8 x vp 4 = 32 chunks of 4; chunk 0 (embedding) and chunk 31
+ * (loss) build 3. Stage 0 holds chunks 0, 8, 16, 24: 3 + 4 + 4 + 4 = 15
+ * blocks, stage 7 likewise 15, the others 16. Without it 126 does not divide
+ * by 32. pp 8 x vp 16: 128 / 128 = 1 per chunk, chunk 0 holds none. */
+static void test_account_embed_loss(void) {
+  struct pl_model m = model("llama3-405b");
+  struct pl_gpu g = gpu80();
+  struct pl_layout l = layout(&m, (struct spec){.gpus = 8, .pp = 8, .gbs = 64, .shard = PL_SHARD_ZERO1});
+  l.vp = 4;
+  l.account_embed_loss = true;
+  int64_t first = -1;
+  CHECK_EQ_INT(pl_layout_chunk_layers(&m, &l, 0, &first), 3);
+  CHECK_EQ_INT(first, 0);
+  CHECK_EQ_INT(pl_layout_chunk_layers(&m, &l, 1, &first), 4);
+  CHECK_EQ_INT(first, 3);
+  CHECK_EQ_INT(pl_layout_chunk_layers(&m, &l, 31, &first), 3);
+  CHECK_EQ_INT(first, 123);
+  struct pl_memory s0, s3;
+  pl_memory_stage(&m, &l, &g, 0, &s0);
+  pl_memory_stage(&m, &l, &g, 3, &s3);
+  CHECK_EQ_INT(s0.stage_layers, 15);
+  CHECK_EQ_INT(s3.stage_layers, 16);
+  l.vp = 16;
+  CHECK_EQ_INT(pl_layout_chunk_layers(&m, &l, 0, NULL), 0);
+  CHECK_EQ_INT(pl_layout_chunk_layers(&m, &l, 5, NULL), 1);
+  l.account_embed_loss = false; /* the usual split: 126 = 15 x 8 + 6, the first 6 take 16 */
+  l.vp = 1;
+  CHECK_EQ_INT(pl_layout_chunk_layers(&m, &l, 5, NULL), 16);
+  CHECK_EQ_INT(pl_layout_chunk_layers(&m, &l, 6, NULL), 15);
+}
+
 int main(void) {
   test_korthikanti_table2();
+  test_account_embed_loss();
   test_gqa_swiglu();
   test_recompute_order();
   test_model_states();

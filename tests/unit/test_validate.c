@@ -567,6 +567,84 @@ static void test_scaling(void) {
   pl_vscaling_free(&s);
 }
 
+/* Megatron-LM's model FLOPs (training.py num_floating_point_operations) of
+ * Qwen3-235B-A22B, one 4096-token sequence: per block 12 h (f_e k g + h (1 +
+ * g_kv/a + s/2h) d a / h) = 12 x 4096 x (1536 x 8 x 1.5 + 4096 x 1.5625 x 2)
+ * = 12 x 4096 x 31232; x 94 blocks = 144300834816; logits 6 x 4096 x 151936 =
+ * 3733979136; 148034813952 per token (the zoo's rows printing step time and
+ * TFLOP/s imply 147.3e9 and 148.2e9). */
+static void test_megatron_flops(void) {
+  struct pl_model m;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_model_load("qwen3-235b-a22b", &m, &d), PL_OK, dp);
+  CHECK_NEAR_REL(validate_megatron_flops(&m, 1, 4096), 148034813952.0 * 4096, 1e-12);
+}
+
+/* The MoE sources: a Megatron-Bridge row on 256 GB200 names its preset,
+ * reads FP8-MX as mxfp8, ep 32, the recipe's embedding/loss split accounting,
+ * force-balanced routing, the hybridep dispatcher and a 64-GPU NVLink segment
+ * (256 is no multiple of 72); measured = 8192 x 4096 / (7280 x 256) s. A
+ * Nemotron 3 row is skipped with its reason. A zoo row with a step time is
+ * compared on it; its HybridEP reads as deepep, SEGMENT=8 as 32 GPUs. */
+static void test_moe_rows(void) {
+  const char *csv =
+      "source,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,cp,ep,vp,sharding,"
+      "recompute,micro_batch,global_batch,precision,Task,Tokens / sec / GPU,notes\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,Qwen3_235B_a22B,,,,,4096,"
+      "DGX-GB200,256,1,8,1,32,3,,,1,8192,FP8-MX,pretrain,7280,"
+      "MoE model; benchmarks force-balance tokens across experts\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,Nemotron_3_Nano,,,,,8192,"
+      "DGX-GB300,8,1,1,1,8,,,,4,512,MXFP8,pretrain,39936,\n";
+  struct pl_validation v;
+  pl_validation_init(&v);
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_validation_add_csv(&v, "bridge", csv, strlen(csv), &d), PL_OK, dp);
+  const struct pl_vrow *r = row_of(&v, 1);
+  CHECK(r != NULL);
+  if (r != NULL) {
+    CHECK_NEAR_REL(r->measured, 8192.0 * 4096 / (7280.0 * 256), 1e-12);
+    CHECK_EQ_INT(r->layout.dtype, PL_DTYPE_MXFP8);
+    CHECK_EQ_INT(r->layout.ep, 32);
+    CHECK(r->layout.account_embed_loss);
+    CHECK_EQ_INT(r->layout.dispatch, PL_MOE_DEEPEP);
+    CHECK_NEAR_REL(r->layout.moe_imbalance, 1.0, 0);
+    CHECK_STR(r->gpu, "gb200");
+    CHECK_CONTAINS(r->assumed, "qwen3-235b-a22b");
+    CHECK_CONTAINS(r->assumed, "NVLink segment of 16 trays = 64 GPUs");
+  }
+  r = row_of(&v, 2);
+  CHECK(r != NULL && r->skipped);
+  if (r != NULL)
+    CHECK_CONTAINS(r->skipped_reason, "Mamba");
+  pl_validation_free(&v);
+  const char *zoo =
+      "source,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,cp,ep,vp,sharding,"
+      "recompute,micro_batch,global_batch,precision,Step time (sec),TFLOPS,moe_experts,moe_topk,"
+      "moe_ffn_hidden,etp,moe_dispatcher,notes\n"
+      "Megatron-Core MoE ModelZoo,Qwen3-235B-A22B,94,4096,64,4,4096,GB200 (NVL72),256,1,8,1,8,1,"
+      ",none specified in the command,1,8192,BF16,,750,128,8,1536,,HybridEP,"
+      "`DISPATCHER=hybridep SEGMENT=8 ... --moe-router-force-load-balancing`\n"
+      "Megatron-Core MoE ModelZoo,Qwen3-235B-A22B,94,4096,64,4,4096,H100,256,2,8,1,32,4,,"
+      "\"norm, act\",1,2048,BF16,19.7,,128,8,1536,1,DeepEP,\n";
+  pl_validation_init(&v);
+  CHECK_STATUS(pl_validation_add_csv(&v, "zoo", zoo, strlen(zoo), &d), PL_OK, dp);
+  r = row_of(&v, 1);
+  CHECK(r != NULL);
+  if (r != NULL) {
+    CHECK_EQ_INT(r->layout.dispatch, PL_MOE_DEEPEP);
+    CHECK_CONTAINS(r->assumed, "NVLink segment of 8 trays = 32 GPUs");
+    CHECK_NEAR_REL(r->published, 750.0, 0);
+  }
+  r = row_of(&v, 2);
+  CHECK(r != NULL && (r->skipped ? strstr(r->skipped_reason, "does not fit") != NULL : true));
+  if (r != NULL && !r->skipped) {
+    CHECK_NEAR_REL(r->measured, 19.7, 1e-12);
+    CHECK(r->layout.account_embed_loss);
+    CHECK_EQ_INT(r->layout.vp, 4);
+  }
+  pl_validation_free(&v);
+}
+
 int main(void) {
   dp = &d;
   test_csv_basic();
@@ -575,6 +653,8 @@ int main(void) {
   test_eq3();
   test_nemo_flops();
   test_nemo_mlperf_rows();
+  test_megatron_flops();
+  test_moe_rows();
   test_rows();
   test_llmfoundry_row();
   test_fsdp_one_comm();
