@@ -167,6 +167,8 @@ struct lower {
   int32_t pass_first;
   double bucket_fill; /* bytes waiting for a DDP bucket */
   int32_t bucket_coll, bucket_ar_coll, pp_coll;
+  double ebucket_fill; /* expert-gradient bytes waiting for their bucket (edp) */
+  int32_t ebucket_coll; /* a full expert bucket's reduction over edp; -1 when edp = 1 */
   /* compression (compress.c): tags stamped on every task added */
   int32_t pass_id;     /* pass instance being emitted, -1 outside passes */
   int32_t cur_unit;    /* its layer unit when compressed, else -1 */
@@ -519,9 +521,43 @@ static void reduce(struct lower *lw, const struct sim_seg *sg, int32_t after) {
     dep(lw, t, a);
 }
 
-/* DDP/zero1: add a segment's gradients to the bucket and reduce full ones. */
+/* Expert gradients (Megatron-Core DistributedDataParallel, megatron/core/
+ * distributed/distributed_data_parallel.py, core_r0.12: the expert-parallel
+ * parameters get their own buffers, expert_parallel_buffers, whose buckets
+ * reduce over the expert data-parallel group, parallel_state
+ * get_expert_data_parallel_group, of edp = world / (etp ep pp) ranks; the
+ * distributed optimizer shards them over that group too): full buckets are
+ * reduced over edp as they fill, the rest at the flush; with edp = 1 there is
+ * nothing to reduce. */
+static void expert_bucket(struct lower *lw, double bytes, int32_t after, bool flush) {
+  if (lw->ebucket_coll < 0)
+    return;
+  lw->ebucket_fill += bytes;
+  double full = floor(lw->ebucket_fill / lw->st->bucket_bytes);
+  if (full >= 1) {
+    int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, lw->ebucket_coll, (int64_t)full);
+    dep(lw, after, t);
+    lw->ebucket_fill -= full * lw->st->bucket_bytes;
+  }
+  if (!flush || lw->ebucket_fill <= 0)
+    return;
+  enum pl_coll_op op = lw->l->shard == PL_SHARD_DDP || lw->l->zero1_grad_all_reduce
+                           ? PL_COLL_ALL_REDUCE
+                           : PL_COLL_REDUCE_SCATTER;
+  int32_t rest;
+  enum pl_status s = sim_coll_add(lw->st, op, "edp", lw->ebucket_fill, &rest, lw->diag);
+  if (s != PL_OK)
+    fail(lw, s);
+  int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, rest, 1);
+  dep(lw, after, t);
+  lw->ebucket_fill = 0;
+}
+
+/* DDP/zero1: add a segment's gradients to the bucket and reduce full ones;
+ * its routed experts' gradients go to their own bucket (expert_bucket). */
 static void bucket(struct lower *lw, const struct sim_seg *sg, int32_t after, bool flush) {
-  lw->bucket_fill += sg != NULL ? sg->params * grad_bytes(lw->l) : 0;
+  expert_bucket(lw, sg != NULL ? sg->expert_params * grad_bytes(lw->l) : 0, after, flush);
+  lw->bucket_fill += sg != NULL ? (sg->params - sg->expert_params) * grad_bytes(lw->l) : 0;
   double full = floor(lw->bucket_fill / lw->st->bucket_bytes);
   if (full >= 1) {
     int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, lw->bucket_coll, (int64_t)full);
@@ -879,6 +915,14 @@ static double chunk_params(const struct lower *lw, int64_t v) {
 }
 
 /* Parameters of stage s on one GPU after tp sharding. */
+/* The routed-expert part of stage_params. */
+static double stage_expert_params(const struct lower *lw, int64_t s) {
+  double p = 0;
+  for (int64_t c = 0; c < lw->vp; c++)
+    p += (double)lw->st->chunk_layers[c * lw->pp + s] * lw->st->seg[SIM_SEG_LAYER].expert_params;
+  return p;
+}
+
 static double stage_params(const struct lower *lw, int64_t s) {
   const struct sim_seg *sg = lw->st->seg;
   double p = 0;
@@ -901,7 +945,9 @@ static double stage_params(const struct lower *lw, int64_t s) {
 static void grads_after_backward(struct lower *lw, double params) {
   const struct pl_layout *l = lw->l;
   if (!fsdp(l) && l->grad_reduce_after_backward && lw->bucket_coll >= 0) {
-    lw->bucket_fill = params * grad_bytes(l);
+    double ex = stage_expert_params(lw, lw->stage);
+    lw->bucket_fill = (params - ex) * grad_bytes(l);
+    expert_bucket(lw, ex * grad_bytes(l), lw->last_comp, true);
     bucket(lw, NULL, lw->last_comp, true);
   }
   bool edge = lw->stage == 0 || lw->stage == lw->pp - 1;
@@ -932,7 +978,11 @@ static void emit_tail(struct lower *lw) {
   const struct pl_gpu *g = &lw->st->run->cluster.gpu;
   double params = stage_params(lw, lw->stage);
   grads_after_backward(lw, params);
-  double local = l->shard == PL_SHARD_DDP ? params : params / (double)l->shard_group;
+  /* the distributed optimizer shards the experts over edp (expert_bucket) */
+  double ex = stage_expert_params(lw, lw->stage);
+  double local = l->shard == PL_SHARD_DDP
+                     ? params
+                     : (params - ex) / (double)l->shard_group + ex / (double)(l->edp > 0 ? l->edp : 1);
   double bw = g->hbm_bytes_per_s * g->eff.hbm_fraction;
   double per_param = lw->l->kernels == PL_KERNELS_UNFUSED ? ADAMW_EAGER_BYTES_PER_PARAM
                                                            : ADAMW_BYTES_PER_PARAM;
@@ -1018,7 +1068,7 @@ static void emit_stage(struct lower *lw, int64_t s) {
   lw->n_join = 0;
   lw->unit_end[0] = lw->unit_end[1] = SIM_NONE;
   lw->last_comp = SIM_NONE;
-  lw->bucket_fill = 0;
+  lw->bucket_fill = lw->ebucket_fill = 0;
   const struct sim_slot *sl = &lw->slots[s * lw->per_stage];
   for (int64_t c = 0; c < lw->vp; c++) {
     lw->unsharded[c] = false;
@@ -1078,7 +1128,7 @@ static void emit_sends(struct lower *lw, int64_t s) {
 static enum pl_status setup_colls(struct lower *lw, struct pl_diag *diag) {
   const struct pl_layout *l = lw->l;
   const struct pl_model *md = &lw->st->run->model;
-  lw->bucket_coll = lw->bucket_ar_coll = lw->pp_coll = SIM_NONE;
+  lw->bucket_coll = lw->bucket_ar_coll = lw->pp_coll = lw->ebucket_coll = SIM_NONE;
   double act = (double)l->mbs * (double)(l->seq / l->cp) * (double)md->hidden * 2.0 / (double)l->tp;
   enum pl_status s = sim_coll_add(lw->st, PL_COLL_SEND_RECV, "pp", act, &lw->pp_coll, diag);
   if (s != PL_OK || fsdp(l))
@@ -1087,6 +1137,8 @@ static enum pl_status setup_colls(struct lower *lw, struct pl_diag *diag) {
                            ? PL_COLL_ALL_REDUCE
                            : PL_COLL_REDUCE_SCATTER;
   s = sim_coll_add(lw->st, op, "dp", lw->st->bucket_bytes, &lw->bucket_coll, diag);
+  if (s == PL_OK && lw->st->seg[SIM_SEG_LAYER].expert_params > 0 && l->edp > 1)
+    s = sim_coll_add(lw->st, op, "edp", lw->st->bucket_bytes, &lw->ebucket_coll, diag);
   if (s == PL_OK && l->shard != PL_SHARD_DDP && l->shard_group < l->dp)
     s = sim_coll_add(lw->st, PL_COLL_ALL_REDUCE, "dp-replica",
                      lw->st->bucket_bytes / (double)l->shard_group, &lw->bucket_ar_coll, diag);

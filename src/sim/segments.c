@@ -29,8 +29,8 @@
  * before the combine, of etp times that. allgather
  * (MoEAllGatherTokenDispatcher): an all_gather of the hidden states over the
  * etp*ep ranks before the router's permutation and a reduce_scatter of the
- * outputs. deepep (MoEFlexTokenDispatcher + DeepEP): priced as the
- * all_to_all (DeepEP's deduplicated per-node RDMA sends are not modelled).
+ * outputs. deepep (MoEFlexTokenDispatcher + DeepEP): the all_to_all with
+ * DeepEP's one send per target node across the network (deepep_dedup).
  * A model with dense and MoE blocks prices its average block: the bytes are
  * scaled by the MoE share (calls stay whole). Dispatch is not overlapped
  * with expert compute (Megatron's --overlap-moe-expert-parallel-comm is
@@ -42,6 +42,7 @@
  * (FSDP HYBRID_SHARD). */
 #include <plateau/model.h>
 
+#include <math.h>
 #include <string.h>
 
 #include "sim/sim_int.h"
@@ -159,6 +160,33 @@ static enum pl_status moe_comm_one(struct sim_step *st, struct sim_seg *s, int s
   return r;
 }
 
+/* DeepEP's deduplicated sends (deepseek-ai/DeepEP README, normal kernels:
+ * "forwarding data from NVLink domain to RDMA domain"; DeepSeek-V3
+ * technical report, arXiv 2412.19437, Sec. 3.2.2: a token crosses the
+ * network once per target node, to the GPU of the same in-node index, which
+ * forwards it over NVLink to that node's experts). With the ep group over N
+ * nodes and top-k experts drawn uniformly (the benchmarks force-balance the
+ * router; no node-limited routing assumed), a token has k (N - 1) / N
+ * remote copies but only (N - 1) (1 - (1 - 1/N)^k) distinct remote nodes:
+ * the all_to_all's bytes are scaled by that ratio, so its network share is
+ * what DeepEP sends (its NVLink share is then under-counted, which the
+ * network bounds). 1 within a node. */
+static double deepep_dedup(const struct pl_run *run) {
+  const struct pl_layout *l = &run->layout;
+  int64_t gpn = run->cluster.gpus_per_node > 0 ? run->cluster.gpus_per_node : 1;
+  if (gpn > l->gpus)
+    gpn = l->gpus;
+  int64_t etp = l->etp > 0 ? l->etp : 1, per_node = gpn / etp > 1 ? gpn / etp : 1;
+  if (per_node > l->ep)
+    per_node = l->ep;
+  double N = (double)((l->ep + per_node - 1) / per_node), k = (double)run->model.top_k;
+  if (N < 2 || k < 1)
+    return 1.0;
+  double remote_copies = k * (N - 1.0) / N;
+  double remote_nodes = (N - 1.0) * (1.0 - pow(1.0 - 1.0 / N, k));
+  return remote_nodes / remote_copies;
+}
+
 /* The expert-parallel token traffic of a block (see the file comment):
  * slots 2.. of the blocking list, after the tp collectives. */
 static enum pl_status layer_moe(struct sim_step *st, struct sim_seg *s, struct pl_diag *diag) {
@@ -179,6 +207,8 @@ static enum pl_status layer_moe(struct sim_step *st, struct sim_seg *s, struct p
     return r;
   }
   double copies = tokens * (double)m->top_k * h_bytes * pl_moe_imbalance(m, l);
+  if (l->dispatch == PL_MOE_DEEPEP)
+    copies *= deepep_dedup(st->run);
   r = moe_comm_one(st, s, 2, PL_COLL_ALL_TO_ALL, "ep", copies, 2, 2 * rep, diag);
   if (r == PL_OK && l->etp > 1)
     r = moe_comm_one(st, s, 3, PL_COLL_ALL_GATHER, "etp", copies * (double)l->etp, 1, rep, diag);
@@ -439,6 +469,18 @@ static double layer_params_gpu(const struct pl_run *run) {
   return (dense + moe * (moe_rest / tp + experts / ex)) / L;
 }
 
+/* The routed-expert part of layer_params_gpu: the average block's experts
+ * split over etp * ep (0 for a dense model). */
+static double layer_expert_params_gpu(const struct pl_run *run) {
+  const struct pl_model *m = &run->model;
+  const struct pl_layout *l = &run->layout;
+  if (!pl_model_is_moe(m))
+    return 0;
+  double ex = (double)(l->ep > 0 ? l->ep : 1) * (double)(l->etp > 0 ? l->etp : 1);
+  return (double)pl_model_moe_layers(m) * (double)m->experts * (double)pl_model_expert_params(m) /
+         ex / (double)m->layers;
+}
+
 /* Parameters of a segment on one GPU after tp (and expert) sharding. */
 static double seg_params(const struct pl_run *run, enum sim_seg_kind kind) {
   const struct pl_model *m = &run->model;
@@ -475,6 +517,7 @@ static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct 
   int n = pl_sim_segment_ops(st->run, kind == SIM_SEG_EMBED ? 0 : kind == SIM_SEG_LAYER ? 1 : 2,
                              ops);
   s->params = seg_params(st->run, kind);
+  s->expert_params = kind == SIM_SEG_LAYER ? layer_expert_params_gpu(st->run) : 0;
   seg_compute(st, s, ops, n, kind == SIM_SEG_LAYER && l->cp > 1);
   enum pl_status r = PL_OK;
   if (l->tp > 1 && kind == SIM_SEG_LAYER)

@@ -340,6 +340,8 @@ struct sim_seg {
   struct sim_comm tp[2][SIM_SEG_TP]; /* blocking tensor- and expert-parallel collectives */
   struct sim_comm cp[2];             /* K/V ring exchange, overlaps attn_s */
   double params;                     /* parameters on this GPU after tp sharding */
+  double expert_params;              /* of which routed experts (MoE blocks): their gradients
+                                        reduce over edp, not dp (lower.c bucket) */
   int32_t ag;                        /* FSDP all_gather of the unit, or -1 */
   int32_t rs;                        /* FSDP reduce_scatter of its grads, or -1 */
   int32_t ar;                        /* hybrid: all_reduce across replicas, or -1 */

@@ -43,6 +43,24 @@ expect_fail 1 "--dtype: unknown dtype 'fp4' \(expected bf16\|fp8\|mxfp8\|nvfp4\)
   --model llama3-8b --dtype fp4
 one_line "unknown dtype"
 
+# Expert gradients reduce over edp (Megatron-Core's expert_parallel_buffers), not over dp:
+# ep 8 on 64 GPUs leaves edp 8, ep 64 leaves edp 1 (nothing to reduce).
+expect_ok predict --model qwen3-30b-a3b --gpus 64 --ep 8 --gbs 256 --gpu h100 --shard zero1 \
+  --format json
+check "edp 8: an expert-gradient reduction over edp" grep -q '"group": "edp"' "$TMP/out"
+expect_ok predict --model qwen3-30b-a3b --gpus 64 --ep 64 --gbs 256 --gpu h100 --shard zero1 \
+  --format json
+check "edp 1: no reduction over edp" sh -c "! grep -q '\"group\": \"edp\"' '$TMP/out'"
+# DeepEP sends a token once per remote node: faster than the all_to_all across nodes (ep 32
+# over 4 nodes), the same within one node (ep 8).
+step() { build_step=$("$PLATEAU" predict --format json "$@" | json_num /dev/stdin step_time_s); echo "$build_step"; }
+a=$(step --model qwen3-30b-a3b --gpus 64 --ep 32 --gbs 256 --gpu h100 --moe-dispatch alltoall)
+b=$(step --model qwen3-30b-a3b --gpus 64 --ep 32 --gbs 256 --gpu h100 --moe-dispatch deepep)
+check "deepep across nodes is faster than alltoall" awk -v a="$a" -v b="$b" 'BEGIN { exit !(b < a) }'
+a=$(step --model qwen3-30b-a3b --gpus 64 --ep 8 --gbs 256 --gpu h100 --moe-dispatch alltoall)
+b=$(step --model qwen3-30b-a3b --gpus 64 --ep 8 --gbs 256 --gpu h100 --moe-dispatch deepep)
+check "deepep within a node equals alltoall" [ "$a" = "$b" ]
+
 # Bad MoE input (issue #19): one line, exit 1.
 expect_fail 1 "layout ep=3: ep must divide the experts \(8\)" -- predict --model mixtral-8x7b \
   --gpus 24 --ep 3
