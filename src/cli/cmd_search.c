@@ -28,7 +28,9 @@ static const struct cli_cmd cmd = {
     "batch: tp, pp, cp, dp, shard mode and group, micro-batch, recompute, schedule and vp.\n"
     "Layouts that cannot run or do not fit are counted by reason; the rest are ranked by the\n"
     "step model. Layout options (--tp, --shard, ...) fix that part of the layout, as --fix does.\n"
-    "Results are identical for any --threads and any number of MPI ranks (mpirun -np R).",
+    "Results are identical for any --threads and any number of MPI ranks (mpirun -np R).\n"
+    "Each result carries predict's error band (*_range in JSON, *_lo/*_hi in CSV; plateau\n"
+    "help predict).",
     opts, sizeof opts / sizeof opts[0], false,
 };
 
@@ -37,6 +39,7 @@ struct search_cli {
   struct pl_search_opts so;
   enum cli_format format;
   bool has_price;
+  const char *fix; /* --fix as given, or NULL */
 };
 
 static double cost_per_mtok(const struct pl_prediction *p, double usd) {
@@ -100,6 +103,14 @@ static void print_text(const struct search_cli *sc, const struct pl_search_resul
          sc->has_price ? " USD/Mtok" : "", pl_model_is_moe(&r->hits[0].pred.run.model) ? "   ep" : "");
   for (int64_t i = 0; i < r->n_hits; i++)
     text_row(sc, i + 1, &r->hits[i]);
+  /* every row runs the same GPUs, framework and world size: one class (band.h) */
+  struct pl_band b;
+  pl_band_of(&r->hits[0].pred, &b);
+  if (b.known)
+    printf("\nerror band of every row: step time %+.1f%%/%+.1f%%, throughput and MFU %+.1f%%/%+.1f%% "
+           "(%s: the middle %.0f%% of %lld published runs; plateau help predict)\n",
+           100 * (b.ratio_lo - 1), 100 * (b.ratio_hi - 1), 100 * (1 / b.ratio_hi - 1),
+           100 * (1 / b.ratio_lo - 1), b.class_name, b.central_pct, (long long)b.rows);
 }
 
 /* ---- JSON and CSV ---- */
@@ -110,6 +121,7 @@ static int print_json(const struct search_cli *sc, const struct pl_search_result
     return cli_fail("out of memory");
   pl_emit_obj_begin(e, NULL);
   pl_emit_str(e, "objective", cli_objective_name(sc->so.objective));
+  pl_emit_str(e, "fix", sc->fix); /* null when not given */
   pl_emit_int(e, "considered", r->considered);
   pl_emit_obj_begin(e, "rejected");
   for (int i = 0; i < PL_REJECT_N; i++)
@@ -182,6 +194,7 @@ int cmd_search(int argc, char **argv) {
   if (cli_get_format(&args, &sc.format) != 0 ||
       cli_search_setup(&args, &sc.run, &sc.so, &sc.has_price) != 0)
     return 1;
+  sc.fix = cli_get(&args, "fix");
   struct cli_par cp;
   if (cli_par_begin(&args, "search", &cp) != 0)
     return 1;

@@ -45,7 +45,8 @@ static struct cli_cmd cmd = {
     "layout (--layout best), or named strategies (--strategies). Per point: throughput, per-GPU\n"
     "throughput, MFU, exposed communication, tokens/J, memory, scaling efficiency against the\n"
     "smallest point, marginal tokens/s per added GPU; per series the knee, where marginal\n"
-    "efficiency first drops below --knee.",
+    "efficiency first drops below --knee. Each point's prediction carries predict's error band\n"
+    "(*_range in JSON, *_lo/*_hi in CSV; plateau help predict).",
     table, 0, false,
 };
 
@@ -416,6 +417,13 @@ static int print_json(const struct sweep *sw) {
   if (e == NULL)
     return cli_fail("out of memory");
   pl_emit_obj_begin(e, NULL);
+  /* the sweep's own inputs (the run options are in each point) */
+  pl_emit_str(e, "layout_mode", sw->search && cli_get(&sw->args, "strategies") == NULL ? "best"
+                                : sw->search                                       ? NULL
+                                                                                   : "given");
+  pl_emit_str(e, "strategies", cli_get(&sw->args, "strategies"));
+  pl_emit_str(e, "objective", cli_objective_name(sw->so.objective));
+  pl_emit_str(e, "fix", cli_get(&sw->args, "fix"));
   pl_emit_arr_begin(e, "points");
   for (int64_t i = 0; i < sw->n_pts; i++)
     if (sw->pts[i].has_pred)

@@ -1,6 +1,7 @@
 /* predict_csv.c: a prediction as one flat CSV row. The column list is written
  * once (columns()) and drives both the header and the rows, so they cannot
  * drift apart. Values not simulated are empty cells, never NaN. */
+#include <plateau/band.h>
 #include <plateau/report.h>
 
 #include <stdbool.h>
@@ -97,6 +98,55 @@ static void framework_columns(struct csv *c, const struct pl_prediction *p) {
   col_num(c, "hardware.power_cap_w", p->run.cluster.gpu.power_cap_w, p->run.cluster.gpu.power_cap_w > 0);
 }
 
+/* Inputs added after the framework columns (issue 20: a row records every
+ * option that changes it), each under its flag's name. */
+static void input_columns(struct csv *c, const struct pl_prediction *p) {
+  const struct pl_layout *l = &p->run.layout;
+  bool fsdp = l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3;
+  bool moe = l->ep * l->etp > 1 || l->moe_imbalance > 0;
+  col_num(c, "layout.batch_per_gpu", l->gpus > 0 ? (double)l->gbs / (double)l->gpus : 0.0,
+          l->gpus > 0);
+  col_str(c, "layout.sp", l->sp ? "true" : "false");
+  col_str(c, "layout.fsdp_comm", fsdp ? (l->fsdp_one_comm ? "one" : "separate") : "none");
+  col_str(c, "layout.fsdp_prefetch", fsdp ? (l->gather_no_prefetch ? "false" : "true") : NULL);
+  col_int(c, "layout.ep", l->ep);
+  col_int(c, "layout.etp", l->etp);
+  col_int(c, "layout.edp", l->edp);
+  col_num(c, "layout.moe_imbalance", l->moe_imbalance, moe);
+  col_str(c, "layout.moe_dispatch", moe ? pl_moe_dispatch_name(l->dispatch) : NULL);
+  struct pl_framework fw;
+  pl_framework_resolved(&p->run.framework, l, &fw);
+  const char *key, *word;
+  char name[64];
+  for (size_t i = 0; (word = pl_framework_flag_word(&fw, i, &key)) != NULL; i++) {
+    snprintf(name, sizeof name, "framework.%s", key);
+    col_str(c, name, word);
+  }
+}
+
+/* The error band (band.h), after every older column: empty without one. */
+static void band_columns(struct csv *c, const struct pl_prediction *p) {
+  const struct pl_step *s = &p->step;
+  struct pl_band b = {0};
+  if (!c->header)
+    pl_band_of(p, &b);
+  struct pl_band_ranges r = {0};
+  if (b.known)
+    pl_band_ranges(&b, s, &r);
+  col_num(c, "step_time_s_lo", r.step_time_s[0], b.known);
+  col_num(c, "step_time_s_hi", r.step_time_s[1], b.known);
+  col_num(c, "tokens_per_s_lo", r.tokens_per_s[0], b.known);
+  col_num(c, "tokens_per_s_hi", r.tokens_per_s[1], b.known);
+  col_num(c, "mfu_lo", r.mfu[0], b.known);
+  col_num(c, "mfu_hi", r.mfu[1], b.known);
+  col_str(c, "error_band.class", b.known ? b.class_name : NULL);
+  sep(c);
+  if (c->header)
+    fputs("error_band.published_runs", c->out);
+  else if (b.known)
+    fprintf(c->out, "%lld", (long long)b.rows);
+}
+
 static void columns(struct csv *c, const struct pl_prediction *p) {
   const struct pl_layout *l = &p->run.layout;
   const struct pl_memory *m = &p->memory;
@@ -152,6 +202,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_num(c, "power.tokens_per_j", s->tokens_per_j, ok);
   train_columns(c, p);
   framework_columns(c, p);
+  input_columns(c, p);
+  band_columns(c, p);
 }
 
 void pl_report_predict_csv_header(FILE *out) {
