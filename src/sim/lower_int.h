@@ -107,6 +107,8 @@ struct lower {
   int32_t pass_first;
   double bucket_fill; /* bytes waiting for a DDP bucket */
   int32_t bucket_coll, bucket_ar_coll, pp_coll;
+  double ebucket_fill; /* expert-gradient bytes waiting for their bucket (edp) */
+  int32_t ebucket_coll; /* a full expert bucket's reduction over edp; -1 when edp = 1 */
   /* compression (compress.c): tags stamped on every task added */
   int32_t pass_id;     /* pass instance being emitted, -1 outside passes */
   int32_t cur_unit;    /* its layer unit when compressed, else -1 */
