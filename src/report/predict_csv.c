@@ -95,6 +95,7 @@ static void framework_columns(struct csv *c, const struct pl_prediction *p) {
   }
   col_int(c, "framework.logit_metric_passes", fw.logit_metric_passes);
   col_num(c, "hardware.power_cap_w", p->run.cluster.gpu.power_cap_w, p->run.cluster.gpu.power_cap_w > 0);
+  col_num(c, "framework.host_per_kernel_s", fw.host_per_kernel_s, true);
 }
 
 static void columns(struct csv *c, const struct pl_prediction *p) {

@@ -95,6 +95,7 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   for (size_t i = 0; (key = pl_framework_setting(&fw, i, &v)) != NULL; i++)
     pl_emit_bool(e, key, v == PL_SETTING_ON);
   pl_emit_int(e, "logit_metric_passes", fw.logit_metric_passes);
+  pl_emit_num(e, "host_per_kernel_s", fw.host_per_kernel_s);
   pl_emit_obj_end(e);
 }
 
