@@ -78,6 +78,13 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
  * i-th ("tp_comm_overlap"), NULL past the end; *value gets fw's setting. */
 const char *pl_framework_setting(const struct pl_framework *fw, size_t i, enum pl_setting *value);
 
+/* The behaviours whose flags take other words than on|off (--kernels
+ * fused|unfused, --grad-reduce-dtype, --zero1-grad-reduce, --grad-accum), in
+ * a fixed order: the i-th's word for fw's setting ("unfused"), *key its flag
+ * as a JSON key ("kernels"); NULL past the end or when fw leaves it unset
+ * (a resolved framework sets every one). */
+const char *pl_framework_flag_word(const struct pl_framework *fw, size_t i, const char **key);
+
 /* Names for output and parsing. */
 const char *pl_setting_name(enum pl_setting s); /* "on", "off", "unset" */
 const char *pl_attention_name(enum pl_attention a);

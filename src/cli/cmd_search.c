@@ -37,6 +37,7 @@ struct search_cli {
   struct pl_search_opts so;
   enum cli_format format;
   bool has_price;
+  const char *fix; /* --fix as given, or NULL */
 };
 
 static double cost_per_mtok(const struct pl_prediction *p, double usd) {
@@ -110,6 +111,7 @@ static int print_json(const struct search_cli *sc, const struct pl_search_result
     return cli_fail("out of memory");
   pl_emit_obj_begin(e, NULL);
   pl_emit_str(e, "objective", cli_objective_name(sc->so.objective));
+  pl_emit_str(e, "fix", sc->fix); /* null when not given */
   pl_emit_int(e, "considered", r->considered);
   pl_emit_obj_begin(e, "rejected");
   for (int i = 0; i < PL_REJECT_N; i++)
@@ -182,6 +184,7 @@ int cmd_search(int argc, char **argv) {
   if (cli_get_format(&args, &sc.format) != 0 ||
       cli_search_setup(&args, &sc.run, &sc.so, &sc.has_price) != 0)
     return 1;
+  sc.fix = cli_get(&args, "fix");
   struct cli_par cp;
   if (cli_par_begin(&args, "search", &cp) != 0)
     return 1;

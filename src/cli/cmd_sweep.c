@@ -416,6 +416,13 @@ static int print_json(const struct sweep *sw) {
   if (e == NULL)
     return cli_fail("out of memory");
   pl_emit_obj_begin(e, NULL);
+  /* the sweep's own inputs (the run options are in each point) */
+  pl_emit_str(e, "layout_mode", sw->search && cli_get(&sw->args, "strategies") == NULL ? "best"
+                                : sw->search                                       ? NULL
+                                                                                   : "given");
+  pl_emit_str(e, "strategies", cli_get(&sw->args, "strategies"));
+  pl_emit_str(e, "objective", cli_objective_name(sw->so.objective));
+  pl_emit_str(e, "fix", cli_get(&sw->args, "fix"));
   pl_emit_arr_begin(e, "points");
   for (int64_t i = 0; i < sw->n_pts; i++)
     if (sw->pts[i].has_pred)

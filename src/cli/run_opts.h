@@ -28,7 +28,7 @@
   {"batch-per-gpu", "N", "sequences per GPU per step; gbs = that x gpus (default 1)"},       \
   {"recompute", "MODE", "none|selective|full activation recomputation (default none)"},     \
   {"schedule", "S", "1f1b|interleaved|gpipe pipeline schedule (default 1f1b)"},             \
-  {"dtype", "T", "bf16|fp8 (default bf16)"},                                                \
+  {"dtype", "T", "bf16|fp8|mxfp8|nvfp4 (default bf16; mxfp8, nvfp4: Blackwell)"},                                              \
   {"framework", "NAME", "framework preset or file: megatron-lm|megatron-core|nemo|torchtitan|pytorch-fsdp|llm-foundry|deepspeed (default none: plateau's defaults; plateau list frameworks)"}, \
   {"attention", "A", "flash|triton|eager: eager stores the s x s scores, triton = FlashAttention in Triton (default flash)"}, \
   {"kernels", "K", "fused|unfused element-wise kernels: unfused = eager PyTorch (default fused)"}, \

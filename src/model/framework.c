@@ -48,6 +48,28 @@ const char *pl_framework_setting(const struct pl_framework *fw, size_t i, enum p
   return settings[i].key;
 }
 
+/* Behaviours whose flag takes words other than on|off: the flag's name as a
+ * key and the word for each setting (docs/cli.md). */
+static const struct {
+  const char *key;
+  size_t off;
+  const char *on, *off_word;
+} flag_words[] = {
+    {"kernels", offsetof(struct pl_framework, fused_kernels), "fused", "unfused"},
+    {"grad_reduce_dtype", offsetof(struct pl_framework, grad_reduce_fp32), "fp32", "bf16"},
+    {"zero1_grad_reduce", offsetof(struct pl_framework, zero1_grad_all_reduce), "all-reduce",
+     "reduce-scatter"},
+    {"grad_accum", offsetof(struct pl_framework, grad_accum_fp32_copy), "fp32-copy", "in-place"},
+};
+
+const char *pl_framework_flag_word(const struct pl_framework *fw, size_t i, const char **key) {
+  if (i >= sizeof flag_words / sizeof flag_words[0])
+    return NULL;
+  enum pl_setting v = *(const enum pl_setting *)((const char *)fw + flag_words[i].off);
+  *key = flag_words[i].key;
+  return v == PL_SETTING_ON ? flag_words[i].on : v == PL_SETTING_OFF ? flag_words[i].off_word : NULL;
+}
+
 const char *pl_setting_name(enum pl_setting s) {
   return s == PL_SETTING_ON ? "on" : s == PL_SETTING_OFF ? "off" : "unset";
 }

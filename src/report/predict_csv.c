@@ -95,6 +95,32 @@ static void framework_columns(struct csv *c, const struct pl_prediction *p) {
   }
   col_int(c, "framework.logit_metric_passes", fw.logit_metric_passes);
   col_num(c, "hardware.power_cap_w", p->run.cluster.gpu.power_cap_w, p->run.cluster.gpu.power_cap_w > 0);
+}
+
+/* Inputs added after the framework columns (issue 20: a row records every
+ * option that changes it), each under its flag's name. */
+static void input_columns(struct csv *c, const struct pl_prediction *p) {
+  const struct pl_layout *l = &p->run.layout;
+  bool fsdp = l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3;
+  bool moe = l->ep * l->etp > 1 || l->moe_imbalance > 0;
+  col_num(c, "layout.batch_per_gpu", l->gpus > 0 ? (double)l->gbs / (double)l->gpus : 0.0,
+          l->gpus > 0);
+  col_str(c, "layout.sp", l->sp ? "true" : "false");
+  col_str(c, "layout.fsdp_comm", fsdp ? (l->fsdp_one_comm ? "one" : "separate") : "none");
+  col_str(c, "layout.fsdp_prefetch", fsdp ? (l->gather_no_prefetch ? "false" : "true") : NULL);
+  col_int(c, "layout.ep", l->ep);
+  col_int(c, "layout.etp", l->etp);
+  col_int(c, "layout.edp", l->edp);
+  col_num(c, "layout.moe_imbalance", l->moe_imbalance, moe);
+  col_str(c, "layout.moe_dispatch", moe ? pl_moe_dispatch_name(l->dispatch) : NULL);
+  struct pl_framework fw;
+  pl_framework_resolved(&p->run.framework, l, &fw);
+  const char *key, *word;
+  char name[64];
+  for (size_t i = 0; (word = pl_framework_flag_word(&fw, i, &key)) != NULL; i++) {
+    snprintf(name, sizeof name, "framework.%s", key);
+    col_str(c, name, word);
+  }
   col_num(c, "framework.host_per_kernel_s", fw.host_per_kernel_s, true);
 }
 
@@ -153,6 +179,7 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_num(c, "power.tokens_per_j", s->tokens_per_j, ok);
   train_columns(c, p);
   framework_columns(c, p);
+  input_columns(c, p);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -54,6 +54,7 @@ static void layout_json(struct pl_emit *e, const struct pl_layout *l) {
   pl_emit_int(e, "shard_group", l->shard_group);
   pl_emit_int(e, "mbs", l->mbs);
   pl_emit_int(e, "gbs", l->gbs);
+  pl_emit_num(e, "batch_per_gpu", l->gpus > 0 ? (double)l->gbs / (double)l->gpus : 0.0);
   pl_emit_int(e, "micro_batches", l->micro_batches);
   pl_emit_int(e, "seq", l->seq);
   pl_emit_str(e, "recompute", pl_recompute_name(l->recompute));
@@ -95,6 +96,10 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   for (size_t i = 0; (key = pl_framework_setting(&fw, i, &v)) != NULL; i++)
     pl_emit_bool(e, key, v == PL_SETTING_ON);
   pl_emit_int(e, "logit_metric_passes", fw.logit_metric_passes);
+  /* the same behaviours in the words of their flags (--kernels, ...) */
+  const char *word;
+  for (size_t i = 0; (word = pl_framework_flag_word(&fw, i, &key)) != NULL; i++)
+    pl_emit_str(e, key, word);
   pl_emit_num(e, "host_per_kernel_s", fw.host_per_kernel_s);
   pl_emit_obj_end(e);
 }

@@ -1,6 +1,7 @@
 /* compress.c: steady-state compression of the step simulation
- * (docs/step-model.md section 11), and the step accounting integrated while
- * the engine runs.
+ * (docs/step-model.md section 11). The engine reaches it only through the
+ * hooks at the end of this file (sim_cmp_hooks), which predict.c installs;
+ * the integrals it compares and multiplies are online.c's.
  *
  * Model: a training step repeats identical work: the layer units of an FSDP
  * pass (same tasks, same durations, same dependency pattern), and the
@@ -26,15 +27,6 @@
  * When a step ends with periods still missing (no steady state was found in
  * what was simulated) the caller simulates the whole step instead.
  *
- * Accounting (what account.c computes from the finished timeline) as
- * integrals over time of functions of each rank's running set: compute and
- * optimizer time (its compute stream busy), comm exposed or overlapped
- * (any collective of the rank or pp transfer into it running, compute idle
- * or busy), and per collective the time and the exposed time of its tasks,
- * a task with two collectives split in proportion to their time alone. The
- * sums are the same as account.c's per-task sums, in another order (equal
- * to ~1e-15 relative).
- *
  * Per-stage periods (the block before stage_anchor below):
  * when stages repeat with periods of their own (comm-bound FSDP with
  * pp > 1), each rank is frozen for k of its own periods, under checks of
@@ -50,122 +42,6 @@
 #include <string.h>
 
 #include "sim/sim_int.h"
-
-#define CMP_TOL 1e-12 /* relative to the current time */
-
-static inline void advance(struct sim_engine *e, int32_t rank) {
-  struct sim_acc *a = &e->acc[rank];
-  double dt = e->now_s - a->t_s;
-  if (!(dt > 0))
-    return;
-  a->t_s = e->now_s;
-  if (a->comp != 0)
-    *(a->comp == 2 ? &a->optimizer_s : &a->compute_s) += dt;
-  else
-    a->idle_s += dt;
-  if (a->n_comm + a->n_in > 0)
-    *(a->comp != 0 ? &a->overlapped_s : &a->exposed_s) += dt;
-}
-
-void sim_acc_advance(struct sim_engine *e, int32_t rank) { advance(e, rank); }
-
-/* Per-stage periods: a task starts on rank. Records starts
- * triggered by another rank's finish (a binding edge across stages), and
- * after the insertion checks that nothing starts before its rank's inserted
- * time or before the image of a predecessor finished before the cut. */
-static void stage_start(struct sim_engine *e, int32_t id, int32_t rank) {
-  struct sim_cmp *c = &e->cmp;
-  if (c->fin_rank >= 0 && c->fin_rank != rank)
-    c->bind_s[c->fin_rank * e->n_ranks + rank] = e->now_s;
-  if (c->staged) {
-    double tol = CMP_TOL * e->now_s;
-    if (e->now_s < c->frozen_s[rank] - tol || e->now_s < c->nb[id] - tol)
-      c->failed = true;
-  }
-}
-
-/* A collective task of the rank ends: its time and the compute-idle part of
- * it, split between its two collectives in proportion to their time alone. */
-void sim_acc_task_done(struct sim_engine *e, int32_t id, int32_t rank) {
-  const struct sim_meta *m = &e->meta[id];
-  const struct sim_task *t = &e->tasks[id];
-  struct sim_acc *a = &e->acc[rank];
-  double len = e->now_s - t->start_s, exp = a->idle_s - e->cmp.idle0[id], f = 1;
-  if (m->coll2 >= 0) {
-    double w1 = m->calls * e->colls[m->coll].time_s, w2 = m->calls2 * e->colls[m->coll2].time_s;
-    f = w1 + w2 > 0 ? w1 / (w1 + w2) : 1;
-    a->time_s[m->coll2] += len * (1 - f);
-    a->exp_s[m->coll2] += exp * (1 - f);
-  }
-  a->time_s[m->coll] += len * f;
-  a->exp_s[m->coll] += exp * f;
-}
-
-/* Online accounting (compressed path): bring the rank's integrals up to now
- * before its running set changes; a pp transfer also counts as comm of the
- * stage receiving it (account.c). With per-stage periods (stage) it does
- * not here: the receiver's integrals then hold its own comm only, and
- * stage_recv adds the transfers it receives once the step is done, at
- * their times in the whole step (inlined into each caller, stage a
- * constant there). */
-__attribute__((always_inline)) static inline void acc_start(struct sim_engine *e, int32_t id,
-                                                            int32_t rank, bool stage) {
-  const struct sim_meta *m = &e->meta[id];
-  struct sim_acc *a = &e->acc[rank];
-  advance(e, rank);
-  if (e->tasks[id].res == SIM_RES_COMPUTE)
-    a->comp = m->kind == PL_TASK_OPTIMIZER ? 2 : 1;
-  else
-    a->n_comm++;
-  e->cmp.idle0[id] = a->idle_s;
-  if (stage)
-    stage_start(e, id, rank);
-  if (m->coll >= 0)
-    a->calls[m->coll] += m->calls;
-  if (m->coll2 >= 0)
-    a->calls[m->coll2] += m->calls2;
-  if (m->peer >= 0 && !stage) {
-    advance(e, m->peer);
-    e->acc[m->peer].n_in++;
-  }
-  if (e->cmp.on && e->tags[id].anchor != 0)
-    sim_cmp_anchor(e, id);
-}
-
-/* inlined into each caller, stage a constant there */
-__attribute__((always_inline)) static inline void acc_finish(struct sim_engine *e, int32_t id,
-                                                             int32_t rank, bool stage) {
-  const struct sim_meta *m = &e->meta[id];
-  struct sim_acc *a = &e->acc[rank];
-  advance(e, rank);
-  if (e->tasks[id].res == SIM_RES_COMPUTE)
-    a->comp = 0;
-  else
-    a->n_comm--;
-  if (m->coll >= 0)
-    sim_acc_task_done(e, id, rank);
-  if (m->peer >= 0 && !stage) {
-    advance(e, m->peer);
-    e->acc[m->peer].n_in--;
-  }
-}
-
-void sim_acc_start(struct sim_engine *e, int32_t id, int32_t rank) {
-  acc_start(e, id, rank, false);
-}
-
-void sim_acc_finish(struct sim_engine *e, int32_t id, int32_t rank) {
-  acc_finish(e, id, rank, false);
-}
-
-/* The same with per-stage periods (the checks' records, no transfers in). */
-void sim_acc_start_stage(struct sim_engine *e, int32_t id, int32_t rank) {
-  acc_start(e, id, rank, true);
-}
-
-void sim_acc_finish_stage(struct sim_engine *e, int32_t id, int32_t rank) {
-  acc_finish(e, id, rank, true);
-}
 
 __attribute__((always_inline)) static inline enum pl_status snap_alloc(const struct sim_engine *e,
                                                                        struct sim_snap *s) {
@@ -228,7 +104,7 @@ static void stage_free(struct sim_engine *e) {
 }
 
 /* Scratch snapshots after the ring: [period] = current, [period + 1] = unit. */
-enum pl_status sim_cmp_init(struct sim_engine *e) {
+static enum pl_status sim_cmp_init(struct sim_engine *e) {
   struct sim_cmp *c = &e->cmp;
   int32_t n = c->period + 2;
   c->ring = sim_calloc((size_t)n, sizeof *c->ring);
@@ -284,12 +160,6 @@ bool sim_cmp_done(const struct sim_engine *e) {
     if (e->cmp.need[i] > 0)
       return false;
   return true;
-}
-
-void sim_cmp_anchor(struct sim_engine *e, int32_t id) {
-  struct sim_cmp *c = &e->cmp;
-  if (c->n_pending < (int)(sizeof c->pending / sizeof c->pending[0]))
-    c->pending[c->n_pending++] = id;
 }
 
 static int32_t stream_count(const struct sim_engine *e, int32_t s) {
@@ -350,7 +220,7 @@ static bool same_stream(const struct sim_snap *a, const struct sim_snap *b, int3
 /* The two states agree up to the shift. */
 static bool same_state(const struct sim_engine *e, const struct sim_snap *a,
                        const struct sim_snap *b) {
-  double tol = CMP_TOL * b->now_s;
+  double tol = SIM_CMP_TOL * b->now_s;
   int32_t moved = 0;
   for (int32_t i = 0; i < e->n_streams; i++)
     if (!same_stream(a, b, i, tol, &moved))
@@ -487,7 +357,7 @@ static void insert(struct sim_engine *e, const struct sim_snap *a, const struct 
  * the last anchor (speed only; the whole step is simulated either way). */
 static bool drifting(struct sim_engine *e, const struct sim_snap *a, const struct sim_snap *b) {
   struct sim_cmp *c = &e->cmp;
-  double tol = CMP_TOL * b->now_s;
+  double tol = SIM_CMP_TOL * b->now_s;
   bool same = c->drift_valid;
   for (int32_t i = 0; i < e->n_streams; i++) {
     double ds = b->started[i] - a->started[i], dl = b->left[i] - a->left[i];
@@ -536,7 +406,7 @@ static double stage_period(const struct sim_cmp *c, int32_t r) {
  * integrals; the transfers into it are checked apart). */
 static bool same_stage(const struct sim_engine *e, const struct sim_snap *a,
                        const struct sim_snap *b, int32_t rank) {
-  double tol = CMP_TOL * b->now_s;
+  double tol = SIM_CMP_TOL * b->now_s;
   int32_t moved = 0;
   const struct sim_rank *rk = &e->ranks[rank];
   for (int j = 0; j < rk->n_streams; j++)
@@ -584,7 +454,7 @@ static bool has_started(const struct sim_engine *e, int32_t y) {
 static bool stage_slack(const struct sim_engine *e, const struct sim_snap *A,
                         const struct sim_snap *B, int32_t k) {
   const struct sim_cmp *c = &e->cmp;
-  double tol = CMP_TOL * e->now_s;
+  double tol = SIM_CMP_TOL * e->now_s;
   for (int32_t s = 0; s < e->n_streams; s++) {
     int32_t first = e->streams[s].first, d = B->started[s] - A->started[s];
     if (first == SIM_NONE || e->meta[first].peer < 0 || d <= 0)
@@ -619,7 +489,7 @@ static bool stage_slack(const struct sim_engine *e, const struct sim_snap *A,
  * streams of their own: the other streams are not scanned. */
 static bool stage_edges(struct sim_engine *e, int32_t k, bool apply) {
   struct sim_cmp *c = &e->cmp;
-  double tol = CMP_TOL * e->now_s;
+  double tol = SIM_CMP_TOL * e->now_s;
   for (int32_t s = 0; s < e->n_streams; s++) {
     int32_t a = stream_rank(e, s);
     if (e->streams[s].first == SIM_NONE || e->meta[e->streams[s].first].peer < 0)
@@ -652,7 +522,7 @@ static bool stage_edges(struct sim_engine *e, int32_t k, bool apply) {
 static bool stage_cut_ok(const struct sim_engine *e, const struct sim_snap *A,
                          const struct sim_snap *B) {
   const struct sim_cmp *c = &e->cmp;
-  double tol = CMP_TOL * e->now_s;
+  double tol = SIM_CMP_TOL * e->now_s;
   for (int32_t s = 0; s < e->n_streams; s++) {
     int32_t r = stream_rank(e, s), y = e->streams[s].running, first = e->streams[s].first;
     double P = stage_period(c, r);
@@ -691,7 +561,7 @@ static void stage_insert_rank(struct sim_engine *e, int32_t r, int32_t k) {
 static void stage_try_insert(struct sim_engine *e) {
   struct sim_cmp *c = &e->cmp;
   int32_t n = e->n_ranks, k = c->glob_need;
-  double tol = CMP_TOL * e->now_s;
+  double tol = SIM_CMP_TOL * e->now_s;
   for (int32_t r = 0; r < n; r++)
     if (!c->stg_ok[r] || e->now_s - c->stg[2 * r + 1].now_s >= stage_period(c, r))
       return;
@@ -966,7 +836,7 @@ static enum pl_status stage_recv(struct sim_engine *e) {
   return PL_OK;
 }
 
-enum pl_status sim_cmp_stage_end(struct sim_engine *e) {
+static enum pl_status sim_cmp_stage_end(struct sim_engine *e) {
   if (!e->cmp.stage_mode || !e->cmp.staged || e->cmp.failed)
     return PL_OK;
   return stage_recv(e);
@@ -1020,9 +890,20 @@ static void anchor(struct sim_engine *e, int32_t id) {
   swap(prev, cur);
 }
 
-void sim_cmp_flush(struct sim_engine *e) {
+static void sim_cmp_flush(struct sim_engine *e) {
   int n = e->cmp.n_pending;
   e->cmp.n_pending = 0;
   for (int i = 0; i < n; i++)
     anchor(e, e->cmp.pending[i]);
 }
+
+const struct sim_hooks sim_cmp_hooks = {
+    .init = sim_cmp_init,
+    .start = sim_acc_start,
+    .finish = sim_acc_finish,
+    .start_stage = sim_acc_start_stage,
+    .finish_stage = sim_acc_finish_stage,
+    .flush = sim_cmp_flush,
+    .advance = sim_acc_advance,
+    .end = sim_cmp_stage_end,
+};

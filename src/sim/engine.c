@@ -30,7 +30,8 @@
  * Compressed path (pl_predict): with e->acc set, every start and finish also
  * updates the step accounting integrated over time, and starts of anchor
  * tasks let compress.c compare states one period apart and insert the
- * periods the lowering left out (docs/step-model.md section 11). */
+ * periods the lowering left out (docs/step-model.md section 11), all through
+ * e->hooks (sim_int.h): this file calls neither. */
 #include <plateau/alloc.h>
 
 #include <math.h>
@@ -125,7 +126,6 @@ void sim_engine_free(struct sim_engine *e) {
   sim_free(e->ranks);
   sim_free(e->keys);
   sim_free(e->acc);
-  sim_cmp_free(e);
   sim_heap_free(&e->heap);
   memset(e, 0, sizeof *e);
 }
@@ -349,7 +349,7 @@ static inline void try_start(struct sim_engine *e, int32_t stream) {
 }
 
 /* The same on the compressed path, then the start told to the online
- * accounting `acc` (compress.c; its counts do not depend on the order of the
+ * accounting `acc` (online.c; its counts do not depend on the order of the
  * updates). Kept apart so the plain path carries none of it. */
 __attribute__((always_inline)) static inline void
 try_start_acc(struct sim_engine *e, int32_t stream,
@@ -365,12 +365,12 @@ try_start_acc(struct sim_engine *e, int32_t stream,
 /* Global periods (anchors) and per-stage periods (sim_cmp.stage_mode). */
 __attribute__((always_inline)) static inline void try_start_cmp(struct sim_engine *e,
                                                                 int32_t stream) {
-  try_start_acc(e, stream, sim_acc_start);
+  try_start_acc(e, stream, e->hooks->start);
 }
 
 __attribute__((always_inline)) static inline void try_start_stage(struct sim_engine *e,
                                                                   int32_t stream) {
-  try_start_acc(e, stream, sim_acc_start_stage);
+  try_start_acc(e, stream, e->hooks->start_stage);
 }
 
 static inline void finish_with(struct sim_engine *e, int32_t id,
@@ -404,22 +404,22 @@ static inline void finish_with(struct sim_engine *e, int32_t id,
 static void finish(struct sim_engine *e, int32_t id) { finish_with(e, id, try_start); }
 
 static void finish_cmp(struct sim_engine *e, int32_t id) {
-  sim_acc_finish(e, id, e->streams[e->tasks[id].stream].rank);
+  e->hooks->finish(e, id, e->streams[e->tasks[id].stream].rank);
   finish_with(e, id, try_start_cmp);
   if (e->cmp.n_pending > 0)
-    sim_cmp_flush(e);
+    e->hooks->flush(e);
 }
 
 /* The finishing rank is recorded: a start it triggers on another rank is a
  * binding edge across stages (compress.c). */
 static void finish_stage(struct sim_engine *e, int32_t id) {
   int32_t rank = e->streams[e->tasks[id].stream].rank;
-  sim_acc_finish_stage(e, id, rank);
+  e->hooks->finish_stage(e, id, rank);
   e->cmp.fin_rank = rank;
   finish_with(e, id, try_start_stage);
   e->cmp.fin_rank = SIM_NONE;
   if (e->cmp.n_pending > 0)
-    sim_cmp_flush(e);
+    e->hooks->flush(e);
 }
 
 /* Finish every task in event order, with `fin` (the plain, compressed or
@@ -446,18 +446,18 @@ static void run_cmp(struct sim_engine *e) {
   flush_dirty(e);
   e->dirty_cap--; /* events: the finishing rank takes the first place */
   if (e->cmp.n_pending > 0)
-    sim_cmp_flush(e);
+    e->hooks->flush(e);
   if (stage)
     run_events(e, finish_stage);
   else
     run_events(e, finish_cmp);
   for (int32_t r = 0; r < e->n_ranks; r++)
-    sim_acc_advance(e, r);
+    e->hooks->advance(e, r);
 }
 
 enum pl_status sim_engine_run(struct sim_engine *e, struct pl_diag *diag) {
   if (e->nomem || sim_heap_init(&e->heap, e->n_ranks) != PL_OK ||
-      (e->cmp.on && sim_cmp_init(e) != PL_OK))
+      (e->cmp.on && e->hooks->init(e) != PL_OK))
     return pl_diag_set(diag, PL_ERR_NOMEM, "step simulation: out of memory");
   e->now_s = 0;
   e->dirty_cap = (int)(sizeof e->dirty / sizeof e->dirty[0]);
@@ -465,7 +465,7 @@ enum pl_status sim_engine_run(struct sim_engine *e, struct pl_diag *diag) {
     run_cmp(e);
     if (e->cmp.failed)
       return PL_OK; /* compression found no steady state: the caller starts over */
-    if (sim_cmp_stage_end(e) != PL_OK)
+    if (e->hooks->end(e) != PL_OK)
       return pl_diag_set(diag, PL_ERR_NOMEM, "step simulation: out of memory");
   } else {
     for (int32_t i = 0; i < e->n_streams; i++)

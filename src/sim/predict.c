@@ -84,6 +84,7 @@ static enum pl_status build(struct sim_step *st, const struct pl_run *run, bool 
     st->eng.tags = st->tags;
     st->eng.colls = st->colls;
     st->eng.cmp.n_colls = st->n_colls;
+    st->eng.hooks = &sim_cmp_hooks;
     st->eng.acc = sim_calloc((size_t)st->stages, sizeof *st->eng.acc);
     if (st->eng.acc == NULL)
       s = pl_diag_set(diag, PL_ERR_NOMEM, "step simulation: out of memory");
@@ -125,6 +126,7 @@ enum pl_status sim_step_build_fast(struct sim_step *st, const struct pl_run *run
 }
 
 void sim_step_free(struct sim_step *st) {
+  sim_cmp_free(&st->eng);
   sim_engine_free(&st->eng);
   sim_free(st->meta);
   sim_free(st->tags);

@@ -114,6 +114,10 @@ struct sim_acc {
  * 2 = first compute of a steady-state pipeline pair on stage 0, 3 = the
  * same on every stage when each stage has a period of its own (comm-bound
  * FSDP with pp > 1: each rank frozen for k of its own periods, compress.c). */
+/* States one period apart agree when their times to completion differ by
+ * less than this, relative to the current time (compress.c, online.c). */
+#define SIM_CMP_TOL 1e-12
+
 struct sim_snap {
   bool valid;
   int32_t key; /* unit: pass id; period: pair index */
@@ -210,6 +214,7 @@ struct sim_engine {
   const struct sim_coll *colls;
   struct sim_acc *acc; /* [rank] when accounting online */
   struct sim_cmp cmp;
+  const struct sim_hooks *hooks; /* set with acc */
 };
 
 enum pl_status sim_engine_init(struct sim_engine *e, int32_t ranks, int32_t task_hint,
@@ -226,27 +231,42 @@ bool sim_engine_reserve(struct sim_engine *e, int32_t n, int32_t m);
 /* Run every task to completion. PL_ERR_INTERNAL when tasks never become
  * ready (a dependency cycle: a lowering bug). */
 enum pl_status sim_engine_run(struct sim_engine *e, struct pl_diag *diag);
-/* compress.c: steady-state detection and period insertion (engine hooks). */
-enum pl_status sim_cmp_init(struct sim_engine *e);
-void sim_cmp_free(struct sim_engine *e);
-void sim_cmp_anchor(struct sim_engine *e, int32_t id);
-void sim_cmp_flush(struct sim_engine *e);
-void sim_acc_advance(struct sim_engine *e, int32_t rank);
 /* Move every running task's completion delta_s later (period insertion). */
 void sim_engine_shift(struct sim_engine *e, double delta_s);
 /* The same for one rank's running tasks (per-stage insertion). */
 void sim_engine_shift_rank(struct sim_engine *e, int32_t rank, double delta_s);
+
+/* What the engine calls on its compressed path (e->acc set), through
+ * e->hooks: compress.c's sim_cmp_hooks, which predict.c installs. The engine
+ * names no function of compression or of the online accounting, so those
+ * files call the engine (sim_engine_shift*) and never the other way round. */
+struct sim_hooks {
+  enum pl_status (*init)(struct sim_engine *e); /* before the first event */
+  /* a task of rank starts / ends at now, before the running set changes */
+  void (*start)(struct sim_engine *e, int32_t id, int32_t rank);
+  void (*finish)(struct sim_engine *e, int32_t id, int32_t rank);
+  /* the same with per-stage periods (sim_cmp.stage_mode) */
+  void (*start_stage)(struct sim_engine *e, int32_t id, int32_t rank);
+  void (*finish_stage)(struct sim_engine *e, int32_t id, int32_t rank);
+  void (*flush)(struct sim_engine *e);                 /* after an event with anchors */
+  void (*advance)(struct sim_engine *e, int32_t rank); /* integrals up to now */
+  enum pl_status (*end)(struct sim_engine *e);         /* after the last event */
+};
+
+/* compress.c: steady-state detection and period insertion. */
+extern const struct sim_hooks sim_cmp_hooks;
+/* Its state (e->cmp, which the lowering fills) freed; before sim_engine_free. */
+void sim_cmp_free(struct sim_engine *e);
+bool sim_cmp_done(const struct sim_engine *e);
+
+/* online.c: the accounting integrated while the engine runs (the hooks
+ * start, finish, start_stage, finish_stage and advance). */
+void sim_acc_advance(struct sim_engine *e, int32_t rank);
 void sim_acc_task_done(struct sim_engine *e, int32_t id, int32_t rank);
-/* A task of rank starts / ends at now (called by the engine, before the
- * running set changes; kept out of line so the plain path stays lean). */
 void sim_acc_start(struct sim_engine *e, int32_t id, int32_t rank);
 void sim_acc_finish(struct sim_engine *e, int32_t id, int32_t rank);
-/* The same with per-stage periods (sim_cmp.stage_mode). */
 void sim_acc_start_stage(struct sim_engine *e, int32_t id, int32_t rank);
 void sim_acc_finish_stage(struct sim_engine *e, int32_t id, int32_t rank);
-bool sim_cmp_done(const struct sim_engine *e);
-/* Per-stage periods, after the run: the transfers each rank received. */
-enum pl_status sim_cmp_stage_end(struct sim_engine *e);
 
 /* Items are 0 .. n_items - 1. */
 enum pl_status sim_heap_init(struct sim_heap *h, int32_t n_items);

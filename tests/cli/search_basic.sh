@@ -35,7 +35,7 @@ expect_ok search --model llama2-7b --gpus 16 --gbs 32 --top 8 --format csv --thr
 cp "$TMP/out" "$TMP/t1.csv"
 expect_ok search --model llama2-7b --gpus 16 --gbs 32 --top 8 --format csv --threads 2
 check "CSV identical for --threads 1 and 2" cmp -s "$TMP/t1.csv" "$TMP/out"
-check "CSV has predict's columns and rank" head -1 "$TMP/t1.csv" | grep -q '^model.name,.*,tokens_per_s,.*,rank,objective$'
+check "CSV has predict's columns and rank" grep -q '^model.name,.*,tokens_per_s,.*,rank,objective$' <(head -1 "$TMP/t1.csv")
 check "8 rows" [ "$(($(wc -l <"$TMP/t1.csv") - 1))" -eq 8 ]
 col "$TMP/t1.csv" tokens_per_s >"$TMP/tps"
 check "ranked by tokens/s, best first" sort -g -r -c "$TMP/tps"
@@ -54,7 +54,7 @@ check "--fix recompute=none is kept" [ -z "$(col "$TMP/out" layout.recompute | g
 
 # objectives
 expect_ok search --model llama2-7b --gpus 8 --gbs 16 --objective cost --gpu-hour-price 2.5 --top 3 --format csv --threads 2
-check "cost column" head -1 "$TMP/out" | grep -q ',objective,cost_usd_per_mtok$'
+check "cost column" grep -q ',objective,cost_usd_per_mtok$' <(head -1 "$TMP/out")
 col "$TMP/out" objective >"$TMP/cost"
 check "cost ranked lowest first" sort -g -c "$TMP/cost"
 expect_ok search --model llama2-7b --gpus 8 --gbs 16 --objective tokens-per-joule --top 3 --format csv --threads 2

@@ -11,8 +11,11 @@ rows() { echo $(($(wc -l <"$1") - 1)); }
 expect_ok sweep --model llama2-7b --gpus 8..64 --format csv --threads 1
 cp "$TMP/out" "$TMP/g1.csv"
 check "4 points for 8..64" [ "$(rows "$TMP/g1.csv")" -eq 4 ]
+# (grep reads the header line itself: a pipe after check would apply to
+# check's own output and could not fail)
+head -1 "$TMP/g1.csv" >"$TMP/g1.head"
 check "columns: predict's, then the figures" \
-  head -1 "$TMP/g1.csv" | grep -q '^model.name,.*,power.tokens_per_j,.*,framework.name,.*,framework.logit_metric_passes,hardware.power_cap_w,framework.host_per_kernel_s,strategy,scaling_efficiency,marginal_tokens_per_s_per_gpu,marginal_efficiency$'
+  grep -q '^model.name,.*,power.tokens_per_j,.*,framework.name,.*,framework.logit_metric_passes,hardware.power_cap_w,layout.batch_per_gpu,.*,framework.grad_accum,framework.host_per_kernel_s,strategy,scaling_efficiency,marginal_tokens_per_s_per_gpu,marginal_efficiency$' "$TMP/g1.head"
 check "gpus 8 16 32 64" [ "$(col "$TMP/g1.csv" layout.gpus | tr '\n' ' ')" = "8 16 32 64 " ]
 check "weak scaling: gbs = gpus" [ "$(col "$TMP/g1.csv" layout.gbs | tr '\n' ' ')" = "8 16 32 64 " ]
 check "scaling efficiency 1 at the smallest point" [ "$(col "$TMP/g1.csv" scaling_efficiency | head -1)" = "1" ]
