@@ -11,7 +11,16 @@
 #include <stdint.h>
 #include "status.h"
 
-enum pl_dtype { PL_DTYPE_BF16, PL_DTYPE_FP8 };
+/* Training dtypes of the GEMMs. FP8: per-tensor scaled E4M3/E5M2 (Transformer
+ * Engine's delayed/current scaling, Hopper and later). MXFP8: OCP Microscaling
+ * FP8, one E8M0 scale per 32 elements (OCP Microscaling Formats (MX) v1.0
+ * spec, 2023; Transformer Engine MXFP8BlockScaling, Blackwell only). NVFP4:
+ * E2M1 with one E4M3 scale per 16 elements and a per-tensor FP32 scale
+ * (NVIDIA technical blog "Introducing NVFP4 for Efficient and Accurate
+ * Low-Precision Inference", 2025; Transformer Engine NVFP4BlockScaling,
+ * Blackwell only). New values are appended, never renumbered. */
+enum pl_dtype { PL_DTYPE_BF16, PL_DTYPE_FP8, PL_DTYPE_MXFP8, PL_DTYPE_NVFP4 };
+#define PL_DTYPE_COUNT 4
 
 /* How close real kernels get to one GPU type's datasheet peaks, and how it
  * draws power: the "efficiency" object of its GPU file, every number with its
@@ -54,6 +63,9 @@ struct pl_gpu {
   double peak_bf16_flops_per_s;  /* dense tensor-core BF16/FP16 */
   double peak_fp8_flops_per_s;   /* dense FP8; 0 when unsupported */
   double peak_tf32_flops_per_s;  /* dense TF32; 0 when unsupported */
+  double peak_mxfp8_flops_per_s; /* dense MXFP8 (block-scaled FP8 tensor-core MMA); 0 when
+                                    unsupported (Hopper and older) */
+  double peak_nvfp4_flops_per_s; /* dense NVFP4; 0 when unsupported */
   double hbm_bytes;              /* memory capacity */
   double hbm_bytes_per_s;        /* memory bandwidth */
   int64_t sm_count;              /* SMs (NVIDIA) or CUs (AMD) */
@@ -146,6 +158,11 @@ double pl_cluster_node_net_bytes_per_s(const struct pl_cluster *c);
 
 /* Peak dense FLOP/s for a training dtype. */
 double pl_gpu_peak_flops_per_s(const struct pl_gpu *g, enum pl_dtype dtype);
+/* Bytes a GEMM operand element takes in memory in that dtype, its block
+ * scaling factors included: 2 (BF16), 1 (FP8; the per-tensor scale is
+ * negligible), 1 + 1/32 (MXFP8: one 1-byte E8M0 scale per 32 values), 0.5 +
+ * 1/16 (NVFP4: 4-bit values, one 1-byte E4M3 scale per 16). */
+double pl_dtype_element_bytes(enum pl_dtype dtype);
 /* Cap the board power at w watts: idle_w < w <= tdp_w, else PL_ERR_RANGE
  * naming the GPU and its range. */
 enum pl_status pl_gpu_set_power_cap(struct pl_gpu *g, double w, struct pl_diag *diag);

@@ -151,6 +151,8 @@ const char *pl_shard_name(enum pl_shard s);
 const char *pl_recompute_name(enum pl_recompute r);
 const char *pl_schedule_name(enum pl_schedule s);
 const char *pl_dtype_name(enum pl_dtype d);
+/* The tensor-core capability a dtype needs, for error messages: "FP8", "MXFP8 (block-scaled FP8)". */
+const char *pl_dtype_hw_name(enum pl_dtype d);
 const char *pl_moe_dispatch_name(enum pl_moe_dispatch d);
 enum pl_status pl_moe_dispatch_parse(const char *s, enum pl_moe_dispatch *out,
                                      struct pl_diag *diag);

@@ -30,6 +30,12 @@ static enum pl_status read_compute(yajl_val doc, const char *origin, struct pl_g
   if ((st = hw_unit(doc, "peak_tf32", PL_UNIT_FLOPS_PER_S, false, false, origin,
                     &g->peak_tf32_flops_per_s, diag)) != PL_OK)
     return st;
+  if ((st = hw_unit(doc, "peak_mxfp8", PL_UNIT_FLOPS_PER_S, false, false, origin,
+                    &g->peak_mxfp8_flops_per_s, diag)) != PL_OK)
+    return st;
+  if ((st = hw_unit(doc, "peak_nvfp4", PL_UNIT_FLOPS_PER_S, false, false, origin,
+                    &g->peak_nvfp4_flops_per_s, diag)) != PL_OK)
+    return st;
   if ((st = hw_int(doc, "sm_count", true, origin, &g->sm_count, diag)) != PL_OK)
     return st;
   if (g->sm_count < 1 || g->sm_count > 100000)
@@ -186,8 +192,22 @@ double pl_gpu_peak_flops_per_s(const struct pl_gpu *g, enum pl_dtype dtype) {
   switch (dtype) {
   case PL_DTYPE_BF16: return g->peak_bf16_flops_per_s;
   case PL_DTYPE_FP8: return g->peak_fp8_flops_per_s;
+  case PL_DTYPE_MXFP8: return g->peak_mxfp8_flops_per_s;
+  case PL_DTYPE_NVFP4: return g->peak_nvfp4_flops_per_s;
   }
   return g->peak_bf16_flops_per_s;
+}
+
+/* Formats: OCP Microscaling Formats (MX) v1.0 (MXFP8: k = 32, E8M0 scale);
+ * NVIDIA "Introducing NVFP4" (16-value blocks, E4M3 scale). */
+double pl_dtype_element_bytes(enum pl_dtype dtype) {
+  switch (dtype) {
+  case PL_DTYPE_BF16: return 2.0;
+  case PL_DTYPE_FP8: return 1.0;
+  case PL_DTYPE_MXFP8: return 1.0 + 1.0 / 32.0;
+  case PL_DTYPE_NVFP4: return 0.5 + 1.0 / 16.0;
+  }
+  return 2.0;
 }
 
 const char *pl_gpu_preset_for_device(const char *device) {

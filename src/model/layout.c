@@ -13,7 +13,7 @@
 static const char *const shard_names[] = {"ddp", "zero1", "zero2", "zero3"};
 static const char *const recompute_names[] = {"none", "selective", "full"};
 static const char *const schedule_names[] = {"1f1b", "interleaved", "gpipe"};
-static const char *const dtype_names[] = {"bf16", "fp8"};
+static const char *const dtype_names[] = {"bf16", "fp8", "mxfp8", "nvfp4"};
 static const char *const dispatch_names[] = {"alltoall", "allgather", "deepep"};
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -22,6 +22,12 @@ const char *pl_shard_name(enum pl_shard s) { return shard_names[s]; }
 const char *pl_recompute_name(enum pl_recompute r) { return recompute_names[r]; }
 const char *pl_schedule_name(enum pl_schedule s) { return schedule_names[s]; }
 const char *pl_dtype_name(enum pl_dtype d) { return dtype_names[d]; }
+
+const char *pl_dtype_hw_name(enum pl_dtype d) {
+  static const char *const hw[] = {"BF16", "FP8", "MXFP8 (block-scaled FP8)",
+                                   "NVFP4 (block-scaled FP4)"};
+  return hw[d];
+}
 const char *pl_moe_dispatch_name(enum pl_moe_dispatch d) { return dispatch_names[d]; }
 
 static enum pl_status parse_name(const char *s, const char *const *names, size_t n,
@@ -380,17 +386,21 @@ static enum pl_status resolve_experts(struct pl_layout *l, const struct pl_model
   return PL_OK;
 }
 
-/* FP8 GEMMs need FP8 tensor cores: a GPU file without a peak_fp8 rate (V100,
- * A100: the A100 datasheet lists no FP8) cannot run --dtype fp8; predicting it
- * would divide by a zero peak (MFU 0.0 %). */
+/* Low-precision GEMMs need tensor cores for their format: a GPU file without
+ * the dtype's peak (V100 and A100 give no peak_fp8: the A100 datasheet lists
+ * no FP8; Hopper gives no peak_mxfp8 or peak_nvfp4: block-scaled MMA is new
+ * in Blackwell's fifth-generation tensor cores, NVIDIA Blackwell
+ * architecture technical brief) cannot run it; predicting it would divide by
+ * a zero peak (MFU 0.0 %). */
 static enum pl_status check_dtype(const struct pl_layout *l, const struct pl_cluster *c,
                                   struct pl_diag *diag) {
-  if (l->dtype != PL_DTYPE_FP8 || c->gpu.peak_fp8_flops_per_s > 0)
+  if (l->dtype == PL_DTYPE_BF16 || pl_gpu_peak_flops_per_s(&c->gpu, l->dtype) > 0)
     return PL_OK;
   return pl_diag_set(diag, PL_ERR_LAYOUT,
-                     "layout: dtype fp8 needs FP8 tensor cores, which gpu '%s' lacks (its file "
-                     "gives no peak_fp8); use --dtype bf16",
-                     c->gpu.name);
+                     "layout: dtype %s needs %s tensor cores, which gpu '%s' lacks (its file "
+                     "gives no peak_%s); use --dtype bf16",
+                     pl_dtype_name(l->dtype), pl_dtype_hw_name(l->dtype), c->gpu.name,
+                     pl_dtype_name(l->dtype));
 }
 
 enum pl_status pl_layout_resolve(struct pl_layout *l, const struct pl_model *m,

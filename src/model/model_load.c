@@ -28,24 +28,6 @@ static void model_set_name(struct pl_model *m, const char *name) {
   snprintf(m->name, sizeof m->name, "%s", name);
 }
 
-enum pl_status model_json_size(yajl_val obj, const char *key, bool required, const char *origin,
-                               int64_t max, int64_t *out, struct pl_diag *diag) {
-  int64_t v = 0;
-  yajl_val field = base_json_get(obj, key);
-  bool present = field != NULL && !YAJL_IS_NULL(field);
-  enum pl_status st = base_json_int(obj, key, required, origin, &v, diag);
-  if (st != PL_OK || !present)
-    return st;
-  if (v <= 0)
-    return pl_diag_set(diag, PL_ERR_RANGE, "%s: field '%s' must be a positive integer, not %lld",
-                       origin, key, (long long)v);
-  if (v > max)
-    return pl_diag_set(diag, PL_ERR_RANGE, "%s: field '%s' is %lld, above the limit %lld", origin,
-                       key, (long long)v, (long long)max);
-  *out = v;
-  return PL_OK;
-}
-
 static bool model_is_hf(yajl_val root) {
   static const char *const hf_keys[] = {"model_type", "num_hidden_layers", "n_layer", "hidden_size",
                                         "n_embd",     "architectures"};

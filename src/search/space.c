@@ -132,10 +132,11 @@ static enum pl_status resolve_size(struct search_ctx *ctx, const struct pl_run *
                        (long long)ctx->gbs, INT32_MAX);
   ctx->seq = l->seq > 0 ? l->seq : base->model.seq_len;
   ctx->dtype = l->dtype;
-  if (ctx->dtype == PL_DTYPE_FP8 && base->cluster.gpu.peak_fp8_flops_per_s <= 0)
+  if (ctx->dtype != PL_DTYPE_BF16 && pl_gpu_peak_flops_per_s(&base->cluster.gpu, ctx->dtype) <= 0)
     return pl_diag_set(diag, PL_ERR_LAYOUT,
-                       "search: dtype fp8 needs FP8 tensor cores, which gpu '%s' lacks; use "
+                       "search: dtype %s needs %s tensor cores, which gpu '%s' lacks; use "
                        "--dtype bf16",
+                       pl_dtype_name(ctx->dtype), pl_dtype_hw_name(ctx->dtype),
                        base->cluster.gpu.name);
   ctx->tokens_per_step = (double)ctx->gbs * (double)ctx->seq;
   return PL_OK;

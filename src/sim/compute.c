@@ -73,17 +73,22 @@ static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt) {
   const struct pl_gpu_efficiency *e = &g->eff;
   double mamf = e->gemm_mamf_flops_per_s;
   const int64_t *shape = e->gemm_mamf_shape;
-  if (dt == PL_DTYPE_FP8 && e->gemm_fp8_mamf_flops_per_s > 0) {
-    mamf = e->gemm_fp8_mamf_flops_per_s;
+  /* MXFP8 runs at the FP8 tensor-core rate on Blackwell (same peak in the
+   * datasheets); its measurement, when a file has none of its own, is the
+   * FP8 one scaled by the peaks. NVFP4 and any dtype without a measurement:
+   * the BF16 one scaled by the peaks. */
+  bool fp8_like = dt == PL_DTYPE_FP8 || dt == PL_DTYPE_MXFP8;
+  if (fp8_like && e->gemm_fp8_mamf_flops_per_s > 0 && g->peak_fp8_flops_per_s > 0) {
+    mamf = e->gemm_fp8_mamf_flops_per_s * peak_of(g, dt) / g->peak_fp8_flops_per_s;
     shape = e->gemm_fp8_mamf_shape;
-  } else if (dt == PL_DTYPE_FP8 && g->peak_bf16_flops_per_s > 0) {
+  } else if (dt != PL_DTYPE_BF16 && g->peak_bf16_flops_per_s > 0) {
     mamf *= peak_of(g, dt) / g->peak_bf16_flops_per_s;
   }
   if (mamf <= 0 || shape[0] <= 0 || shape[1] <= 0)
     return 0;
   double q = (double)shape[0] * (double)shape[1] / gemm_work(g, shape[0], shape[1], 1);
   /* the measured shape pays its tiles' fixed cost too (BF16 only, see tile_fixed_k) */
-  double k0 = dt == PL_DTYPE_FP8 ? 0 : e->gemm_tile_fixed_k;
+  double k0 = dt != PL_DTYPE_BF16 ? 0 : e->gemm_tile_fixed_k;
   if (shape[2] > 0)
     q *= (double)shape[2] / ((double)shape[2] + k0);
   /* a training step keeps the GPU at its power limit: the sustained rate when the file gives it */
@@ -96,7 +101,7 @@ static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt) {
  * there to a public per-shape measurement (docs/step-model.md 2.1). BF16
  * only: no FP8 measurement gives it. */
 static double tile_fixed_k(const struct pl_gpu *g, enum pl_dtype dt) {
-  return dt == PL_DTYPE_FP8 ? 0 : g->eff.gemm_tile_fixed_k;
+  return dt != PL_DTYPE_BF16 ? 0 : g->eff.gemm_tile_fixed_k;
 }
 
 double pl_gemm_time_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, int64_t n, int64_t k,
@@ -106,7 +111,7 @@ double pl_gemm_time_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, in
   double rate = gemm_rate(g, dtype);
   double k_eff = (double)k + tile_fixed_k(g, dtype);
   double t_math = rate > 0 ? 2.0 * gemm_work(g, m, n, count) * k_eff / rate : 0;
-  double elem = dtype == PL_DTYPE_FP8 ? 1.0 : 2.0;
+  double elem = pl_dtype_element_bytes(dtype); /* operands; the output stays 16-bit */
   double bytes = (elem * ((double)m * k + (double)k * n) + 2.0 * (double)m * n) * (double)count;
   double t_mem = hbm_s(g, bytes);
   return (t_math > t_mem ? t_math : t_mem) + g->eff.kernel_overhead_s;

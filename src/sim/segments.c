@@ -360,11 +360,19 @@ static int logit_metrics(const struct pl_run *run, struct pl_op *ops, int n) {
  * (grad_output_preprocess: 4 B per element). Only the blocks' GEMMs: the LM
  * head stays 16-bit (llm-foundry ties it to the embedding). TE's fused
  * LayerNormLinear/LayerNormMLP, which write the norm's output straight to
- * FP8, would save one input pass each: not modelled. Appended as one op. */
+ * FP8, would save one input pass each: not modelled. Appended as one op.
+ * MXFP8 and NVFP4 (Blackwell) cast the same tensors, writing a rowwise and a
+ * columnwise copy each with its block scales (transformer_engine/pytorch/
+ * tensor/mxfp8_tensor.py MXFP8Quantizer and nvfp4_tensor.py NVFP4Quantizer,
+ * rowwise and columnwise usage; the scaling block runs along K, so wgrad
+ * needs the copy blocked the other way): read 2 B, write 2 x
+ * pl_dtype_element_bytes (1 + 1/32 B for MXFP8, 0.5 + 1/16 B for NVFP4).
+ * For FP8 that is 2 + 2 x 1 = the 4 B above. */
 static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
   const struct pl_layout *l = &run->layout;
-  if (l->dtype != PL_DTYPE_FP8 || n + 1 > PL_MAX_LAYER_OPS)
+  if (l->dtype == PL_DTYPE_BF16 || n + 1 > PL_MAX_LAYER_OPS)
     return n;
+  double per_elem = 2.0 + 2.0 * pl_dtype_element_bytes(l->dtype);
   double fwd = 0, bwd = 0;
   for (int i = 0; i < n; i++) {
     const struct pl_op *o = &ops[i];
@@ -372,8 +380,8 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
       continue;
     double c = (double)o->count * (o->share > 0 ? o->share : 1.0);
     double m = (double)o->m, k = (double)o->k, nn = (double)o->n;
-    fwd += 4.0 * c * (m * k + k * nn);
-    bwd += 4.0 * c * m * nn;
+    fwd += per_elem * c * (m * k + k * nn);
+    bwd += per_elem * c * m * nn;
   }
   mem_op(&ops[n++], "fp8_casts", fwd, bwd, l->recompute == PL_RECOMPUTE_FULL);
   return n;

@@ -387,7 +387,12 @@ static bool layout_modes(const struct validate_source *src, const struct validat
     l->no_sp = !src->sequence_parallel;
   char p[128];
   squash(cell(in, "precision"), p, sizeof p);
-  l->dtype = strstr(p, "fp8") != NULL ? PL_DTYPE_FP8 : PL_DTYPE_BF16;
+  if (strstr(p, "mxfp8") != NULL)
+    l->dtype = PL_DTYPE_MXFP8;
+  else if (strstr(p, "nvfp4") != NULL)
+    l->dtype = PL_DTYPE_NVFP4;
+  else
+    l->dtype = strstr(p, "fp8") != NULL ? PL_DTYPE_FP8 : PL_DTYPE_BF16;
   l->eager_attention = src->eager_attention;
   l->attention_triton = src->triton_attention;
   l->grad_reduce_after_backward = src->grad_reduce_after_backward;

@@ -21,9 +21,9 @@ static void every_preset_loads(void) {
                                  : pl_cluster_load(pl_data_name(kinds[k], n), &c, &d);
       CHECK_STATUS(st, PL_OK, dp);
     }
-    /* 7 GPU presets; 6 DGX/platform + 3 cloud + 2 HPC-centre (Jean Zay, ALCF Polaris) + 1 rack
-     * (GB200 NVL72) cluster presets. */
-    CHECK_EQ_INT(n, k == 0 ? 7 : 12);
+    /* 10 GPU presets; 7 DGX/platform + 3 cloud + 2 HPC-centre (Jean Zay, ALCF Polaris) + 2 rack
+     * (GB200 NVL72, GB300 NVL72) cluster presets. */
+    CHECK_EQ_INT(n, k == 0 ? 10 : 14);
   }
 }
 
@@ -43,6 +43,45 @@ static void h100_figures(void) {
   CHECK_EQ_INT(g.link_count, 18);
   CHECK_NEAR_REL(g.link_bytes_per_s, 25e9, 1e-12); /* 900 GB/s / 18 / 2 */
   CHECK_NEAR_REL(g.nccl_link_bytes_per_s, 20.6e9, 1e-12);
+}
+
+/* Blackwell: per-GPU peaks are the rack/system datasheet figures divided by
+ * the GPU count and halved (sparse to dense): GB300 NVL72 BF16 360 PFLOPS
+ * sparse / 72 / 2 = 2.5 PFLOPS, FP8 720 / 72 / 2 = 5, NVFP4 1,080 dense / 72
+ * = 15; MXFP8 runs at the FP8 rate; Hopper has no block-scaled formats. */
+static void blackwell_figures(void) {
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("gb300", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(pl_gpu_peak_flops_per_s(&g, PL_DTYPE_BF16), 360e15 / 72 / 2, 1e-12);
+  CHECK_NEAR_REL(pl_gpu_peak_flops_per_s(&g, PL_DTYPE_FP8), 720e15 / 72 / 2, 1e-12);
+  CHECK_NEAR_REL(pl_gpu_peak_flops_per_s(&g, PL_DTYPE_MXFP8), 720e15 / 72 / 2, 1e-12);
+  CHECK_NEAR_REL(pl_gpu_peak_flops_per_s(&g, PL_DTYPE_NVFP4), 1080e15 / 72, 1e-12);
+  CHECK_EQ_INT(g.sm_count, 160);
+  CHECK_STATUS(pl_gpu_load("gb200", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(pl_gpu_peak_flops_per_s(&g, PL_DTYPE_NVFP4), 1440e15 / 72 / 2, 1e-12);
+  CHECK_NEAR_REL(g.hbm_bytes, 13.4e12 / 72, 1e-3); /* 186 GB */
+  CHECK_STATUS(pl_gpu_load("b300", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(pl_gpu_peak_flops_per_s(&g, PL_DTYPE_NVFP4), 108e15 / 8, 1e-12);
+  CHECK_NEAR_REL(g.hbm_bytes, 288e9, 1e-12);
+  CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(pl_gpu_peak_flops_per_s(&g, PL_DTYPE_MXFP8) + 1.0, 1.0, 0);
+  CHECK_NEAR_REL(pl_gpu_peak_flops_per_s(&g, PL_DTYPE_NVFP4) + 1.0, 1.0, 0);
+  /* element bytes with block scales: OCP MX v1.0 (32 per E8M0), NVFP4 (16 per E4M3) */
+  CHECK_NEAR_REL(pl_dtype_element_bytes(PL_DTYPE_MXFP8), 33.0 / 32.0, 1e-15);
+  CHECK_NEAR_REL(pl_dtype_element_bytes(PL_DTYPE_NVFP4), 9.0 / 16.0, 1e-15);
+  struct pl_cluster c;
+  CHECK_STATUS(pl_cluster_load("gb300-nvl72", &c, &d), PL_OK, dp);
+  CHECK_STR(c.gpu.name, "gb300");
+  CHECK_EQ_INT(c.gpus_per_node, 72);
+  CHECK_NEAR_REL(c.nic_bytes_per_s, 100e9, 1e-12); /* ConnectX-8 800 Gb/s */
+  CHECK_STATUS(pl_cluster_load("gb200-nvl72", &c, &d), PL_OK, dp);
+  CHECK_STR(c.gpu.name, "gb200");
+  CHECK_STATUS(pl_cluster_load("dgx-b300", &c, &d), PL_OK, dp);
+  CHECK_STR(c.gpu.name, "b300");
+  CHECK_EQ_INT(c.gpus_per_node, 8);
+  CHECK_NEAR_REL(c.intra_bytes_per_s, 900e9, 1e-12); /* 14.4 TB/s / 8 / 2 */
 }
 
 static void dgx_h100_figures(void) {
@@ -276,6 +315,7 @@ int main(void) {
   nic_path();
   parse_from_memory();
   every_preset_loads();
+  blackwell_figures();
   h100_figures();
   dgx_h100_figures();
   triton_attention_figures();

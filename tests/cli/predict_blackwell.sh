@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Blackwell presets and block-scaled dtypes (docs/hardware.md "GPU presets",
+# "Cluster presets"; docs/step-model.md "Block-scaled dtypes"): --dtype mxfp8 and
+# nvfp4 run on GPUs whose file gives their peak and are faster than bf16 there;
+# elsewhere (fp4 or mxfp8 on Hopper, fp8 on Ampere) one line and exit 1; the
+# rack presets are one 72-GPU NVLink node. Bad MoE input: one line, exit 1.
+. "$(dirname "$0")/lib.sh"
+
+json_num() { grep -o "\"$2\": *[0-9.e+-]*" "$1" | head -1 | sed 's/.*: *//'; }
+one_line() { check "$1: one line on stderr" [ "$(wc -l <"$TMP/err")" -eq 1 ]; }
+
+for d in bf16 mxfp8 nvfp4; do
+  expect_ok predict --model llama3-70b --gpus 144 --tp 4 --pp 4 --cluster gb300-nvl72 --dtype $d \
+    --format json
+  cp "$TMP/out" "$TMP/$d.json"
+done
+check "json: dtype mxfp8" grep -q '"dtype": "mxfp8"' "$TMP/mxfp8.json"
+check "gb300 nvfp4 peak 15 PFLOP/s" grep -q '"peak_flops_per_s": 1.5e+16' "$TMP/nvfp4.json"
+check "mxfp8 is faster than bf16 on gb300" awk -v a="$(json_num "$TMP/bf16.json" step_time_s)" \
+  -v b="$(json_num "$TMP/mxfp8.json" step_time_s)" 'BEGIN { exit !(b < a) }'
+check "nvfp4 is faster than mxfp8 on gb300" awk -v a="$(json_num "$TMP/mxfp8.json" step_time_s)" \
+  -v b="$(json_num "$TMP/nvfp4.json" step_time_s)" 'BEGIN { exit !(b < a) }'
+check "the rack is one node: 2 nodes for 144 GPUs" grep -q '"nodes": 2' "$TMP/bf16.json"
+expect_ok predict --model llama3-70b --gpus 144 --tp 4 --pp 4 --cluster gb200-nvl72 --format csv
+check "gb200-nvl72 runs on the gb200 GPU" grep -q "gb200" "$TMP/out"
+expect_ok predict --model llama3-70b --gpus 128 --tp 4 --pp 4 --gpu b300 --dtype nvfp4 --format csv
+check "csv: layout.dtype nvfp4" grep -q "nvfp4" "$TMP/out"
+check "b300 defaults to dgx-b300" grep -q "dgx-b300" "$TMP/out"
+expect_ok predict --model llama3-8b --gpus 8 --gpu b200 --dtype mxfp8
+
+expect_fail 1 "dtype nvfp4 needs NVFP4 \(block-scaled FP4\) tensor cores, which gpu 'h100' lacks" \
+  -- predict --model llama3-8b --gpus 8 --gpu h100 --dtype nvfp4
+one_line "fp4 on Hopper"
+expect_fail 1 "dtype mxfp8 needs MXFP8 \(block-scaled FP8\) tensor cores, which gpu 'h200' lacks" \
+  -- predict --model llama3-8b --gpus 8 --gpu h200 --dtype mxfp8
+one_line "mxfp8 on Hopper"
+expect_fail 1 "search: dtype nvfp4 needs NVFP4 \(block-scaled FP4\) tensor cores, which gpu 'h100'" \
+  -- search --model mixtral-8x7b --gpus 16 --gpu h100 --dtype nvfp4
+one_line "search fp4 on Hopper"
+expect_fail 1 "dtype fp8 needs FP8 tensor cores, which gpu 'a100-80g' lacks" -- predict \
+  --model llama3-8b --gpus 8 --gpu a100-80g --dtype fp8
+expect_fail 1 "--dtype: unknown dtype 'fp4' \(expected bf16\|fp8\|mxfp8\|nvfp4\)" -- predict \
+  --model llama3-8b --dtype fp4
+one_line "unknown dtype"
+
+# Bad MoE input (issue #19): one line, exit 1.
+expect_fail 1 "layout ep=3: ep must divide the experts \(8\)" -- predict --model mixtral-8x7b \
+  --gpus 24 --ep 3
+one_line "ep not dividing the experts"
+expect_fail 1 "layout ep=5: ep must divide the experts \(256\)" -- predict --model deepseek-v3 \
+  --gpus 1280 --ep 5 --gpu h100
+one_line "ep not dividing deepseek-v3's experts"
+expect_fail 1 "etp\*ep = 4\*8 = 32 is above the 16 GPUs" -- predict --model qwen3-30b-a3b \
+  --gpus 16 --ep 8 --etp 4
+one_line "etp*ep above the world"
+cat >"$TMP/topk.json" <<'JSON'
+{"model_type": "qwen3_moe", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4,
+ "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 128, "moe_intermediate_size": 32,
+ "vocab_size": 100, "max_position_embeddings": 64, "num_experts": 8, "num_experts_per_tok": 9}
+JSON
+expect_fail 1 "top_k 9 is above the experts \(8\)" -- predict --model "$TMP/topk.json"
+one_line "top-k above the experts"
+finish
