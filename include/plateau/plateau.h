@@ -6,6 +6,7 @@
 #define PLATEAU_H
 
 #include "alloc.h"
+#include "band.h"
 #include "calib.h"
 #include "calib_compute.h"
 #include "coll.h"

@@ -19,7 +19,13 @@ static const struct cli_cmd cmd = {
     "predict", "plateau predict [options]",
     "Predict one training configuration: parameters, FLOPs, memory per GPU, and (when it fits)\n"
     "step time, throughput, MFU, collectives and power. With no options: Llama-2 7B on one\n"
-    "DGX H100 node (8 GPUs) with FSDP (zero2), 1 sequence of 4096 tokens per GPU.",
+    "DGX H100 node (8 GPUs) with FSDP (zero2), 1 sequence of 4096 tokens per GPU.\n"
+    "Step time, throughput and MFU carry an error band: the middle 90% of measured/predicted\n"
+    "of the published runs of the closest class (GPU x framework x single/multi-node, then\n"
+    "GPU x single/multi-node, GPU, all; data/accuracy/error-bands.json, docs/accuracy.md).\n"
+    "Text: '(-x%/+y%)' after each; JSON: step_time_s_range, tokens_per_s_range, mfu_range\n"
+    "([lo, hi]) and error_band {class, published_runs, measured_over_predicted}; CSV:\n"
+    "step_time_s_lo/_hi, tokens_per_s_lo/_hi, mfu_lo/_hi, error_band.class, .published_runs.",
     opts, sizeof opts / sizeof opts[0], false,
 };
 

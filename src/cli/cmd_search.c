@@ -28,7 +28,9 @@ static const struct cli_cmd cmd = {
     "batch: tp, pp, cp, dp, shard mode and group, micro-batch, recompute, schedule and vp.\n"
     "Layouts that cannot run or do not fit are counted by reason; the rest are ranked by the\n"
     "step model. Layout options (--tp, --shard, ...) fix that part of the layout, as --fix does.\n"
-    "Results are identical for any --threads and any number of MPI ranks (mpirun -np R).",
+    "Results are identical for any --threads and any number of MPI ranks (mpirun -np R).\n"
+    "Each result carries predict's error band (*_range in JSON, *_lo/*_hi in CSV; plateau\n"
+    "help predict).",
     opts, sizeof opts / sizeof opts[0], false,
 };
 
@@ -101,6 +103,14 @@ static void print_text(const struct search_cli *sc, const struct pl_search_resul
          sc->has_price ? " USD/Mtok" : "", pl_model_is_moe(&r->hits[0].pred.run.model) ? "   ep" : "");
   for (int64_t i = 0; i < r->n_hits; i++)
     text_row(sc, i + 1, &r->hits[i]);
+  /* every row runs the same GPUs, framework and world size: one class (band.h) */
+  struct pl_band b;
+  pl_band_of(&r->hits[0].pred, &b);
+  if (b.known)
+    printf("\nerror band of every row: step time %+.1f%%/%+.1f%%, throughput and MFU %+.1f%%/%+.1f%% "
+           "(%s: the middle %.0f%% of %lld published runs; plateau help predict)\n",
+           100 * (b.ratio_lo - 1), 100 * (b.ratio_hi - 1), 100 * (1 / b.ratio_hi - 1),
+           100 * (1 / b.ratio_lo - 1), b.class_name, b.central_pct, (long long)b.rows);
 }
 
 /* ---- JSON and CSV ---- */

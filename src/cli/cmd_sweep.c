@@ -45,7 +45,8 @@ static struct cli_cmd cmd = {
     "layout (--layout best), or named strategies (--strategies). Per point: throughput, per-GPU\n"
     "throughput, MFU, exposed communication, tokens/J, memory, scaling efficiency against the\n"
     "smallest point, marginal tokens/s per added GPU; per series the knee, where marginal\n"
-    "efficiency first drops below --knee.",
+    "efficiency first drops below --knee. Each point's prediction carries predict's error band\n"
+    "(*_range in JSON, *_lo/*_hi in CSV; plateau help predict).",
     table, 0, false,
 };
 

@@ -1,6 +1,7 @@
 /* predict_csv.c: a prediction as one flat CSV row. The column list is written
  * once (columns()) and drives both the header and the rows, so they cannot
  * drift apart. Values not simulated are empty cells, never NaN. */
+#include <plateau/band.h>
 #include <plateau/report.h>
 
 #include <stdbool.h>
@@ -126,6 +127,29 @@ static void input_columns(struct csv *c, const struct pl_prediction *p) {
   }
 }
 
+/* The error band (band.h), after every older column: empty without one. */
+static void band_columns(struct csv *c, const struct pl_prediction *p) {
+  const struct pl_step *s = &p->step;
+  struct pl_band b = {0};
+  if (!c->header)
+    pl_band_of(p, &b);
+  struct pl_band_ranges r = {0};
+  if (b.known)
+    pl_band_ranges(&b, s, &r);
+  col_num(c, "step_time_s_lo", r.step_time_s[0], b.known);
+  col_num(c, "step_time_s_hi", r.step_time_s[1], b.known);
+  col_num(c, "tokens_per_s_lo", r.tokens_per_s[0], b.known);
+  col_num(c, "tokens_per_s_hi", r.tokens_per_s[1], b.known);
+  col_num(c, "mfu_lo", r.mfu[0], b.known);
+  col_num(c, "mfu_hi", r.mfu[1], b.known);
+  col_str(c, "error_band.class", b.known ? b.class_name : NULL);
+  sep(c);
+  if (c->header)
+    fputs("error_band.published_runs", c->out);
+  else if (b.known)
+    fprintf(c->out, "%lld", (long long)b.rows);
+}
+
 static void columns(struct csv *c, const struct pl_prediction *p) {
   const struct pl_layout *l = &p->run.layout;
   const struct pl_memory *m = &p->memory;
@@ -182,6 +206,7 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   train_columns(c, p);
   framework_columns(c, p);
   input_columns(c, p);
+  band_columns(c, p);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

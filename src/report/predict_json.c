@@ -1,5 +1,6 @@
 /* predict_json.c: the JSON object of one prediction (see report.h). The key
  * names are interface contracts (issues 2 and 4): add keys, never rename. */
+#include <plateau/band.h>
 #include <plateau/coll.h>
 #include <plateau/report.h>
 
@@ -141,13 +142,51 @@ static void step_num(struct pl_emit *e, const struct pl_step *s, const char *key
     pl_emit_null(e, key);
 }
 
-static void step_json(struct pl_emit *e, const struct pl_step *s) {
+static void range(struct pl_emit *e, const struct pl_band *b, const char *key, double lo, double hi) {
+  if (!b->known) {
+    pl_emit_null(e, key);
+    return;
+  }
+  pl_emit_arr_begin(e, key);
+  pl_emit_num(e, NULL, lo);
+  pl_emit_num(e, NULL, hi);
+  pl_emit_arr_end(e);
+}
+
+/* How far off the step may be (band.h): "*_range": [lo, hi] for step time,
+ * throughput and MFU, and "error_band" with the class behind them; null when
+ * no step was simulated or no class applies. */
+static void band_json(struct pl_emit *e, const struct pl_prediction *p) {
+  const struct pl_step *s = &p->step;
+  struct pl_band b;
+  pl_band_of(p, &b);
+  struct pl_band_ranges r = {0};
+  if (b.known)
+    pl_band_ranges(&b, s, &r);
+  range(e, &b, "step_time_s_range", r.step_time_s[0], r.step_time_s[1]);
+  range(e, &b, "tokens_per_s_range", r.tokens_per_s[0], r.tokens_per_s[1]);
+  range(e, &b, "mfu_range", r.mfu[0], r.mfu[1]);
+  if (!b.known) {
+    pl_emit_null(e, "error_band");
+    return;
+  }
+  pl_emit_obj_begin(e, "error_band");
+  pl_emit_str(e, "class", b.class_name);
+  pl_emit_int(e, "published_runs", b.rows);
+  range(e, &b, "measured_over_predicted", b.ratio_lo, b.ratio_hi);
+  pl_emit_str(e, "source", "data/accuracy/error-bands.json (docs/accuracy.md, \"Error band\")");
+  pl_emit_obj_end(e);
+}
+
+static void step_json(struct pl_emit *e, const struct pl_prediction *p) {
+  const struct pl_step *s = &p->step;
   step_num(e, s, "step_time_s", s->step_time_s);
   step_num(e, s, "tokens_per_s", s->tokens_per_s);
   step_num(e, s, "tokens_per_s_per_gpu", s->tokens_per_s_per_gpu);
   step_num(e, s, "mfu", s->mfu);
   step_num(e, s, "hfu", s->hfu);
   step_num(e, s, "tflops_per_gpu", s->tflops_per_gpu);
+  band_json(e, p);
   pl_emit_obj_begin(e, "breakdown");
   step_num(e, s, "compute_s", s->compute_s);
   step_num(e, s, "exposed_comm_s", s->exposed_comm_s);
@@ -219,7 +258,7 @@ void pl_report_predict_members(struct pl_emit *e, const struct pl_prediction *p)
   framework_json(e, p);
   flops_json(e, &p->flops);
   memory_json(e, &p->memory);
-  step_json(e, &p->step);
+  step_json(e, p);
   train_json(e, p);
 }
 

@@ -1,6 +1,7 @@
 /* predict_text.c: a prediction as a table a person reads in five seconds:
  * what was resolved, then time, throughput, breakdown, collectives, memory
  * and power, each with its unit. */
+#include <plateau/band.h>
 #include <plateau/coll.h>
 #include <plateau/report.h>
 #include <plateau/units.h>
@@ -82,16 +83,40 @@ static void share(FILE *out, const char *label, double s, double step) {
   row(out, label, line);
 }
 
-static void step(FILE *out, const struct pl_step *s, int64_t gpus) {
-  char buf[160], t[32];
+/* "  (-1.4%/+22.6%)": the band of a quantity as signed percentages of it. */
+static void band_pct(char *buf, size_t n, double lo_ratio, double hi_ratio) {
+  snprintf(buf, n, "  (%+.1f%%/%+.1f%%)", 100 * (lo_ratio - 1), 100 * (hi_ratio - 1));
+}
+
+static void step(FILE *out, const struct pl_prediction *p) {
+  const struct pl_step *s = &p->step;
+  int64_t gpus = p->run.layout.gpus;
+  char buf[240], t[32], bs[3][48] = {"", "", ""};
+  struct pl_band b;
+  pl_band_of(p, &b);
+  if (b.known) {
+    struct pl_band_ranges r;
+    pl_band_ranges(&b, s, &r);
+    band_pct(bs[0], sizeof bs[0], r.step_time_s[0] / s->step_time_s, r.step_time_s[1] / s->step_time_s);
+    band_pct(bs[1], sizeof bs[1], r.tokens_per_s[0] / s->tokens_per_s,
+             r.tokens_per_s[1] / s->tokens_per_s);
+    snprintf(bs[2], sizeof bs[2], " (%.1f-%.1f%%)", 100 * r.mfu[0], 100 * r.mfu[1]);
+  }
   pl_fmt_seconds(t, sizeof t, s->step_time_s);
   fprintf(out, "\nstep\n");
-  row(out, "step time", t);
-  snprintf(buf, sizeof buf, "%.0f tokens/s (%.1f per GPU)", s->tokens_per_s, s->tokens_per_s_per_gpu);
+  snprintf(buf, sizeof buf, "%s%s", t, bs[0]);
+  row(out, "step time", buf);
+  snprintf(buf, sizeof buf, "%.0f tokens/s (%.1f per GPU)%s", s->tokens_per_s, s->tokens_per_s_per_gpu,
+           bs[1]);
   row(out, "throughput", buf);
-  snprintf(buf, sizeof buf, "MFU %.1f%%  HFU %.1f%%  %.1f TFLOP/s per GPU", 100 * s->mfu, 100 * s->hfu,
-           s->tflops_per_gpu);
+  snprintf(buf, sizeof buf, "MFU %.1f%%%s  HFU %.1f%%  %.1f TFLOP/s per GPU", 100 * s->mfu, bs[2],
+           100 * s->hfu, s->tflops_per_gpu);
   row(out, "utilization", buf);
+  if (b.known) {
+    snprintf(buf, sizeof buf, "%s: the middle %.0f%% of %lld published runs (docs/accuracy.md)",
+             b.class_name, b.central_pct, (long long)b.rows);
+    row(out, "error band", buf);
+  }
   fprintf(out, "\nwhere the step goes\n");
   share(out, "compute", s->compute_s, s->step_time_s);
   share(out, "exposed communication", s->exposed_comm_s, s->step_time_s);
@@ -165,7 +190,7 @@ static void train(FILE *out, const struct pl_prediction *p) {
 void pl_report_predict_text(FILE *out, const struct pl_prediction *p) {
   describe(out, p);
   if (p->step.simulated)
-    step(out, &p->step, p->run.layout.gpus);
+    step(out, p);
   if (p->step.simulated && p->train.requested)
     train(out, p);
   memory(out, &p->memory);

@@ -46,6 +46,7 @@ static void num_or_null(struct pl_emit *e, const char *key, double v, bool prese
 static void layout(struct pl_emit *e, const struct pl_layout *l) {
   pl_emit_obj_begin(e, "layout");
   pl_emit_int(e, "gpus", l->gpus);
+  pl_emit_int(e, "nodes", l->nodes); /* the error band's single/multi-node class (band.h) */
   pl_emit_int(e, "tp", l->tp);
   pl_emit_int(e, "pp", l->pp);
   pl_emit_int(e, "cp", l->cp);
