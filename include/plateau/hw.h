@@ -113,6 +113,8 @@ struct pl_cluster {
                                     network post overhead) */
   /* collective-model settings (see docs/collectives.md) */
   int64_t nccl_channels;         /* ring/tree channels NCCL builds on this system */
+  int64_t nccl_min_channels;     /* NCCL_MIN_NCHANNELS / NCCL_MIN_CTAS the system sets; 0: NCCL's
+                                    default (ncclTopoPostset copies channels up to it) */
   double coll_launch_s;          /* fixed cost per collective call not in NCCL's own model
                                     (launch, host sync); 0 in presets, fitted by calibrate */
   double coll_floor_s;           /* shortest a call can take, overlapping the transfer (one host

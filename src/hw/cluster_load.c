@@ -115,6 +115,13 @@ static enum pl_status read_model_settings(yajl_val doc, const char *origin, stru
   if (c->nccl_channels < 1 || c->nccl_channels > 64)
     return pl_diag_set(diag, PL_ERR_RANGE, "%s: field 'nccl_channels' is %lld, expected 1..64",
                        origin, (long long)c->nccl_channels);
+  c->nccl_min_channels = 0;
+  if ((st = hw_int(doc, "nccl_min_channels", false, origin, &c->nccl_min_channels, diag)) != PL_OK)
+    return st;
+  if (c->nccl_min_channels < 0 || c->nccl_min_channels > 64)
+    return pl_diag_set(diag, PL_ERR_RANGE,
+                       "%s: field 'nccl_min_channels' is %lld, expected 0..64", origin,
+                       (long long)c->nccl_min_channels);
   if ((st = hw_unit(doc, "launch_overhead", PL_UNIT_SECONDS, false, false, origin,
                     &c->coll_launch_s, diag)) != PL_OK)
     return st;

@@ -63,6 +63,8 @@ static void write_all(struct pl_emit *e, const struct pl_cluster *c, const char 
   write_intra(e, c, base, fitted);
   write_inter(e, c, base, fitted);
   pl_emit_int(e, "nccl_channels", c->nccl_channels);
+  if (c->nccl_min_channels > 0)
+    pl_emit_int(e, "nccl_min_channels", c->nccl_min_channels);
   qty(e, "launch_overhead", c->coll_launch_s, 1e-6, "us", c->calibrated ? fitted : base);
   qty(e, "call_floor", c->coll_floor_s, 1e-6, "us", c->calibrated ? fitted : base);
   qty(e, "node_other_power", c->node_other_w, 1.0, "W", base);

@@ -9,6 +9,7 @@
  * protocol's latency by the same factor. */
 #include "net/net_int.h"
 
+#include <math.h>
 #include <string.h>
 
 #define US 1e-6
@@ -63,18 +64,41 @@ double net_hop_lat_s(const struct net_ctx *x, enum net_hw hw, enum net_talgo a,
   return hw_lat_us[hw][a][p] * US * x->lat_scale[hw];
 }
 
+/* Channels of the call's ring/tree: all of them when ranking, nc when
+ * charging; and the share of the full set that is. */
+static double used_channels(const struct net_ctx *x) { return x->charge ? x->nc : x->channels; }
+static double channel_share(const struct net_ctx *x) {
+  double full = x->m > 1 ? x->net_channels : x->channels;
+  return x->charge && full > 0.0 ? fmin(1.0, x->nc / full) : 1.0;
+}
+
+double net_intra_bw(const struct net_ctx *x) { return x->b_intra * channel_share(x); }
+
+double net_node_bw_channels(const struct net_ctx *x, double channels) {
+  if (!x->charge || x->rail_bw <= 0.0)
+    return x->b_net_node;
+  double frac = x->buff_scale / (x->buff_scale + NET_CHANNEL_BUBBLE_STEPS);
+  return fmin(x->b_net_node, channels * frac * x->rail_bw);
+}
+
+double net_node_bw(const struct net_ctx *x) {
+  return net_node_bw_channels(x, x->charge ? x->nc : x->net_channels);
+}
+
+/* llMaxBw bounds the whole call (NCCL applies it to the call, not per
+ * channel); fewer channels bind through the links they drive instead. */
 double net_ll_max_bw(const struct net_ctx *x) { return ll_max_bws[x->llidx1][x->idx2] * GBPS; }
 
 double net_ring_ll128_cap(const struct net_ctx *x) {
-  return x->channels * per_ch_ring_ll128[x->arch][x->idx2] * GBPS;
+  return used_channels(x) * per_ch_ring_ll128[x->arch][x->idx2] * GBPS;
 }
 
 double net_tree_cap(const struct net_ctx *x) {
-  return x->channels * per_ch_tree[x->arch][x->idx2] * GBPS;
+  return used_channels(x) * per_ch_tree[x->arch][x->idx2] * GBPS;
 }
 
 double net_tree_ll128_cap(const struct net_ctx *x) {
-  return x->channels * per_ch_tree_ll128[x->arch][x->idx2] * GBPS;
+  return used_channels(x) * per_ch_tree_ll128[x->arch][x->idx2] * GBPS;
 }
 
 /* 0 means "no cap" (Hopper/Blackwell single node has no NVLSTree). */

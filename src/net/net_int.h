@@ -39,6 +39,12 @@ struct net_ctx {
   double lat_scale[NET_HW_N]; /* cluster latency / NCCL's Ring-Simple entry, per link kind */
   double net_overhead_s;    /* NCCL getNetOverhead(): per network post */
   double channels;          /* NCCL coll channels */
+  double net_channels;      /* coll channels of this group's multi-node rings/trees (tuner.c) */
+  double rail_bw;           /* bytes/s of one NCCL network device (a GPU's rail) */
+  double nvls_channels;     /* NVLS channels (NET_NVLS_CHANNELS, raised by NCCL_MIN_CTAS) */
+  double nc;                /* channels the charged call runs on (topoGetAlgoInfo, tuner.c) */
+  bool charge;              /* false: NCCL's ranking view (all channels, NICs at line rate);
+                             * true: the charged time (nc channels, per-channel NIC share) */
   double fill_channels;     /* channels this group's ring/tree pipelines run on (tuner.c) */
   bool ll128;               /* LL128 enabled (NCCL's default rules) */
   bool proto_on[PL_PROTO_N];/* protocols the system's NCCL setup allows (tuner.c) */
@@ -92,6 +98,33 @@ double net_cpu_overhead_s(const char *cpu_vendor);
 double net_ring_chunk_bytes(const struct net_ctx *x, enum pl_coll_proto p);
 /* Same for tree (chunkSteps 1): one buffer step. */
 double net_tree_chunk_bytes(const struct net_ctx *x, enum pl_coll_proto p);
+
+/* What one NCCL channel drives on the network, as a fraction of its NIC's
+ * line rate: a channel leaves its NIC idle while it flushes and
+ * synchronises between steps ("On a channel, there can be communication
+ * bubbles where no communication is happening, e.g. because we are flushing
+ * data or synchronizing. Having two channels per NIC makes the NIC
+ * utilization closer to peak", S. Jeaugey, NCCL maintainer, NVIDIA/nccl
+ * issue #438), and with NCCL's default two channels per NIC and default
+ * 4 MiB buffers a 200 Gb/s (25 GB/s) NIC gives "~20 GB/s" ("My rule of
+ * thumb is ~20 GB/s per NIC", NVIDIA/nccl #320; "Ideally, you should get
+ * ~20 GB/s with each individual NIC", #652): 20 / 25 / 2 = 0.4 of the line
+ * rate per channel, i.e. a bubble of 1.5 step transfers per step. The
+ * bubble is per step, so larger steps (NCCL_BUFFSIZE x buff_scale: the
+ * 8 MiB the EFA and TCPXO setups prescribe, tuner.c) dilute it:
+ * fraction = buff_scale / (buff_scale + 1.5). docs/collectives.md,
+ * "Channels on the network". */
+#define NET_CHANNEL_NIC_FRACTION 0.4
+#define NET_CHANNEL_BUBBLE_STEPS ((1.0 - NET_CHANNEL_NIC_FRACTION) / NET_CHANNEL_NIC_FRACTION)
+/* Bandwidths the algorithms see. Ranking (x->charge false) uses the
+ * hardware figures, as NCCL's tuner uses its topology figures; the charged
+ * time uses the nc channels the call runs on: each carries 1/channels of
+ * the NVLink bandwidth and drives at most NET_CHANNEL_NIC_FRACTION of its
+ * rail on the network (the node is still capped by its NICs). */
+double net_intra_bw(const struct net_ctx *x);
+double net_node_bw(const struct net_ctx *x);
+/* Same, for an algorithm running a fixed number of channels (NVLS_TREE). */
+double net_node_bw_channels(const struct net_ctx *x, double channels);
 
 /* floor(log2(v)) for v >= 1, as NCCL's log2i. */
 int net_log2i(int64_t v);

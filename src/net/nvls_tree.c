@@ -37,7 +37,7 @@ double net_nvls_tree_fill_s(const struct net_ctx *x, enum pl_coll_proto p, doubl
   double ops = NET_NVLS_CHANNELS * (double)x->g;
   double loop = fmin(bytes, ops * nvls_tree_chunk_bytes(x, bytes, ops));
   double t_nvls = loop / (x->b_intra * x->nvls_eff);
-  double t_net = loop / x->b_net_node;
+  double t_net = loop / net_node_bw_channels(x, x->nvls_channels);
   double sum = 2.0 * t_nvls + 2.0 * (double)net_log2i(x->m) * t_net;
   return sum - fmax(t_nvls, t_net);
 }
@@ -46,7 +46,7 @@ double net_nvls_tree_time(const struct net_ctx *x, enum pl_coll_proto p, double 
   if (p != PL_PROTO_SIMPLE || !x->nvls || x->m < 2 || x->op != PL_COLL_ALL_REDUCE)
     return -1.0;
   double per_byte_intra = ((double)x->g + 1.0) / (double)x->g / (x->b_intra * x->nvls_eff);
-  double per_byte_net = (x->m == 2 ? 1.0 : 2.0) / x->b_net_node;
+  double per_byte_net = (x->m == 2 ? 1.0 : 2.0) / net_node_bw_channels(x, x->nvls_channels);
   double algbw = 1.0 / fmax(per_byte_intra, per_byte_net);
   double cap = net_nvls_tree_cap(x);
   if (cap > 0.0) /* a busBw cap; algbw = busBw n / (2(n-1)) */

@@ -30,7 +30,7 @@ double net_pat_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes)
     return -1.0;
   if (x->op != PL_COLL_ALL_GATHER && x->op != PL_COLL_REDUCE_SCATTER)
     return -1.0;
-  double algbw = x->b_net_node * PAT_BW_FACTOR;
+  double algbw = net_node_bw(x) * PAT_BW_FACTOR;
   double inter = net_hop_lat_s(x, NET_HW_NET, NET_T_TREE, p);
   double lat = net_base_lat_s(NET_T_PAT, p) + (double)net_log2i(x->m) * inter / PAT_LOG_LAT_DIV +
                (double)x->n * PAT_US_PER_RANK * 1e-6;

@@ -23,11 +23,11 @@
 static double ring_bus_bw(const struct net_ctx *x, enum pl_coll_proto p) {
   double bw;
   if (x->m == 1)
-    bw = x->b_intra;
+    bw = net_intra_bw(x);
   else if (x->g == 1)
-    bw = x->b_net_node;
+    bw = net_node_bw(x);
   else
-    bw = fmin(x->b_intra, x->b_net_node);
+    bw = fmin(net_intra_bw(x), net_node_bw(x));
   if (p == PL_PROTO_LL)
     return fmin(net_ll_max_bw(x), bw * 0.5);
   if (p == PL_PROTO_LL128)

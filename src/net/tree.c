@@ -21,8 +21,9 @@
 #include <math.h>
 
 static double tree_bus_bw(const struct net_ctx *x, enum pl_coll_proto p) {
-  double net = x->b_net_node * (x->m == 2 ? 2.0 : 1.0);
-  double bw = x->m == 1 ? x->b_intra : (x->g == 1 ? net : fmin(x->b_intra, net));
+  double net = net_node_bw(x) * (x->m == 2 ? 2.0 : 1.0);
+  double intra = net_intra_bw(x);
+  double bw = x->m == 1 ? intra : (x->g == 1 ? net : fmin(intra, net));
   bw = fmin(bw * 0.92, net_tree_cap(x));
   if (p == PL_PROTO_LL)
     return fmin(bw / 3.8, net_ll_max_bw(x));
@@ -54,8 +55,8 @@ static double tree_chunk_bytes(const struct net_ctx *x, enum pl_coll_proto p, do
 
 double net_tree_fill_s(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
   double chunk = tree_chunk_bytes(x, p, bytes) * x->fill_channels;
-  double t_nv = x->g > 1 ? chunk / x->b_intra : 0.0; /* no NVLink stage with g = 1 */
-  double t_net = x->m > 1 ? chunk / (x->b_net_node * (x->m == 2 ? 2.0 : 1.0)) : 0.0;
+  double t_nv = x->g > 1 ? chunk / net_intra_bw(x) : 0.0; /* no NVLink stage with g = 1 */
+  double t_net = x->m > 1 ? chunk / (net_node_bw(x) * (x->m == 2 ? 2.0 : 1.0)) : 0.0;
   double hops = (double)net_log2i(x->m);
   double sum = 2.0 * ((double)(x->g - 1) * t_nv + hops * t_net);
   return sum - fmax(x->g > 1 ? t_nv : 0.0, t_net);

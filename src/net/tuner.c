@@ -105,6 +105,58 @@ static double fill_channels(const struct net_ctx *x) {
   return fmax(1.0, fmin(x->channels, x->channels * x->b_net_node / x->b_intra));
 }
 
+/* NCCL's search speeds for graphs that cross the network, GB/s per channel
+ * (src/graph/search.cc speedArrayInter and sm90SpeedArrayInter, the same in
+ * NCCL 2.21-2.29; sm100 uses the sm90 list). */
+static const double speeds_sm90[] = {48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
+                                     15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+static const double speeds_old[] = {48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0,
+                                    7.0,  6.0,  5.0,  4.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+
+/* The coll channels NCCL builds for a group of g ranks per node on several
+ * nodes, from the NCCL network devices (rails) its ranks reach, by NCCL's
+ * rules (NCCL 2.21-2.29):
+ * the search (src/graph/search.cc ncclTopoCompute) finds one ring per rail
+ * at the first speed not above the rail's bandwidth; ncclTopoDupChannels
+ * doubles the rings, halving their speed, when that speed is >= 25 GB/s,
+ * except on ccMin > 80 (Hopper on) below 50 GB/s with more than 4 rings;
+ * ncclTopoPostset (src/graph/connect.cc) doubles the channels, and doubles
+ * them again on sm90+ across nodes while they are under 16 and a ring's
+ * speed is above 45 GB/s ("4 compute channels per search channel to reach
+ * peak BW on <8 PPN"). DGX H100, 8 ranks per node: 8 rings of 48 GB/s,
+ * not duplicated, 16 channels (the 24 of single-node logs come from the
+ * NVLink-only search); 1 rank per node: 1 ring, duplicated to 2 of 24 GB/s,
+ * 4 channels; DGX A100 (HDR, 25 GB/s): 8 rings of 24 GB/s, 16 channels;
+ * Polaris (2 Slingshot NICs): 4. */
+static double group_net_channels(const struct pl_cluster *c, const struct net_ctx *x) {
+  /* more NICs than GPUs (AWS P5's 32 EFA): the plugin's devices are not the
+   * NICs, so the preset's logged count stands */
+  if (x->g >= c->gpus_per_node && c->nics_per_node > c->gpus_per_node)
+    return x->channels;
+  double rails = (double)(c->nics_per_node < c->gpus_per_node ? c->nics_per_node : c->gpus_per_node);
+  /* a group's ranks are spread over the node (strided over tp), each next
+   * to its own rail while there are rails enough */
+  double used = fmax(1.0, fmin(rails, (double)x->g));
+  bool sm90 = x->arch >= NET_ARCH_HOPPER;
+  const double *sp = sm90 ? speeds_sm90 : speeds_old;
+  size_t nsp = sm90 ? sizeof speeds_sm90 / sizeof speeds_sm90[0] : sizeof speeds_old / sizeof speeds_old[0];
+  double gbs = x->rail_bw / 1e9, speed = sp[nsp - 1];
+  for (size_t i = 0; i < nsp; i++)
+    if (sp[i] <= gbs) {
+      speed = sp[i];
+      break;
+    }
+  double rings = fmin(used, 16.0); /* MAXCHANNELS/2 search channels */
+  if (speed >= 25.0 && !(sm90 && speed < 50.0 && rings > 4.0)) {
+    rings = fmin(2.0 * rings, 16.0);
+    speed /= 2.0;
+  }
+  double ch = fmin(2.0 * rings, 32.0);
+  if (sm90 && speed > 45.0 && ch < 16.0)
+    ch *= 2.0;
+  return ch;
+}
+
 /* NCCL enables LL128 by default only where the GPU reaches its NIC without
  * crossing the CPU: graph typeInter <= PATH_PXN on Hopper and later
  * (NCCL_LL128_C2C default 1), <= PATH_PXB before (NCCL 2.28 src/graph/
@@ -142,6 +194,23 @@ static void ctx_init(const struct pl_cluster *c, enum pl_coll_op op, struct pl_g
   x->net_overhead_s = net_cpu_overhead_s(c->cpu_vendor);
   x->channels = (double)(c->nccl_channels > 0 ? c->nccl_channels : 16);
   x->fill_channels = fill_channels(x);
+  if (x->m > 1) {
+    /* one NCCL network device per GPU at most: where a GPU has several NICs
+     * (AWS P5: 4 EFA per GPU) the plugin drives them as one rail */
+    int64_t rails = c->nics_per_node < c->gpus_per_node ? c->nics_per_node : c->gpus_per_node;
+    x->rail_bw = rails > 0 ? pl_cluster_node_net_bytes_per_s(c) / (double)rails : 0.0;
+    x->net_channels = group_net_channels(c, x);
+  }
+  /* NCCL_MIN_NCHANNELS / NCCL_MIN_CTAS: ncclTopoPostset copies channels up to
+   * it (src/graph/connect.cc, "Honor NCCL_MIN_NRINGS"); NCCL_MIN_CTAS also
+   * raises the NVLS channels */
+  x->nvls_channels = NET_NVLS_CHANNELS;
+  if (c->nccl_min_channels > 0) {
+    x->channels = fmax(x->channels, (double)c->nccl_min_channels);
+    x->net_channels = fmax(x->net_channels, (double)c->nccl_min_channels);
+    /* src/transport/nvls.cc: nvlsChannels = max(minCTAs, min(maxCTAs, 16)) */
+    x->nvls_channels = fmax(x->nvls_channels, (double)c->nccl_min_channels);
+  }
   x->ll128 = x->intra_hw == NET_HW_NVLINK && ll128_over_net(c, x);
   nccl_setup(c, x);
   x->nvls_eff = net_nvls_efficiency(x->arch);
@@ -189,6 +258,29 @@ static double best_proto(const struct net_ctx *x, const struct net_algo *a, doub
   return best;
 }
 
+/* The channels one call runs on (NCCL 2.21-2.29 src/enqueue.cc
+ * topoGetAlgoInfo): NVLS and NVLS_TREE use the NVLS channels; ring, tree and
+ * PAT start from the coll channels and drop one while the message is below
+ * channels x threads x threadThreshold. Threads: NCCL_SIMPLE_MAX_NTHREADS
+ * and NCCL_LL_MAX_NTHREADS 512, NCCL_LL128_MAX_NTHREADS 640 (src/include/
+ * device.h); thresholds NCCL_SIMPLE_THREAD_THRESHOLD 64, NCCL_LL_THREAD_
+ * THRESHOLD 8 (x nRanks for ring), NCCL_LL128_THREAD_THRESHOLD 8 (src/
+ * include/comm.h, src/graph/tuning.cc ncclTopoTuneModel). */
+static double call_channels(const struct net_ctx *x, enum pl_coll_algo a, enum pl_coll_proto p,
+                            double bytes) {
+  double full = x->m > 1 ? x->net_channels : x->channels;
+  if (a == PL_ALGO_NVLS || a == PL_ALGO_NVLS_TREE || a == PL_ALGO_P2P || full < 1.0)
+    return full;
+  double nt = p == PL_PROTO_LL128 ? 640.0 : 512.0;
+  double thr = p == PL_PROTO_SIMPLE ? 64.0 : 8.0;
+  if (p == PL_PROTO_LL && a == PL_ALGO_RING)
+    thr *= (double)x->n;
+  /* NCCL: while (nBytes < nc*nt*thr && nc > 1) nc--, i.e. the largest
+   * nc <= full with nc*nt*thr <= nBytes, at least 1 */
+  double nc = floor(bytes / (nt * thr));
+  return fmax(1.0, fmin(full, nc));
+}
+
 static enum pl_status choose(const struct net_ctx *x, double bytes, enum pl_coll_algo algo,
                              int only_proto, struct pl_coll_cost *out) {
   double best = -1.0;
@@ -207,8 +299,15 @@ static enum pl_status choose(const struct net_ctx *x, double bytes, enum pl_coll
   }
   if (best < 0.0)
     return PL_ERR_UNSUPPORTED;
-  if (algos[won].fill_s != NULL) /* the winner is charged with its pipeline fill */
-    best += algos[won].fill_s(x, out->proto, bytes);
+  /* the winner is charged on the channels it runs on, with its fill */
+  struct net_ctx cx = *x;
+  cx.charge = true;
+  cx.nc = call_channels(x, out->algo, out->proto, bytes);
+  if (out->algo == PL_ALGO_RING || out->algo == PL_ALGO_TREE)
+    cx.fill_channels = cx.nc; /* the pipelines run on the call's channels */
+  best = algos[won].time_s(&cx, out->proto, bytes);
+  if (algos[won].fill_s != NULL)
+    best += algos[won].fill_s(&cx, out->proto, bytes);
   out->time_s = fmax(x->c->coll_floor_s, best + x->c->coll_launch_s);
   return PL_OK;
 }

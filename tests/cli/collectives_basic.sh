@@ -41,15 +41,17 @@ check "one rank per node: 4 nodes" grep -q '^all_gather,4,4,' "$TMP/out"
 expect_ok collectives --cluster "$PL_SOURCE_DIR/data/clusters/dgx-a100.json" --bytes 1M
 
 # sibling groups on shared NICs: Jean Zay has 4 Omni-Path links for 8 GPUs; a dp
-# group of 2 ranks per node with all 8 GPUs active gets half its NIC bandwidth,
-# so a 1 GiB all_reduce takes about twice as long; DGX H100 (a NIC per GPU) not
+# group of 2 ranks per node with all 8 GPUs active gets half its NICs, 12.5 GB/s
+# per node, where alone its 4 channels drive 4 x 0.4 x 12.5 = 20 GB/s of its
+# 25 (docs/collectives.md, "Channels on the network"), so a 1 GiB all_reduce
+# takes about 1.6 times as long; DGX H100 (a NIC per GPU) not
 jz=(collectives --cluster jean-zay-a100 --gpus 8 --ranks-per-node 2 --bytes 1G --format csv)
 expect_ok "${jz[@]}"
 alone=$(awk -F, '$1=="all_reduce" {print $5}' "$TMP/out")
 expect_ok "${jz[@]}" --active-per-node 8
 shared=$(awk -F, '$1=="all_reduce" {print $5}' "$TMP/out")
-check "jean-zay: 8 active GPUs about double the time ($shared vs $alone)" \
-  awk -v a="$shared" -v b="$alone" 'BEGIN { exit !(a > 1.8 * b && a < 2.2 * b) }'
+check "jean-zay: 8 active GPUs about 1.6 times the time ($shared vs $alone)" \
+  awk -v a="$shared" -v b="$alone" 'BEGIN { exit !(a > 1.45 * b && a < 1.75 * b) }'
 expect_ok "${jz[@]}" --active-per-node 2
 check "active = ranks per node is the group alone" \
   awk -F, -v b="$alone" '$1=="all_reduce" { exit !($5 == b) }' "$TMP/out"

@@ -25,49 +25,50 @@ struct case_ {
   int proto;            /* forced protocol (NCCL_PROTO in the log), -1 = NCCL's choice */
   int64_t ranks, nodes; /* for logs without '#  Rank ... on HOST' lines; 0 = from the log */
   double bound;         /* asserted: mean busbw error >= 1 MiB */
+  int min_channels;     /* NCCL_MIN_NCHANNELS / NCCL_MIN_CTAS the log sets, 0 = default */
 };
 
 /* extrapolation bounds (see extrapolation()) */
-#define EXTRAP_POL_AR 0.33
-#define EXTRAP_POL_AG 2.82
-#define EXTRAP_GJ 0.37
-#define EXTRAP_QO 0.33
+#define EXTRAP_POL_AR 0.31
+#define EXTRAP_POL_AG 2.31
+#define EXTRAP_GJ 0.60
+#define EXTRAP_QO 0.30
 static const struct case_ cases[] = {
     /* gj-aion H100, IB 400G (nccl-tests #309): defaults, and one forced ring */
-    {"h100_2node_16gpu_all_reduce_nccl-tests-issue309-gj-aion.txt", "dgx-h100", "auto", -1, 16, 2, 0.16},
-    {"h100_2node_16gpu_all_reduce_nccl-tests-issue309-gj-aion-ring.txt", "dgx-h100", "ring", -1, 16, 2, 0.30},
-    {"h100_4node_32gpu_all_reduce_nccl-tests-issue309-gj-aion.txt", "dgx-h100", "auto", -1, 32, 4, 0.49},
-    {"h100_8node_64gpu_all_reduce_nccl-tests-issue309-gj-aion.txt", "dgx-h100", "auto", -1, 64, 8, 0.71},
-    {"h100_8node_64gpu_all_reduce_nccl-tests-issue309-gj-aion-minctas24.txt", "dgx-h100", "auto", -1, 64, 8, 0.56},
+    {"h100_2node_16gpu_all_reduce_nccl-tests-issue309-gj-aion.txt", "dgx-h100", "auto", -1, 16, 2, 0.14, 0},
+    {"h100_2node_16gpu_all_reduce_nccl-tests-issue309-gj-aion-ring.txt", "dgx-h100", "ring", -1, 16, 2, 0.30, 24},
+    {"h100_4node_32gpu_all_reduce_nccl-tests-issue309-gj-aion.txt", "dgx-h100", "auto", -1, 32, 4, 0.39, 0},
+    {"h100_8node_64gpu_all_reduce_nccl-tests-issue309-gj-aion.txt", "dgx-h100", "auto", -1, 64, 8, 0.53, 0},
+    {"h100_8node_64gpu_all_reduce_nccl-tests-issue309-gj-aion-minctas24.txt", "dgx-h100", "auto", -1, 64, 8, 0.56, 24},
     /* qoofyk H100, 8x CX-7 400G, NCCL 2.26.2 */
-    {"h100_2node_16gpu_all_reduce_nccl-tests-issue309-qoofyk-baremetal.txt", "dgx-h100", "auto", -1, 16, 2, 0.12},
-    {"h100_4node_32gpu_all_reduce_nccl-tests-issue309-qoofyk-vmware.txt", "dgx-h100", "auto", -1, 32, 4, 0.17},
+    {"h100_2node_16gpu_all_reduce_nccl-tests-issue309-qoofyk-baremetal.txt", "dgx-h100", "auto", -1, 16, 2, 0.10, 0},
+    {"h100_4node_32gpu_all_reduce_nccl-tests-issue309-qoofyk-vmware.txt", "dgx-h100", "auto", -1, 32, 4, 0.21, 0},
     /* xxrjun cluster01, 10 nodes, NCCL 2.29.2 */
-    {"h100_10node_80gpu_all_reduce_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.33},
-    {"h100_10node_80gpu_all_gather_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.50},
-    {"h100_10node_80gpu_reduce_scatter_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.58},
-    {"h100_10node_80gpu_alltoall_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.17},
+    {"h100_10node_80gpu_all_reduce_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.16, 0},
+    {"h100_10node_80gpu_all_gather_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.36, 0},
+    {"h100_10node_80gpu_reduce_scatter_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.44, 0},
+    {"h100_10node_80gpu_alltoall_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.17, 0},
     /* nccl-tests #322: 128 nodes, NCCL_ALGO=Ring NCCL_PROTO=LL128 */
-    {"h100_128node_1024gpu_all_reduce_nccl-tests-issue322-partial.txt", "dgx-h100", "ring", PL_PROTO_LL128, 1024, 128, 0.30},
-    {"h100_12node_96gpu_all_reduce_coreweave-readme2023-sharp.txt", "dgx-h100", "auto", -1, 96, 12, 0.04},
+    {"h100_128node_1024gpu_all_reduce_nccl-tests-issue322-partial.txt", "dgx-h100", "ring", PL_PROTO_LL128, 1024, 128, 0.30, 32},
+    {"h100_12node_96gpu_all_reduce_coreweave-readme2023-sharp.txt", "dgx-h100", "auto", -1, 96, 12, 0.21, 0},
     /* not described: a100_16node_128gpu_all_reduce_coreweave-readme2022.txt (NIC count, speed
      * and NCCL version not stated, its rank lines elided; docs/collectives.md) */
-    {"gb200_18node_72gpu_all_reduce_coreweave-readme-1rack.txt", "gb200-nvl72", "auto", -1, 72, 1, 0.34},
-    {"gb200_32node_128gpu_all_reduce_coreweave-readme-2racks.txt", "gb200-nvl72", "auto", -1, 128, 2, 0.41},
-    {"gb200_360node_1440gpu_all_reduce_coreweave-readme-20racks.txt", "gb200-nvl72", "auto", -1, 1440, 20, 1.35},
+    {"gb200_18node_72gpu_all_reduce_coreweave-readme-1rack.txt", "gb200-nvl72", "auto", -1, 72, 1, 0.34, 0},
+    {"gb200_32node_128gpu_all_reduce_coreweave-readme-2racks.txt", "gb200-nvl72", "auto", -1, 128, 2, 0.23, 0},
+    {"gb200_360node_1440gpu_all_reduce_coreweave-readme-20racks.txt", "gb200-nvl72", "auto", -1, 1440, 20, 0.19, 0},
     /* ALCF Polaris, A100 40GB x4 on HPE Slingshot, NCCL 2.21.5 */
-    {"a100_2node_8gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 1.46},
-    {"a100_8node_32gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 1.23},
-    {"a100_256node_1024gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.83},
-    {"a100_540node_2160gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.79},
-    {"a100_2node_8gpu_all_gather_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 1.14},
-    {"a100_8node_32gpu_all_gather_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 1.88},
-    {"a100_256node_1024gpu_all_gather_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 3.52},
-    {"a100_540node_2160gpu_all_gather_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 3.33},
-    {"a100_2node_8gpu_alltoall_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 1.54},
-    {"a100_8node_32gpu_alltoall_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 1.65},
-    {"a100_256node_1024gpu_alltoall_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 2.26},
-    {"a100_540node_2160gpu_alltoall_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 2.78},
+    {"a100_2node_8gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 1.09, 0},
+    {"a100_8node_32gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.88, 0},
+    {"a100_256node_1024gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.52, 0},
+    {"a100_540node_2160gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.48, 0},
+    {"a100_2node_8gpu_all_gather_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.84, 0},
+    {"a100_8node_32gpu_all_gather_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 1.68, 0},
+    {"a100_256node_1024gpu_all_gather_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 3.25, 0},
+    {"a100_540node_2160gpu_all_gather_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 2.98, 0},
+    {"a100_2node_8gpu_alltoall_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 1.54, 0},
+    {"a100_8node_32gpu_alltoall_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 1.65, 0},
+    {"a100_256node_1024gpu_alltoall_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 2.26, 0},
+    {"a100_540node_2160gpu_alltoall_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 2.78, 0},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -158,6 +159,7 @@ static void extrapolate(const struct series *sr) {
     CHECK(!"cluster did not load");
     return;
   }
+  base.nccl_min_channels = c0->min_channels;
   for (int i = 0; i < sr->n_fit; i++) {
     const struct case_ *c = &cases[sr->fit[i]];
     obs[i].series = load(c, &logs[i]);
@@ -227,6 +229,7 @@ int main(void) {
       pl_nccl_log_free(log);
       continue;
     }
+    cl.nccl_min_channels = c->min_channels;
     double mean, w;
     errors(&cl, s, algo, c->proto, MIB, &mean, &w);
     const char *base = strrchr(c->cluster, '/');
