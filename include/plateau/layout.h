@@ -118,11 +118,33 @@ struct pl_layout {
                               waits (Megatron-Core overlap_p2p_comm), not blocking */
   bool grad_reduce_bf16;   /* input: ddp/zero1 gradients reduced in bf16 (Megatron-Core
                               grad_reduce_in_fp32 = False, NeMo grad_sync_dtype bf16), not fp32 */
+  int64_t first_stage_layers; /* input: transformer blocks on the first pipeline stage, the rest
+                              split evenly (Megatron-Core --decoder-first-pipeline-num-layers,
+                              TransformerConfig.num_layers_in_first_pipeline_stage); 0 = the
+                              even split (docs/step-model.md 5) */
+  int64_t last_stage_layers;  /* input: the same for the last stage
+                              (--decoder-last-pipeline-num-layers); 0 = the even split */
 };
 
 /* Fill derived fields and defaults; reject what cannot run. */
 enum pl_status pl_layout_resolve(struct pl_layout *l, const struct pl_model *m,
                                  const struct pl_cluster *c, struct pl_diag *diag);
+
+/* Transformer blocks of model chunk v of a layout with pp stages and vp
+ * chunks per stage, v in virtual-stage order (chunk c of stage s is
+ * v = c * pp + s), *first (may be NULL) the global index of its first block.
+ * Even split: layers / (pp vp), the first chunks one more for a remainder;
+ * with first/last_stage_layers, Megatron-Core's uneven split
+ * (megatron/core/transformer/transformer_block.py, get_num_layers_to_build):
+ * those stages hold the given blocks, the other stages the rest evenly, and
+ * each stage's blocks are split evenly over its vp chunks. The layout must
+ * be resolved (pl_layout_resolve checks the split). */
+int64_t pl_layout_chunk_layers(const struct pl_layout *l, int64_t layers, int64_t v,
+                               int64_t *first);
+/* The blocks of pipeline stage s (all its chunks). */
+int64_t pl_layout_stage_layers(const struct pl_layout *l, int64_t layers, int64_t s);
+/* Whether the split is uneven by request (first or last stage given). */
+bool pl_layout_uneven_stages(const struct pl_layout *l);
 
 /* Names for output and parsing ("zero2", "selective", "1f1b", "bf16"). */
 const char *pl_shard_name(enum pl_shard s);

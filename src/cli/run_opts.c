@@ -54,6 +54,8 @@ static int load_ints(const struct cli_args *args, struct pl_layout *l) {
       {"cp", &l->cp},     {"vp", &l->vp},       {"shard-group", &l->shard_group},
       {"seq", &l->seq},   {"mbs", &l->mbs},     {"gbs", &l->gbs}, {"batch-per-gpu", &l->batch_per_gpu},
       {"ep", &l->ep},     {"etp", &l->etp},
+      {"first-stage-layers", &l->first_stage_layers},
+      {"last-stage-layers", &l->last_stage_layers},
   };
   for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
     if (cli_get_int(args, ints[i].name, ints[i].field) != 0)
@@ -198,5 +200,14 @@ int run_from_args(const struct cli_args *args, struct pl_run *run) {
   if (load_modes(args, &run->layout) != 0 || load_behaviours(args, &run->framework) != 0)
     return 1;
   pl_framework_apply(&run->framework, &run->layout);
+  return 0;
+}
+
+int run_opts_search_refused(const struct cli_args *args) {
+  static const char *const refused[] = {"first-stage-layers", "last-stage-layers"};
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+    if (cli_get(args, refused[i]) != NULL)
+      return cli_fail("--%s: a layout search does not take it (it enumerates pp itself); use "
+                      "plateau predict", refused[i]);
   return 0;
 }

@@ -28,6 +28,8 @@
   {"batch-per-gpu", "N", "sequences per GPU per step; gbs = that x gpus (default 1)"},       \
   {"recompute", "MODE", "none|selective|full activation recomputation (default none)"},     \
   {"schedule", "S", "1f1b|interleaved|gpipe pipeline schedule (default 1f1b)"},             \
+  {"first-stage-layers", "N", "transformer blocks on the first pipeline stage, the rest split evenly (Megatron --decoder-first-pipeline-num-layers; default: even split)"}, \
+  {"last-stage-layers", "N", "transformer blocks on the last pipeline stage (Megatron --decoder-last-pipeline-num-layers; default: even split)"}, \
   {"dtype", "T", "bf16|fp8|mxfp8|nvfp4 (default bf16; mxfp8, nvfp4: Blackwell)"},                                              \
   {"framework", "NAME", "framework preset or file: megatron-lm|megatron-core|nemo|torchtitan|pytorch-fsdp|llm-foundry|deepspeed (default none: plateau's defaults; plateau list frameworks)"}, \
   {"attention", "A", "flash|triton|eager: eager stores the s x s scores, triton = FlashAttention in Triton (default flash)"}, \
@@ -59,5 +61,10 @@
 /* Build a run from the parsed options. Returns 0, or 1 after printing the
  * problem. The layout is left unresolved (pl_predict resolves it). */
 int run_from_args(const struct cli_args *args, struct pl_run *run);
+
+/* The run options a layout search cannot take (search and sweep --layout
+ * best|--strategies): it enumerates pp and recompute itself, and its bound
+ * assumes even stages. Returns 0, or 1 after naming the first one given. */
+int run_opts_search_refused(const struct cli_args *args);
 
 #endif

@@ -4,7 +4,8 @@
  * FFN width; interleaving needs layers divisible by pp*vp and micro-batches
  * divisible by pp; context parallelism splits each sequence into 2*cp chunks
  * for causal load balance (Megatron/TransformerEngine CP). Uneven pipeline
- * stages are allowed for 1f1b/gpipe: the busiest stage holds ceil(l/pp). */
+ * stages are allowed for 1f1b/gpipe: the busiest stage holds ceil(l/pp); or
+ * given (first_stage_layers, last_stage_layers) as Megatron-Core splits them. */
 #include <plateau/layout.h>
 
 #include <string.h>
@@ -209,6 +210,89 @@ static enum pl_status resolve_batch(struct pl_layout *l, const struct pl_model *
   return PL_OK;
 }
 
+bool pl_layout_uneven_stages(const struct pl_layout *l) {
+  return l->first_stage_layers > 0 || l->last_stage_layers > 0;
+}
+
+/* Blocks per stage under Megatron-Core's uneven split: the given first and
+ * last stages, and the rest over the other stages (get_num_layers_to_build). */
+static int64_t uneven_rank_layers(const struct pl_layout *l, int64_t layers, int64_t s) {
+  int64_t pp = l->pp > 0 ? l->pp : 1, left = pp, rest = layers;
+  if (l->first_stage_layers > 0) {
+    if (s == 0)
+      return l->first_stage_layers;
+    rest -= l->first_stage_layers;
+    left--;
+  }
+  if (l->last_stage_layers > 0) {
+    if (s == pp - 1)
+      return l->last_stage_layers;
+    rest -= l->last_stage_layers;
+    left--;
+  }
+  return left > 0 ? rest / left : 0;
+}
+
+int64_t pl_layout_stage_layers(const struct pl_layout *l, int64_t layers, int64_t s) {
+  int64_t pp = l->pp > 0 ? l->pp : 1;
+  if (pl_layout_uneven_stages(l))
+    return uneven_rank_layers(l, layers, s);
+  return layers / pp + (s < layers % pp ? 1 : 0);
+}
+
+int64_t pl_layout_chunk_layers(const struct pl_layout *l, int64_t layers, int64_t v,
+                               int64_t *first) {
+  int64_t pp = l->pp > 0 ? l->pp : 1, vp = l->vp > 0 ? l->vp : 1, V = pp * vp;
+  if (!pl_layout_uneven_stages(l)) {
+    int64_t r = layers % V;
+    if (first != NULL)
+      *first = v * (layers / V) + (v < r ? v : r);
+    return layers / V + (v < r ? 1 : 0);
+  }
+  int64_t start = 0;
+  for (int64_t w = 0; w < v; w++)
+    start += uneven_rank_layers(l, layers, w % pp) / vp;
+  if (first != NULL)
+    *first = start;
+  return uneven_rank_layers(l, layers, v % pp) / vp;
+}
+
+/* --first-stage-layers / --last-stage-layers: Megatron-Core's checks
+ * (transformer_block.py get_num_layers_to_build; arguments.py): the stages
+ * left over split the remaining blocks evenly, each stage's blocks divide
+ * into its vp chunks, and every stage holds at least one block. */
+static enum pl_status resolve_uneven(struct pl_layout *l, const struct pl_model *m,
+                                     struct pl_diag *diag) {
+  if (l->first_stage_layers < 0 || l->last_stage_layers < 0)
+    return pl_diag_set(diag, PL_ERR_LAYOUT, "layout: stage layers must be positive");
+  if (!pl_layout_uneven_stages(l))
+    return PL_OK;
+  if (l->pp < 2)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --first-stage-layers/--last-stage-layers need pp >= 2");
+  int64_t given = l->first_stage_layers + l->last_stage_layers;
+  int64_t left = l->pp - (l->first_stage_layers > 0) - (l->last_stage_layers > 0);
+  int64_t rest = m->layers - given;
+  if (rest < left || (left == 0 && rest != 0))
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: first/last stage layers (%lld + %lld) leave %lld of %lld blocks "
+                       "for the other %lld stages",
+                       (long long)l->first_stage_layers, (long long)l->last_stage_layers,
+                       (long long)rest, (long long)m->layers, (long long)left);
+  if (left > 0 && rest % left != 0)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: the %lld blocks left are not divisible by the other %lld stages",
+                       (long long)rest, (long long)left);
+  for (int64_t s = 0; s < l->pp; s++) {
+    int64_t n = uneven_rank_layers(l, m->layers, s);
+    if (n % l->vp != 0)
+      return pl_diag_set(diag, PL_ERR_LAYOUT,
+                         "layout: stage %lld's %lld blocks are not divisible by vp = %lld",
+                         (long long)s, (long long)n, (long long)l->vp);
+  }
+  return PL_OK;
+}
+
 static enum pl_status resolve_schedule(struct pl_layout *l, const struct pl_model *m,
                                        struct pl_diag *diag) {
   l->vp = or_default(l->vp, 1);
@@ -224,7 +308,7 @@ static enum pl_status resolve_schedule(struct pl_layout *l, const struct pl_mode
     return pl_diag_set(diag, PL_ERR_LAYOUT, "layout: the interleaved schedule needs pp >= 2");
   if (l->vp < 2)
     l->vp = 2;
-  if (m->layers % (l->pp * l->vp) != 0)
+  if (!pl_layout_uneven_stages(l) && m->layers % (l->pp * l->vp) != 0)
     return pl_diag_set(diag, PL_ERR_LAYOUT,
                        "layout: interleaving needs layers (%lld) divisible by pp*vp = %lld",
                        (long long)m->layers, (long long)(l->pp * l->vp));
@@ -330,6 +414,8 @@ enum pl_status pl_layout_resolve(struct pl_layout *l, const struct pl_model *m,
     st = resolve_batch(l, m, diag);
   if (st == PL_OK)
     st = resolve_schedule(l, m, diag);
+  if (st == PL_OK)
+    st = resolve_uneven(l, m, diag);
   if (st == PL_OK)
     st = resolve_experts(l, m, diag);
   l->sp = l->tp > 1 && !l->no_sp;

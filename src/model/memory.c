@@ -115,8 +115,7 @@ double pl_memory_layer_activation_bytes(const struct pl_model *m, const struct p
 /* Parameters per pipeline stage                                       */
 
 static int64_t stage_layers(const struct pl_model *m, const struct pl_layout *l, int64_t i) {
-  int64_t pp = deg(l->pp);
-  return m->layers / pp + (i < m->layers % pp ? 1 : 0);
+  return pl_layout_stage_layers(l, m->layers, i);
 }
 
 static double norm_params(const struct pl_model *m) {
@@ -202,6 +201,14 @@ static int64_t stage_moe_blocks(const struct pl_model *m, const struct pl_layout
   if (!pl_model_is_moe(m))
     return 0;
   int64_t pp = deg(l->pp);
+  if (pl_layout_uneven_stages(l)) { /* chunk by chunk, as given */
+    int64_t n = 0;
+    for (int64_t c = 0; c < deg(l->vp); c++) {
+      int64_t first = 0, k = pl_layout_chunk_layers(l, m->layers, c * pp + i, &first);
+      n += moe_blocks_before(m, first + k) - moe_blocks_before(m, first);
+    }
+    return n;
+  }
   int64_t first = i * (m->layers / pp) + (i < m->layers % pp ? i : m->layers % pp);
   return moe_blocks_before(m, first + stage_layers(m, l, i)) - moe_blocks_before(m, first);
 }

@@ -42,7 +42,9 @@ static void hardware_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_obj_end(e);
 }
 
-static void layout_json(struct pl_emit *e, const struct pl_layout *l) {
+static void layout_json(struct pl_emit *e, const struct pl_prediction *p) {
+  const struct pl_layout *l = &p->run.layout;
+  int64_t layers = p->run.model.layers;
   pl_emit_obj_begin(e, "layout");
   pl_emit_int(e, "gpus", l->gpus);
   pl_emit_int(e, "nodes", l->nodes);
@@ -79,6 +81,9 @@ static void layout_json(struct pl_emit *e, const struct pl_layout *l) {
     pl_emit_null(e, "moe_imbalance");
     pl_emit_null(e, "moe_dispatch");
   }
+  /* blocks on the first and last pipeline stage, as split (given or even) */
+  pl_emit_int(e, "first_stage_layers", pl_layout_stage_layers(l, layers, 0));
+  pl_emit_int(e, "last_stage_layers", pl_layout_stage_layers(l, layers, l->pp - 1));
   pl_emit_obj_end(e);
 }
 
@@ -249,7 +254,7 @@ static void train_json(struct pl_emit *e, const struct pl_prediction *p) {
 void pl_report_predict_members(struct pl_emit *e, const struct pl_prediction *p) {
   model_json(e, p);
   hardware_json(e, p);
-  layout_json(e, &p->run.layout);
+  layout_json(e, p);
   framework_json(e, p);
   flops_json(e, &p->flops);
   memory_json(e, &p->memory);

@@ -712,6 +712,8 @@ static void reduce_pairs(struct lower *lw) {
 static int64_t task_estimate(const struct lower *lw) {
   int64_t slots = lw->pp * lw->per_stage;
   int64_t per_chunk = lw->st->run->model.layers / lw->V + 3;
+  for (int64_t v = 0; pl_layout_uneven_stages(lw->l) && v < lw->V; v++)
+    per_chunk = lw->st->chunk_layers[v] + 3 > per_chunk ? lw->st->chunk_layers[v] + 3 : per_chunk;
   int64_t seg_passes = fsdp(lw->l) ? slots : lw->pp * lw->vp;
   return 6 * slots + 6 * seg_passes * per_chunk + 64;
 }
