@@ -54,6 +54,9 @@ struct pl_framework {
   enum pl_setting fsdp_separate_comms; /* zero2/zero3 reduce_scatters on their own communicator */
   bool logit_metric_passes_set;
   int64_t logit_metric_passes;         /* forward-only fp32 loss passes per micro-batch */
+  bool host_per_kernel_set;
+  double host_per_kernel_s;            /* host time to issue one kernel (eager PyTorch); 0 = not
+                                          modelled (layout.host_per_kernel_s) */
 };
 
 /* Load a preset by name (data/frameworks/) or a framework file by path into

@@ -118,6 +118,11 @@ struct pl_layout {
                               waits (Megatron-Core overlap_p2p_comm), not blocking */
   bool grad_reduce_bf16;   /* input: ddp/zero1 gradients reduced in bf16 (Megatron-Core
                               grad_reduce_in_fp32 = False, NeMo grad_sync_dtype bf16), not fp32 */
+  double host_per_kernel_s; /* input: host (CPU) time to issue one kernel from eager PyTorch:
+                              Python, the dispatcher, autograd and the launch call. A pass of a
+                              segment takes at least its kernels times this (the host is the
+                              bottleneck when kernels are short); 0 (default) = not modelled,
+                              the CPU always runs ahead. docs/step-model.md 2.6 */
   int64_t first_stage_layers; /* input: transformer blocks on the first pipeline stage, the rest
                               split evenly (Megatron-Core --decoder-first-pipeline-num-layers,
                               TransformerConfig.num_layers_in_first_pipeline_stage); 0 = the

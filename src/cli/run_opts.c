@@ -145,6 +145,13 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
     fw->logit_metric_passes = passes;
     fw->logit_metric_passes_set = true;
   }
+  if ((v = cli_get(args, "host-per-kernel")) != NULL) {
+    double t = -1;
+    if (pl_unit_parse(v, PL_UNIT_SECONDS, &t, NULL) != PL_OK || !(t >= 0) || t > 1e-3)
+      return cli_fail("--host-per-kernel: '%s' is not a time from 0 to 1 ms (e.g. '37 us')", v);
+    fw->host_per_kernel_s = t;
+    fw->host_per_kernel_set = true;
+  }
   return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <plateau/alloc.h>
 #include <plateau/data.h>
 #include <plateau/framework.h>
+#include <plateau/units.h>
 
 #include <stddef.h>
 #include <stdio.h>
@@ -141,6 +142,16 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
     fw->logit_metric_passes_set = true;
     return PL_OK;
   }
+  if (strcmp(key, "host_per_kernel") == 0) {
+    double t = -1;
+    if (s == NULL || pl_unit_parse(s, PL_UNIT_SECONDS, &t, NULL) != PL_OK || !(t >= 0) || t > 1e-3)
+      return pl_diag_set(diag, PL_ERR_PARSE,
+                         "%s: behaviour 'host_per_kernel' must be a time from 0 to 1 ms (\"37 us\")",
+                         origin);
+    fw->host_per_kernel_s = t;
+    fw->host_per_kernel_set = true;
+    return PL_OK;
+  }
   return pl_diag_set(diag, PL_ERR_PARSE, "%s: unknown behaviour '%s' (docs/frameworks.md)", origin,
                      key);
 }
@@ -259,6 +270,8 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->fsdp_separate_comms, &l->fsdp_separate_comms, false);
   if (fw->logit_metric_passes_set)
     l->logit_metric_passes = fw->logit_metric_passes;
+  if (fw->host_per_kernel_set)
+    l->host_per_kernel_s = fw->host_per_kernel_s;
 }
 
 static enum pl_setting setting(bool on) { return on ? PL_SETTING_ON : PL_SETTING_OFF; }
@@ -286,4 +299,6 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->fsdp_separate_comms = setting(!l->fsdp_one_comm && l->fsdp_separate_comms);
   out->logit_metric_passes_set = true;
   out->logit_metric_passes = l->logit_metric_passes;
+  out->host_per_kernel_set = true;
+  out->host_per_kernel_s = l->host_per_kernel_s;
 }

@@ -207,6 +207,10 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   framework_columns(c, p);
   input_columns(c, p);
   band_columns(c, p);
+  /* added after the error band: the eager host time per kernel (framework.h) */
+  struct pl_framework fw;
+  pl_framework_resolved(&p->run.framework, l, &fw);
+  col_num(c, "framework.host_per_kernel_s", fw.host_per_kernel_s, true);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

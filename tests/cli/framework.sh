@@ -160,4 +160,28 @@ expect_fail 1 "^plateau: --power-cap: power cap 800 W for gpu 'h100': expected a
 expect_fail 1 "^plateau: --power-cap: power cap 50 W for gpu 'h100'" -- predict --power-cap 50
 expect_fail 1 "^plateau: --power-cap: 'abc' is not a power" -- predict --power-cap abc
 expect_fail 1 "^plateau: --power-cap: '500 GB' is not a power" -- predict --power-cap "500 GB"
+
+# --host-per-kernel: eager PyTorch's host time per kernel (docs/step-model.md
+# 2.6). A small model with short kernels (Qwen2.5-0.5B, hidden 896, on 8 A100s with tp 2, like
+# vTrain's single-node runs) becomes host-bound: every pass takes at least its
+# kernels times the host cost; a large one (llama2-13b, 4k tokens) does not move.
+small="--model $PL_SOURCE_DIR/tests/data/hf/Qwen2.5-0.5B.json --gpu a100-80g --gpus 8 --tp 2 --mbs 1 --gbs 8 --seq 1024 --recompute full"
+expect_ok predict $small --format json
+cp "$TMP/out" "$TMP/hk0.json"
+check "host: default 0 in JSON" [ "$(json_num "$TMP/out" host_per_kernel_s)" = 0 ]
+expect_ok predict $small --host-per-kernel '37 us' --format json
+check "host: 37 us in JSON" [ "$(json_num "$TMP/out" host_per_kernel_s)" = 3.7e-05 ]
+check "host 37 us: small model slower" faster "$TMP/out" "$TMP/hk0.json"
+expect_ok predict $small --framework deepspeed --format csv
+check "deepspeed: csv host_per_kernel_s" [ "$(col "$TMP/out" framework.host_per_kernel_s)" = 3.7e-05 ]
+expect_ok predict $small --framework deepspeed --host-per-kernel 0 --format json
+check "host 0 overrides the preset" [ "$(json_num "$TMP/out" host_per_kernel_s)" = 0 ]
+expect_ok predict --model llama2-13b --gpus 16 --format json
+cp "$TMP/out" "$TMP/hk2.json"
+expect_ok predict --model llama2-13b --gpus 16 --host-per-kernel '37 us' --format json
+check "host 37 us: GPU-bound step unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/hk2.json" step_time_s)" ]
+expect_fail 1 "^plateau: --host-per-kernel: '2 ms' is not a time from 0 to 1 ms" -- predict --host-per-kernel '2 ms'
+expect_fail 1 "^plateau: --host-per-kernel: 'fast' is not a time" -- predict --host-per-kernel fast
+expect_fail 1 "^plateau: --host-per-kernel: '37' is not a time" -- predict --host-per-kernel 37
+
 finish
