@@ -32,6 +32,8 @@ static int load_hardware(const struct cli_args *args, struct pl_run *run) {
     struct pl_gpu named; /* a GPU file (e.g. from calibrate compute): its "name" picks the system */
     if (cluster == NULL && pl_gpu_load(g, &named, &d) == PL_OK)
       cluster = pl_cluster_default_for_gpu(named.name);
+    else if (cluster == NULL) /* not a GPU at all: say so, with the nearest presets */
+      return cli_fail("--gpu: %s", d.msg);
     if (cluster == NULL)
       return cli_fail("--gpu '%s': no default cluster for this GPU; give --cluster", g);
   }
