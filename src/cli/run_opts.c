@@ -170,7 +170,7 @@ static int load_modes(const struct cli_args *args, struct pl_layout *l) {
     return cli_fail("--recompute: %s", d.msg);
   if ((v = cli_get(args, "schedule")) != NULL && pl_schedule_parse(v, &l->schedule, &d) != PL_OK)
     return cli_fail("--schedule: %s", d.msg);
-  if ((v = cli_get(args, "dtype")) != NULL && pl_dtype_parse(v, &l->dtype, &d) != PL_OK)
+  if ((v = cli_get(args, "dtype")) != NULL && pl_layout_dtype_parse(v, l, &d) != PL_OK)
     return cli_fail("--dtype: %s", d.msg);
   if ((v = cli_get(args, "moe-dispatch")) != NULL &&
       pl_moe_dispatch_parse(v, &l->dispatch, &d) != PL_OK)

@@ -373,15 +373,19 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
   if (l->dtype == PL_DTYPE_BF16 || n + 1 > PL_MAX_LAYER_OPS)
     return n;
   double per_elem = 2.0 + 2.0 * pl_dtype_element_bytes(l->dtype);
-  /* layout.fp8_weight_cache: Megatron-Core's forward_step calls
-   * model.set_is_first_microbatch() on a step's first micro-batch
-   * (megatron/core/pipeline_parallel/schedules.py), and TE's Linear casts
-   * the weights only when is_first_microbatch is True, reusing the cached
-   * FP8 copy after (transformer_engine/pytorch/module/linear.py): one weight
-   * cast per step, spread here over the micro-batches. */
-  double wshare = 1.0;
-  if (l->fp8_weight_cache && l->micro_batches > 1)
-    wshare = 1.0 / (double)l->micro_batches;
+  /* layout.fp8_recipe (layout.h): delayed, current and blockwise keep the
+   * FP8 weights from the step's first micro-batch (TE _Linear's
+   * is_first_microbatch: weight casts 1/micro_batches of the time); current
+   * scaling first reads each activation and gradient for its amax
+   * (Float8CurrentScaling: compute_amax then cast, +2 B per element) */
+  /* layout.fp8_weight_cache (framework behaviour): the same cache for any
+   * recipe where the framework passes is_first_microbatch, as Megatron-Core's
+   * forward_step does (megatron/core/pipeline_parallel/schedules.py:
+   * model.set_is_first_microbatch() on a step's first micro-batch) */
+  bool cached = l->dtype == PL_DTYPE_FP8 &&
+                (l->fp8_recipe != PL_FP8_RECIPE_TENSOR || l->fp8_weight_cache);
+  double weight_share = cached && l->micro_batches > 0 ? 1.0 / (double)l->micro_batches : 1.0;
+  double amax = l->dtype == PL_DTYPE_FP8 && l->fp8_recipe == PL_FP8_RECIPE_CURRENT ? 2.0 : 0.0;
   double fwd = 0, bwd = 0;
   for (int i = 0; i < n; i++) {
     const struct pl_op *o = &ops[i];
@@ -389,7 +393,12 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
       continue;
     double c = (double)o->count * (o->share > 0 ? o->share : 1.0);
     double m = (double)o->m, k = (double)o->k, nn = (double)o->n;
-    fwd += per_elem * c * (m * k + wshare * k * nn);
+    if (cached || amax > 0) {
+      fwd += (per_elem + amax) * c * m * k + per_elem * weight_share * c * k * nn;
+      bwd += (per_elem + amax) * c * m * nn;
+      continue;
+    }
+    fwd += per_elem * c * (m * k + k * nn);
     bwd += per_elem * c * m * nn;
   }
   mem_op(&ops[n++], "fp8_casts", fwd, bwd, l->recompute == PL_RECOMPUTE_FULL);
