@@ -57,6 +57,7 @@ struct pl_framework {
   bool host_per_kernel_set;
   double host_per_kernel_s;            /* host time to issue one kernel (eager PyTorch); 0 = not
                                           modelled (layout.host_per_kernel_s) */
+  enum pl_setting fp8_weight_cache;    /* FP8 weights cast once per step (TE is_first_microbatch) */
 };
 
 /* Load a preset by name (data/frameworks/) or a framework file by path into

@@ -142,6 +142,13 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
     fw->logit_metric_passes_set = true;
     return PL_OK;
   }
+  if (strcmp(key, "fp8_weight_cache") == 0) {
+    if (!YAJL_IS_TRUE(v) && !YAJL_IS_FALSE(v))
+      return pl_diag_set(diag, PL_ERR_PARSE, "%s: behaviour 'fp8_weight_cache' must be true or false",
+                         origin);
+    fw->fp8_weight_cache = YAJL_IS_TRUE(v) ? PL_SETTING_ON : PL_SETTING_OFF;
+    return PL_OK;
+  }
   if (strcmp(key, "host_per_kernel") == 0) {
     double t = -1;
     if (s == NULL || pl_unit_parse(s, PL_UNIT_SECONDS, &t, NULL) != PL_OK || !(t >= 0) || t > 1e-3)
@@ -274,6 +281,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
     l->logit_metric_passes = fw->logit_metric_passes;
   if (fw->host_per_kernel_set)
     l->host_per_kernel_s = fw->host_per_kernel_s;
+  put(fw->fp8_weight_cache, &l->fp8_weight_cache, false);
 }
 
 static enum pl_setting setting(bool on) { return on ? PL_SETTING_ON : PL_SETTING_OFF; }
@@ -303,4 +311,5 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->logit_metric_passes = l->logit_metric_passes;
   out->host_per_kernel_set = true;
   out->host_per_kernel_s = l->host_per_kernel_s;
+  out->fp8_weight_cache = setting(l->fp8_weight_cache);
 }

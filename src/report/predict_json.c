@@ -111,6 +111,7 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   for (size_t i = 0; (word = pl_framework_flag_word(&fw, i, &key)) != NULL; i++)
     pl_emit_str(e, key, word);
   pl_emit_num(e, "host_per_kernel_s", fw.host_per_kernel_s);
+  pl_emit_bool(e, "fp8_weight_cache", fw.fp8_weight_cache == PL_SETTING_ON);
   pl_emit_obj_end(e);
 }
 
