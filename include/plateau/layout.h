@@ -33,6 +33,26 @@ enum pl_kernels { PL_KERNELS_FUSED, PL_KERNELS_UNFUSED };
  * and reduce_scatters the outputs), deepep (MoEFlexTokenDispatcher with
  * DeepEP's fused dispatch/combine kernels: NVLink inside a node, RDMA across). */
 enum pl_moe_dispatch { PL_MOE_ALLTOALL, PL_MOE_ALLGATHER, PL_MOE_DEEPEP };
+/* How FP8 (dtype fp8, Hopper recipes) scales and caches its tensors, as
+ * Transformer Engine's recipes name them (transformer_engine/common/recipe/
+ * __init__.py, TE 2.x: DelayedScaling, Float8CurrentScaling,
+ * Float8BlockScaling; docs/step-model.md 2.3e):
+ *   tensor    (--dtype fp8, plateau's earlier value): per-tensor scales, the
+ *             weights cast again at every micro-batch (no cache);
+ *   delayed   (fp8-delayed): DelayedScaling, scales from the amax history;
+ *             the FP8 weights cast at the first micro-batch of a step and
+ *             reused (TE is_first_microbatch, which Megatron-Core passes);
+ *   current   (fp8-current): Float8CurrentScaling, each activation and
+ *             gradient's amax computed just before its cast (one more read
+ *             of it); weights cached as for delayed;
+ *   blockwise (fp8-blockwise): Float8BlockScaling, 1x128 / 128x128 block
+ *             scales computed inside the cast; weights cached. */
+enum pl_fp8_recipe {
+  PL_FP8_RECIPE_TENSOR = 0,
+  PL_FP8_RECIPE_DELAYED,
+  PL_FP8_RECIPE_CURRENT,
+  PL_FP8_RECIPE_BLOCKWISE
+};
 
 /* Limits of a layout (docs/limits.md), PL_ERR_LIMIT beyond them: they keep
  * every product the model forms (gbs * seq tokens, dp * mbs) far from int64
@@ -132,6 +152,7 @@ struct pl_layout {
                               split evenly (Megatron-Core --decoder-first-pipeline-num-layers,
                               TransformerConfig.num_layers_in_first_pipeline_stage); 0 = the
                               even split (docs/step-model.md 5) */
+  enum pl_fp8_recipe fp8_recipe; /* input: with dtype fp8, its Transformer Engine recipe */
   int64_t last_stage_layers;  /* input: the same for the last stage
                               (--decoder-last-pipeline-num-layers); 0 = the even split */
 };
@@ -178,5 +199,10 @@ enum pl_status pl_shard_parse(const char *s, enum pl_shard *out, struct pl_diag 
 enum pl_status pl_recompute_parse(const char *s, enum pl_recompute *out, struct pl_diag *diag);
 enum pl_status pl_schedule_parse(const char *s, enum pl_schedule *out, struct pl_diag *diag);
 enum pl_status pl_dtype_parse(const char *s, enum pl_dtype *out, struct pl_diag *diag);
+/* --dtype as the layout holds it: a dtype, or fp8-delayed|fp8-current|
+ * fp8-blockwise (dtype fp8 with that recipe). */
+enum pl_status pl_layout_dtype_parse(const char *s, struct pl_layout *l, struct pl_diag *diag);
+/* The layout's --dtype word: "fp8-delayed" for fp8 with a recipe, else pl_dtype_name. */
+const char *pl_layout_dtype_name(const struct pl_layout *l);
 
 #endif

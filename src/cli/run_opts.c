@@ -33,6 +33,8 @@ static int load_hardware(const struct cli_args *args, struct pl_run *run) {
     struct pl_gpu named; /* a GPU file (e.g. from calibrate compute): its "name" picks the system */
     if (cluster == NULL && pl_gpu_load(g, &named, &d) == PL_OK)
       cluster = pl_cluster_default_for_gpu(named.name);
+    else if (cluster == NULL) /* not a GPU at all: say so, with the nearest presets */
+      return cli_fail("--gpu: %s", d.msg);
     if (cluster == NULL)
       return cli_fail("--gpu '%s': no default cluster for this GPU; give --cluster", g);
   }
@@ -183,7 +185,7 @@ static int load_modes(const struct cli_args *args, struct pl_layout *l) {
     return cli_fail("--recompute: %s", d.msg);
   if ((v = cli_get(args, "schedule")) != NULL && pl_schedule_parse(v, &l->schedule, &d) != PL_OK)
     return cli_fail("--schedule: %s", d.msg);
-  if ((v = cli_get(args, "dtype")) != NULL && pl_dtype_parse(v, &l->dtype, &d) != PL_OK)
+  if ((v = cli_get(args, "dtype")) != NULL && pl_layout_dtype_parse(v, l, &d) != PL_OK)
     return cli_fail("--dtype: %s", d.msg);
   if ((v = cli_get(args, "moe-dispatch")) != NULL &&
       pl_moe_dispatch_parse(v, &l->dispatch, &d) != PL_OK)

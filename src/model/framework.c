@@ -214,9 +214,11 @@ static enum pl_status unknown_preset(const char *name, struct pl_diag *diag) {
       strncat(list, ", ", sizeof list - strlen(list) - 1);
     strncat(list, pl_data_name("frameworks", i), sizeof list - strlen(list) - 1);
   }
+  char hint[160];
+  bool near = pl_data_hint("frameworks", name, hint, sizeof hint);
   return pl_diag_set(diag, PL_ERR_UNKNOWN,
-                     "unknown framework '%s' (presets: %s; or give the path of a framework file)",
-                     name, list);
+                     "unknown framework '%s' (presets: %s; or give the path of a framework file)%s%s",
+                     name, list, near ? "; " : "", hint);
 }
 
 enum pl_status pl_framework_preset(const char *name, struct pl_framework *out,

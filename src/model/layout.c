@@ -82,6 +82,35 @@ enum pl_status pl_dtype_parse(const char *s, enum pl_dtype *out, struct pl_diag 
   return st;
 }
 
+static const char *const recipe_names[] = {"fp8", "fp8-delayed", "fp8-current", "fp8-blockwise"};
+
+const char *pl_layout_dtype_name(const struct pl_layout *l) {
+  if (l->dtype == PL_DTYPE_FP8 && l->fp8_recipe > PL_FP8_RECIPE_TENSOR &&
+      l->fp8_recipe <= PL_FP8_RECIPE_BLOCKWISE)
+    return recipe_names[l->fp8_recipe];
+  return pl_dtype_name(l->dtype);
+}
+
+enum pl_status pl_layout_dtype_parse(const char *s, struct pl_layout *l, struct pl_diag *diag) {
+  for (size_t i = 1; s != NULL && i < N_OF(recipe_names); i++) {
+    if (strcmp(s, recipe_names[i]) == 0) {
+      l->dtype = PL_DTYPE_FP8;
+      l->fp8_recipe = (enum pl_fp8_recipe)i;
+      return PL_OK;
+    }
+  }
+  enum pl_dtype d = PL_DTYPE_BF16;
+  if (s != NULL && pl_dtype_parse(s, &d, NULL) == PL_OK) {
+    l->dtype = d;
+    l->fp8_recipe = PL_FP8_RECIPE_TENSOR;
+    return PL_OK;
+  }
+  return pl_diag_set(diag, PL_ERR_UNKNOWN,
+                     "unknown dtype '%s' (expected bf16|fp8|fp8-delayed|fp8-current|"
+                     "fp8-blockwise|mxfp8|nvfp4)",
+                     s ? s : "");
+}
+
 enum pl_status pl_moe_dispatch_parse(const char *s, enum pl_moe_dispatch *out,
                                      struct pl_diag *diag) {
   int v = 0;
@@ -414,7 +443,7 @@ static enum pl_status check_dtype(const struct pl_layout *l, const struct pl_clu
   return pl_diag_set(diag, PL_ERR_LAYOUT,
                      "layout: dtype %s needs %s tensor cores, which gpu '%s' lacks (its file "
                      "gives no peak_%s); use --dtype bf16",
-                     pl_dtype_name(l->dtype), pl_dtype_hw_name(l->dtype), c->gpu.name,
+                     pl_layout_dtype_name(l), pl_dtype_hw_name(l->dtype), c->gpu.name,
                      pl_dtype_name(l->dtype));
 }
 

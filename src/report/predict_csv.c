@@ -175,7 +175,7 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_int(c, "layout.seq", l->seq);
   col_str(c, "layout.recompute", pl_recompute_name(l->recompute));
   col_str(c, "layout.schedule", pl_schedule_name(l->schedule));
-  col_str(c, "layout.dtype", pl_dtype_name(l->dtype));
+  col_str(c, "layout.dtype", pl_layout_dtype_name(l));
   col_num(c, "flops.model_per_step", p->flops.model_per_step, true);
   col_num(c, "flops.hardware_per_step", p->flops.hardware_per_step, true);
   col_num(c, "memory.params_bytes", m->params_bytes, true);

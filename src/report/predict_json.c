@@ -62,7 +62,7 @@ static void layout_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_int(e, "seq", l->seq);
   pl_emit_str(e, "recompute", pl_recompute_name(l->recompute));
   pl_emit_str(e, "schedule", pl_schedule_name(l->schedule));
-  pl_emit_str(e, "dtype", pl_dtype_name(l->dtype));
+  pl_emit_str(e, "dtype", pl_layout_dtype_name(l));
   pl_emit_bool(e, "sp", l->sp);
   pl_emit_str(e, "fsdp_comm", l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3
                                   ? (l->fsdp_one_comm ? "one" : "separate")

@@ -42,7 +42,7 @@ static void describe(FILE *out, const struct pl_prediction *p) {
            (long long)l->gbs, (long long)l->mbs, (long long)l->micro_batches, (long long)l->seq);
   row(out, "batch", buf);
   snprintf(buf, sizeof buf, "recompute=%s schedule=%s dtype=%s nodes=%lld",
-           pl_recompute_name(l->recompute), pl_schedule_name(l->schedule), pl_dtype_name(l->dtype),
+           pl_recompute_name(l->recompute), pl_schedule_name(l->schedule), pl_layout_dtype_name(l),
            (long long)l->nodes);
   row(out, "", buf);
   char mf[32], hf[32];

@@ -373,6 +373,14 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
   if (l->dtype == PL_DTYPE_BF16 || n + 1 > PL_MAX_LAYER_OPS)
     return n;
   double per_elem = 2.0 + 2.0 * pl_dtype_element_bytes(l->dtype);
+  /* layout.fp8_recipe (layout.h): delayed, current and blockwise keep the
+   * FP8 weights from the step's first micro-batch (TE _Linear's
+   * is_first_microbatch: weight casts 1/micro_batches of the time); current
+   * scaling first reads each activation and gradient for its amax
+   * (Float8CurrentScaling: compute_amax then cast, +2 B per element) */
+  bool cached = l->dtype == PL_DTYPE_FP8 && l->fp8_recipe != PL_FP8_RECIPE_TENSOR;
+  double weight_share = cached && l->micro_batches > 0 ? 1.0 / (double)l->micro_batches : 1.0;
+  double amax = l->dtype == PL_DTYPE_FP8 && l->fp8_recipe == PL_FP8_RECIPE_CURRENT ? 2.0 : 0.0;
   double fwd = 0, bwd = 0;
   for (int i = 0; i < n; i++) {
     const struct pl_op *o = &ops[i];
@@ -380,6 +388,11 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
       continue;
     double c = (double)o->count * (o->share > 0 ? o->share : 1.0);
     double m = (double)o->m, k = (double)o->k, nn = (double)o->n;
+    if (cached || amax > 0) {
+      fwd += (per_elem + amax) * c * m * k + per_elem * weight_share * c * k * nn;
+      bwd += (per_elem + amax) * c * m * nn;
+      continue;
+    }
     fwd += per_elem * c * (m * k + k * nn);
     bwd += per_elem * c * m * nn;
   }

@@ -31,6 +31,7 @@ check "csv: axes then predict's columns" grep -Eq '^study.model,study.cluster,st
 check "json: 24 points" test "$(grep -o '"study": {' "$R/results.json" | wc -l)" -eq 24
 check "json: predict's fields" grep -q '"tokens_per_s_per_gpu": [0-9]' "$R/results.json"
 check "json: findings" grep -q '"findings": "Under FSDP alone on dgx-h100' "$R/results.json"
+check "json: version (git describe) first, plateau_version kept" grep -qzE '^\{\s*"version": "[^"]+",\s*"plateau_version": ' "$R/results.json"
 check "spec.json reads back" sh -c "'$PLATEAU' study --spec '$R/spec.json' --out '$TMP/rspec' --quiet >/dev/null"
 check "same results from spec.json" cmp -s "$R/results.csv" "$TMP/rspec/results.csv"
 
