@@ -153,6 +153,12 @@ struct pl_layout {
                               TransformerConfig.num_layers_in_first_pipeline_stage); 0 = the
                               even split (docs/step-model.md 5) */
   enum pl_fp8_recipe fp8_recipe; /* input: with dtype fp8, its Transformer Engine recipe */
+  int64_t recompute_layers; /* input: with recompute full, only the first N blocks of each model
+                              chunk are recomputed (Megatron-Core --recompute-method block
+                              --recompute-num-layers N); 0 = every block */
+  int64_t recompute_every;  /* input: with recompute full, every K-th block is checkpointed
+                              (torchtitan activation_checkpoint selective_ac_option = "K");
+                              0 = every block */
   int64_t last_stage_layers;  /* input: the same for the last stage
                               (--decoder-last-pipeline-num-layers); 0 = the even split */
 };

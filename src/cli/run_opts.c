@@ -59,6 +59,8 @@ static int load_ints(const struct cli_args *args, struct pl_layout *l) {
       {"ep", &l->ep},     {"etp", &l->etp},
       {"first-stage-layers", &l->first_stage_layers},
       {"last-stage-layers", &l->last_stage_layers},
+      {"recompute-layers", &l->recompute_layers},
+      {"recompute-every", &l->recompute_every},
   };
   for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
     if (cli_get_int(args, ints[i].name, ints[i].field) != 0)
@@ -228,10 +230,11 @@ int run_from_args(const struct cli_args *args, struct pl_run *run) {
 }
 
 int run_opts_search_refused(const struct cli_args *args) {
-  static const char *const refused[] = {"first-stage-layers", "last-stage-layers"};
+  static const char *const refused[] = {"first-stage-layers", "last-stage-layers",
+                                        "recompute-layers", "recompute-every"};
   for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
     if (cli_get(args, refused[i]) != NULL)
-      return cli_fail("--%s: a layout search does not take it (it enumerates pp itself); use "
-                      "plateau predict", refused[i]);
+      return cli_fail("--%s: a layout search does not take it (it enumerates pp and "
+                      "recompute itself); use plateau predict or sweep --layout given", refused[i]);
   return 0;
 }

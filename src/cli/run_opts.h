@@ -27,6 +27,8 @@
   {"gbs", "N", "global batch, sequences per step (default batch-per-gpu x gpus)"},           \
   {"batch-per-gpu", "N", "sequences per GPU per step; gbs = that x gpus (default 1)"},       \
   {"recompute", "MODE", "none|selective|full activation recomputation (default none)"},     \
+  {"recompute-layers", "N", "with --recompute full, only the first N blocks of each model chunk (Megatron --recompute-method block --recompute-num-layers N; default: all)"}, \
+  {"recompute-every", "K", "with --recompute full, every K-th block only (torchtitan selective_ac_option K; default: all)"}, \
   {"schedule", "S", "1f1b|interleaved|gpipe pipeline schedule (default 1f1b)"},             \
   {"first-stage-layers", "N", "transformer blocks on the first pipeline stage, the rest split evenly (Megatron --decoder-first-pipeline-num-layers; default: even split)"}, \
   {"last-stage-layers", "N", "transformer blocks on the last pipeline stage (Megatron --decoder-last-pipeline-num-layers; default: even split)"}, \

@@ -337,6 +337,29 @@ static enum pl_status resolve_uneven(struct pl_layout *l, const struct pl_model 
   return PL_OK;
 }
 
+/* --recompute-layers / --recompute-every: full recomputation of some blocks
+ * (flops.h, pl_recompute_share). Megatron allows the block method with
+ * granularity full only (arguments.py: "recompute method is not yet
+ * supported for selective recomputing granularity"). */
+static enum pl_status resolve_recompute(const struct pl_layout *l, const struct pl_model *m,
+                                        struct pl_diag *diag) {
+  if (l->recompute_layers == 0 && l->recompute_every == 0)
+    return PL_OK;
+  if (l->recompute_layers < 0 || l->recompute_every < 0)
+    return pl_diag_set(diag, PL_ERR_LAYOUT, "layout: recompute layers must be positive");
+  if (l->recompute_layers > 0 && l->recompute_every > 0)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: give --recompute-layers or --recompute-every, not both");
+  if (l->recompute != PL_RECOMPUTE_FULL)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --recompute-layers/--recompute-every need --recompute full");
+  int64_t v = l->recompute_layers > 0 ? l->recompute_layers : l->recompute_every;
+  if (v > m->layers)
+    return pl_diag_set(diag, PL_ERR_LAYOUT, "layout: %lld is more than the model's %lld blocks",
+                       (long long)v, (long long)m->layers);
+  return PL_OK;
+}
+
 static enum pl_status resolve_schedule(struct pl_layout *l, const struct pl_model *m,
                                        struct pl_diag *diag) {
   l->vp = or_default(l->vp, 1);
@@ -460,6 +483,8 @@ enum pl_status pl_layout_resolve(struct pl_layout *l, const struct pl_model *m,
     st = resolve_schedule(l, m, diag);
   if (st == PL_OK)
     st = resolve_uneven(l, m, diag);
+  if (st == PL_OK)
+    st = resolve_recompute(l, m, diag);
   if (st == PL_OK)
     st = resolve_experts(l, m, diag);
   l->sp = l->tp > 1 && !l->no_sp;

@@ -42,6 +42,7 @@
  * (FSDP HYBRID_SHARD). */
 #include <plateau/model.h>
 
+#include <math.h>
 #include <string.h>
 
 #include "sim/sim_int.h"
@@ -75,6 +76,19 @@ static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_
       s->comp_s[p] -= s->attn_s[p];
     }
   }
+  /* recompute full on a share f of the blocks (recompute_layers/every): the
+   * average block's backward, f of it with the forward re-run */
+  double f = pl_recompute_share(m, l);
+  if (l->recompute != PL_RECOMPUTE_FULL || f >= 1.0 || n > PL_MAX_LAYER_OPS)
+    return;
+  struct pl_op kept[PL_MAX_LAYER_OPS];
+  memcpy(kept, ops, (size_t)n * sizeof kept[0]);
+  for (int i = 0; i < n; i++)
+    kept[i].recompute = false;
+  double comp = sim_seg_ops_s(g, l, m, kept, n, PL_PASS_BWD, false);
+  double attn = split_attn ? sim_seg_ops_s(g, l, m, kept, n, PL_PASS_BWD, true) : 0.0;
+  s->comp_s[PL_PASS_BWD] = (1.0 - f) * (comp - attn) + f * s->comp_s[PL_PASS_BWD];
+  s->attn_s[PL_PASS_BWD] = (1.0 - f) * attn + f * s->attn_s[PL_PASS_BWD];
 }
 
 /* Register op over tp for an activation and store it as entry i of pass p. */
@@ -91,7 +105,11 @@ static enum pl_status tp_comm(struct sim_step *st, struct sim_seg *s, int p, int
 
 static enum pl_status layer_tp(struct sim_step *st, struct sim_seg *s, struct pl_diag *diag) {
   const struct pl_layout *l = &st->run->layout;
-  int32_t extra = l->recompute == PL_RECOMPUTE_FULL ? 2 : 0; /* recomputed forward */
+  /* the recomputed forward's collectives; with recompute on a share f of
+   * the blocks, 2f per average block, rounded to whole calls */
+  int32_t extra = l->recompute == PL_RECOMPUTE_FULL
+                      ? (int32_t)lround(2.0 * pl_recompute_share(&st->run->model, l))
+                      : 0;
   enum pl_status r;
   if (l->sp) {
     r = tp_comm(st, s, PL_PASS_FWD, 0, PL_COLL_ALL_GATHER, 2, diag);
@@ -169,7 +187,9 @@ static enum pl_status layer_moe(struct sim_step *st, struct sim_seg *s, struct p
   double share = (double)pl_model_moe_layers(m) / (double)m->layers;
   double tokens = (double)l->mbs * (double)(l->seq / l->cp) / (double)(l->sp ? l->tp : 1);
   double h_bytes = (double)m->hidden * ACT_BYTES * share;
-  int32_t rep = l->recompute == PL_RECOMPUTE_FULL ? 2 : 1; /* backward passes of the traffic */
+  /* backward passes of the traffic (recomputed on a share of the blocks:
+   * rounded to whole calls, as the tp collectives) */
+  int32_t rep = l->recompute == PL_RECOMPUTE_FULL ? 1 + (int32_t)lround(pl_recompute_share(m, l)) : 1;
   enum pl_status r;
   if (l->dispatch == PL_MOE_ALLGATHER) {
     double gathered = tokens * h_bytes * (double)(l->ep * l->etp);
