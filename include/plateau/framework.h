@@ -59,6 +59,7 @@ struct pl_framework {
                                           modelled (layout.host_per_kernel_s) */
   double bucket_mb;                    /* ddp/zero1 bucket in MiB; 0 = unset (layout.bucket_bytes) */
   bool bucket_dp_scaled;               /* Megatron-Core's default bucket (layout.bucket_dp_scaled) */
+  enum pl_setting fp8_weight_cache;    /* FP8 weights cast once per step (TE is_first_microbatch) */
 };
 
 /* Load a preset by name (data/frameworks/) or a framework file by path into

@@ -148,6 +148,10 @@ struct pl_layout {
                               bucket_cap_mb (pl_layout_bucket_bytes) */
   bool bucket_dp_scaled;   /* input: Megatron-Core DDP's default bucket instead:
                               max(40e6, 1e6 * dp * cp) parameters (pl_layout_bucket_bytes) */
+  bool fp8_weight_cache;   /* input: with FP8 (Transformer Engine), the weights are cast to FP8
+                              on the first micro-batch of a step only and the cached copy is used
+                              by the others (Megatron-Core forward_step calls
+                              set_is_first_microbatch; TE Linear's is_first_microbatch) */
   int64_t first_stage_layers; /* input: transformer blocks on the first pipeline stage, the rest
                               split evenly (Megatron-Core --decoder-first-pipeline-num-layers,
                               TransformerConfig.num_layers_in_first_pipeline_stage); 0 = the

@@ -142,6 +142,13 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
     fw->logit_metric_passes_set = true;
     return PL_OK;
   }
+  if (strcmp(key, "fp8_weight_cache") == 0) {
+    if (!YAJL_IS_TRUE(v) && !YAJL_IS_FALSE(v))
+      return pl_diag_set(diag, PL_ERR_PARSE, "%s: behaviour 'fp8_weight_cache' must be true or false",
+                         origin);
+    fw->fp8_weight_cache = YAJL_IS_TRUE(v) ? PL_SETTING_ON : PL_SETTING_OFF;
+    return PL_OK;
+  }
   if (strcmp(key, "host_per_kernel") == 0) {
     double t = -1;
     if (s == NULL || pl_unit_parse(s, PL_UNIT_SECONDS, &t, NULL) != PL_OK || !(t >= 0) || t > 1e-3)
@@ -291,6 +298,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
     l->bucket_dp_scaled = fw->bucket_dp_scaled;
     l->bucket_bytes = fw->bucket_dp_scaled ? 0 : fw->bucket_mb * 1024.0 * 1024.0;
   }
+  put(fw->fp8_weight_cache, &l->fp8_weight_cache, false);
 }
 
 static enum pl_setting setting(bool on) { return on ? PL_SETTING_ON : PL_SETTING_OFF; }
@@ -323,4 +331,5 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   /* the gradient bucket as it runs, in MiB (the dtype its elements are reduced in) */
   out->bucket_mb = pl_layout_bucket_bytes(l, l->grad_reduce_bf16 ? 2.0 : 4.0, 0) / (1024.0 * 1024.0);
   out->bucket_dp_scaled = l->bucket_dp_scaled;
+  out->fp8_weight_cache = setting(l->fp8_weight_cache);
 }

@@ -398,7 +398,12 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
    * is_first_microbatch: weight casts 1/micro_batches of the time); current
    * scaling first reads each activation and gradient for its amax
    * (Float8CurrentScaling: compute_amax then cast, +2 B per element) */
-  bool cached = l->dtype == PL_DTYPE_FP8 && l->fp8_recipe != PL_FP8_RECIPE_TENSOR;
+  /* layout.fp8_weight_cache (framework behaviour): the same cache for any
+   * recipe where the framework passes is_first_microbatch, as Megatron-Core's
+   * forward_step does (megatron/core/pipeline_parallel/schedules.py:
+   * model.set_is_first_microbatch() on a step's first micro-batch) */
+  bool cached = l->dtype == PL_DTYPE_FP8 &&
+                (l->fp8_recipe != PL_FP8_RECIPE_TENSOR || l->fp8_weight_cache);
   double weight_share = cached && l->micro_batches > 0 ? 1.0 / (double)l->micro_batches : 1.0;
   double amax = l->dtype == PL_DTYPE_FP8 && l->fp8_recipe == PL_FP8_RECIPE_CURRENT ? 2.0 : 0.0;
   double fwd = 0, bwd = 0;

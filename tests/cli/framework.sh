@@ -209,5 +209,22 @@ expect_fail 1 "^plateau: --bucket-mb: '-5' is not a size in MiB" -- predict --bu
 expect_fail 1 "^plateau: --bucket-mb: '2e5' is not a size in MiB" -- predict --bucket-mb 2e5
 expect_fail 1 "^plateau: --bucket-mb: '10MB' is not a size in MiB" -- predict --bucket-mb 10MB
 expect_fail 1 "^plateau: --bucket-mb: 'nan' is not a size in MiB" -- predict --bucket-mb nan
+# --fp8-weight-cache: Transformer Engine's cached FP8 weights (is_first_microbatch,
+# as Megatron-Core's forward_step sets it): with 8 micro-batches the weight casts
+# are paid once, so the FP8 step is faster; BF16 does not move.
+w="--model llama2-7b --gpus 8 --gbs 64 --dtype fp8"
+expect_ok predict $w --format json
+cp "$TMP/out" "$TMP/wc0.json"
+check "fp8 weight cache: off by default" [ "$(json_raw "$TMP/out" fp8_weight_cache)" = false ]
+expect_ok predict $w --fp8-weight-cache on --format json
+check "fp8 weight cache: on in JSON" [ "$(json_raw "$TMP/out" fp8_weight_cache)" = true ]
+check "fp8 weight cache: faster FP8 step" faster "$TMP/wc0.json" "$TMP/out"
+expect_ok predict --model llama2-7b --gpus 8 --gbs 64 --format json
+cp "$TMP/out" "$TMP/wc2.json"
+expect_ok predict --model llama2-7b --gpus 8 --gbs 64 --fp8-weight-cache on --format json
+check "fp8 weight cache: bf16 unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/wc2.json" step_time_s)" ]
+expect_ok predict --framework nemo --format csv
+check "nemo: csv fp8_weight_cache on" [ "$(col "$TMP/out" framework.fp8_weight_cache)" = on ]
+expect_fail 1 "^plateau: --fp8-weight-cache: unknown value 'yes' \(expected on\|off\)" -- predict --fp8-weight-cache yes
 
 finish
