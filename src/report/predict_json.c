@@ -24,6 +24,8 @@ static void model_json(struct pl_emit *e, const struct pl_prediction *p) {
     pl_emit_int(e, "expert_ffn", m->expert_ffn);
     pl_emit_int(e, "moe_layers", pl_model_moe_layers(m));
   }
+  if (m->max_context > 0) /* a Hugging Face config: its full context (seq defaulted below it) */
+    pl_emit_int(e, "max_context", m->max_context);
   pl_emit_obj_end(e);
 }
 
