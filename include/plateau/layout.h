@@ -143,6 +143,11 @@ struct pl_layout {
                               segment takes at least its kernels times this (the host is the
                               bottleneck when kernels are short); 0 (default) = not modelled,
                               the CPU always runs ahead. docs/step-model.md 2.6 */
+  double bucket_bytes;     /* input: ddp/zero1 gradient bucket (one reduce call) and zero1
+                              parameter all_gather call size; 0 (default) = 25 MiB, torch DDP
+                              bucket_cap_mb (pl_layout_bucket_bytes) */
+  bool bucket_dp_scaled;   /* input: Megatron-Core DDP's default bucket instead:
+                              max(40e6, 1e6 * dp * cp) parameters (pl_layout_bucket_bytes) */
   bool fp8_weight_cache;   /* input: with FP8 (Transformer Engine), the weights are cast to FP8
                               on the first micro-batch of a step only and the cached copy is used
                               by the others (Megatron-Core forward_step calls
@@ -181,6 +186,14 @@ int64_t pl_layout_chunk_layers(const struct pl_layout *l, int64_t layers, int64_
 int64_t pl_layout_stage_layers(const struct pl_layout *l, int64_t layers, int64_t s);
 /* Whether the split is uneven by request (first or last stage given). */
 bool pl_layout_uneven_stages(const struct pl_layout *l);
+/* Bytes of one ddp/zero1 bucket whose elements take elem_bytes each (gradients
+ * 4 or 2, gathered bf16 parameters 2): layout.bucket_bytes, 25 MiB when 0, or
+ * with bucket_dp_scaled Megatron-Core's max(40e6, 1e6 * dp * cp) parameters
+ * times elem_bytes, and without overlap_grad_reduce one bucket of all
+ * model_params (megatron/core/distributed/distributed_data_parallel.py,
+ * DistributedDataParallel.__init__, core_r0.9.0: "Set bucket_size to infinity
+ * if overlap_grad_reduce is False"). */
+double pl_layout_bucket_bytes(const struct pl_layout *l, double elem_bytes, double model_params);
 
 /* Names for output and parsing ("zero2", "selective", "1f1b", "bf16"). */
 const char *pl_shard_name(enum pl_shard s);

@@ -2,6 +2,7 @@
 #include "run_opts.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <plateau/units.h>
@@ -157,6 +158,20 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
       return cli_fail("--host-per-kernel: '%s' is not a time from 0 to 1 ms (e.g. '37 us')", v);
     fw->host_per_kernel_s = t;
     fw->host_per_kernel_set = true;
+  }
+  if ((v = cli_get(args, "bucket-mb")) != NULL) {
+    char *end = NULL;
+    double mb = strcmp(v, "megatron") == 0 ? 0 : strtod(v, &end);
+    if (strcmp(v, "megatron") == 0) {
+      fw->bucket_dp_scaled = true;
+      fw->bucket_mb = 0;
+    } else if (end == v || *end != '\0' || !(mb > 0) || mb > 1e5) {
+      return cli_fail("--bucket-mb: '%s' is not a size in MiB above 0 and up to 100000, or 'megatron'",
+                      v);
+    } else {
+      fw->bucket_mb = mb;
+      fw->bucket_dp_scaled = false;
+    }
   }
   return 0;
 }

@@ -159,6 +159,19 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
     fw->host_per_kernel_set = true;
     return PL_OK;
   }
+  if (strcmp(key, "bucket_mb") == 0) {
+    if (s != NULL && strcmp(s, "megatron") == 0) {
+      fw->bucket_dp_scaled = true;
+      return PL_OK;
+    }
+    if (!YAJL_IS_NUMBER(v) || !(YAJL_GET_DOUBLE(v) > 0) || YAJL_GET_DOUBLE(v) > 1e5)
+      return pl_diag_set(diag, PL_ERR_PARSE,
+                         "%s: behaviour 'bucket_mb' must be a size in MiB above 0 and up to 100000, "
+                         "or \"megatron\"",
+                         origin);
+    fw->bucket_mb = YAJL_GET_DOUBLE(v);
+    return PL_OK;
+  }
   return pl_diag_set(diag, PL_ERR_PARSE, "%s: unknown behaviour '%s' (docs/frameworks.md)", origin,
                      key);
 }
@@ -281,6 +294,10 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
     l->logit_metric_passes = fw->logit_metric_passes;
   if (fw->host_per_kernel_set)
     l->host_per_kernel_s = fw->host_per_kernel_s;
+  if (fw->bucket_dp_scaled || fw->bucket_mb > 0) {
+    l->bucket_dp_scaled = fw->bucket_dp_scaled;
+    l->bucket_bytes = fw->bucket_dp_scaled ? 0 : fw->bucket_mb * 1024.0 * 1024.0;
+  }
   put(fw->fp8_weight_cache, &l->fp8_weight_cache, false);
 }
 
@@ -311,5 +328,8 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->logit_metric_passes = l->logit_metric_passes;
   out->host_per_kernel_set = true;
   out->host_per_kernel_s = l->host_per_kernel_s;
+  /* the gradient bucket as it runs, in MiB (the dtype its elements are reduced in) */
+  out->bucket_mb = pl_layout_bucket_bytes(l, l->grad_reduce_bf16 ? 2.0 : 4.0, 0) / (1024.0 * 1024.0);
+  out->bucket_dp_scaled = l->bucket_dp_scaled;
   out->fp8_weight_cache = setting(l->fp8_weight_cache);
 }

@@ -10,6 +10,8 @@
 
 #include <string.h>
 
+#include "model/constants.h"
+
 static const char *const shard_names[] = {"ddp", "zero1", "zero2", "zero3"};
 static const char *const recompute_names[] = {"none", "selective", "full"};
 static const char *const schedule_names[] = {"1f1b", "interleaved", "gpipe"};
@@ -241,6 +243,19 @@ static enum pl_status resolve_batch(struct pl_layout *l, const struct pl_model *
 
 bool pl_layout_uneven_stages(const struct pl_layout *l) {
   return l->first_stage_layers > 0 || l->last_stage_layers > 0;
+}
+
+double pl_layout_bucket_bytes(const struct pl_layout *l, double elem_bytes, double model_params) {
+  if (l->bucket_dp_scaled && l->grad_reduce_after_backward && model_params > 0)
+    return model_params * elem_bytes; /* bucket_size None: every gradient in one bucket */
+  if (l->bucket_dp_scaled) {
+    /* Megatron-Core DistributedDataParallel.__init__ (core_r0.9.0): bucket_size =
+     * max(40000000, 1000000 * data-parallel size with context parallelism) parameters */
+    double dp = (double)(l->dp > 0 ? l->dp : 1) * (double)(l->cp > 0 ? l->cp : 1);
+    double params = 1e6 * dp > 4e7 ? 1e6 * dp : 4e7;
+    return params * elem_bytes;
+  }
+  return l->bucket_bytes > 0 ? l->bucket_bytes : BUCKET_BYTES;
 }
 
 /* Blocks per stage under Megatron-Core's uneven split: the given first and

@@ -111,6 +111,9 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   for (size_t i = 0; (word = pl_framework_flag_word(&fw, i, &key)) != NULL; i++)
     pl_emit_str(e, key, word);
   pl_emit_num(e, "host_per_kernel_s", fw.host_per_kernel_s);
+  /* the ddp/zero1 gradient bucket in MiB as run; megatron: Megatron-Core's dp-scaled default */
+  pl_emit_num(e, "bucket_mb", fw.bucket_mb);
+  pl_emit_bool(e, "bucket_megatron", fw.bucket_dp_scaled);
   pl_emit_bool(e, "fp8_weight_cache", fw.fp8_weight_cache == PL_SETTING_ON);
   pl_emit_obj_end(e);
 }

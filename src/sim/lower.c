@@ -449,7 +449,7 @@ static void grads_after_backward(struct lower *lw, double params) {
  * the number of calls, the collective in *ag. */
 static double param_gather(struct lower *lw, double params, int32_t *ag) {
   double bytes = params * PARAM_BYTES;
-  double calls = ceil(bytes / lw->st->bucket_bytes);
+  double calls = ceil(bytes / pl_layout_bucket_bytes(lw->l, PARAM_BYTES, (double)pl_model_params(&lw->st->run->model)));
   enum pl_status s = sim_coll_add(lw->st, PL_COLL_ALL_GATHER, "dp", bytes / calls, ag, lw->diag);
   if (s != PL_OK)
     fail(lw, s);
@@ -789,7 +789,7 @@ enum pl_status sim_lower(struct sim_step *st, struct pl_diag *diag) {
   lw.per_stage = (int32_t)(2 * lw.m * lw.vp);
   for (int k = 0; k < SIM_SEG_N; k++)
     lw.tp_cache[k][0].n = lw.tp_cache[k][1].n = -1;
-  st->bucket_bytes = BUCKET_BYTES;
+  st->bucket_bytes = pl_layout_bucket_bytes(lw.l, grad_bytes(lw.l), (double)pl_model_params(&st->run->model));
   /* the limit holds for the whole step, compressed or not */
   if (lw.m > LOWER_MAX_TASKS || (double)lw.pp * (double)lw.per_stage > (double)LOWER_MAX_TASKS ||
       task_estimate(&lw) > LOWER_MAX_TASKS)

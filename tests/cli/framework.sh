@@ -184,6 +184,31 @@ expect_fail 1 "^plateau: --host-per-kernel: '2 ms' is not a time from 0 to 1 ms"
 expect_fail 1 "^plateau: --host-per-kernel: 'fast' is not a time" -- predict --host-per-kernel fast
 expect_fail 1 "^plateau: --host-per-kernel: '37' is not a time" -- predict --host-per-kernel 37
 
+# --bucket-mb: the ddp/zero1 bucket (docs/frameworks.md). zero1 over dp 32 without overlap:
+# a larger bucket means fewer reduce_scatter and all_gather calls, so a faster step; Megatron-Core's
+# rule (max(40e6, 1e6 dp) parameters, one bucket without overlap_grad_reduce) and NeMo's 100 MiB.
+big="--model llama2-13b --gpus 256 --tp 8 --shard zero1 --overlap-grad-reduce off"
+expect_ok predict $big --format json
+cp "$TMP/out" "$TMP/b25.json"
+check "bucket: default 25 MiB in JSON" [ "$(json_num "$TMP/out" bucket_mb)" = 25 ]
+check "bucket: default not megatron" [ "$(json_raw "$TMP/out" bucket_megatron)" = false ]
+expect_ok predict $big --bucket-mb 100 --format json
+cp "$TMP/out" "$TMP/b100.json"
+check "bucket 100: in JSON" [ "$(json_num "$TMP/out" bucket_mb)" = 100 ]
+check "bucket 100: fewer calls, faster" faster "$TMP/b25.json" "$TMP/b100.json"
+expect_ok predict $big --bucket-mb megatron --format json
+check "bucket megatron: 40e6 fp32 params in MiB" [ "$(json_num "$TMP/out" bucket_mb)" = 152.587890625 ]
+check "bucket megatron: flagged" [ "$(json_raw "$TMP/out" bucket_megatron)" = true ]
+check "bucket megatron: one bucket without overlap, faster than 100 MiB" faster "$TMP/b100.json" "$TMP/out"
+expect_ok predict $big --framework nemo --format csv
+check "nemo: csv bucket_mb 100" [ "$(col "$TMP/out" framework.bucket_mb)" = 100 ]
+expect_ok predict $big --framework nemo --bucket-mb 25 --format csv
+check "bucket 25 overrides the preset" [ "$(col "$TMP/out" framework.bucket_mb)" = 25 ]
+expect_fail 1 "^plateau: --bucket-mb: '0' is not a size in MiB above 0 and up to 100000" -- predict --bucket-mb 0
+expect_fail 1 "^plateau: --bucket-mb: '-5' is not a size in MiB" -- predict --bucket-mb -5
+expect_fail 1 "^plateau: --bucket-mb: '2e5' is not a size in MiB" -- predict --bucket-mb 2e5
+expect_fail 1 "^plateau: --bucket-mb: '10MB' is not a size in MiB" -- predict --bucket-mb 10MB
+expect_fail 1 "^plateau: --bucket-mb: 'nan' is not a size in MiB" -- predict --bucket-mb nan
 # --fp8-weight-cache: Transformer Engine's cached FP8 weights (is_first_microbatch,
 # as Megatron-Core's forward_step sets it): with 8 micro-batches the weight casts
 # are paid once, so the FP8 step is faster; BF16 does not move.

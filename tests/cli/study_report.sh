@@ -27,7 +27,7 @@ for f in index.html results.csv results.json spec.json .plateau-study figures/sc
 done
 check "progress on stderr" grep -q "24/24 points" "$TMP/err"
 check "csv: header + 24 rows" test "$(wc -l <"$R/results.csv")" -eq 25
-check "csv: axes then predict's columns" grep -Eq '^study.model,study.cluster,study.strategy,.*,model.name,.*,step_time_s,tokens_per_s,.*,power.tokens_per_j(,train\.[a-z_]+)*,framework.name,.*,framework.logit_metric_passes,hardware.power_cap_w,layout.batch_per_gpu,.*,framework.grad_accum,step_time_s_lo,step_time_s_hi,tokens_per_s_lo,tokens_per_s_hi,mfu_lo,mfu_hi,error_band.class,error_band.published_runs,framework.host_per_kernel_s,framework.fp8_weight_cache,study.exposed_all_gather_s,study.exposed_reduce_scatter_s,study.exposed_all_reduce_s,study.exposed_tp_s,study.exposed_pp_s,study.exposed_cp_s$' "$R/results.csv"
+check "csv: axes then predict's columns" grep -Eq '^study.model,study.cluster,study.strategy,.*,model.name,.*,step_time_s,tokens_per_s,.*,power.tokens_per_j(,train\.[a-z_]+)*,framework.name,.*,framework.logit_metric_passes,hardware.power_cap_w,layout.batch_per_gpu,.*,framework.grad_accum,step_time_s_lo,step_time_s_hi,tokens_per_s_lo,tokens_per_s_hi,mfu_lo,mfu_hi,error_band.class,error_band.published_runs,framework.host_per_kernel_s,framework.fp8_weight_cache,framework.bucket_mb,study.exposed_all_gather_s,study.exposed_reduce_scatter_s,study.exposed_all_reduce_s,study.exposed_tp_s,study.exposed_pp_s,study.exposed_cp_s$' "$R/results.csv"
 check "json: 24 points" test "$(grep -o '"study": {' "$R/results.json" | wc -l)" -eq 24
 check "json: predict's fields" grep -q '"tokens_per_s_per_gpu": [0-9]' "$R/results.json"
 check "json: findings" grep -q '"findings": "Under FSDP alone on dgx-h100' "$R/results.json"
