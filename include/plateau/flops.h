@@ -70,6 +70,18 @@ int pl_head_ops(const struct pl_model *m, const struct pl_layout *l,
  * 1 with ep = 1), 1 for a dense model. */
 double pl_moe_imbalance(const struct pl_model *m, const struct pl_layout *l);
 
+/* The share of blocks recomputed in full: 1 with recompute full alone, 0
+ * without full recompute; with recompute_layers N, min(N, n) / n for the
+ * blocks n of a model chunk (Megatron-Core TransformerBlock._checkpointed_forward,
+ * block method: the first N of each chunk); with recompute_every K,
+ * floor(n / K) / n for the blocks n of a pipeline rank (torchtitan
+ * _apply_ac_to_transformer_block: a rank-wide counter checkpoints the blocks
+ * whose count is a multiple of K). The simulator prices the average block
+ * (docs/step-model.md 2.4). */
+double pl_recompute_share(const struct pl_model *m, const struct pl_layout *l);
+/* Blocks recomputed in full among stage s's blocks (memory). */
+int64_t pl_recompute_stage_blocks(const struct pl_model *m, const struct pl_layout *l, int64_t s);
+
 /* Per-step totals: matmul FLOPs (GEMMs + attention QK^T/PV), causal attention
  * counted in full, backward = 2x forward (the PaLM / Korthikanti convention;
  * the ops above carry executed FLOPs instead). docs/model.md "FLOPs". */

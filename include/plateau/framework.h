@@ -54,6 +54,12 @@ struct pl_framework {
   enum pl_setting fsdp_separate_comms; /* zero2/zero3 reduce_scatters on their own communicator */
   bool logit_metric_passes_set;
   int64_t logit_metric_passes;         /* forward-only fp32 loss passes per micro-batch */
+  bool host_per_kernel_set;
+  double host_per_kernel_s;            /* host time to issue one kernel (eager PyTorch); 0 = not
+                                          modelled (layout.host_per_kernel_s) */
+  double bucket_mb;                    /* ddp/zero1 bucket in MiB; 0 = unset (layout.bucket_bytes) */
+  bool bucket_dp_scaled;               /* Megatron-Core's default bucket (layout.bucket_dp_scaled) */
+  enum pl_setting fp8_weight_cache;    /* FP8 weights cast once per step (TE is_first_microbatch) */
 };
 
 /* Load a preset by name (data/frameworks/) or a framework file by path into

@@ -33,6 +33,26 @@ enum pl_kernels { PL_KERNELS_FUSED, PL_KERNELS_UNFUSED };
  * and reduce_scatters the outputs), deepep (MoEFlexTokenDispatcher with
  * DeepEP's fused dispatch/combine kernels: NVLink inside a node, RDMA across). */
 enum pl_moe_dispatch { PL_MOE_ALLTOALL, PL_MOE_ALLGATHER, PL_MOE_DEEPEP };
+/* How FP8 (dtype fp8, Hopper recipes) scales and caches its tensors, as
+ * Transformer Engine's recipes name them (transformer_engine/common/recipe/
+ * __init__.py, TE 2.x: DelayedScaling, Float8CurrentScaling,
+ * Float8BlockScaling; docs/step-model.md 2.3e):
+ *   tensor    (--dtype fp8, plateau's earlier value): per-tensor scales, the
+ *             weights cast again at every micro-batch (no cache);
+ *   delayed   (fp8-delayed): DelayedScaling, scales from the amax history;
+ *             the FP8 weights cast at the first micro-batch of a step and
+ *             reused (TE is_first_microbatch, which Megatron-Core passes);
+ *   current   (fp8-current): Float8CurrentScaling, each activation and
+ *             gradient's amax computed just before its cast (one more read
+ *             of it); weights cached as for delayed;
+ *   blockwise (fp8-blockwise): Float8BlockScaling, 1x128 / 128x128 block
+ *             scales computed inside the cast; weights cached. */
+enum pl_fp8_recipe {
+  PL_FP8_RECIPE_TENSOR = 0,
+  PL_FP8_RECIPE_DELAYED,
+  PL_FP8_RECIPE_CURRENT,
+  PL_FP8_RECIPE_BLOCKWISE
+};
 
 /* Limits of a layout (docs/limits.md), PL_ERR_LIMIT beyond them: they keep
  * every product the model forms (gbs * seq tokens, dp * mbs) far from int64
@@ -122,25 +142,70 @@ struct pl_layout {
                               waits (Megatron-Core overlap_p2p_comm), not blocking */
   bool grad_reduce_bf16;   /* input: ddp/zero1 gradients reduced in bf16 (Megatron-Core
                               grad_reduce_in_fp32 = False, NeMo grad_sync_dtype bf16), not fp32 */
+  double host_per_kernel_s; /* input: host (CPU) time to issue one kernel from eager PyTorch:
+                              Python, the dispatcher, autograd and the launch call. A pass of a
+                              segment takes at least its kernels times this (the host is the
+                              bottleneck when kernels are short); 0 (default) = not modelled,
+                              the CPU always runs ahead. docs/step-model.md 2.6 */
+  double bucket_bytes;     /* input: ddp/zero1 gradient bucket (one reduce call) and zero1
+                              parameter all_gather call size; 0 (default) = 25 MiB, torch DDP
+                              bucket_cap_mb (pl_layout_bucket_bytes) */
+  bool bucket_dp_scaled;   /* input: Megatron-Core DDP's default bucket instead:
+                              max(40e6, 1e6 * dp * cp) parameters (pl_layout_bucket_bytes) */
+  bool fp8_weight_cache;   /* input: with FP8 (Transformer Engine), the weights are cast to FP8
+                              on the first micro-batch of a step only and the cached copy is used
+                              by the others (Megatron-Core forward_step calls
+                              set_is_first_microbatch; TE Linear's is_first_microbatch) */
+  int64_t first_stage_layers; /* input: transformer blocks on the first pipeline stage, the rest
+                              split evenly (Megatron-Core --decoder-first-pipeline-num-layers,
+                              TransformerConfig.num_layers_in_first_pipeline_stage); 0 = the
+                              even split (docs/step-model.md 5) */
+  enum pl_fp8_recipe fp8_recipe; /* input: with dtype fp8, its Transformer Engine recipe */
+  int64_t recompute_layers; /* input: with recompute full, only the first N blocks of each model
+                              chunk are recomputed (Megatron-Core --recompute-method block
+                              --recompute-num-layers N); 0 = every block */
+  int64_t recompute_every;  /* input: with recompute full, every K-th block is checkpointed
+                              (torchtitan activation_checkpoint selective_ac_option = "K");
+                              0 = every block */
+  int64_t last_stage_layers;  /* input: the same for the last stage
+                              (--decoder-last-pipeline-num-layers); 0 = the even split */
 };
 
 /* Fill derived fields and defaults; reject what cannot run. */
 enum pl_status pl_layout_resolve(struct pl_layout *l, const struct pl_model *m,
                                  const struct pl_cluster *c, struct pl_diag *diag);
 
+/* Transformer blocks of model chunk v of a layout with pp stages and vp
+ * chunks per stage, v in virtual-stage order (chunk c of stage s is
+ * v = c * pp + s), *first (may be NULL) the global index of its first block.
+ * Even split: layers / (pp vp), the first chunks one more for a remainder;
+ * with first/last_stage_layers, Megatron-Core's uneven split
+ * (megatron/core/transformer/transformer_block.py, get_num_layers_to_build):
+ * those stages hold the given blocks, the other stages the rest evenly, and
+ * each stage's blocks are split evenly over its vp chunks. With
+ * account_embed_loss (even split only) the embedding and the loss count as
+ * one block each, taken from the first and the last chunk
+ * (transformer_layer.py get_transformer_layer_offset). The layout must
+ * be resolved (pl_layout_resolve checks the split). */
+int64_t pl_layout_chunk_layers(const struct pl_layout *l, int64_t layers, int64_t v,
+                               int64_t *first);
+/* The blocks of pipeline stage s (all its chunks). */
+int64_t pl_layout_stage_layers(const struct pl_layout *l, int64_t layers, int64_t s);
+/* Whether the split is uneven by request (first or last stage given). */
+bool pl_layout_uneven_stages(const struct pl_layout *l);
+/* Bytes of one ddp/zero1 bucket whose elements take elem_bytes each (gradients
+ * 4 or 2, gathered bf16 parameters 2): layout.bucket_bytes, 25 MiB when 0, or
+ * with bucket_dp_scaled Megatron-Core's max(40e6, 1e6 * dp * cp) parameters
+ * times elem_bytes, and without overlap_grad_reduce one bucket of all
+ * model_params (megatron/core/distributed/distributed_data_parallel.py,
+ * DistributedDataParallel.__init__, core_r0.9.0: "Set bucket_size to infinity
+ * if overlap_grad_reduce is False"). */
+double pl_layout_bucket_bytes(const struct pl_layout *l, double elem_bytes, double model_params);
+
 /* Names for output and parsing ("zero2", "selective", "1f1b", "bf16"). */
 const char *pl_shard_name(enum pl_shard s);
 const char *pl_recompute_name(enum pl_recompute r);
 const char *pl_schedule_name(enum pl_schedule s);
-/* Blocks of virtual pipeline chunk v (0 .. pp*vp - 1; chunk v runs on stage
- * v % pp) and, in *first (may be NULL), the index of its first block. The
- * split of Megatron-Core (transformer_block.py get_num_layers_to_build,
- * transformer_layer.py get_transformer_layer_offset): layers (plus one for
- * the embedding and one for the loss with account_embed_loss) over pp*vp
- * chunks, a remainder to the first chunks, the embedding's and the loss's
- * places taken from the first and the last chunk. */
-int64_t pl_layout_chunk_layers(const struct pl_model *m, const struct pl_layout *l, int64_t v,
-                               int64_t *first);
 const char *pl_dtype_name(enum pl_dtype d);
 /* The tensor-core capability a dtype needs, for error messages: "FP8", "MXFP8 (block-scaled FP8)". */
 const char *pl_dtype_hw_name(enum pl_dtype d);
@@ -151,5 +216,10 @@ enum pl_status pl_shard_parse(const char *s, enum pl_shard *out, struct pl_diag 
 enum pl_status pl_recompute_parse(const char *s, enum pl_recompute *out, struct pl_diag *diag);
 enum pl_status pl_schedule_parse(const char *s, enum pl_schedule *out, struct pl_diag *diag);
 enum pl_status pl_dtype_parse(const char *s, enum pl_dtype *out, struct pl_diag *diag);
+/* --dtype as the layout holds it: a dtype, or fp8-delayed|fp8-current|
+ * fp8-blockwise (dtype fp8 with that recipe). */
+enum pl_status pl_layout_dtype_parse(const char *s, struct pl_layout *l, struct pl_diag *diag);
+/* The layout's --dtype word: "fp8-delayed" for fp8 with a recipe, else pl_dtype_name. */
+const char *pl_layout_dtype_name(const struct pl_layout *l);
 
 #endif

@@ -29,6 +29,8 @@ struct pl_model {
   int64_t ffn_hidden;      /* MLP inner width */
   int64_t vocab;           /* vocabulary size (as the embedding table holds it) */
   int64_t seq_len;         /* default training sequence length, tokens */
+  int64_t max_context;     /* a Hugging Face config's full context when seq_len was set
+                              below it (no training length stated); 0 = seq_len is the model's */
   int64_t max_positions;   /* rows of the learned position table (PL_POS_LEARNED) */
   enum pl_mlp mlp;
   enum pl_pos pos;

@@ -140,6 +140,9 @@ struct pl_trace_rank {
   int n_coll;
   struct pl_trace_call *calls; /* pl_trace_analyze_calls: in trace order; else NULL */
   int64_t n_calls;
+  int64_t duplicate_comm_events; /* communication kernels identical to an earlier one (same
+                                    pid, tid, ts, dur and name: a file merged twice), counted
+                                    once in coll and calls (docs/trace.md) */
   /* Why the GPU is idle: idle_s split by the GPU event that ends each idle
    * gap (docs/trace.md 3.6); idle_host_s + idle_kernel_s + idle_other_s = idle_s. */
   double idle_host_s, idle_kernel_s, idle_other_s;

@@ -150,14 +150,24 @@ static int print_json(const struct search_cli *sc, const struct pl_search_result
 static int print_csv(const struct search_cli *sc, const struct pl_search_result *r) {
   if (cli_csv_predict_header(stdout) != 0)
     return 1;
-  printf(",rank,objective%s\n", sc->has_price ? ",cost_usd_per_mtok" : "");
+  /* "objective" is the value of --objective's objective (issue 20: its meaning moves with the
+   * flag), so the name and each objective's own value follow it in columns of their own; the
+   * cost one is empty without --gpu-hour-price */
+  printf(",rank,objective%s,objective_name,objective_throughput,objective_tokens_per_joule,"
+         "objective_cost\n",
+         sc->has_price ? ",cost_usd_per_mtok" : "");
   for (int64_t i = 0; i < r->n_hits; i++) {
-    if (cli_csv_predict_row(stdout, &r->hits[i].pred) != 0)
+    const struct pl_prediction *p = &r->hits[i].pred;
+    if (cli_csv_predict_row(stdout, p) != 0)
       return 1;
     printf(",%lld", (long long)(i + 1));
     cli_csv_num(stdout, r->hits[i].objective, true);
     if (sc->has_price)
-      cli_csv_num(stdout, cost_per_mtok(&r->hits[i].pred, sc->so.gpu_hour_usd), true);
+      cli_csv_num(stdout, cost_per_mtok(p, sc->so.gpu_hour_usd), true);
+    printf(",%s", cli_objective_name(sc->so.objective));
+    cli_csv_num(stdout, pl_search_objective(p, PL_OBJECTIVE_THROUGHPUT, 0), true);
+    cli_csv_num(stdout, pl_search_objective(p, PL_OBJECTIVE_TOKENS_PER_J, 0), true);
+    cli_csv_num(stdout, sc->has_price ? cost_per_mtok(p, sc->so.gpu_hour_usd) : 0, sc->has_price);
     printf("\n");
   }
   return 0;

@@ -259,6 +259,7 @@ static void json_rank(struct pl_emit *e, const struct pl_trace_rank *r, int top)
   else
     pl_emit_null(e, "gpu_pid");
   pl_emit_int(e, "unlinked_gpu_events", r->unlinked_events);
+  pl_emit_int(e, "duplicate_comm_events", r->duplicate_comm_events);
   json_coll(e, r->coll, r->n_coll);
   pl_emit_num(e, "idle_host_s", r->idle_host_s);
   pl_emit_num(e, "idle_kernel_s", r->idle_kernel_s);
@@ -611,6 +612,10 @@ static void text_notes(const struct pl_trace_set *s) {
       printf("note: %s has no ProfilerStep; the whole trace is one window\n", r->file);
     if (r->last_dropped)
       printf("note: %s: last step cut short by the profiler, dropped\n", r->file);
+    if (r->duplicate_comm_events > 0)
+      printf("note: %s: %lld communication kernels appear twice (same pid, tid, ts, dur and "
+             "name): each counted once\n",
+             r->file, (long long)r->duplicate_comm_events);
     if (r->gpu_devices > 1 && (i == 0 || r->file != s->ranks[i - 1].file))
       printf("note: %s: GPU events of %d%s devices (pid) in one file, measured as one rank "
              "per pid over the file's steps\n",

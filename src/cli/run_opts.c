@@ -2,6 +2,7 @@
 #include "run_opts.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <plateau/units.h>
@@ -32,6 +33,8 @@ static int load_hardware(const struct cli_args *args, struct pl_run *run) {
     struct pl_gpu named; /* a GPU file (e.g. from calibrate compute): its "name" picks the system */
     if (cluster == NULL && pl_gpu_load(g, &named, &d) == PL_OK)
       cluster = pl_cluster_default_for_gpu(named.name);
+    else if (cluster == NULL) /* not a GPU at all: say so, with the nearest presets */
+      return cli_fail("--gpu: %s", d.msg);
     if (cluster == NULL)
       return cli_fail("--gpu '%s': no default cluster for this GPU; give --cluster", g);
   }
@@ -54,6 +57,10 @@ static int load_ints(const struct cli_args *args, struct pl_layout *l) {
       {"cp", &l->cp},     {"vp", &l->vp},       {"shard-group", &l->shard_group},
       {"seq", &l->seq},   {"mbs", &l->mbs},     {"gbs", &l->gbs}, {"batch-per-gpu", &l->batch_per_gpu},
       {"ep", &l->ep},     {"etp", &l->etp},
+      {"first-stage-layers", &l->first_stage_layers},
+      {"last-stage-layers", &l->last_stage_layers},
+      {"recompute-layers", &l->recompute_layers},
+      {"recompute-every", &l->recompute_every},
   };
   for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
     if (cli_get_int(args, ints[i].name, ints[i].field) != 0)
@@ -143,6 +150,29 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
     fw->logit_metric_passes = passes;
     fw->logit_metric_passes_set = true;
   }
+  if (setting_flag(args, "fp8-weight-cache", "value", "on", "off", false, &fw->fp8_weight_cache) != 0)
+    return 1;
+  if ((v = cli_get(args, "host-per-kernel")) != NULL) {
+    double t = -1;
+    if (pl_unit_parse(v, PL_UNIT_SECONDS, &t, NULL) != PL_OK || !(t >= 0) || t > 1e-3)
+      return cli_fail("--host-per-kernel: '%s' is not a time from 0 to 1 ms (e.g. '37 us')", v);
+    fw->host_per_kernel_s = t;
+    fw->host_per_kernel_set = true;
+  }
+  if ((v = cli_get(args, "bucket-mb")) != NULL) {
+    char *end = NULL;
+    double mb = strcmp(v, "megatron") == 0 ? 0 : strtod(v, &end);
+    if (strcmp(v, "megatron") == 0) {
+      fw->bucket_dp_scaled = true;
+      fw->bucket_mb = 0;
+    } else if (end == v || *end != '\0' || !(mb > 0) || mb > 1e5) {
+      return cli_fail("--bucket-mb: '%s' is not a size in MiB above 0 and up to 100000, or 'megatron'",
+                      v);
+    } else {
+      fw->bucket_mb = mb;
+      fw->bucket_dp_scaled = false;
+    }
+  }
   return 0;
 }
 
@@ -159,7 +189,7 @@ static int load_modes(const struct cli_args *args, struct pl_layout *l) {
     return cli_fail("--recompute: %s", d.msg);
   if ((v = cli_get(args, "schedule")) != NULL && pl_schedule_parse(v, &l->schedule, &d) != PL_OK)
     return cli_fail("--schedule: %s", d.msg);
-  if ((v = cli_get(args, "dtype")) != NULL && pl_dtype_parse(v, &l->dtype, &d) != PL_OK)
+  if ((v = cli_get(args, "dtype")) != NULL && pl_layout_dtype_parse(v, l, &d) != PL_OK)
     return cli_fail("--dtype: %s", d.msg);
   if ((v = cli_get(args, "moe-dispatch")) != NULL &&
       pl_moe_dispatch_parse(v, &l->dispatch, &d) != PL_OK)
@@ -198,5 +228,15 @@ int run_from_args(const struct cli_args *args, struct pl_run *run) {
   if (load_modes(args, &run->layout) != 0 || load_behaviours(args, &run->framework) != 0)
     return 1;
   pl_framework_apply(&run->framework, &run->layout);
+  return 0;
+}
+
+int run_opts_search_refused(const struct cli_args *args) {
+  static const char *const refused[] = {"first-stage-layers", "last-stage-layers",
+                                        "recompute-layers", "recompute-every"};
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+    if (cli_get(args, refused[i]) != NULL)
+      return cli_fail("--%s: a layout search does not take it (it enumerates pp and "
+                      "recompute itself); use plateau predict or sweep --layout given", refused[i]);
   return 0;
 }

@@ -27,8 +27,12 @@
   {"gbs", "N", "global batch, sequences per step (default batch-per-gpu x gpus)"},           \
   {"batch-per-gpu", "N", "sequences per GPU per step; gbs = that x gpus (default 1)"},       \
   {"recompute", "MODE", "none|selective|full activation recomputation (default none)"},     \
+  {"recompute-layers", "N", "with --recompute full, only the first N blocks of each model chunk (Megatron --recompute-method block --recompute-num-layers N; default: all)"}, \
+  {"recompute-every", "K", "with --recompute full, every K-th block only (torchtitan selective_ac_option K; default: all)"}, \
   {"schedule", "S", "1f1b|interleaved|gpipe pipeline schedule (default 1f1b)"},             \
-  {"dtype", "T", "bf16|fp8|mxfp8|nvfp4 (default bf16; mxfp8, nvfp4: Blackwell)"},                                              \
+  {"first-stage-layers", "N", "transformer blocks on the first pipeline stage, the rest split evenly (Megatron --decoder-first-pipeline-num-layers; default: even split)"}, \
+  {"last-stage-layers", "N", "transformer blocks on the last pipeline stage (Megatron --decoder-last-pipeline-num-layers; default: even split)"}, \
+  {"dtype", "T", "bf16|fp8|fp8-delayed|fp8-current|fp8-blockwise|mxfp8|nvfp4 (default bf16; fp8-*: Transformer Engine recipes with cached FP8 weights, docs/step-model.md 2.3e; mxfp8, nvfp4: Blackwell)"},                                              \
   {"framework", "NAME", "framework preset or file: megatron-lm|megatron-core|nemo|torchtitan|pytorch-fsdp|llm-foundry|deepspeed (default none: plateau's defaults; plateau list frameworks)"}, \
   {"attention", "A", "flash|triton|eager: eager stores the s x s scores, triton = FlashAttention in Triton (default flash)"}, \
   {"kernels", "K", "fused|unfused element-wise kernels: unfused = eager PyTorch (default fused)"}, \
@@ -46,7 +50,10 @@
   {"grad-reduce-dtype", "T", "fp32|bf16 ddp/zero1 gradient reduction (default fp32)"}, \
   {"zero1-grad-reduce", "OP", "reduce-scatter|all-reduce of zero1 gradients (default reduce-scatter; all-reduce = DeepSpeed pipeline engine)"}, \
   {"grad-accum", "MODE", "in-place|fp32-copy: 16-bit ddp/zero1 gradients added in place (default) or cast to an fp32 copy per micro-batch (DeepSpeed BF16_Optimizer)"}, \
-  {"logit-metric-passes", "N", "extra fp32 cross-entropy passes over the logits per micro-batch for train metrics (default 0; llm-foundry 2)"}
+  {"logit-metric-passes", "N", "extra fp32 cross-entropy passes over the logits per micro-batch for train metrics (default 0; llm-foundry 2)"}, \
+  {"fp8-weight-cache", "on|off", "with FP8, weights cast once per step and cached for the other micro-batches (Transformer Engine is_first_microbatch, as Megatron-Core passes it; default off: every micro-batch)"}, \
+  {"host-per-kernel", "T", "host time to issue one kernel from eager PyTorch ('37 us'): a pass takes at least its kernels times this (default 0: not modelled)"}, \
+  {"bucket-mb", "MB", "ddp/zero1 gradient bucket and zero1 gather call size in MiB, or 'megatron' (Megatron-Core DDP: max(40e6, 1e6 dp) parameters); default 25 (torch DDP bucket_cap_mb)"}
 
 /* Time and cost to train (struct pl_train_opts), for predict, search and sweep. */
 #define TRAIN_OPTS                                                                            \
@@ -59,5 +66,10 @@
 /* Build a run from the parsed options. Returns 0, or 1 after printing the
  * problem. The layout is left unresolved (pl_predict resolves it). */
 int run_from_args(const struct cli_args *args, struct pl_run *run);
+
+/* The run options a layout search cannot take (search and sweep --layout
+ * best|--strategies): it enumerates pp and recompute itself, and its bound
+ * assumes even stages. Returns 0, or 1 after naming the first one given. */
+int run_opts_search_refused(const struct cli_args *args);
 
 #endif

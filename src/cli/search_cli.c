@@ -253,7 +253,7 @@ int cli_search_setup(const struct cli_args *args, struct pl_run *run, struct pl_
                      bool *has_price) {
   memset(so, 0, sizeof *so);
   so->top_k = 10;
-  if (run != NULL && run_from_args(args, run) != 0)
+  if (run != NULL && (run_opts_search_refused(args) != 0 || run_from_args(args, run) != 0))
     return 1;
   if (parse_objective(args, so) != 0 || cli_get_int(args, "top", &so->top_k) != 0 ||
       cli_get_double(args, "gpu-hour-price", &so->gpu_hour_usd) != 0)

@@ -38,8 +38,10 @@ enum pl_status hw_open(const char *kind, const char *name_or_path, yajl_val *tre
   if (probe == NULL && !looks_like_path(name_or_path)) {
     char list[512];
     preset_list(kind, list, sizeof list);
-    return pl_diag_set(diag, PL_ERR_UNKNOWN, "unknown %s '%s': not a preset (%s) and no such file",
-                       what, name_or_path, list);
+    char hint[160];
+    bool near = pl_data_hint(kind, name_or_path, hint, sizeof hint);
+    return pl_diag_set(diag, PL_ERR_UNKNOWN, "unknown %s '%s': not a preset (%s) and no such file%s%s",
+                       what, name_or_path, list, near ? "; " : "", hint);
   }
   if (probe != NULL)
     fclose(probe);

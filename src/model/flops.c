@@ -260,6 +260,32 @@ double pl_moe_imbalance(const struct pl_model *m, const struct pl_layout *l) {
   return imb < most ? imb : most;
 }
 
+int64_t pl_recompute_stage_blocks(const struct pl_model *m, const struct pl_layout *l, int64_t s) {
+  int64_t n = pl_layout_stage_layers(l, m->layers, s);
+  if (l->recompute != PL_RECOMPUTE_FULL)
+    return 0;
+  if (l->recompute_every > 0)
+    return n / l->recompute_every;
+  if (l->recompute_layers > 0) {
+    int64_t pp = deg(l->pp), k = 0;
+    for (int64_t c = 0; c < deg(l->vp); c++) {
+      int64_t chunk = pl_layout_chunk_layers(l, m->layers, c * pp + s, NULL);
+      k += chunk < l->recompute_layers ? chunk : l->recompute_layers;
+    }
+    return k;
+  }
+  return n;
+}
+
+double pl_recompute_share(const struct pl_model *m, const struct pl_layout *l) {
+  if (l->recompute != PL_RECOMPUTE_FULL)
+    return 0.0;
+  if (l->recompute_every <= 0 && l->recompute_layers <= 0)
+    return 1.0;
+  int64_t n = pl_layout_stage_layers(l, m->layers, 0);
+  return n > 0 ? (double)pl_recompute_stage_blocks(m, l, 0) / (double)n : 1.0;
+}
+
 static int64_t expert_rows(const struct pl_model *m, const struct pl_layout *l,
                            const struct dims *d) {
   int64_t local = m->experts / deg(l->ep);
@@ -413,7 +439,7 @@ void pl_flops_compute(const struct pl_model *m, const struct pl_layout *l, struc
   if (l->recompute == PL_RECOMPUTE_SELECTIVE)
     recompute_seq = attn_seq;
   else if (l->recompute == PL_RECOMPUTE_FULL)
-    recompute_seq = blocks_seq;
+    recompute_seq = blocks_seq * pl_recompute_share(m, l);
   memset(out, 0, sizeof *out);
   out->layer_fwd = mbs * blocks_seq / l_n;
   out->layer_bwd = 2.0 * out->layer_fwd;

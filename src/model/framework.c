@@ -10,6 +10,7 @@
 #include <plateau/alloc.h>
 #include <plateau/data.h>
 #include <plateau/framework.h>
+#include <plateau/units.h>
 
 #include <stddef.h>
 #include <stdio.h>
@@ -141,6 +142,36 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
     fw->logit_metric_passes_set = true;
     return PL_OK;
   }
+  if (strcmp(key, "fp8_weight_cache") == 0) {
+    if (!YAJL_IS_TRUE(v) && !YAJL_IS_FALSE(v))
+      return pl_diag_set(diag, PL_ERR_PARSE, "%s: behaviour 'fp8_weight_cache' must be true or false",
+                         origin);
+    fw->fp8_weight_cache = YAJL_IS_TRUE(v) ? PL_SETTING_ON : PL_SETTING_OFF;
+    return PL_OK;
+  }
+  if (strcmp(key, "host_per_kernel") == 0) {
+    double t = -1;
+    if (s == NULL || pl_unit_parse(s, PL_UNIT_SECONDS, &t, NULL) != PL_OK || !(t >= 0) || t > 1e-3)
+      return pl_diag_set(diag, PL_ERR_PARSE,
+                         "%s: behaviour 'host_per_kernel' must be a time from 0 to 1 ms (\"37 us\")",
+                         origin);
+    fw->host_per_kernel_s = t;
+    fw->host_per_kernel_set = true;
+    return PL_OK;
+  }
+  if (strcmp(key, "bucket_mb") == 0) {
+    if (s != NULL && strcmp(s, "megatron") == 0) {
+      fw->bucket_dp_scaled = true;
+      return PL_OK;
+    }
+    if (!YAJL_IS_NUMBER(v) || !(YAJL_GET_DOUBLE(v) > 0) || YAJL_GET_DOUBLE(v) > 1e5)
+      return pl_diag_set(diag, PL_ERR_PARSE,
+                         "%s: behaviour 'bucket_mb' must be a size in MiB above 0 and up to 100000, "
+                         "or \"megatron\"",
+                         origin);
+    fw->bucket_mb = YAJL_GET_DOUBLE(v);
+    return PL_OK;
+  }
   return pl_diag_set(diag, PL_ERR_PARSE, "%s: unknown behaviour '%s' (docs/frameworks.md)", origin,
                      key);
 }
@@ -190,9 +221,11 @@ static enum pl_status unknown_preset(const char *name, struct pl_diag *diag) {
       strncat(list, ", ", sizeof list - strlen(list) - 1);
     strncat(list, pl_data_name("frameworks", i), sizeof list - strlen(list) - 1);
   }
+  char hint[160];
+  bool near = pl_data_hint("frameworks", name, hint, sizeof hint);
   return pl_diag_set(diag, PL_ERR_UNKNOWN,
-                     "unknown framework '%s' (presets: %s; or give the path of a framework file)",
-                     name, list);
+                     "unknown framework '%s' (presets: %s; or give the path of a framework file)%s%s",
+                     name, list, near ? "; " : "", hint);
 }
 
 enum pl_status pl_framework_preset(const char *name, struct pl_framework *out,
@@ -259,6 +292,13 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->fsdp_separate_comms, &l->fsdp_separate_comms, false);
   if (fw->logit_metric_passes_set)
     l->logit_metric_passes = fw->logit_metric_passes;
+  if (fw->host_per_kernel_set)
+    l->host_per_kernel_s = fw->host_per_kernel_s;
+  if (fw->bucket_dp_scaled || fw->bucket_mb > 0) {
+    l->bucket_dp_scaled = fw->bucket_dp_scaled;
+    l->bucket_bytes = fw->bucket_dp_scaled ? 0 : fw->bucket_mb * 1024.0 * 1024.0;
+  }
+  put(fw->fp8_weight_cache, &l->fp8_weight_cache, false);
 }
 
 static enum pl_setting setting(bool on) { return on ? PL_SETTING_ON : PL_SETTING_OFF; }
@@ -286,4 +326,10 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->fsdp_separate_comms = setting(!l->fsdp_one_comm && l->fsdp_separate_comms);
   out->logit_metric_passes_set = true;
   out->logit_metric_passes = l->logit_metric_passes;
+  out->host_per_kernel_set = true;
+  out->host_per_kernel_s = l->host_per_kernel_s;
+  /* the gradient bucket as it runs, in MiB (the dtype its elements are reduced in) */
+  out->bucket_mb = pl_layout_bucket_bytes(l, l->grad_reduce_bf16 ? 2.0 : 4.0, 0) / (1024.0 * 1024.0);
+  out->bucket_dp_scaled = l->bucket_dp_scaled;
+  out->fp8_weight_cache = setting(l->fp8_weight_cache);
 }

@@ -263,6 +263,25 @@ static enum pl_status finish(const char *origin, struct pl_model *m, struct pl_d
   return PL_OK;
 }
 
+/* The default training sequence length: a config's max_position_embeddings
+ * is the longest context the model serves (Qwen2: 131,072), not what it was
+ * pre-trained on, and a first prediction at it "does not fit". When the
+ * config states its training length (rope_scaling's
+ * original_max_position_embeddings, read by llama_seq) that is kept;
+ * otherwise the default is HF_DEFAULT_SEQ_TOKENS or the context if shorter,
+ * and max_context keeps the context so the output can say so (issue 20). */
+#define HF_DEFAULT_SEQ_TOKENS 4096 /* Llama 2's pre-training length (arXiv 2307.09288, Table 1) */
+static void default_seq(yajl_val root, struct pl_model *m) {
+  yajl_val scaling = base_json_get(root, "rope_scaling");
+  if (scaling != NULL && YAJL_IS_OBJECT(scaling) &&
+      base_json_get(scaling, "original_max_position_embeddings") != NULL)
+    return;
+  if (m->seq_len > HF_DEFAULT_SEQ_TOKENS) {
+    m->max_context = m->seq_len;
+    m->seq_len = HF_DEFAULT_SEQ_TOKENS;
+  }
+}
+
 enum pl_status model_from_hf(yajl_val root, const char *origin, struct pl_model *out,
                              struct pl_diag *diag) {
   enum hf_family fam = HF_LLAMA;
@@ -284,5 +303,7 @@ enum pl_status model_from_hf(yajl_val root, const char *origin, struct pl_model 
     st = finish(origin, out, diag);
   if (st == PL_OK)
     base_json_str(root, "_name_or_path", false, origin, out->name, sizeof out->name, NULL);
+  if (st == PL_OK)
+    default_seq(root, out);
   return st;
 }

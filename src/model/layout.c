@@ -4,10 +4,13 @@
  * FFN width; interleaving needs layers divisible by pp*vp and micro-batches
  * divisible by pp; context parallelism splits each sequence into 2*cp chunks
  * for causal load balance (Megatron/TransformerEngine CP). Uneven pipeline
- * stages are allowed for 1f1b/gpipe: the busiest stage holds ceil(l/pp). */
+ * stages are allowed for 1f1b/gpipe: the busiest stage holds ceil(l/pp); or
+ * given (first_stage_layers, last_stage_layers) as Megatron-Core splits them. */
 #include <plateau/layout.h>
 
 #include <string.h>
+
+#include "model/constants.h"
 
 static const char *const shard_names[] = {"ddp", "zero1", "zero2", "zero3"};
 static const char *const recompute_names[] = {"none", "selective", "full"};
@@ -21,22 +24,6 @@ const char *pl_shard_name(enum pl_shard s) { return shard_names[s]; }
 const char *pl_recompute_name(enum pl_recompute r) { return recompute_names[r]; }
 const char *pl_schedule_name(enum pl_schedule s) { return schedule_names[s]; }
 const char *pl_dtype_name(enum pl_dtype d) { return dtype_names[d]; }
-
-int64_t pl_layout_chunk_layers(const struct pl_model *m, const struct pl_layout *l, int64_t v,
-                               int64_t *first) {
-  int64_t V = (l->pp > 0 ? l->pp : 1) * (l->vp > 0 ? l->vp : 1);
-  bool acc = l->account_embed_loss;
-  int64_t total = m->layers + (acc ? 2 : 0), f = 0, n = 0;
-  for (int64_t c = 0; c <= v && c < V; c++) {
-    f += n;
-    n = total / V + (c < total % V ? 1 : 0) - (acc && c == 0 ? 1 : 0) - (acc && c == V - 1 ? 1 : 0);
-    if (n < 0)
-      n = 0;
-  }
-  if (first != NULL)
-    *first = f;
-  return n;
-}
 
 const char *pl_dtype_hw_name(enum pl_dtype d) {
   static const char *const hw[] = {"BF16", "FP8", "MXFP8 (block-scaled FP8)",
@@ -93,6 +80,35 @@ enum pl_status pl_dtype_parse(const char *s, enum pl_dtype *out, struct pl_diag 
   if (st == PL_OK)
     *out = (enum pl_dtype)v;
   return st;
+}
+
+static const char *const recipe_names[] = {"fp8", "fp8-delayed", "fp8-current", "fp8-blockwise"};
+
+const char *pl_layout_dtype_name(const struct pl_layout *l) {
+  if (l->dtype == PL_DTYPE_FP8 && l->fp8_recipe > PL_FP8_RECIPE_TENSOR &&
+      l->fp8_recipe <= PL_FP8_RECIPE_BLOCKWISE)
+    return recipe_names[l->fp8_recipe];
+  return pl_dtype_name(l->dtype);
+}
+
+enum pl_status pl_layout_dtype_parse(const char *s, struct pl_layout *l, struct pl_diag *diag) {
+  for (size_t i = 1; s != NULL && i < N_OF(recipe_names); i++) {
+    if (strcmp(s, recipe_names[i]) == 0) {
+      l->dtype = PL_DTYPE_FP8;
+      l->fp8_recipe = (enum pl_fp8_recipe)i;
+      return PL_OK;
+    }
+  }
+  enum pl_dtype d = PL_DTYPE_BF16;
+  if (s != NULL && pl_dtype_parse(s, &d, NULL) == PL_OK) {
+    l->dtype = d;
+    l->fp8_recipe = PL_FP8_RECIPE_TENSOR;
+    return PL_OK;
+  }
+  return pl_diag_set(diag, PL_ERR_UNKNOWN,
+                     "unknown dtype '%s' (expected bf16|fp8|fp8-delayed|fp8-current|"
+                     "fp8-blockwise|mxfp8|nvfp4)",
+                     s ? s : "");
 }
 
 enum pl_status pl_moe_dispatch_parse(const char *s, enum pl_moe_dispatch *out,
@@ -225,6 +241,143 @@ static enum pl_status resolve_batch(struct pl_layout *l, const struct pl_model *
   return PL_OK;
 }
 
+bool pl_layout_uneven_stages(const struct pl_layout *l) {
+  return l->first_stage_layers > 0 || l->last_stage_layers > 0;
+}
+
+double pl_layout_bucket_bytes(const struct pl_layout *l, double elem_bytes, double model_params) {
+  if (l->bucket_dp_scaled && l->grad_reduce_after_backward && model_params > 0)
+    return model_params * elem_bytes; /* bucket_size None: every gradient in one bucket */
+  if (l->bucket_dp_scaled) {
+    /* Megatron-Core DistributedDataParallel.__init__ (core_r0.9.0): bucket_size =
+     * max(40000000, 1000000 * data-parallel size with context parallelism) parameters */
+    double dp = (double)(l->dp > 0 ? l->dp : 1) * (double)(l->cp > 0 ? l->cp : 1);
+    double params = 1e6 * dp > 4e7 ? 1e6 * dp : 4e7;
+    return params * elem_bytes;
+  }
+  return l->bucket_bytes > 0 ? l->bucket_bytes : BUCKET_BYTES;
+}
+
+/* Blocks per stage under Megatron-Core's uneven split: the given first and
+ * last stages, and the rest over the other stages (get_num_layers_to_build). */
+static int64_t uneven_rank_layers(const struct pl_layout *l, int64_t layers, int64_t s) {
+  int64_t pp = l->pp > 0 ? l->pp : 1, left = pp, rest = layers;
+  if (l->first_stage_layers > 0) {
+    if (s == 0)
+      return l->first_stage_layers;
+    rest -= l->first_stage_layers;
+    left--;
+  }
+  if (l->last_stage_layers > 0) {
+    if (s == pp - 1)
+      return l->last_stage_layers;
+    rest -= l->last_stage_layers;
+    left--;
+  }
+  return left > 0 ? rest / left : 0;
+}
+
+int64_t pl_layout_stage_layers(const struct pl_layout *l, int64_t layers, int64_t s) {
+  int64_t pp = l->pp > 0 ? l->pp : 1;
+  if (pl_layout_uneven_stages(l))
+    return uneven_rank_layers(l, layers, s);
+  return layers / pp + (s < layers % pp ? 1 : 0);
+}
+
+int64_t pl_layout_chunk_layers(const struct pl_layout *l, int64_t layers, int64_t v,
+                               int64_t *first) {
+  int64_t pp = l->pp > 0 ? l->pp : 1, vp = l->vp > 0 ? l->vp : 1, V = pp * vp;
+  if (!pl_layout_uneven_stages(l) && l->account_embed_loss) {
+    /* the embedding and the loss count as one block each, taken from the
+     * first and the last chunk (transformer_layer.py get_transformer_layer_offset) */
+    int64_t total = layers + 2, f = 0, n = 0;
+    for (int64_t c = 0; c <= v && c < V; c++) {
+      f += n;
+      n = total / V + (c < total % V ? 1 : 0) - (c == 0 ? 1 : 0) - (c == V - 1 ? 1 : 0);
+      if (n < 0)
+        n = 0;
+    }
+    if (first != NULL)
+      *first = f;
+    return n;
+  }
+  if (!pl_layout_uneven_stages(l)) {
+    int64_t r = layers % V;
+    if (first != NULL)
+      *first = v * (layers / V) + (v < r ? v : r);
+    return layers / V + (v < r ? 1 : 0);
+  }
+  int64_t start = 0;
+  for (int64_t w = 0; w < v; w++)
+    start += uneven_rank_layers(l, layers, w % pp) / vp;
+  if (first != NULL)
+    *first = start;
+  return uneven_rank_layers(l, layers, v % pp) / vp;
+}
+
+/* --first-stage-layers / --last-stage-layers: Megatron-Core's checks
+ * (transformer_block.py get_num_layers_to_build; arguments.py): the stages
+ * left over split the remaining blocks evenly, each stage's blocks divide
+ * into its vp chunks, and every stage holds at least one block. */
+static enum pl_status resolve_uneven(struct pl_layout *l, const struct pl_model *m,
+                                     struct pl_diag *diag) {
+  if (l->first_stage_layers < 0 || l->last_stage_layers < 0)
+    return pl_diag_set(diag, PL_ERR_LAYOUT, "layout: stage layers must be positive");
+  if (!pl_layout_uneven_stages(l))
+    return PL_OK;
+  if (l->account_embed_loss) /* Megatron-Core arguments.py forbids both as well */
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: first/last stage layers and the embedding/loss pipeline "
+                       "accounting cannot be combined");
+  if (l->pp < 2)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --first-stage-layers/--last-stage-layers need pp >= 2");
+  int64_t given = l->first_stage_layers + l->last_stage_layers;
+  int64_t left = l->pp - (l->first_stage_layers > 0) - (l->last_stage_layers > 0);
+  int64_t rest = m->layers - given;
+  if (rest < left || (left == 0 && rest != 0))
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: first/last stage layers (%lld + %lld) leave %lld of %lld blocks "
+                       "for the other %lld stages",
+                       (long long)l->first_stage_layers, (long long)l->last_stage_layers,
+                       (long long)rest, (long long)m->layers, (long long)left);
+  if (left > 0 && rest % left != 0)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: the %lld blocks left are not divisible by the other %lld stages",
+                       (long long)rest, (long long)left);
+  for (int64_t s = 0; s < l->pp; s++) {
+    int64_t n = uneven_rank_layers(l, m->layers, s);
+    if (n % l->vp != 0)
+      return pl_diag_set(diag, PL_ERR_LAYOUT,
+                         "layout: stage %lld's %lld blocks are not divisible by vp = %lld",
+                         (long long)s, (long long)n, (long long)l->vp);
+  }
+  return PL_OK;
+}
+
+/* --recompute-layers / --recompute-every: full recomputation of some blocks
+ * (flops.h, pl_recompute_share). Megatron allows the block method with
+ * granularity full only (arguments.py: "recompute method is not yet
+ * supported for selective recomputing granularity"). */
+static enum pl_status resolve_recompute(const struct pl_layout *l, const struct pl_model *m,
+                                        struct pl_diag *diag) {
+  if (l->recompute_layers == 0 && l->recompute_every == 0)
+    return PL_OK;
+  if (l->recompute_layers < 0 || l->recompute_every < 0)
+    return pl_diag_set(diag, PL_ERR_LAYOUT, "layout: recompute layers must be positive");
+  if (l->recompute_layers > 0 && l->recompute_every > 0)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: give --recompute-layers or --recompute-every, not both");
+  if (l->recompute != PL_RECOMPUTE_FULL)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --recompute-layers/--recompute-every need --recompute full");
+  int64_t v = l->recompute_layers > 0 ? l->recompute_layers : l->recompute_every;
+  if (v > m->layers)
+    return pl_diag_set(diag, PL_ERR_LAYOUT, "layout: %lld is more than the model's %lld blocks",
+                       (long long)v, (long long)m->layers);
+  return PL_OK;
+}
+
 static enum pl_status resolve_schedule(struct pl_layout *l, const struct pl_model *m,
                                        struct pl_diag *diag) {
   l->vp = or_default(l->vp, 1);
@@ -241,7 +394,7 @@ static enum pl_status resolve_schedule(struct pl_layout *l, const struct pl_mode
   if (l->vp < 2)
     l->vp = 2;
   int64_t extra = l->account_embed_loss ? 2 : 0;
-  if ((m->layers + extra) % (l->pp * l->vp) != 0)
+  if (!pl_layout_uneven_stages(l) && (m->layers + extra) % (l->pp * l->vp) != 0)
     return pl_diag_set(diag, PL_ERR_LAYOUT,
                        "layout: interleaving needs layers (%lld%s) divisible by pp*vp = %lld",
                        (long long)m->layers, extra > 0 ? " + embedding + loss" : "",
@@ -334,7 +487,7 @@ static enum pl_status check_dtype(const struct pl_layout *l, const struct pl_clu
   return pl_diag_set(diag, PL_ERR_LAYOUT,
                      "layout: dtype %s needs %s tensor cores, which gpu '%s' lacks (its file "
                      "gives no peak_%s); use --dtype bf16",
-                     pl_dtype_name(l->dtype), pl_dtype_hw_name(l->dtype), c->gpu.name,
+                     pl_layout_dtype_name(l), pl_dtype_hw_name(l->dtype), c->gpu.name,
                      pl_dtype_name(l->dtype));
 }
 
@@ -349,6 +502,10 @@ enum pl_status pl_layout_resolve(struct pl_layout *l, const struct pl_model *m,
     st = resolve_batch(l, m, diag);
   if (st == PL_OK)
     st = resolve_schedule(l, m, diag);
+  if (st == PL_OK)
+    st = resolve_uneven(l, m, diag);
+  if (st == PL_OK)
+    st = resolve_recompute(l, m, diag);
   if (st == PL_OK)
     st = resolve_experts(l, m, diag);
   l->sp = l->tp > 1 && !l->no_sp;

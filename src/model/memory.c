@@ -118,7 +118,7 @@ double pl_memory_layer_activation_bytes(const struct pl_model *m, const struct p
 static int64_t stage_layers(const struct pl_model *m, const struct pl_layout *l, int64_t i) {
   int64_t pp = deg(l->pp), n = 0;
   for (int64_t c = 0; c < deg(l->vp); c++)
-    n += pl_layout_chunk_layers(m, l, c * pp + i, NULL);
+    n += pl_layout_chunk_layers(l, m->layers, c * pp + i, NULL);
   return n;
 }
 
@@ -206,7 +206,7 @@ static int64_t stage_moe_blocks(const struct pl_model *m, const struct pl_layout
     return 0;
   int64_t pp = deg(l->pp), n = 0;
   for (int64_t c = 0; c < deg(l->vp); c++) {
-    int64_t first = 0, k = pl_layout_chunk_layers(m, l, c * pp + i, &first);
+    int64_t first = 0, k = pl_layout_chunk_layers(l, m->layers, c * pp + i, &first);
     n += moe_blocks_before(m, first + k) - moe_blocks_before(m, first);
   }
   return n;
@@ -264,6 +264,14 @@ static void activations(const struct pl_model *m, const struct pl_layout *l, int
   s->in_flight = in_flight(l, i);
   s->layer_act = layer_act(m, l, l->recompute);
   s->act_b = s->in_flight * (double)s->layers * s->layer_act;
+  if (l->recompute == PL_RECOMPUTE_FULL && (l->recompute_layers > 0 || l->recompute_every > 0)) {
+    /* the blocks not recomputed keep all their activations (flops.h,
+     * pl_recompute_stage_blocks); the layer figure is their average */
+    int64_t rc = pl_recompute_stage_blocks(m, l, i);
+    double kept = layer_act(m, l, PL_RECOMPUTE_NONE);
+    s->act_b = s->in_flight * ((double)rc * s->layer_act + (double)(s->layers - rc) * kept);
+    s->layer_act = s->layers > 0 ? s->act_b / (s->in_flight * (double)s->layers) : s->layer_act;
+  }
   if (i == 0 && m->dropout) /* embedding dropout mask, 1 B per element */
     s->act_b += s->in_flight * sb * h / rep_div;
   s->logits = 0.0;
@@ -275,7 +283,7 @@ static void activations(const struct pl_model *m, const struct pl_layout *l, int
   }
   if (l->recompute != PL_RECOMPUTE_NONE) /* the block being re-run */
     s->act_b += layer_act(m, l, PL_RECOMPUTE_NONE) -
-                (l->recompute == PL_RECOMPUTE_FULL ? 0.0 : s->layer_act);
+                (l->recompute == PL_RECOMPUTE_FULL ? 0.0 : layer_act(m, l, l->recompute));
 }
 
 static void buffers(const struct pl_model *m, const struct pl_layout *l, struct stage *s) {

@@ -329,10 +329,12 @@ static enum pl_status unknown_preset(const char *name, struct pl_diag *diag) {
       strncat(list, ", ", sizeof list - strlen(list) - 1);
     strncat(list, pl_data_name("models", i), sizeof list - strlen(list) - 1);
   }
+  char hint[160];
+  bool near = pl_data_hint("models", name, hint, sizeof hint);
   return pl_diag_set(diag, PL_ERR_UNKNOWN,
                      "unknown model '%s' (presets: %s; or give the path of a plateau model file or "
-                     "a Hugging Face config.json)",
-                     name, list);
+                     "a Hugging Face config.json)%s%s",
+                     name, list, near ? "; " : "", hint);
 }
 
 static bool looks_like_path(const char *s) {

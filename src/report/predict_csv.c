@@ -114,6 +114,11 @@ static void input_columns(struct csv *c, const struct pl_prediction *p) {
   col_int(c, "layout.edp", l->edp);
   col_num(c, "layout.moe_imbalance", l->moe_imbalance, moe);
   col_str(c, "layout.moe_dispatch", moe ? pl_moe_dispatch_name(l->dispatch) : NULL);
+  col_int(c, "layout.recompute_layers", l->recompute_layers);
+  col_int(c, "layout.recompute_every", l->recompute_every);
+  col_int(c, "layout.first_stage_layers", pl_layout_stage_layers(l, p->run.model.layers, 0));
+  col_int(c, "layout.last_stage_layers",
+          pl_layout_stage_layers(l, p->run.model.layers, l->pp > 0 ? l->pp - 1 : 0));
   struct pl_framework fw;
   pl_framework_resolved(&p->run.framework, l, &fw);
   const char *key, *word;
@@ -172,7 +177,7 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_int(c, "layout.seq", l->seq);
   col_str(c, "layout.recompute", pl_recompute_name(l->recompute));
   col_str(c, "layout.schedule", pl_schedule_name(l->schedule));
-  col_str(c, "layout.dtype", pl_dtype_name(l->dtype));
+  col_str(c, "layout.dtype", pl_layout_dtype_name(l));
   col_num(c, "flops.model_per_step", p->flops.model_per_step, true);
   col_num(c, "flops.hardware_per_step", p->flops.hardware_per_step, true);
   col_num(c, "memory.params_bytes", m->params_bytes, true);
@@ -204,6 +209,12 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   framework_columns(c, p);
   input_columns(c, p);
   band_columns(c, p);
+  /* added after the error band: the eager host time per kernel (framework.h) */
+  struct pl_framework fw;
+  pl_framework_resolved(&p->run.framework, l, &fw);
+  col_num(c, "framework.host_per_kernel_s", fw.host_per_kernel_s, true);
+  col_str(c, "framework.fp8_weight_cache", pl_setting_name(fw.fp8_weight_cache));
+  col_num(c, "framework.bucket_mb", fw.bucket_mb, true);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

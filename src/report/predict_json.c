@@ -24,6 +24,8 @@ static void model_json(struct pl_emit *e, const struct pl_prediction *p) {
     pl_emit_int(e, "expert_ffn", m->expert_ffn);
     pl_emit_int(e, "moe_layers", pl_model_moe_layers(m));
   }
+  if (m->max_context > 0) /* a Hugging Face config: its full context (seq defaulted below it) */
+    pl_emit_int(e, "max_context", m->max_context);
   pl_emit_obj_end(e);
 }
 
@@ -42,7 +44,9 @@ static void hardware_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_obj_end(e);
 }
 
-static void layout_json(struct pl_emit *e, const struct pl_layout *l) {
+static void layout_json(struct pl_emit *e, const struct pl_prediction *p) {
+  const struct pl_layout *l = &p->run.layout;
+  int64_t layers = p->run.model.layers;
   pl_emit_obj_begin(e, "layout");
   pl_emit_int(e, "gpus", l->gpus);
   pl_emit_int(e, "nodes", l->nodes);
@@ -59,8 +63,10 @@ static void layout_json(struct pl_emit *e, const struct pl_layout *l) {
   pl_emit_int(e, "micro_batches", l->micro_batches);
   pl_emit_int(e, "seq", l->seq);
   pl_emit_str(e, "recompute", pl_recompute_name(l->recompute));
+  pl_emit_int(e, "recompute_layers", l->recompute_layers);
+  pl_emit_int(e, "recompute_every", l->recompute_every);
   pl_emit_str(e, "schedule", pl_schedule_name(l->schedule));
-  pl_emit_str(e, "dtype", pl_dtype_name(l->dtype));
+  pl_emit_str(e, "dtype", pl_layout_dtype_name(l));
   pl_emit_bool(e, "sp", l->sp);
   pl_emit_str(e, "fsdp_comm", l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3
                                   ? (l->fsdp_one_comm ? "one" : "separate")
@@ -79,6 +85,9 @@ static void layout_json(struct pl_emit *e, const struct pl_layout *l) {
     pl_emit_null(e, "moe_imbalance");
     pl_emit_null(e, "moe_dispatch");
   }
+  /* blocks on the first and last pipeline stage, as split (given or even) */
+  pl_emit_int(e, "first_stage_layers", pl_layout_stage_layers(l, layers, 0));
+  pl_emit_int(e, "last_stage_layers", pl_layout_stage_layers(l, layers, l->pp - 1));
   pl_emit_obj_end(e);
 }
 
@@ -101,6 +110,11 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   const char *word;
   for (size_t i = 0; (word = pl_framework_flag_word(&fw, i, &key)) != NULL; i++)
     pl_emit_str(e, key, word);
+  pl_emit_num(e, "host_per_kernel_s", fw.host_per_kernel_s);
+  /* the ddp/zero1 gradient bucket in MiB as run; megatron: Megatron-Core's dp-scaled default */
+  pl_emit_num(e, "bucket_mb", fw.bucket_mb);
+  pl_emit_bool(e, "bucket_megatron", fw.bucket_dp_scaled);
+  pl_emit_bool(e, "fp8_weight_cache", fw.fp8_weight_cache == PL_SETTING_ON);
   pl_emit_obj_end(e);
 }
 
@@ -249,7 +263,7 @@ static void train_json(struct pl_emit *e, const struct pl_prediction *p) {
 void pl_report_predict_members(struct pl_emit *e, const struct pl_prediction *p) {
   model_json(e, p);
   hardware_json(e, p);
-  layout_json(e, &p->run.layout);
+  layout_json(e, p);
   framework_json(e, p);
   flops_json(e, &p->flops);
   memory_json(e, &p->memory);

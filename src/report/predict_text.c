@@ -41,8 +41,13 @@ static void describe(FILE *out, const struct pl_prediction *p) {
   snprintf(buf, sizeof buf, "gbs=%lld seq  mbs=%lld  micro-batches=%lld  seq=%lld tokens",
            (long long)l->gbs, (long long)l->mbs, (long long)l->micro_batches, (long long)l->seq);
   row(out, "batch", buf);
+  if (p->run.model.max_context > 0 && l->seq == p->run.model.seq_len) {
+    snprintf(buf, sizeof buf, "(the config's context is %lld tokens; its training length is not "
+             "stated: --seq sets it)", (long long)p->run.model.max_context);
+    row(out, "", buf);
+  }
   snprintf(buf, sizeof buf, "recompute=%s schedule=%s dtype=%s nodes=%lld",
-           pl_recompute_name(l->recompute), pl_schedule_name(l->schedule), pl_dtype_name(l->dtype),
+           pl_recompute_name(l->recompute), pl_schedule_name(l->schedule), pl_layout_dtype_name(l),
            (long long)l->nodes);
   row(out, "", buf);
   char mf[32], hf[32];

@@ -187,7 +187,7 @@ static void fabric_work(const struct search_ctx *ctx, const struct pl_layout *l,
     w[d->rep_inter] += rep;
     return;
   }
-  double full = 0, bucket = search_bucket_bytes(), grad = search_grad_bytes();
+  double full = 0, bucket = search_bucket_bytes(ctx, l), grad = search_grad_bytes();
   if (l->vp == 1)
     full = floor(params * grad / bucket);
   else if (l->schedule == PL_SCHEDULE_INTERLEAVED && l->pp > 0 && l->vp > 0)

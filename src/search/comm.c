@@ -208,9 +208,10 @@ void search_dp_times(const struct search_ctx *ctx, const struct pl_layout *l,
     return;
   }
   enum pl_coll_op op = l->shard == PL_SHARD_DDP ? PL_COLL_ALL_REDUCE : PL_COLL_REDUCE_SCATTER;
-  out->bucket_s = coll_s(ctx, op, BUCKET_BYTES, dp);
+  double bucket = search_bucket_bytes(ctx, l);
+  out->bucket_s = coll_s(ctx, op, bucket, dp);
   if (hybrid && out->bucket_s > 0)
-    out->bucket_rep_s = coll_s(ctx, PL_COLL_ALL_REDUCE, BUCKET_BYTES / (double)sg, rep);
+    out->bucket_rep_s = coll_s(ctx, PL_COLL_ALL_REDUCE, bucket / (double)sg, rep);
   out->bucket_s += out->bucket_rep_s;
 }
 
@@ -229,9 +230,13 @@ double search_zero1_gather_s(const struct search_ctx *ctx, const struct pl_layou
     return 0;
   struct pl_group dp = strided(ctx, shard_ranks(l), l->tp * l->cp);
   double bytes = params * PARAM_BYTES;
-  double calls = ceil(bytes / BUCKET_BYTES);
+  double calls = ceil(bytes / pl_layout_bucket_bytes(l, PARAM_BYTES, (double)pl_model_params(ctx->model)));
   return calls > 0 ? calls * coll_s(ctx, PL_COLL_ALL_GATHER, bytes / calls, dp) : 0;
 }
 
-double search_bucket_bytes(void) { return BUCKET_BYTES; }
+/* the simulator's bucket (src/sim/lower.c), with its elements counted at
+ * GRAD_BYTES as search_grad_bytes does */
+double search_bucket_bytes(const struct search_ctx *ctx, const struct pl_layout *l) {
+  return pl_layout_bucket_bytes(l, GRAD_BYTES, (double)pl_model_params(ctx->model));
+}
 double search_grad_bytes(void) { return GRAD_BYTES; }

@@ -140,7 +140,7 @@ void search_dp_times(const struct search_ctx *ctx, const struct pl_layout *l,
 double search_optimizer_s(const struct search_ctx *ctx, const struct pl_layout *l, double params);
 double search_zero1_gather_s(const struct search_ctx *ctx, const struct pl_layout *l,
                              double params);
-double search_bucket_bytes(void);
+double search_bucket_bytes(const struct search_ctx *ctx, const struct pl_layout *l);
 double search_grad_bytes(void);
 
 struct search_times {

@@ -238,6 +238,19 @@ static double eager_xent_extra_s(const struct pl_gpu *g, const struct pl_layout 
   return hbm_s(g, logits * (pass == PL_PASS_FWD ? 8.0 : 16.0)) + 2 * g->eff.kernel_overhead_s;
 }
 
+/* Kernels an op launches as it runs (pl_op_run_time_s's variants): eager
+ * attention as baddbmm, the softmax, dropout and bmm (backward: four GEMMs
+ * and the two element-wise kernels); eager cross-entropy's two extra casts. */
+double sim_op_run_kernels(const struct pl_layout *l, const struct pl_model *m,
+                          const struct pl_op *op, enum pl_pass pass) {
+  if (op->kind == PL_OP_MEMORY && l->kernels == PL_KERNELS_UNFUSED && op->name != NULL &&
+      strcmp(op->name, "loss") == 0)
+    return pl_op_kernels(op, pass) + 2;
+  if (op->kind == PL_OP_ATTENTION && l->eager_attention)
+    return (pass == PL_PASS_FWD ? 2 : 4) + (m->dropout ? 2 : 1);
+  return pl_op_kernels(op, pass);
+}
+
 double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
                         const struct pl_op *op, enum pl_pass pass) {
   if (op->kind == PL_OP_MEMORY && l->kernels == PL_KERNELS_UNFUSED && op->name != NULL &&
@@ -255,14 +268,22 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
  * (segments.c subtracts it from the whole to split a segment). */
 double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
                      const struct pl_op *ops, int n, enum pl_pass pass, bool attention_only) {
-  double t = 0;
+  double t = 0, kernels = 0;
   for (int i = 0; i < n; i++) {
     if (attention_only && ops[i].kind != PL_OP_ATTENTION)
       continue;
     double share = ops[i].share > 0 ? ops[i].share : 1.0; /* flops.h: blocks that run it */
     t += share * pl_op_run_time_s(g, l, m, &ops[i], pass);
-    if (pass == PL_PASS_BWD && ops[i].recompute)
+    kernels += share * sim_op_run_kernels(l, m, &ops[i], pass);
+    if (pass == PL_PASS_BWD && ops[i].recompute) {
       t += share * pl_op_run_time_s(g, l, m, &ops[i], PL_PASS_FWD);
+      kernels += share * sim_op_run_kernels(l, m, &ops[i], PL_PASS_FWD);
+    }
   }
-  return t;
+  /* Eager host floor (docs/step-model.md 2.6): the host issues the pass's
+   * kernels one by one; when that takes longer than the GPU runs them, the
+   * GPU waits for the host. The attention part alone (cp split) keeps the GPU
+   * time: the floor is the whole segment's. */
+  double host = attention_only ? 0 : kernels * l->host_per_kernel_s;
+  return t > host ? t : host;
 }

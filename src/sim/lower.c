@@ -493,7 +493,7 @@ static void grads_after_backward(struct lower *lw, double params) {
  * the number of calls, the collective in *ag. */
 static double param_gather(struct lower *lw, double params, int32_t *ag) {
   double bytes = params * PARAM_BYTES;
-  double calls = ceil(bytes / lw->st->bucket_bytes);
+  double calls = ceil(bytes / pl_layout_bucket_bytes(lw->l, PARAM_BYTES, (double)pl_model_params(&lw->st->run->model)));
   enum pl_status s = sim_coll_add(lw->st, PL_COLL_ALL_GATHER, "dp", bytes / calls, ag, lw->diag);
   if (s != PL_OK)
     fail(lw, s);
@@ -762,6 +762,8 @@ static void reduce_pairs(struct lower *lw) {
 static int64_t task_estimate(const struct lower *lw) {
   int64_t slots = lw->pp * lw->per_stage;
   int64_t per_chunk = lw->st->run->model.layers / lw->V + 3;
+  for (int64_t v = 0; pl_layout_uneven_stages(lw->l) && v < lw->V; v++)
+    per_chunk = lw->st->chunk_layers[v] + 3 > per_chunk ? lw->st->chunk_layers[v] + 3 : per_chunk;
   int64_t seg_passes = fsdp(lw->l) ? slots : lw->pp * lw->vp;
   return 6 * slots + 6 * seg_passes * per_chunk + 64;
 }
@@ -837,7 +839,7 @@ enum pl_status sim_lower(struct sim_step *st, struct pl_diag *diag) {
   lw.per_stage = (int32_t)(2 * lw.m * lw.vp);
   for (int k = 0; k < SIM_SEG_N; k++)
     lw.tp_cache[k][0].n = lw.tp_cache[k][1].n = -1;
-  st->bucket_bytes = BUCKET_BYTES;
+  st->bucket_bytes = pl_layout_bucket_bytes(lw.l, grad_bytes(lw.l), (double)pl_model_params(&st->run->model));
   /* the limit holds for the whole step, compressed or not */
   if (lw.m > LOWER_MAX_TASKS || (double)lw.pp * (double)lw.per_stage > (double)LOWER_MAX_TASKS ||
       task_estimate(&lw) > LOWER_MAX_TASKS)

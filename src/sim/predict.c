@@ -27,12 +27,12 @@ static enum pl_status chunk_tables(struct sim_step *st) {
   if (st->chunk_first == NULL || st->chunk_layers == NULL)
     return PL_ERR_NOMEM;
   /* Megatron splits evenly; with a remainder the first stages take one more
-   * (the busiest holds ceil(layers / V), as pl_memory_compute assumes); the
-   * embedding and the loss may count as blocks (pl_layout_chunk_layers). */
-  (void)layers;
+   * (the busiest holds ceil(layers / V), as pl_memory_compute assumes); or
+   * unevenly as given; the embedding and the loss may count as blocks
+   * (pl_layout_chunk_layers). */
   for (int64_t v = 0; v < V; v++) {
     int64_t first = 0;
-    st->chunk_layers[v] = (int32_t)pl_layout_chunk_layers(&st->run->model, l, v, &first);
+    st->chunk_layers[v] = (int32_t)pl_layout_chunk_layers(l, layers, v, &first);
     st->chunk_first[v] = (int32_t)first;
   }
   return PL_OK;

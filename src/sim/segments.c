@@ -76,6 +76,19 @@ static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_
       s->comp_s[p] -= s->attn_s[p];
     }
   }
+  /* recompute full on a share f of the blocks (recompute_layers/every): the
+   * average block's backward, f of it with the forward re-run */
+  double f = pl_recompute_share(m, l);
+  if (l->recompute != PL_RECOMPUTE_FULL || f >= 1.0 || n > PL_MAX_LAYER_OPS)
+    return;
+  struct pl_op kept[PL_MAX_LAYER_OPS];
+  memcpy(kept, ops, (size_t)n * sizeof kept[0]);
+  for (int i = 0; i < n; i++)
+    kept[i].recompute = false;
+  double comp = sim_seg_ops_s(g, l, m, kept, n, PL_PASS_BWD, false);
+  double attn = split_attn ? sim_seg_ops_s(g, l, m, kept, n, PL_PASS_BWD, true) : 0.0;
+  s->comp_s[PL_PASS_BWD] = (1.0 - f) * (comp - attn) + f * s->comp_s[PL_PASS_BWD];
+  s->attn_s[PL_PASS_BWD] = (1.0 - f) * attn + f * s->attn_s[PL_PASS_BWD];
 }
 
 /* Register op over tp for an activation and store it as entry i of pass p. */
@@ -92,7 +105,11 @@ static enum pl_status tp_comm(struct sim_step *st, struct sim_seg *s, int p, int
 
 static enum pl_status layer_tp(struct sim_step *st, struct sim_seg *s, struct pl_diag *diag) {
   const struct pl_layout *l = &st->run->layout;
-  int32_t extra = l->recompute == PL_RECOMPUTE_FULL ? 2 : 0; /* recomputed forward */
+  /* the recomputed forward's collectives; with recompute on a share f of
+   * the blocks, 2f per average block, rounded to whole calls */
+  int32_t extra = l->recompute == PL_RECOMPUTE_FULL
+                      ? (int32_t)lround(2.0 * pl_recompute_share(&st->run->model, l))
+                      : 0;
   enum pl_status r;
   if (l->sp) {
     r = tp_comm(st, s, PL_PASS_FWD, 0, PL_COLL_ALL_GATHER, 2, diag);
@@ -197,7 +214,9 @@ static enum pl_status layer_moe(struct sim_step *st, struct sim_seg *s, struct p
   double share = (double)pl_model_moe_layers(m) / (double)m->layers;
   double tokens = (double)l->mbs * (double)(l->seq / l->cp) / (double)(l->sp ? l->tp : 1);
   double h_bytes = (double)m->hidden * ACT_BYTES * share;
-  int32_t rep = l->recompute == PL_RECOMPUTE_FULL ? 2 : 1; /* backward passes of the traffic */
+  /* backward passes of the traffic (recomputed on a share of the blocks:
+   * rounded to whole calls, as the tp collectives) */
+  int32_t rep = l->recompute == PL_RECOMPUTE_FULL ? 1 + (int32_t)lround(pl_recompute_share(m, l)) : 1;
   enum pl_status r;
   if (l->dispatch == PL_MOE_ALLGATHER) {
     double gathered = tokens * h_bytes * (double)(l->ep * l->etp);
@@ -403,6 +422,19 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
   if (l->dtype == PL_DTYPE_BF16 || n + 1 > PL_MAX_LAYER_OPS)
     return n;
   double per_elem = 2.0 + 2.0 * pl_dtype_element_bytes(l->dtype);
+  /* layout.fp8_recipe (layout.h): delayed, current and blockwise keep the
+   * FP8 weights from the step's first micro-batch (TE _Linear's
+   * is_first_microbatch: weight casts 1/micro_batches of the time); current
+   * scaling first reads each activation and gradient for its amax
+   * (Float8CurrentScaling: compute_amax then cast, +2 B per element) */
+  /* layout.fp8_weight_cache (framework behaviour): the same cache for any
+   * recipe where the framework passes is_first_microbatch, as Megatron-Core's
+   * forward_step does (megatron/core/pipeline_parallel/schedules.py:
+   * model.set_is_first_microbatch() on a step's first micro-batch) */
+  bool cached = l->dtype == PL_DTYPE_FP8 &&
+                (l->fp8_recipe != PL_FP8_RECIPE_TENSOR || l->fp8_weight_cache);
+  double weight_share = cached && l->micro_batches > 0 ? 1.0 / (double)l->micro_batches : 1.0;
+  double amax = l->dtype == PL_DTYPE_FP8 && l->fp8_recipe == PL_FP8_RECIPE_CURRENT ? 2.0 : 0.0;
   double fwd = 0, bwd = 0;
   for (int i = 0; i < n; i++) {
     const struct pl_op *o = &ops[i];
@@ -410,6 +442,11 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
       continue;
     double c = (double)o->count * (o->share > 0 ? o->share : 1.0);
     double m = (double)o->m, k = (double)o->k, nn = (double)o->n;
+    if (cached || amax > 0) {
+      fwd += (per_elem + amax) * c * m * k + per_elem * weight_share * c * k * nn;
+      bwd += (per_elem + amax) * c * m * nn;
+      continue;
+    }
     fwd += per_elem * c * (m * k + k * nn);
     bwd += per_elem * c * m * nn;
   }

@@ -228,6 +228,7 @@ enum pl_status study_write_json(const struct pl_study *st, const struct study_fi
     return pl_diag_set(diag, PL_ERR_NOMEM, "out of memory writing '%s'", path);
   }
   pl_emit_obj_begin(e, NULL);
+  pl_emit_str(e, "version", pl_version()); /* git describe, as every JSON document (issue 20) */
   pl_emit_str(e, "plateau_version", PL_VERSION);
   pl_emit_obj_begin(e, "spec");
   study_spec_json(e, &st->spec);

@@ -95,7 +95,8 @@ static enum pl_status merge_kernels(struct pl_trace_set *s, double gpu_ranks) {
     a = b;
   }
   pl_free(v);
-  qsort(s->kernels, (size_t)s->n_kernels, sizeof *s->kernels, cmp_kernel);
+  if (s->n_kernels > 1) /* NULL when empty: qsort must not see it */
+    qsort(s->kernels, (size_t)s->n_kernels, sizeof *s->kernels, cmp_kernel);
   return st;
 }
 
@@ -168,7 +169,8 @@ static struct trace_arrival *gather(struct pl_trace_set *s, size_t *n_out) {
   for (int i = 0; i < s->n_ranks; i++) {
     struct trace_arrival *a = s->ranks[i].arrivals_;
     size_t m = (size_t)s->ranks[i].n_arrivals_;
-    qsort(a, m, sizeof *a, cmp_in_rank);
+    if (m > 1) /* a is NULL for a rank with no arrivals */
+      qsort(a, m, sizeof *a, cmp_in_rank);
     for (size_t j = 0; j < m; j++) {
       a[j].rank_i = i;
       a[j].ord = j > 0 && cmp_key(&a[j - 1], &a[j]) == 0 ? a[j - 1].ord + 1 : 0;

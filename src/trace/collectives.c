@@ -9,7 +9,11 @@
  * all_to_all the whole input, all_reduce and broadcast the buffer. Achieved
  * bandwidths (nccl-tests doc/PERFORMANCE.md): algbw = bytes / kernel time,
  * busbw = algbw x factor(op, n). Kernel time is from the kernel's start on
- * this rank, so it includes waiting for the slowest peer (docs/trace.md 3.4). */
+ * this rank, so it includes waiting for the slowest peer (docs/trace.md 3.4).
+ * A communication kernel identical to an earlier one (same device (pid),
+ * stream (tid), start, duration and name) is the same event seen twice, as
+ * when a trace's events were merged or concatenated twice: it is counted once
+ * and reported (pl_trace_rank.duplicate_comm_events; issue 22). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +21,13 @@
 #include <plateau/alloc.h>
 
 #include "trace_int.h"
+
+/* The identity of a GPU event: what two copies of one event share. */
+struct seen {
+  int64_t ts_ns, dur_ns;
+  uint16_t name;
+  uint8_t stream, dev, used;
+};
 
 struct acc {
   enum trace_op op;
@@ -137,6 +148,9 @@ struct pass {
   struct trace_vec arrivals; /* struct trace_arrival */
   int64_t first_step;        /* ProfilerStep number of the first window, -1 none */
   bool nomem;
+  struct seen *seen;         /* communication kernels met so far (open addressing) */
+  size_t seen_cap, seen_n;
+  int64_t dups;
 };
 
 /* The window index of t (t is in one: in_windows holds). */
@@ -167,10 +181,57 @@ static void keep_arrival(struct pass *p, enum trace_op op, int64_t n, const stru
   a->op = (uint8_t)op;
 }
 
+static uint64_t seen_hash(const struct trace_gpu *g) {
+  uint64_t h = (uint64_t)g->ts_ns * 0x9E3779B97F4A7C15ull;
+  h ^= ((uint64_t)g->dur_ns + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
+  h ^= ((uint64_t)g->name << 16 | (uint64_t)g->stream << 8 | g->dev) * 0x165667B19E3779F9ull;
+  return h ^ (h >> 29);
+}
+
+/* True when an identical event was met before; else remembers it. */
+static bool seen_before(struct pass *p, const struct trace_gpu *g) {
+  if (2 * (p->seen_n + 1) > p->seen_cap) {
+    size_t cap = p->seen_cap ? 2 * p->seen_cap : 1024;
+    struct seen *t = pl_calloc(cap, sizeof *t);
+    if (t == NULL) {
+      p->nomem = true;
+      return false;
+    }
+    for (size_t i = 0; i < p->seen_cap; i++) {
+      if (!p->seen[i].used)
+        continue;
+      struct trace_gpu k = {.ts_ns = p->seen[i].ts_ns, .dur_ns = p->seen[i].dur_ns,
+                            .name = p->seen[i].name, .stream = p->seen[i].stream,
+                            .dev = p->seen[i].dev};
+      size_t j = seen_hash(&k) & (cap - 1);
+      while (t[j].used)
+        j = (j + 1) & (cap - 1);
+      t[j] = p->seen[i];
+    }
+    pl_free(p->seen);
+    p->seen = t;
+    p->seen_cap = cap;
+  }
+  size_t j = seen_hash(g) & (p->seen_cap - 1);
+  for (; p->seen[j].used; j = (j + 1) & (p->seen_cap - 1)) {
+    const struct seen *e = &p->seen[j];
+    if (e->ts_ns == g->ts_ns && e->dur_ns == g->dur_ns && e->name == g->name &&
+        e->stream == g->stream && e->dev == g->dev)
+      return true;
+  }
+  p->seen[j] = (struct seen){g->ts_ns, g->dur_ns, g->name, g->stream, g->dev, 1};
+  p->seen_n++;
+  return false;
+}
+
 static void one_call(struct pass *p, const struct trace_gpu *gi, int32_t coll) {
   const struct trace_data *d = p->d;
   if (p->nomem || !trace_in_view(d, gi) || !in_windows(gi, p->w, p->nw))
     return;
+  if (seen_before(p, gi)) {
+    p->dups++;
+    return;
+  }
   const struct trace_coll *c = coll >= 0 ? &TRACE_AT(d->colls, struct trace_coll, coll) : NULL;
   enum trace_op op = c && c->op != TRACE_OP_UNKNOWN ? (enum trace_op)c->op
                                                       : (enum trace_op)gi->name_op;
@@ -223,6 +284,8 @@ enum pl_status trace_collectives(const struct trace_data *d, const struct trace_
     for (size_t i = 0; i < d->comm.len; i++)
       one_call(p, &TRACE_AT(d->gpu, struct trace_gpu, cm[i].gpu), cm[i].coll);
   }
+  pl_free(p->seen);
+  r->duplicate_comm_events = p->dups;
   if (s == PL_OK && p->nomem)
     s = pl_diag_set(diag, PL_ERR_NOMEM, "out of memory listing collective calls");
   if (s != PL_OK) {

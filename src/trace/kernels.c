@@ -452,7 +452,8 @@ static enum pl_status fill_kernels(const struct sweep *p, struct pl_trace_rank *
     o->min_s = (double)a->min_ns * 1e-9;
     o->max_s = (double)a->max_ns * 1e-9;
   }
-  qsort(r->kernels, (size_t)r->n_kernels, sizeof *r->kernels, cmp_kernel);
+  if (r->n_kernels > 1) /* NULL when empty: qsort must not see it */
+    qsort(r->kernels, (size_t)r->n_kernels, sizeof *r->kernels, cmp_kernel);
   return PL_OK;
 }
 
@@ -479,7 +480,8 @@ static enum pl_status fill_streams(const struct sweep *p, struct pl_trace_rank *
     o->idle_kernel_s = (double)a->idle_ns[IDLE_KERNEL] * 1e-9 / k;
     o->idle_other_s = (double)a->idle_ns[IDLE_OTHER] * 1e-9 / k;
   }
-  qsort(r->streams, (size_t)r->n_streams, sizeof *r->streams, cmp_stream);
+  if (r->n_streams > 1) /* NULL when empty: qsort must not see it */
+    qsort(r->streams, (size_t)r->n_streams, sizeof *r->streams, cmp_stream);
   return PL_OK;
 }
 

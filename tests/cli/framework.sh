@@ -160,4 +160,71 @@ expect_fail 1 "^plateau: --power-cap: power cap 800 W for gpu 'h100': expected a
 expect_fail 1 "^plateau: --power-cap: power cap 50 W for gpu 'h100'" -- predict --power-cap 50
 expect_fail 1 "^plateau: --power-cap: 'abc' is not a power" -- predict --power-cap abc
 expect_fail 1 "^plateau: --power-cap: '500 GB' is not a power" -- predict --power-cap "500 GB"
+
+# --host-per-kernel: eager PyTorch's host time per kernel (docs/step-model.md
+# 2.6). A small model with short kernels (Qwen2.5-0.5B, hidden 896, on 8 A100s with tp 2, like
+# vTrain's single-node runs) becomes host-bound: every pass takes at least its
+# kernels times the host cost; a large one (llama2-13b, 4k tokens) does not move.
+small="--model $PL_SOURCE_DIR/tests/data/hf/Qwen2.5-0.5B.json --gpu a100-80g --gpus 8 --tp 2 --mbs 1 --gbs 8 --seq 1024 --recompute full"
+expect_ok predict $small --format json
+cp "$TMP/out" "$TMP/hk0.json"
+check "host: default 0 in JSON" [ "$(json_num "$TMP/out" host_per_kernel_s)" = 0 ]
+expect_ok predict $small --host-per-kernel '37 us' --format json
+check "host: 37 us in JSON" [ "$(json_num "$TMP/out" host_per_kernel_s)" = 3.7e-05 ]
+check "host 37 us: small model slower" faster "$TMP/out" "$TMP/hk0.json"
+expect_ok predict $small --framework deepspeed --format csv
+check "deepspeed: csv host_per_kernel_s" [ "$(col "$TMP/out" framework.host_per_kernel_s)" = 3.7e-05 ]
+expect_ok predict $small --framework deepspeed --host-per-kernel 0 --format json
+check "host 0 overrides the preset" [ "$(json_num "$TMP/out" host_per_kernel_s)" = 0 ]
+expect_ok predict --model llama2-13b --gpus 16 --format json
+cp "$TMP/out" "$TMP/hk2.json"
+expect_ok predict --model llama2-13b --gpus 16 --host-per-kernel '37 us' --format json
+check "host 37 us: GPU-bound step unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/hk2.json" step_time_s)" ]
+expect_fail 1 "^plateau: --host-per-kernel: '2 ms' is not a time from 0 to 1 ms" -- predict --host-per-kernel '2 ms'
+expect_fail 1 "^plateau: --host-per-kernel: 'fast' is not a time" -- predict --host-per-kernel fast
+expect_fail 1 "^plateau: --host-per-kernel: '37' is not a time" -- predict --host-per-kernel 37
+
+# --bucket-mb: the ddp/zero1 bucket (docs/frameworks.md). zero1 over dp 32 without overlap:
+# a larger bucket means fewer reduce_scatter and all_gather calls, so a faster step; Megatron-Core's
+# rule (max(40e6, 1e6 dp) parameters, one bucket without overlap_grad_reduce) and NeMo's 100 MiB.
+big="--model llama2-13b --gpus 256 --tp 8 --shard zero1 --overlap-grad-reduce off"
+expect_ok predict $big --format json
+cp "$TMP/out" "$TMP/b25.json"
+check "bucket: default 25 MiB in JSON" [ "$(json_num "$TMP/out" bucket_mb)" = 25 ]
+check "bucket: default not megatron" [ "$(json_raw "$TMP/out" bucket_megatron)" = false ]
+expect_ok predict $big --bucket-mb 100 --format json
+cp "$TMP/out" "$TMP/b100.json"
+check "bucket 100: in JSON" [ "$(json_num "$TMP/out" bucket_mb)" = 100 ]
+check "bucket 100: fewer calls, faster" faster "$TMP/b25.json" "$TMP/b100.json"
+expect_ok predict $big --bucket-mb megatron --format json
+check "bucket megatron: 40e6 fp32 params in MiB" [ "$(json_num "$TMP/out" bucket_mb)" = 152.587890625 ]
+check "bucket megatron: flagged" [ "$(json_raw "$TMP/out" bucket_megatron)" = true ]
+check "bucket megatron: one bucket without overlap, faster than 100 MiB" faster "$TMP/b100.json" "$TMP/out"
+expect_ok predict $big --framework nemo --format csv
+check "nemo: csv bucket_mb 100" [ "$(col "$TMP/out" framework.bucket_mb)" = 100 ]
+expect_ok predict $big --framework nemo --bucket-mb 25 --format csv
+check "bucket 25 overrides the preset" [ "$(col "$TMP/out" framework.bucket_mb)" = 25 ]
+expect_fail 1 "^plateau: --bucket-mb: '0' is not a size in MiB above 0 and up to 100000" -- predict --bucket-mb 0
+expect_fail 1 "^plateau: --bucket-mb: '-5' is not a size in MiB" -- predict --bucket-mb -5
+expect_fail 1 "^plateau: --bucket-mb: '2e5' is not a size in MiB" -- predict --bucket-mb 2e5
+expect_fail 1 "^plateau: --bucket-mb: '10MB' is not a size in MiB" -- predict --bucket-mb 10MB
+expect_fail 1 "^plateau: --bucket-mb: 'nan' is not a size in MiB" -- predict --bucket-mb nan
+# --fp8-weight-cache: Transformer Engine's cached FP8 weights (is_first_microbatch,
+# as Megatron-Core's forward_step sets it): with 8 micro-batches the weight casts
+# are paid once, so the FP8 step is faster; BF16 does not move.
+w="--model llama2-7b --gpus 8 --gbs 64 --dtype fp8"
+expect_ok predict $w --format json
+cp "$TMP/out" "$TMP/wc0.json"
+check "fp8 weight cache: off by default" [ "$(json_raw "$TMP/out" fp8_weight_cache)" = false ]
+expect_ok predict $w --fp8-weight-cache on --format json
+check "fp8 weight cache: on in JSON" [ "$(json_raw "$TMP/out" fp8_weight_cache)" = true ]
+check "fp8 weight cache: faster FP8 step" faster "$TMP/wc0.json" "$TMP/out"
+expect_ok predict --model llama2-7b --gpus 8 --gbs 64 --format json
+cp "$TMP/out" "$TMP/wc2.json"
+expect_ok predict --model llama2-7b --gpus 8 --gbs 64 --fp8-weight-cache on --format json
+check "fp8 weight cache: bf16 unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/wc2.json" step_time_s)" ]
+expect_ok predict --framework nemo --format csv
+check "nemo: csv fp8_weight_cache on" [ "$(col "$TMP/out" framework.fp8_weight_cache)" = on ]
+expect_fail 1 "^plateau: --fp8-weight-cache: unknown value 'yes' \(expected on\|off\)" -- predict --fp8-weight-cache yes
+
 finish

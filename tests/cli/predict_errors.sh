@@ -39,4 +39,13 @@ expect_fail 2 "unknown option '--bogus'" -- predict --bogus 1
 expect_fail 2 "option needs a value" -- predict --tp
 expect_fail 2 "unknown command 'frobnicate'" -- frobnicate
 expect_fail 1 "give --gpus or --nodes, not both" -- predict --gpus 8 --nodes 1
+# an unknown preset name suggests the nearest presets (issue 20): prefix first, then edit distance
+expect_fail 1 "unknown model 'llama3-7b' .*; did you mean 'llama2-7b', 'llama3-70b' or 'llama3-8b'\?$" -- predict --model llama3-7b
+expect_fail 1 "unknown model 'LLAMA3-70B' .*; did you mean 'llama3-70b'\?$" -- predict --model LLAMA3-70B
+expect_fail 1 "^plateau: --gpu: unknown gpu 'a100': not a preset .*; did you mean 'a100-40g' or 'a100-80g'\?$" -- predict --gpu a100
+expect_fail 1 "unknown gpu 'h10': .*; did you mean 'h100'\?$" -- predict --gpus 8 --gpu h10 --cluster dgx-h100
+expect_fail 1 "unknown cluster 'dgx-h10': .*; did you mean 'dgx-h100'\?$" -- predict --cluster dgx-h10
+expect_fail 1 "unknown framework 'nemo2' .*; did you mean 'nemo'\?$" -- predict --framework nemo2
+expect_fail 1 "unknown framework 'megatron' .*; did you mean 'megatron-core' or 'megatron-lm'\?$" -- predict --framework megatron
+expect_fail 1 "unknown model 'zzzzzz' \(presets: [^;]*; or give the path of a plateau model file or a Hugging Face config.json\)$" -- predict --model zzzzzz
 finish

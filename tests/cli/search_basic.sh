@@ -35,7 +35,7 @@ expect_ok search --model llama2-7b --gpus 16 --gbs 32 --top 8 --format csv --thr
 cp "$TMP/out" "$TMP/t1.csv"
 expect_ok search --model llama2-7b --gpus 16 --gbs 32 --top 8 --format csv --threads 2
 check "CSV identical for --threads 1 and 2" cmp -s "$TMP/t1.csv" "$TMP/out"
-check "CSV has predict's columns and rank" grep -q '^model.name,.*,tokens_per_s,.*,rank,objective$' <(head -1 "$TMP/t1.csv")
+check "CSV has predict's columns and rank" grep -q '^model.name,.*,tokens_per_s,.*,rank,objective,objective_name,objective_throughput,objective_tokens_per_joule,objective_cost$' <(head -1 "$TMP/t1.csv")
 check "8 rows" [ "$(($(wc -l <"$TMP/t1.csv") - 1))" -eq 8 ]
 col "$TMP/t1.csv" tokens_per_s >"$TMP/tps"
 check "ranked by tokens/s, best first" sort -g -r -c "$TMP/tps"
@@ -54,12 +54,21 @@ check "--fix recompute=none is kept" [ -z "$(col "$TMP/out" layout.recompute | g
 
 # objectives
 expect_ok search --model llama2-7b --gpus 8 --gbs 16 --objective cost --gpu-hour-price 2.5 --top 3 --format csv --threads 2
-check "cost column" grep -q ',objective,cost_usd_per_mtok$' <(head -1 "$TMP/out")
+check "cost column" grep -q ',objective,cost_usd_per_mtok,objective_name,objective_throughput,objective_tokens_per_joule,objective_cost$' <(head -1 "$TMP/out")
+# each objective has its own column whatever --objective ranks by (issue 20); the ranked one equals "objective"
+check "per-objective columns follow --objective" awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+  { if ($c["objective_name"] != "cost" || $c["objective_cost"] != $c["objective"] || $c["objective_cost"] != $c["cost_usd_per_mtok"] ||
+        $c["objective_throughput"] != $c["tokens_per_s"] || $c["objective_tokens_per_joule"] != $c["power.tokens_per_j"]) bad = 1 }
+  END { exit bad || NR < 2 }' "$TMP/out"
 col "$TMP/out" objective >"$TMP/cost"
 check "cost ranked lowest first" sort -g -c "$TMP/cost"
 expect_ok search --model llama2-7b --gpus 8 --gbs 16 --objective tokens-per-joule --top 3 --format csv --threads 2
 col "$TMP/out" power.tokens_per_j >"$TMP/tpj"
 check "tokens/J ranked best first" sort -g -r -c "$TMP/tpj"
+expect_ok search --model llama2-7b --gpus 8 --gbs 16 --top 3 --format csv --threads 2
+check "no price: objective_cost empty" awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+  { if ($c["objective_name"] != "throughput" || $c["objective_cost"] != "" || $c["objective_throughput"] != $c["objective"]) bad = 1 }
+  END { exit bad || NR < 2 }' "$TMP/out"
 
 # nothing fits: a result with the closest layout, not an error
 expect_ok search --model llama2-70b --gpus 8 --gbs 8 --format json --threads 2

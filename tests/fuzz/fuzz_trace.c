@@ -213,10 +213,8 @@ static void gpu_spilled(const void *data, size_t size) {
     die("success differs with GPU records spilled");
   if (sx == PL_OK && !same_rank(&x, &y))
     die("spilled GPU records give another analysis");
-  pl_free(x.coll);
-  pl_free(x.calls);
-  pl_free(y.coll);
-  pl_free(y.calls);
+  trace_rank_free(&x); /* collectives, calls, kernels, streams, arrivals */
+  trace_rank_free(&y);
 }
 
 static void analyze(struct trace_data *d) {
@@ -229,8 +227,7 @@ static void analyze(struct trace_data *d) {
     check_rank(&r);
   for (int64_t i = 0; i < r.n_calls; i++)
     check_value(r.calls[i].bytes), check_value(r.calls[i].time_s);
-  pl_free(r.coll);
-  pl_free(r.calls);
+  trace_rank_free(&r);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

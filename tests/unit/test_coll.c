@@ -473,6 +473,33 @@ static void pat(void) {
   CHECK_STR(pl_coll_algo_name(PL_ALGO_PAT), "pat");
 }
 
+/* Channels per call (NCCL topoGetAlgoInfo: drop channels while nBytes <
+ * nc x nt x threadThreshold; ring LL: threshold 8 x nRanks, nt 512). Polaris,
+ * 256 nodes x 4 = 1,024 ranks, ring LL all_gather of 4 MiB: one channel needs
+ * 8 x 1024 x 512 = 4 MiB, so 4 MiB runs on 1 of the group's 4 channels.
+ * Charged bus bandwidth: NVLink 230 x 1/4 = 57.5, network min(50, 1 x 0.4 x
+ * 25) = 10 GB/s; LL: min(llMaxBw AMD > 2 nodes 19, 10 x 0.5) = 5 GB/s (on all
+ * 4 channels it would be min(19, 0.5 x 40) = 19). Latency 6.6 + (1023 - 255)
+ * x max(NVLink LL 0.6, AMD post 2) + 255 x 2.7 = 2231.1 us; transfer 4 MiB x
+ * 1023 / (1024 x 5 GB/s) = 838.041 us; fill: chunk min(32 KiB, 4 MiB / (1 x
+ * 1024)) = 4 KiB on 1 channel at 5 GB/s = 0.8192 us. */
+static void channels_per_call(void) {
+  struct pl_cluster pol;
+  struct pl_coll_cost c;
+  CHECK_EQ_INT(pl_cluster_load("alcf-polaris", &pol, NULL), PL_OK);
+  struct pl_group g = {1024, 4};
+  CHECK_EQ_INT(pl_coll_time_proto(&pol, PL_COLL_ALL_GATHER, 4 * MIB, g, PL_ALGO_RING, PL_PROTO_LL,
+                                  &c), PL_OK);
+  CHECK_NEAR_REL(c.time_s, (2231.1 + 838.041 + 0.8192) * US, 1e-6);
+  /* 8 MiB: nc = 2; busBw min(19, 0.5 x min(115, min(50, 2 x 0.4 x 25 = 20))) = 10 GB/s;
+   * transfer 8 MiB x 1023 / (1024 x 10 GB/s) = 838.041 us again (channels grow with
+   * the message); fill: chunk min(32 KiB, 8 MiB / (2 x 1024)) = 4 KiB on 2 channels
+   * at 10 GB/s = 0.8192 us. */
+  CHECK_EQ_INT(pl_coll_time_proto(&pol, PL_COLL_ALL_GATHER, 8 * MIB, g, PL_ALGO_RING, PL_PROTO_LL,
+                                  &c), PL_OK);
+  CHECK_NEAR_REL(c.time_s, (2231.1 + 838.041 + 0.8192) * US, 1e-6);
+}
+
 int main(void) {
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
@@ -492,6 +519,7 @@ int main(void) {
   latency_scaling();
   shared_nics();
   polaris_ll128_path();
+  channels_per_call();
   pat();
   return check_finish();
 }

@@ -87,9 +87,38 @@ static void test_zero_is_default(void) {
   run.framework.grad_reduce_fp32 = PL_SETTING_ON;
   run.framework.attention = PL_ATTENTION_FLASH;
   run.framework.fused_kernels = PL_SETTING_ON;
+  run.framework.bucket_mb = 25; /* torch DDP bucket_cap_mb, the default */
   CHECK_STATUS(pl_predict(&run, &b, &d), PL_OK, dp);
   CHECK(a.step.step_time_s == b.step.step_time_s);
   CHECK(a.step.step_time_s > 0);
+}
+
+/* The bucket (docs/frameworks.md "Bucket size"), derived by hand: 25 MiB by
+ * default; NeMo's 100 MiB; Megatron-Core max(40e6, 1e6 dp cp) parameters,
+ * times the element bytes; one bucket of every parameter without overlap. */
+static void test_bucket(void) {
+  struct pl_layout l;
+  memset(&l, 0, sizeof l);
+  l.dp = 8;
+  l.cp = 1;
+  CHECK(pl_layout_bucket_bytes(&l, 4, 1e9) == 25.0 * 1024 * 1024);
+  struct pl_framework fw;
+  struct pl_diag d;
+  CHECK(pl_framework_preset("nemo", &fw, &d) == PL_OK);
+  pl_framework_apply(&fw, &l);
+  CHECK(pl_layout_bucket_bytes(&l, 2, 1e9) == 100.0 * 1024 * 1024);
+  CHECK(pl_framework_preset("megatron-core", &fw, &d) == PL_OK);
+  memset(&l, 0, sizeof l);
+  l.dp = 8;
+  l.cp = 1;
+  pl_framework_apply(&fw, &l);
+  CHECK(l.bucket_dp_scaled && l.grad_reduce_after_backward);
+  CHECK(pl_layout_bucket_bytes(&l, 4, 7e9) == 7e9 * 4); /* overlap off: one bucket */
+  l.grad_reduce_after_backward = false;
+  CHECK(pl_layout_bucket_bytes(&l, 4, 7e9) == 40e6 * 4); /* 1e6 * 8 < 40e6 */
+  l.dp = 121;
+  l.cp = 4; /* dp with context parallelism: 484 */
+  CHECK(pl_layout_bucket_bytes(&l, 2, 7e9) == 484e6 * 2);
 }
 
 static void test_errors(void) {
@@ -108,6 +137,7 @@ int main(void) {
   test_presets_have_sources();
   test_apply();
   test_zero_is_default();
+  test_bucket();
   test_errors();
   return check_finish();
 }

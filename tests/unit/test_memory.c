@@ -250,11 +250,11 @@ static void test_account_embed_loss(void) {
   l.vp = 4;
   l.account_embed_loss = true;
   int64_t first = -1;
-  CHECK_EQ_INT(pl_layout_chunk_layers(&m, &l, 0, &first), 3);
+  CHECK_EQ_INT(pl_layout_chunk_layers(&l, m.layers, 0, &first), 3);
   CHECK_EQ_INT(first, 0);
-  CHECK_EQ_INT(pl_layout_chunk_layers(&m, &l, 1, &first), 4);
+  CHECK_EQ_INT(pl_layout_chunk_layers(&l, m.layers, 1, &first), 4);
   CHECK_EQ_INT(first, 3);
-  CHECK_EQ_INT(pl_layout_chunk_layers(&m, &l, 31, &first), 3);
+  CHECK_EQ_INT(pl_layout_chunk_layers(&l, m.layers, 31, &first), 3);
   CHECK_EQ_INT(first, 123);
   struct pl_memory s0, s3;
   pl_memory_stage(&m, &l, &g, 0, &s0);
@@ -262,12 +262,12 @@ static void test_account_embed_loss(void) {
   CHECK_EQ_INT(s0.stage_layers, 15);
   CHECK_EQ_INT(s3.stage_layers, 16);
   l.vp = 16;
-  CHECK_EQ_INT(pl_layout_chunk_layers(&m, &l, 0, NULL), 0);
-  CHECK_EQ_INT(pl_layout_chunk_layers(&m, &l, 5, NULL), 1);
+  CHECK_EQ_INT(pl_layout_chunk_layers(&l, m.layers, 0, NULL), 0);
+  CHECK_EQ_INT(pl_layout_chunk_layers(&l, m.layers, 5, NULL), 1);
   l.account_embed_loss = false; /* the usual split: 126 = 15 x 8 + 6, the first 6 take 16 */
   l.vp = 1;
-  CHECK_EQ_INT(pl_layout_chunk_layers(&m, &l, 5, NULL), 16);
-  CHECK_EQ_INT(pl_layout_chunk_layers(&m, &l, 6, NULL), 15);
+  CHECK_EQ_INT(pl_layout_chunk_layers(&l, m.layers, 5, NULL), 16);
+  CHECK_EQ_INT(pl_layout_chunk_layers(&l, m.layers, 6, NULL), 15);
 }
 
 int main(void) {

@@ -86,12 +86,31 @@ static void test_llama2_big(void) {
 /* Mistral 7B from its published config.json: the Llama-3 8B block (GQA 8,
  * f 14336) = 218,112,000; x32 = 6,979,584,000; + 2 * 32000 * 4096 =
  * 262,144,000 + 4,096 = 7,241,732,096 (published). */
+/* The default training length of a config (issue 20): a stated one
+ * (rope_scaling's original_max_position_embeddings, Llama 4 Scout: 8192)
+ * stays; a context at or under 4096 (Pythia: 2048) stays; above it without
+ * a stated length (Qwen2.5: 32768) it becomes 4096 with the context kept. */
+static void test_hf_default_seq(void) {
+  struct pl_model scout = load_hf("Llama-4-Scout-17B-16E.json");
+  CHECK_EQ_INT(scout.seq_len, 8192);
+  CHECK_EQ_INT(scout.max_context, 0);
+  struct pl_model pythia = load_hf("pythia-6.9b-deduped.json");
+  CHECK_EQ_INT(pythia.seq_len, 2048);
+  CHECK_EQ_INT(pythia.max_context, 0);
+  struct pl_model qwen = load_hf("Qwen2.5-0.5B.json");
+  CHECK_EQ_INT(qwen.seq_len, 4096);
+  CHECK_EQ_INT(qwen.max_context, 32768);
+}
+
 static void test_mistral(void) {
   struct pl_model hf = load_hf("Mistral-7B-v0.1.json");
   CHECK_EQ_INT(pl_model_params(&hf), INT64_C(7241732096));
   CHECK_EQ_INT(hf.kv_heads, 8);
   CHECK_EQ_INT(hf.sliding_window, 4096);
-  CHECK_EQ_INT(hf.seq_len, 32768); /* max_position_embeddings */
+  /* max_position_embeddings 32768 with no training length stated: the
+   * default is 4096 and the context is kept (issue 20) */
+  CHECK_EQ_INT(hf.seq_len, 4096);
+  CHECK_EQ_INT(hf.max_context, 32768);
   CHECK_STR(hf.name, "Mistral-7B-v0.1");
   struct pl_model preset = load("mistral-7b");
   CHECK_EQ_INT(pl_model_params(&preset), pl_model_params(&hf));
@@ -454,6 +473,7 @@ int main(void) {
   test_llama3();
   test_llama2_big();
   test_mistral();
+  test_hf_default_seq();
   test_gpt2();
   test_gpt3();
   test_qwen2();

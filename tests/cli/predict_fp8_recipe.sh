@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# FP8 recipes as --dtype values (Transformer Engine DelayedScaling,
+# Float8CurrentScaling, Float8BlockScaling; docs/step-model.md 2.3e): each is
+# recorded in JSON, CSV and text, moves the step the way its casts say, and
+# is refused where the GPU has no FP8 tensor cores.
+. "$(dirname "$0")/lib.sh"
+
+col() { awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$1"; }
+lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b * 0.9999) }'; }
+
+run=(predict --model llama3-70b --gpus 64 --tp 8 --pp 4 --gbs 128 --shard zero1 --recompute full)
+for d in fp8 fp8-delayed fp8-current fp8-blockwise; do
+  expect_ok "${run[@]}" --dtype "$d" --format csv
+  cp "$TMP/out" "$TMP/$d.csv"
+  check "$d: csv layout.dtype" [ "$(col "$TMP/$d.csv" layout.dtype)" = "$d" ]
+done
+step() { col "$TMP/$1.csv" step_time_s; }
+# cached weights: the weight casts once per step instead of per micro-batch
+check "fp8-delayed faster than fp8 (weights cached over 32 micro-batches)" lt "$(step fp8-delayed)" "$(step fp8)"
+# current scaling reads every activation and gradient once more for its amax
+check "fp8-current slower than fp8-delayed (amax pass)" lt "$(step fp8-delayed)" "$(step fp8-current)"
+check "fp8-blockwise casts as fp8-delayed (scales inside the cast)" [ "$(step fp8-blockwise)" = "$(step fp8-delayed)" ]
+# one micro-batch: nothing to cache, delayed equals today's fp8
+expect_ok predict --dtype fp8 --format csv
+cp "$TMP/out" "$TMP/m1a.csv"
+expect_ok predict --dtype fp8-delayed --format csv
+check "one micro-batch: fp8-delayed = fp8" [ "$(col "$TMP/out" step_time_s)" = "$(col "$TMP/m1a.csv" step_time_s)" ]
+# fp8 stays what it was: the default value's name and numbers
+check "fp8 keeps its name" [ "$(col "$TMP/m1a.csv" layout.dtype)" = fp8 ]
+expect_ok predict --dtype fp8-current --format json
+check "json layout.dtype" grep -q '"dtype": "fp8-current"' "$TMP/out"
+expect_ok predict --dtype fp8-blockwise
+check "text names the recipe" grep -q 'dtype=fp8-blockwise' "$TMP/out"
+
+# bad values
+expect_fail 1 "^plateau: --dtype: unknown dtype 'fp8-x' \(expected bf16\|fp8\|fp8-delayed\|fp8-current\|fp8-blockwise\|mxfp8\|nvfp4\)$" -- predict --dtype fp8-x
+expect_fail 1 "^plateau: --dtype: unknown dtype '' " -- predict --dtype ''
+expect_fail 1 "dtype fp8-delayed needs FP8 tensor cores, which gpu 'a100-80g' lacks" -- predict --gpu a100-80g --dtype fp8-delayed
+expect_fail 1 "needs FP8 tensor cores, which gpu .a100-80g. lacks" -- search --gpus 8 --gpu a100-80g --dtype fp8-current
+
+finish
