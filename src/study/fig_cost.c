@@ -11,14 +11,6 @@
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-static void stacked_init(struct study_panel *pn, const char *title, const char *yl) {
-  memset(pn, 0, sizeof *pn);
-  pn->kind = STUDY_PANEL_STACKED;
-  study_copy(pn->title, sizeof pn->title, title);
-  study_setf(pn->xlabel, sizeof pn->xlabel, "GPUs");
-  study_copy(pn->ylabel, sizeof pn->ylabel, yl);
-}
-
 /* A bar's label: its GPUs, and under them the model-parallel degrees when
  * the layout varies from bar to bar (l not NULL). */
 static void add_cat(struct study_panel *pn, int64_t gpus, const struct pl_layout *l) {
@@ -88,8 +80,7 @@ void study_fig_breakdown(const struct pl_study *st, struct study_fig *f) {
   int b = study_main_batch(st), best = pl_study_spec_strategy(&st->spec, "best");
   char bname[64];
   study_batch_name(&st->spec.batches[b], bname, sizeof bname);
-  study_setf(f->id, sizeof f->id, "breakdown");
-  study_setf(f->title, sizeof f->title, "Where the step time goes");
+  study_fig_begin(f, "breakdown", "Where the step time goes");
   study_setf(f->caption, sizeof f->caption,
              "Predicted time per step of %s on %s (%s) by part, per world size: compute not hidden "
              "under communication, communication overlapped with compute, exposed communication, "
@@ -97,10 +88,10 @@ void study_fig_breakdown(const struct pl_study *st, struct study_fig *f) {
              "best layout's bars: its model-parallel degrees (dp: data parallel only).",
              st->models[st->focus_model].name, st->clusters[st->focus_cluster].name, bname);
   f->n_panels = best >= 0 ? 2 : 1;
-  stacked_init(&f->p[0], "FSDP alone", "time per step (s)");
+  study_panel_begin(STUDY_PANEL_STACKED, &f->p[0], "FSDP alone", "GPUs", "time per step (s)");
   time_bars(st, &f->p[0], st->baseline, b);
   if (best >= 0) {
-    stacked_init(&f->p[1], "Best layout", "time per step (s)");
+    study_panel_begin(STUDY_PANEL_STACKED, &f->p[1], "Best layout", "GPUs", "time per step (s)");
     time_bars(st, &f->p[1], best, b);
   }
   if (f->p[0].n_cat == 0 && (best < 0 || f->p[1].n_cat == 0)) {
@@ -140,15 +131,14 @@ static void memory_findings(const struct pl_study *st, struct study_fig *f, cons
 
 void study_fig_memory(const struct pl_study *st, struct study_fig *f) {
   int m = st->focus_model, c = st->focus_cluster, b = study_main_batch(st), base = st->baseline;
-  study_setf(f->id, sizeof f->id, "memory");
-  study_setf(f->title, sizeof f->title, "Memory per GPU against world size");
+  study_fig_begin(f, "memory", "Memory per GPU against world size");
   study_setf(f->caption, sizeof f->caption,
              "Predicted memory of the busiest GPU for %s under FSDP alone (%s) on %s, by part; the "
              "dashed line is the GPU's memory. Bars above it do not fit.",
              st->models[m].name, pl_shard_name(st->spec.shard), st->clusters[c].name);
   f->n_panels = 1;
   struct study_panel *pn = &f->p[0];
-  stacked_init(pn, "Memory per GPU (FSDP alone)", "GiB per GPU");
+  study_panel_begin(STUDY_PANEL_STACKED, pn, "Memory per GPU (FSDP alone)", "GPUs", "GiB per GPU");
   for (int i = 0; i < 5; i++)
     study_panel_add(pn, mem_parts[i], i, 1, 0);
   double tot[STUDY_MAX_PTS];
@@ -208,8 +198,7 @@ static void power_findings(const struct pl_study *st, struct study_fig *f, int b
 void study_fig_power(const struct pl_study *st, struct study_fig *f) {
   int m = st->focus_model, b = study_main_batch(st), base = st->baseline;
   int best = pl_study_spec_strategy(&st->spec, "best"), drawn = 0;
-  study_setf(f->id, sizeof f->id, "power");
-  study_setf(f->title, sizeof f->title, "Power and energy efficiency against GPUs");
+  study_fig_begin(f, "power", "Power and energy efficiency against GPUs");
   study_setf(f->caption, sizeof f->caption,
              "Predicted mean draw per GPU over a step (left) and tokens per joule of the whole "
              "cluster, node power beyond the GPUs included (right), for %s; solid: FSDP alone, "

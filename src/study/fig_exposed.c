@@ -45,15 +45,6 @@ bool study_exposed_by_kind(const struct pl_prediction *p, double out[STUDY_N_XK]
   return true;
 }
 
-static void lines_init(struct study_panel *pn, const char *title) {
-  memset(pn, 0, sizeof *pn);
-  pn->kind = STUDY_PANEL_LINES;
-  study_copy(pn->title, sizeof pn->title, title);
-  study_copy(pn->xlabel, sizeof pn->xlabel, "GPUs");
-  study_copy(pn->ylabel, sizeof pn->ylabel, "exposed time per step (ms)");
-  pn->logx = true;
-}
-
 /* One series per collective type that is ever exposed; returns how many. */
 static int exposed_panel(const struct pl_study *st, struct study_panel *pn, int s, int b,
                          double *last_ms) {
@@ -116,8 +107,7 @@ void study_fig_exposed(const struct pl_study *st, struct study_fig *f) {
   int b = study_main_batch(st), s = other_strategy(st);
   char bname[64];
   study_batch_name(&st->spec.batches[b], bname, sizeof bname);
-  study_setf(f->id, sizeof f->id, "exposed-collectives");
-  study_setf(f->title, sizeof f->title, "Exposed communication by collective type");
+  study_fig_begin(f, "exposed-collectives", "Exposed communication by collective type");
   study_setf(f->caption, sizeof f->caption,
              "Predicted time per step that each collective type is not hidden behind compute, "
              "%s on %s, %s: all_gather, reduce_scatter and all_reduce of the data-parallel "
@@ -127,11 +117,11 @@ void study_fig_exposed(const struct pl_study *st, struct study_fig *f) {
              s >= 0 ? st->spec.strategies[s] : "no other strategy in the spec");
   f->n_panels = s >= 0 ? 2 : 1;
   f->same_y = true;
-  lines_init(&f->p[0], "FSDP alone");
+  study_panel_begin(STUDY_PANEL_LINES, &f->p[0], "FSDP alone", "GPUs", "exposed time per step (ms)");
   double base[STUDY_N_XK] = {0}, other[STUDY_N_XK] = {0};
   int drawn = exposed_panel(st, &f->p[0], st->baseline, b, base);
   if (s >= 0) {
-    lines_init(&f->p[1], st->strat[s].best ? "best layout (searched)" : st->spec.strategies[s]);
+    study_panel_begin(STUDY_PANEL_LINES, &f->p[1], st->strat[s].best ? "best layout (searched)" : st->spec.strategies[s], "GPUs", "exposed time per step (ms)");
     drawn += exposed_panel(st, &f->p[1], s, b, other);
     study_copy(f->p[1].empty_note, sizeof f->p[1].empty_note, "nothing exposed");
   }
@@ -158,8 +148,7 @@ void study_fig_gen_scaling(const struct pl_study *st, struct study_fig *f) {
   int m = st->focus_model, b = study_main_batch(st), base = st->baseline, drawn = 0;
   char bname[64];
   study_batch_name(&st->spec.batches[b], bname, sizeof bname);
-  study_setf(f->id, sizeof f->id, "generations-scaling");
-  study_setf(f->title, sizeof f->title, "Every GPU generation against GPUs, FSDP alone");
+  study_fig_begin(f, "generations-scaling", "Every GPU generation against GPUs, FSDP alone");
   study_setf(f->caption, sizeof f->caption,
              "%s under FSDP alone (%s), one line per cluster: throughput per GPU (left) and the "
              "share of the step that communication stays exposed (right); shaded: the "
@@ -167,9 +156,9 @@ void study_fig_gen_scaling(const struct pl_study *st, struct study_fig *f) {
              "docs/accuracy.md). MFU per generation is the MFU figure.",
              st->models[m].name, bname);
   f->n_panels = 2;
-  lines_init(&f->p[0], "Throughput per GPU");
+  study_panel_begin(STUDY_PANEL_LINES, &f->p[0], "Throughput per GPU", "GPUs", "exposed time per step (ms)");
   study_copy(f->p[0].ylabel, sizeof f->p[0].ylabel, "tokens/s per GPU");
-  lines_init(&f->p[1], "Exposed communication");
+  study_panel_begin(STUDY_PANEL_LINES, &f->p[1], "Exposed communication", "GPUs", "exposed time per step (ms)");
   study_copy(f->p[1].ylabel, sizeof f->p[1].ylabel, "% of the step");
   double first = 0, last = 0;
   for (int c = 0; c < st->spec.n_clusters; c++) {

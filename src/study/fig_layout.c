@@ -10,15 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void lines_init(struct study_panel *pn, const char *title, const char *yl) {
-  memset(pn, 0, sizeof *pn);
-  pn->kind = STUDY_PANEL_LINES;
-  study_copy(pn->title, sizeof pn->title, title);
-  study_setf(pn->xlabel, sizeof pn->xlabel, "GPUs");
-  study_copy(pn->ylabel, sizeof pn->ylabel, yl);
-  pn->logx = true;
-}
-
 /* tokens/s of strategy s over FSDP alone at node index k; false if either
  * did not run. */
 static bool ratio(const struct pl_study *st, int m, int c, int b, int s, int k, double *r) {
@@ -41,7 +32,7 @@ static void relative_panel(const struct pl_study *st, struct study_panel *pn, in
   int m = st->focus_model, c = st->focus_cluster;
   char t[160];
   study_setf(t, sizeof t, "Each strategy against FSDP alone (%s)", st->models[m].name);
-  lines_init(pn, t, "throughput / FSDP alone");
+  study_panel_begin(STUDY_PANEL_LINES, pn, t, "GPUs", "throughput / FSDP alone");
   for (int s = 0; s < st->spec.n_strategies; s++) {
     if (s == st->baseline)
       continue;
@@ -60,7 +51,7 @@ static void relative_panel(const struct pl_study *st, struct study_panel *pn, in
 
 static void gain_panel(const struct pl_study *st, struct study_panel *pn, int b, int best) {
   int c = st->focus_cluster;
-  lines_init(pn, "Best layout's gain over FSDP alone", "gain in throughput (%)");
+  study_panel_begin(STUDY_PANEL_LINES, pn, "Best layout's gain over FSDP alone", "GPUs", "gain in throughput (%)");
   for (int m = 0; m < st->spec.n_models; m++) {
     struct study_series *x = study_panel_add(pn, st->models[m].name, m, 1, 7);
     if (x == NULL)
@@ -159,8 +150,7 @@ void study_fig_best(const struct pl_study *st, struct study_fig *f) {
   int b = study_main_batch(st), best = pl_study_spec_strategy(&st->spec, "best");
   char bname[64];
   study_batch_name(&st->spec.batches[b], bname, sizeof bname);
-  study_setf(f->id, sizeof f->id, "best");
-  study_setf(f->title, sizeof f->title, "The best layout at each scale against FSDP alone");
+  study_fig_begin(f, "best", "The best layout at each scale against FSDP alone");
   study_setf(f->caption, sizeof f->caption,
              "Left: throughput of each strategy over FSDP alone for %s on %s (%s); solid: tensor, "
              "dashed: pipeline, dotted: context parallelism; black: the layout search's best. "
@@ -240,8 +230,7 @@ void study_fig_generations(const struct pl_study *st, struct study_fig *f) {
   int b = study_main_batch(st), s = pl_study_spec_strategy(&st->spec, "best");
   if (s < 0)
     s = st->baseline;
-  study_setf(f->id, sizeof f->id, "generations");
-  study_setf(f->title, sizeof f->title, "GPU generations: speed-up against peak FLOP/s");
+  study_fig_begin(f, "generations", "GPU generations: speed-up against peak FLOP/s");
   study_setf(f->caption, sizeof f->caption,
              "Throughput of each GPU generation over the previous one (clusters ordered by peak "
              "dense FLOP/s) with the %s layout at each point, per model (line style); the "
@@ -251,7 +240,7 @@ void study_fig_generations(const struct pl_study *st, struct study_fig *f) {
   struct gen g[PL_STUDY_MAX_AXIS];
   int n = sorted_gens(st, g), pts = 0;
   f->n_panels = 1;
-  lines_init(&f->p[0], "Speed-up of each generation", "speed-up (x)");
+  study_panel_begin(STUDY_PANEL_LINES, &f->p[0], "Speed-up of each generation", "GPUs", "speed-up (x)");
   for (int i = 1; i < n; i++) {
     char lo[32], hi[32], t[96];
     study_gpu_label(&st->clusters[g[i - 1].c], lo, sizeof lo);

@@ -14,15 +14,6 @@
 
 #include <plateau/units.h>
 
-static void lines_init(struct study_panel *pn, const char *title, const char *xl, const char *yl) {
-  memset(pn, 0, sizeof *pn);
-  pn->kind = STUDY_PANEL_LINES;
-  study_copy(pn->title, sizeof pn->title, title);
-  study_copy(pn->xlabel, sizeof pn->xlabel, xl);
-  study_copy(pn->ylabel, sizeof pn->ylabel, yl);
-  pn->logx = true;
-}
-
 /* The collective of cluster c, op o at node index k. */
 static const struct pl_study_coll *coll_at(const struct pl_study *st, int c, int o, int k) {
   int64_t i = ((int64_t)c * 3 + o) * st->spec.n_nodes + k;
@@ -65,8 +56,7 @@ static void coll_findings(const struct pl_study *st, struct study_fig *f) {
 void study_fig_collectives(const struct pl_study *st, struct study_fig *f) {
   char bytes[32];
   pl_fmt_bytes(bytes, sizeof bytes, st->spec.coll_bytes);
-  study_setf(f->id, sizeof f->id, "collectives");
-  study_setf(f->title, sizeof f->title, "Collective bus bandwidth against nodes");
+  study_fig_begin(f, "collectives", "Collective bus bandwidth against nodes");
   study_setf(
       f->caption, sizeof f->caption,
       "Predicted bus bandwidth (nccl-tests definition, GB/s = 1e9 B/s) of one %s collective "
@@ -75,7 +65,7 @@ void study_fig_collectives(const struct pl_study *st, struct study_fig *f) {
       "gives both the same time).",
       bytes);
   f->n_panels = 1;
-  lines_init(&f->p[0], "Bus bandwidth", "nodes", "bus bandwidth (GB/s)");
+  study_panel_begin(STUDY_PANEL_LINES, &f->p[0], "Bus bandwidth", "nodes", "bus bandwidth (GB/s)");
   int pts = 0;
   for (int c = 0; c < st->spec.n_clusters; c++)
     for (int o = 0; o < 3; o++) {
@@ -145,8 +135,7 @@ static void size_findings(const struct pl_study *st, struct study_fig *f) {
 
 void study_fig_collectives_size(const struct pl_study *st, struct study_fig *f) {
   static const enum pl_coll_op ops[2] = {PL_COLL_ALL_REDUCE, PL_COLL_ALL_GATHER};
-  study_setf(f->id, sizeof f->id, "collectives_size");
-  study_setf(f->title, sizeof f->title, "Collective bus bandwidth against message size");
+  study_fig_begin(f, "collectives_size", "Collective bus bandwidth against message size");
   study_setf(f->caption, sizeof f->caption,
              "Predicted bus bandwidth (nccl-tests definition, GB/s = 1e9 B/s) of all_reduce and "
              "all_gather over all GPUs of n nodes against the message size (64 KiB to 16 GiB), "
@@ -157,7 +146,7 @@ void study_fig_collectives_size(const struct pl_study *st, struct study_fig *f) 
   for (int o = 0; o < 2; o++) {
     char t[96];
     study_setf(t, sizeof t, "%s", pl_coll_op_name(ops[o]));
-    lines_init(&f->p[o], t, "message size (MiB)", "bus bandwidth (GB/s)");
+    study_panel_begin(STUDY_PANEL_LINES, &f->p[o], t, "message size (MiB)", "bus bandwidth (GB/s)");
     for (int c = 0; c < st->spec.n_clusters; c++)
       for (int k = 0; k < st->spec.n_nodes; k++) {
         const struct pl_cluster *cl = &st->clusters[c];
@@ -213,7 +202,7 @@ static bool predicted_busbw(const struct pl_cluster *cl, const char *op, double 
 
 static void share_panel(const struct pl_study *st, struct study_panel *pn) {
   int m = st->focus_model, c = st->focus_cluster, b = study_main_batch(st), base = st->baseline;
-  lines_init(pn, "Communication share of the step", "GPUs", "share of step time (%)");
+  study_panel_begin(STUDY_PANEL_LINES, pn, "Communication share of the step", "GPUs", "share of step time (%)");
   struct study_series *pe = study_panel_add(pn, "exposed, predicted", 3, 1, 0);
   struct study_series *po = study_panel_add(pn, "overlapped, predicted", 1, 1, 0);
   for (int k = 0; k < st->spec.n_nodes; k++) {
@@ -241,7 +230,7 @@ static void busbw_panel(const struct pl_study *st, struct study_panel *pn) {
   const struct pl_cluster *cl = &st->clusters[st->focus_cluster];
   char t[96];
   study_setf(t, sizeof t, "Bus bandwidth: measured against %s", cl->name);
-  lines_init(pn, t, "ranks", "bus bandwidth (GB/s)");
+  study_panel_begin(STUDY_PANEL_LINES, pn, t, "ranks", "bus bandwidth (GB/s)");
   study_copy(pn->empty_note, sizeof pn->empty_note,
              "no measured collective with a known size and group");
   int curves = 0;
@@ -305,8 +294,7 @@ static void measured_findings(const struct pl_study *st, struct study_fig *f) {
 }
 
 void study_fig_measured(const struct pl_study *st, struct study_fig *f) {
-  study_setf(f->id, sizeof f->id, "measured");
-  study_setf(f->title, sizeof f->title, "Measured runs against the predictions");
+  study_fig_begin(f, "measured", "Measured runs against the predictions");
   if (st->n_measured == 0) {
     study_setf(f->skip, sizeof f->skip, "no measured runs (plateau study --measured TRACE_DIR...)");
     return;

@@ -7,15 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static void panel_init(struct study_panel *pn, const char *title, const char *xl, const char *yl) {
-  memset(pn, 0, sizeof *pn);
-  pn->kind = STUDY_PANEL_LINES;
-  study_copy(pn->title, sizeof pn->title, title);
-  study_copy(pn->xlabel, sizeof pn->xlabel, xl);
-  study_copy(pn->ylabel, sizeof pn->ylabel, yl);
-  pn->logx = true;
-}
-
 /* y = y0 * (x / x0)^power over the series' x values: power 1 is linear
  * scaling from the first point, 0 a flat line. */
 static void add_ideal(struct study_panel *pn, const struct study_series *from, const char *title,
@@ -71,8 +62,7 @@ static void scaling_findings(const struct pl_study *st, struct study_fig *f, int
 
 void study_fig_scaling(const struct pl_study *st, struct study_fig *f) {
   int c = st->focus_cluster, b = study_main_batch(st), base = st->baseline;
-  study_setf(f->id, sizeof f->id, "scaling");
-  study_setf(f->title, sizeof f->title, "Throughput against GPUs under FSDP alone");
+  study_fig_begin(f, "scaling", "Throughput against GPUs under FSDP alone");
   study_setf(f->caption, sizeof f->caption,
              "Predicted tokens per second on %s with FSDP alone (%s, tp = pp = cp = 1), all GPUs "
              "together (left) and per GPU (right); dashed: ideal linear scaling from the smallest "
@@ -80,8 +70,8 @@ void study_fig_scaling(const struct pl_study *st, struct study_fig *f) {
              "published runs of its class, measured over predicted; docs/accuracy.md).",
              st->clusters[c].name, pl_shard_name(st->spec.shard));
   f->n_panels = 2;
-  panel_init(&f->p[0], "Global throughput", "GPUs", "tokens/s (all GPUs)");
-  panel_init(&f->p[1], "Per-GPU throughput", "GPUs", "tokens/s per GPU");
+  study_panel_begin(STUDY_PANEL_LINES, &f->p[0], "Global throughput", "GPUs", "tokens/s (all GPUs)");
+  study_panel_begin(STUDY_PANEL_LINES, &f->p[1], "Per-GPU throughput", "GPUs", "tokens/s per GPU");
   f->p[0].logy = true;
   study_setf(f->p[0].yformat, sizeof f->p[0].yformat, "%%.0s%%c");
   int drawn = 0;
@@ -168,8 +158,7 @@ void study_fig_mfu(const struct pl_study *st, struct study_fig *f) {
   int b = study_main_batch(st), s = fig_strategy(st), drawn = 0;
   char bname[64];
   study_batch_name(&st->spec.batches[b], bname, sizeof bname);
-  study_setf(f->id, sizeof f->id, "mfu");
-  study_setf(f->title, sizeof f->title, "MFU against GPUs per model and GPU generation");
+  study_fig_begin(f, "mfu", "MFU against GPUs per model and GPU generation");
   study_setf(f->caption, sizeof f->caption,
              "Model FLOPs utilization (model FLOPs per step over step time x GPUs x peak dense "
              "FLOP/s, PaLM's definition) with the %s layout at each point, %s; colour: cluster, "
@@ -177,7 +166,7 @@ void study_fig_mfu(const struct pl_study *st, struct study_fig *f) {
              "of the published runs of its class; docs/accuracy.md).",
              st->spec.strategies[s], bname, st->models[st->focus_model].name);
   f->n_panels = 1;
-  panel_init(&f->p[0], "MFU", "GPUs", "MFU (%)");
+  study_panel_begin(STUDY_PANEL_LINES, &f->p[0], "MFU", "GPUs", "MFU (%)");
   for (int c = 0; c < st->spec.n_clusters; c++)
     for (int m = 0; m < st->spec.n_models; m++) {
       char t[96];
@@ -275,8 +264,7 @@ void study_fig_batch(const struct pl_study *st, struct study_fig *f) {
     weak |= st->spec.batches[b].kind == PL_STUDY_WEAK;
     fixed |= st->spec.batches[b].kind == PL_STUDY_FIXED;
   }
-  study_setf(f->id, sizeof f->id, "batch");
-  study_setf(f->title, sizeof f->title, "Local batch size and a fixed global batch");
+  study_fig_begin(f, "batch", "Local batch size and a fixed global batch");
   study_setf(f->caption, sizeof f->caption,
              "%s on %s. Weak scaling: per-GPU throughput with n sequences of %lld tokens per GPU. "
              "Fixed global batch: throughput of the whole cluster as GPUs are added to the same "
@@ -286,10 +274,10 @@ void study_fig_batch(const struct pl_study *st, struct study_fig *f) {
              (long long)st->spec.seq);
   f->n_panels = 0;
   if (weak)
-    panel_init(&f->p[f->n_panels++], "Weak scaling", "GPUs", "tokens/s per GPU");
+    study_panel_begin(STUDY_PANEL_LINES, &f->p[f->n_panels++], "Weak scaling", "GPUs", "tokens/s per GPU");
   if (fixed) {
     struct study_panel *pn = &f->p[f->n_panels++];
-    panel_init(pn, "Fixed global batch", "GPUs", "tokens/s (all GPUs)");
+    study_panel_begin(STUDY_PANEL_LINES, pn, "Fixed global batch", "GPUs", "tokens/s (all GPUs)");
     pn->logy = true;
     study_setf(pn->yformat, sizeof pn->yformat, "%%.0s%%c");
   }

@@ -7,6 +7,21 @@
 
 #include <plateau/band.h>
 
+void study_fig_begin(struct study_fig *f, const char *id, const char *title) {
+  study_copy(f->id, sizeof f->id, id);
+  study_copy(f->title, sizeof f->title, title);
+}
+
+void study_panel_begin(enum study_panel_kind kind, struct study_panel *pn, const char *title,
+                       const char *xlabel, const char *ylabel) {
+  memset(pn, 0, sizeof *pn);
+  pn->kind = kind;
+  study_copy(pn->title, sizeof pn->title, title);
+  study_copy(pn->xlabel, sizeof pn->xlabel, xlabel);
+  study_copy(pn->ylabel, sizeof pn->ylabel, ylabel);
+  pn->logx = kind == STUDY_PANEL_LINES;
+}
+
 struct study_series *study_panel_add(struct study_panel *pn, const char *title, int color, int dash,
                                      int point) {
   if (pn->n_series >= STUDY_MAX_SERIES)

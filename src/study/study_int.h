@@ -149,6 +149,14 @@ extern const char *const study_xk_names[STUDY_N_XK];
 /* Exposed time per step of each type (s); false when no step was simulated. */
 bool study_exposed_by_kind(const struct pl_prediction *p, double out[STUDY_N_XK]);
 
+/* Figure and panel beginnings, the one home of what every figure sets first
+ * (fig_util.c): the figure's id (file stem) and title; a panel's kind,
+ * title and axis labels, cleared, with a log-2 x axis for line panels (GPUs
+ * or nodes). */
+void study_fig_begin(struct study_fig *f, const char *id, const char *title);
+void study_panel_begin(enum study_panel_kind kind, struct study_panel *pn, const char *title,
+                       const char *xlabel, const char *ylabel);
+
 /* Series helpers (fig_util.c). */
 struct study_series *study_panel_add(struct study_panel *pn, const char *title, int color, int dash,
                                      int point);
