@@ -162,6 +162,22 @@ const struct pl_study_coll *pl_study_coll_get(const struct pl_study *st, int64_t
 enum pl_status pl_study_add_measured(struct pl_study *st, const char *const *dirs, int n,
                                      int threads, struct pl_diag *diag);
 
+/* A published run as validate predicted it (include/plateau/validate.h,
+ * struct pl_vrow): what the study needs to draw it. */
+struct pl_study_published_run {
+  char dataset[64];        /* validation CSV without ".csv" */
+  int64_t row;             /* 1-based record in it */
+  char label[160];         /* validate's run label */
+  char model[64];          /* model name */
+  char gpu[32];            /* GPU preset */
+  struct pl_layout layout; /* as validate resolved it */
+  double measured_step_time_s, predicted_step_time_s;
+};
+/* Keep the runs of the study's models on its clusters' GPUs at its sequence
+ * length, for the figures (docs/study.md, "Published runs"). */
+enum pl_status pl_study_add_published(struct pl_study *st, const struct pl_study_published_run *runs,
+                                      size_t n, struct pl_diag *diag);
+
 /* A figure's findings: one or two sentences computed from the results. */
 struct pl_study_finding {
   char figure[32]; /* figure id: "scaling", "power", ... */

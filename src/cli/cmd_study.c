@@ -2,16 +2,19 @@
  * report (docs/study.md). Progress goes to stderr, the summary and findings
  * to stdout; Ctrl-C stops the run and leaves --out untouched. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <plateau/plateau.h>
 #include <plateau/study.h>
+#include <plateau/validate.h>
 
 #include "commands.h"
 #include "opts.h"
@@ -20,6 +23,7 @@ static const struct cli_opt opts[] = {
     {"spec", "FILE", "JSON spec that overrides axes of the default grid (docs/study.md)"},
     {"out", "DIR", "report directory, replaced atomically (default plateau-study)"},
     {"measured", "DIR", "Kineto trace directory of a measured run; more may follow as arguments"},
+    {"validation", "PATH", "validation CSV, or a directory of them (data/validation): published runs of the same model, GPU and sequence length drawn over the curves"},
     {"threads", "N", "worker threads (default: online CPUs)"},
     {"gnuplot", "PATH", "gnuplot binary (default $PLATEAU_GNUPLOT, else gnuplot on PATH)"},
     {"png-scale", "K", "PNG figures at K times the screen size, 1 to 4 (default 1; 3 for print)"},
@@ -134,6 +138,87 @@ static int add_measured(const struct cli_args *args, struct pl_study *st, int th
   return 0;
 }
 
+/* --validation PATH: a validation CSV or every *.csv of a directory (name
+ * order), predicted by the validate code (include/plateau/validate.h); the
+ * predicted rows go to the study, which keeps those of its setups. */
+#define STUDY_MAX_CSV 256
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int read_validation(struct pl_validation *v, const char *path) {
+  struct stat sb;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  if (path[0] == '\0')
+    return cli_fail("--validation: empty path");
+  if (stat(path, &sb) != 0)
+    return cli_fail("--validation '%s': %s", path, strerror(errno));
+  if (!S_ISDIR(sb.st_mode))
+    return pl_validation_add_file(v, path, &d) == PL_OK ? 0 : cli_fail("%s", d.msg);
+  DIR *dir = opendir(path);
+  if (dir == NULL)
+    return cli_fail("--validation '%s': %s", path, strerror(errno));
+  static char names[STUDY_MAX_CSV][256];
+  char *order[STUDY_MAX_CSV];
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(dir)) != NULL) {
+    size_t len = strlen(e->d_name);
+    if (len < 5 || len >= sizeof names[0] || strcmp(e->d_name + len - 4, ".csv") != 0)
+      continue;
+    if (n == STUDY_MAX_CSV) {
+      closedir(dir);
+      return cli_fail("--validation '%s': more than %d CSV files", path, STUDY_MAX_CSV);
+    }
+    memcpy(names[n], e->d_name, len + 1);
+    order[n] = names[n];
+    n++;
+  }
+  closedir(dir);
+  if (n == 0)
+    return cli_fail("--validation '%s': no .csv file in the directory", path);
+  qsort(order, (size_t)n, sizeof order[0], by_name);
+  for (int i = 0; i < n; i++) {
+    char file[4096];
+    snprintf(file, sizeof file, "%s/%s", path, order[i]);
+    if (pl_validation_add_file(v, file, &d) != PL_OK)
+      return cli_fail("%s", d.msg);
+  }
+  return 0;
+}
+
+static int add_validation(struct pl_study *st, const char *path) {
+  struct pl_validation v;
+  pl_validation_init(&v);
+  int rc = read_validation(&v, path);
+  struct pl_study_published_run *runs = NULL;
+  size_t n = 0;
+  if (rc == 0 && v.n_rows > 0 && (runs = calloc(v.n_rows, sizeof *runs)) == NULL)
+    rc = cli_fail("--validation: out of memory");
+  for (size_t i = 0; rc == 0 && i < v.n_rows; i++) {
+    const struct pl_vrow *r = &v.rows[i];
+    if (r->skipped || strcmp(r->quantity, "step_time_s") != 0)
+      continue;
+    struct pl_study_published_run *p = &runs[n++];
+    snprintf(p->dataset, sizeof p->dataset, "%s", r->dataset);
+    p->row = r->row;
+    snprintf(p->label, sizeof p->label, "%s", r->label);
+    snprintf(p->model, sizeof p->model, "%s", r->model);
+    snprintf(p->gpu, sizeof p->gpu, "%s", r->gpu);
+    p->layout = r->layout;
+    p->measured_step_time_s = r->measured;
+    p->predicted_step_time_s = r->predicted;
+  }
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  if (rc == 0 && pl_study_add_published(st, runs, n, &d) != PL_OK)
+    rc = cli_fail("%s", d.msg);
+  free(runs);
+  pl_validation_free(&v);
+  return rc;
+}
+
 static void summary(const struct pl_study *st, const char *out, double elapsed, int threads,
                     const struct pl_study_report_info *info) {
   int64_t n[3] = {0, 0, 0}, total = pl_study_count(st);
@@ -183,6 +268,11 @@ static int run(const struct cli_args *args, const struct pl_study_spec *spec, in
   if (pl_study_run(spec, &so, &st, &d) != PL_OK)
     return cli_fail("%s%s", d.msg, stop_flag ? "; nothing was written" : "");
   if (add_measured(args, st, threads) != 0) {
+    pl_study_free(st);
+    return 1;
+  }
+  const char *vpath = cli_get(args, "validation");
+  if (vpath != NULL && add_validation(st, vpath) != 0) {
     pl_study_free(st);
     return 1;
   }

@@ -161,6 +161,7 @@ void study_fig_gen_scaling(const struct pl_study *st, struct study_fig *f) {
   study_panel_begin(STUDY_PANEL_LINES, &f->p[1], "Exposed communication", "GPUs", "exposed time per step (ms)");
   study_copy(f->p[1].ylabel, sizeof f->p[1].ylabel, "% of the step");
   double first = 0, last = 0;
+  int published = 0;
   for (int c = 0; c < st->spec.n_clusters; c++) {
     struct study_series *s0 = study_panel_add(&f->p[0], st->clusters[c].name, c, 1, 7);
     struct study_series *s1 = study_panel_add(&f->p[1], st->clusters[c].name, c, 1, 7);
@@ -168,6 +169,7 @@ void study_fig_gen_scaling(const struct pl_study *st, struct study_fig *f) {
       drawn++;
     study_band_nodes(st, &f->p[0], st->clusters[c].name, c, m, c, b, base,
                      STUDY_M_TOKENS_PER_S_PER_GPU);
+    published += study_published_series(st, &f->p[0], m, c, c, st->clusters[c].name);
     for (int k = 0; k < st->spec.n_nodes; k++) {
       const struct pl_study_point *p = pl_study_at(st, m, c, b, base, k);
       double v;
@@ -180,6 +182,11 @@ void study_fig_gen_scaling(const struct pl_study *st, struct study_fig *f) {
       }
     }
   }
+  if (published > 0)
+    study_appendf(f->caption, sizeof f->caption,
+                  " Open markers: published runs of %s on the same GPU at the same sequence "
+                  "length (--validation; their own layout and precision, docs/study.md).",
+                  st->models[m].name);
   if (drawn == 0) {
     study_setf(f->skip, sizeof f->skip, "FSDP alone does not run for %s on any cluster",
                st->models[m].name);

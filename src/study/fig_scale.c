@@ -74,7 +74,7 @@ void study_fig_scaling(const struct pl_study *st, struct study_fig *f) {
   study_panel_begin(STUDY_PANEL_LINES, &f->p[1], "Per-GPU throughput", "GPUs", "tokens/s per GPU");
   f->p[0].logy = true;
   study_setf(f->p[0].yformat, sizeof f->p[0].yformat, "%%.0s%%c");
-  int drawn = 0;
+  int drawn = 0, published = 0;
   for (int m = 0; m < st->spec.n_models; m++) {
     char t[96];
     study_copy(t, sizeof t, st->models[m].name);
@@ -89,7 +89,12 @@ void study_fig_scaling(const struct pl_study *st, struct study_fig *f) {
     study_band_nodes(st, &f->p[0], st->models[m].name, m, m, c, b, base, STUDY_M_TOKENS_PER_S);
     study_band_nodes(st, &f->p[1], st->models[m].name, m, m, c, b, base,
                      STUDY_M_TOKENS_PER_S_PER_GPU);
+    published += study_published_series(st, &f->p[1], m, c, m, st->models[m].name);
   }
+  if (published > 0)
+    study_appendf(f->caption, sizeof f->caption,
+                  " Open markers: published runs of the same model on the same GPU at the same "
+                  "sequence length (--validation; their own layout and precision, docs/study.md).");
   if (drawn == 0) {
     study_setf(f->skip, sizeof f->skip, "FSDP alone does not run for any model on %s",
                st->clusters[c].name);

@@ -188,6 +188,31 @@ static void measured_json(struct pl_emit *e, const struct pl_study *st) {
   pl_emit_arr_end(e);
 }
 
+static void published_json(struct pl_emit *e, const struct pl_study *st) {
+  pl_emit_arr_begin(e, "published");
+  for (int i = 0; i < st->n_published; i++) {
+    const struct study_published *p = &st->published[i];
+    pl_emit_obj_begin(e, NULL);
+    pl_emit_str(e, "dataset", p->run.dataset);
+    pl_emit_int(e, "row", p->run.row);
+    pl_emit_str(e, "run", p->run.label);
+    pl_emit_str(e, "model", st->models[p->model].name);
+    pl_emit_str(e, "cluster", st->clusters[p->cluster].name);
+    pl_emit_int(e, "gpus", p->run.layout.gpus);
+    pl_emit_int(e, "tp", p->run.layout.tp);
+    pl_emit_int(e, "pp", p->run.layout.pp);
+    pl_emit_int(e, "cp", p->run.layout.cp);
+    pl_emit_int(e, "gbs", p->run.layout.gbs);
+    pl_emit_int(e, "seq", p->run.layout.seq);
+    pl_emit_str(e, "dtype", pl_layout_dtype_name(&p->run.layout));
+    pl_emit_num(e, "measured_step_time_s", p->run.measured_step_time_s);
+    pl_emit_num(e, "predicted_step_time_s", p->run.predicted_step_time_s);
+    pl_emit_num(e, "tokens_per_s_per_gpu", p->tokens_per_s_per_gpu);
+    pl_emit_obj_end(e);
+  }
+  pl_emit_arr_end(e);
+}
+
 static void summary_json(struct pl_emit *e, const struct pl_study *st) {
   int64_t n[3] = {0, 0, 0};
   for (int64_t i = 0; i < st->n_points; i++)
@@ -241,6 +266,7 @@ enum pl_status study_write_json(const struct pl_study *st, const struct study_fi
   pl_emit_arr_end(e);
   coll_json(e, st);
   measured_json(e, st);
+  published_json(e, st);
   pl_emit_obj_end(e);
   enum pl_status rc = pl_emit_close(e, diag);
   bool bad = ferror(f) != 0;

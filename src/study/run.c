@@ -157,6 +157,7 @@ void pl_study_free(struct pl_study *st) {
     return;
   pl_free(st->points);
   pl_free(st->coll);
+  pl_free(st->published);
   pl_free(st);
 }
 

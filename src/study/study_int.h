@@ -22,6 +22,14 @@ struct study_strategy {
   enum pl_shard shard;
 };
 
+/* A published run (validation CSV row) that matches a study setup (published.c). */
+#define STUDY_MAX_PUBLISHED 512
+struct study_published {
+  int model, cluster;  /* the spec's axes it matches */
+  struct pl_study_published_run run;
+  double tokens_per_s_per_gpu; /* measured: gbs x seq / (step x GPUs) */
+};
+
 struct pl_study {
   struct pl_study_spec spec;
   struct pl_model models[PL_STUDY_MAX_AXIS];
@@ -34,6 +42,8 @@ struct pl_study {
   int64_t n_coll;
   struct pl_study_measured measured[PL_STUDY_MAX_MEASURED];
   int n_measured;
+  struct study_published *published; /* pl_calloc'd STUDY_MAX_PUBLISHED, or NULL */
+  int n_published;
 };
 
 /* ---- spec.c ---- */
@@ -186,6 +196,11 @@ int study_series_nodes(const struct pl_study *st, struct study_series *s, int mo
  * points added (none: no series added). */
 int study_band_nodes(const struct pl_study *st, struct study_panel *pn, const char *of, int color,
                      int model, int cluster, int batch, int strategy, enum study_metric m);
+/* The published runs of (model, cluster) as marker series of pn, one per
+ * dataset, titled "published <what> (<dataset>)" (published.c). Returns the
+ * number of points added. */
+int study_published_series(const struct pl_study *st, struct study_panel *pn, int model,
+                           int cluster, int color, const char *what);
 /* First and last simulated point of a node series (indices), false if < 2. */
 bool study_ends(const struct pl_study *st, int model, int cluster, int batch, int strategy,
                 int *first, int *last);

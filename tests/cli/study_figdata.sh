@@ -37,7 +37,7 @@ def blocks(path, bands=False):
         if m:
             band = m.group(2).startswith("error band ")
             head = (int(m.group(1)), m.group(2)[len("error band "):] if band else m.group(2), [])
-            if band == bands:
+            if band == bands and not m.group(2).startswith("published "):
                 out.append(head)
         elif line.strip() and not line.startswith("#"):
             v = line.split()
@@ -86,6 +86,42 @@ for f in ("scaling", "mfu", "generations-scaling"):
     assert "with filledcurves" in gp and 'title "error band (90% of published runs)"' in gp, f
 print("checked", n, "points and", nb, "band points")
 EOF2
+# --validation (#21): published runs of the same model, GPU and seq drawn as markers; every
+# marker is the per-GPU throughput results.json's "published" entry gives, and every entry
+# of a matched dataset is drawn
+expect_ok study --spec "$TMP/s.json" --out "$TMP/rv" --quiet --gnuplot /nonexistent/gnuplot --validation "$PL_SOURCE_DIR/data/validation"
+check "published markers = results.json" python3 - "$TMP/rv" <<'EOF2'
+import json, re, sys
+d = sys.argv[1]
+pub = json.load(open(d + "/results.json"))["published"]
+assert any(p["dataset"] == "nemo_2407_performance_summary" and p["model"] == "llama2-7b" and
+           p["cluster"] == "dgx-h100" for p in pub), pub
+for p in pub:
+    assert p["model"] == "llama2-7b" and p["seq"] == 4096, p
+    want = p["gbs"] * p["seq"] / (p["measured_step_time_s"] * p["gpus"])
+    assert abs(p["tokens_per_s_per_gpu"] - want) <= 1e-9 * want, p
+n = 0
+for fig in ("scaling", "generations-scaling"):
+    head = None
+    for line in open(d + "/figures/%s.dat" % fig):
+        m = re.match(r'# block \d+: panel \d+, "published ([^ ]+) \(([^)]*)\)"', line)
+        if line.startswith("#"):
+            head = m.groups() if m else None
+        elif line.strip() and head:
+            x, y = line.split()[:2]
+            hits = [p for p in pub if p["dataset"] == head[1] and p["gpus"] == int(float(x)) and
+                    head[0] in (p["model"], p["cluster"]) and
+                    abs(p["tokens_per_s_per_gpu"] - float(y)) <= 1e-9 * float(y)]
+            assert hits, (fig, head, x, y)
+            n += 1
+    gp = open(d + "/figures/%s.gp" % fig).read()
+    assert re.search(r'with points pt \d+ ps [0-9.]+ lc rgb "[^"]+" title "published ', gp), fig
+assert n >= 2, n
+print("checked", n, "published markers")
+EOF2
+expect_fail 1 "^plateau: --validation '/nonexistent': " -- study --spec "$TMP/s.json" --out "$TMP/r4" --quiet --validation /nonexistent
+mkdir "$TMP/nocsv"
+expect_fail 1 "^plateau: --validation '.*nocsv': no .csv file in the directory" -- study --spec "$TMP/s.json" --out "$TMP/r4" --quiet --validation "$TMP/nocsv"
 # --png-scale: bad values
 expect_fail 1 '^plateau: --png-scale: .*more than 4' -- study --spec "$TMP/s.json" --out "$TMP/r2" --png-scale 5 --quiet
 expect_fail 1 '^plateau: --png-scale' -- study --spec "$TMP/s.json" --out "$TMP/r2" --png-scale 0 --quiet
