@@ -184,10 +184,3 @@ void pl_report_ops_json(struct pl_emit *e, const char *key, const struct pl_run 
   }
   pl_emit_arr_end(e);
 }
-
-void pl_report_predict_ops_json(struct pl_emit *e, const char *key, const struct pl_prediction *p) {
-  pl_emit_obj_begin(e, key);
-  pl_report_predict_members(e, p);
-  pl_report_ops_json(e, "ops", &p->run);
-  pl_emit_obj_end(e);
-}
