@@ -68,4 +68,8 @@ check "skipped point noted on stderr" grep -q 'skipped: search: tp=16 does not d
 expect_ok sweep --model llama2-7b --gpus 8..16 --layout best --fix mbs=1
 check "text series header" grep -q '^plateau sweep: llama2-7b on h100, strategy best' "$TMP/out"
 check "text knee line" grep -q '^knee: ' "$TMP/out"
+# the error band per point (predict's, tokens/s and MFU) and the classes behind it
+check "text band column" grep -q '^ *gpus  layout  *tokens/s  *band ' "$TMP/out"
+check "text band per point" grep -Eq '^ *8  dp.* -?[0-9]+%/\+?-?[0-9]+% ' "$TMP/out"
+check "text band classes" grep -q '^band: error band of tokens/s, per GPU and MFU, the middle 90% of the published runs of the point.s class (docs/accuracy.md): h100 single-node ([0-9]* runs)' "$TMP/out"
 finish
