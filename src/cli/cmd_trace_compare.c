@@ -24,7 +24,9 @@ static const struct cli_cmd cmd = {
     "Compare two runs per metric (step_time_s, compute_s, exposed_comm_s, overlapped_comm_s,\n"
     "idle_s, ...) and per collective, with B - A and (B - A) / A. A and B are Kineto traces\n"
     "(a file or a directory of one file per rank) or JSON results of `plateau trace analyze`\n"
-    "or `plateau predict`. Definitions: docs/trace.md section 9.",
+    "or `plateau predict`. A trace file against `plateau predict --ops --format json` adds a\n"
+    "table per operation (GEMMs and attention matched by shape, the rest per phase).\n"
+    "Definitions: docs/trace.md section 9.",
     opts, sizeof opts / sizeof opts[0], true,
 };
 
