@@ -60,6 +60,8 @@ struct pl_framework {
   double bucket_mb;                    /* ddp/zero1 bucket in MiB; 0 = unset (layout.bucket_bytes) */
   bool bucket_dp_scaled;               /* Megatron-Core's default bucket (layout.bucket_dp_scaled) */
   enum pl_setting fp8_weight_cache;    /* FP8 weights cast once per step (TE is_first_microbatch) */
+  enum pl_setting fsdp_pp_unsharded;   /* zero2/zero3 with pp > 1: parameters kept unsharded over
+                                          the step, gradients reduced after the last backward */
 };
 
 /* Load a preset by name (data/frameworks/) or a framework file by path into

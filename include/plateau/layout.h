@@ -156,6 +156,12 @@ struct pl_layout {
                               on the first micro-batch of a step only and the cached copy is used
                               by the others (Megatron-Core forward_step calls
                               set_is_first_microbatch; TE Linear's is_first_microbatch) */
+  bool fsdp_pp_unsharded;  /* input: zero2/zero3 with pp > 1: a stage's parameters are gathered on
+                              each chunk's first forward and kept unsharded for the whole step,
+                              its gradients accumulated unsharded and reduce_scattered once, after
+                              the chunk's last backward (torchtitan apply_fsdp: reshard_after_
+                              forward False with pp; PyTorch pipelining stage.py
+                              backward_maybe_with_nosync); false = per micro-batch, as pp = 1 */
   int64_t first_stage_layers; /* input: transformer blocks on the first pipeline stage, the rest
                               split evenly (Megatron-Core --decoder-first-pipeline-num-layers,
                               TransformerConfig.num_layers_in_first_pipeline_stage); 0 = the

@@ -491,15 +491,55 @@ static void text_point(const struct point *p) {
     printf("  does not fit: %s\n", p->pred.memory.why);
     return;
   }
-  printf(" %11.0f %8.1f %5.1f%% %6.1f%% %8.2f %10s", s->tokens_per_s, s->tokens_per_s_per_gpu,
-         100 * s->mfu, s->step_time_s > 0 ? 100 * s->exposed_comm_s / s->step_time_s : 0.0,
-         s->tokens_per_j, mem);
+  /* The error band of throughput (and of MFU: the same ratio), as predict prints it. */
+  char band[32] = "-";
+  struct pl_band b;
+  pl_band_of(&p->pred, &b);
+  if (b.known && s->tokens_per_s > 0) {
+    struct pl_band_ranges r;
+    pl_band_ranges(&b, s, &r);
+    snprintf(band, sizeof band, "%+.0f%%/%+.0f%%", 100 * (r.tokens_per_s[0] / s->tokens_per_s - 1),
+             100 * (r.tokens_per_s[1] / s->tokens_per_s - 1));
+  }
+  printf(" %11.0f %11s %8.1f %5.1f%% %6.1f%% %8.2f %10s", s->tokens_per_s, band,
+         s->tokens_per_s_per_gpu, 100 * s->mfu,
+         s->step_time_s > 0 ? 100 * s->exposed_comm_s / s->step_time_s : 0.0, s->tokens_per_j, mem);
   train_cells(&p->pred);
   if (p->sp.has_efficiency)
     printf(" %6.1f%%", 100 * p->sp.scaling_efficiency);
   if (p->sp.has_marginal)
     printf(" %9.1f", p->sp.marginal_tokens_per_s_per_gpu);
   printf("\n");
+}
+
+/* Under a series' table: what the band column is, and the classes behind it. */
+static void band_classes(const struct point *pts, int n) {
+  char seen[8][PL_BAND_KEY_LEN];
+  int n_seen = 0;
+  for (int i = 0; i < n; i++) {
+    struct pl_band b;
+    if (!pts[i].has_pred)
+      continue;
+    pl_band_of(&pts[i].pred, &b);
+    if (!b.known)
+      continue;
+    bool dup = false;
+    for (int j = 0; j < n_seen && !dup; j++)
+      dup = strcmp(seen[j], b.class_name) == 0;
+    if (dup)
+      continue;
+    if (n_seen == 0)
+      printf("band: error band of tokens/s, per GPU and MFU, the middle %.0f%% of the published runs "
+             "of the point's class (docs/accuracy.md):",
+             b.central_pct);
+    if (n_seen < 8) {
+      snprintf(seen[n_seen], sizeof seen[0], "%s", b.class_name);
+      printf("%s %s (%lld runs)", n_seen ? "," : "", b.class_name, (long long)b.rows);
+      n_seen++;
+    }
+  }
+  if (n_seen > 0)
+    printf("\n");
 }
 
 static void print_text(const struct sweep *sw) {
@@ -509,14 +549,15 @@ static void print_text(const struct sweep *sw) {
     printf("%splateau sweep: %s on %s, strategy %s\n", s > 0 ? "\n" : "",
            sw->models.n ? sw->models.item[pts[0].model] : "llama2-7b",
            sw->gpus.n ? sw->gpus.item[pts[0].gpu] : "h100", strat_name(sw, pts[0].strat));
-    printf("%6s  %-40s %11s %8s %6s %7s %8s %10s", "gpus", "layout", "tokens/s", "/GPU", "MFU",
-           "exposed", "tokens/J", "memory");
+    printf("%6s  %-40s %11s %11s %8s %6s %7s %8s %10s", "gpus", "layout", "tokens/s", "band", "/GPU",
+           "MFU", "exposed", "tokens/J", "memory");
     if (pts[0].pred.run.train.tokens > 0)
       printf(" %7s %9s", "days", "USD");
     printf(" %7s %9s\n", "scaling", "marginal");
     for (int i = 0; i < sw->scales.n; i++)
       if (pts[i].has_pred)
         text_point(&pts[i]);
+    band_classes(pts, sw->scales.n);
     if (k->found)
       printf("knee: %lld GPUs (marginal efficiency %.2f < %.2f from %lld GPUs)\n", (long long)k->gpus,
              k->marginal_efficiency, sw->knee, (long long)k->prev_gpus);

@@ -152,6 +152,9 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
   }
   if (setting_flag(args, "fp8-weight-cache", "value", "on", "off", false, &fw->fp8_weight_cache) != 0)
     return 1;
+  if (setting_flag(args, "fsdp-pp-unsharded", "value", "on", "off", false,
+                   &fw->fsdp_pp_unsharded) != 0)
+    return 1;
   if ((v = cli_get(args, "host-per-kernel")) != NULL) {
     double t = -1;
     if (pl_unit_parse(v, PL_UNIT_SECONDS, &t, NULL) != PL_OK || !(t >= 0) || t > 1e-3)

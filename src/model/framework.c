@@ -149,6 +149,13 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
     fw->fp8_weight_cache = YAJL_IS_TRUE(v) ? PL_SETTING_ON : PL_SETTING_OFF;
     return PL_OK;
   }
+  if (strcmp(key, "fsdp_pp_unsharded") == 0) {
+    if (!YAJL_IS_TRUE(v) && !YAJL_IS_FALSE(v))
+      return pl_diag_set(diag, PL_ERR_PARSE,
+                         "%s: behaviour 'fsdp_pp_unsharded' must be true or false", origin);
+    fw->fsdp_pp_unsharded = YAJL_IS_TRUE(v) ? PL_SETTING_ON : PL_SETTING_OFF;
+    return PL_OK;
+  }
   if (strcmp(key, "host_per_kernel") == 0) {
     double t = -1;
     if (s == NULL || pl_unit_parse(s, PL_UNIT_SECONDS, &t, NULL) != PL_OK || !(t >= 0) || t > 1e-3)
@@ -299,6 +306,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
     l->bucket_bytes = fw->bucket_dp_scaled ? 0 : fw->bucket_mb * 1024.0 * 1024.0;
   }
   put(fw->fp8_weight_cache, &l->fp8_weight_cache, false);
+  put(fw->fsdp_pp_unsharded, &l->fsdp_pp_unsharded, false);
 }
 
 static enum pl_setting setting(bool on) { return on ? PL_SETTING_ON : PL_SETTING_OFF; }
@@ -332,4 +340,5 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->bucket_mb = pl_layout_bucket_bytes(l, l->grad_reduce_bf16 ? 2.0 : 4.0, 0) / (1024.0 * 1024.0);
   out->bucket_dp_scaled = l->bucket_dp_scaled;
   out->fp8_weight_cache = setting(l->fp8_weight_cache);
+  out->fsdp_pp_unsharded = setting(l->fsdp_pp_unsharded);
 }

@@ -21,7 +21,9 @@
  *
  * Other: FSDP/ZeRO unsharded units (zero3: the current and the prefetched
  * unit's bf16 parameters plus one unit's fp32 gradients; zero2: one unit's
- * fp32 gradients before its reduce-scatter), the SP all-gather buffer, the
+ * fp32 gradients before its reduce-scatter; with pp > 1 and
+ * layout.fsdp_pp_unsharded the whole stage's bf16 parameters and fp32
+ * gradients), the SP all-gather buffer, the
  * pipeline send/recv buffers, ring-attention K/V buffers, and an allowance
  * for the framework: 1 GiB fixed (CUDA context, cuBLAS workspaces, NCCL
  * buffers) plus 5% of everything else for caching-allocator fragmentation.
@@ -248,7 +250,16 @@ static void model_states(const struct pl_model *m, const struct pl_layout *l, in
   /* FSDP/ZeRO unit: one block, or the embedding / LM head when larger */
   double unit = layer_params_tp(m, t), edge = edge_params(m, l, i);
   unit = edge > unit ? edge : unit;
-  if (l->shard == PL_SHARD_ZERO3)
+  if (l->shard >= PL_SHARD_ZERO2 && l->fsdp_pp_unsharded && deg(l->pp) > 1)
+    /* FSDP with pipelining as torchtitan runs it (layout.fsdp_pp_unsharded;
+     * src/sim/lower.c fsdp_pp_flush): the whole stage's parameters stay
+     * gathered in bf16 for the step, and its gradients accumulate unsharded
+     * in the reduce dtype, fp32 (FSDP2 FSDPParam.to_accumulated_grad_if_needed
+     * upcasts to reduce_dtype, torch/distributed/fsdp/_fully_shard/
+     * _fsdp_param.py, 2.6+; torchtitan mixed_precision_reduce "float32") until
+     * the reduce_scatter after the last backward */
+    s->unsharded_b = (PARAM_BYTES + GRAD_BYTES) * s->params;
+  else if (l->shard == PL_SHARD_ZERO3)
     s->unsharded_b = 2.0 * PARAM_BYTES * unit + GRAD_BYTES * unit;
   else if (l->shard == PL_SHARD_ZERO2)
     s->unsharded_b = GRAD_BYTES * unit;

@@ -38,7 +38,7 @@ static void describe(FILE *out, const struct pl_prediction *p) {
            pl_shard_name(l->shard), (long long)l->shard_group, l->sp ? "on" : "off",
            fsdp && l->gather_no_prefetch ? "  prefetch=off" : "");
   row(out, "layout", buf);
-  snprintf(buf, sizeof buf, "gbs=%lld seq  mbs=%lld  micro-batches=%lld  seq=%lld tokens",
+  snprintf(buf, sizeof buf, "gbs=%lld sequences  mbs=%lld  micro-batches=%lld  seq=%lld tokens",
            (long long)l->gbs, (long long)l->mbs, (long long)l->micro_batches, (long long)l->seq);
   row(out, "batch", buf);
   if (p->run.model.max_context > 0 && l->seq == p->run.model.seq_len) {

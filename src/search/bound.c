@@ -181,13 +181,17 @@ static void fabric_work(const struct search_ctx *ctx, const struct pl_layout *l,
   w[t->tp.pp_inter] += (pp_sends(l) + (l->pp > 1 ? 1 : 0)) * t->tp.pp_send_s;
   w[d->dp_inter] += search_zero1_gather_s(ctx, l, params);
   if (l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3) {
-    double gathers = l->shard == PL_SHARD_ZERO3 ? 2 * m : (l->pp == 1 ? m : 1);
-    double rep = m * units_sum(s, d->rep_s);
-    w[d->dp_inter] += gathers * units_sum(s, d->ag_s) + m * units_sum(s, d->rs_s) - rep;
+    /* layout.fsdp_pp_unsharded with pp > 1: one gather and one reduction
+     * per unit and step (src/sim/lower.c fsdp_pp_flush) */
+    bool keep = l->fsdp_pp_unsharded && l->pp > 1;
+    double gathers = keep ? 1 : l->shard == PL_SHARD_ZERO3 ? 2 * m : (l->pp == 1 ? m : 1);
+    double reduces = keep ? 1 : m;
+    double rep = reduces * units_sum(s, d->rep_s);
+    w[d->dp_inter] += gathers * units_sum(s, d->ag_s) + reduces * units_sum(s, d->rs_s) - rep;
     w[d->rep_inter] += rep;
     return;
   }
-  double full = 0, bucket = search_bucket_bytes(ctx, l), grad = search_grad_bytes();
+  double full = 0, bucket = search_bucket_bytes(ctx, l), grad = search_grad_bytes(l);
   if (l->vp == 1)
     full = floor(params * grad / bucket);
   else if (l->schedule == PL_SCHEDULE_INTERLEAVED && l->pp > 0 && l->vp > 0)

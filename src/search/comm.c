@@ -235,8 +235,13 @@ double search_zero1_gather_s(const struct search_ctx *ctx, const struct pl_layou
 }
 
 /* the simulator's bucket (src/sim/lower.c), with its elements counted at
- * GRAD_BYTES as search_grad_bytes does */
+ * search_grad_bytes, the bytes per gradient the simulator reduces */
 double search_bucket_bytes(const struct search_ctx *ctx, const struct pl_layout *l) {
-  return pl_layout_bucket_bytes(l, GRAD_BYTES, (double)pl_model_params(ctx->model));
+  return pl_layout_bucket_bytes(l, search_grad_bytes(l), (double)pl_model_params(ctx->model));
 }
-double search_grad_bytes(void) { return GRAD_BYTES; }
+/* src/sim/lower.c grad_bytes: bf16 with layout.grad_reduce_bf16, else fp32
+ * (counting fp32 for a bf16 reduction doubled the full buckets of a fixed
+ * byte size, so the bound could exceed the simulated step) */
+double search_grad_bytes(const struct pl_layout *l) {
+  return l->grad_reduce_bf16 ? PARAM_BYTES : GRAD_BYTES;
+}

@@ -141,7 +141,7 @@ double search_optimizer_s(const struct search_ctx *ctx, const struct pl_layout *
 double search_zero1_gather_s(const struct search_ctx *ctx, const struct pl_layout *l,
                              double params);
 double search_bucket_bytes(const struct search_ctx *ctx, const struct pl_layout *l);
-double search_grad_bytes(void);
+double search_grad_bytes(const struct pl_layout *l);
 
 struct search_times {
   struct search_seg_times seg;

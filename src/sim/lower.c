@@ -29,6 +29,9 @@
  *     after the backward. Each backward reduce_scatters every unit's
  *     gradients (FSDP's default gradient accumulation, with communication),
  *     followed by an all_reduce across replicas with hybrid sharding.
+ *     With pp > 1 and layout.fsdp_pp_unsharded (torchtitan; fsdp_pp_flush)
+ *     a chunk is gathered by its first forward only and its gradients are
+ *     reduce_scattered once, after its last backward.
  * Pipeline stages exchange activations (forward) and their gradients
  * (backward) with send/recv on their own streams; the receiving pass waits.
  * Each stage ends with its AdamW step: memory-bound over its local shard.
@@ -241,13 +244,14 @@ static int32_t gather(struct lower *lw, const struct sim_seg *sg) {
   return t;
 }
 
-static void reduce(struct lower *lw, const struct sim_seg *sg, int32_t after) {
+/* n units' reduce_scatters (and HSDP all_reduces) of segment sg, after task after. */
+static void reduce(struct lower *lw, const struct sim_seg *sg, int32_t after, int64_t n) {
   /* layout.fsdp_one_comm: one communicator, so the reduce_scatter queues
    * behind the gathers on their stream (the HSDP all_reduce is another) */
   enum pl_stream s = lw->l->fsdp_one_comm ? PL_STREAM_DP_GATHER : PL_STREAM_DP_REDUCE;
-  int32_t t = coll_task(lw, s, sg->rs, 1);
+  int32_t t = coll_task(lw, s, sg->rs, n);
   dep(lw, after, t);
-  int32_t a = coll_task(lw, PL_STREAM_DP_REDUCE, sg->ar, 1);
+  int32_t a = coll_task(lw, PL_STREAM_DP_REDUCE, sg->ar, n);
   if (s != PL_STREAM_DP_REDUCE)
     dep(lw, t, a);
 }
@@ -352,21 +356,21 @@ static void emit_segments(struct lower *lw, const struct unit *base, bool ag, bo
     const struct sim_seg *sg = &lw->st->seg[kind];
     int32_t g = ag ? gather(lw, sg) : SIM_NONE;
     if (pend != NULL) /* FSDP's post-backward hook prefetches, then reduces */
-      reduce(lw, pend, pend_c);
+      reduce(lw, pend, pend_c, 1);
     pend = NULL;
     c = emit_unit(lw, &u, g);
     if (rs && lw->l->fsdp_one_comm) {
       pend = sg;
       pend_c = c;
     } else if (rs) {
-      reduce(lw, sg, c);
+      reduce(lw, sg, c, 1);
     }
     if (sync)
       bucket(lw, sg, c, false);
   }
   lw->cur_unit = -1;
   if (pend != NULL)
-    reduce(lw, pend, pend_c);
+    reduce(lw, pend, pend_c, 1);
   if (sync)
     bucket(lw, NULL, c, true);
 }
@@ -400,19 +404,47 @@ static void emit_fsdp_pass(struct lower *lw, const struct unit *base, bool ag, b
   sim_tpl_save(lw, base, ag, n_join, pat, e0);
 }
 
+/* FSDP with pipelining as torchtitan runs it (layout.fsdp_pp_unsharded, pp > 1):
+ * torchtitan's apply_fsdp (torchtitan/models/llama3/infra/parallelize.py,
+ * v0.1.0) sets reshard_after_forward False when pp is enabled, and PyTorch's
+ * pipeline stage (torch/distributed/pipelining/stage.py, _PipelineStageBase.
+ * backward_maybe_with_nosync, 2.6+) runs every backward of an FSDPModule with
+ * set_requires_gradient_sync(False) and set_reshard_after_backward(False): a
+ * chunk's parameters are gathered by its first forward and stay gathered for
+ * the step, its gradients accumulate unsharded. After the chunk's last
+ * backward it calls post_backward() of every FSDP state, which
+ * reduce_scatters each unit's gradients, one after another, once the
+ * backward has finished (not overlapped with it). */
+static bool fsdp_pp(const struct lower *lw) {
+  return fsdp(lw->l) && lw->l->fsdp_pp_unsharded && lw->pp > 1;
+}
+
+static void fsdp_pp_flush(struct lower *lw, const struct unit *base) {
+  const struct sim_seg *sg = lw->st->seg;
+  int32_t after = lw->last_comp;
+  if (base->head)
+    reduce(lw, &sg[SIM_SEG_HEAD], after, 1);
+  if (base->layers > 0)
+    reduce(lw, &sg[SIM_SEG_LAYER], after, base->layers);
+  if (base->embed)
+    reduce(lw, &sg[SIM_SEG_EMBED], after, 1);
+}
+
 static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
   const struct pl_layout *l = lw->l;
   int64_t v = (int64_t)sl.chunk * lw->pp + lw->stage;
   struct unit base = {sl, lw->st->chunk_first[v], lw->st->chunk_layers[v], v == 0, v == lw->V - 1};
   bool sharded = fsdp(l) && lw->st->seg[SIM_SEG_LAYER].ag >= 0;
   bool ag = sharded && !lw->unsharded[sl.chunk];
-  bool rs = sharded && sl.pass == PL_PASS_BWD;
+  bool keep = sharded && fsdp_pp(lw);
+  bool rs = sharded && sl.pass == PL_PASS_BWD && !keep;
   bool sync = !fsdp(l) && !l->grad_reduce_after_backward && lw->bucket_coll >= 0 &&
               sl.pass == PL_PASS_BWD && index == lw->last_bwd[sl.chunk];
+  bool flush = keep && sl.pass == PL_PASS_BWD && index == lw->last_bwd[sl.chunk];
   lw->pass_first = SIM_NONE;
   lw->pass_id = lw->n_pass++;
   /* the pass that flushes the gradient buckets happens once: not repeatable */
-  lw->cur_steady = index >= lw->steady_lo && index < lw->steady_hi && !sync;
+  lw->cur_steady = index >= lw->steady_lo && index < lw->steady_hi && !sync && !flush;
   lw->anchor_pair =
       lw->st->eng.cmp.glob_need > 0 && (lw->stage == 0 || lw->stage_periods) && lw->cur_steady &&
               sl.pass == PL_PASS_FWD
@@ -427,8 +459,10 @@ static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
   size_t pi = pass_index(lw, v, sl.mb, sl.pass);
   lw->first[pi] = lw->pass_first;
   record_ends(lw, pi);
+  if (flush)
+    fsdp_pp_flush(lw, &base);
   if (sharded)
-    lw->unsharded[sl.chunk] = sl.pass == PL_PASS_FWD && l->shard == PL_SHARD_ZERO2;
+    lw->unsharded[sl.chunk] = keep || (sl.pass == PL_PASS_FWD && l->shard == PL_SHARD_ZERO2);
   lw->pass_id = -1;
   lw->cur_steady = 0;
   lw->anchor_pair = -1;
@@ -714,7 +748,7 @@ static void free_tables(struct lower *lw) {
 static bool fsdp_comm_bound(const struct lower *lw) {
   const struct sim_seg *sg = &lw->st->seg[SIM_SEG_LAYER];
   const struct sim_coll *c = lw->st->colls;
-  if (!fsdp(lw->l) || sg->ag < 0)
+  if (!fsdp(lw->l) || sg->ag < 0 || fsdp_pp(lw))
     return false;
   double gathers = lw->l->shard == PL_SHARD_ZERO3 ? 2 : 1;
   double dp = gathers * c[sg->ag].time_s + (sg->rs >= 0 ? c[sg->rs].time_s : 0) +

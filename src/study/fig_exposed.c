@@ -162,8 +162,9 @@ void study_fig_gen_scaling(const struct pl_study *st, struct study_fig *f) {
   study_setf(f->title, sizeof f->title, "Every GPU generation against GPUs, FSDP alone");
   study_setf(f->caption, sizeof f->caption,
              "%s under FSDP alone (%s), one line per cluster: throughput per GPU (left) and the "
-             "share of the step that communication stays exposed (right). MFU per generation is "
-             "the MFU figure.",
+             "share of the step that communication stays exposed (right); shaded: the "
+             "prediction's error band (the middle 90%% of the published runs of its class; "
+             "docs/accuracy.md). MFU per generation is the MFU figure.",
              st->models[m].name, bname);
   f->n_panels = 2;
   lines_init(&f->p[0], "Throughput per GPU");
@@ -176,6 +177,8 @@ void study_fig_gen_scaling(const struct pl_study *st, struct study_fig *f) {
     struct study_series *s1 = study_panel_add(&f->p[1], st->clusters[c].name, c, 1, 7);
     if (study_series_nodes(st, s0, m, c, b, base, STUDY_M_TOKENS_PER_S_PER_GPU) > 0)
       drawn++;
+    study_band_nodes(st, &f->p[0], st->clusters[c].name, c, m, c, b, base,
+                     STUDY_M_TOKENS_PER_S_PER_GPU);
     for (int k = 0; k < st->spec.n_nodes; k++) {
       const struct pl_study_point *p = pl_study_at(st, m, c, b, base, k);
       double v;

@@ -76,7 +76,8 @@ void study_fig_scaling(const struct pl_study *st, struct study_fig *f) {
   study_setf(f->caption, sizeof f->caption,
              "Predicted tokens per second on %s with FSDP alone (%s, tp = pp = cp = 1), all GPUs "
              "together (left) and per GPU (right); dashed: ideal linear scaling from the smallest "
-             "scale that runs.",
+             "scale that runs; shaded: the prediction's error band (the middle 90%% of the "
+             "published runs of its class, measured over predicted; docs/accuracy.md).",
              st->clusters[c].name, pl_shard_name(st->spec.shard));
   f->n_panels = 2;
   panel_init(&f->p[0], "Global throughput", "GPUs", "tokens/s (all GPUs)");
@@ -95,6 +96,9 @@ void study_fig_scaling(const struct pl_study *st, struct study_fig *f) {
     study_setf(t, sizeof t, "ideal %s", st->models[m].name);
     add_ideal(&f->p[0], s0, t, 1.0);
     add_ideal(&f->p[1], s1, t, 0.0);
+    study_band_nodes(st, &f->p[0], st->models[m].name, m, m, c, b, base, STUDY_M_TOKENS_PER_S);
+    study_band_nodes(st, &f->p[1], st->models[m].name, m, m, c, b, base,
+                     STUDY_M_TOKENS_PER_S_PER_GPU);
   }
   if (drawn == 0) {
     study_setf(f->skip, sizeof f->skip, "FSDP alone does not run for any model on %s",
@@ -169,8 +173,9 @@ void study_fig_mfu(const struct pl_study *st, struct study_fig *f) {
   study_setf(f->caption, sizeof f->caption,
              "Model FLOPs utilization (model FLOPs per step over step time x GPUs x peak dense "
              "FLOP/s, PaLM's definition) with the %s layout at each point, %s; colour: cluster, "
-             "line style: model.",
-             st->spec.strategies[s], bname);
+             "line style: model; shaded: the error band of %s's prediction (the middle 90%% "
+             "of the published runs of its class; docs/accuracy.md).",
+             st->spec.strategies[s], bname, st->models[st->focus_model].name);
   f->n_panels = 1;
   panel_init(&f->p[0], "MFU", "GPUs", "MFU (%)");
   for (int c = 0; c < st->spec.n_clusters; c++)
@@ -179,6 +184,8 @@ void study_fig_mfu(const struct pl_study *st, struct study_fig *f) {
       study_setf(t, sizeof t, "%s %s", st->models[m].name, st->clusters[c].name);
       struct study_series *x = study_panel_add(&f->p[0], t, c, m + 1, 5 + 2 * (m % 4));
       drawn += study_series_nodes(st, x, m, c, b, s, STUDY_M_MFU_PCT) > 0;
+      if (m == st->focus_model)
+        study_band_nodes(st, &f->p[0], t, c, m, c, b, s, STUDY_M_MFU_PCT);
     }
   if (drawn == 0) {
     study_setf(f->skip, sizeof f->skip, "no point of the %s layout runs", st->spec.strategies[s]);

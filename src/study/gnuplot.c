@@ -66,12 +66,18 @@ static void write_panel_data(FILE *f, const struct study_panel *pn, int pi, int 
     idx[i] = -1;
     if (s->n == 0)
       continue;
-    fprintf(f, "# block %d: panel %d, \"%s\": x = %s, y = %s\n", *block, pi + 1, s->title,
-            pn->xlabel, pn->ylabel);
+    fprintf(f, "# block %d: panel %d, \"%s\": x = %s, y = %s%s\n", *block, pi + 1, s->title,
+            pn->xlabel, pn->ylabel, s->band ? "; then the band's low and high end" : "");
     for (int k = 0; k < s->n; k++) {
       num(f, s->x[k]);
       fputc(' ', f);
       num(f, s->y[k]);
+      if (s->band) {
+        fputc(' ', f);
+        num(f, s->lo[k]);
+        fputc(' ', f);
+        num(f, s->hi[k]);
+      }
       if (s->labels) {
         fputc(' ', f);
         quoted(f, s->label[k]);
@@ -126,10 +132,15 @@ static bool any_labels(const struct study_panel *pn) {
   return false;
 }
 
-static void panel_head(FILE *f, const struct study_panel *pn, int n_plots) {
-  fputs("  reset\n  set title ", f);
-  quoted(f, pn->title);
-  fputs(" font titlefont\n  set xlabel ", f);
+/* A lone panel has no title of its own: the figure's title says it. */
+static void panel_head(FILE *f, const struct study_panel *pn, int n_plots, bool alone) {
+  fputs("  reset\n", f);
+  if (!alone) {
+    fputs("  set title ", f);
+    quoted(f, pn->title);
+    fputs(" font titlefont\n", f);
+  }
+  fputs("  set xlabel ", f);
   quoted(f, pn->xlabel);
   for (int i = 0; i < pn->n_cat; i++)
     if (strchr(pn->cat[i], '\n') != NULL) {
@@ -184,8 +195,10 @@ static double panel_ymax(const struct study_panel *pn) {
     return m;
   }
   for (int i = 0; i < pn->n_series; i++)
-    for (int k = 0; k < pn->s[i].n; k++)
-      m = pn->s[i].y[k] > m ? pn->s[i].y[k] : m;
+    for (int k = 0; k < pn->s[i].n; k++) {
+      double y = pn->s[i].band ? pn->s[i].hi[k] : pn->s[i].y[k];
+      m = y > m ? y : m;
+    }
   return m;
 }
 
@@ -236,12 +249,34 @@ static void plot_stacked(FILE *f, const struct study_panel *pn, const char *dat,
   fputc('\n', f);
 }
 
+/* Error bands first, so the lines and points are drawn over them; the first
+ * carries the legend entry that says what the shading is. */
+static void plot_bands(FILE *f, const struct study_panel *pn, const char *dat, const int *idx,
+                       int *first) {
+  for (int i = 0; i < pn->n_series; i++) {
+    const struct study_series *s = &pn->s[i];
+    if (idx[i] < 0 || !s->band)
+      continue;
+    fprintf(f,
+            "%s\"%s\" index %d using 1:3:4 with filledcurves fs transparent solid 0.15 noborder "
+            "lc rgb \"%s\" ",
+            *first ? "" : ", \\\n       ", dat, idx[i], color(s->color));
+    if (*first) {
+      fputs("title ", f);
+      quoted(f, STUDY_BAND_TITLE);
+    } else
+      fputs("notitle", f);
+    *first = 0;
+  }
+}
+
 static void plot_lines(FILE *f, const struct study_panel *pn, const char *dat, const int *idx) {
   fputs("  plot ", f);
   int first = 1;
+  plot_bands(f, pn, dat, idx, &first);
   for (int i = 0; i < pn->n_series; i++) {
     const struct study_series *s = &pn->s[i];
-    if (idx[i] < 0)
+    if (idx[i] < 0 || s->band)
       continue;
     fprintf(f, "%s\"%s\" index %d using 1:2 ", first ? "" : ", \\\n       ", dat, idx[i]);
     if (s->dash == 0)
@@ -275,6 +310,10 @@ static void write_script(FILE *f, const struct study_fig *fig, int blocks[2][STU
    * PNG is png_scale times larger in pixels, text and lines (for print:
    * `gnuplot -e "png_scale = 3" <id>.gp`, or plateau study --png-scale 3). */
   fprintf(f, "if (!exists(\"png_scale\")) png_scale = %d\n", png_scale);
+  /* The report's section heading (and a paper's caption) carries the
+   * figure's title: drawn into the image only when asked
+   * (`gnuplot -e "show_title = 1" <id>.gp`). */
+  fputs("if (!exists(\"show_title\")) show_title = 0\n", f);
   fputs("k = int(png_scale)\n"
         "do for [fmt in \"svg png\"] {\n"
         "  titlefont = (fmt eq \"svg\") ? \",15\" : \",\" . (12 * k)\n"
@@ -290,9 +329,9 @@ static void write_script(FILE *f, const struct study_fig *fig, int blocks[2][STU
           "    set terminal pngcairo size %d * k,%d * k noenhanced font \"DejaVu Sans,\" . (10 * k) "
           "linewidth k background rgb \"#ffffff\"\n    set output \"%s.png\"\n  }\n",
           w, h, fig->id);
-  fprintf(f, "  set multiplot layout 1,%d title ", fig->n_panels);
+  fprintf(f, "  set multiplot layout 1,%d title (show_title ? ", fig->n_panels);
   quoted(f, fig->title);
-  fputs(" font (fmt eq \"svg\" ? \",17\" : \",\" . (14 * k))\n", f);
+  fputs(" : \"\") font (fmt eq \"svg\" ? \",17\" : \",\" . (14 * k))\n", f);
   char dat[48];
   study_setf(dat, sizeof dat, "%s.dat", fig->id);
   double shared = 0;
@@ -300,9 +339,12 @@ static void write_script(FILE *f, const struct study_fig *fig, int blocks[2][STU
     shared = panel_ymax(&fig->p[p]) > shared ? panel_ymax(&fig->p[p]) : shared;
   for (int p = 0; p < fig->n_panels; p++) {
     const struct study_panel *pn = &fig->p[p];
-    int plots = pn->n_series + pn->n_hlines;
+    int plots = pn->n_hlines, bands = 0;
+    for (int i = 0; i < pn->n_series; i++)
+      pn->s[i].band ? bands++ : plots++;
+    plots += bands > 0; /* one legend entry for all bands */
     fprintf(f, "  # panel %d\n", p + 1);
-    panel_head(f, pn, plots);
+    panel_head(f, pn, plots, fig->n_panels == 1);
     if (!panel_empty(pn, blocks[p]))
       ranges(f, pn, shared);
     if (panel_empty(pn, blocks[p])) {

@@ -95,8 +95,11 @@ struct study_series {
   int dash;    /* gnuplot dash type, 1 = solid; 0 = points only */
   int point;   /* gnuplot point type, 0 = none */
   bool labels; /* write label[] beside the points */
+  bool band;   /* a shaded band from lo[] to hi[] (the prediction's error band), drawn
+                  behind the lines; y[] is the prediction it surrounds */
   int n;
   double x[STUDY_MAX_PTS], y[STUDY_MAX_PTS];
+  double lo[STUDY_MAX_PTS], hi[STUDY_MAX_PTS]; /* band only */
   char label[STUDY_MAX_PTS][40];
 };
 
@@ -150,6 +153,9 @@ bool study_exposed_by_kind(const struct pl_prediction *p, double out[STUDY_N_XK]
 struct study_series *study_panel_add(struct study_panel *pn, const char *title, int color, int dash,
                                      int point);
 void study_series_add(struct study_series *s, double x, double y, const char *label);
+/* The legend entry of a panel's first error band (the others have none; a
+ * band's own title names its block in the data file). */
+#define STUDY_BAND_TITLE "error band (90% of published runs)"
 
 /* The values a figure can take from a point. */
 enum study_metric {
@@ -166,6 +172,12 @@ bool study_metric(const struct pl_study_point *p, enum study_metric m, double *o
  * not run. Returns the number of points added. */
 int study_series_nodes(const struct pl_study *st, struct study_series *s, int model, int cluster,
                        int batch, int strategy, enum study_metric m);
+/* The prediction's error band (include/plateau/band.h) around one node
+ * series, as a band series of pn titled "error band <of>"; only for
+ * throughput, per-GPU throughput, MFU and step time. Returns the number of
+ * points added (none: no series added). */
+int study_band_nodes(const struct pl_study *st, struct study_panel *pn, const char *of, int color,
+                     int model, int cluster, int batch, int strategy, enum study_metric m);
 /* First and last simulated point of a node series (indices), false if < 2. */
 bool study_ends(const struct pl_study *st, int model, int cluster, int batch, int strategy,
                 int *first, int *last);

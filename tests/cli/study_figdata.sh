@@ -28,16 +28,20 @@ def row(strategy, cluster, gpus):
                 r["study.batch_kind"] == "per_gpu" and int(r["study.gpus"]) == gpus):
             return r
     raise SystemExit("no row %s %s %d" % (strategy, cluster, gpus))
-def blocks(path):
+def blocks(path, bands=False):
+    """(panel, title, [(x, y)]) of the lines; with bands=True the error
+    bands instead: (panel, "what it surrounds", [(x, y, lo, hi)])."""
     out, head = [], None
     for line in open(path):
         m = re.match(r'# block \d+: panel (\d+), "([^"]*)"', line)
         if m:
-            head = (int(m.group(1)), m.group(2), [])
-            out.append(head)
+            band = m.group(2).startswith("error band ")
+            head = (int(m.group(1)), m.group(2)[len("error band "):] if band else m.group(2), [])
+            if band == bands:
+                out.append(head)
         elif line.strip() and not line.startswith("#"):
-            x, y = line.split()[:2]
-            head[2].append((int(float(x)), float(y)))
+            v = line.split()
+            head[2].append((int(float(v[0])),) + tuple(float(t) for t in v[1:4 if bands else 2]))
     return out
 def near(a, b):
     return abs(a - b) <= 1e-9 * max(1.0, abs(b))
@@ -59,7 +63,28 @@ for panel, cluster, pts in blocks(d + "/figures/generations-scaling.dat"):
         assert near(y, want), (panel, cluster, x, y, want)
         n += 1
 assert n >= 12, n
-print("checked", n, "points")
+# The error bands (#20): every shaded band is results.csv's range of the
+# point it surrounds (tokens_per_s_lo/_hi, per GPU divided by the GPUs; mfu_lo/_hi).
+nb = 0
+def band(path, pick):
+    global nb
+    for panel, what, pts in blocks(d + "/figures/" + path, bands=True):
+        for x, y, lo, hi in pts:
+            r, scale, col = pick(panel, what, x)
+            assert near(y, scale * float(r[col])), (path, panel, what, x, y)
+            assert near(lo, scale * float(r[col + "_lo"])), (path, panel, what, x, lo)
+            assert near(hi, scale * float(r[col + "_hi"])), (path, panel, what, x, hi)
+            assert 0 < lo <= hi, (path, what, x, lo, hi)  # the band need not hold y: a class whose runs were all slower lies below it
+            nb += 1
+band("generations-scaling.dat", lambda p, c, x: (row("fsdp", c, x), 1.0 / x, "tokens_per_s"))
+band("scaling.dat", lambda p, m, x: (row("fsdp", "dgx-h100", x), 1.0 if p == 1 else 1.0 / x,
+                                     "tokens_per_s"))
+band("mfu.dat", lambda p, t, x: (row("fsdp", t.split()[1], x), 100.0, "mfu"))
+assert nb >= 18, nb
+for f in ("scaling", "mfu", "generations-scaling"):
+    gp = open(d + "/figures/%s.gp" % f).read()
+    assert "with filledcurves" in gp and 'title "error band (90% of published runs)"' in gp, f
+print("checked", n, "points and", nb, "band points")
 EOF2
 # --png-scale: bad values
 expect_fail 1 '^plateau: --png-scale: .*more than 4' -- study --spec "$TMP/s.json" --out "$TMP/r2" --png-scale 5 --quiet

@@ -15,7 +15,7 @@ check "4 points for 8..64" [ "$(rows "$TMP/g1.csv")" -eq 4 ]
 # check's own output and could not fail)
 head -1 "$TMP/g1.csv" >"$TMP/g1.head"
 check "columns: predict's, then the figures" \
-  grep -q '^model.name,.*,power.tokens_per_j,.*,framework.name,.*,framework.logit_metric_passes,hardware.power_cap_w,layout.batch_per_gpu,.*,framework.grad_accum,step_time_s_lo,step_time_s_hi,tokens_per_s_lo,tokens_per_s_hi,mfu_lo,mfu_hi,error_band.class,error_band.published_runs,framework.host_per_kernel_s,framework.fp8_weight_cache,framework.bucket_mb,strategy,scaling_efficiency,marginal_tokens_per_s_per_gpu,marginal_efficiency$' "$TMP/g1.head"
+  grep -q '^model.name,.*,power.tokens_per_j,.*,framework.name,.*,framework.logit_metric_passes,hardware.power_cap_w,layout.batch_per_gpu,.*,framework.grad_accum,step_time_s_lo,step_time_s_hi,tokens_per_s_lo,tokens_per_s_hi,mfu_lo,mfu_hi,error_band.class,error_band.published_runs,framework.host_per_kernel_s,framework.fp8_weight_cache,framework.bucket_mb,framework.fsdp_pp_unsharded,strategy,scaling_efficiency,marginal_tokens_per_s_per_gpu,marginal_efficiency$' "$TMP/g1.head"
 check "gpus 8 16 32 64" [ "$(col "$TMP/g1.csv" layout.gpus | tr '\n' ' ')" = "8 16 32 64 " ]
 check "weak scaling: gbs = gpus" [ "$(col "$TMP/g1.csv" layout.gbs | tr '\n' ' ')" = "8 16 32 64 " ]
 check "scaling efficiency 1 at the smallest point" [ "$(col "$TMP/g1.csv" scaling_efficiency | head -1)" = "1" ]
@@ -68,4 +68,8 @@ check "skipped point noted on stderr" grep -q 'skipped: search: tp=16 does not d
 expect_ok sweep --model llama2-7b --gpus 8..16 --layout best --fix mbs=1
 check "text series header" grep -q '^plateau sweep: llama2-7b on h100, strategy best' "$TMP/out"
 check "text knee line" grep -q '^knee: ' "$TMP/out"
+# the error band per point (predict's, tokens/s and MFU) and the classes behind it
+check "text band column" grep -q '^ *gpus  layout  *tokens/s  *band ' "$TMP/out"
+check "text band per point" grep -Eq '^ *8  dp.* -?[0-9]+%/\+?-?[0-9]+% ' "$TMP/out"
+check "text band classes" grep -q '^band: error band of tokens/s, per GPU and MFU, the middle 90% of the published runs of the point.s class (docs/accuracy.md): h100 single-node ([0-9]* runs)' "$TMP/out"
 finish

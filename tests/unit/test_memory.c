@@ -210,6 +210,46 @@ static void test_pipeline(void) {
   CHECK_NEAR_REL(first.in_flight, 4 * (1 + 3.0 / 8), 1e-15);
 }
 
+/* FSDP with pipelining as torchtitan runs it (layout.fsdp_pp_unsharded),
+ * Llama-2 7B (h 4096, f 11008, 32 blocks, vocab 32000, untied), 8 GPUs,
+ * pp 4, zero3 over dp 2. One block on one GPU: 4096 (3 x 4096) + 4096^2 +
+ * 3 x 4096 x 11008 + 2 x 4096 norms = 202,383,360 parameters; stage 0 holds
+ * 8 blocks and the embedding (32000 x 4096 = 131,072,000): 1,750,138,880;
+ * stage 3 8 blocks, the final norm and the LM head: 1,750,142,976. The stage
+ * stays gathered in bf16 (2 B) with fp32 unsharded gradients (4 B) for the
+ * whole step: 6 B x 1,750,138,880 = 10,500,833,280 B on stage 0 and
+ * 10,500,857,856 B on stage 3, instead of zero3's per-unit current and
+ * prefetched bf16 parameters and one unit's fp32 gradients (8 B x the
+ * largest unit, the block: 1,619,066,880 B). With pp = 1 the behaviour does
+ * nothing (torchtitan reshards after forward without pp): zero3's 8 B x the
+ * largest unit, there the embedding with the final norm and LM head,
+ * 131,072,000 + 4096 + 131,072,000 = 262,148,096 parameters. */
+static void test_fsdp_pp_unsharded(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_gpu g = gpu80();
+  struct pl_layout l =
+      layout(&m, (struct spec){.gpus = 8, .pp = 4, .gbs = 8, .shard = PL_SHARD_ZERO3});
+  struct pl_memory first, last;
+  pl_memory_stage(&m, &l, &g, 0, &first);
+  CHECK_NEAR_REL(first.unsharded_bytes, 8.0 * 202383360.0, 1e-15);
+  double before = first.total_bytes;
+  l.fsdp_pp_unsharded = true;
+  pl_memory_stage(&m, &l, &g, 0, &first);
+  pl_memory_stage(&m, &l, &g, 3, &last);
+  CHECK_NEAR_REL(first.stage_params, 1750138880.0, 1e-15);
+  CHECK_NEAR_REL(first.unsharded_bytes, 10500833280.0, 1e-15);
+  CHECK_NEAR_REL(last.unsharded_bytes, 10500857856.0, 1e-15);
+  /* the rest of "other" (buffers, allowance) moves only by 5 % fragmentation */
+  CHECK_NEAR_REL(first.total_bytes - before, 1.05 * (10500833280.0 - 1619066880.0), 1e-12);
+  /* sharded model states unchanged: 2 B and 4 B over dp 2, 12 B over dp 2 */
+  CHECK_NEAR_REL(first.params_bytes, 2.0 * 1750138880.0 / 2, 1e-15);
+  CHECK_NEAR_REL(first.grads_bytes, 4.0 * 1750138880.0 / 2, 1e-15);
+  l = layout(&m, (struct spec){.gpus = 8, .gbs = 8, .shard = PL_SHARD_ZERO3});
+  l.fsdp_pp_unsharded = true;
+  pl_memory_stage(&m, &l, &g, 0, &first);
+  CHECK_NEAR_REL(first.unsharded_bytes, 8.0 * 262148096.0, 1e-15);
+}
+
 /* Llama-2 70B with plain DDP on 8 GPUs: 18 B x 69 B parameters, far beyond
  * 80 GiB; the optimizer states (12 x 68,976,648,192 B = 770.9 GiB) are the
  * largest part. With zero3 over 64 GPUs it fits only with full recompute:
@@ -280,5 +320,6 @@ int main(void) {
   test_hybrid();
   test_pipeline();
   test_does_not_fit();
+  test_fsdp_pp_unsharded();
   return check_finish();
 }
