@@ -262,6 +262,21 @@ static bool row_hardware(const struct validate_source *src, const struct validat
     if (strstr(s, fabric_clusters[i].needle) != NULL &&
         strcmp(gpu, fabric_clusters[i].gpu) == 0)
       cluster = fabric_clusters[i].cluster;
+  /* the source's own machine (a per-source hardware description, never a
+   * per-row one): its preset names the GPU it holds */
+  if (src->cluster != NULL && strcmp(cluster, hw->cluster) == 0) {
+    struct pl_cluster own_c;
+    struct pl_diag od;
+    pl_diag_clear(&od);
+    enum pl_status ost = pl_cluster_load(src->cluster, &own_c, &od);
+    if (ost != PL_OK) {
+      if (ost == PL_ERR_NOMEM)
+        *in->fatal = ost;
+      return validate_skip(row, "cluster preset: %s", od.msg);
+    }
+    if (strcmp(own_c.gpu.name, gpu) == 0)
+      cluster = src->cluster; /* the row's cluster column names it */
+  }
   struct pl_diag d;
   pl_diag_clear(&d);
   enum pl_status st = pl_cluster_load(cluster, c, &d);

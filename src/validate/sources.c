@@ -928,6 +928,11 @@ static const struct validate_source sources[] = {
      .gpu_unstated_note = "A100 memory not stated in the vTrain repository: 80 GB, since the "
                           "3.6B plain data-parallel runs need 65 GB of weights and optimizer "
                           "states",
+     /* vTrain's configs give the measured cluster's network: inter_node_bandwidth
+      * 800 Gbps, "Total bandwidth of inter-node communication" (src/config.py),
+      * a quarter of it per p2p link (src/predictor.py _compute_p2p_latency):
+      * 4 x 200 Gb/s per 8-GPU node (data/clusters/vtrain-a100.json) */
+     .cluster = "vtrain-a100",
      .use_preset = true,
      .layout = vtrain_layout,
      .measure = vtrain_measure},

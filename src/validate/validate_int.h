@@ -107,6 +107,9 @@ struct validate_source {
   const char *unstated_gpu; /* GPU preset when the GPU string leaves the memory
                             size open (NULL = the generic rule of validate_row.c) */
   const char *gpu_unstated_note; /* said instead of the generic note then */
+  const char *cluster; /* cluster preset of the machine the source's runs were measured on,
+                          when the source describes its network (NULL = the GPU's DGX-class
+                          default); used when its GPU is the row's */
   /* Fill the model of a row whose source names the model but leaves columns
    * empty, and set its architecture family (mlp, pos, norm, tied, biases,
    * dropout) per row; NULL = dimensions from the columns, family from the

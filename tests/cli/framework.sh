@@ -227,4 +227,25 @@ expect_ok predict --framework nemo --format csv
 check "nemo: csv fp8_weight_cache on" [ "$(col "$TMP/out" framework.fp8_weight_cache)" = on ]
 expect_fail 1 "^plateau: --fp8-weight-cache: unknown value 'yes' \(expected on\|off\)" -- predict --fp8-weight-cache yes
 
+# vTrain's rows run on the source's own cluster, vtrain-a100 (4 x 200 Gb/s per
+# node, vTrain src/config.py inter_node_bandwidth 800 Gbps; docs/hardware.md);
+# other A100 sources keep dgx-a100. Its halved network slows a multi-node
+# data-parallel step and leaves a one-node step as it was.
+{ head -1 "$PL_SOURCE_DIR/data/validation/vtrain_ground_truth_multi.csv"
+  sed -n 2p "$PL_SOURCE_DIR/data/validation/vtrain_ground_truth_multi.csv"
+  sed -n 2p "$PL_SOURCE_DIR/data/validation/vtrain_ground_truth_single.csv"; } >"$TMP/vt.csv"
+expect_ok validate --format csv "$TMP/vt.csv"
+check "vtrain: both rows on vtrain-a100" [ "$(grep -c '"a100-80g","vtrain-a100"' "$TMP/out")" = 2 ]
+expect_ok validate --format csv "$PL_SOURCE_DIR/data/validation/megatron_sc21_narayanan.csv"
+check "sc21: stays on dgx-a100" [ "$(grep -c '"vtrain-a100"' "$TMP/out")" = 0 ]
+check "sc21: on dgx-a100" grep -q '"a100-80g","dgx-a100"' "$TMP/out"
+expect_ok predict --model gpt3-175b --gpus 64 --tp 8 --gbs 64 --cluster dgx-a100 --format json
+cp "$TMP/out" "$TMP/dgx.json"
+expect_ok predict --model gpt3-175b --gpus 64 --tp 8 --gbs 64 --cluster vtrain-a100 --format json
+check "vtrain-a100: 8 nodes slower than dgx-a100" faster "$TMP/out" "$TMP/dgx.json"
+expect_ok predict --model gpt3-175b --gpus 8 --tp 8 --gbs 8 --cluster dgx-a100 --format json
+cp "$TMP/out" "$TMP/dgx1.json"
+expect_ok predict --model gpt3-175b --gpus 8 --tp 8 --gbs 8 --cluster vtrain-a100 --format json
+check "vtrain-a100: one node as dgx-a100" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/dgx1.json" step_time_s)" ]
+
 finish

@@ -22,8 +22,8 @@ static void every_preset_loads(void) {
       CHECK_STATUS(st, PL_OK, dp);
     }
     /* 10 GPU presets; 7 DGX/platform + 3 cloud + 2 HPC-centre (Jean Zay, ALCF Polaris) + 2 rack
-     * (GB200 NVL72, GB300 NVL72) cluster presets. */
-    CHECK_EQ_INT(n, k == 0 ? 10 : 14);
+     * (GB200 NVL72, GB300 NVL72) + 1 validation source's (vTrain) cluster presets. */
+    CHECK_EQ_INT(n, k == 0 ? 10 : 15);
   }
 }
 
