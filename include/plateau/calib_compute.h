@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include "hw.h"
 #include "status.h"
+#include "trace.h"
 
 #define PL_COMPUTE_MAX_FILE_BYTES (1024u << 20) /* uncompressed trace */
 #define PL_COMPUTE_MAX_NAMES 64                 /* distinct unrecovered op names kept */
@@ -43,6 +44,16 @@ enum pl_compute_kind {
   PL_COMPUTE_KINDS
 };
 
+/* Which part of the step launched an op (PyTorch's own record_function
+ * ranges around it on its CPU thread): the autograd engine runs each backward
+ * node inside "autograd::engine::evaluate_function: <node>" (torch/csrc/
+ * autograd/engine.cpp, Engine::thread_main); Optimizer.step and zero_grad run
+ * inside "Optimizer.step#<class>.step" / "Optimizer.zero_grad#<class>.zero_grad"
+ * (torch/optim/optimizer.py, profile_hook_step), and foreach / fused
+ * optimizer ops (aten::_foreach_*, aten::_fused_adam*: clip_grad_norm_ runs
+ * outside the optimizer's range) count there too; everything else is forward. */
+enum pl_compute_phase { PL_PHASE_FWD, PL_PHASE_BWD, PL_PHASE_OPT, PL_PHASE_N };
+
 struct pl_compute_obs {
   enum pl_compute_kind kind;
   int64_t m, n, k, count;  /* GEMM: (m x k) @ (k x n), count batched; attention: m = queries,
@@ -52,6 +63,8 @@ struct pl_compute_obs {
   double bytes;            /* memory-bound: least bytes moved; attention: q/k/v/o bytes */
   double time_s;           /* measured: the op's kernels' durations, summed */
   int kernels;
+  enum pl_compute_phase phase;
+  char op[48];             /* the ATen op ("aten::mm") */
 };
 
 /* An op name whose kernels could not be used, with how many and how long. */
@@ -70,6 +83,8 @@ struct pl_compute_trace {
   double kernel_s;          /* their total duration */
   int64_t unlinked_kernels; /* no runtime call or op to link to */
   double unlinked_s;
+  double phase_s[PL_PHASE_N]; /* linked kernel time by the phase of its op */
+  int64_t steps;            /* distinct "ProfilerStep#N" ranges (0: none) */
   size_t n_skips;           /* distinct (name, why) */
   int64_t skips_dropped;    /* ops beyond PL_COMPUTE_MAX_NAMES distinct names (counted) */
   struct pl_compute_skip skips[PL_COMPUTE_MAX_NAMES];
@@ -126,5 +141,47 @@ double pl_compute_obs_time_s(const struct pl_gpu *g, const struct pl_compute_obs
 enum pl_status pl_calib_compute_save(const char *base_name_or_path, const struct pl_gpu *fitted,
                                      const struct pl_compute_fit *fit, const char *note,
                                      const char *path, struct pl_diag *diag);
+
+/* ---- a trace's ops against a prediction's (`plateau trace compare`,
+ * docs/trace.md 9.5). Each GEMM and attention op of the trace is matched to
+ * the prediction's op (predict --ops) of the same shape: a GEMM (M x K) @
+ * (K x N) is op (m, n, k)'s forward when {M, N} = {m, n} and K = k, its
+ * input gradient when {M, N} = {m, k} and K = n, its weight gradient when
+ * {M, N} = {n, k} and K = m (nn.Linear's three GEMMs); attention by queries,
+ * keys, head dim and batch x heads. The pass is the op's phase in the trace
+ * (pl_compute_phase). The rest of the kernel time is compared per phase:
+ * memory-bound and other kernels of the forward and of the backward against
+ * predict's memory-bound ops, the optimizer's against its optimizer step.
+ * Times are per step: the trace's sums over its ProfilerStep count. */
+#define PL_OPCMP_MAX_ROWS 160
+#define PL_OPCMP_MAX_UNMATCHED 64
+
+struct pl_opcmp_row {
+  char name[48];            /* "layer.qkv", "memory-bound", "optimizer", unmatched: "aten::mm" */
+  char pass[16];            /* "fwd", "bwd", "step"; unmatched: the phase */
+  char shape[48];           /* "4096 x 3072 x 2048 x 1" or "" */
+  char why[72];             /* unmatched: the reason */
+  double predicted_s, measured_s; /* per step */
+  double calls;             /* measured ops per step */
+  bool has_pred, has_meas;
+};
+
+struct pl_opcmp {
+  double steps;             /* the trace's ProfilerStep ranges (1 when it has none) */
+  bool steps_known;
+  struct pl_opcmp_row rows[PL_OPCMP_MAX_ROWS];
+  int n_rows;
+  struct pl_opcmp_row unmatched[PL_OPCMP_MAX_UNMATCHED]; /* longest first */
+  int n_unmatched;
+  int64_t unmatched_dropped; /* distinct unmatched kinds beyond the array */
+};
+
+/* Compare trace t with a prediction's ops (predict --ops --format json) and
+ * its optimizer step (has_optimizer false: none known). PL_ERR_RANGE when
+ * the prediction has no ops. */
+enum pl_status pl_compute_opcmp(const struct pl_compute_trace *t,
+                                const struct pl_trace_summary_op *ops, int n_ops,
+                                double optimizer_s, bool has_optimizer, struct pl_opcmp *out,
+                                struct pl_diag *diag);
 
 #endif

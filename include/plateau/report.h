@@ -29,6 +29,25 @@ void pl_report_predict_csv_row(FILE *out, const struct pl_prediction *p);
  * bwd_flops, fwd_bytes, bwd_bytes, recompute, fwd_s, bwd_s, per_step_s}. */
 void pl_report_ops_text(FILE *out, const struct pl_run *run);
 void pl_report_ops_json(struct pl_emit *e, const char *key, const struct pl_run *run);
+/* The kernel categories of `plateau trace analyze` (docs/trace.md 3.5), as
+ * predict files its ops under them (its JSON "kernel_time" and the ops'
+ * "class"; docs/trace.md 9.4). */
+enum pl_kernel_class {
+  PL_KC_GEMM,
+  PL_KC_ATTENTION,
+  PL_KC_ELEMENTWISE,
+  PL_KC_REDUCTION,
+  PL_KC_OTHER_COMPUTE,
+  PL_KC_N
+};
+enum pl_kernel_class pl_op_kernel_class(const struct pl_op *op);
+const char *pl_kernel_class_name(enum pl_kernel_class c); /* "gemm", ... */
+/* Compute per step of one GPU by kernel category: the --ops per-step times
+ * summed by pl_op_kernel_class, the optimizer step added to elementwise (its
+ * multi_tensor_apply kernels are element-wise by the trace's name rule).
+ * False (all 0) when no step was simulated or pp > 1 (the embedding and the
+ * head run on different GPUs: no sum describes one GPU). */
+bool pl_report_kernel_classes(const struct pl_prediction *p, double class_s[PL_KC_N]);
 /* A prediction's object (pl_report_predict_json) with its "ops" added. */
 void pl_report_predict_ops_json(struct pl_emit *e, const char *key, const struct pl_prediction *p);
 

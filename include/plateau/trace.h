@@ -292,6 +292,17 @@ struct pl_trace_summary_coll {
 
 #define PL_TRACE_SUMMARY_MAX_COLL 256 /* collective rows; more is an error */
 
+/* One op of a prediction made with `predict --ops --format json` (its "ops"
+ * array, report.h): times for one micro-batch, per_step_s on one GPU. */
+struct pl_trace_summary_op {
+  char segment[8];          /* "embed", "layer", "head" */
+  char name[24];            /* "qkv", "attn", ... */
+  char kind[12];            /* "gemm", "attention", "memory" */
+  int64_t m, n, k, count;
+  double fwd_s, bwd_s, per_step_s;
+};
+#define PL_TRACE_SUMMARY_MAX_OPS 256
+
 struct pl_trace_summary {
   char origin[256];           /* the path as given */
   enum pl_trace_source source;
@@ -300,6 +311,8 @@ struct pl_trace_summary {
   bool has[PL_TM_N];          /* false: this source does not define the metric */
   struct pl_trace_summary_coll *coll; /* at most PL_TRACE_SUMMARY_MAX_COLL */
   int n_coll;
+  struct pl_trace_summary_op *ops; /* predict --ops results only; at most PL_TRACE_SUMMARY_MAX_OPS */
+  int n_ops;
 };
 
 /* Load path as a trace (file or directory, analyzed with opts) or a result

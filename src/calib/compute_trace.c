@@ -73,12 +73,16 @@ static enum pl_status read_all(const char *path, char **text, size_t *len, struc
 struct rt { int64_t corr, ext; };
 struct op { int64_t ext; yajl_val ev; double kernel_s; int kernels; };
 struct kern { int64_t corr; double dur_s; };
+/* A CPU range that sets the phase of the ops inside it (pl_compute_phase). */
+struct range { int64_t tid; double start, end; enum pl_compute_phase phase; };
 
 struct events {
   struct rt *rts;
   struct op *ops;
   struct kern *ks;
-  size_t n_rts, n_ops, n_ks;
+  struct range *ranges;
+  size_t n_rts, n_ops, n_ks, n_ranges;
+  int64_t steps;
 };
 
 static bool num_of(yajl_val v, int64_t *out) {
@@ -112,6 +116,55 @@ static int cmp_rt(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+static int cmp_range(const void *a, const void *b) {
+  const struct range *x = a, *y = b;
+  if (x->tid != y->tid)
+    return (x->tid > y->tid) - (x->tid < y->tid);
+  return (x->start > y->start) - (x->start < y->start);
+}
+
+static bool starts_with(const char *s, const char *prefix) {
+  return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* The phase range an event opens, if any (pl_compute_phase's sources). */
+static bool phase_range(yajl_val ev, struct range *r) {
+  const char *name = str_of(ev, "name");
+  if (starts_with(name, "autograd::engine::evaluate_function: "))
+    r->phase = PL_PHASE_BWD;
+  else if (starts_with(name, "Optimizer.step#") || starts_with(name, "Optimizer.zero_grad#"))
+    r->phase = PL_PHASE_OPT;
+  else
+    return false;
+  yajl_val ts = base_json_get(ev, "ts"), dur = base_json_get(ev, "dur");
+  if (!num_of(base_json_get(ev, "tid"), &r->tid) || ts == NULL || !YAJL_IS_NUMBER(ts) ||
+      dur == NULL || !YAJL_IS_NUMBER(dur))
+    return false;
+  r->start = YAJL_GET_DOUBLE(ts);
+  r->end = r->start + YAJL_GET_DOUBLE(dur);
+  return true;
+}
+
+/* Distinct ProfilerStep#N names (a range may appear on the CPU and GPU side). */
+static int64_t count_steps(yajl_val evs) {
+  int64_t hi = -1, lo = INT64_MAX, n = 0;
+  for (size_t i = 0; i < evs->u.array.len; i++) {
+    const char *name = str_of(evs->u.array.values[i], "name");
+    if (!starts_with(name, "ProfilerStep#"))
+      continue;
+    char *end = NULL;
+    long long k = strtoll(name + 13, &end, 10);
+    if (end == name + 13)
+      continue;
+    if (k > hi)
+      hi = k;
+    if (k < lo)
+      lo = k;
+    n++;
+  }
+  return n == 0 ? 0 : hi - lo + 1;
+}
+
 static int cmp_op(const void *a, const void *b) {
   int64_t x = ((const struct op *)a)->ext, y = ((const struct op *)b)->ext;
   return (x > y) - (x < y);
@@ -123,13 +176,17 @@ static enum pl_status collect(yajl_val evs, struct events *e) {
   e->rts = pl_calloc(n ? n : 1, sizeof *e->rts);
   e->ops = pl_calloc(n ? n : 1, sizeof *e->ops);
   e->ks = pl_calloc(n ? n : 1, sizeof *e->ks);
-  if (e->rts == NULL || e->ops == NULL || e->ks == NULL)
+  e->ranges = pl_calloc(n ? n : 1, sizeof *e->ranges);
+  if (e->rts == NULL || e->ops == NULL || e->ks == NULL || e->ranges == NULL)
     return PL_ERR_NOMEM;
+  e->steps = count_steps(evs);
   for (size_t i = 0; i < n; i++) {
     yajl_val ev = evs->u.array.values[i];
     const char *cat = str_of(ev, "cat");
     yajl_val args = base_json_get(ev, "args");
     int64_t corr = 0, ext = 0;
+    if (phase_range(ev, &e->ranges[e->n_ranges]))
+      e->n_ranges++;
     bool has_corr = num_of(base_json_get(args, "correlation"), &corr);
     bool has_ext = num_of(base_json_get(args, "External id"), &ext);
     if ((strcmp(cat, "cuda_runtime") == 0 || strcmp(cat, "cuda_driver") == 0) && has_corr &&
@@ -145,7 +202,46 @@ static enum pl_status collect(yajl_val evs, struct events *e) {
   }
   qsort(e->rts, e->n_rts, sizeof *e->rts, cmp_rt);
   qsort(e->ops, e->n_ops, sizeof *e->ops, cmp_op);
+  qsort(e->ranges, e->n_ranges, sizeof *e->ranges, cmp_range);
   return PL_OK;
+}
+
+/* Inside a range of this phase on the op's thread: the last range of that
+ * thread starting at or before the op (ranges of one phase do not nest). */
+static bool in_range(const struct events *e, enum pl_compute_phase ph, int64_t tid, double ts) {
+  size_t lo = 0, hi = e->n_ranges; /* first range with (tid, start) > (tid, ts) */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    const struct range *r = &e->ranges[mid];
+    if (r->tid < tid || (r->tid == tid && r->start <= ts))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (size_t i = lo; i-- > 0;) {
+    const struct range *r = &e->ranges[i];
+    if (r->tid != tid)
+      return false;
+    if (r->phase == ph && ts <= r->end)
+      return true;
+    if (r->phase == ph)
+      return false;
+  }
+  return false;
+}
+
+static enum pl_compute_phase phase_of(const struct events *e, yajl_val ev) {
+  const char *name = str_of(ev, "name");
+  if (starts_with(name, "aten::_foreach_") || starts_with(name, "aten::_fused_adam"))
+    return PL_PHASE_OPT;
+  int64_t tid;
+  yajl_val ts = base_json_get(ev, "ts");
+  if (!num_of(base_json_get(ev, "tid"), &tid) || ts == NULL || !YAJL_IS_NUMBER(ts))
+    return PL_PHASE_FWD;
+  double t = YAJL_GET_DOUBLE(ts);
+  if (in_range(e, PL_PHASE_OPT, tid, t))
+    return PL_PHASE_OPT;
+  return in_range(e, PL_PHASE_BWD, tid, t) ? PL_PHASE_BWD : PL_PHASE_FWD;
 }
 
 static struct op *op_of_kernel(struct events *e, int64_t corr) {
@@ -404,6 +500,9 @@ static enum pl_status link_all(struct events *e, struct pl_compute_trace *t) {
       continue;
     struct pl_compute_obs o;
     memset(&o, 0, sizeof o);
+    o.phase = phase_of(e, op->ev);
+    t->phase_s[o.phase] += op->kernel_s;
+    snprintf(o.op, sizeof o.op, "%s", str_of(op->ev, "name"));
     const char *why = classify(op->ev, &o);
     if (why != NULL) {
       skip(t, str_of(op->ev, "name"), why, op->kernels, op->kernel_s);
@@ -441,8 +540,10 @@ enum pl_status pl_compute_obs_parse(const char *text, size_t len, const char *or
   st = t == NULL ? PL_ERR_NOMEM : collect(evs, &e);
   if (st == PL_OK) {
     snprintf(t->origin, sizeof t->origin, "%s", origin);
+    t->steps = e.steps;
     st = link_all(&e, t);
   }
+  pl_free(e.ranges);
   pl_free(e.rts);
   pl_free(e.ops);
   pl_free(e.ks);

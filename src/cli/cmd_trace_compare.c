@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <plateau/alloc.h>
+#include <plateau/calib_compute.h>
 #include <plateau/plateau.h>
 
 #include "opts.h"
@@ -22,9 +24,13 @@ static const struct cli_cmd cmd = {
     "Compare two runs per metric (step_time_s, compute_s, exposed_comm_s, overlapped_comm_s,\n"
     "idle_s, ...) and per collective, with B - A and (B - A) / A. A and B are Kineto traces\n"
     "(a file or a directory of one file per rank) or JSON results of `plateau trace analyze`\n"
-    "or `plateau predict`. Definitions: docs/trace.md section 9.",
+    "or `plateau predict`. A trace file against `plateau predict --ops --format json` adds a\n"
+    "table per operation (GEMMs and attention matched by shape, the rest per phase).\n"
+    "Definitions: docs/trace.md section 9.",
     opts, sizeof opts / sizeof opts[0], true,
 };
+
+struct per_op;
 
 /* The four compared fields of a collective row. */
 enum cfield { CF_CALLS, CF_BYTES, CF_TIME, CF_BUSBW, CF_N };
@@ -113,8 +119,10 @@ static void text_colls(const struct pl_trace_summary *a, const struct pl_trace_s
   }
 }
 
+static void text_ops(const struct per_op *po);
+
 static void print_text(const struct pl_trace_summary *a, const struct pl_trace_summary *b,
-                       const struct pl_trace_coll_pair *p, int n) {
+                       const struct pl_trace_coll_pair *p, int n, const struct per_op *po) {
   text_side("A", a);
   text_side("B", b);
   printf("\n%-18s %13s %13s %13s %9s\n", "per step", "A", "B", "B - A", "(B-A)/A");
@@ -123,6 +131,7 @@ static void print_text(const struct pl_trace_summary *a, const struct pl_trace_s
       text_row("", pl_trace_metric_name((enum pl_trace_metric)m), a->value[m], a->has[m],
                b->value[m], b->has[m], metric_unit((enum pl_trace_metric)m));
   text_colls(a, b, p, n);
+  text_ops(po);
 }
 
 /* ---- JSON ---- */
@@ -174,8 +183,10 @@ static void json_coll(struct pl_emit *e, const struct pl_trace_summary *a,
   pl_emit_obj_end(e);
 }
 
+static void json_ops(struct pl_emit *e, const struct per_op *po);
+
 static int print_json(const struct pl_trace_summary *a, const struct pl_trace_summary *b,
-                      const struct pl_trace_coll_pair *p, int n) {
+                      const struct pl_trace_coll_pair *p, int n, const struct per_op *po) {
   struct pl_emit *e = cli_emit_open();
   if (e == NULL)
     return cli_fail("out of memory");
@@ -192,6 +203,7 @@ static int print_json(const struct pl_trace_summary *a, const struct pl_trace_su
   for (int k = 0; k < n; k++)
     json_coll(e, a, b, p[k]);
   pl_emit_arr_end(e);
+  json_ops(e, po);
   pl_emit_obj_end(e);
   return cli_emit_done(e);
 }
@@ -219,8 +231,10 @@ static void csv_row(const char *section, const char *name, int64_t g, const char
   printf("\n");
 }
 
+static void csv_ops(const struct per_op *po);
+
 static void print_csv(const struct pl_trace_summary *a, const struct pl_trace_summary *b,
-                      const struct pl_trace_coll_pair *p, int n) {
+                      const struct pl_trace_coll_pair *p, int n, const struct per_op *po) {
   printf("section,name,group_size,field,a,b,diff,rel\n");
   for (int m = 0; m < PL_TM_N; m++)
     if (a->has[m] || b->has[m])
@@ -234,6 +248,185 @@ static void print_csv(const struct pl_trace_summary *a, const struct pl_trace_su
       csv_row("collective", op, pair_group(a, b, p[k]), cfield_key[f], va, ha, vb, hb);
     }
   }
+  csv_ops(po);
+}
+
+/* ---- per operation: a trace file against predict --ops (docs/trace.md 9.5) ---- */
+
+struct per_op {
+  bool wanted;         /* one side a trace, the other a prediction */
+  bool trace_is_a;
+  const char *note;    /* why there is no table, when wanted */
+  struct pl_opcmp *c;  /* the table, or NULL */
+};
+
+/* A row's two sides as A and B. */
+static void op_sides(const struct per_op *po, const struct pl_opcmp_row *r, double *a, bool *ha,
+                     double *b, bool *hb) {
+  *a = po->trace_is_a ? r->measured_s : r->predicted_s;
+  *ha = po->trace_is_a ? r->has_meas : r->has_pred;
+  *b = po->trace_is_a ? r->predicted_s : r->measured_s;
+  *hb = po->trace_is_a ? r->has_pred : r->has_meas;
+}
+
+static void text_ops(const struct per_op *po) {
+  if (!po->wanted)
+    return;
+  if (po->c == NULL) {
+    printf("\nper operation: %s\n", po->note);
+    return;
+  }
+  const struct pl_opcmp *c = po->c;
+  printf("\nper operation, per step (%s: %.0f %s; GEMMs and attention matched by shape, the "
+         "rest by phase; docs/trace.md 9.5):\n",
+         po->trace_is_a ? "A" : "B", c->steps,
+         c->steps_known ? "ProfilerStep ranges" : "step (no ProfilerStep range: whole trace)");
+  printf("  %-24s %-4s %-26s %7s %13s %13s %13s %9s\n", "op", "pass", "shape (m x n x k x count)",
+         "calls", "A", "B", "B - A", "(B-A)/A");
+  for (int i = 0; i < c->n_rows; i++) {
+    const struct pl_opcmp_row *r = &c->rows[i];
+    if (!r->has_pred && !r->has_meas)
+      continue;
+    double a, b;
+    bool ha, hb;
+    op_sides(po, r, &a, &ha, &b, &hb);
+    if (r->shape[0] && r->calls == 0 && r->predicted_s == 0)
+      continue;
+    char lead[192], calls[16] = "";
+    if (r->shape[0] || r->calls > 0)
+      snprintf(calls, sizeof calls, "%.0f", r->calls);
+    snprintf(lead, sizeof lead, "  %-24s %-4s %-26s %7s", r->name, r->pass, r->shape, calls);
+    struct pl_trace_delta d = pl_trace_delta(a, ha, b, hb);
+    char sa[48], sb[48], sd[48], sr[24] = "-";
+    fmt_value(sa, sizeof sa, a, ha, 's', false);
+    fmt_value(sb, sizeof sb, b, hb, 's', false);
+    fmt_value(sd, sizeof sd, d.diff, d.has_diff, 's', true);
+    if (d.has_rel)
+      snprintf(sr, sizeof sr, "%+.2f%%", 100 * d.rel);
+    printf("%s %13s %13s %13s %9s\n", lead, sa, sb, sd, sr);
+  }
+  if (c->n_unmatched == 0)
+    return;
+  printf("\nnot matched to a predicted op (%s, per step, longest first):\n",
+         po->trace_is_a ? "A" : "B");
+  for (int i = 0; i < c->n_unmatched; i++) {
+    const struct pl_opcmp_row *r = &c->unmatched[i];
+    char t[32];
+    pl_fmt_seconds(t, sizeof t, r->measured_s);
+    printf("  %-40s %-9s %-26s %5.0f calls %11s  %s\n", r->name, r->pass, r->shape, r->calls, t,
+           r->why);
+  }
+  if (c->unmatched_dropped > 0)
+    printf("  ... %lld more kinds\n", (long long)c->unmatched_dropped);
+}
+
+static void json_ops(struct pl_emit *e, const struct per_op *po) {
+  if (po->c == NULL) {
+    pl_emit_null(e, "operations");
+    pl_emit_null(e, "operations_unmatched");
+    return;
+  }
+  const struct pl_opcmp *c = po->c;
+  pl_emit_obj_begin(e, "operations_trace");
+  pl_emit_str(e, "side", po->trace_is_a ? "a" : "b");
+  pl_emit_num(e, "steps", c->steps);
+  pl_emit_bool(e, "steps_known", c->steps_known);
+  pl_emit_obj_end(e);
+  pl_emit_arr_begin(e, "operations");
+  for (int i = 0; i < c->n_rows; i++) {
+    const struct pl_opcmp_row *r = &c->rows[i];
+    if ((!r->has_pred && !r->has_meas) || (r->shape[0] && r->calls == 0 && r->predicted_s == 0))
+      continue;
+    double a, b;
+    bool ha, hb;
+    op_sides(po, r, &a, &ha, &b, &hb);
+    pl_emit_obj_begin(e, NULL);
+    pl_emit_str(e, "name", r->name);
+    pl_emit_str(e, "pass", r->pass);
+    pl_emit_str(e, "shape", r->shape[0] ? r->shape : NULL);
+    pl_emit_num(e, "calls", r->calls);
+    json_cmp(e, "time_s", a, ha, b, hb);
+    pl_emit_obj_end(e);
+  }
+  pl_emit_arr_end(e);
+  pl_emit_arr_begin(e, "operations_unmatched");
+  for (int i = 0; i < c->n_unmatched; i++) {
+    const struct pl_opcmp_row *r = &c->unmatched[i];
+    pl_emit_obj_begin(e, NULL);
+    pl_emit_str(e, "op", r->name);
+    pl_emit_str(e, "phase", r->pass);
+    pl_emit_str(e, "shape", r->shape);
+    pl_emit_num(e, "calls", r->calls);
+    pl_emit_num(e, "time_s", r->measured_s);
+    pl_emit_str(e, "why", r->why);
+    pl_emit_obj_end(e);
+  }
+  pl_emit_arr_end(e);
+}
+
+static void csv_ops(const struct per_op *po) {
+  if (po->c == NULL)
+    return;
+  const struct pl_opcmp *c = po->c;
+  for (int i = 0; i < c->n_rows; i++) {
+    const struct pl_opcmp_row *r = &c->rows[i];
+    if ((!r->has_pred && !r->has_meas) || (r->shape[0] && r->calls == 0 && r->predicted_s == 0))
+      continue;
+    double a, b;
+    bool ha, hb;
+    op_sides(po, r, &a, &ha, &b, &hb);
+    char name[64];
+    snprintf(name, sizeof name, "%s%s%s", r->name, r->pass[0] ? "." : "", r->pass);
+    for (char *p = name; *p; p++)
+      if (*p == ' ')
+        *p = '_';
+    csv_row("operation", name, 0, "time_s", a, ha, b, hb);
+  }
+  for (int i = 0; i < c->n_unmatched; i++) {
+    const struct pl_opcmp_row *r = &c->unmatched[i];
+    char name[200];
+    snprintf(name, sizeof name, "%s [%s; %s; %s]", r->name, r->shape, r->pass, r->why);
+    for (char *p = name; *p; p++)
+      if (*p == ',')
+        *p = ';';
+    csv_row("operation_unmatched", name, 0, "time_s", r->measured_s, po->trace_is_a, r->measured_s,
+            !po->trace_is_a);
+  }
+}
+
+static void per_op_load(const char *const paths[2], const struct pl_trace_summary *s,
+                        struct per_op *po) {
+  memset(po, 0, sizeof *po);
+  int t = s[0].source == PL_TSRC_TRACE && s[1].source == PL_TSRC_PREDICT_JSON   ? 0
+          : s[1].source == PL_TSRC_TRACE && s[0].source == PL_TSRC_PREDICT_JSON ? 1
+                                                                                 : -1;
+  if (t < 0)
+    return;
+  po->wanted = true;
+  po->trace_is_a = t == 0;
+  const struct pl_trace_summary *p = &s[1 - t];
+  static char note[600];
+  if (p->n_ops == 0) {
+    po->note = "the prediction has no ops: write it with `plateau predict --ops --format json`";
+    return;
+  }
+  if (s[t].ranks != 1) {
+    po->note = "one trace file of one rank only";
+    return;
+  }
+  struct pl_compute_trace *ct = NULL;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  po->c = pl_malloc(sizeof *po->c);
+  if (po->c == NULL || pl_compute_obs_load(paths[t], &ct, &d) != PL_OK ||
+      pl_compute_opcmp(ct, p->ops, p->n_ops, p->value[PL_TM_OPTIMIZER_S],
+                       p->has[PL_TM_OPTIMIZER_S], po->c, &d) != PL_OK) {
+    snprintf(note, sizeof note, "%s", po->c == NULL ? "out of memory" : d.msg);
+    po->note = note;
+    pl_free(po->c);
+    po->c = NULL;
+  }
+  pl_compute_trace_free(ct);
 }
 
 /* ---- driver ---- */
@@ -248,21 +441,29 @@ static int load(const char *path, const struct pl_trace_opts *o, struct pl_trace
 
 static int compare(const struct cli_args *args, enum cli_format format,
                    const struct pl_trace_opts *o) {
-  struct pl_trace_summary a, b;
-  memset(&b, 0, sizeof b);
-  if (load(args->pos[0], o, &a))
+  struct pl_trace_summary s[2];
+  memset(&s[1], 0, sizeof s[1]);
+  if (load(args->pos[0], o, &s[0]))
     return 1;
-  int rc = load(args->pos[1], o, &b);
+  int rc = load(args->pos[1], o, &s[1]);
+  struct pl_trace_summary *a = &s[0], *b = &s[1];
   struct pl_trace_coll_pair p[2 * PL_TRACE_SUMMARY_MAX_COLL];
-  int n = rc == 0 ? pl_trace_coll_pairs(&a, &b, p) : 0;
+  int n = rc == 0 ? pl_trace_coll_pairs(a, b, p) : 0;
+  struct per_op po;
+  memset(&po, 0, sizeof po);
+  if (rc == 0) {
+    const char *const paths[2] = {args->pos[0], args->pos[1]};
+    per_op_load(paths, s, &po);
+  }
   if (rc == 0 && format == CLI_FORMAT_JSON)
-    rc = print_json(&a, &b, p, n);
+    rc = print_json(a, b, p, n, &po);
   else if (rc == 0 && format == CLI_FORMAT_CSV)
-    print_csv(&a, &b, p, n);
+    print_csv(a, b, p, n, &po);
   else if (rc == 0)
-    print_text(&a, &b, p, n);
-  pl_trace_summary_free(&a);
-  pl_trace_summary_free(&b);
+    print_text(a, b, p, n, &po);
+  pl_free(po.c);
+  pl_trace_summary_free(a);
+  pl_trace_summary_free(b);
   return rc;
 }
 

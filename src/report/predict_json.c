@@ -4,6 +4,8 @@
 #include <plateau/coll.h>
 #include <plateau/report.h>
 
+#include <stdio.h>
+
 static void model_json(struct pl_emit *e, const struct pl_prediction *p) {
   const struct pl_model *m = &p->run.model;
   pl_emit_obj_begin(e, "model");
@@ -205,6 +207,21 @@ static void step_json(struct pl_emit *e, const struct pl_prediction *p) {
   step_num(e, s, "other_s", s->other_s);
   step_num(e, s, "overlapped_comm_s", s->overlapped_comm_s);
   pl_emit_obj_end(e);
+  /* compute per step by the trace's kernel categories (docs/trace.md 9.4):
+   * `plateau trace compare` pairs them with a trace's; null when no step was
+   * simulated or pp > 1 */
+  double kc[PL_KC_N];
+  if (pl_report_kernel_classes(p, kc)) {
+    pl_emit_obj_begin(e, "kernel_time");
+    for (int c = 0; c < PL_KC_N; c++) {
+      char k[40];
+      snprintf(k, sizeof k, "%s_s", pl_kernel_class_name((enum pl_kernel_class)c));
+      pl_emit_num(e, k, kc[c]);
+    }
+    pl_emit_obj_end(e);
+  } else {
+    pl_emit_null(e, "kernel_time");
+  }
   pl_emit_arr_begin(e, "collectives");
   for (int i = 0; s->simulated && i < s->n_collectives; i++) {
     const struct pl_coll_summary *c = &s->collectives[i];
@@ -275,5 +292,12 @@ void pl_report_predict_members(struct pl_emit *e, const struct pl_prediction *p)
 void pl_report_predict_json(struct pl_emit *e, const char *key, const struct pl_prediction *p) {
   pl_emit_obj_begin(e, key);
   pl_report_predict_members(e, p);
+  pl_emit_obj_end(e);
+}
+
+void pl_report_predict_ops_json(struct pl_emit *e, const char *key, const struct pl_prediction *p) {
+  pl_emit_obj_begin(e, key);
+  pl_report_predict_members(e, p);
+  pl_report_ops_json(e, "ops", &p->run);
   pl_emit_obj_end(e);
 }

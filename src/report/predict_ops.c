@@ -22,6 +22,30 @@ static const char *kind_name(enum pl_op_kind k) {
   return k == PL_OP_GEMM ? "gemm" : k == PL_OP_ATTENTION ? "attention" : "memory";
 }
 
+/* The trace's kernel category (docs/trace.md 3.5) the op's kernels fall in:
+ * GEMMs "gemm", attention "attention"; memory-bound normalizations and the
+ * loss (softmax / cross-entropy kernels), whose kernel names hold "norm",
+ * "softmax", "cross_entropy" or "nll_loss", "reduction"; every other
+ * memory-bound op (element-wise, copies, casts, index/scatter) "elementwise". */
+enum pl_kernel_class pl_op_kernel_class(const struct pl_op *op) {
+  static const char *const reductions[] = {"norm1", "norm2", "final_norm", "mla_norms", "loss",
+                                           "train_metrics"};
+  if (op->kind == PL_OP_GEMM)
+    return PL_KC_GEMM;
+  if (op->kind == PL_OP_ATTENTION)
+    return PL_KC_ATTENTION;
+  for (size_t i = 0; op->name != NULL && i < sizeof reductions / sizeof reductions[0]; i++)
+    if (strcmp(op->name, reductions[i]) == 0)
+      return PL_KC_REDUCTION;
+  return PL_KC_ELEMENTWISE;
+}
+
+const char *pl_kernel_class_name(enum pl_kernel_class c) {
+  static const char *const n[PL_KC_N] = {"gemm", "attention", "elementwise", "reduction",
+                                         "other_compute"};
+  return (unsigned)c < PL_KC_N ? n[c] : "?";
+}
+
 /* One op's figures, as both outputs print them. */
 struct op_row {
   int segment;
@@ -74,6 +98,20 @@ static void rate(char *buf, size_t len, const struct pl_op *op, double flops, do
     snprintf(buf, len, "%.0f GB/s", bytes / s / 1e9);
   else
     snprintf(buf, len, "%.0f TFLOP/s", flops / s / 1e12);
+}
+
+bool pl_report_kernel_classes(const struct pl_prediction *p, double class_s[PL_KC_N]) {
+  for (int c = 0; c < PL_KC_N; c++)
+    class_s[c] = 0;
+  if (!p->step.simulated || p->run.layout.pp > 1)
+    return false;
+  struct op_row rows[3 * PL_MAX_LAYER_OPS];
+  int n = collect(&p->run, rows);
+  for (int i = 0; i < n; i++)
+    class_s[pl_op_kernel_class(&rows[i].op)] += rows[i].per_step_s;
+  /* the optimizer's multi_tensor_apply (foreach / fused AdamW) kernels */
+  class_s[PL_KC_ELEMENTWISE] += p->step.optimizer_s;
+  return true;
 }
 
 void pl_report_ops_text(FILE *out, const struct pl_run *run) {
@@ -129,6 +167,7 @@ void pl_report_ops_json(struct pl_emit *e, const char *key, const struct pl_run 
     pl_emit_str(e, "segment", segment_names[r->segment]);
     pl_emit_str(e, "name", r->op.name);
     pl_emit_str(e, "kind", kind_name(r->op.kind));
+    pl_emit_str(e, "class", pl_kernel_class_name(pl_op_kernel_class(&r->op)));
     pl_emit_int(e, "m", r->op.m);
     pl_emit_int(e, "n", r->op.n);
     pl_emit_int(e, "k", r->op.k);
@@ -144,11 +183,4 @@ void pl_report_ops_json(struct pl_emit *e, const char *key, const struct pl_run 
     pl_emit_obj_end(e);
   }
   pl_emit_arr_end(e);
-}
-
-void pl_report_predict_ops_json(struct pl_emit *e, const char *key, const struct pl_prediction *p) {
-  pl_emit_obj_begin(e, key);
-  pl_report_predict_members(e, p);
-  pl_report_ops_json(e, "ops", &p->run);
-  pl_emit_obj_end(e);
 }

@@ -431,8 +431,16 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
    * recipe where the framework passes is_first_microbatch, as Megatron-Core's
    * forward_step does (megatron/core/pipeline_parallel/schedules.py:
    * model.set_is_first_microbatch() on a step's first micro-batch) */
-  bool cached = l->dtype == PL_DTYPE_FP8 &&
-                (l->fp8_recipe != PL_FP8_RECIPE_TENSOR || l->fp8_weight_cache);
+  /* MXFP8 and NVFP4 too: TE's Linear/GroupedLinear take the cached weight
+   * workspace for any quantizer (transformer_engine/pytorch/module/linear.py
+   * _Linear.forward: get_weight_workspace(..., cache_name="weight" when
+   * is_first_microbatch is not None, update_workspace=is_first_microbatch);
+   * the workspace is an MXFP8Tensor or NVFP4Tensor under those recipes), so
+   * the framework's is_first_microbatch caches them the same way */
+  bool block_scaled = l->dtype == PL_DTYPE_MXFP8 || l->dtype == PL_DTYPE_NVFP4;
+  bool cached = (l->dtype == PL_DTYPE_FP8 &&
+                 (l->fp8_recipe != PL_FP8_RECIPE_TENSOR || l->fp8_weight_cache)) ||
+                (block_scaled && l->fp8_weight_cache);
   double weight_share = cached && l->micro_batches > 0 ? 1.0 / (double)l->micro_batches : 1.0;
   double amax = l->dtype == PL_DTYPE_FP8 && l->fp8_recipe == PL_FP8_RECIPE_CURRENT ? 2.0 : 0.0;
   double fwd = 0, bwd = 0;

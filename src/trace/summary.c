@@ -52,6 +52,9 @@ void pl_trace_summary_free(struct pl_trace_summary *s) {
   pl_free(s->coll);
   s->coll = NULL;
   s->n_coll = 0;
+  pl_free(s->ops);
+  s->ops = NULL;
+  s->n_ops = 0;
 }
 
 static void set_value(struct pl_trace_summary *s, enum pl_trace_metric m, double v) {
@@ -313,6 +316,48 @@ static enum pl_status colls(struct pl_trace_summary *s, yajl_val root, yajl_val 
   return PL_OK;
 }
 
+/* predict --ops --format json: the "ops" array (report.h), when present. */
+static enum pl_status pred_ops(struct pl_trace_summary *s, yajl_val root, struct pl_diag *diag) {
+  yajl_val a = base_json_get(root, "ops");
+  if (a == NULL || YAJL_IS_NULL(a))
+    return PL_OK;
+  if (!YAJL_IS_ARRAY(a))
+    return pl_diag_set(diag, PL_ERR_PARSE, "%s: field 'ops': expected an array", s->origin);
+  size_t n = a->u.array.len;
+  if (n > PL_TRACE_SUMMARY_MAX_OPS)
+    return pl_diag_set(diag, PL_ERR_LIMIT, "%s: more than %d ops", s->origin,
+                       PL_TRACE_SUMMARY_MAX_OPS);
+  s->ops = pl_calloc(n ? n : 1, sizeof *s->ops);
+  if (s->ops == NULL)
+    return pl_diag_set(diag, PL_ERR_NOMEM, "out of memory");
+  enum pl_status st = PL_OK;
+  for (size_t i = 0; i < n && st == PL_OK; i++) {
+    yajl_val o = a->u.array.values[i];
+    struct pl_trace_summary_op *r = &s->ops[s->n_ops++];
+    bool has;
+    st = base_json_str(o, "segment", true, s->origin, r->segment, sizeof r->segment, diag);
+    if (st == PL_OK)
+      st = base_json_str(o, "name", true, s->origin, r->name, sizeof r->name, diag);
+    if (st == PL_OK)
+      st = base_json_str(o, "kind", true, s->origin, r->kind, sizeof r->kind, diag);
+    if (st == PL_OK)
+      st = base_json_int(o, "m", true, s->origin, &r->m, diag);
+    if (st == PL_OK)
+      st = base_json_int(o, "n", true, s->origin, &r->n, diag);
+    if (st == PL_OK)
+      st = base_json_int(o, "k", true, s->origin, &r->k, diag);
+    if (st == PL_OK)
+      st = base_json_int(o, "count", true, s->origin, &r->count, diag);
+    if (st == PL_OK)
+      st = opt_num(o, "fwd_s", s->origin, &r->fwd_s, &has, diag);
+    if (st == PL_OK)
+      st = opt_num(o, "bwd_s", s->origin, &r->bwd_s, &has, diag);
+    if (st == PL_OK)
+      st = opt_num(o, "per_step_s", s->origin, &r->per_step_s, &has, diag);
+  }
+  return st;
+}
+
 static enum pl_status from_result(yajl_val root, struct pl_trace_summary *s,
                                   struct pl_diag *diag) {
   yajl_val layout = base_json_get(root, "layout");
@@ -334,6 +379,8 @@ static enum pl_status from_result(yajl_val root, struct pl_trace_summary *s,
     set_value(s, PL_TM_COMM_S, s->value[PL_TM_EXPOSED_COMM_S] + s->value[PL_TM_OVERLAPPED_COMM_S]);
   if (st == PL_OK)
     st = colls(s, root, trace_json ? NULL : layout, diag);
+  if (st == PL_OK && !trace_json)
+    st = pred_ops(s, root, diag);
   return st;
 }
 

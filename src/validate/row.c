@@ -423,6 +423,11 @@ static bool layout_modes(const struct validate_source *src, const struct validat
     l->dtype = PL_DTYPE_NVFP4;
   else
     l->dtype = strstr(p, "fp8") != NULL ? PL_DTYPE_FP8 : PL_DTYPE_BF16;
+  /* "FP8-CS": Megatron-Bridge's fp8_cs precision, mixed_precision.py
+   * bf16_with_fp8_current_scaling_mixed (fp8_recipe "tensorwise": TE
+   * Float8CurrentScaling) -> plateau's fp8-current */
+  if (strstr(p, "fp8cs") != NULL)
+    l->fp8_recipe = PL_FP8_RECIPE_CURRENT;
   l->eager_attention = src->eager_attention;
   l->attention_triton = src->triton_attention;
   l->grad_reduce_after_backward = src->grad_reduce_after_backward;

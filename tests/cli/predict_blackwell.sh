@@ -61,6 +61,14 @@ a=$(step --model qwen3-30b-a3b --gpus 64 --ep 8 --gbs 256 --gpu h100 --moe-dispa
 b=$(step --model qwen3-30b-a3b --gpus 64 --ep 8 --gbs 256 --gpu h100 --moe-dispatch deepep)
 check "deepep within a node equals alltoall" [ "$a" = "$b" ]
 
+# Cached block-scaled weights (Transformer Engine is_first_microbatch for any quantizer): with
+# several micro-batches an MXFP8 or NVFP4 step is faster with the cache than without it.
+for dt in mxfp8 nvfp4; do
+  a=$(step --model llama3-8b --gpus 8 --gpu b200 --dtype $dt --mbs 1 --gbs 64 --fp8-weight-cache off)
+  b=$(step --model llama3-8b --gpus 8 --gpu b200 --dtype $dt --mbs 1 --gbs 64 --fp8-weight-cache on)
+  check "$dt: cached weights are faster" awk -v a="$a" -v b="$b" 'BEGIN { exit !(b < a) }'
+done
+
 # Bad MoE input (issue #19): one line, exit 1.
 expect_fail 1 "layout ep=3: ep must divide the experts \(8\)" -- predict --model mixtral-8x7b \
   --gpus 24 --ep 3

@@ -82,7 +82,7 @@ static char *generated_trace(const struct pl_gpu *truth, size_t *len) {
   put(&b, "{\"schemaVersion\":1,\"traceEvents\":[");
   int id = 1;
   for (size_t i = 0; i < sizeof gemms / sizeof gemms[0]; i++) {
-    struct pl_compute_obs o = {PL_COMPUTE_GEMM, gemms[i][0], gemms[i][1], gemms[i][2], 1, 0, 0, 0, 1};
+    struct pl_compute_obs o = {PL_COMPUTE_GEMM, gemms[i][0], gemms[i][1], gemms[i][2], 1, 0, 0, 0, 1, PL_PHASE_FWD, ""};
     char dims[96];
     snprintf(dims, sizeof dims, "[[%lld,%lld],[%lld,%lld]]", (long long)o.m, (long long)o.k,
              (long long)o.k, (long long)o.n);
@@ -94,8 +94,8 @@ static char *generated_trace(const struct pl_gpu *truth, size_t *len) {
     int64_t s = seqs[i];
     double fwd = 4.0 * 32 * (double)s * (double)s * 128;
     double qe = 32.0 * (double)s * 128;
-    struct pl_compute_obs f = {PL_COMPUTE_ATTN_FWD, s, s, 128, 32, fwd, 2.0 * 4 * qe, 0, 1};
-    struct pl_compute_obs bw = {PL_COMPUTE_ATTN_BWD, s, s, 128, 32, 2.5 * fwd, 2.0 * 8 * qe, 0, 1};
+    struct pl_compute_obs f = {PL_COMPUTE_ATTN_FWD, s, s, 128, 32, fwd, 2.0 * 4 * qe, 0, 1, PL_PHASE_FWD, ""};
+    struct pl_compute_obs bw = {PL_COMPUTE_ATTN_BWD, s, s, 128, 32, 2.5 * fwd, 2.0 * 8 * qe, 0, 1, PL_PHASE_FWD, ""};
     char q[64], dims[512];
     snprintf(q, sizeof q, "[1,32,%lld,128]", (long long)s);
     snprintf(dims, sizeof dims, "[%s,%s,%s,[],[],[],[],[],[]]", q, q, q);
@@ -112,11 +112,11 @@ static char *generated_trace(const struct pl_gpu *truth, size_t *len) {
              pl_compute_obs_time_s(truth, &bw));
   }
   /* memory-bound: a bf16 -> fp32 copy (read 2 + write 4 B per element) and a bf16 add */
-  struct pl_compute_obs c = {PL_COMPUTE_MEMORY, 0, 0, 0, 1, 0, 6.0 * 4096 * 4096, 0, 1};
+  struct pl_compute_obs c = {PL_COMPUTE_MEMORY, 0, 0, 0, 1, 0, 6.0 * 4096 * 4096, 0, 1, PL_PHASE_FWD, ""};
   op_event(&b, id++, "aten::copy_", "[[4096,4096],[4096,4096],[]]",
            "[\"float\",\"c10::BFloat16\",\"Scalar\"]", "[\"\",\"\",\"False\"]",
            pl_compute_obs_time_s(truth, &c));
-  struct pl_compute_obs a = {PL_COMPUTE_MEMORY, 0, 0, 0, 1, 0, 6.0 * 4096 * 8192, 0, 1};
+  struct pl_compute_obs a = {PL_COMPUTE_MEMORY, 0, 0, 0, 1, 0, 6.0 * 4096 * 8192, 0, 1, PL_PHASE_FWD, ""};
   op_event(&b, id++, "aten::add", "[[4096,8192],[4096,8192],[]]",
            "[\"c10::BFloat16\",\"c10::BFloat16\",\"Scalar\"]", "[\"\",\"\",\"1\"]",
            pl_compute_obs_time_s(truth, &a));

@@ -594,7 +594,9 @@ static void test_moe_rows(void) {
       "DGX-GB200,256,1,8,1,32,3,,,1,8192,FP8-MX,pretrain,7280,"
       "MoE model; benchmarks force-balance tokens across experts\n"
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,Nemotron_3_Nano,,,,,8192,"
-      "DGX-GB300,8,1,1,1,8,,,,4,512,MXFP8,pretrain,39936,\n";
+      "DGX-GB300,8,1,1,1,8,,,,4,512,MXFP8,pretrain,39936,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,LLAMA3_8B,,,,,8192,"
+      "DGX-H100,8,1,1,1,,,,,1,128,FP8-CS,pretrain,14000,\n";
   struct pl_validation v;
   pl_validation_init(&v);
   pl_diag_clear(&d);
@@ -604,6 +606,7 @@ static void test_moe_rows(void) {
   if (r != NULL) {
     CHECK_NEAR_REL(r->measured, 8192.0 * 4096 / (7280.0 * 256), 1e-12);
     CHECK_EQ_INT(r->layout.dtype, PL_DTYPE_MXFP8);
+    CHECK_EQ_INT(r->layout.fp8_recipe, PL_FP8_RECIPE_TENSOR);
     CHECK_EQ_INT(r->layout.ep, 32);
     CHECK(r->layout.account_embed_loss);
     CHECK_EQ_INT(r->layout.dispatch, PL_MOE_DEEPEP);
@@ -616,6 +619,13 @@ static void test_moe_rows(void) {
   CHECK(r != NULL && r->skipped);
   if (r != NULL)
     CHECK_CONTAINS(r->skipped_reason, "Mamba");
+  /* "FP8-CS": Megatron-Bridge's current-scaling recipe */
+  r = row_of(&v, 3);
+  CHECK(r != NULL);
+  if (r != NULL) {
+    CHECK_EQ_INT(r->layout.dtype, PL_DTYPE_FP8);
+    CHECK_EQ_INT(r->layout.fp8_recipe, PL_FP8_RECIPE_CURRENT);
+  }
   pl_validation_free(&v);
   const char *zoo =
       "source,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,cp,ep,vp,sharding,"

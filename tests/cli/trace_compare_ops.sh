@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# `plateau trace compare` of a measured trace against a prediction, per kernel
+# category and per operation (docs/trace.md 9.4): the H100 ground-truth trace
+# (docs/ground-truth.md) against `plateau predict` of the same configuration.
+. "$(dirname "$0")/lib.sh"
+T="$PL_TEST_DATA/traces/gt_h100_llama3.2-1b_seq4096.json.gz"
+M="$PL_SOURCE_DIR/bench/gpu/model.json"
+P=(predict --model "$M" --gpus 1 --gpu h100 --seq 4096 --shard ddp --mbs 1 --kernels unfused)
+
+# predict's JSON carries compute per step by the trace's kernel categories
+expect_ok "${P[@]}" --format json
+cp "$TMP/out" "$TMP/pred.json"
+check "kernel_time in predict's JSON" grep -q '"kernel_time": {' "$TMP/pred.json"
+# on one GPU (no overlap slowdown, no host floor) the categories add up to compute + optimizer
+check "categories sum to compute + optimizer" python3 - "$TMP/pred.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+k, b = d["kernel_time"], d["breakdown"]
+s = sum(k.values())
+want = b["compute_s"] + b["optimizer_s"]
+sys.exit(0 if abs(s - want) < 1e-9 * want and k["other_compute_s"] == 0 else 1)
+PY
+# pp > 1: no one GPU runs embedding and head, so no per-category figure
+expect_ok predict --format json --model llama2-7b --gpus 8 --pp 2 --gbs 16
+check "kernel_time null with pp 2" grep -q '"kernel_time": null' "$TMP/out"
+
+# trace compare pairs them (CSV), with the trace's categories on side A
+expect_ok trace compare --format csv "$T" "$TMP/pred.json"
+cp "$TMP/out" "$TMP/cmp.csv"
+check "gemm_s paired" python3 - "$TMP/cmp.csv" "$TMP/pred.json" <<'PY'
+import csv, json, sys
+rows = {r["name"]: r for r in csv.DictReader(open(sys.argv[1])) if r["section"] == "metric"}
+k = json.load(open(sys.argv[2]))["kernel_time"]
+for m in ("gemm_s", "attention_s", "elementwise_s", "reduction_s"):
+    r = rows[m]
+    a, b = float(r["a"]), float(r["b"])
+    assert abs(b - k[m]) <= 1e-9 * k[m], m
+    assert abs(float(r["diff"]) - (b - a)) < 1e-12, m
+# the trace side: the measured kernel sums (trace analyze, docs/ground-truth.md)
+assert abs(float(rows["gemm_s"]["a"]) - 37.76e-3) < 0.01e-3
+assert abs(float(rows["attention_s"]["a"]) - 10.20e-3) < 0.01e-3
+PY
+
+# per operation: predict --ops --format json against the trace (docs/trace.md 9.5)
+expect_ok "${P[@]}" --ops --format json
+cp "$TMP/out" "$TMP/ops.json"
+expect_ok trace analyze --format json "$T"
+cp "$TMP/out" "$TMP/an.json"
+expect_ok trace compare --format csv "$T" "$TMP/ops.json"
+cp "$TMP/out" "$TMP/ops.csv"
+check "per-operation rows: shapes matched, hand-checked" python3 - "$TMP/ops.csv" "$TMP/ops.json" "$TMP/an.json" <<'PY'
+import csv, json, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["section"] == "operation"]
+by = {r["name"]: r for r in rows}
+ops = {o["segment"] + "." + o["name"]: o for o in json.load(open(sys.argv[2]))["ops"]}
+# every GEMM and attention op of the prediction is found in the trace, both passes
+for name, o in ops.items():
+    if o["kind"] == "memory":
+        continue
+    for p in ("fwd", "bwd"):
+        r = by[name + "." + p]
+        blocks = 16 if name.startswith("layer.") else 1
+        assert abs(float(r["b"]) - o[p + "_s"] * blocks) < 1e-12, (name, p)
+        assert float(r["a"]) > 0, (name, p)
+# fc1 forward in the trace: 354 us per call (docs/ground-truth.md), 16 calls per step
+assert abs(float(by["layer.fc1.fwd"]["a"]) / 16 - 355e-6) < 3e-6, by["layer.fc1.fwd"]["a"]
+# attention forward: cuDNN at 181 us per call (docs/ground-truth.md, isolated)
+assert abs(float(by["layer.attn.fwd"]["a"]) / 16 - 183e-6) < 3e-6, by["layer.attn.fwd"]["a"]
+# the fused AdamW step: 13.55 ms per step (docs/ground-truth.md)
+assert abs(float(by["optimizer.step"]["a"]) - 13.55e-3) < 0.01e-3, by["optimizer.step"]["a"]
+# the measured rows add up to every kernel and memset of the step (memcpy apart)
+an = json.load(open(sys.argv[3]))
+k = an["kernel_time"]
+want = an["breakdown"]["kernel_s"] - k["memcpy_s"]
+got = sum(float(r["a"]) for r in rows if r["a"] != "")
+assert abs(got - want) < 0.005 * want, (got, want)
+# no GEMM or attention op of the trace is left unmatched
+assert not [r for r in csv.DictReader(open(sys.argv[1])) if r["section"] == "operation_unmatched"]
+PY
+expect_ok trace compare "$T" "$TMP/ops.json"
+check "text per-operation table" grep -qE '^  layer\.fc1 +fwd +4096 x 16384 x 2048 x 1 +16 ' "$TMP/out"
+check "text names the step count" grep -q 'A: 3 ProfilerStep ranges' "$TMP/out"
+expect_ok trace compare --format json "$TMP/ops.json" "$T"
+check "json operations, trace on side b" python3 - "$TMP/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["operations_trace"] == {"side": "b", "steps": 3, "steps_known": True}
+fc1 = [o for o in d["operations"] if o["name"] == "layer.fc1" and o["pass"] == "fwd"][0]
+assert fc1["calls"] == 16 and fc1["time_s"]["a"] > fc1["time_s"]["b"] > 0
+assert d["operations_unmatched"] == []
+PY
+# another sequence length: no shape matches; each trace op is listed with its reason
+# (5 GEMMs forward, their 10 gradients, attention forward and backward)
+expect_ok predict --model "$M" --gpus 1 --gpu h100 --seq 2048 --ops --format json
+cp "$TMP/out" "$TMP/ops2k.json"
+expect_ok trace compare --format json "$T" "$TMP/ops2k.json"
+check "unmatched ops named with the reason" python3 - "$TMP/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+u = d["operations_unmatched"]
+assert len(u) == 17 and all(x["why"] == "no predicted op of this shape" for x in u), u
+fc1 = [x for x in u if x["shape"] == "4096 x 16384 x 2048 x 1"][0]
+assert fc1["op"] == "aten::mm" and fc1["phase"] == "forward" and fc1["calls"] == 16
+PY
+# a prediction without --ops: the metrics, and a note instead of the table
+expect_ok trace compare "$T" "$TMP/pred.json"
+check "note without ops" grep -q '^per operation: the prediction has no ops: write it with `plateau predict --ops --format json`$' "$TMP/out"
+expect_ok trace compare --format json "$T" "$TMP/pred.json"
+check "json operations null without ops" grep -q '"operations": null' "$TMP/out"
+# two traces: no table
+expect_ok trace compare "$T" "$T"
+check "no per-operation table for two traces" bash -c '! grep -q "per operation" "$1"' _ "$TMP/out"
+# bad ops in a prediction
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["ops"]=5; json.dump(d,open(sys.argv[2],"w"))' "$TMP/ops.json" "$TMP/bad.json"
+expect_fail 1 "bad.json': field 'ops': expected an array" -- trace compare "$T" "$TMP/bad.json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); del d["ops"][0]["m"]; json.dump(d,open(sys.argv[2],"w"))' "$TMP/ops.json" "$TMP/bad2.json"
+expect_fail 1 "bad2.json'.*'m'" -- trace compare "$T" "$TMP/bad2.json"
+finish
