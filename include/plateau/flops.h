@@ -44,6 +44,9 @@ struct pl_op {
   bool causal;            /* ATTENTION: causally masked. FLOPs count the whole s x s_k
                              square (convention); kernels that skip masked tiles
                              (FlashAttention) execute about half of them */
+  int bwd_kernels;        /* MEMORY: kernels the backward launches when more than one
+                             (0: one; docs/step-model.md 2.6): a norm's backward (3), the
+                             gradient accumulation's per-tensor adds */
   double share;           /* fraction of the model's blocks that run this op: 1 for most;
                              a model whose blocks differ (dense and MoE blocks, windowed
                              and full attention) lists an average block, each op weighted

@@ -170,6 +170,20 @@ static struct elem_cost norm_cost(const struct pl_model *m) {
   return m->norm == PL_NORM_RMS ? RMS_NORM : LAYER_NORM;
 }
 
+/* A norm with learned weights: its backward is three kernels, the partial
+ * weight (and bias) gradients per row block, their reduction, and the input
+ * gradient: HostLayerNormGradient in NVIDIA apex csrc/layer_norm_cuda_kernel.cu
+ * and in Megatron's copy megatron/fused_kernels/layer_norm_cuda_kernel.cu
+ * (cuComputePartGradGammaBeta, cuComputeGradGammaBeta, cuComputeGradInput;
+ * HostRMSNormGradient the same for RMSNorm), and PyTorch's own
+ * aten/src/ATen/native/cuda/layer_norm_kernel.cu LayerNormBackwardKernelImplInternal
+ * (the same two-pass weight gradient beside the input-gradient kernel). The
+ * bytes stay those of norm_cost; only the launches count (docs/step-model.md 2.6). */
+static void norm_op(struct pl_op *op, const char *name, double elems, const struct pl_model *m) {
+  elementwise(op, name, elems, norm_cost(m));
+  op->bwd_kernels = 3;
+}
+
 static void mark_recompute(struct pl_op *ops, int n, enum pl_recompute r) {
   for (int i = 0; i < n; i++)
     ops[i].recompute =
@@ -329,10 +343,10 @@ int pl_layer_ops(const struct pl_model *m, const struct pl_layout *l,
   int64_t moe = pl_model_moe_layers(m);
   double moe_share = (double)moe / (double)m->layers;
   int n = 0;
-  elementwise(&ops[n++], "norm1", norm_elems, norm_cost(m));
+  norm_op(&ops[n++], "norm1", norm_elems, m);
   n = attention_ops(m, l, &d, ops, n);
   elementwise(&ops[n++], "resid1", norm_elems, RESIDUAL);
-  elementwise(&ops[n++], "norm2", norm_elems, norm_cost(m));
+  norm_op(&ops[n++], "norm2", norm_elems, m);
   if (moe < m->layers)
     n = dense_mlp_ops(m, &d, 1.0 - moe_share, ops, n);
   if (moe > 0)
@@ -360,7 +374,7 @@ int pl_head_ops(const struct pl_model *m, const struct pl_layout *l,
   struct dims d = dims_of(m, l);
   int64_t vocab_shard = (m->vocab + d.tp - 1) / d.tp;
   int n = 0;
-  elementwise(&ops[n++], "final_norm", (double)d.tokens_n * (double)m->hidden, norm_cost(m));
+  norm_op(&ops[n++], "final_norm", (double)d.tokens_n * (double)m->hidden, m);
   gemm(&ops[n++], "lm_head", d.tokens, vocab_shard, m->hidden);
   elementwise(&ops[n++], "loss", (double)d.tokens * (double)vocab_shard, XENT);
   for (int i = 0; i < n; i++)

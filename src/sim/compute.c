@@ -125,7 +125,9 @@ int pl_op_kernels(const struct pl_op *op, enum pl_pass pass) {
   case PL_OP_MEMORY: break;
   }
   double bytes = pass == PL_PASS_FWD ? op->fwd_bytes : op->bwd_bytes;
-  return bytes > 0 ? 1 : 0;
+  if (bytes <= 0)
+    return 0;
+  return pass == PL_PASS_BWD && op->bwd_kernels > 1 ? op->bwd_kernels : 1;
 }
 
 static double gemm_op_s(const struct pl_gpu *g, enum pl_dtype dt, const struct pl_op *op,

@@ -610,12 +610,21 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
  *    the reduced shard into the sharded gradient from the second
  *    micro-batch on (12 B per shard element, 1/shard_group of the rest).
  * params: this segment's parameters on the GPU after tp. */
-static int param_kernels(const struct pl_run *run, double params, struct pl_op *ops, int n) {
+static int param_kernels(const struct pl_run *run, double params, double tensors,
+                         struct pl_op *ops, int n) {
   const struct pl_layout *l = &run->layout;
   if (params <= 0 || n + 1 > PL_MAX_LAYER_OPS)
     return n;
   if (l->shard == PL_SHARD_DDP || l->shard == PL_SHARD_ZERO1) {
     mem_op(&ops[n++], "grad_accum", 0, (l->grad_accum_cast ? 18.0 : 10.0) * params, false);
+    /* Launches: both adds run per parameter tensor, a Python loop over the
+     * parameters (BF16_Optimizer.update_hp_grads: `for lp in group`, a cast
+     * and an add each) or one autograd hook per parameter (Megatron-LM
+     * _make_param_hook, PyTorch AccumulateGrad): tensors x 2 with the cast,
+     * x 1 without (docs/step-model.md 2.6). Megatron's
+     * --gradient-accumulation-fusion, which folds the weights' adds into the
+     * wgrad GEMM, is not modelled (the bytes above charge it too). */
+    ops[n - 1].bwd_kernels = (int)llround(tensors * (l->grad_accum_cast ? 2.0 : 1.0));
     return n;
   }
   double bwd = 6.0 * params;
@@ -654,6 +663,27 @@ static double layer_expert_params_gpu(const struct pl_run *run) {
          ex / (double)m->layers;
 }
 
+/* Parameter tensors of a segment (each gets its own gradient-accumulation
+ * kernels): a dense block as Megatron stores it, fused QKV and (SwiGLU) fused
+ * gate/up: two norms (weight, + bias for LayerNorm), QK norms, four linear
+ * weights and their biases. An MoE block is counted as the dense one (its
+ * experts' tensors depend on the grouped-GEMM layout: not modelled). The
+ * embedding: word (+ learned positions); the head: final norm + the output
+ * weight when untied. */
+static double seg_param_tensors(const struct pl_run *run, enum sim_seg_kind kind) {
+  const struct pl_model *m = &run->model;
+  double norm = m->norm == PL_NORM_LAYER ? 2.0 : 1.0;
+  if (kind == SIM_SEG_EMBED)
+    return m->pos == PL_POS_LEARNED ? 2.0 : 1.0;
+  if (kind == SIM_SEG_HEAD)
+    return norm + (m->tied_embeddings ? 0.0 : 1.0);
+  double t = 2.0 * norm + (m->qk_norm ? 2.0 : 0.0) + 4.0;
+  t += (m->linear_bias || m->qkv_bias) ? 1.0 : 0.0;
+  t += (m->linear_bias || m->out_bias) ? 1.0 : 0.0;
+  t += (m->linear_bias || m->mlp_bias) ? 2.0 : 0.0;
+  return t;
+}
+
 /* Parameters of a segment on one GPU after tp (and expert) sharding. */
 static double seg_params(const struct pl_run *run, enum sim_seg_kind kind) {
   const struct pl_model *m = &run->model;
@@ -679,7 +709,7 @@ int pl_sim_segment_ops(const struct pl_run *run, int segment,
                      fp8_casts(run, ops, unfused_kernels(run, ops, megatron_kernels(run, ops, n))));
   else if (kind == SIM_SEG_HEAD)
     n = logit_metrics(run, ops, n);
-  return param_kernels(run, seg_params(run, kind), ops, n);
+  return param_kernels(run, seg_params(run, kind), seg_param_tensors(run, kind), ops, n);
 }
 
 static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct pl_diag *diag) {

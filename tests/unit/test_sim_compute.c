@@ -371,6 +371,38 @@ static void test_framework_passes(void) {
   CHECK(acc != NULL && fabs(acc->bwd_bytes - 18.0 * p) < 1e-3);
 }
 
+/* Launch counts (docs/step-model.md 2.6): a norm's backward is 3 kernels
+ * (apex/Megatron HostLayerNormGradient), its forward 1; the gradient
+ * accumulation launches per parameter tensor: small_llama's block has 6
+ * (2 RMSNorm weights, fused QKV, proj, fused gate/up, down), so 6 adds, 12
+ * with the fp32 cast; a GPT block (LayerNorm weight + bias, biased linears)
+ * has 4 + 4 + 4 = 12, so 24 with the cast. */
+static void test_launch_counts(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  int n = pl_sim_segment_ops(&run, 1, ops);
+  const struct pl_op *norm = find_op(ops, n, "norm1");
+  CHECK(norm != NULL);
+  if (norm != NULL) {
+    CHECK_EQ_INT(pl_op_kernels(norm, PL_PASS_FWD), 1);
+    CHECK_EQ_INT(pl_op_kernels(norm, PL_PASS_BWD), 3);
+  }
+  const struct pl_op *acc = find_op(ops, n, "grad_accum");
+  CHECK(acc != NULL);
+  if (acc != NULL) {
+    CHECK_EQ_INT(pl_op_kernels(acc, PL_PASS_FWD), 0);
+    CHECK_EQ_INT(pl_op_kernels(acc, PL_PASS_BWD), 6);
+  }
+  run.layout.grad_accum_cast = true;
+  acc = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "grad_accum");
+  CHECK(acc != NULL && pl_op_kernels(acc, PL_PASS_BWD) == 12);
+  run.model.norm = PL_NORM_LAYER;
+  run.model.linear_bias = true;
+  acc = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "grad_accum");
+  CHECK(acc != NULL && pl_op_kernels(acc, PL_PASS_BWD) == 24);
+}
+
 /* Eager attention with ALiBi (Megatron-DeepSpeed's baddbmm on the copied
  * bias): the forward moves 4 B more per score. With 32 x 4096 x 4096 scores
  * on A100 80 GB (2039 GB/s x 0.88) that is exactly 2.147 GB / 1794 GB/s =
@@ -407,6 +439,7 @@ int main(void) {
   test_fp8_casts();
   test_param_kernels();
   test_framework_passes();
+  test_launch_counts();
   test_eager_alibi();
   return check_finish();
 }
