@@ -57,6 +57,9 @@ struct pl_framework {
   bool host_per_kernel_set;
   double host_per_kernel_s;            /* host time to issue one kernel (eager PyTorch); 0 = not
                                           modelled (layout.host_per_kernel_s) */
+  bool zero3_list_copy_set;
+  double zero3_list_copy_s;            /* zero3 per-parameter tensor-list collectives: host time
+                                          of one copy_ per rank (layout.zero3_list_copy_s) */
   double bucket_mb;                    /* ddp/zero1 bucket in MiB; 0 = unset (layout.bucket_bytes) */
   bool bucket_dp_scaled;               /* Megatron-Core's default bucket (layout.bucket_dp_scaled) */
   enum pl_setting fp8_weight_cache;    /* FP8 weights cast once per step (TE is_first_microbatch) */

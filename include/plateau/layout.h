@@ -147,6 +147,12 @@ struct pl_layout {
                               segment takes at least its kernels times this (the host is the
                               bottleneck when kernels are short); 0 (default) = not modelled,
                               the CPU always runs ahead. docs/step-model.md 2.6 */
+  double zero3_list_copy_s; /* input: zero3 collectives one parameter tensor per call through
+                              the tensor-list c10d API (DeepSpeed 0.3.16 ZeRO-3 on PyTorch
+                              1.7-1.8 ProcessGroupNCCL): each call costs the host one copy_
+                              per rank of this time, and each gather synchronizes the device
+                              (waits for the reduce_scatters). 0 (default) = one call per
+                              unit, flat tensors. docs/step-model.md 2.7 */
   double bucket_bytes;     /* input: ddp/zero1 gradient bucket (one reduce call) and zero1
                               parameter all_gather call size; 0 (default) = 25 MiB, torch DDP
                               bucket_cap_mb (pl_layout_bucket_bytes) */

@@ -166,6 +166,16 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
     fw->host_per_kernel_set = true;
     return PL_OK;
   }
+  if (strcmp(key, "zero3_list_copy") == 0) {
+    double t = -1;
+    if (s == NULL || pl_unit_parse(s, PL_UNIT_SECONDS, &t, NULL) != PL_OK || !(t >= 0) || t > 1e-3)
+      return pl_diag_set(diag, PL_ERR_PARSE,
+                         "%s: behaviour 'zero3_list_copy' must be a time from 0 to 1 ms (\"15 us\")",
+                         origin);
+    fw->zero3_list_copy_s = t;
+    fw->zero3_list_copy_set = true;
+    return PL_OK;
+  }
   if (strcmp(key, "bucket_mb") == 0) {
     if (s != NULL && strcmp(s, "megatron") == 0) {
       fw->bucket_dp_scaled = true;
@@ -301,6 +311,8 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
     l->logit_metric_passes = fw->logit_metric_passes;
   if (fw->host_per_kernel_set)
     l->host_per_kernel_s = fw->host_per_kernel_s;
+  if (fw->zero3_list_copy_set)
+    l->zero3_list_copy_s = fw->zero3_list_copy_s;
   if (fw->bucket_dp_scaled || fw->bucket_mb > 0) {
     l->bucket_dp_scaled = fw->bucket_dp_scaled;
     l->bucket_bytes = fw->bucket_dp_scaled ? 0 : fw->bucket_mb * 1024.0 * 1024.0;
@@ -336,6 +348,8 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->logit_metric_passes = l->logit_metric_passes;
   out->host_per_kernel_set = true;
   out->host_per_kernel_s = l->host_per_kernel_s;
+  out->zero3_list_copy_set = true;
+  out->zero3_list_copy_s = l->zero3_list_copy_s;
   /* the gradient bucket as it runs, in MiB (the dtype its elements are reduced in) */
   out->bucket_mb = pl_layout_bucket_bytes(l, l->grad_reduce_bf16 ? 2.0 : 4.0, 0) / (1024.0 * 1024.0);
   out->bucket_dp_scaled = l->bucket_dp_scaled;

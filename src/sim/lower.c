@@ -237,8 +237,13 @@ static int32_t emit_unit(struct lower *lw, const struct unit *u, int32_t gather)
   return c;
 }
 
-static int32_t gather(struct lower *lw, const struct sim_seg *sg) {
-  int32_t t = coll_task(lw, PL_STREAM_DP_GATHER, sg->ag, 1);
+static int32_t gather(struct lower *lw, const struct sim_seg *sg, enum pl_pass pass) {
+  /* ag2: the tensors a backward gathers again after its recomputed forward
+   * (layout.zero3_list_copy_s, segments.c zero3_list_calls) */
+  int32_t t = pass == PL_PASS_BWD && sg->ag2 >= 0
+                  ? coll_pair(lw, PL_STREAM_DP_GATHER, (struct sim_comm){sg->ag, 1},
+                              (struct sim_comm){sg->ag2, 1})
+                  : coll_task(lw, PL_STREAM_DP_GATHER, sg->ag, 1);
   /* prefetch at most two units ahead; none with layout.gather_no_prefetch */
   dep(lw, lw->l->gather_no_prefetch ? lw->unit_end[0] : lw->unit_end[1], t);
   return t;
@@ -354,7 +359,7 @@ static void emit_segments(struct lower *lw, const struct unit *base, bool ag, bo
       lw->cur_unit = -1;
     }
     const struct sim_seg *sg = &lw->st->seg[kind];
-    int32_t g = ag ? gather(lw, sg) : SIM_NONE;
+    int32_t g = ag ? gather(lw, sg, base->slot.pass) : SIM_NONE;
     if (pend != NULL) /* FSDP's post-backward hook prefetches, then reduces */
       reduce(lw, pend, pend_c, 1);
     pend = NULL;

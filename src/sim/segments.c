@@ -61,7 +61,7 @@ static void seg_clear(struct sim_seg *s) {
       comm_set(&s->tp[p][i], SIM_NONE, 0);
     comm_set(&s->cp[p], SIM_NONE, 0);
   }
-  s->ag = s->rs = s->ar = SIM_NONE;
+  s->ag = s->ag2 = s->rs = s->ar = SIM_NONE;
 }
 
 static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_op *ops, int n,
@@ -237,8 +237,142 @@ static enum pl_status layer_moe(struct sim_step *st, struct sim_seg *s, struct p
   return r;
 }
 
+/* The parameter tensors of a segment on one GPU (elements each), as a dense
+ * Megatron-style GPT block holds them: fused QKV and projection weights, the
+ * MLP's first (gate and up fused) and second weights, their biases
+ * (model.linear_bias), two norms (weight, + bias for LayerNorm), QK norms;
+ * the embedding (+ learned positions); the final norm and an untied head.
+ * Returns the count, 0 for MoE blocks (not listed: one call per unit). */
+#define SEG_TENSORS 16
+static int seg_tensors(const struct pl_run *run, enum sim_seg_kind kind, double t[SEG_TENSORS]) {
+  const struct pl_model *m = &run->model;
+  double tp = (double)(run->layout.tp > 0 ? run->layout.tp : 1), h = (double)m->hidden;
+  double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
+  double fc1 = (double)m->ffn_hidden * (m->mlp == PL_MLP_SWIGLU ? 2.0 : 1.0);
+  int norm = m->norm == PL_NORM_LAYER ? 2 : 1, n = 0;
+  if (kind == SIM_SEG_EMBED) {
+    t[n++] = (double)m->vocab * h / tp;
+    if (m->pos == PL_POS_LEARNED)
+      t[n++] = (double)m->max_positions * h;
+    return n;
+  }
+  if (kind == SIM_SEG_HEAD) {
+    for (int i = 0; i < norm; i++)
+      t[n++] = h;
+    if (!m->tied_embeddings)
+      t[n++] = (double)m->vocab * h / tp;
+    return n;
+  }
+  if (m->experts > 0)
+    return 0;
+  double w[4] = {h * (q + 2 * kv) / tp, q * h / tp, h * fc1 / tp, (double)m->ffn_hidden * h / tp};
+  double b[4] = {(q + 2 * kv) / tp, h, fc1 / tp, h};
+  for (int i = 0; i < 4; i++) {
+    t[n++] = w[i];
+    if (m->linear_bias)
+      t[n++] = b[i];
+  }
+  for (int i = 0; i < 2 * norm; i++)
+    t[n++] = h;
+  if (m->qk_norm) {
+    t[n++] = (double)m->head_dim;
+    t[n++] = (double)m->head_dim;
+  }
+  return n;
+}
+
+/* DeepSpeed v0.3.16's stage 3 (microsoft/DeepSpeed tag v0.3.16,
+ * deepspeed/runtime/zero/constants.py
+ * ZERO_OPTIMIZATION_PARAM_PERSISTENCE_THRESHOLD_DEFAULT, stage3.py
+ * `param.ds_numel < self.persistence_threshold` -> ds_persist): parameters
+ * of fewer elements stay whole on every rank and are never gathered. */
+#define ZERO3_PERSIST_ELEMENTS 1e5
+
+/* layout.zero3_list_copy_s (docs/step-model.md 2.7): DeepSpeed v0.3.16 ZeRO-3
+ * gathers one parameter per call (partition_parameters.py _allgather_param,
+ * called per parameter by stage3.py fetch_sub_module with async_op=True) and
+ * reduce_scatters one gradient per call (_reduce_scatter_gradients ->
+ * _reduce_scatter_gradient), both through the tensor-list API
+ * (torch.distributed.all_gather(list of world_size views, ...),
+ * reduce_scatter(out, list of world_size views)). PyTorch's
+ * ProcessGroupNCCL of that time (torch/lib/c10d/ProcessGroupNCCL.cpp,
+ * allgather / reduce_scatter, 1.7-1.8) runs one NCCL call on a flattened
+ * buffer and one copy_ per rank (after the gather; before the
+ * reduce_scatter, flatten_for_scatter_gather's copies). The host issues the
+ * world_size copies while the GPU runs the NCCL call, so one call takes
+ * max(NCCL time, world_size x copy_s). The unit's collective time is the sum
+ * over its tensors: gathers of the tensors above the persistence threshold,
+ * reduce_scatters of all. */
+/* DeepSpeed v0.3.16 stage3.py: with activation checkpointing the recomputed
+ * forward fetches a block's parameters and its post-forward hook
+ * (release_sub_module) partitions them again unless _keep_for_later: the
+ * parameters the traced module order uses before this module's next use
+ * (get_reuse_distance_in_numel, _distance_in_numel) number fewer than
+ * max_reuse_distance (constants.py ZERO_OPTIMIZATION_MAX_REUSE_DISTANCE_DEFAULT,
+ * 1e9 elements). Between a module's recomputed forward and its backward run
+ * the later modules' recomputed forwards and then their backwards, so the
+ * distance of tensor i is twice the elements listed after it. */
+#define ZERO3_REUSE_ELEMENTS 1e9
+static bool zero3_regathered(const double *t, int n, int i) {
+  double after = 0;
+  for (int j = i + 1; j < n; j++)
+    after += t[j];
+  return 2.0 * after >= ZERO3_REUSE_ELEMENTS;
+}
+
+/* One call per tensor of the set: max(NCCL time, ranks x copy_s) each. */
+static double zero3_calls_s(const struct pl_run *run, const struct sim_coll *c, double per_elem,
+                            const double *t, int n, const bool *use) {
+  double host_s = (double)c->g.ranks * run->layout.zero3_list_copy_s, sum = 0;
+  for (int i = 0; i < n; i++) {
+    struct pl_coll_cost cost;
+    if (!use[i])
+      continue;
+    double nccl_s = pl_coll_time_shared(&run->cluster, c->op, t[i] * per_elem, c->g,
+                                        run->cluster.gpus_per_node, PL_ALGO_AUTO,
+                                        &cost) == PL_OK
+                        ? cost.time_s
+                        : 0;
+    sum += nccl_s > host_s ? nccl_s : host_s;
+  }
+  return sum;
+}
+
+static enum pl_status zero3_list_calls(struct sim_step *st, enum sim_seg_kind kind,
+                                       struct sim_seg *s, struct pl_diag *diag) {
+  const struct pl_run *run = st->run;
+  double t[SEG_TENSORS];
+  bool all[SEG_TENSORS], gathered[SEG_TENSORS], again[SEG_TENSORS];
+  int n = seg_tensors(run, kind, t);
+  if (run->layout.zero3_list_copy_s <= 0 || n == 0)
+    return PL_OK;
+  double again_elems = 0;
+  for (int i = 0; i < n; i++) {
+    all[i] = true;
+    gathered[i] = t[i] >= ZERO3_PERSIST_ELEMENTS;
+    again[i] = gathered[i] && kind == SIM_SEG_LAYER &&
+               run->layout.recompute == PL_RECOMPUTE_FULL && zero3_regathered(t, n, i);
+    again_elems += again[i] ? t[i] : 0;
+  }
+  if (s->rs >= 0)
+    st->colls[s->rs].time_s =
+        zero3_calls_s(run, &st->colls[s->rs], st->colls[s->rs].bytes / s->params, t, n, all);
+  if (s->ag < 0)
+    return PL_OK;
+  double per_elem = st->colls[s->ag].bytes / s->params;
+  st->colls[s->ag].time_s = zero3_calls_s(run, &st->colls[s->ag], per_elem, t, n, gathered);
+  if (again_elems <= 0)
+    return PL_OK;
+  enum pl_status r =
+      sim_coll_add(st, PL_COLL_ALL_GATHER, "dp", again_elems * per_elem, &s->ag2, diag);
+  if (r == PL_OK && s->ag2 >= 0)
+    st->colls[s->ag2].time_s = zero3_calls_s(run, &st->colls[s->ag2], per_elem, t, n, again);
+  return r;
+}
+
 /* FSDP colls of a unit of the given parameters (zero2/zero3 only). */
-static enum pl_status seg_fsdp(struct sim_step *st, struct sim_seg *s, struct pl_diag *diag) {
+static enum pl_status seg_fsdp(struct sim_step *st, enum sim_seg_kind kind, struct sim_seg *s,
+                               struct pl_diag *diag) {
   const struct pl_layout *l = &st->run->layout;
   if (l->shard != PL_SHARD_ZERO2 && l->shard != PL_SHARD_ZERO3)
     return PL_OK;
@@ -246,6 +380,8 @@ static enum pl_status seg_fsdp(struct sim_step *st, struct sim_seg *s, struct pl
       sim_coll_add(st, PL_COLL_ALL_GATHER, "dp", s->params * PARAM_BYTES, &s->ag, diag);
   if (r == PL_OK)
     r = sim_coll_add(st, PL_COLL_REDUCE_SCATTER, "dp", s->params * GRAD_BYTES, &s->rs, diag);
+  if (r == PL_OK && l->shard == PL_SHARD_ZERO3)
+    r = zero3_list_calls(st, kind, s, diag);
   if (r == PL_OK && l->shard_group < l->dp)
     r = sim_coll_add(st, PL_COLL_ALL_REDUCE, "dp-replica",
                      s->params * GRAD_BYTES / (double)l->shard_group, &s->ar, diag);
@@ -606,7 +742,7 @@ static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct 
   if (r == PL_OK && kind == SIM_SEG_LAYER)
     r = layer_moe(st, s, diag);
   if (r == PL_OK)
-    r = seg_fsdp(st, s, diag);
+    r = seg_fsdp(st, kind, s, diag);
   return r;
 }
 

@@ -343,6 +343,9 @@ struct sim_seg {
   double expert_params;              /* of which routed experts (MoE blocks): their gradients
                                         reduce over edp, not dp (lower.c bucket) */
   int32_t ag;                        /* FSDP all_gather of the unit, or -1 */
+  int32_t ag2;                       /* zero3 with layout.zero3_list_copy_s and full recompute:
+                                        the tensors gathered again for the backward after the
+                                        recomputed forward released them, or -1 */
   int32_t rs;                        /* FSDP reduce_scatter of its grads, or -1 */
   int32_t ar;                        /* hybrid: all_reduce across replicas, or -1 */
 };

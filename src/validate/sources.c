@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <plateau/framework.h>
 #include <plateau/model.h>
 
 #include "validate/validate_int.h"
@@ -97,17 +98,21 @@ static bool sc21_layout(const struct validate_in *in, struct pl_layout *l, struc
       !stated(in, "tp") && mp > 1)
     return validate_skip(row, "tp/pp split of model-parallel size %g not stated", mp);
   recompute_default(in, l, row, "Eq. 3 of the paper counts the recompute forward");
-  /* Table 2's DeepSpeed ZeRO-3 (released in DeepSpeed 0.3.13, March 2021, the
-   * version of the paper's April 2021 runs): each parameter all_gather called
-   * torch.cuda.synchronize(), so a gather neither overlapped the compute
-   * before it nor was prefetched (DeepSpeed PR #1188, June 2021: "the async
-   * version is not async at all, because each all_gather calls
-   * torch.cuda.synchronize()"). */
+  /* Table 2's DeepSpeed ZeRO-3 (released in DeepSpeed 0.3.13, March 2021; the
+   * paper's April 2021 runs): the preset deepspeed-zero3-2021
+   * (data/frameworks/), DeepSpeed v0.3.16's behaviour: each parameter gathered
+   * and reduce_scattered in its own tensor-list call, each gather after a
+   * torch.cuda.synchronize() (not prefetched; DeepSpeed PR #1188). */
   if (l->shard == PL_SHARD_ZERO3 && strstr(cell(in, "sharding"), "DeepSpeed") != NULL) {
-    l->gather_no_prefetch = true;
-    snprintf(row->framework, sizeof row->framework, "deepspeed");
-    validate_note(row, "DeepSpeed ZeRO-3 of 2021: parameter all_gathers not prefetched "
-                       "(each synchronized the device, DeepSpeed PR #1188)");
+    struct pl_framework fw;
+    struct pl_diag d;
+    pl_diag_clear(&d);
+    if (pl_framework_preset("deepspeed-zero3-2021", &fw, &d) != PL_OK)
+      return validate_skip(row, "framework preset: %s", d.msg);
+    pl_framework_apply(&fw, l);
+    snprintf(row->framework, sizeof row->framework, "deepspeed-zero3-2021");
+    validate_note(row, "DeepSpeed ZeRO-3 of 2021 (preset deepspeed-zero3-2021): one gather and "
+                       "one reduce_scatter per parameter, not prefetched");
   }
   /* Table 1 ran the interleaved schedule without saying how many chunks:
    * the fewest that divide a stage's layers (the same rule as the step

@@ -14,7 +14,7 @@ faster() { awk -v a="$(json_num "$1" step_time_s)" -v b="$(json_num "$2" step_ti
 
 # list: every preset with its description, in three formats
 expect_ok list frameworks
-for f in megatron-lm megatron-core nemo torchtitan pytorch-fsdp llm-foundry deepspeed; do
+for f in megatron-lm megatron-core nemo torchtitan pytorch-fsdp llm-foundry deepspeed deepspeed-zero3-2021; do
   check "list names $f" grep -q "^  $f " "$TMP/out"
 done
 expect_ok list frameworks --format csv
@@ -30,7 +30,7 @@ check "default: framework name null" grep -q '"name": null' "$TMP/fw0"
 check "default: tp_comm_overlap false" [ "$(json_raw "$TMP/out" tp_comm_overlap)" = false ]
 
 # each preset loads and names itself in JSON and CSV
-for f in megatron-lm megatron-core nemo torchtitan pytorch-fsdp llm-foundry deepspeed; do
+for f in megatron-lm megatron-core nemo torchtitan pytorch-fsdp llm-foundry deepspeed deepspeed-zero3-2021; do
   expect_ok predict --framework "$f" --format csv
   check "$f: csv framework.name" [ "$(col "$TMP/out" framework.name)" = "$f" ]
 done
@@ -64,7 +64,7 @@ echo '{"name": "x", "behaviours": {"tp_comm_overlap": "yes"}}' >"$TMP/bad2.json"
 expect_fail 1 "behaviour 'tp_comm_overlap' must be true or false" -- predict --framework "$TMP/bad2.json"
 echo '{"behaviours": {}}' >"$TMP/bad3.json"
 expect_fail 1 "field 'name'" -- predict --framework "$TMP/bad3.json"
-expect_fail 1 "^plateau: --framework: unknown framework 'megatron' \(presets: deepspeed, " -- predict --framework megatron
+expect_fail 1 "^plateau: --framework: unknown framework 'megatron' \(presets: deepspeed-zero3-2021, deepspeed, " -- predict --framework megatron
 
 # --- mechanisms ---------------------------------------------------------
 # Transformer Engine userbuffers: tp all_gather/reduce_scatter beside the GEMMs
@@ -183,6 +183,29 @@ check "host 37 us: GPU-bound step unchanged" [ "$(json_num "$TMP/out" step_time_
 expect_fail 1 "^plateau: --host-per-kernel: '2 ms' is not a time from 0 to 1 ms" -- predict --host-per-kernel '2 ms'
 expect_fail 1 "^plateau: --host-per-kernel: 'fast' is not a time" -- predict --host-per-kernel fast
 expect_fail 1 "^plateau: --host-per-kernel: '37' is not a time" -- predict --host-per-kernel 37
+
+# zero3_list_copy (preset deepspeed-zero3-2021, docs/step-model.md 2.7): DeepSpeed 0.3.16's
+# ZeRO-3 gathers and reduce_scatters one parameter per call through the tensor-list API, each
+# call costing the host one narrow + copy_ per rank: on 768 ranks far slower than one call per
+# layer (the same behaviours with the time 0), and the time is in JSON and CSV.
+z3="--model gpt3-175b --gpu a100-80g --cluster dgx-a100 --gpus 768 --mbs 1 --gbs 768 --recompute full"
+expect_ok predict $z3 --framework deepspeed-zero3-2021 --format json
+cp "$TMP/out" "$TMP/z3.json"
+check "zero3 list: 22.64 us in JSON" [ "$(json_num "$TMP/out" zero3_list_copy_s)" = 2.264e-05 ]
+expect_ok predict $z3 --framework deepspeed-zero3-2021 --format csv
+check "zero3 list: csv column" [ "$(col "$TMP/out" framework.zero3_list_copy_s)" = 2.264e-05 ]
+cat >"$TMP/z0.json" <<'EOF2'
+{"name": "z0", "description": "test", "behaviours": {"shard": "zero3", "fsdp_prefetch": false, "attention": "eager", "host_per_kernel": "37 us", "zero3_list_copy": "0 us"}}
+EOF2
+expect_ok predict $z3 --framework "$TMP/z0.json" --format json
+check "zero3 list: default 0 in JSON" [ "$(json_num "$TMP/out" zero3_list_copy_s)" = 0 ]
+check "zero3 list: per-parameter calls slower" faster "$TMP/z3.json" "$TMP/out"
+expect_ok predict --framework deepspeed-zero3-2021 --format json
+check "zero3 list: default run predicts" grep -q '"step_time_s"' "$TMP/out"
+echo '{"name": "x", "behaviours": {"zero3_list_copy": "2 ms"}}' >"$TMP/bad_z3.json"
+expect_fail 1 "behaviour 'zero3_list_copy' must be a time from 0 to 1 ms" -- predict --framework "$TMP/bad_z3.json"
+echo '{"name": "x", "behaviours": {"zero3_list_copy": 15}}' >"$TMP/bad_z3b.json"
+expect_fail 1 "behaviour 'zero3_list_copy' must be a time from 0 to 1 ms" -- predict --framework "$TMP/bad_z3b.json"
 
 # --bucket-mb: the ddp/zero1 bucket (docs/frameworks.md). zero1 over dp 32 without overlap:
 # a larger bucket means fewer reduce_scatter and all_gather calls, so a faster step; Megatron-Core's

@@ -35,7 +35,7 @@ static void test_presets_have_sources(void) {
     }
     base_json_free(root);
   }
-  CHECK_EQ_INT((int64_t)n, 7); /* the seven of issue 17 */
+  CHECK_EQ_INT((int64_t)n, 8); /* the seven of issue 17 and deepspeed-zero3-2021 (issue 18) */
 }
 
 /* Unset behaviours leave the layout alone; set ones overwrite it, through
@@ -125,7 +125,7 @@ static void test_errors(void) {
   struct pl_framework fw;
   struct pl_diag d;
   CHECK(pl_framework_preset("nope", &fw, &d) == PL_ERR_UNKNOWN);
-  CHECK_CONTAINS(d.msg, "unknown framework 'nope' (presets: deepspeed,");
+  CHECK_CONTAINS(d.msg, "unknown framework 'nope' (presets: deepspeed-zero3-2021, deepspeed,");
   CHECK(pl_framework_load("", &fw, &d) == PL_ERR_MISSING);
   CHECK(pl_framework_load("/nonexistent/fw.json", &fw, &d) != PL_OK);
   enum pl_setting s;
