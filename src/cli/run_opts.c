@@ -162,6 +162,13 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
     fw->host_per_kernel_s = t;
     fw->host_per_kernel_set = true;
   }
+  if ((v = cli_get(args, "zero3-list-copy")) != NULL) {
+    double t = -1;
+    if (pl_unit_parse(v, PL_UNIT_SECONDS, &t, NULL) != PL_OK || !(t >= 0) || t > 1e-3)
+      return cli_fail("--zero3-list-copy: '%s' is not a time from 0 to 1 ms (e.g. '22.64 us')", v);
+    fw->zero3_list_copy_s = t;
+    fw->zero3_list_copy_set = true;
+  }
   if ((v = cli_get(args, "bucket-mb")) != NULL) {
     char *end = NULL;
     double mb = strcmp(v, "megatron") == 0 ? 0 : strtod(v, &end);
