@@ -26,7 +26,9 @@
   {"mbs", "N", "micro-batch, sequences (default 1)"},                                        \
   {"gbs", "N", "global batch, sequences per step (default batch-per-gpu x gpus)"},           \
   {"batch-per-gpu", "N", "sequences per GPU per step; gbs = that x gpus (default 1)"},       \
-  {"recompute", "MODE", "none|selective|full activation recomputation (default none)"},     \
+  {"recompute", "MODE",                                                                       \
+   "none|selective|full|ops activation recomputation (default none; ops = torchtitan per-op "  \
+   "selective AC)"},     \
   {"recompute-layers", "N", "with --recompute full, only the first N blocks of each model chunk (Megatron --recompute-method block --recompute-num-layers N; default: all)"}, \
   {"recompute-every", "K", "with --recompute full, every K-th block only (torchtitan selective_ac_option K; default: all)"}, \
   {"schedule", "S", "1f1b|interleaved|gpipe pipeline schedule (default 1f1b)"},             \

@@ -159,7 +159,8 @@ static void tp_times(const struct search_ctx *ctx, const struct pl_layout *l,
   if (l->sp) {
     double ag = coll_s(ctx, PL_COLL_ALL_GATHER, act, g), rs = coll_s(ctx, PL_COLL_REDUCE_SCATTER, act, g);
     out->layer_f = 2 * (ag + rs);
-    out->layer_b = (2 + extra) * (ag + rs);
+    /* recompute ops re-runs the all_gathers only (segments.c layer_tp) */
+    out->layer_b = (2 + extra) * (ag + rs) + (l->recompute == PL_RECOMPUTE_OPS ? 2 * ag : 0);
     out->embed_f = rs;
     out->embed_b = ag;
     out->head_f = ag;
@@ -167,6 +168,8 @@ static void tp_times(const struct search_ctx *ctx, const struct pl_layout *l,
     return;
   }
   double ar = coll_s(ctx, PL_COLL_ALL_REDUCE, act, g);
+  if (l->recompute == PL_RECOMPUTE_OPS)
+    extra = 2;
   out->layer_f = 2 * ar;
   out->layer_b = (2 + extra) * ar;
   out->embed_f = ar;

@@ -110,17 +110,24 @@ static enum pl_status layer_tp(struct sim_step *st, struct sim_seg *s, struct pl
   int32_t extra = l->recompute == PL_RECOMPUTE_FULL
                       ? (int32_t)lround(2.0 * pl_recompute_share(&st->run->model, l))
                       : 0;
+  /* recompute ops (flops.c mark_recompute): the two all_gathers before
+   * attention and the MLP are re-run, the reduce_scatters saved
+   * (_c10d_functional.reduce_scatter_tensor is in torchtitan's
+   * _op_sac_save_list); without SP both all_reduces are re-run (not saved) */
+  int32_t extra_ag = l->recompute == PL_RECOMPUTE_OPS ? 2 : extra;
   enum pl_status r;
   if (l->sp) {
     r = tp_comm(st, s, PL_PASS_FWD, 0, PL_COLL_ALL_GATHER, 2, diag);
     if (r == PL_OK)
       r = tp_comm(st, s, PL_PASS_FWD, 1, PL_COLL_REDUCE_SCATTER, 2, diag);
     if (r == PL_OK)
-      r = tp_comm(st, s, PL_PASS_BWD, 0, PL_COLL_ALL_GATHER, 2 + extra, diag);
+      r = tp_comm(st, s, PL_PASS_BWD, 0, PL_COLL_ALL_GATHER, 2 + extra_ag, diag);
     if (r == PL_OK)
       r = tp_comm(st, s, PL_PASS_BWD, 1, PL_COLL_REDUCE_SCATTER, 2 + extra, diag);
     return r;
   }
+  if (l->recompute == PL_RECOMPUTE_OPS)
+    extra = 2;
   r = tp_comm(st, s, PL_PASS_FWD, 0, PL_COLL_ALL_REDUCE, 2, diag);
   if (r == PL_OK)
     r = tp_comm(st, s, PL_PASS_BWD, 0, PL_COLL_ALL_REDUCE, 2 + extra, diag);
@@ -499,7 +506,8 @@ static int unfused_kernels(const struct pl_run *run, struct pl_op *ops, int n) {
   struct layer_tokens t = layer_tokens_of(run);
   int64_t tp = t.tp;
   double tokens = t.tokens, tokens_n = t.tokens_n, h = (double)m->hidden;
-  bool full = l->recompute == PL_RECOMPUTE_FULL;
+  /* element-wise ops are re-run under full and ops recompute (flops.c) */
+  bool full = l->recompute == PL_RECOMPUTE_FULL || l->recompute == PL_RECOMPUTE_OPS;
   if (l->kernels != PL_KERNELS_UNFUSED || n + 4 > PL_MAX_LAYER_OPS)
     return n;
   if (m->norm == PL_NORM_RMS)
