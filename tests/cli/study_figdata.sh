@@ -119,6 +119,31 @@ for fig in ("scaling", "generations-scaling"):
 assert n >= 2, n
 print("checked", n, "published markers")
 EOF2
+# Side-by-side panels (#21) share one plot area (the same four margins, fixed on the screen, so a
+# longer legend does not shrink one panel), and line panels on the GPU axis share their x range
+# and tics (the published run at 4 GPUs is in the right panel of scaling only).
+check "paired panels share plot area and x axis" python3 - "$TMP/rv" <<'EOF2'
+import glob, re, sys
+n = 0
+for gp in sorted(glob.glob(sys.argv[1] + "/figures/*.gp")):
+    panels = re.split(r"\n  # panel \d+\n", open(gp).read())[1:]
+    if len(panels) < 2:
+        continue
+    def lines(p, what):
+        return [l for l in p.splitlines() if re.match(r"  set %s\b" % what, l)]
+    for what in ("lmargin", "rmargin"):
+        assert all(len(lines(p, what)) == 1 for p in panels), (gp, what)
+    for what in ("bmargin", "tmargin"):
+        assert all(lines(p, what) == lines(panels[0], what) != [] for p in panels), (gp, what)
+    if all("set logscale x 2" in p for p in panels):
+        for what in ("xrange", "xtics"):
+            assert all(lines(p, what) == lines(panels[0], what) for p in panels), (gp, what)
+    n += 1
+assert n >= 6, n
+scaling = open(sys.argv[1] + "/figures/scaling.gp").read()
+assert '"4" 4' in scaling.split("# panel 2")[0], "the left panel has the 4-GPU tic too"
+print("checked", n, "two-panel figures")
+EOF2
 expect_fail 1 "^plateau: --validation '/nonexistent': " -- study --spec "$TMP/s.json" --out "$TMP/r4" --quiet --validation /nonexistent
 mkdir "$TMP/nocsv"
 expect_fail 1 "^plateau: --validation '.*nocsv': no .csv file in the directory" -- study --spec "$TMP/s.json" --out "$TMP/r4" --quiet --validation "$TMP/nocsv"
