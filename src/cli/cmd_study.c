@@ -209,6 +209,7 @@ static int add_validation(struct pl_study *st, const char *path) {
     p->layout = r->layout;
     p->measured_step_time_s = r->measured;
     p->predicted_step_time_s = r->predicted;
+    p->predicted_mfu = r->mfu;
   }
   struct pl_diag d;
   pl_diag_clear(&d);

@@ -93,30 +93,40 @@ expect_ok study --spec "$TMP/s.json" --out "$TMP/rv" --quiet --gnuplot /nonexist
 check "published markers = results.json" python3 - "$TMP/rv" <<'EOF2'
 import json, re, sys
 d = sys.argv[1]
-pub = json.load(open(d + "/results.json"))["published"]
+res = json.load(open(d + "/results.json"))
+pub, dtype = res["published"], res["spec"]["dtype"]
 assert any(p["dataset"] == "nemo_2407_performance_summary" and p["model"] == "llama2-7b" and
            p["cluster"] == "dgx-h100" for p in pub), pub
 for p in pub:
     assert p["model"] == "llama2-7b" and p["seq"] == 4096, p
     want = p["gbs"] * p["seq"] / (p["measured_step_time_s"] * p["gpus"])
     assert abs(p["tokens_per_s_per_gpu"] - want) <= 1e-9 * want, p
-n = 0
-for fig in ("scaling", "generations-scaling"):
+    # measured MFU: the prediction's FLOPs and peak over the measured step (docs/study.md)
+    want = p["predicted_mfu"] * p["predicted_step_time_s"] / p["measured_step_time_s"]
+    assert 0 < p["mfu"] < 1 and abs(p["mfu"] - want) <= 1e-9 * want, p
+# every marker is an entry of results.json: same dataset, GPUs, model (or cluster) and value;
+# the legend names the precision exactly when it is not the spec's
+n, fp8 = 0, 0
+for fig, key, scale in (("scaling", "tokens_per_s_per_gpu", 1), ("generations-scaling",
+                        "tokens_per_s_per_gpu", 1), ("mfu", "mfu", 100)):
     head = None
     for line in open(d + "/figures/%s.dat" % fig):
-        m = re.match(r'# block \d+: panel \d+, "published ([^ ]+) \(([^)]*)\)"', line)
+        m = re.match(r'# block \d+: panel \d+, "published (.+) \(([^,)]*)(, ([^)]*))?\)"', line)
         if line.startswith("#"):
             head = m.groups() if m else None
         elif line.strip() and head:
             x, y = line.split()[:2]
             hits = [p for p in pub if p["dataset"] == head[1] and p["gpus"] == int(float(x)) and
-                    head[0] in (p["model"], p["cluster"]) and
-                    abs(p["tokens_per_s_per_gpu"] - float(y)) <= 1e-9 * float(y)]
+                    set(head[0].split()) <= {p["model"], p["cluster"]} and
+                    abs(scale * p[key] - float(y)) <= 1e-9 * float(y) and
+                    (head[3] or dtype).lower() == p["dtype"]]
             assert hits, (fig, head, x, y)
+            assert (head[3] is None) == (hits[0]["dtype"] == dtype), (fig, head)
+            fp8 += head[3] == "FP8"
             n += 1
     gp = open(d + "/figures/%s.gp" % fig).read()
     assert re.search(r'with points pt \d+ ps [0-9.]+ lc rgb "[^"]+" title "published ', gp), fig
-assert n >= 2, n
+assert n >= 6 and fp8 >= 6, (n, fp8)
 print("checked", n, "published markers")
 EOF2
 # Side-by-side panels (#21) share one plot area (the same four margins, fixed on the screen, so a
