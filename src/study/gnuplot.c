@@ -345,6 +345,21 @@ static void plot_lines(FILE *f, const struct study_panel *pn, const char *dat, c
   fputc('\n', f);
 }
 
+/* Side-by-side panels that plot one quantity (the same y label, linear)
+ * share one y range, so equal heights mean equal values: exposed time per
+ * collective (fig->same_y), the step breakdown of FSDP alone and of the best
+ * layout, all_reduce and all_gather bus bandwidth against message size. */
+static bool same_y(const struct study_fig *fig) {
+  if (fig->same_y)
+    return true;
+  if (fig->n_panels < 2)
+    return false;
+  for (int p = 0; p < fig->n_panels; p++)
+    if (fig->p[p].logy || strcmp(fig->p[p].ylabel, fig->p[0].ylabel) != 0)
+      return false;
+  return true;
+}
+
 /* ---- side-by-side panels: one plot area ---- */
 
 /* Legend entries of a panel as plot_lines/plot_stacked write them (one for
@@ -469,7 +484,7 @@ static void write_script(FILE *f, const struct study_fig *fig, int blocks[2][STU
   char dat[48];
   study_setf(dat, sizeof dat, "%s.dat", fig->id);
   double shared = 0;
-  for (int p = 0; fig->same_y && p < fig->n_panels; p++)
+  for (int p = 0; same_y(fig) && p < fig->n_panels; p++)
     shared = panel_ymax(&fig->p[p]) > shared ? panel_ymax(&fig->p[p]) : shared;
   /* Side by side, the panels share one plot area (plot_area) sized for the
    * longest legend, so they line up whatever each legend holds. */

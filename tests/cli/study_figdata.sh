@@ -130,11 +130,12 @@ assert n >= 6 and fp8 >= 6, (n, fp8)
 print("checked", n, "published markers")
 EOF2
 # Side-by-side panels (#21) share one plot area (the same four margins, fixed on the screen, so a
-# longer legend does not shrink one panel), and line panels on the GPU axis share their x range
-# and tics (the published run at 4 GPUs is in the right panel of scaling only).
+# longer legend does not shrink one panel), line panels on the GPU axis share their x range
+# and tics (the published run at 4 GPUs is in the right panel of scaling only), and panels of
+# one quantity (same y label, linear) share their y range.
 check "paired panels share plot area and x axis" python3 - "$TMP/rv" <<'EOF2'
 import glob, re, sys
-n = 0
+n = n_same_y = 0
 for gp in sorted(glob.glob(sys.argv[1] + "/figures/*.gp")):
     panels = re.split(r"\n  # panel \d+\n", open(gp).read())[1:]
     if len(panels) < 2:
@@ -145,11 +146,15 @@ for gp in sorted(glob.glob(sys.argv[1] + "/figures/*.gp")):
         assert all(len(lines(p, what)) == 1 for p in panels), (gp, what)
     for what in ("bmargin", "tmargin"):
         assert all(lines(p, what) == lines(panels[0], what) != [] for p in panels), (gp, what)
+    ylabels = {lines(p, "ylabel")[0] for p in panels}
+    if len(ylabels) == 1 and not any("set logscale y" in p for p in panels):
+        assert all(lines(p, "yrange") == lines(panels[0], "yrange") != [] for p in panels), gp
+        n_same_y += 1
     if all("set logscale x 2" in p for p in panels):
         for what in ("xrange", "xtics"):
             assert all(lines(p, what) == lines(panels[0], what) for p in panels), (gp, what)
     n += 1
-assert n >= 6, n
+assert n >= 6 and n_same_y >= 2, (n, n_same_y)  # exposed-collectives, collectives_size (breakdown: one panel without "best")
 scaling = open(sys.argv[1] + "/figures/scaling.gp").read()
 assert '"4" 4' in scaling.split("# panel 2")[0], "the left panel has the 4-GPU tic too"
 print("checked", n, "two-panel figures")
@@ -157,6 +162,27 @@ EOF2
 expect_fail 1 "^plateau: --validation '/nonexistent': " -- study --spec "$TMP/s.json" --out "$TMP/r4" --quiet --validation /nonexistent
 mkdir "$TMP/nocsv"
 expect_fail 1 "^plateau: --validation '.*nocsv': no .csv file in the directory" -- study --spec "$TMP/s.json" --out "$TMP/r4" --quiet --validation "$TMP/nocsv"
+# Without --validation the study draws the embedded published runs (CMakeLists.txt
+# PL_EMBED_VALIDATION): on the default grid's models, clusters and sequence length they are
+# exactly the runs all of data/validation gives, so the default report shows every published run
+# it can match; --validation none draws none.
+cat >"$TMP/d.json" <<'EOF2'
+{"nodes": [1], "strategies": ["fsdp"], "batch_per_gpu": [1], "global_batch": [64]}
+EOF2
+expect_ok study --spec "$TMP/d.json" --out "$TMP/rd" --quiet --gnuplot /nonexistent/gnuplot
+expect_ok study --spec "$TMP/d.json" --out "$TMP/rdv" --quiet --gnuplot /nonexistent/gnuplot --validation "$PL_SOURCE_DIR/data/validation"
+expect_ok study --spec "$TMP/d.json" --out "$TMP/rdn" --quiet --gnuplot /nonexistent/gnuplot --validation none
+check "embedded published runs = data/validation's on the default grid" python3 - "$TMP" <<'EOF2'
+import json, sys
+d = sys.argv[1]
+emb, full, none = (json.load(open(d + "/%s/results.json" % r))["published"] for r in ("rd", "rdv", "rdn"))
+assert emb == full and len(emb) >= 10, (len(emb), len(full))
+assert {p["model"] for p in emb} == {"llama2-7b", "llama2-13b", "llama2-70b"}, emb
+assert none == [], none
+mfu = open(d + "/rd/figures/mfu.dat").read()
+assert '"published llama2-7b dgx-h100 (nemo_2407_performance_summary, FP8)"' in mfu
+print("checked", len(emb), "embedded runs")
+EOF2
 # --png-scale: bad values
 expect_fail 1 '^plateau: --png-scale: .*more than 4' -- study --spec "$TMP/s.json" --out "$TMP/r2" --png-scale 5 --quiet
 expect_fail 1 '^plateau: --png-scale' -- study --spec "$TMP/s.json" --out "$TMP/r2" --png-scale 0 --quiet
