@@ -403,13 +403,13 @@ static int key_entries(const struct study_panel *pn, size_t *longest) {
  * measured 363 px wide in the PNG gnuplot wrote, 0.59 em; rounded up so a
  * legend never comes out wider than estimated) plus the sample (samplen
  * 2.5) and the gaps, 5 em; the plot area is the slot less its sides on
- * the 1280-px canvas. */
-static int key_rows(const struct study_panel *pn, int n_panels) {
+ * a canvas w px wide (1280 for two panels, 900 for one). */
+static int key_rows(const struct study_panel *pn, int n_panels, int w) {
   size_t longest = 0;
   int n = key_entries(pn, &longest);
   if (n == 0)
     return 0;
-  double area_em = (1.0 - AREA_LEFT - AREA_RIGHT) * 1280.0 / n_panels / 12.0;
+  double area_em = (1.0 - AREA_LEFT - AREA_RIGHT) * w / n_panels / 12.0;
   int cols = (int)(area_em / (0.62 * (double)longest + 5.0));
   cols = cols < 1 ? 1 : cols > 3 ? 3 : cols;
   return (n + cols - 1) / cols;
@@ -441,9 +441,26 @@ static void plot_area(FILE *f, int p, int n, int rows, bool tall_tics) {
   fputs("  set tmargin at screen 1 - (3.2 * tsz + show_title * 2.2 * msz) / H\n", f);
 }
 
+/* Legend rows a figure's canvas holds at its base height (560 px); each
+ * row past them makes the canvas one key row (18 SVG px, 1.5 x the 12-px
+ * key font) taller, so a long legend (the MFU figure's 13 entries with the
+ * published runs) does not squash the plot. */
+#define KEY_ROWS_BASE 6
+
 static void write_script(FILE *f, const struct study_fig *fig, int blocks[2][STUDY_MAX_SERIES],
                          int png_scale) {
-  int w = fig->n_panels > 1 ? 1280 : 900, h = 560;
+  int w = fig->n_panels > 1 ? 1280 : 900;
+  /* The legends' rows (key_rows): side by side, the panels share one plot
+   * area (plot_area) sized for the longer, so they line up whatever each
+   * legend holds; the canvas grows with the longest. */
+  int rows[2] = {0, 0}, rows_max = 0;
+  bool tall_tics = false;
+  for (int p = 0; p < fig->n_panels; p++) {
+    rows[p] = key_rows(&fig->p[p], fig->n_panels, w);
+    rows_max = rows[p] > rows_max ? rows[p] : rows_max;
+    tall_tics |= two_line_tics(&fig->p[p]);
+  }
+  int h = 560 + 18 * (rows_max > KEY_ROWS_BASE ? rows_max - KEY_ROWS_BASE : 0);
   fprintf(f, "# %s.gp: \"%s\", written by plateau study.\n", fig->id, fig->title);
   fprintf(f,
           "# Redraw with `gnuplot %s.gp` in this directory: it reads %s.dat and writes\n"
@@ -467,9 +484,9 @@ static void write_script(FILE *f, const struct study_fig *fig, int blocks[2][STU
         "  ksz = (fmt eq \"svg\") ? 12 : 9 * k\n"
         "  tsz = (fmt eq \"svg\") ? 15 : 12 * k\n"
         "  msz = (fmt eq \"svg\") ? 17 : 14 * k\n"
-        "  H = (fmt eq \"svg\") ? 560.0 : 560.0 * k\n"
-        "  if (fmt eq \"svg\") {\n",
+        ,
         f);
+  fprintf(f, "  H = (fmt eq \"svg\") ? %d.0 : %d.0 * k\n  if (fmt eq \"svg\") {\n", h, h);
   fprintf(f,
           "    set terminal svg size %d,%d noenhanced font \"DejaVu Sans,14\" "
           "background rgb \"#ffffff\"\n    set output \"%s.svg\"\n  } else {\n",
@@ -486,15 +503,6 @@ static void write_script(FILE *f, const struct study_fig *fig, int blocks[2][STU
   double shared = 0;
   for (int p = 0; same_y(fig) && p < fig->n_panels; p++)
     shared = panel_ymax(&fig->p[p]) > shared ? panel_ymax(&fig->p[p]) : shared;
-  /* Side by side, the panels share one plot area (plot_area) sized for the
-   * longest legend, so they line up whatever each legend holds. */
-  int rows[2] = {0, 0}, rows_max = 0;
-  bool tall_tics = false;
-  for (int p = 0; fig->n_panels > 1 && p < fig->n_panels; p++) {
-    rows[p] = key_rows(&fig->p[p], fig->n_panels);
-    rows_max = rows[p] > rows_max ? rows[p] : rows_max;
-    tall_tics |= two_line_tics(&fig->p[p]);
-  }
   for (int p = 0; p < fig->n_panels; p++) {
     const struct study_panel *pn = &fig->p[p];
     int plots = pn->n_hlines, bands = 0;

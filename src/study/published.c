@@ -71,7 +71,7 @@ static bool value_of(const struct study_published *p, enum study_metric m, doubl
 
 int study_published_series(const struct pl_study *st, struct study_panel *pn, int model,
                            int cluster, int color, const char *what, enum study_metric m) {
-  int added = 0;
+  int added = 0, series = 0;
   for (int i = 0; i < st->n_published; i++) {
     const struct study_published *p = &st->published[i];
     double y = 0.0;
@@ -91,7 +91,11 @@ int study_published_series(const struct pl_study *st, struct study_panel *pn, in
         *c = (char)toupper((unsigned char)*c);
     }
     study_setf(t, sizeof t, "published %s (%s%s)", what, p->run.dataset, prec);
-    struct study_series *s = study_panel_add(pn, t, color, 0, 6 + 2 * (added % 3));
+    /* Open markers, one shape per model (gnuplot 4, 6, 8, 10: open square,
+     * circle, triangle, inverted triangle; the mfu curves draw the model's
+     * filled shape, 5 + 2 (m % 4)), the next shape for a second dataset. */
+    struct study_series *s =
+        study_panel_add(pn, t, color, 0, 4 + 2 * ((model + series++) % 4));
     for (int j = i; s != NULL && j < st->n_published; j++) {
       const struct study_published *q = &st->published[j];
       if (same_series(q, p) && value_of(q, m, &y)) {
