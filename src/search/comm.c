@@ -203,9 +203,11 @@ void search_dp_times(const struct search_ctx *ctx, const struct pl_layout *l,
     for (int k = 0; k < SEARCH_SEG_N; k++) {
       double p = out->params[k];
       out->ag_s[k] = coll_s(ctx, PL_COLL_ALL_GATHER, p * PARAM_BYTES, dp);
-      out->rs_s[k] = coll_s(ctx, PL_COLL_REDUCE_SCATTER, p * GRAD_BYTES, dp);
+      /* the simulator's fsdp_grad_bytes (src/sim/segments.c): 16-bit with grad_reduce_bf16 */
+      out->rs_s[k] = coll_s(ctx, PL_COLL_REDUCE_SCATTER, p * search_grad_bytes(l), dp);
       if (hybrid && out->rs_s[k] > 0)
-        out->rep_s[k] = coll_s(ctx, PL_COLL_ALL_REDUCE, p * GRAD_BYTES / (double)sg, rep);
+        out->rep_s[k] =
+            coll_s(ctx, PL_COLL_ALL_REDUCE, p * search_grad_bytes(l) / (double)sg, rep);
       out->rs_s[k] += out->rep_s[k];
     }
     return;
