@@ -28,6 +28,8 @@ struct study_published {
   int model, cluster;  /* the spec's axes it matches */
   struct pl_study_published_run run;
   double tokens_per_s_per_gpu; /* measured: gbs x seq / (step x GPUs) */
+  double mfu;                  /* measured, plateau's convention: predicted MFU x predicted step /
+                                  measured step; 0 = unknown */
 };
 
 struct pl_study {
@@ -143,7 +145,8 @@ struct study_panel {
 struct study_fig {
   char id[32]; /* file stem: figures/<id>.svg */
   char title[160];
-  char caption[512];  /* what is plotted, for people */
+  char caption[1024]; /* what is plotted, for people (the mfu caption with published runs is
+                         ~720 characters: 512 cut it) */
   char findings[768]; /* computed sentences */
   char skip[256];     /* non-empty: no figure, and why */
   int n_panels;
@@ -196,11 +199,13 @@ int study_series_nodes(const struct pl_study *st, struct study_series *s, int mo
  * points added (none: no series added). */
 int study_band_nodes(const struct pl_study *st, struct study_panel *pn, const char *of, int color,
                      int model, int cluster, int batch, int strategy, enum study_metric m);
-/* The published runs of (model, cluster) as marker series of pn, one per
- * dataset, titled "published <what> (<dataset>)" (published.c). Returns the
+/* The published runs of (model, cluster) as marker series of pn, y = m
+ * (STUDY_M_TOKENS_PER_S_PER_GPU or STUDY_M_MFU_PCT), one per dataset and
+ * precision, titled "published <what> (<dataset>)", or "(<dataset>, FP8)"
+ * when the runs' precision is not the spec's (published.c). Returns the
  * number of points added. */
 int study_published_series(const struct pl_study *st, struct study_panel *pn, int model,
-                           int cluster, int color, const char *what);
+                           int cluster, int color, const char *what, enum study_metric m);
 /* First and last simulated point of a node series (indices), false if < 2. */
 bool study_ends(const struct pl_study *st, int model, int cluster, int batch, int strategy,
                 int *first, int *last);
