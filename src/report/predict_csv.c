@@ -217,6 +217,7 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_num(c, "framework.bucket_mb", fw.bucket_mb, true);
   col_str(c, "framework.fsdp_pp_unsharded", pl_setting_name(fw.fsdp_pp_unsharded));
   col_num(c, "framework.zero3_list_copy_s", fw.zero3_list_copy_s, true);
+  col_str(c, "framework.head_16bit", pl_setting_name(fw.head_16bit));
 }
 
 void pl_report_predict_csv_header(FILE *out) {
