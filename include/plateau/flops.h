@@ -40,7 +40,11 @@ struct pl_op {
   double fwd_bytes;       /* HBM bytes moved in forward (every kind; bf16 = 2 B/element) */
   double bwd_bytes;       /* HBM bytes moved in backward */
   bool recompute;         /* forward re-run before backward under l->recompute
-                             (selective: attn; full: every layer op) */
+                             (selective: attn; full: every layer op; ops: see
+                             recompute_n) */
+  int64_t recompute_n;    /* GEMM under recompute ops: output columns re-run, a part of
+                             a fused GEMM (qkv: torchtitan's wk; fc1: its w3); 0 = the
+                             whole op (pl_op_recompute_part) */
   bool causal;            /* ATTENTION: causally masked. FLOPs count the whole s x s_k
                              square (convention); kernels that skip masked tiles
                              (FlashAttention) execute about half of them */
@@ -68,6 +72,11 @@ int pl_embed_ops(const struct pl_model *m, const struct pl_layout *l,
 int pl_head_ops(const struct pl_model *m, const struct pl_layout *l,
                 struct pl_op ops[PL_MAX_LAYER_OPS]);
 
+/* The part of op re-run before its backward: false when nothing is; else
+ * *part is the op itself or, for a GEMM with recompute_n, the GEMM of those
+ * recompute_n output columns (its FLOPs, bytes and shape). */
+bool pl_op_recompute_part(const struct pl_op *op, struct pl_op *part);
+
 /* The load factor of the busiest expert-parallel rank: layout.moe_imbalance
  * capped by what a rank can receive (ep * min(top_k, experts / ep) / top_k;
  * 1 with ep = 1), 1 for a dense model. */
@@ -91,7 +100,9 @@ int64_t pl_recompute_stage_blocks(const struct pl_model *m, const struct pl_layo
 struct pl_flops {
   double model_per_step;     /* whole cluster, no recompute: the MFU numerator (PaLM) */
   double hardware_per_step;  /* model + recomputed forward (selective: attention core;
-                                full: whole block): the HFU numerator (Korthikanti) */
+                                full: whole block; ops: the wk, wo and w3 GEMMs,
+                                2 h (kv + q + f) per token and block): the HFU
+                                numerator (Korthikanti) */
   double layer_fwd;          /* one block, one micro-batch, whole model width (unsharded) */
   double layer_bwd;          /* = 2 * layer_fwd */
   double head_fwd;           /* LM head GEMM, one micro-batch, unsharded */

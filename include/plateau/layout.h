@@ -18,7 +18,11 @@
 #include "status.h"
 
 enum pl_shard { PL_SHARD_DDP, PL_SHARD_ZERO1, PL_SHARD_ZERO2, PL_SHARD_ZERO3 };
-enum pl_recompute { PL_RECOMPUTE_NONE, PL_RECOMPUTE_SELECTIVE, PL_RECOMPUTE_FULL };
+/* none; selective = the attention core (Korthikanti et al. 2022); full =
+ * every block from its input; ops = torchtitan's per-op selective
+ * checkpointing (every op re-run but the saved ones: SDPA, the reduce_scatters
+ * and every odd-numbered mm of a block; flops.h pl_layer_ops, docs/model.md). */
+enum pl_recompute { PL_RECOMPUTE_NONE, PL_RECOMPUTE_SELECTIVE, PL_RECOMPUTE_FULL, PL_RECOMPUTE_OPS };
 enum pl_schedule { PL_SCHEDULE_1F1B, PL_SCHEDULE_INTERLEAVED, PL_SCHEDULE_GPIPE };
 /* How the element-wise work around the GEMMs runs (docs/step-model.md 2.3b):
  * fused = the op list's minimum traffic (Megatron-LM/TransformerEngine fused

@@ -269,6 +269,15 @@ static void op_sides(const struct per_op *po, const struct pl_opcmp_row *r, doub
   *hb = po->trace_is_a ? r->has_pred : r->has_meas;
 }
 
+/* One rule for the per-operation table's rows in text, JSON and CSV: a row with neither side is
+ * not shown, nor a shape row that neither ran nor was predicted (a GEMM shape the model lists
+ * for another pass). */
+static bool op_row_shown(const struct pl_opcmp_row *r) {
+  if (!r->has_pred && !r->has_meas)
+    return false;
+  return !(r->shape[0] && r->calls == 0 && r->predicted_s == 0);
+}
+
 static void text_ops(const struct per_op *po) {
   if (!po->wanted)
     return;
@@ -285,13 +294,11 @@ static void text_ops(const struct per_op *po) {
          "calls", "A", "B", "B - A", "(B-A)/A");
   for (int i = 0; i < c->n_rows; i++) {
     const struct pl_opcmp_row *r = &c->rows[i];
-    if (!r->has_pred && !r->has_meas)
+    if (!op_row_shown(r))
       continue;
     double a, b;
     bool ha, hb;
     op_sides(po, r, &a, &ha, &b, &hb);
-    if (r->shape[0] && r->calls == 0 && r->predicted_s == 0)
-      continue;
     char lead[192], calls[16] = "";
     if (r->shape[0] || r->calls > 0)
       snprintf(calls, sizeof calls, "%.0f", r->calls);
@@ -335,7 +342,7 @@ static void json_ops(struct pl_emit *e, const struct per_op *po) {
   pl_emit_arr_begin(e, "operations");
   for (int i = 0; i < c->n_rows; i++) {
     const struct pl_opcmp_row *r = &c->rows[i];
-    if ((!r->has_pred && !r->has_meas) || (r->shape[0] && r->calls == 0 && r->predicted_s == 0))
+    if (!op_row_shown(r))
       continue;
     double a, b;
     bool ha, hb;
@@ -370,7 +377,7 @@ static void csv_ops(const struct per_op *po) {
   const struct pl_opcmp *c = po->c;
   for (int i = 0; i < c->n_rows; i++) {
     const struct pl_opcmp_row *r = &c->rows[i];
-    if ((!r->has_pred && !r->has_meas) || (r->shape[0] && r->calls == 0 && r->predicted_s == 0))
+    if (!op_row_shown(r))
       continue;
     double a, b;
     bool ha, hb;

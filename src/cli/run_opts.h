@@ -26,7 +26,9 @@
   {"mbs", "N", "micro-batch, sequences (default 1)"},                                        \
   {"gbs", "N", "global batch, sequences per step (default batch-per-gpu x gpus)"},           \
   {"batch-per-gpu", "N", "sequences per GPU per step; gbs = that x gpus (default 1)"},       \
-  {"recompute", "MODE", "none|selective|full activation recomputation (default none)"},     \
+  {"recompute", "MODE",                                                                       \
+   "none|selective|full|ops activation recomputation (default none; ops = torchtitan per-op "  \
+   "selective AC)"},     \
   {"recompute-layers", "N", "with --recompute full, only the first N blocks of each model chunk (Megatron --recompute-method block --recompute-num-layers N; default: all)"}, \
   {"recompute-every", "K", "with --recompute full, every K-th block only (torchtitan selective_ac_option K; default: all)"}, \
   {"schedule", "S", "1f1b|interleaved|gpipe pipeline schedule (default 1f1b)"},             \
@@ -47,7 +49,7 @@
   {"overlap-grad-reduce", "on|off", "ddp/zero1 gradient buckets reduced during the last backward (default on), or after it"}, \
   {"overlap-param-gather", "on|off", "zero1 parameter all_gather overlapped with the next forward (default off: after the optimizer step)"}, \
   {"overlap-p2p", "on|off", "interleaved pipeline send/recv asynchronous, only the receiver waits (default off: blocking)"}, \
-  {"grad-reduce-dtype", "T", "fp32|bf16 ddp/zero1 gradient reduction (default fp32)"}, \
+  {"grad-reduce-dtype", "T", "fp32|bf16 gradient reduction: ddp/zero1 buckets, zero2/zero3 reduce_scatter (default fp32)"}, \
   {"zero1-grad-reduce", "OP", "reduce-scatter|all-reduce of zero1 gradients (default reduce-scatter; all-reduce = DeepSpeed pipeline engine)"}, \
   {"grad-accum", "MODE", "in-place|fp32-copy: 16-bit ddp/zero1 gradients added in place (default) or cast to an fp32 copy per micro-batch (DeepSpeed BF16_Optimizer)"}, \
   {"logit-metric-passes", "N", "extra fp32 cross-entropy passes over the logits per micro-batch for train metrics (default 0; llm-foundry 2)"}, \

@@ -184,10 +184,51 @@ static void norm_op(struct pl_op *op, const char *name, double elems, const stru
   op->bwd_kernels = 3;
 }
 
-static void mark_recompute(struct pl_op *ops, int n, enum pl_recompute r) {
-  for (int i = 0; i < n; i++)
+/* Recompute ops: torchtitan's per-op selective activation checkpointing
+ * (pytorch/torchtitan torchtitan/distributed/activation_checkpoint.py
+ * _apply_op_sac, _get_custom_policy._custom_policy, commit cfb93265): per
+ * checkpointed block forward a counter of aten.mm calls; an op of
+ * _op_sac_save_list (torchtitan/models/llama3/infra/parallelize.py, 018740b7:
+ * aten.mm, the SDPA variants, _c10d_functional.reduce_scatter_tensor,
+ * aten.max, flex/varlen attention) is MUST_SAVE except the even-numbered mm;
+ * everything else is PREFER_RECOMPUTE, re-run before the block's backward.
+ * A Llama block runs its mms as wq (1), wk (2), wv (3), wo (4), w1 (5),
+ * w3 (6), w2 (7) (torchtitan/models/llama3/model/model.py Attention.forward,
+ * FeedForward.forward: w2(silu(w1(x)) * w3(x))), so wk, wo and w3 are re-run:
+ * in plateau's fused GEMMs the kv_w columns of qkv and the ffn (up) half of
+ * fc1 (recompute_n); proj whole; fc2 and the attention core kept; every
+ * element-wise op re-run (norms, RoPE, SiLU-mul, residual adds: no early stop
+ * assumed). The SP all_gathers are re-run too (sim/segments.c layer_tp). */
+static void mark_recompute(struct pl_op *ops, int n, enum pl_recompute r, int64_t kv_w) {
+  for (int i = 0; i < n; i++) {
     ops[i].recompute =
         r == PL_RECOMPUTE_FULL || (r == PL_RECOMPUTE_SELECTIVE && ops[i].kind == PL_OP_ATTENTION);
+    ops[i].recompute_n = 0;
+    if (r != PL_RECOMPUTE_OPS)
+      continue;
+    const char *nm = ops[i].name;
+    if (ops[i].kind == PL_OP_MEMORY || strcmp(nm, "proj") == 0) {
+      ops[i].recompute = true;
+    } else if (strcmp(nm, "qkv") == 0) {
+      ops[i].recompute = true;
+      ops[i].recompute_n = kv_w;
+    } else if (strcmp(nm, "fc1") == 0) {
+      ops[i].recompute = true;
+      ops[i].recompute_n = ops[i].n / 2;
+    }
+  }
+}
+
+bool pl_op_recompute_part(const struct pl_op *op, struct pl_op *part) {
+  if (!op->recompute)
+    return false;
+  *part = *op;
+  if (op->kind != PL_OP_GEMM || op->recompute_n <= 0 || op->recompute_n >= op->n)
+    return true;
+  gemm(part, op->name, op->m, op->recompute_n, op->k);
+  part->share = op->share;
+  part->recompute = true;
+  return true;
 }
 
 /* The attention half of a block up to resid1: projections, RoPE, the core
@@ -352,7 +393,7 @@ int pl_layer_ops(const struct pl_model *m, const struct pl_layout *l,
   if (moe > 0)
     n = moe_ops(m, l, &d, moe_share, ops, n);
   elementwise(&ops[n++], "resid2", norm_elems, RESIDUAL);
-  mark_recompute(ops, n, l->recompute);
+  mark_recompute(ops, n, l->recompute, m->kv_heads / d.tp * m->head_dim);
   return n;
 }
 
@@ -454,6 +495,9 @@ void pl_flops_compute(const struct pl_model *m, const struct pl_layout *l, struc
     recompute_seq = attn_seq;
   else if (l->recompute == PL_RECOMPUTE_FULL)
     recompute_seq = blocks_seq * pl_recompute_share(m, l);
+  else if (l->recompute == PL_RECOMPUTE_OPS) /* wk, wo, w3 (mark_recompute): 2 h (kv + q + f) */
+    recompute_seq = seq * l_n * 2.0 * (double)m->hidden *
+                    (double)(m->kv_heads * m->head_dim + m->heads * m->head_dim + m->ffn_hidden);
   memset(out, 0, sizeof *out);
   out->layer_fwd = mbs * blocks_seq / l_n;
   out->layer_bwd = 2.0 * out->layer_fwd;

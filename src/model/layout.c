@@ -13,7 +13,7 @@
 #include "model/constants.h"
 
 static const char *const shard_names[] = {"ddp", "zero1", "zero2", "zero3"};
-static const char *const recompute_names[] = {"none", "selective", "full"};
+static const char *const recompute_names[] = {"none", "selective", "full", "ops"};
 static const char *const schedule_names[] = {"1f1b", "interleaved", "gpipe"};
 static const char *const dtype_names[] = {"bf16", "fp8", "mxfp8", "nvfp4"};
 static const char *const dispatch_names[] = {"alltoall", "allgather", "deepep"};
@@ -361,6 +361,16 @@ static enum pl_status resolve_uneven(struct pl_layout *l, const struct pl_model 
  * supported for selective recomputing granularity"). */
 static enum pl_status resolve_recompute(const struct pl_layout *l, const struct pl_model *m,
                                         struct pl_diag *diag) {
+  /* --recompute ops follows torchtitan's policy through the mm order of its
+   * Llama-style block (wq wk wv wo, w1 w3 w2; flops.c mark_recompute): a
+   * GELU MLP, latent attention or grouped expert GEMMs (not aten.mm) have
+   * another order, not modelled */
+  if (l->recompute == PL_RECOMPUTE_OPS &&
+      (pl_model_is_moe(m) || m->kv_lora_rank > 0 || m->mlp != PL_MLP_SWIGLU))
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --recompute ops models torchtitan's dense Llama-style block "
+                       "(gated MLP, no MoE, no latent attention); model '%s' is not one",
+                       m->name);
   if (l->recompute_layers == 0 && l->recompute_every == 0)
     return PL_OK;
   if (l->recompute_layers < 0 || l->recompute_every < 0)

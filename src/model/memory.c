@@ -17,7 +17,8 @@
  * p (1 + (p - 1)/(p v))); gpipe holds all m; pp = 1 holds one.
  * First stage adds the embedding dropout mask; last stage the final-norm and
  * LM-head inputs and the fp32 logits (Korthikanti Sec. 4.3). Full recompute
- * adds the working set of one re-run block, selective the re-run scores.
+ * adds the working set of one re-run block, selective the re-run scores, ops
+ * (torchtitan per-op SAC) what its saved tensors lack of a whole block.
  *
  * Other: FSDP/ZeRO unsharded units (zero3: the current and the prefetched
  * unit's bf16 parameters plus one unit's fp32 gradients; zero2: one unit's
@@ -96,6 +97,16 @@ static double layer_act(const struct pl_model *m, const struct pl_layout *l, enu
   double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
   if (r == PL_RECOMPUTE_FULL)
     return 2.0 * sb * h / rep_div; /* the block input only */
+  if (r == PL_RECOMPUTE_OPS) {
+    /* torchtitan per-op SAC (flops.c mark_recompute): the checkpoint's input
+     * (2h, / tp with SP), the saved mm outputs wq (2q), wv (2kv), w1 (2f),
+     * sharded by tp, and w2 (2h: its output before the tp reduction is
+     * whole on every rank), the SDPA output (2q / tp) with its log-sum-exp,
+     * and with SP the two reduce_scatter outputs (2h / tp each) */
+    double saved = 2.0 * h / rep_div + 2.0 * (2.0 * q + kv + f) / t + 2.0 * h +
+                   (l->sp && t > 1 ? 4.0 * h / t : 0.0);
+    return sb * (saved + scores_bytes_per_token(m, l));
+  }
   /* norm1 in, QKV in, norm2 in, fc1 in (2 B each) + two dropout masks (1 B) */
   double rep = 8.0 * h + (m->dropout ? 2.0 * h : 0.0);
   /* Q, K, V, proj in; MLP activation in (gated: gate and up) and fc2 in */
@@ -292,9 +303,11 @@ static void activations(const struct pl_model *m, const struct pl_layout *l, int
     s->act_b +=
         held * 2.0 * (2.0 * sb * h / rep_div) + s->logits; /* final norm and LM head inputs */
   }
-  if (l->recompute != PL_RECOMPUTE_NONE) /* the block being re-run */
-    s->act_b += layer_act(m, l, PL_RECOMPUTE_NONE) -
-                (l->recompute == PL_RECOMPUTE_FULL ? 0.0 : layer_act(m, l, l->recompute));
+  if (l->recompute != PL_RECOMPUTE_NONE) { /* the block being re-run */
+    double rerun = layer_act(m, l, PL_RECOMPUTE_NONE) -
+                   (l->recompute == PL_RECOMPUTE_FULL ? 0.0 : layer_act(m, l, l->recompute));
+    s->act_b += rerun > 0.0 ? rerun : 0.0; /* ops with tp >= 16 saves more than a block's set */
+  }
 }
 
 static void buffers(const struct pl_model *m, const struct pl_layout *l, struct stage *s) {

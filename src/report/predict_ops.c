@@ -75,8 +75,11 @@ static int collect(const struct pl_run *run, struct op_row *rows) {
       r->segment = seg;
       r->op = ops[i];
       r->fwd_s = pl_op_run_time_s(g, &run->layout, &run->model, &ops[i], PL_PASS_FWD);
+      struct pl_op part; /* the whole op, or under recompute ops a fused GEMM's part */
       r->bwd_s = pl_op_run_time_s(g, &run->layout, &run->model, &ops[i], PL_PASS_BWD) +
-                 (ops[i].recompute ? r->fwd_s : 0);
+                 (pl_op_recompute_part(&ops[i], &part)
+                      ? pl_op_run_time_s(g, &run->layout, &run->model, &part, PL_PASS_FWD)
+                      : 0);
       double share = ops[i].share > 0 ? ops[i].share : 1.0; /* flops.h: blocks that run it */
       r->per_step_s = (r->fwd_s + r->bwd_s) * per_microbatch(run, seg) * mb * share;
     }
@@ -137,8 +140,10 @@ void pl_report_ops_text(FILE *out, const struct pl_run *run) {
     pl_fmt_seconds(b, sizeof b, r->bwd_s);
     pl_fmt_seconds(st, sizeof st, r->per_step_s);
     rate(fr, sizeof fr, op, op->fwd_flops, op->fwd_bytes, r->fwd_s);
-    double bwd_flops = op->bwd_flops + (op->recompute ? op->fwd_flops : 0);
-    double bwd_bytes = op->bwd_bytes + (op->recompute ? op->fwd_bytes : 0);
+    struct pl_op part;
+    bool rc = pl_op_recompute_part(op, &part);
+    double bwd_flops = op->bwd_flops + (rc ? part.fwd_flops : 0);
+    double bwd_bytes = op->bwd_bytes + (rc ? part.fwd_bytes : 0);
     rate(br, sizeof br, op, bwd_flops, bwd_bytes, r->bwd_s);
     char sh[16] = "-";
     if (one_stage && total > 0)

@@ -208,8 +208,14 @@ static double walk_segment(struct writer *w, const struct pl_timeline_task *t, i
     enum pl_pass pass = bwd && r == 1 ? PL_PASS_BWD : PL_PASS_FWD;
     for (int i = 0; i < n; i++) {
       const struct pl_op *op = &ops[pass == PL_PASS_BWD ? n - 1 - i : i];
-      if (!wanted(op, t->part) || (bwd && pass == PL_PASS_FWD && !(op->recompute && t->recompute)))
+      struct pl_op part; /* the whole op, or under recompute ops a fused GEMM's part */
+      if (!wanted(op, t->part))
         continue;
+      if (bwd && pass == PL_PASS_FWD) {
+        if (!t->recompute || !pl_op_recompute_part(op, &part))
+          continue;
+        op = &part;
+      }
       const char *nm[3];
       double tm[3];
       int k = op_kernels(w, op, pass, nm, tm);

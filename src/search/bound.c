@@ -50,8 +50,9 @@ static double ops_time(const struct search_ctx *ctx, const struct pl_layout *l,
   for (int i = 0; i < n; i++) {
     double f = pl_op_run_time_s(g, l, ctx->model, &ops[i], PL_PASS_FWD);
     double b = pl_op_run_time_s(g, l, ctx->model, &ops[i], PL_PASS_BWD);
-    if (ops[i].recompute)
-      b += f;
+    struct pl_op part; /* the whole op, or under recompute ops a fused GEMM's part */
+    if (pl_op_recompute_part(&ops[i], &part))
+      b += pl_op_run_time_s(g, l, ctx->model, &part, PL_PASS_FWD);
     double share = ops[i].share > 0 ? ops[i].share : 1.0; /* flops.h: blocks that run it */
     f *= share;
     b *= share;

@@ -159,7 +159,8 @@ static void tp_times(const struct search_ctx *ctx, const struct pl_layout *l,
   if (l->sp) {
     double ag = coll_s(ctx, PL_COLL_ALL_GATHER, act, g), rs = coll_s(ctx, PL_COLL_REDUCE_SCATTER, act, g);
     out->layer_f = 2 * (ag + rs);
-    out->layer_b = (2 + extra) * (ag + rs);
+    /* recompute ops re-runs the all_gathers only (segments.c layer_tp) */
+    out->layer_b = (2 + extra) * (ag + rs) + (l->recompute == PL_RECOMPUTE_OPS ? 2 * ag : 0);
     out->embed_f = rs;
     out->embed_b = ag;
     out->head_f = ag;
@@ -167,6 +168,8 @@ static void tp_times(const struct search_ctx *ctx, const struct pl_layout *l,
     return;
   }
   double ar = coll_s(ctx, PL_COLL_ALL_REDUCE, act, g);
+  if (l->recompute == PL_RECOMPUTE_OPS)
+    extra = 2;
   out->layer_f = 2 * ar;
   out->layer_b = (2 + extra) * ar;
   out->embed_f = ar;
@@ -200,9 +203,11 @@ void search_dp_times(const struct search_ctx *ctx, const struct pl_layout *l,
     for (int k = 0; k < SEARCH_SEG_N; k++) {
       double p = out->params[k];
       out->ag_s[k] = coll_s(ctx, PL_COLL_ALL_GATHER, p * PARAM_BYTES, dp);
-      out->rs_s[k] = coll_s(ctx, PL_COLL_REDUCE_SCATTER, p * GRAD_BYTES, dp);
+      /* the simulator's fsdp_grad_bytes (src/sim/segments.c): 16-bit with grad_reduce_bf16 */
+      out->rs_s[k] = coll_s(ctx, PL_COLL_REDUCE_SCATTER, p * search_grad_bytes(l), dp);
       if (hybrid && out->rs_s[k] > 0)
-        out->rep_s[k] = coll_s(ctx, PL_COLL_ALL_REDUCE, p * GRAD_BYTES / (double)sg, rep);
+        out->rep_s[k] =
+            coll_s(ctx, PL_COLL_ALL_REDUCE, p * search_grad_bytes(l) / (double)sg, rep);
       out->rs_s[k] += out->rep_s[k];
     }
     return;

@@ -405,7 +405,8 @@ static void enumerate_tuple(const struct search_ctx *ctx, int64_t i, struct tupl
   const struct search_tuple *t = &ctx->tuples[i];
   const struct pl_search_space *s = &ctx->space;
   enum pl_reject deg = degree_reason(ctx, t);
-  unsigned rmask = s->recompute_mask ? s->recompute_mask : ~0u;
+  /* the default search tries none, selective and full; ops only when asked */
+  unsigned rmask = s->recompute_mask ? s->recompute_mask : (1u << (PL_RECOMPUTE_FULL + 1)) - 1;
   struct sched_list sl;
   schedules(ctx, t, &sl);
   struct search_cand c;
@@ -430,7 +431,7 @@ static void enumerate_tuple(const struct search_ctx *ctx, int64_t i, struct tupl
     if (!fixed_ok(s->mbs, ctx->div_gbs[b]))
       continue;
     c.mbs = (int32_t)ctx->div_gbs[b];
-    for (int r = PL_RECOMPUTE_NONE; r <= PL_RECOMPUTE_FULL; r++) {
+    for (int r = PL_RECOMPUTE_NONE; r <= PL_RECOMPUTE_OPS; r++) {
       if (!(rmask & (1u << r)))
         continue;
       c.recompute = (uint8_t)r;

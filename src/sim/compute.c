@@ -277,9 +277,10 @@ double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const st
     double share = ops[i].share > 0 ? ops[i].share : 1.0; /* flops.h: blocks that run it */
     t += share * pl_op_run_time_s(g, l, m, &ops[i], pass);
     kernels += share * sim_op_run_kernels(l, m, &ops[i], pass);
-    if (pass == PL_PASS_BWD && ops[i].recompute) {
-      t += share * pl_op_run_time_s(g, l, m, &ops[i], PL_PASS_FWD);
-      kernels += share * sim_op_run_kernels(l, m, &ops[i], PL_PASS_FWD);
+    struct pl_op part; /* the whole op, or under recompute ops a fused GEMM's part */
+    if (pass == PL_PASS_BWD && pl_op_recompute_part(&ops[i], &part)) {
+      t += share * pl_op_run_time_s(g, l, m, &part, PL_PASS_FWD);
+      kernels += share * sim_op_run_kernels(l, m, &part, PL_PASS_FWD);
     }
   }
   /* Eager host floor (docs/step-model.md 2.6): the host issues the pass's

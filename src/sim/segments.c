@@ -110,17 +110,24 @@ static enum pl_status layer_tp(struct sim_step *st, struct sim_seg *s, struct pl
   int32_t extra = l->recompute == PL_RECOMPUTE_FULL
                       ? (int32_t)lround(2.0 * pl_recompute_share(&st->run->model, l))
                       : 0;
+  /* recompute ops (flops.c mark_recompute): the two all_gathers before
+   * attention and the MLP are re-run, the reduce_scatters saved
+   * (_c10d_functional.reduce_scatter_tensor is in torchtitan's
+   * _op_sac_save_list); without SP both all_reduces are re-run (not saved) */
+  int32_t extra_ag = l->recompute == PL_RECOMPUTE_OPS ? 2 : extra;
   enum pl_status r;
   if (l->sp) {
     r = tp_comm(st, s, PL_PASS_FWD, 0, PL_COLL_ALL_GATHER, 2, diag);
     if (r == PL_OK)
       r = tp_comm(st, s, PL_PASS_FWD, 1, PL_COLL_REDUCE_SCATTER, 2, diag);
     if (r == PL_OK)
-      r = tp_comm(st, s, PL_PASS_BWD, 0, PL_COLL_ALL_GATHER, 2 + extra, diag);
+      r = tp_comm(st, s, PL_PASS_BWD, 0, PL_COLL_ALL_GATHER, 2 + extra_ag, diag);
     if (r == PL_OK)
       r = tp_comm(st, s, PL_PASS_BWD, 1, PL_COLL_REDUCE_SCATTER, 2 + extra, diag);
     return r;
   }
+  if (l->recompute == PL_RECOMPUTE_OPS)
+    extra = 2;
   r = tp_comm(st, s, PL_PASS_FWD, 0, PL_COLL_ALL_REDUCE, 2, diag);
   if (r == PL_OK)
     r = tp_comm(st, s, PL_PASS_BWD, 0, PL_COLL_ALL_REDUCE, 2 + extra, diag);
@@ -370,21 +377,37 @@ static enum pl_status zero3_list_calls(struct sim_step *st, enum sim_seg_kind ki
   return r;
 }
 
+/* Bytes per gradient element an FSDP unit's reduce_scatter (and HSDP's
+ * replica all_reduce) moves: fp32 by default (PyTorch FSDP MixedPrecision
+ * reduce_dtype float32 as torchtitan and Composer's DEFAULT set it), the
+ * 16-bit parameter dtype with layout.grad_reduce_bf16: FSDP reduce_dtype bf16
+ * (MosaicML Composer composer/trainer/mosaic_fsdp_utils.py
+ * get_mixed_precision, 'PURE': reduce_dtype = the precision's dtype) and
+ * DeepSpeed's fp16 ZeRO-3 (v0.3.16 deepspeed/runtime/zero/stage3.py
+ * reduce_independent_p_g_buckets_and_remove_grads copies each fp16
+ * param.grad into the ipg buffer of self.dtype, and average_tensor
+ * reduce_scatters it without a cast: allreduce_always_fp32 is off by
+ * default). The search bound counts the same (search_grad_bytes). */
+static double fsdp_grad_bytes(const struct pl_layout *l) {
+  return l->grad_reduce_bf16 ? PARAM_BYTES : GRAD_BYTES;
+}
+
 /* FSDP colls of a unit of the given parameters (zero2/zero3 only). */
 static enum pl_status seg_fsdp(struct sim_step *st, enum sim_seg_kind kind, struct sim_seg *s,
                                struct pl_diag *diag) {
   const struct pl_layout *l = &st->run->layout;
   if (l->shard != PL_SHARD_ZERO2 && l->shard != PL_SHARD_ZERO3)
     return PL_OK;
+  double gb = fsdp_grad_bytes(l);
   enum pl_status r =
       sim_coll_add(st, PL_COLL_ALL_GATHER, "dp", s->params * PARAM_BYTES, &s->ag, diag);
   if (r == PL_OK)
-    r = sim_coll_add(st, PL_COLL_REDUCE_SCATTER, "dp", s->params * GRAD_BYTES, &s->rs, diag);
+    r = sim_coll_add(st, PL_COLL_REDUCE_SCATTER, "dp", s->params * gb, &s->rs, diag);
   if (r == PL_OK && l->shard == PL_SHARD_ZERO3)
     r = zero3_list_calls(st, kind, s, diag);
   if (r == PL_OK && l->shard_group < l->dp)
-    r = sim_coll_add(st, PL_COLL_ALL_REDUCE, "dp-replica",
-                     s->params * GRAD_BYTES / (double)l->shard_group, &s->ar, diag);
+    r = sim_coll_add(st, PL_COLL_ALL_REDUCE, "dp-replica", s->params * gb / (double)l->shard_group,
+                     &s->ar, diag);
   return r;
 }
 
@@ -483,7 +506,8 @@ static int unfused_kernels(const struct pl_run *run, struct pl_op *ops, int n) {
   struct layer_tokens t = layer_tokens_of(run);
   int64_t tp = t.tp;
   double tokens = t.tokens, tokens_n = t.tokens_n, h = (double)m->hidden;
-  bool full = l->recompute == PL_RECOMPUTE_FULL;
+  /* element-wise ops are re-run under full and ops recompute (flops.c) */
+  bool full = l->recompute == PL_RECOMPUTE_FULL || l->recompute == PL_RECOMPUTE_OPS;
   if (l->kernels != PL_KERNELS_UNFUSED || n + 4 > PL_MAX_LAYER_OPS)
     return n;
   if (m->norm == PL_NORM_RMS)

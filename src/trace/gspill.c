@@ -22,6 +22,7 @@
 
 #include <plateau/alloc.h>
 
+#include "heapsort.h"
 #include "trace_int.h"
 
 #define PIECE 4096 /* records per read/write of a pass: 192 KiB */
@@ -87,36 +88,14 @@ enum pl_status trace_gspill_each(const struct trace_data *d, bool write, trace_g
   return s;
 }
 
-/* In-place heapsort by start (glibc's qsort would allocate a copy). */
-static bool before(const struct trace_gpu *x, const struct trace_gpu *y) {
-  return x->ts_ns < y->ts_ns;
-}
-
-static void sift(struct trace_gpu *g, size_t i, size_t n) {
-  for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= n)
-      return;
-    if (c + 1 < n && before(&g[c], &g[c + 1]))
-      c++;
-    if (!before(&g[i], &g[c]))
-      return;
-    struct trace_gpu t = g[i];
-    g[i] = g[c];
-    g[c] = t;
-    i = c;
-  }
+/* In place by start (heapsort.h: glibc's qsort would allocate a copy). */
+static bool before(const void *x, const void *y) {
+  return ((const struct trace_gpu *)x)->ts_ns < ((const struct trace_gpu *)y)->ts_ns;
 }
 
 static void sort_by_start(struct trace_gpu *g, size_t n) {
-  for (size_t i = n / 2; i-- > 0;)
-    sift(g, i, n);
-  for (size_t m = n; m-- > 1;) {
-    struct trace_gpu t = g[0];
-    g[0] = g[m];
-    g[m] = t;
-    sift(g, 0, m);
-  }
+  _Static_assert(sizeof(struct trace_gpu) <= TRACE_HEAP_MAX_ELEM, "heapsort.h buffer");
+  trace_heapsort(g, n, sizeof *g, before);
 }
 
 /* One budget of records at a time: collected, sorted, written as a run. */

@@ -248,8 +248,13 @@ static bool llmfoundry_layout(const struct validate_in *in, struct pl_layout *l,
     return validate_skip(row, "activation CPU offload is not modelled");
   if (strcmp(cell(in, "MP Mode"), "DEFAULT") == 0)
     validate_note(row, "FSDP mixed precision DEFAULT: gradients reduced in fp32, as modelled");
-  else if (strcmp(cell(in, "MP Mode"), "PURE") == 0)
-    validate_note(row, "FSDP mixed precision PURE reduces gradients in bf16; modelled in fp32");
+  else if (strcmp(cell(in, "MP Mode"), "PURE") == 0) {
+    /* Composer composer/trainer/mosaic_fsdp_utils.py get_mixed_precision: 'PURE' sets
+     * reduce_dtype to the precision's dtype (bf16): 2 B per gradient in FSDP's
+     * reduce_scatter (src/sim/segments.c fsdp_grad_bytes) */
+    l->grad_reduce_bf16 = true;
+    validate_note(row, "FSDP mixed precision PURE: gradients reduced in bf16, as modelled");
+  }
   /* FSDP's gathers and reduce_scatters on one process group: the default
    * (layout.fsdp_one_comm, docs/step-model.md section 5). Composer evaluates
    * MPT's two train metrics (LanguageCrossEntropy, LanguagePerplexity) on every

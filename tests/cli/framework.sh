@@ -102,6 +102,16 @@ expect_ok predict --model llama2-13b --gpus 64 --tp 2 --shard zero1 --grad-reduc
 check "bf16 grads: 497" [ "$(rs_calls)" = 497 ]
 # and the bf16 gradient buffer holds half the bytes (13.0 B / tp 2 x 2 B = 12.1 GiB, not 24.2)
 check "bf16 grads: gradient memory halves" grep -Eq "^  gradients +12\.1[0-9] GiB" "$TMP/out"
+# zero3: each unit's reduce_scatter moves its gradients at 4 B (fp32) or 2 B (bf16) per element,
+# twice or once the bytes of its 2 B all_gather (FSDP MixedPrecision reduce_dtype; DeepSpeed fp16 ZeRO-3)
+coll_size() { awk -v op="$1" '$1 == op && $2 == "dp" { print $4 " " $5 }' "$TMP/out"; }
+expect_ok predict --model llama2-7b --gpus 16 --shard zero3
+check "zero3 fp32 grads: reduce_scatter 756.03 MiB" [ "$(coll_size reduce_scatter)" = "756.03 MiB" ]
+check "zero3 fp32 grads: all_gather 378.01 MiB" [ "$(coll_size all_gather)" = "378.01 MiB" ]
+expect_ok predict --model llama2-7b --gpus 16 --shard zero3 --grad-reduce-dtype bf16
+check "zero3 bf16 grads: reduce_scatter 378.01 MiB" [ "$(coll_size reduce_scatter)" = "378.01 MiB" ]
+expect_ok predict --model llama2-7b --gpus 16 --shard zero3 --framework deepspeed-zero3-2021 --format json
+check "deepspeed-zero3-2021: fp16 gradient reduction" grep -q "\"grad_reduce_fp32\": false" "$TMP/out"
 
 # interleaved pipeline: asynchronous p2p is never slower
 ip=(predict --model llama2-13b --gpus 32 --tp 2 --pp 4 --vp 2 --schedule interleaved --gbs 64 --shard zero1 --format json)

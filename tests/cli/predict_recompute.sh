@@ -43,6 +43,41 @@ expect_fail 1 "more than the model's 32 blocks" -- predict --recompute full --re
 expect_fail 1 "^plateau: --recompute-layers: '0' must be positive$" -- predict --recompute full --recompute-layers 0
 expect_fail 1 "^plateau: --recompute-every: " -- predict --recompute full --recompute-every two
 expect_fail 1 "a layout search does not take it" -- search --gpus 8 --recompute full --recompute-layers 2
-expect_fail 1 "^plateau: --recompute: unknown recompute mode 'ops' \(expected none\|selective\|full\)$" -- predict --recompute ops
+expect_fail 1 "^plateau: --recompute: unknown recompute mode 'op' \(expected none\|selective\|full\|ops\)$" -- predict --recompute op
+expect_fail 1 "^plateau: --recompute: unknown recompute mode '' " -- predict --recompute ''
+
+# --recompute ops (torchtitan per-op SAC, docs/step-model.md 2.4): wk, wo, w3
+# and the element-wise ops re-run, 2 h (kv + q + f) extra FLOPs per token and
+# block; the SP all_gathers re-run, the reduce_scatters saved
+expect_ok "${run[@]}" --recompute ops; cp "$TMP/out" "$TMP/ops.json"
+check "ops: step between none and full" between "$(j "$TMP/none.json" "['step_time_s']")" "$(j "$TMP/ops.json" "['step_time_s']")" "$(j "$TMP/full.json" "['step_time_s']")"
+check "ops: activations between full and none" between "$(j "$TMP/full.json" "['memory']['activations_bytes']")" "$(j "$TMP/ops.json" "['memory']['activations_bytes']")" "$(j "$TMP/none.json" "['memory']['activations_bytes']")"
+check "ops: hardware FLOPs = model + 2 h (kv + q + f) per token and block" python3 -c "
+import json; d = json.load(open('$TMP/ops.json')); m, f = d['model'], d['flops']
+h, q, kv = m['hidden'], m['heads'] * m['head_dim'], m['kv_heads'] * m['head_dim']
+extra = f['tokens_per_step'] * m['layers'] * 2 * h * (kv + q + m['ffn_hidden'])
+assert abs(f['hardware_per_step'] - f['model_per_step'] - extra) <= 1e-12 * extra, (f, extra)"
+check "json layout.recompute ops" [ "$(j "$TMP/ops.json" "['layout']['recompute']")" = ops ]
+# tp 8 with SP, 10 blocks per stage, 128 micro-batches: 2 more tp all_gathers
+# per block backward than without recompute (2560), the reduce_scatters as many
+check "ops: +2 all_gathers per block, reduce_scatters unchanged" python3 -c "
+import json
+def calls(f, op): return sum(c['count'] for c in json.load(open('$TMP/' + f))['collectives'] if c['group'] == 'tp' and c['op'] == op)
+assert calls('ops.json', 'all_gather') - calls('none.json', 'all_gather') == 2 * 10 * 128
+assert calls('ops.json', 'reduce_scatter') == calls('none.json', 'reduce_scatter')"
+expect_ok "${run[@]}" --recompute ops --ops; cp "$TMP/out" "$TMP/ops_ops.json"
+check "ops: qkv, proj, fc1 re-run, fc2 and attn kept (--ops)" python3 -c "
+import json; ops = {o['name']: o for o in json.load(open('$TMP/ops_ops.json'))['ops'] if o['segment'] == 'layer'}
+assert all(ops[n]['recompute'] for n in ('qkv', 'proj', 'fc1', 'norm1', 'swiglu')), ops
+assert not ops['fc2']['recompute'] and not ops['attn']['recompute']"
+expect_ok predict --model llama3-8b --recompute ops --format csv
+check "csv layout.recompute ops" [ "$(col "$TMP/out" layout.recompute)" = ops ]
+expect_ok predict --model llama3-8b --recompute ops
+check "text names ops" grep -q "recompute=ops" "$TMP/out"
+expect_ok search --model llama3-8b --gpus 16 --gbs 64 --recompute ops --top 2 --format csv
+check "search --recompute ops: rows are ops" [ "$(col "$TMP/out" layout.recompute | sort -u)" = ops ]
+expect_fail 1 "--recompute ops models torchtitan's dense Llama-style block .*'gpt3-175b'" -- predict --model gpt3-175b --recompute ops
+expect_fail 1 "--recompute ops models torchtitan's dense Llama-style block .*'mixtral-8x7b'" -- predict --model mixtral-8x7b --recompute ops
+expect_fail 1 "need --recompute full" -- predict --model llama3-8b --recompute ops --recompute-layers 2
 
 finish

@@ -171,6 +171,58 @@ static void test_sequence_parallel(void) {
     CHECK(!a[i].recompute);
 }
 
+/* Recompute ops (torchtitan per-op SAC, flops.c mark_recompute): the mms
+ * wk, wo and w3 are re-run, SDPA and wq, wv, w1, w2 kept. Llama-3 8B
+ * (h 4096, q 4096, kv 1024, f 14336), 8 GPUs of dp, gbs 8, s 8192: 65,536
+ * tokens per step; extra hardware FLOPs 2 h (kv + q + f) per token and block
+ * = 2 * 4096 * 19,456 = 159,383,552, x 32 blocks x 65,536 tokens =
+ * 3.3425e14. Per micro-batch (8192 tokens) the qkv part re-run is wk's 1,024
+ * columns: 2 * 8192 * 1024 * 4096 FLOPs; fc1's w3 half 14,336 columns; with
+ * tp 4 wk is 256 columns. */
+static void test_recompute_ops(void) {
+  struct pl_model m = model("llama3-8b");
+  struct pl_layout l = layout(&m, 8, 1, 1, 8, PL_RECOMPUTE_OPS);
+  struct pl_flops f;
+  pl_flops_compute(&m, &l, &f);
+  CHECK_NEAR_REL(f.hardware_per_step - f.model_per_step, 159383552.0 * 32 * 65536, 1e-12);
+  struct pl_op ops[PL_MAX_LAYER_OPS], part;
+  int n = pl_layer_ops(&m, &l, ops);
+  const struct pl_op *qkv = find(ops, n, "qkv"), *fc1 = find(ops, n, "fc1");
+  CHECK(pl_op_recompute_part(qkv, &part));
+  CHECK_EQ_INT(part.n, 1024);
+  CHECK_NEAR_REL(part.fwd_flops, 2.0 * 8192 * 1024 * 4096, 0);
+  CHECK(pl_op_recompute_part(fc1, &part));
+  CHECK_EQ_INT(part.n, 14336);
+  CHECK(pl_op_recompute_part(find(ops, n, "proj"), &part));
+  CHECK_NEAR_REL(part.fwd_flops, find(ops, n, "proj")->fwd_flops, 0);
+  CHECK(!pl_op_recompute_part(find(ops, n, "fc2"), &part));
+  CHECK(!pl_op_recompute_part(find(ops, n, "attn"), &part));
+  CHECK(pl_op_recompute_part(find(ops, n, "norm1"), &part));
+  CHECK(pl_op_recompute_part(find(ops, n, "swiglu"), &part));
+  struct pl_layout l4 = layout(&m, 8, 4, 1, 8, PL_RECOMPUTE_OPS);
+  n = pl_layer_ops(&m, &l4, ops);
+  CHECK(pl_op_recompute_part(find(ops, n, "qkv"), &part));
+  CHECK_EQ_INT(part.n, 256);
+  /* the sum of the re-run parts of one block is the closed form's share */
+  n = pl_layer_ops(&m, &l, ops);
+  double gemm = 0;
+  for (int i = 0; i < n; i++)
+    if (ops[i].kind != PL_OP_MEMORY && pl_op_recompute_part(&ops[i], &part))
+      gemm += part.fwd_flops;
+  CHECK_NEAR_REL(gemm * 32 * 8, f.hardware_per_step - f.model_per_step, 1e-12);
+  /* no Llama-style block, no ops: GELU MLP */
+  struct pl_model g = model("gpt3-175b");
+  struct pl_cluster c;
+  struct pl_layout lg;
+  struct pl_diag d;
+  memset(&c, 0, sizeof c);
+  memset(&lg, 0, sizeof lg);
+  lg.gpus = 8;
+  lg.gbs = 8;
+  lg.recompute = PL_RECOMPUTE_OPS;
+  CHECK(pl_layout_resolve(&lg, &g, &c, &d) == PL_ERR_LAYOUT);
+}
+
 /* GPT-2 family: no RoPE op, GELU MLP with 2 matrices, learned positions in
  * the embedding op; the vocabulary 50257 is padded to 2 * 25129 under tp 2. */
 static void test_gpt_family(void) {
@@ -240,6 +292,7 @@ int main(void) {
   test_sharding_sums();
   test_shapes();
   test_sequence_parallel();
+  test_recompute_ops();
   test_gpt_family();
   test_window();
   test_korthikanti_mfu();

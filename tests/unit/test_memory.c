@@ -99,6 +99,41 @@ static void test_gqa_swiglu(void) {
   CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &lc), 139392.0 * 4096, 1e-15);
 }
 
+/* Recompute ops (torchtitan per-op SAC; memory.c layer_act): Llama-3 8B,
+ * s 8192, b 1, FlashAttention. One GPU, per token: block input 2h = 8,192;
+ * wq output 2q = 8,192; wv output 2kv = 2,048; SDPA output 2q = 8,192 and
+ * its fp32 LSE 4 * 32 = 128; w1 output 2f = 28,672; w2 output 2h = 8,192:
+ * 63,616 B, x 8192 = 521,142,272 B. tp 8 with SP: input 2h/8 = 1,024; wq,
+ * SDPA 1,024 each; wv 256; LSE 16; w1 3,584; w2 (before its reduce_scatter)
+ * 8,192; the two reduce_scatter outputs 2 * 2h/8 = 2,048: 17,168 B per token,
+ * x 8192 = 140,640,256 B. */
+static void test_recompute_ops(void) {
+  struct pl_model m = model("llama3-8b");
+  struct pl_layout l1 = layout(&m, (struct spec){.gpus = 1, .gbs = 1, .shard = PL_SHARD_DDP,
+                                                 .recompute = PL_RECOMPUTE_OPS});
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &l1), 63616.0 * 8192, 1e-15);
+  struct pl_layout l8 = layout(&m, (struct spec){.gpus = 8, .tp = 8, .gbs = 1,
+                                                 .shard = PL_SHARD_DDP,
+                                                 .recompute = PL_RECOMPUTE_OPS});
+  CHECK(l8.sp);
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &l8), 17168.0 * 8192, 1e-15);
+  /* between full and none on the whole stage (the re-run block included) */
+  struct pl_gpu g = gpu80();
+  double act[4];
+  for (int r = 0; r < 4; r++) {
+    struct pl_layout l = layout(&m, (struct spec){.gpus = 1, .gbs = 1, .shard = PL_SHARD_DDP,
+                                                  .recompute = (enum pl_recompute)r});
+    struct pl_memory mem;
+    pl_memory_compute(&m, &l, &g, &mem);
+    act[r] = mem.activations_bytes;
+  }
+  CHECK(act[PL_RECOMPUTE_FULL] < act[PL_RECOMPUTE_OPS]);
+  CHECK(act[PL_RECOMPUTE_OPS] < act[PL_RECOMPUTE_SELECTIVE]);
+  /* 32 blocks of the saved set plus one block's re-run set (none - ops) */
+  CHECK_NEAR_REL(act[PL_RECOMPUTE_OPS] - act[PL_RECOMPUTE_NONE],
+                 31.0 * (63616.0 - 139392.0) * 8192, 1e-12);
+}
+
 /* full < selective < none, with eager attention (the s x s scores) and with
  * FlashAttention (only the fp32 LSE separates none from selective). */
 static void test_recompute_order(void) {
@@ -315,6 +350,7 @@ int main(void) {
   test_account_embed_loss();
   test_gqa_swiglu();
   test_recompute_order();
+  test_recompute_ops();
   test_model_states();
   test_zero3_scaling();
   test_hybrid();

@@ -3,6 +3,7 @@
  * in comments; none is a fitted number. */
 #include <plateau/plateau.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -304,6 +305,75 @@ static void test_sibling_groups_share_nics(void) {
   CHECK(found > 0);
 }
 
+/* A GPT-3 175B block (h 12288, 4h MLP, LayerNorm, no biases) twice, with a
+ * 128-token vocabulary: DeepSpeed's reuse distance (1e9 elements) is crossed
+ * inside one block. */
+static const char *const wide_json =
+    "{\"name\": \"wide\", \"layers\": 2, \"hidden\": 12288, \"heads\": 96, \"kv_heads\": 96, "
+    "\"ffn_hidden\": 49152, \"vocab\": 128, \"seq_len\": 2048, \"mlp\": \"gelu\", "
+    "\"pos\": \"learned\", \"max_positions\": 2048, \"norm\": \"layer\", "
+    "\"tied_embeddings\": false, \"linear_bias\": false}";
+
+static const struct pl_coll_summary *dp_coll(const char *op) {
+  for (int i = 0; i < pred.step.n_collectives; i++)
+    if (strcmp(pred.step.collectives[i].op, op) == 0 &&
+        strcmp(pred.step.collectives[i].group, "dp") == 0)
+      return &pred.step.collectives[i];
+  return NULL;
+}
+
+/* DeepSpeed v0.3.16 ZeRO-3's tensor-list calls (layout.zero3_list_copy_s,
+ * src/sim/segments.c zero3_list_calls), by hand. With the host's copy_ cost
+ * far above NCCL's time, every call of a tensor costs ranks x copy_s.
+ *
+ * tiny on 2 GPUs, copy_s 1 ms -> 2 ms per tensor call. A block's tensors:
+ * qkv 1024 x 3072, proj 1024 x 1024, fc1 1024 x 5632, fc2 2816 x 1024 and two
+ * RMSNorm weights of 1024 elements, under the persistence threshold (1e5)
+ * and never gathered. Gathers (forward and backward, one micro-batch): 8
+ * blocks x 2 x 4 tensors + embedding 2 x 1 + head (norm 1024 persistent, LM
+ * head 32000 x 1024) 2 x 1 = 68 calls = 136 ms in 20 unit calls.
+ * Reduce_scatters of every gradient once: 8 x 6 + 1 + 2 = 51 calls = 102 ms.
+ *
+ * wide on 2 GPUs with full recompute, copy_s 10 ms -> 20 ms: qkv 452,984,832,
+ * proj 150,994,944, fc1 and fc2 603,979,776 elements each, four LayerNorm
+ * tensors of 12288. The recomputed forward's gather is released again unless
+ * twice the elements after a tensor stay under 1e9: after qkv 1.36e9, proj
+ * 1.21e9, fc1 0.60e9 (2x = 1.21e9) are re-gathered, fc2 (49,152 after) is
+ * kept. Gathers: 2 blocks x (2 x 4 + 3) + embedding (128 x 12288 and learned
+ * positions 2048 x 12288) 2 x 2 + head (norms persistent, LM head) 2 x 1 =
+ * 28 calls = 560 ms in 10 unit calls (2 re-gathers); without recompute 2 x 8
+ * + 4 + 2 = 22 calls = 440 ms in 8. */
+static void test_zero3_list_calls(void) {
+  base(tiny_json, NULL, 2);
+  run.layout.shard = PL_SHARD_ZERO3;
+  run.layout.zero3_list_copy_s = 1e-3;
+  predict();
+  const struct pl_coll_summary *ag = dp_coll("all_gather"), *rs = dp_coll("reduce_scatter");
+  CHECK(ag != NULL && rs != NULL);
+  if (ag == NULL || rs == NULL)
+    return;
+  CHECK_EQ_INT(ag->count, 20);
+  CHECK_NEAR_REL(ag->time_s, 0.136, 1e-12);
+  CHECK_EQ_INT(rs->count, 10);
+  CHECK_NEAR_REL(rs->time_s, 0.102, 1e-12);
+  /* off: one NCCL call per unit, far below the host-bound figure */
+  run.layout.zero3_list_copy_s = 0;
+  predict();
+  ag = dp_coll("all_gather");
+  CHECK(ag != NULL && ag->time_s < 0.01);
+
+  base(wide_json, NULL, 2);
+  run.layout.shard = PL_SHARD_ZERO3;
+  run.layout.zero3_list_copy_s = 10e-3;
+  predict();
+  ag = dp_coll("all_gather");
+  CHECK(ag != NULL && ag->count == 8 && fabs(ag->time_s - 0.440) < 1e-9);
+  run.layout.recompute = PL_RECOMPUTE_FULL;
+  predict();
+  ag = dp_coll("all_gather");
+  CHECK(ag != NULL && ag->count == 10 && fabs(ag->time_s - 0.560) < 1e-9);
+}
+
 int main(void) {
   test_out_of_memory();
   test_one_gpu_is_sum_of_ops();
@@ -314,5 +384,6 @@ int main(void) {
   test_missing_efficiency();
   test_weak_scaling_directions();
   test_sibling_groups_share_nics();
+  test_zero3_list_calls();
   return check_finish();
 }
