@@ -6,8 +6,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* kind is "models", "gpus" or "clusters". Returns the preset's JSON text and
- * its length, or NULL when there is no such preset. */
+/* kind is "models", "gpus", "clusters", "frameworks" or "accuracy" (JSON),
+ * or "validation" (the CSVs `plateau study` draws without --validation,
+ * named by their stem). Returns the text and its length, or NULL when there
+ * is no such entry. */
 const char *pl_data_find(const char *kind, const char *name, size_t *len);
 /* The i-th preset name of a kind in sorted order, NULL past the end. */
 const char *pl_data_name(const char *kind, size_t i);

@@ -82,8 +82,9 @@ bool pl_op_recompute_part(const struct pl_op *op, struct pl_op *part);
  * 1 with ep = 1), 1 for a dense model. */
 double pl_moe_imbalance(const struct pl_model *m, const struct pl_layout *l);
 
-/* The share of blocks recomputed in full: 1 with recompute full alone, 0
- * without full recompute; with recompute_layers N, min(N, n) / n for the
+/* The share of blocks recomputed in full: 1 with recompute full alone or with
+ * the uniform method (recompute_uniform), 0 without full recompute; with
+ * recompute_layers N (block method), min(N, n) / n for the
  * blocks n of a model chunk (Megatron-Core TransformerBlock._checkpointed_forward,
  * block method: the first N of each chunk); with recompute_every K,
  * floor(n / K) / n for the blocks n of a pipeline rank (torchtitan

@@ -177,14 +177,21 @@ struct pl_layout {
                               TransformerConfig.num_layers_in_first_pipeline_stage); 0 = the
                               even split (docs/step-model.md 5) */
   enum pl_fp8_recipe fp8_recipe; /* input: with dtype fp8, its Transformer Engine recipe */
-  int64_t recompute_layers; /* input: with recompute full, only the first N blocks of each model
-                              chunk are recomputed (Megatron-Core --recompute-method block
-                              --recompute-num-layers N); 0 = every block */
+  int64_t recompute_layers; /* input: with recompute full, Megatron-Core --recompute-num-layers N:
+                              block method (default), only the first N blocks of each model
+                              chunk are recomputed; uniform method (recompute_uniform), groups
+                              of N blocks checkpointed at their input; 0 = every block, one by
+                              one */
   int64_t recompute_every;  /* input: with recompute full, every K-th block is checkpointed
                               (torchtitan activation_checkpoint selective_ac_option = "K");
                               0 = every block */
   int64_t last_stage_layers;  /* input: the same for the last stage
                               (--decoder-last-pipeline-num-layers); 0 = the even split */
+  bool recompute_uniform;   /* input: with recompute full, Megatron-Core --recompute-method
+                              uniform: each model chunk's blocks checkpointed in groups of
+                              recompute_layers (1 when 0) at the group's input, every block
+                              recomputed; false = the block method (recompute_layers: the
+                              first N blocks of each chunk recomputed, the rest not) */
 };
 
 /* Fill derived fields and defaults; reject what cannot run. */

@@ -172,6 +172,8 @@ struct pl_study_published_run {
   char gpu[32];            /* GPU preset */
   struct pl_layout layout; /* as validate resolved it */
   double measured_step_time_s, predicted_step_time_s;
+  double predicted_mfu; /* validate's predicted MFU (pl_step.mfu: PaLM model FLOPs over step x
+                           GPUs x the peak of layout.dtype); 0 = unknown */
 };
 /* Keep the runs of the study's models on its clusters' GPUs at its sequence
  * length, for the figures (docs/study.md, "Published runs"). */

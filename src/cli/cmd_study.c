@@ -23,7 +23,7 @@ static const struct cli_opt opts[] = {
     {"spec", "FILE", "JSON spec that overrides axes of the default grid (docs/study.md)"},
     {"out", "DIR", "report directory, replaced atomically (default plateau-study)"},
     {"measured", "DIR", "Kineto trace directory of a measured run; more may follow as arguments"},
-    {"validation", "PATH", "validation CSV, or a directory of them (data/validation): published runs of the same model, GPU and sequence length drawn over the curves"},
+    {"validation", "PATH", "validation CSV, or a directory of them (data/validation): published runs of the same model, GPU and sequence length drawn over the curves (default: the embedded NeMo 24.07 runs; none: no published runs)"},
     {"threads", "N", "worker threads (default: online CPUs)"},
     {"gnuplot", "PATH", "gnuplot binary (default $PLATEAU_GNUPLOT, else gnuplot on PATH)"},
     {"png-scale", "K", "PNG figures at K times the screen size, 1 to 4 (default 1; 3 for print)"},
@@ -188,10 +188,29 @@ static int read_validation(struct pl_validation *v, const char *path) {
   return 0;
 }
 
+/* Without --validation: the validation CSVs embedded in the binary
+ * (CMakeLists.txt PL_EMBED_VALIDATION: those whose rows the default grid
+ * matches), read as the files themselves would be. */
+static int read_embedded(struct pl_validation *v) {
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  const char *name;
+  for (size_t i = 0; (name = pl_data_name("validation", i)) != NULL; i++) {
+    size_t len = 0;
+    const char *text = pl_data_find("validation", name, &len);
+    if (text != NULL && pl_validation_add_csv(v, name, text, len, &d) != PL_OK)
+      return cli_fail("embedded validation data '%s': %s", name, d.msg);
+  }
+  return 0;
+}
+
+/* path NULL: the embedded runs; "none": no published runs. */
 static int add_validation(struct pl_study *st, const char *path) {
+  if (path != NULL && strcmp(path, "none") == 0)
+    return 0;
   struct pl_validation v;
   pl_validation_init(&v);
-  int rc = read_validation(&v, path);
+  int rc = path != NULL ? read_validation(&v, path) : read_embedded(&v);
   struct pl_study_published_run *runs = NULL;
   size_t n = 0;
   if (rc == 0 && v.n_rows > 0 && (runs = calloc(v.n_rows, sizeof *runs)) == NULL)
@@ -209,6 +228,7 @@ static int add_validation(struct pl_study *st, const char *path) {
     p->layout = r->layout;
     p->measured_step_time_s = r->measured;
     p->predicted_step_time_s = r->predicted;
+    p->predicted_mfu = r->mfu;
   }
   struct pl_diag d;
   pl_diag_clear(&d);
@@ -271,8 +291,7 @@ static int run(const struct cli_args *args, const struct pl_study_spec *spec, in
     pl_study_free(st);
     return 1;
   }
-  const char *vpath = cli_get(args, "validation");
-  if (vpath != NULL && add_validation(st, vpath) != 0) {
+  if (add_validation(st, cli_get(args, "validation")) != 0) {
     pl_study_free(st);
     return 1;
   }

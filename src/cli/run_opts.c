@@ -190,6 +190,14 @@ static int load_modes(const struct cli_args *args, struct pl_layout *l) {
   }
   if ((v = cli_get(args, "recompute")) != NULL && pl_recompute_parse(v, &l->recompute, &d) != PL_OK)
     return cli_fail("--recompute: %s", d.msg);
+  bool uniform = false;
+  int method = two_way(args, "recompute-method", "method", "block", "uniform", &uniform);
+  if (method < 0)
+    return 1;
+  if (method > 0 && l->recompute != PL_RECOMPUTE_FULL)
+    return cli_fail("--recompute-method: needs --recompute full (Megatron applies it to the "
+                    "full granularity only)");
+  l->recompute_uniform = uniform;
   if ((v = cli_get(args, "schedule")) != NULL && pl_schedule_parse(v, &l->schedule, &d) != PL_OK)
     return cli_fail("--schedule: %s", d.msg);
   if ((v = cli_get(args, "dtype")) != NULL && pl_layout_dtype_parse(v, l, &d) != PL_OK)
@@ -236,7 +244,8 @@ int run_from_args(const struct cli_args *args, struct pl_run *run) {
 
 int run_opts_search_refused(const struct cli_args *args) {
   static const char *const refused[] = {"first-stage-layers", "last-stage-layers",
-                                        "recompute-layers", "recompute-every"};
+                                        "recompute-layers", "recompute-every",
+                                        "recompute-method"};
   for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
     if (cli_get(args, refused[i]) != NULL)
       return cli_fail("--%s: a layout search does not take it (it enumerates pp and "

@@ -319,6 +319,8 @@ int64_t pl_recompute_stage_blocks(const struct pl_model *m, const struct pl_layo
   int64_t n = pl_layout_stage_layers(l, m->layers, s);
   if (l->recompute != PL_RECOMPUTE_FULL)
     return 0;
+  if (l->recompute_uniform) /* every block, in groups (memory.c) */
+    return n;
   if (l->recompute_every > 0)
     return n / l->recompute_every;
   if (l->recompute_layers > 0) {
@@ -335,7 +337,7 @@ int64_t pl_recompute_stage_blocks(const struct pl_model *m, const struct pl_layo
 double pl_recompute_share(const struct pl_model *m, const struct pl_layout *l) {
   if (l->recompute != PL_RECOMPUTE_FULL)
     return 0.0;
-  if (l->recompute_every <= 0 && l->recompute_layers <= 0)
+  if (l->recompute_uniform || (l->recompute_every <= 0 && l->recompute_layers <= 0))
     return 1.0;
   int64_t n = pl_layout_stage_layers(l, m->layers, 0);
   return n > 0 ? (double)pl_recompute_stage_blocks(m, l, 0) / (double)n : 1.0;

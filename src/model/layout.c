@@ -371,6 +371,12 @@ static enum pl_status resolve_recompute(const struct pl_layout *l, const struct 
                        "layout: --recompute ops models torchtitan's dense Llama-style block "
                        "(gated MLP, no MoE, no latent attention); model '%s' is not one",
                        m->name);
+  if (l->recompute_uniform && l->recompute != PL_RECOMPUTE_FULL)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --recompute-method uniform needs --recompute full");
+  if (l->recompute_uniform && l->recompute_every > 0)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: give --recompute-method uniform or --recompute-every, not both");
   if (l->recompute_layers == 0 && l->recompute_every == 0)
     return PL_OK;
   if (l->recompute_layers < 0 || l->recompute_every < 0)

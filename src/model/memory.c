@@ -278,6 +278,24 @@ static void model_states(const struct pl_model *m, const struct pl_layout *l, in
     s->unsharded_b = 0.0;
 }
 
+/* The checkpointed groups of stage i under the uniform method: each chunk's
+ * blocks in groups of N = recompute_layers (1 when 0), the last one shorter
+ * when N does not divide them; *widest the largest group. */
+static int64_t uniform_groups(const struct pl_model *m, const struct pl_layout *l, int64_t i,
+                              int64_t *widest) {
+  int64_t pp = deg(l->pp), n = l->recompute_layers > 0 ? l->recompute_layers : 1, groups = 0;
+  *widest = 0;
+  for (int64_t c = 0; c < deg(l->vp); c++) {
+    int64_t chunk = pl_layout_chunk_layers(l, m->layers, c * pp + i, NULL);
+    groups += (chunk + n - 1) / n;
+    int64_t w = chunk < n ? chunk : n;
+    *widest = w > *widest ? w : *widest;
+  }
+  if (*widest < 1)
+    *widest = 1;
+  return groups;
+}
+
 static void activations(const struct pl_model *m, const struct pl_layout *l, int64_t i,
                         struct stage *s) {
   int64_t pp = deg(l->pp), tp = deg(l->tp);
@@ -286,7 +304,16 @@ static void activations(const struct pl_model *m, const struct pl_layout *l, int
   s->in_flight = in_flight(l, i);
   s->layer_act = layer_act(m, l, l->recompute);
   s->act_b = s->in_flight * (double)s->layers * s->layer_act;
-  if (l->recompute == PL_RECOMPUTE_FULL && (l->recompute_layers > 0 || l->recompute_every > 0)) {
+  int64_t rerun_blocks = 1; /* blocks whose activations a backward re-creates at once */
+  if (l->recompute == PL_RECOMPUTE_FULL && l->recompute_uniform) {
+    /* Megatron-Core --recompute-method uniform (TransformerBlock._checkpointed_forward):
+     * a chunk's blocks checkpointed in groups of N at the group's input; a
+     * group's backward re-runs its N blocks together */
+    int64_t groups = uniform_groups(m, l, i, &rerun_blocks);
+    s->act_b = s->in_flight * (double)groups * s->layer_act;
+    s->layer_act = s->layers > 0 ? s->act_b / (s->in_flight * (double)s->layers) : s->layer_act;
+  } else if (l->recompute == PL_RECOMPUTE_FULL &&
+             (l->recompute_layers > 0 || l->recompute_every > 0)) {
     /* the blocks not recomputed keep all their activations (flops.h,
      * pl_recompute_stage_blocks); the layer figure is their average */
     int64_t rc = pl_recompute_stage_blocks(m, l, i);
@@ -306,7 +333,7 @@ static void activations(const struct pl_model *m, const struct pl_layout *l, int
   if (l->recompute != PL_RECOMPUTE_NONE) { /* the block being re-run */
     double rerun = layer_act(m, l, PL_RECOMPUTE_NONE) -
                    (l->recompute == PL_RECOMPUTE_FULL ? 0.0 : layer_act(m, l, l->recompute));
-    s->act_b += rerun > 0.0 ? rerun : 0.0; /* ops with tp >= 16 saves more than a block's set */
+    s->act_b += (double)rerun_blocks * (rerun > 0.0 ? rerun : 0.0); /* ops, tp >= 16: can be < 0 */
   }
 }
 

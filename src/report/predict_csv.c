@@ -217,6 +217,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_num(c, "framework.bucket_mb", fw.bucket_mb, true);
   col_str(c, "framework.fsdp_pp_unsharded", pl_setting_name(fw.fsdp_pp_unsharded));
   col_num(c, "framework.zero3_list_copy_s", fw.zero3_list_copy_s, true);
+  /* added after those: Megatron's --recompute-method */
+  col_str(c, "layout.recompute_method", l->recompute_uniform ? "uniform" : "block");
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -67,6 +67,7 @@ static void layout_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_str(e, "recompute", pl_recompute_name(l->recompute));
   pl_emit_int(e, "recompute_layers", l->recompute_layers);
   pl_emit_int(e, "recompute_every", l->recompute_every);
+  pl_emit_str(e, "recompute_method", l->recompute_uniform ? "uniform" : "block");
   pl_emit_str(e, "schedule", pl_schedule_name(l->schedule));
   pl_emit_str(e, "dtype", pl_layout_dtype_name(l));
   pl_emit_bool(e, "sp", l->sp);

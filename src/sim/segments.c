@@ -307,7 +307,8 @@ static int seg_tensors(const struct pl_run *run, enum sim_seg_kind kind, double 
  * buffer and one copy_ per rank (after the gather; before the
  * reduce_scatter, flatten_for_scatter_gather's copies). The host issues the
  * world_size copies while the GPU runs the NCCL call, so one call takes
- * max(NCCL time, world_size x copy_s). The unit's collective time is the sum
+ * max(NCCL time, world_size x copy_s), less the gather's narrows, which
+ * precede its NCCL call (ZERO3_GATHER_PRE_SHARE). The unit's collective time is the sum
  * over its tensors: gathers of the tensors above the persistence threshold,
  * reduce_scatters of all. */
 /* DeepSpeed v0.3.16 stage3.py: with activation checkpointing the recomputed
@@ -327,10 +328,29 @@ static bool zero3_regathered(const double *t, int n, int i) {
   return 2.0 * after >= ZERO3_REUSE_ELEMENTS;
 }
 
-/* One call per tensor of the set: max(NCCL time, ranks x copy_s) each. */
+/* The share of zero3_list_copy_s that a gather spends before its NCCL call:
+ * DeepSpeed v0.3.16 partition_parameters.py _allgather_param builds its
+ * world_size-long list of flat_tensor.narrow views in a Python loop after
+ * torch.cuda.synchronize() and before torch.distributed.all_gather, so the
+ * narrows cannot overlap the gather; only ProcessGroupNCCL's copies (its
+ * post hook: collective() runs pre, the NCCL call, then post) can. The
+ * preset's 22.64 us per rank is the medians of aten::narrow (7.89 us) and
+ * aten::copy_ (14.75 us) of the same trace (data/frameworks/
+ * deepspeed-zero3-2021.json): 7.89 / 22.64 of it precedes the call. A
+ * reduce_scatter's narrows and copies (ProcessGroupNCCL's pre hook) both
+ * precede its NCCL call, but _reduce_scatter_gradients issues a bucket's
+ * calls back to back without synchronising, so the host's work on the next
+ * call overlaps the GPU's NCCL work on this one: max() per call. */
+#define ZERO3_GATHER_PRE_SHARE (7.89 / 22.64)
+
+/* One call per tensor of the set: a reduce_scatter max(NCCL time, ranks x
+ * copy_s); a gather ranks x the narrow share, then max(NCCL time, ranks x
+ * the rest). */
 static double zero3_calls_s(const struct pl_run *run, const struct sim_coll *c, double per_elem,
                             const double *t, int n, const bool *use) {
   double host_s = (double)c->g.ranks * run->layout.zero3_list_copy_s, sum = 0;
+  double pre_s = c->op == PL_COLL_ALL_GATHER ? host_s * ZERO3_GATHER_PRE_SHARE : 0;
+  double post_s = host_s - pre_s;
   for (int i = 0; i < n; i++) {
     struct pl_coll_cost cost;
     if (!use[i])
@@ -340,7 +360,7 @@ static double zero3_calls_s(const struct pl_run *run, const struct sim_coll *c, 
                                         &cost) == PL_OK
                         ? cost.time_s
                         : 0;
-    sum += nccl_s > host_s ? nccl_s : host_s;
+    sum += pre_s + (nccl_s > post_s ? nccl_s : post_s);
   }
   return sum;
 }

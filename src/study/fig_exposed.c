@@ -169,7 +169,8 @@ void study_fig_gen_scaling(const struct pl_study *st, struct study_fig *f) {
       drawn++;
     study_band_nodes(st, &f->p[0], st->clusters[c].name, c, m, c, b, base,
                      STUDY_M_TOKENS_PER_S_PER_GPU);
-    published += study_published_series(st, &f->p[0], m, c, c, st->clusters[c].name);
+    published += study_published_series(st, &f->p[0], m, c, c, st->clusters[c].name,
+                                        STUDY_M_TOKENS_PER_S_PER_GPU);
     for (int k = 0; k < st->spec.n_nodes; k++) {
       const struct pl_study_point *p = pl_study_at(st, m, c, b, base, k);
       double v;

@@ -89,7 +89,8 @@ void study_fig_scaling(const struct pl_study *st, struct study_fig *f) {
     study_band_nodes(st, &f->p[0], st->models[m].name, m, m, c, b, base, STUDY_M_TOKENS_PER_S);
     study_band_nodes(st, &f->p[1], st->models[m].name, m, m, c, b, base,
                      STUDY_M_TOKENS_PER_S_PER_GPU);
-    published += study_published_series(st, &f->p[1], m, c, m, st->models[m].name);
+    published += study_published_series(st, &f->p[1], m, c, m, st->models[m].name,
+                                        STUDY_M_TOKENS_PER_S_PER_GPU);
   }
   if (published > 0)
     study_appendf(f->caption, sizeof f->caption,
@@ -160,7 +161,7 @@ static void mfu_findings(const struct pl_study *st, struct study_fig *f, int b, 
 }
 
 void study_fig_mfu(const struct pl_study *st, struct study_fig *f) {
-  int b = study_main_batch(st), s = fig_strategy(st), drawn = 0;
+  int b = study_main_batch(st), s = fig_strategy(st), drawn = 0, published = 0;
   char bname[64];
   study_batch_name(&st->spec.batches[b], bname, sizeof bname);
   study_fig_begin(f, "mfu", "MFU against GPUs per model and GPU generation");
@@ -180,7 +181,15 @@ void study_fig_mfu(const struct pl_study *st, struct study_fig *f) {
       drawn += study_series_nodes(st, x, m, c, b, s, STUDY_M_MFU_PCT) > 0;
       if (m == st->focus_model)
         study_band_nodes(st, &f->p[0], t, c, m, c, b, s, STUDY_M_MFU_PCT);
+      published += study_published_series(st, &f->p[0], m, c, c, t, STUDY_M_MFU_PCT);
     }
+  if (published > 0)
+    study_appendf(f->caption, sizeof f->caption,
+                  " Open markers: published runs of the same model on the same GPU at the same "
+                  "sequence length (--validation; their own layout and precision), their MFU "
+                  "in plateau's convention for the run's precision: model FLOPs over measured "
+                  "step time x GPUs x the dense peak of that precision (an FP8 run against "
+                  "the FP8 peak; docs/study.md).");
   if (drawn == 0) {
     study_setf(f->skip, sizeof f->skip, "no point of the %s layout runs", st->spec.strategies[s]);
     return;

@@ -105,13 +105,46 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* Side-by-side line panels on one log-2 axis of GPUs or nodes share their
+ * x values (tics and range): a point only one panel has, such as a
+ * published run at 4 GPUs, must not shift one panel's axis against the
+ * other's. */
+static bool shared_x(const struct study_fig *fig) {
+  if (fig->n_panels < 2)
+    return false;
+  for (int p = 0; p < fig->n_panels; p++)
+    if (fig->p[p].kind != STUDY_PANEL_LINES || !fig->p[p].logx ||
+        strcmp(fig->p[p].xlabel, fig->p[0].xlabel) != 0)
+      return false;
+  return true;
+}
+
+/* The panels whose x values a panel's axis spans: itself, or all of them. */
+struct xspan {
+  const struct study_panel *p[2];
+  int n;
+};
+
+static struct xspan xspan_of(const struct study_fig *fig, int pi) {
+  struct xspan x = {{&fig->p[pi], NULL}, 1};
+  if (shared_x(fig)) {
+    x.n = fig->n_panels;
+    for (int p = 0; p < x.n; p++)
+      x.p[p] = &fig->p[p];
+  }
+  return x;
+}
+
 /* Explicit tics at the x values (GPUs, nodes) when there are few. */
-static void xtics(FILE *f, const struct study_panel *pn) {
-  double xs[STUDY_MAX_SERIES * STUDY_MAX_PTS];
+static void xtics(FILE *f, const struct xspan *xs_of) {
+  double xs[2 * STUDY_MAX_SERIES * STUDY_MAX_PTS];
   int n = 0;
-  for (int i = 0; i < pn->n_series; i++)
-    for (int k = 0; k < pn->s[i].n; k++)
-      xs[n++] = pn->s[i].x[k];
+  for (int j = 0; j < xs_of->n; j++) {
+    const struct study_panel *pn = xs_of->p[j];
+    for (int i = 0; i < pn->n_series; i++)
+      for (int k = 0; k < pn->s[i].n; k++)
+        xs[n++] = pn->s[i].x[k];
+  }
   qsort(xs, (size_t)n, sizeof xs[0], cmp_double);
   int distinct = 0;
   for (int i = 0; i < n; i++)
@@ -120,8 +153,9 @@ static void xtics(FILE *f, const struct study_panel *pn) {
   if (distinct == 0 || distinct > 12)
     return;
   fputs("  set xtics (", f);
+  /* GPUs and nodes are whole; message sizes under 1 MiB are not ("0.0625") */
   for (int i = 0; i < distinct; i++)
-    fprintf(f, "%s\"%.0f\" %.17g", i ? ", " : "", xs[i], xs[i]);
+    fprintf(f, xs[i] >= 1 ? "%s\"%.0f\" %.17g" : "%s\"%.3g\" %.17g", i ? ", " : "", xs[i], xs[i]);
   fputs(")\n", f);
 }
 
@@ -132,8 +166,11 @@ static bool any_labels(const struct study_panel *pn) {
   return false;
 }
 
-/* A lone panel has no title of its own: the figure's title says it. */
-static void panel_head(FILE *f, const struct study_panel *pn, int n_plots, bool alone) {
+/* A lone panel has no title of its own: the figure's title says it.
+ * rows > 0: the panel sits in a fixed plot area (plot_area) and its
+ * legend is stacked in at most that many rows. */
+static void panel_head(FILE *f, const struct study_panel *pn, int n_plots, bool alone,
+                       const struct xspan *xs, int rows) {
   fputs("  reset\n", f);
   if (!alone) {
     fputs("  set title ", f);
@@ -151,8 +188,12 @@ static void panel_head(FILE *f, const struct study_panel *pn, int n_plots, bool 
   quoted(f, pn->ylabel);
   fputs("\n  set grid ytics lc rgb \"#dddddd\"\n", f);
   /* Below the plot: a key never covers data. */
-  fprintf(f, "  set key below horizontal maxcols %d font keyfont samplen 2.5 width 1 height 1\n",
-          n_plots > 8 ? 3 : 2);
+  if (rows > 0)
+    fprintf(f, "  set key below vertical maxrows %d font keyfont samplen 2.5 width 1 height 1\n",
+            rows);
+  else
+    fprintf(f, "  set key below horizontal maxcols %d font keyfont samplen 2.5 width 1 height 1\n",
+            n_plots > 8 ? 3 : 2);
   if (pn->yformat[0] != '\0')
     fprintf(f, "  set format y \"%s\"\n", pn->yformat);
   if (pn->kind == STUDY_PANEL_STACKED) {
@@ -176,7 +217,7 @@ static void panel_head(FILE *f, const struct study_panel *pn, int n_plots, bool 
     fputs("  set logscale x 2\n", f);
   if (pn->logy)
     fputs("  set logscale y 10\n", f);
-  xtics(f, pn);
+  xtics(f, xs);
 }
 
 /* The largest y a panel draws: its points, its stacked bars' tops, and its
@@ -208,7 +249,8 @@ static double panel_ymax(const struct study_panel *pn) {
  * points (centred: half a label past the last one); y from 0 to 8% above
  * the highest point or limit line (18% with labels), or ymax when the
  * figure's panels share one y range. */
-static void ranges(FILE *f, const struct study_panel *pn, double shared_ymax) {
+static void ranges(FILE *f, const struct study_panel *pn, double shared_ymax,
+                   const struct xspan *xs) {
   double ymax = shared_ymax > 0 ? shared_ymax : panel_ymax(pn);
   if (pn->kind == STUDY_PANEL_STACKED || !pn->logy) {
     if (ymax > 0)
@@ -217,15 +259,20 @@ static void ranges(FILE *f, const struct study_panel *pn, double shared_ymax) {
   if (pn->kind != STUDY_PANEL_LINES || !pn->logx)
     return;
   double lo = 0, hi = 0;
-  for (int i = 0; i < pn->n_series; i++)
-    for (int k = 0; k < pn->s[i].n; k++) {
-      double x = pn->s[i].x[k];
-      if (x > 0 && (lo == 0 || x < lo))
-        lo = x;
-      hi = x > hi ? x : hi;
-    }
+  bool labels = false;
+  for (int j = 0; j < xs->n; j++) {
+    const struct study_panel *q = xs->p[j];
+    labels |= any_labels(q);
+    for (int i = 0; i < q->n_series; i++)
+      for (int k = 0; k < q->s[i].n; k++) {
+        double x = q->s[i].x[k];
+        if (x > 0 && (lo == 0 || x < lo))
+          lo = x;
+        hi = x > hi ? x : hi;
+      }
+  }
   if (lo > 0)
-    fprintf(f, "  set xrange [%.17g:%.17g]\n", lo / 1.3, hi * (any_labels(pn) ? 1.8 : 1.3));
+    fprintf(f, "  set xrange [%.17g:%.17g]\n", lo / 1.3, hi * (labels ? 1.8 : 1.3));
 }
 
 static void hlines(FILE *f, const struct study_panel *pn, int *first) {
@@ -298,9 +345,122 @@ static void plot_lines(FILE *f, const struct study_panel *pn, const char *dat, c
   fputc('\n', f);
 }
 
+/* Side-by-side panels that plot one quantity (the same y label, linear)
+ * share one y range, so equal heights mean equal values: exposed time per
+ * collective (fig->same_y), the step breakdown of FSDP alone and of the best
+ * layout, all_reduce and all_gather bus bandwidth against message size. */
+static bool same_y(const struct study_fig *fig) {
+  if (fig->same_y)
+    return true;
+  if (fig->n_panels < 2)
+    return false;
+  for (int p = 0; p < fig->n_panels; p++)
+    if (fig->p[p].logy || strcmp(fig->p[p].ylabel, fig->p[0].ylabel) != 0)
+      return false;
+  return true;
+}
+
+/* ---- side-by-side panels: one plot area ---- */
+
+/* Legend entries of a panel as plot_lines/plot_stacked write them (one for
+ * all its bands), and the longest title in characters. */
+static int key_entries(const struct study_panel *pn, size_t *longest) {
+  int n = pn->n_hlines;
+  bool bands = false;
+  *longest = 0;
+  for (int i = 0; i < pn->n_hlines; i++)
+    *longest = strlen(pn->hline[i].title) > *longest ? strlen(pn->hline[i].title) : *longest;
+  for (int i = 0; i < pn->n_series; i++) {
+    const struct study_series *s = &pn->s[i];
+    if (pn->kind == STUDY_PANEL_LINES && s->n == 0)
+      continue; /* not plotted */
+    if (s->band) {
+      bands = true;
+      continue;
+    }
+    n++;
+    *longest = strlen(s->title) > *longest ? strlen(s->title) : *longest;
+  }
+  if (bands) {
+    n++;
+    *longest = strlen(STUDY_BAND_TITLE) > *longest ? strlen(STUDY_BAND_TITLE) : *longest;
+  }
+  return n;
+}
+
+/* The screen share of each panel's plot area when n panels sit side by
+ * side: from left to right of the panel's slot. The left side holds the y
+ * tic labels and the y label (about 90 of 640 SVG pixels), the right a gap
+ * to the next panel. */
+#define AREA_LEFT 0.14
+#define AREA_RIGHT 0.04
+
+/* Rows of the panel's legend: as many columns as fit under its plot area,
+ * at most 3. Widths in em of the key font (12 px in the SVG; 9 pt in the
+ * PNG, which pngcairo draws 12 px high as well): a column is its longest
+ * title at 0.62 em per character (DejaVu Sans over this report's titles:
+ * "published llama2-7b (nemo_2407_performance_summary)", 51 characters,
+ * measured 363 px wide in the PNG gnuplot wrote, 0.59 em; rounded up so a
+ * legend never comes out wider than estimated) plus the sample (samplen
+ * 2.5) and the gaps, 5 em; the plot area is the slot less its sides on
+ * a canvas w px wide (1280 for two panels, 900 for one). */
+static int key_rows(const struct study_panel *pn, int n_panels, int w) {
+  size_t longest = 0;
+  int n = key_entries(pn, &longest);
+  if (n == 0)
+    return 0;
+  double area_em = (1.0 - AREA_LEFT - AREA_RIGHT) * w / n_panels / 12.0;
+  int cols = (int)(area_em / (0.62 * (double)longest + 5.0));
+  cols = cols < 1 ? 1 : cols > 3 ? 3 : cols;
+  return (n + cols - 1) / cols;
+}
+
+static bool two_line_tics(const struct study_panel *pn) {
+  for (int i = 0; i < pn->n_cat; i++)
+    if (strchr(pn->cat[i], '\n') != NULL)
+      return true;
+  return false;
+}
+
+/* Panel p of n in its slot, with margins fixed on the screen so that every
+ * panel of the figure has the same plot area whatever its legend. gnuplot
+ * puts a "below" legend at the bottom of the canvas, so the bottom margin
+ * holds, from the bottom up, the legend's rows (1.5 font sizes each: the
+ * line height gnuplot's svg and pngcairo terminals give a key row, read
+ * off the files they write) and one more key size of padding, then the x
+ * label and the x tic labels (6 base font sizes; 7.2 under two-line tic
+ * labels); the top holds the panel title (3.2 title sizes) and, when drawn,
+ * the figure's title. Sizes are the script's font sizes (bsz, ksz, tsz,
+ * msz) over the canvas height H, so the SVG and the PNG each get theirs. */
+static void plot_area(FILE *f, int p, int n, int rows, bool tall_tics) {
+  double slot = 1.0 / n;
+  fprintf(f, "  set lmargin at screen %.4f\n  set rmargin at screen %.4f\n",
+          slot * (p + AREA_LEFT), slot * (p + 1 - AREA_RIGHT));
+  fprintf(f, "  set bmargin at screen (%.1f * bsz + %d * 1.5 * ksz + ksz) / H\n",
+          tall_tics ? 7.2 : 6.0, rows);
+  fputs("  set tmargin at screen 1 - (3.2 * tsz + show_title * 2.2 * msz) / H\n", f);
+}
+
+/* Legend rows a figure's canvas holds at its base height (560 px); each
+ * row past them makes the canvas one key row (18 SVG px, 1.5 x the 12-px
+ * key font) taller, so a long legend (the MFU figure's 13 entries with the
+ * published runs) does not squash the plot. */
+#define KEY_ROWS_BASE 6
+
 static void write_script(FILE *f, const struct study_fig *fig, int blocks[2][STUDY_MAX_SERIES],
                          int png_scale) {
-  int w = fig->n_panels > 1 ? 1280 : 900, h = 560;
+  int w = fig->n_panels > 1 ? 1280 : 900;
+  /* The legends' rows (key_rows): side by side, the panels share one plot
+   * area (plot_area) sized for the longer, so they line up whatever each
+   * legend holds; the canvas grows with the longest. */
+  int rows[2] = {0, 0}, rows_max = 0;
+  bool tall_tics = false;
+  for (int p = 0; p < fig->n_panels; p++) {
+    rows[p] = key_rows(&fig->p[p], fig->n_panels, w);
+    rows_max = rows[p] > rows_max ? rows[p] : rows_max;
+    tall_tics |= two_line_tics(&fig->p[p]);
+  }
+  int h = 560 + 18 * (rows_max > KEY_ROWS_BASE ? rows_max - KEY_ROWS_BASE : 0);
   fprintf(f, "# %s.gp: \"%s\", written by plateau study.\n", fig->id, fig->title);
   fprintf(f,
           "# Redraw with `gnuplot %s.gp` in this directory: it reads %s.dat and writes\n"
@@ -319,8 +479,14 @@ static void write_script(FILE *f, const struct study_fig *fig, int blocks[2][STU
         "  titlefont = (fmt eq \"svg\") ? \",15\" : \",\" . (12 * k)\n"
         "  keyfont = (fmt eq \"svg\") ? \",12\" : \",\" . (9 * k)\n"
         "  labelfont = (fmt eq \"svg\") ? \",11\" : \",\" . (8 * k)\n"
-        "  if (fmt eq \"svg\") {\n",
+        "  # the same sizes as numbers, and the canvas height, for fixed plot areas\n"
+        "  bsz = (fmt eq \"svg\") ? 14 : 10 * k\n"
+        "  ksz = (fmt eq \"svg\") ? 12 : 9 * k\n"
+        "  tsz = (fmt eq \"svg\") ? 15 : 12 * k\n"
+        "  msz = (fmt eq \"svg\") ? 17 : 14 * k\n"
+        ,
         f);
+  fprintf(f, "  H = (fmt eq \"svg\") ? %d.0 : %d.0 * k\n  if (fmt eq \"svg\") {\n", h, h);
   fprintf(f,
           "    set terminal svg size %d,%d noenhanced font \"DejaVu Sans,14\" "
           "background rgb \"#ffffff\"\n    set output \"%s.svg\"\n  } else {\n",
@@ -335,7 +501,7 @@ static void write_script(FILE *f, const struct study_fig *fig, int blocks[2][STU
   char dat[48];
   study_setf(dat, sizeof dat, "%s.dat", fig->id);
   double shared = 0;
-  for (int p = 0; fig->same_y && p < fig->n_panels; p++)
+  for (int p = 0; same_y(fig) && p < fig->n_panels; p++)
     shared = panel_ymax(&fig->p[p]) > shared ? panel_ymax(&fig->p[p]) : shared;
   for (int p = 0; p < fig->n_panels; p++) {
     const struct study_panel *pn = &fig->p[p];
@@ -344,9 +510,12 @@ static void write_script(FILE *f, const struct study_fig *fig, int blocks[2][STU
       pn->s[i].band ? bands++ : plots++;
     plots += bands > 0; /* one legend entry for all bands */
     fprintf(f, "  # panel %d\n", p + 1);
-    panel_head(f, pn, plots, fig->n_panels == 1);
+    struct xspan xs = xspan_of(fig, p);
+    panel_head(f, pn, plots, fig->n_panels == 1, &xs, rows[p] > 0 ? rows[p] : 0);
+    if (fig->n_panels > 1)
+      plot_area(f, p, fig->n_panels, rows_max, tall_tics);
     if (!panel_empty(pn, blocks[p]))
-      ranges(f, pn, shared);
+      ranges(f, pn, shared, &xs);
     if (panel_empty(pn, blocks[p])) {
       fputs("  unset key\n  unset logscale\n  unset xtics\n  unset ytics\n  set label 1 ", f);
       quoted(f, pn->empty_note[0] ? pn->empty_note : "no data");

@@ -208,6 +208,13 @@ static void published_json(struct pl_emit *e, const struct pl_study *st) {
     pl_emit_num(e, "measured_step_time_s", p->run.measured_step_time_s);
     pl_emit_num(e, "predicted_step_time_s", p->run.predicted_step_time_s);
     pl_emit_num(e, "tokens_per_s_per_gpu", p->tokens_per_s_per_gpu);
+    if (p->mfu > 0.0) {
+      pl_emit_num(e, "mfu", p->mfu);
+      pl_emit_num(e, "predicted_mfu", p->run.predicted_mfu);
+    } else {
+      pl_emit_null(e, "mfu");
+      pl_emit_null(e, "predicted_mfu");
+    }
     pl_emit_obj_end(e);
   }
   pl_emit_arr_end(e);

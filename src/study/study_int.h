@@ -28,6 +28,8 @@ struct study_published {
   int model, cluster;  /* the spec's axes it matches */
   struct pl_study_published_run run;
   double tokens_per_s_per_gpu; /* measured: gbs x seq / (step x GPUs) */
+  double mfu;                  /* measured, plateau's convention: predicted MFU x predicted step /
+                                  measured step; 0 = unknown */
 };
 
 struct pl_study {
@@ -196,11 +198,13 @@ int study_series_nodes(const struct pl_study *st, struct study_series *s, int mo
  * points added (none: no series added). */
 int study_band_nodes(const struct pl_study *st, struct study_panel *pn, const char *of, int color,
                      int model, int cluster, int batch, int strategy, enum study_metric m);
-/* The published runs of (model, cluster) as marker series of pn, one per
- * dataset, titled "published <what> (<dataset>)" (published.c). Returns the
+/* The published runs of (model, cluster) as marker series of pn, y = m
+ * (STUDY_M_TOKENS_PER_S_PER_GPU or STUDY_M_MFU_PCT), one per dataset and
+ * precision, titled "published <what> (<dataset>)", or "(<dataset>, FP8)"
+ * when the runs' precision is not the spec's (published.c). Returns the
  * number of points added. */
 int study_published_series(const struct pl_study *st, struct study_panel *pn, int model,
-                           int cluster, int color, const char *what);
+                           int cluster, int color, const char *what, enum study_metric m);
 /* First and last simulated point of a node series (indices), false if < 2. */
 bool study_ends(const struct pl_study *st, int model, int cluster, int batch, int strategy,
                 int *first, int *last);

@@ -80,4 +80,31 @@ expect_fail 1 "--recompute ops models torchtitan's dense Llama-style block .*'gp
 expect_fail 1 "--recompute ops models torchtitan's dense Llama-style block .*'mixtral-8x7b'" -- predict --model mixtral-8x7b --recompute ops
 expect_fail 1 "need --recompute full" -- predict --model llama3-8b --recompute ops --recompute-layers 2
 
+# --recompute-method uniform|block (Megatron-Core --recompute-method,
+# TransformerBlock._checkpointed_forward): block (default) is --recompute-layers
+# as above; uniform recomputes every block, checkpointed in groups of N
+expect_ok "${run[@]}" --recompute full --recompute-method uniform --recompute-layers 2; cp "$TMP/out" "$TMP/u2.json"
+expect_ok "${run[@]}" --recompute full --recompute-method block --recompute-layers 5; cp "$TMP/out" "$TMP/b5.json"
+expect_ok "${run[@]}" --recompute full --recompute-method uniform; cp "$TMP/out" "$TMP/u0.json"
+check "uniform: the step and FLOPs of full" [ "$(j "$TMP/u2.json" "['step_time_s']")" = "$(j "$TMP/full.json" "['step_time_s']")" ]
+check "uniform: hardware FLOPs of full" [ "$(j "$TMP/u2.json" "['flops']['hardware_per_step']")" = "$(j "$TMP/full.json" "['flops']['hardware_per_step']")" ]
+# stage 0 (8 micro-batches in flight, 10 blocks): 5 group inputs instead of
+# 10 (2 s h / t = 16 MiB each), a group's backward re-creates 2 blocks
+# instead of 1 (34,336 B per token x 8192 = 281,280,512 B)
+check "uniform 2: 8 x 5 inputs less, one block's set more" python3 -c "
+import json; f, u = (json.load(open('$TMP/' + x + '.json'))['memory']['activations_bytes'] for x in ('full', 'u2'))
+assert u - f == -8 * 5 * 2 * 8192 * 8192 // 8 + 34336 * 8192, (u, f)"
+check "uniform without N = full" [ "$(j "$TMP/u0.json" "['memory']['activations_bytes']")" = "$(j "$TMP/full.json" "['memory']['activations_bytes']")" ]
+check "block 5 = --recompute-layers 5" [ "$(j "$TMP/b5.json" "['step_time_s']")" = "$(j "$TMP/l5.json" "['step_time_s']")" ]
+check "json recompute_method uniform" [ "$(j "$TMP/u2.json" "['layout']['recompute_method']")" = uniform ]
+check "json recompute_method block by default" [ "$(j "$TMP/l5.json" "['layout']['recompute_method']")" = block ]
+expect_ok predict --recompute full --recompute-method uniform --recompute-layers 4 --format csv
+check "csv recompute_method" [ "$(col "$TMP/out" layout.recompute_method)" = uniform ]
+expect_fail 1 "^plateau: --recompute-method: unknown method 'blocks' \(expected block\|uniform\)$" -- predict --recompute full --recompute-method blocks
+expect_fail 1 "^plateau: --recompute-method: needs --recompute full" -- predict --recompute-method uniform
+expect_fail 1 "^plateau: --recompute-method: needs --recompute full" -- predict --recompute selective --recompute-method block
+expect_fail 1 "give --recompute-method uniform or --recompute-every, not both" -- predict --recompute full --recompute-method uniform --recompute-every 2
+expect_fail 1 "more than the model's 32 blocks" -- predict --recompute full --recompute-method uniform --recompute-layers 33
+expect_fail 1 "a layout search does not take it" -- search --gpus 8 --recompute full --recompute-method uniform
+
 finish

@@ -93,35 +93,96 @@ expect_ok study --spec "$TMP/s.json" --out "$TMP/rv" --quiet --gnuplot /nonexist
 check "published markers = results.json" python3 - "$TMP/rv" <<'EOF2'
 import json, re, sys
 d = sys.argv[1]
-pub = json.load(open(d + "/results.json"))["published"]
+res = json.load(open(d + "/results.json"))
+pub, dtype = res["published"], res["spec"]["dtype"]
 assert any(p["dataset"] == "nemo_2407_performance_summary" and p["model"] == "llama2-7b" and
            p["cluster"] == "dgx-h100" for p in pub), pub
 for p in pub:
     assert p["model"] == "llama2-7b" and p["seq"] == 4096, p
     want = p["gbs"] * p["seq"] / (p["measured_step_time_s"] * p["gpus"])
     assert abs(p["tokens_per_s_per_gpu"] - want) <= 1e-9 * want, p
-n = 0
-for fig in ("scaling", "generations-scaling"):
+    # measured MFU: the prediction's FLOPs and peak over the measured step (docs/study.md)
+    want = p["predicted_mfu"] * p["predicted_step_time_s"] / p["measured_step_time_s"]
+    assert 0 < p["mfu"] < 1 and abs(p["mfu"] - want) <= 1e-9 * want, p
+# every marker is an entry of results.json: same dataset, GPUs, model (or cluster) and value;
+# the legend names the precision exactly when it is not the spec's
+n, fp8 = 0, 0
+for fig, key, scale in (("scaling", "tokens_per_s_per_gpu", 1), ("generations-scaling",
+                        "tokens_per_s_per_gpu", 1), ("mfu", "mfu", 100)):
     head = None
     for line in open(d + "/figures/%s.dat" % fig):
-        m = re.match(r'# block \d+: panel \d+, "published ([^ ]+) \(([^)]*)\)"', line)
+        m = re.match(r'# block \d+: panel \d+, "published (.+) \(([^,)]*)(, ([^)]*))?\)"', line)
         if line.startswith("#"):
             head = m.groups() if m else None
         elif line.strip() and head:
             x, y = line.split()[:2]
             hits = [p for p in pub if p["dataset"] == head[1] and p["gpus"] == int(float(x)) and
-                    head[0] in (p["model"], p["cluster"]) and
-                    abs(p["tokens_per_s_per_gpu"] - float(y)) <= 1e-9 * float(y)]
+                    set(head[0].split()) <= {p["model"], p["cluster"]} and
+                    abs(scale * p[key] - float(y)) <= 1e-9 * float(y) and
+                    (head[3] or dtype).lower() == p["dtype"]]
             assert hits, (fig, head, x, y)
+            assert (head[3] is None) == (hits[0]["dtype"] == dtype), (fig, head)
+            fp8 += head[3] == "FP8"
             n += 1
     gp = open(d + "/figures/%s.gp" % fig).read()
     assert re.search(r'with points pt \d+ ps [0-9.]+ lc rgb "[^"]+" title "published ', gp), fig
-assert n >= 2, n
+assert n >= 6 and fp8 >= 6, (n, fp8)
 print("checked", n, "published markers")
+EOF2
+# Side-by-side panels (#21) share one plot area (the same four margins, fixed on the screen, so a
+# longer legend does not shrink one panel), line panels on the GPU axis share their x range
+# and tics (the published run at 4 GPUs is in the right panel of scaling only), and panels of
+# one quantity (same y label, linear) share their y range.
+check "paired panels share plot area and x axis" python3 - "$TMP/rv" <<'EOF2'
+import glob, re, sys
+n = n_same_y = 0
+for gp in sorted(glob.glob(sys.argv[1] + "/figures/*.gp")):
+    panels = re.split(r"\n  # panel \d+\n", open(gp).read())[1:]
+    if len(panels) < 2:
+        continue
+    def lines(p, what):
+        return [l for l in p.splitlines() if re.match(r"  set %s\b" % what, l)]
+    for what in ("lmargin", "rmargin"):
+        assert all(len(lines(p, what)) == 1 for p in panels), (gp, what)
+    for what in ("bmargin", "tmargin"):
+        assert all(lines(p, what) == lines(panels[0], what) != [] for p in panels), (gp, what)
+    ylabels = {lines(p, "ylabel")[0] for p in panels}
+    if len(ylabels) == 1 and not any("set logscale y" in p for p in panels):
+        assert all(lines(p, "yrange") == lines(panels[0], "yrange") != [] for p in panels), gp
+        n_same_y += 1
+    if all("set logscale x 2" in p for p in panels):
+        for what in ("xrange", "xtics"):
+            assert all(lines(p, what) == lines(panels[0], what) for p in panels), (gp, what)
+    n += 1
+assert n >= 6 and n_same_y >= 2, (n, n_same_y)  # exposed-collectives, collectives_size (breakdown: one panel without "best")
+scaling = open(sys.argv[1] + "/figures/scaling.gp").read()
+assert '"4" 4' in scaling.split("# panel 2")[0], "the left panel has the 4-GPU tic too"
+print("checked", n, "two-panel figures")
 EOF2
 expect_fail 1 "^plateau: --validation '/nonexistent': " -- study --spec "$TMP/s.json" --out "$TMP/r4" --quiet --validation /nonexistent
 mkdir "$TMP/nocsv"
 expect_fail 1 "^plateau: --validation '.*nocsv': no .csv file in the directory" -- study --spec "$TMP/s.json" --out "$TMP/r4" --quiet --validation "$TMP/nocsv"
+# Without --validation the study draws the embedded published runs (CMakeLists.txt
+# PL_EMBED_VALIDATION): on the default grid's models, clusters and sequence length they are
+# exactly the runs all of data/validation gives, so the default report shows every published run
+# it can match; --validation none draws none.
+cat >"$TMP/d.json" <<'EOF2'
+{"nodes": [1], "strategies": ["fsdp"], "batch_per_gpu": [1], "global_batch": [64]}
+EOF2
+expect_ok study --spec "$TMP/d.json" --out "$TMP/rd" --quiet --gnuplot /nonexistent/gnuplot
+expect_ok study --spec "$TMP/d.json" --out "$TMP/rdv" --quiet --gnuplot /nonexistent/gnuplot --validation "$PL_SOURCE_DIR/data/validation"
+expect_ok study --spec "$TMP/d.json" --out "$TMP/rdn" --quiet --gnuplot /nonexistent/gnuplot --validation none
+check "embedded published runs = data/validation's on the default grid" python3 - "$TMP" <<'EOF2'
+import json, sys
+d = sys.argv[1]
+emb, full, none = (json.load(open(d + "/%s/results.json" % r))["published"] for r in ("rd", "rdv", "rdn"))
+assert emb == full and len(emb) >= 10, (len(emb), len(full))
+assert {p["model"] for p in emb} == {"llama2-7b", "llama2-13b", "llama2-70b"}, emb
+assert none == [], none
+mfu = open(d + "/rd/figures/mfu.dat").read()
+assert '"published llama2-7b dgx-h100 (nemo_2407_performance_summary, FP8)"' in mfu
+print("checked", len(emb), "embedded runs")
+EOF2
 # --png-scale: bad values
 expect_fail 1 '^plateau: --png-scale: .*more than 4' -- study --spec "$TMP/s.json" --out "$TMP/r2" --png-scale 5 --quiet
 expect_fail 1 '^plateau: --png-scale' -- study --spec "$TMP/s.json" --out "$TMP/r2" --png-scale 0 --quiet

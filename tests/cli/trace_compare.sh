@@ -37,6 +37,32 @@ expect_ok trace compare "$TMP/pred.json" "$T/hta_nccl_data.json.gz"
 check "predict side named" grep -q '(predict result, 8 GPUs)' "$TMP/out"
 check "bubble only on predict side" grep -qE '^bubble_s +[0-9.]+ [mu]?s +- +- +-$' "$TMP/out"
 check "idle only on trace side" grep -qE '^idle_s +- +[0-9.]+ [mu]?s +- +-$' "$TMP/out"
+# the analyses of docs/trace.md 3.5-3.7 and 4.1 compared (#21): dlrm's 8 ranks against HTA's
+# one-rank NCCL trace; each side is its own trace analyze (dlrm: host wait 7.42 ms per step,
+# collective wait 46.843 ms over 8 ranks = 5.855375 ms, hand-checked in test_trace_kernels.c);
+# a single rank waits on no one, so its coll_wait_s is null, not 0
+expect_ok trace analyze --format json "$T/hta_nccl_data.json.gz"
+cp "$TMP/out" "$TMP/nccl.json"
+expect_ok trace compare --format json "$T/dlrm" "$T/hta_nccl_data.json.gz"
+if command -v python3 >/dev/null 2>&1; then
+  check "kernel, idle, launch and wait metrics = each side's analyze" python3 - "$TMP/out" "$TMP/dlrm.json" "$TMP/nccl.json" <<'PY'
+import json, sys
+c, a, b = (json.load(open(p)) for p in sys.argv[1:4])
+m = c["metrics"]
+def near(x, y):
+    return abs(x - y) <= 1e-12 + 1e-9 * abs(y)
+for k in ("idle_host_s", "idle_kernel_s", "idle_other_s", "kernel_s"):
+    assert near(m[k]["a"], a["breakdown"][k]) and near(m[k]["b"], b["breakdown"][k]), k
+for k in ("gemm_s", "elementwise_s", "reduction_s", "other_compute_s"):
+    assert near(m[k]["a"], a["kernel_time"][k]) and near(m[k]["b"], b["kernel_time"][k]), k
+for q in ("p50", "p90"):
+    k = "launch_delay_%s_s" % q
+    assert near(m[k]["a"], a["launch"]["delay_%s_s" % q]) and near(m[k]["b"], b["launch"]["delay_%s_s" % q]), k
+assert near(m["idle_host_s"]["a"], 7.416625e-3), m["idle_host_s"]
+assert near(m["coll_wait_s"]["a"], 46.843e-3 / 8) and m["coll_wait_s"]["b"] is None, m["coll_wait_s"]
+assert near(m["idle_host_s"]["diff"], m["idle_host_s"]["b"] - m["idle_host_s"]["a"])
+PY
+fi
 # errors
 printf '{"model": "x"}' >"$TMP/cfg.json"
 expect_fail 1 "plateau: '.*cfg.json': neither a Kineto trace nor a plateau result" -- trace compare "$TMP/cfg.json" "$W0"

@@ -1,5 +1,6 @@
 /* test_memory.c: memory per GPU: Korthikanti et al. 2022 Table 2, model
  * states under each ZeRO stage, pipeline in-flight micro-batches. */
+#include <plateau/flops.h>
 #include <plateau/memory.h>
 
 #include <string.h>
@@ -132,6 +133,32 @@ static void test_recompute_ops(void) {
   /* 32 blocks of the saved set plus one block's re-run set (none - ops) */
   CHECK_NEAR_REL(act[PL_RECOMPUTE_OPS] - act[PL_RECOMPUTE_NONE],
                  31.0 * (63616.0 - 139392.0) * 8192, 1e-12);
+}
+
+/* Megatron-Core --recompute-method uniform (memory.c uniform_groups):
+ * Llama-3 8B on one GPU, s 8192, b 1: 32 blocks in groups of 4 keep 8 group
+ * inputs (2sbh = 2 * 8192 * 4096 B each) instead of 32, and a group's
+ * backward re-creates 4 blocks at once (139,392 B per token each,
+ * test_gqa_swiglu) instead of 1: uniform - full = (8 - 32) * 2 * 8192 * 4096
+ * + 3 * 139,392 * 8192 B. With 6 (not dividing 32): 6 groups, the widest 6. */
+static void test_recompute_uniform(void) {
+  struct pl_model m = model("llama3-8b");
+  struct pl_gpu g = gpu80();
+  struct pl_layout l = layout(&m, (struct spec){.gpus = 1, .gbs = 1, .shard = PL_SHARD_DDP,
+                                                .recompute = PL_RECOMPUTE_FULL});
+  struct pl_memory full, uni, uni6;
+  pl_memory_compute(&m, &l, &g, &full);
+  l.recompute_uniform = true;
+  l.recompute_layers = 4;
+  pl_memory_compute(&m, &l, &g, &uni);
+  CHECK_NEAR_REL(uni.activations_bytes - full.activations_bytes,
+                 (8.0 - 32.0) * 2 * 8192 * 4096 + 3.0 * 139392 * 8192, 1e-12);
+  l.recompute_layers = 6;
+  pl_memory_compute(&m, &l, &g, &uni6);
+  CHECK_NEAR_REL(uni6.activations_bytes - full.activations_bytes,
+                 (6.0 - 32.0) * 2 * 8192 * 4096 + 5.0 * 139392 * 8192, 1e-12);
+  /* the FLOPs and time of full recompute: every block */
+  CHECK_NEAR_REL(pl_recompute_share(&m, &l), 1.0, 0);
 }
 
 /* full < selective < none, with eager attention (the s x s scores) and with
@@ -351,6 +378,7 @@ int main(void) {
   test_gqa_swiglu();
   test_recompute_order();
   test_recompute_ops();
+  test_recompute_uniform();
   test_model_states();
   test_zero3_scaling();
   test_hybrid();

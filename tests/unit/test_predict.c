@@ -333,6 +333,8 @@ static const struct pl_coll_summary *dp_coll(const char *op) {
  * blocks x 2 x 4 tensors + embedding 2 x 1 + head (norm 1024 persistent, LM
  * head 32000 x 1024) 2 x 1 = 68 calls = 136 ms in 20 unit calls.
  * Reduce_scatters of every gradient once: 8 x 6 + 1 + 2 = 51 calls = 102 ms.
+ * (A gather's narrows precede its NCCL call and its copies overlap it:
+ * ranks x (narrow + max(NCCL, copy)) = ranks x copy_s when host-bound.)
  *
  * wide on 2 GPUs with full recompute, copy_s 10 ms -> 20 ms: qkv 452,984,832,
  * proj 150,994,944, fc1 and fc2 603,979,776 elements each, four LayerNorm
@@ -356,6 +358,29 @@ static void test_zero3_list_calls(void) {
   CHECK_NEAR_REL(ag->time_s, 0.136, 1e-12);
   CHECK_EQ_INT(rs->count, 10);
   CHECK_NEAR_REL(rs->time_s, 0.102, 1e-12);
+  /* NCCL-bound calls: with copy_s 1 us the copies (2 ranks x 1 us x
+   * 14.75 / 22.64 = 1.30 us) hide under each NCCL call (its latency alone is
+   * several us), the reduce_scatters cost their NCCL time as with a
+   * negligible copy_s, and each of the 68 gathers adds its narrows before the
+   * call: 2 ranks x 1 us x 7.89 / 22.64 (DeepSpeed _allgather_param's loop
+   * precedes torch.distributed.all_gather) */
+  run.layout.zero3_list_copy_s = 1e-15;
+  predict();
+  ag = dp_coll("all_gather");
+  rs = dp_coll("reduce_scatter");
+  CHECK(ag != NULL && rs != NULL);
+  if (ag == NULL || rs == NULL)
+    return;
+  double ag0 = ag->time_s, rs0 = rs->time_s;
+  run.layout.zero3_list_copy_s = 1e-6;
+  predict();
+  ag = dp_coll("all_gather");
+  rs = dp_coll("reduce_scatter");
+  CHECK(ag != NULL && rs != NULL);
+  if (ag == NULL || rs == NULL)
+    return;
+  CHECK_NEAR_REL(ag->time_s, ag0 + 68 * 2 * 1e-6 * 7.89 / 22.64, 1e-9);
+  CHECK_NEAR_REL(rs->time_s, rs0, 1e-9);
   /* off: one NCCL call per unit, far below the host-bound figure */
   run.layout.zero3_list_copy_s = 0;
   predict();

@@ -14,7 +14,11 @@
  *    kernel wait under 30 ns; other), agrees to the ns on the traces whose
  *    streams never run two events at once.
  * 4. dlrm's 8 ranks: the collective arrival, re-derived from the kernels'
- *    start times (a collective's last arrival is the latest start). */
+ *    start times (a collective's last arrival is the latest start).
+ * 5. HTA's kernel breakdown (BreakdownAnalysis.get_gpu_kernel_breakdown:
+ *    the sum of dur per kernel name over the whole trace), re-derived by
+ *    scripts/hta_kernel_ref.py, equals plateau's per-name times with
+ *    --window trace to the ns. */
 #include "trace_gen.h" /* first: it asks for POSIX (mkstemp) */
 
 #include <math.h>
@@ -204,6 +208,49 @@ static void test_hta(void) {
   check_hta(TR "kineto2021_resnet50_worker0.json.gz", kineto, 1);
 }
 
+/* HTA's kernel breakdown with --window trace (one window, one "step"): the
+ * longest names' summed dur and calls, the total and the number of names,
+ * from scripts/hta_kernel_ref.py. */
+struct hta_kernel {
+  int64_t ns, calls;
+  const char *prefix;
+};
+
+static void check_hta_kernels(const char *path, const struct hta_kernel *want, int n,
+                              int64_t total_ns, int names) {
+  struct pl_trace_opts o = {-1, 1, true};
+  struct pl_trace_set *s = NULL;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_trace_analyze(&path, 1, &o, &s, &d), PL_OK, diag_ptr(&d));
+  if (s == NULL)
+    return;
+  const struct pl_trace_rank *r = &s->ranks[0];
+  CHECK_EQ_INT(llround(r->kernel_s * 1e9), total_ns);
+  CHECK_EQ_INT(r->n_kernels, names); /* every name, longest first */
+  for (int i = 0; i < n && i < r->n_kernels; i++) {
+    const struct pl_trace_kernel *k = &r->kernels[i];
+    CHECK_EQ_INT(llround(k->time_s * 1e9), want[i].ns);
+    CHECK_EQ_INT(llround(k->count), want[i].calls);
+    CHECK(strncmp(k->name, want[i].prefix, strlen(want[i].prefix)) == 0);
+  }
+  pl_trace_set_free(s);
+}
+
+static void test_hta_kernels(void) {
+  static const struct hta_kernel sampled[] = {
+      {396199000, 10, "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t"},
+      {23469000, 2, "void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kerne"},
+      {15167000, 2, "void split_embedding_codegen_forward_unweighted_kernel"}};
+  static const struct hta_kernel kineto[] = {
+      {80756000, 162, "void cudnn::detail::dgrad_engine<float, 512, 6, 5, 3, 3, 3, false>"},
+      {66472000, 156, "void cudnn::cnn::wgrad_alg0_engine<float, 128, 6, 7, 3, 3, 5, false"},
+      {59642000, 264, "void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 512, true, 1>"},
+      {39814000, 3090, "void at::native::vectorized_elementwise_kernel<4, at::native::AddFunct"}};
+  check_hta_kernels(TR "hta_sampled_rank-0.json.gz", sampled, 3, 607844000, 197);
+  check_hta_kernels(TR "kineto2021_resnet50_worker0.json.gz", kineto, 4, 603558000, 69);
+}
+
 /* dlrm: 3 all_reduce and 5 send_recv per rank in its one step. Matching
  * the i-th call of each op over the 8 ranks and taking the latest start as
  * the last arrival, the ranks wait (ns) 5580000, 11125000, 3280000,
@@ -259,6 +306,7 @@ int main(void) {
   test_synthetic();
   test_sums();
   test_hta();
+  test_hta_kernels();
   test_arrival();
   test_single();
   return check_finish();
