@@ -51,6 +51,8 @@ struct pl_op {
   int bwd_kernels;        /* MEMORY: kernels the backward launches when more than one
                              (0: one; docs/step-model.md 2.6): a norm's backward (3), the
                              gradient accumulation's per-tensor adds */
+  bool high_precision;    /* GEMM: runs in 16-bit whatever the layout's dtype (the LM head
+                             with layout.head_16bit); pl_op_run_time_s times it as bf16 */
   double share;           /* fraction of the model's blocks that run this op: 1 for most;
                              a model whose blocks differ (dense and MoE blocks, windowed
                              and full attention) lists an average block, each op weighted

@@ -65,6 +65,8 @@ struct pl_framework {
   enum pl_setting fp8_weight_cache;    /* FP8 weights cast once per step (TE is_first_microbatch) */
   enum pl_setting fsdp_pp_unsharded;   /* zero2/zero3 with pp > 1: parameters kept unsharded over
                                           the step, gradients reduced after the last backward */
+  enum pl_setting head_16bit;          /* the LM head GEMM stays 16-bit under FP8/MXFP8/NVFP4
+                                          recipes (layout.head_16bit) */
 };
 
 /* Load a preset by name (data/frameworks/) or a framework file by path into

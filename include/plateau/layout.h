@@ -166,6 +166,12 @@ struct pl_layout {
                               on the first micro-batch of a step only and the cached copy is used
                               by the others (Megatron-Core forward_step calls
                               set_is_first_microbatch; TE Linear's is_first_microbatch) */
+  bool head_16bit;         /* input: with dtype fp8, mxfp8 or nvfp4 the LM head's GEMMs still run
+                              in 16-bit: Megatron-Core builds the output layer as
+                              tensor_parallel.ColumnParallelLinear, a plain torch matmul that TE's
+                              autocast does not quantize (megatron/core/models/gpt/gpt_model.py;
+                              TE's TELMHeadColumnParallelLinear only with fp8_output_proj and the
+                              MXFP8 recipe, default off); false: at the layout's dtype */
   bool fsdp_pp_unsharded;  /* input: zero2/zero3 with pp > 1: a stage's parameters are gathered on
                               each chunk's first forward and kept unsharded for the whole step,
                               its gradients accumulated unsharded and reduce_scattered once, after

@@ -155,6 +155,8 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
   if (setting_flag(args, "fsdp-pp-unsharded", "value", "on", "off", false,
                    &fw->fsdp_pp_unsharded) != 0)
     return 1;
+  if (setting_flag(args, "head-16bit", "value", "on", "off", false, &fw->head_16bit) != 0)
+    return 1;
   if ((v = cli_get(args, "host-per-kernel")) != NULL) {
     double t = -1;
     if (pl_unit_parse(v, PL_UNIT_SECONDS, &t, NULL) != PL_OK || !(t >= 0) || t > 1e-3)

@@ -56,6 +56,7 @@
   {"logit-metric-passes", "N", "extra fp32 cross-entropy passes over the logits per micro-batch for train metrics (default 0; llm-foundry 2)"}, \
   {"fp8-weight-cache", "on|off", "with FP8, MXFP8 or NVFP4, weights cast once per step and cached for the other micro-batches (Transformer Engine is_first_microbatch, as Megatron-Core passes it; default off: every micro-batch)"}, \
   {"fsdp-pp-unsharded", "on|off", "zero2/zero3 with pp > 1: parameters gathered once per step and kept unsharded, gradients reduce_scattered after each chunk's last backward (torchtitan with PP; default off: per micro-batch)"}, \
+  {"head-16bit", "on|off", "with FP8, MXFP8 or NVFP4, the LM head's GEMMs still run in 16-bit (Megatron-Core's output layer is not a Transformer Engine module; default off: at the run's dtype)"}, \
   {"host-per-kernel", "T", "host time to issue one kernel from eager PyTorch ('37 us'): a pass takes at least its kernels times this (default 0: not modelled)"}, \
   {"bucket-mb", "MB", "ddp/zero1 gradient bucket and zero1 gather call size in MiB, or 'megatron' (Megatron-Core DDP: max(40e6, 1e6 dp) parameters); default 25 (torch DDP bucket_cap_mb)"}
 

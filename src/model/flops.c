@@ -418,7 +418,8 @@ int pl_head_ops(const struct pl_model *m, const struct pl_layout *l,
   int64_t vocab_shard = (m->vocab + d.tp - 1) / d.tp;
   int n = 0;
   norm_op(&ops[n++], "final_norm", (double)d.tokens_n * (double)m->hidden, m);
-  gemm(&ops[n++], "lm_head", d.tokens, vocab_shard, m->hidden);
+  gemm(&ops[n], "lm_head", d.tokens, vocab_shard, m->hidden);
+  ops[n++].high_precision = l->head_16bit; /* layout.h head_16bit: Megatron-Core's output layer */
   elementwise(&ops[n++], "loss", (double)d.tokens * (double)vocab_shard, XENT);
   for (int i = 0; i < n; i++)
     ops[i].recompute = false;

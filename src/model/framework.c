@@ -149,6 +149,13 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
     fw->fp8_weight_cache = YAJL_IS_TRUE(v) ? PL_SETTING_ON : PL_SETTING_OFF;
     return PL_OK;
   }
+  if (strcmp(key, "head_16bit") == 0) {
+    if (!YAJL_IS_TRUE(v) && !YAJL_IS_FALSE(v))
+      return pl_diag_set(diag, PL_ERR_PARSE, "%s: behaviour 'head_16bit' must be true or false",
+                         origin);
+    fw->head_16bit = YAJL_IS_TRUE(v) ? PL_SETTING_ON : PL_SETTING_OFF;
+    return PL_OK;
+  }
   if (strcmp(key, "fsdp_pp_unsharded") == 0) {
     if (!YAJL_IS_TRUE(v) && !YAJL_IS_FALSE(v))
       return pl_diag_set(diag, PL_ERR_PARSE,
@@ -319,6 +326,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   }
   put(fw->fp8_weight_cache, &l->fp8_weight_cache, false);
   put(fw->fsdp_pp_unsharded, &l->fsdp_pp_unsharded, false);
+  put(fw->head_16bit, &l->head_16bit, false);
 }
 
 static enum pl_setting setting(bool on) { return on ? PL_SETTING_ON : PL_SETTING_OFF; }
@@ -355,4 +363,5 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->bucket_dp_scaled = l->bucket_dp_scaled;
   out->fp8_weight_cache = setting(l->fp8_weight_cache);
   out->fsdp_pp_unsharded = setting(l->fsdp_pp_unsharded);
+  out->head_16bit = setting(l->head_16bit);
 }

@@ -219,6 +219,7 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_num(c, "framework.zero3_list_copy_s", fw.zero3_list_copy_s, true);
   /* added after those: Megatron's --recompute-method */
   col_str(c, "layout.recompute_method", l->recompute_uniform ? "uniform" : "block");
+  col_str(c, "framework.head_16bit", pl_setting_name(fw.head_16bit));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

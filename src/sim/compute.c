@@ -262,6 +262,10 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
     return eager_attention_s(g, l->dtype, op, pass, m->dropout, m->pos == PL_POS_ALIBI);
   if (op->kind == PL_OP_ATTENTION && l->attention_triton)
     return attention_s(g, l->dtype, op, pass, true);
+  /* a GEMM the framework leaves in 16-bit under an FP8/FP4 recipe (the LM head with
+   * layout.head_16bit: Megatron-Core's output layer is tensor_parallel.ColumnParallelLinear) */
+  if (op->kind == PL_OP_GEMM && op->high_precision)
+    return pl_op_time_s(g, PL_DTYPE_BF16, op, pass);
   return pl_op_time_s(g, l->dtype, op, pass);
 }
 

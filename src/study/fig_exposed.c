@@ -186,7 +186,7 @@ void study_fig_gen_scaling(const struct pl_study *st, struct study_fig *f) {
   if (published > 0)
     study_appendf(f->caption, sizeof f->caption,
                   " Open markers: published runs of %s on the same GPU at the same sequence "
-                  "length (--validation; their own layout and precision, docs/study.md).",
+                  "length (data/validation, embedded or --validation; their own layout and precision, docs/study.md).",
                   st->models[m].name);
   if (drawn == 0) {
     study_setf(f->skip, sizeof f->skip, "FSDP alone does not run for %s on any cluster",

@@ -95,7 +95,7 @@ void study_fig_scaling(const struct pl_study *st, struct study_fig *f) {
   if (published > 0)
     study_appendf(f->caption, sizeof f->caption,
                   " Open markers: published runs of the same model on the same GPU at the same "
-                  "sequence length (--validation; their own layout and precision, docs/study.md).");
+                  "sequence length (data/validation, embedded or --validation; their own layout and precision, docs/study.md).");
   if (drawn == 0) {
     study_setf(f->skip, sizeof f->skip, "FSDP alone does not run for any model on %s",
                st->clusters[c].name);
@@ -186,7 +186,7 @@ void study_fig_mfu(const struct pl_study *st, struct study_fig *f) {
   if (published > 0)
     study_appendf(f->caption, sizeof f->caption,
                   " Open markers: published runs of the same model on the same GPU at the same "
-                  "sequence length (--validation; their own layout and precision), their MFU "
+                  "sequence length (data/validation, embedded or --validation; their own layout and precision), their MFU "
                   "in plateau's convention for the run's precision: model FLOPs over measured "
                   "step time x GPUs x the dense peak of that precision (an FP8 run against "
                   "the FP8 peak; docs/study.md).");

@@ -145,7 +145,8 @@ struct study_panel {
 struct study_fig {
   char id[32]; /* file stem: figures/<id>.svg */
   char title[160];
-  char caption[512];  /* what is plotted, for people */
+  char caption[1024]; /* what is plotted, for people (the mfu caption with published runs is
+                         ~720 characters: 512 cut it) */
   char findings[768]; /* computed sentences */
   char skip[256];     /* non-empty: no figure, and why */
   int n_panels;

@@ -259,6 +259,22 @@ check "fp8 weight cache: bf16 unchanged" [ "$(json_num "$TMP/out" step_time_s)" 
 expect_ok predict --framework nemo --format csv
 check "nemo: csv fp8_weight_cache on" [ "$(col "$TMP/out" framework.fp8_weight_cache)" = on ]
 expect_fail 1 "^plateau: --fp8-weight-cache: unknown value 'yes' \(expected on\|off\)" -- predict --fp8-weight-cache yes
+# --head-16bit: Megatron-Core's output layer is a plain ColumnParallelLinear, not a
+# Transformer Engine module, so the LM head's GEMMs stay bf16 under FP8/MXFP8/NVFP4:
+# the FP8 step is slower with it (the head at the bf16 rate), a bf16 step does not move.
+expect_ok predict $w --format json
+cp "$TMP/out" "$TMP/h0.json"
+check "head 16-bit: off by default" [ "$(json_raw "$TMP/out" head_16bit)" = false ]
+expect_ok predict $w --head-16bit on --format json
+check "head 16-bit: on in JSON" [ "$(json_raw "$TMP/out" head_16bit)" = true ]
+check "head 16-bit: slower FP8 step" faster "$TMP/out" "$TMP/h0.json"
+expect_ok predict --model llama2-7b --gpus 8 --gbs 64 --head-16bit on --format json
+check "head 16-bit: bf16 unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/wc2.json" step_time_s)" ]
+expect_ok predict --framework nemo --format csv
+check "nemo: csv head_16bit on" [ "$(col "$TMP/out" framework.head_16bit)" = on ]
+expect_ok predict --framework torchtitan --format csv
+check "torchtitan: csv head_16bit off" [ "$(col "$TMP/out" framework.head_16bit)" = off ]
+expect_fail 1 "^plateau: --head-16bit: unknown value '1' \(expected on\|off\)" -- predict --head-16bit 1
 
 # vTrain's rows run on the source's own cluster, vtrain-a100 (4 x 200 Gb/s per
 # node, vTrain src/config.py inter_node_bandwidth 800 Gbps; docs/hardware.md);

@@ -183,6 +183,13 @@ mfu = open(d + "/rd/figures/mfu.dat").read()
 assert '"published llama2-7b dgx-h100 (nemo_2407_performance_summary, FP8)"' in mfu
 print("checked", len(emb), "embedded runs")
 EOF2
+check "no caption is cut short" python3 - "$TMP/rd/results.json" <<'EOF2'
+import json, sys
+figs = json.load(open(sys.argv[1]))["figures"]
+for f in (f for f in figs if "caption" in f):
+    assert f["caption"].rstrip().endswith("."), (f["id"], f["caption"][-60:])
+assert any("published runs" in f["caption"] for f in figs if f["id"] == "mfu"), "mfu caption"
+EOF2
 # --png-scale: bad values
 expect_fail 1 '^plateau: --png-scale: .*more than 4' -- study --spec "$TMP/s.json" --out "$TMP/r2" --png-scale 5 --quiet
 expect_fail 1 '^plateau: --png-scale' -- study --spec "$TMP/s.json" --out "$TMP/r2" --png-scale 0 --quiet

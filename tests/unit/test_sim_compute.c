@@ -296,6 +296,44 @@ static void test_fp8_casts(void) {
   CHECK(find_op(ops, pl_sim_segment_ops(&run, 2, ops), "fp8_casts") == NULL); /* head: 16-bit */
 }
 
+/* layout.head_16bit (Megatron-Core's output layer is tensor_parallel.ColumnParallelLinear, not a
+ * TE module): under FP8 the LM head's GEMM is timed exactly as the same GEMM in bf16, forward and
+ * backward; without it, at the FP8 rate (shorter on this H100, whose FP8 peak is twice bf16). The
+ * blocks' GEMMs keep the FP8 rate either way. */
+static void test_head_16bit(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  struct pl_gpu h100;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  small_llama(&run);
+  run.layout.dtype = PL_DTYPE_FP8;
+  const struct pl_gpu *g = &h100;
+  int n = pl_sim_segment_ops(&run, 2, ops);
+  const struct pl_op *h = find_op(ops, n, "lm_head");
+  CHECK(h != NULL && !h->high_precision);
+  if (h == NULL)
+    return;
+  double f8 = pl_op_run_time_s(g, &run.layout, &run.model, h, PL_PASS_FWD);
+  CHECK_NEAR_REL(f8, pl_op_time_s(g, PL_DTYPE_FP8, h, PL_PASS_FWD), EXACT);
+  run.layout.head_16bit = true;
+  n = pl_sim_segment_ops(&run, 2, ops);
+  h = find_op(ops, n, "lm_head");
+  CHECK(h != NULL && h->high_precision);
+  if (h == NULL)
+    return;
+  for (int p = 0; p < 2; p++) {
+    enum pl_pass pass = p == 0 ? PL_PASS_FWD : PL_PASS_BWD;
+    CHECK_NEAR_REL(pl_op_run_time_s(g, &run.layout, &run.model, h, pass),
+                   pl_op_time_s(g, PL_DTYPE_BF16, h, pass), EXACT);
+  }
+  CHECK(pl_op_run_time_s(g, &run.layout, &run.model, h, PL_PASS_FWD) > f8);
+  n = pl_sim_segment_ops(&run, 1, ops);
+  const struct pl_op *fc1 = find_op(ops, n, "fc1");
+  CHECK(fc1 != NULL && !fc1->high_precision);
+}
+
 /* Gradient passes per micro-batch, docs/step-model.md 2.3c. A block of this
  * model has 4 h^2 (attention) + 3 h f (SwiGLU) + 2 h (norms) = 4,194,304 +
  * 8,650,752 + 2048 = 12,847,104 parameters. ddp: main_grad add, 10 B each
@@ -437,6 +475,7 @@ int main(void) {
   test_gemm_backward();
   test_unfused_kernels();
   test_fp8_casts();
+  test_head_16bit();
   test_param_kernels();
   test_framework_passes();
   test_launch_counts();
