@@ -146,14 +146,21 @@ static int by_name(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The path exists (checked before the study runs, and again when read). */
+static int validation_path(const char *path, struct stat *sb) {
+  if (path[0] == '\0')
+    return cli_fail("--validation: empty path");
+  if (stat(path, sb) != 0)
+    return cli_fail("--validation '%s': %s", path, strerror(errno));
+  return 0;
+}
+
 static int read_validation(struct pl_validation *v, const char *path) {
   struct stat sb;
   struct pl_diag d;
   pl_diag_clear(&d);
-  if (path[0] == '\0')
-    return cli_fail("--validation: empty path");
-  if (stat(path, &sb) != 0)
-    return cli_fail("--validation '%s': %s", path, strerror(errno));
+  if (validation_path(path, &sb) != 0)
+    return 1;
   if (!S_ISDIR(sb.st_mode))
     return pl_validation_add_file(v, path, &d) == PL_OK ? 0 : cli_fail("%s", d.msg);
   DIR *dir = opendir(path);
@@ -284,6 +291,11 @@ static int run(const struct cli_args *args, const struct pl_study_spec *spec, in
     return cli_fail("--png-scale: %lld is more than 4", (long long)png_scale);
   if (pl_study_out_check(out, &d) != PL_OK)
     return cli_fail("%s", d.msg);
+  /* A missing --validation path fails now, not after the whole grid ran. */
+  const char *vpath = cli_get(args, "validation");
+  struct stat vsb;
+  if (vpath != NULL && strcmp(vpath, "none") != 0 && validation_path(vpath, &vsb) != 0)
+    return 1;
   catch_signals();
   if (pl_study_run(spec, &so, &st, &d) != PL_OK)
     return cli_fail("%s%s", d.msg, stop_flag ? "; nothing was written" : "");
@@ -291,7 +303,7 @@ static int run(const struct cli_args *args, const struct pl_study_spec *spec, in
     pl_study_free(st);
     return 1;
   }
-  if (add_validation(st, cli_get(args, "validation")) != 0) {
+  if (add_validation(st, vpath) != 0) {
     pl_study_free(st);
     return 1;
   }

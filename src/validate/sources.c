@@ -98,22 +98,6 @@ static bool sc21_layout(const struct validate_in *in, struct pl_layout *l, struc
       !stated(in, "tp") && mp > 1)
     return validate_skip(row, "tp/pp split of model-parallel size %g not stated", mp);
   recompute_default(in, l, row, "Eq. 3 of the paper counts the recompute forward");
-  /* Table 2's DeepSpeed ZeRO-3 (released in DeepSpeed 0.3.13, March 2021; the
-   * paper's April 2021 runs): the preset deepspeed-zero3-2021
-   * (data/frameworks/), DeepSpeed v0.3.16's behaviour: each parameter gathered
-   * and reduce_scattered in its own tensor-list call, each gather after a
-   * torch.cuda.synchronize() (not prefetched; DeepSpeed PR #1188). */
-  if (l->shard == PL_SHARD_ZERO3 && strstr(cell(in, "sharding"), "DeepSpeed") != NULL) {
-    struct pl_framework fw;
-    struct pl_diag d;
-    pl_diag_clear(&d);
-    if (pl_framework_preset("deepspeed-zero3-2021", &fw, &d) != PL_OK)
-      return validate_skip(row, "framework preset: %s", d.msg);
-    pl_framework_apply(&fw, l);
-    snprintf(row->framework, sizeof row->framework, "deepspeed-zero3-2021");
-    validate_note(row, "DeepSpeed ZeRO-3 of 2021 (preset deepspeed-zero3-2021): one gather and "
-                       "one reduce_scatter per parameter, not prefetched");
-  }
   /* Table 1 ran the interleaved schedule without saying how many chunks:
    * the fewest that divide a stage's layers (the same rule as the step
    * model's own validation test, tests/unit/test_predict_validation.c). */
@@ -130,6 +114,27 @@ static bool sc21_layout(const struct validate_in *in, struct pl_layout *l, struc
                   "the %lld layers of a stage",
                   (long long)vp, (long long)(layers / l->pp));
   }
+  return true;
+}
+
+/* Table 2's DeepSpeed ZeRO-3 (released in DeepSpeed 0.3.13, March 2021; the
+ * paper's April 2021 runs) run with the preset deepspeed-zero3-2021
+ * (data/frameworks/), DeepSpeed v0.3.16's behaviour: each parameter gathered
+ * and reduce_scattered in its own tensor-list call, each gather after a
+ * torch.cuda.synchronize() (not prefetched; DeepSpeed PR #1188); the other
+ * rows with the source's megatron-lm. */
+static bool sc21_overrides(const struct validate_in *in, struct pl_framework *fw,
+                           struct pl_vrow *row) {
+  const char *shard = cell(in, "sharding");
+  if (strstr(shard, "DeepSpeed") == NULL || strstr(shard, "ZeRO-3") == NULL)
+    return true;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  if (pl_framework_preset("deepspeed-zero3-2021", fw, &d) != PL_OK)
+    return validate_skip(row, "framework preset: %s", d.msg);
+  snprintf(row->framework, sizeof row->framework, "deepspeed-zero3-2021");
+  validate_note(row, "DeepSpeed ZeRO-3 of 2021 (preset deepspeed-zero3-2021): one gather and "
+                     "one reduce_scatter per parameter, not prefetched");
   return true;
 }
 
@@ -155,6 +160,18 @@ static bool korthikanti_layout(const struct validate_in *in, struct pl_layout *l
     return validate_skip(row, "single-layer forward/backward time (Table 4), not a step");
   if (!stated(in, "vp") && l->pp > 1)
     validate_note(row, "vp not stated (interleaving is named for 175B and 530B only): 1F1B");
+  return true;
+}
+
+/* The paper's own runs use its sequence parallelism (Megatron-LM v3.0 added
+ * --sequence-parallel with it, off by default: the megatron-lm preset's
+ * value) unless the recompute column says "no sequence parallelism": the
+ * row's departure from the preset (layout_modes reads the same words). */
+static bool korthikanti_overrides(const struct validate_in *in, struct pl_framework *fw,
+                                  struct pl_vrow *row) {
+  (void)row;
+  bool off = strstr(cell(in, "recompute"), "no sequence parallelism") != NULL;
+  fw->sequence_parallel = off ? PL_SETTING_OFF : PL_SETTING_ON;
   return true;
 }
 
@@ -209,13 +226,22 @@ static bool mtnlg_measure(const struct validate_in *in, const struct pl_run *run
  * (bf16_optimizer.py all_gather_dp_groups): twice the gradient traffic of a
  * reduce_scatter. */
 static bool bloom_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
-  if (l->shard == PL_SHARD_ZERO1 && strstr(cell(in, "sharding"), "BF16_Optimizer") != NULL) {
-    l->zero1_grad_all_reduce = true;
-    l->grad_accum_cast = true;
+  /* the deepspeed preset's zero1_grad_all_reduce and grad_accum_fp32_copy */
+  if (l->shard == PL_SHARD_ZERO1 && strstr(cell(in, "sharding"), "BF16_Optimizer") != NULL)
     validate_note(row, "DeepSpeed BF16_Optimizer: each micro-batch's bf16 gradients cast to fp32 "
                        "and added (update_hp_grads), fp32 gradients all_reduced (pipeline engine "
                        "_bf16_reduce_grads), then the bf16 parameters all_gathered");
-  }
+  return true;
+}
+
+/* A row whose sharding does not name BF16_Optimizer ran another optimizer:
+ * its gradients are neither cast per micro-batch nor all_reduced (the
+ * row's departure from the deepspeed preset). */
+static bool bloom_overrides(const struct validate_in *in, struct pl_framework *fw,
+                            struct pl_vrow *row) {
+  (void)row;
+  if (strstr(cell(in, "sharding"), "BF16_Optimizer") == NULL)
+    fw->zero1_grad_all_reduce = fw->grad_accum_fp32_copy = PL_SETTING_OFF;
   return true;
 }
 
@@ -248,18 +274,25 @@ static bool llmfoundry_layout(const struct validate_in *in, struct pl_layout *l,
     return validate_skip(row, "activation CPU offload is not modelled");
   if (strcmp(cell(in, "MP Mode"), "DEFAULT") == 0)
     validate_note(row, "FSDP mixed precision DEFAULT: gradients reduced in fp32, as modelled");
-  else if (strcmp(cell(in, "MP Mode"), "PURE") == 0) {
-    /* Composer composer/trainer/mosaic_fsdp_utils.py get_mixed_precision: 'PURE' sets
-     * reduce_dtype to the precision's dtype (bf16): 2 B per gradient in FSDP's
-     * reduce_scatter (src/sim/segments.c fsdp_grad_bytes) */
-    l->grad_reduce_bf16 = true;
+  else if (strcmp(cell(in, "MP Mode"), "PURE") == 0)
     validate_note(row, "FSDP mixed precision PURE: gradients reduced in bf16, as modelled");
-  }
-  /* FSDP's gathers and reduce_scatters on one process group: the default
-   * (layout.fsdp_one_comm, docs/step-model.md section 5). Composer evaluates
-   * MPT's two train metrics (LanguageCrossEntropy, LanguagePerplexity) on every
-   * micro-batch's logits (layout.logit_metric_passes) */
-  l->logit_metric_passes = 2;
+  /* FSDP's gathers and reduce_scatters on one process group, Composer's two
+   * train metrics on every micro-batch's logits (logit_metric_passes 2),
+   * Triton FlashAttention, eager element-wise kernels: the llm-foundry preset
+   * (data/frameworks/llm-foundry.json) */
+  (void)l;
+  return true;
+}
+
+/* Composer composer/trainer/mosaic_fsdp_utils.py get_mixed_precision: 'PURE'
+ * sets reduce_dtype to the precision's dtype (bf16): 2 B per gradient in
+ * FSDP's reduce_scatter (src/sim/segments.c fsdp_grad_bytes), the row's
+ * departure from the preset. */
+static bool llmfoundry_overrides(const struct validate_in *in, struct pl_framework *fw,
+                                 struct pl_vrow *row) {
+  (void)row;
+  if (strcmp(cell(in, "MP Mode"), "PURE") == 0)
+    fw->grad_reduce_fp32 = PL_SETTING_OFF;
   return true;
 }
 
@@ -792,10 +825,9 @@ static const struct validate_source sources[] = {
      .pos = PL_POS_LEARNED,
      .linear_bias = true,
      .dropout = true,
-     .eager_attention = true,
-     .grad_reduce_after_backward = true,
-     .sequence_parallel = false,
      .megatron_vocab_pad = true,
+     .use_preset = true,
+     .overrides = sc21_overrides,
      .layout = sc21_layout,
      .measure = sc21_measure},
     {.key = "korthikanti",
@@ -805,10 +837,10 @@ static const struct validate_source sources[] = {
      .pos = PL_POS_LEARNED,
      .linear_bias = true,
      .dropout = true,
-     .eager_attention = true,
-     .grad_reduce_after_backward = true,
      .sequence_parallel = true,
      .megatron_vocab_pad = true,
+     .use_preset = true,
+     .overrides = korthikanti_overrides,
      .layout = korthikanti_layout,
      .measure = korthikanti_measure},
     {.key = "megatron20",
@@ -818,10 +850,8 @@ static const struct validate_source sources[] = {
      .pos = PL_POS_LEARNED,
      .linear_bias = true,
      .dropout = true,
-     .eager_attention = true,
-     .grad_reduce_after_backward = true,
-     .sequence_parallel = false,
      .megatron_vocab_pad = true,
+     .use_preset = true,
      .layout = megatron20_layout,
      .measure = megatron20_measure},
     {.key = "mtnlg",
@@ -848,10 +878,9 @@ static const struct validate_source sources[] = {
      .pos = PL_POS_ALIBI,
      .linear_bias = true,
      .dropout = true,
-     .eager_attention = true,
-     .grad_reduce_after_backward = true,
-     .sequence_parallel = false,
      .megatron_vocab_pad = true,
+     .use_preset = true,
+     .overrides = bloom_overrides,
      .layout = bloom_layout,
      .measure = bloom_measure},
     {.key = "llmfoundry",
@@ -863,19 +892,11 @@ static const struct validate_source sources[] = {
      .pos = PL_POS_ALIBI,
      .linear_bias = false,
      .dropout = false,
-     .eager_attention = false,
-     /* ALiBi ran in the Triton FlashAttention (llmfoundry/models/layers/flash_attn_triton.py):
-      * "the current default attention implementation when using ALiBi" until FlashAttention-2
-      * gained ALiBi (flash-attn 2.4, 2023-12-23; llm-foundry PR #820 opened that day). The
-      * H100 tables were added by PR #543 (reviewed 2023-10-18), the A100 ones before, and
-      * submit_benchmarks.py's --attn_impl default was 'triton' in the 2023 versions */
-     .triton_attention = true,
-     /* Composer MPT modules (llm-foundry models/mpt, layers/blocks.py): F.layer_norm
-      * (low_precision_layernorm, set by submit_benchmarks.py), nn.GELU, residual adds
-      * as separate PyTorch ops; no Megatron/TE fused kernels */
-     .unfused_kernels = true,
-     .sequence_parallel = false,
+     /* Triton FlashAttention (ALiBi), eager element-wise kernels, two train-metric
+      * passes, FSDP: the llm-foundry preset, each behaviour with its source there */
      .megatron_vocab_pad = false,
+     .use_preset = true,
+     .overrides = llmfoundry_overrides,
      .layout = llmfoundry_layout,
      .measure = llmfoundry_measure},
     {.key = "opt",

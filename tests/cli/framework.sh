@@ -134,6 +134,8 @@ for flag in tp-comm-overlap overlap-grad-reduce overlap-param-gather overlap-p2p
   expect_fail 1 "^plateau: --$flag: unknown value 'yes' \(expected on\|off\)" -- predict --$flag yes
 done
 expect_fail 1 "^plateau: --grad-reduce-dtype: unknown dtype 'fp16' \(expected fp32\|bf16\)" -- predict --grad-reduce-dtype fp16
+expect_fail 1 "^plateau: --kernels: unknown kernels 'x' \(expected fused\|unfused\)$" -- predict --kernels x
+expect_fail 1 "^plateau: --fsdp-comm: unknown value 'two' \(expected one\|separate\)$" -- predict --fsdp-comm two
 expect_fail 1 "^plateau: --zero1-grad-reduce: unknown op 'x' \(expected reduce-scatter\|all-reduce\)" -- predict --zero1-grad-reduce x
 expect_fail 1 "^plateau: --grad-accum: unknown mode 'x' \(expected in-place\|fp32-copy\)" -- predict --grad-accum x
 expect_fail 1 "^plateau: --logit-metric-passes: 17 is out of range \(expected 0..16\)" -- predict --logit-metric-passes 17

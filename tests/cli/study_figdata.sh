@@ -160,6 +160,9 @@ assert '"4" 4' in scaling.split("# panel 2")[0], "the left panel has the 4-GPU t
 print("checked", n, "two-panel figures")
 EOF2
 expect_fail 1 "^plateau: --validation '/nonexistent': " -- study --spec "$TMP/s.json" --out "$TMP/r4" --quiet --validation /nonexistent
+# refused before the grid runs: the default grid (25 s here) would have run first
+expect_fail 1 "^plateau: --validation '/nonexistent': " -- study --out "$TMP/r5" --validation /nonexistent
+check "refused before any progress" sh -c '! grep -q "^plateau study: " "$1"' _ "$TMP/err"
 mkdir "$TMP/nocsv"
 expect_fail 1 "^plateau: --validation '.*nocsv': no .csv file in the directory" -- study --spec "$TMP/s.json" --out "$TMP/r4" --quiet --validation "$TMP/nocsv"
 # Without --validation the study draws the embedded published runs (CMakeLists.txt
