@@ -64,9 +64,17 @@ double net_hop_lat_s(const struct net_ctx *x, enum net_hw hw, enum net_talgo a,
   return hw_lat_us[hw][a][p] * US * x->lat_scale[hw];
 }
 
-/* Channels of the call's ring/tree: all of them when ranking, nc when
- * charging; and the share of the full set that is. */
-static double used_channels(const struct net_ctx *x) { return x->charge ? x->nc : x->channels; }
+/* Channels of the call's ring/tree: nc when charging; when ranking, the
+ * channels NCCL's tuner multiplies its per-channel caps by, the graph's
+ * (graphs[a]->nChannels in ncclTopoTuneModel, NCCL 2.18-2.29): across nodes
+ * the rings of the network search (tuner.c group_net_channels, before
+ * ncclTopoPostset doubles the coll channels), on one node the cluster's
+ * count; and the share of the full set that is. */
+static double used_channels(const struct net_ctx *x) {
+  if (x->charge)
+    return x->nc;
+  return x->m > 1 && x->search_rings > 0.0 ? x->search_rings : x->channels;
+}
 static double channel_share(const struct net_ctx *x) {
   double full = x->m > 1 ? x->net_channels : x->channels;
   return x->charge && full > 0.0 ? fmin(1.0, x->nc / full) : 1.0;

@@ -40,6 +40,8 @@ struct net_ctx {
   double net_overhead_s;    /* NCCL getNetOverhead(): per network post */
   double channels;          /* NCCL coll channels */
   double net_channels;      /* coll channels of this group's multi-node rings/trees (tuner.c) */
+  double search_rings;      /* NCCL's graph channels across nodes (graphs[a]->nChannels, tuner.c) */
+  double search_bw;         /* their nChannels x bwInter, bytes/s (0: not derived) */
   double rail_bw;           /* bytes/s of one NCCL network device (a GPU's rail) */
   double nvls_channels;     /* NVLS channels (NET_NVLS_CHANNELS, raised by NCCL_MIN_CTAS) */
   double nc;                /* channels the charged call runs on (topoGetAlgoInfo, tuner.c) */

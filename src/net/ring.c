@@ -24,6 +24,11 @@ static double ring_bus_bw(const struct net_ctx *x, enum pl_coll_proto p) {
   double bw;
   if (x->m == 1)
     bw = net_intra_bw(x);
+  else if (!x->charge && x->m > 2 && x->search_bw > 0.0)
+    /* NCCL ranks rings on more than two nodes with the network search's
+     * graph, nChannels x bwInter (ncclTopoTuneModel: "nNodes <= 2 ?
+     * bwIntra : bwInter"); DGX H100: 8 rings of 48 GB/s = 384 GB/s */
+    bw = x->search_bw;
   else if (x->g == 1)
     bw = net_node_bw(x);
   else
@@ -44,6 +49,22 @@ static int64_t ring_steps(enum pl_coll_op op, int64_t k) {
   }
 }
 
+/* NCCL's network hop latency for a ring step: the Ring row, but "with
+ * ppn=1 latencies are fully exposed, use the Tree network latency" (NCCL
+ * 2.26-2.29 src/graph/tuning.cc ncclTopoTuneModel). */
+static double ring_net_hop_s(const struct net_ctx *x, enum pl_coll_proto p) {
+  return net_hop_lat_s(x, NET_HW_NET, x->g == 1 ? NET_T_TREE : NET_T_RING, p);
+}
+
+/* NCCL's multi-node ring "plateau" latency factor (ncclTopoGetAlgoTime),
+ * applied once a rank's share of a channel reaches 64 bytes. */
+static double ring_plateau(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
+  bool plateau = p == PL_PROTO_SIMPLE && x->m > 1 && x->op == PL_COLL_ALL_REDUCE &&
+                 bytes / (x->channels * (double)x->n) >= 64.0;
+  return plateau ? (x->arch < NET_ARCH_AMPERE ? 1.9 : 1.4) : 1.0;
+}
+
+/* Latency of NCCL's model (the tuner ranks on it). */
 static double ring_latency(const struct net_ctx *x, enum pl_coll_proto p, int64_t nsteps,
                            double bytes) {
   double lat = net_base_lat_s(NET_T_RING, p);
@@ -58,14 +79,8 @@ static double ring_latency(const struct net_ctx *x, enum pl_coll_proto p, int64_
   double intra_lat = net_hop_lat_s(x, x->intra_hw, NET_T_RING, p);
   if (x->m > 1) /* inter-node rings still launch nsteps network posts */
     intra_lat = fmax(intra_lat, x->net_overhead_s * (p == PL_PROTO_SIMPLE ? 3.0 : 1.0));
-  double inter_lat = net_hop_lat_s(x, NET_HW_NET, NET_T_RING, p);
-  lat += (double)(nsteps - inter) * intra_lat + (double)inter * inter_lat;
-  /* NCCL applies it once a rank's share of a channel reaches 64 bytes. */
-  bool plateau = p == PL_PROTO_SIMPLE && x->m > 1 && x->op == PL_COLL_ALL_REDUCE &&
-                 bytes / (x->channels * (double)x->n) >= 64.0;
-  if (plateau)
-    lat *= x->arch < NET_ARCH_AMPERE ? 1.9 : 1.4;
-  return lat;
+  lat += (double)(nsteps - inter) * intra_lat + (double)inter * ring_net_hop_s(x, p);
+  return lat * ring_plateau(x, p, bytes);
 }
 
 /* Pipeline fill (docs/collectives.md, "Pipeline fill"): one chunk per

@@ -128,7 +128,7 @@ static const double speeds_old[] = {48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12
  * NVLink-only search); 1 rank per node: 1 ring, duplicated to 2 of 24 GB/s,
  * 4 channels; DGX A100 (HDR, 25 GB/s): 8 rings of 24 GB/s, 16 channels;
  * Polaris (2 Slingshot NICs): 4. */
-static double group_net_channels(const struct pl_cluster *c, const struct net_ctx *x) {
+static double group_net_channels(const struct pl_cluster *c, struct net_ctx *x) {
   /* more NICs than GPUs (AWS P5's 32 EFA): the plugin's devices are not the
    * NICs, so the preset's logged count stands */
   if (x->g >= c->gpus_per_node && c->nics_per_node > c->gpus_per_node)
@@ -151,6 +151,8 @@ static double group_net_channels(const struct pl_cluster *c, const struct net_ct
     rings = fmin(2.0 * rings, 16.0);
     speed /= 2.0;
   }
+  x->search_rings = rings; /* the graph's nChannels and bwInter the tuner ranks with */
+  x->search_bw = rings * speed * 1e9;
   double ch = fmin(2.0 * rings, 32.0);
   if (sm90 && speed > 45.0 && ch < 16.0)
     ch *= 2.0;

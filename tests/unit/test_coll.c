@@ -160,6 +160,21 @@ static void tuner_choices(void) {
   CHECK_EQ_INT(pl_coll_time(&h100, PL_COLL_ALL_REDUCE, 3e6, two, PL_ALGO_AUTO, &c), PL_OK);
   CHECK_EQ_INT(pl_coll_time_proto(&h100, PL_COLL_ALL_REDUCE, 3e6, two, c.algo, c.proto, &f), PL_OK);
   CHECK_NEAR_REL(c.time_s, f.time_s, 0);
+  /* Rings on more than 2 nodes are ranked on NCCL's graph (ncclTopoTuneModel:
+   * bwInter x nChannels, per-channel caps x nChannels): 10 DGX H100 nodes,
+   * all_gather over 80 ranks, 8 rings of 48 GB/s. LL128: busBw
+   * min(0.92 x 384, 8 x 36.7 = 293.6) = 293.6 GB/s, latency 14 + 70 x 1.9 +
+   * 9 x 4.0 = 183 us; Simple: 384 GB/s, 8.4 + 70 x 3.4 + 9 x 14 = 372.4 us;
+   * algbw = busBw x 80/79. Equal at 189.4 us / (79/80 x (1/293.6 - 1/384)
+   * ns/B) = 239.2 MB: 128 MiB runs LL128, 256 MiB Simple (with the NVLink
+   * 370.8 GB/s and the preset's 24 channels the switch was at 817 MB). */
+  struct pl_group ten = {80, 8};
+  CHECK_EQ_INT(pl_coll_time(&h100, PL_COLL_ALL_GATHER, 128 * MIB, ten, PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_EQ_INT(c.algo, PL_ALGO_RING);
+  CHECK_EQ_INT(c.proto, PL_PROTO_LL128);
+  CHECK_EQ_INT(pl_coll_time(&h100, PL_COLL_ALL_GATHER, 256 * MIB, ten, PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_EQ_INT(c.algo, PL_ALGO_RING);
+  CHECK_EQ_INT(c.proto, PL_PROTO_SIMPLE);
 }
 
 /* Cloud presets: the NCCL setup each fabric prescribes, and NCCL's own

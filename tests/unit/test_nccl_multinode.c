@@ -30,23 +30,23 @@ struct case_ {
 
 /* extrapolation bounds (see extrapolation()) */
 #define EXTRAP_POL_AR 0.31
-#define EXTRAP_POL_AG 2.31
-#define EXTRAP_GJ 0.60
+#define EXTRAP_POL_AG 1.95
+#define EXTRAP_GJ 0.38
 #define EXTRAP_QO 0.30
 static const struct case_ cases[] = {
     /* gj-aion H100, IB 400G (nccl-tests #309): defaults, and one forced ring */
     {"h100_2node_16gpu_all_reduce_nccl-tests-issue309-gj-aion.txt", "dgx-h100", "auto", -1, 16, 2, 0.14, 0},
     {"h100_2node_16gpu_all_reduce_nccl-tests-issue309-gj-aion-ring.txt", "dgx-h100", "ring", -1, 16, 2, 0.30, 24},
-    {"h100_4node_32gpu_all_reduce_nccl-tests-issue309-gj-aion.txt", "dgx-h100", "auto", -1, 32, 4, 0.39, 0},
-    {"h100_8node_64gpu_all_reduce_nccl-tests-issue309-gj-aion.txt", "dgx-h100", "auto", -1, 64, 8, 0.53, 0},
-    {"h100_8node_64gpu_all_reduce_nccl-tests-issue309-gj-aion-minctas24.txt", "dgx-h100", "auto", -1, 64, 8, 0.56, 24},
+    {"h100_4node_32gpu_all_reduce_nccl-tests-issue309-gj-aion.txt", "dgx-h100", "auto", -1, 32, 4, 0.32, 0},
+    {"h100_8node_64gpu_all_reduce_nccl-tests-issue309-gj-aion.txt", "dgx-h100", "auto", -1, 64, 8, 0.29, 0},
+    {"h100_8node_64gpu_all_reduce_nccl-tests-issue309-gj-aion-minctas24.txt", "dgx-h100", "auto", -1, 64, 8, 0.38, 24},
     /* qoofyk H100, 8x CX-7 400G, NCCL 2.26.2 */
     {"h100_2node_16gpu_all_reduce_nccl-tests-issue309-qoofyk-baremetal.txt", "dgx-h100", "auto", -1, 16, 2, 0.10, 0},
-    {"h100_4node_32gpu_all_reduce_nccl-tests-issue309-qoofyk-vmware.txt", "dgx-h100", "auto", -1, 32, 4, 0.21, 0},
+    {"h100_4node_32gpu_all_reduce_nccl-tests-issue309-qoofyk-vmware.txt", "dgx-h100", "auto", -1, 32, 4, 0.18, 0},
     /* xxrjun cluster01, 10 nodes, NCCL 2.29.2 */
     {"h100_10node_80gpu_all_reduce_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.16, 0},
-    {"h100_10node_80gpu_all_gather_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.36, 0},
-    {"h100_10node_80gpu_reduce_scatter_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.44, 0},
+    {"h100_10node_80gpu_all_gather_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.34, 0},
+    {"h100_10node_80gpu_reduce_scatter_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.42, 0},
     {"h100_10node_80gpu_alltoall_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.17, 0},
     /* nccl-tests #322: 128 nodes, NCCL_ALGO=Ring NCCL_PROTO=LL128 */
     {"h100_128node_1024gpu_all_reduce_nccl-tests-issue322-partial.txt", "dgx-h100", "ring", PL_PROTO_LL128, 1024, 128, 0.30, 32},
@@ -57,8 +57,8 @@ static const struct case_ cases[] = {
     {"gb200_32node_128gpu_all_reduce_coreweave-readme-2racks.txt", "gb200-nvl72", "auto", -1, 128, 2, 0.23, 0},
     {"gb200_360node_1440gpu_all_reduce_coreweave-readme-20racks.txt", "gb200-nvl72", "auto", -1, 1440, 20, 0.19, 0},
     /* ALCF Polaris, A100 40GB x4 on HPE Slingshot, NCCL 2.21.5 */
-    {"a100_2node_8gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 1.09, 0},
-    {"a100_8node_32gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.88, 0},
+    {"a100_2node_8gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.80, 0},
+    {"a100_8node_32gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.90, 0},
     {"a100_256node_1024gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.52, 0},
     {"a100_540node_2160gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.48, 0},
     {"a100_2node_8gpu_all_gather_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.84, 0},
