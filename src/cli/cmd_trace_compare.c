@@ -261,12 +261,18 @@ struct per_op {
 };
 
 /* A row's two sides as A and B. */
-static void op_sides(const struct per_op *po, const struct pl_opcmp_row *r, double *a, bool *ha,
-                     double *b, bool *hb) {
-  *a = po->trace_is_a ? r->measured_s : r->predicted_s;
-  *ha = po->trace_is_a ? r->has_meas : r->has_pred;
-  *b = po->trace_is_a ? r->predicted_s : r->measured_s;
-  *hb = po->trace_is_a ? r->has_pred : r->has_meas;
+struct op_pair {
+  double a, b;
+  bool ha, hb;
+};
+
+static struct op_pair op_sides(const struct per_op *po, const struct pl_opcmp_row *r) {
+  struct op_pair p;
+  p.a = po->trace_is_a ? r->measured_s : r->predicted_s;
+  p.ha = po->trace_is_a ? r->has_meas : r->has_pred;
+  p.b = po->trace_is_a ? r->predicted_s : r->measured_s;
+  p.hb = po->trace_is_a ? r->has_pred : r->has_meas;
+  return p;
 }
 
 /* One rule for the per-operation table's rows in text, JSON and CSV: a row with neither side is
@@ -296,17 +302,15 @@ static void text_ops(const struct per_op *po) {
     const struct pl_opcmp_row *r = &c->rows[i];
     if (!op_row_shown(r))
       continue;
-    double a, b;
-    bool ha, hb;
-    op_sides(po, r, &a, &ha, &b, &hb);
+    struct op_pair pr = op_sides(po, r);
     char lead[192], calls[16] = "";
     if (r->shape[0] || r->calls > 0)
       snprintf(calls, sizeof calls, "%.0f", r->calls);
     snprintf(lead, sizeof lead, "  %-24s %-4s %-26s %7s", r->name, r->pass, r->shape, calls);
-    struct pl_trace_delta d = pl_trace_delta(a, ha, b, hb);
+    struct pl_trace_delta d = pl_trace_delta(pr.a, pr.ha, pr.b, pr.hb);
     char sa[48], sb[48], sd[48], sr[24] = "-";
-    fmt_value(sa, sizeof sa, a, ha, 's', false);
-    fmt_value(sb, sizeof sb, b, hb, 's', false);
+    fmt_value(sa, sizeof sa, pr.a, pr.ha, 's', false);
+    fmt_value(sb, sizeof sb, pr.b, pr.hb, 's', false);
     fmt_value(sd, sizeof sd, d.diff, d.has_diff, 's', true);
     if (d.has_rel)
       snprintf(sr, sizeof sr, "%+.2f%%", 100 * d.rel);
@@ -344,15 +348,13 @@ static void json_ops(struct pl_emit *e, const struct per_op *po) {
     const struct pl_opcmp_row *r = &c->rows[i];
     if (!op_row_shown(r))
       continue;
-    double a, b;
-    bool ha, hb;
-    op_sides(po, r, &a, &ha, &b, &hb);
+    struct op_pair pr = op_sides(po, r);
     pl_emit_obj_begin(e, NULL);
     pl_emit_str(e, "name", r->name);
     pl_emit_str(e, "pass", r->pass);
     pl_emit_str(e, "shape", r->shape[0] ? r->shape : NULL);
     pl_emit_num(e, "calls", r->calls);
-    json_cmp(e, "time_s", a, ha, b, hb);
+    json_cmp(e, "time_s", pr.a, pr.ha, pr.b, pr.hb);
     pl_emit_obj_end(e);
   }
   pl_emit_arr_end(e);
@@ -379,15 +381,13 @@ static void csv_ops(const struct per_op *po) {
     const struct pl_opcmp_row *r = &c->rows[i];
     if (!op_row_shown(r))
       continue;
-    double a, b;
-    bool ha, hb;
-    op_sides(po, r, &a, &ha, &b, &hb);
+    struct op_pair pr = op_sides(po, r);
     char name[64];
     snprintf(name, sizeof name, "%s%s%s", r->name, r->pass[0] ? "." : "", r->pass);
     for (char *p = name; *p; p++)
       if (*p == ' ')
         *p = '_';
-    csv_row("operation", name, 0, "time_s", a, ha, b, hb);
+    csv_row("operation", name, 0, "time_s", pr.a, pr.ha, pr.b, pr.hb);
   }
   for (int i = 0; i < c->n_unmatched; i++) {
     const struct pl_opcmp_row *r = &c->unmatched[i];

@@ -105,6 +105,20 @@ static int setting_flag(const struct cli_args *args, const char *name, const cha
   return given < 0 ? 1 : 0;
 }
 
+/* A host-time behaviour flag, 0 to 1 ms ("37 us"): sets *out_s and *set when given. */
+static int time_flag(const struct cli_args *args, const char *name, const char *example,
+                     double *out_s, bool *set) {
+  const char *v = cli_get(args, name);
+  if (v == NULL)
+    return 0;
+  double t = -1;
+  if (pl_unit_parse(v, PL_UNIT_SECONDS, &t, NULL) != PL_OK || !(t >= 0) || t > 1e-3)
+    return cli_fail("--%s: '%s' is not a time from 0 to 1 ms (e.g. '%s')", name, v, example);
+  *out_s = t;
+  *set = true;
+  return 0;
+}
+
 /* Every behaviour flag overrides the framework preset's value. */
 static int load_behaviours(const struct cli_args *args, struct pl_framework *fw) {
   struct pl_diag d;
@@ -157,20 +171,11 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
     return 1;
   if (setting_flag(args, "head-16bit", "value", "on", "off", false, &fw->head_16bit) != 0)
     return 1;
-  if ((v = cli_get(args, "host-per-kernel")) != NULL) {
-    double t = -1;
-    if (pl_unit_parse(v, PL_UNIT_SECONDS, &t, NULL) != PL_OK || !(t >= 0) || t > 1e-3)
-      return cli_fail("--host-per-kernel: '%s' is not a time from 0 to 1 ms (e.g. '37 us')", v);
-    fw->host_per_kernel_s = t;
-    fw->host_per_kernel_set = true;
-  }
-  if ((v = cli_get(args, "zero3-list-copy")) != NULL) {
-    double t = -1;
-    if (pl_unit_parse(v, PL_UNIT_SECONDS, &t, NULL) != PL_OK || !(t >= 0) || t > 1e-3)
-      return cli_fail("--zero3-list-copy: '%s' is not a time from 0 to 1 ms (e.g. '22.64 us')", v);
-    fw->zero3_list_copy_s = t;
-    fw->zero3_list_copy_set = true;
-  }
+  if (time_flag(args, "host-per-kernel", "37 us", &fw->host_per_kernel_s,
+                &fw->host_per_kernel_set) != 0 ||
+      time_flag(args, "zero3-list-copy", "22.64 us", &fw->zero3_list_copy_s,
+                &fw->zero3_list_copy_set) != 0)
+    return 1;
   if ((v = cli_get(args, "bucket-mb")) != NULL) {
     char *end = NULL;
     double mb = strcmp(v, "megatron") == 0 ? 0 : strtod(v, &end);

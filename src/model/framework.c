@@ -116,6 +116,20 @@ static enum pl_status read_setting(yajl_val v, const char *key, const char *orig
   return PL_OK;
 }
 
+/* A behaviour that is a host time from 0 to 1 ms ("37 us"). */
+static enum pl_status read_host_time(const char *s, const char *key, const char *example,
+                                     const char *origin, double *out_s, bool *set,
+                                     struct pl_diag *diag) {
+  double t = -1;
+  if (s == NULL || pl_unit_parse(s, PL_UNIT_SECONDS, &t, NULL) != PL_OK || !(t >= 0) || t > 1e-3)
+    return pl_diag_set(diag, PL_ERR_PARSE,
+                       "%s: behaviour '%s' must be a time from 0 to 1 ms (\"%s\")", origin, key,
+                       example);
+  *out_s = t;
+  *set = true;
+  return PL_OK;
+}
+
 static enum pl_status read_other(yajl_val v, const char *key, const char *origin,
                                  struct pl_framework *fw, struct pl_diag *diag) {
   const char *s = YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : NULL;
@@ -142,47 +156,16 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
     fw->logit_metric_passes_set = true;
     return PL_OK;
   }
-  if (strcmp(key, "fp8_weight_cache") == 0) {
-    if (!YAJL_IS_TRUE(v) && !YAJL_IS_FALSE(v))
-      return pl_diag_set(diag, PL_ERR_PARSE, "%s: behaviour 'fp8_weight_cache' must be true or false",
-                         origin);
-    fw->fp8_weight_cache = YAJL_IS_TRUE(v) ? PL_SETTING_ON : PL_SETTING_OFF;
-    return PL_OK;
-  }
-  if (strcmp(key, "head_16bit") == 0) {
-    if (!YAJL_IS_TRUE(v) && !YAJL_IS_FALSE(v))
-      return pl_diag_set(diag, PL_ERR_PARSE, "%s: behaviour 'head_16bit' must be true or false",
-                         origin);
-    fw->head_16bit = YAJL_IS_TRUE(v) ? PL_SETTING_ON : PL_SETTING_OFF;
-    return PL_OK;
-  }
-  if (strcmp(key, "fsdp_pp_unsharded") == 0) {
-    if (!YAJL_IS_TRUE(v) && !YAJL_IS_FALSE(v))
-      return pl_diag_set(diag, PL_ERR_PARSE,
-                         "%s: behaviour 'fsdp_pp_unsharded' must be true or false", origin);
-    fw->fsdp_pp_unsharded = YAJL_IS_TRUE(v) ? PL_SETTING_ON : PL_SETTING_OFF;
-    return PL_OK;
-  }
-  if (strcmp(key, "host_per_kernel") == 0) {
-    double t = -1;
-    if (s == NULL || pl_unit_parse(s, PL_UNIT_SECONDS, &t, NULL) != PL_OK || !(t >= 0) || t > 1e-3)
-      return pl_diag_set(diag, PL_ERR_PARSE,
-                         "%s: behaviour 'host_per_kernel' must be a time from 0 to 1 ms (\"37 us\")",
-                         origin);
-    fw->host_per_kernel_s = t;
-    fw->host_per_kernel_set = true;
-    return PL_OK;
-  }
-  if (strcmp(key, "zero3_list_copy") == 0) {
-    double t = -1;
-    if (s == NULL || pl_unit_parse(s, PL_UNIT_SECONDS, &t, NULL) != PL_OK || !(t >= 0) || t > 1e-3)
-      return pl_diag_set(diag, PL_ERR_PARSE,
-                         "%s: behaviour 'zero3_list_copy' must be a time from 0 to 1 ms (\"15 us\")",
-                         origin);
-    fw->zero3_list_copy_s = t;
-    fw->zero3_list_copy_set = true;
-    return PL_OK;
-  }
+  if (strcmp(key, "fp8_weight_cache") == 0)
+    return read_setting(v, key, origin, &fw->fp8_weight_cache, diag);
+  if (strcmp(key, "head_16bit") == 0)
+    return read_setting(v, key, origin, &fw->head_16bit, diag);
+  if (strcmp(key, "fsdp_pp_unsharded") == 0)
+    return read_setting(v, key, origin, &fw->fsdp_pp_unsharded, diag);
+  if (strcmp(key, "host_per_kernel") == 0)
+    return read_host_time(s, key, "37 us", origin, &fw->host_per_kernel_s, &fw->host_per_kernel_set, diag);
+  if (strcmp(key, "zero3_list_copy") == 0)
+    return read_host_time(s, key, "15 us", origin, &fw->zero3_list_copy_s, &fw->zero3_list_copy_set, diag);
   if (strcmp(key, "bucket_mb") == 0) {
     if (s != NULL && strcmp(s, "megatron") == 0) {
       fw->bucket_dp_scaled = true;
