@@ -237,13 +237,14 @@ static int32_t emit_unit(struct lower *lw, const struct unit *u, int32_t gather)
   return c;
 }
 
-static int32_t gather(struct lower *lw, const struct sim_seg *sg, enum pl_pass pass) {
-  /* ag2: the tensors a backward gathers again after its recomputed forward
-   * (layout.zero3_list_copy_s, segments.c zero3_list_calls) */
-  int32_t t = pass == PL_PASS_BWD && sg->ag2 >= 0
-                  ? coll_pair(lw, PL_STREAM_DP_GATHER, (struct sim_comm){sg->ag, 1},
-                              (struct sim_comm){sg->ag2, 1})
-                  : coll_task(lw, PL_STREAM_DP_GATHER, sg->ag, 1);
+static int32_t gather(struct lower *lw, const struct sim_seg *sg, struct sim_slot slot) {
+  /* ag2: the tensors a backward gathers again after its recomputed forward;
+   * ag3: the persistent tensors a forward after the step's first micro-batch
+   * gathers back (layout.zero3_list_copy_s, segments.c zero3_list_calls) */
+  int32_t two = slot.pass == PL_PASS_BWD ? sg->ag2 : slot.mb > 0 ? sg->ag3 : SIM_NONE;
+  int32_t t = two >= 0 ? coll_pair(lw, PL_STREAM_DP_GATHER, (struct sim_comm){sg->ag, 1},
+                                   (struct sim_comm){two, 1})
+                       : coll_task(lw, PL_STREAM_DP_GATHER, sg->ag, 1);
   /* prefetch at most two units ahead; none with layout.gather_no_prefetch */
   dep(lw, lw->l->gather_no_prefetch ? lw->unit_end[0] : lw->unit_end[1], t);
   return t;
@@ -359,7 +360,7 @@ static void emit_segments(struct lower *lw, const struct unit *base, bool ag, bo
       lw->cur_unit = -1;
     }
     const struct sim_seg *sg = &lw->st->seg[kind];
-    int32_t g = ag ? gather(lw, sg, base->slot.pass) : SIM_NONE;
+    int32_t g = ag ? gather(lw, sg, base->slot) : SIM_NONE;
     if (pend != NULL) /* FSDP's post-backward hook prefetches, then reduces */
       reduce(lw, pend, pend_c, 1);
     pend = NULL;
@@ -539,6 +540,36 @@ static double param_gather(struct lower *lw, double params, int32_t *ag) {
   return calls;
 }
 
+/* layout.zero3_list_copy_s: DeepSpeed 2021 ZeRO-3 gathers the stage's
+ * persistent parameters back after the optimizer step, one synchronous call
+ * and a host copy loop (segments.c sim_zero3_persist_gather). */
+static void zero3_persist_tail(struct lower *lw, int32_t opt) {
+  if (lw->l->shard != PL_SHARD_ZERO3 || lw->l->zero3_list_copy_s <= 0 || opt == SIM_NONE)
+    return;
+  const struct sim_seg *sg = lw->st->seg;
+  double elems = 0, host_s = 0;
+  for (int64_t c = 0; c < lw->vp; c++) {
+    int64_t v = c * lw->pp + lw->stage;
+    double k = (double)lw->st->chunk_layers[v];
+    elems += k * sg[SIM_SEG_LAYER].z3_persist_elems;
+    host_s += k * sg[SIM_SEG_LAYER].z3_persist_host_s;
+    for (int e = 0; e < 2; e++) {
+      const struct sim_seg *edge = &sg[e == 0 ? SIM_SEG_EMBED : SIM_SEG_HEAD];
+      if (v == (e == 0 ? 0 : lw->V - 1)) {
+        elems += edge->z3_persist_elems;
+        host_s += edge->z3_persist_host_s;
+      }
+    }
+  }
+  int32_t ag;
+  enum pl_status s = sim_zero3_persist_gather(lw->st, elems, host_s, &ag, lw->diag);
+  if (s != PL_OK)
+    fail(lw, s);
+  if (ag == SIM_NONE)
+    return;
+  dep(lw, opt, coll_task(lw, PL_STREAM_DP_GATHER, ag, 1));
+}
+
 static void emit_tail(struct lower *lw) {
   const struct pl_layout *l = lw->l;
   const struct pl_gpu *g = &lw->st->run->cluster.gpu;
@@ -563,6 +594,7 @@ static void emit_tail(struct lower *lw) {
   for (int i = 0; i < lw->n_join && t != SIM_NONE; i++)
     dep(lw, lw->join[i], t);
   lw->n_join = 0;
+  zero3_persist_tail(lw, t);
   if (l->shard != PL_SHARD_ZERO1 || lw->bucket_coll < 0 || l->overlap_param_gather)
     return;
   int32_t ag;

@@ -61,7 +61,7 @@ static void seg_clear(struct sim_seg *s) {
       comm_set(&s->tp[p][i], SIM_NONE, 0);
     comm_set(&s->cp[p], SIM_NONE, 0);
   }
-  s->ag = s->ag2 = s->rs = s->ar = SIM_NONE;
+  s->ag = s->ag2 = s->ag3 = s->rs = s->ar = SIM_NONE;
 }
 
 static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_op *ops, int n,
@@ -365,18 +365,70 @@ static double zero3_calls_s(const struct pl_run *run, const struct sim_coll *c, 
   return sum;
 }
 
+/* DeepSpeed v0.3.16 stage3.py: after every backward,
+ * FP16_DeepSpeedZeroOptimizer_Stage3.backward calls _partition_all_parameters,
+ * whose release_and_reset_parameter partitions every parameter still whole,
+ * the persistent ones (ds_persist, under ZERO3_PERSIST_ELEMENTS) included;
+ * step() ends in _post_step, which gathers the persistent parameters back in
+ * one synchronous call (persistent_parameters[0].all_gather(...) ->
+ * partition_parameters.py _all_gather(async_op=False) -> _allgather_params;
+ * the same in v0.3.13). _allgather_params gathers their concatenated
+ * partitions in one tensor-list all_gather (world_size narrows, then
+ * ProcessGroupNCCL's world_size copies: one zero3 call), then, per
+ * parameter and per rank whose partition holds any of it, runs
+ * partitions[i].narrow, replicated_tensor.view(-1), .narrow and .copy_ in a
+ * Python loop. With the trace medians behind zero3_list_copy_s (narrow 7.89
+ * us, copy_ 14.75 us) and aten::view's (2.63 us, 1,140 ops of the same
+ * trace, tests/data/traces/gt_h100_llama3.2-1b_seq4096.json.gz), one
+ * iteration is (22.64 + 7.89 + 2.63) / 22.64 of zero3_list_copy_s. */
+#define ZERO3_PERSIST_LOOP_SHARE ((22.64 + 7.89 + 2.63) / 22.64)
+
+/* The ranks whose partition of a tensor of numel elements holds any of it:
+ * DeepSpeed pads a tensor to a multiple of world_size
+ * (partition_parameters.py _aligned_size / _padding_size), so a partition is
+ * ceil(numel / ranks) elements and _allgather_params copies from the ranks
+ * whose partition starts below numel (param_start < param_size). */
+static double zero3_ranks_with_data(double numel, double ranks) {
+  double part = ceil(numel / ranks);
+  return part > 0 ? fmin(ranks, ceil(numel / part)) : 0;
+}
+
+enum pl_status sim_zero3_persist_gather(struct sim_step *st, double elems, double host_s,
+                                        int32_t *out, struct pl_diag *diag) {
+  const struct pl_run *run = st->run;
+  *out = SIM_NONE;
+  if (run->layout.zero3_list_copy_s <= 0 || elems <= 0)
+    return PL_OK;
+  int32_t before = st->n_colls;
+  enum pl_status r = sim_coll_add(st, PL_COLL_ALL_GATHER, "dp", elems * PARAM_BYTES, out, diag);
+  if (r != PL_OK || *out < before) /* none, or a collective of the same size already priced */
+    return r;
+  struct sim_coll *c = &st->colls[*out];
+  double one = 1.0;
+  bool use = true;
+  c->time_s = zero3_calls_s(run, c, c->bytes, &one, 1, &use) + host_s;
+  return PL_OK;
+}
+
 static enum pl_status zero3_list_calls(struct sim_step *st, enum sim_seg_kind kind,
                                        struct sim_seg *s, struct pl_diag *diag) {
   const struct pl_run *run = st->run;
   double t[SEG_TENSORS];
-  bool all[SEG_TENSORS], gathered[SEG_TENSORS], again[SEG_TENSORS];
+  bool all[SEG_TENSORS], gathered[SEG_TENSORS], again[SEG_TENSORS], persist[SEG_TENSORS];
   int n = seg_tensors(run, kind, t);
   if (run->layout.zero3_list_copy_s <= 0 || n == 0)
     return PL_OK;
   double again_elems = 0;
+  double ranks = s->rs >= 0 ? (double)st->colls[s->rs].g.ranks : 1;
+  double loop_s = run->layout.zero3_list_copy_s * ZERO3_PERSIST_LOOP_SHARE;
   for (int i = 0; i < n; i++) {
     all[i] = true;
     gathered[i] = t[i] >= ZERO3_PERSIST_ELEMENTS;
+    persist[i] = !gathered[i];
+    if (!gathered[i]) {
+      s->z3_persist_elems += t[i];
+      s->z3_persist_host_s += zero3_ranks_with_data(t[i], ranks) * loop_s;
+    }
     again[i] = gathered[i] && kind == SIM_SEG_LAYER &&
                run->layout.recompute == PL_RECOMPUTE_FULL && zero3_regathered(t, n, i);
     again_elems += again[i] ? t[i] : 0;
@@ -388,10 +440,19 @@ static enum pl_status zero3_list_calls(struct sim_step *st, enum sim_seg_kind ki
     return PL_OK;
   double per_elem = st->colls[s->ag].bytes / s->params;
   st->colls[s->ag].time_s = zero3_calls_s(run, &st->colls[s->ag], per_elem, t, n, gathered);
-  if (again_elems <= 0)
-    return PL_OK;
-  enum pl_status r =
-      sim_coll_add(st, PL_COLL_ALL_GATHER, "dp", again_elems * per_elem, &s->ag2, diag);
+  enum pl_status r = PL_OK;
+  /* DeepSpeed v0.3.16: every backward ends in _partition_all_parameters
+   * (persistent parameters included, sim_zero3_persist_gather), and the next
+   * micro-batch's forward fetch_sub_module gathers them back one per call
+   * (_all_gather(async_op=True) -> _allgather_param) */
+  if (s->z3_persist_elems > 0 && run->layout.micro_batches > 1) {
+    r = sim_coll_add(st, PL_COLL_ALL_GATHER, "dp", s->z3_persist_elems * per_elem, &s->ag3, diag);
+    if (r == PL_OK && s->ag3 >= 0)
+      st->colls[s->ag3].time_s = zero3_calls_s(run, &st->colls[s->ag3], per_elem, t, n, persist);
+  }
+  if (r != PL_OK || again_elems <= 0)
+    return r;
+  r = sim_coll_add(st, PL_COLL_ALL_GATHER, "dp", again_elems * per_elem, &s->ag2, diag);
   if (r == PL_OK && s->ag2 >= 0)
     st->colls[s->ag2].time_s = zero3_calls_s(run, &st->colls[s->ag2], per_elem, t, n, again);
   return r;

@@ -346,7 +346,14 @@ struct sim_seg {
   int32_t ag2;                       /* zero3 with layout.zero3_list_copy_s and full recompute:
                                         the tensors gathered again for the backward after the
                                         recomputed forward released them, or -1 */
+  int32_t ag3;                       /* zero3 with layout.zero3_list_copy_s: its persistent
+                                        tensors, gathered one per call by the forward of every
+                                        micro-batch after a step's first, or -1 */
   int32_t rs;                        /* FSDP reduce_scatter of its grads, or -1 */
+  double z3_persist_elems;           /* zero3 with layout.zero3_list_copy_s: elements of its
+                                        tensors under DeepSpeed's persistence threshold */
+  double z3_persist_host_s;          /* and the host time of their copy loop at the step's
+                                        end (segments.c, sim_zero3_persist_gather) */
   int32_t ar;                        /* hybrid: all_reduce across replicas, or -1 */
 };
 
@@ -423,6 +430,11 @@ enum pl_status sim_segments(struct sim_step *st, struct pl_diag *diag);
  * tp innermost, then cp, then dp, then pp) and its cost, deduplicated. */
 enum pl_status sim_coll_add(struct sim_step *st, enum pl_coll_op op, const char *group,
                             double bytes, int32_t *out, struct pl_diag *diag);
+/* segments.c: DeepSpeed 2021 ZeRO-3's gather of the persistent parameters
+ * after the optimizer step (elems elements whose copy loop takes host_s):
+ * the collective in *out (SIM_NONE when none), its time_s set. */
+enum pl_status sim_zero3_persist_gather(struct sim_step *st, double elems, double host_s,
+                                        int32_t *out, struct pl_diag *diag);
 /* lower.c */
 enum pl_status sim_lower(struct sim_step *st, struct pl_diag *diag);
 

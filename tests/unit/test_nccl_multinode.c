@@ -34,6 +34,8 @@ struct case_ {
 #define EXTRAP_POL_AG 3.55
 #define EXTRAP_GJ 0.38
 #define EXTRAP_QO 0.30
+#define EXTRAP_POL4_AR 0.33
+#define EXTRAP_POL4_AG 3.37
 static const struct case_ cases[] = {
     /* gj-aion H100, IB 400G (nccl-tests #309): defaults, and one forced ring */
     {"h100_2node_16gpu_all_reduce_nccl-tests-issue309-gj-aion.txt", "dgx-h100", "auto", -1, 16, 2, 0.14, 0, false},
@@ -71,6 +73,15 @@ static const struct case_ cases[] = {
     {"a100_8node_32gpu_alltoall_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 1.65, 0, false},
     {"a100_256node_1024gpu_alltoall_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 2.26, 0, false},
     {"a100_540node_2160gpu_alltoall_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 2.78, 0, false},
+    /* the same jobs' runs in ALCF's setup (4), which the repository's README names the best for
+     * all_reduce and all_gather (setup (5), above, adds the CXI software matching and alt_read
+     * rendezvous its README recommends for alltoall); docs/collectives.md "Session 5" */
+    {"a100_2node_8gpu_all_reduce_alcf-polaris-slingshot-setup4.txt", "alcf-polaris", "auto", -1, 0, 0, 0.55, 0, false},
+    {"a100_8node_32gpu_all_reduce_alcf-polaris-slingshot-setup4.txt", "alcf-polaris", "auto", -1, 0, 0, 0.57, 0, false},
+    {"a100_256node_1024gpu_all_reduce_alcf-polaris-slingshot-setup4.txt", "alcf-polaris", "auto", -1, 0, 0, 0.39, 0, false},
+    {"a100_2node_8gpu_all_gather_alcf-polaris-slingshot-setup4.txt", "alcf-polaris", "auto", -1, 0, 0, 0.29, 0, false},
+    {"a100_8node_32gpu_all_gather_alcf-polaris-slingshot-setup4.txt", "alcf-polaris", "auto", -1, 0, 0, 1.08, 0, false},
+    {"a100_256node_1024gpu_all_gather_alcf-polaris-slingshot-setup4.txt", "alcf-polaris", "auto", -1, 0, 0, 1.59, 0, false},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -198,6 +209,10 @@ static void extrapolation(void) {
   int pol_ag2 = case_index("a100_2node_8gpu_all_gather_alcf-polaris-slingshot.txt");
   int pol_ar540 = case_index("a100_540node_2160gpu_all_reduce_alcf-polaris-slingshot.txt");
   int pol_ag540 = case_index("a100_540node_2160gpu_all_gather_alcf-polaris-slingshot.txt");
+  int pol4_ar2 = case_index("a100_2node_8gpu_all_reduce_alcf-polaris-slingshot-setup4.txt");
+  int pol4_ag2 = case_index("a100_2node_8gpu_all_gather_alcf-polaris-slingshot-setup4.txt");
+  int pol4_ar256 = case_index("a100_256node_1024gpu_all_reduce_alcf-polaris-slingshot-setup4.txt");
+  int pol4_ag256 = case_index("a100_256node_1024gpu_all_gather_alcf-polaris-slingshot-setup4.txt");
   int gj2 = case_index("h100_2node_16gpu_all_reduce_nccl-tests-issue309-gj-aion.txt");
   int gj8 = case_index("h100_8node_64gpu_all_reduce_nccl-tests-issue309-gj-aion.txt");
   int qo2 = case_index("h100_2node_16gpu_all_reduce_nccl-tests-issue309-qoofyk-baremetal.txt");
@@ -205,6 +220,8 @@ static void extrapolation(void) {
   const struct series all[] = {
       {"ALCF Polaris, fit on 2 nodes (all_reduce + all_gather)", {pol_ar2, pol_ag2}, 2,
        {pol_ar540, pol_ag540}, 2, {EXTRAP_POL_AR, EXTRAP_POL_AG}},
+      {"ALCF Polaris setup (4), fit on 2 nodes (all_reduce + all_gather)", {pol4_ar2, pol4_ag2}, 2,
+       {pol4_ar256, pol4_ag256}, 2, {EXTRAP_POL4_AR, EXTRAP_POL4_AG}},
       {"gj-aion H100, fit on 2 nodes", {gj2}, 1, {gj8}, 1, {EXTRAP_GJ}},
       {"qoofyk H100, fit on 2 nodes (bare metal)", {qo2}, 1, {qo4}, 1, {EXTRAP_QO}},
   };
