@@ -77,6 +77,11 @@ enum pl_status pl_framework_load(const char *name_or_path, struct pl_framework *
 enum pl_status pl_framework_preset(const char *name, struct pl_framework *out,
                                    struct pl_diag *diag);
 
+/* Parse a framework file's text (len bytes; origin names it in errors) into
+ * *out (cleared first): what pl_framework_load does after reading the file. */
+enum pl_status pl_framework_parse(const char *text, size_t len, const char *origin,
+                                  struct pl_framework *out, struct pl_diag *diag);
+
 /* Write the behaviours fw sets onto the layout (those unset are left). */
 void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l);
 /* Every behaviour as the layout runs it (after pl_framework_apply and

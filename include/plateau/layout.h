@@ -64,6 +64,12 @@ enum pl_fp8_recipe {
 #define PL_LAYOUT_MAX_GPUS (INT64_C(1) << 24)
 #define PL_LAYOUT_MAX_BATCH (INT64_C(1) << 36) /* sequences per step; also mbs */
 #define PL_LAYOUT_MAX_SEQ (INT64_C(1) << 26)   /* tokens per sequence */
+/* Pipeline layout strings (layout.pipeline_layout): the longest string taken
+ * (the Megatron-Bridge DeepSeek-V3 strings are under 30 characters), the most
+ * virtual stages (pp x vp) one may describe, and the most MTP modules. */
+#define PL_PIPELINE_LAYOUT_MAX 256
+#define PL_LAYOUT_MAX_CHUNKS 4096
+#define PL_LAYOUT_MAX_MTP 16
 
 struct pl_layout {
   int64_t gpus;            /* world size = dp * tp * pp * cp */
@@ -193,6 +199,16 @@ struct pl_layout {
                               0 = every block */
   int64_t last_stage_layers;  /* input: the same for the last stage
                               (--decoder-last-pipeline-num-layers); 0 = the even split */
+  char pipeline_layout[PL_PIPELINE_LAYOUT_MAX]; /* input: Megatron-Core
+                              --pipeline-model-parallel-layout, e.g. "Et*4|(t*4|)*14tmL": each
+                              virtual stage's layers (E embedding, t block, m MTP module, L loss;
+                              src/model/pipe_layout.c); sets vp; "" = the split of the fields
+                              above */
+  int64_t mtp_layers;       /* input: multi-token-prediction modules trained (Megatron-Core
+                              --mtp-num-layers): each one more block (the average block), an
+                              embedding lookup, two norms, the eh_proj GEMM (2h -> h) and a second
+                              pass through the output layer and the loss (multi_token_prediction.py);
+                              on the virtual stage holding 'm', else the last; 0 = none */
   bool recompute_uniform;   /* input: with recompute full, Megatron-Core --recompute-method
                               uniform: each model chunk's blocks checkpointed in groups of
                               recompute_layers (1 when 0) at the group's input, every block
@@ -214,10 +230,32 @@ enum pl_status pl_layout_resolve(struct pl_layout *l, const struct pl_model *m,
  * each stage's blocks are split evenly over its vp chunks. With
  * account_embed_loss (even split only) the embedding and the loss count as
  * one block each, taken from the first and the last chunk
- * (transformer_layer.py get_transformer_layer_offset). The layout must
+ * (transformer_layer.py get_transformer_layer_offset). With a pipeline
+ * layout string, the chunk's t and m; otherwise the MTP modules
+ * (mtp_layers) are blocks of the last chunk. The layout must
  * be resolved (pl_layout_resolve checks the split). */
 int64_t pl_layout_chunk_layers(const struct pl_layout *l, int64_t layers, int64_t v,
                                int64_t *first);
+/* One virtual stage of a pipeline layout string. */
+struct pl_pipe_chunk {
+  int64_t decoders; /* t */
+  int64_t mtp;      /* m */
+  bool embed;       /* E */
+  bool loss;        /* L */
+};
+/* Parse a Megatron-Core pipeline layout string into at most max virtual
+ * stages (*n of them), as parse_str_to_list does (src/model/pipe_layout.c);
+ * PL_ERR_LAYOUT with one line on a bad character or count. */
+enum pl_status pl_pipeline_layout_parse(const char *s, struct pl_pipe_chunk *out, int64_t max,
+                                        int64_t *n, struct pl_diag *diag);
+/* Check layout.pipeline_layout against the model and the layout (Megatron-Core
+ * validate_layer_layout) and set vp from it; also checks mtp_layers. */
+enum pl_status pl_layout_resolve_pipeline(struct pl_layout *l, const struct pl_model *m,
+                                          struct pl_diag *diag);
+/* With a pipeline layout string: *blocks (t + m) and *first (may be NULL) of
+ * virtual stage v, true; false without one. */
+bool pl_layout_chunk_from_string(const struct pl_layout *l, int64_t v, int64_t *blocks,
+                                 int64_t *first);
 /* The blocks of pipeline stage s (all its chunks). */
 int64_t pl_layout_stage_layers(const struct pl_layout *l, int64_t layers, int64_t s);
 /* Whether the split is uneven by request (first or last stage given). */

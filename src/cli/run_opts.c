@@ -61,10 +61,17 @@ static int load_ints(const struct cli_args *args, struct pl_layout *l) {
       {"last-stage-layers", &l->last_stage_layers},
       {"recompute-layers", &l->recompute_layers},
       {"recompute-every", &l->recompute_every},
+      {"mtp-layers", &l->mtp_layers},
   };
   for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
     if (cli_get_int(args, ints[i].name, ints[i].field) != 0)
       return 1;
+  const char *pipe = cli_get(args, "pipeline-layout");
+  if (pipe != NULL && (pipe[0] == '\0' || strlen(pipe) >= sizeof l->pipeline_layout))
+    return cli_fail("--pipeline-layout: '%s' must be 1 to %d characters", pipe,
+                    (int)sizeof l->pipeline_layout - 1);
+  if (pipe != NULL)
+    memcpy(l->pipeline_layout, pipe, strlen(pipe) + 1);
   if (l->gpus > 0 && l->nodes > 0)
     return cli_fail("give --gpus or --nodes, not both");
   if (l->gbs > 0 && l->batch_per_gpu > 0)
@@ -258,6 +265,7 @@ int run_from_args(const struct cli_args *args, struct pl_run *run) {
 
 int run_opts_search_refused(const struct cli_args *args) {
   static const char *const refused[] = {"first-stage-layers", "last-stage-layers",
+                                        "pipeline-layout",
                                         "recompute-layers", "recompute-every",
                                         "recompute-method"};
   for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)

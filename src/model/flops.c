@@ -421,6 +421,27 @@ int pl_head_ops(const struct pl_model *m, const struct pl_layout *l,
   gemm(&ops[n], "lm_head", d.tokens, vocab_shard, m->hidden);
   ops[n++].high_precision = l->head_16bit; /* layout.h head_16bit: Megatron-Core's output layer */
   elementwise(&ops[n++], "loss", (double)d.tokens * (double)vocab_shard, XENT);
+  if (l->mtp_layers > 0) {
+    /* The MTP modules' own work beside their transformer block (a block of
+     * the chunk, pl_layout_chunk_layers), per module (Megatron-Core
+     * megatron/core/transformer/multi_token_prediction.py, HEAD d98e8a6:
+     * MultiTokenPredictionLayer._get_embeddings looks up the shifted tokens'
+     * embedding; _concat_embeddings normalizes both inputs (enorm, hnorm) and
+     * projects [e; h] with eh_proj, a ColumnParallelLinear 2h -> h; _postprocess
+     * applies final_layernorm; process_mtp_loss runs the shared output layer
+     * and the cross-entropy again). Same shapes for every module: counted k
+     * times in one op. */
+    double k = (double)l->mtp_layers, tok_h = (double)d.tokens * (double)m->hidden;
+    double tok_n_h = (double)d.tokens_n * (double)m->hidden;
+    elementwise(&ops[n++], "mtp_embed", k * tok_h, m->pos == PL_POS_LEARNED ? EMBED_POS : EMBED);
+    norm_op(&ops[n++], "mtp_norms", 2.0 * k * tok_n_h, m);
+    gemm_group(&ops[n++], "mtp_eh_proj", d.tokens, m->hidden / d.tp, 2 * m->hidden,
+               l->mtp_layers, 1.0);
+    norm_op(&ops[n++], "mtp_final_norm", k * tok_n_h, m);
+    gemm_group(&ops[n], "mtp_lm_head", d.tokens, vocab_shard, m->hidden, l->mtp_layers, 1.0);
+    ops[n++].high_precision = l->head_16bit;
+    elementwise(&ops[n++], "mtp_loss", k * (double)d.tokens * (double)vocab_shard, XENT);
+  }
   for (int i = 0; i < n; i++)
     ops[i].recompute = false;
   return n;
@@ -501,12 +522,30 @@ void pl_flops_compute(const struct pl_model *m, const struct pl_layout *l, struc
   else if (l->recompute == PL_RECOMPUTE_OPS) /* wk, wo, w3 (mark_recompute): 2 h (kv + q + f) */
     recompute_seq = seq * l_n * 2.0 * (double)m->hidden *
                     (double)(m->kv_heads * m->head_dim + m->heads * m->head_dim + m->ffn_hidden);
+  /* MTP modules (layout.mtp_layers) as Megatron-LM counts them
+   * (megatron/training/training.py num_floating_point_operations, HEAD
+   * d98e8a6): each one more block, MoE when the last block is, its norms 3h
+   * and eh_proj 2h^2 per token (x2 for the multiply-add), and one more pass
+   * through the logits. */
+  double mtp_seq = 0.0;
+  if (l->mtp_layers > 0) {
+    double h = (double)m->hidden, j = (double)(m->layers - 1);
+    int64_t step = m->moe_step > 0 ? m->moe_step : 1;
+    bool last_moe = pl_model_is_moe(m) && m->layers - 1 >= m->moe_first_dense &&
+                    (int64_t)(j + 1) % step == 0;
+    double mlp = last_moe ? 2.0 * h * (double)m->experts +
+                                (double)m->top_k * mlp_flops(m, m->expert_ffn) +
+                                (m->shared_ffn > 0 ? mlp_flops(m, m->shared_ffn) : 0.0)
+                          : mlp_flops(m, m->ffn_hidden);
+    double block = seq * (attn_proj_flops(m) + mlp) + attn_seq / l_n;
+    mtp_seq = (double)l->mtp_layers * (block + seq * 2.0 * (3.0 * h + 2.0 * h * h) + head_seq);
+  }
   memset(out, 0, sizeof *out);
   out->layer_fwd = mbs * blocks_seq / l_n;
   out->layer_bwd = 2.0 * out->layer_fwd;
   out->head_fwd = mbs * head_seq;
   out->tokens_per_step = batch * seq;
-  out->model_per_step = 3.0 * batch * (blocks_seq + head_seq);
+  out->model_per_step = 3.0 * batch * (blocks_seq + head_seq + mtp_seq);
   out->hardware_per_step = out->model_per_step + batch * recompute_seq;
   out->megatron_per_step = megatron_eq3(m, batch, seq);
   out->palm_per_step = pl_flops_palm_per_token(m, d.seq) * out->tokens_per_step;

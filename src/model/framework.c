@@ -211,8 +211,9 @@ static enum pl_status framework_parse(yajl_val root, const char *origin, struct 
   return st;
 }
 
-static enum pl_status parse_text(const char *text, size_t len, const char *origin,
-                                 struct pl_framework *out, struct pl_diag *diag) {
+enum pl_status pl_framework_parse(const char *text, size_t len, const char *origin,
+                                  struct pl_framework *out, struct pl_diag *diag) {
+  memset(out, 0, sizeof *out);
   yajl_val root = NULL;
   enum pl_status st = base_json_parse(text, len, origin, &root, diag);
   if (st == PL_OK)
@@ -244,7 +245,7 @@ enum pl_status pl_framework_preset(const char *name, struct pl_framework *out,
     return unknown_preset(name != NULL ? name : "", diag);
   char origin[96];
   snprintf(origin, sizeof origin, "framework preset '%s'", name);
-  return parse_text(text, len, origin, out, diag);
+  return pl_framework_parse(text, len, origin, out, diag);
 }
 
 enum pl_status pl_framework_load(const char *name_or_path, struct pl_framework *out,
@@ -263,7 +264,7 @@ enum pl_status pl_framework_load(const char *name_or_path, struct pl_framework *
     return st;
   char origin[300];
   snprintf(origin, sizeof origin, "framework file '%s'", name_or_path);
-  st = parse_text(text, len, origin, out, diag);
+  st = pl_framework_parse(text, len, origin, out, diag);
   pl_free(text);
   return st;
 }

@@ -278,14 +278,25 @@ static int64_t uneven_rank_layers(const struct pl_layout *l, int64_t layers, int
 }
 
 int64_t pl_layout_stage_layers(const struct pl_layout *l, int64_t layers, int64_t s) {
-  int64_t pp = l->pp > 0 ? l->pp : 1;
+  int64_t pp = l->pp > 0 ? l->pp : 1, vp = l->vp > 0 ? l->vp : 1;
+  if (l->pipeline_layout[0] != '\0') {
+    int64_t n = 0, k = 0;
+    for (int64_t c = 0; c < vp; c++) {
+      pl_layout_chunk_from_string(l, c * pp + s, &k, NULL);
+      n += k;
+    }
+    return n;
+  }
+  /* the MTP modules are blocks of the last stage (Megatron-Core
+   * multi_token_prediction.py mtp_on_this_rank without a layout) */
+  int64_t mtp = s == pp - 1 ? l->mtp_layers : 0;
   if (pl_layout_uneven_stages(l))
-    return uneven_rank_layers(l, layers, s);
-  return layers / pp + (s < layers % pp ? 1 : 0);
+    return uneven_rank_layers(l, layers, s) + mtp;
+  return layers / pp + (s < layers % pp ? 1 : 0) + mtp;
 }
 
-int64_t pl_layout_chunk_layers(const struct pl_layout *l, int64_t layers, int64_t v,
-                               int64_t *first) {
+static int64_t split_chunk_layers(const struct pl_layout *l, int64_t layers, int64_t v,
+                                  int64_t *first) {
   int64_t pp = l->pp > 0 ? l->pp : 1, vp = l->vp > 0 ? l->vp : 1, V = pp * vp;
   if (!pl_layout_uneven_stages(l) && l->account_embed_loss) {
     /* the embedding and the loss count as one block each, taken from the
@@ -313,6 +324,15 @@ int64_t pl_layout_chunk_layers(const struct pl_layout *l, int64_t layers, int64_
   if (first != NULL)
     *first = start;
   return uneven_rank_layers(l, layers, v % pp) / vp;
+}
+
+int64_t pl_layout_chunk_layers(const struct pl_layout *l, int64_t layers, int64_t v,
+                               int64_t *first) {
+  int64_t pp = l->pp > 0 ? l->pp : 1, vp = l->vp > 0 ? l->vp : 1, n = 0;
+  if (pl_layout_chunk_from_string(l, v, &n, first))
+    return n;
+  /* the MTP modules follow the last chunk's blocks (mtp_on_this_rank) */
+  return split_chunk_layers(l, layers, v, first) + (v == pp * vp - 1 ? l->mtp_layers : 0);
 }
 
 /* --first-stage-layers / --last-stage-layers: Megatron-Core's checks
@@ -410,7 +430,8 @@ static enum pl_status resolve_schedule(struct pl_layout *l, const struct pl_mode
   if (l->vp < 2)
     l->vp = 2;
   int64_t extra = l->account_embed_loss ? 2 : 0;
-  if (!pl_layout_uneven_stages(l) && (m->layers + extra) % (l->pp * l->vp) != 0)
+  if (!pl_layout_uneven_stages(l) && l->pipeline_layout[0] == '\0' &&
+      (m->layers + extra) % (l->pp * l->vp) != 0)
     return pl_diag_set(diag, PL_ERR_LAYOUT,
                        "layout: interleaving needs layers (%lld%s) divisible by pp*vp = %lld",
                        (long long)m->layers, extra > 0 ? " + embedding + loss" : "",
@@ -516,6 +537,8 @@ enum pl_status pl_layout_resolve(struct pl_layout *l, const struct pl_model *m,
     st = resolve_sharding(l, diag);
   if (st == PL_OK)
     st = resolve_batch(l, m, diag);
+  if (st == PL_OK)
+    st = pl_layout_resolve_pipeline(l, m, diag);
   if (st == PL_OK)
     st = resolve_schedule(l, m, diag);
   if (st == PL_OK)

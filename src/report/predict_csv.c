@@ -119,6 +119,8 @@ static void input_columns(struct csv *c, const struct pl_prediction *p) {
   col_int(c, "layout.first_stage_layers", pl_layout_stage_layers(l, p->run.model.layers, 0));
   col_int(c, "layout.last_stage_layers",
           pl_layout_stage_layers(l, p->run.model.layers, l->pp > 0 ? l->pp - 1 : 0));
+  col_str(c, "layout.pipeline_layout", l->pipeline_layout[0] != '\0' ? l->pipeline_layout : NULL);
+  col_int(c, "layout.mtp_layers", l->mtp_layers);
   struct pl_framework fw;
   pl_framework_resolved(&p->run.framework, l, &fw);
   const char *key, *word;

@@ -91,6 +91,11 @@ static void layout_json(struct pl_emit *e, const struct pl_prediction *p) {
   /* blocks on the first and last pipeline stage, as split (given or even) */
   pl_emit_int(e, "first_stage_layers", pl_layout_stage_layers(l, layers, 0));
   pl_emit_int(e, "last_stage_layers", pl_layout_stage_layers(l, layers, l->pp - 1));
+  if (l->pipeline_layout[0] != '\0')
+    pl_emit_str(e, "pipeline_layout", l->pipeline_layout);
+  else
+    pl_emit_null(e, "pipeline_layout");
+  pl_emit_int(e, "mtp_layers", l->mtp_layers);
   pl_emit_obj_end(e);
 }
 

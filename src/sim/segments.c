@@ -144,13 +144,25 @@ static enum pl_status embed_tp(struct sim_step *st, struct sim_seg *s, struct pl
   return r;
 }
 
-/* LM head: fwd all_gather (sp); bwd reduce_scatter (sp) or all_reduce. */
+/* LM head: fwd all_gather (sp); bwd reduce_scatter (sp) or all_reduce. Each
+ * MTP module (layout.mtp_layers; Megatron-Core multi_token_prediction.py
+ * _concat_embeddings) adds its eh_proj, a ColumnParallelLinear of a 2h-wide
+ * input (with sp: all_gather of it, two h-sized calls, reduce_scatter of its
+ * gradient; without: all_reduce of its gradient), the gather of its h/tp-wide
+ * output (gather_from_tensor_model_parallel_region: an all_gather, whose
+ * backward is a split) and one more output-layer pass. */
 static enum pl_status head_tp(struct sim_step *st, struct sim_seg *s, struct pl_diag *diag) {
-  if (!st->run->layout.sp)
-    return tp_comm(st, s, PL_PASS_BWD, 0, PL_COLL_ALL_REDUCE, 1, diag);
-  enum pl_status r = tp_comm(st, s, PL_PASS_FWD, 0, PL_COLL_ALL_GATHER, 1, diag);
+  int32_t k = (int32_t)st->run->layout.mtp_layers;
+  enum pl_status r = PL_OK;
+  if (!st->run->layout.sp) {
+    r = tp_comm(st, s, PL_PASS_BWD, 0, PL_COLL_ALL_REDUCE, 1 + 2 * k, diag);
+    if (r == PL_OK && k > 0)
+      r = tp_comm(st, s, PL_PASS_FWD, 0, PL_COLL_ALL_GATHER, k, diag);
+    return r;
+  }
+  r = tp_comm(st, s, PL_PASS_FWD, 0, PL_COLL_ALL_GATHER, 1 + 4 * k, diag);
   if (r == PL_OK)
-    r = tp_comm(st, s, PL_PASS_BWD, 0, PL_COLL_REDUCE_SCATTER, 1, diag);
+    r = tp_comm(st, s, PL_PASS_BWD, 0, PL_COLL_REDUCE_SCATTER, 1 + 3 * k, diag);
   return r;
 }
 
@@ -804,6 +816,11 @@ static double seg_params(const struct pl_run *run, enum sim_seg_kind kind) {
     return layer_params_gpu(run);
   double params = kind == SIM_SEG_EMBED ? (double)pl_model_embedding_params(m)
                                         : (double)pl_model_head_params(m);
+  /* the MTP modules' eh_proj (2h x h, column-parallel) and their three norms
+   * go with the head (their blocks are blocks of the chunk) */
+  if (kind == SIM_SEG_HEAD)
+    params += (double)run->layout.mtp_layers * (2.0 * (double)m->hidden * (double)m->hidden +
+                                                3.0 * (double)m->hidden);
   return params / (double)(run->layout.tp > 0 ? run->layout.tp : 1);
 }
 

@@ -680,6 +680,44 @@ static bool bridge_modes(const struct validate_in *in, struct pl_layout *l, stru
   return true;
 }
 
+/* DeepSeek-V3 as Megatron-Bridge trains it (067f987df0): one MTP module
+ * (recipes/deepseek/h100/deepseek_v3.py deepseek_v3_pretrain_1024gpu_h100_bf16_config,
+ * mtp_num_layers = 1; none in the rows named "w/o MTP") and a pipeline layout
+ * string per (pp, vp) (the same file's _get_deepseek_v3_pipeline_layout map,
+ * last stage ["mtp"] * mtp_num_layers + ["loss"]; the perf recipes
+ * perf_recipes/deepseek/gb300/deepseek_v3.py (pp 2, vp 8) and h100/deepseek_v3.py
+ * (pp 8, vp 4) pass their strings explicitly). Other (pp, vp) have no layout
+ * there, and 61 blocks split over them no other way. */
+static bool bridge_deepseek(const struct validate_in *in, struct pl_layout *l,
+                            struct pl_vrow *row) {
+  static const struct {
+    int64_t pp, vp;
+    const char *head, *tail; /* the string is head + ("m" x mtp) + tail */
+  } maps[] = {
+      {4, 1, "Et*16|t*16|t*16|t*13", "L"}, {8, 1, "Et*8|(t*8|)*6t*5", "L"},
+      {4, 2, "Et*8|(t*8|)*6t*5", "L"},     {16, 1, "Et*4|(t*4|)*14t", "L"},
+      {8, 2, "Et*4|(t*4|)*14t", "L"},      {4, 4, "Et*4|(t*4|)*14t", "L"},
+      {2, 8, "Et*4|(t*4|)*14t", "L"},      {8, 4, "Et|(tt|)*30", "L"},
+  };
+  bool mtp = strstr(cell(in, "model"), "w/o MTP") == NULL;
+  int64_t vp = l->vp > 0 ? l->vp : 1, pp = l->pp > 0 ? l->pp : 1;
+  l->mtp_layers = mtp ? 1 : 0;
+  if (pp == 1)
+    return true;
+  for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
+    if (maps[i].pp != pp || maps[i].vp != vp)
+      continue;
+    snprintf(l->pipeline_layout, sizeof l->pipeline_layout, "%s%s%s", maps[i].head,
+             mtp ? "m" : "", maps[i].tail);
+    validate_note(row, "pipeline layout %s, %s (Megatron-Bridge DeepSeek-V3 recipe)",
+                  l->pipeline_layout, mtp ? "one MTP module" : "no MTP");
+    return true;
+  }
+  return validate_skip(row, "no Megatron-Bridge DeepSeek-V3 pipeline layout for pp %lld vp %lld "
+                            "(61 blocks do not split evenly)",
+                       (long long)pp, (long long)vp);
+}
+
 static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   const char *task = cell(in, "Task");
   if (strcmp(task, "pretrain") != 0)
@@ -709,6 +747,8 @@ static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, str
     l->account_embed_loss = true;
     validate_note(row, "embedding, loss count in the pipeline split (recipe)");
   }
+  if (strncmp(name, "DeepSeekV3", 10) == 0)
+    return bridge_deepseek(in, l, row);
   return true;
 }
 
