@@ -236,12 +236,21 @@ static bool bloom_layout(const struct validate_in *in, struct pl_layout *l, stru
 
 /* A row whose sharding does not name BF16_Optimizer ran another optimizer:
  * its gradients are neither cast per micro-batch nor all_reduced (the
- * row's departure from the deepspeed preset). */
+ * row's departure from the deepspeed preset).
+ * Every BLOOM run of this source ran with CUDA_LAUNCH_BLOCKING=1, a run
+ * setting of the BLOOM team, not of Megatron-DeepSpeed: tr11-176B-ml.slurm
+ * (bigscience-workshop/bigscience @ 9e64ede: "do not remove or the training
+ * will hang and nodes will be lost w/o this workaround"), and
+ * chronicles-prequel.md "dealing with JZ hanging on the large model", the
+ * workaround adopted before the 2022-02-20/28 topology and shape benchmarks
+ * of bloom_tuning (without it 320 GPUs "always hangs"). */
 static bool bloom_overrides(const struct validate_in *in, struct pl_framework *fw,
                             struct pl_vrow *row) {
-  (void)row;
   if (strstr(cell(in, "sharding"), "BF16_Optimizer") == NULL)
     fw->zero1_grad_all_reduce = fw->grad_accum_fp32_copy = PL_SETTING_OFF;
+  fw->launch_blocking = PL_SETTING_ON;
+  validate_note(row, "CUDA_LAUNCH_BLOCKING=1 (the tr11 slurm script's hang workaround): kernel "
+                     "launches synchronous, host time per kernel added to the GPU time");
   return true;
 }
 
