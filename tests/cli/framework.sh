@@ -196,6 +196,19 @@ expect_fail 1 "^plateau: --host-per-kernel: '2 ms' is not a time from 0 to 1 ms"
 expect_fail 1 "^plateau: --host-per-kernel: 'fast' is not a time" -- predict --host-per-kernel fast
 expect_fail 1 "^plateau: --host-per-kernel: '37' is not a time" -- predict --host-per-kernel 37
 
+# torchtitan's activation checkpointing is the run's, not the preset's (docs/frameworks.md): with
+# no --recompute the preset leaves none; its code default (selective_ac_option "2") is given as
+# --recompute full --recompute-every 2, which recomputes (more FLOPs, slower) and holds less
+tt="--model llama3-8b --gpus 8 --gbs 64 --framework torchtitan --format json"
+expect_ok predict $tt
+cp "$TMP/out" "$TMP/tt0.json"
+check "torchtitan: no recompute by default" [ "$(json_raw "$TMP/out" recompute)" = none ]
+expect_ok predict $tt --recompute full --recompute-every 2
+check "torchtitan AC '2': recompute full" [ "$(json_raw "$TMP/out" recompute)" = full ]
+check "torchtitan AC '2': every 2" [ "$(json_num "$TMP/out" recompute_every)" = 2 ]
+check "torchtitan AC '2': slower" faster "$TMP/out" "$TMP/tt0.json"
+expect_fail 1 "recompute-every" -- predict $tt --recompute-every 2
+
 # --launch-blocking (CUDA_LAUNCH_BLOCKING=1, BLOOM's tr11 runs): the host time per kernel adds to
 # the GPU time instead of hiding under it, so even the GPU-bound llama2-13b step above grows, and
 # the host-bound small one grows too; with no host time it changes nothing.

@@ -419,7 +419,7 @@ static void test_zero3_persistent(void) {
   /* 48 ranks: a 1,024-element norm is padded to partitions of ceil(1024 /
    * 48) = 22 elements, so ceil(1024 / 22) = 47 ranks hold part of it and the
    * copy loop runs 47 times per tensor. Every call is host-bound (48 x 1 ms
-   * against NCCL's few hundred us for the 6 MB weights): 68 gathers x 48 ms
+   * against NCCL's at most about 1 ms for the 2-66 MB tensors): 68 gathers x 48 ms
    * = 3.264 s, the persistent call 48 ms, the loop 17 x 47 x 1 ms x 33.16 /
    * 22.64 = 1.17026 s */
   base(tiny_json, NULL, 48);
