@@ -488,6 +488,38 @@ static bool mlperf_overrides(const struct validate_in *in, struct pl_framework *
   return true;
 }
 
+/* IB SHARP for the data-parallel collectives. NVIDIA's v4.0 and v4.1
+ * configs (config_common.sh) set "NCCL_SHARP_GROUP_SIZE_THRESH=2  #Avoid
+ * falling back to non-sharp" under "#SHARP", and run.sub passes it into the
+ * training containers (--container-env=...,NCCL_SHARP_GROUP_SIZE_THRESH).
+ * The SHARP plugin (nccl-rdma-sharp-plugins src/sharp_plugin.c,
+ * ncclSharpConnect) falls back to non-SHARP for a CollNet group of fewer
+ * nodes than that; NVIDIA's enroot SHARP hook (enroot conf/hooks/extra/
+ * 50-sharp.sh) turns on NCCL_COLLNET_ENABLE=1 for SHARP jobs and sets the
+ * threshold to the job's node count, so without the override only
+ * whole-job communicators get SHARP, with it the data-parallel groups (2 to
+ * 242 nodes) do. v3.0/v3.1 do not set it: their data-parallel groups run
+ * without SHARP (and their NCCL 2.17-2.18 has no CollNet all_gather /
+ * reduce_scatter; NCCL 2.21.5 / 2.22.3 of v4.0 / v4.1 has, from 2.20.3).
+ * The column holds the config's value; the cluster's 'sharp' models the
+ * plugin at its threshold of 2 nodes (docs/collectives.md, "CollNet"). */
+static void mlperf_hardware(const struct validate_in *in, const struct pl_layout *l,
+                            struct pl_cluster *c, struct pl_vrow *row) {
+  (void)l;
+  const char *v = cell(in, "NCCL_SHARP_GROUP_SIZE_THRESH (config_common.sh)");
+  if (v[0] == '\0')
+    return;
+  if (strcmp(v, "2") != 0) {
+    validate_note(row, "NCCL_SHARP_GROUP_SIZE_THRESH=%s: only the SHARP plugin's threshold of 2 "
+                       "nodes is modelled; no SHARP",
+                  v);
+    return;
+  }
+  c->sharp = true;
+  validate_note(row, "IB SHARP (CollNet) for groups of >= 2 nodes (NCCL_SHARP_GROUP_SIZE_THRESH=2 "
+                     "in the config)");
+}
+
 static bool mlperf_measure(const struct validate_in *in, const struct pl_run *run,
                            struct pl_vrow *row) {
   return measure_time(in, "step time s (median segment, derived)", 1.0, row);
@@ -986,6 +1018,7 @@ static const struct validate_source sources[] = {
      .use_preset = true,
      .overrides = mlperf_overrides,
      .layout = mlperf_layout,
+     .hardware = mlperf_hardware,
      .measure = mlperf_measure},
     {.key = "vtrain",
      .framework = "deepspeed",
