@@ -34,6 +34,8 @@ enum pl_coll_algo {
   PL_ALGO_NVLS_TREE,
   PL_ALGO_P2P,
   PL_ALGO_PAT, /* NCCL >= 2.23: all_gather / reduce_scatter with one rank per node */
+  PL_ALGO_COLLNET_DIRECT, /* IB SHARP (cluster 'sharp'): all_gather / reduce_scatter, NCCL >= 2.20 */
+  PL_ALGO_COLLNET_CHAIN,  /* IB SHARP (cluster 'sharp'): all_reduce */
   PL_ALGO_N
 };
 enum pl_coll_proto { PL_PROTO_LL, PL_PROTO_LL128, PL_PROTO_SIMPLE, PL_PROTO_N };

@@ -67,6 +67,8 @@ struct pl_framework {
                                           the step, gradients reduced after the last backward */
   enum pl_setting head_16bit;          /* the LM head GEMM stays 16-bit under FP8/MXFP8/NVFP4
                                           recipes (layout.head_16bit) */
+  enum pl_setting launch_blocking;     /* CUDA_LAUNCH_BLOCKING=1: host time per kernel adds to
+                                          the GPU time (layout.launch_blocking) */
 };
 
 /* Load a preset by name (data/frameworks/) or a framework file by path into

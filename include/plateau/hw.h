@@ -104,6 +104,9 @@ struct pl_cluster {
   double nic_bytes_per_s;        /* per NIC, per direction */
   double inter_latency_s;        /* one hop, end to end */
   char inter_kind[32];           /* "infiniband", "efa", "roce", "tcpxo", "none" */
+  bool sharp;                    /* InfiniBand SHARP in-network reduction in use by NCCL
+                                    (CollNet: NCCL_COLLNET_ENABLE=1 with the SHARP plugin,
+                                    groups of >= 2 nodes); docs/collectives.md, "CollNet" */
   char gpu_nic_path[8];          /* PCIe path from a GPU to its NIC as NCCL's topology names it:
                                     "pix", "pxb" (PCIe switches, the default), "pxn", "phb"
                                     (through the CPU's host bridge), "sys" (across CPUs);

@@ -172,6 +172,11 @@ struct pl_layout {
                               on the first micro-batch of a step only and the cached copy is used
                               by the others (Megatron-Core forward_step calls
                               set_is_first_microbatch; TE Linear's is_first_microbatch) */
+  bool launch_blocking;    /* input: CUDA_LAUNCH_BLOCKING=1 in the run's environment: every
+                              kernel launch returns only when the kernel has finished, so the
+                              host's per-kernel time (host_per_kernel_s) adds to a pass's GPU
+                              time instead of overlapping it (sim_seg_ops_s; BLOOM's tr11 slurm
+                              script, docs/frameworks.md) */
   bool head_16bit;         /* input: with dtype fp8, mxfp8 or nvfp4 the LM head's GEMMs still run
                               in 16-bit: Megatron-Core builds the output layer as
                               tensor_parallel.ColumnParallelLinear, a plain torch matmul that TE's

@@ -27,7 +27,7 @@ static const struct cli_opt coll_opts[] = {
     {"active-per-node", "A", "GPUs of each node on the network at once, sharing its NICs: in a training step every GPU runs its own group's call (default: the group's ranks alone, as nccl-tests)"},
     {"bytes", "SIZES", "nccl-tests sizes: 8..16G doubling, or 1M,64M (K/M/G = 2^10.., "
                        "default 8..8G)"},
-    {"algo", "A", "auto|ring|tree|nvls|nvls_tree|p2p|pat (default auto: as NCCL's tuner)"},
+    {"algo", "A", "auto|ring|tree|nvls|nvls_tree|p2p|pat|collnet_direct|collnet_chain (default auto: as NCCL's tuner)"},
     {"format", "F", "text|csv|json (default text)"},
 };
 static const struct cli_cmd coll_cmd = {

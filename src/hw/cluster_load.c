@@ -99,6 +99,8 @@ static enum pl_status read_inter(yajl_val doc, const char *origin, struct pl_clu
   if ((st = hw_word(sec, "gpu_nic_path", false, sub, nic_paths, c->gpu_nic_path,
                     sizeof c->gpu_nic_path, diag)) != PL_OK)
     return st;
+  if ((st = hw_bool(sec, "sharp", false, sub, &c->sharp, diag)) != PL_OK)
+    return st;
   return check_node_bandwidth(sec, sub, c, diag);
 }
 

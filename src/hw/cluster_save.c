@@ -47,6 +47,8 @@ static void write_inter(struct pl_emit *e, const struct pl_cluster *c, const cha
   qty(e, "latency", c->inter_latency_s, 1e-6, "us", src);
   if (strcmp(c->gpu_nic_path, "pxb") != 0 && c->gpu_nic_path[0] != '\0')
     pl_emit_str(e, "gpu_nic_path", c->gpu_nic_path);
+  if (c->sharp)
+    pl_emit_bool(e, "sharp", true);
   pl_emit_obj_end(e);
 }
 

@@ -29,8 +29,10 @@
  * for the framework: 1 GiB fixed (CUDA context, cuBLAS workspaces, NCCL
  * buffers) plus 5% of everything else for caching-allocator fragmentation.
  * Both allowance numbers are assumptions, not measurements.
+ * Under FP8/MXFP8/NVFP4 the GEMMs' saved inputs are Transformer Engine's
+ * quantized copies (layer_act).
  * Ignored: optimizer-step temporaries, activation-gradient buffers, fp8
- * weight copies (fp8 layouts are counted as bf16). */
+ * weight copies. */
 #include <plateau/flops.h>
 #include <plateau/memory.h>
 
@@ -107,11 +109,28 @@ static double layer_act(const struct pl_model *m, const struct pl_layout *l, enu
                    (l->sp && t > 1 ? 4.0 * h / t : 0.0);
     return sb * (saved + scores_bytes_per_token(m, l));
   }
-  /* norm1 in, QKV in, norm2 in, fc1 in (2 B each) + two dropout masks (1 B) */
-  double rep = 8.0 * h + (m->dropout ? 2.0 * h : 0.0);
-  /* Q, K, V, proj in; MLP activation in (gated: gate and up) and fc2 in */
-  double mlp = m->mlp == PL_MLP_SWIGLU ? 6.0 : 4.0;
-  double shard = 2.0 * (2.0 * q + 2.0 * kv) + mlp * f;
+  /* The four GEMMs with weights keep their input for the weight gradient.
+   * In 16-bit that is the bf16 tensor (2 B). Under FP8, MXFP8 and NVFP4
+   * (Transformer Engine recipes, layout.h) TE keeps only the quantized copy
+   * it made for the forward GEMM, e bytes an element with its scales
+   * (pl_dtype_element_bytes): TE 2.x transformer_engine/pytorch/module/
+   * linear.py _Linear.forward ("Discard row-wise data since it is not
+   * needed in backward pass"; saved_inputmat = inputmat, the quantized
+   * tensor) and layernorm_linear.py (ln_out_to_save = ln_out, produced
+   * quantized by the fused norm). So the bf16 norm outputs (QKV and fc1
+   * inputs) and the activation output (fc2 input) are not kept; the
+   * attention output stays bf16 where the fused attention kernel saves it
+   * for its own backward (FlashAttention / cuDNN save O), and the proj
+   * GEMM's quantized copy comes on top (docs/model.md "Memory"). */
+  double e = l->dtype == PL_DTYPE_BF16 ? 2.0 : pl_dtype_element_bytes(l->dtype);
+  /* norm1 in, norm2 in (2 B each), QKV in, fc1 in (e) + two dropout masks (1 B) */
+  double rep = (4.0 + 2.0 * e) * h + (m->dropout ? 2.0 * h : 0.0);
+  /* Q, K, V; proj in (e, plus the bf16 attention output a fused kernel
+   * keeps when that is not the same tensor); MLP activation in (gated: gate
+   * and up, bf16) and fc2 in (e) */
+  double proj = e < 2.0 && !l->eager_attention ? 2.0 + e : e;
+  double mlp = (m->mlp == PL_MLP_SWIGLU ? 4.0 : 2.0) + e;
+  double shard = 2.0 * (q + 2.0 * kv) + proj * q + mlp * f;
   double bytes = sb * (rep / rep_div + shard / t);
   if (pl_model_is_moe(m))
     bytes += moe_act_delta(m, l, sb, mlp);

@@ -9,7 +9,8 @@
 static const char *const op_names[PL_COLL_N_OPS] = {
     "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "send_recv"};
 static const char *const algo_names[PL_ALGO_N] = {"auto", "ring", "tree", "nvls", "nvls_tree",
-                                                  "p2p",  "pat"};
+                                                  "p2p",  "pat",
+                                                  "collnet_direct", "collnet_chain"};
 static const char *const proto_names[PL_PROTO_N] = {"LL", "LL128", "Simple"};
 
 const char *pl_coll_op_name(enum pl_coll_op op) {
@@ -61,7 +62,8 @@ enum pl_status pl_coll_algo_parse(const char *s, enum pl_coll_algo *out, struct 
   int i = lookup(s, algo_names, PL_ALGO_N);
   if (i < 0)
     return pl_diag_set(diag, PL_ERR_UNKNOWN,
-                       "unknown algorithm '%s' (expected auto, ring, tree, nvls, nvls_tree, p2p, pat)",
+                       "unknown algorithm '%s' (expected auto, ring, tree, nvls, nvls_tree, p2p, pat, "
+                       "collnet_direct, collnet_chain)",
                        s ? s : "");
   *out = (enum pl_coll_algo)i;
   return PL_OK;

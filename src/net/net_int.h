@@ -54,6 +54,8 @@ struct net_ctx {
   double nvls_chunk;        /* NCCL_NVLS_CHUNKSIZE in effect (bytes) */
   double nvls_tree_max_chunk; /* NCCL_NVLSTREE_MAX_CHUNKSIZE in effect (bytes) */
   bool nvls;                /* NVLS usable by this group */
+  bool sharp;               /* CollNet (IB SHARP) usable by this group (collnet.c) */
+  double heads;             /* CollNet heads per node: NCCL's collNetHeadsNum, one per rail */
   double nvls_eff;          /* NCCL nvlsEfficiency[arch] */
 };
 
@@ -78,6 +80,8 @@ double net_nvls_tree_time(const struct net_ctx *x, enum pl_coll_proto p, double 
 double net_nvls_tree_fill_s(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
 double net_p2p_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
 double net_pat_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
+double net_collnet_direct_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
+double net_collnet_chain_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
 
 /* NCCL constants (nccl_tables.c). Latencies in seconds, bandwidths in bytes/s. */
 double net_base_lat_s(enum net_talgo a, enum pl_coll_proto p);

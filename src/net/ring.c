@@ -83,6 +83,34 @@ static double ring_latency(const struct net_ctx *x, enum pl_coll_proto p, int64_
   return lat * ring_plateau(x, p, bytes);
 }
 
+/* The charged time of a ring that crosses nodes (docs/collectives.md,
+ * "Ring steps across nodes"). Every step of a ring waits on the slowest
+ * link: "if you have a mix of intra-node and inter-node, what matters is
+ * the max latency and that's usually the network latency" (S. Jeaugey,
+ * NCCL maintainer, on the ring latency 2(n-1) x latency, NVIDIA/nccl-tests
+ * issue #123), so each of the nsteps steps costs the larger of the NVLink
+ * hop and the network hop, the network hop as NCCL gives it where it is
+ * not hidden ("with ppn=1 latencies are fully exposed, use the Tree network
+ * latency", tuning.cc: hwLat[NET][TREE] 5.0 / 8.5 / 14 us for LL / LL128 /
+ * Simple). LL and LL128 carry a flag in every 8-byte or 128-byte line, so a
+ * receiver forwards lines as they arrive ("the flag comes along with the
+ * data ... when we see the flag, the data is valid", S. Jeaugey, NVIDIA/
+ * nccl issue #281): the steps' latency and the transfer overlap and the
+ * call costs the larger of the two. Simple signals a step once its data is
+ * written (a fence, then the flag), so latency and transfer add, as in
+ * NCCL's model. */
+static double ring_net_charged_s(const struct net_ctx *x, enum pl_coll_proto p, int64_t nsteps,
+                                 double bytes, double algbw) {
+  double intra_lat = net_hop_lat_s(x, x->intra_hw, NET_T_RING, p);
+  intra_lat = fmax(intra_lat, x->net_overhead_s * (p == PL_PROTO_SIMPLE ? 3.0 : 1.0));
+  double step = fmax(intra_lat, net_hop_lat_s(x, NET_HW_NET, NET_T_TREE, p));
+  double steps_s = (double)nsteps * step * ring_plateau(x, p, bytes);
+  double base = net_base_lat_s(NET_T_RING, p);
+  if (p == PL_PROTO_SIMPLE)
+    return base + steps_s + bytes / algbw;
+  return base + fmax(steps_s, bytes / algbw);
+}
+
 /* Pipeline fill (docs/collectives.md, "Pipeline fill"): one chunk per
  * channel, at the channel's share of busBw, once a step forwards what the
  * previous step received (nsteps >= 2). The chunk is NCCL's
@@ -105,5 +133,7 @@ double net_ring_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes
     return -1.0;
   int64_t nsteps = ring_steps(x->op, x->n);
   double algbw = ring_bus_bw(x, p) * (double)x->n / (double)nsteps;
+  if (x->charge && x->m > 1 && x->op != PL_COLL_BROADCAST)
+    return ring_net_charged_s(x, p, nsteps, bytes, algbw);
   return ring_latency(x, p, nsteps, bytes) + bytes / algbw;
 }

@@ -6,6 +6,7 @@
  * "Pipeline fill" and "The tuner"). Which pairs are enabled follows
  * tuning.cc: tree only for all_reduce; NVLS only on NVLS switches, on one
  * node, Simple only; NVLS_TREE for all_reduce across nodes on NVLS nodes;
+ * CollNet (collnet.c) across nodes where the cluster runs IB SHARP;
  * LL128 on NVLink-class fabrics; plus the protocol and buffer settings
  * the cloud fabrics prescribe (nccl_setup). Nothing is allocated: the step
  * simulator calls this millions of times. */
@@ -24,6 +25,8 @@ static const struct net_algo algos[] = {
     {PL_ALGO_NVLS_TREE, net_nvls_tree_time, net_nvls_tree_fill_s},
     {PL_ALGO_P2P, net_p2p_time, NULL},
     {PL_ALGO_PAT, net_pat_time, NULL},
+    {PL_ALGO_COLLNET_DIRECT, net_collnet_direct_time, NULL},
+    {PL_ALGO_COLLNET_CHAIN, net_collnet_chain_time, NULL},
 };
 #define N_ALGOS (sizeof algos / sizeof algos[0])
 
@@ -202,6 +205,11 @@ static void ctx_init(const struct pl_cluster *c, enum pl_coll_op op, struct pl_g
     int64_t rails = c->nics_per_node < c->gpus_per_node ? c->nics_per_node : c->gpus_per_node;
     x->rail_bw = rails > 0 ? pl_cluster_node_net_bytes_per_s(c) / (double)rails : 0.0;
     x->net_channels = group_net_channels(c, x);
+    /* CollNet: one head per rail (collNetHeadsNum); the SHARP plugin serves
+     * groups of at least NCCL_SHARP_GROUP_SIZE_THRESH = 2 nodes (its
+     * default, nccl-rdma-sharp-plugins src/sharp_plugin.c) */
+    x->heads = (double)rails;
+    x->sharp = c->sharp;
   }
   /* NCCL_MIN_NCHANNELS / NCCL_MIN_CTAS: ncclTopoPostset copies channels up to
    * it (src/graph/connect.cc, "Honor NCCL_MIN_NRINGS"); NCCL_MIN_CTAS also
@@ -364,6 +372,12 @@ static const char *unsupported_why(const struct net_ctx *x, enum pl_coll_algo al
     if (!x->nvls)
       return "nvls needs an NVLink SHARP switch (cluster 'nvls': true) and >= 2 ranks per node";
     return "nvls runs all_reduce, all_gather, reduce_scatter on one node";
+  case PL_ALGO_COLLNET_DIRECT:
+    return "collnet_direct needs IB SHARP (cluster 'sharp': true), NVSwitch nodes, >= 2 nodes, at "
+           "most one rank per NIC, and runs all_gather and reduce_scatter";
+  case PL_ALGO_COLLNET_CHAIN:
+    return "collnet_chain needs IB SHARP (cluster 'sharp': true) and >= 2 nodes, and runs "
+           "all_reduce";
   case PL_ALGO_NVLS_TREE:
     if (!x->nvls)
       return "nvls_tree needs an NVLink SHARP switch (cluster 'nvls': true) and >= 2 ranks per node";

@@ -292,5 +292,11 @@ double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const st
    * GPU waits for the host. The attention part alone (cp split) keeps the GPU
    * time: the floor is the whole segment's. */
   double host = attention_only ? 0 : kernels * l->host_per_kernel_s;
+  /* CUDA_LAUNCH_BLOCKING=1 (layout.launch_blocking): a launch returns only when
+   * its kernel has finished (CUDA Programming Guide, "Asynchronous Concurrent
+   * Execution": the variable disables asynchronous kernel launches), so the
+   * host issues the next kernel only then: host and GPU time add up. */
+  if (l->launch_blocking)
+    return t + host;
   return t > host ? t : host;
 }

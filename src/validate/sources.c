@@ -236,12 +236,21 @@ static bool bloom_layout(const struct validate_in *in, struct pl_layout *l, stru
 
 /* A row whose sharding does not name BF16_Optimizer ran another optimizer:
  * its gradients are neither cast per micro-batch nor all_reduced (the
- * row's departure from the deepspeed preset). */
+ * row's departure from the deepspeed preset).
+ * Every BLOOM run of this source ran with CUDA_LAUNCH_BLOCKING=1, a run
+ * setting of the BLOOM team, not of Megatron-DeepSpeed: tr11-176B-ml.slurm
+ * (bigscience-workshop/bigscience @ 9e64ede: "do not remove or the training
+ * will hang and nodes will be lost w/o this workaround"), and
+ * chronicles-prequel.md "dealing with JZ hanging on the large model", the
+ * workaround adopted before the 2022-02-20/28 topology and shape benchmarks
+ * of bloom_tuning (without it 320 GPUs "always hangs"). */
 static bool bloom_overrides(const struct validate_in *in, struct pl_framework *fw,
                             struct pl_vrow *row) {
-  (void)row;
   if (strstr(cell(in, "sharding"), "BF16_Optimizer") == NULL)
     fw->zero1_grad_all_reduce = fw->grad_accum_fp32_copy = PL_SETTING_OFF;
+  fw->launch_blocking = PL_SETTING_ON;
+  validate_note(row, "CUDA_LAUNCH_BLOCKING=1 (the tr11 slurm script's hang workaround): kernel "
+                     "launches synchronous, host time per kernel added to the GPU time");
   return true;
 }
 
@@ -477,6 +486,38 @@ static bool mlperf_overrides(const struct validate_in *in, struct pl_framework *
     validate_note(row, "tp_comm_overlap %s (TP_COMM_OVERLAP=%s in the config)",
                   fw->tp_comm_overlap == PL_SETTING_ON ? "on" : "off", v);
   return true;
+}
+
+/* IB SHARP for the data-parallel collectives. NVIDIA's v4.0 and v4.1
+ * configs (config_common.sh) set "NCCL_SHARP_GROUP_SIZE_THRESH=2  #Avoid
+ * falling back to non-sharp" under "#SHARP", and run.sub passes it into the
+ * training containers (--container-env=...,NCCL_SHARP_GROUP_SIZE_THRESH).
+ * The SHARP plugin (nccl-rdma-sharp-plugins src/sharp_plugin.c,
+ * ncclSharpConnect) falls back to non-SHARP for a CollNet group of fewer
+ * nodes than that; NVIDIA's enroot SHARP hook (enroot conf/hooks/extra/
+ * 50-sharp.sh) turns on NCCL_COLLNET_ENABLE=1 for SHARP jobs and sets the
+ * threshold to the job's node count, so without the override only
+ * whole-job communicators get SHARP, with it the data-parallel groups (2 to
+ * 242 nodes) do. v3.0/v3.1 do not set it: their data-parallel groups run
+ * without SHARP (and their NCCL 2.17-2.18 has no CollNet all_gather /
+ * reduce_scatter; NCCL 2.21.5 / 2.22.3 of v4.0 / v4.1 has, from 2.20.3).
+ * The column holds the config's value; the cluster's 'sharp' models the
+ * plugin at its threshold of 2 nodes (docs/collectives.md, "CollNet"). */
+static void mlperf_hardware(const struct validate_in *in, const struct pl_layout *l,
+                            struct pl_cluster *c, struct pl_vrow *row) {
+  (void)l;
+  const char *v = cell(in, "NCCL_SHARP_GROUP_SIZE_THRESH (config_common.sh)");
+  if (v[0] == '\0')
+    return;
+  if (strcmp(v, "2") != 0) {
+    validate_note(row, "NCCL_SHARP_GROUP_SIZE_THRESH=%s: only the SHARP plugin's threshold of 2 "
+                       "nodes is modelled; no SHARP",
+                  v);
+    return;
+  }
+  c->sharp = true;
+  validate_note(row, "IB SHARP (CollNet) for groups of >= 2 nodes (NCCL_SHARP_GROUP_SIZE_THRESH=2 "
+                     "in the config)");
 }
 
 static bool mlperf_measure(const struct validate_in *in, const struct pl_run *run,
@@ -977,6 +1018,7 @@ static const struct validate_source sources[] = {
      .use_preset = true,
      .overrides = mlperf_overrides,
      .layout = mlperf_layout,
+     .hardware = mlperf_hardware,
      .measure = mlperf_measure},
     {.key = "vtrain",
      .framework = "deepspeed",

@@ -40,6 +40,19 @@ expect_ok collectives --op all_gather --gpus 4 --ranks-per-node 1 --bytes 1G --f
 check "one rank per node: 4 nodes" grep -q '^all_gather,4,4,' "$TMP/out"
 expect_ok collectives --cluster "$PL_SOURCE_DIR/data/clusters/dgx-a100.json" --bytes 1M
 
+# IB SHARP (CollNet): a cluster file with inter.sharp runs a 484-rank group
+# at 2 ranks per node on collnet_direct (39.2 us + S / 90 GB/s), the preset not
+sed 's/"latency": {"value": "14 us"/"sharp": true, "latency": {"value": "14 us"/' \
+  "$PL_SOURCE_DIR/data/clusters/dgx-h100.json" > "$TMP/sharp.json"
+expect_ok collectives --cluster "$TMP/sharp.json" --op reduce_scatter --gpus 484 \
+  --ranks-per-node 2 --bytes 96M --format csv
+check "sharp: collnet_direct chosen" grep -q ',collnet_direct,Simple$' "$TMP/out"
+expect_ok collectives --cluster "$TMP/sharp.json" --op all_reduce --nodes 12 --bytes 1G \
+  --algo collnet_chain --format csv
+check "sharp: collnet_chain forced" grep -q ',collnet_chain,Simple$' "$TMP/out"
+expect_fail 1 "collnet_direct needs IB SHARP" -- collectives --op all_gather --nodes 4 \
+  --algo collnet_direct
+
 # sibling groups on shared NICs: Jean Zay has 4 Omni-Path links for 8 GPUs; a dp
 # group of 2 ranks per node with all 8 GPUs active gets half its NICs, 12.5 GB/s
 # per node, where alone its 4 channels drive 4 x 0.4 x 12.5 = 20 GB/s of its

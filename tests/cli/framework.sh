@@ -196,6 +196,46 @@ expect_fail 1 "^plateau: --host-per-kernel: '2 ms' is not a time from 0 to 1 ms"
 expect_fail 1 "^plateau: --host-per-kernel: 'fast' is not a time" -- predict --host-per-kernel fast
 expect_fail 1 "^plateau: --host-per-kernel: '37' is not a time" -- predict --host-per-kernel 37
 
+# torchtitan's activation checkpointing is the run's, not the preset's (docs/frameworks.md): with
+# no --recompute the preset leaves none; its code default (selective_ac_option "2") is given as
+# --recompute full --recompute-every 2, which recomputes (more FLOPs, slower) and holds less
+tt="--model llama3-8b --gpus 8 --gbs 64 --framework torchtitan --format json"
+expect_ok predict $tt
+cp "$TMP/out" "$TMP/tt0.json"
+check "torchtitan: no recompute by default" [ "$(json_raw "$TMP/out" recompute)" = none ]
+expect_ok predict $tt --recompute full --recompute-every 2
+check "torchtitan AC '2': recompute full" [ "$(json_raw "$TMP/out" recompute)" = full ]
+check "torchtitan AC '2': every 2" [ "$(json_num "$TMP/out" recompute_every)" = 2 ]
+check "torchtitan AC '2': slower" faster "$TMP/out" "$TMP/tt0.json"
+expect_fail 1 "recompute-every" -- predict $tt --recompute-every 2
+
+# --launch-blocking (CUDA_LAUNCH_BLOCKING=1, BLOOM's tr11 runs): the host time per kernel adds to
+# the GPU time instead of hiding under it, so even the GPU-bound llama2-13b step above grows, and
+# the host-bound small one grows too; with no host time it changes nothing.
+expect_ok predict --model llama2-13b --gpus 16 --format json --launch-blocking on
+check "blocking: off by default" [ "$(json_raw "$TMP/hk2.json" launch_blocking)" = false ]
+check "blocking: on in JSON" [ "$(json_raw "$TMP/out" launch_blocking)" = true ]
+check "blocking, no host time: step unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/hk2.json" step_time_s)" ]
+expect_ok predict --model llama2-13b --gpus 16 --host-per-kernel '37 us' --launch-blocking on --format json
+check "blocking 37 us: GPU-bound step slower" faster "$TMP/out" "$TMP/hk2.json"
+expect_ok predict $small --host-per-kernel '37 us' --format json
+cp "$TMP/out" "$TMP/hk1.json"
+expect_ok predict $small --framework deepspeed --launch-blocking on --format csv
+check "blocking: csv launch_blocking on" [ "$(col "$TMP/out" framework.launch_blocking)" = on ]
+expect_ok predict $small --framework deepspeed --launch-blocking on --format json
+check "blocking: host-bound step slower still" faster "$TMP/out" "$TMP/hk1.json"
+cat >"$TMP/lb.json" <<'EOF2'
+{"name": "lb", "description": "test", "behaviours": {"host_per_kernel": "37 us", "launch_blocking": true}}
+EOF2
+expect_ok predict $small --framework "$TMP/lb.json" --format json
+check "blocking: framework file sets it" [ "$(json_raw "$TMP/out" launch_blocking)" = true ]
+cat >"$TMP/lb2.json" <<'EOF2'
+{"name": "lb", "description": "test", "behaviours": {"launch_blocking": "yes"}}
+EOF2
+expect_fail 1 "behaviour 'launch_blocking' must be true or false" -- predict --framework "$TMP/lb2.json"
+expect_fail 1 "^plateau: --launch-blocking: unknown value 'yes' \(expected on\|off\)" -- predict --launch-blocking yes
+expect_fail 1 "^plateau: --launch-blocking: unknown value '' \(expected on\|off\)" -- predict --launch-blocking ''
+
 # zero3_list_copy (preset deepspeed-zero3-2021, docs/step-model.md 2.7): DeepSpeed 0.3.16's
 # ZeRO-3 gathers and reduce_scatters one parameter per call through the tensor-list API, each
 # call costing the host one narrow + copy_ per rank: on 768 ranks far slower than one call per

@@ -50,16 +50,20 @@ static void ring_one_node(void) {
 }
 
 static void ring_two_nodes(void) {
-  /* all_reduce, 16 ranks over 2 nodes, Simple, 1 GiB: busBw = min(370.8, 400);
-   * 30 steps, 2 of them inter-node: 8.4 + 28 x max(3.4, 3 x 1.0) + 2 x 14 =
-   * 131.6 us, times NCCL's multi-node plateau factor 1.4 = 184.24 us. */
+  /* all_reduce, 16 ranks over 2 nodes, Simple, 1 GiB: busBw = min(370.8, 400).
+   * Charged latency (docs/collectives.md, "Ring steps across nodes"): every
+   * one of the 30 steps waits on the network hop, NCCL's exposed one
+   * (hwLat[NET][Tree][Simple] 14 us > NVLink 3.4, > 3 x 1.0 us post), times
+   * NCCL's multi-node plateau factor 1.4: 8.4 + 30 x 14 x 1.4 = 596.4 us
+   * (NCCL's own model, which the tuner ranks on: (8.4 + 28 x 3.4 + 2 x 14) x
+   * 1.4 = 184.24 us). */
   /* Charged on the network channels (docs/collectives.md, "Channels on the
    * network"): 8 NICs of 50 GB/s give 8 rings of 48 GB/s, not duplicated,
    * 16 channels; 1 GiB keeps all 16 (>= 16 x 512 x 64 B); each drives 0.4
    * of its 50 GB/s NIC: min(400, 16 x 0.4 x 50) = 320 GB/s, below NVLink.
    * Fill: 1 GiB / (16 x 16) > 2 MiB: 16 x 2 MiB at 320 GB/s. */
   double t = t_of(PL_COLL_ALL_REDUCE, GIB, 16, 8, PL_ALGO_RING, PL_PROTO_SIMPLE);
-  CHECK_NEAR_REL(t, 184.24 * US + GIB * 30.0 / (16.0 * 320 * GB) + 2 * MIB * 16 / (320 * GB),
+  CHECK_NEAR_REL(t, 596.4 * US + GIB * 30.0 / (16.0 * 320 * GB) + 2 * MIB * 16 / (320 * GB),
                  1e-9);
   /* One rank per node (a dp group strided over tp = 8): 4 ranks on 4 nodes
    * use one 50 GB/s NIC each; all_gather 3 steps, all inter-node:
@@ -441,13 +445,14 @@ static void polaris_ll128_path(void) {
    * 4 channels (2 rings of 24 GB/s, doubled), each driving 0.4 of its
    * 25 GB/s NIC: busBw = min(NVLink 230, node NICs 2 x 25, 4 x 0.4 x 25 =
    * 40) = 40 GB/s; algbw = 40 x 8/7.
-   * latency = baseLat 8.4 + (7 - 1) steps x max(NVLink hop 3.4, 3 x 2 us AMD
-   * post) + 1 network step x 14 = 8.4 + 36 + 14 = 58.4 us; transfer
+   * latency (every step of a ring across nodes at the exposed network hop,
+   * hwLat[NET][Tree][Simple] 14 us > max(NVLink 3.4, 3 x 2 us AMD post)) =
+   * baseLat 8.4 + 7 x 14 = 106.4 us; transfer
    * 64 MiB x 7 / 320e9 = 1468.0064 us; fill: 4 channels x chunk
    * min(2 MiB, 64 MiB / (4 x 8) = 2 MiB) / 40 GB/s = 209.7152 us. */
   CHECK_EQ_INT(pl_coll_time_proto(&pol, PL_COLL_ALL_GATHER, 64 * MIB, two, PL_ALGO_RING,
                                   PL_PROTO_SIMPLE, &c), PL_OK);
-  CHECK_NEAR_REL(c.time_s, (58.4 + 1468.0064 + 209.7152) * US, 1e-9);
+  CHECK_NEAR_REL(c.time_s, (106.4 + 1468.0064 + 209.7152) * US, 1e-9);
   /* the same node with a PXN path: allowed on Hopper, not before */
   struct pl_cluster pxn = pol;
   snprintf(pxn.gpu_nic_path, sizeof pxn.gpu_nic_path, "pxn");
@@ -494,10 +499,13 @@ static void pat(void) {
  * 8 x 1024 x 512 = 4 MiB, so 4 MiB runs on 1 of the group's 4 channels.
  * Charged bus bandwidth: NVLink 230 x 1/4 = 57.5, network min(50, 1 x 0.4 x
  * 25) = 10 GB/s; LL: min(llMaxBw AMD > 2 nodes 19, 10 x 0.5) = 5 GB/s (on all
- * 4 channels it would be min(19, 0.5 x 40) = 19). Latency 6.6 + (1023 - 255)
- * x max(NVLink LL 0.6, AMD post 2) + 255 x 2.7 = 2231.1 us; transfer 4 MiB x
- * 1023 / (1024 x 5 GB/s) = 838.041 us; fill: chunk min(32 KiB, 4 MiB / (1 x
- * 1024)) = 4 KiB on 1 channel at 5 GB/s = 0.8192 us. */
+ * 4 channels it would be min(19, 0.5 x 40) = 19). Charged latency: every
+ * one of the 1023 steps at the exposed network hop hwLat[NET][Tree][LL]
+ * 5.0 us (> max(NVLink LL 0.6, AMD post 2)) = 5115 us, overlapping the
+ * transfer (LL forwards each flagged line as it arrives) 4 MiB x 1023 /
+ * (1024 x 5 GB/s) = 838.041 us: 6.6 + max(5115, 838.041) = 5121.6 us; fill:
+ * chunk min(32 KiB, 4 MiB / (1 x 1024)) = 4 KiB on 1 channel at 5 GB/s =
+ * 0.8192 us. */
 static void channels_per_call(void) {
   struct pl_cluster pol;
   struct pl_coll_cost c;
@@ -505,14 +513,61 @@ static void channels_per_call(void) {
   struct pl_group g = {1024, 4};
   CHECK_EQ_INT(pl_coll_time_proto(&pol, PL_COLL_ALL_GATHER, 4 * MIB, g, PL_ALGO_RING, PL_PROTO_LL,
                                   &c), PL_OK);
-  CHECK_NEAR_REL(c.time_s, (2231.1 + 838.041 + 0.8192) * US, 1e-6);
+  CHECK_NEAR_REL(c.time_s, (6.6 + 5115 + 0.8192) * US, 1e-6);
   /* 8 MiB: nc = 2; busBw min(19, 0.5 x min(115, min(50, 2 x 0.4 x 25 = 20))) = 10 GB/s;
    * transfer 8 MiB x 1023 / (1024 x 10 GB/s) = 838.041 us again (channels grow with
-   * the message); fill: chunk min(32 KiB, 8 MiB / (2 x 1024)) = 4 KiB on 2 channels
-   * at 10 GB/s = 0.8192 us. */
+   * the message), under the steps' 5115 us; fill: chunk min(32 KiB, 8 MiB / (2 x
+   * 1024)) = 4 KiB on 2 channels at 10 GB/s = 0.8192 us. */
   CHECK_EQ_INT(pl_coll_time_proto(&pol, PL_COLL_ALL_GATHER, 8 * MIB, g, PL_ALGO_RING, PL_PROTO_LL,
                                   &c), PL_OK);
-  CHECK_NEAR_REL(c.time_s, (2231.1 + 838.041 + 0.8192) * US, 1e-6);
+  CHECK_NEAR_REL(c.time_s, (6.6 + 5115 + 0.8192) * US, 1e-6);
+}
+
+/* CollNet / IB SHARP (collnet.c, NCCL 2.21.5 and 2.29.2 tuning.cc), on
+ * dgx-h100 with 'sharp' on. CollNetDirect all_gather, 484 ranks at 2 per
+ * node (MLPerf GPT-3's data-parallel groups): each rank its own 50 GB/s NIC,
+ * busBw = 2 x 50 x 0.9 = 90 GB/s used as algbw; latency 2 x (min(1, 1) x
+ * 3.7 + 1 x 0.4) + 31 = 39.2 us. One rank per node (1024 nodes): 50 x 0.9 =
+ * 45 GB/s, latency 0 + hwLat[NET][Tree][Simple] 14 us (ppn 1: exposed).
+ * CollNetChain all_reduce, 12 nodes x 8 (the CoreWeave SHARP log): algbw =
+ * min(370.8 / 2, 400) = 185.4 GB/s (every byte twice over NVLink: up the
+ * chain and back down), latency 2 x 7 x 2.8 + 30 = 69.2 us. */
+static void collnet(void) {
+  struct pl_cluster sh = h100;
+  struct pl_coll_cost c;
+  struct pl_group dp = {484, 2}, one = {1024, 1}, twelve = {96, 8};
+  CHECK_EQ_INT(pl_coll_time(&h100, PL_COLL_ALL_GATHER, GIB, dp, PL_ALGO_COLLNET_DIRECT, &c),
+               PL_ERR_UNSUPPORTED); /* no SHARP on the preset */
+  sh.sharp = true;
+  CHECK_EQ_INT(pl_coll_time(&sh, PL_COLL_ALL_GATHER, GIB, dp, PL_ALGO_COLLNET_DIRECT, &c), PL_OK);
+  CHECK_NEAR_REL(c.time_s, 39.2 * US + GIB / (90 * GB), 1e-9);
+  CHECK_EQ_INT(pl_coll_time(&sh, PL_COLL_REDUCE_SCATTER, GIB, dp, PL_ALGO_COLLNET_DIRECT, &c),
+               PL_OK);
+  CHECK_NEAR_REL(c.time_s, 39.2 * US + GIB / (90 * GB), 1e-9);
+  CHECK_EQ_INT(pl_coll_time(&sh, PL_COLL_ALL_GATHER, 64 * MIB, one, PL_ALGO_COLLNET_DIRECT, &c),
+               PL_OK);
+  CHECK_NEAR_REL(c.time_s, 14 * US + 64 * MIB / (45 * GB), 1e-9);
+  CHECK_EQ_INT(pl_coll_time(&sh, PL_COLL_ALL_REDUCE, GIB, twelve, PL_ALGO_COLLNET_CHAIN, &c),
+               PL_OK);
+  CHECK_NEAR_REL(c.time_s, 69.2 * US + GIB / (185.4 * GB), 1e-9);
+  /* what CollNet does not run: all_reduce on Direct, all_gather on Chain,
+   * LL128, one node */
+  CHECK_EQ_INT(pl_coll_time(&sh, PL_COLL_ALL_REDUCE, GIB, dp, PL_ALGO_COLLNET_DIRECT, &c),
+               PL_ERR_UNSUPPORTED);
+  CHECK_EQ_INT(pl_coll_time(&sh, PL_COLL_ALL_GATHER, GIB, dp, PL_ALGO_COLLNET_CHAIN, &c),
+               PL_ERR_UNSUPPORTED);
+  CHECK_EQ_INT(pl_coll_time_proto(&sh, PL_COLL_ALL_GATHER, GIB, dp, PL_ALGO_COLLNET_DIRECT,
+                                  PL_PROTO_LL128, &c), PL_ERR_UNSUPPORTED);
+  CHECK_EQ_INT(pl_coll_time(&sh, PL_COLL_ALL_REDUCE, GIB, (struct pl_group){8, 8},
+                            PL_ALGO_COLLNET_CHAIN, &c), PL_ERR_UNSUPPORTED);
+  /* the tuner: 96 MiB over the 484-rank group, a ring pays 483 network
+   * steps (483 x 14 us = 6.8 ms), CollNetDirect 39.2 us + 1.12 ms */
+  CHECK_EQ_INT(pl_coll_time(&sh, PL_COLL_REDUCE_SCATTER, 96 * MIB, dp, PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_EQ_INT(c.algo, PL_ALGO_COLLNET_DIRECT);
+  CHECK_STR(pl_coll_algo_name(PL_ALGO_COLLNET_CHAIN), "collnet_chain");
+  enum pl_coll_algo a;
+  CHECK_EQ_INT(pl_coll_algo_parse("collnet_direct", &a, NULL), PL_OK);
+  CHECK_EQ_INT(a, PL_ALGO_COLLNET_DIRECT);
 }
 
 int main(void) {
@@ -536,5 +591,6 @@ int main(void) {
   polaris_ll128_path();
   channels_per_call();
   pat();
+  collnet();
   return check_finish();
 }

@@ -59,9 +59,11 @@ static void blackwell_figures(void) {
   CHECK_NEAR_REL(pl_gpu_peak_flops_per_s(&g, PL_DTYPE_MXFP8), 720e15 / 72 / 2, 1e-12);
   CHECK_NEAR_REL(pl_gpu_peak_flops_per_s(&g, PL_DTYPE_NVFP4), 1080e15 / 72, 1e-12);
   CHECK_EQ_INT(g.sm_count, 160);
+  CHECK_NEAR_REL(g.hbm_bytes, 284208.0 * 1048576.0, 1e-12); /* nvidia-smi total, 277.5 GiB */
   CHECK_STATUS(pl_gpu_load("gb200", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(pl_gpu_peak_flops_per_s(&g, PL_DTYPE_NVFP4), 1440e15 / 72 / 2, 1e-12);
-  CHECK_NEAR_REL(g.hbm_bytes, 13.4e12 / 72, 1e-3); /* 186 GB */
+  /* nvidia-smi total 189471 MiB = 185.0 GiB, not 186e9 B = 173.2 GiB */
+  CHECK_NEAR_REL(g.hbm_bytes, 189471.0 * 1048576.0, 1e-12);
   CHECK_STATUS(pl_gpu_load("b300", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(pl_gpu_peak_flops_per_s(&g, PL_DTYPE_NVFP4), 108e15 / 8, 1e-12);
   CHECK_NEAR_REL(g.hbm_bytes, 288e9, 1e-12);

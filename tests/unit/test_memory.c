@@ -100,6 +100,30 @@ static void test_gqa_swiglu(void) {
   CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &lc), 139392.0 * 4096, 1e-15);
 }
 
+/* Quantized saved GEMM inputs (memory.c layer_act; Transformer Engine keeps
+ * the quantized copy of a GEMM's input for the weight gradient). Llama-3 8B
+ * as test_gqa_swiglu, per token, e bytes an element:
+ *   norm1, norm2 inputs 4h = 16,384 (bf16) + QKV, fc1 inputs 2e h;
+ *   Q, K, V 2 (q + 2kv) = 12,288; proj input: the attention output FlashAttention
+ *   keeps (2q) + its quantized copy (e q); gate + up 4f = 57,344 + fc2 input e f;
+ *   LSE 128.
+ * FP8 (e 1): 16,384 + 8,192 + 12,288 + 12,288 + 57,344 + 14,336 + 128 = 120,960.
+ * NVFP4 (e 0.5 + 1/16): 16,384 + 4,608 + 12,288 + 10,496 + 57,344 + 8,064 + 128
+ * = 109,312. MXFP8 (e 1 + 1/32): 16,384 + 8,448 + 12,288 + 12,416 + 57,344 +
+ * 14,784 + 128 = 121,792. BF16 stays 139,392 (test_gqa_swiglu). */
+static void test_quantized_saved_inputs(void) {
+  struct pl_model m = model("llama3-8b");
+  struct pl_layout l = layout(&m, (struct spec){.gpus = 1, .gbs = 1, .shard = PL_SHARD_DDP});
+  l.dtype = PL_DTYPE_FP8;
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &l), 120960.0 * 8192, 1e-15);
+  l.dtype = PL_DTYPE_NVFP4;
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &l), 109312.0 * 8192, 1e-15);
+  l.dtype = PL_DTYPE_MXFP8;
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &l), 121792.0 * 8192, 1e-15);
+  l.dtype = PL_DTYPE_BF16;
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &l), 139392.0 * 8192, 1e-15);
+}
+
 /* Recompute ops (torchtitan per-op SAC; memory.c layer_act): Llama-3 8B,
  * s 8192, b 1, FlashAttention. One GPU, per token: block input 2h = 8,192;
  * wq output 2q = 8,192; wv output 2kv = 2,048; SDPA output 2q = 8,192 and
@@ -376,6 +400,7 @@ int main(void) {
   test_korthikanti_table2();
   test_account_embed_loss();
   test_gqa_swiglu();
+  test_quantized_saved_inputs();
   test_recompute_order();
   test_recompute_ops();
   test_recompute_uniform();

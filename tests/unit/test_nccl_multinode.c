@@ -26,60 +26,62 @@ struct case_ {
   int64_t ranks, nodes; /* for logs without '#  Rank ... on HOST' lines; 0 = from the log */
   double bound;         /* asserted: mean busbw error >= 1 MiB */
   int min_channels;     /* NCCL_MIN_NCHANNELS / NCCL_MIN_CTAS the log sets, 0 = default */
+  bool sharp;           /* the log runs IB SHARP (NCCL_COLLNET_ENABLE=1): cluster 'sharp' */
 };
 
 /* extrapolation bounds (see extrapolation()) */
-#define EXTRAP_POL_AR 0.31
-#define EXTRAP_POL_AG 1.95
+#define EXTRAP_POL_AR 0.39
+#define EXTRAP_POL_AG 3.55
 #define EXTRAP_GJ 0.38
 #define EXTRAP_QO 0.30
-#define EXTRAP_POL4_AR 0.31
-#define EXTRAP_POL4_AG 2.01
+#define EXTRAP_POL4_AR 0.33
+#define EXTRAP_POL4_AG 3.37
 static const struct case_ cases[] = {
     /* gj-aion H100, IB 400G (nccl-tests #309): defaults, and one forced ring */
-    {"h100_2node_16gpu_all_reduce_nccl-tests-issue309-gj-aion.txt", "dgx-h100", "auto", -1, 16, 2, 0.14, 0},
-    {"h100_2node_16gpu_all_reduce_nccl-tests-issue309-gj-aion-ring.txt", "dgx-h100", "ring", -1, 16, 2, 0.30, 24},
-    {"h100_4node_32gpu_all_reduce_nccl-tests-issue309-gj-aion.txt", "dgx-h100", "auto", -1, 32, 4, 0.32, 0},
-    {"h100_8node_64gpu_all_reduce_nccl-tests-issue309-gj-aion.txt", "dgx-h100", "auto", -1, 64, 8, 0.29, 0},
-    {"h100_8node_64gpu_all_reduce_nccl-tests-issue309-gj-aion-minctas24.txt", "dgx-h100", "auto", -1, 64, 8, 0.38, 24},
+    {"h100_2node_16gpu_all_reduce_nccl-tests-issue309-gj-aion.txt", "dgx-h100", "auto", -1, 16, 2, 0.14, 0, false},
+    {"h100_2node_16gpu_all_reduce_nccl-tests-issue309-gj-aion-ring.txt", "dgx-h100", "ring", -1, 16, 2, 0.26, 24, false},
+    {"h100_4node_32gpu_all_reduce_nccl-tests-issue309-gj-aion.txt", "dgx-h100", "auto", -1, 32, 4, 0.32, 0, false},
+    {"h100_8node_64gpu_all_reduce_nccl-tests-issue309-gj-aion.txt", "dgx-h100", "auto", -1, 64, 8, 0.29, 0, false},
+    {"h100_8node_64gpu_all_reduce_nccl-tests-issue309-gj-aion-minctas24.txt", "dgx-h100", "auto", -1, 64, 8, 0.38, 24, false},
     /* qoofyk H100, 8x CX-7 400G, NCCL 2.26.2 */
-    {"h100_2node_16gpu_all_reduce_nccl-tests-issue309-qoofyk-baremetal.txt", "dgx-h100", "auto", -1, 16, 2, 0.10, 0},
-    {"h100_4node_32gpu_all_reduce_nccl-tests-issue309-qoofyk-vmware.txt", "dgx-h100", "auto", -1, 32, 4, 0.18, 0},
+    {"h100_2node_16gpu_all_reduce_nccl-tests-issue309-qoofyk-baremetal.txt", "dgx-h100", "auto", -1, 16, 2, 0.10, 0, false},
+    {"h100_4node_32gpu_all_reduce_nccl-tests-issue309-qoofyk-vmware.txt", "dgx-h100", "auto", -1, 32, 4, 0.18, 0, false},
     /* xxrjun cluster01, 10 nodes, NCCL 2.29.2 */
-    {"h100_10node_80gpu_all_reduce_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.16, 0},
-    {"h100_10node_80gpu_all_gather_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.34, 0},
-    {"h100_10node_80gpu_reduce_scatter_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.42, 0},
-    {"h100_10node_80gpu_alltoall_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.17, 0},
+    {"h100_10node_80gpu_all_reduce_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.16, 0, false},
+    {"h100_10node_80gpu_all_gather_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.10, 0, false},
+    {"h100_10node_80gpu_reduce_scatter_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.17, 0, false},
+    {"h100_10node_80gpu_alltoall_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.17, 0, false},
     /* nccl-tests #322: 128 nodes, NCCL_ALGO=Ring NCCL_PROTO=LL128 */
-    {"h100_128node_1024gpu_all_reduce_nccl-tests-issue322-partial.txt", "dgx-h100", "ring", PL_PROTO_LL128, 1024, 128, 0.30, 32},
-    {"h100_12node_96gpu_all_reduce_coreweave-readme2023-sharp.txt", "dgx-h100", "auto", -1, 96, 12, 0.21, 0},
+    {"h100_128node_1024gpu_all_reduce_nccl-tests-issue322-partial.txt", "dgx-h100", "ring", PL_PROTO_LL128, 1024, 128, 0.10, 32, false},
+    /* CoreWeave, NCCL 2.18.1, NCCL_COLLNET_ENABLE=1 NCCL_ALGO=COLLNETCHAIN (IB SHARP) */
+    {"h100_12node_96gpu_all_reduce_coreweave-readme2023-sharp.txt", "dgx-h100", "collnet_chain", -1, 96, 12, 0.06, 0, true},
     /* not described: a100_16node_128gpu_all_reduce_coreweave-readme2022.txt (NIC count, speed
      * and NCCL version not stated, its rank lines elided; docs/collectives.md) */
-    {"gb200_18node_72gpu_all_reduce_coreweave-readme-1rack.txt", "gb200-nvl72", "auto", -1, 72, 1, 0.34, 0},
-    {"gb200_32node_128gpu_all_reduce_coreweave-readme-2racks.txt", "gb200-nvl72", "auto", -1, 128, 2, 0.23, 0},
-    {"gb200_360node_1440gpu_all_reduce_coreweave-readme-20racks.txt", "gb200-nvl72", "auto", -1, 1440, 20, 0.19, 0},
+    {"gb200_18node_72gpu_all_reduce_coreweave-readme-1rack.txt", "gb200-nvl72", "auto", -1, 72, 1, 0.34, 0, false},
+    {"gb200_32node_128gpu_all_reduce_coreweave-readme-2racks.txt", "gb200-nvl72", "auto", -1, 128, 2, 0.23, 0, false},
+    {"gb200_360node_1440gpu_all_reduce_coreweave-readme-20racks.txt", "gb200-nvl72", "auto", -1, 1440, 20, 0.19, 0, false},
     /* ALCF Polaris, A100 40GB x4 on HPE Slingshot, NCCL 2.21.5 */
-    {"a100_2node_8gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.80, 0},
-    {"a100_8node_32gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.90, 0},
-    {"a100_256node_1024gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.52, 0},
-    {"a100_540node_2160gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.48, 0},
-    {"a100_2node_8gpu_all_gather_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.84, 0},
-    {"a100_8node_32gpu_all_gather_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 1.68, 0},
-    {"a100_256node_1024gpu_all_gather_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 3.25, 0},
-    {"a100_540node_2160gpu_all_gather_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 2.98, 0},
-    {"a100_2node_8gpu_alltoall_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 1.54, 0},
-    {"a100_8node_32gpu_alltoall_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 1.65, 0},
-    {"a100_256node_1024gpu_alltoall_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 2.26, 0},
-    {"a100_540node_2160gpu_alltoall_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 2.78, 0},
+    {"a100_2node_8gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.86, 0, false},
+    {"a100_8node_32gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.84, 0, false},
+    {"a100_256node_1024gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.52, 0, false},
+    {"a100_540node_2160gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.48, 0, false},
+    {"a100_2node_8gpu_all_gather_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.70, 0, false},
+    {"a100_8node_32gpu_all_gather_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 1.49, 0, false},
+    {"a100_256node_1024gpu_all_gather_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 2.18, 0, false},
+    {"a100_540node_2160gpu_all_gather_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 2.08, 0, false},
+    {"a100_2node_8gpu_alltoall_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 1.54, 0, false},
+    {"a100_8node_32gpu_alltoall_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 1.65, 0, false},
+    {"a100_256node_1024gpu_alltoall_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 2.26, 0, false},
+    {"a100_540node_2160gpu_alltoall_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 2.78, 0, false},
     /* the same jobs' runs in ALCF's setup (4), which the repository's README names the best for
      * all_reduce and all_gather (setup (5), above, adds the CXI software matching and alt_read
      * rendezvous its README recommends for alltoall); docs/collectives.md "Session 5" */
-    {"a100_2node_8gpu_all_reduce_alcf-polaris-slingshot-setup4.txt", "alcf-polaris", "auto", -1, 0, 0, 0.48, 0},
-    {"a100_8node_32gpu_all_reduce_alcf-polaris-slingshot-setup4.txt", "alcf-polaris", "auto", -1, 0, 0, 0.61, 0},
-    {"a100_256node_1024gpu_all_reduce_alcf-polaris-slingshot-setup4.txt", "alcf-polaris", "auto", -1, 0, 0, 0.39, 0},
-    {"a100_2node_8gpu_all_gather_alcf-polaris-slingshot-setup4.txt", "alcf-polaris", "auto", -1, 0, 0, 0.35, 0},
-    {"a100_8node_32gpu_all_gather_alcf-polaris-slingshot-setup4.txt", "alcf-polaris", "auto", -1, 0, 0, 1.21, 0},
-    {"a100_256node_1024gpu_all_gather_alcf-polaris-slingshot-setup4.txt", "alcf-polaris", "auto", -1, 0, 0, 2.47, 0},
+    {"a100_2node_8gpu_all_reduce_alcf-polaris-slingshot-setup4.txt", "alcf-polaris", "auto", -1, 0, 0, 0.55, 0, false},
+    {"a100_8node_32gpu_all_reduce_alcf-polaris-slingshot-setup4.txt", "alcf-polaris", "auto", -1, 0, 0, 0.57, 0, false},
+    {"a100_256node_1024gpu_all_reduce_alcf-polaris-slingshot-setup4.txt", "alcf-polaris", "auto", -1, 0, 0, 0.39, 0, false},
+    {"a100_2node_8gpu_all_gather_alcf-polaris-slingshot-setup4.txt", "alcf-polaris", "auto", -1, 0, 0, 0.29, 0, false},
+    {"a100_8node_32gpu_all_gather_alcf-polaris-slingshot-setup4.txt", "alcf-polaris", "auto", -1, 0, 0, 1.08, 0, false},
+    {"a100_256node_1024gpu_all_gather_alcf-polaris-slingshot-setup4.txt", "alcf-polaris", "auto", -1, 0, 0, 1.59, 0, false},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -247,6 +249,7 @@ int main(void) {
       continue;
     }
     cl.nccl_min_channels = c->min_channels;
+    cl.sharp = c->sharp;
     double mean, w;
     errors(&cl, s, algo, c->proto, MIB, &mean, &w);
     const char *base = strrchr(c->cluster, '/');

@@ -220,8 +220,12 @@ static void test_weak_scaling_directions(void) {
     CHECK(s[i].exposed_comm_s > s[i - 1].exposed_comm_s);
     CHECK(s[i].tokens_per_j < s[i - 1].tokens_per_j);
   }
-  /* "per-GPU power barely falls": within 10% while throughput falls more */
-  CHECK(s[2].gpu_w > 0.9 * s[0].gpu_w);
+  /* "per-GPU power barely falls": within 15% while throughput falls far
+   * more (issue 18 session 5: every ring step across nodes at the network
+   * hop makes 67% of the 2,048-GPU step exposed communication, at the GPU
+   * file's communication power share: 604 -> 542 W, -10.3%, while tokens
+   * per GPU fall 69.8%) */
+  CHECK(s[2].gpu_w > 0.85 * s[0].gpu_w);
   CHECK(s[2].tokens_per_s_per_gpu / s[0].tokens_per_s_per_gpu < s[2].gpu_w / s[0].gpu_w);
   double fsdp = s[2].tokens_per_s;
   base(NULL, "llama2-7b", 2048);
@@ -415,7 +419,7 @@ static void test_zero3_persistent(void) {
   /* 48 ranks: a 1,024-element norm is padded to partitions of ceil(1024 /
    * 48) = 22 elements, so ceil(1024 / 22) = 47 ranks hold part of it and the
    * copy loop runs 47 times per tensor. Every call is host-bound (48 x 1 ms
-   * against NCCL's few hundred us for the 6 MB weights): 68 gathers x 48 ms
+   * against NCCL's at most about 1 ms for the 2-66 MB tensors): 68 gathers x 48 ms
    * = 3.264 s, the persistent call 48 ms, the loop 17 x 47 x 1 ms x 33.16 /
    * 22.64 = 1.17026 s */
   base(tiny_json, NULL, 48);

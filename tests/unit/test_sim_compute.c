@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "sim/sim_int.h"
 
 /* Sums of a few doubles: equal up to rounding. */
 #define EXACT 1e-12
@@ -457,6 +458,34 @@ static void test_eager_alibi(void) {
   CHECK_NEAR_REL(pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_BWD), bwd, EXACT);
 }
 
+/* layout.launch_blocking (CUDA_LAUNCH_BLOCKING=1): the host issues a kernel only
+ * when the previous one has finished, so a pass takes its GPU time plus its
+ * kernels times the host time, not the larger of the two. Two memory ops,
+ * 1 MB forward and a 3-kernel 2 MB backward, on A100 80 GB (2039 GB/s x 0.88,
+ * 1.2 us per kernel), 37 us of host per kernel:
+ *   forward GPU = 3 MB / 1794.32 GB/s + 2 x 1.2 us = 4.072 us; 2 kernels;
+ *   async: max(4.072, 74) = 74 us; blocking: 4.072 + 74 = 78.072 us;
+ *   backward (only the 3-kernel op): 2 MB / 1794.32 GB/s + 3 x 1.2 us,
+ *   plus 3 x 37 us when blocking. */
+static void test_launch_blocking(void) {
+  struct pl_op ops[2] = {
+      {.kind = PL_OP_MEMORY, .name = "a", .fwd_bytes = 1e6, .bwd_bytes = 0},
+      {.kind = PL_OP_MEMORY, .name = "b", .fwd_bytes = 2e6, .bwd_bytes = 2e6, .bwd_kernels = 3},
+  };
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .host_per_kernel_s = 37e-6};
+  struct pl_model m = {.pos = PL_POS_LEARNED};
+  double bw = 2039e9 * 0.88;
+  double gpu_f = 3e6 / bw + 2 * ovh(), gpu_b = 2e6 / bw + 3 * ovh();
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false), 74e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_BWD, false), 111e-6, EXACT);
+  l.launch_blocking = true;
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false), gpu_f + 74e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_BWD, false), gpu_b + 111e-6, EXACT);
+  /* no host time given: blocking changes nothing */
+  l.host_per_kernel_s = 0;
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false), gpu_f, EXACT);
+}
+
 int main(void) {
   struct pl_diag d, *dp = &d;
   CHECK_STATUS(pl_gpu_load("a100-80g", &a100, &d), PL_OK, dp);
@@ -478,6 +507,7 @@ int main(void) {
   test_head_16bit();
   test_param_kernels();
   test_framework_passes();
+  test_launch_blocking();
   test_launch_counts();
   test_eager_alibi();
   return check_finish();

@@ -1,0 +1,77 @@
+/* collnet.c: NCCL's CollNet algorithms, the collectives that InfiniBand
+ * SHARP reduces and gathers in the switches (cluster field inter.sharp:
+ * NCCL_COLLNET_ENABLE=1 with the SHARP plugin, docs/collectives.md,
+ * "CollNet (IB SHARP)").
+ *
+ * NCCL's model (src/graph/tuning.cc ncclTopoTuneModel, checked in 2.21.5,
+ * the version of the MLPerf v4.0 runs, and 2.29.2):
+ *   CollNetDirect, all_gather / reduce_scatter (NCCL >= 2.20.3; 2.19.4 runs
+ *   them on Ring and NVLS only), Simple only, on NVSwitch nodes ("Disable
+ *   CollNet+Direct if not on an NVSwitch system") with at most one rank per
+ *   head ("AllGather/ReduceScatter requires 1:1 GPU:NIC"):
+ *     busBw   = ppn x min(bwIntra, 0.9 x bwInter)   (2.29; 2.21: ppn x bw x
+ *               0.95 at 1 ppn ... 0.85 at 8 ppn), used as the algorithm
+ *               bandwidth (no busBw -> algBw conversion for these ops)
+ *     latency = 2 (min(1, ppn-1) intraLat + (ppn-1) 0.4 us) + interLat
+ *   CollNetChain, all_reduce, Simple only:
+ *     algBw   = nChannels x bwIntra x 0.5
+ *     latency = 2 (ppn-1) intraLat + interLat
+ * with intraLat = hwLat[NVLINK][CollNet*][Simple] (Direct 3.7 us, Chain
+ * 2.8 us), interLat = hwLat[NET][CollNet*][Simple] (Direct 31 us, Chain
+ * 30 us; "with ppn=1 latencies are fully exposed, use the Tree network
+ * latency", 2.26+), baseLat 0. As everywhere in plateau the bandwidths are
+ * the hardware's: a node's ppn ranks move the gathered or scattered bytes
+ * through their own NICs (rank NIC rate x ppn, x NCCL's 0.9), and the chain
+ * sends every byte twice over each GPU's NVLink (up to the head, back
+ * down: NCCL's 0.5) while the node's NICs carry it once each way. Not
+ * modelled: CollNetDirect all_reduce (NCCL ranks it at 0.85 x 0.5 of the
+ * graph bandwidth, below the chain's 0.5 on one-NIC-per-GPU nodes) and
+ * NVLS with SHARP across nodes. */
+#include "net/net_int.h"
+
+#include <math.h>
+#include <string.h>
+
+#define US 1e-6
+
+/* hwLat rows of CollNetDirect / CollNetChain, Simple (tuning.cc) */
+#define DIRECT_NVLINK_US 3.7
+#define DIRECT_NET_US 31.0
+#define CHAIN_NVLINK_US 2.8
+#define CHAIN_NET_US 30.0
+/* "Add 0.4 us arity serialization latency" per extra rank of a node */
+#define DIRECT_ARITY_US 0.4
+/* 2.29: busBw = ppn x min(bwIntra, bwInter x 0.9f) */
+#define DIRECT_NET_EFF 0.9
+
+/* The network hop: the CollNet row, or Tree's with one rank per node. */
+static double net_hop_s(const struct net_ctx *x, double collnet_us) {
+  if (x->g == 1)
+    return net_hop_lat_s(x, NET_HW_NET, NET_T_TREE, PL_PROTO_SIMPLE);
+  return collnet_us * US * x->lat_scale[NET_HW_NET];
+}
+
+double net_collnet_direct_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
+  if (!x->sharp || p != PL_PROTO_SIMPLE)
+    return -1.0;
+  if (x->op != PL_COLL_ALL_GATHER && x->op != PL_COLL_REDUCE_SCATTER)
+    return -1.0;
+  if (strcmp(x->c->intra_kind, "nvswitch") != 0 || (double)x->g > x->heads)
+    return -1.0;
+  double g = (double)x->g;
+  double intra = DIRECT_NVLINK_US * US * x->lat_scale[x->intra_hw];
+  double lat = 2.0 * (fmin(1.0, g - 1.0) * intra + (g - 1.0) * DIRECT_ARITY_US * US) +
+               net_hop_s(x, DIRECT_NET_US);
+  double bw = x->b_net_node * DIRECT_NET_EFF;
+  return bw > 0.0 ? lat + bytes / bw : -1.0;
+}
+
+double net_collnet_chain_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
+  if (!x->sharp || p != PL_PROTO_SIMPLE || x->op != PL_COLL_ALL_REDUCE)
+    return -1.0;
+  double g = (double)x->g;
+  double intra = CHAIN_NVLINK_US * US * x->lat_scale[x->intra_hw];
+  double lat = 2.0 * (g - 1.0) * intra + net_hop_s(x, CHAIN_NET_US);
+  double bw = x->g > 1 ? fmin(0.5 * x->b_intra, x->b_net_node) : x->b_net_node;
+  return bw > 0.0 ? lat + bytes / bw : -1.0;
+}
