@@ -90,6 +90,9 @@ int64_t pl_model_head_params(const struct pl_model *m);     /* LM head (0 when t
  * is then a block with the dense MLP; pl_model_params sums both kinds. */
 bool pl_model_is_moe(const struct pl_model *m);
 int64_t pl_model_moe_layers(const struct pl_model *m);      /* blocks with experts */
+/* MoE blocks among blocks 0..x-1: block j has experts when j >= moe_first_dense
+ * and moe_step divides j + 1 (0 for a dense model). */
+int64_t pl_model_moe_blocks_below(const struct pl_model *m, int64_t x);
 int64_t pl_model_attention_params(const struct pl_model *m);/* one block's attention + its 2 norms */
 int64_t pl_model_expert_params(const struct pl_model *m);   /* one routed expert */
 int64_t pl_model_moe_layer_params(const struct pl_model *m);/* one MoE block, all experts */

@@ -529,10 +529,9 @@ void pl_flops_compute(const struct pl_model *m, const struct pl_layout *l, struc
    * through the logits. */
   double mtp_seq = 0.0;
   if (l->mtp_layers > 0) {
-    double h = (double)m->hidden, j = (double)(m->layers - 1);
-    int64_t step = m->moe_step > 0 ? m->moe_step : 1;
-    bool last_moe = pl_model_is_moe(m) && m->layers - 1 >= m->moe_first_dense &&
-                    (int64_t)(j + 1) % step == 0;
+    double h = (double)m->hidden;
+    bool last_moe = pl_model_moe_blocks_below(m, m->layers) >
+                    pl_model_moe_blocks_below(m, m->layers - 1);
     double mlp = last_moe ? 2.0 * h * (double)m->experts +
                                 (double)m->top_k * mlp_flops(m, m->expert_ffn) +
                                 (m->shared_ffn > 0 ? mlp_flops(m, m->shared_ffn) : 0.0)

@@ -225,21 +225,14 @@ struct stage {
   double params_b, grads_b, optimizer_b, act_b, unsharded_b, comm_b, framework_b, total_b;
 };
 
-/* MoE blocks among stage i's blocks (block j is MoE per pl_model_moe_layers'
- * rule: j >= moe_first_dense and (j + 1) % moe_step == 0). */
-static int64_t moe_blocks_before(const struct pl_model *m, int64_t x) {
-  int64_t step = m->moe_step > 0 ? m->moe_step : 1;
-  int64_t fd = m->moe_first_dense < x ? m->moe_first_dense : x;
-  return x / step - fd / step; /* block j < x is MoE when j >= fd and step divides j + 1 */
-}
-
+/* MoE blocks among stage i's blocks (pl_model_moe_blocks_below's rule). */
 static int64_t stage_moe_blocks(const struct pl_model *m, const struct pl_layout *l, int64_t i) {
   if (!pl_model_is_moe(m))
     return 0;
   int64_t pp = deg(l->pp), n = 0;
   for (int64_t c = 0; c < deg(l->vp); c++) {
     int64_t first = 0, k = pl_layout_chunk_layers(l, m->layers, c * pp + i, &first);
-    n += moe_blocks_before(m, first + k) - moe_blocks_before(m, first);
+    n += pl_model_moe_blocks_below(m, first + k) - pl_model_moe_blocks_below(m, first);
   }
   return n;
 }

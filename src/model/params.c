@@ -67,12 +67,16 @@ static int64_t mlp_of(const struct pl_model *m, int64_t f) {
 
 bool pl_model_is_moe(const struct pl_model *m) { return m->experts > 0; }
 
-int64_t pl_model_moe_layers(const struct pl_model *m) {
+int64_t pl_model_moe_blocks_below(const struct pl_model *m, int64_t x) {
   if (!pl_model_is_moe(m))
     return 0;
   int64_t step = m->moe_step > 0 ? m->moe_step : 1;
-  int64_t first = m->moe_first_dense < m->layers ? m->moe_first_dense : m->layers;
-  return m->layers / step - first / step; /* multiples of step in (first, layers] */
+  int64_t first = m->moe_first_dense < x ? m->moe_first_dense : x;
+  return x / step - first / step; /* multiples of step in (first, x] */
+}
+
+int64_t pl_model_moe_layers(const struct pl_model *m) {
+  return pl_model_moe_blocks_below(m, m->layers);
 }
 
 int64_t pl_model_attention_params(const struct pl_model *m) {

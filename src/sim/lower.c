@@ -553,12 +553,13 @@ static void zero3_persist_tail(struct lower *lw, int32_t opt) {
     double k = (double)lw->st->chunk_layers[v];
     elems += k * sg[SIM_SEG_LAYER].z3_persist_elems;
     host_s += k * sg[SIM_SEG_LAYER].z3_persist_host_s;
-    for (int e = 0; e < 2; e++) {
-      const struct sim_seg *edge = &sg[e == 0 ? SIM_SEG_EMBED : SIM_SEG_HEAD];
-      if (v == (e == 0 ? 0 : lw->V - 1)) {
-        elems += edge->z3_persist_elems;
-        host_s += edge->z3_persist_host_s;
-      }
+    if (v == 0) {
+      elems += sg[SIM_SEG_EMBED].z3_persist_elems;
+      host_s += sg[SIM_SEG_EMBED].z3_persist_host_s;
+    }
+    if (v == lw->V - 1) {
+      elems += sg[SIM_SEG_HEAD].z3_persist_elems;
+      host_s += sg[SIM_SEG_HEAD].z3_persist_host_s;
     }
   }
   int32_t ag;
