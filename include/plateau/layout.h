@@ -181,6 +181,13 @@ struct pl_layout {
                               on the first micro-batch of a step only and the cached copy is used
                               by the others (Megatron-Core forward_step calls
                               set_is_first_microbatch; TE Linear's is_first_microbatch) */
+  bool fp8_all_gather;     /* input: with dtype fp8-tensorwise (torchao Float8Linear) and
+                              zero2/zero3, each block's GEMM weight shard is cast to FP8 before
+                              FSDP's all_gather, which then moves 1 B per weight element, and the
+                              gathered FP8 weight is used without further casts (torchao
+                              float8/fsdp_utils.py WeightWithDynamicFloat8CastTensor
+                              fsdp_pre_all_gather; torchtitan enable_fsdp_float8_all_gather,
+                              default false; segments.c seg_fsdp, fp8_casts) */
   bool launch_blocking;    /* input: CUDA_LAUNCH_BLOCKING=1 in the run's environment: every
                               kernel launch returns only when the kernel has finished, so the
                               host's per-kernel time (host_per_kernel_s) adds to a pass's GPU

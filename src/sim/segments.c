@@ -470,6 +470,33 @@ static enum pl_status zero3_list_calls(struct sim_step *st, enum sim_seg_kind ki
   return r;
 }
 
+/* layout.fp8_all_gather: with fp8-tensorwise (torchao Float8Linear) under
+ * zero2/zero3, each Float8Linear weight is a WeightWithDynamicFloat8CastTensor
+ * whose fsdp_pre_all_gather casts the local shard to FP8, so FSDP2 gathers
+ * 1 B per element and the forward and backward take the gathered FP8 weight
+ * as already cast (torchao/float8/fsdp_utils.py; float8_linear.py
+ * tensor_already_casted_to_fp8). True only for the blocks' GEMM weights of
+ * a dense model with standard attention; for MoE experts and MLA blocks the
+ * behaviour changes nothing (not modelled). */
+static bool fp8_gather_on(const struct pl_layout *l) {
+  return l->fp8_all_gather && l->dtype == PL_DTYPE_FP8 &&
+         l->fp8_recipe == PL_FP8_RECIPE_TENSORWISE &&
+         (l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3);
+}
+
+/* A dense block's GEMM weight elements on one GPU (QKV, proj, the MLP's up
+ * (and gate) and down), 0 where fp8_gather_on does not apply. */
+static double fp8_gathered_weights(const struct pl_run *run) {
+  const struct pl_model *m = &run->model;
+  const struct pl_layout *l = &run->layout;
+  if (!fp8_gather_on(l) || pl_model_is_moe(m) || m->kv_lora_rank > 0)
+    return 0;
+  double h = (double)m->hidden, q = (double)(m->heads * m->head_dim);
+  double kv = (double)(m->kv_heads * m->head_dim), f = (double)m->ffn_hidden;
+  double up = m->mlp == PL_MLP_SWIGLU ? 2.0 : 1.0;
+  return (h * (q + 2.0 * kv) + q * h + (up + 1.0) * h * f) / (double)(l->tp > 0 ? l->tp : 1);
+}
+
 /* Bytes per gradient element an FSDP unit's reduce_scatter (and HSDP's
  * replica all_reduce) moves: fp32 by default (PyTorch FSDP MixedPrecision
  * reduce_dtype float32 as torchtitan and Composer's DEFAULT set it), the
@@ -492,8 +519,11 @@ static enum pl_status seg_fsdp(struct sim_step *st, enum sim_seg_kind kind, stru
   if (l->shard != PL_SHARD_ZERO2 && l->shard != PL_SHARD_ZERO3)
     return PL_OK;
   double gb = fsdp_grad_bytes(l);
-  enum pl_status r =
-      sim_coll_add(st, PL_COLL_ALL_GATHER, "dp", s->params * PARAM_BYTES, &s->ag, diag);
+  /* layout.fp8_all_gather: the blocks' GEMM weights gathered at 1 B */
+  double ag_bytes = s->params * PARAM_BYTES;
+  if (kind == SIM_SEG_LAYER)
+    ag_bytes -= fp8_gathered_weights(st->run) * (PARAM_BYTES - pl_dtype_element_bytes(l->dtype));
+  enum pl_status r = sim_coll_add(st, PL_COLL_ALL_GATHER, "dp", ag_bytes, &s->ag, diag);
   if (r == PL_OK)
     r = sim_coll_add(st, PL_COLL_REDUCE_SCATTER, "dp", s->params * gb, &s->rs, diag);
   if (r == PL_OK && l->shard == PL_SHARD_ZERO3)
@@ -709,6 +739,11 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
    * flag. Not modelled: the layout copies torch._scaled_mm may need. */
   bool tensorwise = l->dtype == PL_DTYPE_FP8 && l->fp8_recipe == PL_FP8_RECIPE_TENSORWISE;
   const double tw_cast = 2.0 + 2.0 + pl_dtype_element_bytes(l->dtype);
+  /* with layout.fp8_all_gather (fp8_gather_on) the weight is cast once per
+   * gather, on the local shard (1/shard_group of it), and not in backward */
+  bool gathered_fp8 = tensorwise && fp8_gathered_weights(run) > 0;
+  double w_fwd = gathered_fp8 ? 1.0 / (double)(l->shard_group > 0 ? l->shard_group : 1) : 1.0;
+  double w_bwd = gathered_fp8 ? 0.0 : 1.0;
   double fwd = 0, bwd = 0;
   for (int i = 0; i < n; i++) {
     const struct pl_op *o = &ops[i];
@@ -717,8 +752,8 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
     double c = (double)o->count * (o->share > 0 ? o->share : 1.0);
     double m = (double)o->m, k = (double)o->k, nn = (double)o->n;
     if (tensorwise) {
-      fwd += tw_cast * c * (m * k + k * nn);
-      bwd += tw_cast * c * (2.0 * m * nn + k * nn + m * k);
+      fwd += tw_cast * c * (m * k + w_fwd * k * nn);
+      bwd += tw_cast * c * (2.0 * m * nn + w_bwd * k * nn + m * k);
       continue;
     }
     if (cached || amax > 0) {

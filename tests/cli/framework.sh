@@ -236,6 +236,45 @@ expect_fail 1 "behaviour 'launch_blocking' must be true or false" -- predict --f
 expect_fail 1 "^plateau: --launch-blocking: unknown value 'yes' \(expected on\|off\)" -- predict --launch-blocking yes
 expect_fail 1 "^plateau: --launch-blocking: unknown value '' \(expected on\|off\)" -- predict --launch-blocking ''
 
+# --fp8-all-gather (torchtitan enable_fsdp_float8_all_gather with torchao's tensorwise FP8): under
+# zero3 the blocks' GEMM weights are gathered at 1 B instead of 2 and cast once on the shard, so
+# the step and the dp all_gather bytes shrink; torchtitan's preset leaves it off; with bf16 or a
+# Transformer Engine recipe, or under zero1, it changes nothing.
+f8="--model llama3-8b --gpus 64 --gbs 512 --framework torchtitan --dtype fp8-tensorwise"
+agb() { python3 -c "import json,sys; print(sum(c['bytes'] * c['count'] for c in json.load(open(sys.argv[1]))['collectives'] if c['op'] == 'all_gather' and c['group'] == 'dp'))" "$1"; }
+expect_ok predict $f8 --format json
+cp "$TMP/out" "$TMP/f8off.json"
+check "fp8-all-gather: off in torchtitan's preset" [ "$(json_raw "$TMP/f8off.json" fp8_all_gather)" = false ]
+expect_ok predict $f8 --fp8-all-gather on --format json
+cp "$TMP/out" "$TMP/f8on.json"
+check "fp8-all-gather: on in JSON" [ "$(json_raw "$TMP/f8on.json" fp8_all_gather)" = true ]
+check "fp8-all-gather: step faster" faster "$TMP/f8off.json" "$TMP/f8on.json"
+check "fp8-all-gather: fewer dp all_gather bytes (over 35% fewer: GEMM weights dominate)" \
+  python3 -c "import sys; a, b = float('$(agb "$TMP/f8off.json")'), float('$(agb "$TMP/f8on.json")'); sys.exit(not b < 0.65 * a)"
+expect_ok predict $f8 --fp8-all-gather on --format csv
+check "fp8-all-gather: csv column" [ "$(col "$TMP/out" framework.fp8_all_gather)" = on ]
+for d in bf16 fp8-current; do
+  expect_ok predict --model llama3-8b --gpus 64 --gbs 512 --framework torchtitan --dtype $d --format json
+  cp "$TMP/out" "$TMP/f8a.json"
+  expect_ok predict --model llama3-8b --gpus 64 --gbs 512 --framework torchtitan --dtype $d --fp8-all-gather on --format json
+  check "fp8-all-gather with $d: step unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/f8a.json" step_time_s)" ]
+done
+expect_ok predict $f8 --shard zero1 --format json
+cp "$TMP/out" "$TMP/f8a.json"
+expect_ok predict $f8 --shard zero1 --fp8-all-gather on --format json
+check "fp8-all-gather under zero1: step unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/f8a.json" step_time_s)" ]
+cat >"$TMP/f8g.json" <<'EOF2'
+{"name": "f8g", "description": "test", "behaviours": {"shard": "zero3", "fp8_all_gather": true}}
+EOF2
+expect_ok predict --model llama3-8b --gpus 64 --gbs 512 --dtype fp8-tensorwise --framework "$TMP/f8g.json" --format json
+check "fp8-all-gather: framework file sets it" [ "$(json_raw "$TMP/out" fp8_all_gather)" = true ]
+cat >"$TMP/f8g2.json" <<'EOF2'
+{"name": "f8g", "description": "test", "behaviours": {"fp8_all_gather": "on"}}
+EOF2
+expect_fail 1 "behaviour 'fp8_all_gather' must be true or false" -- predict --framework "$TMP/f8g2.json"
+expect_fail 1 "^plateau: --fp8-all-gather: unknown value 'yes' \(expected on\|off\)" -- predict --fp8-all-gather yes
+expect_fail 1 "^plateau: --fp8-all-gather: unknown value '' \(expected on\|off\)" -- predict --fp8-all-gather ''
+
 # zero3_list_copy (preset deepspeed-zero3-2021, docs/step-model.md 2.7): DeepSpeed 0.3.16's
 # ZeRO-3 gathers and reduce_scatters one parameter per call through the tensor-list API, each
 # call costing the host one narrow + copy_ per rank: on 768 ranks far slower than one call per

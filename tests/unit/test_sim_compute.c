@@ -337,6 +337,24 @@ static void test_fp8_casts(void) {
     CHECK_NEAR_REL(c->bwd_bytes, 204472320.0, EXACT);
     CHECK(c->recompute);
   }
+  /* layout.fp8_all_gather under zero3 sharded 4 ways: the weights are cast
+   * on the local shard before the gather (12,845,056 / 4 = 3,211,264) and
+   * not again in backward: 5 x (6,029,312 + 3,211,264) = 46,202,880 B
+   * forward, 5 x (2 x 11,010,048 + 6,029,312) = 140,247,040 B backward;
+   * under ddp the flag changes nothing */
+  run.layout.fp8_all_gather = true;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  c = find_op(ops, n, "fp8_casts");
+  CHECK(c != NULL && c->fwd_bytes == 94371840.0);
+  run.layout.shard = PL_SHARD_ZERO3;
+  run.layout.dp = run.layout.shard_group = 4;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  c = find_op(ops, n, "fp8_casts");
+  CHECK(c != NULL);
+  if (c != NULL) {
+    CHECK_NEAR_REL(c->fwd_bytes, 46202880.0, EXACT);
+    CHECK_NEAR_REL(c->bwd_bytes, 140247040.0, EXACT);
+  }
 }
 
 /* layout.head_16bit (Megatron-Core's output layer is tensor_parallel.ColumnParallelLinear, not a
