@@ -19,7 +19,9 @@
  * charged with it), so the objective is only piecewise smooth and steps
  * where the choice flips; the restarts and the search cross them. A series
  * spanning nodes with several ranks per node frees the NVLink figures too
- * after the network is fitted (docs/collectives.md, "calibrate nccl"). */
+ * after the network is fitted (docs/collectives.md, "calibrate nccl"). The
+ * NIC bandwidth is bounded above by the base's, a preset's NIC line rate
+ * (clamp). */
 #include <plateau/alloc.h>
 #include <plateau/calib.h>
 
@@ -49,6 +51,7 @@ struct problem {
   bool active[N_PARAMS];
   double floor_prior_s; /* fastest call below min_bytes, 0 = none (no prior) */
   bool widen_intra;     /* a multi-node series has g > 1: NVLink is in it too */
+  double hi_inter_bw;   /* upper bound of the NIC bandwidth's log factor (clamp) */
 };
 
 static void apply(const struct problem *pb, const double *p, struct pl_cluster *c) {
@@ -148,9 +151,15 @@ static bool solve(double a[N_PARAMS][N_PARAMS], double *b, int n) {
 
 static bool is_time(int k) { return k == P_LAUNCH || k == P_FLOOR; }
 
-static void clamp(double *p) {
-  for (int k = 0; k < N_PARAMS; k++)
-    p[k] = is_time(k) ? fmin(fmax(p[k], 0.0), 1.0) : fmin(fmax(p[k], -LOG_BOUND), LOG_BOUND);
+/* Bounds: times in 0 .. 1 s, log factors within +-LOG_BOUND, and the NIC
+ * bandwidth at most the base's (hi_inter_bw = 0 when the base's figure is a
+ * line rate: a node cannot move more than its NICs' line rate, so no fit
+ * may explain a log by a faster network; below it, anything goes). */
+static void clamp(const struct problem *pb, double *p) {
+  for (int k = 0; k < N_PARAMS; k++) {
+    double hi = k == P_INTER_BW ? pb->hi_inter_bw : LOG_BOUND;
+    p[k] = is_time(k) ? fmin(fmax(p[k], 0.0), 1.0) : fmin(fmax(p[k], -LOG_BOUND), hi);
+  }
 }
 
 /* Normal equations J'J and J'r of the active parameters (forward differences). */
@@ -193,7 +202,7 @@ static bool lm_step(const struct problem *pb, double *p, double *r, double *rtry
   memcpy(q, p, sizeof q);
   for (int u = 0; u < na; u++)
     q[idx[u]] += d[u];
-  clamp(q);
+  clamp(pb, q);
   double c = residuals(pb, q, rtry, NULL);
   if (!(c < *cost))
     return false;
@@ -248,7 +257,7 @@ static double coord_search(const struct problem *pb, double *p, double t0, doubl
           double q[N_PARAMS];
           memcpy(q, p, sizeof q);
           q[k] += sign * steps[i] * (is_time(k) ? t0 : 1.0);
-          clamp(q);
+          clamp(pb, q);
           double c = residuals(pb, q, NULL, NULL);
           if (c < cost) {
             cost = c;
@@ -338,7 +347,12 @@ static double multistart(const struct problem *pb, size_t mr, double *buf, doubl
 enum pl_status pl_calib_nccl(const struct pl_cluster *base, const struct pl_calib_obs *obs,
                              size_t n_obs, double min_bytes, struct pl_cluster *out,
                              struct pl_calib_fit *fit, struct pl_diag *diag) {
-  struct problem pb = {base, obs, n_obs, min_bytes, {false}, 0.0, false};
+  /* A preset's nic_bandwidth is the NIC's line rate (datasheet); a base
+   * that is itself a calibration result (calibrated_inter) carries a
+   * measured figure instead, which a new fit may exceed up to the usual
+   * bound. */
+  struct problem pb = {base, obs, n_obs, min_bytes, {false}, 0.0, false,
+                       base->calibrated_inter ? LOG_BOUND : 0.0};
   enum pl_status st = setup(&pb, fit, diag);
   if (st != PL_OK)
     return st;

@@ -17,7 +17,7 @@
 
 #define N_SIZES 14
 
-static struct pl_nccl_row rows[2][N_SIZES];
+static struct pl_nccl_row rows[4][N_SIZES];
 
 static void synth(const struct pl_cluster *truth, struct pl_nccl_series *s, int k,
                   int64_t ranks, int64_t per_node, enum pl_coll_algo algo) {
@@ -35,6 +35,73 @@ static void synth(const struct pl_cluster *truth, struct pl_nccl_series *s, int 
     CHECK_EQ_INT(pl_coll_time(truth, s->op, rows[k][i].bytes, g, algo, &c), PL_OK);
     rows[k][i].time_s = c.time_s;
   }
+}
+
+/* Worst |measured / model - 1| of a series under a cluster. */
+static double worst_err(const struct pl_cluster *c, const struct pl_nccl_series *s,
+                        enum pl_coll_algo algo) {
+  double w = 0.0;
+  struct pl_group g = {s->ranks, s->ranks_per_node};
+  for (size_t i = 0; i < s->n_rows; i++) {
+    struct pl_coll_cost cost;
+    if (pl_coll_time(c, s->op, s->rows[i].bytes, g, algo, &cost) != PL_OK)
+      return INFINITY;
+    w = fmax(w, fabs(s->rows[i].time_s / cost.time_s - 1.0));
+  }
+  return w;
+}
+
+/* Extrapolation (issue #18, docs/collectives.md "Extrapolation"): logs
+ * generated from a true cluster on 2 nodes (ring and tree, 8 ranks per
+ * node) are fitted; the fitted file must then predict the same cluster's
+ * 16-node logs, which it never saw. The per-call and per-step terms are
+ * told apart by the protocol switches inside the fitted range (NCCL's
+ * hwLat rows differ per protocol), the ring's steps grow as 2(n-1) and the
+ * tree's depth as log2(nodes), so a fit that carries NCCL's structure
+ * predicts 16 nodes as well as it fits 2. Second, the NIC bound: a truth
+ * whose NICs run faster than the base's line rate cannot be fitted above
+ * that rate. */
+static void extrapolation(const struct pl_cluster *base) {
+  struct pl_cluster truth = *base, fitted;
+  truth.coll_launch_s = 4e-6;
+  truth.inter_latency_s = 20e-6;
+  truth.nic_bytes_per_s = 35e9; /* 280 GB/s per node */
+  struct pl_nccl_series s[4] = {{0}};
+  synth(&truth, &s[0], 0, 16, 8, PL_ALGO_RING);
+  synth(&truth, &s[1], 1, 16, 8, PL_ALGO_TREE);
+  synth(&truth, &s[2], 2, 128, 8, PL_ALGO_RING);
+  synth(&truth, &s[3], 3, 128, 8, PL_ALGO_TREE);
+  struct pl_calib_obs obs[2] = {{&s[0], PL_ALGO_RING}, {&s[1], PL_ALGO_TREE}};
+  struct pl_calib_fit fit;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_calib_nccl(base, obs, 2, 1048576.0, &fitted, &fit, &d), PL_OK, dp);
+  double e_ring = worst_err(&fitted, &s[2], PL_ALGO_RING);
+  double e_tree = worst_err(&fitted, &s[3], PL_ALGO_TREE);
+  printf("extrapolation 2 -> 16 nodes: network hop %.3f us (20), %.2f GB/s per node (280), launch "
+         "%.3f us (4); worst error ring %.2g, tree %.2g\n",
+         fit.inter_latency_s * 1e6, fit.node_net_bytes_per_s / 1e9, fit.launch_s * 1e6, e_ring,
+         e_tree);
+  CHECK_NEAR_REL(fit.inter_latency_s, 20e-6, 0.02);
+  CHECK_NEAR_REL(fit.node_net_bytes_per_s, 280e9, 0.02);
+  CHECK(e_ring < 0.01);
+  CHECK(e_tree < 0.01);
+
+  /* NICs faster than the base's line rate (60 vs 50 GB/s): the fit stops at
+   * the line rate (400 GB/s per node) and says so by its error. */
+  truth = *base;
+  truth.nic_bytes_per_s = 60e9;
+  synth(&truth, &s[0], 0, 16, 8, PL_ALGO_RING);
+  struct pl_calib_obs fast = {&s[0], PL_ALGO_RING};
+  CHECK_STATUS(pl_calib_nccl(base, &fast, 1, 1048576.0, &fitted, &fit, &d), PL_OK, dp);
+  printf("NIC bound: %.2f GB/s per node (truth 480, line rate 400)\n",
+         fit.node_net_bytes_per_s / 1e9);
+  CHECK(fit.node_net_bytes_per_s <= 400e9 * (1.0 + 1e-9));
+  /* a calibrated base carries a measured figure, not a line rate: no bound */
+  struct pl_cluster cal = *base;
+  cal.calibrated = cal.calibrated_inter = true;
+  CHECK_STATUS(pl_calib_nccl(&cal, &fast, 1, 1048576.0, &fitted, &fit, &d), PL_OK, dp);
+  CHECK(fit.node_net_bytes_per_s > 400e9 * 1.01);
 }
 
 int main(void) {
@@ -97,6 +164,7 @@ int main(void) {
   CHECK_NEAR_REL(back.coll_launch_s + 1e-12, fitted.coll_launch_s + 1e-12, 1e-5);
   CHECK_NEAR_REL(back.node_other_w, base.node_other_w, 1e-5);
   remove(tmp);
+  extrapolation(&base);
 
   /* Too few rows to fit. */
   struct pl_calib_obs one = {&s[0], PL_ALGO_AUTO};
