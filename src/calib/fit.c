@@ -20,8 +20,8 @@
  * where the choice flips; the restarts and the search cross them. A series
  * spanning nodes with several ranks per node frees the NVLink figures too
  * after the network is fitted (docs/collectives.md, "calibrate nccl"). The
- * NIC bandwidth is bounded above by the base's, a preset's NIC line rate
- * (clamp). */
+ * network bandwidth is fitted only where it sets the logs' largest sizes
+ * (net_bw_binds). */
 #include <plateau/alloc.h>
 #include <plateau/calib.h>
 
@@ -51,7 +51,6 @@ struct problem {
   bool active[N_PARAMS];
   double floor_prior_s; /* fastest call below min_bytes, 0 = none (no prior) */
   bool widen_intra;     /* a multi-node series has g > 1: NVLink is in it too */
-  double hi_inter_bw;   /* upper bound of the NIC bandwidth's log factor (clamp) */
 };
 
 static void apply(const struct problem *pb, const double *p, struct pl_cluster *c) {
@@ -151,15 +150,9 @@ static bool solve(double a[N_PARAMS][N_PARAMS], double *b, int n) {
 
 static bool is_time(int k) { return k == P_LAUNCH || k == P_FLOOR; }
 
-/* Bounds: times in 0 .. 1 s, log factors within +-LOG_BOUND, and the NIC
- * bandwidth at most the base's (hi_inter_bw = 0 when the base's figure is a
- * line rate: a node cannot move more than its NICs' line rate, so no fit
- * may explain a log by a faster network; below it, anything goes). */
-static void clamp(const struct problem *pb, double *p) {
-  for (int k = 0; k < N_PARAMS; k++) {
-    double hi = k == P_INTER_BW ? pb->hi_inter_bw : LOG_BOUND;
-    p[k] = is_time(k) ? fmin(fmax(p[k], 0.0), 1.0) : fmin(fmax(p[k], -LOG_BOUND), hi);
-  }
+static void clamp(double *p) {
+  for (int k = 0; k < N_PARAMS; k++)
+    p[k] = is_time(k) ? fmin(fmax(p[k], 0.0), 1.0) : fmin(fmax(p[k], -LOG_BOUND), LOG_BOUND);
 }
 
 /* Normal equations J'J and J'r of the active parameters (forward differences). */
@@ -202,7 +195,7 @@ static bool lm_step(const struct problem *pb, double *p, double *r, double *rtry
   memcpy(q, p, sizeof q);
   for (int u = 0; u < na; u++)
     q[idx[u]] += d[u];
-  clamp(pb, q);
+  clamp(q);
   double c = residuals(pb, q, rtry, NULL);
   if (!(c < *cost))
     return false;
@@ -257,7 +250,7 @@ static double coord_search(const struct problem *pb, double *p, double t0, doubl
           double q[N_PARAMS];
           memcpy(q, p, sizeof q);
           q[k] += sign * steps[i] * (is_time(k) ? t0 : 1.0);
-          clamp(pb, q);
+          clamp(q);
           double c = residuals(pb, q, NULL, NULL);
           if (c < cost) {
             cost = c;
@@ -266,6 +259,42 @@ static double coord_search(const struct problem *pb, double *p, double t0, doubl
         }
     }
   return cost;
+}
+
+/* Whether the network bandwidth is what the logs' largest sizes measure: in
+ * the base cluster, 10% less of it slows the largest fitted row of some
+ * series by at least BINDS_MIN (1%). Where NVLink or a per-channel cap sets
+ * the large-message time instead (a 2-node NVLS_TREE, whose network moves S
+ * per node while its NVLS part binds; more nodes move 2S), the log says
+ * nothing about the network's bandwidth, and a fit would move it only to
+ * bend the mid sizes' pipeline fill; at the node counts where the network
+ * does bind, that figure would then set the time. So it keeps the base's
+ * figure. NVLink is not held so: a GPU's NVLink load is the same on any
+ * number of nodes, so what a fitted NVLink figure absorbs on the fitted
+ * node count it absorbs on the others (docs/collectives.md, "calibrate
+ * nccl"). */
+#define BINDS_MIN 0.01
+static bool net_bw_binds(const struct problem *pb) {
+  for (size_t i = 0; i < pb->n_obs; i++) {
+    const struct pl_nccl_series *s = pb->obs[i].series;
+    double bytes = 0.0;
+    for (size_t j = 0; j < s->n_rows; j++)
+      if (used(pb, &s->rows[j]))
+        bytes = fmax(bytes, s->rows[j].bytes);
+    if (bytes <= 0.0)
+      continue;
+    struct pl_cluster slow = *pb->base;
+    slow.nic_bytes_per_s *= 0.9;
+    struct pl_group g = {s->ranks, s->ranks_per_node};
+    struct pl_coll_cost a, b;
+    if (pl_coll_time_shared(pb->base, s->op, bytes, g, s->active_per_node, pb->obs[i].algo, &a) ==
+            PL_OK &&
+        pl_coll_time_shared(&slow, s->op, bytes, g, s->active_per_node, pb->obs[i].algo, &b) ==
+            PL_OK &&
+        b.time_s >= a.time_s * (1.0 + BINDS_MIN))
+      return true;
+  }
+  return false;
 }
 
 static enum pl_status setup(struct problem *pb, struct pl_calib_fit *fit, struct pl_diag *diag) {
@@ -288,7 +317,8 @@ static enum pl_status setup(struct problem *pb, struct pl_calib_fit *fit, struct
       fit->fit_inter = true;
   }
   pb->active[P_INTRA_LAT] = pb->active[P_INTRA_BW] = fit->fit_intra;
-  pb->active[P_INTER_LAT] = pb->active[P_INTER_BW] = fit->fit_inter;
+  pb->active[P_INTER_LAT] = fit->fit_inter;
+  pb->active[P_INTER_BW] = fit->fit_inter && net_bw_binds(pb);
   return PL_OK;
 }
 
@@ -347,12 +377,7 @@ static double multistart(const struct problem *pb, size_t mr, double *buf, doubl
 enum pl_status pl_calib_nccl(const struct pl_cluster *base, const struct pl_calib_obs *obs,
                              size_t n_obs, double min_bytes, struct pl_cluster *out,
                              struct pl_calib_fit *fit, struct pl_diag *diag) {
-  /* A preset's nic_bandwidth is the NIC's line rate (datasheet); a base
-   * that is itself a calibration result (calibrated_inter) carries a
-   * measured figure instead, which a new fit may exceed up to the usual
-   * bound. */
-  struct problem pb = {base, obs, n_obs, min_bytes, {false}, 0.0, false,
-                       base->calibrated_inter ? LOG_BOUND : 0.0};
+  struct problem pb = {base, obs, n_obs, min_bytes, {false}, 0.0, false};
   enum pl_status st = setup(&pb, fit, diag);
   if (st != PL_OK)
     return st;
