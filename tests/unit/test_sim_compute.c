@@ -322,6 +322,21 @@ static void test_fp8_casts(void) {
     CHECK(c->recompute);
   }
   CHECK(find_op(ops, pl_sim_segment_ops(&run, 2, ops), "fp8_casts") == NULL); /* head: 16-bit */
+  /* fp8-tensorwise (torchao Float8Linear): 5 B per cast (amax read 2, cast
+   * read 2, write 1); forward casts inputs and weights, backward the output
+   * gradients twice and inputs and weights again: 5 x (6,029,312 +
+   * 12,845,056) = 94,371,840 B forward, 5 x (2 x 11,010,048 + 12,845,056 +
+   * 6,029,312) = 204,472,320 B backward, whatever the micro-batches */
+  run.layout.fp8_recipe = PL_FP8_RECIPE_TENSORWISE;
+  run.layout.micro_batches = 8;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  c = find_op(ops, n, "fp8_casts");
+  CHECK(c != NULL);
+  if (c != NULL) {
+    CHECK_NEAR_REL(c->fwd_bytes, 94371840.0, EXACT);
+    CHECK_NEAR_REL(c->bwd_bytes, 204472320.0, EXACT);
+    CHECK(c->recompute);
+  }
 }
 
 /* layout.head_16bit (Megatron-Core's output layer is tensor_parallel.ColumnParallelLinear, not a
