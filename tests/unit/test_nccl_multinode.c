@@ -31,12 +31,12 @@ struct case_ {
 };
 
 /* extrapolation bounds (see extrapolation()) */
-#define EXTRAP_POL_AR 0.39
+#define EXTRAP_POL_AR 0.40
 #define EXTRAP_POL_AG 3.55
-#define EXTRAP_GJ 0.22
-#define EXTRAP_QO 0.28
-#define EXTRAP_POL4_AR 0.33
-#define EXTRAP_POL4_AG 3.37
+#define EXTRAP_GJ 0.09
+#define EXTRAP_QO 0.14
+#define EXTRAP_POL4_AR 0.32
+#define EXTRAP_POL4_AG 3.35
 static const struct case_ cases[] = {
     /* gj-aion H100, IB 400G (nccl-tests #309): defaults, and one forced ring */
     {"h100_2node_16gpu_all_reduce_nccl-tests-issue309-gj-aion.txt", "dgx-h100", "auto", -1, 16, 2, 0.13, 0, false},
