@@ -180,6 +180,9 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
     return 1;
   if (setting_flag(args, "launch-blocking", "value", "on", "off", false, &fw->launch_blocking) != 0)
     return 1;
+  if (setting_flag(args, "zero3-grad-reduce", "op", "reduce-scatter", "all-reduce", true,
+                   &fw->zero3_grad_all_reduce) != 0)
+    return 1;
   if (time_flag(args, "host-per-kernel", "37 us", &fw->host_per_kernel_s,
                 &fw->host_per_kernel_set) != 0 ||
       time_flag(args, "zero3-list-copy", "22.64 us", &fw->zero3_list_copy_s,
