@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Issue 17's accuracy targets that are met stay met ("Done when": NeMo 24.07 dense pre-training
+# rows <= 10 %, MLPerf GPT-3 <= 10 %, vTrain single-node <= 10 %, and no existing dataset worse
+# than the issue's start: Korthikanti <= 5 %, SC21 Table 1 <= 10 %, llm-foundry BF16 <= 10 %).
+# The regression guard (validate_accuracy.sh) holds whole datasets to their baseline within 1
+# point; the targets are on subsets of rows it cannot see, and on fixed limits. Each subset is
+# named by the rows of its source table (docs/accuracy.md "Bias per dataset"). vTrain
+# multi-node (target 10 %) is not checked here until it is met.
+. "$(dirname "$0")/lib.sh"
+V="$PL_SOURCE_DIR/data/validation"
+
+if ! command -v python3 >/dev/null; then
+  echo "python3 not found: skipped"
+  exit 77
+fi
+
+expect_ok validate "$V/korthikanti2022_activation_recompute.csv" "$V/megatron_sc21_narayanan.csv" \
+  "$V/llmfoundry_mpt_benchmarks.csv" "$V/nemo_2407_performance_summary.csv" "$V/mlperf_gpt3.csv" \
+  "$V/vtrain_ground_truth_single.csv" --format json
+cp "$TMP/out" "$TMP/rows.json"
+
+# mape DATASET ROWS DTYPE: mean |error| (percent) of DATASET's predicted rows, those numbered in
+# ROWS ("a-b,c-d", or "all") and of layout dtype DTYPE ("any" for all), and how many there are.
+mape() {
+  python3 - "$TMP/rows.json" "$1" "$2" "$3" <<'EOF'
+import json, sys
+doc, ds, ranges, dtype = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3], sys.argv[4]
+def wanted(n):
+    if ranges == "all":
+        return True
+    return any(int(a) <= n <= int(b) for a, b in (r.split("-") for r in ranges.split(",")))
+errs = [abs(r["error"]) for r in doc["rows"]
+        if r["dataset"] == ds and r["error"] is not None and wanted(r["row"])
+        and (dtype == "any" or (r["layout"] or {}).get("dtype") == dtype)]
+print(len(errs), "%.2f" % (sum(errs) / len(errs)) if errs else "nan")
+EOF
+}
+
+# target NAME DATASET ROWS DTYPE MIN_ROWS LIMIT: the subset has at least MIN_ROWS predicted rows
+# (a row turned into a skip cannot hide a miss) and a mean |error| of at most LIMIT percent.
+target() {
+  local got n m
+  got=$(mape "$2" "$3" "$4")
+  n=${got% *}
+  m=${got#* }
+  echo "$1: $n rows, mean |error| $m % (target <= $6 %)"
+  check "$1: at least $5 rows predicted (got $n)" [ "$n" -ge "$5" ]
+  check "$1: mean |error| $m % <= $6 %" python3 -c "import sys; sys.exit(not float('$m') <= $6)"
+}
+
+target "Korthikanti et al. 2022" korthikanti2022_activation_recompute all any 9 5
+target "SC21 Table 1 (rows 1-10)" megatron_sc21_narayanan 1-10 any 10 10
+target "llm-foundry BF16 rows" llmfoundry_mpt_benchmarks all bf16 207 10
+target "NeMo 24.07 pre-training table (rows 1-12, 19-30, 37-48)" nemo_2407_performance_summary \
+  1-12,19-30,37-48 any 36 10
+target "MLPerf Training GPT-3 175B" mlperf_gpt3 all any 48 10
+target "vTrain single-node" vtrain_ground_truth_single all any 1440 10
+
+# The subsets are what their names say: rows 13-18 of NeMo are fine-tuning (skipped), so the
+# pre-training ranges hold no other table's rows; llm-foundry's FP8 rows are outside the BF16 set.
+check "NeMo: rows 13-18 are not predicted (fine-tuning)" \
+  [ "$(mape nemo_2407_performance_summary 13-18 any | cut -d' ' -f1)" -eq 0 ]
+check "llm-foundry: FP8 rows exist apart from the BF16 ones" \
+  [ "$(mape llmfoundry_mpt_benchmarks all fp8 | cut -d' ' -f1)" -ge 1 ]
+
+finish
