@@ -50,12 +50,21 @@ enum pl_moe_dispatch { PL_MOE_ALLTOALL, PL_MOE_ALLGATHER, PL_MOE_DEEPEP };
  *             gradient's amax computed just before its cast (one more read
  *             of it); weights cached as for delayed;
  *   blockwise (fp8-blockwise): Float8BlockScaling, 1x128 / 128x128 block
- *             scales computed inside the cast; weights cached. */
+ *             scales computed inside the cast; weights cached;
+ *   tensorwise (fp8-tensorwise): torchao's Float8Linear "tensorwise" recipe
+ *             (torchtitan float8.recipe_name; torchao/float8/config.py
+ *             Float8LinearRecipeName ALL_TENSORWISE, "dynamic per-tensor
+ *             scaling with the cuBLAS tensorwise kernel"): the amax of every
+ *             input, weight and output gradient computed just before its
+ *             cast, the weights cast again at every forward (no cache),
+ *             the 16-bit input and weight saved for backward and cast
+ *             there again (float8_linear.py matmul_with_hp_or_float8_args). */
 enum pl_fp8_recipe {
   PL_FP8_RECIPE_TENSOR = 0,
   PL_FP8_RECIPE_DELAYED,
   PL_FP8_RECIPE_CURRENT,
-  PL_FP8_RECIPE_BLOCKWISE
+  PL_FP8_RECIPE_BLOCKWISE,
+  PL_FP8_RECIPE_TENSORWISE
 };
 
 /* Limits of a layout (docs/limits.md), PL_ERR_LIMIT beyond them: they keep
@@ -295,7 +304,7 @@ enum pl_status pl_recompute_parse(const char *s, enum pl_recompute *out, struct 
 enum pl_status pl_schedule_parse(const char *s, enum pl_schedule *out, struct pl_diag *diag);
 enum pl_status pl_dtype_parse(const char *s, enum pl_dtype *out, struct pl_diag *diag);
 /* --dtype as the layout holds it: a dtype, or fp8-delayed|fp8-current|
- * fp8-blockwise (dtype fp8 with that recipe). */
+ * fp8-blockwise|fp8-tensorwise (dtype fp8 with that recipe). */
 enum pl_status pl_layout_dtype_parse(const char *s, struct pl_layout *l, struct pl_diag *diag);
 /* The layout's --dtype word: "fp8-delayed" for fp8 with a recipe, else pl_dtype_name. */
 const char *pl_layout_dtype_name(const struct pl_layout *l);

@@ -37,7 +37,7 @@
   {"last-stage-layers", "N", "transformer blocks on the last pipeline stage (Megatron --decoder-last-pipeline-num-layers; default: even split)"}, \
   {"pipeline-layout", "S", "Megatron-Core pipeline layout string, e.g. 'Et*4|(t*4|)*14tmL': each virtual stage's layers, '|' between stages (E embedding, t transformer block, m MTP module, L loss; '(..)*n' and 'x*n' repeat); sets vp (Megatron --pipeline-model-parallel-layout; default: even split)"}, \
   {"mtp-layers", "N", "multi-token-prediction modules trained (Megatron --mtp-num-layers): each one more block, an eh_proj GEMM and a second output-layer and loss pass, on the stage holding 'm' or the last (default 0: none)"}, \
-  {"dtype", "T", "bf16|fp8|fp8-delayed|fp8-current|fp8-blockwise|mxfp8|nvfp4 (default bf16; fp8-*: Transformer Engine recipes with cached FP8 weights, docs/step-model.md 2.3e; mxfp8, nvfp4: Blackwell)"},                                              \
+  {"dtype", "T", "bf16|fp8|fp8-delayed|fp8-current|fp8-blockwise|fp8-tensorwise|mxfp8|nvfp4 (default bf16; fp8-delayed|current|blockwise: Transformer Engine recipes with cached FP8 weights; fp8-tensorwise: torchao Float8Linear (torchtitan), amax before every cast, weights cast every forward; docs/step-model.md 2.3e; mxfp8, nvfp4: Blackwell)"},                                              \
   {"framework", "NAME", "framework preset or file: megatron-lm|megatron-core|nemo|torchtitan|pytorch-fsdp|llm-foundry|deepspeed (default none: plateau's defaults; plateau list frameworks)"}, \
   {"attention", "A", "flash|triton|eager: eager stores the s x s scores, triton = FlashAttention in Triton (default flash)"}, \
   {"kernels", "K", "fused|unfused element-wise kernels: unfused = eager PyTorch (default fused)"}, \

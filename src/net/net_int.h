@@ -141,6 +141,16 @@ int net_log2i(int64_t v);
 /* NVLS channels NCCL builds on H100-class nodes ("16 nvls channels" in
  * NCCL_DEBUG=INFO output; NCCL_NVLS_NCHANNELS default). */
 #define NET_NVLS_CHANNELS 16.0
+/* NCCL_MAX_NVLS_ARITY (src/include/device.h, NCCL 2.19-2.29): at most 32
+ * NVLS heads (src/graph/search.cc ncclTopoCompute: NVLS maxChannels =
+ * min(NCCL_MAX_NVLS_ARITY, GPUs); connect.cc connectNvls: one head per
+ * NVLS graph channel), and no NVLS all_gather or reduce_scatter on more
+ * ranks than that (src/enqueue.cc, NCCL 2.26.2 "comm->nRanks >
+ * NCCL_MAX_NVLS_ARITY", 2.27-2.29 "comm->localRanks > NCCL_MAX_NVLS_ARITY").
+ * Only NVLink domains of more than 32 GPUs (GB200/GB300 NVL72) reach it. */
+#define NET_NVLS_MAX_ARITY 32
+/* NVLS heads of a node of g ranks: min(g, NET_NVLS_MAX_ARITY). */
+double net_nvls_heads(const struct net_ctx *x);
 /* NCCL_NVLS_CHUNKSIZE default (src/transport/nvls.cc, NCCL 2.19-2.28). */
 #define NET_NVLS_CHUNK_BYTES 131072.0
 /* NCCL's chunk ladders (src/enqueue.cc calcCollChunking): each rung in

@@ -5,8 +5,15 @@
  * Bandwidth from the traffic (docs/collectives.md, "NVLS"): for all_reduce
  * of S bytes over n GPUs each GPU serves S to the switch's reductions and
  * stores its reduced S/n, and receives S/n plus the multicast S, so each
- * direction carries S (n+1)/n: algbw = B x eff x n/(n+1). all_gather (each
- * GPU receives S) and reduce_scatter (each GPU serves S) run at B x eff.
+ * direction carries S (n+1)/n: algbw = B x eff x n/(n+1). With more than
+ * NCCL_MAX_NVLS_ARITY = 32 ranks (an NVL72 rack) only h = 32 of them are
+ * heads (src/device/all_reduce.h, NVLS oneNode: every rank scatters S into
+ * its buffers and gathers S back; only heads, nvls->headRank != -1, run the
+ * multimem reduce and multicast store for their 1/h of each loop), so the
+ * heads carry S (h+1)/h: algbw = B x eff x h/(h+1), h = min(n, 32).
+ * all_gather (each GPU receives S) and reduce_scatter (each GPU serves S)
+ * run at B x eff, and NCCL runs them on NVLS only up to 32 ranks
+ * (net_int.h NET_NVLS_MAX_ARITY).
  * eff is NCCL's nvlsEfficiency (0.85 Hopper, 0.74 Blackwell). NCCL's own
  * selection model scales differently (bwIntra x eff x 2 for all_reduce,
  * capped by bwInter): we keep its efficiency but not that form, which
@@ -19,7 +26,8 @@
  * model: multi-node groups use NVLS_TREE (nvls_tree.c) instead.
  *
  * Chunk ramp (docs/collectives.md, "NVLS chunks"): NCCL splits an NVLS call
- * over nvlsChannels x nHeads concurrent streams (16 x g on one H100 node) and
+ * over nvlsChannels x nHeads concurrent streams (16 x g on one H100 node,
+ * nHeads = min(g, 32)) and
  * picks the chunk size from the message (src/enqueue.cc calcCollChunking,
  * NCCL 2.19-2.28): NCCL_NVLS_CHUNKSIZE = 128 KiB (512 KiB where the
  * aws-ofi-nccl plugin sets it, tuner.c), at most one buffer step, cut to
@@ -43,6 +51,10 @@ double net_nvls_chunk_bytes(const struct net_ctx *x, double bytes, double stream
   return net_chunk_ladder(fmin(524288.0 * x->buff_scale, x->nvls_chunk), bytes, streams, cuts, 3);
 }
 
+double net_nvls_heads(const struct net_ctx *x) {
+  return fmin((double)x->g, (double)NET_NVLS_MAX_ARITY);
+}
+
 /* Loops of one chunk per stream, each paying one NVLink step latency. */
 static double nvls_chunk_lat_s(const struct net_ctx *x, double bytes) {
   double streams = NET_NVLS_CHANNELS * (double)x->g;
@@ -50,9 +62,11 @@ static double nvls_chunk_lat_s(const struct net_ctx *x, double bytes) {
   return loops * net_hw_lat_table_s(x->intra_hw, NET_T_RING, PL_PROTO_SIMPLE);
 }
 
+/* all_reduce: the heads' traffic S (h+1)/h per direction bounds it. */
 static double nvls_algbw(const struct net_ctx *x) {
   double b = x->b_intra * x->nvls_eff;
-  return x->op == PL_COLL_ALL_REDUCE ? b * (double)x->n / (double)(x->n + 1) : b;
+  double h = fmin((double)x->n, (double)NET_NVLS_MAX_ARITY);
+  return x->op == PL_COLL_ALL_REDUCE ? b * h / (h + 1.0) : b;
 }
 
 /* Pipeline fill: one loop (a chunk on every stream, at most the message)
@@ -67,13 +81,15 @@ double net_nvls_fill_s(const struct net_ctx *x, enum pl_coll_proto p, double byt
 double net_nvls_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
   if (p != PL_PROTO_SIMPLE || !x->nvls || x->m != 1)
     return -1.0;
-  double b = x->b_intra * x->nvls_eff;
-  double algbw;
   switch (x->op) {
-  case PL_COLL_ALL_REDUCE: algbw = b * (double)x->n / (double)(x->n + 1); break;
+  case PL_COLL_ALL_REDUCE: break;
   case PL_COLL_ALL_GATHER:
-  case PL_COLL_REDUCE_SCATTER: algbw = b; break;
+  case PL_COLL_REDUCE_SCATTER:
+    if (x->n > NET_NVLS_MAX_ARITY)
+      return -1.0;
+    break;
   default: return -1.0;
   }
+  double algbw = nvls_algbw(x);
   return net_hw_lat_table_s(x->intra_hw, NET_T_NVLS, p) + nvls_chunk_lat_s(x, bytes) + bytes / algbw;
 }

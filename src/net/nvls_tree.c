@@ -3,7 +3,7 @@
  * reduced shards (one NIC per shard), NVLS multicast back.
  *
  * Bandwidth (docs/collectives.md, "NVLS_TREE"): per GPU the NVLS part moves
- * S (g+1)/g per direction at B x eff; per node the tree moves S (two nodes)
+ * S (h+1)/h per direction at B x eff (h = min(g, 32) heads, nvls.c); per node the tree moves S (two nodes)
  * or 2S (more) per direction over the node's NICs; the slower bounds.
  * NCCL's per-channel cap perChMaxNVLSTreeBws x 16 NVLS channels (a busBw)
  * applies. Latency: NCCL 2.28, hwLat[NVLINK][NVLSTree] + 2 log2i(m)
@@ -45,7 +45,8 @@ double net_nvls_tree_fill_s(const struct net_ctx *x, enum pl_coll_proto p, doubl
 double net_nvls_tree_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
   if (p != PL_PROTO_SIMPLE || !x->nvls || x->m < 2 || x->op != PL_COLL_ALL_REDUCE)
     return -1.0;
-  double per_byte_intra = ((double)x->g + 1.0) / (double)x->g / (x->b_intra * x->nvls_eff);
+  double h = net_nvls_heads(x); /* the heads carry S (h+1)/h (nvls.c) */
+  double per_byte_intra = (h + 1.0) / h / (x->b_intra * x->nvls_eff);
   double per_byte_net = (x->m == 2 ? 1.0 : 2.0) / net_node_bw_channels(x, x->nvls_channels);
   double algbw = 1.0 / fmax(per_byte_intra, per_byte_net);
   double cap = net_nvls_tree_cap(x);

@@ -371,7 +371,8 @@ static const char *unsupported_why(const struct net_ctx *x, enum pl_coll_algo al
   case PL_ALGO_NVLS:
     if (!x->nvls)
       return "nvls needs an NVLink SHARP switch (cluster 'nvls': true) and >= 2 ranks per node";
-    return "nvls runs all_reduce, all_gather, reduce_scatter on one node";
+    return "nvls runs all_reduce, all_gather, reduce_scatter on one node (all_gather and "
+           "reduce_scatter on at most 32 ranks)";
   case PL_ALGO_COLLNET_DIRECT:
     return "collnet_direct needs IB SHARP (cluster 'sharp': true), NVSwitch nodes, >= 2 nodes, at "
            "most one rank per NIC, and runs all_gather and reduce_scatter";

@@ -75,9 +75,12 @@ static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt) {
   const int64_t *shape = e->gemm_mamf_shape;
   /* MXFP8 runs at the FP8 tensor-core rate on Blackwell (same peak in the
    * datasheets); its measurement, when a file has none of its own, is the
-   * FP8 one scaled by the peaks. NVFP4 and any dtype without a measurement:
-   * the BF16 one scaled by the peaks. */
-  bool fp8_like = dt == PL_DTYPE_FP8 || dt == PL_DTYPE_MXFP8;
+   * FP8 one scaled by the peaks. NVFP4 too: like MXFP8 it is a block-scaled
+   * narrow-precision GEMM of Transformer Engine's recipes, and the FP8
+   * measurement is the nearest one in kind (no per-tile BF16 fixed cost:
+   * tile_fixed_k is BF16 only). Any other dtype without a measurement: the
+   * BF16 one scaled by the peaks. */
+  bool fp8_like = dt == PL_DTYPE_FP8 || dt == PL_DTYPE_MXFP8 || dt == PL_DTYPE_NVFP4;
   if (fp8_like && e->gemm_fp8_mamf_flops_per_s > 0 && g->peak_fp8_flops_per_s > 0) {
     mamf = e->gemm_fp8_mamf_flops_per_s * peak_of(g, dt) / g->peak_fp8_flops_per_s;
     shape = e->gemm_fp8_mamf_shape;

@@ -755,6 +755,19 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
                 (block_scaled && l->fp8_weight_cache);
   double weight_share = cached && l->micro_batches > 0 ? 1.0 / (double)l->micro_batches : 1.0;
   double amax = l->dtype == PL_DTYPE_FP8 && l->fp8_recipe == PL_FP8_RECIPE_CURRENT ? 2.0 : 0.0;
+  /* fp8-tensorwise: torchao's Float8Linear with the "tensorwise" recipe
+   * (torchtitan float8.recipe_name; torchao/float8/config.py ALL_TENSORWISE,
+   * "dynamic per-tensor scaling with the cuBLAS tensorwise kernel").
+   * torchao/float8/float8_linear.py matmul_with_hp_or_float8_args saves the
+   * 16-bit input and weight for backward (ctx.save_for_backward(input_hp,
+   * weight_hp_t)) and casts with hp_tensor_to_float8_dynamic, each cast an
+   * amax read (float8_utils.py tensor_to_scale) then the cast (read 2 B,
+   * write 1 B): 5 B per element. Forward casts input and weight; backward
+   * casts grad_output twice (for grad_input and grad_weight), the weight
+   * and the input again. No weight cache: torchao has no first-micro-batch
+   * flag. Not modelled: the layout copies torch._scaled_mm may need. */
+  bool tensorwise = l->dtype == PL_DTYPE_FP8 && l->fp8_recipe == PL_FP8_RECIPE_TENSORWISE;
+  const double tw_cast = 2.0 + 2.0 + pl_dtype_element_bytes(l->dtype);
   double fwd = 0, bwd = 0;
   for (int i = 0; i < n; i++) {
     const struct pl_op *o = &ops[i];
@@ -762,6 +775,11 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
       continue;
     double c = (double)o->count * (o->share > 0 ? o->share : 1.0);
     double m = (double)o->m, k = (double)o->k, nn = (double)o->n;
+    if (tensorwise) {
+      fwd += tw_cast * c * (m * k + k * nn);
+      bwd += tw_cast * c * (2.0 * m * nn + k * nn + m * k);
+      continue;
+    }
     if (cached || amax > 0) {
       fwd += (per_elem + amax) * c * m * k + per_elem * weight_share * c * k * nn;
       bwd += (per_elem + amax) * c * m * nn;

@@ -9,7 +9,7 @@ col() { awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name
 lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b * 0.9999) }'; }
 
 run=(predict --model llama3-70b --gpus 64 --tp 8 --pp 4 --gbs 128 --shard zero1 --recompute full)
-for d in fp8 fp8-delayed fp8-current fp8-blockwise; do
+for d in fp8 fp8-delayed fp8-current fp8-blockwise fp8-tensorwise; do
   expect_ok "${run[@]}" --dtype "$d" --format csv
   cp "$TMP/out" "$TMP/$d.csv"
   check "$d: csv layout.dtype" [ "$(col "$TMP/$d.csv" layout.dtype)" = "$d" ]
@@ -20,6 +20,17 @@ check "fp8-delayed faster than fp8 (weights cached over 32 micro-batches)" lt "$
 # current scaling reads every activation and gradient once more for its amax
 check "fp8-current slower than fp8-delayed (amax pass)" lt "$(step fp8-delayed)" "$(step fp8-current)"
 check "fp8-blockwise casts as fp8-delayed (scales inside the cast)" [ "$(step fp8-blockwise)" = "$(step fp8-delayed)" ]
+# torchao tensorwise (torchtitan's float8 recipe): amax before every cast, weights cast every
+# forward, and the 16-bit input and weight cast again in backward: slower than fp8, whose casts
+# write the transpose once; its saved GEMM inputs are 16-bit, so activations are bf16's
+check "fp8-tensorwise slower than fp8 (backward casts again)" lt "$(step fp8)" "$(step fp8-tensorwise)"
+expect_ok "${run[@]}" --dtype bf16 --format csv
+cp "$TMP/out" "$TMP/bf16.csv"
+check "fp8-tensorwise keeps bf16 activations (torchao saves input_hp)" \
+  [ "$(col "$TMP/fp8-tensorwise.csv" memory.activations_bytes)" = "$(col "$TMP/bf16.csv" memory.activations_bytes)" ]
+check "fp8 keeps FP8 copies (fewer activation bytes than fp8-tensorwise)" \
+  lt "$(col "$TMP/fp8.csv" memory.activations_bytes)" "$(col "$TMP/fp8-tensorwise.csv" memory.activations_bytes)"
+check "fp8-tensorwise faster than bf16 (FP8 GEMMs)" lt "$(step fp8-tensorwise)" "$(col "$TMP/bf16.csv" step_time_s)"
 # one micro-batch: nothing to cache, delayed equals today's fp8
 expect_ok predict --dtype fp8 --format csv
 cp "$TMP/out" "$TMP/m1a.csv"
@@ -33,9 +44,11 @@ expect_ok predict --dtype fp8-blockwise
 check "text names the recipe" grep -q 'dtype=fp8-blockwise' "$TMP/out"
 
 # bad values
-expect_fail 1 "^plateau: --dtype: unknown dtype 'fp8-x' \(expected bf16\|fp8\|fp8-delayed\|fp8-current\|fp8-blockwise\|mxfp8\|nvfp4\)$" -- predict --dtype fp8-x
+expect_fail 1 "^plateau: --dtype: unknown dtype 'fp8-x' \(expected bf16\|fp8\|fp8-delayed\|fp8-current\|fp8-blockwise\|fp8-tensorwise\|mxfp8\|nvfp4\)$" -- predict --dtype fp8-x
 expect_fail 1 "^plateau: --dtype: unknown dtype '' " -- predict --dtype ''
 expect_fail 1 "dtype fp8-delayed needs FP8 tensor cores, which gpu 'a100-80g' lacks" -- predict --gpu a100-80g --dtype fp8-delayed
 expect_fail 1 "needs FP8 tensor cores, which gpu .a100-80g. lacks" -- search --gpus 8 --gpu a100-80g --dtype fp8-current
+expect_fail 1 "dtype fp8-tensorwise needs FP8 tensor cores, which gpu 'a100-80g' lacks" -- predict --gpu a100-80g --dtype fp8-tensorwise
+expect_fail 1 "^plateau: --dtype: unknown dtype 'tensorwise' " -- predict --dtype tensorwise
 
 finish

@@ -131,6 +131,41 @@ static void nvls(void) {
                         8 * MIB * (1 / 315.18 + 4 / 320.0) / GB, 1e-9);
 }
 
+/* An NVL72 rack (gb200-nvl72, one node of 72 ranks): NCCL has at most
+ * NCCL_MAX_NVLS_ARITY = 32 NVLS heads, and the heads carry S x 33/32 per
+ * direction: algbw = 721.8 x 0.74 (Blackwell nvlsEfficiency) x 32/33 (not
+ * 72/73). Chunks: 16 channels x 72 ranks = 1152 streams; 8 GiB is below
+ * 64 x 1152 x 128 KiB, not below 8 x 1152 x 64 KiB: 64 KiB chunks,
+ * ceil(8 GiB / 72 MiB) = 114 loops of 3.4 us, fill one 72 MiB loop.
+ * all_gather and reduce_scatter: no NVLS above 32 ranks (src/enqueue.cc);
+ * on 32 ranks it runs at 721.8 x 0.74. */
+static void nvls_rack(void) {
+  struct pl_cluster gb;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_cluster_load("gb200-nvl72", &gb, &d), PL_OK, dp);
+  struct pl_coll_cost c = {0};
+  struct pl_group rack = {72, 72};
+  CHECK_EQ_INT(pl_coll_time_proto(&gb, PL_COLL_ALL_REDUCE, 8 * GIB, rack, PL_ALGO_NVLS,
+                                  PL_PROTO_SIMPLE, &c),
+               PL_OK);
+  double bw = 721.8 * 0.74 * 32.0 / 33.0 * GB;
+  CHECK_NEAR_REL(c.time_s, (25 + 114 * 3.4) * US + (8 * GIB + 72 * MIB) / bw, 1e-9);
+  CHECK(pl_coll_time_proto(&gb, PL_COLL_ALL_GATHER, GIB, rack, PL_ALGO_NVLS, PL_PROTO_SIMPLE,
+                           &c) != PL_OK);
+  CHECK(pl_coll_time_proto(&gb, PL_COLL_REDUCE_SCATTER, GIB, rack, PL_ALGO_NVLS,
+                           PL_PROTO_SIMPLE, &c) != PL_OK);
+  struct pl_group g32 = {32, 32};
+  CHECK_EQ_INT(pl_coll_time_proto(&gb, PL_COLL_ALL_GATHER, GIB, g32, PL_ALGO_NVLS,
+                                  PL_PROTO_SIMPLE, &c),
+               PL_OK);
+  CHECK(c.time_s > GIB / (721.8 * 0.74 * GB));
+  CHECK(c.time_s < 1.1 * GIB / (721.8 * 0.74 * GB));
+  /* the tuner leaves NVLS for the ring on 72 ranks */
+  CHECK_EQ_INT(pl_coll_time(&gb, PL_COLL_ALL_GATHER, 64 * MIB, rack, PL_ALGO_AUTO, &c), PL_OK);
+  CHECK(c.algo != PL_ALGO_NVLS);
+}
+
 static void p2p(void) {
   /* send_recv between two nodes, one rank each: one 50 GB/s NIC;
    * latency 8.4 + 14 us. */
@@ -578,6 +613,7 @@ int main(void) {
   ring_two_nodes();
   tree();
   nvls();
+  nvls_rack();
   p2p();
   tuner_choices();
   tuner_cloud();

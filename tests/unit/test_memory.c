@@ -122,6 +122,10 @@ static void test_quantized_saved_inputs(void) {
   CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &l), 121792.0 * 8192, 1e-15);
   l.dtype = PL_DTYPE_BF16;
   CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &l), 139392.0 * 8192, 1e-15);
+  /* torchao's Float8Linear (fp8-tensorwise) saves the 16-bit inputs: bf16's figure */
+  l.dtype = PL_DTYPE_FP8;
+  l.fp8_recipe = PL_FP8_RECIPE_TENSORWISE;
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &l), 139392.0 * 8192, 1e-15);
 }
 
 /* Recompute ops (torchtitan per-op SAC; memory.c layer_act): Llama-3 8B,

@@ -80,6 +80,33 @@ static void test_tile_fixed_k(void) {
   CHECK_NEAR_REL(t8, 2.0 * 8192 * 4096 * 128256 / (1369.7e12 * 0.887), 1e-9);
 }
 
+/* GB200 (data/gpus/gb200.json, stas00/ml-engineering mamf-finder table):
+ * each measured shape comes out at exactly its measured rate x sustained
+ * (0.823): BF16 1822 TFLOP/s at 4096x9728x2048, FP8 3615.6 at
+ * 19456x5120x1536. MXFP8 and NVFP4 are scaled from the FP8 measurement by
+ * their peaks (5000 and 10000 against FP8's 5000): at the FP8 shape MXFP8
+ * takes the FP8 time and NVFP4 half of it (all math-bound: the FP8 GEMM's
+ * 237 MB at 7.2 TB/s is 33 us against 103 us of math). */
+static void test_blackwell_low_precision(void) {
+  struct pl_gpu gb;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("gb200", &gb, &d), PL_OK, dp);
+  CHECK_NEAR_REL(gb.eff.gemm_mamf_flops_per_s, 1822e12, EXACT);
+  CHECK_NEAR_REL(gb.eff.gemm_fp8_mamf_flops_per_s, 3615.6e12, EXACT);
+  double o = gb.eff.kernel_overhead_s, s = 0.823;
+  double tb = pl_gemm_time_s(&gb, PL_DTYPE_BF16, 4096, 9728, 2048, 1) - o;
+  CHECK_NEAR_REL(tb, 2.0 * 4096 * 9728 * 2048 / (1822e12 * s), 1e-9);
+  double m = 19456, n = 5120, k = 1536;
+  double t8 = pl_gemm_time_s(&gb, PL_DTYPE_FP8, 19456, 5120, 1536, 1) - o;
+  CHECK_NEAR_REL(t8, 2.0 * m * n * k / (3615.6e12 * s), 1e-9);
+  CHECK_NEAR_REL(t8, 103.0e-6, 1e-2);
+  double tmx = pl_gemm_time_s(&gb, PL_DTYPE_MXFP8, 19456, 5120, 1536, 1) - o;
+  CHECK_NEAR_REL(tmx, t8, 1e-12);
+  double t4 = pl_gemm_time_s(&gb, PL_DTYPE_NVFP4, 19456, 5120, 1536, 1) - o;
+  CHECK_NEAR_REL(t4, t8 / 2.0, 1e-9);
+}
+
 /* Wave quantization: 108 tiles of 256x128 fill the 108 SMs once; 109
  * tiles need a second wave, twice the time for one more tile (k = 32768
  * keeps both math-bound). */
@@ -295,6 +322,21 @@ static void test_fp8_casts(void) {
     CHECK(c->recompute);
   }
   CHECK(find_op(ops, pl_sim_segment_ops(&run, 2, ops), "fp8_casts") == NULL); /* head: 16-bit */
+  /* fp8-tensorwise (torchao Float8Linear): 5 B per cast (amax read 2, cast
+   * read 2, write 1); forward casts inputs and weights, backward the output
+   * gradients twice and inputs and weights again: 5 x (6,029,312 +
+   * 12,845,056) = 94,371,840 B forward, 5 x (2 x 11,010,048 + 12,845,056 +
+   * 6,029,312) = 204,472,320 B backward, whatever the micro-batches */
+  run.layout.fp8_recipe = PL_FP8_RECIPE_TENSORWISE;
+  run.layout.micro_batches = 8;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  c = find_op(ops, n, "fp8_casts");
+  CHECK(c != NULL);
+  if (c != NULL) {
+    CHECK_NEAR_REL(c->fwd_bytes, 94371840.0, EXACT);
+    CHECK_NEAR_REL(c->bwd_bytes, 204472320.0, EXACT);
+    CHECK(c->recompute);
+  }
 }
 
 /* layout.head_16bit (Megatron-Core's output layer is tensor_parallel.ColumnParallelLinear, not a
@@ -494,6 +536,7 @@ int main(void) {
   test_sustained_fraction();
   test_attention_sustained();
   test_tile_fixed_k();
+  test_blackwell_low_precision();
   test_wave_quantization();
   test_tile_quantization();
   test_memory_bound_gemm();
