@@ -19,7 +19,9 @@
  * charged with it), so the objective is only piecewise smooth and steps
  * where the choice flips; the restarts and the search cross them. A series
  * spanning nodes with several ranks per node frees the NVLink figures too
- * after the network is fitted (docs/collectives.md, "calibrate nccl"). */
+ * after the network is fitted (docs/collectives.md, "calibrate nccl"). The
+ * network bandwidth is fitted only where it sets the logs' largest sizes
+ * (net_bw_binds). */
 #include <plateau/alloc.h>
 #include <plateau/calib.h>
 
@@ -259,6 +261,42 @@ static double coord_search(const struct problem *pb, double *p, double t0, doubl
   return cost;
 }
 
+/* Whether the network bandwidth is what the logs' largest sizes measure: in
+ * the base cluster, 10% less of it slows the largest fitted row of some
+ * series by at least BINDS_MIN (1%). Where NVLink or a per-channel cap sets
+ * the large-message time instead (a 2-node NVLS_TREE, whose network moves S
+ * per node while its NVLS part binds; more nodes move 2S), the log says
+ * nothing about the network's bandwidth, and a fit would move it only to
+ * bend the mid sizes' pipeline fill; at the node counts where the network
+ * does bind, that figure would then set the time. So it keeps the base's
+ * figure. NVLink is not held so: a GPU's NVLink load is the same on any
+ * number of nodes, so what a fitted NVLink figure absorbs on the fitted
+ * node count it absorbs on the others (docs/collectives.md, "calibrate
+ * nccl"). */
+#define BINDS_MIN 0.01
+static bool net_bw_binds(const struct problem *pb) {
+  for (size_t i = 0; i < pb->n_obs; i++) {
+    const struct pl_nccl_series *s = pb->obs[i].series;
+    double bytes = 0.0;
+    for (size_t j = 0; j < s->n_rows; j++)
+      if (used(pb, &s->rows[j]))
+        bytes = fmax(bytes, s->rows[j].bytes);
+    if (bytes <= 0.0)
+      continue;
+    struct pl_cluster slow = *pb->base;
+    slow.nic_bytes_per_s *= 0.9;
+    struct pl_group g = {s->ranks, s->ranks_per_node};
+    struct pl_coll_cost a, b;
+    if (pl_coll_time_shared(pb->base, s->op, bytes, g, s->active_per_node, pb->obs[i].algo, &a) ==
+            PL_OK &&
+        pl_coll_time_shared(&slow, s->op, bytes, g, s->active_per_node, pb->obs[i].algo, &b) ==
+            PL_OK &&
+        b.time_s >= a.time_s * (1.0 + BINDS_MIN))
+      return true;
+  }
+  return false;
+}
+
 static enum pl_status setup(struct problem *pb, struct pl_calib_fit *fit, struct pl_diag *diag) {
   memset(fit, 0, sizeof *fit);
   pb->active[P_LAUNCH] = pb->active[P_FLOOR] = true;
@@ -279,7 +317,8 @@ static enum pl_status setup(struct problem *pb, struct pl_calib_fit *fit, struct
       fit->fit_inter = true;
   }
   pb->active[P_INTRA_LAT] = pb->active[P_INTRA_BW] = fit->fit_intra;
-  pb->active[P_INTER_LAT] = pb->active[P_INTER_BW] = fit->fit_inter;
+  pb->active[P_INTER_LAT] = fit->fit_inter;
+  pb->active[P_INTER_BW] = fit->fit_inter && net_bw_binds(pb);
   return PL_OK;
 }
 
