@@ -69,6 +69,8 @@ struct pl_framework {
                                           recipes (layout.head_16bit) */
   enum pl_setting launch_blocking;     /* CUDA_LAUNCH_BLOCKING=1: host time per kernel adds to
                                           the GPU time (layout.launch_blocking) */
+  enum pl_setting ep_comm_overlap;     /* MoE expert-parallel all-to-alls beside the compute of
+                                          another micro-batch (layout.ep_comm_overlap) */
   enum pl_setting zero3_grad_all_reduce; /* zero3 gradients all_reduced in buckets, not
                                             reduce_scattered (layout.zero3_grad_all_reduce) */
 };

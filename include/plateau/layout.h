@@ -192,6 +192,13 @@ struct pl_layout {
                               host's per-kernel time (host_per_kernel_s) adds to a pass's GPU
                               time instead of overlapping it (sim_seg_ops_s; BLOOM's tr11 slurm
                               script, docs/frameworks.md) */
+  bool ep_comm_overlap;    /* input: MoE models with ep > 1: the expert-parallel token
+                              collectives of a transformer block run on their own stream beside
+                              the compute, as Megatron-Core's combined 1F1B schedule runs them
+                              (--overlap-moe-expert-parallel-comm: the forward of one micro-batch
+                              merged with the backward of another, layer by layer, the dispatch
+                              and combine of one hidden behind the attention and expert compute
+                              of the other; lower.c ep_beside); false: blocking after it */
   bool head_16bit;         /* input: with dtype fp8, mxfp8 or nvfp4 the LM head's GEMMs still run
                               in 16-bit: Megatron-Core builds the output layer as
                               tensor_parallel.ColumnParallelLinear, a plain torch matmul that TE's

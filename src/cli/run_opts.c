@@ -180,6 +180,8 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
     return 1;
   if (setting_flag(args, "launch-blocking", "value", "on", "off", false, &fw->launch_blocking) != 0)
     return 1;
+  if (setting_flag(args, "ep-comm-overlap", "value", "on", "off", false, &fw->ep_comm_overlap) != 0)
+    return 1;
   if (setting_flag(args, "zero3-grad-reduce", "op", "reduce-scatter", "all-reduce", true,
                    &fw->zero3_grad_all_reduce) != 0)
     return 1;

@@ -461,6 +461,28 @@ static enum pl_status layout_err(struct pl_diag *diag, const char *fmt, long lon
   return pl_diag_set(diag, PL_ERR_LAYOUT, fmt, a, b);
 }
 
+/* ep_comm_overlap's conditions, as Megatron-Core asserts them for
+ * overlap_moe_expert_parallel_comm (megatron/core/transformer/
+ * transformer_config.py __post_init__, Megatron-LM d98e8a6): expert model
+ * parallelism, the alltoall or flex dispatcher (not allgather), no full
+ * recomputation, and with pp > 1 a virtual pipeline. Called for MoE models;
+ * a dense model with the behaviour on is refused in resolve_experts. */
+static enum pl_status check_ep_overlap(const struct pl_layout *l, struct pl_diag *diag) {
+  if (!l->ep_comm_overlap)
+    return PL_OK;
+  const char *why = l->ep < 2                               ? "needs expert parallelism (ep > 1)"
+                    : l->dispatch == PL_MOE_ALLGATHER       ? "needs the alltoall or deepep dispatcher"
+                    : l->recompute == PL_RECOMPUTE_FULL     ? "cannot run with full recomputation"
+                    : l->pp > 1 && l->vp < 2                ? "needs a virtual pipeline (vp > 1) when pp > 1"
+                    : l->mtp_layers > 1                     ? "supports at most one MTP layer"
+                                                            : NULL;
+  if (why == NULL)
+    return PL_OK;
+  return pl_diag_set(diag, PL_ERR_LAYOUT,
+                     "layout: ep comm overlap %s (Megatron-Core overlap_moe_expert_parallel_comm)",
+                     why);
+}
+
 /* Expert parallelism (Megatron-Core, megatron/core/parallel_state.py
  * initialize_model_parallel): the ranks of a pipeline stage are cut a second
  * way for the MoE blocks, into etp x ep x edp, so edp = gpus / (etp * ep *
@@ -472,6 +494,9 @@ static enum pl_status resolve_experts(struct pl_layout *l, const struct pl_model
   l->ep = or_default(l->ep, 1);
   l->etp = or_default(l->etp, 1);
   if (!pl_model_is_moe(m)) {
+    if (l->ep_comm_overlap)
+      return pl_diag_set(diag, PL_ERR_LAYOUT, "layout: ep comm overlap needs a "
+                                              "mixture-of-experts model with ep > 1");
     if (l->ep > 1 || l->etp > 1)
       return layout_err(diag, "layout ep=%lld etp=%lld: expert parallelism needs a "
                               "mixture-of-experts model", (long long)l->ep, (long long)l->etp);
@@ -509,7 +534,7 @@ static enum pl_status resolve_experts(struct pl_layout *l, const struct pl_model
     return pl_diag_set(diag, PL_ERR_LAYOUT,
                        "layout: moe imbalance %g must be between 1 (balanced) and %g",
                        l->moe_imbalance, MOE_IMBALANCE_MAX);
-  return PL_OK;
+  return check_ep_overlap(l, diag);
 }
 
 /* Low-precision GEMMs need tensor cores for their format: a GPU file without

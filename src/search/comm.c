@@ -109,11 +109,13 @@ static void tp_times(const struct search_ctx *ctx, const struct pl_layout *l,
  * (four with full recompute); with etp > 1 an all_gather and a
  * reduce_scatter over etp of etp times that; with the allgather dispatcher an
  * all_gather and a reduce_scatter of the hidden states over etp * ep. Blocking,
- * so they add to the block's tp time. */
+ * so they add to the block's tp time; with layout.ep_comm_overlap they run
+ * beside the compute (src/sim/lower.c ep_beside), so the bound leaves them
+ * out (it stays a lower bound). */
 static void moe_times(const struct search_ctx *ctx, const struct pl_layout *l,
                       struct search_tp_times *out) {
   const struct pl_model *m = ctx->model;
-  if (!pl_model_is_moe(m) || l->ep * l->etp <= 1)
+  if (!pl_model_is_moe(m) || l->ep * l->etp <= 1 || l->ep_comm_overlap)
     return;
   double share = (double)pl_model_moe_layers(m) / (double)m->layers;
   double tokens = (double)l->mbs * (double)(l->seq / l->cp) / (double)(l->sp ? l->tp : 1);

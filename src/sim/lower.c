@@ -77,12 +77,18 @@
 static double grad_bytes(const struct pl_layout *l) {
   return l->grad_reduce_bf16 ? PARAM_BYTES : GRAD_BYTES;
 }
-static int tp_merge(const struct sim_seg *sg, const struct unit *u, struct sim_comm *list) {
+/* A unit's collectives, merged by kind; part -1 all of them, 0 all but the
+ * blocks' expert-parallel ones, 1 only those (slots SIM_SEG_EP on). */
+static int tp_merge_part(const struct sim_seg *sg, const struct unit *u, struct sim_comm *list,
+                         int part) {
   int p = u->slot.pass;
   int64_t mult[SIM_SEG_N] = {u->embed, u->layers, u->head};
   int n = 0;
   for (int k = 0; k < SIM_SEG_N; k++) {
     for (int j = 0; j < SIM_SEG_TP && mult[k] > 0; j++) {
+      int ep = k == SIM_SEG_LAYER && j >= SIM_SEG_EP;
+      if (part >= 0 && ep != part)
+        continue;
       struct sim_comm c = sg[k].tp[p][j];
       int i = 0;
       while (i < n && list[i].coll != c.coll)
@@ -95,6 +101,10 @@ static int tp_merge(const struct sim_seg *sg, const struct unit *u, struct sim_c
     }
   }
   return n;
+}
+
+static int tp_merge(const struct sim_seg *sg, const struct unit *u, struct sim_comm *list) {
+  return tp_merge_part(sg, u, list, -1);
 }
 
 /* Which single segment a unit is (SIM_SEG_N when it spans several). */
@@ -198,6 +208,27 @@ static void unit_tp_beside(struct lower *lw, const struct unit *u, int32_t prev,
   join_add(lw, last);
 }
 
+/* layout.ep_comm_overlap (Megatron-Core --overlap-moe-expert-parallel-comm,
+ * megatron/core/pipeline_parallel/combined_1f1b.py and
+ * models/common/model_chunk_schedule_plan.py TransformerLayerSchedulePlan.run,
+ * Megatron-LM d98e8a6): the forward of one micro-batch and the backward of
+ * another run merged, layer by layer, with the expert-parallel dispatch and
+ * combine of each on a communication stream beside the other's compute:
+ *   comm: combine_bwd      | dispatch_fwd, dispatch_bwd          | combine_fwd
+ *   comp: pre_dispatch_fwd | mlp_bwd, mlp_bwd_dw, mlp_fwd        | pre_dispatch_bwd
+ * plateau keeps one pass per slot, so a block's expert-parallel collectives
+ * are issued beside that block's own compute (as unit_tp_beside issues tp
+ * traffic) and the next unit waits for both: per pair of passes the same
+ * compute hides the same communication as in the merged schedule, with the
+ * engine slowing compute while they overlap (the SMs DeepEP/HybridEP and NCCL
+ * kernels take). Not modelled: that the first forward and the last backward
+ * of a step (no partner micro-batch) cannot hide theirs, and the split of
+ * each merged layer into three windows (a window whose communication
+ * outlasts its partner's compute waits even if another has slack). */
+static bool ep_beside(const struct lower *lw, const struct unit *u) {
+  return lw->l->ep_comm_overlap && u->layers > 0 && !tp_overlapped(lw, u);
+}
+
 /* Emit one unit; gather (or SIM_NONE) is its parameter all_gather. Returns
  * its last compute task. */
 static int32_t emit_unit(struct lower *lw, const struct unit *u, int32_t gather) {
@@ -208,9 +239,9 @@ static int32_t emit_unit(struct lower *lw, const struct unit *u, int32_t gather)
                   (double)u->head * sg[SIM_SEG_HEAD].comp_s[p];
   double attn_s = (double)u->layers * sg[SIM_SEG_LAYER].attn_s[p];
   join_add(lw, gather);
-  bool beside = tp_overlapped(lw, u);
+  bool beside = tp_overlapped(lw, u), ep = ep_beside(lw, u);
   int32_t in[LOWER_JOIN], prev = lw->last_comp;
-  int n_in = beside ? lw->n_join : 0;
+  int n_in = beside || ep ? lw->n_join : 0;
   memcpy(in, lw->join, (size_t)n_in * sizeof in[0]);
   int32_t c = comp(lw, main_s, u, attn_s > 0 ? PL_PART_MAIN : PL_PART_ALL);
   if (c != SIM_NONE && lw->cur_unit >= 0 && lw->st->eng.cmp.need[lw->pass_id] > 0)
@@ -229,6 +260,16 @@ static int32_t emit_unit(struct lower *lw, const struct unit *u, int32_t gather)
     unit_tp_beside(lw, u, prev, in, n_in);
     if (edge.embed || edge.head)
       unit_tp(lw, &edge, c, ring);
+  } else if (ep) {
+    struct sim_comm list[SIM_SEG_N * SIM_SEG_TP];
+    int n = tp_merge_part(lw->st->seg, u, list, 1);
+    int32_t first_id = lw->st->eng.n_tasks;
+    int32_t last = tp_issue(lw, list, n, prev, SIM_NONE);
+    for (int i = 0; i < n_in && last != SIM_NONE; i++)
+      dep(lw, in[i], first_id);
+    join_add(lw, last);
+    n = tp_merge_part(lw->st->seg, u, list, 0);
+    join_add(lw, tp_issue(lw, list, n, c, ring));
   } else {
     unit_tp(lw, u, c, ring);
   }

@@ -32,9 +32,10 @@
  * outputs. deepep (MoEFlexTokenDispatcher + DeepEP): the all_to_all with
  * DeepEP's one send per target node across the network (deepep_dedup).
  * A model with dense and MoE blocks prices its average block: the bytes are
- * scaled by the MoE share (calls stay whole). Dispatch is not overlapped
- * with expert compute (Megatron's --overlap-moe-expert-parallel-comm is
- * not modelled).
+ * scaled by the MoE share (calls stay whole). They block the next block
+ * unless layout.ep_comm_overlap (Megatron's
+ * --overlap-moe-expert-parallel-comm), where lower.c runs them beside the
+ * block's compute (ep_beside).
  * FSDP units (zero2/zero3): one per segment; all_gather of its bf16
  * parameters, reduce_scatter of its gradients in fp32 (FSDP2
  * MixedPrecisionPolicy as torchtitan configures it: param bf16, reduce fp32),
@@ -239,20 +240,22 @@ static enum pl_status layer_moe(struct sim_step *st, struct sim_seg *s, struct p
   enum pl_status r;
   if (l->dispatch == PL_MOE_ALLGATHER) {
     double gathered = tokens * h_bytes * (double)(l->ep * l->etp);
-    r = moe_comm_one(st, s, 2, PL_COLL_ALL_GATHER, "ep-etp", gathered, 1, rep, diag);
+    r = moe_comm_one(st, s, SIM_SEG_EP, PL_COLL_ALL_GATHER, "ep-etp", gathered, 1, rep, diag);
     if (r == PL_OK)
-      r = moe_comm_one(st, s, 3, PL_COLL_REDUCE_SCATTER, "ep-etp", gathered, 1, rep, diag);
+      r = moe_comm_one(st, s, SIM_SEG_EP + 1, PL_COLL_REDUCE_SCATTER, "ep-etp", gathered, 1, rep,
+                       diag);
     return r;
   }
   double copies = tokens * (double)m->top_k * h_bytes * pl_moe_imbalance(m, l);
   if (l->dispatch == PL_MOE_DEEPEP)
     copies *= deepep_dedup(st->run);
-  r = moe_comm_one(st, s, 2, PL_COLL_ALL_TO_ALL, "ep", copies, 2, 2 * rep, diag);
+  r = moe_comm_one(st, s, SIM_SEG_EP, PL_COLL_ALL_TO_ALL, "ep", copies, 2, 2 * rep, diag);
   if (r == PL_OK && l->etp > 1)
-    r = moe_comm_one(st, s, 3, PL_COLL_ALL_GATHER, "etp", copies * (double)l->etp, 1, rep, diag);
+    r = moe_comm_one(st, s, SIM_SEG_EP + 1, PL_COLL_ALL_GATHER, "etp", copies * (double)l->etp, 1,
+                     rep, diag);
   if (r == PL_OK && l->etp > 1)
-    r = moe_comm_one(st, s, 4, PL_COLL_REDUCE_SCATTER, "etp", copies * (double)l->etp, 1, rep,
-                     diag);
+    r = moe_comm_one(st, s, SIM_SEG_EP + 2, PL_COLL_REDUCE_SCATTER, "etp",
+                     copies * (double)l->etp, 1, rep, diag);
   return r;
 }
 

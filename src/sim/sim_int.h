@@ -331,6 +331,8 @@ struct sim_comm {
 };
 
 #define SIM_SEG_TP 6 /* tp and ep collectives of one segment and pass (kinds, not calls) */
+#define SIM_SEG_EP 2 /* a block's slots from this one on are its expert-parallel collectives
+                        (segments.c layer_moe) */
 
 /* Costs of one segment (embedding, one transformer block, or the LM head)
  * for one micro-batch on one GPU. Index [pass] is enum pl_pass. */

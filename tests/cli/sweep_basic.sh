@@ -15,7 +15,7 @@ check "4 points for 8..64" [ "$(rows "$TMP/g1.csv")" -eq 4 ]
 # check's own output and could not fail)
 head -1 "$TMP/g1.csv" >"$TMP/g1.head"
 check "columns: predict's, then the figures" \
-  grep -q '^model.name,.*,power.tokens_per_j,.*,framework.name,.*,framework.logit_metric_passes,hardware.power_cap_w,layout.batch_per_gpu,.*,framework.grad_accum,step_time_s_lo,step_time_s_hi,tokens_per_s_lo,tokens_per_s_hi,mfu_lo,mfu_hi,error_band.class,error_band.published_runs,framework.host_per_kernel_s,framework.fp8_weight_cache,framework.bucket_mb,framework.fsdp_pp_unsharded,framework.zero3_list_copy_s,layout.recompute_method,framework.head_16bit,framework.launch_blocking,framework.zero3_grad_reduce,strategy,scaling_efficiency,marginal_tokens_per_s_per_gpu,marginal_efficiency$' "$TMP/g1.head"
+  grep -q '^model.name,.*,power.tokens_per_j,.*,framework.name,.*,framework.logit_metric_passes,hardware.power_cap_w,layout.batch_per_gpu,.*,framework.grad_accum,step_time_s_lo,step_time_s_hi,tokens_per_s_lo,tokens_per_s_hi,mfu_lo,mfu_hi,error_band.class,error_band.published_runs,framework.host_per_kernel_s,framework.fp8_weight_cache,framework.bucket_mb,framework.fsdp_pp_unsharded,framework.zero3_list_copy_s,layout.recompute_method,framework.head_16bit,framework.launch_blocking,framework.ep_comm_overlap,framework.zero3_grad_reduce,strategy,scaling_efficiency,marginal_tokens_per_s_per_gpu,marginal_efficiency$' "$TMP/g1.head"
 check "gpus 8 16 32 64" [ "$(col "$TMP/g1.csv" layout.gpus | tr '\n' ' ')" = "8 16 32 64 " ]
 check "weak scaling: gbs = gpus" [ "$(col "$TMP/g1.csv" layout.gbs | tr '\n' ' ')" = "8 16 32 64 " ]
 check "scaling efficiency 1 at the smallest point" [ "$(col "$TMP/g1.csv" scaling_efficiency | head -1)" = "1" ]
