@@ -172,6 +172,12 @@ struct pl_layout {
                               per rank of this time, and each gather synchronizes the device
                               (waits for the reduce_scatters). 0 (default) = one call per
                               unit, flat tensors. docs/step-model.md 2.7 */
+  bool zero3_grad_all_reduce; /* input: zero3 gradients all_reduced in buckets of whole
+                              gradients, one call per bucket (DeepSpeed ZeRO-3 with its default
+                              config of 2021, contiguous_gradients false: stage3.py
+                              reduce_ipg_grads -> allreduce_bucket), not
+                              reduce_scattered per unit; with zero3_list_copy_s no per-rank
+                              list copies. docs/step-model.md 2.7 */
   double bucket_bytes;     /* input: ddp/zero1 gradient bucket (one reduce call) and zero1
                               parameter all_gather call size; 0 (default) = 25 MiB, torch DDP
                               bucket_cap_mb (pl_layout_bucket_bytes) */

@@ -182,6 +182,9 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
     return 1;
   if (setting_flag(args, "ep-comm-overlap", "value", "on", "off", false, &fw->ep_comm_overlap) != 0)
     return 1;
+  if (setting_flag(args, "zero3-grad-reduce", "op", "reduce-scatter", "all-reduce", true,
+                   &fw->zero3_grad_all_reduce) != 0)
+    return 1;
   if (setting_flag(args, "fp8-all-gather", "value", "on", "off", false, &fw->fp8_all_gather) != 0)
     return 1;
   if (time_flag(args, "host-per-kernel", "37 us", &fw->host_per_kernel_s,

@@ -164,6 +164,8 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
     return read_setting(v, key, origin, &fw->launch_blocking, diag);
   if (strcmp(key, "ep_comm_overlap") == 0)
     return read_setting(v, key, origin, &fw->ep_comm_overlap, diag);
+  if (strcmp(key, "zero3_grad_all_reduce") == 0)
+    return read_setting(v, key, origin, &fw->zero3_grad_all_reduce, diag);
   if (strcmp(key, "fp8_all_gather") == 0)
     return read_setting(v, key, origin, &fw->fp8_all_gather, diag);
   if (strcmp(key, "fsdp_pp_unsharded") == 0)
@@ -319,6 +321,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->head_16bit, &l->head_16bit, false);
   put(fw->launch_blocking, &l->launch_blocking, false);
   put(fw->ep_comm_overlap, &l->ep_comm_overlap, false);
+  put(fw->zero3_grad_all_reduce, &l->zero3_grad_all_reduce, false);
   put(fw->fp8_all_gather, &l->fp8_all_gather, false);
 }
 
@@ -359,5 +362,6 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->head_16bit = setting(l->head_16bit);
   out->launch_blocking = setting(l->launch_blocking);
   out->ep_comm_overlap = setting(l->ep_comm_overlap);
+  out->zero3_grad_all_reduce = setting(l->zero3_grad_all_reduce);
   out->fp8_all_gather = setting(l->fp8_all_gather);
 }

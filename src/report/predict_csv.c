@@ -224,6 +224,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.head_16bit", pl_setting_name(fw.head_16bit));
   col_str(c, "framework.launch_blocking", pl_setting_name(fw.launch_blocking));
   col_str(c, "framework.ep_comm_overlap", pl_setting_name(fw.ep_comm_overlap));
+  col_str(c, "framework.zero3_grad_reduce",
+          fw.zero3_grad_all_reduce == PL_SETTING_ON ? "all-reduce" : "reduce-scatter");
   col_str(c, "framework.fp8_all_gather", pl_setting_name(fw.fp8_all_gather));
 }
 

@@ -380,6 +380,16 @@ static double zero3_calls_s(const struct pl_run *run, const struct sim_coll *c, 
   return sum;
 }
 
+/* One NCCL all_reduce of bytes over the collective's group. */
+static double zero3_one_all_reduce_s(const struct pl_run *run, const struct sim_coll *c,
+                                     double bytes) {
+  struct pl_coll_cost cost;
+  return pl_coll_time_shared(&run->cluster, PL_COLL_ALL_REDUCE, bytes, c->g,
+                             run->cluster.gpus_per_node, PL_ALGO_AUTO, &cost) == PL_OK
+             ? cost.time_s
+             : 0;
+}
+
 /* DeepSpeed v0.3.16 stage3.py: after every backward,
  * FP16_DeepSpeedZeroOptimizer_Stage3.backward calls _partition_all_parameters,
  * whose release_and_reset_parameter partitions every parameter still whole,
@@ -425,6 +435,47 @@ enum pl_status sim_zero3_persist_gather(struct sim_step *st, double elems, doubl
   return PL_OK;
 }
 
+/* layout.zero3_grad_all_reduce: DeepSpeed ZeRO-3 with its default config
+ * reduces gradients by all_reduce, not by the per-parameter reduce_scatter:
+ * deepspeed/runtime/zero/constants.py ZERO3_OPTIMIZATION_CONTIGUOUS_GRADIENTS_DEFAULT
+ * = False in every tag from v0.3.13 (2021-03-16) to v0.4.2 (2021-06-28), and
+ * stage3.py reduce_ipg_grads without contiguous_gradients takes
+ * buffered_reduce_fallback below whatever reduce_scatter says. Each gradient's
+ * hook (stage3.py reduce_independent_p_g_buckets_and_remove_grads) adds it to
+ * the ipg bucket and, when the bucket's elements plus the new gradient's
+ * exceed reduce_bucket_size (ZERO_OPTIMIZATION_REDUCE_BUCKET_SIZE_DEFAULT,
+ * 5e8 elements), first reduces the bucket (reduce_ipg_grads ->
+ * buffered_reduce_fallback -> allreduce_no_retain -> allreduce_and_copy ->
+ * allreduce_bucket: flatten, div_, one dist.all_reduce of the whole bucket,
+ * then a copy back per gradient), so a gradient larger than the bucket is
+ * reduced alone. With contiguous_gradients true (as DeepSpeedExamples
+ * Megatron-LM-v1.1.5-ZeRO3/examples/ds_zero_stage_3_config.json, 2cd968f2,
+ * 2021-03-08, sets it, reduce_scatter unset) average_tensor all_reduces too
+ * (gradient_reduction_w_predivide) when reduce_scatter is false, its default
+ * in v0.3.16 (ZERO_OPTIMIZATION_REDUCE_SCATTER_DEFAULT, DeepSpeed #971,
+ * back to True in #1058, 2021-05-21), and reduce_scatters per parameter
+ * otherwise (zero3_calls_s). One all_reduce per bucket, no per-rank list
+ * copies. The
+ * gradients are bucketed in backward order (the tensors reversed) within
+ * the unit: a bucket that DeepSpeed carries over into the next unit's
+ * gradients is here reduced at the unit's end, so a model whose block
+ * holds less than a bucket is charged one call per block. */
+#define ZERO3_REDUCE_BUCKET_ELEMENTS 5e8
+static double zero3_all_reduce_s(const struct pl_run *run, const struct sim_coll *c,
+                                 double per_elem, const double *t, int n) {
+  double sum = 0, fill = 0;
+  for (int i = n; i-- > 0;) {
+    if (fill > 0 && fill + t[i] > ZERO3_REDUCE_BUCKET_ELEMENTS) {
+      sum += zero3_one_all_reduce_s(run, c, fill * per_elem);
+      fill = 0;
+    }
+    fill += t[i];
+  }
+  if (fill > 0)
+    sum += zero3_one_all_reduce_s(run, c, fill * per_elem);
+  return sum;
+}
+
 static enum pl_status zero3_list_calls(struct sim_step *st, enum sim_seg_kind kind,
                                        struct sim_seg *s, struct pl_diag *diag) {
   const struct pl_run *run = st->run;
@@ -448,7 +499,10 @@ static enum pl_status zero3_list_calls(struct sim_step *st, enum sim_seg_kind ki
                run->layout.recompute == PL_RECOMPUTE_FULL && zero3_regathered(t, n, i);
     again_elems += again[i] ? t[i] : 0;
   }
-  if (s->rs >= 0)
+  if (s->rs >= 0 && run->layout.zero3_grad_all_reduce)
+    st->colls[s->rs].time_s =
+        zero3_all_reduce_s(run, &st->colls[s->rs], st->colls[s->rs].bytes / s->params, t, n);
+  else if (s->rs >= 0)
     st->colls[s->rs].time_s =
         zero3_calls_s(run, &st->colls[s->rs], st->colls[s->rs].bytes / s->params, t, n, all);
   if (s->ag < 0)
@@ -527,8 +581,13 @@ static enum pl_status seg_fsdp(struct sim_step *st, enum sim_seg_kind kind, stru
   if (kind == SIM_SEG_LAYER)
     ag_bytes -= fp8_gathered_weights(st->run) * (PARAM_BYTES - pl_dtype_element_bytes(l->dtype));
   enum pl_status r = sim_coll_add(st, PL_COLL_ALL_GATHER, "dp", ag_bytes, &s->ag, diag);
+  /* layout.zero3_grad_all_reduce: DeepSpeed ZeRO-3's default config
+   * all_reduces whole gradients (zero3_all_reduce_s) */
+  enum pl_coll_op rs_op = l->shard == PL_SHARD_ZERO3 && l->zero3_grad_all_reduce
+                              ? PL_COLL_ALL_REDUCE
+                              : PL_COLL_REDUCE_SCATTER;
   if (r == PL_OK)
-    r = sim_coll_add(st, PL_COLL_REDUCE_SCATTER, "dp", s->params * gb, &s->rs, diag);
+    r = sim_coll_add(st, rs_op, "dp", s->params * gb, &s->rs, diag);
   if (r == PL_OK && l->shard == PL_SHARD_ZERO3)
     r = zero3_list_calls(st, kind, s, diag);
   if (r == PL_OK && l->shard_group < l->dp)

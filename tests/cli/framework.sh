@@ -309,6 +309,29 @@ expect_fail 1 "behaviour 'zero3_list_copy' must be a time from 0 to 1 ms" -- pre
 echo '{"name": "x", "behaviours": {"zero3_list_copy": 15}}' >"$TMP/bad_z3b.json"
 expect_fail 1 "behaviour 'zero3_list_copy' must be a time from 0 to 1 ms" -- predict --framework "$TMP/bad_z3b.json"
 
+# zero3_grad_all_reduce (--zero3-grad-reduce; preset deepspeed-zero3-2021, docs/step-model.md 2.7):
+# DeepSpeed 0.3.x ZeRO-3's default config (reduce_scatter false) all_reduces whole gradients in
+# buckets of 5e8 elements instead of one tensor-list reduce_scatter per parameter, so the
+# collectives list an all_reduce and no reduce_scatter; on 768 ranks the per-rank list copies it
+# saves outweigh the doubled bytes. The value is in JSON and CSV; the flag overrides the preset.
+check "zero3 grad all_reduce: preset's JSON value" [ "$(json_raw "$TMP/z3.json" zero3_grad_reduce)" = all-reduce ]
+check "zero3 grad all_reduce: an all_reduce op" grep -q '"op": *"all_reduce"' "$TMP/z3.json"
+check "zero3 grad all_reduce: no reduce_scatter op" [ "$(grep -c '"op": *"reduce_scatter"' "$TMP/z3.json")" = 0 ]
+expect_ok predict $z3 --framework deepspeed-zero3-2021 --format csv
+check "zero3 grad all_reduce: csv column all-reduce" [ "$(col "$TMP/out" framework.zero3_grad_reduce)" = all-reduce ]
+expect_ok predict $z3 --framework deepspeed-zero3-2021 --zero3-grad-reduce reduce-scatter --format json
+check "--zero3-grad-reduce reduce-scatter overrides the preset" [ "$(json_raw "$TMP/out" zero3_grad_reduce)" = reduce-scatter ]
+check "--zero3-grad-reduce reduce-scatter: a reduce_scatter op" grep -q '"op": *"reduce_scatter"' "$TMP/out"
+check "--zero3-grad-reduce reduce-scatter: per-parameter list reduce_scatters slower" faster "$TMP/out" "$TMP/z3.json"
+expect_ok predict $z3 --framework "$TMP/z0.json" --zero3-grad-reduce all-reduce --format json
+check "--zero3-grad-reduce all-reduce: in JSON" [ "$(json_raw "$TMP/out" zero3_grad_reduce)" = all-reduce ]
+expect_ok predict --format json
+check "zero3 grad all_reduce: reduce-scatter by default" [ "$(json_raw "$TMP/out" zero3_grad_reduce)" = reduce-scatter ]
+expect_fail 1 "^plateau: --zero3-grad-reduce: unknown op 'allreduce' \(expected reduce-scatter\|all-reduce\)" -- predict --zero3-grad-reduce allreduce
+expect_fail 1 "^plateau: --zero3-grad-reduce: unknown op '' \(expected reduce-scatter\|all-reduce\)" -- predict --zero3-grad-reduce ''
+echo '{"name": "x", "behaviours": {"zero3_grad_all_reduce": "yes"}}' >"$TMP/bad_z3c.json"
+expect_fail 1 "behaviour 'zero3_grad_all_reduce' must be true or false" -- predict --framework "$TMP/bad_z3c.json"
+
 # --bucket-mb: the ddp/zero1 bucket (docs/frameworks.md). zero1 over dp 32 without overlap:
 # a larger bucket means fewer reduce_scatter and all_gather calls, so a faster step; Megatron-Core's
 # rule (max(40e6, 1e6 dp) parameters, one bucket without overlap_grad_reduce) and NeMo's 100 MiB.

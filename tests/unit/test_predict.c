@@ -413,6 +413,53 @@ static void test_zero3_list_calls(void) {
   CHECK(ag != NULL && ag->count == 11 && fabs(ag->time_s - 0.560 - persist_s) < 1e-9);
 }
 
+/* One all_reduce of n elements of fp32 gradients over 2 ranks of one DGX
+ * H100 (the dp group of base(..., 2)). */
+static double ar2_s(double n) {
+  struct pl_coll_cost c;
+  struct pl_group g = {2, 2};
+  CHECK_STATUS(pl_coll_time_shared(&run.cluster, PL_COLL_ALL_REDUCE, n * 4.0, g,
+                                   run.cluster.gpus_per_node, PL_ALGO_AUTO, &c),
+               PL_OK, NULL);
+  return c.time_s;
+}
+
+/* DeepSpeed 0.3.x ZeRO-3's default gradient reduction (layout.zero3_grad_all_reduce,
+ * segments.c zero3_all_reduce_s), by hand. wide's block holds qkv 12288 x
+ * 36864 = 452,984,832, projection 150,994,944, fc1 and fc2 603,979,776
+ * elements each and four LayerNorm tensors of 12,288. In backward order
+ * (tensors reversed) with 5e8-element buckets: the norms (49,152) are
+ * reduced when fc2 arrives, fc2 alone (over the bucket) when fc1 arrives,
+ * fc1 alone when the projection arrives, the projection when qkv would take
+ * the bucket past 5e8, qkv at the unit's end: five all_reduces per block, no
+ * per-rank list copies even with zero3_list_copy_s (1 ms here: a
+ * reduce_scatter per tensor would cost 2 ranks x 1 ms each). The embedding
+ * unit (128 x 12288 + 2048 x 12288 = 26,738,688) and the head (two norms and
+ * 128 x 12288 = 1,597,440) are one bucket each. */
+static void test_zero3_grad_all_reduce(void) {
+  base(wide_json, NULL, 2);
+  run.layout.shard = PL_SHARD_ZERO3;
+  run.layout.zero3_list_copy_s = 1e-3;
+  run.layout.zero3_grad_all_reduce = true;
+  predict();
+  const struct pl_coll_summary *ar = dp_coll("all_reduce");
+  CHECK(ar != NULL && dp_coll("reduce_scatter") == NULL);
+  if (ar == NULL)
+    return;
+  double block = ar2_s(49152) + 2 * ar2_s(603979776) + ar2_s(150994944) + ar2_s(452984832);
+  CHECK_EQ_INT(ar->count, 4);
+  CHECK_NEAR_REL(ar->time_s, 2 * block + ar2_s(26738688) + ar2_s(1597440), 1e-12);
+  /* the per-parameter reduce_scatter instead: 2 x 8 + 2 + 3 tensor calls,
+   * each at least its host time, 2 ranks x 1 ms (the 2.4 GB MLP gradients
+   * take NCCL longer) */
+  run.layout.zero3_grad_all_reduce = false;
+  predict();
+  const struct pl_coll_summary *rs = dp_coll("reduce_scatter");
+  CHECK(rs != NULL && dp_coll("all_reduce") == NULL);
+  if (rs != NULL)
+    CHECK(rs->time_s >= 21 * 0.002 * (1 - 1e-12));
+}
+
 /* DeepSpeed 2021 ZeRO-3's persistent parameters (segments.c
  * sim_zero3_persist_gather, zero3_list_calls' ag3), hand-derived. */
 static void test_zero3_persistent(void) {
@@ -457,5 +504,6 @@ int main(void) {
   test_sibling_groups_share_nics();
   test_zero3_list_calls();
   test_zero3_persistent();
+  test_zero3_grad_all_reduce();
   return check_finish();
 }
