@@ -191,6 +191,17 @@ static bool tp_overlapped(const struct lower *lw, const struct unit *u) {
   return lw->l->tp_comm_overlap && lw->l->sp && u->layers > 0;
 }
 
+/* A list issued beside a unit's compute: after prev, the compute before it,
+ * and the unit's inputs in (n_in of them); the next unit waits for it. */
+static void tp_issue_beside(struct lower *lw, const struct sim_comm *list, int n, int32_t prev,
+                            const int32_t *in, int n_in) {
+  int32_t first_id = lw->st->eng.n_tasks;
+  int32_t last = tp_issue(lw, list, n, prev, SIM_NONE);
+  for (int i = 0; i < n_in && last != SIM_NONE; i++)
+    dep(lw, in[i], first_id);
+  join_add(lw, last);
+}
+
 /* The overlapped part of a unit's tp traffic: its layers' collectives,
  * issued beside its compute (after prev, the compute before it, and the
  * unit's inputs in, n_in of them). */
@@ -201,11 +212,7 @@ static void unit_tp_beside(struct lower *lw, const struct unit *u, int32_t prev,
   lay.embed = lay.head = false;
   int n;
   const struct sim_comm *list = tp_list(lw, &lay, scratch, &n);
-  int32_t first_id = lw->st->eng.n_tasks;
-  int32_t last = tp_issue(lw, list, n, prev, SIM_NONE);
-  for (int i = 0; i < n_in && last != SIM_NONE; i++)
-    dep(lw, in[i], first_id);
-  join_add(lw, last);
+  tp_issue_beside(lw, list, n, prev, in, n_in);
 }
 
 /* layout.ep_comm_overlap (Megatron-Core --overlap-moe-expert-parallel-comm,
@@ -263,11 +270,7 @@ static int32_t emit_unit(struct lower *lw, const struct unit *u, int32_t gather)
   } else if (ep) {
     struct sim_comm list[SIM_SEG_N * SIM_SEG_TP];
     int n = tp_merge_part(lw->st->seg, u, list, 1);
-    int32_t first_id = lw->st->eng.n_tasks;
-    int32_t last = tp_issue(lw, list, n, prev, SIM_NONE);
-    for (int i = 0; i < n_in && last != SIM_NONE; i++)
-      dep(lw, in[i], first_id);
-    join_add(lw, last);
+    tp_issue_beside(lw, list, n, prev, in, n_in);
     n = tp_merge_part(lw->st->seg, u, list, 0);
     join_add(lw, tp_issue(lw, list, n, c, ring));
   } else {

@@ -358,6 +358,17 @@ static bool zero3_regathered(const double *t, int n, int i) {
  * call overlaps the GPU's NCCL work on this one: max() per call. */
 #define ZERO3_GATHER_PRE_SHARE (7.89 / 22.64)
 
+/* One NCCL call of op and bytes over the collective's group (0 where the
+ * model has no time for it). */
+static double zero3_nccl_s(const struct pl_run *run, const struct sim_coll *c, enum pl_coll_op op,
+                           double bytes) {
+  struct pl_coll_cost cost;
+  return pl_coll_time_shared(&run->cluster, op, bytes, c->g, run->cluster.gpus_per_node,
+                             PL_ALGO_AUTO, &cost) == PL_OK
+             ? cost.time_s
+             : 0;
+}
+
 /* One call per tensor of the set: a reduce_scatter max(NCCL time, ranks x
  * copy_s); a gather ranks x the narrow share, then max(NCCL time, ranks x
  * the rest). */
@@ -367,27 +378,12 @@ static double zero3_calls_s(const struct pl_run *run, const struct sim_coll *c, 
   double pre_s = c->op == PL_COLL_ALL_GATHER ? host_s * ZERO3_GATHER_PRE_SHARE : 0;
   double post_s = host_s - pre_s;
   for (int i = 0; i < n; i++) {
-    struct pl_coll_cost cost;
     if (!use[i])
       continue;
-    double nccl_s = pl_coll_time_shared(&run->cluster, c->op, t[i] * per_elem, c->g,
-                                        run->cluster.gpus_per_node, PL_ALGO_AUTO,
-                                        &cost) == PL_OK
-                        ? cost.time_s
-                        : 0;
+    double nccl_s = zero3_nccl_s(run, c, c->op, t[i] * per_elem);
     sum += pre_s + (nccl_s > post_s ? nccl_s : post_s);
   }
   return sum;
-}
-
-/* One NCCL all_reduce of bytes over the collective's group. */
-static double zero3_one_all_reduce_s(const struct pl_run *run, const struct sim_coll *c,
-                                     double bytes) {
-  struct pl_coll_cost cost;
-  return pl_coll_time_shared(&run->cluster, PL_COLL_ALL_REDUCE, bytes, c->g,
-                             run->cluster.gpus_per_node, PL_ALGO_AUTO, &cost) == PL_OK
-             ? cost.time_s
-             : 0;
 }
 
 /* DeepSpeed v0.3.16 stage3.py: after every backward,
@@ -466,13 +462,13 @@ static double zero3_all_reduce_s(const struct pl_run *run, const struct sim_coll
   double sum = 0, fill = 0;
   for (int i = n; i-- > 0;) {
     if (fill > 0 && fill + t[i] > ZERO3_REDUCE_BUCKET_ELEMENTS) {
-      sum += zero3_one_all_reduce_s(run, c, fill * per_elem);
+      sum += zero3_nccl_s(run, c, PL_COLL_ALL_REDUCE, fill * per_elem);
       fill = 0;
     }
     fill += t[i];
   }
   if (fill > 0)
-    sum += zero3_one_all_reduce_s(run, c, fill * per_elem);
+    sum += zero3_nccl_s(run, c, PL_COLL_ALL_REDUCE, fill * per_elem);
   return sum;
 }
 

@@ -751,6 +751,19 @@ static bool bridge_flagged(const struct validate_in *in, struct pl_vrow *row) {
   return true;
 }
 
+/* Whether w is one of the space-separated words of list. */
+static bool word_in(const char *list, const char *w) {
+  size_t n = strlen(w);
+  while (n > 0 && *list != '\0') {
+    size_t k = strcspn(list, " ");
+    if (k == n && strncmp(list, w, n) == 0)
+      return true;
+    list += k;
+    list += strspn(list, " ");
+  }
+  return false;
+}
+
 /* Expert-parallel all-to-all overlap (layout.ep_comm_overlap) for the rows
  * whose Megatron-Bridge configuration set overlap_moe_expert_parallel_comm.
  * The rows do not state it; each container section is matched to the
@@ -809,10 +822,7 @@ static void bridge_ep_overlap(const struct validate_in *in, struct pl_layout *l,
       continue;
     if (on[i].gbs > 0 && l->gbs != on[i].gbs)
       continue;
-    const char *g = on[i].gpus;
-    size_t gl = strlen(gpu);
-    for (const char *t = g; *t != '\0' && !set; t += strcspn(t, " "), t += *t == ' ')
-      set = gl > 0 && strncmp(t, gpu, gl) == 0 && (t[gl] == ' ' || t[gl] == '\0');
+    set = word_in(on[i].gpus, gpu);
   }
   if (!set)
     return;
