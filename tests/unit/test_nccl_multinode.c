@@ -51,16 +51,16 @@ static const struct case_ cases[] = {
     {"h100_10node_80gpu_all_reduce_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.17, 0, false},
     {"h100_10node_80gpu_all_gather_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.10, 0, false},
     {"h100_10node_80gpu_reduce_scatter_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.13, 0, false},
-    {"h100_10node_80gpu_alltoall_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.15, 0, false},
+    {"h100_10node_80gpu_alltoall_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.10, 0, false},
     /* the same cluster's run a day earlier (same hosts, NCCL 2.29.2): run-to-run spread */
     {"h100_10node_80gpu_all_reduce_xxrjun-cluster01-run0128.txt", "dgx-h100", "auto", -1, 0, 0, 0.13, 0, false},
     {"h100_10node_80gpu_all_gather_xxrjun-cluster01-run0128.txt", "dgx-h100", "auto", -1, 0, 0, 0.10, 0, false},
     {"h100_10node_80gpu_reduce_scatter_xxrjun-cluster01-run0128.txt", "dgx-h100", "auto", -1, 0, 0, 0.10, 0, false},
-    {"h100_10node_80gpu_alltoall_xxrjun-cluster01-run0128.txt", "dgx-h100", "auto", -1, 0, 0, 0.15, 0, false},
+    {"h100_10node_80gpu_alltoall_xxrjun-cluster01-run0128.txt", "dgx-h100", "auto", -1, 0, 0, 0.10, 0, false},
     /* the same run with 4 and 2 of each node's GPUs (one communicator alone on the nodes): the
      * channels of a group with fewer ranks per node than the node has GPUs (NCCL's search and
-     * ncclTopoDupChannels, tuner.c group_net_channels; docs/collectives.md, "Groups with fewer
-     * ranks per node") */
+     * ncclTopoDupChannels, tuner.c group_net_channels; docs/collectives.md, "Session 7
+     * (net7)") */
     {"h100_10node_40gpu_all_reduce_xxrjun-cluster01-g4.txt", "dgx-h100", "auto", -1, 0, 0, 0.10, 0, false},
     {"h100_10node_40gpu_all_gather_xxrjun-cluster01-g4.txt", "dgx-h100", "auto", -1, 0, 0, 0.09, 0, false},
     {"h100_10node_40gpu_reduce_scatter_xxrjun-cluster01-g4.txt", "dgx-h100", "auto", -1, 0, 0, 0.09, 0, false},
