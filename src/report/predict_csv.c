@@ -227,6 +227,7 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.zero3_grad_reduce",
           fw.zero3_grad_all_reduce == PL_SETTING_ON ? "all-reduce" : "reduce-scatter");
   col_str(c, "framework.fp8_all_gather", pl_setting_name(fw.fp8_all_gather));
+  col_str(c, "framework.zero3_reuse", pl_setting_name(fw.zero3_reuse));
 }
 
 void pl_report_predict_csv_header(FILE *out) {
