@@ -302,6 +302,8 @@ bool pl_layout_chunk_from_string(const struct pl_layout *l, int64_t v, int64_t *
 int64_t pl_layout_stage_layers(const struct pl_layout *l, int64_t layers, int64_t s);
 /* Whether the split is uneven by request (first or last stage given). */
 bool pl_layout_uneven_stages(const struct pl_layout *l);
+/* Whether the GEMMs run torchao's fp8-tensorwise recipe (--dtype fp8-tensorwise). */
+bool pl_layout_fp8_tensorwise(const struct pl_layout *l);
 /* Bytes of one ddp/zero1 bucket whose elements take elem_bytes each (gradients
  * 4 or 2, gathered bf16 parameters 2): layout.bucket_bytes, 25 MiB when 0, or
  * with bucket_dp_scaled Megatron-Core's max(40e6, 1e6 * dp * cp) parameters

@@ -246,6 +246,10 @@ bool pl_layout_uneven_stages(const struct pl_layout *l) {
   return l->first_stage_layers > 0 || l->last_stage_layers > 0;
 }
 
+bool pl_layout_fp8_tensorwise(const struct pl_layout *l) {
+  return l->dtype == PL_DTYPE_FP8 && l->fp8_recipe == PL_FP8_RECIPE_TENSORWISE;
+}
+
 double pl_layout_bucket_bytes(const struct pl_layout *l, double elem_bytes, double model_params) {
   if (l->bucket_dp_scaled && l->grad_reduce_after_backward && model_params > 0)
     return model_params * elem_bytes; /* bucket_size None: every gradient in one bucket */

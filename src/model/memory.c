@@ -125,8 +125,7 @@ static double layer_act(const struct pl_model *m, const struct pl_layout *l, enu
   /* fp8-tensorwise (torchao Float8Linear, layout.h) saves the 16-bit input
    * instead: torchao/float8/float8_linear.py matmul_with_hp_or_float8_args
    * ctx.save_for_backward(input_hp, weight_hp_t), cast again in backward */
-  bool hp_saved = l->dtype == PL_DTYPE_BF16 ||
-                  (l->dtype == PL_DTYPE_FP8 && l->fp8_recipe == PL_FP8_RECIPE_TENSORWISE);
+  bool hp_saved = l->dtype == PL_DTYPE_BF16 || pl_layout_fp8_tensorwise(l);
   double e = hp_saved ? 2.0 : pl_dtype_element_bytes(l->dtype);
   /* norm1 in, norm2 in (2 B each), QKV in, fc1 in (e) + two dropout masks (1 B) */
   double rep = (4.0 + 2.0 * e) * h + (m->dropout ? 2.0 * h : 0.0);

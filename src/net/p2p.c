@@ -11,10 +11,36 @@
  * latency + one hop of the farthest link kind, plus NCCL's per-post network
  * overhead (getNetOverhead) for each remote peer of all_to_all. Protocol: LL
  * up to NCCL_P2P_LL_THRESHOLD (16 KiB) per peer where LL is allowed, Simple
- * above. */
+ * above.
+ *
+ * all_to_all keeps every NIC of a node busy with its ranks' remote shares at
+ * once, so each NIC runs at its peak rate, which on InfiniBand and RoCE is
+ * 96 % of the line rate (net_nic_peak_fraction). Ring, tree and NVLS_TREE
+ * stay below that peak: each of their channels drives at most
+ * NET_CHANNEL_NIC_FRACTION (0.4) of a NIC (net_int.h). */
 #include "net/net_int.h"
 
 #include <math.h>
+#include <string.h>
+
+/* The payload rate one NIC reaches at most, as a fraction of its line rate.
+ * NCCL's maintainers give the same figure for three InfiniBand generations:
+ *  - "We usually consider 24GB/s is the peak performance per 200G NIC
+ *    (12 GB/s for 100G NICs)" (S. Jeaugey, NVIDIA/nccl-tests #119,
+ *    2022-11-17);
+ *  - "CX-7 NICs at NDR rate (400Gbps) should achieve up to 48-49GB/s per
+ *    NIC", answering an alltoall question on RoCE (NVIDIA/nccl-tests #267,
+ *    2025-01-23);
+ *  - "You should achieve around 48GB/s from each CX7 NIC at 400Gbps"
+ *    (NVIDIA/nccl-tests #319, 2025-06-11).
+ * 24 / 25 = 12 / 12.5 = 48 / 50 = 0.96. No such figure is published for
+ * EFA, Slingshot, Omni-Path or GPUDirect-TCPXO: their line rate is kept. */
+#define NET_IB_NIC_PEAK_FRACTION 0.96
+
+static double net_nic_peak_fraction(const struct net_ctx *x) {
+  const char *k = x->c->inter_kind;
+  return strcmp(k, "infiniband") == 0 || strcmp(k, "roce") == 0 ? NET_IB_NIC_PEAK_FRACTION : 1.0;
+}
 
 static double p2p_latency(const struct net_ctx *x, enum pl_coll_proto p) {
   double lat = net_base_lat_s(NET_T_RING, p);
@@ -40,8 +66,9 @@ static double all_to_all_time(const struct net_ctx *x, enum pl_coll_proto p, dou
   if (x->g > 1)
     t = (g - 1.0) / n * bytes / x->b_intra;
   if (x->m > 1) {
-    t = fmax(t, (n - g) / n * bytes / x->b_net_rank);
-    t = fmax(t, g * (n - g) / n * bytes / x->b_net_node);
+    double peak = net_nic_peak_fraction(x);
+    t = fmax(t, (n - g) / n * bytes / (x->b_net_rank * peak));
+    t = fmax(t, g * (n - g) / n * bytes / (x->b_net_node * peak));
   }
   if (p == PL_PROTO_LL)
     t *= 2.0;

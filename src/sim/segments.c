@@ -544,8 +544,7 @@ static enum pl_status zero3_list_calls(struct sim_step *st, enum sim_seg_kind ki
  * a dense model with standard attention; for MoE experts and MLA blocks the
  * behaviour changes nothing (not modelled). */
 static bool fp8_gather_on(const struct pl_layout *l) {
-  return l->fp8_all_gather && l->dtype == PL_DTYPE_FP8 &&
-         l->fp8_recipe == PL_FP8_RECIPE_TENSORWISE &&
+  return l->fp8_all_gather && pl_layout_fp8_tensorwise(l) &&
          (l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3);
 }
 
@@ -807,7 +806,7 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
    * casts grad_output twice (for grad_input and grad_weight), the weight
    * and the input again. No weight cache: torchao has no first-micro-batch
    * flag. Not modelled: the layout copies torch._scaled_mm may need. */
-  bool tensorwise = l->dtype == PL_DTYPE_FP8 && l->fp8_recipe == PL_FP8_RECIPE_TENSORWISE;
+  bool tensorwise = pl_layout_fp8_tensorwise(l);
   const double tw_cast = 2.0 + 2.0 + pl_dtype_element_bytes(l->dtype);
   /* with layout.fp8_all_gather (fp8_gather_on) the weight is cast once per
    * gather, on the local shard (1/shard_group of it), and not in backward */

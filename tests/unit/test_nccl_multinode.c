@@ -51,12 +51,12 @@ static const struct case_ cases[] = {
     {"h100_10node_80gpu_all_reduce_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.17, 0, false},
     {"h100_10node_80gpu_all_gather_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.10, 0, false},
     {"h100_10node_80gpu_reduce_scatter_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.13, 0, false},
-    {"h100_10node_80gpu_alltoall_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.15, 0, false},
+    {"h100_10node_80gpu_alltoall_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.10, 0, false},
     /* the same cluster's run a day earlier (same hosts, NCCL 2.29.2): run-to-run spread */
     {"h100_10node_80gpu_all_reduce_xxrjun-cluster01-run0128.txt", "dgx-h100", "auto", -1, 0, 0, 0.13, 0, false},
     {"h100_10node_80gpu_all_gather_xxrjun-cluster01-run0128.txt", "dgx-h100", "auto", -1, 0, 0, 0.10, 0, false},
     {"h100_10node_80gpu_reduce_scatter_xxrjun-cluster01-run0128.txt", "dgx-h100", "auto", -1, 0, 0, 0.10, 0, false},
-    {"h100_10node_80gpu_alltoall_xxrjun-cluster01-run0128.txt", "dgx-h100", "auto", -1, 0, 0, 0.15, 0, false},
+    {"h100_10node_80gpu_alltoall_xxrjun-cluster01-run0128.txt", "dgx-h100", "auto", -1, 0, 0, 0.10, 0, false},
     /* nccl-tests #322: 128 nodes, NCCL_ALGO=Ring NCCL_PROTO=LL128 */
     {"h100_128node_1024gpu_all_reduce_nccl-tests-issue322-partial.txt", "dgx-h100", "ring", PL_PROTO_LL128, 1024, 128, 0.10, 32, false},
     /* CoreWeave, NCCL 2.18.1, NCCL_COLLNET_ENABLE=1 NCCL_ALGO=COLLNETCHAIN (IB SHARP) */
