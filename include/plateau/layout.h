@@ -23,6 +23,34 @@ enum pl_shard { PL_SHARD_DDP, PL_SHARD_ZERO1, PL_SHARD_ZERO2, PL_SHARD_ZERO3 };
  * checkpointing (every op re-run but the saved ones: SDPA, the reduce_scatters
  * and every odd-numbered mm of a block; flops.h pl_layer_ops, docs/model.md). */
 enum pl_recompute { PL_RECOMPUTE_NONE, PL_RECOMPUTE_SELECTIVE, PL_RECOMPUTE_FULL, PL_RECOMPUTE_OPS };
+/* Megatron-Core's selective recompute modules (TransformerConfig.recompute_modules,
+ * megatron/core/transformer/transformer_config.py, Megatron-LM d98e8a6), bits
+ * of layout.recompute_modules with recompute selective; each is honoured by
+ * the module that checks for it:
+ *   core_attn      attention.py: the core attention (checkpoint), the
+ *                  default ["core_attn"] = plateau's selective;
+ *   moe_act        moe/experts.py: the experts' activation function, its
+ *                  output (the fc2 input) discarded (CheckpointWithoutOutput);
+ *   layernorm      transformer_layer.py: input_layernorm and pre_mlp_layernorm,
+ *                  their outputs discarded (CheckpointWithoutOutput);
+ *   mla_up_proj    multi_latent_attention.py: the q/kv up projections and RoPE
+ *                  (qkv_up_proj_and_rope_apply), Q, K, V discarded after the
+ *                  core attention;
+ *   mlp            transformer_layer.py: the dense MLP of non-MoE blocks (checkpoint);
+ *   moe            moe/moe_layer.py: the whole MoE layer, router, dispatch,
+ *                  experts, combine (checkpoint);
+ *   shared_experts moe/moe_layer.py: the shared expert MLP (checkpoint).
+ * flops.c mark_recompute, memory.c layer_act, docs/step-model.md 2.4. */
+enum pl_recompute_module {
+  PL_RCM_CORE_ATTN = 1u << 0,
+  PL_RCM_MOE_ACT = 1u << 1,
+  PL_RCM_LAYERNORM = 1u << 2,
+  PL_RCM_MLA_UP_PROJ = 1u << 3,
+  PL_RCM_MLP = 1u << 4,
+  PL_RCM_MOE = 1u << 5,
+  PL_RCM_SHARED_EXPERTS = 1u << 6
+};
+#define PL_RCM_COUNT 7
 enum pl_schedule { PL_SCHEDULE_1F1B, PL_SCHEDULE_INTERLEAVED, PL_SCHEDULE_GPIPE };
 /* How the element-wise work around the GEMMs runs (docs/step-model.md 2.3b):
  * fused = the op list's minimum traffic (Megatron-LM/TransformerEngine fused
@@ -251,6 +279,9 @@ struct pl_layout {
                               embedding lookup, two norms, the eh_proj GEMM (2h -> h) and a second
                               pass through the output layer and the loss (multi_token_prediction.py);
                               on the virtual stage holding 'm', else the last; 0 = none */
+  uint32_t recompute_modules; /* input: with recompute selective, the enum pl_recompute_module
+                              bits re-run (Megatron-Core --recompute-modules); 0 = Megatron's
+                              default, core_attn alone (pl_layout_recompute_modules) */
   bool recompute_uniform;   /* input: with recompute full, Megatron-Core --recompute-method
                               uniform: each model chunk's blocks checkpointed in groups of
                               recompute_layers (1 when 0) at the group's input, every block
@@ -312,6 +343,16 @@ bool pl_layout_fp8_tensorwise(const struct pl_layout *l);
  * DistributedDataParallel.__init__, core_r0.9.0: "Set bucket_size to infinity
  * if overlap_grad_reduce is False"). */
 double pl_layout_bucket_bytes(const struct pl_layout *l, double elem_bytes, double model_params);
+
+/* The recompute modules in effect: 0 unless recompute is selective, then
+ * layout.recompute_modules or core_attn when that is 0. */
+uint32_t pl_layout_recompute_modules(const struct pl_layout *l);
+/* "mla_up_proj,mlp" <-> bits: comma-separated Megatron-Core module names,
+ * each once; PL_ERR_PARSE with one line on an unknown or repeated name or
+ * an empty list. The name of bit i (0 <= i < PL_RCM_COUNT). */
+enum pl_status pl_recompute_modules_parse(const char *s, uint32_t *out, struct pl_diag *diag);
+void pl_recompute_modules_format(uint32_t mask, char *buf, size_t n);
+const char *pl_recompute_module_name(int bit);
 
 /* Names for output and parsing ("zero2", "selective", "1f1b", "bf16"). */
 const char *pl_shard_name(enum pl_shard s);

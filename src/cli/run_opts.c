@@ -222,6 +222,18 @@ static int load_modes(const struct cli_args *args, struct pl_layout *l) {
   }
   if ((v = cli_get(args, "recompute")) != NULL && pl_recompute_parse(v, &l->recompute, &d) != PL_OK)
     return cli_fail("--recompute: %s", d.msg);
+  /* --recompute-modules LIST: Megatron-Core --recompute-modules, read with
+   * --recompute-granularity selective; selective when --recompute is not given */
+  if ((v = cli_get(args, "recompute-modules")) != NULL) {
+    if (pl_recompute_modules_parse(v, &l->recompute_modules, &d) != PL_OK)
+      return cli_fail("--recompute-modules: %s", d.msg);
+    if (cli_get(args, "recompute") == NULL)
+      l->recompute = PL_RECOMPUTE_SELECTIVE;
+    else if (l->recompute != PL_RECOMPUTE_SELECTIVE)
+      return cli_fail("--recompute-modules: needs --recompute selective (Megatron-Core reads "
+                      "recompute_modules with selective granularity only), not %s",
+                      pl_recompute_name(l->recompute));
+  }
   bool uniform = false;
   int method = two_way(args, "recompute-method", "method", "block", "uniform", &uniform);
   if (method < 0)
@@ -278,7 +290,7 @@ int run_opts_search_refused(const struct cli_args *args) {
   static const char *const refused[] = {"first-stage-layers", "last-stage-layers",
                                         "pipeline-layout",
                                         "recompute-layers", "recompute-every",
-                                        "recompute-method"};
+                                        "recompute-method", "recompute-modules"};
   for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
     if (cli_get(args, refused[i]) != NULL)
       return cli_fail("--%s: a layout search does not take it (it enumerates pp and "

@@ -31,6 +31,7 @@
    "selective AC)"},     \
   {"recompute-layers", "N", "with --recompute full, only the first N blocks of each model chunk (Megatron --recompute-method block --recompute-num-layers N; default: all)"}, \
   {"recompute-every", "K", "with --recompute full, every K-th block only (torchtitan selective_ac_option K; default: all)"}, \
+  {"recompute-modules", "LIST", "Megatron-Core selective recompute modules, comma-separated: core_attn|moe_act|layernorm|mla_up_proj|mlp|moe|shared_experts (Megatron --recompute-modules with --recompute-granularity selective; implies --recompute selective; default with selective: core_attn)"}, \
   {"recompute-method", "M", "block|uniform with --recompute full (Megatron --recompute-method): block = only the first --recompute-layers N blocks of each model chunk recomputed; uniform = every block recomputed, checkpointed in groups of N (default block)"}, \
   {"schedule", "S", "1f1b|interleaved|gpipe pipeline schedule (default 1f1b)"},             \
   {"first-stage-layers", "N", "transformer blocks on the first pipeline stage, the rest split evenly (Megatron --decoder-first-pipeline-num-layers; default: even split)"}, \

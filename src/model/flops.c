@@ -199,10 +199,58 @@ static void norm_op(struct pl_op *op, const char *name, double elems, const stru
  * fc1 (recompute_n); proj whole; fc2 and the attention core kept; every
  * element-wise op re-run (norms, RoPE, SiLU-mul, residual adds: no early stop
  * assumed). The SP all_gathers are re-run too (sim/segments.c layer_tp). */
-static void mark_recompute(struct pl_op *ops, int n, enum pl_recompute r, int64_t kv_w) {
+/* The Megatron-Core recompute modules (layout.h enum pl_recompute_module)
+ * that re-run a block op, by the op's name: core_attn the attention core
+ * (attention.py _checkpointed_attention_forward); layernorm the two block
+ * norms (transformer_layer.py input_layernorm, pre_mlp_layernorm); mla_up_proj
+ * qkv_up_proj_and_rope_apply's work (multi_latent_attention.py: linear_q_up_proj
+ * or linear_q_proj, linear_kv_up_proj, the RoPE of q and k); mlp the dense
+ * MLP (fc1, activation, fc2); moe the whole MoE layer's custom_forward
+ * (moe_layer.py: router, top-k, permute, experts, unpermute and the shared
+ * expert); moe_act the experts' activation (experts.py activation_recompute);
+ * shared_experts the shared expert (moe_layer.py shared_experts_recompute). */
+static uint32_t op_modules(const struct pl_op *op, bool mla) {
+  static const struct {
+    const char *name;
+    uint32_t mods;
+  } map[] = {
+      {"norm1", PL_RCM_LAYERNORM},
+      {"norm2", PL_RCM_LAYERNORM},
+      {"q_up", PL_RCM_MLA_UP_PROJ},
+      {"kv_up", PL_RCM_MLA_UP_PROJ},
+      {"fc1", PL_RCM_MLP},
+      {"swiglu", PL_RCM_MLP},
+      {"gelu", PL_RCM_MLP},
+      {"fc2", PL_RCM_MLP},
+      {"router", PL_RCM_MOE},
+      {"router_topk", PL_RCM_MOE},
+      {"permute", PL_RCM_MOE},
+      {"expert_fc1", PL_RCM_MOE},
+      {"expert_act", PL_RCM_MOE | PL_RCM_MOE_ACT},
+      {"expert_fc2", PL_RCM_MOE},
+      {"unpermute", PL_RCM_MOE},
+      {"shared_fc1", PL_RCM_MOE | PL_RCM_SHARED_EXPERTS},
+      {"shared_act", PL_RCM_MOE | PL_RCM_SHARED_EXPERTS},
+      {"shared_fc2", PL_RCM_MOE | PL_RCM_SHARED_EXPERTS},
+  };
+  if (op->kind == PL_OP_ATTENTION)
+    return PL_RCM_CORE_ATTN;
+  /* latent attention's q (no q_lora_rank) and its RoPE are inside the up-projection
+   * function; a standard block's rope is not a module of its own */
+  if (mla && (strcmp(op->name, "q") == 0 || strcmp(op->name, "rope") == 0))
+    return PL_RCM_MLA_UP_PROJ;
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    if (strcmp(op->name, map[i].name) == 0)
+      return map[i].mods;
+  return 0;
+}
+
+static void mark_recompute(struct pl_op *ops, int n, const struct pl_layout *l, int64_t kv_w,
+                           bool mla) {
+  enum pl_recompute r = l->recompute;
+  uint32_t mods = pl_layout_recompute_modules(l);
   for (int i = 0; i < n; i++) {
-    ops[i].recompute =
-        r == PL_RECOMPUTE_FULL || (r == PL_RECOMPUTE_SELECTIVE && ops[i].kind == PL_OP_ATTENTION);
+    ops[i].recompute = r == PL_RECOMPUTE_FULL || (op_modules(&ops[i], mla) & mods) != 0;
     ops[i].recompute_n = 0;
     if (r != PL_RECOMPUTE_OPS)
       continue;
@@ -395,7 +443,7 @@ int pl_layer_ops(const struct pl_model *m, const struct pl_layout *l,
   if (moe > 0)
     n = moe_ops(m, l, &d, moe_share, ops, n);
   elementwise(&ops[n++], "resid2", norm_elems, RESIDUAL);
-  mark_recompute(ops, n, l->recompute, m->kv_heads / d.tp * m->head_dim);
+  mark_recompute(ops, n, l, m->kv_heads / d.tp * m->head_dim, m->kv_lora_rank > 0);
   return n;
 }
 
@@ -499,6 +547,37 @@ static double megatron_eq3(const struct pl_model *m, double batch, double seq) {
   return 96.0 * batch * seq * l * h * h * (1.0 + seq / (6.0 * h) + v / (16.0 * l * h));
 }
 
+/* Matmul FLOPs the selective recompute modules re-run for one sequence
+ * (layout.recompute_modules; mark_recompute marks the same ops): core_attn
+ * the attention core, mla_up_proj the q and kv up-projections (q_lora_rank
+ * x q width, or h x q width without q_lora_rank, and kv_lora_rank x the k
+ * and v widths), mlp the dense blocks' MLPs, moe the MoE blocks' router,
+ * top_k experts and shared expert, shared_experts the shared expert alone.
+ * layernorm and moe_act re-run element-wise kernels only: no matmul FLOPs. */
+static double modules_recompute_seq_flops(const struct pl_model *m, uint32_t mods, double seq,
+                                          double attn_seq) {
+  double moe = (double)pl_model_moe_layers(m), dense = (double)m->layers - moe;
+  double h = (double)m->hidden, f = 0.0;
+  if (mods & PL_RCM_CORE_ATTN)
+    f += attn_seq;
+  if ((mods & PL_RCM_MLA_UP_PROJ) && m->kv_lora_rank > 0) {
+    double a = (double)m->heads, hd = (double)m->head_dim, rope = (double)m->qk_rope_dim;
+    double vd = m->v_head_dim > 0 ? (double)m->v_head_dim : hd;
+    double q_in = m->q_lora_rank > 0 ? (double)m->q_lora_rank : h;
+    f += seq * (double)m->layers * 2.0 *
+         (q_in * a * hd + (double)m->kv_lora_rank * a * (hd - rope + vd));
+  }
+  if (mods & PL_RCM_MLP)
+    f += seq * dense * mlp_flops(m, m->ffn_hidden);
+  double shared = m->shared_ffn > 0 ? mlp_flops(m, m->shared_ffn) : 0.0;
+  if (mods & PL_RCM_MOE)
+    f += seq * moe * (2.0 * h * (double)m->experts + (double)m->top_k * mlp_flops(m, m->expert_ffn) +
+                      shared);
+  else if (mods & PL_RCM_SHARED_EXPERTS)
+    f += seq * moe * shared;
+  return f;
+}
+
 double pl_flops_palm_per_token(const struct pl_model *m, int64_t seq) {
   /* 6N counts the parameters a token uses: all of a dense model, the active
    * ones of an MoE model */
@@ -515,8 +594,8 @@ void pl_flops_compute(const struct pl_model *m, const struct pl_layout *l, struc
   double blocks_seq = blocks_gemm_seq_flops(m, seq) + attn_seq;
   double head_seq = 2.0 * seq * (double)m->hidden * (double)m->vocab;
   double recompute_seq = 0.0;
-  if (l->recompute == PL_RECOMPUTE_SELECTIVE)
-    recompute_seq = attn_seq;
+  if (l->recompute == PL_RECOMPUTE_SELECTIVE) /* core_attn alone unless modules are given */
+    recompute_seq = modules_recompute_seq_flops(m, pl_layout_recompute_modules(l), seq, attn_seq);
   else if (l->recompute == PL_RECOMPUTE_FULL)
     recompute_seq = blocks_seq * pl_recompute_share(m, l);
   else if (l->recompute == PL_RECOMPUTE_OPS) /* wk, wo, w3 (mark_recompute): 2 h (kv + q + f) */

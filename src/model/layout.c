@@ -66,6 +66,62 @@ enum pl_status pl_recompute_parse(const char *s, enum pl_recompute *out, struct 
   return st;
 }
 
+/* Megatron-Core's names (transformer_config.py allowed_modules), in bit order */
+static const char *const recompute_module_names[PL_RCM_COUNT] = {
+    "core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts"};
+
+const char *pl_recompute_module_name(int bit) {
+  return bit >= 0 && bit < PL_RCM_COUNT ? recompute_module_names[bit] : "";
+}
+
+uint32_t pl_layout_recompute_modules(const struct pl_layout *l) {
+  if (l->recompute != PL_RECOMPUTE_SELECTIVE)
+    return 0;
+  return l->recompute_modules != 0 ? l->recompute_modules : (uint32_t)PL_RCM_CORE_ATTN;
+}
+
+enum pl_status pl_recompute_modules_parse(const char *s, uint32_t *out, struct pl_diag *diag) {
+  uint32_t mask = 0;
+  const char *p = s != NULL ? s : "";
+  if (*p == '\0')
+    return pl_diag_set(diag, PL_ERR_PARSE, "empty recompute module list (for none, use "
+                                           "--recompute none)");
+  for (;;) {
+    size_t n = strcspn(p, ",");
+    int bit = -1;
+    for (int i = 0; i < PL_RCM_COUNT; i++)
+      if (strlen(recompute_module_names[i]) == n && strncmp(p, recompute_module_names[i], n) == 0)
+        bit = i;
+    if (bit < 0)
+      return pl_diag_set(diag, PL_ERR_PARSE,
+                         "unknown recompute module '%.*s' (expected a comma-separated list of "
+                         "core_attn|moe_act|layernorm|mla_up_proj|mlp|moe|shared_experts)",
+                         (int)(n < 64 ? n : 64), p);
+    if (mask & (1u << bit))
+      return pl_diag_set(diag, PL_ERR_PARSE, "recompute module '%s' given twice",
+                         recompute_module_names[bit]);
+    mask |= 1u << bit;
+    if (p[n] == '\0')
+      break;
+    p += n + 1;
+  }
+  *out = mask;
+  return PL_OK;
+}
+
+void pl_recompute_modules_format(uint32_t mask, char *buf, size_t n) {
+  if (n == 0)
+    return;
+  buf[0] = '\0';
+  for (int i = 0; i < PL_RCM_COUNT; i++) {
+    if (!(mask & (1u << i)))
+      continue;
+    if (buf[0] != '\0')
+      strncat(buf, ",", n - strlen(buf) - 1);
+    strncat(buf, recompute_module_names[i], n - strlen(buf) - 1);
+  }
+}
+
 enum pl_status pl_schedule_parse(const char *s, enum pl_schedule *out, struct pl_diag *diag) {
   int v = 0;
   enum pl_status st = parse_name(s, schedule_names, N_OF(schedule_names), "pipeline schedule", &v, diag);
@@ -380,6 +436,60 @@ static enum pl_status resolve_uneven(struct pl_layout *l, const struct pl_model 
   return PL_OK;
 }
 
+/* --recompute-modules (layout.recompute_modules): Megatron-Core's checks in
+ * TransformerConfig.__post_init__ (transformer_config.py, Megatron-LM d98e8a6):
+ * the list is read with selective granularity only; "moe_act in
+ * recompute_modules is only supported with moe_grouped_gemm" (an MoE model
+ * here: a dense one has no experts); "mla_up_proj ... only supported with
+ * multi_latent_attention"; "Delayed scaling does not support moe_act and
+ * layernorm recompute for fp8"; "disable moe in recompute_modules when
+ * enabling overlap_moe_expert_parallel_comm". moe and shared_experts name
+ * modules a dense model (or one without a shared expert) does not have:
+ * refused as well rather than ignored. */
+static enum pl_status resolve_recompute_modules(const struct pl_layout *l,
+                                                const struct pl_model *m,
+                                                struct pl_diag *diag) {
+  uint32_t r = l->recompute_modules;
+  if (r == 0)
+    return PL_OK;
+  if (r >> PL_RCM_COUNT)
+    return pl_diag_set(diag, PL_ERR_LAYOUT, "layout: unknown recompute module bits 0x%x",
+                       (unsigned)r);
+  if (l->recompute != PL_RECOMPUTE_SELECTIVE)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --recompute-modules needs --recompute selective (Megatron-Core "
+                       "reads recompute_modules with selective granularity only), not %s",
+                       pl_recompute_name(l->recompute));
+  bool moe = pl_model_is_moe(m);
+  if ((r & (PL_RCM_MOE_ACT | PL_RCM_MOE)) && !moe)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: recompute modules moe_act and moe need an MoE model; '%s' is dense",
+                       m->name);
+  if ((r & PL_RCM_SHARED_EXPERTS) && (!moe || m->shared_ffn <= 0))
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: recompute module shared_experts needs an MoE model with a shared "
+                       "expert; '%s' has none", m->name);
+  if ((r & PL_RCM_MLA_UP_PROJ) && m->kv_lora_rank <= 0)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: recompute module mla_up_proj needs multi-latent attention; '%s' "
+                       "has none", m->name);
+  if ((r & PL_RCM_MLP) && moe && pl_model_moe_layers(m) >= m->layers)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: recompute module mlp recomputes the dense MLP of non-MoE blocks; "
+                       "every block of '%s' is MoE", m->name);
+  if ((r & (PL_RCM_MOE_ACT | PL_RCM_LAYERNORM)) && l->dtype == PL_DTYPE_FP8 &&
+      l->fp8_recipe == PL_FP8_RECIPE_DELAYED)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: delayed scaling does not support moe_act and layernorm recompute "
+                       "for fp8 (Megatron-Core)");
+  if ((r & PL_RCM_MOE) && l->ep_comm_overlap)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: recompute module moe cannot run with the ep all-to-all overlap "
+                       "(Megatron-Core: disable moe in recompute_modules when enabling "
+                       "overlap_moe_expert_parallel_comm)");
+  return PL_OK;
+}
+
 /* --recompute-layers / --recompute-every: full recomputation of some blocks
  * (flops.h, pl_recompute_share). Megatron allows the block method with
  * granularity full only (arguments.py: "recompute method is not yet
@@ -396,6 +506,9 @@ static enum pl_status resolve_recompute(const struct pl_layout *l, const struct 
                        "layout: --recompute ops models torchtitan's dense Llama-style block "
                        "(gated MLP, no MoE, no latent attention); model '%s' is not one",
                        m->name);
+  enum pl_status st = resolve_recompute_modules(l, m, diag);
+  if (st != PL_OK)
+    return st;
   if (l->recompute_uniform && l->recompute != PL_RECOMPUTE_FULL)
     return pl_diag_set(diag, PL_ERR_LAYOUT,
                        "layout: --recompute-method uniform needs --recompute full");

@@ -92,6 +92,51 @@ static double moe_act_delta(const struct pl_model *m, const struct pl_layout *l,
   return share * (moe - dense);
 }
 
+/* What Megatron-Core's selective recompute modules (layout.recompute_modules)
+ * free of one block's activations, in layer_act's terms (sb tokens, e the
+ * GEMM input bytes, mlp the MLP bytes per ffn element). A module re-run with
+ * tensor_parallel.checkpoint keeps only its input; one re-run with
+ * CheckpointWithoutOutput discards its output once the consumer has run
+ * (under FP8 the consumer GEMM saves that output unquantized, TE's
+ * set_save_original_input, so the whole saved copy goes):
+ *   core_attn     the softmax statistics / scores (attention.py);
+ *   layernorm     the two norm outputs, the QKV and fc1 / router inputs (e each);
+ *   mla_up_proj   Q, K and V, the core attention's saved inputs;
+ *   mlp           the dense MLP's internals (activation and fc2 inputs) on the
+ *                 dense blocks;
+ *   moe           everything moe_act_delta adds for the MoE layer (router
+ *                 probabilities, routed copies, expert and shared expert
+ *                 internals) on the MoE blocks;
+ *   moe_act       the experts' fc2 input (the activation output);
+ *   shared_experts the shared expert's internals. */
+static double modules_freed(const struct pl_model *m, const struct pl_layout *l, uint32_t mods,
+                            double sb, double e, double mlp, double rep_div) {
+  double t = (double)deg(l->tp), etp = (double)deg(l->etp), h = (double)m->hidden;
+  double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
+  double share = pl_model_is_moe(m) ? (double)pl_model_moe_layers(m) / (double)m->layers : 0.0;
+  double freed = 0.0;
+  if (mods & PL_RCM_CORE_ATTN)
+    freed += sb * scores_bytes_per_token(m, l);
+  if (mods & PL_RCM_LAYERNORM)
+    freed += sb * 2.0 * e * h / rep_div;
+  if ((mods & PL_RCM_MLA_UP_PROJ) && m->kv_lora_rank > 0)
+    freed += sb * 2.0 * (q + 2.0 * kv) / t;
+  if (mods & PL_RCM_MLP)
+    freed += (1.0 - share) * sb * mlp * (double)m->ffn_hidden / t;
+  if (share <= 0.0)
+    return freed;
+  double tok = sb / t, copies = tok * (double)m->top_k * etp * pl_moe_imbalance(m, l);
+  double shared = sb * mlp * (double)m->shared_ffn / t;
+  if (mods & PL_RCM_MOE)
+    return freed + share * (tok * 4.0 * (double)m->experts +
+                            copies * (2.0 * h + mlp * (double)m->expert_ffn / etp) + shared);
+  if (mods & PL_RCM_MOE_ACT)
+    freed += share * copies * e * (double)m->expert_ffn / etp;
+  if (mods & PL_RCM_SHARED_EXPERTS)
+    freed += share * shared;
+  return freed;
+}
+
 static double layer_act(const struct pl_model *m, const struct pl_layout *l, enum pl_recompute r) {
   double t = (double)deg(l->tp), sb = local_tokens(m, l);
   double rep_div = l->sp && t > 1 ? t : 1.0; /* SP shards the "replicated" part */
@@ -138,8 +183,11 @@ static double layer_act(const struct pl_model *m, const struct pl_layout *l, enu
   double bytes = sb * (rep / rep_div + shard / t);
   if (pl_model_is_moe(m))
     bytes += moe_act_delta(m, l, sb, mlp);
-  if (r == PL_RECOMPUTE_NONE)
-    bytes += sb * scores_bytes_per_token(m, l);
+  bytes += sb * scores_bytes_per_token(m, l);
+  if (r == PL_RECOMPUTE_SELECTIVE) {
+    uint32_t mods = l->recompute_modules != 0 ? l->recompute_modules : (uint32_t)PL_RCM_CORE_ATTN;
+    bytes -= modules_freed(m, l, mods, sb, e, mlp, rep_div);
+  }
   return bytes;
 }
 

@@ -227,6 +227,11 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.zero3_grad_reduce",
           fw.zero3_grad_all_reduce == PL_SETTING_ON ? "all-reduce" : "reduce-scatter");
   col_str(c, "framework.fp8_all_gather", pl_setting_name(fw.fp8_all_gather));
+  /* added after those: Megatron-Core's --recompute-modules in effect (selective only) */
+  uint32_t rcm = pl_layout_recompute_modules(l);
+  char rcm_s[128];
+  pl_recompute_modules_format(rcm, rcm_s, sizeof rcm_s);
+  col_str(c, "layout.recompute_modules", rcm != 0 ? rcm_s : NULL);
   col_str(c, "framework.zero3_reuse", pl_setting_name(fw.zero3_reuse));
 }
 

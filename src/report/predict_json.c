@@ -68,6 +68,13 @@ static void layout_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_int(e, "recompute_layers", l->recompute_layers);
   pl_emit_int(e, "recompute_every", l->recompute_every);
   pl_emit_str(e, "recompute_method", l->recompute_uniform ? "uniform" : "block");
+  uint32_t rcm = pl_layout_recompute_modules(l);
+  char rcm_s[128];
+  pl_recompute_modules_format(rcm, rcm_s, sizeof rcm_s);
+  if (rcm != 0) /* Megatron-Core recompute_modules in effect (selective only) */
+    pl_emit_str(e, "recompute_modules", rcm_s);
+  else
+    pl_emit_null(e, "recompute_modules");
   pl_emit_str(e, "schedule", pl_schedule_name(l->schedule));
   pl_emit_str(e, "dtype", pl_layout_dtype_name(l));
   pl_emit_bool(e, "sp", l->sp);

@@ -264,7 +264,24 @@ static int32_t emit_unit(struct lower *lw, const struct unit *u, int32_t gather)
   if (beside) {
     struct unit edge = *u;
     edge.layers = 0;
-    unit_tp_beside(lw, u, prev, in, n_in);
+    if (pl_model_is_moe(&lw->st->run->model) && !lw->l->ep_comm_overlap) {
+      /* TE userbuffers overlap the tp collectives of TE's linear layers only:
+       * the expert-parallel all_to_all (Megatron-Core token_dispatcher.py
+       * MoEAlltoAllTokenDispatcher -> tensor_parallel/mappings.py _AllToAll,
+       * torch.distributed.all_to_all_single on the compute stream, waited on
+       * before the experts) stays blocking after the unit's compute unless
+       * ep_comm_overlap moves it beside */
+      struct unit lay = *u;
+      lay.embed = lay.head = false;
+      struct sim_comm list[SIM_SEG_N * SIM_SEG_TP];
+      int n = tp_merge_part(lw->st->seg, &lay, list, 0);
+      tp_issue_beside(lw, list, n, prev, in, n_in);
+      n = tp_merge_part(lw->st->seg, &lay, list, 1);
+      if (n > 0)
+        join_add(lw, tp_issue(lw, list, n, c, ring));
+    } else {
+      unit_tp_beside(lw, u, prev, in, n_in);
+    }
     if (edge.embed || edge.head)
       unit_tp(lw, &edge, c, ring);
   } else if (ep) {

@@ -237,6 +237,11 @@ static enum pl_status layer_moe(struct sim_step *st, struct sim_seg *s, struct p
   /* backward passes of the traffic (recomputed on a share of the blocks:
    * rounded to whole calls, as the tp collectives) */
   int32_t rep = l->recompute == PL_RECOMPUTE_FULL ? 1 + (int32_t)lround(pl_recompute_share(m, l)) : 1;
+  /* recompute module moe re-runs the whole MoE layer's forward, its dispatch
+   * and combine included (moe_layer.py: tensor_parallel.checkpoint of
+   * custom_forward, which calls self.dispatch and self.combine) */
+  if (pl_layout_recompute_modules(l) & PL_RCM_MOE)
+    rep = 2;
   enum pl_status r;
   if (l->dispatch == PL_MOE_ALLGATHER) {
     double gathered = tokens * h_bytes * (double)(l->ep * l->etp);

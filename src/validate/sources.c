@@ -806,6 +806,9 @@ static void bridge_ep_overlap(const struct validate_in *in, struct pl_layout *l,
       {"26.06", "GPT OSS 120B", "GB300 GB200", PL_DTYPE_MXFP8, 0},
       {"26.06", "GPT OSS 120B", "GB200", PL_DTYPE_BF16, 1280},
       {"26.04", "GPT OSS 120B", "GB200", PL_DTYPE_BF16, 1280},
+      /* 26.04.01: v0.4.2 DEEPSEEK_V3_PRETRAIN_CONFIG_B200_FP8_MX_V2 (pp 8 vp 2 ep 32,
+       * moe_a2a_overlap=True, moe_flex_dispatcher_backend "deepep") */
+      {"26.04.01", "DeepSeekV3", "B200", PL_DTYPE_MXFP8, 0},
   };
   const char *sec = cell(in, "table_or_section"), *name = cell(in, "model");
   const char *gpu = cell(in, "gpu");
@@ -835,6 +838,72 @@ static void bridge_ep_overlap(const struct validate_in *in, struct pl_layout *l,
   validate_note(row, "ep all-to-all overlap (the release's overlap_moe_expert_parallel_comm)");
 }
 
+/* Megatron-Core selective recompute modules (layout.recompute_modules) of the
+ * rows whose Megatron-Bridge performance configuration sets them. The rows do
+ * not state them; as for bridge_ep_overlap each container section is read in
+ * the release of its month (tag dates: v0.2.0 2025-11-26, v0.3.0 2026-02-26,
+ * v0.3.1 2026-03-20, v0.4.0 2026-04-16, v0.4.2 2026-05-28, v0.5.0 2026-06-16,
+ * v0.6.0 2026-08-19), whose performance scripts run the listed modules with
+ * recompute_granularity "selective" (deepseek_llm_pretrain.py; for the others
+ * utils/overrides.py _set_recompute_overrides: a recompute_modules list sets
+ * granularity selective). The row's pp/vp/ep/mbs were checked against the
+ * same config:
+ *  - DeepSeek-V3: scripts/performance/configs/deepseek/ workload base configs
+ *    of v0.2.2 (25.11: GB200, B200 ["mla_up_proj"]), v0.3.0/v0.3.1 (26.02,
+ *    26.02.01: GB300_V2, GB200_V2, B300_V2, B200_V2 ["mla_up_proj"]), v0.4.0
+ *    (26.04: GB300_V2 and B300/B200_V2 ["mla_up_proj"], GB200_V2 ["mlp"]), v0.4.2
+ *    (26.04.01: as 26.04 but B200_FP8_MX_V2 ["mla_up_proj", "mlp"]), v0.5.0
+ *    (26.06, 26.06.01: GB300_FP8_MX_V2 [], GB200_FP8_MX_V2 and B300_V2
+ *    ["mla_up_proj"]); HEAD 067f987df0 perf_recipes/deepseek/{gb300,gb200}/
+ *    deepseek_v3.py fp8mx (26.08: [] and ["mla_up_proj"]);
+ *  - GPT-OSS 120B: gpt_oss workload configs v0.2.2-v0.5.0 and HEAD
+ *    perf_recipes/gpt_oss/{gb200,b200,h100}/gpt_oss.py: GB200, B200 and H100
+ *    ["layernorm", "moe_act"] (GB300, B300 none), except GB200_FP8_MX_V2
+ *    (v0.5.0 and HEAD: recompute_modules=[]);
+ *  - Qwen3: qwen3_llm_pretrain.py sets recompute_granularity None (none).
+ * An empty list means no recompute. Rows not listed keep "not stated". */
+static void bridge_recompute(const struct validate_in *in, struct pl_layout *l,
+                             struct pl_vrow *row) {
+  static const struct {
+    const char *sections, *model, *gpus; /* space-separated words */
+    int dtype;                           /* enum pl_dtype, or -1 for any */
+    uint32_t mods;                       /* 0: none (an empty list) */
+  } cfg[] = {
+      {"26.08 26.06 26.06.01", "DeepSeekV3", "GB300", PL_DTYPE_MXFP8, 0},
+      {"26.08 26.06 26.06.01", "DeepSeekV3", "GB200 B300", PL_DTYPE_MXFP8, PL_RCM_MLA_UP_PROJ},
+      {"26.04 26.04.01", "DeepSeekV3", "GB200", PL_DTYPE_MXFP8, PL_RCM_MLP},
+      {"26.04.01", "DeepSeekV3", "B200", PL_DTYPE_MXFP8, PL_RCM_MLA_UP_PROJ | PL_RCM_MLP},
+      {"26.04 26.04.01 26.02 26.02.01", "DeepSeekV3", "GB300 GB200 B300 B200", PL_DTYPE_MXFP8,
+       PL_RCM_MLA_UP_PROJ},
+      {"25.11", "DeepSeekV3", "GB200 B200", -1, PL_RCM_MLA_UP_PROJ},
+      {"26.08 26.06 26.06.01", "GPT OSS 120B", "GB200", PL_DTYPE_MXFP8, 0},
+      {"26.08 26.06.01 26.06 26.04.01 26.04 26.02.01 26.02 25.11 25.09", "GPT OSS 120B",
+       "GB200 B200 H100", -1, PL_RCM_LAYERNORM | PL_RCM_MOE_ACT},
+  };
+  char sec[32];
+  snprintf(sec, sizeof sec, "%s", cell(in, "table_or_section"));
+  sec[strcspn(sec, " ")] = '\0';
+  const char *name = cell(in, "model"), *gpu = cell(in, "gpu");
+  if (strncmp(gpu, "DGX-", 4) == 0)
+    gpu += 4;
+  for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
+    if (!word_in(cfg[i].sections, sec) || strncmp(name, cfg[i].model, strlen(cfg[i].model)) != 0 ||
+        !word_in(cfg[i].gpus, gpu) || (cfg[i].dtype >= 0 && (int)l->dtype != cfg[i].dtype))
+      continue;
+    if (cfg[i].mods == 0) {
+      l->recompute = PL_RECOMPUTE_NONE;
+      validate_note(row, "no recompute (the release's config: recompute_modules [])");
+      return;
+    }
+    l->recompute = PL_RECOMPUTE_SELECTIVE;
+    l->recompute_modules = cfg[i].mods;
+    char mods[128];
+    pl_recompute_modules_format(cfg[i].mods, mods, sizeof mods);
+    validate_note(row, "recompute modules %s (the release's config, not stated in the row)", mods);
+    return;
+  }
+}
+
 static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   if (!bridge_flagged(in, row))
     return false;
@@ -856,8 +925,17 @@ static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, str
   } else {
     l->dispatch = PL_MOE_ALLTOALL;
   }
+  /* DeepSeek-V3 on B200 with MXFP8 from 26.04.01 (v0.4.2 DEEPSEEK_V3_PRETRAIN_CONFIG_B200_FP8_MX_V2,
+   * v0.5.0 the same, HEAD perf_recipes/deepseek/b200/deepseek_v3.py fp8mx): the flex dispatcher
+   * with the deepep backend, its pp 8 vp 2 ep 32 layout (the pp 16 ep 8 configs: alltoall) */
+  if (strncmp(cell(in, "model"), "DeepSeekV3", 10) == 0 && strstr(g, "B200") != NULL &&
+      strstr(g, "GB200") == NULL && l->dtype == PL_DTYPE_MXFP8 && l->ep == 32) {
+    l->dispatch = PL_MOE_DEEPEP;
+    validate_note(row, "deepep dispatcher (the release's B200 MXFP8 config with ep 32)");
+  }
   mcore_balance(in, l, row);
   bridge_ep_overlap(in, l, row);
+  bridge_recompute(in, l, row);
   /* Megatron-Bridge's recipes for the two large models ("Large model specific
    * pipeline split configurations": recipes/llama/llama3.py for Llama 3.1
    * 405B, recipes/qwen/qwen3_moe.py for Qwen3-235B-A22B) set
@@ -927,25 +1005,47 @@ static bool zoo_modes(const struct validate_in *in, struct pl_layout *l, struct 
     l->shard = PL_SHARD_ZERO1;
     validate_note(row, "distributed optimizer (config)");
   }
-  /* --recompute-modules: "moe" recomputes the whole MoE layer, dispatch
-   * included; layernorm, moe_act (the expert activation) and the "norm, act"
-   * of the tables are element-wise recomputes of a few kernels per block. */
-  char words[256];
-  snprintf(words, sizeof words, "%s", rc);
-  for (char *p = strstr(words, "moe_act"); p != NULL; p = strstr(p, "moe_act"))
-    memcpy(p, "xxxxxxx", 7);
+  /* The recompute column names Megatron-Core --recompute-modules (selective
+   * granularity; layout.recompute_modules): "norm, act" (the readme's
+   * shorthand for layernorm and moe_act), "selective (layernorm moe)",
+   * "selective (moe_act layernorm)"; "full" is --recompute-granularity full. */
+  static const struct {
+    const char *word;
+    uint32_t mod;
+  } words[] = {{"norm", PL_RCM_LAYERNORM},       {"layernorm", PL_RCM_LAYERNORM},
+               {"act", PL_RCM_MOE_ACT},          {"moe_act", PL_RCM_MOE_ACT},
+               {"moe", PL_RCM_MOE},              {"shared_expert", PL_RCM_SHARED_EXPERTS},
+               {"shared_experts", PL_RCM_SHARED_EXPERTS}};
+  l->recompute = PL_RECOMPUTE_NONE;
   if (strstr(rc, "full") != NULL) {
     l->recompute = PL_RECOMPUTE_FULL;
-  } else if (strstr(words, "moe") != NULL) {
-    return validate_skip(row, "recompute of the whole MoE layer (--recompute-modules moe) is "
-                              "not expressible");
-  } else if (strstr(rc, "shared_expert") != NULL) {
-    return validate_skip(row, "recompute of the shared expert is not expressible");
-  } else {
-    l->recompute = PL_RECOMPUTE_NONE;
-    if (strstr(rc, "norm") != NULL || strstr(rc, "act") != NULL)
-      validate_note(row, "selective recompute of norms/activations ('%s'): those few element-wise "
-                         "kernels are not modelled", rc);
+    return true;
+  }
+  if (rc[0] == '\0' || strstr(rc, "none specified") != NULL)
+    return true;
+  uint32_t mods = 0;
+  for (const char *p = rc; *p != '\0';) {
+    size_t n = strcspn(p, " ,()");
+    if (n == 0) {
+      p++;
+      continue;
+    }
+    bool known = n == 9 && strncmp(p, "selective", 9) == 0;
+    for (size_t i = 0; i < sizeof words / sizeof words[0] && !known; i++)
+      if (strlen(words[i].word) == n && strncmp(p, words[i].word, n) == 0) {
+        mods |= words[i].mod;
+        known = true;
+      }
+    if (!known)
+      return validate_skip(row, "recompute '%s' not understood", rc);
+    p += n;
+  }
+  if (mods != 0) {
+    l->recompute = PL_RECOMPUTE_SELECTIVE;
+    l->recompute_modules = mods;
+    char list[128];
+    pl_recompute_modules_format(mods, list, sizeof list);
+    validate_note(row, "recompute modules %s ('%s')", list, rc);
   }
   return true;
 }

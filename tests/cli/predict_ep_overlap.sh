@@ -25,6 +25,20 @@ check "more overlapped communication" lt "$(jget "$TMP/off.json" "['breakdown'][
   "$(jget "$TMP/on.json" "['breakdown']['overlapped_comm_s']")"
 # the same FLOPs: only the schedule of the all-to-alls changes
 check "same FLOPs" [ "$(jget "$TMP/on.json" "['flops']['model_per_step']")" = "$(jget "$TMP/off.json" "['flops']['model_per_step']")" ]
+# With TE userbuffers' tp overlap (the nemo preset: tp_comm_overlap, here tp 2
+# with sp) the expert-parallel all_to_all stays blocking: userbuffers overlap TE's
+# linear layers' tp collectives only (src/sim/lower.c emit_unit); only
+# --ep-comm-overlap on hides it
+tpo=(predict --model qwen3-30b-a3b --gpus 16 --tp 2 --ep 8 --gbs 32 --shard zero1 --framework nemo --format json)
+expect_ok "${tpo[@]}"; cp "$TMP/out" "$TMP/tpo_off.json"
+expect_ok "${tpo[@]}" --ep-comm-overlap on; cp "$TMP/out" "$TMP/tpo_on.json"
+check "tp overlap: the all_to_all is exposed without ep overlap" python3 -c "
+import json; c = [x for x in json.load(open('$TMP/tpo_off.json'))['collectives'] if x['op'] == 'all_to_all'][0]
+assert c['time_s'] > 0 and c['exposed_s'] > 0.9 * c['time_s'], c"
+check "tp overlap: ep overlap hides it" python3 -c "
+import json; c = [x for x in json.load(open('$TMP/tpo_on.json'))['collectives'] if x['op'] == 'all_to_all'][0]
+assert c['exposed_s'] < 0.5 * c['time_s'], c"
+check "tp overlap: ep overlap faster" lt "$(jget "$TMP/tpo_on.json" "['step_time_s']")" "$(jget "$TMP/tpo_off.json" "['step_time_s']")"
 expect_ok "${moe[@]}" --ep-comm-overlap on --format csv
 check "on in CSV" [ "$(col "$TMP/out" framework.ep_comm_overlap)" = on ]
 expect_ok "${moe[@]}" --format csv

@@ -473,6 +473,49 @@ static void shared_nics(void) {
   CHECK_NEAR_REL(shared.time_s, alone.time_s, 0);
 }
 
+/* Concurrent data-parallel groups on one node's NICs (vtrain-a100: 8 A100,
+ * 4 x 200 Gb/s HDR = 100 GB/s per node; docs/collectives.md, "Session 7
+ * (net7)"). Every communicator's topology holds only its own GPUs and all
+ * the node's NICs (NCCL 2.18 src/graph/topo.cc ncclTopoGetSystem: GPUs of
+ * the local ranks, ncclTopoFillNet for every net device), and each runs
+ * its own search (src/graph/search.cc ncclTopoCompute): a group of g ranks
+ * per node gets one ring per NIC its ranks reach, at 24 GB/s (the first
+ * speedArrayInter entry not above the 25 GB/s NIC and the 24 GB/s PCIe
+ * Gen4 x16 path), not duplicated (24 < 25), doubled by ncclTopoPostset:
+ * g = 8 or 4: 4 rings, 8 channels; g = 2: 2 and 4; g = 1: 1 and 2. Alone,
+ * a group drives 0.4 of a rail per channel: g = 8 and 4: 8 x 0.4 x 25 =
+ * 80 GB/s per node, g = 2: 40, g = 1: 20. When all 8 GPUs run their
+ * groups at once the NICs are shared: each group gets g x 100 / 8 GB/s
+ * (4 channels per NIC, 4 x 0.4 > 1, so the NIC binds), and the 8/g groups
+ * together move exactly the node's 100 GB/s, never more; the one group of
+ * 8 (tp 1) keeps its 80. busbw of a ring
+ * all_reduce is the group's per-node network rate; at 16 GiB on 8 nodes
+ * the steps and the fill are under 1 %. */
+static void concurrent_groups(void) {
+  struct pl_cluster v;
+  CHECK_EQ_INT(pl_cluster_load("vtrain-a100", &v, NULL), PL_OK);
+  const double bytes = 16.0 * GIB;
+  const int64_t per_node[] = {8, 4, 2, 1};
+  const double alone_gbs[] = {80, 80, 40, 20};
+  for (int i = 0; i < 4; i++) {
+    int64_t g = per_node[i];
+    struct pl_group grp = {8 * g, g};
+    struct pl_coll_cost alone, shared;
+    CHECK_EQ_INT(pl_coll_time(&v, PL_COLL_ALL_REDUCE, bytes, grp, PL_ALGO_RING, &alone), PL_OK);
+    CHECK_EQ_INT(pl_coll_time_shared(&v, PL_COLL_ALL_REDUCE, bytes, grp, 8, PL_ALGO_RING, &shared),
+                 PL_OK);
+    double bus = 2.0 * (double)(grp.ranks - 1) / (double)grp.ranks * bytes;
+    double alone_node = bus / alone.time_s, node_sum = (double)(8 / g) * bus / shared.time_s;
+    CHECK(alone_node <= alone_gbs[i] * GB);
+    CHECK(alone_node > 0.99 * alone_gbs[i] * GB);
+    /* the node's NICs cap the sum of its concurrent groups; several groups
+     * (4 channels per NIC) fill them, the one group of 8 (2 per NIC) does not */
+    double sum_gbs = g == 8 ? 80.0 : 100.0;
+    CHECK(node_sum <= sum_gbs * GB);
+    CHECK(node_sum > 0.99 * sum_gbs * GB);
+  }
+}
+
 /* ALCF Polaris (alcf-polaris): 4x A100 per node, 2 Slingshot NICs of
  * 200 Gb/s (50 GB/s per node), AMD host (2 us network post), GPU-NIC path
  * PHB, 4 channels. NCCL enables LL128 across nodes only up to a PXB path
@@ -636,6 +679,7 @@ int main(void) {
   names_and_factors();
   latency_scaling();
   shared_nics();
+  concurrent_groups();
   polaris_ll128_path();
   channels_per_call();
   pat();

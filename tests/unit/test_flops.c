@@ -223,6 +223,95 @@ static void test_recompute_ops(void) {
   CHECK(pl_layout_resolve(&lg, &g, &c, &d) == PL_ERR_LAYOUT);
 }
 
+/* Megatron-Core selective recompute modules (layout.recompute_modules) on
+ * DeepSeek-V3, one GPU, gbs 1, seq 4096. mla_up_proj re-runs q_up
+ * (q_lora_rank 1536 -> 128 heads x 192) and kv_up (kv_lora_rank 512 ->
+ * 128 x (128 + 128)) and the RoPE: 2 (1536 * 24,576 + 512 * 32,768) =
+ * 109,051,904 FLOPs per token and block, x 61 blocks x 4096 tokens; mlp
+ * re-runs the 3 dense MLPs: 3 * 2 * 3 * 7168 * 18432 = 2,378,170,368 per
+ * token; moe_act and layernorm re-run element-wise kernels only (no matmul
+ * FLOPs). */
+static void test_recompute_modules(void) {
+  struct pl_model m = model("deepseek-v3");
+  struct pl_layout l = layout(&m, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
+  struct pl_flops none, f;
+  pl_flops_compute(&m, &l, &none);
+  l.recompute = PL_RECOMPUTE_SELECTIVE;
+  l.recompute_modules = PL_RCM_MLA_UP_PROJ;
+  pl_flops_compute(&m, &l, &f);
+  CHECK_NEAR_REL(f.model_per_step, none.model_per_step, 0);
+  CHECK_NEAR_REL(f.hardware_per_step - f.model_per_step, 109051904.0 * 61 * 4096, 1e-12);
+  l.recompute_modules = PL_RCM_MLA_UP_PROJ | PL_RCM_MLP | PL_RCM_MOE_ACT | PL_RCM_LAYERNORM;
+  pl_flops_compute(&m, &l, &f);
+  CHECK_NEAR_REL(f.hardware_per_step - f.model_per_step,
+                 (109051904.0 * 61 + 2378170368.0) * 4096, 1e-12);
+  /* the ops each module marks */
+  struct pl_op ops[PL_MAX_LAYER_OPS], part;
+  l.recompute_modules = PL_RCM_MLA_UP_PROJ;
+  int n = pl_layer_ops(&m, &l, ops);
+  CHECK(pl_op_recompute_part(find(ops, n, "q_up"), &part));
+  CHECK(pl_op_recompute_part(find(ops, n, "kv_up"), &part));
+  CHECK(pl_op_recompute_part(find(ops, n, "rope"), &part));
+  CHECK(!pl_op_recompute_part(find(ops, n, "q_down"), &part));
+  CHECK(!pl_op_recompute_part(find(ops, n, "attn"), &part));
+  CHECK(!pl_op_recompute_part(find(ops, n, "expert_fc1"), &part));
+  l.recompute_modules = PL_RCM_MOE_ACT | PL_RCM_LAYERNORM;
+  n = pl_layer_ops(&m, &l, ops);
+  CHECK(pl_op_recompute_part(find(ops, n, "expert_act"), &part));
+  CHECK(pl_op_recompute_part(find(ops, n, "norm1"), &part));
+  CHECK(pl_op_recompute_part(find(ops, n, "norm2"), &part));
+  CHECK(!pl_op_recompute_part(find(ops, n, "shared_act"), &part));
+  CHECK(!pl_op_recompute_part(find(ops, n, "expert_fc2"), &part));
+  l.recompute_modules = PL_RCM_MOE;
+  n = pl_layer_ops(&m, &l, ops);
+  static const char *const moe_ops[] = {"router",     "router_topk", "permute",   "expert_fc1",
+                                        "expert_act", "expert_fc2",  "unpermute", "shared_fc1",
+                                        "shared_act", "shared_fc2"};
+  for (size_t i = 0; i < sizeof moe_ops / sizeof moe_ops[0]; i++)
+    CHECK(pl_op_recompute_part(find(ops, n, moe_ops[i]), &part));
+  CHECK(!pl_op_recompute_part(find(ops, n, "norm2"), &part));
+  CHECK(!pl_op_recompute_part(find(ops, n, "fc1"), &part));
+  /* 0 = Megatron-Core's default: core_attn alone, the plain selective mode */
+  l.recompute_modules = 0;
+  n = pl_layer_ops(&m, &l, ops);
+  CHECK(pl_op_recompute_part(find(ops, n, "attn"), &part));
+  CHECK(!pl_op_recompute_part(find(ops, n, "kv_up"), &part));
+  CHECK_EQ_INT((int64_t)pl_layout_recompute_modules(&l), PL_RCM_CORE_ATTN);
+  /* what Megatron-Core refuses (transformer_config.py __post_init__) */
+  struct pl_model dense = model("llama3-8b");
+  struct pl_cluster c;
+  struct pl_layout b;
+  struct pl_diag d;
+  memset(&c, 0, sizeof c);
+  const uint32_t bad_dense[] = {PL_RCM_MLA_UP_PROJ, PL_RCM_MOE_ACT, PL_RCM_MOE,
+                                PL_RCM_SHARED_EXPERTS};
+  for (size_t i = 0; i < sizeof bad_dense / sizeof bad_dense[0]; i++) {
+    memset(&b, 0, sizeof b);
+    b.gpus = 8;
+    b.gbs = 8;
+    b.recompute = PL_RECOMPUTE_SELECTIVE;
+    b.recompute_modules = bad_dense[i];
+    CHECK(pl_layout_resolve(&b, &dense, &c, &d) == PL_ERR_LAYOUT);
+  }
+  memset(&b, 0, sizeof b);
+  b.gpus = 8;
+  b.gbs = 8;
+  b.recompute = PL_RECOMPUTE_FULL;
+  b.recompute_modules = PL_RCM_LAYERNORM;
+  CHECK(pl_layout_resolve(&b, &dense, &c, &d) == PL_ERR_LAYOUT);
+  /* names: parse and format round trip, bad lists refused */
+  uint32_t mask = 0;
+  CHECK(pl_recompute_modules_parse("mlp,mla_up_proj", &mask, &d) == PL_OK);
+  CHECK_EQ_INT((int64_t)mask, PL_RCM_MLP | PL_RCM_MLA_UP_PROJ);
+  char buf[128];
+  pl_recompute_modules_format(mask, buf, sizeof buf);
+  CHECK(strcmp(buf, "mla_up_proj,mlp") == 0);
+  CHECK(pl_recompute_modules_parse("mlp,mlp", &mask, &d) == PL_ERR_PARSE);
+  CHECK(pl_recompute_modules_parse("attn", &mask, &d) == PL_ERR_PARSE);
+  CHECK(pl_recompute_modules_parse("", &mask, &d) == PL_ERR_PARSE);
+  CHECK(pl_recompute_modules_parse("mlp,", &mask, &d) == PL_ERR_PARSE);
+}
+
 /* GPT-2 family: no RoPE op, GELU MLP with 2 matrices, learned positions in
  * the embedding op; the vocabulary 50257 is padded to 2 * 25129 under tp 2. */
 static void test_gpt_family(void) {
@@ -293,6 +382,7 @@ int main(void) {
   test_shapes();
   test_sequence_parallel();
   test_recompute_ops();
+  test_recompute_modules();
   test_gpt_family();
   test_window();
   test_korthikanti_mfu();

@@ -400,6 +400,43 @@ static void test_account_embed_loss(void) {
   CHECK_EQ_INT(pl_layout_chunk_layers(&l, m.layers, 6, NULL), 15);
 }
 
+/* Megatron-Core selective recompute modules (layout.recompute_modules),
+ * test_gqa_swiglu's Llama-3 8B block (139,392 B per token, s 8192): layernorm
+ * frees the two norm outputs (QKV and fc1 inputs, 2 x 2h = 16,384 B), mlp
+ * the MLP internals (gate + up 4f and fc2 input 2f = 86,016 B), core_attn
+ * the fp32 LSE (128 B). DeepSeek-V3 (one GPU, bf16, s 4096): moe_act frees
+ * the experts' fc2 inputs, top_k copies x 2 B x 2048 on 58 of 61 blocks:
+ * 58/61 x 8 x 2 x 2048 = 58/61 x 32,768 B per token. */
+static void test_recompute_modules(void) {
+  struct pl_model m = model("llama3-8b");
+  struct pl_layout l = layout(&m, (struct spec){.gpus = 1, .gbs = 1, .shard = PL_SHARD_DDP});
+  l.recompute = PL_RECOMPUTE_SELECTIVE;
+  l.recompute_modules = PL_RCM_LAYERNORM;
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &l), (139392.0 - 16384) * 8192, 1e-15);
+  l.recompute_modules = PL_RCM_MLP;
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &l), (139392.0 - 86016) * 8192, 1e-15);
+  l.recompute_modules = PL_RCM_LAYERNORM | PL_RCM_MLP | PL_RCM_CORE_ATTN;
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &l), 36864.0 * 8192, 1e-15);
+  l.recompute_modules = 0; /* Megatron's default list: core_attn */
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &l), (139392.0 - 128) * 8192, 1e-15);
+  struct pl_model d = model("deepseek-v3");
+  struct pl_layout ld = layout(&d, (struct spec){.gpus = 1, .gbs = 1, .shard = PL_SHARD_DDP});
+  double none = pl_memory_layer_activation_bytes(&d, &ld);
+  ld.recompute = PL_RECOMPUTE_SELECTIVE;
+  ld.recompute_modules = PL_RCM_MOE_ACT;
+  CHECK_NEAR_REL(none - pl_memory_layer_activation_bytes(&d, &ld), 58.0 / 61 * 32768 * 4096,
+                 1e-12);
+  /* the whole MoE layer frees more than its activation alone; a stage holds
+   * what the recomputed block needs back on top (memory.c activations) */
+  ld.recompute_modules = PL_RCM_MOE;
+  double moe = pl_memory_layer_activation_bytes(&d, &ld);
+  CHECK(moe < none - 58.0 / 61 * 32768 * 4096);
+  struct pl_gpu g = gpu80();
+  struct pl_memory mem;
+  pl_memory_compute(&d, &ld, &g, &mem);
+  CHECK_NEAR_REL(mem.layer_act_bytes, moe, 1e-15);
+}
+
 int main(void) {
   test_korthikanti_table2();
   test_account_embed_loss();
@@ -408,6 +445,7 @@ int main(void) {
   test_recompute_order();
   test_recompute_ops();
   test_recompute_uniform();
+  test_recompute_modules();
   test_model_states();
   test_zero3_scaling();
   test_hybrid();

@@ -57,6 +57,16 @@ static const struct case_ cases[] = {
     {"h100_10node_80gpu_all_gather_xxrjun-cluster01-run0128.txt", "dgx-h100", "auto", -1, 0, 0, 0.10, 0, false},
     {"h100_10node_80gpu_reduce_scatter_xxrjun-cluster01-run0128.txt", "dgx-h100", "auto", -1, 0, 0, 0.10, 0, false},
     {"h100_10node_80gpu_alltoall_xxrjun-cluster01-run0128.txt", "dgx-h100", "auto", -1, 0, 0, 0.10, 0, false},
+    /* the same run with 4 and 2 of each node's GPUs (one communicator alone on the nodes): the
+     * channels of a group with fewer ranks per node than the node has GPUs (NCCL's search and
+     * ncclTopoDupChannels, tuner.c group_net_channels; docs/collectives.md, "Session 7
+     * (net7)") */
+    {"h100_10node_40gpu_all_reduce_xxrjun-cluster01-g4.txt", "dgx-h100", "auto", -1, 0, 0, 0.10, 0, false},
+    {"h100_10node_40gpu_all_gather_xxrjun-cluster01-g4.txt", "dgx-h100", "auto", -1, 0, 0, 0.09, 0, false},
+    {"h100_10node_40gpu_reduce_scatter_xxrjun-cluster01-g4.txt", "dgx-h100", "auto", -1, 0, 0, 0.09, 0, false},
+    {"h100_10node_20gpu_all_reduce_xxrjun-cluster01-g2.txt", "dgx-h100", "auto", -1, 0, 0, 0.07, 0, false},
+    {"h100_10node_20gpu_all_gather_xxrjun-cluster01-g2.txt", "dgx-h100", "auto", -1, 0, 0, 0.06, 0, false},
+    {"h100_10node_20gpu_reduce_scatter_xxrjun-cluster01-g2.txt", "dgx-h100", "auto", -1, 0, 0, 0.06, 0, false},
     /* nccl-tests #322: 128 nodes, NCCL_ALGO=Ring NCCL_PROTO=LL128 */
     {"h100_128node_1024gpu_all_reduce_nccl-tests-issue322-partial.txt", "dgx-h100", "ring", PL_PROTO_LL128, 1024, 128, 0.10, 32, false},
     /* CoreWeave, NCCL 2.18.1, NCCL_COLLNET_ENABLE=1 NCCL_ALGO=COLLNETCHAIN (IB SHARP) */

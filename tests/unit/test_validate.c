@@ -662,6 +662,47 @@ static void test_moe_rows(void) {
   r = row_of(&v, 3);
   CHECK(r != NULL && r->layout.ep_comm_overlap);
   pl_validation_free(&v);
+  /* recompute modules follow the section's release (sources.c bridge_recompute):
+   * DeepSeek-V3 MXFP8 GB300 none from 26.06 (v0.5.0 GB300_FP8_MX_V2 []), GB200
+   * mlp in 26.04 (v0.4.0 GB200_V2), mla_up_proj in 26.02 (v0.3.0); GPT-OSS 120B
+   * on B200 layernorm and moe_act, on B300 none; Qwen3 none */
+  const char *rc =
+      "source,table_or_section,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,"
+      "cp,ep,vp,sharding,recompute,micro_batch,global_batch,precision,Task,Tokens / sec / GPU,"
+      "notes\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.06 NeMo Container / x,"
+      "DeepSeekV3,,,,,4096,DGX-GB300,256,1,2,1,32,8,,,1,4096,MXFP8,pretrain,6338,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.04 NeMo Container / x,"
+      "DeepSeekV3,,,,,4096,DGX-GB200,256,1,4,1,64,4,,,1,4096,MXFP8,pretrain,4193,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02 NeMo Container / x,"
+      "DeepSeekV3,,,,,4096,DGX-GB200,256,1,4,1,64,4,,,1,4096,MXFP8,pretrain,3955,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02 NeMo Container / x,"
+      "GPT OSS 120B,,,,,4096,DGX-B200,64,1,1,1,64,,,,4,1280,BF16,pretrain,8047,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02 NeMo Container / x,"
+      "GPT OSS 120B,,,,,4096,DGX-B300,64,1,1,1,64,,,,4,1280,BF16,pretrain,8047,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02 NeMo Container / x,"
+      "Qwen3_235B_a22B,,,,,4096,DGX-GB200,256,1,8,1,32,3,,,1,8192,MXFP8,pretrain,7280,\n";
+  pl_validation_init(&v);
+  CHECK_STATUS(pl_validation_add_csv(&v, "bridge", rc, strlen(rc), &d), PL_OK, dp);
+  const struct {
+    int row;
+    enum pl_recompute r;
+    uint32_t mods;
+  } want[] = {{1, PL_RECOMPUTE_NONE, 0},
+              {2, PL_RECOMPUTE_SELECTIVE, PL_RCM_MLP},
+              {3, PL_RECOMPUTE_SELECTIVE, PL_RCM_MLA_UP_PROJ},
+              {4, PL_RECOMPUTE_SELECTIVE, PL_RCM_LAYERNORM | PL_RCM_MOE_ACT},
+              {5, PL_RECOMPUTE_NONE, 0},
+              {6, PL_RECOMPUTE_NONE, 0}};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    r = row_of(&v, want[i].row);
+    CHECK(r != NULL);
+    if (r == NULL)
+      continue;
+    CHECK_EQ_INT(r->layout.recompute, want[i].r);
+    CHECK_EQ_INT((int64_t)pl_layout_recompute_modules(&r->layout), (int64_t)want[i].mods);
+  }
+  pl_validation_free(&v);
   const char *zoo =
       "source,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,cp,ep,vp,sharding,"
       "recompute,micro_batch,global_batch,precision,Step time (sec),TFLOPS,moe_experts,moe_topk,"
@@ -670,7 +711,10 @@ static void test_moe_rows(void) {
       ",none specified in the command,1,8192,BF16,,750,128,8,1536,,HybridEP,"
       "`DISPATCHER=hybridep SEGMENT=8 ... --moe-router-force-load-balancing`\n"
       "Megatron-Core MoE ModelZoo,Qwen3-235B-A22B,94,4096,64,4,4096,H100,256,2,8,1,32,4,,"
-      "\"norm, act\",1,2048,BF16,19.7,,128,8,1536,1,DeepEP,\n";
+      "\"norm, act\",1,2048,BF16,19.7,,128,8,1536,1,DeepEP,\n"
+      "Megatron-Core MoE ModelZoo,Qwen3-235B-A22B,94,4096,64,4,16384,H100,256,4,8,1,8,4,,"
+      "selective (layernorm moe),1,256,bf16,,295 (forced balance) / 237 (dropless),128,8,1536,,"
+      "DeepEP,\n";
   pl_validation_init(&v);
   CHECK_STATUS(pl_validation_add_csv(&v, "zoo", zoo, strlen(zoo), &d), PL_OK, dp);
   r = row_of(&v, 1);
@@ -686,7 +730,13 @@ static void test_moe_rows(void) {
     CHECK_NEAR_REL(r->measured, 19.7, 1e-12);
     CHECK(r->layout.account_embed_loss);
     CHECK_EQ_INT(r->layout.vp, 4);
+    CHECK_EQ_INT((int64_t)r->layout.recompute_modules, PL_RCM_LAYERNORM | PL_RCM_MOE_ACT);
   }
+  /* "selective (layernorm moe)": the whole MoE layer and the norms re-run */
+  r = row_of(&v, 3);
+  CHECK(r != NULL);
+  if (r != NULL)
+    CHECK_EQ_INT((int64_t)r->layout.recompute_modules, PL_RCM_LAYERNORM | PL_RCM_MOE);
   pl_validation_free(&v);
 }
 
