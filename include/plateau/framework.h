@@ -26,12 +26,19 @@
 enum pl_setting { PL_SETTING_UNSET = 0, PL_SETTING_OFF, PL_SETTING_ON };
 
 /* Attention kernel: flash (FlashAttention-2, CUDA), triton (FlashAttention in
- * Triton, flash_attn_triton.py), eager (the s x s scores stored). */
+ * Triton, flash_attn_triton.py), eager (the s x s scores stored), cudnn (cuDNN's
+ * fused flash attention: Transformer Engine's FusedAttention sub-backend
+ * F16_arbitrary_seqlen, PyTorch SDPA's cudnn_attention), te (Transformer
+ * Engine chooses: cudnn on compute capability >= 9.0 where cuDNN supports the
+ * shape, flash below; resolved against the GPU by pl_layout_resolve,
+ * docs/step-model.md 2.2). New values are appended, never renumbered. */
 enum pl_attention {
   PL_ATTENTION_UNSET = 0,
   PL_ATTENTION_FLASH,
   PL_ATTENTION_TRITON,
-  PL_ATTENTION_EAGER
+  PL_ATTENTION_EAGER,
+  PL_ATTENTION_CUDNN,
+  PL_ATTENTION_TE
 };
 
 struct pl_framework {

@@ -44,6 +44,9 @@ struct pl_gpu_efficiency {
   double attn_triton_fwd_fraction; /* same for the Triton FlashAttention kernel (flash_attn_triton.py,
                                     llm-foundry attn_impl triton); 0 = not given, use the above */
   double attn_triton_bwd_fraction;
+  double attn_cudnn_fwd_fraction; /* same for cuDNN's fused flash attention (TE FusedAttention,
+                                    SDPA cudnn_attention); 0 = not given (attention cudnn refused) */
+  double attn_cudnn_bwd_fraction;
   double hbm_fraction;           /* achievable / datasheet HBM bandwidth */
   double kernel_overhead_s;      /* fixed cost of each kernel (launch gap, tail) */
   double overlap_slowdown;       /* compute time increase while NCCL kernels run */

@@ -142,6 +142,13 @@ struct pl_layout {
   enum pl_kernels kernels; /* input: fused (default) or unfused element-wise kernels */
   bool attention_triton;   /* input: FlashAttention runs as the Triton kernel (flash_attn_triton.py,
                               llm-foundry attn_impl triton), timed with the GPU's triton fractions */
+  bool attention_cudnn;    /* input, or derived from attention_te: attention runs as cuDNN's fused
+                              flash attention (TE FusedAttention F16_arbitrary_seqlen), timed with
+                              the GPU's cudnn fractions; a GPU file without them is refused */
+  bool attention_te;       /* input: Transformer Engine picks the kernel (get_attention_backend):
+                              pl_layout_resolve sets attention_cudnn on compute capability >= 9.0
+                              (GPU arch hopper, blackwell) where cuDNN trains the head dims, and
+                              leaves FlashAttention-2 otherwise (docs/step-model.md 2.2) */
   int64_t logit_metric_passes; /* input: forward-only fp32 cross-entropy passes over the logits
                               per micro-batch for training metrics (Composer's train metrics
                               after each micro-batch's backward: LanguageCrossEntropy and

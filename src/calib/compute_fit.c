@@ -245,6 +245,8 @@ enum pl_status pl_calib_compute(const struct pl_gpu *base, const struct pl_compu
   out->eff.attn_bwd_fraction = n_bwd > 0 ? fbwd : e->attn_bwd_fraction * sus;
   out->eff.attn_triton_fwd_fraction = e->attn_triton_fwd_fraction * sus;
   out->eff.attn_triton_bwd_fraction = e->attn_triton_bwd_fraction * sus;
+  out->eff.attn_cudnn_fwd_fraction = e->attn_cudnn_fwd_fraction * sus;
+  out->eff.attn_cudnn_bwd_fraction = e->attn_cudnn_bwd_fraction * sus;
   if (n_mem > 0)
     out->eff.hbm_fraction = fmem;
 

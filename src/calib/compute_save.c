@@ -128,6 +128,13 @@ static void attention(struct pl_emit *e, const struct ctx *c, yajl_val base) {
       number_entry(e, c, "bwd_fraction", f->attn_triton_bwd_fraction, PL_CP_COUNT,
                    "the Triton FlashAttention backward fraction");
       pl_emit_obj_end(e);
+    } else if (strcmp(k, "cudnn") == 0 && YAJL_IS_OBJECT(v)) {
+      pl_emit_obj_begin(e, k);
+      number_entry(e, c, "fwd_fraction", f->attn_cudnn_fwd_fraction, PL_CP_COUNT,
+                   "the cuDNN fused attention forward fraction");
+      number_entry(e, c, "bwd_fraction", f->attn_cudnn_bwd_fraction, PL_CP_COUNT,
+                   "the cuDNN fused attention backward fraction");
+      pl_emit_obj_end(e);
     } else
       copy_value(e, k, v);
   }

@@ -40,7 +40,7 @@
   {"mtp-layers", "N", "multi-token-prediction modules trained (Megatron --mtp-num-layers): each one more block, an eh_proj GEMM and a second output-layer and loss pass, on the stage holding 'm' or the last (default 0: none)"}, \
   {"dtype", "T", "bf16|fp8|fp8-delayed|fp8-current|fp8-blockwise|fp8-tensorwise|mxfp8|nvfp4 (default bf16; fp8-delayed|current|blockwise: Transformer Engine recipes with cached FP8 weights; fp8-tensorwise: torchao Float8Linear (torchtitan), amax before every cast, weights cast every forward; docs/step-model.md 2.3e; mxfp8, nvfp4: Blackwell)"},                                              \
   {"framework", "NAME", "framework preset or file: megatron-lm|megatron-core|nemo|torchtitan|pytorch-fsdp|llm-foundry|deepspeed (default none: plateau's defaults; plateau list frameworks)"}, \
-  {"attention", "A", "flash|triton|eager: eager stores the s x s scores, triton = FlashAttention in Triton (default flash)"}, \
+  {"attention", "A", "flash|cudnn|te|triton|eager: flash = FlashAttention-2, cudnn = cuDNN fused attention (GPU files with cudnn figures), te = Transformer Engine's choice (cudnn on Hopper/Blackwell, else flash), triton = FlashAttention in Triton, eager stores the s x s scores (default flash)"}, \
   {"kernels", "K", "fused|unfused element-wise kernels: unfused = eager PyTorch (default fused)"}, \
   {"fsdp-comm", "C", "one|separate communicators for zero2/zero3 gathers and reduce_scatters (default one, as PyTorch)"}, \
   {"fsdp-prefetch", "P", "on|off: zero2/zero3 gathers prefetched and hidden behind compute (default on), or each started after the previous unit's compute and waited for (a bound when they do not overlap)"}, \

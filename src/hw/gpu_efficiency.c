@@ -14,7 +14,9 @@
  *     "attention": {"kernel": "FlashAttention-2",
  *                   "fwd_fraction": {"value": 0.35, "source": "..."},
  *                   "bwd_fraction": {"value": 0.30, "source": "..."},
- *                   "triton": {"fwd_fraction": {...}, "bwd_fraction": {...}}  (optional)},
+ *                   "triton": {"fwd_fraction": {...}, "bwd_fraction": {...}}  (optional),
+ *                   "cudnn": {"kernel": "...", "fwd_fraction": {...}, "bwd_fraction": {...}}
+ *                            (optional: cuDNN's fused flash attention)},
  *     "hbm_fraction": {"value": 0.9, "source": "..."},
  *     "kernel_overhead": {"value": "2 us", "source": "..."},
  *     "overlap_slowdown": {"value": 0.189, "source": "..."},
@@ -198,6 +200,18 @@ static enum pl_status attention_part(yajl_val eff, const char *origin, struct pl
     st = fraction(t, "fwd_fraction", origin, &e->attn_triton_fwd_fraction, diag);
   if (st == PL_OK && t != NULL)
     st = fraction(t, "bwd_fraction", origin, &e->attn_triton_bwd_fraction, diag);
+  /* optional: cuDNN's fused flash attention (Transformer Engine FusedAttention,
+   * SDPA cudnn_attention), same two fractions */
+  yajl_val cu = base_json_get(a, "cudnn");
+  if (st == PL_OK && cu != NULL && !YAJL_IS_OBJECT(cu))
+    st = pl_diag_set(diag, PL_ERR_PARSE,
+                     "%s: efficiency field 'attention.cudnn' must be an object with "
+                     "\"fwd_fraction\" and \"bwd_fraction\"",
+                     origin);
+  if (st == PL_OK && cu != NULL)
+    st = fraction(cu, "fwd_fraction", origin, &e->attn_cudnn_fwd_fraction, diag);
+  if (st == PL_OK && cu != NULL)
+    st = fraction(cu, "bwd_fraction", origin, &e->attn_cudnn_bwd_fraction, diag);
   return st;
 }
 

@@ -84,20 +84,24 @@ enum pl_status pl_setting_parse(const char *s, enum pl_setting *out, struct pl_d
   return PL_OK;
 }
 
-static const char *const attention_names[] = {"unset", "flash", "triton", "eager"};
+/* In enum order (framework.h); "te" is Transformer Engine's choice, resolved
+ * against the GPU (pl_layout_resolve), never an output. */
+static const char *const attention_names[] = {"unset", "flash", "triton", "eager", "cudnn", "te"};
+#define N_ATTENTION ((int)(sizeof attention_names / sizeof attention_names[0]))
 
 const char *pl_attention_name(enum pl_attention a) {
-  return (unsigned)a < 4 ? attention_names[a] : "unset";
+  return (int)a >= 0 && (int)a < N_ATTENTION ? attention_names[a] : "unset";
 }
 
 enum pl_status pl_attention_parse(const char *s, enum pl_attention *out, struct pl_diag *diag) {
-  for (int i = 1; i < 4; i++) {
+  for (int i = 1; i < N_ATTENTION; i++) {
     if (strcmp(s, attention_names[i]) == 0) {
       *out = (enum pl_attention)i;
       return PL_OK;
     }
   }
-  return pl_diag_set(diag, PL_ERR_PARSE, "unknown attention '%s' (expected flash|triton|eager)", s);
+  return pl_diag_set(diag, PL_ERR_PARSE,
+                     "unknown attention '%s' (expected flash|cudnn|te|triton|eager)", s);
 }
 
 /* ------------------------------------------------------------- loading */
@@ -136,7 +140,8 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
   if (strcmp(key, "attention") == 0) {
     if (s == NULL || pl_attention_parse(s, &fw->attention, NULL) != PL_OK)
       return pl_diag_set(diag, PL_ERR_PARSE,
-                         "%s: behaviour 'attention' must be \"flash\", \"triton\" or \"eager\"",
+                         "%s: behaviour 'attention' must be \"flash\", \"cudnn\", \"te\", "
+                         "\"triton\" or \"eager\"",
                          origin);
     return PL_OK;
   }
@@ -295,6 +300,8 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   if (fw->attention != PL_ATTENTION_UNSET) {
     l->eager_attention = fw->attention == PL_ATTENTION_EAGER;
     l->attention_triton = fw->attention == PL_ATTENTION_TRITON;
+    l->attention_cudnn = fw->attention == PL_ATTENTION_CUDNN;
+    l->attention_te = fw->attention == PL_ATTENTION_TE;
   }
   put(fw->sequence_parallel, &l->no_sp, true);
   if (fw->fused_kernels != PL_SETTING_UNSET)
@@ -337,8 +344,10 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   memcpy(out->description, fw->description, sizeof out->description);
   out->shard_set = true;
   out->shard = l->shard;
+  /* the kernel that runs: "te" is resolved to cudnn or flash by then */
   out->attention = l->eager_attention    ? PL_ATTENTION_EAGER
                    : l->attention_triton ? PL_ATTENTION_TRITON
+                   : l->attention_cudnn  ? PL_ATTENTION_CUDNN
                                          : PL_ATTENTION_FLASH;
   out->sequence_parallel = setting(!l->no_sp);
   out->fused_kernels = setting(l->kernels == PL_KERNELS_FUSED);

@@ -671,9 +671,50 @@ static enum pl_status check_dtype(const struct pl_layout *l, const struct pl_clu
                      pl_dtype_name(l->dtype));
 }
 
+/* The attention kernel Transformer Engine runs (attention "te"), and the
+ * refusal of cuDNN attention on a GPU file without its figures.
+ * TE's DotProductAttention (transformer_engine/pytorch/attention/
+ * dot_product_attention/utils.py get_attention_backend, v2.0-v2.18 and main;
+ * transformer_engine/pytorch/attention.py before v2.2) disables FlashAttention
+ * "to give FusedAttention preference on Hopper+ for performance reasons" when
+ * both are available and device_compute_capability >= (9, 0) (v2.0 on; v1.2-v1.13
+ * test == (9, 0), sm90 only, so Blackwell runs are taken to use TE 2.x, as every
+ * Blackwell recipe does); below that FlashAttention-2 wins. FusedAttention is
+ * available for bf16 training (transformer_engine/common/fused_attn/fused_attn.cpp
+ * nvte_get_fused_attn_backend, F16_arbitrary_seqlen) with head dims that are
+ * multiples of 8 and at most 128 on every cuDNN that TE accepts on sm90 (8.9+) and
+ * sm100 (9.7+). Larger heads (up to 256 on sm90 from cuDNN 9.5; 192/128 on sm100
+ * from 9.11), sliding windows (9.2) and attention sinks (9.13.1) depend on the
+ * cuDNN version, which plateau has no input for: they keep FlashAttention-2, the
+ * timing they had before (docs/step-model.md 2.2). The arch names of GPU files
+ * with compute capability >= 9.0: hopper (9.0), blackwell (10.0, 10.3). */
+static bool te_uses_cudnn(const struct pl_model *m, const struct pl_gpu *g) {
+  bool sm90_up = strcmp(g->arch, "hopper") == 0 || strcmp(g->arch, "blackwell") == 0;
+  int64_t dqk = m->head_dim, dv = m->v_head_dim > 0 ? m->v_head_dim : m->head_dim;
+  return sm90_up && g->eff.attn_cudnn_fwd_fraction > 0 && g->eff.attn_cudnn_bwd_fraction > 0 &&
+         dqk > 0 && dqk <= 128 && dqk % 8 == 0 && dv > 0 && dv <= 128 && dv % 8 == 0 &&
+         m->sliding_window == 0 && !m->attn_sinks;
+}
+
+static enum pl_status resolve_attention(struct pl_layout *l, const struct pl_model *m,
+                                        const struct pl_cluster *c, struct pl_diag *diag) {
+  if (l->attention_te && !l->eager_attention && !l->attention_triton)
+    l->attention_cudnn = te_uses_cudnn(m, &c->gpu);
+  if (l->attention_cudnn &&
+      !(c->gpu.eff.attn_cudnn_fwd_fraction > 0 && c->gpu.eff.attn_cudnn_bwd_fraction > 0))
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: attention cudnn needs the GPU's cuDNN attention figures, which "
+                       "gpu '%s' lacks (its file gives no efficiency.attention.cudnn); use "
+                       "--attention flash",
+                       c->gpu.name);
+  return PL_OK;
+}
+
 enum pl_status pl_layout_resolve(struct pl_layout *l, const struct pl_model *m,
                                  const struct pl_cluster *c, struct pl_diag *diag) {
   enum pl_status st = check_dtype(l, c, diag);
+  if (st == PL_OK)
+    st = resolve_attention(l, m, c, diag);
   if (st == PL_OK)
     st = resolve_degrees(l, m, c, diag);
   if (st == PL_OK)

@@ -23,7 +23,9 @@
  * paper, Dao 2023, arXiv 2307.08691; FlashAttention-3 paper, Shah et al. 2024, arXiv 2407.08608),
  * or its HBM bytes if that is longer; the Triton FlashAttention kernel (layout.attention_triton)
  * uses the GPU file's triton fractions (FlashAttention-2 paper Sec. 4.1: FA2 is 1.3-1.5x faster
- * than FlashAttention in Triton forward, about 2x backward). Memory-bound ops: HBM bytes over
+ * than FlashAttention in Triton forward, about 2x backward); cuDNN's fused flash attention
+ * (layout.attention_cudnn: Transformer Engine's FusedAttention, preferred on Hopper+) uses the
+ * GPU file's cudnn fractions (measured on H100, data/ground-truth/h100). Memory-bound ops: HBM bytes over
  * the achievable bandwidth; with eager PyTorch kernels (layout.kernels unfused) the loss adds
  * autocast's fp32 cross-entropy copies (section 2.3d). Each kernel adds the GPU's fixed
  * kernel_overhead_s. Ignored: split-K and stream-K kernels that soften wave quantization, L2
@@ -145,21 +147,27 @@ static double gemm_op_s(const struct pl_gpu *g, enum pl_dtype dt, const struct p
   return usual > 0 ? t * op->bwd_flops / usual : t;
 }
 
+/* Which fused attention kernel runs (layout.attention_triton, attention_cudnn). */
+enum attn_kernel { ATTN_FLASH, ATTN_TRITON, ATTN_CUDNN };
+
 /* The kernel's fraction of peak: FlashAttention-2 by default; the Triton
- * FlashAttention (flash_attn_triton.py, which llm-foundry ran for ALiBi) when
- * the layout says so and the GPU file gives its figures (docs/step-model.md
- * section 2.2). */
-static double attention_fraction(const struct pl_gpu *g, enum pl_pass pass, bool triton) {
+ * FlashAttention (flash_attn_triton.py, which llm-foundry ran for ALiBi) or
+ * cuDNN's fused flash attention when the layout says so and the GPU file gives
+ * its figures (docs/step-model.md section 2.2; pl_layout_resolve refuses cudnn
+ * without them). */
+static double attention_fraction(const struct pl_gpu *g, enum pl_pass pass, enum attn_kernel k) {
   const struct pl_gpu_efficiency *e = &g->eff;
   bool fwd = pass == PL_PASS_FWD;
-  if (triton && e->attn_triton_fwd_fraction > 0 && e->attn_triton_bwd_fraction > 0)
+  if (k == ATTN_TRITON && e->attn_triton_fwd_fraction > 0 && e->attn_triton_bwd_fraction > 0)
     return fwd ? e->attn_triton_fwd_fraction : e->attn_triton_bwd_fraction;
+  if (k == ATTN_CUDNN && e->attn_cudnn_fwd_fraction > 0 && e->attn_cudnn_bwd_fraction > 0)
+    return fwd ? e->attn_cudnn_fwd_fraction : e->attn_cudnn_bwd_fraction;
   return fwd ? e->attn_fwd_fraction : e->attn_bwd_fraction;
 }
 
 static double attention_s(const struct pl_gpu *g, enum pl_dtype dt, const struct pl_op *op,
-                          enum pl_pass pass, bool triton) {
-  double frac = attention_fraction(g, pass, triton);
+                          enum pl_pass pass, enum attn_kernel kernel) {
+  double frac = attention_fraction(g, pass, kernel);
   double flops = pass == PL_PASS_FWD ? op->fwd_flops : op->bwd_flops;
   double bytes = pass == PL_PASS_FWD ? op->fwd_bytes : op->bwd_bytes;
   /* Causal masking: the kernel skips fully masked blocks and does about half
@@ -214,7 +222,7 @@ double pl_op_time_s(const struct pl_gpu *g, enum pl_dtype dtype, const struct pl
                     enum pl_pass pass) {
   switch (op->kind) {
   case PL_OP_GEMM: return gemm_op_s(g, dtype, op, pass);
-  case PL_OP_ATTENTION: return attention_s(g, dtype, op, pass, false);
+  case PL_OP_ATTENTION: return attention_s(g, dtype, op, pass, ATTN_FLASH);
   case PL_OP_MEMORY: break;
   }
   double bytes = pass == PL_PASS_FWD ? op->fwd_bytes : op->bwd_bytes;
@@ -264,7 +272,9 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
   if (op->kind == PL_OP_ATTENTION && l->eager_attention)
     return eager_attention_s(g, l->dtype, op, pass, m->dropout, m->pos == PL_POS_ALIBI);
   if (op->kind == PL_OP_ATTENTION && l->attention_triton)
-    return attention_s(g, l->dtype, op, pass, true);
+    return attention_s(g, l->dtype, op, pass, ATTN_TRITON);
+  if (op->kind == PL_OP_ATTENTION && l->attention_cudnn)
+    return attention_s(g, l->dtype, op, pass, ATTN_CUDNN);
   /* a GEMM the framework leaves in 16-bit under an FP8/FP4 recipe (the LM head with
    * layout.head_16bit: Megatron-Core's output layer is tensor_parallel.ColumnParallelLinear) */
   if (op->kind == PL_OP_GEMM && op->high_precision)

@@ -140,7 +140,7 @@ expect_fail 1 "^plateau: --zero1-grad-reduce: unknown op 'x' \(expected reduce-s
 expect_fail 1 "^plateau: --grad-accum: unknown mode 'x' \(expected in-place\|fp32-copy\)" -- predict --grad-accum x
 expect_fail 1 "^plateau: --logit-metric-passes: 17 is out of range \(expected 0..16\)" -- predict --logit-metric-passes 17
 expect_fail 1 "^plateau: --logit-metric-passes:" -- predict --logit-metric-passes two
-expect_fail 1 "^plateau: --attention: unknown attention 'x' \(expected flash\|triton\|eager\)" -- predict --attention x
+expect_fail 1 "^plateau: --attention: unknown attention 'x' \(expected flash\|cudnn\|te\|triton\|eager\)" -- predict --attention x
 expect_fail 2 "option needs a value" -- predict --framework
 
 # FP8 needs FP8 tensor cores: refused on A100 and V100 (once printed MFU 0.0 %)

@@ -71,6 +71,70 @@ static void test_apply(void) {
   CHECK(r.overlap_grad_reduce == PL_SETTING_OFF && r.grad_reduce_fp32 == PL_SETTING_OFF);
 }
 
+/* Attention "te" is Transformer Engine's choice (get_attention_backend:
+ * FusedAttention preferred on compute capability >= 9.0 when cuDNN supports
+ * the shape): pl_layout_resolve runs cuDNN on dgx-h100 for Llama-2-7B (head
+ * dim 128) and on dgx-b200, FlashAttention-2 on dgx-a100 (sm80), for
+ * DeepSeek-V3's MLA heads (192/128: cuDNN-version dependent) and for
+ * Mistral's sliding window; the step equals the one with the kernel named. */
+static enum pl_attention te_kernel(const char *model, const char *cluster, double *step_s) {
+  static struct pl_run run;
+  static struct pl_prediction p;
+  struct pl_diag d, *dp = &d;
+  memset(&run, 0, sizeof run);
+  CHECK_STATUS(pl_model_load(model, &run.model, &d), PL_OK, dp);
+  CHECK_STATUS(pl_cluster_load(cluster, &run.cluster, &d), PL_OK, dp);
+  run.layout.gpus = 8;
+  run.layout.tp = 8;
+  run.layout.seq = 4096;
+  run.framework.attention = PL_ATTENTION_TE;
+  CHECK_STATUS(pl_predict(&run, &p, &d), PL_OK, dp);
+  struct pl_framework r;
+  pl_framework_resolved(&run.framework, &p.run.layout, &r);
+  *step_s = p.step.step_time_s;
+  return r.attention;
+}
+
+static double named_kernel(const char *model, const char *cluster, enum pl_attention a) {
+  static struct pl_run run;
+  static struct pl_prediction p;
+  struct pl_diag d, *dp = &d;
+  memset(&run, 0, sizeof run);
+  CHECK_STATUS(pl_model_load(model, &run.model, &d), PL_OK, dp);
+  CHECK_STATUS(pl_cluster_load(cluster, &run.cluster, &d), PL_OK, dp);
+  run.layout.gpus = 8;
+  run.layout.tp = 8;
+  run.layout.seq = 4096;
+  run.framework.attention = a;
+  CHECK_STATUS(pl_predict(&run, &p, &d), PL_OK, dp);
+  return p.step.step_time_s;
+}
+
+static void test_te_attention(void) {
+  double te = 0;
+  CHECK(te_kernel("llama2-7b", "dgx-h100", &te) == PL_ATTENTION_CUDNN);
+  CHECK(te == named_kernel("llama2-7b", "dgx-h100", PL_ATTENTION_CUDNN));
+  CHECK(te < named_kernel("llama2-7b", "dgx-h100", PL_ATTENTION_FLASH));
+  CHECK(te_kernel("llama2-7b", "dgx-b200", &te) == PL_ATTENTION_CUDNN);
+  CHECK(te_kernel("llama2-7b", "dgx-a100", &te) == PL_ATTENTION_FLASH);
+  CHECK(te == named_kernel("llama2-7b", "dgx-a100", PL_ATTENTION_FLASH));
+  CHECK(te_kernel("mistral-7b", "dgx-h100", &te) == PL_ATTENTION_FLASH);
+  CHECK(te_kernel("deepseek-v3", "gb200-nvl72", &te) == PL_ATTENTION_FLASH);
+  CHECK(strcmp(pl_attention_name(PL_ATTENTION_TE), "te") == 0);
+  CHECK(strcmp(pl_attention_name(PL_ATTENTION_CUDNN), "cudnn") == 0);
+  /* cudnn named on a GPU file without cuDNN figures is refused */
+  static struct pl_run run;
+  static struct pl_prediction p;
+  struct pl_diag d;
+  memset(&run, 0, sizeof run);
+  CHECK(pl_model_load("llama2-7b", &run.model, &d) == PL_OK);
+  CHECK(pl_cluster_load("dgx-a100", &run.cluster, &d) == PL_OK);
+  run.layout.gpus = 8;
+  run.framework.attention = PL_ATTENTION_CUDNN;
+  CHECK(pl_predict(&run, &p, &d) == PL_ERR_LAYOUT);
+  CHECK(strstr(d.msg, "cuDNN attention figures") != NULL);
+}
+
 /* No framework named = plateau's defaults: the same step to the bit as a
  * run that names a framework file setting every behaviour to its default. */
 static void test_zero_is_default(void) {
@@ -137,6 +201,7 @@ int main(void) {
   test_presets_have_sources();
   test_apply();
   test_zero_is_default();
+  test_te_attention();
   test_bucket();
   test_errors();
   return check_finish();

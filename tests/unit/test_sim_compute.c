@@ -197,6 +197,40 @@ static void test_attention_sustained(void) {
                  0.5 * op.bwd_flops / (989.4e12 * 0.175 * 0.887) + 3 * k, 1e-9);
 }
 
+/* cuDNN's fused flash attention (layout.attention_cudnn, Transformer Engine's
+ * FusedAttention on Hopper+) runs at the GPU file's cudnn fractions: h100
+ * 0.615 forward and 0.532 backward (data/ground-truth/h100/attn_sweep.csv,
+ * median of the kernel-bound head-dim-128 shapes), times the sustained 0.887:
+ * forward 0.5 * 4 * 32 * 4096^2 * 128 = 137.44 GFLOP / (989.4e12 * 0.615 * 0.887)
+ * = 254.6 us + one kernel; backward 2.5 times that, 343.60 GFLOP /
+ * (989.4e12 * 0.532 * 0.887) = 735.9 us + 3 kernels. A GPU without the figures (a100-80g) keeps the
+ * FlashAttention-2 fractions in pl_op_run_time_s (pl_layout_resolve refuses
+ * such a layout before it gets there). */
+static void test_cudnn_attention(void) {
+  struct pl_gpu h100;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  CHECK_NEAR_REL(h100.eff.attn_cudnn_fwd_fraction, 0.615, EXACT);
+  CHECK_NEAR_REL(h100.eff.attn_cudnn_bwd_fraction, 0.532, EXACT);
+  CHECK_NEAR_REL(a100.eff.attn_cudnn_fwd_fraction, 0.0, 0);
+  struct pl_op op = causal_attention_op();
+  double k = h100.eff.kernel_overhead_s;
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .attention_cudnn = true};
+  struct pl_model m = {.dropout = false};
+  double f = pl_op_run_time_s(&h100, &l, &m, &op, PL_PASS_FWD);
+  double b = pl_op_run_time_s(&h100, &l, &m, &op, PL_PASS_BWD);
+  CHECK_NEAR_REL(f - k, 137438953472.0 / (989.4e12 * 0.615 * 0.887), 1e-9);
+  CHECK_NEAR_REL(f - k, 254.6e-6, 2e-4);
+  CHECK_NEAR_REL(b - 3 * k, 343597383680.0 / (989.4e12 * 0.532 * 0.887), 1e-9);
+  CHECK_NEAR_REL(b - 3 * k, 735.9e-6, 2e-4);
+  /* faster than FlashAttention-2 at 0.35: 0.35 / 0.615 of its math time */
+  CHECK_NEAR_REL(f - k, (pl_op_time_s(&h100, PL_DTYPE_BF16, &op, PL_PASS_FWD) - k) * 0.35 / 0.615,
+                 1e-9);
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_FWD),
+                 pl_op_time_s(&a100, PL_DTYPE_BF16, &op, PL_PASS_FWD), EXACT);
+}
+
 /* Eager attention (no FlashAttention) materializes the scores: slower than
  * the fused kernel, and its forward is at least the softmax traffic
  * 32 * 4096^2 elements * (4 + 5 with dropout) bytes over the HBM. */
@@ -561,6 +595,7 @@ int main(void) {
   test_flash_attention();
   test_eager_attention();
   test_triton_attention();
+  test_cudnn_attention();
   test_memory_op();
   test_gemm_backward();
   test_unfused_kernels();
