@@ -205,8 +205,16 @@ struct pl_layout {
                               the tensor-list c10d API (DeepSpeed 0.3.16 ZeRO-3 on PyTorch
                               1.7-1.8 ProcessGroupNCCL): each call costs the host one copy_
                               per rank of this time, and each gather synchronizes the device
-                              (waits for the reduce_scatters). 0 (default) = one call per
+                              (waits for the gradient reductions issued before it: lower.c emit_segments). 0 (default) = one call per
                               unit, flat tensors. docs/step-model.md 2.7 */
+  bool zero3_no_reuse;     /* input: with zero3_list_copy_s, DeepSpeed's module trace does not
+                              match at run time (stage3.py v0.3.14-v0.5.x: the top module's
+                              reset_step pre-hook runs after its fetch hook, so every step id
+                              is off by one), so _keep_for_later never keeps a parameter:
+                              every use of a parameter gathers it again (the backward after
+                              the recomputed forward included); false (default): a parameter
+                              reused within stage3_max_reuse_distance (1e9 elements) stays
+                              gathered. segments.c zero3_regathered, docs/step-model.md 2.7 */
   bool zero3_grad_all_reduce; /* input: zero3 gradients all_reduced in buckets of whole
                               gradients, one call per bucket (DeepSpeed ZeRO-3 with its default
                               config of 2021, contiguous_gradients false: stage3.py

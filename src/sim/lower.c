@@ -312,7 +312,7 @@ static int32_t gather(struct lower *lw, const struct sim_seg *sg, struct sim_slo
 }
 
 /* n units' reduce_scatters (and HSDP all_reduces) of segment sg, after task after. */
-static void reduce(struct lower *lw, const struct sim_seg *sg, int32_t after, int64_t n) {
+static int32_t reduce(struct lower *lw, const struct sim_seg *sg, int32_t after, int64_t n) {
   /* layout.fsdp_one_comm: one communicator, so the reduce_scatter queues
    * behind the gathers on their stream (the HSDP all_reduce is another) */
   enum pl_stream s = lw->l->fsdp_one_comm ? PL_STREAM_DP_GATHER : PL_STREAM_DP_REDUCE;
@@ -321,6 +321,7 @@ static void reduce(struct lower *lw, const struct sim_seg *sg, int32_t after, in
   int32_t a = coll_task(lw, PL_STREAM_DP_REDUCE, sg->ar, n);
   if (s != PL_STREAM_DP_REDUCE)
     dep(lw, t, a);
+  return t;
 }
 
 /* Expert gradients (Megatron-Core DistributedDataParallel, megatron/core/
@@ -421,7 +422,22 @@ static void emit_segments(struct lower *lw, const struct unit *base, bool ag, bo
       lw->cur_unit = -1;
     }
     const struct sim_seg *sg = &lw->st->seg[kind];
+    /* layout.zero3_list_copy_s: DeepSpeed 2021's per-parameter gather
+     * begins with torch.cuda.synchronize() (partition_parameters.py
+     * _allgather_param, v0.3.13-v0.5.x; stage3.py _synchronize_communication
+     * too), which waits for every stream of the device, the gradient
+     * reductions issued on the reduction stream by the previous module's
+     * backward included (stage3.py allreduce_and_copy / average_tensor under
+     * torch.cuda.stream(self.reduction_stream)): the gather waits for the
+     * reduction issued before it */
+    int32_t r = SIM_NONE;
+    if (pend != NULL && lw->l->shard == PL_SHARD_ZERO3 && lw->l->zero3_list_copy_s > 0) {
+      r = reduce(lw, pend, pend_c, 1);
+      pend = NULL;
+    }
     int32_t g = ag ? gather(lw, sg, base->slot) : SIM_NONE;
+    if (g != SIM_NONE && r != SIM_NONE)
+      dep(lw, r, g);
     if (pend != NULL) /* FSDP's post-backward hook prefetches, then reduces */
       reduce(lw, pend, pend_c, 1);
     pend = NULL;

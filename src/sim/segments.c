@@ -341,7 +341,18 @@ static int seg_tensors(const struct pl_run *run, enum sim_seg_kind kind, double 
  * the later modules' recomputed forwards and then their backwards, so the
  * distance of tensor i is twice the elements listed after it. */
 #define ZERO3_REUSE_ELEMENTS 1e9
-static bool zero3_regathered(const double *t, int n, int i) {
+/* layout.zero3_no_reuse: in DeepSpeed v0.3.14 (PR #867, 2021-04-07) to
+ * v0.5.x, setup_zero_stage3_hooks registers the reset_step pre-hook on the
+ * top module after _register_hooks_recursively's own pre-hook, so each
+ * forward increments the step id before resetting it and every later module
+ * is looked up one trace entry too early (DeepSpeed issue #1069, 2021-05-27:
+ * "the rest of the step ids in the forward pass to be off by 1"):
+ * get_reuse_distance_in_numel finds another module at that entry and returns
+ * its 1e12 default, so _keep_for_later is never true and every gathered
+ * tensor is gathered again for its backward. */
+static bool zero3_regathered(const struct pl_layout *l, const double *t, int n, int i) {
+  if (l->zero3_no_reuse)
+    return true;
   double after = 0;
   for (int j = i + 1; j < n; j++)
     after += t[j];
@@ -497,7 +508,8 @@ static enum pl_status zero3_list_calls(struct sim_step *st, enum sim_seg_kind ki
       s->z3_persist_host_s += zero3_ranks_with_data(t[i], ranks) * loop_s;
     }
     again[i] = gathered[i] && kind == SIM_SEG_LAYER &&
-               run->layout.recompute == PL_RECOMPUTE_FULL && zero3_regathered(t, n, i);
+               run->layout.recompute == PL_RECOMPUTE_FULL &&
+               zero3_regathered(&run->layout, t, n, i);
     again_elems += again[i] ? t[i] : 0;
   }
   if (s->rs >= 0 && run->layout.zero3_grad_all_reduce)
