@@ -47,6 +47,11 @@ struct pl_gpu_efficiency {
   double attn_cudnn_fwd_fraction; /* same for cuDNN's fused flash attention (TE FusedAttention,
                                     SDPA cudnn_attention); 0 = not given (attention cudnn refused) */
   double attn_cudnn_bwd_fraction;
+  double attn_cudnn_shape_fwd_fraction; /* cuDNN's rate by shape: the large-shape asymptote of the
+                                    forward / peak; 0 = not given (the constant fractions above) */
+  double attn_cudnn_shape_bwd_fraction; /* same for the backward */
+  double attn_cudnn_fwd_tile_fixed_keys; /* each query tile's fixed cost, in key positions */
+  double attn_cudnn_bwd_tile_fixed_keys;
   double hbm_fraction;           /* achievable / datasheet HBM bandwidth */
   double kernel_overhead_s;      /* fixed cost of each kernel (launch gap, tail) */
   double overlap_slowdown;       /* compute time increase while NCCL kernels run */

@@ -15,7 +15,10 @@
  *                   "fwd_fraction": {"value": 0.35, "source": "..."},
  *                   "bwd_fraction": {"value": 0.30, "source": "..."},
  *                   "triton": {"fwd_fraction": {...}, "bwd_fraction": {...}}  (optional),
- *                   "cudnn": {"kernel": "...", "fwd_fraction": {...}, "bwd_fraction": {...}}
+ *                   "cudnn": {"kernel": "...", "fwd_fraction": {...}, "bwd_fraction": {...},
+ *                            "shape": {"fwd_fraction": {...}, "bwd_fraction": {...},
+ *                                      "fwd_tile_fixed_keys": {...},
+ *                                      "bwd_tile_fixed_keys": {...}}  (optional)}
  *                            (optional: cuDNN's fused flash attention)},
  *     "hbm_fraction": {"value": 0.9, "source": "..."},
  *     "kernel_overhead": {"value": "2 us", "source": "..."},
@@ -125,22 +128,23 @@ static enum pl_status mamf(yajl_val gemm, const char *key, bool required, const 
   return st;
 }
 
-/* "tile_fixed_k": a number of K elements in [0, 65536]. */
-static enum pl_status tile_fixed_k(yajl_val g, const char *origin, double *out,
+/* "tile_fixed_k" (GEMM) or "*_tile_fixed_keys" (attention): a number of K
+ * elements (key positions) in [0, 65536]. */
+static enum pl_status tile_fixed_k(yajl_val g, const char *key, const char *origin, double *out,
                                    struct pl_diag *diag) {
   yajl_val v = NULL;
-  enum pl_status st = entry(g, "tile_fixed_k", origin, &v, diag);
+  enum pl_status st = entry(g, key, origin, &v, diag);
   if (st != PL_OK)
     return st;
   yajl_val x = base_json_get(v, "value");
   if (x == NULL || !YAJL_IS_NUMBER(x))
     return pl_diag_set(diag, PL_ERR_PARSE,
-                       "%s: efficiency field 'tile_fixed_k': \"value\" must be a number", origin);
+                       "%s: efficiency field '%s': \"value\" must be a number", origin, key);
   double d = YAJL_GET_DOUBLE(x);
   if (!(d >= 0 && d <= 65536))
     return pl_diag_set(diag, PL_ERR_RANGE,
-                       "%s: efficiency field 'tile_fixed_k': %g is outside [0, 65536] K elements",
-                       origin, d);
+                       "%s: efficiency field '%s': %g is outside [0, 65536] K elements", origin,
+                       key, d);
   *out = d;
   return PL_OK;
 }
@@ -173,7 +177,7 @@ static enum pl_status gemm_part(yajl_val eff, const char *origin, struct pl_gpu_
                      origin, e->gemm_sustained_fraction);
   /* optional: each output tile's cost outside its K loop, in K elements */
   if (st == PL_OK && base_json_get(g, "tile_fixed_k") != NULL)
-    st = tile_fixed_k(g, origin, &e->gemm_tile_fixed_k, diag);
+    st = tile_fixed_k(g, "tile_fixed_k", origin, &e->gemm_tile_fixed_k, diag);
   return st;
 }
 
@@ -212,6 +216,23 @@ static enum pl_status attention_part(yajl_val eff, const char *origin, struct pl
     st = fraction(cu, "fwd_fraction", origin, &e->attn_cudnn_fwd_fraction, diag);
   if (st == PL_OK && cu != NULL)
     st = fraction(cu, "bwd_fraction", origin, &e->attn_cudnn_bwd_fraction, diag);
+  /* optional: cuDNN's rate by shape (docs/step-model.md 2.2): the large-shape
+   * asymptote of each pass and each query tile's fixed cost in key positions */
+  yajl_val sh = cu != NULL ? base_json_get(cu, "shape") : NULL;
+  if (st == PL_OK && sh != NULL && !YAJL_IS_OBJECT(sh))
+    st = pl_diag_set(diag, PL_ERR_PARSE,
+                     "%s: efficiency field 'attention.cudnn.shape' must be an object with "
+                     "\"fwd_fraction\", \"bwd_fraction\", \"fwd_tile_fixed_keys\" and "
+                     "\"bwd_tile_fixed_keys\"",
+                     origin);
+  if (st == PL_OK && sh != NULL)
+    st = fraction(sh, "fwd_fraction", origin, &e->attn_cudnn_shape_fwd_fraction, diag);
+  if (st == PL_OK && sh != NULL)
+    st = fraction(sh, "bwd_fraction", origin, &e->attn_cudnn_shape_bwd_fraction, diag);
+  if (st == PL_OK && sh != NULL)
+    st = tile_fixed_k(sh, "fwd_tile_fixed_keys", origin, &e->attn_cudnn_fwd_tile_fixed_keys, diag);
+  if (st == PL_OK && sh != NULL)
+    st = tile_fixed_k(sh, "bwd_tile_fixed_keys", origin, &e->attn_cudnn_bwd_tile_fixed_keys, diag);
   return st;
 }
 

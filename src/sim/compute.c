@@ -165,6 +165,107 @@ static double attention_fraction(const struct pl_gpu *g, enum pl_pass pass, enum
   return fwd ? e->attn_fwd_fraction : e->attn_bwd_fraction;
 }
 
+/* Query rows per CTA of the fused attention kernel: FlashAttention-2's work
+ * decomposition (Dao 2023, arXiv 2307.08691, Sec. 3.2: thread blocks over batch
+ * x heads x query blocks; Sec. 3.3 block sizes 64-128, 128 on the large head
+ * dims) and cuDNN's sm90 flash SDPA kernels alike. */
+#define ATTN_TILE_ROWS 128
+/* Beyond this many tiles the exact dispatch is replaced by its bound: the last
+ * wave's imbalance is below one tile in more than 248 per SM (< 0.5 %). */
+#define ATTN_TILE_SIM_MAX 32768
+
+/* Makespan, in key positions of one tile, of the query tiles of one kernel
+ * launch (count x ceil(m / 128) tiles of m queries against n keys) dealt in
+ * grid order to the first free SM (the hardware's block scheduler), each tile
+ * costing its keys plus `fixed` (the tile's prologue and epilogue: loading Q,
+ * the softmax rescale and writing O, expressed as key positions of mainloop).
+ * Causal: query tile i sees the keys up to its last row, (i + 1) x 128, the
+ * heaviest tiles first (the grid order that fits the measured kernels best,
+ * docs/step-model.md 2.2); not causal: every tile sees n keys. */
+static double attn_tiles_makespan(int64_t m, int64_t n, bool causal, int64_t count, int64_t sms,
+                                  double fixed) {
+  int64_t tiles = (m + ATTN_TILE_ROWS - 1) / ATTN_TILE_ROWS;
+  double longest = (double)n + fixed, total = 0;
+  for (int64_t i = 0; i < tiles; i++) {
+    int64_t keys = causal ? (i + 1) * ATTN_TILE_ROWS : n;
+    total += (double)(keys < n ? keys : n) + fixed;
+  }
+  total *= (double)count;
+  if (sms < 1)
+    sms = 1;
+  if (tiles * count > ATTN_TILE_SIM_MAX || sms > 4096) {
+    double even = total / (double)sms;
+    return even > longest ? even : longest;
+  }
+  /* list scheduling: each tile starts on the SM that frees first (a binary
+   * min-heap of the SMs' finish times) */
+  double load[4096];
+  for (int64_t j = 0; j < sms; j++)
+    load[j] = 0;
+  double span = 0;
+  for (int64_t c = 0; c < count; c++) {
+    for (int64_t i = tiles - 1; i >= 0; i--) {
+      int64_t keys = causal ? (i + 1) * ATTN_TILE_ROWS : n;
+      double v = load[0] + (double)(keys < n ? keys : n) + fixed;
+      span = v > span ? v : span;
+      int64_t j = 0; /* sift the new finish time down from the root */
+      for (;;) {
+        int64_t l = 2 * j + 1, r = l + 1, k = j;
+        double kv = v;
+        if (l < sms && load[l] < kv) {
+          k = l;
+          kv = load[l];
+        }
+        if (r < sms && load[r] < kv)
+          k = r;
+        if (k == j)
+          break;
+        load[j] = load[k];
+        j = k;
+      }
+      load[j] = v;
+    }
+  }
+  return span;
+}
+
+/* cuDNN's attention time by shape when the GPU file gives the shape
+ * parameters (efficiency.attention.cudnn.shape), else a negative value:
+ * t = makespan x (FLOPs of one tile-row-block per key) / (asymptote x peak / SMs).
+ * The FLOPs per key position of a 128-row tile are the op's counted FLOPs
+ * (every query against every key) / (count x m x n) x 128. */
+static double attention_shape_math_s(const struct pl_gpu *g, const struct pl_op *op,
+                                     enum pl_pass pass, double rate_scale) {
+  const struct pl_gpu_efficiency *e = &g->eff;
+  bool fwd = pass == PL_PASS_FWD;
+  double f = fwd ? e->attn_cudnn_shape_fwd_fraction : e->attn_cudnn_shape_bwd_fraction;
+  if (!(f > 0) || g->sm_count < 1 || op->m < 1 || op->n < 1)
+    return -1;
+  double fixed = fwd ? e->attn_cudnn_fwd_tile_fixed_keys : e->attn_cudnn_bwd_tile_fixed_keys;
+  double flops = fwd ? op->fwd_flops : op->bwd_flops;
+  int64_t m = op->m, n = op->n, count = op->count > 0 ? op->count : 1;
+  double per_key = flops / ((double)count * (double)m * (double)n) * ATTN_TILE_ROWS;
+  double sm_rate = g->peak_bf16_flops_per_s * f * rate_scale / (double)g->sm_count;
+  if (!(sm_rate > 0))
+    return 0;
+  double span;
+  if (n > m) {
+    /* context parallelism (n = cp x m): Transformer Engine's load-balanced
+     * ring (transformer_engine/pytorch/attention.py AttnFuncWithCPAndKVP2P)
+     * runs cp launches per pass: the causal diagonal, m queries against the
+     * local m keys, then cp - 1 unmasked launches of half the work each (the
+     * local queries against half a received K/V chunk, or half the queries
+     * against all of it), taken here as m queries against m / 2 keys. */
+    int64_t cp = (n + m / 2) / m;
+    span = attn_tiles_makespan(m, m, true, count, g->sm_count, fixed) +
+           (double)(cp - 1) *
+               attn_tiles_makespan(m, m / 2 > 0 ? m / 2 : 1, false, count, g->sm_count, fixed);
+  } else {
+    span = attn_tiles_makespan(m, n, n >= m, count, g->sm_count, fixed);
+  }
+  return span * per_key / sm_rate;
+}
+
 static double attention_s(const struct pl_gpu *g, enum pl_dtype dt, const struct pl_op *op,
                           enum pl_pass pass, enum attn_kernel kernel) {
   double frac = attention_fraction(g, pass, kernel);
@@ -186,6 +287,11 @@ static double attention_s(const struct pl_gpu *g, enum pl_dtype dt, const struct
   double rate = g->peak_bf16_flops_per_s * frac * sustained;
   (void)dt;
   double t_math = rate > 0 ? flops / rate : 0, t_mem = hbm_s(g, bytes);
+  if (kernel == ATTN_CUDNN) {
+    double t_shape = attention_shape_math_s(g, op, pass, sustained);
+    if (t_shape >= 0)
+      t_math = t_shape;
+  }
   return (t_math > t_mem ? t_math : t_mem) + pl_op_kernels(op, pass) * g->eff.kernel_overhead_s;
 }
 

@@ -211,6 +211,9 @@ static void test_cudnn_attention(void) {
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
   CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  /* the constant figures: a GPU file without cudnn.shape */
+  h100.eff.attn_cudnn_shape_fwd_fraction = 0;
+  h100.eff.attn_cudnn_shape_bwd_fraction = 0;
   CHECK_NEAR_REL(h100.eff.attn_cudnn_fwd_fraction, 0.615, EXACT);
   CHECK_NEAR_REL(h100.eff.attn_cudnn_bwd_fraction, 0.532, EXACT);
   CHECK_NEAR_REL(a100.eff.attn_cudnn_fwd_fraction, 0.0, 0);
@@ -229,6 +232,57 @@ static void test_cudnn_attention(void) {
                  1e-9);
   CHECK_NEAR_REL(pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_FWD),
                  pl_op_time_s(&a100, PL_DTYPE_BF16, &op, PL_PASS_FWD), EXACT);
+}
+
+/* cuDNN's rate by shape (h100 attention.cudnn.shape: asymptote 0.670 / 0.600
+ * of peak, per-tile fixed cost 192 / 400 key positions, 132 SMs, 128-row query
+ * tiles, sustained 0.887), worked by hand; the op counts 128 FLOPs per score
+ * forward (320 backward), so a tile's 128 rows cost 128 x 128 = 16384 FLOPs per
+ * key forward (40960 backward), and an SM runs 989.4e12 x 0.670 x 0.887 / 132
+ * = 4.4545e12 FLOP/s forward (3.9891e12 backward).
+ * (a) one head, 1024 causal queries: 8 tiles on 8 SMs, the longest (the last
+ *     query tile: 1024 keys) sets the time: (1024 + 192) x 16384 / 4.4545e12
+ *     = 4.4725 us forward; backward (1024 + 400) x 40960 / 3.9891e12 = 14.621 us
+ *     (plus the kernel overheads: one forward, three backward).
+ * (b) 2048 heads of 4096 (65536 tiles, past the dispatch simulation): the
+ *     work spread evenly, sum over 32 tiles of (i+1) x 128 + 192 = 73728 per
+ *     head, 2048 x 73728 / 132 = 1143901.1 key positions per SM forward =
+ *     4207.3 us; backward (67584 + 32 x 400) x 2048 / 132 = 1247170.0 x 40960
+ *     / 3.9891e12 = 12805.9 us.
+ * (c) context parallelism 2 (1024 local queries against 2048 keys): the causal
+ *     diagonal (1216, as (a)) plus one unmasked launch of 1024 queries against
+ *     512 keys (8 tiles of 512 + 192 = 704): 1920 x (128 x 128 x 1024 x 2048 /
+ *     (1024 x 2048)) / 4.4545e12 = 7.0620 us forward. */
+static struct pl_op shape_op(int64_t count, int64_t m, int64_t n) {
+  double scores = (double)count * (double)m * (double)n;
+  return (struct pl_op){.name = "attn", .kind = PL_OP_ATTENTION, .m = m, .n = n, .k = 128,
+                        .count = count, .causal = true, .fwd_flops = 128.0 * scores,
+                        .bwd_flops = 320.0 * scores};
+}
+
+static void test_cudnn_attention_shape(void) {
+  struct pl_gpu h100;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  CHECK_NEAR_REL(h100.eff.attn_cudnn_shape_fwd_fraction, 0.670, EXACT);
+  CHECK_NEAR_REL(h100.eff.attn_cudnn_shape_bwd_fraction, 0.600, EXACT);
+  CHECK_NEAR_REL(h100.eff.attn_cudnn_fwd_tile_fixed_keys, 192.0, EXACT);
+  CHECK_NEAR_REL(h100.eff.attn_cudnn_bwd_tile_fixed_keys, 400.0, EXACT);
+  double k = h100.eff.kernel_overhead_s;
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .attention_cudnn = true};
+  struct pl_model m = {.dropout = false};
+  struct pl_op a = shape_op(1, 1024, 1024);
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_FWD) - k, 4.4725e-6, 2e-4);
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_BWD) - 3 * k, 14.621e-6, 2e-4);
+  struct pl_op b = shape_op(2048, 4096, 4096);
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &b, PL_PASS_FWD) - k, 4207.3e-6, 2e-4);
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &b, PL_PASS_BWD) - 3 * k, 12805.9e-6, 2e-4);
+  struct pl_op c = shape_op(1, 1024, 2048);
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &c, PL_PASS_FWD) - k, 7.0620e-6, 2e-4);
+  /* the small shape runs far below the constant figure (0.615) */
+  CHECK(pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_FWD) - k >
+        10 * 0.5 * a.fwd_flops / (989.4e12 * 0.615 * 0.887));
 }
 
 /* Eager attention (no FlashAttention) materializes the scores: slower than
@@ -596,6 +650,7 @@ int main(void) {
   test_eager_attention();
   test_triton_attention();
   test_cudnn_attention();
+  test_cudnn_attention_shape();
   test_memory_op();
   test_gemm_backward();
   test_unfused_kernels();

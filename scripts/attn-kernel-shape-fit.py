@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Fit cuDNN attention's rate by shape to the kernel-only H100 measurements.
+
+Reads data/ground-truth/h100/attn_kernels.csv (bench/gpu/attn_kernels.py: CUDA
+activity durations, no host floor) and fits, per backend, head dim and pass,
+the two parameters of plateau's attention form (docs/step-model.md 2.2,
+src/sim/compute.c attn_tiles_makespan): one CTA per 128-query-row tile of one
+head (Dao 2023, FlashAttention-2, arXiv 2307.08691, Sec. 3.2), tiles dealt
+heaviest first, in grid order, to the first free of 132 SMs; causal tile i
+costs (i+1)*128 + K0 key positions; time = makespan * tile FLOPs per key /
+(asymptote * peak / SMs) + kernel_overhead (1.2 us, h100.json) per kernel.
+Least squares of log(predicted / measured) over K0 (step 16) and the asymptote.
+A calibration of the kernel: no validation row is read.
+Usage: scripts/attn-kernel-shape-fit.py [csv]
+"""
+import csv
+import heapq
+import math
+import sys
+
+SMS = 132
+PEAK = 989.4e12  # H100 SXM5 dense bf16, the csv's fractions are of this
+OVERHEAD_S = 1.2e-6  # h100.json efficiency.kernel_overhead
+TILE = 128
+
+
+def makespan(b, h, s, k0):
+    tiles = [(i + 1) * TILE + k0 for i in range((s + TILE - 1) // TILE)][::-1] * (b * h)
+    heap = [0.0] * SMS
+    span = 0.0
+    for w in tiles:
+        t = heapq.heappop(heap) + w
+        span = max(span, t)
+        heapq.heappush(heap, t)
+    return span
+
+
+def fit(sub, col, mult, kernels):
+    best = None
+    for k0 in range(0, 1601, 16):
+        spans = [makespan(int(r["batch"]), int(r["q_heads"]), int(r["seq"]), k0) for r in sub]
+        for fi in range(250, 800, 5):
+            f = fi / 1000
+            err = []
+            for sp, r in zip(spans, sub):
+                per_key = 2 * TILE * (int(r["d_qk"]) + int(r["d_v"])) * mult
+                t = sp * per_key / (PEAK * f / SMS) + kernels * OVERHEAD_S
+                err.append(math.log(t / float(r[col])))
+            rms = math.sqrt(sum(e * e for e in err) / len(err))
+            if best is None or rms < best[0]:
+                best = (rms, k0, f, max(abs(e) for e in err))
+    return best
+
+
+def main():
+    path = sys.argv[1] if len(sys.argv) > 1 else "data/ground-truth/h100/attn_kernels.csv"
+    rows = [r for r in csv.DictReader(open(path)) if not r["error"]]
+    for be in ("cudnn", "flash"):
+        for d in ("128", "64", "192"):
+            sub = [r for r in rows if r["backend"] == be and r["d_qk"] == d]
+            if not sub:
+                continue
+            for name, col, mult, kernels in (("fwd", "fwd_s", 1.0, 1), ("bwd", "bwd_s", 2.5, 2)):
+                rms, k0, f, worst = fit(sub, col, mult, kernels)
+                print(f"{be} d{d} {name}: {len(sub)} shapes, asymptote {f:.3f}, K0 {k0}, "
+                      f"rms {100 * rms:.1f} %, worst {100 * worst:.1f} %")
+
+
+if __name__ == "__main__":
+    main()
