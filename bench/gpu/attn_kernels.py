@@ -23,7 +23,6 @@ import run_all as ra  # noqa: E402
 import attn_sweep as sw  # noqa: E402
 
 torch = ra.torch
-F = ra.F
 
 
 def kernel_time(fn, calls=5):
@@ -68,30 +67,16 @@ def main(argv=None):
                    "fwd_kernels": "", "bwd_kernels": "", "timing": "cuda kernel durations",
                    "error": ""}
             try:
-                dev, dt = "cuda", torch.bfloat16
-                q = torch.randn(b, h, s, dqk, device=dev, dtype=dt, requires_grad=True)
-                k = torch.randn(b, hk, s, dqk, device=dev, dtype=dt, requires_grad=True)
-                v = torch.randn(b, hk, s, dv, device=dev, dtype=dt, requires_grad=True)
-                go = torch.randn(b, h, s, dv, device=dev, dtype=dt)
-                gqa = hk != h
+                fwd, fwd_bwd = sw.attention_fns(b, h, hk, s, dqk, dv)
                 with sw.sdpa_ctx(be):
-                    def fwd():
-                        with torch.no_grad():
-                            return F.scaled_dot_product_attention(q, k, v, is_causal=True,
-                                                                  enable_gqa=gqa)
-
-                    def fwd_bwd():
-                        o = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=gqa)
-                        o.backward(go)
-                        q.grad = k.grad = v.grad = None
                     f, nf = kernel_time(fwd)
                     fb, nfb = kernel_time(fwd_bwd)
+                del fwd, fwd_bwd
                 bw = fb - f
                 row.update(fwd_s="%.9g" % f, fwd_bwd_s="%.9g" % fb, bwd_s="%.9g" % bw,
                            fwd_frac="%.4f" % (fwd_flops / f / peak),
                            bwd_frac="%.4f" % (bwd_flops / bw / peak) if bw > 0 else "",
                            fwd_kernels="%.1f" % nf, bwd_kernels="%.1f" % (nfb - nf))
-                del q, k, v, go
             except Exception as e:  # noqa: BLE001
                 row["error"] = repr(e).split("\n")[0][:200]
             torch.cuda.empty_cache()

@@ -68,25 +68,32 @@ def sdpa_ctx(be):
                          "cudnn": SDPBackend.CUDNN_ATTENTION}[be]])
 
 
-def time_case(timer, be, b, h, hk, s, dqk, dv):
+def attention_fns(b, h, hk, s, dqk, dv):
+    """forward and forward+backward of causal SDPA at one shape (bf16, GQA when hk < h), on
+    random inputs; the caller picks the backend (sdpa_ctx) around the calls"""
     dev, dt = "cuda", torch.bfloat16
     q = torch.randn(b, h, s, dqk, device=dev, dtype=dt, requires_grad=True)
     k = torch.randn(b, hk, s, dqk, device=dev, dtype=dt, requires_grad=True)
     v = torch.randn(b, hk, s, dv, device=dev, dtype=dt, requires_grad=True)
     go = torch.randn(b, h, s, dv, device=dev, dtype=dt)
     gqa = hk != h
-    with sdpa_ctx(be):
-        def fwd():
-            with torch.no_grad():
-                return F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=gqa)
 
-        def fwd_bwd():
-            o = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=gqa)
-            o.backward(go)
-            q.grad = k.grad = v.grad = None
+    def fwd():
+        with torch.no_grad():
+            return F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=gqa)
+
+    def fwd_bwd():
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=gqa)
+        o.backward(go)
+        q.grad = k.grad = v.grad = None
+    return fwd, fwd_bwd
+
+
+def time_case(timer, be, b, h, hk, s, dqk, dv):
+    fwd, fwd_bwd = attention_fns(b, h, hk, s, dqk, dv)
+    with sdpa_ctx(be):
         f = timer.time_s(fwd)
         fb = timer.time_s(fwd_bwd)
-    del q, k, v, go
     return f, fb
 
 
