@@ -195,6 +195,26 @@ static void tile_fixed_k_figures(void) {
   h100_edit_refused("\"value\": 170,", "-17", "tile_fixed_k");
 }
 
+/* The optional cuDNN attention rate by shape (h100/h200 attention.cudnn.shape:
+ * asymptote 0.670 / 0.600, per-tile fixed cost 192 / 400 key positions, fitted
+ * to data/ground-truth/h100/attn_kernels.csv) is read with its source; none on
+ * A100; a negative fixed cost is refused (h100's 400 replaced by -40), and so
+ * is an asymptote past the fraction limit (0.670 replaced by 4.670). */
+static void attention_shape_figures(void) {
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h200", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_shape_fwd_fraction, 0.670, 1e-12);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_shape_bwd_fraction, 0.600, 1e-12);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_fwd_tile_fixed_keys, 192.0, 1e-12);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_bwd_tile_fixed_keys, 400.0, 1e-12);
+  CHECK_STATUS(pl_gpu_load("a100-80g", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_shape_fwd_fraction, 0.0, 0);
+  h100_edit_refused("\"value\": 400,", "-40", "bwd_tile_fixed_keys");
+  h100_edit_refused("\"value\": 0.670,", "4.670", "fwd_fraction");
+}
+
 static void defaults_for_gpus(void) {
   CHECK_STR(pl_cluster_default_for_gpu("h100"), "dgx-h100");
   CHECK_STR(pl_cluster_default_for_gpu("a100-40g"), "dgx-a100");
@@ -323,6 +343,7 @@ int main(void) {
   triton_attention_figures();
   sustained_fraction_figures();
   tile_fixed_k_figures();
+  attention_shape_figures();
   defaults_for_gpus();
   presets_for_devices();
   files_and_errors();
