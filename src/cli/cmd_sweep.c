@@ -37,6 +37,9 @@ static const struct cli_opt own_opts[] = {
 static const struct cli_opt run_opts[] = {RUN_OPTS};
 
 static struct cli_opt table[CLI_MAX_OPTS];
+_Static_assert(sizeof own_opts / sizeof own_opts[0] + sizeof run_opts / sizeof run_opts[0] <=
+                   CLI_MAX_OPTS,
+               "sweep's option table must hold its own options and RUN_OPTS");
 static struct cli_cmd cmd = {
     "sweep", "plateau sweep [options]",
     "Predict a training run along a scale axis and show where returns diminish. Weak scaling\n"
@@ -58,7 +61,7 @@ static void build_table(void) {
     bool dup = false;
     for (size_t j = 0; j < sizeof own_opts / sizeof own_opts[0]; j++)
       dup = dup || strcmp(run_opts[i].name, own_opts[j].name) == 0;
-    if (!dup && n < CLI_MAX_OPTS)
+    if (!dup)
       table[n++] = run_opts[i];
   }
   cmd.n_opts = n;

@@ -66,6 +66,11 @@ static int parse_long(const struct cli_cmd *cmd, int argc, char **argv, int *i,
 int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli_args *args) {
   memset(args, 0, sizeof *args);
   args->cmd = cmd;
+  if (cmd->n_opts > CLI_MAX_OPTS) { /* values[] holds one slot per option */
+    fprintf(cli_err(), "plateau %s: internal error: %zu options, more than CLI_MAX_OPTS (%d)\n",
+            cmd->name, cmd->n_opts, CLI_MAX_OPTS);
+    return 2;
+  }
   bool only_pos = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];

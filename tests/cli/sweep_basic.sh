@@ -72,4 +72,10 @@ check "text knee line" grep -q '^knee: ' "$TMP/out"
 check "text band column" grep -q '^ *gpus  layout  *tokens/s  *band ' "$TMP/out"
 check "text band per point" grep -Eq '^ *8  dp.* -?[0-9]+%/\+?-?[0-9]+% ' "$TMP/out"
 check "text band classes" grep -q '^band: error band of tokens/s, per GPU and MFU, the middle 90% of the published runs of the point.s class (docs/accuracy.md): h100 single-node ([0-9]* runs)' "$TMP/out"
+# every run option reaches sweep: the option table once held 64 and silently
+# dropped the last of RUN_OPTS (--bucket-mb, --zero3-list-copy, --zero3-reuse)
+expect_ok sweep --model llama2-7b --gpus 8..16 --shard ddp --bucket-mb 50 --format csv --threads 1
+check "sweep takes --bucket-mb (the last run option)" [ "$(col "$TMP/out" framework.bucket_mb | head -1)" = "50" ]
+
 finish
+
