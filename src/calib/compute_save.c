@@ -72,6 +72,19 @@ static void number_entry(struct pl_emit *e, const struct ctx *c, const char *key
   pl_emit_obj_end(e);
 }
 
+/* A kernel's {fwd_fraction, bwd_fraction} object, kept from the base file
+ * (PL_CP_COUNT: no trace fits it), "what" naming the kernel. */
+static void kernel_fractions(struct pl_emit *e, const struct ctx *c, const char *key, double fwd,
+                             double bwd, const char *kernel) {
+  char what[96];
+  pl_emit_obj_begin(e, key);
+  snprintf(what, sizeof what, "%s forward fraction", kernel);
+  number_entry(e, c, "fwd_fraction", fwd, PL_CP_COUNT, what);
+  snprintf(what, sizeof what, "%s backward fraction", kernel);
+  number_entry(e, c, "bwd_fraction", bwd, PL_CP_COUNT, what);
+  pl_emit_obj_end(e);
+}
+
 static void rate_entry(struct pl_emit *e, const struct ctx *c, const char *key, double flops,
                        const int64_t shape[3], enum pl_compute_param_id id, const char *what) {
   char v[64], sh[96];
@@ -121,21 +134,13 @@ static void attention(struct pl_emit *e, const struct ctx *c, yajl_val base) {
     else if (strcmp(k, "bwd_fraction") == 0)
       number_entry(e, c, k, f->attn_bwd_fraction, PL_CP_ATTN_BWD,
                    "the causal attention backward rate over peak");
-    else if (strcmp(k, "triton") == 0 && YAJL_IS_OBJECT(v)) {
-      pl_emit_obj_begin(e, k);
-      number_entry(e, c, "fwd_fraction", f->attn_triton_fwd_fraction, PL_CP_COUNT,
-                   "the Triton FlashAttention forward fraction");
-      number_entry(e, c, "bwd_fraction", f->attn_triton_bwd_fraction, PL_CP_COUNT,
-                   "the Triton FlashAttention backward fraction");
-      pl_emit_obj_end(e);
-    } else if (strcmp(k, "cudnn") == 0 && YAJL_IS_OBJECT(v)) {
-      pl_emit_obj_begin(e, k);
-      number_entry(e, c, "fwd_fraction", f->attn_cudnn_fwd_fraction, PL_CP_COUNT,
-                   "the cuDNN fused attention forward fraction");
-      number_entry(e, c, "bwd_fraction", f->attn_cudnn_bwd_fraction, PL_CP_COUNT,
-                   "the cuDNN fused attention backward fraction");
-      pl_emit_obj_end(e);
-    } else
+    else if (strcmp(k, "triton") == 0 && YAJL_IS_OBJECT(v))
+      kernel_fractions(e, c, k, f->attn_triton_fwd_fraction, f->attn_triton_bwd_fraction,
+                       "the Triton FlashAttention");
+    else if (strcmp(k, "cudnn") == 0 && YAJL_IS_OBJECT(v))
+      kernel_fractions(e, c, k, f->attn_cudnn_fwd_fraction, f->attn_cudnn_bwd_fraction,
+                       "the cuDNN fused attention");
+    else
       copy_value(e, k, v);
   }
   pl_emit_obj_end(e);

@@ -77,25 +77,10 @@ static void test_apply(void) {
  * dim 128) and on dgx-b200, FlashAttention-2 on dgx-a100 (sm80), for
  * DeepSeek-V3's MLA heads (192/128: cuDNN-version dependent) and for
  * Mistral's sliding window; the step equals the one with the kernel named. */
-static enum pl_attention te_kernel(const char *model, const char *cluster, double *step_s) {
-  static struct pl_run run;
-  static struct pl_prediction p;
-  struct pl_diag d, *dp = &d;
-  memset(&run, 0, sizeof run);
-  CHECK_STATUS(pl_model_load(model, &run.model, &d), PL_OK, dp);
-  CHECK_STATUS(pl_cluster_load(cluster, &run.cluster, &d), PL_OK, dp);
-  run.layout.gpus = 8;
-  run.layout.tp = 8;
-  run.layout.seq = 4096;
-  run.framework.attention = PL_ATTENTION_TE;
-  CHECK_STATUS(pl_predict(&run, &p, &d), PL_OK, dp);
-  struct pl_framework r;
-  pl_framework_resolved(&run.framework, &p.run.layout, &r);
-  *step_s = p.step.step_time_s;
-  return r.attention;
-}
-
-static double named_kernel(const char *model, const char *cluster, enum pl_attention a) {
+/* One prediction with attention kernel a (PL_ATTENTION_TE: let the layout
+ * resolve it): the kernel that ran, and the step time in *step_s. */
+static enum pl_attention run_kernel(const char *model, const char *cluster, enum pl_attention a,
+                                    double *step_s) {
   static struct pl_run run;
   static struct pl_prediction p;
   struct pl_diag d, *dp = &d;
@@ -107,7 +92,20 @@ static double named_kernel(const char *model, const char *cluster, enum pl_atten
   run.layout.seq = 4096;
   run.framework.attention = a;
   CHECK_STATUS(pl_predict(&run, &p, &d), PL_OK, dp);
-  return p.step.step_time_s;
+  struct pl_framework r;
+  pl_framework_resolved(&run.framework, &p.run.layout, &r);
+  *step_s = p.step.step_time_s;
+  return r.attention;
+}
+
+static enum pl_attention te_kernel(const char *model, const char *cluster, double *step_s) {
+  return run_kernel(model, cluster, PL_ATTENTION_TE, step_s);
+}
+
+static double named_kernel(const char *model, const char *cluster, enum pl_attention a) {
+  double step_s = 0;
+  run_kernel(model, cluster, a, &step_s);
+  return step_s;
 }
 
 static void test_te_attention(void) {
