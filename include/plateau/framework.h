@@ -83,6 +83,8 @@ struct pl_framework {
   enum pl_setting fp8_all_gather;      /* zero2/zero3 with fp8-tensorwise: the blocks' GEMM weights
                                           cast to FP8 before FSDP's all_gather (torchtitan
                                           enable_fsdp_float8_all_gather; layout.fp8_all_gather) */
+  enum pl_setting cudnn_2024;          /* cuDNN fused attention at mid-2024 cuDNN's rates
+                                          (layout.cudnn_2024) */
   enum pl_setting zero3_reuse;         /* zero3 per-parameter gathers: a parameter used again
                                           within DeepSpeed's stage3_max_reuse_distance stays
                                           gathered (layout.zero3_no_reuse) */

@@ -52,6 +52,12 @@ struct pl_gpu_efficiency {
   double attn_cudnn_shape_bwd_fraction; /* same for the backward */
   double attn_cudnn_fwd_tile_fixed_keys; /* each query tile's fixed cost, in key positions */
   double attn_cudnn_bwd_tile_fixed_keys;
+  double attn_cudnn_2024_shape_fwd_fraction; /* the same four for the cuDNN of mid-2024 containers
+                                    (cuDNN 9.0-9.1; layout.cudnn_2024): attention.cudnn.shape_2024;
+                                    0 = not given (today's figures above) */
+  double attn_cudnn_2024_shape_bwd_fraction;
+  double attn_cudnn_2024_fwd_tile_fixed_keys;
+  double attn_cudnn_2024_bwd_tile_fixed_keys;
   double hbm_fraction;           /* achievable / datasheet HBM bandwidth */
   double kernel_overhead_s;      /* fixed cost of each kernel (launch gap, tail) */
   double overlap_slowdown;       /* compute time increase while NCCL kernels run */

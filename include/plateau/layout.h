@@ -145,6 +145,10 @@ struct pl_layout {
   bool attention_cudnn;    /* input, or derived from attention_te: attention runs as cuDNN's fused
                               flash attention (TE FusedAttention F16_arbitrary_seqlen), timed with
                               the GPU's cudnn fractions; a GPU file without them is refused */
+  bool cudnn_2024;         /* input: cuDNN's fused attention runs at the rates of the cuDNN that
+                              mid-2024 containers shipped (9.0-9.1: the GPU file's
+                              attention.cudnn.shape_2024, NVIDIA's published cudnn-frontend
+                              benchmark of cuDNN 9.1); GPUs without them keep today's rates */
   bool attention_te;       /* input: Transformer Engine picks the kernel (get_attention_backend):
                               pl_layout_resolve sets attention_cudnn on compute capability >= 9.0
                               (GPU arch hopper, blackwell) where cuDNN trains the head dims, and

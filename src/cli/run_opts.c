@@ -189,6 +189,8 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
     return 1;
   if (setting_flag(args, "zero3-reuse", "value", "on", "off", false, &fw->zero3_reuse) != 0)
     return 1;
+  if (setting_flag(args, "cudnn-2024", "value", "on", "off", false, &fw->cudnn_2024) != 0)
+    return 1;
   if (time_flag(args, "host-per-kernel", "37 us", &fw->host_per_kernel_s,
                 &fw->host_per_kernel_set) != 0 ||
       time_flag(args, "zero3-list-copy", "22.64 us", &fw->zero3_list_copy_s,

@@ -233,6 +233,25 @@ static enum pl_status attention_part(yajl_val eff, const char *origin, struct pl
     st = tile_fixed_k(sh, "fwd_tile_fixed_keys", origin, &e->attn_cudnn_fwd_tile_fixed_keys, diag);
   if (st == PL_OK && sh != NULL)
     st = tile_fixed_k(sh, "bwd_tile_fixed_keys", origin, &e->attn_cudnn_bwd_tile_fixed_keys, diag);
+  /* optional: the same four for the cuDNN that mid-2024 containers shipped
+   * (layout.cudnn_2024, docs/step-model.md 2.2 "cuDNN of 2024") */
+  yajl_val s24 = cu != NULL ? base_json_get(cu, "shape_2024") : NULL;
+  if (st == PL_OK && s24 != NULL && !YAJL_IS_OBJECT(s24))
+    st = pl_diag_set(diag, PL_ERR_PARSE,
+                     "%s: efficiency field 'attention.cudnn.shape_2024' must be an object with "
+                     "\"fwd_fraction\", \"bwd_fraction\", \"fwd_tile_fixed_keys\" and "
+                     "\"bwd_tile_fixed_keys\"",
+                     origin);
+  if (st == PL_OK && s24 != NULL)
+    st = fraction(s24, "fwd_fraction", origin, &e->attn_cudnn_2024_shape_fwd_fraction, diag);
+  if (st == PL_OK && s24 != NULL)
+    st = fraction(s24, "bwd_fraction", origin, &e->attn_cudnn_2024_shape_bwd_fraction, diag);
+  if (st == PL_OK && s24 != NULL)
+    st = tile_fixed_k(s24, "fwd_tile_fixed_keys", origin, &e->attn_cudnn_2024_fwd_tile_fixed_keys,
+                      diag);
+  if (st == PL_OK && s24 != NULL)
+    st = tile_fixed_k(s24, "bwd_tile_fixed_keys", origin, &e->attn_cudnn_2024_bwd_tile_fixed_keys,
+                      diag);
   return st;
 }
 

@@ -148,7 +148,7 @@ static double gemm_op_s(const struct pl_gpu *g, enum pl_dtype dt, const struct p
 }
 
 /* Which fused attention kernel runs (layout.attention_triton, attention_cudnn). */
-enum attn_kernel { ATTN_FLASH, ATTN_TRITON, ATTN_CUDNN };
+enum attn_kernel { ATTN_FLASH, ATTN_TRITON, ATTN_CUDNN, ATTN_CUDNN_2024 };
 
 /* The kernel's fraction of peak: FlashAttention-2 by default; the Triton
  * FlashAttention (flash_attn_triton.py, which llm-foundry ran for ALiBi) or
@@ -160,7 +160,8 @@ static double attention_fraction(const struct pl_gpu *g, enum pl_pass pass, enum
   bool fwd = pass == PL_PASS_FWD;
   if (k == ATTN_TRITON && e->attn_triton_fwd_fraction > 0 && e->attn_triton_bwd_fraction > 0)
     return fwd ? e->attn_triton_fwd_fraction : e->attn_triton_bwd_fraction;
-  if (k == ATTN_CUDNN && e->attn_cudnn_fwd_fraction > 0 && e->attn_cudnn_bwd_fraction > 0)
+  if ((k == ATTN_CUDNN || k == ATTN_CUDNN_2024) && e->attn_cudnn_fwd_fraction > 0 &&
+      e->attn_cudnn_bwd_fraction > 0)
     return fwd ? e->attn_cudnn_fwd_fraction : e->attn_cudnn_bwd_fraction;
   return fwd ? e->attn_fwd_fraction : e->attn_bwd_fraction;
 }
@@ -230,18 +231,28 @@ static double attn_tiles_makespan(int64_t m, int64_t n, bool causal, int64_t cou
 }
 
 /* cuDNN's attention time by shape when the GPU file gives the shape
- * parameters (efficiency.attention.cudnn.shape), else a negative value:
+ * parameters (efficiency.attention.cudnn.shape), else a negative value.
+ * With layout.cudnn_2024 (ATTN_CUDNN_2024) and the GPU file's
+ * attention.cudnn.shape_2024, the same form runs at the asymptote and tile
+ * cost fitted to NVIDIA's published cuDNN 9.1 SDPA benchmark (cudnn-frontend
+ * benchmark/benchmark_results.csv @ b740542, 2024-05-07;
+ * scripts/attn-cudnn-2024-fit.py; docs/step-model.md 2.2 "cuDNN of 2024"):
  * t = makespan x (FLOPs of one tile-row-block per key) / (asymptote x peak / SMs).
  * The FLOPs per key position of a 128-row tile are the op's counted FLOPs
  * (every query against every key) / (count x m x n) x 128. */
 static double attention_shape_math_s(const struct pl_gpu *g, const struct pl_op *op,
-                                     enum pl_pass pass, double rate_scale) {
+                                     enum pl_pass pass, double rate_scale, bool gen2024) {
   const struct pl_gpu_efficiency *e = &g->eff;
   bool fwd = pass == PL_PASS_FWD;
   double f = fwd ? e->attn_cudnn_shape_fwd_fraction : e->attn_cudnn_shape_bwd_fraction;
+  double fixed = fwd ? e->attn_cudnn_fwd_tile_fixed_keys : e->attn_cudnn_bwd_tile_fixed_keys;
+  double f24 = fwd ? e->attn_cudnn_2024_shape_fwd_fraction : e->attn_cudnn_2024_shape_bwd_fraction;
+  if (gen2024 && f24 > 0) {
+    f = f24;
+    fixed = fwd ? e->attn_cudnn_2024_fwd_tile_fixed_keys : e->attn_cudnn_2024_bwd_tile_fixed_keys;
+  }
   if (!(f > 0) || g->sm_count < 1 || op->m < 1 || op->n < 1)
     return -1;
-  double fixed = fwd ? e->attn_cudnn_fwd_tile_fixed_keys : e->attn_cudnn_bwd_tile_fixed_keys;
   double flops = fwd ? op->fwd_flops : op->bwd_flops;
   int64_t m = op->m, n = op->n, count = op->count > 0 ? op->count : 1;
   double per_key = flops / ((double)count * (double)m * (double)n) * ATTN_TILE_ROWS;
@@ -287,8 +298,8 @@ static double attention_s(const struct pl_gpu *g, enum pl_dtype dt, const struct
   double rate = g->peak_bf16_flops_per_s * frac * sustained;
   (void)dt;
   double t_math = rate > 0 ? flops / rate : 0, t_mem = hbm_s(g, bytes);
-  if (kernel == ATTN_CUDNN) {
-    double t_shape = attention_shape_math_s(g, op, pass, sustained);
+  if (kernel == ATTN_CUDNN || kernel == ATTN_CUDNN_2024) {
+    double t_shape = attention_shape_math_s(g, op, pass, sustained, kernel == ATTN_CUDNN_2024);
     if (t_shape >= 0)
       t_math = t_shape;
   }
@@ -380,7 +391,7 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
   if (op->kind == PL_OP_ATTENTION && l->attention_triton)
     return attention_s(g, l->dtype, op, pass, ATTN_TRITON);
   if (op->kind == PL_OP_ATTENTION && l->attention_cudnn)
-    return attention_s(g, l->dtype, op, pass, ATTN_CUDNN);
+    return attention_s(g, l->dtype, op, pass, l->cudnn_2024 ? ATTN_CUDNN_2024 : ATTN_CUDNN);
   /* a GEMM the framework leaves in 16-bit under an FP8/FP4 recipe (the LM head with
    * layout.head_16bit: Megatron-Core's output layer is tensor_parallel.ColumnParallelLinear) */
   if (op->kind == PL_OP_GEMM && op->high_precision)

@@ -429,6 +429,22 @@ static bool nemo_layout(const struct validate_in *in, struct pl_layout *l, struc
   return true;
 }
 
+/* The container the row's table names: NeMo 24.03.01 (the long-sequence
+ * H100 table) and 24.07 (the performance summary) are mid-2024 containers,
+ * whose cuDNN (9.0-9.1: NeMo's "Software Component Versions" page, the
+ * training container built on NVIDIA's PyTorch 24.02 container) ran fused
+ * attention at the rates NVIDIA published for cuDNN 9.1 (cudnn-frontend
+ * benchmark results @ b740542, 2024-05-07; layout.cudnn_2024). The 2025
+ * tables (NeMo 25.04, B200) keep today's cuDNN. */
+static bool nemo_overrides(const struct validate_in *in, struct pl_framework *fw,
+                           struct pl_vrow *row) {
+  if (strstr(cell(in, "table_or_section"), "NeMo24.") == NULL)
+    return true;
+  fw->cudnn_2024 = PL_SETTING_ON;
+  validate_note(row, "cuDNN attention of mid-2024 (container NeMo 24.x: cuDNN 9.0-9.1)");
+  return true;
+}
+
 static bool nemo_measure(const struct validate_in *in, const struct pl_run *run,
                          struct pl_vrow *row) {
   const struct pl_layout *l = &run->layout;
@@ -1211,6 +1227,7 @@ static const struct validate_source sources[] = {
      .use_preset = true,
      .model = nemo_model,
      .layout = nemo_layout,
+     .overrides = nemo_overrides,
      .measure = nemo_measure},
     {.key = "mlperf",
      .framework = "nemo",

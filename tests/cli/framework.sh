@@ -349,6 +349,30 @@ expect_fail 1 "^plateau: --zero3-reuse: unknown value '' \(expected on\|off\)" -
 echo '{"name": "x", "behaviours": {"zero3_reuse": "off"}}' >"$TMP/bad_z3r.json"
 expect_fail 1 "behaviour 'zero3_reuse' must be true or false" -- predict --framework "$TMP/bad_z3r.json"
 
+# cudnn_2024 (--cudnn-2024; docs/step-model.md 2.2 "cuDNN of 2024"): cuDNN fused attention at the
+# rates NVIDIA published for cuDNN 9.1 (h100.json attention.cudnn.shape_2024: lower asymptotes), so
+# a long-sequence run with cuDNN attention is slower; a run with FlashAttention-2, or on a GPU file
+# without the 2024 figures (a100: TE picks flash there), does not move. In JSON and CSV.
+c24="--model llama2-7b --gpu h100 --cluster dgx-h100 --seq 16384 --gpus 8 --gbs 8 --attention cudnn"
+expect_ok predict $c24 --format json
+cp "$TMP/out" "$TMP/c24_off.json"
+check "cudnn 2024: off by default" [ "$(json_raw "$TMP/out" cudnn_2024)" = false ]
+expect_ok predict $c24 --cudnn-2024 on --format json
+check "--cudnn-2024 on: in JSON" [ "$(json_raw "$TMP/out" cudnn_2024)" = true ]
+check "--cudnn-2024 on: cuDNN 9.1's lower rates, a slower step" faster "$TMP/out" "$TMP/c24_off.json"
+expect_ok predict $c24 --cudnn-2024 on --format csv
+check "cudnn 2024: csv column on" [ "$(col "$TMP/out" framework.cudnn_2024)" = on ]
+expect_ok predict --model llama2-7b --gpu h100 --cluster dgx-h100 --seq 16384 --gpus 8 --gbs 8 --attention flash --format json
+cp "$TMP/out" "$TMP/c24_flash.json"
+expect_ok predict --model llama2-7b --gpu h100 --cluster dgx-h100 --seq 16384 --gpus 8 --gbs 8 --attention flash --cudnn-2024 on --format json
+check "--cudnn-2024 on: FlashAttention-2 runs unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_flash.json" step_time_s)" ]
+expect_ok predict --framework nemo --model llama2-7b --gpu h100 --cluster dgx-h100 --seq 16384 --gpus 8 --gbs 8 --format json
+check "cudnn 2024: the nemo preset means today's cuDNN" [ "$(json_raw "$TMP/out" cudnn_2024)" = false ]
+expect_fail 1 "^plateau: --cudnn-2024: unknown value 'yes' \(expected on\|off\)" -- predict --cudnn-2024 yes
+expect_fail 1 "^plateau: --cudnn-2024: unknown value '' \(expected on\|off\)" -- predict --cudnn-2024 ''
+echo '{"name": "x", "behaviours": {"cudnn_2024": "on"}}' >"$TMP/bad_c24.json"
+expect_fail 1 "behaviour 'cudnn_2024' must be true or false" -- predict --framework "$TMP/bad_c24.json"
+
 # --bucket-mb: the ddp/zero1 bucket (docs/frameworks.md). zero1 over dp 32 without overlap:
 # a larger bucket means fewer reduce_scatter and all_gather calls, so a faster step; Megatron-Core's
 # rule (max(40e6, 1e6 dp) parameters, one bucket without overlap_grad_reduce) and NeMo's 100 MiB.

@@ -209,8 +209,15 @@ static void attention_shape_figures(void) {
   CHECK_NEAR_REL(g.eff.attn_cudnn_shape_bwd_fraction, 0.600, 1e-12);
   CHECK_NEAR_REL(g.eff.attn_cudnn_fwd_tile_fixed_keys, 192.0, 1e-12);
   CHECK_NEAR_REL(g.eff.attn_cudnn_bwd_tile_fixed_keys, 400.0, 1e-12);
+  /* the cuDNN of mid-2024 (attention.cudnn.shape_2024, fitted to NVIDIA's
+   * published cuDNN 9.1 benchmark by scripts/attn-cudnn-2024-fit.py) */
+  CHECK_NEAR_REL(g.eff.attn_cudnn_2024_shape_fwd_fraction, 0.598, 1e-12);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_2024_shape_bwd_fraction, 0.512, 1e-12);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_2024_fwd_tile_fixed_keys, 0.0, 0);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_2024_bwd_tile_fixed_keys, 64.0, 1e-12);
   CHECK_STATUS(pl_gpu_load("a100-80g", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.eff.attn_cudnn_shape_fwd_fraction, 0.0, 0);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_2024_shape_fwd_fraction, 0.0, 0);
   h100_edit_refused("\"value\": 400,", "-40", "bwd_tile_fixed_keys");
   h100_edit_refused("\"value\": 0.670,", "4.670", "fwd_fraction");
 }

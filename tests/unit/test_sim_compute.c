@@ -283,6 +283,18 @@ static void test_cudnn_attention_shape(void) {
   /* the small shape runs far below the constant figure (0.615) */
   CHECK(pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_FWD) - k >
         10 * 0.5 * a.fwd_flops / (989.4e12 * 0.615 * 0.887));
+  /* layout.cudnn_2024: the same form at the cuDNN 9.1 figures
+   * (attention.cudnn.shape_2024: asymptote 0.598 / 0.512, fixed cost 0 / 64):
+   * (a) forward 1024 x 16384 / (989.4e12 x 0.598 x 0.887 / 132) = 4.2199 us,
+   * backward (1024 + 64) x 40960 / (989.4e12 x 0.512 x 0.887 / 132) = 13.092 us */
+  l.cudnn_2024 = true;
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_FWD) - k, 4.2199e-6, 2e-4);
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_BWD) - 3 * k, 13.092e-6, 2e-4);
+  /* a GPU file without the 2024 figures keeps today's (h100 with shape_2024 cleared) */
+  struct pl_gpu h = h100;
+  h.eff.attn_cudnn_2024_shape_fwd_fraction = 0;
+  h.eff.attn_cudnn_2024_shape_bwd_fraction = 0;
+  CHECK_NEAR_REL(pl_op_run_time_s(&h, &l, &m, &a, PL_PASS_FWD) - k, 4.4725e-6, 2e-4);
 }
 
 /* Eager attention (no FlashAttention) materializes the scores: slower than
