@@ -293,7 +293,7 @@ static void test_cudnn_attention_shape(void) {
  * time (the run time without its launches, times the sustained fraction
  * that a training step adds) comes back within the fit's error of the
  * published kernel time: GB200 1.397 ms forward, 4.127 ms backward; GB300
- * 1.185 / 3.832 ms. The old estimate (0.51 of peak forward) said 1.77 ms. */
+ * 1.185 / 3.832 ms. The old estimate (0.51 of peak forward) said 1.72 ms. */
 static void test_blackwell_cudnn_attention(void) {
   static const struct {
     const char *gpu;
