@@ -2,7 +2,7 @@
 """cuDNN attention of mid-2024 (cuDNN 9.1) against plateau's cuDNN form.
 
 Reads NVIDIA's published cudnn-frontend SDPA benchmark results
-(data/ground-truth/published/cudnn-frontend_b740542_benchmark_results.csv:
+(data/published/cudnn-frontend/sdpa_2024-05_b740542_h200_cudnn9.1.csv:
 NVIDIA/cudnn-frontend benchmark/benchmark_results.csv at commit b740542,
 2024-05-07, benchmark/benchmark_flash_attention.py, cuDNN 9.1 ("cudnn backend
 version : 90100" in its README), clocks locked at 1980 MHz on an H200 (the
@@ -79,7 +79,7 @@ def best_f(sub, name, k0):
 
 def main():
     path = sys.argv[1] if len(sys.argv) > 1 else \
-        "data/ground-truth/published/cudnn-frontend_b740542_benchmark_results.csv"
+        "data/published/cudnn-frontend/sdpa_2024-05_b740542_h200_cudnn9.1.csv"
     all_rows = rows(path)
     causal = [r for r in all_rows if r["causal"]]
     for name in ("fwd", "bwd"):
