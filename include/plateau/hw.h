@@ -52,6 +52,11 @@ struct pl_gpu_efficiency {
   double attn_cudnn_shape_bwd_fraction; /* same for the backward */
   double attn_cudnn_fwd_tile_fixed_keys; /* each query tile's fixed cost, in key positions */
   double attn_cudnn_bwd_tile_fixed_keys;
+  double attn_shape_fwd_fraction; /* FlashAttention-2's rate by shape (attention.shape), same
+                                    meaning as the cuDNN four; 0 = not given (the flat fractions) */
+  double attn_shape_bwd_fraction;
+  double attn_fwd_tile_fixed_keys;
+  double attn_bwd_tile_fixed_keys;
   double attn_cudnn_2024_shape_fwd_fraction; /* the same four for the cuDNN of mid-2024 containers
                                     (cuDNN 9.0-9.1; layout.cudnn_2024): attention.cudnn.shape_2024;
                                     0 = not given (today's figures above) */
