@@ -109,7 +109,7 @@ static double ring_net_charged_s(const struct net_ctx *x, enum pl_coll_proto p, 
   /* the proxy thread's messages bound the call beside both (proxy_msg.c) */
   double proxy_s = net_proxy_ring_s(x, p, nsteps, bytes);
   if (p == PL_PROTO_SIMPLE)
-    return base + fmax(steps_s + bytes / algbw, proxy_s);
+    return fmax(base + steps_s + bytes / algbw, base + proxy_s);
   return base + fmax(fmax(steps_s, bytes / algbw), proxy_s);
 }
 
