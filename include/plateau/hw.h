@@ -52,6 +52,11 @@ struct pl_gpu_efficiency {
   double attn_cudnn_shape_bwd_fraction; /* same for the backward */
   double attn_cudnn_fwd_tile_fixed_keys; /* each query tile's fixed cost, in key positions */
   double attn_cudnn_bwd_tile_fixed_keys;
+  double attn_shape_fwd_fraction; /* FlashAttention-2's rate by shape (attention.shape), same
+                                    meaning as the cuDNN four; 0 = not given (the flat fractions) */
+  double attn_shape_bwd_fraction;
+  double attn_fwd_tile_fixed_keys;
+  double attn_bwd_tile_fixed_keys;
   double hbm_fraction;           /* achievable / datasheet HBM bandwidth */
   double kernel_overhead_s;      /* fixed cost of each kernel (launch gap, tail) */
   double overlap_slowdown;       /* compute time increase while NCCL kernels run */
@@ -111,6 +116,10 @@ struct pl_cluster {
   int64_t nics_per_node;
   double nic_bytes_per_s;        /* per NIC, per direction */
   double inter_latency_s;        /* one hop, end to end */
+  double inter_msg_s;            /* host-side cost of one network message on NCCL's proxy path
+                                    (one proxy thread posts and completes every channel's
+                                    message of a ring step in turn; src/net/proxy_msg.c);
+                                    0 in presets (no published figure), fitted by calibrate */
   char inter_kind[32];           /* "infiniband", "efa", "roce", "tcpxo", "none" */
   bool sharp;                    /* InfiniBand SHARP in-network reduction in use by NCCL
                                     (CollNet: NCCL_COLLNET_ENABLE=1 with the SHARP plugin,

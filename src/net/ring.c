@@ -129,11 +129,14 @@ static double ring_net_charged_s(const struct net_ctx *x, enum pl_coll_proto p, 
   intra_lat = fmax(intra_lat, x->net_overhead_s * (p == PL_PROTO_SIMPLE ? 3.0 : 1.0));
   double step = fmax(intra_lat, net_hop_lat_s(x, NET_HW_NET, NET_T_TREE, p));
   double base = net_base_lat_s(NET_T_RING, p);
+  /* the proxy thread's messages bound the call beside both (proxy_msg.c) */
+  double proxy_s = net_proxy_ring_s(x, p, nsteps, bytes);
   if (p == PL_PROTO_SIMPLE)
-    return base + (double)nsteps * ring_simple_exposed_s(x, step * ring_plateau(x, p, bytes), bytes) +
-           bytes / algbw;
+    return fmax(base + (double)nsteps * ring_simple_exposed_s(x, step * ring_plateau(x, p, bytes),
+                                                              bytes) + bytes / algbw,
+                base + proxy_s);
   double steps_s = (double)nsteps * step * ring_plateau(x, p, bytes);
-  return base + fmax(steps_s, bytes / algbw);
+  return base + fmax(fmax(steps_s, bytes / algbw), proxy_s);
 }
 
 /* Pipeline fill (docs/collectives.md, "Pipeline fill"): one chunk per
