@@ -83,6 +83,29 @@ static double ring_latency(const struct net_ctx *x, enum pl_coll_proto p, int64_
   return lat * ring_plateau(x, p, bytes);
 }
 
+/* The part of a Simple step's hop that the ring does not hide
+ * (docs/collectives.md, "Simple steps in slices"; session 8). A Simple ring
+ * moves each chunk as chunkSteps / sliceSteps = 2 slices
+ * (ALLREDUCE_CHUNKSTEPS = ALLGATHER_CHUNKSTEPS = NCCL_STEPS/2,
+ * ALLREDUCE_SLICESTEPS = ALLGATHER_SLICESTEPS = REDUCESCATTER_SLICESTEPS =
+ * NCCL_STEPS/4, src/include/collectives.h, NCCL 2.18-2.29), and the
+ * primitives wait for and signal each slice on its own (src/device/
+ * prims_simple.h genericOp: waitPeer, then postPeer, per slice; a short
+ * chunk's slice is half of it), so the next rank starts
+ * forwarding the first slice while the second is still in flight: a
+ * step's hop overlaps the transfer of one slice, and only hop - slice time
+ * is exposed. The chunk is NCCL's (calcCollChunking: stepSize x chunkSteps,
+ * the call's per-channel, per-rank share when one loop covers it), moved at
+ * the channel's share of busBw. Large calls (full 2 MiB chunks: 1 MiB
+ * slices, ~50 us on a 20 GB/s channel) hide the hop entirely; small ones
+ * pay it whole, as before. */
+static double ring_simple_exposed_s(const struct net_ctx *x, double hop_s, double bytes) {
+  double nc = x->fill_channels > 0.0 ? x->fill_channels : x->channels;
+  double chunk = fmin(net_ring_chunk_bytes(x, PL_PROTO_SIMPLE), bytes / (nc * (double)x->n));
+  double slice_s = 0.5 * chunk * nc / ring_bus_bw(x, PL_PROTO_SIMPLE);
+  return fmax(0.0, hop_s - slice_s);
+}
+
 /* The charged time of a ring that crosses nodes (docs/collectives.md,
  * "Ring steps across nodes"). Every step of a ring waits on the slowest
  * link: "if you have a mix of intra-node and inter-node, what matters is
@@ -98,18 +121,21 @@ static double ring_latency(const struct net_ctx *x, enum pl_coll_proto p, int64_
  * nccl issue #281): the steps' latency and the transfer overlap and the
  * call costs the larger of the two. Simple signals a step once its data is
  * written (a fence, then the flag), so latency and transfer add, as in
- * NCCL's model. */
+ * NCCL's model, less what the second slice of each chunk hides
+ * (ring_simple_exposed_s). */
 static double ring_net_charged_s(const struct net_ctx *x, enum pl_coll_proto p, int64_t nsteps,
                                  double bytes, double algbw) {
   double intra_lat = net_hop_lat_s(x, x->intra_hw, NET_T_RING, p);
   intra_lat = fmax(intra_lat, x->net_overhead_s * (p == PL_PROTO_SIMPLE ? 3.0 : 1.0));
   double step = fmax(intra_lat, net_hop_lat_s(x, NET_HW_NET, NET_T_TREE, p));
-  double steps_s = (double)nsteps * step * ring_plateau(x, p, bytes);
   double base = net_base_lat_s(NET_T_RING, p);
   /* the proxy thread's messages bound the call beside both (proxy_msg.c) */
   double proxy_s = net_proxy_ring_s(x, p, nsteps, bytes);
   if (p == PL_PROTO_SIMPLE)
-    return fmax(base + steps_s + bytes / algbw, base + proxy_s);
+    return fmax(base + (double)nsteps * ring_simple_exposed_s(x, step * ring_plateau(x, p, bytes),
+                                                              bytes) + bytes / algbw,
+                base + proxy_s);
+  double steps_s = (double)nsteps * step * ring_plateau(x, p, bytes);
   return base + fmax(fmax(steps_s, bytes / algbw), proxy_s);
 }
 

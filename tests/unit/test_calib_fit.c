@@ -143,7 +143,12 @@ static void proxy_messages(void) {
          fit.inter_msg_s * 1e6, fit.inter_latency_s * 1e6, fit.launch_s * 1e6, e64);
   CHECK(fit.fit_msg);
   CHECK_NEAR_REL(fit.inter_msg_s, 8e-6, 0.02);
-  CHECK(e64 < 0.01);
+  /* Since a Simple ring step hides its network hop behind a slice (ring.c
+   * ring_simple_exposed_s), the 2-node rows' large Simple calls no longer
+   * show the hop, so the few rows where it is exposed leave it loose (26.9 us
+   * fitted against 14 in the truth): the message cost still comes back
+   * exactly, the 64-node ring's worst row is off by 17 % (was exact). */
+  CHECK(e64 < 0.20);
   /* the saved file carries it (inter.message_overhead) and loads back;
    * a negative cost is refused */
   char tmp[512];

@@ -54,28 +54,41 @@ static void ring_two_nodes(void) {
    * Charged latency (docs/collectives.md, "Ring steps across nodes"): every
    * one of the 30 steps waits on the network hop, NCCL's exposed one
    * (hwLat[NET][Tree][Simple] 14 us > NVLink 3.4, > 3 x 1.0 us post), times
-   * NCCL's multi-node plateau factor 1.4: 8.4 + 30 x 14 x 1.4 = 596.4 us
-   * (NCCL's own model, which the tuner ranks on: (8.4 + 28 x 3.4 + 2 x 14) x
-   * 1.4 = 184.24 us). */
-  /* Charged on the network channels (docs/collectives.md, "Channels on the
+   * NCCL's multi-node plateau factor 1.4: 19.6 us a step (NCCL's own model,
+   * which the tuner ranks on: (8.4 + 28 x 3.4 + 2 x 14) x 1.4 = 184.24 us).
+   * Of that hop a Simple step exposes only what one slice's transfer does not
+   * hide ("Simple steps in slices", session 8): a chunk is 2 slices
+   * (CHUNKSTEPS / SLICESTEPS, src/include/collectives.h).
+   * Charged on the network channels (docs/collectives.md, "Channels on the
    * network"): 8 NICs of 50 GB/s give 8 rings of 48 GB/s, not duplicated,
    * 16 channels; 1 GiB keeps all 16 (>= 16 x 512 x 64 B); each drives 0.4
    * of its 50 GB/s NIC: min(400, 16 x 0.4 x 50) = 320 GB/s, below NVLink.
-   * Fill: 1 GiB / (16 x 16) > 2 MiB: 16 x 2 MiB at 320 GB/s. */
+   * Chunk: 1 GiB / (16 x 16) > 2 MiB, so 2 MiB: a 1 MiB slice at 20 GB/s a
+   * channel is 52.4 us > 19.6 us, the hop is hidden: latency = base 8.4 us.
+   * Fill: 16 x 2 MiB at 320 GB/s. */
   double t = t_of(PL_COLL_ALL_REDUCE, GIB, 16, 8, PL_ALGO_RING, PL_PROTO_SIMPLE);
-  CHECK_NEAR_REL(t, 596.4 * US + GIB * 30.0 / (16.0 * 320 * GB) + 2 * MIB * 16 / (320 * GB),
+  CHECK_NEAR_REL(t, 8.4 * US + GIB * 30.0 / (16.0 * 320 * GB) + 2 * MIB * 16 / (320 * GB),
+                 1e-9);
+  /* 64 MiB: chunk 64 MiB / (16 x 16) = 256 KiB, slice 128 KiB at 20 GB/s =
+   * 6.5536 us; each of the 30 steps exposes 19.6 - 6.5536 = 13.0464 us:
+   * 8.4 + 391.392 us; fill 16 x 256 KiB at 320 GB/s. (The old charge,
+   * every step at 19.6 us, gave 8.4 + 588 us.) */
+  t = t_of(PL_COLL_ALL_REDUCE, 64 * MIB, 16, 8, PL_ALGO_RING, PL_PROTO_SIMPLE);
+  CHECK_NEAR_REL(t, (8.4 + 391.392) * US + 64 * MIB * 30.0 / (16.0 * 320 * GB) +
+                        256.0 * 1024 * 16 / (320 * GB),
                  1e-9);
   /* One rank per node (a dp group strided over tp = 8): 4 ranks on 4 nodes
-   * use one 50 GB/s NIC each; all_gather 3 steps, all inter-node:
-   * 8.4 + 3 x 14 = 50.4 us. Channels: one ring of 48 GB/s, duplicated to
+   * use one 50 GB/s NIC each; all_gather 3 steps, all inter-node, at 14 us.
+   * Channels: one ring of 48 GB/s, duplicated to
    * 2 of 24 (ncclTopoDupChannels: <= 4 rings), doubled to 4: 4 x 0.4 x 50
-   * = 80 GB/s > the NIC's 50. Fill: 2 MiB on each of the 4 channels at
-   * 50 GB/s = 167.8 us. */
+   * = 80 GB/s > the NIC's 50. Chunk 2 MiB: a 1 MiB slice at 12.5 GB/s a
+   * channel (83.9 us) hides the 14 us hop: latency 8.4 us. Fill: 2 MiB on
+   * each of the 4 channels at 50 GB/s = 167.8 us. */
   t = t_of(PL_COLL_ALL_GATHER, GIB, 4, 1, PL_ALGO_RING, PL_PROTO_SIMPLE);
-  CHECK_NEAR_REL(t, 50.4 * US + GIB * 3.0 / (4.0 * 50 * GB) + 2 * MIB * 4 / (50 * GB), 1e-9);
-  /* Two ranks: one step, nothing forwarded, no fill. */
+  CHECK_NEAR_REL(t, 8.4 * US + GIB * 3.0 / (4.0 * 50 * GB) + 2 * MIB * 4 / (50 * GB), 1e-9);
+  /* Two ranks: one step (hidden the same way), nothing forwarded, no fill. */
   t = t_of(PL_COLL_ALL_GATHER, GIB, 2, 1, PL_ALGO_RING, PL_PROTO_SIMPLE);
-  CHECK_NEAR_REL(t, (8.4 + 14) * US + GIB / (2.0 * 50 * GB), 1e-9);
+  CHECK_NEAR_REL(t, 8.4 * US + GIB / (2.0 * 50 * GB), 1e-9);
 }
 
 static void tree(void) {
@@ -536,13 +549,14 @@ static void polaris_ll128_path(void) {
    * 25 GB/s NIC: busBw = min(NVLink 230, node NICs 2 x 25, 4 x 0.4 x 25 =
    * 40) = 40 GB/s; algbw = 40 x 8/7.
    * latency (every step of a ring across nodes at the exposed network hop,
-   * hwLat[NET][Tree][Simple] 14 us > max(NVLink 3.4, 3 x 2 us AMD post)) =
-   * baseLat 8.4 + 7 x 14 = 106.4 us; transfer
+   * hwLat[NET][Tree][Simple] 14 us > max(NVLink 3.4, 3 x 2 us AMD post),
+   * less one slice's transfer: chunk 2 MiB, a 1 MiB slice at 10 GB/s a
+   * channel = 104.9 us hides it) = baseLat 8.4 us; transfer
    * 64 MiB x 7 / 320e9 = 1468.0064 us; fill: 4 channels x chunk
    * min(2 MiB, 64 MiB / (4 x 8) = 2 MiB) / 40 GB/s = 209.7152 us. */
   CHECK_EQ_INT(pl_coll_time_proto(&pol, PL_COLL_ALL_GATHER, 64 * MIB, two, PL_ALGO_RING,
                                   PL_PROTO_SIMPLE, &c), PL_OK);
-  CHECK_NEAR_REL(c.time_s, (106.4 + 1468.0064 + 209.7152) * US, 1e-9);
+  CHECK_NEAR_REL(c.time_s, (8.4 + 1468.0064 + 209.7152) * US, 1e-9);
   /* the same node with a PXN path: allowed on Hopper, not before */
   struct pl_cluster pxn = pol;
   snprintf(pxn.gpu_nic_path, sizeof pxn.gpu_nic_path, "pxn");

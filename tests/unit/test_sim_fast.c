@@ -96,8 +96,12 @@ static const struct layout_case cases[] = {
      PL_SCHEDULE_1F1B, false, false, false, true, true},
     {"llama2-7b", "dgx-h100", 256, 2, 4, 1, 1, 1, 1, PL_SHARD_ZERO3, 8, PL_RECOMPUTE_SELECTIVE,
      PL_SCHEDULE_1F1B, false, false, false, false, false},
+    /* compressed until issue 18 session 8 charged a multi-node Simple ring
+     * step only the hop its second slice does not hide (ring.c
+     * ring_simple_exposed_s): its periods moved and it falls back now; fast
+     * and reference still agree, and the grid below exercises compression */
     {"llama2-7b", "dgx-h100", 1024, 4, 16, 1, 2, 1, 2, PL_SHARD_ZERO3, 0, PL_RECOMPUTE_NONE,
-     PL_SCHEDULE_1F1B, false, false, false, true, false},
+     PL_SCHEDULE_1F1B, false, false, false, false, false},
 };
 
 /* Whole steps (the timeline's path, which pl_predict also takes when it
