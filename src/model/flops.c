@@ -226,8 +226,10 @@ static uint32_t op_modules(const struct pl_op *op, bool mla) {
       {"router_topk", PL_RCM_MOE},
       {"permute", PL_RCM_MOE},
       {"expert_fc1", PL_RCM_MOE},
+      {"expert_clamp", PL_RCM_MOE | PL_RCM_MOE_ACT}, /* inside the checkpointed bias_act_func */
       {"expert_act", PL_RCM_MOE | PL_RCM_MOE_ACT},
       {"expert_fc2", PL_RCM_MOE},
+      {"expert_bias", PL_RCM_MOE},
       {"unpermute", PL_RCM_MOE},
       {"shared_fc1", PL_RCM_MOE | PL_RCM_SHARED_EXPERTS},
       {"shared_act", PL_RCM_MOE | PL_RCM_SHARED_EXPERTS},
@@ -343,6 +345,35 @@ static const struct elem_cost ROUTER_TOPK = {6, 6, 3 * FP32_BYTES, 3 * FP32_BYTE
  * scatter). Per element of the routed copies (tokens * top_k * h). */
 static const struct elem_cost PERMUTE = {0, 0, 2 * BF16_BYTES, 2 * BF16_BYTES};
 static const struct elem_cost UNPERMUTE = {2, 2, 2 * BF16_BYTES, 3 * BF16_BYTES};
+/* The clamped GLU (model glu_clamp, GPT-OSS): Megatron-Core's fused expert
+ * activation first clamps fc1's two halves in eager PyTorch and concatenates
+ * them (megatron/core/fusions/fused_bias_geglu.py weighted_bias_quick_geglu_impl,
+ * the same in core_v0.15.0 .. core_v0.18.0 and main d98e8a6: `x_glu, x_linear =
+ * input.chunk(2, -1)`, `torch.cat((x_glu.clamp(max=c), x_linear.clamp(-c, c)), -1)`),
+ * then runs the fused kernel on the copy. Per element of the activation's
+ * output (fc1's output holds two): each clamp reads and writes its half (4 B),
+ * the cat reads and writes both (8 B): 16 B. Backward (PyTorch autograd,
+ * tools/autograd/derivatives.yaml): cat's gradient is two views, each clamp's
+ * `clamp_backward` reads its input and gradient and writes the masked gradient
+ * (12 B for both halves), chunk's gradient concatenates them (8 B): 20 B, three
+ * kernels. */
+static const struct elem_cost GLU_CLAMP = {2, 2, 8 * BF16_BYTES, 10 * BF16_BYTES};
+/* Expert biases (model mlp_bias in an MoE block, GPT-OSS): fc1's bias is added
+ * inside Transformer Engine's GroupedLinear (TEGroupedMLP builds linear_fc1 with
+ * skip_bias_add=False), fc2's is returned and added weighted by each copy's
+ * router probability, one expert at a time (megatron/core/transformer/moe/
+ * experts.py TEGroupedMLP._apply_bias, core_v0.15.0 .. core_v0.18.0 and the
+ * eager path of main d98e8a6: `torch.cat([t + b * p for t, b, p in
+ * zip(torch.split(out, tokens_per_expert), biases, torch.split(probs, ...))])
+ * .to(out.dtype)`). The probabilities are fp32 (the router's fp32 dtype, above),
+ * so by PyTorch's type promotion b * p, the sum and the cat are fp32 tensors of
+ * fc2's output size. Per element of fc2's output: b * p writes 4 B, the add
+ * reads 2 + 4 and writes 4, the cat reads and writes 4 each, the cast back reads
+ * 4 and writes 2: 28 B. Backward (derivatives.yaml): the cast's gradient to fp32
+ * (read 2, write 4), the add's gradient cast to t's bf16 (read 4, write 2), the
+ * products' gradients grad * p summed over the rows for b and grad * b summed
+ * over the columns for p (each a 4 B write and two 4 B reads): 36 B. */
+static const struct elem_cost EXPERT_BIAS = {2, 4, 28, 36};
 
 /* Routed copies one expert of the busiest ep rank computes in one
  * micro-batch. Each rank routes its tokens_n tokens (sequence parallel: the
@@ -412,9 +443,17 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   elementwise(&ops[n++], "router_topk", (double)d->tokens_n * (double)m->experts, ROUTER_TOPK);
   elementwise(&ops[n++], "permute", copies, PERMUTE);
   gemm_group(&ops[n++], "expert_fc1", rows, gated ? 2 * fe : fe, h, local, share);
+  if (gated && m->glu_clamp) {
+    elementwise(&ops[n], "expert_clamp", (double)rows * (double)local * (double)fe, GLU_CLAMP);
+    ops[n++].bwd_kernels = 3;
+  }
   elementwise(&ops[n++], "expert_act", (double)rows * (double)local * (double)fe,
               gated ? SWIGLU : GELU);
   gemm_group(&ops[n++], "expert_fc2", rows, h, fe, local, share);
+  if (m->mlp_bias) { /* per local expert: cast, cast, two products and their sums */
+    elementwise(&ops[n], "expert_bias", (double)rows * (double)local * (double)h, EXPERT_BIAS);
+    ops[n++].bwd_kernels = 1 + 5 * (int)local;
+  }
   elementwise(&ops[n++], "unpermute", copies, UNPERMUTE);
   if (m->shared_ffn > 0) {
     int64_t sf = m->shared_ffn / d->tp;
