@@ -473,18 +473,43 @@ enum pl_status sim_zero3_persist_gather(struct sim_step *st, double elems, doubl
  * gradients is here reduced at the unit's end, so a model whose block
  * holds less than a bucket is charged one call per block. */
 #define ZERO3_REDUCE_BUCKET_ELEMENTS 5e8
+/* The device passes around one bucket's all_reduce (DeepSpeed v0.3.16
+ * stage3.py allreduce_bucket and allreduce_and_copy, on the reduction
+ * stream like the all_reduce): self.flatten (csrc/utils/flatten_unflatten.cpp
+ * -> torch::utils::flatten_dense_tensors: at::cat of the bucket's gradients,
+ * a read and a write of each element, but the tensor itself, no copy, when
+ * the bucket holds one), tensor.div_(world_size) in place (a read and a
+ * write), and after the all_reduce buf.copy_(synced) per gradient from
+ * unflatten's views of the flat tensor (a read and a write; none for a
+ * one-tensor bucket, whose view is the gradient itself: PyTorch's copy_impl
+ * returns early when self and src are views of the same data). Each pass
+ * streams through HBM at the GPU's hbm_fraction of its bandwidth, plus one
+ * kernel_overhead per kernel (cat, div_, and one copy per gradient). */
+static double zero3_bucket_passes_s(const struct pl_run *run, double elems, double per_elem,
+                                    int tensors) {
+  const struct pl_gpu *g = &run->cluster.gpu;
+  double bw = g->hbm_bytes_per_s * g->eff.hbm_fraction;
+  double passes = tensors > 1 ? 3.0 : 1.0, kernels = tensors > 1 ? 2.0 + tensors : 1.0;
+  return (bw > 0 ? passes * 2.0 * elems * per_elem / bw : 0) + kernels * g->eff.kernel_overhead_s;
+}
+
 static double zero3_all_reduce_s(const struct pl_run *run, const struct sim_coll *c,
                                  double per_elem, const double *t, int n) {
   double sum = 0, fill = 0;
+  int tensors = 0;
   for (int i = n; i-- > 0;) {
     if (fill > 0 && fill + t[i] > ZERO3_REDUCE_BUCKET_ELEMENTS) {
-      sum += zero3_nccl_s(run, c, PL_COLL_ALL_REDUCE, fill * per_elem);
+      sum += zero3_nccl_s(run, c, PL_COLL_ALL_REDUCE, fill * per_elem) +
+             zero3_bucket_passes_s(run, fill, per_elem, tensors);
       fill = 0;
+      tensors = 0;
     }
     fill += t[i];
+    tensors++;
   }
   if (fill > 0)
-    sum += zero3_nccl_s(run, c, PL_COLL_ALL_REDUCE, fill * per_elem);
+    sum += zero3_nccl_s(run, c, PL_COLL_ALL_REDUCE, fill * per_elem) +
+           zero3_bucket_passes_s(run, fill, per_elem, tensors);
   return sum;
 }
 

@@ -11,6 +11,7 @@
  * gets worse on any log; where a log meets the 10% target the bound is also
  * at most 10%. No constant was tuned to these logs. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,40 @@ struct case_ {
   int min_channels;     /* NCCL_MIN_NCHANNELS / NCCL_MIN_CTAS the log sets, 0 = default */
   bool sharp;           /* the log runs IB SHARP (NCCL_COLLNET_ENABLE=1): cluster 'sharp' */
 };
+
+/* Run conditions a log's own job script sets beyond the case table (docs/collectives.md,
+ * "Session 8 (nvls8)"). The CoreWeave GB200 20-rack log is the output quoted in
+ * coreweave/nccl-tests PR #48 (commit 5ceab10, 2025-04-21, "Performance with this example
+ * running across 20 racks"); that example (slurm/nccl-test-distributed-gb200-nvl72-enroot.slurm
+ * at 5ceab10) sets NCCL_NVLS_ENABLE=0 (commit a736384, 2025-04-14: "per NV ask, we need to
+ * disable NVLS temporarily for our nccl-tests"; re-enabled by PR #60, 2025-08-27) and
+ * NCCL_NET_GDR_C2C=1, with NCCL 2.26.2 (the image tag). So NCCL ran ring or tree, not NVLS_TREE.
+ * NCCL 2.26.2 has no P2C path type (added in 2.27.3, "Add support for P2C (PXN over C2C) and the
+ * LL128 protocol"): a GB200 GPU reaches its NIC through the Grace CPU (NCCL issue #1579, 2025-01:
+ * "the NIC was accessed through a CPU"; NCCL_NET_GDR_C2C documentation: "a NIC attached to a CPU
+ * (i.e. distance PHB)"), so its typeInter is PATH_PHB and 2.26.2 enables LL128 only up to
+ * PATH_PXN (src/graph/tuning.cc ncclTopoTuneModel): no LL128 between racks. The 1- and 2-rack
+ * logs are the outputs of PR #43 (2025-02-20; its script sets NCCL_NVLS_ENABLE=1 and pins the
+ * NCCL 2.25.1 image, 2.26.2 being released on 2025-03-12): NVLS and NVLS_TREE as modelled. */
+struct run_env {
+  const char *file;
+  bool nvls_off;            /* NCCL_NVLS_ENABLE=0 */
+  const char *gpu_nic_path; /* the path NCCL's topology names in this version; NULL: preset */
+};
+static const struct run_env run_envs[] = {
+    {"gb200_360node_1440gpu_all_reduce_coreweave-readme-20racks.txt", true, "phb"},
+};
+
+static void apply_run_env(const char *file, struct pl_cluster *cl) {
+  for (size_t i = 0; i < sizeof run_envs / sizeof run_envs[0]; i++) {
+    if (strcmp(run_envs[i].file, file) != 0)
+      continue;
+    if (run_envs[i].nvls_off)
+      cl->nvls = false;
+    if (run_envs[i].gpu_nic_path != NULL)
+      snprintf(cl->gpu_nic_path, sizeof cl->gpu_nic_path, "%s", run_envs[i].gpu_nic_path);
+  }
+}
 
 /* extrapolation bounds (see extrapolation()) */
 #define EXTRAP_POL_AR 0.40
@@ -75,7 +110,7 @@ static const struct case_ cases[] = {
      * and NCCL version not stated, its rank lines elided; docs/collectives.md) */
     {"gb200_18node_72gpu_all_reduce_coreweave-readme-1rack.txt", "gb200-nvl72", "auto", -1, 72, 1, 0.30, 0, false},
     {"gb200_32node_128gpu_all_reduce_coreweave-readme-2racks.txt", "gb200-nvl72", "auto", -1, 128, 2, 0.23, 0, false},
-    {"gb200_360node_1440gpu_all_reduce_coreweave-readme-20racks.txt", "gb200-nvl72", "auto", -1, 1440, 20, 0.19, 0, false},
+    {"gb200_360node_1440gpu_all_reduce_coreweave-readme-20racks.txt", "gb200-nvl72", "auto", -1, 1440, 20, 0.32, 0, false},
     /* ALCF Polaris, A100 40GB x4 on HPE Slingshot, NCCL 2.21.5 */
     {"a100_2node_8gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.86, 0, false},
     {"a100_8node_32gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.84, 0, false},
@@ -295,6 +330,7 @@ int main(void) {
     }
     cl.nccl_min_channels = c->min_channels;
     cl.sharp = c->sharp;
+    apply_run_env(c->file, &cl);
     double mean, w, mean_oop, w_oop;
     errors(&cl, s, algo, c->proto, MIB, &mean, &w);
     errors_col(&cl, s, algo, c->proto, MIB, true, &mean_oop, &w_oop);
