@@ -247,6 +247,10 @@ enum pl_status pl_calib_compute(const struct pl_gpu *base, const struct pl_compu
   out->eff.attn_triton_bwd_fraction = e->attn_triton_bwd_fraction * sus;
   out->eff.attn_cudnn_fwd_fraction = e->attn_cudnn_fwd_fraction * sus;
   out->eff.attn_cudnn_bwd_fraction = e->attn_cudnn_bwd_fraction * sus;
+  /* cuDNN's rate by shape: its asymptotes are rates like the fractions above
+   * (the sustained fraction folded in); the tiles' fixed keys are not rates */
+  out->eff.attn_cudnn_shape_fwd_fraction = e->attn_cudnn_shape_fwd_fraction * sus;
+  out->eff.attn_cudnn_shape_bwd_fraction = e->attn_cudnn_shape_bwd_fraction * sus;
   if (n_mem > 0)
     out->eff.hbm_fraction = fmem;
 

@@ -72,16 +72,49 @@ static void number_entry(struct pl_emit *e, const struct ctx *c, const char *key
   pl_emit_obj_end(e);
 }
 
-/* A kernel's {fwd_fraction, bwd_fraction} object, kept from the base file
+/* A kernel's {fwd_fraction, bwd_fraction} pair, kept from the base file
  * (PL_CP_COUNT: no trace fits it), "what" naming the kernel. */
-static void kernel_fractions(struct pl_emit *e, const struct ctx *c, const char *key, double fwd,
-                             double bwd, const char *kernel) {
+static void fraction_pair(struct pl_emit *e, const struct ctx *c, double fwd, double bwd,
+                          const char *kernel) {
   char what[96];
-  pl_emit_obj_begin(e, key);
   snprintf(what, sizeof what, "%s forward fraction", kernel);
   number_entry(e, c, "fwd_fraction", fwd, PL_CP_COUNT, what);
   snprintf(what, sizeof what, "%s backward fraction", kernel);
   number_entry(e, c, "bwd_fraction", bwd, PL_CP_COUNT, what);
+}
+
+static void kernel_fractions(struct pl_emit *e, const struct ctx *c, const char *key, double fwd,
+                             double bwd, const char *kernel) {
+  pl_emit_obj_begin(e, key);
+  fraction_pair(e, c, fwd, bwd, kernel);
+  pl_emit_obj_end(e);
+}
+
+/* cuDNN's object: its fractions and, where the base file has it, its rate by
+ * shape (docs/step-model.md 2.2): the asymptotes with the sustained fraction
+ * folded in like every other rate here, the tiles' fixed keys as they were.
+ * Dropping it would fall back to the constant fractions, a different model. */
+static void cudnn_fractions(struct pl_emit *e, const struct ctx *c, yajl_val base) {
+  const struct pl_gpu_efficiency *f = &c->g->eff;
+  pl_emit_obj_begin(e, "cudnn");
+  fraction_pair(e, c, f->attn_cudnn_fwd_fraction, f->attn_cudnn_bwd_fraction,
+                "the cuDNN fused attention");
+  for (size_t i = 0; i < base->u.object.len; i++) {
+    const char *k = base->u.object.keys[i];
+    yajl_val v = base->u.object.values[i];
+    if (strcmp(k, "shape") == 0 && YAJL_IS_OBJECT(v)) {
+      pl_emit_obj_begin(e, k);
+      fraction_pair(e, c, f->attn_cudnn_shape_fwd_fraction, f->attn_cudnn_shape_bwd_fraction,
+                    "the cuDNN fused attention's large-shape");
+      for (size_t j = 0; j < v->u.object.len; j++)
+        if (strcmp(v->u.object.keys[j], "fwd_fraction") != 0 &&
+            strcmp(v->u.object.keys[j], "bwd_fraction") != 0)
+          copy_value(e, v->u.object.keys[j], v->u.object.values[j]);
+      pl_emit_obj_end(e);
+    } else if (strcmp(k, "fwd_fraction") != 0 && strcmp(k, "bwd_fraction") != 0) {
+      copy_value(e, k, v);
+    }
+  }
   pl_emit_obj_end(e);
 }
 
@@ -138,8 +171,7 @@ static void attention(struct pl_emit *e, const struct ctx *c, yajl_val base) {
       kernel_fractions(e, c, k, f->attn_triton_fwd_fraction, f->attn_triton_bwd_fraction,
                        "the Triton FlashAttention");
     else if (strcmp(k, "cudnn") == 0 && YAJL_IS_OBJECT(v))
-      kernel_fractions(e, c, k, f->attn_cudnn_fwd_fraction, f->attn_cudnn_bwd_fraction,
-                       "the cuDNN fused attention");
+      cudnn_fractions(e, c, v);
     else
       copy_value(e, k, v);
   }

@@ -16,6 +16,7 @@ check "unused kernels named" grep -q 'aten::_fused_adamw_ .*op without a byte co
 check "file written" [ -s "$TMP/h100c.json" ]
 check "no temp file left" [ -z "$(ls "$TMP" | grep 'h100c.json.')" ]
 check "sources name the fit" grep -q 'plateau calibrate compute (from base GPU' "$TMP/h100c.json"
+check "cuDNN's rate by shape kept" grep -q '"fwd_tile_fixed_keys"' "$TMP/h100c.json"
 expect_ok predict --model llama3-8b --gpus 8 --gpu "$TMP/h100c.json"
 check "calibrated file works as --gpu" grep -q 'step time' "$TMP/out"
 

@@ -191,6 +191,18 @@ static void test_save_roundtrip(void) {
   CHECK_STATUS(pl_gpu_load(path, &back, &d), PL_OK, dp);
   remove(path);
   CHECK_STR(back.name, "h100");
+  /* cuDNN's rate by shape survives the round trip, its asymptotes carrying the
+   * base's sustained fraction (h100: 0.670 / 0.600 x 0.887), its fixed keys not */
+  double sus = base.eff.gemm_sustained_fraction;
+  CHECK(base.eff.attn_cudnn_shape_fwd_fraction > 0 && sus > 0 && sus < 1);
+  CHECK_NEAR_REL(back.eff.attn_cudnn_shape_fwd_fraction,
+                 base.eff.attn_cudnn_shape_fwd_fraction * sus, 1e-9);
+  CHECK_NEAR_REL(back.eff.attn_cudnn_shape_bwd_fraction,
+                 base.eff.attn_cudnn_shape_bwd_fraction * sus, 1e-9);
+  CHECK_NEAR_REL(back.eff.attn_cudnn_fwd_tile_fixed_keys, base.eff.attn_cudnn_fwd_tile_fixed_keys,
+                 1e-12);
+  CHECK_NEAR_REL(back.eff.attn_cudnn_bwd_tile_fixed_keys, base.eff.attn_cudnn_bwd_tile_fixed_keys,
+                 1e-12);
   for (size_t i = 0; i < t->n_obs; i++)
     CHECK_NEAR_REL(pl_compute_obs_time_s(&back, &t->obs[i]),
                    pl_compute_obs_time_s(&fitted, &t->obs[i]), 1e-6);
