@@ -365,15 +365,18 @@ static const struct elem_cost GLU_CLAMP = {2, 2, 8 * BF16_BYTES, 10 * BF16_BYTES
  * experts.py TEGroupedMLP._apply_bias, core_v0.15.0 .. core_v0.18.0 and the
  * eager path of main d98e8a6: `torch.cat([t + b * p for t, b, p in
  * zip(torch.split(out, tokens_per_expert), biases, torch.split(probs, ...))])
- * .to(out.dtype)`). The probabilities are fp32 (the router's fp32 dtype, above),
- * so by PyTorch's type promotion b * p, the sum and the cat are fp32 tensors of
- * fc2's output size. Per element of fc2's output: b * p writes 4 B, the add
- * reads 2 + 4 and writes 4, the cat reads and writes 4 each, the cast back reads
- * 4 and writes 2: 28 B. Backward (derivatives.yaml): the cast's gradient to fp32
- * (read 2, write 4), the add's gradient cast to t's bf16 (read 4, write 2), the
- * products' gradients grad * p summed over the rows for b and grad * b summed
- * over the columns for p (each a 4 B write and two 4 B reads): 36 B. */
-static const struct elem_cost EXPERT_BIAS = {2, 4, 28, 36};
+ * .to(out.dtype)`). The probabilities have the router logits' dtype (TE's
+ * fused_topk_with_score_function and Megatron-Core's topk_softmax_with_capacity
+ * return them "in the same dtype as the logits"), bf16 here: Megatron-Bridge's
+ * GPT-OSS bridge and recipes leave moe_router_dtype unset (v0.2.0 .. HEAD
+ * 067f987), so the logits are bf16 and the closing .to() is a no-op. Per
+ * element of fc2's output: b * p writes 2 B, the add reads 2 + 2 and writes 2,
+ * the cat reads and writes 2 each: 12 B. Backward (PyTorch autograd,
+ * derivatives.yaml mul: grad * other, summed to the broadcast operand's size):
+ * the add and the cat pass views; grad * p summed over the rows for b and
+ * grad * b summed over the columns for p, each a 2 B write and two 2 B reads:
+ * 12 B. */
+static const struct elem_cost EXPERT_BIAS = {2, 4, 6 * BF16_BYTES, 6 * BF16_BYTES};
 
 /* Routed copies one expert of the busiest ep rank computes in one
  * micro-batch. Each rank routes its tokens_n tokens (sequence parallel: the
@@ -450,9 +453,9 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   elementwise(&ops[n++], "expert_act", (double)rows * (double)local * (double)fe,
               gated ? SWIGLU : GELU);
   gemm_group(&ops[n++], "expert_fc2", rows, h, fe, local, share);
-  if (m->mlp_bias) { /* per local expert: cast, cast, two products and their sums */
+  if (m->mlp_bias) { /* per local expert: two products and their sums */
     elementwise(&ops[n], "expert_bias", (double)rows * (double)local * (double)h, EXPERT_BIAS);
-    ops[n++].bwd_kernels = 1 + 5 * (int)local;
+    ops[n++].bwd_kernels = 4 * (int)local;
   }
   elementwise(&ops[n++], "unpermute", copies, UNPERMUTE);
   if (m->shared_ffn > 0) {
