@@ -12,6 +12,12 @@ costs (i+1)*128 + K0 key positions; time = makespan * tile FLOPs per key /
 Least squares of log(predicted / measured) over K0 (step 16) and the asymptote.
 A calibration of the kernel: no validation row is read.
 Usage: scripts/attn-kernel-shape-fit.py [csv]
+       scripts/attn-kernel-shape-fit.py --cudnn-frontend CSV SMS PEAK_TFLOPS
+The second form reads NVIDIA's published cuDNN SDPA training benchmark
+(NVIDIA/cudnn-frontend benchmark/sdpa_benchmark_training, copied to
+data/published/cudnn-frontend/: kernel times from the torch profiler, median
+of 10 iterations) for a GPU with SMS SMs and that dense bf16 peak: its cuDNN
+bf16 causal ("top_left") rows, non-deterministic backward.
 """
 import csv
 import heapq
@@ -52,7 +58,36 @@ def fit(sub, col, mult, kernels):
     return best
 
 
+def cudnn_frontend_rows(path):
+    """The published benchmark's rows in this script's columns (times in s)."""
+    out = {}
+    for r in csv.DictReader(open(path)):
+        if (r["backend"] != "cudnn" or r["data_type"] != "bfloat16" or r["attn_mask"] != "top_left"
+                or r["success"] != "True" or r["deterministic_bwd"] != "False"):
+            continue
+        key = (r["batch_size"], r["num_q_heads"], r["num_kv_heads"], r["q_seqlen"],
+               r["head_dim_qk"], r["head_dim_vo"])
+        row = out.setdefault(key, {"backend": "cudnn", "batch": key[0], "q_heads": key[1],
+                                   "kv_heads": key[2], "seq": key[3], "d_qk": key[4],
+                                   "d_v": key[5], "error": ""})
+        if r["profile_pass"] == "both":  # one row with both times (the H200 file)
+            row["fwd_s"] = float(r["fwd_time_ms"]) / 1e3
+            row["bwd_s"] = float(r["bwd_time_ms"]) / 1e3
+        else:
+            row[r["profile_pass"] + "_s"] = float(r["time_ms"]) / 1e3
+    return [r for r in out.values() if "fwd_s" in r and "bwd_s" in r]
+
+
 def main():
+    global SMS, PEAK
+    if len(sys.argv) == 5 and sys.argv[1] == "--cudnn-frontend":
+        SMS, PEAK = int(sys.argv[3]), float(sys.argv[4]) * 1e12
+        rows = cudnn_frontend_rows(sys.argv[2])
+        for name, col, mult, kernels in (("fwd", "fwd_s", 1.0, 1), ("bwd", "bwd_s", 2.5, 2)):
+            rms, k0, f, worst = fit(rows, col, mult, kernels)
+            print(f"cudnn d128 {name}: {len(rows)} shapes, asymptote {f:.3f}, K0 {k0}, "
+                  f"rms {100 * rms:.1f} %, worst {100 * worst:.1f} %")
+        return
     path = sys.argv[1] if len(sys.argv) > 1 else "data/ground-truth/h100/attn_kernels.csv"
     rows = [r for r in csv.DictReader(open(path)) if not r["error"]]
     for be in ("cudnn", "flash"):

@@ -824,7 +824,19 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
                  (l->fp8_recipe != PL_FP8_RECIPE_TENSOR || l->fp8_weight_cache)) ||
                 (block_scaled && l->fp8_weight_cache);
   double weight_share = cached && l->micro_batches > 0 ? 1.0 / (double)l->micro_batches : 1.0;
-  double amax = l->dtype == PL_DTYPE_FP8 && l->fp8_recipe == PL_FP8_RECIPE_CURRENT ? 2.0 : 0.0;
+  /* NVFP4 too: its second-level scale is per tensor (global amax / (6 x
+   * 448)), so TE's NVFP4Quantizer::quantize_impl (transformer_engine/pytorch/
+   * csrc/quantizer.cpp, TE 2.8+) reads the input once for the amax
+   * (nvte_hadamard_transform_amax with the recipe's random Hadamard transform
+   * on inputs and gradients, nvte_compute_amax_with_config without) before
+   * the quantize kernel (nvte_quantize_with_hadamard_transform, one fused
+   * pass writing the rowwise and the RHT'd columnwise copy, or
+   * nvte_quantize_v2): +2 B per element, as for FP8 current scaling. MXFP8's
+   * scales are per 32-element block, computed in its one quantize pass. */
+  double amax = (l->dtype == PL_DTYPE_FP8 && l->fp8_recipe == PL_FP8_RECIPE_CURRENT) ||
+                        l->dtype == PL_DTYPE_NVFP4
+                    ? 2.0
+                    : 0.0;
   /* fp8-tensorwise: torchao's Float8Linear with the "tensorwise" recipe
    * (torchtitan float8.recipe_name; torchao/float8/config.py ALL_TENSORWISE,
    * "dynamic per-tensor scaling with the cuBLAS tensorwise kernel").

@@ -285,6 +285,40 @@ static void test_cudnn_attention_shape(void) {
         10 * 0.5 * a.fwd_flops / (989.4e12 * 0.615 * 0.887));
 }
 
+/* Blackwell cuDNN attention by shape (data/gpus/gb200.json, gb300.json:
+ * efficiency.attention.cudnn.shape fitted to NVIDIA's published cuDNN SDPA
+ * training benchmark, data/published/cudnn-frontend/sdpa_llama3.1_*.csv):
+ * at the benchmark's own shape (batch 2 x 64 heads, seq 8192, head dim 128,
+ * causal; 4 x 128 FLOPs per score forward, 2.5x that backward) the burst
+ * time (the run time without its launches, times the sustained fraction
+ * that a training step adds) comes back within the fit's error of the
+ * published kernel time: GB200 1.397 ms forward, 4.127 ms backward; GB300
+ * 1.185 / 3.832 ms. The old estimate (0.51 of peak forward) said 1.72 ms. */
+static void test_blackwell_cudnn_attention(void) {
+  static const struct {
+    const char *gpu;
+    double fwd_s, bwd_s;
+  } pub[] = {{"gb200", 1.397e-3, 4.127e-3}, {"gb300", 1.185e-3, 3.832e-3}};
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .attention_cudnn = true};
+  struct pl_model m = {.dropout = false};
+  double scores = 128.0 * 8192.0 * 8192.0;
+  struct pl_op a = {.name = "attn", .kind = PL_OP_ATTENTION, .m = 8192, .n = 8192, .k = 128,
+                    .count = 128, .causal = true, .fwd_flops = 512.0 * scores,
+                    .bwd_flops = 1280.0 * scores};
+  for (size_t i = 0; i < sizeof pub / sizeof pub[0]; i++) {
+    struct pl_gpu g;
+    struct pl_diag d, *dp = &d;
+    pl_diag_clear(&d);
+    CHECK_STATUS(pl_gpu_load(pub[i].gpu, &g, &d), PL_OK, dp);
+    CHECK(g.eff.attn_cudnn_shape_fwd_fraction > 0 && g.eff.attn_cudnn_shape_bwd_fraction > 0);
+    double k = g.eff.kernel_overhead_s, sus = g.eff.gemm_sustained_fraction;
+    double fwd = (pl_op_run_time_s(&g, &l, &m, &a, PL_PASS_FWD) - k) * sus;
+    double bwd = (pl_op_run_time_s(&g, &l, &m, &a, PL_PASS_BWD) - 3 * k) * sus;
+    CHECK_NEAR_REL(fwd, pub[i].fwd_s, 0.05);
+    CHECK_NEAR_REL(bwd, pub[i].bwd_s, 0.10);
+  }
+}
+
 /* Eager attention (no FlashAttention) materializes the scores: slower than
  * the fused kernel, and its forward is at least the softmax traffic
  * 32 * 4096^2 elements * (4 + 5 with dropout) bytes over the HBM. */
@@ -443,6 +477,31 @@ static void test_fp8_casts(void) {
     CHECK_NEAR_REL(c->fwd_bytes, 46202880.0, EXACT);
     CHECK_NEAR_REL(c->bwd_bytes, 140247040.0, EXACT);
   }
+  /* NVFP4 (Transformer Engine's NVFP4Quantizer: an amax read of the 16-bit
+   * input, 2 B, then one pass writing the rowwise and columnwise copies,
+   * 2 x (0.5 + 1/16) B, after reading 2 B): 5.125 B per input and output-
+   * gradient element, 3.125 B per weight element (no amax charged there, as
+   * for FP8 current scaling): 5.125 x 6,029,312 + 3.125 x 12,845,056 =
+   * 71,041,024 B forward, 5.125 x 11,010,048 = 56,426,496 B backward; with
+   * the weight cache over 8 micro-batches the weights cost 1/8:
+   * 30,900,224 + 5,017,600 = 35,917,824 B forward */
+  run.layout.shard = PL_SHARD_DDP;
+  run.layout.dp = run.layout.shard_group = 1;
+  run.layout.fp8_all_gather = false;
+  run.layout.fp8_recipe = PL_FP8_RECIPE_DELAYED;
+  run.layout.dtype = PL_DTYPE_NVFP4;
+  run.layout.fp8_weight_cache = false;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  c = find_op(ops, n, "fp8_casts");
+  CHECK(c != NULL);
+  if (c != NULL) {
+    CHECK_NEAR_REL(c->fwd_bytes, 71041024.0, EXACT);
+    CHECK_NEAR_REL(c->bwd_bytes, 56426496.0, EXACT);
+  }
+  run.layout.fp8_weight_cache = true;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  c = find_op(ops, n, "fp8_casts");
+  CHECK(c != NULL && fabs(c->fwd_bytes - 35917824.0) < 1.0);
 }
 
 /* layout.head_16bit (Megatron-Core's output layer is tensor_parallel.ColumnParallelLinear, not a
@@ -651,6 +710,7 @@ int main(void) {
   test_triton_attention();
   test_cudnn_attention();
   test_cudnn_attention_shape();
+  test_blackwell_cudnn_attention();
   test_memory_op();
   test_gemm_backward();
   test_unfused_kernels();
