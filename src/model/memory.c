@@ -21,7 +21,9 @@
  * (torchtitan per-op SAC) what its saved tensors lack of a whole block.
  *
  * Other: FSDP/ZeRO unsharded units (zero3: the current and the prefetched
- * unit's bf16 parameters plus one unit's fp32 gradients; zero2: one unit's
+ * unit's bf16 parameters plus one unit's fp32 gradients; DeepSpeed 2021's
+ * per-module fetch instead with layout.zero3_list_copy_s,
+ * deepspeed_working_elems; zero2: one unit's
  * fp32 gradients before its reduce-scatter; with pp > 1 and
  * layout.fsdp_pp_unsharded the whole stage's bf16 parameters and fp32
  * gradients), the SP all-gather buffer, the
@@ -310,6 +312,71 @@ static void stage_experts(const struct pl_model *m, const struct pl_layout *l, i
                       (double)pl_model_layer_params(m)) / t;
 }
 
+/* DeepSpeed 2021 ZeRO-3 (layout.zero3_list_copy_s: its per-parameter path)
+ * gathers per module, not per block: v0.3.16 stage3.py fetch_sub_module
+ * gathers sub_module.named_parameters(recurse=False), the parameters of the
+ * module about to run (a Linear's weight and bias), and release_sub_module
+ * partitions them again after it unless _keep_for_later. Dense blocks with
+ * standard attention only (MoE and latent attention keep the block unit). */
+static bool deepspeed_module_fetch(const struct pl_model *m, const struct pl_layout *l) {
+  return l->zero3_list_copy_s > 0 && !pl_model_is_moe(m) && m->kv_lora_rank <= 0;
+}
+
+/* DeepSpeed v0.3.16 stage3.py constants.py: reduce_bucket_size,
+ * stage3_max_reuse_distance and stage3_prefetch_bucket_size defaults
+ * (ZERO_OPTIMIZATION_REDUCE_BUCKET_SIZE_DEFAULT 5e8,
+ * ZERO_OPTIMIZATION_MAX_REUSE_DISTANCE_DEFAULT 1e9,
+ * ZERO_OPTIMIZATION_PREFETCH_BUCKET_SIZE_DEFAULT 5e7 elements). */
+#define DS_REDUCE_BUCKET_ELEMS 5e8
+#define DS_REUSE_DISTANCE_ELEMS 1e9
+#define DS_PREFETCH_BUCKET_ELEMS 5e7
+
+/* The largest parameter tensor stage i holds on one GPU: a block's QKV,
+ * projection, fc1 (gate and up together when gated) or fc2 weight, the
+ * token table on the first stage, an untied (or, with pp > 1, the last
+ * stage's own) LM head on the last. */
+static double largest_tensor(const struct pl_model *m, const struct pl_layout *l, int64_t i) {
+  double t = (double)deg(l->tp), h = (double)m->hidden, f = (double)m->ffn_hidden;
+  double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
+  double w[4] = {h * (q + 2.0 * kv) / t, q * h / t,
+                 h * f * (m->mlp == PL_MLP_SWIGLU ? 2.0 : 1.0) / t, f * h / t};
+  double big = 0;
+  for (int k = 0; k < 4; k++)
+    big = w[k] > big ? w[k] : big;
+  int64_t pp = deg(l->pp);
+  double table = vocab_rows(m, deg(l->tp));
+  if (i == 0 || (i == pp - 1 && (!m->tied_embeddings || pp > 1)))
+    big = table > big ? table : big;
+  return big;
+}
+
+/* Elements of DeepSpeed 2021 ZeRO-3's unsharded working set on stage i, at
+ * its peak in backward (all 16-bit): the module's gathered weight (at a
+ * gather: _allgather_param's flat_tensor, and ProcessGroupNCCL's flattened
+ * output of PyTorch 1.7-1.8 allgather beside it); the full-size gradient the
+ * module's backward produces (param.grad, kept whole until its bucket is
+ * reduced: stage3.py reduce_independent_p_g_buckets_and_remove_grads); and
+ * the bucket under reduction, a gradient larger than reduce_bucket_size
+ * alone, or up to reduce_bucket_size elements and allreduce_bucket's
+ * flattened copy of them (contiguous_gradients' two ipg buffers of the
+ * same size likewise): a bound, max(largest tensor, 2 x the bucket). Plus
+ * what stays gathered between uses: with the module trace working
+ * (layout.zero3_no_reuse false) parameters reused within
+ * stage3_max_reuse_distance (_keep_for_later), at most that many elements,
+ * and with prefetch on up to stage3_prefetch_bucket_size more
+ * (prefetch_next_sub_modules). */
+static double deepspeed_working_elems(const struct pl_model *m, const struct pl_layout *l,
+                                      int64_t i) {
+  double big = largest_tensor(m, l, i);
+  double bucket = 2.0 * DS_REDUCE_BUCKET_ELEMS;
+  double w = 2.0 * big + (big > bucket ? big : bucket);
+  if (!l->zero3_no_reuse)
+    w += DS_REUSE_DISTANCE_ELEMS;
+  if (!l->gather_no_prefetch)
+    w += DS_PREFETCH_BUCKET_ELEMS;
+  return w;
+}
+
 /* Model states: dense parameters sharded over shard_group * cp, routed
  * experts over the expert data-parallel group (Megatron-Core's distributed
  * optimizer shards expert parameters over expert_data_parallel_group). */
@@ -328,6 +395,13 @@ static void model_states(const struct pl_model *m, const struct pl_layout *l, in
    * (Megatron-Core param_and_grad_buffer.py: grad dtype = fp32 only with
    * grad_reduce_in_fp32, else the parameters' dtype) */
   double grad_bytes = l->grad_reduce_bf16 && l->shard <= PL_SHARD_ZERO1 ? PARAM_BYTES : GRAD_BYTES;
+  /* DeepSpeed 2021 ZeRO-3 keeps its reduced gradient partitions in the
+   * parameters' 16-bit dtype: v0.3.16 stage3.py partition_previous_reduced_grads
+   * allocates grads_in_partition with dtype=self.dtype (the fp16 parameters'),
+   * and the fp32 copy (_prepare_fp32_grad_for_sub_group) exists only during
+   * the optimizer step, after the activations are freed */
+  if (l->shard == PL_SHARD_ZERO3 && deepspeed_module_fetch(m, l))
+    grad_bytes = PARAM_BYTES;
   s->grads_b = grad_bytes * (dense / (l->shard >= PL_SHARD_ZERO2 ? n : 1.0) +
                              ex / (l->shard >= PL_SHARD_ZERO2 ? ne : 1.0));
   s->optimizer_b = OPTIMIZER_BYTES * (dense / (l->shard >= PL_SHARD_ZERO1 ? n : 1.0) +
@@ -344,6 +418,8 @@ static void model_states(const struct pl_model *m, const struct pl_layout *l, in
      * _fsdp_param.py, 2.6+; torchtitan mixed_precision_reduce "float32") until
      * the reduce_scatter after the last backward */
     s->unsharded_b = (PARAM_BYTES + GRAD_BYTES) * s->params;
+  else if (l->shard == PL_SHARD_ZERO3 && deepspeed_module_fetch(m, l))
+    s->unsharded_b = PARAM_BYTES * deepspeed_working_elems(m, l, i);
   else if (l->shard == PL_SHARD_ZERO3)
     s->unsharded_b = 2.0 * PARAM_BYTES * unit + GRAD_BYTES * unit;
   else if (l->shard == PL_SHARD_ZERO2)

@@ -232,6 +232,40 @@ static void test_model_states(void) {
   }
 }
 
+/* DeepSpeed 2021 ZeRO-3 (layout.zero3_list_copy_s) gathers per module, not
+ * per block (memory.c deepspeed_working_elems), by hand. GPT-3 175B on 384
+ * GPUs: the largest tensor is the token table, 50,257 x 12,288 =
+ * 617,558,016 elements (fc1 and fc2 hold 603,979,776); the working set is
+ * that tensor gathered, its full gradient, and the bucket under reduction,
+ * max(617,558,016, 2 x 5e8) = 1e9: 2 B x (2 x 617,558,016 + 1e9) =
+ * 4,470,232,064 B. With the module trace working (zero3_no_reuse false) up
+ * to stage3_max_reuse_distance (1e9) more, with prefetch 5e7 more. The
+ * gradient partitions are 16-bit: 2 B x N / 384. Without the per-parameter
+ * path the block unit: 2 x 2 B x block + 4 B x block. */
+static void test_deepspeed_zero3_working_set(void) {
+  struct pl_model m = model("gpt3-175b");
+  struct pl_gpu g = gpu80();
+  struct pl_layout l = layout(&m, (struct spec){.gpus = 384, .gbs = 384, .shard = PL_SHARD_ZERO3});
+  struct pl_memory base, mem;
+  pl_memory_compute(&m, &l, &g, &base);
+  l.zero3_list_copy_s = 22.64e-6;
+  l.zero3_no_reuse = true;
+  l.gather_no_prefetch = true;
+  pl_memory_compute(&m, &l, &g, &mem);
+  CHECK_NEAR_REL(mem.unsharded_bytes, 2.0 * (2.0 * 617558016.0 + 1e9), 1e-15);
+  CHECK_NEAR_REL(mem.grads_bytes, 2.0 * mem.stage_params / 384.0, 1e-15);
+  CHECK_NEAR_REL(mem.params_bytes, base.params_bytes, 1e-15);
+  double h = 12288.0, block = 12 * h * h + 13 * h;
+  CHECK_NEAR_REL(base.unsharded_bytes, 8.0 * block, 1e-15);
+  CHECK_NEAR_REL(base.grads_bytes, 4.0 * base.stage_params / 384.0, 1e-15);
+  l.zero3_no_reuse = false;
+  pl_memory_compute(&m, &l, &g, &mem);
+  CHECK_NEAR_REL(mem.unsharded_bytes, 2.0 * (2.0 * 617558016.0 + 2e9), 1e-15);
+  l.gather_no_prefetch = false;
+  pl_memory_compute(&m, &l, &g, &mem);
+  CHECK_NEAR_REL(mem.unsharded_bytes, 2.0 * (2.0 * 617558016.0 + 2.05e9), 1e-15);
+}
+
 /* zero3 bytes per GPU fall as dp grows (8, 16, 64 GPUs, same batch per GPU). */
 static void test_zero3_scaling(void) {
   struct pl_model m = model("llama2-7b");
@@ -448,6 +482,7 @@ int main(void) {
   test_recompute_modules();
   test_model_states();
   test_zero3_scaling();
+  test_deepspeed_zero3_working_set();
   test_hybrid();
   test_pipeline();
   test_does_not_fit();
