@@ -52,6 +52,11 @@ struct pl_gpu_efficiency {
   double attn_cudnn_shape_bwd_fraction; /* same for the backward */
   double attn_cudnn_fwd_tile_fixed_keys; /* each query tile's fixed cost, in key positions */
   double attn_cudnn_bwd_tile_fixed_keys;
+  double attn_shape_fwd_fraction; /* FlashAttention-2's rate by shape (attention.shape), same
+                                    meaning as the cuDNN four; 0 = not given (the flat fractions) */
+  double attn_shape_bwd_fraction;
+  double attn_fwd_tile_fixed_keys;
+  double attn_bwd_tile_fixed_keys;
   double hbm_fraction;           /* achievable / datasheet HBM bandwidth */
   double kernel_overhead_s;      /* fixed cost of each kernel (launch gap, tail) */
   double overlap_slowdown;       /* compute time increase while NCCL kernels run */

@@ -90,10 +90,23 @@ static void kernel_fractions(struct pl_emit *e, const struct ctx *c, const char 
   pl_emit_obj_end(e);
 }
 
+/* A kernel's rate by shape (docs/step-model.md 2.2): the asymptotes with the
+ * sustained fraction folded in like every other rate here, the tiles' fixed
+ * keys as they were. */
+static void shape_object(struct pl_emit *e, const struct ctx *c, const char *key, yajl_val v,
+                         double fwd, double bwd, const char *kernel) {
+  pl_emit_obj_begin(e, key);
+  fraction_pair(e, c, fwd, bwd, kernel);
+  for (size_t j = 0; j < v->u.object.len; j++)
+    if (strcmp(v->u.object.keys[j], "fwd_fraction") != 0 &&
+        strcmp(v->u.object.keys[j], "bwd_fraction") != 0)
+      copy_value(e, v->u.object.keys[j], v->u.object.values[j]);
+  pl_emit_obj_end(e);
+}
+
 /* cuDNN's object: its fractions and, where the base file has it, its rate by
- * shape (docs/step-model.md 2.2): the asymptotes with the sustained fraction
- * folded in like every other rate here, the tiles' fixed keys as they were.
- * Dropping it would fall back to the constant fractions, a different model. */
+ * shape. Dropping it would fall back to the constant fractions, a different
+ * model. */
 static void cudnn_fractions(struct pl_emit *e, const struct ctx *c, yajl_val base) {
   const struct pl_gpu_efficiency *f = &c->g->eff;
   pl_emit_obj_begin(e, "cudnn");
@@ -102,18 +115,11 @@ static void cudnn_fractions(struct pl_emit *e, const struct ctx *c, yajl_val bas
   for (size_t i = 0; i < base->u.object.len; i++) {
     const char *k = base->u.object.keys[i];
     yajl_val v = base->u.object.values[i];
-    if (strcmp(k, "shape") == 0 && YAJL_IS_OBJECT(v)) {
-      pl_emit_obj_begin(e, k);
-      fraction_pair(e, c, f->attn_cudnn_shape_fwd_fraction, f->attn_cudnn_shape_bwd_fraction,
-                    "the cuDNN fused attention's large-shape");
-      for (size_t j = 0; j < v->u.object.len; j++)
-        if (strcmp(v->u.object.keys[j], "fwd_fraction") != 0 &&
-            strcmp(v->u.object.keys[j], "bwd_fraction") != 0)
-          copy_value(e, v->u.object.keys[j], v->u.object.values[j]);
-      pl_emit_obj_end(e);
-    } else if (strcmp(k, "fwd_fraction") != 0 && strcmp(k, "bwd_fraction") != 0) {
+    if (strcmp(k, "shape") == 0 && YAJL_IS_OBJECT(v))
+      shape_object(e, c, k, v, f->attn_cudnn_shape_fwd_fraction, f->attn_cudnn_shape_bwd_fraction,
+                   "the cuDNN fused attention's large-shape");
+    else if (strcmp(k, "fwd_fraction") != 0 && strcmp(k, "bwd_fraction") != 0)
       copy_value(e, k, v);
-    }
   }
   pl_emit_obj_end(e);
 }
@@ -172,7 +178,13 @@ static void attention(struct pl_emit *e, const struct ctx *c, yajl_val base) {
                        "the Triton FlashAttention");
     else if (strcmp(k, "cudnn") == 0 && YAJL_IS_OBJECT(v))
       cudnn_fractions(e, c, v);
-    else
+    else if (strcmp(k, "shape") == 0 && YAJL_IS_OBJECT(v)) {
+      /* FlashAttention-2's rate by shape, left out when the fit measured the
+       * kernel's fractions from the trace (compute_fit.c drops it then) */
+      if (f->attn_shape_fwd_fraction > 0)
+        shape_object(e, c, k, v, f->attn_shape_fwd_fraction, f->attn_shape_bwd_fraction,
+                     "the FlashAttention-2 large-shape");
+    } else
       copy_value(e, k, v);
   }
   pl_emit_obj_end(e);

@@ -19,7 +19,8 @@
  *                            "shape": {"fwd_fraction": {...}, "bwd_fraction": {...},
  *                                      "fwd_tile_fixed_keys": {...},
  *                                      "bwd_tile_fixed_keys": {...}}  (optional)}
- *                            (optional: cuDNN's fused flash attention)},
+ *                            (optional: cuDNN's fused flash attention),
+ *                   "shape": {the same four for the kernel above}  (optional)},
  *     "hbm_fraction": {"value": 0.9, "source": "..."},
  *     "kernel_overhead": {"value": "2 us", "source": "..."},
  *     "overlap_slowdown": {"value": 0.189, "source": "..."},
@@ -181,6 +182,30 @@ static enum pl_status gemm_part(yajl_val eff, const char *origin, struct pl_gpu_
   return st;
 }
 
+/* An attention kernel's optional rate by shape (docs/step-model.md 2.2): the
+ * "shape" object under `kernel` (named `what` in errors) with the large-shape
+ * asymptote of each pass and each query tile's fixed cost in key positions. */
+static enum pl_status attention_shape(yajl_val kernel, const char *what, const char *origin,
+                                      double *fwd, double *bwd, double *fwd_keys,
+                                      double *bwd_keys, struct pl_diag *diag) {
+  yajl_val sh = base_json_get(kernel, "shape");
+  if (sh == NULL)
+    return PL_OK;
+  if (!YAJL_IS_OBJECT(sh))
+    return pl_diag_set(diag, PL_ERR_PARSE,
+                       "%s: efficiency field '%s' must be an object with \"fwd_fraction\", "
+                       "\"bwd_fraction\", \"fwd_tile_fixed_keys\" and \"bwd_tile_fixed_keys\"",
+                       origin, what);
+  enum pl_status st = fraction(sh, "fwd_fraction", origin, fwd, diag);
+  if (st == PL_OK)
+    st = fraction(sh, "bwd_fraction", origin, bwd, diag);
+  if (st == PL_OK)
+    st = tile_fixed_k(sh, "fwd_tile_fixed_keys", origin, fwd_keys, diag);
+  if (st == PL_OK)
+    st = tile_fixed_k(sh, "bwd_tile_fixed_keys", origin, bwd_keys, diag);
+  return st;
+}
+
 static enum pl_status attention_part(yajl_val eff, const char *origin, struct pl_gpu_efficiency *e,
                                      struct pl_diag *diag) {
   yajl_val a = base_json_get(eff, "attention");
@@ -216,23 +241,16 @@ static enum pl_status attention_part(yajl_val eff, const char *origin, struct pl
     st = fraction(cu, "fwd_fraction", origin, &e->attn_cudnn_fwd_fraction, diag);
   if (st == PL_OK && cu != NULL)
     st = fraction(cu, "bwd_fraction", origin, &e->attn_cudnn_bwd_fraction, diag);
-  /* optional: cuDNN's rate by shape (docs/step-model.md 2.2): the large-shape
-   * asymptote of each pass and each query tile's fixed cost in key positions */
-  yajl_val sh = cu != NULL ? base_json_get(cu, "shape") : NULL;
-  if (st == PL_OK && sh != NULL && !YAJL_IS_OBJECT(sh))
-    st = pl_diag_set(diag, PL_ERR_PARSE,
-                     "%s: efficiency field 'attention.cudnn.shape' must be an object with "
-                     "\"fwd_fraction\", \"bwd_fraction\", \"fwd_tile_fixed_keys\" and "
-                     "\"bwd_tile_fixed_keys\"",
-                     origin);
-  if (st == PL_OK && sh != NULL)
-    st = fraction(sh, "fwd_fraction", origin, &e->attn_cudnn_shape_fwd_fraction, diag);
-  if (st == PL_OK && sh != NULL)
-    st = fraction(sh, "bwd_fraction", origin, &e->attn_cudnn_shape_bwd_fraction, diag);
-  if (st == PL_OK && sh != NULL)
-    st = tile_fixed_k(sh, "fwd_tile_fixed_keys", origin, &e->attn_cudnn_fwd_tile_fixed_keys, diag);
-  if (st == PL_OK && sh != NULL)
-    st = tile_fixed_k(sh, "bwd_tile_fixed_keys", origin, &e->attn_cudnn_bwd_tile_fixed_keys, diag);
+  /* optional: cuDNN's rate by shape (docs/step-model.md 2.2) */
+  if (st == PL_OK && cu != NULL)
+    st = attention_shape(cu, "attention.cudnn.shape", origin, &e->attn_cudnn_shape_fwd_fraction,
+                         &e->attn_cudnn_shape_bwd_fraction, &e->attn_cudnn_fwd_tile_fixed_keys,
+                         &e->attn_cudnn_bwd_tile_fixed_keys, diag);
+  /* optional: FlashAttention-2's rate by shape, the same four parameters */
+  if (st == PL_OK)
+    st = attention_shape(a, "attention.shape", origin, &e->attn_shape_fwd_fraction,
+                         &e->attn_shape_bwd_fraction, &e->attn_fwd_tile_fixed_keys,
+                         &e->attn_bwd_tile_fixed_keys, diag);
   return st;
 }
 

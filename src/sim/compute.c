@@ -179,11 +179,15 @@ static double attention_fraction(const struct pl_gpu *g, enum pl_pass pass, enum
  * grid order to the first free SM (the hardware's block scheduler), each tile
  * costing its keys plus `fixed` (the tile's prologue and epilogue: loading Q,
  * the softmax rescale and writing O, expressed as key positions of mainloop).
- * Causal: query tile i sees the keys up to its last row, (i + 1) x 128, the
- * heaviest tiles first (the grid order that fits the measured kernels best,
- * docs/step-model.md 2.2); not causal: every tile sees n keys. */
+ * Causal: query tile i sees the keys up to its last row, (i + 1) x 128; each
+ * head's tiles heaviest first (cuDNN: the grid order that fits the measured
+ * kernels best; FlashAttention-2's backward: grid_n(num_n_block, b, h) with
+ * n_block = blockIdx.x, key block j doing the query blocks from j on) or, with
+ * `lightest_first`, in query-block order (FlashAttention-2's forward: grid
+ * (num_m_block, b, h), m_block = blockIdx.x; docs/step-model.md 2.2); not
+ * causal: every tile sees n keys. */
 static double attn_tiles_makespan(int64_t m, int64_t n, bool causal, int64_t count, int64_t sms,
-                                  double fixed) {
+                                  double fixed, bool lightest_first) {
   int64_t tiles = (m + ATTN_TILE_ROWS - 1) / ATTN_TILE_ROWS;
   double longest = (double)n + fixed, total = 0;
   for (int64_t i = 0; i < tiles; i++) {
@@ -204,7 +208,8 @@ static double attn_tiles_makespan(int64_t m, int64_t n, bool causal, int64_t cou
     load[j] = 0;
   double span = 0;
   for (int64_t c = 0; c < count; c++) {
-    for (int64_t i = tiles - 1; i >= 0; i--) {
+    for (int64_t t = 0; t < tiles; t++) {
+      int64_t i = lightest_first ? t : tiles - 1 - t;
       int64_t keys = causal ? (i + 1) * ATTN_TILE_ROWS : n;
       double v = load[0] + (double)(keys < n ? keys : n) + fixed;
       span = v > span ? v : span;
@@ -229,19 +234,25 @@ static double attn_tiles_makespan(int64_t m, int64_t n, bool causal, int64_t cou
   return span;
 }
 
-/* cuDNN's attention time by shape when the GPU file gives the shape
- * parameters (efficiency.attention.cudnn.shape), else a negative value:
+/* The attention time by shape when the GPU file gives the kernel's shape
+ * parameters (cuDNN: efficiency.attention.cudnn.shape; FlashAttention-2:
+ * efficiency.attention.shape), else a negative value:
  * t = makespan x (FLOPs of one tile-row-block per key) / (asymptote x peak / SMs).
  * The FLOPs per key position of a 128-row tile are the op's counted FLOPs
  * (every query against every key) / (count x m x n) x 128. */
 static double attention_shape_math_s(const struct pl_gpu *g, const struct pl_op *op,
-                                     enum pl_pass pass, double rate_scale) {
+                                     enum pl_pass pass, double rate_scale, bool cudnn) {
   const struct pl_gpu_efficiency *e = &g->eff;
   bool fwd = pass == PL_PASS_FWD;
-  double f = fwd ? e->attn_cudnn_shape_fwd_fraction : e->attn_cudnn_shape_bwd_fraction;
+  double f = cudnn ? (fwd ? e->attn_cudnn_shape_fwd_fraction : e->attn_cudnn_shape_bwd_fraction)
+                   : (fwd ? e->attn_shape_fwd_fraction : e->attn_shape_bwd_fraction);
   if (!(f > 0) || g->sm_count < 1 || op->m < 1 || op->n < 1)
     return -1;
-  double fixed = fwd ? e->attn_cudnn_fwd_tile_fixed_keys : e->attn_cudnn_bwd_tile_fixed_keys;
+  double fixed = cudnn ? (fwd ? e->attn_cudnn_fwd_tile_fixed_keys : e->attn_cudnn_bwd_tile_fixed_keys)
+                       : (fwd ? e->attn_fwd_tile_fixed_keys : e->attn_bwd_tile_fixed_keys);
+  /* FlashAttention-2's forward grid runs each head's query blocks in order
+   * (flash_fwd_launch_template.h run_flash_fwd), lightest first when causal */
+  bool light = !cudnn && fwd;
   double flops = fwd ? op->fwd_flops : op->bwd_flops;
   int64_t m = op->m, n = op->n, count = op->count > 0 ? op->count : 1;
   double per_key = flops / ((double)count * (double)m * (double)n) * ATTN_TILE_ROWS;
@@ -257,11 +268,11 @@ static double attention_shape_math_s(const struct pl_gpu *g, const struct pl_op 
      * local queries against half a received K/V chunk, or half the queries
      * against all of it), taken here as m queries against m / 2 keys. */
     int64_t cp = (n + m / 2) / m;
-    span = attn_tiles_makespan(m, m, true, count, g->sm_count, fixed) +
-           (double)(cp - 1) *
-               attn_tiles_makespan(m, m / 2 > 0 ? m / 2 : 1, false, count, g->sm_count, fixed);
+    span = attn_tiles_makespan(m, m, true, count, g->sm_count, fixed, light) +
+           (double)(cp - 1) * attn_tiles_makespan(m, m / 2 > 0 ? m / 2 : 1, false, count,
+                                                  g->sm_count, fixed, light);
   } else {
-    span = attn_tiles_makespan(m, n, n >= m, count, g->sm_count, fixed);
+    span = attn_tiles_makespan(m, n, n >= m, count, g->sm_count, fixed, light);
   }
   return span * per_key / sm_rate;
 }
@@ -287,8 +298,8 @@ static double attention_s(const struct pl_gpu *g, enum pl_dtype dt, const struct
   double rate = g->peak_bf16_flops_per_s * frac * sustained;
   (void)dt;
   double t_math = rate > 0 ? flops / rate : 0, t_mem = hbm_s(g, bytes);
-  if (kernel == ATTN_CUDNN) {
-    double t_shape = attention_shape_math_s(g, op, pass, sustained);
+  if (kernel == ATTN_CUDNN || kernel == ATTN_FLASH) {
+    double t_shape = attention_shape_math_s(g, op, pass, sustained, kernel == ATTN_CUDNN);
     if (t_shape >= 0)
       t_math = t_shape;
   }

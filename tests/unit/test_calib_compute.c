@@ -73,6 +73,8 @@ static struct pl_gpu truth_gpu(void) {
   g.eff.gemm_sustained_fraction = 1.0;
   g.eff.attn_fwd_fraction = 0.5;
   g.eff.attn_bwd_fraction = 0.4;
+  g.eff.attn_shape_fwd_fraction = 0; /* FlashAttention-2 at the constant fractions above */
+  g.eff.attn_shape_bwd_fraction = 0;
   g.eff.hbm_fraction = 0.8;
   return g;
 }

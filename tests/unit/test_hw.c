@@ -215,6 +215,28 @@ static void attention_shape_figures(void) {
   h100_edit_refused("\"value\": 0.670,", "4.670", "fwd_fraction");
 }
 
+/* The optional FlashAttention-2 rate by shape (h100/h200 attention.shape:
+ * asymptote 0.340 / 0.335, per-tile fixed cost 144 / 416 key positions,
+ * fitted to the FlashAttention-2 rows of data/ground-truth/h100/attn_kernels.csv)
+ * is read with its source; none on A100; a negative fixed cost (h100's 416
+ * replaced by -41) and an asymptote past the fraction limit (0.340 replaced by
+ * 4.340) are refused with the field named. */
+static void flash_attention_shape_figures(void) {
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h200", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.attn_shape_fwd_fraction, 0.340, 1e-12);
+  CHECK_NEAR_REL(g.eff.attn_shape_bwd_fraction, 0.335, 1e-12);
+  CHECK_NEAR_REL(g.eff.attn_fwd_tile_fixed_keys, 144.0, 1e-12);
+  CHECK_NEAR_REL(g.eff.attn_bwd_tile_fixed_keys, 416.0, 1e-12);
+  CHECK_STATUS(pl_gpu_load("a100-80g", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.attn_shape_fwd_fraction, 0.0, 0);
+  CHECK_NEAR_REL(g.eff.attn_fwd_tile_fixed_keys, 0.0, 0);
+  h100_edit_refused("\"value\": 416,", "-41", "bwd_tile_fixed_keys");
+  h100_edit_refused("\"value\": 0.340,", "4.340", "fwd_fraction");
+}
+
 static void defaults_for_gpus(void) {
   CHECK_STR(pl_cluster_default_for_gpu("h100"), "dgx-h100");
   CHECK_STR(pl_cluster_default_for_gpu("a100-40g"), "dgx-a100");
@@ -344,6 +366,7 @@ int main(void) {
   sustained_fraction_figures();
   tile_fixed_k_figures();
   attention_shape_figures();
+  flash_attention_shape_figures();
   defaults_for_gpus();
   presets_for_devices();
   files_and_errors();

@@ -187,6 +187,9 @@ static void test_attention_sustained(void) {
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
   CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  /* the flat figures: without FlashAttention-2's rate by shape (attention.shape) */
+  h100.eff.attn_shape_fwd_fraction = 0;
+  h100.eff.attn_shape_bwd_fraction = 0;
   struct pl_op op = causal_attention_op();
   double k = h100.eff.kernel_overhead_s;
   CHECK_NEAR_REL(pl_op_time_s(&h100, PL_DTYPE_BF16, &op, PL_PASS_FWD),
@@ -211,9 +214,11 @@ static void test_cudnn_attention(void) {
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
   CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
-  /* the constant figures: a GPU file without cudnn.shape */
+  /* the constant figures: a GPU file without cudnn.shape (nor FlashAttention-2's shape) */
   h100.eff.attn_cudnn_shape_fwd_fraction = 0;
   h100.eff.attn_cudnn_shape_bwd_fraction = 0;
+  h100.eff.attn_shape_fwd_fraction = 0;
+  h100.eff.attn_shape_bwd_fraction = 0;
   CHECK_NEAR_REL(h100.eff.attn_cudnn_fwd_fraction, 0.615, EXACT);
   CHECK_NEAR_REL(h100.eff.attn_cudnn_bwd_fraction, 0.532, EXACT);
   CHECK_NEAR_REL(a100.eff.attn_cudnn_fwd_fraction, 0.0, 0);
@@ -283,6 +288,55 @@ static void test_cudnn_attention_shape(void) {
   /* the small shape runs far below the constant figure (0.615) */
   CHECK(pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_FWD) - k >
         10 * 0.5 * a.fwd_flops / (989.4e12 * 0.615 * 0.887));
+}
+
+/* FlashAttention-2's rate by shape (h100 attention.shape: asymptote 0.340 /
+ * 0.335 of peak, per-tile fixed cost 144 / 416 key positions; 132 SMs,
+ * 128-row tiles, sustained 0.887), worked by hand with shape_op's FLOPs
+ * (16384 per key position of a tile forward, 40960 backward): an SM runs
+ * 989.4e12 x 0.340 x 0.887 / 132 = 2.26048e12 FLOP/s forward (2.22724e12
+ * backward at 0.335).
+ * (a) one head, 1024 causal queries: 8 tiles on 8 SMs, the last one sets the
+ *     time: (1024 + 144) x 16384 / 2.26048e12 = 8.4657 us forward; backward
+ *     (1024 + 416) x 40960 / 2.22724e12 = 26.482 us.
+ * (b) the forward's grid order (flash_fwd_launch_template.h run_flash_fwd:
+ *     grid (num_m_block, b, h), m_block = blockIdx.x): one head of 17024
+ *     queries is 133 tiles; tiles 0-131 fill the 132 SMs lightest first and
+ *     the heaviest, tile 132 (17024 + 144 keys), waits for the SM that frees
+ *     first, tile 0's (128 + 144): 17440 key positions x 16384 / 2.26048e12 =
+ *     126.405 us (heaviest first, as cuDNN's, would give 17168 = 124.434 us).
+ * (c) 2048 heads of 4096 (past the dispatch simulation): the work spread
+ *     evenly, 32 tiles of (i+1) x 128 + 144 = 72192 key positions per head,
+ *     x 2048 / 132 = 1120069.8 per SM = 8118.29 us forward.
+ * An A100 (no entry) keeps the flat fraction. */
+static void test_flash_attention_shape(void) {
+  struct pl_gpu h100;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  CHECK_NEAR_REL(h100.eff.attn_shape_fwd_fraction, 0.340, EXACT);
+  CHECK_NEAR_REL(h100.eff.attn_shape_bwd_fraction, 0.335, EXACT);
+  CHECK_NEAR_REL(h100.eff.attn_fwd_tile_fixed_keys, 144.0, EXACT);
+  CHECK_NEAR_REL(h100.eff.attn_bwd_tile_fixed_keys, 416.0, EXACT);
+  double k = h100.eff.kernel_overhead_s;
+  struct pl_op a = shape_op(1, 1024, 1024);
+  CHECK_NEAR_REL(pl_op_time_s(&h100, PL_DTYPE_BF16, &a, PL_PASS_FWD) - k, 8.4657e-6, 2e-4);
+  CHECK_NEAR_REL(pl_op_time_s(&h100, PL_DTYPE_BF16, &a, PL_PASS_BWD) - 3 * k, 26.482e-6, 2e-4);
+  struct pl_op b = shape_op(1, 17024, 17024);
+  CHECK_NEAR_REL(pl_op_time_s(&h100, PL_DTYPE_BF16, &b, PL_PASS_FWD) - k, 126.405e-6, 2e-4);
+  struct pl_op c = shape_op(2048, 4096, 4096);
+  CHECK_NEAR_REL(pl_op_time_s(&h100, PL_DTYPE_BF16, &c, PL_PASS_FWD) - k, 8118.29e-6, 2e-4);
+  /* the layout's default kernel (flash) runs it too */
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16};
+  struct pl_model m = {.dropout = false};
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_FWD),
+                 pl_op_time_s(&h100, PL_DTYPE_BF16, &a, PL_PASS_FWD), EXACT);
+  /* no entry: the flat 0.35 of FlashAttention-2's published figure */
+  CHECK_NEAR_REL(a100.eff.attn_shape_fwd_fraction, 0.0, 0);
+  double sus = a100.eff.gemm_sustained_fraction > 0 ? a100.eff.gemm_sustained_fraction : 1.0;
+  CHECK_NEAR_REL(pl_op_time_s(&a100, PL_DTYPE_BF16, &c, PL_PASS_FWD) - ovh(),
+                 0.5 * c.fwd_flops / (a100.peak_bf16_flops_per_s * a100.eff.attn_fwd_fraction * sus),
+                 1e-9);
 }
 
 /* Blackwell cuDNN attention by shape (data/gpus/gb200.json, gb300.json:
@@ -710,6 +764,7 @@ int main(void) {
   test_triton_attention();
   test_cudnn_attention();
   test_cudnn_attention_shape();
+  test_flash_attention_shape();
   test_blackwell_cudnn_attention();
   test_memory_op();
   test_gemm_backward();
