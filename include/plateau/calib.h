@@ -105,6 +105,8 @@ struct pl_calib_fit {
   double intra_bytes_per_s;   /* per GPU per direction (the model's NVLink figure) */
   double inter_latency_s;
   double node_net_bytes_per_s;/* per node per direction */
+  bool fit_msg;               /* the rows constrained the per-message proxy cost */
+  double inter_msg_s;         /* that cost, seconds per network message (0: off) */
   size_t n_points;            /* rows used */
   double rms_rel_err;         /* over those rows, after the fit */
   double max_rel_err;

@@ -116,6 +116,10 @@ struct pl_cluster {
   int64_t nics_per_node;
   double nic_bytes_per_s;        /* per NIC, per direction */
   double inter_latency_s;        /* one hop, end to end */
+  double inter_msg_s;            /* host-side cost of one network message on NCCL's proxy path
+                                    (one proxy thread posts and completes every channel's
+                                    message of a ring step in turn; src/net/proxy_msg.c);
+                                    0 in presets (no published figure), fitted by calibrate */
   char inter_kind[32];           /* "infiniband", "efa", "roce", "tcpxo", "none" */
   bool sharp;                    /* InfiniBand SHARP in-network reduction in use by NCCL
                                     (CollNet: NCCL_COLLNET_ENABLE=1 with the SHARP plugin,

@@ -28,13 +28,14 @@
 #include <math.h>
 #include <string.h>
 
-#define N_PARAMS 6
+#define N_PARAMS 7
 #define P_LAUNCH 0
 #define P_INTRA_LAT 1
 #define P_INTRA_BW 2
 #define P_INTER_LAT 3
 #define P_INTER_BW 4
 #define P_FLOOR 5
+#define P_MSG 6 /* seconds per network message on the proxy path (src/net/proxy_msg.c) */
 #define MAX_ITER 200
 #define LOG_BOUND 4.6 /* factors within 1/100 .. 100 of the base */
 
@@ -61,6 +62,7 @@ static void apply(const struct problem *pb, const double *p, struct pl_cluster *
   c->intra_nccl_bytes_per_s = pb->base->intra_nccl_bytes_per_s * exp(p[P_INTRA_BW]);
   c->inter_latency_s = pb->base->inter_latency_s * exp(p[P_INTER_LAT]);
   c->nic_bytes_per_s = pb->base->nic_bytes_per_s * exp(p[P_INTER_BW]);
+  c->inter_msg_s = pb->active[P_MSG] ? fmax(0.0, p[P_MSG]) : pb->base->inter_msg_s;
 }
 
 static bool used(const struct problem *pb, const struct pl_nccl_row *r) {
@@ -148,7 +150,7 @@ static bool solve(double a[N_PARAMS][N_PARAMS], double *b, int n) {
   return true;
 }
 
-static bool is_time(int k) { return k == P_LAUNCH || k == P_FLOOR; }
+static bool is_time(int k) { return k == P_LAUNCH || k == P_FLOOR || k == P_MSG; }
 
 static void clamp(double *p) {
   for (int k = 0; k < N_PARAMS; k++)
@@ -240,6 +242,9 @@ static double floor_time(const struct problem *pb) {
  * launch and floor times. It crosses the steps in the objective that
  * stall Levenberg-Marquardt (see multistart). */
 static double coord_search(const struct problem *pb, double *p, double t0, double cost) {
+  /* the message cost steps in units of the base's network hop: t0 (the
+   * fastest call) says nothing about one message */
+  double msg_unit = pb->base->inter_latency_s;
   static const double steps[] = {0.5, 0.2, 0.08, 0.03, 0.01};
   for (int pass = 0; pass < 2; pass++)
     for (int k = 0; k < N_PARAMS; k++) {
@@ -249,7 +254,7 @@ static double coord_search(const struct problem *pb, double *p, double t0, doubl
         for (int sign = -1; sign <= 1; sign += 2) {
           double q[N_PARAMS];
           memcpy(q, p, sizeof q);
-          q[k] += sign * steps[i] * (is_time(k) ? t0 : 1.0);
+          q[k] += sign * steps[i] * (k == P_MSG ? msg_unit : is_time(k) ? t0 : 1.0);
           clamp(q);
           double c = residuals(pb, q, NULL, NULL);
           if (c < cost) {
@@ -297,6 +302,36 @@ static bool net_bw_binds(const struct problem *pb) {
   return false;
 }
 
+/* Whether the fitted rows see the proxy's per-message bound (src/net/
+ * proxy_msg.c): with one network hop's latency per message, some fitted row
+ * of a series spanning nodes is at least BINDS_MIN slower than in the base.
+ * Where none is, the rows measure nothing about it (every call's NCCL terms
+ * hide it) and the base's figure is kept, as net_bw_binds keeps the
+ * network's bandwidth. */
+static bool msg_binds(const struct problem *pb) {
+  struct pl_cluster probe = *pb->base;
+  probe.inter_msg_s = fmax(pb->base->inter_msg_s, pb->base->inter_latency_s);
+  if (!(probe.inter_msg_s > pb->base->inter_msg_s))
+    return false;
+  for (size_t i = 0; i < pb->n_obs; i++) {
+    const struct pl_nccl_series *s = pb->obs[i].series;
+    if (s->ranks <= s->ranks_per_node)
+      continue;
+    struct pl_group g = {s->ranks, s->ranks_per_node};
+    for (size_t j = 0; j < s->n_rows; j++) {
+      struct pl_coll_cost a, b;
+      if (used(pb, &s->rows[j]) &&
+          pl_coll_time_shared(pb->base, s->op, s->rows[j].bytes, g, s->active_per_node,
+                              pb->obs[i].algo, &a) == PL_OK &&
+          pl_coll_time_shared(&probe, s->op, s->rows[j].bytes, g, s->active_per_node,
+                              pb->obs[i].algo, &b) == PL_OK &&
+          b.time_s >= a.time_s * (1.0 + BINDS_MIN))
+        return true;
+    }
+  }
+  return false;
+}
+
 static enum pl_status setup(struct problem *pb, struct pl_calib_fit *fit, struct pl_diag *diag) {
   memset(fit, 0, sizeof *fit);
   pb->active[P_LAUNCH] = pb->active[P_FLOOR] = true;
@@ -319,6 +354,8 @@ static enum pl_status setup(struct problem *pb, struct pl_calib_fit *fit, struct
   pb->active[P_INTRA_LAT] = pb->active[P_INTRA_BW] = fit->fit_intra;
   pb->active[P_INTER_LAT] = fit->fit_inter;
   pb->active[P_INTER_BW] = fit->fit_inter && net_bw_binds(pb);
+  pb->active[P_MSG] = fit->fit_inter && msg_binds(pb);
+  fit->fit_msg = pb->active[P_MSG];
   return PL_OK;
 }
 
@@ -334,6 +371,7 @@ static void report(const struct problem *pb, const double *p, const double *r, s
   fit->intra_bytes_per_s = out->intra_nccl_bytes_per_s;
   fit->inter_latency_s = out->inter_latency_s;
   fit->node_net_bytes_per_s = pl_cluster_node_net_bytes_per_s(out);
+  fit->inter_msg_s = out->inter_msg_s;
   fit->n_points = m;
   double ss = 0.0;
   for (size_t i = 0; i < m; i++) {
@@ -354,6 +392,8 @@ static double multistart(const struct problem *pb, size_t mr, double *buf, doubl
                          double *best, struct pl_calib_fit *fit) {
   static const double starts[4][2] = {{0.0, 0.0}, {0.5, 0.0}, {0.0, 0.9}, {0.3, 0.9}};
   static const double lat_starts[5] = {0.0, 0.4, -0.4, 0.2, -0.2};
+  /* message cost: off, then fractions of the base's network hop */
+  static const double msg_starts[5] = {0.0, 0.25, 0.5, 1.0, 2.0};
   double best_cost = INFINITY;
   for (int s = 0; s < 40; s++) {
     double p[N_PARAMS] = {0};
@@ -363,6 +403,7 @@ static double multistart(const struct problem *pb, size_t mr, double *buf, doubl
     p[P_INTER_LAT] = pb->active[P_INTER_LAT] ? lat_starts[s / 4 % 5] : 0.0;
     p[P_INTRA_BW] = pb->active[P_INTRA_BW] && s >= 20 ? -0.15 : 0.0;
     p[P_INTER_BW] = pb->active[P_INTER_BW] && s >= 20 ? -0.15 : 0.0;
+    p[P_MSG] = pb->active[P_MSG] ? msg_starts[s % 5] * pb->base->inter_latency_s : 0.0;
     int iters = 0;
     double cost = minimise(pb, p, mr, buf, buf + mr, buf + 2 * mr, &iters);
     fit->iterations += iters;

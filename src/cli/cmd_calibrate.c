@@ -169,6 +169,9 @@ static void text_fit(const struct job *j) {
     printf("  inter (%s)  hop %.3f us (base %.3f), %.1f GB/s per node per direction (base %.1f)\n",
            b->inter_kind, f->inter_latency_s * 1e6, b->inter_latency_s * 1e6,
            f->node_net_bytes_per_s / 1e9, pl_cluster_node_net_bytes_per_s(b) / 1e9);
+  if (f->fit_msg)
+    printf("  inter message     %9.2f us per network message on NCCL's proxy (base %.2f)\n",
+           f->inter_msg_s * 1e6, b->inter_msg_s * 1e6);
   printf("  error over fitted rows: rms %.1f%%, max %.1f%%\n", 100 * f->rms_rel_err,
          100 * f->max_rel_err);
 }
@@ -238,6 +241,8 @@ static int json_report(const struct job *j, const char *out) {
     pl_emit_num(e, "inter_latency_s", j->fit.inter_latency_s);
     pl_emit_num(e, "node_net_bytes_per_s", j->fit.node_net_bytes_per_s);
   }
+  if (j->fit.fit_msg)
+    pl_emit_num(e, "inter_msg_s", j->fit.inter_msg_s);
   pl_emit_int(e, "points", (int64_t)j->fit.n_points);
   pl_emit_num(e, "rms_rel_err", j->fit.rms_rel_err);
   pl_emit_num(e, "max_rel_err", j->fit.max_rel_err);

@@ -95,6 +95,11 @@ static enum pl_status read_inter(yajl_val doc, const char *origin, struct pl_clu
   if ((st = hw_unit(sec, "latency", PL_UNIT_SECONDS, need, false, sub, &c->inter_latency_s,
                     diag)) != PL_OK)
     return st;
+  if ((st = hw_unit(sec, "message_overhead", PL_UNIT_SECONDS, false, false, sub,
+                    &c->inter_msg_s, diag)) != PL_OK)
+    return st;
+  if (c->inter_msg_s < 0.0)
+    return pl_diag_set(diag, PL_ERR_RANGE, "%s: field 'message_overhead' must be >= 0", sub);
   snprintf(c->gpu_nic_path, sizeof c->gpu_nic_path, "pxb");
   if ((st = hw_word(sec, "gpu_nic_path", false, sub, nic_paths, c->gpu_nic_path,
                     sizeof c->gpu_nic_path, diag)) != PL_OK)

@@ -45,6 +45,8 @@ static void write_inter(struct pl_emit *e, const struct pl_cluster *c, const cha
   const char *src = c->calibrated_inter ? fitted : base;
   qty(e, "nic_bandwidth", c->nic_bytes_per_s * 8.0, 1e9, "Gb/s", src);
   qty(e, "latency", c->inter_latency_s, 1e-6, "us", src);
+  if (c->inter_msg_s > 0.0)
+    qty(e, "message_overhead", c->inter_msg_s, 1e-6, "us", src);
   if (strcmp(c->gpu_nic_path, "pxb") != 0 && c->gpu_nic_path[0] != '\0')
     pl_emit_str(e, "gpu_nic_path", c->gpu_nic_path);
   if (c->sharp)

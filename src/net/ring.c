@@ -106,9 +106,11 @@ static double ring_net_charged_s(const struct net_ctx *x, enum pl_coll_proto p, 
   double step = fmax(intra_lat, net_hop_lat_s(x, NET_HW_NET, NET_T_TREE, p));
   double steps_s = (double)nsteps * step * ring_plateau(x, p, bytes);
   double base = net_base_lat_s(NET_T_RING, p);
+  /* the proxy thread's messages bound the call beside both (proxy_msg.c) */
+  double proxy_s = net_proxy_ring_s(x, p, nsteps, bytes);
   if (p == PL_PROTO_SIMPLE)
-    return base + steps_s + bytes / algbw;
-  return base + fmax(steps_s, bytes / algbw);
+    return fmax(base + steps_s + bytes / algbw, base + proxy_s);
+  return base + fmax(fmax(steps_s, bytes / algbw), proxy_s);
 }
 
 /* Pipeline fill (docs/collectives.md, "Pipeline fill"): one chunk per

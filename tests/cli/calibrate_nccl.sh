@@ -39,6 +39,15 @@ expect_ok calibrate nccl "$M/a100_2node_8gpu_all_reduce_alcf-polaris-slingshot.t
   "$M/a100_2node_8gpu_all_gather_alcf-polaris-slingshot.txt" --op all_reduce,all_gather \
   --cluster alcf-polaris --out "$TMP/pol.json"
 check "both ops fitted" grep -q 'all_gather, 8 ranks on 2 nodes' "$TMP/out"
+# the proxy's per-message cost (src/net/proxy_msg.c) is fitted there, written
+# to the file, and the file works as --cluster; presets carry none
+check "message cost fitted" grep -qE "inter message +[1-9][0-9.]* us per network message" "$TMP/out"
+check "message cost written" grep -q '"message_overhead"' "$TMP/pol.json"
+expect_ok collectives --cluster "$TMP/pol.json" --op all_gather --gpus 2160 --bytes 1G --format csv
+check "calibrated Polaris file works as --cluster" grep -q '^all_gather,2160,' "$TMP/out"
+expect_ok calibrate nccl "$M/a100_2node_8gpu_all_reduce_alcf-polaris-slingshot.txt" \
+  --op all_reduce --cluster alcf-polaris --out "$TMP/pol1.json" --format json
+check "json message cost" grep -q '"inter_msg_s"' "$TMP/out"
 expect_fail 1 "give one collective for all logs or one per log" -- calibrate nccl \
   "$M/a100_2node_8gpu_all_reduce_alcf-polaris-slingshot.txt" --op all_reduce,all_gather,all_gather \
   --cluster alcf-polaris --out "$TMP/x.json"

@@ -116,6 +116,69 @@ static void extrapolation(const struct pl_cluster *base) {
   CHECK(e8 < 0.03);
 }
 
+/* The proxy's per-message cost (src/net/proxy_msg.c): ring all_reduce logs
+ * generated on alcf-polaris with 8 us per network message (the preset has
+ * none) on 2 nodes (8 ranks); fitted from the preset, the cost must come
+ * back and predict the same cluster's 64-node ring (256 ranks) it never
+ * saw: a message costs the same on any node count, and the steps grow as
+ * 2(n-1). The bound binds where LL and Simple post many small messages
+ * (1-64 MiB here), NCCL's terms elsewhere, so the rows tell it apart from
+ * the network hop. */
+static void proxy_messages(void) {
+  struct pl_cluster base, truth, fitted;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_cluster_load("alcf-polaris", &base, &d), PL_OK, dp);
+  truth = base;
+  truth.inter_msg_s = 8e-6;
+  struct pl_nccl_series s[2] = {{0}};
+  synth(&truth, &s[0], 0, 8, 4, PL_ALGO_RING);
+  synth(&truth, &s[1], 1, 256, 4, PL_ALGO_RING);
+  struct pl_calib_obs obs = {&s[0], PL_ALGO_RING};
+  struct pl_calib_fit fit;
+  CHECK_STATUS(pl_calib_nccl(&base, &obs, 1, 1048576.0, &fitted, &fit, &d), PL_OK, dp);
+  double e64 = worst_err(&fitted, &s[1], PL_ALGO_RING);
+  printf("proxy messages 2 -> 64 nodes: %.3f us per message (8), network hop %.3f us (14), launch "
+         "%.3f us (0); worst error at 64 nodes %.2g\n",
+         fit.inter_msg_s * 1e6, fit.inter_latency_s * 1e6, fit.launch_s * 1e6, e64);
+  CHECK(fit.fit_msg);
+  CHECK_NEAR_REL(fit.inter_msg_s, 8e-6, 0.02);
+  CHECK(e64 < 0.01);
+  /* the saved file carries it (inter.message_overhead) and loads back;
+   * a negative cost is refused */
+  char tmp[512];
+  const char *dir = getenv("TMPDIR");
+  snprintf(tmp, sizeof tmp, "%s/plateau-test-msg-%ld.json", dir ? dir : "/tmp", (long)getpid());
+  struct pl_cluster back;
+  CHECK_STATUS(pl_cluster_save(&fitted, tmp, "test", &d), PL_OK, dp);
+  CHECK_STATUS(pl_cluster_load(tmp, &back, &d), PL_OK, dp);
+  CHECK_NEAR_REL(back.inter_msg_s, fitted.inter_msg_s, 1e-5);
+  FILE *f = fopen(tmp, "r");
+  char text[8192];
+  size_t n = f ? fread(text, 1, sizeof text - 2, f) : 0; /* room for the added sign */
+  if (f)
+    fclose(f);
+  text[n] = '\0';
+  char *v = strstr(text, "\"message_overhead\"");
+  CHECK(v != NULL);
+  if (v != NULL && (v = strstr(v, "\"value\": \"")) != NULL) {
+    memmove(v + 11, v + 10, strlen(v + 10) + 1); /* "8.0 us" -> "-8.0 us" */
+    v[10] = '-';
+    f = fopen(tmp, "w");
+    if (f) {
+      fputs(text, f);
+      fclose(f);
+    }
+    CHECK_EQ_INT(pl_cluster_load(tmp, &back, &d), PL_ERR_RANGE);
+    CHECK(strstr(d.msg, "message_overhead") != NULL);
+  }
+  remove(tmp);
+  /* the preset's own logs say nothing about it: off, as in the base */
+  synth(&base, &s[0], 0, 8, 4, PL_ALGO_RING);
+  CHECK_STATUS(pl_calib_nccl(&base, &obs, 1, 1048576.0, &fitted, &fit, &d), PL_OK, dp);
+  CHECK(fit.inter_msg_s < 0.1e-6);
+}
+
 int main(void) {
   struct pl_cluster base, truth, fitted, back;
   struct pl_diag d, *dp = &d;
@@ -177,6 +240,7 @@ int main(void) {
   CHECK_NEAR_REL(back.node_other_w, base.node_other_w, 1e-5);
   remove(tmp);
   extrapolation(&base);
+  proxy_messages();
 
   /* Too few rows to fit. */
   struct pl_calib_obs one = {&s[0], PL_ALGO_AUTO};

@@ -613,6 +613,55 @@ static void channels_per_call(void) {
   CHECK_NEAR_REL(c.time_s, (6.6 + 5115 + 0.8192) * US, 1e-6);
 }
 
+/* The proxy thread's per-message bound (src/net/proxy_msg.c), hand-derived
+ * on alcf-polaris, ring all_gather on 2 nodes x 4 GPUs (n = 8, 7 steps, 4
+ * channels). Off in the preset (message_overhead 0): nothing moves. With a
+ * message cost m the call is base + max(NCCL's terms, 7 x messages x m),
+ * so where the proxy binds, doubling m adds exactly 7 x messages x m:
+ * - LL, 1 MiB: nc = min(4, 1 MiB / (512 x 8 x 8)) = 4; a rank's share of a
+ *   channel 1 MiB / 32 = 32 KiB = one 32 KiB LL chunk: 1 loop, 4 messages
+ *   a step; m = 10 -> 20 us adds 7 x 4 x 10 = 280 us.
+ * - LL, 2 MiB: 64 KiB a share, 2 loops, 8 messages: 7 x 8 x 10 = 560 us.
+ * - Simple, 32 MiB: 1 MiB a share, under the 2 MiB chunk: 1 loop of
+ *   2 slices (CHUNKSTEPS / SLICESTEPS), 8 messages; m = 40 -> 80 us adds
+ *   7 x 8 x 40 = 2240 us (NCCL's terms, ~1 ms, are under both).
+ * And on one node there is no network message: no change. */
+static void proxy_messages(void) {
+  struct pl_cluster pol, m10, m20, m40, m80;
+  struct pl_coll_cost a, b;
+  CHECK_EQ_INT(pl_cluster_load("alcf-polaris", &pol, NULL), PL_OK);
+  CHECK(pol.inter_msg_s == 0.0);
+  m10 = m20 = m40 = m80 = pol;
+  m10.inter_msg_s = 10 * US;
+  m20.inter_msg_s = 20 * US;
+  m40.inter_msg_s = 40 * US;
+  m80.inter_msg_s = 80 * US;
+  struct pl_group two = {8, 4}, one = {4, 4};
+  CHECK_EQ_INT(pl_coll_time_proto(&m10, PL_COLL_ALL_GATHER, 1 * MIB, two, PL_ALGO_RING,
+                                  PL_PROTO_LL, &a), PL_OK);
+  CHECK_EQ_INT(pl_coll_time_proto(&m20, PL_COLL_ALL_GATHER, 1 * MIB, two, PL_ALGO_RING,
+                                  PL_PROTO_LL, &b), PL_OK);
+  CHECK_NEAR_REL(b.time_s - a.time_s, 280 * US, 1e-9);
+  CHECK_EQ_INT(pl_coll_time_proto(&m10, PL_COLL_ALL_GATHER, 2 * MIB, two, PL_ALGO_RING,
+                                  PL_PROTO_LL, &a), PL_OK);
+  CHECK_EQ_INT(pl_coll_time_proto(&m20, PL_COLL_ALL_GATHER, 2 * MIB, two, PL_ALGO_RING,
+                                  PL_PROTO_LL, &b), PL_OK);
+  CHECK_NEAR_REL(b.time_s - a.time_s, 560 * US, 1e-9);
+  CHECK_EQ_INT(pl_coll_time_proto(&m40, PL_COLL_ALL_GATHER, 32 * MIB, two, PL_ALGO_RING,
+                                  PL_PROTO_SIMPLE, &a), PL_OK);
+  CHECK_EQ_INT(pl_coll_time_proto(&m80, PL_COLL_ALL_GATHER, 32 * MIB, two, PL_ALGO_RING,
+                                  PL_PROTO_SIMPLE, &b), PL_OK);
+  CHECK_NEAR_REL(b.time_s - a.time_s, 2240 * US, 1e-9);
+  /* the preset and a zero cost agree; one node sends nothing over the network */
+  CHECK_EQ_INT(pl_coll_time(&pol, PL_COLL_ALL_GATHER, 32 * MIB, two, PL_ALGO_AUTO, &a), PL_OK);
+  m10.inter_msg_s = 0.0;
+  CHECK_EQ_INT(pl_coll_time(&m10, PL_COLL_ALL_GATHER, 32 * MIB, two, PL_ALGO_AUTO, &b), PL_OK);
+  CHECK(a.time_s == b.time_s);
+  CHECK_EQ_INT(pl_coll_time(&pol, PL_COLL_ALL_GATHER, 32 * MIB, one, PL_ALGO_AUTO, &a), PL_OK);
+  CHECK_EQ_INT(pl_coll_time(&m80, PL_COLL_ALL_GATHER, 32 * MIB, one, PL_ALGO_AUTO, &b), PL_OK);
+  CHECK(a.time_s == b.time_s);
+}
+
 /* CollNet / IB SHARP (collnet.c, NCCL 2.21.5 and 2.29.2 tuning.cc), on
  * dgx-h100 with 'sharp' on. CollNetDirect all_gather, 484 ranks at 2 per
  * node (MLPerf GPT-3's data-parallel groups): each rank its own 50 GB/s NIC,
@@ -682,6 +731,7 @@ int main(void) {
   concurrent_groups();
   polaris_ll128_path();
   channels_per_call();
+  proxy_messages();
   pat();
   collnet();
   return check_finish();
