@@ -27,7 +27,9 @@ enum pl_op_kind {
  * mla_norms; windowed models with full-attention blocks add attn_full. MoE
  * blocks (share = MoE blocks / blocks) replace fc1..fc2 by router,
  * router_topk, permute, expert_fc1, expert_act, expert_fc2, unpermute and,
- * with a shared expert, shared_fc1, shared_act, shared_fc2.
+ * with a shared expert, shared_fc1, shared_act, shared_fc2; a clamped GLU
+ * (model glu_clamp) adds expert_clamp before expert_act, expert biases
+ * (mlp_bias) expert_bias after expert_fc2.
  * Embed ops: embed. Head ops: final_norm, lm_head, loss. */
 struct pl_op {
   const char *name;       /* "qkv", "attn", "proj", "fc1", "fc2", "norm1", ... (static string) */

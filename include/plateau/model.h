@@ -46,6 +46,9 @@ struct pl_model {
   int64_t published_active_params; /* active per token its source states, 0 = not stated */
   bool qk_norm;            /* RMSNorm on each query and key head (Qwen3: 2 head_dim weights) */
   bool attn_sinks;         /* one learned sink logit per head (GPT-OSS: heads weights) */
+  bool glu_clamp;          /* the gated MLP clamps both halves of fc1's output before the
+                              activation (GPT-OSS swiglu_limit; Megatron-Core
+                              activation_func_clamp_value) */
   int64_t full_attn_layers;/* with sliding_window: blocks that still attend the whole
                               sequence (GPT-OSS alternates: half); 0 = every block windowed */
   /* Mixture of experts (docs/model.md "Mixture of experts"); experts = 0: dense */

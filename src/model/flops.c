@@ -226,8 +226,10 @@ static uint32_t op_modules(const struct pl_op *op, bool mla) {
       {"router_topk", PL_RCM_MOE},
       {"permute", PL_RCM_MOE},
       {"expert_fc1", PL_RCM_MOE},
+      {"expert_clamp", PL_RCM_MOE | PL_RCM_MOE_ACT}, /* inside the checkpointed bias_act_func */
       {"expert_act", PL_RCM_MOE | PL_RCM_MOE_ACT},
       {"expert_fc2", PL_RCM_MOE},
+      {"expert_bias", PL_RCM_MOE},
       {"unpermute", PL_RCM_MOE},
       {"shared_fc1", PL_RCM_MOE | PL_RCM_SHARED_EXPERTS},
       {"shared_act", PL_RCM_MOE | PL_RCM_SHARED_EXPERTS},
@@ -343,6 +345,38 @@ static const struct elem_cost ROUTER_TOPK = {6, 6, 3 * FP32_BYTES, 3 * FP32_BYTE
  * scatter). Per element of the routed copies (tokens * top_k * h). */
 static const struct elem_cost PERMUTE = {0, 0, 2 * BF16_BYTES, 2 * BF16_BYTES};
 static const struct elem_cost UNPERMUTE = {2, 2, 2 * BF16_BYTES, 3 * BF16_BYTES};
+/* The clamped GLU (model glu_clamp, GPT-OSS): Megatron-Core's fused expert
+ * activation first clamps fc1's two halves in eager PyTorch and concatenates
+ * them (megatron/core/fusions/fused_bias_geglu.py weighted_bias_quick_geglu_impl,
+ * the same in core_v0.15.0 .. core_v0.18.0 and main d98e8a6: `x_glu, x_linear =
+ * input.chunk(2, -1)`, `torch.cat((x_glu.clamp(max=c), x_linear.clamp(-c, c)), -1)`),
+ * then runs the fused kernel on the copy. Per element of the activation's
+ * output (fc1's output holds two): each clamp reads and writes its half (4 B),
+ * the cat reads and writes both (8 B): 16 B. Backward (PyTorch autograd,
+ * tools/autograd/derivatives.yaml): cat's gradient is two views, each clamp's
+ * `clamp_backward` reads its input and gradient and writes the masked gradient
+ * (12 B for both halves), chunk's gradient concatenates them (8 B): 20 B, three
+ * kernels. */
+static const struct elem_cost GLU_CLAMP = {2, 2, 8 * BF16_BYTES, 10 * BF16_BYTES};
+/* Expert biases (model mlp_bias in an MoE block, GPT-OSS): fc1's bias is added
+ * inside Transformer Engine's GroupedLinear (TEGroupedMLP builds linear_fc1 with
+ * skip_bias_add=False), fc2's is returned and added weighted by each copy's
+ * router probability, one expert at a time (megatron/core/transformer/moe/
+ * experts.py TEGroupedMLP._apply_bias, core_v0.15.0 .. core_v0.18.0 and the
+ * eager path of main d98e8a6: `torch.cat([t + b * p for t, b, p in
+ * zip(torch.split(out, tokens_per_expert), biases, torch.split(probs, ...))])
+ * .to(out.dtype)`). The probabilities have the router logits' dtype (TE's
+ * fused_topk_with_score_function and Megatron-Core's topk_softmax_with_capacity
+ * return them "in the same dtype as the logits"), bf16 here: Megatron-Bridge's
+ * GPT-OSS bridge and recipes leave moe_router_dtype unset (v0.2.0 .. HEAD
+ * 067f987), so the logits are bf16 and the closing .to() is a no-op. Per
+ * element of fc2's output: b * p writes 2 B, the add reads 2 + 2 and writes 2,
+ * the cat reads and writes 2 each: 12 B. Backward (PyTorch autograd,
+ * derivatives.yaml mul: grad * other, summed to the broadcast operand's size):
+ * the add and the cat pass views; grad * p summed over the rows for b and
+ * grad * b summed over the columns for p, each a 2 B write and two 2 B reads:
+ * 12 B. */
+static const struct elem_cost EXPERT_BIAS = {2, 4, 6 * BF16_BYTES, 6 * BF16_BYTES};
 
 /* Routed copies one expert of the busiest ep rank computes in one
  * micro-batch. Each rank routes its tokens_n tokens (sequence parallel: the
@@ -412,9 +446,17 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   elementwise(&ops[n++], "router_topk", (double)d->tokens_n * (double)m->experts, ROUTER_TOPK);
   elementwise(&ops[n++], "permute", copies, PERMUTE);
   gemm_group(&ops[n++], "expert_fc1", rows, gated ? 2 * fe : fe, h, local, share);
+  if (gated && m->glu_clamp) {
+    elementwise(&ops[n], "expert_clamp", (double)rows * (double)local * (double)fe, GLU_CLAMP);
+    ops[n++].bwd_kernels = 3;
+  }
   elementwise(&ops[n++], "expert_act", (double)rows * (double)local * (double)fe,
               gated ? SWIGLU : GELU);
   gemm_group(&ops[n++], "expert_fc2", rows, h, fe, local, share);
+  if (m->mlp_bias) { /* per local expert: two products and their sums */
+    elementwise(&ops[n], "expert_bias", (double)rows * (double)local * (double)h, EXPERT_BIAS);
+    ops[n++].bwd_kernels = 4 * (int)local;
+  }
   elementwise(&ops[n++], "unpermute", copies, UNPERMUTE);
   if (m->shared_ffn > 0) {
     int64_t sf = m->shared_ffn / d->tp;

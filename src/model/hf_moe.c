@@ -22,7 +22,9 @@
  *   gpt_oss: num_local_experts, num_experts_per_tok (or experts_per_token),
  *     experts of intermediate_size with biases (GptOssExperts gate_up_proj_bias,
  *     down_proj_bias), a router with bias, attention biases and per-head sinks,
- *     layer_types: the "full_attention" blocks ignore sliding_window.
+ *     layer_types: the "full_attention" blocks ignore sliding_window;
+ *     swiglu_limit (> 0: both halves of the expert fc1 output clamped before the
+ *     activation, GptOssExperts: gate.clamp(max=limit), up.clamp(-limit, limit)).
  *   llama4 (text_config) / llama4_text: num_local_experts,
  *     num_experts_per_tok, intermediate_size (each expert and the shared
  *     expert), intermediate_size_mlp (the dense blocks),
@@ -153,6 +155,10 @@ static enum pl_status from_gpt_oss(yajl_val root, const char *origin, struct pl_
   m->router_bias = true;
   m->mlp_bias = true;
   m->attn_sinks = true;
+  double limit = 0;
+  if (st == PL_OK)
+    st = base_json_double(root, "swiglu_limit", false, origin, &limit, diag);
+  m->glu_clamp = limit > 0;
   count_full_layers(root, m);
   if (m->full_attn_layers > m->layers)
     m->full_attn_layers = m->layers;

@@ -81,6 +81,14 @@ static double scores_bytes_per_token(const struct pl_model *m, const struct pl_l
  * (2 h), the activation's and fc2's inputs (mlp * expert_ffn / etp); plus the
  * shared expert's inputs (mlp * shared_ffn / tp). Megatron-Core keeps these
  * for the grouped GEMMs' backward (GroupedMLP, TEGroupedMLP). */
+/* Per routed copy, the clamped GLU's concatenated copy of fc1's output (model
+ * glu_clamp: weighted_bias_quick_geglu_impl's torch.cat, flops.c GLU_CLAMP),
+ * which the fused activation saves for its backward while the clamps keep fc1's
+ * output itself: 2 * expert_ffn / etp bf16 values. */
+static double glu_clamp_bytes(const struct pl_model *m, double etp) {
+  return m->glu_clamp ? 2.0 * 2.0 * (double)m->expert_ffn / etp : 0.0;
+}
+
 static double moe_act_delta(const struct pl_model *m, const struct pl_layout *l, double sb,
                             double mlp) {
   double t = (double)deg(l->tp), etp = (double)deg(l->etp), h = (double)m->hidden;
@@ -88,7 +96,7 @@ static double moe_act_delta(const struct pl_model *m, const struct pl_layout *l,
   double tok = sb / t;
   double copies = tok * (double)m->top_k * etp * pl_moe_imbalance(m, l);
   double moe = tok * 4.0 * (double)m->experts +
-               copies * (2.0 * h + mlp * (double)m->expert_ffn / etp) +
+               copies * (2.0 * h + mlp * (double)m->expert_ffn / etp + glu_clamp_bytes(m, etp)) +
                sb * mlp * (double)m->shared_ffn / t;
   double dense = sb * mlp * (double)m->ffn_hidden / t;
   return share * (moe - dense);
@@ -131,9 +139,11 @@ static double modules_freed(const struct pl_model *m, const struct pl_layout *l,
   double shared = sb * mlp * (double)m->shared_ffn / t;
   if (mods & PL_RCM_MOE)
     return freed + share * (tok * 4.0 * (double)m->experts +
-                            copies * (2.0 * h + mlp * (double)m->expert_ffn / etp) + shared);
-  if (mods & PL_RCM_MOE_ACT)
-    freed += share * copies * e * (double)m->expert_ffn / etp;
+                            copies * (2.0 * h + mlp * (double)m->expert_ffn / etp +
+                                      glu_clamp_bytes(m, etp)) +
+                            shared);
+  if (mods & PL_RCM_MOE_ACT) /* and the clamped GLU's copy, inside the checkpoint */
+    freed += share * copies * (e * (double)m->expert_ffn / etp + glu_clamp_bytes(m, etp));
   if (mods & PL_RCM_SHARED_EXPERTS)
     freed += share * shared;
   return freed;

@@ -375,6 +375,50 @@ static void test_korthikanti_mfu(void) {
   }
 }
 
+/* GPT-OSS's expert extras (model glu_clamp, mlp_bias): on one GPU with gbs 1 at
+ * seq 4096 each of the 128 experts takes 4096 * 4 / 128 = 128 routed copies, so
+ * the clamped GLU and the weighted fc2 bias each cover 128 * 128 * 2880 =
+ * 47,185,920 elements (expert_ffn = hidden = 2880): the clamps and the cat 16 B
+ * forward and 20 B backward per element, the per-expert bias (bf16
+ * probabilities) 12 B and 12 B (flops.c GLU_CLAMP, EXPERT_BIAS); the bias's
+ * backward launches 4 x 128 kernels. Neither moves the FLOPs; moe_act re-runs the clamp (it is inside
+ * Megatron-Core's checkpointed bias_act_func), moe re-runs both. DeepSeek-V3 has
+ * neither. */
+static void test_gpt_oss_experts(void) {
+  struct pl_model m = model("gpt-oss-120b");
+  struct pl_layout l = layout(&m, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
+  struct pl_op ops[PL_MAX_LAYER_OPS], part;
+  int n = pl_layer_ops(&m, &l, ops);
+  const struct pl_op *clamp = find(ops, n, "expert_clamp"), *bias = find(ops, n, "expert_bias");
+  CHECK(clamp != NULL && bias != NULL);
+  if (clamp == NULL || bias == NULL)
+    return;
+  double elems = 128.0 * 128.0 * 2880.0;
+  CHECK_NEAR_REL(clamp->fwd_bytes, 16.0 * elems, 1e-12);
+  CHECK_NEAR_REL(clamp->bwd_bytes, 20.0 * elems, 1e-12);
+  CHECK_EQ_INT(clamp->bwd_kernels, 3);
+  CHECK_NEAR_REL(bias->fwd_bytes, 12.0 * elems, 1e-12);
+  CHECK_NEAR_REL(bias->bwd_bytes, 12.0 * elems, 1e-12);
+  CHECK_EQ_INT(bias->bwd_kernels, 512);
+  CHECK(clamp->kind == PL_OP_MEMORY && bias->kind == PL_OP_MEMORY);
+  /* the clamp sits between fc1 and the activation, the bias right after fc2 */
+  CHECK(clamp + 1 == find(ops, n, "expert_act"));
+  CHECK(bias - 1 == find(ops, n, "expert_fc2"));
+  l.recompute = PL_RECOMPUTE_SELECTIVE;
+  l.recompute_modules = PL_RCM_MOE_ACT;
+  n = pl_layer_ops(&m, &l, ops);
+  CHECK(pl_op_recompute_part(find(ops, n, "expert_clamp"), &part));
+  CHECK(!pl_op_recompute_part(find(ops, n, "expert_bias"), &part));
+  l.recompute_modules = PL_RCM_MOE;
+  n = pl_layer_ops(&m, &l, ops);
+  CHECK(pl_op_recompute_part(find(ops, n, "expert_clamp"), &part));
+  CHECK(pl_op_recompute_part(find(ops, n, "expert_bias"), &part));
+  struct pl_model ds = model("deepseek-v3");
+  struct pl_layout ld = layout(&ds, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
+  n = pl_layer_ops(&ds, &ld, ops);
+  CHECK(find(ops, n, "expert_clamp") == NULL && find(ops, n, "expert_bias") == NULL);
+}
+
 int main(void) {
   test_llama2_step();
   test_eq3();
@@ -385,6 +429,7 @@ int main(void) {
   test_recompute_modules();
   test_gpt_family();
   test_window();
+  test_gpt_oss_experts();
   test_korthikanti_mfu();
   return check_finish();
 }

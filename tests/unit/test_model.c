@@ -422,6 +422,9 @@ static void test_gpt_oss(void) {
   CHECK_EQ_INT(hf.full_attn_layers, 18);
   CHECK_EQ_INT(hf.sliding_window, 128);
   CHECK_EQ_INT(hf.seq_len, 4096);
+  /* swiglu_limit 7.0: the clamped GLU, in the preset and from the config */
+  CHECK(m.glu_clamp && hf.glu_clamp);
+  CHECK(!load("deepseek-v3").glu_clamp);
 }
 
 /* Qwen1.5-MoE-A2.7B (qwen2_moe, shared expert with gate): attention 4 *
