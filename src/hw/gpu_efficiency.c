@@ -183,12 +183,12 @@ static enum pl_status gemm_part(yajl_val eff, const char *origin, struct pl_gpu_
 }
 
 /* An attention kernel's optional rate by shape (docs/step-model.md 2.2): the
- * "shape" object under `kernel` (named `what` in errors) with the large-shape
+ * object `key` under `kernel` (named `what` in errors) with the large-shape
  * asymptote of each pass and each query tile's fixed cost in key positions. */
-static enum pl_status attention_shape(yajl_val kernel, const char *what, const char *origin,
-                                      double *fwd, double *bwd, double *fwd_keys,
-                                      double *bwd_keys, struct pl_diag *diag) {
-  yajl_val sh = base_json_get(kernel, "shape");
+static enum pl_status attention_shape(yajl_val kernel, const char *key, const char *what,
+                                      const char *origin, double *fwd, double *bwd,
+                                      double *fwd_keys, double *bwd_keys, struct pl_diag *diag) {
+  yajl_val sh = base_json_get(kernel, key);
   if (sh == NULL)
     return PL_OK;
   if (!YAJL_IS_OBJECT(sh))
@@ -243,33 +243,22 @@ static enum pl_status attention_part(yajl_val eff, const char *origin, struct pl
     st = fraction(cu, "bwd_fraction", origin, &e->attn_cudnn_bwd_fraction, diag);
   /* optional: cuDNN's rate by shape (docs/step-model.md 2.2) */
   if (st == PL_OK && cu != NULL)
-    st = attention_shape(cu, "attention.cudnn.shape", origin, &e->attn_cudnn_shape_fwd_fraction,
+    st = attention_shape(cu, "shape", "attention.cudnn.shape", origin, &e->attn_cudnn_shape_fwd_fraction,
                          &e->attn_cudnn_shape_bwd_fraction, &e->attn_cudnn_fwd_tile_fixed_keys,
                          &e->attn_cudnn_bwd_tile_fixed_keys, diag);
   /* optional: FlashAttention-2's rate by shape, the same four parameters */
   if (st == PL_OK)
-    st = attention_shape(a, "attention.shape", origin, &e->attn_shape_fwd_fraction,
+    st = attention_shape(a, "shape", "attention.shape", origin, &e->attn_shape_fwd_fraction,
                          &e->attn_shape_bwd_fraction, &e->attn_fwd_tile_fixed_keys,
                          &e->attn_bwd_tile_fixed_keys, diag);
   /* optional: the same four for the cuDNN that mid-2024 containers shipped
    * (layout.cudnn_2024, docs/step-model.md 2.2 "cuDNN of 2024") */
-  yajl_val s24 = cu != NULL ? base_json_get(cu, "shape_2024") : NULL;
-  if (st == PL_OK && s24 != NULL && !YAJL_IS_OBJECT(s24))
-    st = pl_diag_set(diag, PL_ERR_PARSE,
-                     "%s: efficiency field 'attention.cudnn.shape_2024' must be an object with "
-                     "\"fwd_fraction\", \"bwd_fraction\", \"fwd_tile_fixed_keys\" and "
-                     "\"bwd_tile_fixed_keys\"",
-                     origin);
-  if (st == PL_OK && s24 != NULL)
-    st = fraction(s24, "fwd_fraction", origin, &e->attn_cudnn_2024_shape_fwd_fraction, diag);
-  if (st == PL_OK && s24 != NULL)
-    st = fraction(s24, "bwd_fraction", origin, &e->attn_cudnn_2024_shape_bwd_fraction, diag);
-  if (st == PL_OK && s24 != NULL)
-    st = tile_fixed_k(s24, "fwd_tile_fixed_keys", origin, &e->attn_cudnn_2024_fwd_tile_fixed_keys,
-                      diag);
-  if (st == PL_OK && s24 != NULL)
-    st = tile_fixed_k(s24, "bwd_tile_fixed_keys", origin, &e->attn_cudnn_2024_bwd_tile_fixed_keys,
-                      diag);
+  if (st == PL_OK && cu != NULL)
+    st = attention_shape(cu, "shape_2024", "attention.cudnn.shape_2024", origin,
+                         &e->attn_cudnn_2024_shape_fwd_fraction,
+                         &e->attn_cudnn_2024_shape_bwd_fraction,
+                         &e->attn_cudnn_2024_fwd_tile_fixed_keys,
+                         &e->attn_cudnn_2024_bwd_tile_fixed_keys, diag);
   return st;
 }
 
