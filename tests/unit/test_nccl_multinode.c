@@ -363,8 +363,10 @@ static void extrapolation(void) {
 
 /* The listed logs with their reasons (after the per-log table). */
 static void listed(void) {
-  printf("\n| listed log (not described by its preset) | mean busbw error >= 1 MiB | why |\n");
-  printf("|---|---:|---|\n");
+  /* rows open with "| listed |" so that the per-log rows stay the only ones starting with a
+   * file name (`grep -E '^\| [a-z0-9_-]+\.txt'` counts them) */
+  printf("\n| | log not described by its preset | mean busbw error >= 1 MiB | why |\n");
+  printf("|---|---|---:|---|\n");
   for (size_t i = 0; i < sizeof listed_logs / sizeof listed_logs[0]; i++) {
     int k = -1;
     for (size_t j = 0; j < N_CASES; j++)
@@ -374,7 +376,8 @@ static void listed(void) {
     if (k < 0)
       continue;
     CHECK(case_mean[k] > 0.10); /* a log within the target is described: unlist it */
-    printf("| %s | %.1f%% | %s |\n", listed_logs[i].file, 100 * case_mean[k], listed_logs[i].why);
+    printf("| listed | %s | %.1f%% | %s |\n", listed_logs[i].file, 100 * case_mean[k],
+           listed_logs[i].why);
   }
 }
 
