@@ -5,7 +5,8 @@
  * Bandwidth (docs/collectives.md, "NVLS_TREE"): per GPU the NVLS part moves
  * S (h+1)/h per direction at B x eff (h = min(g, 32) heads, nvls.c); per node the tree moves S (two nodes)
  * or 2S (more) per direction over the node's NICs; the slower bounds.
- * NCCL's per-channel cap perChMaxNVLSTreeBws x 16 NVLS channels (a busBw)
+ * NCCL's per-channel cap perChMaxNVLSTreeBws x the NVLS heads (a busBw;
+ * the NVLS graph's channels are its heads, nccl_tables.c net_nvls_tree_cap)
  * applies. Latency: NCCL 2.28, hwLat[NVLINK][NVLSTree] + 2 log2i(m)
  * hwLat[NET][NVLSTree] (25 us + 2 log2(m) x 14 us); the 25 us is per call
  * and stays NCCL's table value, the network hops scale with the cluster's
