@@ -109,24 +109,11 @@ double net_tree_ll128_cap(const struct net_ctx *x) {
   return used_channels(x) * per_ch_tree_ll128[x->arch][x->idx2] * GBPS;
 }
 
-/* NVLS_TREE's busBw ceiling: NCCL 2.28-2.29 ncclTopoTuneModel takes
- * graphs[NVLS_TREE]->nChannels x min(intraBw, interBw, perChMaxNVLSTreeBw),
- * and that graph is the NVLS search graph (src/init.cc: graphs[] = {tree,
- * ring, collnetDirect, collnetChain, nvls, nvls, tree}) whose channels are
- * the NVLS heads (src/graph/search.cc ncclTopoCompute: NVLS maxChannels =
- * min(NCCL_MAX_NVLS_ARITY, GPUs), "NVLS search only tries to find NIC:GPU
- * combinations to compute the heads"), not the 16 NVLS compute channels
- * ("NVLS compute channels work orthogonally to NVLS search channels",
- * src/graph/connect.cc connectNvls). So the ceiling is heads x the
- * per-channel figure: 8 x 57.7 = 461.6 GB/s busBw on two DGX H100 nodes,
- * 8 x 45.5 = 364 on more. NCCL 2.19-2.27 rank NVLS_TREE without it (heads x
- * min(bwIntra, bwInter[/2]) x 5/6), but the 2-node logs of 2.26.2 (qoofyk)
- * and of gj-aion both level off at 466-469 GB/s busBw (docs/collectives.md,
- * "Session 9 (ib9)"): the figure is the algorithm's, the tuner only learned
- * it in 2.28. 0 means "no cap" (Hopper/Blackwell single node has no
- * NVLSTree). */
-double net_nvls_tree_cap(const struct net_ctx *x) {
-  return net_nvls_heads(x) * per_ch_nvls_tree[x->arch][x->idx2] * GBPS;
+/* perChMaxNVLSTreeBws: NVLS_TREE's busBw ceiling per NVLS head (nvls_tree.c
+ * multiplies it by the heads); 0 means "no cap" (Hopper/Blackwell single
+ * node has no NVLSTree). */
+double net_nvls_tree_cap_per_head(const struct net_ctx *x) {
+  return per_ch_nvls_tree[x->arch][x->idx2] * GBPS;
 }
 
 double net_tree_correction(enum pl_coll_proto p, double bytes) {

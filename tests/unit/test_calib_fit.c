@@ -96,7 +96,7 @@ static void extrapolation(const struct pl_cluster *base) {
    * network can trade it against NVLink on the 2-node rows. (Session 9,
    * ib9: the truth was 330 GB/s; NCCL 2.28's NVLS_TREE ceiling counted over
    * the 8 NVLS heads, 8 x 57.7 GB/s busBw = 246.2 GB/s algbw on 16 ranks,
-   * nccl_tables.c net_nvls_tree_cap, now binds above 326 GB/s of NVLink
+   * nvls_tree.c nvls_tree_cap, now binds above 326 GB/s of NVLink
    * (x 0.85 x 8/9), so 2-node rows cannot show 330; at 300 the NVLS part,
    * 226.7 GB/s, still binds.) */
   truth = *base;

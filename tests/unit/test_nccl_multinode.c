@@ -83,8 +83,8 @@ static void apply_run_env(const char *file, struct pl_cluster *cl) {
 #define EXTRAP_POL4_AG 0.28
 static const struct case_ cases[] = {
     /* gj-aion H100, IB 400G (nccl-tests #309): defaults, and one forced ring.
-     * Session 9 (ib9): NVLS_TREE's ceiling over the 8 NVLS heads (nccl_tables.c
-     * net_nvls_tree_cap) took gj-aion 2-node 10.3 -> 4.5 %, 4-node 6.5 -> 5.8,
+     * Session 9 (ib9): NVLS_TREE's ceiling over the 8 NVLS heads (nvls_tree.c
+     * nvls_tree_cap) took gj-aion 2-node 10.3 -> 4.5 %, 4-node 6.5 -> 5.8,
      * 8-node 7.5 -> 7.3, minctas24 22.1 -> 21.0, qoofyk 2-node 9.4 -> 5.0,
      * VMware 12.9 -> 12.1, xxrjun g4 all_reduce 7.2 -> 4.4 (g2 4.7 -> 5.4, bound
      * kept); bounds of the moved logs reset to measured + 2 points */
