@@ -206,6 +206,32 @@ static void check_same(const struct layout_case *c, bool compressed) {
   sim_step_free(&ref);
 }
 
+/* DeepSpeed's pipeline exchange (layout.p2p_serial, lower.c emit_p2p_serial):
+ * its stage-order edges and partitioned-activation gathers must repeat
+ * period by period, so the fast path gives the reference's step (whole or
+ * compressed, with fewer micro-batches than stages too). */
+static void check_p2p_serial(const struct layout_case *c) {
+  static struct pl_run run;
+  static struct pl_step fast_out, ref_out;
+  struct pl_flops fl;
+  struct pl_diag d;
+  struct sim_step fast, ref;
+  make_run(c, &run);
+  run.layout.p2p_serial = true;
+  pl_flops_compute(&run.model, &run.layout, &fl);
+  CHECK_STATUS(sim_step_build_fast(&fast, &run, &d), PL_OK, &d);
+  CHECK_STATUS(sim_step_build(&ref, &run, true, &d), PL_OK, &d);
+  memset(&fast_out, 0, sizeof fast_out);
+  memset(&ref_out, 0, sizeof ref_out);
+  CHECK_STATUS(sim_account(&fast, &fl, &fast_out), PL_OK, &d);
+  CHECK_STATUS(sim_account(&ref, &fl, &ref_out), PL_OK, &d);
+  same_step(&fast_out, &ref_out);
+  printf("p2p_serial %s tp %lld pp %lld: %d periods inserted, step %.6f s\n", c->model,
+         (long long)c->tp, (long long)c->pp, fast.eng.cmp.inserted, ref_out.step_time_s);
+  sim_step_free(&fast);
+  sim_step_free(&ref);
+}
+
 /* Too few layer units or pairs kept to reach a steady state (zero3 tp1 with
  * 2 units: the first comparison is still in the transient; comm-bound zero2
  * tp8 with 2 micro-batches: the first micro-batch's forward has no reduce
@@ -345,6 +371,16 @@ int main(void) {
     check_same(&cases[i], cases[i].compressed);
   for (size_t i = 0; i < sizeof copied_cases / sizeof copied_cases[0]; i++)
     check_copies(&cases[copied_cases[i]]);
+  static const struct layout_case ds[] = {
+      {"llama2-13b", "dgx-a100", 256, 2, 4, 1, 1, 2, 8, PL_SHARD_DDP, 0, PL_RECOMPUTE_FULL,
+       PL_SCHEDULE_1F1B, true, true, true, true, false},
+      {"llama2-7b", "dgx-a100", 64, 1, 8, 1, 1, 1, 4, PL_SHARD_DDP, 0, PL_RECOMPUTE_FULL,
+       PL_SCHEDULE_1F1B, true, true, true, true, false},
+      {"llama2-7b", "dgx-a100", 16, 2, 4, 1, 1, 1, 1, PL_SHARD_DDP, 0, PL_RECOMPUTE_FULL,
+       PL_SCHEDULE_1F1B, true, true, true, false, false},
+  };
+  for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++)
+    check_p2p_serial(&ds[i]);
   check_fallback(&cases[1], 2, 1);
   check_fallback(&cases[2], 6, 1);
   CHECK(sweep() > 100); /* the grid exercises compression, not only whole steps */
