@@ -109,9 +109,11 @@ double net_tree_ll128_cap(const struct net_ctx *x) {
   return used_channels(x) * per_ch_tree_ll128[x->arch][x->idx2] * GBPS;
 }
 
-/* 0 means "no cap" (Hopper/Blackwell single node has no NVLSTree). */
-double net_nvls_tree_cap(const struct net_ctx *x) {
-  return NET_NVLS_CHANNELS * per_ch_nvls_tree[x->arch][x->idx2] * GBPS;
+/* perChMaxNVLSTreeBws: NVLS_TREE's busBw ceiling per NVLS head (nvls_tree.c
+ * multiplies it by the heads); 0 means "no cap" (Hopper/Blackwell single
+ * node has no NVLSTree). */
+double net_nvls_tree_cap_per_head(const struct net_ctx *x) {
+  return per_ch_nvls_tree[x->arch][x->idx2] * GBPS;
 }
 
 double net_tree_correction(enum pl_coll_proto p, double bytes) {

@@ -127,21 +127,39 @@ static void nvls(void) {
   t = t_of(PL_COLL_ALL_REDUCE, 4 * MIB, 8, 8, PL_ALGO_NVLS, PL_PROTO_SIMPLE);
   CHECK_NEAR_REL(t, (25 + 2 * 3.4) * US + (4 + 2) * MIB / bw, 1e-9);
   /* NVLS_TREE on 2 nodes: the NVLS part moves 9/8 bytes per byte at
-   * 370.8 x 0.85 = 315.18 GB/s (3.57 ps/B), the network 1 byte per byte at
-   * min(400, 16 NVLS channels x 0.4 x 50 = 320) GB/s (3.125 ps/B): NVLS
-   * bounds. Latency 25 + 2 x log2(2) x 14 = 53 us.
+   * 370.8 x 0.85 = 315.18 GB/s (algbw 280.16 GB/s), the network 1 byte per
+   * byte at min(400, 16 NVLS channels x 0.4 x 50 = 320) GB/s; NCCL 2.28's
+   * ceiling, 8 heads x perChMaxNVLSTreeBw 57.7 = 461.6 GB/s busBw, is
+   * 461.6 x 16 / 30 = 246.19 GB/s algbw and binds (with 16 NVLS channels
+   * instead of the 8 heads it was 923.2 busBw and NVLS bound).
+   * Latency 25 + 2 x log2(2) x 14 = 53 us.
    * Fill: 128 KiB chunks on 128 streams, a 16 MiB loop, through NVLS
    * (315.18 GB/s), one network hop up and one down (320 GB/s), NVLS: the sum
    * less the slowest stage (NVLS) = 16 MiB (1 / 315.18 + 2 / 320) per GB/s. */
   t = t_of(PL_COLL_ALL_REDUCE, GIB, 16, 8, PL_ALGO_NVLS_TREE, PL_PROTO_SIMPLE);
-  CHECK_NEAR_REL(t, 53 * US + GIB * (9.0 / 8.0) / (370.8 * 0.85 * GB) +
+  CHECK_NEAR_REL(t, 53 * US + GIB / (8 * 57.7 * 16.0 / 30.0 * GB) +
                         16 * MIB * (1 / 315.18 + 2 / 320.0) / GB, 1e-9);
-  /* 4 nodes: the tree sends 2 bytes per byte per node: 2/320 GB/s bounds.
+  /* 4 nodes: the tree sends 2 bytes per byte per node: 2/320 GB/s bounds
+   * (160 GB/s algbw; the ceiling 8 x 45.5 = 364 GB/s busBw is 364 x 32 / 62
+   * = 187.9 GB/s algbw and does not bind).
    * Fill: 64 KiB chunks (>= 4 nodes), an 8 MiB loop, NVLS twice and 2 x 2
    * network hops, less one NVLS stage. */
   t = t_of(PL_COLL_ALL_REDUCE, GIB, 32, 8, PL_ALGO_NVLS_TREE, PL_PROTO_SIMPLE);
   CHECK_NEAR_REL(t, (25 + 2 * 2 * 14) * US + GIB * 2.0 / (320 * GB) +
                         8 * MIB * (1 / 315.18 + 4 / 320.0) / GB, 1e-9);
+  /* 2 nodes x 4 ranks: 4 NVLS heads (NCCL's NVLS search finds one head per
+   * GPU), so the ceiling is 4 x 57.7 = 230.8 GB/s busBw = 230.8 x 8 / 14 =
+   * 131.89 GB/s algbw; it binds below the NVLS part (315.18 x 4/5 = 252.14)
+   * and the network (4 ranks' own NICs, 4 x 50 = 200 GB/s; 16 channels x
+   * 0.4 x 50 = 320 do not bind). With the 16 NVLS channels as the count the
+   * ceiling would be 527.5 GB/s algbw and the network would bind at 200.
+   * Latency 53 us. Fill: 16 x 4 = 64 streams of 128 KiB (1 GiB is not below
+   * 32 x 64 x 128 KiB = 256 MiB), an 8 MiB loop: NVLS twice (315.18 GB/s)
+   * and one network hop each way (200 GB/s), less the slowest (a network
+   * hop): 8 MiB (2 / 315.18 + 1 / 200) per GB/s. */
+  t = t_of(PL_COLL_ALL_REDUCE, GIB, 8, 4, PL_ALGO_NVLS_TREE, PL_PROTO_SIMPLE);
+  CHECK_NEAR_REL(t, 53 * US + GIB / (4 * 57.7 * 8.0 / 14.0 * GB) +
+                        8 * MIB * (2 / 315.18 + 1 / 200.0) / GB, 1e-9);
 }
 
 /* An NVL72 rack (gb200-nvl72, one node of 72 ranks): NCCL has at most
@@ -295,14 +313,16 @@ static void cloud_chunks(void) {
   /* p5, 1 GiB, NVLS_TREE with the aws-ofi-nccl P5 setting of 512 KiB NVLS
    * chunks: 512 KiB -> 256 KiB since 1 GiB < 32 x 128 ops x 512 KiB, kept
    * as 1 GiB >= 16 x 128 x 256 KiB; loop 128 x 256 KiB = 32 MiB. Latency
-   * 25 + 2 x 14 x 23/14 = 71 us; algbw = 370.8 x 0.85 x 8/9 = 280.16 GB/s
-   * (the network bound, 400 GB/s on two nodes, is higher): 3832.6 us. Fill: NVLS
+   * 25 + 2 x 14 x 23/14 = 71 us; NVLS part 370.8 x 0.85 x 8/9 = 280.16 GB/s
+   * algbw (the network bound, 400 GB/s on two nodes, is higher); NCCL 2.28's
+   * ceiling of 8 heads x 57.7 = 461.6 GB/s busBw, 246.19 GB/s algbw on 16
+   * ranks, binds: 1073741824 / 246.187 GB/s = 4361.49 us. Fill: NVLS
    * stage 33554432 / 315.18 GB/s = 106.46 us, network 33554432 / 400 GB/s
    * = 83.886 us: 2 x 106.46 + 2 x 83.886 - 106.46 = 274.23 us. Total
-   * 4177.8 us (with NCCL's default 128 KiB chunks the fill is half). */
+   * 4706.72 us (with NCCL's default 128 KiB chunks the fill is half). */
   CHECK_EQ_INT(pl_coll_time(&p5, PL_COLL_ALL_REDUCE, GIB, two, PL_ALGO_AUTO, &c), PL_OK);
   CHECK_EQ_INT(c.algo, PL_ALGO_NVLS_TREE);
-  CHECK_NEAR_REL(c.time_s, 4177.84 * US, 1e-4);
+  CHECK_NEAR_REL(c.time_s, 4706.72 * US, 1e-4);
 }
 
 /* The study's Figure 2: at 64 MiB per GPU, all_gather (ring only) becomes
