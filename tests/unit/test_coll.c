@@ -93,19 +93,21 @@ static void ring_two_nodes(void) {
 
 static void tree(void) {
   /* all_reduce, 4 nodes x 8, Simple, 1 GiB, charged on 16 network channels:
-   * busBw = min(370.8, min(400, 16 x 0.4 x 50 = 320)) x 0.92 (cap 16 x 36.0
-   * does not bind); algbw = busBw / 2; 1 GiB is past the correction table
+   * busBw = min(370.8, min(400, 16 x 0.4 x 50 = 320)) x 0.92 = 294.4, capped
+   * by perChMaxTreeBw[Hopper][>= 4 nodes] = 36.0 per graph channel, 16 / 2
+   * = 8 of them (two coll channels a graph channel, ncclTopoPostset): 288;
+   * algbw = busBw / 2; 1 GiB is past the correction table
    * (factor 1). Latency 8.4 + 2 (7 x 4.0 + log2(4) x 14) = 120.4 us.
    * Fill: 512 KiB chunks on 16 channels (8 MiB a round) cross 2 x 7 NVLink
    * stages (370.8 GB/s) and 2 x 2 network stages (320 GB/s); less the
    * slowest (a network stage): 8 MiB x (14 / 370.8 + 3 / 320) per GB/s. */
   double fill = 8 * MIB * (14.0 / 370.8 + 3.0 / 320) / GB;
   double t = t_of(PL_COLL_ALL_REDUCE, GIB, 32, 8, PL_ALGO_TREE, PL_PROTO_SIMPLE);
-  CHECK_NEAR_REL(t, 120.4 * US + GIB / (0.5 * 0.92 * 320 * GB) + fill, 1e-9);
+  CHECK_NEAR_REL(t, 120.4 * US + GIB / (0.5 * 288 * GB) + fill, 1e-9);
   /* 64 MiB: log2(64 MiB / 64) = 20, Simple correction factor 0.8; 64 MiB / 16
    * channels still fills 512 KiB chunks: same fill. */
   t = t_of(PL_COLL_ALL_REDUCE, 64 * 1048576.0, 32, 8, PL_ALGO_TREE, PL_PROTO_SIMPLE);
-  CHECK_NEAR_REL(t, 120.4 * US + 64 * 1048576.0 / (0.8 * 0.5 * 0.92 * 320 * GB) + fill, 1e-9);
+  CHECK_NEAR_REL(t, 120.4 * US + 64 * 1048576.0 / (0.8 * 0.5 * 288 * GB) + fill, 1e-9);
 }
 
 static void nvls(void) {
@@ -321,15 +323,17 @@ static void cloud_chunks(void) {
   CHECK_EQ_INT(pl_cluster_load("gcp-a3mega", &a3, NULL), PL_OK);
   CHECK_EQ_INT(pl_cluster_load("aws-p5", &p5, NULL), PL_OK);
   /* a3-mega, 64 MiB, tree Simple (ranked first, tuner_cloud): latency
-   * 8.4 + 2 (7 x 4 + 14) = 92.4 us; algbw 341.136 x 0.5 x 0.8 = 136.454 GB/s:
-   * 491.81 us; fill on 16 channels (NCCL's search: 8 NICs of 25 GB/s give 8
+   * 8.4 + 2 (7 x 4 + 14) = 92.4 us; busBw min(370.8 x 0.92 = 341.136,
+   * perChMaxTreeBw[Hopper][2 nodes] 41.4 x 16 / 2 graph channels = 331.2);
+   * algbw 331.2 x 0.5 x 0.8 = 132.48 GB/s: 506.56 us; fill on 16 channels
+   * (NCCL's search: 8 NICs of 25 GB/s give 8
    * channels of 24 GB/s, doubled once) of 1 MiB tree chunks (8 MiB
    * NCCL_BUFFSIZE / 8 steps): round 16 MiB, NVLink stage 16777216 / 370.8 GB/s
    * = 45.246 us, network 16777216 / (2 x 200 GB/s) = 41.943 us, fill
-   * 2 (7 x 45.246 + 41.943) - 45.246 = 672.08 us. Total 1256.29 us. */
+   * 2 (7 x 45.246 + 41.943) - 45.246 = 672.08 us. Total 1271.04 us. */
   CHECK_EQ_INT(pl_coll_time(&a3, PL_COLL_ALL_REDUCE, 64 * MIB, two, PL_ALGO_AUTO, &c), PL_OK);
   CHECK_EQ_INT(c.algo, PL_ALGO_TREE);
-  CHECK_NEAR_REL(c.time_s, 1256.29 * US, 1e-4);
+  CHECK_NEAR_REL(c.time_s, 1271.04 * US, 1e-4);
   /* p5, 1 GiB, NVLS_TREE with the aws-ofi-nccl P5 setting of 512 KiB NVLS
    * chunks: 512 KiB -> 256 KiB since 1 GiB < 32 x 128 ops x 512 KiB, kept
    * as 1 GiB >= 16 x 128 x 256 KiB; loop 128 x 256 KiB = 32 MiB. Latency
@@ -763,6 +767,27 @@ static void collnet(void) {
   CHECK_EQ_INT(a, PL_ALGO_COLLNET_DIRECT);
 }
 
+/* A tree across GB200 NVL72 racks streams at NCCL's per-channel tree figure
+ * (docs/collectives.md, "Session 9 (nvls9)"): 20 racks x 72, Simple, on the
+ * 32 network channels of 72 rails (16 rings of 48 GB/s, not duplicated,
+ * doubled): busBw = min(721.8 NVLink, min(3600, 32 x 0.4 x 50 = 640)) x
+ * 0.92 = 588.8, capped by perChMaxTreeBws[Blackwell][>= 4 nodes] = 24.0
+ * (NCCL 2.28-2.29 src/graph/tuning.cc) per graph channel, 32 / 2 = 16 of
+ * them: 384 GB/s, algbw 192 GB/s. 8 and 16 GiB share latency, fill (512
+ * KiB chunks on 32 channels) and the correction factor (1 above 256 MiB),
+ * so their difference is 8 GiB / 192 GB/s = 44.739 ms. */
+static void tree_racks(void) {
+  struct pl_cluster gb;
+  struct pl_coll_cost a, b;
+  struct pl_group racks = {1440, 72};
+  CHECK_EQ_INT(pl_cluster_load("gb200-nvl72", &gb, NULL), PL_OK);
+  CHECK_EQ_INT(pl_coll_time_proto(&gb, PL_COLL_ALL_REDUCE, 8 * GIB, racks, PL_ALGO_TREE,
+                                  PL_PROTO_SIMPLE, &a), PL_OK);
+  CHECK_EQ_INT(pl_coll_time_proto(&gb, PL_COLL_ALL_REDUCE, 16 * GIB, racks, PL_ALGO_TREE,
+                                  PL_PROTO_SIMPLE, &b), PL_OK);
+  CHECK_NEAR_REL(b.time_s - a.time_s, 8 * GIB / (192 * GB), 1e-9);
+}
+
 int main(void) {
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
@@ -788,5 +813,6 @@ int main(void) {
   proxy_messages();
   pat();
   collnet();
+  tree_racks();
   return check_finish();
 }
