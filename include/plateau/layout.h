@@ -198,6 +198,12 @@ struct pl_layout {
                               after the optimizer step */
   bool overlap_p2p;        /* input: pipeline send/recv are asynchronous: only the receiver
                               waits (Megatron-Core overlap_p2p_comm), not blocking */
+  bool p2p_serial;         /* input: 1F1B, vp = 1: every pipeline send and recv is its own
+                              blocking call, issued one at a time in DeepSpeed's TrainSchedule
+                              order (RecvGrad, SendActivation before a backward; SendGrad,
+                              RecvActivation before a forward), each waiting for both stages:
+                              a boundary's two transfers run one after the other (DeepSpeed
+                              runtime/pipe/schedule.py, p2p.py; lower.c emit_p2p_serial) */
   bool grad_reduce_bf16;   /* input: ddp/zero1 gradients reduced in bf16 (Megatron-Core
                               grad_reduce_in_fp32 = False, NeMo grad_sync_dtype bf16), not fp32 */
   double host_per_kernel_s; /* input: host (CPU) time to issue one kernel from eager PyTorch:
@@ -205,6 +211,12 @@ struct pl_layout {
                               segment takes at least its kernels times this (the host is the
                               bottleneck when kernels are short); 0 (default) = not modelled,
                               the CPU always runs ahead. docs/step-model.md 2.6 */
+  double host_per_gemm_s;  /* input: host time to issue one cuBLAS GEMM, counted for each GEMM
+                              call of a pass instead of host_per_kernel_s: Transformer Engine
+                              builds the cuBLASLt descriptors and queries its heuristic on every
+                              call, and its GroupedLinear makes one call per local expert
+                              (sim_op_run_gemms). 0 (default) = a GEMM counts as any kernel.
+                              docs/step-model.md 2.6 */
   double zero3_list_copy_s; /* input: zero3 collectives one parameter tensor per call through
                               the tensor-list c10d API (DeepSpeed 0.3.16 ZeRO-3 on PyTorch
                               1.7-1.8 ProcessGroupNCCL): each call costs the host one copy_

@@ -149,6 +149,7 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
       {"overlap-grad-reduce", "value", "on", "off", false, FW_FIELD(overlap_grad_reduce)},
       {"overlap-param-gather", "value", "on", "off", false, FW_FIELD(overlap_param_gather)},
       {"overlap-p2p", "value", "on", "off", false, FW_FIELD(overlap_p2p)},
+      {"p2p-serial", "value", "on", "off", false, FW_FIELD(p2p_serial)},
       {"grad-reduce-dtype", "dtype", "fp32", "bf16", false, FW_FIELD(grad_reduce_fp32)},
       {"zero1-grad-reduce", "op", "reduce-scatter", "all-reduce", true,
        FW_FIELD(zero1_grad_all_reduce)},
@@ -193,6 +194,7 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
     return 1;
   if (time_flag(args, "host-per-kernel", "37 us", &fw->host_per_kernel_s,
                 &fw->host_per_kernel_set) != 0 ||
+      time_flag(args, "host-per-gemm", "48 us", &fw->host_per_gemm_s, &fw->host_per_gemm_set) != 0 ||
       time_flag(args, "zero3-list-copy", "22.64 us", &fw->zero3_list_copy_s,
                 &fw->zero3_list_copy_set) != 0)
     return 1;

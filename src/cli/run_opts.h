@@ -54,6 +54,7 @@
   {"overlap-grad-reduce", "on|off", "ddp/zero1 gradient buckets reduced during the last backward (default on), or after it"}, \
   {"overlap-param-gather", "on|off", "zero1 parameter all_gather overlapped with the next forward (default off: after the optimizer step)"}, \
   {"overlap-p2p", "on|off", "interleaved pipeline send/recv asynchronous, only the receiver waits (default off: blocking)"}, \
+  {"p2p-serial", "on|off", "1F1B pipeline exchange as DeepSpeed's pipeline engine runs it: each send and recv its own blocking call in TrainSchedule order, a boundary's activation and gradient one after the other, tp-split activations all_gathered back (default off: Megatron's batched send/recv)"}, \
   {"grad-reduce-dtype", "T", "fp32|bf16 gradient reduction: ddp/zero1 buckets, zero2/zero3 reduce_scatter (default fp32)"}, \
   {"zero1-grad-reduce", "OP", "reduce-scatter|all-reduce of zero1 gradients (default reduce-scatter; all-reduce = DeepSpeed pipeline engine)"}, \
   {"grad-accum", "MODE", "in-place|fp32-copy: 16-bit ddp/zero1 gradients added in place (default) or cast to an fp32 copy per micro-batch (DeepSpeed BF16_Optimizer)"}, \
@@ -67,6 +68,7 @@
   {"zero3-grad-reduce", "OP", "reduce-scatter|all-reduce of zero3 gradients: all-reduce = DeepSpeed ZeRO-3's default config of 2021 (contiguous_gradients false), whole gradients in buckets of 5e8 elements, one all_reduce per bucket (default reduce-scatter: one per unit, or per parameter with --zero3-list-copy)"}, \
   {"zero3-reuse", "on|off", "with --zero3-list-copy, a parameter used again within DeepSpeed's stage3_max_reuse_distance (1e9 elements) stays gathered (default on); off: every use gathers it again, as DeepSpeed 0.3.14-0.5.x ran (its module trace off by one step)"}, \
   {"cudnn-2024", "on|off", "cuDNN fused attention at the rates of the cuDNN that mid-2024 containers shipped (9.0-9.1; NVIDIA's published cudnn-frontend benchmark of cuDNN 9.1, GPU files with attention.cudnn.shape_2024; default off: today's cuDNN)"}, \
+  {"host-per-gemm", "T", "host time to issue one cuBLAS GEMM from Transformer Engine ('48 us'), counted per GEMM call instead of --host-per-kernel; a grouped expert GEMM is one call per local expert (default 0: a GEMM counts as any kernel)"}, \
   {"zero3-list-copy", "T", "zero3 with one tensor-list gather/reduce_scatter per parameter (DeepSpeed 0.3.16): host time of one copy_ per rank per call ('22.64 us'; default 0: one call per unit)"}, \
   {"bucket-mb", "MB", "ddp/zero1 gradient bucket and zero1 gather call size in MiB, or 'megatron' (Megatron-Core DDP: max(40e6, 1e6 dp) parameters); default 25 (torch DDP bucket_cap_mb)"}
 

@@ -34,6 +34,7 @@ static const struct {
     {"grad_accum_fp32_copy", offsetof(struct pl_framework, grad_accum_fp32_copy)},
     {"fsdp_prefetch", offsetof(struct pl_framework, fsdp_prefetch)},
     {"fsdp_separate_comms", offsetof(struct pl_framework, fsdp_separate_comms)},
+    {"p2p_serial", offsetof(struct pl_framework, p2p_serial)},
 };
 #define N_SETTINGS (sizeof settings / sizeof settings[0])
 
@@ -181,6 +182,8 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
     return read_setting(v, key, origin, &fw->fsdp_pp_unsharded, diag);
   if (strcmp(key, "host_per_kernel") == 0)
     return read_host_time(s, key, "37 us", origin, &fw->host_per_kernel_s, &fw->host_per_kernel_set, diag);
+  if (strcmp(key, "host_per_gemm") == 0)
+    return read_host_time(s, key, "48 us", origin, &fw->host_per_gemm_s, &fw->host_per_gemm_set, diag);
   if (strcmp(key, "zero3_list_copy") == 0)
     return read_host_time(s, key, "15 us", origin, &fw->zero3_list_copy_s, &fw->zero3_list_copy_set, diag);
   if (strcmp(key, "bucket_mb") == 0) {
@@ -312,6 +315,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->overlap_grad_reduce, &l->grad_reduce_after_backward, true);
   put(fw->overlap_param_gather, &l->overlap_param_gather, false);
   put(fw->overlap_p2p, &l->overlap_p2p, false);
+  put(fw->p2p_serial, &l->p2p_serial, false);
   put(fw->grad_reduce_fp32, &l->grad_reduce_bf16, true);
   put(fw->zero1_grad_all_reduce, &l->zero1_grad_all_reduce, false);
   put(fw->grad_accum_fp32_copy, &l->grad_accum_cast, false);
@@ -321,6 +325,8 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
     l->logit_metric_passes = fw->logit_metric_passes;
   if (fw->host_per_kernel_set)
     l->host_per_kernel_s = fw->host_per_kernel_s;
+  if (fw->host_per_gemm_set)
+    l->host_per_gemm_s = fw->host_per_gemm_s;
   if (fw->zero3_list_copy_set)
     l->zero3_list_copy_s = fw->zero3_list_copy_s;
   if (fw->bucket_dp_scaled || fw->bucket_mb > 0) {
@@ -358,6 +364,7 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->overlap_grad_reduce = setting(!l->grad_reduce_after_backward);
   out->overlap_param_gather = setting(l->overlap_param_gather);
   out->overlap_p2p = setting(l->overlap_p2p);
+  out->p2p_serial = setting(l->p2p_serial);
   out->grad_reduce_fp32 = setting(!l->grad_reduce_bf16);
   out->zero1_grad_all_reduce = setting(l->zero1_grad_all_reduce);
   out->grad_accum_fp32_copy = setting(l->grad_accum_cast);
@@ -367,6 +374,8 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->logit_metric_passes = l->logit_metric_passes;
   out->host_per_kernel_set = true;
   out->host_per_kernel_s = l->host_per_kernel_s;
+  out->host_per_gemm_set = true;
+  out->host_per_gemm_s = l->host_per_gemm_s;
   out->zero3_list_copy_set = true;
   out->zero3_list_copy_s = l->zero3_list_copy_s;
   /* the gradient bucket as it runs, in MiB (the dtype its elements are reduced in) */

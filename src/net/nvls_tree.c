@@ -30,12 +30,15 @@ static double nvls_tree_chunk_bytes(const struct net_ctx *x, double bytes, doubl
 }
 
 /* Pipeline fill (docs/collectives.md, "Pipeline fill"): one loop (a chunk
- * on each of the ops streams, at most the message) crosses the NVLS
+ * on each of the ops streams, at most the message; NCCL's concurrentOps =
+ * nvlsChannels x nvls.nHeads, src/enqueue.cc calcCollChunking, NCCL
+ * 2.21-2.29: 16 x 8 on DGX H100, 24 x 8 with NCCL_MIN_CTAS=24, 16 x 32 on
+ * an NVL72 rack, whose ranks beyond 32 are not heads) crosses the NVLS
  * reduce-scatter, log2(m) network hops up, log2(m) down and the NVLS
  * multicast; fill = the sum of those stage times less the slowest. */
 double net_nvls_tree_fill_s(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
   (void)p; /* Simple only */
-  double ops = NET_NVLS_CHANNELS * (double)x->g;
+  double ops = x->nvls_channels * net_nvls_heads(x);
   double loop = fmin(bytes, ops * nvls_tree_chunk_bytes(x, bytes, ops));
   double t_nvls = loop / (x->b_intra * x->nvls_eff);
   double t_net = loop / net_node_bw_channels(x, x->nvls_channels);

@@ -120,6 +120,36 @@ cp "$TMP/out" "$TMP/ip0.json"
 expect_ok "${ip[@]}" --overlap-p2p on
 check "overlap p2p: faster step" faster "$TMP/ip0.json" "$TMP/out"
 
+# DeepSpeed's pipeline exchange (--p2p-serial, lower.c emit_p2p_serial),
+# derived by hand for 2 stages, tp 1, m = 64 / 8 = 8 micro-batches of
+# 1 x 2048 tokens (llama2-7b, hidden 4096: F = 2048 x 4096 x 2 B = 16,777,216 B
+# per send). Megatron's batched send/recv moves a boundary's activation and
+# gradient at once; DeepSpeed's TrainSchedule one after the other, each
+# waiting for both stages: a 2-stage 1F1B step gets m - 1 = 7 more transfer
+# times T (T = the send_recv's time per call). Stage 1 also clones what it
+# receives twice per forward (engine.py _exec_recv_activations and
+# _exec_forward_pass: 2 F each read and written), on the step's path for every
+# micro-batch: 8 x (4 F / (2039 GB/s x 0.88) + 1.2 us) = 8 x 38.60 us
+# = 0.3088 ms. At T = 5.5479 ms / 8 = 0.69349 ms: 4.8544 + 0.3088 = 5.163 ms.
+pp2=(predict --model llama2-7b --gpus 16 --tp 1 --pp 2 --gbs 64 --seq 2048 --recompute full --shard ddp --cluster dgx-a100 --format json)
+expect_ok "${pp2[@]}" --p2p-serial off
+cp "$TMP/out" "$TMP/pp2off.json"
+expect_ok "${pp2[@]}" --p2p-serial on
+check "p2p-serial on in JSON" grep -q '"p2p_serial": true' "$TMP/out"
+check "p2p-serial off in JSON" grep -q '"p2p_serial": false' "$TMP/pp2off.json"
+check "p2p-serial: the step grows by 7 T + 8 clones (hand-derived)" python3 - "$TMP/pp2off.json" "$TMP/out" <<'PY'
+import json, sys
+off, on = (json.load(open(f)) for f in sys.argv[1:3])
+sr = [c for c in on["collectives"] if c["op"] == "send_recv"][0]
+t = sr["time_s"] / sr["count"]
+clones = 8 * (4 * 16777216 / (2039e9 * 0.88) + 1.2e-6)
+want = 7 * t + clones
+got = on["step_time_s"] - off["step_time_s"]
+sys.exit(0 if abs(got - want) <= 0.01 * want else 1)
+PY
+expect_ok predict --model llama2-13b --gpus 16 --pp 2 --gbs 64 --shard ddp --framework deepspeed --format csv
+check "deepspeed preset: p2p_serial on in CSV" [ "$(col "$TMP/out" framework.p2p_serial)" = on ]
+
 # --- every command takes --framework ------------------------------------
 expect_ok search --model llama2-7b --gpus 16 --framework nemo --top 1 --format csv
 check "search: framework column" [ "$(col "$TMP/out" framework.name)" = nemo ]
@@ -130,7 +160,7 @@ expect_fail 1 "^plateau: --framework: unknown framework 'x'" -- validate --frame
 expect_fail 1 "^plateau: --framework: unknown framework 'x'" -- study --framework x --out "$TMP/s"
 
 # --- bad values, one line each ---------------------------------------------
-for flag in tp-comm-overlap overlap-grad-reduce overlap-param-gather overlap-p2p sequence-parallel; do
+for flag in tp-comm-overlap overlap-grad-reduce overlap-param-gather overlap-p2p p2p-serial sequence-parallel; do
   expect_fail 1 "^plateau: --$flag: unknown value 'yes' \(expected on\|off\)" -- predict --$flag yes
 done
 expect_fail 1 "^plateau: --grad-reduce-dtype: unknown dtype 'fp16' \(expected fp32\|bf16\)" -- predict --grad-reduce-dtype fp16
@@ -195,6 +225,29 @@ check "host 37 us: GPU-bound step unchanged" [ "$(json_num "$TMP/out" step_time_
 expect_fail 1 "^plateau: --host-per-kernel: '2 ms' is not a time from 0 to 1 ms" -- predict --host-per-kernel '2 ms'
 expect_fail 1 "^plateau: --host-per-kernel: 'fast' is not a time" -- predict --host-per-kernel fast
 expect_fail 1 "^plateau: --host-per-kernel: '37' is not a time" -- predict --host-per-kernel 37
+
+# --host-per-gemm: the host time of one cuBLAS GEMM call from Transformer Engine, one call per
+# local expert of a grouped expert GEMM (docs/step-model.md 2.6). The nemo preset sets 48 us:
+# Qwen3-30B-A3B on 8 B200 with ep 8 (16 local experts) at micro-batch 1, the Bridge recipe, is
+# host-bound (16 x 2 forward + 16 x 4 backward expert GEMM calls per block); 0 overrides the
+# preset; a large dense model does not move.
+moe1="--model qwen3-30b-a3b --gpu b200 --gpus 8 --ep 8 --mbs 1 --gbs 64 --seq 4096 --framework nemo"
+expect_ok predict $moe1 --format json
+cp "$TMP/out" "$TMP/hg1.json"
+check "nemo: host_per_gemm_s 48 us in JSON" [ "$(json_num "$TMP/out" host_per_gemm_s)" = 4.8e-05 ]
+expect_ok predict $moe1 --host-per-gemm 0 --format json
+check "host_per_gemm 0 overrides the preset" [ "$(json_num "$TMP/out" host_per_gemm_s)" = 0 ]
+check "host_per_gemm 48 us: MoE mbs 1 slower" faster "$TMP/hg1.json" "$TMP/out"
+expect_ok predict $moe1 --format csv
+check "nemo: csv host_per_gemm_s" [ "$(col "$TMP/out" framework.host_per_gemm_s)" = 4.8e-05 ]
+expect_ok predict --model llama2-13b --gpus 16 --host-per-gemm '48 us' --format json
+check "host_per_gemm 48 us: GPU-bound step unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/hk2.json" step_time_s)" ]
+expect_fail 1 "^plateau: --host-per-gemm: '-1 us' is not a time from 0 to 1 ms" -- predict --host-per-gemm '-1 us'
+expect_fail 1 "^plateau: --host-per-gemm: 'slow' is not a time" -- predict --host-per-gemm slow
+cat >"$TMP/hg.json" <<'JSON'
+{"name": "hg", "description": "test", "behaviours": {"host_per_gemm": "-5 us"}}
+JSON
+expect_fail 1 "host_per_gemm" -- predict --framework "$TMP/hg.json"
 
 # torchtitan's activation checkpointing is the run's, not the preset's (docs/frameworks.md): with
 # no --recompute the preset leaves none; its code default (selective_ac_option "2") is given as
