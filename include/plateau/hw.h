@@ -32,6 +32,9 @@ struct pl_gpu_efficiency {
   int64_t gemm_mamf_shape[3];    /* the m, n, k it was measured at */
   double gemm_fp8_mamf_flops_per_s; /* same for FP8, 0 = scale BF16 by the peak ratio */
   int64_t gemm_fp8_mamf_shape[3];
+  double gemm_mxfp8_vs_fp8;      /* measured MXFP8 / FP8 (tensor-scaled) GEMM rate at the same
+                                    shapes; 0 = not given, the ratio of the datasheet peaks */
+  double gemm_nvfp4_vs_fp8;      /* the same for NVFP4 */
   int64_t gemm_tile_m;           /* output tile of the GEMM kernels, rows */
   int64_t gemm_tile_n;           /* output tile, columns */
   double gemm_sustained_fraction; /* sustained (power-limited) / burst GEMM rate; 0 = not given,

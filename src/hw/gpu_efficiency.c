@@ -10,6 +10,8 @@
  *       "tile": {"value": "128x256", "source": "..."},
  *       "sustained_fraction": {"value": 0.887, "source": "..."}  (optional)
  *       "tile_fixed_k": {"value": 170, "source": "..."}  (optional)
+ *       "mxfp8_vs_fp8": {"value": 0.951, "source": "..."}  (optional)
+ *       "nvfp4_vs_fp8": {"value": 1.81, "source": "..."}  (optional)
  *     },
  *     "attention": {"kernel": "FlashAttention-2",
  *                   "fwd_fraction": {"value": 0.35, "source": "..."},
@@ -150,6 +152,20 @@ static enum pl_status tile_fixed_k(yajl_val g, const char *key, const char *orig
   return PL_OK;
 }
 
+/* An optional ratio of two measured rates: a number in (0, EFF_MAX_FRACTION];
+ * absent leaves *out at 0 (not given). */
+static enum pl_status rate_ratio(yajl_val obj, const char *key, const char *origin, double *out,
+                                 struct pl_diag *diag) {
+  if (base_json_get(obj, key) == NULL)
+    return PL_OK;
+  enum pl_status st = fraction(obj, key, origin, out, diag);
+  if (st == PL_OK && !(*out > 0))
+    st = pl_diag_set(diag, PL_ERR_RANGE,
+                     "%s: efficiency field '%s': a ratio of GEMM rates must be above 0", origin,
+                     key);
+  return st;
+}
+
 static enum pl_status gemm_part(yajl_val eff, const char *origin, struct pl_gpu_efficiency *e,
                                 struct pl_diag *diag) {
   yajl_val g = base_json_get(eff, "gemm");
@@ -179,6 +195,12 @@ static enum pl_status gemm_part(yajl_val eff, const char *origin, struct pl_gpu_
   /* optional: each output tile's cost outside its K loop, in K elements */
   if (st == PL_OK && base_json_get(g, "tile_fixed_k") != NULL)
     st = tile_fixed_k(g, "tile_fixed_k", origin, &e->gemm_tile_fixed_k, diag);
+  /* optional: the block-scaled GEMMs' measured rate against the tensor-scaled
+   * FP8 GEMM's at the same shapes (a ratio of rates, 0 < r <= 4) */
+  if (st == PL_OK)
+    st = rate_ratio(g, "mxfp8_vs_fp8", origin, &e->gemm_mxfp8_vs_fp8, diag);
+  if (st == PL_OK)
+    st = rate_ratio(g, "nvfp4_vs_fp8", origin, &e->gemm_nvfp4_vs_fp8, diag);
   return st;
 }
 

@@ -75,17 +75,30 @@ static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt) {
   const struct pl_gpu_efficiency *e = &g->eff;
   double mamf = e->gemm_mamf_flops_per_s;
   const int64_t *shape = e->gemm_mamf_shape;
-  /* MXFP8 runs at the FP8 tensor-core rate on Blackwell (same peak in the
-   * datasheets); its measurement, when a file has none of its own, is the
-   * FP8 one scaled by the peaks. NVFP4 too: like MXFP8 it is a block-scaled
+  /* MXFP8 has the FP8 tensor-core peak on Blackwell (same in the
+   * datasheets); its rate is the FP8 measurement times the file's measured
+   * ratio (gemm.mxfp8_vs_fp8), or the peaks' ratio. NVFP4 too: like MXFP8 it is a block-scaled
    * narrow-precision GEMM of Transformer Engine's recipes, and the FP8
    * measurement is the nearest one in kind (no per-tile BF16 fixed cost:
    * tile_fixed_k is BF16 only). Any other dtype without a measurement: the
    * BF16 one scaled by the peaks. */
+  /* A block-scaled GEMM's rate against the FP8 one: the GPU file's measured
+   * ratio at equal shapes when it gives one (gemm.mxfp8_vs_fp8,
+   * gemm.nvfp4_vs_fp8: cuBLAS's block-scaled kernels load and apply the
+   * per-block scale factors and TE swizzles them before each GEMM, so they
+   * reach less than the peak ratio), else the ratio of the peaks. */
   bool fp8_like = dt == PL_DTYPE_FP8 || dt == PL_DTYPE_MXFP8 || dt == PL_DTYPE_NVFP4;
+  double vs_fp8 = g->peak_fp8_flops_per_s > 0 ? peak_of(g, dt) / g->peak_fp8_flops_per_s : 0;
+  if (dt == PL_DTYPE_MXFP8 && e->gemm_mxfp8_vs_fp8 > 0)
+    vs_fp8 = e->gemm_mxfp8_vs_fp8;
+  else if (dt == PL_DTYPE_NVFP4 && e->gemm_nvfp4_vs_fp8 > 0)
+    vs_fp8 = e->gemm_nvfp4_vs_fp8;
   if (fp8_like && e->gemm_fp8_mamf_flops_per_s > 0 && g->peak_fp8_flops_per_s > 0) {
-    mamf = e->gemm_fp8_mamf_flops_per_s * peak_of(g, dt) / g->peak_fp8_flops_per_s;
+    mamf = e->gemm_fp8_mamf_flops_per_s * vs_fp8;
     shape = e->gemm_fp8_mamf_shape;
+  } else if (fp8_like && g->peak_fp8_flops_per_s > 0 && g->peak_bf16_flops_per_s > 0) {
+    /* no FP8 measurement: the BF16 one scaled to FP8 by the peaks, then as above */
+    mamf *= g->peak_fp8_flops_per_s / g->peak_bf16_flops_per_s * vs_fp8;
   } else if (dt != PL_DTYPE_BF16 && g->peak_bf16_flops_per_s > 0) {
     mamf *= peak_of(g, dt) / g->peak_bf16_flops_per_s;
   }

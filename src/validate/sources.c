@@ -920,9 +920,37 @@ static void bridge_recompute(const struct validate_in *in, struct pl_layout *l,
   }
 }
 
+/* The FP8 recipe of the rows whose precision reads plain "FP8" (the 26.x
+ * sections; 25.11 writes "FP8-CS"). Each section was read in the release of
+ * its month (26.02: v0.3.0, 26.02.01: v0.3.1, 26.04: v0.4.0, 26.04.01:
+ * v0.4.2, 26.06: v0.5.0): scripts/performance/argument_parser.py
+ * --compute_dtype offers only bf16, fp8_cs, fp8_mx, fp8_sc and nvfp4 (no
+ * delayed scaling), and scripts/performance/configs/<model>/<model>_workload_base_configs.py
+ * define for Llama 3 8B/70B, Llama 3.1 405B, Qwen3 30B/235B and Nemotron 3
+ * Nano only *_FP8_CS_* among the FP8 configs (fp8_sc: DeepSeek-V3 and Kimi-K2
+ * on H100 only); the rows' layouts are those configs'. fp8_cs is
+ * utils/precision.py get_precision_config -> mixed_precision.py
+ * bf16_with_fp8_current_scaling_mixed (fp8_recipe "tensorwise": Transformer
+ * Engine Float8CurrentScaling) -> plateau's fp8-current. */
+static void bridge_fp8_recipe(const struct validate_in *in, struct pl_layout *l,
+                              struct pl_vrow *row) {
+  char sec[32];
+  snprintf(sec, sizeof sec, "%s", cell(in, "table_or_section"));
+  sec[strcspn(sec, " ")] = '\0';
+  const char *name = cell(in, "model");
+  if (l->dtype != PL_DTYPE_FP8 || l->fp8_recipe != PL_FP8_RECIPE_TENSOR ||
+      !word_in("26.02 26.02.01 26.04 26.04.01 26.06", sec) ||
+      strncmp(name, "DeepSeekV3", 10) == 0 || strncmp(name, "Kimi", 4) == 0)
+    return;
+  l->fp8_recipe = PL_FP8_RECIPE_CURRENT;
+  validate_note(row, "FP8 as current scaling (the release's performance scripts: fp8_cs, "
+                     "no delayed scaling)");
+}
+
 static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   if (!bridge_flagged(in, row))
     return false;
+  bridge_fp8_recipe(in, l, row);
   const char *task = cell(in, "Task");
   if (strcmp(task, "pretrain") != 0)
     return validate_skip(row, "task '%s' is not pre-training (SFT and LoRA are not modelled)", task);

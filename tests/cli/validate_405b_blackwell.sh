@@ -8,6 +8,9 @@
 # (get_attention_backend, compute capability >= 9.0; docs/step-model.md 2.2), estimated at 0.51 /
 # 0.44 of peak against the FlashAttention estimate of 0.34 before: 9.1 -> 10.5 %, the target
 # missed by 0.5 point (docs/accuracy.md "Session 7 (issue 17, helper attn7)").
+# Limit 10 % again since session 9 (helper bw9): B300/GB300's block-scaled GEMMs at NVIDIA's
+# measured rates against FP8 (TE gemm_profiling.rst) and Bridge's "FP8" rows as current scaling:
+# 10.5 -> 7.5 %. Checked to fail with the limit at 7.
 . "$(dirname "$0")/lib.sh"
 V="$PL_SOURCE_DIR/data/validation"
 if ! command -v python3 >/dev/null; then
@@ -26,7 +29,7 @@ PY
 )
 n=${got% *}
 m=${got#* }
-echo "Llama 3.1 405B GB200/GB300: $n rows, mean |error| $m % (target <= 10 %, guard <= 11 %)"
+echo "Llama 3.1 405B GB200/GB300: $n rows, mean |error| $m % (target and guard <= 10 %)"
 check "405B GB200/GB300: 32 rows predicted (got $n)" [ "$n" -ge 32 ]
-check "405B GB200/GB300: mean |error| $m % <= 11 %" python3 -c "import sys; sys.exit(not float('$m') <= 11)"
+check "405B GB200/GB300: mean |error| $m % <= 10 %" python3 -c "import sys; sys.exit(not float('$m') <= 10)"
 finish

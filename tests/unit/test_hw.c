@@ -139,12 +139,19 @@ static void triton_attention_figures(void) {
 
 /* The h100 preset's text with its first `needle` replaced by `repl` (same
  * length) must be refused with PL_ERR_RANGE and a message naming `field`. */
+static void gpu_edit_refused(const char *gpu, const char *needle, const char *repl,
+                             const char *field);
 static void h100_edit_refused(const char *needle, const char *repl, const char *field) {
+  gpu_edit_refused("h100", needle, repl, field);
+}
+
+static void gpu_edit_refused(const char *gpu, const char *needle, const char *repl,
+                             const char *field) {
   struct pl_gpu g;
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
   size_t len = 0;
-  const char *text = pl_data_find("gpus", "h100", &len);
+  const char *text = pl_data_find("gpus", gpu, &len);
   char *buf = text != NULL ? pl_malloc(len + 1) : NULL;
   CHECK(buf != NULL);
   if (buf == NULL)
@@ -176,6 +183,26 @@ static void sustained_fraction_figures(void) {
   CHECK_STATUS(pl_gpu_load("a100-80g", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.eff.gemm_sustained_fraction, 0.0, 0);
   h100_edit_refused("\"value\": 0.887", "1.250", "sustained_fraction");
+}
+
+/* The optional block-scaled GEMM rates against FP8 (b300 and gb300: MXFP8
+ * 0.9513, NVFP4 1.810, TE's gemm_profiling.rst B300 pre-quantized times) are
+ * read with their source; none on b200; 0 is refused (a ratio of rates must
+ * be above 0), and so is 9.999 (above the bound 4). */
+static void block_scaled_ratio_figures(void) {
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("b300", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.gemm_mxfp8_vs_fp8, 0.9513, 1e-12);
+  CHECK_NEAR_REL(g.eff.gemm_nvfp4_vs_fp8, 1.810, 1e-12);
+  CHECK_STATUS(pl_gpu_load("gb300", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.gemm_nvfp4_vs_fp8, 1.810, 1e-12);
+  CHECK_STATUS(pl_gpu_load("b200", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.gemm_mxfp8_vs_fp8, 0.0, 0);
+  CHECK_NEAR_REL(g.eff.gemm_nvfp4_vs_fp8, 0.0, 0);
+  gpu_edit_refused("b300", "\"value\": 0.9513", "0.0000", "mxfp8_vs_fp8");
+  gpu_edit_refused("b300", "\"value\": 1.810", "9.999", "nvfp4_vs_fp8");
 }
 
 /* The optional per-tile fixed GEMM cost (h100: 170 K elements, OpenXLA's
@@ -372,6 +399,7 @@ int main(void) {
   triton_attention_figures();
   sustained_fraction_figures();
   tile_fixed_k_figures();
+  block_scaled_ratio_figures();
   attention_shape_figures();
   flash_attention_shape_figures();
   defaults_for_gpus();

@@ -146,6 +146,47 @@ static const struct case_ cases[] = {
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
+/* Logs whose cluster the preset cannot describe, listed with the reason (issue #18: "listed
+ * with the reason, not dropped"; they stay measured above, with their regression bounds).
+ * Sources: docs/collectives.md, "Session 9 (pol9)". listed() fails if a file here is not a
+ * case or meets the 10 % target (then it is described and must leave this list). */
+#define WHY_SETUP5                                                                              \
+  "ALCF setup (5): FI_CXI_RX_MATCH_MODE=software and FI_CXI_RDZV_PROTO=alt_read put every "   \
+  "message's match, the copy of its eager bytes into GPU memory, the rendezvous Get and a "    \
+  "done-notify Put on the host (libfabric prov/cxi/src/cxip_msg_hpc.c cxip_ux_send, "           \
+  "cxip_rdzv_done_notify; fi_cxi(7)); NCCL cannot see these settings (aws-ofi-nccl "          \
+  "v1.9.1-aws reports latency 0 off EC2, src/nccl_ofi_net.c); the same jobs in setup (4) run " \
+  "up to 4.4x faster below 16 MiB and within 3 % from 128 MiB (256-node all_gather 5-12 %)"
+#define WHY_SETUP4                                                                              \
+  "the host time of one network message (NCCL 2.21.5 proxy; aws-ofi-nccl v1.9.1-aws SENDRECV " \
+  "fi_tsend/fi_trecv plus one flush fi_read per Simple receive on A100, ncclTopoNeedFlush; "   \
+  "the CXI rendezvous Get above FI_CXI_RDZV_THRESHOLD) has no published figure: the preset's " \
+  "inter.message_overhead is 0 (src/net/proxy_msg.c), `calibrate nccl` fits it"
+#define WHY_A2A "; all_to_all: no published many-peer rate of the CXI NIC"
+static const struct {
+  const char *file, *why;
+} listed_logs[] = {
+    {"a100_2node_8gpu_all_reduce_alcf-polaris-slingshot.txt", WHY_SETUP5},
+    {"a100_8node_32gpu_all_reduce_alcf-polaris-slingshot.txt", WHY_SETUP5},
+    {"a100_256node_1024gpu_all_reduce_alcf-polaris-slingshot.txt", WHY_SETUP5},
+    {"a100_540node_2160gpu_all_reduce_alcf-polaris-slingshot.txt", WHY_SETUP5},
+    {"a100_2node_8gpu_all_gather_alcf-polaris-slingshot.txt", WHY_SETUP5},
+    {"a100_8node_32gpu_all_gather_alcf-polaris-slingshot.txt", WHY_SETUP5},
+    {"a100_256node_1024gpu_all_gather_alcf-polaris-slingshot.txt", WHY_SETUP5},
+    {"a100_540node_2160gpu_all_gather_alcf-polaris-slingshot.txt", WHY_SETUP5},
+    {"a100_2node_8gpu_alltoall_alcf-polaris-slingshot.txt", WHY_SETUP5 WHY_A2A},
+    {"a100_8node_32gpu_alltoall_alcf-polaris-slingshot.txt", WHY_SETUP5 WHY_A2A},
+    {"a100_256node_1024gpu_alltoall_alcf-polaris-slingshot.txt", WHY_SETUP5 WHY_A2A},
+    {"a100_540node_2160gpu_alltoall_alcf-polaris-slingshot.txt", WHY_SETUP5 WHY_A2A},
+    {"a100_2node_8gpu_all_reduce_alcf-polaris-slingshot-setup4.txt", WHY_SETUP4},
+    {"a100_8node_32gpu_all_reduce_alcf-polaris-slingshot-setup4.txt", WHY_SETUP4},
+    {"a100_256node_1024gpu_all_reduce_alcf-polaris-slingshot-setup4.txt", WHY_SETUP4},
+    {"a100_2node_8gpu_all_gather_alcf-polaris-slingshot-setup4.txt", WHY_SETUP4},
+    {"a100_8node_32gpu_all_gather_alcf-polaris-slingshot-setup4.txt", WHY_SETUP4},
+    {"a100_256node_1024gpu_all_gather_alcf-polaris-slingshot-setup4.txt", WHY_SETUP4},
+};
+static double case_mean[N_CASES]; /* main() fills it: mean busbw error >= 1 MiB per case */
+
 static struct pl_nccl_series *load(const struct case_ *c, struct pl_nccl_log **log) {
   char path[512];
   snprintf(path, sizeof path, DIR "%s", c->file);
@@ -320,6 +361,26 @@ static void extrapolation(void) {
     extrapolate(&all[i]);
 }
 
+/* The listed logs with their reasons (after the per-log table). */
+static void listed(void) {
+  /* rows open with "| listed |" so that the per-log rows stay the only ones starting with a
+   * file name (`grep -E '^\| [a-z0-9_-]+\.txt'` counts them) */
+  printf("\n| | log not described by its preset | mean busbw error >= 1 MiB | why |\n");
+  printf("|---|---|---:|---|\n");
+  for (size_t i = 0; i < sizeof listed_logs / sizeof listed_logs[0]; i++) {
+    int k = -1;
+    for (size_t j = 0; j < N_CASES; j++)
+      if (strcmp(cases[j].file, listed_logs[i].file) == 0)
+        k = (int)j;
+    CHECK(k >= 0); /* a listed log is still measured */
+    if (k < 0)
+      continue;
+    CHECK(case_mean[k] > 0.10); /* a log within the target is described: unlist it */
+    printf("| listed | %s | %.1f%% | %s |\n", listed_logs[i].file, 100 * case_mean[k],
+           listed_logs[i].why);
+  }
+}
+
 int main(void) {
   printf("| log | cluster | op | ranks | nodes | mean busbw error >= 1 MiB | worst | "
          "out-of-place column only: mean (worst) | bound |\n");
@@ -350,8 +411,10 @@ int main(void) {
            (long long)(s->ranks / s->ranks_per_node), 100 * mean, 100 * w, 100 * mean_oop,
            100 * w_oop, 100 * c->bound);
     CHECK(mean <= c->bound);
+    case_mean[k] = mean;
     pl_nccl_log_free(log);
   }
+  listed();
   extrapolation();
   return check_finish();
 }

@@ -107,6 +107,42 @@ static void test_blackwell_low_precision(void) {
   CHECK_NEAR_REL(t4, t8 / 2.0, 1e-9);
 }
 
+/* B300's block-scaled GEMMs at the measured rates against FP8 (gemm.mxfp8_vs_fp8
+ * 0.9513 = 6.812 / 7.161 ms, gemm.nvfp4_vs_fp8 1.810 = 6.812 / 3.764 ms: TE's
+ * gemm_profiling.rst, pre-quantized per-layer GEMM times on B300), not the peaks'
+ * 1 and 3. At the FP8 MAMF shape 3072x6144x7168 (math-bound: 2 m n k = 270.6
+ * GFLOP; its tiles fill the SMs exactly as measured): FP8 at 3353.3 x 0.823 =
+ * 2759.8 TFLOP/s = 98.0 us; MXFP8 98.0 / 0.9513 = 103.1 us; NVFP4 98.0 / 1.810 =
+ * 54.2 us (the peaks would give 32.7 us). */
+static void test_blackwell_block_scaled_rates(void) {
+  struct pl_gpu b3;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("b300", &b3, &d), PL_OK, dp);
+  CHECK_NEAR_REL(b3.eff.gemm_mxfp8_vs_fp8, 0.9513, EXACT);
+  CHECK_NEAR_REL(b3.eff.gemm_nvfp4_vs_fp8, 1.810, EXACT);
+  double o = b3.eff.kernel_overhead_s, flop = 2.0 * 3072 * 6144 * 7168;
+  double t8 = pl_gemm_time_s(&b3, PL_DTYPE_FP8, 3072, 6144, 7168, 1) - o;
+  CHECK_NEAR_REL(t8, flop / (3353.3e12 * 0.823), 1e-9);
+  CHECK_NEAR_REL(t8, 98.0e-6, 1e-2);
+  double tmx = pl_gemm_time_s(&b3, PL_DTYPE_MXFP8, 3072, 6144, 7168, 1) - o;
+  CHECK_NEAR_REL(tmx, t8 / 0.9513, 1e-9);
+  CHECK_NEAR_REL(tmx, 103.1e-6, 1e-2);
+  double t4 = pl_gemm_time_s(&b3, PL_DTYPE_NVFP4, 3072, 6144, 7168, 1) - o;
+  CHECK_NEAR_REL(t4, t8 / 1.810, 1e-9);
+  CHECK_NEAR_REL(t4, 54.2e-6, 1e-2);
+  /* GB300 (the same GPU) has no FP8 measurement: the BF16 MAMF doubled by the
+   * peaks (5000 / 2500), then the same ratios */
+  struct pl_gpu g3;
+  CHECK_STATUS(pl_gpu_load("gb300", &g3, &d), PL_OK, dp);
+  double og = g3.eff.kernel_overhead_s;
+  double g8 = pl_gemm_time_s(&g3, PL_DTYPE_FP8, 1792, 16128, 3072, 1) - og;
+  double gmx = pl_gemm_time_s(&g3, PL_DTYPE_MXFP8, 1792, 16128, 3072, 1) - og;
+  double g4 = pl_gemm_time_s(&g3, PL_DTYPE_NVFP4, 1792, 16128, 3072, 1) - og;
+  CHECK_NEAR_REL(gmx, g8 / 0.9513, 1e-9);
+  CHECK_NEAR_REL(g4, g8 / 1.810, 1e-9);
+}
+
 /* Wave quantization: 108 tiles of 256x128 fill the 108 SMs once; 109
  * tiles need a second wave, twice the time for one more tile (k = 32768
  * keeps both math-bound). */
@@ -864,6 +900,7 @@ int main(void) {
   test_attention_sustained();
   test_tile_fixed_k();
   test_blackwell_low_precision();
+  test_blackwell_block_scaled_rates();
   test_wave_quantization();
   test_tile_quantization();
   test_memory_bound_gemm();

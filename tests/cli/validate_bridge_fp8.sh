@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Megatron-Bridge's plain "FP8" rows (the 26.x sections) are FP8 current scaling: the releases'
+# performance scripts offer fp8_cs, fp8_mx, fp8_sc, nvfp4 and bf16 only (argument_parser.py
+# --compute_dtype, v0.3.0-v0.6.0), and Llama 3.1 405B has only *_FP8_CS_* FP8 configs
+# (src/validate/sources.c bridge_fp8_recipe). Row 36 (26.06, "FP8") and row 248 (25.11, "FP8-CS")
+# are the same run: Llama 3.1 405B on 256 GB200, tp4 pp16 vp4, gbs 1536. Both must be predicted as
+# fp8-current, and so to the same step time (by hand: same model, layout, cluster and recipe give
+# the same prediction); before, row 36 read "FP8" as the default recipe (no amax pass) and came out
+# 1.5 % faster (54.47 s against 55.28 s). A BF16-or-block-scaled row keeps its dtype (row 37: mxfp8).
+. "$(dirname "$0")/lib.sh"
+B="$PL_SOURCE_DIR/data/validation/megatron_bridge_performance_summary.csv"
+expect_ok validate "$B" --explain 36
+check "row 36 (26.06 FP8) is fp8-current" grep -q "dtype=fp8-current" "$TMP/out"
+check "row 36 says why" grep -q "FP8 as current scaling (the release's performance scripts" "$TMP/out"
+expect_ok validate "$B" --explain 248
+check "row 248 (25.11 FP8-CS) is fp8-current" grep -q "dtype=fp8-current" "$TMP/out"
+expect_ok validate "$B" --explain 37
+check "row 37 (26.06 MXFP8) stays mxfp8" grep -q "dtype=mxfp8" "$TMP/out"
+check "row 37 gets no FP8 recipe note" sh -c "! grep -q 'FP8 as current scaling' '$TMP/out'"
+expect_ok validate "$B" --format json
+if command -v python3 >/dev/null; then
+  got=$(python3 - "$TMP/out" <<'PY'
+import json, sys
+rows = {r["row"]: r for r in json.load(open(sys.argv[1]))["rows"]}
+print(rows[36]["predicted"], rows[248]["predicted"])
+PY
+)
+  t36=${got% *}
+  t248=${got#* }
+  check "rows 36 and 248 predict the same step ($t36 s, $t248 s)" [ "$t36" = "$t248" ]
+  check "row 36 predicted ($t36 s)" python3 -c "import sys; sys.exit(not float('$t36') > 0)"
+fi
+finish
