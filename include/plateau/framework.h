@@ -64,6 +64,10 @@ struct pl_framework {
   bool host_per_kernel_set;
   double host_per_kernel_s;            /* host time to issue one kernel (eager PyTorch); 0 = not
                                           modelled (layout.host_per_kernel_s) */
+  bool host_per_gemm_set;
+  double host_per_gemm_s;              /* host time to issue one cuBLAS GEMM (Transformer Engine's
+                                          per-GEMM call); 0 = as any kernel
+                                          (layout.host_per_gemm_s) */
   bool zero3_list_copy_set;
   double zero3_list_copy_s;            /* zero3 per-parameter tensor-list collectives: host time
                                           of one copy_ per rank (layout.zero3_list_copy_s) */

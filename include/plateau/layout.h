@@ -205,6 +205,12 @@ struct pl_layout {
                               segment takes at least its kernels times this (the host is the
                               bottleneck when kernels are short); 0 (default) = not modelled,
                               the CPU always runs ahead. docs/step-model.md 2.6 */
+  double host_per_gemm_s;  /* input: host time to issue one cuBLAS GEMM, counted for each GEMM
+                              call of a pass instead of host_per_kernel_s: Transformer Engine
+                              builds the cuBLASLt descriptors and queries its heuristic on every
+                              call, and its GroupedLinear makes one call per local expert
+                              (sim_op_run_gemms). 0 (default) = a GEMM counts as any kernel.
+                              docs/step-model.md 2.6 */
   double zero3_list_copy_s; /* input: zero3 collectives one parameter tensor per call through
                               the tensor-list c10d API (DeepSpeed 0.3.16 ZeRO-3 on PyTorch
                               1.7-1.8 ProcessGroupNCCL): each call costs the host one copy_

@@ -18,7 +18,9 @@
  * First stage adds the embedding dropout mask; last stage the final-norm and
  * LM-head inputs and the fp32 logits (Korthikanti Sec. 4.3). Full recompute
  * adds the working set of one re-run block, selective the re-run scores, ops
- * (torchtitan per-op SAC) what its saved tensors lack of a whole block.
+ * (torchtitan per-op SAC) what its saved tensors lack of a whole block; a
+ * micro-batch's head and its re-run block are freed and made in turn, so the
+ * last stage holds the larger of the two.
  *
  * Other: FSDP/ZeRO unsharded units (zero3: the current and the prefetched
  * unit's bf16 parameters plus one unit's fp32 gradients; DeepSpeed 2021's
@@ -474,17 +476,26 @@ static void activations(const struct pl_model *m, const struct pl_layout *l, int
   if (i == 0 && m->dropout) /* embedding dropout mask, 1 B per element */
     s->act_b += s->in_flight * sb * h / rep_div;
   s->logits = 0.0;
+  double head1_b = 0.0, held = 1.0, rerun_b = 0.0; /* one micro-batch's head; the re-run block */
   if (i == pp - 1) {
-    double held = l->schedule == PL_SCHEDULE_GPIPE && pp > 1 ? (double)deg(l->micro_batches) : 1.0;
+    held = l->schedule == PL_SCHEDULE_GPIPE && pp > 1 ? (double)deg(l->micro_batches) : 1.0;
     s->logits = held * FP32_LOGIT_BYTES * sb * (double)((m->vocab + tp - 1) / tp);
-    s->act_b +=
-        held * 2.0 * (2.0 * sb * h / rep_div) + s->logits; /* final norm and LM head inputs */
+    head1_b = 2.0 * (2.0 * sb * h / rep_div) + s->logits / held; /* final norm, LM head inputs */
   }
   if (l->recompute != PL_RECOMPUTE_NONE) { /* the block being re-run */
     double rerun = layer_act(m, l, PL_RECOMPUTE_NONE) -
                    (l->recompute == PL_RECOMPUTE_FULL ? 0.0 : layer_act(m, l, l->recompute));
-    s->act_b += (double)rerun_blocks * (rerun > 0.0 ? rerun : 0.0); /* ops, tp >= 16: can be < 0 */
+    rerun_b = (double)rerun_blocks * (rerun > 0.0 ? rerun : 0.0); /* ops, tp >= 16: can be < 0 */
   }
+  /* A micro-batch's head and its re-run block are never held together: its
+   * backward runs the loss, LM head and final norm first, and the autograd
+   * engine frees each node's saved tensors once the node has run (Megatron-LM
+   * schedules.py backward_step: one torch.autograd.backward from the loss; the
+   * cross entropy's saved softmax, tensor_parallel/cross_entropy.py
+   * _VocabParallelCrossEntropy, goes with its node); only then does the last
+   * checkpointed block reach CheckpointFunction.backward (tensor_parallel/
+   * random.py) and re-run. The other held micro-batches' heads (gpipe) stay. */
+  s->act_b += (held - 1.0) * head1_b + (head1_b > rerun_b ? head1_b : rerun_b);
 }
 
 static void buffers(const struct pl_model *m, const struct pl_layout *l, struct stage *s) {

@@ -64,17 +64,24 @@ double net_hop_lat_s(const struct net_ctx *x, enum net_hw hw, enum net_talgo a,
   return hw_lat_us[hw][a][p] * US * x->lat_scale[hw];
 }
 
-/* Channels of the call's ring/tree: nc when charging; when ranking, the
- * channels NCCL's tuner multiplies its per-channel caps by, the graph's
- * (graphs[a]->nChannels in ncclTopoTuneModel, NCCL 2.18-2.29): across nodes
- * the rings of the network search (tuner.c group_net_channels, before
- * ncclTopoPostset doubles the coll channels), on one node the cluster's
- * count; and the share of the full set that is. */
+/* Channels the per-channel caps (perChMaxRingLL128Bw, perChMaxTreeBw,
+ * perChMaxTreeLL128Bw) count. NCCL's tuner multiplies them by the graph's
+ * channels (graphs[a]->nChannels in ncclTopoTuneModel, NCCL 2.18-2.29):
+ * when ranking, across nodes the rings of the network search (tuner.c
+ * group_net_channels), on one node the cluster's count. A graph channel
+ * runs as two coll channels (CTAs): ncclTopoPostset, src/graph/connect.cc,
+ * "nChannels = comm->nChannels = std::min(MAXCHANNELS,nChannels*2)"), so
+ * a charged call on nc coll channels gets nc / 2 of them: half a cap per
+ * CTA, NCCL's own figure when every channel runs. Per CTA, not per graph
+ * channel: with NCCL_MIN_NCHANNELS=32 (four CTAs a graph channel) the
+ * 128-node LL128 ring log reaches 367 GB/s, above 8 x 36.7 = 293.6
+ * (docs/collectives.md, "Session 9 (nvls9)"). */
 static double used_channels(const struct net_ctx *x) {
   if (x->charge)
-    return x->nc;
+    return x->nc / 2.0;
   return x->m > 1 && x->search_rings > 0.0 ? x->search_rings : x->channels;
 }
+/* The share of the full channel set a charged call runs on. */
 static double channel_share(const struct net_ctx *x) {
   double full = x->m > 1 ? x->net_channels : x->channels;
   return x->charge && full > 0.0 ? fmin(1.0, x->nc / full) : 1.0;
@@ -109,9 +116,11 @@ double net_tree_ll128_cap(const struct net_ctx *x) {
   return used_channels(x) * per_ch_tree_ll128[x->arch][x->idx2] * GBPS;
 }
 
-/* 0 means "no cap" (Hopper/Blackwell single node has no NVLSTree). */
-double net_nvls_tree_cap(const struct net_ctx *x) {
-  return NET_NVLS_CHANNELS * per_ch_nvls_tree[x->arch][x->idx2] * GBPS;
+/* perChMaxNVLSTreeBws: NVLS_TREE's busBw ceiling per NVLS head (nvls_tree.c
+ * multiplies it by the heads); 0 means "no cap" (Hopper/Blackwell single
+ * node has no NVLSTree). */
+double net_nvls_tree_cap_per_head(const struct net_ctx *x) {
+  return per_ch_nvls_tree[x->arch][x->idx2] * GBPS;
 }
 
 double net_tree_correction(enum pl_coll_proto p, double bytes) {

@@ -99,7 +99,7 @@ double net_ll_max_bw(const struct net_ctx *x);
 double net_ring_ll128_cap(const struct net_ctx *x);
 double net_tree_cap(const struct net_ctx *x);
 double net_tree_ll128_cap(const struct net_ctx *x);
-double net_nvls_tree_cap(const struct net_ctx *x);
+double net_nvls_tree_cap_per_head(const struct net_ctx *x);
 double net_tree_correction(enum pl_coll_proto p, double bytes);
 double net_nvls_efficiency(enum net_arch a);
 double net_cpu_overhead_s(const char *cpu_vendor);

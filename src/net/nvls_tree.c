@@ -5,7 +5,8 @@
  * Bandwidth (docs/collectives.md, "NVLS_TREE"): per GPU the NVLS part moves
  * S (h+1)/h per direction at B x eff (h = min(g, 32) heads, nvls.c); per node the tree moves S (two nodes)
  * or 2S (more) per direction over the node's NICs; the slower bounds.
- * NCCL's per-channel cap perChMaxNVLSTreeBws x 16 NVLS channels (a busBw)
+ * NCCL's per-channel cap perChMaxNVLSTreeBws x the NVLS heads (a busBw;
+ * the NVLS graph's channels are its heads, nvls_tree_cap below)
  * applies. Latency: NCCL 2.28, hwLat[NVLINK][NVLSTree] + 2 log2i(m)
  * hwLat[NET][NVLSTree] (25 us + 2 log2(m) x 14 us); the 25 us is per call
  * and stays NCCL's table value, the network hops scale with the cluster's
@@ -29,17 +30,40 @@ static double nvls_tree_chunk_bytes(const struct net_ctx *x, double bytes, doubl
 }
 
 /* Pipeline fill (docs/collectives.md, "Pipeline fill"): one loop (a chunk
- * on each of the ops streams, at most the message) crosses the NVLS
+ * on each of the ops streams, at most the message; NCCL's concurrentOps =
+ * nvlsChannels x nvls.nHeads, src/enqueue.cc calcCollChunking, NCCL
+ * 2.21-2.29: 16 x 8 on DGX H100, 24 x 8 with NCCL_MIN_CTAS=24, 16 x 32 on
+ * an NVL72 rack, whose ranks beyond 32 are not heads) crosses the NVLS
  * reduce-scatter, log2(m) network hops up, log2(m) down and the NVLS
  * multicast; fill = the sum of those stage times less the slowest. */
 double net_nvls_tree_fill_s(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
   (void)p; /* Simple only */
-  double ops = NET_NVLS_CHANNELS * (double)x->g;
+  double ops = x->nvls_channels * net_nvls_heads(x);
   double loop = fmin(bytes, ops * nvls_tree_chunk_bytes(x, bytes, ops));
   double t_nvls = loop / (x->b_intra * x->nvls_eff);
   double t_net = loop / net_node_bw_channels(x, x->nvls_channels);
   double sum = 2.0 * t_nvls + 2.0 * (double)net_log2i(x->m) * t_net;
   return sum - fmax(t_nvls, t_net);
+}
+
+/* NVLS_TREE's busBw ceiling: NCCL 2.28-2.29 ncclTopoTuneModel takes
+ * graphs[NVLS_TREE]->nChannels x min(intraBw, interBw, perChMaxNVLSTreeBw),
+ * and that graph is the NVLS search graph (src/init.cc: graphs[] = {tree,
+ * ring, collnetDirect, collnetChain, nvls, nvls, tree}) whose channels are
+ * the NVLS heads (src/graph/search.cc ncclTopoCompute: NVLS maxChannels =
+ * min(NCCL_MAX_NVLS_ARITY, GPUs), "NVLS search only tries to find NIC:GPU
+ * combinations to compute the heads"), not the 16 NVLS compute channels
+ * ("NVLS compute channels work orthogonally to NVLS search channels",
+ * src/graph/connect.cc connectNvls). So the ceiling is heads x the
+ * per-channel figure: 8 x 57.7 = 461.6 GB/s busBw on two DGX H100 nodes,
+ * 8 x 45.5 = 364 on more. NCCL 2.19-2.27 rank NVLS_TREE without it (heads x
+ * min(bwIntra, bwInter[/2]) x 5/6), but the 2-node logs of 2.26.2 (qoofyk)
+ * and of gj-aion both level off at 466-469 GB/s busBw (docs/collectives.md,
+ * "Session 9 (ib9)"): the figure is the algorithm's, the tuner only learned
+ * it in 2.28 ("NVLSTree Tuning Fixes. Update tuning data for H100",
+ * 2.28.3 release notes). 0: no cap. */
+static double nvls_tree_cap(const struct net_ctx *x) {
+  return net_nvls_heads(x) * net_nvls_tree_cap_per_head(x);
 }
 
 double net_nvls_tree_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
@@ -49,7 +73,7 @@ double net_nvls_tree_time(const struct net_ctx *x, enum pl_coll_proto p, double 
   double per_byte_intra = (h + 1.0) / h / (x->b_intra * x->nvls_eff);
   double per_byte_net = (x->m == 2 ? 1.0 : 2.0) / net_node_bw_channels(x, x->nvls_channels);
   double algbw = 1.0 / fmax(per_byte_intra, per_byte_net);
-  double cap = net_nvls_tree_cap(x);
+  double cap = nvls_tree_cap(x);
   if (cap > 0.0) /* a busBw cap; algbw = busBw n / (2(n-1)) */
     algbw = fmin(algbw, cap * (double)x->n / (2.0 * (double)(x->n - 1)));
   double lat = net_hw_lat_table_s(x->intra_hw, NET_T_NVLS_TREE, p) +

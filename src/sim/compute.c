@@ -409,6 +409,25 @@ double sim_op_run_kernels(const struct pl_layout *l, const struct pl_model *m,
   return pl_op_kernels(op, pass);
 }
 
+/* cuBLAS GEMM calls an op makes on the host: one forward and two backward
+ * (dgrad, wgrad) per GEMM of its count. A grouped op's count is separate
+ * calls: Megatron-Core's TEGroupedMLP is Transformer Engine's GroupedLinear
+ * (megatron/core/extensions/transformer_engine.py TEGroupedLinear,
+ * core_v0.15.0 .. core_v0.16.0), whose general_grouped_gemm runs
+ * nvte_multi_tensor_gemm: one cublas_gemm per local expert, each creating the
+ * cuBLASLt layouts and descriptor, querying cublasLtMatmulAlgoGetHeuristic and
+ * launching cublasLtMatmul (NVIDIA/TransformerEngine
+ * transformer_engine/common/gemm/cublaslt_gemm.cu multi_stream_cublas_gemm,
+ * v2.9 .. v2.17.1; CUTLASS's grouped GEMM only on Hopper with
+ * NVTE_USE_CUTLASS_GROUPED_GEMM=1, the cuBLASLt grouped path from v2.17 only
+ * with NVTE_GROUPED_LINEAR_USE_FUSED_GROUPED_GEMM=1, both off by default). */
+double sim_op_run_gemms(const struct pl_op *op, enum pl_pass pass) {
+  if (op->kind != PL_OP_GEMM)
+    return 0;
+  double calls = op->count > 1 ? (double)op->count : 1.0;
+  return calls * (pass == PL_PASS_FWD ? 1.0 : 2.0);
+}
+
 double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
                         const struct pl_op *op, enum pl_pass pass) {
   if (op->kind == PL_OP_MEMORY && l->kernels == PL_KERNELS_UNFUSED && op->name != NULL &&
@@ -432,7 +451,7 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
  * (segments.c subtracts it from the whole to split a segment). */
 double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
                      const struct pl_op *ops, int n, enum pl_pass pass, bool attention_only) {
-  double t = 0, kernels = 0, waits = 0;
+  double t = 0, kernels = 0, gemm_kernels = 0, gemm_calls = 0, waits = 0;
   for (int i = 0; i < n; i++) {
     if (attention_only && ops[i].kind != PL_OP_ATTENTION)
       continue;
@@ -441,12 +460,20 @@ double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const st
     t += share * pl_op_run_time_s(g, l, m, &ops[i], pass);
     kernels += share * k;
     waits += ops[i].host_waits ? share * k : 0;
+    if (ops[i].kind == PL_OP_GEMM) {
+      gemm_kernels += share * k;
+      gemm_calls += share * sim_op_run_gemms(&ops[i], pass);
+    }
     struct pl_op part; /* the whole op, or under recompute ops a fused GEMM's part */
     if (pass == PL_PASS_BWD && pl_op_recompute_part(&ops[i], &part)) {
       k = sim_op_run_kernels(l, m, &part, PL_PASS_FWD);
       t += share * pl_op_run_time_s(g, l, m, &part, PL_PASS_FWD);
       kernels += share * k;
       waits += part.host_waits ? share * k : 0;
+      if (part.kind == PL_OP_GEMM) {
+        gemm_kernels += share * k;
+        gemm_calls += share * sim_op_run_gemms(&part, PL_PASS_FWD);
+      }
     }
   }
   /* pl_op.host_waits: the host waits for each such kernel's result, so the
@@ -462,6 +489,11 @@ double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const st
    * GPU waits for the host. The attention part alone (cp split) keeps the GPU
    * time: the floor is the whole segment's. */
   double host = attention_only ? 0 : kernels * l->host_per_kernel_s;
+  /* With host_per_gemm_s, each cuBLAS GEMM call costs that instead
+   * (sim_op_run_gemms: Transformer Engine's per-call descriptor, heuristic
+   * query and launch; a grouped expert GEMM one call per local expert). */
+  if (!attention_only && l->host_per_gemm_s > 0)
+    host += gemm_calls * l->host_per_gemm_s - gemm_kernels * l->host_per_kernel_s;
   /* CUDA_LAUNCH_BLOCKING=1 (layout.launch_blocking): a launch returns only when
    * its kernel has finished (CUDA Programming Guide, "Asynchronous Concurrent
    * Execution": the variable disables asynchronous kernel launches), so the

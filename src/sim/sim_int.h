@@ -451,6 +451,7 @@ double sim_gpu_power_w(const struct pl_gpu *g, double compute_frac, double comm_
 /* Logits of one micro-batch on one rank: mbs x seq / cp tokens times the
  * vocabulary slice of a tp rank (padded to tp, as the LM head's op). */
 double sim_microbatch_logits(const struct pl_model *m, const struct pl_layout *l);
+double sim_op_run_gemms(const struct pl_op *op, enum pl_pass pass);
 double sim_op_run_kernels(const struct pl_layout *l, const struct pl_model *m,
                           const struct pl_op *op, enum pl_pass pass);
 double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,

@@ -196,6 +196,29 @@ expect_fail 1 "^plateau: --host-per-kernel: '2 ms' is not a time from 0 to 1 ms"
 expect_fail 1 "^plateau: --host-per-kernel: 'fast' is not a time" -- predict --host-per-kernel fast
 expect_fail 1 "^plateau: --host-per-kernel: '37' is not a time" -- predict --host-per-kernel 37
 
+# --host-per-gemm: the host time of one cuBLAS GEMM call from Transformer Engine, one call per
+# local expert of a grouped expert GEMM (docs/step-model.md 2.6). The nemo preset sets 48 us:
+# Qwen3-30B-A3B on 8 B200 with ep 8 (16 local experts) at micro-batch 1, the Bridge recipe, is
+# host-bound (16 x 2 forward + 16 x 4 backward expert GEMM calls per block); 0 overrides the
+# preset; a large dense model does not move.
+moe1="--model qwen3-30b-a3b --gpu b200 --gpus 8 --ep 8 --mbs 1 --gbs 64 --seq 4096 --framework nemo"
+expect_ok predict $moe1 --format json
+cp "$TMP/out" "$TMP/hg1.json"
+check "nemo: host_per_gemm_s 48 us in JSON" [ "$(json_num "$TMP/out" host_per_gemm_s)" = 4.8e-05 ]
+expect_ok predict $moe1 --host-per-gemm 0 --format json
+check "host_per_gemm 0 overrides the preset" [ "$(json_num "$TMP/out" host_per_gemm_s)" = 0 ]
+check "host_per_gemm 48 us: MoE mbs 1 slower" faster "$TMP/hg1.json" "$TMP/out"
+expect_ok predict $moe1 --format csv
+check "nemo: csv host_per_gemm_s" [ "$(col "$TMP/out" framework.host_per_gemm_s)" = 4.8e-05 ]
+expect_ok predict --model llama2-13b --gpus 16 --host-per-gemm '48 us' --format json
+check "host_per_gemm 48 us: GPU-bound step unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/hk2.json" step_time_s)" ]
+expect_fail 1 "^plateau: --host-per-gemm: '-1 us' is not a time from 0 to 1 ms" -- predict --host-per-gemm '-1 us'
+expect_fail 1 "^plateau: --host-per-gemm: 'slow' is not a time" -- predict --host-per-gemm slow
+cat >"$TMP/hg.json" <<'JSON'
+{"name": "hg", "description": "test", "behaviours": {"host_per_gemm": "-5 us"}}
+JSON
+expect_fail 1 "host_per_gemm" -- predict --framework "$TMP/hg.json"
+
 # torchtitan's activation checkpointing is the run's, not the preset's (docs/frameworks.md): with
 # no --recompute the preset leaves none; its code default (selective_ac_option "2") is given as
 # --recompute full --recompute-every 2, which recomputes (more FLOPs, slower) and holds less

@@ -93,19 +93,21 @@ static void ring_two_nodes(void) {
 
 static void tree(void) {
   /* all_reduce, 4 nodes x 8, Simple, 1 GiB, charged on 16 network channels:
-   * busBw = min(370.8, min(400, 16 x 0.4 x 50 = 320)) x 0.92 (cap 16 x 36.0
-   * does not bind); algbw = busBw / 2; 1 GiB is past the correction table
+   * busBw = min(370.8, min(400, 16 x 0.4 x 50 = 320)) x 0.92 = 294.4, capped
+   * by perChMaxTreeBw[Hopper][>= 4 nodes] = 36.0 per graph channel, 16 / 2
+   * = 8 of them (two coll channels a graph channel, ncclTopoPostset): 288;
+   * algbw = busBw / 2; 1 GiB is past the correction table
    * (factor 1). Latency 8.4 + 2 (7 x 4.0 + log2(4) x 14) = 120.4 us.
    * Fill: 512 KiB chunks on 16 channels (8 MiB a round) cross 2 x 7 NVLink
    * stages (370.8 GB/s) and 2 x 2 network stages (320 GB/s); less the
    * slowest (a network stage): 8 MiB x (14 / 370.8 + 3 / 320) per GB/s. */
   double fill = 8 * MIB * (14.0 / 370.8 + 3.0 / 320) / GB;
   double t = t_of(PL_COLL_ALL_REDUCE, GIB, 32, 8, PL_ALGO_TREE, PL_PROTO_SIMPLE);
-  CHECK_NEAR_REL(t, 120.4 * US + GIB / (0.5 * 0.92 * 320 * GB) + fill, 1e-9);
+  CHECK_NEAR_REL(t, 120.4 * US + GIB / (0.5 * 288 * GB) + fill, 1e-9);
   /* 64 MiB: log2(64 MiB / 64) = 20, Simple correction factor 0.8; 64 MiB / 16
    * channels still fills 512 KiB chunks: same fill. */
   t = t_of(PL_COLL_ALL_REDUCE, 64 * 1048576.0, 32, 8, PL_ALGO_TREE, PL_PROTO_SIMPLE);
-  CHECK_NEAR_REL(t, 120.4 * US + 64 * 1048576.0 / (0.8 * 0.5 * 0.92 * 320 * GB) + fill, 1e-9);
+  CHECK_NEAR_REL(t, 120.4 * US + 64 * 1048576.0 / (0.8 * 0.5 * 288 * GB) + fill, 1e-9);
 }
 
 static void nvls(void) {
@@ -127,21 +129,59 @@ static void nvls(void) {
   t = t_of(PL_COLL_ALL_REDUCE, 4 * MIB, 8, 8, PL_ALGO_NVLS, PL_PROTO_SIMPLE);
   CHECK_NEAR_REL(t, (25 + 2 * 3.4) * US + (4 + 2) * MIB / bw, 1e-9);
   /* NVLS_TREE on 2 nodes: the NVLS part moves 9/8 bytes per byte at
-   * 370.8 x 0.85 = 315.18 GB/s (3.57 ps/B), the network 1 byte per byte at
-   * min(400, 16 NVLS channels x 0.4 x 50 = 320) GB/s (3.125 ps/B): NVLS
-   * bounds. Latency 25 + 2 x log2(2) x 14 = 53 us.
+   * 370.8 x 0.85 = 315.18 GB/s (algbw 280.16 GB/s), the network 1 byte per
+   * byte at min(400, 16 NVLS channels x 0.4 x 50 = 320) GB/s; NCCL 2.28's
+   * ceiling, 8 heads x perChMaxNVLSTreeBw 57.7 = 461.6 GB/s busBw, is
+   * 461.6 x 16 / 30 = 246.19 GB/s algbw and binds (with 16 NVLS channels
+   * instead of the 8 heads it was 923.2 busBw and NVLS bound).
+   * Latency 25 + 2 x log2(2) x 14 = 53 us.
    * Fill: 128 KiB chunks on 128 streams, a 16 MiB loop, through NVLS
    * (315.18 GB/s), one network hop up and one down (320 GB/s), NVLS: the sum
    * less the slowest stage (NVLS) = 16 MiB (1 / 315.18 + 2 / 320) per GB/s. */
   t = t_of(PL_COLL_ALL_REDUCE, GIB, 16, 8, PL_ALGO_NVLS_TREE, PL_PROTO_SIMPLE);
-  CHECK_NEAR_REL(t, 53 * US + GIB * (9.0 / 8.0) / (370.8 * 0.85 * GB) +
+  CHECK_NEAR_REL(t, 53 * US + GIB / (8 * 57.7 * 16.0 / 30.0 * GB) +
                         16 * MIB * (1 / 315.18 + 2 / 320.0) / GB, 1e-9);
-  /* 4 nodes: the tree sends 2 bytes per byte per node: 2/320 GB/s bounds.
+  /* 4 nodes: the tree sends 2 bytes per byte per node: 2/320 GB/s bounds
+   * (160 GB/s algbw; the ceiling 8 x 45.5 = 364 GB/s busBw is 364 x 32 / 62
+   * = 187.9 GB/s algbw and does not bind).
    * Fill: 64 KiB chunks (>= 4 nodes), an 8 MiB loop, NVLS twice and 2 x 2
    * network hops, less one NVLS stage. */
   t = t_of(PL_COLL_ALL_REDUCE, GIB, 32, 8, PL_ALGO_NVLS_TREE, PL_PROTO_SIMPLE);
   CHECK_NEAR_REL(t, (25 + 2 * 2 * 14) * US + GIB * 2.0 / (320 * GB) +
                         8 * MIB * (1 / 315.18 + 4 / 320.0) / GB, 1e-9);
+  /* 2 nodes x 4 ranks: 4 NVLS heads (NCCL's NVLS search finds one head per
+   * GPU), so the ceiling is 4 x 57.7 = 230.8 GB/s busBw = 230.8 x 8 / 14 =
+   * 131.89 GB/s algbw; it binds below the NVLS part (315.18 x 4/5 = 252.14)
+   * and the network (4 ranks' own NICs, 4 x 50 = 200 GB/s; 16 channels x
+   * 0.4 x 50 = 320 do not bind). With the 16 NVLS channels as the count the
+   * ceiling would be 527.5 GB/s algbw and the network would bind at 200.
+   * Latency 53 us. Fill: 16 x 4 = 64 streams of 128 KiB (1 GiB is not below
+   * 32 x 64 x 128 KiB = 256 MiB), an 8 MiB loop: NVLS twice (315.18 GB/s)
+   * and one network hop each way (200 GB/s), less the slowest (a network
+   * hop): 8 MiB (2 / 315.18 + 1 / 200) per GB/s. */
+  t = t_of(PL_COLL_ALL_REDUCE, GIB, 8, 4, PL_ALGO_NVLS_TREE, PL_PROTO_SIMPLE);
+  CHECK_NEAR_REL(t, 53 * US + GIB / (4 * 57.7 * 8.0 / 14.0 * GB) +
+                        8 * MIB * (2 / 315.18 + 1 / 200.0) / GB, 1e-9);
+  /* NCCL_MIN_CTAS=24 (the gj-aion 8-node log): 24 NVLS channels (src/
+   * transport/nvls.cc nvlsChannels = max(minCTAs, min(maxCTAs, 16))), and
+   * NVLS_TREE's chunk ladder counts concurrentOps = nvlsChannels x nHeads =
+   * 24 x 8 = 192 (src/enqueue.cc calcCollChunking, NCCL 2.21-2.29). 8 nodes
+   * x 8, 1 GiB: chunk 64 KiB (>= 4 nodes; 1 GiB is not below 32 x 192 x
+   * 64 KiB), a loop of 192 x 64 KiB = 12 MiB (8 MiB with 16 x 8 ops). Rate:
+   * NVLS part 280.16 GB/s algbw, network 2 bytes per byte at min(400, 24 x
+   * 0.4 x 50 = 480) = 400 GB/s, i.e. 200; the ceiling 8 x 45.5 = 364 GB/s
+   * busBw = 364 x 64 / 126 = 184.89 GB/s algbw binds. Latency 25 + 2 x 3 x
+   * 14 = 109 us. Fill: NVLS twice (315.18 GB/s) and 2 x 3 network hops
+   * (400 GB/s), less the slowest (an NVLS stage): 12 MiB (1 / 315.18 + 6 /
+   * 400) per GB/s. */
+  struct pl_cluster ctas = h100;
+  ctas.nccl_min_channels = 24;
+  struct pl_coll_cost c24;
+  struct pl_group g64 = {64, 8};
+  CHECK_EQ_INT(pl_coll_time_proto(&ctas, PL_COLL_ALL_REDUCE, GIB, g64, PL_ALGO_NVLS_TREE,
+                                  PL_PROTO_SIMPLE, &c24), PL_OK);
+  CHECK_NEAR_REL(c24.time_s, 109 * US + GIB / (364.0 * 64.0 / 126.0 * GB) +
+                                 12 * MIB * (1 / 315.18 + 6 / 400.0) / GB, 1e-9);
 }
 
 /* An NVL72 rack (gb200-nvl72, one node of 72 ranks): NCCL has at most
@@ -283,26 +323,30 @@ static void cloud_chunks(void) {
   CHECK_EQ_INT(pl_cluster_load("gcp-a3mega", &a3, NULL), PL_OK);
   CHECK_EQ_INT(pl_cluster_load("aws-p5", &p5, NULL), PL_OK);
   /* a3-mega, 64 MiB, tree Simple (ranked first, tuner_cloud): latency
-   * 8.4 + 2 (7 x 4 + 14) = 92.4 us; algbw 341.136 x 0.5 x 0.8 = 136.454 GB/s:
-   * 491.81 us; fill on 16 channels (NCCL's search: 8 NICs of 25 GB/s give 8
+   * 8.4 + 2 (7 x 4 + 14) = 92.4 us; busBw min(370.8 x 0.92 = 341.136,
+   * perChMaxTreeBw[Hopper][2 nodes] 41.4 x 16 / 2 graph channels = 331.2);
+   * algbw 331.2 x 0.5 x 0.8 = 132.48 GB/s: 506.56 us; fill on 16 channels
+   * (NCCL's search: 8 NICs of 25 GB/s give 8
    * channels of 24 GB/s, doubled once) of 1 MiB tree chunks (8 MiB
    * NCCL_BUFFSIZE / 8 steps): round 16 MiB, NVLink stage 16777216 / 370.8 GB/s
    * = 45.246 us, network 16777216 / (2 x 200 GB/s) = 41.943 us, fill
-   * 2 (7 x 45.246 + 41.943) - 45.246 = 672.08 us. Total 1256.29 us. */
+   * 2 (7 x 45.246 + 41.943) - 45.246 = 672.08 us. Total 1271.04 us. */
   CHECK_EQ_INT(pl_coll_time(&a3, PL_COLL_ALL_REDUCE, 64 * MIB, two, PL_ALGO_AUTO, &c), PL_OK);
   CHECK_EQ_INT(c.algo, PL_ALGO_TREE);
-  CHECK_NEAR_REL(c.time_s, 1256.29 * US, 1e-4);
+  CHECK_NEAR_REL(c.time_s, 1271.04 * US, 1e-4);
   /* p5, 1 GiB, NVLS_TREE with the aws-ofi-nccl P5 setting of 512 KiB NVLS
    * chunks: 512 KiB -> 256 KiB since 1 GiB < 32 x 128 ops x 512 KiB, kept
    * as 1 GiB >= 16 x 128 x 256 KiB; loop 128 x 256 KiB = 32 MiB. Latency
-   * 25 + 2 x 14 x 23/14 = 71 us; algbw = 370.8 x 0.85 x 8/9 = 280.16 GB/s
-   * (the network bound, 400 GB/s on two nodes, is higher): 3832.6 us. Fill: NVLS
+   * 25 + 2 x 14 x 23/14 = 71 us; NVLS part 370.8 x 0.85 x 8/9 = 280.16 GB/s
+   * algbw (the network bound, 400 GB/s on two nodes, is higher); NCCL 2.28's
+   * ceiling of 8 heads x 57.7 = 461.6 GB/s busBw, 246.19 GB/s algbw on 16
+   * ranks, binds: 1073741824 / 246.187 GB/s = 4361.49 us. Fill: NVLS
    * stage 33554432 / 315.18 GB/s = 106.46 us, network 33554432 / 400 GB/s
    * = 83.886 us: 2 x 106.46 + 2 x 83.886 - 106.46 = 274.23 us. Total
-   * 4177.8 us (with NCCL's default 128 KiB chunks the fill is half). */
+   * 4706.72 us (with NCCL's default 128 KiB chunks the fill is half). */
   CHECK_EQ_INT(pl_coll_time(&p5, PL_COLL_ALL_REDUCE, GIB, two, PL_ALGO_AUTO, &c), PL_OK);
   CHECK_EQ_INT(c.algo, PL_ALGO_NVLS_TREE);
-  CHECK_NEAR_REL(c.time_s, 4177.84 * US, 1e-4);
+  CHECK_NEAR_REL(c.time_s, 4706.72 * US, 1e-4);
 }
 
 /* The study's Figure 2: at 64 MiB per GPU, all_gather (ring only) becomes
@@ -723,6 +767,27 @@ static void collnet(void) {
   CHECK_EQ_INT(a, PL_ALGO_COLLNET_DIRECT);
 }
 
+/* A tree across GB200 NVL72 racks streams at NCCL's per-channel tree figure
+ * (docs/collectives.md, "Session 9 (nvls9)"): 20 racks x 72, Simple, on the
+ * 32 network channels of 72 rails (16 rings of 48 GB/s, not duplicated,
+ * doubled): busBw = min(721.8 NVLink, min(3600, 32 x 0.4 x 50 = 640)) x
+ * 0.92 = 588.8, capped by perChMaxTreeBws[Blackwell][>= 4 nodes] = 24.0
+ * (NCCL 2.28-2.29 src/graph/tuning.cc) per graph channel, 32 / 2 = 16 of
+ * them: 384 GB/s, algbw 192 GB/s. 8 and 16 GiB share latency, fill (512
+ * KiB chunks on 32 channels) and the correction factor (1 above 256 MiB),
+ * so their difference is 8 GiB / 192 GB/s = 44.739 ms. */
+static void tree_racks(void) {
+  struct pl_cluster gb;
+  struct pl_coll_cost a, b;
+  struct pl_group racks = {1440, 72};
+  CHECK_EQ_INT(pl_cluster_load("gb200-nvl72", &gb, NULL), PL_OK);
+  CHECK_EQ_INT(pl_coll_time_proto(&gb, PL_COLL_ALL_REDUCE, 8 * GIB, racks, PL_ALGO_TREE,
+                                  PL_PROTO_SIMPLE, &a), PL_OK);
+  CHECK_EQ_INT(pl_coll_time_proto(&gb, PL_COLL_ALL_REDUCE, 16 * GIB, racks, PL_ALGO_TREE,
+                                  PL_PROTO_SIMPLE, &b), PL_OK);
+  CHECK_NEAR_REL(b.time_s - a.time_s, 8 * GIB / (192 * GB), 1e-9);
+}
+
 int main(void) {
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
@@ -748,5 +813,6 @@ int main(void) {
   proxy_messages();
   pat();
   collnet();
+  tree_racks();
   return check_finish();
 }
