@@ -198,6 +198,12 @@ struct pl_layout {
                               after the optimizer step */
   bool overlap_p2p;        /* input: pipeline send/recv are asynchronous: only the receiver
                               waits (Megatron-Core overlap_p2p_comm), not blocking */
+  bool p2p_serial;         /* input: 1F1B, vp = 1: every pipeline send and recv is its own
+                              blocking call, issued one at a time in DeepSpeed's TrainSchedule
+                              order (RecvGrad, SendActivation before a backward; SendGrad,
+                              RecvActivation before a forward), each waiting for both stages:
+                              a boundary's two transfers run one after the other (DeepSpeed
+                              runtime/pipe/schedule.py, p2p.py; lower.c emit_p2p_serial) */
   bool grad_reduce_bf16;   /* input: ddp/zero1 gradients reduced in bf16 (Megatron-Core
                               grad_reduce_in_fp32 = False, NeMo grad_sync_dtype bf16), not fp32 */
   double host_per_kernel_s; /* input: host (CPU) time to issue one kernel from eager PyTorch:

@@ -34,6 +34,7 @@ static const struct {
     {"grad_accum_fp32_copy", offsetof(struct pl_framework, grad_accum_fp32_copy)},
     {"fsdp_prefetch", offsetof(struct pl_framework, fsdp_prefetch)},
     {"fsdp_separate_comms", offsetof(struct pl_framework, fsdp_separate_comms)},
+    {"p2p_serial", offsetof(struct pl_framework, p2p_serial)},
 };
 #define N_SETTINGS (sizeof settings / sizeof settings[0])
 
@@ -316,6 +317,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->overlap_grad_reduce, &l->grad_reduce_after_backward, true);
   put(fw->overlap_param_gather, &l->overlap_param_gather, false);
   put(fw->overlap_p2p, &l->overlap_p2p, false);
+  put(fw->p2p_serial, &l->p2p_serial, false);
   put(fw->grad_reduce_fp32, &l->grad_reduce_bf16, true);
   put(fw->zero1_grad_all_reduce, &l->zero1_grad_all_reduce, false);
   put(fw->grad_accum_fp32_copy, &l->grad_accum_cast, false);
@@ -365,6 +367,7 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->overlap_grad_reduce = setting(!l->grad_reduce_after_backward);
   out->overlap_param_gather = setting(l->overlap_param_gather);
   out->overlap_p2p = setting(l->overlap_p2p);
+  out->p2p_serial = setting(l->p2p_serial);
   out->grad_reduce_fp32 = setting(!l->grad_reduce_bf16);
   out->zero1_grad_all_reduce = setting(l->zero1_grad_all_reduce);
   out->grad_accum_fp32_copy = setting(l->grad_accum_cast);

@@ -513,6 +513,57 @@ static void fsdp_pp_flush(struct lower *lw, const struct unit *base) {
     reduce(lw, &sg[SIM_SEG_EMBED], after, 1);
 }
 
+/* layout.p2p_serial: what DeepSpeed's pipeline engine does around a pass
+ * besides the transfers (deepspeed/runtime/pipe/engine.py and runtime/
+ * utils.py PartitionedTensor, v0.9.5). With tp > 1 a stage's output is sent
+ * split over the tp ranks (is_pipe_partitioned = is_model_parallel) and put
+ * back together by PartitionedTensor.full(): torch.zeros of the whole
+ * tensor, an all_gather over the tp group, .clone() of the result. A forward
+ * that received an activation gathers it (_exec_forward_pass); a backward
+ * whose stage sent one gathers its output and the received gradient again
+ * (_exec_backward_pass: two full() calls). Copies, in bytes of the whole
+ * activation F and of one tp part P = F / tp: the received buffer and the
+ * forward's input are cloned (_exec_recv_activations, _exec_forward_pass:
+ * 2 P each, 2 F each without tp), full() writes 3 F and copies its part in
+ * (2 P), a sent output or input gradient is split off by narrow().clone()
+ * (2 P). Issued after the pass's compute like its other blocking tp
+ * collectives: a pass's length, not its order, is what the pipeline sees. */
+static bool p2p_serial(const struct lower *lw);
+
+static void ds_pass_extras(struct lower *lw, struct sim_slot sl) {
+  if (!p2p_serial(lw))
+    return;
+  const struct pl_gpu *g = &lw->st->run->cluster.gpu;
+  bool fwd = sl.pass == PL_PASS_FWD, first = lw->stage == 0, last = lw->stage == lw->pp - 1;
+  bool part = lw->l->tp > 1;
+  double P = lw->act_bytes, F = P * (double)lw->l->tp, bytes = 0;
+  int64_t gathers = 0;
+  if (fwd && !first) { /* received: clone, input clone, full() */
+    bytes += part ? 2 * P + 2 * P + 3 * F + 2 * P : 2 * F + 2 * F;
+    gathers += part ? 1 : 0;
+  }
+  if (fwd && !last && part) /* output split off */
+    bytes += 2 * P;
+  if (!fwd && !last && part) { /* output and gradient rebuilt: two full() */
+    bytes += 2 * (3 * F + 2 * P);
+    gathers += 2;
+  }
+  if (!fwd && !first && part) /* input gradient split off */
+    bytes += 2 * P;
+  int32_t t = coll_task(lw, PL_STREAM_TP, lw->part_ag_coll, gathers);
+  if (t != SIM_NONE) {
+    dep(lw, lw->last_comp, t);
+    join_add(lw, t);
+  }
+  double bw = g->hbm_bytes_per_s * g->eff.hbm_fraction;
+  if (bytes <= 0 || bw <= 0)
+    return;
+  int32_t c = add(lw, PL_STREAM_COMPUTE, bytes / bw + g->eff.kernel_overhead_s,
+                  fwd ? PL_TASK_FORWARD : PL_TASK_BACKWARD, SIM_RES_COMPUTE);
+  dep(lw, t, c);
+  join_add(lw, c);
+}
+
 static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
   const struct pl_layout *l = lw->l;
   int64_t v = (int64_t)sl.chunk * lw->pp + lw->stage;
@@ -539,6 +590,7 @@ static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
     emit_segments(lw, &base, ag, rs, sync);
   else
     emit_unit(lw, &base, SIM_NONE);
+  ds_pass_extras(lw, sl);
   size_t pi = pass_index(lw, v, sl.mb, sl.pass);
   lw->first[pi] = lw->pass_first;
   record_ends(lw, pi);
@@ -791,6 +843,7 @@ static void emit_sends(struct lower *lw, int64_t s) {
       continue;
     lw->st->meta[t].peer = (int32_t)(to % lw->pp);
     lw->st->meta[t].mb = sl[i].mb;
+    lw->xfer[pass_index(lw, v, sl[i].mb, sl[i].pass)] = t;
     const int32_t *e = &lw->ends[pass_index(lw, v, sl[i].mb, sl[i].pass) * LOWER_ENDS];
     for (int k = 0; k < LOWER_ENDS; k++)
       dep(lw, e[k], t);
@@ -801,12 +854,107 @@ static void emit_sends(struct lower *lw, int64_t s) {
   }
 }
 
+/* layout.p2p_serial: DeepSpeed's pipeline engine (deepspeed/runtime/pipe/
+ * schedule.py TrainSchedule.steps, engine.py _exec_send_activations ..
+ * _exec_recv_grads, p2p.py send/recv, v0.9.5). Each send and each recv is a
+ * blocking torch.distributed.send/recv, issued in the schedule's order; a
+ * transfer starts when both stages have reached it (NCCL's send completes only
+ * as the peer receives) and both go on when it ends. Between two passes of a
+ * stage the schedule issues the previous pass's send and the next pass's
+ * receive, RecvGrad before SendActivation when a forward is followed by a
+ * backward, otherwise the send first:
+ *   F(i) -> B(j): RecvGrad(j), SendActivation(i)
+ *   F(i) -> F(i+1), B(j) -> F(i), B(j) -> B(j+1): the send, then the receive
+ * so a boundary's activation and gradient go one after the other, where
+ * Megatron-LM's batched isend/irecv (emit_sends) runs them together. The
+ * transfers are emit_sends' tasks; this adds each stage's order as edges:
+ * every item waits for the one before it in that stage's sequence. 1F1B with
+ * vp = 1 only: DeepSpeed has no other schedule. */
+static bool p2p_serial(const struct lower *lw) {
+  return lw->l->p2p_serial && lw->pp > 1 && lw->vp == 1 && lw->l->schedule == PL_SCHEDULE_1F1B;
+}
+
+/* One item of a stage's sequence: a pass (first task, ends) or a transfer. */
+struct p2p_item {
+  int32_t first;
+  const int32_t *ends; /* LOWER_ENDS ids, or NULL for a transfer */
+  int32_t task;        /* the transfer */
+};
+
+static void p2p_link(struct lower *lw, const struct p2p_item *a, const struct p2p_item *b) {
+  int32_t to = b->ends != NULL ? b->first : b->task;
+  if (a->ends != NULL) {
+    for (int k = 0; k < LOWER_ENDS; k++)
+      dep(lw, a->ends[k], to);
+  } else {
+    dep(lw, a->task, to);
+  }
+}
+
+/* TrainSchedule._step_to_micro_batch: the micro-batch stage s runs at a step
+ * of the schedule's 2 (m + pp - 1), and whether it is a forward. */
+static int64_t ds_step_mb(int64_t step, int64_t s, int64_t pp, bool *fwd) {
+  bool even_step = step % 2 == 0, even_stage = s % 2 == 0;
+  *fwd = even_step == even_stage;
+  if (*fwd)
+    return (even_step ? step / 2 : (step - 1) / 2) - s / 2;
+  return even_step ? step / 2 - pp + (s + 1) / 2 : (step - 1) / 2 - pp + 1 + s / 2;
+}
+
+/* The transfer after pass (stage, mb, pass), or SIM_NONE. */
+static int32_t ds_xfer(const struct lower *lw, int64_t stage, int64_t mb, int pass) {
+  if (stage < 0 || stage >= lw->pp || mb < 0 || mb >= lw->m)
+    return SIM_NONE;
+  return lw->xfer[pass_index(lw, stage, mb, pass)];
+}
+
+/* Stage s's instructions in TrainSchedule.steps' order (its exchange
+ * commands, then its pass), each waiting for the one before. */
+static void emit_p2p_serial(struct lower *lw, int64_t s) {
+  struct p2p_item prev = {SIM_NONE, NULL, SIM_NONE};
+  bool have = false;
+  int64_t prev_mb = -1, steps = 2 * (lw->m + lw->pp - 1);
+  for (int64_t step = 0; step < steps; step++) {
+    bool fwd;
+    int64_t mb = ds_step_mb(step, s, lw->pp, &fwd);
+    bool valid = mb >= 0 && mb < lw->m, prev_valid = prev_mb >= 0 && prev_mb < lw->m;
+    struct p2p_item seq[3];
+    int n = 0;
+    int32_t x[2] = {SIM_NONE, SIM_NONE};
+    if (fwd) { /* SendGrad(prev), RecvActivation(mb) */
+      x[0] = prev_valid && s > 0 ? ds_xfer(lw, s, prev_mb, PL_PASS_BWD) : SIM_NONE;
+      x[1] = valid && s > 0 ? ds_xfer(lw, s - 1, mb, PL_PASS_FWD) : SIM_NONE;
+    } else { /* RecvGrad(mb), SendActivation(prev) */
+      x[0] = valid && s < lw->pp - 1 ? ds_xfer(lw, s + 1, mb, PL_PASS_BWD) : SIM_NONE;
+      x[1] = prev_valid && s < lw->pp - 1 ? ds_xfer(lw, s, prev_mb, PL_PASS_FWD) : SIM_NONE;
+    }
+    for (int k = 0; k < 2; k++)
+      if (x[k] != SIM_NONE)
+        seq[n++] = (struct p2p_item){SIM_NONE, NULL, x[k]};
+    if (valid) {
+      size_t pi = pass_index(lw, s, mb, fwd ? PL_PASS_FWD : PL_PASS_BWD);
+      seq[n++] = (struct p2p_item){lw->first[pi], &lw->ends[pi * LOWER_ENDS], SIM_NONE};
+    }
+    for (int k = 0; k < n; k++) {
+      if (have)
+        p2p_link(lw, &prev, &seq[k]);
+      prev = seq[k];
+      have = true;
+    }
+    prev_mb = mb;
+  }
+}
+
 static enum pl_status setup_colls(struct lower *lw, struct pl_diag *diag) {
   const struct pl_layout *l = lw->l;
   const struct pl_model *md = &lw->st->run->model;
   lw->bucket_coll = lw->bucket_ar_coll = lw->pp_coll = lw->ebucket_coll = SIM_NONE;
   double act = (double)l->mbs * (double)(l->seq / l->cp) * (double)md->hidden * 2.0 / (double)l->tp;
   enum pl_status s = sim_coll_add(lw->st, PL_COLL_SEND_RECV, "pp", act, &lw->pp_coll, diag);
+  lw->part_ag_coll = SIM_NONE;
+  lw->act_bytes = act;
+  if (s == PL_OK && p2p_serial(lw) && l->tp > 1)
+    s = sim_coll_add(lw->st, PL_COLL_ALL_GATHER, "tp", act * (double)l->tp, &lw->part_ag_coll, diag);
   if (s != PL_OK || fsdp(l))
     return s;
   enum pl_coll_op op = l->shard == PL_SHARD_DDP || l->zero1_grad_all_reduce
@@ -827,11 +975,13 @@ static enum pl_status alloc_tables(struct lower *lw) {
   lw->n_slots = sim_calloc((size_t)lw->pp, sizeof *lw->n_slots);
   lw->first = sim_calloc(passes, sizeof *lw->first);
   lw->ends = sim_calloc(passes * LOWER_ENDS, sizeof *lw->ends);
+  lw->xfer = sim_calloc(passes, sizeof *lw->xfer);
   lw->streams = sim_calloc((size_t)lw->pp * PL_STREAM_N, sizeof *lw->streams);
   lw->unsharded = sim_calloc((size_t)lw->vp, sizeof *lw->unsharded);
   lw->pgather = sim_calloc((size_t)lw->vp * 2, sizeof *lw->pgather);
   lw->last_bwd = sim_calloc((size_t)lw->vp, sizeof *lw->last_bwd);
-  bool ok = lw->slots && lw->n_slots && lw->first && lw->ends && lw->streams && lw->unsharded &&
+  bool ok = lw->slots && lw->n_slots && lw->first && lw->ends && lw->xfer && lw->streams &&
+            lw->unsharded &&
             lw->pgather &&
             lw->last_bwd;
   return ok ? PL_OK : PL_ERR_NOMEM;
@@ -845,6 +995,7 @@ static void free_tables(struct lower *lw) {
   sim_free(lw->n_slots);
   sim_free(lw->first);
   sim_free(lw->ends);
+  sim_free(lw->xfer);
   sim_free(lw->streams);
   sim_free(lw->unsharded);
   sim_free(lw->pgather);
@@ -953,7 +1104,7 @@ static enum pl_status run_lowering(struct lower *lw, struct pl_diag *diag) {
   for (int64_t s = 0; s < lw->pp; s++)
     lw->n_slots[s] = sched->order(lw->pp, lw->m, lw->vp, s, &lw->slots[s * lw->per_stage]);
   for (size_t i = 0; i < (size_t)lw->V * (size_t)lw->m * 2; i++)
-    lw->first[i] = SIM_NONE;
+    lw->first[i] = lw->xfer[i] = SIM_NONE;
   enum pl_status s = sim_engine_init(&lw->st->eng, (int32_t)lw->pp, (int32_t)task_estimate(lw),
                                      lw->st->run->cluster.gpu.eff.overlap_slowdown);
   /* metadata sized once too: regrowing it copies every entry */
@@ -969,6 +1120,9 @@ static enum pl_status run_lowering(struct lower *lw, struct pl_diag *diag) {
     emit_stage(lw, st);
   for (int64_t st = 0; st < lw->pp && s == PL_OK && lw->err == PL_OK; st++)
     emit_sends(lw, st);
+  if (s == PL_OK && lw->err == PL_OK && p2p_serial(lw))
+    for (int64_t st = 0; st < lw->pp; st++)
+      emit_p2p_serial(lw, st);
   if (s == PL_OK && (lw->err != PL_OK || lw->st->eng.nomem))
     s = lw->err != PL_OK ? lw->err : PL_ERR_NOMEM;
   return s;

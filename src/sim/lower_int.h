@@ -91,6 +91,7 @@ struct lower {
   int32_t per_stage;
   int32_t *first;    /* [V][m][2]: first compute task of a pass */
   int32_t *ends;     /* [V][m][2][LOWER_ENDS]: what a send must wait for */
+  int32_t *xfer;     /* [V][m][2]: the send after a pass (SIM_NONE: none) */
   int32_t *streams;  /* [pp][PL_STREAM_N] */
   bool *unsharded;   /* [vp] FSDP: chunk's parameters are gathered */
   int32_t *pgather;  /* [vp][2] overlap_param_gather: a chunk's first-bucket and other
@@ -107,6 +108,8 @@ struct lower {
   int32_t pass_first;
   double bucket_fill; /* bytes waiting for a DDP bucket */
   int32_t bucket_coll, bucket_ar_coll, pp_coll;
+  int32_t part_ag_coll; /* layout.p2p_serial, tp > 1: a partitioned activation's all_gather */
+  double act_bytes;     /* one pipeline send's bytes (one tp part of a stage's output) */
   double ebucket_fill; /* expert-gradient bytes waiting for their bucket (edp) */
   int32_t ebucket_coll; /* a full expert bucket's reduction over edp; -1 when edp = 1 */
   /* compression (compress.c): tags stamped on every task added */

@@ -120,6 +120,36 @@ cp "$TMP/out" "$TMP/ip0.json"
 expect_ok "${ip[@]}" --overlap-p2p on
 check "overlap p2p: faster step" faster "$TMP/ip0.json" "$TMP/out"
 
+# DeepSpeed's pipeline exchange (--p2p-serial, lower.c emit_p2p_serial),
+# derived by hand for 2 stages, tp 1, m = 64 / 8 = 8 micro-batches of
+# 1 x 2048 tokens (llama2-7b, hidden 4096: F = 2048 x 4096 x 2 B = 16,777,216 B
+# per send). Megatron's batched send/recv moves a boundary's activation and
+# gradient at once; DeepSpeed's TrainSchedule one after the other, each
+# waiting for both stages: a 2-stage 1F1B step gets m - 1 = 7 more transfer
+# times T (T = the send_recv's time per call). Stage 1 also clones what it
+# receives twice per forward (engine.py _exec_recv_activations and
+# _exec_forward_pass: 2 F each read and written), on the step's path for every
+# micro-batch: 8 x (4 F / (2039 GB/s x 0.88) + 1.2 us) = 8 x 38.60 us
+# = 0.3088 ms. At T = 5.5479 ms / 8 = 0.69349 ms: 4.8544 + 0.3088 = 5.163 ms.
+pp2=(predict --model llama2-7b --gpus 16 --tp 1 --pp 2 --gbs 64 --seq 2048 --recompute full --shard ddp --cluster dgx-a100 --format json)
+expect_ok "${pp2[@]}" --p2p-serial off
+cp "$TMP/out" "$TMP/pp2off.json"
+expect_ok "${pp2[@]}" --p2p-serial on
+check "p2p-serial on in JSON" grep -q '"p2p_serial": true' "$TMP/out"
+check "p2p-serial off in JSON" grep -q '"p2p_serial": false' "$TMP/pp2off.json"
+check "p2p-serial: the step grows by 7 T + 8 clones (hand-derived)" python3 - "$TMP/pp2off.json" "$TMP/out" <<'PY'
+import json, sys
+off, on = (json.load(open(f)) for f in sys.argv[1:3])
+sr = [c for c in on["collectives"] if c["op"] == "send_recv"][0]
+t = sr["time_s"] / sr["count"]
+clones = 8 * (4 * 16777216 / (2039e9 * 0.88) + 1.2e-6)
+want = 7 * t + clones
+got = on["step_time_s"] - off["step_time_s"]
+sys.exit(0 if abs(got - want) <= 0.01 * want else 1)
+PY
+expect_ok predict --model llama2-13b --gpus 16 --pp 2 --gbs 64 --shard ddp --framework deepspeed --format csv
+check "deepspeed preset: p2p_serial on in CSV" [ "$(col "$TMP/out" framework.p2p_serial)" = on ]
+
 # --- every command takes --framework ------------------------------------
 expect_ok search --model llama2-7b --gpus 16 --framework nemo --top 1 --format csv
 check "search: framework column" [ "$(col "$TMP/out" framework.name)" = nemo ]
@@ -130,7 +160,7 @@ expect_fail 1 "^plateau: --framework: unknown framework 'x'" -- validate --frame
 expect_fail 1 "^plateau: --framework: unknown framework 'x'" -- study --framework x --out "$TMP/s"
 
 # --- bad values, one line each ---------------------------------------------
-for flag in tp-comm-overlap overlap-grad-reduce overlap-param-gather overlap-p2p sequence-parallel; do
+for flag in tp-comm-overlap overlap-grad-reduce overlap-param-gather overlap-p2p p2p-serial sequence-parallel; do
   expect_fail 1 "^plateau: --$flag: unknown value 'yes' \(expected on\|off\)" -- predict --$flag yes
 done
 expect_fail 1 "^plateau: --grad-reduce-dtype: unknown dtype 'fp16' \(expected fp32\|bf16\)" -- predict --grad-reduce-dtype fp16

@@ -206,6 +206,46 @@ static void check_same(const struct layout_case *c, bool compressed) {
   sim_step_free(&ref);
 }
 
+/* DeepSpeed's pipeline exchange (layout.p2p_serial, lower.c emit_p2p_serial):
+ * the fast path must give the reference's step. With its stage-order edges
+ * the compressed try finds no repeating period and falls back to the whole
+ * step (the line printed shows 0 periods inserted): slower, never different.
+ * The last call has fewer micro-batches (2) than stages (4), where
+ * TrainSchedule's idle steps reorder a stage's sends and receives (a
+ * pass-pair rule instead of the schedule's steps made a cycle there). */
+static void check_p2p_serial(const struct layout_case *c, int64_t gbs) {
+  static struct pl_run run;
+  static struct pl_step fast_out, ref_out;
+  struct pl_flops fl;
+  struct pl_diag d;
+  struct sim_step fast, ref;
+  make_run(c, &run);
+  if (gbs > 0) { /* a global batch of its own: fewer micro-batches than stages */
+    struct pl_layout l = run.layout;
+    memset(&run.layout, 0, sizeof run.layout);
+    run.layout = (struct pl_layout){.gpus = l.gpus, .tp = l.tp, .pp = l.pp, .vp = 1, .cp = 1,
+                                    .mbs = 1, .gbs = gbs, .shard = l.shard, .shard_set = true,
+                                    .recompute = l.recompute, .schedule = l.schedule,
+                                    .eager_attention = true, .no_sp = true,
+                                    .grad_reduce_after_backward = true};
+    CHECK_STATUS(pl_layout_resolve(&run.layout, &run.model, &run.cluster, &d), PL_OK, &d);
+    CHECK_EQ_INT(run.layout.micro_batches, 2);
+  }
+  run.layout.p2p_serial = true;
+  pl_flops_compute(&run.model, &run.layout, &fl);
+  CHECK_STATUS(sim_step_build_fast(&fast, &run, &d), PL_OK, &d);
+  CHECK_STATUS(sim_step_build(&ref, &run, true, &d), PL_OK, &d);
+  memset(&fast_out, 0, sizeof fast_out);
+  memset(&ref_out, 0, sizeof ref_out);
+  CHECK_STATUS(sim_account(&fast, &fl, &fast_out), PL_OK, &d);
+  CHECK_STATUS(sim_account(&ref, &fl, &ref_out), PL_OK, &d);
+  same_step(&fast_out, &ref_out);
+  printf("p2p_serial %s tp %lld pp %lld: %d periods inserted, step %.6f s\n", c->model,
+         (long long)c->tp, (long long)c->pp, fast.eng.cmp.inserted, ref_out.step_time_s);
+  sim_step_free(&fast);
+  sim_step_free(&ref);
+}
+
 /* Too few layer units or pairs kept to reach a steady state (zero3 tp1 with
  * 2 units: the first comparison is still in the transient; comm-bound zero2
  * tp8 with 2 micro-batches: the first micro-batch's forward has no reduce
@@ -345,6 +385,17 @@ int main(void) {
     check_same(&cases[i], cases[i].compressed);
   for (size_t i = 0; i < sizeof copied_cases / sizeof copied_cases[0]; i++)
     check_copies(&cases[copied_cases[i]]);
+  static const struct layout_case ds[] = {
+      {"llama2-13b", "dgx-a100", 256, 2, 4, 1, 1, 2, 8, PL_SHARD_DDP, 0, PL_RECOMPUTE_FULL,
+       PL_SCHEDULE_1F1B, true, true, true, true, false},
+      {"llama2-7b", "dgx-a100", 64, 1, 8, 1, 1, 1, 4, PL_SHARD_DDP, 0, PL_RECOMPUTE_FULL,
+       PL_SCHEDULE_1F1B, true, true, true, true, false},
+      {"llama2-7b", "dgx-a100", 16, 2, 4, 1, 1, 1, 1, PL_SHARD_DDP, 0, PL_RECOMPUTE_FULL,
+       PL_SCHEDULE_1F1B, true, true, true, false, false},
+  };
+  for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++)
+    check_p2p_serial(&ds[i], 0);
+  check_p2p_serial(&ds[2], 4); /* gbs 4 = dp 2 x 2 micro-batches of 1, on 4 stages */
   check_fallback(&cases[1], 2, 1);
   check_fallback(&cases[2], 6, 1);
   CHECK(sweep() > 100); /* the grid exercises compression, not only whole steps */
