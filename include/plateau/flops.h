@@ -53,6 +53,11 @@ struct pl_op {
   int bwd_kernels;        /* MEMORY: kernels the backward launches when more than one
                              (0: one; docs/step-model.md 2.6): a norm's backward (3), the
                              gradient accumulation's per-tensor adds */
+  int fwd_kernels;        /* MEMORY: kernels the forward launches when more than one (0: one) */
+  bool host_waits;        /* MEMORY: the host reads each kernel's result back and waits for it
+                             (Tensor.item()): the GPU idles while the host issues the kernel and
+                             the read, 2 x host_per_kernel_s per kernel added to the pass
+                             (sim_seg_ops_s) */
   bool high_precision;    /* GEMM: runs in 16-bit whatever the layout's dtype (the LM head
                              with layout.head_16bit); pl_op_run_time_s times it as bf16 */
   double share;           /* fraction of the model's blocks that run this op: 1 for most;

@@ -94,6 +94,9 @@ struct pl_framework {
   enum pl_setting zero3_reuse;         /* zero3 per-parameter gathers: a parameter used again
                                           within DeepSpeed's stage3_max_reuse_distance stays
                                           gathered (layout.zero3_no_reuse) */
+  enum pl_setting zero3_debug_norm;    /* zero3 per-parameter gathers: each module fetch takes
+                                          every parameter's norm and reads it back (DeepSpeed
+                                          0.3.15-0.4.1 fetch_sub_module; layout.zero3_debug_norm) */
 };
 
 /* Load a preset by name (data/frameworks/) or a framework file by path into

@@ -231,6 +231,13 @@ struct pl_layout {
                               the recomputed forward included); false (default): a parameter
                               reused within stage3_max_reuse_distance (1e9 elements) stays
                               gathered. segments.c zero3_regathered, docs/step-model.md 2.7 */
+  bool zero3_debug_norm;   /* input: with zero3_list_copy_s, every module fetch computes each
+                              of the module's parameters' norm and reads it back to the host:
+                              DeepSpeed v0.3.15-v0.4.1 stage3.py fetch_sub_module formats
+                              `norm {param.norm()}` into a debug message whether or not it is
+                              printed, and a 0-dim tensor's __format__ calls item(). A read
+                              of the parameter per fetch, and the host waits for it.
+                              segments.c zero3_debug_norm_op, docs/step-model.md 2.7 */
   bool zero3_grad_all_reduce; /* input: zero3 gradients all_reduced in buckets of whole
                               gradients, one call per bucket (DeepSpeed ZeRO-3 with its default
                               config of 2021, contiguous_gradients false: stage3.py

@@ -190,6 +190,9 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
     return 1;
   if (setting_flag(args, "zero3-reuse", "value", "on", "off", false, &fw->zero3_reuse) != 0)
     return 1;
+  if (setting_flag(args, "zero3-debug-norm", "value", "on", "off", false,
+                   &fw->zero3_debug_norm) != 0)
+    return 1;
   if (setting_flag(args, "cudnn-2024", "value", "on", "off", false, &fw->cudnn_2024) != 0)
     return 1;
   if (time_flag(args, "host-per-kernel", "37 us", &fw->host_per_kernel_s,

@@ -176,6 +176,8 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
     return read_setting(v, key, origin, &fw->fp8_all_gather, diag);
   if (strcmp(key, "zero3_reuse") == 0)
     return read_setting(v, key, origin, &fw->zero3_reuse, diag);
+  if (strcmp(key, "zero3_debug_norm") == 0)
+    return read_setting(v, key, origin, &fw->zero3_debug_norm, diag);
   if (strcmp(key, "cudnn_2024") == 0)
     return read_setting(v, key, origin, &fw->cudnn_2024, diag);
   if (strcmp(key, "fsdp_pp_unsharded") == 0)
@@ -341,6 +343,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->zero3_grad_all_reduce, &l->zero3_grad_all_reduce, false);
   put(fw->fp8_all_gather, &l->fp8_all_gather, false);
   put(fw->zero3_reuse, &l->zero3_no_reuse, true);
+  put(fw->zero3_debug_norm, &l->zero3_debug_norm, false);
   put(fw->cudnn_2024, &l->cudnn_2024, false);
 }
 
@@ -389,5 +392,6 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->zero3_grad_all_reduce = setting(l->zero3_grad_all_reduce);
   out->fp8_all_gather = setting(l->fp8_all_gather);
   out->zero3_reuse = setting(!l->zero3_no_reuse);
+  out->zero3_debug_norm = setting(l->zero3_debug_norm);
   out->cudnn_2024 = setting(l->cudnn_2024);
 }

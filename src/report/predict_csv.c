@@ -235,6 +235,7 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.zero3_reuse", pl_setting_name(fw.zero3_reuse));
   col_str(c, "framework.cudnn_2024", pl_setting_name(fw.cudnn_2024));
   col_num(c, "framework.host_per_gemm_s", fw.host_per_gemm_s, true);
+  col_str(c, "framework.zero3_debug_norm", pl_setting_name(fw.zero3_debug_norm));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -145,7 +145,9 @@ int pl_op_kernels(const struct pl_op *op, enum pl_pass pass) {
   double bytes = pass == PL_PASS_FWD ? op->fwd_bytes : op->bwd_bytes;
   if (bytes <= 0)
     return 0;
-  return pass == PL_PASS_BWD && op->bwd_kernels > 1 ? op->bwd_kernels : 1;
+  if (pass == PL_PASS_BWD)
+    return op->bwd_kernels > 1 ? op->bwd_kernels : 1;
+  return op->fwd_kernels > 1 ? op->fwd_kernels : 1;
 }
 
 static double gemm_op_s(const struct pl_gpu *g, enum pl_dtype dt, const struct pl_op *op,
@@ -449,26 +451,38 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
  * (segments.c subtracts it from the whole to split a segment). */
 double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
                      const struct pl_op *ops, int n, enum pl_pass pass, bool attention_only) {
-  double t = 0, kernels = 0, gemm_kernels = 0, gemm_calls = 0;
+  double t = 0, kernels = 0, gemm_kernels = 0, gemm_calls = 0, waits = 0;
   for (int i = 0; i < n; i++) {
     if (attention_only && ops[i].kind != PL_OP_ATTENTION)
       continue;
     double share = ops[i].share > 0 ? ops[i].share : 1.0; /* flops.h: blocks that run it */
+    double k = sim_op_run_kernels(l, m, &ops[i], pass);
     t += share * pl_op_run_time_s(g, l, m, &ops[i], pass);
-    kernels += share * sim_op_run_kernels(l, m, &ops[i], pass);
+    kernels += share * k;
+    waits += ops[i].host_waits ? share * k : 0;
     if (ops[i].kind == PL_OP_GEMM) {
-      gemm_kernels += share * sim_op_run_kernels(l, m, &ops[i], pass);
+      gemm_kernels += share * k;
       gemm_calls += share * sim_op_run_gemms(&ops[i], pass);
     }
     struct pl_op part; /* the whole op, or under recompute ops a fused GEMM's part */
     if (pass == PL_PASS_BWD && pl_op_recompute_part(&ops[i], &part)) {
+      k = sim_op_run_kernels(l, m, &part, PL_PASS_FWD);
       t += share * pl_op_run_time_s(g, l, m, &part, PL_PASS_FWD);
-      kernels += share * sim_op_run_kernels(l, m, &part, PL_PASS_FWD);
+      kernels += share * k;
+      waits += part.host_waits ? share * k : 0;
       if (part.kind == PL_OP_GEMM) {
-        gemm_kernels += share * sim_op_run_kernels(l, m, &part, PL_PASS_FWD);
+        gemm_kernels += share * k;
         gemm_calls += share * sim_op_run_gemms(&part, PL_PASS_FWD);
       }
     }
+  }
+  /* pl_op.host_waits: the host waits for each such kernel's result, so the
+   * GPU idles while the host reads it back (a copy) and issues the next
+   * kernel: two launches per such kernel that no GPU work hides; the host
+   * issues the read-backs too */
+  if (!attention_only) {
+    t += 2.0 * waits * l->host_per_kernel_s;
+    kernels += waits;
   }
   /* Eager host floor (docs/step-model.md 2.6): the host issues the pass's
    * kernels one by one; when that takes longer than the GPU runs them, the

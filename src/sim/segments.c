@@ -359,6 +359,45 @@ static bool zero3_regathered(const struct pl_layout *l, const double *t, int n, 
   return 2.0 * after >= ZERO3_REUSE_ELEMENTS;
 }
 
+static double seg_params(const struct pl_run *run, enum sim_seg_kind kind);
+
+/* Which tensors of a segment DeepSpeed 2021 gathers (above the persistence
+ * threshold) and gathers again for the backward (zero3_regathered, under
+ * full recompute): the rule zero3_list_calls prices the calls by. */
+static void zero3_gathered(const struct pl_run *run, enum sim_seg_kind kind, const double *t,
+                           int n, int i, bool *gathered, bool *again) {
+  *gathered = t[i] >= ZERO3_PERSIST_ELEMENTS;
+  *again = *gathered && kind == SIM_SEG_LAYER && run->layout.recompute == PL_RECOMPUTE_FULL &&
+           zero3_regathered(&run->layout, t, n, i);
+}
+
+/* HBM bytes of DeepSpeed 2021's per-parameter gathers in one pass of a
+ * segment (layout.zero3_list_copy_s), per gathered element and gather:
+ * partition_parameters.py _allgather_param (v0.3.13-v0.5.x) first fills the
+ * whole output with torch.zeros(aligned_param_size) (a write of 2 B), which
+ * runs exposed: it is queued after the previous module's release
+ * (_partition_param: `param.data = torch.ones(1).to(param.device)`, a
+ * blocking host-to-device copy, which PyTorch's copy_kernel_cuda ends with a
+ * stream synchronize) and is waited for by the gather's
+ * torch.cuda.synchronize(); then ProcessGroupNCCL's post hook copies the
+ * flat NCCL output into the world_size views (a read and a write of 2 B).
+ * The forward gathers every gathered tensor once; the backward once more
+ * and, under full recompute, again the tensors zero3_regathered. */
+static double zero3_list_gather_bytes(const struct pl_run *run, enum sim_seg_kind kind,
+                                      enum pl_pass pass) {
+  double t[SEG_TENSORS], bytes = 0;
+  int n = seg_tensors(run, kind, t);
+  if (n == 0) /* MoE blocks: not listed (one call per unit), FSDP2's copy-out */
+    return (pass == PL_PASS_FWD ? 1.0 : 2.0) * 2.0 * PARAM_BYTES * seg_params(run, kind);
+  for (int i = 0; i < n; i++) {
+    bool gathered, again;
+    zero3_gathered(run, kind, t, n, i, &gathered, &again);
+    double gathers = !gathered ? 0 : pass == PL_PASS_FWD ? 1 : again ? 2 : 1;
+    bytes += gathers * t[i] * 3.0 * PARAM_BYTES;
+  }
+  return bytes;
+}
+
 /* The share of zero3_list_copy_s that a gather spends before its NCCL call:
  * DeepSpeed v0.3.16 partition_parameters.py _allgather_param builds its
  * world_size-long list of flat_tensor.narrow views in a Python loop after
@@ -526,15 +565,12 @@ static enum pl_status zero3_list_calls(struct sim_step *st, enum sim_seg_kind ki
   double loop_s = run->layout.zero3_list_copy_s * ZERO3_PERSIST_LOOP_SHARE;
   for (int i = 0; i < n; i++) {
     all[i] = true;
-    gathered[i] = t[i] >= ZERO3_PERSIST_ELEMENTS;
+    zero3_gathered(run, kind, t, n, i, &gathered[i], &again[i]);
     persist[i] = !gathered[i];
     if (!gathered[i]) {
       s->z3_persist_elems += t[i];
       s->z3_persist_host_s += zero3_ranks_with_data(t[i], ranks) * loop_s;
     }
-    again[i] = gathered[i] && kind == SIM_SEG_LAYER &&
-               run->layout.recompute == PL_RECOMPUTE_FULL &&
-               zero3_regathered(&run->layout, t, n, i);
     again_elems += again[i] ? t[i] : 0;
   }
   if (s->rs >= 0 && run->layout.zero3_grad_all_reduce)
@@ -899,8 +935,28 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
  *    the reduced shard into the sharded gradient from the second
  *    micro-batch on (12 B per shard element, 1/shard_group of the rest).
  * params: this segment's parameters on the GPU after tp. */
-static int param_kernels(const struct pl_run *run, double params, double tensors,
-                         struct pl_op *ops, int n) {
+/* layout.zero3_debug_norm: DeepSpeed v0.3.15-v0.4.1 stage3.py
+ * fetch_sub_module ends with, for each of the module's own parameters
+ * (named_parameters(recurse=False): the gathered and the persistent ones),
+ * print_rank_0(f"... norm {param.norm()}", force=False); the f-string is
+ * built whether or not print_rank_0 prints, and formatting the 0-dim norm
+ * calls Tensor.__format__ -> item(), a device-to-host read the host waits
+ * for. Added by DeepSpeed #976 (2021-04-18), removed by #1136 (2021-06-23;
+ * PR #1188 lists the removal as a speed-up). Per fetch, one reduction kernel
+ * per tensor reading it (2 B per element) and the wait (pl_op.host_waits).
+ * A module is fetched once per forward and, in backward, once for its
+ * backward and once more for its recomputed forward under full recompute
+ * (the op's recompute). */
+static void zero3_debug_norm_op(const struct pl_run *run, enum sim_seg_kind kind, double params,
+                                double tensors, struct pl_op *op) {
+  bool again = kind == SIM_SEG_LAYER && run->layout.recompute == PL_RECOMPUTE_FULL;
+  mem_op(op, "zero3_debug_norm", PARAM_BYTES * params, PARAM_BYTES * params, again);
+  op->fwd_kernels = op->bwd_kernels = (int)llround(tensors);
+  op->host_waits = true;
+}
+
+static int param_kernels(const struct pl_run *run, enum sim_seg_kind kind, double params,
+                         double tensors, struct pl_op *ops, int n) {
   const struct pl_layout *l = &run->layout;
   if (params <= 0 || n + 1 > PL_MAX_LAYER_OPS)
     return n;
@@ -914,6 +970,18 @@ static int param_kernels(const struct pl_run *run, double params, double tensors
      * --gradient-accumulation-fusion, which folds the weights' adds into the
      * wgrad GEMM, is not modelled (the bytes above charge it too). */
     ops[n - 1].bwd_kernels = (int)llround(tensors * (l->grad_accum_cast ? 2.0 : 1.0));
+    return n;
+  }
+  if (l->shard == PL_SHARD_ZERO3 && l->zero3_list_copy_s > 0) {
+    /* DeepSpeed 2021's per-parameter path: zero3_list_gather_bytes; the
+     * gradients' passes with zero3_grad_all_reduce are the buckets'
+     * (zero3_bucket_passes_s, charged with the all_reduce), else FSDP2's
+     * 6 B below (not re-derived for DeepSpeed's ipg buffer) */
+    double grad = l->zero3_grad_all_reduce ? 0.0 : 6.0 * params;
+    mem_op(&ops[n++], "fsdp_copies", zero3_list_gather_bytes(run, kind, PL_PASS_FWD),
+           zero3_list_gather_bytes(run, kind, PL_PASS_BWD) + grad, false);
+    if (l->zero3_debug_norm && n + 1 <= PL_MAX_LAYER_OPS)
+      zero3_debug_norm_op(run, kind, params, tensors, &ops[n++]);
     return n;
   }
   double bwd = 6.0 * params;
@@ -1003,7 +1071,7 @@ int pl_sim_segment_ops(const struct pl_run *run, int segment,
                      fp8_casts(run, ops, unfused_kernels(run, ops, megatron_kernels(run, ops, n))));
   else if (kind == SIM_SEG_HEAD)
     n = logit_metrics(run, ops, n);
-  return param_kernels(run, seg_params(run, kind), seg_param_tensors(run, kind), ops, n);
+  return param_kernels(run, kind, seg_params(run, kind), seg_param_tensors(run, kind), ops, n);
 }
 
 static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct pl_diag *diag) {

@@ -402,6 +402,22 @@ expect_fail 1 "^plateau: --zero3-reuse: unknown value '' \(expected on\|off\)" -
 echo '{"name": "x", "behaviours": {"zero3_reuse": "off"}}' >"$TMP/bad_z3r.json"
 expect_fail 1 "behaviour 'zero3_reuse' must be true or false" -- predict --framework "$TMP/bad_z3r.json"
 
+# zero3_debug_norm (--zero3-debug-norm; on in deepspeed-zero3-2021, docs/step-model.md 2.7):
+# DeepSpeed 0.3.15-0.4.1's fetch_sub_module formats each parameter's norm into a debug message, so
+# every module fetch reads each parameter and waits for the result; off is faster. In JSON and CSV.
+check "zero3 debug norm: preset's JSON value true" [ "$(json_raw "$TMP/z3.json" zero3_debug_norm)" = true ]
+expect_ok predict $z3 --framework deepspeed-zero3-2021 --format csv
+check "zero3 debug norm: csv column on" [ "$(col "$TMP/out" framework.zero3_debug_norm)" = on ]
+expect_ok predict $z3 --framework deepspeed-zero3-2021 --zero3-debug-norm off --format json
+check "--zero3-debug-norm off overrides the preset" [ "$(json_raw "$TMP/out" zero3_debug_norm)" = false ]
+check "--zero3-debug-norm off: no norm reads, faster than the preset" faster "$TMP/z3.json" "$TMP/out"
+expect_ok predict --format json
+check "zero3 debug norm: off by default" [ "$(json_raw "$TMP/out" zero3_debug_norm)" = false ]
+expect_fail 1 "^plateau: --zero3-debug-norm: unknown value 'yes' \(expected on\|off\)" -- predict --zero3-debug-norm yes
+expect_fail 1 "^plateau: --zero3-debug-norm: unknown value '' \(expected on\|off\)" -- predict --zero3-debug-norm ''
+echo '{"name": "x", "behaviours": {"zero3_debug_norm": 1}}' >"$TMP/bad_z3n.json"
+expect_fail 1 "behaviour 'zero3_debug_norm' must be true or false" -- predict --framework "$TMP/bad_z3n.json"
+
 # cudnn_2024 (--cudnn-2024; docs/step-model.md 2.2 "cuDNN of 2024"): cuDNN fused attention at the
 # rates NVIDIA published for cuDNN 9.1 (h100.json attention.cudnn.shape_2024: lower asymptotes), so
 # a long-sequence run with cuDNN attention is slower; a run with FlashAttention-2, or on a GPU file

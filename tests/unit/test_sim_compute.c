@@ -680,6 +680,38 @@ static void test_param_kernels(void) {
   CHECK(cp != NULL);
   if (cp != NULL)
     CHECK_NEAR_REL(cp->bwd_bytes, 10.0 * p, EXACT);
+  /* DeepSpeed 2021's per-parameter gathers (layout.zero3_list_copy_s,
+   * segments.c zero3_list_gather_bytes): each gather of a tensor above the
+   * persistence threshold (1e5 elements: the four weights, g = p - 2 x 1024;
+   * the two RMSNorm weights stay whole) writes its torch.zeros output (2 B)
+   * and copies ProcessGroupNCCL's flat output into the views (read + write
+   * 2 B): 6 B per element and gather. Forward 6 g; backward one gather, 6 g,
+   * plus the gradients' 6 B per parameter of the per-parameter
+   * reduce_scatter path (unchanged) */
+  double g = p - 2.0 * 1024;
+  run.layout.zero3_list_copy_s = 1e-6;
+  cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
+  CHECK(cp != NULL);
+  if (cp != NULL) {
+    CHECK_NEAR_REL(cp->fwd_bytes, 6.0 * g, EXACT);
+    CHECK_NEAR_REL(cp->bwd_bytes, 6.0 * g + 6.0 * p, EXACT);
+  }
+  /* full recompute: within the reuse distance (1e9 elements: this block
+   * holds 1.2e7) the recomputed forward's gather is kept for the backward,
+   * no second gather; with zero3_no_reuse every tensor is gathered again:
+   * 2 x 6 g */
+  run.layout.recompute = PL_RECOMPUTE_FULL;
+  cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
+  CHECK(cp != NULL && fabs(cp->bwd_bytes - (6.0 * g + 6.0 * p)) <= 1e-9 * p);
+  run.layout.zero3_no_reuse = true;
+  cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
+  CHECK(cp != NULL && fabs(cp->bwd_bytes - (12.0 * g + 6.0 * p)) <= 1e-9 * p);
+  /* gradients all_reduced in buckets: their passes are the buckets'
+   * (zero3_bucket_passes_s, with the all_reduce), none here */
+  run.layout.zero3_grad_all_reduce = true;
+  cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
+  CHECK(cp != NULL && fabs(cp->bwd_bytes - 12.0 * g) <= 1e-9 * p);
+  CHECK(cp != NULL && fabs(cp->fwd_bytes - 6.0 * g) <= 1e-9 * p);
 }
 
 /* Round 11 passes, docs/step-model.md 2.3f, on small_llama (1024 tokens per
@@ -799,6 +831,68 @@ static void test_launch_blocking(void) {
   CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false), gpu_f, EXACT);
 }
 
+/* pl_op.host_waits (DeepSpeed 2021's debug norm, layout.zero3_debug_norm):
+ * op c, 4 kernels of 1 MB each way, the host reading each result back, beside
+ * op a (1 kernel). The GPU side: the kernels' own time (2 MB at the HBM
+ * rate, 5 kernel overheads) plus, per waiting kernel, the read-back and the
+ * next launch during which it idles: 4 x 2 x 37 us. The host side: 5
+ * launches and 4 read-backs, 9 x 37 = 333 us, which is longer here. The
+ * backward re-runs c's forward under recompute: 8 waiting kernels (a has no
+ * backward bytes): GPU 2 MB + 8 overheads + 16 x 37 us = 592 us + the
+ * kernels, host 16 x 37 = 592 us. Without host time the waits cost nothing. */
+static void test_host_waits(void) {
+  struct pl_op ops[2] = {
+      {.kind = PL_OP_MEMORY, .name = "a", .fwd_bytes = 1e6, .bwd_bytes = 0},
+      {.kind = PL_OP_MEMORY, .name = "c", .fwd_bytes = 1e6, .bwd_bytes = 1e6, .fwd_kernels = 4,
+       .bwd_kernels = 4, .host_waits = true},
+  };
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .host_per_kernel_s = 37e-6};
+  struct pl_model m = {.pos = PL_POS_LEARNED};
+  double bw = 2039e9 * 0.88;
+  double gpu_f = 2e6 / bw + 5 * ovh(), gpu_b = 2e6 / bw + 8 * ovh();
+  CHECK(gpu_f + 296e-6 < 333e-6);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false), 333e-6, EXACT);
+  ops[1].recompute = true;
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_BWD, false), gpu_b + 592e-6, EXACT);
+  l.host_per_kernel_s = 0;
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false),
+                 2e6 / bw + 5 * ovh(), EXACT);
+}
+
+/* DeepSpeed 0.3.15-0.4.1's debug norm (layout.zero3_debug_norm,
+ * segments.c zero3_debug_norm_op) on small_llama's block (p elements in 6
+ * tensors: 4 weights, 2 RMSNorm weights): each fetch reads every tensor
+ * once, 2 B per element, one norm kernel per tensor whose result the host
+ * reads back: forward 2p in 6 kernels, backward 2p in 6, re-run with the
+ * recomputed forward under full recompute. Only on DeepSpeed's per-parameter
+ * path (zero3_list_copy_s). */
+static void test_zero3_debug_norm(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  double p = 4.0 * 1024 * 1024 + 3.0 * 1024 * 2816 + 2.0 * 1024;
+  small_llama(&run);
+  run.layout.shard = PL_SHARD_ZERO3;
+  run.layout.zero3_debug_norm = true;
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "zero3_debug_norm") == NULL);
+  run.layout.zero3_list_copy_s = 1e-6;
+  const struct pl_op *nm = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "zero3_debug_norm");
+  CHECK(nm != NULL);
+  if (nm != NULL) {
+    CHECK_NEAR_REL(nm->fwd_bytes, 2.0 * p, EXACT);
+    CHECK_NEAR_REL(nm->bwd_bytes, 2.0 * p, EXACT);
+    CHECK(nm->fwd_kernels == 6 && nm->bwd_kernels == 6 && nm->host_waits && !nm->recompute);
+  }
+  run.layout.recompute = PL_RECOMPUTE_FULL;
+  nm = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "zero3_debug_norm");
+  CHECK(nm != NULL && nm->recompute);
+  /* the embedding (no recompute): 32000 x 1024 in one tensor */
+  nm = find_op(ops, pl_sim_segment_ops(&run, 0, ops), "zero3_debug_norm");
+  CHECK(nm != NULL && !nm->recompute && nm->fwd_kernels == 1 &&
+        fabs(nm->fwd_bytes - 2.0 * 32000 * 1024) < 1e-6);
+  run.layout.zero3_debug_norm = false;
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "zero3_debug_norm") == NULL);
+}
+
 /* layout.host_per_gemm_s: each cuBLAS GEMM call costs the host that time in
  * place of host_per_kernel_s, and a grouped GEMM of count 16 (16 local
  * experts, Transformer Engine's GroupedLinear: one call per expert) is 16
@@ -839,6 +933,8 @@ static void test_host_per_gemm(void) {
 int main(void) {
   struct pl_diag d, *dp = &d;
   CHECK_STATUS(pl_gpu_load("a100-80g", &a100, &d), PL_OK, dp);
+  test_host_waits();
+  test_zero3_debug_norm();
   test_loaded();
   test_mamf_shape();
   test_sustained_fraction();
