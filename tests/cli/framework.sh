@@ -149,6 +149,7 @@ sys.exit(0 if abs(got - want) <= 0.01 * want else 1)
 PY
 expect_ok predict --model llama2-13b --gpus 16 --pp 2 --gbs 64 --shard ddp --framework deepspeed --format csv
 check "deepspeed preset: p2p_serial on in CSV" [ "$(col "$TMP/out" framework.p2p_serial)" = on ]
+expect_fail 1 "^plateau: --p2p-serial: unknown value 'maybe' \(expected on\|off\)" -- predict --p2p-serial maybe
 
 # --- every command takes --framework ------------------------------------
 expect_ok search --model llama2-7b --gpus 16 --framework nemo --top 1 --format csv
