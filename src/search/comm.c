@@ -85,18 +85,22 @@ static void ring_times(const struct search_ctx *ctx, const struct pl_layout *l,
   out->ring_b = (double)(l->cp - 1) * coll_s(ctx, PL_COLL_SEND_RECV, 2.0 * kv, pair);
 }
 
-/* Pipeline parallelism: each pass's output, mbs * seq/cp * hidden / tp bf16
- * elements (activations forward, their gradients backward), sent to the
- * neighbouring stage, tp*cp*dp ranks away (src/sim/lower.c setup_colls,
- * groups.c: the "pp" pair). */
+/* Pipeline parallelism: each pass's output, mbs * seq/cp * hidden bf16
+ * elements (activations forward, their gradients backward), / tp where
+ * sequence parallelism, Megatron-LM's scatter/gather or DeepSpeed's
+ * partitioned tensors split it, sent to the neighbouring stage, tp*cp*dp
+ * ranks away (src/sim/lower.c setup_colls, groups.c: the "pp" pair). Where
+ * the simulator sends the whole tensor after all (a size tp does not divide,
+ * a schedule DeepSpeed's engine does not run), this is less: still a bound. */
 static double pp_send_s(const struct search_ctx *ctx, const struct pl_layout *l,
                         struct search_tp_times *out) {
   if (l->pp <= 1)
     return 0;
   struct pl_group pair = strided(ctx, 2, l->tp * l->cp * l->dp);
   out->pp_inter = pair.ranks_per_node < pair.ranks;
+  bool split = l->sp || l->p2p_scatter_gather || l->p2p_serial;
   double act = (double)l->mbs * (double)(l->seq / l->cp) * (double)ctx->model->hidden * ACT_BYTES /
-               (double)l->tp;
+               (split ? (double)l->tp : 1.0);
   return coll_s(ctx, PL_COLL_SEND_RECV, act, pair);
 }
 

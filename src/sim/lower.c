@@ -988,7 +988,17 @@ static enum pl_status setup_colls(struct lower *lw, struct pl_diag *diag) {
   const struct pl_layout *l = lw->l;
   const struct pl_model *md = &lw->st->run->model;
   lw->bucket_coll = lw->bucket_ar_coll = lw->pp_coll = lw->ebucket_coll = SIM_NONE;
-  double act = (double)l->mbs * (double)(l->seq / l->cp) * (double)md->hidden * 2.0 / (double)l->tp;
+  /* A stage boundary's tensor (seq/cp x mbs x hidden, 16-bit) goes out whole
+   * from every tp rank unless something splits it: sequence parallelism (the
+   * tensor is already 1/tp along the sequence: Megatron-LM schedules.py and
+   * Megatron-Core schedules.py get_tensor_shapes divide the sequence by tp
+   * only when sequence_parallel is on), Megatron-LM 2021-22's scatter/gather
+   * (sg_on) or DeepSpeed's partitioned pipe tensors (p2p_serial with tp > 1:
+   * PartitionedTensor). Megatron-Core dropped the scatter/gather (3c92fa9,
+   * 2023), so without SP it sends the whole tensor. */
+  double full = (double)l->mbs * (double)(l->seq / l->cp) * (double)md->hidden * 2.0;
+  bool split = l->sp || sg_on(lw) || (p2p_serial(lw) && l->tp > 1);
+  double act = split ? full / (double)l->tp : full;
   enum pl_status s = sim_coll_add(lw->st, PL_COLL_SEND_RECV, "pp", act, &lw->pp_coll, diag);
   lw->part_ag_coll = SIM_NONE;
   lw->act_bytes = act;

@@ -208,6 +208,13 @@ static bool megatron20_measure(const struct validate_in *in, const struct pl_run
 
 static bool mtnlg_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   recompute_default(in, l, row, "the published TFLOP/s equal eq. 3 with the recompute forward");
+  /* MT-NLG's pipeline is DeepSpeed's engine (Smith et al. 2022 Sec. 2.3:
+   * Megatron-DeepSpeed, "pipeline parallelism from DeepSpeed"): its blocking
+   * one-at-a-time sends and tp-partitioned tensors (layout.p2p_serial;
+   * deepspeed/runtime/pipe/engine.py is_pipe_partitioned = is_model_parallel
+   * since 2020), not the 2022 `deepspeed` preset, whose BF16_Optimizer MT-NLG's
+   * fp16 run did not use */
+  l->p2p_serial = true;
   return true;
 }
 

@@ -162,7 +162,12 @@ expect_fail 1 "^plateau: --p2p-serial: unknown value 'maybe' \(expected on\|off\
 # waiting: its m forwards grow by g = t + c each; stage 0 gathers each
 # backward's gradient, of which only the last is on the step's path after
 # stage 1 ends: the step grows by (m + 1) g = 9 g (t = 48.27 us: 0.6136 ms;
-# 8 g or 10 g are 11 % off).
+# 8 g or 10 g are 11 % off). Off, each tp rank sends the whole F (no SP:
+# Megatron's get_tensor_shapes splits the sequence only with sequence
+# parallelism), on F / tp: the same m + 1 = 9 sends on the step's path (stage
+# 0's first forward send, each of stage 1's gradient sends, which its next
+# pass waits for) each get shorter by T_off - T_on (read from the JSON): the
+# step changes by 9 (g - (T_off - T_on)) = 0.2853 ms.
 sg=(predict --model llama2-7b --gpus 4 --tp 2 --pp 2 --gbs 8 --seq 2048 --recompute full --shard ddp --cluster dgx-a100 --framework megatron-lm --format json)
 expect_ok "${sg[@]}" --p2p-scatter-gather off
 cp "$TMP/out" "$TMP/sgoff.json"
@@ -176,7 +181,11 @@ ag = [c for c in on["collectives"] if c["op"] == "all_gather" and c["group"] == 
 if len(ag) != 1 or ag[0]["count"] != 8 or any(c["op"] == "all_gather" for c in off["collectives"]):
     sys.exit(1)
 g = ag[0]["time_s"] / ag[0]["count"] + 2 * 16777216 / (2039e9 * 0.88) + 1.2e-6
-want = 9 * g
+sr = [[c for c in d["collectives"] if c["op"] == "send_recv"][0] for d in (off, on)]
+if sr[0]["bytes"] != 16777216 or sr[1]["bytes"] != 16777216 / 2:
+    sys.exit(1)
+dt = sr[0]["time_s"] / sr[0]["count"] - sr[1]["time_s"] / sr[1]["count"]
+want = 9 * (g - dt)
 got = on["step_time_s"] - off["step_time_s"]
 sys.exit(0 if abs(got - want) <= 0.01 * want else 1)
 PY

@@ -250,7 +250,17 @@ static void check_p2p_serial(const struct layout_case *c, int64_t gbs) {
  * p2p_scatter_gather, lower.c sg_pass_extras): a tp all_gather and a copy
  * after every pass that received a tensor. Every steady pass of a stage gets
  * the same, so the fast path may still compress; either way it must give the
- * reference's step (and the gathers must be there: step longer than off). */
+ * reference's step, the gathers must be there (a "tp" all_gather the step
+ * without them lacks) and the pipeline sends carry 1/tp of what they carry
+ * off (setup_colls: without SP the whole tensor goes out). */
+static const struct pl_coll_summary *coll_of(const struct pl_step *o, const char *op,
+                                             const char *group) {
+  for (int i = 0; i < o->n_collectives; i++)
+    if (strcmp(o->collectives[i].op, op) == 0 && strcmp(o->collectives[i].group, group) == 0)
+      return &o->collectives[i];
+  return NULL;
+}
+
 static void check_scatter_gather(const struct layout_case *c) {
   static struct pl_run run;
   static struct pl_step fast_out, ref_out, off_out;
@@ -270,7 +280,13 @@ static void check_scatter_gather(const struct layout_case *c) {
   CHECK_STATUS(sim_account(&ref, &fl, &ref_out), PL_OK, &d);
   CHECK_STATUS(sim_account(&off, &fl, &off_out), PL_OK, &d);
   same_step(&fast_out, &ref_out);
-  CHECK(ref_out.step_time_s > off_out.step_time_s);
+  const struct pl_coll_summary *ag_on = coll_of(&ref_out, "all_gather", "tp");
+  const struct pl_coll_summary *pp_on = coll_of(&ref_out, "send_recv", "pp");
+  const struct pl_coll_summary *pp_off = coll_of(&off_out, "send_recv", "pp");
+  CHECK(ag_on != NULL && coll_of(&off_out, "all_gather", "tp") == NULL);
+  CHECK(pp_on != NULL && pp_off != NULL);
+  if (pp_on != NULL && pp_off != NULL)
+    CHECK_NEAR_REL(pp_on->bytes * (double)c->tp, pp_off->bytes, 1e-12);
   printf("p2p_scatter_gather %s tp %lld pp %lld vp %lld: %d periods inserted, step %.6f s "
          "(off %.6f s)\n",
          c->model, (long long)c->tp, (long long)c->pp, (long long)c->vp, fast.eng.cmp.inserted,
