@@ -56,6 +56,9 @@ struct pl_framework {
   enum pl_setting overlap_p2p;         /* pipeline send/recv asynchronous (not blocking) */
   enum pl_setting p2p_serial;          /* DeepSpeed's pipeline engine: each send/recv a blocking
                                           call in TrainSchedule order (layout.p2p_serial) */
+  enum pl_setting p2p_scatter_gather;  /* Megatron-LM 2021-22: a tp-split pipeline activation
+                                          all_gathered back on the receiver
+                                          (layout.p2p_scatter_gather) */
   enum pl_setting grad_reduce_fp32;    /* ddp/zero1 gradients reduced in fp32 (off: bf16) */
   enum pl_setting zero1_grad_all_reduce; /* zero1 gradients all_reduced, not reduce_scattered */
   enum pl_setting grad_accum_fp32_copy; /* 16-bit gradients cast to an fp32 copy per micro-batch */

@@ -513,6 +513,25 @@ static void fsdp_pp_flush(struct lower *lw, const struct unit *base) {
     reduce(lw, &sg[SIM_SEG_EMBED], after, 1);
 }
 
+/* After a pass's compute: `gathers` all_gathers of a whole activation over
+ * tp (part_ag_coll), then `bytes` of copies on the compute stream at the
+ * HBM's bandwidth, both part of the pass. */
+static void pass_gathers(struct lower *lw, bool fwd, int64_t gathers, double bytes) {
+  const struct pl_gpu *g = &lw->st->run->cluster.gpu;
+  int32_t t = coll_task(lw, PL_STREAM_TP, lw->part_ag_coll, gathers);
+  if (t != SIM_NONE) {
+    dep(lw, lw->last_comp, t);
+    join_add(lw, t);
+  }
+  double bw = g->hbm_bytes_per_s * g->eff.hbm_fraction;
+  if (bytes <= 0 || bw <= 0)
+    return;
+  int32_t c = add(lw, PL_STREAM_COMPUTE, bytes / bw + g->eff.kernel_overhead_s,
+                  fwd ? PL_TASK_FORWARD : PL_TASK_BACKWARD, SIM_RES_COMPUTE);
+  dep(lw, t, c);
+  join_add(lw, c);
+}
+
 /* layout.p2p_serial: what DeepSpeed's pipeline engine does around a pass
  * besides the transfers (deepspeed/runtime/pipe/engine.py and runtime/
  * utils.py PartitionedTensor, v0.9.5). With tp > 1 a stage's output is sent
@@ -533,7 +552,6 @@ static bool p2p_serial(const struct lower *lw);
 static void ds_pass_extras(struct lower *lw, struct sim_slot sl) {
   if (!p2p_serial(lw))
     return;
-  const struct pl_gpu *g = &lw->st->run->cluster.gpu;
   bool fwd = sl.pass == PL_PASS_FWD, first = lw->stage == 0, last = lw->stage == lw->pp - 1;
   bool part = lw->l->tp > 1;
   double P = lw->act_bytes, F = P * (double)lw->l->tp, bytes = 0;
@@ -550,18 +568,38 @@ static void ds_pass_extras(struct lower *lw, struct sim_slot sl) {
   }
   if (!fwd && !first && part) /* input gradient split off */
     bytes += 2 * P;
-  int32_t t = coll_task(lw, PL_STREAM_TP, lw->part_ag_coll, gathers);
-  if (t != SIM_NONE) {
-    dep(lw, lw->last_comp, t);
-    join_add(lw, t);
-  }
-  double bw = g->hbm_bytes_per_s * g->eff.hbm_fraction;
-  if (bytes <= 0 || bw <= 0)
+  pass_gathers(lw, fwd, gathers, bytes);
+}
+
+/* layout.p2p_scatter_gather: Megatron-LM's scatter/gather of pipeline
+ * tensors (megatron/p2p_communication.py _communicate, v2.1 to v3.0; on by
+ * default since commit 72e4230 of February 2021; skipped with
+ * --sequence-parallel since cfd2e21 of April 2022, where the tensor is already
+ * split along the sequence). The sender passes a view of its 1/tp part
+ * (mpu.split_tensor_into_1d_equal_chunks: no copy) and the receiver puts the
+ * whole tensor back with mpu.gather_split_1d_tensor: torch.distributed.
+ * all_gather over the tp group into a list of tp chunks, which c10d's
+ * ProcessGroupNCCL::allgather does into a flat buffer and then copies into the
+ * list (read and write of the whole tensor F: 2 F bytes). Every received
+ * tensor is gathered: a forward's activation (every virtual stage but the
+ * first) and a backward's gradient (every virtual stage but the last). Charged
+ * after the pass like ds_pass_extras: a pass's length, not its order, is what
+ * the pipeline sees. DeepSpeed's engine (p2p_serial) has its own gathers. */
+static bool sg_on(const struct lower *lw) {
+  const struct pl_layout *l = lw->l;
+  const struct pl_model *md = &lw->st->run->model;
+  /* _communicate sends the whole tensor when tp does not divide its size */
+  bool even = ((int64_t)l->mbs * (l->seq / l->cp) * md->hidden) % l->tp == 0;
+  return l->p2p_scatter_gather && lw->pp > 1 && l->tp > 1 && !l->sp && even && !p2p_serial(lw);
+}
+
+static void sg_pass_extras(struct lower *lw, struct sim_slot sl, int64_t v) {
+  if (!sg_on(lw))
     return;
-  int32_t c = add(lw, PL_STREAM_COMPUTE, bytes / bw + g->eff.kernel_overhead_s,
-                  fwd ? PL_TASK_FORWARD : PL_TASK_BACKWARD, SIM_RES_COMPUTE);
-  dep(lw, t, c);
-  join_add(lw, c);
+  bool fwd = sl.pass == PL_PASS_FWD;
+  bool received = fwd ? v > 0 : v < lw->V - 1;
+  if (received)
+    pass_gathers(lw, fwd, 1, 2.0 * lw->act_bytes * (double)lw->l->tp);
 }
 
 static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
@@ -591,6 +629,7 @@ static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
   else
     emit_unit(lw, &base, SIM_NONE);
   ds_pass_extras(lw, sl);
+  sg_pass_extras(lw, sl, v);
   size_t pi = pass_index(lw, v, sl.mb, sl.pass);
   lw->first[pi] = lw->pass_first;
   record_ends(lw, pi);
@@ -953,7 +992,7 @@ static enum pl_status setup_colls(struct lower *lw, struct pl_diag *diag) {
   enum pl_status s = sim_coll_add(lw->st, PL_COLL_SEND_RECV, "pp", act, &lw->pp_coll, diag);
   lw->part_ag_coll = SIM_NONE;
   lw->act_bytes = act;
-  if (s == PL_OK && p2p_serial(lw) && l->tp > 1)
+  if (s == PL_OK && ((p2p_serial(lw) && l->tp > 1) || sg_on(lw)))
     s = sim_coll_add(lw->st, PL_COLL_ALL_GATHER, "tp", act * (double)l->tp, &lw->part_ag_coll, diag);
   if (s != PL_OK || fsdp(l))
     return s;

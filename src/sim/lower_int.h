@@ -108,7 +108,7 @@ struct lower {
   int32_t pass_first;
   double bucket_fill; /* bytes waiting for a DDP bucket */
   int32_t bucket_coll, bucket_ar_coll, pp_coll;
-  int32_t part_ag_coll; /* layout.p2p_serial, tp > 1: a partitioned activation's all_gather */
+  int32_t part_ag_coll; /* layout.p2p_serial or p2p_scatter_gather, tp > 1: a split activation's all_gather */
   double act_bytes;     /* one pipeline send's bytes (one tp part of a stage's output) */
   double ebucket_fill; /* expert-gradient bytes waiting for their bucket (edp) */
   int32_t ebucket_coll; /* a full expert bucket's reduction over edp; -1 when edp = 1 */

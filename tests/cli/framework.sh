@@ -150,6 +150,46 @@ PY
 expect_ok predict --model llama2-13b --gpus 16 --pp 2 --gbs 64 --shard ddp --framework deepspeed --format csv
 check "deepspeed preset: p2p_serial on in CSV" [ "$(col "$TMP/out" framework.p2p_serial)" = on ]
 
+# Megatron-LM's scatter/gather of pipeline tensors (--p2p-scatter-gather,
+# lower.c sg_pass_extras; megatron/p2p_communication.py _communicate, v2.5-
+# v3.0), derived by hand for 2 stages, tp 2, m = 8 micro-batches of 1 x 2048
+# tokens (llama2-7b, hidden 4096: F = 2048 x 4096 x 2 B = 16,777,216 B).
+# Every received tensor is rebuilt by an all_gather over tp (time t per call,
+# read from the JSON) and c10d's copy of the flat result into the chunk list
+# (2 F bytes: c = 2 F / (2039 GB/s x 0.88) + 1.2 us = 19.90 us). Stage 1 (the
+# head's, the slower) gathers each forward's activation and runs without
+# waiting: its m forwards grow by g = t + c each; stage 0 gathers each
+# backward's gradient, of which only the last is on the step's path after
+# stage 1 ends: the step grows by (m + 1) g = 9 g (t = 48.27 us: 0.6136 ms;
+# 8 g or 10 g are 11 % off).
+sg=(predict --model llama2-7b --gpus 4 --tp 2 --pp 2 --gbs 8 --seq 2048 --recompute full --shard ddp --cluster dgx-a100 --framework megatron-lm --format json)
+expect_ok "${sg[@]}" --p2p-scatter-gather off
+cp "$TMP/out" "$TMP/sgoff.json"
+check "p2p-scatter-gather off in JSON" grep -q '"p2p_scatter_gather": false' "$TMP/sgoff.json"
+expect_ok "${sg[@]}"
+check "megatron-lm preset: p2p_scatter_gather on in JSON" grep -q '"p2p_scatter_gather": true' "$TMP/out"
+check "p2p-scatter-gather: the step grows by (m + 1) (all_gather + copy) (hand-derived)" python3 - "$TMP/sgoff.json" "$TMP/out" <<'PY'
+import json, sys
+off, on = (json.load(open(f)) for f in sys.argv[1:3])
+ag = [c for c in on["collectives"] if c["op"] == "all_gather" and c["group"] == "tp"]
+if len(ag) != 1 or ag[0]["count"] != 8 or any(c["op"] == "all_gather" for c in off["collectives"]):
+    sys.exit(1)
+g = ag[0]["time_s"] / ag[0]["count"] + 2 * 16777216 / (2039e9 * 0.88) + 1.2e-6
+want = 9 * g
+got = on["step_time_s"] - off["step_time_s"]
+sys.exit(0 if abs(got - want) <= 0.01 * want else 1)
+PY
+# with sequence parallelism the tensor is already split along the sequence:
+# no gather (Megatron-LM commit cfd2e21, 2022), the step as with it off
+expect_ok "${sg[@]}" --sequence-parallel on --p2p-scatter-gather off
+cp "$TMP/out" "$TMP/sgspoff.json"
+expect_ok "${sg[@]}" --sequence-parallel on
+check "p2p-scatter-gather: nothing with sequence parallelism" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/sgspoff.json" step_time_s)" ]
+expect_ok predict --model llama2-13b --gpus 16 --tp 2 --pp 2 --gbs 64 --framework megatron-lm --format csv
+check "megatron-lm preset: p2p_scatter_gather on in CSV" [ "$(col "$TMP/out" framework.p2p_scatter_gather)" = on ]
+expect_ok predict --model llama2-13b --gpus 16 --tp 2 --pp 2 --gbs 64 --framework megatron-core --format csv
+check "megatron-core preset: p2p_scatter_gather off in CSV" [ "$(col "$TMP/out" framework.p2p_scatter_gather)" = off ]
+
 # --- every command takes --framework ------------------------------------
 expect_ok search --model llama2-7b --gpus 16 --framework nemo --top 1 --format csv
 check "search: framework column" [ "$(col "$TMP/out" framework.name)" = nemo ]
@@ -160,7 +200,7 @@ expect_fail 1 "^plateau: --framework: unknown framework 'x'" -- validate --frame
 expect_fail 1 "^plateau: --framework: unknown framework 'x'" -- study --framework x --out "$TMP/s"
 
 # --- bad values, one line each ---------------------------------------------
-for flag in tp-comm-overlap overlap-grad-reduce overlap-param-gather overlap-p2p p2p-serial sequence-parallel; do
+for flag in tp-comm-overlap overlap-grad-reduce overlap-param-gather overlap-p2p p2p-serial p2p-scatter-gather sequence-parallel; do
   expect_fail 1 "^plateau: --$flag: unknown value 'yes' \(expected on\|off\)" -- predict --$flag yes
 done
 expect_fail 1 "^plateau: --grad-reduce-dtype: unknown dtype 'fp16' \(expected fp32\|bf16\)" -- predict --grad-reduce-dtype fp16

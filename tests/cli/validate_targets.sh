@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Issue 17's accuracy targets that are met stay met ("Done when": NeMo 24.07 dense pre-training
-# rows <= 10 %, MLPerf GPT-3 <= 10 %, vTrain single-node <= 10 %, and no existing dataset worse
+# rows <= 10 %, MLPerf GPT-3 <= 10 %, vTrain single- and multi-node <= 10 %, and no existing dataset worse
 # than the issue's start: Korthikanti <= 5 %, SC21 Table 1 <= 10 %, llm-foundry BF16 <= 10 %).
 # The regression guard (validate_accuracy.sh) holds whole datasets to their baseline within 1
 # point; the targets are on subsets of rows it cannot see, and on fixed limits. Each subset is
 # named by the rows of its source table (docs/accuracy.md "Bias per dataset"). vTrain
-# multi-node (target 10 %) is not checked here until it is met.
+# multi-node (target 10 %) is checked since it was met in session 9 (9.96 %, helper vtr9's
+# DeepSpeed pipeline exchange): a thin margin, so a change that moves it past 10 % fails here.
 . "$(dirname "$0")/lib.sh"
 V="$PL_SOURCE_DIR/data/validation"
 
@@ -16,7 +17,7 @@ fi
 
 expect_ok validate "$V/korthikanti2022_activation_recompute.csv" "$V/megatron_sc21_narayanan.csv" \
   "$V/llmfoundry_mpt_benchmarks.csv" "$V/nemo_2407_performance_summary.csv" "$V/mlperf_gpt3.csv" \
-  "$V/vtrain_ground_truth_single.csv" --format json
+  "$V/vtrain_ground_truth_single.csv" "$V/vtrain_ground_truth_multi.csv" --format json
 cp "$TMP/out" "$TMP/rows.json"
 
 # mape DATASET ROWS DTYPE: mean |error| (percent) of DATASET's predicted rows, those numbered in
@@ -55,6 +56,7 @@ target "NeMo 24.07 pre-training table (rows 1-12, 19-30, 37-48)" nemo_2407_perfo
   1-12,19-30,37-48 any 36 10
 target "MLPerf Training GPT-3 175B" mlperf_gpt3 all any 48 10
 target "vTrain single-node" vtrain_ground_truth_single all any 1440 10
+target "vTrain multi-node" vtrain_ground_truth_multi all any 109 10
 
 # The subsets are what their names say: rows 13-18 of NeMo are fine-tuning (skipped), so the
 # pre-training ranges hold no other table's rows; llm-foundry's FP8 rows are outside the BF16 set.

@@ -246,6 +246,40 @@ static void check_p2p_serial(const struct layout_case *c, int64_t gbs) {
   sim_step_free(&ref);
 }
 
+/* Megatron-LM's scatter/gather of pipeline tensors (layout.
+ * p2p_scatter_gather, lower.c sg_pass_extras): a tp all_gather and a copy
+ * after every pass that received a tensor. Every steady pass of a stage gets
+ * the same, so the fast path may still compress; either way it must give the
+ * reference's step (and the gathers must be there: step longer than off). */
+static void check_scatter_gather(const struct layout_case *c) {
+  static struct pl_run run;
+  static struct pl_step fast_out, ref_out, off_out;
+  struct pl_flops fl;
+  struct pl_diag d;
+  struct sim_step fast, ref, off;
+  make_run(c, &run);
+  pl_flops_compute(&run.model, &run.layout, &fl);
+  CHECK_STATUS(sim_step_build(&off, &run, true, &d), PL_OK, &d);
+  run.layout.p2p_scatter_gather = true;
+  CHECK_STATUS(sim_step_build_fast(&fast, &run, &d), PL_OK, &d);
+  CHECK_STATUS(sim_step_build(&ref, &run, true, &d), PL_OK, &d);
+  memset(&fast_out, 0, sizeof fast_out);
+  memset(&ref_out, 0, sizeof ref_out);
+  memset(&off_out, 0, sizeof off_out);
+  CHECK_STATUS(sim_account(&fast, &fl, &fast_out), PL_OK, &d);
+  CHECK_STATUS(sim_account(&ref, &fl, &ref_out), PL_OK, &d);
+  CHECK_STATUS(sim_account(&off, &fl, &off_out), PL_OK, &d);
+  same_step(&fast_out, &ref_out);
+  CHECK(ref_out.step_time_s > off_out.step_time_s);
+  printf("p2p_scatter_gather %s tp %lld pp %lld vp %lld: %d periods inserted, step %.6f s "
+         "(off %.6f s)\n",
+         c->model, (long long)c->tp, (long long)c->pp, (long long)c->vp, fast.eng.cmp.inserted,
+         ref_out.step_time_s, off_out.step_time_s);
+  sim_step_free(&fast);
+  sim_step_free(&ref);
+  sim_step_free(&off);
+}
+
 /* Too few layer units or pairs kept to reach a steady state (zero3 tp1 with
  * 2 units: the first comparison is still in the transient; comm-bound zero2
  * tp8 with 2 micro-batches: the first micro-batch's forward has no reduce
@@ -396,6 +430,14 @@ int main(void) {
   for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++)
     check_p2p_serial(&ds[i], 0);
   check_p2p_serial(&ds[2], 4); /* gbs 4 = dp 2 x 2 micro-batches of 1, on 4 stages */
+  static const struct layout_case sg[] = { /* megatron-lm: no sp, eager attention */
+      {"llama2-13b", "dgx-a100", 256, 2, 4, 1, 1, 1, 8, PL_SHARD_DDP, 0, PL_RECOMPUTE_FULL,
+       PL_SCHEDULE_1F1B, true, true, true, false, false},
+      {"llama2-70b", "dgx-a100", 2048, 8, 4, 5, 1, 1, 1, PL_SHARD_DDP, 0, PL_RECOMPUTE_FULL,
+       PL_SCHEDULE_INTERLEAVED, true, true, true, false, false},
+  };
+  for (size_t i = 0; i < sizeof sg / sizeof sg[0]; i++)
+    check_scatter_gather(&sg[i]);
   check_fallback(&cases[1], 2, 1);
   check_fallback(&cases[2], 6, 1);
   CHECK(sweep() > 100); /* the grid exercises compression, not only whole steps */
