@@ -302,6 +302,15 @@ struct pl_layout {
   int64_t recompute_every;  /* input: with recompute full, every K-th block is checkpointed
                               (torchtitan activation_checkpoint selective_ac_option = "K");
                               0 = every block */
+  int64_t act_offload_layers; /* input: Megatron-Core cpu_offloading with
+                              cpu_offloading_num_layers N (activations only,
+                              cpu_offloading_weights False): the saved activations of the first
+                              N blocks go to host memory during the forward and come back for
+                              the backward (Transformer Engine get_cpu_offload_context), so the
+                              GPU holds those of the other blocks only; pp 1, no recompute,
+                              N < blocks (Megatron-Core transformer_config.py __post_init__);
+                              the copies run on a side stream and are not charged to the step
+                              (docs/model.md "Memory"); 0 = none */
   int64_t last_stage_layers;  /* input: the same for the last stage
                               (--decoder-last-pipeline-num-layers); 0 = the even split */
   char pipeline_layout[PL_PIPELINE_LAYOUT_MAX]; /* input: Megatron-Core

@@ -61,6 +61,7 @@ static int load_ints(const struct cli_args *args, struct pl_layout *l) {
       {"last-stage-layers", &l->last_stage_layers},
       {"recompute-layers", &l->recompute_layers},
       {"recompute-every", &l->recompute_every},
+      {"act-offload-layers", &l->act_offload_layers},
       {"mtp-layers", &l->mtp_layers},
   };
   for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
@@ -298,7 +299,8 @@ int run_opts_search_refused(const struct cli_args *args) {
   static const char *const refused[] = {"first-stage-layers", "last-stage-layers",
                                         "pipeline-layout",
                                         "recompute-layers", "recompute-every",
-                                        "recompute-method", "recompute-modules"};
+                                        "recompute-method", "recompute-modules",
+                                        "act-offload-layers"};
   for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
     if (cli_get(args, refused[i]) != NULL)
       return cli_fail("--%s: a layout search does not take it (it enumerates pp and "

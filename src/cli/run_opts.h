@@ -31,6 +31,7 @@
    "selective AC)"},     \
   {"recompute-layers", "N", "with --recompute full, only the first N blocks of each model chunk (Megatron --recompute-method block --recompute-num-layers N; default: all)"}, \
   {"recompute-every", "K", "with --recompute full, every K-th block only (torchtitan selective_ac_option K; default: all)"}, \
+  {"act-offload-layers", "N", "activations of the first N blocks offloaded to host memory in the forward, reloaded for the backward (Megatron-Core --cpu-offloading-num-layers N with activation offloading, Transformer Engine get_cpu_offload_context): memory only, the copies overlap compute and are not charged; pp 1, no recompute, N below the blocks (default 0: none)"}, \
   {"recompute-modules", "LIST", "Megatron-Core selective recompute modules, comma-separated: core_attn|moe_act|layernorm|mla_up_proj|mlp|moe|shared_experts (Megatron --recompute-modules with --recompute-granularity selective; implies --recompute selective; default with selective: core_attn)"}, \
   {"recompute-method", "M", "block|uniform with --recompute full (Megatron --recompute-method): block = only the first --recompute-layers N blocks of each model chunk recomputed; uniform = every block recomputed, checkpointed in groups of N (default block)"}, \
   {"schedule", "S", "1f1b|interleaved|gpipe pipeline schedule (default 1f1b)"},             \

@@ -509,6 +509,23 @@ static enum pl_status resolve_recompute(const struct pl_layout *l, const struct 
   enum pl_status st = resolve_recompute_modules(l, m, diag);
   if (st != PL_OK)
     return st;
+  /* --act-offload-layers: Megatron-Core refuses cpu_offloading with pp > 1, with
+   * any recompute granularity, and for cpu_offloading_num_layers outside
+   * [0, num_layers) (transformer_config.py TransformerConfig.__post_init__) */
+  if (l->act_offload_layers < 0)
+    return pl_diag_set(diag, PL_ERR_LAYOUT, "layout: --act-offload-layers must be 0 or more");
+  if (l->act_offload_layers > 0 && l->pp > 1)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --act-offload-layers needs pp 1 (Megatron-Core has no CPU "
+                       "offloading with pipeline parallelism)");
+  if (l->act_offload_layers > 0 && l->recompute != PL_RECOMPUTE_NONE)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --act-offload-layers needs --recompute none (Megatron-Core: CPU "
+                       "offloading does not work with activation recomputation)");
+  if (l->act_offload_layers >= m->layers && l->act_offload_layers > 0)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --act-offload-layers %lld must be below the model's %lld blocks",
+                       (long long)l->act_offload_layers, (long long)m->layers);
   if (l->recompute_uniform && l->recompute != PL_RECOMPUTE_FULL)
     return pl_diag_set(diag, PL_ERR_LAYOUT,
                        "layout: --recompute-method uniform needs --recompute full");

@@ -473,6 +473,21 @@ static void activations(const struct pl_model *m, const struct pl_layout *l, int
     s->act_b = s->in_flight * ((double)rc * s->layer_act + (double)(s->layers - rc) * kept);
     s->layer_act = s->layers > 0 ? s->act_b / (s->in_flight * (double)s->layers) : s->layer_act;
   }
+  if (l->act_offload_layers > 0) {
+    /* Megatron-Core cpu_offloading (layout.act_offload_layers; pp 1, no
+     * recompute, so every block saves layer_act): Transformer Engine copies
+     * the saved activations of the first N blocks to the host and frees them
+     * before the forward's end, and reloads them during the backward after
+     * the blocks above have freed theirs: "activation memory usage is equal
+     * to (num_layers - num_offloaded_layers) * T" (TE 2.10-2.14
+     * transformer_engine/pytorch/cpu_offload.py get_cpu_offload_context,
+     * DefaultOffloadSynchronizer; TE 2.9's AsyncDoubleBufferGroupOffloadHandler
+     * has the same peak: a block's copy is awaited one block later, and the
+     * peak is the end of the forward) */
+    int64_t off = l->act_offload_layers < s->layers ? l->act_offload_layers : s->layers - 1;
+    if (off > 0)
+      s->act_b -= s->in_flight * (double)off * s->layer_act;
+  }
   if (i == 0 && m->dropout) /* embedding dropout mask, 1 B per element */
     s->act_b += s->in_flight * sb * h / rep_div;
   s->logits = 0.0;

@@ -116,6 +116,7 @@ static void input_columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "layout.moe_dispatch", moe ? pl_moe_dispatch_name(l->dispatch) : NULL);
   col_int(c, "layout.recompute_layers", l->recompute_layers);
   col_int(c, "layout.recompute_every", l->recompute_every);
+  col_int(c, "layout.act_offload_layers", l->act_offload_layers);
   col_int(c, "layout.first_stage_layers", pl_layout_stage_layers(l, p->run.model.layers, 0));
   col_int(c, "layout.last_stage_layers",
           pl_layout_stage_layers(l, p->run.model.layers, l->pp > 0 ? l->pp - 1 : 0));

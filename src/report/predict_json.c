@@ -68,6 +68,7 @@ static void layout_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_int(e, "recompute_layers", l->recompute_layers);
   pl_emit_int(e, "recompute_every", l->recompute_every);
   pl_emit_str(e, "recompute_method", l->recompute_uniform ? "uniform" : "block");
+  pl_emit_int(e, "act_offload_layers", l->act_offload_layers); /* cpu_offloading_num_layers */
   uint32_t rcm = pl_layout_recompute_modules(l);
   char rcm_s[128];
   pl_recompute_modules_format(rcm, rcm_s, sizeof rcm_s);

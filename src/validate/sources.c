@@ -954,6 +954,58 @@ static void bridge_fp8_recipe(const struct validate_in *in, struct pl_layout *l,
                      "no delayed scaling)");
 }
 
+/* Activation CPU offloading (layout.act_offload_layers) of the Llama 3 70B
+ * rows trained with Megatron FSDP. The rows do not state it; each section
+ * was read in the release of its month (25.11: v0.2.0-v0.2.2
+ * scripts/performance/configs/llama3/workload_base_configs.py
+ * LLAMA3_70B_{GB300,GB200}_FP8_CS_BASE_CONFIG; 26.02: v0.3.0, 26.02.01:
+ * v0.3.1, 26.04: v0.4.0, 26.04.01: v0.4.2 configs/llama/
+ * llama3_workload_base_configs.py LLAMA3_70B_PRETRAIN_CONFIG_{GB300,GB200}_
+ * FP8_CS_V1/V2): micro_batch_size 2, use_megatron_fsdp True,
+ * cpu_offloading_num_layers 20 on GB300 and 40 on GB200, tp 1 pp 1 as the
+ * rows. utils/overrides.py _set_recompute_overrides (v0.2.x utils/helpers.py
+ * set_recompute_overrides) turns that into model.cpu_offloading True,
+ * cpu_offloading_weights False, cpu_offloading_num_layers N. The same
+ * releases configure no FP8 Megatron-FSDP layout on other GPUs, and
+ * their MXFP8/NVFP4 GB300 layouts are pp 4 vp 5 with micro_batch_size 1 (the
+ * V1/V2 configs above): the two 26.02.01 GB300 rows that state tp 1 pp 1 /
+ * pp 4 with mbs 2 for those precisions are not a layout the release ran. */
+static bool bridge_offload(const struct validate_in *in, struct pl_layout *l,
+                           struct pl_vrow *row) {
+  char sec[32];
+  snprintf(sec, sizeof sec, "%s", cell(in, "table_or_section"));
+  sec[strcspn(sec, " ")] = '\0';
+  const char *gpu = cell(in, "gpu");
+  /* GPT-OSS 120B on H100, 25.11: v0.2.0-v0.2.2 gpt_oss/workload_base_configs.py
+   * GPT_OSS_120B_H100_BF16_BASE_CONFIG (BASE_GPT_OSS_120B_CONFIG micro_batch_size 1,
+   * GBS 512, pp 4, ep 8); the row states mbs 4, and its mbs x dp x GA (4 x 16 x 2 =
+   * 128) is not its GBS 512 either; every later section states mbs 1 */
+  if (strncmp(cell(in, "model"), "GPT OSS 120B", 12) == 0 && strcmp(sec, "25.11") == 0 &&
+      strcmp(gpu, "DGX-H100") == 0 && l->mbs != 1)
+    return validate_skip(row, "the row's mbs %lld is not the release's (v0.2.x "
+                              "GPT_OSS_120B_H100_BF16_BASE_CONFIG: mbs 1) nor consistent with "
+                              "its GBS (mbs x dp x GA = 128 != 512)",
+                         (long long)l->mbs);
+  if (strncmp(cell(in, "model"), "LLAMA3_70B", 10) != 0 ||
+      !word_in("25.11 26.02 26.02.01 26.04 26.04.01", sec))
+    return true;
+  bool gb300 = strcmp(gpu, "DGX-GB300") == 0, gb200 = strcmp(gpu, "DGX-GB200") == 0;
+  if (gb300 && strcmp(sec, "26.02.01") == 0 &&
+      (l->dtype == PL_DTYPE_MXFP8 || l->dtype == PL_DTYPE_NVFP4) && l->mbs == 2)
+    return validate_skip(row, "the row's layout (tp %lld pp %lld, mbs 2) is not the release's "
+                              "(v0.3.1 LLAMA3_70B_PRETRAIN_CONFIG_GB300_%s_V2: pp 4 vp 5, mbs 1)",
+                         (long long)l->tp, (long long)l->pp,
+                         l->dtype == PL_DTYPE_MXFP8 ? "FP8_MX" : "NVFP4");
+  if (!(gb300 || gb200) || l->shard != PL_SHARD_ZERO3 || l->dtype != PL_DTYPE_FP8 ||
+      l->tp != 1 || l->pp != 1 || l->mbs != 2)
+    return true;
+  l->act_offload_layers = gb300 ? 20 : 40;
+  validate_note(row, "activations of %lld blocks offloaded to the host (the release's "
+                     "cpu_offloading_num_layers, not stated in the row)",
+                (long long)l->act_offload_layers);
+  return true;
+}
+
 static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   if (!bridge_flagged(in, row))
     return false;
@@ -987,6 +1039,8 @@ static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, str
   mcore_balance(in, l, row);
   bridge_ep_overlap(in, l, row);
   bridge_recompute(in, l, row);
+  if (!bridge_offload(in, l, row))
+    return false;
   /* Megatron-Bridge's recipes for the two large models ("Large model specific
    * pipeline split configurations": recipes/llama/llama3.py for Llama 3.1
    * 405B, recipes/qwen/qwen3_moe.py for Qwen3-235B-A22B) set

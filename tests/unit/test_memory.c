@@ -196,6 +196,52 @@ static void test_recompute_uniform(void) {
   CHECK_NEAR_REL(pl_recompute_share(&m, &l), 1.0, 0);
 }
 
+/* Activation CPU offloading (layout.act_offload_layers; Transformer Engine
+ * get_cpu_offload_context: the GPU keeps (num_layers - offloaded) x T).
+ * Llama-3 8B, one GPU, s 8192, b 1, bf16: T = 139,392 B per token x 8192 =
+ * 1,141,899,264 B a block (test_gqa_swiglu). Offloading 12 of the 32 blocks
+ * frees 12 T = 13,702,791,168 B of activations, nothing else: the logits and
+ * LM-head inputs stay, and parameters, gradients and optimizer states do not
+ * move. 31 blocks (all but the last, TE's most) free 31 T. */
+static void test_act_offload(void) {
+  struct pl_model m = model("llama3-8b");
+  struct pl_gpu g = gpu80();
+  struct pl_layout l = layout(&m, (struct spec){.gpus = 1, .gbs = 1, .shard = PL_SHARD_DDP});
+  struct pl_memory none, off12, off31;
+  pl_memory_compute(&m, &l, &g, &none);
+  l.act_offload_layers = 12;
+  pl_memory_compute(&m, &l, &g, &off12);
+  CHECK_NEAR_REL(none.activations_bytes - off12.activations_bytes, 13702791168.0, 1e-12);
+  CHECK_NEAR_REL(off12.params_bytes + off12.grads_bytes + off12.optimizer_bytes,
+                 none.params_bytes + none.grads_bytes + none.optimizer_bytes, 0);
+  l.act_offload_layers = 31;
+  pl_memory_compute(&m, &l, &g, &off31);
+  CHECK_NEAR_REL(none.activations_bytes - off31.activations_bytes, 31.0 * 1141899264.0, 1e-12);
+  /* Megatron-Core refuses it with pp > 1, with recompute, and for N >= blocks */
+  struct pl_cluster c;
+  struct pl_diag d;
+  memset(&c, 0, sizeof c);
+  c.gpus_per_node = 8;
+  struct pl_layout bad;
+  memset(&bad, 0, sizeof bad);
+  bad.gpus = 2;
+  bad.pp = 2;
+  bad.gbs = 2;
+  bad.act_offload_layers = 4;
+  CHECK(pl_layout_resolve(&bad, &m, &c, &d) == PL_ERR_LAYOUT);
+  memset(&bad, 0, sizeof bad);
+  bad.gpus = 1;
+  bad.gbs = 1;
+  bad.recompute = PL_RECOMPUTE_FULL;
+  bad.act_offload_layers = 4;
+  CHECK(pl_layout_resolve(&bad, &m, &c, &d) == PL_ERR_LAYOUT);
+  memset(&bad, 0, sizeof bad);
+  bad.gpus = 1;
+  bad.gbs = 1;
+  bad.act_offload_layers = 32;
+  CHECK(pl_layout_resolve(&bad, &m, &c, &d) == PL_ERR_LAYOUT);
+}
+
 /* full < selective < none, with eager attention (the s x s scores) and with
  * FlashAttention (only the fp32 LSE separates none from selective). */
 static void test_recompute_order(void) {
@@ -486,6 +532,7 @@ int main(void) {
   test_recompute_order();
   test_recompute_ops();
   test_recompute_uniform();
+  test_act_offload();
   test_recompute_modules();
   test_model_states();
   test_zero3_scaling();
