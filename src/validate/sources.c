@@ -863,6 +863,14 @@ static void bridge_ep_overlap(const struct validate_in *in, struct pl_layout *l,
   validate_note(row, "ep all-to-all overlap (the release's overlap_moe_expert_parallel_comm)");
 }
 
+/* A Bridge row's container, the first word of its table_or_section
+ * ("26.04.01 NeMo Container / ..." -> "26.04.01"): the release whose
+ * performance scripts it ran. */
+static void bridge_section(const struct validate_in *in, char *sec, size_t n) {
+  snprintf(sec, n, "%s", cell(in, "table_or_section"));
+  sec[strcspn(sec, " ")] = '\0';
+}
+
 /* Megatron-Core selective recompute modules (layout.recompute_modules) of the
  * rows whose Megatron-Bridge performance configuration sets them. The rows do
  * not state them; as for bridge_ep_overlap each container section is read in
@@ -906,8 +914,7 @@ static void bridge_recompute(const struct validate_in *in, struct pl_layout *l,
        "GB200 B200 H100", -1, PL_RCM_LAYERNORM | PL_RCM_MOE_ACT},
   };
   char sec[32];
-  snprintf(sec, sizeof sec, "%s", cell(in, "table_or_section"));
-  sec[strcspn(sec, " ")] = '\0';
+  bridge_section(in, sec, sizeof sec);
   const char *name = cell(in, "model"), *gpu = cell(in, "gpu");
   if (strncmp(gpu, "DGX-", 4) == 0)
     gpu += 4;
@@ -944,8 +951,7 @@ static void bridge_recompute(const struct validate_in *in, struct pl_layout *l,
 static void bridge_fp8_recipe(const struct validate_in *in, struct pl_layout *l,
                               struct pl_vrow *row) {
   char sec[32];
-  snprintf(sec, sizeof sec, "%s", cell(in, "table_or_section"));
-  sec[strcspn(sec, " ")] = '\0';
+  bridge_section(in, sec, sizeof sec);
   const char *name = cell(in, "model");
   if (l->dtype != PL_DTYPE_FP8 || l->fp8_recipe != PL_FP8_RECIPE_TENSOR ||
       !word_in("26.02 26.02.01 26.04 26.04.01 26.06", sec) ||
@@ -975,8 +981,7 @@ static void bridge_fp8_recipe(const struct validate_in *in, struct pl_layout *l,
 static bool bridge_offload(const struct validate_in *in, struct pl_layout *l,
                            struct pl_vrow *row) {
   char sec[32];
-  snprintf(sec, sizeof sec, "%s", cell(in, "table_or_section"));
-  sec[strcspn(sec, " ")] = '\0';
+  bridge_section(in, sec, sizeof sec);
   const char *gpu = cell(in, "gpu");
   /* GPT-OSS 120B on H100, 25.11: v0.2.0-v0.2.2 gpt_oss/workload_base_configs.py
    * GPT_OSS_120B_H100_BF16_BASE_CONFIG (BASE_GPT_OSS_120B_CONFIG micro_batch_size 1,
