@@ -230,12 +230,12 @@ struct pl_layout {
                               order (RecvGrad, SendActivation before a backward; SendGrad,
                               RecvActivation before a forward), each waiting for both stages:
                               a boundary's two transfers run one after the other (DeepSpeed
-                              runtime/pipe/schedule.py, p2p.py; lower.c emit_p2p_serial) */
+                              runtime/pipe/schedule.py, p2p.py; lower_p2p.c sim_p2p_emit_serial) */
   bool p2p_scatter_gather; /* input: pp > 1, tp > 1, no sp: every tensor a stage receives
                               (activation or gradient) came split over the tp ranks and is
                               put back by an all_gather over tp plus a copy of the whole
                               tensor (Megatron-LM v2.1-v3.0 p2p_communication.py _communicate,
-                              --scatter-gather-tensors-in-pipeline; lower.c sg_pass_extras) */
+                              --scatter-gather-tensors-in-pipeline; lower_p2p.c sg_pass_extras) */
   bool grad_reduce_bf16;   /* input: ddp/zero1 gradients reduced in bf16 (Megatron-Core
                               grad_reduce_in_fp32 = False, NeMo grad_sync_dtype bf16), not fp32 */
   double host_per_kernel_s; /* input: host (CPU) time to issue one kernel from eager PyTorch:

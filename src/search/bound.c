@@ -140,7 +140,7 @@ static double last_tp_b(const struct search_times *t, const struct stage *s) {
   return m;
 }
 
-/* Pipeline sends a rank provably waits for (src/sim/lower.c emit_sends):
+/* Pipeline sends a rank provably waits for (src/sim/lower_p2p.c sim_p2p_emit_sends):
  * every pass sends its output to the next virtual stage (forward) or the
  * previous one (backward), and the rank's next pass waits for the send, which
  * starts after the pass's last compute and tp collective. Each rank runs m v

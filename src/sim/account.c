@@ -37,7 +37,7 @@ struct stage_time {
  * sim_task.next, in issue order): the stage's streams, then the transfers
  * it receives, which are the sends of the previous stage's pp-fwd stream
  * and of the next stage's pp-bwd stream (every send goes to the stage
- * after or before its sender, modulo pp: lower.c emit_sends). */
+ * after or before its sender, modulo pp: lower_p2p.c sim_p2p_emit_sends). */
 static void stage_lists(const struct sim_step *st, int64_t s, int32_t *first) {
   const struct sim_engine *e = &st->eng;
   const struct sim_rank *r = &e->ranks[s];

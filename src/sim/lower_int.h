@@ -1,6 +1,7 @@
 /* lower_int.h (internal to src/sim, beside sim_int.h): the lowering's state,
- * shared by the pass walk (lower.c) and the pass templates (lower_tpl.c),
- * and the primitives both use to issue tasks and edges. The primitives are
+ * shared by the pass walk (lower.c), the pipeline exchange (lower_p2p.c) and
+ * the pass templates (lower_tpl.c),
+ * and the primitives they use to issue tasks and edges. The primitives are
  * inline: they sit in the inner loop of every pass. */
 #ifndef PL_SIM_LOWER_INT_H
 #define PL_SIM_LOWER_INT_H
@@ -286,10 +287,37 @@ static inline int32_t comp(struct lower *lw, double work_s, const struct unit *u
 }
 
 /* The tp collectives of a unit, merged by kind (same op and size). */
+/* The slots of a stage's steady-state 1F1B pairs, [steady_lo, steady_hi):
+ * from the forward before the first backward to the backward after the last
+ * forward (none for GPipe, whose passes are not in pairs). */
+static inline void steady_range(struct lower *lw, const struct sim_slot *sl, int32_t n) {
+  int32_t first_b = -1, last_f = -1;
+  for (int32_t i = 0; i < n; i++) {
+    if (sl[i].pass == PL_PASS_BWD && first_b < 0)
+      first_b = i;
+    if (sl[i].pass == PL_PASS_FWD)
+      last_f = i;
+  }
+  lw->steady_lo = lw->steady_hi = 0;
+  if (lw->l->schedule == PL_SCHEDULE_GPIPE || first_b < 1 || last_f + 2 <= first_b - 1)
+    return;
+  lw->steady_lo = first_b - 1;
+  lw->steady_hi = last_f + 2;
+  if (lw->stage == 0) /* stage 0's last pair anchor */
+    lw->st->eng.cmp.last_pair = (lw->steady_hi - lw->steady_lo) / 2 - 1;
+}
+
 /* lower_tpl.c: pass templates (docs/step-model.md section 11). */
 void sim_tpl_inputs(const struct lower *lw, int32_t *in, int8_t *pat);
 const struct tpl *sim_tpl_find(const struct lower *lw, const struct unit *u, bool ag, const int8_t *pat);
 void sim_tpl_replay(struct lower *lw, const struct tpl *t, const struct unit *u, const int32_t *in);
 void sim_tpl_save(struct lower *lw, const struct unit *u, bool ag, int n_join_in, const int8_t *pat, int32_t e0);
+
+/* lower_p2p.c: the pipeline exchange */
+bool sim_p2p_serial(const struct lower *lw);
+bool sim_p2p_split(const struct lower *lw);
+void sim_p2p_pass_extras(struct lower *lw, struct sim_slot sl, int64_t v);
+void sim_p2p_emit_sends(struct lower *lw, int64_t s);
+void sim_p2p_emit_serial(struct lower *lw, int64_t s);
 
 #endif

@@ -120,7 +120,7 @@ cp "$TMP/out" "$TMP/ip0.json"
 expect_ok "${ip[@]}" --overlap-p2p on
 check "overlap p2p: faster step" faster "$TMP/ip0.json" "$TMP/out"
 
-# DeepSpeed's pipeline exchange (--p2p-serial, lower.c emit_p2p_serial),
+# DeepSpeed's pipeline exchange (--p2p-serial, lower_p2p.c sim_p2p_emit_serial),
 # derived by hand for 2 stages, tp 1, m = 64 / 8 = 8 micro-batches of
 # 1 x 2048 tokens (llama2-7b, hidden 4096: F = 2048 x 4096 x 2 B = 16,777,216 B
 # per send). Megatron's batched send/recv moves a boundary's activation and
@@ -152,7 +152,7 @@ check "deepspeed preset: p2p_serial on in CSV" [ "$(col "$TMP/out" framework.p2p
 expect_fail 1 "^plateau: --p2p-serial: unknown value 'maybe' \(expected on\|off\)" -- predict --p2p-serial maybe
 
 # Megatron-LM's scatter/gather of pipeline tensors (--p2p-scatter-gather,
-# lower.c sg_pass_extras; megatron/p2p_communication.py _communicate, v2.5-
+# lower_p2p.c sg_pass_extras; megatron/p2p_communication.py _communicate, v2.5-
 # v3.0), derived by hand for 2 stages, tp 2, m = 8 micro-batches of 1 x 2048
 # tokens (llama2-7b, hidden 4096: F = 2048 x 4096 x 2 B = 16,777,216 B).
 # Every received tensor is rebuilt by an all_gather over tp (time t per call,

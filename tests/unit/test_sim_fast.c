@@ -206,7 +206,7 @@ static void check_same(const struct layout_case *c, bool compressed) {
   sim_step_free(&ref);
 }
 
-/* DeepSpeed's pipeline exchange (layout.p2p_serial, lower.c emit_p2p_serial):
+/* DeepSpeed's pipeline exchange (layout.p2p_serial, lower_p2p.c sim_p2p_emit_serial):
  * the fast path must give the reference's step. With its stage-order edges
  * the compressed try finds no repeating period and falls back to the whole
  * step (the line printed shows 0 periods inserted): slower, never different.
@@ -247,7 +247,7 @@ static void check_p2p_serial(const struct layout_case *c, int64_t gbs) {
 }
 
 /* Megatron-LM's scatter/gather of pipeline tensors (layout.
- * p2p_scatter_gather, lower.c sg_pass_extras): a tp all_gather and a copy
+ * p2p_scatter_gather, lower_p2p.c sg_pass_extras): a tp all_gather and a copy
  * after every pass that received a tensor. Every steady pass of a stage gets
  * the same, so the fast path may still compress; either way it must give the
  * reference's step, the gathers must be there (a "tp" all_gather the step
