@@ -238,6 +238,14 @@ struct pl_layout {
                               --scatter-gather-tensors-in-pipeline; lower_p2p.c sg_pass_extras) */
   bool grad_reduce_bf16;   /* input: ddp/zero1 gradients reduced in bf16 (Megatron-Core
                               grad_reduce_in_fp32 = False, NeMo grad_sync_dtype bf16), not fp32 */
+  bool shard_grads_reduce_dtype; /* input: zero2/zero3 keep their gradient shards in the reduce
+                              dtype (bf16 with grad_reduce_bf16), as Megatron-Core's Megatron
+                              FSDP does (megatron_fsdp/param_and_grad_buffer.py
+                              ParamAndGradBuffer._init_each_parameter_group_buffers: the
+                              main_grad_buffer is fp32 only with grad_reduce_in_fp32, else the
+                              parameters' dtype, bf16 also for FP8 parameters); false: fp32,
+                              as PyTorch FSDP2 casts reduced gradients to its fp32 sharded
+                              parameters' dtype (memory.c model_states) */
   double host_per_kernel_s; /* input: host (CPU) time to issue one kernel from eager PyTorch:
                               Python, the dispatcher, autograd and the launch call. A pass of a
                               segment takes at least its kernels times this (the host is the

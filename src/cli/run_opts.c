@@ -152,6 +152,8 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
       {"overlap-p2p", "value", "on", "off", false, FW_FIELD(overlap_p2p)},
       {"p2p-serial", "value", "on", "off", false, FW_FIELD(p2p_serial)},
       {"p2p-scatter-gather", "value", "on", "off", false, FW_FIELD(p2p_scatter_gather)},
+      {"shard-grads-reduce-dtype", "value", "on", "off", false,
+       FW_FIELD(shard_grads_reduce_dtype)},
       {"grad-reduce-dtype", "dtype", "fp32", "bf16", false, FW_FIELD(grad_reduce_fp32)},
       {"zero1-grad-reduce", "op", "reduce-scatter", "all-reduce", true,
        FW_FIELD(zero1_grad_all_reduce)},

@@ -58,6 +58,7 @@
   {"overlap-p2p", "on|off", "interleaved pipeline send/recv asynchronous, only the receiver waits (default off: blocking)"}, \
   {"p2p-serial", "on|off", "1F1B pipeline exchange as DeepSpeed's pipeline engine runs it: each send and recv its own blocking call in TrainSchedule order, a boundary's activation and gradient one after the other, tp-split activations all_gathered back (default off: Megatron's batched send/recv)"}, \
   {"p2p-scatter-gather", "on|off", "pipeline activations and gradients sent split over the tp ranks and all_gathered back on the receiver, plus a copy (Megatron-LM 2021-22 --scatter-gather-tensors-in-pipeline; pp > 1, tp > 1, no sequence parallelism; default off)"}, \
+  {"shard-grads-reduce-dtype", "on|off", "zero2/zero3: gradient shards kept in the --grad-reduce-dtype (Megatron-Core's Megatron FSDP main_grad_buffer; default off: fp32, as PyTorch FSDP2 keeps them in its fp32 sharded parameters' dtype)"}, \
   {"grad-reduce-dtype", "T", "fp32|bf16 gradient reduction: ddp/zero1 buckets, zero2/zero3 reduce_scatter (default fp32)"}, \
   {"zero1-grad-reduce", "OP", "reduce-scatter|all-reduce of zero1 gradients (default reduce-scatter; all-reduce = DeepSpeed pipeline engine)"}, \
   {"grad-accum", "MODE", "in-place|fp32-copy: 16-bit ddp/zero1 gradients added in place (default) or cast to an fp32 copy per micro-batch (DeepSpeed BF16_Optimizer)"}, \

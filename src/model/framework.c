@@ -36,6 +36,7 @@ static const struct {
     {"fsdp_separate_comms", offsetof(struct pl_framework, fsdp_separate_comms)},
     {"p2p_serial", offsetof(struct pl_framework, p2p_serial)},
     {"p2p_scatter_gather", offsetof(struct pl_framework, p2p_scatter_gather)},
+    {"shard_grads_reduce_dtype", offsetof(struct pl_framework, shard_grads_reduce_dtype)},
 };
 #define N_SETTINGS (sizeof settings / sizeof settings[0])
 
@@ -320,6 +321,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->overlap_p2p, &l->overlap_p2p, false);
   put(fw->p2p_serial, &l->p2p_serial, false);
   put(fw->p2p_scatter_gather, &l->p2p_scatter_gather, false);
+  put(fw->shard_grads_reduce_dtype, &l->shard_grads_reduce_dtype, false);
   put(fw->grad_reduce_fp32, &l->grad_reduce_bf16, true);
   put(fw->zero1_grad_all_reduce, &l->zero1_grad_all_reduce, false);
   put(fw->grad_accum_fp32_copy, &l->grad_accum_cast, false);
@@ -371,6 +373,7 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->overlap_p2p = setting(l->overlap_p2p);
   out->p2p_serial = setting(l->p2p_serial);
   out->p2p_scatter_gather = setting(l->p2p_scatter_gather);
+  out->shard_grads_reduce_dtype = setting(l->shard_grads_reduce_dtype);
   out->grad_reduce_fp32 = setting(!l->grad_reduce_bf16);
   out->zero1_grad_all_reduce = setting(l->zero1_grad_all_reduce);
   out->grad_accum_fp32_copy = setting(l->grad_accum_cast);

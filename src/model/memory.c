@@ -397,6 +397,23 @@ static void model_states(const struct pl_model *m, const struct pl_layout *l, in
    * (Megatron-Core param_and_grad_buffer.py: grad dtype = fp32 only with
    * grad_reduce_in_fp32, else the parameters' dtype) */
   double grad_bytes = l->grad_reduce_bf16 && l->shard <= PL_SHARD_ZERO1 ? PARAM_BYTES : GRAD_BYTES;
+  /* zero2/zero3 with layout.shard_grads_reduce_dtype (Megatron FSDP): the
+   * gradient shards live in the main_grad_buffer, whose dtype is fp32 only
+   * with grad_reduce_in_fp32, else the parameters' (bf16; bf16 too for FP8
+   * parameters): Megatron-Core core_v0.15.0 and core_v0.16.0
+   * megatron/core/distributed/fsdp/src/megatron_fsdp/param_and_grad_buffer.py
+   * ParamAndGradBuffer._init_each_parameter_group_buffers (`dtype=torch.float32
+   * if grad_reduce_in_fp32 else grad_dtype`); core_v0.17.0 the same through
+   * mcore_fsdp_adapter.py's MixedPrecisionPolicy main_grads_dtype (fp32 with
+   * grad_reduce_in_fp32, else megatron_fsdp_main_grads_dtype, default None:
+   * the parameters' dtype). The fp32 master
+   * weights (main_weight_buffer) and Adam's two moments stay fp32 shards
+   * (OPTIMIZER_BYTES). The unit's unsharded gradient bucket below is left
+   * at one fp32 unit: the Megatron-Bridge recipes that run Megatron FSDP set
+   * fsdp_double_buffer (two bf16 buckets, FixedPoolAllocator size 2), the
+   * same bytes. */
+  if (l->grad_reduce_bf16 && l->shard_grads_reduce_dtype && l->shard >= PL_SHARD_ZERO2)
+    grad_bytes = PARAM_BYTES;
   /* DeepSpeed 2021 ZeRO-3 keeps its reduced gradient partitions in the
    * parameters' 16-bit dtype: v0.3.16 stage3.py partition_previous_reduced_grads
    * allocates grads_in_partition with dtype=self.dtype (the fp16 parameters'),

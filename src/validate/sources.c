@@ -697,7 +697,9 @@ static bool bridge_modes(const struct validate_in *in, struct pl_layout *l, stru
   if (group > 0) {
     l->shard = PL_SHARD_ZERO3;
     l->shard_group = group;
-    validate_note(row, "Megatron FSDP with sharding group %lld (the page's FSDP column) as zero3",
+    l->shard_grads_reduce_dtype = true; /* Megatron FSDP's main_grad_buffer (layout.h) */
+    validate_note(row, "Megatron FSDP with sharding group %lld (the page's FSDP column) as zero3, "
+                       "gradient shards in the reduce dtype",
                   (long long)group);
   } else {
     /* "DDP (distributed optimizer not stated)" or empty */
@@ -1171,8 +1173,9 @@ static bool zoo_modes(const struct validate_in *in, struct pl_layout *l, struct 
   const char *shard = cell(in, "sharding"), *rc = cell(in, "recompute");
   if (strstr(shard, "Megatron FSDP") != NULL) {
     l->shard = PL_SHARD_ZERO3;
+    l->shard_grads_reduce_dtype = true; /* Megatron FSDP's main_grad_buffer (layout.h) */
     validate_note(row, "Megatron FSDP (optim_grads_params: parameters, gradients and optimizer "
-                       "states sharded) as zero3");
+                       "states sharded) as zero3, gradient shards in the reduce dtype");
   } else if (shard[0] != '\0') {
     return validate_skip(row, "sharding '%s' not understood", shard);
   } else {

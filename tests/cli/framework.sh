@@ -571,6 +571,21 @@ expect_ok predict --framework torchtitan --format csv
 check "torchtitan: csv head_16bit off" [ "$(col "$TMP/out" framework.head_16bit)" = off ]
 expect_fail 1 "^plateau: --head-16bit: unknown value '1' \(expected on\|off\)" -- predict --head-16bit 1
 
+# --shard-grads-reduce-dtype: Megatron FSDP keeps its gradient shards in the
+# reduce dtype (megatron_fsdp/param_and_grad_buffer.py main_grad_buffer), PyTorch
+# FSDP2 in fp32. Llama 2 7B zero3 on 8 GPUs, bf16 reduction: 2 B x 6,738,415,616 / 8
+# = 1,684,603,904 B with it, 4 B x n / 8 = 3,369,207,808 B without; the step does not move.
+m7="--model llama2-7b --gpus 8 --gbs 8 --shard zero3 --grad-reduce-dtype bf16"
+expect_ok predict $m7 --format json
+cp "$TMP/out" "$TMP/sg0.json"
+check "shard grads: fp32 by default" [ "$(json_num "$TMP/out" grads_bytes)" = 3369207808 ]
+check "shard grads: off in JSON" [ "$(json_raw "$TMP/out" shard_grads_reduce_dtype)" = false ]
+expect_ok predict $m7 --shard-grads-reduce-dtype on --format json
+check "shard grads: bf16 with it" [ "$(json_num "$TMP/out" grads_bytes)" = 1684603904 ]
+check "shard grads: on in JSON" [ "$(json_raw "$TMP/out" shard_grads_reduce_dtype)" = true ]
+check "shard grads: step unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/sg0.json" step_time_s)" ]
+expect_fail 1 "^plateau: --shard-grads-reduce-dtype: unknown value 'yes' \(expected on\|off\)" -- predict --shard-grads-reduce-dtype yes
+
 # vTrain's rows run on the source's own cluster, vtrain-a100 (4 x 200 Gb/s per
 # node, vTrain src/config.py inter_node_bandwidth 800 Gbps; docs/hardware.md);
 # other A100 sources keep dgx-a100. Its halved network slows a multi-node

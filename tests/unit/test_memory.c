@@ -319,6 +319,43 @@ static void test_deepspeed_zero3_working_set(void) {
   CHECK_NEAR_REL(mem.unsharded_bytes, 2.0 * (2.0 * 617558016.0 + 2.05e9), 1e-15);
 }
 
+/* Megatron FSDP's gradient shards (layout.shard_grads_reduce_dtype) are in
+ * the reduce dtype: Megatron-Core core_v0.16.0 megatron_fsdp/
+ * param_and_grad_buffer.py _init_each_parameter_group_buffers makes the
+ * main_grad_buffer fp32 only with grad_reduce_in_fp32. By hand, Llama 2 7B
+ * (n = 6,738,415,616 parameters) zero3 over 8 GPUs with bf16 reduction:
+ * gradients 2 B x n / 8 = 1,684,603,904 B; with fp32 reduction, or without
+ * the flag (PyTorch FSDP2 keeps fp32 gradient shards), 4 B x n / 8 =
+ * 3,369,207,808 B. Parameters (2 B x n / 8), optimizer (12 B x n / 8) and
+ * the unsharded unit do not move. zero2 shards the gradients the same way;
+ * ddp is the ddp/zero1 rule (bf16 with grad_reduce_bf16, flag or not). */
+static void test_megatron_fsdp_grads(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_gpu g = gpu80();
+  double n = 6738415616.0;
+  struct pl_layout l = layout(&m, (struct spec){.gpus = 8, .gbs = 8, .shard = PL_SHARD_ZERO3});
+  struct pl_memory fsdp2, mfsdp, fp32;
+  l.grad_reduce_bf16 = true;
+  pl_memory_compute(&m, &l, &g, &fsdp2);
+  CHECK_NEAR_REL(fsdp2.grads_bytes, 3369207808.0, 1e-15);
+  l.shard_grads_reduce_dtype = true;
+  pl_memory_compute(&m, &l, &g, &mfsdp);
+  CHECK_NEAR_REL(mfsdp.grads_bytes, 1684603904.0, 1e-15);
+  CHECK_NEAR_REL(mfsdp.params_bytes, 2.0 * n / 8.0, 1e-15);
+  CHECK_NEAR_REL(mfsdp.optimizer_bytes, 12.0 * n / 8.0, 1e-15);
+  CHECK_NEAR_REL(mfsdp.unsharded_bytes, fsdp2.unsharded_bytes, 1e-15);
+  l.grad_reduce_bf16 = false;
+  pl_memory_compute(&m, &l, &g, &fp32);
+  CHECK_NEAR_REL(fp32.grads_bytes, 3369207808.0, 1e-15);
+  l.grad_reduce_bf16 = true;
+  l.shard = PL_SHARD_ZERO2;
+  pl_memory_compute(&m, &l, &g, &mfsdp);
+  CHECK_NEAR_REL(mfsdp.grads_bytes, 1684603904.0, 1e-15);
+  l.shard = PL_SHARD_DDP;
+  pl_memory_compute(&m, &l, &g, &mfsdp);
+  CHECK_NEAR_REL(mfsdp.grads_bytes, 2.0 * n, 1e-15);
+}
+
 /* zero3 bytes per GPU fall as dp grows (8, 16, 64 GPUs, same batch per GPU). */
 static void test_zero3_scaling(void) {
   struct pl_model m = model("llama2-7b");
@@ -541,5 +578,6 @@ int main(void) {
   test_pipeline();
   test_does_not_fit();
   test_fsdp_pp_unsharded();
+  test_megatron_fsdp_grads();
   return check_finish();
 }
