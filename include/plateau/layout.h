@@ -51,6 +51,33 @@ enum pl_recompute_module {
   PL_RCM_SHARED_EXPERTS = 1u << 6
 };
 #define PL_RCM_COUNT 7
+/* CUDA-graph scopes a Megatron-Core run captures (TransformerConfig.cuda_graph_impl
+ * "transformer_engine" with cuda_graph_scope, or "full_iteration"), bits of
+ * layout.cuda_graph_scopes. A captured op's kernels replay from a graph, so the
+ * host issues none of them one by one: the eager host floor (host_per_kernel_s,
+ * host_per_gemm_s) counts only the ops outside (sim/compute.c op_graphed):
+ *   attn            transformer_layer.py _te_cuda_graph_capture -> _forward_attention:
+ *                   input_layernorm, the self-attention (qkv or the MLA projections,
+ *                   RoPE, the core attention, the output projection), self_attn_bda;
+ *   moe_router      on MoE blocks, _forward_mlp up to the router: pre_mlp_layernorm,
+ *                   the router and its top-k, the shared experts (moe_layer.py
+ *                   route / shared_experts_compute, early return of
+ *                   MoECudaGraphPartialCaptureSignal);
+ *   moe_preprocess  the token dispatcher's dispatch_preprocess (moe_layer.py
+ *                   preprocess): routing metadata, no op of plateau's op list under
+ *                   the flex dispatcher the recipes use (its permutation runs in the
+ *                   dispatch); the experts, dispatch and combine stay eager;
+ *   full_iteration  the whole forward-backward step is one graph (Megatron-Bridge
+ *                   cuda_graph_impl "full_iteration"): no op is issued eagerly.
+ * Megatron-Core core_v0.16.0 megatron/core/transformer/transformer_layer.py,
+ * moe/moe_layer.py, moe/moe_utils.py maybe_skip_or_early_return_by_cudagraph. */
+enum pl_cuda_graph_scope {
+  PL_CGS_ATTN = 1u << 0,
+  PL_CGS_MOE_ROUTER = 1u << 1,
+  PL_CGS_MOE_PREPROCESS = 1u << 2,
+  PL_CGS_FULL_ITERATION = 1u << 3
+};
+#define PL_CGS_COUNT 4
 enum pl_schedule { PL_SCHEDULE_1F1B, PL_SCHEDULE_INTERLEAVED, PL_SCHEDULE_GPIPE };
 /* How the element-wise work around the GEMMs runs (docs/step-model.md 2.3b):
  * fused = the op list's minimum traffic (Megatron-LM/TransformerEngine fused
@@ -331,6 +358,9 @@ struct pl_layout {
                               embedding lookup, two norms, the eh_proj GEMM (2h -> h) and a second
                               pass through the output layer and the loss (multi_token_prediction.py);
                               on the virtual stage holding 'm', else the last; 0 = none */
+  uint32_t cuda_graph_scopes; /* input: enum pl_cuda_graph_scope bits the run captures in CUDA
+                              graphs (Megatron-Core cuda_graph_scope); their ops cost the host
+                              nothing per kernel (sim/compute.c); 0 (default) = every op eager */
   uint32_t recompute_modules; /* input: with recompute selective, the enum pl_recompute_module
                               bits re-run (Megatron-Core --recompute-modules); 0 = Megatron's
                               default, core_attn alone (pl_layout_recompute_modules) */
@@ -404,6 +434,10 @@ uint32_t pl_layout_recompute_modules(const struct pl_layout *l);
  * an empty list. The name of bit i (0 <= i < PL_RCM_COUNT). */
 enum pl_status pl_recompute_modules_parse(const char *s, uint32_t *out, struct pl_diag *diag);
 void pl_recompute_modules_format(uint32_t mask, char *buf, size_t n);
+/* "attn,moe_router,moe_preprocess" -> PL_CGS_* bits; "none" -> 0. Unknown or
+ * repeated names are a parse error. Format writes "none" for 0. */
+enum pl_status pl_cuda_graph_scopes_parse(const char *s, uint32_t *out, struct pl_diag *diag);
+void pl_cuda_graph_scopes_format(uint32_t mask, char *buf, size_t n);
 const char *pl_recompute_module_name(int bit);
 
 /* Names for output and parsing ("zero2", "selective", "1f1b", "bf16"). */

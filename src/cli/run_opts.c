@@ -245,6 +245,11 @@ static int load_modes(const struct cli_args *args, struct pl_layout *l) {
                       "recompute_modules with selective granularity only), not %s",
                       pl_recompute_name(l->recompute));
   }
+  /* --cuda-graph-scope LIST: Megatron-Core cuda_graph_scope (layout.h enum
+   * pl_cuda_graph_scope): the ops it captures cost the host nothing per kernel */
+  if ((v = cli_get(args, "cuda-graph-scope")) != NULL &&
+      pl_cuda_graph_scopes_parse(v, &l->cuda_graph_scopes, &d) != PL_OK)
+    return cli_fail("--cuda-graph-scope: %s", d.msg);
   bool uniform = false;
   int method = two_way(args, "recompute-method", "method", "block", "uniform", &uniform);
   if (method < 0)

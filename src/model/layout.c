@@ -122,6 +122,57 @@ void pl_recompute_modules_format(uint32_t mask, char *buf, size_t n) {
   }
 }
 
+/* Megatron-Core's CudaGraphScope names (transformer/enums.py), in bit order */
+static const char *const cuda_graph_scope_names[PL_CGS_COUNT] = {"attn", "moe_router",
+                                                                 "moe_preprocess", "full_iteration"};
+
+enum pl_status pl_cuda_graph_scopes_parse(const char *s, uint32_t *out, struct pl_diag *diag) {
+  uint32_t mask = 0;
+  const char *p = s != NULL ? s : "";
+  if (strcmp(p, "none") == 0) {
+    *out = 0;
+    return PL_OK;
+  }
+  if (*p == '\0')
+    return pl_diag_set(diag, PL_ERR_PARSE, "empty CUDA graph scope list (for none, use none)");
+  for (;;) {
+    size_t n = strcspn(p, ",");
+    int bit = -1;
+    for (int i = 0; i < PL_CGS_COUNT; i++)
+      if (strlen(cuda_graph_scope_names[i]) == n && strncmp(p, cuda_graph_scope_names[i], n) == 0)
+        bit = i;
+    if (bit < 0)
+      return pl_diag_set(diag, PL_ERR_PARSE,
+                         "unknown CUDA graph scope '%.*s' (expected none or a comma-separated "
+                         "list of attn|moe_router|moe_preprocess|full_iteration)",
+                         (int)(n < 64 ? n : 64), p);
+    if (mask & (1u << bit))
+      return pl_diag_set(diag, PL_ERR_PARSE, "CUDA graph scope '%s' given twice",
+                         cuda_graph_scope_names[bit]);
+    mask |= 1u << bit;
+    if (p[n] == '\0')
+      break;
+    p += n + 1;
+  }
+  *out = mask;
+  return PL_OK;
+}
+
+void pl_cuda_graph_scopes_format(uint32_t mask, char *buf, size_t n) {
+  if (n == 0)
+    return;
+  buf[0] = '\0';
+  for (int i = 0; i < PL_CGS_COUNT; i++) {
+    if (!(mask & (1u << i)))
+      continue;
+    if (buf[0] != '\0')
+      strncat(buf, ",", n - strlen(buf) - 1);
+    strncat(buf, cuda_graph_scope_names[i], n - strlen(buf) - 1);
+  }
+  if (buf[0] == '\0')
+    strncat(buf, "none", n - 1);
+}
+
 enum pl_status pl_schedule_parse(const char *s, enum pl_schedule *out, struct pl_diag *diag) {
   int v = 0;
   enum pl_status st = parse_name(s, schedule_names, N_OF(schedule_names), "pipeline schedule", &v, diag);

@@ -237,6 +237,9 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.cudnn_2024", pl_setting_name(fw.cudnn_2024));
   col_num(c, "framework.host_per_gemm_s", fw.host_per_gemm_s, true);
   col_str(c, "framework.zero3_debug_norm", pl_setting_name(fw.zero3_debug_norm));
+  char cgs_s[64]; /* added after those: Megatron-Core cuda_graph_scope (layout.h) */
+  pl_cuda_graph_scopes_format(l->cuda_graph_scopes, cgs_s, sizeof cgs_s);
+  col_str(c, "layout.cuda_graph_scope", cgs_s);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

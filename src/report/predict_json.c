@@ -76,6 +76,9 @@ static void layout_json(struct pl_emit *e, const struct pl_prediction *p) {
     pl_emit_str(e, "recompute_modules", rcm_s);
   else
     pl_emit_null(e, "recompute_modules");
+  char cgs_s[64]; /* Megatron-Core cuda_graph_scope: ops without eager host cost */
+  pl_cuda_graph_scopes_format(l->cuda_graph_scopes, cgs_s, sizeof cgs_s);
+  pl_emit_str(e, "cuda_graph_scope", cgs_s);
   pl_emit_str(e, "schedule", pl_schedule_name(l->schedule));
   pl_emit_str(e, "dtype", pl_layout_dtype_name(l));
   pl_emit_bool(e, "sp", l->sp);

@@ -446,6 +446,32 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
   return pl_op_time_s(g, l->dtype, op, pass);
 }
 
+/* Whether the run replays op from a CUDA graph (layout.cuda_graph_scopes,
+ * layout.h enum pl_cuda_graph_scope): by the op's name, the attention part of
+ * a block (_forward_attention) under attn, the pre-MLP norm, router, top-k and
+ * shared expert of a MoE block under moe_router (pl_model.experts > 0), every
+ * op under full_iteration. A graph replay is one launch per layer and pass,
+ * not counted. */
+static bool op_graphed(const struct pl_layout *l, const struct pl_model *m, const struct pl_op *op) {
+  static const char *const attn_ops[] = {"norm1", "qkv",   "q",     "q_down", "q_up",  "kv_down",
+                                         "kv_up", "mla_norms", "rope", "attn",  "attn_full",
+                                         "proj",  "resid1"};
+  static const char *const router_ops[] = {"norm2",      "router",     "router_topk",
+                                           "shared_fc1", "shared_act", "shared_fc2"};
+  uint32_t s = l->cuda_graph_scopes;
+  if (s & PL_CGS_FULL_ITERATION)
+    return true;
+  if (s & PL_CGS_ATTN)
+    for (size_t i = 0; i < sizeof attn_ops / sizeof attn_ops[0]; i++)
+      if (strcmp(op->name, attn_ops[i]) == 0)
+        return true;
+  if ((s & PL_CGS_MOE_ROUTER) && m != NULL && m->experts > 0)
+    for (size_t i = 0; i < sizeof router_ops / sizeof router_ops[0]; i++)
+      if (strcmp(op->name, router_ops[i]) == 0)
+        return true;
+  return false;
+}
+
 /* Time of a list of ops in one pass. A backward includes the forward of the
  * ops marked for recomputation. attention_only sums just the attention core
  * (segments.c subtracts it from the whole to split a segment). */
@@ -458,6 +484,14 @@ double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const st
     double share = ops[i].share > 0 ? ops[i].share : 1.0; /* flops.h: blocks that run it */
     double k = sim_op_run_kernels(l, m, &ops[i], pass);
     t += share * pl_op_run_time_s(g, l, m, &ops[i], pass);
+    /* captured in a CUDA graph: GPU time only, the host issues none of it */
+    bool graphed = op_graphed(l, m, &ops[i]);
+    if (graphed) {
+      struct pl_op part;
+      if (pass == PL_PASS_BWD && pl_op_recompute_part(&ops[i], &part))
+        t += share * pl_op_run_time_s(g, l, m, &part, PL_PASS_FWD);
+      continue;
+    }
     kernels += share * k;
     waits += ops[i].host_waits ? share * k : 0;
     if (ops[i].kind == PL_OP_GEMM) {

@@ -936,6 +936,74 @@ static void bridge_recompute(const struct validate_in *in, struct pl_layout *l,
   }
 }
 
+/* CUDA-graph scopes (layout.cuda_graph_scopes) of the Qwen3 rows, from the
+ * Megatron-Bridge performance configuration of each container section's release
+ * (as bridge_recompute: 25.11 v0.2.2, 26.02 v0.3.0, 26.02.01 v0.3.1, 26.04
+ * v0.4.0, 26.04.01 v0.4.2, 26.06 and 26.06.01 v0.5.0, 26.08 HEAD 067f987df0).
+ * scripts/performance/configs/qwen/qwen3_workload_base_configs.py (v0.2.2:
+ * configs/qwen3/workload_base_configs.py) sets cuda_graph_impl
+ * "transformer_engine" with a cuda_graph_scope per GPU and precision; a config
+ * that sets none keeps the recipe's cuda_graph_impl "none"
+ * (src/megatron/bridge/recipes/qwen/qwen3_moe.py): every op eager.
+ *  - Qwen3-30B-A3B: GB300, B300 [moe_router, moe_preprocess]; GB200 BF16 and
+ *    FP8-CS [attn, moe_router, moe_preprocess], MXFP8 [moe_router,
+ *    moe_preprocess]; B200 [moe_router, moe_preprocess] in v0.2.2 and v0.3.0,
+ *    [attn, moe_router, moe_preprocess] from v0.3.1; H100 BF16 [moe_router,
+ *    moe_preprocess], H100 FP8-CS none. v0.5.0: GB300, GB200, B300 FP8_MX_V1
+ *    cuda_graph_impl "full_iteration" (qwen3_llm_pretrain.py
+ *    set_full_iter_cg_configs); HEAD perf_recipes qwen/common.py
+ *    _enable_hybridep_full_iteration_mxfp8 the same for fp8mx on GB300, GB200, B300.
+ *  - Qwen3-235B-A22B (the rows' gbs 8192: the V2 configs from v0.3.0): GB200
+ *    [attn, moe_router, moe_preprocess]; GB300 [moe_router, moe_preprocess] in
+ *    v0.2.2 and v0.3.0 BF16, [attn, moe_router, moe_preprocess] otherwise;
+ *    B300, B200, H100 none; v0.5.0 GB300/GB200 FP8_MX_V2 and HEAD fp8mx on
+ *    GB300, GB200, B300, B200 full_iteration.
+ * First match wins. Other models' rows keep none (not read here). */
+static void bridge_graph_scope(const struct validate_in *in, struct pl_layout *l,
+                               struct pl_vrow *row) {
+  enum { A = PL_CGS_ATTN, R = PL_CGS_MOE_ROUTER | PL_CGS_MOE_PREPROCESS, F = PL_CGS_FULL_ITERATION };
+  static const struct {
+    const char *sections, *model, *gpus; /* space-separated words; model: a prefix */
+    int dtype;                           /* enum pl_dtype, or -1 for any */
+    uint32_t scopes;                     /* 0: none, every op eager */
+  } cfg[] = {
+      {"26.08 26.06 26.06.01", "Qwen3_30B", "GB300 GB200 B300", PL_DTYPE_MXFP8, F},
+      {"26.08 26.06 26.06.01", "Qwen3_235B", "GB300 GB200", PL_DTYPE_MXFP8, F},
+      {"26.08", "Qwen3_235B", "B300 B200", PL_DTYPE_MXFP8, F},
+      {"25.11 26.02 26.02.01 26.04 26.04.01 26.06 26.06.01", "Qwen3_30B", "GB300 B300", -1, R},
+      {"25.11 26.02 26.02.01 26.04 26.04.01 26.06 26.06.01", "Qwen3_30B", "GB200",
+       PL_DTYPE_MXFP8, R},
+      {"25.11 26.02 26.02.01 26.04 26.04.01 26.06 26.06.01", "Qwen3_30B", "GB200", -1, A | R},
+      {"25.11 26.02", "Qwen3_30B", "B200", -1, R},
+      {"26.02.01 26.04 26.04.01 26.06 26.06.01", "Qwen3_30B", "B200", -1, A | R},
+      {"25.11 26.02 26.02.01 26.04 26.04.01 26.06 26.06.01", "Qwen3_30B", "H100", PL_DTYPE_BF16,
+       R},
+      {"25.11 26.02 26.02.01 26.04 26.04.01 26.06 26.06.01", "Qwen3_30B", "H100", -1, 0},
+      {"25.11 26.02", "Qwen3_235B", "GB300", PL_DTYPE_BF16, R},
+      {"25.11", "Qwen3_235B", "GB300", -1, R},
+      {"26.02 26.02.01 26.04 26.04.01 26.06 26.06.01", "Qwen3_235B", "GB300", -1, A | R},
+      {"25.11 26.02 26.02.01 26.04 26.04.01 26.06 26.06.01", "Qwen3_235B", "GB200", -1, A | R},
+      {"25.11 26.02 26.02.01 26.04 26.04.01 26.06 26.06.01 26.08", "Qwen3_235B",
+       "B300 B200 H100", -1, 0},
+  };
+  char sec[32];
+  snprintf(sec, sizeof sec, "%s", cell(in, "table_or_section"));
+  sec[strcspn(sec, " ")] = '\0';
+  const char *name = cell(in, "model"), *gpu = cell(in, "gpu");
+  if (strncmp(gpu, "DGX-", 4) == 0)
+    gpu += 4;
+  for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
+    if (!word_in(cfg[i].sections, sec) || strncmp(name, cfg[i].model, strlen(cfg[i].model)) != 0 ||
+        !word_in(cfg[i].gpus, gpu) || (cfg[i].dtype >= 0 && (int)l->dtype != cfg[i].dtype))
+      continue;
+    l->cuda_graph_scopes = cfg[i].scopes;
+    char list[64];
+    pl_cuda_graph_scopes_format(cfg[i].scopes, list, sizeof list);
+    validate_note(row, "CUDA graph scope %s (the release's config, not stated in the row)", list);
+    return;
+  }
+}
+
 /* The FP8 recipe of the rows whose precision reads plain "FP8" (the 26.x
  * sections; 25.11 writes "FP8-CS"). Each section was read in the release of
  * its month (26.02: v0.3.0, 26.02.01: v0.3.1, 26.04: v0.4.0, 26.04.01:
@@ -1046,6 +1114,7 @@ static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, str
   mcore_balance(in, l, row);
   bridge_ep_overlap(in, l, row);
   bridge_recompute(in, l, row);
+  bridge_graph_scope(in, l, row);
   if (!bridge_offload(in, l, row))
     return false;
   /* Megatron-Bridge's recipes for the two large models ("Large model specific

@@ -294,6 +294,26 @@ expect_ok predict --model llama2-13b --gpus 16 --host-per-gemm '48 us' --format 
 check "host_per_gemm 48 us: GPU-bound step unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/hk2.json" step_time_s)" ]
 expect_fail 1 "^plateau: --host-per-gemm: '-1 us' is not a time from 0 to 1 ms" -- predict --host-per-gemm '-1 us'
 expect_fail 1 "^plateau: --host-per-gemm: 'slow' is not a time" -- predict --host-per-gemm slow
+# --cuda-graph-scope: the ops a Megatron-Core run captures in CUDA graphs cost the host nothing
+# (layout.h enum pl_cuda_graph_scope). The nemo preset charges 37 us per eager kernel and 48 us per
+# GEMM call; the host-bound MoE step above gets faster as the scopes grow (attention, then the
+# router), fastest with the whole iteration captured; JSON and CSV name the scopes.
+expect_ok predict $moe1 --format json
+check "cuda_graph_scope defaults to none" [ "$(json_raw "$TMP/out" cuda_graph_scope)" = none ]
+cp "$TMP/out" "$TMP/cg0.json"
+expect_ok predict $moe1 --cuda-graph-scope attn --format json
+cp "$TMP/out" "$TMP/cg1.json"
+check "cuda graph attn: host-bound MoE step faster" faster "$TMP/cg0.json" "$TMP/cg1.json"
+expect_ok predict $moe1 --cuda-graph-scope attn,moe_router,moe_preprocess --format json
+cp "$TMP/out" "$TMP/cg2.json"
+check "cuda graph attn+moe_router: faster again" faster "$TMP/cg1.json" "$TMP/cg2.json"
+check "cuda_graph_scope in JSON" grep -q '"cuda_graph_scope": *"attn,moe_router,moe_preprocess"' "$TMP/out"
+expect_ok predict $moe1 --cuda-graph-scope full_iteration --format json
+check "cuda graph full_iteration: fastest" faster "$TMP/cg2.json" "$TMP/out"
+expect_ok predict $moe1 --cuda-graph-scope attn --format csv
+check "csv layout.cuda_graph_scope" [ "$(col "$TMP/out" layout.cuda_graph_scope)" = attn ]
+expect_fail 1 "^plateau: --cuda-graph-scope: unknown CUDA graph scope 'mlp'" -- predict --cuda-graph-scope mlp
+expect_fail 1 "^plateau: --cuda-graph-scope: CUDA graph scope 'attn' given twice" -- predict --cuda-graph-scope attn,attn
 cat >"$TMP/hg.json" <<'JSON'
 {"name": "hg", "description": "test", "behaviours": {"host_per_gemm": "-5 us"}}
 JSON

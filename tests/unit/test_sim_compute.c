@@ -930,6 +930,51 @@ static void test_host_per_gemm(void) {
   CHECK(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, true) < 1e-6);
 }
 
+/* CUDA-graph scopes (layout.cuda_graph_scopes): a captured op keeps its GPU
+ * time but adds nothing to the host floor. Ops: router (one GEMM call), norm1
+ * (one memory kernel), expert_fc1 (16 local experts: 16 GEMM calls forward, 32
+ * backward); host 37 us per kernel, 48 us per GEMM call; every GPU time here is
+ * a few us, so the host floor is the pass time.
+ *   eager:                 fwd 48 (router) + 768 (16 x 48) + 37 (norm1) = 853 us
+ *   attn:                  norm1 captured: 48 + 768 = 816 us
+ *   attn,moe_router:       router captured too: 768 us; backward 32 x 48 = 1536 us
+ *   moe_router, dense model (experts 0): no MoE block to capture: 853 us
+ *   full_iteration:        no host floor: the GPU time alone (< 50 us) */
+static void test_cuda_graph_scopes(void) {
+  struct pl_op ops[3] = {
+      {.kind = PL_OP_GEMM, .name = "router", .m = 64, .n = 64, .k = 64, .count = 1},
+      {.kind = PL_OP_MEMORY, .name = "norm1", .fwd_bytes = 1e6, .bwd_bytes = 0},
+      {.kind = PL_OP_GEMM, .name = "expert_fc1", .m = 64, .n = 64, .k = 64, .count = 16},
+  };
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .host_per_gemm_s = 48e-6, .host_per_kernel_s = 37e-6};
+  struct pl_model m = {.pos = PL_POS_LEARNED, .experts = 16};
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 3, PL_PASS_FWD, false), 853e-6, EXACT);
+  l.cuda_graph_scopes = PL_CGS_ATTN;
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 3, PL_PASS_FWD, false), 816e-6, EXACT);
+  l.cuda_graph_scopes = PL_CGS_ATTN | PL_CGS_MOE_ROUTER | PL_CGS_MOE_PREPROCESS;
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 3, PL_PASS_FWD, false), 768e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 3, PL_PASS_BWD, false), 1536e-6, EXACT);
+  struct pl_model dense = {.pos = PL_POS_LEARNED};
+  l.cuda_graph_scopes = PL_CGS_MOE_ROUTER;
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &dense, ops, 3, PL_PASS_FWD, false), 853e-6, EXACT);
+  l.cuda_graph_scopes = PL_CGS_FULL_ITERATION;
+  double t = sim_seg_ops_s(&a100, &l, &m, ops, 3, PL_PASS_FWD, false);
+  CHECK(t > 0 && t < 50e-6);
+  /* names: Megatron-Core's CudaGraphScope values; none = 0 */
+  struct pl_diag d;
+  uint32_t s = 99;
+  CHECK(pl_cuda_graph_scopes_parse("attn,moe_router", &s, &d) == PL_OK && s == 3u);
+  CHECK(pl_cuda_graph_scopes_parse("none", &s, &d) == PL_OK && s == 0u);
+  CHECK(pl_cuda_graph_scopes_parse("attn,attn", &s, &d) != PL_OK);
+  CHECK(pl_cuda_graph_scopes_parse("mlp", &s, &d) != PL_OK);
+  CHECK(pl_cuda_graph_scopes_parse("", &s, &d) != PL_OK);
+  char buf[64];
+  pl_cuda_graph_scopes_format(0, buf, sizeof buf);
+  CHECK(strcmp(buf, "none") == 0);
+  pl_cuda_graph_scopes_format(15, buf, sizeof buf);
+  CHECK(strcmp(buf, "attn,moe_router,moe_preprocess,full_iteration") == 0);
+}
+
 int main(void) {
   struct pl_diag d, *dp = &d;
   CHECK_STATUS(pl_gpu_load("a100-80g", &a100, &d), PL_OK, dp);
@@ -961,6 +1006,7 @@ int main(void) {
   test_framework_passes();
   test_launch_blocking();
   test_host_per_gemm();
+  test_cuda_graph_scopes();
   test_launch_counts();
   test_eager_alibi();
   return check_finish();
