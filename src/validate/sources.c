@@ -871,6 +871,22 @@ static void bridge_section(const struct validate_in *in, char *sec, size_t n) {
   sec[strcspn(sec, " ")] = '\0';
 }
 
+/* Whether a Bridge row is one of a release configuration's: its container
+ * section among `sections` and its GPU ("DGX-" dropped) among `gpus`
+ * (space-separated words), its model name starting with `model`, its dtype
+ * `dtype` (an enum pl_dtype, or -1 for any). */
+static bool bridge_config_is(const struct validate_in *in, const struct pl_layout *l,
+                             const char *sections, const char *model, const char *gpus,
+                             int dtype) {
+  char sec[32];
+  bridge_section(in, sec, sizeof sec);
+  const char *gpu = cell(in, "gpu");
+  if (strncmp(gpu, "DGX-", 4) == 0)
+    gpu += 4;
+  return word_in(sections, sec) && strncmp(cell(in, "model"), model, strlen(model)) == 0 &&
+         word_in(gpus, gpu) && (dtype < 0 || (int)l->dtype == dtype);
+}
+
 /* Megatron-Core selective recompute modules (layout.recompute_modules) of the
  * rows whose Megatron-Bridge performance configuration sets them. The rows do
  * not state them; as for bridge_ep_overlap each container section is read in
@@ -913,14 +929,8 @@ static void bridge_recompute(const struct validate_in *in, struct pl_layout *l,
       {"26.08 26.06.01 26.06 26.04.01 26.04 26.02.01 26.02 25.11 25.09", "GPT OSS 120B",
        "GB200 B200 H100", -1, PL_RCM_LAYERNORM | PL_RCM_MOE_ACT},
   };
-  char sec[32];
-  bridge_section(in, sec, sizeof sec);
-  const char *name = cell(in, "model"), *gpu = cell(in, "gpu");
-  if (strncmp(gpu, "DGX-", 4) == 0)
-    gpu += 4;
   for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
-    if (!word_in(cfg[i].sections, sec) || strncmp(name, cfg[i].model, strlen(cfg[i].model)) != 0 ||
-        !word_in(cfg[i].gpus, gpu) || (cfg[i].dtype >= 0 && (int)l->dtype != cfg[i].dtype))
+    if (!bridge_config_is(in, l, cfg[i].sections, cfg[i].model, cfg[i].gpus, cfg[i].dtype))
       continue;
     if (cfg[i].mods == 0) {
       l->recompute = PL_RECOMPUTE_NONE;
@@ -986,15 +996,8 @@ static void bridge_graph_scope(const struct validate_in *in, struct pl_layout *l
       {"25.11 26.02 26.02.01 26.04 26.04.01 26.06 26.06.01 26.08", "Qwen3_235B",
        "B300 B200 H100", -1, 0},
   };
-  char sec[32];
-  snprintf(sec, sizeof sec, "%s", cell(in, "table_or_section"));
-  sec[strcspn(sec, " ")] = '\0';
-  const char *name = cell(in, "model"), *gpu = cell(in, "gpu");
-  if (strncmp(gpu, "DGX-", 4) == 0)
-    gpu += 4;
   for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
-    if (!word_in(cfg[i].sections, sec) || strncmp(name, cfg[i].model, strlen(cfg[i].model)) != 0 ||
-        !word_in(cfg[i].gpus, gpu) || (cfg[i].dtype >= 0 && (int)l->dtype != cfg[i].dtype))
+    if (!bridge_config_is(in, l, cfg[i].sections, cfg[i].model, cfg[i].gpus, cfg[i].dtype))
       continue;
     l->cuda_graph_scopes = cfg[i].scopes;
     char list[64];
