@@ -80,26 +80,24 @@ uint32_t pl_layout_recompute_modules(const struct pl_layout *l) {
   return l->recompute_modules != 0 ? l->recompute_modules : (uint32_t)PL_RCM_CORE_ATTN;
 }
 
-enum pl_status pl_recompute_modules_parse(const char *s, uint32_t *out, struct pl_diag *diag) {
+/* A comma-separated list of names (each of names[0 .. count), at most once)
+ * as a bit mask; `what` names one ("recompute module"), `expected` lists the
+ * choices for the error. An empty list is the caller's to refuse. */
+static enum pl_status name_mask_parse(const char *p, const char *const *names, int count,
+                                      const char *what, const char *expected, uint32_t *out,
+                                      struct pl_diag *diag) {
   uint32_t mask = 0;
-  const char *p = s != NULL ? s : "";
-  if (*p == '\0')
-    return pl_diag_set(diag, PL_ERR_PARSE, "empty recompute module list (for none, use "
-                                           "--recompute none)");
   for (;;) {
     size_t n = strcspn(p, ",");
     int bit = -1;
-    for (int i = 0; i < PL_RCM_COUNT; i++)
-      if (strlen(recompute_module_names[i]) == n && strncmp(p, recompute_module_names[i], n) == 0)
+    for (int i = 0; i < count; i++)
+      if (strlen(names[i]) == n && strncmp(p, names[i], n) == 0)
         bit = i;
     if (bit < 0)
-      return pl_diag_set(diag, PL_ERR_PARSE,
-                         "unknown recompute module '%.*s' (expected a comma-separated list of "
-                         "core_attn|moe_act|layernorm|mla_up_proj|mlp|moe|shared_experts)",
-                         (int)(n < 64 ? n : 64), p);
+      return pl_diag_set(diag, PL_ERR_PARSE, "unknown %s '%.*s' (expected %s)", what,
+                         (int)(n < 64 ? n : 64), p, expected);
     if (mask & (1u << bit))
-      return pl_diag_set(diag, PL_ERR_PARSE, "recompute module '%s' given twice",
-                         recompute_module_names[bit]);
+      return pl_diag_set(diag, PL_ERR_PARSE, "%s '%s' given twice", what, names[bit]);
     mask |= 1u << bit;
     if (p[n] == '\0')
       break;
@@ -109,17 +107,34 @@ enum pl_status pl_recompute_modules_parse(const char *s, uint32_t *out, struct p
   return PL_OK;
 }
 
-void pl_recompute_modules_format(uint32_t mask, char *buf, size_t n) {
+/* The names of a mask's bits, comma-separated, in bit order. */
+static void name_mask_format(uint32_t mask, const char *const *names, int count, char *buf,
+                             size_t n) {
   if (n == 0)
     return;
   buf[0] = '\0';
-  for (int i = 0; i < PL_RCM_COUNT; i++) {
+  for (int i = 0; i < count; i++) {
     if (!(mask & (1u << i)))
       continue;
     if (buf[0] != '\0')
       strncat(buf, ",", n - strlen(buf) - 1);
-    strncat(buf, recompute_module_names[i], n - strlen(buf) - 1);
+    strncat(buf, names[i], n - strlen(buf) - 1);
   }
+}
+
+enum pl_status pl_recompute_modules_parse(const char *s, uint32_t *out, struct pl_diag *diag) {
+  const char *p = s != NULL ? s : "";
+  if (*p == '\0')
+    return pl_diag_set(diag, PL_ERR_PARSE, "empty recompute module list (for none, use "
+                                           "--recompute none)");
+  return name_mask_parse(p, recompute_module_names, PL_RCM_COUNT, "recompute module",
+                         "a comma-separated list of "
+                         "core_attn|moe_act|layernorm|mla_up_proj|mlp|moe|shared_experts",
+                         out, diag);
+}
+
+void pl_recompute_modules_format(uint32_t mask, char *buf, size_t n) {
+  name_mask_format(mask, recompute_module_names, PL_RCM_COUNT, buf, n);
 }
 
 /* Megatron-Core's CudaGraphScope names (transformer/enums.py), in bit order */
@@ -127,7 +142,6 @@ static const char *const cuda_graph_scope_names[PL_CGS_COUNT] = {"attn", "moe_ro
                                                                  "moe_preprocess", "full_iteration"};
 
 enum pl_status pl_cuda_graph_scopes_parse(const char *s, uint32_t *out, struct pl_diag *diag) {
-  uint32_t mask = 0;
   const char *p = s != NULL ? s : "";
   if (strcmp(p, "none") == 0) {
     *out = 0;
@@ -135,41 +149,15 @@ enum pl_status pl_cuda_graph_scopes_parse(const char *s, uint32_t *out, struct p
   }
   if (*p == '\0')
     return pl_diag_set(diag, PL_ERR_PARSE, "empty CUDA graph scope list (for none, use none)");
-  for (;;) {
-    size_t n = strcspn(p, ",");
-    int bit = -1;
-    for (int i = 0; i < PL_CGS_COUNT; i++)
-      if (strlen(cuda_graph_scope_names[i]) == n && strncmp(p, cuda_graph_scope_names[i], n) == 0)
-        bit = i;
-    if (bit < 0)
-      return pl_diag_set(diag, PL_ERR_PARSE,
-                         "unknown CUDA graph scope '%.*s' (expected none or a comma-separated "
-                         "list of attn|moe_router|moe_preprocess|full_iteration)",
-                         (int)(n < 64 ? n : 64), p);
-    if (mask & (1u << bit))
-      return pl_diag_set(diag, PL_ERR_PARSE, "CUDA graph scope '%s' given twice",
-                         cuda_graph_scope_names[bit]);
-    mask |= 1u << bit;
-    if (p[n] == '\0')
-      break;
-    p += n + 1;
-  }
-  *out = mask;
-  return PL_OK;
+  return name_mask_parse(p, cuda_graph_scope_names, PL_CGS_COUNT, "CUDA graph scope",
+                         "none or a comma-separated list of "
+                         "attn|moe_router|moe_preprocess|full_iteration",
+                         out, diag);
 }
 
 void pl_cuda_graph_scopes_format(uint32_t mask, char *buf, size_t n) {
-  if (n == 0)
-    return;
-  buf[0] = '\0';
-  for (int i = 0; i < PL_CGS_COUNT; i++) {
-    if (!(mask & (1u << i)))
-      continue;
-    if (buf[0] != '\0')
-      strncat(buf, ",", n - strlen(buf) - 1);
-    strncat(buf, cuda_graph_scope_names[i], n - strlen(buf) - 1);
-  }
-  if (buf[0] == '\0')
+  name_mask_format(mask, cuda_graph_scope_names, PL_CGS_COUNT, buf, n);
+  if (n > 0 && buf[0] == '\0')
     strncat(buf, "none", n - 1);
 }
 
