@@ -202,8 +202,8 @@ static double attention_fraction(const struct pl_gpu *g, enum pl_pass pass, enum
  * `lightest_first`, in query-block order (FlashAttention-2's forward: grid
  * (num_m_block, b, h), m_block = blockIdx.x; docs/step-model.md 2.2); not
  * causal: every tile sees n keys. */
-static double attn_tiles_makespan(int64_t m, int64_t n, bool causal, int64_t count, int64_t sms,
-                                  double fixed, bool lightest_first) {
+static double tiles_makespan(int64_t m, int64_t n, bool causal, int64_t count, int64_t sms,
+                             double fixed, bool lightest_first) {
   int64_t tiles = (m + ATTN_TILE_ROWS - 1) / ATTN_TILE_ROWS;
   double longest = (double)n + fixed, total = 0;
   for (int64_t i = 0; i < tiles; i++) {
@@ -247,6 +247,34 @@ static double attn_tiles_makespan(int64_t m, int64_t n, bool causal, int64_t cou
       load[j] = v;
     }
   }
+  return span;
+}
+
+/* The makespan is a pure function of its arguments, and a search asks for
+ * the same few shapes for every layout it simulates (the list schedule of up
+ * to ATTN_TILE_SIM_MAX tiles was 93 % of `plateau search --model deepseek-v3
+ * --gpus 1024 --gpu h100`'s CPU time: 25 s; bench/search_moe.sh): answers are
+ * kept per thread (search threads share nothing) in a small direct-mapped
+ * table, the same numbers as computing them again. */
+#define MAKESPAN_MEMO 256
+struct makespan_memo {
+  int64_t m, n, count, sms;
+  double fixed, span;
+  bool causal, light, used;
+};
+
+static double attn_tiles_makespan(int64_t m, int64_t n, bool causal, int64_t count, int64_t sms,
+                                  double fixed, bool lightest_first) {
+  static _Thread_local struct makespan_memo memo[MAKESPAN_MEMO];
+  uint64_t h = (uint64_t)m * 0x9E3779B97F4A7C15u ^ (uint64_t)n * 0xC2B2AE3D27D4EB4Fu ^
+               (uint64_t)count * 0x165667B19E3779F9u ^ (uint64_t)sms * 0x27D4EB2F165667C5u ^
+               (uint64_t)(causal ? 1 : 0) << 1 ^ (uint64_t)(lightest_first ? 1 : 0);
+  struct makespan_memo *e = &memo[(h ^ h >> 29) % MAKESPAN_MEMO];
+  if (e->used && e->m == m && e->n == n && e->count == count && e->sms == sms &&
+      e->fixed == fixed && e->causal == causal && e->light == lightest_first)
+    return e->span;
+  double span = tiles_makespan(m, n, causal, count, sms, fixed, lightest_first);
+  *e = (struct makespan_memo){m, n, count, sms, fixed, span, causal, lightest_first, true};
   return span;
 }
 
