@@ -158,6 +158,17 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
       {"zero1-grad-reduce", "op", "reduce-scatter", "all-reduce", true,
        FW_FIELD(zero1_grad_all_reduce)},
       {"grad-accum", "mode", "in-place", "fp32-copy", true, FW_FIELD(grad_accum_fp32_copy)},
+      {"fp8-weight-cache", "value", "on", "off", false, FW_FIELD(fp8_weight_cache)},
+      {"fsdp-pp-unsharded", "value", "on", "off", false, FW_FIELD(fsdp_pp_unsharded)},
+      {"head-16bit", "value", "on", "off", false, FW_FIELD(head_16bit)},
+      {"launch-blocking", "value", "on", "off", false, FW_FIELD(launch_blocking)},
+      {"ep-comm-overlap", "value", "on", "off", false, FW_FIELD(ep_comm_overlap)},
+      {"zero3-grad-reduce", "op", "reduce-scatter", "all-reduce", true,
+       FW_FIELD(zero3_grad_all_reduce)},
+      {"fp8-all-gather", "value", "on", "off", false, FW_FIELD(fp8_all_gather)},
+      {"zero3-reuse", "value", "on", "off", false, FW_FIELD(zero3_reuse)},
+      {"zero3-debug-norm", "value", "on", "off", false, FW_FIELD(zero3_debug_norm)},
+      {"cudnn-2024", "value", "on", "off", false, FW_FIELD(cudnn_2024)},
 #undef FW_FIELD
   };
   for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
@@ -176,29 +187,6 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
     fw->logit_metric_passes = passes;
     fw->logit_metric_passes_set = true;
   }
-  if (setting_flag(args, "fp8-weight-cache", "value", "on", "off", false, &fw->fp8_weight_cache) != 0)
-    return 1;
-  if (setting_flag(args, "fsdp-pp-unsharded", "value", "on", "off", false,
-                   &fw->fsdp_pp_unsharded) != 0)
-    return 1;
-  if (setting_flag(args, "head-16bit", "value", "on", "off", false, &fw->head_16bit) != 0)
-    return 1;
-  if (setting_flag(args, "launch-blocking", "value", "on", "off", false, &fw->launch_blocking) != 0)
-    return 1;
-  if (setting_flag(args, "ep-comm-overlap", "value", "on", "off", false, &fw->ep_comm_overlap) != 0)
-    return 1;
-  if (setting_flag(args, "zero3-grad-reduce", "op", "reduce-scatter", "all-reduce", true,
-                   &fw->zero3_grad_all_reduce) != 0)
-    return 1;
-  if (setting_flag(args, "fp8-all-gather", "value", "on", "off", false, &fw->fp8_all_gather) != 0)
-    return 1;
-  if (setting_flag(args, "zero3-reuse", "value", "on", "off", false, &fw->zero3_reuse) != 0)
-    return 1;
-  if (setting_flag(args, "zero3-debug-norm", "value", "on", "off", false,
-                   &fw->zero3_debug_norm) != 0)
-    return 1;
-  if (setting_flag(args, "cudnn-2024", "value", "on", "off", false, &fw->cudnn_2024) != 0)
-    return 1;
   if (time_flag(args, "host-per-kernel", "37 us", &fw->host_per_kernel_s,
                 &fw->host_per_kernel_set) != 0 ||
       time_flag(args, "host-per-gemm", "48 us", &fw->host_per_gemm_s, &fw->host_per_gemm_set) != 0 ||
