@@ -500,42 +500,46 @@ static bool op_graphed(const struct pl_layout *l, const struct pl_model *m, cons
   return false;
 }
 
+/* What the host issues for an op run `share` times in a pass: its kernels,
+ * those whose result it waits for (pl_op.host_waits), and its GEMM kernels
+ * and cuBLAS calls (sim_op_run_gemms). */
+struct host_tally {
+  double kernels, waits, gemm_kernels, gemm_calls;
+};
+
+static void host_tally_add(struct host_tally *h, const struct pl_layout *l,
+                           const struct pl_model *m, const struct pl_op *op, enum pl_pass pass,
+                           double share) {
+  double k = share * sim_op_run_kernels(l, m, op, pass);
+  h->kernels += k;
+  h->waits += op->host_waits ? k : 0;
+  if (op->kind == PL_OP_GEMM) {
+    h->gemm_kernels += k;
+    h->gemm_calls += share * sim_op_run_gemms(op, pass);
+  }
+}
+
 /* Time of a list of ops in one pass. A backward includes the forward of the
  * ops marked for recomputation. attention_only sums just the attention core
  * (segments.c subtracts it from the whole to split a segment). */
 double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
                      const struct pl_op *ops, int n, enum pl_pass pass, bool attention_only) {
-  double t = 0, kernels = 0, gemm_kernels = 0, gemm_calls = 0, waits = 0;
+  double t = 0;
+  struct host_tally h = {0, 0, 0, 0};
   for (int i = 0; i < n; i++) {
     if (attention_only && ops[i].kind != PL_OP_ATTENTION)
       continue;
     double share = ops[i].share > 0 ? ops[i].share : 1.0; /* flops.h: blocks that run it */
-    double k = sim_op_run_kernels(l, m, &ops[i], pass);
-    t += share * pl_op_run_time_s(g, l, m, &ops[i], pass);
     /* captured in a CUDA graph: GPU time only, the host issues none of it */
     bool graphed = op_graphed(l, m, &ops[i]);
-    if (graphed) {
-      struct pl_op part;
-      if (pass == PL_PASS_BWD && pl_op_recompute_part(&ops[i], &part))
-        t += share * pl_op_run_time_s(g, l, m, &part, PL_PASS_FWD);
-      continue;
-    }
-    kernels += share * k;
-    waits += ops[i].host_waits ? share * k : 0;
-    if (ops[i].kind == PL_OP_GEMM) {
-      gemm_kernels += share * k;
-      gemm_calls += share * sim_op_run_gemms(&ops[i], pass);
-    }
+    t += share * pl_op_run_time_s(g, l, m, &ops[i], pass);
+    if (!graphed)
+      host_tally_add(&h, l, m, &ops[i], pass, share);
     struct pl_op part; /* the whole op, or under recompute ops a fused GEMM's part */
     if (pass == PL_PASS_BWD && pl_op_recompute_part(&ops[i], &part)) {
-      k = sim_op_run_kernels(l, m, &part, PL_PASS_FWD);
       t += share * pl_op_run_time_s(g, l, m, &part, PL_PASS_FWD);
-      kernels += share * k;
-      waits += part.host_waits ? share * k : 0;
-      if (part.kind == PL_OP_GEMM) {
-        gemm_kernels += share * k;
-        gemm_calls += share * sim_op_run_gemms(&part, PL_PASS_FWD);
-      }
+      if (!graphed)
+        host_tally_add(&h, l, m, &part, PL_PASS_FWD, share);
     }
   }
   /* pl_op.host_waits: the host waits for each such kernel's result, so the
@@ -543,19 +547,19 @@ double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const st
    * kernel: two launches per such kernel that no GPU work hides; the host
    * issues the read-backs too */
   if (!attention_only) {
-    t += 2.0 * waits * l->host_per_kernel_s;
-    kernels += waits;
+    t += 2.0 * h.waits * l->host_per_kernel_s;
+    h.kernels += h.waits;
   }
   /* Eager host floor (docs/step-model.md 2.6): the host issues the pass's
    * kernels one by one; when that takes longer than the GPU runs them, the
    * GPU waits for the host. The attention part alone (cp split) keeps the GPU
    * time: the floor is the whole segment's. */
-  double host = attention_only ? 0 : kernels * l->host_per_kernel_s;
+  double host = attention_only ? 0 : h.kernels * l->host_per_kernel_s;
   /* With host_per_gemm_s, each cuBLAS GEMM call costs that instead
    * (sim_op_run_gemms: Transformer Engine's per-call descriptor, heuristic
    * query and launch; a grouped expert GEMM one call per local expert). */
   if (!attention_only && l->host_per_gemm_s > 0)
-    host += gemm_calls * l->host_per_gemm_s - gemm_kernels * l->host_per_kernel_s;
+    host += h.gemm_calls * l->host_per_gemm_s - h.gemm_kernels * l->host_per_kernel_s;
   /* CUDA_LAUNCH_BLOCKING=1 (layout.launch_blocking): a launch returns only when
    * its kernel has finished (CUDA Programming Guide, "Asynchronous Concurrent
    * Execution": the variable disables asynchronous kernel launches), so the
