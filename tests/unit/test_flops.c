@@ -1,6 +1,7 @@
 /* test_flops.c: per-GPU ops and per-step FLOP totals against hand
  * derivations, Megatron eq. 3 and the PaLM formula. */
 #include <plateau/flops.h>
+#include <plateau/sim.h>
 
 #include <string.h>
 
@@ -419,8 +420,42 @@ static void test_gpt_oss_experts(void) {
   CHECK(find(ops, n, "expert_clamp") == NULL && find(ops, n, "expert_bias") == NULL);
 }
 
+/* YaRN RoPE (model rope_yarn, GPT-OSS) runs Megatron-Core's unfused path
+ * (flops.c ROPE_UNFUSED): on one GPU at seq 4096 the rope op covers q and k,
+ * 4096 * (64 * 64 + 8 * 64) = 4096 * 4608 = 18,874,368 elements, 24 B forward
+ * (452,984,832 B) in 12 kernels and 34 B backward (641,728,512 B) in 9; the
+ * fused op (same model with rope_yarn off) 4 B each way, one kernel. FLOPs
+ * unchanged (3 per element each way). */
+static void test_rope_yarn(void) {
+  struct pl_model m = model("gpt-oss-120b");
+  struct pl_layout l = layout(&m, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  CHECK(m.rope_yarn);
+  int n = pl_layer_ops(&m, &l, ops);
+  const struct pl_op *r = find(ops, n, "rope");
+  CHECK(r != NULL);
+  if (r == NULL)
+    return;
+  CHECK_NEAR_REL(r->fwd_bytes, 452984832.0, 1e-12);
+  CHECK_NEAR_REL(r->bwd_bytes, 641728512.0, 1e-12);
+  CHECK_NEAR_REL(r->fwd_flops, 3.0 * 18874368.0, 1e-12);
+  CHECK_EQ_INT(pl_op_kernels(r, PL_PASS_FWD), 12);
+  CHECK_EQ_INT(pl_op_kernels(r, PL_PASS_BWD), 9);
+  m.rope_yarn = false;
+  n = pl_layer_ops(&m, &l, ops);
+  r = find(ops, n, "rope");
+  CHECK(r != NULL);
+  if (r == NULL)
+    return;
+  CHECK_NEAR_REL(r->fwd_bytes, 4.0 * 18874368.0, 1e-12);
+  CHECK_NEAR_REL(r->bwd_bytes, 4.0 * 18874368.0, 1e-12);
+  CHECK_EQ_INT(pl_op_kernels(r, PL_PASS_FWD), 1);
+  CHECK_EQ_INT(pl_op_kernels(r, PL_PASS_BWD), 1);
+}
+
 int main(void) {
   test_llama2_step();
+  test_rope_yarn();
   test_eq3();
   test_sharding_sums();
   test_shapes();
