@@ -401,8 +401,10 @@ static const struct elem_cost GLU_CLAMP = {2, 2, 8 * BF16_BYTES, 10 * BF16_BYTES
  * derivatives.yaml mul: grad * other, summed to the broadcast operand's size):
  * the add and the cat pass views; grad * p summed over the rows for b and
  * grad * b summed over the columns for p, each a 2 B write and two 2 B reads:
- * 12 B. */
-static const struct elem_cost EXPERT_BIAS = {2, 4, 6 * BF16_BYTES, 6 * BF16_BYTES};
+ * 12 B; the gradient of torch.split(out, tokens_per_expert) is
+ * split_with_sizes_backward, a torch.cat of the experts' gradient slices (one
+ * more read and write, 4 B): 16 B. */
+static const struct elem_cost EXPERT_BIAS = {2, 4, 6 * BF16_BYTES, 8 * BF16_BYTES};
 
 /* Routed copies one expert of the busiest ep rank computes in one
  * micro-batch. Each rank routes its tokens_n tokens (sequence parallel: the
@@ -481,7 +483,7 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   gemm_group(&ops[n++], "expert_fc2", rows, h, fe, local, share);
   if (m->mlp_bias) { /* per local expert: two products and their sums */
     elementwise(&ops[n], "expert_bias", (double)rows * (double)local * (double)h, EXPERT_BIAS);
-    ops[n++].bwd_kernels = 4 * (int)local;
+    ops[n++].bwd_kernels = 4 * (int)local + 1;
   }
   elementwise(&ops[n++], "unpermute", copies, UNPERMUTE);
   if (m->shared_ffn > 0) {

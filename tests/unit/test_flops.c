@@ -381,8 +381,9 @@ static void test_korthikanti_mfu(void) {
  * the clamped GLU and the weighted fc2 bias each cover 128 * 128 * 2880 =
  * 47,185,920 elements (expert_ffn = hidden = 2880): the clamps and the cat 16 B
  * forward and 20 B backward per element, the per-expert bias (bf16
- * probabilities) 12 B and 12 B (flops.c GLU_CLAMP, EXPERT_BIAS); the bias's
- * backward launches 4 x 128 kernels. Neither moves the FLOPs; moe_act re-runs the clamp (it is inside
+ * probabilities) 12 B and 16 B (flops.c GLU_CLAMP, EXPERT_BIAS: the backward's
+ * 12 B of products and sums plus split_with_sizes_backward's 4 B cat); the
+ * bias's backward launches 4 x 128 + 1 kernels. Neither moves the FLOPs; moe_act re-runs the clamp (it is inside
  * Megatron-Core's checkpointed bias_act_func), moe re-runs both. DeepSeek-V3 has
  * neither. */
 static void test_gpt_oss_experts(void) {
@@ -399,8 +400,8 @@ static void test_gpt_oss_experts(void) {
   CHECK_NEAR_REL(clamp->bwd_bytes, 20.0 * elems, 1e-12);
   CHECK_EQ_INT(clamp->bwd_kernels, 3);
   CHECK_NEAR_REL(bias->fwd_bytes, 12.0 * elems, 1e-12);
-  CHECK_NEAR_REL(bias->bwd_bytes, 12.0 * elems, 1e-12);
-  CHECK_EQ_INT(bias->bwd_kernels, 512);
+  CHECK_NEAR_REL(bias->bwd_bytes, 16.0 * elems, 1e-12);
+  CHECK_EQ_INT(bias->bwd_kernels, 513);
   CHECK(clamp->kind == PL_OP_MEMORY && bias->kind == PL_OP_MEMORY);
   /* the clamp sits between fc1 and the activation, the bias right after fc2 */
   CHECK(clamp + 1 == find(ops, n, "expert_act"));
