@@ -1127,6 +1127,17 @@ static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, str
       strstr(g, "GB200") == NULL && l->dtype == PL_DTYPE_MXFP8 && l->ep == 32) {
     l->dispatch = PL_MOE_DEEPEP;
     validate_note(row, "deepep dispatcher (the release's B200 MXFP8 config with ep 32)");
+  } else if (bridge_config_is(in, l, "26.02 26.02.01 26.04 26.04.01 26.06 26.06.01", "DeepSeekV3",
+                              "B200 B300", -1)) {
+    /* DeepSeek-V3 on DGX B200/B300 from 26.02 (v0.3.0, v0.3.1, v0.4.0, v0.4.2, v0.5.0
+     * scripts/performance/configs/deepseek/deepseek_workload_base_configs.py
+     * DEEPSEEK_V3_PRETRAIN_CONFIG_{B200,B300}_V1, inherited by the _V2 configs:
+     * moe_flex_dispatcher_backend "hybridep"; src/megatron/bridge/training/
+     * flex_dispatcher_backend.py apply_flex_dispatcher_backend sets the flex dispatcher for
+     * hybridep on compute capability 8-10, B200 and B300 included). v0.2.x (25.09, 25.11) set
+     * no backend: alltoall. With ep 8 the group is one node: no deduplication across nodes. */
+    l->dispatch = PL_MOE_DEEPEP;
+    validate_note(row, "hybridep dispatcher (the release's B200/B300 config)");
   }
   mcore_balance(in, l, row);
   bridge_ep_overlap(in, l, row);
