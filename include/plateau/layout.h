@@ -318,6 +318,17 @@ struct pl_layout {
                               autocast does not quantize (megatron/core/models/gpt/gpt_model.py;
                               TE's TELMHeadColumnParallelLinear only with fp8_output_proj and the
                               MXFP8 recipe, default off); false: at the layout's dtype */
+  bool te_cross_entropy;   /* input: the loss is Transformer Engine's fused cross-entropy
+                              (Megatron-Core cross_entropy_loss_fusion with
+                              cross_entropy_fusion_impl 'te': language_module.py
+                              compute_language_model_loss -> te_parallel_cross_entropy): its
+                              Triton kernels read the 16-bit logits and write the gradient into
+                              them in place, and the autograd node saves that tensor (TE 2.x
+                              transformer_engine/pytorch/cross_entropy.py CrossEntropyFunction,
+                              triton/cross_entropy.py cross_entropy_forward), so the logits stay
+                              2 B; false: Megatron-Core's native paths, which upcast them to an
+                              fp32 copy and save it (tensor_parallel/cross_entropy.py
+                              calculate_logits_max .float()); memory.c activations */
   bool fsdp_pp_unsharded;  /* input: zero2/zero3 with pp > 1: a stage's parameters are gathered on
                               each chunk's first forward and kept unsharded for the whole step,
                               its gradients accumulated unsharded and reduce_scattered once, after

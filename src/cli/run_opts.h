@@ -66,6 +66,7 @@
   {"fp8-weight-cache", "on|off", "with FP8, MXFP8 or NVFP4, weights cast once per step and cached for the other micro-batches (Transformer Engine is_first_microbatch, as Megatron-Core passes it; default off: every micro-batch)"}, \
   {"fsdp-pp-unsharded", "on|off", "zero2/zero3 with pp > 1: parameters gathered once per step and kept unsharded, gradients reduce_scattered after each chunk's last backward (torchtitan with PP; default off: per micro-batch)"}, \
   {"head-16bit", "on|off", "with FP8, MXFP8 or NVFP4, the LM head's GEMMs still run in 16-bit (Megatron-Core's output layer is not a Transformer Engine module; default off: at the run's dtype)"}, \
+  {"te-cross-entropy", "on|off", "the loss is Transformer Engine's fused cross-entropy (Megatron-Core cross_entropy_fusion_impl te): the logits stay 16-bit, 2 B each, in memory (default off: an fp32 copy, 4 B, as Megatron-Core's native cross-entropy upcasts them)"}, \
   {"launch-blocking", "on|off", "CUDA_LAUNCH_BLOCKING=1 in the run: each kernel launch waits for the kernel, so the host time per kernel (--host-per-kernel) adds to a pass's GPU time (default off: they overlap)"}, \
   {"fp8-all-gather", "on|off", "with --dtype fp8-tensorwise and zero2/zero3, the blocks' GEMM weight shards cast to FP8 before FSDP's all_gather: 1 B per weight gathered, no cast after it (torchtitan enable_fsdp_float8_all_gather; default off)"}, \
   {"host-per-kernel", "T", "host time to issue one kernel from eager PyTorch ('37 us'): a pass takes at least its kernels times this (default 0: not modelled)"}, \

@@ -16,7 +16,8 @@
  * blocks (Megatron's warm-up count; rank 0 gives Korthikanti Sec. 4.2.3's
  * p (1 + (p - 1)/(p v))); gpipe holds all m; pp = 1 holds one.
  * First stage adds the embedding dropout mask; last stage the final-norm and
- * LM-head inputs and the fp32 logits (Korthikanti Sec. 4.3). Full recompute
+ * LM-head inputs and the fp32 logits (Korthikanti Sec. 4.3), 16-bit ones
+ * under Transformer Engine's fused cross-entropy (layout.te_cross_entropy). Full recompute
  * adds the working set of one re-run block, selective the re-run scores, ops
  * (torchtitan per-op SAC) what its saved tensors lack of a whole block; a
  * micro-batch's head and its re-run block are freed and made in turn, so the
@@ -46,6 +47,9 @@
 #include "model/constants.h"
 
 #define FP32_LOGIT_BYTES 4.0 /* logits upcast for the loss (Korthikanti Sec. 4.3) */
+/* layout.te_cross_entropy: TE's fused cross-entropy keeps the 16-bit logits
+ * (its gradient written into them in place) instead of an fp32 copy */
+#define TE_XENT_LOGIT_BYTES 2.0
 #define FRAMEWORK_FIXED_BYTES (1024.0 * 1024.0 * 1024.0) /* assumption */
 #define FRAGMENTATION 0.05                               /* assumption */
 
@@ -511,7 +515,8 @@ static void activations(const struct pl_model *m, const struct pl_layout *l, int
   double head1_b = 0.0, held = 1.0, rerun_b = 0.0; /* one micro-batch's head; the re-run block */
   if (i == pp - 1) {
     held = l->schedule == PL_SCHEDULE_GPIPE && pp > 1 ? (double)deg(l->micro_batches) : 1.0;
-    s->logits = held * FP32_LOGIT_BYTES * sb * (double)((m->vocab + tp - 1) / tp);
+    double logit_b = l->te_cross_entropy ? TE_XENT_LOGIT_BYTES : FP32_LOGIT_BYTES;
+    s->logits = held * logit_b * sb * (double)((m->vocab + tp - 1) / tp);
     head1_b = 2.0 * (2.0 * sb * h / rep_div) + s->logits / held; /* final norm, LM head inputs */
   }
   if (l->recompute != PL_RECOMPUTE_NONE) { /* the block being re-run */

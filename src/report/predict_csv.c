@@ -240,6 +240,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   char cgs_s[64]; /* added after those: Megatron-Core cuda_graph_scope (layout.h) */
   pl_cuda_graph_scopes_format(l->cuda_graph_scopes, cgs_s, sizeof cgs_s);
   col_str(c, "layout.cuda_graph_scope", cgs_s);
+  /* added after those: Transformer Engine's fused cross-entropy (layout.h) */
+  col_str(c, "framework.te_cross_entropy", pl_setting_name(fw.te_cross_entropy));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

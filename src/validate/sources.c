@@ -711,6 +711,13 @@ static bool bridge_modes(const struct validate_in *in, struct pl_layout *l, stru
     return validate_skip(row, "recompute '%s' not understood", cell(in, "recompute"));
   l->recompute = PL_RECOMPUTE_NONE;
   validate_note(row, "no recompute (not stated)");
+  /* Every release's performance scripts set cross_entropy_fusion_impl "te"
+   * (r0.1.0 scripts/performance/configs/<model>/<model>_llm_pretrain.yaml for 25.09;
+   * v0.2.0-v0.2.2 utils/helpers.py, v0.3.0-v0.6.0 and HEAD 067f987df0
+   * utils/overrides.py _set_common_perf_overrides) on top of the providers'
+   * cross_entropy_loss_fusion=True (gpt_provider.py) */
+  l->te_cross_entropy = true;
+  validate_note(row, "TE fused cross-entropy (the performance scripts' cross_entropy_fusion_impl te)");
   return true;
 }
 
@@ -1190,6 +1197,11 @@ static bool zoo_modes(const struct validate_in *in, struct pl_layout *l, struct 
     l->shard = PL_SHARD_ZERO1;
     validate_note(row, "distributed optimizer (config)");
   }
+  /* model_configs/benchmarking/Qwen3-235B-A22B.yaml (from 274316a of
+   * 2025-08-20 to e8650517) and Qwen3-Next-80B-A3B.yaml (e8650517):
+   * --cross-entropy-loss-fusion true, --cross-entropy-fusion-impl te */
+  l->te_cross_entropy = true;
+  validate_note(row, "TE fused cross-entropy (config)");
   /* The recompute column names Megatron-Core --recompute-modules (selective
    * granularity; layout.recompute_modules): "norm, act" (the readme's
    * shorthand for layernorm and moe_act), "selective (layernorm moe)",

@@ -586,6 +586,22 @@ check "shard grads: on in JSON" [ "$(json_raw "$TMP/out" shard_grads_reduce_dtyp
 check "shard grads: step unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/sg0.json" step_time_s)" ]
 expect_fail 1 "^plateau: --shard-grads-reduce-dtype: unknown value 'yes' \(expected on\|off\)" -- predict --shard-grads-reduce-dtype yes
 
+# --te-cross-entropy: TE's fused cross-entropy keeps the bf16 logits (Megatron-Core
+# cross_entropy_fusion_impl te), not an fp32 copy. Llama 2 7B, 1 GPU, mbs 1, seq 4096,
+# vocab 32000: logits 4 x 4096 x 32000 = 524,288,000 B without, 262,144,000 B with it,
+# so the activations drop by 262,144,000 B; the step does not move.
+expect_ok predict --model llama2-7b --format json
+cp "$TMP/out" "$TMP/xe0.json"
+check "te xent: off in JSON" [ "$(json_raw "$TMP/out" te_cross_entropy)" = false ]
+expect_ok predict --model llama2-7b --te-cross-entropy on --format json
+check "te xent: activations 262,144,000 B lower" awk -v a="$(json_num "$TMP/xe0.json" activations_bytes)" \
+  -v b="$(json_num "$TMP/out" activations_bytes)" 'BEGIN { exit !(a - b == 262144000) }'
+check "te xent: on in JSON" [ "$(json_raw "$TMP/out" te_cross_entropy)" = true ]
+check "te xent: step unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/xe0.json" step_time_s)" ]
+expect_ok predict --model llama2-7b --te-cross-entropy on --format csv
+check "te xent: csv column on" [ "$(col "$TMP/out" framework.te_cross_entropy)" = on ]
+expect_fail 1 "^plateau: --te-cross-entropy: unknown value 'yes' \(expected on\|off\)" -- predict --te-cross-entropy yes
+
 # vTrain's rows run on the source's own cluster, vtrain-a100 (4 x 200 Gb/s per
 # node, vTrain src/config.py inter_node_bandwidth 800 Gbps; docs/hardware.md);
 # other A100 sources keep dgx-a100. Its halved network slows a multi-node
