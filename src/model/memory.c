@@ -36,6 +36,9 @@
  * Both allowance numbers are assumptions, not measurements.
  * Under FP8/MXFP8/NVFP4 the GEMMs' saved inputs are Transformer Engine's
  * quantized copies (layer_act).
+ * Transformer Engine FP8 parameters (Megatron FSDP fp8_param_gather,
+ * pl_layout_te_fp8_params) keep the blocks' GEMM weights at 1 B, sharded
+ * and gathered.
  * Ignored: optimizer-step temporaries, activation-gradient buffers, fp8
  * weight copies. */
 #include <plateau/flops.h>
@@ -397,6 +400,14 @@ static void model_states(const struct pl_model *m, const struct pl_layout *l, in
   s->params = dense + ex;
   s->params_b = PARAM_BYTES * (dense / (l->shard == PL_SHARD_ZERO3 ? n : 1.0) +
                                ex / (l->shard == PL_SHARD_ZERO3 ? ne : 1.0));
+  /* Transformer Engine FP8 parameters (pl_layout_te_fp8_params: Megatron
+   * FSDP's fp8_param_gather): the blocks' GEMM weights are kept as 1 B
+   * shards, with no 16-bit copy */
+  double fp8_w = pl_layout_fp8_gathered_weights(m, l), fp8_save = 0.0;
+  if (pl_layout_te_fp8_params(l)) {
+    fp8_save = PARAM_BYTES - pl_dtype_element_bytes(l->dtype);
+    s->params_b -= fp8_save * (double)s->layers * fp8_w / (l->shard == PL_SHARD_ZERO3 ? n : 1.0);
+  }
   /* ddp/zero1 with layout.grad_reduce_bf16: the gradient buffer is bf16
    * (Megatron-Core param_and_grad_buffer.py: grad dtype = fp32 only with
    * grad_reduce_in_fp32, else the parameters' dtype) */
@@ -444,7 +455,10 @@ static void model_states(const struct pl_model *m, const struct pl_layout *l, in
   else if (l->shard == PL_SHARD_ZERO3 && deepspeed_module_fetch(m, l))
     s->unsharded_b = PARAM_BYTES * deepspeed_working_elems(m, l, i);
   else if (l->shard == PL_SHARD_ZERO3)
-    s->unsharded_b = 2.0 * PARAM_BYTES * unit + GRAD_BYTES * unit;
+    /* the gathered block units at 1 B for TE FP8 parameters (fp8_save);
+     * an embedding or LM-head unit stays 16-bit */
+    s->unsharded_b = 2.0 * (PARAM_BYTES * unit - (unit > edge ? fp8_save * fp8_w : 0.0)) +
+                     GRAD_BYTES * unit;
   else if (l->shard == PL_SHARD_ZERO2)
     s->unsharded_b = GRAD_BYTES * unit;
   else

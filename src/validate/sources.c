@@ -1040,6 +1040,20 @@ static void bridge_fp8_recipe(const struct validate_in *in, struct pl_layout *l,
                      "no delayed scaling)");
 }
 
+/* FP8 parameters of the Megatron FSDP rows under FP8 current scaling
+ * (layout.fp8_all_gather, pl_layout_te_fp8_params): every release's fp8_cs
+ * recipe, mixed_precision.py bf16_with_fp8_current_scaling_mixed (r0.1.0,
+ * v0.2.0, v0.3.1, v0.4.0, v0.4.2), sets fp8_param_gather = True, and the
+ * performance scripts leave it on (only Kimi-K2's MXFP8 config turns it off).
+ * Run after bridge_fp8_recipe. */
+static void bridge_fp8_params(struct pl_layout *l, struct pl_vrow *row) {
+  if (l->shard != PL_SHARD_ZERO3 || l->dtype != PL_DTYPE_FP8 ||
+      l->fp8_recipe != PL_FP8_RECIPE_CURRENT)
+    return;
+  l->fp8_all_gather = true;
+  validate_note(row, "FP8 parameters, gathered at 1 B (the fp8_cs recipe's fp8_param_gather)");
+}
+
 /* Activation CPU offloading (layout.act_offload_layers) of the Llama 3 70B
  * rows trained with Megatron FSDP. The rows do not state it; each section
  * was read in the release of its month (25.11: v0.2.0-v0.2.2
@@ -1095,6 +1109,7 @@ static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, str
   if (!bridge_flagged(in, row))
     return false;
   bridge_fp8_recipe(in, l, row);
+  bridge_fp8_params(l, row);
   const char *task = cell(in, "Task");
   if (strcmp(task, "pretrain") != 0)
     return validate_skip(row, "task '%s' is not pre-training (SFT and LoRA are not modelled)", task);

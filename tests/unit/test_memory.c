@@ -585,6 +585,42 @@ static void test_te_cross_entropy(void) {
   CHECK_NEAR_REL(first1.activations_bytes, first0.activations_bytes, 0);
 }
 
+/* Transformer Engine FP8 parameters under Megatron FSDP (layout.fp8_all_gather
+ * with a per-tensor TE FP8 recipe, pl_layout_te_fp8_params). Llama-2 7B on 16
+ * GPUs, pp 2, zero3 over dp 8, fp8 current scaling. A block's GEMM weights:
+ * 4096 (3 x 4096) + 4096^2 + 3 x 4096 x 11008 = 202,375,168 (the block has
+ * 202,383,360 parameters with its two norms). Stage 0 holds 16 blocks and the
+ * token table (32000 x 4096 = 131,072,000 < a block, so the FSDP unit is a
+ * block). Shards: 1 B instead of 2 for 16 x 202,375,168 / 8 GEMM weights,
+ * 404,750,336 B less. Unsharded: 2 gathered units at 2 B + one unit's fp32
+ * gradients = 8 x 202,383,360 = 1,619,066,880 B without, and 2 x 202,375,168
+ * = 404,750,336 B less with (the gathered GEMM weights at 1 B): 1,214,316,544.
+ * MXFP8 (a transpose buffer in Megatron FSDP) and ddp are left as they were. */
+static void test_te_fp8_params(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_gpu g = gpu80();
+  struct pl_layout l =
+      layout(&m, (struct spec){.gpus = 16, .pp = 2, .gbs = 16, .shard = PL_SHARD_ZERO3});
+  l.dtype = PL_DTYPE_FP8;
+  l.fp8_recipe = PL_FP8_RECIPE_CURRENT;
+  struct pl_memory off, on;
+  pl_memory_stage(&m, &l, &g, 0, &off);
+  CHECK_NEAR_REL(off.unsharded_bytes, 1619066880.0, 1e-15);
+  l.fp8_all_gather = true;
+  CHECK(pl_layout_te_fp8_params(&l));
+  CHECK_NEAR_REL(pl_layout_fp8_gathered_weights(&m, &l), 202375168.0, 1e-15);
+  pl_memory_stage(&m, &l, &g, 0, &on);
+  CHECK_NEAR_REL(off.params_bytes - on.params_bytes, 404750336.0, 1e-12);
+  CHECK_NEAR_REL(on.unsharded_bytes, 1214316544.0, 1e-15);
+  CHECK_NEAR_REL(on.grads_bytes, off.grads_bytes, 0);
+  CHECK_NEAR_REL(on.optimizer_bytes, off.optimizer_bytes, 0);
+  l.dtype = PL_DTYPE_MXFP8;
+  CHECK(!pl_layout_te_fp8_params(&l));
+  l.dtype = PL_DTYPE_FP8;
+  l.shard = PL_SHARD_ZERO1;
+  CHECK(!pl_layout_te_fp8_params(&l));
+}
+
 int main(void) {
   test_korthikanti_table2();
   test_account_embed_loss();
@@ -604,5 +640,6 @@ int main(void) {
   test_fsdp_pp_unsharded();
   test_megatron_fsdp_grads();
   test_te_cross_entropy();
+  test_te_fp8_params();
   return check_finish();
 }
