@@ -87,9 +87,18 @@ static double scores_bytes_per_token(const struct pl_model *m, const struct pl_l
  * the dense MLP's inputs (mlp * f per token, / tp), the router's fp32
  * probabilities, and on the busiest rank, for each of its routed copies
  * (tokens / tp * top_k * imbalance, times etp gathered) the expert fc1 input
- * (2 h), the activation's and fc2's inputs (mlp * expert_ffn / etp); plus the
- * shared expert's inputs (mlp * shared_ffn / tp). Megatron-Core keeps these
- * for the grouped GEMMs' backward (GroupedMLP, TEGroupedMLP). */
+ * (e h: e the GEMM input bytes of layer_act), the activation's and fc2's
+ * inputs (mlp * expert_ffn / etp); plus the shared expert's inputs
+ * (mlp * shared_ffn / tp). Megatron-Core keeps these for the grouped GEMMs'
+ * backward (GroupedMLP, TEGroupedMLP). Under FP8, MXFP8 and NVFP4 TE's
+ * GroupedLinear saves the fc1 input as the quantized copy it made for the
+ * forward GEMM, column-wise data only (TE v2.10 module/grouped_linear.py
+ * _GroupedLinear.forward: inputmats = tex.split_quantize(...),
+ * update_usage(rowwise_usage=False, columnwise_usage=True), saved through
+ * prepare_for_saving), not the 16-bit tokens: Megatron-Core's TEGroupedMLP
+ * asks for the original input only when it offloads expert_fc1
+ * (transformer/moe/experts.py TEGroupedMLP.__init__, set_save_original_input,
+ * core_v0.16.0). */
 /* Per routed copy, the clamped GLU's concatenated copy of fc1's output (model
  * glu_clamp: weighted_bias_quick_geglu_impl's torch.cat, flops.c GLU_CLAMP),
  * which the fused activation saves for its backward while the clamps keep fc1's
@@ -99,13 +108,13 @@ static double glu_clamp_bytes(const struct pl_model *m, double etp) {
 }
 
 static double moe_act_delta(const struct pl_model *m, const struct pl_layout *l, double sb,
-                            double mlp) {
+                            double e, double mlp) {
   double t = (double)deg(l->tp), etp = (double)deg(l->etp), h = (double)m->hidden;
   double share = (double)pl_model_moe_layers(m) / (double)m->layers;
   double tok = sb / t;
   double copies = tok * (double)m->top_k * etp * pl_moe_imbalance(m, l);
   double moe = tok * 4.0 * (double)m->experts +
-               copies * (2.0 * h + mlp * (double)m->expert_ffn / etp + glu_clamp_bytes(m, etp)) +
+               copies * (e * h + mlp * (double)m->expert_ffn / etp + glu_clamp_bytes(m, etp)) +
                sb * mlp * (double)m->shared_ffn / t;
   double dense = sb * mlp * (double)m->ffn_hidden / t;
   return share * (moe - dense);
@@ -148,7 +157,7 @@ static double modules_freed(const struct pl_model *m, const struct pl_layout *l,
   double shared = sb * mlp * (double)m->shared_ffn / t;
   if (mods & PL_RCM_MOE)
     return freed + share * (tok * 4.0 * (double)m->experts +
-                            copies * (2.0 * h + mlp * (double)m->expert_ffn / etp +
+                            copies * (e * h + mlp * (double)m->expert_ffn / etp +
                                       glu_clamp_bytes(m, etp)) +
                             shared);
   if (mods & PL_RCM_MOE_ACT) /* and the clamped GLU's copy, inside the checkpoint */
@@ -203,7 +212,7 @@ static double layer_act(const struct pl_model *m, const struct pl_layout *l, enu
   double shard = 2.0 * (q + 2.0 * kv) + proj * q + mlp * f;
   double bytes = sb * (rep / rep_div + shard / t);
   if (pl_model_is_moe(m))
-    bytes += moe_act_delta(m, l, sb, mlp);
+    bytes += moe_act_delta(m, l, sb, e, mlp);
   bytes += sb * scores_bytes_per_token(m, l);
   if (r == PL_RECOMPUTE_SELECTIVE) {
     uint32_t mods = l->recompute_modules != 0 ? l->recompute_modules : (uint32_t)PL_RCM_CORE_ATTN;

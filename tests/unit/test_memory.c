@@ -621,6 +621,29 @@ static void test_te_fp8_params(void) {
   CHECK(!pl_layout_te_fp8_params(&l));
 }
 
+/* TE GroupedLinear saves the experts' fc1 input as its quantized copy under
+ * FP8 (column-wise data, e bytes), not the bf16 tokens (memory.c
+ * moe_act_delta). Qwen3-30B-A3B (h 2048, 32 heads x 128 = q 4096, 4 KV heads,
+ * 128 experts top-8, expert ffn 768, every block MoE), tp 1, imbalance 1.
+ * Per token of one block, bf16 (e = 2) against fp8 (e = 1): the replicated
+ * part (4 + 2e) h drops 2h; the projection input 2 + e (bf16 output kept by
+ * the fused attention plus the FP8 copy) against e = 2 rises q; the dense MLP
+ * terms cancel (every block is MoE); each of the 8 routed copies drops its
+ * fc1 input (2 - 1) h and its fc2 input (2 - 1) x 768: 2h - q + 8 (h + 768) =
+ * 4096 - 4096 + 22528 = 22,528 B per token (6,144 B when the fc1 input was
+ * counted at 2 B in both). */
+static void test_moe_fc1_quantized(void) {
+  struct pl_model m = model("qwen3-30b-a3b");
+  struct pl_layout l = layout(&m, (struct spec){.gpus = 8, .gbs = 8, .shard = PL_SHARD_ZERO1});
+  l.moe_imbalance = 1.0;
+  double tokens = (double)l.mbs * 4096.0;
+  double bf16 = pl_memory_layer_activation_bytes(&m, &l);
+  l.dtype = PL_DTYPE_FP8;
+  l.fp8_recipe = PL_FP8_RECIPE_CURRENT;
+  double fp8 = pl_memory_layer_activation_bytes(&m, &l);
+  CHECK_NEAR_REL((bf16 - fp8) / tokens, 22528.0, 1e-12);
+}
+
 int main(void) {
   test_korthikanti_table2();
   test_account_embed_loss();
@@ -641,5 +664,6 @@ int main(void) {
   test_megatron_fsdp_grads();
   test_te_cross_entropy();
   test_te_fp8_params();
+  test_moe_fc1_quantized();
   return check_finish();
 }
