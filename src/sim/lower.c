@@ -608,14 +608,38 @@ static void grads_after_backward(struct lower *lw, double params) {
 }
 
 /* The zero1 bf16 parameter all_gather of a stage, in bucket-sized calls:
- * the number of calls, the collective in *ag. */
-static double param_gather(struct lower *lw, double params, int32_t *ag) {
-  double bytes = params * PARAM_BYTES;
+ * the number of calls, the collective in *ag. The routed experts' share
+ * (expert_params of params) is not in it when edp > 1: Megatron-Core keeps
+ * the expert-parallel parameters in their own buffers
+ * (distributed_data_parallel.py expert_parallel_buffers, core_r0.12-v0.16),
+ * whose param all_gather (param_and_grad_buffer.py start_param_sync) runs
+ * over the expert data-parallel group, the group of their reduce
+ * (expert_bucket); expert_gather adds it. */
+static double param_gather(struct lower *lw, double params, double expert_params, int32_t *ag) {
+  double bytes = (params - (lw->ebucket_coll >= 0 ? expert_params : 0)) * PARAM_BYTES;
   double calls = ceil(bytes / pl_layout_bucket_bytes(lw->l, PARAM_BYTES, (double)pl_model_params(&lw->st->run->model)));
   enum pl_status s = sim_coll_add(lw->st, PL_COLL_ALL_GATHER, "dp", bytes / calls, ag, lw->diag);
   if (s != PL_OK)
     fail(lw, s);
   return calls;
+}
+
+/* The expert parameters' all_gather over edp (param_gather), queued after
+ * task t on the gather stream: the task it ends with, or t when there is
+ * none (edp = 1: each rank holds its experts whole). */
+static int32_t expert_gather(struct lower *lw, double expert_params, int32_t t) {
+  double bytes = expert_params * PARAM_BYTES;
+  if (lw->ebucket_coll < 0 || bytes <= 0)
+    return t;
+  double calls = ceil(bytes / pl_layout_bucket_bytes(lw->l, PARAM_BYTES, (double)pl_model_params(&lw->st->run->model)));
+  int32_t ag;
+  enum pl_status s = sim_coll_add(lw->st, PL_COLL_ALL_GATHER, "edp", bytes / calls, &ag, lw->diag);
+  if (s != PL_OK)
+    fail(lw, s);
+  int32_t e = coll_task(lw, PL_STREAM_DP_GATHER, ag, (int64_t)calls);
+  if (t != SIM_NONE)
+    dep(lw, t, e);
+  return e;
 }
 
 /* layout.zero3_list_copy_s: DeepSpeed 2021 ZeRO-3 gathers the stage's
@@ -677,9 +701,10 @@ static void emit_tail(struct lower *lw) {
   if (l->shard != PL_SHARD_ZERO1 || lw->bucket_coll < 0 || l->overlap_param_gather)
     return;
   int32_t ag;
-  double calls = param_gather(lw, params, &ag);
+  double calls = param_gather(lw, params, ex, &ag);
   int32_t a = coll_task(lw, PL_STREAM_DP_GATHER, ag, (int64_t)calls);
   dep(lw, t, a);
+  expert_gather(lw, ex, a);
 }
 
 /* layout.overlap_param_gather (Megatron-Core DistributedDataParallel with
@@ -701,9 +726,13 @@ static void param_gather_ahead(struct lower *lw) {
     if (!on)
       continue;
     int32_t ag;
-    double calls = param_gather(lw, chunk_params(lw, c * lw->pp + lw->stage), &ag);
+    int64_t v = c * lw->pp + lw->stage;
+    double ex = (double)lw->st->chunk_layers[v] * lw->st->seg[SIM_SEG_LAYER].expert_params;
+    double calls = param_gather(lw, chunk_params(lw, v), ex, &ag);
     pg[0] = coll_task(lw, PL_STREAM_DP_GATHER, ag, 1);
     pg[1] = calls > 1 ? coll_task(lw, PL_STREAM_DP_GATHER, ag, (int64_t)calls - 1) : SIM_NONE;
+    int32_t e = expert_gather(lw, ex, pg[1] != SIM_NONE ? pg[1] : pg[0]);
+    pg[1] = e != pg[0] ? e : pg[1];
   }
 }
 
