@@ -39,7 +39,16 @@ static double tree_bus_bw(const struct net_ctx *x, enum pl_coll_proto p) {
  * stage times less the slowest. The chunk is NCCL's per channel
  * (stepSize: NCCL_BUFFSIZE / NCCL_STEPS, chunkSteps 1 for tree; at most the
  * call's share of a channel), each stage moving it at its link's
- * per-channel rate. */
+ * per-channel rate. On more than two nodes an interior node of NCCL's
+ * binary trees has two children (src/graph/trees.cc ncclGetBtree: d0, d1),
+ * and the tree all_reduce receives a chunk from each child before it sends
+ * the reduced chunk up (src/device/all_reduce.h runTreeSplit /
+ * runTreeUpDown: recvReduceSend on FanAsymmetric<NCCL_MAX_TREE_ARITY, 1>,
+ * tree->down to tree->up) and sends one to each child on the way down
+ * (FanAsymmetric<1, NCCL_MAX_TREE_ARITY>), all on the channel's network
+ * connections: a network stage moves two chunks per channel (NCCL 2.18-2.29;
+ * docs/collectives.md, "Session 10 (pol10)"). Two nodes are each other's
+ * only child: one chunk. */
 static double tree_chunk_bytes(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
   double chunk = net_tree_chunk_bytes(x, p);
   if (p == PL_PROTO_LL128) { /* NCCL 2.28 calcCollChunking, tree LL128 branch */
@@ -56,7 +65,8 @@ static double tree_chunk_bytes(const struct net_ctx *x, enum pl_coll_proto p, do
 double net_tree_fill_s(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
   double chunk = tree_chunk_bytes(x, p, bytes) * x->fill_channels;
   double t_nv = x->g > 1 ? chunk / net_intra_bw(x) : 0.0; /* no NVLink stage with g = 1 */
-  double t_net = x->m > 1 ? chunk / (net_node_bw(x) * (x->m == 2 ? 2.0 : 1.0)) : 0.0;
+  double children = x->m > 2 ? 2.0 : 1.0; /* chunks a network stage moves per channel */
+  double t_net = x->m > 1 ? children * chunk / (net_node_bw(x) * (x->m == 2 ? 2.0 : 1.0)) : 0.0;
   double hops = (double)net_log2i(x->m);
   double sum = 2.0 * ((double)(x->g - 1) * t_nv + hops * t_net);
   return sum - fmax(x->g > 1 ? t_nv : 0.0, t_net);

@@ -801,8 +801,9 @@ static bool word_in(const char *list, const char *w) {
  * whose Megatron-Bridge configuration set overlap_moe_expert_parallel_comm.
  * The rows do not state it; each container section is matched to the
  * Megatron-Bridge release of its month (tags v0.4.0 2026-04-16, v0.5.0
- * 2026-06-16, v0.6.0 2026-08-19; the 25.x and 26.02 sections' releases
- * v0.2.x-v0.3.x set it in no workload config), and that release's
+ * 2026-06-16, v0.6.0 2026-08-19; the 25.x sections are not read: v0.2.2's
+ * configs/qwen3/workload_base_configs.py and deepseek's set moe_a2a_overlap=True
+ * in some configs whose layouts the 25.x rows do not state as run), and that release's
  * performance configuration for the row's model, GPU and precision is read:
  *  - 26.08: src/megatron/bridge/perf_recipes (HEAD 067f987df0, v0.6.x):
  *    deepseek/common.py _enable_deepseek_full_iteration_mxfp8 (DeepSeek-V3
@@ -817,7 +818,15 @@ static bool word_in(const char *list, const char *w) {
  *    moe_a2a_overlap=True in DEEPSEEK_V3_PRETRAIN_CONFIG_{GB300,GB200}_FP8_MX_V1,
  *    _B200_FP8_MX_V2, _B200_NVFP4_V2, GPT_OSS_120B_PRETRAIN_CONFIG_{GB300,GB200}_FP8_MX_V2
  *    and _GB200_BF16_V2 (GBS 1280);
- *  - 26.04, 26.04.01: v0.4.0, GPT_OSS_120B_PRETRAIN_CONFIG_GB200_BF16_V2 only.
+ *    and qwen/qwen3_workload_base_configs.py QWEN3_30B_A3B_PRETRAIN_CONFIG_{GB300,GB200,B300}_FP8_MX_V1
+ *    (moe_a2a_overlap=True, full_iteration graphs, cutedsl_fused_grouped_mlp; applied by
+ *    scripts/performance/utils/overrides.py _set_moe_a2a_overlap_overrides:
+ *    comm_overlap.overlap_moe_expert_parallel_comm = True; the same as 26.08's perf_recipes);
+ *  - 26.04, 26.04.01: v0.4.0, GPT_OSS_120B_PRETRAIN_CONFIG_GB200_BF16_V2 only;
+ *  - 26.02: v0.3.0 qwen/qwen3_workload_base_configs.py sets moe_a2a_overlap=True in
+ *    QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_{BF16,FP8_CS}_V1 (and in Qwen3-235B V1 configs
+ *    of B300/H100 that no row's gbs 8192 runs), applied by utils/overrides.py
+ *    _set_moe_a2a_overlap_overrides as above.
  * A row whose layout Megatron-Core refuses the overlap for (ep 1, or pp > 1
  * without a virtual pipeline: transformer_config.py __post_init__) keeps it off. */
 static void bridge_ep_overlap(const struct validate_in *in, struct pl_layout *l,
@@ -835,10 +844,15 @@ static void bridge_ep_overlap(const struct validate_in *in, struct pl_layout *l,
       {"26.08", "Qwen3_235B", "H100", -1, 0},
       {"26.08", "Qwen3_30B", "H100", PL_DTYPE_BF16, 0},
       {"26.06", "DeepSeekV3", "GB300 GB200 B200", PL_DTYPE_MXFP8, 0},
+      {"26.06", "Qwen3_30B", "GB300 GB200 B300", PL_DTYPE_MXFP8, 0},
       {"26.06", "DeepSeekV3", "B200", PL_DTYPE_NVFP4, 0},
       {"26.06", "GPT OSS 120B", "GB300 GB200", PL_DTYPE_MXFP8, 0},
       {"26.06", "GPT OSS 120B", "GB200", PL_DTYPE_BF16, 1280},
       {"26.04", "GPT OSS 120B", "GB200", PL_DTYPE_BF16, 1280},
+      /* 26.02 only (the full section name: 26.02.01 is v0.3.1, whose H100 configs set
+       * moe_a2a_overlap=False): v0.3.0 QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_{BF16,FP8_CS}_V1
+       * (pp 2 vp 12 ep 8 gbs 1024, the row's layout), moe_a2a_overlap=True, deepep */
+      {"26.02 NeMo Container", "Qwen3_30B", "H100", -1, 0},
       /* 26.04.01: v0.4.2 DEEPSEEK_V3_PRETRAIN_CONFIG_B200_FP8_MX_V2 (pp 8 vp 2 ep 32,
        * moe_a2a_overlap=True, moe_flex_dispatcher_backend "deepep") */
       {"26.04.01", "DeepSeekV3", "B200", PL_DTYPE_MXFP8, 0},
@@ -1121,6 +1135,17 @@ static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, str
       strstr(g, "GB200") == NULL && l->dtype == PL_DTYPE_MXFP8 && l->ep == 32) {
     l->dispatch = PL_MOE_DEEPEP;
     validate_note(row, "deepep dispatcher (the release's B200 MXFP8 config with ep 32)");
+  } else if (bridge_config_is(in, l, "26.02 26.02.01 26.04 26.04.01 26.06 26.06.01", "DeepSeekV3",
+                              "B200 B300", -1)) {
+    /* DeepSeek-V3 on DGX B200/B300 from 26.02 (v0.3.0, v0.3.1, v0.4.0, v0.4.2, v0.5.0
+     * scripts/performance/configs/deepseek/deepseek_workload_base_configs.py
+     * DEEPSEEK_V3_PRETRAIN_CONFIG_{B200,B300}_V1, inherited by the _V2 configs:
+     * moe_flex_dispatcher_backend "hybridep"; src/megatron/bridge/training/
+     * flex_dispatcher_backend.py apply_flex_dispatcher_backend sets the flex dispatcher for
+     * hybridep on compute capability 8-10, B200 and B300 included). v0.2.x (25.09, 25.11) set
+     * no backend: alltoall. With ep 8 the group is one node: no deduplication across nodes. */
+    l->dispatch = PL_MOE_DEEPEP;
+    validate_note(row, "hybridep dispatcher (the release's B200/B300 config)");
   }
   mcore_balance(in, l, row);
   bridge_ep_overlap(in, l, row);

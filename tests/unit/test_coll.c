@@ -99,9 +99,11 @@ static void tree(void) {
    * algbw = busBw / 2; 1 GiB is past the correction table
    * (factor 1). Latency 8.4 + 2 (7 x 4.0 + log2(4) x 14) = 120.4 us.
    * Fill: 512 KiB chunks on 16 channels (8 MiB a round) cross 2 x 7 NVLink
-   * stages (370.8 GB/s) and 2 x 2 network stages (320 GB/s); less the
-   * slowest (a network stage): 8 MiB x (14 / 370.8 + 3 / 320) per GB/s. */
-  double fill = 8 * MIB * (14.0 / 370.8 + 3.0 / 320) / GB;
+   * stages (370.8 GB/s) and 2 x 2 network stages (320 GB/s), each network
+   * stage moving two chunks a channel (an interior node's two children,
+   * 4 nodes > 2); less the slowest (a network stage, 2 x 8 MiB / 320):
+   * 8 MiB x (14 / 370.8 + 3 x 2 / 320) per GB/s. */
+  double fill = 8 * MIB * (14.0 / 370.8 + 3.0 * 2.0 / 320) / GB;
   double t = t_of(PL_COLL_ALL_REDUCE, GIB, 32, 8, PL_ALGO_TREE, PL_PROTO_SIMPLE);
   CHECK_NEAR_REL(t, 120.4 * US + GIB / (0.5 * 288 * GB) + fill, 1e-9);
   /* 64 MiB: log2(64 MiB / 64) = 20, Simple correction factor 0.8; 64 MiB / 16

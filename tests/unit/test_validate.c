@@ -652,7 +652,22 @@ static void test_moe_rows(void) {
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02 NeMo Container / x,"
       "Qwen3_235B_a22B,,,,,4096,DGX-GB200,256,1,8,1,32,3,,,1,8192,MXFP8,pretrain,7280,\n"
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.06.01 NeMo Container / x,"
-      "DeepSeekV3,,,,,4096,DGX-GB300,256,1,2,1,32,8,,,1,4096,MXFP8,pretrain,6288,\n";
+      "DeepSeekV3,,,,,4096,DGX-GB300,256,1,2,1,32,8,,,1,4096,MXFP8,pretrain,6288,\n"
+      /* Qwen3-30B: v0.5.0 FP8_MX_V1 on GB300/GB200/B300 (26.06, 26.06.01) sets it, its
+       * B200 config and v0.4.x (26.04.01) do not; H100 in 26.02 (v0.3.0) sets it, in
+       * 26.02.01 (v0.3.1) not */
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.06.01 NeMo Container / x,"
+      "Qwen3_30B_a3B,,,,,4096,DGX-GB300,8,1,1,1,8,,,,8,512,MXFP8,pretrain,44544,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.06 NeMo Container / x,"
+      "Qwen3_30B_a3B,,,,,4096,DGX-B300,8,1,1,1,8,,,,8,512,MXFP8,pretrain,40769,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.06 NeMo Container / x,"
+      "Qwen3_30B_a3B,,,,,4096,DGX-B200,8,1,1,1,8,,,,4,512,MXFP8,pretrain,27136,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.04.01 NeMo Container / x,"
+      "Qwen3_30B_a3B,,,,,4096,DGX-GB300,8,1,1,1,8,,,,8,512,MXFP8,pretrain,31744,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02 NeMo Container / x,"
+      "Qwen3_30B_a3B,,,,,4096,DGX-H100,16,1,2,1,8,12,,,1,1024,FP8,pretrain,5113,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02.01 NeMo Container / x,"
+      "Qwen3_30B_a3B,,,,,4096,DGX-H100,16,1,2,1,8,12,,,1,1024,FP8,pretrain,9058,\n";
   pl_validation_init(&v);
   CHECK_STATUS(pl_validation_add_csv(&v, "bridge", ver, strlen(ver), &d), PL_OK, dp);
   r = row_of(&v, 1);
@@ -661,6 +676,11 @@ static void test_moe_rows(void) {
   CHECK(r != NULL && !r->skipped && !r->layout.ep_comm_overlap);
   r = row_of(&v, 3);
   CHECK(r != NULL && r->layout.ep_comm_overlap);
+  const bool qwen_overlap[] = {true, true, false, false, true, false};
+  for (int i = 0; i < 6; i++) {
+    r = row_of(&v, 4 + i);
+    CHECK(r != NULL && !r->skipped && r->layout.ep_comm_overlap == qwen_overlap[i]);
+  }
   pl_validation_free(&v);
   /* recompute modules follow the section's release (sources.c bridge_recompute):
    * DeepSeek-V3 MXFP8 GB300 none from 26.06 (v0.5.0 GB300_FP8_MX_V2 []), GB200
