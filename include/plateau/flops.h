@@ -21,8 +21,8 @@ enum pl_op_kind {
 /* One operation of one micro-batch's forward pass on one GPU, after sharding
  * by tp (and cp, sp). Backward of a GEMM is 2x its forward FLOPs (dgrad+wgrad);
  * backward of attention is 2.5x (FlashAttention-2 recomputes QK^T).
- * Layer ops, in order: norm1, qkv, rope (rotary models), attn, proj, resid1,
- * norm2, fc1 (gate+up fused when gated), swiglu|gelu, fc2, resid2. Latent
+ * Layer ops, in order: norm1, qkv, qk_norm (model qk_norm), rope (rotary
+ * models), attn, proj, resid1, norm2, fc1 (gate+up fused when gated), swiglu|gelu, fc2, resid2. Latent
  * attention (DeepSeek) replaces qkv by q_down, q_up (or q), kv_down, kv_up and
  * mla_norms; windowed models with full-attention blocks add attn_full. MoE
  * blocks (share = MoE blocks / blocks) replace fc1..fc2 by router,

@@ -144,6 +144,9 @@ struct pl_cluster {
   int64_t nccl_channels;         /* ring/tree channels NCCL builds on this system */
   int64_t nccl_min_channels;     /* NCCL_MIN_NCHANNELS / NCCL_MIN_CTAS the system sets; 0: NCCL's
                                     default (ncclTopoPostset copies channels up to it) */
+  int64_t nccl_version;          /* NCCL release the system runs, NCCL_VERSION_CODE (2.29.2 ->
+                                    22902; pl_nccl_version_parse); 0: not stated, plateau's
+                                    default tables (NCCL 2.28.3-2.28.7); src/net/nccl_version.c */
   double coll_launch_s;          /* fixed cost per collective call not in NCCL's own model
                                     (launch, host sync); 0 in presets, fitted by calibrate */
   double coll_floor_s;           /* shortest a call can take, overlapping the transfer (one host
@@ -155,6 +158,21 @@ struct pl_cluster {
   /* power */
   double node_other_w;           /* node draw beyond the GPUs (CPUs, NICs, fans) */
 };
+
+/* The NCCL version a system runs (struct pl_cluster nccl_version), as NCCL's
+ * NCCL_VERSION_CODE: major x 10000 + minor x 100 + patch (2.29.2 -> 22902).
+ * 0: not stated, the tables plateau carries by default (NCCL 2.28.3-2.28.7).
+ * Accepted: 2.23.0 to 2.29.99, the releases whose tuning tables were read
+ * (tags v2.23.4-1 .. v2.29.7-1; src/net/nccl_version.c says which values
+ * change with the release and what they move). */
+#define PL_NCCL_VERSION_MIN 22300
+#define PL_NCCL_VERSION_MAX 22999
+/* "2.29.2", also as NCCL prints it ("2.26.2+cuda12.8") or tagged
+ * ("2.29.2-1"); anything else, or a version outside the range, is an error
+ * naming the text. */
+enum pl_status pl_nccl_version_parse(const char *text, int64_t *code, struct pl_diag *diag);
+/* "2.29.2" for 22902 into out (n >= 16 holds any code); "" for 0. */
+void pl_nccl_version_str(int64_t code, char *out, size_t n);
 
 /* Load a GPU by preset name or path to a plateau GPU file. */
 enum pl_status pl_gpu_load(const char *name_or_path, struct pl_gpu *out, struct pl_diag *diag);

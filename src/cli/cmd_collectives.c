@@ -29,6 +29,7 @@ static const struct cli_opt coll_opts[] = {
                        "default 8..8G)"},
     {"algo", "A", "auto|ring|tree|nvls|nvls_tree|p2p|pat|collnet_direct|collnet_chain (default auto: as NCCL's tuner)"},
     {"format", "F", "text|csv|json (default text)"},
+    CLI_NCCL_VERSION_OPT,
 };
 static const struct cli_cmd coll_cmd = {
     "collectives",
@@ -155,6 +156,8 @@ static int setup(const struct cli_args *a, struct sweep *sw) {
   const char *cl = cli_get(a, "cluster");
   if (pl_cluster_load(cl ? cl : "dgx-h100", &sw->cluster, &d) != PL_OK)
     return cli_fail("%s", d.msg);
+  if (cli_nccl_version(a, &sw->cluster) != 0)
+    return 1;
   if (parse_ops(cli_get(a, "op"), sw) != 0 || parse_groups(a, sw) != 0)
     return 1;
   const char *bytes = cli_get(a, "bytes");

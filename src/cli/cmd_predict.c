@@ -13,6 +13,7 @@ static const struct cli_opt opts[] = {
     {"format", "F", "text|json|csv (default text)"},
     {"trace", "FILE", "also write the predicted timeline as a Perfetto/Chrome trace JSON"},
     {"ops", NULL, "also show compute per operation (shapes, time, achieved rate); text|json"},
+    CLI_NCCL_VERSION_OPT,
 };
 
 static const struct cli_cmd cmd = {
@@ -61,7 +62,7 @@ int cmd_predict(int argc, char **argv) {
   static struct pl_run run; /* large: keep off the stack */
   static struct pl_prediction pred;
   if (cli_get_format(&args, &format) != 0 || cli_output_ok(&args, "trace") != 0 ||
-      run_from_args(&args, &run) != 0)
+      run_from_args(&args, &run) != 0 || cli_nccl_version(&args, &run.cluster) != 0)
     return 1;
   bool ops = cli_flag(&args, "ops");
   if (ops && format == CLI_FORMAT_CSV)

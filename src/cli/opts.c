@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <plateau/emit.h>
+#include <plateau/hw.h>
 #include <plateau/units.h>
 #include <plateau/version.h>
 
@@ -170,6 +171,15 @@ int cli_get_format(const struct cli_args *args, enum cli_format *out) {
     *out = CLI_FORMAT_CSV;
   else
     return cli_fail("--format: unknown format '%s' (expected text|json|csv)", v);
+  return 0;
+}
+
+int cli_nccl_version(const struct cli_args *args, struct pl_cluster *c) {
+  const char *v = cli_get(args, "nccl-version");
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  if (v != NULL && pl_nccl_version_parse(v, &c->nccl_version, &d) != PL_OK)
+    return cli_fail("--nccl-version: %s", d.msg);
   return 0;
 }
 

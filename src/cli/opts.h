@@ -97,6 +97,17 @@ struct pl_emit *cli_emit_open(void);
  * or 1, for `return cli_emit_done(e);`. e may be NULL (allocation failed). */
 int cli_emit_done(struct pl_emit *e);
 
+/* --nccl-version X.Y.Z onto a loaded cluster (its nccl_version; the
+ * cluster file's value, if any, is replaced). 0 when absent or set, else 1
+ * after printing why. */
+#define CLI_NCCL_VERSION_OPT                                                                    \
+  {"nccl-version", "V",                                                                         \
+   "NCCL release the system runs, e.g. 2.29.2 (2.23 to 2.29): NCCL's tuner of that release "   \
+   "picks each call's algorithm and protocol (default: the cluster's nccl_version, else the "  \
+   "tables of NCCL 2.28.3-2.28.7; docs/collectives.md, 'NCCL versions')"}
+struct pl_cluster;
+int cli_nccl_version(const struct cli_args *args, struct pl_cluster *c);
+
 /* --format values shared by every command. */
 enum cli_format { CLI_FORMAT_TEXT, CLI_FORMAT_JSON, CLI_FORMAT_CSV };
 int cli_get_format(const struct cli_args *args, enum cli_format *out);

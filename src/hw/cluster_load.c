@@ -129,6 +129,14 @@ static enum pl_status read_model_settings(yajl_val doc, const char *origin, stru
     return pl_diag_set(diag, PL_ERR_RANGE,
                        "%s: field 'nccl_min_channels' is %lld, expected 0..64", origin,
                        (long long)c->nccl_min_channels);
+  c->nccl_version = 0;
+  char ver[32] = "";
+  if ((st = hw_str(doc, "nccl_version", false, origin, ver, sizeof ver, diag)) != PL_OK)
+    return st;
+  struct pl_diag vd;
+  pl_diag_clear(&vd);
+  if (ver[0] != '\0' && (st = pl_nccl_version_parse(ver, &c->nccl_version, &vd)) != PL_OK)
+    return pl_diag_set(diag, st, "%s: field 'nccl_version': %s", origin, vd.msg);
   if ((st = hw_unit(doc, "launch_overhead", PL_UNIT_SECONDS, false, false, origin,
                     &c->coll_launch_s, diag)) != PL_OK)
     return st;

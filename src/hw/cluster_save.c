@@ -69,6 +69,11 @@ static void write_all(struct pl_emit *e, const struct pl_cluster *c, const char 
   pl_emit_int(e, "nccl_channels", c->nccl_channels);
   if (c->nccl_min_channels > 0)
     pl_emit_int(e, "nccl_min_channels", c->nccl_min_channels);
+  if (c->nccl_version > 0) {
+    char ver[32];
+    pl_nccl_version_str(c->nccl_version, ver, sizeof ver);
+    pl_emit_str(e, "nccl_version", ver);
+  }
   qty(e, "launch_overhead", c->coll_launch_s, 1e-6, "us", c->calibrated ? fitted : base);
   qty(e, "call_floor", c->coll_floor_s, 1e-6, "us", c->calibrated ? fitted : base);
   qty(e, "node_other_power", c->node_other_w, 1.0, "W", base);

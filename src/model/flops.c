@@ -317,6 +317,18 @@ static int attention_ops(const struct pl_model *m, const struct pl_layout *l,
     elementwise(&ops[n++], "rope", (double)d->tokens * (double)(a * rope + rope), ROPE);
   } else {
     gemm(&ops[n++], "qkv", d->tokens, q_w + 2 * kv_w, h);
+    /* Q/K RMSNorm (model qk_norm, Qwen3): Megatron-Core's SelfAttention
+     * get_query_key_value_tensors runs self.q_layernorm(query) and
+     * self.k_layernorm(key) (TENorm under the TE layer spec with qk_layernorm,
+     * megatron/core/models/gpt/gpt_layer_specs.py; core_v0.14.0 .. core_v0.16.0)
+     * between the QKV GEMM and RoPE, each normalising every head's head_dim
+     * vector: two norm kernels over the q and k widths (backward three each,
+     * as norm_op); HF Qwen3Attention runs q_norm and k_norm the same way */
+    if (m->qk_norm) {
+      norm_op(&ops[n], "qk_norm", (double)d->tokens * (double)(q_w + kv_w), m);
+      ops[n].fwd_kernels = 2;
+      ops[n++].bwd_kernels = 6;
+    }
     if (m->pos == PL_POS_ROTARY)
       elementwise(&ops[n++], "rope", (double)d->tokens * (double)(q_w + kv_w), ROPE);
   }

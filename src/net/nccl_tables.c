@@ -1,4 +1,5 @@
 /* nccl_tables.c: the constants of NCCL's tuning model, copied from NCCL 2.28
+ * (2.28.3-2.28.7; the entries other releases change: nccl_version.c)
  * src/graph/tuning.cc (ncclTunerConstantsDefaults, nvlsEfficiency,
  * treeCorrectionFactor, getNetOverhead). These are properties of NCCL's
  * software, not of the hardware: the hardware figures (link bandwidths, the
@@ -61,7 +62,9 @@ double net_hw_lat_table_s(enum net_hw hw, enum net_talgo a, enum pl_coll_proto p
 
 double net_hop_lat_s(const struct net_ctx *x, enum net_hw hw, enum net_talgo a,
                      enum pl_coll_proto p) {
-  return hw_lat_us[hw][a][p] * US * x->lat_scale[hw];
+  /* the release's table ranks; the charge keeps the default (nccl_version.c) */
+  int64_t v = x->charge ? 0 : x->nccl_version;
+  return net_ver_hw_lat_us(v, hw, a, p, hw_lat_us[hw][a][p]) * US * x->lat_scale[hw];
 }
 
 /* Channels the per-channel caps (perChMaxRingLL128Bw, perChMaxTreeBw,
@@ -104,23 +107,32 @@ double net_node_bw(const struct net_ctx *x) {
  * channel); fewer channels bind through the links they drive instead. */
 double net_ll_max_bw(const struct net_ctx *x) { return ll_max_bws[x->llidx1][x->idx2] * GBPS; }
 
+/* One entry of a per-channel table (GB/s): when ranking, the Blackwell row
+ * of the cluster's NCCL release where it differs; the charge keeps the
+ * default tables (nccl_version.c). */
+static double per_ch(const struct net_ctx *x, const double (*table)[3], enum net_cap cap) {
+  int64_t v = x->charge ? 0 : x->nccl_version;
+  const double *row = x->arch == NET_ARCH_BLACKWELL ? net_ver_blackwell_row(v, cap) : NULL;
+  return row != NULL ? row[x->idx2] : table[x->arch][x->idx2];
+}
+
 double net_ring_ll128_cap(const struct net_ctx *x) {
-  return used_channels(x) * per_ch_ring_ll128[x->arch][x->idx2] * GBPS;
+  return used_channels(x) * per_ch(x, per_ch_ring_ll128, NET_CAP_RING_LL128) * GBPS;
 }
 
 double net_tree_cap(const struct net_ctx *x) {
-  return used_channels(x) * per_ch_tree[x->arch][x->idx2] * GBPS;
+  return used_channels(x) * per_ch(x, per_ch_tree, NET_CAP_TREE) * GBPS;
 }
 
 double net_tree_ll128_cap(const struct net_ctx *x) {
-  return used_channels(x) * per_ch_tree_ll128[x->arch][x->idx2] * GBPS;
+  return used_channels(x) * per_ch(x, per_ch_tree_ll128, NET_CAP_TREE_LL128) * GBPS;
 }
 
 /* perChMaxNVLSTreeBws: NVLS_TREE's busBw ceiling per NVLS head (nvls_tree.c
  * multiplies it by the heads); 0 means "no cap" (Hopper/Blackwell single
  * node has no NVLSTree). */
 double net_nvls_tree_cap_per_head(const struct net_ctx *x) {
-  return per_ch_nvls_tree[x->arch][x->idx2] * GBPS;
+  return per_ch(x, per_ch_nvls_tree, NET_CAP_NVLS_TREE) * GBPS;
 }
 
 double net_tree_correction(enum pl_coll_proto p, double bytes) {

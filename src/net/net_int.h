@@ -57,6 +57,7 @@ struct net_ctx {
   bool sharp;               /* CollNet (IB SHARP) usable by this group (collnet.c) */
   double heads;             /* CollNet heads per node: NCCL's collNetHeadsNum, one per rail */
   double nvls_eff;          /* NCCL nvlsEfficiency[arch] */
+  int64_t nccl_version;     /* the cluster's NCCL release (nccl_version.c), 0: default */
 };
 
 /* One algorithm: time_s is NCCL's cost model of one call under a protocol,
@@ -103,6 +104,16 @@ double net_nvls_tree_cap_per_head(const struct net_ctx *x);
 double net_tree_correction(enum pl_coll_proto p, double bytes);
 double net_nvls_efficiency(enum net_arch a);
 double net_cpu_overhead_s(const char *cpu_vendor);
+
+/* Values that change with the NCCL release (nccl_version.c; version in
+ * NCCL_VERSION_CODE form, 0 = not stated: the default tables). */
+enum net_cap { NET_CAP_RING_LL128, NET_CAP_TREE_LL128, NET_CAP_TREE, NET_CAP_NVLS_TREE };
+/* hwLat of that release; table_us is the default table's entry. */
+double net_ver_hw_lat_us(int64_t version, enum net_hw hw, enum net_talgo a, enum pl_coll_proto p,
+                         double table_us);
+/* The Blackwell row (N1/N2/N4) of a per-channel table in that release, or
+ * NULL where it is the default table's. */
+const double *net_ver_blackwell_row(int64_t version, enum net_cap cap);
 
 /* Largest data chunk of one ring step per channel, by protocol (NCCL
  * calcCollChunking: buffSize / NCCL_STEPS x chunkSteps; LL carries half its

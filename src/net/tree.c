@@ -48,7 +48,8 @@ static double tree_bus_bw(const struct net_ctx *x, enum pl_coll_proto p) {
  * (FanAsymmetric<1, NCCL_MAX_TREE_ARITY>), all on the channel's network
  * connections: a network stage moves two chunks per channel (NCCL 2.18-2.29;
  * docs/collectives.md, "Session 10 (pol10)"). Two nodes are each other's
- * only child: one chunk. */
+ * only child: one chunk. The network stages are the tree's depth up and
+ * down. */
 static double tree_chunk_bytes(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
   double chunk = net_tree_chunk_bytes(x, p);
   if (p == PL_PROTO_LL128) { /* NCCL 2.28 calcCollChunking, tree LL128 branch */
@@ -67,7 +68,11 @@ double net_tree_fill_s(const struct net_ctx *x, enum pl_coll_proto p, double byt
   double t_nv = x->g > 1 ? chunk / net_intra_bw(x) : 0.0; /* no NVLink stage with g = 1 */
   double children = x->m > 2 ? 2.0 : 1.0; /* chunks a network stage moves per channel */
   double t_net = x->m > 1 ? children * chunk / (net_node_bw(x) * (x->m == 2 ? 2.0 : 1.0)) : 0.0;
-  double hops = (double)net_log2i(x->m);
+  /* levels a chunk crosses: the depth of ncclGetBtree's tree, ceil(log2 m)
+   * (a non-power-of-two m puts the largest power of two under the root,
+   * one level more than NCCL's log2i(m) "approximation" of the depth,
+   * src/graph/connect.cc connectTrees); the latency keeps NCCL's log2i */
+  double hops = x->m > 1 ? (double)(net_log2i(x->m - 1) + 1) : 0.0;
   double sum = 2.0 * ((double)(x->g - 1) * t_nv + hops * t_net);
   return sum - fmax(x->g > 1 ? t_nv : 0.0, t_net);
 }

@@ -184,6 +184,7 @@ static void ctx_init(const struct pl_cluster *c, enum pl_coll_op op, struct pl_g
   x->g = g.ranks_per_node;
   x->m = g.ranks / g.ranks_per_node;
   x->arch = arch_of(c->gpu.arch);
+  x->nccl_version = c->nccl_version;
   x->idx2 = x->m <= 2 ? (int)x->m - 1 : 2;
   x->llidx1 = x->m == 1 ? (int)x->arch : (strcmp(c->cpu_vendor, "amd") == 0 ? 1 : 0);
   x->intra_hw = strcmp(c->intra_kind, "pcie") == 0 ? NET_HW_PCI : NET_HW_NVLINK;

@@ -2,6 +2,7 @@
  * once (columns()) and drives both the header and the rows, so they cannot
  * drift apart. Values not simulated are empty cells, never NaN. */
 #include <plateau/band.h>
+#include <plateau/hw.h>
 #include <plateau/report.h>
 
 #include <stdbool.h>
@@ -240,6 +241,9 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   char cgs_s[64]; /* added after those: Megatron-Core cuda_graph_scope (layout.h) */
   pl_cuda_graph_scopes_format(l->cuda_graph_scopes, cgs_s, sizeof cgs_s);
   col_str(c, "layout.cuda_graph_scope", cgs_s);
+  char ver[32]; /* added after those: the NCCL release (--nccl-version), empty when not stated */
+  pl_nccl_version_str(p->run.cluster.nccl_version, ver, sizeof ver);
+  col_str(c, "hardware.nccl_version", ver[0] != '\0' ? ver : NULL);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -43,6 +43,12 @@ static void hardware_json(struct pl_emit *e, const struct pl_prediction *p) {
     pl_emit_num(e, "power_cap_w", c->gpu.power_cap_w);
   else
     pl_emit_null(e, "power_cap_w");
+  char ver[32];
+  pl_nccl_version_str(c->nccl_version, ver, sizeof ver);
+  if (ver[0] != '\0')
+    pl_emit_str(e, "nccl_version", ver);
+  else
+    pl_emit_null(e, "nccl_version");
   pl_emit_obj_end(e);
 }
 

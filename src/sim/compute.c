@@ -481,9 +481,9 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
  * op under full_iteration. A graph replay is one launch per layer and pass,
  * not counted. */
 static bool op_graphed(const struct pl_layout *l, const struct pl_model *m, const struct pl_op *op) {
-  static const char *const attn_ops[] = {"norm1", "qkv",   "q",     "q_down", "q_up",  "kv_down",
-                                         "kv_up", "mla_norms", "rope", "attn",  "attn_full",
-                                         "proj",  "resid1"};
+  static const char *const attn_ops[] = {"norm1", "qkv",       "qk_norm", "q",     "q_down",
+                                         "q_up",  "kv_down",   "kv_up",   "mla_norms", "rope",
+                                         "attn",  "attn_full", "proj",    "resid1"};
   static const char *const router_ops[] = {"norm2",      "router",     "router_topk",
                                            "shared_fc1", "shared_act", "shared_fc2"};
   uint32_t s = l->cuda_graph_scopes;

@@ -30,7 +30,9 @@
  * (MoEAllGatherTokenDispatcher): an all_gather of the hidden states over the
  * etp*ep ranks before the router's permutation and a reduce_scatter of the
  * outputs. deepep (MoEFlexTokenDispatcher + DeepEP): the all_to_all with
- * DeepEP's one send per target node across the network (deepep_dedup).
+ * DeepEP's one send per target node across the network (deepep_dedup);
+ * inside one NVLink 5 domain at HybridEP's measured rate on the rows each
+ * rank receives (flex_nvl5_call_s).
  * A model with dense and MoE blocks prices its average block: the bytes are
  * scaled by the MoE share (calls stay whole). They block the next block
  * unless layout.ep_comm_overlap (Megatron's
@@ -228,6 +230,66 @@ static double deepep_dedup(const struct pl_run *run) {
   return remote_nodes / remote_copies;
 }
 
+/* HybridEP's measured rate inside one NVLink 5 domain (NVIDIA, deepseek-ai/DeepEP
+ * branch hybrid-ep 94a9f8f, docs/README_Hybrid-EP.md "Performance Results",
+ * tests/test_hybrid_ep.py test_hybrid_ep_benchmark): 4096 tokens per rank,
+ * hidden 7168, top-8 uniform routing, 8 local experts; "Torch API" (the
+ * dispatch and combine calls as a framework makes them), 16 SMs, which is
+ * Megatron-Core's moe_hybridep_num_sms default (transformer_config.py,
+ * core_v0.16.0); bandwidth = received token rows x hidden x 2 B / time, a
+ * token's row counted once per destination rank. BF16 dispatch and combine,
+ * bytes/s. GB200 by ranks; DGX B200 at 8 ranks. GB300/B300 (same NVLink 5) use
+ * these as an estimate; above 36 ranks the 36-rank figure is kept. */
+static const struct {
+  int64_t ranks;
+  double dispatch_bps, combine_bps;
+} hybridep_gb200[] = {{8, 550.10e9, 538.44e9},
+                      {16, 472.84e9, 474.48e9},
+                      {24, 441.89e9, 444.40e9},
+                      {32, 485.50e9, 423.19e9},
+                      {36, 469.96e9, 418.27e9}};
+#define HYBRIDEP_B200_DISPATCH_BPS 535.94e9
+#define HYBRIDEP_B200_COMBINE_BPS 530.86e9
+
+/* Share of a rank's tokens one other rank of the ep group receives under the
+ * flex dispatcher (HybridEP and DeepEP send a token once to each rank that
+ * holds one of its top-k experts and permute it there): 1 - C(E - e, k) /
+ * C(E, k) for E experts, e = E / ep on each rank, k distinct experts drawn
+ * uniformly (the benchmarks force-balance the router). */
+static double flex_rank_share(const struct pl_model *m, int64_t ep) {
+  double E = (double)m->experts, e = E / (double)ep, miss = 1.0;
+  for (int64_t i = 0; i < m->top_k; i++)
+    miss *= E - e - (double)i > 0.0 ? (E - e - (double)i) / (E - (double)i) : 0.0;
+  return 1.0 - miss;
+}
+
+/* One dispatch or combine call of the flex dispatcher (their mean: a block's
+ * passes run as many of each) when its ep group is inside one NVLink 5
+ * domain (Blackwell behind NVSwitch, etp 1): the token rows the rank receives,
+ * token_bytes (its tokens x hidden bytes) from each of ep ranks at
+ * flex_rank_share, at HybridEP's measured rate. 0 otherwise (NCCL's
+ * all_to_all prices the call; across nodes deepep_dedup applies). */
+static double flex_nvl5_call_s(const struct pl_run *run, double token_bytes) {
+  const struct pl_layout *l = &run->layout;
+  const struct pl_cluster *c = &run->cluster;
+  int64_t gpn = c->gpus_per_node < l->gpus ? c->gpus_per_node : l->gpus;
+  if (l->dispatch != PL_MOE_DEEPEP || l->etp > 1 || l->ep < 2 || l->ep > gpn ||
+      strcmp(c->gpu.arch, "blackwell") != 0 || strcmp(c->intra_kind, "nvswitch") != 0 ||
+      run->model.experts < l->ep)
+    return 0.0;
+  double d = HYBRIDEP_B200_DISPATCH_BPS, cb = HYBRIDEP_B200_COMBINE_BPS;
+  if (c->gpus_per_node > 8) {
+    size_t i = 0;
+    while (i + 1 < sizeof hybridep_gb200 / sizeof hybridep_gb200[0] &&
+           hybridep_gb200[i + 1].ranks <= l->ep)
+      i++;
+    d = hybridep_gb200[i].dispatch_bps;
+    cb = hybridep_gb200[i].combine_bps;
+  }
+  double rows_bytes = token_bytes * (double)l->ep * flex_rank_share(&run->model, l->ep);
+  return 0.5 * (rows_bytes / d + rows_bytes / cb);
+}
+
 /* The expert-parallel token traffic of a block (see the file comment):
  * slots 2.. of the blocking list, after the tp collectives. */
 static enum pl_status layer_moe(struct sim_step *st, struct sim_seg *s, struct pl_diag *diag) {
@@ -258,7 +320,12 @@ static enum pl_status layer_moe(struct sim_step *st, struct sim_seg *s, struct p
   double copies = tokens * (double)m->top_k * h_bytes * pl_moe_imbalance(m, l);
   if (l->dispatch == PL_MOE_DEEPEP)
     copies *= deepep_dedup(st->run);
+  int32_t before = st->n_colls;
   r = moe_comm_one(st, s, SIM_SEG_EP, PL_COLL_ALL_TO_ALL, "ep", copies, 2, 2 * rep, diag);
+  double flex_s = flex_nvl5_call_s(st->run, tokens * h_bytes * pl_moe_imbalance(m, l));
+  int32_t c = s->tp[PL_PASS_FWD][SIM_SEG_EP].coll;
+  if (r == PL_OK && flex_s > 0.0 && c >= before)
+    st->colls[c].time_s = flex_s;
   if (r == PL_OK && l->etp > 1)
     r = moe_comm_one(st, s, SIM_SEG_EP + 1, PL_COLL_ALL_GATHER, "etp", copies * (double)l->etp, 1,
                      rep, diag);

@@ -110,6 +110,13 @@ static void tree(void) {
    * channels still fills 512 KiB chunks: same fill. */
   t = t_of(PL_COLL_ALL_REDUCE, 64 * 1048576.0, 32, 8, PL_ALGO_TREE, PL_PROTO_SIMPLE);
   CHECK_NEAR_REL(t, 120.4 * US + 64 * 1048576.0 / (0.8 * 0.5 * 288 * GB) + fill, 1e-9);
+  /* 5 nodes: the same busBw and caps (> 2 nodes) and NCCL's latency with
+   * log2i(5) = 2 (120.4 us), but ncclGetBtree's tree on 5 nodes is 3 levels
+   * deep (0 -> 4 -> 2 -> 1 or 3): 2 x 3 network stages, less one:
+   * 8 MiB x (14 / 370.8 + 5 x 2 / 320). */
+  double fill5 = 8 * MIB * (14.0 / 370.8 + 5.0 * 2.0 / 320) / GB;
+  t = t_of(PL_COLL_ALL_REDUCE, GIB, 40, 8, PL_ALGO_TREE, PL_PROTO_SIMPLE);
+  CHECK_NEAR_REL(t, 120.4 * US + GIB / (0.5 * 288 * GB) + fill5, 1e-9);
 }
 
 static void nvls(void) {

@@ -419,6 +419,33 @@ static void test_gpt_oss_experts(void) {
   CHECK(find(ops, n, "expert_clamp") == NULL && find(ops, n, "expert_bias") == NULL);
 }
 
+/* Qwen3's Q/K RMSNorm (Megatron-Core q_layernorm, k_layernorm) between the
+ * QKV GEMM and RoPE: Qwen3-30B-A3B on one GPU, mbs 1, seq 4096, 32 query
+ * heads and 4 KV heads of 128: q and k widths 4096 + 512 = 4608 per token,
+ * 4096 x 4608 = 18,874,368 elements; RMSNorm 4 B forward (read, write) and
+ * 6 B backward (read x and dy, write dx) per element: 75,497,472 and
+ * 113,246,208 B; two kernels forward, three per norm backward. Llama 3 has
+ * no QK norm. */
+static void test_qk_norm(void) {
+  struct pl_model m = model("qwen3-30b-a3b");
+  struct pl_layout l = layout(&m, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  int n = pl_layer_ops(&m, &l, ops);
+  const struct pl_op *qk = find(ops, n, "qk_norm");
+  CHECK(qk != NULL);
+  if (qk == NULL)
+    return;
+  CHECK_NEAR_REL(qk->fwd_bytes, 75497472.0, 0);
+  CHECK_NEAR_REL(qk->bwd_bytes, 113246208.0, 0);
+  CHECK_EQ_INT(qk->fwd_kernels, 2);
+  CHECK_EQ_INT(qk->bwd_kernels, 6);
+  CHECK(qk - 1 == find(ops, n, "qkv") && qk + 1 == find(ops, n, "rope"));
+  struct pl_model ll = model("llama3-8b");
+  struct pl_layout l8 = layout(&ll, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
+  n = pl_layer_ops(&ll, &l8, ops);
+  CHECK(find(ops, n, "qk_norm") == NULL);
+}
+
 int main(void) {
   test_llama2_step();
   test_eq3();
@@ -430,6 +457,7 @@ int main(void) {
   test_gpt_family();
   test_window();
   test_gpt_oss_experts();
+  test_qk_norm();
   test_korthikanti_mfu();
   return check_finish();
 }

@@ -65,6 +65,31 @@ static void apply_run_env(const char *file, struct pl_cluster *cl) {
   }
 }
 
+/* The NCCL release each log names (its header; tests/data/nccl-multinode/README.md), passed
+ * as the cluster's nccl_version (src/net/nccl_version.c: the tuning values that differ by
+ * release). Logs not listed: version not printed (gj-aion, nccl-tests #322), or outside the
+ * releases plateau carries (CoreWeave SHARP 2.18.1), or another lane's (Polaris 2.21.5): the
+ * default tables. Session 10 (nccl10). */
+static const struct {
+  const char *tag, *version;
+} nccl_versions[] = {
+    {"qoofyk", "2.26.2"},                  /* "NCCL version 2.26.2+cuda12.8" in both logs */
+    {"xxrjun-cluster01", "2.29.2"},        /* "nccl-library=22902" */
+    {"coreweave-readme-1rack", "2.25.1"},  /* PR #43's nccl2.25.1 image (header, PROVENANCE) */
+    {"coreweave-readme-2racks", "2.25.1"}, /* same PR */
+    {"coreweave-readme-20racks", "2.26.2"}, /* PR #48's 2.26.2 image (run_envs above) */
+};
+
+static void apply_nccl_version(const char *file, struct pl_cluster *cl) {
+  for (size_t i = 0; i < sizeof nccl_versions / sizeof nccl_versions[0]; i++)
+    if (strstr(file, nccl_versions[i].tag) != NULL) {
+      struct pl_diag d, *dp = &d;
+      pl_diag_clear(&d);
+      CHECK_STATUS(pl_nccl_version_parse(nccl_versions[i].version, &cl->nccl_version, &d), PL_OK,
+                   dp);
+    }
+}
+
 /* extrapolation bounds (see extrapolation()). Polaris since session 8
  * (polaris8): the fit sees the proxy's per-message cost (src/net/
  * proxy_msg.c) on the 2-node logs, 8.3 us (setup 5) and 4.9 us (setup 4) a
@@ -77,8 +102,10 @@ static void apply_run_env(const char *file, struct pl_cluster *cl) {
  * same session): 33.4 / 17.9 % and 30.0 / 25.7 %; bounds +2 points.
  * Session 10 (pol10): on more than two nodes a tree stage moves the chunks
  * of an interior node's two children (tree.c net_tree_fill_s): the tree
- * all_reduce 33.4 -> 16.7 % (540 nodes) and 30.0 -> 9.9 % (setup 4). */
-#define EXTRAP_POL_AR 0.19
+ * all_reduce 33.4 -> 16.7 % (540 nodes) and 30.0 -> 9.9 % (setup 4); the
+ * fill's levels are the tree's depth, ceil(log2 m) (ncclGetBtree; 10 on 540
+ * nodes, NCCL's model says 9): 540 nodes 16.7 -> 14.6 %. */
+#define EXTRAP_POL_AR 0.17
 #define EXTRAP_POL_AG 0.20
 #define EXTRAP_GJ 0.09
 #define EXTRAP_QO 0.13
@@ -115,7 +142,10 @@ static const struct case_ cases[] = {
      * channels of a group with fewer ranks per node than the node has GPUs (NCCL's search and
      * ncclTopoDupChannels, tuner.c group_net_channels; docs/collectives.md, "Session 7
      * (net7)") */
-    {"h100_10node_40gpu_all_reduce_xxrjun-cluster01-g4.txt", "dgx-h100", "auto", -1, 0, 0, 0.07, 0, false},
+    /* with their NCCL 2.29.2 (nccl_versions, session 10): 2.29's NVLSTree network latency,
+     * 20.9 us, ranks NVLS_TREE out at 32 MiB: g4 tree/LL128 (+31.2 %, was NVLS_TREE +20.8 %),
+     * mean 4.4 -> 5.5 %, bound 7 -> 8 %; g2 ring/LL128 (+5.2 %, was -17.8 %), 5.4 -> 4.1 % */
+    {"h100_10node_40gpu_all_reduce_xxrjun-cluster01-g4.txt", "dgx-h100", "auto", -1, 0, 0, 0.08, 0, false},
     {"h100_10node_40gpu_all_gather_xxrjun-cluster01-g4.txt", "dgx-h100", "auto", -1, 0, 0, 0.07, 0, false},
     {"h100_10node_40gpu_reduce_scatter_xxrjun-cluster01-g4.txt", "dgx-h100", "auto", -1, 0, 0, 0.07, 0, false},
     {"h100_10node_20gpu_all_reduce_xxrjun-cluster01-g2.txt", "dgx-h100", "auto", -1, 0, 0, 0.07, 0, false},
@@ -133,12 +163,16 @@ static const struct case_ cases[] = {
      * 8.1 % with NCCL's per-channel tree figure charged per graph channel (nvls9: two coll
      * channels each, nccl_tables.c used_channels; the tree rows +2.0 .. -6.6 %, the ring the
      * tuner picks at 8 GiB still -35.7 %) */
-    {"gb200_360node_1440gpu_all_reduce_coreweave-readme-20racks.txt", "gb200-nvl72", "auto", -1, 1440, 20, 0.10, 0, false},
+    /* with its NCCL 2.26.2 (nccl_versions, session 10): 2.26.2's Blackwell tree table (72 GB/s
+     * a graph channel on > 2 nodes, 24 from 2.28.3) keeps tree at 8 and 16 GiB in the ranking,
+     * one algorithm throughout as the log's slope shows: 8 GiB -35.7 -> -8.1 %, 16 GiB +1.6 ->
+     * -9.6 %, mean 8.1 -> 4.9 % */
+    {"gb200_360node_1440gpu_all_reduce_coreweave-readme-20racks.txt", "gb200-nvl72", "auto", -1, 1440, 20, 0.07, 0, false},
     /* ALCF Polaris, A100 40GB x4 on HPE Slingshot, NCCL 2.21.5 */
     {"a100_2node_8gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.98, 0, false},
     {"a100_8node_32gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.61, 0, false},
     {"a100_256node_1024gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.16, 0, false},
-    {"a100_540node_2160gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.24, 0, false},
+    {"a100_540node_2160gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.21, 0, false},
     {"a100_2node_8gpu_all_gather_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.87, 0, false},
     {"a100_8node_32gpu_all_gather_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 1.66, 0, false},
     {"a100_256node_1024gpu_all_gather_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 2.31, 0, false},
@@ -316,6 +350,7 @@ static void extrapolate(const struct series *sr) {
     return;
   }
   base.nccl_min_channels = c0->min_channels;
+  apply_nccl_version(c0->file, &base);
   for (int i = 0; i < sr->n_fit; i++) {
     const struct case_ *c = &cases[sr->fit[i]];
     obs[i].series = load(c, &logs[i]);
@@ -415,6 +450,7 @@ int main(void) {
     cl.nccl_min_channels = c->min_channels;
     cl.sharp = c->sharp;
     apply_run_env(c->file, &cl);
+    apply_nccl_version(c->file, &cl);
     double mean, w, mean_oop, w_oop;
     errors(&cl, s, algo, c->proto, MIB, &mean, &w);
     errors_col(&cl, s, algo, c->proto, MIB, true, &mean_oop, &w_oop);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "sim/sim_int.h"
 
 /* Sums of thousands of doubles in a different order: equal up to rounding. */
 #define SUMS 1e-9
@@ -561,6 +562,62 @@ static void test_zero3_persistent(void) {
     CHECK_NEAR_REL(ag->time_s, 0.272 + 0.034 + 0.002 + 34e-3 * 33.16 / 22.64, 1e-12);
 }
 
+
+/* The flex dispatcher inside one NVLink 5 domain (src/sim/segments.c
+ * flex_nvl5_call_s), by hand: the price of one call of the step's
+ * expert-parallel all_to_all (alone, before the engine shares links).
+ * Qwen3-30B-A3B (hidden 2048, 128 experts, top 8, every block MoE) on 8 GPUs,
+ * ep 8, micro-batch 1 x 4096 tokens, imbalance 1 (a force-balanced router):
+ * a rank's token bytes 4096 x 2048 x 2 = 16,777,216. Each rank holds 16
+ * experts; a token misses a given rank with probability (112 x 111 x ... x
+ * 105) / (128 x 127 x ... x 121) = 0.332580388, so a rank receives
+ * 16,777,216 x 8 x 0.667419612 = 89,579,543.9 bytes of rows per call.
+ * GB200 NVL72 (a 72-GPU domain: HybridEP's GB200 8-rank rates 550.10 /
+ * 538.44 GB/s): (89,579,543.9 / 550.10e9 + 89,579,543.9 / 538.44e9) / 2 =
+ * 164.605 us per call. DGX B200 (the B200 8-rank rates 535.94 / 530.86
+ * GB/s): 167.944 us. The alltoall dispatcher on GB200, and the flex one on
+ * DGX H100 (not NVLink 5), keep NCCL's all_to_all of the 8 x 16,777,216-byte
+ * copies: 7/8 of 134,217,728 bytes at NVLink's NCCL rate (721.8 GB/s on
+ * GB200) is >= 162.7 us; on H100 (360 GB/s) >= 326 us. */
+static void test_flex_dispatch_nvl5(void) {
+  struct pl_diag d, *dp = &d;
+  static const struct {
+    const char *cluster;
+    enum pl_moe_dispatch dispatch;
+    double call_s, tol; /* tol 0: at least call_s (NCCL's price) */
+  } c[] = {{"gb200-nvl72", PL_MOE_DEEPEP, 164.605e-6, 1e-5},
+           {"dgx-b200", PL_MOE_DEEPEP, 167.944e-6, 1e-5},
+           {"gb200-nvl72", PL_MOE_ALLTOALL, 162.7e-6, 0.0},
+           {"dgx-h100", PL_MOE_DEEPEP, 326e-6, 0.0}};
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+    pl_diag_clear(&d);
+    base(NULL, "qwen3-30b-a3b", 8);
+    CHECK_STATUS(pl_cluster_load(c[i].cluster, &run.cluster, &d), PL_OK, dp);
+    run.layout.ep = 8;
+    run.layout.dispatch = c[i].dispatch;
+    run.layout.shard = PL_SHARD_ZERO1;
+    run.layout.moe_imbalance = 1.0;
+    run.layout.recompute = PL_RECOMPUTE_FULL; /* fits 80 GB too; the call's price is the same */
+    CHECK_STATUS(pl_layout_resolve(&run.layout, &run.model, &run.cluster, &d), PL_OK, dp);
+    struct sim_step st;
+    CHECK_STATUS(sim_step_build(&st, &run, true, &d), PL_OK, dp);
+    int found = 0;
+    for (int k = 0; k < st.n_colls; k++) {
+      const struct sim_coll *a = &st.colls[k];
+      if (a->op != PL_COLL_ALL_TO_ALL || strcmp(a->group, "ep") != 0)
+        continue;
+      found++;
+      CHECK_NEAR_REL(a->bytes, 8.0 * 16777216.0, 1e-12);
+      if (c[i].tol > 0.0)
+        CHECK_NEAR_REL(a->time_s, c[i].call_s, c[i].tol);
+      else
+        CHECK(a->time_s >= c[i].call_s);
+    }
+    CHECK_EQ_INT(found, 1);
+    sim_step_free(&st);
+  }
+}
+
 int main(void) {
   test_out_of_memory();
   test_one_gpu_is_sum_of_ops();
@@ -575,5 +632,6 @@ int main(void) {
   test_zero3_persistent();
   test_zero3_grad_all_reduce();
   test_zero3_gather_sync();
+  test_flex_dispatch_nvl5();
   return check_finish();
 }

@@ -1,0 +1,68 @@
+/* nccl_version.c: the NCCL release a system runs (struct pl_cluster
+ * nccl_version, cluster-file key "nccl_version", --nccl-version) and the
+ * tuning-model values that differ between releases.
+ *
+ * A release's tables decide what NCCL picks, not what a call then costs: they
+ * are NCCL's tuner model (src/graph/tuning.cc ncclTopoTuneModel fills
+ * comm->bandwidths / latencies, which src/enqueue.cc topoGetAlgoInfo only
+ * ranks), and a table change with no kernel change (2.28.9's NVLSTree
+ * latency came with a proxy-ordering fix and a GIN fix, commit dbc86fd0)
+ * moves the choice alone. So the version's values enter the ranking view
+ * (net_ctx charge false) only; the charged time keeps the default tables,
+ * NCCL 2.28.3-2.28.7's, whose Blackwell and Hopper per-channel figures are
+ * NVIDIA's newest measured tuning data ("Update tuning data for H100,
+ * GB200-NV72", 2.28.3 release notes). Version 0 (not stated) ranks on the
+ * default tables too: nothing moves unless a version is given.
+ *
+ * Everything else in nccl_tables.c is the same in every release accepted
+ * here: baseLat, hwLat, llMaxBws, the Volta/Ampere/Hopper per-channel rows
+ * and treeCorrectionFactor are identical in src/graph/tuning.cc of tags
+ * v2.23.4-1 .. v2.29.7-1 but for the entries below (2.22.3 and older have
+ * other Tree/Simple latencies, 28 us, so they are not accepted).
+ *
+ * Values by release (tuning.cc; 2.28 moved the tables into
+ * ncclTunerConstantsDefaults):
+ * - hwLat[NET][NVLSTree][Simple]: 14 us up to 2.28.7, 20.9 us from 2.28.9
+ *   (tags v2.28.7-1 / v2.28.9-1; 2.29.2-2.29.7 keep 20.9).
+ * - Blackwell perChMaxTreeBws {2x38.7, 2x41.4, 2x36.0} and
+ *   perChMaxTreeLL128Bws {2x36.7, 2x36.7, 2x29.0} in 2.25.1-2.27.7 (the
+ *   Hopper rows doubled); {70.0, 42.8, 24.0} and {55.6, 31.67, 20.0} from
+ *   2.28.3.
+ * - Blackwell perChMaxRingLL128Bws {2x36.7 x3} up to 2.28.9, {34.5, 34.6,
+ *   34.5} from 2.29.2.
+ * - Blackwell perChMaxNVLSTreeBws {0, 96.0, 43.1} in 2.28.3-2.28.9, {0, 96.0,
+ *   43.8} from 2.29.2.
+ * Not carried (docs/collectives.md, "NCCL versions"): before 2.28.3 NCCL
+ * ranks NVLS_TREE without perChMaxNVLSTreeBws (heads x min(bwIntra,
+ * bwInter[/2]) x 5/6; tried: qoofyk VMware 12.3 -> 13.1 %, the choice then
+ * meets the charged NVLS_TREE network bound); the NVLS channels of Blackwell
+ * (src/transport/nvls.cc: 32 in 2.25.1-2.26, 24/32 in 2.27; tried: GB200 2
+ * racks 14.7 -> 24.8 %, the rack's NVLS rate has no source). */
+#include "net/net_int.h"
+
+#define V_2_28_3 22803
+#define V_2_28_9 22809
+#define V_2_29_0 22900
+
+double net_ver_hw_lat_us(int64_t version, enum net_hw hw, enum net_talgo a, enum pl_coll_proto p,
+                         double table_us) {
+  if (hw == NET_HW_NET && a == NET_T_NVLS_TREE && p == PL_PROTO_SIMPLE && version >= V_2_28_9)
+    return 20.9;
+  return table_us;
+}
+
+const double *net_ver_blackwell_row(int64_t version, enum net_cap cap) {
+  static const double tree_old[3] = {2 * 38.7, 2 * 41.4, 2 * 36.0};
+  static const double tree_ll128_old[3] = {2 * 36.7, 2 * 36.7, 2 * 29.0};
+  static const double ring_ll128_229[3] = {34.5, 34.6, 34.5};
+  static const double nvls_tree_229[3] = {0.0, 96.0, 43.8};
+  if (version == 0)
+    return NULL;
+  switch (cap) {
+  case NET_CAP_TREE: return version < V_2_28_3 ? tree_old : NULL;
+  case NET_CAP_TREE_LL128: return version < V_2_28_3 ? tree_ll128_old : NULL;
+  case NET_CAP_RING_LL128: return version >= V_2_29_0 ? ring_ll128_229 : NULL;
+  case NET_CAP_NVLS_TREE: return version >= V_2_29_0 ? nvls_tree_229 : NULL;
+  }
+  return NULL;
+}

@@ -1,0 +1,161 @@
+#define _POSIX_C_SOURCE 200809L /* getpid */
+/* test_nccl_version.c: the NCCL release as an input (src/net/nccl_version.c):
+ * parsing, the cluster-file key, and that a release's tables move NCCL's
+ * choice of algorithm and protocol but not the cost of a forced call.
+ * Expected figures derived by hand in the comments. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <plateau/plateau.h>
+
+#include "check.h"
+
+#define MIB 1048576.0
+#define GIB 1073741824.0
+
+static void parse(void) {
+  struct pl_diag d, *dp = &d;
+  int64_t v = -1;
+  pl_diag_clear(&d);
+  /* NCCL_VERSION_CODE: 2 x 10000 + 29 x 100 + 2 = 22902 */
+  CHECK_STATUS(pl_nccl_version_parse("2.29.2", &v, &d), PL_OK, dp);
+  CHECK_EQ_INT(v, 22902);
+  /* as NCCL_DEBUG=VERSION prints it, and as a git tag: 2 x 10000 + 26 x 100 + 2 */
+  CHECK_STATUS(pl_nccl_version_parse("2.26.2+cuda12.8", &v, &d), PL_OK, dp);
+  CHECK_EQ_INT(v, 22602);
+  CHECK_STATUS(pl_nccl_version_parse("2.28.9-1", &v, &d), PL_OK, dp);
+  CHECK_EQ_INT(v, 22809);
+  /* the ends of the accepted range: 2.23.0 = 22300, 2.29.99 = 22999 */
+  CHECK_STATUS(pl_nccl_version_parse("2.23.0", &v, &d), PL_OK, dp);
+  CHECK_EQ_INT(v, PL_NCCL_VERSION_MIN);
+  CHECK_STATUS(pl_nccl_version_parse("2.29.99", &v, &d), PL_OK, dp);
+  CHECK_EQ_INT(v, PL_NCCL_VERSION_MAX);
+  /* outside it: 2.22.3 has other Tree/Simple latencies (28 us), 2.30 is not read */
+  v = 7;
+  CHECK_EQ_INT(pl_nccl_version_parse("2.22.3", &v, &d), PL_ERR_RANGE);
+  CHECK(strstr(d.msg, "2.23 to 2.29") != NULL);
+  CHECK_EQ_INT(pl_nccl_version_parse("2.30.1", &v, &d), PL_ERR_RANGE);
+  CHECK_EQ_INT(v, 7); /* untouched on error */
+  const char *bad[] = {"", "2.29", "2.29.2.1", "2.29.x", "v2.29.2", "2.29.2 ", "2..2", "2.100.1",
+                       "2.29.100", "-2.29.2", "2.29.2x"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    CHECK_EQ_INT(pl_nccl_version_parse(bad[i], &v, &d), PL_ERR_PARSE);
+    CHECK(strstr(d.msg, "MAJOR.MINOR.PATCH") != NULL);
+  }
+  CHECK_EQ_INT(pl_nccl_version_parse(NULL, &v, &d), PL_ERR_PARSE);
+  char s[32];
+  pl_nccl_version_str(22902, s, sizeof s);
+  CHECK_STR(s, "2.29.2");
+  pl_nccl_version_str(0, s, sizeof s);
+  CHECK_STR(s, "");
+}
+
+/* dgx-h100.json with one more top-level key. */
+static enum pl_status h100_with(const char *key_value, struct pl_cluster *c, struct pl_diag *d) {
+  FILE *f = fopen(PL_SOURCE_DIR "/data/clusters/dgx-h100.json", "rb");
+  static char text[16384];
+  size_t n = f ? fread(text, 1, sizeof text - 256, f) : 0;
+  if (f)
+    fclose(f);
+  text[n] = '\0';
+  char *brace = strchr(text, '{');
+  if (brace == NULL)
+    return PL_ERR_PARSE;
+  char out[16640];
+  snprintf(out, sizeof out, "{%s,%s", key_value, brace + 1);
+  return pl_cluster_parse(out, strlen(out), "test cluster", c, d);
+}
+
+static void cluster_key(void) {
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  struct pl_cluster c;
+  CHECK_STATUS(h100_with("\"nccl_version\": \"2.29.2\"", &c, &d), PL_OK, dp);
+  CHECK_EQ_INT(c.nccl_version, 22902);
+  CHECK_STATUS(h100_with("\"nccl_version\": {\"value\": \"2.26.2\", \"source\": \"log\"}", &c, &d),
+               PL_OK, dp);
+  CHECK_EQ_INT(c.nccl_version, 22602);
+  CHECK_EQ_INT(h100_with("\"nccl_version\": \"2.18.1\"", &c, &d), PL_ERR_RANGE);
+  CHECK(strstr(d.msg, "nccl_version") != NULL && strstr(d.msg, "2.18.1") != NULL);
+  CHECK_EQ_INT(h100_with("\"nccl_version\": \"latest\"", &c, &d), PL_ERR_PARSE);
+  CHECK(strstr(d.msg, "nccl_version") != NULL);
+  CHECK_EQ_INT(h100_with("\"nccl_version\": 2.29", &c, &d), PL_ERR_PARSE);
+  /* a saved cluster (calibrate nccl writes them) keeps it: "2.29.2" back to 22902 */
+  CHECK_STATUS(h100_with("\"nccl_version\": \"2.29.2\"", &c, &d), PL_OK, dp);
+  char tmp[512];
+  const char *dir = getenv("TMPDIR");
+  snprintf(tmp, sizeof tmp, "%s/plateau-test-nccl-version-%ld.json", dir ? dir : "/tmp",
+           (long)getpid());
+  struct pl_cluster back;
+  CHECK_STATUS(pl_cluster_save(&c, tmp, "test", &d), PL_OK, dp);
+  CHECK_STATUS(pl_cluster_load(tmp, &back, &d), PL_OK, dp);
+  CHECK_EQ_INT(back.nccl_version, 22902);
+  remove(tmp);
+  /* a preset states none: the default tables */
+  CHECK_STATUS(pl_cluster_load("dgx-h100", &c, &d), PL_OK, dp);
+  CHECK_EQ_INT(c.nccl_version, 0);
+}
+
+/* The release moves the choice, not the charge. */
+static void ranks_only(void) {
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  struct pl_coll_cost c_def, c_ver, f_def, f_ver;
+  /* H100, 10 nodes x 2 ranks, 32 MiB all_reduce (the xxrjun g2 log's first size). NCCL
+   * 2.28.9+ ranks NVLS_TREE with hwLat[NET][NVLSTree] = 20.9 us, not 14: its latency grows
+   * by 2 log2i(10) x (20.9 - 14) = 2 x 3 x 6.9 = 41.4 us (nvls_tree.c), which hands the size
+   * to ring/LL128. The cost of a forced NVLS_TREE call stays the default tables'. */
+  struct pl_cluster h, h29;
+  CHECK_STATUS(pl_cluster_load("dgx-h100", &h, &d), PL_OK, dp);
+  h29 = h;
+  CHECK_STATUS(pl_nccl_version_parse("2.29.2", &h29.nccl_version, &d), PL_OK, dp);
+  struct pl_group g2 = {20, 2};
+  CHECK_EQ_INT(pl_coll_time(&h, PL_COLL_ALL_REDUCE, 32 * MIB, g2, PL_ALGO_AUTO, &c_def), PL_OK);
+  CHECK_EQ_INT(pl_coll_time(&h29, PL_COLL_ALL_REDUCE, 32 * MIB, g2, PL_ALGO_AUTO, &c_ver), PL_OK);
+  CHECK_EQ_INT(c_def.algo, PL_ALGO_NVLS_TREE);
+  CHECK_EQ_INT(c_ver.algo, PL_ALGO_RING);
+  CHECK_EQ_INT(c_ver.proto, PL_PROTO_LL128);
+  /* the chosen ring/LL128 is charged as a forced one */
+  CHECK_EQ_INT(pl_coll_time_proto(&h, PL_COLL_ALL_REDUCE, 32 * MIB, g2, PL_ALGO_RING,
+                                  PL_PROTO_LL128, &f_def), PL_OK);
+  CHECK_NEAR_REL(c_ver.time_s, f_def.time_s, 1e-12);
+  CHECK_EQ_INT(pl_coll_time_proto(&h, PL_COLL_ALL_REDUCE, 32 * MIB, g2, PL_ALGO_NVLS_TREE,
+                                  PL_PROTO_SIMPLE, &f_def), PL_OK);
+  CHECK_EQ_INT(pl_coll_time_proto(&h29, PL_COLL_ALL_REDUCE, 32 * MIB, g2, PL_ALGO_NVLS_TREE,
+                                  PL_PROTO_SIMPLE, &f_ver), PL_OK);
+  CHECK_NEAR_REL(f_ver.time_s, f_def.time_s, 1e-12);
+
+  /* GB200 NVL72, 20 racks x 72, NVLS off, GPU to NIC through the CPU (the CoreWeave 20-rack
+   * run, test_nccl_multinode.c run_envs), 8 GiB all_reduce. */
+  struct pl_cluster gb, gb26;
+  CHECK_STATUS(pl_cluster_load("gb200-nvl72", &gb, &d), PL_OK, dp);
+  gb.nvls = false;
+  snprintf(gb.gpu_nic_path, sizeof gb.gpu_nic_path, "phb");
+  gb26 = gb;
+  CHECK_STATUS(pl_nccl_version_parse("2.26.2", &gb26.nccl_version, &d), PL_OK, dp);
+  struct pl_group racks = {1440, 72};
+  CHECK_EQ_INT(pl_coll_time(&gb, PL_COLL_ALL_REDUCE, 8 * GIB, racks, PL_ALGO_AUTO, &c_def), PL_OK);
+  CHECK_EQ_INT(pl_coll_time(&gb26, PL_COLL_ALL_REDUCE, 8 * GIB, racks, PL_ALGO_AUTO, &c_ver), PL_OK);
+  /* 2.26.2's Blackwell perChMaxTreeBws on > 2 nodes is 2 x 36.0 = 72.0 GB/s a graph channel,
+   * three times 2.28's 24.0: the tree NCCL 2.28 caps below the ring at 8 GiB is NCCL 2.26.2's
+   * choice, and costs what a forced tree costs (48.9 ms against the ring's 69.8) */
+  CHECK_EQ_INT(c_def.algo, PL_ALGO_RING);
+  CHECK_EQ_INT(c_ver.algo, PL_ALGO_TREE);
+  CHECK_EQ_INT(c_ver.proto, PL_PROTO_SIMPLE);
+  CHECK_EQ_INT(pl_coll_time_proto(&gb, PL_COLL_ALL_REDUCE, 8 * GIB, racks, PL_ALGO_TREE,
+                                  PL_PROTO_SIMPLE, &f_def), PL_OK);
+  CHECK_EQ_INT(pl_coll_time_proto(&gb26, PL_COLL_ALL_REDUCE, 8 * GIB, racks, PL_ALGO_TREE,
+                                  PL_PROTO_SIMPLE, &f_ver), PL_OK);
+  CHECK_NEAR_REL(f_ver.time_s, f_def.time_s, 1e-12);
+  CHECK_NEAR_REL(c_ver.time_s, f_def.time_s, 1e-12);
+}
+
+int main(void) {
+  parse();
+  cluster_key();
+  ranks_only();
+  return check_finish();
+}
