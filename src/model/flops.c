@@ -103,19 +103,9 @@ static struct dims dims_of(const struct pl_model *m, const struct pl_layout *l) 
   return d;
 }
 
+/* The builders (op_build.c) under flops.c's names. */
 static void gemm(struct pl_op *op, const char *name, int64_t m, int64_t n, int64_t k) {
-  memset(op, 0, sizeof *op);
-  op->name = name;
-  op->kind = PL_OP_GEMM;
-  op->m = m;
-  op->n = n;
-  op->k = k;
-  op->count = 1;
-  op->share = 1.0;
-  op->fwd_flops = 2.0 * (double)m * (double)n * (double)k;
-  op->bwd_flops = 2.0 * op->fwd_flops;
-  op->fwd_bytes = BF16_BYTES * ((double)m * k + (double)k * n + (double)m * n);
-  op->bwd_bytes = 2.0 * op->fwd_bytes; /* dgrad and wgrad each touch three matrices */
+  model_op_gemm(op, name, m, n, k, 1);
 }
 
 /* count GEMMs of one shape in one launch (a grouped GEMM: TransformerEngine
@@ -123,36 +113,12 @@ static void gemm(struct pl_op *op, const char *name, int64_t m, int64_t n, int64
  * share of the blocks. */
 static void gemm_group(struct pl_op *op, const char *name, int64_t m, int64_t n, int64_t k,
                        int64_t count, double share) {
-  gemm(op, name, m, n, k);
-  op->count = count;
+  model_op_gemm(op, name, m, n, k, count);
   op->share = share;
-  op->fwd_flops *= (double)count;
-  op->bwd_flops *= (double)count;
-  op->fwd_bytes *= (double)count;
-  op->bwd_bytes *= (double)count;
 }
 
 static void elementwise(struct pl_op *op, const char *name, double elems, struct elem_cost c) {
-  memset(op, 0, sizeof *op);
-  op->name = name;
-  op->kind = PL_OP_MEMORY;
-  op->count = 1;
-  op->share = 1.0;
-  op->fwd_flops = c.fwd_flops * elems;
-  op->bwd_flops = c.bwd_flops * elems;
-  op->fwd_bytes = c.fwd_bytes * elems;
-  op->bwd_bytes = c.bwd_bytes * elems;
-}
-
-void model_op_gemm(struct pl_op *op, const char *name, int64_t m, int64_t n, int64_t k,
-                   int64_t count) {
-  gemm_group(op, name, m, n, k, count, 1.0);
-}
-
-void model_op_memory(struct pl_op *op, const char *name, double elems, double fwd_flops,
-                     double bwd_flops, double fwd_bytes, double bwd_bytes) {
-  struct elem_cost c = {fwd_flops, bwd_flops, fwd_bytes, bwd_bytes};
-  elementwise(op, name, elems, c);
+  model_op_memory(op, name, elems, c.fwd_flops, c.bwd_flops, c.fwd_bytes, c.bwd_bytes);
 }
 
 /* Attention core: per GPU heads/tp query heads, kv_heads/tp KV heads, s_q

@@ -61,10 +61,6 @@ int64_t pl_model_attention_layers(const struct pl_model *m) {
   return pl_model_is_hybrid(m) ? pl_model_kind_layers(m, '*') : m->layers;
 }
 
-int64_t pl_model_dense_mlp_layers(const struct pl_model *m) {
-  return pl_model_is_hybrid(m) ? pl_model_kind_layers(m, '-') : m->layers - pl_model_moe_layers(m);
-}
-
 static int64_t d_inner(const struct pl_model *m) { return m->mamba_heads * m->mamba_head_dim; }
 
 /* in_proj's output width: z, x (d_inner each), B, C (G N each), dt (H). */

@@ -43,7 +43,7 @@ enum pl_status model_from_hf(yajl_val root, const char *origin, struct pl_model 
 enum pl_status model_hf_moe(yajl_val root, const char *origin, const char *type,
                             struct pl_model *m, struct pl_diag *diag);
 
-/* Op builders of flops.c for the other model files: a GEMM of count
+/* Op builders (op_build.c) of flops.c and mamba.c: a GEMM of count
  * (m x k) @ (k x n) products, and a memory-bound op over elems elements with
  * per-element FLOPs and bytes (pl_op in flops.h). */
 struct pl_op;

@@ -83,6 +83,10 @@ int64_t pl_model_moe_layers(const struct pl_model *m) {
   return pl_model_moe_blocks_below(m, m->layers);
 }
 
+int64_t pl_model_dense_mlp_layers(const struct pl_model *m) {
+  return pl_model_is_hybrid(m) ? pl_model_kind_layers(m, '-') : m->layers - pl_model_moe_layers(m);
+}
+
 int64_t pl_model_attention_params(const struct pl_model *m) {
   return attention_params(m) + 2 * norm_params(m);
 }
