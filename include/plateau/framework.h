@@ -85,6 +85,8 @@ struct pl_framework {
                                           the step, gradients reduced after the last backward */
   enum pl_setting head_16bit;          /* the LM head GEMM stays 16-bit under FP8/MXFP8/NVFP4
                                           recipes (layout.head_16bit) */
+  enum pl_setting te_cross_entropy;    /* the loss is TE's fused cross-entropy: logits kept
+                                          16-bit, not as an fp32 copy (layout.te_cross_entropy) */
   enum pl_setting launch_blocking;     /* CUDA_LAUNCH_BLOCKING=1: host time per kernel adds to
                                           the GPU time (layout.launch_blocking) */
   enum pl_setting ep_comm_overlap;     /* MoE expert-parallel all-to-alls beside the compute of

@@ -299,7 +299,12 @@ struct pl_layout {
                               gathered FP8 weight is used without further casts (torchao
                               float8/fsdp_utils.py WeightWithDynamicFloat8CastTensor
                               fsdp_pre_all_gather; torchtitan enable_fsdp_float8_all_gather,
-                              default false; segments.c seg_fsdp, fp8_casts) */
+                              default false; segments.c seg_fsdp, fp8_casts). With a per-tensor
+                              Transformer Engine recipe (fp8, fp8-delayed, fp8-current) it is
+                              Megatron-Core's fp8_param_gather under Megatron FSDP: the GEMM
+                              weights are FP8 parameters, 1 B shards and gathers, cast from the
+                              master shard after the optimizer step (pl_layout_te_fp8_params;
+                              memory.c model_states) */
   bool launch_blocking;    /* input: CUDA_LAUNCH_BLOCKING=1 in the run's environment: every
                               kernel launch returns only when the kernel has finished, so the
                               host's per-kernel time (host_per_kernel_s) adds to a pass's GPU
@@ -318,6 +323,17 @@ struct pl_layout {
                               autocast does not quantize (megatron/core/models/gpt/gpt_model.py;
                               TE's TELMHeadColumnParallelLinear only with fp8_output_proj and the
                               MXFP8 recipe, default off); false: at the layout's dtype */
+  bool te_cross_entropy;   /* input: the loss is Transformer Engine's fused cross-entropy
+                              (Megatron-Core cross_entropy_loss_fusion with
+                              cross_entropy_fusion_impl 'te': language_module.py
+                              compute_language_model_loss -> te_parallel_cross_entropy): its
+                              Triton kernels read the 16-bit logits and write the gradient into
+                              them in place, and the autograd node saves that tensor (TE 2.x
+                              transformer_engine/pytorch/cross_entropy.py CrossEntropyFunction,
+                              triton/cross_entropy.py cross_entropy_forward), so the logits stay
+                              2 B; false: Megatron-Core's native paths, which upcast them to an
+                              fp32 copy and save it (tensor_parallel/cross_entropy.py
+                              calculate_logits_max .float()); memory.c activations */
   bool fsdp_pp_unsharded;  /* input: zero2/zero3 with pp > 1: a stage's parameters are gathered on
                               each chunk's first forward and kept unsharded for the whole step,
                               its gradients accumulated unsharded and reduce_scattered once, after
@@ -417,6 +433,15 @@ int64_t pl_layout_stage_layers(const struct pl_layout *l, int64_t layers, int64_
 bool pl_layout_uneven_stages(const struct pl_layout *l);
 /* Whether the GEMMs run torchao's fp8-tensorwise recipe (--dtype fp8-tensorwise). */
 bool pl_layout_fp8_tensorwise(const struct pl_layout *l);
+/* Whether layout.fp8_all_gather makes the blocks' GEMM weights Transformer
+ * Engine FP8 parameters (per-tensor FP8 recipes under zero2/zero3: Megatron
+ * FSDP with fp8_param_gather): their shards and gathered copies take 1 B. */
+bool pl_layout_te_fp8_params(const struct pl_layout *l);
+/* A dense block's GEMM weight elements on one GPU (QKV, projection, the MLP's
+ * up (and gate) and down, / tp) that layout.fp8_all_gather gathers at 1 B:
+ * with fp8-tensorwise or pl_layout_te_fp8_params under zero2/zero3; 0 where
+ * it does not apply (MoE and latent-attention blocks are not modelled). */
+double pl_layout_fp8_gathered_weights(const struct pl_model *m, const struct pl_layout *l);
 /* Bytes of one ddp/zero1 bucket whose elements take elem_bytes each (gradients
  * 4 or 2, gathered bf16 parameters 2): layout.bucket_bytes, 25 MiB when 0, or
  * with bucket_dp_scaled Megatron-Core's max(40e6, 1e6 * dp * cp) parameters

@@ -49,6 +49,9 @@ struct pl_model {
   bool glu_clamp;          /* the gated MLP clamps both halves of fc1's output before the
                               activation (GPT-OSS swiglu_limit; Megatron-Core
                               activation_func_clamp_value) */
+  bool rope_yarn;          /* RoPE with YaRN scaling whose attention factor is not 1 (GPT-OSS:
+                              factor 32, 0.1 ln 32 + 1 = 1.35): Megatron-Core applies it with
+                              its unfused kernels (flops.c ROPE_UNFUSED) */
   int64_t full_attn_layers;/* with sliding_window: blocks that still attend the whole
                               sequence (GPT-OSS alternates: half); 0 = every block windowed */
   /* Mixture of experts (docs/model.md "Mixture of experts"); experts = 0: dense */

@@ -44,6 +44,25 @@ static const struct elem_cost RMS_NORM = {4, 8, 2 * BF16_BYTES, 3 * BF16_BYTES};
 static const struct elem_cost LAYER_NORM = {7, 14, 2 * BF16_BYTES, 3 * BF16_BYTES};
 /* RoPE on q and k: x cos + rot(x) sin; bwd rotates back (same cost). */
 static const struct elem_cost ROPE = {3, 3, 2 * BF16_BYTES, 2 * BF16_BYTES};
+/* RoPE as Megatron-Core's unfused path runs it (model rope_yarn).
+ * apply_rotary_pos_emb (megatron/core/models/common/embeddings/rope_utils.py,
+ * core_v0.16.0) takes it whenever mscale != 1, "not supported by TE's fused
+ * RoPE", even with apply_rope_fusion; attention.py passes YaRN's concentration
+ * factor as mscale; Megatron-Bridge also turns apply_rope_fusion off for any
+ * position_embedding_type but "rope" (gpt_provider.py finalize ->
+ * utils/fusions.py validate_rope_fusion_compatibility, v0.2.2 .. v0.5.0).
+ * _apply_rotary_pos_emb_bshd, per element of q or k (bf16, rot_dim = head_dim
+ * so t_pass is empty): t * cos (reads 2, writes 2), _rotate_half's -x2 (1 + 1)
+ * and cat((-x2, x1)) (2 + 2), * sin (2 + 2), the add (4 + 2), the closing
+ * torch.cat((t, t_pass)) copy (2 + 2): 24 B, six kernels (and six on the
+ * [s, 1, 1, d] cos/sin table). Backward (PyTorch autograd,
+ * tools/autograd/derivatives.yaml): the two mul gradients grad * cos, grad *
+ * sin (4 + 4), neg (2), chunk's split_backward cat (4), the two gradients of
+ * t summed (6), slice_backward of t[..., :rot_dim] (zeros 2 + copy 4) and of
+ * the empty t_pass (zeros 2), their sum (6): 34 B, nine kernels. */
+static const struct elem_cost ROPE_UNFUSED = {3, 3, 12 * BF16_BYTES, 17 * BF16_BYTES};
+#define ROPE_UNFUSED_FWD_KERNELS 12
+#define ROPE_UNFUSED_BWD_KERNELS 9
 /* SwiGLU per output element: silu(g) * u reads g, u, writes y; bwd reads g, u, dy, writes dg, du.
  */
 static const struct elem_cost SWIGLU = {6, 12, 3 * BF16_BYTES, 5 * BF16_BYTES};
@@ -331,8 +350,15 @@ static int attention_ops(const struct pl_model *m, const struct pl_layout *l,
       ops[n].fwd_kernels = 2;
       ops[n++].bwd_kernels = 6;
     }
-    if (m->pos == PL_POS_ROTARY)
-      elementwise(&ops[n++], "rope", (double)d->tokens * (double)(q_w + kv_w), ROPE);
+    if (m->pos == PL_POS_ROTARY) {
+      elementwise(&ops[n], "rope", (double)d->tokens * (double)(q_w + kv_w),
+                  m->rope_yarn ? ROPE_UNFUSED : ROPE);
+      if (m->rope_yarn) {
+        ops[n].fwd_kernels = ROPE_UNFUSED_FWD_KERNELS;
+        ops[n].bwd_kernels = ROPE_UNFUSED_BWD_KERNELS;
+      }
+      n++;
+    }
   }
   bool split = m->full_attn_layers > 0 && d->s_k < d->seq;
   double full = split ? (double)m->full_attn_layers / (double)m->layers : 0.0;
@@ -400,8 +426,10 @@ static const struct elem_cost GLU_CLAMP = {2, 2, 8 * BF16_BYTES, 10 * BF16_BYTES
  * derivatives.yaml mul: grad * other, summed to the broadcast operand's size):
  * the add and the cat pass views; grad * p summed over the rows for b and
  * grad * b summed over the columns for p, each a 2 B write and two 2 B reads:
- * 12 B. */
-static const struct elem_cost EXPERT_BIAS = {2, 4, 6 * BF16_BYTES, 6 * BF16_BYTES};
+ * 12 B; the gradient of torch.split(out, tokens_per_expert) is
+ * split_with_sizes_backward, a torch.cat of the experts' gradient slices (one
+ * more read and write, 4 B): 16 B. */
+static const struct elem_cost EXPERT_BIAS = {2, 4, 6 * BF16_BYTES, 8 * BF16_BYTES};
 
 /* Routed copies one expert of the busiest ep rank computes in one
  * micro-batch. Each rank routes its tokens_n tokens (sequence parallel: the
@@ -480,7 +508,7 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   gemm_group(&ops[n++], "expert_fc2", rows, h, fe, local, share);
   if (m->mlp_bias) { /* per local expert: two products and their sums */
     elementwise(&ops[n], "expert_bias", (double)rows * (double)local * (double)h, EXPERT_BIAS);
-    ops[n++].bwd_kernels = 4 * (int)local;
+    ops[n++].bwd_kernels = 4 * (int)local + 1;
   }
   elementwise(&ops[n++], "unpermute", copies, UNPERMUTE);
   if (m->shared_ffn > 0) {

@@ -182,6 +182,8 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
     return read_setting(v, key, origin, &fw->zero3_debug_norm, diag);
   if (strcmp(key, "cudnn_2024") == 0)
     return read_setting(v, key, origin, &fw->cudnn_2024, diag);
+  if (strcmp(key, "te_cross_entropy") == 0)
+    return read_setting(v, key, origin, &fw->te_cross_entropy, diag);
   if (strcmp(key, "fsdp_pp_unsharded") == 0)
     return read_setting(v, key, origin, &fw->fsdp_pp_unsharded, diag);
   if (strcmp(key, "host_per_kernel") == 0)
@@ -342,6 +344,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->fp8_weight_cache, &l->fp8_weight_cache, false);
   put(fw->fsdp_pp_unsharded, &l->fsdp_pp_unsharded, false);
   put(fw->head_16bit, &l->head_16bit, false);
+  put(fw->te_cross_entropy, &l->te_cross_entropy, false);
   put(fw->launch_blocking, &l->launch_blocking, false);
   put(fw->ep_comm_overlap, &l->ep_comm_overlap, false);
   put(fw->zero3_grad_all_reduce, &l->zero3_grad_all_reduce, false);
@@ -393,6 +396,7 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->fp8_weight_cache = setting(l->fp8_weight_cache);
   out->fsdp_pp_unsharded = setting(l->fsdp_pp_unsharded);
   out->head_16bit = setting(l->head_16bit);
+  out->te_cross_entropy = setting(l->te_cross_entropy);
   out->launch_blocking = setting(l->launch_blocking);
   out->ep_comm_overlap = setting(l->ep_comm_overlap);
   out->zero3_grad_all_reduce = setting(l->zero3_grad_all_reduce);

@@ -282,6 +282,31 @@ static void default_seq(yajl_val root, struct pl_model *m) {
   }
 }
 
+/* YaRN RoPE with an attention factor other than 1 (model rope_yarn): the
+ * config's rope_scaling names rope_type (or type) "yarn" with factor > 1, and
+ * Megatron-Core's concentration factor is not 1: _yarn_get_concentration_factor
+ * (megatron/core/models/common/embeddings/yarn_rotary_pos_embedding.py,
+ * core_v0.16.0) is 0.1 ln(factor) + 1 unless both mscale and mscale_all_dim
+ * are given, then their two mscales' ratio, 1 when they are equal (DeepSeek-V3:
+ * 1.0 and 1.0). GPT-OSS: yarn, factor 32, neither given: 1.35. */
+static void yarn_scaling(yajl_val root, const char *origin, struct pl_model *m) {
+  yajl_val sc = base_json_get(root, "rope_scaling");
+  if (sc == NULL || !YAJL_IS_OBJECT(sc))
+    return;
+  char type[32] = "";
+  if (base_json_str(sc, "rope_type", false, origin, type, sizeof type, NULL) != PL_OK ||
+      type[0] == '\0')
+    base_json_str(sc, "type", false, origin, type, sizeof type, NULL);
+  double factor = 0, ms = -1, ms_all = -1;
+  if (strcmp(type, "yarn") != 0 ||
+      base_json_double(sc, "factor", false, origin, &factor, NULL) != PL_OK || !(factor > 1.0))
+    return;
+  bool both = base_json_get(sc, "mscale") != NULL && base_json_get(sc, "mscale_all_dim") != NULL &&
+              base_json_double(sc, "mscale", false, origin, &ms, NULL) == PL_OK &&
+              base_json_double(sc, "mscale_all_dim", false, origin, &ms_all, NULL) == PL_OK;
+  m->rope_yarn = !(both && ms == ms_all);
+}
+
 enum pl_status model_from_hf(yajl_val root, const char *origin, struct pl_model *out,
                              struct pl_diag *diag) {
   enum hf_family fam = HF_LLAMA;
@@ -305,5 +330,7 @@ enum pl_status model_from_hf(yajl_val root, const char *origin, struct pl_model 
     base_json_str(root, "_name_or_path", false, origin, out->name, sizeof out->name, NULL);
   if (st == PL_OK)
     default_seq(root, out);
+  if (st == PL_OK && out->pos == PL_POS_ROTARY)
+    yarn_scaling(root, origin, out);
   return st;
 }

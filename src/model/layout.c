@@ -345,6 +345,36 @@ bool pl_layout_fp8_tensorwise(const struct pl_layout *l) {
   return l->dtype == PL_DTYPE_FP8 && l->fp8_recipe == PL_FP8_RECIPE_TENSORWISE;
 }
 
+static bool fsdp_sharded(const struct pl_layout *l) {
+  return l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3;
+}
+
+/* Megatron-Core's fp8_param_gather under Megatron FSDP: TE modules built
+ * under fp8_model_init hold Float8Tensor weights, and
+ * megatron_fsdp/param_and_grad_buffer.py
+ * ParamAndGradBuffer._init_each_parameter_group_buffers (core_v0.15.0-
+ * core_v0.17.0) gives their groups a uint8 model_weight_buffer (shards and
+ * gathered buckets, 1 B per element, no 16-bit copy) and bf16 gradients; a
+ * transpose buffer is added only for MXFP8 (mixed_precision.py
+ * fp8_need_transpose_data), so MXFP8 and the block-scaled recipes are left
+ * out. Per-tensor recipes only: delayed, current scaling, the default. */
+bool pl_layout_te_fp8_params(const struct pl_layout *l) {
+  return l->fp8_all_gather && fsdp_sharded(l) && l->dtype == PL_DTYPE_FP8 &&
+         (l->fp8_recipe == PL_FP8_RECIPE_TENSOR || l->fp8_recipe == PL_FP8_RECIPE_DELAYED ||
+          l->fp8_recipe == PL_FP8_RECIPE_CURRENT);
+}
+
+double pl_layout_fp8_gathered_weights(const struct pl_model *m, const struct pl_layout *l) {
+  bool on = (l->fp8_all_gather && fsdp_sharded(l) && pl_layout_fp8_tensorwise(l)) ||
+            pl_layout_te_fp8_params(l);
+  if (!on || pl_model_is_moe(m) || m->kv_lora_rank > 0)
+    return 0;
+  double h = (double)m->hidden, q = (double)(m->heads * m->head_dim);
+  double kv = (double)(m->kv_heads * m->head_dim), f = (double)m->ffn_hidden;
+  double up = m->mlp == PL_MLP_SWIGLU ? 2.0 : 1.0;
+  return (h * (q + 2.0 * kv) + q * h + (up + 1.0) * h * f) / (double)(l->tp > 0 ? l->tp : 1);
+}
+
 double pl_layout_bucket_bytes(const struct pl_layout *l, double elem_bytes, double model_params) {
   if (l->bucket_dp_scaled && l->grad_reduce_after_backward && model_params > 0)
     return model_params * elem_bytes; /* bucket_size None: every gradient in one bucket */

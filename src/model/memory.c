@@ -16,7 +16,8 @@
  * blocks (Megatron's warm-up count; rank 0 gives Korthikanti Sec. 4.2.3's
  * p (1 + (p - 1)/(p v))); gpipe holds all m; pp = 1 holds one.
  * First stage adds the embedding dropout mask; last stage the final-norm and
- * LM-head inputs and the fp32 logits (Korthikanti Sec. 4.3). Full recompute
+ * LM-head inputs and the fp32 logits (Korthikanti Sec. 4.3), 16-bit ones
+ * under Transformer Engine's fused cross-entropy (layout.te_cross_entropy). Full recompute
  * adds the working set of one re-run block, selective the re-run scores, ops
  * (torchtitan per-op SAC) what its saved tensors lack of a whole block; a
  * micro-batch's head and its re-run block are freed and made in turn, so the
@@ -35,6 +36,9 @@
  * Both allowance numbers are assumptions, not measurements.
  * Under FP8/MXFP8/NVFP4 the GEMMs' saved inputs are Transformer Engine's
  * quantized copies (layer_act).
+ * Transformer Engine FP8 parameters (Megatron FSDP fp8_param_gather,
+ * pl_layout_te_fp8_params) keep the blocks' GEMM weights at 1 B, sharded
+ * and gathered.
  * Ignored: optimizer-step temporaries, activation-gradient buffers, fp8
  * weight copies. */
 #include <plateau/flops.h>
@@ -46,6 +50,9 @@
 #include "model/constants.h"
 
 #define FP32_LOGIT_BYTES 4.0 /* logits upcast for the loss (Korthikanti Sec. 4.3) */
+/* layout.te_cross_entropy: TE's fused cross-entropy keeps the 16-bit logits
+ * (its gradient written into them in place) instead of an fp32 copy */
+#define TE_XENT_LOGIT_BYTES 2.0
 #define FRAMEWORK_FIXED_BYTES (1024.0 * 1024.0 * 1024.0) /* assumption */
 #define FRAGMENTATION 0.05                               /* assumption */
 
@@ -80,9 +87,18 @@ static double scores_bytes_per_token(const struct pl_model *m, const struct pl_l
  * the dense MLP's inputs (mlp * f per token, / tp), the router's fp32
  * probabilities, and on the busiest rank, for each of its routed copies
  * (tokens / tp * top_k * imbalance, times etp gathered) the expert fc1 input
- * (2 h), the activation's and fc2's inputs (mlp * expert_ffn / etp); plus the
- * shared expert's inputs (mlp * shared_ffn / tp). Megatron-Core keeps these
- * for the grouped GEMMs' backward (GroupedMLP, TEGroupedMLP). */
+ * (e h: e the GEMM input bytes of layer_act), the activation's and fc2's
+ * inputs (mlp * expert_ffn / etp); plus the shared expert's inputs
+ * (mlp * shared_ffn / tp). Megatron-Core keeps these for the grouped GEMMs'
+ * backward (GroupedMLP, TEGroupedMLP). Under FP8, MXFP8 and NVFP4 TE's
+ * GroupedLinear saves the fc1 input as the quantized copy it made for the
+ * forward GEMM, column-wise data only (TE v2.10 module/grouped_linear.py
+ * _GroupedLinear.forward: inputmats = tex.split_quantize(...),
+ * update_usage(rowwise_usage=False, columnwise_usage=True), saved through
+ * prepare_for_saving), not the 16-bit tokens: Megatron-Core's TEGroupedMLP
+ * asks for the original input only when it offloads expert_fc1
+ * (transformer/moe/experts.py TEGroupedMLP.__init__, set_save_original_input,
+ * core_v0.16.0). */
 /* Per routed copy, the clamped GLU's concatenated copy of fc1's output (model
  * glu_clamp: weighted_bias_quick_geglu_impl's torch.cat, flops.c GLU_CLAMP),
  * which the fused activation saves for its backward while the clamps keep fc1's
@@ -92,13 +108,13 @@ static double glu_clamp_bytes(const struct pl_model *m, double etp) {
 }
 
 static double moe_act_delta(const struct pl_model *m, const struct pl_layout *l, double sb,
-                            double mlp) {
+                            double e, double mlp) {
   double t = (double)deg(l->tp), etp = (double)deg(l->etp), h = (double)m->hidden;
   double share = (double)pl_model_moe_layers(m) / (double)m->layers;
   double tok = sb / t;
   double copies = tok * (double)m->top_k * etp * pl_moe_imbalance(m, l);
   double moe = tok * 4.0 * (double)m->experts +
-               copies * (2.0 * h + mlp * (double)m->expert_ffn / etp + glu_clamp_bytes(m, etp)) +
+               copies * (e * h + mlp * (double)m->expert_ffn / etp + glu_clamp_bytes(m, etp)) +
                sb * mlp * (double)m->shared_ffn / t;
   double dense = sb * mlp * (double)m->ffn_hidden / t;
   return share * (moe - dense);
@@ -141,7 +157,7 @@ static double modules_freed(const struct pl_model *m, const struct pl_layout *l,
   double shared = sb * mlp * (double)m->shared_ffn / t;
   if (mods & PL_RCM_MOE)
     return freed + share * (tok * 4.0 * (double)m->experts +
-                            copies * (2.0 * h + mlp * (double)m->expert_ffn / etp +
+                            copies * (e * h + mlp * (double)m->expert_ffn / etp +
                                       glu_clamp_bytes(m, etp)) +
                             shared);
   if (mods & PL_RCM_MOE_ACT) /* and the clamped GLU's copy, inside the checkpoint */
@@ -196,7 +212,7 @@ static double layer_act(const struct pl_model *m, const struct pl_layout *l, enu
   double shard = 2.0 * (q + 2.0 * kv) + proj * q + mlp * f;
   double bytes = sb * (rep / rep_div + shard / t);
   if (pl_model_is_moe(m))
-    bytes += moe_act_delta(m, l, sb, mlp);
+    bytes += moe_act_delta(m, l, sb, e, mlp);
   bytes += sb * scores_bytes_per_token(m, l);
   if (r == PL_RECOMPUTE_SELECTIVE) {
     uint32_t mods = l->recompute_modules != 0 ? l->recompute_modules : (uint32_t)PL_RCM_CORE_ATTN;
@@ -393,6 +409,14 @@ static void model_states(const struct pl_model *m, const struct pl_layout *l, in
   s->params = dense + ex;
   s->params_b = PARAM_BYTES * (dense / (l->shard == PL_SHARD_ZERO3 ? n : 1.0) +
                                ex / (l->shard == PL_SHARD_ZERO3 ? ne : 1.0));
+  /* Transformer Engine FP8 parameters (pl_layout_te_fp8_params: Megatron
+   * FSDP's fp8_param_gather): the blocks' GEMM weights are kept as 1 B
+   * shards, with no 16-bit copy */
+  double fp8_w = pl_layout_fp8_gathered_weights(m, l), fp8_save = 0.0;
+  if (pl_layout_te_fp8_params(l)) {
+    fp8_save = PARAM_BYTES - pl_dtype_element_bytes(l->dtype);
+    s->params_b -= fp8_save * (double)s->layers * fp8_w / (l->shard == PL_SHARD_ZERO3 ? n : 1.0);
+  }
   /* ddp/zero1 with layout.grad_reduce_bf16: the gradient buffer is bf16
    * (Megatron-Core param_and_grad_buffer.py: grad dtype = fp32 only with
    * grad_reduce_in_fp32, else the parameters' dtype) */
@@ -440,7 +464,10 @@ static void model_states(const struct pl_model *m, const struct pl_layout *l, in
   else if (l->shard == PL_SHARD_ZERO3 && deepspeed_module_fetch(m, l))
     s->unsharded_b = PARAM_BYTES * deepspeed_working_elems(m, l, i);
   else if (l->shard == PL_SHARD_ZERO3)
-    s->unsharded_b = 2.0 * PARAM_BYTES * unit + GRAD_BYTES * unit;
+    /* the gathered block units at 1 B for TE FP8 parameters (fp8_save);
+     * an embedding or LM-head unit stays 16-bit */
+    s->unsharded_b = 2.0 * (PARAM_BYTES * unit - (unit > edge ? fp8_save * fp8_w : 0.0)) +
+                     GRAD_BYTES * unit;
   else if (l->shard == PL_SHARD_ZERO2)
     s->unsharded_b = GRAD_BYTES * unit;
   else
@@ -511,7 +538,8 @@ static void activations(const struct pl_model *m, const struct pl_layout *l, int
   double head1_b = 0.0, held = 1.0, rerun_b = 0.0; /* one micro-batch's head; the re-run block */
   if (i == pp - 1) {
     held = l->schedule == PL_SCHEDULE_GPIPE && pp > 1 ? (double)deg(l->micro_batches) : 1.0;
-    s->logits = held * FP32_LOGIT_BYTES * sb * (double)((m->vocab + tp - 1) / tp);
+    double logit_b = l->te_cross_entropy ? TE_XENT_LOGIT_BYTES : FP32_LOGIT_BYTES;
+    s->logits = held * logit_b * sb * (double)((m->vocab + tp - 1) / tp);
     head1_b = 2.0 * (2.0 * sb * h / rep_div) + s->logits / held; /* final norm, LM head inputs */
   }
   if (l->recompute != PL_RECOMPUTE_NONE) { /* the block being re-run */

@@ -12,7 +12,7 @@
  * false, struct pl_model): experts, top_k, expert_ffn, shared_ffn,
  * moe_first_dense, moe_step, router_bias, shared_gate, q_lora_rank,
  * kv_lora_rank, qk_rope_dim, v_head_dim, mtp_layers, full_attn_layers,
- * qk_norm, attn_sinks, glu_clamp, published_active_params. Unknown keys are ignored so
+ * qk_norm, attn_sinks, glu_clamp, rope_yarn, published_active_params. Unknown keys are ignored so
  * files can carry notes. */
 #include <plateau/alloc.h>
 #include <plateau/data.h>
@@ -97,6 +97,8 @@ static enum pl_status plateau_flags(yajl_val root, const char *origin, struct pl
     st = base_json_bool(root, "attn_sinks", false, origin, &m->attn_sinks, diag);
   if (st == PL_OK)
     st = base_json_bool(root, "glu_clamp", false, origin, &m->glu_clamp, diag);
+  if (st == PL_OK)
+    st = base_json_bool(root, "rope_yarn", false, origin, &m->rope_yarn, diag);
   return st;
 }
 

@@ -244,6 +244,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   char ver[32]; /* added after those: the NCCL release (--nccl-version), empty when not stated */
   pl_nccl_version_str(p->run.cluster.nccl_version, ver, sizeof ver);
   col_str(c, "hardware.nccl_version", ver[0] != '\0' ? ver : NULL);
+  /* added after those: Transformer Engine's fused cross-entropy (layout.h) */
+  col_str(c, "framework.te_cross_entropy", pl_setting_name(fw.te_cross_entropy));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

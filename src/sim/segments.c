@@ -696,25 +696,13 @@ static enum pl_status zero3_list_calls(struct sim_step *st, enum sim_seg_kind ki
  * whose fsdp_pre_all_gather casts the local shard to FP8, so FSDP2 gathers
  * 1 B per element and the forward and backward take the gathered FP8 weight
  * as already cast (torchao/float8/fsdp_utils.py; float8_linear.py
- * tensor_already_casted_to_fp8). True only for the blocks' GEMM weights of
- * a dense model with standard attention; for MoE experts and MLA blocks the
- * behaviour changes nothing (not modelled). */
-static bool fp8_gather_on(const struct pl_layout *l) {
-  return l->fp8_all_gather && pl_layout_fp8_tensorwise(l) &&
-         (l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3);
-}
-
-/* A dense block's GEMM weight elements on one GPU (QKV, proj, the MLP's up
- * (and gate) and down), 0 where fp8_gather_on does not apply. */
+ * tensor_already_casted_to_fp8); with Transformer Engine's per-tensor FP8
+ * recipes, Megatron FSDP's fp8_param_gather gathers the uint8 data of FP8
+ * parameters (pl_layout_te_fp8_params). True only for the blocks' GEMM
+ * weights of a dense model with standard attention; for MoE experts and MLA
+ * blocks the behaviour changes nothing (not modelled). */
 static double fp8_gathered_weights(const struct pl_run *run) {
-  const struct pl_model *m = &run->model;
-  const struct pl_layout *l = &run->layout;
-  if (!fp8_gather_on(l) || pl_model_is_moe(m) || m->kv_lora_rank > 0)
-    return 0;
-  double h = (double)m->hidden, q = (double)(m->heads * m->head_dim);
-  double kv = (double)(m->kv_heads * m->head_dim), f = (double)m->ffn_hidden;
-  double up = m->mlp == PL_MLP_SWIGLU ? 2.0 : 1.0;
-  return (h * (q + 2.0 * kv) + q * h + (up + 1.0) * h * f) / (double)(l->tp > 0 ? l->tp : 1);
+  return pl_layout_fp8_gathered_weights(&run->model, &run->layout);
 }
 
 /* Bytes per gradient element an FSDP unit's reduce_scatter (and HSDP's
@@ -950,6 +938,14 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
                  (l->fp8_recipe != PL_FP8_RECIPE_TENSOR || l->fp8_weight_cache)) ||
                 (block_scaled && l->fp8_weight_cache);
   double weight_share = cached && l->micro_batches > 0 ? 1.0 / (double)l->micro_batches : 1.0;
+  /* TE FP8 parameters (pl_layout_te_fp8_params): the forward takes the
+   * gathered FP8 weight as it is; the cast happens once per step on the
+   * local shard only, when the optimizer writes the fp32 master shard back
+   * (megatron_fsdp/mixed_precision.py -> TE tensor/utils.py
+   * cast_master_weights_to_fp8, core_v0.16.0): 1 / shard_group of it. The
+   * transpose Hopper's FP8 GEMMs need for dgrad is not modelled. */
+  if (pl_layout_te_fp8_params(l) && fp8_gathered_weights(run) > 0)
+    weight_share /= (double)(l->shard_group > 0 ? l->shard_group : 1);
   /* NVFP4 too: its second-level scale is per tensor (global amax / (6 x
    * 448)), so TE's NVFP4Quantizer::quantize_impl (transformer_engine/pytorch/
    * csrc/quantizer.cpp, TE 2.8+) reads the input once for the amax
@@ -976,7 +972,7 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
    * flag. Not modelled: the layout copies torch._scaled_mm may need. */
   bool tensorwise = pl_layout_fp8_tensorwise(l);
   const double tw_cast = 2.0 + 2.0 + pl_dtype_element_bytes(l->dtype);
-  /* with layout.fp8_all_gather (fp8_gather_on) the weight is cast once per
+  /* with layout.fp8_all_gather (fp8_gathered_weights) the weight is cast once per
    * gather, on the local shard (1/shard_group of it), and not in backward */
   bool gathered_fp8 = tensorwise && fp8_gathered_weights(run) > 0;
   double w_fwd = gathered_fp8 ? 1.0 / (double)(l->shard_group > 0 ? l->shard_group : 1) : 1.0;

@@ -211,9 +211,11 @@ static const struct hw_map {
     {{"h100", NULL}, "h100", "dgx-h100", NULL},
     /* Blackwell racks and Blackwell Ultra before "b200" ("gb200" contains it):
      * Megatron-Bridge's "DGX-GB200", "DGX-GB300", "DGX-B300"; the Megatron MoE
-     * model zoo's "GB200 (readme: NVLink domain size 72 ...)" */
-    {{"gb200", NULL}, "gb200", "gb200-nvl72", NULL},
+     * model zoo's "GB200 (readme: NVLink domain size 72 ...)". "gb300" first:
+     * the zoo's GB300 rows name the launcher's GB200_CLUSTER=1 setting too
+     * ("GB300 (readme: ... sbatch_benchmarking.sh GB200_CLUSTER=1)") */
     {{"gb300", NULL}, "gb300", "gb300-nvl72", NULL},
+    {{"gb200", NULL}, "gb200", "gb200-nvl72", NULL},
     {{"b300", NULL}, "b300", "dgx-b300", NULL},
     /* MLPerf v4.1's preview "NVIDIA Blackwell GPU (B200-SXM-180GB)"; NeMo's "B200 (DGX-B200)" */
     {{"b200", NULL}, "b200", "dgx-b200", NULL},

@@ -711,6 +711,13 @@ static bool bridge_modes(const struct validate_in *in, struct pl_layout *l, stru
     return validate_skip(row, "recompute '%s' not understood", cell(in, "recompute"));
   l->recompute = PL_RECOMPUTE_NONE;
   validate_note(row, "no recompute (not stated)");
+  /* Every release's performance scripts set cross_entropy_fusion_impl "te"
+   * (r0.1.0 scripts/performance/configs/<model>/<model>_llm_pretrain.yaml for 25.09;
+   * v0.2.0-v0.2.2 utils/helpers.py, v0.3.0-v0.6.0 and HEAD 067f987df0
+   * utils/overrides.py _set_common_perf_overrides) on top of the providers'
+   * cross_entropy_loss_fusion=True (gpt_provider.py) */
+  l->te_cross_entropy = true;
+  validate_note(row, "TE fused cross-entropy (the performance scripts' cross_entropy_fusion_impl te)");
   return true;
 }
 
@@ -1065,6 +1072,20 @@ static void bridge_fp8_recipe(const struct validate_in *in, struct pl_layout *l,
                      "no delayed scaling)");
 }
 
+/* FP8 parameters of the Megatron FSDP rows under FP8 current scaling
+ * (layout.fp8_all_gather, pl_layout_te_fp8_params): every release's fp8_cs
+ * recipe, mixed_precision.py bf16_with_fp8_current_scaling_mixed (r0.1.0,
+ * v0.2.0, v0.3.1, v0.4.0, v0.4.2), sets fp8_param_gather = True, and the
+ * performance scripts leave it on (only Kimi-K2's MXFP8 config turns it off).
+ * Run after bridge_fp8_recipe. */
+static void bridge_fp8_params(struct pl_layout *l, struct pl_vrow *row) {
+  if (l->shard != PL_SHARD_ZERO3 || l->dtype != PL_DTYPE_FP8 ||
+      l->fp8_recipe != PL_FP8_RECIPE_CURRENT)
+    return;
+  l->fp8_all_gather = true;
+  validate_note(row, "FP8 parameters, gathered at 1 B (the fp8_cs recipe's fp8_param_gather)");
+}
+
 /* Activation CPU offloading (layout.act_offload_layers) of the Llama 3 70B
  * rows trained with Megatron FSDP. The rows do not state it; each section
  * was read in the release of its month (25.11: v0.2.0-v0.2.2
@@ -1120,6 +1141,7 @@ static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, str
   if (!bridge_flagged(in, row))
     return false;
   bridge_fp8_recipe(in, l, row);
+  bridge_fp8_params(l, row);
   const char *task = cell(in, "Task");
   if (strcmp(task, "pretrain") != 0)
     return validate_skip(row, "task '%s' is not pre-training (SFT and LoRA are not modelled)", task);
@@ -1233,6 +1255,11 @@ static bool zoo_modes(const struct validate_in *in, struct pl_layout *l, struct 
     l->shard = PL_SHARD_ZERO1;
     validate_note(row, "distributed optimizer (config)");
   }
+  /* model_configs/benchmarking/Qwen3-235B-A22B.yaml (from 274316a of
+   * 2025-08-20 to e8650517) and Qwen3-Next-80B-A3B.yaml (e8650517):
+   * --cross-entropy-loss-fusion true, --cross-entropy-fusion-impl te */
+  l->te_cross_entropy = true;
+  validate_note(row, "TE fused cross-entropy (config)");
   /* The recompute column names Megatron-Core --recompute-modules (selective
    * granularity; layout.recompute_modules): "norm, act" (the readme's
    * shorthand for layernorm and moe_act), "selective (layernorm moe)",

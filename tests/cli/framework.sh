@@ -361,8 +361,10 @@ expect_fail 1 "^plateau: --launch-blocking: unknown value '' \(expected on\|off\
 
 # --fp8-all-gather (torchtitan enable_fsdp_float8_all_gather with torchao's tensorwise FP8): under
 # zero3 the blocks' GEMM weights are gathered at 1 B instead of 2 and cast once on the shard, so
-# the step and the dp all_gather bytes shrink; torchtitan's preset leaves it off; with bf16 or a
-# Transformer Engine recipe, or under zero1, it changes nothing.
+# the step and the dp all_gather bytes shrink; torchtitan's preset leaves it off; with bf16 or
+# a block-scaled recipe (fp8-blockwise, MXFP8), or under zero1, it changes nothing. With a per-tensor Transformer Engine recipe
+# (fp8-current) it is Megatron FSDP's fp8_param_gather since session 10 (uint8 parameter buffers,
+# megatron_fsdp/param_and_grad_buffer.py): gathers and parameter shards shrink too (below).
 f8="--model llama3-8b --gpus 64 --gbs 512 --framework torchtitan --dtype fp8-tensorwise"
 agb() { python3 -c "import json,sys; print(sum(c['bytes'] * c['count'] for c in json.load(open(sys.argv[1]))['collectives'] if c['op'] == 'all_gather' and c['group'] == 'dp'))" "$1"; }
 expect_ok predict $f8 --format json
@@ -376,12 +378,24 @@ check "fp8-all-gather: fewer dp all_gather bytes (over 35% fewer: GEMM weights d
   python3 -c "import sys; a, b = float('$(agb "$TMP/f8off.json")'), float('$(agb "$TMP/f8on.json")'); sys.exit(not b < 0.65 * a)"
 expect_ok predict $f8 --fp8-all-gather on --format csv
 check "fp8-all-gather: csv column" [ "$(col "$TMP/out" framework.fp8_all_gather)" = on ]
-for d in bf16 fp8-current; do
+for d in bf16 fp8-blockwise; do
   expect_ok predict --model llama3-8b --gpus 64 --gbs 512 --framework torchtitan --dtype $d --format json
   cp "$TMP/out" "$TMP/f8a.json"
   expect_ok predict --model llama3-8b --gpus 64 --gbs 512 --framework torchtitan --dtype $d --fp8-all-gather on --format json
   check "fp8-all-gather with $d: step unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/f8a.json" step_time_s)" ]
 done
+# fp8-current under zero3 (TE FP8 parameters): Llama 3 8B, 32 blocks of 4096 (4096 + 2 x 1024) +
+# 4096^2 + 3 x 4096 x 14336 = 218,103,808 GEMM weights, shards over 64 GPUs at 1 B instead of 2:
+# 32 x 218,103,808 / 64 = 109,051,904 B fewer parameter bytes; fewer dp all_gather bytes.
+te8="--model llama3-8b --gpus 64 --gbs 512 --framework torchtitan --dtype fp8-current --format json"
+expect_ok predict $te8
+cp "$TMP/out" "$TMP/te8off.json"
+expect_ok predict $te8 --fp8-all-gather on
+check "fp8-all-gather with fp8-current: parameter shards 109,051,904 B smaller" awk \
+  -v a="$(json_num "$TMP/te8off.json" params_bytes)" -v b="$(json_num "$TMP/out" params_bytes)" \
+  'BEGIN { exit !(a - b == 109051904) }'
+check "fp8-all-gather with fp8-current: fewer dp all_gather bytes" \
+  python3 -c "import sys; sys.exit(not float('$(agb "$TMP/out")') < 0.65 * float('$(agb "$TMP/te8off.json")'))"
 expect_ok predict $f8 --shard zero1 --format json
 cp "$TMP/out" "$TMP/f8a.json"
 expect_ok predict $f8 --shard zero1 --fp8-all-gather on --format json
@@ -585,6 +599,22 @@ check "shard grads: bf16 with it" [ "$(json_num "$TMP/out" grads_bytes)" = 16846
 check "shard grads: on in JSON" [ "$(json_raw "$TMP/out" shard_grads_reduce_dtype)" = true ]
 check "shard grads: step unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/sg0.json" step_time_s)" ]
 expect_fail 1 "^plateau: --shard-grads-reduce-dtype: unknown value 'yes' \(expected on\|off\)" -- predict --shard-grads-reduce-dtype yes
+
+# --te-cross-entropy: TE's fused cross-entropy keeps the bf16 logits (Megatron-Core
+# cross_entropy_fusion_impl te), not an fp32 copy. Llama 2 7B, 1 GPU, mbs 1, seq 4096,
+# vocab 32000: logits 4 x 4096 x 32000 = 524,288,000 B without, 262,144,000 B with it,
+# so the activations drop by 262,144,000 B; the step does not move.
+expect_ok predict --model llama2-7b --format json
+cp "$TMP/out" "$TMP/xe0.json"
+check "te xent: off in JSON" [ "$(json_raw "$TMP/out" te_cross_entropy)" = false ]
+expect_ok predict --model llama2-7b --te-cross-entropy on --format json
+check "te xent: activations 262,144,000 B lower" awk -v a="$(json_num "$TMP/xe0.json" activations_bytes)" \
+  -v b="$(json_num "$TMP/out" activations_bytes)" 'BEGIN { exit !(a - b == 262144000) }'
+check "te xent: on in JSON" [ "$(json_raw "$TMP/out" te_cross_entropy)" = true ]
+check "te xent: step unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/xe0.json" step_time_s)" ]
+expect_ok predict --model llama2-7b --te-cross-entropy on --format csv
+check "te xent: csv column on" [ "$(col "$TMP/out" framework.te_cross_entropy)" = on ]
+expect_fail 1 "^plateau: --te-cross-entropy: unknown value 'yes' \(expected on\|off\)" -- predict --te-cross-entropy yes
 
 # vTrain's rows run on the source's own cluster, vtrain-a100 (4 x 200 Gb/s per
 # node, vTrain src/config.py inter_node_bandwidth 800 Gbps; docs/hardware.md);

@@ -1,6 +1,7 @@
 /* test_flops.c: per-GPU ops and per-step FLOP totals against hand
  * derivations, Megatron eq. 3 and the PaLM formula. */
 #include <plateau/flops.h>
+#include <plateau/sim.h>
 
 #include <string.h>
 
@@ -380,8 +381,9 @@ static void test_korthikanti_mfu(void) {
  * the clamped GLU and the weighted fc2 bias each cover 128 * 128 * 2880 =
  * 47,185,920 elements (expert_ffn = hidden = 2880): the clamps and the cat 16 B
  * forward and 20 B backward per element, the per-expert bias (bf16
- * probabilities) 12 B and 12 B (flops.c GLU_CLAMP, EXPERT_BIAS); the bias's
- * backward launches 4 x 128 kernels. Neither moves the FLOPs; moe_act re-runs the clamp (it is inside
+ * probabilities) 12 B and 16 B (flops.c GLU_CLAMP, EXPERT_BIAS: the backward's
+ * 12 B of products and sums plus split_with_sizes_backward's 4 B cat); the
+ * bias's backward launches 4 x 128 + 1 kernels. Neither moves the FLOPs; moe_act re-runs the clamp (it is inside
  * Megatron-Core's checkpointed bias_act_func), moe re-runs both. DeepSeek-V3 has
  * neither. */
 static void test_gpt_oss_experts(void) {
@@ -398,8 +400,8 @@ static void test_gpt_oss_experts(void) {
   CHECK_NEAR_REL(clamp->bwd_bytes, 20.0 * elems, 1e-12);
   CHECK_EQ_INT(clamp->bwd_kernels, 3);
   CHECK_NEAR_REL(bias->fwd_bytes, 12.0 * elems, 1e-12);
-  CHECK_NEAR_REL(bias->bwd_bytes, 12.0 * elems, 1e-12);
-  CHECK_EQ_INT(bias->bwd_kernels, 512);
+  CHECK_NEAR_REL(bias->bwd_bytes, 16.0 * elems, 1e-12);
+  CHECK_EQ_INT(bias->bwd_kernels, 513);
   CHECK(clamp->kind == PL_OP_MEMORY && bias->kind == PL_OP_MEMORY);
   /* the clamp sits between fc1 and the activation, the bias right after fc2 */
   CHECK(clamp + 1 == find(ops, n, "expert_act"));
@@ -417,6 +419,39 @@ static void test_gpt_oss_experts(void) {
   struct pl_layout ld = layout(&ds, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
   n = pl_layer_ops(&ds, &ld, ops);
   CHECK(find(ops, n, "expert_clamp") == NULL && find(ops, n, "expert_bias") == NULL);
+}
+
+/* YaRN RoPE (model rope_yarn, GPT-OSS) runs Megatron-Core's unfused path
+ * (flops.c ROPE_UNFUSED): on one GPU at seq 4096 the rope op covers q and k,
+ * 4096 * (64 * 64 + 8 * 64) = 4096 * 4608 = 18,874,368 elements, 24 B forward
+ * (452,984,832 B) in 12 kernels and 34 B backward (641,728,512 B) in 9; the
+ * fused op (same model with rope_yarn off) 4 B each way, one kernel. FLOPs
+ * unchanged (3 per element each way). */
+static void test_rope_yarn(void) {
+  struct pl_model m = model("gpt-oss-120b");
+  struct pl_layout l = layout(&m, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  CHECK(m.rope_yarn);
+  int n = pl_layer_ops(&m, &l, ops);
+  const struct pl_op *r = find(ops, n, "rope");
+  CHECK(r != NULL);
+  if (r == NULL)
+    return;
+  CHECK_NEAR_REL(r->fwd_bytes, 452984832.0, 1e-12);
+  CHECK_NEAR_REL(r->bwd_bytes, 641728512.0, 1e-12);
+  CHECK_NEAR_REL(r->fwd_flops, 3.0 * 18874368.0, 1e-12);
+  CHECK_EQ_INT(pl_op_kernels(r, PL_PASS_FWD), 12);
+  CHECK_EQ_INT(pl_op_kernels(r, PL_PASS_BWD), 9);
+  m.rope_yarn = false;
+  n = pl_layer_ops(&m, &l, ops);
+  r = find(ops, n, "rope");
+  CHECK(r != NULL);
+  if (r == NULL)
+    return;
+  CHECK_NEAR_REL(r->fwd_bytes, 4.0 * 18874368.0, 1e-12);
+  CHECK_NEAR_REL(r->bwd_bytes, 4.0 * 18874368.0, 1e-12);
+  CHECK_EQ_INT(pl_op_kernels(r, PL_PASS_FWD), 1);
+  CHECK_EQ_INT(pl_op_kernels(r, PL_PASS_BWD), 1);
 }
 
 /* Qwen3's Q/K RMSNorm (Megatron-Core q_layernorm, k_layernorm) between the
@@ -448,6 +483,7 @@ static void test_qk_norm(void) {
 
 int main(void) {
   test_llama2_step();
+  test_rope_yarn();
   test_eq3();
   test_sharding_sums();
   test_shapes();

@@ -561,6 +561,89 @@ static void test_recompute_modules(void) {
   CHECK_NEAR_REL(mem.layer_act_bytes, moe, 1e-15);
 }
 
+/* Transformer Engine's fused cross-entropy (layout.te_cross_entropy) keeps the
+ * bf16 logits, its gradient written into them in place, instead of Megatron-
+ * Core's native fp32 copy. Llama-2 7B (vocab 32000), pp 4, mbs 1, seq 4096:
+ * the last stage's logits are 4 x 4096 x 32000 = 524,288,000 B without it and
+ * 2 x 4096 x 32000 = 262,144,000 B with it; its activations drop by that
+ * 262,144,000 B (no recompute: the head is held beside the blocks); the first
+ * stage, which has no head, does not move. */
+static void test_te_cross_entropy(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_gpu g = gpu80();
+  struct pl_layout l =
+      layout(&m, (struct spec){.gpus = 4, .pp = 4, .gbs = 8, .shard = PL_SHARD_ZERO1});
+  struct pl_memory last0, last1, first0, first1;
+  pl_memory_stage(&m, &l, &g, 3, &last0);
+  pl_memory_stage(&m, &l, &g, 0, &first0);
+  l.te_cross_entropy = true;
+  pl_memory_stage(&m, &l, &g, 3, &last1);
+  pl_memory_stage(&m, &l, &g, 0, &first1);
+  CHECK_NEAR_REL(last0.logits_bytes, 524288000.0, 1e-15);
+  CHECK_NEAR_REL(last1.logits_bytes, 262144000.0, 1e-15);
+  CHECK_NEAR_REL(last0.activations_bytes - last1.activations_bytes, 262144000.0, 1e-12);
+  CHECK_NEAR_REL(first1.activations_bytes, first0.activations_bytes, 0);
+}
+
+/* Transformer Engine FP8 parameters under Megatron FSDP (layout.fp8_all_gather
+ * with a per-tensor TE FP8 recipe, pl_layout_te_fp8_params). Llama-2 7B on 16
+ * GPUs, pp 2, zero3 over dp 8, fp8 current scaling. A block's GEMM weights:
+ * 4096 (3 x 4096) + 4096^2 + 3 x 4096 x 11008 = 202,375,168 (the block has
+ * 202,383,360 parameters with its two norms). Stage 0 holds 16 blocks and the
+ * token table (32000 x 4096 = 131,072,000 < a block, so the FSDP unit is a
+ * block). Shards: 1 B instead of 2 for 16 x 202,375,168 / 8 GEMM weights,
+ * 404,750,336 B less. Unsharded: 2 gathered units at 2 B + one unit's fp32
+ * gradients = 8 x 202,383,360 = 1,619,066,880 B without, and 2 x 202,375,168
+ * = 404,750,336 B less with (the gathered GEMM weights at 1 B): 1,214,316,544.
+ * MXFP8 (a transpose buffer in Megatron FSDP) and ddp are left as they were. */
+static void test_te_fp8_params(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_gpu g = gpu80();
+  struct pl_layout l =
+      layout(&m, (struct spec){.gpus = 16, .pp = 2, .gbs = 16, .shard = PL_SHARD_ZERO3});
+  l.dtype = PL_DTYPE_FP8;
+  l.fp8_recipe = PL_FP8_RECIPE_CURRENT;
+  struct pl_memory off, on;
+  pl_memory_stage(&m, &l, &g, 0, &off);
+  CHECK_NEAR_REL(off.unsharded_bytes, 1619066880.0, 1e-15);
+  l.fp8_all_gather = true;
+  CHECK(pl_layout_te_fp8_params(&l));
+  CHECK_NEAR_REL(pl_layout_fp8_gathered_weights(&m, &l), 202375168.0, 1e-15);
+  pl_memory_stage(&m, &l, &g, 0, &on);
+  CHECK_NEAR_REL(off.params_bytes - on.params_bytes, 404750336.0, 1e-12);
+  CHECK_NEAR_REL(on.unsharded_bytes, 1214316544.0, 1e-15);
+  CHECK_NEAR_REL(on.grads_bytes, off.grads_bytes, 0);
+  CHECK_NEAR_REL(on.optimizer_bytes, off.optimizer_bytes, 0);
+  l.dtype = PL_DTYPE_MXFP8;
+  CHECK(!pl_layout_te_fp8_params(&l));
+  l.dtype = PL_DTYPE_FP8;
+  l.shard = PL_SHARD_ZERO1;
+  CHECK(!pl_layout_te_fp8_params(&l));
+}
+
+/* TE GroupedLinear saves the experts' fc1 input as its quantized copy under
+ * FP8 (column-wise data, e bytes), not the bf16 tokens (memory.c
+ * moe_act_delta). Qwen3-30B-A3B (h 2048, 32 heads x 128 = q 4096, 4 KV heads,
+ * 128 experts top-8, expert ffn 768, every block MoE), tp 1, imbalance 1.
+ * Per token of one block, bf16 (e = 2) against fp8 (e = 1): the replicated
+ * part (4 + 2e) h drops 2h; the projection input 2 + e (bf16 output kept by
+ * the fused attention plus the FP8 copy) against e = 2 rises q; the dense MLP
+ * terms cancel (every block is MoE); each of the 8 routed copies drops its
+ * fc1 input (2 - 1) h and its fc2 input (2 - 1) x 768: 2h - q + 8 (h + 768) =
+ * 4096 - 4096 + 22528 = 22,528 B per token (6,144 B when the fc1 input was
+ * counted at 2 B in both). */
+static void test_moe_fc1_quantized(void) {
+  struct pl_model m = model("qwen3-30b-a3b");
+  struct pl_layout l = layout(&m, (struct spec){.gpus = 8, .gbs = 8, .shard = PL_SHARD_ZERO1});
+  l.moe_imbalance = 1.0;
+  double tokens = (double)l.mbs * 4096.0;
+  double bf16 = pl_memory_layer_activation_bytes(&m, &l);
+  l.dtype = PL_DTYPE_FP8;
+  l.fp8_recipe = PL_FP8_RECIPE_CURRENT;
+  double fp8 = pl_memory_layer_activation_bytes(&m, &l);
+  CHECK_NEAR_REL((bf16 - fp8) / tokens, 22528.0, 1e-12);
+}
+
 int main(void) {
   test_korthikanti_table2();
   test_account_embed_loss();
@@ -579,5 +662,8 @@ int main(void) {
   test_does_not_fit();
   test_fsdp_pp_unsharded();
   test_megatron_fsdp_grads();
+  test_te_cross_entropy();
+  test_te_fp8_params();
+  test_moe_fc1_quantized();
   return check_finish();
 }

@@ -425,6 +425,13 @@ static void test_gpt_oss(void) {
   /* swiglu_limit 7.0: the clamped GLU, in the preset and from the config */
   CHECK(m.glu_clamp && hf.glu_clamp);
   CHECK(!load("deepseek-v3").glu_clamp);
+  /* rope_scaling yarn, factor 32, no mscale: attention factor 1.35, unfused
+   * RoPE; DeepSeek-V3's yarn has mscale = mscale_all_dim = 1.0 (factor 1);
+   * Llama 2 has no rope_scaling */
+  CHECK(m.rope_yarn && hf.rope_yarn);
+  CHECK(!load_hf("DeepSeek-V3.json").rope_yarn);
+  CHECK(!load_hf("Llama-2-7b-hf.json").rope_yarn);
+  CHECK(!load("llama3-8b").rope_yarn);
 }
 
 /* Qwen1.5-MoE-A2.7B (qwen2_moe, shared expert with gate): attention 4 *

@@ -143,9 +143,10 @@ static const struct case_ cases[] = {
      * ncclTopoDupChannels, tuner.c group_net_channels; docs/collectives.md, "Session 7
      * (net7)") */
     /* with their NCCL 2.29.2 (nccl_versions, session 10): 2.29's NVLSTree network latency,
-     * 20.9 us, ranks NVLS_TREE out at 32 MiB: g4 tree/LL128 (+31.2 %, was NVLS_TREE +20.8 %),
-     * mean 4.4 -> 5.5 %, bound 7 -> 8 %; g2 ring/LL128 (+5.2 %, was -17.8 %), 5.4 -> 4.1 % */
-    {"h100_10node_40gpu_all_reduce_xxrjun-cluster01-g4.txt", "dgx-h100", "auto", -1, 0, 0, 0.08, 0, false},
+     * 20.9 us, ranks NVLS_TREE out at 32 MiB: g4 tree/LL128, g2 ring/LL128 (+5.2 %, was
+     * NVLS_TREE -17.8 %), g2 5.4 -> 4.1 %. g4 went 4.4 -> 5.5 % on c15a475 (tree/LL128 +31.2 %
+     * vs NVLS_TREE +20.8 %); with pol10's tree fill (34883f4) it is 4.4 % either way: bound 7 % */
+    {"h100_10node_40gpu_all_reduce_xxrjun-cluster01-g4.txt", "dgx-h100", "auto", -1, 0, 0, 0.07, 0, false},
     {"h100_10node_40gpu_all_gather_xxrjun-cluster01-g4.txt", "dgx-h100", "auto", -1, 0, 0, 0.07, 0, false},
     {"h100_10node_40gpu_reduce_scatter_xxrjun-cluster01-g4.txt", "dgx-h100", "auto", -1, 0, 0, 0.07, 0, false},
     {"h100_10node_20gpu_all_reduce_xxrjun-cluster01-g2.txt", "dgx-h100", "auto", -1, 0, 0, 0.07, 0, false},
@@ -166,7 +167,7 @@ static const struct case_ cases[] = {
     /* with its NCCL 2.26.2 (nccl_versions, session 10): 2.26.2's Blackwell tree table (72 GB/s
      * a graph channel on > 2 nodes, 24 from 2.28.3) keeps tree at 8 and 16 GiB in the ranking,
      * one algorithm throughout as the log's slope shows: 8 GiB -35.7 -> -8.1 %, 16 GiB +1.6 ->
-     * -9.6 %, mean 8.1 -> 4.9 % */
+     * -9.6 %, mean 8.1 -> 4.9 % (on main ee9b451, with pol10's tree fill: 9.0 -> 5.8 %) */
     {"gb200_360node_1440gpu_all_reduce_coreweave-readme-20racks.txt", "gb200-nvl72", "auto", -1, 1440, 20, 0.07, 0, false},
     /* ALCF Polaris, A100 40GB x4 on HPE Slingshot, NCCL 2.21.5 */
     {"a100_2node_8gpu_all_reduce_alcf-polaris-slingshot.txt", "alcf-polaris", "auto", -1, 0, 0, 0.98, 0, false},
