@@ -41,6 +41,10 @@ struct pl_gpu_efficiency {
                                     the burst MAMF is used as is */
   double gemm_tile_fixed_k;      /* per-tile cost outside the K loop (prologue, epilogue), in
                                     K elements of BF16 mainloop; 0 = not given (none) */
+  bool gemm_mamf_not_ceiling;    /* gemm.mamf_is_ceiling false: the MAMF figures are a fitted
+                                    anchor (calibrate compute), not the best rate of a shape
+                                    search, so no GEMM is capped at them; false (the default):
+                                    no GEMM runs faster than MAMF x sustained_fraction (MSMF) */
   char attn_kernel[32];          /* "FlashAttention-2", "FlashAttention-3" */
   double attn_fwd_fraction;      /* attention forward rate / peak */
   double attn_bwd_fraction;      /* attention backward rate / peak */

@@ -148,9 +148,15 @@ static void gemm(struct pl_emit *e, const struct ctx *c, yajl_val base) {
   for (size_t i = 0; i < base->u.object.len; i++) {
     const char *k = base->u.object.keys[i];
     if (strcmp(k, "mamf") != 0 && strcmp(k, "mamf_fp8") != 0 &&
-        strcmp(k, "sustained_fraction") != 0 && strcmp(k, "tile_fixed_k") != 0)
+        strcmp(k, "sustained_fraction") != 0 && strcmp(k, "tile_fixed_k") != 0 &&
+        strcmp(k, "mamf_is_ceiling") != 0)
       copy_value(e, k, base->u.object.values[i]);
   }
+  pl_emit_obj_begin(e, "mamf_is_ceiling");
+  pl_emit_bool(e, "value", false);
+  pl_emit_str(e, "source", "plateau calibrate compute: the fitted rate anchors the model at the "
+                           "MAMF shape; it is not the best rate of a shape search");
+  pl_emit_obj_end(e);
   pl_emit_obj_begin(e, "sustained_fraction");
   pl_emit_num(e, "value", 1.0);
   pl_emit_str(e, "source", "plateau calibrate compute: the fitted rates are those the traces' "

@@ -12,6 +12,7 @@
  *       "tile_fixed_k": {"value": 170, "source": "..."}  (optional)
  *       "mxfp8_vs_fp8": {"value": 0.951, "source": "..."}  (optional)
  *       "nvfp4_vs_fp8": {"value": 1.81, "source": "..."}  (optional)
+ *       "mamf_is_ceiling": {"value": false, "source": "..."}  (optional, default true)
  *     },
  *     "attention": {"kernel": "FlashAttention-2",
  *                   "fwd_fraction": {"value": 0.35, "source": "..."},
@@ -31,6 +32,7 @@
  *
  * Every entry must name its source: a number without one is refused. */
 #include "hw/gpu_efficiency.h"
+#include "hw/hw_int.h"
 
 #include <string.h>
 
@@ -201,6 +203,17 @@ static enum pl_status gemm_part(yajl_val eff, const char *origin, struct pl_gpu_
     st = rate_ratio(g, "mxfp8_vs_fp8", origin, &e->gemm_mxfp8_vs_fp8, diag);
   if (st == PL_OK)
     st = rate_ratio(g, "nvfp4_vs_fp8", origin, &e->gemm_nvfp4_vs_fp8, diag);
+  /* optional: whether the MAMF figures are the best rate of a shape search
+   * (mamf-finder's definition: no shape runs faster), so that they cap every
+   * GEMM; false in files written by `plateau calibrate compute`, whose rate is
+   * a fitted anchor at one shape */
+  bool ceiling = true;
+  if (st == PL_OK && base_json_get(g, "mamf_is_ceiling") != NULL) {
+    st = need_source(base_json_get(g, "mamf_is_ceiling"), origin, "mamf_is_ceiling", diag);
+    if (st == PL_OK)
+      st = hw_bool(g, "mamf_is_ceiling", true, origin, &ceiling, diag);
+  }
+  e->gemm_mamf_not_ceiling = !ceiling;
   return st;
 }
 

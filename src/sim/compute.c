@@ -71,7 +71,7 @@ static double gemm_work(const struct pl_gpu *g, int64_t m, int64_t n, int64_t co
 /* The GPU's GEMM rate for perfectly quantized work: the MAMF measurement
  * divided by the quantization efficiency this model gives its best shape,
  * so that shape comes out at exactly its measured rate. */
-static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt) {
+static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt, double *ceiling) {
   const struct pl_gpu_efficiency *e = &g->eff;
   double mamf = e->gemm_mamf_flops_per_s;
   const int64_t *shape = e->gemm_mamf_shape;
@@ -102,6 +102,8 @@ static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt) {
   } else if (dt != PL_DTYPE_BF16 && g->peak_bf16_flops_per_s > 0) {
     mamf *= peak_of(g, dt) / g->peak_bf16_flops_per_s;
   }
+  if (ceiling)
+    *ceiling = 0;
   if (mamf <= 0 || shape[0] <= 0 || shape[1] <= 0)
     return 0;
   double q = (double)shape[0] * (double)shape[1] / gemm_work(g, shape[0], shape[1], 1);
@@ -111,6 +113,14 @@ static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt) {
     q *= (double)shape[2] / ((double)shape[2] + k0);
   /* a training step keeps the GPU at its power limit: the sustained rate when the file gives it */
   double sustained = e->gemm_sustained_fraction > 0 ? e->gemm_sustained_fraction : 1.0;
+  /* mamf-finder's MAMF is the best rate of its shape search, so no shape
+   * beats it: the sustained rate of any GEMM is at most MAMF x the sustained
+   * fraction, its MSMF (stas00/ml-engineering compute/accelerator/benchmarks/
+   * README.md: "the highest any matmul shape reaches"). The tile and wave
+   * corrections above can otherwise lift a large-K shape above it when the
+   * assumed tile misjudges the measured shape's quantization. */
+  if (ceiling && !e->gemm_mamf_not_ceiling)
+    *ceiling = mamf * sustained * pl_gpu_clock_fraction(g);
   return mamf / q * sustained * pl_gpu_clock_fraction(g); /* slower under a power cap */
 }
 
@@ -126,9 +136,13 @@ double pl_gemm_time_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, in
                       int64_t count) {
   if (m <= 0 || n <= 0 || k <= 0 || count <= 0)
     return 0;
-  double rate = gemm_rate(g, dtype);
+  double ceiling = 0;
+  double rate = gemm_rate(g, dtype, &ceiling);
   double k_eff = (double)k + tile_fixed_k(g, dtype);
   double t_math = rate > 0 ? 2.0 * gemm_work(g, m, n, count) * k_eff / rate : 0;
+  double t_floor = ceiling > 0 ? 2.0 * (double)m * (double)n * (double)k * (double)count / ceiling : 0;
+  if (t_math < t_floor)
+    t_math = t_floor;
   double elem = pl_dtype_element_bytes(dtype); /* operands; the output stays 16-bit */
   double bytes = (elem * ((double)m * k + (double)k * n) + 2.0 * (double)m * n) * (double)count;
   double t_mem = hbm_s(g, bytes);

@@ -71,6 +71,9 @@ static struct pl_gpu truth_gpu(void) {
   g.eff.gemm_mamf_flops_per_s = 700e12; /* at 2048x2048x13312, with k0 and no sustained cut */
   g.eff.gemm_tile_fixed_k = 120;
   g.eff.gemm_sustained_fraction = 1.0;
+  /* the truth is a calibrated-style file: its mamf is the model's anchor at one
+   * shape, not a searched maximum, so it caps nothing (what the fit assumes) */
+  g.eff.gemm_mamf_not_ceiling = true;
   g.eff.attn_fwd_fraction = 0.5;
   g.eff.attn_bwd_fraction = 0.4;
   g.eff.attn_shape_fwd_fraction = 0; /* FlashAttention-2 at the constant fractions above */

@@ -208,6 +208,48 @@ static void block_scaled_ratio_figures(void) {
   gpu_edit_refused("b300", "\"value\": 1.810", "9.999", "nvfp4_vs_fp8");
 }
 
+/* gemm.mamf_is_ceiling (optional, default true: the MAMF figures cap every
+ * GEMM, docs/step-model.md 2.1): gb200's file with the key inserted first in
+ * its "gemm" object reads false as "not a ceiling"; without a source, and
+ * with a number instead of true/false, it is refused. */
+static void gb200_with_gemm_key(const char *entry, enum pl_status want, const char *msg) {
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  size_t len = 0;
+  const char *text = pl_data_find("gpus", "gb200", &len);
+  const char *at = text != NULL ? strstr(text, "\"gemm\": {") : NULL;
+  CHECK(at != NULL);
+  if (at == NULL)
+    return;
+  size_t head = (size_t)(at - text) + strlen("\"gemm\": {");
+  size_t n = len + strlen(entry);
+  char *buf = pl_malloc(n + 1);
+  memcpy(buf, text, head);
+  memcpy(buf + head, entry, strlen(entry));
+  memcpy(buf + head + strlen(entry), text + head, len - head);
+  buf[n] = '\0';
+  CHECK_STATUS(pl_gpu_parse(buf, n, "mem", &g, &d), want, dp);
+  if (want == PL_OK)
+    CHECK(g.eff.gemm_mamf_not_ceiling);
+  else
+    CHECK_CONTAINS(d.msg, msg);
+  pl_free(buf);
+}
+
+static void mamf_ceiling_figures(void) {
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("gb200", &g, &d), PL_OK, dp);
+  CHECK(!g.eff.gemm_mamf_not_ceiling);
+  gb200_with_gemm_key("\"mamf_is_ceiling\": {\"value\": false, \"source\": \"a fit\"},", PL_OK, "");
+  gb200_with_gemm_key("\"mamf_is_ceiling\": {\"value\": false},", PL_ERR_MISSING,
+                      "mamf_is_ceiling");
+  gb200_with_gemm_key("\"mamf_is_ceiling\": {\"value\": 0, \"source\": \"x\"},", PL_ERR_PARSE,
+                      "mamf_is_ceiling");
+}
+
 /* The optional per-tile fixed GEMM cost (h100: 170 K elements, OpenXLA's
  * sm_90 matmul table; b200: 340, its sm_100_B200 table) is read with its
  * source; none on A100 (no sm_80
@@ -403,6 +445,7 @@ int main(void) {
   sustained_fraction_figures();
   tile_fixed_k_figures();
   block_scaled_ratio_figures();
+  mamf_ceiling_figures();
   attention_shape_figures();
   flash_attention_shape_figures();
   defaults_for_gpus();
