@@ -88,6 +88,15 @@ int pl_head_ops(const struct pl_model *m, const struct pl_layout *l,
  * recompute_n output columns (its FLOPs, bytes and shape). */
 bool pl_op_recompute_part(const struct pl_op *op, struct pl_op *part);
 
+/* Whether op runs in Megatron-Core's MoE "mlp" schedule node, the routed and
+ * shared experts between the dispatch and the combine (core_v0.15.0
+ * models/gpt/fine_grained_callables.py submodule_moe_forward:
+ * shared_experts_compute, routed_experts_compute); false for the block's other
+ * ops and for the per-block lumps (fp8_casts, grad_accum) that belong to no
+ * one node (pl_op_node_free). */
+bool pl_op_moe_mlp_node(const struct pl_op *op);
+bool pl_op_node_free(const struct pl_op *op);
+
 /* The load factor of the busiest expert-parallel rank: layout.moe_imbalance
  * capped by what a rank can receive (ep * min(top_k, experts / ep) / top_k;
  * 1 with ep = 1), 1 for a dense model. */

@@ -265,6 +265,19 @@ static void mark_recompute(struct pl_op *ops, int n, const struct pl_layout *l, 
   }
 }
 
+bool pl_op_moe_mlp_node(const struct pl_op *op) {
+  static const char *const names[] = {"expert_fc1", "expert_clamp", "expert_act", "expert_fc2",
+                                      "expert_bias", "shared_fc1",  "shared_act", "shared_fc2"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(op->name, names[i]) == 0)
+      return true;
+  return false;
+}
+
+bool pl_op_node_free(const struct pl_op *op) {
+  return strcmp(op->name, "fp8_casts") == 0 || strcmp(op->name, "grad_accum") == 0;
+}
+
 bool pl_op_recompute_part(const struct pl_op *op, struct pl_op *part) {
   if (!op->recompute)
     return false;

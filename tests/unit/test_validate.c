@@ -667,7 +667,15 @@ static void test_moe_rows(void) {
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02 NeMo Container / x,"
       "Qwen3_30B_a3B,,,,,4096,DGX-H100,16,1,2,1,8,12,,,1,1024,FP8,pretrain,5113,\n"
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02.01 NeMo Container / x,"
-      "Qwen3_30B_a3B,,,,,4096,DGX-H100,16,1,2,1,8,12,,,1,1024,FP8,pretrain,9058,\n";
+      "Qwen3_30B_a3B,,,,,4096,DGX-H100,16,1,2,1,8,12,,,1,1024,FP8,pretrain,9058,\n"
+      /* Qwen3-235B (ep10's audit): H100_V2 keeps the V1 configs' moe_a2a_overlap=True
+       * (v0.3.0-v0.5.0: 26.02.01, 26.04.01), v0.5.0 GB300 FP8_MX_V2 (26.06) sets it */
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.04.01 NeMo Container / x,"
+      "Qwen3_235B_a22B,,,,,4096,DGX-H100,256,2,8,1,32,4,,,1,8192,FP8,pretrain,1712,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02.01 NeMo Container / x,"
+      "Qwen3_235B_a22B,,,,,4096,DGX-H100,256,2,8,1,32,4,,,1,8192,FP8,pretrain,1611,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.06 NeMo Container / x,"
+      "Qwen3_235B_a22B,,,,,4096,DGX-GB300,256,1,4,1,32,12,,,2,8192,MXFP8,pretrain,7280,\n";
   pl_validation_init(&v);
   CHECK_STATUS(pl_validation_add_csv(&v, "bridge", ver, strlen(ver), &d), PL_OK, dp);
   r = row_of(&v, 1);
@@ -680,6 +688,10 @@ static void test_moe_rows(void) {
   for (int i = 0; i < 6; i++) {
     r = row_of(&v, 4 + i);
     CHECK(r != NULL && !r->skipped && r->layout.ep_comm_overlap == qwen_overlap[i]);
+  }
+  for (int i = 10; i <= 12; i++) {
+    r = row_of(&v, i);
+    CHECK(r != NULL && !r->skipped && r->layout.ep_comm_overlap);
   }
   pl_validation_free(&v);
   /* recompute modules follow the section's release (sources.c bridge_recompute):
