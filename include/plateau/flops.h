@@ -58,6 +58,8 @@ struct pl_op {
                              (Tensor.item()): the GPU idles while the host issues the kernel and
                              the read, 2 x host_per_kernel_s per kernel added to the pass
                              (sim_seg_ops_s) */
+  bool batched;           /* GEMM: the count products are one batched kernel launch (the
+                             Mamba-2 SSD's Triton kernels), not count separate cuBLAS calls */
   bool high_precision;    /* GEMM: runs in 16-bit whatever the layout's dtype (the LM head
                              with layout.head_16bit); pl_op_run_time_s times it as bf16 */
   double share;           /* fraction of the model's blocks that run this op: 1 for most;
@@ -85,6 +87,15 @@ int pl_head_ops(const struct pl_model *m, const struct pl_layout *l,
  * *part is the op itself or, for a GEMM with recompute_n, the GEMM of those
  * recompute_n output columns (its FLOPs, bytes and shape). */
 bool pl_op_recompute_part(const struct pl_op *op, struct pl_op *part);
+
+/* Whether op runs in Megatron-Core's MoE "mlp" schedule node, the routed and
+ * shared experts between the dispatch and the combine (core_v0.15.0
+ * models/gpt/fine_grained_callables.py submodule_moe_forward:
+ * shared_experts_compute, routed_experts_compute); false for the block's other
+ * ops and for the per-block lumps (fp8_casts, grad_accum) that belong to no
+ * one node (pl_op_node_free). */
+bool pl_op_moe_mlp_node(const struct pl_op *op);
+bool pl_op_node_free(const struct pl_op *op);
 
 /* The load factor of the busiest expert-parallel rank: layout.moe_imbalance
  * capped by what a rank can receive (ep * min(top_k, experts / ep) / top_k;

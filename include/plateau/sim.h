@@ -73,8 +73,11 @@ enum pl_task_kind {
 };
 
 /* Which part of a compute segment a task covers. With context parallelism
- * the attention core runs apart so the K/V ring can overlap it. */
-enum pl_task_part { PL_PART_ALL, PL_PART_MAIN, PL_PART_ATTN };
+ * the attention core runs apart so the K/V ring can overlap it. With
+ * layout.ep_comm_overlap a block runs as two windows: the ops of Megatron-Core's
+ * MoE mlp node (PL_PART_EXPERTS, pl_op_moe_mlp_node) and the others
+ * (PL_PART_NON_EXPERTS). */
+enum pl_task_part { PL_PART_ALL, PL_PART_MAIN, PL_PART_ATTN, PL_PART_EXPERTS, PL_PART_NON_EXPERTS };
 
 /* One simulated task. Compute tasks cover consecutive segments of one model
  * chunk for one micro-batch: the embedding (if embed), `layers` transformer

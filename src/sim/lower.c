@@ -215,25 +215,93 @@ static void unit_tp_beside(struct lower *lw, const struct unit *u, int32_t prev,
   tp_issue_beside(lw, list, n, prev, in, n_in);
 }
 
-/* layout.ep_comm_overlap (Megatron-Core --overlap-moe-expert-parallel-comm,
- * megatron/core/pipeline_parallel/combined_1f1b.py and
- * models/common/model_chunk_schedule_plan.py TransformerLayerSchedulePlan.run,
- * Megatron-LM d98e8a6): the forward of one micro-batch and the backward of
- * another run merged, layer by layer, with the expert-parallel dispatch and
- * combine of each on a communication stream beside the other's compute:
- *   comm: combine_bwd      | dispatch_fwd, dispatch_bwd          | combine_fwd
- *   comp: pre_dispatch_fwd | mlp_bwd, mlp_bwd_dw, mlp_fwd        | pre_dispatch_bwd
- * plateau keeps one pass per slot, so a block's expert-parallel collectives
- * are issued beside that block's own compute (as unit_tp_beside issues tp
- * traffic) and the next unit waits for both: per pair of passes the same
- * compute hides the same communication as in the merged schedule, with the
- * engine slowing compute while they overlap (the SMs DeepEP/HybridEP and NCCL
- * kernels take). Not modelled: that the first forward and the last backward
- * of a step (no partner micro-batch) cannot hide theirs, and the split of
- * each merged layer into three windows (a window whose communication
- * outlasts its partner's compute waits even if another has slack). */
+/* layout.ep_comm_overlap (Megatron-Core --overlap-moe-expert-parallel-comm;
+ * core_v0.15.0 models/common/model_chunk_schedule_plan.py
+ * TransformerLayerSchedulePlan.run, pipeline_parallel/utils.py ScheduleNode
+ * and stream_acquire_context): in the 1F1B steady state the forward of one
+ * micro-batch and the backward of another run merged, layer by layer, on a
+ * compute and a communication stream; each micro-batch's nodes wait for its
+ * previous node (one CUDA event per schedule plan), so the layer runs as four
+ * windows, each as long as the longer of its two sides:
+ *   comm: combine_bwd         | dispatch_fwd       | dispatch_bwd | combine_fwd
+ *   comp: attn_fwd, post_attn | mlp_bwd, mlp_bwd_dw | mlp_fwd      | post_attn_bwd, attn_bwd
+ * (mlp: the routed and shared experts, pl_op_moe_mlp_node; attn and post_attn:
+ * the rest of the block). A communication hides only behind its window's
+ * compute, not behind the whole layer's. plateau keeps one pass per slot: a
+ * forward unit runs its non-expert window, then its expert window, a
+ * backward unit its expert window, then the rest, each beside half the
+ * block's expert-parallel calls (the partner's dispatch or combine: the same
+ * bytes as the unit's own); the second window starts when the first's compute
+ * and communication are both done. With identical blocks the unit's two
+ * windows sum to the layers' windows exactly. all_gathers over etp go with the
+ * dispatch (expert window), reduce_scatters with the combine. The engine slows
+ * compute while they overlap (overlap_slowdown). The warm-up forwards and
+ * the cool-down backwards have no partner (lower.ep_paired): their calls
+ * block, as without the overlap. With tp_overlapped the blocks' tp traffic
+ * runs beside the compute too, queued after the expert-parallel calls on the
+ * one stream plateau gives both. Not modelled: the combine's unpermute and
+ * residual add, which run on the communication stream after the all_to_all
+ * (submodule_combine_forward), stay on compute. With a cp split (cp > 1) the
+ * unit keeps one window beside all its calls. */
 static bool ep_beside(const struct lower *lw, const struct unit *u) {
-  return lw->l->ep_comm_overlap && u->layers > 0 && !tp_overlapped(lw, u);
+  return lw->l->ep_comm_overlap && lw->ep_paired && u->layers > 0;
+}
+
+/* The expert-parallel calls of a unit's blocks split between its two
+ * windows (ep_beside): half of each all_to_all's calls to each, all_gathers
+ * to the expert window, reduce_scatters to the other. */
+static void ep_split(const struct lower *lw, const struct unit *u, struct sim_comm *first,
+                     int *n_first, struct sim_comm *second, int *n_second) {
+  struct sim_comm list[SIM_SEG_N * SIM_SEG_TP];
+  int n = tp_merge_part(lw->st->seg, u, list, 1);
+  bool fwd = u->slot.pass == PL_PASS_FWD;
+  *n_first = *n_second = 0;
+  for (int i = 0; i < n; i++) {
+    enum pl_coll_op op = lw->st->colls[list[i].coll].op;
+    int32_t a = list[i].calls / 2, b = list[i].calls - a; /* first window, expert window */
+    if (op == PL_COLL_ALL_GATHER)
+      a = 0, b = list[i].calls;
+    else if (op != PL_COLL_ALL_TO_ALL)
+      a = list[i].calls, b = 0;
+    int32_t w1 = fwd ? a : b, w2 = fwd ? b : a; /* forward: rest first; backward: experts */
+    if (w1 > 0)
+      first[(*n_first)++] = (struct sim_comm){list[i].coll, w1};
+    if (w2 > 0)
+      second[(*n_second)++] = (struct sim_comm){list[i].coll, w2};
+  }
+}
+
+/* The second window of a unit under ep_beside with windows (see there):
+ * c1 is the first window's compute, prev the compute before the unit and in
+ * the unit's inputs (n_in); second_s the second window's compute; tp_beside:
+ * the blocks' tp collectives run beside the compute (tp_overlapped), else
+ * they block after it. Returns the second window's compute task. */
+static int32_t ep_windows(struct lower *lw, const struct unit *u, double second_s, int32_t c1,
+                          int32_t prev, const int32_t *in, int n_in, bool tp_beside) {
+  struct sim_comm w1[SIM_SEG_N * SIM_SEG_TP] = {{0, 0}}, w2[SIM_SEG_N * SIM_SEG_TP] = {{0, 0}};
+  int n1 = 0, n2 = 0;
+  ep_split(lw, u, w1, &n1, w2, &n2);
+  tp_issue_beside(lw, w1, n1, prev, in, n_in); /* joins: the second window waits for it */
+  bool fwd = u->slot.pass == PL_PASS_FWD;
+  int32_t c2 = comp(lw, second_s, u, fwd ? PL_PART_EXPERTS : PL_PART_NON_EXPERTS);
+  if (n2 > 0)
+    join_add(lw, tp_issue(lw, w2, n2, c1, SIM_NONE));
+  struct sim_comm list[SIM_SEG_N * SIM_SEG_TP];
+  struct unit lay = *u, edge = *u;
+  lay.embed = lay.head = false;
+  edge.layers = 0;
+  if (tp_beside) { /* tp_overlapped: the blocks' tp traffic beside their compute */
+    int n = tp_merge_part(lw->st->seg, &lay, list, 0);
+    tp_issue_beside(lw, list, n, prev, in, n_in);
+    if (edge.embed || edge.head)
+      unit_tp(lw, &edge, c2, SIM_NONE);
+  } else {
+    int n = tp_merge_part(lw->st->seg, u, list, 0);
+    join_add(lw, tp_issue(lw, list, n, c2, SIM_NONE));
+  }
+  lw->unit_end[1] = lw->unit_end[0];
+  lw->unit_end[0] = c2;
+  return c2;
 }
 
 /* Emit one unit; gather (or SIM_NONE) is its parameter all_gather. Returns
@@ -250,9 +318,17 @@ static int32_t emit_unit(struct lower *lw, const struct unit *u, int32_t gather)
   int32_t in[LOWER_JOIN], prev = lw->last_comp;
   int n_in = beside || ep ? lw->n_join : 0;
   memcpy(in, lw->join, (size_t)n_in * sizeof in[0]);
-  int32_t c = comp(lw, main_s, u, attn_s > 0 ? PL_PART_MAIN : PL_PART_ALL);
+  double mlp_s = (double)u->layers * sg[SIM_SEG_LAYER].experts_s[p];
+  bool windows = ep && attn_s <= 0 && mlp_s > 0 && mlp_s < main_s;
+  double first_s = !windows ? main_s : p == PL_PASS_FWD ? main_s - mlp_s : mlp_s;
+  enum pl_task_part first_part = !windows             ? (attn_s > 0 ? PL_PART_MAIN : PL_PART_ALL)
+                                 : p == PL_PASS_FWD ? PL_PART_NON_EXPERTS
+                                                    : PL_PART_EXPERTS;
+  int32_t c = comp(lw, first_s, u, first_part);
   if (c != SIM_NONE && lw->cur_unit >= 0 && lw->st->eng.cmp.need[lw->pass_id] > 0)
     lw->st->tags[c].anchor = 1;
+  if (windows)
+    return ep_windows(lw, u, main_s - first_s, c, prev, in, n_in, beside);
   int32_t ring = SIM_NONE;
   if (attn_s > 0) {
     const struct sim_comm *cp = &sg[SIM_SEG_LAYER].cp[p];
@@ -264,7 +340,7 @@ static int32_t emit_unit(struct lower *lw, const struct unit *u, int32_t gather)
   if (beside) {
     struct unit edge = *u;
     edge.layers = 0;
-    if (pl_model_is_moe(&lw->st->run->model) && !lw->l->ep_comm_overlap) {
+    if (pl_model_is_moe(&lw->st->run->model) && !ep) {
       /* TE userbuffers overlap the tp collectives of TE's linear layers only:
        * the expert-parallel all_to_all (Megatron-Core token_dispatcher.py
        * MoEAlltoAllTokenDispatcher -> tensor_parallel/mappings.py _AllToAll,
@@ -528,6 +604,14 @@ static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
   lw->pass_id = lw->n_pass++;
   /* the pass that flushes the gradient buckets happens once: not repeatable */
   lw->cur_steady = index >= lw->steady_lo && index < lw->steady_hi && !sync && !flush;
+  /* Megatron-Core's combined 1F1B (ep_beside) merges forward w + 1 + k with
+   * backward k: the warm-up forwards up to the one before the first backward
+   * (one more warm-up micro-batch with the overlap, schedules.py
+   * get_pp_rank_microbatches) and the backwards after the last forward run
+   * alone; with pp 1 the first forward and the last backward
+   * (combined_1f1b_schedule_for_no_pipelining) */
+  lw->ep_paired = lw->steady_lo < lw->steady_hi &&
+                  (sl.pass == PL_PASS_FWD ? index >= lw->steady_lo + 2 : index < lw->steady_hi - 2);
   lw->anchor_pair =
       lw->st->eng.cmp.glob_need > 0 && (lw->stage == 0 || lw->stage_periods) && lw->cur_steady &&
               sl.pass == PL_PASS_FWD

@@ -117,6 +117,7 @@ struct lower {
   int32_t pass_id;     /* pass instance being emitted, -1 outside passes */
   int32_t cur_unit;    /* its layer unit when compressed, else -1 */
   uint8_t cur_steady;  /* a steady-state pipeline pair */
+  bool ep_paired;      /* layout.ep_comm_overlap: the pass runs merged with a partner (lower.c ep_beside) */
   int32_t anchor_pair; /* first compute of this pass anchors pair n (stage 0), else -1 */
   int32_t n_pass;
   int32_t steady_lo, steady_hi; /* current stage's steady pair slots [lo, hi) */

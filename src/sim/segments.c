@@ -67,6 +67,27 @@ static void seg_clear(struct sim_seg *s) {
   s->ag = s->ag2 = s->ag3 = s->rs = s->ar = SIM_NONE;
 }
 
+/* The share of a pass's compute that Megatron-Core's MoE mlp node runs
+ * (pl_op_moe_mlp_node: routed and shared experts), by the ops' GPU time at
+ * full speed; the per-block lumps of no one node (pl_op_node_free: the FP8
+ * casts, the gradient accumulation) split pro rata. 0 for a block without
+ * experts. */
+static double mlp_node_share(const struct pl_gpu *g, const struct pl_layout *l,
+                             const struct pl_model *m, const struct pl_op *ops, int n,
+                             enum pl_pass p) {
+  double mlp = 0, rest = 0;
+  for (int i = 0; i < n; i++) {
+    if (pl_op_node_free(&ops[i]))
+      continue;
+    double t = (ops[i].share > 0 ? ops[i].share : 1.0) * pl_op_run_time_s(g, l, m, &ops[i], p);
+    if (pl_op_moe_mlp_node(&ops[i]))
+      mlp += t;
+    else
+      rest += t;
+  }
+  return mlp + rest > 0 ? mlp / (mlp + rest) : 0.0;
+}
+
 static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_op *ops, int n,
                         bool split_attn) {
   const struct pl_gpu *g = &st->run->cluster.gpu;
@@ -78,6 +99,8 @@ static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_
       s->attn_s[p] = sim_seg_ops_s(g, l, m, ops, n, (enum pl_pass)p, true);
       s->comp_s[p] -= s->attn_s[p];
     }
+    if (l->ep_comm_overlap && !split_attn)
+      s->experts_s[p] = s->comp_s[p] * mlp_node_share(g, l, m, ops, n, (enum pl_pass)p);
   }
   /* recompute full on a share f of the blocks (recompute_layers/every): the
    * average block's backward, f of it with the forward re-run */
@@ -108,32 +131,36 @@ static enum pl_status tp_comm(struct sim_step *st, struct sim_seg *s, int p, int
 
 static enum pl_status layer_tp(struct sim_step *st, struct sim_seg *s, struct pl_diag *diag) {
   const struct pl_layout *l = &st->run->layout;
+  /* per block and pass: two (attention, MLP); one in a hybrid stack, whose
+   * blocks hold a single mixer (Megatron-Core MambaLayer: the Mamba mixer's
+   * row-parallel out_proj; TransformerLayer with only attention or an MLP) */
+  int32_t per = pl_model_is_hybrid(&st->run->model) ? 1 : 2;
   /* the recomputed forward's collectives; with recompute on a share f of
-   * the blocks, 2f per average block, rounded to whole calls */
+   * the blocks, per * f per average block, rounded to whole calls */
   int32_t extra = l->recompute == PL_RECOMPUTE_FULL
-                      ? (int32_t)lround(2.0 * pl_recompute_share(&st->run->model, l))
+                      ? (int32_t)lround(per * pl_recompute_share(&st->run->model, l))
                       : 0;
   /* recompute ops (flops.c mark_recompute): the two all_gathers before
    * attention and the MLP are re-run, the reduce_scatters saved
    * (_c10d_functional.reduce_scatter_tensor is in torchtitan's
    * _op_sac_save_list); without SP both all_reduces are re-run (not saved) */
-  int32_t extra_ag = l->recompute == PL_RECOMPUTE_OPS ? 2 : extra;
+  int32_t extra_ag = l->recompute == PL_RECOMPUTE_OPS ? per : extra;
   enum pl_status r;
   if (l->sp) {
-    r = tp_comm(st, s, PL_PASS_FWD, 0, PL_COLL_ALL_GATHER, 2, diag);
+    r = tp_comm(st, s, PL_PASS_FWD, 0, PL_COLL_ALL_GATHER, per, diag);
     if (r == PL_OK)
-      r = tp_comm(st, s, PL_PASS_FWD, 1, PL_COLL_REDUCE_SCATTER, 2, diag);
+      r = tp_comm(st, s, PL_PASS_FWD, 1, PL_COLL_REDUCE_SCATTER, per, diag);
     if (r == PL_OK)
-      r = tp_comm(st, s, PL_PASS_BWD, 0, PL_COLL_ALL_GATHER, 2 + extra_ag, diag);
+      r = tp_comm(st, s, PL_PASS_BWD, 0, PL_COLL_ALL_GATHER, per + extra_ag, diag);
     if (r == PL_OK)
-      r = tp_comm(st, s, PL_PASS_BWD, 1, PL_COLL_REDUCE_SCATTER, 2 + extra, diag);
+      r = tp_comm(st, s, PL_PASS_BWD, 1, PL_COLL_REDUCE_SCATTER, per + extra, diag);
     return r;
   }
   if (l->recompute == PL_RECOMPUTE_OPS)
-    extra = 2;
-  r = tp_comm(st, s, PL_PASS_FWD, 0, PL_COLL_ALL_REDUCE, 2, diag);
+    extra = per;
+  r = tp_comm(st, s, PL_PASS_FWD, 0, PL_COLL_ALL_REDUCE, per, diag);
   if (r == PL_OK)
-    r = tp_comm(st, s, PL_PASS_BWD, 0, PL_COLL_ALL_REDUCE, 2 + extra, diag);
+    r = tp_comm(st, s, PL_PASS_BWD, 0, PL_COLL_ALL_REDUCE, per + extra, diag);
   return r;
 }
 

@@ -339,6 +339,8 @@ struct sim_comm {
 struct sim_seg {
   double comp_s[2];                  /* compute at full speed, without attn_s */
   double attn_s[2];                  /* attention core when split (cp > 1), else 0 */
+  double experts_s[2];               /* part of comp_s in Megatron-Core's MoE mlp node, with
+                                        layout.ep_comm_overlap and no cp split (else 0) */
   struct sim_comm tp[2][SIM_SEG_TP]; /* blocking tensor- and expert-parallel collectives */
   struct sim_comm cp[2];             /* K/V ring exchange, overlaps attn_s */
   double params;                     /* parameters on this GPU after tp sharding */

@@ -600,6 +600,7 @@ static const struct {
     {"Qwen3_235B_a22B", "qwen3-235b-a22b"}, {"Qwen3-235B-A22B", "qwen3-235b-a22b"},
     {"GPT OSS 120B", "gpt-oss-120b"},   {"LLAMA3.1_405B", "llama3-405b"},
     {"LLAMA3_70B", "llama3-70b"},       {"LLAMA3_8B", "llama3-8b"},
+    {"Nemotron_3_Nano", "nemotron-3-nano"},
 };
 
 /* Models that cannot be expressed, with the reason. */
@@ -607,8 +608,15 @@ static const struct {
   const char *prefix;
   const char *why;
 } mcore_unexpressible[] = {
-    {"Nemotron_3", "Nemotron 3 is a hybrid of Mamba-2 and attention blocks with experts; Mamba "
-                   "blocks are not modelled"},
+    /* Nemotron_3_Nano is a preset (hybrid Mamba-2 stack, model/mamba.c); the
+     * larger ones run latent MoE (moe_latent_size, Megatron-Bridge
+     * nemotron_h_bridge.py) and MTP, whose configurations are not in data/models */
+    {"Nemotron_3_Super", "Nemotron 3 Super: latent MoE (moe_latent_size) and MTP in a hybrid "
+                         "Mamba-2 stack are not modelled, and its configuration is not in "
+                         "data/models"},
+    {"Nemotron_3_Ultra", "Nemotron 3 Ultra: latent MoE in a hybrid Mamba-2 stack is not "
+                         "modelled, and its configuration is not in data/models"},
+    {"Nemotron_3_5", "no Nemotron 3.5 preset: its configuration is not in data/models"},
     {"Qwen3-Next", "Qwen3-Next mixes Gated DeltaNet linear attention with gated attention; linear "
                    "attention is not modelled"},
     {"DeepSeekV4", "no DeepSeek-V4 preset: its configuration is not in data/models"},
@@ -823,9 +831,11 @@ static bool word_in(const char *list, const char *w) {
  *    comm_overlap.overlap_moe_expert_parallel_comm = True; the same as 26.08's perf_recipes);
  *  - 26.04, 26.04.01: v0.4.0, GPT_OSS_120B_PRETRAIN_CONFIG_GB200_BF16_V2 only;
  *  - 26.02: v0.3.0 qwen/qwen3_workload_base_configs.py sets moe_a2a_overlap=True in
- *    QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_{BF16,FP8_CS}_V1 (and in Qwen3-235B V1 configs
- *    of B300/H100 that no row's gbs 8192 runs), applied by utils/overrides.py
- *    _set_moe_a2a_overlap_overrides as above.
+ *    QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_{BF16,FP8_CS}_V1 and in the Qwen3-235B V1 configs
+ *    of B300/H100, which the gbs 8192 _V2 configs replace() and keep, applied by
+ *    utils/overrides.py _set_moe_a2a_overlap_overrides as above (with delay_wgrad_compute);
+ *  - Qwen3-235B (ep10's audit, listed in the table): H100 V1/V2 in v0.3.0-v0.5.0, B300 in
+ *    v0.3.0, GB300/GB200 FP8_MX_V2 in v0.5.0, and v0.2.2 (25.11) B200/H100 and Qwen3-30B H100.
  * A row whose layout Megatron-Core refuses the overlap for (ep 1, or pp > 1
  * without a virtual pipeline: transformer_config.py __post_init__) keeps it off. */
 static void bridge_ep_overlap(const struct validate_in *in, struct pl_layout *l,
@@ -855,6 +865,22 @@ static void bridge_ep_overlap(const struct validate_in *in, struct pl_layout *l,
       /* 26.04.01: v0.4.2 DEEPSEEK_V3_PRETRAIN_CONFIG_B200_FP8_MX_V2 (pp 8 vp 2 ep 32,
        * moe_a2a_overlap=True, moe_flex_dispatcher_backend "deepep") */
       {"26.04.01", "DeepSeekV3", "B200", PL_DTYPE_MXFP8, 0},
+      /* Qwen3-235B-A22B (ep10, session 10: grep of moe_a2a_overlap=True in every release's
+       * scripts/performance/configs/qwen and qwen3 workload base configs):
+       * v0.5.0 (26.06, 26.06.01) QWEN3_235B_A22B_PRETRAIN_CONFIG_{GB300,GB200}_FP8_MX_V2;
+       * QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_{BF16,FP8_CS}_V1 in v0.3.0, v0.3.1, v0.4.0,
+       * v0.4.2 and v0.5.0 (26.02 to 26.06.01; the _V2 configs replace() them and keep it);
+       * v0.3.0 (26.02 only) QWEN3_235B_A22B_PRETRAIN_CONFIG_B300_{BF16,FP8_CS}_V1 (FP8_MX =
+       * FP8_CS; v0.3.1 sets False); v0.2.2 (25.11) configs/qwen3/workload_base_configs.py
+       * QWEN3_235B_A22B_{B200,H100}_{BF16,FP8_CS}_BASE_CONFIG (B200 FP8_MX = FP8_CS) and
+       * QWEN3_30B_A3B_H100_{BF16,FP8_CS}_BASE_CONFIG */
+      {"26.06", "Qwen3_235B", "GB300 GB200", PL_DTYPE_MXFP8, 0},
+      {"26.06", "Qwen3_235B", "H100", -1, 0},
+      {"26.04", "Qwen3_235B", "H100", -1, 0},
+      {"26.02", "Qwen3_235B", "H100", -1, 0},
+      {"26.02 NeMo Container", "Qwen3_235B", "B300", -1, 0},
+      {"25.11", "Qwen3_235B", "B200 H100", -1, 0},
+      {"25.11", "Qwen3_30B", "H100", -1, 0},
   };
   const char *sec = cell(in, "table_or_section"), *name = cell(in, "model");
   const char *gpu = cell(in, "gpu");
@@ -1502,7 +1528,7 @@ static const struct validate_source sources[] = {
      .framework = "nemo",
      .match = "NVIDIA-NeMo/Megatron-Bridge",
      .family = "per model: the data/models preset its name means (DeepSeek-V3, Qwen3, GPT-OSS, "
-               "Llama 3); Megatron-Core with Transformer Engine",
+               "Llama 3, Nemotron 3 Nano); Megatron-Core with Transformer Engine",
      .pos = PL_POS_ROTARY,
      .eager_attention = false,
      .grad_reduce_after_backward = false,

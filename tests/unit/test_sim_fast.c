@@ -430,6 +430,100 @@ static int sweep(void) {
   return inserted;
 }
 
+/* layout.ep_comm_overlap (lower.c ep_beside, Megatron-Core core_v0.15.0
+ * combined_1f1b.py / model_chunk_schedule_plan.py TransformerLayerSchedulePlan.run).
+ * Qwen3-30B-A3B, 16 x H100, ep 16, pp 1, 4 micro-batches of 1: Megatron-Core
+ * runs the first forward and the last backward alone
+ * (combined_1f1b_schedule_for_no_pipelining); the other passes run merged, a
+ * forward as its non-expert window then its expert window, a backward the
+ * other way round, each beside half of the blocks' all_to_all calls: 48 blocks
+ * x 2 calls per pass = 96, 48 per window. By hand from the segments: a merged
+ * forward's expert window is 48 x experts_s[fwd], the two windows sum to the
+ * unit's compute; a lone pass has no windows, its 96 calls blocking.
+ * The fast path gives the reference's step. */
+static void check_ep_overlap(void) {
+  static struct pl_run run;
+  static struct pl_step fast_out, ref_out;
+  struct pl_flops fl;
+  struct pl_diag d;
+  struct sim_step fast, ref;
+  memset(&run, 0, sizeof run);
+  CHECK_STATUS(pl_model_load("qwen3-30b-a3b", &run.model, &d), PL_OK, &d);
+  CHECK_STATUS(pl_cluster_load("dgx-h100", &run.cluster, &d), PL_OK, &d);
+  run.layout = (struct pl_layout){.gpus = 16, .tp = 1, .pp = 1, .cp = 1, .ep = 16, .mbs = 1,
+                                  .gbs = 64, .shard = PL_SHARD_ZERO1, .shard_set = true,
+                                  .ep_comm_overlap = true};
+  CHECK_STATUS(pl_layout_resolve(&run.layout, &run.model, &run.cluster, &d), PL_OK, &d);
+  CHECK_EQ_INT(run.layout.micro_batches, 4);
+  CHECK_EQ_INT(run.model.layers, 48);
+  pl_flops_compute(&run.model, &run.layout, &fl);
+  CHECK_STATUS(sim_step_build(&ref, &run, true, &d), PL_OK, &d);
+  const struct sim_seg *lay = &ref.seg[SIM_SEG_LAYER];
+  CHECK(lay->experts_s[PL_PASS_FWD] > 0 && lay->experts_s[PL_PASS_FWD] < lay->comp_s[PL_PASS_FWD]);
+  CHECK(lay->experts_s[PL_PASS_BWD] > 0 && lay->experts_s[PL_PASS_BWD] < lay->comp_s[PL_PASS_BWD]);
+  /* per (pass, micro-batch): compute tasks, their parts in order, work, a2a tasks and calls */
+  int n_comp[2][4] = {{0}}, n_a2a[2][4] = {{0}}, calls[2][4] = {{0}};
+  uint8_t first_part[2][4] = {{0}};
+  double expert_work[2][4] = {{0}}, work[2][4] = {{0}};
+  int cur_pass = -1, cur_mb = -1;
+  for (int32_t i = 0; i < ref.eng.n_tasks; i++) {
+    const struct sim_meta *mt = &ref.meta[i];
+    if (mt->stage != 0)
+      continue;
+    if (mt->coll < 0 && (mt->kind == PL_TASK_FORWARD || mt->kind == PL_TASK_BACKWARD)) {
+      cur_pass = mt->kind == PL_TASK_FORWARD ? PL_PASS_FWD : PL_PASS_BWD;
+      cur_mb = mt->mb;
+      if (cur_mb < 0 || cur_mb > 3)
+        continue;
+      if (n_comp[cur_pass][cur_mb]++ == 0)
+        first_part[cur_pass][cur_mb] = mt->part;
+      work[cur_pass][cur_mb] += ref.eng.tasks[i].work_s;
+      if (mt->part == PL_PART_EXPERTS)
+        expert_work[cur_pass][cur_mb] += ref.eng.tasks[i].work_s;
+    } else if (mt->coll >= 0 && ref.colls[mt->coll].op == PL_COLL_ALL_TO_ALL && cur_pass >= 0 &&
+               cur_mb >= 0 && cur_mb <= 3) {
+      n_a2a[cur_pass][cur_mb]++;
+      calls[cur_pass][cur_mb] += mt->calls;
+    }
+  }
+  for (int p = 0; p < 2; p++)
+    for (int mb = 0; mb < 4; mb++) {
+      bool alone = p == PL_PASS_FWD ? mb == 0 : mb == 3;
+      CHECK_EQ_INT(calls[p][mb], 96);
+      if (alone) { /* the last backward flushes the gradient buckets: a unit per block */
+        CHECK_EQ_INT(first_part[p][mb], PL_PART_ALL);
+        CHECK_EQ_INT(expert_work[p][mb] > 0, 0);
+        continue;
+      }
+      CHECK_EQ_INT(n_comp[p][mb], 2);
+      CHECK_EQ_INT(n_a2a[p][mb], 2);
+      CHECK_EQ_INT(first_part[p][mb], p == PL_PASS_FWD ? PL_PART_NON_EXPERTS : PL_PART_EXPERTS);
+      CHECK_NEAR_REL(expert_work[p][mb], 48.0 * lay->experts_s[p], 1e-12);
+      CHECK_NEAR_REL(work[p][mb], work[p][p == PL_PASS_FWD ? 3 : 0], 1e-12);
+    }
+  for (int k = 0; k < 2; k++) { /* pp 1 as above; pp 2 vp 2 with 32 micro-batches */
+    if (k == 1) {
+      sim_step_free(&ref);
+      run.layout = (struct pl_layout){.gpus = 32, .tp = 1, .pp = 2, .vp = 2, .cp = 1, .ep = 16,
+                                      .mbs = 1, .gbs = 512, .shard = PL_SHARD_ZERO1,
+                                      .shard_set = true, .ep_comm_overlap = true};
+      CHECK_STATUS(pl_layout_resolve(&run.layout, &run.model, &run.cluster, &d), PL_OK, &d);
+      pl_flops_compute(&run.model, &run.layout, &fl);
+      CHECK_STATUS(sim_step_build(&ref, &run, true, &d), PL_OK, &d);
+    }
+    CHECK_STATUS(sim_step_build_fast(&fast, &run, &d), PL_OK, &d);
+    memset(&fast_out, 0, sizeof fast_out);
+    memset(&ref_out, 0, sizeof ref_out);
+    CHECK_STATUS(sim_account(&fast, &fl, &fast_out), PL_OK, &d);
+    CHECK_STATUS(sim_account(&ref, &fl, &ref_out), PL_OK, &d);
+    same_step(&fast_out, &ref_out);
+    printf("ep overlap pp %lld: %d periods inserted, step %.6f s\n", (long long)run.layout.pp,
+           fast.eng.cmp.inserted, ref_out.step_time_s);
+    sim_step_free(&fast);
+  }
+  sim_step_free(&ref);
+}
+
 int main(void) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     check_same(&cases[i], cases[i].compressed);
@@ -456,6 +550,7 @@ int main(void) {
     check_scatter_gather(&sg[i]);
   check_fallback(&cases[1], 2, 1);
   check_fallback(&cases[2], 6, 1);
+  check_ep_overlap();
   CHECK(sweep() > 100); /* the grid exercises compression, not only whole steps */
   return check_finish();
 }

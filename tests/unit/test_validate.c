@@ -584,7 +584,7 @@ static void test_megatron_flops(void) {
  * reads FP8-MX as mxfp8, ep 32, the recipe's embedding/loss split accounting,
  * force-balanced routing, the hybridep dispatcher and a 64-GPU NVLink segment
  * (256 is no multiple of 72); measured = 8192 x 4096 / (7280 x 256) s. A
- * Nemotron 3 row is skipped with its reason. A zoo row with a step time is
+ * Nemotron 3 Super row is skipped with its reason (Nano is a preset). A zoo row with a step time is
  * compared on it; its HybridEP reads as deepep, SEGMENT=8 as 32 GPUs. */
 static void test_moe_rows(void) {
   const char *csv =
@@ -593,8 +593,8 @@ static void test_moe_rows(void) {
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,Qwen3_235B_a22B,,,,,4096,"
       "DGX-GB200,256,1,8,1,32,3,,,1,8192,FP8-MX,pretrain,7280,"
       "MoE model; benchmarks force-balance tokens across experts\n"
-      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,Nemotron_3_Nano,,,,,8192,"
-      "DGX-GB300,8,1,1,1,8,,,,4,512,MXFP8,pretrain,39936,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,Nemotron_3_Super,,,,,8192,"
+      "DGX-GB300,64,1,1,1,64,,,,1,512,MXFP8,pretrain,9856,\n"
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,LLAMA3_8B,,,,,8192,"
       "DGX-H100,8,1,1,1,,,,,1,128,FP8-CS,pretrain,14000,\n"
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md,GPT OSS 120B,,,,,4096,"
@@ -622,7 +622,7 @@ static void test_moe_rows(void) {
   r = row_of(&v, 2);
   CHECK(r != NULL && r->skipped);
   if (r != NULL)
-    CHECK_CONTAINS(r->skipped_reason, "Mamba");
+    CHECK_CONTAINS(r->skipped_reason, "latent MoE (moe_latent_size) and MTP in a hybrid Mamba-2");
   /* "FP8-CS": Megatron-Bridge's current-scaling recipe */
   r = row_of(&v, 3);
   CHECK(r != NULL);
@@ -667,7 +667,15 @@ static void test_moe_rows(void) {
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02 NeMo Container / x,"
       "Qwen3_30B_a3B,,,,,4096,DGX-H100,16,1,2,1,8,12,,,1,1024,FP8,pretrain,5113,\n"
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02.01 NeMo Container / x,"
-      "Qwen3_30B_a3B,,,,,4096,DGX-H100,16,1,2,1,8,12,,,1,1024,FP8,pretrain,9058,\n";
+      "Qwen3_30B_a3B,,,,,4096,DGX-H100,16,1,2,1,8,12,,,1,1024,FP8,pretrain,9058,\n"
+      /* Qwen3-235B (ep10's audit): H100_V2 keeps the V1 configs' moe_a2a_overlap=True
+       * (v0.3.0-v0.5.0: 26.02.01, 26.04.01), v0.5.0 GB300 FP8_MX_V2 (26.06) sets it */
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.04.01 NeMo Container / x,"
+      "Qwen3_235B_a22B,,,,,4096,DGX-H100,256,2,8,1,32,4,,,1,8192,FP8,pretrain,1712,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02.01 NeMo Container / x,"
+      "Qwen3_235B_a22B,,,,,4096,DGX-H100,256,2,8,1,32,4,,,1,8192,FP8,pretrain,1611,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.06 NeMo Container / x,"
+      "Qwen3_235B_a22B,,,,,4096,DGX-GB300,256,1,4,1,32,12,,,2,8192,MXFP8,pretrain,7280,\n";
   pl_validation_init(&v);
   CHECK_STATUS(pl_validation_add_csv(&v, "bridge", ver, strlen(ver), &d), PL_OK, dp);
   r = row_of(&v, 1);
@@ -680,6 +688,10 @@ static void test_moe_rows(void) {
   for (int i = 0; i < 6; i++) {
     r = row_of(&v, 4 + i);
     CHECK(r != NULL && !r->skipped && r->layout.ep_comm_overlap == qwen_overlap[i]);
+  }
+  for (int i = 10; i <= 12; i++) {
+    r = row_of(&v, i);
+    CHECK(r != NULL && !r->skipped && r->layout.ep_comm_overlap);
   }
   pl_validation_free(&v);
   /* recompute modules follow the section's release (sources.c bridge_recompute):
