@@ -58,6 +58,8 @@ struct pl_op {
                              (Tensor.item()): the GPU idles while the host issues the kernel and
                              the read, 2 x host_per_kernel_s per kernel added to the pass
                              (sim_seg_ops_s) */
+  bool batched;           /* GEMM: the count products are one batched kernel launch (the
+                             Mamba-2 SSD's Triton kernels), not count separate cuBLAS calls */
   bool high_precision;    /* GEMM: runs in 16-bit whatever the layout's dtype (the LM head
                              with layout.head_16bit); pl_op_run_time_s times it as bf16 */
   double share;           /* fraction of the model's blocks that run this op: 1 for most;

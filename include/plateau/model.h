@@ -1,11 +1,12 @@
-/* model.h: a decoder-only transformer (Llama and GPT families, and their
- * mixture-of-experts variants) and its parameter count.
+/* model.h: a decoder-only transformer (Llama and GPT families, their
+ * mixture-of-experts variants, hybrid Mamba-2 stacks) and its parameter count.
  *
  * A model comes from a preset name (data/models/<name>.json, embedded in the
  * library), a plateau model file, or a Hugging Face config.json as published
  * (Llama, Mistral, Qwen2, GPT-2, GPT-NeoX, Mixtral, Qwen2-MoE, Qwen3(-MoE),
- * DeepSeek-V2/V3, GPT-OSS, Llama 4 field names); the format is told from the
- * fields. File format and field mapping: docs/model.md, "Model files".
+ * DeepSeek-V2/V3, GPT-OSS, Llama 4, NemotronH field names); the format is told
+ * from the fields. Hybrid Mamba-2 stacks (Nemotron-H, Nemotron 3): hybrid_pattern.
+ * File format and field mapping: docs/model.md, "Model files".
  * Ownership: struct pl_model is a plain value owned by the caller. */
 #ifndef PLATEAU_MODEL_H
 #define PLATEAU_MODEL_H
@@ -18,6 +19,8 @@ enum pl_mlp { PL_MLP_GELU, PL_MLP_SWIGLU };          /* 2 or 3 FFN matrices (SWI
 enum pl_pos { PL_POS_ROTARY, PL_POS_LEARNED, PL_POS_ALIBI }; /* RoPE, a position table, or
                                                        ALiBi (no parameters, no op) */
 enum pl_norm { PL_NORM_RMS, PL_NORM_LAYER };          /* weight, or weight + bias */
+
+#define PL_MODEL_MAX_PATTERN 255 /* letters of a hybrid layer pattern (Nemotron-H 56B: 118) */
 
 struct pl_model {
   char name[64];
@@ -73,6 +76,19 @@ struct pl_model {
   int64_t v_head_dim;      /* value head width (0 = head_dim) */
   int64_t mtp_layers;      /* multi-token-prediction depth (DeepSeek-V3 num_nextn_predict_layers):
                               extra MoE blocks after the trunk; not in pl_model_params */
+  /* Hybrid stacks (Nemotron-H, Nemotron 3: docs/model.md "Hybrid Mamba-2
+   * models"). hybrid_pattern[0] == 0: every block is attention + MLP/MoE as
+   * above. Otherwise block i is ONE mixer with its pre-norm and residual, of
+   * the kind hybrid_pattern[i] names (Megatron-Core hybrid_layer_pattern,
+   * HF NemotronH hybrid_override_pattern): 'M' Mamba-2, '*' attention, '-'
+   * MLP (ffn_hidden, mlp), 'E' MoE (experts ...); layers = its length. */
+  char hybrid_pattern[PL_MODEL_MAX_PATTERN + 1];
+  int64_t mamba_heads;     /* SSM heads H (d_inner = H x mamba_head_dim) */
+  int64_t mamba_head_dim;  /* head width P */
+  int64_t mamba_groups;    /* B/C groups G (ngroups) */
+  int64_t mamba_state;     /* state size N (d_state) */
+  int64_t mamba_conv;      /* causal conv1d kernel width (d_conv) */
+  int64_t mamba_chunk;     /* SSD chunk length Q (chunk_size) */
 };
 
 /* Load by preset name, path to a plateau model file, or path to a Hugging
@@ -109,5 +125,18 @@ int64_t pl_model_active_params(const struct pl_model *m);
 /* DeepSeek-V3's MTP modules: per depth one MoE block, two RMSNorms and the
  * 2h x h projection (embedding and head shared with the trunk). */
 int64_t pl_model_mtp_params(const struct pl_model *m);
+
+/* Hybrid Mamba-2 stacks (mamba.c; all 0 / false without a hybrid_pattern). */
+bool pl_model_is_hybrid(const struct pl_model *m);
+/* Blocks among 0..x-1 whose pattern letter is kind ('M', '*', '-', 'E'). */
+int64_t pl_model_kind_below(const struct pl_model *m, char kind, int64_t x);
+int64_t pl_model_kind_layers(const struct pl_model *m, char kind); /* whole stack */
+/* One Mamba-2 block: pre-norm, in_proj, conv1d (+ bias), dt_bias, A_log, D,
+ * the gated RMSNorm and out_proj (Megatron-Core ssm/mamba_mixer.py). */
+int64_t pl_model_mamba_params(const struct pl_model *m);
+/* Blocks that hold an attention mixer: the '*' blocks of a hybrid, every block otherwise. */
+int64_t pl_model_attention_layers(const struct pl_model *m);
+/* Blocks with a dense MLP: the '-' blocks of a hybrid, the non-MoE blocks otherwise. */
+int64_t pl_model_dense_mlp_layers(const struct pl_model *m);
 
 #endif

@@ -9,6 +9,9 @@
 /* Activations on the wire (tensor, context and pipeline parallelism): bf16,
  * as the layer computes them (Megatron-LM --bf16; docs/step-model.md 5). */
 #define ACT_BYTES 2.0
+/* Element sizes of the op cost tables (model/flops.c, model/mamba.c). */
+#define BF16_BYTES 2.0
+#define FP32_BYTES 4.0
 /* Parameters held and gathered: bf16 working copies (FSDP2
  * MixedPrecisionPolicy(param_dtype=bf16) as torchtitan configures it; the
  * bf16 copy Megatron's distributed optimizer all_gathers after its step). */

@@ -30,8 +30,8 @@
 #include <math.h>
 #include <string.h>
 
-#define BF16_BYTES 2.0
-#define FP32_BYTES 4.0
+#include "model/constants.h"
+#include "model/model_int.h"
 
 /* Per-element costs of the memory-bound ops (assumption, see header). */
 struct elem_cost {
@@ -103,19 +103,9 @@ static struct dims dims_of(const struct pl_model *m, const struct pl_layout *l) 
   return d;
 }
 
+/* The builders (op_build.c) under flops.c's names. */
 static void gemm(struct pl_op *op, const char *name, int64_t m, int64_t n, int64_t k) {
-  memset(op, 0, sizeof *op);
-  op->name = name;
-  op->kind = PL_OP_GEMM;
-  op->m = m;
-  op->n = n;
-  op->k = k;
-  op->count = 1;
-  op->share = 1.0;
-  op->fwd_flops = 2.0 * (double)m * (double)n * (double)k;
-  op->bwd_flops = 2.0 * op->fwd_flops;
-  op->fwd_bytes = BF16_BYTES * ((double)m * k + (double)k * n + (double)m * n);
-  op->bwd_bytes = 2.0 * op->fwd_bytes; /* dgrad and wgrad each touch three matrices */
+  model_op_gemm(op, name, m, n, k, 1);
 }
 
 /* count GEMMs of one shape in one launch (a grouped GEMM: TransformerEngine
@@ -123,25 +113,12 @@ static void gemm(struct pl_op *op, const char *name, int64_t m, int64_t n, int64
  * share of the blocks. */
 static void gemm_group(struct pl_op *op, const char *name, int64_t m, int64_t n, int64_t k,
                        int64_t count, double share) {
-  gemm(op, name, m, n, k);
-  op->count = count;
+  model_op_gemm(op, name, m, n, k, count);
   op->share = share;
-  op->fwd_flops *= (double)count;
-  op->bwd_flops *= (double)count;
-  op->fwd_bytes *= (double)count;
-  op->bwd_bytes *= (double)count;
 }
 
 static void elementwise(struct pl_op *op, const char *name, double elems, struct elem_cost c) {
-  memset(op, 0, sizeof *op);
-  op->name = name;
-  op->kind = PL_OP_MEMORY;
-  op->count = 1;
-  op->share = 1.0;
-  op->fwd_flops = c.fwd_flops * elems;
-  op->bwd_flops = c.bwd_flops * elems;
-  op->fwd_bytes = c.fwd_bytes * elems;
-  op->bwd_bytes = c.bwd_bytes * elems;
+  model_op_memory(op, name, elems, c.fwd_flops, c.bwd_flops, c.fwd_bytes, c.bwd_bytes);
 }
 
 /* Attention core: per GPU heads/tp query heads, kv_heads/tp KV heads, s_q
@@ -522,9 +499,44 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   return n;
 }
 
+/* A hybrid stack's average block (model.hybrid_pattern, mamba.c): the
+ * pre-norm and residual add of every block, then each mixer kind's ops
+ * weighted by the share of blocks of that kind. */
+static int hybrid_layer_ops(const struct pl_model *m, const struct pl_layout *l,
+                            const struct dims *d, struct pl_op *ops) {
+  double L = (double)m->layers, norm_elems = (double)d->tokens_n * (double)m->hidden;
+  double s_mamba = (double)pl_model_kind_layers(m, 'M') / L;
+  double s_attn = (double)pl_model_kind_layers(m, '*') / L;
+  double s_mlp = (double)pl_model_kind_layers(m, '-') / L;
+  double s_moe = (double)pl_model_kind_layers(m, 'E') / L;
+  int n = 0, first;
+  norm_op(&ops[n++], "norm1", norm_elems, m);
+  if (s_mamba > 0) {
+    first = n;
+    n = model_mamba_ops(m, d->tp, d->mbs, d->s_q, d->tokens, ops, n);
+    for (int i = first; i < n; i++)
+      ops[i].share = s_mamba;
+  }
+  if (s_attn > 0) {
+    first = n;
+    n = attention_ops(m, l, d, ops, n);
+    for (int i = first; i < n; i++)
+      ops[i].share *= s_attn;
+  }
+  if (s_mlp > 0)
+    n = dense_mlp_ops(m, d, s_mlp, ops, n);
+  if (s_moe > 0)
+    n = moe_ops(m, l, d, s_moe, ops, n);
+  elementwise(&ops[n++], "resid1", norm_elems, RESIDUAL);
+  mark_recompute(ops, n, l, m->kv_heads / d->tp * m->head_dim, false);
+  return n;
+}
+
 int pl_layer_ops(const struct pl_model *m, const struct pl_layout *l,
                  struct pl_op ops[PL_MAX_LAYER_OPS]) {
   struct dims d = dims_of(m, l);
+  if (pl_model_is_hybrid(m))
+    return hybrid_layer_ops(m, l, &d, ops);
   double norm_elems = (double)d.tokens_n * (double)m->hidden;
   int64_t moe = pl_model_moe_layers(m);
   double moe_share = (double)moe / (double)m->layers;
@@ -597,7 +609,7 @@ static double attn_seq_flops(const struct pl_model *m, double seq, double s_k) {
   double vd = m->v_head_dim > 0 ? (double)m->v_head_dim : (double)m->head_dim;
   double per_key = 2.0 * seq * (double)m->heads * ((double)m->head_dim + vd);
   double full = s_k < seq ? (double)m->full_attn_layers : 0.0;
-  return per_key * (((double)m->layers - full) * s_k + full * seq);
+  return per_key * (((double)pl_model_attention_layers(m) - full) * s_k + full * seq);
 }
 
 /* GEMM FLOPs of one block's attention projections for one token. */
@@ -626,8 +638,11 @@ static double mlp_flops(const struct pl_model *m, int64_t f) {
  * FLOPs count the experts a token is routed to, not all experts: docs/model.md
  * "Mixture of experts"). */
 static double blocks_gemm_seq_flops(const struct pl_model *m, double seq) {
-  double moe = (double)pl_model_moe_layers(m), dense = (double)m->layers - moe;
-  double per_tok = (double)m->layers * attn_proj_flops(m) + dense * mlp_flops(m, m->ffn_hidden);
+  double moe = (double)pl_model_moe_layers(m), dense = (double)pl_model_dense_mlp_layers(m);
+  double per_tok = (double)pl_model_attention_layers(m) * attn_proj_flops(m) +
+                   dense * mlp_flops(m, m->ffn_hidden);
+  if (pl_model_is_hybrid(m)) /* the Mamba-2 mixers: projections and the SSD's matmuls */
+    per_tok += (double)pl_model_kind_layers(m, 'M') * model_mamba_token_flops(m);
   if (moe > 0)
     per_tok += moe * (2.0 * (double)m->hidden * (double)m->experts +
                       (double)m->top_k * mlp_flops(m, m->expert_ffn) +
@@ -651,7 +666,7 @@ static double megatron_eq3(const struct pl_model *m, double batch, double seq) {
  * layernorm and moe_act re-run element-wise kernels only: no matmul FLOPs. */
 static double modules_recompute_seq_flops(const struct pl_model *m, uint32_t mods, double seq,
                                           double attn_seq) {
-  double moe = (double)pl_model_moe_layers(m), dense = (double)m->layers - moe;
+  double moe = (double)pl_model_moe_layers(m), dense = (double)pl_model_dense_mlp_layers(m);
   double h = (double)m->hidden, f = 0.0;
   if (mods & PL_RCM_CORE_ATTN)
     f += attn_seq;
@@ -677,8 +692,8 @@ double pl_flops_palm_per_token(const struct pl_model *m, int64_t seq) {
   /* 6N counts the parameters a token uses: all of a dense model, the active
    * ones of an MoE model */
   double n = pl_model_is_moe(m) ? (double)pl_model_active_params(m) : (double)pl_model_params(m);
-  return 6.0 * n +
-         12.0 * (double)m->layers * (double)(m->heads * m->head_dim) * (double)seq;
+  return 6.0 * n + 12.0 * (double)pl_model_attention_layers(m) *
+                       (double)(m->heads * m->head_dim) * (double)seq;
 }
 
 void pl_flops_compute(const struct pl_model *m, const struct pl_layout *l, struct pl_flops *out) {

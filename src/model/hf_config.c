@@ -30,7 +30,8 @@
  * n_positions). Mixture-of-experts families (mixtral, qwen2_moe, qwen3,
  * qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, llama4 / llama4_text) are
  * read as the Llama family plus their own fields (hf_moe.c); Llama 4's
- * text model is its config's text_config. */
+ * text model is its config's text_config. NemotronH (nemotron_h) hybrid
+ * Mamba-2 stacks likewise, plus hf_mamba.c's fields. */
 #include <stdio.h>
 #include <string.h>
 
@@ -97,7 +98,7 @@ static enum pl_status family_of(yajl_val root, const char *origin, enum hf_famil
   }
   static const char *const llama_like[] = {"llama",     "mistral",     "qwen2",    "mixtral",
                                            "qwen2_moe", "qwen3",       "qwen3_moe", "deepseek_v2",
-                                           "deepseek_v3", "gpt_oss",   "llama4_text"};
+                                           "deepseek_v3", "gpt_oss",   "llama4_text", "nemotron_h"};
   for (size_t i = 0; i < sizeof llama_like / sizeof llama_like[0]; i++) {
     if (strcmp(type, llama_like[i]) == 0) {
       *fam = HF_LLAMA;
@@ -112,7 +113,7 @@ static enum pl_status family_of(yajl_val root, const char *origin, enum hf_famil
     return pl_diag_set(diag, PL_ERR_UNSUPPORTED,
                        "%s: model_type '%s' is not supported (supported: llama, mistral, qwen2, "
                        "qwen3, gpt2, gpt_neox, mixtral, qwen2_moe, qwen3_moe, deepseek_v2, "
-                       "deepseek_v3, gpt_oss, llama4)",
+                       "deepseek_v3, gpt_oss, llama4, nemotron_h)",
                        origin, type);
   return PL_OK;
 }
@@ -187,11 +188,13 @@ static enum pl_status from_llama(yajl_val root, const char *origin, struct pl_mo
     st = llama_window(root, origin, qwen, m, diag);
   if (st == PL_OK)
     st = llama_flags(root, origin, qwen2, m, diag);
-  if (st == PL_OK)
+  if (st == PL_OK && strcmp(type, "nemotron_h") != 0) /* its experts: hf_mamba.c */
     st = model_hf_moe(root, origin, type, m, diag);
   m->mlp = PL_MLP_SWIGLU;
   m->pos = PL_POS_ROTARY;
   m->norm = PL_NORM_RMS;
+  if (st == PL_OK)
+    st = model_hf_hybrid(root, origin, type, m, diag);
   return st;
 }
 

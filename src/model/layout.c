@@ -278,6 +278,12 @@ static enum pl_status resolve_degrees(struct pl_layout *l, const struct pl_model
   if (m->ffn_hidden % l->tp != 0)
     return pl_diag_set(diag, PL_ERR_LAYOUT, "layout tp=%lld: tp must divide the FFN width (%lld)",
                        (long long)l->tp, (long long)m->ffn_hidden);
+  /* Megatron-Core MambaMixer.__init__ asserts nheads % tp == 0 and ngroups % tp == 0 */
+  if (pl_model_kind_layers(m, 'M') > 0 &&
+      (m->mamba_heads % l->tp != 0 || m->mamba_groups % l->tp != 0))
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout tp=%lld: tp must divide the Mamba heads (%lld) and groups (%lld)",
+                       (long long)l->tp, (long long)m->mamba_heads, (long long)m->mamba_groups);
   if (l->pp > m->layers)
     return pl_diag_set(diag, PL_ERR_LAYOUT, "layout pp=%lld: more pipeline stages than layers (%lld)",
                        (long long)l->pp, (long long)m->layers);

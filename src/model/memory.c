@@ -48,6 +48,7 @@
 #include <string.h>
 
 #include "model/constants.h"
+#include "model/model_int.h"
 
 #define FP32_LOGIT_BYTES 4.0 /* logits upcast for the loss (Korthikanti Sec. 4.3) */
 /* layout.te_cross_entropy: TE's fused cross-entropy keeps the 16-bit logits
@@ -167,6 +168,45 @@ static double modules_freed(const struct pl_model *m, const struct pl_layout *l,
   return freed;
 }
 
+/* A hybrid Mamba-2 stack's average block (model.hybrid_pattern, mamba.c),
+ * without recompute or with selective recompute, in layer_act's terms: each
+ * block keeps its norm input (2 B) and its first GEMM's input (e); the
+ * attention blocks Q, K, V, the proj input and the scores statistics; the
+ * Mamba blocks what their mixer saves (model_mamba_act_bytes_per_token);
+ * the MLP blocks their MLP inputs; the MoE blocks moe_act_delta's MoE part.
+ * Selective recompute frees modules_freed's bytes, less what a two-norm
+ * block has and a single-mixer one lacks (one norm output, the scores and
+ * the dense MLP of the blocks without them). */
+static double hybrid_layer_act(const struct pl_model *m, const struct pl_layout *l,
+                               enum pl_recompute r, double e, double mlp) {
+  double t = (double)deg(l->tp), sb = local_tokens(m, l), L = (double)m->layers;
+  double rep_div = l->sp && t > 1 ? t : 1.0;
+  double h = (double)m->hidden, f = (double)m->ffn_hidden;
+  double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
+  double s_attn = (double)pl_model_kind_layers(m, '*') / L;
+  double s_mamba = (double)pl_model_kind_layers(m, 'M') / L;
+  double s_mlp = (double)pl_model_kind_layers(m, '-') / L;
+  double s_moe = (double)pl_model_kind_layers(m, 'E') / L;
+  double proj = e < 2.0 && !l->eager_attention ? 2.0 + e : e;
+  double scores = sb * scores_bytes_per_token(m, l), dense = sb * mlp * f / t;
+  double attn = sb * (2.0 * (q + 2.0 * kv) + proj * q) / t + scores;
+  double bytes = sb * (2.0 + e) * h / rep_div + s_attn * attn +
+                 s_mamba * sb * model_mamba_act_bytes_per_token(m, t, e) + s_mlp * dense;
+  if (s_moe > 0)
+    bytes += moe_act_delta(m, l, sb, e, mlp) + s_moe * dense;
+  if (r != PL_RECOMPUTE_SELECTIVE)
+    return bytes;
+  uint32_t mods = l->recompute_modules != 0 ? l->recompute_modules : (uint32_t)PL_RCM_CORE_ATTN;
+  double freed = modules_freed(m, l, mods, sb, e, mlp, rep_div);
+  if (mods & PL_RCM_LAYERNORM)
+    freed -= sb * e * h / rep_div;
+  if (mods & PL_RCM_CORE_ATTN)
+    freed -= (1.0 - s_attn) * scores;
+  if (mods & PL_RCM_MLP)
+    freed -= (1.0 - s_moe - s_mlp) * dense;
+  return bytes - freed;
+}
+
 static double layer_act(const struct pl_model *m, const struct pl_layout *l, enum pl_recompute r) {
   double t = (double)deg(l->tp), sb = local_tokens(m, l);
   double rep_div = l->sp && t > 1 ? t : 1.0; /* SP shards the "replicated" part */
@@ -209,6 +249,8 @@ static double layer_act(const struct pl_model *m, const struct pl_layout *l, enu
    * and up, bf16) and fc2 in (e) */
   double proj = e < 2.0 && !l->eager_attention ? 2.0 + e : e;
   double mlp = (m->mlp == PL_MLP_SWIGLU ? 4.0 : 2.0) + e;
+  if (pl_model_is_hybrid(m))
+    return hybrid_layer_act(m, l, r, e, mlp);
   double shard = 2.0 * (q + 2.0 * kv) + proj * q + mlp * f;
   double bytes = sb * (rep / rep_div + shard / t);
   if (pl_model_is_moe(m))
@@ -243,7 +285,10 @@ static double norm_params(const struct pl_model *m) {
 /* One block on one tp rank: matrices and the biases of column-parallel
  * layers split by tp; norms and row-parallel biases replicated. */
 static double layer_params_tp(const struct pl_model *m, double t) {
-  if (m->kv_lora_rank > 0) /* latent attention: its down-projections are replicated, ignored */
+  /* latent attention: its down-projections are replicated, ignored; a hybrid
+   * stack's blocks (Mamba-2 in_proj, conv1d and out_proj split by heads,
+   * MambaMixer): all split, the norms' h per block ignored */
+  if (m->kv_lora_rank > 0 || pl_model_is_hybrid(m))
     return (double)pl_model_layer_params(m) / t;
   double h = (double)m->hidden, f = (double)m->ffn_hidden;
   double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);

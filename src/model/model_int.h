@@ -43,4 +43,30 @@ enum pl_status model_from_hf(yajl_val root, const char *origin, struct pl_model 
 enum pl_status model_hf_moe(yajl_val root, const char *origin, const char *type,
                             struct pl_model *m, struct pl_diag *diag);
 
+/* Op builders (op_build.c) of flops.c and mamba.c: a GEMM of count
+ * (m x k) @ (k x n) products, and a memory-bound op over elems elements with
+ * per-element FLOPs and bytes (pl_op in flops.h). */
+struct pl_op;
+void model_op_gemm(struct pl_op *op, const char *name, int64_t m, int64_t n, int64_t k,
+                   int64_t count);
+void model_op_memory(struct pl_op *op, const char *name, double elems, double fwd_flops,
+                     double bwd_flops, double fwd_bytes, double bwd_bytes);
+
+/* Hybrid Mamba-2 stacks (mamba.c). */
+enum pl_status model_hybrid_check(const struct pl_model *m, struct pl_diag *diag);
+/* mamba_conv and mamba_chunk when a hybrid stack leaves them out. */
+void model_mamba_defaults(struct pl_model *m);
+/* The Mamba-2 mixer's ops on one tp rank, appended at ops[n]; returns the
+ * new count. tokens = mbs * seq (per sequence seq tokens). */
+int model_mamba_ops(const struct pl_model *m, int64_t tp, int64_t mbs, int64_t seq,
+                    int64_t tokens, struct pl_op *ops, int n);
+double model_mamba_token_flops(const struct pl_model *m); /* fwd, one token, unsharded */
+/* Activation bytes one token keeps for one Mamba-2 mixer's backward on a
+ * tp rank; e = bytes of a saved GEMM input element. */
+double model_mamba_act_bytes_per_token(const struct pl_model *m, double tp, double e);
+/* The NemotronH fields of a Hugging Face config (hf_mamba.c); a no-op for
+ * other model types. */
+enum pl_status model_hf_hybrid(yajl_val root, const char *origin, const char *type,
+                               struct pl_model *m, struct pl_diag *diag);
+
 #endif

@@ -12,7 +12,10 @@
  * false, struct pl_model): experts, top_k, expert_ffn, shared_ffn,
  * moe_first_dense, moe_step, router_bias, shared_gate, q_lora_rank,
  * kv_lora_rank, qk_rope_dim, v_head_dim, mtp_layers, full_attn_layers,
- * qk_norm, attn_sinks, glu_clamp, rope_yarn, published_active_params. Unknown keys are ignored so
+ * qk_norm, attn_sinks, glu_clamp, rope_yarn, published_active_params; hybrid
+ * Mamba-2 stacks: hybrid_pattern (a string of M * - E), mamba_heads,
+ * mamba_head_dim, mamba_groups, mamba_state, mamba_conv (4), mamba_chunk (128).
+ * Unknown keys are ignored so
  * files can carry notes. */
 #include <plateau/alloc.h>
 #include <plateau/data.h>
@@ -134,6 +137,12 @@ static enum pl_status plateau_sizes(yajl_val root, const char *origin, struct pl
       {"v_head_dim", false, MODEL_MAX_QKV_WIDTH, &m->v_head_dim},
       {"mtp_layers", false, MODEL_MAX_LAYERS, &m->mtp_layers},
       {"full_attn_layers", false, MODEL_MAX_LAYERS, &m->full_attn_layers},
+      {"mamba_heads", false, MODEL_MAX_HIDDEN, &m->mamba_heads},
+      {"mamba_head_dim", false, MODEL_MAX_HIDDEN, &m->mamba_head_dim},
+      {"mamba_groups", false, MODEL_MAX_HIDDEN, &m->mamba_groups},
+      {"mamba_state", false, MODEL_MAX_HIDDEN, &m->mamba_state},
+      {"mamba_conv", false, MODEL_MAX_HIDDEN, &m->mamba_conv},
+      {"mamba_chunk", false, MODEL_MAX_SEQ, &m->mamba_chunk},
   };
   for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
     enum pl_status st =
@@ -158,6 +167,7 @@ static enum pl_status plateau_finish(const char *origin, struct pl_model *m, str
   if (m->pos == PL_POS_LEARNED && m->max_positions == 0)
     return pl_diag_set(diag, PL_ERR_MISSING,
                        "%s: missing field 'max_positions' (required with pos \"learned\")", origin);
+  model_mamba_defaults(m);
   return PL_OK;
 }
 
@@ -199,6 +209,8 @@ static enum pl_status check_moe(const struct pl_model *m, struct pl_diag *diag) 
 
 static enum pl_status check_variants(const struct pl_model *m, struct pl_diag *diag) {
   enum pl_status st = check_moe(m, diag);
+  if (st == PL_OK)
+    st = model_hybrid_check(m, diag);
   if (st != PL_OK)
     return st;
   if (m->kv_lora_rank > 0 && m->qk_rope_dim >= m->head_dim)
@@ -253,6 +265,9 @@ enum pl_status pl_model_check(const struct pl_model *m, struct pl_diag *diag) {
 static enum pl_status model_from_plateau(yajl_val root, const char *origin, struct pl_model *m,
                                          struct pl_diag *diag) {
   enum pl_status st = base_json_str(root, "name", false, origin, m->name, sizeof m->name, diag);
+  if (st == PL_OK)
+    st = base_json_str(root, "hybrid_pattern", false, origin, m->hybrid_pattern,
+                       sizeof m->hybrid_pattern, diag);
   if (st == PL_OK)
     st = plateau_sizes(root, origin, m, diag);
   if (st == PL_OK)

@@ -21,7 +21,9 @@
  * (modeling_deepseek_v3.py): q_a_proj h r_q, q_a_layernorm r_q, q_b_proj
  * r_q a (d_nope + d_rope) (or q_proj h a (d_nope + d_rope) without r_q),
  * kv_a_proj_with_mqa h (r_kv + d_rope), kv_a_layernorm r_kv, kv_b_proj
- * r_kv a (d_nope + d_v), o_proj a d_v h. Dimensions are bounded by
+ * r_kv a (d_nope + d_v), o_proj a d_v h. A hybrid Mamba-2 stack
+ * (model.hybrid_pattern) sums its single-mixer blocks, each with one
+ * pre-norm (mamba.c). Dimensions are bounded by
  * pl_model_check, so nothing overflows (model_int.h). */
 #include <plateau/model.h>
 
@@ -70,6 +72,8 @@ bool pl_model_is_moe(const struct pl_model *m) { return m->experts > 0; }
 int64_t pl_model_moe_blocks_below(const struct pl_model *m, int64_t x) {
   if (!pl_model_is_moe(m))
     return 0;
+  if (pl_model_is_hybrid(m))
+    return pl_model_kind_below(m, 'E', x);
   int64_t step = m->moe_step > 0 ? m->moe_step : 1;
   int64_t first = m->moe_first_dense < x ? m->moe_first_dense : x;
   return x / step - first / step; /* multiples of step in (first, x] */
@@ -77,6 +81,10 @@ int64_t pl_model_moe_blocks_below(const struct pl_model *m, int64_t x) {
 
 int64_t pl_model_moe_layers(const struct pl_model *m) {
   return pl_model_moe_blocks_below(m, m->layers);
+}
+
+int64_t pl_model_dense_mlp_layers(const struct pl_model *m) {
+  return pl_model_is_hybrid(m) ? pl_model_kind_layers(m, '-') : m->layers - pl_model_moe_layers(m);
 }
 
 int64_t pl_model_attention_params(const struct pl_model *m) {
@@ -98,11 +106,28 @@ static int64_t moe_common_params(const struct pl_model *m) {
 int64_t pl_model_moe_layer_params(const struct pl_model *m) {
   if (!pl_model_is_moe(m))
     return 0;
+  if (pl_model_is_hybrid(m)) /* an 'E' block: its pre-norm and the MoE layer */
+    return norm_params(m) + moe_common_params(m) + m->experts * pl_model_expert_params(m);
   return pl_model_attention_params(m) + moe_common_params(m) +
          m->experts * pl_model_expert_params(m);
 }
 
+/* A hybrid stack's blocks other than 'E', all together: each a pre-norm and
+ * its mixer (Mamba-2, attention or the dense MLP). */
+static int64_t hybrid_other_params(const struct pl_model *m) {
+  int64_t attn = attention_params(m) + norm_params(m);
+  int64_t mlp = mlp_of(m, m->ffn_hidden) + norm_params(m);
+  return pl_model_kind_layers(m, 'M') * pl_model_mamba_params(m) +
+         pl_model_kind_layers(m, '*') * attn + pl_model_kind_layers(m, '-') * mlp;
+}
+
+/* A hybrid stack's non-MoE block is the mean of its 'M', '*' and '-' blocks
+ * (rounded down): the callers multiply it by the non-MoE blocks. */
 int64_t pl_model_layer_params(const struct pl_model *m) {
+  if (pl_model_is_hybrid(m)) {
+    int64_t other = m->layers - pl_model_moe_layers(m);
+    return other > 0 ? hybrid_other_params(m) / other : 0;
+  }
   return pl_model_attention_params(m) + mlp_of(m, m->ffn_hidden);
 }
 
@@ -123,6 +148,8 @@ static int64_t outside_blocks(const struct pl_model *m) {
 
 int64_t pl_model_params(const struct pl_model *m) {
   int64_t moe = pl_model_moe_layers(m);
+  if (pl_model_is_hybrid(m))
+    return hybrid_other_params(m) + moe * pl_model_moe_layer_params(m) + outside_blocks(m);
   return (m->layers - moe) * pl_model_layer_params(m) + moe * pl_model_moe_layer_params(m) +
          outside_blocks(m);
 }
@@ -131,6 +158,10 @@ int64_t pl_model_active_params(const struct pl_model *m) {
   int64_t moe = pl_model_moe_layers(m);
   int64_t moe_active = pl_model_attention_params(m) + moe_common_params(m) +
                        m->top_k * pl_model_expert_params(m);
+  if (pl_model_is_hybrid(m))
+    return hybrid_other_params(m) +
+           moe * (norm_params(m) + moe_common_params(m) + m->top_k * pl_model_expert_params(m)) +
+           outside_blocks(m);
   return (m->layers - moe) * pl_model_layer_params(m) + moe * moe_active + outside_blocks(m);
 }
 

@@ -466,7 +466,7 @@ double sim_op_run_kernels(const struct pl_layout *l, const struct pl_model *m,
 double sim_op_run_gemms(const struct pl_op *op, enum pl_pass pass) {
   if (op->kind != PL_OP_GEMM)
     return 0;
-  double calls = op->count > 1 ? (double)op->count : 1.0;
+  double calls = op->count > 1 && !op->batched ? (double)op->count : 1.0;
   return calls * (pass == PL_PASS_FWD ? 1.0 : 2.0);
 }
 

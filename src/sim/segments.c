@@ -131,32 +131,36 @@ static enum pl_status tp_comm(struct sim_step *st, struct sim_seg *s, int p, int
 
 static enum pl_status layer_tp(struct sim_step *st, struct sim_seg *s, struct pl_diag *diag) {
   const struct pl_layout *l = &st->run->layout;
+  /* per block and pass: two (attention, MLP); one in a hybrid stack, whose
+   * blocks hold a single mixer (Megatron-Core MambaLayer: the Mamba mixer's
+   * row-parallel out_proj; TransformerLayer with only attention or an MLP) */
+  int32_t per = pl_model_is_hybrid(&st->run->model) ? 1 : 2;
   /* the recomputed forward's collectives; with recompute on a share f of
-   * the blocks, 2f per average block, rounded to whole calls */
+   * the blocks, per * f per average block, rounded to whole calls */
   int32_t extra = l->recompute == PL_RECOMPUTE_FULL
-                      ? (int32_t)lround(2.0 * pl_recompute_share(&st->run->model, l))
+                      ? (int32_t)lround(per * pl_recompute_share(&st->run->model, l))
                       : 0;
   /* recompute ops (flops.c mark_recompute): the two all_gathers before
    * attention and the MLP are re-run, the reduce_scatters saved
    * (_c10d_functional.reduce_scatter_tensor is in torchtitan's
    * _op_sac_save_list); without SP both all_reduces are re-run (not saved) */
-  int32_t extra_ag = l->recompute == PL_RECOMPUTE_OPS ? 2 : extra;
+  int32_t extra_ag = l->recompute == PL_RECOMPUTE_OPS ? per : extra;
   enum pl_status r;
   if (l->sp) {
-    r = tp_comm(st, s, PL_PASS_FWD, 0, PL_COLL_ALL_GATHER, 2, diag);
+    r = tp_comm(st, s, PL_PASS_FWD, 0, PL_COLL_ALL_GATHER, per, diag);
     if (r == PL_OK)
-      r = tp_comm(st, s, PL_PASS_FWD, 1, PL_COLL_REDUCE_SCATTER, 2, diag);
+      r = tp_comm(st, s, PL_PASS_FWD, 1, PL_COLL_REDUCE_SCATTER, per, diag);
     if (r == PL_OK)
-      r = tp_comm(st, s, PL_PASS_BWD, 0, PL_COLL_ALL_GATHER, 2 + extra_ag, diag);
+      r = tp_comm(st, s, PL_PASS_BWD, 0, PL_COLL_ALL_GATHER, per + extra_ag, diag);
     if (r == PL_OK)
-      r = tp_comm(st, s, PL_PASS_BWD, 1, PL_COLL_REDUCE_SCATTER, 2 + extra, diag);
+      r = tp_comm(st, s, PL_PASS_BWD, 1, PL_COLL_REDUCE_SCATTER, per + extra, diag);
     return r;
   }
   if (l->recompute == PL_RECOMPUTE_OPS)
-    extra = 2;
-  r = tp_comm(st, s, PL_PASS_FWD, 0, PL_COLL_ALL_REDUCE, 2, diag);
+    extra = per;
+  r = tp_comm(st, s, PL_PASS_FWD, 0, PL_COLL_ALL_REDUCE, per, diag);
   if (r == PL_OK)
-    r = tp_comm(st, s, PL_PASS_BWD, 0, PL_COLL_ALL_REDUCE, 2 + extra, diag);
+    r = tp_comm(st, s, PL_PASS_BWD, 0, PL_COLL_ALL_REDUCE, per + extra, diag);
   return r;
 }
 

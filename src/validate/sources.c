@@ -615,6 +615,7 @@ static const struct {
     {"Qwen3_235B_a22B", "qwen3-235b-a22b"}, {"Qwen3-235B-A22B", "qwen3-235b-a22b"},
     {"GPT OSS 120B", "gpt-oss-120b"},   {"LLAMA3.1_405B", "llama3-405b"},
     {"LLAMA3_70B", "llama3-70b"},       {"LLAMA3_8B", "llama3-8b"},
+    {"Nemotron_3_Nano", "nemotron-3-nano"},
 };
 
 /* Models that cannot be expressed, with the reason. */
@@ -622,8 +623,15 @@ static const struct {
   const char *prefix;
   const char *why;
 } mcore_unexpressible[] = {
-    {"Nemotron_3", "Nemotron 3 is a hybrid of Mamba-2 and attention blocks with experts; Mamba "
-                   "blocks are not modelled"},
+    /* Nemotron_3_Nano is a preset (hybrid Mamba-2 stack, model/mamba.c); the
+     * larger ones run latent MoE (moe_latent_size, Megatron-Bridge
+     * nemotron_h_bridge.py) and MTP, whose configurations are not in data/models */
+    {"Nemotron_3_Super", "Nemotron 3 Super: latent MoE (moe_latent_size) and MTP in a hybrid "
+                         "Mamba-2 stack are not modelled, and its configuration is not in "
+                         "data/models"},
+    {"Nemotron_3_Ultra", "Nemotron 3 Ultra: latent MoE in a hybrid Mamba-2 stack is not "
+                         "modelled, and its configuration is not in data/models"},
+    {"Nemotron_3_5", "no Nemotron 3.5 preset: its configuration is not in data/models"},
     {"Qwen3-Next", "Qwen3-Next mixes Gated DeltaNet linear attention with gated attention; linear "
                    "attention is not modelled"},
     {"DeepSeekV4", "no DeepSeek-V4 preset: its configuration is not in data/models"},
@@ -1535,7 +1543,7 @@ static const struct validate_source sources[] = {
      .framework = "nemo",
      .match = "NVIDIA-NeMo/Megatron-Bridge",
      .family = "per model: the data/models preset its name means (DeepSeek-V3, Qwen3, GPT-OSS, "
-               "Llama 3); Megatron-Core with Transformer Engine",
+               "Llama 3, Nemotron 3 Nano); Megatron-Core with Transformer Engine",
      .pos = PL_POS_ROTARY,
      .eager_attention = false,
      .grad_reduce_after_backward = false,

@@ -1,0 +1,110 @@
+/* hf_mamba.c: the hybrid Mamba-2 fields of a Hugging Face NemotronH
+ * config.json (model_type nemotron_h: Nemotron-H, Nemotron Nano 2,
+ * Nemotron 3), on top of the Llama-family fields hf_config.c reads.
+ *
+ * Field names as the NemotronH configuration defines them and Megatron-Bridge
+ * maps them (src/megatron/bridge/models/nemotronh/nemotron_h_bridge.py,
+ * HEAD 067f987; the Nemotron 3 Nano config in
+ * tests/unit_tests/models/nemotronh/test_nemotron_h_bridge.py):
+ * hybrid_override_pattern (M Mamba-2, * attention, - MLP, E MoE; '|'
+ * pipeline delimiters are dropped as the bridge drops them), mamba_num_heads,
+ * mamba_head_dim, n_groups, ssm_state_size, conv_kernel (4), chunk_size
+ * (128), attention_head_dim (the attention head width; NemotronH has no
+ * head_dim key); MoE blocks when n_routed_experts is above 0 (the bridge
+ * adds no MoE for null or 0): n_routed_experts, num_experts_per_tok,
+ * moe_intermediate_size, moe_shared_expert_intermediate_size, the router's
+ * e_score_correction_bias (NemotronHTopkRouter). Every MLP is the
+ * two-matrix up/down MLP (NemotronHMLP; mlp_hidden_act relu2), timed as the
+ * GELU MLP. Multi-token prediction (num_nextn_predict_layers,
+ * mtp_hybrid_override_pattern) and latent MoE (moe_latent_size) are
+ * refused: not modelled in a hybrid stack. */
+#include <string.h>
+
+#include "model/model_int.h"
+
+static enum pl_status read_pattern(yajl_val root, const char *origin, struct pl_model *m,
+                                   struct pl_diag *diag) {
+  char raw[PL_MODEL_MAX_PATTERN * 2 + 1] = "";
+  enum pl_status st =
+      base_json_str(root, "hybrid_override_pattern", true, origin, raw, sizeof raw, diag);
+  if (st != PL_OK)
+    return st;
+  size_t k = 0;
+  for (size_t i = 0; raw[i] != '\0'; i++) {
+    if (raw[i] == '|')
+      continue;
+    if (k >= PL_MODEL_MAX_PATTERN)
+      return pl_diag_set(diag, PL_ERR_LIMIT,
+                         "%s: field 'hybrid_override_pattern' has more than %d blocks", origin,
+                         PL_MODEL_MAX_PATTERN);
+    m->hybrid_pattern[k++] = raw[i];
+  }
+  m->hybrid_pattern[k] = '\0';
+  return PL_OK;
+}
+
+static enum pl_status refuse_unmodelled(yajl_val root, const char *origin, struct pl_diag *diag) {
+  int64_t mtp = 0;
+  enum pl_status st = base_json_int(root, "num_nextn_predict_layers", false, origin, &mtp, diag);
+  if (st != PL_OK)
+    return st;
+  if (mtp > 0)
+    return pl_diag_set(diag, PL_ERR_UNSUPPORTED,
+                       "%s: num_nextn_predict_layers %lld: multi-token prediction is not modelled "
+                       "in a hybrid Mamba stack",
+                       origin, (long long)mtp);
+  yajl_val latent = base_json_get(root, "moe_latent_size");
+  if (latent != NULL && !YAJL_IS_NULL(latent))
+    return pl_diag_set(diag, PL_ERR_UNSUPPORTED,
+                       "%s: moe_latent_size: latent MoE (Nemotron 3 Super/Ultra) is not modelled",
+                       origin);
+  return PL_OK;
+}
+
+enum pl_status model_hf_hybrid(yajl_val root, const char *origin, const char *type,
+                               struct pl_model *m, struct pl_diag *diag) {
+  if (strcmp(type, "nemotron_h") != 0)
+    return PL_OK;
+  enum pl_status st = refuse_unmodelled(root, origin, diag);
+  if (st == PL_OK)
+    st = read_pattern(root, origin, m, diag);
+  struct {
+    const char *key;
+    bool required;
+    int64_t max;
+    int64_t *out;
+  } f[] = {
+      {"mamba_num_heads", true, MODEL_MAX_HIDDEN, &m->mamba_heads},
+      {"mamba_head_dim", true, MODEL_MAX_HIDDEN, &m->mamba_head_dim},
+      {"n_groups", true, MODEL_MAX_HIDDEN, &m->mamba_groups},
+      {"ssm_state_size", true, MODEL_MAX_HIDDEN, &m->mamba_state},
+      {"conv_kernel", false, MODEL_MAX_HIDDEN, &m->mamba_conv},
+      {"chunk_size", false, MODEL_MAX_SEQ, &m->mamba_chunk},
+      {"attention_head_dim", false, MODEL_MAX_QKV_WIDTH, &m->head_dim},
+  };
+  for (size_t i = 0; st == PL_OK && i < sizeof f / sizeof f[0]; i++)
+    st = model_json_size(root, f[i].key, f[i].required, origin, f[i].max, f[i].out, diag);
+  int64_t n_experts = 0;
+  if (st == PL_OK && base_json_get(root, "n_routed_experts") != NULL &&
+      !YAJL_IS_NULL(base_json_get(root, "n_routed_experts")))
+    st = base_json_int(root, "n_routed_experts", false, origin, &n_experts, diag);
+  if (st == PL_OK && n_experts > 0) {
+    const struct {
+      const char *key;
+      bool required;
+      int64_t max;
+      int64_t *out;
+    } e[] = {
+        {"n_routed_experts", true, MODEL_MAX_EXPERTS, &m->experts},
+        {"num_experts_per_tok", true, MODEL_MAX_EXPERTS, &m->top_k},
+        {"moe_intermediate_size", true, MODEL_MAX_FFN, &m->expert_ffn},
+        {"moe_shared_expert_intermediate_size", false, MODEL_MAX_FFN, &m->shared_ffn},
+    };
+    for (size_t i = 0; st == PL_OK && i < sizeof e / sizeof e[0]; i++)
+      st = model_json_size(root, e[i].key, e[i].required, origin, e[i].max, e[i].out, diag);
+    m->router_bias = true;
+  }
+  m->mlp = PL_MLP_GELU;
+  model_mamba_defaults(m);
+  return st;
+}

@@ -1,0 +1,233 @@
+/* mamba.c: hybrid Mamba-2 stacks (Nemotron-H, Nemotron 3): which block is
+ * which, the Mamba-2 mixer's parameters, its per-GPU ops and the checks.
+ *
+ * A hybrid model (model.hybrid_pattern) is a stack of single-mixer blocks,
+ * each a pre-norm, one mixer and a residual add (Megatron-Core
+ * megatron/core/ssm/mamba_block.py MambaStack and mamba_layer.py MambaLayer,
+ * NVIDIA/Megatron-LM d98e8a6; HF NemotronHBlock): 'M' Mamba-2, '*' attention,
+ * '-' MLP, 'E' MoE. The Mamba-2 mixer (megatron/core/ssm/mamba_mixer.py
+ * MambaMixer, d98e8a6) with d_inner = H P (mamba_num_heads x mamba_head_dim):
+ *   in_proj   h -> 2 d_inner + 2 G N + H   (z, x, B, C, dt), no bias
+ *   conv1d    depthwise causal, width d_conv, over x B C (d_inner + 2 G N
+ *             channels), with bias
+ *   dt_bias, A_log, D   one per head (D_has_hdim false)
+ *   norm      gated RMSNorm over d_inner (ExtendedRMSNorm, RMSNormGated)
+ *   out_proj  d_inner -> h, no bias
+ * Tensor parallelism (MambaMixer.__init__): in_proj column-parallel, split
+ * by heads and groups (nheads_local_tp = H / tp, ngroups_local_tp = G / tp,
+ * both asserted divisible), conv1d and the per-head parameters split the
+ * same way, the norm per group on each rank, out_proj row-parallel: every
+ * width below divides by tp and one tp reduction follows out_proj.
+ *
+ * Training runs mamba_ssm's memory-efficient path (MambaMixer._ssm_training
+ * calls mamba_split_conv1d_scan_combined; state-spaces/mamba e9594ce
+ * mamba_ssm/ops/triton/ssd_combined.py MambaSplitConv1dScanCombinedFn):
+ * forward the causal_conv1d CUDA kernel (with SiLU), then the SSD chunked
+ * scan of Dao & Gu 2024 (arXiv 2405.21060, Sec. 6) as five Triton kernels
+ * (_mamba_chunk_scan_combined_fwd): _chunk_cumsum_fwd, _chunk_state_fwd
+ * (per chunk and head B^T (decay x): N x Q by Q x P), _state_passing_fwd
+ * (sequential over chunks, fp32 states), _bmm_chunk_fwd (per chunk and
+ * group C B^T: Q x N by N x Q) and _chunk_scan_fwd (per chunk and head
+ * (L o CB) x: Q x Q by Q x P, and C h: Q x N by N x P; D skip and the z
+ * gate fused). It saves zxbcdt and the scan output only; backward re-runs
+ * the conv1d forward and, in _mamba_chunk_scan_combined_bwd, the cumsum,
+ * CB, chunk states and state passing before the gradient kernels. The
+ * scan's matmuls are timed with the GEMM model at 16-bit (op.high_precision:
+ * the Triton kernels run bf16/fp32 whatever the recipe), an optimistic
+ * bound: no measured efficiency of these Triton kernels was found
+ * (docs/model.md "Hybrid Mamba-2 models"). */
+#include <plateau/flops.h>
+#include <plateau/model.h>
+
+#include <string.h>
+
+#include "model/constants.h"
+#include "model/model_int.h"
+
+bool pl_model_is_hybrid(const struct pl_model *m) { return m->hybrid_pattern[0] != '\0'; }
+
+int64_t pl_model_kind_below(const struct pl_model *m, char kind, int64_t x) {
+  int64_t n = 0;
+  for (int64_t i = 0; i < x && i < PL_MODEL_MAX_PATTERN && m->hybrid_pattern[i] != '\0'; i++)
+    n += m->hybrid_pattern[i] == kind;
+  return n;
+}
+
+int64_t pl_model_kind_layers(const struct pl_model *m, char kind) {
+  return pl_model_kind_below(m, kind, m->layers);
+}
+
+int64_t pl_model_attention_layers(const struct pl_model *m) {
+  return pl_model_is_hybrid(m) ? pl_model_kind_layers(m, '*') : m->layers;
+}
+
+static int64_t d_inner(const struct pl_model *m) { return m->mamba_heads * m->mamba_head_dim; }
+
+/* in_proj's output width: z, x (d_inner each), B, C (G N each), dt (H). */
+static int64_t in_proj_width(const struct pl_model *m) {
+  return 2 * d_inner(m) + 2 * m->mamba_groups * m->mamba_state + m->mamba_heads;
+}
+
+int64_t pl_model_mamba_params(const struct pl_model *m) {
+  if (!pl_model_is_hybrid(m) || m->mamba_heads <= 0)
+    return 0;
+  int64_t h = m->hidden, di = d_inner(m);
+  int64_t conv_ch = di + 2 * m->mamba_groups * m->mamba_state;
+  int64_t norm = m->norm == PL_NORM_RMS ? h : 2 * h;
+  return norm + h * in_proj_width(m) + conv_ch * (m->mamba_conv + 1) + 3 * m->mamba_heads + di +
+         di * h;
+}
+
+/* Forward FLOPs of one Mamba-2 mixer for one token, unsharded: the two
+ * projections and the SSD's matmuls as the chunked algorithm runs them
+ * (per token: CB 2 Q N G, chunk states 2 N P H, the diagonal block 2 Q P H,
+ * the state output 2 N P H). Megatron-LM counts the scan differently
+ * (training.py mamba_layer_flops: 7 d_in N with d_in = 2 h); docs/model.md. */
+double model_mamba_token_flops(const struct pl_model *m) {
+  double h = (double)m->hidden, di = (double)d_inner(m), q = (double)m->mamba_chunk;
+  double n = (double)m->mamba_state, p = (double)m->mamba_head_dim;
+  double heads = (double)m->mamba_heads, g = (double)m->mamba_groups;
+  double proj = 2.0 * h * (double)in_proj_width(m) + 2.0 * di * h;
+  return proj + 2.0 * q * n * g + 2.0 * heads * p * (2.0 * n + q);
+}
+
+/* Bytes one token keeps for the backward of one Mamba-2 mixer on one tp
+ * rank: zxbcdt and the scan output (2 B each, ctx.save_for_backward of
+ * MambaSplitConv1dScanCombinedFn), the gated norm's input (2 B, its
+ * backward needs it) and out_proj's input (e B: TE keeps its quantized
+ * copy under FP8, layer_act in memory.c), plus the fp32 rstd per group. */
+double model_mamba_act_bytes_per_token(const struct pl_model *m, double tp, double e) {
+  double di = (double)d_inner(m);
+  return (2.0 * (double)in_proj_width(m) + 2.0 * di + 2.0 * di + e * di +
+          4.0 * (double)m->mamba_groups) /
+         tp;
+}
+
+/* Per element of its input: the conv1d reads and writes x B C (2 + 2 B) and
+ * runs d_conv multiply-adds and the SiLU; backward (causal_conv1d_bwd)
+ * reads x and the gradient and writes dx (6 B) after the re-run forward
+ * (4 B, MambaSplitConv1dScanCombinedFn.backward). */
+#define CONV_FWD_BYTES (2.0 * BF16_BYTES)
+#define CONV_BWD_BYTES (5.0 * BF16_BYTES)
+/* The gated RMSNorm (mamba_ssm ops/triton/layernorm_gated.py _layer_norm_fwd
+ * with z): reads y and z, writes the output; backward reads y, z and the
+ * gradient and writes dy and dz. */
+#define GATED_NORM_FWD_BYTES (3.0 * BF16_BYTES)
+#define GATED_NORM_BWD_BYTES (5.0 * BF16_BYTES)
+
+/* The SSD's states: _chunk_state_fwd writes one fp32 N x P state per chunk
+ * and head, _state_passing_fwd reads it and writes the passed one,
+ * _chunk_scan_fwd reads that; the cumsum reads dt and writes dA_cumsum and
+ * dt (fp32, per token and head). Backward re-runs these (the recompute in
+ * _mamba_chunk_scan_combined_bwd) and runs _state_passing_bwd and
+ * _chunk_scan_bwd_dstates on the same states: twice the traffic plus the
+ * re-run. Per state element (fp32). */
+#define STATE_FWD_BYTES (4.0 * FP32_BYTES)
+#define STATE_BWD_BYTES (4.0 * FP32_BYTES + STATE_FWD_BYTES)
+
+int model_mamba_ops(const struct pl_model *m, int64_t tp, int64_t mbs, int64_t seq, int64_t tokens,
+                    struct pl_op *ops, int n) {
+  int64_t h = m->hidden, di = d_inner(m) / tp, heads = m->mamba_heads / tp;
+  int64_t groups = m->mamba_groups / tp, st = m->mamba_state, p = m->mamba_head_dim;
+  int64_t q = m->mamba_chunk;
+  int64_t chunks = mbs * ((seq + q - 1) / q);
+  double t = (double)tokens, conv_ch = (double)(di + 2 * groups * st);
+  model_op_gemm(&ops[n++], "in_proj", tokens, in_proj_width(m) / tp, h, 1);
+  model_op_memory(&ops[n], "conv1d", t * conv_ch, 2.0 * (double)m->mamba_conv + 4.0,
+                  4.0 * (double)m->mamba_conv + 8.0, CONV_FWD_BYTES, CONV_BWD_BYTES);
+  ops[n++].bwd_kernels = 2; /* the re-run forward and causal_conv1d_bwd */
+  double states = (double)chunks * (double)heads * (double)(st * p);
+  double cumsum = t * (double)heads * 3.0 * FP32_BYTES;
+  model_op_memory(&ops[n], "ssd_states", 1.0, 0.0, 0.0, states * STATE_FWD_BYTES + cumsum,
+                  states * STATE_BWD_BYTES + 2.0 * cumsum);
+  ops[n].fwd_kernels = 2;   /* _chunk_cumsum_fwd, _state_passing_fwd */
+  ops[n++].bwd_kernels = 5; /* re-run cumsum and passing, _state_passing_bwd, dstates, cumsum_bwd */
+  /* The chunk matmuls, one product per (chunk, head) or (chunk, group)
+   * pair, all pairs in one Triton launch (op.batched: one kernel, not one
+   * cuBLAS call per pair; their backward products are per pair too). The
+   * state output C h is fused into _chunk_scan_fwd beside the diagonal
+   * block: one product with k = Q + N. */
+  model_op_gemm(&ops[n++], "ssd_chunk_state", st, p, q, chunks * heads);
+  model_op_gemm(&ops[n++], "ssd_bmm_cb", q, q, st, chunks * groups);
+  model_op_gemm(&ops[n++], "ssd_chunk_scan", q, p, q + st, chunks * heads);
+  for (int i = n - 3; i < n; i++) {
+    ops[i].high_precision = true;
+    ops[i].batched = true;
+    /* chunk states and CB are re-run before their backward */
+    if (strcmp(ops[i].name, "ssd_chunk_scan") != 0)
+      ops[i].bwd_flops = 3.0 * ops[i].fwd_flops;
+  }
+  model_op_memory(&ops[n], "ssm_norm", t * (double)di, 5.0, 10.0, GATED_NORM_FWD_BYTES,
+                  GATED_NORM_BWD_BYTES);
+  ops[n++].bwd_kernels = 2; /* _layer_norm_bwd and the weight-gradient sum */
+  model_op_gemm(&ops[n++], "out_proj", tokens, h, di, 1);
+  return n;
+}
+
+/* MambaMixer.__init__'s defaults (d_conv=4, chunk_size=128), which the
+ * Nemotron-H / Nemotron 3 providers and HF configs keep. */
+#define MAMBA_DEFAULT_CONV 4
+#define MAMBA_DEFAULT_CHUNK 128
+void model_mamba_defaults(struct pl_model *m) {
+  if (!pl_model_is_hybrid(m))
+    return;
+  if (m->mamba_conv == 0)
+    m->mamba_conv = MAMBA_DEFAULT_CONV;
+  if (m->mamba_chunk == 0)
+    m->mamba_chunk = MAMBA_DEFAULT_CHUNK;
+}
+
+static enum pl_status hybrid_bad(const struct pl_model *m, const char *what, struct pl_diag *diag) {
+  return pl_diag_set(diag, PL_ERR_RANGE, "model '%s': hybrid_pattern: %s", m->name, what);
+}
+
+enum pl_status model_hybrid_check(const struct pl_model *m, struct pl_diag *diag) {
+  if (!pl_model_is_hybrid(m)) {
+    if (m->mamba_heads != 0 || m->mamba_head_dim != 0 || m->mamba_groups != 0 ||
+        m->mamba_state != 0)
+      return pl_diag_set(diag, PL_ERR_RANGE,
+                         "model '%s': Mamba dimensions given without a hybrid_pattern", m->name);
+    return PL_OK;
+  }
+  size_t len = strlen(m->hybrid_pattern);
+  if (strspn(m->hybrid_pattern, "M*-E") != len)
+    return pl_diag_set(diag, PL_ERR_RANGE,
+                       "model '%s': hybrid_pattern '%s' has a letter other than M (Mamba-2), * "
+                       "(attention), - (MLP) and E (MoE)",
+                       m->name, m->hybrid_pattern);
+  if ((int64_t)len != m->layers)
+    return pl_diag_set(diag, PL_ERR_RANGE,
+                       "model '%s': hybrid_pattern has %lld blocks but layers is %lld", m->name,
+                       (long long)len, (long long)m->layers);
+  if (pl_model_kind_layers(m, 'E') > 0 && m->experts <= 0)
+    return hybrid_bad(m, "'E' blocks need experts, top_k and expert_ffn", diag);
+  if (pl_model_kind_layers(m, 'E') == 0 && m->experts > 0)
+    return hybrid_bad(m, "experts are given but no block is 'E'", diag);
+  if (m->mtp_layers > 0 || m->kv_lora_rank > 0 || m->full_attn_layers > 0)
+    return hybrid_bad(m,
+                      "MTP, latent attention and full_attn_layers are not modelled in a "
+                      "hybrid stack",
+                      diag);
+  if (pl_model_kind_layers(m, 'M') == 0)
+    return PL_OK;
+  const struct {
+    const char *what;
+    int64_t v;
+  } f[] = {{"mamba_heads", m->mamba_heads},   {"mamba_head_dim", m->mamba_head_dim},
+           {"mamba_groups", m->mamba_groups}, {"mamba_state", m->mamba_state},
+           {"mamba_conv", m->mamba_conv},     {"mamba_chunk", m->mamba_chunk}};
+  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+    if (f[i].v <= 0 || f[i].v > MODEL_MAX_HIDDEN)
+      return pl_diag_set(diag, PL_ERR_RANGE,
+                         "model '%s': %s must be between 1 and %lld for 'M' blocks, not %lld",
+                         m->name, f[i].what, (long long)MODEL_MAX_HIDDEN, (long long)f[i].v);
+  if (m->mamba_heads % m->mamba_groups != 0)
+    return pl_diag_set(diag, PL_ERR_RANGE,
+                       "model '%s': mamba_groups %lld must divide mamba_heads %lld", m->name,
+                       (long long)m->mamba_groups, (long long)m->mamba_heads);
+  if (in_proj_width(m) > MODEL_MAX_FFN)
+    return pl_diag_set(diag, PL_ERR_RANGE,
+                       "model '%s': Mamba in_proj width %lld is above the limit %lld", m->name,
+                       (long long)in_proj_width(m), (long long)MODEL_MAX_FFN);
+  return PL_OK;
+}

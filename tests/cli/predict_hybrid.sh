@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Hybrid Mamba-2 stacks (docs/model.md "Hybrid Mamba-2 models"): the
+# nemotron-3-nano preset and its HF NemotronH config predict end to end with
+# the published parameter counts; tensor parallelism splits the Mamba mixer;
+# bad hybrid input fails with one line and exit 1.
+. "$(dirname "$0")/lib.sh"
+
+json_num() { grep -o "\"$2\": *[0-9.e+-]*" "$1" | head -1 | sed 's/.*: *//'; }
+
+expect_ok predict --model nemotron-3-nano --gpu gb200 --gpus 8 --ep 8 --mbs 2 --gbs 512 \
+  --shard zero1 --dtype mxfp8 --moe-imbalance 1 --format json
+cp "$TMP/out" "$TMP/nano.json"
+check "params 31,577,940,288 (published 31.6B)" grep -q '"params": 31577940288' "$TMP/nano.json"
+check "active 3,580,076,352 (published 3.6B with embeddings)" \
+  grep -q '"active_params": 3580076352' "$TMP/nano.json"
+check "23 MoE blocks" [ "$(json_num "$TMP/nano.json" moe_layers)" = 23 ]
+check "a finite positive step time" awk -v t="$(json_num "$TMP/nano.json" step_time_s)" \
+  'BEGIN { exit !(t > 0 && t < 1e6) }'
+check "expert dispatch: all_to_all over ep" grep -q '"op": "all_to_all"' "$TMP/nano.json"
+
+expect_ok predict --model nemotron-3-nano --gpu gb200 --gpus 8 --ep 8 --mbs 2 --gbs 512 \
+  --shard zero1 --dtype mxfp8 --moe-imbalance 1 --ops
+check "explain lists the Mamba ops" grep -Eq "^  layer +ssd_chunk_scan +gemm" "$TMP/out"
+check "explain lists in_proj" grep -Eq "^  layer +in_proj +gemm +16384 x 10304 x 2688" "$TMP/out"
+
+expect_ok predict --model "$PL_TEST_DATA/hf/Nemotron-3-Nano-30B-A3B.json" --gpus 8 --ep 8 \
+  --seq 8192 --format json
+check "HF NemotronH config: the preset's params" grep -q '"params": 31577940288' "$TMP/out"
+
+# tp 2 splits heads 64 and groups 8 (Megatron-Core MambaMixer): one tp all_reduce per block
+expect_ok predict --model nemotron-3-nano --gpu gb200 --gpus 8 --tp 2 --ep 4 --gbs 64 --format json
+check "tp 2: tp all_reduce" grep -q '"group": "tp"' "$TMP/out"
+
+cat >"$TMP/badletter.json" <<'JSON'
+{"name": "h", "layers": 3, "hidden": 256, "heads": 4, "ffn_hidden": 512, "vocab": 1000,
+ "seq_len": 512, "mlp": "gelu", "pos": "rotary", "norm": "rms", "hybrid_pattern": "MQ*",
+ "mamba_heads": 8, "mamba_head_dim": 64, "mamba_groups": 2, "mamba_state": 16}
+JSON
+expect_fail 1 "^plateau: model 'h': hybrid_pattern 'MQ\*' has a letter other than M" -- \
+  predict --model "$TMP/badletter.json"
+sed 's/"MQ\*"/"M*"/' "$TMP/badletter.json" >"$TMP/badlen.json"
+expect_fail 1 "hybrid_pattern has 2 blocks but layers is 3" -- predict --model "$TMP/badlen.json"
+sed 's/"MQ\*"/"M*-"/; s/"mamba_groups": 2/"mamba_groups": 3/' "$TMP/badletter.json" >"$TMP/badg.json"
+expect_fail 1 "mamba_groups 3 must divide mamba_heads 8" -- predict --model "$TMP/badg.json"
+sed 's/"MQ\*"/"M*-"/' "$TMP/badletter.json" >"$TMP/good.json"
+expect_ok predict --model "$TMP/good.json" --gpus 2 --tp 2
+expect_fail 1 "tp must divide the Mamba heads \(8\) and groups \(2\)" -- predict \
+  --model "$TMP/good.json" --gpus 4 --tp 4
+sed 's/"num_hidden_layers": 52,/"num_hidden_layers": 52, "num_nextn_predict_layers": 1,/' \
+  "$PL_TEST_DATA/hf/Nemotron-3-Nano-30B-A3B.json" >"$TMP/mtp.json"
+expect_fail 1 "multi-token prediction is not modelled in a hybrid Mamba stack" -- predict \
+  --model "$TMP/mtp.json"
+sed 's/"num_hidden_layers": 52,/"num_hidden_layers": 52, "moe_latent_size": 1024,/' \
+  "$PL_TEST_DATA/hf/Nemotron-3-Nano-30B-A3B.json" >"$TMP/latent.json"
+expect_fail 1 "latent MoE \(Nemotron 3 Super/Ultra\) is not modelled" -- predict \
+  --model "$TMP/latent.json"
+sed 's/"num_hidden_layers": 52,/"num_hidden_layers": 51,/' \
+  "$PL_TEST_DATA/hf/Nemotron-3-Nano-30B-A3B.json" >"$TMP/hf51.json"
+expect_fail 1 "hybrid_pattern has 52 blocks but layers is 51" -- predict --model "$TMP/hf51.json"
+
+finish
