@@ -14,6 +14,18 @@ check "params" grep -q '"params": 46702792704' "$TMP/ep8.json"
 check "edp = 64 / (1 * 8 * 1)" [ "$(json_num "$TMP/ep8.json" edp)" = 8 ]
 check "default imbalance 1.25" [ "$(json_num "$TMP/ep8.json" moe_imbalance)" = 1.25 ]
 check "dispatch all_to_all over ep" grep -q '"op": "all_to_all"' "$TMP/ep8.json"
+# The distributed optimizer gathers the routed experts' bf16 parameters over
+# edp, the rest over dp (Megatron-Core expert_parallel_buffers): by hand,
+# Mixtral's experts are 32 layers x 8 x 3 x 4096 x 14336 = 45,097,156,608
+# parameters, 1/8 of them on a GPU (ep 8, etp 1), 2 B each: 11,274,289,152 B
+# a step over edp; the other 46,702,792,704 - 45,097,156,608 parameters,
+# halved by tp 2, 2 B each: 1,605,636,096 B over dp.
+coll_total() { python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+print(round(sum(c["count"] * c["bytes"] for c in d["collectives"]
+                if c["op"] == sys.argv[2] and c["group"] == sys.argv[3])))' "$@"; }
+check "expert params all_gather over edp" [ "$(coll_total "$TMP/ep8.json" all_gather edp)" = 11274289152 ]
+check "other params all_gather over dp" [ "$(coll_total "$TMP/ep8.json" all_gather dp)" = 1605636096 ]
 
 expect_ok predict --model mixtral-8x7b --gpus 64 --tp 2 --ep 8 --gbs 256 --shard zero1 --format json \
   --moe-imbalance 1
