@@ -452,6 +452,21 @@ static bool nemo_overrides(const struct validate_in *in, struct pl_framework *fw
   return true;
 }
 
+/* Megatron-Bridge rows take the nemo preset (TE userbuffers tp overlap on). The
+ * Qwen3-235B H100 configs turn it off in every release: v0.2.2
+ * scripts/performance/configs/qwen3/qwen3_llm_pretrain.py qwen3_235b_a22b_h100_config,
+ * v0.3.0-v0.5.0 configs/qwen/qwen3_llm_pretrain.py qwen3_235b_a22b_pretrain_config_h100
+ * (CommOverlapConfig(tp_comm_overlap=False)), HEAD 067f987df0 perf_recipes/qwen/h100/
+ * qwen3_moe.py qwen3_235b_a22b_pretrain_256gpu_h100_{bf16,fp8cs}_config. */
+static bool bridge_overrides(const struct validate_in *in, struct pl_framework *fw,
+                             struct pl_vrow *row) {
+  if (strncmp(cell(in, "model"), "Qwen3_235B", 10) != 0 || strcmp(cell(in, "gpu"), "DGX-H100") != 0)
+    return true;
+  fw->tp_comm_overlap = PL_SETTING_OFF;
+  validate_note(row, "tp_comm_overlap off (the release's Qwen3-235B H100 config)");
+  return true;
+}
+
 static bool nemo_measure(const struct validate_in *in, const struct pl_run *run,
                          struct pl_vrow *row) {
   const struct pl_layout *l = &run->layout;
@@ -1561,6 +1576,7 @@ static const struct validate_source sources[] = {
      .model = mcore_model,
      .modes = bridge_modes,
      .layout = bridge_layout,
+     .overrides = bridge_overrides,
      .hardware = nvl_segment,
      .measure = bridge_measure},
     {.key = "moezoo",

@@ -693,6 +693,11 @@ static void test_moe_rows(void) {
     r = row_of(&v, i);
     CHECK(r != NULL && !r->skipped && r->layout.ep_comm_overlap);
   }
+  /* and their tp overlap is off on H100 (sources.c bridge_overrides), on elsewhere */
+  r = row_of(&v, 10);
+  CHECK(r != NULL && !r->layout.tp_comm_overlap);
+  r = row_of(&v, 12);
+  CHECK(r != NULL && r->layout.tp_comm_overlap);
   pl_validation_free(&v);
   /* recompute modules follow the section's release (sources.c bridge_recompute):
    * DeepSeek-V3 MXFP8 GB300 none from 26.06 (v0.5.0 GB300_FP8_MX_V2 []), GB200
