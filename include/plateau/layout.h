@@ -67,6 +67,10 @@ enum pl_recompute_module {
  *                   preprocess): routing metadata, no op of plateau's op list under
  *                   the flex dispatcher the recipes use (its permutation runs in the
  *                   dispatch); the experts, dispatch and combine stay eager;
+ *   mamba           a hybrid stack's Mamba blocks whole (Megatron-Core ssm/mamba_layer.py
+ *                   MambaLayer, CudaGraphModule.mamba, Megatron-LM d98e8a6): norm, the
+ *                   Mamba-2 mixer's ops, residual; in plateau's average hybrid block the
+ *                   shared norm1 and resid1 count as captured;
  *   full_iteration  the whole forward-backward step is one graph (Megatron-Bridge
  *                   cuda_graph_impl "full_iteration"): no op is issued eagerly.
  * Megatron-Core core_v0.16.0 megatron/core/transformer/transformer_layer.py,
@@ -75,9 +79,10 @@ enum pl_cuda_graph_scope {
   PL_CGS_ATTN = 1u << 0,
   PL_CGS_MOE_ROUTER = 1u << 1,
   PL_CGS_MOE_PREPROCESS = 1u << 2,
-  PL_CGS_FULL_ITERATION = 1u << 3
+  PL_CGS_FULL_ITERATION = 1u << 3,
+  PL_CGS_MAMBA = 1u << 4
 };
-#define PL_CGS_COUNT 4
+#define PL_CGS_COUNT 5
 enum pl_schedule { PL_SCHEDULE_1F1B, PL_SCHEDULE_INTERLEAVED, PL_SCHEDULE_GPIPE };
 /* How the element-wise work around the GEMMs runs (docs/step-model.md 2.3b):
  * fused = the op list's minimum traffic (Megatron-LM/TransformerEngine fused

@@ -500,9 +500,16 @@ static bool op_graphed(const struct pl_layout *l, const struct pl_model *m, cons
                                          "attn",  "attn_full", "proj",    "resid1"};
   static const char *const router_ops[] = {"norm2",      "router",     "router_topk",
                                            "shared_fc1", "shared_act", "shared_fc2"};
+  static const char *const mamba_ops[] = {"norm1",          "in_proj",    "conv1d",
+                                          "ssd_states",     "ssd_chunk_state", "ssd_bmm_cb",
+                                          "ssd_chunk_scan", "ssm_norm",   "out_proj", "resid1"};
   uint32_t s = l->cuda_graph_scopes;
   if (s & PL_CGS_FULL_ITERATION)
     return true;
+  if ((s & PL_CGS_MAMBA) && m != NULL && pl_model_is_hybrid(m))
+    for (size_t i = 0; i < sizeof mamba_ops / sizeof mamba_ops[0]; i++)
+      if (strcmp(op->name, mamba_ops[i]) == 0)
+        return true;
   if (s & PL_CGS_ATTN)
     for (size_t i = 0; i < sizeof attn_ops / sizeof attn_ops[0]; i++)
       if (strcmp(op->name, attn_ops[i]) == 0)

@@ -971,7 +971,13 @@ static bool bridge_config_is(const struct validate_in *in, const struct pl_layou
  *    perf_recipes/gpt_oss/{gb200,b200,h100}/gpt_oss.py: GB200, B200 and H100
  *    ["layernorm", "moe_act"] (GB300, B300 none), except GB200_FP8_MX_V2
  *    (v0.5.0 and HEAD: recompute_modules=[]);
- *  - Qwen3: qwen3_llm_pretrain.py sets recompute_granularity None (none).
+ *  - Qwen3: qwen3_llm_pretrain.py sets recompute_granularity None (none);
+ *  - Nemotron 3 Nano: v0.3.1 configs/nemotronh/nemotron_3_nano_workload_base_configs.py,
+ *    v0.4.0, v0.4.2, v0.5.0 nemotron_3_workload_base_configs.py: H100_FP8_CS_V1
+ *    ["moe", "layernorm", "core_attn", "moe_act"]; GB300, GB200, B300, B200 none
+ *    (the recipe recipes/nemotronh/nemotron_3_nano.py sets recompute_granularity
+ *    None; HEAD perf_recipes/nemotronh/common.py _apply_nemotron_3_nano_perf_defaults
+ *    the same for 26.08).
  * An empty list means no recompute. Rows not listed keep "not stated". */
 static void bridge_recompute(const struct validate_in *in, struct pl_layout *l,
                              struct pl_vrow *row) {
@@ -990,6 +996,10 @@ static void bridge_recompute(const struct validate_in *in, struct pl_layout *l,
       {"26.08 26.06 26.06.01", "GPT OSS 120B", "GB200", PL_DTYPE_MXFP8, 0},
       {"26.08 26.06.01 26.06 26.04.01 26.04 26.02.01 26.02 25.11 25.09", "GPT OSS 120B",
        "GB200 B200 H100", -1, PL_RCM_LAYERNORM | PL_RCM_MOE_ACT},
+      {"26.06.01 26.06 26.04.01 26.04 26.02.01", "Nemotron_3_Nano", "H100", PL_DTYPE_FP8,
+       PL_RCM_MOE | PL_RCM_LAYERNORM | PL_RCM_CORE_ATTN | PL_RCM_MOE_ACT},
+      {"26.08 26.06.01 26.06 26.04.01 26.04 26.02.01", "Nemotron_3_Nano", "GB300 GB200 B300 B200",
+       -1, 0},
   };
   for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
     if (!bridge_config_is(in, l, cfg[i].sections, cfg[i].model, cfg[i].gpus, cfg[i].dtype))
@@ -1030,10 +1040,20 @@ static void bridge_recompute(const struct validate_in *in, struct pl_layout *l,
  *    v0.2.2 and v0.3.0 BF16, [attn, moe_router, moe_preprocess] otherwise;
  *    B300, B200, H100 none; v0.5.0 GB300/GB200 FP8_MX_V2 and HEAD fp8mx on
  *    GB300, GB200, B300, B200 full_iteration.
+ *  - Nemotron 3 Nano (v0.3.1 nemotron_3_nano_workload_base_configs.py, v0.4.0,
+ *    v0.4.2, v0.5.0 nemotron_3_workload_base_configs.py
+ *    BASE_NEMOTRON_3_NANO_CONFIG; HEAD perf_recipes/nemotronh/{gb300,gb200,b300,
+ *    b200}/nemotronh.py set_cuda_graph_modules): GB300, GB200, B300, B200 [attn,
+ *    mamba, moe_router, moe_preprocess]; H100 FP8_CS_V1 [mamba].
  * First match wins. Other models' rows keep none (not read here). */
 static void bridge_graph_scope(const struct validate_in *in, struct pl_layout *l,
                                struct pl_vrow *row) {
-  enum { A = PL_CGS_ATTN, R = PL_CGS_MOE_ROUTER | PL_CGS_MOE_PREPROCESS, F = PL_CGS_FULL_ITERATION };
+  enum {
+    A = PL_CGS_ATTN,
+    R = PL_CGS_MOE_ROUTER | PL_CGS_MOE_PREPROCESS,
+    F = PL_CGS_FULL_ITERATION,
+    M = PL_CGS_MAMBA
+  };
   static const struct {
     const char *sections, *model, *gpus; /* space-separated words; model: a prefix */
     int dtype;                           /* enum pl_dtype, or -1 for any */
@@ -1057,6 +1077,9 @@ static void bridge_graph_scope(const struct validate_in *in, struct pl_layout *l
       {"25.11 26.02 26.02.01 26.04 26.04.01 26.06 26.06.01", "Qwen3_235B", "GB200", -1, A | R},
       {"25.11 26.02 26.02.01 26.04 26.04.01 26.06 26.06.01 26.08", "Qwen3_235B",
        "B300 B200 H100", -1, 0},
+      {"26.02.01 26.04 26.04.01 26.06 26.06.01 26.08", "Nemotron_3_Nano", "GB300 GB200 B300 B200",
+       -1, A | R | M},
+      {"26.02.01 26.04 26.04.01 26.06 26.06.01", "Nemotron_3_Nano", "H100", PL_DTYPE_FP8, M},
   };
   for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
     if (!bridge_config_is(in, l, cfg[i].sections, cfg[i].model, cfg[i].gpus, cfg[i].dtype))

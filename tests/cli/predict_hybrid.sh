@@ -31,6 +31,18 @@ check "HF NemotronH config: the preset's params" grep -q '"params": 31577940288'
 expect_ok predict --model nemotron-3-nano --gpu gb200 --gpus 8 --tp 2 --ep 4 --gbs 64 --format json
 check "tp 2: tp all_reduce" grep -q '"group": "tp"' "$TMP/out"
 
+# CUDA graph scope mamba (Megatron-Core CudaGraphModule.mamba): the Mamba blocks' kernels
+# cost the host nothing, so a host-bound run (200 us per kernel) gets faster
+expect_ok predict --model nemotron-3-nano --gpu h100 --gpus 8 --ep 8 --seq 256 --gbs 8 \
+  --host-per-kernel 200us --format json
+cp "$TMP/out" "$TMP/eager.json"
+expect_ok predict --model nemotron-3-nano --gpu h100 --gpus 8 --ep 8 --seq 256 --gbs 8 \
+  --host-per-kernel 200us --cuda-graph-scope mamba --format json
+check "mamba scope: host-bound step faster" awk -v a="$(json_num "$TMP/eager.json" step_time_s)" \
+  -v b="$(json_num "$TMP/out" step_time_s)" 'BEGIN { exit !(b < a) }'
+expect_fail 1 "unknown CUDA graph scope 'mambo' \(expected none or a comma-separated list of attn\|moe_router\|moe_preprocess\|mamba\|full_iteration\)" -- \
+  predict --model nemotron-3-nano --cuda-graph-scope mambo
+
 cat >"$TMP/badletter.json" <<'JSON'
 {"name": "h", "layers": 3, "hidden": 256, "heads": 4, "ffn_hidden": 512, "vocab": 1000,
  "seq_len": 512, "mlp": "gelu", "pos": "rotary", "norm": "rms", "hybrid_pattern": "MQ*",
