@@ -34,7 +34,8 @@
  *     reduce_scattered once, after its last backward.
  * Pipeline stages exchange activations (forward) and their gradients
  * (backward) with send/recv on their own streams; the receiving pass waits.
- * Each stage ends with its AdamW step: memory-bound over its local shard.
+ * Each stage ends with its AdamW step: memory-bound over its local shard
+ * (the buckets, the optimizer step and zero1's gathers: lower_dp.c).
  * With layout.grad_reduce_after_backward (Megatron-LM 2021-22) the ddp/zero1
  * buckets are reduced only after the stage's whole backward. With pp > 1 and
  * tied embeddings, the first and last stages all_reduce the embedding
@@ -70,13 +71,6 @@
 #include "sim/lower_int.h"
 #include "sim/sim_int.h"
 
-/* Bytes per gradient element a ddp/zero1 reduction moves: GRAD_BYTES (fp32:
- * Megatron-LM with --bf16 sets accumulate_allreduce_grads_in_fp32, DDP on fp32
- * params), or bf16 with layout.grad_reduce_bf16 (Megatron-Core
- * grad_reduce_in_fp32 = False, NeMo optim.grad_sync_dtype bf16). */
-static double grad_bytes(const struct pl_layout *l) {
-  return l->grad_reduce_bf16 ? PARAM_BYTES : GRAD_BYTES;
-}
 /* A unit's collectives, merged by kind; part -1 all of them, 0 all but the
  * blocks' expert-parallel ones, 1 only those (slots SIM_SEG_EP on). */
 static int tp_merge_part(const struct sim_seg *sg, const struct unit *u, struct sim_comm *list,
@@ -400,68 +394,6 @@ static int32_t reduce(struct lower *lw, const struct sim_seg *sg, int32_t after,
   return t;
 }
 
-/* Expert gradients (Megatron-Core DistributedDataParallel, megatron/core/
- * distributed/distributed_data_parallel.py, core_r0.12: the expert-parallel
- * parameters get their own buffers, expert_parallel_buffers, whose buckets
- * reduce over the expert data-parallel group, parallel_state
- * get_expert_data_parallel_group, of edp = world / (etp ep pp) ranks; the
- * distributed optimizer shards them over that group too): full buckets are
- * reduced over edp as they fill, the rest at the flush; with edp = 1 there is
- * nothing to reduce. */
-static void expert_bucket(struct lower *lw, double bytes, int32_t after, bool flush) {
-  if (lw->ebucket_coll < 0)
-    return;
-  lw->ebucket_fill += bytes;
-  double full = floor(lw->ebucket_fill / lw->st->bucket_bytes);
-  if (full >= 1) {
-    int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, lw->ebucket_coll, (int64_t)full);
-    dep(lw, after, t);
-    lw->ebucket_fill -= full * lw->st->bucket_bytes;
-  }
-  if (!flush || lw->ebucket_fill <= 0)
-    return;
-  enum pl_coll_op op = lw->l->shard == PL_SHARD_DDP || lw->l->zero1_grad_all_reduce
-                           ? PL_COLL_ALL_REDUCE
-                           : PL_COLL_REDUCE_SCATTER;
-  int32_t rest;
-  enum pl_status s = sim_coll_add(lw->st, op, "edp", lw->ebucket_fill, &rest, lw->diag);
-  if (s != PL_OK)
-    fail(lw, s);
-  int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, rest, 1);
-  dep(lw, after, t);
-  lw->ebucket_fill = 0;
-}
-
-/* DDP/zero1: add a segment's gradients to the bucket and reduce full ones;
- * its routed experts' gradients go to their own bucket (expert_bucket). */
-static void bucket(struct lower *lw, const struct sim_seg *sg, int32_t after, bool flush) {
-  expert_bucket(lw, sg != NULL ? sg->expert_params * grad_bytes(lw->l) : 0, after, flush);
-  lw->bucket_fill += sg != NULL ? (sg->params - sg->expert_params) * grad_bytes(lw->l) : 0;
-  double full = floor(lw->bucket_fill / lw->st->bucket_bytes);
-  if (full >= 1) {
-    int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, lw->bucket_coll, (int64_t)full);
-    dep(lw, after, t);
-    coll_task(lw, PL_STREAM_DP_REDUCE, lw->bucket_ar_coll, (int64_t)full);
-    lw->bucket_fill -= full * lw->st->bucket_bytes;
-  }
-  if (!flush || lw->bucket_fill <= 0)
-    return;
-  enum pl_coll_op op = lw->l->shard == PL_SHARD_DDP || lw->l->zero1_grad_all_reduce
-                           ? PL_COLL_ALL_REDUCE
-                           : PL_COLL_REDUCE_SCATTER;
-  int32_t rest, rest_ar = SIM_NONE;
-  enum pl_status s = sim_coll_add(lw->st, op, "dp", lw->bucket_fill, &rest, lw->diag);
-  if (s == PL_OK && lw->bucket_ar_coll >= 0)
-    s = sim_coll_add(lw->st, PL_COLL_ALL_REDUCE, "dp-replica",
-                     lw->bucket_fill / (double)lw->l->shard_group, &rest_ar, lw->diag);
-  if (s != PL_OK)
-    fail(lw, s);
-  int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, rest, 1);
-  dep(lw, after, t);
-  coll_task(lw, PL_STREAM_DP_REDUCE, rest_ar, 1);
-  lw->bucket_fill = 0;
-}
-
 /* Layer units a pass with per-unit FSDP traffic issues when compressed
  * (compress.c inserts the rest): pp = 1 only, where no transfer from another
  * stage can fall inside the inserted time. */
@@ -525,13 +457,13 @@ static void emit_segments(struct lower *lw, const struct unit *base, bool ag, bo
       reduce(lw, sg, c, 1);
     }
     if (sync)
-      bucket(lw, sg, c, false);
+      sim_dp_bucket(lw, sg, c, false);
   }
   lw->cur_unit = -1;
   if (pend != NULL)
     reduce(lw, pend, pend_c, 1);
   if (sync)
-    bucket(lw, NULL, c, true);
+    sim_dp_bucket(lw, NULL, c, true);
 }
 
 static void record_ends(struct lower *lw, size_t pi) {
@@ -636,203 +568,6 @@ static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
   lw->anchor_pair = -1;
 }
 
-/* Parameters of model chunk v (all stages' chunks numbered) on one GPU. */
-static double chunk_params(const struct lower *lw, int64_t v) {
-  const struct sim_seg *sg = lw->st->seg;
-  return (double)lw->st->chunk_layers[v] * sg[SIM_SEG_LAYER].params +
-         (v == 0 ? sg[SIM_SEG_EMBED].params : 0) + (v == lw->V - 1 ? sg[SIM_SEG_HEAD].params : 0);
-}
-
-/* Parameters of stage s on one GPU after tp sharding. */
-/* The routed-expert part of stage_params. */
-static double stage_expert_params(const struct lower *lw, int64_t s) {
-  double p = 0;
-  for (int64_t c = 0; c < lw->vp; c++)
-    p += (double)lw->st->chunk_layers[c * lw->pp + s] * lw->st->seg[SIM_SEG_LAYER].expert_params;
-  return p;
-}
-
-static double stage_params(const struct lower *lw, int64_t s) {
-  const struct sim_seg *sg = lw->st->seg;
-  double p = 0;
-  for (int64_t c = 0; c < lw->vp; c++) {
-    int64_t v = c * lw->pp + s;
-    p += (double)lw->st->chunk_layers[v] * sg[SIM_SEG_LAYER].params;
-    p += v == 0 ? sg[SIM_SEG_EMBED].params : 0;
-    p += v == lw->V - 1 ? sg[SIM_SEG_HEAD].params : 0;
-  }
-  return p;
-}
-
-/* Megatron-LM 2021-22 (megatron/training.py train_step): after the whole
- * forward_backward_func, model.allreduce_gradients() reduces every gradient
- * bucket, then _allreduce_embedding_grads() sums the tied word-embedding
- * gradient between the first and last stage; the optimizer follows. Nothing
- * of it overlaps the backward (overlap_grad_reduce came with Megatron-core,
- * 2023). The embedding all_reduce runs whenever pp > 1 and the embeddings are
- * tied, whatever the gradient overlap. */
-static void grads_after_backward(struct lower *lw, double params) {
-  const struct pl_layout *l = lw->l;
-  if (!fsdp(l) && l->grad_reduce_after_backward && lw->bucket_coll >= 0) {
-    double ex = stage_expert_params(lw, lw->stage);
-    lw->bucket_fill = (params - ex) * grad_bytes(l);
-    expert_bucket(lw, ex * grad_bytes(l), lw->last_comp, true);
-    bucket(lw, NULL, lw->last_comp, true);
-  }
-  bool edge = lw->stage == 0 || lw->stage == lw->pp - 1;
-  if (lw->pp < 2 || !edge || !lw->st->run->model.tied_embeddings)
-    return;
-  int32_t ar;
-  double bytes = lw->st->seg[SIM_SEG_EMBED].params * grad_bytes(l);
-  enum pl_status s = sim_coll_add(lw->st, PL_COLL_ALL_REDUCE, "pp", bytes, &ar, lw->diag);
-  if (s != PL_OK)
-    fail(lw, s);
-  int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, ar, 1);
-  dep(lw, lw->last_comp, t);
-}
-
-/* The zero1 bf16 parameter all_gather of a stage, in bucket-sized calls:
- * the number of calls, the collective in *ag. The routed experts' share
- * (expert_params of params) is not in it when edp > 1: Megatron-Core keeps
- * the expert-parallel parameters in their own buffers
- * (distributed_data_parallel.py expert_parallel_buffers, core_r0.12-v0.16),
- * whose param all_gather (param_and_grad_buffer.py start_param_sync) runs
- * over the expert data-parallel group, the group of their reduce
- * (expert_bucket); expert_gather adds it. */
-static double param_gather(struct lower *lw, double params, double expert_params, int32_t *ag) {
-  double bytes = (params - (lw->ebucket_coll >= 0 ? expert_params : 0)) * PARAM_BYTES;
-  double calls = ceil(bytes / pl_layout_bucket_bytes(lw->l, PARAM_BYTES, (double)pl_model_params(&lw->st->run->model)));
-  enum pl_status s = sim_coll_add(lw->st, PL_COLL_ALL_GATHER, "dp", bytes / calls, ag, lw->diag);
-  if (s != PL_OK)
-    fail(lw, s);
-  return calls;
-}
-
-/* The expert parameters' all_gather over edp (param_gather), queued after
- * task t on the gather stream: the task it ends with, or t when there is
- * none (edp = 1: each rank holds its experts whole). */
-static int32_t expert_gather(struct lower *lw, double expert_params, int32_t t) {
-  double bytes = expert_params * PARAM_BYTES;
-  if (lw->ebucket_coll < 0 || bytes <= 0)
-    return t;
-  double calls = ceil(bytes / pl_layout_bucket_bytes(lw->l, PARAM_BYTES, (double)pl_model_params(&lw->st->run->model)));
-  int32_t ag;
-  enum pl_status s = sim_coll_add(lw->st, PL_COLL_ALL_GATHER, "edp", bytes / calls, &ag, lw->diag);
-  if (s != PL_OK)
-    fail(lw, s);
-  int32_t e = coll_task(lw, PL_STREAM_DP_GATHER, ag, (int64_t)calls);
-  if (t != SIM_NONE)
-    dep(lw, t, e);
-  return e;
-}
-
-/* layout.zero3_list_copy_s: DeepSpeed 2021 ZeRO-3 gathers the stage's
- * persistent parameters back after the optimizer step, one synchronous call
- * and a host copy loop (segments.c sim_zero3_persist_gather). */
-static void zero3_persist_tail(struct lower *lw, int32_t opt) {
-  if (lw->l->shard != PL_SHARD_ZERO3 || lw->l->zero3_list_copy_s <= 0 || opt == SIM_NONE)
-    return;
-  const struct sim_seg *sg = lw->st->seg;
-  double elems = 0, host_s = 0;
-  for (int64_t c = 0; c < lw->vp; c++) {
-    int64_t v = c * lw->pp + lw->stage;
-    double k = (double)lw->st->chunk_layers[v];
-    elems += k * sg[SIM_SEG_LAYER].z3_persist_elems;
-    host_s += k * sg[SIM_SEG_LAYER].z3_persist_host_s;
-    if (v == 0) {
-      elems += sg[SIM_SEG_EMBED].z3_persist_elems;
-      host_s += sg[SIM_SEG_EMBED].z3_persist_host_s;
-    }
-    if (v == lw->V - 1) {
-      elems += sg[SIM_SEG_HEAD].z3_persist_elems;
-      host_s += sg[SIM_SEG_HEAD].z3_persist_host_s;
-    }
-  }
-  int32_t ag;
-  enum pl_status s = sim_zero3_persist_gather(lw->st, elems, host_s, &ag, lw->diag);
-  if (s != PL_OK)
-    fail(lw, s);
-  if (ag == SIM_NONE)
-    return;
-  dep(lw, opt, coll_task(lw, PL_STREAM_DP_GATHER, ag, 1));
-}
-
-static void emit_tail(struct lower *lw) {
-  const struct pl_layout *l = lw->l;
-  const struct pl_gpu *g = &lw->st->run->cluster.gpu;
-  double params = stage_params(lw, lw->stage);
-  grads_after_backward(lw, params);
-  /* the distributed optimizer shards the experts over edp (expert_bucket) */
-  double ex = stage_expert_params(lw, lw->stage);
-  double local = l->shard == PL_SHARD_DDP
-                     ? params
-                     : (params - ex) / (double)l->shard_group + ex / (double)(l->edp > 0 ? l->edp : 1);
-  double bw = g->hbm_bytes_per_s * g->eff.hbm_fraction;
-  double per_param = lw->l->kernels == PL_KERNELS_UNFUSED ? ADAMW_EAGER_BYTES_PER_PARAM
-                                                           : ADAMW_BYTES_PER_PARAM;
-  double opt_s = (bw > 0 ? local * per_param / bw : 0) + g->eff.kernel_overhead_s;
-  int32_t reduce_tail =
-      lw->st->eng.streams[lw->streams[lw->stage * PL_STREAM_N + PL_STREAM_DP_REDUCE]].tail;
-  join_add(lw, reduce_tail);
-  if (l->fsdp_one_comm) /* the last reduce_scatters queue on the gather stream */
-    join_add(lw,
-             lw->st->eng.streams[lw->streams[lw->stage * PL_STREAM_N + PL_STREAM_DP_GATHER]].tail);
-  int32_t t = add(lw, PL_STREAM_COMPUTE, opt_s, PL_TASK_OPTIMIZER, SIM_RES_COMPUTE);
-  for (int i = 0; i < lw->n_join && t != SIM_NONE; i++)
-    dep(lw, lw->join[i], t);
-  lw->n_join = 0;
-  zero3_persist_tail(lw, t);
-  if (l->shard != PL_SHARD_ZERO1 || lw->bucket_coll < 0 || l->overlap_param_gather)
-    return;
-  int32_t ag;
-  double calls = param_gather(lw, params, ex, &ag);
-  int32_t a = coll_task(lw, PL_STREAM_DP_GATHER, ag, (int64_t)calls);
-  dep(lw, t, a);
-  expert_gather(lw, ex, a);
-}
-
-/* layout.overlap_param_gather (Megatron-Core DistributedDataParallel with
- * overlap_param_gather, megatron/core/distributed/distributed_data_parallel.py
- * _make_forward_pre_hook and param_and_grad_buffer.py start_param_sync /
- * finish_param_sync, core_r0.9.0; NeMo optim.overlap_param_sync): the zero1
- * parameter all_gathers launched at the optimizer step run while the next
- * step begins, each module's forward pre-hook waiting for its bucket. In a
- * steady step that is the same as issuing them at the step's start, chunk by
- * chunk: a chunk's first forward waits for its first bucket, and the pass
- * after that forward for the chunk's other buckets (a bound: real hooks wait
- * bucket by bucket inside the pass). */
-static void param_gather_ahead(struct lower *lw) {
-  const struct pl_layout *l = lw->l;
-  bool on = l->shard == PL_SHARD_ZERO1 && lw->bucket_coll >= 0 && l->overlap_param_gather;
-  for (int64_t c = 0; c < lw->vp; c++) {
-    int32_t *pg = &lw->pgather[2 * c];
-    pg[0] = pg[1] = SIM_NONE;
-    if (!on)
-      continue;
-    int32_t ag;
-    int64_t v = c * lw->pp + lw->stage;
-    double ex = (double)lw->st->chunk_layers[v] * lw->st->seg[SIM_SEG_LAYER].expert_params;
-    double calls = param_gather(lw, chunk_params(lw, v), ex, &ag);
-    pg[0] = coll_task(lw, PL_STREAM_DP_GATHER, ag, 1);
-    pg[1] = calls > 1 ? coll_task(lw, PL_STREAM_DP_GATHER, ag, (int64_t)calls - 1) : SIM_NONE;
-    int32_t e = expert_gather(lw, ex, pg[1] != SIM_NONE ? pg[1] : pg[0]);
-    pg[1] = e != pg[0] ? e : pg[1];
-  }
-}
-
-/* Before pass sl: join what it waits for of the parameter gathers; *later
- * is what the pass after it waits for. */
-static void param_gather_wait(struct lower *lw, struct sim_slot sl, int32_t *later) {
-  join_add(lw, *later);
-  *later = SIM_NONE;
-  int32_t *pg = &lw->pgather[2 * sl.chunk];
-  if (sl.pass != PL_PASS_FWD || pg[0] == SIM_NONE)
-    return;
-  join_add(lw, pg[0]);
-  *later = pg[1];
-  pg[0] = pg[1] = SIM_NONE;
-}
-
 static void emit_stage(struct lower *lw, int64_t s) {
   lw->stage = (int32_t)s;
   lw->n_join = 0;
@@ -848,13 +583,13 @@ static void emit_stage(struct lower *lw, int64_t s) {
     if (sl[i].pass == PL_PASS_BWD)
       lw->last_bwd[sl[i].chunk] = i;
   steady_range(lw, sl, lw->n_slots[s]);
-  param_gather_ahead(lw);
+  sim_dp_gather_ahead(lw);
   int32_t later = SIM_NONE;
   for (int32_t i = 0; i < lw->n_slots[s] && lw->err == PL_OK; i++) {
-    param_gather_wait(lw, sl[i], &later);
+    sim_dp_gather_wait(lw, sl[i], &later);
     emit_pass(lw, i, sl[i]);
   }
-  emit_tail(lw);
+  sim_dp_emit_tail(lw);
 }
 
 /* Sends between stages, in each sender's compute order. Blocking, as
@@ -1070,7 +805,7 @@ enum pl_status sim_lower(struct sim_step *st, struct pl_diag *diag) {
   lw.per_stage = (int32_t)(2 * lw.m * lw.vp);
   for (int k = 0; k < SIM_SEG_N; k++)
     lw.tp_cache[k][0].n = lw.tp_cache[k][1].n = -1;
-  st->bucket_bytes = pl_layout_bucket_bytes(lw.l, grad_bytes(lw.l), (double)pl_model_params(&st->run->model));
+  st->bucket_bytes = pl_layout_bucket_bytes(lw.l, sim_grad_bytes(lw.l), (double)pl_model_params(&st->run->model));
   /* the limit holds for the whole step, compressed or not */
   if (lw.m > LOWER_MAX_TASKS || (double)lw.pp * (double)lw.per_stage > (double)LOWER_MAX_TASKS ||
       task_estimate(&lw) > LOWER_MAX_TASKS)

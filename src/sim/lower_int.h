@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/constants.h"
 #include "sim/sim_int.h"
 
 #define LOWER_ENDS 3
@@ -136,6 +137,14 @@ struct unit {
 
 static inline bool fsdp(const struct pl_layout *l) {
   return l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3;
+}
+
+/* Bytes per gradient element a ddp/zero1 reduction moves: GRAD_BYTES (fp32:
+ * Megatron-LM with --bf16 sets accumulate_allreduce_grads_in_fp32, DDP on fp32
+ * params), or bf16 with layout.grad_reduce_bf16 (Megatron-Core
+ * grad_reduce_in_fp32 = False, NeMo optim.grad_sync_dtype bf16). */
+static inline double sim_grad_bytes(const struct pl_layout *l) {
+  return l->grad_reduce_bf16 ? PARAM_BYTES : GRAD_BYTES;
 }
 
 static inline size_t pass_index(const struct lower *lw, int64_t v, int64_t mb, int pass) {
@@ -315,6 +324,12 @@ void sim_tpl_replay(struct lower *lw, const struct tpl *t, const struct unit *u,
 void sim_tpl_save(struct lower *lw, const struct unit *u, bool ag, int n_join_in, const int8_t *pat, int32_t e0);
 
 /* lower_p2p.c: the pipeline exchange */
+/* lower_dp.c: data-parallel gradients, the optimizer step, zero1 gathers. */
+void sim_dp_bucket(struct lower *lw, const struct sim_seg *sg, int32_t after, bool flush);
+void sim_dp_emit_tail(struct lower *lw);
+void sim_dp_gather_ahead(struct lower *lw);
+void sim_dp_gather_wait(struct lower *lw, struct sim_slot sl, int32_t *later);
+
 bool sim_p2p_serial(const struct lower *lw);
 bool sim_p2p_split(const struct lower *lw);
 void sim_p2p_pass_extras(struct lower *lw, struct sim_slot sl, int64_t v);

@@ -1,0 +1,272 @@
+/* lower_dp.c: the data-parallel side of the lowering (lower.c): ddp/zero1
+ * gradient buckets (dense over dp, routed experts over edp) and their flush,
+ * Megatron-LM 2021-22's reduction after the backward and the tied-embedding
+ * all_reduce, the optimizer step, and zero1's parameter all_gathers, after the
+ * step or overlapped with the next one (layout.overlap_param_gather).
+ * docs/step-model.md. */
+#include <plateau/model.h>
+
+#include <math.h>
+
+#include "model/constants.h"
+#include "sim/lower_int.h"
+#include "sim/sim_int.h"
+
+/* Expert gradients (Megatron-Core DistributedDataParallel, megatron/core/
+ * distributed/distributed_data_parallel.py, core_r0.12: the expert-parallel
+ * parameters get their own buffers, expert_parallel_buffers, whose buckets
+ * reduce over the expert data-parallel group, parallel_state
+ * get_expert_data_parallel_group, of edp = world / (etp ep pp) ranks; the
+ * distributed optimizer shards them over that group too): full buckets are
+ * reduced over edp as they fill, the rest at the flush; with edp = 1 there is
+ * nothing to reduce. */
+static void expert_bucket(struct lower *lw, double bytes, int32_t after, bool flush) {
+  if (lw->ebucket_coll < 0)
+    return;
+  lw->ebucket_fill += bytes;
+  double full = floor(lw->ebucket_fill / lw->st->bucket_bytes);
+  if (full >= 1) {
+    int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, lw->ebucket_coll, (int64_t)full);
+    dep(lw, after, t);
+    lw->ebucket_fill -= full * lw->st->bucket_bytes;
+  }
+  if (!flush || lw->ebucket_fill <= 0)
+    return;
+  enum pl_coll_op op = lw->l->shard == PL_SHARD_DDP || lw->l->zero1_grad_all_reduce
+                           ? PL_COLL_ALL_REDUCE
+                           : PL_COLL_REDUCE_SCATTER;
+  int32_t rest;
+  enum pl_status s = sim_coll_add(lw->st, op, "edp", lw->ebucket_fill, &rest, lw->diag);
+  if (s != PL_OK)
+    fail(lw, s);
+  int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, rest, 1);
+  dep(lw, after, t);
+  lw->ebucket_fill = 0;
+}
+
+/* DDP/zero1: add a segment's gradients to the bucket and reduce full ones;
+ * its routed experts' gradients go to their own bucket (expert_bucket). */
+void sim_dp_bucket(struct lower *lw, const struct sim_seg *sg, int32_t after, bool flush) {
+  expert_bucket(lw, sg != NULL ? sg->expert_params * sim_grad_bytes(lw->l) : 0, after, flush);
+  lw->bucket_fill += sg != NULL ? (sg->params - sg->expert_params) * sim_grad_bytes(lw->l) : 0;
+  double full = floor(lw->bucket_fill / lw->st->bucket_bytes);
+  if (full >= 1) {
+    int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, lw->bucket_coll, (int64_t)full);
+    dep(lw, after, t);
+    coll_task(lw, PL_STREAM_DP_REDUCE, lw->bucket_ar_coll, (int64_t)full);
+    lw->bucket_fill -= full * lw->st->bucket_bytes;
+  }
+  if (!flush || lw->bucket_fill <= 0)
+    return;
+  enum pl_coll_op op = lw->l->shard == PL_SHARD_DDP || lw->l->zero1_grad_all_reduce
+                           ? PL_COLL_ALL_REDUCE
+                           : PL_COLL_REDUCE_SCATTER;
+  int32_t rest, rest_ar = SIM_NONE;
+  enum pl_status s = sim_coll_add(lw->st, op, "dp", lw->bucket_fill, &rest, lw->diag);
+  if (s == PL_OK && lw->bucket_ar_coll >= 0)
+    s = sim_coll_add(lw->st, PL_COLL_ALL_REDUCE, "dp-replica",
+                     lw->bucket_fill / (double)lw->l->shard_group, &rest_ar, lw->diag);
+  if (s != PL_OK)
+    fail(lw, s);
+  int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, rest, 1);
+  dep(lw, after, t);
+  coll_task(lw, PL_STREAM_DP_REDUCE, rest_ar, 1);
+  lw->bucket_fill = 0;
+}
+
+/* Parameters of model chunk v (all stages' chunks numbered) on one GPU. */
+static double chunk_params(const struct lower *lw, int64_t v) {
+  const struct sim_seg *sg = lw->st->seg;
+  return (double)lw->st->chunk_layers[v] * sg[SIM_SEG_LAYER].params +
+         (v == 0 ? sg[SIM_SEG_EMBED].params : 0) + (v == lw->V - 1 ? sg[SIM_SEG_HEAD].params : 0);
+}
+
+/* Parameters of stage s on one GPU after tp sharding. */
+/* The routed-expert part of stage_params. */
+static double stage_expert_params(const struct lower *lw, int64_t s) {
+  double p = 0;
+  for (int64_t c = 0; c < lw->vp; c++)
+    p += (double)lw->st->chunk_layers[c * lw->pp + s] * lw->st->seg[SIM_SEG_LAYER].expert_params;
+  return p;
+}
+
+static double stage_params(const struct lower *lw, int64_t s) {
+  const struct sim_seg *sg = lw->st->seg;
+  double p = 0;
+  for (int64_t c = 0; c < lw->vp; c++) {
+    int64_t v = c * lw->pp + s;
+    p += (double)lw->st->chunk_layers[v] * sg[SIM_SEG_LAYER].params;
+    p += v == 0 ? sg[SIM_SEG_EMBED].params : 0;
+    p += v == lw->V - 1 ? sg[SIM_SEG_HEAD].params : 0;
+  }
+  return p;
+}
+
+/* Megatron-LM 2021-22 (megatron/training.py train_step): after the whole
+ * forward_backward_func, model.allreduce_gradients() reduces every gradient
+ * bucket, then _allreduce_embedding_grads() sums the tied word-embedding
+ * gradient between the first and last stage; the optimizer follows. Nothing
+ * of it overlaps the backward (overlap_grad_reduce came with Megatron-core,
+ * 2023). The embedding all_reduce runs whenever pp > 1 and the embeddings are
+ * tied, whatever the gradient overlap. */
+static void grads_after_backward(struct lower *lw, double params) {
+  const struct pl_layout *l = lw->l;
+  if (!fsdp(l) && l->grad_reduce_after_backward && lw->bucket_coll >= 0) {
+    double ex = stage_expert_params(lw, lw->stage);
+    lw->bucket_fill = (params - ex) * sim_grad_bytes(l);
+    expert_bucket(lw, ex * sim_grad_bytes(l), lw->last_comp, true);
+    sim_dp_bucket(lw, NULL, lw->last_comp, true);
+  }
+  bool edge = lw->stage == 0 || lw->stage == lw->pp - 1;
+  if (lw->pp < 2 || !edge || !lw->st->run->model.tied_embeddings)
+    return;
+  int32_t ar;
+  double bytes = lw->st->seg[SIM_SEG_EMBED].params * sim_grad_bytes(l);
+  enum pl_status s = sim_coll_add(lw->st, PL_COLL_ALL_REDUCE, "pp", bytes, &ar, lw->diag);
+  if (s != PL_OK)
+    fail(lw, s);
+  int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, ar, 1);
+  dep(lw, lw->last_comp, t);
+}
+
+/* The zero1 bf16 parameter all_gather of a stage, in bucket-sized calls:
+ * the number of calls, the collective in *ag. The routed experts' share
+ * (expert_params of params) is not in it when edp > 1: Megatron-Core keeps
+ * the expert-parallel parameters in their own buffers
+ * (distributed_data_parallel.py expert_parallel_buffers, core_r0.12-v0.16),
+ * whose param all_gather (param_and_grad_buffer.py start_param_sync) runs
+ * over the expert data-parallel group, the group of their reduce
+ * (expert_bucket); expert_gather adds it. */
+static double param_gather(struct lower *lw, double params, double expert_params, int32_t *ag) {
+  double bytes = (params - (lw->ebucket_coll >= 0 ? expert_params : 0)) * PARAM_BYTES;
+  double calls = ceil(bytes / pl_layout_bucket_bytes(lw->l, PARAM_BYTES, (double)pl_model_params(&lw->st->run->model)));
+  enum pl_status s = sim_coll_add(lw->st, PL_COLL_ALL_GATHER, "dp", bytes / calls, ag, lw->diag);
+  if (s != PL_OK)
+    fail(lw, s);
+  return calls;
+}
+
+/* The expert parameters' all_gather over edp (param_gather), queued after
+ * task t on the gather stream: the task it ends with, or t when there is
+ * none (edp = 1: each rank holds its experts whole). */
+static int32_t expert_gather(struct lower *lw, double expert_params, int32_t t) {
+  double bytes = expert_params * PARAM_BYTES;
+  if (lw->ebucket_coll < 0 || bytes <= 0)
+    return t;
+  double calls = ceil(bytes / pl_layout_bucket_bytes(lw->l, PARAM_BYTES, (double)pl_model_params(&lw->st->run->model)));
+  int32_t ag;
+  enum pl_status s = sim_coll_add(lw->st, PL_COLL_ALL_GATHER, "edp", bytes / calls, &ag, lw->diag);
+  if (s != PL_OK)
+    fail(lw, s);
+  int32_t e = coll_task(lw, PL_STREAM_DP_GATHER, ag, (int64_t)calls);
+  if (t != SIM_NONE)
+    dep(lw, t, e);
+  return e;
+}
+
+/* layout.zero3_list_copy_s: DeepSpeed 2021 ZeRO-3 gathers the stage's
+ * persistent parameters back after the optimizer step, one synchronous call
+ * and a host copy loop (segments.c sim_zero3_persist_gather). */
+static void zero3_persist_tail(struct lower *lw, int32_t opt) {
+  if (lw->l->shard != PL_SHARD_ZERO3 || lw->l->zero3_list_copy_s <= 0 || opt == SIM_NONE)
+    return;
+  const struct sim_seg *sg = lw->st->seg;
+  double elems = 0, host_s = 0;
+  for (int64_t c = 0; c < lw->vp; c++) {
+    int64_t v = c * lw->pp + lw->stage;
+    double k = (double)lw->st->chunk_layers[v];
+    elems += k * sg[SIM_SEG_LAYER].z3_persist_elems;
+    host_s += k * sg[SIM_SEG_LAYER].z3_persist_host_s;
+    if (v == 0) {
+      elems += sg[SIM_SEG_EMBED].z3_persist_elems;
+      host_s += sg[SIM_SEG_EMBED].z3_persist_host_s;
+    }
+    if (v == lw->V - 1) {
+      elems += sg[SIM_SEG_HEAD].z3_persist_elems;
+      host_s += sg[SIM_SEG_HEAD].z3_persist_host_s;
+    }
+  }
+  int32_t ag;
+  enum pl_status s = sim_zero3_persist_gather(lw->st, elems, host_s, &ag, lw->diag);
+  if (s != PL_OK)
+    fail(lw, s);
+  if (ag == SIM_NONE)
+    return;
+  dep(lw, opt, coll_task(lw, PL_STREAM_DP_GATHER, ag, 1));
+}
+
+void sim_dp_emit_tail(struct lower *lw) {
+  const struct pl_layout *l = lw->l;
+  const struct pl_gpu *g = &lw->st->run->cluster.gpu;
+  double params = stage_params(lw, lw->stage);
+  grads_after_backward(lw, params);
+  /* the distributed optimizer shards the experts over edp (expert_bucket) */
+  double ex = stage_expert_params(lw, lw->stage);
+  double local = l->shard == PL_SHARD_DDP
+                     ? params
+                     : (params - ex) / (double)l->shard_group + ex / (double)(l->edp > 0 ? l->edp : 1);
+  double bw = g->hbm_bytes_per_s * g->eff.hbm_fraction;
+  double per_param = lw->l->kernels == PL_KERNELS_UNFUSED ? ADAMW_EAGER_BYTES_PER_PARAM
+                                                           : ADAMW_BYTES_PER_PARAM;
+  double opt_s = (bw > 0 ? local * per_param / bw : 0) + g->eff.kernel_overhead_s;
+  int32_t reduce_tail =
+      lw->st->eng.streams[lw->streams[lw->stage * PL_STREAM_N + PL_STREAM_DP_REDUCE]].tail;
+  join_add(lw, reduce_tail);
+  if (l->fsdp_one_comm) /* the last reduce_scatters queue on the gather stream */
+    join_add(lw,
+             lw->st->eng.streams[lw->streams[lw->stage * PL_STREAM_N + PL_STREAM_DP_GATHER]].tail);
+  int32_t t = add(lw, PL_STREAM_COMPUTE, opt_s, PL_TASK_OPTIMIZER, SIM_RES_COMPUTE);
+  for (int i = 0; i < lw->n_join && t != SIM_NONE; i++)
+    dep(lw, lw->join[i], t);
+  lw->n_join = 0;
+  zero3_persist_tail(lw, t);
+  if (l->shard != PL_SHARD_ZERO1 || lw->bucket_coll < 0 || l->overlap_param_gather)
+    return;
+  int32_t ag;
+  double calls = param_gather(lw, params, ex, &ag);
+  int32_t a = coll_task(lw, PL_STREAM_DP_GATHER, ag, (int64_t)calls);
+  dep(lw, t, a);
+  expert_gather(lw, ex, a);
+}
+
+/* layout.overlap_param_gather (Megatron-Core DistributedDataParallel with
+ * overlap_param_gather, megatron/core/distributed/distributed_data_parallel.py
+ * _make_forward_pre_hook and param_and_grad_buffer.py start_param_sync /
+ * finish_param_sync, core_r0.9.0; NeMo optim.overlap_param_sync): the zero1
+ * parameter all_gathers launched at the optimizer step run while the next
+ * step begins, each module's forward pre-hook waiting for its bucket. In a
+ * steady step that is the same as issuing them at the step's start, chunk by
+ * chunk: a chunk's first forward waits for its first bucket, and the pass
+ * after that forward for the chunk's other buckets (a bound: real hooks wait
+ * bucket by bucket inside the pass). */
+void sim_dp_gather_ahead(struct lower *lw) {
+  const struct pl_layout *l = lw->l;
+  bool on = l->shard == PL_SHARD_ZERO1 && lw->bucket_coll >= 0 && l->overlap_param_gather;
+  for (int64_t c = 0; c < lw->vp; c++) {
+    int32_t *pg = &lw->pgather[2 * c];
+    pg[0] = pg[1] = SIM_NONE;
+    if (!on)
+      continue;
+    int32_t ag;
+    int64_t v = c * lw->pp + lw->stage;
+    double ex = (double)lw->st->chunk_layers[v] * lw->st->seg[SIM_SEG_LAYER].expert_params;
+    double calls = param_gather(lw, chunk_params(lw, v), ex, &ag);
+    pg[0] = coll_task(lw, PL_STREAM_DP_GATHER, ag, 1);
+    pg[1] = calls > 1 ? coll_task(lw, PL_STREAM_DP_GATHER, ag, (int64_t)calls - 1) : SIM_NONE;
+    int32_t e = expert_gather(lw, ex, pg[1] != SIM_NONE ? pg[1] : pg[0]);
+    pg[1] = e != pg[0] ? e : pg[1];
+  }
+}
+
+/* Before pass sl: join what it waits for of the parameter gathers; *later
+ * is what the pass after it waits for. */
+void sim_dp_gather_wait(struct lower *lw, struct sim_slot sl, int32_t *later) {
+  join_add(lw, *later);
+  *later = SIM_NONE;
+  int32_t *pg = &lw->pgather[2 * sl.chunk];
+  if (sl.pass != PL_PASS_FWD || pg[0] == SIM_NONE)
+    return;
+  join_add(lw, pg[0]);
+  *later = pg[1];
+  pg[0] = pg[1] = SIM_NONE;
+}
