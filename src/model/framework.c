@@ -40,6 +40,26 @@ static const struct {
 };
 #define N_SETTINGS (sizeof settings / sizeof settings[0])
 
+/* On/off behaviours that predict's JSON and CSV report under their own
+ * names elsewhere (layout fields), so not in the loop of
+ * pl_framework_setting: read the same way as settings[]. */
+static const struct {
+  const char *key;
+  size_t off;
+} more_settings[] = {
+    {"fp8_weight_cache", offsetof(struct pl_framework, fp8_weight_cache)},
+    {"head_16bit", offsetof(struct pl_framework, head_16bit)},
+    {"launch_blocking", offsetof(struct pl_framework, launch_blocking)},
+    {"ep_comm_overlap", offsetof(struct pl_framework, ep_comm_overlap)},
+    {"zero3_grad_all_reduce", offsetof(struct pl_framework, zero3_grad_all_reduce)},
+    {"fp8_all_gather", offsetof(struct pl_framework, fp8_all_gather)},
+    {"zero3_reuse", offsetof(struct pl_framework, zero3_reuse)},
+    {"zero3_debug_norm", offsetof(struct pl_framework, zero3_debug_norm)},
+    {"cudnn_2024", offsetof(struct pl_framework, cudnn_2024)},
+    {"te_cross_entropy", offsetof(struct pl_framework, te_cross_entropy)},
+    {"fsdp_pp_unsharded", offsetof(struct pl_framework, fsdp_pp_unsharded)},
+};
+
 static enum pl_setting *setting_at(struct pl_framework *fw, size_t i) {
   return (enum pl_setting *)((char *)fw + settings[i].off);
 }
@@ -164,28 +184,6 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
     fw->logit_metric_passes_set = true;
     return PL_OK;
   }
-  if (strcmp(key, "fp8_weight_cache") == 0)
-    return read_setting(v, key, origin, &fw->fp8_weight_cache, diag);
-  if (strcmp(key, "head_16bit") == 0)
-    return read_setting(v, key, origin, &fw->head_16bit, diag);
-  if (strcmp(key, "launch_blocking") == 0)
-    return read_setting(v, key, origin, &fw->launch_blocking, diag);
-  if (strcmp(key, "ep_comm_overlap") == 0)
-    return read_setting(v, key, origin, &fw->ep_comm_overlap, diag);
-  if (strcmp(key, "zero3_grad_all_reduce") == 0)
-    return read_setting(v, key, origin, &fw->zero3_grad_all_reduce, diag);
-  if (strcmp(key, "fp8_all_gather") == 0)
-    return read_setting(v, key, origin, &fw->fp8_all_gather, diag);
-  if (strcmp(key, "zero3_reuse") == 0)
-    return read_setting(v, key, origin, &fw->zero3_reuse, diag);
-  if (strcmp(key, "zero3_debug_norm") == 0)
-    return read_setting(v, key, origin, &fw->zero3_debug_norm, diag);
-  if (strcmp(key, "cudnn_2024") == 0)
-    return read_setting(v, key, origin, &fw->cudnn_2024, diag);
-  if (strcmp(key, "te_cross_entropy") == 0)
-    return read_setting(v, key, origin, &fw->te_cross_entropy, diag);
-  if (strcmp(key, "fsdp_pp_unsharded") == 0)
-    return read_setting(v, key, origin, &fw->fsdp_pp_unsharded, diag);
   if (strcmp(key, "host_per_kernel") == 0)
     return read_host_time(s, key, "37 us", origin, &fw->host_per_kernel_s, &fw->host_per_kernel_set, diag);
   if (strcmp(key, "host_per_gemm") == 0)
@@ -215,6 +213,10 @@ static enum pl_status read_behaviour(const char *key, yajl_val raw, const char *
   for (size_t i = 0; i < N_SETTINGS; i++)
     if (strcmp(key, settings[i].key) == 0)
       return read_setting(v, key, origin, setting_at(fw, i), diag);
+  for (size_t i = 0; i < sizeof more_settings / sizeof more_settings[0]; i++)
+    if (strcmp(key, more_settings[i].key) == 0)
+      return read_setting(v, key, origin, (enum pl_setting *)((char *)fw + more_settings[i].off),
+                          diag);
   return read_other(v, key, origin, fw, diag);
 }
 

@@ -39,13 +39,6 @@
 
 enum hf_family { HF_LLAMA, HF_GPT2, HF_NEOX };
 
-struct hf_size {
-  const char *key;
-  bool required;
-  int64_t max;
-  int64_t *out;
-};
-
 /* True when any of the dropout probabilities is above 0; absent ones take
  * the transformers class default def. */
 static enum pl_status any_dropout(yajl_val root, const char *origin, const char *const *keys,
@@ -58,17 +51,6 @@ static enum pl_status any_dropout(yajl_val root, const char *origin, const char 
       return st;
     if (p > 0)
       *out = true;
-  }
-  return PL_OK;
-}
-
-static enum pl_status read_sizes(yajl_val root, const char *origin, const struct hf_size *f,
-                                 size_t n, struct pl_diag *diag) {
-  for (size_t i = 0; i < n; i++) {
-    enum pl_status st =
-        model_json_size(root, f[i].key, f[i].required, origin, f[i].max, f[i].out, diag);
-    if (st != PL_OK)
-      return st;
   }
   return PL_OK;
 }
@@ -166,7 +148,7 @@ static enum pl_status llama_flags(yajl_val root, const char *origin, bool qwen2,
 
 static enum pl_status from_llama(yajl_val root, const char *origin, struct pl_model *m,
                                  struct pl_diag *diag) {
-  const struct hf_size f[] = {
+  const struct model_size f[] = {
       {"num_hidden_layers", true, MODEL_MAX_LAYERS, &m->layers},
       {"hidden_size", true, MODEL_MAX_HIDDEN, &m->hidden},
       {"num_attention_heads", true, MODEL_MAX_HEADS, &m->heads},
@@ -181,7 +163,7 @@ static enum pl_status from_llama(yajl_val root, const char *origin, struct pl_mo
    * Qwen2 and Qwen2-MoE always have Q/K/V biases */
   bool qwen = strncmp(type, "qwen", 4) == 0;
   bool qwen2 = strncmp(type, "qwen2", 5) == 0;
-  enum pl_status st = read_sizes(root, origin, f, sizeof f / sizeof f[0], diag);
+  enum pl_status st = model_json_sizes(root, f, sizeof f / sizeof f[0], origin, diag);
   if (st == PL_OK)
     st = llama_seq(root, origin, m, diag);
   if (st == PL_OK)
@@ -200,7 +182,7 @@ static enum pl_status from_llama(yajl_val root, const char *origin, struct pl_mo
 
 static enum pl_status from_gpt2(yajl_val root, const char *origin, struct pl_model *m,
                                 struct pl_diag *diag) {
-  const struct hf_size f[] = {
+  const struct model_size f[] = {
       {"n_layer", true, MODEL_MAX_LAYERS, &m->layers},
       {"n_embd", true, MODEL_MAX_HIDDEN, &m->hidden},
       {"n_head", true, MODEL_MAX_HEADS, &m->heads},
@@ -209,7 +191,7 @@ static enum pl_status from_gpt2(yajl_val root, const char *origin, struct pl_mod
       {"n_positions", true, MODEL_MAX_SEQ, &m->max_positions},
   };
   m->tied_embeddings = true;
-  enum pl_status st = read_sizes(root, origin, f, sizeof f / sizeof f[0], diag);
+  enum pl_status st = model_json_sizes(root, f, sizeof f / sizeof f[0], origin, diag);
   if (st == PL_OK)
     st = base_json_bool(root, "tie_word_embeddings", false, origin, &m->tied_embeddings, diag);
   static const char *const drop[] = {"attn_pdrop", "resid_pdrop", "embd_pdrop"};
@@ -227,7 +209,7 @@ static enum pl_status from_gpt2(yajl_val root, const char *origin, struct pl_mod
 
 static enum pl_status from_neox(yajl_val root, const char *origin, struct pl_model *m,
                                 struct pl_diag *diag) {
-  const struct hf_size f[] = {
+  const struct model_size f[] = {
       {"num_hidden_layers", true, MODEL_MAX_LAYERS, &m->layers},
       {"hidden_size", true, MODEL_MAX_HIDDEN, &m->hidden},
       {"num_attention_heads", true, MODEL_MAX_HEADS, &m->heads},
@@ -236,7 +218,7 @@ static enum pl_status from_neox(yajl_val root, const char *origin, struct pl_mod
       {"max_position_embeddings", true, MODEL_MAX_SEQ, &m->seq_len},
   };
   bool attn_bias = true; /* configuration_gpt_neox.py: attention_bias defaults to true */
-  enum pl_status st = read_sizes(root, origin, f, sizeof f / sizeof f[0], diag);
+  enum pl_status st = model_json_sizes(root, f, sizeof f / sizeof f[0], origin, diag);
   if (st == PL_OK)
     st = base_json_bool(root, "tie_word_embeddings", false, origin, &m->tied_embeddings, diag);
   if (st == PL_OK)

@@ -68,12 +68,7 @@ enum pl_status model_hf_hybrid(yajl_val root, const char *origin, const char *ty
   enum pl_status st = refuse_unmodelled(root, origin, diag);
   if (st == PL_OK)
     st = read_pattern(root, origin, m, diag);
-  struct {
-    const char *key;
-    bool required;
-    int64_t max;
-    int64_t *out;
-  } f[] = {
+  const struct model_size f[] = {
       {"mamba_num_heads", true, MODEL_MAX_HIDDEN, &m->mamba_heads},
       {"mamba_head_dim", true, MODEL_MAX_HIDDEN, &m->mamba_head_dim},
       {"n_groups", true, MODEL_MAX_HIDDEN, &m->mamba_groups},
@@ -82,26 +77,20 @@ enum pl_status model_hf_hybrid(yajl_val root, const char *origin, const char *ty
       {"chunk_size", false, MODEL_MAX_SEQ, &m->mamba_chunk},
       {"attention_head_dim", false, MODEL_MAX_QKV_WIDTH, &m->head_dim},
   };
-  for (size_t i = 0; st == PL_OK && i < sizeof f / sizeof f[0]; i++)
-    st = model_json_size(root, f[i].key, f[i].required, origin, f[i].max, f[i].out, diag);
+  if (st == PL_OK)
+    st = model_json_sizes(root, f, sizeof f / sizeof f[0], origin, diag);
   int64_t n_experts = 0;
   if (st == PL_OK && base_json_get(root, "n_routed_experts") != NULL &&
       !YAJL_IS_NULL(base_json_get(root, "n_routed_experts")))
     st = base_json_int(root, "n_routed_experts", false, origin, &n_experts, diag);
   if (st == PL_OK && n_experts > 0) {
-    const struct {
-      const char *key;
-      bool required;
-      int64_t max;
-      int64_t *out;
-    } e[] = {
+    const struct model_size e[] = {
         {"n_routed_experts", true, MODEL_MAX_EXPERTS, &m->experts},
         {"num_experts_per_tok", true, MODEL_MAX_EXPERTS, &m->top_k},
         {"moe_intermediate_size", true, MODEL_MAX_FFN, &m->expert_ffn},
         {"moe_shared_expert_intermediate_size", false, MODEL_MAX_FFN, &m->shared_ffn},
     };
-    for (size_t i = 0; st == PL_OK && i < sizeof e / sizeof e[0]; i++)
-      st = model_json_size(root, e[i].key, e[i].required, origin, e[i].max, e[i].out, diag);
+    st = model_json_sizes(root, e, sizeof e / sizeof e[0], origin, diag);
     m->router_bias = true;
   }
   m->mlp = PL_MLP_GELU;

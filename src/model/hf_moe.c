@@ -87,21 +87,14 @@ static enum pl_status from_qwen_moe(yajl_val root, const char *origin, bool shar
 static enum pl_status deepseek_mla(yajl_val root, const char *origin, struct pl_model *m,
                                    struct pl_diag *diag) {
   int64_t nope = 0;
-  const struct {
-    const char *key;
-    bool required;
-    int64_t *out;
-  } f[] = {{"q_lora_rank", false, &m->q_lora_rank},
-           {"kv_lora_rank", true, &m->kv_lora_rank},
-           {"qk_nope_head_dim", true, &nope},
-           {"qk_rope_head_dim", true, &m->qk_rope_dim},
-           {"v_head_dim", true, &m->v_head_dim}};
-  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
-    enum pl_status st =
-        model_json_size(root, f[i].key, f[i].required, origin, MODEL_MAX_HIDDEN, f[i].out, diag);
-    if (st != PL_OK)
-      return st;
-  }
+  const struct model_size f[] = {{"q_lora_rank", false, MODEL_MAX_HIDDEN, &m->q_lora_rank},
+                                 {"kv_lora_rank", true, MODEL_MAX_HIDDEN, &m->kv_lora_rank},
+                                 {"qk_nope_head_dim", true, MODEL_MAX_HIDDEN, &nope},
+                                 {"qk_rope_head_dim", true, MODEL_MAX_HIDDEN, &m->qk_rope_dim},
+                                 {"v_head_dim", true, MODEL_MAX_HIDDEN, &m->v_head_dim}};
+  enum pl_status st = model_json_sizes(root, f, sizeof f / sizeof f[0], origin, diag);
+  if (st != PL_OK)
+    return st;
   m->head_dim = nope + m->qk_rope_dim; /* the query/key head; transformers' head_dim is rope only */
   m->kv_heads = m->heads;              /* every head has its own K and V after kv_b_proj */
   return PL_OK;

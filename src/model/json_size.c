@@ -1,6 +1,6 @@
 /* json_size.c: a positive size field of a model or Hugging Face config
  * file, bounded by the limits of model_int.h; shared by model_load.c,
- * hf_config.c and hf_moe.c (a leaf, so they do not call each other for it). */
+ * hf_config.c, hf_moe.c and hf_mamba.c (a leaf, so they do not call each other for it). */
 #include "model/model_int.h"
 
 enum pl_status model_json_size(yajl_val obj, const char *key, bool required, const char *origin,
@@ -18,5 +18,16 @@ enum pl_status model_json_size(yajl_val obj, const char *key, bool required, con
     return pl_diag_set(diag, PL_ERR_RANGE, "%s: field '%s' is %lld, above the limit %lld", origin,
                        key, (long long)v, (long long)max);
   *out = v;
+  return PL_OK;
+}
+
+enum pl_status model_json_sizes(yajl_val obj, const struct model_size *f, size_t n,
+                                const char *origin, struct pl_diag *diag) {
+  for (size_t i = 0; i < n; i++) {
+    enum pl_status st =
+        model_json_size(obj, f[i].key, f[i].required, origin, f[i].max, f[i].out, diag);
+    if (st != PL_OK)
+      return st;
+  }
   return PL_OK;
 }

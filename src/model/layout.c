@@ -284,6 +284,14 @@ static enum pl_status resolve_degrees(struct pl_layout *l, const struct pl_model
     return pl_diag_set(diag, PL_ERR_LAYOUT,
                        "layout tp=%lld: tp must divide the Mamba heads (%lld) and groups (%lld)",
                        (long long)l->tp, (long long)m->mamba_heads, (long long)m->mamba_groups);
+  /* plateau splits attention's sequence under cp (ring exchange of K/V);
+   * how Megatron-Core splits a Mamba mixer's scan across cp ranks (its
+   * conv and SSD state hand-over) is not modelled: refuse rather than
+   * price the Mamba layers as if each rank held the whole sequence. */
+  if (pl_model_kind_layers(m, 'M') > 0 && l->cp > 1)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout cp=%lld: context parallelism of Mamba layers is not modelled",
+                       (long long)l->cp);
   if (l->pp > m->layers)
     return pl_diag_set(diag, PL_ERR_LAYOUT, "layout pp=%lld: more pipeline stages than layers (%lld)",
                        (long long)l->pp, (long long)m->layers);

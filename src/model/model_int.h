@@ -34,6 +34,16 @@
 enum pl_status model_json_size(yajl_val obj, const char *key, bool required, const char *origin,
                                int64_t max, int64_t *out, struct pl_diag *diag);
 
+/* A table of such fields, read in order until the first error. */
+struct model_size {
+  const char *key;
+  bool required;
+  int64_t max;
+  int64_t *out;
+};
+enum pl_status model_json_sizes(yajl_val obj, const struct model_size *f, size_t n,
+                                const char *origin, struct pl_diag *diag);
+
 /* Fill *out from a Hugging Face config.json tree (hf_config.c). */
 enum pl_status model_from_hf(yajl_val root, const char *origin, struct pl_model *out,
                              struct pl_diag *diag);

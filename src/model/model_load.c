@@ -107,12 +107,7 @@ static enum pl_status plateau_flags(yajl_val root, const char *origin, struct pl
 
 static enum pl_status plateau_sizes(yajl_val root, const char *origin, struct pl_model *m,
                                     struct pl_diag *diag) {
-  struct {
-    const char *key;
-    bool required;
-    int64_t max;
-    int64_t *out;
-  } f[] = {
+  const struct model_size f[] = {
       {"layers", true, MODEL_MAX_LAYERS, &m->layers},
       {"hidden", true, MODEL_MAX_HIDDEN, &m->hidden},
       {"heads", true, MODEL_MAX_HEADS, &m->heads},
@@ -144,13 +139,7 @@ static enum pl_status plateau_sizes(yajl_val root, const char *origin, struct pl
       {"mamba_conv", false, MODEL_MAX_HIDDEN, &m->mamba_conv},
       {"mamba_chunk", false, MODEL_MAX_SEQ, &m->mamba_chunk},
   };
-  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
-    enum pl_status st =
-        model_json_size(root, f[i].key, f[i].required, origin, f[i].max, f[i].out, diag);
-    if (st != PL_OK)
-      return st;
-  }
-  return PL_OK;
+  return model_json_sizes(root, f, sizeof f / sizeof f[0], origin, diag);
 }
 
 /* Defaults that depend on other fields, then the consistency checks. */

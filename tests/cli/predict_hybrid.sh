@@ -40,6 +40,8 @@ expect_ok predict --model nemotron-3-nano --gpu h100 --gpus 8 --ep 8 --seq 256 -
   --host-per-kernel 200us --cuda-graph-scope mamba --format json
 check "mamba scope: host-bound step faster" awk -v a="$(json_num "$TMP/eager.json" step_time_s)" \
   -v b="$(json_num "$TMP/out" step_time_s)" 'BEGIN { exit !(b < a) }'
+expect_fail 1 "^plateau: layout cp=2: context parallelism of Mamba layers is not modelled" -- \
+  predict --model nemotron-3-nano --gpus 16 --cp 2 --gbs 64
 expect_fail 1 "unknown CUDA graph scope 'mambo' \(expected none or a comma-separated list of attn\|moe_router\|moe_preprocess\|mamba\|full_iteration\)" -- \
   predict --model nemotron-3-nano --cuda-graph-scope mambo
 

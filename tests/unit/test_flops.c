@@ -6,14 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-
-static struct pl_model model(const char *name) {
-  struct pl_model m;
-  struct pl_diag d, *dp = &d;
-  memset(&m, 0, sizeof m);
-  CHECK_STATUS(pl_model_load(name, &m, &d), PL_OK, dp);
-  return m;
-}
+#include "model_fixture.h"
 
 /* A layout resolved as the CLI would, on 8-GPU nodes. */
 static struct pl_layout layout(const struct pl_model *m, int64_t gpus, int64_t tp, int64_t cp,
@@ -31,13 +24,6 @@ static struct pl_layout layout(const struct pl_model *m, int64_t gpus, int64_t t
   l.recompute = r;
   CHECK_STATUS(pl_layout_resolve(&l, m, &c, &d), PL_OK, dp);
   return l;
-}
-
-static const struct pl_op *find(const struct pl_op *ops, int n, const char *name) {
-  for (int i = 0; i < n; i++)
-    if (strcmp(ops[i].name, name) == 0)
-      return &ops[i];
-  return NULL;
 }
 
 /* Llama-2 7B, 8 GPUs of DP, gbs 8, seq 4096: 32,768 tokens per step.

@@ -10,14 +10,7 @@
 #include <string.h>
 
 #include "check.h"
-
-static struct pl_model model(const char *name) {
-  struct pl_model m;
-  struct pl_diag d, *dp = &d;
-  memset(&m, 0, sizeof m);
-  CHECK_STATUS(pl_model_load(name, &m, &d), PL_OK, dp);
-  return m;
-}
+#include "model_fixture.h"
 
 static struct pl_layout layout(const struct pl_model *m, int64_t gpus, int64_t tp, int64_t ep,
                                int64_t mbs, int64_t gbs) {
@@ -34,13 +27,6 @@ static struct pl_layout layout(const struct pl_model *m, int64_t gpus, int64_t t
   l.gbs = gbs;
   CHECK_STATUS(pl_layout_resolve(&l, m, &c, &d), PL_OK, dp);
   return l;
-}
-
-static const struct pl_op *find(const struct pl_op *ops, int n, const char *name) {
-  for (int i = 0; i < n; i++)
-    if (strcmp(ops[i].name, name) == 0)
-      return &ops[i];
-  return NULL;
 }
 
 /* Nemotron 3 Nano: h 2688, pattern of 52 blocks with 23 M, 23 E, 6 *;

@@ -6,16 +6,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "model_fixture.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
-
-static struct pl_model model(const char *name) {
-  struct pl_model m;
-  struct pl_diag d, *dp = &d;
-  memset(&m, 0, sizeof m);
-  CHECK_STATUS(pl_model_load(name, &m, &d), PL_OK, dp);
-  return m;
-}
 
 /* An H100-like GPU filled by hand (80 GiB), so these tests do not depend on
  * the GPU data files. */
