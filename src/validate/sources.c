@@ -452,21 +452,6 @@ static bool nemo_overrides(const struct validate_in *in, struct pl_framework *fw
   return true;
 }
 
-/* Megatron-Bridge rows take the nemo preset (TE userbuffers tp overlap on). The
- * Qwen3-235B H100 configs turn it off in every release: v0.2.2
- * scripts/performance/configs/qwen3/qwen3_llm_pretrain.py qwen3_235b_a22b_h100_config,
- * v0.3.0-v0.5.0 configs/qwen/qwen3_llm_pretrain.py qwen3_235b_a22b_pretrain_config_h100
- * (CommOverlapConfig(tp_comm_overlap=False)), HEAD 067f987df0 perf_recipes/qwen/h100/
- * qwen3_moe.py qwen3_235b_a22b_pretrain_256gpu_h100_{bf16,fp8cs}_config. */
-static bool bridge_overrides(const struct validate_in *in, struct pl_framework *fw,
-                             struct pl_vrow *row) {
-  if (strncmp(cell(in, "model"), "Qwen3_235B", 10) != 0 || strcmp(cell(in, "gpu"), "DGX-H100") != 0)
-    return true;
-  fw->tp_comm_overlap = PL_SETTING_OFF;
-  validate_note(row, "tp_comm_overlap off (the release's Qwen3-235B H100 config)");
-  return true;
-}
-
 static bool nemo_measure(const struct validate_in *in, const struct pl_run *run,
                          struct pl_vrow *row) {
   const struct pl_layout *l = &run->layout;
@@ -937,16 +922,74 @@ static void bridge_section(const struct validate_in *in, char *sec, size_t n) {
  * section among `sections` and its GPU ("DGX-" dropped) among `gpus`
  * (space-separated words), its model name starting with `model`, its dtype
  * `dtype` (an enum pl_dtype, or -1 for any). */
-static bool bridge_config_is(const struct validate_in *in, const struct pl_layout *l,
-                             const char *sections, const char *model, const char *gpus,
-                             int dtype) {
+static bool bridge_names_are(const struct validate_in *in, const char *sections,
+                             const char *model, const char *gpus) {
   char sec[32];
   bridge_section(in, sec, sizeof sec);
   const char *gpu = cell(in, "gpu");
   if (strncmp(gpu, "DGX-", 4) == 0)
     gpu += 4;
   return word_in(sections, sec) && strncmp(cell(in, "model"), model, strlen(model)) == 0 &&
-         word_in(gpus, gpu) && (dtype < 0 || (int)l->dtype == dtype);
+         word_in(gpus, gpu);
+}
+
+static bool bridge_config_is(const struct validate_in *in, const struct pl_layout *l,
+                             const char *sections, const char *model, const char *gpus,
+                             int dtype) {
+  return bridge_names_are(in, sections, model, gpus) && (dtype < 0 || (int)l->dtype == dtype);
+}
+
+/* Megatron-Bridge rows take the nemo preset (TE userbuffers tp overlap on);
+ * these release configurations run without it (the section's release as for
+ * bridge_recompute; r0.1.0 for 25.09). Only rows with tp > 1 move.
+ *  - Qwen3-235B H100, 25.11 to 26.08: v0.2.2 scripts/performance/configs/qwen3/
+ *    qwen3_llm_pretrain.py qwen3_235b_a22b_h100_config, v0.3.0-v0.5.0 configs/qwen/
+ *    qwen3_llm_pretrain.py qwen3_235b_a22b_pretrain_config_h100
+ *    (CommOverlapConfig(tp_comm_overlap=False)), HEAD 067f987df0 perf_recipes/qwen/h100/
+ *    qwen3_moe.py qwen3_235b_a22b_pretrain_256gpu_h100_{bf16,fp8cs}_config. Not 25.09:
+ *    r0.1.0 scripts/performance/run_script.py passes CommOverlapConfig(tp_comm_overlap=True)
+ *    for qwen3 235b_a22b on every GPU.
+ *  - Llama 3 70B and 3.1 405B NVFP4, 25.11 to 26.06.01: v0.2.2-v0.5.0
+ *    configs/llama{3,31,}/llama3{,1}_llm_pretrain.py llama3_70b_pretrain_config_<gpu> and
+ *    llama31_405b_pretrain_config_<gpu> (gb300, gb200, b300, b200):
+ *    tp_comm_overlap = False if precision == "nvfp4".
+ *  - Nemotron 3 Super and Ultra, 26.04 to 26.08: v0.4.0-v0.5.0 configs/nemotronh/
+ *    nemotron_3_llm_pretrain.py nemotron_3_super_pretrain_config_<gpu> and HEAD
+ *    perf_recipes/nemotronh/gb200/nemotronh.py nemotron_3_{super,ultra}_*_config leave the
+ *    recipe's comm_overlap=None (recipes/common.py _pretrain_common; nemotron_3_super.py
+ *    sets none), so Megatron-Core's tp_comm_overlap default False holds
+ *    (training/config.py: CommOverlapConfig.setup runs only when comm_overlap is set).
+ *  - DeepSeek-V3, 25.09: r0.1.0 run_script.py passes no comm_overlap_config and
+ *    recipes/deepseek/deepseek_v3.py pretrain_config defaults CommOverlapConfig(
+ *    tp_comm_overlap=False). */
+static bool bridge_overrides(const struct validate_in *in, struct pl_framework *fw,
+                             struct pl_vrow *row) {
+  static const struct {
+    const char *sections, *model, *gpus; /* space-separated words */
+    const char *precision;               /* the row's precision cell, or NULL for any */
+    const char *why;
+  } off[] = {
+      {"25.11 26.02 26.02.01 26.04 26.04.01 26.06 26.06.01 26.08", "Qwen3_235B", "H100", NULL,
+       "the release's Qwen3-235B H100 config"},
+      {"25.11 26.02 26.02.01 26.04 26.04.01 26.06 26.06.01", "LLAMA3", "GB300 GB200 B300 B200",
+       "NVFP4", "the release's Llama 3 nvfp4 config"},
+      {"26.04 26.04.01 26.06 26.06.01 26.08", "Nemotron_3_Super", "GB300 GB200 B300 B200", NULL,
+       "the release's Nemotron 3 Super config sets no comm_overlap"},
+      {"26.08", "Nemotron_3_Ultra", "GB200", NULL,
+       "the release's Nemotron 3 Ultra config sets no comm_overlap"},
+      {"25.09", "DeepSeekV3", "H100 B200 GB200", NULL,
+       "r0.1.0's DeepSeek-V3 recipe default"},
+  };
+  for (size_t i = 0; i < sizeof off / sizeof off[0]; i++) {
+    if (!bridge_names_are(in, off[i].sections, off[i].model, off[i].gpus))
+      continue;
+    if (off[i].precision != NULL && strcmp(cell(in, "precision"), off[i].precision) != 0)
+      continue;
+    fw->tp_comm_overlap = PL_SETTING_OFF;
+    validate_note(row, "tp_comm_overlap off (%s)", off[i].why);
+    return true;
+  }
+  return true;
 }
 
 /* Megatron-Core selective recompute modules (layout.recompute_modules) of the

@@ -699,6 +699,28 @@ static void test_moe_rows(void) {
   r = row_of(&v, 12);
   CHECK(r != NULL && r->layout.tp_comm_overlap);
   pl_validation_free(&v);
+  /* tp overlap per release configuration (sources.c bridge_overrides): Llama 3.1
+   * 405B NVFP4 off (v0.5.0 llama31_405b_pretrain_config_gb200: False if nvfp4), its
+   * FP8 row on; Qwen3-235B H100 in 25.09 on (r0.1.0 run_script.py passes
+   * CommOverlapConfig(tp_comm_overlap=True)) */
+  const char *tpo =
+      "source,table_or_section,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,"
+      "cp,ep,vp,sharding,recompute,micro_batch,global_batch,precision,Task,Tokens / sec / GPU,"
+      "notes\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.06 NeMo Container / x,"
+      "LLAMA3.1_405B,,,,,8192,DGX-GB200,256,4,16,1,,8,,,1,1536,NVFP4,pretrain,1166,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.06 NeMo Container / x,"
+      "LLAMA3.1_405B,,,,,8192,DGX-GB200,256,4,16,1,,8,,,1,1536,FP8,pretrain,1166,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,25.09 NeMo Container / x,"
+      "Qwen3_235B_a22B,,,,,4096,DGX-H100,256,2,8,1,32,4,,,1,8192,FP8,pretrain,1611,\n";
+  pl_validation_init(&v);
+  CHECK_STATUS(pl_validation_add_csv(&v, "bridge", tpo, strlen(tpo), &d), PL_OK, dp);
+  const bool tp_overlap[] = {false, true, true};
+  for (int i = 0; i < 3; i++) {
+    r = row_of(&v, 1 + i);
+    CHECK(r != NULL && r->layout.tp_comm_overlap == tp_overlap[i]);
+  }
+  pl_validation_free(&v);
   /* recompute modules follow the section's release (sources.c bridge_recompute):
    * DeepSeek-V3 MXFP8 GB300 none from 26.06 (v0.5.0 GB300_FP8_MX_V2 []), GB200
    * mlp in 26.04 (v0.4.0 GB200_V2), mla_up_proj in 26.02 (v0.3.0); GPT-OSS 120B
