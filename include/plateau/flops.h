@@ -95,6 +95,11 @@ bool pl_op_recompute_part(const struct pl_op *op, struct pl_op *part);
  * ops and for the per-block lumps (fp8_casts, grad_accum) that belong to no
  * one node (pl_op_node_free). */
 bool pl_op_moe_mlp_node(const struct pl_op *op);
+/* The GEMM of a column-parallel Transformer Engine linear of a dense block:
+ * qkv and fc1 (Megatron-Core's TELayerNormColumnParallelLinear; gpt_layer_specs.py
+ * get_gpt_layer_with_transformer_engine_spec); its index among them (0 qkv,
+ * 1 fc1) or -1 for any other op (layout.te_linear_bwd_overlap). */
+int pl_op_te_column(const struct pl_op *op);
 bool pl_op_node_free(const struct pl_op *op);
 
 /* The load factor of the busiest expert-parallel rank: layout.moe_imbalance

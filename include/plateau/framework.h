@@ -87,6 +87,9 @@ struct pl_framework {
                                           recipes (layout.head_16bit) */
   enum pl_setting te_cross_entropy;    /* the loss is TE's fused cross-entropy: logits kept
                                           16-bit, not as an fp32 copy (layout.te_cross_entropy) */
+  enum pl_setting te_linear_bwd_overlap; /* tp without userbuffers: TE's column-parallel linears
+                                             run their backward collectives async behind their
+                                             GEMMs (layout.te_linear_bwd_overlap) */
   enum pl_setting launch_blocking;     /* CUDA_LAUNCH_BLOCKING=1: host time per kernel adds to
                                           the GPU time (layout.launch_blocking) */
   enum pl_setting ep_comm_overlap;     /* MoE expert-parallel all-to-alls beside the compute of

@@ -328,6 +328,12 @@ struct pl_layout {
                               autocast does not quantize (megatron/core/models/gpt/gpt_model.py;
                               TE's TELMHeadColumnParallelLinear only with fp8_output_proj and the
                               MXFP8 recipe, default off); false: at the layout's dtype */
+  bool te_linear_bwd_overlap; /* input: the blocks' linears are Transformer Engine modules, whose
+                                 column-parallel backward (TE 2.x module/linear.py _Linear.backward,
+                                 layernorm_linear.py _LayerNormLinear.backward) all_gathers its saved
+                                 input async behind the dgrad GEMM and reduce_scatters (sp) or
+                                 all_reduces the dgrad async behind the wgrad GEMM; used with tp > 1
+                                 and no tp_comm_overlap (sim/lower.c te_bwd_windows) */
   bool te_cross_entropy;   /* input: the loss is Transformer Engine's fused cross-entropy
                               (Megatron-Core cross_entropy_loss_fusion with
                               cross_entropy_fusion_impl 'te': language_module.py

@@ -76,8 +76,19 @@ enum pl_task_kind {
  * the attention core runs apart so the K/V ring can overlap it. With
  * layout.ep_comm_overlap a block runs as two windows: the ops of Megatron-Core's
  * MoE mlp node (PL_PART_EXPERTS, pl_op_moe_mlp_node) and the others
- * (PL_PART_NON_EXPERTS). */
-enum pl_task_part { PL_PART_ALL, PL_PART_MAIN, PL_PART_ATTN, PL_PART_EXPERTS, PL_PART_NON_EXPERTS };
+ * (PL_PART_NON_EXPERTS). With layout.te_linear_bwd_overlap a dense block's
+ * backward runs the column-parallel linears' dgrad and wgrad GEMMs as tasks of
+ * their own (PL_PART_TE_COLUMN, pl_op_te_column) after the other ops
+ * (PL_PART_TE_REST). */
+enum pl_task_part {
+  PL_PART_ALL,
+  PL_PART_MAIN,
+  PL_PART_ATTN,
+  PL_PART_EXPERTS,
+  PL_PART_NON_EXPERTS,
+  PL_PART_TE_COLUMN,
+  PL_PART_TE_REST
+};
 
 /* One simulated task. Compute tasks cover consecutive segments of one model
  * chunk for one micro-batch: the embedding (if embed), `layers` transformer

@@ -265,6 +265,10 @@ static void mark_recompute(struct pl_op *ops, int n, const struct pl_layout *l, 
   }
 }
 
+int pl_op_te_column(const struct pl_op *op) {
+  return strcmp(op->name, "qkv") == 0 ? 0 : strcmp(op->name, "fc1") == 0 ? 1 : -1;
+}
+
 bool pl_op_moe_mlp_node(const struct pl_op *op) {
   static const char *const names[] = {"expert_fc1", "expert_clamp", "expert_act", "expert_fc2",
                                       "expert_bias", "shared_fc1",  "shared_act", "shared_fc2"};

@@ -246,6 +246,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "hardware.nccl_version", ver[0] != '\0' ? ver : NULL);
   /* added after those: Transformer Engine's fused cross-entropy (layout.h) */
   col_str(c, "framework.te_cross_entropy", pl_setting_name(fw.te_cross_entropy));
+  /* added after those: TE linears' async backward collectives (layout.h) */
+  col_str(c, "framework.te_linear_bwd_overlap", pl_setting_name(fw.te_linear_bwd_overlap));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

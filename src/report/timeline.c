@@ -190,6 +190,8 @@ static int op_kernels(const struct writer *w, const struct pl_op *op, enum pl_pa
 static bool wanted(const struct pl_op *op, enum pl_task_part part) {
   if (part == PL_PART_ALL)
     return true;
+  if (part == PL_PART_TE_COLUMN || part == PL_PART_TE_REST)
+    return (pl_op_te_column(op) >= 0) == (part == PL_PART_TE_COLUMN);
   if (part == PL_PART_EXPERTS || part == PL_PART_NON_EXPERTS)
     return pl_op_moe_mlp_node(op) == (part == PL_PART_EXPERTS);
   return (op->kind == PL_OP_ATTENTION) == (part == PL_PART_ATTN);

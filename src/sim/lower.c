@@ -298,6 +298,65 @@ static int32_t ep_windows(struct lower *lw, const struct unit *u, double second_
   return c2;
 }
 
+/* layout.te_linear_bwd_overlap (Transformer Engine 2.x module/layernorm_linear.py
+ * _LayerNormLinear.backward, module/linear.py _Linear.backward): without
+ * userbuffers (no tp_overlapped), a column-parallel TE linear (qkv, fc1:
+ * Megatron-Core's TELayerNormColumnParallelLinear) runs its backward as
+ *   [all_gather of its saved input, async_op=True (sp only)] beside the dgrad GEMM,
+ *   wait for it, then [dgrad reduce_scatter (sp) or all_reduce, async_op=True]
+ *   beside the wgrad GEMM ("Overlap dgrad-RS/AR with wgrad"), wait for it.
+ * So a dense block's backward unit runs its other ops first (PL_PART_TE_REST),
+ * then per linear a dgrad and a wgrad task (half the op's backward each: the
+ * two GEMMs have the same FLOPs, 2 m n k), each beside its one collective:
+ * a collective hides at most behind its partner GEMM, the excess waits. The
+ * row-parallel linears' grad_output all_gathers (base.py
+ * grad_output_preprocess, blocking) and the recomputed forward's collectives
+ * stay blocking after the compute. The input all_gather is traffic the other
+ * paths leave out (userbuffers' bulk overlap hides it; Megatron-LM's own
+ * layers keep the gathered input): counted here. Not modelled: the blocks'
+ * order inside the backward (fc2, fc1, attention, qkv); MoE and hybrid
+ * blocks, a cp split and the embedding and head keep the blocking path. */
+static bool te_bwd(const struct lower *lw, const struct unit *u, double attn_s) {
+  const struct pl_model *m = &lw->st->run->model;
+  return lw->l->te_linear_bwd_overlap && lw->l->tp > 1 && u->slot.pass == PL_PASS_BWD &&
+         u->layers > 0 && attn_s <= 0 && !tp_overlapped(lw, u) && !ep_beside(lw, u) &&
+         !pl_model_is_moe(m) && !pl_model_is_hybrid(m);
+}
+
+/* The column-parallel linears' windows of a backward unit under te_bwd,
+ * after its other compute c; col_s[k]: linear k's backward (both GEMMs).
+ * Returns the last compute task. */
+static int32_t te_bwd_windows(struct lower *lw, const struct unit *u, int32_t c,
+                              const double col_s[2]) {
+  const struct sim_seg *lay = &lw->st->seg[SIM_SEG_LAYER];
+  bool sp = lw->l->sp;
+  struct sim_comm in_ag = lay->tp[PL_PASS_BWD][0]; /* sp: all_gather of the activation */
+  struct sim_comm dg = lay->tp[PL_PASS_BWD][sp ? 1 : 0]; /* reduce_scatter or all_reduce */
+  int32_t l = u->layers;
+  struct sim_comm scratch[SIM_SEG_N * SIM_SEG_TP], rest[SIM_SEG_N * SIM_SEG_TP];
+  int n, n_rest = 0;
+  const struct sim_comm *all = tp_list(lw, u, scratch, &n);
+  for (int i = 0; i < n; i++) { /* the blocking rest: all but the 2 per block taken below */
+    rest[n_rest] = all[i];
+    if (all[i].coll == dg.coll)
+      rest[n_rest].calls -= 2 * l < all[i].calls ? 2 * l : all[i].calls;
+    if (rest[n_rest].calls > 0)
+      n_rest++;
+  }
+  for (int k = 0; k < 2; k++) {
+    int32_t ag = sp ? coll_task(lw, PL_STREAM_TP, in_ag.coll, l) : SIM_NONE;
+    dep(lw, c, ag);
+    int32_t d = comp(lw, 0.5 * col_s[k], u, PL_PART_TE_COLUMN);
+    join_add(lw, ag);
+    c = comp(lw, 0.5 * col_s[k], u, PL_PART_TE_COLUMN);
+    int32_t rs = coll_task(lw, PL_STREAM_TP, dg.coll, l);
+    dep(lw, d, rs);
+    join_add(lw, rs);
+  }
+  join_add(lw, tp_issue(lw, rest, n_rest, c, SIM_NONE));
+  return c;
+}
+
 /* Emit one unit; gather (or SIM_NONE) is its parameter all_gather. Returns
  * its last compute task. */
 static int32_t emit_unit(struct lower *lw, const struct unit *u, int32_t gather) {
@@ -318,6 +377,17 @@ static int32_t emit_unit(struct lower *lw, const struct unit *u, int32_t gather)
   enum pl_task_part first_part = !windows             ? (attn_s > 0 ? PL_PART_MAIN : PL_PART_ALL)
                                  : p == PL_PASS_FWD ? PL_PART_NON_EXPERTS
                                                     : PL_PART_EXPERTS;
+  double col_s[2] = {0, 0};
+  bool te = !windows && te_bwd(lw, u, attn_s);
+  if (te) { /* the column-parallel linears' GEMMs leave the first task */
+    double sum = 0;
+    for (int k = 0; k < 2; k++)
+      sum += col_s[k] = (double)u->layers * sg[SIM_SEG_LAYER].te_column_s[k];
+    for (int k = 0; k < 2 && sum > first_s; k++) /* a host floor above the GPU time */
+      col_s[k] *= first_s / sum;
+    first_s -= fmin(sum, first_s);
+    first_part = PL_PART_TE_REST;
+  }
   int32_t c = comp(lw, first_s, u, first_part);
   if (c != SIM_NONE && lw->cur_unit >= 0 && lw->st->eng.cmp.need[lw->pass_id] > 0)
     lw->st->tags[c].anchor = 1;
@@ -360,6 +430,8 @@ static int32_t emit_unit(struct lower *lw, const struct unit *u, int32_t gather)
     tp_issue_beside(lw, list, n, prev, in, n_in);
     n = tp_merge_part(lw->st->seg, u, list, 0);
     join_add(lw, tp_issue(lw, list, n, c, ring));
+  } else if (te) {
+    c = te_bwd_windows(lw, u, c, col_s);
   } else {
     unit_tp(lw, u, c, ring);
   }

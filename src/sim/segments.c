@@ -99,6 +99,13 @@ static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_
       s->attn_s[p] = sim_seg_ops_s(g, l, m, ops, n, (enum pl_pass)p, true);
       s->comp_s[p] -= s->attn_s[p];
     }
+    if (p == PL_PASS_BWD && l->te_linear_bwd_overlap)
+      for (int i = 0; i < n; i++) {
+        int k = pl_op_te_column(&ops[i]);
+        if (k >= 0)
+          s->te_column_s[k] += (ops[i].share > 0 ? ops[i].share : 1.0) *
+                               pl_op_run_time_s(g, l, m, &ops[i], PL_PASS_BWD);
+      }
     if (l->ep_comm_overlap && !split_attn)
       s->experts_s[p] = s->comp_s[p] * mlp_node_share(g, l, m, ops, n, (enum pl_pass)p);
   }

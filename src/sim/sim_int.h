@@ -339,6 +339,9 @@ struct sim_comm {
 struct sim_seg {
   double comp_s[2];                  /* compute at full speed, without attn_s */
   double attn_s[2];                  /* attention core when split (cp > 1), else 0 */
+  double te_column_s[2];             /* backward of the two column-parallel TE linears (qkv,
+                                        fc1: pl_op_te_column), each op's dgrad + wgrad GEMMs at
+                                        full speed, part of comp_s[PL_PASS_BWD] */
   double experts_s[2];               /* part of comp_s in Megatron-Core's MoE mlp node, with
                                         layout.ep_comm_overlap and no cp split (else 0) */
   struct sim_comm tp[2][SIM_SEG_TP]; /* blocking tensor- and expert-parallel collectives */

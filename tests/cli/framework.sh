@@ -616,6 +616,25 @@ expect_ok predict --model llama2-7b --te-cross-entropy on --format csv
 check "te xent: csv column on" [ "$(col "$TMP/out" framework.te_cross_entropy)" = on ]
 expect_fail 1 "^plateau: --te-cross-entropy: unknown value 'yes' \(expected on\|off\)" -- predict --te-cross-entropy yes
 
+# --te-linear-bwd-overlap: with tp and no --tp-comm-overlap, TE's column-parallel
+# linears run the dgrad reduce_scatter beside the wgrad GEMM and the input
+# all_gather beside the dgrad GEMM (TE _LayerNormLinear.backward): Llama 2 7B on
+# 8 GPUs, tp 4, the step moves; on in the nemo and megatron-core presets, off in
+# megatron-lm (its own layers) and by default. test_predict derives the amount.
+expect_ok predict --model llama2-7b --gpus 8 --tp 4 --format json
+cp "$TMP/out" "$TMP/tb0.json"
+check "te bwd: off by default" [ "$(json_raw "$TMP/out" te_linear_bwd_overlap)" = false ]
+expect_ok predict --model llama2-7b --gpus 8 --tp 4 --te-linear-bwd-overlap on --format json
+check "te bwd: on in JSON" [ "$(json_raw "$TMP/out" te_linear_bwd_overlap)" = true ]
+check "te bwd: step moves" [ "$(json_num "$TMP/out" step_time_s)" != "$(json_num "$TMP/tb0.json" step_time_s)" ]
+expect_ok predict --model llama2-7b --gpus 8 --tp 4 --framework megatron-core --format json
+check "te bwd: on in megatron-core" [ "$(json_raw "$TMP/out" te_linear_bwd_overlap)" = true ]
+expect_ok predict --model llama2-7b --gpus 8 --tp 4 --framework megatron-lm --format json
+check "te bwd: off in megatron-lm" [ "$(json_raw "$TMP/out" te_linear_bwd_overlap)" = false ]
+expect_ok predict --model llama2-7b --gpus 8 --tp 4 --te-linear-bwd-overlap on --format csv
+check "te bwd: csv column on" [ "$(col "$TMP/out" framework.te_linear_bwd_overlap)" = on ]
+expect_fail 1 "^plateau: --te-linear-bwd-overlap: unknown value 'yes' \(expected on\|off\)" -- predict --te-linear-bwd-overlap yes
+
 # vTrain's rows run on the source's own cluster, vtrain-a100 (4 x 200 Gb/s per
 # node, vTrain src/config.py inter_node_bandwidth 800 Gbps; docs/hardware.md);
 # other A100 sources keep dgx-a100. Its halved network slows a multi-node

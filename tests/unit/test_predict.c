@@ -618,6 +618,57 @@ static void test_flex_dispatch_nvl5(void) {
   }
 }
 
+/* The per-call time of the step's tp collective op ("all_gather"), 0 if none. */
+static double tp_call_s(const char *op) {
+  for (int i = 0; i < pred.step.n_collectives; i++) {
+    const struct pl_coll_summary *c = &pred.step.collectives[i];
+    if (strcmp(c->group, "tp") == 0 && strcmp(c->op, op) == 0 && c->count > 0)
+      return c->time_s / (double)c->count;
+  }
+  return 0;
+}
+
+/* layout.te_linear_bwd_overlap (TE _LayerNormLinear.backward): tp 2 with sp
+ * on one node, no tp_comm_overlap, one micro-batch, no data parallelism, no
+ * overlap slowdown. Off, each block's backward runs its ops, then blocks on
+ * its 2 grad_output all_gathers (a each) and 2 dgrad reduce_scatters (r
+ * each). On, the column-parallel linears qkv and fc1 (backward g_k: dgrad
+ * g_k/2, wgrad g_k/2) each run [input all_gather beside the dgrad GEMM] then
+ * [reduce_scatter beside the wgrad GEMM]: the window takes
+ * max(g_k/2, a) + max(g_k/2, r); the reduce_scatters no longer block and the
+ * all_gathers of the input are new. Per block the step changes by
+ *   sum_k (max(g_k/2, a) + max(g_k/2, r) - g_k) - 2 r,
+ * times L blocks; the forward, the head and the optimizer are the same. */
+static void test_te_linear_bwd_overlap(void) {
+  base(even_json, NULL, 2);
+  run.layout.tp = 2;
+  run.layout.gbs = 1;
+  run.cluster.gpu.eff.overlap_slowdown = 0;
+  predict();
+  CHECK(pred.run.layout.sp && !pred.run.layout.tp_comm_overlap);
+  double off = pred.step.step_time_s, a = tp_call_s("all_gather"), r = tp_call_s("reduce_scatter");
+  CHECK(a > 0 && r > 0);
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  int n = pl_sim_segment_ops(&pred.run, 1, ops);
+  double per = -2.0 * r;
+  int found = 0;
+  for (int i = 0; i < n; i++) {
+    if (pl_op_te_column(&ops[i]) < 0)
+      continue;
+    double g = pl_op_run_time_s(&pred.run.cluster.gpu, &pred.run.layout, &run.model, &ops[i],
+                                PL_PASS_BWD);
+    per += fmax(g / 2, a) + fmax(g / 2, r) - g;
+    found++;
+  }
+  CHECK_EQ_INT(found, 2);
+  run.layout.te_linear_bwd_overlap = true;
+  predict();
+  CHECK_NEAR_REL(tp_call_s("all_gather"), a, 1e-12);
+  CHECK_NEAR_REL(pred.step.step_time_s - off, (double)run.model.layers * per, 1e-6);
+  CHECK(fabs(per) > 1e-6 * off); /* the test can fail: the change is not nothing */
+  check_sums();
+}
+
 int main(void) {
   test_out_of_memory();
   test_one_gpu_is_sum_of_ops();
@@ -633,5 +684,6 @@ int main(void) {
   test_zero3_grad_all_reduce();
   test_zero3_gather_sync();
   test_flex_dispatch_nvl5();
+  test_te_linear_bwd_overlap();
   return check_finish();
 }
