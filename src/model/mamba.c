@@ -33,9 +33,9 @@
  * the conv1d forward and, in _mamba_chunk_scan_combined_bwd, the cumsum,
  * CB, chunk states and state passing before the gradient kernels. The
  * scan's matmuls are timed with the GEMM model at 16-bit (op.high_precision:
- * the Triton kernels run bf16/fp32 whatever the recipe), an optimistic
- * bound: no measured efficiency of these Triton kernels was found
- * (docs/model.md "Hybrid Mamba-2 models"). */
+ * the Triton kernels run bf16/fp32 whatever the recipe). Not optimistic:
+ * the forward chain measured on an H100 (vLLM PR #27299) is 1.4-1.8x
+ * faster than this price at Nano's shapes (docs/accuracy.md, ssd10). */
 #include <plateau/flops.h>
 #include <plateau/model.h>
 
