@@ -11,19 +11,7 @@
 /* A layout resolved as the CLI would, on 8-GPU nodes. */
 static struct pl_layout layout(const struct pl_model *m, int64_t gpus, int64_t tp, int64_t cp,
                                int64_t gbs, enum pl_recompute r) {
-  struct pl_cluster c;
-  struct pl_layout l;
-  struct pl_diag d, *dp = &d;
-  memset(&c, 0, sizeof c);
-  memset(&l, 0, sizeof l);
-  c.gpus_per_node = 8;
-  l.gpus = gpus;
-  l.tp = tp;
-  l.cp = cp;
-  l.gbs = gbs;
-  l.recompute = r;
-  CHECK_STATUS(pl_layout_resolve(&l, m, &c, &d), PL_OK, dp);
-  return l;
+  return resolved(m, (struct pl_layout){.gpus = gpus, .tp = tp, .cp = cp, .gbs = gbs, .recompute = r});
 }
 
 /* Llama-2 7B, 8 GPUs of DP, gbs 8, seq 4096: 32,768 tokens per step.

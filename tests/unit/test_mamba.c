@@ -14,19 +14,7 @@
 
 static struct pl_layout layout(const struct pl_model *m, int64_t gpus, int64_t tp, int64_t ep,
                                int64_t mbs, int64_t gbs) {
-  struct pl_cluster c;
-  struct pl_layout l;
-  struct pl_diag d, *dp = &d;
-  memset(&c, 0, sizeof c);
-  memset(&l, 0, sizeof l);
-  c.gpus_per_node = 8;
-  l.gpus = gpus;
-  l.tp = tp;
-  l.ep = ep;
-  l.mbs = mbs;
-  l.gbs = gbs;
-  CHECK_STATUS(pl_layout_resolve(&l, m, &c, &d), PL_OK, dp);
-  return l;
+  return resolved(m, (struct pl_layout){.gpus = gpus, .tp = tp, .ep = ep, .mbs = mbs, .gbs = gbs});
 }
 
 /* Nemotron 3 Nano: h 2688, pattern of 52 blocks with 23 M, 23 E, 6 *;

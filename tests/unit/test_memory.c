@@ -27,26 +27,10 @@ struct spec {
 };
 
 static struct pl_layout layout(const struct pl_model *m, struct spec s) {
-  struct pl_cluster c;
-  struct pl_layout l;
-  struct pl_diag d, *dp = &d;
-  memset(&c, 0, sizeof c);
-  memset(&l, 0, sizeof l);
-  c.gpus_per_node = 8;
-  l.gpus = s.gpus;
-  l.tp = s.tp;
-  l.pp = s.pp;
-  l.cp = s.cp;
-  l.vp = s.vp;
-  l.gbs = s.gbs;
-  l.mbs = s.mbs;
-  l.shard = s.shard;
-  l.shard_set = true;
-  l.shard_group = s.shard_group;
-  l.recompute = s.recompute;
-  l.schedule = s.schedule;
-  CHECK_STATUS(pl_layout_resolve(&l, m, &c, &d), PL_OK, dp);
-  return l;
+  return resolved(m, (struct pl_layout){.gpus = s.gpus, .tp = s.tp, .pp = s.pp, .cp = s.cp,
+                                        .vp = s.vp, .gbs = s.gbs, .mbs = s.mbs, .shard = s.shard,
+                                        .shard_set = true, .shard_group = s.shard_group,
+                                        .recompute = s.recompute, .schedule = s.schedule});
 }
 
 /* Korthikanti et al. 2022 Table 2, GPT-3 175B block (h 12288, a 96, 4h GELU
