@@ -692,9 +692,7 @@ static enum pl_status setup_colls(struct lower *lw, struct pl_diag *diag) {
     s = sim_coll_add(lw->st, PL_COLL_ALL_GATHER, "tp", act * (double)l->tp, &lw->part_ag_coll, diag);
   if (s != PL_OK || fsdp(l))
     return s;
-  enum pl_coll_op op = l->shard == PL_SHARD_DDP || l->zero1_grad_all_reduce
-                           ? PL_COLL_ALL_REDUCE
-                           : PL_COLL_REDUCE_SCATTER;
+  enum pl_coll_op op = sim_grad_reduce_op(l);
   s = sim_coll_add(lw->st, op, "dp", lw->st->bucket_bytes, &lw->bucket_coll, diag);
   if (s == PL_OK && lw->st->seg[SIM_SEG_LAYER].expert_params > 0 && l->edp > 1)
     s = sim_coll_add(lw->st, op, "edp", lw->st->bucket_bytes, &lw->ebucket_coll, diag);

@@ -32,9 +32,7 @@ static void expert_bucket(struct lower *lw, double bytes, int32_t after, bool fl
   }
   if (!flush || lw->ebucket_fill <= 0)
     return;
-  enum pl_coll_op op = lw->l->shard == PL_SHARD_DDP || lw->l->zero1_grad_all_reduce
-                           ? PL_COLL_ALL_REDUCE
-                           : PL_COLL_REDUCE_SCATTER;
+  enum pl_coll_op op = sim_grad_reduce_op(lw->l);
   int32_t rest;
   enum pl_status s = sim_coll_add(lw->st, op, "edp", lw->ebucket_fill, &rest, lw->diag);
   if (s != PL_OK)
@@ -58,9 +56,7 @@ void sim_dp_bucket(struct lower *lw, const struct sim_seg *sg, int32_t after, bo
   }
   if (!flush || lw->bucket_fill <= 0)
     return;
-  enum pl_coll_op op = lw->l->shard == PL_SHARD_DDP || lw->l->zero1_grad_all_reduce
-                           ? PL_COLL_ALL_REDUCE
-                           : PL_COLL_REDUCE_SCATTER;
+  enum pl_coll_op op = sim_grad_reduce_op(lw->l);
   int32_t rest, rest_ar = SIM_NONE;
   enum pl_status s = sim_coll_add(lw->st, op, "dp", lw->bucket_fill, &rest, lw->diag);
   if (s == PL_OK && lw->bucket_ar_coll >= 0)
@@ -129,6 +125,12 @@ static void grads_after_backward(struct lower *lw, double params) {
   dep(lw, lw->last_comp, t);
 }
 
+/* Bucket-sized calls of a zero1 parameter all_gather of bytes. */
+static double param_gather_calls(const struct lower *lw, double bytes) {
+  return ceil(bytes / pl_layout_bucket_bytes(lw->l, PARAM_BYTES,
+                                             (double)pl_model_params(&lw->st->run->model)));
+}
+
 /* The zero1 bf16 parameter all_gather of a stage, in bucket-sized calls:
  * the number of calls, the collective in *ag. The routed experts' share
  * (expert_params of params) is not in it when edp > 1: Megatron-Core keeps
@@ -139,7 +141,7 @@ static void grads_after_backward(struct lower *lw, double params) {
  * (expert_bucket); expert_gather adds it. */
 static double param_gather(struct lower *lw, double params, double expert_params, int32_t *ag) {
   double bytes = (params - (lw->ebucket_coll >= 0 ? expert_params : 0)) * PARAM_BYTES;
-  double calls = ceil(bytes / pl_layout_bucket_bytes(lw->l, PARAM_BYTES, (double)pl_model_params(&lw->st->run->model)));
+  double calls = param_gather_calls(lw, bytes);
   enum pl_status s = sim_coll_add(lw->st, PL_COLL_ALL_GATHER, "dp", bytes / calls, ag, lw->diag);
   if (s != PL_OK)
     fail(lw, s);
@@ -153,7 +155,7 @@ static int32_t expert_gather(struct lower *lw, double expert_params, int32_t t) 
   double bytes = expert_params * PARAM_BYTES;
   if (lw->ebucket_coll < 0 || bytes <= 0)
     return t;
-  double calls = ceil(bytes / pl_layout_bucket_bytes(lw->l, PARAM_BYTES, (double)pl_model_params(&lw->st->run->model)));
+  double calls = param_gather_calls(lw, bytes);
   int32_t ag;
   enum pl_status s = sim_coll_add(lw->st, PL_COLL_ALL_GATHER, "edp", bytes / calls, &ag, lw->diag);
   if (s != PL_OK)

@@ -147,6 +147,14 @@ static inline double sim_grad_bytes(const struct pl_layout *l) {
   return l->grad_reduce_bf16 ? PARAM_BYTES : GRAD_BYTES;
 }
 
+/* The ddp/zero1 gradient reduction: all_reduce for ddp or with
+ * layout.zero1_grad_all_reduce, else the distributed optimizer's
+ * reduce_scatter. */
+static inline enum pl_coll_op sim_grad_reduce_op(const struct pl_layout *l) {
+  return l->shard == PL_SHARD_DDP || l->zero1_grad_all_reduce ? PL_COLL_ALL_REDUCE
+                                                               : PL_COLL_REDUCE_SCATTER;
+}
+
 static inline size_t pass_index(const struct lower *lw, int64_t v, int64_t mb, int pass) {
   return ((size_t)v * (size_t)lw->m + (size_t)mb) * 2 + (size_t)pass;
 }
