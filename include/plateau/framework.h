@@ -87,6 +87,8 @@ struct pl_framework {
                                           recipes (layout.head_16bit) */
   enum pl_setting te_cross_entropy;    /* the loss is TE's fused cross-entropy: logits kept
                                           16-bit, not as an fp32 copy (layout.te_cross_entropy) */
+  enum pl_setting moe_host_sync;       /* MoE: the host waits for the tokens per local expert
+                                          once per block's forward (layout.moe_host_sync) */
   enum pl_setting te_linear_bwd_overlap; /* tp without userbuffers: TE's column-parallel linears
                                              run their backward collectives async behind their
                                              GEMMs (layout.te_linear_bwd_overlap) */

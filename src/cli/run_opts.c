@@ -163,6 +163,7 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
       {"head-16bit", "value", "on", "off", false, FW_FIELD(head_16bit)},
       {"te-cross-entropy", "value", "on", "off", false, FW_FIELD(te_cross_entropy)},
       {"te-linear-bwd-overlap", "value", "on", "off", false, FW_FIELD(te_linear_bwd_overlap)},
+      {"moe-host-sync", "value", "on", "off", false, FW_FIELD(moe_host_sync)},
       {"launch-blocking", "value", "on", "off", false, FW_FIELD(launch_blocking)},
       {"ep-comm-overlap", "value", "on", "off", false, FW_FIELD(ep_comm_overlap)},
       {"zero3-grad-reduce", "op", "reduce-scatter", "all-reduce", true,
