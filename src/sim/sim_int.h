@@ -476,6 +476,11 @@ bool sim_op_graphed(const struct pl_layout *l, const struct pl_model *m, const s
  * host_per_gemm_s, else kernels). */
 double sim_op_host_s(const struct pl_layout *l, const struct pl_model *m, const struct pl_op *op,
                      enum pl_pass pass, double share, double *wait_gpu_s, double *launches);
+/* Quantize kernels Transformer Engine launches from C++ for a grouped expert
+ * GEMM's operand in one pass (split_quantize: per local expert, 3 under FP8
+ * current scaling, 1 under MXFP8 or FP8 block scaling; 0 otherwise). */
+double sim_op_split_quantize_kernels(const struct pl_layout *l, const struct pl_op *op,
+                                     enum pl_pass pass);
 double sim_op_run_kernels(const struct pl_layout *l, const struct pl_model *m,
                           const struct pl_op *op, enum pl_pass pass);
 double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
