@@ -109,11 +109,28 @@ double model_mamba_act_bytes_per_token(const struct pl_model *m, double tp, doub
  * (4 B, MambaSplitConv1dScanCombinedFn.backward). */
 #define CONV_FWD_BYTES (2.0 * BF16_BYTES)
 #define CONV_BWD_BYTES (5.0 * BF16_BYTES)
-/* The gated RMSNorm (mamba_ssm ops/triton/layernorm_gated.py _layer_norm_fwd
- * with z): reads y and z, writes the output; backward reads y, z and the
- * gradient and writes dy and dz. */
-#define GATED_NORM_FWD_BYTES (3.0 * BF16_BYTES)
-#define GATED_NORM_BWD_BYTES (5.0 * BF16_BYTES)
+/* The mixer's group RMSNorm: Megatron-Core calls the combined Fn without
+ * rmsnorm_weight (megatron/core/ssm/mamba_mixer.py MambaMixer._ssm_training,
+ * core_v0.14.0 .. d98e8a6), so the Fn passes z to _chunk_scan_fwd, which
+ * applies the gate y silu(z) (ssd_chunk_scan.py HAS_Z), and self.norm
+ * (ExtendedRMSNorm, mamba_ssm layernorm_gated.py RMSNorm) runs after it with
+ * z None (norm_before_gate False: RMSNorm(y silu(z))): _layer_norm_fwd reads
+ * y and writes the output; _layer_norm_bwd reads y and the gradient and
+ * writes dy (its partial weight gradients summed by a second kernel). */
+#define GROUP_NORM_FWD_BYTES (2.0 * BF16_BYTES)
+#define GROUP_NORM_BWD_BYTES (3.0 * BF16_BYTES)
+/* MambaMixer._ssm_training's layout changes (core_v0.14.0 .. d98e8a6):
+ * rearrange(zxBCdt, "l b d -> b l d").contiguous() before the Fn and
+ * rearrange(y, "b l d -> l b d").contiguous() after it copy each tensor (a
+ * read and a write) unless mbs is 1, where the permuted tensor is already
+ * contiguous (PyTorch ignores the stride of a size-1 dimension). Backward:
+ * the gradient of a .contiguous() is passed through, so the Fn receives a
+ * permuted view of dy (its kernels take strides; _mamba_chunk_scan_combined_bwd
+ * copies dout only when stride(-1) != 1) and returns dzxBCdt in (b, l, d),
+ * whose permuted view Transformer Engine's in_proj backward copies
+ * (transformer_engine/pytorch/module/base.py grad_output_preprocess:
+ * grad_output.reshape(-1, d) of a non-contiguous view, then .contiguous()). */
+#define LAYOUT_COPY_BYTES (2.0 * BF16_BYTES)
 
 /* The SSD's states: _chunk_state_fwd writes one fp32 N x P state per chunk
  * and head, _state_passing_fwd reads it and writes the passed one,
@@ -157,9 +174,15 @@ int model_mamba_ops(const struct pl_model *m, int64_t tp, int64_t mbs, int64_t s
     if (strcmp(ops[i].name, "ssd_chunk_scan") != 0)
       ops[i].bwd_flops = 3.0 * ops[i].fwd_flops;
   }
-  model_op_memory(&ops[n], "ssm_norm", t * (double)di, 5.0, 10.0, GATED_NORM_FWD_BYTES,
-                  GATED_NORM_BWD_BYTES);
+  model_op_memory(&ops[n], "ssm_norm", t * (double)di, 4.0, 8.0, GROUP_NORM_FWD_BYTES,
+                  GROUP_NORM_BWD_BYTES);
   ops[n++].bwd_kernels = 2; /* _layer_norm_bwd and the weight-gradient sum */
+  if (mbs > 1) {
+    double in_w = (double)(in_proj_width(m) / tp);
+    model_op_memory(&ops[n], "ssm_layout", t, 0.0, 0.0, LAYOUT_COPY_BYTES * (in_w + (double)di),
+                    LAYOUT_COPY_BYTES * in_w);
+    ops[n++].fwd_kernels = 2; /* zxBCdt and y */
+  }
   model_op_gemm(&ops[n++], "out_proj", tokens, h, di, 1);
   return n;
 }
