@@ -409,11 +409,11 @@ static double eager_attention_s(const struct pl_gpu *g, enum pl_dtype dt, const 
          pl_gemm_time_s(g, dt, m, k, n, c) + pl_gemm_time_s(g, dt, n, k, m, c);
 }
 
-/* The Mamba-2 SSD part an op is (src/model/mamba.c names them), or -1. */
+/* The Mamba-2 mixer part an op is (src/model/mamba.c names them), or -1. */
 static int ssd_part(const struct pl_op *op) {
   static const char *const names[PL_SSD_KERNELS] = {"ssd_states", "ssd_chunk_state", "ssd_bmm_cb",
-                                                    "ssd_chunk_scan"};
-  if (op->name == NULL || strncmp(op->name, "ssd_", 4) != 0)
+                                                    "ssd_chunk_scan", "ssm_norm"};
+  if (op->name == NULL || (op->name[0] != 's'))
     return -1;
   for (int i = 0; i < PL_SSD_KERNELS; i++)
     if (strcmp(op->name, names[i]) == 0)
@@ -421,14 +421,15 @@ static int ssd_part(const struct pl_op *op) {
   return -1;
 }
 
-/* The Mamba-2 SSD's Triton kernels at the GPU file's measured rates
- * (efficiency.ssd, docs/step-model.md 2.2b): the chunk matmul parts at a
- * fraction of the BF16 peak on the FLOPs plateau counts for them (run in
- * 16-bit whatever the recipe), held at the GEMMs' sustained fraction like
- * attention (the measurement is a boost-clock burst; the clock, not the
- * kernel, sets it); the cumsum and state-passing part at a fraction of the
- * HBM bandwidth on its bytes; plus kernel_overhead per launch. -1 when the
- * GPU file gives no such rate (the GEMM tile model and the HBM bytes then). */
+/* The Mamba-2 mixer's Triton kernels at the GPU file's measured rates
+ * (efficiency.mamba_ssm, docs/step-model.md 2.2b): the SSD's matmul parts at
+ * a fraction of the BF16 peak on the FLOPs plateau counts for them (16-bit
+ * whatever the recipe), held at the GEMMs' sustained fraction like attention
+ * (the measurement is a boost-clock burst; the clock, not the kernel, sets
+ * it); the memory-bound parts (cumsum and state passing, the RMSNorm) at a
+ * fraction of the HBM bandwidth on their bytes; plus kernel_overhead per
+ * launch. -1 when the GPU file gives no rate (the GEMM tile model and the
+ * HBM bytes at hbm_fraction then). */
 static double ssd_s(const struct pl_gpu *g, const struct pl_op *op, enum pl_pass pass) {
   int part = ssd_part(op);
   if (part < 0)
@@ -438,7 +439,7 @@ static double ssd_s(const struct pl_gpu *g, const struct pl_op *op, enum pl_pass
   if (!(f > 0))
     return -1;
   double t;
-  if (part == PL_SSD_STATES) {
+  if (part == PL_SSD_STATES || part == PL_SSD_NORM) {
     double bw = g->hbm_bytes_per_s * f;
     t = bw > 0 ? (fwd ? op->fwd_bytes : op->bwd_bytes) / bw : 0;
   } else {
@@ -547,10 +548,9 @@ static bool op_graphed(const struct pl_layout *l, const struct pl_model *m, cons
                                          "attn",  "attn_full", "proj",    "resid1"};
   static const char *const router_ops[] = {"norm2",      "router",     "router_topk",
                                            "shared_fc1", "shared_act", "shared_fc2"};
-  static const char *const mamba_ops[] = {"norm1",          "in_proj",    "conv1d",
-                                          "ssd_states",     "ssd_chunk_state", "ssd_bmm_cb",
-                                          "ssd_chunk_scan", "ssm_norm",   "ssm_layout",
-                                          "out_proj",       "resid1"};
+  static const char *const mamba_ops[] = {
+      "norm1",          "in_proj",  "conv1d",     "ssd_states", "ssd_gate", "ssd_chunk_state",
+      "ssd_bmm_cb",     "ssd_chunk_scan", "ssm_norm", "ssm_layout", "out_proj", "resid1"};
   uint32_t s = l->cuda_graph_scopes;
   if (s & PL_CGS_FULL_ITERATION)
     return true;
