@@ -87,6 +87,9 @@ struct pl_framework {
                                           recipes (layout.head_16bit) */
   enum pl_setting te_cross_entropy;    /* the loss is TE's fused cross-entropy: logits kept
                                           16-bit, not as an fp32 copy (layout.te_cross_entropy) */
+  enum pl_setting fsdp_block_units;    /* zero3 units are the blocks only; embedding, final norm
+                                          and LM head stay gathered (Megatron FSDP;
+                                          layout.fsdp_block_units) */
   enum pl_setting te_linear_bwd_overlap; /* tp without userbuffers: TE's column-parallel linears
                                              run their backward collectives async behind their
                                              GEMMs (layout.te_linear_bwd_overlap) */

@@ -345,6 +345,17 @@ struct pl_layout {
                               2 B; false: Megatron-Core's native paths, which upcast them to an
                               fp32 copy and save it (tensor_parallel/cross_entropy.py
                               calculate_logits_max .float()); memory.c activations */
+  bool fsdp_block_units;   /* input: zero3 as Megatron FSDP runs it: the FSDP units are the
+                              transformer blocks only (mcore_fsdp_adapter.py
+                              FullyShardedDataParallel: fsdp_unit_modules = [TransformerLayer]
+                              for optim_grads_params, core_v0.14.0-v0.18.0); the modules outside
+                              them (embedding, final norm, LM head) are gathered in 16-bit on
+                              first use and stay gathered through the step (megatron_fsdp.py
+                              _register_fsdp_hooks registers the post-forward release only on
+                              units; param_and_grad_buffer.py AllGatherPipeline.release_bucket:
+                              "Non-unit modules should remain persistently allocated"); false: the
+                              embedding / LM head gathered and freed as units, the largest unit
+                              sizing the working set (PyTorch FSDP); memory.c model_states */
   bool fsdp_pp_unsharded;  /* input: zero2/zero3 with pp > 1: a stage's parameters are gathered on
                               each chunk's first forward and kept unsharded for the whole step,
                               its gradients accumulated unsharded and reduce_scattered once, after

@@ -706,8 +706,9 @@ static bool bridge_modes(const struct validate_in *in, struct pl_layout *l, stru
     l->shard = PL_SHARD_ZERO3;
     l->shard_group = group;
     l->shard_grads_reduce_dtype = true; /* Megatron FSDP's main_grad_buffer (layout.h) */
+    l->fsdp_block_units = true;         /* fsdp_unit_modules [TransformerLayer] (layout.h) */
     validate_note(row, "Megatron FSDP with sharding group %lld (the page's FSDP column) as zero3, "
-                       "gradient shards in the reduce dtype",
+                       "gradient shards in the reduce dtype, blocks as its units",
                   (long long)group);
   } else {
     /* "DDP (distributed optimizer not stated)" or empty */
@@ -1336,8 +1337,10 @@ static bool zoo_modes(const struct validate_in *in, struct pl_layout *l, struct 
   if (strstr(shard, "Megatron FSDP") != NULL) {
     l->shard = PL_SHARD_ZERO3;
     l->shard_grads_reduce_dtype = true; /* Megatron FSDP's main_grad_buffer (layout.h) */
+    l->fsdp_block_units = true;         /* fsdp_unit_modules [TransformerLayer] (layout.h) */
     validate_note(row, "Megatron FSDP (optim_grads_params: parameters, gradients and optimizer "
-                       "states sharded) as zero3, gradient shards in the reduce dtype");
+                       "states sharded) as zero3, gradient shards in the reduce dtype, blocks as "
+                       "its units");
   } else if (shard[0] != '\0') {
     return validate_skip(row, "sharding '%s' not understood", shard);
   } else {

@@ -616,6 +616,28 @@ expect_ok predict --model llama2-7b --te-cross-entropy on --format csv
 check "te xent: csv column on" [ "$(col "$TMP/out" framework.te_cross_entropy)" = on ]
 expect_fail 1 "^plateau: --te-cross-entropy: unknown value 'yes' \(expected on\|off\)" -- predict --te-cross-entropy yes
 
+# --fsdp-block-units: zero3 as Megatron FSDP runs it (fsdp_unit_modules
+# [TransformerLayer]): the token table, final norm and LM head stay gathered at
+# 2 B; two blocks gathered, two gradient buckets of a block. Llama 2 7B, 8 GPUs,
+# bf16 gradient shards: unsharded 2,097,184,768 B off, 2,143,363,072 B on
+# (test_memory test_fsdp_block_units), 46,178,304 B more, plus the 5 %
+# allowance: other_bytes 48,487,219.2 B higher; the step does not move.
+fb="predict --model llama2-7b --gpus 8 --shard zero3 --grad-reduce-dtype bf16 --shard-grads-reduce-dtype on"
+expect_ok $fb --format json
+cp "$TMP/out" "$TMP/fb0.json"
+check "block units: off by default" [ "$(json_raw "$TMP/out" fsdp_block_units)" = false ]
+expect_ok $fb --fsdp-block-units on --format json
+check "block units: on in JSON" [ "$(json_raw "$TMP/out" fsdp_block_units)" = true ]
+check "block units: other 48,487,219.2 B higher" awk -v a="$(json_num "$TMP/fb0.json" other_bytes)" \
+  -v b="$(json_num "$TMP/out" other_bytes)" 'BEGIN { d = b - a - 48487219.2; exit !(d < 0.5 && d > -0.5) }'
+check "block units: step unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/fb0.json" step_time_s)" ]
+expect_ok $fb --fsdp-block-units on --format csv
+check "block units: csv column on" [ "$(col "$TMP/out" framework.fsdp_block_units)" = on ]
+expect_ok predict --help
+check "block units: in --help" grep -q -- '--fsdp-block-units on|off' "$TMP/out"
+expect_fail 1 "^plateau: --fsdp-block-units: unknown value 'yes' \(expected on\|off\)" -- predict --fsdp-block-units yes
+expect_fail 1 "^plateau: --fsdp-block-units: unknown value '' \(expected on\|off\)" -- predict --fsdp-block-units ""
+
 # --te-linear-bwd-overlap: with tp and no --tp-comm-overlap, TE's column-parallel
 # linears run the dgrad reduce_scatter beside the wgrad GEMM and the input
 # all_gather beside the dgrad GEMM (TE _LayerNormLinear.backward): Llama 2 7B on
