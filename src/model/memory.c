@@ -455,6 +455,20 @@ static double deepspeed_working_elems(const struct pl_model *m, const struct pl_
   return w;
 }
 
+/* Optimizer state bytes per parameter: AdamW's fp32 master, m and v (12 B),
+ * or Megatron-Core's precision-aware optimizer with bf16 moments
+ * (layout.adam_moments_bf16): 2 + 2 B and a 4 B fp32 master, or 2 B of
+ * master remainders when TE's FusedAdam holds the masters of bf16
+ * parameters (no FP8 recipe: optimizer_config.py
+ * use_precision_aware_optimizer_no_fp8_or_ds_fp8; FP8 delayed scaling would
+ * also qualify without FP8 parameters, not modelled: 4 B kept) */
+static double optimizer_bytes(const struct pl_layout *l) {
+  if (!l->adam_moments_bf16)
+    return OPTIMIZER_BYTES;
+  double master = l->dtype == PL_DTYPE_BF16 ? MASTER_REMAINDER_BYTES : MASTER_FP32_BYTES;
+  return master + 2.0 * ADAM_MOMENT_BF16_BYTES;
+}
+
 /* Model states: dense parameters sharded over shard_group * cp, routed
  * experts over the expert data-parallel group (Megatron-Core's distributed
  * optimizer shards expert parameters over expert_data_parallel_group). */
@@ -507,7 +521,7 @@ static void model_states(const struct pl_model *m, const struct pl_layout *l, in
     grad_bytes = PARAM_BYTES;
   s->grads_b = grad_bytes * (dense / (l->shard >= PL_SHARD_ZERO2 ? n : 1.0) +
                              ex / (l->shard >= PL_SHARD_ZERO2 ? ne : 1.0));
-  s->optimizer_b = OPTIMIZER_BYTES * (dense / (l->shard >= PL_SHARD_ZERO1 ? n : 1.0) +
+  s->optimizer_b = optimizer_bytes(l) * (dense / (l->shard >= PL_SHARD_ZERO1 ? n : 1.0) +
                                       ex / (l->shard >= PL_SHARD_ZERO1 ? ne : 1.0));
   /* FSDP/ZeRO unit: one block, or the embedding / LM head when larger */
   double unit = layer_params_tp(m, t), edge = edge_params(m, l, i);

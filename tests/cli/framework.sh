@@ -638,6 +638,28 @@ check "block units: in --help" grep -q -- '--fsdp-block-units on|off' "$TMP/out"
 expect_fail 1 "^plateau: --fsdp-block-units: unknown value 'yes' \(expected on\|off\)" -- predict --fsdp-block-units yes
 expect_fail 1 "^plateau: --fsdp-block-units: unknown value '' \(expected on\|off\)" -- predict --fsdp-block-units ""
 
+# --adam-moments-dtype bf16: Megatron-Core's precision-aware optimizer (exp_avg,
+# exp_avg_sq in bf16). Llama 2 7B (6,738,415,616 parameters), zero1 over 8 GPUs,
+# bf16: TE's FusedAdam keeps the masters as 16-bit remainders, 2 + 2 + 2 = 6 B
+# per parameter instead of 12: optimizer_bytes 10,107,623,424 -> 5,053,811,712
+# (test_memory test_adam_moments_bf16). The fused step moves 26 B per
+# parameter instead of 34 (m and v read and written at 2 B), so optimizer_s
+# falls to 26/34 of its HBM time (the kernel overhead is under 0.1 % of it).
+am="predict --model llama2-7b --gpus 8 --shard zero1"
+expect_ok $am --format json
+cp "$TMP/out" "$TMP/am0.json"
+check "adam moments: fp32 by default" [ "$(json_raw "$TMP/out" adam_moments_dtype)" = fp32 ]
+check "adam moments: 12 B per parameter" [ "$(json_num "$TMP/out" optimizer_bytes)" = 10107623424 ]
+expect_ok $am --adam-moments-dtype bf16 --format json
+check "adam moments: bf16 in JSON" [ "$(json_raw "$TMP/out" adam_moments_dtype)" = bf16 ]
+check "adam moments: 6 B per parameter" [ "$(json_num "$TMP/out" optimizer_bytes)" = 5053811712 ]
+check "adam moments: step 26/34" awk -v a="$(json_num "$TMP/am0.json" optimizer_s)" \
+  -v b="$(json_num "$TMP/out" optimizer_s)" 'BEGIN { d = b / a - 26 / 34; exit !(d < 1e-3 && d > -1e-3) }'
+expect_ok $am --adam-moments-dtype bf16 --format csv
+check "adam moments: csv column bf16" [ "$(col "$TMP/out" framework.adam_moments_dtype)" = bf16 ]
+expect_fail 1 "^plateau: --adam-moments-dtype: unknown dtype 'fp16' \(expected bf16\|fp32\)" -- predict --adam-moments-dtype fp16
+expect_fail 1 "^plateau: layout: --adam-moments-dtype bf16 needs --shard zero1 or higher" -- predict --shard ddp --adam-moments-dtype bf16
+
 # --te-linear-bwd-overlap: with tp and no --tp-comm-overlap, TE's column-parallel
 # linears run the dgrad reduce_scatter beside the wgrad GEMM and the input
 # all_gather beside the dgrad GEMM (TE _LayerNormLinear.backward): Llama 2 7B on

@@ -654,6 +654,31 @@ static void test_fsdp_block_units(void) {
   CHECK_NEAR_REL(z2b.unsharded_bytes, z2a.unsharded_bytes, 0);
 }
 
+/* Megatron-Core's precision-aware optimizer with bf16 moments
+ * (layout.adam_moments_bf16). Llama-2 7B, 6,738,415,616 parameters, zero1
+ * over 8 GPUs: AdamW's 12 B give 12 x 6,738,415,616 / 8 = 10,107,623,424 B.
+ * bf16 run: TE's FusedAdam holds the masters as 16-bit remainders, 2 + 2 +
+ * 2 = 6 B: 5,053,811,712 B. FP8 current scaling: Megatron-Core's fp32
+ * master shards, 4 + 2 + 2 = 8 B: 6,738,415,616 B. Parameters and
+ * gradients do not move. */
+static void test_adam_moments_bf16(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_gpu g = gpu80();
+  struct pl_layout l = layout(&m, (struct spec){.gpus = 8, .gbs = 8, .shard = PL_SHARD_ZERO1});
+  struct pl_memory a, b, c;
+  pl_memory_compute(&m, &l, &g, &a);
+  CHECK_NEAR_REL(a.optimizer_bytes, 10107623424.0, 1e-15);
+  l.adam_moments_bf16 = true;
+  pl_memory_compute(&m, &l, &g, &b);
+  CHECK_NEAR_REL(b.optimizer_bytes, 5053811712.0, 1e-15);
+  CHECK_NEAR_REL(b.params_bytes, a.params_bytes, 0);
+  CHECK_NEAR_REL(b.grads_bytes, a.grads_bytes, 0);
+  l.dtype = PL_DTYPE_FP8;
+  l.fp8_recipe = PL_FP8_RECIPE_CURRENT;
+  pl_memory_compute(&m, &l, &g, &c);
+  CHECK_NEAR_REL(c.optimizer_bytes, 6738415616.0, 1e-15);
+}
+
 /* TE GroupedLinear saves the experts' fc1 input as its quantized copy under
  * FP8 (column-wise data, e bytes), not the bf16 tokens (memory.c
  * moe_act_delta). Qwen3-30B-A3B (h 2048, 32 heads x 128 = q 4096, 4 KV heads,
@@ -698,6 +723,7 @@ int main(void) {
   test_te_cross_entropy();
   test_te_fp8_params();
   test_fsdp_block_units();
+  test_adam_moments_bf16();
   test_moe_fc1_quantized();
   return check_finish();
 }
