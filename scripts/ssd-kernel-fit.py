@@ -14,7 +14,8 @@ pass, the rate the kernels reach on the work plateau counts for that part:
   ssd_chunk_state  _chunk_state_fwd; backward its re-run and _chunk_state_bwd_db:
                    FLOPs 2 N P Q per (chunk, head), 3x in backward / time / BF16 peak
   ssd_bmm_cb       _bmm_chunk_fwd; backward its re-run, _chunk_scan_bwd_dcb and 2 _bmm_chunk_bwd:
-                   FLOPs 2 Q Q N per (chunk, group), 3x in backward / time / BF16 peak
+                   FLOPs 2 Q Q N per (chunk, group), 3x in backward plus the dCB kernel's
+                   2 Q Q P per (chunk, head) / time / BF16 peak
   ssd_chunk_scan   _chunk_scan_fwd; backward _chunk_scan_bwd_dstates,
                    _chunk_scan_chunk_state_bwd_dx, _chunk_scan_bwd_dc, _chunk_scan_bwd_ddAcs_stable:
                    FLOPs 2 Q P (Q + N) per (chunk, head), 2x in backward / time / BF16 peak
@@ -63,7 +64,7 @@ def work(part, pas, b, s, h, p, g, n, q):
     if part == "ssd_chunk_state":
         return 2 * n * p * q * chunks * h * (1 if fwd else 3)
     if part == "ssd_bmm_cb":
-        return 2 * q * q * n * chunks * g * (1 if fwd else 3)
+        return 2 * q * q * n * chunks * g if fwd else 3 * 2 * q * q * n * chunks * g + 2 * q * q * p * chunks * h
     if part == "ssd_chunk_scan":
         return 2 * q * p * (q + n) * chunks * h * (1 if fwd else 2)
     return t * h * p * (6 if fwd else 10)  # ssm_norm, gated, as measured

@@ -203,6 +203,9 @@ int model_mamba_ops(const struct pl_model *m, int64_t tp, int64_t mbs, int64_t s
     if (strcmp(ops[i].name, "ssd_chunk_scan") != 0)
       ops[i].bwd_flops = 3.0 * ops[i].fwd_flops;
   }
+  /* CB's backward also runs _chunk_scan_bwd_dcb, dout x^T per chunk and head
+   * (Q x P by P x Q, summed into the group's dCB; ssd_chunk_scan.py) */
+  ops[n - 2].bwd_flops += 2.0 * (double)(q * q * p) * (double)(chunks * heads);
   model_op_memory(&ops[n], "ssm_norm", t * (double)di, 4.0, 8.0, GROUP_NORM_FWD_BYTES,
                   GROUP_NORM_BWD_BYTES);
   ops[n++].bwd_kernels = 3; /* _layer_norm_bwd, the weight-gradient sum and its cast */

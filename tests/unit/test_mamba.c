@@ -97,6 +97,10 @@ static void test_mamba_ops(void) {
   CHECK_NEAR_REL(cs->bwd_flops, 3.0 * cs->fwd_flops, 1e-9); /* re-run before its backward */
   CHECK_EQ_INT(cb->count, 64 * 8);
   CHECK_NEAR_REL(cb->fwd_flops, 2.0 * 128 * 128 * 128 * 64 * 8, 1e-9);
+  /* re-run and two _bmm_chunk_bwd (3x) plus _chunk_scan_bwd_dcb, 2 Q Q P per
+   * (chunk, head): 3 x 2,147,483,648 + 2 x 128 x 128 x 64 x 64 x 64 = 6,442,450,944
+   * + 8,589,934,592 = 15,032,385,536 */
+  CHECK_NEAR_REL(cb->bwd_flops, 15032385536.0, 1e-12);
   CHECK_NEAR_REL(sc->fwd_flops, 2.0 * 128 * 64 * 256 * 64 * 64, 1e-9);
   CHECK_NEAR_REL(sc->bwd_flops, 2.0 * sc->fwd_flops, 1e-9);
   CHECK(cs->batched && cs->high_precision && !in->batched);
