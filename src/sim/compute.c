@@ -540,13 +540,30 @@ static void host_tally_add(struct host_tally *h, const struct pl_layout *l,
   }
 }
 
+/* Host time of a tally: its kernels at host_per_kernel_s, each cuBLAS GEMM
+ * call at host_per_gemm_s instead when given (sim_op_run_gemms: Transformer
+ * Engine's per-call descriptor, heuristic query and launch; a grouped expert
+ * GEMM one call per local expert), the read-backs of pl_op.host_waits. */
+static double host_tally_s(const struct pl_layout *l, const struct host_tally *h) {
+  double host = (h->kernels + h->waits) * l->host_per_kernel_s;
+  if (l->host_per_gemm_s > 0)
+    host += h->gemm_calls * l->host_per_gemm_s - h->gemm_kernels * l->host_per_kernel_s;
+  return host;
+}
+
 /* Time of a list of ops in one pass. A backward includes the forward of the
  * ops marked for recomputation. attention_only sums just the attention core
  * (segments.c subtracts it from the whole to split a segment). */
 double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
                      const struct pl_op *ops, int n, enum pl_pass pass, bool attention_only) {
-  double t = 0;
-  struct host_tally h = {0, 0, 0, 0};
+  /* The pass in pieces between host syncs (pl_op.host_sync): the host cannot
+   * run ahead of the GPU across one, so each piece takes the longer of its GPU
+   * and host times. The blocks of a stage run one after the other, so the
+   * piece after a block's last sync continues into the next block up to its
+   * first: the first and last pieces are one (with no sync, the whole pass). */
+  double t = 0, sum = 0, t_first = 0;
+  struct host_tally h = {0, 0, 0, 0}, h_first = {0, 0, 0, 0};
+  bool synced = false;
   for (int i = 0; i < n; i++) {
     if (attention_only && ops[i].kind != PL_OP_ATTENTION)
       continue;
@@ -557,35 +574,45 @@ double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const st
     if (!graphed)
       host_tally_add(&h, l, m, &ops[i], pass, share);
     struct pl_op part; /* the whole op, or under recompute ops a fused GEMM's part */
-    if (pass == PL_PASS_BWD && pl_op_recompute_part(&ops[i], &part)) {
+    bool refwd = pass == PL_PASS_BWD && pl_op_recompute_part(&ops[i], &part);
+    if (refwd) {
       t += share * pl_op_run_time_s(g, l, m, &part, PL_PASS_FWD);
       if (!graphed)
         host_tally_add(&h, l, m, &part, PL_PASS_FWD, share);
+    }
+    if (!attention_only && ops[i].host_sync && (pass == PL_PASS_FWD || refwd)) {
+      /* pl_op.host_waits below: the GPU idles while the host reads back */
+      t += 2.0 * h.waits * l->host_per_kernel_s;
+      if (!synced) {
+        t_first = t, h_first = h, synced = true;
+      } else {
+        double host = host_tally_s(l, &h);
+        sum += l->launch_blocking ? t + host : t > host ? t : host;
+      }
+      t = 0, h = (struct host_tally){0, 0, 0, 0};
     }
   }
   /* pl_op.host_waits: the host waits for each such kernel's result, so the
    * GPU idles while the host reads it back (a copy) and issues the next
    * kernel: two launches per such kernel that no GPU work hides; the host
    * issues the read-backs too */
-  if (!attention_only) {
+  if (!attention_only)
     t += 2.0 * h.waits * l->host_per_kernel_s;
-    h.kernels += h.waits;
+  if (synced) { /* the last piece runs on into the next block's first */
+    t += t_first;
+    h.kernels += h_first.kernels, h.waits += h_first.waits;
+    h.gemm_kernels += h_first.gemm_kernels, h.gemm_calls += h_first.gemm_calls;
   }
   /* Eager host floor (docs/step-model.md 2.6): the host issues the pass's
    * kernels one by one; when that takes longer than the GPU runs them, the
    * GPU waits for the host. The attention part alone (cp split) keeps the GPU
    * time: the floor is the whole segment's. */
-  double host = attention_only ? 0 : h.kernels * l->host_per_kernel_s;
-  /* With host_per_gemm_s, each cuBLAS GEMM call costs that instead
-   * (sim_op_run_gemms: Transformer Engine's per-call descriptor, heuristic
-   * query and launch; a grouped expert GEMM one call per local expert). */
-  if (!attention_only && l->host_per_gemm_s > 0)
-    host += h.gemm_calls * l->host_per_gemm_s - h.gemm_kernels * l->host_per_kernel_s;
+  double host = attention_only ? 0 : host_tally_s(l, &h);
   /* CUDA_LAUNCH_BLOCKING=1 (layout.launch_blocking): a launch returns only when
    * its kernel has finished (CUDA Programming Guide, "Asynchronous Concurrent
    * Execution": the variable disables asynchronous kernel launches), so the
    * host issues the next kernel only then: host and GPU time add up. */
   if (l->launch_blocking)
-    return t + host;
-  return t > host ? t : host;
+    return sum + t + host;
+  return sum + (t > host ? t : host);
 }
