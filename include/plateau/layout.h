@@ -350,6 +350,28 @@ struct pl_layout {
                               2 B; false: Megatron-Core's native paths, which upcast them to an
                               fp32 copy and save it (tensor_parallel/cross_entropy.py
                               calculate_logits_max .float()); memory.c activations */
+  bool adam_moments_bf16;  /* input: Adam's two moments kept in bf16, 2 B each, as Megatron-Core's
+                              precision-aware optimizer keeps them (--use-precision-aware-optimizer
+                              --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16: optimizer/__init__.py
+                              passes exp_avg_dtype / exp_avg_sq_dtype to TE's FusedAdam; needs the
+                              distributed optimizer, optimizer_config.py __post_init__). With no
+                              FP8 recipe (or delayed scaling) TE's FusedAdam also holds the master
+                              weights (master_weights, use_precision_aware_optimizer_no_fp8_or_ds_fp8)
+                              and, for bf16 parameters, only their 16-bit remainders
+                              (store_param_remainders, default True in OptimizerConfig): 2 B; with
+                              other FP8 recipes Megatron-Core keeps fp32 master shards, 4 B.
+                              false: 12 B per parameter; memory.c model_states, lower_dp.c */
+  bool fsdp_block_units;   /* input: zero3 as Megatron FSDP runs it: the FSDP units are the
+                              transformer blocks only (mcore_fsdp_adapter.py
+                              FullyShardedDataParallel: fsdp_unit_modules = [TransformerLayer]
+                              for optim_grads_params, core_v0.14.0-v0.18.0); the modules outside
+                              them (embedding, final norm, LM head) are gathered in 16-bit on
+                              first use and stay gathered through the step (megatron_fsdp.py
+                              _register_fsdp_hooks registers the post-forward release only on
+                              units; param_and_grad_buffer.py AllGatherPipeline.release_bucket:
+                              "Non-unit modules should remain persistently allocated"); false: the
+                              embedding / LM head gathered and freed as units, the largest unit
+                              sizing the working set (PyTorch FSDP); memory.c model_states */
   bool fsdp_pp_unsharded;  /* input: zero2/zero3 with pp > 1: a stage's parameters are gathered on
                               each chunk's first forward and kept unsharded for the whole step,
                               its gradients accumulated unsharded and reduce_scattered once, after

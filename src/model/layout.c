@@ -609,6 +609,12 @@ static enum pl_status resolve_recompute(const struct pl_layout *l, const struct 
     return pl_diag_set(diag, PL_ERR_LAYOUT,
                        "layout: --act-offload-layers %lld must be below the model's %lld blocks",
                        (long long)l->act_offload_layers, (long long)m->layers);
+  /* Megatron-Core: "--use-precision-aware-optimizer only supported with
+   * distributed optimizer" (optimizer_config.py OptimizerConfig.__post_init__) */
+  if (l->adam_moments_bf16 && l->shard == PL_SHARD_DDP)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --adam-moments-dtype bf16 needs --shard zero1 or higher (Megatron-"
+                       "Core's precision-aware optimizer needs the distributed optimizer)");
   if (l->recompute_uniform && l->recompute != PL_RECOMPUTE_FULL)
     return pl_diag_set(diag, PL_ERR_LAYOUT,
                        "layout: --recompute-method uniform needs --recompute full");

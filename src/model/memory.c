@@ -24,7 +24,9 @@
  * last stage holds the larger of the two.
  *
  * Other: FSDP/ZeRO unsharded units (zero3: the current and the prefetched
- * unit's bf16 parameters plus one unit's fp32 gradients; DeepSpeed 2021's
+ * unit's bf16 parameters plus one unit's fp32 gradients; Megatron FSDP's
+ * block units with the modules outside them kept gathered,
+ * layout.fsdp_block_units; DeepSpeed 2021's
  * per-module fetch instead with layout.zero3_list_copy_s,
  * deepspeed_working_elems; zero2: one unit's
  * fp32 gradients before its reduce-scatter; with pp > 1 and
@@ -327,6 +329,19 @@ static double edge_params(const struct pl_model *m, const struct pl_layout *l, i
   return n;
 }
 
+/* The largest single module outside the blocks on stage i: the token table
+ * (first stage) or the LM head (last stage, untied or pp > 1); Megatron FSDP
+ * gathers and reduces each module's parameters on its own (recurse=False). */
+static double edge_module_max(const struct pl_model *m, const struct pl_layout *l, int64_t i) {
+  int64_t tp = deg(l->tp), pp = deg(l->pp);
+  double embed = 0.0, head = 0.0;
+  if (i == 0) /* a learned position table is a module of its own, smaller */
+    embed = vocab_rows(m, tp);
+  if (i == pp - 1 && (!m->tied_embeddings || pp > 1))
+    head = vocab_rows(m, tp);
+  return embed > head ? embed : head;
+}
+
 /* ------------------------------------------------------------------ */
 /* One stage                                                           */
 
@@ -440,6 +455,20 @@ static double deepspeed_working_elems(const struct pl_model *m, const struct pl_
   return w;
 }
 
+/* Optimizer state bytes per parameter: AdamW's fp32 master, m and v (12 B),
+ * or Megatron-Core's precision-aware optimizer with bf16 moments
+ * (layout.adam_moments_bf16): 2 + 2 B and a 4 B fp32 master, or 2 B of
+ * master remainders when TE's FusedAdam holds the masters of bf16
+ * parameters (no FP8 recipe: optimizer_config.py
+ * use_precision_aware_optimizer_no_fp8_or_ds_fp8; FP8 delayed scaling would
+ * also qualify without FP8 parameters, not modelled: 4 B kept) */
+static double optimizer_bytes(const struct pl_layout *l) {
+  if (!l->adam_moments_bf16)
+    return OPTIMIZER_BYTES;
+  double master = l->dtype == PL_DTYPE_BF16 ? MASTER_REMAINDER_BYTES : MASTER_FP32_BYTES;
+  return master + 2.0 * ADAM_MOMENT_BF16_BYTES;
+}
+
 /* Model states: dense parameters sharded over shard_group * cp, routed
  * experts over the expert data-parallel group (Megatron-Core's distributed
  * optimizer shards expert parameters over expert_data_parallel_group). */
@@ -492,7 +521,7 @@ static void model_states(const struct pl_model *m, const struct pl_layout *l, in
     grad_bytes = PARAM_BYTES;
   s->grads_b = grad_bytes * (dense / (l->shard >= PL_SHARD_ZERO2 ? n : 1.0) +
                              ex / (l->shard >= PL_SHARD_ZERO2 ? ne : 1.0));
-  s->optimizer_b = OPTIMIZER_BYTES * (dense / (l->shard >= PL_SHARD_ZERO1 ? n : 1.0) +
+  s->optimizer_b = optimizer_bytes(l) * (dense / (l->shard >= PL_SHARD_ZERO1 ? n : 1.0) +
                                       ex / (l->shard >= PL_SHARD_ZERO1 ? ne : 1.0));
   /* FSDP/ZeRO unit: one block, or the embedding / LM head when larger */
   double unit = layer_params_tp(m, t), edge = edge_params(m, l, i);
@@ -508,7 +537,21 @@ static void model_states(const struct pl_model *m, const struct pl_layout *l, in
     s->unsharded_b = (PARAM_BYTES + GRAD_BYTES) * s->params;
   else if (l->shard == PL_SHARD_ZERO3 && deepspeed_module_fetch(m, l))
     s->unsharded_b = PARAM_BYTES * deepspeed_working_elems(m, l, i);
-  else if (l->shard == PL_SHARD_ZERO3)
+  else if (l->shard == PL_SHARD_ZERO3 && l->fsdp_block_units) {
+    /* Megatron FSDP (layout.fsdp_block_units): the units are the blocks; the
+     * embedding, final norm and LM head are gathered at 2 B on first use and
+     * stay gathered (never released before the step's reset). Two block
+     * units are gathered at a time (the current and the prefetched one; the
+     * Bridge recipes' fsdp_double_buffer: FixedPoolAllocator size 2), at 1 B
+     * for TE FP8 parameters. Two gradient buckets in the shards' dtype (the
+     * same pool for main_grad) sized by a block or, when larger, the LM head
+     * or embedding alone (a non-unit module's bucket, plus its unfused
+     * param.grad under gradient_accumulation_fusion off, as the Bridge Llama
+     * recipes set it) */
+    double block = layer_params_tp(m, t), one = edge_module_max(m, l, i);
+    s->unsharded_b = PARAM_BYTES * edge + 2.0 * (PARAM_BYTES * block - fp8_save * fp8_w) +
+                     2.0 * grad_bytes * (block > one ? block : one);
+  } else if (l->shard == PL_SHARD_ZERO3)
     /* the gathered block units at 1 B for TE FP8 parameters (fp8_save);
      * an embedding or LM-head unit stays 16-bit */
     s->unsharded_b = 2.0 * (PARAM_BYTES * unit - (unit > edge ? fp8_save * fp8_w : 0.0)) +

@@ -250,6 +250,10 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.te_linear_bwd_overlap", pl_setting_name(fw.te_linear_bwd_overlap));
   /* added after those: TE's per-expert quantize launches from C++ (layout.h) */
   col_num(c, "framework.host_per_launch_s", fw.host_per_launch_s, true);
+  /* added after those: Megatron FSDP's block-only units (layout.h) */
+  col_str(c, "framework.fsdp_block_units", pl_setting_name(fw.fsdp_block_units));
+  /* added after those: the precision-aware optimizer's moments (layout.h) */
+  col_str(c, "framework.adam_moments_dtype", fw.adam_moments_bf16 == PL_SETTING_ON ? "bf16" : "fp32");
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -706,8 +706,9 @@ static bool bridge_modes(const struct validate_in *in, struct pl_layout *l, stru
     l->shard = PL_SHARD_ZERO3;
     l->shard_group = group;
     l->shard_grads_reduce_dtype = true; /* Megatron FSDP's main_grad_buffer (layout.h) */
+    l->fsdp_block_units = true;         /* fsdp_unit_modules [TransformerLayer] (layout.h) */
     validate_note(row, "Megatron FSDP with sharding group %lld (the page's FSDP column) as zero3, "
-                       "gradient shards in the reduce dtype",
+                       "gradient shards in the reduce dtype, blocks as its units",
                   (long long)group);
   } else {
     /* "DDP (distributed optimizer not stated)" or empty */
@@ -751,6 +752,21 @@ static bool bridge_deepseek(const struct validate_in *in, struct pl_layout *l,
   bool mtp = strstr(cell(in, "model"), "w/o MTP") == NULL;
   int64_t vp = l->vp > 0 ? l->vp : 1, pp = l->pp > 0 ? l->pp : 1;
   l->mtp_layers = mtp ? 1 : 0;
+  /* Every release's DeepSeek-V3 recipe runs Megatron-Core's precision-aware
+   * optimizer with bf16 moments (use_precision_aware_optimizer True,
+   * main_params_dtype fp32, exp_avg_dtype / exp_avg_sq_dtype bf16):
+   * recipes/deepseek/deepseek_v3.py (v0.1.0rc4, whose 25.09 performance yaml
+   * configs/deepseek/deepseek_v3_llm_pretrain.yaml sets no optimizer key;
+   * v0.2.0-v0.2.2 deepseek_v3 pretrain_config,
+   * v0.3.0-v0.5.0 deepseek_v3_pretrain_config; HEAD 067f987df0
+   * recipes/deepseek/h100/deepseek_v3.py deepseek_v3_pretrain_1024gpu_h100_bf16_config,
+   * re-exported as deepseek_v3_pretrain_config and the base of the
+   * perf_recipes). The performance scripts keep it (they clear it only
+   * for Megatron FSDP: utils/helpers.py, utils/overrides.py) */
+  if (l->shard != PL_SHARD_DDP) {
+    l->adam_moments_bf16 = true;
+    validate_note(row, "Adam moments in bf16 (the recipe's precision-aware optimizer)");
+  }
   if (pp == 1)
     return true;
   for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
@@ -1336,8 +1352,10 @@ static bool zoo_modes(const struct validate_in *in, struct pl_layout *l, struct 
   if (strstr(shard, "Megatron FSDP") != NULL) {
     l->shard = PL_SHARD_ZERO3;
     l->shard_grads_reduce_dtype = true; /* Megatron FSDP's main_grad_buffer (layout.h) */
+    l->fsdp_block_units = true;         /* fsdp_unit_modules [TransformerLayer] (layout.h) */
     validate_note(row, "Megatron FSDP (optim_grads_params: parameters, gradients and optimizer "
-                       "states sharded) as zero3, gradient shards in the reduce dtype");
+                       "states sharded) as zero3, gradient shards in the reduce dtype, blocks as "
+                       "its units");
   } else if (shard[0] != '\0') {
     return validate_skip(row, "sharding '%s' not understood", shard);
   } else {

@@ -639,6 +639,50 @@ expect_ok predict --model llama2-7b --te-cross-entropy on --format csv
 check "te xent: csv column on" [ "$(col "$TMP/out" framework.te_cross_entropy)" = on ]
 expect_fail 1 "^plateau: --te-cross-entropy: unknown value 'yes' \(expected on\|off\)" -- predict --te-cross-entropy yes
 
+# --fsdp-block-units: zero3 as Megatron FSDP runs it (fsdp_unit_modules
+# [TransformerLayer]): the token table, final norm and LM head stay gathered at
+# 2 B; two blocks gathered, two gradient buckets of a block. Llama 2 7B, 8 GPUs,
+# bf16 gradient shards: unsharded 2,097,184,768 B off, 2,143,363,072 B on
+# (test_memory test_fsdp_block_units), 46,178,304 B more, plus the 5 %
+# allowance: other_bytes 48,487,219.2 B higher; the step does not move.
+fb="predict --model llama2-7b --gpus 8 --shard zero3 --grad-reduce-dtype bf16 --shard-grads-reduce-dtype on"
+expect_ok $fb --format json
+cp "$TMP/out" "$TMP/fb0.json"
+check "block units: off by default" [ "$(json_raw "$TMP/out" fsdp_block_units)" = false ]
+expect_ok $fb --fsdp-block-units on --format json
+check "block units: on in JSON" [ "$(json_raw "$TMP/out" fsdp_block_units)" = true ]
+check "block units: other 48,487,219.2 B higher" awk -v a="$(json_num "$TMP/fb0.json" other_bytes)" \
+  -v b="$(json_num "$TMP/out" other_bytes)" 'BEGIN { d = b - a - 48487219.2; exit !(d < 0.5 && d > -0.5) }'
+check "block units: step unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/fb0.json" step_time_s)" ]
+expect_ok $fb --fsdp-block-units on --format csv
+check "block units: csv column on" [ "$(col "$TMP/out" framework.fsdp_block_units)" = on ]
+expect_ok predict --help
+check "block units: in --help" grep -q -- '--fsdp-block-units on|off' "$TMP/out"
+expect_fail 1 "^plateau: --fsdp-block-units: unknown value 'yes' \(expected on\|off\)" -- predict --fsdp-block-units yes
+expect_fail 1 "^plateau: --fsdp-block-units: unknown value '' \(expected on\|off\)" -- predict --fsdp-block-units ""
+
+# --adam-moments-dtype bf16: Megatron-Core's precision-aware optimizer (exp_avg,
+# exp_avg_sq in bf16). Llama 2 7B (6,738,415,616 parameters), zero1 over 8 GPUs,
+# bf16: TE's FusedAdam keeps the masters as 16-bit remainders, 2 + 2 + 2 = 6 B
+# per parameter instead of 12: optimizer_bytes 10,107,623,424 -> 5,053,811,712
+# (test_memory test_adam_moments_bf16). The fused step moves 26 B per
+# parameter instead of 34 (m and v read and written at 2 B), so optimizer_s
+# falls to 26/34 of its HBM time (the kernel overhead is under 0.1 % of it).
+am="predict --model llama2-7b --gpus 8 --shard zero1"
+expect_ok $am --format json
+cp "$TMP/out" "$TMP/am0.json"
+check "adam moments: fp32 by default" [ "$(json_raw "$TMP/out" adam_moments_dtype)" = fp32 ]
+check "adam moments: 12 B per parameter" [ "$(json_num "$TMP/out" optimizer_bytes)" = 10107623424 ]
+expect_ok $am --adam-moments-dtype bf16 --format json
+check "adam moments: bf16 in JSON" [ "$(json_raw "$TMP/out" adam_moments_dtype)" = bf16 ]
+check "adam moments: 6 B per parameter" [ "$(json_num "$TMP/out" optimizer_bytes)" = 5053811712 ]
+check "adam moments: step 26/34" awk -v a="$(json_num "$TMP/am0.json" optimizer_s)" \
+  -v b="$(json_num "$TMP/out" optimizer_s)" 'BEGIN { d = b / a - 26 / 34; exit !(d < 1e-3 && d > -1e-3) }'
+expect_ok $am --adam-moments-dtype bf16 --format csv
+check "adam moments: csv column bf16" [ "$(col "$TMP/out" framework.adam_moments_dtype)" = bf16 ]
+expect_fail 1 "^plateau: --adam-moments-dtype: unknown dtype 'fp16' \(expected bf16\|fp32\)" -- predict --adam-moments-dtype fp16
+expect_fail 1 "^plateau: layout: --adam-moments-dtype bf16 needs --shard zero1 or higher" -- predict --shard ddp --adam-moments-dtype bf16
+
 # --te-linear-bwd-overlap: with tp and no --tp-comm-overlap, TE's column-parallel
 # linears run the dgrad reduce_scatter beside the wgrad GEMM and the input
 # all_gather beside the dgrad GEMM (TE _LayerNormLinear.backward): Llama 2 7B on
