@@ -165,6 +165,8 @@ int pl_op_kernels(const struct pl_op *op, enum pl_pass pass) {
     return 0;
   if (pass == PL_PASS_BWD)
     return op->bwd_kernels > 1 ? op->bwd_kernels : 1;
+  if (op->fwd_kernels < 0)
+    return 0; /* runs inside another op's kernel (pl_op.fwd_kernels) */
   return op->fwd_kernels > 1 ? op->fwd_kernels : 1;
 }
 
@@ -411,8 +413,8 @@ static double eager_attention_s(const struct pl_gpu *g, enum pl_dtype dt, const 
 
 /* The Mamba-2 mixer part an op is (src/model/mamba.c names them), or -1. */
 static int ssd_part(const struct pl_op *op) {
-  static const char *const names[PL_SSD_KERNELS] = {"ssd_states", "ssd_chunk_state", "ssd_bmm_cb",
-                                                    "ssd_chunk_scan", "ssm_norm"};
+  static const char *const names[PL_SSD_KERNELS] = {
+      "ssd_states", "ssd_chunk_state", "ssd_bmm_cb", "ssd_chunk_scan", "ssm_norm", "ssd_gate"};
   if (op->name == NULL || (op->name[0] != 's'))
     return -1;
   for (int i = 0; i < PL_SSD_KERNELS; i++)
@@ -426,7 +428,8 @@ static int ssd_part(const struct pl_op *op) {
  * a fraction of the BF16 peak on the FLOPs plateau counts for them (16-bit
  * whatever the recipe), held at the GEMMs' sustained fraction like attention
  * (the measurement is a boost-clock burst; the clock, not the kernel, sets
- * it); the memory-bound parts (cumsum and state passing, the RMSNorm) at a
+ * it); the memory-bound parts (cumsum and state passing, the RMSNorm, the
+ * gate) at a
  * fraction of the HBM bandwidth on their bytes; plus kernel_overhead per
  * launch. -1 when the GPU file gives no rate (the GEMM tile model and the
  * HBM bytes at hbm_fraction then). */
@@ -439,7 +442,7 @@ static double ssd_s(const struct pl_gpu *g, const struct pl_op *op, enum pl_pass
   if (!(f > 0))
     return -1;
   double t;
-  if (part == PL_SSD_STATES || part == PL_SSD_NORM) {
+  if (part == PL_SSD_STATES || part == PL_SSD_NORM || part == PL_SSD_GATE) {
     double bw = g->hbm_bytes_per_s * f;
     t = bw > 0 ? (fwd ? op->fwd_bytes : op->bwd_bytes) / bw : 0;
   } else {
