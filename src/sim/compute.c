@@ -647,8 +647,10 @@ double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const st
    * run ahead of the GPU across one, so each piece takes the longer of its GPU
    * and host times. The blocks of a stage run one after the other, so the
    * piece after a block's last sync continues into the next block up to its
-   * first: the first and last pieces are one (with no sync, the whole pass). */
-  double t = 0, sum = 0, t_first = 0;
+   * first: the first and last pieces are one (with no sync, the whole pass).
+   * t sums the whole pass's GPU time in op order, tp the current piece's;
+   * excess sums the closed pieces' host time beyond their GPU time. */
+  double t = 0, tp = 0, tp_first = 0, excess = 0;
   struct host_tally h = {0, 0, 0, 0, 0}, h_first = {0, 0, 0, 0, 0};
   bool synced = false;
   for (int i = 0; i < n; i++) {
@@ -657,36 +659,40 @@ double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const st
     double share = ops[i].share > 0 ? ops[i].share : 1.0; /* flops.h: blocks that run it */
     /* captured in a CUDA graph: GPU time only, the host issues none of it */
     bool graphed = op_graphed(l, m, &ops[i]);
-    t += share * pl_op_run_time_s(g, l, m, &ops[i], pass);
+    double dt = share * pl_op_run_time_s(g, l, m, &ops[i], pass);
+    t += dt, tp += dt;
     if (!graphed)
       host_tally_add(&h, l, m, &ops[i], pass, share);
     struct pl_op part; /* the whole op, or under recompute ops a fused GEMM's part */
     bool refwd = pass == PL_PASS_BWD && pl_op_recompute_part(&ops[i], &part);
     if (refwd) {
-      t += share * pl_op_run_time_s(g, l, m, &part, PL_PASS_FWD);
+      dt = share * pl_op_run_time_s(g, l, m, &part, PL_PASS_FWD);
+      t += dt, tp += dt;
       if (!graphed)
         host_tally_add(&h, l, m, &part, PL_PASS_FWD, share);
     }
     if (!attention_only && ops[i].host_sync && (pass == PL_PASS_FWD || refwd)) {
-      /* pl_op.host_waits below: the GPU idles while the host reads back */
-      t += 2.0 * h.waits * l->host_per_kernel_s;
+      dt = 2.0 * h.waits * l->host_per_kernel_s; /* pl_op.host_waits, below */
+      t += dt, tp += dt;
       if (!synced) {
-        t_first = t, h_first = h, synced = true;
+        tp_first = tp, h_first = h, synced = true;
       } else {
         double host = host_tally_s(l, &h);
-        sum += l->launch_blocking ? t + host : t > host ? t : host;
+        excess += l->launch_blocking ? host : host > tp ? host - tp : 0;
       }
-      t = 0, h = (struct host_tally){0, 0, 0, 0, 0};
+      tp = 0, h = (struct host_tally){0, 0, 0, 0, 0};
     }
   }
   /* pl_op.host_waits: the host waits for each such kernel's result, so the
    * GPU idles while the host reads it back (a copy) and issues the next
    * kernel: two launches per such kernel that no GPU work hides; the host
-   * issues the read-backs too */
-  if (!attention_only)
-    t += 2.0 * h.waits * l->host_per_kernel_s;
+   * issues the read-backs too (host_tally_s) */
+  if (!attention_only) {
+    double dt = 2.0 * h.waits * l->host_per_kernel_s;
+    t += dt, tp += dt;
+  }
   if (synced) { /* the last piece runs on into the next block's first */
-    t += t_first;
+    tp += tp_first;
     h.kernels += h_first.kernels, h.waits += h_first.waits;
     h.gemm_kernels += h_first.gemm_kernels, h.gemm_calls += h_first.gemm_calls;
     h.cpp_launches += h_first.cpp_launches;
@@ -701,6 +707,8 @@ double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const st
    * Execution": the variable disables asynchronous kernel launches), so the
    * host issues the next kernel only then: host and GPU time add up. */
   if (l->launch_blocking)
-    return sum + t + host;
-  return sum + (t > host ? t : host);
+    return t + excess + host;
+  if (!synced)
+    return t > host ? t : host;
+  return t + excess + (host > tp ? host - tp : 0);
 }
