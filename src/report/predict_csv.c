@@ -254,6 +254,9 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.fsdp_block_units", pl_setting_name(fw.fsdp_block_units));
   /* added after those: the precision-aware optimizer's moments (layout.h) */
   col_str(c, "framework.adam_moments_dtype", fw.adam_moments_bf16 == PL_SETTING_ON ? "bf16" : "fp32");
+  char ofm_s[64]; /* added after those: fine-grained activation offloading (layout.h) */
+  pl_offload_modules_format(l->offload_modules, ofm_s, sizeof ofm_s);
+  col_str(c, "layout.offload_modules", l->offload_modules != 0 ? ofm_s : NULL);
 }
 
 void pl_report_predict_csv_header(FILE *out) {
