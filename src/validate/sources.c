@@ -1356,13 +1356,12 @@ static bool zoo_offload(const struct validate_in *in, struct pl_layout *l, struc
   if (strstr(notes, "--fine-grained-activation-offloading") == NULL || p == NULL)
     return true;
   char list[128] = "";
+  size_t used = 0;
   for (p += strlen(opt); *p != '\0' && *p != '`' && strncmp(p, "--", 2) != 0;) {
     size_t n = strcspn(p, " `");
-    if (n > 0 && strlen(list) + n + 2 < sizeof list) {
-      if (list[0] != '\0')
-        strcat(list, ",");
-      strncat(list, p, n);
-    }
+    if (n > 0 && used + n + 2 < sizeof list)
+      used += (size_t)snprintf(list + used, sizeof list - used, "%s%.*s", used > 0 ? "," : "",
+                               (int)n, p);
     p += n;
     p += strspn(p, " ");
   }
