@@ -96,6 +96,8 @@ struct pl_framework {
   enum pl_setting fsdp_block_units;    /* zero3 units are the blocks only; embedding, final norm
                                           and LM head stay gathered (Megatron FSDP;
                                           layout.fsdp_block_units) */
+  enum pl_setting moe_host_sync;       /* MoE: the host waits for the tokens per local expert
+                                          once per block's forward (layout.moe_host_sync) */
   enum pl_setting te_linear_bwd_overlap; /* tp without userbuffers: TE's column-parallel linears
                                              run their backward collectives async behind their
                                              GEMMs (layout.te_linear_bwd_overlap) */

@@ -333,6 +333,13 @@ struct pl_layout {
                               autocast does not quantize (megatron/core/models/gpt/gpt_model.py;
                               TE's TELMHeadColumnParallelLinear only with fp8_output_proj and the
                               MXFP8 recipe, default off); false: at the layout's dtype */
+  bool moe_host_sync;      /* input: MoE blocks: the host waits once per block's forward for the
+                              GPU to count the tokens each local expert receives before it issues
+                              the expert GEMMs (Megatron-Core's token dispatchers: the split sizes
+                              and TE GroupedLinear's m_splits are host lists), so the GPU idles
+                              while the host issues what follows; used with the host floors
+                              (host_per_kernel_s, host_per_gemm_s) and without ep_comm_overlap
+                              (sim/moe_sync.c) */
   bool te_linear_bwd_overlap; /* input: the blocks' linears are Transformer Engine modules, whose
                                  column-parallel backward (TE 2.x module/linear.py _Linear.backward,
                                  layernorm_linear.py _LayerNormLinear.backward) all_gathers its saved

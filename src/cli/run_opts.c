@@ -165,6 +165,7 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
       {"fsdp-block-units", "value", "on", "off", false, FW_FIELD(fsdp_block_units)},
       {"adam-moments-dtype", "dtype", "bf16", "fp32", false, FW_FIELD(adam_moments_bf16)},
       {"te-linear-bwd-overlap", "value", "on", "off", false, FW_FIELD(te_linear_bwd_overlap)},
+      {"moe-host-sync", "value", "on", "off", false, FW_FIELD(moe_host_sync)},
       {"launch-blocking", "value", "on", "off", false, FW_FIELD(launch_blocking)},
       {"ep-comm-overlap", "value", "on", "off", false, FW_FIELD(ep_comm_overlap)},
       {"zero3-grad-reduce", "op", "reduce-scatter", "all-reduce", true,

@@ -254,6 +254,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.fsdp_block_units", pl_setting_name(fw.fsdp_block_units));
   /* added after those: the precision-aware optimizer's moments (layout.h) */
   col_str(c, "framework.adam_moments_dtype", fw.adam_moments_bf16 == PL_SETTING_ON ? "bf16" : "fp32");
+  /* added after those: the MoE forward's host wait for the tokens per expert (layout.h) */
+  col_str(c, "framework.moe_host_sync", pl_setting_name(fw.moe_host_sync));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

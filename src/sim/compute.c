@@ -587,7 +587,7 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
  * shared expert of a MoE block under moe_router (pl_model.experts > 0), every
  * op under full_iteration. A graph replay is one launch per layer and pass,
  * not counted. */
-static bool op_graphed(const struct pl_layout *l, const struct pl_model *m, const struct pl_op *op) {
+bool sim_op_graphed(const struct pl_layout *l, const struct pl_model *m, const struct pl_op *op) {
   static const char *const attn_ops[] = {"norm1", "qkv",       "qk_norm", "q",     "q_down",
                                          "q_up",  "kv_down",   "kv_up",   "mla_norms", "rope",
                                          "attn",  "attn_full", "proj",    "resid1"};
@@ -635,6 +635,33 @@ static void host_tally_add(struct host_tally *h, const struct pl_layout *l,
   }
 }
 
+/* The host time of a tally: each kernel host_per_kernel_s, each cuBLAS GEMM
+ * call host_per_gemm_s instead when that is set (sim_op_run_gemms:
+ * Transformer Engine's per-call descriptor, heuristic query and launch; a
+ * grouped expert GEMM one call per local expert), each C++ launch
+ * host_per_launch_s. */
+static double tally_host_s(const struct pl_layout *l, const struct host_tally *h) {
+  double host = h->kernels * l->host_per_kernel_s;
+  if (l->host_per_gemm_s > 0)
+    host += h->gemm_calls * l->host_per_gemm_s - h->gemm_kernels * l->host_per_kernel_s;
+  /* layout.host_per_launch_s: TE's per-expert quantize kernels, each launched
+   * from C++ (no Python, dispatcher or autograd in between) */
+  host += h->cpp_launches * l->host_per_launch_s;
+  return host;
+}
+
+double sim_op_host_s(const struct pl_layout *l, const struct pl_model *m, const struct pl_op *op,
+                     enum pl_pass pass, double share, double *wait_gpu_s, double *launches) {
+  struct host_tally h = {0, 0, 0, 0, 0};
+  if (!sim_op_graphed(l, m, op))
+    host_tally_add(&h, l, m, op, pass, share);
+  *wait_gpu_s = 2.0 * h.waits * l->host_per_kernel_s; /* as sim_seg_ops_s */
+  h.kernels += h.waits;
+  *launches = (l->host_per_gemm_s > 0 && h.gemm_calls > 0 ? h.gemm_calls : h.kernels) +
+              (l->host_per_launch_s > 0 ? h.cpp_launches : 0);
+  return tally_host_s(l, &h);
+}
+
 /* Time of a list of ops in one pass. A backward includes the forward of the
  * ops marked for recomputation. attention_only sums just the attention core
  * (segments.c subtracts it from the whole to split a segment). */
@@ -647,7 +674,7 @@ double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const st
       continue;
     double share = ops[i].share > 0 ? ops[i].share : 1.0; /* flops.h: blocks that run it */
     /* captured in a CUDA graph: GPU time only, the host issues none of it */
-    bool graphed = op_graphed(l, m, &ops[i]);
+    bool graphed = sim_op_graphed(l, m, &ops[i]);
     t += share * pl_op_run_time_s(g, l, m, &ops[i], pass);
     if (!graphed)
       host_tally_add(&h, l, m, &ops[i], pass, share);
@@ -670,16 +697,7 @@ double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const st
    * kernels one by one; when that takes longer than the GPU runs them, the
    * GPU waits for the host. The attention part alone (cp split) keeps the GPU
    * time: the floor is the whole segment's. */
-  double host = attention_only ? 0 : h.kernels * l->host_per_kernel_s;
-  /* With host_per_gemm_s, each cuBLAS GEMM call costs that instead
-   * (sim_op_run_gemms: Transformer Engine's per-call descriptor, heuristic
-   * query and launch; a grouped expert GEMM one call per local expert). */
-  if (!attention_only && l->host_per_gemm_s > 0)
-    host += h.gemm_calls * l->host_per_gemm_s - h.gemm_kernels * l->host_per_kernel_s;
-  /* layout.host_per_launch_s: TE's per-expert quantize kernels, each launched
-   * from C++ (no Python, dispatcher or autograd in between) */
-  if (!attention_only)
-    host += h.cpp_launches * l->host_per_launch_s;
+  double host = attention_only ? 0 : tally_host_s(l, &h);
   /* CUDA_LAUNCH_BLOCKING=1 (layout.launch_blocking): a launch returns only when
    * its kernel has finished (CUDA Programming Guide, "Asynchronous Concurrent
    * Execution": the variable disables asynchronous kernel launches), so the

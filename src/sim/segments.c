@@ -1192,6 +1192,8 @@ static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct 
     r = layer_cp(st, s, diag);
   if (r == PL_OK && kind == SIM_SEG_LAYER)
     r = layer_moe(st, s, diag);
+  if (r == PL_OK && kind == SIM_SEG_LAYER)
+    sim_moe_host_sync(st, s, ops, n); /* after the collectives it holds are priced */
   if (r == PL_OK)
     r = seg_fsdp(st, kind, s, diag);
   return r;

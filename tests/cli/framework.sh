@@ -702,6 +702,30 @@ expect_ok predict --model llama2-7b --gpus 8 --tp 4 --te-linear-bwd-overlap on -
 check "te bwd: csv column on" [ "$(col "$TMP/out" framework.te_linear_bwd_overlap)" = on ]
 expect_fail 1 "^plateau: --te-linear-bwd-overlap: unknown value 'yes' \(expected on\|off\)" -- predict --te-linear-bwd-overlap yes
 
+# --moe-host-sync: the host waits once per MoE block's forward for the tokens per
+# local expert (Megatron-Core's dispatchers), so the GPU idles while it issues the
+# experts: Qwen3-30B-A3B on 8 B200, ep 8, the flex dispatcher, mbs 4: slower with
+# it in nemo (host floors 37/48 us); without host floors (no framework) it cannot
+# move the step; on in nemo and megatron-core, off by default. test_sim_compute
+# derives the amount.
+MS="--model qwen3-30b-a3b --gpu b200 --gpus 8 --ep 8 --mbs 4 --gbs 64 --moe-dispatch deepep"
+expect_ok predict $MS --framework nemo --moe-host-sync off --format json
+cp "$TMP/out" "$TMP/ms0.json"
+check "moe sync: off in JSON" [ "$(json_raw "$TMP/out" moe_host_sync)" = false ]
+expect_ok predict $MS --framework nemo --format json
+check "moe sync: on in nemo" [ "$(json_raw "$TMP/out" moe_host_sync)" = true ]
+check "moe sync: slower with the wait" faster "$TMP/out" "$TMP/ms0.json"
+expect_ok predict $MS --framework megatron-core --format json
+check "moe sync: on in megatron-core" [ "$(json_raw "$TMP/out" moe_host_sync)" = true ]
+expect_ok predict $MS --format json
+cp "$TMP/out" "$TMP/ms1.json"
+check "moe sync: off by default" [ "$(json_raw "$TMP/out" moe_host_sync)" = false ]
+expect_ok predict $MS --moe-host-sync on --format json
+check "moe sync: no host floor, no change" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/ms1.json" step_time_s)" ]
+expect_ok predict $MS --moe-host-sync on --format csv
+check "moe sync: csv column on" [ "$(col "$TMP/out" framework.moe_host_sync)" = on ]
+expect_fail 1 "^plateau: --moe-host-sync: unknown value 'yes' \(expected on\|off\)" -- predict --moe-host-sync yes
+
 # vTrain's rows run on the source's own cluster, vtrain-a100 (4 x 200 Gb/s per
 # node, vTrain src/config.py inter_node_bandwidth 800 Gbps; docs/hardware.md);
 # other A100 sources keep dgx-a100. Its halved network slows a multi-node

@@ -1129,6 +1129,58 @@ static void test_cuda_graph_scopes(void) {
   CHECK(strcmp(buf, "attn,moe_router,moe_preprocess,full_iteration") == 0);
 }
 
+/* layout.moe_host_sync (moe_sync.c): the host waits once per MoE block's
+ * forward for the tokens per local expert. Host 37 us per kernel, 48 us per
+ * GEMM call; ops in list order: norm1, router (1 GEMM call), router_topk,
+ * permute | expert_fc1, expert_fc2 (16 local experts: 16 calls each),
+ * unpermute, resid2. Every GPU time is a few us (eps) but norm1's in case C.
+ * Host before the wait 37 + 48 + 37 + 37 = 159 us, after it 768 + 768 + 37 +
+ * 37 = 1610 us; without the wait the pass is the host's 1769 us.
+ * A alltoall, dispatch 1000 us and combine 500 us (one call each): the
+ *   window starts with the dispatch (GPU 0 -> 1000) while the host issues the
+ *   experts (768, 1536: the GPU follows at 1536 + eps), unpermute 1573, the
+ *   combine 1573 -> 2073, then resid2 and the next block's routing (host 1769)
+ *   behind it: 2073 + eps; less the two calls: 573 us. The collectives hide
+ *   behind the host's issue.
+ * B flex (deepep): the wait follows the dispatch, so it ends the window: GPU
+ *   2073 + eps + 1000 = 3073, less the calls 1573 us.
+ * C alltoall, no collectives, norm1 a long GPU op G: the host issues the
+ *   experts and resid2 first (1610), then norm1 (1647), which the GPU runs
+ *   only then: 1647 + G + eps, against max(1769, G + eps) without the wait.
+ * D full_iteration graphs: no host time, the window is the GPU time alone.
+ * No routing op: -1. */
+static void test_moe_host_sync(void) {
+  struct pl_op ops[8] = {
+      {.kind = PL_OP_MEMORY, .name = "norm1", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_GEMM, .name = "router", .m = 64, .n = 64, .k = 64, .count = 1},
+      {.kind = PL_OP_MEMORY, .name = "router_topk", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_MEMORY, .name = "permute", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_GEMM, .name = "expert_fc1", .m = 64, .n = 64, .k = 64, .count = 16},
+      {.kind = PL_OP_GEMM, .name = "expert_fc2", .m = 64, .n = 64, .k = 64, .count = 16},
+      {.kind = PL_OP_MEMORY, .name = "unpermute", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_MEMORY, .name = "resid2", .fwd_bytes = 1e3, .fwd_kernels = 1},
+  };
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .host_per_gemm_s = 48e-6,
+                        .host_per_kernel_s = 37e-6, .dispatch = PL_MOE_ALLTOALL};
+  struct pl_model m = {.pos = PL_POS_LEARNED, .experts = 128};
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false), 1769e-6, EXACT);
+  CHECK_NEAR_REL(sim_moe_sync_fwd_s(&a100, &l, &m, ops, 8, 1000e-6, 500e-6), 573e-6, 0.02);
+  l.dispatch = PL_MOE_DEEPEP;
+  CHECK_NEAR_REL(sim_moe_sync_fwd_s(&a100, &l, &m, ops, 8, 1000e-6, 500e-6), 1573e-6, 0.01);
+  l.dispatch = PL_MOE_ALLTOALL;
+  ops[0].fwd_bytes = 1e9; /* G: about 0.6 ms on the A100's HBM */
+  double G = pl_op_run_time_s(&a100, &l, &m, &ops[0], PL_PASS_FWD);
+  CHECK(G > 300e-6 && G < 1500e-6);
+  CHECK_NEAR_REL(sim_moe_sync_fwd_s(&a100, &l, &m, ops, 8, 0, 0), 1647e-6 + G, 0.01);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false), 1769e-6, EXACT);
+  l.cuda_graph_scopes = PL_CGS_FULL_ITERATION;
+  double gpu = sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false);
+  CHECK(gpu < 1769e-6);
+  CHECK_NEAR_REL(sim_moe_sync_fwd_s(&a100, &l, &m, ops, 8, 0, 0), gpu, 1e-9);
+  ops[3].name = "gather"; /* no routing */
+  CHECK(sim_moe_sync_fwd_s(&a100, &l, &m, ops, 8, 0, 0) < 0);
+}
+
 int main(void) {
   struct pl_diag d, *dp = &d;
   CHECK_STATUS(pl_gpu_load("a100-80g", &a100, &d), PL_OK, dp);
@@ -1164,6 +1216,7 @@ int main(void) {
   test_host_per_gemm();
   test_host_per_launch();
   test_cuda_graph_scopes();
+  test_moe_host_sync();
   test_launch_counts();
   test_eager_alibi();
   return check_finish();
