@@ -31,6 +31,7 @@
    "selective AC)"},     \
   {"recompute-layers", "N", "with --recompute full, only the first N blocks of each model chunk (Megatron --recompute-method block --recompute-num-layers N; default: all)"}, \
   {"recompute-every", "K", "with --recompute full, every K-th block only (torchtitan selective_ac_option K; default: all)"}, \
+  {"offload-modules", "LIST", "MoE saved inputs offloaded to host memory in the forward and reloaded one group ahead in the backward, comma-separated: expert_fc1 (the experts' fc1 input)|moe_act (their activation input) (Megatron-Core --fine-grained-activation-offloading --offload-modules; its other modules are not modelled): memory only, the copies overlap compute and are not charged (default: none)"}, \
   {"act-offload-layers", "N", "activations of the first N blocks offloaded to host memory in the forward, reloaded for the backward (Megatron-Core --cpu-offloading-num-layers N with activation offloading, Transformer Engine get_cpu_offload_context): memory only, the copies overlap compute and are not charged; pp 1, no recompute, N below the blocks (default 0: none)"}, \
   {"cuda-graph-scope", "LIST", "CUDA-graph scopes the run captures, comma-separated: attn|moe_router|moe_preprocess|mamba|full_iteration, or none (Megatron-Core cuda_graph_impl transformer_engine with cuda_graph_scope, or Megatron-Bridge full_iteration); their kernels cost the host nothing (host per-kernel and per-GEMM floors count the other ops); default none"}, \
   {"recompute-modules", "LIST", "Megatron-Core selective recompute modules, comma-separated: core_attn|moe_act|layernorm|mla_up_proj|mlp|moe|shared_experts (Megatron --recompute-modules with --recompute-granularity selective; implies --recompute selective; default with selective: core_attn)"}, \
@@ -49,7 +50,7 @@
   {"ep", "N", "expert-parallel degree, MoE models: divides the experts (default 1)"},      \
   {"etp", "N", "expert tensor-parallel degree, MoE models (default 1); edp = gpus / (etp x ep x pp)"}, \
   {"moe-imbalance", "X", "tokens of the busiest expert rank over the mean, >= 1 (default 1.25, the GShard/Switch capacity factor)"}, \
-  {"moe-dispatch", "D", "alltoall|allgather|deepep MoE token dispatcher (default alltoall)"}, \
+  {"moe-dispatch", "D", "alltoall|allgather|deepep|hybridep MoE token dispatcher (default alltoall)"}, \
   {"ep-comm-overlap", "on|off", "MoE with ep > 1: the expert-parallel all-to-alls run beside the compute of another micro-batch (Megatron-Core --overlap-moe-expert-parallel-comm, combined 1F1B; default off: blocking)"}, \
   {"sequence-parallel", "on|off", "Megatron sequence parallelism whenever tp > 1 (default on)"}, \
   {"tp-comm-overlap", "on|off", "with sequence parallelism, the layers' tp all_gathers/reduce_scatters run beside their GEMMs (Transformer Engine userbuffers; default off)"}, \

@@ -1283,6 +1283,20 @@ static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, str
      * no backend: alltoall. With ep 8 the group is one node: no deduplication across nodes. */
     l->dispatch = PL_MOE_DEEPEP;
     validate_note(row, "hybridep dispatcher (the release's B200/B300 config)");
+  } else if (bridge_config_is(in, l, "26.02.01 26.04 26.04.01 26.06 26.06.01", "Qwen3_30B",
+                              "H100", -1)) {
+    /* Qwen3-30B-A3B on DGX H100 from 26.02.01 (v0.3.1, v0.4.0, v0.4.2, v0.5.0
+     * scripts/performance/configs/qwen/qwen3_workload_base_configs.py
+     * QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_{BF16,FP8_CS}_V1: expert_model_parallel_size 16
+     * over the 16 GPUs, moe_flex_dispatcher_backend "hybridep"; apply_flex_dispatcher_backend
+     * accepts compute capability 9). With ep 16 the group spans two nodes. */
+    l->dispatch = PL_MOE_HYBRIDEP;
+    validate_note(row, "hybridep dispatcher (the release's H100 config)");
+  } else if (bridge_config_is(in, l, "26.02", "Qwen3_30B", "H100", -1)) {
+    /* 26.02 (v0.3.0 QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_{BF16,FP8_CS}_V1, pp 2 vp 12 ep 8):
+     * moe_flex_dispatcher_backend "deepep". v0.2.x (25.11) sets no backend: alltoall. */
+    l->dispatch = PL_MOE_DEEPEP;
+    validate_note(row, "deepep dispatcher (the release's H100 config)");
   }
   mcore_balance(in, l, row);
   bridge_ep_overlap(in, l, row);
@@ -1347,8 +1361,35 @@ static void nvl_segment(const struct validate_in *in, const struct pl_layout *l,
  * --use-distributed-optimizer, --overlap-grad-reduce, --overlap-param-gather,
  * --sequence-parallel, --make-vocab-size-divisible-by 1187, and
  * --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split. */
+/* The zoo readme's command under a table (the row's notes) with Megatron-Core
+ * --fine-grained-activation-offloading --offload-modules M1 M2 ...
+ * (layout.offload_modules): the module names up to the next option. */
+static bool zoo_offload(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  const char *notes = cell(in, "notes"), *opt = "--offload-modules ";
+  const char *p = strstr(notes, opt);
+  if (strstr(notes, "--fine-grained-activation-offloading") == NULL || p == NULL)
+    return true;
+  char list[128] = "";
+  size_t used = 0;
+  for (p += strlen(opt); *p != '\0' && *p != '`' && strncmp(p, "--", 2) != 0;) {
+    size_t n = strcspn(p, " `");
+    if (n > 0 && used + n + 2 < sizeof list)
+      used += (size_t)snprintf(list + used, sizeof list - used, "%s%.*s", used > 0 ? "," : "",
+                               (int)n, p);
+    p += n;
+    p += strspn(p, " ");
+  }
+  struct pl_diag d;
+  if (pl_offload_modules_parse(list, &l->offload_modules, &d) != PL_OK)
+    return validate_skip(row, "fine-grained activation offloading: %s", d.msg);
+  validate_note(row, "fine-grained activation offloading of %s (the command)", list);
+  return true;
+}
+
 static bool zoo_modes(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   const char *shard = cell(in, "sharding"), *rc = cell(in, "recompute");
+  if (!zoo_offload(in, l, row))
+    return false;
   if (strstr(shard, "Megatron FSDP") != NULL) {
     l->shard = PL_SHARD_ZERO3;
     l->shard_grads_reduce_dtype = true; /* Megatron FSDP's main_grad_buffer (layout.h) */

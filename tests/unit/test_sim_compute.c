@@ -80,6 +80,61 @@ static void test_tile_fixed_k(void) {
   CHECK_NEAR_REL(t8, 2.0 * 8192 * 4096 * 128256 / (1369.7e12 * 0.887), 1e-9);
 }
 
+/* gemm.tile_fixed_k_fp8 (FP8's per-tile fixed cost; 472 K elements is the
+ * fit of scripts/gemm-fp8-tile-fit.py to the project's measured H100 FP8
+ * GEMMs, set here by hand: no GPU file sets it yet). Hand-derived on h100:
+ * the FP8 anchor 8192x4096x128256 has 64 x 16 = 1024 tiles of 128x256 in
+ * 8 waves of 132 SMs, quantization 1024 / 1056 = 0.969697, times its K share
+ * 128256 / (128256 + 472) = 0.996333: q = 0.966141, so the per-tile rate is
+ * 1369.7e12 x 0.887 / 0.966141 = 1257.50 TFLOP/s and the anchor itself still
+ * runs at exactly 1369.7 x 0.887. 8192x8192x1024: 2048 tiles, 16 waves,
+ * work 16 x 128 x 256 x 132 = 69206016; time 2 x 69206016 x (1024 + 472) /
+ * 1257.50e12 = 164.66 us (without the key: the MAMF floor, 113.13 us, so
+ * x 1.4556 = (1496 / 1024) x 0.996333). At the burst clock (x 0.887)
+ * that is 146.06 us; data/ground-truth/h100/gemm.csv measured 146.19 us.
+ * BF16 ignores the FP8 key; MXFP8 and NVFP4 take it where the FP8 rate is
+ * measured (gb200); a GPU whose FP8 rate is the BF16 one scaled (gb300, no
+ * mamf_fp8) takes none. */
+static void test_tile_fixed_k_fp8(void) {
+  struct pl_gpu h100, plain, gb, gb3;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  plain = h100;
+  h100.eff.gemm_tile_fixed_k_fp8 = 472;
+  double o = h100.eff.kernel_overhead_s;
+  double t = pl_gemm_time_s(&h100, PL_DTYPE_FP8, 8192, 8192, 1024, 1) - o;
+  CHECK_NEAR_REL(t, 2.0 * 69206016 * (1024 + 472) / (1369.7e12 * 0.887 / 0.966141), 1e-6);
+  CHECK_NEAR_REL(t, 164.66e-6, 1e-4);
+  CHECK_NEAR_REL(t * 0.887, 146.06e-6, 1e-4);
+  double t0 = pl_gemm_time_s(&plain, PL_DTYPE_FP8, 8192, 8192, 1024, 1) - o;
+  CHECK_NEAR_REL(t0, 2.0 * 8192 * 8192 * 1024 / (1369.7e12 * 0.887), 1e-9);
+  CHECK_NEAR_REL(t / t0, 1.4556, 1e-4);
+  /* the anchor stays at its measured rate */
+  double ta = pl_gemm_time_s(&h100, PL_DTYPE_FP8, 8192, 4096, 128256, 1) - o;
+  CHECK_NEAR_REL(ta, 2.0 * 8192 * 4096 * 128256 / (1369.7e12 * 0.887), 1e-9);
+  /* BF16 unchanged */
+  CHECK_NEAR_REL(pl_gemm_time_s(&h100, PL_DTYPE_BF16, 8192, 8192, 1024, 1),
+                 pl_gemm_time_s(&plain, PL_DTYPE_BF16, 8192, 8192, 1024, 1), 1e-12);
+  /* block-scaled GEMMs on a GPU with a measured FP8 rate: MXFP8 is the FP8
+   * time / mxfp8_vs_fp8 with the key too, and slower with it than without */
+  CHECK_STATUS(pl_gpu_load("gb200", &gb, &d), PL_OK, dp);
+  struct pl_gpu gbk = gb;
+  gbk.eff.gemm_tile_fixed_k_fp8 = 600;
+  double og = gb.eff.kernel_overhead_s;
+  double f8 = pl_gemm_time_s(&gbk, PL_DTYPE_FP8, 8192, 8192, 1024, 1) - og;
+  double mx = pl_gemm_time_s(&gbk, PL_DTYPE_MXFP8, 8192, 8192, 1024, 1) - og;
+  CHECK_NEAR_REL(mx, f8 / gb.eff.gemm_mxfp8_vs_fp8, 1e-9);
+  CHECK(pl_gemm_time_s(&gbk, PL_DTYPE_NVFP4, 8192, 8192, 1024, 1) >
+        pl_gemm_time_s(&gb, PL_DTYPE_NVFP4, 8192, 8192, 1024, 1) * 1.1);
+  CHECK_STATUS(pl_gpu_load("gb300", &gb3, &d), PL_OK, dp);
+  CHECK_NEAR_REL(gb3.eff.gemm_fp8_mamf_flops_per_s, 0.0, 0);
+  struct pl_gpu gb3k = gb3;
+  gb3k.eff.gemm_tile_fixed_k_fp8 = 600;
+  CHECK_NEAR_REL(pl_gemm_time_s(&gb3k, PL_DTYPE_MXFP8, 8192, 8192, 1024, 1),
+                 pl_gemm_time_s(&gb3, PL_DTYPE_MXFP8, 8192, 8192, 1024, 1), 1e-12);
+}
+
 /* GB200 (data/gpus/gb200.json, stas00/ml-engineering mamf-finder table):
  * each measured shape comes out at exactly its measured rate x sustained
  * (0.833: B200's 0.823 at GB200's 1200 W and 2062 MHz): BF16 1822 TFLOP/s at
@@ -898,6 +953,44 @@ static void test_host_waits(void) {
                  2e6 / bw + 5 * ovh(), EXACT);
 }
 
+/* pl_op.host_sync: the host cannot run ahead of the GPU across such an op,
+ * so the pass takes, piece by piece between syncs, the longer of GPU and
+ * host time; the piece after the last sync runs on into the next block's
+ * first. Four memory ops on the a100 file (HBM 2039 GB/s x 0.88 =
+ * 1794.32 GB/s, 1.2 us per kernel), 37 us of host per kernel:
+ *   x 1e6 B in 10 kernels, s 1e6 B in 1 (sync), y 2e9 B in 1, z 1e6 B in 20 (sync).
+ * No sync: GPU 2.003e9 / bw + 32 x 1.2 us = 1116.3 + 38.4 = 1154.7 us,
+ * host 32 x 37 = 1184 us: 1184 us. Syncs after s and z: the pieces are
+ * [y, z] (GPU 2.001e9 / bw + 21 x 1.2 = 1115.2 + 25.2 = 1140.4 us against
+ * 21 x 37 = 777 us of host) and [x, s] (14.3 us of GPU, 11 x 37 = 407 us of
+ * host): 1140.4 + 407 = 1547.4 us. One sync only (z's cleared): one piece
+ * per block, the same as none. The backward syncs only where the op's
+ * forward is re-run. */
+static void test_host_sync(void) {
+  struct pl_op ops[4] = {
+      {.kind = PL_OP_MEMORY, .name = "x", .fwd_bytes = 1e6, .bwd_bytes = 1e6, .fwd_kernels = 10},
+      {.kind = PL_OP_MEMORY, .name = "s", .fwd_bytes = 1e6, .bwd_bytes = 1e6, .host_sync = true},
+      {.kind = PL_OP_MEMORY, .name = "y", .fwd_bytes = 2e9, .bwd_bytes = 1e6},
+      {.kind = PL_OP_MEMORY, .name = "z", .fwd_bytes = 1e6, .bwd_bytes = 1e6, .fwd_kernels = 20,
+       .host_sync = true},
+  };
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .host_per_kernel_s = 37e-6};
+  struct pl_model m = {.pos = PL_POS_LEARNED};
+  double bw = 2039e9 * 0.88;
+  double piece_yz = 2.001e9 / bw + 21 * ovh(), piece_xs = 2e6 / bw + 11 * ovh();
+  CHECK(piece_yz > 777e-6 && piece_xs < 407e-6 && 2.003e9 / bw + 32 * ovh() < 1184e-6);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 4, PL_PASS_FWD, false), piece_yz + 407e-6,
+                 EXACT);
+  ops[3].host_sync = false;
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 4, PL_PASS_FWD, false), 1184e-6, EXACT);
+  /* backward: 4 x 1e6 B in 4 kernels, 4 x 37 us of host; no op re-runs, no piece */
+  ops[3].host_sync = true;
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 4, PL_PASS_BWD, false), 148e-6, EXACT);
+  l.host_per_kernel_s = 0; /* no host floor: the GPU time, syncs or not */
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 4, PL_PASS_FWD, false),
+                 2.003e9 / bw + 32 * ovh(), EXACT);
+}
+
 /* DeepSpeed 0.3.15-0.4.1's debug norm (layout.zero3_debug_norm,
  * segments.c zero3_debug_norm_op) on small_llama's block (p elements in 6
  * tensors: 4 weights, 2 RMSNorm weights): each fetch reads every tensor
@@ -1130,12 +1223,14 @@ int main(void) {
   struct pl_diag d, *dp = &d;
   CHECK_STATUS(pl_gpu_load("a100-80g", &a100, &d), PL_OK, dp);
   test_host_waits();
+  test_host_sync();
   test_zero3_debug_norm();
   test_loaded();
   test_mamf_shape();
   test_sustained_fraction();
   test_attention_sustained();
   test_tile_fixed_k();
+  test_tile_fixed_k_fp8();
   test_blackwell_low_precision();
   test_blackwell_block_scaled_rates();
   test_mamf_ceiling();
