@@ -486,16 +486,8 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   bool gated = m->mlp == PL_MLP_SWIGLU;
   int first = n;
   gemm(&ops[n++], "router", d->tokens_n, m->experts, h);
-  elementwise(&ops[n], "router_topk", (double)d->tokens_n * (double)m->experts, ROUTER_TOPK);
-  /* Megatron-Core's alltoall and allgather dispatchers read the token counts
-   * back to the host before the all-to-all can be issued and wait for them
-   * (megatron/core/transformer/moe/token_dispatcher.py, core_v0.14.0 ..
-   * core_v0.18.2 and main d98e8a6: MoEAlltoAllTokenDispatcher
-   * _maybe_dtoh_and_synchronize, `self.d2h_event.synchronize()` at
-   * "before_ep_alltoall", "before_finish" when ep = tp = 1;
-   * MoEAllGatherTokenDispatcher.dispatch_postprocess `.cpu()`): a host sync
-   * after the routing (pl_op.host_sync). The flex (DeepEP) dispatcher: not read. */
-  ops[n++].host_sync = l->dispatch != PL_MOE_DEEPEP;
+  /* the dispatcher's wait for the token counts: layout.moe_host_sync (moe_sync.c) */
+  elementwise(&ops[n++], "router_topk", (double)d->tokens_n * (double)m->experts, ROUTER_TOPK);
   elementwise(&ops[n++], "permute", copies, PERMUTE);
   gemm_group(&ops[n++], "expert_fc1", rows, gated ? 2 * fe : fe, h, local, share);
   if (gated && m->glu_clamp) {

@@ -1186,6 +1186,11 @@ static void test_cuda_graph_scopes(void) {
  *   experts and resid2 first (1610), then norm1 (1647), which the GPU runs
  *   only then: 1647 + G + eps, against max(1769, G + eps) without the wait.
  * D full_iteration graphs: no host time, the window is the GPU time alone.
+ * E as A with a second wait after expert_fc1 (pl_op.host_sync, GPT-OSS's
+ *   clamped GLU): the host has issued fc1 at 768 but waits for the GPU, still
+ *   in the dispatch until 1000 + eps; fc2 1768, unpermute 1805, the combine
+ *   1805 -> 2305, the rest (host 2001) behind it: 2305 + eps less the two
+ *   calls, 805 us (A's 573 plus the 232 us the host waited).
  * No routing op: -1. */
 static void test_moe_host_sync(void) {
   struct pl_op ops[8] = {
@@ -1206,6 +1211,9 @@ static void test_moe_host_sync(void) {
   l.dispatch = PL_MOE_DEEPEP;
   CHECK_NEAR_REL(sim_moe_sync_fwd_s(&a100, &l, &m, ops, 8, 1000e-6, 500e-6), 1573e-6, 0.01);
   l.dispatch = PL_MOE_ALLTOALL;
+  ops[4].host_sync = true;
+  CHECK_NEAR_REL(sim_moe_sync_fwd_s(&a100, &l, &m, ops, 8, 1000e-6, 500e-6), 805e-6, 0.02);
+  ops[4].host_sync = false;
   ops[0].fwd_bytes = 1e9; /* G: about 0.6 ms on the A100's HBM */
   double G = pl_op_run_time_s(&a100, &l, &m, &ops[0], PL_PASS_FWD);
   CHECK(G > 300e-6 && G < 1500e-6);
