@@ -476,7 +476,14 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   double copies = (double)d->tokens_n * (double)m->top_k * (double)h;
   bool gated = m->mlp == PL_MLP_SWIGLU;
   int first = n;
-  gemm(&ops[n++], "router", d->tokens_n, m->experts, h);
+  /* Megatron-Core's router is a plain 16-bit parameter, not a Transformer
+   * Engine module: TopKRouter.gating (megatron/core/transformer/moe/router.py)
+   * calls router_gating_linear, whose RouterGatingLinearFunction
+   * (moe_utils.py, core_v0.14.0 .. core_v0.17.0) hands the unquantized input
+   * and weight to te_general_gemm: a 16-bit GEMM under any FP8/FP4 recipe,
+   * with no quantize of its operands (segments.c fp8_casts skips it). */
+  gemm(&ops[n], "router", d->tokens_n, m->experts, h);
+  ops[n++].high_precision = true;
   elementwise(&ops[n++], "router_topk", (double)d->tokens_n * (double)m->experts, ROUTER_TOPK);
   elementwise(&ops[n++], "permute", copies, PERMUTE);
   gemm_group(&ops[n++], "expert_fc1", rows, gated ? 2 * fe : fe, h, local, share);
