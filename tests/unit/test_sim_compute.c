@@ -682,6 +682,22 @@ static void test_router_16bit(void) {
   CHECK(r->high_precision);
   CHECK_NEAR_REL(c->fwd_bytes, 62914560.0, EXACT);
   CHECK_NEAR_REL(c->bwd_bytes, 33554432.0, EXACT);
+  CHECK(find_op(ops, n, "router_fp32_casts") == NULL);
+  /* moe_router_dtype fp32 (model router_fp32): the backward casts the 1024
+   * x 1024 input and the 4 x 1024 weight up and their gradients back, 12 B
+   * per element: 12 x 1028 x 1024 = 12,632,064 B in 4 kernels; nothing in
+   * the forward (no bytes, no launch); the FP8 casts do not change */
+  run.model.router_fp32 = true;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  const struct pl_op *f = find_op(ops, n, "router_fp32_casts");
+  c = find_op(ops, n, "fp8_casts");
+  CHECK(f != NULL && c != NULL);
+  if (f == NULL || c == NULL)
+    return;
+  CHECK(f->fwd_bytes == 0.0 && f->fwd_kernels == -1 && f->bwd_kernels == 4);
+  CHECK_NEAR_REL(f->bwd_bytes, 12632064.0, EXACT);
+  CHECK_NEAR_REL(c->bwd_bytes, 33554432.0, EXACT);
+  CHECK(pl_op_time_s(&a100, PL_DTYPE_FP8, f, PL_PASS_FWD) == 0.0);
 }
 
 /* layout.head_16bit (Megatron-Core's output layer is tensor_parallel.ColumnParallelLinear, not a
