@@ -51,6 +51,19 @@ enum pl_recompute_module {
   PL_RCM_SHARED_EXPERTS = 1u << 6
 };
 #define PL_RCM_COUNT 7
+/* Megatron-Core's fine-grained activation offloading (TransformerConfig
+ * fine_grained_activation_offloading with offload_modules, core_v0.16.0+
+ * transformer_config.py; pipeline_parallel/fine_grained_activation_offload.py),
+ * bits of layout.offload_modules: the named module's saved input goes to host
+ * memory on a D2H stream after the group's forward and comes back on an H2D
+ * stream one group ahead in the backward. Modelled:
+ *   expert_fc1  moe/experts.py TEGroupedMLP: the experts' fc1 input (the
+ *               permuted tokens; TE saves the original, set_save_original_input);
+ *   moe_act     the experts' activation input (the fc1 output).
+ * Megatron-Core's other choices (attn_norm, qkv_linear, core_attn, attn_proj,
+ * mlp_norm) are not modelled and refused. memory.c offload_freed. */
+enum pl_offload_module { PL_OFM_EXPERT_FC1 = 1u << 0, PL_OFM_MOE_ACT = 1u << 1 };
+#define PL_OFM_COUNT 2
 /* CUDA-graph scopes a Megatron-Core run captures (TransformerConfig.cuda_graph_impl
  * "transformer_engine" with cuda_graph_scope, or "full_iteration"), bits of
  * layout.cuda_graph_scopes. A captured op's kernels replay from a graph, so the
@@ -422,6 +435,9 @@ struct pl_layout {
   uint32_t cuda_graph_scopes; /* input: enum pl_cuda_graph_scope bits the run captures in CUDA
                               graphs (Megatron-Core cuda_graph_scope); their ops cost the host
                               nothing per kernel (sim/compute.c); 0 (default) = every op eager */
+  uint32_t offload_modules; /* input: enum pl_offload_module bits whose saved inputs are
+                              offloaded to the host (Megatron-Core --fine-grained-activation-
+                              offloading --offload-modules); 0 = none */
   uint32_t recompute_modules; /* input: with recompute selective, the enum pl_recompute_module
                               bits re-run (Megatron-Core --recompute-modules); 0 = Megatron's
                               default, core_attn alone (pl_layout_recompute_modules) */
@@ -506,6 +522,10 @@ enum pl_status pl_recompute_modules_parse(const char *s, uint32_t *out, struct p
 void pl_recompute_modules_format(uint32_t mask, char *buf, size_t n);
 /* "attn,moe_router,moe_preprocess" -> PL_CGS_* bits; "none" -> 0. Unknown or
  * repeated names are a parse error. Format writes "none" for 0. */
+/* "expert_fc1,moe_act" <-> PL_OFM_* bits (offload.c); unknown, repeated or
+ * unmodelled names and an empty list are a parse error. */
+enum pl_status pl_offload_modules_parse(const char *s, uint32_t *out, struct pl_diag *diag);
+void pl_offload_modules_format(uint32_t mask, char *buf, size_t n);
 enum pl_status pl_cuda_graph_scopes_parse(const char *s, uint32_t *out, struct pl_diag *diag);
 void pl_cuda_graph_scopes_format(uint32_t mask, char *buf, size_t n);
 const char *pl_recompute_module_name(int bit);

@@ -240,6 +240,11 @@ static int load_modes(const struct cli_args *args, struct pl_layout *l) {
                       "recompute_modules with selective granularity only), not %s",
                       pl_recompute_name(l->recompute));
   }
+  /* --offload-modules LIST: Megatron-Core --fine-grained-activation-offloading
+   * --offload-modules (layout.h enum pl_offload_module) */
+  if ((v = cli_get(args, "offload-modules")) != NULL &&
+      pl_offload_modules_parse(v, &l->offload_modules, &d) != PL_OK)
+    return cli_fail("--offload-modules: %s", d.msg);
   /* --cuda-graph-scope LIST: Megatron-Core cuda_graph_scope (layout.h enum
    * pl_cuda_graph_scope): the ops it captures cost the host nothing per kernel */
   if ((v = cli_get(args, "cuda-graph-scope")) != NULL &&

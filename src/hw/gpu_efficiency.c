@@ -10,6 +10,7 @@
  *       "tile": {"value": "128x256", "source": "..."},
  *       "sustained_fraction": {"value": 0.887, "source": "..."}  (optional)
  *       "tile_fixed_k": {"value": 170, "source": "..."}  (optional)
+ *       "tile_fixed_k_fp8": {"value": 472, "source": "..."}  (optional)
  *       "mxfp8_vs_fp8": {"value": 0.951, "source": "..."}  (optional)
  *       "nvfp4_vs_fp8": {"value": 1.81, "source": "..."}  (optional)
  *       "mamf_is_ceiling": {"value": false, "source": "..."}  (optional, default true)
@@ -202,6 +203,10 @@ static enum pl_status gemm_part(yajl_val eff, const char *origin, struct pl_gpu_
   /* optional: each output tile's cost outside its K loop, in K elements */
   if (st == PL_OK && base_json_get(g, "tile_fixed_k") != NULL)
     st = tile_fixed_k(g, "tile_fixed_k", origin, &e->gemm_tile_fixed_k, diag);
+  /* optional: the same for FP8 GEMMs, whose K loop runs twice as many K
+   * elements per cycle, so the same fixed time is more K elements */
+  if (st == PL_OK && base_json_get(g, "tile_fixed_k_fp8") != NULL)
+    st = tile_fixed_k(g, "tile_fixed_k_fp8", origin, &e->gemm_tile_fixed_k_fp8, diag);
   /* optional: the block-scaled GEMMs' measured rate against the tensor-scaled
    * FP8 GEMM's at the same shapes (a ratio of rates, 0 < r <= 4) */
   if (st == PL_OK)

@@ -170,6 +170,16 @@ static double modules_freed(const struct pl_model *m, const struct pl_layout *l,
   return freed;
 }
 
+/* What fine-grained activation offloading (layout.offload_modules) moves to
+ * the host from one MoE block: its routed copies times offload.c's bytes a
+ * copy */
+static double offload_moe_block(const struct pl_model *m, const struct pl_layout *l, double sb,
+                                double e, double mlp) {
+  double t = (double)deg(l->tp), etp = (double)deg(l->etp);
+  double copies = sb / t * (double)m->top_k * etp * pl_moe_imbalance(m, l);
+  return copies * model_offload_copy_bytes(m, l, e, mlp, etp, glu_clamp_bytes(m, etp));
+}
+
 /* A hybrid Mamba-2 stack's average block (model.hybrid_pattern, mamba.c),
  * without recompute or with selective recompute, in layer_act's terms: each
  * block keeps its norm input (2 B) and its first GEMM's input (e); the
@@ -209,7 +219,36 @@ static double hybrid_layer_act(const struct pl_model *m, const struct pl_layout 
   return bytes - freed;
 }
 
+static double layer_act_kept(const struct pl_model *m, const struct pl_layout *l,
+                             enum pl_recompute r);
+static void saved_gemm_bytes(const struct pl_model *m, const struct pl_layout *l, double *e,
+                             double *mlp);
+
+/* One block's activations on the GPU: what it saves, less what offloading
+ * moves to the host (offload_moe_block, on the share of MoE blocks) */
 static double layer_act(const struct pl_model *m, const struct pl_layout *l, enum pl_recompute r) {
+  double bytes = layer_act_kept(m, l, r);
+  if (l->offload_modules == 0 || !pl_model_is_moe(m) || r == PL_RECOMPUTE_FULL ||
+      r == PL_RECOMPUTE_OPS)
+    return bytes;
+  double e, mlp;
+  saved_gemm_bytes(m, l, &e, &mlp);
+  double share = (double)pl_model_moe_layers(m) / (double)m->layers;
+  return bytes - share * offload_moe_block(m, l, local_tokens(m, l), e, mlp);
+}
+
+/* e: bytes of a saved GEMM input element (16-bit, or TE's quantized copy);
+ * mlp: bytes per MLP ffn element, the activation input (gated: gate and up,
+ * bf16) and the fc2 input (e) */
+static void saved_gemm_bytes(const struct pl_model *m, const struct pl_layout *l, double *e,
+                             double *mlp) {
+  bool hp_saved = l->dtype == PL_DTYPE_BF16 || pl_layout_fp8_tensorwise(l);
+  *e = hp_saved ? 2.0 : pl_dtype_element_bytes(l->dtype);
+  *mlp = (m->mlp == PL_MLP_SWIGLU ? 4.0 : 2.0) + *e;
+}
+
+static double layer_act_kept(const struct pl_model *m, const struct pl_layout *l,
+                             enum pl_recompute r) {
   double t = (double)deg(l->tp), sb = local_tokens(m, l);
   double rep_div = l->sp && t > 1 ? t : 1.0; /* SP shards the "replicated" part */
   double h = (double)m->hidden, f = (double)m->ffn_hidden;
@@ -242,15 +281,13 @@ static double layer_act(const struct pl_model *m, const struct pl_layout *l, enu
   /* fp8-tensorwise (torchao Float8Linear, layout.h) saves the 16-bit input
    * instead: torchao/float8/float8_linear.py matmul_with_hp_or_float8_args
    * ctx.save_for_backward(input_hp, weight_hp_t), cast again in backward */
-  bool hp_saved = l->dtype == PL_DTYPE_BF16 || pl_layout_fp8_tensorwise(l);
-  double e = hp_saved ? 2.0 : pl_dtype_element_bytes(l->dtype);
+  double e, mlp;
+  saved_gemm_bytes(m, l, &e, &mlp);
   /* norm1 in, norm2 in (2 B each), QKV in, fc1 in (e) + two dropout masks (1 B) */
   double rep = (4.0 + 2.0 * e) * h + (m->dropout ? 2.0 * h : 0.0);
   /* Q, K, V; proj in (e, plus the bf16 attention output a fused kernel
-   * keeps when that is not the same tensor); MLP activation in (gated: gate
-   * and up, bf16) and fc2 in (e) */
+   * keeps when that is not the same tensor) */
   double proj = e < 2.0 && !l->eager_attention ? 2.0 + e : e;
-  double mlp = (m->mlp == PL_MLP_SWIGLU ? 4.0 : 2.0) + e;
   if (pl_model_is_hybrid(m))
     return hybrid_layer_act(m, l, r, e, mlp);
   double shard = 2.0 * (q + 2.0 * kv) + proj * q + mlp * f;
@@ -619,6 +656,16 @@ static void activations(const struct pl_model *m, const struct pl_layout *l, int
     int64_t off = l->act_offload_layers < s->layers ? l->act_offload_layers : s->layers - 1;
     if (off > 0)
       s->act_b -= s->in_flight * (double)off * s->layer_act;
+  }
+  if (l->offload_modules != 0 && l->recompute != PL_RECOMPUTE_FULL &&
+      l->recompute != PL_RECOMPUTE_OPS) {
+    /* fine-grained offloading (layout.offload_modules): one MoE block's
+     * offloaded groups stay on the GPU, the last group of a chunk whose
+     * backward comes next (ChunkOffloadHandler.should_bulk_offload) or the
+     * group reloaded one ahead in the backward (bulk_reload) */
+    double e, mlp;
+    saved_gemm_bytes(m, l, &e, &mlp);
+    s->act_b += offload_moe_block(m, l, local_tokens(m, l), e, mlp);
   }
   if (i == 0 && m->dropout) /* embedding dropout mask, 1 B per element */
     s->act_b += s->in_flight * sb * h / rep_div;

@@ -16,7 +16,9 @@
  * library is assumed to pick the better of the tile and its transpose. Where the GPU file
  * gives gemm.tile_fixed_k, each tile also pays that many K elements of work outside its K loop
  * (prologue and epilogue; fitted to OpenXLA's measured sm_90 matmul table, so GEMMs with
- * K = 1-2k run 5-10% below large-K ones). Time is the larger of
+ * K = 1-2k run 5-10% below large-K ones); FP8 GEMMs (and the block-scaled ones rated from
+ * the FP8 measurement) pay gemm.tile_fixed_k_fp8 instead (fitted to this project's measured
+ * H100 FP8 GEMMs: K = 2048 runs about 20% below large K). Time is the larger of
  * that and the HBM time of reading A, B and writing C (roofline).
  * Attention (fused, FlashAttention): executed FLOPs (half the counted ones
  * when causal) over the GPU's FlashAttention forward/backward fraction of peak (FlashAttention-2
@@ -79,8 +81,8 @@ static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt, double *ceilin
    * datasheets); its rate is the FP8 measurement times the file's measured
    * ratio (gemm.mxfp8_vs_fp8), or the peaks' ratio. NVFP4 too: like MXFP8 it is a block-scaled
    * narrow-precision GEMM of Transformer Engine's recipes, and the FP8
-   * measurement is the nearest one in kind (no per-tile BF16 fixed cost:
-   * tile_fixed_k is BF16 only). Any other dtype without a measurement: the
+   * measurement is the nearest one in kind (its per-tile fixed cost is the
+   * FP8 one, tile_fixed_k_fp8). Any other dtype without a measurement: the
    * BF16 one scaled by the peaks. */
   /* A block-scaled GEMM's rate against the FP8 one: the GPU file's measured
    * ratio at equal shapes when it gives one (gemm.mxfp8_vs_fp8,
@@ -93,9 +95,14 @@ static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt, double *ceilin
     vs_fp8 = e->gemm_mxfp8_vs_fp8;
   else if (dt == PL_DTYPE_NVFP4 && e->gemm_nvfp4_vs_fp8 > 0)
     vs_fp8 = e->gemm_nvfp4_vs_fp8;
+  /* the measured shape paid its tiles' fixed cost in the dtype it was
+   * measured in: BF16's for the BF16 MAMF, FP8's for the FP8 one (a BF16
+   * anchor scaled to FP8 by the peaks keeps none, as before the FP8 key) */
+  double k0 = dt == PL_DTYPE_BF16 ? e->gemm_tile_fixed_k : 0;
   if (fp8_like && e->gemm_fp8_mamf_flops_per_s > 0 && g->peak_fp8_flops_per_s > 0) {
     mamf = e->gemm_fp8_mamf_flops_per_s * vs_fp8;
     shape = e->gemm_fp8_mamf_shape;
+    k0 = e->gemm_tile_fixed_k_fp8;
   } else if (fp8_like && g->peak_fp8_flops_per_s > 0 && g->peak_bf16_flops_per_s > 0) {
     /* no FP8 measurement: the BF16 one scaled to FP8 by the peaks, then as above */
     mamf *= g->peak_fp8_flops_per_s / g->peak_bf16_flops_per_s * vs_fp8;
@@ -107,8 +114,6 @@ static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt, double *ceilin
   if (mamf <= 0 || shape[0] <= 0 || shape[1] <= 0)
     return 0;
   double q = (double)shape[0] * (double)shape[1] / gemm_work(g, shape[0], shape[1], 1);
-  /* the measured shape pays its tiles' fixed cost too (BF16 only, see tile_fixed_k) */
-  double k0 = dt != PL_DTYPE_BF16 ? 0 : e->gemm_tile_fixed_k;
   if (shape[2] > 0)
     q *= (double)shape[2] / ((double)shape[2] + k0);
   /* a training step keeps the GPU at its power limit: the sustained rate when the file gives it */
@@ -125,11 +130,17 @@ static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt, double *ceilin
 }
 
 /* Each output tile's cost outside its K loop (pipeline prologue, epilogue
- * store), in K elements of mainloop: the GPU file's gemm.tile_fixed_k, fitted
- * there to a public per-shape measurement (docs/step-model.md 2.1). BF16
- * only: no FP8 measurement gives it. */
+ * store), in K elements of mainloop: the GPU file's gemm.tile_fixed_k for
+ * BF16 (fitted to OpenXLA's measured table) and gemm.tile_fixed_k_fp8 for
+ * FP8, MXFP8 and NVFP4 (fitted to measured FP8 GEMMs; the block-scaled GEMMs
+ * are rated from the FP8 measurement, so they take its fixed cost too), only
+ * where the FP8 rate is itself a measurement (docs/step-model.md 2.1). */
 static double tile_fixed_k(const struct pl_gpu *g, enum pl_dtype dt) {
-  return dt != PL_DTYPE_BF16 ? 0 : g->eff.gemm_tile_fixed_k;
+  const struct pl_gpu_efficiency *e = &g->eff;
+  if (dt == PL_DTYPE_BF16)
+    return e->gemm_tile_fixed_k;
+  bool fp8_like = dt == PL_DTYPE_FP8 || dt == PL_DTYPE_MXFP8 || dt == PL_DTYPE_NVFP4;
+  return fp8_like && e->gemm_fp8_mamf_flops_per_s > 0 ? e->gemm_tile_fixed_k_fp8 : 0;
 }
 
 double pl_gemm_time_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, int64_t n, int64_t k,

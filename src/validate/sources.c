@@ -1347,8 +1347,35 @@ static void nvl_segment(const struct validate_in *in, const struct pl_layout *l,
  * --use-distributed-optimizer, --overlap-grad-reduce, --overlap-param-gather,
  * --sequence-parallel, --make-vocab-size-divisible-by 1187, and
  * --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split. */
+/* The zoo readme's command under a table (the row's notes) with Megatron-Core
+ * --fine-grained-activation-offloading --offload-modules M1 M2 ...
+ * (layout.offload_modules): the module names up to the next option. */
+static bool zoo_offload(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  const char *notes = cell(in, "notes"), *opt = "--offload-modules ";
+  const char *p = strstr(notes, opt);
+  if (strstr(notes, "--fine-grained-activation-offloading") == NULL || p == NULL)
+    return true;
+  char list[128] = "";
+  size_t used = 0;
+  for (p += strlen(opt); *p != '\0' && *p != '`' && strncmp(p, "--", 2) != 0;) {
+    size_t n = strcspn(p, " `");
+    if (n > 0 && used + n + 2 < sizeof list)
+      used += (size_t)snprintf(list + used, sizeof list - used, "%s%.*s", used > 0 ? "," : "",
+                               (int)n, p);
+    p += n;
+    p += strspn(p, " ");
+  }
+  struct pl_diag d;
+  if (pl_offload_modules_parse(list, &l->offload_modules, &d) != PL_OK)
+    return validate_skip(row, "fine-grained activation offloading: %s", d.msg);
+  validate_note(row, "fine-grained activation offloading of %s (the command)", list);
+  return true;
+}
+
 static bool zoo_modes(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   const char *shard = cell(in, "sharding"), *rc = cell(in, "recompute");
+  if (!zoo_offload(in, l, row))
+    return false;
   if (strstr(shard, "Megatron FSDP") != NULL) {
     l->shard = PL_SHARD_ZERO3;
     l->shard_grads_reduce_dtype = true; /* Megatron FSDP's main_grad_buffer (layout.h) */

@@ -679,6 +679,48 @@ static void test_adam_moments_bf16(void) {
   CHECK_NEAR_REL(c.optimizer_bytes, 6738415616.0, 1e-15);
 }
 
+/* Megatron-Core's fine-grained activation offloading (layout.offload_modules).
+ * Qwen3-30B-A3B (h 2048, 128 experts top-8, expert ffn 768, all 48 blocks
+ * MoE), 8 GPUs, ep 8, zero1, imbalance 1, bf16 (e = 2, SwiGLU: mlp = 4 + e),
+ * mbs 1, seq 4096: 4096 x 8 = 32,768 routed copies a block. expert_fc1
+ * moves the fc1 input, 2 x 2048 = 4,096 B a copy, 134,217,728 B a block;
+ * moe_act the fc1 output, 4 x 768 = 3,072 B a copy, 100,663,296 B a block;
+ * both 234,881,024 B. The stage (pp 1, one micro-batch) keeps one block's
+ * offloaded groups: its activations fall by 47 x 234,881,024 =
+ * 11,039,408,128 B. With moe_act recomputed the fc1 output still goes (the
+ * checkpoint's input); with the whole MoE layer recomputed nothing does. */
+static void test_offload_modules(void) {
+  struct pl_model m = model("qwen3-30b-a3b");
+  struct pl_gpu g = gpu80();
+  struct pl_layout l = layout(&m, (struct spec){.gpus = 8, .gbs = 8, .shard = PL_SHARD_ZERO1});
+  l.ep = 8;
+  l = resolved(&m, l);
+  l.moe_imbalance = 1.0;
+  l.seq = 4096;
+  double none = pl_memory_layer_activation_bytes(&m, &l);
+  struct pl_memory a, b;
+  pl_memory_compute(&m, &l, &g, &a);
+  l.offload_modules = PL_OFM_EXPERT_FC1;
+  CHECK_NEAR_REL(none - pl_memory_layer_activation_bytes(&m, &l), 134217728.0, 1e-12);
+  l.offload_modules = PL_OFM_MOE_ACT;
+  CHECK_NEAR_REL(none - pl_memory_layer_activation_bytes(&m, &l), 100663296.0, 1e-12);
+  l.offload_modules = PL_OFM_EXPERT_FC1 | PL_OFM_MOE_ACT;
+  CHECK_NEAR_REL(none - pl_memory_layer_activation_bytes(&m, &l), 234881024.0, 1e-12);
+  pl_memory_compute(&m, &l, &g, &b);
+  CHECK_NEAR_REL(a.activations_bytes - b.activations_bytes, 11039408128.0, 1e-12);
+  l.recompute = PL_RECOMPUTE_SELECTIVE;
+  l.recompute_modules = PL_RCM_MOE_ACT;
+  l.offload_modules = 0;
+  double rc = pl_memory_layer_activation_bytes(&m, &l);
+  l.offload_modules = PL_OFM_MOE_ACT;
+  CHECK_NEAR_REL(rc - pl_memory_layer_activation_bytes(&m, &l), 100663296.0, 1e-12);
+  l.recompute_modules = PL_RCM_MOE;
+  l.offload_modules = 0;
+  rc = pl_memory_layer_activation_bytes(&m, &l);
+  l.offload_modules = PL_OFM_EXPERT_FC1 | PL_OFM_MOE_ACT;
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &l), rc, 0);
+}
+
 /* TE GroupedLinear saves the experts' fc1 input as its quantized copy under
  * FP8 (column-wise data, e bytes), not the bf16 tokens (memory.c
  * moe_act_delta). Qwen3-30B-A3B (h 2048, 32 heads x 128 = q 4096, 4 KV heads,
@@ -724,6 +766,7 @@ int main(void) {
   test_te_fp8_params();
   test_fsdp_block_units();
   test_adam_moments_bf16();
+  test_offload_modules();
   test_moe_fc1_quantized();
   return check_finish();
 }
