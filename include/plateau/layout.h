@@ -108,8 +108,14 @@ enum pl_kernels { PL_KERNELS_FUSED, PL_KERNELS_UNFUSED };
  * alltoall (MoEAlltoAllTokenDispatcher, the default here), allgather
  * (MoEAllGatherTokenDispatcher: every rank gathers all tokens of the ep group
  * and reduce_scatters the outputs), deepep (MoEFlexTokenDispatcher with
- * DeepEP's fused dispatch/combine kernels: NVLink inside a node, RDMA across). */
-enum pl_moe_dispatch { PL_MOE_ALLTOALL, PL_MOE_ALLGATHER, PL_MOE_DEEPEP };
+ * DeepEP's fused dispatch/combine kernels: NVLink inside a node, RDMA across),
+ * hybridep (MoEFlexTokenDispatcher with --moe-flex-dispatcher-backend hybridep:
+ * NVIDIA's Hybrid-EP kernels, a token sent once per destination node over
+ * RDMA then forwarded over NVLink; priced as deepep except where Hybrid-EP's
+ * own measurements apply, src/sim/segments.c). */
+enum pl_moe_dispatch { PL_MOE_ALLTOALL, PL_MOE_ALLGATHER, PL_MOE_DEEPEP, PL_MOE_HYBRIDEP };
+/* The flex dispatcher (deepep or hybridep backend). */
+#define PL_MOE_IS_FLEX(d) ((d) == PL_MOE_DEEPEP || (d) == PL_MOE_HYBRIDEP)
 /* How FP8 (dtype fp8, Hopper recipes) scales and caches its tensors, as
  * Transformer Engine's recipes name them (transformer_engine/common/recipe/
  * __init__.py, TE 2.x: DelayedScaling, Float8CurrentScaling,

@@ -402,7 +402,15 @@ static const struct elem_cost UNPERMUTE = {2, 2, 2 * BF16_BYTES, 3 * BF16_BYTES}
  * tools/autograd/derivatives.yaml): cat's gradient is two views, each clamp's
  * `clamp_backward` reads its input and gradient and writes the masked gradient
  * (12 B for both halves), chunk's gradient concatenates them (8 B): 20 B, three
- * kernels. */
+ * kernels; forward three (two clamps, the cat). The same function then makes
+ * the GLU's offset a device tensor, `torch.tensor(linear_offset,
+ * dtype=input.dtype, device=input.device)`, a host-to-device copy that PyTorch
+ * runs blocking, a cudaMemcpyAsync and a cudaStreamSynchronize (ATen
+ * memcpy_and_sync for a copy_ with non_blocking false; pytorch/pytorch issues
+ * #120996 and #190217, open in 2026-07, "torch.tensor(3.14, device=...)
+ * syncs", torch.full does not): the host waits for the GPU on every call, in
+ * the forward and in the forward re-run under moe_act recompute
+ * (pl_op.host_sync). */
 static const struct elem_cost GLU_CLAMP = {2, 2, 8 * BF16_BYTES, 10 * BF16_BYTES};
 /* Expert biases (model mlp_bias in an MoE block, GPT-OSS): fc1's bias is added
  * inside Transformer Engine's GroupedLinear (TEGroupedMLP builds linear_fc1 with
@@ -423,7 +431,8 @@ static const struct elem_cost GLU_CLAMP = {2, 2, 8 * BF16_BYTES, 10 * BF16_BYTES
  * grad * b summed over the columns for p, each a 2 B write and two 2 B reads:
  * 12 B; the gradient of torch.split(out, tokens_per_expert) is
  * split_with_sizes_backward, a torch.cat of the experts' gradient slices (one
- * more read and write, 4 B): 16 B. */
+ * more read and write, 4 B): 16 B. Kernels: forward two per local expert (b * p,
+ * the add) and the cat; backward four per expert and the cat. */
 static const struct elem_cost EXPERT_BIAS = {2, 4, 6 * BF16_BYTES, 8 * BF16_BYTES};
 
 /* Routed copies one expert of the busiest ep rank computes in one
@@ -504,18 +513,30 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
     ops[n].fwd_kernels = -1;
     ops[n++].bwd_kernels = 4;
   }
-  elementwise(&ops[n++], "router_topk", (double)d->tokens_n * (double)m->experts, ROUTER_TOPK);
+  elementwise(&ops[n], "router_topk", (double)d->tokens_n * (double)m->experts, ROUTER_TOPK);
+  /* Megatron-Core's alltoall and allgather dispatchers read the token counts
+   * back to the host before the all-to-all can be issued and wait for them
+   * (megatron/core/transformer/moe/token_dispatcher.py, core_v0.14.0 ..
+   * core_v0.18.2 and main d98e8a6: MoEAlltoAllTokenDispatcher
+   * _maybe_dtoh_and_synchronize, `self.d2h_event.synchronize()` at
+   * "before_ep_alltoall", "before_finish" when ep = tp = 1;
+   * MoEAllGatherTokenDispatcher.dispatch_postprocess `.cpu()`): a host sync
+   * after the routing (pl_op.host_sync). The flex (DeepEP) dispatcher: not read. */
+  ops[n++].host_sync = l->dispatch != PL_MOE_DEEPEP;
   elementwise(&ops[n++], "permute", copies, PERMUTE);
   gemm_group(&ops[n++], "expert_fc1", rows, gated ? 2 * fe : fe, h, local, share);
   if (gated && m->glu_clamp) {
     elementwise(&ops[n], "expert_clamp", (double)rows * (double)local * (double)fe, GLU_CLAMP);
-    ops[n++].bwd_kernels = 3;
+    ops[n].fwd_kernels = 3;
+    ops[n].bwd_kernels = 3;
+    ops[n++].host_sync = true; /* GLU_CLAMP: the offset's blocking copy */
   }
   elementwise(&ops[n++], "expert_act", (double)rows * (double)local * (double)fe,
               gated ? SWIGLU : GELU);
   gemm_group(&ops[n++], "expert_fc2", rows, h, fe, local, share);
   if (m->mlp_bias) { /* per local expert: two products and their sums */
     elementwise(&ops[n], "expert_bias", (double)rows * (double)local * (double)h, EXPERT_BIAS);
+    ops[n].fwd_kernels = 2 * (int)local + 1;
     ops[n++].bwd_kernels = 4 * (int)local + 1;
   }
   elementwise(&ops[n++], "unpermute", copies, UNPERMUTE);

@@ -16,7 +16,7 @@ static const char *const shard_names[] = {"ddp", "zero1", "zero2", "zero3"};
 static const char *const recompute_names[] = {"none", "selective", "full", "ops"};
 static const char *const schedule_names[] = {"1f1b", "interleaved", "gpipe"};
 static const char *const dtype_names[] = {"bf16", "fp8", "mxfp8", "nvfp4"};
-static const char *const dispatch_names[] = {"alltoall", "allgather", "deepep"};
+static const char *const dispatch_names[] = {"alltoall", "allgather", "deepep", "hybridep"};
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -1283,6 +1283,20 @@ static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, str
      * no backend: alltoall. With ep 8 the group is one node: no deduplication across nodes. */
     l->dispatch = PL_MOE_DEEPEP;
     validate_note(row, "hybridep dispatcher (the release's B200/B300 config)");
+  } else if (bridge_config_is(in, l, "26.02.01 26.04 26.04.01 26.06 26.06.01", "Qwen3_30B",
+                              "H100", -1)) {
+    /* Qwen3-30B-A3B on DGX H100 from 26.02.01 (v0.3.1, v0.4.0, v0.4.2, v0.5.0
+     * scripts/performance/configs/qwen/qwen3_workload_base_configs.py
+     * QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_{BF16,FP8_CS}_V1: expert_model_parallel_size 16
+     * over the 16 GPUs, moe_flex_dispatcher_backend "hybridep"; apply_flex_dispatcher_backend
+     * accepts compute capability 9). With ep 16 the group spans two nodes. */
+    l->dispatch = PL_MOE_HYBRIDEP;
+    validate_note(row, "hybridep dispatcher (the release's H100 config)");
+  } else if (bridge_config_is(in, l, "26.02", "Qwen3_30B", "H100", -1)) {
+    /* 26.02 (v0.3.0 QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_{BF16,FP8_CS}_V1, pp 2 vp 12 ep 8):
+     * moe_flex_dispatcher_backend "deepep". v0.2.x (25.11) sets no backend: alltoall. */
+    l->dispatch = PL_MOE_DEEPEP;
+    validate_note(row, "deepep dispatcher (the release's H100 config)");
   }
   mcore_balance(in, l, row);
   bridge_ep_overlap(in, l, row);

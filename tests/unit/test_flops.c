@@ -376,6 +376,17 @@ static void test_gpt_oss_experts(void) {
   CHECK_NEAR_REL(bias->fwd_bytes, 12.0 * elems, 1e-12);
   CHECK_NEAR_REL(bias->bwd_bytes, 16.0 * elems, 1e-12);
   CHECK_EQ_INT(bias->bwd_kernels, 513);
+  /* forward: two clamps and the cat; per expert b * p and the add, then the cat */
+  CHECK_EQ_INT(clamp->fwd_kernels, 3);
+  CHECK_EQ_INT(bias->fwd_kernels, 257);
+  /* host syncs: torch.tensor(linear_offset, device=...) in the clamped GLU,
+   * the alltoall dispatcher's device-to-host read of the token counts */
+  CHECK(clamp->host_sync && !bias->host_sync && !find(ops, n, "expert_act")->host_sync);
+  CHECK(find(ops, n, "router_topk")->host_sync);
+  l.dispatch = PL_MOE_DEEPEP;
+  CHECK(!find(ops, pl_layer_ops(&m, &l, ops), "router_topk")->host_sync);
+  l.dispatch = PL_MOE_ALLTOALL;
+  n = pl_layer_ops(&m, &l, ops);
   CHECK(clamp->kind == PL_OP_MEMORY && bias->kind == PL_OP_MEMORY);
   /* the clamp sits between fc1 and the activation, the bias right after fc2 */
   CHECK(clamp + 1 == find(ops, n, "expert_act"));

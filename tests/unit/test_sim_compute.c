@@ -1004,6 +1004,44 @@ static void test_host_waits(void) {
                  2e6 / bw + 5 * ovh(), EXACT);
 }
 
+/* pl_op.host_sync: the host cannot run ahead of the GPU across such an op,
+ * so the pass takes, piece by piece between syncs, the longer of GPU and
+ * host time; the piece after the last sync runs on into the next block's
+ * first. Four memory ops on the a100 file (HBM 2039 GB/s x 0.88 =
+ * 1794.32 GB/s, 1.2 us per kernel), 37 us of host per kernel:
+ *   x 1e6 B in 10 kernels, s 1e6 B in 1 (sync), y 2e9 B in 1, z 1e6 B in 20 (sync).
+ * No sync: GPU 2.003e9 / bw + 32 x 1.2 us = 1116.3 + 38.4 = 1154.7 us,
+ * host 32 x 37 = 1184 us: 1184 us. Syncs after s and z: the pieces are
+ * [y, z] (GPU 2.001e9 / bw + 21 x 1.2 = 1115.2 + 25.2 = 1140.4 us against
+ * 21 x 37 = 777 us of host) and [x, s] (14.3 us of GPU, 11 x 37 = 407 us of
+ * host): 1140.4 + 407 = 1547.4 us. One sync only (z's cleared): one piece
+ * per block, the same as none. The backward syncs only where the op's
+ * forward is re-run. */
+static void test_host_sync(void) {
+  struct pl_op ops[4] = {
+      {.kind = PL_OP_MEMORY, .name = "x", .fwd_bytes = 1e6, .bwd_bytes = 1e6, .fwd_kernels = 10},
+      {.kind = PL_OP_MEMORY, .name = "s", .fwd_bytes = 1e6, .bwd_bytes = 1e6, .host_sync = true},
+      {.kind = PL_OP_MEMORY, .name = "y", .fwd_bytes = 2e9, .bwd_bytes = 1e6},
+      {.kind = PL_OP_MEMORY, .name = "z", .fwd_bytes = 1e6, .bwd_bytes = 1e6, .fwd_kernels = 20,
+       .host_sync = true},
+  };
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .host_per_kernel_s = 37e-6};
+  struct pl_model m = {.pos = PL_POS_LEARNED};
+  double bw = 2039e9 * 0.88;
+  double piece_yz = 2.001e9 / bw + 21 * ovh(), piece_xs = 2e6 / bw + 11 * ovh();
+  CHECK(piece_yz > 777e-6 && piece_xs < 407e-6 && 2.003e9 / bw + 32 * ovh() < 1184e-6);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 4, PL_PASS_FWD, false), piece_yz + 407e-6,
+                 EXACT);
+  ops[3].host_sync = false;
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 4, PL_PASS_FWD, false), 1184e-6, EXACT);
+  /* backward: 4 x 1e6 B in 4 kernels, 4 x 37 us of host; no op re-runs, no piece */
+  ops[3].host_sync = true;
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 4, PL_PASS_BWD, false), 148e-6, EXACT);
+  l.host_per_kernel_s = 0; /* no host floor: the GPU time, syncs or not */
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 4, PL_PASS_FWD, false),
+                 2.003e9 / bw + 32 * ovh(), EXACT);
+}
+
 /* DeepSpeed 0.3.15-0.4.1's debug norm (layout.zero3_debug_norm,
  * segments.c zero3_debug_norm_op) on small_llama's block (p elements in 6
  * tensors: 4 weights, 2 RMSNorm weights): each fetch reads every tensor
@@ -1236,6 +1274,7 @@ int main(void) {
   struct pl_diag d, *dp = &d;
   CHECK_STATUS(pl_gpu_load("a100-80g", &a100, &d), PL_OK, dp);
   test_host_waits();
+  test_host_sync();
   test_zero3_debug_norm();
   test_loaded();
   test_mamf_shape();
