@@ -219,6 +219,7 @@ static uint32_t op_modules(const struct pl_op *op, bool mla) {
       {"gelu", PL_RCM_MLP},
       {"fc2", PL_RCM_MLP},
       {"router", PL_RCM_MOE},
+      {"router_fp32_casts", PL_RCM_MOE},
       {"router_topk", PL_RCM_MOE},
       {"permute", PL_RCM_MOE},
       {"expert_fc1", PL_RCM_MOE},
@@ -370,6 +371,19 @@ static int dense_mlp_ops(const struct pl_model *m, const struct dims *d, double 
  * and ModelZoo MoE recipes set it): read and write the logits, write the
  * probabilities (fwd); backward reads the probabilities and their gradient. */
 static const struct elem_cost ROUTER_TOPK = {6, 6, 3 * FP32_BYTES, 3 * FP32_BYTES};
+/* The router with Megatron-Core's moe_router_dtype "fp32" (model router_fp32):
+ * RouterGatingLinearFunction (moe_utils.py, core_v0.14.0 .. core_v0.17.0)
+ * saves the bf16 input and weight; its forward is a bf16 GEMM with fp32
+ * output (te_general_gemm(weight, inp, fp32)), but its backward first casts
+ * both up (inp.to(fp32), weight.to(fp32): read 2 B, write 4 B per element) and
+ * casts the two gradients back (grad_input[0].to(input dtype),
+ * grad_weight[0].to(weight dtype): read 4 B, write 2 B): 12 B per element of
+ * the input (tokens x h) and of the weight (experts x h), four kernels,
+ * nothing in the forward. Its two fp32 x fp32 GEMMs run as TF32
+ * (Transformer Engine cublaslt_gemm.cu cublas_gemm: CUBLAS_COMPUTE_32F_FAST_TF32
+ * "only for pure FP32 GEMM", v2.9 .. v2.12): timed as the bf16 router GEMM,
+ * not modelled. */
+static const struct elem_cost ROUTER_FP32_CASTS = {0, 0, 0, 12};
 /* Token permutation (megatron/core/transformer/moe/moe_utils.py permute and
  * unpermute, fused with --moe-permute-fusion): a gather of every routed copy,
  * read and write 2 B per element; unpermute reads the copies, scales them by
@@ -485,17 +499,22 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   double copies = (double)d->tokens_n * (double)m->top_k * (double)h;
   bool gated = m->mlp == PL_MLP_SWIGLU;
   int first = n;
-  gemm(&ops[n++], "router", d->tokens_n, m->experts, h);
-  elementwise(&ops[n], "router_topk", (double)d->tokens_n * (double)m->experts, ROUTER_TOPK);
-  /* Megatron-Core's alltoall and allgather dispatchers read the token counts
-   * back to the host before the all-to-all can be issued and wait for them
-   * (megatron/core/transformer/moe/token_dispatcher.py, core_v0.14.0 ..
-   * core_v0.18.2 and main d98e8a6: MoEAlltoAllTokenDispatcher
-   * _maybe_dtoh_and_synchronize, `self.d2h_event.synchronize()` at
-   * "before_ep_alltoall", "before_finish" when ep = tp = 1;
-   * MoEAllGatherTokenDispatcher.dispatch_postprocess `.cpu()`): a host sync
-   * after the routing (pl_op.host_sync). The flex (DeepEP) dispatcher: not read. */
-  ops[n++].host_sync = l->dispatch != PL_MOE_DEEPEP;
+  /* Megatron-Core's router is a plain 16-bit parameter, not a Transformer
+   * Engine module: TopKRouter.gating (megatron/core/transformer/moe/router.py)
+   * calls router_gating_linear, whose RouterGatingLinearFunction
+   * (moe_utils.py, core_v0.14.0 .. core_v0.17.0) hands the unquantized input
+   * and weight to te_general_gemm: a 16-bit GEMM under any FP8/FP4 recipe,
+   * with no quantize of its operands (segments.c fp8_casts skips it). */
+  gemm(&ops[n], "router", d->tokens_n, m->experts, h);
+  ops[n++].high_precision = true;
+  if (m->router_fp32) {
+    elementwise(&ops[n], "router_fp32_casts", (double)(d->tokens_n + m->experts) * (double)h,
+                ROUTER_FP32_CASTS);
+    ops[n].fwd_kernels = -1;
+    ops[n++].bwd_kernels = 4;
+  }
+  /* the dispatcher's wait for the token counts: layout.moe_host_sync (moe_sync.c) */
+  elementwise(&ops[n++], "router_topk", (double)d->tokens_n * (double)m->experts, ROUTER_TOPK);
   elementwise(&ops[n++], "permute", copies, PERMUTE);
   gemm_group(&ops[n++], "expert_fc1", rows, gated ? 2 * fe : fe, h, local, share);
   if (gated && m->glu_clamp) {

@@ -1088,7 +1088,9 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
   double fwd = 0, bwd = 0;
   for (int i = 0; i < n; i++) {
     const struct pl_op *o = &ops[i];
-    if (o->kind != PL_OP_GEMM)
+    /* a GEMM that stays 16-bit (pl_op.high_precision: the MoE router, the
+     * Mamba-2 SSD's Triton kernels) has no TE quantizer: nothing to cast */
+    if (o->kind != PL_OP_GEMM || o->high_precision)
       continue;
     double c = (double)o->count * (o->share > 0 ? o->share : 1.0);
     double m = (double)o->m, k = (double)o->k, nn = (double)o->n;

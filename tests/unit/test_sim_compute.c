@@ -704,6 +704,57 @@ static void test_fp8_casts(void) {
   CHECK(c != NULL && fabs(c->fwd_bytes - 35917824.0) < 1.0);
 }
 
+/* The MoE router stays 16-bit under FP8 (Megatron-Core's
+ * RouterGatingLinearFunction hands the bf16 input and weight to
+ * te_general_gemm, moe_utils.py core_v0.14.0 .. core_v0.17.0): the router op
+ * is high_precision and fp8_casts leaves its operands out. small_llama made
+ * MoE: 4 experts, top 2, expert width 512, ep 1, 1024 tokens; every block MoE.
+ * GEMMs cast (m x k inputs, k x n weights, m x n output gradients, x count):
+ *   qkv 1024 x 3072 x 1024, proj 1024 x 1024 x 1024,
+ *   expert_fc1 512 x 1024 x 1024 x 4 (rows 1024 x 2 / 4; gate and up),
+ *   expert_fc2 512 x 1024 x 512 x 4.
+ * Inputs 1,048,576 + 1,048,576 + 2,097,152 + 1,048,576 = 5,242,880; weights
+ * 3,145,728 + 1,048,576 + 4,194,304 + 2,097,152 = 10,485,760; outputs
+ * 3,145,728 + 1,048,576 + 2,097,152 + 2,097,152 = 8,388,608. At 4 B each:
+ * 62,914,560 B forward, 33,554,432 B backward (the router's 1024 x 1024
+ * input, 1024 x 4 weight and output would add 4,210,688 / 16,384 B). */
+static void test_router_16bit(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  run.model.experts = 4;
+  run.model.top_k = 2;
+  run.model.expert_ffn = 512;
+  run.model.moe_step = 1;
+  run.layout.ep = run.layout.etp = 1;
+  run.layout.dtype = PL_DTYPE_FP8;
+  int n = pl_sim_segment_ops(&run, 1, ops);
+  const struct pl_op *r = find_op(ops, n, "router");
+  const struct pl_op *c = find_op(ops, n, "fp8_casts");
+  CHECK(r != NULL && c != NULL);
+  if (r == NULL || c == NULL)
+    return;
+  CHECK(r->high_precision);
+  CHECK_NEAR_REL(c->fwd_bytes, 62914560.0, EXACT);
+  CHECK_NEAR_REL(c->bwd_bytes, 33554432.0, EXACT);
+  CHECK(find_op(ops, n, "router_fp32_casts") == NULL);
+  /* moe_router_dtype fp32 (model router_fp32): the backward casts the 1024
+   * x 1024 input and the 4 x 1024 weight up and their gradients back, 12 B
+   * per element: 12 x 1028 x 1024 = 12,632,064 B in 4 kernels; nothing in
+   * the forward (no bytes, no launch); the FP8 casts do not change */
+  run.model.router_fp32 = true;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  const struct pl_op *f = find_op(ops, n, "router_fp32_casts");
+  c = find_op(ops, n, "fp8_casts");
+  CHECK(f != NULL && c != NULL);
+  if (f == NULL || c == NULL)
+    return;
+  CHECK(f->fwd_bytes == 0.0 && f->fwd_kernels == -1 && f->bwd_kernels == 4);
+  CHECK_NEAR_REL(f->bwd_bytes, 12632064.0, EXACT);
+  CHECK_NEAR_REL(c->bwd_bytes, 33554432.0, EXACT);
+  CHECK(pl_op_time_s(&a100, PL_DTYPE_FP8, f, PL_PASS_FWD) == 0.0);
+}
+
 /* layout.head_16bit (Megatron-Core's output layer is tensor_parallel.ColumnParallelLinear, not a
  * TE module): under FP8 the LM head's GEMM is timed exactly as the same GEMM in bf16, forward and
  * backward; without it, at the FP8 rate (shorter on this H100, whose FP8 peak is twice bf16). The
@@ -1186,6 +1237,11 @@ static void test_cuda_graph_scopes(void) {
  *   experts and resid2 first (1610), then norm1 (1647), which the GPU runs
  *   only then: 1647 + G + eps, against max(1769, G + eps) without the wait.
  * D full_iteration graphs: no host time, the window is the GPU time alone.
+ * E as A with a second wait after expert_fc1 (pl_op.host_sync, GPT-OSS's
+ *   clamped GLU): the host has issued fc1 at 768 but waits for the GPU, still
+ *   in the dispatch until 1000 + eps; fc2 1768, unpermute 1805, the combine
+ *   1805 -> 2305, the rest (host 2001) behind it: 2305 + eps less the two
+ *   calls, 805 us (A's 573 plus the 232 us the host waited).
  * No routing op: -1. */
 static void test_moe_host_sync(void) {
   struct pl_op ops[8] = {
@@ -1206,6 +1262,9 @@ static void test_moe_host_sync(void) {
   l.dispatch = PL_MOE_DEEPEP;
   CHECK_NEAR_REL(sim_moe_sync_fwd_s(&a100, &l, &m, ops, 8, 1000e-6, 500e-6), 1573e-6, 0.01);
   l.dispatch = PL_MOE_ALLTOALL;
+  ops[4].host_sync = true;
+  CHECK_NEAR_REL(sim_moe_sync_fwd_s(&a100, &l, &m, ops, 8, 1000e-6, 500e-6), 805e-6, 0.02);
+  ops[4].host_sync = false;
   ops[0].fwd_bytes = 1e9; /* G: about 0.6 ms on the A100's HBM */
   double G = pl_op_run_time_s(&a100, &l, &m, &ops[0], PL_PASS_FWD);
   CHECK(G > 300e-6 && G < 1500e-6);
@@ -1248,6 +1307,7 @@ int main(void) {
   test_gemm_backward();
   test_unfused_kernels();
   test_fp8_casts();
+  test_router_16bit();
   test_head_16bit();
   test_param_kernels();
   test_framework_passes();
