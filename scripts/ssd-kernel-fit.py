@@ -150,14 +150,7 @@ def main():
                 t = times[(key, pas, part)]
                 if t > 0:
                     fr.append((key, work(part, pas, *key) / t / peak))
-            lg = [math.log(f) for _, f in fr]
-            mean = sum(lg) / len(lg)
-            dev = [math.exp(x - mean) - 1 for x in lg]
-            rms = math.sqrt(sum(d * d for d in dev) / len(dev))
-            worst = max(fr, key=lambda kf: abs(math.log(kf[1]) - mean))
-            print("%-16s %s fraction %.4f (of %s) over %d shapes: rms %.1f %%, worst %+.1f %% at %s" % (
-                part, pas, math.exp(mean), "HBM" if mem else "BF16 peak", len(fr), 100 * rms,
-                100 * (worst[1] / math.exp(mean) - 1), worst[0]))
+            report(part, pas, fr, "HBM" if mem else "BF16 peak")
             nano = [f for k, f in fr if k[2:] in ((64, 64, 8, 128, 128), (32, 64, 4, 128, 128)) and k[1] == 8192]
             if nano:
                 print("%-16s %s   Nano tp1/tp2 shapes only: %s" % ("", pas, " ".join("%.4f" % f for f in nano)))
