@@ -75,6 +75,10 @@ struct pl_framework {
   double host_per_gemm_s;              /* host time to issue one cuBLAS GEMM (Transformer Engine's
                                           per-GEMM call); 0 = as any kernel
                                           (layout.host_per_gemm_s) */
+  bool host_per_launch_set;
+  double host_per_launch_s;            /* host time of one kernel Transformer Engine launches from
+                                          C++ (its per-expert quantize kernels);
+                                          0 = not counted (layout.host_per_launch_s) */
   bool zero3_list_copy_set;
   double zero3_list_copy_s;            /* zero3 per-parameter tensor-list collectives: host time
                                           of one copy_ per rank (layout.zero3_list_copy_s) */

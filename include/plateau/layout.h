@@ -262,6 +262,11 @@ struct pl_layout {
                               call, and its GroupedLinear makes one call per local expert
                               (sim_op_run_gemms). 0 (default) = a GEMM counts as any kernel.
                               docs/step-model.md 2.6 */
+  double host_per_launch_s; /* input: host time of one kernel Transformer Engine launches from a
+                              C++ loop, counted for each per-expert quantize kernel of a grouped
+                              expert GEMM under FP8 current scaling, FP8 block scaling or MXFP8
+                              (split_quantize: sim_op_split_quantize_kernels). 0 (default) = not
+                              counted. docs/step-model.md 2.6 */
   double zero3_list_copy_s; /* input: zero3 collectives one parameter tensor per call through
                               the tensor-list c10d API (DeepSpeed 0.3.16 ZeRO-3 on PyTorch
                               1.7-1.8 ProcessGroupNCCL): each call costs the host one copy_

@@ -192,6 +192,8 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
   if (time_flag(args, "host-per-kernel", "37 us", &fw->host_per_kernel_s,
                 &fw->host_per_kernel_set) != 0 ||
       time_flag(args, "host-per-gemm", "48 us", &fw->host_per_gemm_s, &fw->host_per_gemm_set) != 0 ||
+      time_flag(args, "host-per-launch", "7.3 us", &fw->host_per_launch_s,
+                &fw->host_per_launch_set) != 0 ||
       time_flag(args, "zero3-list-copy", "22.64 us", &fw->zero3_list_copy_s,
                 &fw->zero3_list_copy_set) != 0)
     return 1;

@@ -76,6 +76,7 @@
   {"zero3-debug-norm", "on|off", "with --zero3-list-copy, every module fetch takes each of its parameters' norm and reads it back to the host, as DeepSpeed 0.3.15-0.4.1's fetch_sub_module formats it into a debug message (default off)"}, \
   {"cudnn-2024", "on|off", "cuDNN fused attention at the rates of the cuDNN that mid-2024 containers shipped (9.0-9.1; NVIDIA's published cudnn-frontend benchmark of cuDNN 9.1, GPU files with attention.cudnn.shape_2024; default off: today's cuDNN)"}, \
   {"host-per-gemm", "T", "host time to issue one cuBLAS GEMM from Transformer Engine ('48 us'), counted per GEMM call instead of --host-per-kernel; a grouped expert GEMM is one call per local expert (default 0: a GEMM counts as any kernel)"}, \
+  {"host-per-launch", "T", "host time of one kernel Transformer Engine launches from C++ ('7.3 us'): each per-expert quantize kernel of a grouped expert GEMM under FP8 current scaling (3 per expert), FP8 block scaling or MXFP8 (1 per expert) costs the host that much (default 0: not counted)"}, \
   {"zero3-list-copy", "T", "zero3 with one tensor-list gather/reduce_scatter per parameter (DeepSpeed 0.3.16): host time of one copy_ per rank per call ('22.64 us'; default 0: one call per unit)"}, \
   {"bucket-mb", "MB", "ddp/zero1 gradient bucket and zero1 gather call size in MiB, or 'megatron' (Megatron-Core DDP: max(40e6, 1e6 dp) parameters); default 25 (torch DDP bucket_cap_mb)"}
 

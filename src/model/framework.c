@@ -189,6 +189,9 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
     return read_host_time(s, key, "37 us", origin, &fw->host_per_kernel_s, &fw->host_per_kernel_set, diag);
   if (strcmp(key, "host_per_gemm") == 0)
     return read_host_time(s, key, "48 us", origin, &fw->host_per_gemm_s, &fw->host_per_gemm_set, diag);
+  if (strcmp(key, "host_per_launch") == 0)
+    return read_host_time(s, key, "7.3 us", origin, &fw->host_per_launch_s,
+                          &fw->host_per_launch_set, diag);
   if (strcmp(key, "zero3_list_copy") == 0)
     return read_host_time(s, key, "15 us", origin, &fw->zero3_list_copy_s, &fw->zero3_list_copy_set, diag);
   if (strcmp(key, "bucket_mb") == 0) {
@@ -338,6 +341,8 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
     l->host_per_kernel_s = fw->host_per_kernel_s;
   if (fw->host_per_gemm_set)
     l->host_per_gemm_s = fw->host_per_gemm_s;
+  if (fw->host_per_launch_set)
+    l->host_per_launch_s = fw->host_per_launch_s;
   if (fw->zero3_list_copy_set)
     l->zero3_list_copy_s = fw->zero3_list_copy_s;
   if (fw->bucket_dp_scaled || fw->bucket_mb > 0) {
@@ -392,6 +397,8 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->host_per_kernel_s = l->host_per_kernel_s;
   out->host_per_gemm_set = true;
   out->host_per_gemm_s = l->host_per_gemm_s;
+  out->host_per_launch_set = true;
+  out->host_per_launch_s = l->host_per_launch_s;
   out->zero3_list_copy_set = true;
   out->zero3_list_copy_s = l->zero3_list_copy_s;
   /* the gradient bucket as it runs, in MiB (the dtype its elements are reduced in) */

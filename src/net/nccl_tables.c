@@ -168,6 +168,8 @@ double net_cpu_overhead_s(const char *cpu_vendor) {
   return strcmp(cpu_vendor, "amd") == 0 ? 2.0 * US : 1.0 * US;
 }
 
+int net_btree_depth(int64_t m) { return m > 1 ? net_log2i(m - 1) + 1 : 0; }
+
 int net_log2i(int64_t v) {
   int k = -1;
   while (v > 0) {

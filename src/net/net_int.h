@@ -151,6 +151,12 @@ double net_node_bw_channels(const struct net_ctx *x, double channels);
 
 /* floor(log2(v)) for v >= 1, as NCCL's log2i. */
 int net_log2i(int64_t v);
+/* Levels of NCCL's binary tree over m nodes (src/graph/trees.cc ncclGetBtree,
+ * which ncclGetDtree mirrors or shifts): ceil(log2 m), 0 for one node. A
+ * non-power-of-two m puts the largest power of two under the root, one level
+ * more than NCCL's log2i(m), which its latency model keeps ("not an exact
+ * value but a good approximation", src/graph/connect.cc connectTrees). */
+int net_btree_depth(int64_t m);
 
 /* NCCL's P2P protocol switch: LL up to this many bytes per peer
  * (NCCL_P2P_LL_THRESHOLD default, src/enqueue.cc). */

@@ -34,15 +34,20 @@ static double nvls_tree_chunk_bytes(const struct net_ctx *x, double bytes, doubl
  * nvlsChannels x nvls.nHeads, src/enqueue.cc calcCollChunking, NCCL
  * 2.21-2.29: 16 x 8 on DGX H100, 24 x 8 with NCCL_MIN_CTAS=24, 16 x 32 on
  * an NVL72 rack, whose ranks beyond 32 are not heads) crosses the NVLS
- * reduce-scatter, log2(m) network hops up, log2(m) down and the NVLS
- * multicast; fill = the sum of those stage times less the slowest. */
+ * reduce-scatter, the network hops of the inter-node tree up and down and
+ * the NVLS multicast; fill = the sum of those stage times less the slowest.
+ * The heads' trees are ncclGetDtree's (src/graph/connect.cc connectNvls,
+ * NCCL 2.18-2.29: even channels tree 0, odd tree 1), so a chunk crosses the
+ * tree's depth each way, ceil(log2 m) (net_btree_depth; 4 on 10 nodes, where
+ * NCCL's latency term and this fill before session 11 took log2i = 3), as
+ * tree.c's fill does (session 10, pol10). */
 double net_nvls_tree_fill_s(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
   (void)p; /* Simple only */
   double ops = x->nvls_channels * net_nvls_heads(x);
   double loop = fmin(bytes, ops * nvls_tree_chunk_bytes(x, bytes, ops));
   double t_nvls = loop / (x->b_intra * x->nvls_eff);
   double t_net = loop / net_node_bw_channels(x, x->nvls_channels);
-  double sum = 2.0 * t_nvls + 2.0 * (double)net_log2i(x->m) * t_net;
+  double sum = 2.0 * t_nvls + 2.0 * (double)net_btree_depth(x->m) * t_net;
   return sum - fmax(t_nvls, t_net);
 }
 

@@ -68,11 +68,9 @@ double net_tree_fill_s(const struct net_ctx *x, enum pl_coll_proto p, double byt
   double t_nv = x->g > 1 ? chunk / net_intra_bw(x) : 0.0; /* no NVLink stage with g = 1 */
   double children = x->m > 2 ? 2.0 : 1.0; /* chunks a network stage moves per channel */
   double t_net = x->m > 1 ? children * chunk / (net_node_bw(x) * (x->m == 2 ? 2.0 : 1.0)) : 0.0;
-  /* levels a chunk crosses: the depth of ncclGetBtree's tree, ceil(log2 m)
-   * (a non-power-of-two m puts the largest power of two under the root,
-   * one level more than NCCL's log2i(m) "approximation" of the depth,
-   * src/graph/connect.cc connectTrees); the latency keeps NCCL's log2i */
-  double hops = x->m > 1 ? (double)(net_log2i(x->m - 1) + 1) : 0.0;
+  /* levels a chunk crosses: the tree's depth (net_btree_depth); the
+   * latency keeps NCCL's log2i */
+  double hops = (double)net_btree_depth(x->m);
   double sum = 2.0 * ((double)(x->g - 1) * t_nv + hops * t_net);
   return sum - fmax(x->g > 1 ? t_nv : 0.0, t_net);
 }

@@ -248,6 +248,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.te_cross_entropy", pl_setting_name(fw.te_cross_entropy));
   /* added after those: TE linears' async backward collectives (layout.h) */
   col_str(c, "framework.te_linear_bwd_overlap", pl_setting_name(fw.te_linear_bwd_overlap));
+  /* added after those: TE's per-expert quantize launches from C++ (layout.h) */
+  col_num(c, "framework.host_per_launch_s", fw.host_per_launch_s, true);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -470,6 +470,37 @@ double sim_op_run_gemms(const struct pl_op *op, enum pl_pass pass) {
   return calls * (pass == PL_PASS_FWD ? 1.0 : 2.0);
 }
 
+/* Kernels Transformer Engine launches one by one from C++ to quantize a
+ * grouped expert GEMM's operand, one pass of it: GroupedLinear splits the
+ * input (forward) and the output gradient (backward) per local expert and
+ * quantizes them with tex.split_quantize (transformer_engine/pytorch/module/
+ * grouped_linear.py _GroupedLinear.forward/backward), whose
+ * multi_tensor_quantize_impl has one fused kernel for FP8 delayed scaling
+ * only (nvte_multi_cast_transpose) and otherwise "Quantize kernels
+ * individually": quantizer->quantize per split (transformer_engine/pytorch/
+ * csrc/extensions/cast.cpp, TE v2.6 .. v2.18). Per split
+ * (transformer_engine/pytorch/csrc/quantizer.cpp, v2.12):
+ * Float8CurrentScalingQuantizer nvte_compute_amax_with_config,
+ * nvte_compute_scale_from_amax and nvte_quantize_v2 (3 kernels);
+ * MXFP8Quantizer and Float8BlockQuantizer one nvte_quantize_v2 (rowwise and
+ * columnwise copies in one kernel). NVFP4 has grouped kernels
+ * (split_quantize_nvfp4_impl) and torchao's tensorwise recipe no
+ * GroupedLinear: not counted. Their GPU time is in the fp8_casts op. */
+double sim_op_split_quantize_kernels(const struct pl_layout *l, const struct pl_op *op,
+                                     enum pl_pass pass) {
+  (void)pass; /* forward: the input; backward: the output gradient; one split each per expert */
+  if (op->kind != PL_OP_GEMM || op->count <= 1 || op->batched || op->high_precision)
+    return 0;
+  double per_split = 0;
+  if (l->dtype == PL_DTYPE_MXFP8)
+    per_split = 1;
+  else if (l->dtype == PL_DTYPE_FP8 && l->fp8_recipe == PL_FP8_RECIPE_CURRENT)
+    per_split = 3;
+  else if (l->dtype == PL_DTYPE_FP8 && l->fp8_recipe == PL_FP8_RECIPE_BLOCKWISE)
+    per_split = 1;
+  return per_split * (double)op->count;
+}
+
 double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
                         const struct pl_op *op, enum pl_pass pass) {
   if (op->kind == PL_OP_MEMORY && l->kernels == PL_KERNELS_UNFUSED && op->name != NULL &&
@@ -522,10 +553,11 @@ static bool op_graphed(const struct pl_layout *l, const struct pl_model *m, cons
 }
 
 /* What the host issues for an op run `share` times in a pass: its kernels,
- * those whose result it waits for (pl_op.host_waits), and its GEMM kernels
- * and cuBLAS calls (sim_op_run_gemms). */
+ * those whose result it waits for (pl_op.host_waits), its GEMM kernels
+ * and cuBLAS calls (sim_op_run_gemms), and the quantize kernels TE launches
+ * from C++ per expert (sim_op_split_quantize_kernels). */
 struct host_tally {
-  double kernels, waits, gemm_kernels, gemm_calls;
+  double kernels, waits, gemm_kernels, gemm_calls, cpp_launches;
 };
 
 static void host_tally_add(struct host_tally *h, const struct pl_layout *l,
@@ -537,6 +569,7 @@ static void host_tally_add(struct host_tally *h, const struct pl_layout *l,
   if (op->kind == PL_OP_GEMM) {
     h->gemm_kernels += k;
     h->gemm_calls += share * sim_op_run_gemms(op, pass);
+    h->cpp_launches += share * sim_op_split_quantize_kernels(l, op, pass);
   }
 }
 
@@ -546,7 +579,7 @@ static void host_tally_add(struct host_tally *h, const struct pl_layout *l,
 double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
                      const struct pl_op *ops, int n, enum pl_pass pass, bool attention_only) {
   double t = 0;
-  struct host_tally h = {0, 0, 0, 0};
+  struct host_tally h = {0, 0, 0, 0, 0};
   for (int i = 0; i < n; i++) {
     if (attention_only && ops[i].kind != PL_OP_ATTENTION)
       continue;
@@ -581,6 +614,10 @@ double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const st
    * query and launch; a grouped expert GEMM one call per local expert). */
   if (!attention_only && l->host_per_gemm_s > 0)
     host += h.gemm_calls * l->host_per_gemm_s - h.gemm_kernels * l->host_per_kernel_s;
+  /* layout.host_per_launch_s: TE's per-expert quantize kernels, each launched
+   * from C++ (no Python, dispatcher or autograd in between) */
+  if (!attention_only)
+    host += h.cpp_launches * l->host_per_launch_s;
   /* CUDA_LAUNCH_BLOCKING=1 (layout.launch_blocking): a launch returns only when
    * its kernel has finished (CUDA Programming Guide, "Asynchronous Concurrent
    * Execution": the variable disables asynchronous kernel launches), so the

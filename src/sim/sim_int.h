@@ -457,6 +457,11 @@ double sim_gpu_power_w(const struct pl_gpu *g, double compute_frac, double comm_
  * vocabulary slice of a tp rank (padded to tp, as the LM head's op). */
 double sim_microbatch_logits(const struct pl_model *m, const struct pl_layout *l);
 double sim_op_run_gemms(const struct pl_op *op, enum pl_pass pass);
+/* Quantize kernels Transformer Engine launches from C++ for a grouped expert
+ * GEMM's operand in one pass (split_quantize: per local expert, 3 under FP8
+ * current scaling, 1 under MXFP8 or FP8 block scaling; 0 otherwise). */
+double sim_op_split_quantize_kernels(const struct pl_layout *l, const struct pl_op *op,
+                                     enum pl_pass pass);
 double sim_op_run_kernels(const struct pl_layout *l, const struct pl_model *m,
                           const struct pl_op *op, enum pl_pass pass);
 double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,

@@ -319,6 +319,29 @@ cat >"$TMP/hg.json" <<'JSON'
 JSON
 expect_fail 1 "host_per_gemm" -- predict --framework "$TMP/hg.json"
 
+# --host-per-launch: the host time of one kernel Transformer Engine launches from C++: its
+# GroupedLinear quantizes the input and the output gradient per local expert (split_quantize:
+# 1 kernel per expert under MXFP8, 3 under FP8 current scaling; docs/step-model.md 2.6). The nemo
+# preset sets 7.3 us: the host-bound MXFP8 Qwen3-30B step at micro-batch 1 (16 local experts) is
+# slower with it; 0 overrides the preset; the BF16 step (no quantize) does not move.
+moe8="--model qwen3-30b-a3b --gpu b200 --gpus 8 --ep 8 --mbs 1 --gbs 64 --seq 4096 --framework nemo --dtype mxfp8"
+expect_ok predict $moe8 --format json
+cp "$TMP/out" "$TMP/hl1.json"
+check "nemo: host_per_launch_s 7.3 us in JSON" awk -v v="$(json_num "$TMP/out" host_per_launch_s)" 'BEGIN { exit !(v > 7.29e-6 && v < 7.31e-6) }'
+expect_ok predict $moe8 --host-per-launch 0 --format json
+check "host_per_launch 0 overrides the preset" [ "$(json_num "$TMP/out" host_per_launch_s)" = 0 ]
+check "host_per_launch 7.3 us: MXFP8 MoE mbs 1 slower" faster "$TMP/hl1.json" "$TMP/out"
+expect_ok predict $moe8 --format csv
+check "nemo: csv host_per_launch_s" awk -v v="$(col "$TMP/out" framework.host_per_launch_s)" 'BEGIN { exit !(v > 7.29e-6 && v < 7.31e-6) }'
+expect_ok predict $moe1 --host-per-launch 0 --format json
+check "host_per_launch: BF16 MoE unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/hg1.json" step_time_s)" ]
+expect_fail 1 "^plateau: --host-per-launch: '-1 us' is not a time from 0 to 1 ms" -- predict --host-per-launch '-1 us'
+expect_fail 1 "^plateau: --host-per-launch: 'fast' is not a time" -- predict --host-per-launch fast
+cat >"$TMP/hl.json" <<'JSON'
+{"name": "hl", "description": "test", "behaviours": {"host_per_launch": "2 ms"}}
+JSON
+expect_fail 1 "host_per_launch" -- predict --framework "$TMP/hl.json"
+
 # torchtitan's activation checkpointing is the run's, not the preset's (docs/frameworks.md): with
 # no --recompute the preset leaves none; its code default (selective_ac_option "2") is given as
 # --recompute full --recompute-every 2, which recomputes (more FLOPs, slower) and holds less

@@ -34,6 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   if (!isfinite(fw.host_per_kernel_s) || fw.host_per_kernel_s < 0 ||
       !isfinite(fw.host_per_gemm_s) || fw.host_per_gemm_s < 0 || fw.host_per_gemm_s > 1e-3 ||
+      !isfinite(fw.host_per_launch_s) || fw.host_per_launch_s < 0 || fw.host_per_launch_s > 1e-3 ||
       !isfinite(fw.zero3_list_copy_s) || fw.zero3_list_copy_s < 0 || !isfinite(fw.bucket_mb) ||
       fw.bucket_mb < 0 || fw.logit_metric_passes < 0)
     abort();

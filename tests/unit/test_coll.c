@@ -158,6 +158,16 @@ static void nvls(void) {
   t = t_of(PL_COLL_ALL_REDUCE, GIB, 32, 8, PL_ALGO_NVLS_TREE, PL_PROTO_SIMPLE);
   CHECK_NEAR_REL(t, (25 + 2 * 2 * 14) * US + GIB * 2.0 / (320 * GB) +
                         8 * MIB * (1 / 315.18 + 4 / 320.0) / GB, 1e-9);
+  /* 5 nodes (session 11, coll11): the same rate (2/320 binds; the ceiling
+   * 364 x 40 / 78 = 186.7 GB/s algbw does not) and NCCL's latency with
+   * log2i(5) = 2, 25 + 2 x 2 x 14 = 81 us, but the NVLS trees are
+   * ncclGetDtree's (src/graph/connect.cc connectNvls), whose ncclGetBtree
+   * tree on 5 nodes is 3 levels deep (0 -> 4 -> 2 -> 1 or 3): the fill
+   * crosses 2 x 3 network hops, less one NVLS stage (the slowest):
+   * 8 MiB (1 / 315.18 + 6 / 320) per GB/s (4 / 320 with log2i). */
+  t = t_of(PL_COLL_ALL_REDUCE, GIB, 40, 8, PL_ALGO_NVLS_TREE, PL_PROTO_SIMPLE);
+  CHECK_NEAR_REL(t, (25 + 2 * 2 * 14) * US + GIB * 2.0 / (320 * GB) +
+                        8 * MIB * (1 / 315.18 + 6 / 320.0) / GB, 1e-9);
   /* 2 nodes x 4 ranks: 4 NVLS heads (NCCL's NVLS search finds one head per
    * GPU), so the ceiling is 4 x 57.7 = 230.8 GB/s busBw = 230.8 x 8 / 14 =
    * 131.89 GB/s algbw; it binds below the NVLS part (315.18 x 4/5 = 252.14)

@@ -128,13 +128,16 @@ static const struct case_ cases[] = {
     /* qoofyk H100, 8x CX-7 400G, NCCL 2.26.2 */
     {"h100_2node_16gpu_all_reduce_nccl-tests-issue309-qoofyk-baremetal.txt", "dgx-h100", "auto", -1, 16, 2, 0.07, 0, false},
     {"h100_4node_32gpu_all_reduce_nccl-tests-issue309-qoofyk-vmware.txt", "dgx-h100", "auto", -1, 32, 4, 0.15, 0, false},
-    /* xxrjun cluster01, 10 nodes, NCCL 2.29.2 */
-    {"h100_10node_80gpu_all_reduce_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.17, 0, false},
+    /* xxrjun cluster01, 10 nodes, NCCL 2.29.2. Session 11 (coll11): NVLS_TREE's fill crosses
+     * the depth of ncclGetDtree's trees, ceil(log2 10) = 4 levels, not log2i = 3 (nvls_tree.c):
+     * all_reduce 14.5 -> 12.0 %, run0128 10.3 -> 8.5 %, g4 4.4 -> 3.7 %, g2 4.1 -> 4.5 % (bound
+     * kept); bounds of the improved logs reset to measured + 2 points */
+    {"h100_10node_80gpu_all_reduce_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.15, 0, false},
     {"h100_10node_80gpu_all_gather_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.10, 0, false},
     {"h100_10node_80gpu_reduce_scatter_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.10, 0, false},
     {"h100_10node_80gpu_alltoall_xxrjun-cluster01.txt", "dgx-h100", "auto", -1, 0, 0, 0.10, 0, false},
     /* the same cluster's run a day earlier (same hosts, NCCL 2.29.2): run-to-run spread */
-    {"h100_10node_80gpu_all_reduce_xxrjun-cluster01-run0128.txt", "dgx-h100", "auto", -1, 0, 0, 0.13, 0, false},
+    {"h100_10node_80gpu_all_reduce_xxrjun-cluster01-run0128.txt", "dgx-h100", "auto", -1, 0, 0, 0.10, 0, false},
     {"h100_10node_80gpu_all_gather_xxrjun-cluster01-run0128.txt", "dgx-h100", "auto", -1, 0, 0, 0.10, 0, false},
     {"h100_10node_80gpu_reduce_scatter_xxrjun-cluster01-run0128.txt", "dgx-h100", "auto", -1, 0, 0, 0.10, 0, false},
     {"h100_10node_80gpu_alltoall_xxrjun-cluster01-run0128.txt", "dgx-h100", "auto", -1, 0, 0, 0.10, 0, false},
@@ -146,7 +149,7 @@ static const struct case_ cases[] = {
      * 20.9 us, ranks NVLS_TREE out at 32 MiB: g4 tree/LL128, g2 ring/LL128 (+5.2 %, was
      * NVLS_TREE -17.8 %), g2 5.4 -> 4.1 %. g4 went 4.4 -> 5.5 % on c15a475 (tree/LL128 +31.2 %
      * vs NVLS_TREE +20.8 %); with pol10's tree fill (34883f4) it is 4.4 % either way: bound 7 % */
-    {"h100_10node_40gpu_all_reduce_xxrjun-cluster01-g4.txt", "dgx-h100", "auto", -1, 0, 0, 0.07, 0, false},
+    {"h100_10node_40gpu_all_reduce_xxrjun-cluster01-g4.txt", "dgx-h100", "auto", -1, 0, 0, 0.06, 0, false},
     {"h100_10node_40gpu_all_gather_xxrjun-cluster01-g4.txt", "dgx-h100", "auto", -1, 0, 0, 0.07, 0, false},
     {"h100_10node_40gpu_reduce_scatter_xxrjun-cluster01-g4.txt", "dgx-h100", "auto", -1, 0, 0, 0.07, 0, false},
     {"h100_10node_20gpu_all_reduce_xxrjun-cluster01-g2.txt", "dgx-h100", "auto", -1, 0, 0, 0.07, 0, false},

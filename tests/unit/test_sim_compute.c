@@ -969,6 +969,66 @@ static void test_host_per_gemm(void) {
   CHECK(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, true) < 1e-6);
 }
 
+/* layout.host_per_launch_s: Transformer Engine's GroupedLinear quantizes its
+ * input (forward) and output gradient (backward) per local expert, each split
+ * launched from C++ (split_quantize): 3 kernels per expert under FP8 current
+ * scaling (amax, scale, cast), 1 under MXFP8 or FP8 block scaling, none under
+ * FP8 delayed scaling (one fused multi-tensor kernel), BF16 or NVFP4; only
+ * grouped GEMMs (count > 1, not batched, not kept 16-bit). A grouped 64^3 GEMM
+ * of 16 (GPU time a few us), host 7.3 us per such launch, nothing else
+ * charged:
+ *   MXFP8: 16 launches a pass, forward 16 x 7.3 = 116.8 us, backward the same;
+ *   FP8 current scaling: 48 launches, 48 x 7.3 = 350.4 us;
+ *   MXFP8 + host_per_gemm 48 us: forward 16 x 48 + 116.8 = 884.8 us,
+ *   backward 32 x 48 + 116.8 = 1652.8 us;
+ *   on half the blocks (share 0.5): 58.4 us; full_iteration graph: no floor. */
+static void test_host_per_launch(void) {
+  struct pl_op op = {.kind = PL_OP_GEMM, .name = "expert_fc1", .m = 64, .n = 64, .k = 64, .count = 16};
+  struct pl_layout l = {.dtype = PL_DTYPE_MXFP8, .host_per_launch_s = 7.3e-6};
+  struct pl_model m = {.pos = PL_POS_LEARNED, .experts = 128};
+  CHECK_NEAR_REL(sim_op_split_quantize_kernels(&l, &op, PL_PASS_FWD), 16, EXACT);
+  CHECK_NEAR_REL(sim_op_split_quantize_kernels(&l, &op, PL_PASS_BWD), 16, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_FWD, false), 116.8e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_BWD, false), 116.8e-6, EXACT);
+  l.dtype = PL_DTYPE_FP8;
+  l.fp8_recipe = PL_FP8_RECIPE_CURRENT;
+  CHECK_NEAR_REL(sim_op_split_quantize_kernels(&l, &op, PL_PASS_FWD), 48, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_FWD, false), 350.4e-6, EXACT);
+  l.fp8_recipe = PL_FP8_RECIPE_BLOCKWISE;
+  CHECK_NEAR_REL(sim_op_split_quantize_kernels(&l, &op, PL_PASS_FWD), 16, EXACT);
+  l.fp8_recipe = PL_FP8_RECIPE_DELAYED;
+  CHECK(sim_op_split_quantize_kernels(&l, &op, PL_PASS_FWD) == 0);
+  l.dtype = PL_DTYPE_BF16;
+  CHECK(sim_op_split_quantize_kernels(&l, &op, PL_PASS_FWD) == 0);
+  l.dtype = PL_DTYPE_NVFP4;
+  CHECK(sim_op_split_quantize_kernels(&l, &op, PL_PASS_FWD) == 0);
+  l.dtype = PL_DTYPE_MXFP8;
+  struct pl_op dense = op, batched = op, head = op;
+  dense.count = 1;
+  batched.batched = true;
+  head.high_precision = true;
+  CHECK(sim_op_split_quantize_kernels(&l, &dense, PL_PASS_FWD) == 0);
+  CHECK(sim_op_split_quantize_kernels(&l, &batched, PL_PASS_FWD) == 0);
+  CHECK(sim_op_split_quantize_kernels(&l, &head, PL_PASS_FWD) == 0);
+  l.host_per_gemm_s = 48e-6;
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_FWD, false), 884.8e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_BWD, false), 1652.8e-6, EXACT);
+  l.host_per_gemm_s = 0;
+  op.share = 0.5;
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_FWD, false), 58.4e-6, EXACT);
+  op.share = 0;
+  l.cuda_graph_scopes = PL_CGS_FULL_ITERATION;
+  double t = sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_FWD, false);
+  CHECK(t > 0 && t < 50e-6);
+  l.cuda_graph_scopes = 0;
+  l.host_per_launch_s = 0;
+  t = sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_FWD, false);
+  CHECK(t > 0 && t < 50e-6);
+  /* the attention-only sum (cp split) carries no host floor */
+  l.host_per_launch_s = 7.3e-6;
+  CHECK(sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_FWD, true) < 1e-6);
+}
+
 /* CUDA-graph scopes (layout.cuda_graph_scopes): a captured op keeps its GPU
  * time but adds nothing to the host floor. Ops: router (one GEMM call), norm1
  * (one memory kernel), expert_fc1 (16 local experts: 16 GEMM calls forward, 32
@@ -1046,6 +1106,7 @@ int main(void) {
   test_framework_passes();
   test_launch_blocking();
   test_host_per_gemm();
+  test_host_per_launch();
   test_cuda_graph_scopes();
   test_launch_counts();
   test_eager_alibi();
