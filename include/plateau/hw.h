@@ -22,6 +22,21 @@
 enum pl_dtype { PL_DTYPE_BF16, PL_DTYPE_FP8, PL_DTYPE_MXFP8, PL_DTYPE_NVFP4 };
 #define PL_DTYPE_COUNT 4
 
+/* The Mamba-2 mixer's Triton kernels (mamba_ssm) as plateau's ops split them
+ * (src/model/mamba.c; ops/triton/ssd_combined.py, layernorm_gated.py): the
+ * SSD's cumsum and state passing (with the backward's ATen reductions), its
+ * chunk states, C B^T products and chunk scan, and the mixer's RMSNorm. The
+ * GPU file names each part by its op name. New values are appended, never
+ * renumbered. */
+enum pl_ssd_kernel {
+  PL_SSD_STATES,
+  PL_SSD_CHUNK_STATE,
+  PL_SSD_BMM_CB,
+  PL_SSD_CHUNK_SCAN,
+  PL_SSD_NORM
+};
+#define PL_SSD_KERNELS 5
+
 /* How close real kernels get to one GPU type's datasheet peaks, and how it
  * draws power: the "efficiency" object of its GPU file, every number with its
  * source (read by src/hw/gpu_efficiency.c, used by the step model in src/sim;
@@ -70,6 +85,12 @@ struct pl_gpu_efficiency {
   double attn_cudnn_2024_shape_bwd_fraction;
   double attn_cudnn_2024_fwd_tile_fixed_keys;
   double attn_cudnn_2024_bwd_tile_fixed_keys;
+  double ssd_fwd_fraction[PL_SSD_KERNELS]; /* the Mamba-2 mixer's Triton kernels
+                                    (efficiency.mamba_ssm): each part's measured rate, of the BF16
+                                    peak on the FLOPs plateau counts for it, or of the HBM
+                                    bandwidth on its bytes (PL_SSD_STATES, PL_SSD_NORM); 0 = not
+                                    given (the GEMM tile model, the HBM bytes at hbm_fraction) */
+  double ssd_bwd_fraction[PL_SSD_KERNELS]; /* the same for the backward, re-run kernels included */
   double hbm_fraction;           /* achievable / datasheet HBM bandwidth */
   double kernel_overhead_s;      /* fixed cost of each kernel (launch gap, tail) */
   double overlap_slowdown;       /* compute time increase while NCCL kernels run */

@@ -260,6 +260,12 @@ enum pl_status pl_calib_compute(const struct pl_gpu *base, const struct pl_compu
   out->eff.attn_shape_bwd_fraction = attn_fitted ? 0 : e->attn_shape_bwd_fraction * sus;
   if (n_mem > 0)
     out->eff.hbm_fraction = fmem;
+  /* the Mamba-2 SSD's matmul parts are rates of the BF16 peak like the
+   * attention fractions: the sustained fraction folded in (the HBM parts are not) */
+  for (int i = PL_SSD_CHUNK_STATE; i <= PL_SSD_CHUNK_SCAN; i++) {
+    out->eff.ssd_fwd_fraction[i] = e->ssd_fwd_fraction[i] * sus;
+    out->eff.ssd_bwd_fraction[i] = e->ssd_bwd_fraction[i] * sus;
+  }
 
   struct pl_compute_param *p = fit->p;
   set_param(&p[PL_CP_GEMM_RATE], bf.ops > 0, rate_at(base, PL_DTYPE_BF16, e->gemm_mamf_shape),

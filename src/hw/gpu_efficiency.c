@@ -24,6 +24,10 @@
  *                                      "bwd_tile_fixed_keys": {...}}  (optional)}
  *                            (optional: cuDNN's fused flash attention),
  *                   "shape": {the same four for the kernel above}  (optional)},
+ *     "mamba_ssm": {"ssd_states": {"fwd_fraction": {...}, "bwd_fraction": {...}},
+ *                   "ssd_chunk_state": {...}, "ssd_bmm_cb": {...}, "ssd_chunk_scan": {...},
+ *                   "ssm_norm": {...}}  (optional: the Mamba-2 mixer's Triton kernels by op;
+ *                   ssd_states and ssm_norm of the HBM bandwidth, the others of the BF16 peak),
  *     "hbm_fraction": {"value": 0.9, "source": "..."},
  *     "kernel_overhead": {"value": "2 us", "source": "..."},
  *     "overlap_slowdown": {"value": 0.189, "source": "..."},
@@ -297,6 +301,41 @@ static enum pl_status attention_part(yajl_val eff, const char *origin, struct pl
   return st;
 }
 
+/* Optional: the Mamba-2 mixer's Triton kernels (mamba_ssm ssd_combined.py,
+ * layernorm_gated.py) by op, each with its forward and backward rate
+ * (docs/step-model.md 2.2b). A given object must name all five ops. */
+static enum pl_status mamba_ssm_part(yajl_val eff, const char *origin,
+                                     struct pl_gpu_efficiency *e, struct pl_diag *diag) {
+  static const char *const parts[PL_SSD_KERNELS] = {"ssd_states", "ssd_chunk_state", "ssd_bmm_cb",
+                                                    "ssd_chunk_scan", "ssm_norm"};
+  yajl_val s = base_json_get(eff, "mamba_ssm");
+  if (s == NULL)
+    return PL_OK;
+  if (!YAJL_IS_OBJECT(s))
+    return pl_diag_set(diag, PL_ERR_PARSE,
+                       "%s: efficiency field 'mamba_ssm' must be an object with \"ssd_states\", "
+                       "\"ssd_chunk_state\", \"ssd_bmm_cb\", \"ssd_chunk_scan\" and \"ssm_norm\"",
+                       origin);
+  enum pl_status st = PL_OK;
+  for (int i = 0; i < PL_SSD_KERNELS && st == PL_OK; i++) {
+    yajl_val p = base_json_get(s, parts[i]);
+    if (p == NULL || !YAJL_IS_OBJECT(p))
+      return pl_diag_set(diag, PL_ERR_MISSING,
+                         "%s: efficiency field 'mamba_ssm.%s' missing (an object with "
+                         "\"fwd_fraction\" and \"bwd_fraction\")",
+                         origin, parts[i]);
+    st = fraction(p, "fwd_fraction", origin, &e->ssd_fwd_fraction[i], diag);
+    if (st == PL_OK)
+      st = fraction(p, "bwd_fraction", origin, &e->ssd_bwd_fraction[i], diag);
+    if (st == PL_OK && !(e->ssd_fwd_fraction[i] > 0 && e->ssd_bwd_fraction[i] > 0 &&
+                         e->ssd_fwd_fraction[i] <= 1 && e->ssd_bwd_fraction[i] <= 1))
+      st = pl_diag_set(diag, PL_ERR_RANGE,
+                       "%s: efficiency field 'mamba_ssm.%s': a fraction of a peak must be in (0, 1]",
+                       origin, parts[i]);
+  }
+  return st;
+}
+
 static enum pl_status power_part(yajl_val eff, const char *origin, struct pl_gpu_efficiency *e,
                                  struct pl_diag *diag) {
   yajl_val p = base_json_get(eff, "power");
@@ -322,6 +361,8 @@ enum pl_status hw_gpu_efficiency_load(yajl_val root, const char *origin, struct 
   enum pl_status st = gemm_part(eff, origin, e, diag);
   if (st == PL_OK)
     st = attention_part(eff, origin, e, diag);
+  if (st == PL_OK)
+    st = mamba_ssm_part(eff, origin, e, diag);
   if (st == PL_OK)
     st = fraction(eff, "hbm_fraction", origin, &e->hbm_fraction, diag);
   if (st == PL_OK)

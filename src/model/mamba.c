@@ -32,10 +32,12 @@
  * gate fused). It saves zxbcdt and the scan output only; backward re-runs
  * the conv1d forward and, in _mamba_chunk_scan_combined_bwd, the cumsum,
  * CB, chunk states and state passing before the gradient kernels. The
- * scan's matmuls are timed with the GEMM model at 16-bit (op.high_precision:
- * the Triton kernels run bf16/fp32 whatever the recipe). Not optimistic:
- * the forward chain measured on an H100 (vLLM PR #27299) is 1.4-1.8x
- * faster than this price at Nano's shapes (docs/accuracy.md, ssd10). */
+ * scan's ops are timed at the GPU file's measured rates of these kernels
+ * (efficiency.mamba_ssm, sim/compute.c ssd_s; data/ground-truth/h200/
+ * ssd_kernels.csv: the whole backward is 3.6x the forward, where the GEMM
+ * tile model gave 2.2x), else with the GEMM model at 16-bit
+ * (op.high_precision: the Triton kernels run bf16/fp32 whatever the
+ * recipe). */
 #include <plateau/flops.h>
 #include <plateau/model.h>
 
@@ -109,21 +111,51 @@ double model_mamba_act_bytes_per_token(const struct pl_model *m, double tp, doub
  * (4 B, MambaSplitConv1dScanCombinedFn.backward). */
 #define CONV_FWD_BYTES (2.0 * BF16_BYTES)
 #define CONV_BWD_BYTES (5.0 * BF16_BYTES)
-/* The gated RMSNorm (mamba_ssm ops/triton/layernorm_gated.py _layer_norm_fwd
- * with z): reads y and z, writes the output; backward reads y, z and the
- * gradient and writes dy and dz. */
-#define GATED_NORM_FWD_BYTES (3.0 * BF16_BYTES)
-#define GATED_NORM_BWD_BYTES (5.0 * BF16_BYTES)
+/* The mixer's group RMSNorm: Megatron-Core calls the combined Fn without
+ * rmsnorm_weight (megatron/core/ssm/mamba_mixer.py MambaMixer._ssm_training,
+ * core_v0.14.0 .. d98e8a6), so the Fn passes z to _chunk_scan_fwd, which
+ * applies the gate y silu(z) (ssd_chunk_scan.py HAS_Z), and self.norm
+ * (ExtendedRMSNorm, mamba_ssm layernorm_gated.py RMSNorm) runs after it with
+ * z None (norm_before_gate False: RMSNorm(y silu(z))): _layer_norm_fwd reads
+ * y and writes the output; _layer_norm_bwd reads y and the gradient and
+ * writes dy (its partial weight gradients summed by a second kernel). */
+#define GROUP_NORM_FWD_BYTES (2.0 * BF16_BYTES)
+#define GROUP_NORM_BWD_BYTES (3.0 * BF16_BYTES)
+/* MambaMixer._ssm_training's layout changes (core_v0.14.0 .. d98e8a6):
+ * rearrange(zxBCdt, "l b d -> b l d").contiguous() before the Fn and
+ * rearrange(y, "b l d -> l b d").contiguous() after it copy each tensor (a
+ * read and a write) unless mbs is 1, where the permuted tensor is already
+ * contiguous (PyTorch ignores the stride of a size-1 dimension). Backward:
+ * the gradient of a .contiguous() is passed through, so the Fn receives a
+ * permuted view of dy (its kernels take strides; _mamba_chunk_scan_combined_bwd
+ * copies dout only when stride(-1) != 1) and returns dzxBCdt in (b, l, d),
+ * whose permuted view Transformer Engine's in_proj backward copies
+ * (transformer_engine/pytorch/module/base.py grad_output_preprocess:
+ * grad_output.reshape(-1, d) of a non-contiguous view, then .contiguous()). */
+#define LAYOUT_COPY_BYTES (2.0 * BF16_BYTES)
 
-/* The SSD's states: _chunk_state_fwd writes one fp32 N x P state per chunk
- * and head, _state_passing_fwd reads it and writes the passed one,
- * _chunk_scan_fwd reads that; the cumsum reads dt and writes dA_cumsum and
- * dt (fp32, per token and head). Backward re-runs these (the recompute in
- * _mamba_chunk_scan_combined_bwd) and runs _state_passing_bwd and
- * _chunk_scan_bwd_dstates on the same states: twice the traffic plus the
- * re-run. Per state element (fp32). */
-#define STATE_FWD_BYTES (4.0 * FP32_BYTES)
-#define STATE_BWD_BYTES (4.0 * FP32_BYTES + STATE_FWD_BYTES)
+/* The SSD's states, per fp32 state element (one N x P state per chunk and
+ * head): _state_passing_fwd reads the chunk states _chunk_state_fwd wrote
+ * (fp32, states_in_fp32) and writes the passed ones in 16-bit (out_dtype
+ * C.dtype, state_dtype unset); the backward re-runs it writing fp32 (no
+ * out_dtype), then _state_passing_bwd reads those and the fp32 dstates of
+ * _chunk_scan_bwd_dstates and writes dstates and the converted states in
+ * 16-bit (ssd_combined.py _mamba_chunk_scan_combined_fwd / _bwd,
+ * ssd_state_passing.py). The chunk states' own write and the scan's read are
+ * the matmul kernels' traffic (ssd_chunk_state, ssd_chunk_scan). The cumsum
+ * reads dt and writes dA_cumsum and dt (fp32, per token and head), its
+ * backward the same again. */
+#define STATE_FWD_BYTES (FP32_BYTES + BF16_BYTES)
+#define STATE_BWD_BYTES (2.0 * FP32_BYTES + 2.0 * FP32_BYTES + 2.0 * BF16_BYTES)
+/* The gate y silu(z) that Megatron-Core's call puts in the scan (z passed,
+ * see the RMSNorm above): _chunk_scan_fwd with HAS_Z also reads z and writes
+ * out_x beside out (2 + 2 B per element of y); the backward's
+ * _chunk_scan_bwd_dz reads dout, out, z and x and writes dz and dout_x
+ * (6 x 2 B) in a kernel of its own (ssd_chunk_scan.py, e9594ce). Not in the
+ * measured kernels (data/ground-truth/h200/ssd_kernels.csv ran z=None with
+ * the gate in the norm): priced by HBM bytes. */
+#define GATE_FWD_BYTES (2.0 * BF16_BYTES)
+#define GATE_BWD_BYTES (6.0 * BF16_BYTES)
 
 int model_mamba_ops(const struct pl_model *m, int64_t tp, int64_t mbs, int64_t seq, int64_t tokens,
                     struct pl_op *ops, int n) {
@@ -140,8 +172,14 @@ int model_mamba_ops(const struct pl_model *m, int64_t tp, int64_t mbs, int64_t s
   double cumsum = t * (double)heads * 3.0 * FP32_BYTES;
   model_op_memory(&ops[n], "ssd_states", 1.0, 0.0, 0.0, states * STATE_FWD_BYTES + cumsum,
                   states * STATE_BWD_BYTES + 2.0 * cumsum);
-  ops[n].fwd_kernels = 2;   /* _chunk_cumsum_fwd, _state_passing_fwd */
-  ops[n++].bwd_kernels = 5; /* re-run cumsum and passing, _state_passing_bwd, dstates, cumsum_bwd */
+  ops[n].fwd_kernels = 2; /* _chunk_cumsum_fwd, _state_passing_fwd */
+  /* re-run cumsum and passing, _state_passing_bwd, _chunk_cumsum_bwd and the
+   * backward's 22 ATen launches (sums of the split partials, flips, the
+   * reverse cumsum, fills, adds, a copy), counted in the measured trace
+   * (data/ground-truth/h200/ssd_kernels.csv: 36 backward kernels) */
+  ops[n++].bwd_kernels = 26;
+  model_op_memory(&ops[n], "ssd_gate", t * (double)di, 0.0, 0.0, GATE_FWD_BYTES, GATE_BWD_BYTES);
+  ops[n++].fwd_kernels = 1; /* inside _chunk_scan_fwd: one launch counted, 1 us over */
   /* The chunk matmuls, one product per (chunk, head) or (chunk, group)
    * pair, all pairs in one Triton launch (op.batched: one kernel, not one
    * cuBLAS call per pair; their backward products are per pair too). The
@@ -150,16 +188,30 @@ int model_mamba_ops(const struct pl_model *m, int64_t tp, int64_t mbs, int64_t s
   model_op_gemm(&ops[n++], "ssd_chunk_state", st, p, q, chunks * heads);
   model_op_gemm(&ops[n++], "ssd_bmm_cb", q, q, st, chunks * groups);
   model_op_gemm(&ops[n++], "ssd_chunk_scan", q, p, q + st, chunks * heads);
+  /* backward launches (_mamba_chunk_scan_combined_bwd): chunk states its
+   * re-run and _chunk_state_bwd_db; CB its re-run, _chunk_scan_bwd_dcb and two
+   * _bmm_chunk_bwd; the scan _chunk_scan_bwd_dstates,
+   * _chunk_scan_chunk_state_bwd_dx, _chunk_scan_bwd_dc and
+   * _chunk_scan_bwd_ddAcs_stable */
+  static const int bwd_kernels[3] = {2, 4, 4};
   for (int i = n - 3; i < n; i++) {
     ops[i].high_precision = true;
     ops[i].batched = true;
+    ops[i].fwd_kernels = 1;
+    ops[i].bwd_kernels = bwd_kernels[i - (n - 3)];
     /* chunk states and CB are re-run before their backward */
     if (strcmp(ops[i].name, "ssd_chunk_scan") != 0)
       ops[i].bwd_flops = 3.0 * ops[i].fwd_flops;
   }
-  model_op_memory(&ops[n], "ssm_norm", t * (double)di, 5.0, 10.0, GATED_NORM_FWD_BYTES,
-                  GATED_NORM_BWD_BYTES);
-  ops[n++].bwd_kernels = 2; /* _layer_norm_bwd and the weight-gradient sum */
+  model_op_memory(&ops[n], "ssm_norm", t * (double)di, 4.0, 8.0, GROUP_NORM_FWD_BYTES,
+                  GROUP_NORM_BWD_BYTES);
+  ops[n++].bwd_kernels = 3; /* _layer_norm_bwd, the weight-gradient sum and its cast */
+  if (mbs > 1) {
+    double in_w = (double)(in_proj_width(m) / tp);
+    model_op_memory(&ops[n], "ssm_layout", t, 0.0, 0.0, LAYOUT_COPY_BYTES * (in_w + (double)di),
+                    LAYOUT_COPY_BYTES * in_w);
+    ops[n++].fwd_kernels = 2; /* zxBCdt and y */
+  }
   model_op_gemm(&ops[n++], "out_proj", tokens, h, di, 1);
   return n;
 }

@@ -151,7 +151,11 @@ double pl_gemm_time_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, in
 
 int pl_op_kernels(const struct pl_op *op, enum pl_pass pass) {
   switch (op->kind) {
-  case PL_OP_GEMM: return pass == PL_PASS_FWD ? 1 : 2; /* dgrad + wgrad */
+  case PL_OP_GEMM:
+    /* a batched GEMM op that stands for a chain of kernels (the SSD's) says how many */
+    if (op->batched && (pass == PL_PASS_FWD ? op->fwd_kernels : op->bwd_kernels) > 0)
+      return pass == PL_PASS_FWD ? op->fwd_kernels : op->bwd_kernels;
+    return pass == PL_PASS_FWD ? 1 : 2; /* dgrad + wgrad */
   case PL_OP_ATTENTION:
     return pass == PL_PASS_FWD ? 1 : 3; /* FA2 bwd: dot(dO,O), main loop, convert dQ */
   case PL_OP_MEMORY: break;
@@ -405,8 +409,52 @@ static double eager_attention_s(const struct pl_gpu *g, enum pl_dtype dt, const 
          pl_gemm_time_s(g, dt, m, k, n, c) + pl_gemm_time_s(g, dt, n, k, m, c);
 }
 
+/* The Mamba-2 mixer part an op is (src/model/mamba.c names them), or -1. */
+static int ssd_part(const struct pl_op *op) {
+  static const char *const names[PL_SSD_KERNELS] = {"ssd_states", "ssd_chunk_state", "ssd_bmm_cb",
+                                                    "ssd_chunk_scan", "ssm_norm"};
+  if (op->name == NULL || (op->name[0] != 's'))
+    return -1;
+  for (int i = 0; i < PL_SSD_KERNELS; i++)
+    if (strcmp(op->name, names[i]) == 0)
+      return i;
+  return -1;
+}
+
+/* The Mamba-2 mixer's Triton kernels at the GPU file's measured rates
+ * (efficiency.mamba_ssm, docs/step-model.md 2.2b): the SSD's matmul parts at
+ * a fraction of the BF16 peak on the FLOPs plateau counts for them (16-bit
+ * whatever the recipe), held at the GEMMs' sustained fraction like attention
+ * (the measurement is a boost-clock burst; the clock, not the kernel, sets
+ * it); the memory-bound parts (cumsum and state passing, the RMSNorm) at a
+ * fraction of the HBM bandwidth on their bytes; plus kernel_overhead per
+ * launch. -1 when the GPU file gives no rate (the GEMM tile model and the
+ * HBM bytes at hbm_fraction then). */
+static double ssd_s(const struct pl_gpu *g, const struct pl_op *op, enum pl_pass pass) {
+  int part = ssd_part(op);
+  if (part < 0)
+    return -1;
+  bool fwd = pass == PL_PASS_FWD;
+  double f = fwd ? g->eff.ssd_fwd_fraction[part] : g->eff.ssd_bwd_fraction[part];
+  if (!(f > 0))
+    return -1;
+  double t;
+  if (part == PL_SSD_STATES || part == PL_SSD_NORM) {
+    double bw = g->hbm_bytes_per_s * f;
+    t = bw > 0 ? (fwd ? op->fwd_bytes : op->bwd_bytes) / bw : 0;
+  } else {
+    double sustained = g->eff.gemm_sustained_fraction > 0 ? g->eff.gemm_sustained_fraction : 1.0;
+    double rate = g->peak_bf16_flops_per_s * f * sustained * pl_gpu_clock_fraction(g);
+    t = rate > 0 ? (fwd ? op->fwd_flops : op->bwd_flops) / rate : 0;
+  }
+  return t + pl_op_kernels(op, pass) * g->eff.kernel_overhead_s;
+}
+
 double pl_op_time_s(const struct pl_gpu *g, enum pl_dtype dtype, const struct pl_op *op,
                     enum pl_pass pass) {
+  double ssd = ssd_s(g, op, pass);
+  if (ssd >= 0)
+    return ssd;
   switch (op->kind) {
   case PL_OP_GEMM: return gemm_op_s(g, dtype, op, pass);
   case PL_OP_ATTENTION: return attention_s(g, dtype, op, pass, ATTN_FLASH);
@@ -531,9 +579,9 @@ static bool op_graphed(const struct pl_layout *l, const struct pl_model *m, cons
                                          "attn",  "attn_full", "proj",    "resid1"};
   static const char *const router_ops[] = {"norm2",      "router",     "router_topk",
                                            "shared_fc1", "shared_act", "shared_fc2"};
-  static const char *const mamba_ops[] = {"norm1",          "in_proj",    "conv1d",
-                                          "ssd_states",     "ssd_chunk_state", "ssd_bmm_cb",
-                                          "ssd_chunk_scan", "ssm_norm",   "out_proj", "resid1"};
+  static const char *const mamba_ops[] = {
+      "norm1",          "in_proj",  "conv1d",     "ssd_states", "ssd_gate", "ssd_chunk_state",
+      "ssd_bmm_cb",     "ssd_chunk_scan", "ssm_norm", "ssm_layout", "out_proj", "resid1"};
   uint32_t s = l->cuda_graph_scopes;
   if (s & PL_CGS_FULL_ITERATION)
     return true;

@@ -185,6 +185,29 @@ static void sustained_fraction_figures(void) {
   h100_edit_refused("\"value\": 0.887", "1.250", "sustained_fraction");
 }
 
+/* The optional Mamba-2 kernel rates (efficiency.mamba_ssm; h200 measured,
+ * data/ground-truth/h200/ssd_kernels.csv): ssd_chunk_scan 0.113 / 0.0695 of
+ * the BF16 peak, ssd_states 0.644 / 0.400 of the HBM bandwidth, the same on
+ * h100; b200 the matmul parts x 148 x 1965 / (132 x 1980) x 989.4 / 2250 =
+ * x 0.48930: 0.113 x 0.48930 = 0.0553, the HBM parts unchanged; none for
+ * a100-80g. A fraction above 1 is refused (h100's 0.0695 made 1.5000). */
+static void mamba_ssm_figures(void) {
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h200", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.ssd_fwd_fraction[PL_SSD_CHUNK_SCAN], 0.113, 1e-12);
+  CHECK_NEAR_REL(g.eff.ssd_bwd_fraction[PL_SSD_CHUNK_SCAN], 0.0695, 1e-12);
+  CHECK_NEAR_REL(g.eff.ssd_fwd_fraction[PL_SSD_STATES], 0.644, 1e-12);
+  CHECK_NEAR_REL(g.eff.ssd_bwd_fraction[PL_SSD_STATES], 0.400, 1e-12);
+  CHECK_STATUS(pl_gpu_load("b200", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.ssd_fwd_fraction[PL_SSD_CHUNK_SCAN], 0.0553, 1e-12);
+  CHECK_NEAR_REL(g.eff.ssd_bwd_fraction[PL_SSD_NORM], 0.292, 1e-12);
+  CHECK_STATUS(pl_gpu_load("a100-80g", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.ssd_fwd_fraction[PL_SSD_CHUNK_SCAN], 0.0, 0);
+  h100_edit_refused("\"value\": 0.0695", "1.5000", "mamba_ssm.ssd_chunk_scan");
+}
+
 /* The optional block-scaled GEMM rates against FP8 (b300 and gb300: MXFP8
  * 0.9513, NVFP4 1.810, TE's gemm_profiling.rst B300 pre-quantized times) are
  * read with their source; b200 and gb200 take B300's MXFP8 ratio as an
@@ -445,6 +468,7 @@ int main(void) {
   sustained_fraction_figures();
   tile_fixed_k_figures();
   block_scaled_ratio_figures();
+  mamba_ssm_figures();
   mamf_ceiling_figures();
   attention_shape_figures();
   flash_attention_shape_figures();

@@ -4,6 +4,7 @@
 #include <plateau/flops.h>
 #include <plateau/memory.h>
 #include <plateau/model.h>
+#include <plateau/sim.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -116,6 +117,76 @@ static void test_mamba_ops(void) {
   CHECK_EQ_INT(find(ops, n, "ssd_bmm_cb")->count, 64 * 4);
 }
 
+/* The mixer's RMSNorm after the gate (Megatron-Core passes z to the scan):
+ * 8192 tokens x 4096, fwd reads y and writes out (2 x 2 B), bwd reads y and
+ * dy and writes dx (3 x 2 B). The layout copies of _ssm_training: none at
+ * mbs 1; at mbs 2 (16384 tokens) the forward copies zxBCdt (10304) and y
+ * (4096), a read and a write of 2 B each: 16384 x 14400 x 4 = 943,718,400 B
+ * in 2 kernels; the backward copies dzxBCdt once: 16384 x 10304 x 4 =
+ * 675,282,944 B. */
+static void test_mamba_norm_and_layout(void) {
+  struct pl_model m = model("nemotron-3-nano");
+  struct pl_layout l = layout(&m, 8, 1, 8, 1, 8);
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  int n = pl_layer_ops(&m, &l, ops);
+  const struct pl_op *norm = find(ops, n, "ssm_norm");
+  CHECK(norm != NULL && find(ops, n, "ssm_layout") == NULL);
+  if (norm != NULL) {
+    CHECK_NEAR_REL(norm->fwd_bytes, 8192.0 * 4096 * 4, 1e-12);
+    CHECK_NEAR_REL(norm->bwd_bytes, 8192.0 * 4096 * 6, 1e-12);
+  }
+  struct pl_layout l2 = layout(&m, 8, 1, 8, 2, 16);
+  n = pl_layer_ops(&m, &l2, ops);
+  const struct pl_op *cp = find(ops, n, "ssm_layout");
+  CHECK(cp != NULL);
+  if (cp == NULL)
+    return;
+  CHECK_NEAR_REL(cp->fwd_bytes, 943718400.0, 1e-12);
+  CHECK_NEAR_REL(cp->bwd_bytes, 675282944.0, 1e-12);
+  CHECK_EQ_INT(pl_op_kernels(cp, PL_PASS_FWD), 2);
+  CHECK_EQ_INT(pl_op_kernels(cp, PL_PASS_BWD), 1);
+  CHECK_NEAR_REL(cp->share, 23.0 / 52.0, 1e-12);
+}
+
+/* One Nano Mamba block (mbs 1, seq 8192, tp 1) on h200, whose file gives
+ * the kernels' measured rates (efficiency.mamba_ssm; BF16 peak 989.4 TFLOP/s,
+ * gemm sustained 0.887, HBM 4.8 TB/s, kernel_overhead 1.2 us):
+ *   ssd_chunk_scan fwd: 2 x 128 x 64 x 256 x 4096 = 17,179,869,184 FLOP at
+ *     989.4e12 x 0.113 x 0.887 = 99.1686e12 FLOP/s = 173.24 us + 1.2 us;
+ *     bwd 2x the FLOPs at 0.0695: 563.32 us + 4 launches = 568.12 us
+ *   ssd_states fwd: 64 x 64 x 128 x 64 = 33,554,432 state elements x 6 B +
+ *     8192 x 64 x 12 B = 207,618,048 B at 0.644 x 4.8e12 = 67.17 us + 2 x
+ *     1.2 us = 69.57 us
+ *   ssm_norm bwd: 8192 x 4096 x 6 B = 201,326,592 B at 0.292 x 4.8e12 =
+ *     143.64 us + 3 x 1.2 us = 147.24 us
+ * and a100-80g, whose file gives none, keeps the GEMM tile model: the scan
+ * costs the same as an unnamed GEMM op of its shape. */
+static void test_ssd_rates(void) {
+  struct pl_model m = model("nemotron-3-nano");
+  struct pl_layout l = layout(&m, 8, 1, 8, 1, 8);
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  int n = pl_layer_ops(&m, &l, ops);
+  const struct pl_op *sc = find(ops, n, "ssd_chunk_scan"), *st = find(ops, n, "ssd_states");
+  const struct pl_op *norm = find(ops, n, "ssm_norm");
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h200", &g, &d), PL_OK, dp);
+  CHECK(sc && st && norm);
+  if (!(sc && st && norm))
+    return;
+  CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_FP8, sc, PL_PASS_FWD), 174.44e-6, 1e-3);
+  CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_BF16, sc, PL_PASS_BWD), 568.12e-6, 1e-3);
+  CHECK_EQ_INT(pl_op_kernels(sc, PL_PASS_BWD), 4);
+  CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_BF16, st, PL_PASS_FWD), 69.57e-6, 1e-3);
+  CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_BF16, norm, PL_PASS_BWD), 147.24e-6, 1e-3);
+  CHECK_STATUS(pl_gpu_load("a100-80g", &g, &d), PL_OK, dp);
+  struct pl_op plain = *sc;
+  plain.name = "gemm";
+  CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_BF16, sc, PL_PASS_FWD),
+                 pl_op_time_s(&g, PL_DTYPE_BF16, &plain, PL_PASS_FWD), 1e-12);
+}
+
 /* Model FLOPs per token (forward), seq 8192:
  *   attention blocks 6 x (projections 2 (2688 x 4608 + 4096 x 2688) =
  *     46,792,704 + core 2 x 8192 x 32 x 256 = 134,217,728)
@@ -216,6 +287,8 @@ int main(void) {
   test_nano_params();
   test_hf_config();
   test_mamba_ops();
+  test_mamba_norm_and_layout();
+  test_ssd_rates();
   test_nano_flops();
   test_memory();
   test_bad_input();
