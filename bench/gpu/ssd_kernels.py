@@ -103,6 +103,10 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--budget", type=float, default=300.0, help="stop starting shapes after this many seconds")
     ap.add_argument("--lengths-first", action="store_true", help="time the sequence-length shapes first")
+    ap.add_argument("--scan-z", action="store_true",
+                    help="pass the gate z to the scan (Megatron-Core MambaMixer's call: mamba_split_conv1d_scan_combined "
+                         "without rmsnorm_weight gates inside _chunk_scan_fwd) and time the norm with z=None")
+    ap.add_argument("--nano-only", action="store_true", help="only Nemotron 3 Nano's shapes (tp 1 and 2)")
     args = ap.parse_args()
 
     import torch
@@ -112,7 +116,7 @@ def main():
     props = torch.cuda.get_device_properties(0)
     meta = {"date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "torch": torch.__version__,
             "cuda": torch.version.cuda, "triton": triton.__version__, "gpu": props.name,
-            "sms": props.multi_processor_count, "mamba_src": args.mamba_src, "shapes": [], "skipped": []}
+            "sms": props.multi_processor_count, "mamba_src": args.mamba_src, "scan_z": args.scan_z, "shapes": [], "skipped": []}
     try:
         import subprocess
         meta["nvidia_smi"] = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,power.limit,clocks.max.sm",
@@ -121,7 +125,10 @@ def main():
         meta["nvidia_smi"] = str(ex)
     t0 = time.time()
     krows, srows = [], []
-    order = SHAPES_FIRST + [s for s in SHAPES if s not in SHAPES_FIRST] if args.lengths_first else SHAPES
+    if args.nano_only:
+        order = [s for s in SHAPES[:6]]
+    else:
+        order = SHAPES_FIRST + [s for s in SHAPES if s not in SHAPES_FIRST] if args.lengths_first else SHAPES
     for (b, L, h, p, g, n, chunk) in order:
         if time.time() - t0 > args.budget:
             meta["skipped"].append([b, L, h, p, g, n, chunk])
@@ -135,6 +142,7 @@ def main():
         D = torch.ones(h, device=dev, dtype=torch.float32, requires_grad=True)
         dt_bias = torch.rand(h, device=dev, dtype=torch.float32, requires_grad=True)
         dout = torch.randn(b, L, h, p, device=dev, dtype=torch.bfloat16)
+        z = torch.randn(b, L, h, p, device=dev, dtype=torch.bfloat16, requires_grad=True) if args.scan_z else None
         d_inner = h * p
         zin = torch.randn(b * L, d_inner, device=dev, dtype=torch.bfloat16, requires_grad=True)
         yin = torch.randn(b * L, d_inner, device=dev, dtype=torch.bfloat16, requires_grad=True)
@@ -142,9 +150,9 @@ def main():
         gnorm_dout = torch.randn(b * L, d_inner, device=dev, dtype=torch.bfloat16)
 
         def fwd():
-            return scan(x, dt, A, B, C, chunk, D=D, z=None, dt_bias=dt_bias, dt_softplus=True)
+            return scan(x, dt, A, B, C, chunk, D=D, z=z, dt_bias=dt_bias, dt_softplus=True)
 
-        leaves = (x, dt, A, B, C, D, dt_bias)
+        leaves = (x, dt, A, B, C, D, dt_bias) + ((z,) if z is not None else ())
         nleaves = (zin, yin, w)
 
         def fwdbwd():
@@ -157,7 +165,7 @@ def main():
             y.backward(dout)
 
         def nfwd():
-            return rmsnorm_fn(yin, w, None, z=zin, eps=1e-5, group_size=d_inner // g, norm_before_gate=False)
+            return rmsnorm_fn(yin, w, None, z=None if args.scan_z else zin, eps=1e-5, group_size=d_inner // g, norm_before_gate=False)
 
         def nfwdbwd():
             for t in nleaves:
@@ -196,7 +204,7 @@ def main():
         print(f"{time.time() - t0:6.1f}s {shape} ssd fwd {float(srows[-2]['fwd_kernel_s']) * 1e3:.3f} ms "
               f"fwd+bwd {float(srows[-2]['fwd_bwd_kernel_s']) * 1e3:.3f} ms (warm-up {warm_s:.1f} s)", flush=True)
         meta["shapes"].append(shape)
-        del x, dt, A, B, C, D, dt_bias, dout, zin, yin, w, gnorm_dout
+        del x, dt, A, B, C, D, dt_bias, dout, z, zin, yin, w, gnorm_dout
         torch.cuda.empty_cache()
         for fname, rows in (("ssd_kernels.csv", krows), ("ssd_summary.csv", srows)):
             with open(os.path.join(args.out, fname), "w", newline="") as f:

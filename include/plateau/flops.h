@@ -53,7 +53,8 @@ struct pl_op {
   int bwd_kernels;        /* MEMORY: kernels the backward launches when more than one
                              (0: one; docs/step-model.md 2.6): a norm's backward (3), the
                              gradient accumulation's per-tensor adds */
-  int fwd_kernels;        /* MEMORY: kernels the forward launches when more than one (0: one) */
+  int fwd_kernels;        /* MEMORY: kernels the forward launches when more than one (0: one;
+                             -1: none, its work runs inside another op's kernel) */
   bool host_waits;        /* MEMORY: the host reads each kernel's result back and waits for it
                              (Tensor.item()): the GPU idles while the host issues the kernel and
                              the read, 2 x host_per_kernel_s per kernel added to the pass

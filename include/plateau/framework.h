@@ -91,6 +91,13 @@ struct pl_framework {
                                           recipes (layout.head_16bit) */
   enum pl_setting te_cross_entropy;    /* the loss is TE's fused cross-entropy: logits kept
                                           16-bit, not as an fp32 copy (layout.te_cross_entropy) */
+  enum pl_setting adam_moments_bf16;   /* Adam's exp_avg / exp_avg_sq kept in bf16 (Megatron-Core
+                                          precision-aware optimizer; layout.adam_moments_bf16) */
+  enum pl_setting fsdp_block_units;    /* zero3 units are the blocks only; embedding, final norm
+                                          and LM head stay gathered (Megatron FSDP;
+                                          layout.fsdp_block_units) */
+  enum pl_setting moe_host_sync;       /* MoE: the host waits for the tokens per local expert
+                                          once per block's forward (layout.moe_host_sync) */
   enum pl_setting te_linear_bwd_overlap; /* tp without userbuffers: TE's column-parallel linears
                                              run their backward collectives async behind their
                                              GEMMs (layout.te_linear_bwd_overlap) */

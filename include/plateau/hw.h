@@ -25,7 +25,8 @@ enum pl_dtype { PL_DTYPE_BF16, PL_DTYPE_FP8, PL_DTYPE_MXFP8, PL_DTYPE_NVFP4 };
 /* The Mamba-2 mixer's Triton kernels (mamba_ssm) as plateau's ops split them
  * (src/model/mamba.c; ops/triton/ssd_combined.py, layernorm_gated.py): the
  * SSD's cumsum and state passing (with the backward's ATen reductions), its
- * chunk states, C B^T products and chunk scan, and the mixer's RMSNorm. The
+ * chunk states, C B^T products and chunk scan, the mixer's RMSNorm and the
+ * gate y silu(z) Megatron-Core's call puts in the scan. The
  * GPU file names each part by its op name. New values are appended, never
  * renumbered. */
 enum pl_ssd_kernel {
@@ -33,9 +34,10 @@ enum pl_ssd_kernel {
   PL_SSD_CHUNK_STATE,
   PL_SSD_BMM_CB,
   PL_SSD_CHUNK_SCAN,
-  PL_SSD_NORM
+  PL_SSD_NORM,
+  PL_SSD_GATE
 };
-#define PL_SSD_KERNELS 5
+#define PL_SSD_KERNELS 6
 
 /* How close real kernels get to one GPU type's datasheet peaks, and how it
  * draws power: the "efficiency" object of its GPU file, every number with its
@@ -56,6 +58,9 @@ struct pl_gpu_efficiency {
                                     the burst MAMF is used as is */
   double gemm_tile_fixed_k;      /* per-tile cost outside the K loop (prologue, epilogue), in
                                     K elements of BF16 mainloop; 0 = not given (none) */
+  double gemm_tile_fixed_k_fp8;  /* the same for FP8 GEMMs (and the block-scaled MXFP8 and
+                                    NVFP4 ones, rated from the FP8 measurement), in K elements
+                                    of FP8 mainloop; 0 = not given (none) */
   bool gemm_mamf_not_ceiling;    /* gemm.mamf_is_ceiling false: the MAMF figures are a fitted
                                     anchor (calibrate compute), not the best rate of a shape
                                     search, so no GEMM is capped at them; false (the default):
@@ -88,7 +93,7 @@ struct pl_gpu_efficiency {
   double ssd_fwd_fraction[PL_SSD_KERNELS]; /* the Mamba-2 mixer's Triton kernels
                                     (efficiency.mamba_ssm): each part's measured rate, of the BF16
                                     peak on the FLOPs plateau counts for it, or of the HBM
-                                    bandwidth on its bytes (PL_SSD_STATES, PL_SSD_NORM); 0 = not
+                                    bandwidth on its bytes (PL_SSD_STATES, _NORM, _GATE); 0 = not
                                     given (the GEMM tile model, the HBM bytes at hbm_fraction) */
   double ssd_bwd_fraction[PL_SSD_KERNELS]; /* the same for the backward, re-run kernels included */
   double hbm_fraction;           /* achievable / datasheet HBM bandwidth */

@@ -51,6 +51,19 @@ enum pl_recompute_module {
   PL_RCM_SHARED_EXPERTS = 1u << 6
 };
 #define PL_RCM_COUNT 7
+/* Megatron-Core's fine-grained activation offloading (TransformerConfig
+ * fine_grained_activation_offloading with offload_modules, core_v0.16.0+
+ * transformer_config.py; pipeline_parallel/fine_grained_activation_offload.py),
+ * bits of layout.offload_modules: the named module's saved input goes to host
+ * memory on a D2H stream after the group's forward and comes back on an H2D
+ * stream one group ahead in the backward. Modelled:
+ *   expert_fc1  moe/experts.py TEGroupedMLP: the experts' fc1 input (the
+ *               permuted tokens; TE saves the original, set_save_original_input);
+ *   moe_act     the experts' activation input (the fc1 output).
+ * Megatron-Core's other choices (attn_norm, qkv_linear, core_attn, attn_proj,
+ * mlp_norm) are not modelled and refused. memory.c offload_freed. */
+enum pl_offload_module { PL_OFM_EXPERT_FC1 = 1u << 0, PL_OFM_MOE_ACT = 1u << 1 };
+#define PL_OFM_COUNT 2
 /* CUDA-graph scopes a Megatron-Core run captures (TransformerConfig.cuda_graph_impl
  * "transformer_engine" with cuda_graph_scope, or "full_iteration"), bits of
  * layout.cuda_graph_scopes. A captured op's kernels replay from a graph, so the
@@ -95,8 +108,14 @@ enum pl_kernels { PL_KERNELS_FUSED, PL_KERNELS_UNFUSED };
  * alltoall (MoEAlltoAllTokenDispatcher, the default here), allgather
  * (MoEAllGatherTokenDispatcher: every rank gathers all tokens of the ep group
  * and reduce_scatters the outputs), deepep (MoEFlexTokenDispatcher with
- * DeepEP's fused dispatch/combine kernels: NVLink inside a node, RDMA across). */
-enum pl_moe_dispatch { PL_MOE_ALLTOALL, PL_MOE_ALLGATHER, PL_MOE_DEEPEP };
+ * DeepEP's fused dispatch/combine kernels: NVLink inside a node, RDMA across),
+ * hybridep (MoEFlexTokenDispatcher with --moe-flex-dispatcher-backend hybridep:
+ * NVIDIA's Hybrid-EP kernels, a token sent once per destination node over
+ * RDMA then forwarded over NVLink; priced as deepep except where Hybrid-EP's
+ * own measurements apply, src/sim/segments.c). */
+enum pl_moe_dispatch { PL_MOE_ALLTOALL, PL_MOE_ALLGATHER, PL_MOE_DEEPEP, PL_MOE_HYBRIDEP };
+/* The flex dispatcher (deepep or hybridep backend). */
+#define PL_MOE_IS_FLEX(d) ((d) == PL_MOE_DEEPEP || (d) == PL_MOE_HYBRIDEP)
 /* How FP8 (dtype fp8, Hopper recipes) scales and caches its tensors, as
  * Transformer Engine's recipes name them (transformer_engine/common/recipe/
  * __init__.py, TE 2.x: DelayedScaling, Float8CurrentScaling,
@@ -333,6 +352,13 @@ struct pl_layout {
                               autocast does not quantize (megatron/core/models/gpt/gpt_model.py;
                               TE's TELMHeadColumnParallelLinear only with fp8_output_proj and the
                               MXFP8 recipe, default off); false: at the layout's dtype */
+  bool moe_host_sync;      /* input: MoE blocks: the host waits once per block's forward for the
+                              GPU to count the tokens each local expert receives before it issues
+                              the expert GEMMs (Megatron-Core's token dispatchers: the split sizes
+                              and TE GroupedLinear's m_splits are host lists), so the GPU idles
+                              while the host issues what follows; used with the host floors
+                              (host_per_kernel_s, host_per_gemm_s) and without ep_comm_overlap
+                              (sim/moe_sync.c) */
   bool te_linear_bwd_overlap; /* input: the blocks' linears are Transformer Engine modules, whose
                                  column-parallel backward (TE 2.x module/linear.py _Linear.backward,
                                  layernorm_linear.py _LayerNormLinear.backward) all_gathers its saved
@@ -350,6 +376,28 @@ struct pl_layout {
                               2 B; false: Megatron-Core's native paths, which upcast them to an
                               fp32 copy and save it (tensor_parallel/cross_entropy.py
                               calculate_logits_max .float()); memory.c activations */
+  bool adam_moments_bf16;  /* input: Adam's two moments kept in bf16, 2 B each, as Megatron-Core's
+                              precision-aware optimizer keeps them (--use-precision-aware-optimizer
+                              --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16: optimizer/__init__.py
+                              passes exp_avg_dtype / exp_avg_sq_dtype to TE's FusedAdam; needs the
+                              distributed optimizer, optimizer_config.py __post_init__). With no
+                              FP8 recipe (or delayed scaling) TE's FusedAdam also holds the master
+                              weights (master_weights, use_precision_aware_optimizer_no_fp8_or_ds_fp8)
+                              and, for bf16 parameters, only their 16-bit remainders
+                              (store_param_remainders, default True in OptimizerConfig): 2 B; with
+                              other FP8 recipes Megatron-Core keeps fp32 master shards, 4 B.
+                              false: 12 B per parameter; memory.c model_states, lower_dp.c */
+  bool fsdp_block_units;   /* input: zero3 as Megatron FSDP runs it: the FSDP units are the
+                              transformer blocks only (mcore_fsdp_adapter.py
+                              FullyShardedDataParallel: fsdp_unit_modules = [TransformerLayer]
+                              for optim_grads_params, core_v0.14.0-v0.18.0); the modules outside
+                              them (embedding, final norm, LM head) are gathered in 16-bit on
+                              first use and stay gathered through the step (megatron_fsdp.py
+                              _register_fsdp_hooks registers the post-forward release only on
+                              units; param_and_grad_buffer.py AllGatherPipeline.release_bucket:
+                              "Non-unit modules should remain persistently allocated"); false: the
+                              embedding / LM head gathered and freed as units, the largest unit
+                              sizing the working set (PyTorch FSDP); memory.c model_states */
   bool fsdp_pp_unsharded;  /* input: zero2/zero3 with pp > 1: a stage's parameters are gathered on
                               each chunk's first forward and kept unsharded for the whole step,
                               its gradients accumulated unsharded and reduce_scattered once, after
@@ -393,6 +441,9 @@ struct pl_layout {
   uint32_t cuda_graph_scopes; /* input: enum pl_cuda_graph_scope bits the run captures in CUDA
                               graphs (Megatron-Core cuda_graph_scope); their ops cost the host
                               nothing per kernel (sim/compute.c); 0 (default) = every op eager */
+  uint32_t offload_modules; /* input: enum pl_offload_module bits whose saved inputs are
+                              offloaded to the host (Megatron-Core --fine-grained-activation-
+                              offloading --offload-modules); 0 = none */
   uint32_t recompute_modules; /* input: with recompute selective, the enum pl_recompute_module
                               bits re-run (Megatron-Core --recompute-modules); 0 = Megatron's
                               default, core_attn alone (pl_layout_recompute_modules) */
@@ -477,6 +528,10 @@ enum pl_status pl_recompute_modules_parse(const char *s, uint32_t *out, struct p
 void pl_recompute_modules_format(uint32_t mask, char *buf, size_t n);
 /* "attn,moe_router,moe_preprocess" -> PL_CGS_* bits; "none" -> 0. Unknown or
  * repeated names are a parse error. Format writes "none" for 0. */
+/* "expert_fc1,moe_act" <-> PL_OFM_* bits (offload.c); unknown, repeated or
+ * unmodelled names and an empty list are a parse error. */
+enum pl_status pl_offload_modules_parse(const char *s, uint32_t *out, struct pl_diag *diag);
+void pl_offload_modules_format(uint32_t mask, char *buf, size_t n);
 enum pl_status pl_cuda_graph_scopes_parse(const char *s, uint32_t *out, struct pl_diag *diag);
 void pl_cuda_graph_scopes_format(uint32_t mask, char *buf, size_t n);
 const char *pl_recompute_module_name(int bit);

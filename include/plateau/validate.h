@@ -46,7 +46,7 @@ struct pl_vrow {
   double error;           /* percent, signed: 100 (predicted - measured) / measured */
   bool skipped;           /* no prediction: skipped_reason says why */
   char skipped_reason[320];
-  char assumed[640];       /* fields this row did not state and how they were filled */
+  char assumed[1024];      /* fields this row did not state and how they were filled */
   struct pl_layout layout; /* resolved layout (when predicted) */
   double mfu;              /* predicted MFU (PaLM convention), for diagnosis */
   double compute_s;        /* predicted step breakdown, for diagnosis */

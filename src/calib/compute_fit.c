@@ -33,6 +33,7 @@ static struct pl_gpu math_only(const struct pl_gpu *base) {
   struct pl_gpu g = *base;
   g.eff.kernel_overhead_s = 0;
   g.eff.gemm_tile_fixed_k = 0;
+  g.eff.gemm_tile_fixed_k_fp8 = 0;
   g.eff.gemm_sustained_fraction = 1.0;
   g.eff.gemm_mamf_not_ceiling = true;
   g.hbm_bytes_per_s = 1e30;
@@ -202,7 +203,8 @@ static void apply_gemm(const struct pl_gpu *base, struct pl_gpu *out, struct gem
   const int64_t *s8 = e->gemm_fp8_mamf_flops_per_s > 0 ? e->gemm_fp8_mamf_shape : e->gemm_mamf_shape;
   memcpy(o->gemm_fp8_mamf_shape, s8, sizeof o->gemm_fp8_mamf_shape);
   if (f8.ops > 0) {
-    double t = f8.s * pl_gemm_time_s(&g0, PL_DTYPE_FP8, s8[0], s8[1], 1, 1) * (double)s8[2];
+    double t = f8.s * pl_gemm_time_s(&g0, PL_DTYPE_FP8, s8[0], s8[1], 1, 1) *
+               ((double)s8[2] + f8.k0);
     o->gemm_fp8_mamf_flops_per_s = 2.0 * (double)s8[0] * (double)s8[1] * (double)s8[2] / t;
   } else if (base->peak_fp8_flops_per_s > 0) {
     o->gemm_fp8_mamf_flops_per_s = rate_at(base, PL_DTYPE_FP8, s8);
@@ -236,7 +238,9 @@ enum pl_status pl_calib_compute(const struct pl_gpu *base, const struct pl_compu
                        "trace recorded with record_shapes=True?)");
   double sus = e->gemm_sustained_fraction > 0 ? e->gemm_sustained_fraction : 1.0;
   struct gemm_fit bf = fit_gemm(base, obs, n_obs, PL_COMPUTE_GEMM, e->gemm_tile_fixed_k, false);
-  struct gemm_fit f8 = fit_gemm(base, obs, n_obs, PL_COMPUTE_GEMM_FP8, 0, true);
+  /* FP8: the rate alone, the GPU file's FP8 per-tile cost kept (0 when none) */
+  struct gemm_fit f8 =
+      fit_gemm(base, obs, n_obs, PL_COMPUTE_GEMM_FP8, e->gemm_tile_fixed_k_fp8, true);
   *out = *base;
   apply_gemm(base, out, bf, f8);
   int64_t n_fwd = 0, n_bwd = 0, n_mem = 0;

@@ -162,7 +162,10 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
       {"fsdp-pp-unsharded", "value", "on", "off", false, FW_FIELD(fsdp_pp_unsharded)},
       {"head-16bit", "value", "on", "off", false, FW_FIELD(head_16bit)},
       {"te-cross-entropy", "value", "on", "off", false, FW_FIELD(te_cross_entropy)},
+      {"fsdp-block-units", "value", "on", "off", false, FW_FIELD(fsdp_block_units)},
+      {"adam-moments-dtype", "dtype", "bf16", "fp32", false, FW_FIELD(adam_moments_bf16)},
       {"te-linear-bwd-overlap", "value", "on", "off", false, FW_FIELD(te_linear_bwd_overlap)},
+      {"moe-host-sync", "value", "on", "off", false, FW_FIELD(moe_host_sync)},
       {"launch-blocking", "value", "on", "off", false, FW_FIELD(launch_blocking)},
       {"ep-comm-overlap", "value", "on", "off", false, FW_FIELD(ep_comm_overlap)},
       {"zero3-grad-reduce", "op", "reduce-scatter", "all-reduce", true,
@@ -237,6 +240,11 @@ static int load_modes(const struct cli_args *args, struct pl_layout *l) {
                       "recompute_modules with selective granularity only), not %s",
                       pl_recompute_name(l->recompute));
   }
+  /* --offload-modules LIST: Megatron-Core --fine-grained-activation-offloading
+   * --offload-modules (layout.h enum pl_offload_module) */
+  if ((v = cli_get(args, "offload-modules")) != NULL &&
+      pl_offload_modules_parse(v, &l->offload_modules, &d) != PL_OK)
+    return cli_fail("--offload-modules: %s", d.msg);
   /* --cuda-graph-scope LIST: Megatron-Core cuda_graph_scope (layout.h enum
    * pl_cuda_graph_scope): the ops it captures cost the host nothing per kernel */
   if ((v = cli_get(args, "cuda-graph-scope")) != NULL &&

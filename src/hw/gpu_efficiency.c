@@ -10,6 +10,7 @@
  *       "tile": {"value": "128x256", "source": "..."},
  *       "sustained_fraction": {"value": 0.887, "source": "..."}  (optional)
  *       "tile_fixed_k": {"value": 170, "source": "..."}  (optional)
+ *       "tile_fixed_k_fp8": {"value": 472, "source": "..."}  (optional)
  *       "mxfp8_vs_fp8": {"value": 0.951, "source": "..."}  (optional)
  *       "nvfp4_vs_fp8": {"value": 1.81, "source": "..."}  (optional)
  *       "mamf_is_ceiling": {"value": false, "source": "..."}  (optional, default true)
@@ -26,8 +27,9 @@
  *                   "shape": {the same four for the kernel above}  (optional)},
  *     "mamba_ssm": {"ssd_states": {"fwd_fraction": {...}, "bwd_fraction": {...}},
  *                   "ssd_chunk_state": {...}, "ssd_bmm_cb": {...}, "ssd_chunk_scan": {...},
- *                   "ssm_norm": {...}}  (optional: the Mamba-2 mixer's Triton kernels by op;
- *                   ssd_states and ssm_norm of the HBM bandwidth, the others of the BF16 peak),
+ *                   "ssm_norm": {...}, "ssd_gate": {...}}  (optional: the Mamba-2 mixer's
+ *                   Triton kernels by op; ssd_states, ssm_norm and ssd_gate of the HBM
+ *                   bandwidth, the others of the BF16 peak),
  *     "hbm_fraction": {"value": 0.9, "source": "..."},
  *     "kernel_overhead": {"value": "2 us", "source": "..."},
  *     "overlap_slowdown": {"value": 0.189, "source": "..."},
@@ -201,6 +203,10 @@ static enum pl_status gemm_part(yajl_val eff, const char *origin, struct pl_gpu_
   /* optional: each output tile's cost outside its K loop, in K elements */
   if (st == PL_OK && base_json_get(g, "tile_fixed_k") != NULL)
     st = tile_fixed_k(g, "tile_fixed_k", origin, &e->gemm_tile_fixed_k, diag);
+  /* optional: the same for FP8 GEMMs, whose K loop runs twice as many K
+   * elements per cycle, so the same fixed time is more K elements */
+  if (st == PL_OK && base_json_get(g, "tile_fixed_k_fp8") != NULL)
+    st = tile_fixed_k(g, "tile_fixed_k_fp8", origin, &e->gemm_tile_fixed_k_fp8, diag);
   /* optional: the block-scaled GEMMs' measured rate against the tensor-scaled
    * FP8 GEMM's at the same shapes (a ratio of rates, 0 < r <= 4) */
   if (st == PL_OK)
@@ -303,18 +309,19 @@ static enum pl_status attention_part(yajl_val eff, const char *origin, struct pl
 
 /* Optional: the Mamba-2 mixer's Triton kernels (mamba_ssm ssd_combined.py,
  * layernorm_gated.py) by op, each with its forward and backward rate
- * (docs/step-model.md 2.2b). A given object must name all five ops. */
+ * (docs/step-model.md 2.2b). A given object must name all six ops. */
 static enum pl_status mamba_ssm_part(yajl_val eff, const char *origin,
                                      struct pl_gpu_efficiency *e, struct pl_diag *diag) {
-  static const char *const parts[PL_SSD_KERNELS] = {"ssd_states", "ssd_chunk_state", "ssd_bmm_cb",
-                                                    "ssd_chunk_scan", "ssm_norm"};
+  static const char *const parts[PL_SSD_KERNELS] = {
+      "ssd_states", "ssd_chunk_state", "ssd_bmm_cb", "ssd_chunk_scan", "ssm_norm", "ssd_gate"};
   yajl_val s = base_json_get(eff, "mamba_ssm");
   if (s == NULL)
     return PL_OK;
   if (!YAJL_IS_OBJECT(s))
     return pl_diag_set(diag, PL_ERR_PARSE,
                        "%s: efficiency field 'mamba_ssm' must be an object with \"ssd_states\", "
-                       "\"ssd_chunk_state\", \"ssd_bmm_cb\", \"ssd_chunk_scan\" and \"ssm_norm\"",
+                       "\"ssd_chunk_state\", \"ssd_bmm_cb\", \"ssd_chunk_scan\", \"ssm_norm\" and "
+                       "\"ssd_gate\"",
                        origin);
   enum pl_status st = PL_OK;
   for (int i = 0; i < PL_SSD_KERNELS && st == PL_OK; i++) {

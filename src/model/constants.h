@@ -22,6 +22,17 @@
 /* Optimizer states: fp32 master weights + Adam m + v (ZeRO paper, Rajbhandari
  * et al. 2020, Sec. 3.1: 12 bytes per parameter under mixed precision). */
 #define OPTIMIZER_BYTES 12.0
+/* Megatron-Core's precision-aware optimizer (layout.adam_moments_bf16):
+ * exp_avg and exp_avg_sq in bf16, 2 B each (optimizer/__init__.py hands
+ * exp_avg_dtype / exp_avg_sq_dtype to Transformer Engine's FusedAdam); the
+ * master weights fp32 (4 B, Megatron-Core's shards under an FP8 recipe) or,
+ * when TE's FusedAdam holds them for bf16 parameters, the 16 trailing bits
+ * of each fp32 master only (store_param_remainders: "Whole FP32 master can
+ * be reconstructed from BF16 params plus the trailing remainder bits",
+ * TE pytorch/optimizers/fused_adam.py FusedAdam). */
+#define ADAM_MOMENT_BF16_BYTES 2.0
+#define MASTER_FP32_BYTES 4.0
+#define MASTER_REMAINDER_BYTES 2.0
 /* Gradient buckets of DDP and ZeRO-1: torch DDP bucket_cap_mb = 25 (MiB,
  * torch/nn/parallel/distributed.py DistributedDataParallel.__init__). */
 #define BUCKET_BYTES (25.0 * 1024 * 1024)
@@ -37,6 +48,11 @@
  * 1.0) both reduce the norm over all gradients. Its all_reduce of one scalar
  * is latency only and not modelled. */
 #define GRAD_NORM_BYTES_PER_PARAM 4.0
+/* With bf16 moments (layout.adam_moments_bf16) the step reads and writes m
+ * and v at 2 B instead of 4: 4 x 2 B = 8 B less (the remainder master's
+ * traffic, read 2 + 2 B, write 2 + 2 B against read 4, write 4 + 2, is not
+ * modelled). */
+#define ADAMW_BF16_MOMENTS_SAVED_BYTES 8.0
 /* What the simulator counts for a fused optimizer: 34 B. */
 #define ADAMW_BYTES_PER_PARAM (ADAMW_STEP_BYTES_PER_PARAM + GRAD_NORM_BYTES_PER_PARAM)
 /* Eager PyTorch (layout.kernels unfused: FSDP with torch.optim or Composer):

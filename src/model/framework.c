@@ -57,7 +57,10 @@ static const struct {
     {"zero3_debug_norm", offsetof(struct pl_framework, zero3_debug_norm)},
     {"cudnn_2024", offsetof(struct pl_framework, cudnn_2024)},
     {"te_cross_entropy", offsetof(struct pl_framework, te_cross_entropy)},
+    {"fsdp_block_units", offsetof(struct pl_framework, fsdp_block_units)},
+    {"adam_moments_bf16", offsetof(struct pl_framework, adam_moments_bf16)},
     {"te_linear_bwd_overlap", offsetof(struct pl_framework, te_linear_bwd_overlap)},
+    {"moe_host_sync", offsetof(struct pl_framework, moe_host_sync)},
     {"fsdp_pp_unsharded", offsetof(struct pl_framework, fsdp_pp_unsharded)},
 };
 
@@ -353,7 +356,10 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->fsdp_pp_unsharded, &l->fsdp_pp_unsharded, false);
   put(fw->head_16bit, &l->head_16bit, false);
   put(fw->te_cross_entropy, &l->te_cross_entropy, false);
+  put(fw->fsdp_block_units, &l->fsdp_block_units, false);
+  put(fw->adam_moments_bf16, &l->adam_moments_bf16, false);
   put(fw->te_linear_bwd_overlap, &l->te_linear_bwd_overlap, false);
+  put(fw->moe_host_sync, &l->moe_host_sync, false);
   put(fw->launch_blocking, &l->launch_blocking, false);
   put(fw->ep_comm_overlap, &l->ep_comm_overlap, false);
   put(fw->zero3_grad_all_reduce, &l->zero3_grad_all_reduce, false);
@@ -408,7 +414,10 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->fsdp_pp_unsharded = setting(l->fsdp_pp_unsharded);
   out->head_16bit = setting(l->head_16bit);
   out->te_cross_entropy = setting(l->te_cross_entropy);
+  out->fsdp_block_units = setting(l->fsdp_block_units);
+  out->adam_moments_bf16 = setting(l->adam_moments_bf16);
   out->te_linear_bwd_overlap = setting(l->te_linear_bwd_overlap);
+  out->moe_host_sync = setting(l->moe_host_sync);
   out->launch_blocking = setting(l->launch_blocking);
   out->ep_comm_overlap = setting(l->ep_comm_overlap);
   out->zero3_grad_all_reduce = setting(l->zero3_grad_all_reduce);

@@ -16,7 +16,7 @@ static const char *const shard_names[] = {"ddp", "zero1", "zero2", "zero3"};
 static const char *const recompute_names[] = {"none", "selective", "full", "ops"};
 static const char *const schedule_names[] = {"1f1b", "interleaved", "gpipe"};
 static const char *const dtype_names[] = {"bf16", "fp8", "mxfp8", "nvfp4"};
-static const char *const dispatch_names[] = {"alltoall", "allgather", "deepep"};
+static const char *const dispatch_names[] = {"alltoall", "allgather", "deepep", "hybridep"};
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -80,12 +80,10 @@ uint32_t pl_layout_recompute_modules(const struct pl_layout *l) {
   return l->recompute_modules != 0 ? l->recompute_modules : (uint32_t)PL_RCM_CORE_ATTN;
 }
 
-/* A comma-separated list of names (each of names[0 .. count), at most once)
- * as a bit mask; `what` names one ("recompute module"), `expected` lists the
- * choices for the error. An empty list is the caller's to refuse. */
-static enum pl_status name_mask_parse(const char *p, const char *const *names, int count,
-                                      const char *what, const char *expected, uint32_t *out,
-                                      struct pl_diag *diag) {
+/* Names <-> bit mask (model_int.h) */
+enum pl_status model_name_mask_parse(const char *p, const char *const *names, int count,
+                                     const char *what, const char *expected, uint32_t *out,
+                                     struct pl_diag *diag) {
   uint32_t mask = 0;
   for (;;) {
     size_t n = strcspn(p, ",");
@@ -108,8 +106,8 @@ static enum pl_status name_mask_parse(const char *p, const char *const *names, i
 }
 
 /* The names of a mask's bits, comma-separated, in bit order. */
-static void name_mask_format(uint32_t mask, const char *const *names, int count, char *buf,
-                             size_t n) {
+void model_name_mask_format(uint32_t mask, const char *const *names, int count, char *buf,
+                            size_t n) {
   if (n == 0)
     return;
   buf[0] = '\0';
@@ -127,14 +125,14 @@ enum pl_status pl_recompute_modules_parse(const char *s, uint32_t *out, struct p
   if (*p == '\0')
     return pl_diag_set(diag, PL_ERR_PARSE, "empty recompute module list (for none, use "
                                            "--recompute none)");
-  return name_mask_parse(p, recompute_module_names, PL_RCM_COUNT, "recompute module",
+  return model_name_mask_parse(p, recompute_module_names, PL_RCM_COUNT, "recompute module",
                          "a comma-separated list of "
                          "core_attn|moe_act|layernorm|mla_up_proj|mlp|moe|shared_experts",
                          out, diag);
 }
 
 void pl_recompute_modules_format(uint32_t mask, char *buf, size_t n) {
-  name_mask_format(mask, recompute_module_names, PL_RCM_COUNT, buf, n);
+  model_name_mask_format(mask, recompute_module_names, PL_RCM_COUNT, buf, n);
 }
 
 /* Megatron-Core's CudaGraphScope names (transformer/enums.py), in bit order */
@@ -149,14 +147,14 @@ enum pl_status pl_cuda_graph_scopes_parse(const char *s, uint32_t *out, struct p
   }
   if (*p == '\0')
     return pl_diag_set(diag, PL_ERR_PARSE, "empty CUDA graph scope list (for none, use none)");
-  return name_mask_parse(p, cuda_graph_scope_names, PL_CGS_COUNT, "CUDA graph scope",
+  return model_name_mask_parse(p, cuda_graph_scope_names, PL_CGS_COUNT, "CUDA graph scope",
                          "none or a comma-separated list of "
                          "attn|moe_router|moe_preprocess|mamba|full_iteration",
                          out, diag);
 }
 
 void pl_cuda_graph_scopes_format(uint32_t mask, char *buf, size_t n) {
-  name_mask_format(mask, cuda_graph_scope_names, PL_CGS_COUNT, buf, n);
+  model_name_mask_format(mask, cuda_graph_scope_names, PL_CGS_COUNT, buf, n);
   if (n > 0 && buf[0] == '\0')
     strncat(buf, "none", n - 1);
 }
@@ -609,6 +607,25 @@ static enum pl_status resolve_recompute(const struct pl_layout *l, const struct 
     return pl_diag_set(diag, PL_ERR_LAYOUT,
                        "layout: --act-offload-layers %lld must be below the model's %lld blocks",
                        (long long)l->act_offload_layers, (long long)m->layers);
+  /* Megatron-Core: "--use-precision-aware-optimizer only supported with
+   * distributed optimizer" (optimizer_config.py OptimizerConfig.__post_init__) */
+  if (l->adam_moments_bf16 && l->shard == PL_SHARD_DDP)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --adam-moments-dtype bf16 needs --shard zero1 or higher (Megatron-"
+                       "Core's precision-aware optimizer needs the distributed optimizer)");
+  /* --offload-modules: Megatron-Core refuses fine_grained_activation_offloading
+   * with cpu_offloading (transformer_config.py __post_init__, core_v0.16.0);
+   * both modelled modules are the experts' */
+  if (l->offload_modules != 0 && l->act_offload_layers > 0)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --offload-modules cannot be combined with --act-offload-layers "
+                       "(Megatron-Core: fine_grained_activation_offloading cannot be enabled "
+                       "with cpu_offloading)");
+  if (l->offload_modules != 0 && !pl_model_is_moe(m))
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --offload-modules expert_fc1|moe_act needs an MoE model; '%s' "
+                       "has no experts",
+                       m->name);
   if (l->recompute_uniform && l->recompute != PL_RECOMPUTE_FULL)
     return pl_diag_set(diag, PL_ERR_LAYOUT,
                        "layout: --recompute-method uniform needs --recompute full");

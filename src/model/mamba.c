@@ -151,9 +151,9 @@ double model_mamba_act_bytes_per_token(const struct pl_model *m, double tp, doub
  * see the RMSNorm above): _chunk_scan_fwd with HAS_Z also reads z and writes
  * out_x beside out (2 + 2 B per element of y); the backward's
  * _chunk_scan_bwd_dz reads dout, out, z and x and writes dz and dout_x
- * (6 x 2 B) in a kernel of its own (ssd_chunk_scan.py, e9594ce). Not in the
- * measured kernels (data/ground-truth/h200/ssd_kernels.csv ran z=None with
- * the gate in the norm): priced by HBM bytes. */
+ * (6 x 2 B) in a kernel of its own (ssd_chunk_scan.py, e9594ce); measured
+ * in data/ground-truth/h200/ssd_scan_z_kernels.csv (efficiency.mamba_ssm
+ * ssd_gate). */
 #define GATE_FWD_BYTES (2.0 * BF16_BYTES)
 #define GATE_BWD_BYTES (6.0 * BF16_BYTES)
 
@@ -179,7 +179,7 @@ int model_mamba_ops(const struct pl_model *m, int64_t tp, int64_t mbs, int64_t s
    * (data/ground-truth/h200/ssd_kernels.csv: 36 backward kernels) */
   ops[n++].bwd_kernels = 26;
   model_op_memory(&ops[n], "ssd_gate", t * (double)di, 0.0, 0.0, GATE_FWD_BYTES, GATE_BWD_BYTES);
-  ops[n++].fwd_kernels = 1; /* inside _chunk_scan_fwd: one launch counted, 1 us over */
+  ops[n++].fwd_kernels = -1; /* inside _chunk_scan_fwd: no launch of its own */
   /* The chunk matmuls, one product per (chunk, head) or (chunk, group)
    * pair, all pairs in one Triton launch (op.batched: one kernel, not one
    * cuBLAS call per pair; their backward products are per pair too). The
@@ -203,6 +203,9 @@ int model_mamba_ops(const struct pl_model *m, int64_t tp, int64_t mbs, int64_t s
     if (strcmp(ops[i].name, "ssd_chunk_scan") != 0)
       ops[i].bwd_flops = 3.0 * ops[i].fwd_flops;
   }
+  /* CB's backward also runs _chunk_scan_bwd_dcb, dout x^T per chunk and head
+   * (Q x P by P x Q, summed into the group's dCB; ssd_chunk_scan.py) */
+  ops[n - 2].bwd_flops += 2.0 * (double)(q * q * p) * (double)(chunks * heads);
   model_op_memory(&ops[n], "ssm_norm", t * (double)di, 4.0, 8.0, GROUP_NORM_FWD_BYTES,
                   GROUP_NORM_BWD_BYTES);
   ops[n++].bwd_kernels = 3; /* _layer_norm_bwd, the weight-gradient sum and its cast */

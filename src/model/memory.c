@@ -24,7 +24,9 @@
  * last stage holds the larger of the two.
  *
  * Other: FSDP/ZeRO unsharded units (zero3: the current and the prefetched
- * unit's bf16 parameters plus one unit's fp32 gradients; DeepSpeed 2021's
+ * unit's bf16 parameters plus one unit's fp32 gradients; Megatron FSDP's
+ * block units with the modules outside them kept gathered,
+ * layout.fsdp_block_units; DeepSpeed 2021's
  * per-module fetch instead with layout.zero3_list_copy_s,
  * deepspeed_working_elems; zero2: one unit's
  * fp32 gradients before its reduce-scatter; with pp > 1 and
@@ -168,6 +170,16 @@ static double modules_freed(const struct pl_model *m, const struct pl_layout *l,
   return freed;
 }
 
+/* What fine-grained activation offloading (layout.offload_modules) moves to
+ * the host from one MoE block: its routed copies times offload.c's bytes a
+ * copy */
+static double offload_moe_block(const struct pl_model *m, const struct pl_layout *l, double sb,
+                                double e, double mlp) {
+  double t = (double)deg(l->tp), etp = (double)deg(l->etp);
+  double copies = sb / t * (double)m->top_k * etp * pl_moe_imbalance(m, l);
+  return copies * model_offload_copy_bytes(m, l, e, mlp, etp, glu_clamp_bytes(m, etp));
+}
+
 /* A hybrid Mamba-2 stack's average block (model.hybrid_pattern, mamba.c),
  * without recompute or with selective recompute, in layer_act's terms: each
  * block keeps its norm input (2 B) and its first GEMM's input (e); the
@@ -207,7 +219,36 @@ static double hybrid_layer_act(const struct pl_model *m, const struct pl_layout 
   return bytes - freed;
 }
 
+static double layer_act_kept(const struct pl_model *m, const struct pl_layout *l,
+                             enum pl_recompute r);
+static void saved_gemm_bytes(const struct pl_model *m, const struct pl_layout *l, double *e,
+                             double *mlp);
+
+/* One block's activations on the GPU: what it saves, less what offloading
+ * moves to the host (offload_moe_block, on the share of MoE blocks) */
 static double layer_act(const struct pl_model *m, const struct pl_layout *l, enum pl_recompute r) {
+  double bytes = layer_act_kept(m, l, r);
+  if (l->offload_modules == 0 || !pl_model_is_moe(m) || r == PL_RECOMPUTE_FULL ||
+      r == PL_RECOMPUTE_OPS)
+    return bytes;
+  double e, mlp;
+  saved_gemm_bytes(m, l, &e, &mlp);
+  double share = (double)pl_model_moe_layers(m) / (double)m->layers;
+  return bytes - share * offload_moe_block(m, l, local_tokens(m, l), e, mlp);
+}
+
+/* e: bytes of a saved GEMM input element (16-bit, or TE's quantized copy);
+ * mlp: bytes per MLP ffn element, the activation input (gated: gate and up,
+ * bf16) and the fc2 input (e) */
+static void saved_gemm_bytes(const struct pl_model *m, const struct pl_layout *l, double *e,
+                             double *mlp) {
+  bool hp_saved = l->dtype == PL_DTYPE_BF16 || pl_layout_fp8_tensorwise(l);
+  *e = hp_saved ? 2.0 : pl_dtype_element_bytes(l->dtype);
+  *mlp = (m->mlp == PL_MLP_SWIGLU ? 4.0 : 2.0) + *e;
+}
+
+static double layer_act_kept(const struct pl_model *m, const struct pl_layout *l,
+                             enum pl_recompute r) {
   double t = (double)deg(l->tp), sb = local_tokens(m, l);
   double rep_div = l->sp && t > 1 ? t : 1.0; /* SP shards the "replicated" part */
   double h = (double)m->hidden, f = (double)m->ffn_hidden;
@@ -240,15 +281,13 @@ static double layer_act(const struct pl_model *m, const struct pl_layout *l, enu
   /* fp8-tensorwise (torchao Float8Linear, layout.h) saves the 16-bit input
    * instead: torchao/float8/float8_linear.py matmul_with_hp_or_float8_args
    * ctx.save_for_backward(input_hp, weight_hp_t), cast again in backward */
-  bool hp_saved = l->dtype == PL_DTYPE_BF16 || pl_layout_fp8_tensorwise(l);
-  double e = hp_saved ? 2.0 : pl_dtype_element_bytes(l->dtype);
+  double e, mlp;
+  saved_gemm_bytes(m, l, &e, &mlp);
   /* norm1 in, norm2 in (2 B each), QKV in, fc1 in (e) + two dropout masks (1 B) */
   double rep = (4.0 + 2.0 * e) * h + (m->dropout ? 2.0 * h : 0.0);
   /* Q, K, V; proj in (e, plus the bf16 attention output a fused kernel
-   * keeps when that is not the same tensor); MLP activation in (gated: gate
-   * and up, bf16) and fc2 in (e) */
+   * keeps when that is not the same tensor) */
   double proj = e < 2.0 && !l->eager_attention ? 2.0 + e : e;
-  double mlp = (m->mlp == PL_MLP_SWIGLU ? 4.0 : 2.0) + e;
   if (pl_model_is_hybrid(m))
     return hybrid_layer_act(m, l, r, e, mlp);
   double shard = 2.0 * (q + 2.0 * kv) + proj * q + mlp * f;
@@ -325,6 +364,19 @@ static double edge_params(const struct pl_model *m, const struct pl_layout *l, i
       n += vocab_rows(m, tp);
   }
   return n;
+}
+
+/* The largest single module outside the blocks on stage i: the token table
+ * (first stage) or the LM head (last stage, untied or pp > 1); Megatron FSDP
+ * gathers and reduces each module's parameters on its own (recurse=False). */
+static double edge_module_max(const struct pl_model *m, const struct pl_layout *l, int64_t i) {
+  int64_t tp = deg(l->tp), pp = deg(l->pp);
+  double embed = 0.0, head = 0.0;
+  if (i == 0) /* a learned position table is a module of its own, smaller */
+    embed = vocab_rows(m, tp);
+  if (i == pp - 1 && (!m->tied_embeddings || pp > 1))
+    head = vocab_rows(m, tp);
+  return embed > head ? embed : head;
 }
 
 /* ------------------------------------------------------------------ */
@@ -440,6 +492,20 @@ static double deepspeed_working_elems(const struct pl_model *m, const struct pl_
   return w;
 }
 
+/* Optimizer state bytes per parameter: AdamW's fp32 master, m and v (12 B),
+ * or Megatron-Core's precision-aware optimizer with bf16 moments
+ * (layout.adam_moments_bf16): 2 + 2 B and a 4 B fp32 master, or 2 B of
+ * master remainders when TE's FusedAdam holds the masters of bf16
+ * parameters (no FP8 recipe: optimizer_config.py
+ * use_precision_aware_optimizer_no_fp8_or_ds_fp8; FP8 delayed scaling would
+ * also qualify without FP8 parameters, not modelled: 4 B kept) */
+static double optimizer_bytes(const struct pl_layout *l) {
+  if (!l->adam_moments_bf16)
+    return OPTIMIZER_BYTES;
+  double master = l->dtype == PL_DTYPE_BF16 ? MASTER_REMAINDER_BYTES : MASTER_FP32_BYTES;
+  return master + 2.0 * ADAM_MOMENT_BF16_BYTES;
+}
+
 /* Model states: dense parameters sharded over shard_group * cp, routed
  * experts over the expert data-parallel group (Megatron-Core's distributed
  * optimizer shards expert parameters over expert_data_parallel_group). */
@@ -492,7 +558,7 @@ static void model_states(const struct pl_model *m, const struct pl_layout *l, in
     grad_bytes = PARAM_BYTES;
   s->grads_b = grad_bytes * (dense / (l->shard >= PL_SHARD_ZERO2 ? n : 1.0) +
                              ex / (l->shard >= PL_SHARD_ZERO2 ? ne : 1.0));
-  s->optimizer_b = OPTIMIZER_BYTES * (dense / (l->shard >= PL_SHARD_ZERO1 ? n : 1.0) +
+  s->optimizer_b = optimizer_bytes(l) * (dense / (l->shard >= PL_SHARD_ZERO1 ? n : 1.0) +
                                       ex / (l->shard >= PL_SHARD_ZERO1 ? ne : 1.0));
   /* FSDP/ZeRO unit: one block, or the embedding / LM head when larger */
   double unit = layer_params_tp(m, t), edge = edge_params(m, l, i);
@@ -508,7 +574,21 @@ static void model_states(const struct pl_model *m, const struct pl_layout *l, in
     s->unsharded_b = (PARAM_BYTES + GRAD_BYTES) * s->params;
   else if (l->shard == PL_SHARD_ZERO3 && deepspeed_module_fetch(m, l))
     s->unsharded_b = PARAM_BYTES * deepspeed_working_elems(m, l, i);
-  else if (l->shard == PL_SHARD_ZERO3)
+  else if (l->shard == PL_SHARD_ZERO3 && l->fsdp_block_units) {
+    /* Megatron FSDP (layout.fsdp_block_units): the units are the blocks; the
+     * embedding, final norm and LM head are gathered at 2 B on first use and
+     * stay gathered (never released before the step's reset). Two block
+     * units are gathered at a time (the current and the prefetched one; the
+     * Bridge recipes' fsdp_double_buffer: FixedPoolAllocator size 2), at 1 B
+     * for TE FP8 parameters. Two gradient buckets in the shards' dtype (the
+     * same pool for main_grad) sized by a block or, when larger, the LM head
+     * or embedding alone (a non-unit module's bucket, plus its unfused
+     * param.grad under gradient_accumulation_fusion off, as the Bridge Llama
+     * recipes set it) */
+    double block = layer_params_tp(m, t), one = edge_module_max(m, l, i);
+    s->unsharded_b = PARAM_BYTES * edge + 2.0 * (PARAM_BYTES * block - fp8_save * fp8_w) +
+                     2.0 * grad_bytes * (block > one ? block : one);
+  } else if (l->shard == PL_SHARD_ZERO3)
     /* the gathered block units at 1 B for TE FP8 parameters (fp8_save);
      * an embedding or LM-head unit stays 16-bit */
     s->unsharded_b = 2.0 * (PARAM_BYTES * unit - (unit > edge ? fp8_save * fp8_w : 0.0)) +
@@ -576,6 +656,16 @@ static void activations(const struct pl_model *m, const struct pl_layout *l, int
     int64_t off = l->act_offload_layers < s->layers ? l->act_offload_layers : s->layers - 1;
     if (off > 0)
       s->act_b -= s->in_flight * (double)off * s->layer_act;
+  }
+  if (l->offload_modules != 0 && l->recompute != PL_RECOMPUTE_FULL &&
+      l->recompute != PL_RECOMPUTE_OPS) {
+    /* fine-grained offloading (layout.offload_modules): one MoE block's
+     * offloaded groups stay on the GPU, the last group of a chunk whose
+     * backward comes next (ChunkOffloadHandler.should_bulk_offload) or the
+     * group reloaded one ahead in the backward (bulk_reload) */
+    double e, mlp;
+    saved_gemm_bytes(m, l, &e, &mlp);
+    s->act_b += offload_moe_block(m, l, local_tokens(m, l), e, mlp);
   }
   if (i == 0 && m->dropout) /* embedding dropout mask, 1 B per element */
     s->act_b += s->in_flight * sb * h / rep_div;

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <plateau/layout.h>
 #include <plateau/model.h>
 
 #include "base/json.h"
@@ -78,5 +79,21 @@ double model_mamba_act_bytes_per_token(const struct pl_model *m, double tp, doub
  * other model types. */
 enum pl_status model_hf_hybrid(yajl_val root, const char *origin, const char *type,
                                struct pl_model *m, struct pl_diag *diag);
+
+/* A comma-separated list of names (each of names[0 .. count), at most once)
+ * as a bit mask, and back (layout.c); `what` names one ("recompute module"),
+ * `expected` lists the choices for the error. An empty list is the caller's
+ * to refuse. */
+enum pl_status model_name_mask_parse(const char *p, const char *const *names, int count,
+                                     const char *what, const char *expected, uint32_t *out,
+                                     struct pl_diag *diag);
+void model_name_mask_format(uint32_t mask, const char *const *names, int count, char *buf,
+                            size_t n);
+
+/* Bytes of one routed token copy that Megatron-Core's fine-grained activation
+ * offloading (layout.offload_modules) moves to the host (offload.c); e and
+ * mlp in memory.c layer_act's terms, clamp the clamped GLU's copy. */
+double model_offload_copy_bytes(const struct pl_model *m, const struct pl_layout *l, double e,
+                                double mlp, double etp, double clamp);
 
 #endif

@@ -250,6 +250,15 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.te_linear_bwd_overlap", pl_setting_name(fw.te_linear_bwd_overlap));
   /* added after those: TE's per-expert quantize launches from C++ (layout.h) */
   col_num(c, "framework.host_per_launch_s", fw.host_per_launch_s, true);
+  /* added after those: Megatron FSDP's block-only units (layout.h) */
+  col_str(c, "framework.fsdp_block_units", pl_setting_name(fw.fsdp_block_units));
+  /* added after those: the precision-aware optimizer's moments (layout.h) */
+  col_str(c, "framework.adam_moments_dtype", fw.adam_moments_bf16 == PL_SETTING_ON ? "bf16" : "fp32");
+  /* added after those: the MoE forward's host wait for the tokens per expert (layout.h) */
+  col_str(c, "framework.moe_host_sync", pl_setting_name(fw.moe_host_sync));
+  char ofm_s[64]; /* added after those: fine-grained activation offloading (layout.h) */
+  pl_offload_modules_format(l->offload_modules, ofm_s, sizeof ofm_s);
+  col_str(c, "layout.offload_modules", l->offload_modules != 0 ? ofm_s : NULL);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

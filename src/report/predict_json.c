@@ -82,6 +82,12 @@ static void layout_json(struct pl_emit *e, const struct pl_prediction *p) {
     pl_emit_str(e, "recompute_modules", rcm_s);
   else
     pl_emit_null(e, "recompute_modules");
+  char ofm_s[64]; /* Megatron-Core's fine-grained activation offloading */
+  pl_offload_modules_format(l->offload_modules, ofm_s, sizeof ofm_s);
+  if (l->offload_modules != 0)
+    pl_emit_str(e, "offload_modules", ofm_s);
+  else
+    pl_emit_null(e, "offload_modules");
   char cgs_s[64]; /* Megatron-Core cuda_graph_scope: ops without eager host cost */
   pl_cuda_graph_scopes_format(l->cuda_graph_scopes, cgs_s, sizeof cgs_s);
   pl_emit_str(e, "cuda_graph_scope", cgs_s);
@@ -155,6 +161,9 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_bool(e, "te_cross_entropy", fw.te_cross_entropy == PL_SETTING_ON);
   pl_emit_bool(e, "te_linear_bwd_overlap", fw.te_linear_bwd_overlap == PL_SETTING_ON);
   pl_emit_num(e, "host_per_launch_s", fw.host_per_launch_s);
+  pl_emit_bool(e, "fsdp_block_units", fw.fsdp_block_units == PL_SETTING_ON);
+  pl_emit_str(e, "adam_moments_dtype", fw.adam_moments_bf16 == PL_SETTING_ON ? "bf16" : "fp32");
+  pl_emit_bool(e, "moe_host_sync", fw.moe_host_sync == PL_SETTING_ON);
   pl_emit_obj_end(e);
 }
 

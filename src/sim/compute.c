@@ -16,7 +16,9 @@
  * library is assumed to pick the better of the tile and its transpose. Where the GPU file
  * gives gemm.tile_fixed_k, each tile also pays that many K elements of work outside its K loop
  * (prologue and epilogue; fitted to OpenXLA's measured sm_90 matmul table, so GEMMs with
- * K = 1-2k run 5-10% below large-K ones). Time is the larger of
+ * K = 1-2k run 5-10% below large-K ones); FP8 GEMMs (and the block-scaled ones rated from
+ * the FP8 measurement) pay gemm.tile_fixed_k_fp8 instead (fitted to this project's measured
+ * H100 FP8 GEMMs: K = 2048 runs about 20% below large K). Time is the larger of
  * that and the HBM time of reading A, B and writing C (roofline).
  * Attention (fused, FlashAttention): executed FLOPs (half the counted ones
  * when causal) over the GPU's FlashAttention forward/backward fraction of peak (FlashAttention-2
@@ -79,8 +81,8 @@ static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt, double *ceilin
    * datasheets); its rate is the FP8 measurement times the file's measured
    * ratio (gemm.mxfp8_vs_fp8), or the peaks' ratio. NVFP4 too: like MXFP8 it is a block-scaled
    * narrow-precision GEMM of Transformer Engine's recipes, and the FP8
-   * measurement is the nearest one in kind (no per-tile BF16 fixed cost:
-   * tile_fixed_k is BF16 only). Any other dtype without a measurement: the
+   * measurement is the nearest one in kind (its per-tile fixed cost is the
+   * FP8 one, tile_fixed_k_fp8). Any other dtype without a measurement: the
    * BF16 one scaled by the peaks. */
   /* A block-scaled GEMM's rate against the FP8 one: the GPU file's measured
    * ratio at equal shapes when it gives one (gemm.mxfp8_vs_fp8,
@@ -93,9 +95,14 @@ static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt, double *ceilin
     vs_fp8 = e->gemm_mxfp8_vs_fp8;
   else if (dt == PL_DTYPE_NVFP4 && e->gemm_nvfp4_vs_fp8 > 0)
     vs_fp8 = e->gemm_nvfp4_vs_fp8;
+  /* the measured shape paid its tiles' fixed cost in the dtype it was
+   * measured in: BF16's for the BF16 MAMF, FP8's for the FP8 one (a BF16
+   * anchor scaled to FP8 by the peaks keeps none, as before the FP8 key) */
+  double k0 = dt == PL_DTYPE_BF16 ? e->gemm_tile_fixed_k : 0;
   if (fp8_like && e->gemm_fp8_mamf_flops_per_s > 0 && g->peak_fp8_flops_per_s > 0) {
     mamf = e->gemm_fp8_mamf_flops_per_s * vs_fp8;
     shape = e->gemm_fp8_mamf_shape;
+    k0 = e->gemm_tile_fixed_k_fp8;
   } else if (fp8_like && g->peak_fp8_flops_per_s > 0 && g->peak_bf16_flops_per_s > 0) {
     /* no FP8 measurement: the BF16 one scaled to FP8 by the peaks, then as above */
     mamf *= g->peak_fp8_flops_per_s / g->peak_bf16_flops_per_s * vs_fp8;
@@ -107,8 +114,6 @@ static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt, double *ceilin
   if (mamf <= 0 || shape[0] <= 0 || shape[1] <= 0)
     return 0;
   double q = (double)shape[0] * (double)shape[1] / gemm_work(g, shape[0], shape[1], 1);
-  /* the measured shape pays its tiles' fixed cost too (BF16 only, see tile_fixed_k) */
-  double k0 = dt != PL_DTYPE_BF16 ? 0 : e->gemm_tile_fixed_k;
   if (shape[2] > 0)
     q *= (double)shape[2] / ((double)shape[2] + k0);
   /* a training step keeps the GPU at its power limit: the sustained rate when the file gives it */
@@ -125,11 +130,17 @@ static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt, double *ceilin
 }
 
 /* Each output tile's cost outside its K loop (pipeline prologue, epilogue
- * store), in K elements of mainloop: the GPU file's gemm.tile_fixed_k, fitted
- * there to a public per-shape measurement (docs/step-model.md 2.1). BF16
- * only: no FP8 measurement gives it. */
+ * store), in K elements of mainloop: the GPU file's gemm.tile_fixed_k for
+ * BF16 (fitted to OpenXLA's measured table) and gemm.tile_fixed_k_fp8 for
+ * FP8, MXFP8 and NVFP4 (fitted to measured FP8 GEMMs; the block-scaled GEMMs
+ * are rated from the FP8 measurement, so they take its fixed cost too), only
+ * where the FP8 rate is itself a measurement (docs/step-model.md 2.1). */
 static double tile_fixed_k(const struct pl_gpu *g, enum pl_dtype dt) {
-  return dt != PL_DTYPE_BF16 ? 0 : g->eff.gemm_tile_fixed_k;
+  const struct pl_gpu_efficiency *e = &g->eff;
+  if (dt == PL_DTYPE_BF16)
+    return e->gemm_tile_fixed_k;
+  bool fp8_like = dt == PL_DTYPE_FP8 || dt == PL_DTYPE_MXFP8 || dt == PL_DTYPE_NVFP4;
+  return fp8_like && e->gemm_fp8_mamf_flops_per_s > 0 ? e->gemm_tile_fixed_k_fp8 : 0;
 }
 
 double pl_gemm_time_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, int64_t n, int64_t k,
@@ -165,6 +176,8 @@ int pl_op_kernels(const struct pl_op *op, enum pl_pass pass) {
     return 0;
   if (pass == PL_PASS_BWD)
     return op->bwd_kernels > 1 ? op->bwd_kernels : 1;
+  if (op->fwd_kernels < 0)
+    return 0; /* runs inside another op's kernel (pl_op.fwd_kernels) */
   return op->fwd_kernels > 1 ? op->fwd_kernels : 1;
 }
 
@@ -411,8 +424,8 @@ static double eager_attention_s(const struct pl_gpu *g, enum pl_dtype dt, const 
 
 /* The Mamba-2 mixer part an op is (src/model/mamba.c names them), or -1. */
 static int ssd_part(const struct pl_op *op) {
-  static const char *const names[PL_SSD_KERNELS] = {"ssd_states", "ssd_chunk_state", "ssd_bmm_cb",
-                                                    "ssd_chunk_scan", "ssm_norm"};
+  static const char *const names[PL_SSD_KERNELS] = {
+      "ssd_states", "ssd_chunk_state", "ssd_bmm_cb", "ssd_chunk_scan", "ssm_norm", "ssd_gate"};
   if (op->name == NULL || (op->name[0] != 's'))
     return -1;
   for (int i = 0; i < PL_SSD_KERNELS; i++)
@@ -426,7 +439,8 @@ static int ssd_part(const struct pl_op *op) {
  * a fraction of the BF16 peak on the FLOPs plateau counts for them (16-bit
  * whatever the recipe), held at the GEMMs' sustained fraction like attention
  * (the measurement is a boost-clock burst; the clock, not the kernel, sets
- * it); the memory-bound parts (cumsum and state passing, the RMSNorm) at a
+ * it); the memory-bound parts (cumsum and state passing, the RMSNorm, the
+ * gate) at a
  * fraction of the HBM bandwidth on their bytes; plus kernel_overhead per
  * launch. -1 when the GPU file gives no rate (the GEMM tile model and the
  * HBM bytes at hbm_fraction then). */
@@ -439,7 +453,7 @@ static double ssd_s(const struct pl_gpu *g, const struct pl_op *op, enum pl_pass
   if (!(f > 0))
     return -1;
   double t;
-  if (part == PL_SSD_STATES || part == PL_SSD_NORM) {
+  if (part == PL_SSD_STATES || part == PL_SSD_NORM || part == PL_SSD_GATE) {
     double bw = g->hbm_bytes_per_s * f;
     t = bw > 0 ? (fwd ? op->fwd_bytes : op->bwd_bytes) / bw : 0;
   } else {
@@ -573,7 +587,7 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
  * shared expert of a MoE block under moe_router (pl_model.experts > 0), every
  * op under full_iteration. A graph replay is one launch per layer and pass,
  * not counted. */
-static bool op_graphed(const struct pl_layout *l, const struct pl_model *m, const struct pl_op *op) {
+bool sim_op_graphed(const struct pl_layout *l, const struct pl_model *m, const struct pl_op *op) {
   static const char *const attn_ops[] = {"norm1", "qkv",       "qk_norm", "q",     "q_down",
                                          "q_up",  "kv_down",   "kv_up",   "mla_norms", "rope",
                                          "attn",  "attn_full", "proj",    "resid1"};
@@ -621,6 +635,33 @@ static void host_tally_add(struct host_tally *h, const struct pl_layout *l,
   }
 }
 
+/* The host time of a tally: each kernel host_per_kernel_s, each cuBLAS GEMM
+ * call host_per_gemm_s instead when that is set (sim_op_run_gemms:
+ * Transformer Engine's per-call descriptor, heuristic query and launch; a
+ * grouped expert GEMM one call per local expert), each C++ launch
+ * host_per_launch_s. */
+static double tally_host_s(const struct pl_layout *l, const struct host_tally *h) {
+  double host = h->kernels * l->host_per_kernel_s;
+  if (l->host_per_gemm_s > 0)
+    host += h->gemm_calls * l->host_per_gemm_s - h->gemm_kernels * l->host_per_kernel_s;
+  /* layout.host_per_launch_s: TE's per-expert quantize kernels, each launched
+   * from C++ (no Python, dispatcher or autograd in between) */
+  host += h->cpp_launches * l->host_per_launch_s;
+  return host;
+}
+
+double sim_op_host_s(const struct pl_layout *l, const struct pl_model *m, const struct pl_op *op,
+                     enum pl_pass pass, double share, double *wait_gpu_s, double *launches) {
+  struct host_tally h = {0, 0, 0, 0, 0};
+  if (!sim_op_graphed(l, m, op))
+    host_tally_add(&h, l, m, op, pass, share);
+  *wait_gpu_s = 2.0 * h.waits * l->host_per_kernel_s; /* as sim_seg_ops_s */
+  h.kernels += h.waits;
+  *launches = (l->host_per_gemm_s > 0 && h.gemm_calls > 0 ? h.gemm_calls : h.kernels) +
+              (l->host_per_launch_s > 0 ? h.cpp_launches : 0);
+  return tally_host_s(l, &h);
+}
+
 /* Time of a list of ops in one pass. A backward includes the forward of the
  * ops marked for recomputation. attention_only sums just the attention core
  * (segments.c subtracts it from the whole to split a segment). */
@@ -633,7 +674,7 @@ double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const st
       continue;
     double share = ops[i].share > 0 ? ops[i].share : 1.0; /* flops.h: blocks that run it */
     /* captured in a CUDA graph: GPU time only, the host issues none of it */
-    bool graphed = op_graphed(l, m, &ops[i]);
+    bool graphed = sim_op_graphed(l, m, &ops[i]);
     t += share * pl_op_run_time_s(g, l, m, &ops[i], pass);
     if (!graphed)
       host_tally_add(&h, l, m, &ops[i], pass, share);
@@ -656,16 +697,7 @@ double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const st
    * kernels one by one; when that takes longer than the GPU runs them, the
    * GPU waits for the host. The attention part alone (cp split) keeps the GPU
    * time: the floor is the whole segment's. */
-  double host = attention_only ? 0 : h.kernels * l->host_per_kernel_s;
-  /* With host_per_gemm_s, each cuBLAS GEMM call costs that instead
-   * (sim_op_run_gemms: Transformer Engine's per-call descriptor, heuristic
-   * query and launch; a grouped expert GEMM one call per local expert). */
-  if (!attention_only && l->host_per_gemm_s > 0)
-    host += h.gemm_calls * l->host_per_gemm_s - h.gemm_kernels * l->host_per_kernel_s;
-  /* layout.host_per_launch_s: TE's per-expert quantize kernels, each launched
-   * from C++ (no Python, dispatcher or autograd in between) */
-  if (!attention_only)
-    host += h.cpp_launches * l->host_per_launch_s;
+  double host = attention_only ? 0 : tally_host_s(l, &h);
   /* CUDA_LAUNCH_BLOCKING=1 (layout.launch_blocking): a launch returns only when
    * its kernel has finished (CUDA Programming Guide, "Asynchronous Concurrent
    * Execution": the variable disables asynchronous kernel launches), so the

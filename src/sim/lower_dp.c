@@ -210,6 +210,8 @@ void sim_dp_emit_tail(struct lower *lw) {
   double bw = g->hbm_bytes_per_s * g->eff.hbm_fraction;
   double per_param = lw->l->kernels == PL_KERNELS_UNFUSED ? ADAMW_EAGER_BYTES_PER_PARAM
                                                            : ADAMW_BYTES_PER_PARAM;
+  if (l->adam_moments_bf16 && l->kernels != PL_KERNELS_UNFUSED) /* TE FusedAdam, bf16 m, v */
+    per_param -= ADAMW_BF16_MOMENTS_SAVED_BYTES;
   double opt_s = (bw > 0 ? local * per_param / bw : 0) + g->eff.kernel_overhead_s;
   int32_t reduce_tail =
       lw->st->eng.streams[lw->streams[lw->stage * PL_STREAM_N + PL_STREAM_DP_REDUCE]].tail;

@@ -32,7 +32,9 @@
  * outputs. deepep (MoEFlexTokenDispatcher + DeepEP): the all_to_all with
  * DeepEP's one send per target node across the network (deepep_dedup);
  * inside one NVLink 5 domain at HybridEP's measured rate on the rows each
- * rank receives (flex_nvl5_call_s).
+ * rank receives (flex_nvl5_call_s); hybridep across H100 nodes at Hybrid-EP's
+ * measured IB rate on the rank's tokens once per destination node
+ * (hybridep_ib_call_s).
  * A model with dense and MoE blocks prices its average block: the bytes are
  * scaled by the MoE share (calls stay whole). They block the next block
  * unless layout.ep_comm_overlap (Megatron's
@@ -244,7 +246,9 @@ static enum pl_status moe_comm_one(struct sim_step *st, struct sim_seg *s, int s
  * the all_to_all's bytes are scaled by that ratio, so its network share is
  * what DeepEP sends (its NVLink share is then under-counted, which the
  * network bounds). 1 within a node. */
-static double deepep_dedup(const struct pl_run *run) {
+/* Nodes the ep group spans: its ranks per node are the node's GPUs over etp
+ * (Megatron-Core orders expert ranks etp-ep-edp-pp, groups.c). */
+static int64_t ep_nodes(const struct pl_run *run) {
   const struct pl_layout *l = &run->layout;
   int64_t gpn = run->cluster.gpus_per_node > 0 ? run->cluster.gpus_per_node : 1;
   if (gpn > l->gpus)
@@ -252,7 +256,11 @@ static double deepep_dedup(const struct pl_run *run) {
   int64_t etp = l->etp > 0 ? l->etp : 1, per_node = gpn / etp > 1 ? gpn / etp : 1;
   if (per_node > l->ep)
     per_node = l->ep;
-  double N = (double)((l->ep + per_node - 1) / per_node), k = (double)run->model.top_k;
+  return (l->ep + per_node - 1) / per_node;
+}
+
+static double deepep_dedup(const struct pl_run *run) {
+  double N = (double)ep_nodes(run), k = (double)run->model.top_k;
   if (N < 2 || k < 1)
     return 1.0;
   double remote_copies = k * (N - 1.0) / N;
@@ -303,7 +311,7 @@ static double flex_nvl5_call_s(const struct pl_run *run, double token_bytes) {
   const struct pl_layout *l = &run->layout;
   const struct pl_cluster *c = &run->cluster;
   int64_t gpn = c->gpus_per_node < l->gpus ? c->gpus_per_node : l->gpus;
-  if (l->dispatch != PL_MOE_DEEPEP || l->etp > 1 || l->ep < 2 || l->ep > gpn ||
+  if (!PL_MOE_IS_FLEX(l->dispatch) || l->etp > 1 || l->ep < 2 || l->ep > gpn ||
       strcmp(c->gpu.arch, "blackwell") != 0 || strcmp(c->intra_kind, "nvswitch") != 0 ||
       run->model.experts < l->ep)
     return 0.0;
@@ -318,6 +326,44 @@ static double flex_nvl5_call_s(const struct pl_run *run, double token_bytes) {
   }
   double rows_bytes = token_bytes * (double)l->ep * flex_rank_share(&run->model, l->ep);
   return 0.5 * (rows_bytes / d + rows_bytes / cb);
+}
+
+/* Hybrid-EP's measured rate across nodes on H100 (NVIDIA, deepseek-ai/DeepEP
+ * branch hybrid-ep 94a9f8f, docs/README_Hybrid-EP.md "H100 Platform", IB
+ * bandwidth; tests/test_hybrid_ep.py test_hybrid_ep_benchmark): 4096 tokens
+ * per rank, hidden 7168, top-8 uniform routing, 8 local experts, 8 ranks per
+ * node; Torch API, 16 SMs (Megatron-Core's moe_hybridep_num_sms default, as
+ * above); bandwidth = rdma_send_bytes / time, where rdma_send_bytes counts
+ * each token once per node that holds one of its experts, the rank's own node
+ * included (tests/utils.py count_rdma_send_from_routing_map: "we do not set
+ * the local node map to zeros"), x hidden x 2 B. BF16 dispatch and combine,
+ * bytes/s, by ranks; above 64 ranks the 64-rank figure is kept. */
+static const struct {
+  int64_t ranks;
+  double dispatch_bps, combine_bps;
+} hybridep_h100_ib[] = {{16, 54.47e9, 53.35e9}, {32, 47.36e9, 52.53e9}, {64, 41.24e9, 46.57e9}};
+
+/* One dispatch or combine call of the hybridep flex dispatcher whose ep group
+ * spans N >= 2 H100 nodes (Hopper, etp 1): the rank's tokens (token_bytes)
+ * once per node that holds one of a token's top-k experts, N x
+ * flex_rank_share(N) (the node share: E / N experts per node), at Hybrid-EP's
+ * measured H100 rate (the mean of dispatch and combine, as flex_nvl5_call_s).
+ * This is Hybrid-EP's hierarchy: one RDMA copy per destination node, then
+ * NVLink forwarding inside it (README "Hierarchical Communication Design");
+ * the measured time holds both. 0 otherwise. */
+static double hybridep_ib_call_s(const struct pl_run *run, double token_bytes) {
+  const struct pl_layout *l = &run->layout;
+  int64_t N = ep_nodes(run);
+  if (l->dispatch != PL_MOE_HYBRIDEP || l->etp > 1 || N < 2 ||
+      strcmp(run->cluster.gpu.arch, "hopper") != 0 || run->model.experts < N)
+    return 0.0;
+  size_t i = 0;
+  while (i + 1 < sizeof hybridep_h100_ib / sizeof hybridep_h100_ib[0] &&
+         hybridep_h100_ib[i + 1].ranks <= l->ep)
+    i++;
+  double rdma_bytes = token_bytes * (double)N * flex_rank_share(&run->model, N);
+  return 0.5 * (rdma_bytes / hybridep_h100_ib[i].dispatch_bps +
+                rdma_bytes / hybridep_h100_ib[i].combine_bps);
 }
 
 /* The expert-parallel token traffic of a block (see the file comment):
@@ -348,11 +394,14 @@ static enum pl_status layer_moe(struct sim_step *st, struct sim_seg *s, struct p
     return r;
   }
   double copies = tokens * (double)m->top_k * h_bytes * pl_moe_imbalance(m, l);
-  if (l->dispatch == PL_MOE_DEEPEP)
+  if (PL_MOE_IS_FLEX(l->dispatch))
     copies *= deepep_dedup(st->run);
   int32_t before = st->n_colls;
   r = moe_comm_one(st, s, SIM_SEG_EP, PL_COLL_ALL_TO_ALL, "ep", copies, 2, 2 * rep, diag);
-  double flex_s = flex_nvl5_call_s(st->run, tokens * h_bytes * pl_moe_imbalance(m, l));
+  double token_bytes = tokens * h_bytes * pl_moe_imbalance(m, l);
+  double flex_s = flex_nvl5_call_s(st->run, token_bytes);
+  if (flex_s <= 0.0)
+    flex_s = hybridep_ib_call_s(st->run, token_bytes);
   int32_t c = s->tp[PL_PASS_FWD][SIM_SEG_EP].coll;
   if (r == PL_OK && flex_s > 0.0 && c >= before)
     st->colls[c].time_s = flex_s;
@@ -1192,6 +1241,8 @@ static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct 
     r = layer_cp(st, s, diag);
   if (r == PL_OK && kind == SIM_SEG_LAYER)
     r = layer_moe(st, s, diag);
+  if (r == PL_OK && kind == SIM_SEG_LAYER)
+    sim_moe_host_sync(st, s, ops, n); /* after the collectives it holds are priced */
   if (r == PL_OK)
     r = seg_fsdp(st, kind, s, diag);
   return r;

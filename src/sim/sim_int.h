@@ -442,6 +442,16 @@ enum pl_status sim_coll_add(struct sim_step *st, enum pl_coll_op op, const char 
  * the collective in *out (SIM_NONE when none), its time_s set. */
 enum pl_status sim_zero3_persist_gather(struct sim_step *st, double elems, double host_s,
                                         int32_t *out, struct pl_diag *diag);
+/* moe_sync.c: a MoE block's forward with the host's wait for the tokens per
+ * local expert (layout.moe_host_sync): the forward's compute of the window
+ * between two waits, less the dispatch_s and combine_s it holds (one call of
+ * each, alone); -1 without a routing in ops. */
+double sim_moe_sync_fwd_s(const struct pl_gpu *g, const struct pl_layout *l,
+                          const struct pl_model *m, const struct pl_op *ops, int n,
+                          double dispatch_s, double combine_s);
+/* Raise (or lower) the layer segment's forward compute to that window, its
+ * expert-parallel collectives already priced (segments.c layer_moe). */
+void sim_moe_host_sync(struct sim_step *st, struct sim_seg *s, const struct pl_op *ops, int n);
 /* lower.c */
 enum pl_status sim_lower(struct sim_step *st, struct pl_diag *diag);
 
@@ -457,6 +467,15 @@ double sim_gpu_power_w(const struct pl_gpu *g, double compute_frac, double comm_
  * vocabulary slice of a tp rank (padded to tp, as the LM head's op). */
 double sim_microbatch_logits(const struct pl_model *m, const struct pl_layout *l);
 double sim_op_run_gemms(const struct pl_op *op, enum pl_pass pass);
+/* Whether the run replays op from a CUDA graph (layout.cuda_graph_scopes): its
+ * host time is then 0. */
+bool sim_op_graphed(const struct pl_layout *l, const struct pl_model *m, const struct pl_op *op);
+/* The host time of op run share times in pass, as sim_seg_ops_s charges it (0
+ * when graphed); *wait_gpu_s the GPU time its host waits add (pl_op.host_waits),
+ * *launches the calls the host makes (cuBLAS calls of a GEMM with
+ * host_per_gemm_s, else kernels). */
+double sim_op_host_s(const struct pl_layout *l, const struct pl_model *m, const struct pl_op *op,
+                     enum pl_pass pass, double share, double *wait_gpu_s, double *launches);
 /* Quantize kernels Transformer Engine launches from C++ for a grouped expert
  * GEMM's operand in one pass (split_quantize: per local expert, 3 under FP8
  * current scaling, 1 under MXFP8 or FP8 block scaling; 0 otherwise). */

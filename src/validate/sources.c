@@ -706,8 +706,9 @@ static bool bridge_modes(const struct validate_in *in, struct pl_layout *l, stru
     l->shard = PL_SHARD_ZERO3;
     l->shard_group = group;
     l->shard_grads_reduce_dtype = true; /* Megatron FSDP's main_grad_buffer (layout.h) */
+    l->fsdp_block_units = true;         /* fsdp_unit_modules [TransformerLayer] (layout.h) */
     validate_note(row, "Megatron FSDP with sharding group %lld (the page's FSDP column) as zero3, "
-                       "gradient shards in the reduce dtype",
+                       "gradient shards in the reduce dtype, blocks as its units",
                   (long long)group);
   } else {
     /* "DDP (distributed optimizer not stated)" or empty */
@@ -751,6 +752,21 @@ static bool bridge_deepseek(const struct validate_in *in, struct pl_layout *l,
   bool mtp = strstr(cell(in, "model"), "w/o MTP") == NULL;
   int64_t vp = l->vp > 0 ? l->vp : 1, pp = l->pp > 0 ? l->pp : 1;
   l->mtp_layers = mtp ? 1 : 0;
+  /* Every release's DeepSeek-V3 recipe runs Megatron-Core's precision-aware
+   * optimizer with bf16 moments (use_precision_aware_optimizer True,
+   * main_params_dtype fp32, exp_avg_dtype / exp_avg_sq_dtype bf16):
+   * recipes/deepseek/deepseek_v3.py (v0.1.0rc4, whose 25.09 performance yaml
+   * configs/deepseek/deepseek_v3_llm_pretrain.yaml sets no optimizer key;
+   * v0.2.0-v0.2.2 deepseek_v3 pretrain_config,
+   * v0.3.0-v0.5.0 deepseek_v3_pretrain_config; HEAD 067f987df0
+   * recipes/deepseek/h100/deepseek_v3.py deepseek_v3_pretrain_1024gpu_h100_bf16_config,
+   * re-exported as deepseek_v3_pretrain_config and the base of the
+   * perf_recipes). The performance scripts keep it (they clear it only
+   * for Megatron FSDP: utils/helpers.py, utils/overrides.py) */
+  if (l->shard != PL_SHARD_DDP) {
+    l->adam_moments_bf16 = true;
+    validate_note(row, "Adam moments in bf16 (the recipe's precision-aware optimizer)");
+  }
   if (pp == 1)
     return true;
   for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
@@ -1267,6 +1283,20 @@ static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, str
      * no backend: alltoall. With ep 8 the group is one node: no deduplication across nodes. */
     l->dispatch = PL_MOE_DEEPEP;
     validate_note(row, "hybridep dispatcher (the release's B200/B300 config)");
+  } else if (bridge_config_is(in, l, "26.02.01 26.04 26.04.01 26.06 26.06.01", "Qwen3_30B",
+                              "H100", -1)) {
+    /* Qwen3-30B-A3B on DGX H100 from 26.02.01 (v0.3.1, v0.4.0, v0.4.2, v0.5.0
+     * scripts/performance/configs/qwen/qwen3_workload_base_configs.py
+     * QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_{BF16,FP8_CS}_V1: expert_model_parallel_size 16
+     * over the 16 GPUs, moe_flex_dispatcher_backend "hybridep"; apply_flex_dispatcher_backend
+     * accepts compute capability 9). With ep 16 the group spans two nodes. */
+    l->dispatch = PL_MOE_HYBRIDEP;
+    validate_note(row, "hybridep dispatcher (the release's H100 config)");
+  } else if (bridge_config_is(in, l, "26.02", "Qwen3_30B", "H100", -1)) {
+    /* 26.02 (v0.3.0 QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_{BF16,FP8_CS}_V1, pp 2 vp 12 ep 8):
+     * moe_flex_dispatcher_backend "deepep". v0.2.x (25.11) sets no backend: alltoall. */
+    l->dispatch = PL_MOE_DEEPEP;
+    validate_note(row, "deepep dispatcher (the release's H100 config)");
   }
   mcore_balance(in, l, row);
   bridge_ep_overlap(in, l, row);
@@ -1331,13 +1361,42 @@ static void nvl_segment(const struct validate_in *in, const struct pl_layout *l,
  * --use-distributed-optimizer, --overlap-grad-reduce, --overlap-param-gather,
  * --sequence-parallel, --make-vocab-size-divisible-by 1187, and
  * --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split. */
+/* The zoo readme's command under a table (the row's notes) with Megatron-Core
+ * --fine-grained-activation-offloading --offload-modules M1 M2 ...
+ * (layout.offload_modules): the module names up to the next option. */
+static bool zoo_offload(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  const char *notes = cell(in, "notes"), *opt = "--offload-modules ";
+  const char *p = strstr(notes, opt);
+  if (strstr(notes, "--fine-grained-activation-offloading") == NULL || p == NULL)
+    return true;
+  char list[128] = "";
+  size_t used = 0;
+  for (p += strlen(opt); *p != '\0' && *p != '`' && strncmp(p, "--", 2) != 0;) {
+    size_t n = strcspn(p, " `");
+    if (n > 0 && used + n + 2 < sizeof list)
+      used += (size_t)snprintf(list + used, sizeof list - used, "%s%.*s", used > 0 ? "," : "",
+                               (int)n, p);
+    p += n;
+    p += strspn(p, " ");
+  }
+  struct pl_diag d;
+  if (pl_offload_modules_parse(list, &l->offload_modules, &d) != PL_OK)
+    return validate_skip(row, "fine-grained activation offloading: %s", d.msg);
+  validate_note(row, "fine-grained activation offloading of %s (the command)", list);
+  return true;
+}
+
 static bool zoo_modes(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   const char *shard = cell(in, "sharding"), *rc = cell(in, "recompute");
+  if (!zoo_offload(in, l, row))
+    return false;
   if (strstr(shard, "Megatron FSDP") != NULL) {
     l->shard = PL_SHARD_ZERO3;
     l->shard_grads_reduce_dtype = true; /* Megatron FSDP's main_grad_buffer (layout.h) */
+    l->fsdp_block_units = true;         /* fsdp_unit_modules [TransformerLayer] (layout.h) */
     validate_note(row, "Megatron FSDP (optim_grads_params: parameters, gradients and optimizer "
-                       "states sharded) as zero3, gradient shards in the reduce dtype");
+                       "states sharded) as zero3, gradient shards in the reduce dtype, blocks as "
+                       "its units");
   } else if (shard[0] != '\0') {
     return validate_skip(row, "sharding '%s' not understood", shard);
   } else {

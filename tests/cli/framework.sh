@@ -639,6 +639,50 @@ expect_ok predict --model llama2-7b --te-cross-entropy on --format csv
 check "te xent: csv column on" [ "$(col "$TMP/out" framework.te_cross_entropy)" = on ]
 expect_fail 1 "^plateau: --te-cross-entropy: unknown value 'yes' \(expected on\|off\)" -- predict --te-cross-entropy yes
 
+# --fsdp-block-units: zero3 as Megatron FSDP runs it (fsdp_unit_modules
+# [TransformerLayer]): the token table, final norm and LM head stay gathered at
+# 2 B; two blocks gathered, two gradient buckets of a block. Llama 2 7B, 8 GPUs,
+# bf16 gradient shards: unsharded 2,097,184,768 B off, 2,143,363,072 B on
+# (test_memory test_fsdp_block_units), 46,178,304 B more, plus the 5 %
+# allowance: other_bytes 48,487,219.2 B higher; the step does not move.
+fb="predict --model llama2-7b --gpus 8 --shard zero3 --grad-reduce-dtype bf16 --shard-grads-reduce-dtype on"
+expect_ok $fb --format json
+cp "$TMP/out" "$TMP/fb0.json"
+check "block units: off by default" [ "$(json_raw "$TMP/out" fsdp_block_units)" = false ]
+expect_ok $fb --fsdp-block-units on --format json
+check "block units: on in JSON" [ "$(json_raw "$TMP/out" fsdp_block_units)" = true ]
+check "block units: other 48,487,219.2 B higher" awk -v a="$(json_num "$TMP/fb0.json" other_bytes)" \
+  -v b="$(json_num "$TMP/out" other_bytes)" 'BEGIN { d = b - a - 48487219.2; exit !(d < 0.5 && d > -0.5) }'
+check "block units: step unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/fb0.json" step_time_s)" ]
+expect_ok $fb --fsdp-block-units on --format csv
+check "block units: csv column on" [ "$(col "$TMP/out" framework.fsdp_block_units)" = on ]
+expect_ok predict --help
+check "block units: in --help" grep -q -- '--fsdp-block-units on|off' "$TMP/out"
+expect_fail 1 "^plateau: --fsdp-block-units: unknown value 'yes' \(expected on\|off\)" -- predict --fsdp-block-units yes
+expect_fail 1 "^plateau: --fsdp-block-units: unknown value '' \(expected on\|off\)" -- predict --fsdp-block-units ""
+
+# --adam-moments-dtype bf16: Megatron-Core's precision-aware optimizer (exp_avg,
+# exp_avg_sq in bf16). Llama 2 7B (6,738,415,616 parameters), zero1 over 8 GPUs,
+# bf16: TE's FusedAdam keeps the masters as 16-bit remainders, 2 + 2 + 2 = 6 B
+# per parameter instead of 12: optimizer_bytes 10,107,623,424 -> 5,053,811,712
+# (test_memory test_adam_moments_bf16). The fused step moves 26 B per
+# parameter instead of 34 (m and v read and written at 2 B), so optimizer_s
+# falls to 26/34 of its HBM time (the kernel overhead is under 0.1 % of it).
+am="predict --model llama2-7b --gpus 8 --shard zero1"
+expect_ok $am --format json
+cp "$TMP/out" "$TMP/am0.json"
+check "adam moments: fp32 by default" [ "$(json_raw "$TMP/out" adam_moments_dtype)" = fp32 ]
+check "adam moments: 12 B per parameter" [ "$(json_num "$TMP/out" optimizer_bytes)" = 10107623424 ]
+expect_ok $am --adam-moments-dtype bf16 --format json
+check "adam moments: bf16 in JSON" [ "$(json_raw "$TMP/out" adam_moments_dtype)" = bf16 ]
+check "adam moments: 6 B per parameter" [ "$(json_num "$TMP/out" optimizer_bytes)" = 5053811712 ]
+check "adam moments: step 26/34" awk -v a="$(json_num "$TMP/am0.json" optimizer_s)" \
+  -v b="$(json_num "$TMP/out" optimizer_s)" 'BEGIN { d = b / a - 26 / 34; exit !(d < 1e-3 && d > -1e-3) }'
+expect_ok $am --adam-moments-dtype bf16 --format csv
+check "adam moments: csv column bf16" [ "$(col "$TMP/out" framework.adam_moments_dtype)" = bf16 ]
+expect_fail 1 "^plateau: --adam-moments-dtype: unknown dtype 'fp16' \(expected bf16\|fp32\)" -- predict --adam-moments-dtype fp16
+expect_fail 1 "^plateau: layout: --adam-moments-dtype bf16 needs --shard zero1 or higher" -- predict --shard ddp --adam-moments-dtype bf16
+
 # --te-linear-bwd-overlap: with tp and no --tp-comm-overlap, TE's column-parallel
 # linears run the dgrad reduce_scatter beside the wgrad GEMM and the input
 # all_gather beside the dgrad GEMM (TE _LayerNormLinear.backward): Llama 2 7B on
@@ -657,6 +701,30 @@ check "te bwd: off in megatron-lm" [ "$(json_raw "$TMP/out" te_linear_bwd_overla
 expect_ok predict --model llama2-7b --gpus 8 --tp 4 --te-linear-bwd-overlap on --format csv
 check "te bwd: csv column on" [ "$(col "$TMP/out" framework.te_linear_bwd_overlap)" = on ]
 expect_fail 1 "^plateau: --te-linear-bwd-overlap: unknown value 'yes' \(expected on\|off\)" -- predict --te-linear-bwd-overlap yes
+
+# --moe-host-sync: the host waits once per MoE block's forward for the tokens per
+# local expert (Megatron-Core's dispatchers), so the GPU idles while it issues the
+# experts: Qwen3-30B-A3B on 8 B200, ep 8, the flex dispatcher, mbs 4: slower with
+# it in nemo (host floors 37/48 us); without host floors (no framework) it cannot
+# move the step; on in nemo and megatron-core, off by default. test_sim_compute
+# derives the amount.
+MS="--model qwen3-30b-a3b --gpu b200 --gpus 8 --ep 8 --mbs 4 --gbs 64 --moe-dispatch deepep"
+expect_ok predict $MS --framework nemo --moe-host-sync off --format json
+cp "$TMP/out" "$TMP/ms0.json"
+check "moe sync: off in JSON" [ "$(json_raw "$TMP/out" moe_host_sync)" = false ]
+expect_ok predict $MS --framework nemo --format json
+check "moe sync: on in nemo" [ "$(json_raw "$TMP/out" moe_host_sync)" = true ]
+check "moe sync: slower with the wait" faster "$TMP/out" "$TMP/ms0.json"
+expect_ok predict $MS --framework megatron-core --format json
+check "moe sync: on in megatron-core" [ "$(json_raw "$TMP/out" moe_host_sync)" = true ]
+expect_ok predict $MS --format json
+cp "$TMP/out" "$TMP/ms1.json"
+check "moe sync: off by default" [ "$(json_raw "$TMP/out" moe_host_sync)" = false ]
+expect_ok predict $MS --moe-host-sync on --format json
+check "moe sync: no host floor, no change" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/ms1.json" step_time_s)" ]
+expect_ok predict $MS --moe-host-sync on --format csv
+check "moe sync: csv column on" [ "$(col "$TMP/out" framework.moe_host_sync)" = on ]
+expect_fail 1 "^plateau: --moe-host-sync: unknown value 'yes' \(expected on\|off\)" -- predict --moe-host-sync yes
 
 # vTrain's rows run on the source's own cluster, vtrain-a100 (4 x 200 Gb/s per
 # node, vTrain src/config.py inter_node_bandwidth 800 Gbps; docs/hardware.md);

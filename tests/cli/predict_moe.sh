@@ -51,6 +51,28 @@ check "etp: all_gather over etp" grep -Eq "^  all_gather +etp" "$TMP/out"
 expect_ok predict --model gpt-oss-120b --gpus 64 --ep 8 --gbs 128 --format json
 check "gpt-oss active" grep -q '"active_params": 5711982912' "$TMP/out"
 
+# --moe-dispatch hybridep (Megatron-Core's flex dispatcher with the Hybrid-EP backend): across
+# two H100 nodes (ep 16) each dispatch/combine call takes Hybrid-EP's measured IB rate (by hand
+# in test_predict test_hybridep_ib), so it is faster than alltoall and differs from deepep (NCCL's
+# price of the deduplicated bytes); within one node (ep 8) it is priced as deepep.
+q=(predict --model qwen3-30b-a3b --gpu h100 --gbs 64 --format json)
+expect_ok "${q[@]}" --gpus 16 --ep 16 --moe-dispatch hybridep
+cp "$TMP/out" "$TMP/hep.json"
+check "hybridep reported" grep -q '"moe_dispatch": "hybridep"' "$TMP/hep.json"
+expect_ok "${q[@]}" --gpus 16 --ep 16 --moe-dispatch alltoall
+check "hybridep across nodes is faster than alltoall" awk -v a="$(json_num "$TMP/out" step_time_s)" \
+  -v b="$(json_num "$TMP/hep.json" step_time_s)" 'BEGIN { exit !(b < a) }'
+expect_ok "${q[@]}" --gpus 16 --ep 16 --moe-dispatch deepep
+check "hybridep across nodes is not deepep's price" sh -c "[ '$(json_num "$TMP/out" step_time_s)' != \
+  '$(json_num "$TMP/hep.json" step_time_s)' ]"
+expect_ok "${q[@]}" --gpus 8 --ep 8 --moe-dispatch hybridep
+cp "$TMP/out" "$TMP/hep8.json"
+expect_ok "${q[@]}" --gpus 8 --ep 8 --moe-dispatch deepep
+check "hybridep within one H100 node is deepep's price" [ "$(json_num "$TMP/out" step_time_s)" = \
+  "$(json_num "$TMP/hep8.json" step_time_s)" ]
+expect_fail 1 "--moe-dispatch: unknown token dispatcher 'hybrid'" -- predict --model qwen3-30b-a3b \
+  --moe-dispatch hybrid
+
 # search explores the expert-parallel degree (every ep dividing the experts)
 expect_ok search --model mixtral-8x7b --gpus 16 --top 3 --threads 1
 check "search: an ep column" grep -Eq "memory +ep$" "$TMP/out"

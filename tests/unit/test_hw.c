@@ -202,7 +202,8 @@ static void mamba_ssm_figures(void) {
   CHECK_NEAR_REL(g.eff.ssd_bwd_fraction[PL_SSD_STATES], 0.400, 1e-12);
   CHECK_STATUS(pl_gpu_load("b200", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.eff.ssd_fwd_fraction[PL_SSD_CHUNK_SCAN], 0.0553, 1e-12);
-  CHECK_NEAR_REL(g.eff.ssd_bwd_fraction[PL_SSD_NORM], 0.292, 1e-12);
+  CHECK_NEAR_REL(g.eff.ssd_bwd_fraction[PL_SSD_NORM], 0.215, 1e-12);
+  CHECK_NEAR_REL(g.eff.ssd_fwd_fraction[PL_SSD_GATE], 0.649, 1e-12);
   CHECK_STATUS(pl_gpu_load("a100-80g", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.eff.ssd_fwd_fraction[PL_SSD_CHUNK_SCAN], 0.0, 0);
   h100_edit_refused("\"value\": 0.0695", "1.5000", "mamba_ssm.ssd_chunk_scan");
@@ -235,16 +236,15 @@ static void block_scaled_ratio_figures(void) {
  * GEMM, docs/step-model.md 2.1): gb200's file with the key inserted first in
  * its "gemm" object reads false as "not a ceiling"; without a source, and
  * with a number instead of true/false, it is refused. */
-static void gb200_with_gemm_key(const char *entry, enum pl_status want, const char *msg) {
-  struct pl_gpu g;
-  struct pl_diag d, *dp = &d;
-  pl_diag_clear(&d);
+/* GPU file NAME with ENTRY inserted first in its "gemm" object, parsed into *g. */
+static enum pl_status gpu_with_gemm_key(const char *name, const char *entry, struct pl_gpu *g,
+                                        struct pl_diag *d) {
   size_t len = 0;
-  const char *text = pl_data_find("gpus", "gb200", &len);
+  const char *text = pl_data_find("gpus", name, &len);
   const char *at = text != NULL ? strstr(text, "\"gemm\": {") : NULL;
   CHECK(at != NULL);
   if (at == NULL)
-    return;
+    return PL_ERR_MISSING;
   size_t head = (size_t)(at - text) + strlen("\"gemm\": {");
   size_t n = len + strlen(entry);
   char *buf = pl_malloc(n + 1);
@@ -252,12 +252,20 @@ static void gb200_with_gemm_key(const char *entry, enum pl_status want, const ch
   memcpy(buf + head, entry, strlen(entry));
   memcpy(buf + head + strlen(entry), text + head, len - head);
   buf[n] = '\0';
-  CHECK_STATUS(pl_gpu_parse(buf, n, "mem", &g, &d), want, dp);
+  enum pl_status st = pl_gpu_parse(buf, n, "mem", g, d);
+  pl_free(buf);
+  return st;
+}
+
+static void gb200_with_gemm_key(const char *entry, enum pl_status want, const char *msg) {
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(gpu_with_gemm_key("gb200", entry, &g, &d), want, dp);
   if (want == PL_OK)
     CHECK(g.eff.gemm_mamf_not_ceiling);
   else
     CHECK_CONTAINS(d.msg, msg);
-  pl_free(buf);
 }
 
 static void mamf_ceiling_figures(void) {
@@ -288,6 +296,21 @@ static void tile_fixed_k_figures(void) {
   CHECK_STATUS(pl_gpu_load("a100-80g", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.eff.gemm_tile_fixed_k, 0.0, 0);
   h100_edit_refused("\"value\": 170,", "-17", "tile_fixed_k");
+  /* FP8's own per-tile cost, gemm.tile_fixed_k_fp8: absent is 0 (no file
+   * sets it yet), read with its source, refused without one or below 0 */
+  CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.gemm_tile_fixed_k_fp8, 0.0, 0);
+  const char *key = "\"tile_fixed_k_fp8\": {\"value\": 472, \"source\": \"a fit\"},";
+  CHECK_STATUS(gpu_with_gemm_key("h100", key, &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.gemm_tile_fixed_k_fp8, 472.0, 1e-12);
+  CHECK_NEAR_REL(g.eff.gemm_tile_fixed_k, 170.0, 1e-12);
+  CHECK_STATUS(gpu_with_gemm_key("h100", "\"tile_fixed_k_fp8\": {\"value\": 472},", &g, &d),
+               PL_ERR_MISSING, dp);
+  CHECK_CONTAINS(d.msg, "tile_fixed_k_fp8");
+  pl_diag_clear(&d);
+  key = "\"tile_fixed_k_fp8\": {\"value\": -4, \"source\": \"x\"},";
+  CHECK_STATUS(gpu_with_gemm_key("h100", key, &g, &d), PL_ERR_RANGE, dp);
+  CHECK_CONTAINS(d.msg, "tile_fixed_k_fp8");
 }
 
 /* The optional cuDNN attention rate by shape (h100/h200 attention.cudnn.shape:

@@ -97,6 +97,10 @@ static void test_mamba_ops(void) {
   CHECK_NEAR_REL(cs->bwd_flops, 3.0 * cs->fwd_flops, 1e-9); /* re-run before its backward */
   CHECK_EQ_INT(cb->count, 64 * 8);
   CHECK_NEAR_REL(cb->fwd_flops, 2.0 * 128 * 128 * 128 * 64 * 8, 1e-9);
+  /* re-run and two _bmm_chunk_bwd (3x) plus _chunk_scan_bwd_dcb, 2 Q Q P per
+   * (chunk, head): 3 x 2,147,483,648 + 2 x 128 x 128 x 64 x 64 x 64 = 6,442,450,944
+   * + 8,589,934,592 = 15,032,385,536 */
+  CHECK_NEAR_REL(cb->bwd_flops, 15032385536.0, 1e-12);
   CHECK_NEAR_REL(sc->fwd_flops, 2.0 * 128 * 64 * 256 * 64 * 64, 1e-9);
   CHECK_NEAR_REL(sc->bwd_flops, 2.0 * sc->fwd_flops, 1e-9);
   CHECK(cs->batched && cs->high_precision && !in->batched);
@@ -157,8 +161,11 @@ static void test_mamba_norm_and_layout(void) {
  *   ssd_states fwd: 64 x 64 x 128 x 64 = 33,554,432 state elements x 6 B +
  *     8192 x 64 x 12 B = 207,618,048 B at 0.644 x 4.8e12 = 67.17 us + 2 x
  *     1.2 us = 69.57 us
- *   ssm_norm bwd: 8192 x 4096 x 6 B = 201,326,592 B at 0.292 x 4.8e12 =
- *     143.64 us + 3 x 1.2 us = 147.24 us
+ *   ssm_norm bwd: 8192 x 4096 x 6 B = 201,326,592 B at 0.215 x 4.8e12 =
+ *     195.08 us + 3 x 1.2 us = 198.68 us
+ *   ssd_gate fwd: 8192 x 4096 x 4 B = 134,217,728 B at 0.649 x 4.8e12 =
+ *     43.08 us, no launch of its own (inside _chunk_scan_fwd); bwd 12 B per
+ *     element, 402,653,184 B at 0.751 x 4.8e12 = 111.70 us + 1.2 us
  * and a100-80g, whose file gives none, keeps the GEMM tile model: the scan
  * costs the same as an unnamed GEMM op of its shape. */
 static void test_ssd_rates(void) {
@@ -179,7 +186,14 @@ static void test_ssd_rates(void) {
   CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_BF16, sc, PL_PASS_BWD), 568.12e-6, 1e-3);
   CHECK_EQ_INT(pl_op_kernels(sc, PL_PASS_BWD), 4);
   CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_BF16, st, PL_PASS_FWD), 69.57e-6, 1e-3);
-  CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_BF16, norm, PL_PASS_BWD), 147.24e-6, 1e-3);
+  CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_BF16, norm, PL_PASS_BWD), 198.68e-6, 1e-3);
+  const struct pl_op *gate = find(ops, n, "ssd_gate");
+  CHECK(gate != NULL);
+  if (gate != NULL) {
+    CHECK_EQ_INT(pl_op_kernels(gate, PL_PASS_FWD), 0);
+    CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_BF16, gate, PL_PASS_FWD), 43.08e-6, 1e-3);
+    CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_BF16, gate, PL_PASS_BWD), 112.90e-6, 1e-3);
+  }
   CHECK_STATUS(pl_gpu_load("a100-80g", &g, &d), PL_OK, dp);
   struct pl_op plain = *sc;
   plain.name = "gemm";

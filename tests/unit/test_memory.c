@@ -598,6 +598,129 @@ static void test_te_fp8_params(void) {
   CHECK(!pl_layout_te_fp8_params(&l));
 }
 
+/* Megatron FSDP's units (layout.fsdp_block_units): only the blocks are FSDP
+ * units; the token table, final norm and LM head stay gathered at 2 B.
+ * Llama-2 7B (untied, vocab 32000, h 4096), 8 GPUs, pp 1, zero3 over 8. A
+ * block has 202,383,360 parameters, the token table and the LM head
+ * 32000 x 4096 = 131,072,000 each, the final norm 4096: the edge is
+ * 262,148,096.
+ * Off: the unit is the larger of a block and the edge (262,148,096): two
+ * gathered at 2 B plus one at fp32, 8 x 262,148,096 = 2,097,184,768 B.
+ * On, bf16 gradient shards (shard_grads_reduce_dtype, grad_reduce_bf16): the
+ * edge 2 x 262,148,096 = 524,296,192, two blocks 2 x 2 x 202,383,360 =
+ * 809,533,440 and two bf16 gradient buckets of a block (larger than the head
+ * alone) 809,533,440: 2,143,363,072 B.
+ * On, fp32 gradients: the buckets double, 2 x 4 x 202,383,360 =
+ * 1,619,066,880: 2,952,896,512 B.
+ * FP8 current scaling with TE FP8 parameters: each gathered block's
+ * 202,375,168 GEMM weights at 1 B, 2 x (404,766,720 - 202,375,168) =
+ * 404,783,104 for the blocks: 1,738,612,736 B with bf16 buckets.
+ * pp 2, stage 1 (16 blocks, final norm, LM head): the edge 131,076,096 at
+ * 2 B = 262,152,192, + 809,533,440 + 809,533,440 = 1,881,219,072 B.
+ * zero2 is left as it was. */
+static void test_fsdp_block_units(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_gpu g = gpu80();
+  struct pl_layout l = layout(&m, (struct spec){.gpus = 8, .gbs = 8, .shard = PL_SHARD_ZERO3});
+  struct pl_memory mem;
+  l.grad_reduce_bf16 = true;
+  l.shard_grads_reduce_dtype = true;
+  pl_memory_compute(&m, &l, &g, &mem);
+  CHECK_NEAR_REL(mem.unsharded_bytes, 2097184768.0, 1e-15);
+  l.fsdp_block_units = true;
+  pl_memory_compute(&m, &l, &g, &mem);
+  CHECK_NEAR_REL(mem.unsharded_bytes, 2143363072.0, 1e-15);
+  l.grad_reduce_bf16 = false;
+  pl_memory_compute(&m, &l, &g, &mem);
+  CHECK_NEAR_REL(mem.unsharded_bytes, 2952896512.0, 1e-15);
+  l.grad_reduce_bf16 = true;
+  l.dtype = PL_DTYPE_FP8;
+  l.fp8_recipe = PL_FP8_RECIPE_CURRENT;
+  l.fp8_all_gather = true;
+  pl_memory_compute(&m, &l, &g, &mem);
+  CHECK_NEAR_REL(mem.unsharded_bytes, 1738612736.0, 1e-15);
+  struct pl_layout p =
+      layout(&m, (struct spec){.gpus = 16, .pp = 2, .gbs = 16, .shard = PL_SHARD_ZERO3});
+  p.grad_reduce_bf16 = true;
+  p.shard_grads_reduce_dtype = true;
+  p.fsdp_block_units = true;
+  pl_memory_stage(&m, &p, &g, 1, &mem);
+  CHECK_NEAR_REL(mem.unsharded_bytes, 1881219072.0, 1e-15);
+  struct pl_memory z2a, z2b;
+  l.shard = PL_SHARD_ZERO2;
+  pl_memory_compute(&m, &l, &g, &z2b);
+  l.fsdp_block_units = false;
+  pl_memory_compute(&m, &l, &g, &z2a);
+  CHECK_NEAR_REL(z2b.unsharded_bytes, z2a.unsharded_bytes, 0);
+}
+
+/* Megatron-Core's precision-aware optimizer with bf16 moments
+ * (layout.adam_moments_bf16). Llama-2 7B, 6,738,415,616 parameters, zero1
+ * over 8 GPUs: AdamW's 12 B give 12 x 6,738,415,616 / 8 = 10,107,623,424 B.
+ * bf16 run: TE's FusedAdam holds the masters as 16-bit remainders, 2 + 2 +
+ * 2 = 6 B: 5,053,811,712 B. FP8 current scaling: Megatron-Core's fp32
+ * master shards, 4 + 2 + 2 = 8 B: 6,738,415,616 B. Parameters and
+ * gradients do not move. */
+static void test_adam_moments_bf16(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_gpu g = gpu80();
+  struct pl_layout l = layout(&m, (struct spec){.gpus = 8, .gbs = 8, .shard = PL_SHARD_ZERO1});
+  struct pl_memory a, b, c;
+  pl_memory_compute(&m, &l, &g, &a);
+  CHECK_NEAR_REL(a.optimizer_bytes, 10107623424.0, 1e-15);
+  l.adam_moments_bf16 = true;
+  pl_memory_compute(&m, &l, &g, &b);
+  CHECK_NEAR_REL(b.optimizer_bytes, 5053811712.0, 1e-15);
+  CHECK_NEAR_REL(b.params_bytes, a.params_bytes, 0);
+  CHECK_NEAR_REL(b.grads_bytes, a.grads_bytes, 0);
+  l.dtype = PL_DTYPE_FP8;
+  l.fp8_recipe = PL_FP8_RECIPE_CURRENT;
+  pl_memory_compute(&m, &l, &g, &c);
+  CHECK_NEAR_REL(c.optimizer_bytes, 6738415616.0, 1e-15);
+}
+
+/* Megatron-Core's fine-grained activation offloading (layout.offload_modules).
+ * Qwen3-30B-A3B (h 2048, 128 experts top-8, expert ffn 768, all 48 blocks
+ * MoE), 8 GPUs, ep 8, zero1, imbalance 1, bf16 (e = 2, SwiGLU: mlp = 4 + e),
+ * mbs 1, seq 4096: 4096 x 8 = 32,768 routed copies a block. expert_fc1
+ * moves the fc1 input, 2 x 2048 = 4,096 B a copy, 134,217,728 B a block;
+ * moe_act the fc1 output, 4 x 768 = 3,072 B a copy, 100,663,296 B a block;
+ * both 234,881,024 B. The stage (pp 1, one micro-batch) keeps one block's
+ * offloaded groups: its activations fall by 47 x 234,881,024 =
+ * 11,039,408,128 B. With moe_act recomputed the fc1 output still goes (the
+ * checkpoint's input); with the whole MoE layer recomputed nothing does. */
+static void test_offload_modules(void) {
+  struct pl_model m = model("qwen3-30b-a3b");
+  struct pl_gpu g = gpu80();
+  struct pl_layout l = layout(&m, (struct spec){.gpus = 8, .gbs = 8, .shard = PL_SHARD_ZERO1});
+  l.ep = 8;
+  l = resolved(&m, l);
+  l.moe_imbalance = 1.0;
+  l.seq = 4096;
+  double none = pl_memory_layer_activation_bytes(&m, &l);
+  struct pl_memory a, b;
+  pl_memory_compute(&m, &l, &g, &a);
+  l.offload_modules = PL_OFM_EXPERT_FC1;
+  CHECK_NEAR_REL(none - pl_memory_layer_activation_bytes(&m, &l), 134217728.0, 1e-12);
+  l.offload_modules = PL_OFM_MOE_ACT;
+  CHECK_NEAR_REL(none - pl_memory_layer_activation_bytes(&m, &l), 100663296.0, 1e-12);
+  l.offload_modules = PL_OFM_EXPERT_FC1 | PL_OFM_MOE_ACT;
+  CHECK_NEAR_REL(none - pl_memory_layer_activation_bytes(&m, &l), 234881024.0, 1e-12);
+  pl_memory_compute(&m, &l, &g, &b);
+  CHECK_NEAR_REL(a.activations_bytes - b.activations_bytes, 11039408128.0, 1e-12);
+  l.recompute = PL_RECOMPUTE_SELECTIVE;
+  l.recompute_modules = PL_RCM_MOE_ACT;
+  l.offload_modules = 0;
+  double rc = pl_memory_layer_activation_bytes(&m, &l);
+  l.offload_modules = PL_OFM_MOE_ACT;
+  CHECK_NEAR_REL(rc - pl_memory_layer_activation_bytes(&m, &l), 100663296.0, 1e-12);
+  l.recompute_modules = PL_RCM_MOE;
+  l.offload_modules = 0;
+  rc = pl_memory_layer_activation_bytes(&m, &l);
+  l.offload_modules = PL_OFM_EXPERT_FC1 | PL_OFM_MOE_ACT;
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &l), rc, 0);
+}
+
 /* TE GroupedLinear saves the experts' fc1 input as its quantized copy under
  * FP8 (column-wise data, e bytes), not the bf16 tokens (memory.c
  * moe_act_delta). Qwen3-30B-A3B (h 2048, 32 heads x 128 = q 4096, 4 KV heads,
@@ -641,6 +764,9 @@ int main(void) {
   test_megatron_fsdp_grads();
   test_te_cross_entropy();
   test_te_fp8_params();
+  test_fsdp_block_units();
+  test_adam_moments_bf16();
+  test_offload_modules();
   test_moe_fc1_quantized();
   return check_finish();
 }

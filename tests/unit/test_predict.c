@@ -618,6 +618,57 @@ static void test_flex_dispatch_nvl5(void) {
   }
 }
 
+/* hybridep across two DGX H100 nodes (qwen3-30b-a3b: hidden 2048, 128
+ * experts, top 8; ep 16 over 16 GPUs, 8 per node, mbs 1 x 4096 tokens, bf16
+ * rows of 4096 B): the rank's tokens are 4096 x 2048 x 2 = 16,777,216 B; a
+ * token reaches a node (64 of the 128 experts) with probability 1 -
+ * C(64,8)/C(128,8) = 1 - prod_{i<8} (64-i)/(128-i) = 1 - 0.0030958643 =
+ * 0.9969041357, over 2 nodes: 33,450,552.0 B of RDMA sends (Hybrid-EP's
+ * count, own node included) per call, at its H100 16-rank Torch-API rates
+ * 54.47 / 53.35 GB/s: (33,450,552.0 / 54.47e9 + 33,450,552.0 / 53.35e9) / 2 =
+ * 620.556 us. The all_to_all's bytes are deepep_dedup's: 8 x 16,777,216 x
+ * (1 - (1/2)^8) / (8 x 1/2) = 33,423,360 B. deepep on the same layout keeps
+ * NCCL's price of those bytes (differs); hybridep on one node (ep 8) keeps
+ * NCCL's NVLink price (>= 326 us, test_flex_dispatch_nvl5). */
+static void test_hybridep_ib(void) {
+  struct pl_diag d, *dp = &d;
+  static const struct {
+    enum pl_moe_dispatch dispatch;
+    int64_t gpus;
+    double bytes, call_s; /* call_s < 0: not Hybrid-EP's IB price (|call_s| a bound) */
+  } c[] = {{PL_MOE_HYBRIDEP, 16, 33423360.0, 620.556e-6},
+           {PL_MOE_DEEPEP, 16, 33423360.0, -1.0},
+           {PL_MOE_HYBRIDEP, 8, 8.0 * 16777216.0, -326e-6}};
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+    pl_diag_clear(&d);
+    base(NULL, "qwen3-30b-a3b", c[i].gpus);
+    run.layout.ep = c[i].gpus;
+    run.layout.dispatch = c[i].dispatch;
+    run.layout.shard = PL_SHARD_ZERO1;
+    run.layout.moe_imbalance = 1.0;
+    run.layout.recompute = PL_RECOMPUTE_FULL;
+    CHECK_STATUS(pl_layout_resolve(&run.layout, &run.model, &run.cluster, &d), PL_OK, dp);
+    struct sim_step st;
+    CHECK_STATUS(sim_step_build(&st, &run, true, &d), PL_OK, dp);
+    int found = 0;
+    for (int k = 0; k < st.n_colls; k++) {
+      const struct sim_coll *a = &st.colls[k];
+      if (a->op != PL_COLL_ALL_TO_ALL || strcmp(a->group, "ep") != 0)
+        continue;
+      found++;
+      CHECK_NEAR_REL(a->bytes, c[i].bytes, 1e-12);
+      if (c[i].call_s > 0.0)
+        CHECK_NEAR_REL(a->time_s, c[i].call_s, 1e-5);
+      else if (c[i].call_s < -1e-3)
+        CHECK(fabs(a->time_s - 620.556e-6) > 10e-6);
+      else
+        CHECK(a->time_s >= -c[i].call_s);
+    }
+    CHECK_EQ_INT(found, 1);
+    sim_step_free(&st);
+  }
+}
+
 /* The per-call time of the step's tp collective op ("all_gather"), 0 if none. */
 static double tp_call_s(const char *op) {
   for (int i = 0; i < pred.step.n_collectives; i++) {
@@ -684,6 +735,7 @@ int main(void) {
   test_zero3_grad_all_reduce();
   test_zero3_gather_sync();
   test_flex_dispatch_nvl5();
+  test_hybridep_ib();
   test_te_linear_bwd_overlap();
   return check_finish();
 }

@@ -80,6 +80,61 @@ static void test_tile_fixed_k(void) {
   CHECK_NEAR_REL(t8, 2.0 * 8192 * 4096 * 128256 / (1369.7e12 * 0.887), 1e-9);
 }
 
+/* gemm.tile_fixed_k_fp8 (FP8's per-tile fixed cost; 472 K elements is the
+ * fit of scripts/gemm-fp8-tile-fit.py to the project's measured H100 FP8
+ * GEMMs, set here by hand: no GPU file sets it yet). Hand-derived on h100:
+ * the FP8 anchor 8192x4096x128256 has 64 x 16 = 1024 tiles of 128x256 in
+ * 8 waves of 132 SMs, quantization 1024 / 1056 = 0.969697, times its K share
+ * 128256 / (128256 + 472) = 0.996333: q = 0.966141, so the per-tile rate is
+ * 1369.7e12 x 0.887 / 0.966141 = 1257.50 TFLOP/s and the anchor itself still
+ * runs at exactly 1369.7 x 0.887. 8192x8192x1024: 2048 tiles, 16 waves,
+ * work 16 x 128 x 256 x 132 = 69206016; time 2 x 69206016 x (1024 + 472) /
+ * 1257.50e12 = 164.66 us (without the key: the MAMF floor, 113.13 us, so
+ * x 1.4556 = (1496 / 1024) x 0.996333). At the burst clock (x 0.887)
+ * that is 146.06 us; data/ground-truth/h100/gemm.csv measured 146.19 us.
+ * BF16 ignores the FP8 key; MXFP8 and NVFP4 take it where the FP8 rate is
+ * measured (gb200); a GPU whose FP8 rate is the BF16 one scaled (gb300, no
+ * mamf_fp8) takes none. */
+static void test_tile_fixed_k_fp8(void) {
+  struct pl_gpu h100, plain, gb, gb3;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  plain = h100;
+  h100.eff.gemm_tile_fixed_k_fp8 = 472;
+  double o = h100.eff.kernel_overhead_s;
+  double t = pl_gemm_time_s(&h100, PL_DTYPE_FP8, 8192, 8192, 1024, 1) - o;
+  CHECK_NEAR_REL(t, 2.0 * 69206016 * (1024 + 472) / (1369.7e12 * 0.887 / 0.966141), 1e-6);
+  CHECK_NEAR_REL(t, 164.66e-6, 1e-4);
+  CHECK_NEAR_REL(t * 0.887, 146.06e-6, 1e-4);
+  double t0 = pl_gemm_time_s(&plain, PL_DTYPE_FP8, 8192, 8192, 1024, 1) - o;
+  CHECK_NEAR_REL(t0, 2.0 * 8192 * 8192 * 1024 / (1369.7e12 * 0.887), 1e-9);
+  CHECK_NEAR_REL(t / t0, 1.4556, 1e-4);
+  /* the anchor stays at its measured rate */
+  double ta = pl_gemm_time_s(&h100, PL_DTYPE_FP8, 8192, 4096, 128256, 1) - o;
+  CHECK_NEAR_REL(ta, 2.0 * 8192 * 4096 * 128256 / (1369.7e12 * 0.887), 1e-9);
+  /* BF16 unchanged */
+  CHECK_NEAR_REL(pl_gemm_time_s(&h100, PL_DTYPE_BF16, 8192, 8192, 1024, 1),
+                 pl_gemm_time_s(&plain, PL_DTYPE_BF16, 8192, 8192, 1024, 1), 1e-12);
+  /* block-scaled GEMMs on a GPU with a measured FP8 rate: MXFP8 is the FP8
+   * time / mxfp8_vs_fp8 with the key too, and slower with it than without */
+  CHECK_STATUS(pl_gpu_load("gb200", &gb, &d), PL_OK, dp);
+  struct pl_gpu gbk = gb;
+  gbk.eff.gemm_tile_fixed_k_fp8 = 600;
+  double og = gb.eff.kernel_overhead_s;
+  double f8 = pl_gemm_time_s(&gbk, PL_DTYPE_FP8, 8192, 8192, 1024, 1) - og;
+  double mx = pl_gemm_time_s(&gbk, PL_DTYPE_MXFP8, 8192, 8192, 1024, 1) - og;
+  CHECK_NEAR_REL(mx, f8 / gb.eff.gemm_mxfp8_vs_fp8, 1e-9);
+  CHECK(pl_gemm_time_s(&gbk, PL_DTYPE_NVFP4, 8192, 8192, 1024, 1) >
+        pl_gemm_time_s(&gb, PL_DTYPE_NVFP4, 8192, 8192, 1024, 1) * 1.1);
+  CHECK_STATUS(pl_gpu_load("gb300", &gb3, &d), PL_OK, dp);
+  CHECK_NEAR_REL(gb3.eff.gemm_fp8_mamf_flops_per_s, 0.0, 0);
+  struct pl_gpu gb3k = gb3;
+  gb3k.eff.gemm_tile_fixed_k_fp8 = 600;
+  CHECK_NEAR_REL(pl_gemm_time_s(&gb3k, PL_DTYPE_MXFP8, 8192, 8192, 1024, 1),
+                 pl_gemm_time_s(&gb3, PL_DTYPE_MXFP8, 8192, 8192, 1024, 1), 1e-12);
+}
+
 /* GB200 (data/gpus/gb200.json, stas00/ml-engineering mamf-finder table):
  * each measured shape comes out at exactly its measured rate x sustained
  * (0.833: B200's 0.823 at GB200's 1200 W and 2062 MHz): BF16 1822 TFLOP/s at
@@ -1074,6 +1129,58 @@ static void test_cuda_graph_scopes(void) {
   CHECK(strcmp(buf, "attn,moe_router,moe_preprocess,full_iteration") == 0);
 }
 
+/* layout.moe_host_sync (moe_sync.c): the host waits once per MoE block's
+ * forward for the tokens per local expert. Host 37 us per kernel, 48 us per
+ * GEMM call; ops in list order: norm1, router (1 GEMM call), router_topk,
+ * permute | expert_fc1, expert_fc2 (16 local experts: 16 calls each),
+ * unpermute, resid2. Every GPU time is a few us (eps) but norm1's in case C.
+ * Host before the wait 37 + 48 + 37 + 37 = 159 us, after it 768 + 768 + 37 +
+ * 37 = 1610 us; without the wait the pass is the host's 1769 us.
+ * A alltoall, dispatch 1000 us and combine 500 us (one call each): the
+ *   window starts with the dispatch (GPU 0 -> 1000) while the host issues the
+ *   experts (768, 1536: the GPU follows at 1536 + eps), unpermute 1573, the
+ *   combine 1573 -> 2073, then resid2 and the next block's routing (host 1769)
+ *   behind it: 2073 + eps; less the two calls: 573 us. The collectives hide
+ *   behind the host's issue.
+ * B flex (deepep): the wait follows the dispatch, so it ends the window: GPU
+ *   2073 + eps + 1000 = 3073, less the calls 1573 us.
+ * C alltoall, no collectives, norm1 a long GPU op G: the host issues the
+ *   experts and resid2 first (1610), then norm1 (1647), which the GPU runs
+ *   only then: 1647 + G + eps, against max(1769, G + eps) without the wait.
+ * D full_iteration graphs: no host time, the window is the GPU time alone.
+ * No routing op: -1. */
+static void test_moe_host_sync(void) {
+  struct pl_op ops[8] = {
+      {.kind = PL_OP_MEMORY, .name = "norm1", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_GEMM, .name = "router", .m = 64, .n = 64, .k = 64, .count = 1},
+      {.kind = PL_OP_MEMORY, .name = "router_topk", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_MEMORY, .name = "permute", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_GEMM, .name = "expert_fc1", .m = 64, .n = 64, .k = 64, .count = 16},
+      {.kind = PL_OP_GEMM, .name = "expert_fc2", .m = 64, .n = 64, .k = 64, .count = 16},
+      {.kind = PL_OP_MEMORY, .name = "unpermute", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_MEMORY, .name = "resid2", .fwd_bytes = 1e3, .fwd_kernels = 1},
+  };
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .host_per_gemm_s = 48e-6,
+                        .host_per_kernel_s = 37e-6, .dispatch = PL_MOE_ALLTOALL};
+  struct pl_model m = {.pos = PL_POS_LEARNED, .experts = 128};
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false), 1769e-6, EXACT);
+  CHECK_NEAR_REL(sim_moe_sync_fwd_s(&a100, &l, &m, ops, 8, 1000e-6, 500e-6), 573e-6, 0.02);
+  l.dispatch = PL_MOE_DEEPEP;
+  CHECK_NEAR_REL(sim_moe_sync_fwd_s(&a100, &l, &m, ops, 8, 1000e-6, 500e-6), 1573e-6, 0.01);
+  l.dispatch = PL_MOE_ALLTOALL;
+  ops[0].fwd_bytes = 1e9; /* G: about 0.6 ms on the A100's HBM */
+  double G = pl_op_run_time_s(&a100, &l, &m, &ops[0], PL_PASS_FWD);
+  CHECK(G > 300e-6 && G < 1500e-6);
+  CHECK_NEAR_REL(sim_moe_sync_fwd_s(&a100, &l, &m, ops, 8, 0, 0), 1647e-6 + G, 0.01);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false), 1769e-6, EXACT);
+  l.cuda_graph_scopes = PL_CGS_FULL_ITERATION;
+  double gpu = sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false);
+  CHECK(gpu < 1769e-6);
+  CHECK_NEAR_REL(sim_moe_sync_fwd_s(&a100, &l, &m, ops, 8, 0, 0), gpu, 1e-9);
+  ops[3].name = "gather"; /* no routing */
+  CHECK(sim_moe_sync_fwd_s(&a100, &l, &m, ops, 8, 0, 0) < 0);
+}
+
 int main(void) {
   struct pl_diag d, *dp = &d;
   CHECK_STATUS(pl_gpu_load("a100-80g", &a100, &d), PL_OK, dp);
@@ -1084,6 +1191,7 @@ int main(void) {
   test_sustained_fraction();
   test_attention_sustained();
   test_tile_fixed_k();
+  test_tile_fixed_k_fp8();
   test_blackwell_low_precision();
   test_blackwell_block_scaled_rates();
   test_mamf_ceiling();
@@ -1108,6 +1216,7 @@ int main(void) {
   test_host_per_gemm();
   test_host_per_launch();
   test_cuda_graph_scopes();
+  test_moe_host_sync();
   test_launch_counts();
   test_eager_alibi();
   return check_finish();

@@ -693,6 +693,15 @@ static void test_moe_rows(void) {
     r = row_of(&v, i);
     CHECK(r != NULL && !r->skipped && r->layout.ep_comm_overlap);
   }
+  /* their dispatcher by release (sources.c bridge_layout): Qwen3-30B H100 26.02 (v0.3.0
+   * QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1) deepep, 26.02.01 (v0.3.1) hybridep; the
+   * Qwen3-235B H100 rows and Qwen3-30B B200 keep alltoall, GB300 the NVL72 flex reading */
+  const int qwen_dispatch[][2] = {{8, PL_MOE_DEEPEP},   {9, PL_MOE_HYBRIDEP}, {10, PL_MOE_ALLTOALL},
+                                  {6, PL_MOE_ALLTOALL}, {4, PL_MOE_DEEPEP}};
+  for (size_t i = 0; i < sizeof qwen_dispatch / sizeof qwen_dispatch[0]; i++) {
+    r = row_of(&v, qwen_dispatch[i][0]);
+    CHECK(r != NULL && (int)r->layout.dispatch == qwen_dispatch[i][1]);
+  }
   /* and their tp overlap is off on H100 (sources.c bridge_overrides), on elsewhere */
   r = row_of(&v, 10);
   CHECK(r != NULL && !r->layout.tp_comm_overlap);
