@@ -59,6 +59,11 @@ struct pl_op {
                              (Tensor.item()): the GPU idles while the host issues the kernel and
                              the read, 2 x host_per_kernel_s per kernel added to the pass
                              (sim_seg_ops_s) */
+  bool host_sync;         /* the host, once it has issued the op's forward, waits for the GPU
+                             to finish every kernel issued before (a stream synchronize or
+                             a device-to-host read of a result the next launches need): the
+                             pass's host floor applies piece by piece between such ops
+                             (sim_seg_ops_s), in the forward and in a recomputed forward */
   bool batched;           /* GEMM: the count products are one batched kernel launch (the
                              Mamba-2 SSD's Triton kernels), not count separate cuBLAS calls */
   bool high_precision;    /* GEMM: runs in 16-bit whatever the layout's dtype (the LM head

@@ -68,6 +68,9 @@ struct pl_model {
   bool router_bias;        /* router holds one bias per expert (GPT-OSS router bias,
                               DeepSeek-V3 e_score_correction_bias) */
   bool shared_gate;        /* sigmoid gate Linear(h, 1) on the shared expert (Qwen2-MoE) */
+  bool router_fp32;        /* router logits in fp32 (Megatron-Core moe_router_dtype "fp32"):
+                              its backward casts the input and weight up and the gradients
+                              back (flops.c ROUTER_FP32_CASTS) */
   /* Multi-head latent attention (DeepSeek-V2/V3); kv_lora_rank = 0: ordinary
    * attention. head_dim is then the query/key head (nope + rope part). */
   int64_t q_lora_rank;     /* query down-projection rank, 0 = queries projected directly */

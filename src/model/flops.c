@@ -219,6 +219,7 @@ static uint32_t op_modules(const struct pl_op *op, bool mla) {
       {"gelu", PL_RCM_MLP},
       {"fc2", PL_RCM_MLP},
       {"router", PL_RCM_MOE},
+      {"router_fp32_casts", PL_RCM_MOE},
       {"router_topk", PL_RCM_MOE},
       {"permute", PL_RCM_MOE},
       {"expert_fc1", PL_RCM_MOE},
@@ -370,6 +371,19 @@ static int dense_mlp_ops(const struct pl_model *m, const struct dims *d, double 
  * and ModelZoo MoE recipes set it): read and write the logits, write the
  * probabilities (fwd); backward reads the probabilities and their gradient. */
 static const struct elem_cost ROUTER_TOPK = {6, 6, 3 * FP32_BYTES, 3 * FP32_BYTES};
+/* The router with Megatron-Core's moe_router_dtype "fp32" (model router_fp32):
+ * RouterGatingLinearFunction (moe_utils.py, core_v0.14.0 .. core_v0.17.0)
+ * saves the bf16 input and weight; its forward is a bf16 GEMM with fp32
+ * output (te_general_gemm(weight, inp, fp32)), but its backward first casts
+ * both up (inp.to(fp32), weight.to(fp32): read 2 B, write 4 B per element) and
+ * casts the two gradients back (grad_input[0].to(input dtype),
+ * grad_weight[0].to(weight dtype): read 4 B, write 2 B): 12 B per element of
+ * the input (tokens x h) and of the weight (experts x h), four kernels,
+ * nothing in the forward. Its two fp32 x fp32 GEMMs run as TF32
+ * (Transformer Engine cublaslt_gemm.cu cublas_gemm: CUBLAS_COMPUTE_32F_FAST_TF32
+ * "only for pure FP32 GEMM", v2.9 .. v2.12): timed as the bf16 router GEMM,
+ * not modelled. */
+static const struct elem_cost ROUTER_FP32_CASTS = {0, 0, 0, 12};
 /* Token permutation (megatron/core/transformer/moe/moe_utils.py permute and
  * unpermute, fused with --moe-permute-fusion): a gather of every routed copy,
  * read and write 2 B per element; unpermute reads the copies, scales them by
@@ -388,7 +402,15 @@ static const struct elem_cost UNPERMUTE = {2, 2, 2 * BF16_BYTES, 3 * BF16_BYTES}
  * tools/autograd/derivatives.yaml): cat's gradient is two views, each clamp's
  * `clamp_backward` reads its input and gradient and writes the masked gradient
  * (12 B for both halves), chunk's gradient concatenates them (8 B): 20 B, three
- * kernels. */
+ * kernels; forward three (two clamps, the cat). The same function then makes
+ * the GLU's offset a device tensor, `torch.tensor(linear_offset,
+ * dtype=input.dtype, device=input.device)`, a host-to-device copy that PyTorch
+ * runs blocking, a cudaMemcpyAsync and a cudaStreamSynchronize (ATen
+ * memcpy_and_sync for a copy_ with non_blocking false; pytorch/pytorch issues
+ * #120996 and #190217, open in 2026-07, "torch.tensor(3.14, device=...)
+ * syncs", torch.full does not): the host waits for the GPU on every call, in
+ * the forward and in the forward re-run under moe_act recompute
+ * (pl_op.host_sync). */
 static const struct elem_cost GLU_CLAMP = {2, 2, 8 * BF16_BYTES, 10 * BF16_BYTES};
 /* Expert biases (model mlp_bias in an MoE block, GPT-OSS): fc1's bias is added
  * inside Transformer Engine's GroupedLinear (TEGroupedMLP builds linear_fc1 with
@@ -409,7 +431,8 @@ static const struct elem_cost GLU_CLAMP = {2, 2, 8 * BF16_BYTES, 10 * BF16_BYTES
  * grad * b summed over the columns for p, each a 2 B write and two 2 B reads:
  * 12 B; the gradient of torch.split(out, tokens_per_expert) is
  * split_with_sizes_backward, a torch.cat of the experts' gradient slices (one
- * more read and write, 4 B): 16 B. */
+ * more read and write, 4 B): 16 B. Kernels: forward two per local expert (b * p,
+ * the add) and the cat; backward four per expert and the cat. */
 static const struct elem_cost EXPERT_BIAS = {2, 4, 6 * BF16_BYTES, 8 * BF16_BYTES};
 
 /* Routed copies one expert of the busiest ep rank computes in one
@@ -476,19 +499,36 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   double copies = (double)d->tokens_n * (double)m->top_k * (double)h;
   bool gated = m->mlp == PL_MLP_SWIGLU;
   int first = n;
-  gemm(&ops[n++], "router", d->tokens_n, m->experts, h);
+  /* Megatron-Core's router is a plain 16-bit parameter, not a Transformer
+   * Engine module: TopKRouter.gating (megatron/core/transformer/moe/router.py)
+   * calls router_gating_linear, whose RouterGatingLinearFunction
+   * (moe_utils.py, core_v0.14.0 .. core_v0.17.0) hands the unquantized input
+   * and weight to te_general_gemm: a 16-bit GEMM under any FP8/FP4 recipe,
+   * with no quantize of its operands (segments.c fp8_casts skips it). */
+  gemm(&ops[n], "router", d->tokens_n, m->experts, h);
+  ops[n++].high_precision = true;
+  if (m->router_fp32) {
+    elementwise(&ops[n], "router_fp32_casts", (double)(d->tokens_n + m->experts) * (double)h,
+                ROUTER_FP32_CASTS);
+    ops[n].fwd_kernels = -1;
+    ops[n++].bwd_kernels = 4;
+  }
+  /* the dispatcher's wait for the token counts: layout.moe_host_sync (moe_sync.c) */
   elementwise(&ops[n++], "router_topk", (double)d->tokens_n * (double)m->experts, ROUTER_TOPK);
   elementwise(&ops[n++], "permute", copies, PERMUTE);
   gemm_group(&ops[n++], "expert_fc1", rows, gated ? 2 * fe : fe, h, local, share);
   if (gated && m->glu_clamp) {
     elementwise(&ops[n], "expert_clamp", (double)rows * (double)local * (double)fe, GLU_CLAMP);
-    ops[n++].bwd_kernels = 3;
+    ops[n].fwd_kernels = 3;
+    ops[n].bwd_kernels = 3;
+    ops[n++].host_sync = true; /* GLU_CLAMP: the offset's blocking copy */
   }
   elementwise(&ops[n++], "expert_act", (double)rows * (double)local * (double)fe,
               gated ? SWIGLU : GELU);
   gemm_group(&ops[n++], "expert_fc2", rows, h, fe, local, share);
   if (m->mlp_bias) { /* per local expert: two products and their sums */
     elementwise(&ops[n], "expert_bias", (double)rows * (double)local * (double)h, EXPERT_BIAS);
+    ops[n].fwd_kernels = 2 * (int)local + 1;
     ops[n++].bwd_kernels = 4 * (int)local + 1;
   }
   elementwise(&ops[n++], "unpermute", copies, UNPERMUTE);

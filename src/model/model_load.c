@@ -10,7 +10,7 @@
  * qkv_bias, out_bias, mlp_bias, dropout (all false), sliding_window (0),
  * published_params (0); mixture of experts and attention variants (all 0 /
  * false, struct pl_model): experts, top_k, expert_ffn, shared_ffn,
- * moe_first_dense, moe_step, router_bias, shared_gate, q_lora_rank,
+ * moe_first_dense, moe_step, router_bias, shared_gate, router_fp32, q_lora_rank,
  * kv_lora_rank, qk_rope_dim, v_head_dim, mtp_layers, full_attn_layers,
  * qk_norm, attn_sinks, glu_clamp, rope_yarn, published_active_params; hybrid
  * Mamba-2 stacks: hybrid_pattern (a string of M * - E), mamba_heads,
@@ -94,6 +94,8 @@ static enum pl_status plateau_flags(yajl_val root, const char *origin, struct pl
     st = base_json_bool(root, "router_bias", false, origin, &m->router_bias, diag);
   if (st == PL_OK)
     st = base_json_bool(root, "shared_gate", false, origin, &m->shared_gate, diag);
+  if (st == PL_OK)
+    st = base_json_bool(root, "router_fp32", false, origin, &m->router_fp32, diag);
   if (st == PL_OK)
     st = base_json_bool(root, "qk_norm", false, origin, &m->qk_norm, diag);
   if (st == PL_OK)

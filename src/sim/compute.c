@@ -591,8 +591,9 @@ bool sim_op_graphed(const struct pl_layout *l, const struct pl_model *m, const s
   static const char *const attn_ops[] = {"norm1", "qkv",       "qk_norm", "q",     "q_down",
                                          "q_up",  "kv_down",   "kv_up",   "mla_norms", "rope",
                                          "attn",  "attn_full", "proj",    "resid1"};
-  static const char *const router_ops[] = {"norm2",      "router",     "router_topk",
-                                           "shared_fc1", "shared_act", "shared_fc2"};
+  static const char *const router_ops[] = {"norm2",      "router",     "router_fp32_casts",
+                                           "router_topk", "shared_fc1", "shared_act",
+                                           "shared_fc2"};
   static const char *const mamba_ops[] = {
       "norm1",          "in_proj",  "conv1d",     "ssd_states", "ssd_gate", "ssd_chunk_state",
       "ssd_bmm_cb",     "ssd_chunk_scan", "ssm_norm", "ssm_layout", "out_proj", "resid1"};
@@ -662,47 +663,84 @@ double sim_op_host_s(const struct pl_layout *l, const struct pl_model *m, const 
   return tally_host_s(l, &h);
 }
 
+/* The host time of one piece of a pass (sim_seg_ops_s): its tally, the
+ * read-backs of pl_op.host_waits issued as kernels too. */
+static double piece_host_s(const struct pl_layout *l, struct host_tally h) {
+  h.kernels += h.waits;
+  return tally_host_s(l, &h);
+}
+
 /* Time of a list of ops in one pass. A backward includes the forward of the
  * ops marked for recomputation. attention_only sums just the attention core
  * (segments.c subtracts it from the whole to split a segment). */
 double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
                      const struct pl_op *ops, int n, enum pl_pass pass, bool attention_only) {
-  double t = 0;
-  struct host_tally h = {0, 0, 0, 0, 0};
+  /* The pass in pieces between host syncs (pl_op.host_sync): the host cannot
+   * run ahead of the GPU across one, so each piece takes the longer of its GPU
+   * and host times. The blocks of a stage run one after the other, so the
+   * piece after a block's last sync continues into the next block up to its
+   * first: the first and last pieces are one (with no sync, the whole pass).
+   * t sums the whole pass's GPU time in op order, tp the current piece's;
+   * excess sums the closed pieces' host time beyond their GPU time. */
+  double t = 0, tp = 0, tp_first = 0, excess = 0;
+  struct host_tally h = {0, 0, 0, 0, 0}, h_first = {0, 0, 0, 0, 0};
+  bool synced = false;
   for (int i = 0; i < n; i++) {
     if (attention_only && ops[i].kind != PL_OP_ATTENTION)
       continue;
     double share = ops[i].share > 0 ? ops[i].share : 1.0; /* flops.h: blocks that run it */
     /* captured in a CUDA graph: GPU time only, the host issues none of it */
     bool graphed = sim_op_graphed(l, m, &ops[i]);
-    t += share * pl_op_run_time_s(g, l, m, &ops[i], pass);
+    double dt = share * pl_op_run_time_s(g, l, m, &ops[i], pass);
+    t += dt, tp += dt;
     if (!graphed)
       host_tally_add(&h, l, m, &ops[i], pass, share);
     struct pl_op part; /* the whole op, or under recompute ops a fused GEMM's part */
-    if (pass == PL_PASS_BWD && pl_op_recompute_part(&ops[i], &part)) {
-      t += share * pl_op_run_time_s(g, l, m, &part, PL_PASS_FWD);
+    bool refwd = pass == PL_PASS_BWD && pl_op_recompute_part(&ops[i], &part);
+    if (refwd) {
+      dt = share * pl_op_run_time_s(g, l, m, &part, PL_PASS_FWD);
+      t += dt, tp += dt;
       if (!graphed)
         host_tally_add(&h, l, m, &part, PL_PASS_FWD, share);
+    }
+    if (!attention_only && ops[i].host_sync && (pass == PL_PASS_FWD || refwd)) {
+      dt = 2.0 * h.waits * l->host_per_kernel_s; /* pl_op.host_waits, below */
+      t += dt, tp += dt;
+      if (!synced) {
+        tp_first = tp, h_first = h, synced = true;
+      } else {
+        double host = piece_host_s(l, h);
+        excess += l->launch_blocking ? host : host > tp ? host - tp : 0;
+      }
+      tp = 0, h = (struct host_tally){0, 0, 0, 0, 0};
     }
   }
   /* pl_op.host_waits: the host waits for each such kernel's result, so the
    * GPU idles while the host reads it back (a copy) and issues the next
    * kernel: two launches per such kernel that no GPU work hides; the host
-   * issues the read-backs too */
+   * issues the read-backs too (piece_host_s) */
   if (!attention_only) {
-    t += 2.0 * h.waits * l->host_per_kernel_s;
-    h.kernels += h.waits;
+    double dt = 2.0 * h.waits * l->host_per_kernel_s;
+    t += dt, tp += dt;
+  }
+  if (synced) { /* the last piece runs on into the next block's first */
+    tp += tp_first;
+    h.kernels += h_first.kernels, h.waits += h_first.waits;
+    h.gemm_kernels += h_first.gemm_kernels, h.gemm_calls += h_first.gemm_calls;
+    h.cpp_launches += h_first.cpp_launches;
   }
   /* Eager host floor (docs/step-model.md 2.6): the host issues the pass's
    * kernels one by one; when that takes longer than the GPU runs them, the
    * GPU waits for the host. The attention part alone (cp split) keeps the GPU
    * time: the floor is the whole segment's. */
-  double host = attention_only ? 0 : tally_host_s(l, &h);
+  double host = attention_only ? 0 : piece_host_s(l, h);
   /* CUDA_LAUNCH_BLOCKING=1 (layout.launch_blocking): a launch returns only when
    * its kernel has finished (CUDA Programming Guide, "Asynchronous Concurrent
    * Execution": the variable disables asynchronous kernel launches), so the
    * host issues the next kernel only then: host and GPU time add up. */
   if (l->launch_blocking)
-    return t + host;
-  return t > host ? t : host;
+    return t + excess + host;
+  if (!synced)
+    return t > host ? t : host;
+  return t + excess + (host > tp ? host - tp : 0);
 }

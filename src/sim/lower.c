@@ -330,7 +330,7 @@ static int32_t te_bwd_windows(struct lower *lw, const struct unit *u, int32_t c,
                               const double col_s[2]) {
   const struct sim_seg *lay = &lw->st->seg[SIM_SEG_LAYER];
   bool sp = lw->l->sp;
-  struct sim_comm in_ag = lay->tp[PL_PASS_BWD][0]; /* sp: all_gather of the activation */
+  struct sim_comm in_ag = lay->te_in_ag; /* sp: all_gather of the saved input */
   struct sim_comm dg = lay->tp[PL_PASS_BWD][sp ? 1 : 0]; /* reduce_scatter or all_reduce */
   int32_t l = u->layers;
   struct sim_comm scratch[SIM_SEG_N * SIM_SEG_TP], rest[SIM_SEG_N * SIM_SEG_TP];

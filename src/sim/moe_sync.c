@@ -79,6 +79,11 @@ static void flow_index(struct flow *f, const struct pl_gpu *g, const struct pl_l
   double share = (op->share > 0 ? op->share : 1.0) * frac, wait_s = 0, k = 0;
   double h = sim_op_host_s(l, m, op, PL_PASS_FWD, share, &wait_s, &k);
   flow_op(f, h, share * pl_op_run_time_s(g, l, m, op, PL_PASS_FWD) + wait_s, k);
+  /* a second wait inside the window (pl_op.host_sync: GPT-OSS's clamped GLU
+   * copies its offset to the GPU blocking, flops.c GLU_CLAMP): the host issues
+   * nothing more until the GPU has run everything so far */
+  if (op->host_sync && f->gpu > f->host)
+    f->host = f->gpu;
 }
 
 double sim_moe_sync_fwd_s(const struct pl_gpu *g, const struct pl_layout *l,

@@ -66,6 +66,7 @@ static void seg_clear(struct sim_seg *s) {
       comm_set(&s->tp[p][i], SIM_NONE, 0);
     comm_set(&s->cp[p], SIM_NONE, 0);
   }
+  comm_set(&s->te_in_ag, SIM_NONE, 0);
   s->ag = s->ag2 = s->ag3 = s->rs = s->ar = SIM_NONE;
 }
 
@@ -126,16 +127,53 @@ static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_
   s->attn_s[PL_PASS_BWD] = (1.0 - f) * attn + f * s->attn_s[PL_PASS_BWD];
 }
 
-/* Register op over tp for an activation and store it as entry i of pass p. */
-static enum pl_status tp_comm(struct sim_step *st, struct sim_seg *s, int p, int i,
-                              enum pl_coll_op op, int32_t calls, struct pl_diag *diag) {
+/* Register op over tp for an activation of elem_bytes per element and store
+ * it in *out. */
+static enum pl_status tp_comm_sized(struct sim_step *st, struct sim_comm *out, enum pl_coll_op op,
+                                    int32_t calls, double elem_bytes, struct pl_diag *diag) {
   const struct pl_layout *l = &st->run->layout;
   double act =
-      (double)l->mbs * (double)(l->seq / l->cp) * (double)st->run->model.hidden * ACT_BYTES;
+      (double)l->mbs * (double)(l->seq / l->cp) * (double)st->run->model.hidden * elem_bytes;
   int32_t c;
   enum pl_status r = sim_coll_add(st, op, "tp", act, &c, diag);
-  comm_set(&s->tp[p][i], c, calls);
+  comm_set(out, c, calls);
   return r;
+}
+
+/* Register op over tp for a 16-bit activation and store it as entry i of pass p. */
+static enum pl_status tp_comm(struct sim_step *st, struct sim_seg *s, int p, int i,
+                              enum pl_coll_op op, int32_t calls, struct pl_diag *diag) {
+  return tp_comm_sized(st, &s->tp[p][i], op, calls, ACT_BYTES, diag);
+}
+
+/* Bytes per element of a block's sequence-parallel all_gathers. Under NVFP4
+ * (plateau's NVFP4 is Transformer Engine's NVFP4BlockScaling recipe) TE's
+ * linears gather the quantized tensor, not the 16-bit one (TE v2.12
+ * transformer_engine/pytorch/distributed.py gather_along_first_dim ->
+ * _all_gather_nvfp4: NVFP4 data and its E4M3 block scales, one
+ * all_gather_into_tensor per usage; NVFP4Quantizer keeps
+ * supports_only_rowwise_all_gather False):
+ *  - forward input (module/layernorm_linear.py, layernorm_mlp.py, linear.py
+ *    forward: the norm output is quantized locally, then
+ *    quantizer.set_usage(rowwise=True, columnwise=False) before the gather):
+ *    the rowwise copy, 0.5 + 1/16 B;
+ *  - backward grad_output of the row-parallel linears (module/base.py
+ *    grad_output_preprocess with the quantizer set to rowwise and columnwise
+ *    in linear.py _Linear.backward when no userbuffers): both copies,
+ *    2 x (0.5 + 1/16) B;
+ *  - the column-parallel linears' input re-gathered for wgrad
+ *    (layernorm_linear.py backward: set_usage(rowwise=False, columnwise=True),
+ *    lower.c te_bwd_windows): the columnwise copy, 0.5 + 1/16 B.
+ * Reduce-scatters stay 16-bit (the GEMM outputs). Other dtypes keep
+ * ACT_BYTES here: the per-tensor FP8 and MXFP8 gathers (TE gathers those
+ * quantized too) are not modelled. */
+enum tp_gather { TP_GATHER_FWD, TP_GATHER_GRAD, TP_GATHER_REGATHER };
+
+static double tp_gather_bytes(const struct pl_layout *l, enum tp_gather g) {
+  if (l->dtype != PL_DTYPE_NVFP4)
+    return ACT_BYTES;
+  double q = pl_dtype_element_bytes(PL_DTYPE_NVFP4);
+  return g == TP_GATHER_GRAD ? 2.0 * q : q;
 }
 
 static enum pl_status layer_tp(struct sim_step *st, struct sim_seg *s, struct pl_diag *diag) {
@@ -156,13 +194,23 @@ static enum pl_status layer_tp(struct sim_step *st, struct sim_seg *s, struct pl
   int32_t extra_ag = l->recompute == PL_RECOMPUTE_OPS ? per : extra;
   enum pl_status r;
   if (l->sp) {
-    r = tp_comm(st, s, PL_PASS_FWD, 0, PL_COLL_ALL_GATHER, per, diag);
+    double fwd_ag = tp_gather_bytes(l, TP_GATHER_FWD);
+    /* the backward entry holds the grad_output gathers and the recomputed
+     * forward's input gathers: their mean size per call */
+    double bwd_ag = (per * tp_gather_bytes(l, TP_GATHER_GRAD) + extra_ag * fwd_ag) /
+                    (double)(per + extra_ag);
+    r = tp_comm_sized(st, &s->tp[PL_PASS_FWD][0], PL_COLL_ALL_GATHER, per, fwd_ag, diag);
     if (r == PL_OK)
       r = tp_comm(st, s, PL_PASS_FWD, 1, PL_COLL_REDUCE_SCATTER, per, diag);
     if (r == PL_OK)
-      r = tp_comm(st, s, PL_PASS_BWD, 0, PL_COLL_ALL_GATHER, per + extra_ag, diag);
+      r = tp_comm_sized(st, &s->tp[PL_PASS_BWD][0], PL_COLL_ALL_GATHER, per + extra_ag, bwd_ag,
+                        diag);
     if (r == PL_OK)
       r = tp_comm(st, s, PL_PASS_BWD, 1, PL_COLL_REDUCE_SCATTER, per + extra, diag);
+    /* lower.c te_bwd_windows: one re-gather per column-parallel linear */
+    if (r == PL_OK)
+      r = tp_comm_sized(st, &s->te_in_ag, PL_COLL_ALL_GATHER, per,
+                        tp_gather_bytes(l, TP_GATHER_REGATHER), diag);
     return r;
   }
   if (l->recompute == PL_RECOMPUTE_OPS)
@@ -1040,7 +1088,9 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
   double fwd = 0, bwd = 0;
   for (int i = 0; i < n; i++) {
     const struct pl_op *o = &ops[i];
-    if (o->kind != PL_OP_GEMM)
+    /* a GEMM that stays 16-bit (pl_op.high_precision: the MoE router, the
+     * Mamba-2 SSD's Triton kernels) has no TE quantizer: nothing to cast */
+    if (o->kind != PL_OP_GEMM || o->high_precision)
       continue;
     double c = (double)o->count * (o->share > 0 ? o->share : 1.0);
     double m = (double)o->m, k = (double)o->k, nn = (double)o->n;

@@ -345,6 +345,9 @@ struct sim_seg {
   double experts_s[2];               /* part of comp_s in Megatron-Core's MoE mlp node, with
                                         layout.ep_comm_overlap and no cp split (else 0) */
   struct sim_comm tp[2][SIM_SEG_TP]; /* blocking tensor- and expert-parallel collectives */
+  struct sim_comm te_in_ag;          /* with sp: the all_gather of a column-parallel TE linear's
+                                        saved input for its wgrad (lower.c te_bwd_windows), one
+                                        per such linear; not in tp[] (segments.c layer_tp) */
   struct sim_comm cp[2];             /* K/V ring exchange, overlaps attn_s */
   double params;                     /* parameters on this GPU after tp sharding */
   double expert_params;              /* of which routed experts (MoE blocks): their gradients

@@ -376,6 +376,13 @@ static void test_gpt_oss_experts(void) {
   CHECK_NEAR_REL(bias->fwd_bytes, 12.0 * elems, 1e-12);
   CHECK_NEAR_REL(bias->bwd_bytes, 16.0 * elems, 1e-12);
   CHECK_EQ_INT(bias->bwd_kernels, 513);
+  /* forward: two clamps and the cat; per expert b * p and the add, then the cat */
+  CHECK_EQ_INT(clamp->fwd_kernels, 3);
+  CHECK_EQ_INT(bias->fwd_kernels, 257);
+  /* host sync: torch.tensor(linear_offset, device=...) in the clamped GLU
+   * (the dispatcher's own wait is layout.moe_host_sync, moe_sync.c) */
+  CHECK(clamp->host_sync && !bias->host_sync && !find(ops, n, "expert_act")->host_sync);
+  CHECK(!find(ops, n, "router_topk")->host_sync);
   CHECK(clamp->kind == PL_OP_MEMORY && bias->kind == PL_OP_MEMORY);
   /* the clamp sits between fc1 and the activation, the bias right after fc2 */
   CHECK(clamp + 1 == find(ops, n, "expert_act"));

@@ -380,6 +380,9 @@ static void test_qwen3_moe(void) {
   CHECK_EQ_INT(pl_model_active_params(&s), INT64_C(3353032704));
   check_rounds(pl_model_params(&s), 305, 1e8);
   check_rounds(pl_model_active_params(&s), 33, 1e8);
+  /* moe_router_dtype: Megatron-Bridge sets "fp32" for DeepSeek-V3 and
+   * Nemotron 3 Nano, leaves it unset (the input's bf16) for Qwen3 MoE */
+  CHECK(!s.router_fp32 && load("deepseek-v3").router_fp32 && load("nemotron-3-nano").router_fp32);
   struct pl_model shf = load_hf("Qwen3-30B-A3B.json");
   CHECK_EQ_INT(pl_model_params(&shf), pl_model_params(&s));
 }

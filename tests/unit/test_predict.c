@@ -720,6 +720,60 @@ static void test_te_linear_bwd_overlap(void) {
   check_sums();
 }
 
+/* The distinct byte sizes of the step's tp collectives of one op, ascending. */
+static int tp_sizes(const struct sim_step *st, enum pl_coll_op op, double *out, int cap) {
+  int n = 0;
+  for (int k = 0; k < st->n_colls; k++) {
+    const struct sim_coll *c = &st->colls[k];
+    if (c->op != op || strcmp(c->group, "tp") != 0 || n == cap)
+      continue;
+    int j = n++;
+    for (; j > 0 && out[j - 1] > c->bytes; j--)
+      out[j] = out[j - 1];
+    out[j] = c->bytes;
+  }
+  return n;
+}
+
+/* tp all_gathers under NVFP4 (segments.c tp_gather_bytes; Transformer Engine
+ * v2.12 distributed.py _all_gather_nvfp4 gathers the quantized tensor).
+ * Llama 3 8B (hidden 4096) on a DGX B200, tp 2 with sp, one micro-batch of
+ * seq S: an activation has A = S x 4096 elements. BF16: every tp all_gather
+ * and reduce_scatter moves 2 A bytes (sim_coll_add keeps one entry per
+ * size). NVFP4: the blocks' forward input gathers and the backward
+ * re-gathers of the column-parallel inputs move one FP4 copy with its E4M3
+ * scales, (0.5 + 1/16) A = 0.5625 A; the row-parallel linears' grad_output
+ * gathers move both copies, 1.125 A; the embedding's and the LM head's
+ * gathers (no TE modules) stay 2 A; reduce_scatters stay 2 A. */
+static void test_nvfp4_tp_gathers(void) {
+  struct pl_diag d, *dp = &d;
+  static const enum pl_dtype dt[] = {PL_DTYPE_BF16, PL_DTYPE_NVFP4};
+  static const double ag[2][3] = {{2.0, 0, 0}, {0.5625, 1.125, 2.0}};
+  static const int n_ag[] = {1, 3};
+  for (int i = 0; i < 2; i++) {
+    pl_diag_clear(&d);
+    base(NULL, "llama3-8b", 2);
+    CHECK_STATUS(pl_cluster_load("dgx-b200", &run.cluster, &d), PL_OK, dp);
+    run.layout.tp = 2;
+    run.layout.gbs = 1;
+    run.layout.dtype = dt[i];
+    run.layout.te_linear_bwd_overlap = true;
+    CHECK_STATUS(pl_layout_resolve(&run.layout, &run.model, &run.cluster, &d), PL_OK, dp);
+    CHECK(run.layout.sp);
+    double a = (double)run.layout.mbs * (double)run.layout.seq * 4096.0, sz[4];
+    struct sim_step st;
+    CHECK_STATUS(sim_step_build(&st, &run, true, &d), PL_OK, dp);
+    int n = tp_sizes(&st, PL_COLL_ALL_GATHER, sz, 4);
+    CHECK_EQ_INT(n, n_ag[i]);
+    for (int k = 0; k < n && k < n_ag[i]; k++)
+      CHECK_NEAR_REL(sz[k], ag[i][k] * a, 1e-12);
+    n = tp_sizes(&st, PL_COLL_REDUCE_SCATTER, sz, 4);
+    CHECK_EQ_INT(n, 1);
+    CHECK_NEAR_REL(sz[0], 2.0 * a, 1e-12);
+    sim_step_free(&st);
+  }
+}
+
 int main(void) {
   test_out_of_memory();
   test_one_gpu_is_sum_of_ops();
@@ -737,5 +791,6 @@ int main(void) {
   test_flex_dispatch_nvl5();
   test_hybridep_ib();
   test_te_linear_bwd_overlap();
+  test_nvfp4_tp_gathers();
   return check_finish();
 }

@@ -704,6 +704,57 @@ static void test_fp8_casts(void) {
   CHECK(c != NULL && fabs(c->fwd_bytes - 35917824.0) < 1.0);
 }
 
+/* The MoE router stays 16-bit under FP8 (Megatron-Core's
+ * RouterGatingLinearFunction hands the bf16 input and weight to
+ * te_general_gemm, moe_utils.py core_v0.14.0 .. core_v0.17.0): the router op
+ * is high_precision and fp8_casts leaves its operands out. small_llama made
+ * MoE: 4 experts, top 2, expert width 512, ep 1, 1024 tokens; every block MoE.
+ * GEMMs cast (m x k inputs, k x n weights, m x n output gradients, x count):
+ *   qkv 1024 x 3072 x 1024, proj 1024 x 1024 x 1024,
+ *   expert_fc1 512 x 1024 x 1024 x 4 (rows 1024 x 2 / 4; gate and up),
+ *   expert_fc2 512 x 1024 x 512 x 4.
+ * Inputs 1,048,576 + 1,048,576 + 2,097,152 + 1,048,576 = 5,242,880; weights
+ * 3,145,728 + 1,048,576 + 4,194,304 + 2,097,152 = 10,485,760; outputs
+ * 3,145,728 + 1,048,576 + 2,097,152 + 2,097,152 = 8,388,608. At 4 B each:
+ * 62,914,560 B forward, 33,554,432 B backward (the router's 1024 x 1024
+ * input, 1024 x 4 weight and output would add 4,210,688 / 16,384 B). */
+static void test_router_16bit(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  run.model.experts = 4;
+  run.model.top_k = 2;
+  run.model.expert_ffn = 512;
+  run.model.moe_step = 1;
+  run.layout.ep = run.layout.etp = 1;
+  run.layout.dtype = PL_DTYPE_FP8;
+  int n = pl_sim_segment_ops(&run, 1, ops);
+  const struct pl_op *r = find_op(ops, n, "router");
+  const struct pl_op *c = find_op(ops, n, "fp8_casts");
+  CHECK(r != NULL && c != NULL);
+  if (r == NULL || c == NULL)
+    return;
+  CHECK(r->high_precision);
+  CHECK_NEAR_REL(c->fwd_bytes, 62914560.0, EXACT);
+  CHECK_NEAR_REL(c->bwd_bytes, 33554432.0, EXACT);
+  CHECK(find_op(ops, n, "router_fp32_casts") == NULL);
+  /* moe_router_dtype fp32 (model router_fp32): the backward casts the 1024
+   * x 1024 input and the 4 x 1024 weight up and their gradients back, 12 B
+   * per element: 12 x 1028 x 1024 = 12,632,064 B in 4 kernels; nothing in
+   * the forward (no bytes, no launch); the FP8 casts do not change */
+  run.model.router_fp32 = true;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  const struct pl_op *f = find_op(ops, n, "router_fp32_casts");
+  c = find_op(ops, n, "fp8_casts");
+  CHECK(f != NULL && c != NULL);
+  if (f == NULL || c == NULL)
+    return;
+  CHECK(f->fwd_bytes == 0.0 && f->fwd_kernels == -1 && f->bwd_kernels == 4);
+  CHECK_NEAR_REL(f->bwd_bytes, 12632064.0, EXACT);
+  CHECK_NEAR_REL(c->bwd_bytes, 33554432.0, EXACT);
+  CHECK(pl_op_time_s(&a100, PL_DTYPE_FP8, f, PL_PASS_FWD) == 0.0);
+}
+
 /* layout.head_16bit (Megatron-Core's output layer is tensor_parallel.ColumnParallelLinear, not a
  * TE module): under FP8 the LM head's GEMM is timed exactly as the same GEMM in bf16, forward and
  * backward; without it, at the FP8 rate (shorter on this H100, whose FP8 peak is twice bf16). The
@@ -953,6 +1004,44 @@ static void test_host_waits(void) {
                  2e6 / bw + 5 * ovh(), EXACT);
 }
 
+/* pl_op.host_sync: the host cannot run ahead of the GPU across such an op,
+ * so the pass takes, piece by piece between syncs, the longer of GPU and
+ * host time; the piece after the last sync runs on into the next block's
+ * first. Four memory ops on the a100 file (HBM 2039 GB/s x 0.88 =
+ * 1794.32 GB/s, 1.2 us per kernel), 37 us of host per kernel:
+ *   x 1e6 B in 10 kernels, s 1e6 B in 1 (sync), y 2e9 B in 1, z 1e6 B in 20 (sync).
+ * No sync: GPU 2.003e9 / bw + 32 x 1.2 us = 1116.3 + 38.4 = 1154.7 us,
+ * host 32 x 37 = 1184 us: 1184 us. Syncs after s and z: the pieces are
+ * [y, z] (GPU 2.001e9 / bw + 21 x 1.2 = 1115.2 + 25.2 = 1140.4 us against
+ * 21 x 37 = 777 us of host) and [x, s] (14.3 us of GPU, 11 x 37 = 407 us of
+ * host): 1140.4 + 407 = 1547.4 us. One sync only (z's cleared): one piece
+ * per block, the same as none. The backward syncs only where the op's
+ * forward is re-run. */
+static void test_host_sync(void) {
+  struct pl_op ops[4] = {
+      {.kind = PL_OP_MEMORY, .name = "x", .fwd_bytes = 1e6, .bwd_bytes = 1e6, .fwd_kernels = 10},
+      {.kind = PL_OP_MEMORY, .name = "s", .fwd_bytes = 1e6, .bwd_bytes = 1e6, .host_sync = true},
+      {.kind = PL_OP_MEMORY, .name = "y", .fwd_bytes = 2e9, .bwd_bytes = 1e6},
+      {.kind = PL_OP_MEMORY, .name = "z", .fwd_bytes = 1e6, .bwd_bytes = 1e6, .fwd_kernels = 20,
+       .host_sync = true},
+  };
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .host_per_kernel_s = 37e-6};
+  struct pl_model m = {.pos = PL_POS_LEARNED};
+  double bw = 2039e9 * 0.88;
+  double piece_yz = 2.001e9 / bw + 21 * ovh(), piece_xs = 2e6 / bw + 11 * ovh();
+  CHECK(piece_yz > 777e-6 && piece_xs < 407e-6 && 2.003e9 / bw + 32 * ovh() < 1184e-6);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 4, PL_PASS_FWD, false), piece_yz + 407e-6,
+                 EXACT);
+  ops[3].host_sync = false;
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 4, PL_PASS_FWD, false), 1184e-6, EXACT);
+  /* backward: 4 x 1e6 B in 4 kernels, 4 x 37 us of host; no op re-runs, no piece */
+  ops[3].host_sync = true;
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 4, PL_PASS_BWD, false), 148e-6, EXACT);
+  l.host_per_kernel_s = 0; /* no host floor: the GPU time, syncs or not */
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 4, PL_PASS_FWD, false),
+                 2.003e9 / bw + 32 * ovh(), EXACT);
+}
+
 /* DeepSpeed 0.3.15-0.4.1's debug norm (layout.zero3_debug_norm,
  * segments.c zero3_debug_norm_op) on small_llama's block (p elements in 6
  * tensors: 4 weights, 2 RMSNorm weights): each fetch reads every tensor
@@ -1148,6 +1237,11 @@ static void test_cuda_graph_scopes(void) {
  *   experts and resid2 first (1610), then norm1 (1647), which the GPU runs
  *   only then: 1647 + G + eps, against max(1769, G + eps) without the wait.
  * D full_iteration graphs: no host time, the window is the GPU time alone.
+ * E as A with a second wait after expert_fc1 (pl_op.host_sync, GPT-OSS's
+ *   clamped GLU): the host has issued fc1 at 768 but waits for the GPU, still
+ *   in the dispatch until 1000 + eps; fc2 1768, unpermute 1805, the combine
+ *   1805 -> 2305, the rest (host 2001) behind it: 2305 + eps less the two
+ *   calls, 805 us (A's 573 plus the 232 us the host waited).
  * No routing op: -1. */
 static void test_moe_host_sync(void) {
   struct pl_op ops[8] = {
@@ -1168,6 +1262,9 @@ static void test_moe_host_sync(void) {
   l.dispatch = PL_MOE_DEEPEP;
   CHECK_NEAR_REL(sim_moe_sync_fwd_s(&a100, &l, &m, ops, 8, 1000e-6, 500e-6), 1573e-6, 0.01);
   l.dispatch = PL_MOE_ALLTOALL;
+  ops[4].host_sync = true;
+  CHECK_NEAR_REL(sim_moe_sync_fwd_s(&a100, &l, &m, ops, 8, 1000e-6, 500e-6), 805e-6, 0.02);
+  ops[4].host_sync = false;
   ops[0].fwd_bytes = 1e9; /* G: about 0.6 ms on the A100's HBM */
   double G = pl_op_run_time_s(&a100, &l, &m, &ops[0], PL_PASS_FWD);
   CHECK(G > 300e-6 && G < 1500e-6);
@@ -1185,6 +1282,7 @@ int main(void) {
   struct pl_diag d, *dp = &d;
   CHECK_STATUS(pl_gpu_load("a100-80g", &a100, &d), PL_OK, dp);
   test_host_waits();
+  test_host_sync();
   test_zero3_debug_norm();
   test_loaded();
   test_mamf_shape();
@@ -1209,6 +1307,7 @@ int main(void) {
   test_gemm_backward();
   test_unfused_kernels();
   test_fp8_casts();
+  test_router_16bit();
   test_head_16bit();
   test_param_kernels();
   test_framework_passes();
