@@ -500,6 +500,15 @@ int64_t pl_layout_stage_layers(const struct pl_layout *l, int64_t layers, int64_
 bool pl_layout_uneven_stages(const struct pl_layout *l);
 /* Whether the GEMMs run torchao's fp8-tensorwise recipe (--dtype fp8-tensorwise). */
 bool pl_layout_fp8_tensorwise(const struct pl_layout *l);
+/* Bytes per activation element of one tensor-parallel all_gather of a
+ * block's linears (sequence parallelism): 2 (16-bit) except under NVFP4,
+ * where Transformer Engine gathers the quantized tensor: the forward input
+ * and the column-parallel input re-gathered for wgrad 0.5 + 1/16 B (one
+ * copy), the row-parallel grad_output 2 x (0.5 + 1/16) B (both copies).
+ * Sources in layout.c. The simulator (segments.c) and the search bound
+ * (search/comm.c) both size their gathers with it. */
+enum pl_tp_gather { PL_TP_GATHER_FWD, PL_TP_GATHER_GRAD, PL_TP_GATHER_REGATHER };
+double pl_layout_tp_gather_bytes(const struct pl_layout *l, enum pl_tp_gather g);
 /* Whether layout.fp8_all_gather makes the blocks' GEMM weights Transformer
  * Engine FP8 parameters (per-tensor FP8 recipes under zero2/zero3: Megatron
  * FSDP with fp8_param_gather): their shards and gathered copies take 1 B. */

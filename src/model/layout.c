@@ -186,6 +186,34 @@ double pl_layout_fp8_gathered_weights(const struct pl_model *m, const struct pl_
   return (h * (q + 2.0 * kv) + q * h + (up + 1.0) * h * f) / (double)(l->tp > 0 ? l->tp : 1);
 }
 
+/* Bytes per element of a block's sequence-parallel all_gathers. Under NVFP4
+ * (plateau's NVFP4 is Transformer Engine's NVFP4BlockScaling recipe) TE's
+ * linears gather the quantized tensor, not the 16-bit one (TE v2.12
+ * transformer_engine/pytorch/distributed.py gather_along_first_dim ->
+ * _all_gather_nvfp4: NVFP4 data and its E4M3 block scales, one
+ * all_gather_into_tensor per usage; NVFP4Quantizer keeps
+ * supports_only_rowwise_all_gather False):
+ *  - forward input (module/layernorm_linear.py, layernorm_mlp.py, linear.py
+ *    forward: the norm output is quantized locally, then
+ *    quantizer.set_usage(rowwise=True, columnwise=False) before the gather):
+ *    the rowwise copy, 0.5 + 1/16 B;
+ *  - backward grad_output of the row-parallel linears (module/base.py
+ *    grad_output_preprocess with the quantizer set to rowwise and columnwise
+ *    in linear.py _Linear.backward when no userbuffers): both copies,
+ *    2 x (0.5 + 1/16) B;
+ *  - the column-parallel linears' input re-gathered for wgrad
+ *    (layernorm_linear.py backward: set_usage(rowwise=False, columnwise=True),
+ *    lower.c te_bwd_windows): the columnwise copy, 0.5 + 1/16 B.
+ * Reduce-scatters stay 16-bit (the GEMM outputs). Other dtypes keep
+ * ACT_BYTES here: the per-tensor FP8 and MXFP8 gathers (TE gathers those
+ * quantized too) are not modelled. */
+double pl_layout_tp_gather_bytes(const struct pl_layout *l, enum pl_tp_gather g) {
+  if (l->dtype != PL_DTYPE_NVFP4)
+    return ACT_BYTES;
+  double q = pl_dtype_element_bytes(PL_DTYPE_NVFP4);
+  return g == PL_TP_GATHER_GRAD ? 2.0 * q : q;
+}
+
 double pl_layout_bucket_bytes(const struct pl_layout *l, double elem_bytes, double model_params) {
   if (l->bucket_dp_scaled && l->grad_reduce_after_backward && model_params > 0)
     return model_params * elem_bytes; /* bucket_size None: every gradient in one bucket */

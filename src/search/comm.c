@@ -8,7 +8,8 @@
  *    group whose members are `stride` ranks apart has
  *    min(ranks, max(1, gpus_per_node / stride)) ranks per node;
  *  - tensor parallelism per block and micro-batch, activations
- *    mbs * seq/cp * hidden in bf16: with sequence parallelism 2 all_gather +
+ *    mbs * seq/cp * hidden in bf16 (the all_gathers at
+ *    pl_layout_tp_gather_bytes: 4-bit under NVFP4): with sequence parallelism 2 all_gather +
  *    2 reduce_scatter forward and the same backward (plus 2 + 2 more under
  *    full recompute), without it 2 all_reduce forward, 2 (+2) backward;
  *    embedding and LM head one each (segments.c). These are blocking: the
@@ -160,16 +161,28 @@ static void tp_times(const struct search_ctx *ctx, const struct pl_layout *l,
     return;
   struct pl_group g = strided(ctx, l->tp, 1);
   out->tp_inter = g.ranks_per_node < g.ranks;
-  double act = (double)l->mbs * (double)(l->seq / l->cp) * (double)ctx->model->hidden * ACT_BYTES;
+  double elems = (double)l->mbs * (double)(l->seq / l->cp) * (double)ctx->model->hidden;
+  double act = elems * ACT_BYTES;
   double extra = l->recompute == PL_RECOMPUTE_FULL ? 2 : 0;
   if (l->sp) {
-    double ag = coll_s(ctx, PL_COLL_ALL_GATHER, act, g), rs = coll_s(ctx, PL_COLL_REDUCE_SCATTER, act, g);
+    /* the blocks' gathers at the simulator's sizes (pl_layout_tp_gather_bytes:
+     * quantized under NVFP4); the backward entry holds the grad_output
+     * gathers and the recomputed forward's input gathers (recompute ops
+     * re-runs the all_gathers only) at their mean size, as segments.c
+     * layer_tp; the embedding's and LM head's gathers stay 16-bit */
+    double fwd_b = pl_layout_tp_gather_bytes(l, PL_TP_GATHER_FWD);
+    double extra_ag = l->recompute == PL_RECOMPUTE_OPS ? 2 : extra;
+    double bwd_b = (2 * pl_layout_tp_gather_bytes(l, PL_TP_GATHER_GRAD) + extra_ag * fwd_b) /
+                   (2 + extra_ag);
+    double ag = coll_s(ctx, PL_COLL_ALL_GATHER, elems * fwd_b, g);
+    double ag_bwd = coll_s(ctx, PL_COLL_ALL_GATHER, elems * bwd_b, g);
+    double ag16 = coll_s(ctx, PL_COLL_ALL_GATHER, act, g);
+    double rs = coll_s(ctx, PL_COLL_REDUCE_SCATTER, act, g);
     out->layer_f = 2 * (ag + rs);
-    /* recompute ops re-runs the all_gathers only (segments.c layer_tp) */
-    out->layer_b = (2 + extra) * (ag + rs) + (l->recompute == PL_RECOMPUTE_OPS ? 2 * ag : 0);
+    out->layer_b = (2 + extra_ag) * ag_bwd + (2 + extra) * rs;
     out->embed_f = rs;
-    out->embed_b = ag;
-    out->head_f = ag;
+    out->embed_b = ag16;
+    out->head_f = ag16;
     out->head_b = rs;
     return;
   }

@@ -146,35 +146,6 @@ static enum pl_status tp_comm(struct sim_step *st, struct sim_seg *s, int p, int
   return tp_comm_sized(st, &s->tp[p][i], op, calls, ACT_BYTES, diag);
 }
 
-/* Bytes per element of a block's sequence-parallel all_gathers. Under NVFP4
- * (plateau's NVFP4 is Transformer Engine's NVFP4BlockScaling recipe) TE's
- * linears gather the quantized tensor, not the 16-bit one (TE v2.12
- * transformer_engine/pytorch/distributed.py gather_along_first_dim ->
- * _all_gather_nvfp4: NVFP4 data and its E4M3 block scales, one
- * all_gather_into_tensor per usage; NVFP4Quantizer keeps
- * supports_only_rowwise_all_gather False):
- *  - forward input (module/layernorm_linear.py, layernorm_mlp.py, linear.py
- *    forward: the norm output is quantized locally, then
- *    quantizer.set_usage(rowwise=True, columnwise=False) before the gather):
- *    the rowwise copy, 0.5 + 1/16 B;
- *  - backward grad_output of the row-parallel linears (module/base.py
- *    grad_output_preprocess with the quantizer set to rowwise and columnwise
- *    in linear.py _Linear.backward when no userbuffers): both copies,
- *    2 x (0.5 + 1/16) B;
- *  - the column-parallel linears' input re-gathered for wgrad
- *    (layernorm_linear.py backward: set_usage(rowwise=False, columnwise=True),
- *    lower.c te_bwd_windows): the columnwise copy, 0.5 + 1/16 B.
- * Reduce-scatters stay 16-bit (the GEMM outputs). Other dtypes keep
- * ACT_BYTES here: the per-tensor FP8 and MXFP8 gathers (TE gathers those
- * quantized too) are not modelled. */
-enum tp_gather { TP_GATHER_FWD, TP_GATHER_GRAD, TP_GATHER_REGATHER };
-
-static double tp_gather_bytes(const struct pl_layout *l, enum tp_gather g) {
-  if (l->dtype != PL_DTYPE_NVFP4)
-    return ACT_BYTES;
-  double q = pl_dtype_element_bytes(PL_DTYPE_NVFP4);
-  return g == TP_GATHER_GRAD ? 2.0 * q : q;
-}
 
 static enum pl_status layer_tp(struct sim_step *st, struct sim_seg *s, struct pl_diag *diag) {
   const struct pl_layout *l = &st->run->layout;
@@ -194,10 +165,10 @@ static enum pl_status layer_tp(struct sim_step *st, struct sim_seg *s, struct pl
   int32_t extra_ag = l->recompute == PL_RECOMPUTE_OPS ? per : extra;
   enum pl_status r;
   if (l->sp) {
-    double fwd_ag = tp_gather_bytes(l, TP_GATHER_FWD);
+    double fwd_ag = pl_layout_tp_gather_bytes(l, PL_TP_GATHER_FWD);
     /* the backward entry holds the grad_output gathers and the recomputed
      * forward's input gathers: their mean size per call */
-    double bwd_ag = (per * tp_gather_bytes(l, TP_GATHER_GRAD) + extra_ag * fwd_ag) /
+    double bwd_ag = (per * pl_layout_tp_gather_bytes(l, PL_TP_GATHER_GRAD) + extra_ag * fwd_ag) /
                     (double)(per + extra_ag);
     r = tp_comm_sized(st, &s->tp[PL_PASS_FWD][0], PL_COLL_ALL_GATHER, per, fwd_ag, diag);
     if (r == PL_OK)
@@ -210,7 +181,7 @@ static enum pl_status layer_tp(struct sim_step *st, struct sim_seg *s, struct pl
     /* lower.c te_bwd_windows: one re-gather per column-parallel linear */
     if (r == PL_OK)
       r = tp_comm_sized(st, &s->te_in_ag, PL_COLL_ALL_GATHER, per,
-                        tp_gather_bytes(l, TP_GATHER_REGATHER), diag);
+                        pl_layout_tp_gather_bytes(l, PL_TP_GATHER_REGATHER), diag);
     return r;
   }
   if (l->recompute == PL_RECOMPUTE_OPS)

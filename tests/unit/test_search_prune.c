@@ -11,14 +11,16 @@
 
 static struct pl_run run;
 
-static void setup(const char *model, int64_t gpus, int64_t gbs) {
+static void setup_on(const char *model, const char *cluster, int64_t gpus, int64_t gbs) {
   struct pl_diag d;
   memset(&run, 0, sizeof run);
   CHECK_STATUS(pl_model_load(model, &run.model, &d), PL_OK, &d);
-  CHECK_STATUS(pl_cluster_load("dgx-h100", &run.cluster, &d), PL_OK, &d);
+  CHECK_STATUS(pl_cluster_load(cluster, &run.cluster, &d), PL_OK, &d);
   run.layout.gpus = gpus;
   run.layout.gbs = gbs;
 }
+
+static void setup(const char *model, int64_t gpus, int64_t gbs) { setup_on(model, "dgx-h100", gpus, gbs); }
 
 /* Every fitting layout of the space, simulated: its key and its score under
  * each objective. */
@@ -160,6 +162,19 @@ int main(void) {
   memset(&o.space, 0, sizeof o.space);
   o.objective = PL_OBJECTIVE_THROUGHPUT;
   o.space.tp = 32;
+  o.space.recompute_mask = 1u << PL_RECOMPUTE_NONE;
+  simulate_all(&o);
+  CHECK(n_recs > 20);
+  o.top_k = 3;
+  same_top(&o);
+  /* NVFP4 on 8 GB300 of one NVL72 rack, gbs 8, no recompute: Transformer
+   * Engine gathers the 4-bit activations for tensor parallelism
+   * (segments.c tp_gather_bytes), so the bound's tp all_gathers must be the
+   * simulator's smaller ones, not 16-bit. */
+  setup_on("llama2-7b", "gb300-nvl72", 8, 8);
+  memset(&o.space, 0, sizeof o.space);
+  run.layout.dtype = PL_DTYPE_NVFP4;
+  o.objective = PL_OBJECTIVE_THROUGHPUT;
   o.space.recompute_mask = 1u << PL_RECOMPUTE_NONE;
   simulate_all(&o);
   CHECK(n_recs > 20);
