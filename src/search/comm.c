@@ -7,7 +7,8 @@
  *  - groups in Megatron-LM rank order (tp innermost, then cp, dp, pp): a
  *    group whose members are `stride` ranks apart has
  *    min(ranks, max(1, gpus_per_node / stride)) ranks per node;
- *  - tensor parallelism per block and micro-batch, activations
+ *  - tensor parallelism per block and micro-batch (a hybrid stack's blocks
+ *    hold one mixer: half the calls below), activations
  *    mbs * seq/cp * hidden in bf16 (the all_gathers at
  *    pl_layout_tp_gather_bytes: 4-bit under NVFP4): with sequence parallelism 2 all_gather +
  *    2 reduce_scatter forward and the same backward (plus 2 + 2 more under
@@ -163,7 +164,10 @@ static void tp_times(const struct search_ctx *ctx, const struct pl_layout *l,
   out->tp_inter = g.ranks_per_node < g.ranks;
   double elems = (double)l->mbs * (double)(l->seq / l->cp) * (double)ctx->model->hidden;
   double act = elems * ACT_BYTES;
-  double extra = l->recompute == PL_RECOMPUTE_FULL ? 2 : 0;
+  /* per block and pass two (attention, MLP); one in a hybrid stack, whose
+   * blocks hold a single mixer (segments.c layer_tp) */
+  double per = pl_model_is_hybrid(ctx->model) ? 1 : 2;
+  double extra = l->recompute == PL_RECOMPUTE_FULL ? per : 0;
   if (l->sp) {
     /* the blocks' gathers at the simulator's sizes (pl_layout_tp_gather_bytes:
      * quantized under NVFP4); the backward entry holds the grad_output
@@ -171,15 +175,15 @@ static void tp_times(const struct search_ctx *ctx, const struct pl_layout *l,
      * re-runs the all_gathers only) at their mean size, as segments.c
      * layer_tp; the embedding's and LM head's gathers stay 16-bit */
     double fwd_b = pl_layout_tp_gather_bytes(l, PL_TP_GATHER_FWD);
-    double extra_ag = l->recompute == PL_RECOMPUTE_OPS ? 2 : extra;
-    double bwd_b = (2 * pl_layout_tp_gather_bytes(l, PL_TP_GATHER_GRAD) + extra_ag * fwd_b) /
-                   (2 + extra_ag);
+    double extra_ag = l->recompute == PL_RECOMPUTE_OPS ? per : extra;
+    double bwd_b = (per * pl_layout_tp_gather_bytes(l, PL_TP_GATHER_GRAD) + extra_ag * fwd_b) /
+                   (per + extra_ag);
     double ag = coll_s(ctx, PL_COLL_ALL_GATHER, elems * fwd_b, g);
     double ag_bwd = coll_s(ctx, PL_COLL_ALL_GATHER, elems * bwd_b, g);
     double ag16 = coll_s(ctx, PL_COLL_ALL_GATHER, act, g);
     double rs = coll_s(ctx, PL_COLL_REDUCE_SCATTER, act, g);
-    out->layer_f = 2 * (ag + rs);
-    out->layer_b = (2 + extra_ag) * ag_bwd + (2 + extra) * rs;
+    out->layer_f = per * (ag + rs);
+    out->layer_b = (per + extra_ag) * ag_bwd + (per + extra) * rs;
     out->embed_f = rs;
     out->embed_b = ag16;
     out->head_f = ag16;
@@ -188,9 +192,9 @@ static void tp_times(const struct search_ctx *ctx, const struct pl_layout *l,
   }
   double ar = coll_s(ctx, PL_COLL_ALL_REDUCE, act, g);
   if (l->recompute == PL_RECOMPUTE_OPS)
-    extra = 2;
-  out->layer_f = 2 * ar;
-  out->layer_b = (2 + extra) * ar;
+    extra = per;
+  out->layer_f = per * ar;
+  out->layer_b = (per + extra) * ar;
   out->embed_f = ar;
   out->head_b = ar;
 }

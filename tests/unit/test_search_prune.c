@@ -180,6 +180,16 @@ int main(void) {
   CHECK(n_recs > 20);
   o.top_k = 3;
   same_top(&o);
+  /* A hybrid Mamba-2 + attention + MoE stack on 8 GB200, gbs 8: one tp
+   * collective per block and pass (segments.c layer_tp), not two. */
+  setup_on("nemotron-3-nano", "gb200-nvl72", 8, 8);
+  memset(&o.space, 0, sizeof o.space);
+  o.objective = PL_OBJECTIVE_THROUGHPUT;
+  o.space.recompute_mask = 1u << PL_RECOMPUTE_NONE;
+  simulate_all(&o);
+  CHECK(n_recs > 5);
+  o.top_k = 3;
+  same_top(&o);
   /* A small space through the exhaustive path. */
   setup("llama2-7b", 4, 4);
   memset(&o.space, 0, sizeof o.space);
