@@ -121,6 +121,18 @@ static void exhaustive(struct pl_search_opts *o) {
   pl_search_result_free(&all);
 }
 
+/* The space without recompute, ranked by throughput: the bound below every
+ * simulated step and the pruned top 3 the brute-force one (the caller sets
+ * the rest of o->space). */
+static void throughput_top3(struct pl_search_opts *o, int64_t min_fit) {
+  o->objective = PL_OBJECTIVE_THROUGHPUT;
+  o->space.recompute_mask = 1u << PL_RECOMPUTE_NONE;
+  simulate_all(o);
+  CHECK(n_recs > min_fit);
+  o->top_k = 3;
+  same_top(o);
+}
+
 int main(void) {
   struct pl_search_opts o;
   memset(&o, 0, sizeof o);
@@ -160,13 +172,8 @@ int main(void) {
    * attention's length. */
   setup("llama2-7b", 64, 64);
   memset(&o.space, 0, sizeof o.space);
-  o.objective = PL_OBJECTIVE_THROUGHPUT;
   o.space.tp = 32;
-  o.space.recompute_mask = 1u << PL_RECOMPUTE_NONE;
-  simulate_all(&o);
-  CHECK(n_recs > 20);
-  o.top_k = 3;
-  same_top(&o);
+  throughput_top3(&o, 20);
   /* NVFP4 on 8 GB300 of one NVL72 rack, gbs 8, no recompute: Transformer
    * Engine gathers the 4-bit activations for tensor parallelism
    * (segments.c tp_gather_bytes), so the bound's tp all_gathers must be the
@@ -174,22 +181,12 @@ int main(void) {
   setup_on("llama2-7b", "gb300-nvl72", 8, 8);
   memset(&o.space, 0, sizeof o.space);
   run.layout.dtype = PL_DTYPE_NVFP4;
-  o.objective = PL_OBJECTIVE_THROUGHPUT;
-  o.space.recompute_mask = 1u << PL_RECOMPUTE_NONE;
-  simulate_all(&o);
-  CHECK(n_recs > 20);
-  o.top_k = 3;
-  same_top(&o);
+  throughput_top3(&o, 20);
   /* A hybrid Mamba-2 + attention + MoE stack on 8 GB200, gbs 8: one tp
    * collective per block and pass (segments.c layer_tp), not two. */
   setup_on("nemotron-3-nano", "gb200-nvl72", 8, 8);
   memset(&o.space, 0, sizeof o.space);
-  o.objective = PL_OBJECTIVE_THROUGHPUT;
-  o.space.recompute_mask = 1u << PL_RECOMPUTE_NONE;
-  simulate_all(&o);
-  CHECK(n_recs > 5);
-  o.top_k = 3;
-  same_top(&o);
+  throughput_top3(&o, 5);
   /* A MoE model under the nemo preset's behaviours on 8 GB200, gbs 8: host
    * floors per kernel and per GEMM call, the host's wait in each MoE block's
    * forward (moe_sync.c) and the per-expert quantize launches; the bound
@@ -202,12 +199,7 @@ int main(void) {
     pl_framework_apply(&fw, &run.layout);
   }
   memset(&o.space, 0, sizeof o.space);
-  o.objective = PL_OBJECTIVE_THROUGHPUT;
-  o.space.recompute_mask = 1u << PL_RECOMPUTE_NONE;
-  simulate_all(&o);
-  CHECK(n_recs > 5);
-  o.top_k = 3;
-  same_top(&o);
+  throughput_top3(&o, 5);
   /* A small space through the exhaustive path. */
   setup("llama2-7b", 4, 4);
   memset(&o.space, 0, sizeof o.space);
