@@ -1328,6 +1328,20 @@ static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, str
      * moe_flex_dispatcher_backend "deepep". v0.2.x (25.11) sets no backend: alltoall. */
     l->dispatch = PL_MOE_DEEPEP;
     validate_note(row, "deepep dispatcher (the release's H100 config)");
+  } else if (bridge_config_is(in, l, "26.02.01 26.04 26.04.01 26.06 26.06.01", "Nemotron_3_Nano",
+                              "B200 B300 H100", -1)) {
+    /* Nemotron 3 Nano on DGX B200/B300/H100 (v0.3.1 configs/nemotronh/
+     * nemotron_3_nano_workload_base_configs.py, v0.4.0, v0.4.2, v0.5.0
+     * nemotron_3_workload_base_configs.py BASE_NEMOTRON_3_NANO_CONFIG:
+     * moe_flex_dispatcher_backend "hybridep", inherited by every GPU's config, H100 included;
+     * the recipe recipes/nemotronh/nemotron_3_nano.py sets moe_token_dispatcher_type "flex",
+     * and apply_flex_dispatcher_backend keeps it for hybridep on compute capability 8-10).
+     * ep 8 is one node on every one of these rows: on Blackwell the call is priced at
+     * HybridEP's measured DGX B200 rate (segments.c flex_nvl5_call_s, as DeepSeek-V3 on
+     * B200/B300 above); on H100 inside one node by NCCL's all_to_all (no published
+     * intra-node H100 HybridEP rate). The host waits after the dispatch (moe_sync.c). */
+    l->dispatch = PL_MOE_HYBRIDEP;
+    validate_note(row, "hybridep dispatcher (the release's DGX config)");
   }
   mcore_balance(in, l, row);
   bridge_ep_overlap(in, l, row);
