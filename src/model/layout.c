@@ -663,6 +663,26 @@ static enum pl_status resolve_attention(struct pl_layout *l, const struct pl_mod
                        "gpu '%s' lacks (its file gives no efficiency.attention.cudnn); use "
                        "--attention flash",
                        c->gpu.name);
+  /* MXFP8 attention (layout.fp8_attention): TE runs it on cuDNN only, under the
+   * MXFP8 recipe (dot_product_attention/utils.py get_attention_backend disables
+   * FlashAttention for FP8 attention; TE v2.16 MXFP8 DPA needs sm100 and cuDNN 9.21) */
+  const struct pl_gpu_efficiency *e = &c->gpu.eff;
+  if (l->fp8_attention && l->dtype != PL_DTYPE_MXFP8)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: fp8 attention is modelled under the mxfp8 recipe only (dtype is "
+                       "%s); use --dtype mxfp8 or --fp8-attention off",
+                       pl_dtype_name(l->dtype));
+  if (l->fp8_attention && !l->attention_cudnn)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: fp8 attention runs on cuDNN's fused attention only; use "
+                       "--attention cudnn or te, or --fp8-attention off");
+  if (l->fp8_attention &&
+      !(e->attn_cudnn_mxfp8_fwd_ratio > 0 && e->attn_cudnn_mxfp8_mla_fwd_ratio > 0))
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: fp8 attention needs the GPU's MXFP8 attention figures, which gpu "
+                       "'%s' lacks (its file gives no efficiency.attention.cudnn.mxfp8_time_ratio); "
+                       "use --fp8-attention off",
+                       c->gpu.name);
   return PL_OK;
 }
 
