@@ -612,6 +612,16 @@ bool sim_op_graphed(const struct pl_layout *l, const struct pl_model *m, const s
     for (size_t i = 0; i < sizeof router_ops / sizeof router_ops[0]; i++)
       if (strcmp(op->name, router_ops[i]) == 0)
         return true;
+  /* moe_preprocess: MoELayer.preprocess, the dispatcher's dispatch_preprocess,
+   * is inside the graph (moe_layer.py, moe_utils.py
+   * maybe_skip_or_early_return_by_cudagraph, core_v0.16.0); under the alltoall
+   * dispatcher that is its preprocess sums (flops.c MOE_PREPROCESS; the counts'
+   * copies run after the graph, at before_ep_alltoall) and the permutation
+   * (moe_utils.py permute); the flex dispatcher permutes after its dispatch */
+  if ((s & PL_CGS_MOE_PREPROCESS) &&
+      (strcmp(op->name, "moe_preprocess") == 0 ||
+       (l->dispatch == PL_MOE_ALLTOALL && strcmp(op->name, "permute") == 0)))
+    return true;
   return false;
 }
 

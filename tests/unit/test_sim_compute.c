@@ -1218,6 +1218,39 @@ static void test_cuda_graph_scopes(void) {
   CHECK(strcmp(buf, "attn,moe_router,moe_preprocess,full_iteration") == 0);
 }
 
+/* The alltoall dispatcher's preprocess (flops.c MOE_PREPROCESS), here as one
+ * op of eleven launches, 37 us each on the host: 407 us eager (its GPU time,
+ * 1 kB and eleven kernel overheads, is a few us). Megatron-Core's
+ * moe_preprocess graph scope captures it (GPU time only, < 50 us);
+ * moe_router alone does not (still 407 us). Under that scope the alltoall
+ * dispatcher's permute is captured too (dispatch_preprocess), the flex
+ * dispatcher's is not; the counts' copies to the host and the sort by local
+ * expert (dispatch_postprocess) stay outside every partial scope. */
+static void test_graph_moe_preprocess(void) {
+  struct pl_op pre = {.kind = PL_OP_MEMORY, .name = "moe_preprocess", .fwd_bytes = 1e3,
+                      .fwd_kernels = 11, .share = 1};
+  struct pl_op sort = {.kind = PL_OP_MEMORY, .name = "sort_chunks", .fwd_bytes = 1e3,
+                       .fwd_kernels = 2, .share = 1};
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .host_per_kernel_s = 37e-6};
+  struct pl_model m = {.pos = PL_POS_LEARNED, .experts = 16};
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, &pre, 1, PL_PASS_FWD, false), 407e-6, EXACT);
+  l.cuda_graph_scopes = PL_CGS_MOE_ROUTER;
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, &pre, 1, PL_PASS_FWD, false), 407e-6, EXACT);
+  l.cuda_graph_scopes = PL_CGS_MOE_ROUTER | PL_CGS_MOE_PREPROCESS;
+  double t = sim_seg_ops_s(&a100, &l, &m, &pre, 1, PL_PASS_FWD, false);
+  CHECK(t > 0 && t < 50e-6);
+  CHECK(sim_op_graphed(&l, &m, &pre) && !sim_op_graphed(&l, &m, &sort));
+  struct pl_op perm = sort, d2h = sort;
+  perm.name = "permute";
+  d2h.name = "moe_counts_d2h";
+  CHECK(sim_op_graphed(&l, &m, &perm) && !sim_op_graphed(&l, &m, &d2h));
+  l.dispatch = PL_MOE_DEEPEP;
+  CHECK(!sim_op_graphed(&l, &m, &perm) && sim_op_graphed(&l, &m, &pre));
+  l.cuda_graph_scopes = PL_CGS_MOE_ROUTER;
+  l.dispatch = PL_MOE_ALLTOALL;
+  CHECK(!sim_op_graphed(&l, &m, &perm));
+}
+
 /* layout.moe_host_sync (moe_sync.c): the host waits once per MoE block's
  * forward for the tokens per local expert. Host 37 us per kernel, 48 us per
  * GEMM call; ops in list order: norm1, router (1 GEMM call), router_topk,
@@ -1315,6 +1348,7 @@ int main(void) {
   test_host_per_gemm();
   test_host_per_launch();
   test_cuda_graph_scopes();
+  test_graph_moe_preprocess();
   test_moe_host_sync();
   test_launch_counts();
   test_eager_alibi();
