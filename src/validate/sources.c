@@ -1350,6 +1350,51 @@ static bool bridge_offload(const struct validate_in *in, struct pl_layout *l,
   return true;
 }
 
+/* GPT-OSS 120B's token dispatcher by release (each section's Megatron-Bridge
+ * release as for bridge_ep_overlap). The recipe and the model bridge set
+ * moe_token_dispatcher_type "alltoall" (src/megatron/bridge/recipes/gpt_oss/
+ * gpt_oss.py, models/gpt_oss/gpt_oss_provider.py, v0.2.2 .. v0.6.0; the
+ * recipe's moe_flex_dispatcher_backend "deepep" is inert without the flex
+ * type); the performance configs switch to the flex dispatcher with the
+ * hybridep backend only where they name it (scripts/performance/configs/
+ * gpt_oss/gpt_oss_llm_pretrain.py applies base_cfg.moe_flex_dispatcher_backend
+ * through apply_flex_dispatcher_backend, which sets the flex type):
+ *  - 25.11 (v0.2.2 configs/gpt_oss/workload_base_configs.py), 26.02, 26.02.01
+ *    (v0.3.0, v0.3.1 gpt_oss_workload_base_configs.py): no backend on any GPU:
+ *    alltoall, the GB200/GB300 rows included;
+ *  - 26.04 (v0.4.0): GPT_OSS_120B_PRETRAIN_CONFIG_{GB200,B300,B200}_BF16_V2
+ *    hybridep; GB300 and H100 none;
+ *  - 26.04.01 (v0.4.2): B300_BF16_V2 hybridep only;
+ *  - 26.06, 26.06.01 (v0.5.0): B300_BF16_V2 (and FP8_MX_V2 = it) hybridep,
+ *    {GB300,GB200}_FP8_MX_V2 hybridep; B200 and H100 none;
+ *  - 26.08 (HEAD 067f987df0 perf_recipes/gpt_oss/common.py
+ *    _apply_gpt_oss_120b_full_iter_fp8mx_configs: moe_token_dispatcher_type
+ *    "flex", backend hybridep, GB300 and GB200 fp8mx).
+ * Returns whether the row is GPT-OSS 120B (its dispatcher then set here). */
+static bool bridge_gpt_oss_dispatch(const struct validate_in *in, struct pl_layout *l,
+                                    struct pl_vrow *row) {
+  static const struct {
+    const char *sections, *gpus;
+    int dtype; /* enum pl_dtype, or -1 for any */
+  } flex[] = {
+      {"26.04", "GB200 B300 B200", -1},
+      {"26.04.01", "B300", -1},
+      {"26.06 26.06.01", "B300", -1},
+      {"26.06 26.06.01 26.08", "GB300 GB200", PL_DTYPE_MXFP8},
+  };
+  if (strncmp(cell(in, "model"), "GPT OSS 120B", 12) != 0)
+    return false;
+  l->dispatch = PL_MOE_ALLTOALL;
+  for (size_t i = 0; i < sizeof flex / sizeof flex[0]; i++)
+    if (bridge_config_is(in, l, flex[i].sections, "GPT OSS 120B", flex[i].gpus, flex[i].dtype)) {
+      l->dispatch = PL_MOE_DEEPEP; /* priced as hybridep where its measurements apply */
+      validate_note(row, "hybridep dispatcher (the release's GPT-OSS config)");
+      return true;
+    }
+  validate_note(row, "alltoall dispatcher (the release's GPT-OSS config)");
+  return true;
+}
+
 static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   if (!bridge_flagged(in, row))
     return false;
@@ -1367,7 +1412,9 @@ static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, str
    * for an NVLink rack), most others moe_token_dispatcher_type alltoall */
   char g[64];
   snprintf(g, sizeof g, "%s", cell(in, "gpu"));
-  if (strstr(g, "GB200") != NULL || strstr(g, "GB300") != NULL) {
+  if (bridge_gpt_oss_dispatch(in, l, row)) {
+    /* set by its release's config */
+  } else if (strstr(g, "GB200") != NULL || strstr(g, "GB300") != NULL) {
     l->dispatch = PL_MOE_DEEPEP;
     validate_note(row, "hybridep dispatcher (GB200/GB300 configs)");
   } else {
