@@ -97,6 +97,9 @@ struct pl_gpu_efficiency {
                                     given (the GEMM tile model, the HBM bytes at hbm_fraction) */
   double ssd_bwd_fraction[PL_SSD_KERNELS]; /* the same for the backward, re-run kernels included */
   double hbm_fraction;           /* achievable / datasheet HBM bandwidth */
+  double mxfp8_quantize_fraction; /* efficiency.mxfp8_quantize: the fraction of the HBM bandwidth
+                                    Transformer Engine's MXFP8 quantize kernels reach (measured);
+                                    0 = not given (hbm_fraction) */
   double kernel_overhead_s;      /* fixed cost of each kernel (launch gap, tail) */
   double overlap_slowdown;       /* compute time increase while NCCL kernels run */
   double power_compute;          /* (draw - idle) / (tdp - idle) while computing */

@@ -501,12 +501,14 @@ bool pl_layout_uneven_stages(const struct pl_layout *l);
 /* Whether the GEMMs run torchao's fp8-tensorwise recipe (--dtype fp8-tensorwise). */
 bool pl_layout_fp8_tensorwise(const struct pl_layout *l);
 /* Bytes per activation element of one tensor-parallel all_gather of a
- * block's linears (sequence parallelism): 2 (16-bit) except under NVFP4,
- * where Transformer Engine gathers the quantized tensor: the forward input
- * and the column-parallel input re-gathered for wgrad 0.5 + 1/16 B (one
- * copy), the row-parallel grad_output 2 x (0.5 + 1/16) B (both copies).
- * Sources in layout.c. The simulator (segments.c) and the search bound
- * (search/comm.c) both size their gathers with it. */
+ * block's linears (sequence parallelism): Transformer Engine gathers the
+ * quantized tensor: 1 B under per-tensor FP8; under NVFP4, MXFP8 and FP8
+ * block scaling one element with its scales (pl_dtype_element_bytes, FP8
+ * blocks 1 + 4/128) for the forward input and the column-parallel input
+ * re-gathered for wgrad, twice that for the row-parallel grad_output (both
+ * copies); 2 (16-bit) otherwise. Sources in layout.c. The simulator
+ * (segments.c) and the search bound (search/comm.c) both size their gathers
+ * with it. */
 enum pl_tp_gather { PL_TP_GATHER_FWD, PL_TP_GATHER_GRAD, PL_TP_GATHER_REGATHER };
 double pl_layout_tp_gather_bytes(const struct pl_layout *l, enum pl_tp_gather g);
 /* Whether layout.fp8_all_gather makes the blocks' GEMM weights Transformer

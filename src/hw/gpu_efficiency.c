@@ -31,6 +31,8 @@
  *                   Triton kernels by op; ssd_states, ssm_norm and ssd_gate of the HBM
  *                   bandwidth, the others of the BF16 peak),
  *     "hbm_fraction": {"value": 0.9, "source": "..."},
+ *     "mxfp8_quantize": {"value": 0.65, "source": "..."}  (optional: Transformer Engine's
+ *                   MXFP8 quantize kernels' measured fraction of the HBM bandwidth, (0, 1]),
  *     "kernel_overhead": {"value": "2 us", "source": "..."},
  *     "overlap_slowdown": {"value": 0.189, "source": "..."},
  *     "power": {"compute": {...}, "comm": {...}, "wait": {...}}
@@ -372,6 +374,14 @@ enum pl_status hw_gpu_efficiency_load(yajl_val root, const char *origin, struct 
     st = mamba_ssm_part(eff, origin, e, diag);
   if (st == PL_OK)
     st = fraction(eff, "hbm_fraction", origin, &e->hbm_fraction, diag);
+  if (st == PL_OK && base_json_get(eff, "mxfp8_quantize") != NULL) {
+    st = fraction(eff, "mxfp8_quantize", origin, &e->mxfp8_quantize_fraction, diag);
+    if (st == PL_OK && !(e->mxfp8_quantize_fraction > 0 && e->mxfp8_quantize_fraction <= 1))
+      st = pl_diag_set(diag, PL_ERR_RANGE,
+                       "%s: efficiency field 'mxfp8_quantize': a fraction of the HBM bandwidth "
+                       "must be in (0, 1]",
+                       origin);
+  }
   if (st == PL_OK)
     st = quantity(eff, "kernel_overhead", PL_UNIT_SECONDS, origin, &e->kernel_overhead_s, diag);
   if (st == PL_OK)

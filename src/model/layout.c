@@ -186,31 +186,45 @@ double pl_layout_fp8_gathered_weights(const struct pl_model *m, const struct pl_
   return (h * (q + 2.0 * kv) + q * h + (up + 1.0) * h * f) / (double)(l->tp > 0 ? l->tp : 1);
 }
 
-/* Bytes per element of a block's sequence-parallel all_gathers. Under NVFP4
- * (plateau's NVFP4 is Transformer Engine's NVFP4BlockScaling recipe) TE's
- * linears gather the quantized tensor, not the 16-bit one (TE v2.12
- * transformer_engine/pytorch/distributed.py gather_along_first_dim ->
- * _all_gather_nvfp4: NVFP4 data and its E4M3 block scales, one
- * all_gather_into_tensor per usage; NVFP4Quantizer keeps
- * supports_only_rowwise_all_gather False):
- *  - forward input (module/layernorm_linear.py, layernorm_mlp.py, linear.py
- *    forward: the norm output is quantized locally, then
- *    quantizer.set_usage(rowwise=True, columnwise=False) before the gather):
- *    the rowwise copy, 0.5 + 1/16 B;
- *  - backward grad_output of the row-parallel linears (module/base.py
- *    grad_output_preprocess with the quantizer set to rowwise and columnwise
- *    in linear.py _Linear.backward when no userbuffers): both copies,
- *    2 x (0.5 + 1/16) B;
- *  - the column-parallel linears' input re-gathered for wgrad
- *    (layernorm_linear.py backward: set_usage(rowwise=False, columnwise=True),
- *    lower.c te_bwd_windows): the columnwise copy, 0.5 + 1/16 B.
- * Reduce-scatters stay 16-bit (the GEMM outputs). Other dtypes keep
- * ACT_BYTES here: the per-tensor FP8 and MXFP8 gathers (TE gathers those
- * quantized too) are not modelled. */
+/* Bytes per element of a block's sequence-parallel all_gathers. Transformer
+ * Engine's linears quantize before they gather (module/layernorm_linear.py,
+ * layernorm_mlp.py, linear.py: the norm output is quantized locally, then
+ * gather_along_first_dim(..., quantizer=input_quantizer); the row-parallel
+ * linears' grad_output in module/base.py grad_output_preprocess, "FP8 with
+ * all-gather"; the column-parallel input re-gathered for wgrad in the
+ * backward, lower.c te_bwd_windows), so the bytes depend on the recipe
+ * (TE v2.12 transformer_engine/pytorch/distributed.py):
+ *  - per-tensor FP8 (plateau's tensor, delayed and current recipes:
+ *    Float8Quantizer, Float8CurrentScalingQuantizer): _all_gather_fp8 moves
+ *    the rowwise FP8 data only (supports_only_rowwise_all_gather True; the
+ *    transpose is made locally after the gather): 1 B in all three gathers.
+ *    TE 1.x does the same (v0.11-v1.13 layernorm_linear.py: ln_out is uint8
+ *    from the norm kernel when fp8, then gather_along_first_dim; base.py
+ *    grad_output_preprocess "FP8 case with gather": cast, then gather);
+ *  - NVFP4 (NVFP4BlockScaling, _all_gather_nvfp4), MXFP8 (MXFP8BlockScaling,
+ *    _all_gather_mxfp8, TE >= 2.2; 2.0-2.1 gathered the columnwise copy in
+ *    16 bits) and FP8 block scaling (Float8BlockScaling,
+ *    _start_all_gather_fp8_blockwise, TE >= 2.3 as the recipe; activations
+ *    and gradients 1x128 blocks, x/grad_block_scaling_dim 1, with FP32
+ *    scales: 1 + 4/128 B): the data and scales of each usage asked for
+ *    (supports_only_rowwise_all_gather False): the forward input its rowwise
+ *    copy (set_usage(rowwise=True, columnwise=False) before the gather), the
+ *    wgrad re-gather its columnwise copy (set_usage(rowwise=False,
+ *    columnwise=True)), the grad_output both (linear.py _Linear.backward sets
+ *    rowwise and columnwise when no userbuffers): one element's bytes
+ *    (pl_dtype_element_bytes) once, once, twice.
+ * Reduce-scatters stay 16-bit (the GEMM outputs). torchao's tensorwise
+ * recipe (not TE) keeps ACT_BYTES: not modelled. */
 double pl_layout_tp_gather_bytes(const struct pl_layout *l, enum pl_tp_gather g) {
-  if (l->dtype != PL_DTYPE_NVFP4)
+  double q;
+  if (l->dtype == PL_DTYPE_NVFP4 || l->dtype == PL_DTYPE_MXFP8)
+    q = pl_dtype_element_bytes(l->dtype);
+  else if (l->dtype == PL_DTYPE_FP8 && l->fp8_recipe == PL_FP8_RECIPE_BLOCKWISE)
+    q = pl_dtype_element_bytes(PL_DTYPE_FP8) + 4.0 / 128.0;
+  else if (l->dtype == PL_DTYPE_FP8 && l->fp8_recipe != PL_FP8_RECIPE_TENSORWISE)
+    return pl_dtype_element_bytes(PL_DTYPE_FP8); /* rowwise only, every gather */
+  else
     return ACT_BYTES;
-  double q = pl_dtype_element_bytes(PL_DTYPE_NVFP4);
   return g == PL_TP_GATHER_GRAD ? 2.0 * q : q;
 }
 

@@ -25,8 +25,10 @@
  * What one message costs is the fabric's host software path (NCCL's proxy,
  * the plugin, the provider: with libfabric CXI's
  * FI_CXI_RX_MATCH_MODE=software "message matching is fully onloaded" to the
- * host, fi_cxi(7)); no vendor publishes it, so presets carry 0 (the bound is
- * off) and `plateau calibrate nccl` fits it where the logs constrain it
+ * host, fi_cxi(7)); no vendor publishes it for NCCL's path, so presets carry
+ * 0 (the bound is off), except alcf-polaris, which carries a published lower
+ * bound (half a Polaris Margo round trip over CXI, 2.86 us; session 12);
+ * `plateau calibrate nccl` fits it where the logs constrain it
  * (inter.message_overhead). A message involves one sender and one receiver
  * whatever the node count (a ring step talks to one neighbour per channel),
  * so a figure fitted on 2 nodes holds on any node count.

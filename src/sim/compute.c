@@ -464,11 +464,34 @@ static double ssd_s(const struct pl_gpu *g, const struct pl_op *op, enum pl_pass
   return t + pl_op_kernels(op, pass) * g->eff.kernel_overhead_s;
 }
 
+/* The block's FP8 casts (segments.c fp8_casts) under MXFP8 at the GPU file's
+ * measured rate of Transformer Engine's MXFP8 quantize kernels
+ * (efficiency.mxfp8_quantize, a fraction of the HBM bandwidth on the bytes
+ * plateau counts for them: read 2 B, write the rowwise and the columnwise
+ * copy with their E8M0 scales; docs/step-model.md 2.3e), plus
+ * kernel_overhead per launch. These kernels reach well under what a plain
+ * copy does on Blackwell (TE PR #1628: "the kernel is compute-bound").
+ * -1 when the op is not these casts or the file gives no rate (the HBM bytes
+ * at hbm_fraction then). */
+static double mxfp8_quantize_s(const struct pl_gpu *g, enum pl_dtype dtype, const struct pl_op *op,
+                               enum pl_pass pass) {
+  double f = g->eff.mxfp8_quantize_fraction;
+  if (dtype != PL_DTYPE_MXFP8 || !(f > 0) || op->kind != PL_OP_MEMORY || op->name == NULL ||
+      strcmp(op->name, "fp8_casts") != 0)
+    return -1;
+  double bw = g->hbm_bytes_per_s * f;
+  double bytes = pass == PL_PASS_FWD ? op->fwd_bytes : op->bwd_bytes;
+  return (bw > 0 ? bytes / bw : 0) + pl_op_kernels(op, pass) * g->eff.kernel_overhead_s;
+}
+
 double pl_op_time_s(const struct pl_gpu *g, enum pl_dtype dtype, const struct pl_op *op,
                     enum pl_pass pass) {
   double ssd = ssd_s(g, op, pass);
   if (ssd >= 0)
     return ssd;
+  double quantize = mxfp8_quantize_s(g, dtype, op, pass);
+  if (quantize >= 0)
+    return quantize;
   switch (op->kind) {
   case PL_OP_GEMM: return gemm_op_s(g, dtype, op, pass);
   case PL_OP_ATTENTION: return attention_s(g, dtype, op, pass, ATTN_FLASH);

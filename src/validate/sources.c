@@ -91,12 +91,43 @@ static int64_t smallest_divisor(int64_t n) {
   return 1;
 }
 
+/* Table 2's PTD-P rows give only the model-parallel size (96 for GPT-3 175B,
+ * 280 for 530B). The paper picks the degrees "using heuristics described in
+ * Sec. 3" (Sec. 5.1): tensor parallelism up to the GPUs of one server, then
+ * pipeline parallelism (Sec. 3.3 Takeaway #1; Sec. 5.4.1: peak "when the
+ * tensor-parallel size is equal to the number of GPUs in a single node (8 with
+ * DGX A100 nodes)"), as every Table 1 row from 18.4B up runs. The split is
+ * taken only where Megatron-LM can run it: the heads divide by tp (mpu
+ * divide() in ParallelSelfAttention) and the layers by pp
+ * (ParallelTransformer's assert). For 280 it is the only split with tp <= 8
+ * that does (tp 1/2/4 leave pp 280/140/70, none dividing 105 layers). */
+#define SC21_TP_PER_SERVER 8
+
+static bool sc21_split(const struct validate_in *in, double mp, struct pl_layout *l,
+                       struct pl_vrow *row) {
+  bool present = false, ok = true;
+  int64_t heads = 0, layers = 0, m = (int64_t)mp;
+  ok = validate_int(cell(in, "heads"), &heads, &present) == PL_OK && present && ok;
+  ok = validate_int(cell(in, "layers"), &layers, &present) == PL_OK && present && ok;
+  if (!ok || (double)m != mp || m % SC21_TP_PER_SERVER != 0 || heads % SC21_TP_PER_SERVER != 0 ||
+      layers % (m / SC21_TP_PER_SERVER) != 0)
+    return validate_skip(row, "tp/pp split of model-parallel size %g not stated", mp);
+  l->tp = SC21_TP_PER_SERVER;
+  l->pp = m / SC21_TP_PER_SERVER;
+  validate_note(row,
+                "tp %d pp %lld (model-parallel size %lld not split in Table 2: tp = GPUs per "
+                "DGX A100 server, Sec. 3.3/5.4.1); non-interleaved schedule (Megatron's "
+                "default; Table 2 names none)",
+                SC21_TP_PER_SERVER, (long long)l->pp, (long long)m);
+  return true;
+}
+
 static bool sc21_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   bool present = false;
   double mp = 0;
   if (validate_num(cell(in, "Model-parallel size"), &mp, &present) == PL_OK && present &&
-      !stated(in, "tp") && mp > 1)
-    return validate_skip(row, "tp/pp split of model-parallel size %g not stated", mp);
+      !stated(in, "tp") && mp > 1 && !sc21_split(in, mp, l, row))
+    return false;
   recompute_default(in, l, row, "Eq. 3 of the paper counts the recompute forward");
   /* Table 1 ran the interleaved schedule without saying how many chunks:
    * the fewest that divide a stage's layers (the same rule as the step

@@ -684,7 +684,15 @@ static void channels_per_call(void) {
   /* 8 MiB: nc = 2; busBw min(19, 0.5 x min(115, min(50, 2 x 0.4 x 25 = 20))) = 10 GB/s;
    * transfer 8 MiB x 1023 / (1024 x 10 GB/s) = 838.041 us again (channels grow with
    * the message), under the steps' 5115 us; fill: chunk min(32 KiB, 8 MiB / (2 x
-   * 1024)) = 4 KiB on 2 channels at 10 GB/s = 0.8192 us. */
+   * 1024)) = 4 KiB on 2 channels at 10 GB/s = 0.8192 us. The preset's proxy
+   * bound (message_overhead 2.86 us, src/net/proxy_msg.c; session 12) is 1023
+   * steps x 2 channels x 1 loop x 2.86 = 5851.56 us, above the steps' 5115 us,
+   * so it sets the time (at 4 MiB, one channel: 1023 x 2.86 = 2925.78 us, under
+   * 5115, no change above). */
+  CHECK_EQ_INT(pl_coll_time_proto(&pol, PL_COLL_ALL_GATHER, 8 * MIB, g, PL_ALGO_RING, PL_PROTO_LL,
+                                  &c), PL_OK);
+  CHECK_NEAR_REL(c.time_s, (6.6 + 5851.56 + 0.8192) * US, 1e-6);
+  pol.inter_msg_s = 0.0; /* without it, the steps' 5115 us */
   CHECK_EQ_INT(pl_coll_time_proto(&pol, PL_COLL_ALL_GATHER, 8 * MIB, g, PL_ALGO_RING, PL_PROTO_LL,
                                   &c), PL_OK);
   CHECK_NEAR_REL(c.time_s, (6.6 + 5115 + 0.8192) * US, 1e-6);
@@ -692,7 +700,7 @@ static void channels_per_call(void) {
 
 /* The proxy thread's per-message bound (src/net/proxy_msg.c), hand-derived
  * on alcf-polaris, ring all_gather on 2 nodes x 4 GPUs (n = 8, 7 steps, 4
- * channels). Off in the preset (message_overhead 0): nothing moves. With a
+ * channels). With a
  * message cost m the call is base + max(NCCL's terms, 7 x messages x m),
  * so where the proxy binds, doubling m adds exactly 7 x messages x m:
  * - LL, 1 MiB: nc = min(4, 1 MiB / (512 x 8 x 8)) = 4; a rank's share of a
@@ -702,12 +710,17 @@ static void channels_per_call(void) {
  * - Simple, 32 MiB: 1 MiB a share, under the 2 MiB chunk: 1 loop of
  *   2 slices (CHUNKSTEPS / SLICESTEPS), 8 messages; m = 40 -> 80 us adds
  *   7 x 8 x 40 = 2240 us (NCCL's terms, ~1 ms, are under both).
+ * The preset carries 2.86 us (session 12, pol12: half of the published
+ * Polaris Margo round trip, data/clusters/alcf-polaris.json). At LL 4 MiB a
+ * share is 4 MiB / 32 = 128 KiB, 4 loops, 16 messages a step, so the
+ * preset's bound is 7 x 16 x 2.86 = 320.32 us and twice the cost adds exactly
+ * that (the bound binds at the preset's figure); a zero cost is below it.
  * And on one node there is no network message: no change. */
 static void proxy_messages(void) {
   struct pl_cluster pol, m10, m20, m40, m80;
   struct pl_coll_cost a, b;
   CHECK_EQ_INT(pl_cluster_load("alcf-polaris", &pol, NULL), PL_OK);
-  CHECK(pol.inter_msg_s == 0.0);
+  CHECK_NEAR_REL(pol.inter_msg_s, 2.86 * US, 1e-12);
   m10 = m20 = m40 = m80 = pol;
   m10.inter_msg_s = 10 * US;
   m20.inter_msg_s = 20 * US;
@@ -729,11 +742,18 @@ static void proxy_messages(void) {
   CHECK_EQ_INT(pl_coll_time_proto(&m80, PL_COLL_ALL_GATHER, 32 * MIB, two, PL_ALGO_RING,
                                   PL_PROTO_SIMPLE, &b), PL_OK);
   CHECK_NEAR_REL(b.time_s - a.time_s, 2240 * US, 1e-9);
-  /* the preset and a zero cost agree; one node sends nothing over the network */
-  CHECK_EQ_INT(pl_coll_time(&pol, PL_COLL_ALL_GATHER, 32 * MIB, two, PL_ALGO_AUTO, &a), PL_OK);
+  /* the preset's 2.86 us binds at LL 4 MiB: doubling it adds 320.32 us */
+  CHECK_EQ_INT(pl_coll_time_proto(&pol, PL_COLL_ALL_GATHER, 4 * MIB, two, PL_ALGO_RING,
+                                  PL_PROTO_LL, &a), PL_OK);
+  m10.inter_msg_s = 2.0 * pol.inter_msg_s;
+  CHECK_EQ_INT(pl_coll_time_proto(&m10, PL_COLL_ALL_GATHER, 4 * MIB, two, PL_ALGO_RING,
+                                  PL_PROTO_LL, &b), PL_OK);
+  CHECK_NEAR_REL(b.time_s - a.time_s, 320.32 * US, 1e-9);
   m10.inter_msg_s = 0.0;
-  CHECK_EQ_INT(pl_coll_time(&m10, PL_COLL_ALL_GATHER, 32 * MIB, two, PL_ALGO_AUTO, &b), PL_OK);
-  CHECK(a.time_s == b.time_s);
+  CHECK_EQ_INT(pl_coll_time_proto(&m10, PL_COLL_ALL_GATHER, 4 * MIB, two, PL_ALGO_RING,
+                                  PL_PROTO_LL, &b), PL_OK);
+  CHECK(b.time_s < a.time_s);
+  /* one node sends nothing over the network */
   CHECK_EQ_INT(pl_coll_time(&pol, PL_COLL_ALL_GATHER, 32 * MIB, one, PL_ALGO_AUTO, &a), PL_OK);
   CHECK_EQ_INT(pl_coll_time(&m80, PL_COLL_ALL_GATHER, 32 * MIB, one, PL_ALGO_AUTO, &b), PL_OK);
   CHECK(a.time_s == b.time_s);

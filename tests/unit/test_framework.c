@@ -187,6 +187,36 @@ static void test_bucket(void) {
   CHECK(pl_layout_bucket_bytes(&l, 2, 7e9) == 484e6 * 2);
 }
 
+/* Transformer Engine's sequence-parallel gathers move the quantized tensor
+ * (layout.c pl_layout_tp_gather_bytes, TE v2.12 distributed.py): per-tensor
+ * FP8 1 B in every gather (rowwise only); MXFP8 1 + 1/32 = 1.03125 B per copy
+ * (E8M0 scale per 32), FP8 blocks 1 + 4/128 = 1.03125 B (FP32 scale per 128),
+ * NVFP4 0.5 + 1/16 = 0.5625 B; the grad_output gathers both copies. */
+static void test_tp_gather_bytes(void) {
+  struct pl_layout l;
+  memset(&l, 0, sizeof l);
+  l.dtype = PL_DTYPE_BF16;
+  CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_GRAD) == 2.0);
+  l.dtype = PL_DTYPE_FP8;
+  l.fp8_recipe = PL_FP8_RECIPE_DELAYED;
+  CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_FWD) == 1.0);
+  CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_GRAD) == 1.0);
+  CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_REGATHER) == 1.0);
+  l.fp8_recipe = PL_FP8_RECIPE_CURRENT;
+  CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_GRAD) == 1.0);
+  l.fp8_recipe = PL_FP8_RECIPE_BLOCKWISE;
+  CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_FWD) == 1.03125);
+  CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_GRAD) == 2.0625);
+  l.fp8_recipe = PL_FP8_RECIPE_TENSORWISE; /* torchao: not modelled, 16-bit */
+  CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_FWD) == 2.0);
+  l.dtype = PL_DTYPE_MXFP8;
+  CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_REGATHER) == 1.03125);
+  CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_GRAD) == 2.0625);
+  l.dtype = PL_DTYPE_NVFP4;
+  CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_FWD) == 0.5625);
+  CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_GRAD) == 1.125);
+}
+
 static void test_errors(void) {
   struct pl_framework fw;
   struct pl_diag d;
@@ -205,6 +235,7 @@ int main(void) {
   test_zero_is_default();
   test_te_attention();
   test_bucket();
+  test_tp_gather_bytes();
   test_errors();
   return check_finish();
 }

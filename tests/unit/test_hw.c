@@ -232,6 +232,32 @@ static void block_scaled_ratio_figures(void) {
   gpu_edit_refused("b300", "\"value\": 1.810", "9.999", "nvfp4_vs_fp8");
 }
 
+/* The optional rate of Transformer Engine's MXFP8 quantize kernels
+ * (efficiency.mxfp8_quantize, a fraction of the HBM bandwidth): b300 and
+ * gb300 0.622 (TE gemm_profiling.rst on B300: 9.069 GB of casts as plateau
+ * counts them in 8.984 - 7.161 = 1.823 ms = 4.975 TB/s of 8 TB/s), b200 and
+ * gb200 0.651 (TE's kernel on B200, ROCm/TransformerEngine PR 598: 8192^2 x
+ * 4.0625 B = 272.6 MB in 52.34 us = 5.21 TB/s of 8); absent on h100 (0: the
+ * casts stay at hbm_fraction). 1.500 and 0.000 are refused: a fraction of
+ * the bandwidth must be in (0, 1]. */
+static void mxfp8_quantize_figures(void) {
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("b300", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.mxfp8_quantize_fraction, 0.622, 1e-12);
+  CHECK_STATUS(pl_gpu_load("gb300", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.mxfp8_quantize_fraction, 0.622, 1e-12);
+  CHECK_STATUS(pl_gpu_load("b200", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.mxfp8_quantize_fraction, 0.651, 1e-12);
+  CHECK_STATUS(pl_gpu_load("gb200", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.mxfp8_quantize_fraction, 0.651, 1e-12);
+  CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.mxfp8_quantize_fraction, 0.0, 0);
+  gpu_edit_refused("b300", "\"value\": 0.622", "1.500", "mxfp8_quantize");
+  gpu_edit_refused("b200", "\"value\": 0.651", "0.000", "mxfp8_quantize");
+}
+
 /* gemm.mamf_is_ceiling (optional, default true: the MAMF figures cap every
  * GEMM, docs/step-model.md 2.1): gb200's file with the key inserted first in
  * its "gemm" object reads false as "not a ceiling"; without a source, and
@@ -491,6 +517,7 @@ int main(void) {
   sustained_fraction_figures();
   tile_fixed_k_figures();
   block_scaled_ratio_figures();
+  mxfp8_quantize_figures();
   mamba_ssm_figures();
   mamf_ceiling_figures();
   attention_shape_figures();

@@ -718,6 +718,39 @@ static void test_fp8_casts(void) {
  * 3,145,728 + 1,048,576 + 2,097,152 + 2,097,152 = 8,388,608. At 4 B each:
  * 62,914,560 B forward, 33,554,432 B backward (the router's 1024 x 1024
  * input, 1024 x 4 weight and output would add 4,210,688 / 16,384 B). */
+/* The block's casts under MXFP8 run at the GPU file's measured rate of TE's
+ * MXFP8 quantize kernels (efficiency.mxfp8_quantize), not at hbm_fraction.
+ * An fp8_casts op of 406,250,000 B forward and 203,125,000 B backward on b300
+ * (8 TB/s, mxfp8_quantize 0.622, hbm_fraction 0.9, kernel_overhead 1.2 us):
+ *   MXFP8 forward  4.0625e8 / (8e12 x 0.622) = 81.6419 us + 1.2 = 82.8419 us
+ *   MXFP8 backward 2.03125e8 / 4.976e12      = 40.8209 us + 1.2 = 42.0209 us
+ *   FP8 or another op name: 4.0625e8 / (8e12 x 0.9) = 56.4236 us + 1.2 = 57.6236 us
+ * h100 gives no rate: its MXFP8-typed casts stay at hbm_fraction,
+ * 4.0625e8 / (3.35e12 x 0.9) = 134.743 us + its kernel_overhead. */
+static void test_mxfp8_quantize_rate(void) {
+  struct pl_gpu g, h;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("b300", &g, &d), PL_OK, dp);
+  CHECK_STATUS(pl_gpu_load("h100", &h, &d), PL_OK, dp);
+  struct pl_op op;
+  memset(&op, 0, sizeof op);
+  op.name = "fp8_casts";
+  op.kind = PL_OP_MEMORY;
+  op.count = 1;
+  op.share = 1.0;
+  op.fwd_bytes = 406250000.0;
+  op.bwd_bytes = 203125000.0;
+  CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_MXFP8, &op, PL_PASS_FWD), 82.8419e-6, 1e-5);
+  CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_MXFP8, &op, PL_PASS_BWD), 42.0209e-6, 1e-5);
+  CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_FP8, &op, PL_PASS_FWD), 57.6236e-6, 1e-5);
+  op.name = "permute";
+  CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_MXFP8, &op, PL_PASS_FWD), 57.6236e-6, 1e-5);
+  op.name = "fp8_casts";
+  CHECK_NEAR_REL(pl_op_time_s(&h, PL_DTYPE_MXFP8, &op, PL_PASS_FWD),
+                 134.743e-6 + h.eff.kernel_overhead_s, 1e-5);
+}
+
 static void test_router_16bit(void) {
   struct pl_run run;
   struct pl_op ops[PL_MAX_LAYER_OPS];
@@ -1308,6 +1341,7 @@ int main(void) {
   test_unfused_kernels();
   test_fp8_casts();
   test_router_16bit();
+  test_mxfp8_quantize_rate();
   test_head_16bit();
   test_param_kernels();
   test_framework_passes();

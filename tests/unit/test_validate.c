@@ -114,7 +114,8 @@ static void test_rows(void) {
       SC21_SRC
       "GPT 1.7B,1.7,24,2304,24,,,2048,51200,A100-SXM4-80GB (DGX A100),32,1,1,1,32,,,"
       "none,full (activation recomputation),,512,mixed,,137,44%,4.4,,,,interleaved\n"
-      /* 2: Table 2 PTD-P row: tp/pp split not stated */
+      /* 2: Table 2 PTD-P row, model-parallel size 96 not split: tp 8 (GPUs of a DGX
+       * A100 server, the paper's rule), pp 96 / 8 = 12, which divides the 96 layers */
       SC21_SRC "GPT-3 175B,175,96,12288,96,,,2048,51200,A100-SXM4-80GB,384,,,,4,,,none,,1,1536,"
       "mixed,96,153,,,84,,,\n"
       /* 3: Sec. 5.8 text point: no configuration */
@@ -130,12 +131,18 @@ static void test_rows(void) {
       "137,,,,,,\n"
       /* 7: an A100 string naming Omni-Path: the Jean Zay cluster preset */
       SC21_SRC "GPT 1.7B,1.7,24,2304,24,,,2048,51200,\"A100 80GB (Jean Zay; 4 OmniPath links)\","
-      "32,1,1,1,32,,,none,full,,512,mixed,,137,,,,,,\n";
+      "32,1,1,1,32,,,none,full,,512,mixed,,137,,,,,,\n"
+      /* 8: model-parallel size 96 with 100 layers: pp 12 does not divide them, skipped */
+      SC21_SRC "GPT 175B,175,100,12288,96,,,2048,51200,A100-SXM4-80GB,384,,,,4,,,none,,1,1536,"
+      "mixed,96,153,,,84,,,\n"
+      /* 9: model-parallel size 20: not a multiple of 8, skipped */
+      SC21_SRC "GPT-3 175B,175,96,12288,96,,,2048,51200,A100-SXM4-80GB,80,,,,4,,,none,,1,1536,"
+      "mixed,20,153,,,84,,,\n";
   struct pl_validation v;
   pl_validation_init(&v);
   pl_diag_clear(&d);
   CHECK_STATUS(pl_validation_add_csv(&v, "sc21", csv, strlen(csv), &d), PL_OK, dp);
-  CHECK_EQ_INT(v.n_rows, 7);
+  CHECK_EQ_INT(v.n_rows, 9);
   CHECK_EQ_INT(v.n_sets, 1);
   const struct pl_vrow *r = row_of(&v, 1);
   CHECK(r != NULL && !r->skipped);
@@ -158,8 +165,19 @@ static void test_rows(void) {
     CHECK_CONTAINS(r->assumed, "kv_heads=heads");
   }
   r = row_of(&v, 2);
-  CHECK(r != NULL && r->skipped);
-  CHECK_CONTAINS(r ? r->skipped_reason : NULL, "tp/pp split of model-parallel size 96");
+  CHECK(r != NULL && !r->skipped);
+  if (r != NULL && !r->skipped) {
+    CHECK_EQ_INT(r->layout.tp, 8);
+    CHECK_EQ_INT(r->layout.pp, 12);
+    CHECK_EQ_INT(r->layout.dp, 4);
+    CHECK_EQ_INT(r->layout.vp, 1);
+    CHECK_CONTAINS(r->assumed, "tp 8 pp 12 (model-parallel size 96 not split");
+    CHECK_CONTAINS(r->assumed, "non-interleaved");
+  }
+  r = row_of(&v, 8);
+  CHECK_CONTAINS(r ? r->skipped_reason : NULL, "tp/pp split of model-parallel size 96 not stated");
+  r = row_of(&v, 9);
+  CHECK_CONTAINS(r ? r->skipped_reason : NULL, "tp/pp split of model-parallel size 20 not stated");
   r = row_of(&v, 3);
   CHECK_CONTAINS(r ? r->skipped_reason : NULL, "GPU count not stated");
   r = row_of(&v, 4);
@@ -172,9 +190,9 @@ static void test_rows(void) {
   CHECK(r != NULL && !r->skipped);
   CHECK_STR(r ? r->gpu : NULL, "a100-80g");
   CHECK_STR(r ? r->cluster : NULL, "jean-zay-a100");
-  CHECK_EQ_INT(v.sets[0].rows, 7);
-  CHECK_EQ_INT(v.sets[0].skipped + v.sets[0].predicted, 7);
-  CHECK_EQ_INT(v.overall.rows, 7);
+  CHECK_EQ_INT(v.sets[0].rows, 9);
+  CHECK_EQ_INT(v.sets[0].skipped + v.sets[0].predicted, 9);
+  CHECK_EQ_INT(v.overall.rows, 9);
   pl_validation_free(&v);
 }
 
