@@ -90,6 +90,12 @@ struct pl_gpu_efficiency {
   double attn_cudnn_2024_shape_bwd_fraction;
   double attn_cudnn_2024_fwd_tile_fixed_keys;
   double attn_cudnn_2024_bwd_tile_fixed_keys;
+  double attn_cudnn_mxfp8_fwd_ratio; /* MXFP8 attention (layout.fp8_attention): cuDNN's MXFP8
+                                    SDPA time over its BF16 time at the same shapes, head dims
+                                    <= 128 (attention.cudnn.mxfp8_time_ratio); 0 = not given */
+  double attn_cudnn_mxfp8_bwd_ratio;
+  double attn_cudnn_mxfp8_mla_fwd_ratio; /* the same for latent attention's 192/128 heads */
+  double attn_cudnn_mxfp8_mla_bwd_ratio;
   double ssd_fwd_fraction[PL_SSD_KERNELS]; /* the Mamba-2 mixer's Triton kernels
                                     (efficiency.mamba_ssm): each part's measured rate, of the BF16
                                     peak on the FLOPs plateau counts for it, or of the HBM

@@ -230,6 +230,10 @@ static void block_scaled_ratio_figures(void) {
   CHECK_NEAR_REL(g.eff.gemm_mxfp8_vs_fp8, 0.0, 0);
   gpu_edit_refused("b300", "\"value\": 0.9513", "0.0000", "mxfp8_vs_fp8");
   gpu_edit_refused("b300", "\"value\": 1.810", "9.999", "nvfp4_vs_fp8");
+  /* cuDNN's MXFP8 attention time ratios (attention.cudnn.mxfp8_time_ratio): a
+   * ratio of 0 and one past the fraction limit are refused */
+  gpu_edit_refused("gb300", "\"value\": 0.645,", "0.000", "mla_fwd");
+  gpu_edit_refused("gb300", "\"value\": 1.022,", "9.999", "bwd");
 }
 
 /* The optional rate of Transformer Engine's MXFP8 quantize kernels

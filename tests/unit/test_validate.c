@@ -693,9 +693,23 @@ static void test_moe_rows(void) {
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02.01 NeMo Container / x,"
       "Qwen3_235B_a22B,,,,,4096,DGX-H100,256,2,8,1,32,4,,,1,8192,FP8,pretrain,1611,\n"
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.06 NeMo Container / x,"
-      "Qwen3_235B_a22B,,,,,4096,DGX-GB300,256,1,4,1,32,12,,,2,8192,MXFP8,pretrain,7280,\n";
+      "Qwen3_235B_a22B,,,,,4096,DGX-GB300,256,1,4,1,32,12,,,2,8192,MXFP8,pretrain,7280,\n"
+      /* DeepSeek-V3 MXFP8 on GB200 in 26.06 (v0.5.0 GB200_FP8_MX_V1: no fp8 attention) */
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.06 NeMo Container / x,"
+      "DeepSeekV3,,,,,4096,DGX-GB200,256,1,4,1,64,4,,,1,4096,MXFP8,pretrain,4969,\n";
   pl_validation_init(&v);
   CHECK_STATUS(pl_validation_add_csv(&v, "bridge", ver, strlen(ver), &d), PL_OK, dp);
+  /* MXFP8 attention by release (sources.c bridge_fp8_attention): v0.5.0 (26.06,
+   * 26.06.01) DeepSeek-V3 GB300 FP8_MX, Qwen3-235B GB300/GB200 FP8_MX_V2, Qwen3-30B
+   * GB300/GB200/B300 FP8_MX_V1 and 26.08's perf_recipes set fp8_dot_product_attention;
+   * 26.02-26.04.01 (no config of v0.3.x-v0.4.x), B200 Qwen3-30B, H100 and DeepSeek-V3
+   * GB200 do not */
+  const bool fp8_attn[] = {true, false, true, true, true, false, false,
+                           false, false, false, false, true, false};
+  for (int i = 0; i < 13; i++) {
+    r = row_of(&v, 1 + i);
+    CHECK(r != NULL && !r->skipped && r->layout.fp8_attention == fp8_attn[i]);
+  }
   r = row_of(&v, 1);
   CHECK(r != NULL && !r->skipped && r->layout.ep_comm_overlap);
   r = row_of(&v, 2);
