@@ -29,7 +29,9 @@ enum pl_op_kind {
  * router_topk, permute, expert_fc1, expert_act, expert_fc2, unpermute and,
  * with a shared expert, shared_fc1, shared_act, shared_fc2; a clamped GLU
  * (model glu_clamp) adds expert_clamp before expert_act, expert biases
- * (mlp_bias) expert_bias after expert_fc2.
+ * (mlp_bias) expert_bias after expert_fc2; the alltoall dispatcher adds
+ * moe_preprocess and moe_counts_d2h before permute and, with more than one
+ * local expert, sort_chunks after it and unsort_chunks before unpermute.
  * Embed ops: embed. Head ops: final_norm, lm_head, loss. */
 struct pl_op {
   const char *name;       /* "qkv", "attn", "proj", "fc1", "fc2", "norm1", ... (static string) */

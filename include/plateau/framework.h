@@ -112,6 +112,8 @@ struct pl_framework {
                                           enable_fsdp_float8_all_gather; layout.fp8_all_gather) */
   enum pl_setting cudnn_2024;          /* cuDNN fused attention at mid-2024 cuDNN's rates
                                           (layout.cudnn_2024) */
+  enum pl_setting fp8_attention;       /* MXFP8 attention: Megatron-Core's
+                                          fp8_dot_product_attention (layout.fp8_attention) */
   enum pl_setting zero3_reuse;         /* zero3 per-parameter gathers: a parameter used again
                                           within DeepSpeed's stage3_max_reuse_distance stays
                                           gathered (layout.zero3_no_reuse) */

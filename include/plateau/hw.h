@@ -90,6 +90,12 @@ struct pl_gpu_efficiency {
   double attn_cudnn_2024_shape_bwd_fraction;
   double attn_cudnn_2024_fwd_tile_fixed_keys;
   double attn_cudnn_2024_bwd_tile_fixed_keys;
+  double attn_cudnn_mxfp8_fwd_ratio; /* MXFP8 attention (layout.fp8_attention): cuDNN's MXFP8
+                                    SDPA time over its BF16 time at the same shapes, head dims
+                                    <= 128 (attention.cudnn.mxfp8_time_ratio); 0 = not given */
+  double attn_cudnn_mxfp8_bwd_ratio;
+  double attn_cudnn_mxfp8_mla_fwd_ratio; /* the same for latent attention's 192/128 heads */
+  double attn_cudnn_mxfp8_mla_bwd_ratio;
   double ssd_fwd_fraction[PL_SSD_KERNELS]; /* the Mamba-2 mixer's Triton kernels
                                     (efficiency.mamba_ssm): each part's measured rate, of the BF16
                                     peak on the FLOPs plateau counts for it, or of the HBM
@@ -97,6 +103,9 @@ struct pl_gpu_efficiency {
                                     given (the GEMM tile model, the HBM bytes at hbm_fraction) */
   double ssd_bwd_fraction[PL_SSD_KERNELS]; /* the same for the backward, re-run kernels included */
   double hbm_fraction;           /* achievable / datasheet HBM bandwidth */
+  double mxfp8_quantize_fraction; /* efficiency.mxfp8_quantize: the fraction of the HBM bandwidth
+                                    Transformer Engine's MXFP8 quantize kernels reach (measured);
+                                    0 = not given (hbm_fraction) */
   double kernel_overhead_s;      /* fixed cost of each kernel (launch gap, tail) */
   double overlap_slowdown;       /* compute time increase while NCCL kernels run */
   double power_compute;          /* (draw - idle) / (tdp - idle) while computing */

@@ -200,6 +200,11 @@ struct pl_layout {
                               mid-2024 containers shipped (9.0-9.1: the GPU file's
                               attention.cudnn.shape_2024, NVIDIA's published cudnn-frontend
                               benchmark of cuDNN 9.1); GPUs without them keep today's rates */
+  bool fp8_attention;      /* input: Megatron-Core's fp8_dot_product_attention under the MXFP8
+                              recipe: TE's DotProductAttention runs cuDNN's MXFP8 SDPA, timed as
+                              the BF16 cuDNN kernel x the GPU file's attention.cudnn.
+                              mxfp8_time_ratio; needs dtype mxfp8, cuDNN attention and the
+                              figures (pl_layout_resolve refuses otherwise) */
   bool attention_te;       /* input: Transformer Engine picks the kernel (get_attention_backend):
                               pl_layout_resolve sets attention_cudnn on compute capability >= 9.0
                               (GPU arch hopper, blackwell) where cuDNN trains the head dims, and

@@ -38,6 +38,11 @@ double pl_op_time_s(const struct pl_gpu *g, enum pl_dtype dtype, const struct pl
  * m->dropout, dropout) kernels, as Megatron-LM ran it before FlashAttention. */
 double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
                         const struct pl_op *op, enum pl_pass pass);
+/* With l->fp8_attention: cuDNN's MXFP8 attention time over its BF16 time for m's
+ * head shape and the pass (the GPU file's attention.cudnn.mxfp8_time_ratio;
+ * latent attention's 192/128 heads or head dims <= 128); 1 when not given. */
+double pl_mxfp8_attention_ratio(const struct pl_gpu *g, const struct pl_model *m,
+                                enum pl_pass pass);
 /* One GEMM (m x k) @ (k x n), repeated count times (a batched GEMM). */
 double pl_gemm_time_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, int64_t n, int64_t k,
                       int64_t count);

@@ -31,6 +31,8 @@
  *                   Triton kernels by op; ssd_states, ssm_norm and ssd_gate of the HBM
  *                   bandwidth, the others of the BF16 peak),
  *     "hbm_fraction": {"value": 0.9, "source": "..."},
+ *     "mxfp8_quantize": {"value": 0.65, "source": "..."}  (optional: Transformer Engine's
+ *                   MXFP8 quantize kernels' measured fraction of the HBM bandwidth, (0, 1]),
  *     "kernel_overhead": {"value": "2 us", "source": "..."},
  *     "overlap_slowdown": {"value": 0.189, "source": "..."},
  *     "power": {"compute": {...}, "comm": {...}, "wait": {...}}
@@ -251,6 +253,35 @@ static enum pl_status attention_shape(yajl_val kernel, const char *key, const ch
   return st;
 }
 
+/* cuDNN's MXFP8 attention as its time over the BF16 kernel's at the same shapes
+ * (layout.fp8_attention, docs/step-model.md 2.2 "MXFP8 attention"): the optional
+ * object attention.cudnn.mxfp8_time_ratio with the forward and backward ratio of
+ * head dims <= 128 and of latent attention's 192/128 heads, each above 0. */
+static enum pl_status mxfp8_attention(yajl_val cu, const char *origin,
+                                      struct pl_gpu_efficiency *e, struct pl_diag *diag) {
+  yajl_val r = base_json_get(cu, "mxfp8_time_ratio");
+  if (r == NULL)
+    return PL_OK;
+  if (!YAJL_IS_OBJECT(r))
+    return pl_diag_set(diag, PL_ERR_PARSE,
+                       "%s: efficiency field 'attention.cudnn.mxfp8_time_ratio' must be an object "
+                       "with \"fwd\", \"bwd\", \"mla_fwd\" and \"mla_bwd\"",
+                       origin);
+  const char *keys[] = {"fwd", "bwd", "mla_fwd", "mla_bwd"};
+  double *out[] = {&e->attn_cudnn_mxfp8_fwd_ratio, &e->attn_cudnn_mxfp8_bwd_ratio,
+                   &e->attn_cudnn_mxfp8_mla_fwd_ratio, &e->attn_cudnn_mxfp8_mla_bwd_ratio};
+  enum pl_status st = PL_OK;
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0] && st == PL_OK; i++) {
+    st = fraction(r, keys[i], origin, out[i], diag);
+    if (st == PL_OK && !(*out[i] > 0))
+      st = pl_diag_set(diag, PL_ERR_RANGE,
+                       "%s: efficiency field '%s' of attention.cudnn.mxfp8_time_ratio: a time "
+                       "ratio must be above 0",
+                       origin, keys[i]);
+  }
+  return st;
+}
+
 static enum pl_status attention_part(yajl_val eff, const char *origin, struct pl_gpu_efficiency *e,
                                      struct pl_diag *diag) {
   yajl_val a = base_json_get(eff, "attention");
@@ -304,6 +335,8 @@ static enum pl_status attention_part(yajl_val eff, const char *origin, struct pl
                          &e->attn_cudnn_2024_shape_bwd_fraction,
                          &e->attn_cudnn_2024_fwd_tile_fixed_keys,
                          &e->attn_cudnn_2024_bwd_tile_fixed_keys, diag);
+  if (st == PL_OK && cu != NULL)
+    st = mxfp8_attention(cu, origin, e, diag);
   return st;
 }
 
@@ -372,6 +405,14 @@ enum pl_status hw_gpu_efficiency_load(yajl_val root, const char *origin, struct 
     st = mamba_ssm_part(eff, origin, e, diag);
   if (st == PL_OK)
     st = fraction(eff, "hbm_fraction", origin, &e->hbm_fraction, diag);
+  if (st == PL_OK && base_json_get(eff, "mxfp8_quantize") != NULL) {
+    st = fraction(eff, "mxfp8_quantize", origin, &e->mxfp8_quantize_fraction, diag);
+    if (st == PL_OK && !(e->mxfp8_quantize_fraction > 0 && e->mxfp8_quantize_fraction <= 1))
+      st = pl_diag_set(diag, PL_ERR_RANGE,
+                       "%s: efficiency field 'mxfp8_quantize': a fraction of the HBM bandwidth "
+                       "must be in (0, 1]",
+                       origin);
+  }
   if (st == PL_OK)
     st = quantity(eff, "kernel_overhead", PL_UNIT_SECONDS, origin, &e->kernel_overhead_s, diag);
   if (st == PL_OK)

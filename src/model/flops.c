@@ -221,7 +221,11 @@ static uint32_t op_modules(const struct pl_op *op, bool mla) {
       {"router", PL_RCM_MOE},
       {"router_fp32_casts", PL_RCM_MOE},
       {"router_topk", PL_RCM_MOE},
+      {"moe_preprocess", PL_RCM_MOE},
+      {"moe_counts_d2h", PL_RCM_MOE},
       {"permute", PL_RCM_MOE},
+      {"sort_chunks", PL_RCM_MOE},
+      {"unsort_chunks", PL_RCM_MOE},
       {"expert_fc1", PL_RCM_MOE},
       {"expert_clamp", PL_RCM_MOE | PL_RCM_MOE_ACT}, /* inside the checkpointed bias_act_func */
       {"expert_act", PL_RCM_MOE | PL_RCM_MOE_ACT},
@@ -515,7 +519,12 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   }
   /* the dispatcher's wait for the token counts: layout.moe_host_sync (moe_sync.c) */
   elementwise(&ops[n++], "router_topk", (double)d->tokens_n * (double)m->experts, ROUTER_TOPK);
-  elementwise(&ops[n++], "permute", copies, PERMUTE);
+  /* the alltoall dispatcher's counts, permutation and sort (moe_dispatch.c) */
+  double received = (double)rows * (double)local * (double)h; /* the copies this rank computes */
+  n = model_moe_a2a_preprocess(m, l, (double)d->tokens_n, ops, n);
+  elementwise(&ops[n], "permute", copies, PERMUTE);
+  model_moe_a2a_permute(l, &ops[n++]);
+  n = model_moe_a2a_sort(m, l, "sort_chunks", received, ops, n);
   gemm_group(&ops[n++], "expert_fc1", rows, gated ? 2 * fe : fe, h, local, share);
   if (gated && m->glu_clamp) {
     elementwise(&ops[n], "expert_clamp", (double)rows * (double)local * (double)fe, GLU_CLAMP);
@@ -531,6 +540,7 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
     ops[n].fwd_kernels = 2 * (int)local + 1;
     ops[n++].bwd_kernels = 4 * (int)local + 1;
   }
+  n = model_moe_a2a_sort(m, l, "unsort_chunks", received, ops, n);
   elementwise(&ops[n++], "unpermute", copies, UNPERMUTE);
   if (m->shared_ffn > 0) {
     int64_t sf = m->shared_ffn / d->tp;

@@ -641,17 +641,29 @@ static enum pl_status check_dtype(const struct pl_layout *l, const struct pl_clu
  * available for bf16 training (transformer_engine/common/fused_attn/fused_attn.cpp
  * nvte_get_fused_attn_backend, F16_arbitrary_seqlen) with head dims that are
  * multiples of 8 and at most 128 on every cuDNN that TE accepts on sm90 (8.9+) and
- * sm100 (9.7+). Larger heads (up to 256 on sm90 from cuDNN 9.5; 192/128 on sm100
- * from 9.11), sliding windows (9.2) and attention sinks (9.13.1) depend on the
- * cuDNN version, which plateau has no input for: they keep FlashAttention-2, the
- * timing they had before (docs/step-model.md 2.2). The arch names of GPU files
- * with compute capability >= 9.0: hopper (9.0), blackwell (10.0, 10.3). */
+ * sm100 (9.7+). Larger heads (up to 256 on sm90 from cuDNN 9.5), sliding
+ * windows (9.2) and attention sinks (9.13.1) depend on the cuDNN version, which
+ * plateau has no input for: they keep FlashAttention-2, the timing they had
+ * before (docs/step-model.md 2.2).
+ * Latent attention's 192/128 heads (DeepSeek-V3) on Blackwell are the exception:
+ * there TE has no other fused kernel to run. get_attention_backend disables
+ * FlashAttention-2 for head_dim_qk != head_dim_v ("does not support MLA", v2.4-v2.18)
+ * and FlashAttention-3 is sm90 only, while nvte_get_fused_attn_backend admits
+ * F16_arbitrary_seqlen for head_dim_qk == 192 && head_dim_v == 128 in training on
+ * sm_arch >= 100 from cuDNN 9.11 (fused_attn.cpp, v2.8 to v2.18). Every Blackwell
+ * run with this shape is taken to be on cuDNN >= 9.11 (the Megatron-Bridge
+ * containers build on NGC PyTorch 25.09 and later, docker/Dockerfile.ci v0.2.2-v0.5.0;
+ * NVIDIA publishes this very shape's cuDNN SDPA times on GB200 and GB300,
+ * cudnn-frontend benchmark/sdpa_benchmark_training results/dsv3, cuDNN 9.22).
+ * The arch names of GPU files with compute capability >= 9.0: hopper (9.0),
+ * blackwell (10.0, 10.3). */
 static bool te_uses_cudnn(const struct pl_model *m, const struct pl_gpu *g) {
   bool sm90_up = strcmp(g->arch, "hopper") == 0 || strcmp(g->arch, "blackwell") == 0;
   int64_t dqk = m->head_dim, dv = m->v_head_dim > 0 ? m->v_head_dim : m->head_dim;
+  bool mla_sm100 = strcmp(g->arch, "blackwell") == 0 && dqk == 192 && dv == 128;
   return sm90_up && g->eff.attn_cudnn_fwd_fraction > 0 && g->eff.attn_cudnn_bwd_fraction > 0 &&
-         dqk > 0 && dqk <= 128 && dqk % 8 == 0 && dv > 0 && dv <= 128 && dv % 8 == 0 &&
-         m->sliding_window == 0 && !m->attn_sinks;
+         dqk > 0 && (dqk <= 128 || mla_sm100) && dqk % 8 == 0 && dv > 0 && dv <= 128 &&
+         dv % 8 == 0 && m->sliding_window == 0 && !m->attn_sinks;
 }
 
 static enum pl_status resolve_attention(struct pl_layout *l, const struct pl_model *m,
@@ -664,6 +676,26 @@ static enum pl_status resolve_attention(struct pl_layout *l, const struct pl_mod
                        "layout: attention cudnn needs the GPU's cuDNN attention figures, which "
                        "gpu '%s' lacks (its file gives no efficiency.attention.cudnn); use "
                        "--attention flash",
+                       c->gpu.name);
+  /* MXFP8 attention (layout.fp8_attention): TE runs it on cuDNN only, under the
+   * MXFP8 recipe (dot_product_attention/utils.py get_attention_backend disables
+   * FlashAttention for FP8 attention; TE v2.16 MXFP8 DPA needs sm100 and cuDNN 9.21) */
+  const struct pl_gpu_efficiency *e = &c->gpu.eff;
+  if (l->fp8_attention && l->dtype != PL_DTYPE_MXFP8)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: fp8 attention is modelled under the mxfp8 recipe only (dtype is "
+                       "%s); use --dtype mxfp8 or --fp8-attention off",
+                       pl_dtype_name(l->dtype));
+  if (l->fp8_attention && !l->attention_cudnn)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: fp8 attention runs on cuDNN's fused attention only; use "
+                       "--attention cudnn or te, or --fp8-attention off");
+  if (l->fp8_attention &&
+      !(e->attn_cudnn_mxfp8_fwd_ratio > 0 && e->attn_cudnn_mxfp8_mla_fwd_ratio > 0))
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: fp8 attention needs the GPU's MXFP8 attention figures, which gpu "
+                       "'%s' lacks (its file gives no efficiency.attention.cudnn.mxfp8_time_ratio); "
+                       "use --fp8-attention off",
                        c->gpu.name);
   return PL_OK;
 }

@@ -63,6 +63,19 @@ void model_op_gemm(struct pl_op *op, const char *name, int64_t m, int64_t n, int
 void model_op_memory(struct pl_op *op, const char *name, double elems, double fwd_flops,
                      double bwd_flops, double fwd_bytes, double bwd_bytes);
 
+/* Megatron-Core's alltoall dispatcher's ops (moe_dispatch.c), appended at
+ * ops[n] when layout dispatch is alltoall (else nothing); each returns the
+ * new count. preprocess: the token counts before the permutation
+ * (moe_preprocess, moe_counts_d2h) for tokens_n tokens per rank; permute: the
+ * permutation's kernel count; sort: with more than one local expert, the sort
+ * of the rank's received_elems routed elements by local expert (name
+ * "sort_chunks") or back ("unsort_chunks"). */
+int model_moe_a2a_preprocess(const struct pl_model *m, const struct pl_layout *l, double tokens_n,
+                             struct pl_op *ops, int n);
+void model_moe_a2a_permute(const struct pl_layout *l, struct pl_op *permute);
+int model_moe_a2a_sort(const struct pl_model *m, const struct pl_layout *l, const char *name,
+                       double received_elems, struct pl_op *ops, int n);
+
 /* Hybrid Mamba-2 stacks (mamba.c). */
 enum pl_status model_hybrid_check(const struct pl_model *m, struct pl_diag *diag);
 /* mamba_conv and mamba_chunk when a hybrid stack leaves them out. */

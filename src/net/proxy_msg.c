@@ -26,8 +26,9 @@
  * the plugin, the provider: with libfabric CXI's
  * FI_CXI_RX_MATCH_MODE=software "message matching is fully onloaded" to the
  * host, fi_cxi(7)); no vendor publishes it for NCCL's path, so presets carry
- * 0 (the bound is off), except alcf-polaris, which carries a published lower
- * bound (half a Polaris Margo round trip over CXI, 2.86 us; session 12);
+ * 0 (the bound is off), except alcf-polaris, which carries the published time
+ * of one small message host to host (half a Polaris Margo round trip over
+ * CXI, 2.86 us; session 12; below the 4.9 us its >= 1 MiB logs fit);
  * `plateau calibrate nccl` fits it where the logs constrain it
  * (inter.message_overhead). A message involves one sender and one receiver
  * whatever the node count (a ring step talks to one neighbour per channel),

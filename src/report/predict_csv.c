@@ -259,6 +259,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   char ofm_s[64]; /* added after those: fine-grained activation offloading (layout.h) */
   pl_offload_modules_format(l->offload_modules, ofm_s, sizeof ofm_s);
   col_str(c, "layout.offload_modules", l->offload_modules != 0 ? ofm_s : NULL);
+  /* added after those: MXFP8 attention (layout.h) */
+  col_str(c, "framework.fp8_attention", pl_setting_name(fw.fp8_attention));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

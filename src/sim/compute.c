@@ -464,11 +464,34 @@ static double ssd_s(const struct pl_gpu *g, const struct pl_op *op, enum pl_pass
   return t + pl_op_kernels(op, pass) * g->eff.kernel_overhead_s;
 }
 
+/* The block's FP8 casts (segments.c fp8_casts) under MXFP8 at the GPU file's
+ * measured rate of Transformer Engine's MXFP8 quantize kernels
+ * (efficiency.mxfp8_quantize, a fraction of the HBM bandwidth on the bytes
+ * plateau counts for them: read 2 B, write the rowwise and the columnwise
+ * copy with their E8M0 scales; docs/step-model.md 2.3e), plus
+ * kernel_overhead per launch. These kernels reach well under what a plain
+ * copy does on Blackwell (TE PR #1628: "the kernel is compute-bound").
+ * -1 when the op is not these casts or the file gives no rate (the HBM bytes
+ * at hbm_fraction then). */
+static double mxfp8_quantize_s(const struct pl_gpu *g, enum pl_dtype dtype, const struct pl_op *op,
+                               enum pl_pass pass) {
+  double f = g->eff.mxfp8_quantize_fraction;
+  if (dtype != PL_DTYPE_MXFP8 || !(f > 0) || op->kind != PL_OP_MEMORY || op->name == NULL ||
+      strcmp(op->name, "fp8_casts") != 0)
+    return -1;
+  double bw = g->hbm_bytes_per_s * f;
+  double bytes = pass == PL_PASS_FWD ? op->fwd_bytes : op->bwd_bytes;
+  return (bw > 0 ? bytes / bw : 0) + pl_op_kernels(op, pass) * g->eff.kernel_overhead_s;
+}
+
 double pl_op_time_s(const struct pl_gpu *g, enum pl_dtype dtype, const struct pl_op *op,
                     enum pl_pass pass) {
   double ssd = ssd_s(g, op, pass);
   if (ssd >= 0)
     return ssd;
+  double quantize = mxfp8_quantize_s(g, dtype, op, pass);
+  if (quantize >= 0)
+    return quantize;
   switch (op->kind) {
   case PL_OP_GEMM: return gemm_op_s(g, dtype, op, pass);
   case PL_OP_ATTENTION: return attention_s(g, dtype, op, pass, ATTN_FLASH);
@@ -563,6 +586,22 @@ double sim_op_split_quantize_kernels(const struct pl_layout *l, const struct pl_
   return per_split * (double)op->count;
 }
 
+/* MXFP8 attention (layout.fp8_attention: Megatron-Core's fp8_dot_product_attention
+ * under the MXFP8 recipe, TE's DotProductAttention on cuDNN's MXFP8 SDPA): the
+ * BF16 cuDNN kernel's time scaled by the GPU file's published MXFP8/BF16 time
+ * ratio for the model's head shape (latent attention's 192/128 heads or head
+ * dims <= 128; docs/step-model.md 2.2 "MXFP8 attention"). 1 where the file
+ * gives none (pl_layout_resolve refuses the layout there). */
+double pl_mxfp8_attention_ratio(const struct pl_gpu *g, const struct pl_model *m,
+                                enum pl_pass pass) {
+  const struct pl_gpu_efficiency *e = &g->eff;
+  bool mla = m != NULL && m->v_head_dim > 0 && m->v_head_dim != m->head_dim;
+  bool fwd = pass == PL_PASS_FWD;
+  double r = mla ? (fwd ? e->attn_cudnn_mxfp8_mla_fwd_ratio : e->attn_cudnn_mxfp8_mla_bwd_ratio)
+                 : (fwd ? e->attn_cudnn_mxfp8_fwd_ratio : e->attn_cudnn_mxfp8_bwd_ratio);
+  return r > 0 ? r : 1.0;
+}
+
 double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
                         const struct pl_op *op, enum pl_pass pass) {
   if (op->kind == PL_OP_MEMORY && l->kernels == PL_KERNELS_UNFUSED && op->name != NULL &&
@@ -572,8 +611,10 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
     return eager_attention_s(g, l->dtype, op, pass, m->dropout, m->pos == PL_POS_ALIBI);
   if (op->kind == PL_OP_ATTENTION && l->attention_triton)
     return attention_s(g, l->dtype, op, pass, ATTN_TRITON);
-  if (op->kind == PL_OP_ATTENTION && l->attention_cudnn)
-    return attention_s(g, l->dtype, op, pass, l->cudnn_2024 ? ATTN_CUDNN_2024 : ATTN_CUDNN);
+  if (op->kind == PL_OP_ATTENTION && l->attention_cudnn) {
+    double t = attention_s(g, l->dtype, op, pass, l->cudnn_2024 ? ATTN_CUDNN_2024 : ATTN_CUDNN);
+    return l->fp8_attention ? t * pl_mxfp8_attention_ratio(g, m, pass) : t;
+  }
   /* a GEMM the framework leaves in 16-bit under an FP8/FP4 recipe (the LM head with
    * layout.head_16bit: Megatron-Core's output layer is tensor_parallel.ColumnParallelLinear) */
   if (op->kind == PL_OP_GEMM && op->high_precision)
@@ -612,6 +653,16 @@ bool sim_op_graphed(const struct pl_layout *l, const struct pl_model *m, const s
     for (size_t i = 0; i < sizeof router_ops / sizeof router_ops[0]; i++)
       if (strcmp(op->name, router_ops[i]) == 0)
         return true;
+  /* moe_preprocess: MoELayer.preprocess, the dispatcher's dispatch_preprocess,
+   * is inside the graph (moe_layer.py, moe_utils.py
+   * maybe_skip_or_early_return_by_cudagraph, core_v0.16.0); under the alltoall
+   * dispatcher that is its preprocess sums (flops.c MOE_PREPROCESS; the counts'
+   * copies run after the graph, at before_ep_alltoall) and the permutation
+   * (moe_utils.py permute); the flex dispatcher permutes after its dispatch */
+  if ((s & PL_CGS_MOE_PREPROCESS) &&
+      (strcmp(op->name, "moe_preprocess") == 0 ||
+       (l->dispatch == PL_MOE_ALLTOALL && strcmp(op->name, "permute") == 0)))
+    return true;
   return false;
 }
 

@@ -91,12 +91,43 @@ static int64_t smallest_divisor(int64_t n) {
   return 1;
 }
 
+/* Table 2's PTD-P rows give only the model-parallel size (96 for GPT-3 175B,
+ * 280 for 530B). The paper picks the degrees "using heuristics described in
+ * Sec. 3" (Sec. 5.1): tensor parallelism up to the GPUs of one server, then
+ * pipeline parallelism (Sec. 3.3 Takeaway #1; Sec. 5.4.1: peak "when the
+ * tensor-parallel size is equal to the number of GPUs in a single node (8 with
+ * DGX A100 nodes)"), as every Table 1 row from 18.4B up runs. The split is
+ * taken only where Megatron-LM can run it: the heads divide by tp (mpu
+ * divide() in ParallelSelfAttention) and the layers by pp
+ * (ParallelTransformer's assert). For 280 it is the only split with tp <= 8
+ * that does (tp 1/2/4 leave pp 280/140/70, none dividing 105 layers). */
+#define SC21_TP_PER_SERVER 8
+
+static bool sc21_split(const struct validate_in *in, double mp, struct pl_layout *l,
+                       struct pl_vrow *row) {
+  bool present = false, ok = true;
+  int64_t heads = 0, layers = 0, m = (int64_t)mp;
+  ok = validate_int(cell(in, "heads"), &heads, &present) == PL_OK && present && ok;
+  ok = validate_int(cell(in, "layers"), &layers, &present) == PL_OK && present && ok;
+  if (!ok || (double)m != mp || m % SC21_TP_PER_SERVER != 0 || heads % SC21_TP_PER_SERVER != 0 ||
+      layers % (m / SC21_TP_PER_SERVER) != 0)
+    return validate_skip(row, "tp/pp split of model-parallel size %g not stated", mp);
+  l->tp = SC21_TP_PER_SERVER;
+  l->pp = m / SC21_TP_PER_SERVER;
+  validate_note(row,
+                "tp %d pp %lld (model-parallel size %lld not split in Table 2: tp = GPUs per "
+                "DGX A100 server, Sec. 3.3/5.4.1); non-interleaved schedule (Megatron's "
+                "default; Table 2 names none)",
+                SC21_TP_PER_SERVER, (long long)l->pp, (long long)m);
+  return true;
+}
+
 static bool sc21_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   bool present = false;
   double mp = 0;
   if (validate_num(cell(in, "Model-parallel size"), &mp, &present) == PL_OK && present &&
-      !stated(in, "tp") && mp > 1)
-    return validate_skip(row, "tp/pp split of model-parallel size %g not stated", mp);
+      !stated(in, "tp") && mp > 1 && !sc21_split(in, mp, l, row))
+    return false;
   recompute_default(in, l, row, "Eq. 3 of the paper counts the recompute forward");
   /* Table 1 ran the interleaved schedule without saying how many chunks:
    * the fewest that divide a stage's layers (the same rule as the step
@@ -1151,6 +1182,49 @@ static void bridge_graph_scope(const struct validate_in *in, struct pl_layout *l
   }
 }
 
+/* MXFP8 attention (layout.fp8_attention) of the rows whose Megatron-Bridge
+ * performance configuration sets fp8_dot_product_attention (each container
+ * section read in the release of its month, as bridge_recompute; the setting
+ * first appears in v0.5.0: `git grep fp8_dot_product_attention` finds it in no
+ * v0.2.2-v0.4.2 scripts/performance config). Megatron-Core passes it to TE's
+ * MXFP8BlockScaling(fp8_dpa=...) (fp8_utils.py get_fp8_recipe, core_v0.18.0, the
+ * 3rdparty/Megatron-LM of v0.5.0), and TE (the v0.5.0 pin 4220403e, in v2.16)
+ * runs cuDNN's MXFP8 SDPA for it on sm100.
+ *  - 26.06, 26.06.01 (v0.5.0 scripts/performance/configs/): deepseek
+ *    DEEPSEEK_V3_PRETRAIN_CONFIG_GB300_FP8_MX_V1 (and _V2, its replace()), not GB200's;
+ *    qwen QWEN3_235B_A22B_PRETRAIN_CONFIG_{GB300,GB200}_FP8_MX_V2 and
+ *    QWEN3_30B_A3B_PRETRAIN_CONFIG_{GB300,GB200,B300}_FP8_MX_V1;
+ *  - 26.08 (HEAD 067f987df0 src/megatron/bridge/perf_recipes): deepseek/{gb300,b300}/
+ *    deepseek_v3.py fp8mx (_enable_deepseek_full_iteration_mxfp8(cfg,
+ *    fp8_dot_product_attention=True); gb200's passes none: False); qwen/common.py
+ *    _enable_hybridep_full_iteration_mxfp8 (Qwen3-235B and 30B fp8mx on GB300, GB200,
+ *    B300; 235B on B200).
+ * GPT-OSS's MXFP8 configs set it too (v0.5.0 GPT_OSS_120B_PRETRAIN_CONFIG_{GB300,GB200}_
+ * FP8_MX_V2) but are not read here: its attention sinks keep plateau on
+ * FlashAttention-2's figures (layout.c te_uses_cudnn), and TE disables FusedAttention
+ * for FP8 with a non-vanilla softmax (get_attention_backend, v2.14). */
+static void bridge_fp8_attention(const struct validate_in *in, struct pl_layout *l,
+                                 struct pl_vrow *row) {
+  static const struct {
+    const char *sections, *model, *gpus; /* space-separated words; model: a prefix */
+  } cfg[] = {
+      {"26.06 26.06.01", "DeepSeekV3", "GB300"},
+      {"26.08", "DeepSeekV3", "GB300 B300"},
+      {"26.06 26.06.01", "Qwen3_235B", "GB300 GB200"},
+      {"26.06 26.06.01", "Qwen3_30B", "GB300 GB200 B300"},
+      {"26.08", "Qwen3_235B", "GB300 GB200 B300 B200"},
+      {"26.08", "Qwen3_30B", "GB300 GB200 B300"},
+  };
+  for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
+    if (!bridge_config_is(in, l, cfg[i].sections, cfg[i].model, cfg[i].gpus, PL_DTYPE_MXFP8))
+      continue;
+    l->fp8_attention = true;
+    validate_note(row, "MXFP8 attention (the release's fp8_dot_product_attention, not stated in "
+                       "the row)");
+    return;
+  }
+}
+
 /* The FP8 recipe of the rows whose precision reads plain "FP8" (the 26.x
  * sections; 25.11 writes "FP8-CS"). Each section was read in the release of
  * its month (26.02: v0.3.0, 26.02.01: v0.3.1, 26.04: v0.4.0, 26.04.01:
@@ -1242,6 +1316,51 @@ static bool bridge_offload(const struct validate_in *in, struct pl_layout *l,
   return true;
 }
 
+/* GPT-OSS 120B's token dispatcher by release (each section's Megatron-Bridge
+ * release as for bridge_ep_overlap). The recipe and the model bridge set
+ * moe_token_dispatcher_type "alltoall" (src/megatron/bridge/recipes/gpt_oss/
+ * gpt_oss.py, models/gpt_oss/gpt_oss_provider.py, v0.2.2 .. v0.6.0; the
+ * recipe's moe_flex_dispatcher_backend "deepep" is inert without the flex
+ * type); the performance configs switch to the flex dispatcher with the
+ * hybridep backend only where they name it (scripts/performance/configs/
+ * gpt_oss/gpt_oss_llm_pretrain.py applies base_cfg.moe_flex_dispatcher_backend
+ * through apply_flex_dispatcher_backend, which sets the flex type):
+ *  - 25.11 (v0.2.2 configs/gpt_oss/workload_base_configs.py), 26.02, 26.02.01
+ *    (v0.3.0, v0.3.1 gpt_oss_workload_base_configs.py): no backend on any GPU:
+ *    alltoall, the GB200/GB300 rows included;
+ *  - 26.04 (v0.4.0): GPT_OSS_120B_PRETRAIN_CONFIG_{GB200,B300,B200}_BF16_V2
+ *    hybridep; GB300 and H100 none;
+ *  - 26.04.01 (v0.4.2): B300_BF16_V2 hybridep only;
+ *  - 26.06, 26.06.01 (v0.5.0): B300_BF16_V2 (and FP8_MX_V2 = it) hybridep,
+ *    {GB300,GB200}_FP8_MX_V2 hybridep; B200 and H100 none;
+ *  - 26.08 (HEAD 067f987df0 perf_recipes/gpt_oss/common.py
+ *    _apply_gpt_oss_120b_full_iter_fp8mx_configs: moe_token_dispatcher_type
+ *    "flex", backend hybridep, GB300 and GB200 fp8mx).
+ * Returns whether the row is GPT-OSS 120B (its dispatcher then set here). */
+static bool bridge_gpt_oss_dispatch(const struct validate_in *in, struct pl_layout *l,
+                                    struct pl_vrow *row) {
+  static const struct {
+    const char *sections, *gpus;
+    int dtype; /* enum pl_dtype, or -1 for any */
+  } flex[] = {
+      {"26.04", "GB200 B300 B200", -1},
+      {"26.04.01", "B300", -1},
+      {"26.06 26.06.01", "B300", -1},
+      {"26.06 26.06.01 26.08", "GB300 GB200", PL_DTYPE_MXFP8},
+  };
+  if (strncmp(cell(in, "model"), "GPT OSS 120B", 12) != 0)
+    return false;
+  l->dispatch = PL_MOE_ALLTOALL;
+  for (size_t i = 0; i < sizeof flex / sizeof flex[0]; i++)
+    if (bridge_config_is(in, l, flex[i].sections, "GPT OSS 120B", flex[i].gpus, flex[i].dtype)) {
+      l->dispatch = PL_MOE_DEEPEP; /* priced as hybridep where its measurements apply */
+      validate_note(row, "hybridep dispatcher (the release's GPT-OSS config)");
+      return true;
+    }
+  validate_note(row, "alltoall dispatcher (the release's GPT-OSS config)");
+  return true;
+}
+
 static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   if (!bridge_flagged(in, row))
     return false;
@@ -1259,7 +1378,9 @@ static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, str
    * for an NVLink rack), most others moe_token_dispatcher_type alltoall */
   char g[64];
   snprintf(g, sizeof g, "%s", cell(in, "gpu"));
-  if (strstr(g, "GB200") != NULL || strstr(g, "GB300") != NULL) {
+  if (bridge_gpt_oss_dispatch(in, l, row)) {
+    /* set by its release's config */
+  } else if (strstr(g, "GB200") != NULL || strstr(g, "GB300") != NULL) {
     l->dispatch = PL_MOE_DEEPEP;
     validate_note(row, "hybridep dispatcher (GB200/GB300 configs)");
   } else {
@@ -1302,6 +1423,7 @@ static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, str
   bridge_ep_overlap(in, l, row);
   bridge_recompute(in, l, row);
   bridge_graph_scope(in, l, row);
+  bridge_fp8_attention(in, l, row);
   if (!bridge_offload(in, l, row))
     return false;
   /* Megatron-Bridge's recipes for the two large models ("Large model specific

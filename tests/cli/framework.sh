@@ -549,6 +549,25 @@ expect_fail 1 "^plateau: --cudnn-2024: unknown value '' \(expected on\|off\)" --
 echo '{"name": "x", "behaviours": {"cudnn_2024": "on"}}' >"$TMP/bad_c24.json"
 expect_fail 1 "behaviour 'cudnn_2024' must be true or false" -- predict --framework "$TMP/bad_c24.json"
 
+# fp8_attention (--fp8-attention; docs/step-model.md 2.2 "MXFP8 attention"): Megatron-Core's
+# fp8_dot_product_attention under the mxfp8 recipe, cuDNN's MXFP8 SDPA at the BF16 kernel's time x
+# gb300.json attention.cudnn.mxfp8_time_ratio (head dim 128: forward 0.722, backward 1.022): a
+# long-sequence run is faster. Refused without mxfp8, without cuDNN attention. In JSON and CSV.
+f8a="--model llama3-8b --cluster gb300-nvl72 --gpus 8 --gbs 8 --seq 16384 --dtype mxfp8 --attention te"
+expect_ok predict $f8a --format json
+cp "$TMP/out" "$TMP/f8a_off.json"
+check "fp8 attention: off by default" [ "$(json_raw "$TMP/out" fp8_attention)" = false ]
+expect_ok predict $f8a --fp8-attention on --format json
+check "--fp8-attention on: in JSON" [ "$(json_raw "$TMP/out" fp8_attention)" = true ]
+check "--fp8-attention on: MXFP8 attention, a faster step" faster "$TMP/f8a_off.json" "$TMP/out"
+expect_ok predict $f8a --fp8-attention on --format csv
+check "fp8 attention: csv column on" [ "$(col "$TMP/out" framework.fp8_attention)" = on ]
+expect_fail 1 "fp8 attention is modelled under the mxfp8 recipe only \(dtype is bf16\)" -- predict --model llama3-8b --cluster gb300-nvl72 --gpus 8 --dtype bf16 --fp8-attention on
+expect_fail 1 "fp8 attention runs on cuDNN's fused attention only" -- predict --model llama3-8b --cluster gb300-nvl72 --gpus 8 --dtype mxfp8 --attention flash --fp8-attention on
+expect_fail 1 "^plateau: --fp8-attention: unknown value 'yes' \(expected on\|off\)" -- predict --fp8-attention yes
+echo '{"name": "x", "behaviours": {"fp8_attention": "on"}}' >"$TMP/bad_f8a.json"
+expect_fail 1 "behaviour 'fp8_attention' must be true or false" -- predict --framework "$TMP/bad_f8a.json"
+
 # --bucket-mb: the ddp/zero1 bucket (docs/frameworks.md). zero1 over dp 32 without overlap:
 # a larger bucket means fewer reduce_scatter and all_gather calls, so a faster step; Megatron-Core's
 # rule (max(40e6, 1e6 dp) parameters, one bucket without overlap_grad_reduce) and NeMo's 100 MiB.

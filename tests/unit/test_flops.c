@@ -402,6 +402,93 @@ static void test_gpt_oss_experts(void) {
   CHECK(find(ops, n, "expert_clamp") == NULL && find(ops, n, "expert_bias") == NULL);
 }
 
+/* Megatron-Core's alltoall dispatcher (flops.c MOE_PREPROCESS, SORT_CHUNKS;
+ * token_dispatcher.py core_v0.15.0 .. core_v0.18.2). GPT-OSS on one GPU, gbs 1,
+ * seq 4096: the routing map is 4096 tokens x 128 experts = 524,288 bools, read
+ * once (1 B each) by preprocess, nothing backward; with ep = etp = 1 its two
+ * launches are the sum (moe_preprocess) and the tokens_per_expert copy of the
+ * 128 local experts' int64 counts (moe_counts_d2h, 1,024 B). The rank computes all
+ * 4096 x 4 = 16,384 routed copies x 2880 = 47,185,920 elements: the sort by
+ * local expert after the dispatch and the one back before the combine each
+ * read and write them (2 + 2 B: 188,743,680 B) both ways, two kernels forward
+ * (make_chunk_sort_map, sort_chunks_by_map) and one backward. With ep 8 (16
+ * local experts of 1024 copies each, balanced: moe_imbalance 1) the copies are
+ * the same 47,185,920 elements (the default imbalance, 1.25 on the busiest
+ * rank, makes them 58,982,400: 235,929,600 B); preprocess launches 7 (five
+ * sums, the local experts' slice copy, the counts' all_gather) and the copies
+ * to the host 4 (tokens_per_expert, input_splits, output_splits,
+ * output_splits_tp: 16 + 8 + 8 + 1 = 33 int64, 264 B). One expert per rank (ep 128): no
+ * sort. The permutation before the dispatch launches four kernels (the
+ * row-id map's three triton passes, then the permute). The flex (deepep)
+ * dispatcher runs none of these (its permute stays one kernel). */
+static void test_alltoall_dispatcher_ops(void) {
+  struct pl_model m = model("gpt-oss-120b");
+  struct pl_layout l = layout(&m, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
+  l.dispatch = PL_MOE_ALLTOALL;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  int n = pl_layer_ops(&m, &l, ops);
+  const struct pl_op *pre = find(ops, n, "moe_preprocess"), *sort = find(ops, n, "sort_chunks");
+  const struct pl_op *unsort = find(ops, n, "unsort_chunks"), *perm = find(ops, n, "permute");
+  CHECK(pre != NULL && sort != NULL && unsort != NULL && perm != NULL);
+  if (pre == NULL || sort == NULL || unsort == NULL || perm == NULL)
+    return;
+  CHECK_NEAR_REL(pre->fwd_bytes, 524288.0, 1e-12);
+  CHECK_NEAR_REL(pre->bwd_bytes, 0.0, 0);
+  CHECK_EQ_INT(pl_op_kernels(pre, PL_PASS_FWD), 1);
+  CHECK_EQ_INT(pl_op_kernels(pre, PL_PASS_BWD), 0);
+  const struct pl_op *d2h = find(ops, n, "moe_counts_d2h");
+  CHECK(d2h != NULL && d2h == pre + 1);
+  if (d2h != NULL) {
+    CHECK_NEAR_REL(d2h->fwd_bytes, 1024.0, 1e-12);
+    CHECK_EQ_INT(pl_op_kernels(d2h, PL_PASS_FWD), 1);
+    CHECK_EQ_INT(pl_op_kernels(d2h, PL_PASS_BWD), 0);
+  }
+  CHECK_NEAR_REL(sort->fwd_bytes, 188743680.0, 1e-12);
+  CHECK_NEAR_REL(sort->bwd_bytes, 188743680.0, 1e-12);
+  CHECK_NEAR_REL(unsort->fwd_bytes, 188743680.0, 1e-12);
+  CHECK_EQ_INT(pl_op_kernels(sort, PL_PASS_FWD), 2);
+  CHECK_EQ_INT(pl_op_kernels(sort, PL_PASS_BWD), 1);
+  CHECK_EQ_INT(pl_op_kernels(unsort, PL_PASS_BWD), 1);
+  /* issue order: preprocess, permute, (dispatch), sort ... unsort, (combine), unpermute */
+  CHECK(pre + 2 == perm && perm + 1 == sort);
+  CHECK(unsort + 1 == find(ops, n, "unpermute"));
+  CHECK(sort->fwd_flops == 0 && pre->fwd_flops == 0);
+  /* the permutation's three row-id-map passes and the permute kernel; one backward */
+  CHECK_EQ_INT(pl_op_kernels(perm, PL_PASS_FWD), 4);
+  CHECK_EQ_INT(pl_op_kernels(perm, PL_PASS_BWD), 1);
+  l.ep = 8;
+  l.moe_imbalance = 1.0;
+  n = pl_layer_ops(&m, &l, ops);
+  pre = find(ops, n, "moe_preprocess");
+  sort = find(ops, n, "sort_chunks");
+  CHECK(pre != NULL && sort != NULL);
+  if (pre != NULL && sort != NULL) {
+    CHECK_EQ_INT(pl_op_kernels(pre, PL_PASS_FWD), 7);
+    CHECK_EQ_INT(pl_op_kernels(pre + 1, PL_PASS_FWD), 4);
+    CHECK_NEAR_REL(pre[1].fwd_bytes, 264.0, 1e-12);
+    CHECK_NEAR_REL(sort->fwd_bytes, 188743680.0, 1e-12);
+  }
+  l.moe_imbalance = 1.25;
+  n = pl_layer_ops(&m, &l, ops);
+  CHECK_NEAR_REL(find(ops, n, "sort_chunks")->fwd_bytes, 235929600.0, 1e-12);
+  l.ep = 128;
+  n = pl_layer_ops(&m, &l, ops);
+  CHECK(find(ops, n, "moe_preprocess") != NULL && find(ops, n, "sort_chunks") == NULL &&
+        find(ops, n, "unsort_chunks") == NULL);
+  l.ep = 8;
+  l.dispatch = PL_MOE_DEEPEP;
+  n = pl_layer_ops(&m, &l, ops);
+  CHECK(find(ops, n, "moe_preprocess") == NULL && find(ops, n, "sort_chunks") == NULL);
+  CHECK_EQ_INT(pl_op_kernels(find(ops, n, "permute"), PL_PASS_FWD), 1);
+  /* the moe module re-runs them */
+  l.dispatch = PL_MOE_ALLTOALL;
+  l.recompute = PL_RECOMPUTE_SELECTIVE;
+  l.recompute_modules = PL_RCM_MOE;
+  n = pl_layer_ops(&m, &l, ops);
+  CHECK(find(ops, n, "moe_preprocess")->recompute && find(ops, n, "sort_chunks")->recompute &&
+        find(ops, n, "unsort_chunks")->recompute);
+}
+
 /* YaRN RoPE (model rope_yarn, GPT-OSS) runs Megatron-Core's unfused path
  * (flops.c ROPE_UNFUSED): on one GPU at seq 4096 the rope op covers q and k,
  * 4096 * (64 * 64 + 8 * 64) = 4096 * 4608 = 18,874,368 elements, 24 B forward
@@ -474,6 +561,7 @@ int main(void) {
   test_gpt_family();
   test_window();
   test_gpt_oss_experts();
+  test_alltoall_dispatcher_ops();
   test_qk_norm();
   test_korthikanti_mfu();
   return check_finish();

@@ -75,8 +75,10 @@ static void test_apply(void) {
  * FusedAttention preferred on compute capability >= 9.0 when cuDNN supports
  * the shape): pl_layout_resolve runs cuDNN on dgx-h100 for Llama-2-7B (head
  * dim 128) and on dgx-b200, FlashAttention-2 on dgx-a100 (sm80), for
- * DeepSeek-V3's MLA heads (192/128: cuDNN-version dependent) and for
- * Mistral's sliding window; the step equals the one with the kernel named. */
+ * Mistral's sliding window and for DeepSeek-V3's MLA heads (192/128) on
+ * Hopper (cuDNN-version dependent there); those MLA heads run cuDNN on
+ * Blackwell (TE has no other fused kernel for them on sm100: layout.c
+ * te_uses_cudnn); the step equals the one with the kernel named. */
 /* One prediction with attention kernel a (PL_ATTENTION_TE: let the layout
  * resolve it): the kernel that ran, and the step time in *step_s. */
 static enum pl_attention run_kernel(const char *model, const char *cluster, enum pl_attention a,
@@ -121,7 +123,9 @@ static void test_te_attention(void) {
   CHECK(te_kernel("llama2-7b", "dgx-a100", &te) == PL_ATTENTION_FLASH);
   CHECK(te == named_kernel("llama2-7b", "dgx-a100", PL_ATTENTION_FLASH));
   CHECK(te_kernel("mistral-7b", "dgx-h100", &te) == PL_ATTENTION_FLASH);
-  CHECK(te_kernel("deepseek-v3", "gb200-nvl72", &te) == PL_ATTENTION_FLASH);
+  CHECK(te_kernel("deepseek-v3", "gb200-nvl72", &te) == PL_ATTENTION_CUDNN);
+  CHECK(te_kernel("deepseek-v3", "dgx-b300", &te) == PL_ATTENTION_CUDNN);
+  CHECK(te_kernel("deepseek-v3", "dgx-h100", &te) == PL_ATTENTION_FLASH);
   CHECK(strcmp(pl_attention_name(PL_ATTENTION_TE), "te") == 0);
   CHECK(strcmp(pl_attention_name(PL_ATTENTION_CUDNN), "cudnn") == 0);
   /* cudnn named on a GPU file without cuDNN figures is refused */

@@ -230,6 +230,36 @@ static void block_scaled_ratio_figures(void) {
   CHECK_NEAR_REL(g.eff.gemm_mxfp8_vs_fp8, 0.0, 0);
   gpu_edit_refused("b300", "\"value\": 0.9513", "0.0000", "mxfp8_vs_fp8");
   gpu_edit_refused("b300", "\"value\": 1.810", "9.999", "nvfp4_vs_fp8");
+  /* cuDNN's MXFP8 attention time ratios (attention.cudnn.mxfp8_time_ratio): a
+   * ratio of 0 and one past the fraction limit are refused */
+  gpu_edit_refused("gb300", "\"value\": 0.645,", "0.000", "mla_fwd");
+  gpu_edit_refused("gb300", "\"value\": 1.022,", "9.999", "bwd");
+}
+
+/* The optional rate of Transformer Engine's MXFP8 quantize kernels
+ * (efficiency.mxfp8_quantize, a fraction of the HBM bandwidth): b300 and
+ * gb300 0.622 (TE gemm_profiling.rst on B300: 9.069 GB of casts as plateau
+ * counts them in 8.984 - 7.161 = 1.823 ms = 4.975 TB/s of 8 TB/s), b200 and
+ * gb200 0.651 (TE's kernel on B200, ROCm/TransformerEngine PR 598: 8192^2 x
+ * 4.0625 B = 272.6 MB in 52.34 us = 5.21 TB/s of 8); absent on h100 (0: the
+ * casts stay at hbm_fraction). 1.500 and 0.000 are refused: a fraction of
+ * the bandwidth must be in (0, 1]. */
+static void mxfp8_quantize_figures(void) {
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("b300", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.mxfp8_quantize_fraction, 0.622, 1e-12);
+  CHECK_STATUS(pl_gpu_load("gb300", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.mxfp8_quantize_fraction, 0.622, 1e-12);
+  CHECK_STATUS(pl_gpu_load("b200", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.mxfp8_quantize_fraction, 0.651, 1e-12);
+  CHECK_STATUS(pl_gpu_load("gb200", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.mxfp8_quantize_fraction, 0.651, 1e-12);
+  CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.mxfp8_quantize_fraction, 0.0, 0);
+  gpu_edit_refused("b300", "\"value\": 0.622", "1.500", "mxfp8_quantize");
+  gpu_edit_refused("b200", "\"value\": 0.651", "0.000", "mxfp8_quantize");
 }
 
 /* gemm.mamf_is_ceiling (optional, default true: the MAMF figures cap every
@@ -491,6 +521,7 @@ int main(void) {
   sustained_fraction_figures();
   tile_fixed_k_figures();
   block_scaled_ratio_figures();
+  mxfp8_quantize_figures();
   mamba_ssm_figures();
   mamf_ceiling_figures();
   attention_shape_figures();

@@ -217,9 +217,10 @@ static const struct case_ cases[] = {
 #define WHY_SETUP4                                                                              \
   "the host time of one network message (NCCL 2.21.5 proxy; aws-ofi-nccl v1.9.1-aws SENDRECV " \
   "fi_tsend/fi_trecv plus one flush fi_read per Simple receive on A100, ncclTopoNeedFlush; "   \
-  "the CXI rendezvous Get above FI_CXI_RDZV_THRESHOLD) has only a published lower bound: the " \
-  "preset's inter.message_overhead 2.86 us is half a Polaris Margo RPC round trip over CXI "   \
-  "(mochi-hpc-experiments latency.csv), `calibrate nccl` fits 4.9 us on the 2-node logs, and " \
+  "the CXI rendezvous Get above FI_CXI_RDZV_THRESHOLD) has no published figure: the preset's " \
+  "inter.message_overhead 2.86 us is half a Polaris Margo RPC round trip over CXI (one small "  \
+  "message host to host; mochi-hpc-experiments latency.csv), `calibrate nccl` fits 4.9 us on " \
+  "the 2-node logs, and "                                                                      \
   "the one-message ring step grows from 1.9 us (8 nodes) to 7.8 us (256) with no source"
 #define WHY_A2A "; all_to_all: no published many-peer rate of the CXI NIC"
 static const struct {

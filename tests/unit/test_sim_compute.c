@@ -436,6 +436,38 @@ static void test_cudnn_attention_shape(void) {
   CHECK_NEAR_REL(pl_op_run_time_s(&h, &l, &m, &a, PL_PASS_FWD) - k, 4.4725e-6, 2e-4);
 }
 
+/* MXFP8 attention (layout.fp8_attention): the BF16 cuDNN kernel's time times the
+ * GPU file's published MXFP8/BF16 time ratio (gb300.json attention.cudnn.
+ * mxfp8_time_ratio, NVIDIA's cudnn-frontend benchmark, medians over seq 2k-32k):
+ * head dim 128 forward 0.722, backward 1.022 (the MXFP8 backward is no faster
+ * there); latent attention's 192/128 heads 0.645 and 0.725. A GPU file without
+ * the figures keeps the BF16 time (the layout is refused there at resolve). */
+static void test_mxfp8_attention(void) {
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("gb300", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_mxfp8_fwd_ratio, 0.722, EXACT);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_mxfp8_bwd_ratio, 1.022, EXACT);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_mxfp8_mla_fwd_ratio, 0.645, EXACT);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_mxfp8_mla_bwd_ratio, 0.725, EXACT);
+  struct pl_layout l = {.dtype = PL_DTYPE_MXFP8, .attention_cudnn = true};
+  struct pl_model gqa = {.head_dim = 128};
+  struct pl_model mla = {.head_dim = 192, .v_head_dim = 128};
+  struct pl_op a = shape_op(64, 4096, 4096);
+  double f16 = pl_op_run_time_s(&g, &l, &gqa, &a, PL_PASS_FWD);
+  double b16 = pl_op_run_time_s(&g, &l, &gqa, &a, PL_PASS_BWD);
+  CHECK(f16 > 0 && b16 > 0);
+  l.fp8_attention = true;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &l, &gqa, &a, PL_PASS_FWD), 0.722 * f16, 1e-12);
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &l, &gqa, &a, PL_PASS_BWD), 1.022 * b16, 1e-12);
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &l, &mla, &a, PL_PASS_FWD), 0.645 * f16, 1e-12);
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &l, &mla, &a, PL_PASS_BWD), 0.725 * b16, 1e-12);
+  struct pl_gpu h = g;
+  h.eff.attn_cudnn_mxfp8_fwd_ratio = 0;
+  CHECK_NEAR_REL(pl_op_run_time_s(&h, &l, &gqa, &a, PL_PASS_FWD), f16, 1e-12);
+}
+
 /* FlashAttention-2's rate by shape (h100 attention.shape: asymptote 0.340 /
  * 0.335 of peak, per-tile fixed cost 144 / 416 key positions; 132 SMs,
  * 128-row tiles, sustained 0.887), worked by hand with shape_op's FLOPs
@@ -718,6 +750,39 @@ static void test_fp8_casts(void) {
  * 3,145,728 + 1,048,576 + 2,097,152 + 2,097,152 = 8,388,608. At 4 B each:
  * 62,914,560 B forward, 33,554,432 B backward (the router's 1024 x 1024
  * input, 1024 x 4 weight and output would add 4,210,688 / 16,384 B). */
+/* The block's casts under MXFP8 run at the GPU file's measured rate of TE's
+ * MXFP8 quantize kernels (efficiency.mxfp8_quantize), not at hbm_fraction.
+ * An fp8_casts op of 406,250,000 B forward and 203,125,000 B backward on b300
+ * (8 TB/s, mxfp8_quantize 0.622, hbm_fraction 0.9, kernel_overhead 1.2 us):
+ *   MXFP8 forward  4.0625e8 / (8e12 x 0.622) = 81.6419 us + 1.2 = 82.8419 us
+ *   MXFP8 backward 2.03125e8 / 4.976e12      = 40.8209 us + 1.2 = 42.0209 us
+ *   FP8 or another op name: 4.0625e8 / (8e12 x 0.9) = 56.4236 us + 1.2 = 57.6236 us
+ * h100 gives no rate: its MXFP8-typed casts stay at hbm_fraction,
+ * 4.0625e8 / (3.35e12 x 0.9) = 134.743 us + its kernel_overhead. */
+static void test_mxfp8_quantize_rate(void) {
+  struct pl_gpu g, h;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("b300", &g, &d), PL_OK, dp);
+  CHECK_STATUS(pl_gpu_load("h100", &h, &d), PL_OK, dp);
+  struct pl_op op;
+  memset(&op, 0, sizeof op);
+  op.name = "fp8_casts";
+  op.kind = PL_OP_MEMORY;
+  op.count = 1;
+  op.share = 1.0;
+  op.fwd_bytes = 406250000.0;
+  op.bwd_bytes = 203125000.0;
+  CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_MXFP8, &op, PL_PASS_FWD), 82.8419e-6, 1e-5);
+  CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_MXFP8, &op, PL_PASS_BWD), 42.0209e-6, 1e-5);
+  CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_FP8, &op, PL_PASS_FWD), 57.6236e-6, 1e-5);
+  op.name = "permute";
+  CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_MXFP8, &op, PL_PASS_FWD), 57.6236e-6, 1e-5);
+  op.name = "fp8_casts";
+  CHECK_NEAR_REL(pl_op_time_s(&h, PL_DTYPE_MXFP8, &op, PL_PASS_FWD),
+                 134.743e-6 + h.eff.kernel_overhead_s, 1e-5);
+}
+
 static void test_router_16bit(void) {
   struct pl_run run;
   struct pl_op ops[PL_MAX_LAYER_OPS];
@@ -1218,6 +1283,39 @@ static void test_cuda_graph_scopes(void) {
   CHECK(strcmp(buf, "attn,moe_router,moe_preprocess,full_iteration") == 0);
 }
 
+/* The alltoall dispatcher's preprocess (flops.c MOE_PREPROCESS), here as one
+ * op of eleven launches, 37 us each on the host: 407 us eager (its GPU time,
+ * 1 kB and eleven kernel overheads, is a few us). Megatron-Core's
+ * moe_preprocess graph scope captures it (GPU time only, < 50 us);
+ * moe_router alone does not (still 407 us). Under that scope the alltoall
+ * dispatcher's permute is captured too (dispatch_preprocess), the flex
+ * dispatcher's is not; the counts' copies to the host and the sort by local
+ * expert (dispatch_postprocess) stay outside every partial scope. */
+static void test_graph_moe_preprocess(void) {
+  struct pl_op pre = {.kind = PL_OP_MEMORY, .name = "moe_preprocess", .fwd_bytes = 1e3,
+                      .fwd_kernels = 11, .share = 1};
+  struct pl_op sort = {.kind = PL_OP_MEMORY, .name = "sort_chunks", .fwd_bytes = 1e3,
+                       .fwd_kernels = 2, .share = 1};
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .host_per_kernel_s = 37e-6};
+  struct pl_model m = {.pos = PL_POS_LEARNED, .experts = 16};
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, &pre, 1, PL_PASS_FWD, false), 407e-6, EXACT);
+  l.cuda_graph_scopes = PL_CGS_MOE_ROUTER;
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, &pre, 1, PL_PASS_FWD, false), 407e-6, EXACT);
+  l.cuda_graph_scopes = PL_CGS_MOE_ROUTER | PL_CGS_MOE_PREPROCESS;
+  double t = sim_seg_ops_s(&a100, &l, &m, &pre, 1, PL_PASS_FWD, false);
+  CHECK(t > 0 && t < 50e-6);
+  CHECK(sim_op_graphed(&l, &m, &pre) && !sim_op_graphed(&l, &m, &sort));
+  struct pl_op perm = sort, d2h = sort;
+  perm.name = "permute";
+  d2h.name = "moe_counts_d2h";
+  CHECK(sim_op_graphed(&l, &m, &perm) && !sim_op_graphed(&l, &m, &d2h));
+  l.dispatch = PL_MOE_DEEPEP;
+  CHECK(!sim_op_graphed(&l, &m, &perm) && sim_op_graphed(&l, &m, &pre));
+  l.cuda_graph_scopes = PL_CGS_MOE_ROUTER;
+  l.dispatch = PL_MOE_ALLTOALL;
+  CHECK(!sim_op_graphed(&l, &m, &perm));
+}
+
 /* layout.moe_host_sync (moe_sync.c): the host waits once per MoE block's
  * forward for the tokens per local expert. Host 37 us per kernel, 48 us per
  * GEMM call; ops in list order: norm1, router (1 GEMM call), router_topk,
@@ -1301,6 +1399,7 @@ int main(void) {
   test_triton_attention();
   test_cudnn_attention();
   test_cudnn_attention_shape();
+  test_mxfp8_attention();
   test_flash_attention_shape();
   test_blackwell_cudnn_attention();
   test_memory_op();
@@ -1308,6 +1407,7 @@ int main(void) {
   test_unfused_kernels();
   test_fp8_casts();
   test_router_16bit();
+  test_mxfp8_quantize_rate();
   test_head_16bit();
   test_param_kernels();
   test_framework_passes();
@@ -1315,6 +1415,7 @@ int main(void) {
   test_host_per_gemm();
   test_host_per_launch();
   test_cuda_graph_scopes();
+  test_graph_moe_preprocess();
   test_moe_host_sync();
   test_launch_counts();
   test_eager_alibi();

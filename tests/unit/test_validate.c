@@ -114,7 +114,8 @@ static void test_rows(void) {
       SC21_SRC
       "GPT 1.7B,1.7,24,2304,24,,,2048,51200,A100-SXM4-80GB (DGX A100),32,1,1,1,32,,,"
       "none,full (activation recomputation),,512,mixed,,137,44%,4.4,,,,interleaved\n"
-      /* 2: Table 2 PTD-P row: tp/pp split not stated */
+      /* 2: Table 2 PTD-P row, model-parallel size 96 not split: tp 8 (GPUs of a DGX
+       * A100 server, the paper's rule), pp 96 / 8 = 12, which divides the 96 layers */
       SC21_SRC "GPT-3 175B,175,96,12288,96,,,2048,51200,A100-SXM4-80GB,384,,,,4,,,none,,1,1536,"
       "mixed,96,153,,,84,,,\n"
       /* 3: Sec. 5.8 text point: no configuration */
@@ -130,12 +131,18 @@ static void test_rows(void) {
       "137,,,,,,\n"
       /* 7: an A100 string naming Omni-Path: the Jean Zay cluster preset */
       SC21_SRC "GPT 1.7B,1.7,24,2304,24,,,2048,51200,\"A100 80GB (Jean Zay; 4 OmniPath links)\","
-      "32,1,1,1,32,,,none,full,,512,mixed,,137,,,,,,\n";
+      "32,1,1,1,32,,,none,full,,512,mixed,,137,,,,,,\n"
+      /* 8: model-parallel size 96 with 100 layers: pp 12 does not divide them, skipped */
+      SC21_SRC "GPT 175B,175,100,12288,96,,,2048,51200,A100-SXM4-80GB,384,,,,4,,,none,,1,1536,"
+      "mixed,96,153,,,84,,,\n"
+      /* 9: model-parallel size 20: not a multiple of 8, skipped */
+      SC21_SRC "GPT-3 175B,175,96,12288,96,,,2048,51200,A100-SXM4-80GB,80,,,,4,,,none,,1,1536,"
+      "mixed,20,153,,,84,,,\n";
   struct pl_validation v;
   pl_validation_init(&v);
   pl_diag_clear(&d);
   CHECK_STATUS(pl_validation_add_csv(&v, "sc21", csv, strlen(csv), &d), PL_OK, dp);
-  CHECK_EQ_INT(v.n_rows, 7);
+  CHECK_EQ_INT(v.n_rows, 9);
   CHECK_EQ_INT(v.n_sets, 1);
   const struct pl_vrow *r = row_of(&v, 1);
   CHECK(r != NULL && !r->skipped);
@@ -158,8 +165,19 @@ static void test_rows(void) {
     CHECK_CONTAINS(r->assumed, "kv_heads=heads");
   }
   r = row_of(&v, 2);
-  CHECK(r != NULL && r->skipped);
-  CHECK_CONTAINS(r ? r->skipped_reason : NULL, "tp/pp split of model-parallel size 96");
+  CHECK(r != NULL && !r->skipped);
+  if (r != NULL && !r->skipped) {
+    CHECK_EQ_INT(r->layout.tp, 8);
+    CHECK_EQ_INT(r->layout.pp, 12);
+    CHECK_EQ_INT(r->layout.dp, 4);
+    CHECK_EQ_INT(r->layout.vp, 1);
+    CHECK_CONTAINS(r->assumed, "tp 8 pp 12 (model-parallel size 96 not split");
+    CHECK_CONTAINS(r->assumed, "non-interleaved");
+  }
+  r = row_of(&v, 8);
+  CHECK_CONTAINS(r ? r->skipped_reason : NULL, "tp/pp split of model-parallel size 96 not stated");
+  r = row_of(&v, 9);
+  CHECK_CONTAINS(r ? r->skipped_reason : NULL, "tp/pp split of model-parallel size 20 not stated");
   r = row_of(&v, 3);
   CHECK_CONTAINS(r ? r->skipped_reason : NULL, "GPU count not stated");
   r = row_of(&v, 4);
@@ -172,9 +190,9 @@ static void test_rows(void) {
   CHECK(r != NULL && !r->skipped);
   CHECK_STR(r ? r->gpu : NULL, "a100-80g");
   CHECK_STR(r ? r->cluster : NULL, "jean-zay-a100");
-  CHECK_EQ_INT(v.sets[0].rows, 7);
-  CHECK_EQ_INT(v.sets[0].skipped + v.sets[0].predicted, 7);
-  CHECK_EQ_INT(v.overall.rows, 7);
+  CHECK_EQ_INT(v.sets[0].rows, 9);
+  CHECK_EQ_INT(v.sets[0].skipped + v.sets[0].predicted, 9);
+  CHECK_EQ_INT(v.overall.rows, 9);
   pl_validation_free(&v);
 }
 
@@ -675,9 +693,23 @@ static void test_moe_rows(void) {
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02.01 NeMo Container / x,"
       "Qwen3_235B_a22B,,,,,4096,DGX-H100,256,2,8,1,32,4,,,1,8192,FP8,pretrain,1611,\n"
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.06 NeMo Container / x,"
-      "Qwen3_235B_a22B,,,,,4096,DGX-GB300,256,1,4,1,32,12,,,2,8192,MXFP8,pretrain,7280,\n";
+      "Qwen3_235B_a22B,,,,,4096,DGX-GB300,256,1,4,1,32,12,,,2,8192,MXFP8,pretrain,7280,\n"
+      /* DeepSeek-V3 MXFP8 on GB200 in 26.06 (v0.5.0 GB200_FP8_MX_V1: no fp8 attention) */
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.06 NeMo Container / x,"
+      "DeepSeekV3,,,,,4096,DGX-GB200,256,1,4,1,64,4,,,1,4096,MXFP8,pretrain,4969,\n";
   pl_validation_init(&v);
   CHECK_STATUS(pl_validation_add_csv(&v, "bridge", ver, strlen(ver), &d), PL_OK, dp);
+  /* MXFP8 attention by release (sources.c bridge_fp8_attention): v0.5.0 (26.06,
+   * 26.06.01) DeepSeek-V3 GB300 FP8_MX, Qwen3-235B GB300/GB200 FP8_MX_V2, Qwen3-30B
+   * GB300/GB200/B300 FP8_MX_V1 and 26.08's perf_recipes set fp8_dot_product_attention;
+   * 26.02-26.04.01 (no config of v0.3.x-v0.4.x), B200 Qwen3-30B, H100 and DeepSeek-V3
+   * GB200 do not */
+  const bool fp8_attn[] = {true, false, true, true, true, false, false,
+                           false, false, false, false, true, false};
+  for (int i = 0; i < 13; i++) {
+    r = row_of(&v, 1 + i);
+    CHECK(r != NULL && !r->skipped && r->layout.fp8_attention == fp8_attn[i]);
+  }
   r = row_of(&v, 1);
   CHECK(r != NULL && !r->skipped && r->layout.ep_comm_overlap);
   r = row_of(&v, 2);
