@@ -106,6 +106,11 @@ struct pl_gpu_efficiency {
   double mxfp8_quantize_fraction; /* efficiency.mxfp8_quantize: the fraction of the HBM bandwidth
                                     Transformer Engine's MXFP8 quantize kernels reach (measured);
                                     0 = not given (hbm_fraction) */
+  double fp8_current_quantize_fraction; /* efficiency.fp8_current_quantize: the same for TE's
+                                    per-tensor FP8 current-scaling casts (amax pass, then the
+                                    cast); 0 = not given (hbm_fraction) */
+  double nvfp4_quantize_fraction; /* efficiency.nvfp4_quantize: the same for TE's NVFP4 casts
+                                    (amax pass, then the cast); 0 = not given (hbm_fraction) */
   double kernel_overhead_s;      /* fixed cost of each kernel (launch gap, tail) */
   double overlap_slowdown;       /* compute time increase while NCCL kernels run */
   double power_compute;          /* (draw - idle) / (tdp - idle) while computing */
@@ -130,6 +135,8 @@ struct pl_gpu {
   double hbm_bytes;              /* memory capacity */
   double hbm_bytes_per_s;        /* memory bandwidth */
   int64_t sm_count;              /* SMs (NVIDIA) or CUs (AMD) */
+  int sm_arch;                   /* NVIDIA compute capability as major x 10 + minor ("compute_capability"
+                                    10.3 -> 103); 0 = not given */
   double tdp_w;                  /* board power limit */
   double idle_w;                 /* draw when idle but allocated */
   double power_cap_w;            /* input: board power capped below tdp_w (nvidia-smi -pl,
@@ -251,6 +258,14 @@ double pl_gpu_peak_flops_per_s(const struct pl_gpu *g, enum pl_dtype dtype);
  * negligible), 1 + 1/32 (MXFP8: one 1-byte E8M0 scale per 32 values), 0.5 +
  * 1/16 (NVFP4: 4-bit values, one 1-byte E4M3 scale per 16). */
 double pl_dtype_element_bytes(enum pl_dtype dtype);
+/* Whether Transformer Engine runs per-tensor FP8 GEMMs in non-TN layouts on
+ * this GPU, so that its per-tensor FP8 quantizers write no transposed copy
+ * (transformer_engine/common/transformer_engine.cpp
+ * nvte_is_non_tn_fp8_gemm_supported: compute capability 10.0-11.x or 13.0+,
+ * TE v2.3 to v2.18; pytorch/csrc/quantizer.cpp Float8Quantizer and
+ * Float8CurrentScalingQuantizer create_tensor: with_transpose = columnwise_usage
+ * && !that). False when the GPU file gives no compute_capability. */
+bool pl_gpu_fp8_non_tn_gemm(const struct pl_gpu *g);
 /* Cap the board power at w watts: idle_w < w <= tdp_w, else PL_ERR_RANGE
  * naming the GPU and its range. */
 enum pl_status pl_gpu_set_power_cap(struct pl_gpu *g, double w, struct pl_diag *diag);

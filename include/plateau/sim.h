@@ -35,7 +35,9 @@ double pl_op_time_s(const struct pl_gpu *g, enum pl_dtype dtype, const struct pl
                     enum pl_pass pass);
 /* The same as the run executes it: l->dtype, and with l->eager_attention the
  * attention core as separate GEMMs and memory-bound softmax (and, when
- * m->dropout, dropout) kernels, as Megatron-LM ran it before FlashAttention. */
+ * m->dropout, dropout) kernels, as Megatron-LM ran it before FlashAttention;
+ * the block's fp8_casts under FP8 current scaling (l->fp8_recipe) at the GPU's
+ * efficiency.fp8_current_quantize, which pl_op_time_s cannot tell apart. */
 double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
                         const struct pl_op *op, enum pl_pass pass);
 /* With l->fp8_attention: cuDNN's MXFP8 attention time over its BF16 time for m's

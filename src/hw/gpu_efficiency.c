@@ -33,6 +33,9 @@
  *     "hbm_fraction": {"value": 0.9, "source": "..."},
  *     "mxfp8_quantize": {"value": 0.65, "source": "..."}  (optional: Transformer Engine's
  *                   MXFP8 quantize kernels' measured fraction of the HBM bandwidth, (0, 1]),
+ *     "fp8_current_quantize": {...}  (optional: the same for TE's per-tensor FP8 current
+ *                   scaling casts, amax pass included),
+ *     "nvfp4_quantize": {...}  (optional: the same for TE's NVFP4 casts, amax pass included),
  *     "kernel_overhead": {"value": "2 us", "source": "..."},
  *     "overlap_slowdown": {"value": 0.189, "source": "..."},
  *     "power": {"compute": {...}, "comm": {...}, "wait": {...}}
@@ -389,6 +392,20 @@ static enum pl_status power_part(yajl_val eff, const char *origin, struct pl_gpu
   return st;
 }
 
+/* An optional measured quantize rate (mxfp8_quantize, fp8_current_quantize,
+ * nvfp4_quantize): a fraction of the HBM bandwidth in (0, 1]; absent leaves 0. */
+static enum pl_status quantize_fraction(yajl_val eff, const char *key, const char *origin,
+                                        double *out, struct pl_diag *diag) {
+  if (base_json_get(eff, key) == NULL)
+    return PL_OK;
+  enum pl_status st = fraction(eff, key, origin, out, diag);
+  if (st == PL_OK && !(*out > 0 && *out <= 1))
+    st = pl_diag_set(diag, PL_ERR_RANGE,
+                     "%s: efficiency field '%s': a fraction of the HBM bandwidth must be in (0, 1]",
+                     origin, key);
+  return st;
+}
+
 enum pl_status hw_gpu_efficiency_load(yajl_val root, const char *origin, struct pl_gpu *out,
                                       struct pl_diag *diag) {
   struct pl_gpu_efficiency *e = &out->eff;
@@ -405,14 +422,13 @@ enum pl_status hw_gpu_efficiency_load(yajl_val root, const char *origin, struct 
     st = mamba_ssm_part(eff, origin, e, diag);
   if (st == PL_OK)
     st = fraction(eff, "hbm_fraction", origin, &e->hbm_fraction, diag);
-  if (st == PL_OK && base_json_get(eff, "mxfp8_quantize") != NULL) {
-    st = fraction(eff, "mxfp8_quantize", origin, &e->mxfp8_quantize_fraction, diag);
-    if (st == PL_OK && !(e->mxfp8_quantize_fraction > 0 && e->mxfp8_quantize_fraction <= 1))
-      st = pl_diag_set(diag, PL_ERR_RANGE,
-                       "%s: efficiency field 'mxfp8_quantize': a fraction of the HBM bandwidth "
-                       "must be in (0, 1]",
-                       origin);
-  }
+  if (st == PL_OK)
+    st = quantize_fraction(eff, "mxfp8_quantize", origin, &e->mxfp8_quantize_fraction, diag);
+  if (st == PL_OK)
+    st = quantize_fraction(eff, "fp8_current_quantize", origin,
+                           &e->fp8_current_quantize_fraction, diag);
+  if (st == PL_OK)
+    st = quantize_fraction(eff, "nvfp4_quantize", origin, &e->nvfp4_quantize_fraction, diag);
   if (st == PL_OK)
     st = quantity(eff, "kernel_overhead", PL_UNIT_SECONDS, origin, &e->kernel_overhead_s, diag);
   if (st == PL_OK)

@@ -9,6 +9,7 @@
 #include <plateau/hw.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hw/gpu_efficiency.h"
@@ -17,6 +18,30 @@
 static const char *const arch_names[] = {"volta", "ampere", "hopper", "blackwell", "cdna2",
                                          "cdna3", "other", NULL};
 static const char *const vendor_names[] = {"nvidia", "amd", "other", NULL};
+
+/* "compute_capability": optional, NVIDIA's "major.minor" (developer.nvidia.com/
+ * cuda-gpus), kept as major x 10 + minor, the form Transformer Engine's
+ * cuda::sm_arch returns (100 for 10.0); 0 when not given. */
+static enum pl_status read_compute_capability(yajl_val doc, const char *origin, struct pl_gpu *g,
+                                              struct pl_diag *diag) {
+  char cc[16] = "";
+  enum pl_status st = hw_str(doc, "compute_capability", false, origin, cc, sizeof cc, diag);
+  if (st != PL_OK || cc[0] == '\0')
+    return st;
+  /* digits "." one digit, nothing else */
+  char *end = NULL;
+  long major = strtol(cc, &end, 10);
+  bool ok = end != cc && cc[0] >= '0' && cc[0] <= '9' && major >= 1 && major <= 99 &&
+            end[0] == '.' && end[1] >= '0' && end[1] <= '9' && end[2] == '\0';
+  if (!ok)
+    return pl_diag_set(diag, PL_ERR_PARSE,
+                       "%s: field 'compute_capability' is '%s', expected major.minor such as "
+                       "\"10.0\"",
+                       origin, cc);
+  int minor = end[1] - '0';
+  g->sm_arch = (int)major * 10 + minor;
+  return PL_OK;
+}
 
 static enum pl_status read_compute(yajl_val doc, const char *origin, struct pl_gpu *g,
                                    struct pl_diag *diag) {
@@ -41,7 +66,7 @@ static enum pl_status read_compute(yajl_val doc, const char *origin, struct pl_g
   if (g->sm_count < 1 || g->sm_count > 100000)
     return pl_diag_set(diag, PL_ERR_RANGE, "%s: field 'sm_count' is %lld, expected 1..100000",
                        origin, (long long)g->sm_count);
-  return PL_OK;
+  return read_compute_capability(doc, origin, g, diag);
 }
 
 static enum pl_status read_memory_power(yajl_val doc, const char *origin, struct pl_gpu *g,
@@ -200,6 +225,10 @@ double pl_gpu_peak_flops_per_s(const struct pl_gpu *g, enum pl_dtype dtype) {
 
 /* Formats: OCP Microscaling Formats (MX) v1.0 (MXFP8: k = 32, E8M0 scale);
  * NVIDIA "Introducing NVFP4" (16-value blocks, E4M3 scale). */
+bool pl_gpu_fp8_non_tn_gemm(const struct pl_gpu *g) {
+  return (g->sm_arch >= 100 && g->sm_arch < 120) || g->sm_arch >= 130;
+}
+
 double pl_dtype_element_bytes(enum pl_dtype dtype) {
   switch (dtype) {
   case PL_DTYPE_BF16: return 2.0;

@@ -464,20 +464,27 @@ static double ssd_s(const struct pl_gpu *g, const struct pl_op *op, enum pl_pass
   return t + pl_op_kernels(op, pass) * g->eff.kernel_overhead_s;
 }
 
-/* The block's FP8 casts (segments.c fp8_casts) under MXFP8 at the GPU file's
- * measured rate of Transformer Engine's MXFP8 quantize kernels
- * (efficiency.mxfp8_quantize, a fraction of the HBM bandwidth on the bytes
- * plateau counts for them: read 2 B, write the rowwise and the columnwise
- * copy with their E8M0 scales; docs/step-model.md 2.3e), plus
- * kernel_overhead per launch. These kernels reach well under what a plain
+/* The block's FP8 casts (segments.c fp8_casts) at the GPU file's measured
+ * rate of Transformer Engine's quantize kernels for the run's format, a
+ * fraction of the HBM bandwidth on the bytes plateau counts for them
+ * (docs/step-model.md 2.3e): efficiency.mxfp8_quantize under MXFP8 (read 2 B,
+ * write the rowwise and the columnwise copy with their E8M0 scales);
+ * efficiency.nvfp4_quantize under NVFP4 (the amax pass, then the cast);
+ * efficiency.fp8_current_quantize under per-tensor FP8 with current scaling
+ * (current true: Float8CurrentScalingQuantizer's compute_amax, then the cast).
+ * Plus kernel_overhead per launch. These kernels reach well under what a plain
  * copy does on Blackwell (TE PR #1628: "the kernel is compute-bound").
- * -1 when the op is not these casts or the file gives no rate (the HBM bytes
- * at hbm_fraction then). */
-static double mxfp8_quantize_s(const struct pl_gpu *g, enum pl_dtype dtype, const struct pl_op *op,
-                               enum pl_pass pass) {
-  double f = g->eff.mxfp8_quantize_fraction;
-  if (dtype != PL_DTYPE_MXFP8 || !(f > 0) || op->kind != PL_OP_MEMORY || op->name == NULL ||
-      strcmp(op->name, "fp8_casts") != 0)
+ * -1 when the op is not these casts or the file gives no rate for the format
+ * (the HBM bytes at hbm_fraction then). */
+static double quantize_s(const struct pl_gpu *g, enum pl_dtype dtype, bool current,
+                         const struct pl_op *op, enum pl_pass pass) {
+  if (op->kind != PL_OP_MEMORY || op->name == NULL || strcmp(op->name, "fp8_casts") != 0)
+    return -1;
+  double f = dtype == PL_DTYPE_MXFP8              ? g->eff.mxfp8_quantize_fraction
+             : dtype == PL_DTYPE_NVFP4            ? g->eff.nvfp4_quantize_fraction
+             : dtype == PL_DTYPE_FP8 && current ? g->eff.fp8_current_quantize_fraction
+                                                  : 0;
+  if (!(f > 0))
     return -1;
   double bw = g->hbm_bytes_per_s * f;
   double bytes = pass == PL_PASS_FWD ? op->fwd_bytes : op->bwd_bytes;
@@ -489,7 +496,8 @@ double pl_op_time_s(const struct pl_gpu *g, enum pl_dtype dtype, const struct pl
   double ssd = ssd_s(g, op, pass);
   if (ssd >= 0)
     return ssd;
-  double quantize = mxfp8_quantize_s(g, dtype, op, pass);
+  /* the FP8 recipe is not known here: per-tensor FP8 casts at hbm_fraction */
+  double quantize = quantize_s(g, dtype, false, op, pass);
   if (quantize >= 0)
     return quantize;
   switch (op->kind) {
@@ -604,6 +612,9 @@ double pl_mxfp8_attention_ratio(const struct pl_gpu *g, const struct pl_model *m
 
 double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
                         const struct pl_op *op, enum pl_pass pass) {
+  double quantize = quantize_s(g, l->dtype, l->fp8_recipe == PL_FP8_RECIPE_CURRENT, op, pass);
+  if (quantize >= 0)
+    return quantize;
   if (op->kind == PL_OP_MEMORY && l->kernels == PL_KERNELS_UNFUSED && op->name != NULL &&
       strcmp(op->name, "loss") == 0)
     return pl_op_time_s(g, l->dtype, op, pass) + eager_xent_extra_s(g, l, m, pass);

@@ -991,12 +991,22 @@ static int logit_metrics(const struct pl_run *run, struct pl_op *ops, int n) {
  * rowwise and columnwise usage; the scaling block runs along K, so wgrad
  * needs the copy blocked the other way): read 2 B, write 2 x
  * pl_dtype_element_bytes (1 + 1/32 B for MXFP8, 0.5 + 1/16 B for NVFP4).
- * For FP8 that is 2 + 2 x 1 = the 4 B above. */
+ * For FP8 that is 2 + 2 x 1 = the 4 B above. On GPUs where TE runs per-tensor
+ * FP8 GEMMs in any layout (pl_gpu_fp8_non_tn_gemm: Blackwell data-centre
+ * parts, TE v2.3+), its per-tensor quantizers (delayed and current scaling)
+ * write no transpose: the one FP8 copy serves the rowwise and the columnwise
+ * use (pytorch/csrc/quantizer.cpp Float8Quantizer / Float8CurrentScalingQuantizer
+ * create_tensor: with_data = rowwise_usage || non_tn, with_transpose =
+ * columnwise_usage && !non_tn; TE v2.3-v2.18): read 2 B, write 1 B. */
 static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
   const struct pl_layout *l = &run->layout;
   if (l->dtype == PL_DTYPE_BF16 || n + 1 > PL_MAX_LAYER_OPS)
     return n;
-  double per_elem = 2.0 + 2.0 * pl_dtype_element_bytes(l->dtype);
+  bool per_tensor_te = l->dtype == PL_DTYPE_FP8 && (l->fp8_recipe == PL_FP8_RECIPE_TENSOR ||
+                                                    l->fp8_recipe == PL_FP8_RECIPE_DELAYED ||
+                                                    l->fp8_recipe == PL_FP8_RECIPE_CURRENT);
+  double copies = per_tensor_te && pl_gpu_fp8_non_tn_gemm(&run->cluster.gpu) ? 1.0 : 2.0;
+  double per_elem = 2.0 + copies * pl_dtype_element_bytes(l->dtype);
   /* layout.fp8_recipe (layout.h): delayed, current and blockwise keep the
    * FP8 weights from the step's first micro-batch (TE _Linear's
    * is_first_microbatch: weight casts 1/micro_batches of the time); current
@@ -1071,7 +1081,10 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
       continue;
     }
     if (cached || amax > 0) {
-      fwd += (per_elem + amax) * c * m * k + per_elem * weight_share * c * k * nn;
+      /* the weight's cast reads it for its amax too under current scaling and
+       * NVFP4 (Float8CurrentScalingQuantizer / NVFP4Quantizer quantize_impl
+       * compute the amax of every tensor they quantize) */
+      fwd += (per_elem + amax) * c * m * k + (per_elem + amax) * weight_share * c * k * nn;
       bwd += (per_elem + amax) * c * m * nn;
       continue;
     }

@@ -1014,8 +1014,42 @@ static bool bridge_config_is(const struct validate_in *in, const struct pl_layou
  *  - DeepSeek-V3, 25.09: r0.1.0 run_script.py passes no comm_overlap_config and
  *    recipes/deepseek/deepseek_v3.py pretrain_config defaults CommOverlapConfig(
  *    tp_comm_overlap=False). */
+/* The LM head in MXFP8 (behaviour head_16bit off) for the Megatron-Bridge configs
+ * that set fp8_output_proj: Megatron-Core then builds the output layer as TE's
+ * TELMHeadColumnParallelLinear under the MXFP8 recipe (gpt_model.py, fp8_utils.py
+ * is_mxfp8_output_proj_active, core_v0.18.0, the v0.5.0 pin), also the head MTP
+ * shares; nemo's head_16bit (a plain ColumnParallelLinear in 16-bit) otherwise.
+ *  - 26.06, 26.06.01 (v0.5.0 scripts/performance/configs): deepseek_llm_pretrain.py
+ *    deepseek_v3_pretrain_config_{gb300,gb200} and gpt_oss_llm_pretrain.py's GB300 and
+ *    GB200 configs: `if cfg.mixed_precision.fp8_recipe == "mxfp8": fp8_output_proj = True`
+ *    (the B300/B200 functions do not);
+ *  - 26.08 (HEAD 067f987df0 perf_recipes): deepseek/{gb300,gb200,b300}/deepseek_v3.py fp8mx
+ *    (_enable_deepseek_full_iteration_mxfp8(cfg, ..., fp8_output_proj=True)), gpt_oss/
+ *    common.py _apply_gpt_oss_120b_full_iter_fp8mx_configs (GB300, GB200 fp8mx). */
+static void bridge_output_proj(const struct validate_in *in, struct pl_framework *fw,
+                               struct pl_vrow *row) {
+  static const struct {
+    const char *sections, *model, *gpus; /* space-separated words; model: a prefix */
+  } cfg[] = {
+      {"26.06 26.06.01", "DeepSeekV3", "GB300 GB200"},
+      {"26.08", "DeepSeekV3", "GB300 GB200 B300"},
+      {"26.06 26.06.01 26.08", "GPT OSS 120B", "GB300 GB200"},
+  };
+  const char *prec = cell(in, "precision");
+  if (strcmp(prec, "MXFP8") != 0 && strcmp(prec, "FP8-MX") != 0)
+    return;
+  for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
+    if (!bridge_names_are(in, cfg[i].sections, cfg[i].model, cfg[i].gpus))
+      continue;
+    fw->head_16bit = PL_SETTING_OFF;
+    validate_note(row, "LM head in MXFP8 (the release's fp8_output_proj, not stated in the row)");
+    return;
+  }
+}
+
 static bool bridge_overrides(const struct validate_in *in, struct pl_framework *fw,
                              struct pl_vrow *row) {
+  bridge_output_proj(in, fw, row);
   static const struct {
     const char *sections, *model, *gpus; /* space-separated words */
     const char *precision;               /* the row's precision cell, or NULL for any */

@@ -145,8 +145,17 @@ static void h100_edit_refused(const char *needle, const char *repl, const char *
   gpu_edit_refused("h100", needle, repl, field);
 }
 
+static void gpu_edit_status(const char *gpu, const char *needle, const char *repl,
+                            const char *field, enum pl_status want);
 static void gpu_edit_refused(const char *gpu, const char *needle, const char *repl,
                              const char *field) {
+  gpu_edit_status(gpu, needle, repl, field, PL_ERR_RANGE);
+}
+
+/* gpu's preset text with the first needle's value overwritten by repl (same
+ * length) is refused with status want, the message naming field. */
+static void gpu_edit_status(const char *gpu, const char *needle, const char *repl,
+                            const char *field, enum pl_status want) {
   struct pl_gpu g;
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
@@ -162,7 +171,7 @@ static void gpu_edit_refused(const char *gpu, const char *needle, const char *re
   CHECK(v != NULL);
   if (v != NULL) {
     memcpy(v + strlen("\"value\": "), repl, strlen(repl));
-    CHECK_STATUS(pl_gpu_parse(buf, len, "mem", &g, &d), PL_ERR_RANGE, dp);
+    CHECK_STATUS(pl_gpu_parse(buf, len, "mem", &g, &d), want, dp);
     CHECK_CONTAINS(d.msg, field);
   }
   pl_free(buf);
@@ -260,6 +269,38 @@ static void mxfp8_quantize_figures(void) {
   CHECK_NEAR_REL(g.eff.mxfp8_quantize_fraction, 0.0, 0);
   gpu_edit_refused("b300", "\"value\": 0.622", "1.500", "mxfp8_quantize");
   gpu_edit_refused("b200", "\"value\": 0.651", "0.000", "mxfp8_quantize");
+}
+
+/* The per-tensor FP8 current-scaling and NVFP4 quantize rates
+ * (efficiency.fp8_current_quantize, nvfp4_quantize): b300 and gb300 measured
+ * (TE gemm_profiling.rst on B300, autocast minus pre-quantized per layer:
+ * 12.415 GB in 9.147 - 6.812 = 2.335 ms = 5.317 TB/s = 0.665 of 8 TB/s;
+ * 12.170 GB in 6.453 - 3.764 = 2.689 ms = 4.526 TB/s = 0.566), b200 and
+ * gb200 the same as estimates, absent on h100; 1.500 and 0.000 refused. The
+ * compute capability (developer.nvidia.com/cuda-gpus) as major x 10 + minor:
+ * b200/gb200 100, b300/gb300 103, 0 where the file gives none (h100);
+ * "1x.3" and "10.x" are refused as unparsable. */
+static void quantize_rate_figures(void) {
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  const char *const blackwell[] = {"b300", "gb300", "b200", "gb200"};
+  for (int i = 0; i < 4; i++) {
+    CHECK_STATUS(pl_gpu_load(blackwell[i], &g, &d), PL_OK, dp);
+    CHECK_NEAR_REL(g.eff.fp8_current_quantize_fraction, 0.665, 1e-12);
+    CHECK_NEAR_REL(g.eff.nvfp4_quantize_fraction, 0.566, 1e-12);
+    CHECK_EQ_INT(g.sm_arch, i < 2 ? 103 : 100);
+    CHECK(pl_gpu_fp8_non_tn_gemm(&g));
+  }
+  CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.fp8_current_quantize_fraction, 0.0, 0);
+  CHECK_NEAR_REL(g.eff.nvfp4_quantize_fraction, 0.0, 0);
+  CHECK_EQ_INT(g.sm_arch, 0);
+  CHECK(!pl_gpu_fp8_non_tn_gemm(&g));
+  gpu_edit_refused("b300", "\"value\": 0.665", "1.500", "fp8_current_quantize");
+  gpu_edit_refused("gb200", "\"value\": 0.566", "0.000", "nvfp4_quantize");
+  gpu_edit_status("b300", "\"value\": \"10.3\"", "\"1x.3", "compute_capability", PL_ERR_PARSE);
+  gpu_edit_status("b200", "\"value\": \"10.0\"", "\"10.x", "compute_capability", PL_ERR_PARSE);
 }
 
 /* gemm.mamf_is_ceiling (optional, default true: the MAMF figures cap every
@@ -522,6 +563,7 @@ int main(void) {
   tile_fixed_k_figures();
   block_scaled_ratio_figures();
   mxfp8_quantize_figures();
+  quantize_rate_figures();
   mamba_ssm_figures();
   mamf_ceiling_figures();
   attention_shape_figures();

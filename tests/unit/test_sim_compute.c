@@ -711,12 +711,12 @@ static void test_fp8_casts(void) {
   }
   /* NVFP4 (Transformer Engine's NVFP4Quantizer: an amax read of the 16-bit
    * input, 2 B, then one pass writing the rowwise and columnwise copies,
-   * 2 x (0.5 + 1/16) B, after reading 2 B): 5.125 B per input and output-
-   * gradient element, 3.125 B per weight element (no amax charged there, as
-   * for FP8 current scaling): 5.125 x 6,029,312 + 3.125 x 12,845,056 =
-   * 71,041,024 B forward, 5.125 x 11,010,048 = 56,426,496 B backward; with
-   * the weight cache over 8 micro-batches the weights cost 1/8:
-   * 30,900,224 + 5,017,600 = 35,917,824 B forward */
+   * 2 x (0.5 + 1/16) B, after reading 2 B): 5.125 B per input, weight and
+   * output-gradient element (the weight's quantizer computes its amax too):
+   * 5.125 x (6,029,312 + 12,845,056) = 96,731,136 B forward, 5.125 x
+   * 11,010,048 = 56,426,496 B backward; with the weight cache over 8
+   * micro-batches the weights cost 1/8: 30,900,224 + 8,228,864 =
+   * 39,129,088 B forward */
   run.layout.shard = PL_SHARD_DDP;
   run.layout.dp = run.layout.shard_group = 1;
   run.layout.fp8_all_gather = false;
@@ -727,13 +727,13 @@ static void test_fp8_casts(void) {
   c = find_op(ops, n, "fp8_casts");
   CHECK(c != NULL);
   if (c != NULL) {
-    CHECK_NEAR_REL(c->fwd_bytes, 71041024.0, EXACT);
+    CHECK_NEAR_REL(c->fwd_bytes, 96731136.0, EXACT);
     CHECK_NEAR_REL(c->bwd_bytes, 56426496.0, EXACT);
   }
   run.layout.fp8_weight_cache = true;
   n = pl_sim_segment_ops(&run, 1, ops);
   c = find_op(ops, n, "fp8_casts");
-  CHECK(c != NULL && fabs(c->fwd_bytes - 35917824.0) < 1.0);
+  CHECK(c != NULL && fabs(c->fwd_bytes - 39129088.0) < 1.0);
 }
 
 /* The MoE router stays 16-bit under FP8 (Megatron-Core's
@@ -781,6 +781,100 @@ static void test_mxfp8_quantize_rate(void) {
   op.name = "fp8_casts";
   CHECK_NEAR_REL(pl_op_time_s(&h, PL_DTYPE_MXFP8, &op, PL_PASS_FWD),
                  134.743e-6 + h.eff.kernel_overhead_s, 1e-5);
+}
+
+/* Per-tensor FP8 on a GPU where Transformer Engine runs FP8 GEMMs in any
+ * layout (pl_gpu_fp8_non_tn_gemm: compute capability 10.0-11.x, 13.0+): the
+ * quantizers write one FP8 copy and no transpose, read 2 B + write 1 B per
+ * element. small_llama's block (test_fp8_casts): inputs 6,029,312, weights
+ * 12,845,056, output gradients 11,010,048 elements.
+ *  - delayed on sm 10.0: 3 x 18,874,368 = 56,623,104 B forward, 3 x
+ *    11,010,048 = 33,030,144 B backward;
+ *  - the same on sm 12.0 (RTX Blackwell, TN only) and 9.0: 4 B, 75,497,472 B;
+ *  - current scaling on sm 10.3 with the weight cache over 8 micro-batches:
+ *    5 B per element (amax read 2 + 3): 5 x 6,029,312 + 5 x 12,845,056 / 8 =
+ *    30,146,560 + 8,028,160 = 38,174,720 B forward, 5 x 11,010,048 =
+ *    55,050,240 B backward;
+ *  - blockwise keeps its 2 + 2 x 1 B (Float8BlockQuantizer writes both). */
+static void test_fp8_no_transpose(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  run.layout.dtype = PL_DTYPE_FP8;
+  run.layout.fp8_recipe = PL_FP8_RECIPE_DELAYED;
+  run.cluster.gpu.sm_arch = 100;
+  CHECK(pl_gpu_fp8_non_tn_gemm(&run.cluster.gpu));
+  int n = pl_sim_segment_ops(&run, 1, ops);
+  const struct pl_op *c = find_op(ops, n, "fp8_casts");
+  CHECK(c != NULL && c->fwd_bytes == 56623104.0 && c->bwd_bytes == 33030144.0);
+  run.cluster.gpu.sm_arch = 120;
+  CHECK(!pl_gpu_fp8_non_tn_gemm(&run.cluster.gpu));
+  n = pl_sim_segment_ops(&run, 1, ops);
+  c = find_op(ops, n, "fp8_casts");
+  CHECK(c != NULL && c->fwd_bytes == 75497472.0);
+  run.cluster.gpu.sm_arch = 90;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  c = find_op(ops, n, "fp8_casts");
+  CHECK(c != NULL && c->fwd_bytes == 75497472.0);
+  run.cluster.gpu.sm_arch = 103;
+  run.layout.fp8_recipe = PL_FP8_RECIPE_CURRENT;
+  run.layout.micro_batches = 8;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  c = find_op(ops, n, "fp8_casts");
+  CHECK(c != NULL);
+  if (c != NULL) {
+    CHECK_NEAR_REL(c->fwd_bytes, 38174720.0, EXACT);
+    CHECK_NEAR_REL(c->bwd_bytes, 55050240.0, EXACT);
+  }
+  run.layout.fp8_recipe = PL_FP8_RECIPE_BLOCKWISE;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  c = find_op(ops, n, "fp8_casts");
+  CHECK(c != NULL && c->bwd_bytes == 4.0 * 11010048.0);
+  CHECK(!pl_gpu_fp8_non_tn_gemm(&a100));
+}
+
+/* The per-tensor FP8 current-scaling and NVFP4 casts at the GPU's measured
+ * quantize rates (efficiency.fp8_current_quantize 0.665 and nvfp4_quantize
+ * 0.566 on b300, docs/step-model.md 2.3e). On 406,250,000 B at 8 TB/s:
+ *  - FP8 current scaling (pl_op_run_time_s, layout.fp8_recipe current):
+ *    406.25e6 / (8e12 x 0.665) = 76.3628 us + 1.2 us = 77.5628 us;
+ *  - the same op under delayed scaling, or through pl_op_time_s (no recipe):
+ *    hbm_fraction 0.9, 56.4236 + 1.2 = 57.6236 us;
+ *  - NVFP4: 406.25e6 / (8e12 x 0.566) = 89.7197 + 1.2 = 90.9195 us;
+ *  - h100 (no such keys) under current scaling: hbm_fraction. */
+static void test_quantize_rates(void) {
+  struct pl_gpu g, h;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("b300", &g, &d), PL_OK, dp);
+  CHECK_STATUS(pl_gpu_load("h100", &h, &d), PL_OK, dp);
+  struct pl_run run;
+  small_llama(&run);
+  run.layout.dtype = PL_DTYPE_FP8;
+  run.layout.fp8_recipe = PL_FP8_RECIPE_CURRENT;
+  struct pl_op op;
+  memset(&op, 0, sizeof op);
+  op.name = "fp8_casts";
+  op.kind = PL_OP_MEMORY;
+  op.count = 1;
+  op.share = 1.0;
+  op.fwd_bytes = 406250000.0;
+  CHECK_NEAR_REL(g.eff.kernel_overhead_s, 1.2e-6, 1e-12);
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), 77.5628e-6,
+                 1e-5);
+  CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_FP8, &op, PL_PASS_FWD), 57.6236e-6, 1e-5);
+  run.layout.fp8_recipe = PL_FP8_RECIPE_DELAYED;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), 57.6236e-6,
+                 1e-5);
+  run.layout.dtype = PL_DTYPE_NVFP4;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), 90.9195e-6,
+                 1e-5);
+  CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_NVFP4, &op, PL_PASS_FWD), 90.9195e-6, 1e-5);
+  run.layout.dtype = PL_DTYPE_FP8;
+  run.layout.fp8_recipe = PL_FP8_RECIPE_CURRENT;
+  CHECK_NEAR_REL(pl_op_run_time_s(&h, &run.layout, &run.model, &op, PL_PASS_FWD),
+                 406.25e6 / (h.hbm_bytes_per_s * h.eff.hbm_fraction) + h.eff.kernel_overhead_s,
+                 1e-9);
 }
 
 static void test_router_16bit(void) {
@@ -1408,6 +1502,8 @@ int main(void) {
   test_fp8_casts();
   test_router_16bit();
   test_mxfp8_quantize_rate();
+  test_fp8_no_transpose();
+  test_quantize_rates();
   test_head_16bit();
   test_param_kernels();
   test_framework_passes();

@@ -722,6 +722,14 @@ static void test_moe_rows(void) {
     r = row_of(&v, 1 + i);
     CHECK(r != NULL && !r->skipped && r->layout.fp8_attention == fp8_attn[i]);
   }
+  /* the LM head in MXFP8 where the release sets fp8_output_proj (sources.c
+   * bridge_output_proj: v0.5.0 deepseek_v3_pretrain_config_{gb300,gb200} with mxfp8),
+   * nemo's 16-bit head elsewhere (the Qwen3 rows) */
+  const int head16[][2] = {{3, false}, {13, false}, {12, true}, {1, true}, {4, true}};
+  for (size_t i = 0; i < sizeof head16 / sizeof head16[0]; i++) {
+    r = row_of(&v, head16[i][0]);
+    CHECK(r != NULL && r->layout.head_16bit == (bool)head16[i][1]);
+  }
   r = row_of(&v, 1);
   CHECK(r != NULL && !r->skipped && r->layout.ep_comm_overlap);
   r = row_of(&v, 2);
