@@ -178,6 +178,7 @@ static bool sc21_measure(const struct validate_in *in, const struct pl_run *run,
   double f = validate_megatron_eq3_flops((double)run->layout.gbs, (double)m->seq_len,
                                          (double)m->layers, (double)m->hidden, (double)m->vocab);
   row->measured = f / (row->published * 1e12 * (double)run->layout.gpus);
+  row->published_rate = true; /* step = X / the published rate */
   snprintf(row->metric, sizeof row->metric,
            "%s -> step = eq.3 FLOPs (recompute counted) / (rate x GPUs)", col);
   return true;
@@ -307,6 +308,7 @@ static bool bloom_measure(const struct validate_in *in, const struct pl_run *run
   double p = (double)pl_model_params(m) + (double)(m->vocab * m->hidden);
   row->measured = 8.0 * p * (double)m->seq_len * (double)run->layout.gbs /
                   (row->published * 1e12 * (double)run->layout.gpus);
+  row->published_rate = true; /* step = X / the published rate */
   snprintf(row->metric, sizeof row->metric,
            "TFLOPs -> step = 8 P s B / (rate x GPUs), P = %.1f B (Megatron-DeepSpeed count)",
            p / 1e9);
@@ -349,6 +351,7 @@ static bool llmfoundry_measure(const struct validate_in *in, const struct pl_run
   if (!metric(in, col, row))
     return false;
   row->measured = (double)run->layout.gbs * (double)run->model.seq_len / row->published;
+  row->published_rate = true; /* step = X / the published rate */
   snprintf(row->metric, sizeof row->metric, "%s -> step = global batch tokens / rate", col);
   return true;
 }
@@ -492,6 +495,7 @@ static bool nemo_measure(const struct validate_in *in, const struct pl_run *run,
     if (!metric(in, col, row))
       return false;
     row->measured = (double)l->gbs * (double)m->seq_len / (row->published * (double)l->gpus);
+    row->published_rate = true; /* step = X / the published rate */
     snprintf(row->metric, sizeof row->metric, "%s -> step = global batch tokens / (rate x GPUs)",
              col);
     return true;
@@ -509,6 +513,7 @@ static bool nemo_measure(const struct validate_in *in, const struct pl_run *run,
                                        (double)m->hidden, (double)m->heads, (double)m->kv_heads,
                                        (double)m->ffn_hidden, vocab);
   row->measured = f / (row->published * 1e12 * (double)l->gpus);
+  row->published_rate = true; /* step = X / the published rate */
   snprintf(row->metric, sizeof row->metric,
            "%s -> step = NeMo model FLOPs (llama formula) / (rate x GPUs)", col);
   return true;
@@ -1496,6 +1501,7 @@ static bool bridge_measure(const struct validate_in *in, const struct pl_run *ru
   const struct pl_layout *l = &run->layout;
   row->measured =
       (double)l->gbs * (double)run->model.seq_len / (row->published * (double)l->gpus);
+  row->published_rate = true; /* step = X / the published rate */
   snprintf(row->metric, sizeof row->metric, "%s -> step = global batch tokens / (rate x GPUs)",
            col);
   return true;
@@ -1657,6 +1663,7 @@ static bool zoo_measure(const struct validate_in *in, const struct pl_run *run,
   const struct pl_layout *l = &run->layout;
   double f = validate_megatron_flops(&run->model, (double)l->gbs, (double)run->model.seq_len);
   row->measured = f / (tf * 1e12 * (double)l->gpus);
+  row->published_rate = true; /* step = X / the published rate */
   snprintf(row->metric, sizeof row->metric,
            "%s -> step = Megatron-LM model FLOPs (num_floating_point_operations) / (rate x GPUs)",
            col);

@@ -152,6 +152,9 @@ static void test_rows(void) {
     CHECK_NEAR_REL(r->published, 137.0, 0);
     CHECK(r->predicted > 0);
     CHECK_NEAR_REL(r->error, 100.0 * (r->predicted - r->measured) / r->measured, 1e-12);
+    /* a rate (TFLOP/s) published: its error is the predicted rate's, measured / predicted - 1 */
+    CHECK(r->published_rate);
+    CHECK_NEAR_REL(r->published_error, 100.0 * (r->measured / r->predicted - 1.0), 1e-12);
     CHECK_STR(r->source, "sc21");
     CHECK_CONTAINS(r->architecture, "learned positions");
     CHECK_STR(r->gpu, "a100-80g");
@@ -368,6 +371,7 @@ static void fake_row(struct pl_vrow *r, const char *ds, int64_t row, double err,
   r->measured = 10.0;
   r->predicted = 10.0 * (1 + err / 100);
   r->error = err;
+  r->published_error = err; /* a published time */
   r->skipped = skipped;
 }
 
@@ -388,6 +392,14 @@ static void test_summary(void) {
   CHECK_NEAR_REL(s.max_ape, 20.0, 0);
   CHECK_NEAR_REL(s.bias, (10.0 - 20 + 5 - 7) / 4, 1e-12); /* -3: signed mean */
   CHECK_EQ_INT(s.worst_row, 2);
+  /* on the published column: row 1 a rate 10 % too slow in step time (rate 1 / 1.1 of the
+   * published: -9.09 %), row 2 a rate 20 % too fast (1 / 0.8: +25 %), rows 3 and 5 times */
+  rows[0].published_rate = true, rows[0].published_error = 100.0 * (1.0 / 1.1 - 1.0);
+  rows[1].published_rate = true, rows[1].published_error = 25.0;
+  CHECK_STATUS(pl_validation_summarize(rows, 5, "a", &s, NULL), PL_OK, dp);
+  CHECK_NEAR_REL(s.published_mape, (100.0 / 11.0 + 25 + 5 + 7) / 4, 1e-12);
+  CHECK_NEAR_REL(s.published_bias, (-100.0 / 11.0 + 25 + 5 - 7) / 4, 1e-12);
+  CHECK_NEAR_REL(s.mape, 10.5, 1e-12); /* the step's figures do not change */
   CHECK_STATUS(pl_validation_summarize(rows, 3, "a", &s, NULL), PL_OK, dp);
   CHECK_NEAR_REL(s.median_ape, 10.0, 0); /* odd count: middle of 5 10 20 */
   CHECK_STATUS(pl_validation_summarize(rows + 3, 1, "a", &s, NULL), PL_OK, dp);
