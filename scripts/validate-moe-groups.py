@@ -2,18 +2,25 @@
 # validate-moe-groups.py [PLATEAU] [-v]: the groups of issue 19 (docs/accuracy.md): mean |error| and
 # mean signed error of the MoE rows of Megatron-Bridge and the Megatron MoE model zoo, and of
 # Llama 3.1 405B on GB200/GB300, from `plateau validate ... --format csv` (run from the repository root).
+# Each line gives the step-time error (validate's error_pct) and, after "tokens/s", the error on the
+# column the sources publish (published_error_pct: a rate's error, measured / predicted - 1 of the
+# step, larger than the step's when plateau is too fast).
 import csv,sys,collections,subprocess
 PLATEAU = sys.argv[1] if len(sys.argv) > 1 else 'build-test/plateau'
 out=subprocess.run([PLATEAU,'validate','data/validation/megatron_bridge_performance_summary.csv','data/validation/megatron_moe_modelzoo.csv','--format','csv'],capture_output=True,text=True).stdout
 r=list(csv.DictReader(out.splitlines()))
 def stats(rows):
     e=[float(x['error_pct']) for x in rows]
-    return "%3d rows  mean|err| %5.1f%%  bias %+5.1f%%" % (len(e), sum(abs(v) for v in e)/max(1,len(e)), sum(e)/max(1,len(e)))
+    t=[float(x['published_error_pct']) for x in rows]
+    n=max(1,len(e))
+    return "%3d rows  mean|err| %5.1f%%  bias %+5.1f%%  | tokens/s: mean|err| %5.1f%%  bias %+5.1f%%" % (
+        len(e), sum(abs(v) for v in e)/n, sum(e)/n, sum(abs(v) for v in t)/n, sum(t)/n)
 ran=[x for x in r if not x['skipped_reason']]
 moe=[x for x in ran if x['run'].split(',')[0] in ('deepseek-v3','qwen3-235b-a22b','qwen3-30b-a3b','gpt-oss-120b')]
 print("MoE rows (bridge+zoo):", stats(moe))
 print("  bridge MoE:", stats([x for x in moe if x['dataset'].startswith('megatron_bridge')]))
 print("  zoo:", stats([x for x in moe if x['dataset'].startswith('megatron_moe')]))
+print("MoE rows with Nemotron 3 Nano (hybrid Mamba-2 MoE):", stats(moe+[x for x in ran if x['run'].startswith('nemotron-3-nano')]))
 l405=[x for x in ran if x['run'].startswith('llama3-405b') and x['gpu'] in ('gb200','gb300')]
 print("Llama 3.1 405B GB200/GB300:", stats(l405))
 print("Llama 3.1 405B all:", stats([x for x in ran if x['run'].startswith('llama3-405b')]))

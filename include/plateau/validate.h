@@ -44,6 +44,11 @@ struct pl_vrow {
   double measured;        /* published value converted to quantity */
   double predicted;       /* plateau's prediction of quantity */
   double error;           /* percent, signed: 100 (predicted - measured) / measured */
+  bool published_rate;    /* the published column is a rate (tokens/s, FLOP/s): measured is
+                             a constant over it, so its error differs from the step's */
+  double published_error; /* percent, signed, on the published column as printed: for a
+                             rate 100 (measured / predicted - 1) (predicted rate over
+                             published), else error */
   bool skipped;           /* no prediction: skipped_reason says why */
   char skipped_reason[320];
   char assumed[1024];      /* fields this row did not state and how they were filled */
@@ -66,6 +71,9 @@ struct pl_vsummary {
   double median_ape;      /* median |error|, percent */
   double max_ape;         /* worst |error|, percent */
   double bias;            /* mean signed error, percent: < 0 = predicted too fast */
+  double published_mape;  /* mean |published_error| (the error on the column as published:
+                             tokens/s, FLOP/s or time), percent */
+  double published_bias;  /* its mean signed error, percent: > 0 = predicted rate too high */
   int64_t worst_row;      /* its row number in its dataset, 0 when none */
   char worst_dataset[64]; /* its dataset (differs per row only in "all") */
 };

@@ -2,11 +2,13 @@
  *
  * {"quantity": "step_time_s", "error_unit": "percent",
  *  "datasets": [{name, rows, predicted, skipped, mape, median_ape, max_ape,
- *                bias (mean signed error), worst_row}],
+ *                bias (mean signed error), worst_row, published_mape, published_bias
+ *                (the same on the column as published: a rate's error is
+ *                measured / predicted - 1 of the step)}],
  *  "overall": {same, plus worst_dataset},
  *  with --by: "by": "gpu", "groups": [{same as overall, name = the group}],
  *  "rows": [{dataset, row, line, run, source, framework, architecture, gpu, cluster, quantity, metric,
- *            published, predicted, measured, error, skipped_reason, assumed,
+ *            published, predicted, measured, error, published_error, skipped_reason, assumed,
  *            layout {...}, breakdown {...}}]}
  * Errors are percent (error signed, the rest absolute). What does not apply
  * is null: a skipped row has no prediction, a predicted row no reason. */
@@ -24,12 +26,16 @@ static void summary(struct pl_emit *e, const char *key, const struct pl_vsummary
     pl_emit_num(e, "max_ape", s->max_ape);
     pl_emit_num(e, "bias", s->bias);
     pl_emit_int(e, "worst_row", s->worst_row);
+    pl_emit_num(e, "published_mape", s->published_mape);
+    pl_emit_num(e, "published_bias", s->published_bias);
   } else {
     pl_emit_null(e, "mape");
     pl_emit_null(e, "median_ape");
     pl_emit_null(e, "max_ape");
     pl_emit_null(e, "bias");
     pl_emit_null(e, "worst_row");
+    pl_emit_null(e, "published_mape");
+    pl_emit_null(e, "published_bias");
   }
   if (all)
     pl_emit_str(e, "worst_dataset", s->predicted > 0 ? s->worst_dataset : NULL);
@@ -92,6 +98,7 @@ static void row(struct pl_emit *e, const char *key, const struct pl_vrow *r) {
   num_or_null(e, "predicted", r->predicted, p);
   num_or_null(e, "measured", r->measured, m);
   num_or_null(e, "error", r->error, p);
+  num_or_null(e, "published_error", r->published_error, p);
   pl_emit_str(e, "skipped_reason", p ? NULL : r->skipped_reason);
   pl_emit_str(e, "assumed", r->assumed);
   if (p) {

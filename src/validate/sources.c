@@ -178,6 +178,7 @@ static bool sc21_measure(const struct validate_in *in, const struct pl_run *run,
   double f = validate_megatron_eq3_flops((double)run->layout.gbs, (double)m->seq_len,
                                          (double)m->layers, (double)m->hidden, (double)m->vocab);
   row->measured = f / (row->published * 1e12 * (double)run->layout.gpus);
+  row->published_rate = true; /* step = X / the published rate */
   snprintf(row->metric, sizeof row->metric,
            "%s -> step = eq.3 FLOPs (recompute counted) / (rate x GPUs)", col);
   return true;
@@ -307,6 +308,7 @@ static bool bloom_measure(const struct validate_in *in, const struct pl_run *run
   double p = (double)pl_model_params(m) + (double)(m->vocab * m->hidden);
   row->measured = 8.0 * p * (double)m->seq_len * (double)run->layout.gbs /
                   (row->published * 1e12 * (double)run->layout.gpus);
+  row->published_rate = true; /* step = X / the published rate */
   snprintf(row->metric, sizeof row->metric,
            "TFLOPs -> step = 8 P s B / (rate x GPUs), P = %.1f B (Megatron-DeepSpeed count)",
            p / 1e9);
@@ -349,6 +351,7 @@ static bool llmfoundry_measure(const struct validate_in *in, const struct pl_run
   if (!metric(in, col, row))
     return false;
   row->measured = (double)run->layout.gbs * (double)run->model.seq_len / row->published;
+  row->published_rate = true; /* step = X / the published rate */
   snprintf(row->metric, sizeof row->metric, "%s -> step = global batch tokens / rate", col);
   return true;
 }
@@ -492,6 +495,7 @@ static bool nemo_measure(const struct validate_in *in, const struct pl_run *run,
     if (!metric(in, col, row))
       return false;
     row->measured = (double)l->gbs * (double)m->seq_len / (row->published * (double)l->gpus);
+    row->published_rate = true; /* step = X / the published rate */
     snprintf(row->metric, sizeof row->metric, "%s -> step = global batch tokens / (rate x GPUs)",
              col);
     return true;
@@ -509,6 +513,7 @@ static bool nemo_measure(const struct validate_in *in, const struct pl_run *run,
                                        (double)m->hidden, (double)m->heads, (double)m->kv_heads,
                                        (double)m->ffn_hidden, vocab);
   row->measured = f / (row->published * 1e12 * (double)l->gpus);
+  row->published_rate = true; /* step = X / the published rate */
   snprintf(row->metric, sizeof row->metric,
            "%s -> step = NeMo model FLOPs (llama formula) / (rate x GPUs)", col);
   return true;
@@ -1009,8 +1014,42 @@ static bool bridge_config_is(const struct validate_in *in, const struct pl_layou
  *  - DeepSeek-V3, 25.09: r0.1.0 run_script.py passes no comm_overlap_config and
  *    recipes/deepseek/deepseek_v3.py pretrain_config defaults CommOverlapConfig(
  *    tp_comm_overlap=False). */
+/* The LM head in MXFP8 (behaviour head_16bit off) for the Megatron-Bridge configs
+ * that set fp8_output_proj: Megatron-Core then builds the output layer as TE's
+ * TELMHeadColumnParallelLinear under the MXFP8 recipe (gpt_model.py, fp8_utils.py
+ * is_mxfp8_output_proj_active, core_v0.18.0, the v0.5.0 pin), also the head MTP
+ * shares; nemo's head_16bit (a plain ColumnParallelLinear in 16-bit) otherwise.
+ *  - 26.06, 26.06.01 (v0.5.0 scripts/performance/configs): deepseek_llm_pretrain.py
+ *    deepseek_v3_pretrain_config_{gb300,gb200} and gpt_oss_llm_pretrain.py's GB300 and
+ *    GB200 configs: `if cfg.mixed_precision.fp8_recipe == "mxfp8": fp8_output_proj = True`
+ *    (the B300/B200 functions do not);
+ *  - 26.08 (HEAD 067f987df0 perf_recipes): deepseek/{gb300,gb200,b300}/deepseek_v3.py fp8mx
+ *    (_enable_deepseek_full_iteration_mxfp8(cfg, ..., fp8_output_proj=True)), gpt_oss/
+ *    common.py _apply_gpt_oss_120b_full_iter_fp8mx_configs (GB300, GB200 fp8mx). */
+static void bridge_output_proj(const struct validate_in *in, struct pl_framework *fw,
+                               struct pl_vrow *row) {
+  static const struct {
+    const char *sections, *model, *gpus; /* space-separated words; model: a prefix */
+  } cfg[] = {
+      {"26.06 26.06.01", "DeepSeekV3", "GB300 GB200"},
+      {"26.08", "DeepSeekV3", "GB300 GB200 B300"},
+      {"26.06 26.06.01 26.08", "GPT OSS 120B", "GB300 GB200"},
+  };
+  const char *prec = cell(in, "precision");
+  if (strcmp(prec, "MXFP8") != 0 && strcmp(prec, "FP8-MX") != 0)
+    return;
+  for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
+    if (!bridge_names_are(in, cfg[i].sections, cfg[i].model, cfg[i].gpus))
+      continue;
+    fw->head_16bit = PL_SETTING_OFF;
+    validate_note(row, "LM head in MXFP8 (the release's fp8_output_proj, not stated in the row)");
+    return;
+  }
+}
+
 static bool bridge_overrides(const struct validate_in *in, struct pl_framework *fw,
                              struct pl_vrow *row) {
+  bridge_output_proj(in, fw, row);
   static const struct {
     const char *sections, *model, *gpus; /* space-separated words */
     const char *precision;               /* the row's precision cell, or NULL for any */
@@ -1436,6 +1475,20 @@ static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, str
      * moe_flex_dispatcher_backend "deepep". v0.2.x (25.11) sets no backend: alltoall. */
     l->dispatch = PL_MOE_DEEPEP;
     validate_note(row, "deepep dispatcher (the release's H100 config)");
+  } else if (bridge_config_is(in, l, "26.02.01 26.04 26.04.01 26.06 26.06.01", "Nemotron_3_Nano",
+                              "B200 B300 H100", -1)) {
+    /* Nemotron 3 Nano on DGX B200/B300/H100 (v0.3.1 configs/nemotronh/
+     * nemotron_3_nano_workload_base_configs.py, v0.4.0, v0.4.2, v0.5.0
+     * nemotron_3_workload_base_configs.py BASE_NEMOTRON_3_NANO_CONFIG:
+     * moe_flex_dispatcher_backend "hybridep", inherited by every GPU's config, H100 included;
+     * the recipe recipes/nemotronh/nemotron_3_nano.py sets moe_token_dispatcher_type "flex",
+     * and apply_flex_dispatcher_backend keeps it for hybridep on compute capability 8-10).
+     * ep 8 is one node on every one of these rows: on Blackwell the call is priced at
+     * HybridEP's measured DGX B200 rate (segments.c flex_nvl5_call_s, as DeepSeek-V3 on
+     * B200/B300 above); on H100 inside one node by NCCL's all_to_all (no published
+     * intra-node H100 HybridEP rate). The host waits after the dispatch (moe_sync.c). */
+    l->dispatch = PL_MOE_HYBRIDEP;
+    validate_note(row, "hybridep dispatcher (the release's DGX config)");
   }
   mcore_balance(in, l, row);
   bridge_ep_overlap(in, l, row);
@@ -1467,6 +1520,7 @@ static bool bridge_measure(const struct validate_in *in, const struct pl_run *ru
   const struct pl_layout *l = &run->layout;
   row->measured =
       (double)l->gbs * (double)run->model.seq_len / (row->published * (double)l->gpus);
+  row->published_rate = true; /* step = X / the published rate */
   snprintf(row->metric, sizeof row->metric, "%s -> step = global batch tokens / (rate x GPUs)",
            col);
   return true;
@@ -1628,6 +1682,7 @@ static bool zoo_measure(const struct validate_in *in, const struct pl_run *run,
   const struct pl_layout *l = &run->layout;
   double f = validate_megatron_flops(&run->model, (double)l->gbs, (double)run->model.seq_len);
   row->measured = f / (tf * 1e12 * (double)l->gpus);
+  row->published_rate = true; /* step = X / the published rate */
   snprintf(row->metric, sizeof row->metric,
            "%s -> step = Megatron-LM model FLOPs (num_floating_point_operations) / (rate x GPUs)",
            col);

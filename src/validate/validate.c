@@ -61,7 +61,7 @@ enum pl_status validate_summarize_sel(const struct pl_vrow *rows, size_t n, vali
   if (ape == NULL)
     return pl_diag_set(diag, PL_ERR_NOMEM, "validate: out of memory summarizing '%s'", name);
   size_t k = 0;
-  double sum = 0, signed_sum = 0;
+  double sum = 0, signed_sum = 0, pub_sum = 0, pub_signed = 0;
   for (size_t i = 0; i < n; i++) {
     if (!selected(&rows[i], sel, arg))
       continue;
@@ -70,6 +70,8 @@ enum pl_status validate_summarize_sel(const struct pl_vrow *rows, size_t n, vali
       ape[k] = fabs(rows[i].error);
       sum += ape[k++];
       signed_sum += rows[i].error;
+      pub_sum += fabs(rows[i].published_error);
+      pub_signed += rows[i].published_error;
     }
   }
   out->predicted = (int64_t)k;
@@ -78,6 +80,8 @@ enum pl_status validate_summarize_sel(const struct pl_vrow *rows, size_t n, vali
     qsort(ape, k, sizeof *ape, cmp_double);
     out->mape = sum / (double)k;
     out->bias = signed_sum / (double)k;
+    out->published_mape = pub_sum / (double)k;
+    out->published_bias = pub_signed / (double)k;
     out->median_ape = k % 2 == 1 ? ape[k / 2] : 0.5 * (ape[k / 2 - 1] + ape[k / 2]);
     worst(rows, n, sel, arg, out);
   }
@@ -137,6 +141,9 @@ static void record_prediction(struct pl_vrow *row, const struct pl_prediction *p
   row->layout = p->run.layout;
   row->predicted = p->step.step_time_s;
   row->error = 100.0 * (row->predicted - row->measured) / row->measured;
+  /* a rate r published as step = X / r: the predicted rate is X / predicted */
+  row->published_error =
+      row->published_rate ? 100.0 * (row->measured / row->predicted - 1.0) : row->error;
   row->mfu = p->step.mfu;
   row->compute_s = p->step.compute_s;
   row->exposed_comm_s = p->step.exposed_comm_s;

@@ -152,6 +152,9 @@ static void test_rows(void) {
     CHECK_NEAR_REL(r->published, 137.0, 0);
     CHECK(r->predicted > 0);
     CHECK_NEAR_REL(r->error, 100.0 * (r->predicted - r->measured) / r->measured, 1e-12);
+    /* a rate (TFLOP/s) published: its error is the predicted rate's, measured / predicted - 1 */
+    CHECK(r->published_rate);
+    CHECK_NEAR_REL(r->published_error, 100.0 * (r->measured / r->predicted - 1.0), 1e-12);
     CHECK_STR(r->source, "sc21");
     CHECK_CONTAINS(r->architecture, "learned positions");
     CHECK_STR(r->gpu, "a100-80g");
@@ -368,6 +371,7 @@ static void fake_row(struct pl_vrow *r, const char *ds, int64_t row, double err,
   r->measured = 10.0;
   r->predicted = 10.0 * (1 + err / 100);
   r->error = err;
+  r->published_error = err; /* a published time */
   r->skipped = skipped;
 }
 
@@ -388,6 +392,14 @@ static void test_summary(void) {
   CHECK_NEAR_REL(s.max_ape, 20.0, 0);
   CHECK_NEAR_REL(s.bias, (10.0 - 20 + 5 - 7) / 4, 1e-12); /* -3: signed mean */
   CHECK_EQ_INT(s.worst_row, 2);
+  /* on the published column: row 1 a rate 10 % too slow in step time (rate 1 / 1.1 of the
+   * published: -9.09 %), row 2 a rate 20 % too fast (1 / 0.8: +25 %), rows 3 and 5 times */
+  rows[0].published_rate = true, rows[0].published_error = 100.0 * (1.0 / 1.1 - 1.0);
+  rows[1].published_rate = true, rows[1].published_error = 25.0;
+  CHECK_STATUS(pl_validation_summarize(rows, 5, "a", &s, NULL), PL_OK, dp);
+  CHECK_NEAR_REL(s.published_mape, (100.0 / 11.0 + 25 + 5 + 7) / 4, 1e-12);
+  CHECK_NEAR_REL(s.published_bias, (-100.0 / 11.0 + 25 + 5 - 7) / 4, 1e-12);
+  CHECK_NEAR_REL(s.mape, 10.5, 1e-12); /* the step's figures do not change */
   CHECK_STATUS(pl_validation_summarize(rows, 3, "a", &s, NULL), PL_OK, dp);
   CHECK_NEAR_REL(s.median_ape, 10.0, 0); /* odd count: middle of 5 10 20 */
   CHECK_STATUS(pl_validation_summarize(rows + 3, 1, "a", &s, NULL), PL_OK, dp);
@@ -710,6 +722,14 @@ static void test_moe_rows(void) {
     r = row_of(&v, 1 + i);
     CHECK(r != NULL && !r->skipped && r->layout.fp8_attention == fp8_attn[i]);
   }
+  /* the LM head in MXFP8 where the release sets fp8_output_proj (sources.c
+   * bridge_output_proj: v0.5.0 deepseek_v3_pretrain_config_{gb300,gb200} with mxfp8),
+   * nemo's 16-bit head elsewhere (the Qwen3 rows) */
+  const int head16[][2] = {{3, false}, {13, false}, {12, true}, {1, true}, {4, true}};
+  for (size_t i = 0; i < sizeof head16 / sizeof head16[0]; i++) {
+    r = row_of(&v, head16[i][0]);
+    CHECK(r != NULL && r->layout.head_16bit == (bool)head16[i][1]);
+  }
   r = row_of(&v, 1);
   CHECK(r != NULL && !r->skipped && r->layout.ep_comm_overlap);
   r = row_of(&v, 2);
@@ -739,6 +759,30 @@ static void test_moe_rows(void) {
   CHECK(r != NULL && !r->layout.tp_comm_overlap);
   r = row_of(&v, 12);
   CHECK(r != NULL && r->layout.tp_comm_overlap);
+  pl_validation_free(&v);
+  /* Nemotron 3 Nano's dispatcher (sources.c bridge_layout): BASE_NEMOTRON_3_NANO_CONFIG
+   * sets moe_flex_dispatcher_backend "hybridep" for every GPU in v0.3.1-v0.5.0 (26.02.01 ..
+   * 26.06.01): DGX B300 and H100 hybridep, GB300 the NVL72 flex reading; 26.02 (not a
+   * release the table has Nano rows of) keeps alltoall */
+  const char *nano =
+      "source,table_or_section,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,"
+      "cp,ep,vp,sharding,recompute,micro_batch,global_batch,precision,Task,Tokens / sec / GPU,"
+      "notes\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.06 NeMo Container / x,"
+      "Nemotron_3_Nano,,,,,8192,DGX-B300,8,1,1,1,8,,,,4,512,MXFP8,pretrain,37316,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.04 NeMo Container / x,"
+      "Nemotron_3_Nano,,,,,8192,DGX-H100,16,1,1,1,8,,,,1,1024,FP8,pretrain,14507,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.06 NeMo Container / x,"
+      "Nemotron_3_Nano,,,,,8192,DGX-GB300,8,1,1,1,8,,,,4,512,MXFP8,pretrain,39749,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02 NeMo Container / x,"
+      "Nemotron_3_Nano,,,,,8192,DGX-B300,8,1,1,1,8,,,,4,512,MXFP8,pretrain,37316,\n";
+  pl_validation_init(&v);
+  CHECK_STATUS(pl_validation_add_csv(&v, "bridge", nano, strlen(nano), &d), PL_OK, dp);
+  const int nano_dispatch[] = {PL_MOE_HYBRIDEP, PL_MOE_HYBRIDEP, PL_MOE_DEEPEP, PL_MOE_ALLTOALL};
+  for (int i = 0; i < 4; i++) {
+    r = row_of(&v, 1 + i);
+    CHECK(r != NULL && !r->skipped && (int)r->layout.dispatch == nano_dispatch[i]);
+  }
   pl_validation_free(&v);
   /* tp overlap per release configuration (sources.c bridge_overrides): Llama 3.1
    * 405B NVFP4 off (v0.5.0 llama31_405b_pretrain_config_gb200: False if nvfp4), its
