@@ -114,6 +114,9 @@ struct pl_framework {
                                           (layout.cudnn_2024) */
   enum pl_setting fp8_attention;       /* MXFP8 attention: Megatron-Core's
                                           fp8_dot_product_attention (layout.fp8_attention) */
+  enum pl_setting nvfp4_rht_unfused;   /* NVFP4 casts as Transformer Engine before 2.14 runs
+                                          them: the RHT'd columnwise cast a pass of its own
+                                          (layout.nvfp4_rht_unfused) */
   enum pl_setting zero3_reuse;         /* zero3 per-parameter gathers: a parameter used again
                                           within DeepSpeed's stage3_max_reuse_distance stays
                                           gathered (layout.zero3_no_reuse) */

@@ -205,6 +205,12 @@ struct pl_layout {
                               the BF16 cuDNN kernel x the GPU file's attention.cudnn.
                               mxfp8_time_ratio; needs dtype mxfp8, cuDNN attention and the
                               figures (pl_layout_resolve refuses otherwise) */
+  bool nvfp4_rht_unfused;  /* input: under NVFP4, Transformer Engine before 2.14 quantizes each
+                              input and output gradient rowwise (nvte_quantize_v2) and, in a
+                              second pass over the 16-bit tensor, the random-Hadamard-transformed
+                              columnwise copy (nvte_hadamard_transform_cast_fusion_columnwise):
+                              +2 B per element in fp8_casts (TE 2.9-2.13 NVFP4Quantizer::
+                              quantize_impl; one fused kernel from 2.14) */
   bool attention_te;       /* input: Transformer Engine picks the kernel (get_attention_backend):
                               pl_layout_resolve sets attention_cudnn on compute capability >= 9.0
                               (GPU arch hopper, blackwell) where cuDNN trains the head dims, and

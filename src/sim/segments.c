@@ -1048,6 +1048,11 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
                         l->dtype == PL_DTYPE_NVFP4
                     ? 2.0
                     : 0.0;
+  /* layout.nvfp4_rht_unfused: TE 2.9-2.13's quantize_impl casts an RHT'd
+   * tensor (inputs and output gradients; weights take no RHT) rowwise with
+   * nvte_quantize_v2, then reads it again for the columnwise copy
+   * (nvte_hadamard_transform_cast_fusion_columnwise): +2 B per element */
+  double rht_pass = l->dtype == PL_DTYPE_NVFP4 && l->nvfp4_rht_unfused ? 2.0 : 0.0;
   /* fp8-tensorwise: torchao's Float8Linear with the "tensorwise" recipe
    * (torchtitan float8.recipe_name; torchao/float8/config.py ALL_TENSORWISE,
    * "dynamic per-tensor scaling with the cuBLAS tensorwise kernel").
@@ -1084,8 +1089,9 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
       /* the weight's cast reads it for its amax too under current scaling and
        * NVFP4 (Float8CurrentScalingQuantizer / NVFP4Quantizer quantize_impl
        * compute the amax of every tensor they quantize) */
-      fwd += (per_elem + amax) * c * m * k + (per_elem + amax) * weight_share * c * k * nn;
-      bwd += (per_elem + amax) * c * m * nn;
+      fwd += (per_elem + amax + rht_pass) * c * m * k +
+             (per_elem + amax) * weight_share * c * k * nn;
+      bwd += (per_elem + amax + rht_pass) * c * m * nn;
       continue;
     }
     fwd += per_elem * c * (m * k + k * nn);

@@ -1264,6 +1264,24 @@ static void bridge_fp8_attention(const struct validate_in *in, struct pl_layout 
   }
 }
 
+/* NVFP4 rows of the releases whose Transformer Engine casts an RHT'd tensor in
+ * two passes (layout.nvfp4_rht_unfused): the Megatron-Bridge release of each
+ * section (as bridge_recompute) pins TE in its uv.lock: v0.2.2 (25.11)
+ * 2.9.0+70f53666, v0.3.0 and v0.3.1 (26.02, 26.02.01) 2.12.0+5671fd36, v0.4.0
+ * (26.04) 2.14.0+71bbefbf, v0.4.2 2.14.1, v0.5.0 2.16.0. TE 2.9-2.13's
+ * NVFP4Quantizer::quantize_impl (pytorch/csrc/quantizer.cpp) quantizes the
+ * rowwise copy with nvte_quantize_v2 and the columnwise RHT copy with
+ * nvte_hadamard_transform_cast_fusion_columnwise, each reading the input; TE
+ * 2.14 fuses both into nvte_quantize_with_hadamard_transform. */
+static void bridge_nvfp4_rht(const struct validate_in *in, struct pl_layout *l,
+                             struct pl_vrow *row) {
+  if (!bridge_config_is(in, l, "25.11 26.02 26.02.01", "", "GB300 GB200 B300 B200",
+                        PL_DTYPE_NVFP4))
+    return;
+  l->nvfp4_rht_unfused = true;
+  validate_note(row, "NVFP4 RHT cast in two passes (the release's Transformer Engine 2.9/2.12)");
+}
+
 /* The FP8 recipe of the rows whose precision reads plain "FP8" (the 26.x
  * sections; 25.11 writes "FP8-CS"). Each section was read in the release of
  * its month (26.02: v0.3.0, 26.02.01: v0.3.1, 26.04: v0.4.0, 26.04.01:
@@ -1457,12 +1475,27 @@ static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, str
      * moe_flex_dispatcher_backend "deepep". v0.2.x (25.11) sets no backend: alltoall. */
     l->dispatch = PL_MOE_DEEPEP;
     validate_note(row, "deepep dispatcher (the release's H100 config)");
+  } else if (bridge_config_is(in, l, "26.02.01 26.04 26.04.01 26.06 26.06.01", "Nemotron_3_Nano",
+                              "B200 B300 H100", -1)) {
+    /* Nemotron 3 Nano on DGX B200/B300/H100 (v0.3.1 configs/nemotronh/
+     * nemotron_3_nano_workload_base_configs.py, v0.4.0, v0.4.2, v0.5.0
+     * nemotron_3_workload_base_configs.py BASE_NEMOTRON_3_NANO_CONFIG:
+     * moe_flex_dispatcher_backend "hybridep", inherited by every GPU's config, H100 included;
+     * the recipe recipes/nemotronh/nemotron_3_nano.py sets moe_token_dispatcher_type "flex",
+     * and apply_flex_dispatcher_backend keeps it for hybridep on compute capability 8-10).
+     * ep 8 is one node on every one of these rows: on Blackwell the call is priced at
+     * HybridEP's measured DGX B200 rate (segments.c flex_nvl5_call_s, as DeepSeek-V3 on
+     * B200/B300 above); on H100 inside one node by NCCL's all_to_all (no published
+     * intra-node H100 HybridEP rate). The host waits after the dispatch (moe_sync.c). */
+    l->dispatch = PL_MOE_HYBRIDEP;
+    validate_note(row, "hybridep dispatcher (the release's DGX config)");
   }
   mcore_balance(in, l, row);
   bridge_ep_overlap(in, l, row);
   bridge_recompute(in, l, row);
   bridge_graph_scope(in, l, row);
   bridge_fp8_attention(in, l, row);
+  bridge_nvfp4_rht(in, l, row);
   if (!bridge_offload(in, l, row))
     return false;
   /* Megatron-Bridge's recipes for the two large models ("Large model specific

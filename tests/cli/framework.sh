@@ -568,6 +568,28 @@ expect_fail 1 "^plateau: --fp8-attention: unknown value 'yes' \(expected on\|off
 echo '{"name": "x", "behaviours": {"fp8_attention": "on"}}' >"$TMP/bad_f8a.json"
 expect_fail 1 "behaviour 'fp8_attention' must be true or false" -- predict --framework "$TMP/bad_f8a.json"
 
+# nvfp4_rht_unfused (--nvfp4-rht-unfused; docs/step-model.md 2.3e): Transformer Engine before 2.14
+# reads each NVFP4 input and output gradient once more for the RHT'd columnwise cast (+2 B per
+# element in fp8_casts): a slower step under nvfp4, none under mxfp8 (no such pass). JSON and CSV.
+rht="--model llama3-8b --cluster gb300-nvl72 --gpus 8 --gbs 8 --dtype nvfp4"
+expect_ok predict $rht --format json
+cp "$TMP/out" "$TMP/rht_off.json"
+check "nvfp4 rht unfused: off by default" [ "$(json_raw "$TMP/out" nvfp4_rht_unfused)" = false ]
+expect_ok predict $rht --nvfp4-rht-unfused on --format json
+check "--nvfp4-rht-unfused on: in JSON" [ "$(json_raw "$TMP/out" nvfp4_rht_unfused)" = true ]
+check "--nvfp4-rht-unfused on: one more pass, a slower step" faster "$TMP/out" "$TMP/rht_off.json"
+expect_ok predict $rht --nvfp4-rht-unfused on --format csv
+check "nvfp4 rht unfused: csv column on" [ "$(col "$TMP/out" framework.nvfp4_rht_unfused)" = on ]
+mx="--model llama3-8b --cluster gb300-nvl72 --gpus 8 --gbs 8 --dtype mxfp8 --format json"
+expect_ok predict $mx
+cp "$TMP/out" "$TMP/rht_mx_off.json"
+expect_ok predict $mx --nvfp4-rht-unfused on
+check "--nvfp4-rht-unfused: no effect under mxfp8" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/rht_mx_off.json" step_time_s)" ]
+expect_fail 1 "^plateau: --nvfp4-rht-unfused: unknown value 'yes' \(expected on\|off\)" -- predict --nvfp4-rht-unfused yes
+expect_fail 1 "^plateau: --nvfp4-rht-unfused: unknown value '' \(expected on\|off\)" -- predict --nvfp4-rht-unfused ''
+echo '{"name": "x", "behaviours": {"nvfp4_rht_unfused": "on"}}' >"$TMP/bad_rht.json"
+expect_fail 1 "behaviour 'nvfp4_rht_unfused' must be true or false" -- predict --framework "$TMP/bad_rht.json"
+
 # --bucket-mb: the ddp/zero1 bucket (docs/frameworks.md). zero1 over dp 32 without overlap:
 # a larger bucket means fewer reduce_scatter and all_gather calls, so a faster step; Megatron-Core's
 # rule (max(40e6, 1e6 dp) parameters, one bucket without overlap_grad_reduce) and NeMo's 100 MiB.

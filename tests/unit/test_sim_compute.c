@@ -734,6 +734,19 @@ static void test_fp8_casts(void) {
   n = pl_sim_segment_ops(&run, 1, ops);
   c = find_op(ops, n, "fp8_casts");
   CHECK(c != NULL && fabs(c->fwd_bytes - 39129088.0) < 1.0);
+  /* layout.nvfp4_rht_unfused (TE 2.9-2.13: the RHT'd columnwise cast reads the
+   * input again): +2 B per input and output-gradient element, none per weight:
+   * 7.125 x 6,029,312 + 5.125 x 12,845,056 = 42,958,848 + 65,830,912 =
+   * 108,789,760 B forward, 7.125 x 11,010,048 = 78,446,592 B backward */
+  run.layout.fp8_weight_cache = false;
+  run.layout.nvfp4_rht_unfused = true;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  c = find_op(ops, n, "fp8_casts");
+  CHECK(c != NULL);
+  if (c != NULL) {
+    CHECK_NEAR_REL(c->fwd_bytes, 108789760.0, EXACT);
+    CHECK_NEAR_REL(c->bwd_bytes, 78446592.0, EXACT);
+  }
 }
 
 /* The MoE router stays 16-bit under FP8 (Megatron-Core's

@@ -760,6 +760,30 @@ static void test_moe_rows(void) {
   r = row_of(&v, 12);
   CHECK(r != NULL && r->layout.tp_comm_overlap);
   pl_validation_free(&v);
+  /* Nemotron 3 Nano's dispatcher (sources.c bridge_layout): BASE_NEMOTRON_3_NANO_CONFIG
+   * sets moe_flex_dispatcher_backend "hybridep" for every GPU in v0.3.1-v0.5.0 (26.02.01 ..
+   * 26.06.01): DGX B300 and H100 hybridep, GB300 the NVL72 flex reading; 26.02 (not a
+   * release the table has Nano rows of) keeps alltoall */
+  const char *nano =
+      "source,table_or_section,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,"
+      "cp,ep,vp,sharding,recompute,micro_batch,global_batch,precision,Task,Tokens / sec / GPU,"
+      "notes\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.06 NeMo Container / x,"
+      "Nemotron_3_Nano,,,,,8192,DGX-B300,8,1,1,1,8,,,,4,512,MXFP8,pretrain,37316,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.04 NeMo Container / x,"
+      "Nemotron_3_Nano,,,,,8192,DGX-H100,16,1,1,1,8,,,,1,1024,FP8,pretrain,14507,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.06 NeMo Container / x,"
+      "Nemotron_3_Nano,,,,,8192,DGX-GB300,8,1,1,1,8,,,,4,512,MXFP8,pretrain,39749,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02 NeMo Container / x,"
+      "Nemotron_3_Nano,,,,,8192,DGX-B300,8,1,1,1,8,,,,4,512,MXFP8,pretrain,37316,\n";
+  pl_validation_init(&v);
+  CHECK_STATUS(pl_validation_add_csv(&v, "bridge", nano, strlen(nano), &d), PL_OK, dp);
+  const int nano_dispatch[] = {PL_MOE_HYBRIDEP, PL_MOE_HYBRIDEP, PL_MOE_DEEPEP, PL_MOE_ALLTOALL};
+  for (int i = 0; i < 4; i++) {
+    r = row_of(&v, 1 + i);
+    CHECK(r != NULL && !r->skipped && (int)r->layout.dispatch == nano_dispatch[i]);
+  }
+  pl_validation_free(&v);
   /* tp overlap per release configuration (sources.c bridge_overrides): Llama 3.1
    * 405B NVFP4 off (v0.5.0 llama31_405b_pretrain_config_gb200: False if nvfp4), its
    * FP8 row on; Qwen3-235B H100 in 25.09 on (r0.1.0 run_script.py passes
