@@ -16,10 +16,8 @@
  * layout.launch_blocking) overlaps nothing, whatever its real launch count.
  * A sync (a stream synchronize, a device-to-host read the next launches need,
  * pl_op.host_sync) makes the host wait until the GPU has run everything so
- * far. */
-#include <plateau/layout.h>
-#include <plateau/model.h>
-
+ * far. This file calls nothing of src/sim: the callers turn their ops into
+ * items (moe_sync.c flow_index, compute.c sim_seg_ops_s). */
 #include "sim/sim_int.h"
 
 void sim_flow_op(struct sim_flow *f, double host_s, double gpu_s, double launches) {
@@ -42,17 +40,4 @@ void sim_flow_sync(struct sim_flow *f) {
 
 double sim_flow_end_s(const struct sim_flow *f) {
   return f->gpu_s > f->host_s ? f->gpu_s : f->host_s;
-}
-
-void sim_flow_pl_op(struct sim_flow *f, const struct pl_gpu *g, const struct pl_layout *l,
-                    const struct pl_model *m, const struct pl_op *op, enum pl_pass pass,
-                    double frac) {
-  double share = (op->share > 0 ? op->share : 1.0) * frac, wait_s = 0, k = 0;
-  double h = sim_op_host_s(l, m, op, pass, share, &wait_s, &k);
-  sim_flow_op(f, h, share * pl_op_run_time_s(g, l, m, op, pass) + wait_s, k);
-  /* a wait after the op's forward (pl_op.host_sync: GPT-OSS's clamped GLU
-   * copies its offset to the GPU blocking, flops.c GLU_CLAMP): the host
-   * issues nothing more until the GPU has run everything so far */
-  if (op->host_sync && pass == PL_PASS_FWD)
-    sim_flow_sync(f);
 }

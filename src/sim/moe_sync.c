@@ -54,6 +54,21 @@
 
 static bool shared_op(const struct pl_op *op) { return strncmp(op->name, "shared_", 7) == 0; }
 
+/* Op op of the window's forward as one item of the flow (FP8 casts: the
+ * share frac): its host time and launches (sim_op_host_s), its GPU time with
+ * its host waits' (pl_op.host_waits). */
+static void flow_index(struct sim_flow *f, const struct pl_gpu *g, const struct pl_layout *l,
+                       const struct pl_model *m, const struct pl_op *op, double frac) {
+  double share = (op->share > 0 ? op->share : 1.0) * frac, wait_s = 0, k = 0;
+  double h = sim_op_host_s(l, m, op, PL_PASS_FWD, share, &wait_s, &k);
+  sim_flow_op(f, h, share * pl_op_run_time_s(g, l, m, op, PL_PASS_FWD) + wait_s, k);
+  /* a second wait inside the window (pl_op.host_sync: GPT-OSS's clamped GLU
+   * copies its offset to the GPU blocking, flops.c GLU_CLAMP): the host
+   * issues nothing more until the GPU has run everything so far */
+  if (op->host_sync)
+    sim_flow_sync(f);
+}
+
 double sim_moe_sync_fwd_s(const struct pl_gpu *g, const struct pl_layout *l,
                           const struct pl_model *m, const struct pl_op *ops, int n,
                           double dispatch_s, double combine_s) {
@@ -88,22 +103,22 @@ double sim_moe_sync_fwd_s(const struct pl_gpu *g, const struct pl_layout *l,
   for (int i = cut + 1; i < n; i++) { /* the rest of this block */
     if (shared_op(&ops[i]) || i == casts)
       continue;
-    sim_flow_pl_op(&f, g, l, m, &ops[i], PL_PASS_FWD, 1.0);
+    flow_index(&f, g, l, m, &ops[i], 1.0);
     if (i == unperm)
       sim_flow_gpu(&f, combine_s);
   }
   if (casts >= 0)
-    sim_flow_pl_op(&f, g, l, m, &ops[casts], PL_PASS_FWD, post);
+    flow_index(&f, g, l, m, &ops[casts], post);
   for (int i = 0; i <= cut; i++) { /* the next block up to its routing */
     if (i == router)
       for (int j = 0; j < n; j++)
         if (shared_op(&ops[j]))
-          sim_flow_pl_op(&f, g, l, m, &ops[j], PL_PASS_FWD, 1.0);
+          flow_index(&f, g, l, m, &ops[j], 1.0);
     if (i != casts)
-      sim_flow_pl_op(&f, g, l, m, &ops[i], PL_PASS_FWD, 1.0);
+      flow_index(&f, g, l, m, &ops[i], 1.0);
   }
   if (casts >= 0)
-    sim_flow_pl_op(&f, g, l, m, &ops[casts], PL_PASS_FWD, 1.0 - post);
+    flow_index(&f, g, l, m, &ops[casts], 1.0 - post);
   if (!before)
     sim_flow_gpu(&f, dispatch_s);
   return sim_flow_end_s(&f) - dispatch_s - combine_s; /* the host waits for the GPU */

@@ -466,12 +466,6 @@ void sim_flow_gpu(struct sim_flow *f, double gpu_s);
 void sim_flow_sync(struct sim_flow *f);
 /* When both have finished. */
 double sim_flow_end_s(const struct sim_flow *f);
-/* Op run frac x its share in pass, as one item (its host time and launches
- * from sim_op_host_s, its GPU time with its host waits), then the host's wait
- * after it in a forward (pl_op.host_sync). */
-void sim_flow_pl_op(struct sim_flow *f, const struct pl_gpu *g, const struct pl_layout *l,
-                    const struct pl_model *m, const struct pl_op *op, enum pl_pass pass,
-                    double frac);
 /* moe_sync.c: a MoE block's forward with the host's wait for the tokens per
  * local expert (layout.moe_host_sync): the forward's compute of the window
  * between two waits, less the dispatch_s and combine_s it holds (one call of
