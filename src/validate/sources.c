@@ -1481,8 +1481,9 @@ static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, str
      * nemotron_3_nano_workload_base_configs.py, v0.4.0, v0.4.2, v0.5.0
      * nemotron_3_workload_base_configs.py BASE_NEMOTRON_3_NANO_CONFIG:
      * moe_flex_dispatcher_backend "hybridep", inherited by every GPU's config, H100 included;
-     * the recipe recipes/nemotronh/nemotron_3_nano.py sets moe_token_dispatcher_type "flex",
-     * and apply_flex_dispatcher_backend keeps it for hybridep on compute capability 8-10).
+     * the recipe recipes/nemotronh/nemotron_3_nano.py sets moe_token_dispatcher_type "flex"
+     * itself, and training/config.py's validate_flex_dispatcher_backend accepts hybridep on
+     * compute capability 8-10).
      * ep 8 is one node on every one of these rows: on Blackwell the call is priced at
      * HybridEP's measured DGX B200 rate (segments.c flex_nvl5_call_s, as DeepSeek-V3 on
      * B200/B300 above); on H100 inside one node by NCCL's all_to_all (no published
