@@ -738,14 +738,22 @@ static double piece_host_s(const struct pl_layout *l, struct host_tally h) {
 double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
                      const struct pl_op *ops, int n, enum pl_pass pass, bool attention_only) {
   /* The pass in pieces between host syncs (pl_op.host_sync): the host cannot
-   * run ahead of the GPU across one, so each piece takes the longer of its GPU
-   * and host times. The blocks of a stage run one after the other, so the
-   * piece after a block's last sync continues into the next block up to its
-   * first: the first and last pieces are one (with no sync, the whole pass).
-   * t sums the whole pass's GPU time in op order, tp the current piece's;
-   * excess sums the closed pieces' host time beyond their GPU time. */
-  double t = 0, tp = 0, tp_first = 0, excess = 0;
+   * run ahead of the GPU across one. Each piece is one item of the host flow
+   * (host_flow.c) whose host and GPU times overlap completely
+   * (SIM_FLOW_FLUID: it takes the longer of the two), then the host waits for
+   * the GPU. The blocks of a stage run one after the other, so the piece after
+   * a block's last sync continues into the next block up to its first: the
+   * first and last pieces are one (with no sync, the whole pass). tp sums the
+   * current piece's GPU time in op order. */
+  double tp = 0, tp_first = 0;
   struct host_tally h = {0, 0, 0, 0, 0}, h_first = {0, 0, 0, 0, 0};
+  struct sim_flow f = {0, 0};
+  /* CUDA_LAUNCH_BLOCKING=1 (layout.launch_blocking): a launch returns only when
+   * its kernel has finished (CUDA Programming Guide, "Asynchronous Concurrent
+   * Execution": the variable disables asynchronous kernel launches), so the
+   * host issues the next kernel only then: host and GPU time add up, an item
+   * of one launch. */
+  double launches = l->launch_blocking ? 1.0 : SIM_FLOW_FLUID;
   bool synced = false;
   for (int i = 0; i < n; i++) {
     if (attention_only && ops[i].kind != PL_OP_ATTENTION)
@@ -754,25 +762,24 @@ double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const st
     /* captured in a CUDA graph: GPU time only, the host issues none of it */
     bool graphed = sim_op_graphed(l, m, &ops[i]);
     double dt = share * pl_op_run_time_s(g, l, m, &ops[i], pass);
-    t += dt, tp += dt;
+    tp += dt;
     if (!graphed)
       host_tally_add(&h, l, m, &ops[i], pass, share);
     struct pl_op part; /* the whole op, or under recompute ops a fused GEMM's part */
     bool refwd = pass == PL_PASS_BWD && pl_op_recompute_part(&ops[i], &part);
     if (refwd) {
       dt = share * pl_op_run_time_s(g, l, m, &part, PL_PASS_FWD);
-      t += dt, tp += dt;
+      tp += dt;
       if (!graphed)
         host_tally_add(&h, l, m, &part, PL_PASS_FWD, share);
     }
     if (!attention_only && ops[i].host_sync && (pass == PL_PASS_FWD || refwd)) {
-      dt = 2.0 * h.waits * l->host_per_kernel_s; /* pl_op.host_waits, below */
-      t += dt, tp += dt;
+      tp += 2.0 * h.waits * l->host_per_kernel_s; /* pl_op.host_waits, below */
       if (!synced) {
         tp_first = tp, h_first = h, synced = true;
       } else {
-        double host = piece_host_s(l, h);
-        excess += l->launch_blocking ? host : host > tp ? host - tp : 0;
+        sim_flow_op(&f, piece_host_s(l, h), tp, launches);
+        sim_flow_sync(&f);
       }
       tp = 0, h = (struct host_tally){0, 0, 0, 0, 0};
     }
@@ -781,10 +788,8 @@ double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const st
    * GPU idles while the host reads it back (a copy) and issues the next
    * kernel: two launches per such kernel that no GPU work hides; the host
    * issues the read-backs too (piece_host_s) */
-  if (!attention_only) {
-    double dt = 2.0 * h.waits * l->host_per_kernel_s;
-    t += dt, tp += dt;
-  }
+  if (!attention_only)
+    tp += 2.0 * h.waits * l->host_per_kernel_s;
   if (synced) { /* the last piece runs on into the next block's first */
     tp += tp_first;
     h.kernels += h_first.kernels, h.waits += h_first.waits;
@@ -795,14 +800,6 @@ double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const st
    * kernels one by one; when that takes longer than the GPU runs them, the
    * GPU waits for the host. The attention part alone (cp split) keeps the GPU
    * time: the floor is the whole segment's. */
-  double host = attention_only ? 0 : piece_host_s(l, h);
-  /* CUDA_LAUNCH_BLOCKING=1 (layout.launch_blocking): a launch returns only when
-   * its kernel has finished (CUDA Programming Guide, "Asynchronous Concurrent
-   * Execution": the variable disables asynchronous kernel launches), so the
-   * host issues the next kernel only then: host and GPU time add up. */
-  if (l->launch_blocking)
-    return t + excess + host;
-  if (!synced)
-    return t > host ? t : host;
-  return t + excess + (host > tp ? host - tp : 0);
+  sim_flow_op(&f, attention_only ? 0 : piece_host_s(l, h), tp, launches);
+  return sim_flow_end_s(&f);
 }

@@ -26,8 +26,10 @@
  * has issued it. Between two waits the host issues the rest of the block
  * (the experts, the combine, the residual) and the next block up to its
  * routing; that window is priced as a two-stage flow (host, then GPU) over its
- * ops in issue order, each op k launches of equal host and GPU time: the GPU
- * ends an op at max(its previous end + G, host start + max(H + G/k, H/k + G)).
+ * ops in issue order (host_flow.c), each op k launches of equal host and GPU
+ * time: the GPU ends an op at max(its previous end + G, host start +
+ * max(H + G/k, H/k + G)); an op with pl_op.host_sync makes the host wait there.
+ * This file places the ops, the dispatch, the combine and the wait in it.
  * The dispatch and combine run on the GPU in that window: the all_to_all right
  * after the wait (alltoall: the host issues the experts meanwhile), the
  * allgather's gather and the flex dispatch just before it (the host waits for
@@ -50,40 +52,21 @@
 
 #include "sim/sim_int.h"
 
-struct flow {
-  double host, gpu; /* when the host has issued, the GPU has run, all so far */
-};
-
-/* One op of k launches, host time h and GPU time g in all. */
-static void flow_op(struct flow *f, double h, double g, double k) {
-  if (k < 1.0)
-    k = 1.0;
-  double a = h + g / k, b = h / k + g;
-  double via_host = f->host + (a > b ? a : b), via_gpu = f->gpu + g;
-  f->gpu = via_gpu > via_host ? via_gpu : via_host;
-  f->host += h;
-}
-
-/* GPU-only work in the window (a collective): it starts once the host has
- * reached it and the GPU is free. */
-static void flow_gpu(struct flow *f, double g) {
-  if (g > 0)
-    flow_op(f, 0, g, 1);
-}
-
 static bool shared_op(const struct pl_op *op) { return strncmp(op->name, "shared_", 7) == 0; }
 
-/* Op i in the window: its host and GPU time (FP8 casts: the share frac). */
-static void flow_index(struct flow *f, const struct pl_gpu *g, const struct pl_layout *l,
+/* Op op of the window's forward as one item of the flow (FP8 casts: the
+ * share frac): its host time and launches (sim_op_host_s), its GPU time with
+ * its host waits' (pl_op.host_waits). */
+static void flow_index(struct sim_flow *f, const struct pl_gpu *g, const struct pl_layout *l,
                        const struct pl_model *m, const struct pl_op *op, double frac) {
   double share = (op->share > 0 ? op->share : 1.0) * frac, wait_s = 0, k = 0;
   double h = sim_op_host_s(l, m, op, PL_PASS_FWD, share, &wait_s, &k);
-  flow_op(f, h, share * pl_op_run_time_s(g, l, m, op, PL_PASS_FWD) + wait_s, k);
+  sim_flow_op(f, h, share * pl_op_run_time_s(g, l, m, op, PL_PASS_FWD) + wait_s, k);
   /* a second wait inside the window (pl_op.host_sync: GPT-OSS's clamped GLU
-   * copies its offset to the GPU blocking, flops.c GLU_CLAMP): the host issues
-   * nothing more until the GPU has run everything so far */
-  if (op->host_sync && f->gpu > f->host)
-    f->host = f->gpu;
+   * copies its offset to the GPU blocking, flops.c GLU_CLAMP): the host
+   * issues nothing more until the GPU has run everything so far */
+  if (op->host_sync)
+    sim_flow_sync(f);
 }
 
 double sim_moe_sync_fwd_s(const struct pl_gpu *g, const struct pl_layout *l,
@@ -114,15 +97,15 @@ double sim_moe_sync_fwd_s(const struct pl_gpu *g, const struct pl_layout *l,
     }
   double post = gemm_pre + gemm_post > 0 ? gemm_post / (gemm_pre + gemm_post) : 0.5;
   bool before = l->dispatch == PL_MOE_ALLTOALL; /* the wait precedes the dispatch */
-  struct flow f = {0, 0};
+  struct sim_flow f = {0, 0};
   if (before)
-    flow_gpu(&f, dispatch_s);
+    sim_flow_gpu(&f, dispatch_s);
   for (int i = cut + 1; i < n; i++) { /* the rest of this block */
     if (shared_op(&ops[i]) || i == casts)
       continue;
     flow_index(&f, g, l, m, &ops[i], 1.0);
     if (i == unperm)
-      flow_gpu(&f, combine_s);
+      sim_flow_gpu(&f, combine_s);
   }
   if (casts >= 0)
     flow_index(&f, g, l, m, &ops[casts], post);
@@ -137,9 +120,8 @@ double sim_moe_sync_fwd_s(const struct pl_gpu *g, const struct pl_layout *l,
   if (casts >= 0)
     flow_index(&f, g, l, m, &ops[casts], 1.0 - post);
   if (!before)
-    flow_gpu(&f, dispatch_s);
-  double t = f.gpu > f.host ? f.gpu : f.host; /* the host waits for the GPU */
-  return t - dispatch_s - combine_s;
+    sim_flow_gpu(&f, dispatch_s);
+  return sim_flow_end_s(&f) - dispatch_s - combine_s; /* the host waits for the GPU */
 }
 
 void sim_moe_host_sync(struct sim_step *st, struct sim_seg *s, const struct pl_op *ops, int n) {

@@ -11,6 +11,7 @@
 #ifndef PL_SIM_INT_H
 #define PL_SIM_INT_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -445,6 +446,26 @@ enum pl_status sim_coll_add(struct sim_step *st, enum pl_coll_op op, const char 
  * the collective in *out (SIM_NONE when none), its time_s set. */
 enum pl_status sim_zero3_persist_gather(struct sim_step *st, double elems, double host_s,
                                         int32_t *out, struct pl_diag *diag);
+/* host_flow.c: the host issuing a pass's work and the GPU running it, in
+ * issue order (docs/step-model.md 2.6): host_s when the host has issued,
+ * gpu_s when the GPU has run, everything so far. */
+struct sim_flow {
+  double host_s, gpu_s;
+};
+/* launches for an item whose host and GPU time overlap completely (max of
+ * the two from a common start): the limit of many launches */
+#define SIM_FLOW_FLUID INFINITY
+/* An item of `launches` launches (k, at least 1) of equal host and GPU time,
+ * host_s and gpu_s in all: the GPU ends it at max(its previous end + gpu_s,
+ * host start + max(host_s + gpu_s/k, host_s/k + gpu_s)). */
+void sim_flow_op(struct sim_flow *f, double host_s, double gpu_s, double launches);
+/* GPU-only work (a collective): it starts once the host has reached it and
+ * the GPU is free. */
+void sim_flow_gpu(struct sim_flow *f, double gpu_s);
+/* The host waits until the GPU has run everything so far. */
+void sim_flow_sync(struct sim_flow *f);
+/* When both have finished. */
+double sim_flow_end_s(const struct sim_flow *f);
 /* moe_sync.c: a MoE block's forward with the host's wait for the tokens per
  * local expert (layout.moe_host_sync): the forward's compute of the window
  * between two waits, less the dispatch_s and combine_s it holds (one call of
