@@ -600,6 +600,11 @@ static const struct pl_op *find_op(const struct pl_op *ops, int n, const char *n
   return NULL;
 }
 
+/* The fp8_casts op of one segment of run (pl_sim_segment_ops into ops). */
+static const struct pl_op *fp8_casts_of(const struct pl_run *run, struct pl_op *ops) {
+  return find_op(ops, pl_sim_segment_ops(run, 1, ops), "fp8_casts");
+}
+
 /* A small Llama-style run: h 1024, 8 heads of 128, ffn 2816 (SwiGLU),
  * RMSNorm, RoPE, no bias, no dropout; tp 1, mbs 2, seq 512 (1024 tokens). */
 static void small_llama(struct pl_run *run) {
@@ -667,8 +672,7 @@ static void test_fp8_casts(void) {
   CHECK(find_op(ops, n, "fp8_casts") == NULL);
   run.layout.dtype = PL_DTYPE_FP8;
   run.layout.recompute = PL_RECOMPUTE_FULL;
-  n = pl_sim_segment_ops(&run, 1, ops);
-  const struct pl_op *c = find_op(ops, n, "fp8_casts");
+  const struct pl_op *c = fp8_casts_of(&run, ops);
   CHECK(c != NULL);
   if (c != NULL) {
     CHECK_NEAR_REL(c->fwd_bytes, 4.0 * (6029312.0 + 12845056.0), EXACT);
@@ -683,8 +687,7 @@ static void test_fp8_casts(void) {
    * 6,029,312) = 204,472,320 B backward, whatever the micro-batches */
   run.layout.fp8_recipe = PL_FP8_RECIPE_TENSORWISE;
   run.layout.micro_batches = 8;
-  n = pl_sim_segment_ops(&run, 1, ops);
-  c = find_op(ops, n, "fp8_casts");
+  c = fp8_casts_of(&run, ops);
   CHECK(c != NULL);
   if (c != NULL) {
     CHECK_NEAR_REL(c->fwd_bytes, 94371840.0, EXACT);
@@ -697,13 +700,11 @@ static void test_fp8_casts(void) {
    * forward, 5 x (2 x 11,010,048 + 6,029,312) = 140,247,040 B backward;
    * under ddp the flag changes nothing */
   run.layout.fp8_all_gather = true;
-  n = pl_sim_segment_ops(&run, 1, ops);
-  c = find_op(ops, n, "fp8_casts");
+  c = fp8_casts_of(&run, ops);
   CHECK(c != NULL && c->fwd_bytes == 94371840.0);
   run.layout.shard = PL_SHARD_ZERO3;
   run.layout.dp = run.layout.shard_group = 4;
-  n = pl_sim_segment_ops(&run, 1, ops);
-  c = find_op(ops, n, "fp8_casts");
+  c = fp8_casts_of(&run, ops);
   CHECK(c != NULL);
   if (c != NULL) {
     CHECK_NEAR_REL(c->fwd_bytes, 46202880.0, EXACT);
@@ -723,16 +724,14 @@ static void test_fp8_casts(void) {
   run.layout.fp8_recipe = PL_FP8_RECIPE_DELAYED;
   run.layout.dtype = PL_DTYPE_NVFP4;
   run.layout.fp8_weight_cache = false;
-  n = pl_sim_segment_ops(&run, 1, ops);
-  c = find_op(ops, n, "fp8_casts");
+  c = fp8_casts_of(&run, ops);
   CHECK(c != NULL);
   if (c != NULL) {
     CHECK_NEAR_REL(c->fwd_bytes, 96731136.0, EXACT);
     CHECK_NEAR_REL(c->bwd_bytes, 56426496.0, EXACT);
   }
   run.layout.fp8_weight_cache = true;
-  n = pl_sim_segment_ops(&run, 1, ops);
-  c = find_op(ops, n, "fp8_casts");
+  c = fp8_casts_of(&run, ops);
   CHECK(c != NULL && fabs(c->fwd_bytes - 39129088.0) < 1.0);
   /* layout.nvfp4_rht_unfused (TE 2.9-2.13: the RHT'd columnwise cast reads the
    * input again): +2 B per input and output-gradient element, none per weight:
@@ -740,8 +739,7 @@ static void test_fp8_casts(void) {
    * 108,789,760 B forward, 7.125 x 11,010,048 = 78,446,592 B backward */
   run.layout.fp8_weight_cache = false;
   run.layout.nvfp4_rht_unfused = true;
-  n = pl_sim_segment_ops(&run, 1, ops);
-  c = find_op(ops, n, "fp8_casts");
+  c = fp8_casts_of(&run, ops);
   CHECK(c != NULL);
   if (c != NULL) {
     CHECK_NEAR_REL(c->fwd_bytes, 108789760.0, EXACT);
@@ -817,31 +815,26 @@ static void test_fp8_no_transpose(void) {
   run.layout.fp8_recipe = PL_FP8_RECIPE_DELAYED;
   run.cluster.gpu.sm_arch = 100;
   CHECK(pl_gpu_fp8_non_tn_gemm(&run.cluster.gpu));
-  int n = pl_sim_segment_ops(&run, 1, ops);
-  const struct pl_op *c = find_op(ops, n, "fp8_casts");
+  const struct pl_op *c = fp8_casts_of(&run, ops);
   CHECK(c != NULL && c->fwd_bytes == 56623104.0 && c->bwd_bytes == 33030144.0);
   run.cluster.gpu.sm_arch = 120;
   CHECK(!pl_gpu_fp8_non_tn_gemm(&run.cluster.gpu));
-  n = pl_sim_segment_ops(&run, 1, ops);
-  c = find_op(ops, n, "fp8_casts");
+  c = fp8_casts_of(&run, ops);
   CHECK(c != NULL && c->fwd_bytes == 75497472.0);
   run.cluster.gpu.sm_arch = 90;
-  n = pl_sim_segment_ops(&run, 1, ops);
-  c = find_op(ops, n, "fp8_casts");
+  c = fp8_casts_of(&run, ops);
   CHECK(c != NULL && c->fwd_bytes == 75497472.0);
   run.cluster.gpu.sm_arch = 103;
   run.layout.fp8_recipe = PL_FP8_RECIPE_CURRENT;
   run.layout.micro_batches = 8;
-  n = pl_sim_segment_ops(&run, 1, ops);
-  c = find_op(ops, n, "fp8_casts");
+  c = fp8_casts_of(&run, ops);
   CHECK(c != NULL);
   if (c != NULL) {
     CHECK_NEAR_REL(c->fwd_bytes, 38174720.0, EXACT);
     CHECK_NEAR_REL(c->bwd_bytes, 55050240.0, EXACT);
   }
   run.layout.fp8_recipe = PL_FP8_RECIPE_BLOCKWISE;
-  n = pl_sim_segment_ops(&run, 1, ops);
-  c = find_op(ops, n, "fp8_casts");
+  c = fp8_casts_of(&run, ops);
   CHECK(c != NULL && c->bwd_bytes == 4.0 * 11010048.0);
   CHECK(!pl_gpu_fp8_non_tn_gemm(&a100));
 }
