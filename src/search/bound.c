@@ -37,7 +37,7 @@
 #include <plateau/sim.h>
 
 /* Forward + backward compute of a list of ops, as the simulator sums them
- * (src/sim/compute.c, sim_seg_ops_s): a backward adds the forward of the
+ * (src/sim/pass_ops.c, sim_seg_ops_s): a backward adds the forward of the
  * ops it recomputes. The ops are the simulator's own (pl_sim_segment_ops:
  * the model's op list plus the memory-bound kernels the step model adds,
  * gradient accumulation and FSDP copies among them, which depend on the

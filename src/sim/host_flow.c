@@ -1,5 +1,5 @@
 /* host_flow.c: the host issuing a pass's kernels and the GPU running them,
- * the one model of that both the pass's pieces (compute.c sim_seg_ops_s) and
+ * the one model of that both a pass with host syncs (pass_ops.c sim_seg_ops_s) and
  * the MoE block's window after the dispatcher's wait (moe_sync.c) use
  * (docs/step-model.md 2.6 "Host syncs", "MoE host sync").
  *
@@ -17,7 +17,7 @@
  * A sync (a stream synchronize, a device-to-host read the next launches need,
  * pl_op.host_sync) makes the host wait until the GPU has run everything so
  * far. This file calls nothing of src/sim: the callers turn their ops into
- * items (moe_sync.c flow_index, compute.c sim_seg_ops_s). */
+ * items (moe_sync.c flow_index, pass_ops.c sim_seg_ops_s). */
 #include "sim/sim_int.h"
 
 void sim_flow_op(struct sim_flow *f, double host_s, double gpu_s, double launches) {

@@ -36,7 +36,8 @@
  * them), the combine after the experts. lower.c charges those collectives
  * after the unit's compute, so the block's forward compute becomes the window
  * less their time alone. Without the wait the pass takes the larger of its
- * host and GPU time (compute.c sim_seg_ops_s); the difference is what the
+ * host and GPU time, or its flow where an op syncs (pass_ops.c
+ * sim_seg_ops_s); the difference is what the
  * wait costs: the GPU idles while the host issues work it could have issued
  * earlier. Order inside the window as Megatron-Core runs it (moe_layer.py
  * MoELayer.forward, core_v0.16.0): the shared experts before the router; the

@@ -1176,12 +1176,17 @@ static void test_host_waits(void) {
  * 1794.32 GB/s, 1.2 us per kernel), 37 us of host per kernel:
  *   x 1e6 B in 10 kernels, s 1e6 B in 1 (sync), y 2e9 B in 1, z 1e6 B in 20 (sync).
  * No sync: GPU 2.003e9 / bw + 32 x 1.2 us = 1116.3 + 38.4 = 1154.7 us,
- * host 32 x 37 = 1184 us: 1184 us. Syncs after s and z: the pieces are
- * [y, z] (GPU 2.001e9 / bw + 21 x 1.2 = 1115.2 + 25.2 = 1140.4 us against
- * 21 x 37 = 777 us of host) and [x, s] (14.3 us of GPU, 11 x 37 = 407 us of
- * host): 1140.4 + 407 = 1547.4 us. One sync only (z's cleared): one piece
- * per block, the same as none. The backward syncs only where the op's
- * forward is re-run. */
+ * host 32 x 37 = 1184 us: 1184 us (max of the two, pass_ops.c). With syncs
+ * the pass is the host flow of its ops (host_flow.c), one block's period
+ * from just after s: y, z, sync, x, s, sync. After s the GPU is idle: y
+ * (1 launch) runs once issued, GPU ends at 37 + y_g; z's 20 launches (740 us
+ * of host) end on the host at 777, before the GPU's y_g + z_g, so the GPU
+ * ends at 37 + y_g + z_g; the host waits for that (sync), issues x and s
+ * (407 us, x's 12.6 us of GPU hidden under s's launch), then s's kernel
+ * runs: 37 + y_g + z_g + 407 + s_g. One sync only (z's cleared): the GPU
+ * idles only for y's launch after s, the rest of the block is GPU-bound:
+ * 37 + the whole GPU time (1191.7 us, not 1184: one launch more than with
+ * no sync). The backward syncs only where the op's forward is re-run. */
 static void test_host_sync(void) {
   struct pl_op ops[4] = {
       {.kind = PL_OP_MEMORY, .name = "x", .fwd_bytes = 1e6, .bwd_bytes = 1e6, .fwd_kernels = 10},
@@ -1193,18 +1198,57 @@ static void test_host_sync(void) {
   struct pl_layout l = {.dtype = PL_DTYPE_BF16, .host_per_kernel_s = 37e-6};
   struct pl_model m = {.pos = PL_POS_LEARNED};
   double bw = 2039e9 * 0.88;
-  double piece_yz = 2.001e9 / bw + 21 * ovh(), piece_xs = 2e6 / bw + 11 * ovh();
-  CHECK(piece_yz > 777e-6 && piece_xs < 407e-6 && 2.003e9 / bw + 32 * ovh() < 1184e-6);
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 4, PL_PASS_FWD, false), piece_yz + 407e-6,
-                 EXACT);
+  double y_g = 2e9 / bw + ovh(), z_g = 1e6 / bw + 20 * ovh(), s_g = 1e6 / bw + ovh();
+  double x_g = 1e6 / bw + 10 * ovh();
+  CHECK(37e-6 + y_g + z_g > 777e-6 && x_g / 10 < 37e-6 && 2.003e9 / bw + 32 * ovh() < 1184e-6);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 4, PL_PASS_FWD, false),
+                 37e-6 + y_g + z_g + 407e-6 + s_g, 1e-12);
   ops[3].host_sync = false;
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 4, PL_PASS_FWD, false), 1184e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 4, PL_PASS_FWD, false),
+                 37e-6 + x_g + s_g + y_g + z_g, 1e-12);
   /* backward: 4 x 1e6 B in 4 kernels, 4 x 37 us of host; no op re-runs, no piece */
   ops[3].host_sync = true;
   CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 4, PL_PASS_BWD, false), 148e-6, EXACT);
   l.host_per_kernel_s = 0; /* no host floor: the GPU time, syncs or not */
   CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 4, PL_PASS_FWD, false),
                  2.003e9 / bw + 32 * ovh(), EXACT);
+}
+
+/* The backward's issue order (pass_ops.c issue_order): autograd runs the
+ * block's backward in reverse, and a recomputed op's forward is re-run just
+ * before its own backward. Ops p, s, q on the a100 file (37 us of host per
+ * kernel), s recomputed and syncing (pl_op.host_sync):
+ *   p backward 2e9 B in 1 kernel (p_g = 2e9 / bw + 1.2 us, GPU-heavy),
+ *   s backward and forward 1e6 B in 1 kernel each (s_g), q backward 1e6 B in
+ *   20 kernels (q_g; 740 us of host, host-heavy).
+ * Issue order q, R(s), sync, s, p; one block's period after the sync:
+ * s, p, (next block) q, R(s), sync. From the idle GPU: s and p are issued
+ * (74 us), p ends at 74 + p_g (s's kernel ran meanwhile); q's 740 us of
+ * issue end on the host at 814 us, long before, so its kernels and R(s)'s
+ * follow on the GPU: 74 + p_g + q_g + s_g. Walking the list in forward
+ * order instead (q, p, s after the sync) would put q's 740 us of issue in
+ * front of p: about 777 us + p_g. Without the recompute there is no sync in
+ * the backward: the larger of host (22 kernels x 37 = 814 us) and GPU time
+ * (p_g + s_g + q_g = 1143.9 us). */
+static void test_backward_issue_order(void) {
+  struct pl_op ops[3] = {
+      {.kind = PL_OP_MEMORY, .name = "p", .fwd_bytes = 1e6, .bwd_bytes = 2e9},
+      {.kind = PL_OP_MEMORY, .name = "s", .fwd_bytes = 1e6, .bwd_bytes = 1e6, .host_sync = true,
+       .recompute = true},
+      {.kind = PL_OP_MEMORY, .name = "q", .fwd_bytes = 1e6, .bwd_bytes = 1e6, .bwd_kernels = 20},
+  };
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .host_per_kernel_s = 37e-6,
+                        .recompute = PL_RECOMPUTE_SELECTIVE};
+  struct pl_model m = {.pos = PL_POS_LEARNED};
+  double bw = 2039e9 * 0.88;
+  double p_g = 2e9 / bw + ovh(), s_g = 1e6 / bw + ovh(), q_g = 1e6 / bw + 20 * ovh();
+  CHECK(814e-6 < 74e-6 + p_g);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 3, PL_PASS_BWD, false),
+                 74e-6 + p_g + q_g + s_g, 1e-12);
+  ops[1].recompute = false; /* no re-run, no sync: GPU p_g + s_g + q_g > 22 x 37 us */
+  CHECK(p_g + s_g + q_g > 22 * 37e-6);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 3, PL_PASS_BWD, false), p_g + s_g + q_g,
+                 1e-12);
 }
 
 /* DeepSpeed 0.3.15-0.4.1's debug norm (layout.zero3_debug_norm,
@@ -1481,6 +1525,7 @@ int main(void) {
   CHECK_STATUS(pl_gpu_load("a100-80g", &a100, &d), PL_OK, dp);
   test_host_waits();
   test_host_sync();
+  test_backward_issue_order();
   test_zero3_debug_norm();
   test_loaded();
   test_mamf_shape();

@@ -1,0 +1,311 @@
+/* pass_ops.c: the host's side of a list of ops in one pass: what the host
+ * issues per op (sim_op_host_s) and the pass's time as the host flow
+ * (host_flow.c) of its ops (sim_seg_ops_s, docs/step-model.md 2.6 "Host
+ * syncs"). Taken out of compute.c (per-op GPU times), which it calls. */
+#include <plateau/layout.h>
+#include <plateau/model.h>
+#include <plateau/sim.h>
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "sim/sim_int.h"
+
+/* What the host issues for an op run `share` times in a pass: its kernels,
+ * those whose result it waits for (pl_op.host_waits), its GEMM kernels
+ * and cuBLAS calls (sim_op_run_gemms), and the quantize kernels TE launches
+ * from C++ per expert (sim_op_split_quantize_kernels). */
+struct host_tally {
+  double kernels, waits, gemm_kernels, gemm_calls, cpp_launches;
+};
+
+static void host_tally_add(struct host_tally *h, const struct pl_layout *l,
+                           const struct pl_model *m, const struct pl_op *op, enum pl_pass pass,
+                           double share) {
+  double k = share * sim_op_run_kernels(l, m, op, pass);
+  h->kernels += k;
+  h->waits += op->host_waits ? k : 0;
+  if (op->kind == PL_OP_GEMM) {
+    h->gemm_kernels += k;
+    h->gemm_calls += share * sim_op_run_gemms(op, pass);
+    h->cpp_launches += share * sim_op_split_quantize_kernels(l, op, pass);
+  }
+}
+
+/* The host time of a tally: each kernel host_per_kernel_s, each cuBLAS GEMM
+ * call host_per_gemm_s instead when that is set (sim_op_run_gemms:
+ * Transformer Engine's per-call descriptor, heuristic query and launch; a
+ * grouped expert GEMM one call per local expert), each C++ launch
+ * host_per_launch_s. */
+static double tally_host_s(const struct pl_layout *l, const struct host_tally *h) {
+  double host = h->kernels * l->host_per_kernel_s;
+  if (l->host_per_gemm_s > 0)
+    host += h->gemm_calls * l->host_per_gemm_s - h->gemm_kernels * l->host_per_kernel_s;
+  /* layout.host_per_launch_s: TE's per-expert quantize kernels, each launched
+   * from C++ (no Python, dispatcher or autograd in between) */
+  host += h->cpp_launches * l->host_per_launch_s;
+  return host;
+}
+
+double sim_op_host_s(const struct pl_layout *l, const struct pl_model *m, const struct pl_op *op,
+                     enum pl_pass pass, double share, double *wait_gpu_s, double *launches) {
+  struct host_tally h = {0, 0, 0, 0, 0};
+  if (!sim_op_graphed(l, m, op))
+    host_tally_add(&h, l, m, op, pass, share);
+  *wait_gpu_s = 2.0 * h.waits * l->host_per_kernel_s; /* as sim_seg_ops_s */
+  h.kernels += h.waits;
+  *launches = (l->host_per_gemm_s > 0 && h.gemm_calls > 0 ? h.gemm_calls : h.kernels) +
+              (l->host_per_launch_s > 0 ? h.cpp_launches : 0);
+  return tally_host_s(l, &h);
+}
+
+/* The host time of one piece of a pass (sim_seg_ops_s): its tally, the
+ * read-backs of pl_op.host_waits issued as kernels too. */
+static double piece_host_s(const struct pl_layout *l, struct host_tally h) {
+  h.kernels += h.waits;
+  return tally_host_s(l, &h);
+}
+
+/* One item of a pass's issue order: op i's own pass, or (refwd) the forward
+ * of a recomputed op re-run in the backward; sync: the host waits for the GPU
+ * after it (pl_op.host_sync). */
+struct issue {
+  int i;
+  bool refwd, sync;
+};
+
+static bool recomputed(const struct pl_op *op) {
+  struct pl_op part;
+  return pl_op_recompute_part(op, &part);
+}
+
+/* Where the backward issues the recompute of the checkpointed run of ops
+ * ending at b (ops[b] recomputed, ops[b + 1] not): before the backward of b
+ * (tensor_parallel.CheckpointFunction.backward re-runs the wrapped forward
+ * when autograd reaches the checkpoint's node, megatron/core/tensor_parallel/
+ * random.py, core_v0.15.0), except the modules Megatron-Core re-runs with a
+ * CheckpointWithoutOutput, whose recompute is a gradient hook on a later
+ * output (discard_output_and_register_recompute): it runs when that gradient
+ * is ready, before the backward of the op making it. The experts'
+ * activation (moe_act) hooks fc2's output (experts.py TEGroupedMLP.forward);
+ * the input norm the attention's output, the pre-MLP norm the MLP's
+ * (transformer_layer.py _forward_attention / _forward_mlp, core_v0.15.0):
+ * the op before the residual add. Returns the op before whose backward the
+ * run is issued. */
+static int recompute_at(const struct pl_op *ops, int n, int b) {
+  const char *nm = ops[b].name, *add = NULL;
+  if (b + 1 < n && strcmp(nm, "expert_act") == 0 && strcmp(ops[b + 1].name, "expert_fc2") == 0)
+    return b + 1;
+  if (strcmp(nm, "norm1") == 0)
+    add = "resid1";
+  else if (strcmp(nm, "norm2") == 0)
+    add = "resid2";
+  for (int j = b + 2; add != NULL && j < n; j++)
+    if (strcmp(ops[j].name, add) == 0)
+      return j - 1;
+  return b;
+}
+
+static void issue_refwd(const struct pl_op *ops, int b, struct issue *out, int *k) {
+  int a = b;
+  while (a > 0 && recomputed(&ops[a - 1]))
+    a--;
+  for (int j = a; j <= b; j++)
+    out[(*k)++] = (struct issue){j, true, ops[j].host_sync};
+}
+
+/* The order the host issues a pass's ops in. Forward: list order. Backward:
+ * autograd's, the reverse of the forward (PyTorch runs a graph's backward
+ * nodes in reverse topological order, torch/csrc/autograd/engine.cpp
+ * Engine::evaluate_function / ReadyQueue); a checkpointed run of consecutive
+ * recomputed ops has its forward re-run first, in forward order
+ * (recompute_at). Full recompute (and torchtitan's op-level policy, one
+ * torch.utils.checkpoint per block) re-runs the block's whole forward before
+ * its backward (transformer_block.py _checkpointed_forward, one layer per
+ * checkpoint: recompute_num_layers 1 assumed). Ops appended to the list that
+ * are not a node of the block's graph (pl_op_node_free: the casts, the
+ * gradient adds) are left out here and spread over the GEMMs (synced_flow_s);
+ * qkv_grad_cat (the split's backward, segments.c) runs just before the QKV
+ * GEMM's backward. Returns the item count. */
+static int issue_order(const struct pl_layout *l, const struct pl_op *ops, int n,
+                       enum pl_pass pass, struct issue *out) {
+  int k = 0, cat = -1;
+  for (int i = 0; i < n; i++)
+    if (strcmp(ops[i].name, "qkv_grad_cat") == 0)
+      cat = i;
+  if (pass == PL_PASS_FWD) {
+    for (int i = 0; i < n; i++)
+      if (!pl_op_node_free(&ops[i]))
+        out[k++] = (struct issue){i, false, ops[i].host_sync};
+    return k;
+  }
+  bool whole = l->recompute == PL_RECOMPUTE_FULL || l->recompute == PL_RECOMPUTE_OPS;
+  if (whole)
+    for (int j = 0; j < n; j++)
+      if (recomputed(&ops[j]) && !pl_op_node_free(&ops[j]))
+        out[k++] = (struct issue){j, true, ops[j].host_sync};
+  for (int i = n - 1; i >= 0; i--) {
+    for (int b = 0; b <= i && !whole; b++)
+      if (recomputed(&ops[b]) && (b + 1 == n || !recomputed(&ops[b + 1])) &&
+          recompute_at(ops, n, b) == i)
+        issue_refwd(ops, b, out, &k);
+    if (cat >= 0 && strcmp(ops[i].name, "qkv") == 0)
+      out[k++] = (struct issue){cat, false, false}, cat = -1;
+    if (!pl_op_node_free(&ops[i]) && strcmp(ops[i].name, "qkv_grad_cat") != 0)
+      out[k++] = (struct issue){i, false, false};
+  }
+  if (cat >= 0) /* no QKV GEMM (latent attention): where the list has it */
+    out[k++] = (struct issue){cat, false, false};
+  return k;
+}
+
+/* One op (or its re-run forward) as a flow item, frac of it. */
+static void flow_item(struct sim_flow *f, const struct pl_gpu *g, const struct pl_layout *l,
+                      const struct pl_model *m, const struct pl_op *op, bool refwd,
+                      enum pl_pass pass, double frac) {
+  struct pl_op part = *op;
+  if (refwd)
+    pl_op_recompute_part(op, &part);
+  enum pl_pass p = refwd ? PL_PASS_FWD : pass;
+  double share = (op->share > 0 ? op->share : 1.0) * frac, wait = 0, launches = 0;
+  double host = sim_op_host_s(l, m, &part, p, share, &wait, &launches);
+  sim_flow_op(f, host, share * pl_op_run_time_s(g, l, m, &part, p) + wait, launches);
+}
+
+static double item_gemm_s(const struct pl_gpu *g, const struct pl_layout *l,
+                          const struct pl_model *m, const struct pl_op *op, bool refwd,
+                          enum pl_pass pass) {
+  if (op->kind != PL_OP_GEMM)
+    return 0;
+  struct pl_op part = *op;
+  if (refwd)
+    pl_op_recompute_part(op, &part);
+  return (op->share > 0 ? op->share : 1.0) *
+         pl_op_run_time_s(g, l, m, &part, refwd ? PL_PASS_FWD : pass);
+}
+
+/* A pass with host syncs as the flow of its ops in issue order (host_flow.c):
+ * after a sync the GPU's queue is empty, so what follows runs as the host
+ * issues it, op by op. The blocks of a stage repeat, so the period is one
+ * block's issue order from just after its first sync to that sync in the
+ * next block. The node-free ops are spread over the GEMMs of their pass (a
+ * re-run forward's over the re-run GEMMs) by GEMM time: the casts just before
+ * each GEMM (Transformer Engine quantizes a GEMM's inputs as it calls it), the
+ * gradient adds just after (a weight's hook runs when its gradient is
+ * ready: Megatron-Core distributed_data_parallel.py _make_backward_post_hook).
+ * Returns -1 when the pass has no sync. */
+static double synced_flow_s(const struct pl_gpu *g, const struct pl_layout *l,
+                            const struct pl_model *m, const struct pl_op *ops, int n,
+                            enum pl_pass pass) {
+  struct issue order[2 * PL_MAX_LAYER_OPS];
+  if (n > PL_MAX_LAYER_OPS)
+    return -1;
+  int k = issue_order(l, ops, n, pass, order), first = -1;
+  for (int j = 0; j < k && first < 0; j++)
+    if (order[j].sync)
+      first = j;
+  if (first < 0)
+    return -1;
+  double gemm_s[2] = {0, 0}; /* own pass, re-run forward */
+  for (int j = 0; j < k; j++)
+    gemm_s[order[j].refwd] += item_gemm_s(g, l, m, &ops[order[j].i], order[j].refwd, pass);
+  struct sim_flow f = {0, 0};
+  for (int j = 1; j <= k; j++) {
+    const struct issue *it = &order[(first + j) % k];
+    double t = item_gemm_s(g, l, m, &ops[it->i], it->refwd, pass);
+    double frac = gemm_s[it->refwd] > 0 ? t / gemm_s[it->refwd] : 0;
+    for (int q = 0; q < n && frac > 0; q++)
+      if (strcmp(ops[q].name, "fp8_casts") == 0 && (!it->refwd || recomputed(&ops[q])))
+        flow_item(&f, g, l, m, &ops[q], it->refwd, pass, frac);
+    flow_item(&f, g, l, m, &ops[it->i], it->refwd, pass, 1.0);
+    for (int q = 0; q < n && frac > 0; q++)
+      if (pl_op_node_free(&ops[q]) && strcmp(ops[q].name, "fp8_casts") != 0 &&
+          (!it->refwd || recomputed(&ops[q])))
+        flow_item(&f, g, l, m, &ops[q], it->refwd, pass, frac);
+    if (it->sync)
+      sim_flow_sync(&f);
+  }
+  return sim_flow_end_s(&f);
+}
+
+/* Time of a list of ops in one pass. A backward includes the forward of the
+ * ops marked for recomputation. attention_only sums just the attention core
+ * (segments.c subtracts it from the whole to split a segment). */
+double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
+                     const struct pl_op *ops, int n, enum pl_pass pass, bool attention_only) {
+  /* The pass in pieces between host syncs (pl_op.host_sync): the host cannot
+   * run ahead of the GPU across one. Each piece is one item of the host flow
+   * (host_flow.c) whose host and GPU times overlap completely
+   * (SIM_FLOW_FLUID: it takes the longer of the two), then the host waits for
+   * the GPU. The blocks of a stage run one after the other, so the piece after
+   * a block's last sync continues into the next block up to its first: the
+   * first and last pieces are one (with no sync, the whole pass). tp sums the
+   * current piece's GPU time in op order. */
+  double tp = 0, tp_first = 0;
+  struct host_tally h = {0, 0, 0, 0, 0}, h_first = {0, 0, 0, 0, 0};
+  struct sim_flow f = {0, 0};
+  /* CUDA_LAUNCH_BLOCKING=1 (layout.launch_blocking): a launch returns only when
+   * its kernel has finished (CUDA Programming Guide, "Asynchronous Concurrent
+   * Execution": the variable disables asynchronous kernel launches), so the
+   * host issues the next kernel only then: host and GPU time add up, an item
+   * of one launch. */
+  double launches = l->launch_blocking ? 1.0 : SIM_FLOW_FLUID;
+  /* A pass with host syncs: op by op in issue order (synced_flow_s). A pass
+   * without one keeps the fluid piece, max(host, GPU): the flow of the same
+   * block repeated, with the host running ahead across blocks, tends to that
+   * per block (to first order: the start-up of the first block is not
+   * counted). */
+  if (!attention_only && !l->launch_blocking) {
+    double flow = synced_flow_s(g, l, m, ops, n, pass);
+    if (flow >= 0)
+      return flow;
+  }
+  bool synced = false;
+  for (int i = 0; i < n; i++) {
+    if (attention_only && ops[i].kind != PL_OP_ATTENTION)
+      continue;
+    double share = ops[i].share > 0 ? ops[i].share : 1.0; /* flops.h: blocks that run it */
+    /* captured in a CUDA graph: GPU time only, the host issues none of it */
+    bool graphed = sim_op_graphed(l, m, &ops[i]);
+    double dt = share * pl_op_run_time_s(g, l, m, &ops[i], pass);
+    tp += dt;
+    if (!graphed)
+      host_tally_add(&h, l, m, &ops[i], pass, share);
+    struct pl_op part; /* the whole op, or under recompute ops a fused GEMM's part */
+    bool refwd = pass == PL_PASS_BWD && pl_op_recompute_part(&ops[i], &part);
+    if (refwd) {
+      dt = share * pl_op_run_time_s(g, l, m, &part, PL_PASS_FWD);
+      tp += dt;
+      if (!graphed)
+        host_tally_add(&h, l, m, &part, PL_PASS_FWD, share);
+    }
+    if (!attention_only && ops[i].host_sync && (pass == PL_PASS_FWD || refwd)) {
+      tp += 2.0 * h.waits * l->host_per_kernel_s; /* pl_op.host_waits, below */
+      if (!synced) {
+        tp_first = tp, h_first = h, synced = true;
+      } else {
+        sim_flow_op(&f, piece_host_s(l, h), tp, launches);
+        sim_flow_sync(&f);
+      }
+      tp = 0, h = (struct host_tally){0, 0, 0, 0, 0};
+    }
+  }
+  /* pl_op.host_waits: the host waits for each such kernel's result, so the
+   * GPU idles while the host reads it back (a copy) and issues the next
+   * kernel: two launches per such kernel that no GPU work hides; the host
+   * issues the read-backs too (piece_host_s) */
+  if (!attention_only)
+    tp += 2.0 * h.waits * l->host_per_kernel_s;
+  if (synced) { /* the last piece runs on into the next block's first */
+    tp += tp_first;
+    h.kernels += h_first.kernels, h.waits += h_first.waits;
+    h.gemm_kernels += h_first.gemm_kernels, h.gemm_calls += h_first.gemm_calls;
+    h.cpp_launches += h_first.cpp_launches;
+  }
+  /* Eager host floor (docs/step-model.md 2.6): the host issues the pass's
+   * kernels one by one; when that takes longer than the GPU runs them, the
+   * GPU waits for the host. The attention part alone (cp split) keeps the GPU
+   * time: the floor is the whole segment's. */
+  sim_flow_op(&f, attention_only ? 0 : piece_host_s(l, h), tp, launches);
+  return sim_flow_end_s(&f);
+}
