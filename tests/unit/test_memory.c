@@ -240,6 +240,44 @@ static void test_recompute_order(void) {
   }
 }
 
+/* Eager attention's backward (memory.c eager_attention_bwd_extra): GPT-3 175B
+ * block as in test_korthikanti_table2 (sbh = 2048 * 12288, 5as/h = 80), one
+ * GPU, b 1, bf16. At the core attention's backward the block still holds the
+ * first norm's and QKV's inputs (4 sbh), Q, K, V (6 sbh) and the scores
+ * (80 sbh), plus the probabilities' 2-byte gradient 2as/h = 32 sbh: 122 sbh
+ * against the 114 sbh it saves, 8 sbh more. Full recompute: 96 block inputs
+ * of 2 sbh, the embedding dropout mask (1 sbh) and the re-run block
+ * (114 sbh, larger than the head's 4 sbh + fp32 logits ~16.4 sbh):
+ * 192 + 1 + 114 + 8 = 315 sbh. Selective: 96 x 34 sbh, the mask, the re-run
+ * scores 80 sbh and the 8 sbh: 3,353 sbh. tp 8 (no sp): the block holds
+ * 4 + 6/8 + 10 + 4 = 18.75 sbh there against 23 sbh saved: nothing added.
+ * FlashAttention: nothing added (34 sbh + the LSE 384 sb per block). */
+static void test_eager_attention_backward(void) {
+  struct pl_model m = model("gpt3-175b");
+  struct pl_gpu g = gpu80();
+  double sbh = 2048.0 * 12288;
+  struct pl_layout l = layout(&m, (struct spec){.gpus = 1, .gbs = 1, .shard = PL_SHARD_DDP,
+                                                .recompute = PL_RECOMPUTE_FULL});
+  l.eager_attention = true;
+  struct pl_memory mem;
+  pl_memory_compute(&m, &l, &g, &mem);
+  CHECK_NEAR_REL(mem.activations_bytes, 315 * sbh, 1e-12);
+  l.recompute = PL_RECOMPUTE_SELECTIVE;
+  pl_memory_compute(&m, &l, &g, &mem);
+  CHECK_NEAR_REL(mem.activations_bytes, (96 * 34 + 1 + 80 + 8) * sbh, 1e-12);
+  l.recompute = PL_RECOMPUTE_FULL;
+  l.eager_attention = false;
+  pl_memory_compute(&m, &l, &g, &mem);
+  CHECK_NEAR_REL(mem.activations_bytes, (192 + 1 + 34) * sbh + 384 * 2048.0, 1e-12);
+  struct pl_layout t8 = layout(&m, (struct spec){.gpus = 8, .tp = 8, .gbs = 1,
+                                                 .shard = PL_SHARD_DDP,
+                                                 .recompute = PL_RECOMPUTE_FULL});
+  t8.eager_attention = true;
+  t8.sp = false;
+  pl_memory_compute(&m, &t8, &g, &mem);
+  CHECK_NEAR_REL(mem.activations_bytes, (192 + 1 + 23) * sbh, 1e-12);
+}
+
 /* Llama-2 7B on 8 GPUs (dp 8, pp 1, tp 1): the stage holds all N =
  * 6,738,415,616 parameters. zero1: bf16 params 2N, fp32 grads 4N, optimizer
  * 12N / 8; zero2 also grads / 8; zero3 also params / 8. */
@@ -750,6 +788,7 @@ int main(void) {
   test_gqa_swiglu();
   test_quantized_saved_inputs();
   test_recompute_order();
+  test_eager_attention_backward();
   test_recompute_ops();
   test_recompute_uniform();
   test_act_offload();
