@@ -314,8 +314,9 @@ static double layer_act_kept(const struct pl_model *m, const struct pl_layout *l
  * allocates it while the bmm's saved input (the dropout output) is alive, and
  * the dropout's backward allocates the next one before autograd frees the
  * first (PyTorch frees a node's saved tensors and its incoming gradient once
- * the node has run); the fused softmax's backward then writes its gradient in
- * place (NVIDIA/Megatron-LM v2.5, Aug 2021, megatron/model/transformer.py
+ * the node has run: torch/csrc/autograd/engine.cpp call_function,
+ * fn.release_variables() unless the graph is kept); the fused softmax's
+ * backward then writes its gradient in place (NVIDIA/Megatron-LM v2.5, Aug 2021, megatron/model/transformer.py
  * ParallelAttention.forward: baddbmm into torch.empty, scale_mask_softmax,
  * attention_dropout, bmm; megatron/fused_kernels/
  * scaled_upper_triang_masked_softmax_cuda.cu bwd_cuda: "backward pass is
