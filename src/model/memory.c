@@ -41,9 +41,11 @@
  * Transformer Engine FP8 parameters (Megatron FSDP fp8_param_gather,
  * pl_layout_te_fp8_params) keep the blocks' GEMM weights at 1 B, sharded
  * and gathered.
- * Eager attention's backward adds its score gradient (eager_attention_bwd_extra).
+ * The first block in its backward adds the larger of its MLP's (fc2 input
+ * gradient, mlp_bwd_extra) and eager attention's (score gradient,
+ * eager_attention_bwd_extra) activation gradients.
  * Ignored: optimizer-step temporaries, the other activation-gradient buffers
- * (hidden and MLP widths), fp8 weight copies. */
+ * (hidden width; MoE and hybrid blocks), fp8 weight copies. */
 #include <plateau/flops.h>
 #include <plateau/memory.h>
 
@@ -344,6 +346,28 @@ static double eager_attention_bwd_extra(const struct pl_model *m, const struct p
   double grad = grad_b * (double)(m->heads / deg(l->tp)) * attention_keys(m, l);
   double held = (2.0 + e) * h / rep_div + 2.0 * (q + 2.0 * kv) / t + scores_bytes_per_token(m, l);
   double extra = sb * (held + grad) - layer_act_kept(m, l, PL_RECOMPUTE_NONE);
+  return extra > 0.0 ? extra : 0.0;
+}
+
+/* The MLP's backward: fc2's backward allocates the gradient of its input,
+ * 2 bytes per ffn element (f / tp per token; 16-bit even under FP8 recipes),
+ * while the block still holds every tensor it saved except the MLP output's
+ * dropout mask, freed by the dropout's backward just before (the fc2 node
+ * releases its own saved input only after it has run: torch/csrc/autograd/
+ * engine.cpp call_function; Megatron-LM v2.5 megatron/model/transformer.py
+ * ParallelMLP.forward: dense_h_to_4h, bias_gelu_impl, dense_4h_to_h; the same
+ * order in any MLP: the fc2 input gradient cannot be smaller). Under
+ * selective recompute the re-run modules (rerun_b) are not re-created yet
+ * when the MLP's backward runs, so they are taken off (a lower bound when
+ * mlp is itself a re-run module). MoE and hybrid blocks: 0 (not derived). */
+static double mlp_bwd_extra(const struct pl_model *m, const struct pl_layout *l, double rerun) {
+  if (pl_model_is_moe(m) || pl_model_is_hybrid(m))
+    return 0.0;
+  double t = (double)deg(l->tp), sb = local_tokens(m, l);
+  double rep_div = l->sp && t > 1 ? t : 1.0;
+  double mask = m->dropout ? (double)m->hidden / rep_div : 0.0;
+  double extra = sb * (2.0 * (double)m->ffn_hidden / t - mask) -
+                 (l->recompute == PL_RECOMPUTE_SELECTIVE ? rerun : 0.0);
   return extra > 0.0 ? extra : 0.0;
 }
 
@@ -727,9 +751,11 @@ static void activations(const struct pl_model *m, const struct pl_layout *l, int
                    (l->recompute == PL_RECOMPUTE_FULL ? 0.0 : layer_act(m, l, l->recompute));
     rerun_b = (double)rerun_blocks * (rerun > 0.0 ? rerun : 0.0); /* ops, tp >= 16: can be < 0 */
   }
-  /* the first block in its backward (re-run or not) holds eager attention's
-   * score gradient on top; the head is freed by then */
-  rerun_b += eager_attention_bwd_extra(m, l);
+  /* the first block in its backward (re-run or not) holds on top the larger
+   * of its MLP's and eager attention's activation gradients (two moments of
+   * its backward); the head is freed by then */
+  double att_x = eager_attention_bwd_extra(m, l), mlp_x = mlp_bwd_extra(m, l, rerun_b);
+  rerun_b += att_x > mlp_x ? att_x : mlp_x;
   /* A micro-batch's head and its re-run block are never held together: its
    * backward runs the loss, LM head and final norm first, and the autograd
    * engine frees each node's saved tensors once the node has run (Megatron-LM
