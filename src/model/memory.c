@@ -41,8 +41,11 @@
  * Transformer Engine FP8 parameters (Megatron FSDP fp8_param_gather,
  * pl_layout_te_fp8_params) keep the blocks' GEMM weights at 1 B, sharded
  * and gathered.
- * Ignored: optimizer-step temporaries, activation-gradient buffers, fp8
- * weight copies. */
+ * The first block in its backward adds the larger of its MLP's (fc2 input
+ * gradient, mlp_bwd_extra) and eager attention's (score gradient,
+ * eager_attention_bwd_extra) activation gradients.
+ * Ignored: optimizer-step temporaries, the other activation-gradient buffers
+ * (hidden width; MoE and hybrid blocks), fp8 weight copies. */
 #include <plateau/flops.h>
 #include <plateau/memory.h>
 
@@ -77,13 +80,17 @@ static double local_tokens(const struct pl_model *m, const struct pl_layout *l) 
  * output (2 B), and with dropout its mask (1 B) and output (2 B), for every
  * key of every local head; FlashAttention keeps one fp32 log-sum-exp per
  * query and head. */
+/* The keys each query attends to: the sequence, or the sliding window. */
+static double attention_keys(const struct pl_model *m, const struct pl_layout *l) {
+  int64_t seq = seq_of(m, l);
+  return (double)(m->sliding_window > 0 && m->sliding_window < seq ? m->sliding_window : seq);
+}
+
 static double scores_bytes_per_token(const struct pl_model *m, const struct pl_layout *l) {
   double heads = (double)(m->heads / deg(l->tp));
-  int64_t seq = seq_of(m, l);
-  int64_t keys = m->sliding_window > 0 && m->sliding_window < seq ? m->sliding_window : seq;
   if (!l->eager_attention)
     return 4.0 * heads;
-  return (m->dropout ? 5.0 : 2.0) * heads * (double)keys;
+  return (m->dropout ? 5.0 : 2.0) * heads * attention_keys(m, l);
 }
 
 /* An MoE block against the dense one, averaged over the blocks: instead of
@@ -300,6 +307,68 @@ static double layer_act_kept(const struct pl_model *m, const struct pl_layout *l
     bytes -= modules_freed(m, l, mods, sb, e, mlp, rep_div);
   }
   return bytes;
+}
+
+/* Eager attention's backward (layout.eager_attention): what one block holds
+ * at its core attention's backward beyond what it saves (layer_act_kept
+ * without recompute), for one micro-batch. The gradient of the probabilities
+ * is a new b x heads/tp x s x keys 16-bit tensor: the bmm with V's backward
+ * allocates it while the bmm's saved input (the dropout output) is alive, and
+ * the dropout's backward allocates the next one before autograd frees the
+ * first (PyTorch frees a node's saved tensors and its incoming gradient once
+ * the node has run: torch/csrc/autograd/engine.cpp call_function,
+ * fn.release_variables() unless the graph is kept); the fused softmax's
+ * backward then writes its gradient in place (NVIDIA/Megatron-LM v2.5, Aug 2021, megatron/model/transformer.py
+ * ParallelAttention.forward: baddbmm into torch.empty, scale_mask_softmax,
+ * attention_dropout, bmm; megatron/fused_kernels/
+ * scaled_upper_triang_masked_softmax_cuda.cu bwd_cuda: "backward pass is
+ * completely in-place"). So the peak is the saved scores plus one 2-byte
+ * gradient per element; without dropout and without the fused softmax,
+ * PyTorch's softmax backward allocates a second one (4 B). By then the
+ * block's backward has freed every tensor saved after the core attention
+ * (the proj input, the second norm's and the MLP's inputs, the two dropout
+ * masks); what is still held is the first norm's input (2 B), the QKV input
+ * (e), Q, K, V and the scores. The extra is what that exceeds the block's
+ * saved bytes, 0 when the freed part is larger. Gradients of hidden width
+ * (the residual stream's) are left out, as everywhere in this file.
+ * FlashAttention and cuDNN keep no s x s tensor: 0. Hybrid stacks: 0 (not
+ * derived). */
+static double eager_attention_bwd_extra(const struct pl_model *m, const struct pl_layout *l) {
+  if (!l->eager_attention || pl_model_is_hybrid(m))
+    return 0.0;
+  double t = (double)deg(l->tp), sb = local_tokens(m, l);
+  double rep_div = l->sp && t > 1 ? t : 1.0;
+  double h = (double)m->hidden;
+  double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
+  double e, mlp;
+  saved_gemm_bytes(m, l, &e, &mlp);
+  double grad_b = m->dropout || l->kernels == PL_KERNELS_FUSED ? 2.0 : 4.0;
+  double grad = grad_b * (double)(m->heads / deg(l->tp)) * attention_keys(m, l);
+  double held = (2.0 + e) * h / rep_div + 2.0 * (q + 2.0 * kv) / t + scores_bytes_per_token(m, l);
+  double extra = sb * (held + grad) - layer_act_kept(m, l, PL_RECOMPUTE_NONE);
+  return extra > 0.0 ? extra : 0.0;
+}
+
+/* The MLP's backward: fc2's backward allocates the gradient of its input,
+ * 2 bytes per ffn element (f / tp per token; 16-bit even under FP8 recipes),
+ * while the block still holds every tensor it saved except the MLP output's
+ * dropout mask, freed by the dropout's backward just before (the fc2 node
+ * releases its own saved input only after it has run: torch/csrc/autograd/
+ * engine.cpp call_function; Megatron-LM v2.5 megatron/model/transformer.py
+ * ParallelMLP.forward: dense_h_to_4h, bias_gelu_impl, dense_4h_to_h; the same
+ * order in any MLP: the fc2 input gradient cannot be smaller). Under
+ * selective recompute the re-run modules (rerun_b) are not re-created yet
+ * when the MLP's backward runs, so they are taken off (a lower bound when
+ * mlp is itself a re-run module). MoE and hybrid blocks: 0 (not derived). */
+static double mlp_bwd_extra(const struct pl_model *m, const struct pl_layout *l, double rerun) {
+  if (pl_model_is_moe(m) || pl_model_is_hybrid(m))
+    return 0.0;
+  double t = (double)deg(l->tp), sb = local_tokens(m, l);
+  double rep_div = l->sp && t > 1 ? t : 1.0;
+  double mask = m->dropout ? (double)m->hidden / rep_div : 0.0;
+  double extra = sb * (2.0 * (double)m->ffn_hidden / t - mask) -
+                 (l->recompute == PL_RECOMPUTE_SELECTIVE ? rerun : 0.0);
+  return extra > 0.0 ? extra : 0.0;
 }
 
 double pl_memory_layer_activation_bytes(const struct pl_model *m, const struct pl_layout *l) {
@@ -682,6 +751,11 @@ static void activations(const struct pl_model *m, const struct pl_layout *l, int
                    (l->recompute == PL_RECOMPUTE_FULL ? 0.0 : layer_act(m, l, l->recompute));
     rerun_b = (double)rerun_blocks * (rerun > 0.0 ? rerun : 0.0); /* ops, tp >= 16: can be < 0 */
   }
+  /* the first block in its backward (re-run or not) holds on top the larger
+   * of its MLP's and eager attention's activation gradients (two moments of
+   * its backward); the head is freed by then */
+  double att_x = eager_attention_bwd_extra(m, l), mlp_x = mlp_bwd_extra(m, l, rerun_b);
+  rerun_b += att_x > mlp_x ? att_x : mlp_x;
   /* A micro-batch's head and its re-run block are never held together: its
    * backward runs the loss, LM head and final norm first, and the autograd
    * engine frees each node's saved tensors once the node has run (Megatron-LM

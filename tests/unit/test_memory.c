@@ -149,10 +149,12 @@ static void test_recompute_ops(void) {
  * backward re-creates 4 blocks at once (139,392 B per token each,
  * test_gqa_swiglu) instead of 1. The re-run set and the head (4h + 4V =
  * 529,408 B per token, test_recompute_ops) are held in turn, the larger
- * counts: full's one block (139,392) is below the head, uniform's four
- * (557,568) above it, so uniform - full = (8 - 32) * 2 * 8192 * 4096
- * + (4 * 139,392 - 529,408) * 8192 B. With 6 (not dividing 32): 6 groups,
- * the widest 6. */
+ * counts. The re-run set also holds the MLP's fc2 input gradient during
+ * its first backward (memory.c mlp_bwd_extra: 2f = 28,672 B per token, no
+ * dropout mask). Full's one block (139,392 + 28,672) is below the head,
+ * uniform's four (557,568 + 28,672) above it, so uniform - full =
+ * (8 - 32) * 2 * 8192 * 4096 + (4 * 139,392 + 28,672 - 529,408) * 8192 B.
+ * With 6 (not dividing 32): 6 groups, the widest 6. */
 static void test_recompute_uniform(void) {
   struct pl_model m = model("llama3-8b");
   struct pl_gpu g = gpu80();
@@ -164,11 +166,11 @@ static void test_recompute_uniform(void) {
   l.recompute_layers = 4;
   pl_memory_compute(&m, &l, &g, &uni);
   CHECK_NEAR_REL(uni.activations_bytes - full.activations_bytes,
-                 (8.0 - 32.0) * 2 * 8192 * 4096 + (4.0 * 139392 - 529408) * 8192, 1e-12);
+                 (8.0 - 32.0) * 2 * 8192 * 4096 + (4.0 * 139392 + 28672 - 529408) * 8192, 1e-12);
   l.recompute_layers = 6;
   pl_memory_compute(&m, &l, &g, &uni6);
   CHECK_NEAR_REL(uni6.activations_bytes - full.activations_bytes,
-                 (6.0 - 32.0) * 2 * 8192 * 4096 + (6.0 * 139392 - 529408) * 8192, 1e-12);
+                 (6.0 - 32.0) * 2 * 8192 * 4096 + (6.0 * 139392 + 28672 - 529408) * 8192, 1e-12);
   /* the FLOPs and time of full recompute: every block */
   CHECK_NEAR_REL(pl_recompute_share(&m, &l), 1.0, 0);
 }
@@ -238,6 +240,49 @@ static void test_recompute_order(void) {
     CHECK(act[PL_RECOMPUTE_FULL] < act[PL_RECOMPUTE_SELECTIVE]);
     CHECK(act[PL_RECOMPUTE_SELECTIVE] < act[PL_RECOMPUTE_NONE]);
   }
+}
+
+/* Eager attention's backward (memory.c eager_attention_bwd_extra): GPT-3 175B
+ * block as in test_korthikanti_table2 (sbh = 2048 * 12288, 5as/h = 80), one
+ * GPU, b 1, bf16. At the core attention's backward the block still holds the
+ * first norm's and QKV's inputs (4 sbh), Q, K, V (6 sbh) and the scores
+ * (80 sbh), plus the probabilities' 2-byte gradient 2as/h = 32 sbh: 122 sbh
+ * against the 114 sbh it saves, 8 sbh more. Full recompute: 96 block inputs
+ * of 2 sbh, the embedding dropout mask (1 sbh) and the re-run block
+ * (114 sbh, larger than the head's 4 sbh + fp32 logits ~16.4 sbh):
+ * 192 + 1 + 114 + 8 = 315 sbh. Selective: 96 x 34 sbh, the mask, the re-run
+ * scores 80 sbh and the 8 sbh: 3,353 sbh. tp 8 (no sp): the block holds
+ * 4 + 6/8 + 10 + 4 = 18.75 sbh there against 23 sbh saved: nothing added.
+ * FlashAttention: no score gradient, but the MLP's (memory.c mlp_bwd_extra):
+ * fc2's input gradient 2 x 4h = 8 sbh less the freed dropout mask (1 sbh),
+ * 7 sbh on the re-run block (34 sbh + the LSE 384 sb). With eager attention
+ * the larger of the two counts: 8 sbh above; with tp 8 the MLP's is
+ * 8/8 - 1 = 0; under selective recompute the re-run scores (80 sbh) are not
+ * there yet at the MLP's backward: 7 - 80 < 0, nothing. */
+static void test_eager_attention_backward(void) {
+  struct pl_model m = model("gpt3-175b");
+  struct pl_gpu g = gpu80();
+  double sbh = 2048.0 * 12288;
+  struct pl_layout l = layout(&m, (struct spec){.gpus = 1, .gbs = 1, .shard = PL_SHARD_DDP,
+                                                .recompute = PL_RECOMPUTE_FULL});
+  l.eager_attention = true;
+  struct pl_memory mem;
+  pl_memory_compute(&m, &l, &g, &mem);
+  CHECK_NEAR_REL(mem.activations_bytes, 315 * sbh, 1e-12);
+  l.recompute = PL_RECOMPUTE_SELECTIVE;
+  pl_memory_compute(&m, &l, &g, &mem);
+  CHECK_NEAR_REL(mem.activations_bytes, (96 * 34 + 1 + 80 + 8) * sbh, 1e-12);
+  l.recompute = PL_RECOMPUTE_FULL;
+  l.eager_attention = false;
+  pl_memory_compute(&m, &l, &g, &mem);
+  CHECK_NEAR_REL(mem.activations_bytes, (192 + 1 + 34 + 7) * sbh + 384 * 2048.0, 1e-12);
+  struct pl_layout t8 = layout(&m, (struct spec){.gpus = 8, .tp = 8, .gbs = 1,
+                                                 .shard = PL_SHARD_DDP,
+                                                 .recompute = PL_RECOMPUTE_FULL});
+  t8.eager_attention = true;
+  t8.sp = false;
+  pl_memory_compute(&m, &t8, &g, &mem);
+  CHECK_NEAR_REL(mem.activations_bytes, (192 + 1 + 23) * sbh, 1e-12);
 }
 
 /* Llama-2 7B on 8 GPUs (dp 8, pp 1, tp 1): the stage holds all N =
@@ -750,6 +795,7 @@ int main(void) {
   test_gqa_swiglu();
   test_quantized_saved_inputs();
   test_recompute_order();
+  test_eager_attention_backward();
   test_recompute_ops();
   test_recompute_uniform();
   test_act_offload();
