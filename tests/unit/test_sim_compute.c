@@ -1251,6 +1251,40 @@ static void test_backward_issue_order(void) {
                  1e-12);
 }
 
+/* The experts' activation under moe_act recompute is re-run by a gradient
+ * hook on fc2's output (Megatron-Core experts.py TEGroupedMLP.forward,
+ * CheckpointWithoutOutput.discard_output_and_register_recompute), so before
+ * fc2's backward, not its own (pass_ops.c recompute_at). Memory ops on the
+ * a100 file, 37 us of host per kernel: a backward 2e9 B (p_g), expert_fc2
+ * backward 1e6 B in 20 kernels (q_g, 740 us of host), expert_clamp (sync)
+ * and expert_act re-run, every other pass 1e6 B in 1 kernel (s_g). Issue
+ * order: z, R(clamp), sync, R(act), fc2, act, clamp, a. Period after the
+ * sync: R(act) (host 37), fc2 (host at 777: the GPU idles behind its 740 us
+ * of issue), act (814), clamp (851), a (888: runs from there, p_g), then z
+ * and R(clamp) behind it: 888 us + p_g + 2 s_g. Had the re-run come just
+ * before the activation's own backward, fc2's issue would fall before the
+ * sync, behind a: 148 us + p_g + q_g + 2 s_g, 0.7 ms less. */
+static void test_moe_act_hook_order(void) {
+  struct pl_op ops[5] = {
+      {.kind = PL_OP_MEMORY, .name = "a", .fwd_bytes = 1e6, .bwd_bytes = 2e9},
+      {.kind = PL_OP_MEMORY, .name = "expert_clamp", .fwd_bytes = 1e6, .bwd_bytes = 1e6,
+       .host_sync = true, .recompute = true},
+      {.kind = PL_OP_MEMORY, .name = "expert_act", .fwd_bytes = 1e6, .bwd_bytes = 1e6,
+       .recompute = true},
+      {.kind = PL_OP_MEMORY, .name = "expert_fc2", .fwd_bytes = 1e6, .bwd_bytes = 1e6,
+       .bwd_kernels = 20},
+      {.kind = PL_OP_MEMORY, .name = "z", .fwd_bytes = 1e6, .bwd_bytes = 1e6},
+  };
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .host_per_kernel_s = 37e-6,
+                        .recompute = PL_RECOMPUTE_SELECTIVE};
+  struct pl_model m = {.pos = PL_POS_LEARNED};
+  double bw = 2039e9 * 0.88;
+  double p_g = 2e9 / bw + ovh(), s_g = 1e6 / bw + ovh(), q_g = 1e6 / bw + 20 * ovh();
+  CHECK(851e-6 + s_g < 888e-6 && 37e-6 + s_g + q_g < 777e-6);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 5, PL_PASS_BWD, false),
+                 888e-6 + p_g + 2 * s_g, 1e-12);
+}
+
 /* DeepSpeed 0.3.15-0.4.1's debug norm (layout.zero3_debug_norm,
  * segments.c zero3_debug_norm_op) on small_llama's block (p elements in 6
  * tensors: 4 weights, 2 RMSNorm weights): each fetch reads every tensor
@@ -1526,6 +1560,7 @@ int main(void) {
   test_host_waits();
   test_host_sync();
   test_backward_issue_order();
+  test_moe_act_hook_order();
   test_zero3_debug_norm();
   test_loaded();
   test_mamf_shape();
