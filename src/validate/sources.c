@@ -1418,6 +1418,56 @@ static bool bridge_gpt_oss_dispatch(const struct validate_in *in, struct pl_layo
   return true;
 }
 
+/* The DGX (8-GPU node) configurations whose release sets a flex dispatcher backend
+ * (the first match wins; the rows of other releases keep the dispatcher chosen above):
+ *  - DeepSeek-V3 on DGX B200/B300 from 26.02 (v0.3.0, v0.3.1, v0.4.0, v0.4.2, v0.5.0
+ *    scripts/performance/configs/deepseek/deepseek_workload_base_configs.py
+ *    DEEPSEEK_V3_PRETRAIN_CONFIG_{B200,B300}_V1, inherited by the _V2 configs:
+ *    moe_flex_dispatcher_backend "hybridep"; src/megatron/bridge/training/
+ *    flex_dispatcher_backend.py apply_flex_dispatcher_backend sets the flex dispatcher for
+ *    hybridep on compute capability 8-10, B200 and B300 included). v0.2.x (25.09, 25.11) set
+ *    no backend: alltoall. With ep 8 the group is one node: no deduplication across nodes.
+ *  - Qwen3-30B-A3B on DGX H100 from 26.02.01 (v0.3.1, v0.4.0, v0.4.2, v0.5.0
+ *    scripts/performance/configs/qwen/qwen3_workload_base_configs.py
+ *    QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_{BF16,FP8_CS}_V1: expert_model_parallel_size 16
+ *    over the 16 GPUs, moe_flex_dispatcher_backend "hybridep"; apply_flex_dispatcher_backend
+ *    accepts compute capability 9). With ep 16 the group spans two nodes.
+ *  - 26.02 (v0.3.0 QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_{BF16,FP8_CS}_V1, pp 2 vp 12 ep 8):
+ *    moe_flex_dispatcher_backend "deepep". v0.2.x (25.11) sets no backend: alltoall.
+ *  - Nemotron 3 Nano on DGX B200/B300/H100 (v0.3.1 configs/nemotronh/
+ *    nemotron_3_nano_workload_base_configs.py, v0.4.0, v0.4.2, v0.5.0
+ *    nemotron_3_workload_base_configs.py BASE_NEMOTRON_3_NANO_CONFIG:
+ *    moe_flex_dispatcher_backend "hybridep", inherited by every GPU's config, H100 included;
+ *    the recipe recipes/nemotronh/nemotron_3_nano.py sets moe_token_dispatcher_type "flex"
+ *    itself, and training/config.py's validate_flex_dispatcher_backend accepts hybridep on
+ *    compute capability 8-10).
+ *    ep 8 is one node on every one of these rows: on Blackwell the call is priced at
+ *    HybridEP's measured DGX B200 rate (segments.c flex_nvl5_call_s, as DeepSeek-V3 on
+ *    B200/B300 above); on H100 inside one node by NCCL's all_to_all (no published
+ *    intra-node H100 HybridEP rate). The host waits after the dispatch (moe_sync.c). */
+static void bridge_release_dispatch(const struct validate_in *in, struct pl_layout *l,
+                                    struct pl_vrow *row) {
+  static const struct {
+    const char *sections, *model, *gpus; /* space-separated words; model: a prefix */
+    enum pl_moe_dispatch dispatch;
+    const char *note;
+  } cfg[] = {
+      {"26.02 26.02.01 26.04 26.04.01 26.06 26.06.01", "DeepSeekV3", "B200 B300", PL_MOE_DEEPEP,
+       "hybridep dispatcher (the release's B200/B300 config)"},
+      {"26.02.01 26.04 26.04.01 26.06 26.06.01", "Qwen3_30B", "H100", PL_MOE_HYBRIDEP,
+       "hybridep dispatcher (the release's H100 config)"},
+      {"26.02", "Qwen3_30B", "H100", PL_MOE_DEEPEP, "deepep dispatcher (the release's H100 config)"},
+      {"26.02.01 26.04 26.04.01 26.06 26.06.01", "Nemotron_3_Nano", "B200 B300 H100",
+       PL_MOE_HYBRIDEP, "hybridep dispatcher (the release's DGX config)"},
+  };
+  for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++)
+    if (bridge_config_is(in, l, cfg[i].sections, cfg[i].model, cfg[i].gpus, -1)) {
+      l->dispatch = cfg[i].dispatch;
+      validate_note(row, "%s", cfg[i].note);
+      return;
+    }
+}
+
 static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   if (!bridge_flagged(in, row))
     return false;
@@ -1450,46 +1500,8 @@ static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, str
       strstr(g, "GB200") == NULL && l->dtype == PL_DTYPE_MXFP8 && l->ep == 32) {
     l->dispatch = PL_MOE_DEEPEP;
     validate_note(row, "deepep dispatcher (the release's B200 MXFP8 config with ep 32)");
-  } else if (bridge_config_is(in, l, "26.02 26.02.01 26.04 26.04.01 26.06 26.06.01", "DeepSeekV3",
-                              "B200 B300", -1)) {
-    /* DeepSeek-V3 on DGX B200/B300 from 26.02 (v0.3.0, v0.3.1, v0.4.0, v0.4.2, v0.5.0
-     * scripts/performance/configs/deepseek/deepseek_workload_base_configs.py
-     * DEEPSEEK_V3_PRETRAIN_CONFIG_{B200,B300}_V1, inherited by the _V2 configs:
-     * moe_flex_dispatcher_backend "hybridep"; src/megatron/bridge/training/
-     * flex_dispatcher_backend.py apply_flex_dispatcher_backend sets the flex dispatcher for
-     * hybridep on compute capability 8-10, B200 and B300 included). v0.2.x (25.09, 25.11) set
-     * no backend: alltoall. With ep 8 the group is one node: no deduplication across nodes. */
-    l->dispatch = PL_MOE_DEEPEP;
-    validate_note(row, "hybridep dispatcher (the release's B200/B300 config)");
-  } else if (bridge_config_is(in, l, "26.02.01 26.04 26.04.01 26.06 26.06.01", "Qwen3_30B",
-                              "H100", -1)) {
-    /* Qwen3-30B-A3B on DGX H100 from 26.02.01 (v0.3.1, v0.4.0, v0.4.2, v0.5.0
-     * scripts/performance/configs/qwen/qwen3_workload_base_configs.py
-     * QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_{BF16,FP8_CS}_V1: expert_model_parallel_size 16
-     * over the 16 GPUs, moe_flex_dispatcher_backend "hybridep"; apply_flex_dispatcher_backend
-     * accepts compute capability 9). With ep 16 the group spans two nodes. */
-    l->dispatch = PL_MOE_HYBRIDEP;
-    validate_note(row, "hybridep dispatcher (the release's H100 config)");
-  } else if (bridge_config_is(in, l, "26.02", "Qwen3_30B", "H100", -1)) {
-    /* 26.02 (v0.3.0 QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_{BF16,FP8_CS}_V1, pp 2 vp 12 ep 8):
-     * moe_flex_dispatcher_backend "deepep". v0.2.x (25.11) sets no backend: alltoall. */
-    l->dispatch = PL_MOE_DEEPEP;
-    validate_note(row, "deepep dispatcher (the release's H100 config)");
-  } else if (bridge_config_is(in, l, "26.02.01 26.04 26.04.01 26.06 26.06.01", "Nemotron_3_Nano",
-                              "B200 B300 H100", -1)) {
-    /* Nemotron 3 Nano on DGX B200/B300/H100 (v0.3.1 configs/nemotronh/
-     * nemotron_3_nano_workload_base_configs.py, v0.4.0, v0.4.2, v0.5.0
-     * nemotron_3_workload_base_configs.py BASE_NEMOTRON_3_NANO_CONFIG:
-     * moe_flex_dispatcher_backend "hybridep", inherited by every GPU's config, H100 included;
-     * the recipe recipes/nemotronh/nemotron_3_nano.py sets moe_token_dispatcher_type "flex"
-     * itself, and training/config.py's validate_flex_dispatcher_backend accepts hybridep on
-     * compute capability 8-10).
-     * ep 8 is one node on every one of these rows: on Blackwell the call is priced at
-     * HybridEP's measured DGX B200 rate (segments.c flex_nvl5_call_s, as DeepSeek-V3 on
-     * B200/B300 above); on H100 inside one node by NCCL's all_to_all (no published
-     * intra-node H100 HybridEP rate). The host waits after the dispatch (moe_sync.c). */
-    l->dispatch = PL_MOE_HYBRIDEP;
-    validate_note(row, "hybridep dispatcher (the release's DGX config)");
+  } else {
+    bridge_release_dispatch(in, l, row);
   }
   mcore_balance(in, l, row);
   bridge_ep_overlap(in, l, row);
