@@ -206,22 +206,30 @@ static double synced_flow_s(const struct pl_gpu *g, const struct pl_layout *l,
       first = j;
   if (first < 0)
     return -1;
-  double gemm_s[2] = {0, 0}; /* own pass, re-run forward */
-  for (int j = 0; j < k; j++)
-    gemm_s[order[j].refwd] += item_gemm_s(g, l, m, &ops[order[j].i], order[j].refwd, pass);
+  double gemm_s[2] = {0, 0}, item_s[2 * PL_MAX_LAYER_OPS]; /* own pass, re-run forward */
+  for (int j = 0; j < k; j++) {
+    item_s[j] = item_gemm_s(g, l, m, &ops[order[j].i], order[j].refwd, pass);
+    gemm_s[order[j].refwd] += item_s[j];
+  }
+  /* the lumps spread over the GEMMs: the FP8 casts before each, the other
+   * node-free ops after it */
+  int casts = -1, lumps[PL_MAX_LAYER_OPS], n_lumps = 0;
+  for (int q = 0; q < n; q++)
+    if (strcmp(ops[q].name, "fp8_casts") == 0)
+      casts = q;
+    else if (pl_op_node_free(&ops[q]))
+      lumps[n_lumps++] = q;
   struct sim_flow f = {0, 0};
   for (int j = 1; j <= k; j++) {
-    const struct issue *it = &order[(first + j) % k];
-    double t = item_gemm_s(g, l, m, &ops[it->i], it->refwd, pass);
-    double frac = gemm_s[it->refwd] > 0 ? t / gemm_s[it->refwd] : 0;
-    for (int q = 0; q < n && frac > 0; q++)
-      if (strcmp(ops[q].name, "fp8_casts") == 0 && (!it->refwd || recomputed(&ops[q])))
-        flow_item(&f, g, l, m, &ops[q], it->refwd, pass, frac);
+    int at = (first + j) % k;
+    const struct issue *it = &order[at];
+    double frac = gemm_s[it->refwd] > 0 ? item_s[at] / gemm_s[it->refwd] : 0;
+    if (casts >= 0 && frac > 0 && (!it->refwd || recomputed(&ops[casts])))
+      flow_item(&f, g, l, m, &ops[casts], it->refwd, pass, frac);
     flow_item(&f, g, l, m, &ops[it->i], it->refwd, pass, 1.0);
-    for (int q = 0; q < n && frac > 0; q++)
-      if (pl_op_node_free(&ops[q]) && strcmp(ops[q].name, "fp8_casts") != 0 &&
-          (!it->refwd || recomputed(&ops[q])))
-        flow_item(&f, g, l, m, &ops[q], it->refwd, pass, frac);
+    for (int q = 0; q < n_lumps && frac > 0; q++)
+      if (!it->refwd || recomputed(&ops[lumps[q]]))
+        flow_item(&f, g, l, m, &ops[lumps[q]], it->refwd, pass, frac);
     if (it->sync)
       sim_flow_sync(&f);
   }
@@ -233,61 +241,39 @@ static double synced_flow_s(const struct pl_gpu *g, const struct pl_layout *l,
  * (segments.c subtracts it from the whole to split a segment). */
 double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
                      const struct pl_op *ops, int n, enum pl_pass pass, bool attention_only) {
-  /* The pass in pieces between host syncs (pl_op.host_sync): the host cannot
-   * run ahead of the GPU across one. Each piece is one item of the host flow
-   * (host_flow.c) whose host and GPU times overlap completely
-   * (SIM_FLOW_FLUID: it takes the longer of the two), then the host waits for
-   * the GPU. The blocks of a stage run one after the other, so the piece after
-   * a block's last sync continues into the next block up to its first: the
-   * first and last pieces are one (with no sync, the whole pass). tp sums the
-   * current piece's GPU time in op order. */
-  double tp = 0, tp_first = 0;
-  struct host_tally h = {0, 0, 0, 0, 0}, h_first = {0, 0, 0, 0, 0};
-  struct sim_flow f = {0, 0};
-  /* CUDA_LAUNCH_BLOCKING=1 (layout.launch_blocking): a launch returns only when
+  /* A pass with host syncs (pl_op.host_sync): the host cannot run ahead of the
+   * GPU across one, so the pass is the flow of its ops in issue order
+   * (synced_flow_s). A pass without one is one fluid item of the host flow
+   * (host_flow.c, SIM_FLOW_FLUID: it takes the longer of its host and GPU
+   * times): the flow of the same block repeated, with the host running ahead
+   * across blocks, tends to that per block (to first order: the start-up of
+   * the first block is not counted).
+   * CUDA_LAUNCH_BLOCKING=1 (layout.launch_blocking): a launch returns only when
    * its kernel has finished (CUDA Programming Guide, "Asynchronous Concurrent
    * Execution": the variable disables asynchronous kernel launches), so the
    * host issues the next kernel only then: host and GPU time add up, an item
-   * of one launch. */
-  double launches = l->launch_blocking ? 1.0 : SIM_FLOW_FLUID;
-  /* A pass with host syncs: op by op in issue order (synced_flow_s). A pass
-   * without one keeps the fluid piece, max(host, GPU): the flow of the same
-   * block repeated, with the host running ahead across blocks, tends to that
-   * per block (to first order: the start-up of the first block is not
-   * counted). */
+   * of one launch, and a sync changes nothing (the GPU is idle at each one). */
   if (!attention_only && !l->launch_blocking) {
     double flow = synced_flow_s(g, l, m, ops, n, pass);
     if (flow >= 0)
       return flow;
   }
-  bool synced = false;
+  double t = 0; /* GPU time in op order */
+  struct host_tally h = {0, 0, 0, 0, 0};
   for (int i = 0; i < n; i++) {
     if (attention_only && ops[i].kind != PL_OP_ATTENTION)
       continue;
     double share = ops[i].share > 0 ? ops[i].share : 1.0; /* flops.h: blocks that run it */
     /* captured in a CUDA graph: GPU time only, the host issues none of it */
     bool graphed = sim_op_graphed(l, m, &ops[i]);
-    double dt = share * pl_op_run_time_s(g, l, m, &ops[i], pass);
-    tp += dt;
+    t += share * pl_op_run_time_s(g, l, m, &ops[i], pass);
     if (!graphed)
       host_tally_add(&h, l, m, &ops[i], pass, share);
     struct pl_op part; /* the whole op, or under recompute ops a fused GEMM's part */
-    bool refwd = pass == PL_PASS_BWD && pl_op_recompute_part(&ops[i], &part);
-    if (refwd) {
-      dt = share * pl_op_run_time_s(g, l, m, &part, PL_PASS_FWD);
-      tp += dt;
+    if (pass == PL_PASS_BWD && pl_op_recompute_part(&ops[i], &part)) {
+      t += share * pl_op_run_time_s(g, l, m, &part, PL_PASS_FWD);
       if (!graphed)
         host_tally_add(&h, l, m, &part, PL_PASS_FWD, share);
-    }
-    if (!attention_only && ops[i].host_sync && (pass == PL_PASS_FWD || refwd)) {
-      tp += 2.0 * h.waits * l->host_per_kernel_s; /* pl_op.host_waits, below */
-      if (!synced) {
-        tp_first = tp, h_first = h, synced = true;
-      } else {
-        sim_flow_op(&f, piece_host_s(l, h), tp, launches);
-        sim_flow_sync(&f);
-      }
-      tp = 0, h = (struct host_tally){0, 0, 0, 0, 0};
     }
   }
   /* pl_op.host_waits: the host waits for each such kernel's result, so the
@@ -295,17 +281,13 @@ double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const st
    * kernel: two launches per such kernel that no GPU work hides; the host
    * issues the read-backs too (piece_host_s) */
   if (!attention_only)
-    tp += 2.0 * h.waits * l->host_per_kernel_s;
-  if (synced) { /* the last piece runs on into the next block's first */
-    tp += tp_first;
-    h.kernels += h_first.kernels, h.waits += h_first.waits;
-    h.gemm_kernels += h_first.gemm_kernels, h.gemm_calls += h_first.gemm_calls;
-    h.cpp_launches += h_first.cpp_launches;
-  }
+    t += 2.0 * h.waits * l->host_per_kernel_s;
   /* Eager host floor (docs/step-model.md 2.6): the host issues the pass's
    * kernels one by one; when that takes longer than the GPU runs them, the
    * GPU waits for the host. The attention part alone (cp split) keeps the GPU
    * time: the floor is the whole segment's. */
-  sim_flow_op(&f, attention_only ? 0 : piece_host_s(l, h), tp, launches);
+  struct sim_flow f = {0, 0};
+  sim_flow_op(&f, attention_only ? 0 : piece_host_s(l, h), t,
+              l->launch_blocking ? 1.0 : SIM_FLOW_FLUID);
   return sim_flow_end_s(&f);
 }
