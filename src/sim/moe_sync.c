@@ -60,9 +60,7 @@ static bool shared_op(const struct pl_op *op) { return strncmp(op->name, "shared
  * its host waits' (pl_op.host_waits). */
 static void flow_index(struct sim_flow *f, const struct pl_gpu *g, const struct pl_layout *l,
                        const struct pl_model *m, const struct pl_op *op, double frac) {
-  double share = (op->share > 0 ? op->share : 1.0) * frac, wait_s = 0, k = 0;
-  double h = sim_op_host_s(l, m, op, PL_PASS_FWD, share, &wait_s, &k);
-  sim_flow_op(f, h, share * pl_op_run_time_s(g, l, m, op, PL_PASS_FWD) + wait_s, k);
+  sim_flow_item(f, g, l, m, op, false, PL_PASS_FWD, frac);
   /* a second wait inside the window (pl_op.host_sync: GPT-OSS's clamped GLU
    * copies its offset to the GPU blocking, flops.c GLU_CLAMP): the host
    * issues nothing more until the GPU has run everything so far */

@@ -159,10 +159,9 @@ static int issue_order(const struct pl_layout *l, const struct pl_op *ops, int n
   return k;
 }
 
-/* One op (or its re-run forward) as a flow item, frac of it. */
-static void flow_item(struct sim_flow *f, const struct pl_gpu *g, const struct pl_layout *l,
-                      const struct pl_model *m, const struct pl_op *op, bool refwd,
-                      enum pl_pass pass, double frac) {
+void sim_flow_item(struct sim_flow *f, const struct pl_gpu *g, const struct pl_layout *l,
+                   const struct pl_model *m, const struct pl_op *op, bool refwd,
+                   enum pl_pass pass, double frac) {
   struct pl_op part = *op;
   if (refwd)
     pl_op_recompute_part(op, &part);
@@ -225,11 +224,11 @@ static double synced_flow_s(const struct pl_gpu *g, const struct pl_layout *l,
     const struct issue *it = &order[at];
     double frac = gemm_s[it->refwd] > 0 ? item_s[at] / gemm_s[it->refwd] : 0;
     if (casts >= 0 && frac > 0 && (!it->refwd || recomputed(&ops[casts])))
-      flow_item(&f, g, l, m, &ops[casts], it->refwd, pass, frac);
-    flow_item(&f, g, l, m, &ops[it->i], it->refwd, pass, 1.0);
+      sim_flow_item(&f, g, l, m, &ops[casts], it->refwd, pass, frac);
+    sim_flow_item(&f, g, l, m, &ops[it->i], it->refwd, pass, 1.0);
     for (int q = 0; q < n_lumps && frac > 0; q++)
       if (!it->refwd || recomputed(&ops[lumps[q]]))
-        flow_item(&f, g, l, m, &ops[lumps[q]], it->refwd, pass, frac);
+        sim_flow_item(&f, g, l, m, &ops[lumps[q]], it->refwd, pass, frac);
     if (it->sync)
       sim_flow_sync(&f);
   }
