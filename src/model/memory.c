@@ -72,6 +72,12 @@ static int64_t seq_of(const struct pl_model *m, const struct pl_layout *l) {
 /* Activations of one block                                            */
 
 /* Tokens of one micro-batch on one GPU: mbs * seq / cp. */
+/* What divides a block's "replicated" activations (the block input, norm
+ * outputs, dropout masks): sequence parallelism shards them over tp. */
+static double sp_div(const struct pl_layout *l) {
+  return l->sp && deg(l->tp) > 1 ? (double)deg(l->tp) : 1.0;
+}
+
 static double local_tokens(const struct pl_model *m, const struct pl_layout *l) {
   return (double)deg(l->mbs) * (double)(seq_of(m, l) / deg(l->cp));
 }
@@ -199,7 +205,7 @@ static double offload_moe_block(const struct pl_model *m, const struct pl_layout
 static double hybrid_layer_act(const struct pl_model *m, const struct pl_layout *l,
                                enum pl_recompute r, double e, double mlp) {
   double t = (double)deg(l->tp), sb = local_tokens(m, l), L = (double)m->layers;
-  double rep_div = l->sp && t > 1 ? t : 1.0;
+  double rep_div = sp_div(l);
   double h = (double)m->hidden, f = (double)m->ffn_hidden;
   double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
   double s_attn = (double)pl_model_kind_layers(m, '*') / L;
@@ -257,7 +263,7 @@ static void saved_gemm_bytes(const struct pl_model *m, const struct pl_layout *l
 static double layer_act_kept(const struct pl_model *m, const struct pl_layout *l,
                              enum pl_recompute r) {
   double t = (double)deg(l->tp), sb = local_tokens(m, l);
-  double rep_div = l->sp && t > 1 ? t : 1.0; /* SP shards the "replicated" part */
+  double rep_div = sp_div(l);
   double h = (double)m->hidden, f = (double)m->ffn_hidden;
   double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
   if (r == PL_RECOMPUTE_FULL)
@@ -337,7 +343,7 @@ static double eager_attention_bwd_extra(const struct pl_model *m, const struct p
   if (!l->eager_attention || pl_model_is_hybrid(m))
     return 0.0;
   double t = (double)deg(l->tp), sb = local_tokens(m, l);
-  double rep_div = l->sp && t > 1 ? t : 1.0;
+  double rep_div = sp_div(l);
   double h = (double)m->hidden;
   double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
   double e, mlp;
@@ -364,7 +370,7 @@ static double mlp_bwd_extra(const struct pl_model *m, const struct pl_layout *l,
   if (pl_model_is_moe(m) || pl_model_is_hybrid(m))
     return 0.0;
   double t = (double)deg(l->tp), sb = local_tokens(m, l);
-  double rep_div = l->sp && t > 1 ? t : 1.0;
+  double rep_div = sp_div(l);
   double mask = m->dropout ? (double)m->hidden / rep_div : 0.0;
   double extra = sb * (2.0 * (double)m->ffn_hidden / t - mask) -
                  (l->recompute == PL_RECOMPUTE_SELECTIVE ? rerun : 0.0);
@@ -690,7 +696,7 @@ static void activations(const struct pl_model *m, const struct pl_layout *l, int
                         struct stage *s) {
   int64_t pp = deg(l->pp), tp = deg(l->tp);
   double sb = local_tokens(m, l), h = (double)m->hidden;
-  double rep_div = l->sp && tp > 1 ? (double)tp : 1.0;
+  double rep_div = sp_div(l);
   s->in_flight = in_flight(l, i);
   s->layer_act = layer_act(m, l, l->recompute);
   s->act_b = s->in_flight * (double)s->layers * s->layer_act;
@@ -770,7 +776,7 @@ static void activations(const struct pl_model *m, const struct pl_layout *l, int
 static void buffers(const struct pl_model *m, const struct pl_layout *l, struct stage *s) {
   int64_t tp = deg(l->tp);
   double sb = local_tokens(m, l), h = (double)m->hidden;
-  double rep_div = l->sp && tp > 1 ? (double)tp : 1.0;
+  double rep_div = sp_div(l);
   s->comm_b = 0.0;
   if (l->sp && tp > 1) /* all-gathered block input before QKV / fc1 */
     s->comm_b += 2.0 * sb * h;
