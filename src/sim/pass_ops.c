@@ -47,22 +47,23 @@ static double tally_host_s(const struct pl_layout *l, const struct host_tally *h
   return host;
 }
 
+/* pl_op.host_waits: the host waits for each such kernel's result, so the GPU
+ * idles while the host reads it back (a copy) and issues the next kernel: two
+ * launches per such kernel that no GPU work hides. Adds the read-backs to the
+ * kernels the host issues and returns the GPU time the waits add. */
+static double read_backs(const struct pl_layout *l, struct host_tally *h) {
+  h->kernels += h->waits;
+  return 2.0 * h->waits * l->host_per_kernel_s;
+}
+
 double sim_op_host_s(const struct pl_layout *l, const struct pl_model *m, const struct pl_op *op,
                      enum pl_pass pass, double share, double *wait_gpu_s, double *launches) {
   struct host_tally h = {0, 0, 0, 0, 0};
   if (!sim_op_graphed(l, m, op))
     host_tally_add(&h, l, m, op, pass, share);
-  *wait_gpu_s = 2.0 * h.waits * l->host_per_kernel_s; /* as sim_seg_ops_s */
-  h.kernels += h.waits;
+  *wait_gpu_s = read_backs(l, &h);
   *launches = (l->host_per_gemm_s > 0 && h.gemm_calls > 0 ? h.gemm_calls : h.kernels) +
               (l->host_per_launch_s > 0 ? h.cpp_launches : 0);
-  return tally_host_s(l, &h);
-}
-
-/* The host time of one piece of a pass (sim_seg_ops_s): its tally, the
- * read-backs of pl_op.host_waits issued as kernels too. */
-static double piece_host_s(const struct pl_layout *l, struct host_tally h) {
-  h.kernels += h.waits;
   return tally_host_s(l, &h);
 }
 
@@ -275,18 +276,15 @@ double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const st
         host_tally_add(&h, l, m, &part, PL_PASS_FWD, share);
     }
   }
-  /* pl_op.host_waits: the host waits for each such kernel's result, so the
-   * GPU idles while the host reads it back (a copy) and issues the next
-   * kernel: two launches per such kernel that no GPU work hides; the host
-   * issues the read-backs too (piece_host_s) */
+  double waits_s = read_backs(l, &h); /* the host issues the read-backs too */
   if (!attention_only)
-    t += 2.0 * h.waits * l->host_per_kernel_s;
+    t += waits_s;
   /* Eager host floor (docs/step-model.md 2.6): the host issues the pass's
    * kernels one by one; when that takes longer than the GPU runs them, the
    * GPU waits for the host. The attention part alone (cp split) keeps the GPU
    * time: the floor is the whole segment's. */
   struct sim_flow f = {0, 0};
-  sim_flow_op(&f, attention_only ? 0 : piece_host_s(l, h), t,
+  sim_flow_op(&f, attention_only ? 0 : tally_host_s(l, &h), t,
               l->launch_blocking ? 1.0 : SIM_FLOW_FLUID);
   return sim_flow_end_s(&f);
 }
