@@ -69,11 +69,31 @@ double sim_op_host_s(const struct pl_layout *l, const struct pl_model *m, const 
 
 /* One item of a pass's issue order: op i's own pass, or (refwd) the forward
  * of a recomputed op re-run in the backward; sync: the host waits for the GPU
- * after it (pl_op.host_sync). */
+ * after it (pl_op.host_sync, the MoE dispatcher's wait); coll_s: a collective
+ * the GPU runs after the op, before that wait (the MoE combine, a dispatch the
+ * host waits for); after_s: one it runs after the wait (the all_to_all
+ * dispatch, whose split sizes the host waits for). */
 struct issue {
   int i;
   bool refwd, sync;
+  double coll_s, after_s;
 };
+
+static bool shared_op(const struct pl_op *op) { return strncmp(op->name, "shared_", 7) == 0; }
+
+static int find_op(const struct pl_op *ops, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(ops[i].name, name) == 0)
+      return i;
+  return -1;
+}
+
+/* The MoE dispatcher's wait (moe_sync.c) sits in a forward with a routing:
+ * after the permute, the combine after the unpermute. */
+static bool has_routing(const struct pl_op *ops, int n) {
+  return find_op(ops, n, "router") >= 0 && find_op(ops, n, "permute") >= 0 &&
+         find_op(ops, n, "unpermute") >= 0;
+}
 
 static bool recomputed(const struct pl_op *op) {
   struct pl_op part;
@@ -112,10 +132,18 @@ static void issue_refwd(const struct pl_op *ops, int b, struct issue *out, int *
   while (a > 0 && recomputed(&ops[a - 1]))
     a--;
   for (int j = a; j <= b; j++)
-    out[(*k)++] = (struct issue){j, true, ops[j].host_sync};
+    out[(*k)++] = (struct issue){.i = j, .refwd = true, .sync = ops[j].host_sync};
 }
 
-/* The order the host issues a pass's ops in. Forward: list order. Backward:
+/* The order the host issues a pass's ops in. Forward: list order, but the
+ * shared experts before the router (Megatron-Core moe_layer.py
+ * MoELayer.forward's custom_forward calls shared_experts_compute before
+ * router_and_preprocess, core_v0.15.0, core_v0.16.0), and with the MoE
+ * dispatcher's wait (wait, moe_sync.c) a sync at the permute with its
+ * dispatch (alltoall: after the wait, the host waits for the split sizes
+ * before it issues the all_to_all; allgather, flex: before it, the host waits
+ * for the gathered or dispatched tokens' counts) and the combine after the
+ * unpermute. Backward:
  * autograd's, the reverse of the forward (PyTorch runs a graph's backward
  * nodes in reverse topological order, torch/csrc/autograd/engine.cpp
  * Engine::evaluate_function / ReadyQueue); a checkpointed run of consecutive
@@ -129,34 +157,44 @@ static void issue_refwd(const struct pl_op *ops, int b, struct issue *out, int *
  * qkv_grad_cat (the split's backward, segments.c) runs just before the QKV
  * GEMM's backward. Returns the item count. */
 static int issue_order(const struct pl_layout *l, const struct pl_op *ops, int n,
-                       enum pl_pass pass, struct issue *out) {
-  int k = 0, cat = -1;
-  for (int i = 0; i < n; i++)
-    if (strcmp(ops[i].name, "qkv_grad_cat") == 0)
-      cat = i;
+                       enum pl_pass pass, const struct sim_moe_wait *wait, struct issue *out) {
+  int k = 0, cat = find_op(ops, n, "qkv_grad_cat");
   if (pass == PL_PASS_FWD) {
-    for (int i = 0; i < n; i++)
-      if (!pl_op_node_free(&ops[i]))
-        out[k++] = (struct issue){i, false, ops[i].host_sync};
+    int router = find_op(ops, n, "router");
+    for (int i = 0; i < n; i++) {
+      if (pl_op_node_free(&ops[i]) || (router >= 0 && shared_op(&ops[i])))
+        continue;
+      for (int j = 0; j < n && i == router; j++)
+        if (shared_op(&ops[j]))
+          out[k++] = (struct issue){.i = j, .refwd = false, .sync = ops[j].host_sync};
+      struct issue it = {.i = i, .sync = ops[i].host_sync};
+      if (wait != NULL && strcmp(ops[i].name, "permute") == 0) {
+        it.sync = true;
+        *(l->dispatch == PL_MOE_ALLTOALL ? &it.after_s : &it.coll_s) = wait->dispatch_s;
+      } else if (wait != NULL && strcmp(ops[i].name, "unpermute") == 0) {
+        it.coll_s = wait->combine_s;
+      }
+      out[k++] = it;
+    }
     return k;
   }
   bool whole = l->recompute == PL_RECOMPUTE_FULL || l->recompute == PL_RECOMPUTE_OPS;
   if (whole)
     for (int j = 0; j < n; j++)
       if (recomputed(&ops[j]) && !pl_op_node_free(&ops[j]))
-        out[k++] = (struct issue){j, true, ops[j].host_sync};
+        out[k++] = (struct issue){.i = j, .refwd = true, .sync = ops[j].host_sync};
   for (int i = n - 1; i >= 0; i--) {
     for (int b = 0; b <= i && !whole; b++)
       if (recomputed(&ops[b]) && (b + 1 == n || !recomputed(&ops[b + 1])) &&
           recompute_at(ops, n, b) == i)
         issue_refwd(ops, b, out, &k);
     if (cat >= 0 && strcmp(ops[i].name, "qkv") == 0)
-      out[k++] = (struct issue){cat, false, false}, cat = -1;
+      out[k++] = (struct issue){.i = cat, .refwd = false, .sync = false}, cat = -1;
     if (!pl_op_node_free(&ops[i]) && strcmp(ops[i].name, "qkv_grad_cat") != 0)
-      out[k++] = (struct issue){i, false, false};
+      out[k++] = (struct issue){.i = i, .refwd = false, .sync = false};
   }
   if (cat >= 0) /* no QKV GEMM (latent attention): where the list has it */
-    out[k++] = (struct issue){cat, false, false};
+    out[k++] = (struct issue){.i = cat, .refwd = false, .sync = false};
   return k;
 }
 
@@ -188,7 +226,9 @@ static double item_gemm_s(const struct pl_gpu *g, const struct pl_layout *l,
  * after a sync the GPU's queue is empty, so what follows runs as the host
  * issues it, op by op. The blocks of a stage repeat, so the period is one
  * block's issue order from just after its first sync to that sync in the
- * next block. The node-free ops are spread over the GEMMs of their pass (a
+ * next block (what the GPU runs right after that sync, the all_to_all
+ * dispatch, opens it). The collectives in it (coll_s, after_s) are GPU items
+ * (sim_flow_gpu). The node-free ops are spread over the GEMMs of their pass (a
  * re-run forward's over the re-run GEMMs) by GEMM time: the casts just before
  * each GEMM (Transformer Engine quantizes a GEMM's inputs as it calls it), the
  * gradient adds just after (a weight's hook runs when its gradient is
@@ -196,11 +236,11 @@ static double item_gemm_s(const struct pl_gpu *g, const struct pl_layout *l,
  * Returns -1 when the pass has no sync. */
 static double synced_flow_s(const struct pl_gpu *g, const struct pl_layout *l,
                             const struct pl_model *m, const struct pl_op *ops, int n,
-                            enum pl_pass pass) {
+                            enum pl_pass pass, const struct sim_moe_wait *wait) {
   struct issue order[2 * PL_MAX_LAYER_OPS];
   if (n > PL_MAX_LAYER_OPS)
     return -1;
-  int k = issue_order(l, ops, n, pass, order), first = -1;
+  int k = issue_order(l, ops, n, pass, wait, order), first = -1;
   for (int j = 0; j < k && first < 0; j++)
     if (order[j].sync)
       first = j;
@@ -219,28 +259,55 @@ static double synced_flow_s(const struct pl_gpu *g, const struct pl_layout *l,
       casts = q;
     else if (pl_op_node_free(&ops[q]))
       lumps[n_lumps++] = q;
+  /* with the MoE dispatcher's wait (moe_sync.c, session 11): the lumps issued
+   * whole, at the end of the block's list (after its last op), but the FP8
+   * casts, split by the GEMM time after the wait and before it: that share
+   * there, the rest just before the wait */
+  int end = -1, cut = wait != NULL ? find_op(ops, n, "permute") : -1;
+  double post = 0.5, after = 0, before = 0;
+  for (int j = 0; j < k && wait != NULL; j++) {
+    if (order[j].i > end)
+      end = order[j].i;
+    *(order[j].i > cut && !shared_op(&ops[order[j].i]) ? &after : &before) += item_s[j];
+  }
+  if (after + before > 0)
+    post = after / (after + before);
   struct sim_flow f = {0, 0};
+  sim_flow_gpu(&f, order[first].after_s);
   for (int j = 1; j <= k; j++) {
     int at = (first + j) % k;
     const struct issue *it = &order[at];
     double frac = gemm_s[it->refwd] > 0 ? item_s[at] / gemm_s[it->refwd] : 0;
-    if (casts >= 0 && frac > 0 && (!it->refwd || recomputed(&ops[casts])))
+    if (wait != NULL && it->i == cut && casts >= 0)
+      sim_flow_item(&f, g, l, m, &ops[casts], false, pass, 1.0 - post);
+    if (wait == NULL && casts >= 0 && frac > 0 && (!it->refwd || recomputed(&ops[casts])))
       sim_flow_item(&f, g, l, m, &ops[casts], it->refwd, pass, frac);
     sim_flow_item(&f, g, l, m, &ops[it->i], it->refwd, pass, 1.0);
-    for (int q = 0; q < n_lumps && frac > 0; q++)
+    for (int q = 0; q < n_lumps && it->i == end; q++)
+      sim_flow_item(&f, g, l, m, &ops[lumps[q]], false, pass, 1.0);
+    if (it->i == end && casts >= 0)
+      sim_flow_item(&f, g, l, m, &ops[casts], false, pass, post);
+    for (int q = 0; q < n_lumps && frac > 0 && wait == NULL; q++)
       if (!it->refwd || recomputed(&ops[lumps[q]]))
         sim_flow_item(&f, g, l, m, &ops[lumps[q]], it->refwd, pass, frac);
+    sim_flow_gpu(&f, it->coll_s);
     if (it->sync)
       sim_flow_sync(&f);
+    if (at != first)
+      sim_flow_gpu(&f, it->after_s);
   }
   return sim_flow_end_s(&f);
 }
 
 /* Time of a list of ops in one pass. A backward includes the forward of the
  * ops marked for recomputation. attention_only sums just the attention core
- * (segments.c subtracts it from the whole to split a segment). */
+ * (segments.c subtracts it from the whole to split a segment). wait (a
+ * forward with the MoE dispatcher's wait, moe_sync.c): one more sync with its
+ * dispatch and combine, which lower.c charges after the unit's compute, so
+ * the pass is its flow less their time alone. */
 double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
-                     const struct pl_op *ops, int n, enum pl_pass pass, bool attention_only) {
+                     const struct pl_op *ops, int n, enum pl_pass pass, bool attention_only,
+                     const struct sim_moe_wait *wait) {
   /* A pass with host syncs (pl_op.host_sync): the host cannot run ahead of the
    * GPU across one, so the pass is the flow of its ops in issue order
    * (synced_flow_s). A pass without one is one fluid item of the host flow
@@ -253,8 +320,12 @@ double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const st
    * Execution": the variable disables asynchronous kernel launches), so the
    * host issues the next kernel only then: host and GPU time add up, an item
    * of one launch, and a sync changes nothing (the GPU is idle at each one). */
+  if (pass != PL_PASS_FWD || !has_routing(ops, n))
+    wait = NULL; /* the backward reuses the forward's host sizes */
   if (!attention_only && !l->launch_blocking) {
-    double flow = synced_flow_s(g, l, m, ops, n, pass);
+    double flow = synced_flow_s(g, l, m, ops, n, pass, wait);
+    if (flow >= 0 && wait != NULL)
+      return flow - wait->dispatch_s - wait->combine_s;
     if (flow >= 0)
       return flow;
   }

@@ -466,16 +466,17 @@ void sim_flow_gpu(struct sim_flow *f, double gpu_s);
 void sim_flow_sync(struct sim_flow *f);
 /* When both have finished. */
 double sim_flow_end_s(const struct sim_flow *f);
-/* moe_sync.c: a MoE block's forward with the host's wait for the tokens per
- * local expert (layout.moe_host_sync): the forward's compute of the window
- * between two waits, less the dispatch_s and combine_s it holds (one call of
- * each, alone); -1 without a routing in ops. */
-double sim_moe_sync_fwd_s(const struct pl_gpu *g, const struct pl_layout *l,
-                          const struct pl_model *m, const struct pl_op *ops, int n,
-                          double dispatch_s, double combine_s);
-/* Raise (or lower) the layer segment's forward compute to that window, its
- * expert-parallel collectives already priced (segments.c layer_moe). */
-void sim_moe_host_sync(struct sim_step *st, struct sim_seg *s, const struct pl_op *ops, int n);
+/* moe_sync.c: the MoE dispatcher's wait in a block's forward
+ * (layout.moe_host_sync): the dispatch and combine of one block's forward
+ * (one call of each, alone), GPU items of the pass's flow around the wait
+ * (pass_ops.c sim_seg_ops_s). */
+struct sim_moe_wait {
+  double dispatch_s, combine_s;
+};
+/* Whether the run's MoE blocks wait, and then their collectives in *w from
+ * the layer segment s, its expert-parallel ones priced (segments.c
+ * layer_moe). */
+bool sim_moe_wait_of(const struct sim_step *st, const struct sim_seg *s, struct sim_moe_wait *w);
 /* lower.c */
 enum pl_status sim_lower(struct sim_step *st, struct pl_diag *diag);
 
@@ -513,7 +514,10 @@ double sim_op_split_quantize_kernels(const struct pl_layout *l, const struct pl_
                                      enum pl_pass pass);
 double sim_op_run_kernels(const struct pl_layout *l, const struct pl_model *m,
                           const struct pl_op *op, enum pl_pass pass);
+/* A pass's time as the host flow of its ops (docs/step-model.md 2.6); wait:
+ * a forward with the MoE dispatcher's wait (NULL: none). */
 double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
-                     const struct pl_op *ops, int n, enum pl_pass pass, bool attention_only);
+                     const struct pl_op *ops, int n, enum pl_pass pass, bool attention_only,
+                     const struct sim_moe_wait *wait);
 
 #endif
