@@ -259,35 +259,16 @@ static double synced_flow_s(const struct pl_gpu *g, const struct pl_layout *l,
       casts = q;
     else if (pl_op_node_free(&ops[q]))
       lumps[n_lumps++] = q;
-  /* with the MoE dispatcher's wait (moe_sync.c, session 11): the lumps issued
-   * whole, at the end of the block's list (after its last op), but the FP8
-   * casts, split by the GEMM time after the wait and before it: that share
-   * there, the rest just before the wait */
-  int end = -1, cut = wait != NULL ? find_op(ops, n, "permute") : -1;
-  double post = 0.5, after = 0, before = 0;
-  for (int j = 0; j < k && wait != NULL; j++) {
-    if (order[j].i > end)
-      end = order[j].i;
-    *(order[j].i > cut && !shared_op(&ops[order[j].i]) ? &after : &before) += item_s[j];
-  }
-  if (after + before > 0)
-    post = after / (after + before);
   struct sim_flow f = {0, 0};
   sim_flow_gpu(&f, order[first].after_s);
   for (int j = 1; j <= k; j++) {
     int at = (first + j) % k;
     const struct issue *it = &order[at];
     double frac = gemm_s[it->refwd] > 0 ? item_s[at] / gemm_s[it->refwd] : 0;
-    if (wait != NULL && it->i == cut && casts >= 0)
-      sim_flow_item(&f, g, l, m, &ops[casts], false, pass, 1.0 - post);
-    if (wait == NULL && casts >= 0 && frac > 0 && (!it->refwd || recomputed(&ops[casts])))
+    if (casts >= 0 && frac > 0 && (!it->refwd || recomputed(&ops[casts])))
       sim_flow_item(&f, g, l, m, &ops[casts], it->refwd, pass, frac);
     sim_flow_item(&f, g, l, m, &ops[it->i], it->refwd, pass, 1.0);
-    for (int q = 0; q < n_lumps && it->i == end; q++)
-      sim_flow_item(&f, g, l, m, &ops[lumps[q]], false, pass, 1.0);
-    if (it->i == end && casts >= 0)
-      sim_flow_item(&f, g, l, m, &ops[casts], false, pass, post);
-    for (int q = 0; q < n_lumps && frac > 0 && wait == NULL; q++)
+    for (int q = 0; q < n_lumps && frac > 0; q++)
       if (!it->refwd || recomputed(&ops[lumps[q]]))
         sim_flow_item(&f, g, l, m, &ops[lumps[q]], it->refwd, pass, frac);
     sim_flow_gpu(&f, it->coll_s);

@@ -1570,6 +1570,48 @@ static void test_moe_host_sync(void) {
   CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false, &none), gpu, 1e-9);
 }
 
+/* The FP8 casts in a forward with the MoE dispatcher's wait go where every
+ * synced pass puts them (pass_ops.c synced_flow_s, session 13): before each
+ * GEMM, by its share of the GEMM time. test_moe_host_sync's block, the router
+ * a plain 1-kernel op (no GEMM before the wait), an fp8_casts lump of 2
+ * kernels and GPU time C (about 1.2 ms), alltoall, dispatch 1000 us, combine
+ * 500 us. fc1 and fc2 are the same GEMM: C/2 and one kernel (37 us) before
+ * each. From the wait: dispatch 0 -> 1000; casts (host 37) 1000 -> 1000 +
+ * C/2; fc1 (host 805); casts (host 842) -> 1000 + C; fc2 (host 1610: the GPU
+ * still ahead, C > 650 us), unpermute (1647), the combine, resid2 (1684), the
+ * next block's norm1, router, topk, permute (host 1832 < 1500 + C): the GPU
+ * never idles after the dispatch starts, so the flow is 1000 + 500 + the
+ * pass's GPU time, and the forward (less the two calls) its GPU time alone:
+ * the host is hidden. The window's rule of session 11 (the lump issued after
+ * the block's last op) gave 573 us + C: its GPU ran the casts only once the
+ * host had issued the block. */
+static void test_moe_wait_casts(void) {
+  struct pl_op ops[9] = {
+      {.kind = PL_OP_MEMORY, .name = "norm1", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_MEMORY, .name = "router", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_MEMORY, .name = "router_topk", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_MEMORY, .name = "permute", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_GEMM, .name = "expert_fc1", .m = 64, .n = 64, .k = 64, .count = 16},
+      {.kind = PL_OP_GEMM, .name = "expert_fc2", .m = 64, .n = 64, .k = 64, .count = 16},
+      {.kind = PL_OP_MEMORY, .name = "unpermute", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_MEMORY, .name = "resid2", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_MEMORY, .name = "fp8_casts", .fwd_bytes = 2e9, .fwd_kernels = 2},
+  };
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .host_per_gemm_s = 48e-6,
+                        .host_per_kernel_s = 37e-6, .dispatch = PL_MOE_ALLTOALL};
+  struct pl_model m = {.pos = PL_POS_LEARNED, .experts = 128};
+  struct sim_moe_wait w = {1000e-6, 500e-6};
+  double C = pl_op_run_time_s(&a100, &l, &m, &ops[8], PL_PASS_FWD), gpu = 0;
+  CHECK(C > 700e-6 && C < 3000e-6);
+  for (int i = 0; i < 9; i++)
+    gpu += pl_op_run_time_s(&a100, &l, &m, &ops[i], PL_PASS_FWD);
+  CHECK(gpu - C < 50e-6); /* the eps */
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 9, PL_PASS_FWD, false, &w), gpu, 1e-9);
+  /* no wait: max(host 1832 us, GPU) */
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 9, PL_PASS_FWD, false, NULL),
+                 gpu > 1832e-6 ? gpu : 1832e-6, EXACT);
+}
+
 int main(void) {
   struct pl_diag d, *dp = &d;
   CHECK_STATUS(pl_gpu_load("a100-80g", &a100, &d), PL_OK, dp);
@@ -1615,6 +1657,7 @@ int main(void) {
   test_cuda_graph_scopes();
   test_graph_moe_preprocess();
   test_moe_host_sync();
+  test_moe_wait_casts();
   test_launch_counts();
   test_eager_alibi();
   return check_finish();
