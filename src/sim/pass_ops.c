@@ -1,5 +1,5 @@
 /* pass_ops.c: the host's side of a list of ops in one pass: what the host
- * issues per op (sim_op_host_s) and the pass's time as the host flow
+ * issues per op (op_host_s) and the pass's time as the host flow
  * (host_flow.c) of its ops (sim_seg_ops_s, docs/step-model.md 2.6 "Host
  * syncs"). Taken out of compute.c (per-op GPU times), which it calls. */
 #include <plateau/layout.h>
@@ -56,8 +56,12 @@ static double read_backs(const struct pl_layout *l, struct host_tally *h) {
   return 2.0 * h->waits * l->host_per_kernel_s;
 }
 
-double sim_op_host_s(const struct pl_layout *l, const struct pl_model *m, const struct pl_op *op,
-                     enum pl_pass pass, double share, double *wait_gpu_s, double *launches) {
+/* The host time of op run share times in pass, as sim_seg_ops_s charges it (0
+ * when graphed); *wait_gpu_s the GPU time its host waits add (pl_op.host_waits),
+ * *launches the calls the host makes (cuBLAS calls of a GEMM with
+ * host_per_gemm_s, else kernels). */
+static double op_host_s(const struct pl_layout *l, const struct pl_model *m, const struct pl_op *op,
+                        enum pl_pass pass, double share, double *wait_gpu_s, double *launches) {
   struct host_tally h = {0, 0, 0, 0, 0};
   if (!sim_op_graphed(l, m, op))
     host_tally_add(&h, l, m, op, pass, share);
@@ -156,8 +160,8 @@ static void issue_refwd(const struct pl_op *ops, int b, struct issue *out, int *
  * gradient adds) are left out here and spread over the GEMMs (synced_flow_s);
  * qkv_grad_cat (the split's backward, segments.c) runs just before the QKV
  * GEMM's backward. Returns the item count. */
-static int issue_order(const struct pl_layout *l, const struct pl_op *ops, int n,
-                       enum pl_pass pass, const struct sim_moe_wait *wait, struct issue *out) {
+static int issue_order(const struct pl_layout *l, const struct pl_op *ops, int n, enum pl_pass pass,
+                       const struct sim_moe_wait *wait, struct issue *out) {
   int k = 0, cat = find_op(ops, n, "qkv_grad_cat");
   if (pass == PL_PASS_FWD) {
     int router = find_op(ops, n, "router");
@@ -198,15 +202,18 @@ static int issue_order(const struct pl_layout *l, const struct pl_op *ops, int n
   return k;
 }
 
-void sim_flow_item(struct sim_flow *f, const struct pl_gpu *g, const struct pl_layout *l,
-                   const struct pl_model *m, const struct pl_op *op, bool refwd,
-                   enum pl_pass pass, double frac) {
+/* One op (or, refwd, its re-run forward) as an item of the host flow
+ * (host_flow.c), frac of it: its host time (op_host_s) and GPU time with its
+ * read-back waits, over its launches. */
+static void flow_item(struct sim_flow *f, const struct pl_gpu *g, const struct pl_layout *l,
+                      const struct pl_model *m, const struct pl_op *op, bool refwd,
+                      enum pl_pass pass, double frac) {
   struct pl_op part = *op;
   if (refwd)
     pl_op_recompute_part(op, &part);
   enum pl_pass p = refwd ? PL_PASS_FWD : pass;
   double share = (op->share > 0 ? op->share : 1.0) * frac, wait = 0, launches = 0;
-  double host = sim_op_host_s(l, m, &part, p, share, &wait, &launches);
+  double host = op_host_s(l, m, &part, p, share, &wait, &launches);
   sim_flow_op(f, host, share * pl_op_run_time_s(g, l, m, &part, p) + wait, launches);
 }
 
@@ -266,11 +273,11 @@ static double synced_flow_s(const struct pl_gpu *g, const struct pl_layout *l,
     const struct issue *it = &order[at];
     double frac = gemm_s[it->refwd] > 0 ? item_s[at] / gemm_s[it->refwd] : 0;
     if (casts >= 0 && frac > 0 && (!it->refwd || recomputed(&ops[casts])))
-      sim_flow_item(&f, g, l, m, &ops[casts], it->refwd, pass, frac);
-    sim_flow_item(&f, g, l, m, &ops[it->i], it->refwd, pass, 1.0);
+      flow_item(&f, g, l, m, &ops[casts], it->refwd, pass, frac);
+    flow_item(&f, g, l, m, &ops[it->i], it->refwd, pass, 1.0);
     for (int q = 0; q < n_lumps && frac > 0; q++)
       if (!it->refwd || recomputed(&ops[lumps[q]]))
-        sim_flow_item(&f, g, l, m, &ops[lumps[q]], it->refwd, pass, frac);
+        flow_item(&f, g, l, m, &ops[lumps[q]], it->refwd, pass, frac);
     sim_flow_gpu(&f, it->coll_s);
     if (it->sync)
       sim_flow_sync(&f);

@@ -98,8 +98,8 @@ static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_
   const struct pl_layout *l = &st->run->layout;
   const struct pl_model *m = &st->run->model;
   for (int p = 0; p < 2; p++) {
-    s->comp_s[p] = sim_seg_ops_s(g, l, m, ops, n, (enum pl_pass)p, false,
-                                 p == PL_PASS_FWD ? wait : NULL);
+    s->comp_s[p] =
+        sim_seg_ops_s(g, l, m, ops, n, (enum pl_pass)p, false, p == PL_PASS_FWD ? wait : NULL);
     if (split_attn) {
       s->attn_s[p] = sim_seg_ops_s(g, l, m, ops, n, (enum pl_pass)p, true, NULL);
       s->comp_s[p] -= s->attn_s[p];

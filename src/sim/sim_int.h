@@ -495,18 +495,6 @@ double sim_op_run_gemms(const struct pl_op *op, enum pl_pass pass);
 /* Whether the run replays op from a CUDA graph (layout.cuda_graph_scopes): its
  * host time is then 0. */
 bool sim_op_graphed(const struct pl_layout *l, const struct pl_model *m, const struct pl_op *op);
-/* pass_ops.c: one op (or, refwd, its re-run forward) as an item of the host
- * flow (host_flow.c), frac of it: its host time (sim_op_host_s) and GPU time
- * with its read-back waits, over its launches. */
-void sim_flow_item(struct sim_flow *f, const struct pl_gpu *g, const struct pl_layout *l,
-                   const struct pl_model *m, const struct pl_op *op, bool refwd,
-                   enum pl_pass pass, double frac);
-/* The host time of op run share times in pass, as sim_seg_ops_s charges it (0
- * when graphed); *wait_gpu_s the GPU time its host waits add (pl_op.host_waits),
- * *launches the calls the host makes (cuBLAS calls of a GEMM with
- * host_per_gemm_s, else kernels). */
-double sim_op_host_s(const struct pl_layout *l, const struct pl_model *m, const struct pl_op *op,
-                     enum pl_pass pass, double share, double *wait_gpu_s, double *launches);
 /* Quantize kernels Transformer Engine launches from C++ for a grouped expert
  * GEMM's operand in one pass (split_quantize: per local expert, 3 under FP8
  * current scaling, 1 under MXFP8 or FP8 block scaling; 0 otherwise). */

@@ -1134,8 +1134,10 @@ static void test_launch_blocking(void) {
   CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false, NULL), 74e-6, EXACT);
   CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_BWD, false, NULL), 111e-6, EXACT);
   l.launch_blocking = true;
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false, NULL), gpu_f + 74e-6, EXACT);
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_BWD, false, NULL), gpu_b + 111e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false, NULL), gpu_f + 74e-6,
+                 EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_BWD, false, NULL), gpu_b + 111e-6,
+                 EXACT);
   /* no host time given: blocking changes nothing */
   l.host_per_kernel_s = 0;
   CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false, NULL), gpu_f, EXACT);
@@ -1163,7 +1165,8 @@ static void test_host_waits(void) {
   CHECK(gpu_f + 296e-6 < 333e-6);
   CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false, NULL), 333e-6, EXACT);
   ops[1].recompute = true;
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_BWD, false, NULL), gpu_b + 592e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_BWD, false, NULL), gpu_b + 592e-6,
+                 EXACT);
   l.host_per_kernel_s = 0;
   CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false, NULL),
                  2e6 / bw + 5 * ovh(), EXACT);
@@ -1597,8 +1600,10 @@ static void test_moe_wait_casts(void) {
       {.kind = PL_OP_MEMORY, .name = "resid2", .fwd_bytes = 1e3, .fwd_kernels = 1},
       {.kind = PL_OP_MEMORY, .name = "fp8_casts", .fwd_bytes = 2e9, .fwd_kernels = 2},
   };
-  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .host_per_gemm_s = 48e-6,
-                        .host_per_kernel_s = 37e-6, .dispatch = PL_MOE_ALLTOALL};
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16,
+                        .host_per_gemm_s = 48e-6,
+                        .host_per_kernel_s = 37e-6,
+                        .dispatch = PL_MOE_ALLTOALL};
   struct pl_model m = {.pos = PL_POS_LEARNED, .experts = 128};
   struct sim_moe_wait w = {1000e-6, 500e-6};
   double C = pl_op_run_time_s(&a100, &l, &m, &ops[8], PL_PASS_FWD), gpu = 0;
