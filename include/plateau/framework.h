@@ -117,6 +117,8 @@ struct pl_framework {
   enum pl_setting nvfp4_rht_unfused;   /* NVFP4 casts as Transformer Engine before 2.14 runs
                                           them: the RHT'd columnwise cast a pass of its own
                                           (layout.nvfp4_rht_unfused) */
+  enum pl_setting cudnn_913;           /* cuDNN fused attention at cuDNN 9.13's rates
+                                          (layout.cudnn_913) */
   enum pl_setting zero3_reuse;         /* zero3 per-parameter gathers: a parameter used again
                                           within DeepSpeed's stage3_max_reuse_distance stays
                                           gathered (layout.zero3_no_reuse) */

@@ -1047,9 +1047,33 @@ static void bridge_output_proj(const struct validate_in *in, struct pl_framework
   }
 }
 
+/* The cuDNN of a Bridge row's container, read in the release of its month as
+ * bridge_ep_overlap: the 25.11 section is v0.2.0-v0.2.2, whose image is
+ * NGC PyTorch 25.09 (docker/Dockerfile.ci FROM nvcr.io/nvidia/pytorch:25.09-py3;
+ * docker/common/install.sh installs its Python packages with
+ * --no-install-package nvidia-cudnn-cu12, keeping the container's cuDNN), and
+ * that container ships cuDNN 9.13 (NVIDIA/cudnn-frontend
+ * benchmark/sdpa_benchmark_training/README.md @ bb37575: torch.backends.cudnn.
+ * version() = 91300 in nvcr.io/nvidia/pytorch:25.09-py3). Its fused attention
+ * runs at the rates NVIDIA published for cuDNN 9.13.1 (layout.cudnn_913; GPU
+ * files with attention.cudnn.shape_9_13: B200, GB200, GB300). v0.3.0 (26.02)
+ * moves to PyTorch 25.11 and later releases to newer images: today's rates.
+ * The 25.09 section (r0.1.0, an ubuntu:24.04 image with the CUDA repository's
+ * cuDNN of its build date) is not read: its rows state no precision. */
+static void bridge_cudnn(const struct validate_in *in, struct pl_framework *fw,
+                         struct pl_vrow *row) {
+  char sec[32];
+  bridge_section(in, sec, sizeof sec);
+  if (!word_in("25.11", sec))
+    return;
+  fw->cudnn_913 = PL_SETTING_ON;
+  validate_note(row, "cuDNN 9.13 attention (the release's image, NGC PyTorch 25.09)");
+}
+
 static bool bridge_overrides(const struct validate_in *in, struct pl_framework *fw,
                              struct pl_vrow *row) {
   bridge_output_proj(in, fw, row);
+  bridge_cudnn(in, fw, row);
   static const struct {
     const char *sections, *model, *gpus; /* space-separated words */
     const char *precision;               /* the row's precision cell, or NULL for any */

@@ -436,6 +436,35 @@ static void test_cudnn_attention_shape(void) {
   CHECK_NEAR_REL(pl_op_run_time_s(&h, &l, &m, &a, PL_PASS_FWD) - k, 4.4725e-6, 2e-4);
 }
 
+/* layout.cudnn_913: cuDNN's form at the cuDNN 9.13.1 figures (b200.json
+ * attention.cudnn.shape_9_13: asymptote 0.695 / 0.525, fixed cost 400 / 336, fitted
+ * to NVIDIA's published B200 benchmark). Shape (a) of the test above, one head of
+ * 1024 causal queries: 8 tiles on 8 of 148 SMs, the makespan the heaviest tile,
+ * 1024 + K0 key positions; per key 128 x 128 = 16384 FLOPs forward, 320 x 128 = 40960
+ * backward; B200 peak 2250e12, sustained 0.823:
+ *   forward (1024 + 400) x 16384 / (2250e12 x 0.695 x 0.823 / 148) = 2.6830 us,
+ *   backward (1024 + 336) x 40960 / (2250e12 x 0.525 x 0.823 / 148) = 8.4805 us;
+ * today's (shape: 0.741 / 0.582, the same K0): 2.5165 / 7.6499 us. A GPU file
+ * without the 9.13 figures (h100) keeps today's. */
+static void test_cudnn_913_attention(void) {
+  struct pl_gpu b200, h100;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("b200", &b200, &d), PL_OK, dp);
+  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  double k = b200.eff.kernel_overhead_s;
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .attention_cudnn = true};
+  struct pl_model m = {.dropout = false};
+  struct pl_op a = shape_op(1, 1024, 1024);
+  CHECK_NEAR_REL(pl_op_run_time_s(&b200, &l, &m, &a, PL_PASS_FWD) - k, 2.5165e-6, 2e-4);
+  CHECK_NEAR_REL(pl_op_run_time_s(&b200, &l, &m, &a, PL_PASS_BWD) - 3 * k, 7.6499e-6, 2e-4);
+  double h_today = pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_FWD);
+  l.cudnn_913 = true;
+  CHECK_NEAR_REL(pl_op_run_time_s(&b200, &l, &m, &a, PL_PASS_FWD) - k, 2.6830e-6, 2e-4);
+  CHECK_NEAR_REL(pl_op_run_time_s(&b200, &l, &m, &a, PL_PASS_BWD) - 3 * k, 8.4805e-6, 2e-4);
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_FWD), h_today, 1e-12);
+}
+
 /* MXFP8 attention (layout.fp8_attention): the BF16 cuDNN kernel's time times the
  * GPU file's published MXFP8/BF16 time ratio (gb300.json attention.cudnn.
  * mxfp8_time_ratio, NVIDIA's cudnn-frontend benchmark, medians over seq 2k-32k):
@@ -1579,6 +1608,7 @@ int main(void) {
   test_triton_attention();
   test_cudnn_attention();
   test_cudnn_attention_shape();
+  test_cudnn_913_attention();
   test_mxfp8_attention();
   test_flash_attention_shape();
   test_blackwell_cudnn_attention();
