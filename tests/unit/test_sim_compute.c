@@ -28,26 +28,46 @@ static void test_loaded(void) {
   CHECK_NEAR_REL(a100.eff.kernel_overhead_s, 1.2e-6, EXACT);
 }
 
-/* The shape MAMF was measured at runs at exactly the measured rate:
- * 2 * 1024 * 10240 * 5120 / 271.2e12 = 0.3959 ms, plus one kernel. */
+/* The shape MAMF was measured at runs at exactly the measured rate times
+ * the GPU file's sustained fraction (a100: 0.949):
+ * 2 * 1024 * 10240 * 5120 / (271.2e12 * 0.949) = 0.4172 ms, plus one kernel. */
 static void test_mamf_shape(void) {
   double t = pl_gemm_time_s(&a100, PL_DTYPE_BF16, 1024, 10240, 5120, 1);
-  CHECK_NEAR_REL(t - ovh(), 2.0 * 1024 * 10240 * 5120 / 271.2e12, 1e-9);
+  CHECK_NEAR_REL(t - ovh(), 2.0 * 1024 * 10240 * 5120 / (271.2e12 * 0.949), 1e-9);
+}
+
+/* The GEMM the A100 sustained fraction comes from (Horace He, thonking.ai
+ * "Strangely, Matrix Multiplications on GPUs Run Faster When Given
+ * 'Predictable' Data!": bf16 8192^3 cuBLAS matmul, randn inputs, 257-258
+ * TFLOPS) comes out at that rate. By hand: 8192/256 x 8192/128 = 2048 tiles,
+ * 19 waves of 108 SMs (2052 slots); the MAMF shape 1024x10240 is 320 tiles
+ * in 3 waves (324 slots), so the per-slot rate is 271.2 x 324/320 = 274.59
+ * TFLOP/s and the tile model's time is 2 x 2052 x 256 x 128 x 8192 /
+ * (274.59e12 x 0.949) = 4.2278 ms, under the MAMF ceiling's 2 x 8192^3 /
+ * (271.2e12 x 0.949) = 4.2722 ms, which binds: 257.37 TFLOP/s. Operand and
+ * output bytes, 6 x 8192^2 = 402.7 MB at 0.88 x 2039 GB/s = 0.224 ms, do not
+ * bind. Plus one kernel. */
+static void test_sustained_a100_8192(void) {
+  double t = pl_gemm_time_s(&a100, PL_DTYPE_BF16, 8192, 8192, 8192, 1) - ovh();
+  CHECK_NEAR_REL(t, 2.0 * 8192.0 * 8192 * 8192 / (271.2e12 * 0.949), 1e-9);
+  CHECK_NEAR_REL(2.0 * 8192.0 * 8192 * 8192 / t, 257.5e12, 1e-3);
 }
 
 /* A GPU file with a sustained fraction runs GEMMs at that fraction of the
  * burst rate: h100 MAMF 794.5 TFLOP/s at 2048x2048x13312 (128 tiles of
  * 128x256 in one wave of 132 SMs) x 0.887 (H200 MSMF / MAMF, stas00
  * mamf-finder) = 704.7 TFLOP/s at that shape: 2 * 2048 * 2048 * 13312 /
- * 704.7e12 = 0.1584 ms, plus one kernel. Without the fraction (a100, none
- * given) the burst rate is used as is (test_mamf_shape). */
+ * 704.7e12 = 0.1584 ms, plus one kernel. A file without the fraction
+ * (v100) reads 0: the burst rate is used as is. */
 static void test_sustained_fraction(void) {
   struct pl_gpu h100;
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
   CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
   CHECK_NEAR_REL(h100.eff.gemm_sustained_fraction, 0.887, EXACT);
-  CHECK_NEAR_REL(a100.eff.gemm_sustained_fraction, 0.0, 0);
+  struct pl_gpu v100;
+  CHECK_STATUS(pl_gpu_load("v100", &v100, &d), PL_OK, dp);
+  CHECK_NEAR_REL(v100.eff.gemm_sustained_fraction, 0.0, 0);
   double t =
       pl_gemm_time_s(&h100, PL_DTYPE_BF16, 2048, 2048, 13312, 1) - h100.eff.kernel_overhead_s;
   CHECK_NEAR_REL(t, 2.0 * 2048 * 2048 * 13312 / (794.5e12 * 0.887), 1e-9);
@@ -285,27 +305,30 @@ static struct pl_op causal_attention_op(void) {
 }
 
 /* Causal FlashAttention does half the counted FLOPs: forward time
- * 0.5 * F / (312e12 * 0.73) + one kernel; backward at 50% with 3 kernels. */
+ * 0.5 * F / (312e12 * 0.73 * 0.949) + one kernel (the A100's sustained
+ * fraction holds attention's tensor-core math too); backward at 50% with 3
+ * kernels. */
 static void test_flash_attention(void) {
   struct pl_op op = causal_attention_op();
   double f = pl_op_time_s(&a100, PL_DTYPE_BF16, &op, PL_PASS_FWD);
   double b = pl_op_time_s(&a100, PL_DTYPE_BF16, &op, PL_PASS_BWD);
-  CHECK_NEAR_REL(f, 0.5 * op.fwd_flops / (312e12 * 0.73) + ovh(), 1e-9);
-  CHECK_NEAR_REL(b, 0.5 * op.bwd_flops / (312e12 * 0.50) + 3 * ovh(), 1e-9);
+  CHECK_NEAR_REL(f, 0.5 * op.fwd_flops / (312e12 * 0.73 * 0.949) + ovh(), 1e-9);
+  CHECK_NEAR_REL(b, 0.5 * op.bwd_flops / (312e12 * 0.50 * 0.949) + 3 * ovh(), 1e-9);
   CHECK_EQ_INT(pl_op_kernels(&op, PL_PASS_BWD), 3);
 }
 
 /* The Triton FlashAttention (layout.attention_triton) runs at the GPU file's
- * triton fractions, 0.521 forward and 0.25 backward on A100:
- * 0.5 F / (312e12 * 0.521) + 1 kernel, 0.5 F_bwd / (312e12 * 0.25) + 3. */
+ * triton fractions, 0.521 forward and 0.25 backward on A100, at its sustained
+ * fraction 0.949: 0.5 F / (312e12 * 0.521 * 0.949) + 1 kernel,
+ * 0.5 F_bwd / (312e12 * 0.25 * 0.949) + 3. */
 static void test_triton_attention(void) {
   struct pl_op op = causal_attention_op();
   struct pl_layout l = {.dtype = PL_DTYPE_BF16, .attention_triton = true};
   struct pl_model m = {.dropout = false};
   double f = pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_FWD);
   double b = pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_BWD);
-  CHECK_NEAR_REL(f, 0.5 * op.fwd_flops / (312e12 * 0.521) + ovh(), 1e-9);
-  CHECK_NEAR_REL(b, 0.5 * op.bwd_flops / (312e12 * 0.25) + 3 * ovh(), 1e-9);
+  CHECK_NEAR_REL(f, 0.5 * op.fwd_flops / (312e12 * 0.521 * 0.949) + ovh(), 1e-9);
+  CHECK_NEAR_REL(b, 0.5 * op.bwd_flops / (312e12 * 0.25 * 0.949) + 3 * ovh(), 1e-9);
   /* without the flag: FlashAttention-2's figures */
   l.attention_triton = false;
   CHECK_NEAR_REL(pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_FWD),
@@ -1593,6 +1616,7 @@ int main(void) {
   test_zero3_debug_norm();
   test_loaded();
   test_mamf_shape();
+  test_sustained_a100_8192();
   test_sustained_fraction();
   test_attention_sustained();
   test_tile_fixed_k();
