@@ -22,6 +22,8 @@
  *   bridge       Megatron-Bridge performance summary: tokens/s/GPU, printed
  *   moezoo       Megatron-Core MoE model zoo: step time (s), printed, or
  *                TFLOP/s by Megatron-LM's own FLOP count
+ *   torchtitan   pytorch/torchtitan benchmarks / docs/performance.md:
+ *                tokens/s per GPU, printed (source_torchtitan.c)
  * These are conventions of the sources, not corrections: nothing here looks
  * at a prediction. */
 #include <stdio.h>
@@ -1971,6 +1973,22 @@ static const struct validate_source sources[] = {
      .layout = zoo_layout,
      .hardware = nvl_segment,
      .measure = zoo_measure},
+    {.key = "torchtitan",
+     .framework = "torchtitan",
+     .match = "pytorch/torchtitan",
+     .family = "Llama 2 / Llama 3.1 as torchtitan's models/llama builds them: SwiGLU, RoPE, "
+               "RMSNorm, untied output, no biases, no dropout; FSDP2, SDPA FlashAttention, eager "
+               "kernels unless the row says torch.compile",
+     .pos = PL_POS_ROTARY,
+     .sequence_parallel = true, /* apply_tp: norms as SequenceParallel (the preset's) */
+     .megatron_vocab_pad = false,
+     .use_preset = true,
+     .model = validate_torchtitan_model,
+     .modes = validate_torchtitan_modes,
+     .layout = validate_torchtitan_layout,
+     .overrides = validate_torchtitan_overrides,
+     .hardware = validate_torchtitan_hardware,
+     .measure = validate_torchtitan_measure},
 };
 
 const struct validate_source *validate_source_find(const char *source_cell) {
@@ -1983,5 +2001,6 @@ const struct validate_source *validate_source_find(const char *source_cell) {
 const char *validate_source_list(void) {
   return "Narayanan et al. SC21, Korthikanti et al. 2022, Megatron-LM README 2020, MT-NLG, "
          "BigScience BLOOM, MosaicML llm-foundry, OPT, NeMo performance summary, MLPerf "
-         "Training GPT-3, vTrain, Megatron-Bridge performance summary, Megatron MoE model zoo";
+         "Training GPT-3, vTrain, Megatron-Bridge performance summary, Megatron MoE model zoo, "
+         "torchtitan";
 }
