@@ -459,6 +459,35 @@ static void test_cudnn_attention_shape(void) {
   CHECK_NEAR_REL(pl_op_run_time_s(&h, &l, &m, &a, PL_PASS_FWD) - k, 4.4725e-6, 2e-4);
 }
 
+/* layout.cudnn_913: cuDNN's form at the cuDNN 9.13.1 figures (b200.json
+ * attention.cudnn.shape_9_13: asymptote 0.695 / 0.525, fixed cost 400 / 336, fitted
+ * to NVIDIA's published B200 benchmark). Shape (a) of the test above, one head of
+ * 1024 causal queries: 8 tiles on 8 of 148 SMs, the makespan the heaviest tile,
+ * 1024 + K0 key positions; per key 128 x 128 = 16384 FLOPs forward, 320 x 128 = 40960
+ * backward; B200 peak 2250e12, sustained 0.823:
+ *   forward (1024 + 400) x 16384 / (2250e12 x 0.695 x 0.823 / 148) = 2.6830 us,
+ *   backward (1024 + 336) x 40960 / (2250e12 x 0.525 x 0.823 / 148) = 8.4805 us;
+ * today's (shape: 0.741 / 0.582, the same K0): 2.5165 / 7.6499 us. A GPU file
+ * without the 9.13 figures (h100) keeps today's. */
+static void test_cudnn_913_attention(void) {
+  struct pl_gpu b200, h100;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("b200", &b200, &d), PL_OK, dp);
+  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  double k = b200.eff.kernel_overhead_s;
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .attention_cudnn = true};
+  struct pl_model m = {.dropout = false};
+  struct pl_op a = shape_op(1, 1024, 1024);
+  CHECK_NEAR_REL(pl_op_run_time_s(&b200, &l, &m, &a, PL_PASS_FWD) - k, 2.5165e-6, 2e-4);
+  CHECK_NEAR_REL(pl_op_run_time_s(&b200, &l, &m, &a, PL_PASS_BWD) - 3 * k, 7.6499e-6, 2e-4);
+  double h_today = pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_FWD);
+  l.cudnn_913 = true;
+  CHECK_NEAR_REL(pl_op_run_time_s(&b200, &l, &m, &a, PL_PASS_FWD) - k, 2.6830e-6, 2e-4);
+  CHECK_NEAR_REL(pl_op_run_time_s(&b200, &l, &m, &a, PL_PASS_BWD) - 3 * k, 8.4805e-6, 2e-4);
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_FWD), h_today, 1e-12);
+}
+
 /* MXFP8 attention (layout.fp8_attention): the BF16 cuDNN kernel's time times the
  * GPU file's published MXFP8/BF16 time ratio (gb300.json attention.cudnn.
  * mxfp8_time_ratio, NVIDIA's cudnn-frontend benchmark, medians over seq 2k-32k):
@@ -860,6 +889,45 @@ static void test_fp8_no_transpose(void) {
   c = fp8_casts_of(&run, ops);
   CHECK(c != NULL && c->bwd_bytes == 4.0 * 11010048.0);
   CHECK(!pl_gpu_fp8_non_tn_gemm(&a100));
+}
+
+/* Transformer Engine's fused MXFP8 grouped MLP (layout.fused_grouped_mlp,
+ * docs/step-model.md 2.6). small_llama's block with 4 experts, top-2, expert
+ * width 512: 1,024 tokens x 2 copies / 4 experts = 512 rows each; expert_fc1
+ * is 512 x 1024 x 1024 x 4, expert_fc2 512 x 1024 x 512 x 4. MXFP8 casts
+ * cost 2 + 2 x (1 + 1/32) = 4.0625 B per element, the weights 1/4 of it with
+ * the first-micro-batch cache over 4 micro-batches. Fused: fc2's input
+ * (4 x 512 x 512 = 1,048,576 elements) comes quantized out of fc1's epilogue
+ * and fc1's output gradient (4 x 512 x 1024 = 2,097,152) out of the dGLU
+ * epilogue: neither is cast; TE's op path has no weight cache, so the expert
+ * weights (4 x (1024 x 1024 + 512 x 1024) = 6,291,456 elements) are cast every
+ * micro-batch: forward 4.0625 x (-1,048,576 + 0.75 x 6,291,456) = +14,909,440 B,
+ * backward 4.0625 x -2,097,152 = -8,519,680 B. */
+static void test_fused_grouped_mlp_casts(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  run.model.experts = 4;
+  run.model.top_k = 2;
+  run.model.expert_ffn = 512;
+  run.layout.ep = run.layout.etp = 1;
+  run.layout.dtype = PL_DTYPE_MXFP8;
+  run.layout.fp8_weight_cache = true;
+  run.layout.micro_batches = 4;
+  const struct pl_op *c = fp8_casts_of(&run, ops);
+  CHECK(c != NULL);
+  if (c == NULL)
+    return;
+  double fwd = c->fwd_bytes, bwd = c->bwd_bytes;
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "expert_act") != NULL);
+  run.layout.fused_grouped_mlp = true;
+  c = fp8_casts_of(&run, ops);
+  CHECK(c != NULL);
+  if (c == NULL)
+    return;
+  CHECK_NEAR_REL(c->fwd_bytes - fwd, 14909440.0, 1e-9);
+  CHECK_NEAR_REL(c->bwd_bytes - bwd, -8519680.0, 1e-9);
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "expert_act") == NULL);
 }
 
 /* The per-tensor FP8 current-scaling and NVFP4 casts at the GPU's measured
@@ -1710,6 +1778,7 @@ int main(void) {
   test_triton_attention();
   test_cudnn_attention();
   test_cudnn_attention_shape();
+  test_cudnn_913_attention();
   test_mxfp8_attention();
   test_flash_attention_shape();
   test_blackwell_cudnn_attention();
@@ -1720,6 +1789,7 @@ int main(void) {
   test_router_16bit();
   test_mxfp8_quantize_rate();
   test_fp8_no_transpose();
+  test_fused_grouped_mlp_casts();
   test_quantize_rates();
   test_head_16bit();
   test_param_kernels();
