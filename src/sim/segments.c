@@ -70,20 +70,20 @@ static void seg_clear(struct sim_seg *s) {
   s->ag = s->ag2 = s->ag3 = s->rs = s->ar = SIM_NONE;
 }
 
-/* The share of a pass's compute that Megatron-Core's MoE mlp node runs
- * (pl_op_moe_mlp_node: routed and shared experts), by the ops' GPU time at
- * full speed; the per-block lumps of no one node (pl_op_node_free: the FP8
- * casts, the gradient accumulation) split pro rata. 0 for a block without
- * experts. */
-static double mlp_node_share(const struct pl_gpu *g, const struct pl_layout *l,
-                             const struct pl_model *m, const struct pl_op *ops, int n,
-                             enum pl_pass p) {
+/* The share of a pass's compute that one of Megatron-Core's schedule nodes
+ * runs (in_node: pl_op_moe_mlp_node, the routed and shared experts; or
+ * pl_op_mtp_attn_node), by the ops' GPU time at full speed; the per-block
+ * lumps of no one node (pl_op_node_free: the FP8 casts, the gradient
+ * accumulation) split pro rata. 0 when no op is in the node. */
+static double node_share(const struct pl_gpu *g, const struct pl_layout *l,
+                         const struct pl_model *m, const struct pl_op *ops, int n, enum pl_pass p,
+                         bool (*in_node)(const struct pl_op *)) {
   double mlp = 0, rest = 0;
   for (int i = 0; i < n; i++) {
     if (pl_op_node_free(&ops[i]))
       continue;
     double t = (ops[i].share > 0 ? ops[i].share : 1.0) * pl_op_run_time_s(g, l, m, &ops[i], p);
-    if (pl_op_moe_mlp_node(&ops[i]))
+    if (in_node(&ops[i]))
       mlp += t;
     else
       rest += t;
@@ -109,8 +109,12 @@ static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_
           s->te_column_s[k] += (ops[i].share > 0 ? ops[i].share : 1.0) *
                                pl_op_run_time_s(g, l, m, &ops[i], PL_PASS_BWD);
       }
-    if (l->ep_comm_overlap && !split_attn)
-      s->experts_s[p] = s->comp_s[p] * mlp_node_share(g, l, m, ops, n, (enum pl_pass)p);
+    if (l->ep_comm_overlap && !split_attn) {
+      s->experts_s[p] = s->comp_s[p] * node_share(g, l, m, ops, n, (enum pl_pass)p,
+                                                  pl_op_moe_mlp_node);
+      s->in_layer_s[p] = s->comp_s[p] * node_share(g, l, m, ops, n, (enum pl_pass)p,
+                                                   pl_op_mtp_attn_node);
+    }
   }
   /* recompute full on a share f of the blocks (recompute_layers/every): the
    * average block's backward, f of it with the forward re-run */
