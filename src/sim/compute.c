@@ -32,7 +32,7 @@
  * autocast's fp32 cross-entropy copies (section 2.3d). Each kernel adds the GPU's fixed
  * kernel_overhead_s. Ignored: split-K and stream-K kernels that soften wave quantization, L2
  * reuse, clock throttling outside GEMMs (attention and memory-bound kernels keep their measured
- * figures) and on GPUs whose file gives no sustained fraction (A100: none published). */
+ * figures) and on GPUs whose file gives no sustained fraction (V100, MI300X: none published). */
 #include <plateau/layout.h>
 #include <plateau/model.h>
 #include <plateau/sim.h>

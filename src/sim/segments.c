@@ -91,15 +91,17 @@ static double node_share(const struct pl_gpu *g, const struct pl_layout *l,
   return mlp + rest > 0 ? mlp / (mlp + rest) : 0.0;
 }
 
+/* wait: the MoE dispatcher's wait in the forward (moe_sync.c), or NULL. */
 static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_op *ops, int n,
-                        bool split_attn) {
+                        bool split_attn, const struct sim_moe_wait *wait) {
   const struct pl_gpu *g = &st->run->cluster.gpu;
   const struct pl_layout *l = &st->run->layout;
   const struct pl_model *m = &st->run->model;
   for (int p = 0; p < 2; p++) {
-    s->comp_s[p] = sim_seg_ops_s(g, l, m, ops, n, (enum pl_pass)p, false);
+    s->comp_s[p] =
+        sim_seg_ops_s(g, l, m, ops, n, (enum pl_pass)p, false, p == PL_PASS_FWD ? wait : NULL);
     if (split_attn) {
-      s->attn_s[p] = sim_seg_ops_s(g, l, m, ops, n, (enum pl_pass)p, true);
+      s->attn_s[p] = sim_seg_ops_s(g, l, m, ops, n, (enum pl_pass)p, true, NULL);
       s->comp_s[p] -= s->attn_s[p];
     }
     if (p == PL_PASS_BWD && l->te_linear_bwd_overlap)
@@ -125,8 +127,8 @@ static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_
   memcpy(kept, ops, (size_t)n * sizeof kept[0]);
   for (int i = 0; i < n; i++)
     kept[i].recompute = false;
-  double comp = sim_seg_ops_s(g, l, m, kept, n, PL_PASS_BWD, false);
-  double attn = split_attn ? sim_seg_ops_s(g, l, m, kept, n, PL_PASS_BWD, true) : 0.0;
+  double comp = sim_seg_ops_s(g, l, m, kept, n, PL_PASS_BWD, false, NULL);
+  double attn = split_attn ? sim_seg_ops_s(g, l, m, kept, n, PL_PASS_BWD, true, NULL) : 0.0;
   s->comp_s[PL_PASS_BWD] = (1.0 - f) * (comp - attn) + f * s->comp_s[PL_PASS_BWD];
   s->attn_s[PL_PASS_BWD] = (1.0 - f) * attn + f * s->attn_s[PL_PASS_BWD];
 }
@@ -1273,7 +1275,6 @@ static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct 
                              ops);
   s->params = seg_params(st->run, kind);
   s->expert_params = kind == SIM_SEG_LAYER ? layer_expert_params_gpu(st->run) : 0;
-  seg_compute(st, s, ops, n, kind == SIM_SEG_LAYER && l->cp > 1);
   enum pl_status r = PL_OK;
   if (l->tp > 1 && kind == SIM_SEG_LAYER)
     r = layer_tp(st, s, diag);
@@ -1285,8 +1286,12 @@ static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct 
     r = layer_cp(st, s, diag);
   if (r == PL_OK && kind == SIM_SEG_LAYER)
     r = layer_moe(st, s, diag);
-  if (r == PL_OK && kind == SIM_SEG_LAYER)
-    sim_moe_host_sync(st, s, ops, n); /* after the collectives it holds are priced */
+  /* the compute after the collectives: a MoE forward's dispatcher wait holds
+   * its dispatch and combine (moe_sync.c) */
+  struct sim_moe_wait wait;
+  if (r == PL_OK)
+    seg_compute(st, s, ops, n, kind == SIM_SEG_LAYER && l->cp > 1,
+                kind == SIM_SEG_LAYER && sim_moe_wait_of(st, s, &wait) ? &wait : NULL);
   if (r == PL_OK)
     r = seg_fsdp(st, kind, s, diag);
   return r;

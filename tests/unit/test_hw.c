@@ -178,9 +178,10 @@ static void gpu_edit_status(const char *gpu, const char *needle, const char *rep
 }
 
 /* The optional sustained GEMM fraction (H100/H200 0.887, B200 0.823: stas00
- * mamf-finder MSMF / MAMF with all 8 GPUs busy; none for A100) is read with
- * its source, and a value above 1 is refused: h100's text with 0.887
- * replaced by 1.250. */
+ * mamf-finder MSMF / MAMF with all 8 GPUs busy; A100 0.949: Horace He's
+ * randn 8192^3 cuBLAS matmul, 257.5 TFLOPS, over the 271.2 MAMF; none for
+ * V100) is read with its source, and a value above 1 is refused: h100's text
+ * with 0.887 replaced by 1.250. */
 static void sustained_fraction_figures(void) {
   struct pl_gpu g;
   struct pl_diag d, *dp = &d;
@@ -190,6 +191,10 @@ static void sustained_fraction_figures(void) {
   CHECK_STATUS(pl_gpu_load("b200", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.eff.gemm_sustained_fraction, 0.823, 1e-12);
   CHECK_STATUS(pl_gpu_load("a100-80g", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.gemm_sustained_fraction, 0.949, 1e-12);
+  CHECK_STATUS(pl_gpu_load("a100-40g", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.gemm_sustained_fraction, 0.949, 1e-12);
+  CHECK_STATUS(pl_gpu_load("v100", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.eff.gemm_sustained_fraction, 0.0, 0);
   h100_edit_refused("\"value\": 0.887", "1.250", "sustained_fraction");
 }
