@@ -1288,6 +1288,44 @@ static void bridge_nvfp4_rht(const struct validate_in *in, struct pl_layout *l,
   validate_note(row, "NVFP4 RHT cast in two passes (the release's Transformer Engine 2.9/2.12)");
 }
 
+/* MoE MXFP8 rows whose release configuration runs Transformer Engine's fused
+ * MXFP8 grouped MLP (layout.fused_grouped_mlp): Megatron-Core's
+ * use_transformer_engine_op_fuser with NVTE_CUTEDSL_FUSED_GROUPED_MLP=1.
+ *  - 26.06, 26.06.01 (v0.5.0 scripts/performance/configs): cutedsl_fused_grouped_mlp=True
+ *    in DEEPSEEK_V3_PRETRAIN_CONFIG_{GB300,GB200}_FP8_MX_V1 (the _V2 configs replace()
+ *    them), QWEN3_235B_A22B_PRETRAIN_CONFIG_{GB300,GB200}_FP8_MX_V2,
+ *    QWEN3_30B_A3B_PRETRAIN_CONFIG_{GB300,GB200,B300}_FP8_MX_V1 and
+ *    GPT_OSS_120B_PRETRAIN_CONFIG_{GB300,GB200}_FP8_MX_V2; utils/overrides.py then sets
+ *    use_transformer_engine_op_fuser and moe_mlp_glu_interleave_size 32, perf_plugins.py
+ *    NVTE_CUTEDSL_FUSED_GROUPED_MLP=1;
+ *  - 26.08 (HEAD 067f987df0 perf_recipes): the op fuser from deepseek/common.py
+ *    _enable_deepseek_full_iteration_mxfp8 (deepseek_v3 fp8mx on gb300, gb200, b300),
+ *    qwen/common.py _enable_hybridep_full_iteration_mxfp8 (qwen3_235b and qwen3_30b fp8mx
+ *    on gb300, gb200, b300; 235b 256-GPU on b200) and gpt_oss/common.py
+ *    _apply_gpt_oss_120b_full_iter_fp8mx_configs (gb300, gb200), each with the env
+ *    NVTE_CUTEDSL_FUSED_GROUPED_MLP: 1 in its config function. */
+static void bridge_fused_mlp(const struct validate_in *in, struct pl_layout *l,
+                             struct pl_vrow *row) {
+  static const struct {
+    const char *sections, *model, *gpus;
+  } on[] = {
+      {"26.06 26.06.01 26.08", "DeepSeekV3", "GB300 GB200"},
+      {"26.08", "DeepSeekV3", "B300"},
+      {"26.06 26.06.01 26.08", "Qwen3_235B", "GB300 GB200"},
+      {"26.08", "Qwen3_235B", "B300"},
+      {"26.06 26.06.01 26.08", "Qwen3_30B", "GB300 GB200 B300"},
+      {"26.06 26.06.01 26.08", "GPT OSS 120B", "GB300 GB200"},
+  };
+  for (size_t i = 0; i < sizeof on / sizeof on[0]; i++) {
+    if (bridge_config_is(in, l, on[i].sections, on[i].model, on[i].gpus, PL_DTYPE_MXFP8)) {
+      l->fused_grouped_mlp = true;
+      validate_note(row, "fused MXFP8 grouped MLP (the release's cutedsl_fused_grouped_mlp / "
+                         "TE op fuser)");
+      return;
+    }
+  }
+}
+
 /* The FP8 recipe of the rows whose precision reads plain "FP8" (the 26.x
  * sections; 25.11 writes "FP8-CS"). Each section was read in the release of
  * its month (26.02: v0.3.0, 26.02.01: v0.3.1, 26.04: v0.4.0, 26.04.01:
@@ -1515,6 +1553,7 @@ static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, str
   bridge_graph_scope(in, l, row);
   bridge_fp8_attention(in, l, row);
   bridge_nvfp4_rht(in, l, row);
+  bridge_fused_mlp(in, l, row);
   if (!bridge_offload(in, l, row))
     return false;
   /* Megatron-Bridge's recipes for the two large models ("Large model specific

@@ -590,6 +590,26 @@ expect_fail 1 "^plateau: --nvfp4-rht-unfused: unknown value '' \(expected on\|of
 echo '{"name": "x", "behaviours": {"nvfp4_rht_unfused": "on"}}' >"$TMP/bad_rht.json"
 expect_fail 1 "behaviour 'nvfp4_rht_unfused' must be true or false" -- predict --framework "$TMP/bad_rht.json"
 
+# fused_grouped_mlp (--fused-grouped-mlp; docs/step-model.md 2.6): Transformer Engine's fused MXFP8
+# grouped MLP runs the experts' GLU, clamp and biases in cuDNN's grouped GEMM epilogues: GPT-OSS
+# under mxfp8 on GB300 is faster with it; refused where the kernel does not run (bf16, a dense
+# model, etp > 1). JSON and CSV.
+fgm="--model gpt-oss-120b --cluster gb300-nvl72 --gpus 8 --ep 8 --gbs 8 --dtype mxfp8"
+expect_ok predict $fgm --format json
+cp "$TMP/out" "$TMP/fgm_off.json"
+check "fused grouped mlp: off by default" [ "$(json_raw "$TMP/out" fused_grouped_mlp)" = false ]
+expect_ok predict $fgm --fused-grouped-mlp on --format json
+check "--fused-grouped-mlp on: in JSON" [ "$(json_raw "$TMP/out" fused_grouped_mlp)" = true ]
+check "--fused-grouped-mlp on: the GLU, clamp and bias passes gone, a faster step" faster "$TMP/fgm_off.json" "$TMP/out"
+expect_ok predict $fgm --fused-grouped-mlp on --format csv
+check "fused grouped mlp: csv column on" [ "$(col "$TMP/out" framework.fused_grouped_mlp)" = on ]
+expect_fail 1 "^plateau: layout: the fused grouped MLP runs under the mxfp8 recipe only" -- predict --model gpt-oss-120b --cluster gb300-nvl72 --gpus 8 --ep 8 --gbs 8 --fused-grouped-mlp on
+expect_fail 1 "^plateau: layout: the fused grouped MLP needs a mixture-of-experts model" -- predict --model llama3-8b --cluster gb300-nvl72 --gpus 8 --gbs 8 --dtype mxfp8 --fused-grouped-mlp on
+expect_fail 1 "^plateau: layout: the fused grouped MLP does not run with etp > 1" -- predict $fgm --ep 4 --etp 2 --fused-grouped-mlp on
+expect_fail 1 "^plateau: --fused-grouped-mlp: unknown value 'yes' \(expected on\|off\)" -- predict --fused-grouped-mlp yes
+echo '{"name": "x", "behaviours": {"fused_grouped_mlp": "on"}}' >"$TMP/bad_fgm.json"
+expect_fail 1 "behaviour 'fused_grouped_mlp' must be true or false" -- predict --framework "$TMP/bad_fgm.json"
+
 # --bucket-mb: the ddp/zero1 bucket (docs/frameworks.md). zero1 over dp 32 without overlap:
 # a larger bucket means fewer reduce_scatter and all_gather calls, so a faster step; Megatron-Core's
 # rule (max(40e6, 1e6 dp) parameters, one bucket without overlap_grad_reduce) and NeMo's 100 MiB.

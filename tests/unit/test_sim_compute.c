@@ -862,6 +862,45 @@ static void test_fp8_no_transpose(void) {
   CHECK(!pl_gpu_fp8_non_tn_gemm(&a100));
 }
 
+/* Transformer Engine's fused MXFP8 grouped MLP (layout.fused_grouped_mlp,
+ * docs/step-model.md 2.6). small_llama's block with 4 experts, top-2, expert
+ * width 512: 1,024 tokens x 2 copies / 4 experts = 512 rows each; expert_fc1
+ * is 512 x 1024 x 1024 x 4, expert_fc2 512 x 1024 x 512 x 4. MXFP8 casts
+ * cost 2 + 2 x (1 + 1/32) = 4.0625 B per element, the weights 1/4 of it with
+ * the first-micro-batch cache over 4 micro-batches. Fused: fc2's input
+ * (4 x 512 x 512 = 1,048,576 elements) comes quantized out of fc1's epilogue
+ * and fc1's output gradient (4 x 512 x 1024 = 2,097,152) out of the dGLU
+ * epilogue: neither is cast; TE's op path has no weight cache, so the expert
+ * weights (4 x (1024 x 1024 + 512 x 1024) = 6,291,456 elements) are cast every
+ * micro-batch: forward 4.0625 x (-1,048,576 + 0.75 x 6,291,456) = +14,909,440 B,
+ * backward 4.0625 x -2,097,152 = -8,519,680 B. */
+static void test_fused_grouped_mlp_casts(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  run.model.experts = 4;
+  run.model.top_k = 2;
+  run.model.expert_ffn = 512;
+  run.layout.ep = run.layout.etp = 1;
+  run.layout.dtype = PL_DTYPE_MXFP8;
+  run.layout.fp8_weight_cache = true;
+  run.layout.micro_batches = 4;
+  const struct pl_op *c = fp8_casts_of(&run, ops);
+  CHECK(c != NULL);
+  if (c == NULL)
+    return;
+  double fwd = c->fwd_bytes, bwd = c->bwd_bytes;
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "expert_act") != NULL);
+  run.layout.fused_grouped_mlp = true;
+  c = fp8_casts_of(&run, ops);
+  CHECK(c != NULL);
+  if (c == NULL)
+    return;
+  CHECK_NEAR_REL(c->fwd_bytes - fwd, 14909440.0, 1e-9);
+  CHECK_NEAR_REL(c->bwd_bytes - bwd, -8519680.0, 1e-9);
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "expert_act") == NULL);
+}
+
 /* The per-tensor FP8 current-scaling and NVFP4 casts at the GPU's measured
  * quantize rates (efficiency.fp8_current_quantize 0.665 and nvfp4_quantize
  * 0.566 on b300, docs/step-model.md 2.3e). On 406,250,000 B at 8 TB/s:
@@ -1676,6 +1715,7 @@ int main(void) {
   test_router_16bit();
   test_mxfp8_quantize_rate();
   test_fp8_no_transpose();
+  test_fused_grouped_mlp_casts();
   test_quantize_rates();
   test_head_16bit();
   test_param_kernels();
