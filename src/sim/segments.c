@@ -91,15 +91,15 @@ static double mlp_node_share(const struct pl_gpu *g, const struct pl_layout *l,
   return mlp + rest > 0 ? mlp / (mlp + rest) : 0.0;
 }
 
-/* wait: the MoE dispatcher's wait in the forward (moe_sync.c), or NULL. */
+/* wait: the MoE dispatcher's wait in the forward and a recomputed forward
+ * (moe_sync.c), or NULL. */
 static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_op *ops, int n,
                         bool split_attn, const struct sim_moe_wait *wait) {
   const struct pl_gpu *g = &st->run->cluster.gpu;
   const struct pl_layout *l = &st->run->layout;
   const struct pl_model *m = &st->run->model;
   for (int p = 0; p < 2; p++) {
-    s->comp_s[p] =
-        sim_seg_ops_s(g, l, m, ops, n, (enum pl_pass)p, false, p == PL_PASS_FWD ? wait : NULL);
+    s->comp_s[p] = sim_seg_ops_s(g, l, m, ops, n, (enum pl_pass)p, false, wait);
     if (split_attn) {
       s->attn_s[p] = sim_seg_ops_s(g, l, m, ops, n, (enum pl_pass)p, true, NULL);
       s->comp_s[p] -= s->attn_s[p];

@@ -22,6 +22,8 @@
  *   bridge       Megatron-Bridge performance summary: tokens/s/GPU, printed
  *   moezoo       Megatron-Core MoE model zoo: step time (s), printed, or
  *                TFLOP/s by Megatron-LM's own FLOP count
+ *   torchtitan   pytorch/torchtitan benchmarks / docs/performance.md:
+ *                tokens/s per GPU, printed (source_torchtitan.c)
  * These are conventions of the sources, not corrections: nothing here looks
  * at a prediction. */
 #include <stdio.h>
@@ -1047,9 +1049,33 @@ static void bridge_output_proj(const struct validate_in *in, struct pl_framework
   }
 }
 
+/* The cuDNN of a Bridge row's container, read in the release of its month as
+ * bridge_ep_overlap: the 25.11 section is v0.2.0-v0.2.2, whose image is
+ * NGC PyTorch 25.09 (docker/Dockerfile.ci FROM nvcr.io/nvidia/pytorch:25.09-py3;
+ * docker/common/install.sh installs its Python packages with
+ * --no-install-package nvidia-cudnn-cu12, keeping the container's cuDNN), and
+ * that container ships cuDNN 9.13 (NVIDIA/cudnn-frontend
+ * benchmark/sdpa_benchmark_training/README.md @ bb37575: torch.backends.cudnn.
+ * version() = 91300 in nvcr.io/nvidia/pytorch:25.09-py3). Its fused attention
+ * runs at the rates NVIDIA published for cuDNN 9.13.1 (layout.cudnn_913; GPU
+ * files with attention.cudnn.shape_9_13: B200, GB200, GB300). v0.3.0 (26.02)
+ * moves to PyTorch 25.11 and later releases to newer images: today's rates.
+ * The 25.09 section (r0.1.0, an ubuntu:24.04 image with the CUDA repository's
+ * cuDNN of its build date) is not read: its rows state no precision. */
+static void bridge_cudnn(const struct validate_in *in, struct pl_framework *fw,
+                         struct pl_vrow *row) {
+  char sec[32];
+  bridge_section(in, sec, sizeof sec);
+  if (!word_in("25.11", sec))
+    return;
+  fw->cudnn_913 = PL_SETTING_ON;
+  validate_note(row, "cuDNN 9.13 attention (the release's image, NGC PyTorch 25.09)");
+}
+
 static bool bridge_overrides(const struct validate_in *in, struct pl_framework *fw,
                              struct pl_vrow *row) {
   bridge_output_proj(in, fw, row);
+  bridge_cudnn(in, fw, row);
   static const struct {
     const char *sections, *model, *gpus; /* space-separated words */
     const char *precision;               /* the row's precision cell, or NULL for any */
@@ -1947,6 +1973,22 @@ static const struct validate_source sources[] = {
      .layout = zoo_layout,
      .hardware = nvl_segment,
      .measure = zoo_measure},
+    {.key = "torchtitan",
+     .framework = "torchtitan",
+     .match = "pytorch/torchtitan",
+     .family = "Llama 2 / Llama 3.1 as torchtitan's models/llama builds them: SwiGLU, RoPE, "
+               "RMSNorm, untied output, no biases, no dropout; FSDP2, SDPA FlashAttention, eager "
+               "kernels unless the row says torch.compile",
+     .pos = PL_POS_ROTARY,
+     .sequence_parallel = true, /* apply_tp: norms as SequenceParallel (the preset's) */
+     .megatron_vocab_pad = false,
+     .use_preset = true,
+     .model = validate_torchtitan_model,
+     .modes = validate_torchtitan_modes,
+     .layout = validate_torchtitan_layout,
+     .overrides = validate_torchtitan_overrides,
+     .hardware = validate_torchtitan_hardware,
+     .measure = validate_torchtitan_measure},
 };
 
 const struct validate_source *validate_source_find(const char *source_cell) {
@@ -1959,5 +2001,6 @@ const struct validate_source *validate_source_find(const char *source_cell) {
 const char *validate_source_list(void) {
   return "Narayanan et al. SC21, Korthikanti et al. 2022, Megatron-LM README 2020, MT-NLG, "
          "BigScience BLOOM, MosaicML llm-foundry, OPT, NeMo performance summary, MLPerf "
-         "Training GPT-3, vTrain, Megatron-Bridge performance summary, Megatron MoE model zoo";
+         "Training GPT-3, vTrain, Megatron-Bridge performance summary, Megatron MoE model zoo, "
+         "torchtitan";
 }
