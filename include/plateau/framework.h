@@ -117,6 +117,10 @@ struct pl_framework {
   enum pl_setting nvfp4_rht_unfused;   /* NVFP4 casts as Transformer Engine before 2.14 runs
                                           them: the RHT'd columnwise cast a pass of its own
                                           (layout.nvfp4_rht_unfused) */
+  enum pl_setting fused_grouped_mlp;   /* the experts' MLP as Transformer Engine's fused MXFP8
+                                          grouped MLP (layout.fused_grouped_mlp) */
+  enum pl_setting cudnn_913;           /* cuDNN fused attention at cuDNN 9.13's rates
+                                          (layout.cudnn_913) */
   enum pl_setting zero3_reuse;         /* zero3 per-parameter gathers: a parameter used again
                                           within DeepSpeed's stage3_max_reuse_distance stays
                                           gathered (layout.zero3_no_reuse) */

@@ -200,6 +200,10 @@ struct pl_layout {
                               mid-2024 containers shipped (9.0-9.1: the GPU file's
                               attention.cudnn.shape_2024, NVIDIA's published cudnn-frontend
                               benchmark of cuDNN 9.1); GPUs without them keep today's rates */
+  bool cudnn_913;          /* input: the same for cuDNN 9.13 (NGC PyTorch 25.09's): the GPU
+                              file's attention.cudnn.shape_9_13, NVIDIA's published
+                              cudnn-frontend benchmark of cuDNN 9.13.1 on B200 and GB300; GPUs
+                              without them keep today's rates */
   bool fp8_attention;      /* input: Megatron-Core's fp8_dot_product_attention under the MXFP8
                               recipe: TE's DotProductAttention runs cuDNN's MXFP8 SDPA, timed as
                               the BF16 cuDNN kernel x the GPU file's attention.cudnn.
@@ -211,6 +215,15 @@ struct pl_layout {
                               columnwise copy (nvte_hadamard_transform_cast_fusion_columnwise):
                               +2 B per element in fp8_casts (TE 2.9-2.13 NVFP4Quantizer::
                               quantize_impl; one fused kernel from 2.14) */
+  bool fused_grouped_mlp;  /* input: Transformer Engine's fused MXFP8 grouped MLP (Megatron-Core
+                              use_transformer_engine_op_fuser with NVTE_CUTEDSL_FUSED_GROUPED_MLP=1:
+                              TE ops/fused/forward_grouped_mlp.py, backward_grouped_mlp.py, v2.16):
+                              cuDNN's grouped GEMM kernels apply the experts' GLU, biases and router
+                              probabilities and quantize their outputs in the epilogue, so the
+                              experts' activation, clamp and bias passes and two of their casts are
+                              gone and the expert weights are cast every micro-batch; needs dtype
+                              mxfp8, compute capability 10.x, a gated MoE model with etp 1 and
+                              widths divisible by 64 (pl_layout_resolve refuses otherwise) */
   bool attention_te;       /* input: Transformer Engine picks the kernel (get_attention_backend):
                               pl_layout_resolve sets attention_cudnn on compute capability >= 9.0
                               (GPU arch hopper, blackwell) where cuDNN trains the head dims, and

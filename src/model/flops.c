@@ -438,6 +438,11 @@ static const struct elem_cost GLU_CLAMP = {2, 2, 8 * BF16_BYTES, 10 * BF16_BYTES
  * more read and write, 4 B): 16 B. Kernels: forward two per local expert (b * p,
  * the add) and the cat; backward four per expert and the cat. */
 static const struct elem_cost EXPERT_BIAS = {2, 4, 6 * BF16_BYTES, 8 * BF16_BYTES};
+/* layout.fused_grouped_mlp: cuDNN's grouped GEMMs add fc2's probability-scaled
+ * bias in their epilogue; the backward's compute_grouped_dbias_dscales (TE
+ * v2.16 ops/fused/backward_grouped_mlp.py, a Triton kernel) reads fc2's
+ * output gradient once for the bias and probability gradients: 2 B. */
+static const struct elem_cost FUSED_BIAS_GRAD = {0, 4, 0, BF16_BYTES};
 
 /* Routed copies one expert of the busiest ep rank computes in one
  * micro-batch. Each rank routes its tokens_n tokens (sequence parallel: the
@@ -526,19 +531,24 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   model_moe_a2a_permute(l, &ops[n++]);
   n = model_moe_a2a_sort(m, l, "sort_chunks", received, ops, n);
   gemm_group(&ops[n++], "expert_fc1", rows, gated ? 2 * fe : fe, h, local, share);
-  if (gated && m->glu_clamp) {
+  /* layout.fused_grouped_mlp: the GLU (clamp included), its backward and the
+   * biases run in the grouped GEMMs' epilogues (layout.h) */
+  bool fused = l->fused_grouped_mlp;
+  if (gated && m->glu_clamp && !fused) {
     elementwise(&ops[n], "expert_clamp", (double)rows * (double)local * (double)fe, GLU_CLAMP);
     ops[n].fwd_kernels = 3;
     ops[n].bwd_kernels = 3;
     ops[n++].host_sync = true; /* GLU_CLAMP: the offset's blocking copy */
   }
-  elementwise(&ops[n++], "expert_act", (double)rows * (double)local * (double)fe,
-              gated ? SWIGLU : GELU);
+  if (!fused)
+    elementwise(&ops[n++], "expert_act", (double)rows * (double)local * (double)fe,
+                gated ? SWIGLU : GELU);
   gemm_group(&ops[n++], "expert_fc2", rows, h, fe, local, share);
   if (m->mlp_bias) { /* per local expert: two products and their sums */
-    elementwise(&ops[n], "expert_bias", (double)rows * (double)local * (double)h, EXPERT_BIAS);
-    ops[n].fwd_kernels = 2 * (int)local + 1;
-    ops[n++].bwd_kernels = 4 * (int)local + 1;
+    elementwise(&ops[n], "expert_bias", (double)rows * (double)local * (double)h,
+                fused ? FUSED_BIAS_GRAD : EXPERT_BIAS);
+    ops[n].fwd_kernels = fused ? 0 : 2 * (int)local + 1;
+    ops[n++].bwd_kernels = fused ? 1 : 4 * (int)local + 1;
   }
   n = model_moe_a2a_sort(m, l, "unsort_chunks", received, ops, n);
   elementwise(&ops[n++], "unpermute", copies, UNPERMUTE);

@@ -700,6 +700,33 @@ static enum pl_status resolve_attention(struct pl_layout *l, const struct pl_mod
   return PL_OK;
 }
 
+/* Transformer Engine's fused MXFP8 grouped MLP (layout.fused_grouped_mlp) runs
+ * where TE v2.16's ForwardGroupedMLP_CuTeGEMMSwiGLU_MXFP8.is_supported and
+ * ops/_common.py fuse_grouped_mlp_ops accept it: the MXFP8 recipe, compute
+ * capability 10.x (cuDNN's sm100 kernels), GroupedLinear + scaled GLU +
+ * GroupedLinear with in/out features divisible by 64; Megatron-Core asserts
+ * _is_fused_impl_supported (experts.py, core_v0.18.0: a gated SwiGLU or quick
+ * GEGLU, no expert tensor parallelism). */
+static enum pl_status check_fused_mlp(const struct pl_layout *l, const struct pl_model *m,
+                                      const struct pl_cluster *c, struct pl_diag *diag) {
+  if (!l->fused_grouped_mlp)
+    return PL_OK;
+  int64_t fe = l->etp > 0 ? m->expert_ffn / l->etp : m->expert_ffn;
+  const char *why = l->dtype != PL_DTYPE_MXFP8              ? "runs under the mxfp8 recipe only"
+                    : c->gpu.sm_arch / 10 != 10             ? "needs a compute capability 10.x GPU"
+                    : !pl_model_is_moe(m)                   ? "needs a mixture-of-experts model"
+                    : m->mlp != PL_MLP_SWIGLU               ? "needs gated (GLU) experts"
+                    : l->etp > 1                            ? "does not run with etp > 1"
+                    : m->hidden % 64 != 0 || fe % 64 != 0   ? "needs widths divisible by 64"
+                                                            : NULL;
+  if (why == NULL)
+    return PL_OK;
+  return pl_diag_set(diag, PL_ERR_LAYOUT,
+                     "layout: the fused grouped MLP %s (Transformer Engine's cuDNN MXFP8 grouped "
+                     "GEMM kernels); use --fused-grouped-mlp off",
+                     why);
+}
+
 enum pl_status pl_layout_resolve(struct pl_layout *l, const struct pl_model *m,
                                  const struct pl_cluster *c, struct pl_diag *diag) {
   enum pl_status st = check_dtype(l, c, diag);
@@ -721,6 +748,8 @@ enum pl_status pl_layout_resolve(struct pl_layout *l, const struct pl_model *m,
     st = resolve_recompute(l, m, diag);
   if (st == PL_OK)
     st = resolve_experts(l, m, diag);
+  if (st == PL_OK)
+    st = check_fused_mlp(l, m, c, diag);
   l->sp = l->tp > 1 && !l->no_sp;
   return st;
 }

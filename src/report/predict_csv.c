@@ -263,6 +263,10 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.fp8_attention", pl_setting_name(fw.fp8_attention));
   /* added after those: TE < 2.14's unfused NVFP4 RHT cast (layout.h) */
   col_str(c, "framework.nvfp4_rht_unfused", pl_setting_name(fw.nvfp4_rht_unfused));
+  /* added after those: TE's fused MXFP8 grouped MLP (layout.h) */
+  col_str(c, "framework.fused_grouped_mlp", pl_setting_name(fw.fused_grouped_mlp));
+  /* added after those: cuDNN 9.13's attention rates (layout.h) */
+  col_str(c, "framework.cudnn_913", pl_setting_name(fw.cudnn_913));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

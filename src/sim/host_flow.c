@@ -1,7 +1,7 @@
 /* host_flow.c: the host issuing a pass's kernels and the GPU running them,
- * the one model of that both a pass with host syncs (pass_ops.c sim_seg_ops_s) and
- * the MoE block's window after the dispatcher's wait (moe_sync.c) use
- * (docs/step-model.md 2.6 "Host syncs", "MoE host sync").
+ * the one model of that a pass's time uses (pass_ops.c sim_seg_ops_s): a
+ * pass with host syncs, the MoE dispatcher's wait among them (moe_sync.c), as
+ * the flow of its ops (docs/step-model.md 2.6 "Host syncs", "MoE host sync").
  *
  * Two stages in issue order: the host issues an item, then the GPU runs it
  * once the host has issued it and the GPU has run everything before it
@@ -15,9 +15,10 @@
  * only when its kernel has finished (CUDA_LAUNCH_BLOCKING=1,
  * layout.launch_blocking) overlaps nothing, whatever its real launch count.
  * A sync (a stream synchronize, a device-to-host read the next launches need,
- * pl_op.host_sync) makes the host wait until the GPU has run everything so
- * far. This file calls nothing of src/sim: the callers turn their ops into
- * items (moe_sync.c flow_index, pass_ops.c sim_seg_ops_s). */
+ * pl_op.host_sync, the MoE dispatcher's wait) makes the host wait until the
+ * GPU has run everything so far. This file calls nothing of src/sim: the
+ * caller turns ops into items (pass_ops.c flow_item) and collectives
+ * into GPU items. */
 #include "sim/sim_int.h"
 
 void sim_flow_op(struct sim_flow *f, double host_s, double gpu_s, double launches) {

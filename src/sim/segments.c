@@ -91,15 +91,17 @@ static double mlp_node_share(const struct pl_gpu *g, const struct pl_layout *l,
   return mlp + rest > 0 ? mlp / (mlp + rest) : 0.0;
 }
 
+/* wait: the MoE dispatcher's wait in the forward and a recomputed forward
+ * (moe_sync.c), or NULL. */
 static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_op *ops, int n,
-                        bool split_attn) {
+                        bool split_attn, const struct sim_moe_wait *wait) {
   const struct pl_gpu *g = &st->run->cluster.gpu;
   const struct pl_layout *l = &st->run->layout;
   const struct pl_model *m = &st->run->model;
   for (int p = 0; p < 2; p++) {
-    s->comp_s[p] = sim_seg_ops_s(g, l, m, ops, n, (enum pl_pass)p, false);
+    s->comp_s[p] = sim_seg_ops_s(g, l, m, ops, n, (enum pl_pass)p, false, wait);
     if (split_attn) {
-      s->attn_s[p] = sim_seg_ops_s(g, l, m, ops, n, (enum pl_pass)p, true);
+      s->attn_s[p] = sim_seg_ops_s(g, l, m, ops, n, (enum pl_pass)p, true, NULL);
       s->comp_s[p] -= s->attn_s[p];
     }
     if (p == PL_PASS_BWD && l->te_linear_bwd_overlap)
@@ -121,8 +123,8 @@ static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_
   memcpy(kept, ops, (size_t)n * sizeof kept[0]);
   for (int i = 0; i < n; i++)
     kept[i].recompute = false;
-  double comp = sim_seg_ops_s(g, l, m, kept, n, PL_PASS_BWD, false);
-  double attn = split_attn ? sim_seg_ops_s(g, l, m, kept, n, PL_PASS_BWD, true) : 0.0;
+  double comp = sim_seg_ops_s(g, l, m, kept, n, PL_PASS_BWD, false, NULL);
+  double attn = split_attn ? sim_seg_ops_s(g, l, m, kept, n, PL_PASS_BWD, true, NULL) : 0.0;
   s->comp_s[PL_PASS_BWD] = (1.0 - f) * (comp - attn) + f * s->comp_s[PL_PASS_BWD];
   s->attn_s[PL_PASS_BWD] = (1.0 - f) * attn + f * s->attn_s[PL_PASS_BWD];
 }
@@ -1033,7 +1035,8 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
    * (megatron_fsdp/mixed_precision.py -> TE tensor/utils.py
    * cast_master_weights_to_fp8, core_v0.16.0): 1 / shard_group of it. The
    * transpose Hopper's FP8 GEMMs need for dgrad is not modelled. */
-  if (pl_layout_te_fp8_params(l) && fp8_gathered_weights(run) > 0)
+  bool fp8_params = pl_layout_te_fp8_params(l) && fp8_gathered_weights(run) > 0;
+  if (fp8_params)
     weight_share /= (double)(l->shard_group > 0 ? l->shard_group : 1);
   /* NVFP4 too: its second-level scale is per tensor (global amax / (6 x
    * 448)), so TE's NVFP4Quantizer::quantize_impl (transformer_engine/pytorch/
@@ -1080,6 +1083,16 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
       continue;
     double c = (double)o->count * (o->share > 0 ? o->share : 1.0);
     double m = (double)o->m, k = (double)o->k, nn = (double)o->n;
+    /* layout.fused_grouped_mlp: fc1's epilogue writes fc2's MXFP8 input and
+     * fc2's dGLU epilogue fc1's MXFP8 output gradient (TE v2.16 ops/fused/
+     * forward_grouped_mlp.py d_tensor, d_col_tensor; backward_grouped_mlp.py
+     * d_row_tensor, d_col_tensor); TE's op path passes no is_first_microbatch
+     * (transformer_engine/pytorch/ops, v2.16), so the expert weights are cast
+     * every micro-batch */
+    bool fx = l->fused_grouped_mlp && strncmp(o->name, "expert_fc", 9) == 0;
+    double in_k = fx && strcmp(o->name, "expert_fc2") == 0 ? 0.0 : 1.0;
+    double go_k = fx && strcmp(o->name, "expert_fc1") == 0 ? 0.0 : 1.0;
+    double ws = fx && !fp8_params ? 1.0 : weight_share;
     if (tensorwise) {
       fwd += tw_cast * c * (m * k + w_fwd * k * nn);
       bwd += tw_cast * c * (2.0 * m * nn + w_bwd * k * nn + m * k);
@@ -1089,13 +1102,12 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
       /* the weight's cast reads it for its amax too under current scaling and
        * NVFP4 (Float8CurrentScalingQuantizer / NVFP4Quantizer quantize_impl
        * compute the amax of every tensor they quantize) */
-      fwd += (per_elem + amax + rht_pass) * c * m * k +
-             (per_elem + amax) * weight_share * c * k * nn;
-      bwd += (per_elem + amax + rht_pass) * c * m * nn;
+      fwd += (per_elem + amax + rht_pass) * c * m * k * in_k + (per_elem + amax) * ws * c * k * nn;
+      bwd += (per_elem + amax + rht_pass) * c * m * nn * go_k;
       continue;
     }
-    fwd += per_elem * c * (m * k + k * nn);
-    bwd += per_elem * c * m * nn;
+    fwd += per_elem * c * (m * k * in_k + k * nn);
+    bwd += per_elem * c * m * nn * go_k;
   }
   mem_op(&ops[n++], "fp8_casts", fwd, bwd, l->recompute == PL_RECOMPUTE_FULL);
   return n;
@@ -1269,7 +1281,6 @@ static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct 
                              ops);
   s->params = seg_params(st->run, kind);
   s->expert_params = kind == SIM_SEG_LAYER ? layer_expert_params_gpu(st->run) : 0;
-  seg_compute(st, s, ops, n, kind == SIM_SEG_LAYER && l->cp > 1);
   enum pl_status r = PL_OK;
   if (l->tp > 1 && kind == SIM_SEG_LAYER)
     r = layer_tp(st, s, diag);
@@ -1281,8 +1292,12 @@ static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct 
     r = layer_cp(st, s, diag);
   if (r == PL_OK && kind == SIM_SEG_LAYER)
     r = layer_moe(st, s, diag);
-  if (r == PL_OK && kind == SIM_SEG_LAYER)
-    sim_moe_host_sync(st, s, ops, n); /* after the collectives it holds are priced */
+  /* the compute after the collectives: a MoE forward's dispatcher wait holds
+   * its dispatch and combine (moe_sync.c) */
+  struct sim_moe_wait wait;
+  if (r == PL_OK)
+    seg_compute(st, s, ops, n, kind == SIM_SEG_LAYER && l->cp > 1,
+                kind == SIM_SEG_LAYER && sim_moe_wait_of(st, s, &wait) ? &wait : NULL);
   if (r == PL_OK)
     r = seg_fsdp(st, kind, s, diag);
   return r;

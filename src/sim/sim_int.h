@@ -466,16 +466,17 @@ void sim_flow_gpu(struct sim_flow *f, double gpu_s);
 void sim_flow_sync(struct sim_flow *f);
 /* When both have finished. */
 double sim_flow_end_s(const struct sim_flow *f);
-/* moe_sync.c: a MoE block's forward with the host's wait for the tokens per
- * local expert (layout.moe_host_sync): the forward's compute of the window
- * between two waits, less the dispatch_s and combine_s it holds (one call of
- * each, alone); -1 without a routing in ops. */
-double sim_moe_sync_fwd_s(const struct pl_gpu *g, const struct pl_layout *l,
-                          const struct pl_model *m, const struct pl_op *ops, int n,
-                          double dispatch_s, double combine_s);
-/* Raise (or lower) the layer segment's forward compute to that window, its
- * expert-parallel collectives already priced (segments.c layer_moe). */
-void sim_moe_host_sync(struct sim_step *st, struct sim_seg *s, const struct pl_op *ops, int n);
+/* moe_sync.c: the MoE dispatcher's wait in a block's forward
+ * (layout.moe_host_sync): the dispatch and combine of one block's forward
+ * (one call of each, alone), GPU items of the pass's flow around the wait
+ * (pass_ops.c sim_seg_ops_s). */
+struct sim_moe_wait {
+  double dispatch_s, combine_s;
+};
+/* Whether the run's MoE blocks wait, and then their collectives in *w from
+ * the layer segment s, its expert-parallel ones priced (segments.c
+ * layer_moe). */
+bool sim_moe_wait_of(const struct sim_step *st, const struct sim_seg *s, struct sim_moe_wait *w);
 /* lower.c */
 enum pl_status sim_lower(struct sim_step *st, struct pl_diag *diag);
 
@@ -494,18 +495,6 @@ double sim_op_run_gemms(const struct pl_op *op, enum pl_pass pass);
 /* Whether the run replays op from a CUDA graph (layout.cuda_graph_scopes): its
  * host time is then 0. */
 bool sim_op_graphed(const struct pl_layout *l, const struct pl_model *m, const struct pl_op *op);
-/* pass_ops.c: one op (or, refwd, its re-run forward) as an item of the host
- * flow (host_flow.c), frac of it: its host time (sim_op_host_s) and GPU time
- * with its read-back waits, over its launches. */
-void sim_flow_item(struct sim_flow *f, const struct pl_gpu *g, const struct pl_layout *l,
-                   const struct pl_model *m, const struct pl_op *op, bool refwd,
-                   enum pl_pass pass, double frac);
-/* The host time of op run share times in pass, as sim_seg_ops_s charges it (0
- * when graphed); *wait_gpu_s the GPU time its host waits add (pl_op.host_waits),
- * *launches the calls the host makes (cuBLAS calls of a GEMM with
- * host_per_gemm_s, else kernels). */
-double sim_op_host_s(const struct pl_layout *l, const struct pl_model *m, const struct pl_op *op,
-                     enum pl_pass pass, double share, double *wait_gpu_s, double *launches);
 /* Quantize kernels Transformer Engine launches from C++ for a grouped expert
  * GEMM's operand in one pass (split_quantize: per local expert, 3 under FP8
  * current scaling, 1 under MXFP8 or FP8 block scaling; 0 otherwise). */
@@ -513,7 +502,10 @@ double sim_op_split_quantize_kernels(const struct pl_layout *l, const struct pl_
                                      enum pl_pass pass);
 double sim_op_run_kernels(const struct pl_layout *l, const struct pl_model *m,
                           const struct pl_op *op, enum pl_pass pass);
+/* A pass's time as the host flow of its ops (docs/step-model.md 2.6); wait:
+ * a forward with the MoE dispatcher's wait (NULL: none). */
 double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
-                     const struct pl_op *ops, int n, enum pl_pass pass, bool attention_only);
+                     const struct pl_op *ops, int n, enum pl_pass pass, bool attention_only,
+                     const struct sim_moe_wait *wait);
 
 #endif

@@ -209,6 +209,7 @@ static const struct hw_map {
      "dgx-a100",
      "A100 memory not stated: 40 GB, the only DGX A100 GPU before November 2020"},
     {{"h100", NULL}, "h100", "dgx-h100", NULL},
+    {{"h200", NULL}, "h200", "dgx-h200", NULL},
     /* Blackwell racks and Blackwell Ultra before "b200" ("gb200" contains it):
      * Megatron-Bridge's "DGX-GB200", "DGX-GB300", "DGX-B300"; the Megatron MoE
      * model zoo's "GB200 (readme: NVLink domain size 72 ...)". "gb300" first:
@@ -304,7 +305,7 @@ static bool row_hardware(const struct validate_source *src, const struct validat
       validate_note(row, "%s", fabric_notes[i].note);
   if (src->hardware != NULL)
     src->hardware(in, l, c, row);
-  return true;
+  return !row->skipped; /* a hardware rule may skip the row (a limit the GPU cannot take) */
 }
 
 /* --------------------------------------------------------------- layout */

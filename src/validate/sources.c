@@ -26,6 +26,8 @@
  *                (s), printed, or MFU by Korthikanti's model FLOPs
  *   llama3       Llama 3 Herd of Models, Table 4: TFLOPs/GPU by PaLM's count
  *                (the rules of these two: sources_scale.c)
+ *   torchtitan   pytorch/torchtitan benchmarks / docs/performance.md:
+ *                tokens/s per GPU, printed (source_torchtitan.c)
  * These are conventions of the sources, not corrections: nothing here looks
  * at a prediction. */
 #include <stdio.h>
@@ -1061,9 +1063,33 @@ static void bridge_output_proj(const struct validate_in *in, struct pl_framework
   }
 }
 
+/* The cuDNN of a Bridge row's container, read in the release of its month as
+ * bridge_ep_overlap: the 25.11 section is v0.2.0-v0.2.2, whose image is
+ * NGC PyTorch 25.09 (docker/Dockerfile.ci FROM nvcr.io/nvidia/pytorch:25.09-py3;
+ * docker/common/install.sh installs its Python packages with
+ * --no-install-package nvidia-cudnn-cu12, keeping the container's cuDNN), and
+ * that container ships cuDNN 9.13 (NVIDIA/cudnn-frontend
+ * benchmark/sdpa_benchmark_training/README.md @ bb37575: torch.backends.cudnn.
+ * version() = 91300 in nvcr.io/nvidia/pytorch:25.09-py3). Its fused attention
+ * runs at the rates NVIDIA published for cuDNN 9.13.1 (layout.cudnn_913; GPU
+ * files with attention.cudnn.shape_9_13: B200, GB200, GB300). v0.3.0 (26.02)
+ * moves to PyTorch 25.11 and later releases to newer images: today's rates.
+ * The 25.09 section (r0.1.0, an ubuntu:24.04 image with the CUDA repository's
+ * cuDNN of its build date) is not read: its rows state no precision. */
+static void bridge_cudnn(const struct validate_in *in, struct pl_framework *fw,
+                         struct pl_vrow *row) {
+  char sec[32];
+  bridge_section(in, sec, sizeof sec);
+  if (!word_in("25.11", sec))
+    return;
+  fw->cudnn_913 = PL_SETTING_ON;
+  validate_note(row, "cuDNN 9.13 attention (the release's image, NGC PyTorch 25.09)");
+}
+
 static bool bridge_overrides(const struct validate_in *in, struct pl_framework *fw,
                              struct pl_vrow *row) {
   bridge_output_proj(in, fw, row);
+  bridge_cudnn(in, fw, row);
   static const struct {
     const char *sections, *model, *gpus; /* space-separated words */
     const char *precision;               /* the row's precision cell, or NULL for any */
@@ -1296,6 +1322,44 @@ static void bridge_nvfp4_rht(const struct validate_in *in, struct pl_layout *l,
   validate_note(row, "NVFP4 RHT cast in two passes (the release's Transformer Engine 2.9/2.12)");
 }
 
+/* MoE MXFP8 rows whose release configuration runs Transformer Engine's fused
+ * MXFP8 grouped MLP (layout.fused_grouped_mlp): Megatron-Core's
+ * use_transformer_engine_op_fuser with NVTE_CUTEDSL_FUSED_GROUPED_MLP=1.
+ *  - 26.06, 26.06.01 (v0.5.0 scripts/performance/configs): cutedsl_fused_grouped_mlp=True
+ *    in DEEPSEEK_V3_PRETRAIN_CONFIG_{GB300,GB200}_FP8_MX_V1 (the _V2 configs replace()
+ *    them), QWEN3_235B_A22B_PRETRAIN_CONFIG_{GB300,GB200}_FP8_MX_V2,
+ *    QWEN3_30B_A3B_PRETRAIN_CONFIG_{GB300,GB200,B300}_FP8_MX_V1 and
+ *    GPT_OSS_120B_PRETRAIN_CONFIG_{GB300,GB200}_FP8_MX_V2; utils/overrides.py then sets
+ *    use_transformer_engine_op_fuser and moe_mlp_glu_interleave_size 32, perf_plugins.py
+ *    NVTE_CUTEDSL_FUSED_GROUPED_MLP=1;
+ *  - 26.08 (HEAD 067f987df0 perf_recipes): the op fuser from deepseek/common.py
+ *    _enable_deepseek_full_iteration_mxfp8 (deepseek_v3 fp8mx on gb300, gb200, b300),
+ *    qwen/common.py _enable_hybridep_full_iteration_mxfp8 (qwen3_235b and qwen3_30b fp8mx
+ *    on gb300, gb200, b300; 235b 256-GPU on b200) and gpt_oss/common.py
+ *    _apply_gpt_oss_120b_full_iter_fp8mx_configs (gb300, gb200), each with the env
+ *    NVTE_CUTEDSL_FUSED_GROUPED_MLP: 1 in its config function. */
+static void bridge_fused_mlp(const struct validate_in *in, struct pl_layout *l,
+                             struct pl_vrow *row) {
+  static const struct {
+    const char *sections, *model, *gpus;
+  } on[] = {
+      {"26.06 26.06.01 26.08", "DeepSeekV3", "GB300 GB200"},
+      {"26.08", "DeepSeekV3", "B300"},
+      {"26.06 26.06.01 26.08", "Qwen3_235B", "GB300 GB200"},
+      {"26.08", "Qwen3_235B", "B300"},
+      {"26.06 26.06.01 26.08", "Qwen3_30B", "GB300 GB200 B300"},
+      {"26.06 26.06.01 26.08", "GPT OSS 120B", "GB300 GB200"},
+  };
+  for (size_t i = 0; i < sizeof on / sizeof on[0]; i++) {
+    if (bridge_config_is(in, l, on[i].sections, on[i].model, on[i].gpus, PL_DTYPE_MXFP8)) {
+      l->fused_grouped_mlp = true;
+      validate_note(row, "fused MXFP8 grouped MLP (the release's cutedsl_fused_grouped_mlp / "
+                         "TE op fuser)");
+      return;
+    }
+  }
+}
+
 /* The FP8 recipe of the rows whose precision reads plain "FP8" (the 26.x
  * sections; 25.11 writes "FP8-CS"). Each section was read in the release of
  * its month (26.02: v0.3.0, 26.02.01: v0.3.1, 26.04: v0.4.0, 26.04.01:
@@ -1523,6 +1587,7 @@ static bool bridge_layout(const struct validate_in *in, struct pl_layout *l, str
   bridge_graph_scope(in, l, row);
   bridge_fp8_attention(in, l, row);
   bridge_nvfp4_rht(in, l, row);
+  bridge_fused_mlp(in, l, row);
   if (!bridge_offload(in, l, row))
     return false;
   /* Megatron-Bridge's recipes for the two large models ("Large model specific
@@ -1962,6 +2027,22 @@ static const struct validate_source sources[] = {
      .layout = zoo_layout,
      .hardware = nvl_segment,
      .measure = zoo_measure},
+    {.key = "torchtitan",
+     .framework = "torchtitan",
+     .match = "pytorch/torchtitan",
+     .family = "Llama 2 / Llama 3.1 as torchtitan's models/llama builds them: SwiGLU, RoPE, "
+               "RMSNorm, untied output, no biases, no dropout; FSDP2, SDPA FlashAttention, eager "
+               "kernels unless the row says torch.compile",
+     .pos = PL_POS_ROTARY,
+     .sequence_parallel = true, /* apply_tp: norms as SequenceParallel (the preset's) */
+     .megatron_vocab_pad = false,
+     .use_preset = true,
+     .model = validate_torchtitan_model,
+     .modes = validate_torchtitan_modes,
+     .layout = validate_torchtitan_layout,
+     .overrides = validate_torchtitan_overrides,
+     .hardware = validate_torchtitan_hardware,
+     .measure = validate_torchtitan_measure},
 };
 
 const struct validate_source *validate_source_find(const char *source_cell) {
@@ -1975,5 +2056,5 @@ const char *validate_source_list(void) {
   return "Narayanan et al. SC21, Korthikanti et al. 2022, Megatron-LM README 2020, MT-NLG, "
          "BigScience BLOOM, MosaicML llm-foundry, OPT, NeMo performance summary, MLPerf "
          "Training GPT-3, vTrain, Megatron-Bridge performance summary, Megatron MoE model zoo, "
-         "MegaScale, Llama 3 Herd of Models";
+         "MegaScale, Llama 3 Herd of Models, torchtitan";
 }

@@ -155,6 +155,21 @@ double validate_megatron_eq3_flops(double batch, double seq, double layers, doub
 double validate_nemo_llama_flops(double batch, double seq, double layers, double hidden,
                                  double heads, double kv_heads, double ffn, double vocab);
 
+/* pytorch/torchtitan's published runs (source_torchtitan.c): the rules of
+ * its table entry in sources.c. */
+bool validate_torchtitan_model(const struct validate_in *in, struct pl_model *m,
+                               struct pl_vrow *row);
+bool validate_torchtitan_modes(const struct validate_in *in, struct pl_layout *l,
+                               struct pl_vrow *row);
+bool validate_torchtitan_layout(const struct validate_in *in, struct pl_layout *l,
+                                struct pl_vrow *row);
+bool validate_torchtitan_overrides(const struct validate_in *in, struct pl_framework *fw,
+                                   struct pl_vrow *row);
+void validate_torchtitan_hardware(const struct validate_in *in, const struct pl_layout *l,
+                                  struct pl_cluster *c, struct pl_vrow *row);
+bool validate_torchtitan_measure(const struct validate_in *in, const struct pl_run *run,
+                                 struct pl_vrow *row);
+
 /* A summary (pl_validation_summarize) of the rows sel keeps (sel NULL: all). */
 typedef bool (*validate_sel)(const struct pl_vrow *row, const void *arg);
 enum pl_status validate_summarize_sel(const struct pl_vrow *rows, size_t n, validate_sel sel,

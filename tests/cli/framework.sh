@@ -549,6 +549,27 @@ expect_fail 1 "^plateau: --cudnn-2024: unknown value '' \(expected on\|off\)" --
 echo '{"name": "x", "behaviours": {"cudnn_2024": "on"}}' >"$TMP/bad_c24.json"
 expect_fail 1 "behaviour 'cudnn_2024' must be true or false" -- predict --framework "$TMP/bad_c24.json"
 
+# cudnn_913 (--cudnn-913; docs/step-model.md 2.2 "cuDNN 9.13 on Blackwell"): cuDNN fused attention at
+# the rates NVIDIA published for cuDNN 9.13.1 (b200.json attention.cudnn.shape_9_13: lower
+# asymptotes than today's), so a long-sequence B200 run with cuDNN attention is slower; a GPU file
+# without the 9.13 figures (h100) does not move. In JSON and CSV.
+c913="--model llama3-8b --gpu b200 --cluster dgx-b200 --seq 16384 --gpus 8 --gbs 8 --attention cudnn"
+expect_ok predict $c913 --format json
+cp "$TMP/out" "$TMP/c913_off.json"
+check "cudnn 9.13: off by default" [ "$(json_raw "$TMP/out" cudnn_913)" = false ]
+expect_ok predict $c913 --cudnn-913 on --format json
+check "--cudnn-913 on: in JSON" [ "$(json_raw "$TMP/out" cudnn_913)" = true ]
+check "--cudnn-913 on: cuDNN 9.13's lower rates, a slower step" faster "$TMP/out" "$TMP/c913_off.json"
+expect_ok predict $c913 --cudnn-913 on --format csv
+check "cudnn 9.13: csv column on" [ "$(col "$TMP/out" framework.cudnn_913)" = on ]
+check "cudnn 9.13: csv column last" grep -q ',framework.cudnn_913$' "$TMP/out"
+expect_ok predict $c24 --cudnn-913 on --format json
+check "--cudnn-913 on: h100 (no 9.13 figures) runs unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_off.json" step_time_s)" ]
+expect_fail 1 "^plateau: --cudnn-913: unknown value 'yes' \(expected on\|off\)" -- predict --cudnn-913 yes
+expect_fail 1 "^plateau: --cudnn-913: unknown value '' \(expected on\|off\)" -- predict --cudnn-913 ''
+echo '{"name": "x", "behaviours": {"cudnn_913": "on"}}' >"$TMP/bad_c913.json"
+expect_fail 1 "behaviour 'cudnn_913' must be true or false" -- predict --framework "$TMP/bad_c913.json"
+
 # fp8_attention (--fp8-attention; docs/step-model.md 2.2 "MXFP8 attention"): Megatron-Core's
 # fp8_dot_product_attention under the mxfp8 recipe, cuDNN's MXFP8 SDPA at the BF16 kernel's time x
 # gb300.json attention.cudnn.mxfp8_time_ratio (head dim 128: forward 0.722, backward 1.022): a
@@ -589,6 +610,26 @@ expect_fail 1 "^plateau: --nvfp4-rht-unfused: unknown value 'yes' \(expected on\
 expect_fail 1 "^plateau: --nvfp4-rht-unfused: unknown value '' \(expected on\|off\)" -- predict --nvfp4-rht-unfused ''
 echo '{"name": "x", "behaviours": {"nvfp4_rht_unfused": "on"}}' >"$TMP/bad_rht.json"
 expect_fail 1 "behaviour 'nvfp4_rht_unfused' must be true or false" -- predict --framework "$TMP/bad_rht.json"
+
+# fused_grouped_mlp (--fused-grouped-mlp; docs/step-model.md 2.6): Transformer Engine's fused MXFP8
+# grouped MLP runs the experts' GLU, clamp and biases in cuDNN's grouped GEMM epilogues: GPT-OSS
+# under mxfp8 on GB300 is faster with it; refused where the kernel does not run (bf16, a dense
+# model, etp > 1). JSON and CSV.
+fgm="--model gpt-oss-120b --cluster gb300-nvl72 --gpus 8 --ep 8 --gbs 8 --dtype mxfp8"
+expect_ok predict $fgm --format json
+cp "$TMP/out" "$TMP/fgm_off.json"
+check "fused grouped mlp: off by default" [ "$(json_raw "$TMP/out" fused_grouped_mlp)" = false ]
+expect_ok predict $fgm --fused-grouped-mlp on --format json
+check "--fused-grouped-mlp on: in JSON" [ "$(json_raw "$TMP/out" fused_grouped_mlp)" = true ]
+check "--fused-grouped-mlp on: the GLU, clamp and bias passes gone, a faster step" faster "$TMP/fgm_off.json" "$TMP/out"
+expect_ok predict $fgm --fused-grouped-mlp on --format csv
+check "fused grouped mlp: csv column on" [ "$(col "$TMP/out" framework.fused_grouped_mlp)" = on ]
+expect_fail 1 "^plateau: layout: the fused grouped MLP runs under the mxfp8 recipe only" -- predict --model gpt-oss-120b --cluster gb300-nvl72 --gpus 8 --ep 8 --gbs 8 --fused-grouped-mlp on
+expect_fail 1 "^plateau: layout: the fused grouped MLP needs a mixture-of-experts model" -- predict --model llama3-8b --cluster gb300-nvl72 --gpus 8 --gbs 8 --dtype mxfp8 --fused-grouped-mlp on
+expect_fail 1 "^plateau: layout: the fused grouped MLP does not run with etp > 1" -- predict $fgm --ep 4 --etp 2 --fused-grouped-mlp on
+expect_fail 1 "^plateau: --fused-grouped-mlp: unknown value 'yes' \(expected on\|off\)" -- predict --fused-grouped-mlp yes
+echo '{"name": "x", "behaviours": {"fused_grouped_mlp": "on"}}' >"$TMP/bad_fgm.json"
+expect_fail 1 "behaviour 'fused_grouped_mlp' must be true or false" -- predict --framework "$TMP/bad_fgm.json"
 
 # --bucket-mb: the ddp/zero1 bucket (docs/frameworks.md). zero1 over dp 32 without overlap:
 # a larger bucket means fewer reduce_scatter and all_gather calls, so a faster step; Megatron-Core's

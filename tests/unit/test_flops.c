@@ -402,6 +402,40 @@ static void test_gpt_oss_experts(void) {
   CHECK(find(ops, n, "expert_clamp") == NULL && find(ops, n, "expert_bias") == NULL);
 }
 
+/* Transformer Engine's fused MXFP8 grouped MLP (layout.fused_grouped_mlp): the
+ * GLU with its clamp, the biases and the router probabilities run in cuDNN's
+ * grouped GEMM epilogues (TE v2.16 ops/fused/forward_grouped_mlp.py,
+ * backward_grouped_mlp.py). GPT-OSS as in test_gpt_oss_experts (128 x 128 x
+ * 2880 = 47,185,920 elements of fc2's output): no expert_clamp (so no host
+ * sync) and no expert_act; expert_bias keeps only the backward's
+ * compute_grouped_dbias_dscales, one kernel reading fc2's output gradient
+ * (2 B: 94,371,840 B), nothing forward. DeepSeek-V3: no expert_act, its shared
+ * expert's activation stays. */
+static void test_fused_grouped_mlp(void) {
+  struct pl_model m = model("gpt-oss-120b");
+  struct pl_layout l = layout(&m, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
+  l.fused_grouped_mlp = true;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  int n = pl_layer_ops(&m, &l, ops);
+  CHECK(find(ops, n, "expert_clamp") == NULL && find(ops, n, "expert_act") == NULL);
+  const struct pl_op *bias = find(ops, n, "expert_bias");
+  CHECK(bias != NULL);
+  if (bias == NULL)
+    return;
+  CHECK_NEAR_REL(bias->fwd_bytes, 0.0, 0);
+  CHECK_NEAR_REL(bias->bwd_bytes, 94371840.0, 1e-12);
+  CHECK_EQ_INT(pl_op_kernels(bias, PL_PASS_FWD), 0);
+  CHECK_EQ_INT(pl_op_kernels(bias, PL_PASS_BWD), 1);
+  for (int i = 0; i < n; i++)
+    CHECK(!ops[i].host_sync);
+  CHECK(bias - 1 == find(ops, n, "expert_fc2"));
+  struct pl_model ds = model("deepseek-v3");
+  struct pl_layout ld = layout(&ds, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
+  ld.fused_grouped_mlp = true;
+  n = pl_layer_ops(&ds, &ld, ops);
+  CHECK(find(ops, n, "expert_act") == NULL && find(ops, n, "shared_act") != NULL);
+}
+
 /* Megatron-Core's alltoall dispatcher (flops.c MOE_PREPROCESS, SORT_CHUNKS;
  * token_dispatcher.py core_v0.15.0 .. core_v0.18.2). GPT-OSS on one GPU, gbs 1,
  * seq 4096: the routing map is 4096 tokens x 128 experts = 524,288 bools, read
@@ -561,6 +595,7 @@ int main(void) {
   test_gpt_family();
   test_window();
   test_gpt_oss_experts();
+  test_fused_grouped_mlp();
   test_alltoall_dispatcher_ops();
   test_qk_norm();
   test_korthikanti_mfu();

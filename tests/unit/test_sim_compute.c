@@ -459,6 +459,35 @@ static void test_cudnn_attention_shape(void) {
   CHECK_NEAR_REL(pl_op_run_time_s(&h, &l, &m, &a, PL_PASS_FWD) - k, 4.4725e-6, 2e-4);
 }
 
+/* layout.cudnn_913: cuDNN's form at the cuDNN 9.13.1 figures (b200.json
+ * attention.cudnn.shape_9_13: asymptote 0.695 / 0.525, fixed cost 400 / 336, fitted
+ * to NVIDIA's published B200 benchmark). Shape (a) of the test above, one head of
+ * 1024 causal queries: 8 tiles on 8 of 148 SMs, the makespan the heaviest tile,
+ * 1024 + K0 key positions; per key 128 x 128 = 16384 FLOPs forward, 320 x 128 = 40960
+ * backward; B200 peak 2250e12, sustained 0.823:
+ *   forward (1024 + 400) x 16384 / (2250e12 x 0.695 x 0.823 / 148) = 2.6830 us,
+ *   backward (1024 + 336) x 40960 / (2250e12 x 0.525 x 0.823 / 148) = 8.4805 us;
+ * today's (shape: 0.741 / 0.582, the same K0): 2.5165 / 7.6499 us. A GPU file
+ * without the 9.13 figures (h100) keeps today's. */
+static void test_cudnn_913_attention(void) {
+  struct pl_gpu b200, h100;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("b200", &b200, &d), PL_OK, dp);
+  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  double k = b200.eff.kernel_overhead_s;
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .attention_cudnn = true};
+  struct pl_model m = {.dropout = false};
+  struct pl_op a = shape_op(1, 1024, 1024);
+  CHECK_NEAR_REL(pl_op_run_time_s(&b200, &l, &m, &a, PL_PASS_FWD) - k, 2.5165e-6, 2e-4);
+  CHECK_NEAR_REL(pl_op_run_time_s(&b200, &l, &m, &a, PL_PASS_BWD) - 3 * k, 7.6499e-6, 2e-4);
+  double h_today = pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_FWD);
+  l.cudnn_913 = true;
+  CHECK_NEAR_REL(pl_op_run_time_s(&b200, &l, &m, &a, PL_PASS_FWD) - k, 2.6830e-6, 2e-4);
+  CHECK_NEAR_REL(pl_op_run_time_s(&b200, &l, &m, &a, PL_PASS_BWD) - 3 * k, 8.4805e-6, 2e-4);
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_FWD), h_today, 1e-12);
+}
+
 /* MXFP8 attention (layout.fp8_attention): the BF16 cuDNN kernel's time times the
  * GPU file's published MXFP8/BF16 time ratio (gb300.json attention.cudnn.
  * mxfp8_time_ratio, NVIDIA's cudnn-frontend benchmark, medians over seq 2k-32k):
@@ -862,6 +891,45 @@ static void test_fp8_no_transpose(void) {
   CHECK(!pl_gpu_fp8_non_tn_gemm(&a100));
 }
 
+/* Transformer Engine's fused MXFP8 grouped MLP (layout.fused_grouped_mlp,
+ * docs/step-model.md 2.6). small_llama's block with 4 experts, top-2, expert
+ * width 512: 1,024 tokens x 2 copies / 4 experts = 512 rows each; expert_fc1
+ * is 512 x 1024 x 1024 x 4, expert_fc2 512 x 1024 x 512 x 4. MXFP8 casts
+ * cost 2 + 2 x (1 + 1/32) = 4.0625 B per element, the weights 1/4 of it with
+ * the first-micro-batch cache over 4 micro-batches. Fused: fc2's input
+ * (4 x 512 x 512 = 1,048,576 elements) comes quantized out of fc1's epilogue
+ * and fc1's output gradient (4 x 512 x 1024 = 2,097,152) out of the dGLU
+ * epilogue: neither is cast; TE's op path has no weight cache, so the expert
+ * weights (4 x (1024 x 1024 + 512 x 1024) = 6,291,456 elements) are cast every
+ * micro-batch: forward 4.0625 x (-1,048,576 + 0.75 x 6,291,456) = +14,909,440 B,
+ * backward 4.0625 x -2,097,152 = -8,519,680 B. */
+static void test_fused_grouped_mlp_casts(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  run.model.experts = 4;
+  run.model.top_k = 2;
+  run.model.expert_ffn = 512;
+  run.layout.ep = run.layout.etp = 1;
+  run.layout.dtype = PL_DTYPE_MXFP8;
+  run.layout.fp8_weight_cache = true;
+  run.layout.micro_batches = 4;
+  const struct pl_op *c = fp8_casts_of(&run, ops);
+  CHECK(c != NULL);
+  if (c == NULL)
+    return;
+  double fwd = c->fwd_bytes, bwd = c->bwd_bytes;
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "expert_act") != NULL);
+  run.layout.fused_grouped_mlp = true;
+  c = fp8_casts_of(&run, ops);
+  CHECK(c != NULL);
+  if (c == NULL)
+    return;
+  CHECK_NEAR_REL(c->fwd_bytes - fwd, 14909440.0, 1e-9);
+  CHECK_NEAR_REL(c->bwd_bytes - bwd, -8519680.0, 1e-9);
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "expert_act") == NULL);
+}
+
 /* The per-tensor FP8 current-scaling and NVFP4 casts at the GPU's measured
  * quantize rates (efficiency.fp8_current_quantize 0.665 and nvfp4_quantize
  * 0.566 on b300, docs/step-model.md 2.3e). On 406,250,000 B at 8 TB/s:
@@ -1154,14 +1222,16 @@ static void test_launch_blocking(void) {
   struct pl_model m = {.pos = PL_POS_LEARNED};
   double bw = 2039e9 * 0.88;
   double gpu_f = 3e6 / bw + 2 * ovh(), gpu_b = 2e6 / bw + 3 * ovh();
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false), 74e-6, EXACT);
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_BWD, false), 111e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false, NULL), 74e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_BWD, false, NULL), 111e-6, EXACT);
   l.launch_blocking = true;
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false), gpu_f + 74e-6, EXACT);
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_BWD, false), gpu_b + 111e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false, NULL), gpu_f + 74e-6,
+                 EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_BWD, false, NULL), gpu_b + 111e-6,
+                 EXACT);
   /* no host time given: blocking changes nothing */
   l.host_per_kernel_s = 0;
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false), gpu_f, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false, NULL), gpu_f, EXACT);
 }
 
 /* pl_op.host_waits (DeepSpeed 2021's debug norm, layout.zero3_debug_norm):
@@ -1184,11 +1254,12 @@ static void test_host_waits(void) {
   double bw = 2039e9 * 0.88;
   double gpu_f = 2e6 / bw + 5 * ovh(), gpu_b = 2e6 / bw + 8 * ovh();
   CHECK(gpu_f + 296e-6 < 333e-6);
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false), 333e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false, NULL), 333e-6, EXACT);
   ops[1].recompute = true;
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_BWD, false), gpu_b + 592e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_BWD, false, NULL), gpu_b + 592e-6,
+                 EXACT);
   l.host_per_kernel_s = 0;
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false),
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false, NULL),
                  2e6 / bw + 5 * ovh(), EXACT);
 }
 
@@ -1224,16 +1295,16 @@ static void test_host_sync(void) {
   double y_g = 2e9 / bw + ovh(), z_g = 1e6 / bw + 20 * ovh(), s_g = 1e6 / bw + ovh();
   double x_g = 1e6 / bw + 10 * ovh();
   CHECK(37e-6 + y_g + z_g > 777e-6 && x_g / 10 < 37e-6 && 2.003e9 / bw + 32 * ovh() < 1184e-6);
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 4, PL_PASS_FWD, false),
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 4, PL_PASS_FWD, false, NULL),
                  37e-6 + y_g + z_g + 407e-6 + s_g, 1e-12);
   ops[3].host_sync = false;
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 4, PL_PASS_FWD, false),
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 4, PL_PASS_FWD, false, NULL),
                  37e-6 + x_g + s_g + y_g + z_g, 1e-12);
   /* backward: 4 x 1e6 B in 4 kernels, 4 x 37 us of host; no op re-runs, no piece */
   ops[3].host_sync = true;
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 4, PL_PASS_BWD, false), 148e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 4, PL_PASS_BWD, false, NULL), 148e-6, EXACT);
   l.host_per_kernel_s = 0; /* no host floor: the GPU time, syncs or not */
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 4, PL_PASS_FWD, false),
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 4, PL_PASS_FWD, false, NULL),
                  2.003e9 / bw + 32 * ovh(), EXACT);
 }
 
@@ -1266,11 +1337,11 @@ static void test_backward_issue_order(void) {
   double bw = 2039e9 * 0.88;
   double p_g = 2e9 / bw + ovh(), s_g = 1e6 / bw + ovh(), q_g = 1e6 / bw + 20 * ovh();
   CHECK(814e-6 < 74e-6 + p_g);
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 3, PL_PASS_BWD, false),
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 3, PL_PASS_BWD, false, NULL),
                  74e-6 + p_g + q_g + s_g, 1e-12);
   ops[1].recompute = false; /* no re-run, no sync: GPU p_g + s_g + q_g > 22 x 37 us */
   CHECK(p_g + s_g + q_g > 22 * 37e-6);
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 3, PL_PASS_BWD, false), p_g + s_g + q_g,
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 3, PL_PASS_BWD, false, NULL), p_g + s_g + q_g,
                  1e-12);
 }
 
@@ -1304,7 +1375,7 @@ static void test_moe_act_hook_order(void) {
   double bw = 2039e9 * 0.88;
   double p_g = 2e9 / bw + ovh(), s_g = 1e6 / bw + ovh(), q_g = 1e6 / bw + 20 * ovh();
   CHECK(851e-6 + s_g < 888e-6 && 37e-6 + s_g + q_g < 777e-6);
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 5, PL_PASS_BWD, false),
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 5, PL_PASS_BWD, false, NULL),
                  888e-6 + p_g + 2 * s_g, 1e-12);
 }
 
@@ -1364,19 +1435,19 @@ static void test_host_per_gemm(void) {
   CHECK_NEAR_REL(sim_op_run_gemms(&one, PL_PASS_BWD), 2, EXACT);
   struct pl_layout l = {.dtype = PL_DTYPE_BF16, .host_per_gemm_s = 48e-6};
   struct pl_model m = {.pos = PL_POS_LEARNED};
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false), 768e-6, EXACT);
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_BWD, false), 1536e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false, NULL), 768e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_BWD, false, NULL), 1536e-6, EXACT);
   l.host_per_kernel_s = 37e-6;
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false), 805e-6, EXACT);
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_BWD, false), 1536e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false, NULL), 805e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_BWD, false, NULL), 1536e-6, EXACT);
   l.host_per_gemm_s = 0;
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false), 74e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false, NULL), 74e-6, EXACT);
   l.host_per_kernel_s = 0;
   l.host_per_gemm_s = 48e-6;
   ops[0].share = 0.5;
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false), 384e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false, NULL), 384e-6, EXACT);
   /* the attention-only sum (cp split) carries no host floor */
-  CHECK(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, true) < 1e-6);
+  CHECK(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, true, NULL) < 1e-6);
 }
 
 /* layout.host_per_launch_s: Transformer Engine's GroupedLinear quantizes its
@@ -1398,12 +1469,12 @@ static void test_host_per_launch(void) {
   struct pl_model m = {.pos = PL_POS_LEARNED, .experts = 128};
   CHECK_NEAR_REL(sim_op_split_quantize_kernels(&l, &op, PL_PASS_FWD), 16, EXACT);
   CHECK_NEAR_REL(sim_op_split_quantize_kernels(&l, &op, PL_PASS_BWD), 16, EXACT);
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_FWD, false), 116.8e-6, EXACT);
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_BWD, false), 116.8e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_FWD, false, NULL), 116.8e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_BWD, false, NULL), 116.8e-6, EXACT);
   l.dtype = PL_DTYPE_FP8;
   l.fp8_recipe = PL_FP8_RECIPE_CURRENT;
   CHECK_NEAR_REL(sim_op_split_quantize_kernels(&l, &op, PL_PASS_FWD), 48, EXACT);
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_FWD, false), 350.4e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_FWD, false, NULL), 350.4e-6, EXACT);
   l.fp8_recipe = PL_FP8_RECIPE_BLOCKWISE;
   CHECK_NEAR_REL(sim_op_split_quantize_kernels(&l, &op, PL_PASS_FWD), 16, EXACT);
   l.fp8_recipe = PL_FP8_RECIPE_DELAYED;
@@ -1421,22 +1492,22 @@ static void test_host_per_launch(void) {
   CHECK(sim_op_split_quantize_kernels(&l, &batched, PL_PASS_FWD) == 0);
   CHECK(sim_op_split_quantize_kernels(&l, &head, PL_PASS_FWD) == 0);
   l.host_per_gemm_s = 48e-6;
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_FWD, false), 884.8e-6, EXACT);
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_BWD, false), 1652.8e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_FWD, false, NULL), 884.8e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_BWD, false, NULL), 1652.8e-6, EXACT);
   l.host_per_gemm_s = 0;
   op.share = 0.5;
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_FWD, false), 58.4e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_FWD, false, NULL), 58.4e-6, EXACT);
   op.share = 0;
   l.cuda_graph_scopes = PL_CGS_FULL_ITERATION;
-  double t = sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_FWD, false);
+  double t = sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_FWD, false, NULL);
   CHECK(t > 0 && t < 50e-6);
   l.cuda_graph_scopes = 0;
   l.host_per_launch_s = 0;
-  t = sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_FWD, false);
+  t = sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_FWD, false, NULL);
   CHECK(t > 0 && t < 50e-6);
   /* the attention-only sum (cp split) carries no host floor */
   l.host_per_launch_s = 7.3e-6;
-  CHECK(sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_FWD, true) < 1e-6);
+  CHECK(sim_seg_ops_s(&a100, &l, &m, &op, 1, PL_PASS_FWD, true, NULL) < 1e-6);
 }
 
 /* CUDA-graph scopes (layout.cuda_graph_scopes): a captured op keeps its GPU
@@ -1457,17 +1528,17 @@ static void test_cuda_graph_scopes(void) {
   };
   struct pl_layout l = {.dtype = PL_DTYPE_BF16, .host_per_gemm_s = 48e-6, .host_per_kernel_s = 37e-6};
   struct pl_model m = {.pos = PL_POS_LEARNED, .experts = 16};
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 3, PL_PASS_FWD, false), 853e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 3, PL_PASS_FWD, false, NULL), 853e-6, EXACT);
   l.cuda_graph_scopes = PL_CGS_ATTN;
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 3, PL_PASS_FWD, false), 816e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 3, PL_PASS_FWD, false, NULL), 816e-6, EXACT);
   l.cuda_graph_scopes = PL_CGS_ATTN | PL_CGS_MOE_ROUTER | PL_CGS_MOE_PREPROCESS;
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 3, PL_PASS_FWD, false), 768e-6, EXACT);
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 3, PL_PASS_BWD, false), 1536e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 3, PL_PASS_FWD, false, NULL), 768e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 3, PL_PASS_BWD, false, NULL), 1536e-6, EXACT);
   struct pl_model dense = {.pos = PL_POS_LEARNED};
   l.cuda_graph_scopes = PL_CGS_MOE_ROUTER;
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &dense, ops, 3, PL_PASS_FWD, false), 853e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &dense, ops, 3, PL_PASS_FWD, false, NULL), 853e-6, EXACT);
   l.cuda_graph_scopes = PL_CGS_FULL_ITERATION;
-  double t = sim_seg_ops_s(&a100, &l, &m, ops, 3, PL_PASS_FWD, false);
+  double t = sim_seg_ops_s(&a100, &l, &m, ops, 3, PL_PASS_FWD, false, NULL);
   CHECK(t > 0 && t < 50e-6);
   /* names: Megatron-Core's CudaGraphScope values; none = 0 */
   struct pl_diag d;
@@ -1499,11 +1570,11 @@ static void test_graph_moe_preprocess(void) {
                        .fwd_kernels = 2, .share = 1};
   struct pl_layout l = {.dtype = PL_DTYPE_BF16, .host_per_kernel_s = 37e-6};
   struct pl_model m = {.pos = PL_POS_LEARNED, .experts = 16};
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, &pre, 1, PL_PASS_FWD, false), 407e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, &pre, 1, PL_PASS_FWD, false, NULL), 407e-6, EXACT);
   l.cuda_graph_scopes = PL_CGS_MOE_ROUTER;
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, &pre, 1, PL_PASS_FWD, false), 407e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, &pre, 1, PL_PASS_FWD, false, NULL), 407e-6, EXACT);
   l.cuda_graph_scopes = PL_CGS_MOE_ROUTER | PL_CGS_MOE_PREPROCESS;
-  double t = sim_seg_ops_s(&a100, &l, &m, &pre, 1, PL_PASS_FWD, false);
+  double t = sim_seg_ops_s(&a100, &l, &m, &pre, 1, PL_PASS_FWD, false, NULL);
   CHECK(t > 0 && t < 50e-6);
   CHECK(sim_op_graphed(&l, &m, &pre) && !sim_op_graphed(&l, &m, &sort));
   struct pl_op perm = sort, d2h = sort;
@@ -1518,30 +1589,34 @@ static void test_graph_moe_preprocess(void) {
 }
 
 /* layout.moe_host_sync (moe_sync.c): the host waits once per MoE block's
- * forward for the tokens per local expert. Host 37 us per kernel, 48 us per
- * GEMM call; ops in list order: norm1, router (1 GEMM call), router_topk,
- * permute | expert_fc1, expert_fc2 (16 local experts: 16 calls each),
- * unpermute, resid2. Every GPU time is a few us (eps) but norm1's in case C.
- * Host before the wait 37 + 48 + 37 + 37 = 159 us, after it 768 + 768 + 37 +
- * 37 = 1610 us; without the wait the pass is the host's 1769 us.
+ * forward for the tokens per local expert, one more sync of the pass's flow
+ * (pass_ops.c sim_seg_ops_s with a struct sim_moe_wait). Host 37 us per
+ * kernel, 48 us per GEMM call; ops in list order: norm1, router (1 GEMM
+ * call), router_topk, permute | expert_fc1, expert_fc2 (16 local experts: 16
+ * calls each), unpermute, resid2. Every GPU time is a few us (eps) but
+ * norm1's in case C. Host before the wait 37 + 48 + 37 + 37 = 159 us, after
+ * it 768 + 768 + 37 + 37 = 1610 us; without the wait the pass is the host's
+ * 1769 us.
  * A alltoall, dispatch 1000 us and combine 500 us (one call each): the
- *   window starts with the dispatch (GPU 0 -> 1000) while the host issues the
+ *   period starts with the dispatch (GPU 0 -> 1000) while the host issues the
  *   experts (768, 1536: the GPU follows at 1536 + eps), unpermute 1573, the
  *   combine 1573 -> 2073, then resid2 and the next block's routing (host 1769)
  *   behind it: 2073 + eps; less the two calls: 573 us. The collectives hide
  *   behind the host's issue.
- * B flex (deepep): the wait follows the dispatch, so it ends the window: GPU
+ * B flex (deepep): the wait follows the dispatch, so it ends the period: GPU
  *   2073 + eps + 1000 = 3073, less the calls 1573 us.
  * C alltoall, no collectives, norm1 a long GPU op G: the host issues the
  *   experts and resid2 first (1610), then norm1 (1647), which the GPU runs
  *   only then: 1647 + G + eps, against max(1769, G + eps) without the wait.
- * D full_iteration graphs: no host time, the window is the GPU time alone.
+ * D full_iteration graphs: no host time, the period is the GPU time alone.
  * E as A with a second wait after expert_fc1 (pl_op.host_sync, GPT-OSS's
  *   clamped GLU): the host has issued fc1 at 768 but waits for the GPU, still
  *   in the dispatch until 1000 + eps; fc2 1768, unpermute 1805, the combine
  *   1805 -> 2305, the rest (host 2001) behind it: 2305 + eps less the two
  *   calls, 805 us (A's 573 plus the 232 us the host waited).
- * No routing op: -1. */
+ * The backward (nothing recomputed), and a forward with no routing op: no
+ * wait (1769 us); under
+ * CUDA_LAUNCH_BLOCKING neither (host + GPU). */
 static void test_moe_host_sync(void) {
   struct pl_op ops[8] = {
       {.kind = PL_OP_MEMORY, .name = "norm1", .fwd_bytes = 1e3, .fwd_kernels = 1},
@@ -1556,25 +1631,125 @@ static void test_moe_host_sync(void) {
   struct pl_layout l = {.dtype = PL_DTYPE_BF16, .host_per_gemm_s = 48e-6,
                         .host_per_kernel_s = 37e-6, .dispatch = PL_MOE_ALLTOALL};
   struct pl_model m = {.pos = PL_POS_LEARNED, .experts = 128};
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false), 1769e-6, EXACT);
-  CHECK_NEAR_REL(sim_moe_sync_fwd_s(&a100, &l, &m, ops, 8, 1000e-6, 500e-6), 573e-6, 0.02);
+  struct sim_moe_wait w = {1000e-6, 500e-6}, none = {0, 0};
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false, NULL), 1769e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false, &w), 573e-6, 0.02);
   l.dispatch = PL_MOE_DEEPEP;
-  CHECK_NEAR_REL(sim_moe_sync_fwd_s(&a100, &l, &m, ops, 8, 1000e-6, 500e-6), 1573e-6, 0.01);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false, &w), 1573e-6, 0.01);
   l.dispatch = PL_MOE_ALLTOALL;
   ops[4].host_sync = true;
-  CHECK_NEAR_REL(sim_moe_sync_fwd_s(&a100, &l, &m, ops, 8, 1000e-6, 500e-6), 805e-6, 0.02);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false, &w), 805e-6, 0.02);
   ops[4].host_sync = false;
+  /* the backward: no wait (nothing recomputed), its host 2 x (48 + 768 +
+   * 768) = 3168 us (the memory ops have no backward bytes: no kernels) */
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_BWD, false, &w), 3168e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_BWD, false, NULL), 3168e-6, EXACT);
   ops[0].fwd_bytes = 1e9; /* G: about 0.6 ms on the A100's HBM */
   double G = pl_op_run_time_s(&a100, &l, &m, &ops[0], PL_PASS_FWD);
   CHECK(G > 300e-6 && G < 1500e-6);
-  CHECK_NEAR_REL(sim_moe_sync_fwd_s(&a100, &l, &m, ops, 8, 0, 0), 1647e-6 + G, 0.01);
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false), 1769e-6, EXACT);
-  l.cuda_graph_scopes = PL_CGS_FULL_ITERATION;
-  double gpu = sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false);
-  CHECK(gpu < 1769e-6);
-  CHECK_NEAR_REL(sim_moe_sync_fwd_s(&a100, &l, &m, ops, 8, 0, 0), gpu, 1e-9);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false, &none), 1647e-6 + G,
+                 0.01);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false, NULL), 1769e-6, EXACT);
   ops[3].name = "gather"; /* no routing */
-  CHECK(sim_moe_sync_fwd_s(&a100, &l, &m, ops, 8, 0, 0) < 0);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false, &none), 1769e-6, EXACT);
+  ops[3].name = "permute";
+  /* CUDA_LAUNCH_BLOCKING: every launch waits for its kernel, the wait adds
+   * nothing: host 1769 us + GPU (G + 7 eps) either way */
+  l.launch_blocking = true;
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false, &w), 1769e-6 + G, 0.01);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false, &w),
+                 sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false, NULL), EXACT);
+  l.launch_blocking = false;
+  l.cuda_graph_scopes = PL_CGS_FULL_ITERATION;
+  double gpu = sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false, NULL);
+  CHECK(gpu < 1769e-6);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false, &none), gpu, 1e-9);
+}
+
+/* A backward that re-runs the MoE layer's forward (recompute module moe:
+ * router .. unpermute recomputed, tensor_parallel.checkpoint of
+ * MoELayer.forward's custom_forward) re-runs the dispatcher and its wait.
+ * test_moe_host_sync's block, alltoall, dispatch 1000 us, combine 500 us.
+ * Backward issue order: resid2, the re-run router (48), topk (37), permute
+ * (37, the wait, then the dispatch), fc1 (768), fc2 (768), unpermute (37,
+ * the combine), then the backwards of unpermute, fc2 (1536), fc1 (1536),
+ * permute, topk, router (96), norm1 (the memory ops: no backward kernels).
+ * From the wait: dispatch 0 -> 1000 while the host issues fc1 and fc2 (1536),
+ * unpermute 1573, the combine 1573 -> 2073 while the host issues the
+ * backwards (3168 us: 4741), then the next block's router, topk, permute
+ * (4863); every GPU op a few us behind (eps): 4863 + eps, less the two calls
+ * (lower.c charges them): 3363 us + eps. Without the wait the pass is the
+ * host's 3168 + 1695 = 4863 us: the re-run collectives hide behind the
+ * host's issue. Only fc1 recomputed (the permute not re-run): no wait. */
+static void test_moe_wait_recompute(void) {
+  struct pl_op ops[8] = {
+      {.kind = PL_OP_MEMORY, .name = "norm1", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_GEMM, .name = "router", .m = 64, .n = 64, .k = 64, .count = 1},
+      {.kind = PL_OP_MEMORY, .name = "router_topk", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_MEMORY, .name = "permute", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_GEMM, .name = "expert_fc1", .m = 64, .n = 64, .k = 64, .count = 16},
+      {.kind = PL_OP_GEMM, .name = "expert_fc2", .m = 64, .n = 64, .k = 64, .count = 16},
+      {.kind = PL_OP_MEMORY, .name = "unpermute", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_MEMORY, .name = "resid2", .fwd_bytes = 1e3, .fwd_kernels = 1},
+  };
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16,
+                        .host_per_gemm_s = 48e-6,
+                        .host_per_kernel_s = 37e-6,
+                        .dispatch = PL_MOE_ALLTOALL};
+  struct pl_model m = {.pos = PL_POS_LEARNED, .experts = 128};
+  struct sim_moe_wait w = {1000e-6, 500e-6};
+  for (int i = 1; i <= 6; i++)
+    ops[i].recompute = true;
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_BWD, false, NULL), 4863e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_BWD, false, &w), 3363e-6, 0.01);
+  for (int i = 1; i <= 6; i++)
+    ops[i].recompute = i == 4; /* fc1 alone: no routing re-run */
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_BWD, false, &w),
+                 sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_BWD, false, NULL), EXACT);
+}
+
+/* The FP8 casts in a forward with the MoE dispatcher's wait go where every
+ * synced pass puts them (pass_ops.c synced_flow_s, session 13): before each
+ * GEMM, by its share of the GEMM time. test_moe_host_sync's block, the router
+ * a plain 1-kernel op (no GEMM before the wait), an fp8_casts lump of 2
+ * kernels and GPU time C (about 1.2 ms), alltoall, dispatch 1000 us, combine
+ * 500 us. fc1 and fc2 are the same GEMM: C/2 and one kernel (37 us) before
+ * each. From the wait: dispatch 0 -> 1000; casts (host 37) 1000 -> 1000 +
+ * C/2; fc1 (host 805); casts (host 842) -> 1000 + C; fc2 (host 1610: the GPU
+ * still ahead, C > 650 us), unpermute (1647), the combine, resid2 (1684), the
+ * next block's norm1, router, topk, permute (host 1832 < 1500 + C): the GPU
+ * never idles after the dispatch starts, so the flow is 1000 + 500 + the
+ * pass's GPU time, and the forward (less the two calls) its GPU time alone:
+ * the host is hidden. The window's rule of session 11 (the lump issued after
+ * the block's last op) gave 573 us + C: its GPU ran the casts only once the
+ * host had issued the block. */
+static void test_moe_wait_casts(void) {
+  struct pl_op ops[9] = {
+      {.kind = PL_OP_MEMORY, .name = "norm1", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_MEMORY, .name = "router", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_MEMORY, .name = "router_topk", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_MEMORY, .name = "permute", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_GEMM, .name = "expert_fc1", .m = 64, .n = 64, .k = 64, .count = 16},
+      {.kind = PL_OP_GEMM, .name = "expert_fc2", .m = 64, .n = 64, .k = 64, .count = 16},
+      {.kind = PL_OP_MEMORY, .name = "unpermute", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_MEMORY, .name = "resid2", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_MEMORY, .name = "fp8_casts", .fwd_bytes = 2e9, .fwd_kernels = 2},
+  };
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16,
+                        .host_per_gemm_s = 48e-6,
+                        .host_per_kernel_s = 37e-6,
+                        .dispatch = PL_MOE_ALLTOALL};
+  struct pl_model m = {.pos = PL_POS_LEARNED, .experts = 128};
+  struct sim_moe_wait w = {1000e-6, 500e-6};
+  double C = pl_op_run_time_s(&a100, &l, &m, &ops[8], PL_PASS_FWD), gpu = 0;
+  CHECK(C > 700e-6 && C < 3000e-6);
+  for (int i = 0; i < 9; i++)
+    gpu += pl_op_run_time_s(&a100, &l, &m, &ops[i], PL_PASS_FWD);
+  CHECK(gpu - C < 50e-6); /* the eps */
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 9, PL_PASS_FWD, false, &w), gpu, 1e-9);
+  /* no wait: max(host 1832 us, GPU) */
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 9, PL_PASS_FWD, false, NULL),
+                 gpu > 1832e-6 ? gpu : 1832e-6, EXACT);
 }
 
 int main(void) {
@@ -1603,6 +1778,7 @@ int main(void) {
   test_triton_attention();
   test_cudnn_attention();
   test_cudnn_attention_shape();
+  test_cudnn_913_attention();
   test_mxfp8_attention();
   test_flash_attention_shape();
   test_blackwell_cudnn_attention();
@@ -1613,6 +1789,7 @@ int main(void) {
   test_router_16bit();
   test_mxfp8_quantize_rate();
   test_fp8_no_transpose();
+  test_fused_grouped_mlp_casts();
   test_quantize_rates();
   test_head_16bit();
   test_param_kernels();
@@ -1623,6 +1800,8 @@ int main(void) {
   test_cuda_graph_scopes();
   test_graph_moe_preprocess();
   test_moe_host_sync();
+  test_moe_wait_casts();
+  test_moe_wait_recompute();
   test_launch_counts();
   test_eager_alibi();
   return check_finish();

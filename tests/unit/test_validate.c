@@ -616,6 +616,33 @@ static void test_megatron_flops(void) {
  * (256 is no multiple of 72); measured = 8192 x 4096 / (7280 x 256) s. A
  * Nemotron 3 Super row is skipped with its reason (Nano is a preset). A zoo row with a step time is
  * compared on it; its HybridEP reads as deepep, SEGMENT=8 as 32 GPUs. */
+/* cuDNN 9.13's attention rates follow the section's release (sources.c
+ * bridge_cudnn): 25.11 is v0.2.x, whose image is NGC PyTorch 25.09 (cuDNN 9.13);
+ * 26.02 is v0.3.0 (PyTorch 25.11): today's rates. The H100 row carries the setting
+ * too (h100.json has no 9.13 figures, so its time does not move). */
+static void test_bridge_cudnn_913(void) {
+  struct pl_validation v;
+  pl_diag_clear(&d);
+  const char *csv =
+      "source,table_or_section,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,"
+      "cp,ep,vp,sharding,recompute,micro_batch,global_batch,precision,Task,Tokens / sec / GPU,"
+      "notes\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,25.11 NeMo Container / x,"
+      "LLAMA3_8B,32,4096,32,8,8192,DGX-B200,8,1,1,1,1,,,,2,128,FP8-CS,pretrain,30624,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02 NeMo Container / x,"
+      "LLAMA3_8B,32,4096,32,8,8192,DGX-B200,8,1,1,1,1,,,,2,128,FP8-CS,pretrain,30624,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,25.11 NeMo Container / x,"
+      "LLAMA3_8B,32,4096,32,8,8192,DGX-H100,8,1,1,1,1,,,,1,128,FP8-CS,pretrain,14000,\n";
+  pl_validation_init(&v);
+  CHECK_STATUS(pl_validation_add_csv(&v, "bridge", csv, strlen(csv), &d), PL_OK, dp);
+  const bool on[] = {true, false, true};
+  for (int i = 0; i < 3; i++) {
+    const struct pl_vrow *r = row_of(&v, 1 + i);
+    CHECK(r != NULL && !r->skipped && r->layout.cudnn_913 == on[i]);
+  }
+  pl_validation_free(&v);
+}
+
 static void test_moe_rows(void) {
   const char *csv =
       "source,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,cp,ep,vp,sharding,"
@@ -894,6 +921,7 @@ int main(void) {
   test_nemo_mlperf_rows();
   test_megatron_flops();
   test_moe_rows();
+  test_bridge_cudnn_913();
   test_rows();
   test_llmfoundry_row();
   test_fsdp_one_comm();

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# pytorch/torchtitan's published runs (data/validation/torchtitan_performance.csv, session 13):
+# the source's rules in src/validate/source_torchtitan.c. Checks the metric conversion by
+# hand, the row's machine (HBM, power limit), the GPU mapping, torchtitan's pipeline split,
+# its AC modes, the rows it cannot express, and bad values in its columns.
+. "$(dirname "$0")/lib.sh"
+T="$PL_SOURCE_DIR/data/validation/torchtitan_performance.csv"
+expect_ok validate "$T" --format csv
+row() { grep -E "^\"torchtitan_performance\",$1," "$TMP/out"; }
+# Row 1 (Table 1, FSDP, 8 GPUs, local batch 2, global 16, seq 8192, 5,762 TPS/GPU):
+# step = 16 x 8192 / (5762 x 8) = 131072 / 46096 = 2.843457 s
+check "row 1 measured step by hand" sh -c "grep -E '^\"torchtitan_performance\",1,' '$TMP/out' | grep -q ',5762,2.84346,'"
+check "row 1 on h100 / dgx-h100 at the 500 W limit" sh -c "grep -E '^\"torchtitan_performance\",1,[0-9]+,\"[^\"]*\",\"torchtitan\",\"h100\",\"dgx-h100\"' '$TMP/out' | grep -q 'board power limit 500 W'"
+check "row 1 HBM from the row" sh -c "grep -E '^\"torchtitan_performance\",1,' '$TMP/out' | grep -q 'HBM 96 GiB at 2.40 TB/s'"
+check "row 31 (H200) maps to h200 / dgx-h200" sh -c "grep -qE '^\"torchtitan_performance\",31,[0-9]+,\"[^\"]*\",\"torchtitan\",\"h200\",\"dgx-h200\"' '$TMP/out'"
+# Table 5 interleaved: 126 layers in 16 stages: 7, fourteen of 8, 7
+check "row 14 predicted with torchtitan's split" sh -c "grep -E '^\"torchtitan_performance\",14,' '$TMP/out' | grep -q 'Et\*7|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*7L'"
+check "row 13 (1F1B) split 15, six of 16, 15" sh -c "grep -E '^\"torchtitan_performance\",13,' '$TMP/out' | grep -q 'Et\*15|t\*16|t\*16|t\*16|t\*16|t\*16|t\*16|t\*15L'"
+check "row 36 selective layer = every 2nd block" sh -c "grep -E '^\"torchtitan_performance\",36,' '$TMP/out' | grep -q 'every 2nd block'"
+for r in 23 24 29 30; do
+  check "row $r (float8 rowwise) skipped" sh -c "grep -E '^\"torchtitan_performance\",$r,' '$TMP/out' | grep -q 'rowwise recipe is not modelled'"
+done
+# Bad values, one column at a time, on a copy of row 1; and row 1 without its power limit.
+python3 - "$T" "$TMP/bad.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+r1 = rows[0]
+variants = [("GPU power limit", "900W"), ("GPU power limit", "abc"), ("GPU memory bandwidth", "fast"),
+            ("TPS/GPU", "many"), ("TPS/GPU", ""), ("recompute", "sometimes"), ("sharding", "DDP"),
+            ("GPU power limit", "")]
+w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=list(r1.keys()))
+w.writeheader()
+for col, v in variants:
+    r = dict(r1); r[col] = v; w.writerow(r)
+PY
+expect_ok validate "$TMP/bad.csv" --format csv
+bad() { grep -E "^\"bad\",$1," "$TMP/out" | grep -q "$2"; }
+check "power limit above the TDP skips" bad 1 "column 'GPU power limit'"
+check "power limit not a number skips" bad 2 "not a positive number"
+check "bandwidth not a number skips" bad 3 "not a positive number"
+check "rate not a number skips" bad 4 "column 'TPS/GPU': 'many'"
+check "no rate skips" bad 5 "no tokens-per-second figure"
+check "unknown recompute skips" bad 6 "recompute 'sometimes' not understood"
+check "unknown sharding skips" bad 7 "sharding 'DDP' not understood"
+# the 500 W limit slows the step: row 1 as published vs the same row at the full TDP
+expect_ok validate "$T" --format csv
+capped=$(grep -E '^"torchtitan_performance",1,' "$TMP/out" | python3 -c "import csv,sys; print(list(csv.reader(sys.stdin))[0][11])")
+expect_ok validate "$TMP/bad.csv" --format csv
+uncapped=$(grep -E '^"bad",8,' "$TMP/out" | python3 -c "import csv,sys; print(list(csv.reader(sys.stdin))[0][11])")
+check "the power limit slows row 1 ($uncapped s at 700 W < $capped s at 500 W)" python3 -c "import sys; sys.exit(0 if 0 < $uncapped < $capped else 1)"
+finish
