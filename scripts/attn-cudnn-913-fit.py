@@ -64,17 +64,30 @@ def fit(sub, col, mult, kernels, k0):
 
 
 def main():
+    got = {}
     for name, gpu, sms, peak, k0f, k0b in FILES:
         shape_fit.SMS, shape_fit.PEAK = sms, peak
         sub = rows(D + name)
         out = []
         for pas, col, mult, kernels, k0 in (("fwd", "fwd", 1.0, 1, k0f), ("bwd", "bwd", 2.5, 2, k0b)):
             rms, f, worst = fit(sub, col, mult, kernels, k0)
+            got[(name, pas)] = f
             out.append(f"{pas} {f:.3f} (K0 {k0}, rms {100 * rms:.1f} %, worst {100 * worst:.1f} %)")
         print(f"{name} ({gpu}, {len(sub)} shapes): " + "; ".join(out))
     # GB200 has no cuDNN 9.13 file: B200's fit at GB200's clock (the same die and 148 SMs;
     # b200.json's scaling the other way, 2062 / 1965 MHz) over GB200's 2500 TFLOP/s peak
-    print("gb200 estimate = b200 9.13.1 x 2062/1965 x 2250/2500 = x %.4f" % (2062 / 1965 * 2250 / 2500))
+    scale = 2062 / 1965 * 2250 / 2500
+    b200, gb300 = FILES[0][0], FILES[1][0]
+    print("gb200 estimate = b200 9.13.1 x 2062/1965 x 2250/2500 = x %.4f: %.3f / %.3f"
+          % (scale, got[(b200, "fwd")] * scale, got[(b200, "bwd")] * scale))
+    # The check of b200.json's default (cuDNN 9.22) estimate: B200's 9.13.1 fit times
+    # GB300's published gain from 9.13.1 to 9.17.0 (the b372d39 GB300 file of the same benchmark)
+    shape_fit.SMS, shape_fit.PEAK = 160, 2500e12
+    g917 = rows(D + "sdpa_2025-12_b372d39_gb300_cudnn9.17.0.csv")
+    gain = {p: fit(g917, p, m, k, k0)[1] / got[(gb300, p)]
+            for p, m, k, k0 in (("fwd", 1.0, 1, 240), ("bwd", 2.5, 2, 432))}
+    print("b200 at 9.17 = b200 9.13.1 x gb300 9.17.0/9.13.1 (%.3f, %.3f): %.3f / %.3f"
+          % (gain["fwd"], gain["bwd"], got[(b200, "fwd")] * gain["fwd"], got[(b200, "bwd")] * gain["bwd"]))
 
 
 if __name__ == "__main__":

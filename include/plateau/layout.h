@@ -221,7 +221,7 @@ struct pl_layout {
                               cuDNN's grouped GEMM kernels apply the experts' GLU, biases and router
                               probabilities and quantize their outputs in the epilogue, so the
                               experts' activation, clamp and bias passes and two of their casts are
-                              gone and the expert weights are cast every micro-batch; needs dtype
+                              gone; needs dtype
                               mxfp8, compute capability 10.x, a gated MoE model with etp 1 and
                               widths divisible by 64 (pl_layout_resolve refuses otherwise) */
   bool attention_te;       /* input: Transformer Engine picks the kernel (get_attention_backend):

@@ -872,6 +872,19 @@ static bool word_in(const char *list, const char *w) {
   return false;
 }
 
+/* A run that sets Megatron-Core's overlap_moe_expert_parallel_comm (why: the
+ * note's words), unless Megatron-Core refuses it for the row's layout (ep 1,
+ * or pp > 1 without vp: transformer_config.py, schedules.py). */
+static void mcore_ep_overlap(struct pl_layout *l, struct pl_vrow *row, const char *why) {
+  if (l->ep < 2 || (l->pp > 1 && l->vp < 2)) {
+    validate_note(row, "ep all-to-all overlap off (%s; Megatron-Core refuses it for ep 1 or "
+                       "pp > 1 without vp)", why);
+    return;
+  }
+  l->ep_comm_overlap = true;
+  validate_note(row, "ep all-to-all overlap (%s)", why);
+}
+
 /* Expert-parallel all-to-all overlap (layout.ep_comm_overlap) for the rows
  * whose Megatron-Bridge configuration set overlap_moe_expert_parallel_comm.
  * The rows do not state it; each container section is matched to the
@@ -967,15 +980,8 @@ static void bridge_ep_overlap(const struct validate_in *in, struct pl_layout *l,
       continue;
     set = word_in(on[i].gpus, gpu);
   }
-  if (!set)
-    return;
-  if (l->ep < 2 || (l->pp > 1 && l->vp < 2)) {
-    validate_note(row, "ep all-to-all overlap off (the config sets it; Megatron-Core refuses "
-                       "it for ep 1 or pp > 1 without vp)");
-    return;
-  }
-  l->ep_comm_overlap = true;
-  validate_note(row, "ep all-to-all overlap (the release's overlap_moe_expert_parallel_comm)");
+  if (set)
+    mcore_ep_overlap(l, row, "the release's overlap_moe_expert_parallel_comm");
 }
 
 /* A Bridge row's container, the first word of its table_or_section
@@ -1756,6 +1762,17 @@ static bool zoo_layout(const struct validate_in *in, struct pl_layout *l, struct
   }
   mcore_balance(in, l, row);
   l->account_embed_loss = true; /* the config's --account-for-embedding/loss-in-pipeline-split */
+  /* A2A_OVERLAP=1 in the command under the table (the row's notes), or
+   * "+1f1b overlap" in the readme row's Notes (its run:
+   * best_practice/qwen3/run_235b.sh's "H100 baseline config", A2A_OVERLAP=1
+   * TP=2 PP=8 VPP=4 EP=32 GBS=2048): sbatch_benchmarking.sh (@ e8650517)
+   * turns A2A_OVERLAP=1 into --delay-wgrad-compute
+   * --overlap-moe-expert-parallel-comm (with CUDA_DEVICE_MAX_CONNECTIONS=32). */
+  const char *notes = cell(in, "notes");
+  if (strstr(notes, "A2A_OVERLAP=1") != NULL)
+    mcore_ep_overlap(l, row, "A2A_OVERLAP=1 in the command");
+  else if (strstr(notes, "+1f1b overlap") != NULL)
+    mcore_ep_overlap(l, row, "'+1f1b overlap': A2A_OVERLAP=1");
   return true;
 }
 
