@@ -59,14 +59,7 @@ static bool stated(const struct validate_in *in, const char *col) {
 
 /* A published number in column col (> 0), or the row skipped. */
 static bool metric(const struct validate_in *in, const char *col, struct pl_vrow *row) {
-  bool present = false;
-  double v = 0;
-  if (validate_num(cell(in, col), &v, &present) != PL_OK || (present && !(v > 0)))
-    return validate_skip(row, "column '%s': '%s' is not a positive number", col, cell(in, col));
-  if (!present)
-    return validate_skip(row, "column '%s' is empty: nothing to compare", col);
-  row->published = v;
-  return true;
+  return validate_metric(in, col, row); /* metric.c */
 }
 
 static void recompute_default(const struct validate_in *in, struct pl_layout *l,
@@ -80,20 +73,7 @@ static void recompute_default(const struct validate_in *in, struct pl_layout *l,
 /* Printed step time in seconds (scale 1) or milliseconds (scale 1e-3). */
 static bool measure_time(const struct validate_in *in, const char *col, double scale,
                          struct pl_vrow *row) {
-  if (!metric(in, col, row))
-    return false;
-  row->measured = row->published * scale;
-  snprintf(row->metric, sizeof row->metric, "%s (printed)", col);
-  return true;
-}
-
-bool validate_metric(const struct validate_in *in, const char *col, struct pl_vrow *row) {
-  return metric(in, col, row);
-}
-
-bool validate_measure_time(const struct validate_in *in, const char *col, double scale,
-                           struct pl_vrow *row) {
-  return measure_time(in, col, scale, row);
+  return validate_measure_time(in, col, scale, row); /* metric.c */
 }
 
 /* ------------------------------------------------------------------ SC21 */

@@ -176,7 +176,7 @@ enum pl_status validate_summarize_sel(const struct pl_vrow *rows, size_t n, vali
                                       const void *arg, const char *name,
                                       struct pl_vsummary *out, struct pl_diag *diag);
 
-/* Helpers of sources.c shared with the per-source files: a published number
+/* metric.c, for the per-source files (sources.c, sources_scale.c): a published number
  * in column col (> 0) into row->published, or the row skipped; a printed
  * step time in seconds (scale 1) or milliseconds (scale 1e-3). */
 bool validate_metric(const struct validate_in *in, const char *col, struct pl_vrow *row);
