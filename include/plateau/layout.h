@@ -526,7 +526,8 @@ bool pl_layout_fp8_tensorwise(const struct pl_layout *l);
  * block scaling one element with its scales (pl_dtype_element_bytes, FP8
  * blocks 1 + 4/128) for the forward input and the column-parallel input
  * re-gathered for wgrad, twice that for the row-parallel grad_output (both
- * copies); 2 (16-bit) otherwise. Sources in layout.c. The simulator
+ * copies); torchao's tensorwise FP8 (torchtitan's Float8 TP styles) 1 B in
+ * every gather; 2 (16-bit) otherwise. Sources in layout.c. The simulator
  * (segments.c) and the search bound (search/comm.c) both size their gathers
  * with it. */
 enum pl_tp_gather { PL_TP_GATHER_FWD, PL_TP_GATHER_GRAD, PL_TP_GATHER_REGATHER };
