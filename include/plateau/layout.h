@@ -211,6 +211,13 @@ struct pl_layout {
                               columnwise copy (nvte_hadamard_transform_cast_fusion_columnwise):
                               +2 B per element in fp8_casts (TE 2.9-2.13 NVFP4Quantizer::
                               quantize_impl; one fused kernel from 2.14) */
+  bool tp_seq_copies;      /* input: with sequence parallelism, the activations are batch-first
+                              [b, s, h] and sharded on the sequence (DTensor Shard(1), torchtitan),
+                              so each tp all_gather is followed by a copy of its output and each
+                              reduce_scatter preceded by a copy of its input (PyTorch
+                              _functional_collectives all_gather_tensor / reduce_scatter_tensor with
+                              a dim != 0: chunk + cat); Megatron's [s, b, h] gathers dim 0 and
+                              copies nothing (src/sim/segments.c tp_seq_copies) */
   bool fused_grouped_mlp;  /* input: Transformer Engine's fused MXFP8 grouped MLP (Megatron-Core
                               use_transformer_engine_op_fuser with NVTE_CUTEDSL_FUSED_GROUPED_MLP=1:
                               TE ops/fused/forward_grouped_mlp.py, backward_grouped_mlp.py, v2.16):

@@ -610,6 +610,26 @@ expect_fail 1 "^plateau: --fused-grouped-mlp: unknown value 'yes' \(expected on\
 echo '{"name": "x", "behaviours": {"fused_grouped_mlp": "on"}}' >"$TMP/bad_fgm.json"
 expect_fail 1 "behaviour 'fused_grouped_mlp' must be true or false" -- predict --framework "$TMP/bad_fgm.json"
 
+# tp_seq_copies (--tp-seq-copies; src/sim/segments.c tp_seq_copies): torchtitan's batch-first
+# sequence-parallel collectives copy their output (all_gather) or input (reduce_scatter). On in the
+# torchtitan preset; with tp 8 the step is slower with it; off without tp. JSON and CSV, bad values.
+tsc="--model llama3-8b --gpus 16 --tp 8 --gbs 16 --framework torchtitan"
+expect_ok predict $tsc --tp-seq-copies off --format json
+cp "$TMP/out" "$TMP/tsc_off.json"
+check "tp seq copies: off in JSON" [ "$(json_raw "$TMP/out" tp_seq_copies)" = false ]
+expect_ok predict $tsc --format json
+check "tp seq copies: on in the torchtitan preset" [ "$(json_raw "$TMP/out" tp_seq_copies)" = true ]
+check "tp seq copies: a slower step with tp 8" faster "$TMP/out" "$TMP/tsc_off.json"
+expect_ok predict $tsc --format csv
+check "tp seq copies: csv column on" [ "$(col "$TMP/out" framework.tp_seq_copies)" = on ]
+expect_ok predict --model llama3-8b --gpus 16 --gbs 16 --framework torchtitan --format json
+cp "$TMP/out" "$TMP/tsc_tp1.json"
+expect_ok predict --model llama3-8b --gpus 16 --gbs 16 --framework torchtitan --tp-seq-copies off --format json
+check "tp seq copies: no effect without tp" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/tsc_tp1.json" step_time_s)" ]
+expect_fail 1 "^plateau: --tp-seq-copies: unknown value 'yes' \(expected on\|off\)" -- predict --tp-seq-copies yes
+echo '{"name": "x", "behaviours": {"tp_seq_copies": "on"}}' >"$TMP/bad_tsc.json"
+expect_fail 1 "behaviour 'tp_seq_copies' must be true or false" -- predict --framework "$TMP/bad_tsc.json"
+
 # --bucket-mb: the ddp/zero1 bucket (docs/frameworks.md). zero1 over dp 32 without overlap:
 # a larger bucket means fewer reduce_scatter and all_gather calls, so a faster step; Megatron-Core's
 # rule (max(40e6, 1e6 dp) parameters, one bucket without overlap_grad_reduce) and NeMo's 100 MiB.
