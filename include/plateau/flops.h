@@ -109,6 +109,13 @@ bool pl_op_moe_mlp_node(const struct pl_op *op);
  * 1 fc1) or -1 for any other op (layout.te_linear_bwd_overlap). */
 int pl_op_te_column(const struct pl_op *op);
 bool pl_op_node_free(const struct pl_op *op);
+/* Whether an LM-head-segment op runs in the MTP layer's attn schedule node,
+ * inside the merged layers of Megatron-Core's combined 1F1B (core_v0.15.0
+ * models/common/model_chunk_schedule_plan.py TransformerLayerSchedulePlan:
+ * "mtp.attn wraps around transformer_layer.attn with extra norm, proj and
+ * embedding operations"): mtp_embed, mtp_norms, mtp_eh_proj; false for the
+ * output layer, the loss and the MTP's own (its mtp_post_process node). */
+bool pl_op_mtp_attn_node(const struct pl_op *op);
 
 /* The load factor of the busiest expert-parallel rank: layout.moe_imbalance
  * capped by what a rank can receive (ep * min(top_k, experts / ep) / top_k;

@@ -119,6 +119,8 @@ struct pl_framework {
                                           (layout.nvfp4_rht_unfused) */
   enum pl_setting fused_grouped_mlp;   /* the experts' MLP as Transformer Engine's fused MXFP8
                                           grouped MLP (layout.fused_grouped_mlp) */
+  enum pl_setting cudnn_913;           /* cuDNN fused attention at cuDNN 9.13's rates
+                                          (layout.cudnn_913) */
   enum pl_setting tp_seq_copies;       /* sequence-parallel collectives on a batch-first
                                           activation's dim 1: a copy per call (layout.tp_seq_copies) */
   enum pl_setting zero3_reuse;         /* zero3 per-parameter gathers: a parameter used again

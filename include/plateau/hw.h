@@ -90,6 +90,13 @@ struct pl_gpu_efficiency {
   double attn_cudnn_2024_shape_bwd_fraction;
   double attn_cudnn_2024_fwd_tile_fixed_keys;
   double attn_cudnn_2024_bwd_tile_fixed_keys;
+  double attn_cudnn_913_shape_fwd_fraction; /* the same four for cuDNN 9.13, the cuDNN of NGC
+                                    PyTorch 25.09 (Megatron-Bridge v0.2.x's base image;
+                                    layout.cudnn_913): attention.cudnn.shape_9_13; 0 = not given
+                                    (today's figures above) */
+  double attn_cudnn_913_shape_bwd_fraction;
+  double attn_cudnn_913_fwd_tile_fixed_keys;
+  double attn_cudnn_913_bwd_tile_fixed_keys;
   double attn_cudnn_mxfp8_fwd_ratio; /* MXFP8 attention (layout.fp8_attention): cuDNN's MXFP8
                                     SDPA time over its BF16 time at the same shapes, head dims
                                     <= 128 (attention.cudnn.mxfp8_time_ratio); 0 = not given */

@@ -200,6 +200,10 @@ struct pl_layout {
                               mid-2024 containers shipped (9.0-9.1: the GPU file's
                               attention.cudnn.shape_2024, NVIDIA's published cudnn-frontend
                               benchmark of cuDNN 9.1); GPUs without them keep today's rates */
+  bool cudnn_913;          /* input: the same for cuDNN 9.13 (NGC PyTorch 25.09's): the GPU
+                              file's attention.cudnn.shape_9_13, NVIDIA's published
+                              cudnn-frontend benchmark of cuDNN 9.13.1 on B200 and GB300; GPUs
+                              without them keep today's rates */
   bool fp8_attention;      /* input: Megatron-Core's fp8_dot_product_attention under the MXFP8
                               recipe: TE's DotProductAttention runs cuDNN's MXFP8 SDPA, timed as
                               the BF16 cuDNN kernel x the GPU file's attention.cudnn.
@@ -224,7 +228,7 @@ struct pl_layout {
                               cuDNN's grouped GEMM kernels apply the experts' GLU, biases and router
                               probabilities and quantize their outputs in the epilogue, so the
                               experts' activation, clamp and bias passes and two of their casts are
-                              gone and the expert weights are cast every micro-batch; needs dtype
+                              gone; needs dtype
                               mxfp8, compute capability 10.x, a gated MoE model with etp 1 and
                               widths divisible by 64 (pl_layout_resolve refuses otherwise) */
   bool attention_te;       /* input: Transformer Engine picks the kernel (get_attention_backend):

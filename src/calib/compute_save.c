@@ -104,9 +104,11 @@ static void shape_object(struct pl_emit *e, const struct ctx *c, const char *key
   pl_emit_obj_end(e);
 }
 
-/* cuDNN's object: its fractions and, where the base file has it, its rate by
- * shape. Dropping it would fall back to the constant fractions, a different
- * model. */
+/* cuDNN's object: its fractions and, where the base file has them, its rates by
+ * shape (today's, and the older releases' shape_2024 and shape_9_13). Dropping
+ * one would fall back to the constant fractions, a different model; copying an
+ * older release's unscaled would run it at the burst clock (the fitted file's
+ * sustained fraction is 1). */
 static void cudnn_fractions(struct pl_emit *e, const struct ctx *c, yajl_val base) {
   const struct pl_gpu_efficiency *f = &c->g->eff;
   pl_emit_obj_begin(e, "cudnn");
@@ -118,6 +120,14 @@ static void cudnn_fractions(struct pl_emit *e, const struct ctx *c, yajl_val bas
     if (strcmp(k, "shape") == 0 && YAJL_IS_OBJECT(v))
       shape_object(e, c, k, v, f->attn_cudnn_shape_fwd_fraction, f->attn_cudnn_shape_bwd_fraction,
                    "the cuDNN fused attention's large-shape");
+    else if (strcmp(k, "shape_2024") == 0 && YAJL_IS_OBJECT(v))
+      shape_object(e, c, k, v, f->attn_cudnn_2024_shape_fwd_fraction,
+                   f->attn_cudnn_2024_shape_bwd_fraction,
+                   "the cuDNN 9.1 fused attention's large-shape");
+    else if (strcmp(k, "shape_9_13") == 0 && YAJL_IS_OBJECT(v))
+      shape_object(e, c, k, v, f->attn_cudnn_913_shape_fwd_fraction,
+                   f->attn_cudnn_913_shape_bwd_fraction,
+                   "the cuDNN 9.13 fused attention's large-shape");
     else if (strcmp(k, "fwd_fraction") != 0 && strcmp(k, "bwd_fraction") != 0)
       copy_value(e, k, v);
   }

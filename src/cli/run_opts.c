@@ -174,6 +174,7 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
       {"zero3-reuse", "value", "on", "off", false, FW_FIELD(zero3_reuse)},
       {"zero3-debug-norm", "value", "on", "off", false, FW_FIELD(zero3_debug_norm)},
       {"cudnn-2024", "value", "on", "off", false, FW_FIELD(cudnn_2024)},
+      {"cudnn-913", "value", "on", "off", false, FW_FIELD(cudnn_913)},
       {"fp8-attention", "value", "on", "off", false, FW_FIELD(fp8_attention)},
       {"nvfp4-rht-unfused", "value", "on", "off", false, FW_FIELD(nvfp4_rht_unfused)},
       {"fused-grouped-mlp", "value", "on", "off", false, FW_FIELD(fused_grouped_mlp)},

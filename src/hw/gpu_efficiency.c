@@ -338,6 +338,14 @@ static enum pl_status attention_part(yajl_val eff, const char *origin, struct pl
                          &e->attn_cudnn_2024_shape_bwd_fraction,
                          &e->attn_cudnn_2024_fwd_tile_fixed_keys,
                          &e->attn_cudnn_2024_bwd_tile_fixed_keys, diag);
+  /* optional: the same four for cuDNN 9.13 (layout.cudnn_913, docs/step-model.md 2.2
+   * "cuDNN 9.13 on Blackwell") */
+  if (st == PL_OK && cu != NULL)
+    st = attention_shape(cu, "shape_9_13", "attention.cudnn.shape_9_13", origin,
+                         &e->attn_cudnn_913_shape_fwd_fraction,
+                         &e->attn_cudnn_913_shape_bwd_fraction,
+                         &e->attn_cudnn_913_fwd_tile_fixed_keys,
+                         &e->attn_cudnn_913_bwd_tile_fixed_keys, diag);
   if (st == PL_OK && cu != NULL)
     st = mxfp8_attention(cu, origin, e, diag);
   return st;

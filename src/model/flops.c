@@ -283,6 +283,11 @@ bool pl_op_moe_mlp_node(const struct pl_op *op) {
   return false;
 }
 
+bool pl_op_mtp_attn_node(const struct pl_op *op) {
+  return strcmp(op->name, "mtp_embed") == 0 || strcmp(op->name, "mtp_norms") == 0 ||
+         strcmp(op->name, "mtp_eh_proj") == 0;
+}
+
 bool pl_op_node_free(const struct pl_op *op) {
   return strcmp(op->name, "fp8_casts") == 0 || strcmp(op->name, "grad_accum") == 0;
 }

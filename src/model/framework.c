@@ -56,6 +56,7 @@ static const struct {
     {"zero3_reuse", offsetof(struct pl_framework, zero3_reuse)},
     {"zero3_debug_norm", offsetof(struct pl_framework, zero3_debug_norm)},
     {"cudnn_2024", offsetof(struct pl_framework, cudnn_2024)},
+    {"cudnn_913", offsetof(struct pl_framework, cudnn_913)},
     {"fp8_attention", offsetof(struct pl_framework, fp8_attention)},
     {"nvfp4_rht_unfused", offsetof(struct pl_framework, nvfp4_rht_unfused)},
     {"fused_grouped_mlp", offsetof(struct pl_framework, fused_grouped_mlp)},
@@ -371,6 +372,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->zero3_reuse, &l->zero3_no_reuse, true);
   put(fw->zero3_debug_norm, &l->zero3_debug_norm, false);
   put(fw->cudnn_2024, &l->cudnn_2024, false);
+  put(fw->cudnn_913, &l->cudnn_913, false);
   put(fw->fp8_attention, &l->fp8_attention, false);
   put(fw->nvfp4_rht_unfused, &l->nvfp4_rht_unfused, false);
   put(fw->fused_grouped_mlp, &l->fused_grouped_mlp, false);
@@ -433,6 +435,7 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->zero3_reuse = setting(!l->zero3_no_reuse);
   out->zero3_debug_norm = setting(l->zero3_debug_norm);
   out->cudnn_2024 = setting(l->cudnn_2024);
+  out->cudnn_913 = setting(l->cudnn_913);
   out->fp8_attention = setting(l->fp8_attention);
   out->nvfp4_rht_unfused = setting(l->nvfp4_rht_unfused);
   out->fused_grouped_mlp = setting(l->fused_grouped_mlp);

@@ -194,7 +194,11 @@ static double gemm_op_s(const struct pl_gpu *g, enum pl_dtype dt, const struct p
 }
 
 /* Which fused attention kernel runs (layout.attention_triton, attention_cudnn). */
-enum attn_kernel { ATTN_FLASH, ATTN_TRITON, ATTN_CUDNN, ATTN_CUDNN_2024 };
+enum attn_kernel { ATTN_FLASH, ATTN_TRITON, ATTN_CUDNN, ATTN_CUDNN_2024, ATTN_CUDNN_913 };
+
+static bool attn_is_cudnn(enum attn_kernel k) {
+  return k == ATTN_CUDNN || k == ATTN_CUDNN_2024 || k == ATTN_CUDNN_913;
+}
 
 /* The kernel's fraction of peak: FlashAttention-2 by default; the Triton
  * FlashAttention (flash_attn_triton.py, which llm-foundry ran for ALiBi) or
@@ -206,7 +210,7 @@ static double attention_fraction(const struct pl_gpu *g, enum pl_pass pass, enum
   bool fwd = pass == PL_PASS_FWD;
   if (k == ATTN_TRITON && e->attn_triton_fwd_fraction > 0 && e->attn_triton_bwd_fraction > 0)
     return fwd ? e->attn_triton_fwd_fraction : e->attn_triton_bwd_fraction;
-  if ((k == ATTN_CUDNN || k == ATTN_CUDNN_2024) && e->attn_cudnn_fwd_fraction > 0 &&
+  if (attn_is_cudnn(k) && e->attn_cudnn_fwd_fraction > 0 &&
       e->attn_cudnn_bwd_fraction > 0)
     return fwd ? e->attn_cudnn_fwd_fraction : e->attn_cudnn_bwd_fraction;
   return fwd ? e->attn_fwd_fraction : e->attn_bwd_fraction;
@@ -316,15 +320,20 @@ static double attn_tiles_makespan(int64_t m, int64_t n, bool causal, int64_t cou
  * attention.cudnn.shape_2024, cuDNN's form runs at the asymptote and tile
  * cost fitted to NVIDIA's published cuDNN 9.1 SDPA benchmark (cudnn-frontend
  * benchmark/benchmark_results.csv @ b740542, 2024-05-07;
- * scripts/attn-cudnn-2024-fit.py; docs/step-model.md 2.2 "cuDNN of 2024"):
+ * scripts/attn-cudnn-2024-fit.py; docs/step-model.md 2.2 "cuDNN of 2024"); with
+ * layout.cudnn_913 (ATTN_CUDNN_913) and attention.cudnn.shape_9_13, at those fitted
+ * to NVIDIA's published cuDNN 9.13.1 SDPA benchmark on B200 and GB300 (cudnn-frontend
+ * benchmark/sdpa_benchmark_training/artifacts @ bb37575, 2025-10-07;
+ * scripts/attn-cudnn-913-fit.py; docs/step-model.md 2.2 "cuDNN 9.13 on Blackwell"):
  * t = makespan x (FLOPs of one tile-row-block per key) / (asymptote x peak / SMs).
  * The FLOPs per key position of a 128-row tile are the op's counted FLOPs
  * (every query against every key) / (count x m x n) x 128. */
 static double attention_shape_math_s(const struct pl_gpu *g, const struct pl_op *op,
-                                     enum pl_pass pass, double rate_scale, bool cudnn,
-                                     bool gen2024) {
+                                     enum pl_pass pass, double rate_scale,
+                                     enum attn_kernel kernel) {
   const struct pl_gpu_efficiency *e = &g->eff;
   bool fwd = pass == PL_PASS_FWD;
+  bool cudnn = attn_is_cudnn(kernel);
   double f = cudnn ? (fwd ? e->attn_cudnn_shape_fwd_fraction : e->attn_cudnn_shape_bwd_fraction)
                    : (fwd ? e->attn_shape_fwd_fraction : e->attn_shape_bwd_fraction);
   if (!(f > 0) || g->sm_count < 1 || op->m < 1 || op->n < 1)
@@ -332,9 +341,14 @@ static double attention_shape_math_s(const struct pl_gpu *g, const struct pl_op 
   double fixed = cudnn ? (fwd ? e->attn_cudnn_fwd_tile_fixed_keys : e->attn_cudnn_bwd_tile_fixed_keys)
                        : (fwd ? e->attn_fwd_tile_fixed_keys : e->attn_bwd_tile_fixed_keys);
   double f24 = fwd ? e->attn_cudnn_2024_shape_fwd_fraction : e->attn_cudnn_2024_shape_bwd_fraction;
-  if (cudnn && gen2024 && f24 > 0) {
+  if (kernel == ATTN_CUDNN_2024 && f24 > 0) {
     f = f24;
     fixed = fwd ? e->attn_cudnn_2024_fwd_tile_fixed_keys : e->attn_cudnn_2024_bwd_tile_fixed_keys;
+  }
+  double f913 = fwd ? e->attn_cudnn_913_shape_fwd_fraction : e->attn_cudnn_913_shape_bwd_fraction;
+  if (kernel == ATTN_CUDNN_913 && f913 > 0) {
+    f = f913;
+    fixed = fwd ? e->attn_cudnn_913_fwd_tile_fixed_keys : e->attn_cudnn_913_bwd_tile_fixed_keys;
   }
   /* FlashAttention-2's forward grid runs each head's query blocks in order
    * (flash_fwd_launch_template.h run_flash_fwd), lightest first when causal */
@@ -384,9 +398,8 @@ static double attention_s(const struct pl_gpu *g, enum pl_dtype dt, const struct
   double rate = g->peak_bf16_flops_per_s * frac * sustained;
   (void)dt;
   double t_math = rate > 0 ? flops / rate : 0, t_mem = hbm_s(g, bytes);
-  if (kernel == ATTN_CUDNN || kernel == ATTN_CUDNN_2024 || kernel == ATTN_FLASH) {
-    double t_shape = attention_shape_math_s(g, op, pass, sustained, kernel != ATTN_FLASH,
-                                            kernel == ATTN_CUDNN_2024);
+  if (attn_is_cudnn(kernel) || kernel == ATTN_FLASH) {
+    double t_shape = attention_shape_math_s(g, op, pass, sustained, kernel);
     if (t_shape >= 0)
       t_math = t_shape;
   }
@@ -623,7 +636,8 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
   if (op->kind == PL_OP_ATTENTION && l->attention_triton)
     return attention_s(g, l->dtype, op, pass, ATTN_TRITON);
   if (op->kind == PL_OP_ATTENTION && l->attention_cudnn) {
-    double t = attention_s(g, l->dtype, op, pass, l->cudnn_2024 ? ATTN_CUDNN_2024 : ATTN_CUDNN);
+    enum attn_kernel k = l->cudnn_2024 ? ATTN_CUDNN_2024 : l->cudnn_913 ? ATTN_CUDNN_913 : ATTN_CUDNN;
+    double t = attention_s(g, l->dtype, op, pass, k);
     return l->fp8_attention ? t * pl_mxfp8_attention_ratio(g, m, pass) : t;
   }
   /* a GEMM the framework leaves in 16-bit under an FP8/FP4 recipe (the LM head with

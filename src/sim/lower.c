@@ -265,11 +265,38 @@ static void ep_split(const struct lower *lw, const struct unit *u, struct sim_co
   }
 }
 
+/* The embedding's and the LM head's compute of a unit under ep_beside with
+ * windows, which Megatron-Core runs outside the merged layers
+ * (TransformerModelChunkSchedulePlan.run, core_v0.15.0-core_v0.17.x: the
+ * forward's pre_process (embedding) and the backward's post_process (LM head
+ * and loss) before the layer loop, the forward's post_process and the
+ * backward's pre_process after it; an MTP layer's output layer and loss, its
+ * mtp_post_process node, run on the compute stream after its combine_fwd and
+ * before its combine_bwd, beside no call), so no expert-parallel call of the
+ * partner hides behind them: before (the forward's embedding, the backward's
+ * head) or after the windows. The MTP modules' attn-node ops
+ * (sim_seg.in_layer_s) stay in the blocks' windows. Returns the edge's
+ * compute; *edge: a unit of that edge alone (layers 0). */
+static double ep_edge_s(const struct lower *lw, const struct unit *u, bool before,
+                        struct unit *edge) {
+  const struct sim_seg *sg = lw->st->seg;
+  int p = u->slot.pass;
+  bool head = (p == PL_PASS_FWD) != before;
+  *edge = *u;
+  edge->layers = 0;
+  edge->embed = !head && u->embed;
+  edge->head = head && u->head;
+  const struct sim_seg *hd = &sg[SIM_SEG_HEAD];
+  return (double)edge->embed * sg[SIM_SEG_EMBED].comp_s[p] +
+         (double)edge->head * (hd->comp_s[p] - hd->in_layer_s[p]);
+}
+
 /* The second window of a unit under ep_beside with windows (see there):
  * c1 is the first window's compute, prev the compute before the unit and in
- * the unit's inputs (n_in); second_s the second window's compute; tp_beside:
- * the blocks' tp collectives run beside the compute (tp_overlapped), else
- * they block after it. Returns the second window's compute task. */
+ * the unit's inputs (n_in); second_s the second window's compute, after which
+ * the edge that follows the layers runs (ep_edge_s); tp_beside: the blocks'
+ * tp collectives run beside the compute (tp_overlapped), else they block
+ * after it. Returns the unit's last compute task. */
 static int32_t ep_windows(struct lower *lw, const struct unit *u, double second_s, int32_t c1,
                           int32_t prev, const int32_t *in, int n_in, bool tp_beside) {
   struct sim_comm w1[SIM_SEG_N * SIM_SEG_TP] = {{0, 0}}, w2[SIM_SEG_N * SIM_SEG_TP] = {{0, 0}};
@@ -277,12 +304,17 @@ static int32_t ep_windows(struct lower *lw, const struct unit *u, double second_
   ep_split(lw, u, w1, &n1, w2, &n2);
   tp_issue_beside(lw, w1, n1, prev, in, n_in); /* joins: the second window waits for it */
   bool fwd = u->slot.pass == PL_PASS_FWD;
-  int32_t c2 = comp(lw, second_s, u, fwd ? PL_PART_EXPERTS : PL_PART_NON_EXPERTS);
+  struct unit after;
+  double after_s = ep_edge_s(lw, u, false, &after);
+  struct unit lay = *u;
+  lay.embed = lay.head = false;
+  int32_t c2 = comp(lw, second_s, &lay, fwd ? PL_PART_EXPERTS : PL_PART_NON_EXPERTS);
   if (n2 > 0)
     join_add(lw, tp_issue(lw, w2, n2, c1, SIM_NONE));
+  if (after.embed || after.head) /* waits for the window's calls (joined) */
+    c2 = comp(lw, after_s, &after, PL_PART_ALL);
   struct sim_comm list[SIM_SEG_N * SIM_SEG_TP];
-  struct unit lay = *u, edge = *u;
-  lay.embed = lay.head = false;
+  struct unit edge = *u;
   edge.layers = 0;
   if (tp_beside) { /* tp_overlapped: the blocks' tp traffic beside their compute */
     int n = tp_merge_part(lw->st->seg, &lay, list, 0);
@@ -388,11 +420,26 @@ static int32_t emit_unit(struct lower *lw, const struct unit *u, int32_t gather)
     first_s -= fmin(sum, first_s);
     first_part = PL_PART_TE_REST;
   }
-  int32_t c = comp(lw, first_s, u, first_part);
-  if (c != SIM_NONE && lw->cur_unit >= 0 && lw->st->eng.cmp.need[lw->pass_id] > 0)
-    lw->st->tags[c].anchor = 1;
+  int32_t c0 = SIM_NONE;
+  double second_s = 0;
+  if (windows) { /* the edges run alone, outside the windows (ep_edge_s) */
+    struct unit before, after;
+    double before_s = ep_edge_s(lw, u, true, &before);
+    double layer_s = main_s - before_s - ep_edge_s(lw, u, false, &after);
+    if (before.embed || before.head)
+      prev = c0 = comp(lw, before_s, &before, PL_PART_ALL);
+    first_s = p == PL_PASS_FWD ? layer_s - mlp_s : mlp_s;
+    second_s = layer_s - first_s;
+  }
+  struct unit blk = *u; /* under windows the blocks alone: the edges have their tasks */
   if (windows)
-    return ep_windows(lw, u, main_s - first_s, c, prev, in, n_in, beside);
+    blk.embed = blk.head = false;
+  int32_t c = comp(lw, first_s, &blk, first_part);
+  int32_t c_first = c0 != SIM_NONE ? c0 : c;
+  if (c_first != SIM_NONE && lw->cur_unit >= 0 && lw->st->eng.cmp.need[lw->pass_id] > 0)
+    lw->st->tags[c_first].anchor = 1;
+  if (windows)
+    return ep_windows(lw, u, second_s, c, prev, in, n_in, beside);
   int32_t ring = SIM_NONE;
   if (attn_s > 0) {
     const struct sim_comm *cp = &sg[SIM_SEG_LAYER].cp[p];

@@ -20,7 +20,10 @@
  *             the dispatch returns: the host waits for the dispatch.
  * The experts are Transformer Engine's GroupedLinear, whose m_splits are a host
  * list (one cuBLAS call per local expert, compute.c sim_op_run_gemms). The
- * backward reuses the forward's host sizes: no wait.
+ * backward reuses the forward's host sizes: no wait, but where it re-runs the
+ * MoE layer's forward (recompute of the moe module or the whole block:
+ * tensor_parallel.checkpoint of MoELayer.forward's custom_forward, which
+ * calls the dispatcher again) the re-run waits as the forward did.
  *
  * After the wait the GPU has nothing queued: it runs each kernel once the host
  * has issued it. The forward is therefore a pass with one more host sync,
@@ -35,8 +38,7 @@
  * charges those collectives after the unit's compute, so the block's forward
  * compute is the flow less their time alone. This file says where the wait
  * applies and hands the pass its collectives (sim_moe_wait_of). Not modelled:
- * the wait of a forward recomputed in the backward (recompute of the MoE
- * layer), the combined 1F1B schedule (ep_comm_overlap: another micro-batch's
+ * the combined 1F1B schedule (ep_comm_overlap: another micro-batch's
  * backward is queued beside it), the first block of a chunk (its window holds
  * the pipeline receive instead), CUDA_LAUNCH_BLOCKING (each launch waits for
  * its kernel anyway: the wait adds nothing). */

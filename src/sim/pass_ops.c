@@ -131,23 +131,59 @@ static int recompute_at(const struct pl_op *ops, int n, int b) {
   return b;
 }
 
-static void issue_refwd(const struct pl_op *ops, int b, struct issue *out, int *k) {
-  int a = b;
-  while (a > 0 && recomputed(&ops[a - 1]))
-    a--;
-  for (int j = a; j <= b; j++)
-    out[(*k)++] = (struct issue){.i = j, .refwd = true, .sync = ops[j].host_sync};
-}
-
-/* The order the host issues a pass's ops in. Forward: list order, but the
- * shared experts before the router (Megatron-Core moe_layer.py
- * MoELayer.forward's custom_forward calls shared_experts_compute before
- * router_and_preprocess, core_v0.15.0, core_v0.16.0), and with the MoE
+/* Op i's forward (refwd: re-run in the backward) as an item: with the MoE
  * dispatcher's wait (wait, moe_sync.c) a sync at the permute with its
  * dispatch (alltoall: after the wait, the host waits for the split sizes
  * before it issues the all_to_all; allgather, flex: before it, the host waits
- * for the gathered or dispatched tokens' counts) and the combine after the
- * unpermute. Backward:
+ * for the gathered or dispatched tokens' counts), the combine after the
+ * unpermute. A re-run forward re-runs the dispatcher, its wait included
+ * (token_dispatcher.py has no recompute case). */
+static struct issue fwd_item(const struct pl_layout *l, const struct pl_op *ops, int i, bool refwd,
+                             const struct sim_moe_wait *wait) {
+  struct issue it = {.i = i, .refwd = refwd, .sync = ops[i].host_sync};
+  if (wait != NULL && strcmp(ops[i].name, "permute") == 0) {
+    it.sync = true;
+    *(l->dispatch == PL_MOE_ALLTOALL ? &it.after_s : &it.coll_s) = wait->dispatch_s;
+  } else if (wait != NULL && strcmp(ops[i].name, "unpermute") == 0) {
+    it.coll_s = wait->combine_s;
+  }
+  return it;
+}
+
+/* Ops a..b in forward issue order into idx: list order, but the shared
+ * experts before the router when both are in the range (Megatron-Core
+ * moe_layer.py MoELayer.forward: custom_forward calls shared_experts_compute
+ * before router_and_preprocess, core_v0.15.0, core_v0.16.0). Returns the
+ * count. */
+static int fwd_order(const struct pl_op *ops, int a, int b, int *idx) {
+  int k = 0, router = -1;
+  for (int i = a; i <= b; i++)
+    if (strcmp(ops[i].name, "router") == 0)
+      router = i;
+  for (int i = a; i <= b; i++) {
+    if (router >= 0 && shared_op(&ops[i]))
+      continue;
+    for (int j = a; j <= b && i == router; j++)
+      if (shared_op(&ops[j]))
+        idx[k++] = j;
+    idx[k++] = i;
+  }
+  return k;
+}
+
+static void issue_refwd(const struct pl_layout *l, const struct pl_op *ops, int b,
+                        const struct sim_moe_wait *wait, struct issue *out, int *k) {
+  int a = b, idx[PL_MAX_LAYER_OPS];
+  while (a > 0 && recomputed(&ops[a - 1]))
+    a--;
+  int m = fwd_order(ops, a, b, idx);
+  for (int j = 0; j < m; j++)
+    out[(*k)++] = fwd_item(l, ops, idx[j], true, wait);
+}
+
+/* The order the host issues a pass's ops in. Forward: fwd_order (list order,
+ * the shared experts before the router), each op a fwd_item (the MoE
+ * dispatcher's wait and collectives). Backward:
  * autograd's, the reverse of the forward (PyTorch runs a graph's backward
  * nodes in reverse topological order, torch/csrc/autograd/engine.cpp
  * Engine::evaluate_function / ReadyQueue); a checkpointed run of consecutive
@@ -162,36 +198,23 @@ static void issue_refwd(const struct pl_op *ops, int b, struct issue *out, int *
  * GEMM's backward. Returns the item count. */
 static int issue_order(const struct pl_layout *l, const struct pl_op *ops, int n, enum pl_pass pass,
                        const struct sim_moe_wait *wait, struct issue *out) {
-  int k = 0, cat = find_op(ops, n, "qkv_grad_cat");
+  int k = 0, cat = find_op(ops, n, "qkv_grad_cat"), idx[PL_MAX_LAYER_OPS];
+  int m = fwd_order(ops, 0, n - 1, idx);
   if (pass == PL_PASS_FWD) {
-    int router = find_op(ops, n, "router");
-    for (int i = 0; i < n; i++) {
-      if (pl_op_node_free(&ops[i]) || (router >= 0 && shared_op(&ops[i])))
-        continue;
-      for (int j = 0; j < n && i == router; j++)
-        if (shared_op(&ops[j]))
-          out[k++] = (struct issue){.i = j, .refwd = false, .sync = ops[j].host_sync};
-      struct issue it = {.i = i, .sync = ops[i].host_sync};
-      if (wait != NULL && strcmp(ops[i].name, "permute") == 0) {
-        it.sync = true;
-        *(l->dispatch == PL_MOE_ALLTOALL ? &it.after_s : &it.coll_s) = wait->dispatch_s;
-      } else if (wait != NULL && strcmp(ops[i].name, "unpermute") == 0) {
-        it.coll_s = wait->combine_s;
-      }
-      out[k++] = it;
-    }
+    for (int j = 0; j < m; j++)
+      if (!pl_op_node_free(&ops[idx[j]]))
+        out[k++] = fwd_item(l, ops, idx[j], false, wait);
     return k;
   }
   bool whole = l->recompute == PL_RECOMPUTE_FULL || l->recompute == PL_RECOMPUTE_OPS;
-  if (whole)
-    for (int j = 0; j < n; j++)
-      if (recomputed(&ops[j]) && !pl_op_node_free(&ops[j]))
-        out[k++] = (struct issue){.i = j, .refwd = true, .sync = ops[j].host_sync};
+  for (int j = 0; j < m && whole; j++)
+    if (recomputed(&ops[idx[j]]) && !pl_op_node_free(&ops[idx[j]]))
+      out[k++] = fwd_item(l, ops, idx[j], true, wait);
   for (int i = n - 1; i >= 0; i--) {
     for (int b = 0; b <= i && !whole; b++)
       if (recomputed(&ops[b]) && (b + 1 == n || !recomputed(&ops[b + 1])) &&
           recompute_at(ops, n, b) == i)
-        issue_refwd(ops, b, out, &k);
+        issue_refwd(l, ops, b, wait, out, &k);
     if (cat >= 0 && strcmp(ops[i].name, "qkv") == 0)
       out[k++] = (struct issue){.i = cat, .refwd = false, .sync = false}, cat = -1;
     if (!pl_op_node_free(&ops[i]) && strcmp(ops[i].name, "qkv_grad_cat") != 0)
@@ -243,7 +266,7 @@ static double item_gemm_s(const struct pl_gpu *g, const struct pl_layout *l,
  * Returns -1 when the pass has no sync. */
 static double synced_flow_s(const struct pl_gpu *g, const struct pl_layout *l,
                             const struct pl_model *m, const struct pl_op *ops, int n,
-                            enum pl_pass pass, const struct sim_moe_wait *wait) {
+                            enum pl_pass pass, const struct sim_moe_wait *wait, double *colls_s) {
   struct issue order[2 * PL_MAX_LAYER_OPS];
   if (n > PL_MAX_LAYER_OPS)
     return -1;
@@ -268,6 +291,9 @@ static double synced_flow_s(const struct pl_gpu *g, const struct pl_layout *l,
       lumps[n_lumps++] = q;
   struct sim_flow f = {0, 0};
   sim_flow_gpu(&f, order[first].after_s);
+  *colls_s = 0;
+  for (int j = 0; j < k; j++)
+    *colls_s += order[j].coll_s + order[j].after_s;
   for (int j = 1; j <= k; j++) {
     int at = (first + j) % k;
     const struct issue *it = &order[at];
@@ -289,10 +315,12 @@ static double synced_flow_s(const struct pl_gpu *g, const struct pl_layout *l,
 
 /* Time of a list of ops in one pass. A backward includes the forward of the
  * ops marked for recomputation. attention_only sums just the attention core
- * (segments.c subtracts it from the whole to split a segment). wait (a
- * forward with the MoE dispatcher's wait, moe_sync.c): one more sync with its
- * dispatch and combine, which lower.c charges after the unit's compute, so
- * the pass is its flow less their time alone. */
+ * (segments.c subtracts it from the whole to split a segment). wait (the
+ * MoE dispatcher's wait, moe_sync.c): one more sync in the forward, and in a
+ * backward that re-runs the routing's forward, with its dispatch and combine,
+ * which lower.c charges after the unit's compute (segments.c layer_moe: a
+ * recomputed MoE layer's twice), so the pass is its flow less their time
+ * alone. */
 double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
                      const struct pl_op *ops, int n, enum pl_pass pass, bool attention_only,
                      const struct sim_moe_wait *wait) {
@@ -308,14 +336,13 @@ double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const st
    * Execution": the variable disables asynchronous kernel launches), so the
    * host issues the next kernel only then: host and GPU time add up, an item
    * of one launch, and a sync changes nothing (the GPU is idle at each one). */
-  if (pass != PL_PASS_FWD || !has_routing(ops, n))
-    wait = NULL; /* the backward reuses the forward's host sizes */
+  if (!has_routing(ops, n))
+    wait = NULL;
+  double colls_s = 0;
   if (!attention_only && !l->launch_blocking) {
-    double flow = synced_flow_s(g, l, m, ops, n, pass, wait);
-    if (flow >= 0 && wait != NULL)
-      return flow - wait->dispatch_s - wait->combine_s;
+    double flow = synced_flow_s(g, l, m, ops, n, pass, wait, &colls_s);
     if (flow >= 0)
-      return flow;
+      return flow - colls_s;
   }
   double t = 0; /* GPU time in op order */
   struct host_tally h = {0, 0, 0, 0, 0};

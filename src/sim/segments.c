@@ -70,20 +70,20 @@ static void seg_clear(struct sim_seg *s) {
   s->ag = s->ag2 = s->ag3 = s->rs = s->ar = SIM_NONE;
 }
 
-/* The share of a pass's compute that Megatron-Core's MoE mlp node runs
- * (pl_op_moe_mlp_node: routed and shared experts), by the ops' GPU time at
- * full speed; the per-block lumps of no one node (pl_op_node_free: the FP8
- * casts, the gradient accumulation) split pro rata. 0 for a block without
- * experts. */
-static double mlp_node_share(const struct pl_gpu *g, const struct pl_layout *l,
-                             const struct pl_model *m, const struct pl_op *ops, int n,
-                             enum pl_pass p) {
+/* The share of a pass's compute that one of Megatron-Core's schedule nodes
+ * runs (in_node: pl_op_moe_mlp_node, the routed and shared experts; or
+ * pl_op_mtp_attn_node), by the ops' GPU time at full speed; the per-block
+ * lumps of no one node (pl_op_node_free: the FP8 casts, the gradient
+ * accumulation) split pro rata. 0 when no op is in the node. */
+static double node_share(const struct pl_gpu *g, const struct pl_layout *l,
+                         const struct pl_model *m, const struct pl_op *ops, int n, enum pl_pass p,
+                         bool (*in_node)(const struct pl_op *)) {
   double mlp = 0, rest = 0;
   for (int i = 0; i < n; i++) {
     if (pl_op_node_free(&ops[i]))
       continue;
     double t = (ops[i].share > 0 ? ops[i].share : 1.0) * pl_op_run_time_s(g, l, m, &ops[i], p);
-    if (pl_op_moe_mlp_node(&ops[i]))
+    if (in_node(&ops[i]))
       mlp += t;
     else
       rest += t;
@@ -91,15 +91,15 @@ static double mlp_node_share(const struct pl_gpu *g, const struct pl_layout *l,
   return mlp + rest > 0 ? mlp / (mlp + rest) : 0.0;
 }
 
-/* wait: the MoE dispatcher's wait in the forward (moe_sync.c), or NULL. */
+/* wait: the MoE dispatcher's wait in the forward and a recomputed forward
+ * (moe_sync.c), or NULL. */
 static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_op *ops, int n,
                         bool split_attn, const struct sim_moe_wait *wait) {
   const struct pl_gpu *g = &st->run->cluster.gpu;
   const struct pl_layout *l = &st->run->layout;
   const struct pl_model *m = &st->run->model;
   for (int p = 0; p < 2; p++) {
-    s->comp_s[p] =
-        sim_seg_ops_s(g, l, m, ops, n, (enum pl_pass)p, false, p == PL_PASS_FWD ? wait : NULL);
+    s->comp_s[p] = sim_seg_ops_s(g, l, m, ops, n, (enum pl_pass)p, false, wait);
     if (split_attn) {
       s->attn_s[p] = sim_seg_ops_s(g, l, m, ops, n, (enum pl_pass)p, true, NULL);
       s->comp_s[p] -= s->attn_s[p];
@@ -111,8 +111,12 @@ static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_
           s->te_column_s[k] += (ops[i].share > 0 ? ops[i].share : 1.0) *
                                pl_op_run_time_s(g, l, m, &ops[i], PL_PASS_BWD);
       }
-    if (l->ep_comm_overlap && !split_attn)
-      s->experts_s[p] = s->comp_s[p] * mlp_node_share(g, l, m, ops, n, (enum pl_pass)p);
+    if (l->ep_comm_overlap && !split_attn) {
+      s->experts_s[p] = s->comp_s[p] * node_share(g, l, m, ops, n, (enum pl_pass)p,
+                                                  pl_op_moe_mlp_node);
+      s->in_layer_s[p] = s->comp_s[p] * node_share(g, l, m, ops, n, (enum pl_pass)p,
+                                                   pl_op_mtp_attn_node);
+    }
   }
   /* recompute full on a share f of the blocks (recompute_layers/every): the
    * average block's backward, f of it with the forward re-run */
@@ -1035,8 +1039,7 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
    * (megatron_fsdp/mixed_precision.py -> TE tensor/utils.py
    * cast_master_weights_to_fp8, core_v0.16.0): 1 / shard_group of it. The
    * transpose Hopper's FP8 GEMMs need for dgrad is not modelled. */
-  bool fp8_params = pl_layout_te_fp8_params(l) && fp8_gathered_weights(run) > 0;
-  if (fp8_params)
+  if (pl_layout_te_fp8_params(l) && fp8_gathered_weights(run) > 0)
     weight_share /= (double)(l->shard_group > 0 ? l->shard_group : 1);
   /* NVFP4 too: its second-level scale is per tensor (global amax / (6 x
    * 448)), so TE's NVFP4Quantizer::quantize_impl (transformer_engine/pytorch/
@@ -1086,13 +1089,13 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
     /* layout.fused_grouped_mlp: fc1's epilogue writes fc2's MXFP8 input and
      * fc2's dGLU epilogue fc1's MXFP8 output gradient (TE v2.16 ops/fused/
      * forward_grouped_mlp.py d_tensor, d_col_tensor; backward_grouped_mlp.py
-     * d_row_tensor, d_col_tensor); TE's op path passes no is_first_microbatch
-     * (transformer_engine/pytorch/ops, v2.16), so the expert weights are cast
-     * every micro-batch */
+     * d_row_tensor, d_col_tensor). The weights keep weight_share: TE's op path
+     * has no is_first_microbatch cache but takes quantized weights as they are
+     * (is_quantized_tensor), which the configs that run it hold (Megatron-Bridge
+     * v0.5.0 bf16_with_mxfp8_mixed: fp8_param_gather, i.e. MXFP8 parameters) */
     bool fx = l->fused_grouped_mlp && strncmp(o->name, "expert_fc", 9) == 0;
     double in_k = fx && strcmp(o->name, "expert_fc2") == 0 ? 0.0 : 1.0;
     double go_k = fx && strcmp(o->name, "expert_fc1") == 0 ? 0.0 : 1.0;
-    double ws = fx && !fp8_params ? 1.0 : weight_share;
     if (tensorwise) {
       fwd += tw_cast * c * (m * k + w_fwd * k * nn);
       bwd += tw_cast * c * (2.0 * m * nn + w_bwd * k * nn + m * k);
@@ -1102,7 +1105,7 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
       /* the weight's cast reads it for its amax too under current scaling and
        * NVFP4 (Float8CurrentScalingQuantizer / NVFP4Quantizer quantize_impl
        * compute the amax of every tensor they quantize) */
-      fwd += (per_elem + amax + rht_pass) * c * m * k * in_k + (per_elem + amax) * ws * c * k * nn;
+      fwd += (per_elem + amax + rht_pass) * c * m * k * in_k + (per_elem + amax) * weight_share * c * k * nn;
       bwd += (per_elem + amax + rht_pass) * c * m * nn * go_k;
       continue;
     }

@@ -345,6 +345,8 @@ struct sim_seg {
                                         full speed, part of comp_s[PL_PASS_BWD] */
   double experts_s[2];               /* part of comp_s in Megatron-Core's MoE mlp node, with
                                         layout.ep_comm_overlap and no cp split (else 0) */
+  double in_layer_s[2];              /* LM head: part of comp_s run inside the merged layers
+                                        (pl_op_mtp_attn_node), with layout.ep_comm_overlap */
   struct sim_comm tp[2][SIM_SEG_TP]; /* blocking tensor- and expert-parallel collectives */
   struct sim_comm te_in_ag;          /* with sp: the all_gather of a column-parallel TE linear's
                                         saved input for its wgrad (lower.c te_bwd_windows), one

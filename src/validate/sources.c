@@ -858,6 +858,19 @@ static bool word_in(const char *list, const char *w) {
   return false;
 }
 
+/* A run that sets Megatron-Core's overlap_moe_expert_parallel_comm (why: the
+ * note's words), unless Megatron-Core refuses it for the row's layout (ep 1,
+ * or pp > 1 without vp: transformer_config.py, schedules.py). */
+static void mcore_ep_overlap(struct pl_layout *l, struct pl_vrow *row, const char *why) {
+  if (l->ep < 2 || (l->pp > 1 && l->vp < 2)) {
+    validate_note(row, "ep all-to-all overlap off (%s; Megatron-Core refuses it for ep 1 or "
+                       "pp > 1 without vp)", why);
+    return;
+  }
+  l->ep_comm_overlap = true;
+  validate_note(row, "ep all-to-all overlap (%s)", why);
+}
+
 /* Expert-parallel all-to-all overlap (layout.ep_comm_overlap) for the rows
  * whose Megatron-Bridge configuration set overlap_moe_expert_parallel_comm.
  * The rows do not state it; each container section is matched to the
@@ -953,15 +966,8 @@ static void bridge_ep_overlap(const struct validate_in *in, struct pl_layout *l,
       continue;
     set = word_in(on[i].gpus, gpu);
   }
-  if (!set)
-    return;
-  if (l->ep < 2 || (l->pp > 1 && l->vp < 2)) {
-    validate_note(row, "ep all-to-all overlap off (the config sets it; Megatron-Core refuses "
-                       "it for ep 1 or pp > 1 without vp)");
-    return;
-  }
-  l->ep_comm_overlap = true;
-  validate_note(row, "ep all-to-all overlap (the release's overlap_moe_expert_parallel_comm)");
+  if (set)
+    mcore_ep_overlap(l, row, "the release's overlap_moe_expert_parallel_comm");
 }
 
 /* A Bridge row's container, the first word of its table_or_section
@@ -1049,9 +1055,33 @@ static void bridge_output_proj(const struct validate_in *in, struct pl_framework
   }
 }
 
+/* The cuDNN of a Bridge row's container, read in the release of its month as
+ * bridge_ep_overlap: the 25.11 section is v0.2.0-v0.2.2, whose image is
+ * NGC PyTorch 25.09 (docker/Dockerfile.ci FROM nvcr.io/nvidia/pytorch:25.09-py3;
+ * docker/common/install.sh installs its Python packages with
+ * --no-install-package nvidia-cudnn-cu12, keeping the container's cuDNN), and
+ * that container ships cuDNN 9.13 (NVIDIA/cudnn-frontend
+ * benchmark/sdpa_benchmark_training/README.md @ bb37575: torch.backends.cudnn.
+ * version() = 91300 in nvcr.io/nvidia/pytorch:25.09-py3). Its fused attention
+ * runs at the rates NVIDIA published for cuDNN 9.13.1 (layout.cudnn_913; GPU
+ * files with attention.cudnn.shape_9_13: B200, GB200, GB300). v0.3.0 (26.02)
+ * moves to PyTorch 25.11 and later releases to newer images: today's rates.
+ * The 25.09 section (r0.1.0, an ubuntu:24.04 image with the CUDA repository's
+ * cuDNN of its build date) is not read: its rows state no precision. */
+static void bridge_cudnn(const struct validate_in *in, struct pl_framework *fw,
+                         struct pl_vrow *row) {
+  char sec[32];
+  bridge_section(in, sec, sizeof sec);
+  if (!word_in("25.11", sec))
+    return;
+  fw->cudnn_913 = PL_SETTING_ON;
+  validate_note(row, "cuDNN 9.13 attention (the release's image, NGC PyTorch 25.09)");
+}
+
 static bool bridge_overrides(const struct validate_in *in, struct pl_framework *fw,
                              struct pl_vrow *row) {
   bridge_output_proj(in, fw, row);
+  bridge_cudnn(in, fw, row);
   static const struct {
     const char *sections, *model, *gpus; /* space-separated words */
     const char *precision;               /* the row's precision cell, or NULL for any */
@@ -1718,6 +1748,17 @@ static bool zoo_layout(const struct validate_in *in, struct pl_layout *l, struct
   }
   mcore_balance(in, l, row);
   l->account_embed_loss = true; /* the config's --account-for-embedding/loss-in-pipeline-split */
+  /* A2A_OVERLAP=1 in the command under the table (the row's notes), or
+   * "+1f1b overlap" in the readme row's Notes (its run:
+   * best_practice/qwen3/run_235b.sh's "H100 baseline config", A2A_OVERLAP=1
+   * TP=2 PP=8 VPP=4 EP=32 GBS=2048): sbatch_benchmarking.sh (@ e8650517)
+   * turns A2A_OVERLAP=1 into --delay-wgrad-compute
+   * --overlap-moe-expert-parallel-comm (with CUDA_DEVICE_MAX_CONNECTIONS=32). */
+  const char *notes = cell(in, "notes");
+  if (strstr(notes, "A2A_OVERLAP=1") != NULL)
+    mcore_ep_overlap(l, row, "A2A_OVERLAP=1 in the command");
+  else if (strstr(notes, "+1f1b overlap") != NULL)
+    mcore_ep_overlap(l, row, "'+1f1b overlap': A2A_OVERLAP=1");
   return true;
 }
 

@@ -549,6 +549,28 @@ expect_fail 1 "^plateau: --cudnn-2024: unknown value '' \(expected on\|off\)" --
 echo '{"name": "x", "behaviours": {"cudnn_2024": "on"}}' >"$TMP/bad_c24.json"
 expect_fail 1 "behaviour 'cudnn_2024' must be true or false" -- predict --framework "$TMP/bad_c24.json"
 
+# cudnn_913 (--cudnn-913; docs/step-model.md 2.2 "cuDNN 9.13 on Blackwell"): cuDNN fused attention at
+# the rates NVIDIA published for cuDNN 9.13.1 (b200.json attention.cudnn.shape_9_13: lower
+# asymptotes than today's), so a long-sequence B200 run with cuDNN attention is slower; a GPU file
+# without the 9.13 figures (h100) does not move. In JSON and CSV.
+c913="--model llama3-8b --gpu b200 --cluster dgx-b200 --seq 16384 --gpus 8 --gbs 8 --attention cudnn"
+expect_ok predict $c913 --format json
+cp "$TMP/out" "$TMP/c913_off.json"
+check "cudnn 9.13: off by default" [ "$(json_raw "$TMP/out" cudnn_913)" = false ]
+expect_ok predict $c913 --cudnn-913 on --format json
+check "--cudnn-913 on: in JSON" [ "$(json_raw "$TMP/out" cudnn_913)" = true ]
+check "--cudnn-913 on: cuDNN 9.13's lower rates, a slower step" faster "$TMP/out" "$TMP/c913_off.json"
+expect_ok predict $c913 --cudnn-913 on --format csv
+check "cudnn 9.13: csv column on" [ "$(col "$TMP/out" framework.cudnn_913)" = on ]
+# appended columns keep their order: cudnn_913, then tp_seq_copies (added after it by tt13, session 13)
+check "cudnn 9.13: csv column appended, before tp_seq_copies" grep -q ',framework.cudnn_913,framework.tp_seq_copies$' "$TMP/out"
+expect_ok predict $c24 --cudnn-913 on --format json
+check "--cudnn-913 on: h100 (no 9.13 figures) runs unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_off.json" step_time_s)" ]
+expect_fail 1 "^plateau: --cudnn-913: unknown value 'yes' \(expected on\|off\)" -- predict --cudnn-913 yes
+expect_fail 1 "^plateau: --cudnn-913: unknown value '' \(expected on\|off\)" -- predict --cudnn-913 ''
+echo '{"name": "x", "behaviours": {"cudnn_913": "on"}}' >"$TMP/bad_c913.json"
+expect_fail 1 "behaviour 'cudnn_913' must be true or false" -- predict --framework "$TMP/bad_c913.json"
+
 # fp8_attention (--fp8-attention; docs/step-model.md 2.2 "MXFP8 attention"): Megatron-Core's
 # fp8_dot_product_attention under the mxfp8 recipe, cuDNN's MXFP8 SDPA at the BF16 kernel's time x
 # gb300.json attention.cudnn.mxfp8_time_ratio (head dim 128: forward 0.722, backward 1.022): a

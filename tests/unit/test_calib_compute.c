@@ -219,9 +219,50 @@ static void test_save_roundtrip(void) {
                  1e-12);
   CHECK_NEAR_REL(back.eff.attn_cudnn_bwd_tile_fixed_keys, base.eff.attn_cudnn_bwd_tile_fixed_keys,
                  1e-12);
+  /* so does the cuDNN of 2024's (h100 shape_2024: 0.598 / 0.512 x 0.887, fixed keys 0 / 64):
+   * the fitted file's sustained fraction is 1, so unscaled it would run at the burst clock */
+  CHECK(base.eff.attn_cudnn_2024_shape_fwd_fraction > 0);
+  CHECK_NEAR_REL(back.eff.attn_cudnn_2024_shape_fwd_fraction,
+                 base.eff.attn_cudnn_2024_shape_fwd_fraction * sus, 1e-9);
+  CHECK_NEAR_REL(back.eff.attn_cudnn_2024_shape_bwd_fraction,
+                 base.eff.attn_cudnn_2024_shape_bwd_fraction * sus, 1e-9);
+  CHECK_NEAR_REL(back.eff.attn_cudnn_2024_bwd_tile_fixed_keys,
+                 base.eff.attn_cudnn_2024_bwd_tile_fixed_keys, 1e-12);
   for (size_t i = 0; i < t->n_obs; i++)
     CHECK_NEAR_REL(pl_compute_obs_time_s(&back, &t->obs[i]),
                    pl_compute_obs_time_s(&fitted, &t->obs[i]), 1e-6);
+  pl_compute_trace_free(t);
+}
+
+/* A B200 base: cuDNN 9.13's rate by shape (b200.json shape_9_13: 0.695 / 0.525,
+ * fixed keys 400 / 336) is written with the base's sustained fraction folded in
+ * (0.823: 0.5720 / 0.4321), like today's. */
+static void test_save_roundtrip_913(void) {
+  struct pl_gpu truth = truth_gpu(), base, fitted, back;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  size_t len = 0;
+  char *text = generated_trace(&truth, &len);
+  struct pl_compute_trace *t = NULL;
+  CHECK_STATUS(pl_compute_obs_parse(text, len, "generated", &t, &d), PL_OK, dp);
+  free(text);
+  if (t == NULL)
+    return;
+  CHECK_STATUS(pl_gpu_load("b200", &base, &d), PL_OK, dp);
+  struct pl_compute_fit fit;
+  CHECK_STATUS(pl_calib_compute(&base, t->obs, t->n_obs, &fitted, &fit, &d), PL_OK, dp);
+  char path[] = "/tmp/plateau_test_calib_compute_XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  if (fd >= 0)
+    close(fd);
+  CHECK_STATUS(pl_calib_compute_save("b200", &fitted, &fit, "test", path, &d), PL_OK, dp);
+  CHECK_STATUS(pl_gpu_load(path, &back, &d), PL_OK, dp);
+  remove(path);
+  CHECK_NEAR_REL(back.eff.attn_cudnn_913_shape_fwd_fraction, 0.695 * 0.823, 1e-9);
+  CHECK_NEAR_REL(back.eff.attn_cudnn_913_shape_bwd_fraction, 0.525 * 0.823, 1e-9);
+  CHECK_NEAR_REL(back.eff.attn_cudnn_913_fwd_tile_fixed_keys, 400.0, 1e-12);
+  CHECK_NEAR_REL(back.eff.attn_cudnn_913_bwd_tile_fixed_keys, 336.0, 1e-12);
   pl_compute_trace_free(t);
 }
 
@@ -270,6 +311,7 @@ static void test_bad_input(void) {
 int main(void) {
   test_generated();
   test_save_roundtrip();
+  test_save_roundtrip_913();
   test_h100_trace();
   test_bad_input();
   return check_finish();

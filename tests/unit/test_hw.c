@@ -419,6 +419,23 @@ static void attention_shape_figures(void) {
   CHECK_NEAR_REL(g.eff.attn_cudnn_2024_shape_bwd_fraction, 0.512, 1e-12);
   CHECK_NEAR_REL(g.eff.attn_cudnn_2024_fwd_tile_fixed_keys, 0.0, 0);
   CHECK_NEAR_REL(g.eff.attn_cudnn_2024_bwd_tile_fixed_keys, 64.0, 1e-12);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_913_shape_fwd_fraction, 0.0, 0); /* no 9.13 figures on H200 */
+  /* cuDNN 9.13 (attention.cudnn.shape_9_13, scripts/attn-cudnn-913-fit.py): B200 and
+   * GB300 fitted to NVIDIA's published 9.13.1 benchmark with the 9.22 fixed costs;
+   * GB200 B200's x 2062/1965 x 2250/2500 (0.695 x 0.9444 = 0.656, 0.525 x 0.9444 = 0.496) */
+  CHECK_STATUS(pl_gpu_load("b200", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_913_shape_fwd_fraction, 0.695, 1e-12);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_913_shape_bwd_fraction, 0.525, 1e-12);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_913_fwd_tile_fixed_keys, 400.0, 1e-12);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_913_bwd_tile_fixed_keys, 336.0, 1e-12);
+  CHECK_STATUS(pl_gpu_load("gb300", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_913_shape_fwd_fraction, 0.760, 1e-12);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_913_shape_bwd_fraction, 0.545, 1e-12);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_913_fwd_tile_fixed_keys, 240.0, 1e-12);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_913_bwd_tile_fixed_keys, 432.0, 1e-12);
+  CHECK_STATUS(pl_gpu_load("gb200", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_913_shape_fwd_fraction, 0.656, 1e-12);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_913_shape_bwd_fraction, 0.496, 1e-12);
   CHECK_STATUS(pl_gpu_load("a100-80g", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.eff.attn_cudnn_shape_fwd_fraction, 0.0, 0);
   CHECK_NEAR_REL(g.eff.attn_cudnn_2024_shape_fwd_fraction, 0.0, 0);

@@ -153,6 +153,14 @@ static void test_mtp_flops(void) {
   l.mtp_layers = 1;
   int n1 = pl_head_ops(&m, &l, ops);
   CHECK_EQ_INT(n1, n0 + 6); /* embed, enorm + hnorm, eh_proj, final norm, head, loss */
+  /* the MTP attn node's ops (pl_op_mtp_attn_node, run inside the merged layers of the
+   * EP overlap): its embedding, its two norms and eh_proj; not the output layer,
+   * the loss or either final norm */
+  int in_attn = 0;
+  for (int i = 0; i < n1; i++)
+    if (pl_op_mtp_attn_node(&ops[i]))
+      in_attn += 1 + (i >= n0) * 10; /* counts 11 per MTP op, 1 per main-head op */
+  CHECK_EQ_INT(in_attn, 33);
   for (int i = 0; i < n1; i++) {
     /* eh_proj: 4096 tokens x (2h = 8192 -> h = 4096): 2 x 4096 x 4096 x 8192 = 2^38 */
     if (strcmp(ops[i].name, "mtp_eh_proj") == 0)

@@ -459,6 +459,35 @@ static void test_cudnn_attention_shape(void) {
   CHECK_NEAR_REL(pl_op_run_time_s(&h, &l, &m, &a, PL_PASS_FWD) - k, 4.4725e-6, 2e-4);
 }
 
+/* layout.cudnn_913: cuDNN's form at the cuDNN 9.13.1 figures (b200.json
+ * attention.cudnn.shape_9_13: asymptote 0.695 / 0.525, fixed cost 400 / 336, fitted
+ * to NVIDIA's published B200 benchmark). Shape (a) of the test above, one head of
+ * 1024 causal queries: 8 tiles on 8 of 148 SMs, the makespan the heaviest tile,
+ * 1024 + K0 key positions; per key 128 x 128 = 16384 FLOPs forward, 320 x 128 = 40960
+ * backward; B200 peak 2250e12, sustained 0.823:
+ *   forward (1024 + 400) x 16384 / (2250e12 x 0.695 x 0.823 / 148) = 2.6830 us,
+ *   backward (1024 + 336) x 40960 / (2250e12 x 0.525 x 0.823 / 148) = 8.4805 us;
+ * today's (shape: 0.741 / 0.582, the same K0): 2.5165 / 7.6499 us. A GPU file
+ * without the 9.13 figures (h100) keeps today's. */
+static void test_cudnn_913_attention(void) {
+  struct pl_gpu b200, h100;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("b200", &b200, &d), PL_OK, dp);
+  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  double k = b200.eff.kernel_overhead_s;
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .attention_cudnn = true};
+  struct pl_model m = {.dropout = false};
+  struct pl_op a = shape_op(1, 1024, 1024);
+  CHECK_NEAR_REL(pl_op_run_time_s(&b200, &l, &m, &a, PL_PASS_FWD) - k, 2.5165e-6, 2e-4);
+  CHECK_NEAR_REL(pl_op_run_time_s(&b200, &l, &m, &a, PL_PASS_BWD) - 3 * k, 7.6499e-6, 2e-4);
+  double h_today = pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_FWD);
+  l.cudnn_913 = true;
+  CHECK_NEAR_REL(pl_op_run_time_s(&b200, &l, &m, &a, PL_PASS_FWD) - k, 2.6830e-6, 2e-4);
+  CHECK_NEAR_REL(pl_op_run_time_s(&b200, &l, &m, &a, PL_PASS_BWD) - 3 * k, 8.4805e-6, 2e-4);
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_FWD), h_today, 1e-12);
+}
+
 /* MXFP8 attention (layout.fp8_attention): the BF16 cuDNN kernel's time times the
  * GPU file's published MXFP8/BF16 time ratio (gb300.json attention.cudnn.
  * mxfp8_time_ratio, NVIDIA's cudnn-frontend benchmark, medians over seq 2k-32k):
@@ -866,13 +895,11 @@ static void test_fp8_no_transpose(void) {
  * docs/step-model.md 2.6). small_llama's block with 4 experts, top-2, expert
  * width 512: 1,024 tokens x 2 copies / 4 experts = 512 rows each; expert_fc1
  * is 512 x 1024 x 1024 x 4, expert_fc2 512 x 1024 x 512 x 4. MXFP8 casts
- * cost 2 + 2 x (1 + 1/32) = 4.0625 B per element, the weights 1/4 of it with
- * the first-micro-batch cache over 4 micro-batches. Fused: fc2's input
+ * cost 2 + 2 x (1 + 1/32) = 4.0625 B per element. Fused: fc2's input
  * (4 x 512 x 512 = 1,048,576 elements) comes quantized out of fc1's epilogue
  * and fc1's output gradient (4 x 512 x 1024 = 2,097,152) out of the dGLU
- * epilogue: neither is cast; TE's op path has no weight cache, so the expert
- * weights (4 x (1024 x 1024 + 512 x 1024) = 6,291,456 elements) are cast every
- * micro-batch: forward 4.0625 x (-1,048,576 + 0.75 x 6,291,456) = +14,909,440 B,
+ * epilogue: neither is cast; the weights keep their share (MXFP8 parameters in
+ * the configs that run it): forward 4.0625 x -1,048,576 = -4,259,840 B,
  * backward 4.0625 x -2,097,152 = -8,519,680 B. */
 static void test_fused_grouped_mlp_casts(void) {
   struct pl_run run;
@@ -896,7 +923,7 @@ static void test_fused_grouped_mlp_casts(void) {
   CHECK(c != NULL);
   if (c == NULL)
     return;
-  CHECK_NEAR_REL(c->fwd_bytes - fwd, 14909440.0, 1e-9);
+  CHECK_NEAR_REL(c->fwd_bytes - fwd, -4259840.0, 1e-9);
   CHECK_NEAR_REL(c->bwd_bytes - bwd, -8519680.0, 1e-9);
   CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "expert_act") == NULL);
 }
@@ -1629,7 +1656,8 @@ static void test_graph_moe_preprocess(void) {
  *   in the dispatch until 1000 + eps; fc2 1768, unpermute 1805, the combine
  *   1805 -> 2305, the rest (host 2001) behind it: 2305 + eps less the two
  *   calls, 805 us (A's 573 plus the 232 us the host waited).
- * The backward, and a forward with no routing op: no wait (1769 us); under
+ * The backward (nothing recomputed), and a forward with no routing op: no
+ * wait (1769 us); under
  * CUDA_LAUNCH_BLOCKING neither (host + GPU). */
 static void test_moe_host_sync(void) {
   struct pl_op ops[8] = {
@@ -1654,9 +1682,10 @@ static void test_moe_host_sync(void) {
   ops[4].host_sync = true;
   CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false, &w), 805e-6, 0.02);
   ops[4].host_sync = false;
-  /* the backward: no wait, its host 2 x (48 + 768 + 768) + 5 x 37 = 3353 us */
-  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_BWD, false, &w),
-                 sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_BWD, false, NULL), EXACT);
+  /* the backward: no wait (nothing recomputed), its host 2 x (48 + 768 +
+   * 768) = 3168 us (the memory ops have no backward bytes: no kernels) */
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_BWD, false, &w), 3168e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_BWD, false, NULL), 3168e-6, EXACT);
   ops[0].fwd_bytes = 1e9; /* G: about 0.6 ms on the A100's HBM */
   double G = pl_op_run_time_s(&a100, &l, &m, &ops[0], PL_PASS_FWD);
   CHECK(G > 300e-6 && G < 1500e-6);
@@ -1677,6 +1706,48 @@ static void test_moe_host_sync(void) {
   double gpu = sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false, NULL);
   CHECK(gpu < 1769e-6);
   CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false, &none), gpu, 1e-9);
+}
+
+/* A backward that re-runs the MoE layer's forward (recompute module moe:
+ * router .. unpermute recomputed, tensor_parallel.checkpoint of
+ * MoELayer.forward's custom_forward) re-runs the dispatcher and its wait.
+ * test_moe_host_sync's block, alltoall, dispatch 1000 us, combine 500 us.
+ * Backward issue order: resid2, the re-run router (48), topk (37), permute
+ * (37, the wait, then the dispatch), fc1 (768), fc2 (768), unpermute (37,
+ * the combine), then the backwards of unpermute, fc2 (1536), fc1 (1536),
+ * permute, topk, router (96), norm1 (the memory ops: no backward kernels).
+ * From the wait: dispatch 0 -> 1000 while the host issues fc1 and fc2 (1536),
+ * unpermute 1573, the combine 1573 -> 2073 while the host issues the
+ * backwards (3168 us: 4741), then the next block's router, topk, permute
+ * (4863); every GPU op a few us behind (eps): 4863 + eps, less the two calls
+ * (lower.c charges them): 3363 us + eps. Without the wait the pass is the
+ * host's 3168 + 1695 = 4863 us: the re-run collectives hide behind the
+ * host's issue. Only fc1 recomputed (the permute not re-run): no wait. */
+static void test_moe_wait_recompute(void) {
+  struct pl_op ops[8] = {
+      {.kind = PL_OP_MEMORY, .name = "norm1", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_GEMM, .name = "router", .m = 64, .n = 64, .k = 64, .count = 1},
+      {.kind = PL_OP_MEMORY, .name = "router_topk", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_MEMORY, .name = "permute", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_GEMM, .name = "expert_fc1", .m = 64, .n = 64, .k = 64, .count = 16},
+      {.kind = PL_OP_GEMM, .name = "expert_fc2", .m = 64, .n = 64, .k = 64, .count = 16},
+      {.kind = PL_OP_MEMORY, .name = "unpermute", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_MEMORY, .name = "resid2", .fwd_bytes = 1e3, .fwd_kernels = 1},
+  };
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16,
+                        .host_per_gemm_s = 48e-6,
+                        .host_per_kernel_s = 37e-6,
+                        .dispatch = PL_MOE_ALLTOALL};
+  struct pl_model m = {.pos = PL_POS_LEARNED, .experts = 128};
+  struct sim_moe_wait w = {1000e-6, 500e-6};
+  for (int i = 1; i <= 6; i++)
+    ops[i].recompute = true;
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_BWD, false, NULL), 4863e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_BWD, false, &w), 3363e-6, 0.01);
+  for (int i = 1; i <= 6; i++)
+    ops[i].recompute = i == 4; /* fc1 alone: no routing re-run */
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_BWD, false, &w),
+                 sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_BWD, false, NULL), EXACT);
 }
 
 /* The FP8 casts in a forward with the MoE dispatcher's wait go where every
@@ -1749,6 +1820,7 @@ int main(void) {
   test_triton_attention();
   test_cudnn_attention();
   test_cudnn_attention_shape();
+  test_cudnn_913_attention();
   test_mxfp8_attention();
   test_flash_attention_shape();
   test_blackwell_cudnn_attention();
@@ -1772,6 +1844,7 @@ int main(void) {
   test_graph_moe_preprocess();
   test_moe_host_sync();
   test_moe_wait_casts();
+  test_moe_wait_recompute();
   test_launch_counts();
   test_eager_alibi();
   return check_finish();

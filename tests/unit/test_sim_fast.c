@@ -437,10 +437,16 @@ static int sweep(void) {
  * (combined_1f1b_schedule_for_no_pipelining); the other passes run merged, a
  * forward as its non-expert window then its expert window, a backward the
  * other way round, each beside half of the blocks' all_to_all calls: 48 blocks
- * x 2 calls per pass = 96, 48 per window. By hand from the segments: a merged
- * forward's expert window is 48 x experts_s[fwd], the two windows sum to the
- * unit's compute; a lone pass has no windows, its 96 calls blocking.
- * The fast path gives the reference's step. */
+ * x 2 calls per pass = 96, 48 per window. The embedding and the LM head run
+ * outside the merged layers (TransformerModelChunkSchedulePlan.run: the
+ * forward's pre_process before the layer loop, its post_process after; the
+ * backward's post_process before, its pre_process after), as tasks of their
+ * own: a merged forward is [embedding] [non-experts] [experts] [head], a merged
+ * backward [head] [experts] [non-experts] [embedding]. By hand from the
+ * segments: the expert window is 48 x experts_s[p], the non-expert window
+ * 48 x (comp_s[p] - experts_s[p]), the edge tasks the embedding's and the
+ * head's comp_s[p] (no MTP: in_layer_s 0); a lone pass has no windows, its 96
+ * calls blocking. The fast path gives the reference's step. */
 static void check_ep_overlap(void) {
   static struct pl_run run;
   static struct pl_step fast_out, ref_out;
@@ -463,8 +469,8 @@ static void check_ep_overlap(void) {
   CHECK(lay->experts_s[PL_PASS_BWD] > 0 && lay->experts_s[PL_PASS_BWD] < lay->comp_s[PL_PASS_BWD]);
   /* per (pass, micro-batch): compute tasks, their parts in order, work, a2a tasks and calls */
   int n_comp[2][4] = {{0}}, n_a2a[2][4] = {{0}}, calls[2][4] = {{0}};
-  uint8_t first_part[2][4] = {{0}};
-  double expert_work[2][4] = {{0}}, work[2][4] = {{0}};
+  uint8_t parts[2][4][4] = {{{0}}};
+  double part_work[2][4][4] = {{{0}}}, expert_work[2][4] = {{0}}, work[2][4] = {{0}};
   int cur_pass = -1, cur_mb = -1;
   for (int32_t i = 0; i < ref.eng.n_tasks; i++) {
     const struct sim_meta *mt = &ref.meta[i];
@@ -475,8 +481,11 @@ static void check_ep_overlap(void) {
       cur_mb = mt->mb;
       if (cur_mb < 0 || cur_mb > 3)
         continue;
-      if (n_comp[cur_pass][cur_mb]++ == 0)
-        first_part[cur_pass][cur_mb] = mt->part;
+      int k = n_comp[cur_pass][cur_mb]++;
+      if (k < 4) {
+        parts[cur_pass][cur_mb][k] = mt->part;
+        part_work[cur_pass][cur_mb][k] = ref.eng.tasks[i].work_s;
+      }
       work[cur_pass][cur_mb] += ref.eng.tasks[i].work_s;
       if (mt->part == PL_PART_EXPERTS)
         expert_work[cur_pass][cur_mb] += ref.eng.tasks[i].work_s;
@@ -491,13 +500,26 @@ static void check_ep_overlap(void) {
       bool alone = p == PL_PASS_FWD ? mb == 0 : mb == 3;
       CHECK_EQ_INT(calls[p][mb], 96);
       if (alone) { /* the last backward flushes the gradient buckets: a unit per block */
-        CHECK_EQ_INT(first_part[p][mb], PL_PART_ALL);
+        CHECK_EQ_INT(parts[p][mb][0], PL_PART_ALL);
         CHECK_EQ_INT(expert_work[p][mb] > 0, 0);
         continue;
       }
-      CHECK_EQ_INT(n_comp[p][mb], 2);
+      bool f = p == PL_PASS_FWD;
+      const struct sim_seg *first = &ref.seg[f ? SIM_SEG_EMBED : SIM_SEG_HEAD];
+      const struct sim_seg *last = &ref.seg[f ? SIM_SEG_HEAD : SIM_SEG_EMBED];
+      const uint8_t want[4] = {PL_PART_ALL, f ? PL_PART_NON_EXPERTS : PL_PART_EXPERTS,
+                               f ? PL_PART_EXPERTS : PL_PART_NON_EXPERTS, PL_PART_ALL};
+      const double want_s[4] = {first->comp_s[p],
+                                48.0 * (f ? lay->comp_s[p] - lay->experts_s[p] : lay->experts_s[p]),
+                                48.0 * (f ? lay->experts_s[p] : lay->comp_s[p] - lay->experts_s[p]),
+                                last->comp_s[p]};
+      CHECK_EQ_INT(n_comp[p][mb], 4);
       CHECK_EQ_INT(n_a2a[p][mb], 2);
-      CHECK_EQ_INT(first_part[p][mb], p == PL_PASS_FWD ? PL_PART_NON_EXPERTS : PL_PART_EXPERTS);
+      for (int k = 0; k < 4; k++) {
+        CHECK_EQ_INT(parts[p][mb][k], want[k]);
+        CHECK_NEAR_REL(part_work[p][mb][k], want_s[k], 1e-12);
+      }
+      CHECK(ref.seg[SIM_SEG_HEAD].in_layer_s[p] == 0);
       CHECK_NEAR_REL(expert_work[p][mb], 48.0 * lay->experts_s[p], 1e-12);
       CHECK_NEAR_REL(work[p][mb], work[p][p == PL_PASS_FWD ? 3 : 0], 1e-12);
     }

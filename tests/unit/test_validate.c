@@ -616,6 +616,33 @@ static void test_megatron_flops(void) {
  * (256 is no multiple of 72); measured = 8192 x 4096 / (7280 x 256) s. A
  * Nemotron 3 Super row is skipped with its reason (Nano is a preset). A zoo row with a step time is
  * compared on it; its HybridEP reads as deepep, SEGMENT=8 as 32 GPUs. */
+/* cuDNN 9.13's attention rates follow the section's release (sources.c
+ * bridge_cudnn): 25.11 is v0.2.x, whose image is NGC PyTorch 25.09 (cuDNN 9.13);
+ * 26.02 is v0.3.0 (PyTorch 25.11): today's rates. The H100 row carries the setting
+ * too (h100.json has no 9.13 figures, so its time does not move). */
+static void test_bridge_cudnn_913(void) {
+  struct pl_validation v;
+  pl_diag_clear(&d);
+  const char *csv =
+      "source,table_or_section,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,"
+      "cp,ep,vp,sharding,recompute,micro_batch,global_batch,precision,Task,Tokens / sec / GPU,"
+      "notes\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,25.11 NeMo Container / x,"
+      "LLAMA3_8B,32,4096,32,8,8192,DGX-B200,8,1,1,1,1,,,,2,128,FP8-CS,pretrain,30624,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02 NeMo Container / x,"
+      "LLAMA3_8B,32,4096,32,8,8192,DGX-B200,8,1,1,1,1,,,,2,128,FP8-CS,pretrain,30624,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,25.11 NeMo Container / x,"
+      "LLAMA3_8B,32,4096,32,8,8192,DGX-H100,8,1,1,1,1,,,,1,128,FP8-CS,pretrain,14000,\n";
+  pl_validation_init(&v);
+  CHECK_STATUS(pl_validation_add_csv(&v, "bridge", csv, strlen(csv), &d), PL_OK, dp);
+  const bool on[] = {true, false, true};
+  for (int i = 0; i < 3; i++) {
+    const struct pl_vrow *r = row_of(&v, 1 + i);
+    CHECK(r != NULL && !r->skipped && r->layout.cudnn_913 == on[i]);
+  }
+  pl_validation_free(&v);
+}
+
 static void test_moe_rows(void) {
   const char *csv =
       "source,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,cp,ep,vp,sharding,"
@@ -858,7 +885,21 @@ static void test_moe_rows(void) {
       "\"norm, act\",1,2048,BF16,19.7,,128,8,1536,1,DeepEP,\n"
       "Megatron-Core MoE ModelZoo,Qwen3-235B-A22B,94,4096,64,4,16384,H100,256,4,8,1,8,4,,"
       "selective (layernorm moe),1,256,bf16,,295 (forced balance) / 237 (dropless),128,8,1536,,"
-      "DeepEP,\n";
+      "DeepEP,\n"
+      /* rows 4-7: the EP all-to-all overlap (sources.c zoo_layout): the readme row's
+       * "+1f1b overlap" and A2A_OVERLAP=1 in the command turn it on, A2A_OVERLAP=0 not;
+       * with pp > 1 and no vp Megatron-Core refuses it (row 7) */
+      "Megatron-Core MoE ModelZoo,Qwen3-235B-A22B,94,4096,64,4,4096,H100,256,2,8,1,32,4,,"
+      "\"norm, act\",1,2048,BF16,17.6,,128,8,1536,1,DeepEP,+1f1b overlap; code moe_dev\n"
+      "Megatron-Core MoE ModelZoo,Qwen3-235B-A22B,94,4096,64,4,4096,GB300 (NVL72),64,1,1,1,64,1,"
+      ",none specified in the command,1,8192,MXFP8,,1000,128,8,1536,,HybridEP,"
+      "`DISPATCHER=hybridep SEGMENT=16 A2A_OVERLAP=1 TP=1 PP=1 EP=64 ...`\n"
+      "Megatron-Core MoE ModelZoo,Qwen3-235B-A22B,94,4096,64,4,4096,GB200 (NVL72),256,1,8,1,8,1,"
+      ",none specified in the command,1,8192,BF16,,750,128,8,1536,,HybridEP,"
+      "`DISPATCHER=hybridep SEGMENT=2 A2A_OVERLAP=0 TP=1 PP=8 ...`\n"
+      "Megatron-Core MoE ModelZoo,Qwen3-235B-A22B,94,4096,64,4,4096,GB200 (NVL72),256,1,8,1,8,1,"
+      ",none specified in the command,1,8192,BF16,,750,128,8,1536,,HybridEP,"
+      "`DISPATCHER=hybridep SEGMENT=2 A2A_OVERLAP=1 TP=1 PP=8 ...`\n";
   pl_validation_init(&v);
   CHECK_STATUS(pl_validation_add_csv(&v, "zoo", zoo, strlen(zoo), &d), PL_OK, dp);
   r = row_of(&v, 1);
@@ -881,6 +922,13 @@ static void test_moe_rows(void) {
   CHECK(r != NULL);
   if (r != NULL)
     CHECK_EQ_INT((int64_t)r->layout.recompute_modules, PL_RCM_LAYERNORM | PL_RCM_MOE);
+  const bool zoo_overlap[] = {false, false, false, true, true, false, false};
+  for (int i = 0; i < 7; i++) {
+    r = row_of(&v, 1 + i);
+    CHECK(r != NULL && r->layout.ep_comm_overlap == zoo_overlap[i]);
+  }
+  r = row_of(&v, 7);
+  CHECK(r != NULL && strstr(r->assumed, "ep all-to-all overlap off (A2A_OVERLAP=1") != NULL);
   pl_validation_free(&v);
 }
 
@@ -894,6 +942,7 @@ int main(void) {
   test_nemo_mlperf_rows();
   test_megatron_flops();
   test_moe_rows();
+  test_bridge_cudnn_913();
   test_rows();
   test_llmfoundry_row();
   test_fsdp_one_comm();
