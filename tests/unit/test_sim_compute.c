@@ -1191,6 +1191,50 @@ static void test_param_kernels(void) {
   CHECK(cp != NULL && fabs(cp->fwd_bytes - 6.0 * g) <= 1e-9 * p);
 }
 
+/* layout.tp_seq_copies (segments.c tp_seq_copies), small_llama at tp 2 with
+ * sequence parallelism: one gathered activation = mbs 2 x seq 512 x h 1024 =
+ * 1,048,576 elements; 2 regions per block (attention, MLP):
+ *  - bf16: per region an all_gather copy (read + write 2 B) and a
+ *    reduce_scatter copy (2 + 2 B): 2 x 8 B x 1,048,576 = 16,777,216 B
+ *    forward and the same backward; not recomputed;
+ *  - ops recompute: the re-run all_gathers' copies, 2 x 4 B x 1,048,576 =
+ *    8,388,608 B more backward: 25,165,824;
+ *  - full recompute: the forward's copies re-run (the op's recompute flag);
+ *  - fp8-tensorwise (torchao's Float8 TP gathers 1 B): 2 x (2 + 4) B x
+ *    1,048,576 = 12,582,912 B each way;
+ *  - tp_comm_overlap (async TP): only the backward's 2 unfused
+ *    reduce_scatter copies, 2 x 4 B x 1,048,576 = 8,388,608 B, no forward;
+ *  - off, or without sequence parallelism: no op. */
+static void test_tp_seq_copies(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  run.layout.tp = 2;
+  run.layout.sp = true;
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "tp_seq_copies") == NULL);
+  run.layout.tp_seq_copies = true;
+  const struct pl_op *c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "tp_seq_copies");
+  CHECK(c != NULL && c->fwd_bytes == 16777216.0 && c->bwd_bytes == 16777216.0 && !c->recompute);
+  run.layout.recompute = PL_RECOMPUTE_OPS;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "tp_seq_copies");
+  CHECK(c != NULL && c->fwd_bytes == 16777216.0 && c->bwd_bytes == 25165824.0 && !c->recompute);
+  run.layout.recompute = PL_RECOMPUTE_FULL;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "tp_seq_copies");
+  CHECK(c != NULL && c->bwd_bytes == 16777216.0 && c->recompute);
+  run.layout.recompute = PL_RECOMPUTE_NONE;
+  run.layout.dtype = PL_DTYPE_FP8;
+  run.layout.fp8_recipe = PL_FP8_RECIPE_TENSORWISE;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "tp_seq_copies");
+  CHECK(c != NULL && c->fwd_bytes == 12582912.0 && c->bwd_bytes == 12582912.0);
+  run.layout.dtype = PL_DTYPE_BF16;
+  run.layout.tp_comm_overlap = true;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "tp_seq_copies");
+  CHECK(c != NULL && c->fwd_bytes == 0 && c->bwd_bytes == 8388608.0 && !c->recompute);
+  run.layout.tp_comm_overlap = false;
+  run.layout.sp = false;
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "tp_seq_copies") == NULL);
+}
+
 /* Round 11 passes, docs/step-model.md 2.3f, on small_llama (1024 tokens per
  * micro-batch, 8 heads of 128, kv 8, vocab 32000, tp 1):
  *  - qkv_grad_cat: backward only, 4 B per q/k/v element: 4 x 1024 x 3072 =
@@ -1913,6 +1957,7 @@ int main(void) {
   test_head_16bit();
   test_param_kernels();
   test_framework_passes();
+  test_tp_seq_copies();
   test_launch_blocking();
   test_host_per_gemm();
   test_host_per_launch();
