@@ -108,6 +108,10 @@ bool pl_op_moe_mlp_node(const struct pl_op *op);
  * get_gpt_layer_with_transformer_engine_spec); its index among them (0 qkv,
  * 1 fc1) or -1 for any other op (layout.te_linear_bwd_overlap). */
 int pl_op_te_column(const struct pl_op *op);
+/* The GEMM of one of a dense block's four tensor-parallel linears: 0 qkv,
+ * 1 fc1 (column-parallel, pl_op_te_column), 2 proj, 3 fc2 (row-parallel), or
+ * -1 for any other op (layout.async_tp: src/sim/lower.c atp_windows). */
+int pl_op_tp_linear(const struct pl_op *op);
 bool pl_op_node_free(const struct pl_op *op);
 /* Whether an LM-head-segment op runs in the MTP layer's attn schedule node,
  * inside the merged layers of Megatron-Core's combined 1F1B (core_v0.15.0

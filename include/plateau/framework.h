@@ -121,6 +121,8 @@ struct pl_framework {
                                           grouped MLP (layout.fused_grouped_mlp) */
   enum pl_setting cudnn_913;           /* cuDNN fused attention at cuDNN 9.13's rates
                                           (layout.cudnn_913) */
+  enum pl_setting async_tp;            /* PyTorch's micro-pipeline (async) TP: fused collectives
+                                          beside their partner GEMMs only (layout.async_tp) */
   enum pl_setting tp_seq_copies;       /* sequence-parallel collectives on a batch-first
                                           activation's dim 1: a copy per call (layout.tp_seq_copies) */
   enum pl_setting zero3_reuse;         /* zero3 per-parameter gathers: a parameter used again

@@ -215,6 +215,12 @@ struct pl_layout {
                               columnwise copy (nvte_hadamard_transform_cast_fusion_columnwise):
                               +2 B per element in fp8_casts (TE 2.9-2.13 NVFP4Quantizer::
                               quantize_impl; one fused kernel from 2.14) */
+  bool async_tp;           /* input: PyTorch's micro-pipeline TP (Inductor
+                              fx_passes/micro_pipeline_tp.py, torchtitan's async TP): with sp, each
+                              all_gather feeding matmuls and each reduce_scatter of one matmul's output
+                              runs beside that GEMM only; the backward's column-parallel input-gradient
+                              reduce_scatters (a sum of matmuls) stay blocking (src/sim/lower.c
+                              atp_windows) */
   bool tp_seq_copies;      /* input: with sequence parallelism, the activations are batch-first
                               [b, s, h] and sharded on the sequence (DTensor Shard(1), torchtitan),
                               so each tp all_gather is followed by a copy of its output and each

@@ -274,6 +274,13 @@ int pl_op_te_column(const struct pl_op *op) {
   return strcmp(op->name, "qkv") == 0 ? 0 : strcmp(op->name, "fc1") == 0 ? 1 : -1;
 }
 
+int pl_op_tp_linear(const struct pl_op *op) {
+  int k = pl_op_te_column(op);
+  if (k >= 0)
+    return k;
+  return strcmp(op->name, "proj") == 0 ? 2 : strcmp(op->name, "fc2") == 0 ? 3 : -1;
+}
+
 bool pl_op_moe_mlp_node(const struct pl_op *op) {
   static const char *const names[] = {"expert_fc1", "expert_clamp", "expert_act", "expert_fc2",
                                       "expert_bias", "shared_fc1",  "shared_act", "shared_fc2"};

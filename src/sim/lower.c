@@ -389,6 +389,98 @@ static int32_t te_bwd_windows(struct lower *lw, const struct unit *u, int32_t c,
   return c;
 }
 
+/* layout.async_tp: PyTorch's micro-pipeline TP (torchtitan's
+ * experimental.enable_async_tensor_parallel; Inductor
+ * torch/_inductor/fx_passes/micro_pipeline_tp.py, pytorch/pytorch 00122fb and
+ * 5f65158). The pass replaces an all_gather whose result is the left operand
+ * of matmuls (fuse_all_gather_matmul, _find_consumer_matmuls) by
+ * fused_all_gather_matmul and a reduce_scatter of one matmul's output
+ * (fuse_matmul_reduce_scatter, _find_producer_matmul; the matmul result must
+ * have one user) by fused_matmul_reduce_scatter: the collective is
+ * decomposed into tp steps that run beside the shards of that GEMM, so it
+ * hides behind its partner GEMM only. Per block:
+ *   forward: qkv and fc1 (w1, w3) beside their input all_gather, proj and fc2
+ *     beside their output reduce_scatter;
+ *   backward: proj's and fc2's grad_output all_gather beside their dgrad GEMM
+ *     (the left operand; the wgrad GEMM reads it transposed, not fused: half
+ *     the op's backward, the two GEMMs have the same FLOPs); the recomputed
+ *     forward (pl_op_recompute_part) as the forward, its re-run all_gathers
+ *     beside the recomputed column GEMMs and its reduce_scatters beside the
+ *     recomputed row GEMMs; the input-gradient reduce_scatters of qkv and fc1
+ *     (wq + wk + wv, w1 + w3: a sum of matmuls, no producer matmul) blocking
+ *     after the unit's compute, as without the pass.
+ * A unit's layers run each window together (l calls beside l GEMMs). The
+ * embedding's and the LM head's collectives, MoE and hybrid blocks, a cp split
+ * and runs without sp keep the blocking path. Not modelled: the per-step cost
+ * of the decomposition (tp smaller GEMMs instead of one). */
+static bool atp(const struct lower *lw, const struct unit *u, double attn_s) {
+  const struct pl_model *m = &lw->st->run->model;
+  return lw->l->async_tp && lw->l->sp && lw->l->tp > 1 && u->layers > 0 && attn_s <= 0 &&
+         !tp_overlapped(lw, u) && !ep_beside(lw, u) && !pl_model_is_moe(m) &&
+         !pl_model_is_hybrid(m);
+}
+
+/* One async-TP window after compute c: a GEMM of gemm_s beside calls of
+ * collective coll; the next compute waits for both. Returns the GEMM's task. */
+static int32_t atp_window(struct lower *lw, const struct unit *u, int32_t c, double gemm_s,
+                          int32_t coll, int64_t calls) {
+  int32_t t = calls > 0 ? coll_task(lw, PL_STREAM_TP, coll, calls) : SIM_NONE;
+  dep(lw, c, t);
+  int32_t g = comp(lw, gemm_s, u, PL_PART_TE_COLUMN);
+  join_add(lw, t);
+  return g;
+}
+
+/* The windows of a unit under atp, after its other compute c; lin_s: the four
+ * linears' GEMMs (pl_op_tp_linear order: qkv, fc1, proj, fc2) and rf_s their
+ * recomputed forward (backward only), both for the unit's layers. Returns the
+ * last compute task. */
+static int32_t atp_windows(struct lower *lw, const struct unit *u, int32_t c, const double lin_s[4],
+                           const double rf_s[4]) {
+  const struct sim_seg *lay = &lw->st->seg[SIM_SEG_LAYER];
+  int p = u->slot.pass;
+  struct sim_comm ag = lay->tp[p][0], rs = lay->tp[p][1]; /* layer_tp's sp entries */
+  int64_t l = u->layers;
+  /* calls of each taken into windows: forward 2 l of both; backward 2 l
+   * grad_output gathers and the re-run gathers and reduce_scatters beyond the
+   * 2 l input-gradient reduce_scatters */
+  int64_t ag_all = (int64_t)ag.calls * l, rs_all = (int64_t)rs.calls * l;
+  int64_t rs_rec = p == PL_PASS_BWD ? (rs_all > 2 * l ? rs_all - 2 * l : 0) : 0;
+  int64_t ag_rec = p == PL_PASS_BWD ? (ag_all > 2 * l ? ag_all - 2 * l : 0) : 0;
+  int64_t ag_take = p == PL_PASS_BWD ? (ag_all < 2 * l ? ag_all : 2 * l) + ag_rec : ag_all;
+  int64_t rs_take = p == PL_PASS_BWD ? rs_rec : rs_all;
+  struct sim_comm scratch[SIM_SEG_N * SIM_SEG_TP], rest[SIM_SEG_N * SIM_SEG_TP];
+  int n, n_rest = 0;
+  const struct sim_comm *all = tp_list(lw, u, scratch, &n);
+  for (int i = 0; i < n; i++) { /* the blocking rest */
+    rest[n_rest] = all[i];
+    if (all[i].coll == ag.coll && ag.coll != SIM_NONE)
+      rest[n_rest].calls -= ag_take < all[i].calls ? ag_take : all[i].calls;
+    else if (all[i].coll == rs.coll && rs.coll != SIM_NONE)
+      rest[n_rest].calls -= rs_take < all[i].calls ? rs_take : all[i].calls;
+    if (rest[n_rest].calls > 0)
+      n_rest++;
+  }
+  for (int k = 0; k < 2; k++) { /* attention (qkv, proj), then the MLP (fc1, fc2) */
+    if (p == PL_PASS_FWD) {
+      c = atp_window(lw, u, c, lin_s[k], ag.coll, k == 0 ? ag_all / 2 : ag_all - ag_all / 2);
+      c = atp_window(lw, u, c, lin_s[k + 2], rs.coll, k == 0 ? rs_all / 2 : rs_all - rs_all / 2);
+      continue;
+    }
+    int64_t ga = k == 0 ? ag_rec / 2 : ag_rec - ag_rec / 2;
+    int64_t gr = k == 0 ? rs_rec / 2 : rs_rec - rs_rec / 2;
+    if (rf_s[k] > 0 || ga > 0)
+      c = atp_window(lw, u, c, rf_s[k], ag.coll, ga);
+    if (rf_s[k + 2] > 0 || gr > 0)
+      c = atp_window(lw, u, c, rf_s[k + 2], rs.coll, gr);
+    int64_t gg = ag_all - ag_rec; /* the grad_output gathers */
+    c = atp_window(lw, u, c, 0.5 * lin_s[k + 2], ag.coll, k == 0 ? gg / 2 : gg - gg / 2);
+    c = comp(lw, 0.5 * lin_s[k + 2] + lin_s[k], u, PL_PART_TE_COLUMN);
+  }
+  join_add(lw, tp_issue(lw, rest, n_rest, c, SIM_NONE));
+  return c;
+}
+
 /* Emit one unit; gather (or SIM_NONE) is its parameter all_gather. Returns
  * its last compute task. */
 static int32_t emit_unit(struct lower *lw, const struct unit *u, int32_t gather) {
@@ -418,6 +510,24 @@ static int32_t emit_unit(struct lower *lw, const struct unit *u, int32_t gather)
     for (int k = 0; k < 2 && sum > first_s; k++) /* a host floor above the GPU time */
       col_s[k] *= first_s / sum;
     first_s -= fmin(sum, first_s);
+    first_part = PL_PART_TE_REST;
+  }
+  double lin_s[4] = {0, 0, 0, 0}, rf_s[4] = {0, 0, 0, 0};
+  bool async = !windows && !te && atp(lw, u, attn_s);
+  if (async) { /* the four tp linears' GEMMs leave the first task (atp_windows) */
+    const struct sim_seg *ly = &sg[SIM_SEG_LAYER];
+    double sum = 0;
+    for (int k = 0; k < 4; k++) {
+      lin_s[k] = (double)u->layers * ly->atp_lin_s[p][k];
+      rf_s[k] = p == PL_PASS_BWD ? (double)u->layers * ly->atp_rf_s[k] : 0.0;
+      sum += lin_s[k] + rf_s[k];
+    }
+    double edge_s = (double)u->embed * sg[SIM_SEG_EMBED].comp_s[p] +
+                    (double)u->head * sg[SIM_SEG_HEAD].comp_s[p];
+    double room = fmax(0.0, first_s - edge_s); /* a host floor above the GPU time */
+    for (int k = 0; k < 4 && sum > room; k++)
+      lin_s[k] *= room / sum, rf_s[k] *= room / sum;
+    first_s -= fmin(sum, room);
     first_part = PL_PART_TE_REST;
   }
   int32_t c0 = SIM_NONE;
@@ -479,6 +589,8 @@ static int32_t emit_unit(struct lower *lw, const struct unit *u, int32_t gather)
     join_add(lw, tp_issue(lw, list, n, c, ring));
   } else if (te) {
     c = te_bwd_windows(lw, u, c, col_s);
+  } else if (async) {
+    c = atp_windows(lw, u, c, lin_s, rf_s);
   } else {
     unit_tp(lw, u, c, ring);
   }

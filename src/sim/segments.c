@@ -111,6 +111,17 @@ static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_
           s->te_column_s[k] += (ops[i].share > 0 ? ops[i].share : 1.0) *
                                pl_op_run_time_s(g, l, m, &ops[i], PL_PASS_BWD);
       }
+    if (l->async_tp)
+      for (int i = 0; i < n; i++) {
+        int k = pl_op_tp_linear(&ops[i]);
+        if (k < 0)
+          continue;
+        double share = ops[i].share > 0 ? ops[i].share : 1.0;
+        s->atp_lin_s[p][k] += share * pl_op_run_time_s(g, l, m, &ops[i], (enum pl_pass)p);
+        struct pl_op part; /* as sim_seg_ops_s: the recomputed forward (or a fused GEMM's part) */
+        if (p == PL_PASS_BWD && pl_op_recompute_part(&ops[i], &part))
+          s->atp_rf_s[k] += share * pl_op_run_time_s(g, l, m, &part, PL_PASS_FWD);
+      }
     if (l->ep_comm_overlap && !split_attn) {
       s->experts_s[p] = s->comp_s[p] * node_share(g, l, m, ops, n, (enum pl_pass)p,
                                                   pl_op_moe_mlp_node);
@@ -1277,7 +1288,7 @@ static double seg_params(const struct pl_run *run, enum sim_seg_kind kind) {
  *     recompute, the re-run all_gathers (the reduce_scatters are saved:
  *     segments.c layer_tp); under full recompute the forward's copies again
  *     (the op's recompute flag).
- * With tp_comm_overlap (torchtitan's async TP: Inductor's micro-pipeline TP,
+ * With async_tp or tp_comm_overlap (torchtitan's async TP: Inductor's micro-pipeline TP,
  * torch/_inductor/fx_passes/micro_pipeline_tp.py) the all_gathers feeding
  * matmuls and the reduce_scatters of one matmul's output are replaced by
  * fused symmetric-memory ops that take the shard dim themselves
@@ -1301,7 +1312,7 @@ static int tp_seq_copies(const struct pl_run *run, struct pl_op *ops, int n) {
   double per = pl_model_is_hybrid(&run->model) ? 1.0 : 2.0;
   double ag_f = pl_layout_tp_gather_bytes(l, PL_TP_GATHER_FWD);
   double ag_g = pl_layout_tp_gather_bytes(l, PL_TP_GATHER_GRAD);
-  if (l->tp_comm_overlap) {
+  if (l->tp_comm_overlap || l->async_tp) {
     mem_op(&ops[n++], "tp_seq_copies", 0, per * 2.0 * ACT_BYTES * full, false);
     return n;
   }

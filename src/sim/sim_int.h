@@ -343,6 +343,10 @@ struct sim_seg {
   double te_column_s[2];             /* backward of the two column-parallel TE linears (qkv,
                                         fc1: pl_op_te_column), each op's dgrad + wgrad GEMMs at
                                         full speed, part of comp_s[PL_PASS_BWD] */
+  double atp_lin_s[2][4];            /* layout.async_tp: the four tp linears' GEMMs (pl_op_tp_linear:
+                                        qkv, fc1, proj, fc2) at full speed, per pass (backward: dgrad
+                                        + wgrad), part of comp_s (lower.c atp_windows) */
+  double atp_rf_s[4];                /* of comp_s[PL_PASS_BWD]: their recomputed forward */
   double experts_s[2];               /* part of comp_s in Megatron-Core's MoE mlp node, with
                                         layout.ep_comm_overlap and no cp split (else 0) */
   double in_layer_s[2];              /* LM head: part of comp_s run inside the merged layers

@@ -195,7 +195,9 @@ bool validate_torchtitan_layout(const struct validate_in *in, struct pl_layout *
  *    element-wise ops, as plateau's fused kernels.
  *  - Async TP (experimental.enable_async_tensor_parallel): Inductor's
  *    micro-pipelined TP (torch._inductor.config._micro_pipeline_tp, same
- *    file apply_tp): the tp collectives beside the GEMMs.
+ *    file apply_tp): layout.async_tp, each fused collective beside its
+ *    partner GEMM only (src/sim/lower.c atp_windows; not TE userbuffers'
+ *    tp_comm_overlap).
  *  - Float8 all-gather (float8.enable_fsdp_float8_all_gather) as stated.
  *  - The output layer stays bf16 under Float8 in every version these rows
  *    ran: float8.py convert_to_float8_training module_filter_fn
@@ -207,7 +209,7 @@ bool validate_torchtitan_overrides(const struct validate_in *in, struct pl_frame
   if (yes(in, "torch.compile"))
     fw->fused_kernels = PL_SETTING_ON;
   if (yes(in, "Async TP"))
-    fw->tp_comm_overlap = PL_SETTING_ON;
+    fw->async_tp = PL_SETTING_ON;
   if (yes(in, "Float8 all-gather"))
     fw->fp8_all_gather = PL_SETTING_ON;
   if (strstr(cell(in, "precision"), "FP8") != NULL)

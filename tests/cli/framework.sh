@@ -562,8 +562,8 @@ check "--cudnn-913 on: in JSON" [ "$(json_raw "$TMP/out" cudnn_913)" = true ]
 check "--cudnn-913 on: cuDNN 9.13's lower rates, a slower step" faster "$TMP/out" "$TMP/c913_off.json"
 expect_ok predict $c913 --cudnn-913 on --format csv
 check "cudnn 9.13: csv column on" [ "$(col "$TMP/out" framework.cudnn_913)" = on ]
-# appended columns keep their order: cudnn_913, then tp_seq_copies (added after it by tt13, session 13)
-check "cudnn 9.13: csv column appended, before tp_seq_copies" grep -q ',framework.cudnn_913,framework.tp_seq_copies$' "$TMP/out"
+# appended columns keep their order: cudnn_913, then tp_seq_copies (added after it by tt13), then async_tp (atp13, session 13)
+check "cudnn 9.13: csv column appended, before tp_seq_copies" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.async_tp$' "$TMP/out"
 expect_ok predict $c24 --cudnn-913 on --format json
 check "--cudnn-913 on: h100 (no 9.13 figures) runs unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_off.json" step_time_s)" ]
 expect_fail 1 "^plateau: --cudnn-913: unknown value 'yes' \(expected on\|off\)" -- predict --cudnn-913 yes
@@ -651,6 +651,28 @@ check "tp seq copies: no effect without tp" [ "$(json_num "$TMP/out" step_time_s
 expect_fail 1 "^plateau: --tp-seq-copies: unknown value 'yes' \(expected on\|off\)" -- predict --tp-seq-copies yes
 echo '{"name": "x", "behaviours": {"tp_seq_copies": "on"}}' >"$TMP/bad_tsc.json"
 expect_fail 1 "behaviour 'tp_seq_copies' must be true or false" -- predict --framework "$TMP/bad_tsc.json"
+
+# async_tp (--async-tp; src/sim/lower.c atp_windows): PyTorch's micro-pipeline TP. Off in every
+# preset (torchtitan's experimental.enable_async_tensor_parallel defaults to false); with tp 8 and
+# sp the fused collectives hide behind their partner GEMMs, so the step is faster; without tp no
+# effect. JSON and CSV, bad values.
+atp="--model llama3-8b --gpus 16 --tp 8 --gbs 16 --framework torchtitan"
+expect_ok predict $atp --format json
+cp "$TMP/out" "$TMP/atp_off.json"
+check "async tp: off in the torchtitan preset" [ "$(json_raw "$TMP/out" async_tp)" = false ]
+expect_ok predict $atp --async-tp on --format json
+check "async tp: on in JSON" [ "$(json_raw "$TMP/out" async_tp)" = true ]
+check "async tp: a faster step with tp 8" faster "$TMP/atp_off.json" "$TMP/out"
+expect_ok predict $atp --async-tp on --format csv
+check "async tp: csv column on" [ "$(col "$TMP/out" framework.async_tp)" = on ]
+expect_ok predict --model llama3-8b --gpus 16 --gbs 16 --framework torchtitan --format json
+cp "$TMP/out" "$TMP/atp_tp1.json"
+expect_ok predict --model llama3-8b --gpus 16 --gbs 16 --framework torchtitan --async-tp on --format json
+check "async tp: no effect without tp" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/atp_tp1.json" step_time_s)" ]
+expect_fail 1 "^plateau: --async-tp: unknown value 'yes' \(expected on\|off\)" -- predict --async-tp yes
+expect_fail 1 "^plateau: --async-tp: unknown value '' \(expected on\|off\)" -- predict --async-tp ''
+echo '{"name": "x", "behaviours": {"async_tp": "on"}}' >"$TMP/bad_atp.json"
+expect_fail 1 "behaviour 'async_tp' must be true or false" -- predict --framework "$TMP/bad_atp.json"
 
 # --bucket-mb: the ddp/zero1 bucket (docs/frameworks.md). zero1 over dp 32 without overlap:
 # a larger bucket means fewer reduce_scatter and all_gather calls, so a faster step; Megatron-Core's

@@ -724,6 +724,57 @@ static void test_te_linear_bwd_overlap(void) {
   check_sums();
 }
 
+/* layout.async_tp (PyTorch's micro-pipeline TP, Inductor micro_pipeline_tp.py;
+ * lower.c atp_windows): the same run as test_te_linear_bwd_overlap (tp 2 with
+ * sp, one micro-batch, no recompute, no overlap slowdown; every tp
+ * all_gather and reduce_scatter moves one BF16 activation: a and r each).
+ * Off, each block's forward blocks on 2 all_gathers and 2 reduce_scatters
+ * after its ops, its backward on 2 grad_output all_gathers and 2 dgrad
+ * reduce_scatters. On, with the forward GEMMs c_k of qkv and fc1 (k = 0, 1),
+ * w_k of proj and fc2, and the backward b_k of proj and fc2 (dgrad b_k/2):
+ *   forward:  [all_gather beside c_k] and [reduce_scatter beside w_k], so
+ *             max(c_k, a) + max(w_k, r) instead of c_k + w_k + a + r;
+ *   backward: [grad_output all_gather beside proj's/fc2's dgrad],
+ *             max(b_k/2, a) instead of b_k/2 + a; the 2 reduce_scatters of
+ *             the column-parallel input gradients still block (no change).
+ * Per block the step changes by
+ *   sum_k (max(c_k, a) - c_k + max(w_k, r) - w_k + max(b_k/2, a) - b_k/2)
+ *     - 4 a - 2 r,
+ * times L blocks; the embedding, the head and the optimizer are the same. */
+static void test_async_tp(void) {
+  base(even_json, NULL, 2);
+  run.layout.tp = 2;
+  run.layout.gbs = 1;
+  run.cluster.gpu.eff.overlap_slowdown = 0;
+  predict();
+  CHECK(pred.run.layout.sp && !pred.run.layout.tp_comm_overlap);
+  CHECK(pred.run.layout.recompute == PL_RECOMPUTE_NONE);
+  double off = pred.step.step_time_s, a = tp_call_s("all_gather"), r = tp_call_s("reduce_scatter");
+  CHECK(a > 0 && r > 0);
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  int n = pl_sim_segment_ops(&pred.run, 1, ops);
+  double per = -4.0 * a - 2.0 * r;
+  int found = 0;
+  for (int i = 0; i < n; i++) {
+    int k = pl_op_tp_linear(&ops[i]);
+    if (k < 0)
+      continue;
+    const struct pl_gpu *g = &pred.run.cluster.gpu;
+    double f = pl_op_run_time_s(g, &pred.run.layout, &run.model, &ops[i], PL_PASS_FWD);
+    double b = pl_op_run_time_s(g, &pred.run.layout, &run.model, &ops[i], PL_PASS_BWD);
+    per += k < 2 ? fmax(f, a) - f : fmax(f, r) - f + fmax(b / 2, a) - b / 2;
+    found++;
+  }
+  CHECK_EQ_INT(found, 4);
+  run.layout.async_tp = true;
+  predict();
+  CHECK_NEAR_REL(tp_call_s("all_gather"), a, 1e-12);
+  CHECK_NEAR_REL(tp_call_s("reduce_scatter"), r, 1e-12);
+  CHECK_NEAR_REL(pred.step.step_time_s - off, (double)run.model.layers * per, 1e-6);
+  CHECK(fabs(per) > 1e-6 * off); /* the test can fail: the change is not nothing */
+  check_sums();
+}
+
 /* The distinct byte sizes of the step's tp collectives of one op, ascending. */
 static int tp_sizes(const struct sim_step *st, enum pl_coll_op op, double *out, int cap) {
   int n = 0;
@@ -795,6 +846,7 @@ int main(void) {
   test_flex_dispatch_nvl5();
   test_hybridep_ib();
   test_te_linear_bwd_overlap();
+  test_async_tp();
   test_nvfp4_tp_gathers();
   return check_finish();
 }
