@@ -267,6 +267,11 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.fused_grouped_mlp", pl_setting_name(fw.fused_grouped_mlp));
   /* added after those: cuDNN 9.13's attention rates (layout.h) */
   col_str(c, "framework.cudnn_913", pl_setting_name(fw.cudnn_913));
+  /* added after those: the cuDNN release attention runs as (layout.h; the two
+   * columns above are its older on/off aliases) */
+  char cudnn[16];
+  pl_cudnn_version_str(fw.cudnn_version, cudnn, sizeof cudnn);
+  col_str(c, "framework.cudnn_version", cudnn);
 }
 
 void pl_report_predict_csv_header(FILE *out) {
