@@ -124,6 +124,8 @@ struct pl_framework {
   bool cudnn_version_set;              /* cudnn_version below is given; it wins over the aliases */
   int64_t cudnn_version;               /* the cuDNN release attention runs as (layout.cudnn_version;
                                           0 = latest) */
+  enum pl_setting tp_seq_copies;       /* sequence-parallel collectives on a batch-first
+                                          activation's dim 1: a copy per call (layout.tp_seq_copies) */
   enum pl_setting zero3_reuse;         /* zero3 per-parameter gathers: a parameter used again
                                           within DeepSpeed's stage3_max_reuse_distance stays
                                           gathered (layout.zero3_no_reuse) */

@@ -213,6 +213,13 @@ struct pl_layout {
                               columnwise copy (nvte_hadamard_transform_cast_fusion_columnwise):
                               +2 B per element in fp8_casts (TE 2.9-2.13 NVFP4Quantizer::
                               quantize_impl; one fused kernel from 2.14) */
+  bool tp_seq_copies;      /* input: with sequence parallelism, the activations are batch-first
+                              [b, s, h] and sharded on the sequence (DTensor Shard(1), torchtitan),
+                              so each tp all_gather is followed by a copy of its output and each
+                              reduce_scatter preceded by a copy of its input (PyTorch
+                              _functional_collectives all_gather_tensor / reduce_scatter_tensor with
+                              a dim != 0: chunk + cat); Megatron's [s, b, h] gathers dim 0 and
+                              copies nothing (src/sim/segments.c tp_seq_copies) */
   bool fused_grouped_mlp;  /* input: Transformer Engine's fused MXFP8 grouped MLP (Megatron-Core
                               use_transformer_engine_op_fuser with NVTE_CUTEDSL_FUSED_GROUPED_MLP=1:
                               TE ops/fused/forward_grouped_mlp.py, backward_grouped_mlp.py, v2.16):
@@ -528,7 +535,8 @@ bool pl_layout_fp8_tensorwise(const struct pl_layout *l);
  * block scaling one element with its scales (pl_dtype_element_bytes, FP8
  * blocks 1 + 4/128) for the forward input and the column-parallel input
  * re-gathered for wgrad, twice that for the row-parallel grad_output (both
- * copies); 2 (16-bit) otherwise. Sources in layout.c. The simulator
+ * copies); torchao's tensorwise FP8 (torchtitan's Float8 TP styles) 1 B in
+ * every gather; 2 (16-bit) otherwise. Sources in layout.c. The simulator
  * (segments.c) and the search bound (search/comm.c) both size their gathers
  * with it. */
 enum pl_tp_gather { PL_TP_GATHER_FWD, PL_TP_GATHER_GRAD, PL_TP_GATHER_REGATHER };

@@ -61,6 +61,7 @@ static const struct {
     {"fp8_attention", offsetof(struct pl_framework, fp8_attention)},
     {"nvfp4_rht_unfused", offsetof(struct pl_framework, nvfp4_rht_unfused)},
     {"fused_grouped_mlp", offsetof(struct pl_framework, fused_grouped_mlp)},
+    {"tp_seq_copies", offsetof(struct pl_framework, tp_seq_copies)},
     {"te_cross_entropy", offsetof(struct pl_framework, te_cross_entropy)},
     {"fsdp_block_units", offsetof(struct pl_framework, fsdp_block_units)},
     {"adam_moments_bf16", offsetof(struct pl_framework, adam_moments_bf16)},
@@ -408,6 +409,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->fp8_attention, &l->fp8_attention, false);
   put(fw->nvfp4_rht_unfused, &l->nvfp4_rht_unfused, false);
   put(fw->fused_grouped_mlp, &l->fused_grouped_mlp, false);
+  put(fw->tp_seq_copies, &l->tp_seq_copies, false);
 }
 
 static enum pl_setting setting(bool on) { return on ? PL_SETTING_ON : PL_SETTING_OFF; }
@@ -472,4 +474,5 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->fp8_attention = setting(l->fp8_attention);
   out->nvfp4_rht_unfused = setting(l->nvfp4_rht_unfused);
   out->fused_grouped_mlp = setting(l->fused_grouped_mlp);
+  out->tp_seq_copies = setting(l->tp_seq_copies);
 }

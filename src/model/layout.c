@@ -213,15 +213,25 @@ double pl_layout_fp8_gathered_weights(const struct pl_model *m, const struct pl_
  *    columnwise=True)), the grad_output both (linear.py _Linear.backward sets
  *    rowwise and columnwise when no userbuffers): one element's bytes
  *    (pl_dtype_element_bytes) once, once, twice.
- * Reduce-scatters stay 16-bit (the GEMM outputs). torchao's tensorwise
- * recipe (not TE) keeps ACT_BYTES: not modelled. */
+ * Reduce-scatters stay 16-bit (the GEMM outputs).
+ *  - torchao's tensorwise recipe (fp8-tensorwise) under TP as torchtitan
+ *    applies it: apply_tp uses torchao's Float8ColwiseParallel,
+ *    Float8RowwiseParallel and PrepareFloat8ModuleInput when Float8 is on
+ *    (torchtitan parallelisms/parallelize_llama.py at 9dec370;
+ *    enable_float8_tensorwise_tp at 820504e); they cast the sharded input
+ *    to float8 before redistribute(Replicate) and cast the gradient to
+ *    float8 before the backward's gather (_NoopFwToFloat8BwDynamic ahead of
+ *    the output's redistribute; torchao/float8/float8_tensor_parallel.py):
+ *    one float8 tensor with a scalar scale, 1 B in every gather. */
 double pl_layout_tp_gather_bytes(const struct pl_layout *l, enum pl_tp_gather g) {
   double q;
+  if (pl_layout_fp8_tensorwise(l))
+    return pl_dtype_element_bytes(PL_DTYPE_FP8);
   if (l->dtype == PL_DTYPE_NVFP4 || l->dtype == PL_DTYPE_MXFP8)
     q = pl_dtype_element_bytes(l->dtype);
   else if (l->dtype == PL_DTYPE_FP8 && l->fp8_recipe == PL_FP8_RECIPE_BLOCKWISE)
     q = pl_dtype_element_bytes(PL_DTYPE_FP8) + 4.0 / 128.0;
-  else if (l->dtype == PL_DTYPE_FP8 && l->fp8_recipe != PL_FP8_RECIPE_TENSORWISE)
+  else if (l->dtype == PL_DTYPE_FP8)
     return pl_dtype_element_bytes(PL_DTYPE_FP8); /* rowwise only, every gather */
   else
     return ACT_BYTES;

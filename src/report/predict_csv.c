@@ -267,6 +267,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.fused_grouped_mlp", pl_setting_name(fw.fused_grouped_mlp));
   /* added after those: cuDNN 9.13's attention rates (layout.h) */
   col_str(c, "framework.cudnn_913", pl_setting_name(fw.cudnn_913));
+  /* added after those: the copies of tp collectives on the sequence dim (layout.h) */
+  col_str(c, "framework.tp_seq_copies", pl_setting_name(fw.tp_seq_copies));
   /* added after those: the cuDNN release attention runs as (layout.h; the two
    * columns above are its older on/off aliases) */
   char cudnn[16];

@@ -104,52 +104,6 @@ static bool recomputed(const struct pl_op *op) {
   return pl_op_recompute_part(op, &part);
 }
 
-/* Where the backward issues the recompute of the checkpointed run of ops
- * ending at b (ops[b] recomputed, ops[b + 1] not): before the backward of b
- * (tensor_parallel.CheckpointFunction.backward re-runs the wrapped forward
- * when autograd reaches the checkpoint's node, megatron/core/tensor_parallel/
- * random.py, core_v0.15.0), except the modules Megatron-Core re-runs with a
- * CheckpointWithoutOutput, whose recompute is a gradient hook on a later
- * output (discard_output_and_register_recompute): it runs when that gradient
- * is ready, before the backward of the op making it. The experts'
- * activation (moe_act) hooks fc2's output (experts.py TEGroupedMLP.forward);
- * the input norm the attention's output, the pre-MLP norm the MLP's
- * (transformer_layer.py _forward_attention / _forward_mlp, core_v0.15.0):
- * the op before the residual add. Returns the op before whose backward the
- * run is issued. */
-static int recompute_at(const struct pl_op *ops, int n, int b) {
-  const char *nm = ops[b].name, *add = NULL;
-  if (b + 1 < n && strcmp(nm, "expert_act") == 0 && strcmp(ops[b + 1].name, "expert_fc2") == 0)
-    return b + 1;
-  if (strcmp(nm, "norm1") == 0)
-    add = "resid1";
-  else if (strcmp(nm, "norm2") == 0)
-    add = "resid2";
-  for (int j = b + 2; add != NULL && j < n; j++)
-    if (strcmp(ops[j].name, add) == 0)
-      return j - 1;
-  return b;
-}
-
-/* Op i's forward (refwd: re-run in the backward) as an item: with the MoE
- * dispatcher's wait (wait, moe_sync.c) a sync at the permute with its
- * dispatch (alltoall: after the wait, the host waits for the split sizes
- * before it issues the all_to_all; allgather, flex: before it, the host waits
- * for the gathered or dispatched tokens' counts), the combine after the
- * unpermute. A re-run forward re-runs the dispatcher, its wait included
- * (token_dispatcher.py has no recompute case). */
-static struct issue fwd_item(const struct pl_layout *l, const struct pl_op *ops, int i, bool refwd,
-                             const struct sim_moe_wait *wait) {
-  struct issue it = {.i = i, .refwd = refwd, .sync = ops[i].host_sync};
-  if (wait != NULL && strcmp(ops[i].name, "permute") == 0) {
-    it.sync = true;
-    *(l->dispatch == PL_MOE_ALLTOALL ? &it.after_s : &it.coll_s) = wait->dispatch_s;
-  } else if (wait != NULL && strcmp(ops[i].name, "unpermute") == 0) {
-    it.coll_s = wait->combine_s;
-  }
-  return it;
-}
-
 /* Ops a..b in forward issue order into idx: list order, but the shared
  * experts before the router when both are in the range (Megatron-Core
  * moe_layer.py MoELayer.forward: custom_forward calls shared_experts_compute
@@ -171,6 +125,57 @@ static int fwd_order(const struct pl_op *ops, int a, int b, int *idx) {
   return k;
 }
 
+/* Where the backward issues the recompute of the checkpointed run of ops
+ * ending at b (ops[b] recomputed, ops[b + 1] not): before the first backward
+ * of the run, that of its last op in forward order (pos: an op's place in
+ * fwd_order, idx: the ops in it; tensor_parallel.CheckpointFunction.backward
+ * re-runs the wrapped forward when autograd reaches the checkpoint's node,
+ * megatron/core/tensor_parallel/random.py, core_v0.15.0), except the modules
+ * Megatron-Core re-runs with a CheckpointWithoutOutput, whose recompute is a
+ * gradient hook on a later output (discard_output_and_register_recompute):
+ * it runs when that gradient is ready, before the backward of the op making
+ * it. The experts' activation (moe_act) hooks fc2's output (experts.py
+ * TEGroupedMLP.forward); the input norm the attention's output, the pre-MLP
+ * norm the MLP's (transformer_layer.py _forward_attention / _forward_mlp,
+ * core_v0.15.0): the op before the residual add in forward order. Returns
+ * the op before whose backward the run is issued. */
+static int recompute_at(const struct pl_op *ops, int n, int b, const int *idx, const int *pos) {
+  const char *nm = ops[b].name, *add = NULL;
+  if (b + 1 < n && strcmp(nm, "expert_act") == 0 && strcmp(ops[b + 1].name, "expert_fc2") == 0)
+    return b + 1;
+  if (strcmp(nm, "norm1") == 0)
+    add = "resid1";
+  else if (strcmp(nm, "norm2") == 0)
+    add = "resid2";
+  for (int j = b + 2; add != NULL && j < n; j++)
+    if (strcmp(ops[j].name, add) == 0)
+      return idx[pos[j] - 1];
+  int last = b;
+  for (int a = b - 1; a >= 0 && recomputed(&ops[a]); a--)
+    if (pos[a] > pos[last])
+      last = a;
+  return last;
+}
+
+/* Op i's forward (refwd: re-run in the backward) as an item: with the MoE
+ * dispatcher's wait (wait, moe_sync.c) a sync at the permute with its
+ * dispatch (alltoall: after the wait, the host waits for the split sizes
+ * before it issues the all_to_all; allgather, flex: before it, the host waits
+ * for the gathered or dispatched tokens' counts), the combine after the
+ * unpermute. A re-run forward re-runs the dispatcher, its wait included
+ * (token_dispatcher.py has no recompute case). */
+static struct issue fwd_item(const struct pl_layout *l, const struct pl_op *ops, int i, bool refwd,
+                             const struct sim_moe_wait *wait) {
+  struct issue it = {.i = i, .refwd = refwd, .sync = ops[i].host_sync};
+  if (wait != NULL && strcmp(ops[i].name, "permute") == 0) {
+    it.sync = true;
+    *(l->dispatch == PL_MOE_ALLTOALL ? &it.after_s : &it.coll_s) = wait->dispatch_s;
+  } else if (wait != NULL && strcmp(ops[i].name, "unpermute") == 0) {
+    it.coll_s = wait->combine_s;
+  }
+  return it;
+}
+
 static void issue_refwd(const struct pl_layout *l, const struct pl_op *ops, int b,
                         const struct sim_moe_wait *wait, struct issue *out, int *k) {
   int a = b, idx[PL_MAX_LAYER_OPS];
@@ -183,23 +188,27 @@ static void issue_refwd(const struct pl_layout *l, const struct pl_op *ops, int 
 
 /* The order the host issues a pass's ops in. Forward: fwd_order (list order,
  * the shared experts before the router), each op a fwd_item (the MoE
- * dispatcher's wait and collectives). Backward:
- * autograd's, the reverse of the forward (PyTorch runs a graph's backward
- * nodes in reverse topological order, torch/csrc/autograd/engine.cpp
- * Engine::evaluate_function / ReadyQueue); a checkpointed run of consecutive
- * recomputed ops has its forward re-run first, in forward order
- * (recompute_at). Full recompute (and torchtitan's op-level policy, one
- * torch.utils.checkpoint per block) re-runs the block's whole forward before
- * its backward (transformer_block.py _checkpointed_forward, one layer per
- * checkpoint: recompute_num_layers 1 assumed). Ops appended to the list that
- * are not a node of the block's graph (pl_op_node_free: the casts, the
- * gradient adds) are left out here and spread over the GEMMs (synced_flow_s);
- * qkv_grad_cat (the split's backward, segments.c) runs just before the QKV
- * GEMM's backward. Returns the item count. */
+ * dispatcher's wait and collectives). Backward: autograd's, the reverse of
+ * the forward's order (PyTorch runs a graph's backward nodes in reverse
+ * topological order, of two ready nodes the one created last first:
+ * torch/csrc/autograd/engine.h ReadyQueue::CompareNodeTaskTime, higher
+ * sequence_nr first; so the routed experts' backward before the shared
+ * experts'); a checkpointed run of consecutive recomputed ops has its forward
+ * re-run first, in forward order (recompute_at). Full recompute (and
+ * torchtitan's op-level policy, one torch.utils.checkpoint per block) re-runs
+ * the block's whole forward before its backward (transformer_block.py
+ * _checkpointed_forward, one layer per checkpoint: recompute_num_layers 1
+ * assumed). Ops appended to the list that are not a node of the block's
+ * graph (pl_op_node_free: the casts, the gradient adds) are left out here and
+ * spread over the GEMMs (synced_flow_s); qkv_grad_cat (the split's backward,
+ * segments.c) runs just before the QKV GEMM's backward. Returns the item
+ * count. */
 static int issue_order(const struct pl_layout *l, const struct pl_op *ops, int n, enum pl_pass pass,
                        const struct sim_moe_wait *wait, struct issue *out) {
-  int k = 0, cat = find_op(ops, n, "qkv_grad_cat"), idx[PL_MAX_LAYER_OPS];
+  int k = 0, cat = find_op(ops, n, "qkv_grad_cat"), idx[PL_MAX_LAYER_OPS], pos[PL_MAX_LAYER_OPS];
   int m = fwd_order(ops, 0, n - 1, idx);
+  for (int j = 0; j < m; j++)
+    pos[idx[j]] = j;
   if (pass == PL_PASS_FWD) {
     for (int j = 0; j < m; j++)
       if (!pl_op_node_free(&ops[idx[j]]))
@@ -210,10 +219,11 @@ static int issue_order(const struct pl_layout *l, const struct pl_op *ops, int n
   for (int j = 0; j < m && whole; j++)
     if (recomputed(&ops[idx[j]]) && !pl_op_node_free(&ops[idx[j]]))
       out[k++] = fwd_item(l, ops, idx[j], true, wait);
-  for (int i = n - 1; i >= 0; i--) {
-    for (int b = 0; b <= i && !whole; b++)
+  for (int q = m - 1; q >= 0; q--) {
+    int i = idx[q];
+    for (int b = 0; b < n && !whole; b++)
       if (recomputed(&ops[b]) && (b + 1 == n || !recomputed(&ops[b + 1])) &&
-          recompute_at(ops, n, b) == i)
+          recompute_at(ops, n, b, idx, pos) == i)
         issue_refwd(l, ops, b, wait, out, &k);
     if (cat >= 0 && strcmp(ops[i].name, "qkv") == 0)
       out[k++] = (struct issue){.i = cat, .refwd = false, .sync = false}, cat = -1;

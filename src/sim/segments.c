@@ -1257,6 +1257,60 @@ static double seg_params(const struct pl_run *run, enum sim_seg_kind kind) {
   return params / (double)(run->layout.tp > 0 ? run->layout.tp : 1);
 }
 
+/* layout.tp_seq_copies: torchtitan keeps activations batch-first, [b, s, h],
+ * and shards them on the sequence for sequence parallelism (apply_tp:
+ * SequenceParallel norms, input_layouts / output_layouts Shard(1);
+ * torchtitan parallelisms/parallelize_llama.py at 9dec370). DTensor's
+ * Shard(1) -> Replicate runs _functional_collectives.all_gather_tensor with
+ * gather_dim 1, which gathers on dim 0 and then copies the result into the
+ * batch-first layout (torch.cat(torch.chunk(res, group_size, dim=0),
+ * dim=gather_dim)); Partial -> Shard(1) runs reduce_scatter_tensor with
+ * scatter_dim 1, which first copies its input into the rank-major layout
+ * (torch.chunk(self, group_size, dim=scatter_dim), torch.cat). Each is one
+ * copy of the full (gathered) activation: read and write the gathered
+ * elements (the gather's element bytes, pl_layout_tp_gather_bytes: 1 B for
+ * torchao's Float8 TP styles) or 2 B each for the 16-bit reduce_scatter
+ * input. Megatron's [s, b, h] layout gathers on dim 0: no copy. Per block
+ * and micro-batch (per = 2 sequence-parallel regions, 1 in a hybrid stack):
+ *   forward: per all_gathers and per reduce_scatters;
+ *   backward: per of each (the forward's reversed), plus, under ops
+ *     recompute, the re-run all_gathers (the reduce_scatters are saved:
+ *     segments.c layer_tp); under full recompute the forward's copies again
+ *     (the op's recompute flag).
+ * With tp_comm_overlap (torchtitan's async TP: Inductor's micro-pipeline TP,
+ * torch/_inductor/fx_passes/micro_pipeline_tp.py) the all_gathers feeding
+ * matmuls and the reduce_scatters of one matmul's output are replaced by
+ * fused symmetric-memory ops that take the shard dim themselves
+ * (restride_A_shard_for_fused_all_gather_matmul); only the backward's
+ * reduce_scatters of the column-parallel input gradients, a sum of matmuls
+ * (wq + wk + wv, w1 + w3) that _find_producer_matmul does not match, stay
+ * unfused and keep their copy: per x 2 B per element in the backward.
+ * Not counted: the embedding's and output layer's gathers (one of each per
+ * micro-batch), the fused ops' shard restride (1/tp of the elements).
+ * PyTorch's later view path for a gathered dim 0 of exactly group_size
+ * (batch 1 per rank) is not in the versions of the published runs
+ * (docs/accuracy.md "Session 13 (helper tt13)"). */
+static int tp_seq_copies(const struct pl_run *run, struct pl_op *ops, int n) {
+  const struct pl_layout *l = &run->layout;
+  if (!l->tp_seq_copies || !l->sp || l->tp <= 1 || n + 1 > PL_MAX_LAYER_OPS)
+    return n;
+  double full = (double)l->mbs * (double)(l->seq / (l->cp > 0 ? l->cp : 1)) *
+                (double)run->model.hidden; /* elements of one gathered activation */
+  double per = pl_model_is_hybrid(&run->model) ? 1.0 : 2.0;
+  double ag_f = pl_layout_tp_gather_bytes(l, PL_TP_GATHER_FWD);
+  double ag_g = pl_layout_tp_gather_bytes(l, PL_TP_GATHER_GRAD);
+  if (l->tp_comm_overlap) {
+    mem_op(&ops[n++], "tp_seq_copies", 0, per * 2.0 * ACT_BYTES * full, false);
+    return n;
+  }
+  double fwd = per * (2.0 * ag_f + 2.0 * ACT_BYTES) * full;
+  double bwd = per * (2.0 * ag_g + 2.0 * ACT_BYTES) * full;
+  if (l->recompute == PL_RECOMPUTE_OPS)
+    bwd += per * 2.0 * ag_f * full;
+  mem_op(&ops[n++], "tp_seq_copies", fwd, bwd, l->recompute == PL_RECOMPUTE_FULL);
+  return n;
+}
+
 int pl_sim_segment_ops(const struct pl_run *run, int segment,
                        struct pl_op ops[PL_MAX_LAYER_OPS]) {
   const struct pl_model *m = &run->model;
@@ -1268,8 +1322,8 @@ int pl_sim_segment_ops(const struct pl_run *run, int segment,
           : kind == SIM_SEG_EMBED ? pl_embed_ops(m, l, ops)
                                   : pl_head_ops(m, l, ops);
   if (kind == SIM_SEG_LAYER)
-    n = qkv_grad_cat(run, ops,
-                     fp8_casts(run, ops, unfused_kernels(run, ops, megatron_kernels(run, ops, n))));
+    n = tp_seq_copies(run, ops, qkv_grad_cat(run, ops, fp8_casts(run, ops, unfused_kernels(
+                                                 run, ops, megatron_kernels(run, ops, n)))));
   else if (kind == SIM_SEG_HEAD)
     n = logit_metrics(run, ops, n);
   return param_kernels(run, kind, seg_params(run, kind), seg_param_tensors(run, kind), ops, n);

@@ -22,6 +22,10 @@
  *   bridge       Megatron-Bridge performance summary: tokens/s/GPU, printed
  *   moezoo       Megatron-Core MoE model zoo: step time (s), printed, or
  *                TFLOP/s by Megatron-LM's own FLOP count
+ *   megascale    MegaScale (NSDI 2024), Megatron-LM's rows: iteration time
+ *                (s), printed, or MFU by Korthikanti's model FLOPs
+ *   llama3       Llama 3 Herd of Models, Table 4: TFLOPs/GPU by PaLM's count
+ *                (the rules of these two: sources_scale.c)
  *   torchtitan   pytorch/torchtitan benchmarks / docs/performance.md:
  *                tokens/s per GPU, printed (source_torchtitan.c)
  * These are conventions of the sources, not corrections: nothing here looks
@@ -55,14 +59,7 @@ static bool stated(const struct validate_in *in, const char *col) {
 
 /* A published number in column col (> 0), or the row skipped. */
 static bool metric(const struct validate_in *in, const char *col, struct pl_vrow *row) {
-  bool present = false;
-  double v = 0;
-  if (validate_num(cell(in, col), &v, &present) != PL_OK || (present && !(v > 0)))
-    return validate_skip(row, "column '%s': '%s' is not a positive number", col, cell(in, col));
-  if (!present)
-    return validate_skip(row, "column '%s' is empty: nothing to compare", col);
-  row->published = v;
-  return true;
+  return validate_metric(in, col, row); /* metric.c */
 }
 
 static void recompute_default(const struct validate_in *in, struct pl_layout *l,
@@ -76,11 +73,7 @@ static void recompute_default(const struct validate_in *in, struct pl_layout *l,
 /* Printed step time in seconds (scale 1) or milliseconds (scale 1e-3). */
 static bool measure_time(const struct validate_in *in, const char *col, double scale,
                          struct pl_vrow *row) {
-  if (!metric(in, col, row))
-    return false;
-  row->measured = row->published * scale;
-  snprintf(row->metric, sizeof row->metric, "%s (printed)", col);
-  return true;
+  return validate_measure_time(in, col, scale, row); /* metric.c */
 }
 
 /* ------------------------------------------------------------------ SC21 */
@@ -640,6 +633,7 @@ static const struct {
     {"GPT OSS 120B", "gpt-oss-120b"},   {"LLAMA3.1_405B", "llama3-405b"},
     {"LLAMA3_70B", "llama3-70b"},       {"LLAMA3_8B", "llama3-8b"},
     {"Nemotron_3_Nano", "nemotron-3-nano"},
+    {"Llama 3 405B", "llama3-405b"}, /* Llama 3 paper, Table 4 (sources_scale.c) */
 };
 
 /* Models that cannot be expressed, with the reason. */
@@ -1857,6 +1851,46 @@ static const struct validate_source sources[] = {
      .vocab_why = "GPT-2 BPE vocabulary, which MT-NLG used",
      .layout = mtnlg_layout,
      .measure = mtnlg_measure},
+    /* MegaScale (NSDI 2024): Megatron-LM @ 285068c8, its baseline (sources_scale.c) */
+    {.key = "megascale",
+     .framework = "megatron-lm",
+     .match = "MegaScale: Scaling Large Language Model Training",
+     .family = GPT3_FAMILY,
+     .pos = PL_POS_LEARNED,
+     .linear_bias = true,
+     .dropout = true,
+     .sequence_parallel = true,
+     .megatron_vocab_pad = true,
+     /* "NVIDIA Ampere GPUs" whose MFU divide by 312 TFLOP/s: A100 class; tp 8 pp 8
+      * leaves 2.7 B of the 175B parameters per GPU, 49 GB of 16-bit weights, fp32
+      * gradients and Adam states (18 B each) under Megatron-LM's default optimizer */
+     .unstated_gpu = "a100-80g",
+     .gpu_unstated_note = "A100 memory not stated (the paper says 'NVIDIA Ampere GPUs'): 80 GB, "
+                          "since tp 8 pp 8 leaves 49 GB of weights, gradients and Adam states "
+                          "per GPU under Megatron-LM's default optimizer",
+     .use_preset = true,
+     .overrides = validate_megascale_overrides,
+     .layout = validate_megascale_layout,
+     .measure = validate_megascale_measure},
+    /* Llama 3 405B pre-training (Table 4): Meta's in-house PyTorch stack, not
+     * public; the torchtitan preset is PyTorch's public FSDP + TP + PP + CP of
+     * the same mechanisms (sources_scale.c, docs/accuracy.md) */
+    {.key = "llama3",
+     .framework = "torchtitan",
+     .match = "The Llama 3 Herd of Models",
+     .family = "Llama 3 405B (data/models/llama3-405b: Table 3 of the paper): SwiGLU, RMSNorm, "
+               "RoPE, GQA with 8 KV heads, untied embeddings; Meta's in-house PyTorch stack",
+     .pos = PL_POS_ROTARY,
+     .eager_attention = false,
+     .grad_reduce_after_backward = false,
+     /* the paper's TP is Korthikanti et al.'s (its citation): sequence parallel */
+     .sequence_parallel = true,
+     .megatron_vocab_pad = false,
+     .use_preset = true,
+     .model = mcore_model,
+     .modes = validate_llama3_modes,
+     .layout = validate_llama3_layout,
+     .measure = validate_llama3_measure},
     {.key = "bloom",
      .framework = "deepspeed",
      .match = "bigscience-workshop/bigscience",
@@ -2021,5 +2055,5 @@ const char *validate_source_list(void) {
   return "Narayanan et al. SC21, Korthikanti et al. 2022, Megatron-LM README 2020, MT-NLG, "
          "BigScience BLOOM, MosaicML llm-foundry, OPT, NeMo performance summary, MLPerf "
          "Training GPT-3, vTrain, Megatron-Bridge performance summary, Megatron MoE model zoo, "
-         "torchtitan";
+         "MegaScale, Llama 3 Herd of Models, torchtitan";
 }

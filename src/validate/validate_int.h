@@ -176,4 +176,29 @@ enum pl_status validate_summarize_sel(const struct pl_vrow *rows, size_t n, vali
                                       const void *arg, const char *name,
                                       struct pl_vsummary *out, struct pl_diag *diag);
 
+/* metric.c, for the per-source files (sources.c, sources_scale.c): a published number
+ * in column col (> 0) into row->published, or the row skipped; a printed
+ * step time in seconds (scale 1) or milliseconds (scale 1e-3). */
+bool validate_metric(const struct validate_in *in, const char *col, struct pl_vrow *row);
+bool validate_measure_time(const struct validate_in *in, const char *col, double scale,
+                           struct pl_vrow *row);
+
+/* sources_scale.c: MegaScale (NSDI 2024) and Llama 3 (Table 4), the rules of
+ * their entries in sources.c. Korthikanti et al. 2022's model FLOPs of one
+ * iteration: F = 72 B s l h^2 (1 + s/6h + V/12lh). */
+double validate_megatron_model_flops(double batch, double seq, double layers, double hidden,
+                                     double vocab);
+bool validate_megascale_layout(const struct validate_in *in, struct pl_layout *l,
+                               struct pl_vrow *row);
+bool validate_megascale_overrides(const struct validate_in *in, struct pl_framework *fw,
+                                  struct pl_vrow *row);
+bool validate_megascale_measure(const struct validate_in *in, const struct pl_run *run,
+                                struct pl_vrow *row);
+bool validate_llama3_modes(const struct validate_in *in, struct pl_layout *l,
+                           struct pl_vrow *row);
+bool validate_llama3_layout(const struct validate_in *in, struct pl_layout *l,
+                            struct pl_vrow *row);
+bool validate_llama3_measure(const struct validate_in *in, const struct pl_run *run,
+                             struct pl_vrow *row);
+
 #endif

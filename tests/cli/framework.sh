@@ -562,7 +562,9 @@ check "--cudnn-913 on: in JSON" [ "$(json_raw "$TMP/out" cudnn_913)" = true ]
 check "--cudnn-913 on: cuDNN 9.13's lower rates, a slower step" faster "$TMP/out" "$TMP/c913_off.json"
 expect_ok predict $c913 --cudnn-913 on --format csv
 check "cudnn 9.13: csv column on" [ "$(col "$TMP/out" framework.cudnn_913)" = on ]
-check "cudnn 9.13: csv column, then the version's" grep -q ',framework.cudnn_913,framework.cudnn_version$' "$TMP/out"
+# appended columns keep their order: cudnn_913, then tp_seq_copies (added after it by tt13, session 13),
+# then cudnn_version (cudnn13, session 13)
+check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version$' "$TMP/out"
 expect_ok predict $c24 --cudnn-913 on --format json
 check "--cudnn-913 on: h100 (no 9.13 figures) runs unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_off.json" step_time_s)" ]
 expect_fail 1 "^plateau: --cudnn-913: unknown value 'yes' \(expected on\|off\)" -- predict --cudnn-913 yes
@@ -674,6 +676,26 @@ expect_fail 1 "^plateau: layout: the fused grouped MLP does not run with etp > 1
 expect_fail 1 "^plateau: --fused-grouped-mlp: unknown value 'yes' \(expected on\|off\)" -- predict --fused-grouped-mlp yes
 echo '{"name": "x", "behaviours": {"fused_grouped_mlp": "on"}}' >"$TMP/bad_fgm.json"
 expect_fail 1 "behaviour 'fused_grouped_mlp' must be true or false" -- predict --framework "$TMP/bad_fgm.json"
+
+# tp_seq_copies (--tp-seq-copies; src/sim/segments.c tp_seq_copies): torchtitan's batch-first
+# sequence-parallel collectives copy their output (all_gather) or input (reduce_scatter). On in the
+# torchtitan preset; with tp 8 the step is slower with it; off without tp. JSON and CSV, bad values.
+tsc="--model llama3-8b --gpus 16 --tp 8 --gbs 16 --framework torchtitan"
+expect_ok predict $tsc --tp-seq-copies off --format json
+cp "$TMP/out" "$TMP/tsc_off.json"
+check "tp seq copies: off in JSON" [ "$(json_raw "$TMP/out" tp_seq_copies)" = false ]
+expect_ok predict $tsc --format json
+check "tp seq copies: on in the torchtitan preset" [ "$(json_raw "$TMP/out" tp_seq_copies)" = true ]
+check "tp seq copies: a slower step with tp 8" faster "$TMP/out" "$TMP/tsc_off.json"
+expect_ok predict $tsc --format csv
+check "tp seq copies: csv column on" [ "$(col "$TMP/out" framework.tp_seq_copies)" = on ]
+expect_ok predict --model llama3-8b --gpus 16 --gbs 16 --framework torchtitan --format json
+cp "$TMP/out" "$TMP/tsc_tp1.json"
+expect_ok predict --model llama3-8b --gpus 16 --gbs 16 --framework torchtitan --tp-seq-copies off --format json
+check "tp seq copies: no effect without tp" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/tsc_tp1.json" step_time_s)" ]
+expect_fail 1 "^plateau: --tp-seq-copies: unknown value 'yes' \(expected on\|off\)" -- predict --tp-seq-copies yes
+echo '{"name": "x", "behaviours": {"tp_seq_copies": "on"}}' >"$TMP/bad_tsc.json"
+expect_fail 1 "behaviour 'tp_seq_copies' must be true or false" -- predict --framework "$TMP/bad_tsc.json"
 
 # --bucket-mb: the ddp/zero1 bucket (docs/frameworks.md). zero1 over dp 32 without overlap:
 # a larger bucket means fewer reduce_scatter and all_gather calls, so a faster step; Megatron-Core's

@@ -195,7 +195,8 @@ static void test_bucket(void) {
  * (layout.c pl_layout_tp_gather_bytes, TE v2.12 distributed.py): per-tensor
  * FP8 1 B in every gather (rowwise only); MXFP8 1 + 1/32 = 1.03125 B per copy
  * (E8M0 scale per 32), FP8 blocks 1 + 4/128 = 1.03125 B (FP32 scale per 128),
- * NVFP4 0.5 + 1/16 = 0.5625 B; the grad_output gathers both copies. */
+ * NVFP4 0.5 + 1/16 = 0.5625 B; the grad_output gathers both copies; torchao's
+ * tensorwise Float8 TP styles 1 B in each gather. */
 static void test_tp_gather_bytes(void) {
   struct pl_layout l;
   memset(&l, 0, sizeof l);
@@ -211,8 +212,11 @@ static void test_tp_gather_bytes(void) {
   l.fp8_recipe = PL_FP8_RECIPE_BLOCKWISE;
   CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_FWD) == 1.03125);
   CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_GRAD) == 2.0625);
-  l.fp8_recipe = PL_FP8_RECIPE_TENSORWISE; /* torchao: not modelled, 16-bit */
-  CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_FWD) == 2.0);
+  /* torchao's Float8 TP styles (torchtitan): the float8 tensor, 1 B, in the
+   * forward input gather and the gradient gather alike */
+  l.fp8_recipe = PL_FP8_RECIPE_TENSORWISE;
+  CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_FWD) == 1.0);
+  CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_GRAD) == 1.0);
   l.dtype = PL_DTYPE_MXFP8;
   CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_REGATHER) == 1.03125);
   CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_GRAD) == 2.0625);

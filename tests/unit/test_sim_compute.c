@@ -1127,6 +1127,50 @@ static void test_param_kernels(void) {
   CHECK(cp != NULL && fabs(cp->fwd_bytes - 6.0 * g) <= 1e-9 * p);
 }
 
+/* layout.tp_seq_copies (segments.c tp_seq_copies), small_llama at tp 2 with
+ * sequence parallelism: one gathered activation = mbs 2 x seq 512 x h 1024 =
+ * 1,048,576 elements; 2 regions per block (attention, MLP):
+ *  - bf16: per region an all_gather copy (read + write 2 B) and a
+ *    reduce_scatter copy (2 + 2 B): 2 x 8 B x 1,048,576 = 16,777,216 B
+ *    forward and the same backward; not recomputed;
+ *  - ops recompute: the re-run all_gathers' copies, 2 x 4 B x 1,048,576 =
+ *    8,388,608 B more backward: 25,165,824;
+ *  - full recompute: the forward's copies re-run (the op's recompute flag);
+ *  - fp8-tensorwise (torchao's Float8 TP gathers 1 B): 2 x (2 + 4) B x
+ *    1,048,576 = 12,582,912 B each way;
+ *  - tp_comm_overlap (async TP): only the backward's 2 unfused
+ *    reduce_scatter copies, 2 x 4 B x 1,048,576 = 8,388,608 B, no forward;
+ *  - off, or without sequence parallelism: no op. */
+static void test_tp_seq_copies(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  run.layout.tp = 2;
+  run.layout.sp = true;
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "tp_seq_copies") == NULL);
+  run.layout.tp_seq_copies = true;
+  const struct pl_op *c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "tp_seq_copies");
+  CHECK(c != NULL && c->fwd_bytes == 16777216.0 && c->bwd_bytes == 16777216.0 && !c->recompute);
+  run.layout.recompute = PL_RECOMPUTE_OPS;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "tp_seq_copies");
+  CHECK(c != NULL && c->fwd_bytes == 16777216.0 && c->bwd_bytes == 25165824.0 && !c->recompute);
+  run.layout.recompute = PL_RECOMPUTE_FULL;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "tp_seq_copies");
+  CHECK(c != NULL && c->bwd_bytes == 16777216.0 && c->recompute);
+  run.layout.recompute = PL_RECOMPUTE_NONE;
+  run.layout.dtype = PL_DTYPE_FP8;
+  run.layout.fp8_recipe = PL_FP8_RECIPE_TENSORWISE;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "tp_seq_copies");
+  CHECK(c != NULL && c->fwd_bytes == 12582912.0 && c->bwd_bytes == 12582912.0);
+  run.layout.dtype = PL_DTYPE_BF16;
+  run.layout.tp_comm_overlap = true;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "tp_seq_copies");
+  CHECK(c != NULL && c->fwd_bytes == 0 && c->bwd_bytes == 8388608.0 && !c->recompute);
+  run.layout.tp_comm_overlap = false;
+  run.layout.sp = false;
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "tp_seq_copies") == NULL);
+}
+
 /* Round 11 passes, docs/step-model.md 2.3f, on small_llama (1024 tokens per
  * micro-batch, 8 heads of 128, kv 8, vocab 32000, tp 1):
  *  - qkv_grad_cat: backward only, 4 B per q/k/v element: 4 x 1024 x 3072 =
@@ -1720,6 +1764,48 @@ static void test_moe_wait_recompute(void) {
                  sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_BWD, false, NULL), EXACT);
 }
 
+/* The shared experts in the issue order (pass_ops.c fwd_order): the forward
+ * runs them before the router (Megatron-Core MoELayer.forward), so autograd
+ * runs their backward after the routed experts' (the ready node created last
+ * first: torch/csrc/autograd/engine.h ReadyQueue::CompareNodeTaskTime), and a
+ * recompute of the MoE layer is issued before its first backward, the
+ * unpermute's. Ops: shared_fc1 (one GEMM call, long: forward S_f, backward
+ * S_b, two calls), router, permute, expert_fc1 (16 calls), unpermute, all
+ * recomputed, then resid2; alltoall wait, no collectives; host 37 us per
+ * kernel, 48 us per GEMM call, the memory ops no backward kernels. Backward:
+ * resid2; re-run shared_fc1 (48), router (37), permute (37, the wait), fc1
+ * (768), unpermute (37); backwards of unpermute, fc1 (1536), permute, router,
+ * shared_fc1 (96). From the wait: the host issues fc1, unpermute, fc1's
+ * backward (2341: the GPU a few us behind), shared_fc1's backward (host
+ * 2437; GPU 2341 + max(96 + S_b/2, 48 + S_b) = 2389 + S_b), the next
+ * block's re-run shared_fc1 (GPU + S_f), router, permute (host 2559): the
+ * wait ends at 2389 us + S_b + S_f + eps. In list order (shared last, its
+ * backward first, the recompute before it) the shared GEMMs ran right after
+ * the wait, beside the host's issue of fc1's backward: 853 us + S_f + S_b. */
+static void test_shared_expert_order(void) {
+  struct pl_op ops[6] = {
+      {.kind = PL_OP_MEMORY, .name = "router", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_MEMORY, .name = "permute", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_GEMM, .name = "expert_fc1", .m = 64, .n = 64, .k = 64, .count = 16},
+      {.kind = PL_OP_MEMORY, .name = "unpermute", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_GEMM, .name = "shared_fc1", .m = 8192, .n = 4096, .k = 4096, .count = 1},
+      {.kind = PL_OP_MEMORY, .name = "resid2", .fwd_bytes = 1e3, .fwd_kernels = 1},
+  };
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16,
+                        .host_per_gemm_s = 48e-6,
+                        .host_per_kernel_s = 37e-6,
+                        .dispatch = PL_MOE_ALLTOALL};
+  struct pl_model m = {.pos = PL_POS_LEARNED, .experts = 128};
+  struct sim_moe_wait w = {0, 0};
+  for (int i = 0; i < 5; i++)
+    ops[i].recompute = true;
+  double s_f = pl_op_run_time_s(&a100, &l, &m, &ops[4], PL_PASS_FWD);
+  double s_b = pl_op_run_time_s(&a100, &l, &m, &ops[4], PL_PASS_BWD);
+  CHECK(s_f > 300e-6 && s_b > 600e-6 && s_f + s_b > 1800e-6);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 6, PL_PASS_BWD, false, &w),
+                 2389e-6 + s_b + s_f, 0.01);
+}
+
 /* The FP8 casts in a forward with the MoE dispatcher's wait go where every
  * synced pass puts them (pass_ops.c synced_flow_s, session 13): before each
  * GEMM, by its share of the GEMM time. test_moe_host_sync's block, the router
@@ -1806,6 +1892,7 @@ int main(void) {
   test_head_16bit();
   test_param_kernels();
   test_framework_passes();
+  test_tp_seq_copies();
   test_launch_blocking();
   test_host_per_gemm();
   test_host_per_launch();
@@ -1814,6 +1901,7 @@ int main(void) {
   test_moe_host_sync();
   test_moe_wait_casts();
   test_moe_wait_recompute();
+  test_shared_expert_order();
   test_launch_counts();
   test_eager_alibi();
   return check_finish();

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The two datasets at 10,000+ GPUs of session 13 (data/validation/SOURCES.md, "Added in session
+# 13"): MegaScale's Megatron-LM rows are predicted on a100-80g / dgx-a100 with the megatron-lm
+# preset, its own system's rows skipped with the reason; Table 3's baseline and Figure 9 are
+# compared through their MFU, Table 2 through the printed iteration time (row 1: 40.0 s). Llama 3
+# Table 4's rows read the llama3-405b preset with the torchtitan preset, and their measured step
+# comes from TFLOPs/GPU by PaLM's count (row 1: 12.5645 s, test_validate_scale.c).
+. "$(dirname "$0")/lib.sh"
+V="$PL_SOURCE_DIR/data/validation"
+expect_ok validate "$V/megascale_nsdi24.csv" --format csv
+for r in 1 2 3 4 5 6 7 8 17 26 27 28; do
+  check "megascale row $r predicted on a100-80g" \
+    grep -qE "^\"megascale_nsdi24\",$r,[0-9]+,\"[^\"]*\",\"megascale\",\"a100-80g\",\"dgx-a100\",\"step_time_s\",\"[^\"]*\",[0-9.]+,[0-9.]+,[0-9.]+," "$TMP/out"
+done
+check "row 1 compares the printed 40.0 s" grep -qE '^"megascale_nsdi24",1,2,"[^"]*","megascale","a100-80g","dgx-a100","step_time_s","Iteration Time \(s\) \(printed\)",40,40,' "$TMP/out"
+check "row 17 converts Table 3's MFU" grep -qE '^"megascale_nsdi24",17,18,"[^"]*","megascale","a100-80g","dgx-a100","step_time_s","MFU -> step' "$TMP/out"
+for r in 9 16 18 25 29 31; do
+  check "megascale row $r (MegaScale's own) skipped" \
+    grep -qE "^\"megascale_nsdi24\",$r,.*MegaScale's own optimizations" "$TMP/out"
+done
+expect_ok validate "$V/llama3_herd_table4.csv" --format json
+check "three Llama 3 rows" grep -q '"dataset": "llama3_herd_table4"' "$TMP/out"
+check "framework torchtitan" grep -q '"framework": "torchtitan"' "$TMP/out"
+finish
