@@ -112,6 +112,17 @@ struct pl_gpu_efficiency {
   double attn_cudnn_mxfp8_bwd_ratio;
   double attn_cudnn_mxfp8_mla_fwd_ratio; /* the same for latent attention's 192/128 heads */
   double attn_cudnn_mxfp8_mla_bwd_ratio;
+  double attn_cudnn_hd64_shape_fwd_fraction; /* the four shape parameters of cuDNN's kernel at
+                                    head dims <= 64 (attention.cudnn.shape_head_dim_64); 0 = not
+                                    given (the head-dim-128 shape above) */
+  double attn_cudnn_hd64_shape_bwd_fraction;
+  double attn_cudnn_hd64_fwd_tile_fixed_keys;
+  double attn_cudnn_hd64_bwd_tile_fixed_keys;
+  double attn_tensor_flops_per_exp; /* dense 16-bit tensor-core FLOPs per clock per SM over the
+                                    SFU's exponentials (MUFU.EX2) per clock per SM
+                                    (attention.cudnn.tensor_flops_per_exp): bounds the fused
+                                    attention's rate at one exponential per score element;
+                                    0 = not given (no bound) */
   double ssd_fwd_fraction[PL_SSD_KERNELS]; /* the Mamba-2 mixer's Triton kernels
                                     (efficiency.mamba_ssm): each part's measured rate, of the BF16
                                     peak on the FLOPs plateau counts for it, or of the HBM

@@ -262,6 +262,12 @@ enum pl_status pl_calib_compute(const struct pl_gpu *base, const struct pl_compu
     out->eff.attn_cudnn_versions[i].fwd_fraction = e->attn_cudnn_versions[i].fwd_fraction * sus;
     out->eff.attn_cudnn_versions[i].bwd_fraction = e->attn_cudnn_versions[i].bwd_fraction * sus;
   }
+  /* and the head-dim-64 figures; the SFU bound (a fraction of peak, applied
+   * before the sustained fraction: compute.c attn_exp_bound) keeps its place
+   * under the folded-in clock as tensor_flops_per_exp / sus */
+  out->eff.attn_cudnn_hd64_shape_fwd_fraction = e->attn_cudnn_hd64_shape_fwd_fraction * sus;
+  out->eff.attn_cudnn_hd64_shape_bwd_fraction = e->attn_cudnn_hd64_shape_bwd_fraction * sus;
+  out->eff.attn_tensor_flops_per_exp = e->attn_tensor_flops_per_exp / sus;
   /* FlashAttention-2's rate by shape likewise, unless the trace measured the
    * kernel's fractions: then those define it and the shape would override them */
   bool attn_fitted = n_fwd > 0 || n_bwd > 0;

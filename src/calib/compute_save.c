@@ -105,7 +105,8 @@ static void shape_object(struct pl_emit *e, const struct ctx *c, const char *key
 }
 
 /* cuDNN's object: its fractions and, where the base file has them, its rates by
- * shape (today's, and the older releases' shape_<major>_<minor>, shape_2024). Dropping
+ * shape (today's, the older releases' shape_<major>_<minor> and shape_2024, and
+ * shape_head_dim_64) and its SFU bound (tensor_flops_per_exp). Dropping
  * one would fall back to the constant fractions, a different model; copying an
  * older release's unscaled would run it at the burst clock (the fitted file's
  * sustained fraction is 1). */
@@ -139,7 +140,15 @@ static void cudnn_fractions(struct pl_emit *e, const struct ctx *c, yajl_val bas
       pl_cudnn_version_str(through % 100 == 99 ? through - 99 : through, ver, sizeof ver);
       snprintf(kernel, sizeof kernel, "the cuDNN %s fused attention's large-shape", ver);
       shape_object(e, c, k, v, rel->fwd_fraction, rel->bwd_fraction, kernel);
-    } else if (strcmp(k, "fwd_fraction") != 0 && strcmp(k, "bwd_fraction") != 0)
+    }
+    else if (strcmp(k, "shape_head_dim_64") == 0 && YAJL_IS_OBJECT(v))
+      shape_object(e, c, k, v, f->attn_cudnn_hd64_shape_fwd_fraction,
+                   f->attn_cudnn_hd64_shape_bwd_fraction,
+                   "the cuDNN fused attention's head-dim-64 large-shape");
+    else if (strcmp(k, "tensor_flops_per_exp") == 0 && YAJL_IS_OBJECT(v))
+      number_entry(e, c, k, f->attn_tensor_flops_per_exp, PL_CP_COUNT,
+                   "the tensor FLOPs per exponential (over the sustained fraction)");
+    else if (strcmp(k, "fwd_fraction") != 0 && strcmp(k, "bwd_fraction") != 0)
       copy_value(e, k, v);
   }
   pl_emit_obj_end(e);

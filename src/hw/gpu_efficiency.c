@@ -22,7 +22,10 @@
  *                   "cudnn": {"kernel": "...", "fwd_fraction": {...}, "bwd_fraction": {...},
  *                            "shape": {"fwd_fraction": {...}, "bwd_fraction": {...},
  *                                      "fwd_tile_fixed_keys": {...},
- *                                      "bwd_tile_fixed_keys": {...}}  (optional)}
+ *                                      "bwd_tile_fixed_keys": {...}}  (optional),
+ *                            "shape_head_dim_64": {the same four}  (optional),
+ *                            "tensor_flops_per_exp": {"value": 512, "source": "..."}
+ *                            (optional)}
  *                            (optional: cuDNN's fused flash attention),
  *                   "shape": {the same four for the kernel above}  (optional)},
  *     "mamba_ssm": {"ssd_states": {"fwd_fraction": {...}, "bwd_fraction": {...}},
@@ -324,6 +327,33 @@ static enum pl_status cudnn_versions(yajl_val cu, const char *origin, struct pl_
   return st;
 }
 
+/* The optional attention.cudnn.tensor_flops_per_exp (docs/step-model.md 2.2
+ * "Head dim 64"): the dense 16-bit tensor-core FLOPs an SM does in the time its
+ * SFUs do one exponential, a number in [1, 65536]; absent leaves *out at 0. */
+static enum pl_status tensor_flops_per_exp(yajl_val cu, const char *origin, double *out,
+                                           struct pl_diag *diag) {
+  const char *key = "tensor_flops_per_exp";
+  yajl_val v = NULL;
+  if (base_json_get(cu, key) == NULL)
+    return PL_OK;
+  enum pl_status st = entry(cu, key, origin, &v, diag);
+  if (st != PL_OK)
+    return st;
+  yajl_val x = base_json_get(v, "value");
+  if (x == NULL || !YAJL_IS_NUMBER(x))
+    return pl_diag_set(diag, PL_ERR_PARSE,
+                       "%s: efficiency field 'attention.cudnn.%s': \"value\" must be a number",
+                       origin, key);
+  double d = YAJL_GET_DOUBLE(x);
+  if (!(d >= 1 && d <= 65536))
+    return pl_diag_set(diag, PL_ERR_RANGE,
+                       "%s: efficiency field 'attention.cudnn.%s': %g is outside [1, 65536] "
+                       "FLOPs per exponential",
+                       origin, key, d);
+  *out = d;
+  return PL_OK;
+}
+
 static enum pl_status attention_part(yajl_val eff, const char *origin, struct pl_gpu_efficiency *e,
                                      struct pl_diag *diag) {
   yajl_val a = base_json_get(eff, "attention");
@@ -375,6 +405,15 @@ static enum pl_status attention_part(yajl_val eff, const char *origin, struct pl
     st = cudnn_versions(cu, origin, e, diag);
   if (st == PL_OK && cu != NULL)
     st = mxfp8_attention(cu, origin, e, diag);
+  /* optional: the same four at head dims <= 64 (docs/step-model.md 2.2 "Head dim 64") */
+  if (st == PL_OK && cu != NULL)
+    st = attention_shape(cu, "shape_head_dim_64", "attention.cudnn.shape_head_dim_64", origin,
+                         &e->attn_cudnn_hd64_shape_fwd_fraction,
+                         &e->attn_cudnn_hd64_shape_bwd_fraction,
+                         &e->attn_cudnn_hd64_fwd_tile_fixed_keys,
+                         &e->attn_cudnn_hd64_bwd_tile_fixed_keys, diag);
+  if (st == PL_OK && cu != NULL)
+    st = tensor_flops_per_exp(cu, origin, &e->attn_tensor_flops_per_exp, diag);
   return st;
 }
 

@@ -325,6 +325,43 @@ static double attn_tiles_makespan(int64_t m, int64_t n, bool causal, int64_t cou
  * t = makespan x (FLOPs of one tile-row-block per key) / (asymptote x peak / SMs).
  * The FLOPs per key position of a 128-row tile are the op's counted FLOPs
  * (every query against every key) / (count x m x n) x 128. */
+/* Head dims up to this run cuDNN's small-head kernel figures
+ * (attention.cudnn.shape_head_dim_64): measured at head dim 64 on H100. */
+#define ATTN_SMALL_HEAD_DIM 64
+
+/* Whether cuDNN's small-head figures apply: query/key heads at most 64 wide
+ * (op->k; the value heads are never wider in the models plateau reads: latent
+ * attention's are 128 against 192). */
+static bool attn_small_head(const struct pl_op *op) {
+  return op->k > 0 && op->k <= ATTN_SMALL_HEAD_DIM;
+}
+
+/* The fused attention kernel's rate bound set by the SFU (docs/step-model.md
+ * 2.2 "Head dim 64"), as a fraction of the 16-bit tensor peak: both passes
+ * take one exponential per score element (the forward's exp(S - rowmax), the
+ * backward's recomputed P = exp(S - LSE); FlashAttention-2, Dao 2023, arXiv
+ * 2307.08691, Algorithms 1 and 2) on MUFU.EX2, while the tensor cores do 4 d
+ * FLOPs per score element forward (QK^T and PV at head dim d = op->k) and
+ * 2.5x that backward (flops.c attention). At attention.cudnn.
+ * tensor_flops_per_exp tensor FLOPs per exponential the kernel cannot run
+ * above those FLOPs / tensor_flops_per_exp of peak. Both units run at the SM
+ * clock, so the sustained clock scales both alike. Latent attention's value
+ * heads (128 < 192) make the true forward count 640, not 768, per score: the
+ * bound is then 20 % loose, and far from binding (1.25 of peak on GB200).
+ * 0 = no figure (no bound). */
+static double attn_exp_bound(const struct pl_gpu *g, const struct pl_op *op, enum pl_pass pass) {
+  double tpe = g->eff.attn_tensor_flops_per_exp;
+  double per_score = 4.0 * (double)op->k * (pass == PL_PASS_FWD ? 1.0 : 2.5);
+  return tpe > 0 && op->k > 0 ? per_score / tpe : 0;
+}
+
+/* The fraction f held below the exponential bound (cuDNN kernels only). */
+static double attn_exp_limited(const struct pl_gpu *g, const struct pl_op *op, enum pl_pass pass,
+                               enum attn_kernel kernel, double f) {
+  double bound = attn_is_cudnn(kernel) ? attn_exp_bound(g, op, pass) : 0;
+  return bound > 0 && bound < f ? bound : f;
+}
+
 static double attention_shape_math_s(const struct pl_gpu *g, const struct pl_op *op,
                                      enum pl_pass pass, double rate_scale,
                                      enum attn_kernel kernel, int64_t cudnn_version) {
@@ -342,6 +379,15 @@ static double attention_shape_math_s(const struct pl_gpu *g, const struct pl_op 
     f = fwd ? rel->fwd_fraction : rel->bwd_fraction;
     fixed = fwd ? rel->fwd_tile_fixed_keys : rel->bwd_tile_fixed_keys;
   }
+  /* head dims <= 64: the kernel's own figures where the file gives them
+   * (measured with today's cuDNN, so only a run of the latest takes them; a run
+   * naming an older release, layout.cudnn_version, keeps its head-dim-128 form) */
+  double f64 = fwd ? e->attn_cudnn_hd64_shape_fwd_fraction : e->attn_cudnn_hd64_shape_bwd_fraction;
+  if (cudnn && cudnn_version == PL_CUDNN_LATEST && f64 > 0 && attn_small_head(op)) {
+    f = f64;
+    fixed = fwd ? e->attn_cudnn_hd64_fwd_tile_fixed_keys : e->attn_cudnn_hd64_bwd_tile_fixed_keys;
+  }
+  f = attn_exp_limited(g, op, pass, kernel, f);
   /* FlashAttention-2's forward grid runs each head's query blocks in order
    * (flash_fwd_launch_template.h run_flash_fwd), lightest first when causal */
   bool light = !cudnn && fwd;
@@ -371,7 +417,7 @@ static double attention_shape_math_s(const struct pl_gpu *g, const struct pl_op 
 
 static double attention_s(const struct pl_gpu *g, enum pl_dtype dt, const struct pl_op *op,
                           enum pl_pass pass, enum attn_kernel kernel, int64_t cudnn_version) {
-  double frac = attention_fraction(g, pass, kernel);
+  double frac = attn_exp_limited(g, op, pass, kernel, attention_fraction(g, pass, kernel));
   double flops = pass == PL_PASS_FWD ? op->fwd_flops : op->bwd_flops;
   double bytes = pass == PL_PASS_FWD ? op->fwd_bytes : op->bwd_bytes;
   /* Causal masking: the kernel skips fully masked blocks and does about half

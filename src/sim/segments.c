@@ -1287,9 +1287,11 @@ static double seg_params(const struct pl_run *run, enum sim_seg_kind kind) {
  * unfused and keep their copy: per x 2 B per element in the backward.
  * Not counted: the embedding's and output layer's gathers (one of each per
  * micro-batch), the fused ops' shard restride (1/tp of the elements).
- * PyTorch's later view path for a gathered dim 0 of exactly group_size
- * (batch 1 per rank) is not in the versions of the published runs
- * (docs/accuracy.md "Session 13 (helper tt13)"). */
+ * Not modelled: the view path of recent PyTorch (all_gather_tensor returns
+ * a view, no copy, when the gathered dim 0 is exactly group_size, i.e. a
+ * batch of 1 per rank); the release that added it was not pinned here, and
+ * the torchtitan rows with batch 1 (Table 6, 405B) may have run without
+ * their all_gather copies (docs/accuracy.md "Session 13 (helper tt13)"). */
 static int tp_seq_copies(const struct pl_run *run, struct pl_op *ops, int n) {
   const struct pl_layout *l = &run->layout;
   if (!l->tp_seq_copies || !l->sp || l->tp <= 1 || n + 1 > PL_MAX_LAYER_OPS)

@@ -229,6 +229,14 @@ static void test_save_roundtrip(void) {
     CHECK_NEAR_REL(k24->bwd_fraction, b24->bwd_fraction * sus, 1e-9);
     CHECK_NEAR_REL(k24->bwd_tile_fixed_keys, b24->bwd_tile_fixed_keys, 1e-12);
   }
+  /* and the head-dim-64 figures (h100 shape_head_dim_64: 0.490 / 0.485 x 0.887, fixed keys
+   * 192 / 496); the SFU bound, 256 FLOPs per exponential, is written as 256 / 0.887 =
+   * 288.61 so that its fraction of peak, applied before the clock, keeps its place
+   * (test_save_roundtrip_913 checks the times where it binds) */
+  CHECK_NEAR_REL(back.eff.attn_cudnn_hd64_shape_fwd_fraction, 0.490 * sus, 1e-9);
+  CHECK_NEAR_REL(back.eff.attn_cudnn_hd64_shape_bwd_fraction, 0.485 * sus, 1e-9);
+  CHECK_NEAR_REL(back.eff.attn_cudnn_hd64_bwd_tile_fixed_keys, 496.0, 1e-12);
+  CHECK_NEAR_REL(back.eff.attn_tensor_flops_per_exp, 256.0 / sus, 1e-9);
   for (size_t i = 0; i < t->n_obs; i++)
     CHECK_NEAR_REL(pl_compute_obs_time_s(&back, &t->obs[i]),
                    pl_compute_obs_time_s(&fitted, &t->obs[i]), 1e-6);
@@ -268,6 +276,19 @@ static void test_save_roundtrip_913(void) {
     CHECK_NEAR_REL(k913->fwd_tile_fixed_keys, 400.0, 1e-12);
     CHECK_NEAR_REL(k913->bwd_tile_fixed_keys, 336.0, 1e-12);
   }
+  /* the SFU bound binds at head dim 64 on B200 (256 FLOPs per score / 512 per
+   * exponential = 0.5 < 0.741): the base runs 0.5 x 0.823, the fitted file (sustained
+   * 1) 256 / (512 / 0.823) = 0.4115, the same time */
+  CHECK_NEAR_REL(back.eff.attn_tensor_flops_per_exp, 512.0 / 0.823, 1e-9);
+  struct pl_op a = {.name = "attn", .kind = PL_OP_ATTENTION, .m = 4096, .n = 4096, .k = 64,
+                    .count = 32, .causal = true, .fwd_flops = 256.0 * 32 * 4096 * 4096,
+                    .bwd_flops = 640.0 * 32 * 4096 * 4096};
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .attention_cudnn = true};
+  struct pl_model m = {.head_dim = 64};
+  CHECK_NEAR_REL(pl_op_run_time_s(&back, &l, &m, &a, PL_PASS_FWD),
+                 pl_op_run_time_s(&base, &l, &m, &a, PL_PASS_FWD), 1e-9);
+  CHECK_NEAR_REL(pl_op_run_time_s(&back, &l, &m, &a, PL_PASS_BWD),
+                 pl_op_run_time_s(&base, &l, &m, &a, PL_PASS_BWD), 1e-9);
   pl_compute_trace_free(t);
 }
 

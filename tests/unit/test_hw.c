@@ -260,6 +260,34 @@ static void block_scaled_ratio_figures(void) {
   gpu_edit_refused("gb300", "\"value\": 1.022,", "9.999", "bwd");
 }
 
+/* cuDNN's head-dim-64 figures and the SFU bound (attention.cudnn.
+ * shape_head_dim_64, tensor_flops_per_exp; docs/step-model.md 2.2 "Head dim
+ * 64"): h100 and h200 0.490 / 0.485, K0 192 / 496 (measured on H100), 256
+ * tensor FLOPs per exponential (4096 / 16); gb200 and b200 512 (8192 / 16),
+ * gb300 and b300 256 (8192 / 32); a100-80g gives neither (0). A fraction past
+ * the limit 4, a fixed cost past 65536 keys and 0.5 or 7e6 FLOPs per
+ * exponential (outside [1, 65536]) are refused. */
+static void head_dim_64_figures(void) {
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h200", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_hd64_shape_fwd_fraction, 0.490, 1e-12);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_hd64_bwd_tile_fixed_keys, 496.0, 1e-12);
+  CHECK_NEAR_REL(g.eff.attn_tensor_flops_per_exp, 256.0, 1e-12);
+  CHECK_STATUS(pl_gpu_load("b200", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.attn_tensor_flops_per_exp, 512.0, 1e-12);
+  CHECK_NEAR_REL(g.eff.attn_cudnn_hd64_shape_fwd_fraction, 0.0, 0);
+  CHECK_STATUS(pl_gpu_load("b300", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.attn_tensor_flops_per_exp, 256.0, 1e-12);
+  CHECK_STATUS(pl_gpu_load("a100-80g", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.attn_tensor_flops_per_exp, 0.0, 0);
+  h100_edit_refused("\"value\": 0.490", "9.999", "fwd_fraction");
+  h100_edit_refused("\"value\": 496", "7e6", "bwd_tile_fixed_keys");
+  h100_edit_refused("\"value\": 256", "7e6", "tensor_flops_per_exp");
+  gpu_edit_refused("gb200", "\"value\": 512", "0.5", "tensor_flops_per_exp");
+}
+
 /* The optional rate of Transformer Engine's MXFP8 quantize kernels
  * (efficiency.mxfp8_quantize, a fraction of the HBM bandwidth): b300 and
  * gb300 0.622 (TE gemm_profiling.rst on B300: 9.069 GB of casts as plateau
@@ -612,6 +640,7 @@ int main(void) {
   triton_attention_figures();
   sustained_fraction_figures();
   tile_fixed_k_figures();
+  head_dim_64_figures();
   block_scaled_ratio_figures();
   mxfp8_quantize_figures();
   quantize_rate_figures();

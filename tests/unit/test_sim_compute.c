@@ -502,6 +502,84 @@ static void test_cudnn_913_attention(void) {
   CHECK_NEAR_REL(pl_op_run_time_s(&b200, &l, &m, &a, PL_PASS_FWD) - k, 2.5165e-6, 2e-4);
 }
 
+/* Head dim 64 (docs/step-model.md 2.2 "Head dim 64"). An op of head dim 64
+ * counts 2 x (64 + 64) = 256 FLOPs per score forward, 2.5 x 256 = 640 backward,
+ * so a 128-row tile costs 256 x 128 = 32768 FLOPs per key forward (81920
+ * backward). One head of 1024 causal queries: 8 tiles on 8 SMs, the heaviest
+ * (1024 keys + K0) sets the time.
+ * (a) h100 attention.cudnn.shape_head_dim_64 (measured: asymptote 0.490 /
+ *     0.485, K0 192 / 496; sustained 0.887, 132 SMs): an SM runs 989.4e12 x
+ *     0.490 x 0.887 / 132 = 3.25775e12 FLOP/s forward, 989.4e12 x 0.485 x 0.887
+ *     / 132 = 3.22451e12 backward: (1024 + 192) x 32768 / 3.25775e12 =
+ *     12.2311 us forward, (1024 + 496) x 81920 / 3.22451e12 = 38.6163 us
+ *     backward. The SFU bound (tensor_flops_per_exp 256) is 256 / 256 = 1.0
+ *     forward: not binding. Without the entry the head-dim-128 shape runs.
+ * (b) gb200 (shape 0.700 / K0 400 forward, sustained 0.833, 148 SMs, peak
+ *     2500e12; tensor_flops_per_exp 512): the exponential bound 256 / 512 =
+ *     0.5 < 0.700, so an SM runs 2500e12 x 0.5 x 0.833 / 148 = 7.03547e12
+ *     FLOP/s: (1024 + 400) x 32768 / 7.03547e12 = 6.6323 us forward (4.7374 us
+ *     at 0.700). Backward 640 / 512 = 1.25: not binding; head dim 128 (512 /
+ *     512 = 1.0) not binding; gb300 (256 per exponential: 1.0) not binding. */
+static struct pl_op hd64_op(int64_t count, int64_t m, int64_t n) {
+  double scores = (double)count * (double)m * (double)n;
+  return (struct pl_op){.name = "attn", .kind = PL_OP_ATTENTION, .m = m, .n = n, .k = 64,
+                        .count = count, .causal = true, .fwd_flops = 256.0 * scores,
+                        .bwd_flops = 640.0 * scores};
+}
+
+static void test_cudnn_head_dim_64(void) {
+  struct pl_gpu h100, gb200, gb300;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  CHECK_STATUS(pl_gpu_load("gb200", &gb200, &d), PL_OK, dp);
+  CHECK_STATUS(pl_gpu_load("gb300", &gb300, &d), PL_OK, dp);
+  CHECK_NEAR_REL(h100.eff.attn_cudnn_hd64_shape_fwd_fraction, 0.490, EXACT);
+  CHECK_NEAR_REL(h100.eff.attn_cudnn_hd64_shape_bwd_fraction, 0.485, EXACT);
+  CHECK_NEAR_REL(h100.eff.attn_cudnn_hd64_fwd_tile_fixed_keys, 192.0, EXACT);
+  CHECK_NEAR_REL(h100.eff.attn_cudnn_hd64_bwd_tile_fixed_keys, 496.0, EXACT);
+  CHECK_NEAR_REL(h100.eff.attn_tensor_flops_per_exp, 256.0, EXACT);
+  CHECK_NEAR_REL(gb200.eff.attn_tensor_flops_per_exp, 512.0, EXACT);
+  CHECK_NEAR_REL(gb300.eff.attn_tensor_flops_per_exp, 256.0, EXACT);
+  double k = h100.eff.kernel_overhead_s;
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .attention_cudnn = true};
+  struct pl_model m = {.dropout = false};
+  struct pl_op a = hd64_op(1, 1024, 1024);
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_FWD) - k, 12.2311e-6, 2e-4);
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_BWD) - 3 * k, 38.6163e-6, 2e-4);
+  /* without the entry: the head-dim-128 shape, (1024 + 192) x 32768 /
+   * (989.4e12 x 0.670 x 0.887 / 132) = 8.9452 us */
+  struct pl_gpu h = h100;
+  h.eff.attn_cudnn_hd64_shape_fwd_fraction = 0;
+  CHECK_NEAR_REL(pl_op_run_time_s(&h, &l, &m, &a, PL_PASS_FWD) - k, 8.9452e-6, 2e-4);
+  /* head dim 128 (shape_op's op with k = 128) keeps the head-dim-128 shape */
+  struct pl_op wide = shape_op(1, 1024, 1024);
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &wide, PL_PASS_FWD),
+                 pl_op_run_time_s(&h, &l, &m, &wide, PL_PASS_FWD), EXACT);
+  /* (b) the SFU bound on GB200, forward only */
+  double kb = gb200.eff.kernel_overhead_s;
+  CHECK_NEAR_REL(pl_op_run_time_s(&gb200, &l, &m, &a, PL_PASS_FWD) - kb, 6.6323e-6, 2e-4);
+  struct pl_gpu g = gb200;
+  g.eff.attn_tensor_flops_per_exp = 0;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &l, &m, &a, PL_PASS_FWD) - kb, 4.7374e-6, 2e-4);
+  CHECK_NEAR_REL(pl_op_run_time_s(&gb200, &l, &m, &a, PL_PASS_BWD),
+                 pl_op_run_time_s(&g, &l, &m, &a, PL_PASS_BWD), EXACT);
+  struct pl_op full = a; /* head dim 128: 512 FLOPs per score forward */
+  full.k = 128;
+  full.fwd_flops *= 2;
+  full.bwd_flops *= 2;
+  CHECK_NEAR_REL(pl_op_run_time_s(&gb200, &l, &m, &full, PL_PASS_FWD),
+                 pl_op_run_time_s(&g, &l, &m, &full, PL_PASS_FWD), EXACT);
+  struct pl_gpu u = gb300;
+  u.eff.attn_tensor_flops_per_exp = 0;
+  CHECK_NEAR_REL(pl_op_run_time_s(&gb300, &l, &m, &a, PL_PASS_FWD),
+                 pl_op_run_time_s(&u, &l, &m, &a, PL_PASS_FWD), EXACT);
+  /* FlashAttention-2 is not bound here (cuDNN's figures only) */
+  struct pl_layout fl = {.dtype = PL_DTYPE_BF16};
+  CHECK_NEAR_REL(pl_op_run_time_s(&gb200, &fl, &m, &a, PL_PASS_FWD),
+                 pl_op_run_time_s(&g, &fl, &m, &a, PL_PASS_FWD), EXACT);
+}
+
 /* MXFP8 attention (layout.fp8_attention): the BF16 cuDNN kernel's time times the
  * GPU file's published MXFP8/BF16 time ratio (gb300.json attention.cudnn.
  * mxfp8_time_ratio, NVIDIA's cudnn-frontend benchmark, medians over seq 2k-32k):
@@ -1877,6 +1955,7 @@ int main(void) {
   test_cudnn_attention();
   test_cudnn_attention_shape();
   test_cudnn_913_attention();
+  test_cudnn_head_dim_64();
   test_mxfp8_attention();
   test_flash_attention_shape();
   test_blackwell_cudnn_attention();
