@@ -118,6 +118,11 @@ struct pl_gpu_efficiency {
   double attn_cudnn_hd64_shape_bwd_fraction;
   double attn_cudnn_hd64_fwd_tile_fixed_keys;
   double attn_cudnn_hd64_bwd_tile_fixed_keys;
+  double attn_hd64_shape_fwd_fraction; /* the same four for FlashAttention-2 (attention.
+                                    shape_head_dim_64); 0 = not given (attention.shape) */
+  double attn_hd64_shape_bwd_fraction;
+  double attn_hd64_fwd_tile_fixed_keys;
+  double attn_hd64_bwd_tile_fixed_keys;
   double attn_tensor_flops_per_exp; /* dense 16-bit tensor-core FLOPs per clock per SM over the
                                     SFU's exponentials (MUFU.EX2) per clock per SM
                                     (attention.cudnn.tensor_flops_per_exp): bounds the fused

@@ -273,6 +273,8 @@ enum pl_status pl_calib_compute(const struct pl_gpu *base, const struct pl_compu
   bool attn_fitted = n_fwd > 0 || n_bwd > 0;
   out->eff.attn_shape_fwd_fraction = attn_fitted ? 0 : e->attn_shape_fwd_fraction * sus;
   out->eff.attn_shape_bwd_fraction = attn_fitted ? 0 : e->attn_shape_bwd_fraction * sus;
+  out->eff.attn_hd64_shape_fwd_fraction = attn_fitted ? 0 : e->attn_hd64_shape_fwd_fraction * sus;
+  out->eff.attn_hd64_shape_bwd_fraction = attn_fitted ? 0 : e->attn_hd64_shape_bwd_fraction * sus;
   if (n_mem > 0)
     out->eff.hbm_fraction = fmem;
   /* the Mamba-2 SSD's matmul parts are rates of the BF16 peak like the

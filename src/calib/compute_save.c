@@ -220,6 +220,10 @@ static void attention(struct pl_emit *e, const struct ctx *c, yajl_val base) {
       if (f->attn_shape_fwd_fraction > 0)
         shape_object(e, c, k, v, f->attn_shape_fwd_fraction, f->attn_shape_bwd_fraction,
                      "the FlashAttention-2 large-shape");
+    } else if (strcmp(k, "shape_head_dim_64") == 0 && YAJL_IS_OBJECT(v)) {
+      if (f->attn_hd64_shape_fwd_fraction > 0) /* likewise */
+        shape_object(e, c, k, v, f->attn_hd64_shape_fwd_fraction, f->attn_hd64_shape_bwd_fraction,
+                     "the FlashAttention-2 head-dim-64 large-shape");
     } else
       copy_value(e, k, v);
   }

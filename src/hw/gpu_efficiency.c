@@ -27,7 +27,8 @@
  *                            "tensor_flops_per_exp": {"value": 512, "source": "..."}
  *                            (optional)}
  *                            (optional: cuDNN's fused flash attention),
- *                   "shape": {the same four for the kernel above}  (optional)},
+ *                   "shape": {the same four for the kernel above}  (optional),
+ *                   "shape_head_dim_64": {the same four at head dims <= 64}  (optional)},
  *     "mamba_ssm": {"ssd_states": {"fwd_fraction": {...}, "bwd_fraction": {...}},
  *                   "ssd_chunk_state": {...}, "ssd_bmm_cb": {...}, "ssd_chunk_scan": {...},
  *                   "ssm_norm": {...}, "ssd_gate": {...}}  (optional: the Mamba-2 mixer's
@@ -399,6 +400,12 @@ static enum pl_status attention_part(yajl_val eff, const char *origin, struct pl
     st = attention_shape(a, "shape", "attention.shape", origin, &e->attn_shape_fwd_fraction,
                          &e->attn_shape_bwd_fraction, &e->attn_fwd_tile_fixed_keys,
                          &e->attn_bwd_tile_fixed_keys, diag);
+  /* optional: FlashAttention-2's at head dims <= 64 (docs/step-model.md 2.2 "Head dim 64") */
+  if (st == PL_OK)
+    st = attention_shape(a, "shape_head_dim_64", "attention.shape_head_dim_64", origin,
+                         &e->attn_hd64_shape_fwd_fraction, &e->attn_hd64_shape_bwd_fraction,
+                         &e->attn_hd64_fwd_tile_fixed_keys, &e->attn_hd64_bwd_tile_fixed_keys,
+                         diag);
   /* optional: the same four as older cuDNN releases ran it (shape_<major>_<minor>,
    * shape_2024; docs/step-model.md 2.2 "cuDNN by version") */
   if (st == PL_OK && cu != NULL)

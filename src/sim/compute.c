@@ -387,6 +387,11 @@ static double attention_shape_math_s(const struct pl_gpu *g, const struct pl_op 
     f = f64;
     fixed = fwd ? e->attn_cudnn_hd64_fwd_tile_fixed_keys : e->attn_cudnn_hd64_bwd_tile_fixed_keys;
   }
+  double fa64 = fwd ? e->attn_hd64_shape_fwd_fraction : e->attn_hd64_shape_bwd_fraction;
+  if (!cudnn && fa64 > 0 && attn_small_head(op)) {
+    f = fa64;
+    fixed = fwd ? e->attn_hd64_fwd_tile_fixed_keys : e->attn_hd64_bwd_tile_fixed_keys;
+  }
   f = attn_exp_limited(g, op, pass, kernel, f);
   /* FlashAttention-2's forward grid runs each head's query blocks in order
    * (flash_fwd_launch_template.h run_flash_fwd), lightest first when causal */

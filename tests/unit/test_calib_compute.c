@@ -237,6 +237,11 @@ static void test_save_roundtrip(void) {
   CHECK_NEAR_REL(back.eff.attn_cudnn_hd64_shape_bwd_fraction, 0.485 * sus, 1e-9);
   CHECK_NEAR_REL(back.eff.attn_cudnn_hd64_bwd_tile_fixed_keys, 496.0, 1e-12);
   CHECK_NEAR_REL(back.eff.attn_tensor_flops_per_exp, 256.0 / sus, 1e-9);
+  /* FlashAttention-2's head-dim-64 shape goes with its head-dim-128 one: dropped when the
+   * trace fitted the kernel's fractions, else 0.310 x 0.887 */
+  CHECK((fitted.eff.attn_hd64_shape_fwd_fraction > 0) == (fitted.eff.attn_shape_fwd_fraction > 0));
+  CHECK_NEAR_REL(back.eff.attn_hd64_shape_fwd_fraction, fitted.eff.attn_hd64_shape_fwd_fraction,
+                 1e-9);
   for (size_t i = 0; i < t->n_obs; i++)
     CHECK_NEAR_REL(pl_compute_obs_time_s(&back, &t->obs[i]),
                    pl_compute_obs_time_s(&fitted, &t->obs[i]), 1e-6);

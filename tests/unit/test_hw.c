@@ -262,7 +262,8 @@ static void block_scaled_ratio_figures(void) {
 
 /* cuDNN's head-dim-64 figures and the SFU bound (attention.cudnn.
  * shape_head_dim_64, tensor_flops_per_exp; docs/step-model.md 2.2 "Head dim
- * 64"): h100 and h200 0.490 / 0.485, K0 192 / 496 (measured on H100), 256
+ * 64"): h100 and h200 0.490 / 0.485, K0 192 / 496 (measured on H100; FlashAttention-2's
+ * attention.shape_head_dim_64 0.310 / 0.295, K0 224 / 448), 256
  * tensor FLOPs per exponential (4096 / 16); gb200 and b200 512 (8192 / 16),
  * gb300 and b300 256 (8192 / 32); a100-80g gives neither (0). A fraction past
  * the limit 4, a fixed cost past 65536 keys and 0.5 or 7e6 FLOPs per
@@ -275,6 +276,8 @@ static void head_dim_64_figures(void) {
   CHECK_NEAR_REL(g.eff.attn_cudnn_hd64_shape_fwd_fraction, 0.490, 1e-12);
   CHECK_NEAR_REL(g.eff.attn_cudnn_hd64_bwd_tile_fixed_keys, 496.0, 1e-12);
   CHECK_NEAR_REL(g.eff.attn_tensor_flops_per_exp, 256.0, 1e-12);
+  CHECK_NEAR_REL(g.eff.attn_hd64_shape_fwd_fraction, 0.310, 1e-12); /* FlashAttention-2's */
+  CHECK_NEAR_REL(g.eff.attn_hd64_bwd_tile_fixed_keys, 448.0, 1e-12);
   CHECK_STATUS(pl_gpu_load("b200", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.eff.attn_tensor_flops_per_exp, 512.0, 1e-12);
   CHECK_NEAR_REL(g.eff.attn_cudnn_hd64_shape_fwd_fraction, 0.0, 0);
@@ -285,6 +288,7 @@ static void head_dim_64_figures(void) {
   h100_edit_refused("\"value\": 0.490", "9.999", "fwd_fraction");
   h100_edit_refused("\"value\": 496", "7e6", "bwd_tile_fixed_keys");
   h100_edit_refused("\"value\": 256", "7e6", "tensor_flops_per_exp");
+  h100_edit_refused("\"value\": 0.310", "9.999", "fwd_fraction");
   gpu_edit_refused("gb200", "\"value\": 512", "0.5", "tensor_flops_per_exp");
 }
 

@@ -574,6 +574,20 @@ static void test_cudnn_head_dim_64(void) {
   u.eff.attn_tensor_flops_per_exp = 0;
   CHECK_NEAR_REL(pl_op_run_time_s(&gb300, &l, &m, &a, PL_PASS_FWD),
                  pl_op_run_time_s(&u, &l, &m, &a, PL_PASS_FWD), EXACT);
+  /* (c) FlashAttention-2 at head dim 64 (h100 attention.shape_head_dim_64, measured:
+   * 0.310 / 0.295, K0 224 / 448): the 8 forward tiles go lightest first to 8 free SMs,
+   * the heaviest sets the time: (1024 + 224) x 32768 / (989.4e12 x 0.310 x 0.887 / 132)
+   * = 19.842 us; backward (1024 + 448) x 81920 / (989.4e12 x 0.295 x 0.887 / 132)
+   * = 61.483 us; without the entry attention.shape's 0.340 / K0 144: (1024 + 144) x
+   * 32768 / (989.4e12 x 0.340 x 0.887 / 132) = 16.931 us */
+  struct pl_layout fa = {.dtype = PL_DTYPE_BF16};
+  CHECK_NEAR_REL(h100.eff.attn_hd64_shape_fwd_fraction, 0.310, EXACT);
+  CHECK_NEAR_REL(h100.eff.attn_hd64_bwd_tile_fixed_keys, 448.0, EXACT);
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &fa, &m, &a, PL_PASS_FWD) - k, 19.842e-6, 2e-4);
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &fa, &m, &a, PL_PASS_BWD) - 3 * k, 61.483e-6, 2e-4);
+  struct pl_gpu hf = h100;
+  hf.eff.attn_hd64_shape_fwd_fraction = 0;
+  CHECK_NEAR_REL(pl_op_run_time_s(&hf, &fa, &m, &a, PL_PASS_FWD) - k, 16.931e-6, 2e-4);
   /* FlashAttention-2 is not bound here (cuDNN's figures only) */
   struct pl_layout fl = {.dtype = PL_DTYPE_BF16};
   CHECK_NEAR_REL(pl_op_run_time_s(&gb200, &fl, &m, &a, PL_PASS_FWD),
