@@ -30,9 +30,10 @@
  * GPU file's cudnn fractions (measured on H100, data/ground-truth/h100). Memory-bound ops: HBM bytes over
  * the achievable bandwidth; with eager PyTorch kernels (layout.kernels unfused) the loss adds
  * autocast's fp32 cross-entropy copies (section 2.3d). Each kernel adds the GPU's fixed
- * kernel_overhead_s. Ignored: split-K and stream-K kernels that soften wave quantization, L2
- * reuse, clock throttling outside GEMMs (attention and memory-bound kernels keep their measured
- * figures) and on GPUs whose file gives no sustained fraction (V100, MI300X: none published). */
+ * kernel_overhead_s. The sustained fraction (the clock under the power limit) scales the GEMMs
+ * and the attention kernels' tensor math alike (attention_s); memory-bound kernels keep their
+ * HBM figures. Ignored: split-K and stream-K kernels that soften wave quantization, L2 reuse,
+ * and throttling on GPUs whose file gives no sustained fraction (V100, MI300X: none published). */
 #include <plateau/layout.h>
 #include <plateau/model.h>
 #include <plateau/sim.h>
