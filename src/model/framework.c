@@ -61,6 +61,7 @@ static const struct {
     {"nvfp4_rht_unfused", offsetof(struct pl_framework, nvfp4_rht_unfused)},
     {"fused_grouped_mlp", offsetof(struct pl_framework, fused_grouped_mlp)},
     {"tp_seq_copies", offsetof(struct pl_framework, tp_seq_copies)},
+    {"cp_allgather", offsetof(struct pl_framework, cp_allgather)},
     {"te_cross_entropy", offsetof(struct pl_framework, te_cross_entropy)},
     {"fsdp_block_units", offsetof(struct pl_framework, fsdp_block_units)},
     {"adam_moments_bf16", offsetof(struct pl_framework, adam_moments_bf16)},
@@ -377,6 +378,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->nvfp4_rht_unfused, &l->nvfp4_rht_unfused, false);
   put(fw->fused_grouped_mlp, &l->fused_grouped_mlp, false);
   put(fw->tp_seq_copies, &l->tp_seq_copies, false);
+  put(fw->cp_allgather, &l->cp_allgather, false);
 }
 
 static enum pl_setting setting(bool on) { return on ? PL_SETTING_ON : PL_SETTING_OFF; }
@@ -440,4 +442,5 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->nvfp4_rht_unfused = setting(l->nvfp4_rht_unfused);
   out->fused_grouped_mlp = setting(l->fused_grouped_mlp);
   out->tp_seq_copies = setting(l->tp_seq_copies);
+  out->cp_allgather = setting(l->cp_allgather);
 }

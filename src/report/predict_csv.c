@@ -269,6 +269,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.cudnn_913", pl_setting_name(fw.cudnn_913));
   /* added after those: the copies of tp collectives on the sequence dim (layout.h) */
   col_str(c, "framework.tp_seq_copies", pl_setting_name(fw.tp_seq_copies));
+  /* added after those: PyTorch context_parallel's allgather ring (layout.h) */
+  col_str(c, "framework.cp_allgather", pl_setting_name(fw.cp_allgather));
 }
 
 void pl_report_predict_csv_header(FILE *out) {
