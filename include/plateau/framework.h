@@ -110,8 +110,8 @@ struct pl_framework {
   enum pl_setting fp8_all_gather;      /* zero2/zero3 with fp8-tensorwise: the blocks' GEMM weights
                                           cast to FP8 before FSDP's all_gather (torchtitan
                                           enable_fsdp_float8_all_gather; layout.fp8_all_gather) */
-  enum pl_setting cudnn_2024;          /* cuDNN fused attention at mid-2024 cuDNN's rates
-                                          (layout.cudnn_2024) */
+  enum pl_setting cudnn_2024;          /* alias of cudnn_version 9.1 (on) / latest (off, when
+                                          the version is 9.0-9.1): mid-2024 cuDNN's rates */
   enum pl_setting fp8_attention;       /* MXFP8 attention: Megatron-Core's
                                           fp8_dot_product_attention (layout.fp8_attention) */
   enum pl_setting nvfp4_rht_unfused;   /* NVFP4 casts as Transformer Engine before 2.14 runs
@@ -119,8 +119,11 @@ struct pl_framework {
                                           (layout.nvfp4_rht_unfused) */
   enum pl_setting fused_grouped_mlp;   /* the experts' MLP as Transformer Engine's fused MXFP8
                                           grouped MLP (layout.fused_grouped_mlp) */
-  enum pl_setting cudnn_913;           /* cuDNN fused attention at cuDNN 9.13's rates
-                                          (layout.cudnn_913) */
+  enum pl_setting cudnn_913;           /* alias of cudnn_version 9.13 (on) / latest (off, when
+                                          the version is 9.13.x): cuDNN 9.13's rates */
+  bool cudnn_version_set;              /* cudnn_version below is given; it wins over the aliases */
+  int64_t cudnn_version;               /* the cuDNN release attention runs as (layout.cudnn_version;
+                                          0 = latest) */
   enum pl_setting tp_seq_copies;       /* sequence-parallel collectives on a batch-first
                                           activation's dim 1: a copy per call (layout.tp_seq_copies) */
   enum pl_setting cp_allgather;        /* context parallelism as PyTorch's context_parallel with

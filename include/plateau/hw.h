@@ -39,6 +39,22 @@ enum pl_ssd_kernel {
 };
 #define PL_SSD_KERNELS 6
 
+/* An attention kernel's rate by shape as one cuDNN release ran it (docs/step-model.md
+ * 2.2 "cuDNN by version"): the GPU file's attention.cudnn.shape_<major>_<minor>
+ * (shape_2024: cuDNN 9.0-9.1), the same four numbers as attention.cudnn.shape.
+ * cudnn_from / cudnn_through: the oldest and newest cuDNN the entry stands for, as
+ * version codes (PL_CUDNN_VERSION_*; shape_9_13 -> 91300 / 91399, every 9.13.x;
+ * shape_2024 -> 90000 / 90199). */
+struct pl_attn_cudnn_shape {
+  int64_t cudnn_from;
+  int64_t cudnn_through;
+  double fwd_fraction; /* large-shape asymptote of the forward / peak */
+  double bwd_fraction;
+  double fwd_tile_fixed_keys; /* each query tile's fixed cost, in key positions */
+  double bwd_tile_fixed_keys;
+};
+#define PL_ATTN_CUDNN_VERSIONS_MAX 8
+
 /* How close real kernels get to one GPU type's datasheet peaks, and how it
  * draws power: the "efficiency" object of its GPU file, every number with its
  * source (read by src/hw/gpu_efficiency.c, used by the step model in src/sim;
@@ -84,19 +100,12 @@ struct pl_gpu_efficiency {
   double attn_shape_bwd_fraction;
   double attn_fwd_tile_fixed_keys;
   double attn_bwd_tile_fixed_keys;
-  double attn_cudnn_2024_shape_fwd_fraction; /* the same four for the cuDNN of mid-2024 containers
-                                    (cuDNN 9.0-9.1; layout.cudnn_2024): attention.cudnn.shape_2024;
-                                    0 = not given (today's figures above) */
-  double attn_cudnn_2024_shape_bwd_fraction;
-  double attn_cudnn_2024_fwd_tile_fixed_keys;
-  double attn_cudnn_2024_bwd_tile_fixed_keys;
-  double attn_cudnn_913_shape_fwd_fraction; /* the same four for cuDNN 9.13, the cuDNN of NGC
-                                    PyTorch 25.09 (Megatron-Bridge v0.2.x's base image;
-                                    layout.cudnn_913): attention.cudnn.shape_9_13; 0 = not given
-                                    (today's figures above) */
-  double attn_cudnn_913_shape_bwd_fraction;
-  double attn_cudnn_913_fwd_tile_fixed_keys;
-  double attn_cudnn_913_bwd_tile_fixed_keys;
+  /* cuDNN's rate by shape as older cuDNN releases ran it (docs/step-model.md 2.2 "cuDNN by
+   * version"): attention.cudnn.shape_<major>_<minor> (shape_2024 = cuDNN 9.0-9.1), in
+   * ascending order of cudnn_through; a run of cuDNN v (layout.cudnn_version) takes the
+   * first entry with cudnn_through >= v, none: today's figures above (pl_gpu_cudnn_shape) */
+  struct pl_attn_cudnn_shape attn_cudnn_versions[PL_ATTN_CUDNN_VERSIONS_MAX];
+  int attn_cudnn_version_count;
   double attn_cudnn_mxfp8_fwd_ratio; /* MXFP8 attention (layout.fp8_attention): cuDNN's MXFP8
                                     SDPA time over its BF16 time at the same shapes, head dims
                                     <= 128 (attention.cudnn.mxfp8_time_ratio); 0 = not given */
@@ -109,6 +118,11 @@ struct pl_gpu_efficiency {
   double attn_cudnn_hd64_shape_bwd_fraction;
   double attn_cudnn_hd64_fwd_tile_fixed_keys;
   double attn_cudnn_hd64_bwd_tile_fixed_keys;
+  double attn_hd64_shape_fwd_fraction; /* the same four for FlashAttention-2 (attention.
+                                    shape_head_dim_64); 0 = not given (attention.shape) */
+  double attn_hd64_shape_bwd_fraction;
+  double attn_hd64_fwd_tile_fixed_keys;
+  double attn_hd64_bwd_tile_fixed_keys;
   double attn_tensor_flops_per_exp; /* dense 16-bit tensor-core FLOPs per clock per SM over the
                                     SFU's exponentials (MUFU.EX2) per clock per SM
                                     (attention.cudnn.tensor_flops_per_exp): bounds the fused
@@ -237,6 +251,35 @@ struct pl_cluster {
 enum pl_status pl_nccl_version_parse(const char *text, int64_t *code, struct pl_diag *diag);
 /* "2.29.2" for 22902 into out (n >= 16 holds any code); "" for 0. */
 void pl_nccl_version_str(int64_t code, char *out, size_t n);
+
+/* The cuDNN release a run uses (layout.cudnn_version), as cuDNN 9's CUDNN_VERSION:
+ * major x 10000 + minor x 100 + patch (9.13.0 -> 91300; what
+ * torch.backends.cudnn.version() prints). 0 (PL_CUDNN_LATEST): today's cuDNN,
+ * the GPU file's attention.cudnn.shape. Accepted from 8.9.0, the first cuDNN
+ * Transformer Engine runs its fused flash attention (F16_arbitrary_seqlen) on. */
+#define PL_CUDNN_LATEST 0
+#define PL_CUDNN_VERSION_MIN 80900
+#define PL_CUDNN_VERSION_MAX 999999
+/* The versions the older on/off flags stand for (--cudnn-2024, --cudnn-913): the
+ * cuDNN NVIDIA published the fitted benchmark of (9.1.0, 9.13.0). */
+#define PL_CUDNN_2024 90100
+#define PL_CUDNN_913 91300
+/* "9.13", "9.13.1" or "latest"; anything else, or a version below 8.9, is an
+ * error naming the text. */
+enum pl_status pl_cudnn_version_parse(const char *text, int64_t *code, struct pl_diag *diag);
+/* "9.13" for 91300, "9.13.1" for 91301, "latest" for 0 (n >= 16 holds any code). */
+void pl_cudnn_version_str(int64_t code, char *out, size_t n);
+/* Whether a key under a GPU file's attention.cudnn names a cuDNN release's shape
+ * ("shape_9_13", "shape_9_13_1", "shape_2024"), and the oldest and newest version
+ * it stands for. */
+bool pl_cudnn_shape_key(const char *key, int64_t *from, int64_t *through);
+/* The rate by shape a run of cuDNN `code` takes: the entry of the oldest release
+ * at or after it (a release between two entries runs as the next one measured);
+ * NULL, the GPU file's attention.cudnn.shape (today's), when the run's cuDNN is
+ * newer than every entry, older than the oldest entry (no figures of so old a
+ * cuDNN on this GPU), or latest (0). */
+const struct pl_attn_cudnn_shape *pl_gpu_cudnn_shape(const struct pl_gpu_efficiency *e,
+                                                     int64_t code);
 
 /* Load a GPU by preset name or path to a plateau GPU file. */
 enum pl_status pl_gpu_load(const char *name_or_path, struct pl_gpu *out, struct pl_diag *diag);

@@ -196,14 +196,12 @@ struct pl_layout {
   bool attention_cudnn;    /* input, or derived from attention_te: attention runs as cuDNN's fused
                               flash attention (TE FusedAttention F16_arbitrary_seqlen), timed with
                               the GPU's cudnn fractions; a GPU file without them is refused */
-  bool cudnn_2024;         /* input: cuDNN's fused attention runs at the rates of the cuDNN that
-                              mid-2024 containers shipped (9.0-9.1: the GPU file's
-                              attention.cudnn.shape_2024, NVIDIA's published cudnn-frontend
-                              benchmark of cuDNN 9.1); GPUs without them keep today's rates */
-  bool cudnn_913;          /* input: the same for cuDNN 9.13 (NGC PyTorch 25.09's): the GPU
-                              file's attention.cudnn.shape_9_13, NVIDIA's published
-                              cudnn-frontend benchmark of cuDNN 9.13.1 on B200 and GB300; GPUs
-                              without them keep today's rates */
+  int64_t cudnn_version;   /* input: the cuDNN release fused attention runs as (cuDNN 9's
+                              CUDNN_VERSION code, 9.13.0 -> 91300; hw.h PL_CUDNN_*): a GPU file
+                              with that release's figures (attention.cudnn.shape_<major>_<minor>,
+                              pl_gpu_cudnn_shape) times it with them; 0 = latest: today's rates
+                              (attention.cudnn.shape). --cudnn-2024 on = 9.1, --cudnn-913 on =
+                              9.13 (docs/step-model.md 2.2 "cuDNN by version") */
   bool fp8_attention;      /* input: Megatron-Core's fp8_dot_product_attention under the MXFP8
                               recipe: TE's DotProductAttention runs cuDNN's MXFP8 SDPA, timed as
                               the BF16 cuDNN kernel x the GPU file's attention.cudnn.

@@ -257,11 +257,11 @@ enum pl_status pl_calib_compute(const struct pl_gpu *base, const struct pl_compu
    * (the sustained fraction folded in); the tiles' fixed keys are not rates */
   out->eff.attn_cudnn_shape_fwd_fraction = e->attn_cudnn_shape_fwd_fraction * sus;
   out->eff.attn_cudnn_shape_bwd_fraction = e->attn_cudnn_shape_bwd_fraction * sus;
-  /* and the older cuDNN releases' (layout.cudnn_2024, layout.cudnn_913) */
-  out->eff.attn_cudnn_2024_shape_fwd_fraction = e->attn_cudnn_2024_shape_fwd_fraction * sus;
-  out->eff.attn_cudnn_2024_shape_bwd_fraction = e->attn_cudnn_2024_shape_bwd_fraction * sus;
-  out->eff.attn_cudnn_913_shape_fwd_fraction = e->attn_cudnn_913_shape_fwd_fraction * sus;
-  out->eff.attn_cudnn_913_shape_bwd_fraction = e->attn_cudnn_913_shape_bwd_fraction * sus;
+  /* and the older cuDNN releases' (layout.cudnn_version) */
+  for (int i = 0; i < e->attn_cudnn_version_count; i++) {
+    out->eff.attn_cudnn_versions[i].fwd_fraction = e->attn_cudnn_versions[i].fwd_fraction * sus;
+    out->eff.attn_cudnn_versions[i].bwd_fraction = e->attn_cudnn_versions[i].bwd_fraction * sus;
+  }
   /* and the head-dim-64 figures; the SFU bound (a fraction of peak, applied
    * before the sustained fraction: compute.c attn_exp_bound) keeps its place
    * under the folded-in clock as tensor_flops_per_exp / sus */
@@ -273,6 +273,8 @@ enum pl_status pl_calib_compute(const struct pl_gpu *base, const struct pl_compu
   bool attn_fitted = n_fwd > 0 || n_bwd > 0;
   out->eff.attn_shape_fwd_fraction = attn_fitted ? 0 : e->attn_shape_fwd_fraction * sus;
   out->eff.attn_shape_bwd_fraction = attn_fitted ? 0 : e->attn_shape_bwd_fraction * sus;
+  out->eff.attn_hd64_shape_fwd_fraction = attn_fitted ? 0 : e->attn_hd64_shape_fwd_fraction * sus;
+  out->eff.attn_hd64_shape_bwd_fraction = attn_fitted ? 0 : e->attn_hd64_shape_bwd_fraction * sus;
   if (n_mem > 0)
     out->eff.hbm_fraction = fmem;
   /* the Mamba-2 SSD's matmul parts are rates of the BF16 peak like the

@@ -105,13 +105,25 @@ static void shape_object(struct pl_emit *e, const struct ctx *c, const char *key
 }
 
 /* cuDNN's object: its fractions and, where the base file has them, its rates by
- * shape (today's, the older releases' shape_2024 and shape_9_13, and
+ * shape (today's, the older releases' shape_<major>_<minor> and shape_2024, and
  * shape_head_dim_64) and its SFU bound (tensor_flops_per_exp). Dropping
  * one would fall back to the constant fractions, a different model; copying an
  * older release's unscaled would run it at the burst clock (the fitted file's
  * sustained fraction is 1). */
+static const struct pl_attn_cudnn_shape *release_shape(const struct pl_gpu_efficiency *f,
+                                                       const char *key) {
+  int64_t from = 0, through = 0;
+  if (!pl_cudnn_shape_key(key, &from, &through))
+    return NULL;
+  for (int i = 0; i < f->attn_cudnn_version_count; i++)
+    if (f->attn_cudnn_versions[i].cudnn_through == through)
+      return &f->attn_cudnn_versions[i];
+  return NULL;
+}
+
 static void cudnn_fractions(struct pl_emit *e, const struct ctx *c, yajl_val base) {
   const struct pl_gpu_efficiency *f = &c->g->eff;
+  const struct pl_attn_cudnn_shape *rel;
   pl_emit_obj_begin(e, "cudnn");
   fraction_pair(e, c, f->attn_cudnn_fwd_fraction, f->attn_cudnn_bwd_fraction,
                 "the cuDNN fused attention");
@@ -121,14 +133,14 @@ static void cudnn_fractions(struct pl_emit *e, const struct ctx *c, yajl_val bas
     if (strcmp(k, "shape") == 0 && YAJL_IS_OBJECT(v))
       shape_object(e, c, k, v, f->attn_cudnn_shape_fwd_fraction, f->attn_cudnn_shape_bwd_fraction,
                    "the cuDNN fused attention's large-shape");
-    else if (strcmp(k, "shape_2024") == 0 && YAJL_IS_OBJECT(v))
-      shape_object(e, c, k, v, f->attn_cudnn_2024_shape_fwd_fraction,
-                   f->attn_cudnn_2024_shape_bwd_fraction,
-                   "the cuDNN 9.1 fused attention's large-shape");
-    else if (strcmp(k, "shape_9_13") == 0 && YAJL_IS_OBJECT(v))
-      shape_object(e, c, k, v, f->attn_cudnn_913_shape_fwd_fraction,
-                   f->attn_cudnn_913_shape_bwd_fraction,
-                   "the cuDNN 9.13 fused attention's large-shape");
+    else if ((rel = release_shape(f, k)) != NULL && YAJL_IS_OBJECT(v)) {
+      /* named by its newest release: "the cuDNN 9.13 fused attention's large-shape" */
+      int64_t through = rel->cudnn_through;
+      char ver[16], kernel[64];
+      pl_cudnn_version_str(through % 100 == 99 ? through - 99 : through, ver, sizeof ver);
+      snprintf(kernel, sizeof kernel, "the cuDNN %s fused attention's large-shape", ver);
+      shape_object(e, c, k, v, rel->fwd_fraction, rel->bwd_fraction, kernel);
+    }
     else if (strcmp(k, "shape_head_dim_64") == 0 && YAJL_IS_OBJECT(v))
       shape_object(e, c, k, v, f->attn_cudnn_hd64_shape_fwd_fraction,
                    f->attn_cudnn_hd64_shape_bwd_fraction,
@@ -208,6 +220,10 @@ static void attention(struct pl_emit *e, const struct ctx *c, yajl_val base) {
       if (f->attn_shape_fwd_fraction > 0)
         shape_object(e, c, k, v, f->attn_shape_fwd_fraction, f->attn_shape_bwd_fraction,
                      "the FlashAttention-2 large-shape");
+    } else if (strcmp(k, "shape_head_dim_64") == 0 && YAJL_IS_OBJECT(v)) {
+      if (f->attn_hd64_shape_fwd_fraction > 0) /* likewise */
+        shape_object(e, c, k, v, f->attn_hd64_shape_fwd_fraction, f->attn_hd64_shape_bwd_fraction,
+                     "the FlashAttention-2 head-dim-64 large-shape");
     } else
       copy_value(e, k, v);
   }

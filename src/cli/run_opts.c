@@ -188,6 +188,13 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
                      flags[i].second_on, field) != 0)
       return 1;
   }
+  if ((v = cli_get(args, "cudnn")) != NULL) {
+    if (pl_cudnn_version_parse(v, &fw->cudnn_version, &d) != PL_OK)
+      return cli_fail("--cudnn: %s", d.msg);
+    fw->cudnn_version_set = true;
+  } else if (cli_get(args, "cudnn-2024") != NULL || cli_get(args, "cudnn-913") != NULL) {
+    fw->cudnn_version_set = false; /* the alias flag overrides a preset's version */
+  }
   int64_t passes = -1;
   if (cli_get_int(args, "logit-metric-passes", &passes) != 0)
     return 1;

@@ -27,7 +27,8 @@
  *                            "tensor_flops_per_exp": {"value": 512, "source": "..."}
  *                            (optional)}
  *                            (optional: cuDNN's fused flash attention),
- *                   "shape": {the same four for the kernel above}  (optional)},
+ *                   "shape": {the same four for the kernel above}  (optional),
+ *                   "shape_head_dim_64": {the same four at head dims <= 64}  (optional)},
  *     "mamba_ssm": {"ssd_states": {"fwd_fraction": {...}, "bwd_fraction": {...}},
  *                   "ssd_chunk_state": {...}, "ssd_bmm_cb": {...}, "ssd_chunk_scan": {...},
  *                   "ssm_norm": {...}, "ssd_gate": {...}}  (optional: the Mamba-2 mixer's
@@ -48,6 +49,7 @@
 #include "hw/gpu_efficiency.h"
 #include "hw/hw_int.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* A plain number must stay below this: fractions are <= 1, a slowdown or a
@@ -288,6 +290,44 @@ static enum pl_status mxfp8_attention(yajl_val cu, const char *origin,
   return st;
 }
 
+/* The optional rates by shape of older cuDNN releases: every key of
+ * attention.cudnn that names one (pl_cudnn_shape_key), each read as
+ * attention.cudnn.shape, kept in ascending order of the release. */
+static enum pl_status cudnn_versions(yajl_val cu, const char *origin, struct pl_gpu_efficiency *e,
+                                     struct pl_diag *diag) {
+  enum pl_status st = PL_OK;
+  for (size_t i = 0; i < cu->u.object.len && st == PL_OK; i++) {
+    const char *k = cu->u.object.keys[i];
+    int64_t from = 0, through = 0;
+    if (!pl_cudnn_shape_key(k, &from, &through))
+      continue;
+    int n = e->attn_cudnn_version_count;
+    for (int j = 0; j < n; j++)
+      if (e->attn_cudnn_versions[j].cudnn_through == through)
+        return pl_diag_set(diag, PL_ERR_PARSE,
+                           "%s: efficiency field 'attention.cudnn.%s' names a cuDNN release "
+                           "given twice",
+                           origin, k);
+    if (n >= PL_ATTN_CUDNN_VERSIONS_MAX)
+      return pl_diag_set(diag, PL_ERR_RANGE,
+                         "%s: attention.cudnn gives more than %d cuDNN releases' shapes", origin,
+                         PL_ATTN_CUDNN_VERSIONS_MAX);
+    struct pl_attn_cudnn_shape v = {.cudnn_from = from, .cudnn_through = through};
+    char what[64];
+    snprintf(what, sizeof what, "attention.cudnn.%s", k);
+    st = attention_shape(cu, k, what, origin, &v.fwd_fraction, &v.bwd_fraction,
+                         &v.fwd_tile_fixed_keys, &v.bwd_tile_fixed_keys, diag);
+    int at = n;
+    while (at > 0 && e->attn_cudnn_versions[at - 1].cudnn_through > through) {
+      e->attn_cudnn_versions[at] = e->attn_cudnn_versions[at - 1];
+      at--;
+    }
+    e->attn_cudnn_versions[at] = v;
+    e->attn_cudnn_version_count = n + 1;
+  }
+  return st;
+}
+
 /* The optional attention.cudnn.tensor_flops_per_exp (docs/step-model.md 2.2
  * "Head dim 64"): the dense 16-bit tensor-core FLOPs an SM does in the time its
  * SFUs do one exponential, a number in [1, 65536]; absent leaves *out at 0. */
@@ -360,22 +400,16 @@ static enum pl_status attention_part(yajl_val eff, const char *origin, struct pl
     st = attention_shape(a, "shape", "attention.shape", origin, &e->attn_shape_fwd_fraction,
                          &e->attn_shape_bwd_fraction, &e->attn_fwd_tile_fixed_keys,
                          &e->attn_bwd_tile_fixed_keys, diag);
-  /* optional: the same four for the cuDNN that mid-2024 containers shipped
-   * (layout.cudnn_2024, docs/step-model.md 2.2 "cuDNN of 2024") */
+  /* optional: FlashAttention-2's at head dims <= 64 (docs/step-model.md 2.2 "Head dim 64") */
+  if (st == PL_OK)
+    st = attention_shape(a, "shape_head_dim_64", "attention.shape_head_dim_64", origin,
+                         &e->attn_hd64_shape_fwd_fraction, &e->attn_hd64_shape_bwd_fraction,
+                         &e->attn_hd64_fwd_tile_fixed_keys, &e->attn_hd64_bwd_tile_fixed_keys,
+                         diag);
+  /* optional: the same four as older cuDNN releases ran it (shape_<major>_<minor>,
+   * shape_2024; docs/step-model.md 2.2 "cuDNN by version") */
   if (st == PL_OK && cu != NULL)
-    st = attention_shape(cu, "shape_2024", "attention.cudnn.shape_2024", origin,
-                         &e->attn_cudnn_2024_shape_fwd_fraction,
-                         &e->attn_cudnn_2024_shape_bwd_fraction,
-                         &e->attn_cudnn_2024_fwd_tile_fixed_keys,
-                         &e->attn_cudnn_2024_bwd_tile_fixed_keys, diag);
-  /* optional: the same four for cuDNN 9.13 (layout.cudnn_913, docs/step-model.md 2.2
-   * "cuDNN 9.13 on Blackwell") */
-  if (st == PL_OK && cu != NULL)
-    st = attention_shape(cu, "shape_9_13", "attention.cudnn.shape_9_13", origin,
-                         &e->attn_cudnn_913_shape_fwd_fraction,
-                         &e->attn_cudnn_913_shape_bwd_fraction,
-                         &e->attn_cudnn_913_fwd_tile_fixed_keys,
-                         &e->attn_cudnn_913_bwd_tile_fixed_keys, diag);
+    st = cudnn_versions(cu, origin, e, diag);
   if (st == PL_OK && cu != NULL)
     st = mxfp8_attention(cu, origin, e, diag);
   /* optional: the same four at head dims <= 64 (docs/step-model.md 2.2 "Head dim 64") */

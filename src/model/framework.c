@@ -10,6 +10,7 @@
 #include <plateau/alloc.h>
 #include <plateau/data.h>
 #include <plateau/framework.h>
+#include <plateau/hw.h>
 #include <plateau/units.h>
 
 #include <stddef.h>
@@ -203,6 +204,17 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
                           &fw->host_per_launch_set, diag);
   if (strcmp(key, "zero3_list_copy") == 0)
     return read_host_time(s, key, "15 us", origin, &fw->zero3_list_copy_s, &fw->zero3_list_copy_set, diag);
+  if (strcmp(key, "cudnn_version") == 0) {
+    struct pl_diag d;
+    pl_diag_clear(&d);
+    if (s == NULL || pl_cudnn_version_parse(s, &fw->cudnn_version, &d) != PL_OK)
+      return pl_diag_set(diag, PL_ERR_PARSE,
+                         "%s: behaviour 'cudnn_version' must be a cuDNN version from 8.9 "
+                         "(\"9.13\") or \"latest\"",
+                         origin);
+    fw->cudnn_version_set = true;
+    return PL_OK;
+  }
   if (strcmp(key, "bucket_mb") == 0) {
     if (s != NULL && strcmp(s, "megatron") == 0) {
       fw->bucket_dp_scaled = true;
@@ -318,6 +330,28 @@ static void put(enum pl_setting s, bool *field, bool invert) {
     *field = (s == PL_SETTING_ON) != invert;
 }
 
+/* The release an on/off alias of cudnn_version stands for, by major.minor:
+ * cudnn_2024 = 9.0-9.1 (the mid-2024 containers), cudnn_913 = 9.13.x. */
+static bool cudnn_is(int64_t v, int64_t from, int64_t to) {
+  return v >= from && v <= to + 99;
+}
+
+/* The cuDNN release (layout.cudnn_version): the version when given, else its
+ * older on/off aliases (--cudnn-2024, --cudnn-913; the 2024 one first when both
+ * are on, as when they were two kernels); an alias off returns a run of its
+ * release to the latest. */
+static void apply_cudnn(const struct pl_framework *fw, struct pl_layout *l) {
+  if (fw->cudnn_version_set)
+    l->cudnn_version = fw->cudnn_version;
+  else if (fw->cudnn_2024 == PL_SETTING_ON)
+    l->cudnn_version = PL_CUDNN_2024;
+  else if (fw->cudnn_913 == PL_SETTING_ON)
+    l->cudnn_version = PL_CUDNN_913;
+  else if ((fw->cudnn_2024 == PL_SETTING_OFF && cudnn_is(l->cudnn_version, 90000, PL_CUDNN_2024)) ||
+           (fw->cudnn_913 == PL_SETTING_OFF && cudnn_is(l->cudnn_version, PL_CUDNN_913, PL_CUDNN_913)))
+    l->cudnn_version = PL_CUDNN_LATEST;
+}
+
 void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   if (fw->shard_set && !l->shard_set) {
     l->shard = fw->shard;
@@ -372,8 +406,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->fp8_all_gather, &l->fp8_all_gather, false);
   put(fw->zero3_reuse, &l->zero3_no_reuse, true);
   put(fw->zero3_debug_norm, &l->zero3_debug_norm, false);
-  put(fw->cudnn_2024, &l->cudnn_2024, false);
-  put(fw->cudnn_913, &l->cudnn_913, false);
+  apply_cudnn(fw, l);
   put(fw->fp8_attention, &l->fp8_attention, false);
   put(fw->nvfp4_rht_unfused, &l->nvfp4_rht_unfused, false);
   put(fw->fused_grouped_mlp, &l->fused_grouped_mlp, false);
@@ -436,8 +469,10 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->fp8_all_gather = setting(l->fp8_all_gather);
   out->zero3_reuse = setting(!l->zero3_no_reuse);
   out->zero3_debug_norm = setting(l->zero3_debug_norm);
-  out->cudnn_2024 = setting(l->cudnn_2024);
-  out->cudnn_913 = setting(l->cudnn_913);
+  out->cudnn_2024 = setting(cudnn_is(l->cudnn_version, 90000, PL_CUDNN_2024));
+  out->cudnn_913 = setting(cudnn_is(l->cudnn_version, PL_CUDNN_913, PL_CUDNN_913));
+  out->cudnn_version_set = true;
+  out->cudnn_version = l->cudnn_version;
   out->fp8_attention = setting(l->fp8_attention);
   out->nvfp4_rht_unfused = setting(l->nvfp4_rht_unfused);
   out->fused_grouped_mlp = setting(l->fused_grouped_mlp);

@@ -269,6 +269,11 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.cudnn_913", pl_setting_name(fw.cudnn_913));
   /* added after those: the copies of tp collectives on the sequence dim (layout.h) */
   col_str(c, "framework.tp_seq_copies", pl_setting_name(fw.tp_seq_copies));
+  /* added after those: the cuDNN release attention runs as (layout.h; the two
+   * columns above are its older on/off aliases) */
+  char cudnn[16];
+  pl_cudnn_version_str(fw.cudnn_version, cudnn, sizeof cudnn);
+  col_str(c, "framework.cudnn_version", cudnn);
   /* added after those: PyTorch context_parallel's allgather ring (layout.h) */
   col_str(c, "framework.cp_allgather", pl_setting_name(fw.cp_allgather));
 }

@@ -169,6 +169,9 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_bool(e, "fused_grouped_mlp", fw.fused_grouped_mlp == PL_SETTING_ON);
   pl_emit_bool(e, "cudnn_913", fw.cudnn_913 == PL_SETTING_ON);
   pl_emit_bool(e, "tp_seq_copies", fw.tp_seq_copies == PL_SETTING_ON);
+  char cudnn[16];
+  pl_cudnn_version_str(fw.cudnn_version, cudnn, sizeof cudnn);
+  pl_emit_str(e, "cudnn_version", cudnn);
   pl_emit_bool(e, "cp_allgather", fw.cp_allgather == PL_SETTING_ON);
   pl_emit_obj_end(e);
 }

@@ -194,11 +194,9 @@ static double gemm_op_s(const struct pl_gpu *g, enum pl_dtype dt, const struct p
 }
 
 /* Which fused attention kernel runs (layout.attention_triton, attention_cudnn). */
-enum attn_kernel { ATTN_FLASH, ATTN_TRITON, ATTN_CUDNN, ATTN_CUDNN_2024, ATTN_CUDNN_913 };
+enum attn_kernel { ATTN_FLASH, ATTN_TRITON, ATTN_CUDNN };
 
-static bool attn_is_cudnn(enum attn_kernel k) {
-  return k == ATTN_CUDNN || k == ATTN_CUDNN_2024 || k == ATTN_CUDNN_913;
-}
+static bool attn_is_cudnn(enum attn_kernel k) { return k == ATTN_CUDNN; }
 
 /* The kernel's fraction of peak: FlashAttention-2 by default; the Triton
  * FlashAttention (flash_attn_triton.py, which llm-foundry ran for ALiBi) or
@@ -316,15 +314,14 @@ static double attn_tiles_makespan(int64_t m, int64_t n, bool causal, int64_t cou
 /* The attention time by shape when the GPU file gives the kernel's shape
  * parameters (cuDNN: efficiency.attention.cudnn.shape; FlashAttention-2:
  * efficiency.attention.shape), else a negative value.
- * With layout.cudnn_2024 (ATTN_CUDNN_2024) and the GPU file's
- * attention.cudnn.shape_2024, cuDNN's form runs at the asymptote and tile
- * cost fitted to NVIDIA's published cuDNN 9.1 SDPA benchmark (cudnn-frontend
- * benchmark/benchmark_results.csv @ b740542, 2024-05-07;
- * scripts/attn-cudnn-2024-fit.py; docs/step-model.md 2.2 "cuDNN of 2024"); with
- * layout.cudnn_913 (ATTN_CUDNN_913) and attention.cudnn.shape_9_13, at those fitted
- * to NVIDIA's published cuDNN 9.13.1 SDPA benchmark on B200 and GB300 (cudnn-frontend
- * benchmark/sdpa_benchmark_training/artifacts @ bb37575, 2025-10-07;
- * scripts/attn-cudnn-913-fit.py; docs/step-model.md 2.2 "cuDNN 9.13 on Blackwell"):
+ * With an older cuDNN (layout.cudnn_version) and a GPU file that gives that
+ * release's figures (attention.cudnn.shape_<major>_<minor>; pl_gpu_cudnn_shape),
+ * cuDNN's form runs at that release's asymptote and tile cost (docs/step-model.md
+ * 2.2 "cuDNN by version": shape_2024, NVIDIA's published cuDNN 9.1 SDPA benchmark,
+ * cudnn-frontend benchmark/benchmark_results.csv @ b740542, 2024-05-07,
+ * scripts/attn-cudnn-2024-fit.py; shape_9_13, its cuDNN 9.13.1 benchmark on B200
+ * and GB300, benchmark/sdpa_benchmark_training/artifacts @ bb37575, 2025-10-07,
+ * scripts/attn-cudnn-913-fit.py):
  * t = makespan x (FLOPs of one tile-row-block per key) / (asymptote x peak / SMs).
  * The FLOPs per key position of a 128-row tile are the op's counted FLOPs
  * (every query against every key) / (count x m x n) x 128. */
@@ -367,7 +364,7 @@ static double attn_exp_limited(const struct pl_gpu *g, const struct pl_op *op, e
 
 static double attention_shape_math_s(const struct pl_gpu *g, const struct pl_op *op,
                                      enum pl_pass pass, double rate_scale,
-                                     enum attn_kernel kernel) {
+                                     enum attn_kernel kernel, int64_t cudnn_version) {
   const struct pl_gpu_efficiency *e = &g->eff;
   bool fwd = pass == PL_PASS_FWD;
   bool cudnn = attn_is_cudnn(kernel);
@@ -377,22 +374,23 @@ static double attention_shape_math_s(const struct pl_gpu *g, const struct pl_op 
     return -1;
   double fixed = cudnn ? (fwd ? e->attn_cudnn_fwd_tile_fixed_keys : e->attn_cudnn_bwd_tile_fixed_keys)
                        : (fwd ? e->attn_fwd_tile_fixed_keys : e->attn_bwd_tile_fixed_keys);
-  double f24 = fwd ? e->attn_cudnn_2024_shape_fwd_fraction : e->attn_cudnn_2024_shape_bwd_fraction;
-  if (kernel == ATTN_CUDNN_2024 && f24 > 0) {
-    f = f24;
-    fixed = fwd ? e->attn_cudnn_2024_fwd_tile_fixed_keys : e->attn_cudnn_2024_bwd_tile_fixed_keys;
-  }
-  double f913 = fwd ? e->attn_cudnn_913_shape_fwd_fraction : e->attn_cudnn_913_shape_bwd_fraction;
-  if (kernel == ATTN_CUDNN_913 && f913 > 0) {
-    f = f913;
-    fixed = fwd ? e->attn_cudnn_913_fwd_tile_fixed_keys : e->attn_cudnn_913_bwd_tile_fixed_keys;
+  const struct pl_attn_cudnn_shape *rel = cudnn ? pl_gpu_cudnn_shape(e, cudnn_version) : NULL;
+  if (rel != NULL && (fwd ? rel->fwd_fraction : rel->bwd_fraction) > 0) {
+    f = fwd ? rel->fwd_fraction : rel->bwd_fraction;
+    fixed = fwd ? rel->fwd_tile_fixed_keys : rel->bwd_tile_fixed_keys;
   }
   /* head dims <= 64: the kernel's own figures where the file gives them
-   * (measured with today's cuDNN, so not for the 2024 / 9.13 variants) */
+   * (measured with today's cuDNN, so only a run of the latest takes them; a run
+   * naming an older release, layout.cudnn_version, keeps its head-dim-128 form) */
   double f64 = fwd ? e->attn_cudnn_hd64_shape_fwd_fraction : e->attn_cudnn_hd64_shape_bwd_fraction;
-  if (kernel == ATTN_CUDNN && f64 > 0 && attn_small_head(op)) {
+  if (cudnn && cudnn_version == PL_CUDNN_LATEST && f64 > 0 && attn_small_head(op)) {
     f = f64;
     fixed = fwd ? e->attn_cudnn_hd64_fwd_tile_fixed_keys : e->attn_cudnn_hd64_bwd_tile_fixed_keys;
+  }
+  double fa64 = fwd ? e->attn_hd64_shape_fwd_fraction : e->attn_hd64_shape_bwd_fraction;
+  if (!cudnn && fa64 > 0 && attn_small_head(op)) {
+    f = fa64;
+    fixed = fwd ? e->attn_hd64_fwd_tile_fixed_keys : e->attn_hd64_bwd_tile_fixed_keys;
   }
   f = attn_exp_limited(g, op, pass, kernel, f);
   /* FlashAttention-2's forward grid runs each head's query blocks in order
@@ -423,7 +421,7 @@ static double attention_shape_math_s(const struct pl_gpu *g, const struct pl_op 
 }
 
 static double attention_s(const struct pl_gpu *g, enum pl_dtype dt, const struct pl_op *op,
-                          enum pl_pass pass, enum attn_kernel kernel) {
+                          enum pl_pass pass, enum attn_kernel kernel, int64_t cudnn_version) {
   double frac = attn_exp_limited(g, op, pass, kernel, attention_fraction(g, pass, kernel));
   double flops = pass == PL_PASS_FWD ? op->fwd_flops : op->bwd_flops;
   double bytes = pass == PL_PASS_FWD ? op->fwd_bytes : op->bwd_bytes;
@@ -444,7 +442,7 @@ static double attention_s(const struct pl_gpu *g, enum pl_dtype dt, const struct
   (void)dt;
   double t_math = rate > 0 ? flops / rate : 0, t_mem = hbm_s(g, bytes);
   if (attn_is_cudnn(kernel) || kernel == ATTN_FLASH) {
-    double t_shape = attention_shape_math_s(g, op, pass, sustained, kernel);
+    double t_shape = attention_shape_math_s(g, op, pass, sustained, kernel, cudnn_version);
     if (t_shape >= 0)
       t_math = t_shape;
   }
@@ -560,7 +558,7 @@ double pl_op_time_s(const struct pl_gpu *g, enum pl_dtype dtype, const struct pl
     return quantize;
   switch (op->kind) {
   case PL_OP_GEMM: return gemm_op_s(g, dtype, op, pass);
-  case PL_OP_ATTENTION: return attention_s(g, dtype, op, pass, ATTN_FLASH);
+  case PL_OP_ATTENTION: return attention_s(g, dtype, op, pass, ATTN_FLASH, PL_CUDNN_LATEST);
   case PL_OP_MEMORY: break;
   }
   double bytes = pass == PL_PASS_FWD ? op->fwd_bytes : op->bwd_bytes;
@@ -679,10 +677,9 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
   if (op->kind == PL_OP_ATTENTION && l->eager_attention)
     return eager_attention_s(g, l->dtype, op, pass, m->dropout, m->pos == PL_POS_ALIBI);
   if (op->kind == PL_OP_ATTENTION && l->attention_triton)
-    return attention_s(g, l->dtype, op, pass, ATTN_TRITON);
+    return attention_s(g, l->dtype, op, pass, ATTN_TRITON, PL_CUDNN_LATEST);
   if (op->kind == PL_OP_ATTENTION && l->attention_cudnn) {
-    enum attn_kernel k = l->cudnn_2024 ? ATTN_CUDNN_2024 : l->cudnn_913 ? ATTN_CUDNN_913 : ATTN_CUDNN;
-    double t = attention_s(g, l->dtype, op, pass, k);
+    double t = attention_s(g, l->dtype, op, pass, ATTN_CUDNN, l->cudnn_version);
     return l->fp8_attention ? t * pl_mxfp8_attention_ratio(g, m, pass) : t;
   }
   /* a GEMM the framework leaves in 16-bit under an FP8/FP4 recipe (the LM head with

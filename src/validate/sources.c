@@ -470,13 +470,14 @@ static bool nemo_layout(const struct validate_in *in, struct pl_layout *l, struc
  * whose cuDNN (9.0-9.1: NeMo's "Software Component Versions" page, the
  * training container built on NVIDIA's PyTorch 24.02 container) ran fused
  * attention at the rates NVIDIA published for cuDNN 9.1 (cudnn-frontend
- * benchmark results @ b740542, 2024-05-07; layout.cudnn_2024). The 2025
+ * benchmark results @ b740542, 2024-05-07; layout.cudnn_version 9.1). The 2025
  * tables (NeMo 25.04, B200) keep today's cuDNN. */
 static bool nemo_overrides(const struct validate_in *in, struct pl_framework *fw,
                            struct pl_vrow *row) {
   if (strstr(cell(in, "table_or_section"), "NeMo24.") == NULL)
     return true;
-  fw->cudnn_2024 = PL_SETTING_ON;
+  fw->cudnn_version = PL_CUDNN_2024;
+  fw->cudnn_version_set = true;
   validate_note(row, "cuDNN attention of mid-2024 (container NeMo 24.x: cuDNN 9.0-9.1)");
   return true;
 }
@@ -1057,7 +1058,7 @@ static void bridge_output_proj(const struct validate_in *in, struct pl_framework
  * that container ships cuDNN 9.13 (NVIDIA/cudnn-frontend
  * benchmark/sdpa_benchmark_training/README.md @ bb37575: torch.backends.cudnn.
  * version() = 91300 in nvcr.io/nvidia/pytorch:25.09-py3). Its fused attention
- * runs at the rates NVIDIA published for cuDNN 9.13.1 (layout.cudnn_913; GPU
+ * runs at the rates NVIDIA published for cuDNN 9.13.1 (layout.cudnn_version 9.13; GPU
  * files with attention.cudnn.shape_9_13: B200, GB200, GB300). v0.3.0 (26.02)
  * moves to PyTorch 25.11 and later releases to newer images: today's rates.
  * The 25.09 section (r0.1.0, an ubuntu:24.04 image with the CUDA repository's
@@ -1068,7 +1069,8 @@ static void bridge_cudnn(const struct validate_in *in, struct pl_framework *fw,
   bridge_section(in, sec, sizeof sec);
   if (!word_in("25.11", sec))
     return;
-  fw->cudnn_913 = PL_SETTING_ON;
+  fw->cudnn_version = PL_CUDNN_913;
+  fw->cudnn_version_set = true;
   validate_note(row, "cuDNN 9.13 attention (the release's image, NGC PyTorch 25.09)");
 }
 

@@ -563,14 +563,58 @@ check "--cudnn-913 on: cuDNN 9.13's lower rates, a slower step" faster "$TMP/out
 expect_ok predict $c913 --cudnn-913 on --format csv
 check "cudnn 9.13: csv column on" [ "$(col "$TMP/out" framework.cudnn_913)" = on ]
 # appended columns keep their order: cudnn_913, then tp_seq_copies (added after it by tt13, session 13),
-# then cp_allgather (cp13, session 13)
-check "cudnn 9.13: csv column appended, before tp_seq_copies" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cp_allgather$' "$TMP/out"
+# then cudnn_version (cudnn13, session 13), then cp_allgather (cp13, session 13)
+check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather$' "$TMP/out"
 expect_ok predict $c24 --cudnn-913 on --format json
 check "--cudnn-913 on: h100 (no 9.13 figures) runs unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_off.json" step_time_s)" ]
 expect_fail 1 "^plateau: --cudnn-913: unknown value 'yes' \(expected on\|off\)" -- predict --cudnn-913 yes
 expect_fail 1 "^plateau: --cudnn-913: unknown value '' \(expected on\|off\)" -- predict --cudnn-913 ''
 echo '{"name": "x", "behaviours": {"cudnn_913": "on"}}' >"$TMP/bad_c913.json"
 expect_fail 1 "behaviour 'cudnn_913' must be true or false" -- predict --framework "$TMP/bad_c913.json"
+
+# cudnn_version (--cudnn VERSION; docs/step-model.md 2.2 "cuDNN by version"): the cuDNN release
+# attention runs as; a GPU file's release entries (attention.cudnn.shape_<major>_<minor>,
+# shape_2024 = 9.0-9.1): the oldest entry at or after the run's release wins; a release newer
+# than every entry, or older than the oldest, runs at today's rates (latest, the default).
+# --cudnn-2024 on / --cudnn-913 on are the releases 9.1 / 9.13.
+expect_ok predict $c913 --format csv
+check "cudnn version: latest by default (csv)" [ "$(col "$TMP/out" framework.cudnn_version)" = latest ]
+check "cudnn version: latest by default (json)" grep -q '"cudnn_version": "latest"' "$TMP/c913_off.json"
+expect_ok predict $c913 --cudnn-913 on --format json
+cp "$TMP/out" "$TMP/c913_on.json"
+check "--cudnn-913 on: the release 9.13" grep -q '"cudnn_version": "9.13"' "$TMP/out"
+expect_ok predict $c913 --cudnn 9.13 --format json
+check "--cudnn 9.13 = --cudnn-913 on" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c913_on.json" step_time_s)" ]
+check "--cudnn 9.13: the alias reads on" [ "$(json_raw "$TMP/out" cudnn_913)" = true ]
+expect_ok predict $c913 --cudnn 9.13.1 --format csv
+check "--cudnn 9.13.1: csv column" [ "$(col "$TMP/out" framework.cudnn_version)" = 9.13.1 ]
+expect_ok predict $c913 --cudnn 9.10 --format json
+check "--cudnn 9.10 on b200: older than its oldest entry, today's rates" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c913_off.json" step_time_s)" ]
+check "--cudnn 9.10: neither alias" [ "$(json_raw "$TMP/out" cudnn_913)" = false ]
+expect_ok predict $c913 --cudnn-2024 on --format json
+check "--cudnn-2024 on on b200 (no 2024 figures): today's rates" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c913_off.json" step_time_s)" ]
+expect_ok predict $c913 --cudnn 9.17 --format json
+check "--cudnn 9.17 on b200: newer than every entry, today's rates" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c913_off.json" step_time_s)" ]
+expect_ok predict $c913 --cudnn latest --cudnn-913 on --format json
+check "--cudnn wins over --cudnn-913" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c913_off.json" step_time_s)" ]
+expect_ok predict $c24 --cudnn-2024 on --format json
+cp "$TMP/out" "$TMP/c24_on.json"
+expect_ok predict $c24 --cudnn 9.1 --format json
+check "--cudnn 9.1 = --cudnn-2024 on" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_on.json" step_time_s)" ]
+check "--cudnn 9.1: the 2024 alias reads on" [ "$(json_raw "$TMP/out" cudnn_2024)" = true ]
+expect_ok predict $c24 --cudnn 9.0 --format json
+check "--cudnn 9.0 on h100: the 2024 entry" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_on.json" step_time_s)" ]
+echo '{"name": "x", "behaviours": {"attention": "cudnn", "cudnn_version": {"value": "9.13", "source": "test"}}}' >"$TMP/fw_c913.json"
+expect_ok predict --framework "$TMP/fw_c913.json" --model llama3-8b --gpu b200 --cluster dgx-b200 --seq 16384 --gpus 8 --gbs 8 --format json
+check "framework file cudnn_version 9.13 = --cudnn-913 on" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c913_on.json" step_time_s)" ]
+expect_ok predict --framework "$TMP/fw_c913.json" --model llama3-8b --gpu b200 --cluster dgx-b200 --seq 16384 --gpus 8 --gbs 8 --cudnn-913 off --format json
+check "--cudnn-913 off overrides the file's 9.13" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c913_off.json" step_time_s)" ]
+expect_fail 1 "^plateau: --cudnn: '7' is not a cuDNN version \(expected MAJOR.MINOR\[.PATCH\], e.g. 9.13, or latest\)$" -- predict --cudnn 7
+expect_fail 1 "^plateau: --cudnn: 'abc' is not a cuDNN version" -- predict --cudnn abc
+expect_fail 1 "^plateau: --cudnn: '' is not a cuDNN version" -- predict --cudnn ''
+expect_fail 1 "^plateau: --cudnn: cuDNN version '8.8': fused flash attention needs cuDNN 8.9 or newer$" -- predict --cudnn 8.8
+echo '{"name": "x", "behaviours": {"cudnn_version": 9.13}}' >"$TMP/bad_cv.json"
+expect_fail 1 "behaviour 'cudnn_version' must be a cuDNN version from 8.9" -- predict --framework "$TMP/bad_cv.json"
 
 # fp8_attention (--fp8-attention; docs/step-model.md 2.2 "MXFP8 attention"): Megatron-Core's
 # fp8_dot_product_attention under the mxfp8 recipe, cuDNN's MXFP8 SDPA at the BF16 kernel's time x

@@ -19,6 +19,7 @@ alias_of() {
   case "$1" in
     gpu-hour-price) echo gpu_hour_usd ;;
     energy-price) echo kwh_usd ;;
+    cudnn) echo cudnn_version ;; # the release, named as the key the framework file takes
     *) echo "${1//-/_}" ;;
   esac
 }

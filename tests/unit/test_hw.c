@@ -262,7 +262,8 @@ static void block_scaled_ratio_figures(void) {
 
 /* cuDNN's head-dim-64 figures and the SFU bound (attention.cudnn.
  * shape_head_dim_64, tensor_flops_per_exp; docs/step-model.md 2.2 "Head dim
- * 64"): h100 and h200 0.490 / 0.485, K0 192 / 496 (measured on H100), 256
+ * 64"): h100 and h200 0.490 / 0.485, K0 192 / 496 (measured on H100; FlashAttention-2's
+ * attention.shape_head_dim_64 0.310 / 0.295, K0 224 / 448), 256
  * tensor FLOPs per exponential (4096 / 16); gb200 and b200 512 (8192 / 16),
  * gb300 and b300 256 (8192 / 32); a100-80g gives neither (0). A fraction past
  * the limit 4, a fixed cost past 65536 keys and 0.5 or 7e6 FLOPs per
@@ -275,6 +276,8 @@ static void head_dim_64_figures(void) {
   CHECK_NEAR_REL(g.eff.attn_cudnn_hd64_shape_fwd_fraction, 0.490, 1e-12);
   CHECK_NEAR_REL(g.eff.attn_cudnn_hd64_bwd_tile_fixed_keys, 496.0, 1e-12);
   CHECK_NEAR_REL(g.eff.attn_tensor_flops_per_exp, 256.0, 1e-12);
+  CHECK_NEAR_REL(g.eff.attn_hd64_shape_fwd_fraction, 0.310, 1e-12); /* FlashAttention-2's */
+  CHECK_NEAR_REL(g.eff.attn_hd64_bwd_tile_fixed_keys, 448.0, 1e-12);
   CHECK_STATUS(pl_gpu_load("b200", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.eff.attn_tensor_flops_per_exp, 512.0, 1e-12);
   CHECK_NEAR_REL(g.eff.attn_cudnn_hd64_shape_fwd_fraction, 0.0, 0);
@@ -285,6 +288,7 @@ static void head_dim_64_figures(void) {
   h100_edit_refused("\"value\": 0.490", "9.999", "fwd_fraction");
   h100_edit_refused("\"value\": 496", "7e6", "bwd_tile_fixed_keys");
   h100_edit_refused("\"value\": 256", "7e6", "tensor_flops_per_exp");
+  h100_edit_refused("\"value\": 0.310", "9.999", "fwd_fraction");
   gpu_edit_refused("gb200", "\"value\": 512", "0.5", "tensor_flops_per_exp");
 }
 
@@ -442,31 +446,50 @@ static void attention_shape_figures(void) {
   CHECK_NEAR_REL(g.eff.attn_cudnn_fwd_tile_fixed_keys, 192.0, 1e-12);
   CHECK_NEAR_REL(g.eff.attn_cudnn_bwd_tile_fixed_keys, 400.0, 1e-12);
   /* the cuDNN of mid-2024 (attention.cudnn.shape_2024, fitted to NVIDIA's
-   * published cuDNN 9.1 benchmark by scripts/attn-cudnn-2024-fit.py) */
-  CHECK_NEAR_REL(g.eff.attn_cudnn_2024_shape_fwd_fraction, 0.598, 1e-12);
-  CHECK_NEAR_REL(g.eff.attn_cudnn_2024_shape_bwd_fraction, 0.512, 1e-12);
-  CHECK_NEAR_REL(g.eff.attn_cudnn_2024_fwd_tile_fixed_keys, 0.0, 0);
-  CHECK_NEAR_REL(g.eff.attn_cudnn_2024_bwd_tile_fixed_keys, 64.0, 1e-12);
-  CHECK_NEAR_REL(g.eff.attn_cudnn_913_shape_fwd_fraction, 0.0, 0); /* no 9.13 figures on H200 */
+   * published cuDNN 9.1 benchmark by scripts/attn-cudnn-2024-fit.py): the one
+   * release entry, standing for 9.0-9.1 (through 9.1.99 = 90199) */
+  const struct pl_attn_cudnn_shape *r = &g.eff.attn_cudnn_versions[0];
+  CHECK(g.eff.attn_cudnn_version_count == 1);
+  CHECK(r->cudnn_through == 90199);
+  CHECK_NEAR_REL(r->fwd_fraction, 0.598, 1e-12);
+  CHECK_NEAR_REL(r->bwd_fraction, 0.512, 1e-12);
+  CHECK_NEAR_REL(r->fwd_tile_fixed_keys, 0.0, 0);
+  CHECK_NEAR_REL(r->bwd_tile_fixed_keys, 64.0, 1e-12);
+  /* a run of 9.0 or 9.1 takes it; 8.9, 9.2, 9.13 or latest today's shape (NULL) */
+  CHECK(pl_gpu_cudnn_shape(&g.eff, 80900) == NULL);
+  CHECK(pl_gpu_cudnn_shape(&g.eff, 90000) == r);
+  CHECK(pl_gpu_cudnn_shape(&g.eff, 90102) == r);
+  CHECK(pl_gpu_cudnn_shape(&g.eff, 90200) == NULL);
+  CHECK(pl_gpu_cudnn_shape(&g.eff, 91300) == NULL); /* no 9.13 figures on H200 */
+  CHECK(pl_gpu_cudnn_shape(&g.eff, PL_CUDNN_LATEST) == NULL);
   /* cuDNN 9.13 (attention.cudnn.shape_9_13, scripts/attn-cudnn-913-fit.py): B200 and
    * GB300 fitted to NVIDIA's published 9.13.1 benchmark with the 9.22 fixed costs;
-   * GB200 B200's x 2062/1965 x 2250/2500 (0.695 x 0.9444 = 0.656, 0.525 x 0.9444 = 0.496) */
+   * GB200 B200's x 2062/1965 x 2250/2500 (0.695 x 0.9444 = 0.656, 0.525 x 0.9444 = 0.496).
+   * Standing for every 9.13.x (through 91399); 9.14 and later take today's. */
   CHECK_STATUS(pl_gpu_load("b200", &g, &d), PL_OK, dp);
-  CHECK_NEAR_REL(g.eff.attn_cudnn_913_shape_fwd_fraction, 0.695, 1e-12);
-  CHECK_NEAR_REL(g.eff.attn_cudnn_913_shape_bwd_fraction, 0.525, 1e-12);
-  CHECK_NEAR_REL(g.eff.attn_cudnn_913_fwd_tile_fixed_keys, 400.0, 1e-12);
-  CHECK_NEAR_REL(g.eff.attn_cudnn_913_bwd_tile_fixed_keys, 336.0, 1e-12);
+  r = pl_gpu_cudnn_shape(&g.eff, 91300);
+  CHECK(r != NULL && g.eff.attn_cudnn_version_count == 1 && r->cudnn_through == 91399);
+  CHECK(pl_gpu_cudnn_shape(&g.eff, 91301) == r && pl_gpu_cudnn_shape(&g.eff, 91400) == NULL);
+  CHECK(pl_gpu_cudnn_shape(&g.eff, PL_CUDNN_2024) == NULL); /* older than its oldest entry */
+  if (r != NULL) {
+    CHECK_NEAR_REL(r->fwd_fraction, 0.695, 1e-12);
+    CHECK_NEAR_REL(r->bwd_fraction, 0.525, 1e-12);
+    CHECK_NEAR_REL(r->fwd_tile_fixed_keys, 400.0, 1e-12);
+    CHECK_NEAR_REL(r->bwd_tile_fixed_keys, 336.0, 1e-12);
+  }
   CHECK_STATUS(pl_gpu_load("gb300", &g, &d), PL_OK, dp);
-  CHECK_NEAR_REL(g.eff.attn_cudnn_913_shape_fwd_fraction, 0.760, 1e-12);
-  CHECK_NEAR_REL(g.eff.attn_cudnn_913_shape_bwd_fraction, 0.545, 1e-12);
-  CHECK_NEAR_REL(g.eff.attn_cudnn_913_fwd_tile_fixed_keys, 240.0, 1e-12);
-  CHECK_NEAR_REL(g.eff.attn_cudnn_913_bwd_tile_fixed_keys, 432.0, 1e-12);
+  r = &g.eff.attn_cudnn_versions[0];
+  CHECK_NEAR_REL(r->fwd_fraction, 0.760, 1e-12);
+  CHECK_NEAR_REL(r->bwd_fraction, 0.545, 1e-12);
+  CHECK_NEAR_REL(r->fwd_tile_fixed_keys, 240.0, 1e-12);
+  CHECK_NEAR_REL(r->bwd_tile_fixed_keys, 432.0, 1e-12);
   CHECK_STATUS(pl_gpu_load("gb200", &g, &d), PL_OK, dp);
-  CHECK_NEAR_REL(g.eff.attn_cudnn_913_shape_fwd_fraction, 0.656, 1e-12);
-  CHECK_NEAR_REL(g.eff.attn_cudnn_913_shape_bwd_fraction, 0.496, 1e-12);
+  r = &g.eff.attn_cudnn_versions[0];
+  CHECK_NEAR_REL(r->fwd_fraction, 0.656, 1e-12);
+  CHECK_NEAR_REL(r->bwd_fraction, 0.496, 1e-12);
   CHECK_STATUS(pl_gpu_load("a100-80g", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.eff.attn_cudnn_shape_fwd_fraction, 0.0, 0);
-  CHECK_NEAR_REL(g.eff.attn_cudnn_2024_shape_fwd_fraction, 0.0, 0);
+  CHECK(g.eff.attn_cudnn_version_count == 0);
   h100_edit_refused("\"value\": 400,", "-40", "bwd_tile_fixed_keys");
   h100_edit_refused("\"value\": 0.670,", "4.670", "fwd_fraction");
 }

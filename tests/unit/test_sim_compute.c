@@ -445,21 +445,27 @@ static void test_cudnn_attention_shape(void) {
   /* the small shape runs far below the constant figure (0.615) */
   CHECK(pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_FWD) - k >
         10 * 0.5 * a.fwd_flops / (989.4e12 * 0.615 * 0.887));
-  /* layout.cudnn_2024: the same form at the cuDNN 9.1 figures
+  /* layout.cudnn_version 9.1 (--cudnn-2024 on): the same form at the cuDNN 9.1 figures
    * (attention.cudnn.shape_2024: asymptote 0.598 / 0.512, fixed cost 0 / 64):
    * (a) forward 1024 x 16384 / (989.4e12 x 0.598 x 0.887 / 132) = 4.2199 us,
    * backward (1024 + 64) x 40960 / (989.4e12 x 0.512 x 0.887 / 132) = 13.092 us */
-  l.cudnn_2024 = true;
+  l.cudnn_version = PL_CUDNN_2024;
   CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_FWD) - k, 4.2199e-6, 2e-4);
   CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_BWD) - 3 * k, 13.092e-6, 2e-4);
-  /* a GPU file without the 2024 figures keeps today's (h100 with shape_2024 cleared) */
+  /* so does 9.0 (the oldest release at or after it is 9.1's entry) */
+  l.cudnn_version = 90000;
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_FWD) - k, 4.2199e-6, 2e-4);
+  /* 9.2 is newer than every release h100.json gives: today's shape, as latest (0) */
+  l.cudnn_version = 90200;
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_FWD) - k, 4.4725e-6, 2e-4);
+  l.cudnn_version = PL_CUDNN_2024;
+  /* a GPU file without the 2024 figures keeps today's (h100 with shape_2024 removed) */
   struct pl_gpu h = h100;
-  h.eff.attn_cudnn_2024_shape_fwd_fraction = 0;
-  h.eff.attn_cudnn_2024_shape_bwd_fraction = 0;
+  h.eff.attn_cudnn_version_count = 0;
   CHECK_NEAR_REL(pl_op_run_time_s(&h, &l, &m, &a, PL_PASS_FWD) - k, 4.4725e-6, 2e-4);
 }
 
-/* layout.cudnn_913: cuDNN's form at the cuDNN 9.13.1 figures (b200.json
+/* layout.cudnn_version 9.13 (--cudnn-913 on): cuDNN's form at the cuDNN 9.13.1 figures (b200.json
  * attention.cudnn.shape_9_13: asymptote 0.695 / 0.525, fixed cost 400 / 336, fitted
  * to NVIDIA's published B200 benchmark). Shape (a) of the test above, one head of
  * 1024 causal queries: 8 tiles on 8 of 148 SMs, the makespan the heaviest tile,
@@ -482,10 +488,18 @@ static void test_cudnn_913_attention(void) {
   CHECK_NEAR_REL(pl_op_run_time_s(&b200, &l, &m, &a, PL_PASS_FWD) - k, 2.5165e-6, 2e-4);
   CHECK_NEAR_REL(pl_op_run_time_s(&b200, &l, &m, &a, PL_PASS_BWD) - 3 * k, 7.6499e-6, 2e-4);
   double h_today = pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_FWD);
-  l.cudnn_913 = true;
+  l.cudnn_version = PL_CUDNN_913;
   CHECK_NEAR_REL(pl_op_run_time_s(&b200, &l, &m, &a, PL_PASS_FWD) - k, 2.6830e-6, 2e-4);
   CHECK_NEAR_REL(pl_op_run_time_s(&b200, &l, &m, &a, PL_PASS_BWD) - 3 * k, 8.4805e-6, 2e-4);
   CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_FWD), h_today, 1e-12);
+  /* 9.13.1 is 9.13's; 9.10 (older than b200.json's oldest entry) and 9.17
+   * (newer than every entry) take today's */
+  l.cudnn_version = 91301;
+  CHECK_NEAR_REL(pl_op_run_time_s(&b200, &l, &m, &a, PL_PASS_FWD) - k, 2.6830e-6, 2e-4);
+  l.cudnn_version = 91000;
+  CHECK_NEAR_REL(pl_op_run_time_s(&b200, &l, &m, &a, PL_PASS_FWD) - k, 2.5165e-6, 2e-4);
+  l.cudnn_version = 91700;
+  CHECK_NEAR_REL(pl_op_run_time_s(&b200, &l, &m, &a, PL_PASS_FWD) - k, 2.5165e-6, 2e-4);
 }
 
 /* Head dim 64 (docs/step-model.md 2.2 "Head dim 64"). An op of head dim 64
@@ -560,6 +574,20 @@ static void test_cudnn_head_dim_64(void) {
   u.eff.attn_tensor_flops_per_exp = 0;
   CHECK_NEAR_REL(pl_op_run_time_s(&gb300, &l, &m, &a, PL_PASS_FWD),
                  pl_op_run_time_s(&u, &l, &m, &a, PL_PASS_FWD), EXACT);
+  /* (c) FlashAttention-2 at head dim 64 (h100 attention.shape_head_dim_64, measured:
+   * 0.310 / 0.295, K0 224 / 448): the 8 forward tiles go lightest first to 8 free SMs,
+   * the heaviest sets the time: (1024 + 224) x 32768 / (989.4e12 x 0.310 x 0.887 / 132)
+   * = 19.842 us; backward (1024 + 448) x 81920 / (989.4e12 x 0.295 x 0.887 / 132)
+   * = 61.483 us; without the entry attention.shape's 0.340 / K0 144: (1024 + 144) x
+   * 32768 / (989.4e12 x 0.340 x 0.887 / 132) = 16.931 us */
+  struct pl_layout fa = {.dtype = PL_DTYPE_BF16};
+  CHECK_NEAR_REL(h100.eff.attn_hd64_shape_fwd_fraction, 0.310, EXACT);
+  CHECK_NEAR_REL(h100.eff.attn_hd64_bwd_tile_fixed_keys, 448.0, EXACT);
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &fa, &m, &a, PL_PASS_FWD) - k, 19.842e-6, 2e-4);
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &fa, &m, &a, PL_PASS_BWD) - 3 * k, 61.483e-6, 2e-4);
+  struct pl_gpu hf = h100;
+  hf.eff.attn_hd64_shape_fwd_fraction = 0;
+  CHECK_NEAR_REL(pl_op_run_time_s(&hf, &fa, &m, &a, PL_PASS_FWD) - k, 16.931e-6, 2e-4);
   /* FlashAttention-2 is not bound here (cuDNN's figures only) */
   struct pl_layout fl = {.dtype = PL_DTYPE_BF16};
   CHECK_NEAR_REL(pl_op_run_time_s(&gb200, &fl, &m, &a, PL_PASS_FWD),
