@@ -30,9 +30,10 @@
  * GPU file's cudnn fractions (measured on H100, data/ground-truth/h100). Memory-bound ops: HBM bytes over
  * the achievable bandwidth; with eager PyTorch kernels (layout.kernels unfused) the loss adds
  * autocast's fp32 cross-entropy copies (section 2.3d). Each kernel adds the GPU's fixed
- * kernel_overhead_s. Ignored: split-K and stream-K kernels that soften wave quantization, L2
- * reuse, clock throttling outside GEMMs (attention and memory-bound kernels keep their measured
- * figures) and on GPUs whose file gives no sustained fraction (V100, MI300X: none published). */
+ * kernel_overhead_s. The sustained fraction (the clock under the power limit) scales the GEMMs
+ * and the attention kernels' tensor math alike (attention_s); memory-bound kernels keep their
+ * HBM figures. Ignored: split-K and stream-K kernels that soften wave quantization, L2 reuse,
+ * and throttling on GPUs whose file gives no sustained fraction (V100, MI300X: none published). */
 #include <plateau/layout.h>
 #include <plateau/model.h>
 #include <plateau/sim.h>
@@ -375,15 +376,17 @@ static double attention_shape_math_s(const struct pl_gpu *g, const struct pl_op 
   double fixed = cudnn ? (fwd ? e->attn_cudnn_fwd_tile_fixed_keys : e->attn_cudnn_bwd_tile_fixed_keys)
                        : (fwd ? e->attn_fwd_tile_fixed_keys : e->attn_bwd_tile_fixed_keys);
   const struct pl_attn_cudnn_shape *rel = cudnn ? pl_gpu_cudnn_shape(e, cudnn_version) : NULL;
-  if (rel != NULL && (fwd ? rel->fwd_fraction : rel->bwd_fraction) > 0) {
+  bool today = rel == NULL || !((fwd ? rel->fwd_fraction : rel->bwd_fraction) > 0);
+  if (!today) {
     f = fwd ? rel->fwd_fraction : rel->bwd_fraction;
     fixed = fwd ? rel->fwd_tile_fixed_keys : rel->bwd_tile_fixed_keys;
   }
   /* head dims <= 64: the kernel's own figures where the file gives them
-   * (measured with today's cuDNN, so only a run of the latest takes them; a run
-   * naming an older release, layout.cudnn_version, keeps its head-dim-128 form) */
+   * (measured with today's cuDNN, so every run that takes today's rates takes
+   * them too, whatever release it names; a run given an older release's entry,
+   * layout.cudnn_version, keeps that entry's head-dim-128 form) */
   double f64 = fwd ? e->attn_cudnn_hd64_shape_fwd_fraction : e->attn_cudnn_hd64_shape_bwd_fraction;
-  if (cudnn && cudnn_version == PL_CUDNN_LATEST && f64 > 0 && attn_small_head(op)) {
+  if (cudnn && today && f64 > 0 && attn_small_head(op)) {
     f = f64;
     fixed = fwd ? e->attn_cudnn_hd64_fwd_tile_fixed_keys : e->attn_cudnn_hd64_bwd_tile_fixed_keys;
   }

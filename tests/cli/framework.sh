@@ -10,7 +10,13 @@ json_num() { grep -o "\"$2\": *[0-9.e+-]*" "$1" | head -1 | sed 's/.*: *//'; }
 json_raw() { grep -o "\"$2\": *[a-z0-9\"-]*" "$1" | head -1 | sed 's/.*: *//; s/"//g'; }
 fw_obj() { sed -n '/"framework": {/,/}/p' "$1"; }
 col() { awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$1"; }
-faster() { awk -v a="$(json_num "$1" step_time_s)" -v b="$(json_num "$2" step_time_s)" 'BEGIN { exit !(b < a * 0.999) }'; }
+# faster A B: B's step time is below A's; both must have one (a run that does not fit prints
+# "step_time_s": null, and two empty values would compare as true)
+faster() {
+  local a b
+  a=$(json_num "$1" step_time_s) b=$(json_num "$2" step_time_s)
+  [ -n "$a" ] && [ -n "$b" ] && awk -v a="$a" -v b="$b" 'BEGIN { exit !(b < a * 0.999) }'
+}
 
 # list: every preset with its description, in three formats
 expect_ok list frameworks
@@ -600,6 +606,14 @@ expect_ok predict $c913 --cudnn-2024 on --format json
 check "--cudnn-2024 on on b200 (no 2024 figures): today's rates" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c913_off.json" step_time_s)" ]
 expect_ok predict $c913 --cudnn 9.17 --format json
 check "--cudnn 9.17 on b200: newer than every entry, today's rates" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c913_off.json" step_time_s)" ]
+# a release the GPU file has no entry for takes today's rates, the head-dim-64 figures
+# included (gpt-oss-120b: head dim 64; h200 has no 9.13 entry)
+c64="--model gpt-oss-120b --gpu h200 --cluster dgx-h200 --gpus 64 --seq 8192 --gbs 64 --ep 8 --attention cudnn"
+expect_ok predict $c64 --format json
+cp "$TMP/out" "$TMP/c64_latest.json"
+expect_ok predict $c64 --cudnn 9.13 --format json
+check "--cudnn 9.13 on h200 (no entry), head dim 64: a step" [ -n "$(json_num "$TMP/out" step_time_s)" ]
+check "--cudnn 9.13 on h200 (no entry), head dim 64: today's rates" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c64_latest.json" step_time_s)" ]
 expect_ok predict $c913 --cudnn latest --cudnn-913 on --format json
 check "--cudnn wins over --cudnn-913" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c913_off.json" step_time_s)" ]
 expect_ok predict $c24 --cudnn-2024 on --format json
@@ -666,7 +680,8 @@ expect_fail 1 "behaviour 'nvfp4_rht_unfused' must be true or false" -- predict -
 # grouped MLP runs the experts' GLU, clamp and biases in cuDNN's grouped GEMM epilogues: GPT-OSS
 # under mxfp8 on GB300 is faster with it; refused where the kernel does not run (bf16, a dense
 # model, etp > 1). JSON and CSV.
-fgm="--model gpt-oss-120b --cluster gb300-nvl72 --gpus 8 --ep 8 --gbs 8 --dtype mxfp8"
+# 64 GPUs, ep 64: the layout of the Bridge GB300 rows (8 GPUs cannot hold the model and its Adam states)
+fgm="--model gpt-oss-120b --cluster gb300-nvl72 --gpus 64 --ep 64 --gbs 64 --dtype mxfp8"
 expect_ok predict $fgm --format json
 cp "$TMP/out" "$TMP/fgm_off.json"
 check "fused grouped mlp: off by default" [ "$(json_raw "$TMP/out" fused_grouped_mlp)" = false ]
@@ -913,9 +928,10 @@ check "vtrain: both rows on vtrain-a100" [ "$(grep -c '"a100-80g","vtrain-a100"'
 expect_ok validate --format csv "$PL_SOURCE_DIR/data/validation/megatron_sc21_narayanan.csv"
 check "sc21: stays on dgx-a100" [ "$(grep -c '"vtrain-a100"' "$TMP/out")" = 0 ]
 check "sc21: on dgx-a100" grep -q '"a100-80g","dgx-a100"' "$TMP/out"
-expect_ok predict --model gpt3-175b --gpus 64 --tp 8 --gbs 64 --cluster dgx-a100 --format json
+# llama2-13b at tp 8 dp 8 fits in 80 GB (gpt3-175b at tp 8 alone does not, and gave no step)
+expect_ok predict --model llama2-13b --gpus 64 --tp 8 --gbs 64 --cluster dgx-a100 --format json
 cp "$TMP/out" "$TMP/dgx.json"
-expect_ok predict --model gpt3-175b --gpus 64 --tp 8 --gbs 64 --cluster vtrain-a100 --format json
+expect_ok predict --model llama2-13b --gpus 64 --tp 8 --gbs 64 --cluster vtrain-a100 --format json
 check "vtrain-a100: 8 nodes slower than dgx-a100" faster "$TMP/out" "$TMP/dgx.json"
 expect_ok predict --model gpt3-175b --gpus 8 --tp 8 --gbs 8 --cluster dgx-a100 --format json
 cp "$TMP/out" "$TMP/dgx1.json"
