@@ -721,7 +721,7 @@ expect_fail 1 "behaviour 'tp_seq_copies' must be true or false" -- predict --fra
 # cp_merge_ops): PyTorch context_parallel's allgather ring as torchtitan runs it. On in the torchtitan
 # preset; with cp 4 the step is slower with it (the K/V all_gather hides behind one step of four, eager
 # fp32 merges); no effect without cp. JSON and CSV, bad values.
-cpa="--model llama3-8b --gpus 8 --cp 4 --seq 65536 --gbs 2 --framework torchtitan"
+cpa="--model llama3-8b --gpus 8 --cp 4 --seq 65536 --gbs 2 --recompute full --framework torchtitan"
 expect_ok predict $cpa --cp-allgather off --format json
 cp "$TMP/out" "$TMP/cpa_off.json"
 check "cp allgather: off in JSON" [ "$(json_raw "$TMP/out" cp_allgather)" = false ]
@@ -733,6 +733,7 @@ check "cp allgather: csv column on" [ "$(col "$TMP/out" framework.cp_allgather)"
 expect_ok predict --model llama3-8b --gpus 8 --gbs 8 --framework torchtitan --format json
 cp "$TMP/out" "$TMP/cpa_cp1.json"
 expect_ok predict --model llama3-8b --gpus 8 --gbs 8 --framework torchtitan --cp-allgather off --format json
+check "cp allgather: the run without cp has a step time" [ -n "$(json_num "$TMP/out" step_time_s)" ]
 check "cp allgather: no effect without cp" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/cpa_cp1.json" step_time_s)" ]
 expect_fail 1 "^plateau: --cp-allgather: unknown value 'yes' \(expected on\|off\)" -- predict --cp-allgather yes
 expect_fail 1 "^plateau: --cp-allgather: unknown value '' \(expected on\|off\)" -- predict --cp-allgather ''
