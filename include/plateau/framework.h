@@ -128,6 +128,8 @@ struct pl_framework {
                                           beside their partner GEMMs only (layout.async_tp) */
   enum pl_setting tp_seq_copies;       /* sequence-parallel collectives on a batch-first
                                           activation's dim 1: a copy per call (layout.tp_seq_copies) */
+  enum pl_setting cp_allgather;        /* context parallelism as PyTorch's context_parallel with
+                                          the allgather rotater (layout.cp_allgather) */
   enum pl_setting zero3_reuse;         /* zero3 per-parameter gathers: a parameter used again
                                           within DeepSpeed's stage3_max_reuse_distance stays
                                           gathered (layout.zero3_no_reuse) */

@@ -226,6 +226,13 @@ struct pl_layout {
                               _functional_collectives all_gather_tensor / reduce_scatter_tensor with
                               a dim != 0: chunk + cat); Megatron's [s, b, h] gathers dim 0 and
                               copies nothing (src/sim/segments.c tp_seq_copies) */
+  bool cp_allgather;       /* input: context parallelism as PyTorch's experimental context_parallel
+                              runs it with the allgather rotater (torchtitan): the K/V of every
+                              query head (repeat_kv before SDPA) all_gathered once per ring, waited
+                              after the first (diagonal) SDPA; the backward's fp32 dK/dV rotated
+                              by all_to_all each step, the last one waited after the ring; eager
+                              fp32 merges of each step's output and gradients (src/sim/segments.c
+                              cp_merge_ops, lower.c cp_gather_ring) */
   bool fused_grouped_mlp;  /* input: Transformer Engine's fused MXFP8 grouped MLP (Megatron-Core
                               use_transformer_engine_op_fuser with NVTE_CUTEDSL_FUSED_GROUPED_MLP=1:
                               TE ops/fused/forward_grouped_mlp.py, backward_grouped_mlp.py, v2.16):

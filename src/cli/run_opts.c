@@ -179,6 +179,7 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
       {"nvfp4-rht-unfused", "value", "on", "off", false, FW_FIELD(nvfp4_rht_unfused)},
       {"fused-grouped-mlp", "value", "on", "off", false, FW_FIELD(fused_grouped_mlp)},
       {"tp-seq-copies", "value", "on", "off", false, FW_FIELD(tp_seq_copies)},
+      {"cp-allgather", "value", "on", "off", false, FW_FIELD(cp_allgather)},
       {"async-tp", "value", "on", "off", false, FW_FIELD(async_tp)},
 #undef FW_FIELD
   };

@@ -62,6 +62,7 @@ static const struct {
     {"nvfp4_rht_unfused", offsetof(struct pl_framework, nvfp4_rht_unfused)},
     {"fused_grouped_mlp", offsetof(struct pl_framework, fused_grouped_mlp)},
     {"tp_seq_copies", offsetof(struct pl_framework, tp_seq_copies)},
+    {"cp_allgather", offsetof(struct pl_framework, cp_allgather)},
     {"async_tp", offsetof(struct pl_framework, async_tp)},
     {"te_cross_entropy", offsetof(struct pl_framework, te_cross_entropy)},
     {"fsdp_block_units", offsetof(struct pl_framework, fsdp_block_units)},
@@ -411,6 +412,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->nvfp4_rht_unfused, &l->nvfp4_rht_unfused, false);
   put(fw->fused_grouped_mlp, &l->fused_grouped_mlp, false);
   put(fw->tp_seq_copies, &l->tp_seq_copies, false);
+  put(fw->cp_allgather, &l->cp_allgather, false);
   put(fw->async_tp, &l->async_tp, false);
 }
 
@@ -477,5 +479,6 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->nvfp4_rht_unfused = setting(l->nvfp4_rht_unfused);
   out->fused_grouped_mlp = setting(l->fused_grouped_mlp);
   out->tp_seq_copies = setting(l->tp_seq_copies);
+  out->cp_allgather = setting(l->cp_allgather);
   out->async_tp = setting(l->async_tp);
 }

@@ -274,6 +274,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   char cudnn[16];
   pl_cudnn_version_str(fw.cudnn_version, cudnn, sizeof cudnn);
   col_str(c, "framework.cudnn_version", cudnn);
+  /* added after those: PyTorch context_parallel's allgather ring (layout.h) */
+  col_str(c, "framework.cp_allgather", pl_setting_name(fw.cp_allgather));
   /* added after those: PyTorch's micro-pipeline TP (layout.h) */
   col_str(c, "framework.async_tp", pl_setting_name(fw.async_tp));
 }

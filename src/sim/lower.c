@@ -409,14 +409,15 @@ static int32_t te_bwd_windows(struct lower *lw, const struct unit *u, int32_t c,
  *     recomputed row GEMMs; the input-gradient reduce_scatters of qkv and fc1
  *     (wq + wk + wv, w1 + w3: a sum of matmuls, no producer matmul) blocking
  *     after the unit's compute, as without the pass.
- * A unit's layers run each window together (l calls beside l GEMMs). The
- * embedding's and the LM head's collectives, MoE and hybrid blocks, a cp split
- * and runs without sp keep the blocking path. Not modelled: the per-step cost
+ * A unit's layers run each window together (l calls beside l GEMMs); with a
+ * cp split (attn_s) the windows follow the attention core and its ring. The
+ * embedding's and the LM head's collectives, MoE and hybrid blocks and runs
+ * without sp keep the blocking path. Not modelled: the per-step cost
  * of the decomposition (tp smaller GEMMs instead of one). */
 static bool atp(const struct lower *lw, const struct unit *u, double attn_s) {
   const struct pl_model *m = &lw->st->run->model;
-  return lw->l->async_tp && lw->l->sp && lw->l->tp > 1 && u->layers > 0 && attn_s <= 0 &&
-         !tp_overlapped(lw, u) && !ep_beside(lw, u) && !pl_model_is_moe(m) &&
+  (void)attn_s;
+  return lw->l->async_tp && lw->l->sp && lw->l->tp > 1 && u->layers > 0 && !tp_overlapped(lw, u) && !ep_beside(lw, u) && !pl_model_is_moe(m) &&
          !pl_model_is_hybrid(m);
 }
 
@@ -479,6 +480,60 @@ static int32_t atp_windows(struct lower *lw, const struct unit *u, int32_t c, co
   }
   join_add(lw, tp_issue(lw, rest, n_rest, c, SIM_NONE));
   return c;
+}
+
+/* One ring of PyTorch context_parallel's allgather attention
+ * (layout.cp_allgather; torch/distributed/tensor/experimental/_attention.py,
+ * PyTorch 2.6 line) over `layers` blocks taking ring_s of attention: the
+ * K/V all_gather is issued before the first SDPA call and waited before the
+ * second (_AllGatherRotater.exchange_buffers / next_buffer), so it hides
+ * behind the first of the cp equal steps only (the load-balanced diagonal and
+ * cp - 1 half-masked steps each do 1/cp of the rank's causal work); with dkv
+ * (a backward ring) each step's fp32 dK/dV all_to_all overlaps the next
+ * step and the last one is waited after the ring. Returns the last compute
+ * task; *ring the last cp task (joined). */
+static int32_t cp_gather_one(struct lower *lw, const struct unit *u, double ring_s, bool dkv,
+                             enum pl_pass p, int32_t *ring) {
+  const struct sim_seg *sg = &lw->st->seg[SIM_SEG_LAYER];
+  double cp = (double)lw->l->cp;
+  int64_t layers = u->layers;
+  int32_t c0 = lw->last_comp;
+  int32_t ag = coll_task(lw, PL_STREAM_CP, sg->cp[p].coll, layers * sg->cp[p].calls);
+  dep(lw, c0, ag);
+  int32_t first = comp(lw, ring_s / cp, u, PL_PART_ATTN);
+  join_add(lw, ag);
+  int32_t rest = comp(lw, ring_s * (cp - 1.0) / cp, u, PL_PART_ATTN);
+  *ring = ag;
+  if (dkv && sg->cp_dkv.calls > 1) {
+    int32_t steps = coll_task(lw, PL_STREAM_CP, sg->cp_dkv.coll, layers * (sg->cp_dkv.calls - 1));
+    dep(lw, first, steps);
+    dep(lw, ag, steps);
+    int32_t last = coll_task(lw, PL_STREAM_CP, sg->cp_dkv.coll, layers);
+    dep(lw, steps, last);
+    dep(lw, rest, last);
+    *ring = last;
+  }
+  return rest;
+}
+
+/* layout.cp_allgather: the attention part of a unit as its rings: the
+ * forward one; a backward the recomputed forward's (full recompute: the
+ * forward's attention time times the recomputed share) and then its own. */
+static int32_t cp_gather_rings(struct lower *lw, const struct unit *u, double attn_s,
+                               enum pl_pass p, int32_t *ring) {
+  if (p == PL_PASS_FWD)
+    return cp_gather_one(lw, u, attn_s, false, p, ring);
+  double re = 0;
+  if (lw->l->recompute == PL_RECOMPUTE_FULL)
+    re = pl_recompute_share(&lw->st->run->model, lw->l) * (double)u->layers *
+         lw->st->seg[SIM_SEG_LAYER].attn_s[PL_PASS_FWD];
+  if (re > 0 && re < attn_s) {
+    int32_t r0;
+    cp_gather_one(lw, u, re, false, PL_PASS_FWD, &r0);
+    join_add(lw, r0);
+    attn_s -= re;
+  }
+  return cp_gather_one(lw, u, attn_s, true, p, ring);
 }
 
 /* Emit one unit; gather (or SIM_NONE) is its parameter all_gather. Returns
@@ -551,7 +606,10 @@ static int32_t emit_unit(struct lower *lw, const struct unit *u, int32_t gather)
   if (windows)
     return ep_windows(lw, u, second_s, c, prev, in, n_in, beside);
   int32_t ring = SIM_NONE;
-  if (attn_s > 0) {
+  if (attn_s > 0 && lw->l->cp_allgather) {
+    c = cp_gather_rings(lw, u, attn_s, (enum pl_pass)p, &ring);
+    join_add(lw, ring);
+  } else if (attn_s > 0) {
     const struct sim_comm *cp = &sg[SIM_SEG_LAYER].cp[p];
     ring = coll_task(lw, PL_STREAM_CP, cp->coll, (int64_t)u->layers * cp->calls);
     dep(lw, c, ring);

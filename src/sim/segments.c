@@ -66,6 +66,7 @@ static void seg_clear(struct sim_seg *s) {
       comm_set(&s->tp[p][i], SIM_NONE, 0);
     comm_set(&s->cp[p], SIM_NONE, 0);
   }
+  comm_set(&s->cp_dkv, SIM_NONE, 0);
   comm_set(&s->te_in_ag, SIM_NONE, 0);
   s->ag = s->ag2 = s->ag3 = s->rs = s->ar = SIM_NONE;
 }
@@ -241,9 +242,42 @@ static enum pl_status head_tp(struct sim_step *st, struct sim_seg *s, struct pl_
   return r;
 }
 
+/* layout.cp_allgather: PyTorch's context_parallel with the allgather
+ * rotater (torch/distributed/tensor/experimental/_attention.py, PyTorch 2.6
+ * line: _templated_ring_attention, _templated_ring_attention_backward,
+ * _AllGatherRotater; torchtitan's default context_parallel_rotate_method
+ * 'allgather', config_manager.py @ 9dec370). torchtitan repeats K and V to
+ * every query head before SDPA (models/llama/model.py Attention.forward,
+ * repeat_kv @ 9dec370), so the exchanged K/V has heads / tp heads. Per ring
+ * (one forward, one backward, one recomputed forward): one all_gather of the
+ * rank's K/V (torch.cat of k and v, 16-bit) over cp; the backward also rotates
+ * the fp32 dK/dV accumulators (convert_to_f32) with an all_to_all to the next
+ * rank (ft_c.permute_tensor: one peer, priced as a send/recv) after each of
+ * its cp steps. */
+static enum pl_status layer_cp_allgather(struct sim_step *st, struct sim_seg *s,
+                                         struct pl_diag *diag) {
+  const struct pl_layout *l = &st->run->layout;
+  const struct pl_model *m = &st->run->model;
+  double kv = 2.0 * (double)l->mbs * (double)(l->seq / l->cp) * (double)(m->heads / l->tp) *
+              (double)m->head_dim; /* elements of the rank's K and V */
+  int32_t ag, dkv;
+  enum pl_status r = sim_coll_add(st, PL_COLL_ALL_GATHER, "cp", (double)l->cp * kv * ACT_BYTES,
+                                  &ag, diag);
+  if (r == PL_OK)
+    r = sim_coll_add(st, PL_COLL_SEND_RECV, "cp", kv * 4.0, &dkv, diag);
+  if (r != PL_OK)
+    return r;
+  comm_set(&s->cp[PL_PASS_FWD], ag, 1);
+  comm_set(&s->cp[PL_PASS_BWD], ag, 1);
+  comm_set(&s->cp_dkv, dkv, (int32_t)l->cp);
+  return PL_OK;
+}
+
 static enum pl_status layer_cp(struct sim_step *st, struct sim_seg *s, struct pl_diag *diag) {
   const struct pl_layout *l = &st->run->layout;
   const struct pl_model *m = &st->run->model;
+  if (l->cp_allgather)
+    return layer_cp_allgather(st, s, diag);
   double kv = 2.0 * (double)l->mbs * (double)(l->seq / l->cp) * (double)(m->kv_heads / l->tp) *
               (double)m->head_dim * ACT_BYTES;
   int32_t f, b;
@@ -1324,6 +1358,40 @@ static int tp_seq_copies(const struct pl_run *run, struct pl_op *ops, int n) {
   return n;
 }
 
+/* layout.cp_allgather: the eager tensor work around PyTorch
+ * context_parallel's per-step SDPA calls (torch/distributed/tensor/
+ * experimental/_attention.py, PyTorch 2.6 line), on the ring's last rank,
+ * whose every step takes the full-query path (i <= rank) and which the
+ * others wait for at the next all_gather. E = mbs x seq/cp x heads/tp x
+ * head_dim elements (q, and k and v after torchtitan's repeat_kv). Forward,
+ * _templated_ring_attention: key/value.contiguous() of the transposed
+ * [b, h, s, d] views 2 x (2 + 2) = 8E; torch.cat of k and v before each of
+ * the cp - 1 exchanges 8E; _SDPAMerger.step casts each of the cp outputs to
+ * fp32 (2 + 4) 6E; each of the cp - 1 merges (_merge_one: out - block_out
+ * 12E, sigmoid(lse diff) x that 8E, out - that 12E; the lse terms are 1/d of
+ * it) 32E; results() casts back 6E:
+ *   fwd = 14 + 6 cp + 40 (cp - 1) bytes per E.
+ * Backward, _templated_ring_attention_backward: fp32 zeros for dq, dk, dv
+ * 12E; contiguous k, v 8E; k/v torch.cat before cp - 1 exchanges 8E; step 0
+ * dk, dv += (4 + 2 + 4) 20E; steps >= 1 _partial_update(add) of dk, dv (the
+ * half += 5E, torch.cat of the whole 8E) 26E; every step torch.cat of the
+ * fp32 dk, dv before their all_to_all 16E and dq += 10E; the end casts dq
+ * (6E) and dk, dv (8 + 4) to 16 bits:
+ *   bwd = 58 + 26 cp + 34 (cp - 1) bytes per E.
+ * A recomputed forward (full recompute) runs the forward's again. */
+static int cp_merge_ops(const struct pl_run *run, struct pl_op *ops, int n) {
+  const struct pl_layout *l = &run->layout;
+  const struct pl_model *m = &run->model;
+  if (!l->cp_allgather || l->cp <= 1 || n + 1 > PL_MAX_LAYER_OPS)
+    return n;
+  double cp = (double)l->cp;
+  double e = (double)l->mbs * (double)(l->seq / l->cp) * (double)(m->heads / l->tp) *
+             (double)m->head_dim;
+  mem_op(&ops[n++], "cp_merge", (14.0 + 6.0 * cp + 40.0 * (cp - 1.0)) * e,
+         (58.0 + 26.0 * cp + 34.0 * (cp - 1.0)) * e, l->recompute == PL_RECOMPUTE_FULL);
+  return n;
+}
+
 int pl_sim_segment_ops(const struct pl_run *run, int segment,
                        struct pl_op ops[PL_MAX_LAYER_OPS]) {
   const struct pl_model *m = &run->model;
@@ -1335,8 +1403,9 @@ int pl_sim_segment_ops(const struct pl_run *run, int segment,
           : kind == SIM_SEG_EMBED ? pl_embed_ops(m, l, ops)
                                   : pl_head_ops(m, l, ops);
   if (kind == SIM_SEG_LAYER)
-    n = tp_seq_copies(run, ops, qkv_grad_cat(run, ops, fp8_casts(run, ops, unfused_kernels(
-                                                 run, ops, megatron_kernels(run, ops, n)))));
+    n = cp_merge_ops(run, ops,
+                     tp_seq_copies(run, ops, qkv_grad_cat(run, ops, fp8_casts(run, ops, unfused_kernels(
+                                                 run, ops, megatron_kernels(run, ops, n))))));
   else if (kind == SIM_SEG_HEAD)
     n = logit_metrics(run, ops, n);
   return param_kernels(run, kind, seg_params(run, kind), seg_param_tensors(run, kind), ops, n);

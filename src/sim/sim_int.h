@@ -355,7 +355,10 @@ struct sim_seg {
   struct sim_comm te_in_ag;          /* with sp: the all_gather of a column-parallel TE linear's
                                         saved input for its wgrad (lower.c te_bwd_windows), one
                                         per such linear; not in tp[] (segments.c layer_tp) */
-  struct sim_comm cp[2];             /* K/V ring exchange, overlaps attn_s */
+  struct sim_comm cp[2];             /* K/V ring exchange, overlaps attn_s; with
+                                        layout.cp_allgather the K/V all_gather of one ring */
+  struct sim_comm cp_dkv;            /* layout.cp_allgather: the backward's fp32 dK/dV all_to_all
+                                        of one ring step, cp per ring (lower.c cp_gather_ring) */
   double params;                     /* parameters on this GPU after tp sharding */
   double expert_params;              /* of which routed experts (MoE blocks): their gradients
                                         reduce over edp, not dp (lower.c bucket) */

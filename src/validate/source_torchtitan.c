@@ -182,8 +182,8 @@ bool validate_torchtitan_layout(const struct validate_in *in, struct pl_layout *
   if (!tt_pipeline_split(in, l, row))
     return false;
   if (l->cp > 1)
-    validate_note(row, "context parallel: torchtitan's allgather kv rotation modelled as "
-                       "plateau's ring attention");
+    validate_note(row, "context parallel: PyTorch context_parallel with the allgather rotater "
+                       "(torchtitan preset's cp_allgather)");
   return true;
 }
 

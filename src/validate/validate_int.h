@@ -155,6 +155,35 @@ double validate_megatron_eq3_flops(double batch, double seq, double layers, doub
 double validate_nemo_llama_flops(double batch, double seq, double layers, double hidden,
                                  double heads, double kv_heads, double ffn, double vocab);
 
+/* The Megatron-Core sources (source_mcore.c; the Bridge's own rules in
+ * source_bridge.c): the rules of the Megatron-Bridge performance summary's and
+ * the Megatron MoE model zoo's table entries in sources.c; validate_mcore_model
+ * also reads sources_scale.c's Llama 3 rows. */
+bool validate_mcore_model(const struct validate_in *in, struct pl_model *m, struct pl_vrow *row);
+/* source_mcore.c, shared with source_bridge.c: the experts (ep, etp) and the
+ * router's balance as a row states them; whether w is one of list's
+ * space-separated words; a run with Megatron-Core's
+ * overlap_moe_expert_parallel_comm (why: the note's words) unless
+ * Megatron-Core refuses it for the layout. */
+bool validate_mcore_experts(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
+void validate_mcore_balance(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
+bool validate_word_in(const char *list, const char *w);
+void validate_mcore_ep_overlap(struct pl_layout *l, struct pl_vrow *row, const char *why);
+bool validate_bridge_modes(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
+bool validate_bridge_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
+bool validate_bridge_overrides(const struct validate_in *in, struct pl_framework *fw,
+                               struct pl_vrow *row);
+bool validate_bridge_measure(const struct validate_in *in, const struct pl_run *run,
+                             struct pl_vrow *row);
+void validate_nvl_segment(const struct validate_in *in, const struct pl_layout *l,
+                          struct pl_cluster *c, struct pl_vrow *row);
+bool validate_zoo_modes(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
+bool validate_zoo_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
+bool validate_zoo_overrides(const struct validate_in *in, struct pl_framework *fw,
+                            struct pl_vrow *row);
+bool validate_zoo_measure(const struct validate_in *in, const struct pl_run *run,
+                          struct pl_vrow *row);
+
 /* pytorch/torchtitan's published runs (source_torchtitan.c): the rules of
  * its table entry in sources.c. */
 bool validate_torchtitan_model(const struct validate_in *in, struct pl_model *m,

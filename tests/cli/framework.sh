@@ -574,8 +574,8 @@ check "--cudnn-913 on: cuDNN 9.13's lower rates, a slower step" faster "$TMP/out
 expect_ok predict $c913 --cudnn-913 on --format csv
 check "cudnn 9.13: csv column on" [ "$(col "$TMP/out" framework.cudnn_913)" = on ]
 # appended columns keep their order: cudnn_913, then tp_seq_copies (added after it by tt13, session 13),
-# then cudnn_version (cudnn13, session 13), then async_tp (atp13, session 13)
-check "cudnn 9.13: csv column appended, then tp_seq_copies, the version's and async_tp" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.async_tp$' "$TMP/out"
+# then cudnn_version (cudnn13, session 13), then cp_allgather (cp13, session 13), then async_tp (atp13, session 13)
+check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp$' "$TMP/out"
 expect_ok predict $c24 --cudnn-913 on --format json
 check "--cudnn-913 on: h100 (no 9.13 figures) runs unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_off.json" step_time_s)" ]
 expect_fail 1 "^plateau: --cudnn-913: unknown value 'yes' \(expected on\|off\)" -- predict --cudnn-913 yes
@@ -716,6 +716,29 @@ check "tp seq copies: no effect without tp" [ "$(json_num "$TMP/out" step_time_s
 expect_fail 1 "^plateau: --tp-seq-copies: unknown value 'yes' \(expected on\|off\)" -- predict --tp-seq-copies yes
 echo '{"name": "x", "behaviours": {"tp_seq_copies": "on"}}' >"$TMP/bad_tsc.json"
 expect_fail 1 "behaviour 'tp_seq_copies' must be true or false" -- predict --framework "$TMP/bad_tsc.json"
+
+# cp_allgather (--cp-allgather; src/sim/lower.c cp_gather_rings, segments.c layer_cp_allgather /
+# cp_merge_ops): PyTorch context_parallel's allgather ring as torchtitan runs it. On in the torchtitan
+# preset; with cp 4 the step is slower with it (the K/V all_gather hides behind one step of four, eager
+# fp32 merges); no effect without cp. JSON and CSV, bad values.
+cpa="--model llama3-8b --gpus 8 --cp 4 --seq 65536 --gbs 2 --recompute full --framework torchtitan"
+expect_ok predict $cpa --cp-allgather off --format json
+cp "$TMP/out" "$TMP/cpa_off.json"
+check "cp allgather: off in JSON" [ "$(json_raw "$TMP/out" cp_allgather)" = false ]
+expect_ok predict $cpa --format json
+check "cp allgather: on in the torchtitan preset" [ "$(json_raw "$TMP/out" cp_allgather)" = true ]
+check "cp allgather: a slower step with cp 4" faster "$TMP/out" "$TMP/cpa_off.json"
+expect_ok predict $cpa --format csv
+check "cp allgather: csv column on" [ "$(col "$TMP/out" framework.cp_allgather)" = on ]
+expect_ok predict --model llama3-8b --gpus 8 --gbs 8 --framework torchtitan --format json
+cp "$TMP/out" "$TMP/cpa_cp1.json"
+expect_ok predict --model llama3-8b --gpus 8 --gbs 8 --framework torchtitan --cp-allgather off --format json
+check "cp allgather: the run without cp has a step time" [ -n "$(json_num "$TMP/out" step_time_s)" ]
+check "cp allgather: no effect without cp" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/cpa_cp1.json" step_time_s)" ]
+expect_fail 1 "^plateau: --cp-allgather: unknown value 'yes' \(expected on\|off\)" -- predict --cp-allgather yes
+expect_fail 1 "^plateau: --cp-allgather: unknown value '' \(expected on\|off\)" -- predict --cp-allgather ''
+echo '{"name": "x", "behaviours": {"cp_allgather": "on"}}' >"$TMP/bad_cpa.json"
+expect_fail 1 "behaviour 'cp_allgather' must be true or false" -- predict --framework "$TMP/bad_cpa.json"
 
 # async_tp (--async-tp; src/sim/lower.c atp_windows): PyTorch's micro-pipeline TP. Off in every
 # preset (torchtitan's experimental.enable_async_tensor_parallel defaults to false); with tp 8 and

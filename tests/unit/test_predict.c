@@ -179,6 +179,44 @@ static void test_breakdowns(void) {
   }
 }
 
+/* layout.cp_allgather (lower.c cp_gather_rings, segments.c
+ * layer_cp_allgather): tiny (8 blocks, 16 heads of 64) on 2 GPUs, cp 2, one
+ * sequence of 2048 tokens. Per rank K and V: 2 x 1024 tokens x 16 heads x
+ * 64 = 2,097,152 elements. One all_gather per ring of cp x that in 16 bits:
+ * 8,388,608 B, 2 rings per block (forward, backward) = 16 calls, 24 with
+ * full recompute (the recomputed forward's ring). The backward's fp32 dK/dV
+ * all_to_all: 2,097,152 x 4 = 8,388,608 B, cp = 2 per block = 16 calls; the
+ * last of each ring is waited after the ring, so half of their time at least
+ * is exposed (the other half hides behind the ring's second step). */
+static void test_cp_allgather(void) {
+  base(tiny_json, NULL, 2);
+  run.layout.cp = 2;
+  run.layout.gbs = 1;
+  run.layout.cp_allgather = true;
+  predict();
+  check_sums();
+  const struct pl_coll_summary *ag = NULL, *dkv = NULL;
+  for (int i = 0; i < pred.step.n_collectives; i++) {
+    const struct pl_coll_summary *c = &pred.step.collectives[i];
+    if (strcmp(c->group, "cp") == 0 && strcmp(c->op, "all_gather") == 0)
+      ag = c;
+    if (strcmp(c->group, "cp") == 0 && strcmp(c->op, "send_recv") == 0)
+      dkv = c;
+  }
+  CHECK(ag != NULL && ag->count == 16 && ag->bytes == 8388608.0);
+  CHECK(dkv != NULL && dkv->count == 16 && dkv->bytes == 8388608.0);
+  CHECK(dkv != NULL && dkv->exposed_s >= 0.5 * dkv->time_s * (1.0 - 1e-9));
+  run.layout.recompute = PL_RECOMPUTE_FULL;
+  predict();
+  check_sums();
+  ag = NULL;
+  for (int i = 0; i < pred.step.n_collectives; i++)
+    if (strcmp(pred.step.collectives[i].group, "cp") == 0 &&
+        strcmp(pred.step.collectives[i].op, "all_gather") == 0)
+      ag = &pred.step.collectives[i];
+  CHECK(ag != NULL && ag->count == 24);
+}
+
 /* Same input, same output, bit for bit. */
 static void test_deterministic(void) {
   base(NULL, "llama2-7b", 64);
@@ -835,6 +873,7 @@ int main(void) {
   test_hidden_comm_adds_nothing();
   test_pipeline_bubble();
   test_breakdowns();
+  test_cp_allgather();
   test_deterministic();
   test_missing_efficiency();
   test_weak_scaling_directions();

@@ -1263,6 +1263,37 @@ static void test_tp_seq_copies(void) {
   CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "tp_seq_copies") == NULL);
 }
 
+/* layout.cp_allgather (segments.c cp_merge_ops), small_llama at cp 2: E =
+ * mbs 2 x seq/cp 256 x heads 8 x head_dim 128 = 524,288 elements (k and v
+ * repeated to the query heads, so GQA does not change it):
+ *  - forward 14 + 6 x 2 + 40 x 1 = 66 B per E = 34,603,008 B;
+ *  - backward 58 + 26 x 2 + 34 x 1 = 144 B per E = 75,497,472 B;
+ *  - cp 4 (E = 262,144): forward 14 + 24 + 120 = 158 B per E = 41,418,752 B,
+ *    backward 58 + 104 + 102 = 264 B per E = 69,206,016 B;
+ *  - full recompute re-runs the forward's (the op's recompute flag);
+ *  - off, or cp 1: no op. */
+static void test_cp_merge_ops(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  run.layout.cp = 2;
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_merge") == NULL);
+  run.layout.cp_allgather = true;
+  const struct pl_op *c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_merge");
+  CHECK(c != NULL && c->fwd_bytes == 34603008.0 && c->bwd_bytes == 75497472.0 && !c->recompute);
+  run.model.kv_heads = 2;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_merge");
+  CHECK(c != NULL && c->fwd_bytes == 34603008.0 && c->bwd_bytes == 75497472.0);
+  run.layout.cp = 4;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_merge");
+  CHECK(c != NULL && c->fwd_bytes == 41418752.0 && c->bwd_bytes == 69206016.0);
+  run.layout.recompute = PL_RECOMPUTE_FULL;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_merge");
+  CHECK(c != NULL && c->recompute);
+  run.layout.cp = 1;
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_merge") == NULL);
+}
+
 /* Round 11 passes, docs/step-model.md 2.3f, on small_llama (1024 tokens per
  * micro-batch, 8 heads of 128, kv 8, vocab 32000, tp 1):
  *  - qkv_grad_cat: backward only, 4 B per q/k/v element: 4 x 1024 x 3072 =
@@ -1986,6 +2017,7 @@ int main(void) {
   test_param_kernels();
   test_framework_passes();
   test_tp_seq_copies();
+  test_cp_merge_ops();
   test_launch_blocking();
   test_host_per_gemm();
   test_host_per_launch();

@@ -697,7 +697,7 @@ static void test_moe_rows(void) {
   CHECK(r != NULL && !r->skipped);
   pl_validation_free(&v);
   /* the expert-parallel all-to-all overlap follows the section's release
-   * (sources.c bridge_ep_overlap): Qwen3-235B MXFP8 on 256 GB200 has it in
+   * (source_bridge.c bridge_ep_overlap): Qwen3-235B MXFP8 on 256 GB200 has it in
    * 26.08 (perf_recipes qwen/common.py), not in 26.02 (no workload config of
    * v0.3.x sets it); DeepSeek-V3 MXFP8 GB300 has it from 26.06 (v0.5.0) */
   const char *ver =
@@ -738,7 +738,7 @@ static void test_moe_rows(void) {
       "DeepSeekV3,,,,,4096,DGX-GB200,256,1,4,1,64,4,,,1,4096,MXFP8,pretrain,4969,\n";
   pl_validation_init(&v);
   CHECK_STATUS(pl_validation_add_csv(&v, "bridge", ver, strlen(ver), &d), PL_OK, dp);
-  /* MXFP8 attention by release (sources.c bridge_fp8_attention): v0.5.0 (26.06,
+  /* MXFP8 attention by release (source_bridge.c bridge_fp8_attention): v0.5.0 (26.06,
    * 26.06.01) DeepSeek-V3 GB300 FP8_MX, Qwen3-235B GB300/GB200 FP8_MX_V2, Qwen3-30B
    * GB300/GB200/B300 FP8_MX_V1 and 26.08's perf_recipes set fp8_dot_product_attention;
    * 26.02-26.04.01 (no config of v0.3.x-v0.4.x), B200 Qwen3-30B, H100 and DeepSeek-V3
@@ -772,7 +772,7 @@ static void test_moe_rows(void) {
     r = row_of(&v, i);
     CHECK(r != NULL && !r->skipped && r->layout.ep_comm_overlap);
   }
-  /* their dispatcher by release (sources.c bridge_layout): Qwen3-30B H100 26.02 (v0.3.0
+  /* their dispatcher by release (source_bridge.c validate_bridge_layout): Qwen3-30B H100 26.02 (v0.3.0
    * QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1) deepep, 26.02.01 (v0.3.1) hybridep; the
    * Qwen3-235B H100 rows and Qwen3-30B B200 keep alltoall, GB300 the NVL72 flex reading */
   const int qwen_dispatch[][2] = {{8, PL_MOE_DEEPEP},   {9, PL_MOE_HYBRIDEP}, {10, PL_MOE_ALLTOALL},
@@ -781,13 +781,13 @@ static void test_moe_rows(void) {
     r = row_of(&v, qwen_dispatch[i][0]);
     CHECK(r != NULL && (int)r->layout.dispatch == qwen_dispatch[i][1]);
   }
-  /* and their tp overlap is off on H100 (sources.c bridge_overrides), on elsewhere */
+  /* and their tp overlap is off on H100 (source_bridge.c validate_bridge_overrides), on elsewhere */
   r = row_of(&v, 10);
   CHECK(r != NULL && !r->layout.tp_comm_overlap);
   r = row_of(&v, 12);
   CHECK(r != NULL && r->layout.tp_comm_overlap);
   pl_validation_free(&v);
-  /* Nemotron 3 Nano's dispatcher (sources.c bridge_layout): BASE_NEMOTRON_3_NANO_CONFIG
+  /* Nemotron 3 Nano's dispatcher (source_bridge.c validate_bridge_layout): BASE_NEMOTRON_3_NANO_CONFIG
    * sets moe_flex_dispatcher_backend "hybridep" for every GPU in v0.3.1-v0.5.0 (26.02.01 ..
    * 26.06.01): DGX B300 and H100 hybridep, GB300 the NVL72 flex reading; 26.02 (not a
    * release the table has Nano rows of) keeps alltoall */
@@ -811,7 +811,7 @@ static void test_moe_rows(void) {
     CHECK(r != NULL && !r->skipped && (int)r->layout.dispatch == nano_dispatch[i]);
   }
   pl_validation_free(&v);
-  /* tp overlap per release configuration (sources.c bridge_overrides): Llama 3.1
+  /* tp overlap per release configuration (source_bridge.c validate_bridge_overrides): Llama 3.1
    * 405B NVFP4 off (v0.5.0 llama31_405b_pretrain_config_gb200: False if nvfp4), its
    * FP8 row on; Qwen3-235B H100 in 25.09 on (r0.1.0 run_script.py passes
    * CommOverlapConfig(tp_comm_overlap=True)) */
@@ -833,7 +833,7 @@ static void test_moe_rows(void) {
     CHECK(r != NULL && r->layout.tp_comm_overlap == tp_overlap[i]);
   }
   pl_validation_free(&v);
-  /* recompute modules follow the section's release (sources.c bridge_recompute):
+  /* recompute modules follow the section's release (source_bridge.c bridge_recompute):
    * DeepSeek-V3 MXFP8 GB300 none from 26.06 (v0.5.0 GB300_FP8_MX_V2 []), GB200
    * mlp in 26.04 (v0.4.0 GB200_V2), mla_up_proj in 26.02 (v0.3.0); GPT-OSS 120B
    * on B200 layernorm and moe_act, on B300 none; Qwen3 none */
@@ -886,7 +886,7 @@ static void test_moe_rows(void) {
       "Megatron-Core MoE ModelZoo,Qwen3-235B-A22B,94,4096,64,4,16384,H100,256,4,8,1,8,4,,"
       "selective (layernorm moe),1,256,bf16,,295 (forced balance) / 237 (dropless),128,8,1536,,"
       "DeepEP,\n"
-      /* rows 4-7: the EP all-to-all overlap (sources.c zoo_layout): the readme row's
+      /* rows 4-7: the EP all-to-all overlap (source_mcore.c validate_zoo_layout): the readme row's
        * "+1f1b overlap" and A2A_OVERLAP=1 in the command turn it on, A2A_OVERLAP=0 not;
        * with pp > 1 and no vp Megatron-Core refuses it (row 7) */
       "Megatron-Core MoE ModelZoo,Qwen3-235B-A22B,94,4096,64,4,4096,H100,256,2,8,1,32,4,,"

@@ -1,0 +1,370 @@
+/* source_mcore.c: what the two Megatron-Core sources share, and the model
+ * zoo's own rules: the model presets their names mean (validate_mcore_model,
+ * also used by the Llama 3 rows, sources_scale.c), Megatron-LM's model FLOPs,
+ * the experts and router balance as the rows state them, the EP overlap rule
+ * Megatron-Core applies, and the Megatron MoE model zoo
+ * (megatron_moe_modelzoo.csv: step time, printed, or TFLOP/s by Megatron-LM's
+ * own FLOP count). The Megatron-Bridge performance summary's per-release
+ * rules are in source_bridge.c; README.md in data/validation, "How each
+ * source defines its metrics". Nothing here looks at a prediction. The table
+ * entries that use these rules are in sources.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <plateau/framework.h>
+#include <plateau/model.h>
+
+#include "validate/validate_int.h"
+
+static const char *cell(const struct validate_in *in, const char *col) {
+  return validate_csv_cell(in->csv, in->rec, col);
+}
+
+static bool stated(const struct validate_in *in, const char *col) {
+  return cell(in, col)[0] != '\0';
+}
+
+/* ------------------------------- Megatron-LM FLOPs, model presets, experts */
+
+/* Megatron-LM's model FLOPs per step (megatron/training/training.py,
+ * num_floating_point_operations -> transformer_flops, MHA/GQA branch, as of
+ * Megatron-LM core_r0.14 (2025), which the model zoo's "TFLOPS" logs):
+ *   B s [12 L h (f_dense g (Ld/L) + (f_e k g + f_sh g) (Lm/L))
+ *        + 12 L h^2 (1 + g_kv/a + s/(2h)) (d a / h) + 6 h V]
+ * g = 3/2 for SwiGLU, Ld/Lm dense/MoE blocks, f_e the expert width, k the
+ * top-k, d a the query projection width, s/(2h) the causal half of the
+ * score and value GEMMs, V the padded vocabulary. Checked on the model
+ * zoo's own rows that print both step time and TFLOP/s (Qwen3-235B-A22B,
+ * 256 H100, GBS 2048 x 4096: 245 TF x 256 x 19.7 s = 147.3 GFLOP per token;
+ * this formula gives 148.0, the step time's rounding). */
+double validate_megatron_flops(const struct pl_model *m, double batch, double seq) {
+  double h = (double)m->hidden, L = (double)m->layers;
+  double g = m->mlp == PL_MLP_SWIGLU ? 1.5 : 1.0;
+  double moe = pl_model_is_moe(m) ? (double)pl_model_moe_layers(m) : 0.0;
+  double dense = L - moe;
+  double qr = (double)(m->head_dim * m->heads) / h;
+  double mlp = (double)m->ffn_hidden * g * dense / L +
+               ((double)m->expert_ffn * (double)m->top_k + (double)m->shared_ffn) * g * moe / L;
+  double attn = h * (1.0 + (double)m->kv_heads / (double)m->heads + seq / (2.0 * h)) * qr;
+  return batch * seq * (12.0 * L * h * (mlp + attn) + 6.0 * h * (double)m->vocab);
+}
+
+/* The model presets (data/models/) the two sources' model names mean, up to
+ * a parenthesised variant ("DeepSeekV3 (w/o MTP)"). */
+static const struct {
+  const char *name;
+  const char *preset;
+} mcore_models[] = {
+    {"DeepSeekV3", "deepseek-v3"},      {"Qwen3_30B_a3B", "qwen3-30b-a3b"},
+    {"Qwen3_235B_a22B", "qwen3-235b-a22b"}, {"Qwen3-235B-A22B", "qwen3-235b-a22b"},
+    {"GPT OSS 120B", "gpt-oss-120b"},   {"LLAMA3.1_405B", "llama3-405b"},
+    {"LLAMA3_70B", "llama3-70b"},       {"LLAMA3_8B", "llama3-8b"},
+    {"Nemotron_3_Nano", "nemotron-3-nano"},
+    {"Llama 3 405B", "llama3-405b"}, /* Llama 3 paper, Table 4 (sources_scale.c) */
+};
+
+/* Models that cannot be expressed, with the reason. */
+static const struct {
+  const char *prefix;
+  const char *why;
+} mcore_unexpressible[] = {
+    /* Nemotron_3_Nano is a preset (hybrid Mamba-2 stack, model/mamba.c); the
+     * larger ones run latent MoE (moe_latent_size, Megatron-Bridge
+     * nemotron_h_bridge.py) and MTP, whose configurations are not in data/models */
+    {"Nemotron_3_Super", "Nemotron 3 Super: latent MoE (moe_latent_size) and MTP in a hybrid "
+                         "Mamba-2 stack are not modelled, and its configuration is not in "
+                         "data/models"},
+    {"Nemotron_3_Ultra", "Nemotron 3 Ultra: latent MoE in a hybrid Mamba-2 stack is not "
+                         "modelled, and its configuration is not in data/models"},
+    {"Nemotron_3_5", "no Nemotron 3.5 preset: its configuration is not in data/models"},
+    {"Qwen3-Next", "Qwen3-Next mixes Gated DeltaNet linear attention with gated attention; linear "
+                   "attention is not modelled"},
+    {"DeepSeekV4", "no DeepSeek-V4 preset: its configuration is not in data/models"},
+    {"Kimi_K2", "no Kimi K2 preset: its configuration is not in data/models"},
+};
+
+/* A stated dimension column must agree with the preset (0 = not stated). */
+static bool mcore_dim(const struct validate_in *in, const char *col, int64_t want,
+                      struct pl_vrow *row) {
+  int64_t v = 0;
+  bool present = false;
+  if (validate_int(cell(in, col), &v, &present) != PL_OK || !present || v == want)
+    return true;
+  return validate_skip(row, "column '%s' = %lld but the preset has %lld", col, (long long)v,
+                       (long long)want);
+}
+
+bool validate_mcore_model(const struct validate_in *in, struct pl_model *m, struct pl_vrow *row) {
+  const char *name = cell(in, "model");
+  size_t n = strcspn(name, "(");
+  while (n > 0 && name[n - 1] == ' ')
+    n--;
+  for (size_t i = 0; i < sizeof mcore_unexpressible / sizeof mcore_unexpressible[0]; i++)
+    if (strncmp(name, mcore_unexpressible[i].prefix, strlen(mcore_unexpressible[i].prefix)) == 0)
+      return validate_skip(row, "%s", mcore_unexpressible[i].why);
+  for (size_t i = 0; i < sizeof mcore_models / sizeof mcore_models[0]; i++) {
+    if (strlen(mcore_models[i].name) != n || strncmp(name, mcore_models[i].name, n) != 0)
+      continue;
+    struct pl_diag d;
+    pl_diag_clear(&d);
+    enum pl_status st = pl_model_load(mcore_models[i].preset, m, &d);
+    if (st != PL_OK) {
+      if (st == PL_ERR_NOMEM)
+        *in->fatal = st;
+      return validate_skip(row, "model preset: %s", d.msg);
+    }
+    if (strstr(name, "w/o MTP") != NULL)
+      m->mtp_layers = 0;
+    validate_note(row, "model: preset %s",
+                  mcore_models[i].preset);
+    return mcore_dim(in, "layers", m->layers, row) && mcore_dim(in, "hidden", m->hidden, row) &&
+           mcore_dim(in, "heads", m->heads, row) && mcore_dim(in, "kv_heads", m->kv_heads, row) &&
+           mcore_dim(in, "moe_experts", m->experts, row) &&
+           mcore_dim(in, "moe_topk", m->top_k, row) &&
+           mcore_dim(in, "moe_ffn_hidden", m->expert_ffn, row);
+  }
+  return validate_skip(row, "model '%s': no preset", name);
+}
+
+/* The expert-parallel degrees a row states (ep; etp in the model zoo). */
+bool validate_mcore_experts(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  static const char *const cols[] = {"ep", "etp"};
+  int64_t *dst[] = {&l->ep, &l->etp};
+  for (int i = 0; i < 2; i++) {
+    bool present = false;
+    int64_t v = 0;
+    if (validate_int(cell(in, cols[i]), &v, &present) != PL_OK)
+      return validate_skip(row, "column '%s': '%s' is not a positive integer", cols[i],
+                           cell(in, cols[i]));
+    if (present)
+      *dst[i] = v;
+  }
+  return true;
+}
+
+/* Routing as benchmarked: both sources force-balance the router
+ * (--moe-router-force-load-balancing: Megatron-Bridge's notes "benchmarks
+ * force-balance tokens across experts", the model zoo's commands and its
+ * "(forced balance)" figures), so every expert rank gets the mean. */
+void validate_mcore_balance(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  if (strstr(cell(in, "notes"), "force-balance") != NULL ||
+      strstr(cell(in, "notes"), "force-load-balancing") != NULL ||
+      strstr(cell(in, "TFLOPS"), "forced balance") != NULL) {
+    l->moe_imbalance = 1.0;
+    validate_note(row, "imbalance 1 (force-balanced router)");
+  }
+}
+
+/* Whether w is one of the space-separated words of list. */
+bool validate_word_in(const char *list, const char *w) {
+  size_t n = strlen(w);
+  while (n > 0 && *list != '\0') {
+    size_t k = strcspn(list, " ");
+    if (k == n && strncmp(list, w, n) == 0)
+      return true;
+    list += k;
+    list += strspn(list, " ");
+  }
+  return false;
+}
+
+/* A run that sets Megatron-Core's overlap_moe_expert_parallel_comm (why: the
+ * note's words), unless Megatron-Core refuses it for the row's layout (ep 1,
+ * or pp > 1 without vp: transformer_config.py, schedules.py). */
+void validate_mcore_ep_overlap(struct pl_layout *l, struct pl_vrow *row, const char *why) {
+  if (l->ep < 2 || (l->pp > 1 && l->vp < 2)) {
+    validate_note(row, "ep all-to-all overlap off (%s; Megatron-Core refuses it for ep 1 or "
+                       "pp > 1 without vp)", why);
+    return;
+  }
+  l->ep_comm_overlap = true;
+  validate_note(row, "ep all-to-all overlap (%s)", why);
+}
+
+/* A GB200/GB300 NVL72 job larger than a rack: the jobs place 16 trays of 4
+ * GPUs (64 GPUs) per NVLink segment (the model zoo's SEGMENT=16 in its
+ * GB200/GB300 commands, Slurm --segment; GPU counts here are multiples of
+ * 64, not of 72), so the NVLink domain is 64 GPUs with their 64 NICs; the
+ * model zoo states the segment per row (SEGMENT=8: 32 GPUs). */
+void validate_nvl_segment(const struct validate_in *in, const struct pl_layout *l,
+                          struct pl_cluster *c, struct pl_vrow *row) {
+  if (c->gpus_per_node != 72)
+    return;
+  int64_t trays = 0;
+  const char *seg = strstr(cell(in, "notes"), "SEGMENT=");
+  if (seg != NULL)
+    trays = strtoll(seg + 8, NULL, 10);
+  if (trays <= 0 && l->gpus <= 72)
+    return;
+  if (trays <= 0)
+    trays = 16;
+  int64_t gpus = 4 * trays;
+  c->gpus_per_node = gpus;
+  c->nics_per_node = gpus; /* one NIC per GPU in both racks */
+  validate_note(row, "NVLink segment of %lld trays = %lld GPUs (%s)", (long long)trays,
+                (long long)gpus, seg != NULL ? "SEGMENT in the command" : "not stated: 16 trays");
+}
+
+/* Megatron-Core MoE model zoo (yanring/Megatron-MoE-ModelZoo
+ * best_practice/qwen3/readme.md @ e8650517, 020b8136). Its benchmarking
+ * config (model_configs/benchmarking/Qwen3-235B-A22B.yaml @ 30631ea5) sets
+ * --use-distributed-optimizer, --overlap-grad-reduce, --overlap-param-gather,
+ * --sequence-parallel, --make-vocab-size-divisible-by 1187, and
+ * --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split. */
+/* The zoo readme's command under a table (the row's notes) with Megatron-Core
+ * --fine-grained-activation-offloading --offload-modules M1 M2 ...
+ * (layout.offload_modules): the module names up to the next option. */
+static bool zoo_offload(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  const char *notes = cell(in, "notes"), *opt = "--offload-modules ";
+  const char *p = strstr(notes, opt);
+  if (strstr(notes, "--fine-grained-activation-offloading") == NULL || p == NULL)
+    return true;
+  char list[128] = "";
+  size_t used = 0;
+  for (p += strlen(opt); *p != '\0' && *p != '`' && strncmp(p, "--", 2) != 0;) {
+    size_t n = strcspn(p, " `");
+    if (n > 0 && used + n + 2 < sizeof list)
+      used += (size_t)snprintf(list + used, sizeof list - used, "%s%.*s", used > 0 ? "," : "",
+                               (int)n, p);
+    p += n;
+    p += strspn(p, " ");
+  }
+  struct pl_diag d;
+  if (pl_offload_modules_parse(list, &l->offload_modules, &d) != PL_OK)
+    return validate_skip(row, "fine-grained activation offloading: %s", d.msg);
+  validate_note(row, "fine-grained activation offloading of %s (the command)", list);
+  return true;
+}
+
+bool validate_zoo_modes(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  const char *shard = cell(in, "sharding"), *rc = cell(in, "recompute");
+  if (!zoo_offload(in, l, row))
+    return false;
+  if (strstr(shard, "Megatron FSDP") != NULL) {
+    l->shard = PL_SHARD_ZERO3;
+    l->shard_grads_reduce_dtype = true; /* Megatron FSDP's main_grad_buffer (layout.h) */
+    l->fsdp_block_units = true;         /* fsdp_unit_modules [TransformerLayer] (layout.h) */
+    validate_note(row, "Megatron FSDP (optim_grads_params: parameters, gradients and optimizer "
+                       "states sharded) as zero3, gradient shards in the reduce dtype, blocks as "
+                       "its units");
+  } else if (shard[0] != '\0') {
+    return validate_skip(row, "sharding '%s' not understood", shard);
+  } else {
+    l->shard = PL_SHARD_ZERO1;
+    validate_note(row, "distributed optimizer (config)");
+  }
+  /* model_configs/benchmarking/Qwen3-235B-A22B.yaml (from 274316a of
+   * 2025-08-20 to e8650517) and Qwen3-Next-80B-A3B.yaml (e8650517):
+   * --cross-entropy-loss-fusion true, --cross-entropy-fusion-impl te */
+  l->te_cross_entropy = true;
+  validate_note(row, "TE fused cross-entropy (config)");
+  /* The recompute column names Megatron-Core --recompute-modules (selective
+   * granularity; layout.recompute_modules): "norm, act" (the readme's
+   * shorthand for layernorm and moe_act), "selective (layernorm moe)",
+   * "selective (moe_act layernorm)"; "full" is --recompute-granularity full. */
+  static const struct {
+    const char *word;
+    uint32_t mod;
+  } words[] = {{"norm", PL_RCM_LAYERNORM},       {"layernorm", PL_RCM_LAYERNORM},
+               {"act", PL_RCM_MOE_ACT},          {"moe_act", PL_RCM_MOE_ACT},
+               {"moe", PL_RCM_MOE},              {"shared_expert", PL_RCM_SHARED_EXPERTS},
+               {"shared_experts", PL_RCM_SHARED_EXPERTS}};
+  l->recompute = PL_RECOMPUTE_NONE;
+  if (strstr(rc, "full") != NULL) {
+    l->recompute = PL_RECOMPUTE_FULL;
+    return true;
+  }
+  if (rc[0] == '\0' || strstr(rc, "none specified") != NULL)
+    return true;
+  uint32_t mods = 0;
+  for (const char *p = rc; *p != '\0';) {
+    size_t n = strcspn(p, " ,()");
+    if (n == 0) {
+      p++;
+      continue;
+    }
+    bool known = n == 9 && strncmp(p, "selective", 9) == 0;
+    for (size_t i = 0; i < sizeof words / sizeof words[0] && !known; i++)
+      if (strlen(words[i].word) == n && strncmp(p, words[i].word, n) == 0) {
+        mods |= words[i].mod;
+        known = true;
+      }
+    if (!known)
+      return validate_skip(row, "recompute '%s' not understood", rc);
+    p += n;
+  }
+  if (mods != 0) {
+    l->recompute = PL_RECOMPUTE_SELECTIVE;
+    l->recompute_modules = mods;
+    char list[128];
+    pl_recompute_modules_format(mods, list, sizeof list);
+    validate_note(row, "recompute modules %s ('%s')", list, rc);
+  }
+  return true;
+}
+
+bool validate_zoo_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  if (!validate_mcore_experts(in, l, row))
+    return false;
+  const char *d = cell(in, "moe_dispatcher");
+  if (strcmp(d, "A2A") == 0) {
+    l->dispatch = PL_MOE_ALLTOALL;
+  } else if (strcmp(d, "DeepEP") == 0) {
+    l->dispatch = PL_MOE_DEEPEP;
+  } else if (strcmp(d, "HybridEP") == 0) {
+    l->dispatch = PL_MOE_DEEPEP;
+    validate_note(row, "HybridEP as deepep");
+  } else {
+    return validate_skip(row, "dispatcher '%s' not understood", d);
+  }
+  validate_mcore_balance(in, l, row);
+  l->account_embed_loss = true; /* the config's --account-for-embedding/loss-in-pipeline-split */
+  /* A2A_OVERLAP=1 in the command under the table (the row's notes), or
+   * "+1f1b overlap" in the readme row's Notes (its run:
+   * best_practice/qwen3/run_235b.sh's "H100 baseline config", A2A_OVERLAP=1
+   * TP=2 PP=8 VPP=4 EP=32 GBS=2048): sbatch_benchmarking.sh (@ e8650517)
+   * turns A2A_OVERLAP=1 into --delay-wgrad-compute
+   * --overlap-moe-expert-parallel-comm (with CUDA_DEVICE_MAX_CONNECTIONS=32). */
+  const char *notes = cell(in, "notes");
+  if (strstr(notes, "A2A_OVERLAP=1") != NULL)
+    validate_mcore_ep_overlap(l, row, "A2A_OVERLAP=1 in the command");
+  else if (strstr(notes, "+1f1b overlap") != NULL)
+    validate_mcore_ep_overlap(l, row, "'+1f1b overlap': A2A_OVERLAP=1");
+  return true;
+}
+
+bool validate_zoo_measure(const struct validate_in *in, const struct pl_run *run,
+                          struct pl_vrow *row) {
+  if (stated(in, "Step time (sec)"))
+    return validate_measure_time(in, "Step time (sec)", 1.0, row);
+  /* "295 (forced balance) / 237 (dropless)": the forced-balance run, the
+   * routing the command sets */
+  const char *col = "TFLOPS", *v = cell(in, col);
+  char *end = NULL;
+  double tf = strtod(v, &end);
+  if (end == v || !(tf > 0))
+    return validate_skip(row, "column '%s': '%s' is not a positive number", col, v);
+  row->published = tf;
+  const struct pl_layout *l = &run->layout;
+  double f = validate_megatron_flops(&run->model, (double)l->gbs, (double)run->model.seq_len);
+  row->measured = f / (tf * 1e12 * (double)l->gpus);
+  row->published_rate = true; /* step = X / the published rate */
+  snprintf(row->metric, sizeof row->metric,
+           "%s -> step = Megatron-LM model FLOPs (num_floating_point_operations) / (rate x GPUs)",
+           col);
+  return true;
+}
+
+/* The zoo's runs are Megatron-LM with its benchmarking config's overlap flags
+ * (--overlap-grad-reduce, --overlap-param-gather, --sequence-parallel); no
+ * --tp-comm-overlap. */
+bool validate_zoo_overrides(const struct validate_in *in, struct pl_framework *fw,
+                            struct pl_vrow *row) {
+  (void)in;
+  (void)row;
+  fw->overlap_grad_reduce = PL_SETTING_ON;
+  fw->overlap_param_gather = PL_SETTING_ON;
+  fw->sequence_parallel = PL_SETTING_ON;
+  return true;
+}
