@@ -109,7 +109,7 @@ static double pp_send_s(const struct search_ctx *ctx, const struct pl_layout *l,
 static void tp_times(const struct search_ctx *ctx, const struct pl_layout *l,
                      struct search_tp_times *out);
 
-/* Expert parallelism, as src/sim/segments.c (layer_moe) prices it: per
+/* Expert parallelism, as src/sim/moe_comm.c (sim_layer_moe) prices it: per
  * block the dispatch and combine all_to_alls over ep of the routed copies
  * (times the MoE share and the imbalance), twice forward, twice backward
  * (four with full recompute); with etp > 1 an all_gather and a

@@ -53,7 +53,7 @@ bool sim_moe_wait_of(const struct sim_step *st, const struct sim_seg *s, struct 
   if (!l->moe_host_sync || l->ep_comm_overlap || !pl_model_is_moe(&run->model) ||
       (l->host_per_kernel_s <= 0 && l->host_per_gemm_s <= 0))
     return false;
-  /* the block's forward collectives after its tp ones (segments.c layer_moe):
+  /* the block's forward collectives after its tp ones (moe_comm.c sim_layer_moe):
    * an all_to_all twice (dispatch, combine), an all_gather with the dispatch,
    * a reduce_scatter with the combine */
   *w = (struct sim_moe_wait){0, 0};

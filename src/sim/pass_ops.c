@@ -328,7 +328,7 @@ static double synced_flow_s(const struct pl_gpu *g, const struct pl_layout *l,
  * (segments.c subtracts it from the whole to split a segment). wait (the
  * MoE dispatcher's wait, moe_sync.c): one more sync in the forward, and in a
  * backward that re-runs the routing's forward, with its dispatch and combine,
- * which lower.c charges after the unit's compute (segments.c layer_moe: a
+ * which lower.c charges after the unit's compute (moe_comm.c sim_layer_moe: a
  * recomputed MoE layer's twice), so the pass is its flow less their time
  * alone. */
 double sim_seg_ops_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,

@@ -19,27 +19,8 @@
  * Context parallelism (Megatron/TransformerEngine ring attention): per block
  * cp - 1 send/recv steps of the local K and V chunk in the forward, of K, V
  * and dK, dV in the backward, overlapping the attention core.
- * Expert parallelism (MoE blocks; Megatron-Core token dispatchers,
- * megatron/core/transformer/moe/token_dispatcher.py), per block in the
- * forward, the same again in the backward (and in the recomputed forward
- * with full recomputation): alltoall (MoEAlltoAllTokenDispatcher): dispatch
- * and combine, each an all_to_all over ep of the rank's routed copies,
- * tokens_n * top_k * h bf16, times the imbalance on the busiest rank; with
- * etp > 1 an all_gather over etp after the dispatch and a reduce_scatter
- * before the combine, of etp times that. allgather
- * (MoEAllGatherTokenDispatcher): an all_gather of the hidden states over the
- * etp*ep ranks before the router's permutation and a reduce_scatter of the
- * outputs. deepep (MoEFlexTokenDispatcher + DeepEP): the all_to_all with
- * DeepEP's one send per target node across the network (deepep_dedup);
- * inside one NVLink 5 domain at HybridEP's measured rate on the rows each
- * rank receives (flex_nvl5_call_s); hybridep across H100 nodes at Hybrid-EP's
- * measured IB rate on the rank's tokens once per destination node
- * (hybridep_ib_call_s).
- * A model with dense and MoE blocks prices its average block: the bytes are
- * scaled by the MoE share (calls stay whole). They block the next block
- * unless layout.ep_comm_overlap (Megatron's
- * --overlap-moe-expert-parallel-comm), where lower.c runs them beside the
- * block's compute (ep_beside).
+ * Expert parallelism (MoE blocks): the dispatch and combine collectives of
+ * a block, moe_comm.c (sim_layer_moe).
  * FSDP units (zero2/zero3): one per segment; all_gather of its bf16
  * parameters, reduce_scatter of its gradients in fp32 (FSDP2
  * MixedPrecisionPolicy as torchtitan configures it: param bf16, reduce fp32),
@@ -54,7 +35,7 @@
 
 #include "model/constants.h"
 
-static void comm_set(struct sim_comm *c, int32_t coll, int32_t calls) {
+void sim_comm_set(struct sim_comm *c, int32_t coll, int32_t calls) {
   c->coll = coll;
   c->calls = coll >= 0 ? calls : 0;
 }
@@ -63,11 +44,11 @@ static void seg_clear(struct sim_seg *s) {
   memset(s, 0, sizeof *s);
   for (int p = 0; p < 2; p++) {
     for (int i = 0; i < SIM_SEG_TP; i++)
-      comm_set(&s->tp[p][i], SIM_NONE, 0);
-    comm_set(&s->cp[p], SIM_NONE, 0);
+      sim_comm_set(&s->tp[p][i], SIM_NONE, 0);
+    sim_comm_set(&s->cp[p], SIM_NONE, 0);
   }
-  comm_set(&s->cp_dkv, SIM_NONE, 0);
-  comm_set(&s->te_in_ag, SIM_NONE, 0);
+  sim_comm_set(&s->cp_dkv, SIM_NONE, 0);
+  sim_comm_set(&s->te_in_ag, SIM_NONE, 0);
   s->ag = s->ag2 = s->ag3 = s->rs = s->ar = SIM_NONE;
 }
 
@@ -154,7 +135,7 @@ static enum pl_status tp_comm_sized(struct sim_step *st, struct sim_comm *out, e
       (double)l->mbs * (double)(l->seq / l->cp) * (double)st->run->model.hidden * elem_bytes;
   int32_t c;
   enum pl_status r = sim_coll_add(st, op, "tp", act, &c, diag);
-  comm_set(out, c, calls);
+  sim_comm_set(out, c, calls);
   return r;
 }
 
@@ -267,9 +248,9 @@ static enum pl_status layer_cp_allgather(struct sim_step *st, struct sim_seg *s,
     r = sim_coll_add(st, PL_COLL_SEND_RECV, "cp", kv * 4.0, &dkv, diag);
   if (r != PL_OK)
     return r;
-  comm_set(&s->cp[PL_PASS_FWD], ag, 1);
-  comm_set(&s->cp[PL_PASS_BWD], ag, 1);
-  comm_set(&s->cp_dkv, dkv, (int32_t)l->cp);
+  sim_comm_set(&s->cp[PL_PASS_FWD], ag, 1);
+  sim_comm_set(&s->cp[PL_PASS_BWD], ag, 1);
+  sim_comm_set(&s->cp_dkv, dkv, (int32_t)l->cp);
   return PL_OK;
 }
 
@@ -286,202 +267,9 @@ static enum pl_status layer_cp(struct sim_step *st, struct sim_seg *s, struct pl
     r = sim_coll_add(st, PL_COLL_SEND_RECV, "cp", 2.0 * kv, &b, diag);
   if (r != PL_OK)
     return r;
-  comm_set(&s->cp[PL_PASS_FWD], f, (int32_t)(l->cp - 1));
-  comm_set(&s->cp[PL_PASS_BWD], b, (int32_t)(l->cp - 1));
+  sim_comm_set(&s->cp[PL_PASS_FWD], f, (int32_t)(l->cp - 1));
+  sim_comm_set(&s->cp[PL_PASS_BWD], b, (int32_t)(l->cp - 1));
   return PL_OK;
-}
-
-/* One expert-parallel collective kind: fwd calls per block in the forward,
- * bwd in the backward (the recomputed forward's included). */
-static enum pl_status moe_comm_one(struct sim_step *st, struct sim_seg *s, int slot,
-                                   enum pl_coll_op op, const char *group, double bytes,
-                                   int32_t fwd, int32_t bwd, struct pl_diag *diag) {
-  int32_t c;
-  enum pl_status r = sim_coll_add(st, op, group, bytes, &c, diag);
-  if (r == PL_OK) {
-    comm_set(&s->tp[PL_PASS_FWD][slot], c, fwd);
-    comm_set(&s->tp[PL_PASS_BWD][slot], c, bwd);
-  }
-  return r;
-}
-
-/* DeepEP's deduplicated sends (deepseek-ai/DeepEP README, normal kernels:
- * "forwarding data from NVLink domain to RDMA domain"; DeepSeek-V3
- * technical report, arXiv 2412.19437, Sec. 3.2.2: a token crosses the
- * network once per target node, to the GPU of the same in-node index, which
- * forwards it over NVLink to that node's experts). With the ep group over N
- * nodes and top-k experts drawn uniformly (the benchmarks force-balance the
- * router; no node-limited routing assumed), a token has k (N - 1) / N
- * remote copies but only (N - 1) (1 - (1 - 1/N)^k) distinct remote nodes:
- * the all_to_all's bytes are scaled by that ratio, so its network share is
- * what DeepEP sends (its NVLink share is then under-counted, which the
- * network bounds). 1 within a node. */
-/* Nodes the ep group spans: its ranks per node are the node's GPUs over etp
- * (Megatron-Core orders expert ranks etp-ep-edp-pp, groups.c). */
-static int64_t ep_nodes(const struct pl_run *run) {
-  const struct pl_layout *l = &run->layout;
-  int64_t gpn = run->cluster.gpus_per_node > 0 ? run->cluster.gpus_per_node : 1;
-  if (gpn > l->gpus)
-    gpn = l->gpus;
-  int64_t etp = l->etp > 0 ? l->etp : 1, per_node = gpn / etp > 1 ? gpn / etp : 1;
-  if (per_node > l->ep)
-    per_node = l->ep;
-  return (l->ep + per_node - 1) / per_node;
-}
-
-static double deepep_dedup(const struct pl_run *run) {
-  double N = (double)ep_nodes(run), k = (double)run->model.top_k;
-  if (N < 2 || k < 1)
-    return 1.0;
-  double remote_copies = k * (N - 1.0) / N;
-  double remote_nodes = (N - 1.0) * (1.0 - pow(1.0 - 1.0 / N, k));
-  return remote_nodes / remote_copies;
-}
-
-/* HybridEP's measured rate inside one NVLink 5 domain (NVIDIA, deepseek-ai/DeepEP
- * branch hybrid-ep 94a9f8f, docs/README_Hybrid-EP.md "Performance Results",
- * tests/test_hybrid_ep.py test_hybrid_ep_benchmark): 4096 tokens per rank,
- * hidden 7168, top-8 uniform routing, 8 local experts; "Torch API" (the
- * dispatch and combine calls as a framework makes them), 16 SMs, which is
- * Megatron-Core's moe_hybridep_num_sms default (transformer_config.py,
- * core_v0.16.0); bandwidth = received token rows x hidden x 2 B / time, a
- * token's row counted once per destination rank. BF16 dispatch and combine,
- * bytes/s. GB200 by ranks; DGX B200 at 8 ranks. GB300/B300 (same NVLink 5) use
- * these as an estimate; above 36 ranks the 36-rank figure is kept. */
-static const struct {
-  int64_t ranks;
-  double dispatch_bps, combine_bps;
-} hybridep_gb200[] = {{8, 550.10e9, 538.44e9},
-                      {16, 472.84e9, 474.48e9},
-                      {24, 441.89e9, 444.40e9},
-                      {32, 485.50e9, 423.19e9},
-                      {36, 469.96e9, 418.27e9}};
-#define HYBRIDEP_B200_DISPATCH_BPS 535.94e9
-#define HYBRIDEP_B200_COMBINE_BPS 530.86e9
-
-/* Share of a rank's tokens one other rank of the ep group receives under the
- * flex dispatcher (HybridEP and DeepEP send a token once to each rank that
- * holds one of its top-k experts and permute it there): 1 - C(E - e, k) /
- * C(E, k) for E experts, e = E / ep on each rank, k distinct experts drawn
- * uniformly (the benchmarks force-balance the router). */
-static double flex_rank_share(const struct pl_model *m, int64_t ep) {
-  double E = (double)m->experts, e = E / (double)ep, miss = 1.0;
-  for (int64_t i = 0; i < m->top_k; i++)
-    miss *= E - e - (double)i > 0.0 ? (E - e - (double)i) / (E - (double)i) : 0.0;
-  return 1.0 - miss;
-}
-
-/* One dispatch or combine call of the flex dispatcher (their mean: a block's
- * passes run as many of each) when its ep group is inside one NVLink 5
- * domain (Blackwell behind NVSwitch, etp 1): the token rows the rank receives,
- * token_bytes (its tokens x hidden bytes) from each of ep ranks at
- * flex_rank_share, at HybridEP's measured rate. 0 otherwise (NCCL's
- * all_to_all prices the call; across nodes deepep_dedup applies). */
-static double flex_nvl5_call_s(const struct pl_run *run, double token_bytes) {
-  const struct pl_layout *l = &run->layout;
-  const struct pl_cluster *c = &run->cluster;
-  int64_t gpn = c->gpus_per_node < l->gpus ? c->gpus_per_node : l->gpus;
-  if (!PL_MOE_IS_FLEX(l->dispatch) || l->etp > 1 || l->ep < 2 || l->ep > gpn ||
-      strcmp(c->gpu.arch, "blackwell") != 0 || strcmp(c->intra_kind, "nvswitch") != 0 ||
-      run->model.experts < l->ep)
-    return 0.0;
-  double d = HYBRIDEP_B200_DISPATCH_BPS, cb = HYBRIDEP_B200_COMBINE_BPS;
-  if (c->gpus_per_node > 8) {
-    size_t i = 0;
-    while (i + 1 < sizeof hybridep_gb200 / sizeof hybridep_gb200[0] &&
-           hybridep_gb200[i + 1].ranks <= l->ep)
-      i++;
-    d = hybridep_gb200[i].dispatch_bps;
-    cb = hybridep_gb200[i].combine_bps;
-  }
-  double rows_bytes = token_bytes * (double)l->ep * flex_rank_share(&run->model, l->ep);
-  return 0.5 * (rows_bytes / d + rows_bytes / cb);
-}
-
-/* Hybrid-EP's measured rate across nodes on H100 (NVIDIA, deepseek-ai/DeepEP
- * branch hybrid-ep 94a9f8f, docs/README_Hybrid-EP.md "H100 Platform", IB
- * bandwidth; tests/test_hybrid_ep.py test_hybrid_ep_benchmark): 4096 tokens
- * per rank, hidden 7168, top-8 uniform routing, 8 local experts, 8 ranks per
- * node; Torch API, 16 SMs (Megatron-Core's moe_hybridep_num_sms default, as
- * above); bandwidth = rdma_send_bytes / time, where rdma_send_bytes counts
- * each token once per node that holds one of its experts, the rank's own node
- * included (tests/utils.py count_rdma_send_from_routing_map: "we do not set
- * the local node map to zeros"), x hidden x 2 B. BF16 dispatch and combine,
- * bytes/s, by ranks; above 64 ranks the 64-rank figure is kept. */
-static const struct {
-  int64_t ranks;
-  double dispatch_bps, combine_bps;
-} hybridep_h100_ib[] = {{16, 54.47e9, 53.35e9}, {32, 47.36e9, 52.53e9}, {64, 41.24e9, 46.57e9}};
-
-/* One dispatch or combine call of the hybridep flex dispatcher whose ep group
- * spans N >= 2 H100 nodes (Hopper, etp 1): the rank's tokens (token_bytes)
- * once per node that holds one of a token's top-k experts, N x
- * flex_rank_share(N) (the node share: E / N experts per node), at Hybrid-EP's
- * measured H100 rate (the mean of dispatch and combine, as flex_nvl5_call_s).
- * This is Hybrid-EP's hierarchy: one RDMA copy per destination node, then
- * NVLink forwarding inside it (README "Hierarchical Communication Design");
- * the measured time holds both. 0 otherwise. */
-static double hybridep_ib_call_s(const struct pl_run *run, double token_bytes) {
-  const struct pl_layout *l = &run->layout;
-  int64_t N = ep_nodes(run);
-  if (l->dispatch != PL_MOE_HYBRIDEP || l->etp > 1 || N < 2 ||
-      strcmp(run->cluster.gpu.arch, "hopper") != 0 || run->model.experts < N)
-    return 0.0;
-  size_t i = 0;
-  while (i + 1 < sizeof hybridep_h100_ib / sizeof hybridep_h100_ib[0] &&
-         hybridep_h100_ib[i + 1].ranks <= l->ep)
-    i++;
-  double rdma_bytes = token_bytes * (double)N * flex_rank_share(&run->model, N);
-  return 0.5 * (rdma_bytes / hybridep_h100_ib[i].dispatch_bps +
-                rdma_bytes / hybridep_h100_ib[i].combine_bps);
-}
-
-/* The expert-parallel token traffic of a block (see the file comment):
- * slots 2.. of the blocking list, after the tp collectives. */
-static enum pl_status layer_moe(struct sim_step *st, struct sim_seg *s, struct pl_diag *diag) {
-  const struct pl_layout *l = &st->run->layout;
-  const struct pl_model *m = &st->run->model;
-  if (!pl_model_is_moe(m))
-    return PL_OK;
-  double share = (double)pl_model_moe_layers(m) / (double)m->layers;
-  double tokens = (double)l->mbs * (double)(l->seq / l->cp) / (double)(l->sp ? l->tp : 1);
-  double h_bytes = (double)m->hidden * ACT_BYTES * share;
-  /* backward passes of the traffic (recomputed on a share of the blocks:
-   * rounded to whole calls, as the tp collectives) */
-  int32_t rep = l->recompute == PL_RECOMPUTE_FULL ? 1 + (int32_t)lround(pl_recompute_share(m, l)) : 1;
-  /* recompute module moe re-runs the whole MoE layer's forward, its dispatch
-   * and combine included (moe_layer.py: tensor_parallel.checkpoint of
-   * custom_forward, which calls self.dispatch and self.combine) */
-  if (pl_layout_recompute_modules(l) & PL_RCM_MOE)
-    rep = 2;
-  enum pl_status r;
-  if (l->dispatch == PL_MOE_ALLGATHER) {
-    double gathered = tokens * h_bytes * (double)(l->ep * l->etp);
-    r = moe_comm_one(st, s, SIM_SEG_EP, PL_COLL_ALL_GATHER, "ep-etp", gathered, 1, rep, diag);
-    if (r == PL_OK)
-      r = moe_comm_one(st, s, SIM_SEG_EP + 1, PL_COLL_REDUCE_SCATTER, "ep-etp", gathered, 1, rep,
-                       diag);
-    return r;
-  }
-  double copies = tokens * (double)m->top_k * h_bytes * pl_moe_imbalance(m, l);
-  if (PL_MOE_IS_FLEX(l->dispatch))
-    copies *= deepep_dedup(st->run);
-  int32_t before = st->n_colls;
-  r = moe_comm_one(st, s, SIM_SEG_EP, PL_COLL_ALL_TO_ALL, "ep", copies, 2, 2 * rep, diag);
-  double token_bytes = tokens * h_bytes * pl_moe_imbalance(m, l);
-  double flex_s = flex_nvl5_call_s(st->run, token_bytes);
-  if (flex_s <= 0.0)
-    flex_s = hybridep_ib_call_s(st->run, token_bytes);
-  int32_t c = s->tp[PL_PASS_FWD][SIM_SEG_EP].coll;
-  if (r == PL_OK && flex_s > 0.0 && c >= before)
-    st->colls[c].time_s = flex_s;
-  if (r == PL_OK && l->etp > 1)
-    r = moe_comm_one(st, s, SIM_SEG_EP + 1, PL_COLL_ALL_GATHER, "etp", copies * (double)l->etp, 1,
-                     rep, diag);
-  if (r == PL_OK && l->etp > 1)
-    r = moe_comm_one(st, s, SIM_SEG_EP + 2, PL_COLL_REDUCE_SCATTER, "etp",
-                     copies * (double)l->etp, 1, rep, diag);
-  return r;
 }
 
 /* The parameter tensors of a segment on one GPU (elements each), as a dense
@@ -1430,7 +1218,7 @@ static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct 
   if (r == PL_OK && kind == SIM_SEG_LAYER && l->cp > 1)
     r = layer_cp(st, s, diag);
   if (r == PL_OK && kind == SIM_SEG_LAYER)
-    r = layer_moe(st, s, diag);
+    r = sim_layer_moe(st, s, diag);
   /* the compute after the collectives: a MoE forward's dispatcher wait holds
    * its dispatch and combine (moe_sync.c) */
   struct sim_moe_wait wait;

@@ -333,7 +333,7 @@ struct sim_comm {
 
 #define SIM_SEG_TP 6 /* tp and ep collectives of one segment and pass (kinds, not calls) */
 #define SIM_SEG_EP 2 /* a block's slots from this one on are its expert-parallel collectives
-                        (segments.c layer_moe) */
+                        (moe_comm.c sim_layer_moe) */
 
 /* Costs of one segment (embedding, one transformer block, or the LM head)
  * for one micro-batch on one GPU. Index [pass] is enum pl_pass. */
@@ -446,6 +446,12 @@ void sim_step_free(struct sim_step *st);
 
 /* segments.c: price the three segment kinds and register their collectives. */
 enum pl_status sim_segments(struct sim_step *st, struct pl_diag *diag);
+/* A segment's collective c (SIM_NONE: none) made calls times per pass
+ * (segments.c). */
+void sim_comm_set(struct sim_comm *c, int32_t coll, int32_t calls);
+/* The expert-parallel dispatch and combine collectives of an MoE block into
+ * s's blocking list, slots SIM_SEG_EP.. (moe_comm.c; none for a dense model). */
+enum pl_status sim_layer_moe(struct sim_step *st, struct sim_seg *s, struct pl_diag *diag);
 /* groups.c: the communicator a collective runs on (Megatron rank order:
  * tp innermost, then cp, then dp, then pp) and its cost, deduplicated. */
 enum pl_status sim_coll_add(struct sim_step *st, enum pl_coll_op op, const char *group,

@@ -776,7 +776,7 @@ static bool bridge_gpt_oss_dispatch(const struct validate_in *in, struct pl_layo
  *    itself, and training/config.py's validate_flex_dispatcher_backend accepts hybridep on
  *    compute capability 8-10).
  *    ep 8 is one node on every one of these rows: on Blackwell the call is priced at
- *    HybridEP's measured DGX B200 rate (segments.c flex_nvl5_call_s, as DeepSeek-V3 on
+ *    HybridEP's measured DGX B200 rate (moe_comm.c flex_nvl5_call_s, as DeepSeek-V3 on
  *    B200/B300 above); on H100 inside one node by NCCL's all_to_all (no published
  *    intra-node H100 HybridEP rate). The host waits after the dispatch (moe_sync.c). */
 static void bridge_release_dispatch(const struct validate_in *in, struct pl_layout *l,
