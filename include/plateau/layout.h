@@ -341,7 +341,7 @@ struct pl_layout {
                               every use of a parameter gathers it again (the backward after
                               the recomputed forward included); false (default): a parameter
                               reused within stage3_max_reuse_distance (1e9 elements) stays
-                              gathered. segments.c zero3_regathered, docs/step-model.md 2.7 */
+                              gathered. fsdp_comm.c zero3_regathered, docs/step-model.md 2.7 */
   bool zero3_debug_norm;   /* input: with zero3_list_copy_s, every module fetch computes each
                               of the module's parameters' norm and reads it back to the host:
                               DeepSpeed v0.3.15-v0.4.1 stage3.py fetch_sub_module formats
@@ -370,7 +370,7 @@ struct pl_layout {
                               gathered FP8 weight is used without further casts (torchao
                               float8/fsdp_utils.py WeightWithDynamicFloat8CastTensor
                               fsdp_pre_all_gather; torchtitan enable_fsdp_float8_all_gather,
-                              default false; segments.c seg_fsdp, fp8_casts). With a per-tensor
+                              default false; fsdp_comm.c sim_seg_fsdp, segments.c fp8_casts). With a per-tensor
                               Transformer Engine recipe (fp8, fp8-delayed, fp8-current) it is
                               Megatron-Core's fp8_param_gather under Megatron FSDP: the GEMM
                               weights are FP8 parameters, 1 B shards and gathers, cast from the

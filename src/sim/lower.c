@@ -660,7 +660,7 @@ static int32_t emit_unit(struct lower *lw, const struct unit *u, int32_t gather)
 static int32_t gather(struct lower *lw, const struct sim_seg *sg, struct sim_slot slot) {
   /* ag2: the tensors a backward gathers again after its recomputed forward;
    * ag3: the persistent tensors a forward after the step's first micro-batch
-   * gathers back (layout.zero3_list_copy_s, segments.c zero3_list_calls) */
+   * gathers back (layout.zero3_list_copy_s, fsdp_comm.c zero3_list_calls) */
   int32_t two = slot.pass == PL_PASS_BWD ? sg->ag2 : slot.mb > 0 ? sg->ag3 : SIM_NONE;
   int32_t t = two >= 0 ? coll_pair(lw, PL_STREAM_DP_GATHER, (struct sim_comm){sg->ag, 1},
                                    (struct sim_comm){two, 1})

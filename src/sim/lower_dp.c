@@ -168,7 +168,7 @@ static int32_t expert_gather(struct lower *lw, double expert_params, int32_t t) 
 
 /* layout.zero3_list_copy_s: DeepSpeed 2021 ZeRO-3 gathers the stage's
  * persistent parameters back after the optimizer step, one synchronous call
- * and a host copy loop (segments.c sim_zero3_persist_gather). */
+ * and a host copy loop (fsdp_comm.c sim_zero3_persist_gather). */
 static void zero3_persist_tail(struct lower *lw, int32_t opt) {
   if (lw->l->shard != PL_SHARD_ZERO3 || lw->l->zero3_list_copy_s <= 0 || opt == SIM_NONE)
     return;

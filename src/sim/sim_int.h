@@ -446,12 +446,31 @@ void sim_step_free(struct sim_step *st);
 
 /* segments.c: price the three segment kinds and register their collectives. */
 enum pl_status sim_segments(struct sim_step *st, struct pl_diag *diag);
-/* A segment's collective c (SIM_NONE: none) made calls times per pass
- * (segments.c). */
-void sim_comm_set(struct sim_comm *c, int32_t coll, int32_t calls);
+/* A segment's collective slot: collective coll (SIM_NONE: none), calls times
+ * per pass (segments.c, moe_comm.c). */
+static inline void sim_comm_set(struct sim_comm *c, int32_t coll, int32_t calls) {
+  c->coll = coll;
+  c->calls = coll >= 0 ? calls : 0;
+}
 /* The expert-parallel dispatch and combine collectives of an MoE block into
  * s's blocking list, slots SIM_SEG_EP.. (moe_comm.c; none for a dense model). */
 enum pl_status sim_layer_moe(struct sim_step *st, struct sim_seg *s, struct pl_diag *diag);
+/* seg_params.c: a segment's parameters on one GPU after tp (and expert)
+ * sharding, elements; the average block's routed-expert part of them (0 for
+ * a dense model); the segment's parameter tensors (each its own
+ * gradient-accumulation kernels). */
+double sim_seg_params(const struct pl_run *run, enum sim_seg_kind kind);
+double sim_layer_expert_params_gpu(const struct pl_run *run);
+double sim_seg_param_tensors(const struct pl_run *run, enum sim_seg_kind kind);
+/* The FSDP unit collectives of a segment (zero2, zero3; none otherwise):
+ * its parameter all_gather, gradient reduce_scatter, HSDP's replica
+ * all_reduce and ZeRO-3's per-parameter calls (fsdp_comm.c). */
+enum pl_status sim_seg_fsdp(struct sim_step *st, enum sim_seg_kind kind, struct sim_seg *s,
+                            struct pl_diag *diag);
+/* HBM bytes of DeepSpeed 2021's per-parameter ZeRO-3 gathers in one pass of a
+ * segment (layout.zero3_list_copy_s; fsdp_comm.c). */
+double sim_zero3_list_gather_bytes(const struct pl_run *run, enum sim_seg_kind kind,
+                                   enum pl_pass pass);
 /* groups.c: the communicator a collective runs on (Megatron rank order:
  * tp innermost, then cp, then dp, then pp) and its cost, deduplicated. */
 enum pl_status sim_coll_add(struct sim_step *st, enum pl_coll_op op, const char *group,

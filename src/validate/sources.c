@@ -331,7 +331,7 @@ static bool llmfoundry_layout(const struct validate_in *in, struct pl_layout *l,
 
 /* Composer composer/trainer/mosaic_fsdp_utils.py get_mixed_precision: 'PURE'
  * sets reduce_dtype to the precision's dtype (bf16): 2 B per gradient in
- * FSDP's reduce_scatter (src/sim/segments.c fsdp_grad_bytes), the row's
+ * FSDP's reduce_scatter (src/sim/fsdp_comm.c fsdp_grad_bytes), the row's
  * departure from the preset. */
 static bool llmfoundry_overrides(const struct validate_in *in, struct pl_framework *fw,
                                  struct pl_vrow *row) {

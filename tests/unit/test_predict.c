@@ -366,7 +366,7 @@ static const struct pl_coll_summary *dp_coll(const char *op) {
 }
 
 /* DeepSpeed v0.3.16 ZeRO-3's tensor-list calls (layout.zero3_list_copy_s,
- * src/sim/segments.c zero3_list_calls), by hand. With the host's copy_ cost
+ * src/sim/fsdp_comm.c zero3_list_calls), by hand. With the host's copy_ cost
  * far above NCCL's time, every call of a tensor costs ranks x copy_s.
  *
  * tiny on 2 GPUs, copy_s 1 ms -> 2 ms per tensor call. A block's tensors:
@@ -478,7 +478,7 @@ static double ar2_s(double n) {
 }
 
 /* DeepSpeed v0.3.16 allreduce_bucket's device passes around one bucket of
- * n fp32 gradient elements in k tensors (segments.c zero3_bucket_passes_s):
+ * n fp32 gradient elements in k tensors (fsdp_comm.c zero3_bucket_passes_s):
  * one read-write pass (div_) for one tensor, three (cat, div_, copy back)
  * for several, at the GPU's HBM rate, plus a kernel overhead per kernel. */
 static double bucket_passes_s(double n, int k) {
@@ -489,7 +489,7 @@ static double bucket_passes_s(double n, int k) {
 }
 
 /* DeepSpeed 0.3.x ZeRO-3's default gradient reduction (layout.zero3_grad_all_reduce,
- * segments.c zero3_all_reduce_s), by hand. wide's block holds qkv 12288 x
+ * fsdp_comm.c zero3_all_reduce_s), by hand. wide's block holds qkv 12288 x
  * 36864 = 452,984,832, projection 150,994,944, fc1 and fc2 603,979,776
  * elements each and four LayerNorm tensors of 12,288. In backward order
  * (tensors reversed) with 5e8-element buckets: the norms (49,152) are

@@ -1186,7 +1186,7 @@ static void test_param_kernels(void) {
   if (cp != NULL)
     CHECK_NEAR_REL(cp->bwd_bytes, 10.0 * p, EXACT);
   /* DeepSpeed 2021's per-parameter gathers (layout.zero3_list_copy_s,
-   * segments.c zero3_list_gather_bytes): each gather of a tensor above the
+   * fsdp_comm.c sim_zero3_list_gather_bytes): each gather of a tensor above the
    * persistence threshold (1e5 elements: the four weights, g = p - 2 x 1024;
    * the two RMSNorm weights stay whole) writes its torch.zeros output (2 B)
    * and copies ProcessGroupNCCL's flat output into the views (read + write

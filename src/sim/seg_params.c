@@ -1,0 +1,72 @@
+/* seg_params.c: the parameters a segment (embedding, average block, head)
+ * holds on one GPU after tensor and expert sharding, and its parameter
+ * tensors; read by segments.c (the segment's gradient and optimizer work) and
+ * fsdp_comm.c (its FSDP unit's collectives). */
+#include <plateau/model.h>
+
+#include "sim/sim_int.h"
+
+/* Parameters of the average block on one GPU: dense blocks split by tp;
+ * MoE blocks their attention, router and shared expert by tp and their
+ * routed experts by etp * ep. */
+static double layer_params_gpu(const struct pl_run *run) {
+  const struct pl_model *m = &run->model;
+  const struct pl_layout *l = &run->layout;
+  double tp = (double)(l->tp > 0 ? l->tp : 1);
+  if (!pl_model_is_moe(m))
+    return (double)pl_model_layer_params(m) / tp;
+  double moe = (double)pl_model_moe_layers(m), L = (double)m->layers;
+  double experts = (double)m->experts * (double)pl_model_expert_params(m);
+  double moe_rest = (double)pl_model_moe_layer_params(m) - experts;
+  double ex = (double)(l->ep > 0 ? l->ep : 1) * (double)(l->etp > 0 ? l->etp : 1);
+  double dense = (L - moe) * (double)pl_model_layer_params(m) / tp;
+  return (dense + moe * (moe_rest / tp + experts / ex)) / L;
+}
+
+/* The routed-expert part of layer_params_gpu: the average block's experts
+ * split over etp * ep (0 for a dense model). */
+double sim_layer_expert_params_gpu(const struct pl_run *run) {
+  const struct pl_model *m = &run->model;
+  const struct pl_layout *l = &run->layout;
+  if (!pl_model_is_moe(m))
+    return 0;
+  double ex = (double)(l->ep > 0 ? l->ep : 1) * (double)(l->etp > 0 ? l->etp : 1);
+  return (double)pl_model_moe_layers(m) * (double)m->experts * (double)pl_model_expert_params(m) /
+         ex / (double)m->layers;
+}
+
+/* Parameter tensors of a segment (each gets its own gradient-accumulation
+ * kernels): a dense block as Megatron stores it, fused QKV and (SwiGLU) fused
+ * gate/up: two norms (weight, + bias for LayerNorm), QK norms, four linear
+ * weights and their biases. An MoE block is counted as the dense one (its
+ * experts' tensors depend on the grouped-GEMM layout: not modelled). The
+ * embedding: word (+ learned positions); the head: final norm + the output
+ * weight when untied. */
+double sim_seg_param_tensors(const struct pl_run *run, enum sim_seg_kind kind) {
+  const struct pl_model *m = &run->model;
+  double norm = m->norm == PL_NORM_LAYER ? 2.0 : 1.0;
+  if (kind == SIM_SEG_EMBED)
+    return m->pos == PL_POS_LEARNED ? 2.0 : 1.0;
+  if (kind == SIM_SEG_HEAD)
+    return norm + (m->tied_embeddings ? 0.0 : 1.0);
+  double t = 2.0 * norm + (m->qk_norm ? 2.0 : 0.0) + 4.0;
+  t += (m->linear_bias || m->qkv_bias) ? 1.0 : 0.0;
+  t += (m->linear_bias || m->out_bias) ? 1.0 : 0.0;
+  t += (m->linear_bias || m->mlp_bias) ? 2.0 : 0.0;
+  return t;
+}
+
+/* Parameters of a segment on one GPU after tp (and expert) sharding. */
+double sim_seg_params(const struct pl_run *run, enum sim_seg_kind kind) {
+  const struct pl_model *m = &run->model;
+  if (kind == SIM_SEG_LAYER)
+    return layer_params_gpu(run);
+  double params = kind == SIM_SEG_EMBED ? (double)pl_model_embedding_params(m)
+                                        : (double)pl_model_head_params(m);
+  /* the MTP modules' eh_proj (2h x h, column-parallel) and their three norms
+   * go with the head (their blocks are blocks of the chunk) */
+  if (kind == SIM_SEG_HEAD)
+    params += (double)run->layout.mtp_layers * (2.0 * (double)m->hidden * (double)m->hidden +
+                                                3.0 * (double)m->hidden);
+  return params / (double)(run->layout.tp > 0 ? run->layout.tp : 1);
+}
