@@ -110,7 +110,7 @@ bool pl_op_moe_mlp_node(const struct pl_op *op);
 int pl_op_te_column(const struct pl_op *op);
 /* The GEMM of one of a dense block's four tensor-parallel linears: 0 qkv,
  * 1 fc1 (column-parallel, pl_op_te_column), 2 proj, 3 fc2 (row-parallel), or
- * -1 for any other op (layout.async_tp: src/sim/lower.c atp_windows). */
+ * -1 for any other op (layout.async_tp: src/sim/lower_unit.c atp_windows). */
 int pl_op_tp_linear(const struct pl_op *op);
 bool pl_op_node_free(const struct pl_op *op);
 /* Whether an LM-head-segment op runs in the MTP layer's attn schedule node,

@@ -232,7 +232,7 @@ struct pl_layout {
                               after the first (diagonal) SDPA; the backward's fp32 dK/dV rotated
                               by all_to_all each step, the last one waited after the ring; eager
                               fp32 merges of each step's output and gradients (src/sim/segments.c
-                              cp_merge_ops, lower.c cp_gather_ring) */
+                              cp_merge_ops, lower_unit.c cp_gather_ring) */
   bool fused_grouped_mlp;  /* input: Transformer Engine's fused MXFP8 grouped MLP (Megatron-Core
                               use_transformer_engine_op_fuser with NVTE_CUTEDSL_FUSED_GROUPED_MLP=1:
                               TE ops/fused/forward_grouped_mlp.py, backward_grouped_mlp.py, v2.16):
@@ -387,7 +387,7 @@ struct pl_layout {
                               (--overlap-moe-expert-parallel-comm: the forward of one micro-batch
                               merged with the backward of another, layer by layer, the dispatch
                               and combine of one hidden behind the attention and expert compute
-                              of the other; lower.c ep_beside); false: blocking after it */
+                              of the other; lower_unit.c ep_beside); false: blocking after it */
   bool head_16bit;         /* input: with dtype fp8, mxfp8 or nvfp4 the LM head's GEMMs still run
                               in 16-bit: Megatron-Core builds the output layer as
                               tensor_parallel.ColumnParallelLinear, a plain torch matmul that TE's
@@ -406,7 +406,7 @@ struct pl_layout {
                                  layernorm_linear.py _LayerNormLinear.backward) all_gathers its saved
                                  input async behind the dgrad GEMM and reduce_scatters (sp) or
                                  all_reduces the dgrad async behind the wgrad GEMM; used with tp > 1
-                                 and no tp_comm_overlap (sim/lower.c te_bwd_windows) */
+                                 and no tp_comm_overlap (sim/lower_unit.c te_bwd_windows) */
   bool te_cross_entropy;   /* input: the loss is Transformer Engine's fused cross-entropy
                               (Megatron-Core cross_entropy_loss_fusion with
                               cross_entropy_fusion_impl 'te': language_module.py

@@ -192,7 +192,7 @@ double pl_layout_fp8_gathered_weights(const struct pl_model *m, const struct pl_
  * gather_along_first_dim(..., quantizer=input_quantizer); the row-parallel
  * linears' grad_output in module/base.py grad_output_preprocess, "FP8 with
  * all-gather"; the column-parallel input re-gathered for wgrad in the
- * backward, lower.c te_bwd_windows), so the bytes depend on the recipe
+ * backward, lower_unit.c te_bwd_windows), so the bytes depend on the recipe
  * (TE v2.12 transformer_engine/pytorch/distributed.py):
  *  - per-tensor FP8 (plateau's tensor, delayed and current recipes:
  *    Float8Quantizer, Float8CurrentScalingQuantizer): _all_gather_fp8 moves

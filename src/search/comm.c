@@ -116,7 +116,7 @@ static void tp_times(const struct search_ctx *ctx, const struct pl_layout *l,
  * reduce_scatter over etp of etp times that; with the allgather dispatcher an
  * all_gather and a reduce_scatter of the hidden states over etp * ep. Blocking,
  * so they add to the block's tp time; with layout.ep_comm_overlap they run
- * beside the compute (src/sim/lower.c ep_beside), so the bound leaves them
+ * beside the compute (src/sim/lower_unit.c ep_beside), so the bound leaves them
  * out (it stays a lower bound). */
 static void moe_times(const struct search_ctx *ctx, const struct pl_layout *l,
                       struct search_tp_times *out) {

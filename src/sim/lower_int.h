@@ -118,7 +118,7 @@ struct lower {
   int32_t pass_id;     /* pass instance being emitted, -1 outside passes */
   int32_t cur_unit;    /* its layer unit when compressed, else -1 */
   uint8_t cur_steady;  /* a steady-state pipeline pair */
-  bool ep_paired;      /* layout.ep_comm_overlap: the pass runs merged with a partner (lower.c ep_beside) */
+  bool ep_paired;      /* layout.ep_comm_overlap: the pass runs merged with a partner (lower_unit.c ep_beside) */
   int32_t anchor_pair; /* first compute of this pass anchors pair n (stage 0), else -1 */
   int32_t n_pass;
   int32_t steady_lo, steady_hi; /* current stage's steady pair slots [lo, hi) */
@@ -337,6 +337,11 @@ void sim_dp_bucket(struct lower *lw, const struct sim_seg *sg, int32_t after, bo
 void sim_dp_emit_tail(struct lower *lw);
 void sim_dp_gather_ahead(struct lower *lw);
 void sim_dp_gather_wait(struct lower *lw, struct sim_slot sl, int32_t *later);
+
+/* lower_unit.c: one unit's compute and its tp, cp and ep collectives, after
+ * the unit's inputs (gather: its FSDP gather task, or SIM_NONE); returns
+ * its last compute task. */
+int32_t sim_emit_unit(struct lower *lw, const struct unit *u, int32_t gather);
 
 bool sim_p2p_serial(const struct lower *lw);
 bool sim_p2p_split(const struct lower *lw);

@@ -168,7 +168,7 @@ static enum pl_status layer_tp(struct sim_step *st, struct sim_seg *s, struct pl
                         diag);
     if (r == PL_OK)
       r = tp_comm(st, s, PL_PASS_BWD, 1, PL_COLL_REDUCE_SCATTER, per + extra, diag);
-    /* lower.c te_bwd_windows: one re-gather per column-parallel linear */
+    /* lower_unit.c te_bwd_windows: one re-gather per column-parallel linear */
     if (r == PL_OK)
       r = tp_comm_sized(st, &s->te_in_ag, PL_COLL_ALL_GATHER, per,
                         pl_layout_tp_gather_bytes(l, PL_TP_GATHER_REGATHER), diag);

@@ -345,7 +345,7 @@ struct sim_seg {
                                         full speed, part of comp_s[PL_PASS_BWD] */
   double atp_lin_s[2][4];            /* layout.async_tp: the four tp linears' GEMMs (pl_op_tp_linear:
                                         qkv, fc1, proj, fc2) at full speed, per pass (backward: dgrad
-                                        + wgrad), part of comp_s (lower.c atp_windows) */
+                                        + wgrad), part of comp_s (lower_unit.c atp_windows) */
   double atp_rf_s[4];                /* of comp_s[PL_PASS_BWD]: their recomputed forward */
   double experts_s[2];               /* part of comp_s in Megatron-Core's MoE mlp node, with
                                         layout.ep_comm_overlap and no cp split (else 0) */
@@ -353,12 +353,12 @@ struct sim_seg {
                                         (pl_op_mtp_attn_node), with layout.ep_comm_overlap */
   struct sim_comm tp[2][SIM_SEG_TP]; /* blocking tensor- and expert-parallel collectives */
   struct sim_comm te_in_ag;          /* with sp: the all_gather of a column-parallel TE linear's
-                                        saved input for its wgrad (lower.c te_bwd_windows), one
+                                        saved input for its wgrad (lower_unit.c te_bwd_windows), one
                                         per such linear; not in tp[] (segments.c layer_tp) */
   struct sim_comm cp[2];             /* K/V ring exchange, overlaps attn_s; with
                                         layout.cp_allgather the K/V all_gather of one ring */
   struct sim_comm cp_dkv;            /* layout.cp_allgather: the backward's fp32 dK/dV all_to_all
-                                        of one ring step, cp per ring (lower.c cp_gather_ring) */
+                                        of one ring step, cp per ring (lower_unit.c cp_gather_ring) */
   double params;                     /* parameters on this GPU after tp sharding */
   double expert_params;              /* of which routed experts (MoE blocks): their gradients
                                         reduce over edp, not dp (lower.c bucket) */

@@ -196,7 +196,7 @@ bool validate_torchtitan_layout(const struct validate_in *in, struct pl_layout *
  *  - Async TP (experimental.enable_async_tensor_parallel): Inductor's
  *    micro-pipelined TP (torch._inductor.config._micro_pipeline_tp, same
  *    file apply_tp): layout.async_tp, each fused collective beside its
- *    partner GEMM only (src/sim/lower.c atp_windows; not TE userbuffers'
+ *    partner GEMM only (src/sim/lower_unit.c atp_windows; not TE userbuffers'
  *    tp_comm_overlap).
  *  - Float8 all-gather (float8.enable_fsdp_float8_all_gather) as stated.
  *  - The output layer stays bf16 under Float8 in every version these rows

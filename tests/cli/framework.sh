@@ -717,7 +717,7 @@ expect_fail 1 "^plateau: --tp-seq-copies: unknown value 'yes' \(expected on\|off
 echo '{"name": "x", "behaviours": {"tp_seq_copies": "on"}}' >"$TMP/bad_tsc.json"
 expect_fail 1 "behaviour 'tp_seq_copies' must be true or false" -- predict --framework "$TMP/bad_tsc.json"
 
-# cp_allgather (--cp-allgather; src/sim/lower.c cp_gather_rings, segments.c layer_cp_allgather /
+# cp_allgather (--cp-allgather; src/sim/lower_unit.c cp_gather_rings, segments.c layer_cp_allgather /
 # cp_merge_ops): PyTorch context_parallel's allgather ring as torchtitan runs it. On in the torchtitan
 # preset; with cp 4 the step is slower with it (the K/V all_gather hides behind one step of four, eager
 # fp32 merges); no effect without cp. JSON and CSV, bad values.
@@ -740,7 +740,7 @@ expect_fail 1 "^plateau: --cp-allgather: unknown value '' \(expected on\|off\)" 
 echo '{"name": "x", "behaviours": {"cp_allgather": "on"}}' >"$TMP/bad_cpa.json"
 expect_fail 1 "behaviour 'cp_allgather' must be true or false" -- predict --framework "$TMP/bad_cpa.json"
 
-# async_tp (--async-tp; src/sim/lower.c atp_windows): PyTorch's micro-pipeline TP. Off in every
+# async_tp (--async-tp; src/sim/lower_unit.c atp_windows): PyTorch's micro-pipeline TP. Off in every
 # preset (torchtitan's experimental.enable_async_tensor_parallel defaults to false); with tp 8 and
 # sp the fused collectives hide behind their partner GEMMs, so the step is faster; without tp no
 # effect. JSON and CSV, bad values.

@@ -27,7 +27,7 @@ check "more overlapped communication" lt "$(jget "$TMP/off.json" "['breakdown'][
 check "same FLOPs" [ "$(jget "$TMP/on.json" "['flops']['model_per_step']")" = "$(jget "$TMP/off.json" "['flops']['model_per_step']")" ]
 # With TE userbuffers' tp overlap (the nemo preset: tp_comm_overlap, here tp 2
 # with sp) the expert-parallel all_to_all stays blocking: userbuffers overlap TE's
-# linear layers' tp collectives only (src/sim/lower.c emit_unit); only
+# linear layers' tp collectives only (src/sim/lower_unit.c sim_emit_unit); only
 # --ep-comm-overlap on hides it
 tpo=(predict --model qwen3-30b-a3b --gpus 16 --tp 2 --ep 8 --gbs 32 --shard zero1 --framework nemo --format json)
 expect_ok "${tpo[@]}"; cp "$TMP/out" "$TMP/tpo_off.json"

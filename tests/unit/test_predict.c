@@ -179,7 +179,7 @@ static void test_breakdowns(void) {
   }
 }
 
-/* layout.cp_allgather (lower.c cp_gather_rings, segments.c
+/* layout.cp_allgather (lower_unit.c cp_gather_rings, segments.c
  * layer_cp_allgather): tiny (8 blocks, 16 heads of 64) on 2 GPUs, cp 2, one
  * sequence of 2048 tokens. Per rank K and V: 2 x 1024 tokens x 16 heads x
  * 64 = 2,097,152 elements. One all_gather per ring of cp x that in 16 bits:
@@ -763,7 +763,7 @@ static void test_te_linear_bwd_overlap(void) {
 }
 
 /* layout.async_tp (PyTorch's micro-pipeline TP, Inductor micro_pipeline_tp.py;
- * lower.c atp_windows): the same run as test_te_linear_bwd_overlap (tp 2 with
+ * lower_unit.c atp_windows): the same run as test_te_linear_bwd_overlap (tp 2 with
  * sp, one micro-batch, no recompute, no overlap slowdown; every tp
  * all_gather and reduce_scatter moves one BF16 activation: a and r each).
  * Off, each block's forward blocks on 2 all_gathers and 2 reduce_scatters

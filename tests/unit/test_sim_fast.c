@@ -430,7 +430,7 @@ static int sweep(void) {
   return inserted;
 }
 
-/* layout.ep_comm_overlap (lower.c ep_beside, Megatron-Core core_v0.15.0
+/* layout.ep_comm_overlap (lower_unit.c ep_beside, Megatron-Core core_v0.15.0
  * combined_1f1b.py / model_chunk_schedule_plan.py TransformerLayerSchedulePlan.run).
  * Qwen3-30B-A3B, 16 x H100, ep 16, pp 1, 4 micro-batches of 1: Megatron-Core
  * runs the first forward and the last backward alone
