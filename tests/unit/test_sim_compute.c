@@ -1767,6 +1767,29 @@ static void test_graph_moe_preprocess(void) {
   CHECK(!sim_op_graphed(&l, &m, &perm));
 }
 
+/* The MoE block of the dispatcher-wait tests (test_moe_host_sync and after):
+ * norm1, a 1-call router GEMM, topk, permute, expert_fc1 and expert_fc2 (16
+ * calls each), unpermute, resid2 into ops[0..7]; host 37 us per kernel, 48 us
+ * per GEMM call, alltoall dispatcher; a learned-position 128-expert model. */
+static void moe_wait_block(struct pl_op ops[8], struct pl_layout *l, struct pl_model *m) {
+  const struct pl_op block[8] = {
+      {.kind = PL_OP_MEMORY, .name = "norm1", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_GEMM, .name = "router", .m = 64, .n = 64, .k = 64, .count = 1},
+      {.kind = PL_OP_MEMORY, .name = "router_topk", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_MEMORY, .name = "permute", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_GEMM, .name = "expert_fc1", .m = 64, .n = 64, .k = 64, .count = 16},
+      {.kind = PL_OP_GEMM, .name = "expert_fc2", .m = 64, .n = 64, .k = 64, .count = 16},
+      {.kind = PL_OP_MEMORY, .name = "unpermute", .fwd_bytes = 1e3, .fwd_kernels = 1},
+      {.kind = PL_OP_MEMORY, .name = "resid2", .fwd_bytes = 1e3, .fwd_kernels = 1},
+  };
+  memcpy(ops, block, sizeof block);
+  *l = (struct pl_layout){.dtype = PL_DTYPE_BF16,
+                          .host_per_gemm_s = 48e-6,
+                          .host_per_kernel_s = 37e-6,
+                          .dispatch = PL_MOE_ALLTOALL};
+  *m = (struct pl_model){.pos = PL_POS_LEARNED, .experts = 128};
+}
+
 /* layout.moe_host_sync (moe_sync.c): the host waits once per MoE block's
  * forward for the tokens per local expert, one more sync of the pass's flow
  * (pass_ops.c sim_seg_ops_s with a struct sim_moe_wait). Host 37 us per
@@ -1797,19 +1820,10 @@ static void test_graph_moe_preprocess(void) {
  * wait (1769 us); under
  * CUDA_LAUNCH_BLOCKING neither (host + GPU). */
 static void test_moe_host_sync(void) {
-  struct pl_op ops[8] = {
-      {.kind = PL_OP_MEMORY, .name = "norm1", .fwd_bytes = 1e3, .fwd_kernels = 1},
-      {.kind = PL_OP_GEMM, .name = "router", .m = 64, .n = 64, .k = 64, .count = 1},
-      {.kind = PL_OP_MEMORY, .name = "router_topk", .fwd_bytes = 1e3, .fwd_kernels = 1},
-      {.kind = PL_OP_MEMORY, .name = "permute", .fwd_bytes = 1e3, .fwd_kernels = 1},
-      {.kind = PL_OP_GEMM, .name = "expert_fc1", .m = 64, .n = 64, .k = 64, .count = 16},
-      {.kind = PL_OP_GEMM, .name = "expert_fc2", .m = 64, .n = 64, .k = 64, .count = 16},
-      {.kind = PL_OP_MEMORY, .name = "unpermute", .fwd_bytes = 1e3, .fwd_kernels = 1},
-      {.kind = PL_OP_MEMORY, .name = "resid2", .fwd_bytes = 1e3, .fwd_kernels = 1},
-  };
-  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .host_per_gemm_s = 48e-6,
-                        .host_per_kernel_s = 37e-6, .dispatch = PL_MOE_ALLTOALL};
-  struct pl_model m = {.pos = PL_POS_LEARNED, .experts = 128};
+  struct pl_op ops[8];
+  struct pl_layout l;
+  struct pl_model m;
+  moe_wait_block(ops, &l, &m);
   struct sim_moe_wait w = {1000e-6, 500e-6}, none = {0, 0};
   CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false, NULL), 1769e-6, EXACT);
   CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false, &w), 573e-6, 0.02);
@@ -1861,21 +1875,10 @@ static void test_moe_host_sync(void) {
  * host's 3168 + 1695 = 4863 us: the re-run collectives hide behind the
  * host's issue. Only fc1 recomputed (the permute not re-run): no wait. */
 static void test_moe_wait_recompute(void) {
-  struct pl_op ops[8] = {
-      {.kind = PL_OP_MEMORY, .name = "norm1", .fwd_bytes = 1e3, .fwd_kernels = 1},
-      {.kind = PL_OP_GEMM, .name = "router", .m = 64, .n = 64, .k = 64, .count = 1},
-      {.kind = PL_OP_MEMORY, .name = "router_topk", .fwd_bytes = 1e3, .fwd_kernels = 1},
-      {.kind = PL_OP_MEMORY, .name = "permute", .fwd_bytes = 1e3, .fwd_kernels = 1},
-      {.kind = PL_OP_GEMM, .name = "expert_fc1", .m = 64, .n = 64, .k = 64, .count = 16},
-      {.kind = PL_OP_GEMM, .name = "expert_fc2", .m = 64, .n = 64, .k = 64, .count = 16},
-      {.kind = PL_OP_MEMORY, .name = "unpermute", .fwd_bytes = 1e3, .fwd_kernels = 1},
-      {.kind = PL_OP_MEMORY, .name = "resid2", .fwd_bytes = 1e3, .fwd_kernels = 1},
-  };
-  struct pl_layout l = {.dtype = PL_DTYPE_BF16,
-                        .host_per_gemm_s = 48e-6,
-                        .host_per_kernel_s = 37e-6,
-                        .dispatch = PL_MOE_ALLTOALL};
-  struct pl_model m = {.pos = PL_POS_LEARNED, .experts = 128};
+  struct pl_op ops[8];
+  struct pl_layout l;
+  struct pl_model m;
+  moe_wait_block(ops, &l, &m);
   struct sim_moe_wait w = {1000e-6, 500e-6};
   for (int i = 1; i <= 6; i++)
     ops[i].recompute = true;
@@ -1945,22 +1948,14 @@ static void test_shared_expert_order(void) {
  * the block's last op) gave 573 us + C: its GPU ran the casts only once the
  * host had issued the block. */
 static void test_moe_wait_casts(void) {
-  struct pl_op ops[9] = {
-      {.kind = PL_OP_MEMORY, .name = "norm1", .fwd_bytes = 1e3, .fwd_kernels = 1},
-      {.kind = PL_OP_MEMORY, .name = "router", .fwd_bytes = 1e3, .fwd_kernels = 1},
-      {.kind = PL_OP_MEMORY, .name = "router_topk", .fwd_bytes = 1e3, .fwd_kernels = 1},
-      {.kind = PL_OP_MEMORY, .name = "permute", .fwd_bytes = 1e3, .fwd_kernels = 1},
-      {.kind = PL_OP_GEMM, .name = "expert_fc1", .m = 64, .n = 64, .k = 64, .count = 16},
-      {.kind = PL_OP_GEMM, .name = "expert_fc2", .m = 64, .n = 64, .k = 64, .count = 16},
-      {.kind = PL_OP_MEMORY, .name = "unpermute", .fwd_bytes = 1e3, .fwd_kernels = 1},
-      {.kind = PL_OP_MEMORY, .name = "resid2", .fwd_bytes = 1e3, .fwd_kernels = 1},
-      {.kind = PL_OP_MEMORY, .name = "fp8_casts", .fwd_bytes = 2e9, .fwd_kernels = 2},
-  };
-  struct pl_layout l = {.dtype = PL_DTYPE_BF16,
-                        .host_per_gemm_s = 48e-6,
-                        .host_per_kernel_s = 37e-6,
-                        .dispatch = PL_MOE_ALLTOALL};
-  struct pl_model m = {.pos = PL_POS_LEARNED, .experts = 128};
+  struct pl_op ops[9];
+  struct pl_layout l;
+  struct pl_model m;
+  moe_wait_block(ops, &l, &m);
+  ops[1] = (struct pl_op){.kind = PL_OP_MEMORY, .name = "router", .fwd_bytes = 1e3,
+                          .fwd_kernels = 1}; /* no GEMM before the wait */
+  ops[8] = (struct pl_op){.kind = PL_OP_MEMORY, .name = "fp8_casts", .fwd_bytes = 2e9,
+                          .fwd_kernels = 2};
   struct sim_moe_wait w = {1000e-6, 500e-6};
   double C = pl_op_run_time_s(&a100, &l, &m, &ops[8], PL_PASS_FWD), gpu = 0;
   CHECK(C > 700e-6 && C < 3000e-6);
