@@ -122,6 +122,12 @@ struct pl_framework {
   bool cudnn_cluster_margin_set;
   int64_t cudnn_cluster_margin;        /* 2-SM clusters the fused grouped MLP's cuDNN kernels
                                           leave free (layout.cudnn_cluster_margin) */
+  bool ub_proj_fprop_sms_set;          /* ub_proj_fprop_sms below is given */
+  bool ub_fc2_fprop_sms_set;           /* ub_fc2_fprop_sms below is given */
+  int64_t ub_proj_fprop_sms;           /* SMs Transformer Engine's userbuffers set aside
+                                          (set_sm_margin) beside the forward proj GEMM
+                                          (layout.ub_proj_fprop_sms) */
+  int64_t ub_fc2_fprop_sms;            /* the same beside the forward fc2 GEMM */
   enum pl_setting cudnn_913;           /* alias of cudnn_version 9.13 (on) / latest (off, when
                                           the version is 9.13.x): cuDNN 9.13's rates */
   bool cudnn_version_set;              /* cudnn_version below is given; it wins over the aliases */

@@ -247,6 +247,12 @@ struct pl_layout {
                               communication (cuDNN frontend's CUDNNFE_CLUSTER_OVERLAP_MARGIN;
                               Megatron-Bridge's fused-MLP configs set 8); needs fused_grouped_mlp;
                               0 = none (src/sim/compute.c cluster_margin_s) */
+  int64_t ub_proj_fprop_sms; /* input: with tp_comm_overlap and sp, the SMs Transformer Engine's
+                              userbuffers reserve for the reduce_scatter beside the forward proj
+                              GEMM (its ub config's num_sm with set_sm_margin; TE
+                              comm_gemm_overlap.cpp _math_sms): the GEMM runs on the other SMs;
+                              0 = no margin (src/sim/ub_margin.c) */
+  int64_t ub_fc2_fprop_sms; /* input: the same for the forward fc2 GEMM */
   bool attention_te;       /* input: Transformer Engine picks the kernel (get_attention_backend):
                               pl_layout_resolve sets attention_cudnn on compute capability >= 9.0
                               (GPU arch hopper, blackwell) where cuDNN trains the head dims, and

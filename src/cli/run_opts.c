@@ -114,6 +114,23 @@ static int setting_flag(const struct cli_args *args, const char *name, const cha
   return given < 0 ? 1 : 0;
 }
 
+/* A count flag, 0..max (0 is a value: none, over a preset's, so not
+ * cli_get_int): sets *out and *set when given. */
+static int count_flag(const struct cli_args *args, const char *name, const char *noun,
+                      long long max, int64_t *out, bool *set) {
+  const char *v = cli_get(args, name);
+  if (v == NULL)
+    return 0;
+  char *end = NULL;
+  errno = 0;
+  long long n = strtoll(v, &end, 10);
+  if (end == v || *end != '\0' || errno != 0 || n < 0 || n > max)
+    return cli_fail("--%s: '%s' is not %s 0..%lld", name, v, noun, max);
+  *out = n;
+  *set = true;
+  return 0;
+}
+
 /* A host-time behaviour flag, 0 to 1 ms ("37 us"): sets *out_s and *set when given. */
 static int time_flag(const struct cli_args *args, const char *name, const char *example,
                      double *out_s, bool *set) {
@@ -207,16 +224,13 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
     fw->logit_metric_passes = passes;
     fw->logit_metric_passes_set = true;
   }
-  if ((v = cli_get(args, "cudnn-cluster-margin")) != NULL) {
-    /* 0 is a value here (no margin, over a preset's), so not cli_get_int */
-    char *end = NULL;
-    errno = 0;
-    long long margin = strtoll(v, &end, 10);
-    if (end == v || *end != '\0' || errno != 0 || margin < 0 || margin > 64)
-      return cli_fail("--cudnn-cluster-margin: '%s' is not a cluster count 0..64", v);
-    fw->cudnn_cluster_margin = margin;
-    fw->cudnn_cluster_margin_set = true;
-  }
+  if (count_flag(args, "cudnn-cluster-margin", "a cluster count", 64, &fw->cudnn_cluster_margin,
+                 &fw->cudnn_cluster_margin_set) != 0 ||
+      count_flag(args, "ub-proj-fprop-sms", "an SM count", 255, &fw->ub_proj_fprop_sms,
+                 &fw->ub_proj_fprop_sms_set) != 0 ||
+      count_flag(args, "ub-fc2-fprop-sms", "an SM count", 255, &fw->ub_fc2_fprop_sms,
+                 &fw->ub_fc2_fprop_sms_set) != 0)
+    return 1;
   if (time_flag(args, "host-per-kernel", "37 us", &fw->host_per_kernel_s,
                 &fw->host_per_kernel_set) != 0 ||
       time_flag(args, "host-per-gemm", "48 us", &fw->host_per_gemm_s, &fw->host_per_gemm_set) != 0 ||

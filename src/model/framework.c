@@ -204,6 +204,15 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
     fw->cudnn_cluster_margin_set = true;
     return PL_OK;
   }
+  if (strcmp(key, "ub_proj_fprop_sms") == 0 || strcmp(key, "ub_fc2_fprop_sms") == 0) {
+    if (!YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < 0 || YAJL_GET_INTEGER(v) > 255)
+      return pl_diag_set(diag, PL_ERR_PARSE, "%s: behaviour '%s' must be an integer 0..255",
+                         origin, key);
+    bool proj = key[3] == 'p';
+    *(proj ? &fw->ub_proj_fprop_sms : &fw->ub_fc2_fprop_sms) = YAJL_GET_INTEGER(v);
+    *(proj ? &fw->ub_proj_fprop_sms_set : &fw->ub_fc2_fprop_sms_set) = true;
+    return PL_OK;
+  }
   if (strcmp(key, "host_per_kernel") == 0)
     return read_host_time(s, key, "37 us", origin, &fw->host_per_kernel_s, &fw->host_per_kernel_set, diag);
   if (strcmp(key, "host_per_gemm") == 0)
@@ -421,6 +430,10 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->fused_grouped_mlp, &l->fused_grouped_mlp, false);
   if (fw->cudnn_cluster_margin_set)
     l->cudnn_cluster_margin = fw->cudnn_cluster_margin;
+  if (fw->ub_proj_fprop_sms_set)
+    l->ub_proj_fprop_sms = fw->ub_proj_fprop_sms;
+  if (fw->ub_fc2_fprop_sms_set)
+    l->ub_fc2_fprop_sms = fw->ub_fc2_fprop_sms;
   put(fw->tp_seq_copies, &l->tp_seq_copies, false);
   put(fw->cp_allgather, &l->cp_allgather, false);
   put(fw->async_tp, &l->async_tp, false);
@@ -490,6 +503,9 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->fused_grouped_mlp = setting(l->fused_grouped_mlp);
   out->cudnn_cluster_margin_set = true;
   out->cudnn_cluster_margin = l->cudnn_cluster_margin;
+  out->ub_proj_fprop_sms_set = out->ub_fc2_fprop_sms_set = true;
+  out->ub_proj_fprop_sms = l->ub_proj_fprop_sms;
+  out->ub_fc2_fprop_sms = l->ub_fc2_fprop_sms;
   out->tp_seq_copies = setting(l->tp_seq_copies);
   out->cp_allgather = setting(l->cp_allgather);
   out->async_tp = setting(l->async_tp);

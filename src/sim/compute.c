@@ -739,7 +739,8 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
    * layout.head_16bit: Megatron-Core's output layer is tensor_parallel.ColumnParallelLinear) */
   if (op->kind == PL_OP_GEMM && op->high_precision)
     return pl_op_time_s(g, PL_DTYPE_BF16, op, pass);
-  return cluster_margin_s(g, l, op, pass, pl_op_time_s(g, l->dtype, op, pass));
+  return sim_ub_margin_s(g, l, op, pass,
+                         cluster_margin_s(g, l, op, pass, pl_op_time_s(g, l->dtype, op, pass)));
 }
 
 /* Whether the run replays op from a CUDA graph (layout.cuda_graph_scopes,

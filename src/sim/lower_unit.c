@@ -96,17 +96,37 @@ static const struct sim_comm *tp_list(struct lower *lw, const struct unit *u,
  * _math_sms); NeMo's ub configs keep the method and do not set use_ce. So
  * they run on the node's fabric as the other tp calls do but take no SM
  * from the compute beside them (SIM_RES_INTRA_CE). The reduce_scatters
- * (pipeline, bulk) run SM kernels: the GPU's overlap_slowdown. */
-static bool ub_ce(const struct lower *lw, bool ub, struct sim_comm c) {
+ * (pipeline, bulk) run SM kernels: the GPU's overlap_slowdown, except the
+ * forward's (proj_fprop, fc2_fprop) when the ub config reserves SMs for them
+ * with set_sm_margin (layout.ub_proj_fprop_sms and ub_fc2_fprop_sms both
+ * set, ub UB_RS_MARGIN): comm_gemm_overlap.cpp CommOverlapCore::initialize
+ * sets _math_sms = sm_count - num_comm_sm and split_overlap_rs launches the
+ * GEMM chunks on _math_sms, so the reduce_scatter kernels run on SMs the GEMM
+ * does not use; the GEMM's own loss is in its time (src/sim/ub_margin.c),
+ * not in a slowdown while the collective runs. The backward's bulk
+ * reduce_scatters (qkv_wgrad, fc1_wgrad: set_sm_margin 0 in NeMo's ub
+ * configs) keep overlap_slowdown. */
+enum { UB_OFF, UB_ON, UB_RS_MARGIN };
+
+static int ub_mode(const struct lower *lw, const struct unit *u) {
+  const struct pl_layout *l = lw->l;
+  return u->slot.pass == PL_PASS_FWD && l->ub_proj_fprop_sms > 0 && l->ub_fc2_fprop_sms > 0
+             ? UB_RS_MARGIN
+             : UB_ON;
+}
+
+static bool ub_ce(const struct lower *lw, int ub, struct sim_comm c) {
   const struct sim_coll *k = c.coll >= 0 ? &lw->st->colls[c.coll] : NULL;
-  return ub && k != NULL && k->op == PL_COLL_ALL_GATHER && k->res == SIM_RES_INTRA;
+  if (ub == UB_OFF || k == NULL || k->res != SIM_RES_INTRA)
+    return false;
+  return k->op == PL_COLL_ALL_GATHER || (ub == UB_RS_MARGIN && k->op == PL_COLL_REDUCE_SCATTER);
 }
 
 /* Issue a tp list on the tp stream, its first task after `after` and `ring`
  * (SIM_NONE: no edge), the ring exchanges on the copy engines when ub;
  * returns the last task. */
 static int32_t tp_issue_ub(struct lower *lw, const struct sim_comm *list, int n, int32_t after,
-                           int32_t ring, bool ub) {
+                           int32_t ring, int ub) {
   int32_t prev = SIM_NONE;
   for (int i = 0; i < n; i++) {
     bool ce = ub_ce(lw, ub, list[i]);
@@ -130,7 +150,7 @@ static int32_t tp_issue_ub(struct lower *lw, const struct sim_comm *list, int n,
 
 static int32_t tp_issue(struct lower *lw, const struct sim_comm *list, int n, int32_t after,
                         int32_t ring) {
-  return tp_issue_ub(lw, list, n, after, ring, false);
+  return tp_issue_ub(lw, list, n, after, ring, UB_OFF);
 }
 
 /* The tp collectives of a unit, issued after its compute and its cp ring. */
@@ -160,7 +180,7 @@ static bool tp_overlapped(const struct lower *lw, const struct unit *u) {
 /* A list issued beside a unit's compute: after prev, the compute before it,
  * and the unit's inputs in (n_in of them); the next unit waits for it. */
 static void tp_issue_beside(struct lower *lw, const struct sim_comm *list, int n, int32_t prev,
-                            const int32_t *in, int n_in, bool ub) {
+                            const int32_t *in, int n_in, int ub) {
   int32_t first_id = lw->st->eng.n_tasks;
   int32_t last = tp_issue_ub(lw, list, n, prev, SIM_NONE, ub);
   for (int i = 0; i < n_in && last != SIM_NONE; i++)
@@ -178,7 +198,7 @@ static void unit_tp_beside(struct lower *lw, const struct unit *u, int32_t prev,
   lay.embed = lay.head = false;
   int n;
   const struct sim_comm *list = tp_list(lw, &lay, scratch, &n);
-  tp_issue_beside(lw, list, n, prev, in, n_in, true);
+  tp_issue_beside(lw, list, n, prev, in, n_in, ub_mode(lw, u));
 }
 
 /* layout.ep_comm_overlap (Megatron-Core --overlap-moe-expert-parallel-comm;
@@ -274,7 +294,7 @@ static int32_t ep_windows(struct lower *lw, const struct unit *u, double second_
   struct sim_comm w1[SIM_SEG_N * SIM_SEG_TP] = {{0, 0}}, w2[SIM_SEG_N * SIM_SEG_TP] = {{0, 0}};
   int n1 = 0, n2 = 0;
   ep_split(lw, u, w1, &n1, w2, &n2);
-  tp_issue_beside(lw, w1, n1, prev, in, n_in, false); /* joins: the second window waits for it */
+  tp_issue_beside(lw, w1, n1, prev, in, n_in, UB_OFF); /* joins: the second window waits for it */
   bool fwd = u->slot.pass == PL_PASS_FWD;
   struct unit after;
   double after_s = ep_edge_s(lw, u, false, &after);
@@ -290,7 +310,7 @@ static int32_t ep_windows(struct lower *lw, const struct unit *u, double second_
   edge.layers = 0;
   if (tp_beside) { /* tp_overlapped: the blocks' tp traffic beside their compute */
     int n = tp_merge_part(lw->st->seg, &lay, list, 0);
-    tp_issue_beside(lw, list, n, prev, in, n_in, true);
+    tp_issue_beside(lw, list, n, prev, in, n_in, ub_mode(lw, u));
     if (edge.embed || edge.head)
       unit_tp(lw, &edge, c2, SIM_NONE);
   } else {
@@ -602,7 +622,7 @@ int32_t sim_emit_unit(struct lower *lw, const struct unit *u, int32_t gather) {
       lay.embed = lay.head = false;
       struct sim_comm list[SIM_SEG_N * SIM_SEG_TP];
       int n = tp_merge_part(lw->st->seg, &lay, list, 0);
-      tp_issue_beside(lw, list, n, prev, in, n_in, true);
+      tp_issue_beside(lw, list, n, prev, in, n_in, ub_mode(lw, u));
       n = tp_merge_part(lw->st->seg, &lay, list, 1);
       if (n > 0)
         join_add(lw, tp_issue(lw, list, n, c, ring));
@@ -614,7 +634,7 @@ int32_t sim_emit_unit(struct lower *lw, const struct unit *u, int32_t gather) {
   } else if (ep) {
     struct sim_comm list[SIM_SEG_N * SIM_SEG_TP];
     int n = tp_merge_part(lw->st->seg, u, list, 1);
-    tp_issue_beside(lw, list, n, prev, in, n_in, false);
+    tp_issue_beside(lw, list, n, prev, in, n_in, UB_OFF);
     n = tp_merge_part(lw->st->seg, u, list, 0);
     join_add(lw, tp_issue(lw, list, n, c, ring));
   } else if (te) {

@@ -223,6 +223,11 @@ struct sim_engine {
 
 enum pl_status sim_engine_init(struct sim_engine *e, int32_t ranks, int32_t task_hint,
                                double overlap_slowdown);
+
+/* An op's time t on the SMs Transformer Engine's userbuffers leave the
+ * forward proj and fc2 GEMMs (ub_margin.c; t when no margin applies). */
+double sim_ub_margin_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_op *op,
+                       enum pl_pass pass, double t);
 void sim_engine_free(struct sim_engine *e);
 int32_t sim_stream_add(struct sim_engine *e, int32_t rank);
 /* Issue a task at the tail of stream; returns its id or SIM_NONE (no memory). */

@@ -475,10 +475,34 @@ static bool nemo_layout(const struct validate_in *in, struct pl_layout *l, struc
  * attention at the rates NVIDIA published for cuDNN 9.1 (cudnn-frontend
  * benchmark results @ b740542, 2024-05-07; layout.cudnn_version 9.1). The 2025
  * tables (NeMo 25.04, B200) keep today's cuDNN. */
+/* The userbuffers SMs of the NeMo 24.x rows whose model has a ub config of
+ * its own in NVIDIA/NeMo-Framework-Launcher launcher_scripts/conf/training/
+ * tp_overlap/ (num_sm of proj_fprop and fc2_fprop, both set_sm_margin 1;
+ * src/sim/ub_margin.c); the other models keep the nemo preset's (the Llama
+ * 70B files, 24 and 16). */
+static const struct {
+  const char *model, *file;
+  int64_t proj_sms, fc2_sms;
+} nemo_ub[] = {
+    {"GPT3-175B", "ub_cfg_h100_h12288_tp4_mbs2_seqlen2048.yaml @ 5d302f8 (fc2: ring_exchange)", 24,
+     1},
+    {"GPT3-20B", "ub_cfg_h100_h6144_tp2_mbs2_seqlen2048.yaml @ 273c942", 16, 24},
+    {"LLAMA2-13B", "ub_cfg_h100_h5120_tp2_mbs1_seqlen4096.yaml @ 171d72c", 24, 20},
+};
+
 static bool nemo_overrides(const struct validate_in *in, struct pl_framework *fw,
                            struct pl_vrow *row) {
   if (strstr(cell(in, "table_or_section"), "NeMo24.") == NULL)
     return true;
+  for (size_t i = 0; i < sizeof nemo_ub / sizeof nemo_ub[0]; i++)
+    if (strcmp(cell(in, "model"), nemo_ub[i].model) == 0) {
+      fw->ub_proj_fprop_sms = nemo_ub[i].proj_sms;
+      fw->ub_fc2_fprop_sms = nemo_ub[i].fc2_sms;
+      fw->ub_proj_fprop_sms_set = fw->ub_fc2_fprop_sms_set = true;
+      validate_note(row, "userbuffers margins %lld/%lld SMs (proj/fc2 fprop: launcher %s)",
+                    (long long)nemo_ub[i].proj_sms, (long long)nemo_ub[i].fc2_sms,
+                    nemo_ub[i].file);
+    }
   fw->cudnn_version = PL_CUDNN_2024;
   fw->cudnn_version_set = true;
   validate_note(row, "cuDNN attention of mid-2024 (container NeMo 24.x: cuDNN 9.0-9.1)");

@@ -1109,6 +1109,68 @@ static void test_cluster_margin(void) {
   CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_BWD), b0, 1e-12);
 }
 
+/* The forward proj and fc2 GEMMs beside Transformer Engine's userbuffers
+ * reduce_scatter with set_sm_margin (layout.ub_proj_fprop_sms /
+ * ub_fc2_fprop_sms; TE comm_gemm_overlap.cpp _math_sms = sm_count - num_sm).
+ * h100: 132 SMs.
+ *  - proj forward, margin 24: 132 / (132 - 24) = 132 / 108 = 1.222222;
+ *  - fc2 forward, margin 16: 132 / 116 = 1.137931;
+ *  - fc2 forward, margin 1 (a ring-exchange entry): 132 / 131 = 1.007634;
+ *  - unchanged: the backward (dgrad/wgrad are not beside these reduce_scatters),
+ *    qkv (its ring exchange takes no SM), without tp_comm_overlap, without
+ *    sequence parallelism, with tp 1, margin 0, and a margin of every SM. */
+static void test_ub_margin(void) {
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp);
+  CHECK(g.sm_count == 132);
+  struct pl_run run;
+  small_llama(&run);
+  struct pl_op op;
+  memset(&op, 0, sizeof op);
+  op.name = "proj";
+  op.kind = PL_OP_GEMM;
+  op.m = op.n = op.k = 8192;
+  op.count = 1;
+  op.share = 1.0;
+  op.fwd_flops = 2.0 * 8192.0 * 8192.0 * 8192.0;
+  op.bwd_flops = 2.0 * op.fwd_flops;
+  double f0 = pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD);
+  double b0 = pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_BWD);
+  CHECK(f0 > 0 && b0 > 0);
+  run.layout.ub_proj_fprop_sms = 24;
+  run.layout.ub_fc2_fprop_sms = 16;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), f0, 1e-12);
+  run.layout.tp_comm_overlap = true;
+  run.layout.sp = true;
+  run.layout.tp = 4;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD) / f0,
+                 1.222222, 1e-6);
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_BWD), b0, 1e-12);
+  op.name = "fc2";
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD) / f0,
+                 1.137931, 1e-6);
+  run.layout.ub_fc2_fprop_sms = 1;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD) / f0,
+                 1.007634, 1e-6);
+  run.layout.ub_fc2_fprop_sms = 132;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), f0, 1e-12);
+  run.layout.ub_fc2_fprop_sms = 0;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), f0, 1e-12);
+  op.name = "qkv";
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), f0, 1e-12);
+  op.name = "proj";
+  run.layout.sp = false;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), f0, 1e-12);
+  run.layout.sp = true;
+  run.layout.tp = 1;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), f0, 1e-12);
+  run.layout.tp = 4;
+  run.layout.tp_comm_overlap = false;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), f0, 1e-12);
+}
+
 /* The per-tensor FP8 current-scaling and NVFP4 casts at the GPU's measured
  * quantize rates (efficiency.fp8_current_quantize 0.665 and nvfp4_quantize
  * 0.566 on b300, docs/step-model.md 2.3e). On 406,250,000 B at 8 TB/s:
@@ -2084,6 +2146,7 @@ int main(void) {
   test_fp8_no_transpose();
   test_fused_grouped_mlp_casts();
   test_cluster_margin();
+  test_ub_margin();
   test_quantize_rates();
   test_head_16bit();
   test_param_kernels();

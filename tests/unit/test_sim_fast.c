@@ -550,8 +550,12 @@ static void check_ep_overlap(void) {
  * all_gathers are ring exchanges on the copy engines (TE v2.8
  * module/base.py initialize_ub: ring_exchange, use_ce True), issued as
  * SIM_RES_INTRA_CE tasks; the reduce_scatters (pipeline, bulk: SM kernels)
- * stay SIM_RES_INTRA. Without the overlap no task is a copy-engine one. The
- * compressed step agrees with the whole one either way. */
+ * stay SIM_RES_INTRA. Without the overlap no task is a copy-engine one. With
+ * userbuffers margins (ub_proj_fprop_sms 24, ub_fc2_fprop_sms 16: the forward
+ * proj/fc2 GEMMs leave SMs to their reduce_scatters, TE _math_sms) the
+ * forward's reduce_scatters take no SM from compute either (SIM_RES_INTRA_CE),
+ * the backward's bulk ones still do. The compressed step agrees with the whole
+ * one each way. */
 static void check_ub_copy_engine(void) {
   static struct pl_run run;
   static struct pl_step fast_out, ref_out;
@@ -560,11 +564,13 @@ static void check_ub_copy_engine(void) {
   memset(&run, 0, sizeof run);
   CHECK_STATUS(pl_model_load("llama3-8b", &run.model, &d), PL_OK, &d);
   CHECK_STATUS(pl_cluster_load("dgx-h100", &run.cluster, &d), PL_OK, &d);
-  for (int on = 0; on < 2; on++) {
+  for (int on = 0; on < 3; on++) {
     struct sim_step fast, ref;
     run.layout = (struct pl_layout){.gpus = 16, .tp = 8, .pp = 1, .cp = 1, .mbs = 1, .gbs = 8,
                                     .shard = PL_SHARD_ZERO1, .shard_set = true,
-                                    .tp_comm_overlap = on};
+                                    .tp_comm_overlap = on != 0,
+                                    .ub_proj_fprop_sms = on == 2 ? 24 : 0,
+                                    .ub_fc2_fprop_sms = on == 2 ? 16 : 0};
     CHECK_STATUS(pl_layout_resolve(&run.layout, &run.model, &run.cluster, &d), PL_OK, &d);
     CHECK(run.layout.sp && run.layout.tp_comm_overlap == (on != 0));
     pl_flops_compute(&run.model, &run.layout, &fl);
@@ -577,7 +583,9 @@ static void check_ub_copy_engine(void) {
       bool ce = ref.eng.tasks[i].res == SIM_RES_INTRA_CE;
       if (ce) {
         n_ce++;
-        n_ce_bad += ref.colls[mt->coll].op != PL_COLL_ALL_GATHER || mt->coll2 >= 0;
+        n_ce_bad += (ref.colls[mt->coll].op != PL_COLL_ALL_GATHER &&
+                     (on < 2 || ref.colls[mt->coll].op != PL_COLL_REDUCE_SCATTER)) ||
+                    mt->coll2 >= 0;
       }
       if (ref.colls[mt->coll].op == PL_COLL_REDUCE_SCATTER) {
         n_rs++;
@@ -587,7 +595,10 @@ static void check_ub_copy_engine(void) {
     CHECK(on ? n_ce > 0 : n_ce == 0);
     CHECK_EQ_INT(n_ce_bad, 0);
     CHECK(n_rs > 0);
-    CHECK_EQ_INT(n_rs_ce, 0);
+    if (on < 2)
+      CHECK_EQ_INT(n_rs_ce, 0);
+    else /* the forward's reduce_scatters on reserved SMs, the backward's bulk ones not */
+      CHECK(n_rs_ce > 0 && n_rs_ce < n_rs);
     CHECK_STATUS(sim_step_build_fast(&fast, &run, &d), PL_OK, &d);
     memset(&fast_out, 0, sizeof fast_out);
     memset(&ref_out, 0, sizeof ref_out);
