@@ -509,8 +509,7 @@ static bool nemo_overrides(const struct validate_in *in, struct pl_framework *fw
       fw->ub_fc2_fprop_sms = nemo_ub[i].fc2_sms;
       fw->ub_proj_fprop_sms_set = fw->ub_fc2_fprop_sms_set = true;
       validate_note(row, "userbuffers margins %lld/%lld SMs (proj/fc2 fprop: launcher %s)",
-                    (long long)nemo_ub[i].proj_sms, (long long)nemo_ub[i].fc2_sms,
-                    nemo_ub[i].file);
+                    (long long)nemo_ub[i].proj_sms, (long long)nemo_ub[i].fc2_sms, nemo_ub[i].file);
     }
   fw->cudnn_version = PL_CUDNN_2024;
   fw->cudnn_version_set = true;
