@@ -411,7 +411,7 @@ static void finish_cmp(struct sim_engine *e, int32_t id) {
 }
 
 /* The finishing rank is recorded: a start it triggers on another rank is a
- * binding edge across stages (compress.c). */
+ * binding edge across stages (compress_stage.c). */
 static void finish_stage(struct sim_engine *e, int32_t id) {
   int32_t rank = e->streams[e->tasks[id].stream].rank;
   e->hooks->finish_stage(e, id, rank);

@@ -81,7 +81,7 @@ void sim_acc_task_done(struct sim_engine *e, int32_t id, int32_t rank) {
  * before its running set changes; a pp transfer also counts as comm of the
  * stage receiving it (account.c). With per-stage periods (stage) it does
  * not here: the receiver's integrals then hold its own comm only, and
- * stage_recv adds the transfers it receives once the step is done, at
+ * stage_recv (compress_recv.c) adds the transfers it receives once the step is done, at
  * their times in the whole step (inlined into each caller, stage a
  * constant there). */
 __attribute__((always_inline)) static inline void acc_start(struct sim_engine *e, int32_t id,

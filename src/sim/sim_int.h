@@ -114,7 +114,7 @@ struct sim_acc {
  * pp > 1 transfers from other stages would cross the inserted time),
  * 2 = first compute of a steady-state pipeline pair on stage 0, 3 = the
  * same on every stage when each stage has a period of its own (comm-bound
- * FSDP with pp > 1: each rank frozen for k of its own periods, compress.c). */
+ * FSDP with pp > 1: each rank frozen for k of its own periods, compress_stage.c). */
 /* States one period apart agree when their times to completion differ by
  * less than this, relative to the current time (compress.c, online.c). */
 #define SIM_CMP_TOL 1e-12
@@ -160,7 +160,7 @@ struct sim_cmp {
   double *nb;            /* [task] may not start before (an edge across the cut) */
   double *bind_s;        /* [a * ranks + b] last start on b triggered by a finish on a */
   int32_t *fin;          /* [stream] tasks finished (at the cut once inserted) */
-  /* the cut, for the transfers received (compress.c, stage_recv) */
+  /* the cut, for the transfers received (compress_recv.c, stage_recv) */
   double cut_s;          /* when the periods were inserted */
   int32_t cut_k;         /* periods inserted */
   int32_t *cut_run;      /* [stream] task running at the cut, SIM_NONE */
@@ -254,7 +254,8 @@ struct sim_hooks {
   enum pl_status (*end)(struct sim_engine *e);         /* after the last event */
 };
 
-/* compress.c: steady-state detection and period insertion. */
+/* compress.c: steady-state detection and period insertion (its parts:
+ * compress_int.h). */
 extern const struct sim_hooks sim_cmp_hooks;
 /* Its state (e->cmp, which the lowering fills) freed; before sim_engine_free. */
 void sim_cmp_free(struct sim_engine *e);

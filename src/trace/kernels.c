@@ -34,7 +34,7 @@
 
 #include "trace_int.h"
 
-#define NAME_LOWER_MAX 161 /* reader.c keeps the first 160 bytes of a name */
+#define NAME_LOWER_MAX 161 /* the reader keeps 160 name bytes (NAME_KEEP, reader_int.h) */
 #define KERNEL_WAIT_NS 30                    /* HTA consecutive_kernel_delay default */
 #define RUNTIME_CUTOFF_NS INT64_C(50000)     /* HTA runtime_cutoff, 50 us */
 #define DELAY_CUTOFF_NS INT64_C(100000)      /* HTA launch_delay_cutoff, 100 us */

@@ -207,7 +207,7 @@ struct trace_data {
                                  start (made by trace_link when gspill is set) */
   struct trace_vec gsorted_runs; /* int64_t records per run */
   /* Names of GPU events (trace_gpu.name), interned as they arrive: the
-   * first NAME_KEEP bytes of each (reader.c), NUL-terminated, back to back
+   * first NAME_KEEP bytes of each (reader_int.h), NUL-terminated, back to back
    * in name_text; name_at[i] is name i's offset; name_hash an open-addressing
    * table of name ids + 1 (0 empty), 2^k slots, at most half full. */
   struct trace_vec name_text; /* char */
