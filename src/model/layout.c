@@ -651,10 +651,21 @@ static enum pl_status check_dtype(const struct pl_layout *l, const struct pl_clu
  * available for bf16 training (transformer_engine/common/fused_attn/fused_attn.cpp
  * nvte_get_fused_attn_backend, F16_arbitrary_seqlen) with head dims that are
  * multiples of 8 and at most 128 on every cuDNN that TE accepts on sm90 (8.9+) and
- * sm100 (9.7+). Larger heads (up to 256 on sm90 from cuDNN 9.5), sliding
- * windows (9.2) and attention sinks (9.13.1) depend on the cuDNN version, which
- * plateau has no input for: they keep FlashAttention-2, the timing they had
- * before (docs/step-model.md 2.2).
+ * sm100 (9.7+). Larger heads (up to 256 on sm90 from cuDNN 9.5) keep
+ * FlashAttention-2, the timing they had before (docs/step-model.md 2.2).
+ * Sliding windows and attention sinks depend on the run's cuDNN
+ * (layout.cudnn_version; 0 = latest admits both):
+ *  - a window (left, 0) with the causal mask, bshd/sbhd, no dropout: cuDNN 9.2+
+ *    (fused_attn.cpp nvte_get_fused_attn_backend "9.2: SWA (left, 0) +
+ *    top-left diagonal", TE v2.9 to v2.18);
+ *  - learnable or off-by-one softmax (sinks): cuDNN 9.13.1+ (same function,
+ *    "softmax type ... 9.13.1+: vanilla, off-by-one, learnable", v2.9 to v2.18);
+ *    and get_attention_backend's "Filter: Softmax type" disables FlashAttention
+ *    (FA2 and FA3 alike, every GPU) for any softmax but vanilla (v2.8 to v2.18).
+ *    So a run with sinks takes cuDNN wherever its version admits them. Below
+ *    9.13.1 TE leaves only UnfusedDotProductAttention (materialised scores);
+ *    plateau keeps FlashAttention-2's timing there, as before (docs/step-model.md
+ *    2.2 "Sliding windows and attention sinks").
  * Latent attention's 192/128 heads (DeepSeek-V3) on Blackwell are the exception:
  * there TE has no other fused kernel to run. get_attention_backend disables
  * FlashAttention-2 for head_dim_qk != head_dim_v ("does not support MLA", v2.4-v2.18)
@@ -667,19 +678,28 @@ static enum pl_status check_dtype(const struct pl_layout *l, const struct pl_clu
  * cudnn-frontend benchmark/sdpa_benchmark_training results/dsv3, cuDNN 9.22).
  * The arch names of GPU files with compute capability >= 9.0: hopper (9.0),
  * blackwell (10.0, 10.3). */
-static bool te_uses_cudnn(const struct pl_model *m, const struct pl_gpu *g) {
+#define CUDNN_SWA_MIN 90200   /* cuDNN 9.2.0: sliding windows (left, 0) */
+#define CUDNN_SINKS_MIN 91301 /* cuDNN 9.13.1: learnable / off-by-one softmax */
+#define CUDNN_FP8_SWA_SINKS_MIN 92100 /* cuDNN 9.21: FP8 attention with either */
+static bool cudnn_at_least(int64_t version, int64_t min) {
+  return version == PL_CUDNN_LATEST || version >= min;
+}
+
+static bool te_uses_cudnn(const struct pl_model *m, const struct pl_gpu *g, int64_t cudnn) {
   bool sm90_up = strcmp(g->arch, "hopper") == 0 || strcmp(g->arch, "blackwell") == 0;
   int64_t dqk = m->head_dim, dv = m->v_head_dim > 0 ? m->v_head_dim : m->head_dim;
   bool mla_sm100 = strcmp(g->arch, "blackwell") == 0 && dqk == 192 && dv == 128;
+  bool window_ok = m->sliding_window == 0 || cudnn_at_least(cudnn, CUDNN_SWA_MIN);
+  bool sinks_ok = !m->attn_sinks || cudnn_at_least(cudnn, CUDNN_SINKS_MIN);
   return sm90_up && g->eff.attn_cudnn_fwd_fraction > 0 && g->eff.attn_cudnn_bwd_fraction > 0 &&
          dqk > 0 && (dqk <= 128 || mla_sm100) && dqk % 8 == 0 && dv > 0 && dv <= 128 &&
-         dv % 8 == 0 && m->sliding_window == 0 && !m->attn_sinks;
+         dv % 8 == 0 && window_ok && sinks_ok;
 }
 
 static enum pl_status resolve_attention(struct pl_layout *l, const struct pl_model *m,
                                         const struct pl_cluster *c, struct pl_diag *diag) {
   if (l->attention_te && !l->eager_attention && !l->attention_triton)
-    l->attention_cudnn = te_uses_cudnn(m, &c->gpu);
+    l->attention_cudnn = te_uses_cudnn(m, &c->gpu, l->cudnn_version);
   if (l->attention_cudnn &&
       !(c->gpu.eff.attn_cudnn_fwd_fraction > 0 && c->gpu.eff.attn_cudnn_bwd_fraction > 0))
     return pl_diag_set(diag, PL_ERR_LAYOUT,
@@ -700,6 +720,14 @@ static enum pl_status resolve_attention(struct pl_layout *l, const struct pl_mod
     return pl_diag_set(diag, PL_ERR_LAYOUT,
                        "layout: fp8 attention runs on cuDNN's fused attention only; use "
                        "--attention cudnn or te, or --fp8-attention off");
+  /* FP8 attention with sinks or a sliding window: TE 2.16 get_attention_backend
+   * keeps FusedAttention for them only on sm100 with cuDNN 9.21+ ("Filter: Softmax
+   * type", "Filter: Sliding window attention"; TE 2.9-2.14 refuse both) */
+  if (l->fp8_attention && (m->attn_sinks || m->sliding_window > 0) &&
+      !cudnn_at_least(l->cudnn_version, CUDNN_FP8_SWA_SINKS_MIN))
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: fp8 attention with attention sinks or a sliding window needs "
+                       "cuDNN 9.21 or newer; use --cudnn latest or --fp8-attention off");
   if (l->fp8_attention &&
       !(e->attn_cudnn_mxfp8_fwd_ratio > 0 && e->attn_cudnn_mxfp8_mla_fwd_ratio > 0))
     return pl_diag_set(diag, PL_ERR_LAYOUT,

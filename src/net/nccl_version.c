@@ -32,14 +32,20 @@
  *   34.5} from 2.29.2.
  * - Blackwell perChMaxNVLSTreeBws {0, 96.0, 43.1} in 2.28.3-2.28.9, {0, 96.0,
  *   43.8} from 2.29.2.
+ * One runtime value differs by release too and enters both views, because
+ * it is what the kernel runs on, not a ranking table: the NVLS channels of a
+ * Blackwell group inside one NVLink domain (net_ver_nvls_node_channels; 32 up
+ * to 2.26.x, 24 from 2.27.3; version 0 takes the default release's 24).
  * Not carried (docs/collectives.md, "NCCL versions"): before 2.28.3 NCCL
  * ranks NVLS_TREE without perChMaxNVLSTreeBws (heads x min(bwIntra,
  * bwInter[/2]) x 5/6; tried: qoofyk VMware 12.3 -> 13.1 %, the choice then
  * meets the charged NVLS_TREE network bound); the NVLS channels of Blackwell
- * (src/transport/nvls.cc: 32 in 2.25.1-2.26, 24/32 in 2.27; tried: GB200 2
- * racks 14.7 -> 24.8 %, the rack's NVLS rate has no source). */
+ * (src/transport/nvls.cc: 32 in 2.25.1-2.26, 24/32 in 2.27) for NVLS_TREE's
+ * network channels (tried: GB200 2 racks 14.7 -> 24.8 %, the rack's NVLS
+ * rate has no source); one-node NVLS takes them (session 14). */
 #include "net/net_int.h"
 
+#define V_2_27_0 22700
 #define V_2_28_3 22803
 #define V_2_28_9 22809
 #define V_2_29_0 22900
@@ -65,4 +71,10 @@ const double *net_ver_blackwell_row(int64_t version, enum net_cap cap) {
   case NET_CAP_NVLS_TREE: return version >= V_2_29_0 ? nvls_tree_229 : NULL;
   }
   return NULL;
+}
+
+double net_ver_nvls_node_channels(int64_t version, enum net_arch arch) {
+  if (arch != NET_ARCH_BLACKWELL)
+    return NET_NVLS_CHANNELS;
+  return version != 0 && version < V_2_27_0 ? NET_NVLS_CHANNELS_SM100 : NET_NVLS_CHANNELS_SM100_NVL;
 }

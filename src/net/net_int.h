@@ -44,6 +44,9 @@ struct net_ctx {
   double search_bw;         /* their nChannels x bwInter, bytes/s (0: not derived) */
   double rail_bw;           /* bytes/s of one NCCL network device (a GPU's rail) */
   double nvls_channels;     /* NVLS channels (NET_NVLS_CHANNELS, raised by NCCL_MIN_CTAS) */
+  double nvls_node_channels; /* NVLS channels of a one-node group (nvls.c): NCCL's per
+                              * architecture and release (net_ver_nvls_node_channels),
+                              * raised by NCCL_MIN_CTAS */
   double nc;                /* channels the charged call runs on (topoGetAlgoInfo, tuner.c) */
   bool charge;              /* false: NCCL's ranking view (all channels, NICs at line rate);
                              * true: the charged time (nc channels, per-channel NIC share) */
@@ -114,6 +117,9 @@ double net_ver_hw_lat_us(int64_t version, enum net_hw hw, enum net_talgo a, enum
 /* The Blackwell row (N1/N2/N4) of a per-channel table in that release, or
  * NULL where it is the default table's. */
 const double *net_ver_blackwell_row(int64_t version, enum net_cap cap);
+/* NVLS channels NCCL builds for a group inside one NVLink domain (one node
+ * here) on that architecture in that release. */
+double net_ver_nvls_node_channels(int64_t version, enum net_arch arch);
 
 /* Largest data chunk of one ring step per channel, by protocol (NCCL
  * calcCollChunking: buffSize / NCCL_STEPS x chunkSteps; LL carries half its
@@ -164,6 +170,17 @@ int net_btree_depth(int64_t m);
 /* NVLS channels NCCL builds on H100-class nodes ("16 nvls channels" in
  * NCCL_DEBUG=INFO output; NCCL_NVLS_NCHANNELS default). */
 #define NET_NVLS_CHANNELS 16.0
+/* NVLS channels NCCL builds on Blackwell (src/transport/nvls.cc
+ * ncclNvlsInit): NVLS_NCHANNELS_SM100 = 32 (v2.25.1-1 .. v2.26.6-1 for every
+ * communicator; from v2.27.3-1 across NVLink domains), and from v2.27.3-1
+ * NVLS_NCHANNELS_SM100_NVL = 24 for a communicator inside one NVLink domain
+ * (one node, or all ranks in one MNNVL clique: "Use a reduced number of
+ * channels for single node/MNNVL domain on Blackwell", channels = multiNode ?
+ * NVLS_NCHANNELS_SM100 : NVLS_NCHANNELS_SM100_NVL; the 2.27.3 release notes
+ * say "with multiple NVLink domains", the code is followed). Unchanged to
+ * v2.29.7-1. */
+#define NET_NVLS_CHANNELS_SM100 32.0
+#define NET_NVLS_CHANNELS_SM100_NVL 24.0
 /* NCCL_MAX_NVLS_ARITY (src/include/device.h, NCCL 2.19-2.29): at most 32
  * NVLS heads (src/graph/search.cc ncclTopoCompute: NVLS maxChannels =
  * min(NCCL_MAX_NVLS_ARITY, GPUs); connect.cc connectNvls: one head per

@@ -26,8 +26,11 @@
  * model: multi-node groups use NVLS_TREE (nvls_tree.c) instead.
  *
  * Chunk ramp (docs/collectives.md, "NVLS chunks"): NCCL splits an NVLS call
- * over nvlsChannels x nHeads concurrent streams (16 x g on one H100 node,
- * nHeads = min(g, 32)) and
+ * over nvlsChannels x nHeads concurrent streams (src/enqueue.cc
+ * calcCollChunking concurrentOps = nChannels x nvls.nHeads, with nChannels
+ * = comm->nvlsChannels, topoGetAlgoInfo; nHeads = min(g, 32)): 16 x 8 on an
+ * H100 node; on Blackwell 24 x heads from NCCL 2.27, 32 x heads before
+ * (net_ver_nvls_node_channels; 24 x 32 on a GB200 rack) and
  * picks the chunk size from the message (src/enqueue.cc calcCollChunking,
  * NCCL 2.19-2.28): NCCL_NVLS_CHUNKSIZE = 128 KiB (512 KiB where the
  * aws-ofi-nccl plugin sets it, tuner.c), at most one buffer step, cut to
@@ -55,9 +58,15 @@ double net_nvls_heads(const struct net_ctx *x) {
   return fmin((double)x->g, (double)NET_NVLS_MAX_ARITY);
 }
 
+/* NCCL's concurrent streams: NVLS channels x heads (the rack's ranks
+ * beyond 32 are not heads and own no stream). */
+static double nvls_streams(const struct net_ctx *x) {
+  return x->nvls_node_channels * net_nvls_heads(x);
+}
+
 /* Loops of one chunk per stream, each paying one NVLink step latency. */
 static double nvls_chunk_lat_s(const struct net_ctx *x, double bytes) {
-  double streams = NET_NVLS_CHANNELS * (double)x->g;
+  double streams = nvls_streams(x);
   double loops = ceil(bytes / (streams * net_nvls_chunk_bytes(x, bytes, streams)));
   return loops * net_hw_lat_table_s(x->intra_hw, NET_T_RING, PL_PROTO_SIMPLE);
 }
@@ -74,7 +83,7 @@ static double nvls_algbw(const struct net_ctx *x) {
  * (docs/collectives.md, "Pipeline fill"). */
 double net_nvls_fill_s(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
   (void)p; /* Simple only */
-  double streams = NET_NVLS_CHANNELS * (double)x->g;
+  double streams = nvls_streams(x);
   return fmin(bytes, streams * net_nvls_chunk_bytes(x, bytes, streams)) / nvls_algbw(x);
 }
 

@@ -216,11 +216,13 @@ static void ctx_init(const struct pl_cluster *c, enum pl_coll_op op, struct pl_g
    * it (src/graph/connect.cc, "Honor NCCL_MIN_NRINGS"); NCCL_MIN_CTAS also
    * raises the NVLS channels */
   x->nvls_channels = NET_NVLS_CHANNELS;
+  x->nvls_node_channels = net_ver_nvls_node_channels(c->nccl_version, x->arch);
   if (c->nccl_min_channels > 0) {
     x->channels = fmax(x->channels, (double)c->nccl_min_channels);
     x->net_channels = fmax(x->net_channels, (double)c->nccl_min_channels);
     /* src/transport/nvls.cc: nvlsChannels = max(minCTAs, min(maxCTAs, 16)) */
     x->nvls_channels = fmax(x->nvls_channels, (double)c->nccl_min_channels);
+    x->nvls_node_channels = fmax(x->nvls_node_channels, (double)c->nccl_min_channels);
   }
   x->ll128 = x->intra_hw == NET_HW_NVLINK && ll128_over_net(c, x);
   nccl_setup(c, x);

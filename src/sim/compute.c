@@ -678,6 +678,25 @@ double pl_mxfp8_attention_ratio(const struct pl_gpu *g, const struct pl_model *m
   return r > 0 ? r : 1.0;
 }
 
+/* cuDNN's FP8/MXFP8 SDPA backward with a sliding window runs the whole causal
+ * triangle: NVIDIA's published cuDNN 9.22 GPT-OSS SDPA benchmark (cudnn-frontend
+ * benchmark/sdpa_benchmark_training/results/gpt_oss/ @ fb682ce, the GB200 and
+ * GB300 files; window 128, head dim 64, 256 heads x sequences; copied as
+ * data/published/cudnn-frontend/sdpa_gpt_oss_gb200.csv and _gb300.csv) times the
+ * MXFP8 backward at 4k, 8k, 16k and 32k keys as 1.87, 6.65, 25.0, 96.9 ms on GB300 (2.08, 7.43, 27.9, 108.4 on GB200): x3.6 to
+ * x3.9 per doubling, the s^2 of full causal attention, while its BF16 backward
+ * (0.44, 0.86, 1.71, 3.45 ms) and both forwards grow as s. So the op is timed as
+ * the causal attention of its queries over all of their keys (n = m; the counted
+ * FLOPs scaled to match), then by the MXFP8 time ratio as any MXFP8 attention. */
+static const struct pl_op *attn_fp8_window_bwd(const struct pl_op *op, struct pl_op *full) {
+  *full = *op;
+  double scale = (double)op->m / (double)op->n;
+  full->n = op->m;
+  full->fwd_flops *= scale;
+  full->bwd_flops *= scale;
+  return full;
+}
+
 double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
                         const struct pl_op *op, enum pl_pass pass) {
   double quantize = quantize_s(g, l->dtype, l->fp8_recipe == PL_FP8_RECIPE_CURRENT, op, pass);
@@ -691,6 +710,9 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
   if (op->kind == PL_OP_ATTENTION && l->attention_triton)
     return attention_s(g, l->dtype, op, pass, ATTN_TRITON, PL_CUDNN_LATEST);
   if (op->kind == PL_OP_ATTENTION && l->attention_cudnn) {
+    struct pl_op full;
+    if (l->fp8_attention && pass == PL_PASS_BWD && op->n < op->m)
+      op = attn_fp8_window_bwd(op, &full);
     double t = attention_s(g, l->dtype, op, pass, ATTN_CUDNN, l->cudnn_version);
     return l->fp8_attention ? t * pl_mxfp8_attention_ratio(g, m, pass) : t;
   }

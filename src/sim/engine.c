@@ -9,8 +9,9 @@
  * speed and progresses at a rate set by what else runs on its rank, a fluid
  * (processor-sharing) model:
  *   - compute runs at 1/(1 + overlap_slowdown) while any collective runs on
- *     the same GPU: NCCL kernels take SMs and HBM bandwidth from it
+ *     the same GPU's SMs: NCCL kernels take SMs and HBM bandwidth from it
  *     (Lee et al. 2025, arXiv 2507.03114, measured 18.9% average slowdown);
+ *     copy-engine transfers (SIM_RES_INTRA_CE) take none;
  *   - collectives on the same fabric (intra- or inter-node) share it equally.
  * Whenever a rank's running set changes, the tasks whose rate changes are
  * brought up to date and rescheduled: each gets its completion time due_s and
@@ -200,7 +201,7 @@ static void rates_for(const struct sim_engine *e, const int n[SIM_RES_N], double
   static const double share[SIM_MAX_RANK_STREAMS + 1] = {
       1, 1, 1.0 / 2, 1.0 / 3, 1.0 / 4, 1.0 / 5, 1.0 / 6, 1.0 / 7, 1.0 / 8};
   rate[SIM_RES_COMPUTE] = n[SIM_RES_INTRA] + n[SIM_RES_INTER] > 0 ? e->slow_rate : 1.0;
-  rate[SIM_RES_INTRA] = share[n[SIM_RES_INTRA]];
+  rate[SIM_RES_INTRA] = rate[SIM_RES_INTRA_CE] = share[n[SIM_RES_INTRA] + n[SIM_RES_INTRA_CE]];
   rate[SIM_RES_INTER] = share[n[SIM_RES_INTER]];
 }
 

@@ -88,17 +88,37 @@ static const struct sim_comm *tp_list(struct lower *lw, const struct unit *u,
   return c->list;
 }
 
+/* Under Transformer Engine's userbuffers (ub, tp_overlapped) the layers'
+ * all_gathers are ring exchanges: TE v2.8 pytorch/module/base.py
+ * initialize_ub puts qkv_fprop, fc1_fprop, proj_dgrad and fc2_dgrad on
+ * "ring_exchange" with use_ce True (userbuffers.cu sends by copy engine)
+ * and set_sm_margin False (the GEMM keeps every SM: comm_gemm_overlap.cpp
+ * _math_sms); NeMo's ub configs keep the method and do not set use_ce. So
+ * they run on the node's fabric as the other tp calls do but take no SM
+ * from the compute beside them (SIM_RES_INTRA_CE). The reduce_scatters
+ * (pipeline, bulk) run SM kernels: the GPU's overlap_slowdown. */
+static bool ub_ce(const struct lower *lw, bool ub, struct sim_comm c) {
+  const struct sim_coll *k = c.coll >= 0 ? &lw->st->colls[c.coll] : NULL;
+  return ub && k != NULL && k->op == PL_COLL_ALL_GATHER && k->res == SIM_RES_INTRA;
+}
+
 /* Issue a tp list on the tp stream, its first task after `after` and `ring`
- * (SIM_NONE: no edge); returns the last task. */
-static int32_t tp_issue(struct lower *lw, const struct sim_comm *list, int n, int32_t after,
-                        int32_t ring) {
+ * (SIM_NONE: no edge), the ring exchanges on the copy engines when ub;
+ * returns the last task. */
+static int32_t tp_issue_ub(struct lower *lw, const struct sim_comm *list, int n, int32_t after,
+                           int32_t ring, bool ub) {
   int32_t prev = SIM_NONE;
   for (int i = 0; i < n; i++) {
-    int32_t t = i + 1 < n ? coll_pair(lw, PL_STREAM_TP, list[i], list[i + 1]) : SIM_NONE;
+    bool ce = ub_ce(lw, ub, list[i]);
+    int32_t t = i + 1 < n && !ce && !ub_ce(lw, ub, list[i + 1])
+                    ? coll_pair(lw, PL_STREAM_TP, list[i], list[i + 1])
+                    : SIM_NONE;
     if (t != SIM_NONE)
       i++;
     else
       t = coll_task(lw, PL_STREAM_TP, list[i].coll, list[i].calls);
+    if (ce && t != SIM_NONE)
+      lw->st->eng.tasks[t].res = SIM_RES_INTRA_CE;
     if (prev == SIM_NONE) {
       dep(lw, after, t);
       dep(lw, ring, t);
@@ -106,6 +126,11 @@ static int32_t tp_issue(struct lower *lw, const struct sim_comm *list, int n, in
     prev = t;
   }
   return prev;
+}
+
+static int32_t tp_issue(struct lower *lw, const struct sim_comm *list, int n, int32_t after,
+                        int32_t ring) {
+  return tp_issue_ub(lw, list, n, after, ring, false);
 }
 
 /* The tp collectives of a unit, issued after its compute and its cp ring. */
@@ -122,8 +147,9 @@ static void unit_tp(struct lower *lw, const struct unit *u, int32_t after, int32
  * bulk) and reduce_scatters (pipeline, num_splits chunks) are split and run
  * beside the GEMMs they feed or follow, so a unit's layer tp traffic starts
  * with its compute and the next unit waits for both; the engine slows the
- * compute while they run (overlap_slowdown: the SMs userbuffers take,
- * num_sm 16-24 of 132 in the H100 ub-confs). Embedding and LM-head
+ * compute while the reduce_scatters run (overlap_slowdown: the SMs
+ * userbuffers take, num_sm 16-24 of 132 in the H100 ub-confs), not while
+ * the ring exchanges run on the copy engines (ub_ce). Embedding and LM-head
  * collectives stay blocking (TE overlaps its own linear layers only).
  * Ignored: the last of the num_splits reduce_scatter chunks, which has no
  * GEMM left to hide behind (1/4 of the forward reduce_scatters). */
@@ -134,9 +160,9 @@ static bool tp_overlapped(const struct lower *lw, const struct unit *u) {
 /* A list issued beside a unit's compute: after prev, the compute before it,
  * and the unit's inputs in (n_in of them); the next unit waits for it. */
 static void tp_issue_beside(struct lower *lw, const struct sim_comm *list, int n, int32_t prev,
-                            const int32_t *in, int n_in) {
+                            const int32_t *in, int n_in, bool ub) {
   int32_t first_id = lw->st->eng.n_tasks;
-  int32_t last = tp_issue(lw, list, n, prev, SIM_NONE);
+  int32_t last = tp_issue_ub(lw, list, n, prev, SIM_NONE, ub);
   for (int i = 0; i < n_in && last != SIM_NONE; i++)
     dep(lw, in[i], first_id);
   join_add(lw, last);
@@ -152,7 +178,7 @@ static void unit_tp_beside(struct lower *lw, const struct unit *u, int32_t prev,
   lay.embed = lay.head = false;
   int n;
   const struct sim_comm *list = tp_list(lw, &lay, scratch, &n);
-  tp_issue_beside(lw, list, n, prev, in, n_in);
+  tp_issue_beside(lw, list, n, prev, in, n_in, true);
 }
 
 /* layout.ep_comm_overlap (Megatron-Core --overlap-moe-expert-parallel-comm;
@@ -248,7 +274,7 @@ static int32_t ep_windows(struct lower *lw, const struct unit *u, double second_
   struct sim_comm w1[SIM_SEG_N * SIM_SEG_TP] = {{0, 0}}, w2[SIM_SEG_N * SIM_SEG_TP] = {{0, 0}};
   int n1 = 0, n2 = 0;
   ep_split(lw, u, w1, &n1, w2, &n2);
-  tp_issue_beside(lw, w1, n1, prev, in, n_in); /* joins: the second window waits for it */
+  tp_issue_beside(lw, w1, n1, prev, in, n_in, false); /* joins: the second window waits for it */
   bool fwd = u->slot.pass == PL_PASS_FWD;
   struct unit after;
   double after_s = ep_edge_s(lw, u, false, &after);
@@ -264,7 +290,7 @@ static int32_t ep_windows(struct lower *lw, const struct unit *u, double second_
   edge.layers = 0;
   if (tp_beside) { /* tp_overlapped: the blocks' tp traffic beside their compute */
     int n = tp_merge_part(lw->st->seg, &lay, list, 0);
-    tp_issue_beside(lw, list, n, prev, in, n_in);
+    tp_issue_beside(lw, list, n, prev, in, n_in, true);
     if (edge.embed || edge.head)
       unit_tp(lw, &edge, c2, SIM_NONE);
   } else {
@@ -576,7 +602,7 @@ int32_t sim_emit_unit(struct lower *lw, const struct unit *u, int32_t gather) {
       lay.embed = lay.head = false;
       struct sim_comm list[SIM_SEG_N * SIM_SEG_TP];
       int n = tp_merge_part(lw->st->seg, &lay, list, 0);
-      tp_issue_beside(lw, list, n, prev, in, n_in);
+      tp_issue_beside(lw, list, n, prev, in, n_in, true);
       n = tp_merge_part(lw->st->seg, &lay, list, 1);
       if (n > 0)
         join_add(lw, tp_issue(lw, list, n, c, ring));
@@ -588,7 +614,7 @@ int32_t sim_emit_unit(struct lower *lw, const struct unit *u, int32_t gather) {
   } else if (ep) {
     struct sim_comm list[SIM_SEG_N * SIM_SEG_TP];
     int n = tp_merge_part(lw->st->seg, u, list, 1);
-    tp_issue_beside(lw, list, n, prev, in, n_in);
+    tp_issue_beside(lw, list, n, prev, in, n_in, false);
     n = tp_merge_part(lw->st->seg, u, list, 0);
     join_add(lw, tp_issue(lw, list, n, c, ring));
   } else if (te) {

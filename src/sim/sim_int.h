@@ -32,9 +32,12 @@ void sim_free(void *ptr);
 /* ---------------------------------------------------------------- engine */
 
 /* What a running task competes for on its rank. Compute slows by the GPU's
- * overlap_slowdown while any communication runs; collectives on the same
- * fabric share it equally (processor sharing). */
-enum sim_res { SIM_RES_COMPUTE, SIM_RES_INTRA, SIM_RES_INTER, SIM_RES_N };
+ * overlap_slowdown while any communication on SMs runs; collectives on the
+ * same fabric share it equally (processor sharing). INTRA_CE: an intra-node
+ * transfer by the copy engines (Transformer Engine's ring exchange,
+ * lower_unit.c ub_ce): it shares the node's fabric with INTRA but takes no
+ * SM, so compute beside it keeps its speed. */
+enum sim_res { SIM_RES_COMPUTE, SIM_RES_INTRA, SIM_RES_INTER, SIM_RES_INTRA_CE, SIM_RES_N };
 
 #define SIM_NONE (-1)
 #define SIM_MAX_COLLS 48

@@ -534,10 +534,15 @@ static void bridge_graph_scope(const struct validate_in *in, struct pl_layout *l
  *    fp8_dot_product_attention=True); gb200's passes none: False); qwen/common.py
  *    _enable_hybridep_full_iteration_mxfp8 (Qwen3-235B and 30B fp8mx on GB300, GB200,
  *    B300; 235B on B200).
- * GPT-OSS's MXFP8 configs set it too (v0.5.0 GPT_OSS_120B_PRETRAIN_CONFIG_{GB300,GB200}_
- * FP8_MX_V2) but are not read here: its attention sinks keep plateau on
- * FlashAttention-2's figures (layout.c te_uses_cudnn), and TE disables FusedAttention
- * for FP8 with a non-vanilla softmax (get_attention_backend, v2.14). */
+ *  - GPT-OSS 120B: v0.5.0 GPT_OSS_120B_PRETRAIN_CONFIG_{GB300,GB200}_FP8_MX_V2
+ *    (gpt_oss_workload_base_configs.py) for 26.06 and 26.06.01; 26.08 (HEAD
+ *    perf_recipes/gpt_oss/{gb300,gb200}/gpt_oss.py *_fp8mx_config ->
+ *    common.py _apply_gpt_oss_120b_full_iter_fp8mx_configs); not B300/B200 (their
+ *    FP8_MX_V2 are the BF16 configs; HEAD's b300/b200 fp8mx set none). TE 2.16
+ *    (v0.5.0's pin) runs FP8 attention with sinks and with a sliding window on
+ *    sm100 from cuDNN 9.21 (get_attention_backend "Filter: Softmax type" and
+ *    "Filter: Sliding window attention"; TE 2.14 refused both, so no earlier
+ *    section is read); the rows take today's cuDNN (layout.c te_uses_cudnn). */
 static void bridge_fp8_attention(const struct validate_in *in, struct pl_layout *l,
                                  struct pl_vrow *row) {
   static const struct {
@@ -549,6 +554,7 @@ static void bridge_fp8_attention(const struct validate_in *in, struct pl_layout 
       {"26.06 26.06.01", "Qwen3_30B", "GB300 GB200 B300"},
       {"26.08", "Qwen3_235B", "GB300 GB200 B300 B200"},
       {"26.08", "Qwen3_30B", "GB300 GB200 B300"},
+      {"26.06 26.06.01 26.08", "GPT OSS 120B", "GB300 GB200"},
   };
   for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
     if (!bridge_config_is(in, l, cfg[i].sections, cfg[i].model, cfg[i].gpus, PL_DTYPE_MXFP8))

@@ -32,9 +32,27 @@ cp "$TMP/out" "$TMP/te_a100.csv"
 check "te on a100 runs flash" [ "$(col "$TMP/te_a100.csv" framework.attention)" = flash ]
 expect_ok "${run[@]}" --gpu a100-80g --attention flash --format csv
 check "te on a100 = flash step" [ "$(col "$TMP/out" step_time_s)" = "$(col "$TMP/te_a100.csv" step_time_s)" ]
-# a sliding window (cuDNN >= 9.2 only) keeps FlashAttention-2 under te
+# a sliding window runs on cuDNN from 9.2 (fused_attn.cpp nvte_get_fused_attn_backend, TE
+# v2.9-v2.18), attention sinks from 9.13.1, and TE disables FlashAttention for sinks
+# (get_attention_backend "Filter: Softmax type"); below those versions plateau keeps flash
 expect_ok predict --model mistral-7b --gpus 8 --gpu h100 --attention te --format json
-check "te with a sliding window runs flash" [ "$(kernel)" = flash ]
+check "te with a sliding window, latest cuDNN: cudnn" [ "$(kernel)" = cudnn ]
+expect_ok predict --model mistral-7b --gpus 8 --gpu h100 --attention te --cudnn 9.1 --format json
+check "te with a sliding window, cuDNN 9.1: flash" [ "$(kernel)" = flash ]
+expect_ok predict --model mistral-7b --gpus 8 --gpu h100 --attention te --cudnn 9.2 --format json
+check "te with a sliding window, cuDNN 9.2: cudnn" [ "$(kernel)" = cudnn ]
+oss=(predict --model gpt-oss-120b --gpu h100 --gpus 64 --ep 8 --pp 4 --mbs 1 --gbs 64 --attention te)
+expect_ok "${oss[@]}" --format json
+check "te with sinks, latest cuDNN: cudnn" [ "$(kernel)" = cudnn ]
+expect_ok "${oss[@]}" --cudnn 9.13 --format json
+check "te with sinks, cuDNN 9.13.0: flash" [ "$(kernel)" = flash ]
+expect_ok "${oss[@]}" --cudnn 9.13.1 --format json
+check "te with sinks, cuDNN 9.13.1: cudnn" [ "$(kernel)" = cudnn ]
+# FP8 attention with sinks or a window: TE 2.16 keeps cuDNN for it from cuDNN 9.21 on sm100
+ossfp8=(predict --model gpt-oss-120b --cluster gb300-nvl72 --gpus 64 --ep 16 --mbs 4 --gbs 1280 --dtype mxfp8 --attention te --fp8-attention on)
+expect_ok "${ossfp8[@]}" --cudnn 9.21 --format json
+check "fp8 attention with sinks, cuDNN 9.21: cudnn" [ "$(kernel)" = cudnn ]
+expect_fail 1 "^plateau: layout: fp8 attention with attention sinks or a sliding window needs cuDNN 9.21 or newer; use --cudnn latest or --fp8-attention off$" -- "${ossfp8[@]}" --cudnn 9.13.1
 
 # the presets that run Transformer Engine pick te; a flag overrides it
 expect_ok "${run[@]}" --gpu h100 --framework megatron-core --format json

@@ -206,9 +206,14 @@ static void nvls(void) {
 /* An NVL72 rack (gb200-nvl72, one node of 72 ranks): NCCL has at most
  * NCCL_MAX_NVLS_ARITY = 32 NVLS heads, and the heads carry S x 33/32 per
  * direction: algbw = 721.8 x 0.74 (Blackwell nvlsEfficiency) x 32/33 (not
- * 72/73). Chunks: 16 channels x 72 ranks = 1152 streams; 8 GiB is below
- * 64 x 1152 x 128 KiB, not below 8 x 1152 x 64 KiB: 64 KiB chunks,
- * ceil(8 GiB / 72 MiB) = 114 loops of 3.4 us, fill one 72 MiB loop.
+ * 72/73). Chunks: NCCL's concurrentOps = nvlsChannels x nHeads; the preset
+ * states no release, so the default's (2.28) 24 Blackwell channels of one
+ * NVLink domain x 32 heads = 768 streams; 8 GiB is not below 64 x 768 x
+ * 128 KiB = 6 GiB: 128 KiB chunks, ceil(8 GiB / 96 MiB) = 86 loops of
+ * 3.4 us, fill one 96 MiB loop. With NCCL 2.26.2 (32 channels): 1,024
+ * streams, 8 GiB is not below 64 x 1024 x 128 KiB = 8 GiB: 128 KiB, 64
+ * loops, fill 128 MiB. (Before session 14 the streams were 16 x 72 = 1,152:
+ * 64 KiB chunks, 114 loops.)
  * all_gather and reduce_scatter: no NVLS above 32 ranks (src/enqueue.cc);
  * on 32 ranks it runs at 721.8 x 0.74. */
 static void nvls_rack(void) {
@@ -222,7 +227,13 @@ static void nvls_rack(void) {
                                   PL_PROTO_SIMPLE, &c),
                PL_OK);
   double bw = 721.8 * 0.74 * 32.0 / 33.0 * GB;
-  CHECK_NEAR_REL(c.time_s, (25 + 114 * 3.4) * US + (8 * GIB + 72 * MIB) / bw, 1e-9);
+  CHECK_NEAR_REL(c.time_s, (25 + 86 * 3.4) * US + (8 * GIB + 96 * MIB) / bw, 1e-9);
+  struct pl_cluster gb226 = gb;
+  CHECK_STATUS(pl_nccl_version_parse("2.26.2", &gb226.nccl_version, &d), PL_OK, dp);
+  CHECK_EQ_INT(pl_coll_time_proto(&gb226, PL_COLL_ALL_REDUCE, 8 * GIB, rack, PL_ALGO_NVLS,
+                                  PL_PROTO_SIMPLE, &c),
+               PL_OK);
+  CHECK_NEAR_REL(c.time_s, (25 + 64 * 3.4) * US + (8 * GIB + 128 * MIB) / bw, 1e-9);
   CHECK(pl_coll_time_proto(&gb, PL_COLL_ALL_GATHER, GIB, rack, PL_ALGO_NVLS, PL_PROTO_SIMPLE,
                            &c) != PL_OK);
   CHECK(pl_coll_time_proto(&gb, PL_COLL_REDUCE_SCATTER, GIB, rack, PL_ALGO_NVLS,
@@ -236,6 +247,33 @@ static void nvls_rack(void) {
   /* the tuner leaves NVLS for the ring on 72 ranks */
   CHECK_EQ_INT(pl_coll_time(&gb, PL_COLL_ALL_GATHER, 64 * MIB, rack, PL_ALGO_AUTO, &c), PL_OK);
   CHECK(c.algo != PL_ALGO_NVLS);
+}
+
+/* One DGX B200 node (8 GPUs, 8 heads): NVLS on 24 channels from NCCL 2.27
+ * (NVLS_NCHANNELS_SM100_NVL, src/transport/nvls.cc), 32 before; algbw =
+ * 721.8 x 0.74 x 8/9 = 474.78 GB/s. 8 GiB, default release: 24 x 8 = 192
+ * streams, not below 64 x 192 x 128 KiB = 1.5 GiB: 128 KiB chunks, ceil(8
+ * GiB / 24 MiB) = ceil(341.3) = 342 loops of 3.4 us, fill 24 MiB: 25 +
+ * 1162.8 us + (8 GiB + 24 MiB) / 474.78 GB/s = 19.33 ms, 777.6 GB/s busbw
+ * (16 channels, before session 14: 512 loops, 755.7). NCCL 2.26.2: 32 x 8
+ * = 256 streams, 256 loops, fill 32 MiB. */
+static void nvls_blackwell_node(void) {
+  struct pl_cluster b2;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_cluster_load("dgx-b200", &b2, &d), PL_OK, dp);
+  struct pl_coll_cost c = {0};
+  struct pl_group node = {8, 8};
+  double bw = 721.8 * 0.74 * 8.0 / 9.0 * GB;
+  CHECK_EQ_INT(pl_coll_time_proto(&b2, PL_COLL_ALL_REDUCE, 8 * GIB, node, PL_ALGO_NVLS,
+                                  PL_PROTO_SIMPLE, &c),
+               PL_OK);
+  CHECK_NEAR_REL(c.time_s, (25 + 342 * 3.4) * US + (8 * GIB + 24 * MIB) / bw, 1e-9);
+  CHECK_STATUS(pl_nccl_version_parse("2.26.2", &b2.nccl_version, &d), PL_OK, dp);
+  CHECK_EQ_INT(pl_coll_time_proto(&b2, PL_COLL_ALL_REDUCE, 8 * GIB, node, PL_ALGO_NVLS,
+                                  PL_PROTO_SIMPLE, &c),
+               PL_OK);
+  CHECK_NEAR_REL(c.time_s, (25 + 256 * 3.4) * US + (8 * GIB + 32 * MIB) / bw, 1e-9);
 }
 
 static void p2p(void) {
@@ -836,6 +874,7 @@ int main(void) {
   tree();
   nvls();
   nvls_rack();
+  nvls_blackwell_node();
   p2p();
   tuner_choices();
   tuner_cloud();

@@ -626,6 +626,36 @@ static void test_mxfp8_attention(void) {
   CHECK_NEAR_REL(pl_op_run_time_s(&h, &l, &gqa, &a, PL_PASS_FWD), f16, 1e-12);
 }
 
+/* cuDNN's FP8/MXFP8 backward with a sliding window runs the whole causal
+ * triangle (compute.c attn_fp8_window_bwd; NVIDIA's cuDNN 9.22 GPT-OSS SDPA
+ * benchmark, data/published/cudnn-frontend/sdpa_gpt_oss_gb300.csv: the MXFP8
+ * backward at window 128 grows x3.6-3.9 per doubling of the sequence, the BF16
+ * one and both forwards x2). A 128-key window over 4096 queries (shape_op: 64
+ * heads, FLOPs 128 / 320 per score) under MXFP8 attention on gb300:
+ *  - backward = 1.022 x the BF16 backward of the causal op over all 4096 keys,
+ *    whose FLOPs are 4096 / 128 = 32 x the window's (shape_op(64, 4096, 4096));
+ *  - forward = 0.722 x its own BF16 forward (the forward skips by window).
+ * The BF16 windowed backward keeps its window (well under the causal one). */
+static void test_mxfp8_window_backward(void) {
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("gb300", &g, &d), PL_OK, dp);
+  struct pl_layout l = {.dtype = PL_DTYPE_MXFP8, .attention_cudnn = true};
+  struct pl_model gqa = {.head_dim = 128};
+  struct pl_op win = shape_op(64, 4096, 128), full = shape_op(64, 4096, 4096);
+  CHECK_NEAR_REL(full.bwd_flops, 32.0 * win.bwd_flops, 1e-12);
+  double win_f16 = pl_op_run_time_s(&g, &l, &gqa, &win, PL_PASS_FWD);
+  double win_b16 = pl_op_run_time_s(&g, &l, &gqa, &win, PL_PASS_BWD);
+  double full_b16 = pl_op_run_time_s(&g, &l, &gqa, &full, PL_PASS_BWD);
+  CHECK(win_b16 > 0 && full_b16 > 4.0 * win_b16);
+  l.fp8_attention = true;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &l, &gqa, &win, PL_PASS_BWD), 1.022 * full_b16, 1e-12);
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &l, &gqa, &win, PL_PASS_FWD), 0.722 * win_f16, 1e-12);
+  /* the causal op itself is unchanged by the rule */
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &l, &gqa, &full, PL_PASS_BWD), 1.022 * full_b16, 1e-12);
+}
+
 /* FlashAttention-2's rate by shape (h100 attention.shape: asymptote 0.340 /
  * 0.335 of peak, per-tile fixed cost 144 / 416 key positions; 132 SMs,
  * 128-row tiles, sustained 0.887), worked by hand with shape_op's FLOPs
@@ -1997,6 +2027,7 @@ int main(void) {
   test_cudnn_913_attention();
   test_cudnn_head_dim_64();
   test_mxfp8_attention();
+  test_mxfp8_window_backward();
   test_flash_attention_shape();
   test_blackwell_cudnn_attention();
   test_memory_op();

@@ -112,6 +112,31 @@ static void test_fabric_sharing(void) {
   }
 }
 
+/* A copy-engine transfer (SIM_RES_INTRA_CE, Transformer Engine's ring
+ * exchange) takes no SM: compute of 10 s beside a 5 s one at a 25%
+ * slowdown still ends at 10 (an SM collective would end it at 11, above).
+ * It shares the node's fabric with an SM collective (SIM_RES_INTRA): a 2 s
+ * one of each, started together, run at half speed and both end at 4, and
+ * compute beside them is slowed only while the SM one runs: 4 s at 0.8
+ * (3.2 s of work), the remaining 6.8 s at full speed: ends at 10.8. */
+static void test_copy_engine(void) {
+  for (int sm = 0; sm < 2; sm++) {
+    struct sim_engine e;
+    CHECK_STATUS(sim_engine_init(&e, 1, 4, 0.25), PL_OK, nodiag);
+    int32_t c = sim_stream_add(&e, 0), x = sim_stream_add(&e, 0), y = sim_stream_add(&e, 0);
+    int32_t tc = sim_task_add(&e, c, 10.0, SIM_RES_COMPUTE);
+    int32_t tx = sim_task_add(&e, x, sm ? 2.0 : 5.0, SIM_RES_INTRA_CE);
+    int32_t ty = sm ? sim_task_add(&e, y, 2.0, SIM_RES_INTRA) : SIM_NONE;
+    struct pl_diag d, *dp = &d;
+    CHECK_STATUS(sim_engine_run(&e, &d), PL_OK, dp);
+    CHECK_NEAR_REL(e.tasks[tx].end_s, sm ? 4.0 : 5.0, EXACT);
+    if (sm)
+      CHECK_NEAR_REL(e.tasks[ty].end_s, 4.0, EXACT);
+    CHECK_NEAR_REL(e.tasks[tc].end_s, sm ? 10.8 : 10.0, EXACT);
+    sim_engine_free(&e);
+  }
+}
+
 /* Simulate a pipeline schedule with free communication: every chunk's
  * forward takes tf / vp and backward tb / vp on every stage. Returns the
  * makespan. */
@@ -211,6 +236,7 @@ int main(void) {
   test_cycle_is_reported();
   test_overlap_slowdown();
   test_fabric_sharing();
+  test_copy_engine();
   test_bubble_1f1b_gpipe();
   test_bubble_interleaved();
   test_schedules_complete();

@@ -546,6 +546,61 @@ static void check_ep_overlap(void) {
   sim_step_free(&ref);
 }
 
+/* Transformer Engine's userbuffers (tp_comm_overlap): the layers' tp
+ * all_gathers are ring exchanges on the copy engines (TE v2.8
+ * module/base.py initialize_ub: ring_exchange, use_ce True), issued as
+ * SIM_RES_INTRA_CE tasks; the reduce_scatters (pipeline, bulk: SM kernels)
+ * stay SIM_RES_INTRA. Without the overlap no task is a copy-engine one. The
+ * compressed step agrees with the whole one either way. */
+static void check_ub_copy_engine(void) {
+  static struct pl_run run;
+  static struct pl_step fast_out, ref_out;
+  struct pl_flops fl;
+  struct pl_diag d;
+  memset(&run, 0, sizeof run);
+  CHECK_STATUS(pl_model_load("llama3-8b", &run.model, &d), PL_OK, &d);
+  CHECK_STATUS(pl_cluster_load("dgx-h100", &run.cluster, &d), PL_OK, &d);
+  for (int on = 0; on < 2; on++) {
+    struct sim_step fast, ref;
+    run.layout = (struct pl_layout){.gpus = 16, .tp = 8, .pp = 1, .cp = 1, .mbs = 1, .gbs = 8,
+                                    .shard = PL_SHARD_ZERO1, .shard_set = true,
+                                    .tp_comm_overlap = on};
+    CHECK_STATUS(pl_layout_resolve(&run.layout, &run.model, &run.cluster, &d), PL_OK, &d);
+    CHECK(run.layout.sp && run.layout.tp_comm_overlap == (on != 0));
+    pl_flops_compute(&run.model, &run.layout, &fl);
+    CHECK_STATUS(sim_step_build(&ref, &run, true, &d), PL_OK, &d);
+    int n_ce = 0, n_ce_bad = 0, n_rs = 0, n_rs_ce = 0;
+    for (int32_t i = 0; i < ref.eng.n_tasks; i++) {
+      const struct sim_meta *mt = &ref.meta[i];
+      if (mt->coll < 0 || strcmp(ref.colls[mt->coll].group, "tp") != 0)
+        continue;
+      bool ce = ref.eng.tasks[i].res == SIM_RES_INTRA_CE;
+      if (ce) {
+        n_ce++;
+        n_ce_bad += ref.colls[mt->coll].op != PL_COLL_ALL_GATHER || mt->coll2 >= 0;
+      }
+      if (ref.colls[mt->coll].op == PL_COLL_REDUCE_SCATTER) {
+        n_rs++;
+        n_rs_ce += ce;
+      }
+    }
+    CHECK(on ? n_ce > 0 : n_ce == 0);
+    CHECK_EQ_INT(n_ce_bad, 0);
+    CHECK(n_rs > 0);
+    CHECK_EQ_INT(n_rs_ce, 0);
+    CHECK_STATUS(sim_step_build_fast(&fast, &run, &d), PL_OK, &d);
+    memset(&fast_out, 0, sizeof fast_out);
+    memset(&ref_out, 0, sizeof ref_out);
+    CHECK_STATUS(sim_account(&fast, &fl, &fast_out), PL_OK, &d);
+    CHECK_STATUS(sim_account(&ref, &fl, &ref_out), PL_OK, &d);
+    same_step(&fast_out, &ref_out);
+    printf("ub copy engine %d: %d ring-exchange tasks, step %.6f s\n", on, n_ce,
+           ref_out.step_time_s);
+    sim_step_free(&fast);
+    sim_step_free(&ref);
+  }
+}
+
 int main(void) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     check_same(&cases[i], cases[i].compressed);
@@ -573,6 +628,7 @@ int main(void) {
   check_fallback(&cases[1], 2, 1);
   check_fallback(&cases[2], 6, 1);
   check_ep_overlap();
+  check_ub_copy_engine();
   CHECK(sweep() > 100); /* the grid exercises compression, not only whole steps */
   return check_finish();
 }

@@ -735,7 +735,13 @@ static void test_moe_rows(void) {
       "Qwen3_235B_a22B,,,,,4096,DGX-GB300,256,1,4,1,32,12,,,2,8192,MXFP8,pretrain,7280,\n"
       /* DeepSeek-V3 MXFP8 on GB200 in 26.06 (v0.5.0 GB200_FP8_MX_V1: no fp8 attention) */
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.06 NeMo Container / x,"
-      "DeepSeekV3,,,,,4096,DGX-GB200,256,1,4,1,64,4,,,1,4096,MXFP8,pretrain,4969,\n";
+      "DeepSeekV3,,,,,4096,DGX-GB200,256,1,4,1,64,4,,,1,4096,MXFP8,pretrain,4969,\n"
+      /* GPT-OSS 120B MXFP8 in 26.06: v0.5.0 GPT_OSS_120B_PRETRAIN_CONFIG_GB300_FP8_MX_V2
+       * sets fp8_dot_product_attention, its B300 FP8_MX_V2 (= the BF16 config) not */
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.06 NeMo Container / x,"
+      "GPT OSS 120B,,,,,4096,DGX-GB300,64,1,1,1,16,,,,4,1280,MXFP8,pretrain,33166,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.06 NeMo Container / x,"
+      "GPT OSS 120B,,,,,4096,DGX-B300,64,1,1,1,8,,,,4,1280,MXFP8,pretrain,18534,\n";
   pl_validation_init(&v);
   CHECK_STATUS(pl_validation_add_csv(&v, "bridge", ver, strlen(ver), &d), PL_OK, dp);
   /* MXFP8 attention by release (source_bridge.c bridge_fp8_attention): v0.5.0 (26.06,
@@ -743,9 +749,9 @@ static void test_moe_rows(void) {
    * GB300/GB200/B300 FP8_MX_V1 and 26.08's perf_recipes set fp8_dot_product_attention;
    * 26.02-26.04.01 (no config of v0.3.x-v0.4.x), B200 Qwen3-30B, H100 and DeepSeek-V3
    * GB200 do not */
-  const bool fp8_attn[] = {true, false, true, true, true, false, false,
-                           false, false, false, false, true, false};
-  for (int i = 0; i < 13; i++) {
+  const bool fp8_attn[] = {true,  false, true,  true, true,  false, false, false,
+                           false, false, false, true, false, true,  false};
+  for (int i = 0; i < 15; i++) {
     r = row_of(&v, 1 + i);
     CHECK(r != NULL && !r->skipped && r->layout.fp8_attention == fp8_attn[i]);
   }
