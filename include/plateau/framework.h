@@ -119,6 +119,9 @@ struct pl_framework {
                                           (layout.nvfp4_rht_unfused) */
   enum pl_setting fused_grouped_mlp;   /* the experts' MLP as Transformer Engine's fused MXFP8
                                           grouped MLP (layout.fused_grouped_mlp) */
+  bool cudnn_cluster_margin_set;
+  int64_t cudnn_cluster_margin;        /* 2-SM clusters the fused grouped MLP's cuDNN kernels
+                                          leave free (layout.cudnn_cluster_margin) */
   enum pl_setting cudnn_913;           /* alias of cudnn_version 9.13 (on) / latest (off, when
                                           the version is 9.13.x): cuDNN 9.13's rates */
   bool cudnn_version_set;              /* cudnn_version below is given; it wins over the aliases */

@@ -242,6 +242,11 @@ struct pl_layout {
                               gone; needs dtype
                               mxfp8, compute capability 10.x, a gated MoE model with etp 1 and
                               widths divisible by 64 (pl_layout_resolve refuses otherwise) */
+  int64_t cudnn_cluster_margin; /* input: clusters of two SMs that the fused grouped MLP's cuDNN
+                              kernels leave out of their persistent grid for concurrent
+                              communication (cuDNN frontend's CUDNNFE_CLUSTER_OVERLAP_MARGIN;
+                              Megatron-Bridge's fused-MLP configs set 8); needs fused_grouped_mlp;
+                              0 = none (src/sim/compute.c cluster_margin_s) */
   bool attention_te;       /* input: Transformer Engine picks the kernel (get_attention_backend):
                               pl_layout_resolve sets attention_cudnn on compute capability >= 9.0
                               (GPU arch hopper, blackwell) where cuDNN trains the head dims, and

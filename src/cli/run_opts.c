@@ -1,6 +1,7 @@
 /* run_opts.c: turn the shared run options into a struct pl_run. */
 #include "run_opts.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,6 +206,16 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
   if (passes >= 0) {
     fw->logit_metric_passes = passes;
     fw->logit_metric_passes_set = true;
+  }
+  if ((v = cli_get(args, "cudnn-cluster-margin")) != NULL) {
+    /* 0 is a value here (no margin, over a preset's), so not cli_get_int */
+    char *end = NULL;
+    errno = 0;
+    long long margin = strtoll(v, &end, 10);
+    if (end == v || *end != '\0' || errno != 0 || margin < 0 || margin > 64)
+      return cli_fail("--cudnn-cluster-margin: '%s' is not a cluster count 0..64", v);
+    fw->cudnn_cluster_margin = margin;
+    fw->cudnn_cluster_margin_set = true;
   }
   if (time_flag(args, "host-per-kernel", "37 us", &fw->host_per_kernel_s,
                 &fw->host_per_kernel_set) != 0 ||

@@ -196,6 +196,14 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
     fw->logit_metric_passes_set = true;
     return PL_OK;
   }
+  if (strcmp(key, "cudnn_cluster_margin") == 0) {
+    if (!YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < 0 || YAJL_GET_INTEGER(v) > 64)
+      return pl_diag_set(diag, PL_ERR_PARSE,
+                         "%s: behaviour 'cudnn_cluster_margin' must be an integer 0..64", origin);
+    fw->cudnn_cluster_margin = YAJL_GET_INTEGER(v);
+    fw->cudnn_cluster_margin_set = true;
+    return PL_OK;
+  }
   if (strcmp(key, "host_per_kernel") == 0)
     return read_host_time(s, key, "37 us", origin, &fw->host_per_kernel_s, &fw->host_per_kernel_set, diag);
   if (strcmp(key, "host_per_gemm") == 0)
@@ -411,6 +419,8 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->fp8_attention, &l->fp8_attention, false);
   put(fw->nvfp4_rht_unfused, &l->nvfp4_rht_unfused, false);
   put(fw->fused_grouped_mlp, &l->fused_grouped_mlp, false);
+  if (fw->cudnn_cluster_margin_set)
+    l->cudnn_cluster_margin = fw->cudnn_cluster_margin;
   put(fw->tp_seq_copies, &l->tp_seq_copies, false);
   put(fw->cp_allgather, &l->cp_allgather, false);
   put(fw->async_tp, &l->async_tp, false);
@@ -478,6 +488,8 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->fp8_attention = setting(l->fp8_attention);
   out->nvfp4_rht_unfused = setting(l->nvfp4_rht_unfused);
   out->fused_grouped_mlp = setting(l->fused_grouped_mlp);
+  out->cudnn_cluster_margin_set = true;
+  out->cudnn_cluster_margin = l->cudnn_cluster_margin;
   out->tp_seq_copies = setting(l->tp_seq_copies);
   out->cp_allgather = setting(l->cp_allgather);
   out->async_tp = setting(l->async_tp);

@@ -747,6 +747,20 @@ static enum pl_status resolve_attention(struct pl_layout *l, const struct pl_mod
  * GEGLU, no expert tensor parallelism). */
 static enum pl_status check_fused_mlp(const struct pl_layout *l, const struct pl_model *m,
                                       const struct pl_cluster *c, struct pl_diag *diag) {
+  /* layout.cudnn_cluster_margin: CUDNNFE_CLUSTER_OVERLAP_MARGIN acts on cuDNN
+   * frontend's grouped GEMM kernels only, and cuDNN refuses a margin that leaves
+   * no cluster ("max_active_clusters must be > 0 after applying overlap margin",
+   * python/cudnn/grouped_gemm/grouped_gemm_glu/api.py, v1.23.0) */
+  if (l->cudnn_cluster_margin > 0 && !l->fused_grouped_mlp)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: the cuDNN cluster margin applies to the fused grouped MLP's "
+                       "kernels only; use --fused-grouped-mlp on or --cudnn-cluster-margin 0");
+  if (l->cudnn_cluster_margin > 0 && l->cudnn_cluster_margin >= c->gpu.sm_count / 2)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: a cuDNN cluster margin of %lld leaves none of gpu '%s''s %lld "
+                       "two-SM clusters; use --cudnn-cluster-margin below %lld",
+                       (long long)l->cudnn_cluster_margin, c->gpu.name,
+                       (long long)(c->gpu.sm_count / 2), (long long)(c->gpu.sm_count / 2));
   if (!l->fused_grouped_mlp)
     return PL_OK;
   int64_t fe = l->etp > 0 ? m->expert_ffn / l->etp : m->expert_ffn;

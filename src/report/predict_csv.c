@@ -278,6 +278,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.cp_allgather", pl_setting_name(fw.cp_allgather));
   /* added after those: PyTorch's micro-pipeline TP (layout.h) */
   col_str(c, "framework.async_tp", pl_setting_name(fw.async_tp));
+  /* added after those: the fused grouped MLP's cuDNN cluster margin (layout.h) */
+  col_int(c, "framework.cudnn_cluster_margin", fw.cudnn_cluster_margin);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

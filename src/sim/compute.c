@@ -669,6 +669,34 @@ double pl_mxfp8_attention_ratio(const struct pl_gpu *g, const struct pl_model *m
   return r > 0 ? r : 1.0;
 }
 
+/* The fused grouped MLP's cuDNN kernels under a cluster margin
+ * (layout.cudnn_cluster_margin, cuDNN frontend's CUDNNFE_CLUSTER_OVERLAP_MARGIN,
+ * which Megatron-Bridge sets so the all-to-all finds free SMs beside them):
+ * grouped_gemm_glu, grouped_gemm_quant and grouped_gemm_dglu
+ * (python/cudnn/grouped_gemm/<kernel>/api.py compile(), v1.23.0) launch a
+ * persistent grid of get_max_active_clusters(2) - margin clusters (their
+ * default mma_tiler_mn (256, 256) pairs two SMs, cluster_shape_mn (2, 1);
+ * Transformer Engine v2.16 ops/fused/{forward,backward}_grouped_mlp.py passes
+ * no tiler), so with C = SMs / 2 clusters the experts' forward and
+ * input-gradient GEMMs take C / (C - margin) of their whole-GPU time. The
+ * weight-gradient kernel (grouped_gemm_wgrad, v1.23.0) keeps the whole grid:
+ * of a backward, only the dgrad share of gemm_op_s's dgrad + wgrad grows. */
+static double cluster_margin_s(const struct pl_gpu *g, const struct pl_layout *l,
+                               const struct pl_op *op, enum pl_pass pass, double t) {
+  if (!l->fused_grouped_mlp || l->cudnn_cluster_margin <= 0 || op->kind != PL_OP_GEMM ||
+      op->name == NULL || strncmp(op->name, "expert_fc", 9) != 0 ||
+      l->cudnn_cluster_margin >= g->sm_count / 2)
+    return t;
+  double clusters = (double)(g->sm_count / 2);
+  double f = clusters / (clusters - (double)l->cudnn_cluster_margin);
+  if (pass == PL_PASS_FWD)
+    return t * f;
+  double dgrad = pl_gemm_time_s(g, l->dtype, op->m, op->k, op->n, op->count);
+  double wgrad = pl_gemm_time_s(g, l->dtype, op->k, op->n, op->m, op->count);
+  double share = dgrad + wgrad > 0 ? dgrad / (dgrad + wgrad) : 0;
+  return t * (1.0 + share * (f - 1.0));
+}
+
 /* cuDNN's FP8/MXFP8 SDPA backward with a sliding window runs the whole causal
  * triangle: NVIDIA's published cuDNN 9.22 GPT-OSS SDPA benchmark (cudnn-frontend
  * benchmark/sdpa_benchmark_training/results/gpt_oss/ @ fb682ce, the GB200 and
@@ -711,7 +739,7 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
    * layout.head_16bit: Megatron-Core's output layer is tensor_parallel.ColumnParallelLinear) */
   if (op->kind == PL_OP_GEMM && op->high_precision)
     return pl_op_time_s(g, PL_DTYPE_BF16, op, pass);
-  return pl_op_time_s(g, l->dtype, op, pass);
+  return cluster_margin_s(g, l, op, pass, pl_op_time_s(g, l->dtype, op, pass));
 }
 
 /* Whether the run replays op from a CUDA graph (layout.cuda_graph_scopes,

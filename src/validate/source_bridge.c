@@ -599,7 +599,13 @@ static void bridge_nvfp4_rht(const struct validate_in *in, struct pl_layout *l,
  *    qwen/common.py _enable_hybridep_full_iteration_mxfp8 (qwen3_235b and qwen3_30b fp8mx
  *    on gb300, gb200, b300; 235b 256-GPU on b200) and gpt_oss/common.py
  *    _apply_gpt_oss_120b_full_iter_fp8mx_configs (gb300, gb200), each with the env
- *    NVTE_CUTEDSL_FUSED_GROUPED_MLP: 1 in its config function. */
+ *    NVTE_CUTEDSL_FUSED_GROUPED_MLP: 1 in its config function.
+ * Each of these configurations also runs the fused kernels with a cluster margin of 8
+ * (layout.cudnn_cluster_margin, cuDNN frontend's CUDNNFE_CLUSTER_OVERLAP_MARGIN): v0.5.0
+ * scripts/performance/perf_plugins.py sets CUDNNFE_CLUSTER_OVERLAP_MARGIN=8 whenever
+ * cutedsl_fused_grouped_mlp and moe_a2a_overlap (every v0.5.0 config above sets both);
+ * the 26.08 perf_recipes above carry "CUDNNFE_CLUSTER_OVERLAP_MARGIN": 8 in the same
+ * config functions' env. */
 static void bridge_fused_mlp(const struct validate_in *in, struct pl_layout *l,
                              struct pl_vrow *row) {
   static const struct {
@@ -615,8 +621,10 @@ static void bridge_fused_mlp(const struct validate_in *in, struct pl_layout *l,
   for (size_t i = 0; i < sizeof on / sizeof on[0]; i++) {
     if (bridge_config_is(in, l, on[i].sections, on[i].model, on[i].gpus, PL_DTYPE_MXFP8)) {
       l->fused_grouped_mlp = true;
+      l->cudnn_cluster_margin = 8;
       validate_note(row, "fused MXFP8 grouped MLP (the release's cutedsl_fused_grouped_mlp / "
-                         "TE op fuser)");
+                         "TE op fuser), its cuDNN kernels with 8 clusters left free (the "
+                         "release's CUDNNFE_CLUSTER_OVERLAP_MARGIN)");
       return;
     }
   }

@@ -29,6 +29,8 @@
  *                (the rules of these two: sources_scale.c)
  *   torchtitan   pytorch/torchtitan benchmarks / docs/performance.md:
  *                tokens/s per GPU, printed (source_torchtitan.c)
+ *   fms          IBM fms-fsdp (PyTorch blog 2024-03, README 2024-05):
+ *                tokens/s per GPU, printed (source_fms.c)
  * These are conventions of the sources, not corrections: nothing here looks
  * at a prediction. */
 #include <stdio.h>
@@ -847,6 +849,25 @@ static const struct validate_source sources[] = {
      .overrides = validate_torchtitan_overrides,
      .hardware = validate_torchtitan_hardware,
      .measure = validate_torchtitan_measure},
+    /* IBM + PyTorch's FSDP runs (PyTorch blog 2024-03 and fms-fsdp README):
+     * FSDP1 as the pytorch-fsdp preset; fms's LLaMA (fms/models/llama.py
+     * LLaMAConfig: SwiGLU, RMS norm, RoPE, tie_heads False, no biases,
+     * p_dropout 0) is the family validate_torchtitan_model sets */
+    {.key = "fms",
+     .framework = "pytorch-fsdp",
+     .match = "foundation-model-stack/fms-fsdp",
+     .family = "Llama 2 as IBM's foundation-model-stack builds it (fms/models/llama.py): SwiGLU, "
+               "RoPE, RMSNorm, untied head, no biases, no dropout; FSDP1, SDPA FlashAttention-2, "
+               "eager kernels unless the row says torch.compile",
+     .pos = PL_POS_ROTARY,
+     .sequence_parallel = false,
+     .megatron_vocab_pad = false,
+     .use_preset = true,
+     .model = validate_torchtitan_model,
+     .modes = validate_fms_modes,
+     .overrides = validate_fms_overrides,
+     .hardware = validate_fms_hardware,
+     .measure = validate_fms_measure},
 };
 
 const struct validate_source *validate_source_find(const char *source_cell) {
@@ -860,5 +881,5 @@ const char *validate_source_list(void) {
   return "Narayanan et al. SC21, Korthikanti et al. 2022, Megatron-LM README 2020, MT-NLG, "
          "BigScience BLOOM, MosaicML llm-foundry, OPT, NeMo performance summary, MLPerf "
          "Training GPT-3, vTrain, Megatron-Bridge performance summary, Megatron MoE model zoo, "
-         "MegaScale, Llama 3 Herd of Models, torchtitan";
+         "MegaScale, Llama 3 Herd of Models, torchtitan, IBM fms-fsdp";
 }

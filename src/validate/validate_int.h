@@ -199,6 +199,16 @@ void validate_torchtitan_hardware(const struct validate_in *in, const struct pl_
 bool validate_torchtitan_measure(const struct validate_in *in, const struct pl_run *run,
                                  struct pl_vrow *row);
 
+/* IBM's foundation-model-stack/fms-fsdp runs (source_fms.c): the rules of its
+ * table entry in sources.c (the model family is validate_torchtitan_model's). */
+bool validate_fms_modes(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
+bool validate_fms_overrides(const struct validate_in *in, struct pl_framework *fw,
+                            struct pl_vrow *row);
+void validate_fms_hardware(const struct validate_in *in, const struct pl_layout *l,
+                           struct pl_cluster *c, struct pl_vrow *row);
+bool validate_fms_measure(const struct validate_in *in, const struct pl_run *run,
+                          struct pl_vrow *row);
+
 /* A summary (pl_validation_summarize) of the rows sel keeps (sel NULL: all). */
 typedef bool (*validate_sel)(const struct pl_vrow *row, const void *arg);
 enum pl_status validate_summarize_sel(const struct pl_vrow *rows, size_t n, validate_sel sel,

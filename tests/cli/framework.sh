@@ -574,8 +574,9 @@ check "--cudnn-913 on: cuDNN 9.13's lower rates, a slower step" faster "$TMP/out
 expect_ok predict $c913 --cudnn-913 on --format csv
 check "cudnn 9.13: csv column on" [ "$(col "$TMP/out" framework.cudnn_913)" = on ]
 # appended columns keep their order: cudnn_913, then tp_seq_copies (added after it by tt13, session 13),
-# then cudnn_version (cudnn13, session 13), then cp_allgather (cp13, session 13), then async_tp (atp13, session 13)
-check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp$' "$TMP/out"
+# then cudnn_version (cudnn13, session 13), then cp_allgather (cp13, session 13), then async_tp (atp13, session 13),
+# then cudnn_cluster_margin (ossmoe14, session 14)
+check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin$' "$TMP/out"
 expect_ok predict $c24 --cudnn-913 on --format json
 check "--cudnn-913 on: h100 (no 9.13 figures) runs unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_off.json" step_time_s)" ]
 expect_fail 1 "^plateau: --cudnn-913: unknown value 'yes' \(expected on\|off\)" -- predict --cudnn-913 yes
@@ -696,6 +697,37 @@ expect_fail 1 "^plateau: layout: the fused grouped MLP does not run with etp > 1
 expect_fail 1 "^plateau: --fused-grouped-mlp: unknown value 'yes' \(expected on\|off\)" -- predict --fused-grouped-mlp yes
 echo '{"name": "x", "behaviours": {"fused_grouped_mlp": "on"}}' >"$TMP/bad_fgm.json"
 expect_fail 1 "behaviour 'fused_grouped_mlp' must be true or false" -- predict --framework "$TMP/bad_fgm.json"
+
+# cudnn_cluster_margin (--cudnn-cluster-margin; docs/step-model.md 2.6): cuDNN frontend's
+# CUDNNFE_CLUSTER_OVERLAP_MARGIN, which Megatron-Bridge's fused-MLP configs set to 8: the fused
+# MLP's forward and dgrad kernels run on 80 - 8 of GB300's 80 two-SM clusters, a slower step;
+# 0 (the default) is the step without it; refused without the fused MLP and where no cluster
+# would remain. JSON and CSV, bad values, the framework file key.
+check "cluster margin: 0 by default" [ "$(json_num "$TMP/fgm_off.json" cudnn_cluster_margin)" = 0 ]
+expect_ok predict $fgm --fused-grouped-mlp on --format json
+cp "$TMP/out" "$TMP/fgm_on.json"
+expect_ok predict $fgm --fused-grouped-mlp on --cudnn-cluster-margin 8 --format json
+check "--cudnn-cluster-margin 8: in JSON" [ "$(json_num "$TMP/out" cudnn_cluster_margin)" = 8 ]
+check "--cudnn-cluster-margin 8: the fused MLP on 72 of 80 clusters, a slower step" faster "$TMP/out" "$TMP/fgm_on.json"
+expect_ok predict $fgm --fused-grouped-mlp on --cudnn-cluster-margin 0 --format json
+check "--cudnn-cluster-margin 0: the step without a margin" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/fgm_on.json" step_time_s)" ]
+expect_ok predict $fgm --fused-grouped-mlp on --cudnn-cluster-margin 8 --format csv
+check "cluster margin: csv column 8" [ "$(col "$TMP/out" framework.cudnn_cluster_margin)" = 8 ]
+echo '{"name": "x", "behaviours": {"fused_grouped_mlp": true, "cudnn_cluster_margin": 8}}' >"$TMP/margin.json"
+expect_ok predict $fgm --framework "$TMP/margin.json" --format json
+check "cluster margin: from a framework file" [ "$(json_num "$TMP/out" cudnn_cluster_margin)" = 8 ]
+expect_ok predict $fgm --framework "$TMP/margin.json" --cudnn-cluster-margin 0 --format json
+check "--cudnn-cluster-margin 0 overrides the file" [ "$(json_num "$TMP/out" cudnn_cluster_margin)" = 0 ]
+expect_fail 1 "^plateau: layout: the cuDNN cluster margin applies to the fused grouped MLP's kernels only" -- predict $fgm --cudnn-cluster-margin 8
+sed '/"sm_count"/,/}/ s/"value": 160/"value": 100/' "$(dirname "$0")/../../data/gpus/gb300.json" >"$TMP/gb300_100sm.json"
+expect_fail 1 "^plateau: layout: a cuDNN cluster margin of 50 leaves none of gpu 'gb300''s 50 two-SM clusters" -- predict --model gpt-oss-120b --gpu "$TMP/gb300_100sm.json" --cluster gb300-nvl72 --gpus 64 --ep 64 --gbs 64 --dtype mxfp8 --fused-grouped-mlp on --cudnn-cluster-margin 50
+for bad in 65 -1 x 8.5 ''; do
+  expect_fail 1 "^plateau: --cudnn-cluster-margin: '$bad' is not a cluster count 0..64" -- predict --cudnn-cluster-margin "$bad"
+done
+echo '{"name": "x", "behaviours": {"cudnn_cluster_margin": "8"}}' >"$TMP/bad_margin.json"
+expect_fail 1 "behaviour 'cudnn_cluster_margin' must be an integer 0..64" -- predict --framework "$TMP/bad_margin.json"
+echo '{"name": "x", "behaviours": {"cudnn_cluster_margin": 65}}' >"$TMP/bad_margin.json"
+expect_fail 1 "behaviour 'cudnn_cluster_margin' must be an integer 0..64" -- predict --framework "$TMP/bad_margin.json"
 
 # tp_seq_copies (--tp-seq-copies; src/sim/segments.c tp_seq_copies): torchtitan's batch-first
 # sequence-parallel collectives copy their output (all_gather) or input (reduce_scatter). On in the

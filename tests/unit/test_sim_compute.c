@@ -1064,6 +1064,51 @@ static void test_fused_grouped_mlp_casts(void) {
   CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "expert_act") == NULL);
 }
 
+/* The fused grouped MLP's cuDNN kernels under a cluster margin
+ * (layout.cudnn_cluster_margin; cuDNN frontend v1.23.0 grouped_gemm_{glu,quant,dglu}
+ * launch get_max_active_clusters(2) - margin clusters, grouped_gemm_wgrad all of
+ * them). gb300: 160 SMs = 80 two-SM clusters; margin 8 leaves 72:
+ *  - forward: x 80 / 72 = 1.111111;
+ *  - backward of a square GEMM (8192 x 8192 x 8192: dgrad and wgrad the same
+ *    shape, so the same time): half of it x 80 / 72, half as is:
+ *    1 + 0.5 x (80 / 72 - 1) = 1 + 0.5 / 9 = 1.055556;
+ *  - no change for a GEMM that is not an expert's (proj), without the fused MLP,
+ *    or with margin 0. */
+static void test_cluster_margin(void) {
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("gb300", &g, &d), PL_OK, dp);
+  CHECK(g.sm_count == 160);
+  struct pl_run run;
+  small_llama(&run);
+  run.layout.dtype = PL_DTYPE_MXFP8;
+  struct pl_op op;
+  memset(&op, 0, sizeof op);
+  op.name = "expert_fc1";
+  op.kind = PL_OP_GEMM;
+  op.m = op.n = op.k = 8192;
+  op.count = 1;
+  op.share = 1.0;
+  op.fwd_flops = 2.0 * 8192.0 * 8192.0 * 8192.0;
+  op.bwd_flops = 2.0 * op.fwd_flops;
+  double f0 = pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD);
+  double b0 = pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_BWD);
+  CHECK(f0 > 0 && b0 > 0);
+  run.layout.fused_grouped_mlp = true;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), f0, 1e-12);
+  run.layout.cudnn_cluster_margin = 8;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD) / f0,
+                 1.111111, 1e-6);
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_BWD) / b0,
+                 1.055556, 1e-6);
+  op.name = "proj";
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), f0, 1e-12);
+  op.name = "expert_fc2";
+  run.layout.fused_grouped_mlp = false;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_BWD), b0, 1e-12);
+}
+
 /* The per-tensor FP8 current-scaling and NVFP4 casts at the GPU's measured
  * quantize rates (efficiency.fp8_current_quantize 0.665 and nvfp4_quantize
  * 0.566 on b300, docs/step-model.md 2.3e). On 406,250,000 B at 8 TB/s:
@@ -2038,6 +2083,7 @@ int main(void) {
   test_mxfp8_quantize_rate();
   test_fp8_no_transpose();
   test_fused_grouped_mlp_casts();
+  test_cluster_margin();
   test_quantize_rates();
   test_head_16bit();
   test_param_kernels();
