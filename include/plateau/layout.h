@@ -219,6 +219,11 @@ struct pl_layout {
                               runs beside that GEMM only; the backward's column-parallel input-gradient
                               reduce_scatters (a sum of matmuls) stay blocking (src/sim/lower.c
                               atp_windows) */
+  bool grad_accum_fusion;  /* input: ddp/zero1, Megatron-Core's gradient_accumulation_fusion: the
+                              weight-gradient GEMMs accumulate into the fp32 main_grad in their
+                              epilogue (read and write 4 B per weight instead of writing 2 B), so
+                              only the other parameters (norms, biases, embedding, router) take the
+                              per-micro-batch add pass and its launches (src/sim/grad_accum.c) */
   bool tp_seq_copies;      /* input: with sequence parallelism, the activations are batch-first
                               [b, s, h] and sharded on the sequence (DTensor Shard(1), torchtitan),
                               so each tp all_gather is followed by a copy of its output and each

@@ -465,6 +465,15 @@ static bool nemo_layout(const struct validate_in *in, struct pl_layout *l, struc
     l->recompute = PL_RECOMPUTE_NONE;
     validate_note(row, "no recompute (not stated)");
   }
+  /* NeMo 2's Llama 3.1 405B recipe counts the embedding and the loss as one
+   * layer each in the pipeline split (nemo/collections/llm/recipes/
+   * llama31_405b.py model(): account_for_embedding_in_pipeline_split=True,
+   * account_for_loss_in_pipeline_split=True, in the release branches r2.2.0,
+   * r2.3.0, r2.4.0; added by e446337779, 2025-02-12): 126 + 2 = 128 layers */
+  if (strstr(cell(in, "model"), "405B") != NULL) {
+    l->account_embed_loss = true;
+    validate_note(row, "embedding, loss count in the pipeline split (NeMo's llama31_405b recipe)");
+  }
   return true;
 }
 
