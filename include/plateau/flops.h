@@ -70,6 +70,9 @@ struct pl_op {
                              Mamba-2 SSD's Triton kernels), not count separate cuBLAS calls */
   bool high_precision;    /* GEMM: runs in 16-bit whatever the layout's dtype (the LM head
                              with layout.head_16bit); pl_op_run_time_s times it as bf16 */
+  bool wgrad_accum_fp32;  /* GEMM: its weight-gradient GEMM accumulates into the fp32 main_grad
+                             (layout.grad_accum_fusion, set by src/sim/grad_accum.c): its output
+                             is read and written at 4 B per element, not written at 2 B */
   double share;           /* fraction of the model's blocks that run this op: 1 for most;
                              a model whose blocks differ (dense and MoE blocks, windowed
                              and full attention) lists an average block, each op weighted

@@ -129,6 +129,9 @@ struct pl_framework {
                                           0 = latest) */
   enum pl_setting async_tp;            /* PyTorch's micro-pipeline (async) TP: fused collectives
                                           beside their partner GEMMs only (layout.async_tp) */
+  enum pl_setting grad_accum_fusion;   /* ddp/zero1: the weight-gradient GEMMs accumulate into the
+                                          fp32 main_grad (Megatron-Core
+                                          gradient_accumulation_fusion; layout.grad_accum_fusion) */
   enum pl_setting tp_seq_copies;       /* sequence-parallel collectives on a batch-first
                                           activation's dim 1: a copy per call (layout.tp_seq_copies) */
   enum pl_setting cp_allgather;        /* context parallelism as PyTorch's context_parallel with

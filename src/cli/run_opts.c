@@ -182,6 +182,7 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
       {"tp-seq-copies", "value", "on", "off", false, FW_FIELD(tp_seq_copies)},
       {"cp-allgather", "value", "on", "off", false, FW_FIELD(cp_allgather)},
       {"async-tp", "value", "on", "off", false, FW_FIELD(async_tp)},
+      {"grad-accum-fusion", "value", "on", "off", false, FW_FIELD(grad_accum_fusion)},
 #undef FW_FIELD
   };
   for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {

@@ -64,6 +64,7 @@ static const struct {
     {"tp_seq_copies", offsetof(struct pl_framework, tp_seq_copies)},
     {"cp_allgather", offsetof(struct pl_framework, cp_allgather)},
     {"async_tp", offsetof(struct pl_framework, async_tp)},
+    {"grad_accum_fusion", offsetof(struct pl_framework, grad_accum_fusion)},
     {"te_cross_entropy", offsetof(struct pl_framework, te_cross_entropy)},
     {"fsdp_block_units", offsetof(struct pl_framework, fsdp_block_units)},
     {"adam_moments_bf16", offsetof(struct pl_framework, adam_moments_bf16)},
@@ -424,6 +425,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->tp_seq_copies, &l->tp_seq_copies, false);
   put(fw->cp_allgather, &l->cp_allgather, false);
   put(fw->async_tp, &l->async_tp, false);
+  put(fw->grad_accum_fusion, &l->grad_accum_fusion, false);
 }
 
 static enum pl_setting setting(bool on) { return on ? PL_SETTING_ON : PL_SETTING_OFF; }
@@ -493,4 +495,5 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->tp_seq_copies = setting(l->tp_seq_copies);
   out->cp_allgather = setting(l->cp_allgather);
   out->async_tp = setting(l->async_tp);
+  out->grad_accum_fusion = setting(l->grad_accum_fusion);
 }

@@ -280,6 +280,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.async_tp", pl_setting_name(fw.async_tp));
   /* added after those: the fused grouped MLP's cuDNN cluster margin (layout.h) */
   col_int(c, "framework.cudnn_cluster_margin", fw.cudnn_cluster_margin);
+  /* added after those: Megatron-Core's gradient accumulation fusion (layout.h) */
+  col_str(c, "framework.grad_accum_fusion", pl_setting_name(fw.grad_accum_fusion));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

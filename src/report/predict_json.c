@@ -175,6 +175,7 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_bool(e, "cp_allgather", fw.cp_allgather == PL_SETTING_ON);
   pl_emit_bool(e, "async_tp", fw.async_tp == PL_SETTING_ON);
   pl_emit_int(e, "cudnn_cluster_margin", fw.cudnn_cluster_margin);
+  pl_emit_bool(e, "grad_accum_fusion", fw.grad_accum_fusion == PL_SETTING_ON);
   pl_emit_obj_end(e);
 }
 

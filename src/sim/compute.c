@@ -144,8 +144,11 @@ static double tile_fixed_k(const struct pl_gpu *g, enum pl_dtype dt) {
   return fp8_like && e->gemm_fp8_mamf_flops_per_s > 0 ? e->gemm_tile_fixed_k_fp8 : 0;
 }
 
-double pl_gemm_time_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, int64_t n, int64_t k,
-                      int64_t count) {
+/* pl_gemm_time_s with out_bytes per output element moved through HBM (2: a
+ * 16-bit output written; 8: an fp32 output read and written back, cuBLAS
+ * beta = 1, as a weight-gradient GEMM accumulating into main_grad). */
+static double gemm_time_out_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, int64_t n,
+                              int64_t k, int64_t count, double out_bytes) {
   if (m <= 0 || n <= 0 || k <= 0 || count <= 0)
     return 0;
   double ceiling = 0;
@@ -155,10 +158,15 @@ double pl_gemm_time_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, in
   double t_floor = ceiling > 0 ? 2.0 * (double)m * (double)n * (double)k * (double)count / ceiling : 0;
   if (t_math < t_floor)
     t_math = t_floor;
-  double elem = pl_dtype_element_bytes(dtype); /* operands; the output stays 16-bit */
-  double bytes = (elem * ((double)m * k + (double)k * n) + 2.0 * (double)m * n) * (double)count;
+  double elem = pl_dtype_element_bytes(dtype); /* operands; the output: out_bytes */
+  double bytes = (elem * ((double)m * k + (double)k * n) + out_bytes * (double)m * n) * (double)count;
   double t_mem = hbm_s(g, bytes);
   return (t_math > t_mem ? t_math : t_mem) + g->eff.kernel_overhead_s;
+}
+
+double pl_gemm_time_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, int64_t n, int64_t k,
+                      int64_t count) {
+  return gemm_time_out_s(g, dtype, m, n, k, count, 2.0); /* a 16-bit output */
 }
 
 int pl_op_kernels(const struct pl_op *op, enum pl_pass pass) {
@@ -189,7 +197,8 @@ static double gemm_op_s(const struct pl_gpu *g, enum pl_dtype dt, const struct p
   /* dgrad (m x n) @ (n x k) and wgrad (k x m) @ (m x n), scaled when the op
    * does not do the usual 2x forward work in backward */
   double t = pl_gemm_time_s(g, dt, op->m, op->k, op->n, op->count) +
-             pl_gemm_time_s(g, dt, op->k, op->n, op->m, op->count);
+             gemm_time_out_s(g, dt, op->k, op->n, op->m, op->count,
+                             op->wgrad_accum_fp32 ? 8.0 : 2.0);
   double usual = 2.0 * op->fwd_flops;
   return usual > 0 ? t * op->bwd_flops / usual : t;
 }

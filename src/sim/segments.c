@@ -607,14 +607,17 @@ static int param_kernels(const struct pl_run *run, enum sim_seg_kind kind, doubl
   if (params <= 0 || n + 1 > PL_MAX_LAYER_OPS)
     return n;
   if (l->shard == PL_SHARD_DDP || l->shard == PL_SHARD_ZERO1) {
+    /* layout.grad_accum_fusion: the weights' adds are in their wgrad GEMMs (grad_accum.c) */
+    struct sim_grad_accum ga = sim_grad_accum_unfused(run, kind, params, tensors, ops, n);
+    params = ga.params;
+    tensors = ga.tensors;
     mem_op(&ops[n++], "grad_accum", 0, (l->grad_accum_cast ? 18.0 : 10.0) * params, false);
     /* Launches: both adds run per parameter tensor, a Python loop over the
      * parameters (BF16_Optimizer.update_hp_grads: `for lp in group`, a cast
      * and an add each) or one autograd hook per parameter (Megatron-LM
      * _make_param_hook, PyTorch AccumulateGrad): tensors x 2 with the cast,
-     * x 1 without (docs/step-model.md 2.6). Megatron's
-     * --gradient-accumulation-fusion, which folds the weights' adds into the
-     * wgrad GEMM, is not modelled (the bytes above charge it too). */
+     * x 1 without (docs/step-model.md 2.6); with Megatron's
+     * --gradient-accumulation-fusion only the tensors grad_accum.c leaves. */
     ops[n - 1].bwd_kernels = (int)llround(tensors * (l->grad_accum_cast ? 2.0 : 1.0));
     return n;
   }

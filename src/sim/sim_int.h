@@ -466,6 +466,17 @@ enum pl_status sim_layer_moe(struct sim_step *st, struct sim_seg *s, struct pl_d
 double sim_seg_params(const struct pl_run *run, enum sim_seg_kind kind);
 double sim_layer_expert_params_gpu(const struct pl_run *run);
 double sim_seg_param_tensors(const struct pl_run *run, enum sim_seg_kind kind);
+/* grad_accum.c: of a segment's params and parameter tensors, those the
+ * ddp/zero1 per-micro-batch add pass still accumulates; with
+ * layout.grad_accum_fusion the weight GEMMs of ops[0..n) accumulate their
+ * wgrad into main_grad instead (pl_op.wgrad_accum_fp32 set on them). */
+struct sim_grad_accum {
+  double params;
+  double tensors;
+};
+struct sim_grad_accum sim_grad_accum_unfused(const struct pl_run *run, enum sim_seg_kind kind,
+                                             double params, double tensors, struct pl_op *ops,
+                                             int n);
 /* The FSDP unit collectives of a segment (zero2, zero3; none otherwise):
  * its parameter all_gather, gradient reduce_scatter, HSDP's replica
  * all_reduce and ZeRO-3's per-parameter calls (fsdp_comm.c). */

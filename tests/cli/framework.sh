@@ -575,8 +575,8 @@ expect_ok predict $c913 --cudnn-913 on --format csv
 check "cudnn 9.13: csv column on" [ "$(col "$TMP/out" framework.cudnn_913)" = on ]
 # appended columns keep their order: cudnn_913, then tp_seq_copies (added after it by tt13, session 13),
 # then cudnn_version (cudnn13, session 13), then cp_allgather (cp13, session 13), then async_tp (atp13, session 13),
-# then cudnn_cluster_margin (ossmoe14, session 14)
-check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin$' "$TMP/out"
+# then cudnn_cluster_margin (ossmoe14, session 14), then grad_accum_fusion (mcore14, session 14)
+check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion$' "$TMP/out"
 expect_ok predict $c24 --cudnn-913 on --format json
 check "--cudnn-913 on: h100 (no 9.13 figures) runs unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_off.json" step_time_s)" ]
 expect_fail 1 "^plateau: --cudnn-913: unknown value 'yes' \(expected on\|off\)" -- predict --cudnn-913 yes
@@ -946,6 +946,29 @@ check "te bwd: off in megatron-lm" [ "$(json_raw "$TMP/out" te_linear_bwd_overla
 expect_ok predict --model llama2-7b --gpus 8 --tp 4 --te-linear-bwd-overlap on --format csv
 check "te bwd: csv column on" [ "$(col "$TMP/out" framework.te_linear_bwd_overlap)" = on ]
 expect_fail 1 "^plateau: --te-linear-bwd-overlap: unknown value 'yes' \(expected on\|off\)" -- predict --te-linear-bwd-overlap yes
+
+# --grad-accum-fusion: ddp/zero1, Megatron-Core's gradient_accumulation_fusion:
+# the weight-gradient GEMMs accumulate into the fp32 main_grad, so the
+# per-micro-batch add pass keeps only the norms, biases and embedding
+# (test_grad_accum derives the bytes). Llama 2 7B on 8 GPUs, zero1, 8
+# micro-batches: off by default and in every preset (turning it on in the
+# megatron-core and nemo presets is the lead's call: docs/frameworks.md); on,
+# the step is faster; zero3 has no add pass, so it changes nothing there.
+expect_ok predict --model llama2-7b --gpus 8 --shard zero1 --gbs 64 --format json
+cp "$TMP/out" "$TMP/ga0.json"
+check "grad accum fusion: off by default" [ "$(json_raw "$TMP/out" grad_accum_fusion)" = false ]
+expect_ok predict --model llama2-7b --gpus 8 --shard zero1 --gbs 64 --grad-accum-fusion on --format json
+check "grad accum fusion: on in JSON" [ "$(json_raw "$TMP/out" grad_accum_fusion)" = true ]
+check "grad accum fusion: step faster" awk -v a="$(json_num "$TMP/out" step_time_s)" -v b="$(json_num "$TMP/ga0.json" step_time_s)" 'BEGIN { exit !(a < b) }'
+expect_ok predict --model llama2-7b --gpus 8 --shard zero3 --gbs 64 --format json
+cp "$TMP/out" "$TMP/ga3.json"
+expect_ok predict --model llama2-7b --gpus 8 --shard zero3 --gbs 64 --grad-accum-fusion on --format json
+check "grad accum fusion: zero3 unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/ga3.json" step_time_s)" ]
+expect_ok predict --model llama2-7b --gpus 8 --framework nemo --format json
+check "grad accum fusion: off in nemo" [ "$(json_raw "$TMP/out" grad_accum_fusion)" = false ]
+expect_ok predict --model llama2-7b --gpus 8 --grad-accum-fusion on --format csv
+check "grad accum fusion: csv column on" [ "$(col "$TMP/out" framework.grad_accum_fusion)" = on ]
+expect_fail 1 "^plateau: --grad-accum-fusion: unknown value 'yes' \(expected on\|off\)" -- predict --grad-accum-fusion yes
 
 # --moe-host-sync: the host waits once per MoE block's forward for the tokens per
 # local expert (Megatron-Core's dispatchers), so the GPU idles while it issues the
