@@ -141,6 +141,14 @@ double pl_moe_imbalance(const struct pl_model *m, const struct pl_layout *l);
 double pl_recompute_share(const struct pl_model *m, const struct pl_layout *l);
 /* Blocks recomputed in full among stage s's blocks (memory). */
 int64_t pl_recompute_stage_blocks(const struct pl_model *m, const struct pl_layout *l, int64_t s);
+/* How many times an average block's backward re-runs the forward of op's
+ * recomputed part (*part, pl_op_recompute_part): 0 when op is not
+ * recomputed; under full recompute pl_recompute_share (the simulator's
+ * average block, src/sim/segments.c); else 1 (selective and op-level
+ * recompute re-run their ops in every block). An op's backward with its
+ * recomputation is bwd(op) + runs * fwd(*part). */
+double pl_op_recompute_runs(const struct pl_model *m, const struct pl_layout *l,
+                            const struct pl_op *op, struct pl_op *part);
 
 /* Per-step totals: matmul FLOPs (GEMMs + attention QK^T/PV), causal attention
  * counted in full, backward = 2x forward (the PaLM / Korthikanti convention;

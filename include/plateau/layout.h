@@ -40,7 +40,7 @@ enum pl_recompute { PL_RECOMPUTE_NONE, PL_RECOMPUTE_SELECTIVE, PL_RECOMPUTE_FULL
  *   moe            moe/moe_layer.py: the whole MoE layer, router, dispatch,
  *                  experts, combine (checkpoint);
  *   shared_experts moe/moe_layer.py: the shared expert MLP (checkpoint).
- * flops.c mark_recompute, memory.c layer_act, docs/step-model.md 2.4. */
+ * flops.c mark_recompute, memory_act.c model_mem_layer_act, docs/step-model.md 2.4. */
 enum pl_recompute_module {
   PL_RCM_CORE_ATTN = 1u << 0,
   PL_RCM_MOE_ACT = 1u << 1,
@@ -61,7 +61,7 @@ enum pl_recompute_module {
  *               permuted tokens; TE saves the original, set_save_original_input);
  *   moe_act     the experts' activation input (the fc1 output).
  * Megatron-Core's other choices (attn_norm, qkv_linear, core_attn, attn_proj,
- * mlp_norm) are not modelled and refused. memory.c offload_freed. */
+ * mlp_norm) are not modelled and refused. memory_act.c model_mem_offload_moe_block. */
 enum pl_offload_module { PL_OFM_EXPERT_FC1 = 1u << 0, PL_OFM_MOE_ACT = 1u << 1 };
 #define PL_OFM_COUNT 2
 /* CUDA-graph scopes a Megatron-Core run captures (TransformerConfig.cuda_graph_impl
@@ -327,7 +327,7 @@ struct pl_layout {
                               main_grad_buffer is fp32 only with grad_reduce_in_fp32, else the
                               parameters' dtype, bf16 also for FP8 parameters); false: fp32,
                               as PyTorch FSDP2 casts reduced gradients to its fp32 sharded
-                              parameters' dtype (memory.c model_states) */
+                              parameters' dtype (memory_states.c model_mem_states) */
   double host_per_kernel_s; /* input: host (CPU) time to issue one kernel from eager PyTorch:
                               Python, the dispatcher, autograd and the launch call. A pass of a
                               segment takes at least its kernels times this (the host is the
@@ -391,7 +391,7 @@ struct pl_layout {
                               Megatron-Core's fp8_param_gather under Megatron FSDP: the GEMM
                               weights are FP8 parameters, 1 B shards and gathers, cast from the
                               master shard after the optimizer step (pl_layout_te_fp8_params;
-                              memory.c model_states) */
+                              memory_states.c model_mem_states) */
   bool launch_blocking;    /* input: CUDA_LAUNCH_BLOCKING=1 in the run's environment: every
                               kernel launch returns only when the kernel has finished, so the
                               host's per-kernel time (host_per_kernel_s) adds to a pass's GPU
@@ -444,7 +444,8 @@ struct pl_layout {
                               and, for bf16 parameters, only their 16-bit remainders
                               (store_param_remainders, default True in OptimizerConfig): 2 B; with
                               other FP8 recipes Megatron-Core keeps fp32 master shards, 4 B.
-                              false: 12 B per parameter; memory.c model_states, lower_dp.c */
+                              false: 12 B per parameter; memory_states.c model_mem_states,
+                              lower_dp.c */
   bool fsdp_block_units;   /* input: zero3 as Megatron FSDP runs it: the FSDP units are the
                               transformer blocks only (mcore_fsdp_adapter.py
                               FullyShardedDataParallel: fsdp_unit_modules = [TransformerLayer]
@@ -455,7 +456,8 @@ struct pl_layout {
                               units; param_and_grad_buffer.py AllGatherPipeline.release_bucket:
                               "Non-unit modules should remain persistently allocated"); false: the
                               embedding / LM head gathered and freed as units, the largest unit
-                              sizing the working set (PyTorch FSDP); memory.c model_states */
+                              sizing the working set (PyTorch FSDP); memory_states.c
+                              model_mem_states */
   bool fsdp_pp_unsharded;  /* input: zero2/zero3 with pp > 1: a stage's parameters are gathered on
                               each chunk's first forward and kept unsharded for the whole step,
                               its gradients accumulated unsharded and reduce_scattered once, after

@@ -29,6 +29,11 @@ void pl_report_predict_csv_row(FILE *out, const struct pl_prediction *p);
  * bwd_flops, fwd_bytes, bwd_bytes, recompute, fwd_s, bwd_s, per_step_s}. */
 void pl_report_ops_text(FILE *out, const struct pl_run *run);
 void pl_report_ops_json(struct pl_emit *e, const char *key, const struct pl_run *run);
+/* The same table for a prediction (p->run), with the simulated step's compute
+ * set beside the ops' sum (with pp 1 and a simulated step) and the step's
+ * parts that are not compute (exposed communication, bubble, optimizer,
+ * other). */
+void pl_report_predict_ops_text(FILE *out, const struct pl_prediction *p);
 /* The kernel categories of `plateau trace analyze` (docs/trace.md 3.5), as
  * predict files its ops under them (its JSON "kernel_time" and the ops'
  * "class"; docs/trace.md 9.4). */

@@ -34,7 +34,7 @@ static int print(const struct pl_prediction *p, enum cli_format format, bool ops
   if (format == CLI_FORMAT_TEXT) {
     pl_report_predict_text(stdout, p);
     if (ops)
-      pl_report_ops_text(stdout, &p->run);
+      pl_report_predict_ops_text(stdout, p);
     if (ops && !p->step.simulated)
       printf("  (the layout does not fit, so no step was simulated: these are the times each "
              "operation would take)\n");

@@ -210,7 +210,7 @@ static int explain(const struct cli_args *args, enum cli_format format) {
     if (have) {
       fputc('\n', stdout);
       pl_report_predict_text(stdout, &pred);
-      pl_report_ops_text(stdout, &pred.run);
+      pl_report_predict_ops_text(stdout, &pred);
     }
     return 0;
   }

@@ -1,5 +1,5 @@
 /* constants.h: the modelling constants more than one folder uses, each
- * defined once with its source. The memory model (model/memory.c), the step
+ * defined once with its source. The memory model (model/memory*.c), the step
  * simulator (sim/segments.c, sim/lower.c) and the search's pruning bound
  * (search/comm.c) read the same values, so a change here moves all three.
  * Bytes are per element (or per parameter where the name says so). */

@@ -97,7 +97,7 @@ double model_mamba_token_flops(const struct pl_model *m) {
  * rank: zxbcdt and the scan output (2 B each, ctx.save_for_backward of
  * MambaSplitConv1dScanCombinedFn), the gated norm's input (2 B, its
  * backward needs it) and out_proj's input (e B: TE keeps its quantized
- * copy under FP8, layer_act in memory.c), plus the fp32 rstd per group. */
+ * copy under FP8, model_mem_layer_act in memory_act.c), plus the fp32 rstd per group. */
 double model_mamba_act_bytes_per_token(const struct pl_model *m, double tp, double e) {
   double di = (double)d_inner(m);
   return (2.0 * (double)in_proj_width(m) + 2.0 * di + 2.0 * di + e * di +

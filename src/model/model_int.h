@@ -105,7 +105,7 @@ void model_name_mask_format(uint32_t mask, const char *const *names, int count, 
 
 /* Bytes of one routed token copy that Megatron-Core's fine-grained activation
  * offloading (layout.offload_modules) moves to the host (offload.c); e and
- * mlp in memory.c layer_act's terms, clamp the clamped GLU's copy. */
+ * mlp in memory_act.c model_mem_layer_act's terms, clamp the clamped GLU's copy. */
 double model_offload_copy_bytes(const struct pl_model *m, const struct pl_layout *l, double e,
                                 double mlp, double etp, double clamp);
 

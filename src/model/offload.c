@@ -1,7 +1,7 @@
 /* offload.c: Megatron-Core's fine-grained activation offloading
  * (layout.offload_modules, layout.h enum pl_offload_module): the modules'
- * names, and what one routed copy moves to the host (memory.c
- * offload_moe_block counts the copies). */
+ * names, and what one routed copy moves to the host (memory_act.c
+ * model_mem_offload_moe_block counts the copies). */
 #include <plateau/layout.h>
 
 #include "model/model_int.h"
@@ -27,9 +27,9 @@ void pl_offload_modules_format(uint32_t mask, char *buf, size_t n) {
 /* expert_fc1: the experts' fc1 input; TE saves the original tokens instead of
  * its quantized copy when it is offloaded (core_v0.16.0 moe/experts.py
  * TEGroupedMLP: set_save_original_input(linear_fc1)), and that goes to the
- * host: the e B per element memory.c counts leave the GPU. moe_act: the
+ * host: the e B per element memory_act.c counts leave the GPU. moe_act: the
  * activation's input, the fc1 output (mlp - e B per ffn element), and the
- * clamped GLU's copy unless moe_act is recomputed (then memory.c
+ * clamped GLU's copy unless moe_act is recomputed (then memory_act.c
  * modules_freed has freed it). The whole MoE layer recomputed saves only its
  * input: nothing to offload. pipeline_parallel/fine_grained_activation_offload.py
  * ChunkOffloadHandler: each group is copied on the D2H stream after its

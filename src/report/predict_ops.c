@@ -4,10 +4,13 @@
  * docs/step-model.md section 2), alone on the GPU at full speed, for one
  * micro-batch; "per step" multiplies by what one GPU of the stage holding the
  * segment runs in a step: the busiest stage's blocks and the pipeline's
- * micro-batches, with the forward run again in backward where recomputed.
- * The simulated step also slows compute while collectives overlap it and
- * waits on exposed communication, so these per-step figures add up to less
- * than the step: they answer "which kernel dominates", not "how long". With
+ * micro-batches, with the forward run again in backward where recomputed
+ * (in the share of the blocks that recompute it: pl_op_recompute_runs, the
+ * simulator's average block). The simulated step also slows compute while
+ * collectives overlap it and waits on exposed communication, so these
+ * per-step figures add up to less than the step: they answer "which kernel
+ * dominates", not "how long"; pl_report_predict_ops_text sets the step's
+ * compute and the rest of the step beside their sum. With
  * pipeline stages the embedding and the head run on different GPUs, so no
  * sum (nor share of it) describes one GPU and none is printed. */
 #include <plateau/report.h>
@@ -76,10 +79,11 @@ static int collect(const struct pl_run *run, struct op_row *rows) {
       r->op = ops[i];
       r->fwd_s = pl_op_run_time_s(g, &run->layout, &run->model, &ops[i], PL_PASS_FWD);
       struct pl_op part; /* the whole op, or under recompute ops a fused GEMM's part */
-      r->bwd_s = pl_op_run_time_s(g, &run->layout, &run->model, &ops[i], PL_PASS_BWD) +
-                 (pl_op_recompute_part(&ops[i], &part)
-                      ? pl_op_run_time_s(g, &run->layout, &run->model, &part, PL_PASS_FWD)
-                      : 0);
+      double runs = pl_op_recompute_runs(&run->model, &run->layout, &ops[i], &part);
+      r->bwd_s =
+          pl_op_run_time_s(g, &run->layout, &run->model, &ops[i], PL_PASS_BWD) +
+          (runs > 0 ? runs * pl_op_run_time_s(g, &run->layout, &run->model, &part, PL_PASS_FWD)
+                    : 0);
       double share = ops[i].share > 0 ? ops[i].share : 1.0; /* flops.h: blocks that run it */
       r->per_step_s = (r->fwd_s + r->bwd_s) * per_microbatch(run, seg) * mb * share;
     }
@@ -117,7 +121,8 @@ bool pl_report_kernel_classes(const struct pl_prediction *p, double class_s[PL_K
   return true;
 }
 
-void pl_report_ops_text(FILE *out, const struct pl_run *run) {
+/* The table; step (or NULL): the simulated step, to set the sum beside. */
+static void ops_text(FILE *out, const struct pl_run *run, const struct pl_step *step) {
   struct op_row rows[3 * PL_MAX_LAYER_OPS];
   int n = collect(run, rows);
   bool one_stage = run->layout.pp <= 1;
@@ -127,6 +132,12 @@ void pl_report_ops_text(FILE *out, const struct pl_run *run) {
   fprintf(out, "\ncompute per operation (one GPU, one micro-batch, alone at full speed; "
                "per step: %lld blocks x %lld micro-batches)\n",
           (long long)per_microbatch(run, 1), (long long)run->layout.micro_batches);
+  double rc = pl_recompute_share(&run->model, &run->layout);
+  if (rc > 0 && rc < 1) /* recompute_layers / recompute_every: the average block */
+    fprintf(out, "  (recompute full on %lld of a stage's %lld blocks: bwd is the average "
+                 "block's, its recomputed forward counted %.3g times)\n",
+            (long long)pl_recompute_stage_blocks(&run->model, &run->layout, 0),
+            (long long)pl_layout_stage_layers(&run->layout, run->model.layers, 0), rc);
   fprintf(out, "  %-6s %-15s %-9s %-26s %10s %12s %10s %12s %10s %6s\n", "seg", "op", "kind",
           "shape (m x n x k) x count", "fwd", "rate", "bwd", "rate", "per step", "share");
   for (int i = 0; i < n; i++) {
@@ -141,9 +152,9 @@ void pl_report_ops_text(FILE *out, const struct pl_run *run) {
     pl_fmt_seconds(st, sizeof st, r->per_step_s);
     rate(fr, sizeof fr, op, op->fwd_flops, op->fwd_bytes, r->fwd_s);
     struct pl_op part;
-    bool rc = pl_op_recompute_part(op, &part);
-    double bwd_flops = op->bwd_flops + (rc ? part.fwd_flops : 0);
-    double bwd_bytes = op->bwd_bytes + (rc ? part.fwd_bytes : 0);
+    double runs = pl_op_recompute_runs(&run->model, &run->layout, op, &part);
+    double bwd_flops = op->bwd_flops + (runs > 0 ? runs * part.fwd_flops : 0);
+    double bwd_bytes = op->bwd_bytes + (runs > 0 ? runs * part.fwd_bytes : 0);
     rate(br, sizeof br, op, bwd_flops, bwd_bytes, r->bwd_s);
     char sh[16] = "-";
     if (one_stage && total > 0)
@@ -160,6 +171,32 @@ void pl_report_ops_text(FILE *out, const struct pl_run *run) {
   else
     fprintf(out, "  (pp > 1: per step on the stage that runs it: the embedding on the first, the "
                  "head on the last; backward includes the recomputed forward)\n");
+  if (!one_stage || step == NULL || !step->simulated)
+    return;
+  /* the step's compute is the compute stream's busy time (src/sim/account.c):
+   * these ops, slowed while collectives run beside them (engine.c
+   * overlap_slowdown) and waiting on the host where it issues slower than
+   * the GPU runs (docs/step-model.md 2.6); the rest of the step is not compute */
+  char c[32], d[32], x[32], b[32], o[32], r[32];
+  pl_fmt_seconds(c, sizeof c, step->compute_s);
+  pl_fmt_seconds(d, sizeof d, step->compute_s - total >= 0 ? step->compute_s - total
+                                                            : total - step->compute_s);
+  pl_fmt_seconds(x, sizeof x, step->exposed_comm_s);
+  pl_fmt_seconds(b, sizeof b, step->bubble_s);
+  pl_fmt_seconds(o, sizeof o, step->optimizer_s);
+  pl_fmt_seconds(r, sizeof r, step->other_s);
+  fprintf(out, "  %-6s %-15s %s = sum %s %s (compute slowed while collectives run beside it, "
+               "host-bound issue)\n",
+          "", "step's compute", c, step->compute_s >= total ? "+" : "-", d);
+  fprintf(out, "  %-6s %-15s exposed communication %s, pipeline bubble %s, optimizer %s, "
+               "other %s\n",
+          "", "not compute", x, b, o, r);
+}
+
+void pl_report_ops_text(FILE *out, const struct pl_run *run) { ops_text(out, run, NULL); }
+
+void pl_report_predict_ops_text(FILE *out, const struct pl_prediction *p) {
+  ops_text(out, &p->run, &p->step);
 }
 
 void pl_report_ops_json(struct pl_emit *e, const char *key, const struct pl_run *run) {

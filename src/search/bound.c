@@ -38,7 +38,9 @@
 
 /* Forward + backward compute of a list of ops, as the simulator sums them
  * (src/sim/pass_ops.c, sim_seg_ops_s): a backward adds the forward of the
- * ops it recomputes. The ops are the simulator's own (pl_sim_segment_ops:
+ * ops it recomputes, in the share of the blocks that recompute them
+ * (pl_op_recompute_runs; src/sim/segments.c prices the average block). The
+ * ops are the simulator's own (pl_sim_segment_ops:
  * the model's op list plus the memory-bound kernels the step model adds,
  * gradient accumulation and FSDP copies among them, which depend on the
  * shard mode). */
@@ -51,8 +53,9 @@ static double ops_time(const struct search_ctx *ctx, const struct pl_layout *l,
     double f = pl_op_run_time_s(g, l, ctx->model, &ops[i], PL_PASS_FWD);
     double b = pl_op_run_time_s(g, l, ctx->model, &ops[i], PL_PASS_BWD);
     struct pl_op part; /* the whole op, or under recompute ops a fused GEMM's part */
-    if (pl_op_recompute_part(&ops[i], &part))
-      b += pl_op_run_time_s(g, l, ctx->model, &part, PL_PASS_FWD);
+    double runs = pl_op_recompute_runs(ctx->model, l, &ops[i], &part); /* the average block */
+    if (runs > 0)
+      b += runs * pl_op_run_time_s(g, l, ctx->model, &part, PL_PASS_FWD);
     double share = ops[i].share > 0 ? ops[i].share : 1.0; /* flops.h: blocks that run it */
     f *= share;
     b *= share;

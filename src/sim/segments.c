@@ -91,9 +91,12 @@ static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_
           continue;
         double share = ops[i].share > 0 ? ops[i].share : 1.0;
         s->atp_lin_s[p][k] += share * pl_op_run_time_s(g, l, m, &ops[i], (enum pl_pass)p);
-        struct pl_op part; /* as sim_seg_ops_s: the recomputed forward (or a fused GEMM's part) */
-        if (p == PL_PASS_BWD && pl_op_recompute_part(&ops[i], &part))
-          s->atp_rf_s[k] += share * pl_op_run_time_s(g, l, m, &part, PL_PASS_FWD);
+        /* as sim_seg_ops_s: the recomputed forward (or a fused GEMM's part),
+         * in the average block as comp_s below (recompute_layers/every) */
+        struct pl_op part;
+        double runs = p == PL_PASS_BWD ? pl_op_recompute_runs(m, l, &ops[i], &part) : 0.0;
+        if (runs > 0)
+          s->atp_rf_s[k] += share * runs * pl_op_run_time_s(g, l, m, &part, PL_PASS_FWD);
       }
     if (l->ep_comm_overlap && !split_attn) {
       s->experts_s[p] = s->comp_s[p] * node_share(g, l, m, ops, n, (enum pl_pass)p,

@@ -95,6 +95,24 @@ static bool mcore_dim(const struct validate_in *in, const char *col, int64_t wan
                        (long long)want);
 }
 
+bool validate_mcore_preset(const struct validate_in *in, const char *preset, struct pl_model *m,
+                           struct pl_vrow *row) {
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  enum pl_status st = pl_model_load(preset, m, &d);
+  if (st != PL_OK) {
+    if (st == PL_ERR_NOMEM)
+      *in->fatal = st;
+    return validate_skip(row, "model preset: %s", d.msg);
+  }
+  validate_note(row, "model: preset %s", preset);
+  return mcore_dim(in, "layers", m->layers, row) && mcore_dim(in, "hidden", m->hidden, row) &&
+         mcore_dim(in, "heads", m->heads, row) && mcore_dim(in, "kv_heads", m->kv_heads, row) &&
+         mcore_dim(in, "moe_experts", m->experts, row) &&
+         mcore_dim(in, "moe_topk", m->top_k, row) &&
+         mcore_dim(in, "moe_ffn_hidden", m->expert_ffn, row);
+}
+
 bool validate_mcore_model(const struct validate_in *in, struct pl_model *m, struct pl_vrow *row) {
   const char *name = cell(in, "model");
   size_t n = strcspn(name, "(");
@@ -106,23 +124,11 @@ bool validate_mcore_model(const struct validate_in *in, struct pl_model *m, stru
   for (size_t i = 0; i < sizeof mcore_models / sizeof mcore_models[0]; i++) {
     if (strlen(mcore_models[i].name) != n || strncmp(name, mcore_models[i].name, n) != 0)
       continue;
-    struct pl_diag d;
-    pl_diag_clear(&d);
-    enum pl_status st = pl_model_load(mcore_models[i].preset, m, &d);
-    if (st != PL_OK) {
-      if (st == PL_ERR_NOMEM)
-        *in->fatal = st;
-      return validate_skip(row, "model preset: %s", d.msg);
-    }
+    if (!validate_mcore_preset(in, mcore_models[i].preset, m, row))
+      return false;
     if (strstr(name, "w/o MTP") != NULL)
       m->mtp_layers = 0;
-    validate_note(row, "model: preset %s",
-                  mcore_models[i].preset);
-    return mcore_dim(in, "layers", m->layers, row) && mcore_dim(in, "hidden", m->hidden, row) &&
-           mcore_dim(in, "heads", m->heads, row) && mcore_dim(in, "kv_heads", m->kv_heads, row) &&
-           mcore_dim(in, "moe_experts", m->experts, row) &&
-           mcore_dim(in, "moe_topk", m->top_k, row) &&
-           mcore_dim(in, "moe_ffn_hidden", m->expert_ffn, row);
+    return true;
   }
   return validate_skip(row, "model '%s': no preset", name);
 }

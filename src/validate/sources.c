@@ -426,6 +426,10 @@ static bool nemo_family(const char *name, struct pl_model *m, struct pl_vrow *ro
 
 static bool nemo_model(const struct validate_in *in, struct pl_model *m, struct pl_vrow *row) {
   const char *name = cell(in, "model");
+  /* Mixtral 8x7B: the preset of that name (data/models/mixtral-8x7b.json,
+   * the checkpoint's config.json), as NeMo's MixtralConfig8x7B builds it */
+  if (strcmp(name, "Mixtral-8x7B") == 0)
+    return validate_mcore_preset(in, "mixtral-8x7b", m, row);
   if (!nemo_family(name, m, row))
     return false;
   if (stated(in, "layers"))
@@ -464,6 +468,18 @@ static bool nemo_layout(const struct validate_in *in, struct pl_layout *l, struc
   if (!stated(in, "recompute")) {
     l->recompute = PL_RECOMPUTE_NONE;
     validate_note(row, "no recompute (not stated)");
+  }
+  if (!validate_mcore_experts(in, l, row))
+    return false;
+  /* NeMo 2's Mixtral recipes in performance mode (the performance scripts'
+   * pretrain_recipe(performance_mode=True), scripts/performance/llm/
+   * pretrain_mixtral_8x7b.py, r2.3.0) add MegatronTokenDropCallback
+   * (nemo/lightning/pytorch/callbacks/moe_token_drop.py: capacity factor 1.0,
+   * moe_pad_expert_input_to_capacity True): every expert computes exactly its
+   * capacity, the mean */
+  if (strncmp(cell(in, "model"), "Mixtral", 7) == 0) {
+    l->moe_imbalance = 1.0;
+    validate_note(row, "imbalance 1 (NeMo's token drop: capacity factor 1.0, padded to capacity)");
   }
   /* NeMo 2's Llama 3.1 405B recipe counts the embedding and the loss as one
    * layer each in the pipeline split (nemo/collections/llm/recipes/

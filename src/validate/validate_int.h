@@ -160,6 +160,10 @@ double validate_nemo_llama_flops(double batch, double seq, double layers, double
  * the Megatron MoE model zoo's table entries in sources.c; validate_mcore_model
  * also reads sources_scale.c's Llama 3 rows. */
 bool validate_mcore_model(const struct validate_in *in, struct pl_model *m, struct pl_vrow *row);
+/* The model preset `preset` of data/models/ for a row; a stated dimension
+ * column must agree with it. False = skipped. */
+bool validate_mcore_preset(const struct validate_in *in, const char *preset, struct pl_model *m,
+                           struct pl_vrow *row);
 /* source_mcore.c, shared with source_bridge.c: the experts (ep, etp) and the
  * router's balance as a row states them; whether w is one of list's
  * space-separated words; a run with Megatron-Core's

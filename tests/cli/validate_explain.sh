@@ -32,6 +32,26 @@ check "text: measured and predicted" grep -Eq "^  measured [0-9.]+ s, predicted 
 check "text: the prediction" grep -q "^plateau predict: " "$TMP/out"
 check "text: compute per operation" grep -q "^compute per operation" "$TMP/out"
 
+# torchtitan's selective layer AC (every 2nd of 32 blocks recomputed, row
+# 36: Llama 3 8B on 64 A100): the ops' sum per step counts the recomputed
+# forward in half the blocks, as the simulator, so it is not above the
+# step's compute, which adds only the slowdown while collectives run beside
+# it (at most the overlapped communication)
+T="$V/torchtitan_performance.csv"
+expect_ok validate "$T" --explain 36 --format json
+cp "$TMP/out" "$TMP/tt.json"
+ops_sum=$(grep -o '"per_step_s": *[0-9.e+-]*' "$TMP/tt.json" | sed 's/.*: *//' | awk '{s += $1} END {printf "%.17g", s}')
+check "row 36: the ops sum ($ops_sum s) <= compute_s <= it + overlapped comm" \
+  awk -v s="$ops_sum" -v c="$(num "$TMP/tt.json" compute_s)" -v o="$(num "$TMP/tt.json" overlapped_comm_s)" \
+  'BEGIN {exit !(s > 0 && s <= c * (1 + 1e-9) && c <= s + o)}'
+expect_ok validate "$T" --explain 36
+check "text: row 36 is a selective layer AC row" grep -q "every 2nd block" "$TMP/out"
+check "text: the share of blocks recomputed" \
+  grep -q "(recompute full on 16 of a stage's 32 blocks: bwd is the average block's" "$TMP/out"
+check "text: the step's compute beside the sum" grep -Eq "^ +step's compute +[0-9.]+ s = sum \+ " "$TMP/out"
+check "text: what is not compute" \
+  grep -Eq "^ +not compute +exposed communication .*, pipeline bubble .*, optimizer .*, other " "$TMP/out"
+
 expect_ok validate "$V/opt175b_paper.csv" --explain 1
 check "a skipped row says why" grep -q "^  skipped: " "$TMP/out"
 check "a skipped row has no prediction" sh -c "! grep -q '^plateau predict' '$TMP/out'"

@@ -198,6 +198,50 @@ static void test_recompute_ops(void) {
   CHECK(pl_layout_resolve(&lg, &g, &c, &d) == PL_ERR_LAYOUT);
 }
 
+/* How many times an average block's backward re-runs an op's forward
+ * (pl_op_recompute_runs), as the simulator prices it (segments.c
+ * seg_compute). Llama-2 7B, 32 blocks, 8 GPUs:
+ *   full alone: every block, 1; --recompute-every 2 (torchtitan's selective
+ *   layer AC '2'): blocks 2, 4, .., 32 = 16 of 32 = 0.5; every 3: floor(32/3)
+ *   = 10 of 32 = 0.3125; --recompute-layers 5 (block method, one chunk of 32):
+ *   5/32 = 0.15625; with pp 2 a stage's chunk holds 16 blocks: 5/16 = 0.3125;
+ *   uniform with groups of 4: every block, 1;
+ *   selective: the attention core in every block, 1, and qkv never, 0;
+ *   none: 0. The recomputed part of a fully recomputed op is the op itself. */
+static void test_recompute_runs(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_layout l = layout(&m, 8, 1, 1, 8, PL_RECOMPUTE_FULL);
+  struct pl_op ops[PL_MAX_LAYER_OPS], part;
+  int n = pl_layer_ops(&m, &l, ops);
+  const struct pl_op *qkv = find(ops, n, "qkv");
+  CHECK(qkv != NULL);
+  if (qkv == NULL)
+    return;
+  CHECK_NEAR_REL(pl_op_recompute_runs(&m, &l, qkv, &part), 1.0, 0);
+  CHECK_NEAR_REL(part.fwd_flops, qkv->fwd_flops, 0);
+  l.recompute_every = 2;
+  CHECK_NEAR_REL(pl_op_recompute_runs(&m, &l, qkv, &part), 0.5, 0);
+  l.recompute_every = 3;
+  CHECK_NEAR_REL(pl_op_recompute_runs(&m, &l, qkv, &part), 0.3125, 0);
+  l.recompute_every = 0;
+  l.recompute_layers = 5;
+  CHECK_NEAR_REL(pl_op_recompute_runs(&m, &l, qkv, &part), 0.15625, 0);
+  struct pl_layout l2 = resolved(&m, (struct pl_layout){.gpus = 8, .pp = 2, .gbs = 8,
+                                                         .recompute = PL_RECOMPUTE_FULL,
+                                                         .recompute_layers = 5});
+  CHECK_NEAR_REL(pl_op_recompute_runs(&m, &l2, qkv, &part), 0.3125, 0);
+  l.recompute_layers = 4;
+  l.recompute_uniform = true;
+  CHECK_NEAR_REL(pl_op_recompute_runs(&m, &l, qkv, &part), 1.0, 0);
+  struct pl_layout ls = layout(&m, 8, 1, 1, 8, PL_RECOMPUTE_SELECTIVE);
+  n = pl_layer_ops(&m, &ls, ops);
+  CHECK_NEAR_REL(pl_op_recompute_runs(&m, &ls, find(ops, n, "attn"), &part), 1.0, 0);
+  CHECK_NEAR_REL(pl_op_recompute_runs(&m, &ls, find(ops, n, "qkv"), &part), 0.0, 0);
+  struct pl_layout ln = layout(&m, 8, 1, 1, 8, PL_RECOMPUTE_NONE);
+  n = pl_layer_ops(&m, &ln, ops);
+  CHECK_NEAR_REL(pl_op_recompute_runs(&m, &ln, find(ops, n, "attn"), &part), 0.0, 0);
+}
+
 /* Megatron-Core selective recompute modules (layout.recompute_modules) on
  * DeepSeek-V3, one GPU, gbs 1, seq 4096. mla_up_proj re-runs q_up
  * (q_lora_rank 1536 -> 128 heads x 192) and kv_up (kv_lora_rank 512 ->
@@ -592,6 +636,7 @@ int main(void) {
   test_sequence_parallel();
   test_recompute_ops();
   test_recompute_modules();
+  test_recompute_runs();
   test_gpt_family();
   test_window();
   test_gpt_oss_experts();

@@ -77,7 +77,7 @@ static void test_gqa_swiglu(void) {
   CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &lc), 139392.0 * 4096, 1e-15);
 }
 
-/* Quantized saved GEMM inputs (memory.c layer_act; Transformer Engine keeps
+/* Quantized saved GEMM inputs (memory_act.c model_mem_layer_act; Transformer Engine keeps
  * the quantized copy of a GEMM's input for the weight gradient). Llama-3 8B
  * as test_gqa_swiglu, per token, e bytes an element:
  *   norm1, norm2 inputs 4h = 16,384 (bf16) + QKV, fc1 inputs 2e h;
@@ -105,7 +105,7 @@ static void test_quantized_saved_inputs(void) {
   CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &l), 139392.0 * 8192, 1e-15);
 }
 
-/* Recompute ops (torchtitan per-op SAC; memory.c layer_act): Llama-3 8B,
+/* Recompute ops (torchtitan per-op SAC; memory_act.c model_mem_layer_act): Llama-3 8B,
  * s 8192, b 1, FlashAttention. One GPU, per token: block input 2h = 8,192;
  * wq output 2q = 8,192; wv output 2kv = 2,048; SDPA output 2q = 8,192 and
  * its fp32 LSE 4 * 32 = 128; w1 output 2f = 28,672; w2 output 2h = 8,192:
@@ -150,7 +150,7 @@ static void test_recompute_ops(void) {
  * test_gqa_swiglu) instead of 1. The re-run set and the head (4h + 4V =
  * 529,408 B per token, test_recompute_ops) are held in turn, the larger
  * counts. The re-run set also holds the MLP's fc2 input gradient during
- * its first backward (memory.c mlp_bwd_extra: 2f = 28,672 B per token, no
+ * its first backward (memory_act.c model_mem_mlp_bwd_extra: 2f = 28,672 B per token, no
  * dropout mask). Full's one block (139,392 + 28,672) is below the head,
  * uniform's four (557,568 + 28,672) above it, so uniform - full =
  * (8 - 32) * 2 * 8192 * 4096 + (4 * 139,392 + 28,672 - 529,408) * 8192 B.
@@ -242,7 +242,7 @@ static void test_recompute_order(void) {
   }
 }
 
-/* Eager attention's backward (memory.c eager_attention_bwd_extra): GPT-3 175B
+/* Eager attention's backward (memory_act.c model_mem_eager_attention_bwd_extra): GPT-3 175B
  * block as in test_korthikanti_table2 (sbh = 2048 * 12288, 5as/h = 80), one
  * GPU, b 1, bf16. At the core attention's backward the block still holds the
  * first norm's and QKV's inputs (4 sbh), Q, K, V (6 sbh) and the scores
@@ -253,7 +253,7 @@ static void test_recompute_order(void) {
  * 192 + 1 + 114 + 8 = 315 sbh. Selective: 96 x 34 sbh, the mask, the re-run
  * scores 80 sbh and the 8 sbh: 3,353 sbh. tp 8 (no sp): the block holds
  * 4 + 6/8 + 10 + 4 = 18.75 sbh there against 23 sbh saved: nothing added.
- * FlashAttention: no score gradient, but the MLP's (memory.c mlp_bwd_extra):
+ * FlashAttention: no score gradient, but the MLP's (memory_act.c model_mem_mlp_bwd_extra):
  * fc2's input gradient 2 x 4h = 8 sbh less the freed dropout mask (1 sbh),
  * 7 sbh on the re-run block (34 sbh + the LSE 384 sb). With eager attention
  * the larger of the two counts: 8 sbh above; with tp 8 the MLP's is
@@ -308,7 +308,7 @@ static void test_model_states(void) {
 }
 
 /* DeepSpeed 2021 ZeRO-3 (layout.zero3_list_copy_s) gathers per module, not
- * per block (memory.c deepspeed_working_elems), by hand. GPT-3 175B on 384
+ * per block (memory_states.c deepspeed_working_elems), by hand. GPT-3 175B on 384
  * GPUs: the largest tensor is the token table, 50,257 x 12,288 =
  * 617,558,016 elements (fc1 and fc2 hold 603,979,776); the working set is
  * that tensor gathered, its full gradient, and the bucket under reduction,
@@ -767,7 +767,7 @@ static void test_offload_modules(void) {
 }
 
 /* TE GroupedLinear saves the experts' fc1 input as its quantized copy under
- * FP8 (column-wise data, e bytes), not the bf16 tokens (memory.c
+ * FP8 (column-wise data, e bytes), not the bf16 tokens (memory_act.c
  * moe_act_delta). Qwen3-30B-A3B (h 2048, 32 heads x 128 = q 4096, 4 KV heads,
  * 128 experts top-8, expert ffn 768, every block MoE), tp 1, imbalance 1.
  * Per token of one block, bf16 (e = 2) against fp8 (e = 1): the replicated
