@@ -804,7 +804,7 @@ enum pl_status pl_layout_resolve(struct pl_layout *l, const struct pl_model *m,
     st = check_fused_mlp(l, m, c, diag);
   /* layout.ub_*_fprop_sms: TE's _math_sms = sm_count - num_sm must leave the GEMM an SM */
   int64_t ub = l->ub_proj_fprop_sms > l->ub_fc2_fprop_sms ? l->ub_proj_fprop_sms : l->ub_fc2_fprop_sms;
-  if (st == PL_OK && ub >= c->gpu.sm_count)
+  if (st == PL_OK && ub > 0 && ub >= c->gpu.sm_count)
     st = pl_diag_set(diag, PL_ERR_LAYOUT,
                      "layout: a userbuffers margin of %lld SMs leaves none of gpu '%s''s %lld "
                      "SMs to the GEMM; use --ub-proj-fprop-sms / --ub-fc2-fprop-sms below %lld",

@@ -282,6 +282,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_int(c, "framework.cudnn_cluster_margin", fw.cudnn_cluster_margin);
   /* added after those: Megatron-Core's gradient accumulation fusion (layout.h) */
   col_str(c, "framework.grad_accum_fusion", pl_setting_name(fw.grad_accum_fusion));
+  col_int(c, "framework.ub_proj_fprop_sms", fw.ub_proj_fprop_sms);
+  col_int(c, "framework.ub_fc2_fprop_sms", fw.ub_fc2_fprop_sms);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

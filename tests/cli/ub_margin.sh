@@ -23,6 +23,10 @@ cp "$TMP/out" "$TMP/none.json"
 expect_ok $B --ub-proj-fprop-sms 0 --format json
 check "fc2 margin alone: slower than none" awk -v a="$(json_num "$TMP/none.json" step_time_s)" -v b="$(json_num "$TMP/out" step_time_s)" 'BEGIN { exit !(b > a * 1.001) }'
 check "step times are numbers" [ -n "$(json_num "$TMP/none.json" step_time_s)" ]
+expect_ok $B --ub-fc2-fprop-sms 20 --format csv
+col() { awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$1"; }
+check "csv: proj column 24" [ "$(col "$TMP/out" framework.ub_proj_fprop_sms)" = 24 ]
+check "csv: fc2 column 20" [ "$(col "$TMP/out" framework.ub_fc2_fprop_sms)" = 20 ]
 # without the overlap the margins change nothing
 expect_ok $B --tp-comm-overlap off --format json
 cp "$TMP/out" "$TMP/off.json"
