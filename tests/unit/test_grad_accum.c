@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "run_fixture.h"
 #include "model_fixture.h"
 #include "sim/sim_int.h"
 
@@ -14,26 +15,6 @@
 
 static struct pl_gpu a100;
 
-/* h 1024, 8 heads of 128 (kv 8), ffn 2816 SwiGLU, RMSNorm, no biases, tp 1,
- * mbs 2 x seq 512, ddp. */
-static void small_llama(struct pl_run *run) {
-  memset(run, 0, sizeof *run);
-  struct pl_model *m = &run->model;
-  m->layers = 2;
-  m->hidden = 1024;
-  m->heads = m->kv_heads = 8;
-  m->head_dim = 128;
-  m->ffn_hidden = 2816;
-  m->vocab = 32000;
-  m->seq_len = 512;
-  m->mlp = PL_MLP_SWIGLU;
-  m->norm = PL_NORM_RMS;
-  m->pos = PL_POS_ROTARY;
-  run->layout.tp = run->layout.cp = 1;
-  run->layout.mbs = 2;
-  run->layout.seq = 512;
-  run->layout.shard = PL_SHARD_DDP;
-}
 
 /* The block's 12,847,104 parameters (4 h^2 + 3 h f + 2 h) are its GEMM
  * weights, qkv 1024 x 3072 = 3,145,728, proj 1024 x 1024 = 1,048,576, fc1

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "run_fixture.h"
 #include "sim/sim_int.h"
 
 /* Sums of a few doubles: equal up to rounding. */
@@ -793,26 +794,6 @@ static const struct pl_op *fp8_casts_of(const struct pl_run *run, struct pl_op *
   return find_op(ops, pl_sim_segment_ops(run, 1, ops), "fp8_casts");
 }
 
-/* A small Llama-style run: h 1024, 8 heads of 128, ffn 2816 (SwiGLU),
- * RMSNorm, RoPE, no bias, no dropout; tp 1, mbs 2, seq 512 (1024 tokens). */
-static void small_llama(struct pl_run *run) {
-  memset(run, 0, sizeof *run);
-  struct pl_model *m = &run->model;
-  m->layers = 2;
-  m->hidden = 1024;
-  m->heads = m->kv_heads = 8;
-  m->head_dim = 128;
-  m->ffn_hidden = 2816;
-  m->vocab = 32000;
-  m->seq_len = 512;
-  m->mlp = PL_MLP_SWIGLU;
-  m->norm = PL_NORM_RMS;
-  m->pos = PL_POS_ROTARY;
-  run->layout.tp = run->layout.cp = 1;
-  run->layout.mbs = 2;
-  run->layout.seq = 512;
-  run->layout.shard = PL_SHARD_DDP;
-}
 
 /* Unfused (eager PyTorch) element-wise kernels, docs/step-model.md 2.3b, per
  * block of 1024 tokens: RMSNorm +32 B fwd / +58 B bwd per element of 2 norms
@@ -1064,6 +1045,21 @@ static void test_fused_grouped_mlp_casts(void) {
   CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "expert_act") == NULL);
 }
 
+/* One 8192 x 8192 x 8192 GEMM named name (the name selects the GEMM's role:
+ * expert, proj, fc2, ...): 2 x 8192^3 FLOPs forward, twice that backward. */
+static struct pl_op square_gemm(const char *name) {
+  struct pl_op op;
+  memset(&op, 0, sizeof op);
+  op.name = name;
+  op.kind = PL_OP_GEMM;
+  op.m = op.n = op.k = 8192;
+  op.count = 1;
+  op.share = 1.0;
+  op.fwd_flops = 2.0 * 8192.0 * 8192.0 * 8192.0;
+  op.bwd_flops = 2.0 * op.fwd_flops;
+  return op;
+}
+
 /* The fused grouped MLP's cuDNN kernels under a cluster margin
  * (layout.cudnn_cluster_margin; cuDNN frontend v1.23.0 grouped_gemm_{glu,quant,dglu}
  * launch get_max_active_clusters(2) - margin clusters, grouped_gemm_wgrad all of
@@ -1083,15 +1079,7 @@ static void test_cluster_margin(void) {
   struct pl_run run;
   small_llama(&run);
   run.layout.dtype = PL_DTYPE_MXFP8;
-  struct pl_op op;
-  memset(&op, 0, sizeof op);
-  op.name = "expert_fc1";
-  op.kind = PL_OP_GEMM;
-  op.m = op.n = op.k = 8192;
-  op.count = 1;
-  op.share = 1.0;
-  op.fwd_flops = 2.0 * 8192.0 * 8192.0 * 8192.0;
-  op.bwd_flops = 2.0 * op.fwd_flops;
+  struct pl_op op = square_gemm("expert_fc1");
   double f0 = pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD);
   double b0 = pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_BWD);
   CHECK(f0 > 0 && b0 > 0);
@@ -1127,15 +1115,7 @@ static void test_ub_margin(void) {
   CHECK(g.sm_count == 132);
   struct pl_run run;
   small_llama(&run);
-  struct pl_op op;
-  memset(&op, 0, sizeof op);
-  op.name = "proj";
-  op.kind = PL_OP_GEMM;
-  op.m = op.n = op.k = 8192;
-  op.count = 1;
-  op.share = 1.0;
-  op.fwd_flops = 2.0 * 8192.0 * 8192.0 * 8192.0;
-  op.bwd_flops = 2.0 * op.fwd_flops;
+  struct pl_op op = square_gemm("proj");
   double f0 = pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD);
   double b0 = pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_BWD);
   CHECK(f0 > 0 && b0 > 0);
