@@ -5,9 +5,9 @@
  * Megatron-Core applies, and the Megatron MoE model zoo
  * (megatron_moe_modelzoo.csv: step time, printed, or TFLOP/s by Megatron-LM's
  * own FLOP count). The Megatron-Bridge performance summary's per-release
- * rules are in source_bridge.c; README.md in data/validation, "How each
- * source defines its metrics". Nothing here looks at a prediction. The table
- * entries that use these rules are in sources.c. */
+ * rules are in source_bridge.c and its source_bridge_*.c parts; README.md in
+ * data/validation, "How each source defines its metrics". Nothing here looks
+ * at a prediction. The table entries that use these rules are in sources.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

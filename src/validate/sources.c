@@ -22,7 +22,7 @@
  *   bridge       Megatron-Bridge performance summary: tokens/s/GPU, printed
  *   moezoo       Megatron-Core MoE model zoo: step time (s), printed, or
  *                TFLOP/s by Megatron-LM's own FLOP count (the rules of these
- *                two: source_bridge.c, source_mcore.c)
+ *                two: source_bridge*.c, source_mcore.c)
  *   megascale    MegaScale (NSDI 2024), Megatron-LM's rows: iteration time
  *                (s), printed, or MFU by Korthikanti's model FLOPs
  *   llama3       Llama 3 Herd of Models, Table 4: TFLOPs/GPU by PaLM's count

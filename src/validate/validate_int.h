@@ -156,7 +156,8 @@ double validate_nemo_llama_flops(double batch, double seq, double layers, double
                                  double heads, double kv_heads, double ffn, double vocab);
 
 /* The Megatron-Core sources (source_mcore.c; the Bridge's own rules in
- * source_bridge.c): the rules of the Megatron-Bridge performance summary's and
+ * source_bridge.c and its parts by job, source_bridge_*.c with their private
+ * source_bridge_int.h): the rules of the Megatron-Bridge performance summary's and
  * the Megatron MoE model zoo's table entries in sources.c; validate_mcore_model
  * also reads sources_scale.c's Llama 3 rows. */
 bool validate_mcore_model(const struct validate_in *in, struct pl_model *m, struct pl_vrow *row);
@@ -164,7 +165,7 @@ bool validate_mcore_model(const struct validate_in *in, struct pl_model *m, stru
  * column must agree with it. False = skipped. */
 bool validate_mcore_preset(const struct validate_in *in, const char *preset, struct pl_model *m,
                            struct pl_vrow *row);
-/* source_mcore.c, shared with source_bridge.c: the experts (ep, etp) and the
+/* source_mcore.c, shared with the source_bridge*.c files: the experts (ep, etp) and the
  * router's balance as a row states them; whether w is one of list's
  * space-separated words; a run with Megatron-Core's
  * overlap_moe_expert_parallel_comm (why: the note's words) unless

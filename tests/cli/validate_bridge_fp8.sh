@@ -2,7 +2,7 @@
 # Megatron-Bridge's plain "FP8" rows (the 26.x sections) are FP8 current scaling: the releases'
 # performance scripts offer fp8_cs, fp8_mx, fp8_sc, nvfp4 and bf16 only (argument_parser.py
 # --compute_dtype, v0.3.0-v0.6.0), and Llama 3.1 405B has only *_FP8_CS_* FP8 configs
-# (src/validate/source_bridge.c bridge_fp8_recipe). Row 36 (26.06, "FP8") and row 248 (25.11, "FP8-CS")
+# (src/validate/source_bridge_precision.c validate_bridge_fp8_recipe). Row 36 (26.06, "FP8") and row 248 (25.11, "FP8-CS")
 # are the same run: Llama 3.1 405B on 256 GB200, tp4 pp16 vp4, gbs 1536. Both must be predicted as
 # fp8-current, and so to the same step time but for row 248's older cuDNN (below; by hand: same
 # model, layout, cluster and recipe give the same prediction); before, row 36 read "FP8" as the default recipe (no amax pass) and came out
@@ -29,7 +29,7 @@ PY
   t248=${got#* }
   # Since session 13 (attn13) the two rows differ in one sourced input: row 248's 25.11 section
   # ran Megatron-Bridge v0.2.x's image, NGC PyTorch 25.09 with cuDNN 9.13, whose attention runs at
-  # gb200.json's attention.cudnn.shape_9_13 (source_bridge.c bridge_cudnn), so row 248 is slower by its
+  # gb200.json's attention.cudnn.shape_9_13 (source_bridge_framework.c bridge_cudnn), so row 248 is slower by its
   # attention alone (+0.9 %). The recipe misreading this test guards made row 36 1.5 % faster
   # still (a ratio above 1.02), so the ratio is held between 1 and 1.012.
   check "row 248 (cuDNN 9.13) is slower than row 36 by its attention only ($t36 s, $t248 s)" \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Transformer Engine's fused MXFP8 grouped MLP by the release each Megatron-Bridge row ran
-# (src/validate/source_bridge.c bridge_fused_mlp; layout.fused_grouped_mlp): on for the MoE MXFP8 configs
+# (src/validate/source_bridge_moe.c validate_bridge_fused_mlp; layout.fused_grouped_mlp): on for the MoE MXFP8 configs
 # that set cutedsl_fused_grouped_mlp (v0.5.0: 26.06, 26.06.01) or the TE op fuser with
 # NVTE_CUTEDSL_FUSED_GROUPED_MLP (HEAD perf_recipes: 26.08); there the experts' activation is not an
 # op of its own. Off for BF16 rows, 26.04's MXFP8 rows and the 26.06 GPT-OSS B300 config.

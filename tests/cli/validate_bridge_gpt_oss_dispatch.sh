@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# GPT-OSS 120B's token dispatcher by the release each Megatron-Bridge row ran (src/validate/source_bridge.c
-# bridge_gpt_oss_dispatch): the recipe's alltoall unless the release's performance config names the
+# GPT-OSS 120B's token dispatcher by the release each Megatron-Bridge row ran (src/validate/source_bridge_moe.c
+# validate_bridge_gpt_oss_dispatch): the recipe's alltoall unless the release's performance config names the
 # hybridep backend (v0.4.0 GB200/B300/B200 V2, v0.4.2 B300 V2, v0.5.0 B300 V2 and GB300/GB200
 # FP8_MX_V2, HEAD perf_recipes GB300/GB200 fp8mx). Under alltoall the block carries the
 # dispatcher's own ops (moe_preprocess, sort_chunks: src/model/moe_dispatch.c).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Megatron-Bridge's Llama 3 70B Megatron-FSDP FP8 rows on GB300/GB200 ran with activation CPU
 # offloading (the releases' LLAMA3_70B_*_FP8_CS configs: cpu_offloading_num_layers 20 on GB300,
-# 40 on GB200; src/validate/source_bridge.c bridge_offload). Row 74 (26.04.01, GB300) was skipped as
+# 40 on GB200; src/validate/source_bridge_runtime.c validate_bridge_offload). Row 74 (26.04.01, GB300) was skipped as
 # "does not fit" (350.4 GiB > 277.5 GiB) before; with 20 of 80 blocks offloaded it fits and is
 # predicted. The 26.02.01 GB300 MXFP8/NVFP4 rows (165, 167) and the 25.11 GPT-OSS H100 row 268
 # state layouts the release did not run: skipped with that reason, not "does not fit".

@@ -616,7 +616,7 @@ static void test_megatron_flops(void) {
  * (256 is no multiple of 72); measured = 8192 x 4096 / (7280 x 256) s. A
  * Nemotron 3 Super row is skipped with its reason (Nano is a preset). A zoo row with a step time is
  * compared on it; its HybridEP reads as deepep, SEGMENT=8 as 32 GPUs. */
-/* cuDNN 9.13's attention rates follow the section's release (sources.c
+/* cuDNN 9.13's attention rates follow the section's release (source_bridge_framework.c
  * bridge_cudnn): 25.11 is v0.2.x, whose image is NGC PyTorch 25.09 (cuDNN 9.13);
  * 26.02 is v0.3.0 (PyTorch 25.11): today's rates. The H100 row carries the setting
  * too (h100.json has no 9.13 figures, so its time does not move). */
@@ -697,7 +697,7 @@ static void test_moe_rows(void) {
   CHECK(r != NULL && !r->skipped);
   pl_validation_free(&v);
   /* the expert-parallel all-to-all overlap follows the section's release
-   * (source_bridge.c bridge_ep_overlap): Qwen3-235B MXFP8 on 256 GB200 has it in
+   * (source_bridge_moe.c validate_bridge_ep_overlap): Qwen3-235B MXFP8 on 256 GB200 has it in
    * 26.08 (perf_recipes qwen/common.py), not in 26.02 (no workload config of
    * v0.3.x sets it); DeepSeek-V3 MXFP8 GB300 has it from 26.06 (v0.5.0) */
   const char *ver =
@@ -744,8 +744,8 @@ static void test_moe_rows(void) {
       "GPT OSS 120B,,,,,4096,DGX-B300,64,1,1,1,8,,,,4,1280,MXFP8,pretrain,18534,\n";
   pl_validation_init(&v);
   CHECK_STATUS(pl_validation_add_csv(&v, "bridge", ver, strlen(ver), &d), PL_OK, dp);
-  /* MXFP8 attention by release (source_bridge.c bridge_fp8_attention): v0.5.0 (26.06,
-   * 26.06.01) DeepSeek-V3 GB300 FP8_MX, Qwen3-235B GB300/GB200 FP8_MX_V2, Qwen3-30B
+  /* MXFP8 attention by release (source_bridge_precision.c validate_bridge_fp8_attention):
+   * v0.5.0 (26.06, 26.06.01) DeepSeek-V3 GB300 FP8_MX, Qwen3-235B GB300/GB200 FP8_MX_V2, Qwen3-30B
    * GB300/GB200/B300 FP8_MX_V1 and 26.08's perf_recipes set fp8_dot_product_attention;
    * 26.02-26.04.01 (no config of v0.3.x-v0.4.x), B200 Qwen3-30B, H100 and DeepSeek-V3
    * GB200 do not */
@@ -787,7 +787,8 @@ static void test_moe_rows(void) {
     r = row_of(&v, qwen_dispatch[i][0]);
     CHECK(r != NULL && (int)r->layout.dispatch == qwen_dispatch[i][1]);
   }
-  /* and their tp overlap is off on H100 (source_bridge.c validate_bridge_overrides), on elsewhere */
+  /* and their tp overlap is off on H100 (source_bridge_framework.c validate_bridge_overrides),
+   * on elsewhere */
   r = row_of(&v, 10);
   CHECK(r != NULL && !r->layout.tp_comm_overlap);
   r = row_of(&v, 12);
@@ -817,7 +818,8 @@ static void test_moe_rows(void) {
     CHECK(r != NULL && !r->skipped && (int)r->layout.dispatch == nano_dispatch[i]);
   }
   pl_validation_free(&v);
-  /* tp overlap per release configuration (source_bridge.c validate_bridge_overrides): Llama 3.1
+  /* tp overlap per release configuration (source_bridge_framework.c
+   * validate_bridge_overrides): Llama 3.1
    * 405B NVFP4 off (v0.5.0 llama31_405b_pretrain_config_gb200: False if nvfp4), its
    * FP8 row on; Qwen3-235B H100 in 25.09 on (r0.1.0 run_script.py passes
    * CommOverlapConfig(tp_comm_overlap=True)) */
@@ -839,7 +841,8 @@ static void test_moe_rows(void) {
     CHECK(r != NULL && r->layout.tp_comm_overlap == tp_overlap[i]);
   }
   pl_validation_free(&v);
-  /* recompute modules follow the section's release (source_bridge.c bridge_recompute):
+  /* recompute modules follow the section's release (source_bridge_runtime.c
+   * validate_bridge_recompute):
    * DeepSeek-V3 MXFP8 GB300 none from 26.06 (v0.5.0 GB300_FP8_MX_V2 []), GB200
    * mlp in 26.04 (v0.4.0 GB200_V2), mla_up_proj in 26.02 (v0.3.0); GPT-OSS 120B
    * on B200 layernorm and moe_act, on B300 none; Qwen3 none */

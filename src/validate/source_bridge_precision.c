@@ -1,0 +1,118 @@
+/* source_bridge_precision.c: the Megatron-Bridge rows' precision rules by
+ * release (part of source_bridge.c's reading, which calls them): the FP8
+ * recipe of plain "FP8" rows, FP8 parameters of Megatron FSDP rows, MXFP8
+ * attention and the NVFP4 RHT cast of the release's Transformer Engine. */
+#include <string.h>
+
+#include <plateau/framework.h>
+#include <plateau/model.h>
+
+#include "validate/source_bridge_int.h"
+#include "validate/validate_int.h"
+
+/* The FP8 recipe of the rows whose precision reads plain "FP8" (the 26.x
+ * sections; 25.11 writes "FP8-CS"). Each section was read in the release of
+ * its month (26.02: v0.3.0, 26.02.01: v0.3.1, 26.04: v0.4.0, 26.04.01:
+ * v0.4.2, 26.06: v0.5.0): scripts/performance/argument_parser.py
+ * --compute_dtype offers only bf16, fp8_cs, fp8_mx, fp8_sc and nvfp4 (no
+ * delayed scaling), and scripts/performance/configs/<model>/<model>_workload_base_configs.py
+ * define for Llama 3 8B/70B, Llama 3.1 405B, Qwen3 30B/235B and Nemotron 3
+ * Nano only *_FP8_CS_* among the FP8 configs (fp8_sc: DeepSeek-V3 and Kimi-K2
+ * on H100 only); the rows' layouts are those configs'. fp8_cs is
+ * utils/precision.py get_precision_config -> mixed_precision.py
+ * bf16_with_fp8_current_scaling_mixed (fp8_recipe "tensorwise": Transformer
+ * Engine Float8CurrentScaling) -> plateau's fp8-current. */
+void validate_bridge_fp8_recipe(const struct validate_in *in, struct pl_layout *l,
+                                struct pl_vrow *row) {
+  char sec[32];
+  bridge_section(in, sec, sizeof sec);
+  const char *name = cell(in, "model");
+  if (l->dtype != PL_DTYPE_FP8 || l->fp8_recipe != PL_FP8_RECIPE_TENSOR ||
+      !validate_word_in("26.02 26.02.01 26.04 26.04.01 26.06", sec) ||
+      strncmp(name, "DeepSeekV3", 10) == 0 || strncmp(name, "Kimi", 4) == 0)
+    return;
+  l->fp8_recipe = PL_FP8_RECIPE_CURRENT;
+  validate_note(row, "FP8 as current scaling (the release's performance scripts: fp8_cs, "
+                     "no delayed scaling)");
+}
+
+/* FP8 parameters of the Megatron FSDP rows under FP8 current scaling
+ * (layout.fp8_all_gather, pl_layout_te_fp8_params): every release's fp8_cs
+ * recipe, mixed_precision.py bf16_with_fp8_current_scaling_mixed (r0.1.0,
+ * v0.2.0, v0.3.1, v0.4.0, v0.4.2), sets fp8_param_gather = True, and the
+ * performance scripts leave it on (only Kimi-K2's MXFP8 config turns it off).
+ * Run after validate_bridge_fp8_recipe. */
+void validate_bridge_fp8_params(struct pl_layout *l, struct pl_vrow *row) {
+  if (l->shard != PL_SHARD_ZERO3 || l->dtype != PL_DTYPE_FP8 ||
+      l->fp8_recipe != PL_FP8_RECIPE_CURRENT)
+    return;
+  l->fp8_all_gather = true;
+  validate_note(row, "FP8 parameters, gathered at 1 B (the fp8_cs recipe's fp8_param_gather)");
+}
+
+/* MXFP8 attention (layout.fp8_attention) of the rows whose Megatron-Bridge
+ * performance configuration sets fp8_dot_product_attention (each container
+ * section read in the release of its month, as validate_bridge_recompute; the setting
+ * first appears in v0.5.0: `git grep fp8_dot_product_attention` finds it in no
+ * v0.2.2-v0.4.2 scripts/performance config). Megatron-Core passes it to TE's
+ * MXFP8BlockScaling(fp8_dpa=...) (fp8_utils.py get_fp8_recipe, core_v0.18.0, the
+ * 3rdparty/Megatron-LM of v0.5.0), and TE (the v0.5.0 pin 4220403e, in v2.16)
+ * runs cuDNN's MXFP8 SDPA for it on sm100.
+ *  - 26.06, 26.06.01 (v0.5.0 scripts/performance/configs/): deepseek
+ *    DEEPSEEK_V3_PRETRAIN_CONFIG_GB300_FP8_MX_V1 (and _V2, its replace()), not GB200's;
+ *    qwen QWEN3_235B_A22B_PRETRAIN_CONFIG_{GB300,GB200}_FP8_MX_V2 and
+ *    QWEN3_30B_A3B_PRETRAIN_CONFIG_{GB300,GB200,B300}_FP8_MX_V1;
+ *  - 26.08 (HEAD 067f987df0 src/megatron/bridge/perf_recipes): deepseek/{gb300,b300}/
+ *    deepseek_v3.py fp8mx (_enable_deepseek_full_iteration_mxfp8(cfg,
+ *    fp8_dot_product_attention=True); gb200's passes none: False); qwen/common.py
+ *    _enable_hybridep_full_iteration_mxfp8 (Qwen3-235B and 30B fp8mx on GB300, GB200,
+ *    B300; 235B on B200).
+ *  - GPT-OSS 120B: v0.5.0 GPT_OSS_120B_PRETRAIN_CONFIG_{GB300,GB200}_FP8_MX_V2
+ *    (gpt_oss_workload_base_configs.py) for 26.06 and 26.06.01; 26.08 (HEAD
+ *    perf_recipes/gpt_oss/{gb300,gb200}/gpt_oss.py *_fp8mx_config ->
+ *    common.py _apply_gpt_oss_120b_full_iter_fp8mx_configs); not B300/B200 (their
+ *    FP8_MX_V2 are the BF16 configs; HEAD's b300/b200 fp8mx set none). TE 2.16
+ *    (v0.5.0's pin) runs FP8 attention with sinks and with a sliding window on
+ *    sm100 from cuDNN 9.21 (get_attention_backend "Filter: Softmax type" and
+ *    "Filter: Sliding window attention"; TE 2.14 refused both, so no earlier
+ *    section is read); the rows take today's cuDNN (layout.c te_uses_cudnn). */
+void validate_bridge_fp8_attention(const struct validate_in *in, struct pl_layout *l,
+                                   struct pl_vrow *row) {
+  static const struct {
+    const char *sections, *model, *gpus; /* space-separated words; model: a prefix */
+  } cfg[] = {
+      {"26.06 26.06.01", "DeepSeekV3", "GB300"},
+      {"26.08", "DeepSeekV3", "GB300 B300"},
+      {"26.06 26.06.01", "Qwen3_235B", "GB300 GB200"},
+      {"26.06 26.06.01", "Qwen3_30B", "GB300 GB200 B300"},
+      {"26.08", "Qwen3_235B", "GB300 GB200 B300 B200"},
+      {"26.08", "Qwen3_30B", "GB300 GB200 B300"},
+      {"26.06 26.06.01 26.08", "GPT OSS 120B", "GB300 GB200"},
+  };
+  for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
+    if (!bridge_config_is(in, l, cfg[i].sections, cfg[i].model, cfg[i].gpus, PL_DTYPE_MXFP8))
+      continue;
+    l->fp8_attention = true;
+    validate_note(row, "MXFP8 attention (the release's fp8_dot_product_attention, not stated in "
+                       "the row)");
+    return;
+  }
+}
+
+/* NVFP4 rows of the releases whose Transformer Engine casts an RHT'd tensor in
+ * two passes (layout.nvfp4_rht_unfused): the Megatron-Bridge release of each
+ * section (as validate_bridge_recompute) pins TE in its uv.lock: v0.2.2 (25.11)
+ * 2.9.0+70f53666, v0.3.0 and v0.3.1 (26.02, 26.02.01) 2.12.0+5671fd36, v0.4.0
+ * (26.04) 2.14.0+71bbefbf, v0.4.2 2.14.1, v0.5.0 2.16.0. TE 2.9-2.13's
+ * NVFP4Quantizer::quantize_impl (pytorch/csrc/quantizer.cpp) quantizes the
+ * rowwise copy with nvte_quantize_v2 and the columnwise RHT copy with
+ * nvte_hadamard_transform_cast_fusion_columnwise, each reading the input; TE
+ * 2.14 fuses both into nvte_quantize_with_hadamard_transform. */
+void validate_bridge_nvfp4_rht(const struct validate_in *in, struct pl_layout *l,
+                               struct pl_vrow *row) {
+  if (!bridge_config_is(in, l, "25.11 26.02 26.02.01", "", "GB300 GB200 B300 B200",
+                        PL_DTYPE_NVFP4))
+    return;
+  l->nvfp4_rht_unfused = true;
+  validate_note(row, "NVFP4 RHT cast in two passes (the release's Transformer Engine 2.9/2.12)");
+}
