@@ -1,5 +1,5 @@
 /* metric.c: a source's published number read from its column, for the
- * per-source rules (sources.c, sources_scale.c): one home for both, so that
+ * per-source rules (sources_*.c): one home for all of them, so that
  * the source files do not call each other (scripts/check-calls.sh). */
 #include <stdio.h>
 

@@ -5,7 +5,9 @@
  * sources.c        one table entry per published source: architecture family,
  *                  software facts (attention kernel, sequence parallelism),
  *                  defaults for unstated fields, and the conversion of its
- *                  metric to a step time
+ *                  metric to a step time; the older sources' rules by family
+ *                  in sources_megatron.c, sources_deepspeed.c,
+ *                  sources_llmfoundry.c, sources_nemo.c (sources_int.h)
  * row.c            one record -> struct pl_run (model, hardware, layout)
  * validate.c       files, prediction, summaries
  * baseline.c       the regression-guard baseline file
@@ -143,7 +145,8 @@ const char *validate_source_list(void);
 bool validate_row_run(const struct validate_source *src, const struct validate_in *in,
                       struct pl_run *run, struct pl_vrow *row);
 
-/* Source FLOP conventions used by the metric conversions (docs/accuracy.md):
+/* Source FLOP conventions used by the metric conversions (docs/accuracy.md;
+ * sources_megatron.c, sources_nemo.c):
  * Narayanan et al. 2021 eq. 3, full recompute counted:
  *   F = 96 B s l h^2 (1 + s / 6h + V / 16 l h) */
 double validate_megatron_eq3_flops(double batch, double seq, double layers, double hidden,
@@ -220,7 +223,7 @@ enum pl_status validate_summarize_sel(const struct pl_vrow *rows, size_t n, vali
                                       const void *arg, const char *name,
                                       struct pl_vsummary *out, struct pl_diag *diag);
 
-/* metric.c, for the per-source files (sources.c, sources_scale.c): a published number
+/* metric.c, for the per-source files (sources_*.c): a published number
  * in column col (> 0) into row->published, or the row skipped; a printed
  * step time in seconds (scale 1) or milliseconds (scale 1e-3). */
 bool validate_metric(const struct validate_in *in, const char *col, struct pl_vrow *row);

@@ -1,0 +1,293 @@
+/* sources_nemo.c: the rules of NVIDIA's NeMo-based sources (table entries in
+ * sources.c): nemo (NeMo 24.07 performance summary and long-sequence table:
+ * tokens/s/GPU, or model TFLOP/s/GPU by NeMo's FLOP formula; model
+ * dimensions by name, userbuffers SMs, cuDNN of the container) and mlperf
+ * (MLPerf Training GPT-3, NVIDIA's NeMo submission: seconds per step, its
+ * configs' TP_COMM_OVERLAP and SHARP threshold). Conventions of the sources,
+ * not corrections: nothing here looks at a prediction. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <plateau/framework.h>
+#include <plateau/model.h>
+
+#include "validate/sources_int.h"
+
+/* ------------------------------------------------------------ NeMo 24.07 */
+
+/* NeMo's model FLOPs for Llama-family models (NeMo 2
+ * nemo/utils/flops_formulas.py, llama2/llama3):
+ *   B s l h^2 (12 + 12 g/a + 18 f/h + 12 s/h + 6 V/(l h))
+ * The 24.07 table's own rows confirm it: tokens/s/GPU x this per-token count
+ * = its model TFLOP/s/GPU (LLAMA2-7B: 16847 x 46.08 GFLOP = 776, printed
+ * 776; docs/accuracy.md). */
+double validate_nemo_llama_flops(double batch, double seq, double layers, double hidden,
+                                 double heads, double kv_heads, double ffn, double vocab) {
+  return batch * seq * layers * hidden * hidden *
+         (12.0 + 12.0 * kv_heads / heads + 18.0 * ffn / hidden + 12.0 * seq / hidden +
+          6.0 * vocab / (layers * hidden));
+}
+
+/* Models the NeMo page names without dimensions: each from the NeMo
+ * configuration of that name (docs/accuracy.md, "How rows become runs"). */
+static const struct named_model {
+  const char *name; /* as the row's model column spells it */
+  int64_t layers, hidden, heads, kv_heads, ffn_hidden, vocab;
+  const char *why;
+} nemo_models[] = {
+    {"GPT3-5B", 24, 4096, 32, 32, 16384, 50257,
+     "NeMo-Framework-Launcher conf/training/gpt3/5b.yaml: 24 layers, hidden 4096, 32 heads, ffn "
+     "4h, GPT2BPETokenizer (50257)"},
+    {"GPT3-20B", 44, 6144, 48, 48, 24576, 50257,
+     "NeMo-Framework-Launcher conf/training/gpt3/20b.yaml: 44 layers, hidden 6144, 48 heads, ffn "
+     "4h, GPT2BPETokenizer (50257)"},
+    {"GPT3-175B", 96, 12288, 96, 96, 49152, 50257,
+     "NeMo-Framework-Launcher conf/training/gpt3/175b.yaml (= Brown et al. 2020): 96 layers, "
+     "hidden 12288, 96 heads, ffn 4h, GPT2BPETokenizer (50257)"},
+    {"Nemotron-8B", 32, 4096, 32, 32, 16384, 256000,
+     "NeMo llm/gpt/model/nemotron.py Nemotron3Config8B: 32 layers, hidden 4096, 32 heads (MHA), "
+     "ffn 16384; vocab 256000 (Nemotron-4 tokenizer, arXiv 2402.16819)"},
+    {"Nemotron-22B", 40, 6144, 48, 48, 24576, 256000,
+     "NeMo-Framework-Launcher conf/training/nemotron/nemotron_22b.yaml: 40 layers, hidden 6144, "
+     "48 heads (num_query_groups null: MHA), ffn 24576; vocab 256000"},
+    {"Nemotron-340B", 96, 18432, 96, 8, 73728, 256000,
+     "NeMo llm/gpt/model/nemotron.py Nemotron4Config340B: 96 layers, hidden 18432, 96 heads, 8 "
+     "query groups, ffn 73728; vocab 256000"},
+};
+
+/* The architecture family by the model's name: GPT-3 as NeMo's gpt3 configs
+ * build it (GELU, learned positions, LayerNorm, biases, tied embeddings,
+ * hidden/attention dropout 0.1), Llama (SwiGLU, RoPE, RMSNorm, untied, no
+ * biases, no dropout), Nemotron (conf/training/nemotron: squared-ReLU MLP of
+ * two matrices, RoPE, LayerNorm1p, untied, no biases, no dropout). */
+static bool nemo_family(const char *name, struct pl_model *m, struct pl_vrow *row) {
+  if (strncmp(name, "GPT3", 4) == 0) {
+    m->mlp = PL_MLP_GELU;
+    m->pos = PL_POS_LEARNED;
+    m->norm = PL_NORM_LAYER;
+    m->tied_embeddings = m->linear_bias = m->dropout = true;
+  } else if (strncmp(name, "LLAMA", 5) == 0) {
+    m->mlp = PL_MLP_SWIGLU;
+    m->pos = PL_POS_ROTARY;
+    m->norm = PL_NORM_RMS;
+    m->tied_embeddings = m->linear_bias = m->dropout = false;
+  } else if (strncmp(name, "Nemotron", 8) == 0) {
+    m->mlp = PL_MLP_GELU;
+    m->pos = PL_POS_ROTARY;
+    m->norm = PL_NORM_LAYER;
+    m->tied_embeddings = m->linear_bias = m->dropout = false;
+    validate_note(row, "Nemotron's squared-ReLU MLP timed as the two-matrix GELU MLP");
+  } else {
+    return validate_skip(row, "model '%s': no architecture rule for it", name);
+  }
+  return true;
+}
+
+bool validate_nemo_model(const struct validate_in *in, struct pl_model *m, struct pl_vrow *row) {
+  const char *name = cell(in, "model");
+  /* Mixtral 8x7B: the preset of that name (data/models/mixtral-8x7b.json,
+   * the checkpoint's config.json), as NeMo's MixtralConfig8x7B builds it */
+  if (strcmp(name, "Mixtral-8x7B") == 0)
+    return validate_mcore_preset(in, "mixtral-8x7b", m, row);
+  if (!nemo_family(name, m, row))
+    return false;
+  if (stated(in, "layers"))
+    return true;
+  for (size_t i = 0; i < sizeof nemo_models / sizeof nemo_models[0]; i++) {
+    const struct named_model *n = &nemo_models[i];
+    if (strcmp(name, n->name) != 0)
+      continue;
+    m->layers = n->layers;
+    m->hidden = n->hidden;
+    m->heads = n->heads;
+    m->kv_heads = n->kv_heads;
+    m->ffn_hidden = n->ffn_hidden;
+    m->vocab = n->vocab;
+    validate_note(row, "model dimensions not in the row: %s", n->why);
+    return true;
+  }
+  return validate_skip(row, "model '%s': dimensions not stated", name);
+}
+
+bool validate_nemo_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  const char *task = cell(in, "Task");
+  if (strcmp(task, "SFT") == 0)
+    return validate_skip(row, "SFT on SQuAD packed to 4096 tokens: attention runs per packed "
+                              "sample, whose lengths are not stated");
+  if (strcmp(task, "LoRA") == 0)
+    return validate_skip(row, "LoRA: frozen base weights (no weight gradients, optimizer on "
+                              "the adapters only) are not modelled");
+  if (strcmp(task, "pretrain") != 0)
+    return validate_skip(row, "task '%s' is not pre-training", task);
+  if (!stated(in, "sharding")) {
+    l->shard = PL_SHARD_ZERO1;
+    validate_note(row, "distributed optimizer (not stated; NeMo's configs: optim "
+                       "distributed_fused_adam with overlap_grad_sync and overlap_param_sync)");
+  }
+  if (!stated(in, "recompute")) {
+    l->recompute = PL_RECOMPUTE_NONE;
+    validate_note(row, "no recompute (not stated)");
+  }
+  if (!validate_mcore_experts(in, l, row))
+    return false;
+  /* NeMo 2's Mixtral recipes in performance mode (the performance scripts'
+   * pretrain_recipe(performance_mode=True), scripts/performance/llm/
+   * pretrain_mixtral_8x7b.py, r2.3.0) add MegatronTokenDropCallback
+   * (nemo/lightning/pytorch/callbacks/moe_token_drop.py: capacity factor 1.0,
+   * moe_pad_expert_input_to_capacity True): every expert computes exactly its
+   * capacity, the mean */
+  if (strncmp(cell(in, "model"), "Mixtral", 7) == 0) {
+    l->moe_imbalance = 1.0;
+    validate_note(row, "imbalance 1 (NeMo's token drop: capacity factor 1.0, padded to capacity)");
+  }
+  /* NeMo 2's Llama 3.1 405B recipe counts the embedding and the loss as one
+   * layer each in the pipeline split (nemo/collections/llm/recipes/
+   * llama31_405b.py model(): account_for_embedding_in_pipeline_split=True,
+   * account_for_loss_in_pipeline_split=True, in the release branches r2.2.0,
+   * r2.3.0, r2.4.0; added by e446337779, 2025-02-12): 126 + 2 = 128 layers */
+  if (strstr(cell(in, "model"), "405B") != NULL) {
+    l->account_embed_loss = true;
+    validate_note(row, "embedding, loss count in the pipeline split (NeMo's llama31_405b recipe)");
+  }
+  return true;
+}
+
+/* The container the row's table names: NeMo 24.03.01 (the long-sequence
+ * H100 table) and 24.07 (the performance summary) are mid-2024 containers,
+ * whose cuDNN (9.0-9.1: NeMo's "Software Component Versions" page, the
+ * training container built on NVIDIA's PyTorch 24.02 container) ran fused
+ * attention at the rates NVIDIA published for cuDNN 9.1 (cudnn-frontend
+ * benchmark results @ b740542, 2024-05-07; layout.cudnn_version 9.1). The 2025
+ * tables (NeMo 25.04, B200) keep today's cuDNN. */
+/* The userbuffers SMs of the NeMo 24.x rows whose model has a ub config of
+ * its own in NVIDIA/NeMo-Framework-Launcher launcher_scripts/conf/training/
+ * tp_overlap/ (num_sm of proj_fprop and fc2_fprop, both set_sm_margin 1;
+ * src/sim/ub_margin.c); the other models keep the nemo preset's (the Llama
+ * 70B files, 24 and 16). */
+static const struct {
+  const char *model, *file;
+  int64_t proj_sms, fc2_sms;
+} nemo_ub[] = {
+    {"GPT3-175B", "ub_cfg_h100_h12288_tp4_mbs2_seqlen2048.yaml @ 5d302f8 (fc2: ring_exchange)", 24,
+     1},
+    {"GPT3-20B", "ub_cfg_h100_h6144_tp2_mbs2_seqlen2048.yaml @ 273c942", 16, 24},
+    {"LLAMA2-13B", "ub_cfg_h100_h5120_tp2_mbs1_seqlen4096.yaml @ 171d72c", 24, 20},
+};
+
+bool validate_nemo_overrides(const struct validate_in *in, struct pl_framework *fw,
+                             struct pl_vrow *row) {
+  if (strstr(cell(in, "table_or_section"), "NeMo24.") == NULL)
+    return true;
+  for (size_t i = 0; i < sizeof nemo_ub / sizeof nemo_ub[0]; i++)
+    if (strcmp(cell(in, "model"), nemo_ub[i].model) == 0) {
+      fw->ub_proj_fprop_sms = nemo_ub[i].proj_sms;
+      fw->ub_fc2_fprop_sms = nemo_ub[i].fc2_sms;
+      fw->ub_proj_fprop_sms_set = fw->ub_fc2_fprop_sms_set = true;
+      validate_note(row, "userbuffers margins %lld/%lld SMs (proj/fc2 fprop: launcher %s)",
+                    (long long)nemo_ub[i].proj_sms, (long long)nemo_ub[i].fc2_sms, nemo_ub[i].file);
+    }
+  fw->cudnn_version = PL_CUDNN_2024;
+  fw->cudnn_version_set = true;
+  validate_note(row, "cuDNN attention of mid-2024 (container NeMo 24.x: cuDNN 9.0-9.1)");
+  return true;
+}
+
+bool validate_nemo_measure(const struct validate_in *in, const struct pl_run *run,
+                           struct pl_vrow *row) {
+  const struct pl_layout *l = &run->layout;
+  const struct pl_model *m = &run->model;
+  const char *col = "Tokens / sec / GPU";
+  if (stated(in, col)) {
+    if (!metric(in, col, row))
+      return false;
+    row->measured = (double)l->gbs * (double)m->seq_len / (row->published * (double)l->gpus);
+    row->published_rate = true; /* step = X / the published rate */
+    snprintf(row->metric, sizeof row->metric, "%s -> step = global batch tokens / (rate x GPUs)",
+             col);
+    return true;
+  }
+  col = "TFLOPS / GPU (with CP)";
+  if (strncmp(cell(in, "model"), "LLAMA", 5) != 0)
+    return validate_skip(row, "no tokens/s; NeMo's FLOP formula is used for Llama rows only");
+  if (!metric(in, col, row))
+    return false;
+  bool present = false;
+  double vocab = 0; /* the vocabulary as NeMo counts it: unpadded */
+  if (validate_num(cell(in, "vocab"), &vocab, &present) != PL_OK || !present)
+    return validate_skip(row, "vocabulary size not stated");
+  double f = validate_nemo_llama_flops((double)l->gbs, (double)m->seq_len, (double)m->layers,
+                                       (double)m->hidden, (double)m->heads, (double)m->kv_heads,
+                                       (double)m->ffn_hidden, vocab);
+  row->measured = f / (row->published * 1e12 * (double)l->gpus);
+  row->published_rate = true; /* step = X / the published rate */
+  snprintf(row->metric, sizeof row->metric,
+           "%s -> step = NeMo model FLOPs (llama formula) / (rate x GPUs)", col);
+  return true;
+}
+
+/* ------------------------------------------------------- MLPerf GPT-3 */
+
+bool validate_mlperf_layout(const struct validate_in *in, struct pl_layout *l,
+                            struct pl_vrow *row) {
+  if (!stated(in, "sharding")) {
+    l->shard = PL_SHARD_ZERO1;
+    validate_note(row, "distributed optimizer (USE_DIST_OPTIMIZER not in this config; the "
+                       "earlier configs of the same implementation set it)");
+  }
+  return true;
+}
+
+/* TP_COMM_OVERLAP of the submission's config_*.sh (a column of the row):
+ * Transformer Engine userbuffers on or off, whatever the preset says. */
+bool validate_mlperf_overrides(const struct validate_in *in, struct pl_framework *fw,
+                               struct pl_vrow *row) {
+  const char *v = cell(in, "TP_COMM_OVERLAP");
+  if (strcmp(v, "True") == 0)
+    fw->tp_comm_overlap = PL_SETTING_ON;
+  else if (strcmp(v, "False") == 0)
+    fw->tp_comm_overlap = PL_SETTING_OFF;
+  else if (v[0] != '\0')
+    return validate_skip(row, "column 'TP_COMM_OVERLAP': '%s' is not True or False", v);
+  if (v[0] != '\0')
+    validate_note(row, "tp_comm_overlap %s (TP_COMM_OVERLAP=%s in the config)",
+                  fw->tp_comm_overlap == PL_SETTING_ON ? "on" : "off", v);
+  return true;
+}
+
+/* IB SHARP for the data-parallel collectives. NVIDIA's v4.0 and v4.1
+ * configs (config_common.sh) set "NCCL_SHARP_GROUP_SIZE_THRESH=2  #Avoid
+ * falling back to non-sharp" under "#SHARP", and run.sub passes it into the
+ * training containers (--container-env=...,NCCL_SHARP_GROUP_SIZE_THRESH).
+ * The SHARP plugin (nccl-rdma-sharp-plugins src/sharp_plugin.c,
+ * ncclSharpConnect) falls back to non-SHARP for a CollNet group of fewer
+ * nodes than that; NVIDIA's enroot SHARP hook (enroot conf/hooks/extra/
+ * 50-sharp.sh) turns on NCCL_COLLNET_ENABLE=1 for SHARP jobs and sets the
+ * threshold to the job's node count, so without the override only
+ * whole-job communicators get SHARP, with it the data-parallel groups (2 to
+ * 242 nodes) do. v3.0/v3.1 do not set it: their data-parallel groups run
+ * without SHARP (and their NCCL 2.17-2.18 has no CollNet all_gather /
+ * reduce_scatter; NCCL 2.21.5 / 2.22.3 of v4.0 / v4.1 has, from 2.20.3).
+ * The column holds the config's value; the cluster's 'sharp' models the
+ * plugin at its threshold of 2 nodes (docs/collectives.md, "CollNet"). */
+void validate_mlperf_hardware(const struct validate_in *in, const struct pl_layout *l,
+                              struct pl_cluster *c, struct pl_vrow *row) {
+  (void)l;
+  const char *v = cell(in, "NCCL_SHARP_GROUP_SIZE_THRESH (config_common.sh)");
+  if (v[0] == '\0')
+    return;
+  if (strcmp(v, "2") != 0) {
+    validate_note(row, "NCCL_SHARP_GROUP_SIZE_THRESH=%s: only the SHARP plugin's threshold of 2 "
+                       "nodes is modelled; no SHARP",
+                  v);
+    return;
+  }
+  c->sharp = true;
+  validate_note(row, "IB SHARP (CollNet) for groups of >= 2 nodes (NCCL_SHARP_GROUP_SIZE_THRESH=2 "
+                     "in the config)");
+}
+
+bool validate_mlperf_measure(const struct validate_in *in, const struct pl_run *run,
+                             struct pl_vrow *row) {
+  return measure_time(in, "step time s (median segment, derived)", 1.0, row);
+}
