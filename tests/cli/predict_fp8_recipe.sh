@@ -21,7 +21,7 @@ check "fp8-delayed faster than fp8 (weights cached over 32 micro-batches)" lt "$
 check "fp8-current slower than fp8-delayed (amax pass)" lt "$(step fp8-delayed)" "$(step fp8-current)"
 # blockwise casts as delayed (scales inside the cast), but its sequence-parallel gathers carry
 # FP32 scales per 1x128 block and the grad_output gathers both copies (2 x 1.03125 B against
-# delayed's 1 B: layout.c pl_layout_tp_gather_bytes), so it is slower at tp 8
+# delayed's 1 B: layout_bytes.c pl_layout_tp_gather_bytes), so it is slower at tp 8
 check "fp8-blockwise slower than fp8-delayed (quantized gathers with scales, both copies)" lt "$(step fp8-delayed)" "$(step fp8-blockwise)"
 # torchao tensorwise (torchtitan's float8 recipe): amax before every cast, weights cast every
 # forward, and the 16-bit input and weight cast again in backward: slower than fp8, whose casts

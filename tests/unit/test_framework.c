@@ -194,7 +194,7 @@ static void test_bucket(void) {
 }
 
 /* Transformer Engine's sequence-parallel gathers move the quantized tensor
- * (layout.c pl_layout_tp_gather_bytes, TE v2.12 distributed.py): per-tensor
+ * (layout_bytes.c pl_layout_tp_gather_bytes, TE v2.12 distributed.py): per-tensor
  * FP8 1 B in every gather (rowwise only); MXFP8 1 + 1/32 = 1.03125 B per copy
  * (E8M0 scale per 32), FP8 blocks 1 + 4/128 = 1.03125 B (FP32 scale per 128),
  * NVFP4 0.5 + 1/16 = 0.5625 B; the grad_output gathers both copies; torchao's

@@ -1,0 +1,37 @@
+/* flops_int.h (internal to src/model): what flops.c (the operations of a
+ * step) and flops_totals.c (its FLOP totals) share: the per-GPU dimensions of
+ * one micro-batch. */
+#ifndef PL_FLOPS_INT_H
+#define PL_FLOPS_INT_H
+
+#include <stdint.h>
+
+#include <plateau/layout.h>
+#include <plateau/model.h>
+
+static inline int64_t deg(int64_t v) { return v > 0 ? v : 1; }
+
+/* The per-GPU dimensions of one micro-batch. */
+struct dims {
+  int64_t tp;
+  int64_t seq;      /* tokens per sequence */
+  int64_t s_q;      /* query tokens per sequence on this GPU: seq / cp */
+  int64_t s_k;      /* keys each query is counted against: min(seq, window) */
+  int64_t tokens;   /* mbs * s_q */
+  int64_t tokens_n; /* tokens of norms/residuals: / tp with sequence parallelism */
+  int64_t mbs;
+};
+
+static inline struct dims dims_of(const struct pl_model *m, const struct pl_layout *l) {
+  struct dims d;
+  d.tp = deg(l->tp);
+  d.seq = l->seq > 0 ? l->seq : m->seq_len;
+  d.s_q = d.seq / deg(l->cp);
+  d.s_k = m->sliding_window > 0 && m->sliding_window < d.seq ? m->sliding_window : d.seq;
+  d.mbs = deg(l->mbs);
+  d.tokens = d.mbs * d.s_q;
+  d.tokens_n = l->sp && d.tp > 1 ? d.tokens / d.tp : d.tokens;
+  return d;
+}
+
+#endif
