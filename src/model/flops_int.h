@@ -9,7 +9,7 @@
 #include <plateau/layout.h>
 #include <plateau/model.h>
 
-static inline int64_t deg(int64_t v) { return v > 0 ? v : 1; }
+#include "model/model_int.h"
 
 /* The per-GPU dimensions of one micro-batch. */
 struct dims {

@@ -12,7 +12,7 @@
 #include <plateau/layout.h>
 #include <plateau/model.h>
 
-static inline int64_t deg(int64_t v) { return v > 0 ? v : 1; }
+#include "model/model_int.h"
 
 static inline int64_t seq_of(const struct pl_model *m, const struct pl_layout *l) {
   return l->seq > 0 ? l->seq : m->seq_len;

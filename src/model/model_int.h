@@ -11,6 +11,9 @@
 
 #include "base/json.h"
 
+/* A parallel degree or a batch size as the formulas use it: unset (0) reads as 1. */
+static inline int64_t deg(int64_t v) { return v > 0 ? v : 1; }
+
 /* Limits on model dimensions. They are far above any published model (the
  * largest dense models have h = 2^15, l < 2^8, V < 2^18) and keep every
  * product in params.c below 2^62, so parameter counts cannot overflow int64:

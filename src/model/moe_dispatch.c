@@ -10,8 +10,6 @@
 #include "model/constants.h"
 #include "model/model_int.h"
 
-static int64_t deg(int64_t v) { return v > 0 ? v : 1; }
-
 /* Megatron-Core's alltoall dispatcher (layout dispatch alltoall,
  * megatron/core/transformer/moe/token_dispatcher.py MoEAlltoAllTokenDispatcher,
  * the same in core_v0.15.0 .. core_v0.18.2; dropless, no padding, as the

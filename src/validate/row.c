@@ -93,10 +93,6 @@ static void squash(const char *s, char *out, size_t n) {
   out[j] = '\0';
 }
 
-static const char *cell(const struct validate_in *in, const char *col) {
-  return validate_csv_cell(in->csv, in->rec, col);
-}
-
 /* An integer column: stated (true), or empty (false, *out untouched). A
  * malformed value skips the row. */
 static bool int_col(const struct validate_in *in, const char *col, int64_t *out, bool *ok,

@@ -15,10 +15,6 @@
 
 #include "validate/validate_int.h"
 
-static inline const char *cell(const struct validate_in *in, const char *col) {
-  return validate_csv_cell(in->csv, in->rec, col);
-}
-
 /* A Bridge row's container, the first word of its table_or_section
  * ("26.04.01 NeMo Container / ..." -> "26.04.01"): the release whose
  * performance scripts it ran. */

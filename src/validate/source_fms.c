@@ -28,10 +28,6 @@
  * (scripts/train.sh, torchrun --nproc_per_node=8, @ 4ffb9bd). */
 #define FMS_PROCS_PER_NODE 8
 
-static const char *cell(const struct validate_in *in, const char *col) {
-  return validate_csv_cell(in->csv, in->rec, col);
-}
-
 /* Sharding: "FSDP (FULL_SHARD)" = zero3 over all GPUs; "HSDP (HYBRID_SHARD
  * ...)" = zero3 within the 8-GPU node, replicas across nodes. Recompute as
  * fms-fsdp applies it (fms_fsdp/policies/ac_handler.py apply_fsdp_checkpointing,

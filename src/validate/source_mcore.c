@@ -17,14 +17,6 @@
 
 #include "validate/validate_int.h"
 
-static const char *cell(const struct validate_in *in, const char *col) {
-  return validate_csv_cell(in->csv, in->rec, col);
-}
-
-static bool stated(const struct validate_in *in, const char *col) {
-  return cell(in, col)[0] != '\0';
-}
-
 /* ------------------------------- Megatron-LM FLOPs, model presets, experts */
 
 /* Megatron-LM's model FLOPs per step (megatron/training/training.py,

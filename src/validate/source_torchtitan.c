@@ -22,10 +22,6 @@
 
 #include "validate/validate_int.h"
 
-static const char *cell(const struct validate_in *in, const char *col) {
-  return validate_csv_cell(in->csv, in->rec, col);
-}
-
 static bool yes(const struct validate_in *in, const char *col) {
   return strcmp(cell(in, col), "yes") == 0;
 }

@@ -11,14 +11,6 @@
 
 #include "validate/validate_int.h"
 
-static inline const char *cell(const struct validate_in *in, const char *col) {
-  return validate_csv_cell(in->csv, in->rec, col);
-}
-
-static inline bool stated(const struct validate_in *in, const char *col) {
-  return cell(in, col)[0] != '\0';
-}
-
 /* A published number in column col (> 0), or the row skipped. */
 static inline bool metric(const struct validate_in *in, const char *col, struct pl_vrow *row) {
   return validate_metric(in, col, row); /* metric.c */

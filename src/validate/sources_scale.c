@@ -20,10 +20,6 @@
 
 #include "validate/validate_int.h"
 
-static const char *cell(const struct validate_in *in, const char *col) {
-  return validate_csv_cell(in->csv, in->rec, col);
-}
-
 /* Model FLOPs of one iteration, no recomputation: Korthikanti et al. 2022's
  * count of their MFU (docs/model.md), F = 72 B s l h^2 (1 + s/6h + V/12lh). MegaScale's MFU is this
  * over (iteration time x GPUs x 312 TFLOP/s): Table 2's eight Megatron-LM

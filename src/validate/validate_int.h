@@ -61,6 +61,17 @@ struct validate_in {
                             NULL = none */
 };
 
+/* The text of column col in the row being read ("" when the column is absent
+ * or empty), and whether it states anything: every loader reads its row
+ * through these. */
+static inline const char *cell(const struct validate_in *in, const char *col) {
+  return validate_csv_cell(in->csv, in->rec, col);
+}
+
+static inline bool stated(const struct validate_in *in, const char *col) {
+  return cell(in, col)[0] != '\0';
+}
+
 /* Append to a row's "assumed" text ("; " separated). */
 void validate_note(struct pl_vrow *row, const char *fmt, ...)
 #if defined(__GNUC__)
