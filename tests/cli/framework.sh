@@ -17,6 +17,14 @@ faster() {
   a=$(json_num "$1" step_time_s) b=$(json_num "$2" step_time_s)
   [ -n "$a" ] && [ -n "$b" ] && awk -v a="$a" -v b="$b" 'BEGIN { exit !(b < a * 0.999) }'
 }
+# onoff_refused FLAG KEY: an on|off behaviour refuses 'yes' and '' on the command line
+# and a string in a framework file, each on one line
+onoff_refused() {
+  expect_fail 1 "^plateau: --$1: unknown value 'yes' \(expected on\|off\)" -- predict --"$1" yes
+  expect_fail 1 "^plateau: --$1: unknown value '' \(expected on\|off\)" -- predict --"$1" ''
+  echo "{\"name\": \"x\", \"behaviours\": {\"$2\": \"on\"}}" >"$TMP/bad_$2.json"
+  expect_fail 1 "behaviour '$2' must be true or false" -- predict --framework "$TMP/bad_$2.json"
+}
 
 # list: every preset with its description, in three formats
 expect_ok list frameworks
@@ -554,10 +562,7 @@ expect_ok predict --model llama2-7b --gpu h100 --cluster dgx-h100 --seq 16384 --
 check "--cudnn-2024 on: FlashAttention-2 runs unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_flash.json" step_time_s)" ]
 expect_ok predict --framework nemo --model llama2-7b --gpu h100 --cluster dgx-h100 --seq 16384 --gpus 8 --gbs 8 --format json
 check "cudnn 2024: the nemo preset means today's cuDNN" [ "$(json_raw "$TMP/out" cudnn_2024)" = false ]
-expect_fail 1 "^plateau: --cudnn-2024: unknown value 'yes' \(expected on\|off\)" -- predict --cudnn-2024 yes
-expect_fail 1 "^plateau: --cudnn-2024: unknown value '' \(expected on\|off\)" -- predict --cudnn-2024 ''
-echo '{"name": "x", "behaviours": {"cudnn_2024": "on"}}' >"$TMP/bad_c24.json"
-expect_fail 1 "behaviour 'cudnn_2024' must be true or false" -- predict --framework "$TMP/bad_c24.json"
+onoff_refused cudnn-2024 cudnn_2024
 
 # cudnn_913 (--cudnn-913; docs/step-model.md 2.2 "cuDNN 9.13 on Blackwell"): cuDNN fused attention at
 # the rates NVIDIA published for cuDNN 9.13.1 (b200.json attention.cudnn.shape_9_13: lower
@@ -579,10 +584,7 @@ check "cudnn 9.13: csv column on" [ "$(col "$TMP/out" framework.cudnn_913)" = on
 check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms$' "$TMP/out"
 expect_ok predict $c24 --cudnn-913 on --format json
 check "--cudnn-913 on: h100 (no 9.13 figures) runs unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_off.json" step_time_s)" ]
-expect_fail 1 "^plateau: --cudnn-913: unknown value 'yes' \(expected on\|off\)" -- predict --cudnn-913 yes
-expect_fail 1 "^plateau: --cudnn-913: unknown value '' \(expected on\|off\)" -- predict --cudnn-913 ''
-echo '{"name": "x", "behaviours": {"cudnn_913": "on"}}' >"$TMP/bad_c913.json"
-expect_fail 1 "behaviour 'cudnn_913' must be true or false" -- predict --framework "$TMP/bad_c913.json"
+onoff_refused cudnn-913 cudnn_913
 
 # cudnn_version (--cudnn VERSION; docs/step-model.md 2.2 "cuDNN by version"): the cuDNN release
 # attention runs as; a GPU file's release entries (attention.cudnn.shape_<major>_<minor>,
@@ -651,9 +653,7 @@ expect_ok predict $f8a --fp8-attention on --format csv
 check "fp8 attention: csv column on" [ "$(col "$TMP/out" framework.fp8_attention)" = on ]
 expect_fail 1 "fp8 attention is modelled under the mxfp8 recipe only \(dtype is bf16\)" -- predict --model llama3-8b --cluster gb300-nvl72 --gpus 8 --dtype bf16 --fp8-attention on
 expect_fail 1 "fp8 attention runs on cuDNN's fused attention only" -- predict --model llama3-8b --cluster gb300-nvl72 --gpus 8 --dtype mxfp8 --attention flash --fp8-attention on
-expect_fail 1 "^plateau: --fp8-attention: unknown value 'yes' \(expected on\|off\)" -- predict --fp8-attention yes
-echo '{"name": "x", "behaviours": {"fp8_attention": "on"}}' >"$TMP/bad_f8a.json"
-expect_fail 1 "behaviour 'fp8_attention' must be true or false" -- predict --framework "$TMP/bad_f8a.json"
+onoff_refused fp8-attention fp8_attention
 
 # nvfp4_rht_unfused (--nvfp4-rht-unfused; docs/step-model.md 2.3e): Transformer Engine before 2.14
 # reads each NVFP4 input and output gradient once more for the RHT'd columnwise cast (+2 B per
@@ -672,10 +672,7 @@ expect_ok predict $mx
 cp "$TMP/out" "$TMP/rht_mx_off.json"
 expect_ok predict $mx --nvfp4-rht-unfused on
 check "--nvfp4-rht-unfused: no effect under mxfp8" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/rht_mx_off.json" step_time_s)" ]
-expect_fail 1 "^plateau: --nvfp4-rht-unfused: unknown value 'yes' \(expected on\|off\)" -- predict --nvfp4-rht-unfused yes
-expect_fail 1 "^plateau: --nvfp4-rht-unfused: unknown value '' \(expected on\|off\)" -- predict --nvfp4-rht-unfused ''
-echo '{"name": "x", "behaviours": {"nvfp4_rht_unfused": "on"}}' >"$TMP/bad_rht.json"
-expect_fail 1 "behaviour 'nvfp4_rht_unfused' must be true or false" -- predict --framework "$TMP/bad_rht.json"
+onoff_refused nvfp4-rht-unfused nvfp4_rht_unfused
 
 # fused_grouped_mlp (--fused-grouped-mlp; docs/step-model.md 2.6): Transformer Engine's fused MXFP8
 # grouped MLP runs the experts' GLU, clamp and biases in cuDNN's grouped GEMM epilogues: GPT-OSS
@@ -694,9 +691,7 @@ check "fused grouped mlp: csv column on" [ "$(col "$TMP/out" framework.fused_gro
 expect_fail 1 "^plateau: layout: the fused grouped MLP runs under the mxfp8 recipe only" -- predict --model gpt-oss-120b --cluster gb300-nvl72 --gpus 8 --ep 8 --gbs 8 --fused-grouped-mlp on
 expect_fail 1 "^plateau: layout: the fused grouped MLP needs a mixture-of-experts model" -- predict --model llama3-8b --cluster gb300-nvl72 --gpus 8 --gbs 8 --dtype mxfp8 --fused-grouped-mlp on
 expect_fail 1 "^plateau: layout: the fused grouped MLP does not run with etp > 1" -- predict $fgm --ep 4 --etp 2 --fused-grouped-mlp on
-expect_fail 1 "^plateau: --fused-grouped-mlp: unknown value 'yes' \(expected on\|off\)" -- predict --fused-grouped-mlp yes
-echo '{"name": "x", "behaviours": {"fused_grouped_mlp": "on"}}' >"$TMP/bad_fgm.json"
-expect_fail 1 "behaviour 'fused_grouped_mlp' must be true or false" -- predict --framework "$TMP/bad_fgm.json"
+onoff_refused fused-grouped-mlp fused_grouped_mlp
 
 # cudnn_cluster_margin (--cudnn-cluster-margin; docs/step-model.md 2.6): cuDNN frontend's
 # CUDNNFE_CLUSTER_OVERLAP_MARGIN, which Megatron-Bridge's fused-MLP configs set to 8: the fused
@@ -745,9 +740,7 @@ expect_ok predict --model llama3-8b --gpus 16 --gbs 16 --framework torchtitan --
 cp "$TMP/out" "$TMP/tsc_tp1.json"
 expect_ok predict --model llama3-8b --gpus 16 --gbs 16 --framework torchtitan --tp-seq-copies off --format json
 check "tp seq copies: no effect without tp" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/tsc_tp1.json" step_time_s)" ]
-expect_fail 1 "^plateau: --tp-seq-copies: unknown value 'yes' \(expected on\|off\)" -- predict --tp-seq-copies yes
-echo '{"name": "x", "behaviours": {"tp_seq_copies": "on"}}' >"$TMP/bad_tsc.json"
-expect_fail 1 "behaviour 'tp_seq_copies' must be true or false" -- predict --framework "$TMP/bad_tsc.json"
+onoff_refused tp-seq-copies tp_seq_copies
 
 # cp_allgather (--cp-allgather; src/sim/lower_unit.c cp_gather_rings, segments.c layer_cp_allgather /
 # cp_merge_ops): PyTorch context_parallel's allgather ring as torchtitan runs it. On in the torchtitan
@@ -767,10 +760,7 @@ cp "$TMP/out" "$TMP/cpa_cp1.json"
 expect_ok predict --model llama3-8b --gpus 8 --gbs 8 --framework torchtitan --cp-allgather off --format json
 check "cp allgather: the run without cp has a step time" [ -n "$(json_num "$TMP/out" step_time_s)" ]
 check "cp allgather: no effect without cp" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/cpa_cp1.json" step_time_s)" ]
-expect_fail 1 "^plateau: --cp-allgather: unknown value 'yes' \(expected on\|off\)" -- predict --cp-allgather yes
-expect_fail 1 "^plateau: --cp-allgather: unknown value '' \(expected on\|off\)" -- predict --cp-allgather ''
-echo '{"name": "x", "behaviours": {"cp_allgather": "on"}}' >"$TMP/bad_cpa.json"
-expect_fail 1 "behaviour 'cp_allgather' must be true or false" -- predict --framework "$TMP/bad_cpa.json"
+onoff_refused cp-allgather cp_allgather
 
 # async_tp (--async-tp; src/sim/lower_unit.c atp_windows): PyTorch's micro-pipeline TP. Off in every
 # preset (torchtitan's experimental.enable_async_tensor_parallel defaults to false); with tp 8 and
@@ -789,10 +779,7 @@ expect_ok predict --model llama3-8b --gpus 16 --gbs 16 --framework torchtitan --
 cp "$TMP/out" "$TMP/atp_tp1.json"
 expect_ok predict --model llama3-8b --gpus 16 --gbs 16 --framework torchtitan --async-tp on --format json
 check "async tp: no effect without tp" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/atp_tp1.json" step_time_s)" ]
-expect_fail 1 "^plateau: --async-tp: unknown value 'yes' \(expected on\|off\)" -- predict --async-tp yes
-expect_fail 1 "^plateau: --async-tp: unknown value '' \(expected on\|off\)" -- predict --async-tp ''
-echo '{"name": "x", "behaviours": {"async_tp": "on"}}' >"$TMP/bad_atp.json"
-expect_fail 1 "behaviour 'async_tp' must be true or false" -- predict --framework "$TMP/bad_atp.json"
+onoff_refused async-tp async_tp
 
 # --bucket-mb: the ddp/zero1 bucket (docs/frameworks.md). zero1 over dp 32 without overlap:
 # a larger bucket means fewer reduce_scatter and all_gather calls, so a faster step; Megatron-Core's

@@ -133,15 +133,23 @@ static char *generated_trace(const struct pl_gpu *truth, size_t *len) {
   return b.p;
 }
 
+/* generated_trace(truth) parsed; NULL (and a failed check) when it does not parse. */
+static struct pl_compute_trace *parsed_trace(const struct pl_gpu *truth) {
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  size_t len = 0;
+  char *text = generated_trace(truth, &len);
+  struct pl_compute_trace *t = NULL;
+  CHECK_STATUS(pl_compute_obs_parse(text, len, "generated", &t, &d), PL_OK, dp);
+  free(text);
+  return t;
+}
+
 static void test_generated(void) {
   struct pl_gpu truth = truth_gpu(), base, fitted;
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
-  size_t len = 0;
-  char *text = generated_trace(&truth, &len);
-  struct pl_compute_trace *t = NULL;
-  CHECK_STATUS(pl_compute_obs_parse(text, len, "generated", &t, &d), PL_OK, dp);
-  free(text);
+  struct pl_compute_trace *t = parsed_trace(&truth);
   if (t == NULL)
     return;
   /* 8 GEMMs + 3 x 2 attention + 2 memory ops; the cat and the orphan are counted */
@@ -188,11 +196,7 @@ static void test_save_roundtrip(void) {
   struct pl_gpu truth = truth_gpu(), base, fitted, back;
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
-  size_t len = 0;
-  char *text = generated_trace(&truth, &len);
-  struct pl_compute_trace *t = NULL;
-  CHECK_STATUS(pl_compute_obs_parse(text, len, "generated", &t, &d), PL_OK, dp);
-  free(text);
+  struct pl_compute_trace *t = parsed_trace(&truth);
   if (t == NULL)
     return;
   pl_gpu_load("h100", &base, &d);
@@ -255,11 +259,7 @@ static void test_save_roundtrip_913(void) {
   struct pl_gpu truth = truth_gpu(), base, fitted, back;
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
-  size_t len = 0;
-  char *text = generated_trace(&truth, &len);
-  struct pl_compute_trace *t = NULL;
-  CHECK_STATUS(pl_compute_obs_parse(text, len, "generated", &t, &d), PL_OK, dp);
-  free(text);
+  struct pl_compute_trace *t = parsed_trace(&truth);
   if (t == NULL)
     return;
   CHECK_STATUS(pl_gpu_load("b200", &base, &d), PL_OK, dp);
