@@ -59,6 +59,8 @@ struct pl_vrow {
   double bubble_s;
   double optimizer_s;
   double other_s;
+  char command[4096];      /* the `plateau predict` command line that reproduces the prediction
+                              (src/validate/command.c; "" when skipped) */
 };
 
 /* Accuracy over a set of rows (one dataset, or all of them). */

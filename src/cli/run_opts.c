@@ -298,6 +298,12 @@ static int load_modes(const struct cli_args *args, struct pl_layout *l) {
     return cli_fail("--recompute-method: needs --recompute full (Megatron applies it to the "
                     "full granularity only)");
   l->recompute_uniform = uniform;
+  bool account = false; /* --account-embed-loss: Megatron-Core's pipeline split flags */
+  int given = two_way(args, "account-embed-loss", "value", "off", "on", &account);
+  if (given < 0)
+    return 1;
+  if (given > 0)
+    l->account_embed_loss = account;
   if ((v = cli_get(args, "schedule")) != NULL && pl_schedule_parse(v, &l->schedule, &d) != PL_OK)
     return cli_fail("--schedule: %s", d.msg);
   if ((v = cli_get(args, "dtype")) != NULL && pl_layout_dtype_parse(v, l, &d) != PL_OK)

@@ -62,16 +62,16 @@ static enum pl_status json_enum(yajl_val obj, const char *key, const char *const
 static enum pl_status plateau_kinds(yajl_val root, const char *origin, struct pl_model *m,
                                     struct pl_diag *diag) {
   static const char *const mlp_names[] = {"gelu", "swiglu"};
-  static const char *const pos_names[] = {"rotary", "learned"};
+  static const char *const pos_names[] = {"rotary", "learned", "alibi"};
   static const char *const norm_names[] = {"rms", "layer"};
   int mlp = 0, pos = 0, norm = 0;
   enum pl_status st = json_enum(root, "mlp", mlp_names, 2, origin, &mlp, diag);
   if (st == PL_OK)
-    st = json_enum(root, "pos", pos_names, 2, origin, &pos, diag);
+    st = json_enum(root, "pos", pos_names, 3, origin, &pos, diag);
   if (st == PL_OK)
     st = json_enum(root, "norm", norm_names, 2, origin, &norm, diag);
   m->mlp = mlp == 0 ? PL_MLP_GELU : PL_MLP_SWIGLU;
-  m->pos = pos == 0 ? PL_POS_ROTARY : PL_POS_LEARNED;
+  m->pos = pos == 0 ? PL_POS_ROTARY : pos == 1 ? PL_POS_LEARNED : PL_POS_ALIBI;
   m->norm = norm == 0 ? PL_NORM_RMS : PL_NORM_LAYER;
   return st;
 }
@@ -363,6 +363,8 @@ static bool file_exists(const char *path) {
 enum pl_status pl_model_load(const char *name_or_path, struct pl_model *out, struct pl_diag *diag) {
   if (name_or_path == NULL || name_or_path[0] == '\0')
     return pl_diag_set(diag, PL_ERR_MISSING, "no model given: name a preset or a model file");
+  if (name_or_path[0] == '{') /* a model file's JSON itself (validate's "command" writes it) */
+    return model_parse(name_or_path, strlen(name_or_path), "inline model JSON", "model", out, diag);
   if (looks_like_path(name_or_path))
     return load_file(name_or_path, out, diag);
   size_t len = 0;

@@ -101,6 +101,7 @@ static void row(struct pl_emit *e, const char *key, const struct pl_vrow *r) {
   num_or_null(e, "published_error", r->published_error, p);
   pl_emit_str(e, "skipped_reason", p ? NULL : r->skipped_reason);
   pl_emit_str(e, "assumed", r->assumed);
+  pl_emit_str(e, "command", p ? r->command : NULL);
   if (p) {
     layout(e, &r->layout);
     breakdown(e, r);

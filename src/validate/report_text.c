@@ -129,7 +129,7 @@ void pl_report_validate_csv(FILE *out, const struct pl_validation *v) {
       out,
       "dataset,row,line,run,source,gpu,cluster,quantity,metric,published,measured_s,predicted_s,"
       "error_pct,skipped_reason,assumed,mfu,compute_s,exposed_comm_s,bubble_s,"
-      "optimizer_s,other_s,framework,published_error_pct\n");
+      "optimizer_s,other_s,framework,published_error_pct,command\n");
   for (size_t i = 0; i < v->n_rows; i++) {
     const struct pl_vrow *r = &v->rows[i];
     bool p = !r->skipped;
@@ -168,6 +168,8 @@ void pl_report_validate_csv(FILE *out, const struct pl_validation *v) {
     csv_str(out, r->framework);
     fputc(',', out);
     csv_num(out, r->published_error, p);
+    fputc(',', out);
+    csv_str(out, p ? r->command : "");
     fputc('\n', out);
   }
 }
