@@ -284,6 +284,7 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.grad_accum_fusion", pl_setting_name(fw.grad_accum_fusion));
   col_int(c, "framework.ub_proj_fprop_sms", fw.ub_proj_fprop_sms);
   col_int(c, "framework.ub_fc2_fprop_sms", fw.ub_fc2_fprop_sms);
+  col_str(c, "layout.account_embed_loss", l->account_embed_loss ? "true" : "false");
 }
 
 void pl_report_predict_csv_header(FILE *out) {
