@@ -227,6 +227,7 @@ void sim_dp_emit_tail(struct lower *lw) {
     dep(lw, lw->join[i], t);
   lw->n_join = 0;
   zero3_persist_tail(lw, t);
+  sim_step_sync_emit(lw, t);
   if (l->shard != PL_SHARD_ZERO1 || lw->bucket_coll < 0 || l->overlap_param_gather)
     return;
   int32_t ag;
