@@ -71,6 +71,9 @@ struct pl_framework {
                                           (layout.step_sync_all_reduces) */
   int64_t step_sync_broadcasts;        /* the same for broadcasts */
   int64_t step_sync_all_gathers;       /* the same for all_gathers */
+  bool opt_syncs_per_tensor_set;
+  int64_t opt_syncs_per_tensor;        /* host syncs of the optimizer per parameter tensor
+                                          (layout.opt_syncs_per_tensor) */
   bool logit_metric_passes_set;
   int64_t logit_metric_passes;         /* forward-only fp32 loss passes per micro-batch */
   bool host_per_kernel_set;

@@ -288,6 +288,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_int(c, "framework.step_sync_all_reduces", fw.step_sync_all_reduces);
   col_int(c, "framework.step_sync_broadcasts", fw.step_sync_broadcasts);
   col_int(c, "framework.step_sync_all_gathers", fw.step_sync_all_gathers);
+  /* added after those: the optimizer's host syncs per parameter tensor (layout.h) */
+  col_int(c, "framework.opt_syncs_per_tensor", fw.opt_syncs_per_tensor);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -216,6 +216,7 @@ void sim_dp_emit_tail(struct lower *lw) {
   if (l->adam_moments_bf16 && l->kernels != PL_KERNELS_UNFUSED) /* TE FusedAdam, bf16 m, v */
     per_param -= ADAMW_BF16_MOMENTS_SAVED_BYTES;
   double opt_s = (bw > 0 ? local * per_param / bw : 0) + g->eff.kernel_overhead_s;
+  opt_s = sim_opt_host_s(lw, opt_s);
   int32_t reduce_tail =
       lw->st->eng.streams[lw->streams[lw->stage * PL_STREAM_N + PL_STREAM_DP_REDUCE]].tail;
   join_add(lw, reduce_tail);

@@ -60,4 +60,28 @@ for bad in -1 65 1.5 '"8"'; do
   expect_fail 1 "behaviour 'step_sync_broadcasts' must be an integer 0\.\.64" -- \
     predict --framework "$TMP/bad.json"
 done
+
+# opt_syncs_per_tensor (src/sim/opt_host.c; llm-foundry: 1, Composer's DecoupledAdamW reads each
+# tensor's step with .item()): the eager optimizer waits for the host once per parameter tensor of
+# the GPU, then issues 8 kernels at host_per_kernel each. By hand, llama2-7b (RMSNorm, fused QKV
+# and gate/up: 6 tensors per block, 1 embedding, final norm + untied output 2) under zero3 on 512
+# GPUs: a shard holds 1 + T/512 of a unit's T tensors: 32 x 1.01171875 + 1 + 1.00390625 =
+# 34.37890625 tensors; per tensor 37 us (sync) + max(8 x 37 us, its 12 us of kernels) = 333 us:
+# 34.37890625 x 333 us = 11.448 ms; by bytes alone 0.4 ms.
+opt() { echo "{\"name\": \"o\", \"behaviours\": {\"host_per_kernel\": \"$1\", \"fused_kernels\": false,
+  \"opt_syncs_per_tensor\": $2}}" >"$TMP/o.json"
+  expect_ok predict --model llama2-7b --shard zero3 --batch-per-gpu 2 --mbs 2 --gpus 512 \
+    --framework "$TMP/o.json" --format json
+  json_num "$TMP/out" optimizer_s; }
+o1=$(opt "37 us" 1)
+o0=$(opt "37 us" 0)
+check "optimizer host-bound: 11.448 ms by hand ($o1 s)" awk -v o="$o1" 'BEGIN { exit !(o > 0.011437 && o < 0.011460) }'
+check "optimizer by bytes without the syncs ($o0 s)" awk -v o="$o0" 'BEGIN { exit !(o > 0 && o < 0.001) }'
+check "no host time per kernel: no floor" [ "$(opt "0 us" 1)" = "$o0" ]
+expect_ok predict --framework llm-foundry --format json
+check "llm-foundry: 1 sync per tensor" [ "$(json_num "$TMP/out" opt_syncs_per_tensor)" = 1 ]
+for bad in -1 5 '"1"'; do
+  echo "{\"name\": \"x\", \"behaviours\": {\"opt_syncs_per_tensor\": $bad}}" >"$TMP/bad.json"
+  expect_fail 1 "behaviour 'opt_syncs_per_tensor' must be an integer 0\.\.4" -- predict --framework "$TMP/bad.json"
+done
 finish
