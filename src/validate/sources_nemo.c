@@ -291,3 +291,45 @@ bool validate_mlperf_measure(const struct validate_in *in, const struct pl_run *
                              struct pl_vrow *row) {
   return measure_time(in, "step time s (median segment, derived)", 1.0, row);
 }
+
+/* ------------------------------------------- MLPerf v5.0 Llama 3.1 405B */
+
+/* The llama31_405b benchmark's model: Llama 3.1 405B as NeMo builds it
+ * (MODEL_SIZE=405b in the submissions' config_*.sh; NeMo
+ * llm/gpt/model/llama.py Llama31Config405B: 126 layers, hidden 16384, 128
+ * heads, 8 query groups, ffn 53248): the preset of that name, whose
+ * dimensions the row's columns repeat (checked). */
+bool validate_mlperf_llama_model(const struct validate_in *in, struct pl_model *m,
+                                 struct pl_vrow *row) {
+  return validate_mcore_preset(in, "llama3-405b", m, row);
+}
+
+/* The submissions' config_*.sh export ASYM_PP_EMBED=True and
+ * ASYM_PP_LOSS=True, which conf/custom.yaml passes to the model as
+ * account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split
+ * (126 + 2 = 128 layers over pp x vp = 64 virtual stages); the distributed
+ * optimizer as for the GPT-3 rows. */
+bool validate_mlperf_llama_layout(const struct validate_in *in, struct pl_layout *l,
+                                  struct pl_vrow *row) {
+  const char *e = cell(in, "ASYM_PP_EMBED (config)"), *s = cell(in, "ASYM_PP_LOSS (config)");
+  if (strcmp(e, "True") == 0 && strcmp(s, "True") == 0) {
+    l->account_embed_loss = true;
+    validate_note(row, "embedding, loss count in the pipeline split (ASYM_PP_EMBED, ASYM_PP_LOSS)");
+  } else if (e[0] != '\0' || s[0] != '\0') {
+    return validate_skip(row, "ASYM_PP_EMBED '%s', ASYM_PP_LOSS '%s': only both True is modelled",
+                         e, s);
+  }
+  return validate_mlperf_layout(in, l, row);
+}
+
+/* Seconds per step: the median wall-clock interval between consecutive
+ * per-step MLLOG tracked_stats lines (train_step_time, logged every step by
+ * the submissions' custom_callbacks.py _log_throughputs) with no evaluation
+ * between them. Not every v5.0 log has eval_start events (the GB200 ones
+ * do not), so the GPT-3 rows' block segments cannot be used throughout;
+ * where both exist they agree within 0.3-2 % (data/validation/SOURCES.md). */
+bool validate_mlperf_v5_measure(const struct validate_in *in, const struct pl_run *run,
+                                struct pl_vrow *row) {
+  (void)run;
+  return measure_time(in, "step time s (median log interval, derived)", 1.0, row);
+}
