@@ -272,3 +272,31 @@ bool validate_torchtitan_measure(const struct validate_in *in, const struct pl_r
   }
   return validate_skip(row, "no tokens-per-second figure (TPS/GPU, WPS, tokens/sec)");
 }
+
+/* --------------------------------------------------------------- memory */
+
+/* Memory(GiB) as torchtitan prints it: train.py logs
+ * device_memory_monitor.get_peak_stats().max_reserved_gib at each log step,
+ * i.e. torch.cuda.memory_stats()["reserved_bytes.all.peak"] / 2^30, the
+ * caching allocator's peak reserved segments since the last log step
+ * (reset_peak_stats after each log; torchtitan/metrics.py
+ * DeviceMemoryMonitor.get_peak_stats and train.py @ 9dec370; the same in
+ * torchtitan/components/metrics.py at the 2025 pages' commits). Reserved
+ * includes the allocator's cached, fragmented blocks and cuBLAS workspaces;
+ * it excludes the CUDA context and NCCL's own buffers (not allocated through
+ * PyTorch's allocator). */
+bool validate_torchtitan_memory(const struct validate_in *in, struct pl_vrow *row) {
+  const char *col = "Memory(GiB)", *v = cell(in, col);
+  bool present = false;
+  double gib = 0;
+  if (!lead_number(v, &gib, &present))
+    return validate_skip(row, "column '%s': '%s' is not a positive number", col, v);
+  if (!present)
+    return validate_skip(row, "no published memory figure (column '%s' empty)", col);
+  row->published = gib;
+  row->measured = gib * 1073741824.0;
+  snprintf(row->metric, sizeof row->metric,
+           "%s: torch.cuda peak reserved bytes (torchtitan DeviceMemoryMonitor max_reserved_gib); "
+           "no CUDA context or NCCL buffers", col);
+  return true;
+}

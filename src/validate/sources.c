@@ -313,7 +313,8 @@ static const struct validate_source sources[] = {
      .layout = validate_torchtitan_layout,
      .overrides = validate_torchtitan_overrides,
      .hardware = validate_torchtitan_hardware,
-     .measure = validate_torchtitan_measure},
+     .measure = validate_torchtitan_measure,
+     .memory = validate_torchtitan_memory},
     /* IBM + PyTorch's FSDP runs (PyTorch blog 2024-03 and fms-fsdp README):
      * FSDP1 as the pytorch-fsdp preset; fms's LLaMA (fms/models/llama.py
      * LLaMAConfig: SwiGLU, RMS norm, RoPE, tie_heads False, no biases,
