@@ -319,7 +319,29 @@ bool validate_mlperf_llama_layout(const struct validate_in *in, struct pl_layout
     return validate_skip(row, "ASYM_PP_EMBED '%s', ASYM_PP_LOSS '%s': only both True is modelled",
                          e, s);
   }
+  /* FULL_CUDA_GRAPH: the whole training step replays as one CUDA graph.
+   * v5.0 (NeMo 25.04): conf/custom.yaml full_cuda_graph, which
+   * custom_callbacks.py's warmup passes as training_step(...,
+   * capture_cuda_graph=full_cuda_graph); v5.1 (NeMo 25.09): conf/custom.yaml
+   * cuda_graph_scope 'full_iteration' when FULL_CUDA_GRAPH is '1' (with
+   * enable_cuda_graph from MCORE_CUDA_GRAPH=1, both in config_common_cg.sh). */
+  const char *g = cell(in, "CUDA graphs (config)");
+  if (strcmp(g, "FULL_CUDA_GRAPH=True") == 0 || strcmp(g, "FULL_CUDA_GRAPH=1") == 0) {
+    l->cuda_graph_scopes |= PL_CGS_FULL_ITERATION;
+    validate_note(row, "full-iteration CUDA graph (%s)", g);
+  }
   return validate_mlperf_layout(in, l, row);
+}
+
+/* SHARP as for the GPT-3 rows; on GB200/GB300 NVL72 the NVLink segment of
+ * the configs' SEGMENT (v5.1: tp pp cp / DGXNGPU = 16 trays, run.sub's
+ * Slurm --segment) by the rule of the Megatron-Core model zoo's rows
+ * (validate_nvl_segment: 16 trays when a job larger than a rack leaves it
+ * unstated, as v5.0's configs do). */
+void validate_mlperf_llama_hardware(const struct validate_in *in, const struct pl_layout *l,
+                                    struct pl_cluster *c, struct pl_vrow *row) {
+  validate_mlperf_hardware(in, l, c, row);
+  validate_nvl_segment(in, l, c, row);
 }
 
 /* Seconds per step: the median wall-clock interval between consecutive

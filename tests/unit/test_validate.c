@@ -268,18 +268,21 @@ static void test_mlperf_llama_rows(void) {
   const char *head =
       "source,model,layers,hidden,heads,kv_heads,seq_len,vocab,gpu,num_gpus,tp,pp,cp,vp,sharding,"
       "recompute,micro_batch,global_batch,precision,TP_COMM_OVERLAP,ASYM_PP_EMBED (config),"
-      "ASYM_PP_LOSS (config),\"step time s (median log interval, derived)\"\n";
+      "ASYM_PP_LOSS (config),\"step time s (median log interval, derived)\",CUDA graphs (config),"
+      "notes\n";
   const char *src = "\"MLPerf Training v5.0 results, NVIDIA closed division, Llama 3.1 405B "
                     "(mlcommons/training_results_v5.0)\"";
-  char csv[2048];
+  char csv[4096];
   snprintf(csv, sizeof csv,
            "%s%s,L,126,16384,128,8,8192,128256,NVIDIA H100-SXM5-80GB,512,8,8,2,8,distributed "
-           "optimizer,none,1,1152,FP8,True,True,True,55.099\n"
+           "optimizer,none,1,1152,FP8,True,True,True,55.099,,\n"
            "%s,L,80,16384,128,8,8192,128256,NVIDIA H100-SXM5-80GB,512,8,8,2,8,distributed "
-           "optimizer,none,1,1152,FP8,True,True,True,55.099\n"
+           "optimizer,none,1,1152,FP8,True,True,True,55.099,,\n"
            "%s,L,126,16384,128,8,8192,128256,NVIDIA H100-SXM5-80GB,512,8,8,2,8,distributed "
-           "optimizer,none,1,1152,FP8,True,True,False,55.099\n",
-           head, src, src, src);
+           "optimizer,none,1,1152,FP8,True,True,False,55.099,,\n"
+           "%s,L,126,16384,128,8,8192,128256,NVIDIA GB200,2560,4,8,2,8,distributed optimizer,none,"
+           "1,960,NVFP4,False,True,True,3.194,FULL_CUDA_GRAPH=1,SEGMENT=16 (config)\n",
+           head, src, src, src, src);
   struct pl_validation v;
   pl_validation_init(&v);
   pl_diag_clear(&d);
@@ -303,6 +306,16 @@ static void test_mlperf_llama_rows(void) {
   CHECK(r != NULL && r->skipped);
   if (r != NULL)
     CHECK_CONTAINS(r->skipped_reason, "ASYM_PP_LOSS 'False'");
+  /* 2,560 GB200 (v5.1): dp = 2560 / 64 = 40 groups placed by 64-GPU NVLink
+   * segments (SEGMENT=16 trays x 4); whole-step CUDA graph from FULL_CUDA_GRAPH=1 */
+  r = row_of(&v, 4);
+  CHECK(r != NULL && !r->skipped);
+  if (r != NULL && !r->skipped) {
+    CHECK_EQ_INT(r->layout.dp, 40);
+    CHECK_EQ_INT(r->layout.dtype, PL_DTYPE_NVFP4);
+    CHECK(r->layout.cuda_graph_scopes & PL_CGS_FULL_ITERATION);
+    CHECK_CONTAINS(r->assumed, "NVLink segment of 16 trays = 64 GPUs");
+  }
   pl_validation_free(&v);
 }
 
