@@ -66,6 +66,14 @@ struct pl_framework {
   enum pl_setting grad_accum_fp32_copy; /* 16-bit gradients cast to an fp32 copy per micro-batch */
   enum pl_setting fsdp_prefetch;       /* zero2/zero3 gathers prefetched */
   enum pl_setting fsdp_separate_comms; /* zero2/zero3 reduce_scatters on their own communicator */
+  bool step_syncs_set;                 /* the three below were given */
+  int64_t step_sync_all_reduces;       /* small all_reduces over all GPUs per step, host-waited
+                                          (layout.step_sync_all_reduces) */
+  int64_t step_sync_broadcasts;        /* the same for broadcasts */
+  int64_t step_sync_all_gathers;       /* the same for all_gathers */
+  bool opt_syncs_per_tensor_set;
+  int64_t opt_syncs_per_tensor;        /* host syncs of the optimizer per parameter tensor
+                                          (layout.opt_syncs_per_tensor) */
   bool logit_metric_passes_set;
   int64_t logit_metric_passes;         /* forward-only fp32 loss passes per micro-batch */
   bool host_per_kernel_set;

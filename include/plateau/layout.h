@@ -262,6 +262,19 @@ struct pl_layout {
                               pl_layout_resolve sets attention_cudnn on compute capability >= 9.0
                               (GPU arch hopper, blackwell) where cuDNN trains the head dims, and
                               leaves FlashAttention-2 otherwise (docs/step-model.md 2.2) */
+  int64_t step_sync_all_reduces; /* input: small all_reduces over all GPUs once per optimizer
+                              step, each waited for by the host before the next is issued, so
+                              their latencies add up on the step (Composer's trainer loop: loss,
+                              sample/token counts, grad-norm, metric barriers; data/frameworks/
+                              llm-foundry.json); default 0 (src/sim/step_sync.c) */
+  int64_t step_sync_broadcasts; /* input: the same for small broadcasts from rank 0 */
+  int64_t opt_syncs_per_tensor; /* input: host syncs the eager optimizer makes per parameter
+                              tensor of the GPU (Composer's DecoupledAdamW reads each tensor's
+                              step counter with .item() before its kernels: 1), so each tensor's
+                              kernels wait for the host to issue them (src/sim/opt_host.c);
+                              default 0: the optimizer is charged by bytes only */
+  int64_t step_sync_all_gathers; /* input: the same for small all_gathers (torchmetrics' metric
+                              state sync) */
   int64_t logit_metric_passes; /* input: forward-only fp32 cross-entropy passes over the logits
                               per micro-batch for training metrics (Composer's train metrics
                               after each micro-batch's backward: LanguageCrossEntropy and
@@ -410,6 +423,11 @@ struct pl_layout {
                               autocast does not quantize (megatron/core/models/gpt/gpt_model.py;
                               TE's TELMHeadColumnParallelLinear only with fp8_output_proj and the
                               MXFP8 recipe, default off); false: at the layout's dtype */
+  bool eager_xent;         /* input: the loss is PyTorch's eager cross_entropy on an fp32 copy of
+                              the logits (torchtitan train.py loss_fn, 9dec370): log_softmax saves
+                              its fp32 output, the backward adds its dense fp32 gradient and the
+                              fp32 input gradient, 12 B per logit at the loss's backward instead
+                              of the 4 B of an in-place fp32 cross-entropy (memory.c) */
   bool moe_host_sync;      /* input: MoE blocks: the host waits once per block's forward for the
                               GPU to count the tokens each local expert receives before it issues
                               the expert GEMMs (Megatron-Core's token dispatchers: the split sizes

@@ -66,6 +66,11 @@
  * multiply (read and write 4 B), 12 B. FSDP keeps no separate bf16 copy to
  * write (the cast happens at gather time). */
 #define ADAMW_EAGER_BYTES_PER_PARAM 92.0
+/* Kernels Composer's DecoupledAdamW launches per parameter tensor after its
+ * host sync (composer/optim/decoupled_weight_decay.py v0.17.2 `adamw`, with
+ * llm-foundry's weight_decay 0: exp_avg mul_ and add_, exp_avg_sq mul_ and
+ * addcmul_, sqrt, div, add_ eps, addcdiv_ into the parameter). */
+#define ADAMW_EAGER_KERNELS_PER_TENSOR 8.0
 /* The search's pruning bound (search/comm.c) must never exceed the simulated
  * step, so it counts the least any optimizer step moves: the AdamW step
  * alone, without the gradient-norm pass (30 B, below both 34 and 92). */

@@ -197,6 +197,26 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
     fw->logit_metric_passes_set = true;
     return PL_OK;
   }
+  if (strcmp(key, "step_sync_all_reduces") == 0 || strcmp(key, "step_sync_broadcasts") == 0 ||
+      strcmp(key, "step_sync_all_gathers") == 0) {
+    if (!YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < 0 || YAJL_GET_INTEGER(v) > 64)
+      return pl_diag_set(diag, PL_ERR_PARSE, "%s: behaviour '%s' must be an integer 0..64",
+                         origin, key);
+    int64_t *dst = strcmp(key, "step_sync_all_reduces") == 0  ? &fw->step_sync_all_reduces
+                   : strcmp(key, "step_sync_broadcasts") == 0 ? &fw->step_sync_broadcasts
+                                                              : &fw->step_sync_all_gathers;
+    *dst = YAJL_GET_INTEGER(v);
+    fw->step_syncs_set = true;
+    return PL_OK;
+  }
+  if (strcmp(key, "opt_syncs_per_tensor") == 0) {
+    if (!YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < 0 || YAJL_GET_INTEGER(v) > 4)
+      return pl_diag_set(diag, PL_ERR_PARSE,
+                         "%s: behaviour 'opt_syncs_per_tensor' must be an integer 0..4", origin);
+    fw->opt_syncs_per_tensor = YAJL_GET_INTEGER(v);
+    fw->opt_syncs_per_tensor_set = true;
+    return PL_OK;
+  }
   if (strcmp(key, "cudnn_cluster_margin") == 0) {
     if (!YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < 0 || YAJL_GET_INTEGER(v) > 64)
       return pl_diag_set(diag, PL_ERR_PARSE,
@@ -399,6 +419,13 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->fsdp_separate_comms, &l->fsdp_separate_comms, false);
   if (fw->logit_metric_passes_set)
     l->logit_metric_passes = fw->logit_metric_passes;
+  if (fw->opt_syncs_per_tensor_set)
+    l->opt_syncs_per_tensor = fw->opt_syncs_per_tensor;
+  if (fw->step_syncs_set) {
+    l->step_sync_all_reduces = fw->step_sync_all_reduces;
+    l->step_sync_broadcasts = fw->step_sync_broadcasts;
+    l->step_sync_all_gathers = fw->step_sync_all_gathers;
+  }
   if (fw->host_per_kernel_set)
     l->host_per_kernel_s = fw->host_per_kernel_s;
   if (fw->host_per_gemm_set)
@@ -471,6 +498,12 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->fsdp_separate_comms = setting(!l->fsdp_one_comm && l->fsdp_separate_comms);
   out->logit_metric_passes_set = true;
   out->logit_metric_passes = l->logit_metric_passes;
+  out->opt_syncs_per_tensor_set = true;
+  out->opt_syncs_per_tensor = l->opt_syncs_per_tensor;
+  out->step_syncs_set = true;
+  out->step_sync_all_reduces = l->step_sync_all_reduces;
+  out->step_sync_broadcasts = l->step_sync_broadcasts;
+  out->step_sync_all_gathers = l->step_sync_all_gathers;
   out->host_per_kernel_set = true;
   out->host_per_kernel_s = l->host_per_kernel_s;
   out->host_per_gemm_set = true;

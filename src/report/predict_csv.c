@@ -284,6 +284,12 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.grad_accum_fusion", pl_setting_name(fw.grad_accum_fusion));
   col_int(c, "framework.ub_proj_fprop_sms", fw.ub_proj_fprop_sms);
   col_int(c, "framework.ub_fc2_fprop_sms", fw.ub_fc2_fprop_sms);
+  /* added after those: the trainer loop's host-waited collectives per step (layout.h) */
+  col_int(c, "framework.step_sync_all_reduces", fw.step_sync_all_reduces);
+  col_int(c, "framework.step_sync_broadcasts", fw.step_sync_broadcasts);
+  col_int(c, "framework.step_sync_all_gathers", fw.step_sync_all_gathers);
+  /* added after those: the optimizer's host syncs per parameter tensor (layout.h) */
+  col_int(c, "framework.opt_syncs_per_tensor", fw.opt_syncs_per_tensor);
   col_str(c, "layout.account_embed_loss", l->account_embed_loss ? "true" : "false");
 }
 

@@ -8,7 +8,7 @@
  * ranks_per_node = min(ranks, max(1, gpus_per_node / stride)):
  *   tp: stride 1; cp: stride tp; dp (the shard group): stride tp*cp;
  *   dp-replica (hybrid sharding): stride tp*cp*shard_group;
- *   pp neighbours: stride tp*cp*dp.
+ *   pp neighbours: stride tp*cp*dp; world (every GPU): stride 1.
  * MoE blocks cut the ranks of a stage a second way (Megatron-Core's expert
  * groups, megatron/core/parallel_state.py, order tp-ep-dp-pp): etp: stride
  * 1; ep: stride etp; edp: stride etp*ep.
@@ -55,6 +55,8 @@ static struct pl_group sim_group(const struct pl_run *run, const char *group) {
     return strided(l->ep * l->etp, 1, gpn);
   if (strcmp(group, "edp") == 0)
     return strided(l->edp, l->etp * l->ep, gpn);
+  if (strcmp(group, "world") == 0) /* every GPU of the run */
+    return strided(l->gpus, 1, gpn);
   if (strcmp(group, "dp-replica") == 0)
     return strided(l->dp / sg, l->tp * l->cp * sg, gpn);
   /* "pp": two neighbouring stages */

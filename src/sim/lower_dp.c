@@ -133,14 +133,17 @@ static double param_gather_calls(const struct lower *lw, double bytes) {
 
 /* The zero1 bf16 parameter all_gather of a stage, in bucket-sized calls:
  * the number of calls, the collective in *ag. The routed experts' share
- * (expert_params of params) is not in it when edp > 1: Megatron-Core keeps
- * the expert-parallel parameters in their own buffers
+ * (expert_params of params) is never in it: Megatron-Core keeps the
+ * expert-parallel parameters in their own buffers
  * (distributed_data_parallel.py expert_parallel_buffers, core_r0.12-v0.16),
  * whose param all_gather (param_and_grad_buffer.py start_param_sync) runs
  * over the expert data-parallel group, the group of their reduce
- * (expert_bucket); expert_gather adds it. */
+ * (expert_bucket); expert_gather adds it when edp > 1. With edp = 1 that
+ * group has one rank: the gather moves nothing over the network (the
+ * distributed optimizer keeps the experts whole there, sim_dp_emit_tail's
+ * ex / edp), so no collective carries them. */
 static double param_gather(struct lower *lw, double params, double expert_params, int32_t *ag) {
-  double bytes = (params - (lw->ebucket_coll >= 0 ? expert_params : 0)) * PARAM_BYTES;
+  double bytes = (params - expert_params) * PARAM_BYTES;
   double calls = param_gather_calls(lw, bytes);
   enum pl_status s = sim_coll_add(lw->st, PL_COLL_ALL_GATHER, "dp", bytes / calls, ag, lw->diag);
   if (s != PL_OK)
@@ -213,6 +216,7 @@ void sim_dp_emit_tail(struct lower *lw) {
   if (l->adam_moments_bf16 && l->kernels != PL_KERNELS_UNFUSED) /* TE FusedAdam, bf16 m, v */
     per_param -= ADAMW_BF16_MOMENTS_SAVED_BYTES;
   double opt_s = (bw > 0 ? local * per_param / bw : 0) + g->eff.kernel_overhead_s;
+  opt_s = sim_opt_host_s(lw, opt_s);
   int32_t reduce_tail =
       lw->st->eng.streams[lw->streams[lw->stage * PL_STREAM_N + PL_STREAM_DP_REDUCE]].tail;
   join_add(lw, reduce_tail);
@@ -224,6 +228,7 @@ void sim_dp_emit_tail(struct lower *lw) {
     dep(lw, lw->join[i], t);
   lw->n_join = 0;
   zero3_persist_tail(lw, t);
+  sim_step_sync_emit(lw, t);
   if (l->shard != PL_SHARD_ZERO1 || lw->bucket_coll < 0 || l->overlap_param_gather)
     return;
   int32_t ag;

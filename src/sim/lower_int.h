@@ -338,6 +338,15 @@ void sim_dp_emit_tail(struct lower *lw);
 void sim_dp_gather_ahead(struct lower *lw);
 void sim_dp_gather_wait(struct lower *lw, struct sim_slot sl, int32_t *later);
 
+/* step_sync.c: the trainer loop's small host-waited collectives over all
+ * GPUs once per step (layout.step_sync_*), after the task `after`. */
+void sim_step_sync_emit(struct lower *lw, int32_t after);
+
+/* opt_host.c: the optimizer step of one GPU when its eager kernels wait for a
+ * host sync per parameter tensor (layout.opt_syncs_per_tensor); gpu_s: the
+ * step's time by bytes. */
+double sim_opt_host_s(const struct lower *lw, double gpu_s);
+
 /* lower_unit.c: one unit's compute and its tp, cp and ep collectives, after
  * the unit's inputs (gather: its FSDP gather task, or SIM_NONE); returns
  * its last compute task. */

@@ -26,6 +26,13 @@ print(round(sum(c["count"] * c["bytes"] for c in d["collectives"]
                 if c["op"] == sys.argv[2] and c["group"] == sys.argv[3])))' "$@"; }
 check "expert params all_gather over edp" [ "$(coll_total "$TMP/ep8.json" all_gather edp)" = 11274289152 ]
 check "other params all_gather over dp" [ "$(coll_total "$TMP/ep8.json" all_gather dp)" = 1605636096 ]
+# edp = 1 (8 GPUs, ep 8): the expert buffers' group has one rank, so nothing gathers the
+# experts (param_and_grad_buffer.py start_param_sync over a one-rank group); the dp gather
+# carries the other parameters only, 1,605,636,096 x 2 B (tp 1) = 3,211,272,192 B, not
+# (1,605,636,096 + 45,097,156,608 / 8) x 2 B = 14,485,561,344 B (plateau before session 15).
+expect_ok predict --model mixtral-8x7b --gpu b200 --gpus 8 --ep 8 --gbs 64 --shard zero1 --format json
+check "edp 1: dense params only in the dp all_gather" [ "$(coll_total "$TMP/out" all_gather dp)" = 3211272192 ]
+check "edp 1: no all_gather over edp" [ "$(coll_total "$TMP/out" all_gather edp)" = 0 ]
 
 expect_ok predict --model mixtral-8x7b --gpus 64 --tp 2 --ep 8 --gbs 256 --shard zero1 --format json \
   --moe-imbalance 1
