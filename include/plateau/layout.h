@@ -423,6 +423,11 @@ struct pl_layout {
                               autocast does not quantize (megatron/core/models/gpt/gpt_model.py;
                               TE's TELMHeadColumnParallelLinear only with fp8_output_proj and the
                               MXFP8 recipe, default off); false: at the layout's dtype */
+  bool eager_xent;         /* input: the loss is PyTorch's eager cross_entropy on an fp32 copy of
+                              the logits (torchtitan train.py loss_fn, 9dec370): log_softmax saves
+                              its fp32 output, the backward adds its dense fp32 gradient and the
+                              fp32 input gradient, 12 B per logit at the loss's backward instead
+                              of the 4 B of an in-place fp32 cross-entropy (memory.c) */
   bool moe_host_sync;      /* input: MoE blocks: the host waits once per block's forward for the
                               GPU to count the tokens each local expert receives before it issues
                               the expert GEMMs (Megatron-Core's token dispatchers: the split sizes

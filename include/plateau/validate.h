@@ -61,6 +61,18 @@ struct pl_vrow {
   double other_s;
 };
 
+/* What a validation compares (`validate --quantity`): the step time (seconds
+ * per optimizer step, every source), or the peak memory per GPU (bytes) where
+ * a source publishes one (validate_source.memory): plateau's total of
+ * pl_memory (busiest stage, with its buffers and framework allowance) against
+ * the published figure, whose definition the row's metric states. Under
+ * memory a row is compared whether or not plateau predicts that it fits. */
+enum pl_vquantity { PL_VQUANTITY_STEP, PL_VQUANTITY_MEMORY };
+const char *pl_vquantity_name(enum pl_vquantity q); /* "step", "memory" */
+/* The row's quantity key: "step_time_s", "peak_memory_bytes". */
+const char *pl_vquantity_key(enum pl_vquantity q);
+enum pl_status pl_vquantity_parse(const char *s, enum pl_vquantity *out, struct pl_diag *diag);
+
 /* Accuracy over a set of rows (one dataset, or all of them). */
 struct pl_vsummary {
   char name[64];          /* dataset name, "all" for the overall summary */
@@ -88,6 +100,8 @@ struct pl_validation {
   struct pl_vsummary overall;
   struct pl_framework framework; /* set before adding files: replaces every row's own
                                     behaviours (validate --framework); zeroed = none */
+  enum pl_vquantity quantity;    /* set before adding files: what is compared
+                                    (validate --quantity); zeroed = step time */
 };
 
 void pl_validation_init(struct pl_validation *v);

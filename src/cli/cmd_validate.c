@@ -30,6 +30,9 @@ static const struct cli_opt opts[] = {
     {"scaling", NULL,
      "instead of the rows: weak scaling, per-GPU throughput measured and predicted as a "
      "configuration is run on more GPUs"},
+    {"quantity", "Q",
+     "step|memory (default step): compare step times, or plateau's peak memory per GPU (total "
+     "with buffers and allowance) with the published figure where a source prints one"},
 };
 
 static const struct cli_cmd cmd = {
@@ -251,6 +254,8 @@ int cmd_validate(int argc, char **argv) {
       return cli_usage(&cmd, "--explain: not with --plot, --baseline, --write-baseline or --scaling");
     if (cli_get(&args, "by") != NULL)
       return cli_usage(&cmd, "--explain: not with --by (one row has no groups)");
+    if (cli_get(&args, "quantity") != NULL)
+      return cli_usage(&cmd, "--explain: not with --quantity (it shows the memory breakdown)");
     return explain(&args, format);
   }
   const char *by = cli_get(&args, "by");
@@ -260,6 +265,18 @@ int cmd_validate(int argc, char **argv) {
   struct pl_diag d;
   pl_validation_init(&v);
   pl_diag_clear(&d);
+  const char *q = cli_get(&args, "quantity");
+  if (q != NULL && pl_vquantity_parse(q, &v.quantity, &d) != PL_OK) {
+    pl_validation_free(&v);
+    return cli_fail("--quantity: %s", d.msg);
+  }
+  if (v.quantity != PL_VQUANTITY_STEP &&
+      (cli_flag(&args, "scaling") || cli_get(&args, "baseline") ||
+       cli_get(&args, "write-baseline") || cli_get(&args, "plot"))) {
+    pl_validation_free(&v);
+    return cli_usage(&cmd, "--quantity memory: not with --scaling, --plot, --baseline or "
+                           "--write-baseline (they are step-time figures)");
+  }
   const char *fw = cli_get(&args, "framework");
   if (fw != NULL && pl_framework_load(fw, &v.framework, &d) != PL_OK) {
     pl_validation_free(&v);

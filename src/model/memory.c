@@ -61,6 +61,15 @@
 /* layout.te_cross_entropy: TE's fused cross-entropy keeps the 16-bit logits
  * (its gradient written into them in place) instead of an fp32 copy */
 #define TE_XENT_LOGIT_BYTES 2.0
+/* layout.eager_xent: PyTorch's eager F.cross_entropy(logits.float()) holds,
+ * at log_softmax's backward, its saved fp32 output, nll_loss's dense fp32
+ * gradient (zeros_like + scatter) and the fp32 input gradient that
+ * _log_softmax_backward_data allocates: 12 B per logit, 8 B above the 4 B
+ * kept from the forward (PyTorch tools/autograd/derivatives.yaml
+ * _log_softmax: result saved; aten/src/ATen/native/cuda/SoftMax.cu
+ * log_softmax_backward_cuda_out; torchtitan 9dec370 train.py loss_fn, whose
+ * compile is commented out, and `del pred` before backward). */
+#define EAGER_XENT_BWD_EXTRA_BYTES 8.0
 #define FRAMEWORK_FIXED_BYTES (1024.0 * 1024.0 * 1024.0) /* assumption */
 #define FRAGMENTATION 0.05                               /* assumption */
 
@@ -154,12 +163,14 @@ static void activations(const struct pl_model *m, const struct pl_layout *l, int
   if (i == 0 && m->dropout) /* embedding dropout mask, 1 B per element */
     s->act_b += s->in_flight * sb * h / rep_div;
   s->logits = 0.0;
-  double head1_b = 0.0, held = 1.0, rerun_b = 0.0; /* one micro-batch's head; the re-run block */
+  double head1_b = 0.0, held = 1.0, rerun_b = 0.0, xent_x = 0.0; /* one micro-batch's head; the re-run block */
   if (i == pp - 1) {
     held = l->schedule == PL_SCHEDULE_GPIPE && pp > 1 ? (double)deg(l->micro_batches) : 1.0;
     double logit_b = l->te_cross_entropy ? TE_XENT_LOGIT_BYTES : FP32_LOGIT_BYTES;
     s->logits = held * logit_b * sb * (double)((m->vocab + tp - 1) / tp);
     head1_b = 2.0 * (2.0 * sb * h / rep_div) + s->logits / held; /* final norm, LM head inputs */
+    if (l->eager_xent && !l->te_cross_entropy) /* one micro-batch at its loss's backward */
+      xent_x = EAGER_XENT_BWD_EXTRA_BYTES * sb * (double)((m->vocab + tp - 1) / tp);
   }
   if (l->recompute != PL_RECOMPUTE_NONE) { /* the block being re-run */
     double rerun =
@@ -181,7 +192,7 @@ static void activations(const struct pl_model *m, const struct pl_layout *l, int
    * _VocabParallelCrossEntropy, goes with its node); only then does the last
    * checkpointed block reach CheckpointFunction.backward (tensor_parallel/
    * random.py) and re-run. The other held micro-batches' heads (gpipe) stay. */
-  s->act_b += (held - 1.0) * head1_b + (head1_b > rerun_b ? head1_b : rerun_b);
+  s->act_b += (held - 1.0) * head1_b + (head1_b + xent_x > rerun_b ? head1_b + xent_x : rerun_b);
 }
 
 static void buffers(const struct pl_model *m, const struct pl_layout *l, struct stage *s) {

@@ -1,6 +1,7 @@
 /* report_json.c: `plateau validate --format json`.
  *
- * {"quantity": "step_time_s", "error_unit": "percent",
+ * {"quantity": "step_time_s" (validate --quantity memory: "peak_memory_bytes"),
+ *  "error_unit": "percent",
  *  "datasets": [{name, rows, predicted, skipped, mape, median_ape, max_ape,
  *                bias (mean signed error), worst_row, published_mape, published_bias
  *                (the same on the column as published: a rate's error is
@@ -111,7 +112,7 @@ static void row(struct pl_emit *e, const char *key, const struct pl_vrow *r) {
 static void document(struct pl_emit *e, const struct pl_validation *v,
                      const struct pl_vgroups *g) {
   pl_emit_obj_begin(e, NULL);
-  pl_emit_str(e, "quantity", "step_time_s");
+  pl_emit_str(e, "quantity", pl_vquantity_key(v->quantity));
   pl_emit_str(e, "error_unit", "percent");
   pl_emit_arr_begin(e, "datasets");
   for (size_t i = 0; i < v->n_sets; i++)

@@ -12,11 +12,21 @@
 
 #include <plateau/validate.h>
 
+/* A row's measured or predicted value as printed: seconds, or GiB for a
+ * memory row (validate --quantity memory; bytes in CSV and JSON). */
+static bool memory_row(const struct pl_vrow *r) {
+  return strcmp(r->quantity, pl_vquantity_key(PL_VQUANTITY_MEMORY)) == 0;
+}
+
+static double shown(const struct pl_vrow *r, double x) {
+  return memory_row(r) ? x / 1073741824.0 : x;
+}
+
 /* One predicted row; its assumptions when they differ from the row above
  * (prev), so a dataset that fills the same fields on every row says it once. */
 static void row_line(FILE *out, const struct pl_vrow *r, const struct pl_vrow *prev) {
-  fprintf(out, "  %4" PRId64 "  %-84.84s %10.3f %10.3f %+8.1f%%\n", r->row, r->label, r->measured,
-          r->predicted, r->error);
+  fprintf(out, "  %4" PRId64 "  %-84.84s %10.3f %10.3f %+8.1f%%\n", r->row, r->label,
+          shown(r, r->measured), shown(r, r->predicted), r->error);
   if (r->assumed[0] != '\0' && (prev == NULL || strcmp(prev->assumed, r->assumed) != 0))
     fprintf(out, "        assumed: %s\n", r->assumed);
 }
@@ -32,8 +42,12 @@ void pl_report_validate_row_text(FILE *out, const struct pl_vrow *r) {
     fprintf(out, "  skipped: %s\n", r->skipped_reason);
     return;
   }
-  fprintf(out, "  measured %.3f s, predicted %.3f s per step: %+.1f%%\n", r->measured,
-          r->predicted, r->error);
+  if (memory_row(r))
+    fprintf(out, "  measured %.2f GiB, predicted %.2f GiB per GPU: %+.1f%%\n",
+            shown(r, r->measured), shown(r, r->predicted), r->error);
+  else
+    fprintf(out, "  measured %.3f s, predicted %.3f s per step: %+.1f%%\n", r->measured,
+            r->predicted, r->error);
   if (r->assumed[0] != '\0')
     fprintf(out, "  assumed: %s\n", r->assumed);
 }
@@ -46,11 +60,13 @@ static void dataset_rows(FILE *out, const struct pl_validation *v, const struct 
       fprintf(out, "  architecture: %s\n", v->rows[i].architecture);
       break;
     }
+  bool mem = v->quantity == PL_VQUANTITY_MEMORY;
   if (s->predicted > 0)
     fprintf(out,
             "  (an 'assumed' line holds for the rows below it until the next one)\n"
             "  %4s  %-84s %10s %10s %9s\n",
-            "row", "run", "meas. (s)", "pred. (s)", "error");
+            "row", "run", mem ? "meas.(GiB)" : "meas. (s)", mem ? "pred.(GiB)" : "pred. (s)",
+            "error");
   const struct pl_vrow *prev = NULL;
   for (size_t i = 0; i < v->n_rows; i++)
     if (strcmp(v->rows[i].dataset, s->name) == 0 && !v->rows[i].skipped) {
@@ -80,10 +96,15 @@ static void summary_line(FILE *out, const struct pl_vsummary *s, bool show_datas
 
 /* The summary table: one line per set (datasets, or the groups of --by)
  * under a first column named by, then the overall line. */
-static void summary_table(FILE *out, const char *by, const struct pl_vsummary *sets, size_t n,
-                          bool show_dataset, const struct pl_vsummary *overall) {
-  fprintf(out, "step time, predicted vs published: |error| = |predicted - measured| / measured;\n"
-               "bias = mean signed error (negative: predicted too fast)\n");
+static void summary_table(FILE *out, enum pl_vquantity q, const char *by,
+                          const struct pl_vsummary *sets, size_t n, bool show_dataset,
+                          const struct pl_vsummary *overall) {
+  if (q == PL_VQUANTITY_MEMORY)
+    fprintf(out, "peak memory per GPU, predicted vs published: |error| = |predicted - measured| / "
+                 "measured;\nbias = mean signed error (negative: predicted too small)\n");
+  else
+    fprintf(out, "step time, predicted vs published: |error| = |predicted - measured| / measured;\n"
+                 "bias = mean signed error (negative: predicted too fast)\n");
   fprintf(out, "%-40s %5s %5s %5s %8s %8s %8s %8s  %s\n", by, "rows", "pred", "skip", "mean",
           "median", "max", "bias", "worst");
   for (size_t i = 0; i < n; i++)
@@ -95,7 +116,7 @@ void pl_report_validate_text(FILE *out, const struct pl_validation *v, bool rows
   if (rows)
     for (size_t i = 0; i < v->n_sets; i++)
       dataset_rows(out, v, &v->sets[i]);
-  summary_table(out, "dataset", v->sets, v->n_sets, false, &v->overall);
+  summary_table(out, v->quantity, "dataset", v->sets, v->n_sets, false, &v->overall);
 }
 
 void pl_report_validate_groups_text(FILE *out, const struct pl_validation *v,
@@ -103,8 +124,8 @@ void pl_report_validate_groups_text(FILE *out, const struct pl_validation *v,
   if (rows)
     for (size_t i = 0; i < v->n_sets; i++)
       dataset_rows(out, v, &v->sets[i]);
-  summary_table(out, pl_vgroup_name(g->by), g->groups, g->n, g->by != PL_VGROUP_DATASET,
-                &v->overall);
+  summary_table(out, v->quantity, pl_vgroup_name(g->by), g->groups, g->n,
+                g->by != PL_VGROUP_DATASET, &v->overall);
 }
 
 /* ------------------------------------------------------------------ CSV */
@@ -127,9 +148,10 @@ static void csv_num(FILE *out, double v, bool present) {
 void pl_report_validate_csv(FILE *out, const struct pl_validation *v) {
   fprintf(
       out,
-      "dataset,row,line,run,source,gpu,cluster,quantity,metric,published,measured_s,predicted_s,"
+      "dataset,row,line,run,source,gpu,cluster,quantity,metric,published,%s,"
       "error_pct,skipped_reason,assumed,mfu,compute_s,exposed_comm_s,bubble_s,"
-      "optimizer_s,other_s,framework,published_error_pct\n");
+      "optimizer_s,other_s,framework,published_error_pct\n",
+      v->quantity == PL_VQUANTITY_MEMORY ? "measured_bytes,predicted_bytes" : "measured_s,predicted_s");
   for (size_t i = 0; i < v->n_rows; i++) {
     const struct pl_vrow *r = &v->rows[i];
     bool p = !r->skipped;

@@ -160,6 +160,24 @@ static bool tt_pipeline_split(const struct validate_in *in, struct pl_layout *l,
   return true;
 }
 
+/* The loss as the row's torchtitan ran it: PyTorch's eager
+ * F.cross_entropy on an fp32 copy of the logits (layout.eager_xent), unless
+ * torch.compile compiled it. torchtitan compiled the loss with
+ * training.compile only from e10cb94 (2024-10-22, "compile it if
+ * compiling") to e8977b0 (2024-12-18, "turning off compile on loss
+ * function": commented out at 9dec370, train.py), and again in 2025
+ * (components/loss.py build_cross_entropy_loss at 820504e and e7c0cae).
+ * Before e10cb94 the model's output did the .float() (model.py), the same
+ * tensors. A compiled loss keeps plateau's 4 B per logit (not derived). */
+static void tt_loss(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  const char *ref = cell(in, "source_ref");
+  bool compiled = yes(in, "torch.compile") && (strstr(ref, "torchtitan 820504e") != NULL ||
+                                               strstr(ref, "torchtitan e7c0cae") != NULL);
+  l->eager_xent = !compiled;
+  if (compiled)
+    validate_note(row, "loss compiled with the model (torchtitan 2025 build_cross_entropy_loss)");
+}
+
 /* FP8 as torchao's Float8Linear ran it: the dynamic tensor-wise recipe
  * (torchtitan config_manager.py float8 scaling_type_* 'dynamic' at 9dec370;
  * recipe_name None = tensorwise at e7c0cae) is plateau's fp8-tensorwise;
@@ -177,6 +195,7 @@ bool validate_torchtitan_layout(const struct validate_in *in, struct pl_layout *
   }
   if (!tt_pipeline_split(in, l, row))
     return false;
+  tt_loss(in, l, row);
   if (l->cp > 1)
     validate_note(row, "context parallel: PyTorch context_parallel with the allgather rotater "
                        "(torchtitan preset's cp_allgather)");
@@ -271,4 +290,32 @@ bool validate_torchtitan_measure(const struct validate_in *in, const struct pl_r
     return true;
   }
   return validate_skip(row, "no tokens-per-second figure (TPS/GPU, WPS, tokens/sec)");
+}
+
+/* --------------------------------------------------------------- memory */
+
+/* Memory(GiB) as torchtitan prints it: train.py logs
+ * device_memory_monitor.get_peak_stats().max_reserved_gib at each log step,
+ * i.e. torch.cuda.memory_stats()["reserved_bytes.all.peak"] / 2^30, the
+ * caching allocator's peak reserved segments since the last log step
+ * (reset_peak_stats after each log; torchtitan/metrics.py
+ * DeviceMemoryMonitor.get_peak_stats and train.py @ 9dec370; the same in
+ * torchtitan/components/metrics.py at the 2025 pages' commits). Reserved
+ * includes the allocator's cached, fragmented blocks and cuBLAS workspaces;
+ * it excludes the CUDA context and NCCL's own buffers (not allocated through
+ * PyTorch's allocator). */
+bool validate_torchtitan_memory(const struct validate_in *in, struct pl_vrow *row) {
+  const char *col = "Memory(GiB)", *v = cell(in, col);
+  bool present = false;
+  double gib = 0;
+  if (!lead_number(v, &gib, &present))
+    return validate_skip(row, "column '%s': '%s' is not a positive number", col, v);
+  if (!present)
+    return validate_skip(row, "no published memory figure (column '%s' empty)", col);
+  row->published = gib;
+  row->measured = gib * 1073741824.0;
+  snprintf(row->metric, sizeof row->metric,
+           "%s: torch.cuda peak reserved bytes (torchtitan DeviceMemoryMonitor max_reserved_gib); "
+           "no CUDA context or NCCL buffers", col);
+  return true;
 }

@@ -18,6 +18,8 @@
  *                long-sequence rows: model TFLOP/s/GPU by NeMo's FLOP formula
  *   mlperf       MLPerf Training GPT-3 (NVIDIA, NeMo): seconds per step
  *                derived from the logs' timestamps
+ *   mlperf_llama MLPerf Training v5.0 Llama 3.1 405B (NVIDIA, NeMo): seconds
+ *                per step from the logs' per-step timestamps
  *   vtrain       vTrain ground truth (Megatron-DeepSpeed): iteration time (ms)
  *   bridge       Megatron-Bridge performance summary: tokens/s/GPU, printed
  *   moezoo       Megatron-Core MoE model zoo: step time (s), printed, or
@@ -196,6 +198,23 @@ static const struct validate_source sources[] = {
      .layout = validate_nemo_layout,
      .overrides = validate_nemo_overrides,
      .measure = validate_nemo_measure},
+    /* before "mlperf": its match ("MLPerf Training") is a prefix of this one's rows */
+    {.key = "mlperf_llama",
+     .framework = "nemo",
+     .match = "Llama 3.1 405B (mlcommons/training_results",
+     .family = "Llama 3.1 405B as NeMo builds it (SwiGLU, RoPE, RMSNorm, untied embeddings, no "
+               "biases, no dropout; Transformer Engine)",
+     .pos = PL_POS_ROTARY,
+     .eager_attention = false,
+     .grad_reduce_after_backward = false,
+     .sequence_parallel = true,
+     .megatron_vocab_pad = true,
+     .use_preset = true,
+     .model = validate_mlperf_llama_model,
+     .overrides = validate_mlperf_overrides,
+     .layout = validate_mlperf_llama_layout,
+     .hardware = validate_mlperf_llama_hardware,
+     .measure = validate_mlperf_v5_measure},
     {.key = "mlperf",
      .framework = "nemo",
      .match = "MLPerf Training",
@@ -294,7 +313,8 @@ static const struct validate_source sources[] = {
      .layout = validate_torchtitan_layout,
      .overrides = validate_torchtitan_overrides,
      .hardware = validate_torchtitan_hardware,
-     .measure = validate_torchtitan_measure},
+     .measure = validate_torchtitan_measure,
+     .memory = validate_torchtitan_memory},
     /* IBM + PyTorch's FSDP runs (PyTorch blog 2024-03 and fms-fsdp README):
      * FSDP1 as the pytorch-fsdp preset; fms's LLaMA (fms/models/llama.py
      * LLaMAConfig: SwiGLU, RMS norm, RoPE, tie_heads False, no biases,

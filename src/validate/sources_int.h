@@ -80,5 +80,13 @@ void validate_mlperf_hardware(const struct validate_in *in, const struct pl_layo
                               struct pl_cluster *c, struct pl_vrow *row);
 bool validate_mlperf_measure(const struct validate_in *in, const struct pl_run *run,
                              struct pl_vrow *row);
+bool validate_mlperf_llama_model(const struct validate_in *in, struct pl_model *m,
+                                 struct pl_vrow *row);
+bool validate_mlperf_llama_layout(const struct validate_in *in, struct pl_layout *l,
+                                  struct pl_vrow *row);
+void validate_mlperf_llama_hardware(const struct validate_in *in, const struct pl_layout *l,
+                                    struct pl_cluster *c, struct pl_vrow *row);
+bool validate_mlperf_v5_measure(const struct validate_in *in, const struct pl_run *run,
+                                struct pl_vrow *row);
 
 #endif

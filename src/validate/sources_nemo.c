@@ -291,3 +291,67 @@ bool validate_mlperf_measure(const struct validate_in *in, const struct pl_run *
                              struct pl_vrow *row) {
   return measure_time(in, "step time s (median segment, derived)", 1.0, row);
 }
+
+/* ------------------------------------------- MLPerf v5.0 Llama 3.1 405B */
+
+/* The llama31_405b benchmark's model: Llama 3.1 405B as NeMo builds it
+ * (MODEL_SIZE=405b in the submissions' config_*.sh; NeMo
+ * llm/gpt/model/llama.py Llama31Config405B: 126 layers, hidden 16384, 128
+ * heads, 8 query groups, ffn 53248): the preset of that name, whose
+ * dimensions the row's columns repeat (checked). */
+bool validate_mlperf_llama_model(const struct validate_in *in, struct pl_model *m,
+                                 struct pl_vrow *row) {
+  return validate_mcore_preset(in, "llama3-405b", m, row);
+}
+
+/* The submissions' config_*.sh export ASYM_PP_EMBED=True and
+ * ASYM_PP_LOSS=True, which conf/custom.yaml passes to the model as
+ * account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split
+ * (126 + 2 = 128 layers over pp x vp = 64 virtual stages); the distributed
+ * optimizer as for the GPT-3 rows. */
+bool validate_mlperf_llama_layout(const struct validate_in *in, struct pl_layout *l,
+                                  struct pl_vrow *row) {
+  const char *e = cell(in, "ASYM_PP_EMBED (config)"), *s = cell(in, "ASYM_PP_LOSS (config)");
+  if (strcmp(e, "True") == 0 && strcmp(s, "True") == 0) {
+    l->account_embed_loss = true;
+    validate_note(row, "embedding, loss count in the pipeline split (ASYM_PP_EMBED, ASYM_PP_LOSS)");
+  } else if (e[0] != '\0' || s[0] != '\0') {
+    return validate_skip(row, "ASYM_PP_EMBED '%s', ASYM_PP_LOSS '%s': only both True is modelled",
+                         e, s);
+  }
+  /* FULL_CUDA_GRAPH: the whole training step replays as one CUDA graph.
+   * v5.0 (NeMo 25.04): conf/custom.yaml full_cuda_graph, which
+   * custom_callbacks.py's warmup passes as training_step(...,
+   * capture_cuda_graph=full_cuda_graph); v5.1 (NeMo 25.09): conf/custom.yaml
+   * cuda_graph_scope 'full_iteration' when FULL_CUDA_GRAPH is '1' (with
+   * enable_cuda_graph from MCORE_CUDA_GRAPH=1, both in config_common_cg.sh). */
+  const char *g = cell(in, "CUDA graphs (config)");
+  if (strcmp(g, "FULL_CUDA_GRAPH=True") == 0 || strcmp(g, "FULL_CUDA_GRAPH=1") == 0) {
+    l->cuda_graph_scopes |= PL_CGS_FULL_ITERATION;
+    validate_note(row, "full-iteration CUDA graph (%s)", g);
+  }
+  return validate_mlperf_layout(in, l, row);
+}
+
+/* SHARP as for the GPT-3 rows; on GB200/GB300 NVL72 the NVLink segment of
+ * the configs' SEGMENT (v5.1: tp pp cp / DGXNGPU = 16 trays, run.sub's
+ * Slurm --segment) by the rule of the Megatron-Core model zoo's rows
+ * (validate_nvl_segment: 16 trays when a job larger than a rack leaves it
+ * unstated, as v5.0's configs do). */
+void validate_mlperf_llama_hardware(const struct validate_in *in, const struct pl_layout *l,
+                                    struct pl_cluster *c, struct pl_vrow *row) {
+  validate_mlperf_hardware(in, l, c, row);
+  validate_nvl_segment(in, l, c, row);
+}
+
+/* Seconds per step: the median wall-clock interval between consecutive
+ * per-step MLLOG tracked_stats lines (train_step_time, logged every step by
+ * the submissions' custom_callbacks.py _log_throughputs) with no evaluation
+ * between them. Not every v5.0 log has eval_start events (the GB200 ones
+ * do not), so the GPT-3 rows' block segments cannot be used throughout;
+ * where both exist they agree within 0.3-2 % (data/validation/SOURCES.md). */
+bool validate_mlperf_v5_measure(const struct validate_in *in, const struct pl_run *run,
+                                struct pl_vrow *row) {
+  (void)run;
+  return measure_time(in, "step time s (median log interval, derived)", 1.0, row);
+}

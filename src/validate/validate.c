@@ -94,6 +94,28 @@ enum pl_status pl_validation_summarize(const struct pl_vrow *rows, size_t n, con
   return validate_summarize_sel(rows, n, NULL, NULL, name, out, diag);
 }
 
+/* ------------------------------------------------------------ quantity */
+
+static const char *const quantity_names[] = {"step", "memory"};
+static const char *const quantity_keys[] = {"step_time_s", "peak_memory_bytes"};
+
+const char *pl_vquantity_name(enum pl_vquantity q) {
+  return (size_t)q < sizeof quantity_names / sizeof quantity_names[0] ? quantity_names[q] : "?";
+}
+
+const char *pl_vquantity_key(enum pl_vquantity q) {
+  return (size_t)q < sizeof quantity_keys / sizeof quantity_keys[0] ? quantity_keys[q] : "?";
+}
+
+enum pl_status pl_vquantity_parse(const char *s, enum pl_vquantity *out, struct pl_diag *diag) {
+  for (size_t i = 0; i < sizeof quantity_names / sizeof quantity_names[0]; i++)
+    if (strcmp(s, quantity_names[i]) == 0) {
+      *out = (enum pl_vquantity)i;
+      return PL_OK;
+    }
+  return pl_diag_set(diag, PL_ERR_RANGE, "quantity '%s' unknown (known: step, memory)", s);
+}
+
 /* ------------------------------------------------------------- growing */
 
 static struct pl_vrow *push_row(struct pl_validation *v) {
@@ -154,6 +176,19 @@ static void record_prediction(struct pl_vrow *row, const struct pl_prediction *p
   label(row, p->run.model.name, &p->run.layout);
 }
 
+/* validate --quantity memory: plateau's peak per GPU (pl_memory total: the
+ * busiest stage with its buffers and framework allowance) against the
+ * published figure, whether or not plateau predicts that the run fits (said
+ * in assumed when it does not); the step breakdown stays for diagnosis. */
+static void record_memory(struct pl_vrow *row, const struct pl_prediction *p) {
+  record_prediction(row, p);
+  row->predicted = p->memory.total_bytes;
+  row->error = 100.0 * (row->predicted - row->measured) / row->measured;
+  row->published_error = row->error;
+  if (!p->memory.fits)
+    validate_note(row, "plateau predicts it does not fit: %s", p->memory.why);
+}
+
 /* Build, convert, predict. Every way out leaves a complete row. */
 struct work {
   struct pl_run run;
@@ -192,6 +227,12 @@ static bool build_record(const struct validate_in *in, struct pl_vrow *row, stru
   if (src->use_preset && !source_framework(src, in, run, row))
     return false;
   row->layout = run->layout; /* as described; the resolved one replaces it when predicted */
+  if (in->quantity == PL_VQUANTITY_MEMORY) {
+    snprintf(row->quantity, sizeof row->quantity, "%s", pl_vquantity_key(in->quantity));
+    return src->memory != NULL
+               ? src->memory(in, row)
+               : validate_skip(row, "source '%s' publishes no per-GPU memory figure", src->key);
+  }
   return src->measure(in, run, row);
 }
 
@@ -210,6 +251,10 @@ static void predict_record(const struct validate_in *in, struct pl_vrow *row, st
     if (st == PL_ERR_NOMEM)
       *in->fatal = st;
     validate_skip(row, "%s", d.msg);
+    return;
+  }
+  if (in->quantity == PL_VQUANTITY_MEMORY) {
+    record_memory(row, &w->pred);
     return;
   }
   if (!w->pred.step.simulated) {
@@ -268,7 +313,8 @@ static enum pl_status add_records(struct pl_validation *v, const struct validate
     row->line = c->lines[rec];
     enum pl_status fatal = PL_OK;
     const struct validate_in in = {c, rec, &fatal,
-                                   v->framework.name[0] != '\0' ? &v->framework : NULL};
+                                   v->framework.name[0] != '\0' ? &v->framework : NULL,
+                                   v->quantity};
     run_record(&in, row, w);
     if (fatal != PL_OK) {
       pl_free(w);
@@ -354,7 +400,7 @@ static enum pl_status explain_parsed(const struct validate_csv *c, const char *p
   out->row = row;
   out->line = c->lines[row];
   enum pl_status fatal = PL_OK;
-  const struct validate_in in = {c, (size_t)row, &fatal, NULL};
+  const struct validate_in in = {c, (size_t)row, &fatal, NULL, PL_VQUANTITY_STEP};
   struct work *w = pl_calloc(1, sizeof *w); /* zeroed: a skipped row leaves pred unset */
   if (w == NULL)
     return pl_diag_set(diag, PL_ERR_NOMEM, "validate: out of memory");

@@ -59,6 +59,7 @@ struct validate_in {
                             an error for the whole file, not a skipped row */
   const struct pl_framework *framework; /* replaces every row's own (validate --framework);
                             NULL = none */
+  enum pl_vquantity quantity; /* what is compared (validate --quantity) */
 };
 
 /* The text of column col in the row being read ("" when the column is absent
@@ -141,6 +142,10 @@ struct validate_source {
   /* Convert the published metric to a measured step time, filling
    * row->metric, row->published, row->measured; false = skipped. */
   bool (*measure)(const struct validate_in *in, const struct pl_run *run, struct pl_vrow *row);
+  /* The published peak memory per GPU (validate --quantity memory), filling
+   * row->metric (the figure's definition), row->published (as printed) and
+   * row->measured (bytes); false = skipped. NULL = the source publishes none. */
+  bool (*memory)(const struct validate_in *in, struct pl_vrow *row);
 };
 
 /* The source whose `match` occurs in the record's `source` cell, or NULL. */
@@ -217,6 +222,7 @@ void validate_torchtitan_hardware(const struct validate_in *in, const struct pl_
                                   struct pl_cluster *c, struct pl_vrow *row);
 bool validate_torchtitan_measure(const struct validate_in *in, const struct pl_run *run,
                                  struct pl_vrow *row);
+bool validate_torchtitan_memory(const struct validate_in *in, struct pl_vrow *row);
 
 /* IBM's foundation-model-stack/fms-fsdp runs (source_fms.c): the rules of its
  * table entry in sources.c (the model family is validate_torchtitan_model's). */

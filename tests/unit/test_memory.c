@@ -607,6 +607,35 @@ static void test_te_cross_entropy(void) {
   CHECK_NEAR_REL(first1.activations_bytes, first0.activations_bytes, 0);
 }
 
+/* PyTorch's eager cross-entropy on fp32 logits (layout.eager_xent, torchtitan
+ * 9dec370's loss_fn): log_softmax's saved fp32 output, nll_loss's fp32
+ * gradient and the fp32 input gradient, 12 B per logit at the loss's
+ * backward, 8 B more than the 4 B fp32 logits. Same run as above (Llama-2 7B,
+ * pp 4, mbs 1, seq 4096, no recompute: the head is held beside the blocks):
+ * the last stage's activations rise by 8 x 4096 x 32000 = 1,048,576,000 B,
+ * logits_bytes (the part held from the forward) stays 524,288,000 B, the first
+ * stage does not move; with TE's fused cross-entropy the flag has no effect. */
+static void test_eager_cross_entropy(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_gpu g = gpu80();
+  struct pl_layout l =
+      layout(&m, (struct spec){.gpus = 4, .pp = 4, .gbs = 8, .shard = PL_SHARD_ZERO1});
+  struct pl_memory last0, last1, first0, first1, te0, te1;
+  pl_memory_stage(&m, &l, &g, 3, &last0);
+  pl_memory_stage(&m, &l, &g, 0, &first0);
+  l.eager_xent = true;
+  pl_memory_stage(&m, &l, &g, 3, &last1);
+  pl_memory_stage(&m, &l, &g, 0, &first1);
+  CHECK_NEAR_REL(last1.activations_bytes - last0.activations_bytes, 1048576000.0, 1e-12);
+  CHECK_NEAR_REL(last1.logits_bytes, 524288000.0, 1e-15);
+  CHECK_NEAR_REL(first1.activations_bytes, first0.activations_bytes, 0);
+  l.te_cross_entropy = true;
+  pl_memory_stage(&m, &l, &g, 3, &te1);
+  l.eager_xent = false;
+  pl_memory_stage(&m, &l, &g, 3, &te0);
+  CHECK_NEAR_REL(te1.activations_bytes, te0.activations_bytes, 0);
+}
+
 /* Transformer Engine FP8 parameters under Megatron FSDP (layout.fp8_all_gather
  * with a per-tensor TE FP8 recipe, pl_layout_te_fp8_params). Llama-2 7B on 16
  * GPUs, pp 2, zero3 over dp 8, fp8 current scaling. A block's GEMM weights:
@@ -809,6 +838,7 @@ int main(void) {
   test_fsdp_pp_unsharded();
   test_megatron_fsdp_grads();
   test_te_cross_entropy();
+  test_eager_cross_entropy();
   test_te_fp8_params();
   test_fsdp_block_units();
   test_adam_moments_bf16();

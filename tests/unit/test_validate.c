@@ -257,6 +257,68 @@ static void test_nemo_mlperf_rows(void) {
   pl_validation_free(&v);
 }
 
+/* MLPerf v5.0 Llama 3.1 405B rows (source "mlperf_llama", mlp15): the
+ * preset llama3-405b (126 layers: not divisible by pp 8 x vp 8 = 64 unless
+ * the embedding and the loss count as a layer each, ASYM_PP_EMBED and
+ * ASYM_PP_LOSS True: 128 / 64 = 2 per virtual stage); measured = the
+ * log-interval column as printed (55.099 s); a column that contradicts the
+ * preset (layers 80) or one ASYM flag alone skips the row. Row 1 is the
+ * 512-GPU H100 result (eos-dfw_n64, result_0). */
+static void test_mlperf_llama_rows(void) {
+  const char *head =
+      "source,model,layers,hidden,heads,kv_heads,seq_len,vocab,gpu,num_gpus,tp,pp,cp,vp,sharding,"
+      "recompute,micro_batch,global_batch,precision,TP_COMM_OVERLAP,ASYM_PP_EMBED (config),"
+      "ASYM_PP_LOSS (config),\"step time s (median log interval, derived)\",CUDA graphs (config),"
+      "notes\n";
+  const char *src = "\"MLPerf Training v5.0 results, NVIDIA closed division, Llama 3.1 405B "
+                    "(mlcommons/training_results_v5.0)\"";
+  char csv[4096];
+  snprintf(csv, sizeof csv,
+           "%s%s,L,126,16384,128,8,8192,128256,NVIDIA H100-SXM5-80GB,512,8,8,2,8,distributed "
+           "optimizer,none,1,1152,FP8,True,True,True,55.099,,\n"
+           "%s,L,80,16384,128,8,8192,128256,NVIDIA H100-SXM5-80GB,512,8,8,2,8,distributed "
+           "optimizer,none,1,1152,FP8,True,True,True,55.099,,\n"
+           "%s,L,126,16384,128,8,8192,128256,NVIDIA H100-SXM5-80GB,512,8,8,2,8,distributed "
+           "optimizer,none,1,1152,FP8,True,True,False,55.099,,\n"
+           "%s,L,126,16384,128,8,8192,128256,NVIDIA GB200,2560,4,8,2,8,distributed optimizer,none,"
+           "1,960,NVFP4,False,True,True,3.194,FULL_CUDA_GRAPH=1,SEGMENT=16 (config)\n",
+           head, src, src, src, src);
+  struct pl_validation v;
+  pl_validation_init(&v);
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_validation_add_csv(&v, "mlperf_v5", csv, strlen(csv), &d), PL_OK, dp);
+  const struct pl_vrow *r = row_of(&v, 1);
+  CHECK(r != NULL && !r->skipped);
+  if (r != NULL && !r->skipped) {
+    CHECK_NEAR_REL(r->measured, 55.099, 1e-12);
+    CHECK(r->layout.account_embed_loss);
+    CHECK_EQ_INT(r->layout.shard, PL_SHARD_ZERO1);
+    CHECK_EQ_INT(r->layout.dtype, PL_DTYPE_FP8);
+    CHECK_EQ_INT(r->layout.cp, 2);
+    CHECK_STR(r->framework, "nemo");
+    CHECK_CONTAINS(r->assumed, "llama3-405b");
+  }
+  r = row_of(&v, 2);
+  CHECK(r != NULL && r->skipped);
+  if (r != NULL)
+    CHECK_CONTAINS(r->skipped_reason, "layers");
+  r = row_of(&v, 3);
+  CHECK(r != NULL && r->skipped);
+  if (r != NULL)
+    CHECK_CONTAINS(r->skipped_reason, "ASYM_PP_LOSS 'False'");
+  /* 2,560 GB200 (v5.1): dp = 2560 / 64 = 40 groups placed by 64-GPU NVLink
+   * segments (SEGMENT=16 trays x 4); whole-step CUDA graph from FULL_CUDA_GRAPH=1 */
+  r = row_of(&v, 4);
+  CHECK(r != NULL && !r->skipped);
+  if (r != NULL && !r->skipped) {
+    CHECK_EQ_INT(r->layout.dp, 40);
+    CHECK_EQ_INT(r->layout.dtype, PL_DTYPE_NVFP4);
+    CHECK(r->layout.cuda_graph_scopes & PL_CGS_FULL_ITERATION);
+    CHECK_CONTAINS(r->assumed, "NVLink segment of 16 trays = 64 GPUs");
+  }
+  pl_validation_free(&v);
+}
+
 /* llm-foundry rows: MPT's ALiBi ran in the Triton FlashAttention, eager
  * kernels; MP Mode DEFAULT reduces gradients in fp32 as modelled. Measured
  * step = 16 x 2048 tokens / 100000 tokens/s = 0.32768 s. */
@@ -949,6 +1011,7 @@ int main(void) {
   test_eq3();
   test_nemo_flops();
   test_nemo_mlperf_rows();
+  test_mlperf_llama_rows();
   test_megatron_flops();
   test_moe_rows();
   test_bridge_cudnn_913();
