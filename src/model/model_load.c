@@ -55,8 +55,17 @@ static enum pl_status json_enum(yajl_val obj, const char *key, const char *const
       return PL_OK;
     }
   }
-  return pl_diag_set(diag, PL_ERR_PARSE, "%s: field '%s' is '%s', expected '%s' or '%s'", origin,
-                     key, s, names[0], names[1]);
+  char list[128] = "";
+  size_t used = 0;
+  for (int i = 0; i < n && used < sizeof list; i++) {
+    int w = snprintf(list + used, sizeof list - used, "%s'%s'",
+                     i == 0 ? "" : (i == n - 1 ? " or " : ", "), names[i]);
+    if (w < 0)
+      break;
+    used += (size_t)w;
+  }
+  return pl_diag_set(diag, PL_ERR_PARSE, "%s: field '%s' is '%s', expected %s", origin, key, s,
+                     list);
 }
 
 static enum pl_status plateau_kinds(yajl_val root, const char *origin, struct pl_model *m,

@@ -48,4 +48,8 @@ expect_fail 1 "unknown cluster 'dgx-h10': .*; did you mean 'dgx-h100'\?$" -- pre
 expect_fail 1 "unknown framework 'nemo2' .*; did you mean 'nemo'\?$" -- predict --framework nemo2
 expect_fail 1 "unknown framework 'megatron' .*; did you mean 'megatron-core' or 'megatron-lm'\?$" -- predict --framework megatron
 expect_fail 1 "unknown model 'zzzzzz' \(presets: [^;]*; or give the path of a plateau model file or a Hugging Face config.json\)$" -- predict --model zzzzzz
+# a plateau model file's kind fields name every allowed value
+python3 -c "import json,sys; m=json.load(open(sys.argv[1])); m['pos']='bogus'; json.dump(m,open(sys.argv[2],'w'))" \
+  "$PL_SOURCE_DIR/data/models/llama2-7b.json" "$TMP/badpos.json"
+expect_fail 1 "field 'pos' is 'bogus', expected 'rotary', 'learned' or 'alibi'$" -- predict --model "$TMP/badpos.json"
 finish
