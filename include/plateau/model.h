@@ -94,6 +94,11 @@ struct pl_model {
   int64_t mamba_chunk;     /* SSD chunk length Q (chunk_size) */
 };
 
+/* The kinds' names as model files spell them ("gelu", "rotary", "rms", ...). */
+const char *pl_mlp_name(enum pl_mlp mlp);
+const char *pl_pos_name(enum pl_pos pos);
+const char *pl_norm_name(enum pl_norm norm);
+
 /* Load by preset name, path to a plateau model file, or path to a Hugging
  * Face config.json (detected by its fields). */
 enum pl_status pl_model_load(const char *name_or_path, struct pl_model *out,

@@ -4,7 +4,7 @@
  *
  * The plateau model format (one JSON object, documented in docs/model.md
  * "Model files"): required layers, hidden, heads, ffn_hidden, vocab, seq_len,
- * mlp ("gelu" | "swiglu"), pos ("rotary" | "learned"), norm ("rms" | "layer");
+ * mlp ("gelu" | "swiglu"), pos ("rotary" | "learned" | "alibi"), norm ("rms" | "layer");
  * optional name, source, kv_heads (= heads), head_dim (= hidden / heads),
  * max_positions (required with pos "learned"), tied_embeddings, linear_bias,
  * qkv_bias, out_bias, mlp_bias, dropout (all false), sliding_window (0),
@@ -70,9 +70,10 @@ static enum pl_status json_enum(yajl_val obj, const char *key, const char *const
 
 static enum pl_status plateau_kinds(yajl_val root, const char *origin, struct pl_model *m,
                                     struct pl_diag *diag) {
-  static const char *const mlp_names[] = {"gelu", "swiglu"};
-  static const char *const pos_names[] = {"rotary", "learned", "alibi"};
-  static const char *const norm_names[] = {"rms", "layer"};
+  const char *const mlp_names[] = {pl_mlp_name(PL_MLP_GELU), pl_mlp_name(PL_MLP_SWIGLU)};
+  const char *const pos_names[] = {pl_pos_name(PL_POS_ROTARY), pl_pos_name(PL_POS_LEARNED),
+                                   pl_pos_name(PL_POS_ALIBI)};
+  const char *const norm_names[] = {pl_norm_name(PL_NORM_RMS), pl_norm_name(PL_NORM_LAYER)};
   int mlp = 0, pos = 0, norm = 0;
   enum pl_status st = json_enum(root, "mlp", mlp_names, 2, origin, &mlp, diag);
   if (st == PL_OK)

@@ -19,7 +19,7 @@ static void model_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_int(e, "head_dim", m->head_dim);
   pl_emit_int(e, "ffn_hidden", m->ffn_hidden);
   pl_emit_int(e, "vocab", m->vocab);
-  pl_emit_str(e, "mlp", m->mlp == PL_MLP_SWIGLU ? "swiglu" : "gelu");
+  pl_emit_str(e, "mlp", pl_mlp_name(m->mlp));
   if (pl_model_is_moe(m)) {
     pl_emit_int(e, "experts", m->experts);
     pl_emit_int(e, "top_k", m->top_k);

@@ -52,13 +52,10 @@ static void put_word(struct buf *b, const char *s) {
 /* The model as a plateau model file (src/model/model_load.c reads every
  * key written here). */
 static void model_json(struct buf *b, const struct pl_model *m) {
-  static const char *const mlp[] = {"gelu", "swiglu"};
-  static const char *const pos[] = {"rotary", "learned", "alibi"};
-  static const char *const norm[] = {"rms", "layer"};
   put(b, "{\"name\":\"");
   put_word(b, m->name);
-  put(b, "\",\"mlp\":\"%s\",\"pos\":\"%s\",\"norm\":\"%s\"", mlp[m->mlp], pos[m->pos],
-      norm[m->norm]);
+  put(b, "\",\"mlp\":\"%s\",\"pos\":\"%s\",\"norm\":\"%s\"", pl_mlp_name(m->mlp),
+      pl_pos_name(m->pos), pl_norm_name(m->norm));
   if (m->hybrid_pattern[0] != '\0') {
     put(b, ",\"hybrid_pattern\":\"");
     put_word(b, m->hybrid_pattern);
