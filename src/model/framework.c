@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "base/json.h"
@@ -170,6 +171,17 @@ static enum pl_status read_host_time(const char *s, const char *key, const char 
   return PL_OK;
 }
 
+/* A whole-number behaviour in 0..max (a count of passes, syncs or SMs). */
+static enum pl_status read_count(yajl_val v, const char *key, int64_t max, const char *origin,
+                                 int64_t *dst, bool *set, struct pl_diag *diag) {
+  if (!YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < 0 || YAJL_GET_INTEGER(v) > max)
+    return pl_diag_set(diag, PL_ERR_PARSE, "%s: behaviour '%s' must be an integer 0..%" PRId64,
+                       origin, key, max);
+  *dst = YAJL_GET_INTEGER(v);
+  *set = true;
+  return PL_OK;
+}
+
 static enum pl_status read_other(yajl_val v, const char *key, const char *origin,
                                  struct pl_framework *fw, struct pl_diag *diag) {
   const char *s = YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : NULL;
@@ -189,51 +201,26 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
     fw->shard_set = true;
     return PL_OK;
   }
-  if (strcmp(key, "logit_metric_passes") == 0) {
-    if (!YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < 0 || YAJL_GET_INTEGER(v) > 16)
-      return pl_diag_set(diag, PL_ERR_PARSE,
-                         "%s: behaviour 'logit_metric_passes' must be an integer 0..16", origin);
-    fw->logit_metric_passes = YAJL_GET_INTEGER(v);
-    fw->logit_metric_passes_set = true;
-    return PL_OK;
-  }
-  if (strcmp(key, "step_sync_all_reduces") == 0 || strcmp(key, "step_sync_broadcasts") == 0 ||
-      strcmp(key, "step_sync_all_gathers") == 0) {
-    if (!YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < 0 || YAJL_GET_INTEGER(v) > 64)
-      return pl_diag_set(diag, PL_ERR_PARSE, "%s: behaviour '%s' must be an integer 0..64",
-                         origin, key);
-    int64_t *dst = strcmp(key, "step_sync_all_reduces") == 0  ? &fw->step_sync_all_reduces
-                   : strcmp(key, "step_sync_broadcasts") == 0 ? &fw->step_sync_broadcasts
-                                                              : &fw->step_sync_all_gathers;
-    *dst = YAJL_GET_INTEGER(v);
-    fw->step_syncs_set = true;
-    return PL_OK;
-  }
-  if (strcmp(key, "opt_syncs_per_tensor") == 0) {
-    if (!YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < 0 || YAJL_GET_INTEGER(v) > 4)
-      return pl_diag_set(diag, PL_ERR_PARSE,
-                         "%s: behaviour 'opt_syncs_per_tensor' must be an integer 0..4", origin);
-    fw->opt_syncs_per_tensor = YAJL_GET_INTEGER(v);
-    fw->opt_syncs_per_tensor_set = true;
-    return PL_OK;
-  }
-  if (strcmp(key, "cudnn_cluster_margin") == 0) {
-    if (!YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < 0 || YAJL_GET_INTEGER(v) > 64)
-      return pl_diag_set(diag, PL_ERR_PARSE,
-                         "%s: behaviour 'cudnn_cluster_margin' must be an integer 0..64", origin);
-    fw->cudnn_cluster_margin = YAJL_GET_INTEGER(v);
-    fw->cudnn_cluster_margin_set = true;
-    return PL_OK;
-  }
-  if (strcmp(key, "ub_proj_fprop_sms") == 0 || strcmp(key, "ub_fc2_fprop_sms") == 0) {
-    if (!YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < 0 || YAJL_GET_INTEGER(v) > 255)
-      return pl_diag_set(diag, PL_ERR_PARSE, "%s: behaviour '%s' must be an integer 0..255",
-                         origin, key);
-    bool proj = key[3] == 'p';
-    *(proj ? &fw->ub_proj_fprop_sms : &fw->ub_fc2_fprop_sms) = YAJL_GET_INTEGER(v);
-    *(proj ? &fw->ub_proj_fprop_sms_set : &fw->ub_fc2_fprop_sms_set) = true;
-    return PL_OK;
-  }
+  if (strcmp(key, "logit_metric_passes") == 0)
+    return read_count(v, key, 16, origin, &fw->logit_metric_passes, &fw->logit_metric_passes_set,
+                      diag);
+  if (strcmp(key, "step_sync_all_reduces") == 0)
+    return read_count(v, key, 64, origin, &fw->step_sync_all_reduces, &fw->step_syncs_set, diag);
+  if (strcmp(key, "step_sync_broadcasts") == 0)
+    return read_count(v, key, 64, origin, &fw->step_sync_broadcasts, &fw->step_syncs_set, diag);
+  if (strcmp(key, "step_sync_all_gathers") == 0)
+    return read_count(v, key, 64, origin, &fw->step_sync_all_gathers, &fw->step_syncs_set, diag);
+  if (strcmp(key, "opt_syncs_per_tensor") == 0)
+    return read_count(v, key, 4, origin, &fw->opt_syncs_per_tensor,
+                      &fw->opt_syncs_per_tensor_set, diag);
+  if (strcmp(key, "cudnn_cluster_margin") == 0)
+    return read_count(v, key, 64, origin, &fw->cudnn_cluster_margin,
+                      &fw->cudnn_cluster_margin_set, diag);
+  if (strcmp(key, "ub_proj_fprop_sms") == 0)
+    return read_count(v, key, 255, origin, &fw->ub_proj_fprop_sms, &fw->ub_proj_fprop_sms_set,
+                      diag);
+  if (strcmp(key, "ub_fc2_fprop_sms") == 0)
+    return read_count(v, key, 255, origin, &fw->ub_fc2_fprop_sms, &fw->ub_fc2_fprop_sms_set, diag);
   if (strcmp(key, "host_per_kernel") == 0)
     return read_host_time(s, key, "37 us", origin, &fw->host_per_kernel_s, &fw->host_per_kernel_set, diag);
   if (strcmp(key, "host_per_gemm") == 0)
