@@ -22,11 +22,11 @@ const char *pl_vgroup_name(enum pl_vgroup g) {
 }
 
 enum pl_status pl_vgroup_parse(const char *s, enum pl_vgroup *out, struct pl_diag *diag) {
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (strcmp(s, names[i]) == 0) {
-      *out = (enum pl_vgroup)i;
-      return PL_OK;
-    }
+  int i = name_index(names, sizeof names / sizeof names[0], s);
+  if (i >= 0) {
+    *out = (enum pl_vgroup)i;
+    return PL_OK;
+  }
   return pl_diag_set(diag, PL_ERR_RANGE,
                      "group '%s' unknown (known: dataset, gpu, framework, dtype)", s);
 }

@@ -108,11 +108,11 @@ const char *pl_vquantity_key(enum pl_vquantity q) {
 }
 
 enum pl_status pl_vquantity_parse(const char *s, enum pl_vquantity *out, struct pl_diag *diag) {
-  for (size_t i = 0; i < sizeof quantity_names / sizeof quantity_names[0]; i++)
-    if (strcmp(s, quantity_names[i]) == 0) {
-      *out = (enum pl_vquantity)i;
-      return PL_OK;
-    }
+  int i = name_index(quantity_names, sizeof quantity_names / sizeof quantity_names[0], s);
+  if (i >= 0) {
+    *out = (enum pl_vquantity)i;
+    return PL_OK;
+  }
   return pl_diag_set(diag, PL_ERR_RANGE, "quantity '%s' unknown (known: step, memory)", s);
 }
 

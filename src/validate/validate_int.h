@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <plateau/predict.h>
 #include <plateau/validate.h>
@@ -65,6 +66,15 @@ struct validate_in {
 /* The text of column col in the row being read ("" when the column is absent
  * or empty), and whether it states anything: every loader reads its row
  * through these. */
+/* The index of s among names[0..n), or -1: the parse of validate's small
+ * enums (--by, --quantity). */
+static inline int name_index(const char *const *names, size_t n, const char *s) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(s, names[i]) == 0)
+      return (int)i;
+  return -1;
+}
+
 static inline const char *cell(const struct validate_in *in, const char *col) {
   return validate_csv_cell(in->csv, in->rec, col);
 }
