@@ -2,6 +2,7 @@
 #include "flag_text.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,6 +40,27 @@ static const struct unit bits_s[] = {{"B/s", 1},     {"kb/s", 125.0}, {"Mb/s", 1
                                      {"Gb/s", 125e6}, {"Tb/s", 125e9}};
 static const struct unit watts[] = {{"W", 1}, {"kW", 1e3}};
 
+/* v in unit u with the fewest digits (at least its integer digits, so no
+ * exponent for 80 or 400) that pl_unit_parse reads back to v; false when
+ * none up to max_digits does. */
+static bool quantity_in(struct flag_text *t, double v, enum pl_unit_kind kind,
+                        const struct unit *u, int max_digits) {
+  double x = v / u->scale;
+  int digits = fabs(x) >= 1 ? (int)floor(log10(fabs(x))) + 1 : 1;
+  if (digits > max_digits)
+    digits = max_digits;
+  for (; digits <= max_digits; digits++) {
+    char word[64];
+    snprintf(word, sizeof word, "%.*g %s", digits, x, u->text);
+    double back = NAN;
+    if (pl_unit_parse(word, kind, &back, NULL) == PL_OK && back == v) {
+      flag_text_put(t, "'%s'", word);
+      return true;
+    }
+  }
+  return false;
+}
+
 void flag_text_quantity(struct flag_text *t, double v, enum pl_unit_kind kind) {
   const struct unit *u = NULL;
   size_t n = 0;
@@ -56,14 +78,10 @@ void flag_text_quantity(struct flag_text *t, double v, enum pl_unit_kind kind) {
   for (size_t i = 1; i < n; i++)
     if (fabs(v) >= u[i].scale)
       k = i;
-  char word[64];
-  for (int digits = 1; k > 0 && digits <= 17; digits++) {
-    snprintf(word, sizeof word, "%.*g %s", digits, v / u[k].scale, u[k].text);
-    double back = NAN;
-    if (pl_unit_parse(word, kind, &back, NULL) == PL_OK && back == v) {
-      flag_text_put(t, "'%s'", word);
-      return;
-    }
-  }
+  /* in that unit with up to 15 digits, else in the base unit with up to 17
+   * (pl_unit_parse multiplies by the unit: 7.3 x 1e-6 is not the double
+   * 7.3e-6, and 7.3e-06 s is) */
+  if (quantity_in(t, v, kind, &u[k], 15) || quantity_in(t, v, kind, &u[0], 17))
+    return;
   flag_text_put(t, "'%.17g %s'", v, u[0].text);
 }

@@ -254,7 +254,10 @@ size_t pl_framework_flags_format(const struct pl_framework *fw, char *out, size_
       break;
     case K_TIME:
       if (*(const bool *)((const char *)fw + f->set_off))
-        flag_text_put(&t, " --%s '%.17g s'", f->name, *(const double *)p);
+      {
+        flag_text_put(&t, " --%s ", f->name);
+        flag_text_quantity(&t, *(const double *)p, PL_UNIT_SECONDS);
+      }
       break;
     case K_CUDNN:
       if (fw->cudnn_version_set) {
