@@ -436,6 +436,12 @@ struct pl_layout {
                               tensor whole for their weight gradient (Megatron's save the shard);
                               memory only (memory_int.h tp_gathered_inputs_saved); set by
                               validate's torchtitan loader */
+  bool fp32_param_shards;  /* input: zero3 as PyTorch FSDP keeps it: the shards are the fp32
+                              parameters, updated in place by the optimizer (fully_shard's
+                              MixedPrecisionPolicy casts to bf16 only for the all-gather), no
+                              16-bit shard and no separate master: 16 B per parameter instead of
+                              18 (memory_states.c); memory only; set by validate's torchtitan
+                              loader */
   bool moe_host_sync;      /* input: MoE blocks: the host waits once per block's forward for the
                               GPU to count the tokens each local expert receives before it issues
                               the expert GEMMs (Megatron-Core's token dispatchers: the split sizes

@@ -3,7 +3,8 @@
 # "Session 16 (helper mem16)"):
 # - torchtitan: tensor parallelism is DTensor's plan, whose linears save the gathered inputs
 #   whole (layout.tp_gathered_saved), and the loss at tp > 1 runs under loss_parallel (16 B per
-#   logit at its backward): the 70B tp 8 rows 11 / 12 predict 66.25 GiB (published 71.9 / 67.6);
+#   logit at its backward), and FSDP2 keeps fp32 shards (16 B per parameter): the 70B tp 8 rows
+#   11 / 12 predict 65.71 GiB (published 71.9 / 67.6);
 # - NeMo 25.04 / 25.07 performance scripts: TE fused cross-entropy, and for Megatron FSDP rows the
 #   blocks as units, bf16 gradient shards, FP8 parameters: the GB200 Llama 3 70B rows 12 / 19,
 #   skipped as "does not fit" at 193.6 GiB before, fit at 181.83 GiB and are predicted; row 20
@@ -12,7 +13,7 @@
 V="$PL_SOURCE_DIR/data/validation"
 expect_ok validate "$V/torchtitan_performance.csv" --quantity memory
 for r in 11 12; do
-  check "torchtitan row $r: 66.247 GiB" grep -qE "^ +$r +Llama 3.1 70B, 256 x h100, .* 66\.247 " "$TMP/out"
+  check "torchtitan row $r: 65.708 GiB" grep -qE "^ +$r +Llama 3.1 70B, 256 x h100, .* 65\.708 " "$TMP/out"
 done
 N="$V/nemo_2409_2507_performance_summary.csv"
 expect_ok validate "$N" --explain 12

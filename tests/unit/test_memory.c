@@ -870,6 +870,41 @@ static void test_dtensor_tp(void) {
   CHECK_NEAR_REL(xent.activations_bytes - on.activations_bytes, 1576009728.0, 1e-12);
 }
 
+/* PyTorch FSDP's shards and torchao's FP8-gathered weights. Llama-2 7B on 8
+ * GPUs, pp 4, zero3 over dp 2, stage 0 (8 blocks + the token table:
+ * 1,750,138,880 parameters), as test_fsdp_pp_unsharded.
+ * layout.fp32_param_shards: the shards are the fp32 parameters, no 16-bit
+ * shard, no separate master: parameters 4 B x 1,750,138,880 / 2 =
+ * 3,500,277,760 B (2 B before), optimizer states 8 B (Adam's m and v) x
+ * 875,069,440 = 7,000,555,520 B (12 B before), gradients unchanged (4 B).
+ * torchao's float8 all-gather (fp8-tensorwise with fp8_all_gather) under
+ * fsdp_pp_unsharded: the gathered GEMM weights are Float8Tensors, 1 B: the
+ * stage's unsharded bytes fall from 6 B x 1,750,138,880 = 10,500,833,280 by
+ * 1 B x 8 blocks x 202,375,168 GEMM weights (4096 (3 x 4096) + 4096^2 +
+ * 3 x 4096 x 11008) = 1,619,001,344, to 8,881,831,936 B; the shards stay. */
+static void test_torch_fsdp_states(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_gpu g = gpu80();
+  struct pl_layout l =
+      layout(&m, (struct spec){.gpus = 8, .pp = 4, .gbs = 8, .shard = PL_SHARD_ZERO3});
+  struct pl_memory a, b;
+  l.fp32_param_shards = true;
+  pl_memory_stage(&m, &l, &g, 0, &a);
+  CHECK_NEAR_REL(a.params_bytes, 3500277760.0, 1e-15);
+  CHECK_NEAR_REL(a.optimizer_bytes, 7000555520.0, 1e-15);
+  CHECK_NEAR_REL(a.grads_bytes, 3500277760.0, 1e-15);
+  l.fp32_param_shards = false;
+  l.fsdp_pp_unsharded = true;
+  l.dtype = PL_DTYPE_FP8;
+  l.fp8_recipe = PL_FP8_RECIPE_TENSORWISE;
+  pl_memory_stage(&m, &l, &g, 0, &a);
+  CHECK_NEAR_REL(a.unsharded_bytes, 10500833280.0, 1e-15);
+  l.fp8_all_gather = true;
+  pl_memory_stage(&m, &l, &g, 0, &b);
+  CHECK_NEAR_REL(b.unsharded_bytes, 8881831936.0, 1e-15);
+  CHECK_NEAR_REL(b.params_bytes, a.params_bytes, 0);
+}
+
 int main(void) {
   test_korthikanti_table2();
   test_account_embed_loss();
@@ -897,5 +932,6 @@ int main(void) {
   test_offload_modules();
   test_moe_fc1_quantized();
   test_dtensor_tp();
+  test_torch_fsdp_states();
   return check_finish();
 }
