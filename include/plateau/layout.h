@@ -427,7 +427,21 @@ struct pl_layout {
                               the logits (torchtitan train.py loss_fn, 9dec370): log_softmax saves
                               its fp32 output, the backward adds its dense fp32 gradient and the
                               fp32 input gradient, 12 B per logit at the loss's backward instead
-                              of the 4 B of an in-place fp32 cross-entropy (memory.c) */
+                              of the 4 B of an in-place fp32 cross-entropy (memory.c); with
+                              tp > 1 PyTorch's loss_parallel, 16 B (memory.c) */
+  bool tp_gathered_saved;  /* input: with tp > 1 and sp, tensor parallelism is PyTorch DTensor's
+                              plan (torchtitan apply_tp): the input hooks all-gather the
+                              sequence-sharded activation before the attention, the feed-forward
+                              and the output layer, whose column-parallel linears save the gathered
+                              tensor whole for their weight gradient (Megatron's save the shard);
+                              memory only (memory_int.h tp_gathered_inputs_saved); set by
+                              validate's torchtitan loader */
+  bool fp32_param_shards;  /* input: zero3 as PyTorch FSDP keeps it: the shards are the fp32
+                              parameters, updated in place by the optimizer (fully_shard's
+                              MixedPrecisionPolicy casts to bf16 only for the all-gather), no
+                              16-bit shard and no separate master: 16 B per parameter instead of
+                              18 (memory_states.c); memory only; set by validate's torchtitan
+                              loader */
   bool moe_host_sync;      /* input: MoE blocks: the host waits once per block's forward for the
                               GPU to count the tokens each local expert receives before it issues
                               the expert GEMMs (Megatron-Core's token dispatchers: the split sizes
