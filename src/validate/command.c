@@ -167,14 +167,16 @@ static void framework_args(struct flag_text *b, const struct pl_prediction *p) {
 /* What the row's loader changed in the cluster and GPU presets (the same
  * loading as the CLI's: the cluster, then the run's GPU when it differs),
  * and the NCCL release when the cluster's is not the preset's. */
-static void hardware_args(struct flag_text *b, const struct pl_cluster *c, const char *cluster) {
+static enum pl_status hardware_args(struct flag_text *b, const struct pl_cluster *c,
+                                    const char *cluster) {
   struct pl_cluster base;
   struct pl_diag d;
   pl_diag_clear(&d);
-  if (pl_cluster_load(cluster, &base, &d) != PL_OK)
-    return;
-  if (strcmp(base.gpu.name, c->gpu.name) != 0 && pl_gpu_load(c->gpu.name, &base.gpu, &d) != PL_OK)
-    return;
+  enum pl_status st = pl_cluster_load(cluster, &base, &d);
+  if (st == PL_OK && strcmp(base.gpu.name, c->gpu.name) != 0)
+    st = pl_gpu_load(c->gpu.name, &base.gpu, &d);
+  if (st != PL_OK) /* validate loaded both for this row: only memory can fail here */
+    return st;
   size_t at = b->need < b->n ? b->need : b->n;
   b->need += pl_cluster_flags_format(c, &base, b->s + at, b->n - at);
   if (c->nccl_version != base.nccl_version && c->nccl_version > 0) {
@@ -182,12 +184,14 @@ static void hardware_args(struct flag_text *b, const struct pl_cluster *c, const
     pl_nccl_version_str(c->nccl_version, v, sizeof v);
     flag_text_put(b, " --nccl-version %s", v);
   }
+  return PL_OK;
 }
 
-void validate_command(const struct pl_prediction *p, const char *cluster, char *out, size_t n) {
+enum pl_status validate_command(const struct pl_prediction *p, const char *cluster, char *out,
+                                size_t n) {
   struct flag_text b = {out, n, 0};
   if (n == 0)
-    return;
+    return PL_OK;
   out[0] = '\0';
   flag_text_put(&b, "plateau predict");
   model_arg(&b, &p->run.model);
@@ -195,7 +199,8 @@ void validate_command(const struct pl_prediction *p, const char *cluster, char *
   flag_text_word(&b, p->run.cluster.gpu.name);
   flag_text_put(&b, " --cluster ");
   flag_text_word(&b, cluster);
-  hardware_args(&b, &p->run.cluster, cluster);
+  enum pl_status st = hardware_args(&b, &p->run.cluster, cluster);
   layout_args(&b, &p->run.layout, &p->run.model);
   framework_args(&b, p);
+  return st;
 }
