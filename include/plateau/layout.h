@@ -455,6 +455,15 @@ struct pl_layout {
                                  input async behind the dgrad GEMM and reduce_scatters (sp) or
                                  all_reduces the dgrad async behind the wgrad GEMM; used with tp > 1
                                  and no tp_comm_overlap (sim/lower_unit.c te_bwd_windows) */
+  bool megatron_xent;      /* input: the loss is Megatron's vocab_parallel_cross_entropy run op by
+                              op on an fp32 copy of the logits (Megatron-LM without
+                              --cross-entropy-loss-fusion, its default: core_r0.8.0
+                              megatron/core/tensor_parallel/cross_entropy.py; the 2020 code
+                              megatron/mpu/cross_entropy.py; Megatron-DeepSpeed): forward
+                              .float(), max, subtract, exp, sum, div_ = 38 B per logit, backward
+                              mul_ and the cast back to 16 bits = 14 B, against the single fused
+                              pass of the op list (6 + 6 B); time only (sim/compute.c); ignored
+                              with te_cross_entropy or unfused kernels */
   bool te_cross_entropy;   /* input: the loss is Transformer Engine's fused cross-entropy
                               (Megatron-Core cross_entropy_loss_fusion with
                               cross_entropy_fusion_impl 'te': language_module.py

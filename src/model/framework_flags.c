@@ -73,6 +73,7 @@ static const struct flag flags[] = {
     ONOFF("te-linear-bwd-overlap", te_linear_bwd_overlap),
     ONOFF("moe-host-sync", moe_host_sync),
     ONOFF("te-cross-entropy", te_cross_entropy),
+    ONOFF("megatron-xent", megatron_xent),
     ONOFF("eager-cross-entropy", eager_xent),
     WORDS("adam-moments-dtype", adam_moments_bf16, "dtype", "bf16", "fp32", false),
     ONOFF("fsdp-block-units", fsdp_block_units),
