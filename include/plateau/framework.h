@@ -48,6 +48,10 @@ struct pl_framework {
   enum pl_shard shard;                 /* used when the layout does not give one */
   enum pl_attention attention;
   enum pl_setting sequence_parallel;   /* Megatron sequence parallelism whenever tp > 1 */
+  bool sequence_parallel_moe;          /* file value "moe" (sequence_parallel unset): on only
+                                          for a mixture-of-experts model with tp > 1, off
+                                          otherwise (Megatron-Core's MoELayer.forward refuses
+                                          MoE training with tp > 1 without it) */
   enum pl_setting fused_kernels;       /* off = eager PyTorch element-wise kernels */
   enum pl_setting tp_comm_overlap;     /* tp all_gather/reduce_scatter hidden behind the GEMMs
                                           (Transformer Engine userbuffers, torchtitan async TP) */

@@ -261,6 +261,18 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
 static enum pl_status read_behaviour(const char *key, yajl_val raw, const char *origin,
                                      struct pl_framework *fw, struct pl_diag *diag) {
   yajl_val v = value_of(raw);
+  /* "moe": Megatron-Core's opt-in sequence parallelism, which an MoE model
+   * with tp > 1 cannot train without (pl_framework_apply, layout.sp_moe) */
+  const char *word = YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : NULL;
+  if (word != NULL && strcmp(key, "sequence_parallel") == 0) {
+    if (strcmp(word, "moe") != 0)
+      return pl_diag_set(diag, PL_ERR_PARSE,
+                         "%s: behaviour 'sequence_parallel' must be true, false or \"moe\"",
+                         origin);
+    fw->sequence_parallel = PL_SETTING_UNSET;
+    fw->sequence_parallel_moe = true;
+    return PL_OK;
+  }
   for (size_t i = 0; i < N_SETTINGS; i++)
     if (strcmp(key, settings[i].key) == 0)
       return read_setting(v, key, origin, setting_at(fw, i), diag);
@@ -390,6 +402,10 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
     l->attention_te = fw->attention == PL_ATTENTION_TE;
   }
   put(fw->sequence_parallel, &l->no_sp, true);
+  if (fw->sequence_parallel != PL_SETTING_UNSET)
+    l->sp_moe = false;
+  else if (fw->sequence_parallel_moe)
+    l->no_sp = l->sp_moe = true;
   if (fw->fused_kernels != PL_SETTING_UNSET)
     l->kernels = fw->fused_kernels == PL_SETTING_ON ? PL_KERNELS_FUSED : PL_KERNELS_UNFUSED;
   put(fw->tp_comm_overlap, &l->tp_comm_overlap, false);

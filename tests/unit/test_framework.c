@@ -227,6 +227,53 @@ static void test_tp_gather_bytes(void) {
   CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_GRAD) == 1.125);
 }
 
+/* sequence_parallel "moe" (megatron-core.json; Megatron-Core's MoELayer.forward
+ * refuses MoE training with tp > 1 without sequence parallelism): off for a
+ * dense model, on for an MoE model with tp > 1, and an explicit setting wins. */
+static double moe_sp_step(const char *model, struct pl_framework *fw, bool *sp_on) {
+  static struct pl_run run;
+  static struct pl_prediction p;
+  struct pl_diag d, *dp = &d;
+  memset(&run, 0, sizeof run);
+  CHECK_STATUS(pl_model_load(model, &run.model, &d), PL_OK, dp);
+  CHECK_STATUS(pl_cluster_load("dgx-h100", &run.cluster, &d), PL_OK, dp);
+  run.layout.gpus = 64;
+  run.layout.tp = 2;
+  run.layout.ep = strcmp(model, "mixtral-8x7b") == 0 ? 8 : 1;
+  run.layout.gbs = 256;
+  run.layout.mbs = 1;
+  run.framework = *fw;
+  CHECK_STATUS(pl_predict(&run, &p, &d), PL_OK, dp);
+  *sp_on = p.run.layout.sp;
+  return p.step.step_time_s;
+}
+
+static void test_sp_moe(void) {
+  struct pl_framework fw, on;
+  struct pl_diag d, *dp = &d;
+  CHECK_STATUS(pl_framework_preset("megatron-core", &fw, &d), PL_OK, dp);
+  CHECK(fw.sequence_parallel == PL_SETTING_UNSET && fw.sequence_parallel_moe);
+  struct pl_layout l;
+  memset(&l, 0, sizeof l);
+  pl_framework_apply(&fw, &l);
+  CHECK(l.no_sp && l.sp_moe);
+  bool sp = true;
+  moe_sp_step("llama2-7b", &fw, &sp);
+  CHECK(!sp); /* dense: Megatron-Core's opt-in default, off */
+  double moe_s = moe_sp_step("mixtral-8x7b", &fw, &sp);
+  CHECK(sp);
+  on = fw;
+  on.sequence_parallel = PL_SETTING_ON;
+  CHECK(moe_sp_step("mixtral-8x7b", &on, &sp) == moe_s && sp); /* the same run */
+  /* an explicit off keeps the layout's refusal */
+  on.sequence_parallel = PL_SETTING_OFF;
+  pl_framework_apply(&on, &l);
+  CHECK(l.no_sp && !l.sp_moe);
+  const char *bad = "{\"name\": \"x\", \"behaviours\": {\"sequence_parallel\": \"dense\"}}";
+  CHECK(pl_framework_parse(bad, strlen(bad), "t", &fw, &d) == PL_ERR_PARSE);
+  CHECK_CONTAINS(d.msg, "behaviour 'sequence_parallel' must be true, false or \"moe\"");
+}
+
 static void test_errors(void) {
   struct pl_framework fw;
   struct pl_diag d;
@@ -247,5 +294,6 @@ int main(void) {
   test_bucket();
   test_tp_gather_bytes();
   test_errors();
+  test_sp_moe();
   return check_finish();
 }
