@@ -2,7 +2,8 @@
  * same format), and their mapping onto the layout's behaviour fields.
  *
  * File format (docs/frameworks.md): one object with "name", "description",
- * optional "version" and "behaviours", an object whose keys are the fields
+ * optional "version", optional "base" (a preset whose behaviours it starts
+ * from, each of its own replacing the base's) and "behaviours", an object whose keys are the fields
  * of struct pl_framework; each value is bare (true, "flash", 2) or
  * {"value": ..., "source": "repository, file, function, version"}. An
  * unknown behaviour key is an error (a typo would silently change nothing);
@@ -283,12 +284,48 @@ static enum pl_status read_behaviour(const char *key, yajl_val raw, const char *
   return read_other(v, key, origin, fw, diag);
 }
 
+/* A file's "base": the preset it starts from (a versioned preset, e.g.
+ * nemo-24.07, is its framework's preset with the behaviours its release
+ * changed); chains of presets end within FRAMEWORK_BASE_DEPTH. */
+#define FRAMEWORK_BASE_DEPTH 4
+
 static enum pl_status framework_parse(yajl_val root, const char *origin, struct pl_framework *fw,
-                                      struct pl_diag *diag) {
+                                      int depth, struct pl_diag *diag);
+
+static enum pl_status read_base(yajl_val root, const char *origin, struct pl_framework *fw,
+                                int depth, struct pl_diag *diag) {
+  char base[32] = "";
+  enum pl_status st = base_json_str(root, "base", false, origin, base, sizeof base, diag);
+  if (st != PL_OK || base[0] == '\0')
+    return st;
+  size_t len = 0;
+  const char *text = pl_data_find("frameworks", base, &len);
+  if (text == NULL)
+    return pl_diag_set(diag, PL_ERR_PARSE, "%s: base '%s' is not a framework preset", origin, base);
+  if (depth >= FRAMEWORK_BASE_DEPTH)
+    return pl_diag_set(diag, PL_ERR_PARSE, "%s: base presets nest deeper than %d (a loop?)",
+                       origin, FRAMEWORK_BASE_DEPTH);
+  char inner[96];
+  snprintf(inner, sizeof inner, "framework preset '%s'", base);
+  yajl_val broot = NULL;
+  st = base_json_parse(text, len, inner, &broot, diag);
+  if (st == PL_OK)
+    st = framework_parse(broot, inner, fw, depth + 1, diag);
+  base_json_free(broot);
+  return st;
+}
+
+static enum pl_status framework_parse(yajl_val root, const char *origin, struct pl_framework *fw,
+                                      int depth, struct pl_diag *diag) {
   memset(fw, 0, sizeof *fw);
   if (!YAJL_IS_OBJECT(root))
     return pl_diag_set(diag, PL_ERR_PARSE, "%s: expected a JSON object", origin);
-  enum pl_status st = base_json_str(root, "name", true, origin, fw->name, sizeof fw->name, diag);
+  enum pl_status st = read_base(root, origin, fw, depth, diag);
+  if (st == PL_OK) {
+    memset(fw->name, 0, sizeof fw->name);
+    memset(fw->description, 0, sizeof fw->description);
+    st = base_json_str(root, "name", true, origin, fw->name, sizeof fw->name, diag);
+  }
   if (st == PL_OK)
     st = base_json_str(root, "description", false, origin, fw->description,
                        sizeof fw->description, diag);
@@ -308,7 +345,7 @@ enum pl_status pl_framework_parse(const char *text, size_t len, const char *orig
   yajl_val root = NULL;
   enum pl_status st = base_json_parse(text, len, origin, &root, diag);
   if (st == PL_OK)
-    st = framework_parse(root, origin, out, diag);
+    st = framework_parse(root, origin, out, 0, diag);
   base_json_free(root);
   return st;
 }

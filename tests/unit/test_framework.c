@@ -35,7 +35,9 @@ static void test_presets_have_sources(void) {
     }
     base_json_free(root);
   }
-  CHECK_EQ_INT((int64_t)n, 8); /* the seven of issue 17 and deepspeed-zero3-2021 (issue 18) */
+  /* the seven of issue 17, deepspeed-zero3-2021 (issue 18), and session 16's versioned
+   * presets fms-fsdp, fms-fsdp-2024-03, nemo-2024 */
+  CHECK_EQ_INT((int64_t)n, 11);
 }
 
 /* Unset behaviours leave the layout alone; set ones overwrite it, through
@@ -274,6 +276,35 @@ static void test_sp_moe(void) {
   CHECK_CONTAINS(d.msg, "behaviour 'sequence_parallel' must be true, false or \"moe\"");
 }
 
+/* A file's "base": the base preset's behaviours, then the file's own; name and
+ * description are the file's. nemo-2024 = nemo with cuDNN 9.1 (90100);
+ * fms-fsdp-2024-03 -> fms-fsdp -> pytorch-fsdp, two levels. */
+static void test_base(void) {
+  struct pl_framework fw, nemo;
+  struct pl_diag d, *dp = &d;
+  CHECK_STATUS(pl_framework_preset("nemo", &nemo, &d), PL_OK, dp);
+  CHECK_STATUS(pl_framework_preset("nemo-2024", &fw, &d), PL_OK, dp);
+  CHECK_STR(fw.name, "nemo-2024");
+  CHECK(fw.cudnn_version_set && fw.cudnn_version == 90100);
+  CHECK(!nemo.cudnn_version_set);
+  /* everything else is nemo's */
+  fw.cudnn_version_set = nemo.cudnn_version_set;
+  fw.cudnn_version = nemo.cudnn_version;
+  memcpy(fw.name, nemo.name, sizeof fw.name);
+  memcpy(fw.description, nemo.description, sizeof fw.description);
+  CHECK(memcmp(&fw, &nemo, sizeof fw) == 0);
+  CHECK_STATUS(pl_framework_preset("fms-fsdp-2024-03", &fw, &d), PL_OK, dp);
+  CHECK(fw.fused_kernels == PL_SETTING_OFF);     /* its own */
+  CHECK(fw.grad_reduce_fp32 == PL_SETTING_OFF);  /* fms-fsdp's */
+  CHECK(fw.fsdp_prefetch == PL_SETTING_ON);      /* pytorch-fsdp's */
+  CHECK(fw.shard_set && fw.shard == PL_SHARD_ZERO3);
+  const char *bad = "{\"name\": \"x\", \"base\": \"nope\", \"behaviours\": {}}";
+  CHECK(pl_framework_parse(bad, strlen(bad), "t", &fw, &d) == PL_ERR_PARSE);
+  CHECK_CONTAINS(d.msg, "t: base 'nope' is not a framework preset");
+  const char *num = "{\"name\": \"x\", \"base\": 3}";
+  CHECK(pl_framework_parse(num, strlen(num), "t", &fw, &d) != PL_OK);
+}
+
 static void test_errors(void) {
   struct pl_framework fw;
   struct pl_diag d;
@@ -295,5 +326,6 @@ int main(void) {
   test_tp_gather_bytes();
   test_errors();
   test_sp_moe();
+  test_base();
   return check_finish();
 }
