@@ -44,6 +44,8 @@ enum pl_attention {
 struct pl_framework {
   char name[32];                       /* preset name; "" = none named */
   char description[200];               /* one line, for `plateau list frameworks` */
+  char family[32];                     /* the preset at the root of the file's "base" chain (its
+                                          own name without a base): the error bands' class */
   bool shard_set;                      /* shard below is the framework's default sharding */
   enum pl_shard shard;                 /* used when the layout does not give one */
   enum pl_attention attention;
@@ -167,6 +169,11 @@ struct pl_framework {
 enum pl_status pl_framework_load(const char *name_or_path, struct pl_framework *out,
                                  struct pl_diag *diag);
 /* The same for a preset name only (no file look-up). */
+/* The family of a framework named by a row or a run (a validation row's
+ * framework column): the preset at the root of its "base" chain, or the name
+ * itself when it is no preset. Writes at most n bytes to buf; returns buf. */
+const char *pl_framework_family(const char *name, char *buf, size_t n);
+
 enum pl_status pl_framework_preset(const char *name, struct pl_framework *out,
                                    struct pl_diag *diag);
 

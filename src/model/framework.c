@@ -326,6 +326,8 @@ static enum pl_status framework_parse(yajl_val root, const char *origin, struct 
     memset(fw->description, 0, sizeof fw->description);
     st = base_json_str(root, "name", true, origin, fw->name, sizeof fw->name, diag);
   }
+  if (st == PL_OK && fw->family[0] == '\0')
+    memcpy(fw->family, fw->name, sizeof fw->family);
   if (st == PL_OK)
     st = base_json_str(root, "description", false, origin, fw->description,
                        sizeof fw->description, diag);
@@ -374,6 +376,15 @@ enum pl_status pl_framework_preset(const char *name, struct pl_framework *out,
   char origin[96];
   snprintf(origin, sizeof origin, "framework preset '%s'", name);
   return pl_framework_parse(text, len, origin, out, diag);
+}
+
+const char *pl_framework_family(const char *name, char *buf, size_t n) {
+  struct pl_framework fw;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  bool preset = name != NULL && pl_framework_preset(name, &fw, &d) == PL_OK;
+  snprintf(buf, n, "%s", preset ? fw.family : name != NULL ? name : "");
+  return buf;
 }
 
 enum pl_status pl_framework_load(const char *name_or_path, struct pl_framework *out,
@@ -515,6 +526,7 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   memset(out, 0, sizeof *out);
   memcpy(out->name, fw->name, sizeof out->name);
   memcpy(out->description, fw->description, sizeof out->description);
+  memcpy(out->family, fw->family, sizeof out->family);
   out->shard_set = true;
   out->shard = l->shard;
   /* the kernel that runs: "te" is resolved to cudnn or flash by then */

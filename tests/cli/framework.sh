@@ -28,7 +28,7 @@ onoff_refused() {
 
 # list: every preset with its description, in three formats
 expect_ok list frameworks
-for f in megatron-lm megatron-core nemo nemo-2024 torchtitan pytorch-fsdp fms-fsdp fms-fsdp-2024-03 llm-foundry deepspeed deepspeed-zero3-2021; do
+for f in megatron-lm megatron-core nemo nemo-2024 nemo-25-11 torchtitan pytorch-fsdp fms-fsdp fms-fsdp-2024-03 llm-foundry deepspeed deepspeed-zero3-2021; do
   check "list names $f" grep -q "^  $f " "$TMP/out"
 done
 expect_ok list frameworks --format csv
@@ -44,7 +44,7 @@ check "default: framework name null" grep -q '"name": null' "$TMP/fw0"
 check "default: tp_comm_overlap false" [ "$(json_raw "$TMP/out" tp_comm_overlap)" = false ]
 
 # each preset loads and names itself in JSON and CSV
-for f in megatron-lm megatron-core nemo nemo-2024 torchtitan pytorch-fsdp fms-fsdp fms-fsdp-2024-03 llm-foundry deepspeed deepspeed-zero3-2021; do
+for f in megatron-lm megatron-core nemo nemo-2024 nemo-25-11 torchtitan pytorch-fsdp fms-fsdp fms-fsdp-2024-03 llm-foundry deepspeed deepspeed-zero3-2021; do
   expect_ok predict --framework "$f" --format csv
   check "$f: csv framework.name" [ "$(col "$TMP/out" framework.name)" = "$f" ]
 done
@@ -1010,6 +1010,7 @@ v16=(predict --model llama2-7b --gpus 16 --tp 2 --gbs 64 --format json)
 expect_ok "${v16[@]}" --framework nemo-2024
 cp "$TMP/out" "$TMP/n24.json"
 check "nemo-2024 runs cuDNN 9.1" grep -q '"cudnn_version": "9.1"' "$TMP/n24.json"
+check "nemo-2024's error band is its family's (nemo)" grep -q '"class": "h100 nemo multi-node"' "$TMP/n24.json"
 expect_ok "${v16[@]}" --framework nemo --cudnn 9.1
 check "nemo-2024 = nemo + --cudnn 9.1" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/n24.json" step_time_s)" ]
 expect_ok "${v16[@]}" --framework nemo

@@ -36,8 +36,8 @@ static void test_presets_have_sources(void) {
     base_json_free(root);
   }
   /* the seven of issue 17, deepspeed-zero3-2021 (issue 18), and session 16's versioned
-   * presets fms-fsdp, fms-fsdp-2024-03, nemo-2024 */
-  CHECK_EQ_INT((int64_t)n, 11);
+   * presets fms-fsdp, fms-fsdp-2024-03, nemo-2024, nemo-25-11 */
+  CHECK_EQ_INT((int64_t)n, 12);
 }
 
 /* Unset behaviours leave the layout alone; set ones overwrite it, through
@@ -285,6 +285,8 @@ static void test_base(void) {
   CHECK_STATUS(pl_framework_preset("nemo", &nemo, &d), PL_OK, dp);
   CHECK_STATUS(pl_framework_preset("nemo-2024", &fw, &d), PL_OK, dp);
   CHECK_STR(fw.name, "nemo-2024");
+  CHECK_STR(fw.family, "nemo");
+  CHECK_STR(nemo.family, "nemo");
   CHECK(fw.cudnn_version_set && fw.cudnn_version == 90100);
   CHECK(!nemo.cudnn_version_set);
   /* everything else is nemo's */
@@ -298,6 +300,11 @@ static void test_base(void) {
   CHECK(fw.grad_reduce_fp32 == PL_SETTING_OFF);  /* fms-fsdp's */
   CHECK(fw.fsdp_prefetch == PL_SETTING_ON);      /* pytorch-fsdp's */
   CHECK(fw.shard_set && fw.shard == PL_SHARD_ZERO3);
+  CHECK_STR(fw.family, "pytorch-fsdp");
+  char fam[32];
+  CHECK_STR(pl_framework_family("nemo-25-11", fam, sizeof fam), "nemo");
+  CHECK_STR(pl_framework_family("megatron-lm", fam, sizeof fam), "megatron-lm");
+  CHECK_STR(pl_framework_family("file", fam, sizeof fam), "file"); /* no preset: the name */
   const char *bad = "{\"name\": \"x\", \"base\": \"nope\", \"behaviours\": {}}";
   CHECK(pl_framework_parse(bad, strlen(bad), "t", &fw, &d) == PL_ERR_PARSE);
   CHECK_CONTAINS(d.msg, "t: base 'nope' is not a framework preset");
