@@ -99,6 +99,8 @@ struct pl_framework {
                                           recipes (layout.head_16bit) */
   enum pl_setting te_cross_entropy;    /* the loss is TE's fused cross-entropy: logits kept
                                           16-bit, not as an fp32 copy (layout.te_cross_entropy) */
+  enum pl_setting megatron_xent;       /* the loss is Megatron's vocab-parallel cross-entropy run
+                                          unfused, op by op (layout.megatron_xent) */
   enum pl_setting adam_moments_bf16;   /* Adam's exp_avg / exp_avg_sq kept in bf16 (Megatron-Core
                                           precision-aware optimizer; layout.adam_moments_bf16) */
   enum pl_setting fsdp_block_units;    /* zero3 units are the blocks only; embedding, final norm

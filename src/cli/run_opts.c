@@ -180,6 +180,7 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
       {"fsdp-pp-unsharded", "value", "on", "off", false, FW_FIELD(fsdp_pp_unsharded)},
       {"head-16bit", "value", "on", "off", false, FW_FIELD(head_16bit)},
       {"te-cross-entropy", "value", "on", "off", false, FW_FIELD(te_cross_entropy)},
+      {"megatron-xent", "value", "on", "off", false, FW_FIELD(megatron_xent)},
       {"fsdp-block-units", "value", "on", "off", false, FW_FIELD(fsdp_block_units)},
       {"adam-moments-dtype", "dtype", "bf16", "fp32", false, FW_FIELD(adam_moments_bf16)},
       {"te-linear-bwd-overlap", "value", "on", "off", false, FW_FIELD(te_linear_bwd_overlap)},

@@ -291,6 +291,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   /* added after those: the optimizer's host syncs per parameter tensor (layout.h) */
   col_int(c, "framework.opt_syncs_per_tensor", fw.opt_syncs_per_tensor);
   col_str(c, "layout.account_embed_loss", l->account_embed_loss ? "true" : "false");
+  /* added after those: Megatron's unfused vocab-parallel cross-entropy (layout.h) */
+  col_str(c, "framework.megatron_xent", pl_setting_name(fw.megatron_xent));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -183,6 +183,7 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_int(e, "step_sync_broadcasts", fw.step_sync_broadcasts);
   pl_emit_int(e, "step_sync_all_gathers", fw.step_sync_all_gathers);
   pl_emit_int(e, "opt_syncs_per_tensor", fw.opt_syncs_per_tensor);
+  pl_emit_bool(e, "megatron_xent", fw.megatron_xent == PL_SETTING_ON);
   pl_emit_obj_end(e);
 }
 

@@ -205,6 +205,7 @@ static const struct {
     {"fsdp-pp-unsharded", FW(fsdp_pp_unsharded), "on", "off"},
     {"head-16bit", FW(head_16bit), "on", "off"},
     {"te-cross-entropy", FW(te_cross_entropy), "on", "off"},
+    {"megatron-xent", FW(megatron_xent), "on", "off"},
     {"fsdp-block-units", FW(fsdp_block_units), "on", "off"},
     {"adam-moments-dtype", FW(adam_moments_bf16), "bf16", "fp32"},
     {"te-linear-bwd-overlap", FW(te_linear_bwd_overlap), "on", "off"},

@@ -12,6 +12,7 @@
 #include <plateau/framework.h>
 #include <plateau/model.h>
 
+#include "validate/source_bridge_int.h"
 #include "validate/sources_int.h"
 
 /* ------------------------------------------------------------ NeMo 24.07 */
@@ -110,6 +111,60 @@ bool validate_nemo_model(const struct validate_in *in, struct pl_model *m, struc
   return validate_skip(row, "model '%s': dimensions not stated", name);
 }
 
+/* What the 2025 performance scripts set that changes memory only (the
+ * containers' release branches: NeMo 25.04 = r2.3.0, 25.07 = r2.4.0):
+ *  - every row: Transformer Engine's fused cross-entropy
+ *    (layout.te_cross_entropy): set_primary_perf_configs sets
+ *    cross_entropy_fusion_impl "te" (r2.3.0 scripts/performance/utils.py,
+ *    r2.4.0 scripts/performance/helpers.py), on top of GPTConfig's
+ *    cross_entropy_loss_fusion True (nemo/collections/llm/gpt/model/base.py);
+ *    not in r2.2.0 (25.02);
+ *  - Megatron FSDP rows (use_mcore_fsdp: fsdp "megatron",
+ *    data_parallel_sharding_strategy optim_grads_params in the same
+ *    function): NeMo's megatron_parallel.py builds Megatron-Core's
+ *    custom_fsdp FullyShardedDataParallel without fsdp_unit_modules, whose
+ *    default under optim_grads_params is [TransformerLayer]
+ *    (custom_fsdp/fully_sharded_data_parallel.py __init__, core_r0.12.0 and
+ *    core_v0.13.0): the blocks are its units (layout.fsdp_block_units); its
+ *    main_grad_buffer is fp32 only with grad_reduce_in_fp32
+ *    (param_and_grad_buffer.py _init_each_parameter_group_buffers), which
+ *    the recipes' performance optimizations turn off (llama3_70b.py
+ *    pretrain_performance_optimizations: plugins.grad_reduce_in_fp32 False):
+ *    layout.shard_grads_reduce_dtype; and FP8-CS's
+ *    bf16_with_fp8_current_scaling_mixed sets fp8_param_gather True
+ *    (recipes/precision/mixed_precision.py, r2.3.0 and r2.4.0), as
+ *    Megatron-Bridge's copy of it does (validate_bridge_fp8_params). */
+static void nemo_2025_memory(const struct validate_in *in, struct pl_layout *l,
+                             struct pl_vrow *row) {
+  const char *sec = cell(in, "table_or_section");
+  if (strstr(sec, "Container NeMo 25.04") == NULL && strstr(sec, "Container NeMo 25.07") == NULL)
+    return;
+  l->te_cross_entropy = true;
+  validate_note(row, "TE fused cross-entropy (the performance scripts' cross_entropy_fusion_impl "
+                     "te)");
+  if (strncmp(cell(in, "sharding"), "Megatron FSDP", 13) != 0 || l->shard != PL_SHARD_ZERO3)
+    return;
+  l->fsdp_block_units = true;
+  l->shard_grads_reduce_dtype = true;
+  validate_note(row, "Megatron FSDP: blocks as its units, gradient shards in the reduce dtype");
+  validate_bridge_fp8_params(l, row);
+  /* Llama 3.1 405B, FP8, 128 GB200, tp 2 pp 1 cp 1, Megatron FSDP, mbs 1: r2.4.0
+   * scripts/performance/recommended_model_configs/model_configs_gb200.csv
+   * (pre_train llama31 405b fp8: activation_offload_layers 95, the only
+   * configuration of that layout; its gbs 256 is not the page's 64, which
+   * only changes the micro-batches per step, not the memory at pp 1), which
+   * helpers.py get_user_configs reads when the command line does not set it
+   * and set_primary_perf_configs turns into cpu_offloading True,
+   * cpu_offloading_weights False, cpu_offloading_num_layers 95 */
+  if (strstr(cell(in, "table_or_section"), "Container NeMo 25.07") != NULL &&
+      strstr(cell(in, "model"), "405B") != NULL && l->dtype == PL_DTYPE_FP8 && l->tp == 2 &&
+      l->pp == 1 && l->cp <= 1 && l->mbs == 1 && l->gpus == 128) {
+    l->act_offload_layers = 95;
+    validate_note(row, "activations of 95 blocks offloaded to the host (r2.4.0's recommended "
+                       "config for this layout, gbs 256; not stated in the row)");
+  }
+}
+
 bool validate_nemo_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   const char *task = cell(in, "Task");
   if (strcmp(task, "SFT") == 0)
@@ -150,6 +205,7 @@ bool validate_nemo_layout(const struct validate_in *in, struct pl_layout *l, str
     l->account_embed_loss = true;
     validate_note(row, "embedding, loss count in the pipeline split (NeMo's llama31_405b recipe)");
   }
+  nemo_2025_memory(in, l, row);
   return true;
 }
 

@@ -220,6 +220,17 @@ bool validate_zoo_overrides(const struct validate_in *in, struct pl_framework *f
 bool validate_zoo_measure(const struct validate_in *in, const struct pl_run *run,
                           struct pl_vrow *row);
 
+/* The Megatron-LM README's H100 scaling results (source_mlm_h100.c): the
+ * rules of its table entry in sources.c. */
+bool validate_mlm_h100_model(const struct validate_in *in, struct pl_model *m,
+                             struct pl_vrow *row);
+bool validate_mlm_h100_layout(const struct validate_in *in, struct pl_layout *l,
+                              struct pl_vrow *row);
+bool validate_mlm_h100_overrides(const struct validate_in *in, struct pl_framework *fw,
+                                 struct pl_vrow *row);
+bool validate_mlm_h100_measure(const struct validate_in *in, const struct pl_run *run,
+                               struct pl_vrow *row);
+
 /* pytorch/torchtitan's published runs (source_torchtitan.c): the rules of
  * its table entry in sources.c. */
 bool validate_torchtitan_model(const struct validate_in *in, struct pl_model *m,

@@ -580,8 +580,8 @@ expect_ok predict $c913 --cudnn-913 on --format csv
 check "cudnn 9.13: csv column on" [ "$(col "$TMP/out" framework.cudnn_913)" = on ]
 # appended columns keep their order: cudnn_913, then tp_seq_copies (added after it by tt13, session 13),
 # then cudnn_version (cudnn13, session 13), then cp_allgather (cp13, session 13), then async_tp (atp13, session 13),
-# then cudnn_cluster_margin (ossmoe14, session 14), then grad_accum_fusion (mcore14, session 14), then ub_proj_fprop_sms and ub_fc2_fprop_sms (ub14); then layout.account_embed_loss (user15, session 15) last
-check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss$' "$TMP/out"
+# then cudnn_cluster_margin (ossmoe14, session 14), then grad_accum_fusion (mcore14, session 14), then ub_proj_fprop_sms and ub_fc2_fprop_sms (ub14); then layout.account_embed_loss (user15, session 15); then framework.megatron_xent (mlm16, session 16) last
+check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent$' "$TMP/out"
 expect_ok predict $c24 --cudnn-913 on --format json
 check "--cudnn-913 on: h100 (no 9.13 figures) runs unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_off.json" step_time_s)" ]
 onoff_refused cudnn-913 cudnn_913
