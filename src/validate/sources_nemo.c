@@ -250,6 +250,18 @@ bool validate_nemo_overrides(const struct validate_in *in, struct pl_framework *
                     (long long)nemo_ub[i].proj_sms, (long long)nemo_ub[i].fc2_sms, nemo_ub[i].file);
     }
   validate_note(row, "cuDNN attention of mid-2024 (container NeMo 24.x: cuDNN 9.0-9.1)");
+  /* NeMo 1.x (24.03, 24.07) builds Megatron-Core's TransformerConfig from the
+   * model config, copying a field only when the config has it
+   * (nemo/collections/nlp/models/language_modeling/megatron_base_model.py
+   * build_transformer_config, NVIDIA/NeMo @ 4c73f77670), and the launcher's
+   * training configs set no cross_entropy_loss_fusion (NeMo-Framework-Launcher
+   * @ 056a90e launcher_scripts/conf/training): Megatron-Core's default False,
+   * the unfused vocab-parallel cross-entropy (layout.megatron_xent). NeMo 2.0
+   * turned it on from 2024-09-06 (1d5de59460, GPTConfig), so the 2025 rows keep
+   * the preset's fused loss. */
+  fw->megatron_xent = PL_SETTING_ON;
+  validate_note(row, "Megatron's unfused cross-entropy (NeMo 1.x sets no "
+                     "cross_entropy_loss_fusion)");
   return true;
 }
 
