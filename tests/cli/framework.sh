@@ -1004,18 +1004,19 @@ expect_ok predict --model gpt3-175b --gpus 8 --tp 8 --gbs 8 --cluster vtrain-a10
 check "vtrain-a100: one node as dgx-a100" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/dgx1.json" step_time_s)" ]
 
 # Versioned presets (session 16): a file's "base" preset, then its own behaviours. nemo-2024 is
-# nemo with cuDNN 9.1 (the mid-2024 containers): the step of --framework nemo --cudnn 9.1; a user
-# file with a base works the same; a base that is no preset fails with one line.
+# nemo with cuDNN 9.1 and Megatron's unfused cross-entropy (the mid-2024 containers): the step of
+# --framework nemo --cudnn 9.1 --megatron-xent on; a user file with a base works the same; a base
+# that is no preset fails with one line.
 v16=(predict --model llama2-7b --gpus 16 --tp 2 --gbs 64 --format json)
 expect_ok "${v16[@]}" --framework nemo-2024
 cp "$TMP/out" "$TMP/n24.json"
 check "nemo-2024 runs cuDNN 9.1" grep -q '"cudnn_version": "9.1"' "$TMP/n24.json"
 check "nemo-2024's error band is its family's (nemo)" grep -q '"class": "h100 nemo multi-node"' "$TMP/n24.json"
-expect_ok "${v16[@]}" --framework nemo --cudnn 9.1
-check "nemo-2024 = nemo + --cudnn 9.1" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/n24.json" step_time_s)" ]
+expect_ok "${v16[@]}" --framework nemo --cudnn 9.1 --megatron-xent on
+check "nemo-2024 = nemo + --cudnn 9.1 --megatron-xent on" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/n24.json" step_time_s)" ]
 expect_ok "${v16[@]}" --framework nemo
 check "nemo-2024 differs from nemo (older cuDNN)" [ "$(json_num "$TMP/out" step_time_s)" != "$(json_num "$TMP/n24.json" step_time_s)" ]
-printf '{"name": "mine", "base": "nemo", "behaviours": {"cudnn_version": "9.1"}}' > "$TMP/mine.json"
+printf '{"name": "mine", "base": "nemo", "behaviours": {"cudnn_version": "9.1", "megatron_xent": true}}' > "$TMP/mine.json"
 expect_ok "${v16[@]}" --framework "$TMP/mine.json"
 check "a user file with base nemo" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/n24.json" step_time_s)" ]
 printf '{"name": "mine", "base": "nemo-3000", "behaviours": {}}' > "$TMP/bad_base.json"

@@ -277,7 +277,8 @@ static void test_sp_moe(void) {
 }
 
 /* A file's "base": the base preset's behaviours, then the file's own; name and
- * description are the file's. nemo-2024 = nemo with cuDNN 9.1 (90100);
+ * description are the file's. nemo-2024 = nemo with cuDNN 9.1 (90100) and
+ * Megatron's unfused cross-entropy;
  * fms-fsdp-2024-03 -> fms-fsdp -> pytorch-fsdp, two levels. */
 static void test_base(void) {
   struct pl_framework fw, nemo;
@@ -290,6 +291,8 @@ static void test_base(void) {
   CHECK(fw.cudnn_version_set && fw.cudnn_version == 90100);
   CHECK(!nemo.cudnn_version_set);
   /* everything else is nemo's */
+  CHECK(fw.megatron_xent == PL_SETTING_ON && nemo.megatron_xent == PL_SETTING_UNSET);
+  fw.megatron_xent = nemo.megatron_xent;
   fw.cudnn_version_set = nemo.cudnn_version_set;
   fw.cudnn_version = nemo.cudnn_version;
   memcpy(fw.name, nemo.name, sizeof fw.name);
