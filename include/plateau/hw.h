@@ -192,6 +192,9 @@ struct pl_cluster {
   char gpu_name[32];             /* GPU preset this cluster is built from */
   struct pl_gpu gpu;             /* resolved GPU */
   int64_t gpus_per_node;
+  int64_t segment_gpus;          /* GPUs of the smallest unit of a node a job can be placed in
+                                    (an NVL72 rack's compute tray: 4); 0: the node is placed
+                                    whole. pl_cluster_place */
   /* intra-node fabric (NVLink/NVSwitch, xGMI) */
   char intra_kind[32];           /* "nvswitch", "hybrid-cube-mesh", "xgmi" */
   double intra_bytes_per_s;      /* per GPU, per direction */
@@ -308,6 +311,17 @@ const char *pl_gpu_preset_for_device(const char *device);
  * note (may be NULL) is stored as the file's "calibration" text. */
 enum pl_status pl_cluster_save(const struct pl_cluster *c, const char *path, const char *note,
                                struct pl_diag *diag);
+
+/* Place a job of `gpus` GPUs on the cluster. A node with segment_gpus > 0
+ * (an NVL72 rack: 18 trays of 4 GPUs) can be cut into NVLink segments:
+ * when gpus is above one node and not a multiple of it, the job runs on
+ * segments of the largest multiple of segment_gpus (at most a node) that
+ * divides gpus, each with its share of the node's NICs (Slurm's --segment,
+ * which the Megatron MoE model zoo's GB200/GB300 commands set: SEGMENT=16
+ * trays = 64 GPUs for 128-1,024-GPU jobs). c's gpus_per_node and
+ * nics_per_node become the segment's; returns the segment's GPUs, or 0 when
+ * c is left as it is. docs/hardware.md "NVLink segments". */
+int64_t pl_cluster_place(struct pl_cluster *c, int64_t gpus);
 
 /* Node network bandwidth per direction: NICs x per-NIC bandwidth. */
 double pl_cluster_node_net_bytes_per_s(const struct pl_cluster *c);

@@ -162,6 +162,14 @@ static enum pl_status read_cluster(yajl_val doc, const char *origin, struct pl_c
   if (c->gpus_per_node < 1 || c->gpus_per_node > MAX_GPUS_PER_NODE)
     return pl_diag_set(diag, PL_ERR_RANGE, "%s: field 'gpus_per_node' is %lld, expected 1..%d",
                        origin, (long long)c->gpus_per_node, MAX_GPUS_PER_NODE);
+  if ((st = hw_int(doc, "segment_gpus", false, origin, &c->segment_gpus, diag)) != PL_OK)
+    return st;
+  if (c->segment_gpus < 0 || c->segment_gpus > c->gpus_per_node ||
+      (c->segment_gpus > 0 && c->gpus_per_node % c->segment_gpus != 0))
+    return pl_diag_set(diag, PL_ERR_RANGE,
+                       "%s: field 'segment_gpus' is %lld, expected 0 or a divisor of "
+                       "gpus_per_node (%lld)",
+                       origin, (long long)c->segment_gpus, (long long)c->gpus_per_node);
   if ((st = read_intra(doc, origin, c, diag)) != PL_OK)
     return st;
   if ((st = read_inter(doc, origin, c, diag)) != PL_OK)

@@ -63,6 +63,8 @@ static void write_all(struct pl_emit *e, const struct pl_cluster *c, const char 
   pl_emit_str(e, "description", c->description);
   pl_emit_str(e, "gpu", c->gpu_name);
   pl_emit_int(e, "gpus_per_node", c->gpus_per_node);
+  if (c->segment_gpus > 0)
+    pl_emit_int(e, "segment_gpus", c->segment_gpus);
   pl_emit_str(e, "cpu_vendor", c->cpu_vendor);
   write_intra(e, c, base, fitted);
   write_inter(e, c, base, fitted);

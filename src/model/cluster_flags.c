@@ -77,6 +77,7 @@ static enum pl_status gpus_per_node(struct pl_cluster *c, pl_flag_get_fn get, vo
                        g, c->nics_per_node, c->gpus_per_node);
   c->nics_per_node = c->nics_per_node * g / c->gpus_per_node;
   c->gpus_per_node = g;
+  c->segment_gpus = 0; /* the node size the user gave: placed as given (pl_cluster_place) */
   return PL_OK;
 }
 

@@ -54,7 +54,8 @@ struct search_tuple {
  * by all threads. */
 struct search_ctx {
   const struct pl_model *model;
-  const struct pl_cluster *cluster;
+  const struct pl_cluster *cluster; /* &placed */
+  struct pl_cluster placed;        /* the base cluster placed for ctx->gpus (pl_cluster_place) */
   struct pl_train_opts train;     /* the base run's, copied into every candidate's run */
   int64_t gpus, gbs, seq;
   enum pl_dtype dtype;

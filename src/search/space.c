@@ -179,8 +179,12 @@ enum pl_status search_ctx_init(struct search_ctx *ctx, const struct pl_run *base
   ctx->objective = opts->objective;
   ctx->gpu_hour_usd = opts->gpu_hour_usd;
   enum pl_status st = resolve_size(ctx, base, diag);
-  if (st == PL_OK)
+  if (st == PL_OK) {
+    ctx->placed = base->cluster;
+    pl_cluster_place(&ctx->placed, ctx->gpus);
+    ctx->cluster = &ctx->placed;
     st = check_fixed(ctx, diag);
+  }
   if (st == PL_OK)
     make_template(ctx, &base->layout);
   if (st == PL_OK)

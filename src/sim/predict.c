@@ -164,8 +164,10 @@ static enum pl_status count(const struct pl_run *run, struct pl_prediction *out,
   out->run = *run;
   pl_framework_apply(&run->framework, &out->run.layout);
   enum pl_status s = check_inputs(run, diag);
-  if (s == PL_OK)
+  if (s == PL_OK) {
+    pl_cluster_place(&out->run.cluster, out->run.layout.gpus);
     s = pl_layout_resolve(&out->run.layout, &out->run.model, &out->run.cluster, diag);
+  }
   if (s != PL_OK)
     return s;
   const struct pl_model *m = &out->run.model;

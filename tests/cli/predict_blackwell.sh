@@ -23,6 +23,12 @@ check "nvfp4 is faster than mxfp8 on gb300" awk -v a="$(json_num "$TMP/mxfp8.jso
 check "the rack is one node: 2 nodes for 144 GPUs" grep -q '"nodes": 2' "$TMP/bf16.json"
 expect_ok predict --model llama3-70b --gpus 144 --tp 4 --pp 4 --cluster gb200-nvl72 --format csv
 check "gb200-nvl72 runs on the gb200 GPU" grep -q "gb200" "$TMP/out"
+# A job that 72 does not divide runs on whole-tray NVLink segments (pl_cluster_place):
+# 256 GPUs on 4 segments of 64 (they were refused: "group of 64 ranks with 18 per node").
+expect_ok predict --model llama3-70b --gpus 256 --tp 4 --gbs 256 --cluster gb200-nvl72 --format json
+check "256 GPUs: segments of 64 GPUs" grep -q '"gpus_per_node": 64' "$TMP/out"
+check "256 GPUs: 4 segments" grep -q '"nodes": 4' "$TMP/out"
+expect_ok search --model llama3-70b --gpus 128 --cluster gb300-nvl72 --top 2
 expect_ok predict --model llama3-70b --gpus 128 --tp 4 --pp 4 --gpu b300 --dtype nvfp4 --format csv
 check "csv: layout.dtype nvfp4" grep -q "nvfp4" "$TMP/out"
 check "b300 defaults to dgx-b300" grep -q "dgx-b300" "$TMP/out"

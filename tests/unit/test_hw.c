@@ -86,6 +86,35 @@ static void blackwell_figures(void) {
   CHECK_NEAR_REL(c.intra_bytes_per_s, 900e9, 1e-12); /* 14.4 TB/s / 8 / 2 */
 }
 
+/* pl_cluster_place, by hand: an NVL72 rack (72 GPUs, 72 NICs, trays of 4).
+ * 128 GPUs: 72, 68 do not divide 128, 64 does -> segments of 64 GPUs, 64 NICs.
+ * 100 GPUs: 72 .. 24 do not divide 100, 20 does (5 trays). 144 = 2 racks and
+ * 64 (one rack or less) stay as they are; 130 is not whole trays (2 left). */
+static void nvl_segments(void) {
+  struct pl_cluster c;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_cluster_load("gb200-nvl72", &c, &d), PL_OK, dp);
+  CHECK_EQ_INT(c.segment_gpus, 4);
+  struct pl_cluster k = c;
+  CHECK_EQ_INT(pl_cluster_place(&k, 128), 64);
+  CHECK_EQ_INT(k.gpus_per_node, 64);
+  CHECK_EQ_INT(k.nics_per_node, 64);
+  CHECK_EQ_INT(pl_cluster_place(&k, 128), 0); /* placed once: 128 is 2 segments */
+  k = c;
+  CHECK_EQ_INT(pl_cluster_place(&k, 100), 20);
+  CHECK_EQ_INT(k.nics_per_node, 20);
+  const int64_t whole[] = {144, 64, 72, 130};
+  for (int i = 0; i < 4; i++) {
+    k = c;
+    CHECK_EQ_INT(pl_cluster_place(&k, whole[i]), 0);
+    CHECK_EQ_INT(k.gpus_per_node, 72);
+  }
+  CHECK_STATUS(pl_cluster_load("dgx-h100", &k, &d), PL_OK, dp);
+  CHECK_EQ_INT(pl_cluster_place(&k, 12), 0); /* DGX nodes are placed whole */
+  CHECK_EQ_INT(k.gpus_per_node, 8);
+}
+
 static void dgx_h100_figures(void) {
   struct pl_cluster c;
   struct pl_diag d, *dp = &d;
@@ -641,6 +670,7 @@ int main(void) {
   blackwell_figures();
   h100_figures();
   dgx_h100_figures();
+  nvl_segments();
   triton_attention_figures();
   sustained_fraction_figures();
   tile_fixed_k_figures();
