@@ -246,6 +246,18 @@ bool validate_nemo_overrides(const struct validate_in *in, struct pl_framework *
   fw->cudnn_version = PL_CUDNN_2024;
   fw->cudnn_version_set = true;
   validate_note(row, "cuDNN attention of mid-2024 (container NeMo 24.x: cuDNN 9.0-9.1)");
+  /* NeMo 24.x (1.x with its launcher's yaml) runs Megatron-Core's loss unfused:
+   * NVIDIA/NeMo @ 4c73f77670 megatron_base_model.py build_transformer_config
+   * copies a TransformerConfig field only when the model config has it, and
+   * NeMo-Framework-Launcher @ 056a90e's training configs set no
+   * cross_entropy_loss_fusion, so Megatron-Core's default False holds and
+   * language_module.py compute_language_model_loss runs
+   * tensor_parallel.vocab_parallel_cross_entropy op by op (layout.megatron_xent).
+   * NeMo 2.0 fuses it from 2024-09-06 (1d5de59460,
+   * nemo/collections/llm/gpt/model/base.py GPTConfig.cross_entropy_loss_fusion
+   * True): the 25.x rows, and the nemo preset that spans both, keep the fused op. */
+  fw->megatron_xent = PL_SETTING_ON;
+  validate_note(row, "Megatron's cross-entropy op by op (NeMo 24.x sets no cross_entropy_loss_fusion)");
   return true;
 }
 

@@ -29,4 +29,19 @@ expect_ok predict --model llama2-7b --framework nemo --format json
 check "nemo preset: off" [ "$(json_raw "$TMP/out" megatron_xent)" = false ]
 expect_fail 1 "^plateau: --megatron-xent: unknown value 'yes' \(expected on\|off\)" -- predict --megatron-xent yes
 expect_fail 2 "^plateau predict: option needs a value '--megatron-xent'" -- predict --megatron-xent
+# validate's loaders where no preset says it (xent16): the NeMo 24.x rows (NeMo 1.x sets no
+# cross_entropy_loss_fusion; sources_nemo.c validate_nemo_overrides) and MT-NLG
+# (Megatron-DeepSpeed without the deepspeed preset; validate_mtnlg_layout) run it, and their
+# printed commands say so; NeMo 2.0's 25.x rows (cross_entropy_loss_fusion True) do not.
+V="$PL_SOURCE_DIR/data/validation"
+expect_ok validate "$V/nemo_2407_performance_summary.csv" --explain 1
+check "nemo 24.07 row 1: the note" grep -q "Megatron's cross-entropy op by op (NeMo 24.x" "$TMP/out"
+expect_ok validate "$V/nemo_2407_performance_summary.csv" --format csv
+awk -F, 'NR == 2' "$TMP/out" >"$TMP/row1"
+check "nemo 24.07 row 1: command sets it" grep -q -- '--megatron-xent on' "$TMP/row1"
+expect_ok validate "$V/mtnlg530b_paper.csv" --format csv
+awk -F, 'NR == 2' "$TMP/out" >"$TMP/row1"
+check "mt-nlg row 1: command sets it" grep -q -- '--megatron-xent on' "$TMP/row1"
+expect_ok validate "$V/nemo_2409_2507_performance_summary.csv" --format csv
+check "nemo 25.x rows: never" [ "$(grep -c -- '--megatron-xent on' "$TMP/out")" = 0 ]
 finish
