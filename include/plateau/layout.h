@@ -187,6 +187,9 @@ struct pl_layout {
                               virtual chunk build one block fewer (pl_layout_chunk_layers) */
   bool no_sp;              /* input: keep sequence parallelism off although tp > 1 (Megatron
                               before Korthikanti et al. 2022, or without --sequence-parallel) */
+  bool sp_moe;             /* input: no_sp holds for a dense model only: an MoE model with
+                              tp > 1 runs sequence parallelism (framework sequence_parallel
+                              "moe", pl_layout_resolve) */
   bool grad_reduce_after_backward; /* input: ddp/zero1 gradients are reduced after the whole
                               backward, not overlapped with it (Megatron-LM's
                               allreduce_gradients() before overlap_grad_reduce, 2023) */

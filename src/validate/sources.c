@@ -338,11 +338,11 @@ static const struct validate_source sources[] = {
      .measure = validate_torchtitan_measure,
      .memory = validate_torchtitan_memory},
     /* IBM + PyTorch's FSDP runs (PyTorch blog 2024-03 and fms-fsdp README):
-     * FSDP1 as the pytorch-fsdp preset; fms's LLaMA (fms/models/llama.py
-     * LLaMAConfig: SwiGLU, RMS norm, RoPE, tie_heads False, no biases,
-     * p_dropout 0) is the family validate_torchtitan_model sets */
+     * FSDP1 with fms-fsdp's config defaults, the fms-fsdp preset; fms's LLaMA
+     * (fms/models/llama.py LLaMAConfig: SwiGLU, RMS norm, RoPE, tie_heads False,
+     * no biases, p_dropout 0) is the family validate_torchtitan_model sets */
     {.key = "fms",
-     .framework = "pytorch-fsdp",
+     .framework = "fms-fsdp",
      .match = "foundation-model-stack/fms-fsdp",
      .family = "Llama 2 as IBM's foundation-model-stack builds it (fms/models/llama.py): SwiGLU, "
                "RoPE, RMSNorm, untied head, no biases, no dropout; FSDP1, SDPA FlashAttention-2, "

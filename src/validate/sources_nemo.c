@@ -214,8 +214,9 @@ bool validate_nemo_layout(const struct validate_in *in, struct pl_layout *l, str
  * whose cuDNN (9.0-9.1: NeMo's "Software Component Versions" page, the
  * training container built on NVIDIA's PyTorch 24.02 container) ran fused
  * attention at the rates NVIDIA published for cuDNN 9.1 (cudnn-frontend
- * benchmark results @ b740542, 2024-05-07; layout.cudnn_version 9.1). The 2025
- * tables (NeMo 25.04, B200) keep today's cuDNN. */
+ * benchmark results @ b740542, 2024-05-07; layout.cudnn_version 9.1): the
+ * preset nemo-2024 (data/frameworks/). The 2025 tables (NeMo 25.04, B200) keep
+ * today's cuDNN (nemo). */
 /* The userbuffers SMs of the NeMo 24.x rows whose model has a ub config of
  * its own in NVIDIA/NeMo-Framework-Launcher launcher_scripts/conf/training/
  * tp_overlap/ (num_sm of proj_fprop and fc2_fprop, both set_sm_margin 1;
@@ -235,6 +236,11 @@ bool validate_nemo_overrides(const struct validate_in *in, struct pl_framework *
                              struct pl_vrow *row) {
   if (strstr(cell(in, "table_or_section"), "NeMo24.") == NULL)
     return true;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  if (pl_framework_preset("nemo-2024", fw, &d) != PL_OK)
+    return validate_skip(row, "framework preset: %s", d.msg);
+  snprintf(row->framework, sizeof row->framework, "nemo-2024");
   for (size_t i = 0; i < sizeof nemo_ub / sizeof nemo_ub[0]; i++)
     if (strcmp(cell(in, "model"), nemo_ub[i].model) == 0) {
       fw->ub_proj_fprop_sms = nemo_ub[i].proj_sms;
@@ -243,21 +249,19 @@ bool validate_nemo_overrides(const struct validate_in *in, struct pl_framework *
       validate_note(row, "userbuffers margins %lld/%lld SMs (proj/fc2 fprop: launcher %s)",
                     (long long)nemo_ub[i].proj_sms, (long long)nemo_ub[i].fc2_sms, nemo_ub[i].file);
     }
-  fw->cudnn_version = PL_CUDNN_2024;
-  fw->cudnn_version_set = true;
   validate_note(row, "cuDNN attention of mid-2024 (container NeMo 24.x: cuDNN 9.0-9.1)");
-  /* NeMo 24.x (1.x with its launcher's yaml) runs Megatron-Core's loss unfused:
-   * NVIDIA/NeMo @ 4c73f77670 megatron_base_model.py build_transformer_config
-   * copies a TransformerConfig field only when the model config has it, and
-   * NeMo-Framework-Launcher @ 056a90e's training configs set no
-   * cross_entropy_loss_fusion, so Megatron-Core's default False holds and
-   * language_module.py compute_language_model_loss runs
-   * tensor_parallel.vocab_parallel_cross_entropy op by op (layout.megatron_xent).
-   * NeMo 2.0 fuses it from 2024-09-06 (1d5de59460,
-   * nemo/collections/llm/gpt/model/base.py GPTConfig.cross_entropy_loss_fusion
-   * True): the 25.x rows, and the nemo preset that spans both, keep the fused op. */
+  /* NeMo 1.x (24.03, 24.07) builds Megatron-Core's TransformerConfig from the
+   * model config, copying a field only when the config has it
+   * (nemo/collections/nlp/models/language_modeling/megatron_base_model.py
+   * build_transformer_config, NVIDIA/NeMo @ 4c73f77670), and the launcher's
+   * training configs set no cross_entropy_loss_fusion (NeMo-Framework-Launcher
+   * @ 056a90e launcher_scripts/conf/training): Megatron-Core's default False,
+   * the unfused vocab-parallel cross-entropy (layout.megatron_xent). NeMo 2.0
+   * turned it on from 2024-09-06 (1d5de59460, GPTConfig), so the 2025 rows keep
+   * the preset's fused loss. */
   fw->megatron_xent = PL_SETTING_ON;
-  validate_note(row, "Megatron's cross-entropy op by op (NeMo 24.x sets no cross_entropy_loss_fusion)");
+  validate_note(row, "Megatron's unfused cross-entropy (NeMo 1.x sets no "
+                     "cross_entropy_loss_fusion)");
   return true;
 }
 

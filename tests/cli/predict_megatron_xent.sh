@@ -29,19 +29,17 @@ expect_ok predict --model llama2-7b --framework nemo --format json
 check "nemo preset: off" [ "$(json_raw "$TMP/out" megatron_xent)" = false ]
 expect_fail 1 "^plateau: --megatron-xent: unknown value 'yes' \(expected on\|off\)" -- predict --megatron-xent yes
 expect_fail 2 "^plateau predict: option needs a value '--megatron-xent'" -- predict --megatron-xent
-# validate's loaders where no preset says it (xent16): the NeMo 24.x rows (NeMo 1.x sets no
-# cross_entropy_loss_fusion; sources_nemo.c validate_nemo_overrides) and MT-NLG
-# (Megatron-DeepSpeed without the deepspeed preset; validate_mtnlg_layout) run it, and their
-# printed commands say so; NeMo 2.0's 25.x rows (cross_entropy_loss_fusion True) do not.
+# The NeMo loader (sources_nemo.c validate_nemo_overrides): NeMo 1.x rows (24.07, 24.03.01) run
+# the unfused loss (no cross_entropy_loss_fusion in their configs); NeMo 2.0's 2025 rows keep
+# the nemo preset's fused one.
 V="$PL_SOURCE_DIR/data/validation"
-expect_ok validate "$V/nemo_2407_performance_summary.csv" --explain 1
-check "nemo 24.07 row 1: the note" grep -q "Megatron's cross-entropy op by op (NeMo 24.x" "$TMP/out"
 expect_ok validate "$V/nemo_2407_performance_summary.csv" --format csv
-awk -F, 'NR == 2' "$TMP/out" >"$TMP/row1"
-check "nemo 24.07 row 1: command sets it" grep -q -- '--megatron-xent on' "$TMP/row1"
-expect_ok validate "$V/mtnlg530b_paper.csv" --format csv
-awk -F, 'NR == 2' "$TMP/out" >"$TMP/row1"
-check "mt-nlg row 1: command sets it" grep -q -- '--megatron-xent on' "$TMP/row1"
+check "nemo 24.07 row 1: --megatron-xent on" sh -c "grep -E '^\"nemo_2407_performance_summary\",1,' '$TMP/out' | grep -q -- '--megatron-xent on'"
+check "nemo 24.07 row 1: said in assumed" sh -c "grep -E '^\"nemo_2407_performance_summary\",1,' '$TMP/out' | grep -q 'unfused cross-entropy (NeMo 1.x'"
 expect_ok validate "$V/nemo_2409_2507_performance_summary.csv" --format csv
-check "nemo 25.x rows: never" [ "$(grep -c -- '--megatron-xent on' "$TMP/out")" = 0 ]
+check "nemo 25.02 row 9: --megatron-xent off" sh -c "grep -E '^\"nemo_2409_2507_performance_summary\",9,' '$TMP/out' | grep -q -- '--megatron-xent off'"
+# MT-NLG (Megatron-DeepSpeed without the deepspeed preset; sources_deepspeed.c
+# validate_mtnlg_layout, xent16): its printed command turns it on.
+expect_ok validate "$V/mtnlg530b_paper.csv" --format csv
+check "mt-nlg row 1: --megatron-xent on" sh -c "grep -E '^\"mtnlg530b_paper\",1,' '$TMP/out' | grep -q -- '--megatron-xent on'"
 finish
