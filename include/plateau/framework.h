@@ -164,6 +164,8 @@ struct pl_framework {
   enum pl_setting zero3_debug_norm;    /* zero3 per-parameter gathers: each module fetch takes
                                           every parameter's norm and reads it back (DeepSpeed
                                           0.3.15-0.4.1 fetch_sub_module; layout.zero3_debug_norm) */
+  enum pl_setting eager_xent;          /* the loss is PyTorch's eager cross_entropy on an fp32 copy
+                                          of the logits (layout.eager_xent) */
 };
 
 /* Load a preset by name (data/frameworks/) or a framework file by path into

@@ -74,6 +74,7 @@ static const struct {
     {"te_linear_bwd_overlap", offsetof(struct pl_framework, te_linear_bwd_overlap)},
     {"moe_host_sync", offsetof(struct pl_framework, moe_host_sync)},
     {"fsdp_pp_unsharded", offsetof(struct pl_framework, fsdp_pp_unsharded)},
+    {"eager_xent", offsetof(struct pl_framework, eager_xent)},
 };
 
 static enum pl_setting *setting_at(struct pl_framework *fw, size_t i) {
@@ -519,6 +520,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->cp_allgather, &l->cp_allgather, false);
   put(fw->async_tp, &l->async_tp, false);
   put(fw->grad_accum_fusion, &l->grad_accum_fusion, false);
+  put(fw->eager_xent, &l->eager_xent, false);
 }
 
 static enum pl_setting setting(bool on) { return on ? PL_SETTING_ON : PL_SETTING_OFF; }
@@ -600,4 +602,5 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->cp_allgather = setting(l->cp_allgather);
   out->async_tp = setting(l->async_tp);
   out->grad_accum_fusion = setting(l->grad_accum_fusion);
+  out->eager_xent = setting(l->eager_xent);
 }

@@ -202,8 +202,11 @@ bool validate_mcore_preset(const struct validate_in *in, const char *preset, str
 bool validate_mcore_experts(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
 void validate_mcore_balance(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
 bool validate_word_in(const char *list, const char *w);
-/* command.c: the predict command line reproducing prediction p on cluster (a preset name). */
-void validate_command(const struct pl_prediction *p, const char *cluster, char *out, size_t n);
+/* command.c: the predict command line reproducing prediction p on cluster (a preset name).
+ * PL_ERR_NOMEM when the presets it compares the cluster with could not be loaded for
+ * memory (out then lacks the hardware flags), else PL_OK. */
+enum pl_status validate_command(const struct pl_prediction *p, const char *cluster, char *out,
+                                size_t n);
 void validate_mcore_ep_overlap(struct pl_layout *l, struct pl_vrow *row, const char *why);
 bool validate_bridge_modes(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
 bool validate_bridge_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
