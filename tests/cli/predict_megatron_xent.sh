@@ -38,4 +38,8 @@ check "nemo 24.07 row 1: --megatron-xent on" sh -c "grep -E '^\"nemo_2407_perfor
 check "nemo 24.07 row 1: said in assumed" sh -c "grep -E '^\"nemo_2407_performance_summary\",1,' '$TMP/out' | grep -q 'unfused cross-entropy (NeMo 1.x'"
 expect_ok validate "$V/nemo_2409_2507_performance_summary.csv" --format csv
 check "nemo 25.02 row 9: --megatron-xent off" sh -c "grep -E '^\"nemo_2409_2507_performance_summary\",9,' '$TMP/out' | grep -q -- '--megatron-xent off'"
+# MT-NLG (Megatron-DeepSpeed without the deepspeed preset; sources_deepspeed.c
+# validate_mtnlg_layout, xent16): its printed command turns it on.
+expect_ok validate "$V/mtnlg530b_paper.csv" --format csv
+check "mt-nlg row 1: --megatron-xent on" sh -c "grep -E '^\"mtnlg530b_paper\",1,' '$TMP/out' | grep -q -- '--megatron-xent on'"
 finish
