@@ -35,6 +35,23 @@ def class_keys(gpu, framework, nodes):
     return keys
 
 
+def families(root):
+    """Each preset's family: the preset at the root of its "base" chain (a
+    versioned preset such as nemo-2024 is in nemo's class), as
+    pl_framework's family (src/model/framework.c) that pl_band_of looks up."""
+    base = {}
+    for f in glob.glob(os.path.join(root, "data", "frameworks", "*.json")):
+        d = json.load(open(f))
+        base[d["name"]] = d.get("base")
+    fam = {}
+    for name in base:
+        n = name
+        while base.get(n):
+            n = base[n]
+        fam[name] = n
+    return fam
+
+
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     plateau = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "build-test", "plateau")
@@ -42,12 +59,14 @@ def main():
     csvs = sorted(glob.glob(os.path.join(root, "data", "validation", "*.csv")))
     doc = json.loads(subprocess.run([plateau, "validate", "--format", "json"] + csvs,
                                     check=True, capture_output=True, text=True).stdout)
+    fam = families(root)
     ratios = {}
     order = []
     for r in doc["rows"]:
         if r["predicted"] is None or r["measured"] is None:
             continue
-        for k in class_keys(r["gpu"], r["framework"], r["layout"]["nodes"]):
+        framework = fam.get(r["framework"], r["framework"])
+        for k in class_keys(r["gpu"], framework, r["layout"]["nodes"]):
             if k not in ratios:
                 ratios[k] = []
                 order.append(k)

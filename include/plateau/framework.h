@@ -44,10 +44,16 @@ enum pl_attention {
 struct pl_framework {
   char name[32];                       /* preset name; "" = none named */
   char description[200];               /* one line, for `plateau list frameworks` */
+  char family[32];                     /* the preset at the root of the file's "base" chain (its
+                                          own name without a base): the error bands' class */
   bool shard_set;                      /* shard below is the framework's default sharding */
   enum pl_shard shard;                 /* used when the layout does not give one */
   enum pl_attention attention;
   enum pl_setting sequence_parallel;   /* Megatron sequence parallelism whenever tp > 1 */
+  bool sequence_parallel_moe;          /* file value "moe" (sequence_parallel unset): on only
+                                          for a mixture-of-experts model with tp > 1, off
+                                          otherwise (Megatron-Core's MoELayer.forward refuses
+                                          MoE training with tp > 1 without it) */
   enum pl_setting fused_kernels;       /* off = eager PyTorch element-wise kernels */
   enum pl_setting tp_comm_overlap;     /* tp all_gather/reduce_scatter hidden behind the GEMMs
                                           (Transformer Engine userbuffers, torchtitan async TP) */
@@ -99,6 +105,8 @@ struct pl_framework {
                                           recipes (layout.head_16bit) */
   enum pl_setting te_cross_entropy;    /* the loss is TE's fused cross-entropy: logits kept
                                           16-bit, not as an fp32 copy (layout.te_cross_entropy) */
+  enum pl_setting megatron_xent;       /* the loss is Megatron's vocab-parallel cross-entropy run
+                                          unfused, op by op (layout.megatron_xent) */
   enum pl_setting adam_moments_bf16;   /* Adam's exp_avg / exp_avg_sq kept in bf16 (Megatron-Core
                                           precision-aware optimizer; layout.adam_moments_bf16) */
   enum pl_setting fsdp_block_units;    /* zero3 units are the blocks only; embedding, final norm
@@ -156,6 +164,8 @@ struct pl_framework {
   enum pl_setting zero3_debug_norm;    /* zero3 per-parameter gathers: each module fetch takes
                                           every parameter's norm and reads it back (DeepSpeed
                                           0.3.15-0.4.1 fetch_sub_module; layout.zero3_debug_norm) */
+  enum pl_setting eager_xent;          /* the loss is PyTorch's eager cross_entropy on an fp32 copy
+                                          of the logits (layout.eager_xent) */
 };
 
 /* Load a preset by name (data/frameworks/) or a framework file by path into
@@ -163,6 +173,11 @@ struct pl_framework {
 enum pl_status pl_framework_load(const char *name_or_path, struct pl_framework *out,
                                  struct pl_diag *diag);
 /* The same for a preset name only (no file look-up). */
+/* The family of a framework named by a row or a run (a validation row's
+ * framework column): the preset at the root of its "base" chain, or the name
+ * itself when it is no preset. Writes at most n bytes to buf; returns buf. */
+const char *pl_framework_family(const char *name, char *buf, size_t n);
+
 enum pl_status pl_framework_preset(const char *name, struct pl_framework *out,
                                    struct pl_diag *diag);
 

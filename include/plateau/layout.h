@@ -187,6 +187,9 @@ struct pl_layout {
                               virtual chunk build one block fewer (pl_layout_chunk_layers) */
   bool no_sp;              /* input: keep sequence parallelism off although tp > 1 (Megatron
                               before Korthikanti et al. 2022, or without --sequence-parallel) */
+  bool sp_moe;             /* input: no_sp holds for a dense model only: an MoE model with
+                              tp > 1 runs sequence parallelism (framework sequence_parallel
+                              "moe", pl_layout_resolve) */
   bool grad_reduce_after_backward; /* input: ddp/zero1 gradients are reduced after the whole
                               backward, not overlapped with it (Megatron-LM's
                               allreduce_gradients() before overlap_grad_reduce, 2023) */
@@ -427,7 +430,21 @@ struct pl_layout {
                               the logits (torchtitan train.py loss_fn, 9dec370): log_softmax saves
                               its fp32 output, the backward adds its dense fp32 gradient and the
                               fp32 input gradient, 12 B per logit at the loss's backward instead
-                              of the 4 B of an in-place fp32 cross-entropy (memory.c) */
+                              of the 4 B of an in-place fp32 cross-entropy (memory.c); with
+                              tp > 1 PyTorch's loss_parallel, 16 B (memory.c) */
+  bool tp_gathered_saved;  /* input: with tp > 1 and sp, tensor parallelism is PyTorch DTensor's
+                              plan (torchtitan apply_tp): the input hooks all-gather the
+                              sequence-sharded activation before the attention, the feed-forward
+                              and the output layer, whose column-parallel linears save the gathered
+                              tensor whole for their weight gradient (Megatron's save the shard);
+                              memory only (memory_int.h tp_gathered_inputs_saved); set by
+                              validate's torchtitan loader */
+  bool fp32_param_shards;  /* input: zero3 as PyTorch FSDP keeps it: the shards are the fp32
+                              parameters, updated in place by the optimizer (fully_shard's
+                              MixedPrecisionPolicy casts to bf16 only for the all-gather), no
+                              16-bit shard and no separate master: 16 B per parameter instead of
+                              18 (memory_states.c); memory only; set by validate's torchtitan
+                              loader */
   bool moe_host_sync;      /* input: MoE blocks: the host waits once per block's forward for the
                               GPU to count the tokens each local expert receives before it issues
                               the expert GEMMs (Megatron-Core's token dispatchers: the split sizes
@@ -441,6 +458,15 @@ struct pl_layout {
                                  input async behind the dgrad GEMM and reduce_scatters (sp) or
                                  all_reduces the dgrad async behind the wgrad GEMM; used with tp > 1
                                  and no tp_comm_overlap (sim/lower_unit.c te_bwd_windows) */
+  bool megatron_xent;      /* input: the loss is Megatron's vocab_parallel_cross_entropy run op by
+                              op on an fp32 copy of the logits (Megatron-LM without
+                              --cross-entropy-loss-fusion, its default: core_r0.8.0
+                              megatron/core/tensor_parallel/cross_entropy.py; the 2020 code
+                              megatron/mpu/cross_entropy.py; Megatron-DeepSpeed): forward
+                              .float(), max, subtract, exp, sum, div_ = 38 B per logit, backward
+                              mul_ and the cast back to 16 bits = 14 B, against the single fused
+                              pass of the op list (6 + 6 B); time only (sim/compute.c); ignored
+                              with te_cross_entropy or unfused kernels */
   bool te_cross_entropy;   /* input: the loss is Transformer Engine's fused cross-entropy
                               (Megatron-Core cross_entropy_loss_fusion with
                               cross_entropy_fusion_impl 'te': language_module.py

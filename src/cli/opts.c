@@ -33,6 +33,10 @@ static int find_opt(const struct cli_cmd *cmd, const char *name, size_t len) {
   return -1;
 }
 
+bool cli_has_opt(const struct cli_cmd *cmd, const char *name) {
+  return find_opt(cmd, name, strlen(name)) >= 0;
+}
+
 static int usage_error(const struct cli_cmd *cmd, const char *what, const char *arg) {
   fprintf(cli_err(), "plateau %s: %s '%s'\nTry 'plateau %s --help'.\n", cmd->name, what, arg,
           cmd->name);

@@ -70,6 +70,8 @@ int cli_usage(const struct cli_cmd *cmd, const char *fmt, ...)
 /* Value of an option, or NULL when not given. The name must be in the table. */
 const char *cli_get(const struct cli_args *args, const char *name);
 bool cli_flag(const struct cli_args *args, const char *name);
+/* Whether option `name` is in the command's table. */
+bool cli_has_opt(const struct cli_cmd *cmd, const char *name);
 
 /* Typed accessors: return 0 (and leave *out) when unset, 0 with *out set on
  * success, 1 after printing "plateau: --name: why" on a bad value. */

@@ -6,20 +6,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <plateau/run_flags.h>
 #include <plateau/units.h>
 
-/* --power-cap W: watts, with or without the unit ("500", "500 W"). */
-static int load_power_cap(const struct cli_args *args, struct pl_gpu *g) {
-  const char *v = cli_get(args, "power-cap");
-  if (v == NULL)
-    return 0;
-  struct pl_diag d;
-  pl_diag_clear(&d);
-  double w = 0;
-  if (pl_unit_parse(v, PL_UNIT_WATTS, &w, NULL) != PL_OK && pl_double_parse(v, &w, NULL) != PL_OK)
-    return cli_fail("--power-cap: '%s' is not a power (expected watts, e.g. 500 or '500 W')", v);
-  if (pl_gpu_set_power_cap(g, w, &d) != PL_OK)
-    return cli_fail("--power-cap: %s", d.msg);
+/* The run options' value of a flag the library's tables name
+ * (include/plateau/run_flags.h). */
+static const char *flag_get(void *ctx, const char *name) {
+  return cli_get((const struct cli_args *)ctx, name);
+}
+
+/* Every flag of the library's framework and hardware tables is one of the
+ * command's options (RUN_OPTS): a flag added to a table without its help
+ * here would be ignored, so the command refuses to run. */
+static int tables_in_options(const struct cli_args *args) {
+  const char *name;
+  for (size_t i = 0; (name = pl_framework_flag_name(i)) != NULL; i++)
+    if (!cli_has_opt(args->cmd, name))
+      return cli_fail("internal: framework flag --%s is missing from the run options", name);
+  for (size_t i = 0; (name = pl_cluster_flag_name(i)) != NULL; i++)
+    if (!cli_has_opt(args->cmd, name))
+      return cli_fail("internal: hardware flag --%s is missing from the run options", name);
   return 0;
 }
 
@@ -46,7 +52,9 @@ static int load_hardware(const struct cli_args *args, struct pl_run *run) {
     if (pl_gpu_load(gpu, &run->cluster.gpu, &d) != PL_OK)
       return cli_fail("%s", d.msg);
   }
-  return load_power_cap(args, &run->cluster.gpu);
+  if (pl_cluster_flags_read(&run->cluster, flag_get, (void *)args, &d) != PL_OK)
+    return cli_fail("%s", d.msg);
+  return 0;
 }
 
 static int load_ints(const struct cli_args *args, struct pl_layout *l) {
@@ -102,158 +110,12 @@ static int two_way(const struct cli_args *args, const char *name, const char *wh
   return 1;
 }
 
-/* A two-word behaviour flag onto a framework setting: the second word means
- * on when second_on, else off. */
-static int setting_flag(const struct cli_args *args, const char *name, const char *what,
-                        const char *first, const char *second, bool second_on,
-                        enum pl_setting *out) {
-  bool is_second;
-  int given = two_way(args, name, what, first, second, &is_second);
-  if (given > 0)
-    *out = is_second == second_on ? PL_SETTING_ON : PL_SETTING_OFF;
-  return given < 0 ? 1 : 0;
-}
-
-/* A count flag, 0..max (0 is a value: none, over a preset's, so not
- * cli_get_int): sets *out and *set when given. */
-static int count_flag(const struct cli_args *args, const char *name, const char *noun,
-                      long long max, int64_t *out, bool *set) {
-  const char *v = cli_get(args, name);
-  if (v == NULL)
-    return 0;
-  char *end = NULL;
-  errno = 0;
-  long long n = strtoll(v, &end, 10);
-  if (end == v || *end != '\0' || errno != 0 || n < 0 || n > max)
-    return cli_fail("--%s: '%s' is not %s 0..%lld", name, v, noun, max);
-  *out = n;
-  *set = true;
-  return 0;
-}
-
-/* A host-time behaviour flag, 0 to 1 ms ("37 us"): sets *out_s and *set when given. */
-static int time_flag(const struct cli_args *args, const char *name, const char *example,
-                     double *out_s, bool *set) {
-  const char *v = cli_get(args, name);
-  if (v == NULL)
-    return 0;
-  double t = -1;
-  if (pl_unit_parse(v, PL_UNIT_SECONDS, &t, NULL) != PL_OK || !(t >= 0) || t > 1e-3)
-    return cli_fail("--%s: '%s' is not a time from 0 to 1 ms (e.g. '%s')", name, v, example);
-  *out_s = t;
-  *set = true;
-  return 0;
-}
-
 /* Every behaviour flag overrides the framework preset's value. */
 static int load_behaviours(const struct cli_args *args, struct pl_framework *fw) {
   struct pl_diag d;
   pl_diag_clear(&d);
-  const char *v;
-  if ((v = cli_get(args, "framework")) != NULL && pl_framework_load(v, fw, &d) != PL_OK)
-    return cli_fail("--framework: %s", d.msg);
-  if ((v = cli_get(args, "attention")) != NULL && pl_attention_parse(v, &fw->attention, &d) != PL_OK)
-    return cli_fail("--attention: %s", d.msg);
-  static const struct {
-    const char *name, *what, *first, *second;
-    bool second_on;
-    size_t field;
-  } flags[] = {
-#define FW_FIELD(f) offsetof(struct pl_framework, f)
-      {"kernels", "kernels", "fused", "unfused", false, FW_FIELD(fused_kernels)},
-      {"fsdp-comm", "value", "one", "separate", true, FW_FIELD(fsdp_separate_comms)},
-      {"fsdp-prefetch", "value", "on", "off", false, FW_FIELD(fsdp_prefetch)},
-      {"sequence-parallel", "value", "on", "off", false, FW_FIELD(sequence_parallel)},
-      {"tp-comm-overlap", "value", "on", "off", false, FW_FIELD(tp_comm_overlap)},
-      {"overlap-grad-reduce", "value", "on", "off", false, FW_FIELD(overlap_grad_reduce)},
-      {"overlap-param-gather", "value", "on", "off", false, FW_FIELD(overlap_param_gather)},
-      {"overlap-p2p", "value", "on", "off", false, FW_FIELD(overlap_p2p)},
-      {"p2p-serial", "value", "on", "off", false, FW_FIELD(p2p_serial)},
-      {"p2p-scatter-gather", "value", "on", "off", false, FW_FIELD(p2p_scatter_gather)},
-      {"shard-grads-reduce-dtype", "value", "on", "off", false,
-       FW_FIELD(shard_grads_reduce_dtype)},
-      {"grad-reduce-dtype", "dtype", "fp32", "bf16", false, FW_FIELD(grad_reduce_fp32)},
-      {"zero1-grad-reduce", "op", "reduce-scatter", "all-reduce", true,
-       FW_FIELD(zero1_grad_all_reduce)},
-      {"grad-accum", "mode", "in-place", "fp32-copy", true, FW_FIELD(grad_accum_fp32_copy)},
-      {"fp8-weight-cache", "value", "on", "off", false, FW_FIELD(fp8_weight_cache)},
-      {"fsdp-pp-unsharded", "value", "on", "off", false, FW_FIELD(fsdp_pp_unsharded)},
-      {"head-16bit", "value", "on", "off", false, FW_FIELD(head_16bit)},
-      {"te-cross-entropy", "value", "on", "off", false, FW_FIELD(te_cross_entropy)},
-      {"fsdp-block-units", "value", "on", "off", false, FW_FIELD(fsdp_block_units)},
-      {"adam-moments-dtype", "dtype", "bf16", "fp32", false, FW_FIELD(adam_moments_bf16)},
-      {"te-linear-bwd-overlap", "value", "on", "off", false, FW_FIELD(te_linear_bwd_overlap)},
-      {"moe-host-sync", "value", "on", "off", false, FW_FIELD(moe_host_sync)},
-      {"launch-blocking", "value", "on", "off", false, FW_FIELD(launch_blocking)},
-      {"ep-comm-overlap", "value", "on", "off", false, FW_FIELD(ep_comm_overlap)},
-      {"zero3-grad-reduce", "op", "reduce-scatter", "all-reduce", true,
-       FW_FIELD(zero3_grad_all_reduce)},
-      {"fp8-all-gather", "value", "on", "off", false, FW_FIELD(fp8_all_gather)},
-      {"zero3-reuse", "value", "on", "off", false, FW_FIELD(zero3_reuse)},
-      {"zero3-debug-norm", "value", "on", "off", false, FW_FIELD(zero3_debug_norm)},
-      {"cudnn-2024", "value", "on", "off", false, FW_FIELD(cudnn_2024)},
-      {"cudnn-913", "value", "on", "off", false, FW_FIELD(cudnn_913)},
-      {"fp8-attention", "value", "on", "off", false, FW_FIELD(fp8_attention)},
-      {"nvfp4-rht-unfused", "value", "on", "off", false, FW_FIELD(nvfp4_rht_unfused)},
-      {"fused-grouped-mlp", "value", "on", "off", false, FW_FIELD(fused_grouped_mlp)},
-      {"tp-seq-copies", "value", "on", "off", false, FW_FIELD(tp_seq_copies)},
-      {"cp-allgather", "value", "on", "off", false, FW_FIELD(cp_allgather)},
-      {"async-tp", "value", "on", "off", false, FW_FIELD(async_tp)},
-      {"grad-accum-fusion", "value", "on", "off", false, FW_FIELD(grad_accum_fusion)},
-#undef FW_FIELD
-  };
-  for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
-    enum pl_setting *field = (enum pl_setting *)((char *)fw + flags[i].field);
-    if (setting_flag(args, flags[i].name, flags[i].what, flags[i].first, flags[i].second,
-                     flags[i].second_on, field) != 0)
-      return 1;
-  }
-  if ((v = cli_get(args, "cudnn")) != NULL) {
-    if (pl_cudnn_version_parse(v, &fw->cudnn_version, &d) != PL_OK)
-      return cli_fail("--cudnn: %s", d.msg);
-    fw->cudnn_version_set = true;
-  } else if (cli_get(args, "cudnn-2024") != NULL || cli_get(args, "cudnn-913") != NULL) {
-    fw->cudnn_version_set = false; /* the alias flag overrides a preset's version */
-  }
-  int64_t passes = -1;
-  if (cli_get_int(args, "logit-metric-passes", &passes) != 0)
-    return 1;
-  if (cli_get(args, "logit-metric-passes") != NULL && (passes < 0 || passes > 16))
-    return cli_fail("--logit-metric-passes: %lld is out of range (expected 0..16)",
-                    (long long)passes);
-  if (passes >= 0) {
-    fw->logit_metric_passes = passes;
-    fw->logit_metric_passes_set = true;
-  }
-  if (count_flag(args, "cudnn-cluster-margin", "a cluster count", 64, &fw->cudnn_cluster_margin,
-                 &fw->cudnn_cluster_margin_set) != 0 ||
-      count_flag(args, "ub-proj-fprop-sms", "an SM count", 255, &fw->ub_proj_fprop_sms,
-                 &fw->ub_proj_fprop_sms_set) != 0 ||
-      count_flag(args, "ub-fc2-fprop-sms", "an SM count", 255, &fw->ub_fc2_fprop_sms,
-                 &fw->ub_fc2_fprop_sms_set) != 0)
-    return 1;
-  if (time_flag(args, "host-per-kernel", "37 us", &fw->host_per_kernel_s,
-                &fw->host_per_kernel_set) != 0 ||
-      time_flag(args, "host-per-gemm", "48 us", &fw->host_per_gemm_s, &fw->host_per_gemm_set) != 0 ||
-      time_flag(args, "host-per-launch", "7.3 us", &fw->host_per_launch_s,
-                &fw->host_per_launch_set) != 0 ||
-      time_flag(args, "zero3-list-copy", "22.64 us", &fw->zero3_list_copy_s,
-                &fw->zero3_list_copy_set) != 0)
-    return 1;
-  if ((v = cli_get(args, "bucket-mb")) != NULL) {
-    char *end = NULL;
-    double mb = strcmp(v, "megatron") == 0 ? 0 : strtod(v, &end);
-    if (strcmp(v, "megatron") == 0) {
-      fw->bucket_dp_scaled = true;
-      fw->bucket_mb = 0;
-    } else if (end == v || *end != '\0' || !(mb > 0) || mb > 1e5) {
-      return cli_fail("--bucket-mb: '%s' is not a size in MiB above 0 and up to 100000, or 'megatron'",
-                      v);
-    } else {
-      fw->bucket_mb = mb;
-      fw->bucket_dp_scaled = false;
-    }
-  }
+  if (pl_framework_flags_read(fw, flag_get, (void *)args, &d) != PL_OK)
+    return cli_fail("%s", d.msg);
   return 0;
 }
 
@@ -334,6 +196,8 @@ static int load_train(const struct cli_args *args, struct pl_train_opts *t) {
 
 int run_from_args(const struct cli_args *args, struct pl_run *run) {
   memset(run, 0, sizeof *run);
+  if (tables_in_options(args) != 0)
+    return 1;
   struct pl_diag d;
   pl_diag_clear(&d);
   const char *model = cli_get(args, "model");

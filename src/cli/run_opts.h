@@ -14,6 +14,11 @@
   {"gpu", "G", "GPU preset or file (default h100)"},                                         \
   {"cluster", "C", "cluster preset or file (default: the DGX system of --gpu)"},           \
   {"power-cap", "W", "GPU board power limit in watts, '500' or '500 W' (default: the GPU's TDP); lowers the sustained clock"}, \
+  {"hbm", "SIZE", "GPU memory (HBM) per GPU, '80 GiB' or '96 GB', for a machine whose GPUs differ from the GPU file's (default: the GPU file's)"}, \
+  {"hbm-bandwidth", "BW", "HBM bandwidth per GPU, '3.35 TB/s' (default: the GPU file's)"}, \
+  {"nic-bandwidth", "BW", "network bandwidth per NIC and direction, '400 Gb/s' or '50 GB/s' (default: the cluster's)"}, \
+  {"sharp", "on|off", "InfiniBand SHARP in-network reduction used by NCCL: CollNet with the SHARP plugin (NCCL_COLLNET_ENABLE=1) for groups of >= 2 nodes (docs/collectives.md, 'CollNet'; default: the cluster's)"}, \
+  {"gpus-per-node", "N", "GPUs per node as NCCL sees it, the NVLink domain, at most the cluster's: a GB200/GB300 NVL72 job placed in NVLink segments of K trays (Slurm --segment K) has 4K; NICs per GPU kept (default: the cluster's)"}, \
   {"gpus", "N", "world size (default: one node)"},                                           \
   {"nodes", "N", "world size in nodes (instead of --gpus)"},                                 \
   {"tp", "N", "tensor-parallel degree (default 1)"},                                         \
@@ -71,6 +76,8 @@
   {"te-linear-bwd-overlap", "on|off", "tp without --tp-comm-overlap: Transformer Engine's column-parallel linears run the backward's input all_gather beside the dgrad GEMM and the dgrad reduce_scatter/all_reduce beside the wgrad GEMM (TE _Linear.backward; on in megatron-core, nemo)"}, \
   {"moe-host-sync", "on|off", "MoE: the host waits once per block's forward until the GPU has counted the tokens of each local expert, then issues the expert GEMMs while the GPU idles (Megatron-Core's token dispatchers; counts with --host-per-kernel/--host-per-gemm, not with --ep-comm-overlap; on in megatron-core, nemo; default off: the host runs ahead)"}, \
   {"te-cross-entropy", "on|off", "the loss is Transformer Engine's fused cross-entropy (Megatron-Core cross_entropy_fusion_impl te): the logits stay 16-bit, 2 B each, in memory (default off: an fp32 copy, 4 B, as Megatron-Core's native cross-entropy upcasts them)"}, \
+  {"eager-cross-entropy", "on|off", "the loss is PyTorch's eager F.cross_entropy on an fp32 copy of the logits (torchtitan's loss_fn without torch.compile): log_softmax's fp32 output, its dense fp32 gradient and the fp32 input gradient, 12 B per logit at the loss's backward instead of 4; memory only (default off)"}, \
+  {"megatron-xent", "on|off", "the loss is Megatron's vocab_parallel_cross_entropy run op by op on an fp32 copy of the logits (Megatron-LM without --cross-entropy-loss-fusion, its default; Megatron-DeepSpeed): 38 B per logit forward, 14 B backward, against one fused pass of 6 + 6 B (default off; on in the megatron-core, megatron-lm, deepspeed and deepspeed-zero3-2021 presets; ignored with --te-cross-entropy on or --kernels unfused)"}, \
   {"adam-moments-dtype", "T", "fp32|bf16 Adam moments (exp_avg, exp_avg_sq): bf16 = Megatron-Core's precision-aware optimizer (--use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16), 2 B each, and with no FP8 recipe TE's FusedAdam keeps bf16 parameters' master weights as 16-bit remainders; needs zero1 or higher (default fp32: 12 B of optimizer state per parameter)"}, \
   {"fsdp-block-units", "on|off", "zero3 as Megatron FSDP runs it: only the blocks are FSDP units; the embedding, final norm and LM head are gathered in 16-bit once and stay gathered through the step (Megatron-Core fsdp_unit_modules [TransformerLayer]); memory only (default off: gathered and freed as units, as PyTorch FSDP)"}, \
   {"launch-blocking", "on|off", "CUDA_LAUNCH_BLOCKING=1 in the run: each kernel launch waits for the kernel, so the host time per kernel (--host-per-kernel) adds to a pass's GPU time (default off: they overlap)"}, \
@@ -95,7 +102,11 @@
   {"host-per-gemm", "T", "host time to issue one cuBLAS GEMM from Transformer Engine ('48 us'), counted per GEMM call instead of --host-per-kernel; a grouped expert GEMM is one call per local expert (default 0: a GEMM counts as any kernel)"}, \
   {"host-per-launch", "T", "host time of one kernel Transformer Engine launches from C++ ('7.3 us'): each per-expert quantize kernel of a grouped expert GEMM under FP8 current scaling (3 per expert), FP8 block scaling or MXFP8 (1 per expert) costs the host that much (default 0: not counted)"}, \
   {"zero3-list-copy", "T", "zero3 with one tensor-list gather/reduce_scatter per parameter (DeepSpeed 0.3.16): host time of one copy_ per rank per call ('22.64 us'; default 0: one call per unit)"}, \
-  {"bucket-mb", "MB", "ddp/zero1 gradient bucket and zero1 gather call size in MiB, or 'megatron' (Megatron-Core DDP: max(40e6, 1e6 dp) parameters); default 25 (torch DDP bucket_cap_mb)"}
+  {"bucket-mb", "MB", "ddp/zero1 gradient bucket and zero1 gather call size in MiB, or 'megatron' (Megatron-Core DDP: max(40e6, 1e6 dp) parameters); default 25 (torch DDP bucket_cap_mb)"}, \
+  {"step-sync-all-reduces", "N", "small all_reduces over all GPUs once per optimizer step, each waited for by the host before the next (Composer's trainer loop: loss, sample and token counts, grad-norm; llm-foundry preset), 0..64 (default 0)"}, \
+  {"step-sync-broadcasts", "N", "the same for small broadcasts from rank 0, 0..64 (default 0)"}, \
+  {"step-sync-all-gathers", "N", "the same for small all_gathers (torchmetrics' metric state sync), 0..64 (default 0)"}, \
+  {"opt-syncs-per-tensor", "N", "host syncs the eager optimizer makes per parameter tensor (Composer's DecoupledAdamW reads each tensor's step with .item(): 1), so each tensor's kernels wait for the host, 0..4 (default 0: the optimizer is charged by bytes only)"}
 
 /* Time and cost to train (struct pl_train_opts), for predict, search and sweep. */
 #define TRAIN_OPTS                                                                            \

@@ -2,7 +2,8 @@
  * same format), and their mapping onto the layout's behaviour fields.
  *
  * File format (docs/frameworks.md): one object with "name", "description",
- * optional "version" and "behaviours", an object whose keys are the fields
+ * optional "version", optional "base" (a preset whose behaviours it starts
+ * from, each of its own replacing the base's) and "behaviours", an object whose keys are the fields
  * of struct pl_framework; each value is bare (true, "flash", 2) or
  * {"value": ..., "source": "repository, file, function, version"}. An
  * unknown behaviour key is an error (a typo would silently change nothing);
@@ -67,11 +68,13 @@ static const struct {
     {"async_tp", offsetof(struct pl_framework, async_tp)},
     {"grad_accum_fusion", offsetof(struct pl_framework, grad_accum_fusion)},
     {"te_cross_entropy", offsetof(struct pl_framework, te_cross_entropy)},
+    {"megatron_xent", offsetof(struct pl_framework, megatron_xent)},
     {"fsdp_block_units", offsetof(struct pl_framework, fsdp_block_units)},
     {"adam_moments_bf16", offsetof(struct pl_framework, adam_moments_bf16)},
     {"te_linear_bwd_overlap", offsetof(struct pl_framework, te_linear_bwd_overlap)},
     {"moe_host_sync", offsetof(struct pl_framework, moe_host_sync)},
     {"fsdp_pp_unsharded", offsetof(struct pl_framework, fsdp_pp_unsharded)},
+    {"eager_xent", offsetof(struct pl_framework, eager_xent)},
 };
 
 static enum pl_setting *setting_at(struct pl_framework *fw, size_t i) {
@@ -261,6 +264,18 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
 static enum pl_status read_behaviour(const char *key, yajl_val raw, const char *origin,
                                      struct pl_framework *fw, struct pl_diag *diag) {
   yajl_val v = value_of(raw);
+  /* "moe": Megatron-Core's opt-in sequence parallelism, which an MoE model
+   * with tp > 1 cannot train without (pl_framework_apply, layout.sp_moe) */
+  const char *word = YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : NULL;
+  if (word != NULL && strcmp(key, "sequence_parallel") == 0) {
+    if (strcmp(word, "moe") != 0)
+      return pl_diag_set(diag, PL_ERR_PARSE,
+                         "%s: behaviour 'sequence_parallel' must be true, false or \"moe\"",
+                         origin);
+    fw->sequence_parallel = PL_SETTING_UNSET;
+    fw->sequence_parallel_moe = true;
+    return PL_OK;
+  }
   for (size_t i = 0; i < N_SETTINGS; i++)
     if (strcmp(key, settings[i].key) == 0)
       return read_setting(v, key, origin, setting_at(fw, i), diag);
@@ -271,12 +286,50 @@ static enum pl_status read_behaviour(const char *key, yajl_val raw, const char *
   return read_other(v, key, origin, fw, diag);
 }
 
+/* A file's "base": the preset it starts from (a versioned preset, e.g.
+ * nemo-24.07, is its framework's preset with the behaviours its release
+ * changed); chains of presets end within FRAMEWORK_BASE_DEPTH. */
+#define FRAMEWORK_BASE_DEPTH 4
+
 static enum pl_status framework_parse(yajl_val root, const char *origin, struct pl_framework *fw,
-                                      struct pl_diag *diag) {
+                                      int depth, struct pl_diag *diag);
+
+static enum pl_status read_base(yajl_val root, const char *origin, struct pl_framework *fw,
+                                int depth, struct pl_diag *diag) {
+  char base[32] = "";
+  enum pl_status st = base_json_str(root, "base", false, origin, base, sizeof base, diag);
+  if (st != PL_OK || base[0] == '\0')
+    return st;
+  size_t len = 0;
+  const char *text = pl_data_find("frameworks", base, &len);
+  if (text == NULL)
+    return pl_diag_set(diag, PL_ERR_PARSE, "%s: base '%s' is not a framework preset", origin, base);
+  if (depth >= FRAMEWORK_BASE_DEPTH)
+    return pl_diag_set(diag, PL_ERR_PARSE, "%s: base presets nest deeper than %d (a loop?)",
+                       origin, FRAMEWORK_BASE_DEPTH);
+  char inner[96];
+  snprintf(inner, sizeof inner, "framework preset '%s'", base);
+  yajl_val broot = NULL;
+  st = base_json_parse(text, len, inner, &broot, diag);
+  if (st == PL_OK)
+    st = framework_parse(broot, inner, fw, depth + 1, diag);
+  base_json_free(broot);
+  return st;
+}
+
+static enum pl_status framework_parse(yajl_val root, const char *origin, struct pl_framework *fw,
+                                      int depth, struct pl_diag *diag) {
   memset(fw, 0, sizeof *fw);
   if (!YAJL_IS_OBJECT(root))
     return pl_diag_set(diag, PL_ERR_PARSE, "%s: expected a JSON object", origin);
-  enum pl_status st = base_json_str(root, "name", true, origin, fw->name, sizeof fw->name, diag);
+  enum pl_status st = read_base(root, origin, fw, depth, diag);
+  if (st == PL_OK) {
+    memset(fw->name, 0, sizeof fw->name);
+    memset(fw->description, 0, sizeof fw->description);
+    st = base_json_str(root, "name", true, origin, fw->name, sizeof fw->name, diag);
+  }
+  if (st == PL_OK && fw->family[0] == '\0')
+    memcpy(fw->family, fw->name, sizeof fw->family);
   if (st == PL_OK)
     st = base_json_str(root, "description", false, origin, fw->description,
                        sizeof fw->description, diag);
@@ -296,7 +349,7 @@ enum pl_status pl_framework_parse(const char *text, size_t len, const char *orig
   yajl_val root = NULL;
   enum pl_status st = base_json_parse(text, len, origin, &root, diag);
   if (st == PL_OK)
-    st = framework_parse(root, origin, out, diag);
+    st = framework_parse(root, origin, out, 0, diag);
   base_json_free(root);
   return st;
 }
@@ -325,6 +378,15 @@ enum pl_status pl_framework_preset(const char *name, struct pl_framework *out,
   char origin[96];
   snprintf(origin, sizeof origin, "framework preset '%s'", name);
   return pl_framework_parse(text, len, origin, out, diag);
+}
+
+const char *pl_framework_family(const char *name, char *buf, size_t n) {
+  struct pl_framework fw;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  bool preset = name != NULL && pl_framework_preset(name, &fw, &d) == PL_OK;
+  snprintf(buf, n, "%s", preset ? fw.family : name != NULL ? name : "");
+  return buf;
 }
 
 enum pl_status pl_framework_load(const char *name_or_path, struct pl_framework *out,
@@ -390,6 +452,10 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
     l->attention_te = fw->attention == PL_ATTENTION_TE;
   }
   put(fw->sequence_parallel, &l->no_sp, true);
+  if (fw->sequence_parallel != PL_SETTING_UNSET)
+    l->sp_moe = false;
+  else if (fw->sequence_parallel_moe)
+    l->no_sp = l->sp_moe = true;
   if (fw->fused_kernels != PL_SETTING_UNSET)
     l->kernels = fw->fused_kernels == PL_SETTING_ON ? PL_KERNELS_FUSED : PL_KERNELS_UNFUSED;
   put(fw->tp_comm_overlap, &l->tp_comm_overlap, false);
@@ -429,6 +495,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->fsdp_pp_unsharded, &l->fsdp_pp_unsharded, false);
   put(fw->head_16bit, &l->head_16bit, false);
   put(fw->te_cross_entropy, &l->te_cross_entropy, false);
+  put(fw->megatron_xent, &l->megatron_xent, false);
   put(fw->fsdp_block_units, &l->fsdp_block_units, false);
   put(fw->adam_moments_bf16, &l->adam_moments_bf16, false);
   put(fw->te_linear_bwd_overlap, &l->te_linear_bwd_overlap, false);
@@ -453,6 +520,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->cp_allgather, &l->cp_allgather, false);
   put(fw->async_tp, &l->async_tp, false);
   put(fw->grad_accum_fusion, &l->grad_accum_fusion, false);
+  put(fw->eager_xent, &l->eager_xent, false);
 }
 
 static enum pl_setting setting(bool on) { return on ? PL_SETTING_ON : PL_SETTING_OFF; }
@@ -462,6 +530,7 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   memset(out, 0, sizeof *out);
   memcpy(out->name, fw->name, sizeof out->name);
   memcpy(out->description, fw->description, sizeof out->description);
+  memcpy(out->family, fw->family, sizeof out->family);
   out->shard_set = true;
   out->shard = l->shard;
   /* the kernel that runs: "te" is resolved to cudnn or flash by then */
@@ -506,6 +575,7 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->fsdp_pp_unsharded = setting(l->fsdp_pp_unsharded);
   out->head_16bit = setting(l->head_16bit);
   out->te_cross_entropy = setting(l->te_cross_entropy);
+  out->megatron_xent = setting(l->megatron_xent);
   out->fsdp_block_units = setting(l->fsdp_block_units);
   out->adam_moments_bf16 = setting(l->adam_moments_bf16);
   out->te_linear_bwd_overlap = setting(l->te_linear_bwd_overlap);
@@ -532,4 +602,5 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->cp_allgather = setting(l->cp_allgather);
   out->async_tp = setting(l->async_tp);
   out->grad_accum_fusion = setting(l->grad_accum_fusion);
+  out->eager_xent = setting(l->eager_xent);
 }

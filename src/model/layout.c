@@ -391,6 +391,8 @@ static enum pl_status resolve_experts(struct pl_layout *l, const struct pl_model
   if (m->shared_ffn % l->tp != 0)
     return layout_err(diag, "layout tp=%lld: tp must divide the shared expert width (%lld)",
                       (long long)l->tp, (long long)m->shared_ffn);
+  if (l->tp > 1 && l->no_sp && l->sp_moe)
+    l->no_sp = false; /* the framework's "moe" sequence parallelism (framework.h) */
   if (l->tp > 1 && l->no_sp)
     return pl_diag_set(diag, PL_ERR_LAYOUT,
                        "layout tp=%lld: a mixture-of-experts model needs sequence parallelism "

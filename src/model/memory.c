@@ -70,6 +70,21 @@
  * log_softmax_backward_cuda_out; torchtitan 9dec370 train.py loss_fn, whose
  * compile is commented out, and `del pred` before backward). */
 #define EAGER_XENT_BWD_EXTRA_BYTES 8.0
+/* layout.eager_xent with tp > 1: the logits are vocab-sharded, which eager
+ * F.cross_entropy accepts only under PyTorch's loss_parallel context (DTensor
+ * custom handlers; torchtitan 9dec370 enters it whenever tp > 1 unless
+ * training.disable_loss_parallel: utils.py get_train_context,
+ * parallel_dims.py loss_parallel_enabled). Its fused backward,
+ * torch/distributed/tensor/parallel/loss.py _nll_loss_and_log_softmax_backward
+ * (the same in its first form, with torch.distributed._tensor imports, and
+ * at pytorch main 02eef6b), computes
+ * (grad_input + torch.exp(x)) * grad_output with grad_input = zeros_like(x)
+ * while the saved fp32 log_softmax output x is alive: x, grad_input, exp(x)
+ * and the sum, then x, grad_input, the sum and the product, 4 fp32 tensors,
+ * 16 B per logit, 12 B above the 4 B kept from the forward (the forward's
+ * _log_softmax holds the bf16 logits, the fp32 copy, shifted and exp(shifted)
+ * or the result: 14 B, less). */
+#define LOSS_PARALLEL_XENT_BWD_EXTRA_BYTES 12.0
 #define FRAMEWORK_FIXED_BYTES (1024.0 * 1024.0 * 1024.0) /* assumption */
 #define FRAGMENTATION 0.05                               /* assumption */
 
@@ -168,9 +183,14 @@ static void activations(const struct pl_model *m, const struct pl_layout *l, int
     held = l->schedule == PL_SCHEDULE_GPIPE && pp > 1 ? (double)deg(l->micro_batches) : 1.0;
     double logit_b = l->te_cross_entropy ? TE_XENT_LOGIT_BYTES : FP32_LOGIT_BYTES;
     s->logits = held * logit_b * sb * (double)((m->vocab + tp - 1) / tp);
-    head1_b = 2.0 * (2.0 * sb * h / rep_div) + s->logits / held; /* final norm, LM head inputs */
+    /* final-norm input; LM head input, gathered whole under DTensor SP
+     * (tp_gathered_inputs_saved: the output layer is a 16-bit
+     * ColwiseParallel, torchtitan's Float8 conversion skips it) */
+    double head_in = tp_gathered_inputs_saved(l) ? 2.0 * sb * h : 2.0 * sb * h / rep_div;
+    head1_b = 2.0 * sb * h / rep_div + head_in + s->logits / held;
     if (l->eager_xent && !l->te_cross_entropy) /* one micro-batch at its loss's backward */
-      xent_x = EAGER_XENT_BWD_EXTRA_BYTES * sb * (double)((m->vocab + tp - 1) / tp);
+      xent_x = (tp > 1 ? LOSS_PARALLEL_XENT_BWD_EXTRA_BYTES : EAGER_XENT_BWD_EXTRA_BYTES) * sb *
+               (double)((m->vocab + tp - 1) / tp);
   }
   if (l->recompute != PL_RECOMPUTE_NONE) { /* the block being re-run */
     double rerun =

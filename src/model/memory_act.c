@@ -233,6 +233,14 @@ static double layer_act_kept(const struct pl_model *m, const struct pl_layout *l
     return hybrid_layer_act(m, l, r, e, mlp);
   double shard = 2.0 * (q + 2.0 * kv) + proj * q + mlp * f;
   double bytes = sb * (rep / rep_div + shard / t);
+  if (tp_gathered_inputs_saved(l) && !pl_model_is_moe(m)) {
+    /* DTensor SP (memory_int.h): the QKV and fc1 inputs are the gathered
+     * tensors, whole, at the gather's element bytes (torchao's Float8 TP
+     * styles gather the fp8 cast, and its tensor-wise Float8Linear saves that
+     * input_fp8: torchao eab345c float8/float8_linear.py
+     * manual_float8_matmul_with_args_in_float8.forward); MoE: not derived */
+    bytes += sb * h * (2.0 * pl_layout_tp_gather_bytes(l, PL_TP_GATHER_FWD) - 2.0 * e / rep_div);
+  }
   if (pl_model_is_moe(m))
     bytes += moe_act_delta(m, l, sb, e, mlp);
   bytes += sb * scores_bytes_per_token(m, l);

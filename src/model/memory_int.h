@@ -24,6 +24,19 @@ static inline double sp_div(const struct pl_layout *l) {
   return l->sp && deg(l->tp) > 1 ? (double)deg(l->tp) : 1.0;
 }
 
+/* Sequence parallelism as PyTorch DTensor runs it (layout.tp_gathered_saved:
+ * torchtitan's apply_tp, parallelisms/parallelize_llama.py at 9dec370): the
+ * input hooks of PrepareModuleInput (the attention and feed_forward modules)
+ * and of the output layer's ColwiseParallel(input_layouts=Shard(1)) all-gather
+ * the sequence-sharded activation to Replicate before the module runs, so the
+ * column-parallel linears inside save the gathered tensor for their weight
+ * gradient, whole on every rank. Megatron's sequence-parallel linears
+ * (LinearWithGradAccumulationAndAsyncCommunication) save the shard and gather
+ * again in the backward. */
+static inline bool tp_gathered_inputs_saved(const struct pl_layout *l) {
+  return l->tp_gathered_saved && l->sp && deg(l->tp) > 1;
+}
+
 /* Tokens of one micro-batch on one GPU: mbs * seq / cp. */
 static inline double local_tokens(const struct pl_model *m, const struct pl_layout *l) {
   return (double)deg(l->mbs) * (double)(seq_of(m, l) / deg(l->cp));

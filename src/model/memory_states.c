@@ -192,14 +192,32 @@ void model_mem_states(const struct pl_model *m, const struct pl_layout *l, int64
   s->params = dense + ex;
   s->params_b = PARAM_BYTES * (dense / (l->shard == PL_SHARD_ZERO3 ? n : 1.0) +
                                ex / (l->shard == PL_SHARD_ZERO3 ? ne : 1.0));
-  /* Transformer Engine FP8 parameters (pl_layout_te_fp8_params: Megatron
-   * FSDP's fp8_param_gather): the blocks' GEMM weights are kept as 1 B
-   * shards, with no 16-bit copy */
-  double fp8_w = pl_layout_fp8_gathered_weights(m, l), fp8_save = 0.0;
-  if (pl_layout_te_fp8_params(l)) {
-    fp8_save = PARAM_BYTES - pl_dtype_element_bytes(l->dtype);
+  /* zero3 as PyTorch FSDP keeps it (layout.fp32_param_shards): the shards
+   * are the fp32 parameters themselves, which the optimizer updates in place
+   * (torch/distributed/fsdp/_fully_shard/_fsdp_param.py, main 010ae4a,
+   * _composable/fsdp/ in 2024: FSDPParam._init_sharded_param keeps the
+   * padded shard in the original parameter's dtype, and MixedPrecisionPolicy
+   * (param_dtype=bf16) casts it only into the all-gather input,
+   * _to_dtype_if_needed; torchtitan 9dec370 builds the model in fp32 and
+   * mixed_precision_param bfloat16), so no 16-bit shard and no
+   * separate fp32 master: 4 B in parameters, the master's 4 B out of the
+   * optimizer states below (16 B per parameter with fp32 gradients, against
+   * Megatron's 18) */
+  bool fp32_shards = l->fp32_param_shards && l->shard == PL_SHARD_ZERO3 && !l->adam_moments_bf16;
+  if (fp32_shards)
+    s->params_b *= MASTER_FP32_BYTES / PARAM_BYTES;
+  /* FP8-gathered GEMM weights (fp8_w > 0): gathered, they are 1 B, both TE's
+   * FP8 parameters and torchao's float8 all-gather, whose
+   * fsdp_post_all_gather wraps the gathered fp8 data in a Float8Tensor
+   * with no 16-bit copy (torchao eab345c float8/fsdp_utils.py
+   * WeightWithDynamicFloat8CastTensor; the unsharded units below).
+   * Transformer Engine FP8 parameters (pl_layout_te_fp8_params: Megatron
+   * FSDP's fp8_param_gather) are also kept as 1 B shards; torchao's shards
+   * stay the high-precision parameters */
+  double fp8_w = pl_layout_fp8_gathered_weights(m, l);
+  double fp8_save = fp8_w > 0.0 ? PARAM_BYTES - pl_dtype_element_bytes(l->dtype) : 0.0;
+  if (pl_layout_te_fp8_params(l))
     s->params_b -= fp8_save * (double)s->layers * fp8_w / (l->shard == PL_SHARD_ZERO3 ? n : 1.0);
-  }
   /* ddp/zero1 with layout.grad_reduce_bf16: the gradient buffer is bf16
    * (Megatron-Core param_and_grad_buffer.py: grad dtype = fp32 only with
    * grad_reduce_in_fp32, else the parameters' dtype) */
@@ -230,8 +248,9 @@ void model_mem_states(const struct pl_model *m, const struct pl_layout *l, int64
     grad_bytes = PARAM_BYTES;
   s->grads_b = grad_bytes * (dense / (l->shard >= PL_SHARD_ZERO2 ? n : 1.0) +
                              ex / (l->shard >= PL_SHARD_ZERO2 ? ne : 1.0));
-  s->optimizer_b = optimizer_bytes(l) * (dense / (l->shard >= PL_SHARD_ZERO1 ? n : 1.0) +
-                                      ex / (l->shard >= PL_SHARD_ZERO1 ? ne : 1.0));
+  s->optimizer_b = (optimizer_bytes(l) - (fp32_shards ? MASTER_FP32_BYTES : 0.0)) *
+                  (dense / (l->shard >= PL_SHARD_ZERO1 ? n : 1.0) +
+                   ex / (l->shard >= PL_SHARD_ZERO1 ? ne : 1.0));
   /* FSDP/ZeRO unit: one block, or the embedding / LM head when larger */
   double unit = layer_params_tp(m, t), edge = edge_params(m, l, i);
   unit = edge > unit ? edge : unit;
@@ -242,8 +261,9 @@ void model_mem_states(const struct pl_model *m, const struct pl_layout *l, int64
      * in the reduce dtype, fp32 (FSDP2 FSDPParam.to_accumulated_grad_if_needed
      * upcasts to reduce_dtype, torch/distributed/fsdp/_fully_shard/
      * _fsdp_param.py, 2.6+; torchtitan mixed_precision_reduce "float32") until
-     * the reduce_scatter after the last backward */
-    s->unsharded_b = (PARAM_BYTES + GRAD_BYTES) * s->params;
+     * the reduce_scatter after the last backward; FP8-gathered GEMM weights
+     * at 1 B (fp8_save) */
+    s->unsharded_b = (PARAM_BYTES + GRAD_BYTES) * s->params - fp8_save * (double)s->layers * fp8_w;
   else if (l->shard == PL_SHARD_ZERO3 && deepspeed_module_fetch(m, l))
     s->unsharded_b = PARAM_BYTES * deepspeed_working_elems(m, l, i);
   else if (l->shard == PL_SHARD_ZERO3 && l->fsdp_block_units) {
@@ -261,7 +281,7 @@ void model_mem_states(const struct pl_model *m, const struct pl_layout *l, int64
     s->unsharded_b = PARAM_BYTES * edge + 2.0 * (PARAM_BYTES * block - fp8_save * fp8_w) +
                      2.0 * grad_bytes * (block > one ? block : one);
   } else if (l->shard == PL_SHARD_ZERO3)
-    /* the gathered block units at 1 B for TE FP8 parameters (fp8_save);
+    /* the gathered block units' GEMM weights at 1 B when gathered in FP8 (fp8_save);
      * an embedding or LM-head unit stays 16-bit */
     s->unsharded_b = 2.0 * (PARAM_BYTES * unit - (unit > edge ? fp8_save * fp8_w : 0.0)) +
                      GRAD_BYTES * unit;

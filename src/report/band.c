@@ -111,8 +111,11 @@ void pl_band_of(const struct pl_prediction *p, struct pl_band *out) {
   struct pl_diag diag = {0};
   if (pl_band_table_builtin(&t, &diag) != PL_OK)
     return;
-  const struct pl_band *b =
-      pl_band_table_find(&t, p->run.cluster.gpu.name, p->run.framework.name, p->run.layout.nodes);
+  /* a versioned preset (nemo-2024) is its family's class (nemo): framework.h */
+  const struct pl_framework *fw = &p->run.framework;
+  const struct pl_band *b = pl_band_table_find(&t, p->run.cluster.gpu.name,
+                                               fw->family[0] != '\0' ? fw->family : fw->name,
+                                               p->run.layout.nodes);
   if (b != NULL)
     *out = *b;
 }

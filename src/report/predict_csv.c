@@ -291,6 +291,17 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   /* added after those: the optimizer's host syncs per parameter tensor (layout.h) */
   col_int(c, "framework.opt_syncs_per_tensor", fw.opt_syncs_per_tensor);
   col_str(c, "layout.account_embed_loss", l->account_embed_loss ? "true" : "false");
+  /* added after those: Megatron's unfused vocab-parallel cross-entropy (layout.h) */
+  col_str(c, "framework.megatron_xent", pl_setting_name(fw.megatron_xent));
+  /* added after those: the machine as run (predict's --gpus-per-node, --hbm, --hbm-bandwidth,
+   * --nic-bandwidth, --sharp) and --eager-cross-entropy (include/plateau/run_flags.h) */
+  const struct pl_cluster *hw = &p->run.cluster;
+  col_int(c, "hardware.gpus_per_node", hw->gpus_per_node);
+  col_num(c, "hardware.hbm_bytes", hw->gpu.hbm_bytes, true);
+  col_num(c, "hardware.hbm_bytes_per_s", hw->gpu.hbm_bytes_per_s, true);
+  col_num(c, "hardware.nic_bytes_per_s", hw->nic_bytes_per_s, true);
+  col_str(c, "hardware.sharp", hw->sharp ? "on" : "off");
+  col_str(c, "framework.eager_cross_entropy", pl_setting_name(fw.eager_xent));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

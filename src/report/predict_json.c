@@ -39,6 +39,9 @@ static void hardware_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_int(e, "gpus_per_node", c->gpus_per_node);
   pl_emit_num(e, "peak_flops_per_s", pl_gpu_peak_flops_per_s(&c->gpu, p->run.layout.dtype));
   pl_emit_num(e, "hbm_bytes", c->gpu.hbm_bytes);
+  pl_emit_num(e, "hbm_bytes_per_s", c->gpu.hbm_bytes_per_s);
+  pl_emit_num(e, "nic_bytes_per_s", c->nic_bytes_per_s);
+  pl_emit_bool(e, "sharp", c->sharp);
   if (c->gpu.power_cap_w > 0)
     pl_emit_num(e, "power_cap_w", c->gpu.power_cap_w);
   else
@@ -183,6 +186,8 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_int(e, "step_sync_broadcasts", fw.step_sync_broadcasts);
   pl_emit_int(e, "step_sync_all_gathers", fw.step_sync_all_gathers);
   pl_emit_int(e, "opt_syncs_per_tensor", fw.opt_syncs_per_tensor);
+  pl_emit_bool(e, "megatron_xent", fw.megatron_xent == PL_SETTING_ON);
+  pl_emit_bool(e, "eager_cross_entropy", fw.eager_xent == PL_SETTING_ON);
   pl_emit_obj_end(e);
 }
 

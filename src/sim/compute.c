@@ -604,6 +604,37 @@ static double eager_xent_extra_s(const struct pl_gpu *g, const struct pl_layout 
   return hbm_s(g, logits * (pass == PL_PASS_FWD ? 8.0 : 16.0)) + 2 * g->eff.kernel_overhead_s;
 }
 
+/* Megatron's vocab-parallel cross-entropy run op by op (layout.megatron_xent;
+ * Megatron-LM core_r0.8.0 megatron/core/tensor_parallel/cross_entropy.py
+ * VocabParallelCrossEntropy, called by language_module.py
+ * compute_language_model_loss without cross_entropy_loss_fusion; the same
+ * passes in Megatron-LM 2020 megatron/mpu/cross_entropy.py and
+ * Megatron-DeepSpeed). Forward, per logit: logits.float() reads 2 B and
+ * writes 4, max reads 4, the in-place subtract of the max reads and writes
+ * 4 + 4, exp (out= in place) 4 + 4, sum reads 4, div_ by the sum 4 + 4: 38 B
+ * in 6 kernels. Backward: mul_ by the loss gradient 4 + 4 and the .float()
+ * cast's backward to 16 bits 4 + 2: 14 B in 2 kernels. The op list prices
+ * one fused pass (flops.c XENT: 6 + 6 B, one kernel each way), so this adds
+ * 32 B and 5 kernels forward, 8 B and 1 kernel backward. Ignored: the
+ * per-token gathers and the target mask (1/V of a logit's bytes). */
+#define MEGATRON_XENT_FWD_EXTRA_BYTES 32.0
+#define MEGATRON_XENT_BWD_EXTRA_BYTES 8.0
+#define MEGATRON_XENT_FWD_EXTRA_KERNELS 5
+#define MEGATRON_XENT_BWD_EXTRA_KERNELS 1
+
+static bool megatron_xent_op(const struct pl_layout *l, const struct pl_op *op) {
+  return l->megatron_xent && !l->te_cross_entropy && l->kernels != PL_KERNELS_UNFUSED &&
+         op->kind == PL_OP_MEMORY && op->name != NULL && strcmp(op->name, "loss") == 0;
+}
+
+static double megatron_xent_extra_s(const struct pl_gpu *g, const struct pl_layout *l,
+                                    const struct pl_model *m, enum pl_pass pass) {
+  bool fwd = pass == PL_PASS_FWD;
+  double bytes = fwd ? MEGATRON_XENT_FWD_EXTRA_BYTES : MEGATRON_XENT_BWD_EXTRA_BYTES;
+  int kernels = fwd ? MEGATRON_XENT_FWD_EXTRA_KERNELS : MEGATRON_XENT_BWD_EXTRA_KERNELS;
+  return hbm_s(g, sim_microbatch_logits(m, l) * bytes) + kernels * g->eff.kernel_overhead_s;
+}
+
 /* Kernels an op launches as it runs (pl_op_run_time_s's variants): eager
  * attention as baddbmm, the softmax, dropout and bmm (backward: four GEMMs
  * and the two element-wise kernels); eager cross-entropy's two extra casts. */
@@ -612,6 +643,9 @@ double sim_op_run_kernels(const struct pl_layout *l, const struct pl_model *m,
   if (op->kind == PL_OP_MEMORY && l->kernels == PL_KERNELS_UNFUSED && op->name != NULL &&
       strcmp(op->name, "loss") == 0)
     return pl_op_kernels(op, pass) + 2;
+  if (megatron_xent_op(l, op))
+    return pl_op_kernels(op, pass) +
+           (pass == PL_PASS_FWD ? MEGATRON_XENT_FWD_EXTRA_KERNELS : MEGATRON_XENT_BWD_EXTRA_KERNELS);
   if (op->kind == PL_OP_ATTENTION && l->eager_attention)
     return (pass == PL_PASS_FWD ? 2 : 4) + (m->dropout ? 2 : 1);
   return pl_op_kernels(op, pass);
@@ -738,6 +772,8 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
   if (op->kind == PL_OP_MEMORY && l->kernels == PL_KERNELS_UNFUSED && op->name != NULL &&
       strcmp(op->name, "loss") == 0)
     return pl_op_time_s(g, l->dtype, op, pass) + eager_xent_extra_s(g, l, m, pass);
+  if (megatron_xent_op(l, op))
+    return pl_op_time_s(g, l->dtype, op, pass) + megatron_xent_extra_s(g, l, m, pass);
   if (op->kind == PL_OP_ATTENTION && l->eager_attention)
     return eager_attention_s(g, l->dtype, op, pass, m->dropout, m->pos == PL_POS_ALIBI);
   if (op->kind == PL_OP_ATTENTION && l->attention_triton)

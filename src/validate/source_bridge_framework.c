@@ -2,6 +2,7 @@
  * release changes against the nemo preset (validate_bridge_overrides, the
  * table entry's framework hook in sources.c): the LM head in MXFP8, the
  * container's cuDNN, tp_comm_overlap off. */
+#include <stdio.h>
 #include <string.h>
 
 #include <plateau/framework.h>
@@ -54,17 +55,21 @@ static void bridge_output_proj(const struct validate_in *in, struct pl_framework
  * runs at the rates NVIDIA published for cuDNN 9.13.1 (layout.cudnn_version 9.13; GPU
  * files with attention.cudnn.shape_9_13: B200, GB200, GB300). v0.3.0 (26.02)
  * moves to PyTorch 25.11 and later releases to newer images: today's rates.
- * The 25.09 section (r0.1.0, an ubuntu:24.04 image with the CUDA repository's
+ * The cuDNN is the preset nemo-25-11's (data/frameworks/), which replaces the
+ * row's nemo preset first, before the row's own changes. The 25.09 section (r0.1.0, an ubuntu:24.04 image with the CUDA repository's
  * cuDNN of its build date) is not read: its rows state no precision. */
-static void bridge_cudnn(const struct validate_in *in, struct pl_framework *fw,
+static bool bridge_cudnn(const struct validate_in *in, struct pl_framework *fw,
                          struct pl_vrow *row) {
   char sec[32];
   bridge_section(in, sec, sizeof sec);
   if (!validate_word_in("25.11", sec))
-    return;
-  fw->cudnn_version = PL_CUDNN_913;
-  fw->cudnn_version_set = true;
-  validate_note(row, "cuDNN 9.13 attention (the release's image, NGC PyTorch 25.09)");
+    return true;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  if (pl_framework_preset("nemo-25-11", fw, &d) != PL_OK)
+    return validate_skip(row, "framework preset: %s", d.msg);
+  snprintf(row->framework, sizeof row->framework, "nemo-25-11");
+  return true;
 }
 
 /* Megatron-Bridge rows take the nemo preset (TE userbuffers tp overlap on);
@@ -92,8 +97,11 @@ static void bridge_cudnn(const struct validate_in *in, struct pl_framework *fw,
  *    tp_comm_overlap=False). */
 bool validate_bridge_overrides(const struct validate_in *in, struct pl_framework *fw,
                                struct pl_vrow *row) {
+  if (!bridge_cudnn(in, fw, row))
+    return false;
   bridge_output_proj(in, fw, row);
-  bridge_cudnn(in, fw, row);
+  if (strcmp(row->framework, "nemo-25-11") == 0)
+    validate_note(row, "cuDNN 9.13 attention (the release's image, NGC PyTorch 25.09)");
   static const struct {
     const char *sections, *model, *gpus; /* space-separated words */
     const char *precision;               /* the row's precision cell, or NULL for any */

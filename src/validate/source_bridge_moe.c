@@ -81,7 +81,13 @@ bool validate_bridge_gpt_oss_dispatch(const struct validate_in *in, struct pl_la
  *    ep 8 is one node on every one of these rows: on Blackwell the call is priced at
  *    HybridEP's measured DGX B200 rate (moe_comm.c flex_nvl5_call_s, as DeepSeek-V3 on
  *    B200/B300 above); on H100 inside one node by NCCL's all_to_all (no published
- *    intra-node H100 HybridEP rate). The host waits after the dispatch (moe_sync.c). */
+ *    intra-node H100 HybridEP rate). The host waits after the dispatch (moe_sync.c).
+ *  - Qwen3-235B-A22B on DGX B300 from 26.04.01 (v0.4.2, v0.5.0 scripts/performance/configs/
+ *    qwen/qwen3_workload_base_configs.py QWEN3_235B_A22B_PRETRAIN_CONFIG_B300_{BF16,FP8_CS}_V1:
+ *    moe_flex_dispatcher_backend "hybridep", inherited by FP8_MX and the _V2 configs;
+ *    qwen3_llm_pretrain.py qwen3_235b_a22b_pretrain_config_b300 sets
+ *    moe_token_dispatcher_type "flex"). v0.3.0-v0.4.1 set "alltoall" there, and the B200 and
+ *    H100 functions keep "alltoall" in every release through v0.5.0. ep 8: one node. */
 void validate_bridge_release_dispatch(const struct validate_in *in, struct pl_layout *l,
                                       struct pl_vrow *row) {
   static const struct {
@@ -96,6 +102,8 @@ void validate_bridge_release_dispatch(const struct validate_in *in, struct pl_la
       {"26.02", "Qwen3_30B", "H100", PL_MOE_DEEPEP, "deepep dispatcher (the release's H100 config)"},
       {"26.02.01 26.04 26.04.01 26.06 26.06.01", "Nemotron_3_Nano", "B200 B300 H100",
        PL_MOE_HYBRIDEP, "hybridep dispatcher (the release's DGX config)"},
+      {"26.04.01 26.06 26.06.01", "Qwen3_235B", "B300", PL_MOE_HYBRIDEP,
+       "hybridep dispatcher (the release's B300 config)"},
   };
   for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++)
     if (bridge_config_is(in, l, cfg[i].sections, cfg[i].model, cfg[i].gpus, -1)) {

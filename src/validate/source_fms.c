@@ -65,19 +65,24 @@ bool validate_fms_modes(const struct validate_in *in, struct pl_layout *l, struc
   return true;
 }
 
-/* The row's departures from the pytorch-fsdp preset:
- *  - torch.compile (use_torch_compile, main_training.py: torch.compile of the
- *    whole FSDP model): Inductor fuses the element-wise ops, as plateau's
- *    fused kernels (the rule of the torchtitan rows, source_torchtitan.c).
- *  - gradients reduced in bf16: fms_fsdp/policies/mixed_precision.py
- *    bfSixteen (reduce_dtype torch.bfloat16), the policy get_policies picks
- *    with mixed_precision True and bf16 support (utils/train_utils.py). */
+/* The row's departure from the fms-fsdp preset (data/frameworks/fms-fsdp.json:
+ * bf16 gradient reduction and torch.compile, the training config's defaults
+ * at ed74fd5): the row's torch.compile cell (use_torch_compile,
+ * main_training.py: torch.compile of the whole FSDP model; Inductor fuses
+ * the element-wise ops, as plateau's fused kernels, the rule of the
+ * torchtitan rows). The PyTorch blog's rows (March 2024) ran fms-fsdp before
+ * compile became its default (fms-fsdp-2024-03). */
 bool validate_fms_overrides(const struct validate_in *in, struct pl_framework *fw,
                             struct pl_vrow *row) {
-  (void)row;
-  if (strcmp(cell(in, "torch.compile"), "yes") == 0)
-    fw->fused_kernels = PL_SETTING_ON;
-  fw->grad_reduce_fp32 = PL_SETTING_OFF;
+  if (strncmp(cell(in, "source_ref"), "PyTorch blog", 12) == 0) {
+    struct pl_diag d;
+    pl_diag_clear(&d);
+    if (pl_framework_preset("fms-fsdp-2024-03", fw, &d) != PL_OK)
+      return validate_skip(row, "framework preset: %s", d.msg);
+    snprintf(row->framework, sizeof row->framework, "fms-fsdp-2024-03");
+  }
+  fw->fused_kernels =
+      strcmp(cell(in, "torch.compile"), "yes") == 0 ? PL_SETTING_ON : PL_SETTING_OFF;
   return true;
 }
 

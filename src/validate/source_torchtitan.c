@@ -174,6 +174,11 @@ static void tt_loss(const struct validate_in *in, struct pl_layout *l, struct pl
   bool compiled = yes(in, "torch.compile") && (strstr(ref, "torchtitan 820504e") != NULL ||
                                                strstr(ref, "torchtitan e7c0cae") != NULL);
   l->eager_xent = !compiled;
+  /* every torchtitan TP plan is DTensor's (parallelize_llama.py apply_tp at
+   * 9dec370, the same in models/llama3/parallelize_llama.py at 820504e) */
+  l->tp_gathered_saved = true;
+  /* FSDP2 keeps fp32 shards, updated in place (layout.fp32_param_shards) */
+  l->fp32_param_shards = true;
   if (compiled)
     validate_note(row, "loss compiled with the model (torchtitan 2025 build_cross_entropy_loss)");
 }

@@ -9,6 +9,9 @@
  *   sc21         Narayanan et al. SC21: TFLOP/s by eq. 3 (recompute counted)
  *   korthikanti  Korthikanti et al. 2022: iteration time (s), printed
  *   megatron20   Megatron-LM README 2020: iteration time (ms), printed
+ *   mlm_h100     Megatron-LM README 2024 (H100, Megatron-Core r0.8.0):
+ *                per-GPU TFLOP/s or MFU by Megatron-LM's r0.8.0 FLOP count
+ *                (source_mlm_h100.c)
  *   mtnlg        Smith et al. 2022 (MT-NLG): iteration time (s), printed
  *   bloom        BigScience tr11: iteration time (s); else Megatron-DeepSpeed
  *                "TFLOPs" = 8 P s B / (t gpus) with P counted rank by rank
@@ -80,6 +83,25 @@ static const struct validate_source sources[] = {
      .overrides = validate_korthikanti_overrides,
      .layout = validate_korthikanti_layout,
      .measure = validate_korthikanti_measure},
+    /* before "megatron20": its match ("NVIDIA/Megatron-LM") occurs in this one's rows */
+    {.key = "mlm_h100",
+     .framework = "megatron-core",
+     .match = "Megatron-LM README H100 scaling",
+     .family = "GPT as Megatron-LM core_r0.8.0 builds it by default: GELU MLP, learned "
+               "positions, LayerNorm, biases, dropout 0.1, Transformer Engine layers; untied "
+               "output layer (the model table's parameter counts)",
+     .pos = PL_POS_LEARNED,
+     .linear_bias = true,
+     .dropout = true,
+     .eager_attention = false,
+     .grad_reduce_after_backward = false,
+     .sequence_parallel = true, /* --tp-comm-overlap requires it (source_mlm_h100.c) */
+     .megatron_vocab_pad = true,
+     .use_preset = true,
+     .model = validate_mlm_h100_model,
+     .layout = validate_mlm_h100_layout,
+     .overrides = validate_mlm_h100_overrides,
+     .measure = validate_mlm_h100_measure},
     {.key = "megatron20",
      .framework = "megatron-lm",
      .match = "NVIDIA/Megatron-LM",
@@ -316,11 +338,11 @@ static const struct validate_source sources[] = {
      .measure = validate_torchtitan_measure,
      .memory = validate_torchtitan_memory},
     /* IBM + PyTorch's FSDP runs (PyTorch blog 2024-03 and fms-fsdp README):
-     * FSDP1 as the pytorch-fsdp preset; fms's LLaMA (fms/models/llama.py
-     * LLaMAConfig: SwiGLU, RMS norm, RoPE, tie_heads False, no biases,
-     * p_dropout 0) is the family validate_torchtitan_model sets */
+     * FSDP1 with fms-fsdp's config defaults, the fms-fsdp preset; fms's LLaMA
+     * (fms/models/llama.py LLaMAConfig: SwiGLU, RMS norm, RoPE, tie_heads False,
+     * no biases, p_dropout 0) is the family validate_torchtitan_model sets */
     {.key = "fms",
-     .framework = "pytorch-fsdp",
+     .framework = "fms-fsdp",
      .match = "foundation-model-stack/fms-fsdp",
      .family = "Llama 2 as IBM's foundation-model-stack builds it (fms/models/llama.py): SwiGLU, "
                "RoPE, RMSNorm, untied head, no biases, no dropout; FSDP1, SDPA FlashAttention-2, "
@@ -344,7 +366,8 @@ const struct validate_source *validate_source_find(const char *source_cell) {
 }
 
 const char *validate_source_list(void) {
-  return "Narayanan et al. SC21, Korthikanti et al. 2022, Megatron-LM README 2020, MT-NLG, "
+  return "Narayanan et al. SC21, Korthikanti et al. 2022, Megatron-LM README 2020, Megatron-LM "
+         "README H100 scaling (2024), MT-NLG, "
          "BigScience BLOOM, MosaicML llm-foundry, OPT, NeMo performance summary, MLPerf "
          "Training GPT-3, vTrain, Megatron-Bridge performance summary, Megatron MoE model zoo, "
          "MegaScale, Llama 3 Herd of Models, torchtitan, IBM fms-fsdp";

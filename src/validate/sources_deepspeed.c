@@ -23,6 +23,12 @@ bool validate_mtnlg_layout(const struct validate_in *in, struct pl_layout *l, st
    * since 2020), not the 2022 `deepspeed` preset, whose BF16_Optimizer MT-NLG's
    * fp16 run did not use */
   l->p2p_serial = true;
+  /* and Megatron-DeepSpeed's GPT loss, which the deepspeed preset sets for the
+   * other Megatron-DeepSpeed sources: vocab_parallel_cross_entropy(output.float(),
+   * labels) in megatron/model/gpt_model.py post_language_model_processing
+   * (microsoft/Megatron-DeepSpeed f4157bea; fp16_lm_cross_entropy off by default),
+   * Megatron's passes run op by op (layout.megatron_xent) */
+  l->megatron_xent = true;
   return true;
 }
 

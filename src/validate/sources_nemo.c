@@ -12,6 +12,7 @@
 #include <plateau/framework.h>
 #include <plateau/model.h>
 
+#include "validate/source_bridge_int.h"
 #include "validate/sources_int.h"
 
 /* ------------------------------------------------------------ NeMo 24.07 */
@@ -110,6 +111,60 @@ bool validate_nemo_model(const struct validate_in *in, struct pl_model *m, struc
   return validate_skip(row, "model '%s': dimensions not stated", name);
 }
 
+/* What the 2025 performance scripts set that changes memory only (the
+ * containers' release branches: NeMo 25.04 = r2.3.0, 25.07 = r2.4.0):
+ *  - every row: Transformer Engine's fused cross-entropy
+ *    (layout.te_cross_entropy): set_primary_perf_configs sets
+ *    cross_entropy_fusion_impl "te" (r2.3.0 scripts/performance/utils.py,
+ *    r2.4.0 scripts/performance/helpers.py), on top of GPTConfig's
+ *    cross_entropy_loss_fusion True (nemo/collections/llm/gpt/model/base.py);
+ *    not in r2.2.0 (25.02);
+ *  - Megatron FSDP rows (use_mcore_fsdp: fsdp "megatron",
+ *    data_parallel_sharding_strategy optim_grads_params in the same
+ *    function): NeMo's megatron_parallel.py builds Megatron-Core's
+ *    custom_fsdp FullyShardedDataParallel without fsdp_unit_modules, whose
+ *    default under optim_grads_params is [TransformerLayer]
+ *    (custom_fsdp/fully_sharded_data_parallel.py __init__, core_r0.12.0 and
+ *    core_v0.13.0): the blocks are its units (layout.fsdp_block_units); its
+ *    main_grad_buffer is fp32 only with grad_reduce_in_fp32
+ *    (param_and_grad_buffer.py _init_each_parameter_group_buffers), which
+ *    the recipes' performance optimizations turn off (llama3_70b.py
+ *    pretrain_performance_optimizations: plugins.grad_reduce_in_fp32 False):
+ *    layout.shard_grads_reduce_dtype; and FP8-CS's
+ *    bf16_with_fp8_current_scaling_mixed sets fp8_param_gather True
+ *    (recipes/precision/mixed_precision.py, r2.3.0 and r2.4.0), as
+ *    Megatron-Bridge's copy of it does (validate_bridge_fp8_params). */
+static void nemo_2025_memory(const struct validate_in *in, struct pl_layout *l,
+                             struct pl_vrow *row) {
+  const char *sec = cell(in, "table_or_section");
+  if (strstr(sec, "Container NeMo 25.04") == NULL && strstr(sec, "Container NeMo 25.07") == NULL)
+    return;
+  l->te_cross_entropy = true;
+  validate_note(row, "TE fused cross-entropy (the performance scripts' cross_entropy_fusion_impl "
+                     "te)");
+  if (strncmp(cell(in, "sharding"), "Megatron FSDP", 13) != 0 || l->shard != PL_SHARD_ZERO3)
+    return;
+  l->fsdp_block_units = true;
+  l->shard_grads_reduce_dtype = true;
+  validate_note(row, "Megatron FSDP: blocks as its units, gradient shards in the reduce dtype");
+  validate_bridge_fp8_params(l, row);
+  /* Llama 3.1 405B, FP8, 128 GB200, tp 2 pp 1 cp 1, Megatron FSDP, mbs 1: r2.4.0
+   * scripts/performance/recommended_model_configs/model_configs_gb200.csv
+   * (pre_train llama31 405b fp8: activation_offload_layers 95, the only
+   * configuration of that layout; its gbs 256 is not the page's 64, which
+   * only changes the micro-batches per step, not the memory at pp 1), which
+   * helpers.py get_user_configs reads when the command line does not set it
+   * and set_primary_perf_configs turns into cpu_offloading True,
+   * cpu_offloading_weights False, cpu_offloading_num_layers 95 */
+  if (strstr(cell(in, "table_or_section"), "Container NeMo 25.07") != NULL &&
+      strstr(cell(in, "model"), "405B") != NULL && l->dtype == PL_DTYPE_FP8 && l->tp == 2 &&
+      l->pp == 1 && l->cp <= 1 && l->mbs == 1 && l->gpus == 128) {
+    l->act_offload_layers = 95;
+    validate_note(row, "activations of 95 blocks offloaded to the host (r2.4.0's recommended "
+                       "config for this layout, gbs 256; not stated in the row)");
+  }
+}
+
 bool validate_nemo_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   const char *task = cell(in, "Task");
   if (strcmp(task, "SFT") == 0)
@@ -150,6 +205,7 @@ bool validate_nemo_layout(const struct validate_in *in, struct pl_layout *l, str
     l->account_embed_loss = true;
     validate_note(row, "embedding, loss count in the pipeline split (NeMo's llama31_405b recipe)");
   }
+  nemo_2025_memory(in, l, row);
   return true;
 }
 
@@ -158,8 +214,9 @@ bool validate_nemo_layout(const struct validate_in *in, struct pl_layout *l, str
  * whose cuDNN (9.0-9.1: NeMo's "Software Component Versions" page, the
  * training container built on NVIDIA's PyTorch 24.02 container) ran fused
  * attention at the rates NVIDIA published for cuDNN 9.1 (cudnn-frontend
- * benchmark results @ b740542, 2024-05-07; layout.cudnn_version 9.1). The 2025
- * tables (NeMo 25.04, B200) keep today's cuDNN. */
+ * benchmark results @ b740542, 2024-05-07; layout.cudnn_version 9.1): the
+ * preset nemo-2024 (data/frameworks/). The 2025 tables (NeMo 25.04, B200) keep
+ * today's cuDNN (nemo). */
 /* The userbuffers SMs of the NeMo 24.x rows whose model has a ub config of
  * its own in NVIDIA/NeMo-Framework-Launcher launcher_scripts/conf/training/
  * tp_overlap/ (num_sm of proj_fprop and fc2_fprop, both set_sm_margin 1;
@@ -179,6 +236,11 @@ bool validate_nemo_overrides(const struct validate_in *in, struct pl_framework *
                              struct pl_vrow *row) {
   if (strstr(cell(in, "table_or_section"), "NeMo24.") == NULL)
     return true;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  if (pl_framework_preset("nemo-2024", fw, &d) != PL_OK)
+    return validate_skip(row, "framework preset: %s", d.msg);
+  snprintf(row->framework, sizeof row->framework, "nemo-2024");
   for (size_t i = 0; i < sizeof nemo_ub / sizeof nemo_ub[0]; i++)
     if (strcmp(cell(in, "model"), nemo_ub[i].model) == 0) {
       fw->ub_proj_fprop_sms = nemo_ub[i].proj_sms;
@@ -187,9 +249,19 @@ bool validate_nemo_overrides(const struct validate_in *in, struct pl_framework *
       validate_note(row, "userbuffers margins %lld/%lld SMs (proj/fc2 fprop: launcher %s)",
                     (long long)nemo_ub[i].proj_sms, (long long)nemo_ub[i].fc2_sms, nemo_ub[i].file);
     }
-  fw->cudnn_version = PL_CUDNN_2024;
-  fw->cudnn_version_set = true;
   validate_note(row, "cuDNN attention of mid-2024 (container NeMo 24.x: cuDNN 9.0-9.1)");
+  /* NeMo 1.x (24.03, 24.07) builds Megatron-Core's TransformerConfig from the
+   * model config, copying a field only when the config has it
+   * (nemo/collections/nlp/models/language_modeling/megatron_base_model.py
+   * build_transformer_config, NVIDIA/NeMo @ 4c73f77670), and the launcher's
+   * training configs set no cross_entropy_loss_fusion (NeMo-Framework-Launcher
+   * @ 056a90e launcher_scripts/conf/training): Megatron-Core's default False,
+   * the unfused vocab-parallel cross-entropy (layout.megatron_xent). NeMo 2.0
+   * turned it on from 2024-09-06 (1d5de59460, GPTConfig), so the 2025 rows keep
+   * the preset's fused loss. */
+  fw->megatron_xent = PL_SETTING_ON;
+  validate_note(row, "Megatron's unfused cross-entropy (NeMo 1.x sets no "
+                     "cross_entropy_loss_fusion)");
   return true;
 }
 

@@ -271,7 +271,9 @@ static void predict_record(const struct validate_in *in, struct pl_vrow *row, st
     return;
   }
   record_prediction(row, &w->pred);
-  validate_command(&w->pred, row->cluster, row->command, sizeof row->command);
+  enum pl_status cst = validate_command(&w->pred, row->cluster, row->command, sizeof row->command);
+  if (cst == PL_ERR_NOMEM)
+    *in->fatal = cst;
 }
 
 /* A skipped row is named after its model when nothing else named it. */

@@ -202,8 +202,11 @@ bool validate_mcore_preset(const struct validate_in *in, const char *preset, str
 bool validate_mcore_experts(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
 void validate_mcore_balance(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
 bool validate_word_in(const char *list, const char *w);
-/* command.c: the predict command line reproducing prediction p on cluster (a preset name). */
-void validate_command(const struct pl_prediction *p, const char *cluster, char *out, size_t n);
+/* command.c: the predict command line reproducing prediction p on cluster (a preset name).
+ * PL_ERR_NOMEM when the presets it compares the cluster with could not be loaded for
+ * memory (out then lacks the hardware flags), else PL_OK. */
+enum pl_status validate_command(const struct pl_prediction *p, const char *cluster, char *out,
+                                size_t n);
 void validate_mcore_ep_overlap(struct pl_layout *l, struct pl_vrow *row, const char *why);
 bool validate_bridge_modes(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
 bool validate_bridge_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
@@ -219,6 +222,17 @@ bool validate_zoo_overrides(const struct validate_in *in, struct pl_framework *f
                             struct pl_vrow *row);
 bool validate_zoo_measure(const struct validate_in *in, const struct pl_run *run,
                           struct pl_vrow *row);
+
+/* The Megatron-LM README's H100 scaling results (source_mlm_h100.c): the
+ * rules of its table entry in sources.c. */
+bool validate_mlm_h100_model(const struct validate_in *in, struct pl_model *m,
+                             struct pl_vrow *row);
+bool validate_mlm_h100_layout(const struct validate_in *in, struct pl_layout *l,
+                              struct pl_vrow *row);
+bool validate_mlm_h100_overrides(const struct validate_in *in, struct pl_framework *fw,
+                                 struct pl_vrow *row);
+bool validate_mlm_h100_measure(const struct validate_in *in, const struct pl_run *run,
+                               struct pl_vrow *row);
 
 /* pytorch/torchtitan's published runs (source_torchtitan.c): the rules of
  * its table entry in sources.c. */

@@ -28,7 +28,7 @@ onoff_refused() {
 
 # list: every preset with its description, in three formats
 expect_ok list frameworks
-for f in megatron-lm megatron-core nemo torchtitan pytorch-fsdp llm-foundry deepspeed deepspeed-zero3-2021; do
+for f in megatron-lm megatron-core nemo nemo-2024 nemo-25-11 torchtitan pytorch-fsdp fms-fsdp fms-fsdp-2024-03 llm-foundry deepspeed deepspeed-zero3-2021; do
   check "list names $f" grep -q "^  $f " "$TMP/out"
 done
 expect_ok list frameworks --format csv
@@ -44,7 +44,7 @@ check "default: framework name null" grep -q '"name": null' "$TMP/fw0"
 check "default: tp_comm_overlap false" [ "$(json_raw "$TMP/out" tp_comm_overlap)" = false ]
 
 # each preset loads and names itself in JSON and CSV
-for f in megatron-lm megatron-core nemo torchtitan pytorch-fsdp llm-foundry deepspeed deepspeed-zero3-2021; do
+for f in megatron-lm megatron-core nemo nemo-2024 nemo-25-11 torchtitan pytorch-fsdp fms-fsdp fms-fsdp-2024-03 llm-foundry deepspeed deepspeed-zero3-2021; do
   expect_ok predict --framework "$f" --format csv
   check "$f: csv framework.name" [ "$(col "$TMP/out" framework.name)" = "$f" ]
 done
@@ -580,8 +580,8 @@ expect_ok predict $c913 --cudnn-913 on --format csv
 check "cudnn 9.13: csv column on" [ "$(col "$TMP/out" framework.cudnn_913)" = on ]
 # appended columns keep their order: cudnn_913, then tp_seq_copies (added after it by tt13, session 13),
 # then cudnn_version (cudnn13, session 13), then cp_allgather (cp13, session 13), then async_tp (atp13, session 13),
-# then cudnn_cluster_margin (ossmoe14, session 14), then grad_accum_fusion (mcore14, session 14), then ub_proj_fprop_sms and ub_fc2_fprop_sms (ub14); then layout.account_embed_loss (user15, session 15) last
-check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss$' "$TMP/out"
+# then cudnn_cluster_margin (ossmoe14, session 14), then grad_accum_fusion (mcore14, session 14), then ub_proj_fprop_sms and ub_fc2_fprop_sms (ub14); then layout.account_embed_loss (user15, session 15); then framework.megatron_xent (mlm16, session 16); then the machine as run and eager_cross_entropy (cmd16, session 16) last
+check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy$' "$TMP/out"
 expect_ok predict $c24 --cudnn-913 on --format json
 check "--cudnn-913 on: h100 (no 9.13 figures) runs unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_off.json" step_time_s)" ]
 onoff_refused cudnn-913 cudnn_913
@@ -1002,5 +1002,26 @@ expect_ok predict --model gpt3-175b --gpus 8 --tp 8 --gbs 8 --cluster dgx-a100 -
 cp "$TMP/out" "$TMP/dgx1.json"
 expect_ok predict --model gpt3-175b --gpus 8 --tp 8 --gbs 8 --cluster vtrain-a100 --format json
 check "vtrain-a100: one node as dgx-a100" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/dgx1.json" step_time_s)" ]
+
+# Versioned presets (session 16): a file's "base" preset, then its own behaviours. nemo-2024 is
+# nemo with cuDNN 9.1 and Megatron's unfused cross-entropy (the mid-2024 containers): the step of
+# --framework nemo --cudnn 9.1 --megatron-xent on; a user file with a base works the same; a base
+# that is no preset fails with one line.
+v16=(predict --model llama2-7b --gpus 16 --tp 2 --gbs 64 --format json)
+expect_ok "${v16[@]}" --framework nemo-2024
+cp "$TMP/out" "$TMP/n24.json"
+check "nemo-2024 runs cuDNN 9.1" grep -q '"cudnn_version": "9.1"' "$TMP/n24.json"
+check "nemo-2024's error band is its family's (nemo)" grep -q '"class": "h100 nemo multi-node"' "$TMP/n24.json"
+expect_ok "${v16[@]}" --framework nemo --cudnn 9.1 --megatron-xent on
+check "nemo-2024 = nemo + --cudnn 9.1 --megatron-xent on" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/n24.json" step_time_s)" ]
+expect_ok "${v16[@]}" --framework nemo
+check "nemo-2024 differs from nemo (older cuDNN)" [ "$(json_num "$TMP/out" step_time_s)" != "$(json_num "$TMP/n24.json" step_time_s)" ]
+printf '{"name": "mine", "base": "nemo", "behaviours": {"cudnn_version": "9.1", "megatron_xent": true}}' > "$TMP/mine.json"
+expect_ok "${v16[@]}" --framework "$TMP/mine.json"
+check "a user file with base nemo" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/n24.json" step_time_s)" ]
+printf '{"name": "mine", "base": "nemo-3000", "behaviours": {}}' > "$TMP/bad_base.json"
+expect_fail 1 "base 'nemo-3000' is not a framework preset" -- "${v16[@]}" --framework "$TMP/bad_base.json"
+printf '{"name": "mine", "behaviours": {"sequence_parallel": "sometimes"}}' > "$TMP/bad_sp.json"
+expect_fail 1 "behaviour 'sequence_parallel' must be true, false or \"moe\"" -- "${v16[@]}" --framework "$TMP/bad_sp.json"
 
 finish

@@ -20,6 +20,9 @@ alias_of() {
     gpu-hour-price) echo gpu_hour_usd ;;
     energy-price) echo kwh_usd ;;
     cudnn) echo cudnn_version ;; # the release, named as the key the framework file takes
+    # bandwidths carry their SI unit in the key (units in names): bytes per second
+    hbm-bandwidth) echo hbm_bytes_per_s ;;
+    nic-bandwidth) echo nic_bytes_per_s ;;
     *) echo "${1//-/_}" ;;
   esac
 }

@@ -91,6 +91,20 @@ check "search: no ep column for a dense model" sh -c "! grep -q ' ep$' '$TMP/out
 
 expect_fail 1 "layout ep=3: ep must divide the experts \(8\)" -- predict --model mixtral-8x7b \
   --gpus 24 --ep 3
+# megatron-core's sequence parallelism "moe" (data/frameworks/megatron-core.json: Megatron-Core's
+# MoELayer.forward refuses MoE training with tp > 1 without it): on for the MoE model with tp 2,
+# the same run as --sequence-parallel on; off for a dense model; an explicit off keeps the refusal.
+moe_core=(predict --model mixtral-8x7b --gpus 64 --tp 2 --ep 8 --gbs 256 --framework megatron-core --format json)
+expect_ok "${moe_core[@]}"
+cp "$TMP/out" "$TMP/core_moe.json"
+check "megatron-core MoE tp 2: sequence parallelism on" grep -q '"sequence_parallel": true' "$TMP/core_moe.json"
+expect_ok "${moe_core[@]}" --sequence-parallel on
+check "megatron-core MoE tp 2: the step of --sequence-parallel on" \
+  [ "$(json_num "$TMP/core_moe.json" step_time_s)" = "$(json_num "$TMP/out" step_time_s)" ]
+expect_ok predict --model llama2-7b --gpus 16 --tp 2 --gbs 64 --framework megatron-core --format json
+check "megatron-core dense tp 2: sequence parallelism off" grep -q '"sequence_parallel": false' "$TMP/out"
+expect_fail 1 "a mixture-of-experts model needs sequence parallelism with tp > 1" -- "${moe_core[@]}" \
+  --sequence-parallel off
 expect_fail 1 "layout: etp\*ep = 2\*8 = 16 is above the 8 GPUs of a pipeline stage" -- predict \
   --model mixtral-8x7b --gpus 8 --ep 8 --etp 2
 expect_fail 1 "expert parallelism needs a mixture-of-experts model" -- predict --model llama2-7b \

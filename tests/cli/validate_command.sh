@@ -1,39 +1,45 @@
 #!/usr/bin/env bash
 # validate's "command" (JSON key, last CSV column; src/validate/command.c): the plateau
-# predict command line that reproduces a row's prediction. For rows of several sources
-# (Megatron-LM 2021, vTrain, NeMo, Megatron-Bridge with its per-release cuDNN and ub margins,
-# llm-foundry, DeepSpeed ZeRO-3, Megatron-Core model zoo on H100), the printed command is run
-# and its step_time_s must equal the row's predicted step to 9 significant digits.
+# predict command line that reproduces a row's prediction. For rows of every dataset, the
+# printed command is run and its step_time_s must equal the row's predicted step to 9
+# significant digits (session 16: all 2,272 predicted rows do; /work/notes/s16/cmd16.md).
 # --account-embed-loss (the flag the commands of Megatron-Core rows need) and its bad values.
 . "$(dirname "$0")/lib.sh"
 V="$PL_SOURCE_DIR/data/validation"
 
-# rows: FILE ROW
-while read -r file row; do
-  expect_ok validate "$V/$file.csv" --format json
-  python3 - "$TMP/out" "$row" >"$TMP/cmd" <<'PY'
+# Every dataset: its first, middle and last predicted rows, and the rows whose loader edits
+# the cluster (--power-cap/--hbm/--hbm-bandwidth: torchtitan; --nic-bandwidth: IBM FSDP;
+# --sharp: MLPerf; --gpus-per-node: GB200/GB300 NVL72 segments in Bridge, the model zoo,
+# MLPerf v5) or sets a behaviour only a loader sets (--eager-cross-entropy: torchtitan).
+expect_ok validate "$V"/*.csv --format json
+python3 - "$TMP/out" >"$TMP/rows" <<'PY'
 import json, sys
-d = json.load(open(sys.argv[1]))
-r = [x for x in d["rows"] if x["row"] == int(sys.argv[2])][0]
-print("%.9g" % r["predicted"])
-print(r["command"])
+rows = [r for r in json.load(open(sys.argv[1]))["rows"] if r["predicted"] is not None]
+want = {("torchtitan_performance", 1), ("torchtitan_performance", 36), ("ibm_fsdp_blog", 1),
+        ("mlperf_gpt3", 28), ("mlperf_v5", 37), ("megatron_bridge_performance_summary", 1),
+        ("megatron_moe_modelzoo", 11), ("megatron_sc21_narayanan", 14),
+        ("megatron_bridge_performance_summary", 25), ("bloom176b_bigscience", 1)}
+by = {}
+for r in rows:
+    by.setdefault(r["dataset"], []).append(r)
+for ds, rs in sorted(by.items()):
+    for r in rs:
+        if r in (rs[0], rs[len(rs) // 2], rs[-1]) or (ds, r["row"]) in want:
+            print("%s\t%d\t%.9g\t%s" % (ds, r["row"], r["predicted"], r["command"]))
 PY
-  want=$(sed -n 1p "$TMP/cmd")
-  cmd=$(sed -n 2p "$TMP/cmd")
-  check "$file row $row: a predict command" [ "${cmd#plateau predict }" != "$cmd" ]
+n=0
+while IFS=$'\t' read -r ds row want cmd; do
+  n=$((n + 1))
+  check "$ds row $row: a predict command" [ "${cmd#plateau predict }" != "$cmd" ]
   got=$(eval "\"\$PLATEAU\" ${cmd#plateau } --format json" | python3 -c \
     'import json, sys; print("%.9g" % json.load(sys.stdin)["step_time_s"])')
-  check "$file row $row: command gives $want s (got $got)" [ "$got" = "$want" ]
-done <<'ROWS'
-megatron_sc21_narayanan 3
-megatron_sc21_narayanan 14
-vtrain_ground_truth_multi 3
-nemo_2407_performance_summary 2
-megatron_bridge_performance_summary 25
-megatron_bridge_performance_summary 95
-llmfoundry_mpt_benchmarks 2
-bloom176b_bigscience 1
-ROWS
+  check "$ds row $row: command gives $want s (got $got)" [ "$got" = "$want" ]
+done <"$TMP/rows"
+check "rows of every dataset were run ($n)" [ "$n" -ge 60 ]
+check "a torchtitan command sets the machine" grep -q "torchtitan_performance.*--power-cap '[0-9]* W' --hbm '[0-9.]* GiB'.*--eager-cross-entropy on" "$TMP/rows"
+check "an IBM FSDP command sets the NIC" grep -q "ibm_fsdp_blog.*--nic-bandwidth '[0-9.]* Gb/s'" "$TMP/rows"
+check "an MLPerf command sets SHARP" grep -q "mlperf_gpt3.*--sharp on" "$TMP/rows"
+check "a GB200 command sets the NVLink segment" grep -q "megatron_bridge_performance_summary.*--gpus-per-node 64" "$TMP/rows"
 
 # the CSV carries it as its last column
 expect_ok validate "$V/megatron_sc21_narayanan.csv" --format csv

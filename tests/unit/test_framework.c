@@ -35,7 +35,9 @@ static void test_presets_have_sources(void) {
     }
     base_json_free(root);
   }
-  CHECK_EQ_INT((int64_t)n, 8); /* the seven of issue 17 and deepspeed-zero3-2021 (issue 18) */
+  /* the seven of issue 17, deepspeed-zero3-2021 (issue 18), and session 16's versioned
+   * presets fms-fsdp, fms-fsdp-2024-03, nemo-2024, nemo-25-11 */
+  CHECK_EQ_INT((int64_t)n, 12);
 }
 
 /* Unset behaviours leave the layout alone; set ones overwrite it, through
@@ -227,6 +229,92 @@ static void test_tp_gather_bytes(void) {
   CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_GRAD) == 1.125);
 }
 
+/* sequence_parallel "moe" (megatron-core.json; Megatron-Core's MoELayer.forward
+ * refuses MoE training with tp > 1 without sequence parallelism): off for a
+ * dense model, on for an MoE model with tp > 1, and an explicit setting wins. */
+static double moe_sp_step(const char *model, struct pl_framework *fw, bool *sp_on) {
+  static struct pl_run run;
+  static struct pl_prediction p;
+  struct pl_diag d, *dp = &d;
+  memset(&run, 0, sizeof run);
+  CHECK_STATUS(pl_model_load(model, &run.model, &d), PL_OK, dp);
+  CHECK_STATUS(pl_cluster_load("dgx-h100", &run.cluster, &d), PL_OK, dp);
+  run.layout.gpus = 64;
+  run.layout.tp = 2;
+  run.layout.ep = strcmp(model, "mixtral-8x7b") == 0 ? 8 : 1;
+  run.layout.gbs = 256;
+  run.layout.mbs = 1;
+  run.framework = *fw;
+  CHECK_STATUS(pl_predict(&run, &p, &d), PL_OK, dp);
+  *sp_on = p.run.layout.sp;
+  return p.step.step_time_s;
+}
+
+static void test_sp_moe(void) {
+  struct pl_framework fw, on;
+  struct pl_diag d, *dp = &d;
+  CHECK_STATUS(pl_framework_preset("megatron-core", &fw, &d), PL_OK, dp);
+  CHECK(fw.sequence_parallel == PL_SETTING_UNSET && fw.sequence_parallel_moe);
+  struct pl_layout l;
+  memset(&l, 0, sizeof l);
+  pl_framework_apply(&fw, &l);
+  CHECK(l.no_sp && l.sp_moe);
+  bool sp = true;
+  moe_sp_step("llama2-7b", &fw, &sp);
+  CHECK(!sp); /* dense: Megatron-Core's opt-in default, off */
+  double moe_s = moe_sp_step("mixtral-8x7b", &fw, &sp);
+  CHECK(sp);
+  on = fw;
+  on.sequence_parallel = PL_SETTING_ON;
+  CHECK(moe_sp_step("mixtral-8x7b", &on, &sp) == moe_s && sp); /* the same run */
+  /* an explicit off keeps the layout's refusal */
+  on.sequence_parallel = PL_SETTING_OFF;
+  pl_framework_apply(&on, &l);
+  CHECK(l.no_sp && !l.sp_moe);
+  const char *bad = "{\"name\": \"x\", \"behaviours\": {\"sequence_parallel\": \"dense\"}}";
+  CHECK(pl_framework_parse(bad, strlen(bad), "t", &fw, &d) == PL_ERR_PARSE);
+  CHECK_CONTAINS(d.msg, "behaviour 'sequence_parallel' must be true, false or \"moe\"");
+}
+
+/* A file's "base": the base preset's behaviours, then the file's own; name and
+ * description are the file's. nemo-2024 = nemo with cuDNN 9.1 (90100) and
+ * Megatron's unfused cross-entropy;
+ * fms-fsdp-2024-03 -> fms-fsdp -> pytorch-fsdp, two levels. */
+static void test_base(void) {
+  struct pl_framework fw, nemo;
+  struct pl_diag d, *dp = &d;
+  CHECK_STATUS(pl_framework_preset("nemo", &nemo, &d), PL_OK, dp);
+  CHECK_STATUS(pl_framework_preset("nemo-2024", &fw, &d), PL_OK, dp);
+  CHECK_STR(fw.name, "nemo-2024");
+  CHECK_STR(fw.family, "nemo");
+  CHECK_STR(nemo.family, "nemo");
+  CHECK(fw.cudnn_version_set && fw.cudnn_version == 90100);
+  CHECK(!nemo.cudnn_version_set);
+  /* everything else is nemo's */
+  CHECK(fw.megatron_xent == PL_SETTING_ON && nemo.megatron_xent == PL_SETTING_UNSET);
+  fw.megatron_xent = nemo.megatron_xent;
+  fw.cudnn_version_set = nemo.cudnn_version_set;
+  fw.cudnn_version = nemo.cudnn_version;
+  memcpy(fw.name, nemo.name, sizeof fw.name);
+  memcpy(fw.description, nemo.description, sizeof fw.description);
+  CHECK(memcmp(&fw, &nemo, sizeof fw) == 0);
+  CHECK_STATUS(pl_framework_preset("fms-fsdp-2024-03", &fw, &d), PL_OK, dp);
+  CHECK(fw.fused_kernels == PL_SETTING_OFF);     /* its own */
+  CHECK(fw.grad_reduce_fp32 == PL_SETTING_OFF);  /* fms-fsdp's */
+  CHECK(fw.fsdp_prefetch == PL_SETTING_ON);      /* pytorch-fsdp's */
+  CHECK(fw.shard_set && fw.shard == PL_SHARD_ZERO3);
+  CHECK_STR(fw.family, "pytorch-fsdp");
+  char fam[32];
+  CHECK_STR(pl_framework_family("nemo-25-11", fam, sizeof fam), "nemo");
+  CHECK_STR(pl_framework_family("megatron-lm", fam, sizeof fam), "megatron-lm");
+  CHECK_STR(pl_framework_family("file", fam, sizeof fam), "file"); /* no preset: the name */
+  const char *bad = "{\"name\": \"x\", \"base\": \"nope\", \"behaviours\": {}}";
+  CHECK(pl_framework_parse(bad, strlen(bad), "t", &fw, &d) == PL_ERR_PARSE);
+  CHECK_CONTAINS(d.msg, "t: base 'nope' is not a framework preset");
+  const char *num = "{\"name\": \"x\", \"base\": 3}";
+  CHECK(pl_framework_parse(num, strlen(num), "t", &fw, &d) != PL_OK);
+}
+
 static void test_errors(void) {
   struct pl_framework fw;
   struct pl_diag d;
@@ -247,5 +335,7 @@ int main(void) {
   test_bucket();
   test_tp_gather_bytes();
   test_errors();
+  test_sp_moe();
+  test_base();
   return check_finish();
 }

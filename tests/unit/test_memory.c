@@ -818,6 +818,93 @@ static void test_moe_fc1_quantized(void) {
   CHECK_NEAR_REL((bf16 - fp8) / tokens, 22528.0, 1e-12);
 }
 
+/* DTensor tensor parallelism (layout.tp_gathered_saved, torchtitan apply_tp)
+ * and PyTorch's loss_parallel cross-entropy (layout.eager_xent at tp > 1).
+ * Llama-3 8B (h 4096, q 4096, kv 1024, f 14336, vocab 128256), tp 8 + sp,
+ * s 8192, b 1, no recompute, bf16.
+ * One block, per token, without the flag (as test_gqa_swiglu, / 8):
+ *   norm1/QKV/norm2/fc1 inputs 8h / 8 = 4,096; Q, K, V, proj input
+ *   2 (2q + 2kv) / 8 = 2,560; gate + up + fc2 input 6f / 8 = 10,752;
+ *   LSE 4 * 32 / 8 = 16: 17,424 B, x 8192 = 142,737,408 B.
+ * With it the QKV and fc1 inputs are the gathered tensors, whole: 2 * 2h
+ * instead of 2 * 2h / 8, 3.5h = 14,336 B more per token: 31,760 B, x 8192 =
+ * 260,177,920 B. fp8-tensorwise (torchao's Float8 TP gathers the fp8 cast):
+ * 2 * 1h instead, 1.5h = 6,144 more: 23,568 x 8192 = 193,069,056 B. Without
+ * sp the flag does nothing (the inputs are whole already).
+ * The head, pp 2, last stage (16 blocks, 1 micro-batch in flight): the
+ * LM-head input whole, 2 s h = 67,108,864 B instead of 8,388,608: the
+ * stage's activations rise by 16 x 117,440,512 + 58,720,256 =
+ * 1,937,768,448 B. The loss: logits 4 x 8192 x 16032 (128256 / 8) =
+ * 525,336,576 B; eager_xent at tp 8 adds 12 B per logit (loss_parallel's
+ * backward holds x, grad_input, exp(x) and their sum: 16 B against 4),
+ * 12 x 8192 x 16032 = 1,576,009,728 B, not the 8 B of tp 1. */
+static void test_dtensor_tp(void) {
+  struct pl_model m = model("llama3-8b");
+  struct pl_gpu g = gpu80();
+  struct pl_layout l =
+      layout(&m, (struct spec){.gpus = 8, .tp = 8, .gbs = 1, .shard = PL_SHARD_DDP});
+  CHECK(l.sp);
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &l), 17424.0 * 8192, 1e-15);
+  l.tp_gathered_saved = true;
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &l), 31760.0 * 8192, 1e-15);
+  struct pl_layout f8 = l;
+  f8.dtype = PL_DTYPE_FP8;
+  f8.fp8_recipe = PL_FP8_RECIPE_TENSORWISE;
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &f8), 23568.0 * 8192, 1e-15);
+  struct pl_layout nosp = l;
+  nosp.sp = false;
+  double whole = pl_memory_layer_activation_bytes(&m, &nosp);
+  nosp.tp_gathered_saved = false;
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &nosp), whole, 0);
+
+  struct pl_layout p =
+      layout(&m, (struct spec){.gpus = 16, .tp = 8, .pp = 2, .gbs = 1, .shard = PL_SHARD_DDP});
+  struct pl_memory off, on, xent;
+  pl_memory_stage(&m, &p, &g, 1, &off);
+  p.tp_gathered_saved = true;
+  pl_memory_stage(&m, &p, &g, 1, &on);
+  CHECK_NEAR_REL(on.activations_bytes - off.activations_bytes, 1937768448.0, 1e-12);
+  CHECK_NEAR_REL(on.logits_bytes, 525336576.0, 1e-15);
+  p.eager_xent = true;
+  pl_memory_stage(&m, &p, &g, 1, &xent);
+  CHECK_NEAR_REL(xent.activations_bytes - on.activations_bytes, 1576009728.0, 1e-12);
+}
+
+/* PyTorch FSDP's shards and torchao's FP8-gathered weights. Llama-2 7B on 8
+ * GPUs, pp 4, zero3 over dp 2, stage 0 (8 blocks + the token table:
+ * 1,750,138,880 parameters), as test_fsdp_pp_unsharded.
+ * layout.fp32_param_shards: the shards are the fp32 parameters, no 16-bit
+ * shard, no separate master: parameters 4 B x 1,750,138,880 / 2 =
+ * 3,500,277,760 B (2 B before), optimizer states 8 B (Adam's m and v) x
+ * 875,069,440 = 7,000,555,520 B (12 B before), gradients unchanged (4 B).
+ * torchao's float8 all-gather (fp8-tensorwise with fp8_all_gather) under
+ * fsdp_pp_unsharded: the gathered GEMM weights are Float8Tensors, 1 B: the
+ * stage's unsharded bytes fall from 6 B x 1,750,138,880 = 10,500,833,280 by
+ * 1 B x 8 blocks x 202,375,168 GEMM weights (4096 (3 x 4096) + 4096^2 +
+ * 3 x 4096 x 11008) = 1,619,001,344, to 8,881,831,936 B; the shards stay. */
+static void test_torch_fsdp_states(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_gpu g = gpu80();
+  struct pl_layout l =
+      layout(&m, (struct spec){.gpus = 8, .pp = 4, .gbs = 8, .shard = PL_SHARD_ZERO3});
+  struct pl_memory a, b;
+  l.fp32_param_shards = true;
+  pl_memory_stage(&m, &l, &g, 0, &a);
+  CHECK_NEAR_REL(a.params_bytes, 3500277760.0, 1e-15);
+  CHECK_NEAR_REL(a.optimizer_bytes, 7000555520.0, 1e-15);
+  CHECK_NEAR_REL(a.grads_bytes, 3500277760.0, 1e-15);
+  l.fp32_param_shards = false;
+  l.fsdp_pp_unsharded = true;
+  l.dtype = PL_DTYPE_FP8;
+  l.fp8_recipe = PL_FP8_RECIPE_TENSORWISE;
+  pl_memory_stage(&m, &l, &g, 0, &a);
+  CHECK_NEAR_REL(a.unsharded_bytes, 10500833280.0, 1e-15);
+  l.fp8_all_gather = true;
+  pl_memory_stage(&m, &l, &g, 0, &b);
+  CHECK_NEAR_REL(b.unsharded_bytes, 8881831936.0, 1e-15);
+  CHECK_NEAR_REL(b.params_bytes, a.params_bytes, 0);
+}
+
 int main(void) {
   test_korthikanti_table2();
   test_account_embed_loss();
@@ -844,5 +931,7 @@ int main(void) {
   test_adam_moments_bf16();
   test_offload_modules();
   test_moe_fc1_quantized();
+  test_dtensor_tp();
+  test_torch_fsdp_states();
   return check_finish();
 }

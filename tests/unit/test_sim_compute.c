@@ -2124,6 +2124,45 @@ static void test_moe_wait_casts(void) {
                  gpu > 1832e-6 ? gpu : 1832e-6, EXACT);
 }
 
+/* Megatron's vocab-parallel cross-entropy run op by op (layout.megatron_xent,
+ * sim/compute.c megatron_xent_extra_s): beyond the op list's fused pass it
+ * adds 32 B per logit and 5 kernels forward, 8 B and 1 kernel backward. By
+ * hand, a100 (HBM 2039 GB/s x 0.88 = 1794.32 GB/s, 1.2 us per kernel), mbs 1,
+ * seq 1024, vocab 50304, tp 1: 51,511,296 logits; forward 1,648,361,472 B =
+ * 918.65 us + 6.0 us = 924.65 us; backward 412,090,368 B = 229.66 us + 1.2 us
+ * = 230.86 us. tp 2 halves the logits; TE's cross-entropy or eager kernels
+ * (their own loss path) take none of it. */
+static void test_megatron_xent(void) {
+  struct pl_op op = {.name = "loss", .kind = PL_OP_MEMORY, .fwd_bytes = 6.0 * 51511296.0,
+                     .bwd_bytes = 6.0 * 51511296.0};
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .kernels = PL_KERNELS_FUSED, .mbs = 1,
+                        .seq = 1024, .tp = 1, .cp = 1};
+  struct pl_model m = {.vocab = 50304, .seq_len = 1024};
+  double f0 = pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_FWD);
+  double b0 = pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_BWD);
+  CHECK_NEAR_REL(f0, pl_op_time_s(&a100, PL_DTYPE_BF16, &op, PL_PASS_FWD), EXACT);
+  l.megatron_xent = true;
+  double f = pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_FWD) - f0;
+  double b = pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_BWD) - b0;
+  CHECK_NEAR_REL(f, 924.65e-6, 1e-5);
+  CHECK_NEAR_REL(b, 230.86e-6, 1e-4);
+  CHECK_NEAR_REL(f, 32.0 * 51511296.0 / (2039e9 * 0.88) + 5 * ovh(), 1e-9);
+  CHECK_NEAR_REL(b, 8.0 * 51511296.0 / (2039e9 * 0.88) + 1 * ovh(), 1e-9);
+  CHECK_NEAR_REL(sim_op_run_kernels(&l, &m, &op, PL_PASS_FWD) - pl_op_kernels(&op, PL_PASS_FWD),
+                 5, EXACT);
+  l.tp = 2;
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_FWD) - f0,
+                 16.0 * 51511296.0 / (2039e9 * 0.88) + 5 * ovh(), 1e-9);
+  l.tp = 1;
+  l.te_cross_entropy = true;
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_FWD), f0, EXACT);
+  l.te_cross_entropy = false;
+  l.kernels = PL_KERNELS_UNFUSED;
+  double eager = pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_FWD);
+  l.megatron_xent = false;
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_FWD), eager, EXACT);
+}
+
 int main(void) {
   struct pl_diag d, *dp = &d;
   CHECK_STATUS(pl_gpu_load("a100-80g", &a100, &d), PL_OK, dp);
@@ -2148,6 +2187,7 @@ int main(void) {
   test_flash_attention();
   test_eager_attention();
   test_triton_attention();
+  test_megatron_xent();
   test_cudnn_attention();
   test_cudnn_attention_shape();
   test_cudnn_913_attention();

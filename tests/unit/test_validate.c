@@ -880,6 +880,28 @@ static void test_moe_rows(void) {
     CHECK(r != NULL && !r->skipped && (int)r->layout.dispatch == nano_dispatch[i]);
   }
   pl_validation_free(&v);
+  /* Qwen3-235B's dispatcher on DGX B300 (source_bridge_moe.c validate_bridge_release_dispatch):
+   * v0.4.2 qwen3_235b_a22b_pretrain_config_b300 sets moe_token_dispatcher_type "flex" and
+   * QWEN3_235B_A22B_PRETRAIN_CONFIG_B300_*_V1 the "hybridep" backend (26.04.01); v0.4.0 (26.04)
+   * "alltoall"; the B200 function keeps "alltoall" in v0.4.2 */
+  const char *q235 =
+      "source,table_or_section,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,"
+      "cp,ep,vp,sharding,recompute,micro_batch,global_batch,precision,Task,Tokens / sec / GPU,"
+      "notes\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.04.01 NeMo Container / x,"
+      "Qwen3_235B_a22B,,,,,4096,DGX-B300,256,1,8,1,8,,,,2,8192,MXFP8,pretrain,5934,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.04 NeMo Container / x,"
+      "Qwen3_235B_a22B,,,,,4096,DGX-B300,256,1,8,1,8,,,,2,8192,MXFP8,pretrain,4863,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.04.01 NeMo Container / x,"
+      "Qwen3_235B_a22B,,,,,4096,DGX-B200,256,1,8,1,8,,,,1,8192,MXFP8,pretrain,3775,\n";
+  pl_validation_init(&v);
+  CHECK_STATUS(pl_validation_add_csv(&v, "bridge", q235, strlen(q235), &d), PL_OK, dp);
+  const int q235_dispatch[] = {PL_MOE_HYBRIDEP, PL_MOE_ALLTOALL, PL_MOE_ALLTOALL};
+  for (int i = 0; i < 3; i++) {
+    r = row_of(&v, 1 + i);
+    CHECK(r != NULL && !r->skipped && (int)r->layout.dispatch == q235_dispatch[i]);
+  }
+  pl_validation_free(&v);
   /* tp overlap per release configuration (source_bridge_framework.c
    * validate_bridge_overrides): Llama 3.1
    * 405B NVFP4 off (v0.5.0 llama31_405b_pretrain_config_gb200: False if nvfp4), its

@@ -1,0 +1,212 @@
+/* test_run_flags.c: the framework and hardware flag tables
+ * (include/plateau/run_flags.h). What a table writes it reads back to the
+ * same run (every preset, and counts and times set); hardware edits by hand;
+ * quantities written in the unit a person reads and read back exactly. */
+#include <plateau/data.h>
+#include <plateau/run_flags.h>
+
+#include <string.h>
+
+#include "base/flag_text.h"
+#include "check.h"
+
+/* Flags as written (" --name value --name 'a b'"), split into name/value
+ * pairs for a getter. */
+struct argv_pairs {
+  char buf[4096];
+  const char *name[160], *value[160];
+  int n;
+};
+
+static void split(const char *text, struct argv_pairs *a) {
+  snprintf(a->buf, sizeof a->buf, "%s", text);
+  a->n = 0;
+  char *p = a->buf;
+  while ((p = strstr(p, "--")) != NULL && a->n < 160) {
+    char *name = p + 2, *sp = strchr(name, ' ');
+    if (sp == NULL)
+      break;
+    *sp = '\0';
+    char *v = sp + 1, *end;
+    if (*v == '\'') {
+      v++;
+      end = strchr(v, '\'');
+    } else {
+      end = strchr(v, ' ');
+    }
+    if (end != NULL)
+      *end++ = '\0';
+    a->name[a->n] = name;
+    a->value[a->n++] = v;
+    p = end != NULL ? end : v + strlen(v);
+  }
+}
+
+static const char *get(void *ctx, const char *name) {
+  const struct argv_pairs *a = ctx;
+  for (int i = 0; i < a->n; i++)
+    if (strcmp(a->name[i], name) == 0)
+      return a->value[i];
+  return NULL;
+}
+
+/* The framework of a run resolved and written, read back onto an empty
+ * framework and resolved again: the same text (every row of the table is
+ * written by a resolved framework, so every row is read back). */
+static void round_trip(const struct pl_framework *given, const char *what) {
+  struct pl_layout l;
+  memset(&l, 0, sizeof l);
+  pl_framework_apply(given, &l);
+  struct pl_framework r;
+  pl_framework_resolved(given, &l, &r);
+  char first[4096], second[4096];
+  size_t need = pl_framework_flags_format(&r, first, sizeof first);
+  CHECK(need > 0 && need < sizeof first);
+  struct argv_pairs a;
+  split(first, &a);
+  struct pl_framework back;
+  memset(&back, 0, sizeof back);
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_framework_flags_read(&back, get, &a, &d), PL_OK, dp);
+  struct pl_layout l2;
+  memset(&l2, 0, sizeof l2);
+  pl_framework_apply(&back, &l2);
+  struct pl_framework r2;
+  pl_framework_resolved(&back, &l2, &r2);
+  pl_framework_flags_format(&r2, second, sizeof second);
+  CHECK_STR(second, first);
+  if (strcmp(first, second) != 0)
+    fprintf(stderr, "  (%s)\n", what);
+}
+
+static void test_framework_round_trip(void) {
+  for (size_t i = 0; pl_data_name("frameworks", i) != NULL; i++) {
+    struct pl_framework fw;
+    struct pl_diag d;
+    CHECK(pl_framework_preset(pl_data_name("frameworks", i), &fw, &d) == PL_OK);
+    round_trip(&fw, pl_data_name("frameworks", i));
+  }
+  /* the fields with no preset value: counts and times set, eager cross-entropy on */
+  struct pl_framework fw;
+  memset(&fw, 0, sizeof fw);
+  fw.step_syncs_set = true;
+  fw.step_sync_all_reduces = 3;
+  fw.step_sync_broadcasts = 1;
+  fw.step_sync_all_gathers = 4;
+  fw.opt_syncs_per_tensor_set = true;
+  fw.opt_syncs_per_tensor = 1;
+  fw.host_per_kernel_set = true;
+  fw.host_per_kernel_s = 37e-6;
+  fw.eager_xent = PL_SETTING_ON;
+  fw.bucket_mb = 1907.3486328125; /* 2e9 B, DeepSpeed's bucket of 5e8 fp32 elements */
+  round_trip(&fw, "counts and times");
+  char text[4096];
+  struct pl_layout l;
+  memset(&l, 0, sizeof l);
+  pl_framework_apply(&fw, &l);
+  struct pl_framework r;
+  pl_framework_resolved(&fw, &l, &r);
+  pl_framework_flags_format(&r, text, sizeof text);
+  CHECK(strstr(text, " --step-sync-all-reduces 3 --step-sync-broadcasts 1 "
+                     "--step-sync-all-gathers 4 --opt-syncs-per-tensor 1") != NULL);
+  CHECK(strstr(text, " --host-per-kernel '37 us'") != NULL);
+  CHECK(strstr(text, " --eager-cross-entropy on") != NULL);
+  CHECK(strstr(text, " --bucket-mb 1907.3486328125") != NULL);
+}
+
+/* One flag given alone over a preset: llm-foundry's step syncs (3, 1, 4 in
+ * data/frameworks/llm-foundry.json) keep the two not given. */
+static void test_framework_one_flag(void) {
+  struct argv_pairs a;
+  split(" --framework llm-foundry --step-sync-broadcasts 0", &a);
+  struct pl_framework fw, preset;
+  memset(&fw, 0, sizeof fw);
+  struct pl_diag d, *dp = &d;
+  CHECK_STATUS(pl_framework_flags_read(&fw, get, &a, &d), PL_OK, dp);
+  CHECK(pl_framework_preset("llm-foundry", &preset, &d) == PL_OK);
+  CHECK_EQ_INT(fw.step_sync_broadcasts, 0);
+  CHECK_EQ_INT(fw.step_sync_all_reduces, preset.step_sync_all_reduces);
+  CHECK_EQ_INT(fw.step_sync_all_gathers, preset.step_sync_all_gathers);
+  split(" --step-sync-broadcasts 65", &a);
+  CHECK_STATUS(pl_framework_flags_read(&fw, get, &a, &d), PL_ERR_PARSE, dp);
+  CHECK_STR(d.msg, "--step-sync-broadcasts: '65' is not a call count 0..64");
+}
+
+/* Hardware edits by hand. aws-p4de: 8 GPUs and 4 EFA NICs per node, so 2
+ * GPUs per node keep 4 x 2 / 8 = 1 NIC, and 3 GPUs would hold 1.5 NICs. */
+static void test_cluster_flags(void) {
+  struct pl_cluster c, base;
+  struct pl_diag d, *dp = &d;
+  CHECK(pl_cluster_load("aws-p4de", &base, &d) == PL_OK);
+  c = base;
+  struct argv_pairs a;
+  split(" --gpus-per-node 2 --hbm '40 GiB' --hbm-bandwidth '1.5 TB/s' --nic-bandwidth '50 Gb/s'"
+        " --power-cap '300 W'",
+        &a);
+  CHECK_STATUS(pl_cluster_flags_read(&c, get, &a, &d), PL_OK, dp);
+  CHECK_EQ_INT(c.gpus_per_node, 2);
+  CHECK_EQ_INT(c.nics_per_node, 1);
+  CHECK_NEAR_REL(c.gpu.hbm_bytes, 40.0 * 1073741824.0, 0);
+  CHECK_NEAR_REL(c.gpu.hbm_bytes_per_s, 1.5e12, 0);
+  CHECK_NEAR_REL(c.nic_bytes_per_s, 50e9 / 8, 0); /* 6.25 GB/s */
+  CHECK_NEAR_REL(c.gpu.power_cap_w, 300, 0);
+  char text[512];
+  pl_cluster_flags_format(&c, &base, text, sizeof text);
+  CHECK_STR(text, " --power-cap '300 W' --hbm '40 GiB' --hbm-bandwidth '1.5 TB/s'"
+                  " --nic-bandwidth '50 Gb/s' --gpus-per-node 2");
+  pl_cluster_flags_format(&base, &base, text, sizeof text);
+  CHECK_STR(text, ""); /* nothing changed, nothing written */
+  c = base;
+  split(" --gpus-per-node 3", &a);
+  CHECK_STATUS(pl_cluster_flags_read(&c, get, &a, &d), PL_ERR_RANGE, dp);
+  c = base;
+  split(" --gpus-per-node 9", &a);
+  CHECK_STATUS(pl_cluster_flags_read(&c, get, &a, &d), PL_ERR_RANGE, dp);
+  c = base; /* EFA: no SHARP */
+  split(" --sharp on", &a);
+  CHECK_STATUS(pl_cluster_flags_read(&c, get, &a, &d), PL_ERR_RANGE, dp);
+  CHECK(pl_cluster_load("dgx-h100", &base, &d) == PL_OK);
+  c = base;
+  CHECK_STATUS(pl_cluster_flags_read(&c, get, &a, &d), PL_OK, dp);
+  CHECK(c.sharp);
+  pl_cluster_flags_format(&c, &base, text, sizeof text);
+  CHECK_STR(text, " --sharp on");
+}
+
+/* Quantities in the largest unit they are at least 1 of, fewest digits
+ * that read back exactly; else the base unit with 17 digits. */
+static void quantity_is(double v, enum pl_unit_kind kind, const char *want) {
+  char buf[64];
+  struct flag_text t = {buf, sizeof buf, 0};
+  buf[0] = '\0';
+  flag_text_quantity(&t, v, kind);
+  CHECK_STR(buf, want);
+  CHECK_EQ_INT((int64_t)t.need, (int64_t)strlen(want));
+}
+
+static void test_quantity(void) {
+  quantity_is(37e-6, PL_UNIT_SECONDS, "'37 us'");
+  quantity_is(7.3e-6, PL_UNIT_SECONDS, "'7.3e-06 s'"); /* 7.3 x 1e-6 is not the double 7.3e-6 */
+  quantity_is(0, PL_UNIT_SECONDS, "'0 s'");
+  quantity_is(2.5, PL_UNIT_SECONDS, "'2.5 s'");
+  quantity_is(85899345920.0, PL_UNIT_BYTES, "'80 GiB'"); /* 80 x 2^30 */
+  quantity_is(96e9, PL_UNIT_BYTES, "'96000000000 B'"); /* 89.406967163085938 GiB: 17 digits */
+  quantity_is(3.35e12, PL_UNIT_BYTES_PER_S, "'3.35 TB/s'");
+  quantity_is(5e10, PL_UNIT_BITS_PER_S, "'400 Gb/s'"); /* 50 GB/s x 8 */
+  quantity_is(500, PL_UNIT_WATTS, "'500 W'");
+  /* a cut buffer still counts the whole length */
+  char small[4];
+  struct flag_text t = {small, sizeof small, 0};
+  flag_text_put(&t, "%s", "--power-cap");
+  CHECK_EQ_INT((int64_t)t.need, 11);
+  CHECK_STR(small, "--p");
+}
+
+int main(void) {
+  test_framework_round_trip();
+  test_framework_one_flag();
+  test_cluster_flags();
+  test_quantity();
+  return check_finish();
+}
