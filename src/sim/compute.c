@@ -434,6 +434,11 @@ static double attention_shape_math_s(const struct pl_gpu *g, const struct pl_op 
 
 static double attention_s(const struct pl_gpu *g, enum pl_dtype dt, const struct pl_op *op,
                           enum pl_pass pass, enum attn_kernel kernel, int64_t cudnn_version) {
+  /* a GPU file without cuDNN's figures times FlashAttention-2, by shape where
+   * it gives FlashAttention-2's shape figures (A100) */
+  if (attn_is_cudnn(kernel) &&
+      !(g->eff.attn_cudnn_fwd_fraction > 0 && g->eff.attn_cudnn_bwd_fraction > 0))
+    kernel = ATTN_FLASH;
   double frac = attn_exp_limited(g, op, pass, kernel, attention_fraction(g, pass, kernel));
   double flops = pass == PL_PASS_FWD ? op->fwd_flops : op->bwd_flops;
   double bytes = pass == PL_PASS_FWD ? op->fwd_bytes : op->bwd_bytes;

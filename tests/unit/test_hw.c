@@ -526,9 +526,11 @@ static void attention_shape_figures(void) {
 /* The optional FlashAttention-2 rate by shape (h100/h200 attention.shape:
  * asymptote 0.340 / 0.335, per-tile fixed cost 144 / 416 key positions,
  * fitted to the FlashAttention-2 rows of data/ground-truth/h100/attn_kernels.csv)
- * is read with its source; none on A100; a negative fixed cost (h100's 416
- * replaced by -41) and an asymptote past the fraction limit (0.340 replaced by
- * 4.340) are refused with the field named. */
+ * is read with its source; A100's (a100-80g and a100-40g: 0.73 / 0.622, 176 /
+ * 176; head dim 64: 0.73 / 0.53, 184 / 184, fitted by scripts/attn-fa2-a100-fit.py
+ * to flash-attention's published A100 figure); none on V100; a negative fixed
+ * cost (h100's 416 replaced by -41) and an asymptote past the fraction limit
+ * (0.340 replaced by 4.340) are refused with the field named. */
 static void flash_attention_shape_figures(void) {
   struct pl_gpu g;
   struct pl_diag d, *dp = &d;
@@ -538,7 +540,19 @@ static void flash_attention_shape_figures(void) {
   CHECK_NEAR_REL(g.eff.attn_shape_bwd_fraction, 0.335, 1e-12);
   CHECK_NEAR_REL(g.eff.attn_fwd_tile_fixed_keys, 144.0, 1e-12);
   CHECK_NEAR_REL(g.eff.attn_bwd_tile_fixed_keys, 416.0, 1e-12);
-  CHECK_STATUS(pl_gpu_load("a100-80g", &g, &d), PL_OK, dp);
+  const char *a100s[] = {"a100-80g", "a100-40g"};
+  for (int i = 0; i < 2; i++) {
+    CHECK_STATUS(pl_gpu_load(a100s[i], &g, &d), PL_OK, dp);
+    CHECK_NEAR_REL(g.eff.attn_shape_fwd_fraction, 0.73, 1e-12);
+    CHECK_NEAR_REL(g.eff.attn_shape_bwd_fraction, 0.622, 1e-12);
+    CHECK_NEAR_REL(g.eff.attn_fwd_tile_fixed_keys, 176.0, 1e-12);
+    CHECK_NEAR_REL(g.eff.attn_bwd_tile_fixed_keys, 176.0, 1e-12);
+    CHECK_NEAR_REL(g.eff.attn_hd64_shape_fwd_fraction, 0.73, 1e-12);
+    CHECK_NEAR_REL(g.eff.attn_hd64_shape_bwd_fraction, 0.53, 1e-12);
+    CHECK_NEAR_REL(g.eff.attn_hd64_fwd_tile_fixed_keys, 184.0, 1e-12);
+    CHECK_NEAR_REL(g.eff.attn_hd64_bwd_tile_fixed_keys, 184.0, 1e-12);
+  }
+  CHECK_STATUS(pl_gpu_load("v100", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.eff.attn_shape_fwd_fraction, 0.0, 0);
   CHECK_NEAR_REL(g.eff.attn_fwd_tile_fixed_keys, 0.0, 0);
   h100_edit_refused("\"value\": 416,", "-41", "bwd_tile_fixed_keys");

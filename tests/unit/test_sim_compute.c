@@ -305,14 +305,17 @@ static struct pl_op causal_attention_op(void) {
                         .bwd_bytes = 2e6};
 }
 
-/* Causal FlashAttention does half the counted FLOPs: forward time
+/* Causal FlashAttention does half the counted FLOPs: with the flat figures
+ * (A100's file without its rate by shape) forward time
  * 0.5 * F / (312e12 * 0.73 * 0.949) + one kernel (the A100's sustained
  * fraction holds attention's tensor-core math too); backward at 50% with 3
  * kernels. */
 static void test_flash_attention(void) {
   struct pl_op op = causal_attention_op();
-  double f = pl_op_time_s(&a100, PL_DTYPE_BF16, &op, PL_PASS_FWD);
-  double b = pl_op_time_s(&a100, PL_DTYPE_BF16, &op, PL_PASS_BWD);
+  struct pl_gpu flat = a100;
+  flat.eff.attn_shape_fwd_fraction = flat.eff.attn_shape_bwd_fraction = 0;
+  double f = pl_op_time_s(&flat, PL_DTYPE_BF16, &op, PL_PASS_FWD);
+  double b = pl_op_time_s(&flat, PL_DTYPE_BF16, &op, PL_PASS_BWD);
   CHECK_NEAR_REL(f, 0.5 * op.fwd_flops / (312e12 * 0.73 * 0.949) + ovh(), 1e-9);
   CHECK_NEAR_REL(b, 0.5 * op.bwd_flops / (312e12 * 0.50 * 0.949) + 3 * ovh(), 1e-9);
   CHECK_EQ_INT(pl_op_kernels(&op, PL_PASS_BWD), 3);
@@ -698,12 +701,48 @@ static void test_flash_attention_shape(void) {
   struct pl_model m = {.dropout = false};
   CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_FWD),
                  pl_op_time_s(&h100, PL_DTYPE_BF16, &a, PL_PASS_FWD), EXACT);
-  /* no entry: the flat 0.35 of FlashAttention-2's published figure */
-  CHECK_NEAR_REL(a100.eff.attn_shape_fwd_fraction, 0.0, 0);
-  double sus = a100.eff.gemm_sustained_fraction > 0 ? a100.eff.gemm_sustained_fraction : 1.0;
-  CHECK_NEAR_REL(pl_op_time_s(&a100, PL_DTYPE_BF16, &c, PL_PASS_FWD) - ovh(),
-                 0.5 * c.fwd_flops / (a100.peak_bf16_flops_per_s * a100.eff.attn_fwd_fraction * sus),
+  /* no entry: the flat figures (an A100 file without its shape entry) */
+  struct pl_gpu flat = a100;
+  flat.eff.attn_shape_fwd_fraction = flat.eff.attn_shape_bwd_fraction = 0;
+  double sus = flat.eff.gemm_sustained_fraction > 0 ? flat.eff.gemm_sustained_fraction : 1.0;
+  CHECK_NEAR_REL(pl_op_time_s(&flat, PL_DTYPE_BF16, &c, PL_PASS_FWD) - ovh(),
+                 0.5 * c.fwd_flops / (flat.peak_bf16_flops_per_s * flat.eff.attn_fwd_fraction * sus),
                  1e-9);
+}
+
+/* FlashAttention-2's rate by shape on A100 (a100-80g attention.shape: 0.73 /
+ * 0.622 of peak, per-tile fixed cost 176 key positions in both passes, fitted
+ * to flash-attention's published A100 figure by scripts/attn-fa2-a100-fit.py;
+ * 108 SMs, 128-row tiles, sustained 0.949), by hand with shape_op's FLOPs
+ * (16384 per key position of a tile forward, 40960 backward): an SM runs
+ * 312e12 x 0.73 x 0.949 / 108 = 2.001336e12 FLOP/s forward, 312e12 x 0.622 x
+ * 0.949 / 108 = 1.705248e12 backward.
+ * (a) one head, 1024 causal queries: 8 tiles on 8 SMs, the heaviest sets the
+ *     time: (1024 + 176) x 16384 / 2.001336e12 = 9.8238 us forward;
+ *     (1024 + 176) x 40960 / 1.705248e12 = 28.824 us backward.
+ * (b) 2048 heads of 4096 (past the dispatch simulation): per head 32 tiles of
+ *     (i+1) x 128 + 176 = 73216 key positions, x 2048 / 108 = 1388392.3 per
+ *     SM = 11366.1 us forward.
+ * (c) head dim 64 takes attention.shape_head_dim_64 (0.73 / 0.53, K0 184):
+ *     (a)'s head at d 64 (shape_op's FLOPs, k = 64): (1024 + 184) x 16384 /
+ *     2.001336e12 = 9.8893 us forward; backward at 312e12 x 0.53 x 0.949 / 108
+ *     = 1.453024e12: (1024 + 184) x 40960 / 1.453024e12 = 34.053 us. */
+static void test_flash_attention_shape_a100(void) {
+  double k = ovh();
+  struct pl_op a = shape_op(1, 1024, 1024);
+  CHECK_NEAR_REL(pl_op_time_s(&a100, PL_DTYPE_BF16, &a, PL_PASS_FWD) - k, 9.8238e-6, 2e-4);
+  CHECK_NEAR_REL(pl_op_time_s(&a100, PL_DTYPE_BF16, &a, PL_PASS_BWD) - 3 * k, 28.824e-6, 2e-4);
+  struct pl_op c = shape_op(2048, 4096, 4096);
+  CHECK_NEAR_REL(pl_op_time_s(&a100, PL_DTYPE_BF16, &c, PL_PASS_FWD) - k, 11366.1e-6, 2e-4);
+  struct pl_op h = shape_op(1, 1024, 1024);
+  h.k = 64;
+  CHECK_NEAR_REL(pl_op_time_s(&a100, PL_DTYPE_BF16, &h, PL_PASS_FWD) - k, 9.8893e-6, 2e-4);
+  CHECK_NEAR_REL(pl_op_time_s(&a100, PL_DTYPE_BF16, &h, PL_PASS_BWD) - 3 * k, 34.053e-6, 2e-4);
+  /* cudnn asked on a GPU without cuDNN's figures: FlashAttention-2 by shape */
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .attention_cudnn = true};
+  struct pl_model m = {.dropout = false};
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &l, &m, &a, PL_PASS_FWD),
+                 pl_op_time_s(&a100, PL_DTYPE_BF16, &a, PL_PASS_FWD), EXACT);
 }
 
 /* Blackwell cuDNN attention by shape (data/gpus/gb200.json, gb300.json:
@@ -2156,6 +2195,7 @@ int main(void) {
   test_mxfp8_attention();
   test_mxfp8_window_backward();
   test_flash_attention_shape();
+  test_flash_attention_shape_a100();
   test_blackwell_cudnn_attention();
   test_memory_op();
   test_gemm_backward();
