@@ -8,7 +8,8 @@
 # - NeMo 25.04 / 25.07 performance scripts: TE fused cross-entropy, and for Megatron FSDP rows the
 #   blocks as units, bf16 gradient shards, FP8 parameters: the GB200 Llama 3 70B rows 12 / 19,
 #   skipped as "does not fit" at 193.6 GiB before, fit at 181.83 GiB and are predicted; row 20
-#   (405B, r2.4.0's recommended 95 offloaded blocks) is no longer refused for memory.
+#   (405B, r2.4.0's recommended 95 offloaded blocks) is no longer refused for memory, and (since
+#   pl_cluster_place puts its 128 GPUs on 64-GPU NVLink segments) is predicted.
 . "$(dirname "$0")/lib.sh"
 V="$PL_SOURCE_DIR/data/validation"
 expect_ok validate "$V/torchtitan_performance.csv" --quantity memory
@@ -24,7 +25,7 @@ expect_ok validate "$N"
 for r in 12 19; do
   check "nemo row $r predicted" grep -qE "^ +$r +LLAMA3-70B, 64 x gb200, .* -?[0-9.]+%$" "$TMP/out"
 done
-check "nemo row 20 not refused for memory" grep -qE "^ +20 +skipped .*ranks per node" "$TMP/out"
+check "nemo row 20 not refused for memory: predicted" grep -qE "^ +20 +LLAMA3.1-405B, 128 x gb200, .* -?[0-9.]+%$" "$TMP/out"
 expect_ok validate "$N" --format csv
 check "nemo row 20: the release's offload noted" \
   grep -qE '^"nemo_2409_2507_performance_summary",20,.*activations of 95 blocks offloaded' "$TMP/out"
