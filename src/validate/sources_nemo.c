@@ -324,6 +324,18 @@ bool validate_mlperf_overrides(const struct validate_in *in, struct pl_framework
   if (v[0] != '\0')
     validate_note(row, "tp_comm_overlap %s (TP_COMM_OVERLAP=%s in the config)",
                   fw->tp_comm_overlap == PL_SETTING_ON ? "on" : "off", v);
+  /* NVIDIA's v4.0 GPT-3 image (mlcommons/training_results_v4.0 @ 6fe95437,
+   * NVIDIA/benchmarks/gpt3/implementations/nemo/Dockerfile) builds NeMo
+   * v2.0.0.rc0.beta on Megatron-Core core_v0.7.0.beta (conf/custom.yaml
+   * mcore_gpt: True), which predates Megatron-Core's cross_entropy_loss_fusion
+   * (Megatron-LM 7b4a6d76c9, 2024-06-14): the loss is the unfused
+   * vocab-parallel cross-entropy (layout.megatron_xent). The v3.x and v4.1
+   * images were not read; those rows keep the preset's fused loss. */
+  if (strncmp(cell(in, "source"), "MLPerf Training v4.0 ", 21) == 0) {
+    fw->megatron_xent = PL_SETTING_ON;
+    validate_note(row, "Megatron's unfused cross-entropy (v4.0 image: NeMo 2.0.0rc0 on "
+                       "Megatron-Core 0.7.0, before cross_entropy_loss_fusion)");
+  }
   return true;
 }
 

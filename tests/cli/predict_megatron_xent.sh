@@ -42,4 +42,9 @@ check "nemo 25.02 row 9: --megatron-xent off" sh -c "grep -E '^\"nemo_2409_2507_
 # validate_mtnlg_layout, xent16): its printed command turns it on.
 expect_ok validate "$V/mtnlg530b_paper.csv" --format csv
 check "mt-nlg row 1: --megatron-xent on" sh -c "grep -E '^\"mtnlg530b_paper\",1,' '$TMP/out' | grep -q -- '--megatron-xent on'"
+# MLPerf GPT-3: v4.0's image (NeMo 2.0.0rc0 on Megatron-Core 0.7.0) runs it; v3.x and v4.1 keep
+# the preset's fused loss (sources_nemo.c validate_mlperf_overrides).
+expect_ok validate "$V/mlperf_gpt3.csv" --format csv
+check "mlperf: the 9 v4.0 rows (28-36) run it" [ "$(grep -- '--megatron-xent on' "$TMP/out" | cut -d, -f2 | tr '\n' ' ')" = "28 29 30 31 32 33 34 35 36 " ]
+check "mlperf v4.0 row 28: said in assumed" sh -c "grep -E '^\"mlperf_gpt3\",28,' '$TMP/out' | grep -q 'v4.0 image'"
 finish
