@@ -622,17 +622,31 @@ static double eager_xent_extra_s(const struct pl_gpu *g, const struct pl_layout 
 #define MEGATRON_XENT_FWD_EXTRA_KERNELS 5
 #define MEGATRON_XENT_BWD_EXTRA_KERNELS 1
 
+/* The op list's loss (flops.c: the LM head's cross-entropy pass). */
+static bool loss_op(const struct pl_op *op) {
+  return op->kind == PL_OP_MEMORY && op->name != NULL && strcmp(op->name, "loss") == 0;
+}
+
+/* The loss as PyTorch's eager cross_entropy (eager_xent_extra_s). */
+static bool eager_xent_op(const struct pl_layout *l, const struct pl_op *op) {
+  return l->kernels == PL_KERNELS_UNFUSED && loss_op(op);
+}
+
 static bool megatron_xent_op(const struct pl_layout *l, const struct pl_op *op) {
   return l->megatron_xent && !l->te_cross_entropy && l->kernels != PL_KERNELS_UNFUSED &&
-         op->kind == PL_OP_MEMORY && op->name != NULL && strcmp(op->name, "loss") == 0;
+         loss_op(op);
+}
+
+static int megatron_xent_extra_kernels(enum pl_pass pass) {
+  return pass == PL_PASS_FWD ? MEGATRON_XENT_FWD_EXTRA_KERNELS : MEGATRON_XENT_BWD_EXTRA_KERNELS;
 }
 
 static double megatron_xent_extra_s(const struct pl_gpu *g, const struct pl_layout *l,
                                     const struct pl_model *m, enum pl_pass pass) {
-  bool fwd = pass == PL_PASS_FWD;
-  double bytes = fwd ? MEGATRON_XENT_FWD_EXTRA_BYTES : MEGATRON_XENT_BWD_EXTRA_BYTES;
-  int kernels = fwd ? MEGATRON_XENT_FWD_EXTRA_KERNELS : MEGATRON_XENT_BWD_EXTRA_KERNELS;
-  return hbm_s(g, sim_microbatch_logits(m, l) * bytes) + kernels * g->eff.kernel_overhead_s;
+  double bytes =
+      pass == PL_PASS_FWD ? MEGATRON_XENT_FWD_EXTRA_BYTES : MEGATRON_XENT_BWD_EXTRA_BYTES;
+  return hbm_s(g, sim_microbatch_logits(m, l) * bytes) +
+         megatron_xent_extra_kernels(pass) * g->eff.kernel_overhead_s;
 }
 
 /* Kernels an op launches as it runs (pl_op_run_time_s's variants): eager
@@ -640,12 +654,10 @@ static double megatron_xent_extra_s(const struct pl_gpu *g, const struct pl_layo
  * and the two element-wise kernels); eager cross-entropy's two extra casts. */
 double sim_op_run_kernels(const struct pl_layout *l, const struct pl_model *m,
                           const struct pl_op *op, enum pl_pass pass) {
-  if (op->kind == PL_OP_MEMORY && l->kernels == PL_KERNELS_UNFUSED && op->name != NULL &&
-      strcmp(op->name, "loss") == 0)
+  if (eager_xent_op(l, op))
     return pl_op_kernels(op, pass) + 2;
   if (megatron_xent_op(l, op))
-    return pl_op_kernels(op, pass) +
-           (pass == PL_PASS_FWD ? MEGATRON_XENT_FWD_EXTRA_KERNELS : MEGATRON_XENT_BWD_EXTRA_KERNELS);
+    return pl_op_kernels(op, pass) + megatron_xent_extra_kernels(pass);
   if (op->kind == PL_OP_ATTENTION && l->eager_attention)
     return (pass == PL_PASS_FWD ? 2 : 4) + (m->dropout ? 2 : 1);
   return pl_op_kernels(op, pass);
@@ -769,8 +781,7 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
   double quantize = quantize_s(g, l->dtype, l->fp8_recipe == PL_FP8_RECIPE_CURRENT, op, pass);
   if (quantize >= 0)
     return quantize;
-  if (op->kind == PL_OP_MEMORY && l->kernels == PL_KERNELS_UNFUSED && op->name != NULL &&
-      strcmp(op->name, "loss") == 0)
+  if (eager_xent_op(l, op))
     return pl_op_time_s(g, l->dtype, op, pass) + eager_xent_extra_s(g, l, m, pass);
   if (megatron_xent_op(l, op))
     return pl_op_time_s(g, l->dtype, op, pass) + megatron_xent_extra_s(g, l, m, pass);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <plateau/framework.h>
+#include <plateau/hw.h>
 #include <plateau/model.h>
 
 #include "validate/validate_int.h"
@@ -180,11 +181,13 @@ void validate_mcore_ep_overlap(struct pl_layout *l, struct pl_vrow *row, const c
   validate_note(row, "ep all-to-all overlap (%s)", why);
 }
 
-/* A GB200/GB300 NVL72 job larger than a rack: the jobs place 16 trays of 4
- * GPUs (64 GPUs) per NVLink segment (the model zoo's SEGMENT=16 in its
- * GB200/GB300 commands, Slurm --segment; GPU counts here are multiples of
- * 64, not of 72), so the NVLink domain is 64 GPUs with their 64 NICs; the
- * model zoo states the segment per row (SEGMENT=8: 32 GPUs). */
+/* A GB200/GB300 NVL72 job larger than a rack: the jobs place whole trays of
+ * 4 GPUs per NVLink segment (Slurm --segment); the model zoo states the
+ * segment per row (SEGMENT=8: 32 GPUs, SEGMENT=16: 64), and where a row does
+ * not, the segment is the library's placement (pl_cluster_place: the largest
+ * whole-tray segment that divides the job; 16 trays = 64 GPUs for every GPU
+ * count here, multiples of 64 and not of 72). Each segment has its GPUs'
+ * NICs (one per GPU in both racks). */
 void validate_nvl_segment(const struct validate_in *in, const struct pl_layout *l,
                           struct pl_cluster *c, struct pl_vrow *row) {
   if (c->gpus_per_node != 72)
@@ -193,15 +196,19 @@ void validate_nvl_segment(const struct validate_in *in, const struct pl_layout *
   const char *seg = strstr(cell(in, "notes"), "SEGMENT=");
   if (seg != NULL)
     trays = strtoll(seg + 8, NULL, 10);
-  if (trays <= 0 && l->gpus <= 72)
-    return;
-  if (trays <= 0)
-    trays = 16;
-  int64_t gpus = 4 * trays;
-  c->gpus_per_node = gpus;
-  c->nics_per_node = gpus; /* one NIC per GPU in both racks */
-  validate_note(row, "NVLink segment of %lld trays = %lld GPUs (%s)", (long long)trays,
-                (long long)gpus, seg != NULL ? "SEGMENT in the command" : "not stated: 16 trays");
+  int64_t gpus = 0;
+  if (trays > 0) {
+    gpus = 4 * trays;
+    c->nics_per_node = c->nics_per_node * gpus / c->gpus_per_node;
+    c->gpus_per_node = gpus;
+  } else {
+    gpus = pl_cluster_place(c, l->gpus);
+  }
+  if (gpus > 0)
+    validate_note(row, "NVLink segment of %lld trays = %lld GPUs (%s)", (long long)(gpus / 4),
+                  (long long)gpus,
+                  seg != NULL ? "SEGMENT in the command"
+                              : "not stated: the largest whole-tray segment dividing the job");
 }
 
 /* Megatron-Core MoE model zoo (yanring/Megatron-MoE-ModelZoo
