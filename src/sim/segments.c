@@ -404,7 +404,9 @@ static int unfused_kernels(const struct pl_run *run, struct pl_op *ops, int n) {
  * element, backward only. Appended as one op. */
 static int qkv_grad_cat(const struct pl_run *run, struct pl_op *ops, int n) {
   struct layer_tokens t = layer_tokens_of(run);
-  if (n + 1 > PL_MAX_LAYER_OPS)
+  /* latent attention: no QKV GEMM; its k/v split and concatenation are the
+   * RoPE kernels' work (flops.c mla_rope_bytes) */
+  if (n + 1 > PL_MAX_LAYER_OPS || run->model.kv_lora_rank > 0)
     return n;
   mem_op(&ops[n++], "qkv_grad_cat", 0, 4.0 * t.tokens * qkv_width(&run->model, t.tp), false);
   return n;

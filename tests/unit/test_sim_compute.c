@@ -1497,6 +1497,11 @@ static void test_framework_passes(void) {
   n = pl_sim_segment_ops(&run, 2, ops);
   CHECK(find_op(ops, n, "train_metrics") == NULL);
   CHECK(find_op(ops, n, "qkv_grad_cat") == NULL); /* the head has no QKV */
+  /* latent attention (kv_lora_rank > 0): no split backward of its own; the
+   * fused MLA RoPE kernels write d_kv (flops.c mla_rope_bytes) */
+  run.model.kv_lora_rank = 512;
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "qkv_grad_cat") == NULL);
+  run.model.kv_lora_rank = 0;
   run.layout.logit_metric_passes = 2;
   n = pl_sim_segment_ops(&run, 2, ops);
   const struct pl_op *tm = find_op(ops, n, "train_metrics");
