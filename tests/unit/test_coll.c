@@ -901,6 +901,31 @@ static void tree_racks(void) {
   CHECK_NEAR_REL(b.time_s - a.time_s, 8 * GIB / (192 * GB), 1e-9);
 }
 
+/* pl_group_strided (src/net/group.c), by hand. DGX H100 (8 GPUs per node):
+ * a tp group of 8 (stride 1) is one node of 8; a dp group of 16 strided by
+ * tp 8 has 8 / 8 = 1 rank per node, 16 nodes; a cp group of 2 strided by
+ * tp 2 sits in one node (min(2, 8 / 2 = 4) = 2). GB200 on 64-GPU NVLink
+ * segments, tp 4 cp 2 pp 8 over 2,496 GPUs (MLPerf v5.0): dp = 39 strided
+ * by tp * cp = 8 has 64 / 8 = 8 ranks per segment; 39 = 4 * 8 + 7, so the
+ * group is priced as ceil(39 / 8) = 5 full segments of 8 = 40 ranks. */
+static void group_strided(void) {
+  struct pl_group g = pl_group_strided(8, 1, 8);
+  CHECK_EQ_INT(g.ranks, 8);
+  CHECK_EQ_INT(g.ranks_per_node, 8);
+  g = pl_group_strided(16, 8, 8);
+  CHECK_EQ_INT(g.ranks, 16);
+  CHECK_EQ_INT(g.ranks_per_node, 1);
+  g = pl_group_strided(2, 2, 8);
+  CHECK_EQ_INT(g.ranks, 2);
+  CHECK_EQ_INT(g.ranks_per_node, 2);
+  g = pl_group_strided(39, 8, 64);
+  CHECK_EQ_INT(g.ranks, 40);
+  CHECK_EQ_INT(g.ranks_per_node, 8);
+  g = pl_group_strided(1, 8, 8); /* one rank: itself */
+  CHECK_EQ_INT(g.ranks, 1);
+  CHECK_EQ_INT(g.ranks_per_node, 1);
+}
+
 int main(void) {
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
@@ -929,5 +954,6 @@ int main(void) {
   collnet();
   collnet_channels();
   tree_racks();
+  group_strided();
   return check_finish();
 }
