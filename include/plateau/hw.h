@@ -173,6 +173,11 @@ struct pl_gpu {
   double idle_w;                 /* draw when idle but allocated */
   double power_cap_w;            /* input: board power capped below tdp_w (nvidia-smi -pl,
                                     --power-cap); 0 = none */
+  double clock_cv;               /* input: spread of the sustained clock across the GPUs of
+                                    the machine, standard deviation over mean (--gpu-variability,
+                                    opt-in what-if); 0 = every GPU at the preset's clock */
+  double clock_slowest_fraction; /* derived (pl_gpu_variability_resolve): the slowest of the
+                                    run's GPUs' clock against the mean; 0 = not resolved (1) */
   /* GPU-to-GPU links (NVLink, AMD Infinity Fabric/xGMI) */
   int64_t link_count;            /* links per GPU */
   double link_bytes_per_s;       /* per link, per direction, datasheet */
@@ -347,5 +352,16 @@ enum pl_status pl_gpu_set_power_cap(struct pl_gpu *g, double w, struct pl_diag *
 /* The sustained SM clock under the power cap against the clock at tdp_w
  * (1 without a cap): docs/hardware.md "Power cap". */
 double pl_gpu_clock_fraction(const struct pl_gpu *g);
+/* The expected largest of n independent standard normal draws (0 for n <= 1;
+ * 1/sqrt(pi) for 2): docs/hardware.md "GPU variability". */
+double pl_normal_expected_max(int64_t n);
+/* Opt-in: the GPUs' sustained clocks spread with coefficient of variation cv
+ * (0 < cv <= PL_GPU_CLOCK_CV_MAX, else PL_ERR_RANGE; 0 turns it off). */
+#define PL_GPU_CLOCK_CV_MAX 0.1
+enum pl_status pl_gpu_set_variability(struct pl_gpu *g, double cv, struct pl_diag *diag);
+/* A synchronous step on gpus GPUs runs at the pace of the slowest: sets
+ * clock_slowest_fraction = 1 - clock_cv x pl_normal_expected_max(gpus) (1
+ * without a spread), which pl_gpu_clock_fraction applies. */
+void pl_gpu_variability_resolve(struct pl_gpu *g, int64_t gpus);
 
 #endif

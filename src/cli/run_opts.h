@@ -19,6 +19,7 @@
   {"nic-bandwidth", "BW", "network bandwidth per NIC and direction, '400 Gb/s' or '50 GB/s' (default: the cluster's)"}, \
   {"sharp", "on|off", "InfiniBand SHARP in-network reduction used by NCCL: CollNet with the SHARP plugin (NCCL_COLLNET_ENABLE=1) for groups of >= 2 nodes (docs/collectives.md, 'CollNet'; default: the cluster's)"}, \
   {"gpus-per-node", "N", "GPUs per node as NCCL sees it, the NVLink domain, at most the cluster's: a GB200/GB300 NVL72 job placed in NVLink segments of K trays (Slurm --segment K) has 4K; NICs per GPU kept (default: the cluster's)"}, \
+  {"gpu-variability", "CV", "opt-in what-if: the GPUs' sustained clocks spread with this standard deviation over mean, '0.02' or '2%' (at most 0.1; no published fleet figure for A100/H100/B200, so none is assumed), and the step waits for the expected slowest of the run's GPUs (docs/hardware.md 'GPU variability'; default off)"}, \
   {"gpus", "N", "world size (default: one node)"},                                           \
   {"nodes", "N", "world size in nodes (instead of --gpus)"},                                 \
   {"tp", "N", "tensor-parallel degree (default 1)"},                                         \

@@ -27,8 +27,10 @@ enum pl_status pl_gpu_set_power_cap(struct pl_gpu *g, double w, struct pl_diag *
 }
 
 double pl_gpu_clock_fraction(const struct pl_gpu *g) {
+  /* the slowest GPU's clock sets a synchronous step's pace (variability.c) */
+  double slowest = g->clock_slowest_fraction > 0 ? g->clock_slowest_fraction : 1.0;
   if (g->power_cap_w <= 0 || g->power_cap_w >= g->tdp_w || g->tdp_w <= g->idle_w)
-    return 1.0;
+    return slowest;
   double r = (g->power_cap_w - g->idle_w) / (g->tdp_w - g->idle_w);
-  return r > 0 ? cbrt(r) : 1.0;
+  return (r > 0 ? cbrt(r) : 1.0) * slowest;
 }

@@ -11,13 +11,15 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/flag_text.h"
 
 /* In the order they are applied and written. */
 static const char *const names[] = {"power-cap", "hbm", "hbm-bandwidth", "nic-bandwidth", "sharp",
-                                    "gpus-per-node"};
+                                    "gpus-per-node", "gpu-variability"};
 #define N_NAMES (sizeof names / sizeof names[0])
 
 const char *pl_cluster_flag_name(size_t i) { return i < N_NAMES ? names[i] : NULL; }
@@ -81,6 +83,36 @@ static enum pl_status gpus_per_node(struct pl_cluster *c, pl_flag_get_fn get, vo
   return PL_OK;
 }
 
+/* --gpu-variability CV|off: the spread of the GPUs' sustained clocks
+ * (standard deviation over mean, '0.02' or '2%'), src/hw/variability.c. */
+static enum pl_status gpu_variability(struct pl_cluster *c, pl_flag_get_fn get, void *ctx,
+                                      struct pl_diag *diag) {
+  const char *v = get(ctx, "gpu-variability");
+  if (v == NULL)
+    return PL_OK;
+  double cv = 0;
+  size_t n = strlen(v);
+  char buf[64];
+  if (strcmp(v, "off") == 0) {
+    cv = 0;
+  } else if (n > 1 && n < sizeof buf && v[n - 1] == '%') {
+    memcpy(buf, v, n - 1);
+    buf[n - 1] = '\0';
+    if (pl_double_parse(buf, &cv, NULL) != PL_OK)
+      cv = -1;
+    else
+      cv /= 100.0;
+  } else if (pl_double_parse(v, &cv, NULL) != PL_OK) {
+    cv = -1;
+  }
+  if (!(cv >= 0 && cv <= PL_GPU_CLOCK_CV_MAX))
+    return pl_diag_set(diag, PL_ERR_RANGE,
+                       "--gpu-variability: '%s' is not a clock spread from 0 to %g (standard "
+                       "deviation over mean, e.g. 0.02 or '2%%'; off)",
+                       v, PL_GPU_CLOCK_CV_MAX);
+  return pl_gpu_set_variability(&c->gpu, cv, diag);
+}
+
 enum pl_status pl_cluster_flags_read(struct pl_cluster *c, pl_flag_get_fn get, void *ctx,
                                      struct pl_diag *diag) {
   enum pl_status st = power_cap(c, get, ctx, diag);
@@ -108,6 +140,8 @@ enum pl_status pl_cluster_flags_read(struct pl_cluster *c, pl_flag_get_fn get, v
   }
   if (st == PL_OK)
     st = gpus_per_node(c, get, ctx, diag);
+  if (st == PL_OK)
+    st = gpu_variability(c, get, ctx, diag);
   return st;
 }
 
@@ -138,5 +172,13 @@ size_t pl_cluster_flags_format(const struct pl_cluster *c, const struct pl_clust
     flag_text_put(&t, " --sharp %s", c->sharp ? "on" : "off");
   if (c->gpus_per_node != base->gpus_per_node)
     flag_text_put(&t, " --gpus-per-node %" PRId64, c->gpus_per_node);
+  if (c->gpu.clock_cv != base->gpu.clock_cv) {
+    /* the fewest digits that read back as the same double */
+    char num[32];
+    snprintf(num, sizeof num, "%.15g", c->gpu.clock_cv);
+    if (strtod(num, NULL) != c->gpu.clock_cv)
+      snprintf(num, sizeof num, "%.17g", c->gpu.clock_cv);
+    flag_text_put(&t, " --gpu-variability %s", c->gpu.clock_cv > 0 ? num : "off");
+  }
   return t.need;
 }

@@ -97,6 +97,7 @@ static void framework_columns(struct csv *c, const struct pl_prediction *p) {
   }
   col_int(c, "framework.logit_metric_passes", fw.logit_metric_passes);
   col_num(c, "hardware.power_cap_w", p->run.cluster.gpu.power_cap_w, p->run.cluster.gpu.power_cap_w > 0);
+  col_num(c, "hardware.gpu_variability", p->run.cluster.gpu.clock_cv, true);
 }
 
 /* Inputs added after the framework columns (issue 20: a row records every

@@ -46,6 +46,11 @@ static void hardware_json(struct pl_emit *e, const struct pl_prediction *p) {
     pl_emit_num(e, "power_cap_w", c->gpu.power_cap_w);
   else
     pl_emit_null(e, "power_cap_w");
+  /* --gpu-variability: the clocks' spread (0 off) and the slowest GPU's clock
+   * against the mean that the step ran at (src/hw/variability.c) */
+  pl_emit_num(e, "gpu_variability", c->gpu.clock_cv);
+  pl_emit_num(e, "gpu_slowest_clock_fraction",
+              c->gpu.clock_slowest_fraction > 0 ? c->gpu.clock_slowest_fraction : 1.0);
   char ver[32];
   pl_nccl_version_str(c->nccl_version, ver, sizeof ver);
   if (ver[0] != '\0')

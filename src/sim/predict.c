@@ -167,6 +167,8 @@ static enum pl_status count(const struct pl_run *run, struct pl_prediction *out,
   if (s == PL_OK) {
     pl_cluster_place(&out->run.cluster, out->run.layout.gpus);
     s = pl_layout_resolve(&out->run.layout, &out->run.model, &out->run.cluster, diag);
+    /* the step waits for the slowest of the world's GPUs (--gpu-variability) */
+    pl_gpu_variability_resolve(&out->run.cluster.gpu, out->run.layout.gpus);
   }
   if (s != PL_OK)
     return s;

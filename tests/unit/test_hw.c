@@ -1,5 +1,6 @@
 /* test_hw.c: GPU and cluster presets and files load, with every field in SI
  * units, and bad files fail with a message naming the file and the field. */
+#include <math.h>
 #include <string.h>
 
 #include <plateau/plateau.h>
@@ -677,7 +678,39 @@ static void nic_path(void) {
   CHECK_CONTAINS(d.msg, "gpu_nic_path");
 }
 
+/* GPU variability (src/hw/variability.c). The expected largest of n standard
+ * normals by hand: n = 2: E[max(X1, X2)] = E|X1 - X2| / 2 = sqrt(2) x
+ * sqrt(2/pi) / 2 = 1/sqrt(pi) = 0.5641896; n = 3: 3/(2 sqrt(pi)) = 0.8462844
+ * (David & Nagaraja, Order Statistics, Sec. 3.2); n = 5: 1.1629645 (Harter's
+ * 1961 table of normal order statistics). An H100 run on 2 GPUs at a 2 %
+ * spread waits for a clock 1 - 0.02 x 0.5641896 = 0.9887162 of the mean;
+ * capped at 400 W (tdp 700, idle from the file) the cap's cube root times that. */
+static void variability_figures(void) {
+  CHECK_NEAR_REL(pl_normal_expected_max(1), 0.0, 0);
+  CHECK_NEAR_REL(pl_normal_expected_max(2), 0.5641895835, 1e-8);
+  CHECK_NEAR_REL(pl_normal_expected_max(3), 0.8462843753, 1e-8);
+  CHECK_NEAR_REL(pl_normal_expected_max(5), 1.1629644736, 1e-7);
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  CHECK(pl_gpu_load("h100", &g, &d) == PL_OK);
+  pl_gpu_variability_resolve(&g, 1024);
+  CHECK_NEAR_REL(pl_gpu_clock_fraction(&g), 1.0, 0); /* no spread, no effect */
+  CHECK_STATUS(pl_gpu_set_variability(&g, 0.02, &d), PL_OK, dp);
+  pl_gpu_variability_resolve(&g, 1);
+  CHECK_NEAR_REL(pl_gpu_clock_fraction(&g), 1.0, 0); /* one GPU waits for nobody */
+  pl_gpu_variability_resolve(&g, 2);
+  CHECK_NEAR_REL(pl_gpu_clock_fraction(&g), 1.0 - 0.02 / sqrt(acos(-1.0)), 1e-8);
+  CHECK_STATUS(pl_gpu_set_power_cap(&g, 400, &d), PL_OK, dp);
+  CHECK_NEAR_REL(pl_gpu_clock_fraction(&g),
+                 cbrt((400 - g.idle_w) / (700 - g.idle_w)) * (1.0 - 0.02 / sqrt(acos(-1.0))),
+                 1e-8);
+  CHECK_STATUS(pl_gpu_set_variability(&g, 0.11, &d), PL_ERR_RANGE, dp);
+  CHECK_CONTAINS(d.msg, "h100");
+  CHECK_STATUS(pl_gpu_set_variability(&g, -0.01, &d), PL_ERR_RANGE, dp);
+}
+
 int main(void) {
+  variability_figures();
   nic_path();
   parse_from_memory();
   every_preset_loads();

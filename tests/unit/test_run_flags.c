@@ -172,6 +172,26 @@ static void test_cluster_flags(void) {
   CHECK(c.sharp);
   pl_cluster_flags_format(&c, &base, text, sizeof text);
   CHECK_STR(text, " --sharp on");
+  /* --gpu-variability: a fraction or a percentage, written back as a fraction */
+  c = base;
+  split(" --gpu-variability 2%", &a);
+  CHECK_STATUS(pl_cluster_flags_read(&c, get, &a, &d), PL_OK, dp);
+  CHECK_NEAR_REL(c.gpu.clock_cv, 0.02, 1e-15);
+  pl_cluster_flags_format(&c, &base, text, sizeof text);
+  CHECK_STR(text, " --gpu-variability 0.02");
+  split(" --gpu-variability 0.013", &a);
+  CHECK_STATUS(pl_cluster_flags_read(&c, get, &a, &d), PL_OK, dp);
+  pl_cluster_flags_format(&c, &base, text, sizeof text);
+  CHECK_STR(text, " --gpu-variability 0.013");
+  split(" --gpu-variability off", &a);
+  CHECK_STATUS(pl_cluster_flags_read(&c, get, &a, &d), PL_OK, dp);
+  CHECK_NEAR_REL(c.gpu.clock_cv, 0, 0);
+  split(" --gpu-variability 12%", &a);
+  CHECK_STATUS(pl_cluster_flags_read(&c, get, &a, &d), PL_ERR_RANGE, dp);
+  CHECK_STR(d.msg, "--gpu-variability: '12%' is not a clock spread from 0 to 0.1 (standard "
+                   "deviation over mean, e.g. 0.02 or '2%'; off)");
+  split(" --gpu-variability x%", &a);
+  CHECK_STATUS(pl_cluster_flags_read(&c, get, &a, &d), PL_ERR_RANGE, dp);
 }
 
 /* Quantities in the largest unit they are at least 1 of, fewest digits
