@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# --gpu-variability CV (opt-in what-if, src/hw/variability.c): the GPUs'
+# sustained clocks spread with standard deviation CV x mean, and the step runs
+# at the expected slowest of the run's GPUs. By hand: the largest of 16
+# standard normals is 1.76599 on average (Harter 1961, normal order
+# statistics), so at 2 % the slowest of 16 GPUs runs at 1 - 0.02 x 1.76599 =
+# 0.964680 of the mean clock; one GPU waits for nobody. Only the clock-bound
+# math slows, so the step grows by less than 1/0.964680. Off: nothing moves.
+. "$(dirname "$0")/lib.sh"
+
+j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval('d' + sys.argv[2]))" "$1" "$2"; }
+
+run=(predict --model llama2-7b --gpu h100 --seq 4096 --shard zero2 --mbs 1 --gpus 16 --gbs 16 --format json)
+expect_ok "${run[@]}"; cp "$TMP/out" "$TMP/base.json"
+expect_ok "${run[@]}" --gpu-variability off; cp "$TMP/out" "$TMP/off.json"
+expect_ok "${run[@]}" --gpu-variability 2%; cp "$TMP/out" "$TMP/on.json"
+check "off: the same step" python3 -c "
+import json; a, b = (json.load(open('$TMP/' + x + '.json')) for x in ('base', 'off'))
+assert a['step_time_s'] == b['step_time_s'], (a['step_time_s'], b['step_time_s'])
+assert b['hardware']['gpu_variability'] == 0 and b['hardware']['gpu_slowest_clock_fraction'] == 1"
+check "2 % on 16 GPUs: slowest clock 0.964680, step slower by less than 1/0.964680" python3 -c "
+import json; a, b = (json.load(open('$TMP/' + x + '.json')) for x in ('base', 'on'))
+f = b['hardware']['gpu_slowest_clock_fraction']
+assert abs(f - 0.964680) < 2e-6, f
+assert b['hardware']['gpu_variability'] == 0.02
+r = b['step_time_s'] / a['step_time_s']
+assert 1.0 < r < 1 / 0.964680, r"
+expect_ok predict --model llama2-7b --gpu h100 --gpus 1 --gpu-variability 0.02 --format json
+check "one GPU: nobody to wait for" [ "$(j "$TMP/out" "['hardware']['gpu_slowest_clock_fraction'] == 1")" = True ]
+col() { awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$1"; }
+expect_ok predict --model llama2-7b --gpus 8 --gpu-variability 0.013 --format csv
+check "csv hardware.gpu_variability" [ "$(col "$TMP/out" hardware.gpu_variability)" = 0.013 ]
+
+# bad values: one line naming the flag and the range
+expect_fail 1 "--gpu-variability: '0.5' is not a clock spread from 0 to 0.1" -- predict --gpus 8 --gpu-variability 0.5
+expect_fail 1 "--gpu-variability: '-0.01' is not a clock spread" -- predict --gpus 8 --gpu-variability -0.01
+expect_fail 1 "--gpu-variability: 'abc' is not a clock spread" -- predict --gpus 8 --gpu-variability abc
+expect_fail 1 "--gpu-variability: '%' is not a clock spread" -- predict --gpus 8 --gpu-variability %
+expect_fail 1 "--gpu-variability: 'nan' is not a clock spread" -- predict --gpus 8 --gpu-variability nan
+finish
