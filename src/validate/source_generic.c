@@ -295,10 +295,10 @@ static bool generic_layout(const struct validate_in *in, struct pl_layout *l,
  * (include/plateau/run_flags.h), so every behaviour predict takes can be
  * stated and the row's command repeats it. Values may be quoted ('...' or
  * "...") to hold spaces. */
-#define GENERIC_MAX_FLAGS 64
+#define GENERIC_MAX_FLAGS 128
 
 struct flag_set {
-  char text[1024];
+  char text[4096];
   size_t n;
   const char *name[GENERIC_MAX_FLAGS];
   const char *value[GENERIC_MAX_FLAGS];

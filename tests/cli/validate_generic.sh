@@ -83,6 +83,72 @@ check "non-numeric metric" grep -q "column 'step_time_s': '1.4x' is not a positi
 check "unknown model without dimensions" grep -q "model '22B' is no preset (plateau list models" "$TMP/out"
 check "non-numeric degree" grep -q "column 'tp': 'eight' is not a positive integer" "$TMP/out"
 
+# the generic rules are the loaders' engine: a published row rewritten as a user's own, with
+# its loader's framework and hardware settings as framework_flags / hardware_flags (from the
+# row's command), predicts exactly as the loader does (rows whose command needs a layout flag
+# beyond the common columns, or a model no preset or gpt/llama family describes, are left out)
+expect_ok validate "$V/nemo_2407_performance_summary.csv" "$V/mlperf_gpt3.csv" \
+  "$V/torchtitan_performance.csv" --format csv
+python3 - "$TMP/out" >"$TMP/rewritten.csv" <<'PY'
+import csv, json, shlex, sys
+hw = {"power-cap", "hbm", "hbm-bandwidth", "nic-bandwidth", "sharp", "gpus-per-node"}
+lay = {"gpus", "tp", "pp", "cp", "vp", "seq", "mbs", "gbs", "shard", "dtype", "schedule", "recompute"}
+cols = ("source,model,layers,hidden,heads,kv_heads,ffn_hidden,vocab,architecture,seq_len,gpu,num_gpus,"
+        "tp,pp,cp,vp,sharding,recompute,micro_batch,global_batch,precision,framework,cluster,"
+        "framework_flags,hardware_flags,step_time_s,predicted_by_loader").split(",")
+w = csv.DictWriter(sys.stdout, cols, lineterminator="\n")
+w.writeheader()
+for r in csv.DictReader(open(sys.argv[1])):
+    if not r["command"]:
+        continue
+    a = shlex.split(r["command"])[2:]
+    f = [(a[i][2:], a[i + 1]) for i in range(0, len(a), 2)]
+    k = [n for n, _ in f]
+    fd = dict(f)
+    if "framework" not in k or fd["schedule"] not in ("1f1b", "interleaved"):
+        continue
+    i = k.index("framework")
+    if set(k[:i]) - lay - hw - {"model", "gpu", "cluster"}:
+        continue
+    d = {"model": fd["model"]}
+    if fd["model"].startswith("{"):
+        m = json.loads(fd["model"])
+        flags = {n: v for n, v in m.items() if isinstance(v, bool)}
+        on = {n for n, v in flags.items() if v}
+        if (m["mlp"], m["pos"], m["norm"]) == ("gelu", "learned", "layer") and \
+                on == {"tied_embeddings", "linear_bias", "dropout"}:
+            fam = "gpt"
+        elif (m["mlp"], m["pos"], m["norm"]) == ("swiglu", "rotary", "rms") and not on:
+            fam = "llama"
+        else:
+            continue
+        if set(m) - set(flags) - {"name", "mlp", "pos", "norm", "layers", "hidden", "heads", "kv_heads",
+                                  "head_dim", "ffn_hidden", "vocab", "seq_len", "max_positions"} or \
+                m["head_dim"] * m["heads"] != m["hidden"]:
+            continue
+        d = {"model": "own " + m["name"], "architecture": fam}
+        d.update({n: m[n] for n in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab")})
+    gpu = {"a100-80g": "A100 80GB", "a100-40g": "A100 40GB"}.get(fd["gpu"], fd["gpu"])
+    d.update(source="my lab", seq_len=fd["seq"], gpu=gpu, num_gpus=fd["gpus"], tp=fd["tp"],
+             pp=fd["pp"], cp=fd["cp"], vp=fd["vp"], sharding=fd["shard"], recompute=fd["recompute"],
+             micro_batch=fd["mbs"], global_batch=fd["gbs"], precision=fd["dtype"],
+             framework=fd["framework"], cluster=fd["cluster"], step_time_s=r["measured_s"],
+             framework_flags=" ".join("--%s %s" % (n, shlex.quote(v)) for n, v in f[i + 1:]),
+             hardware_flags=" ".join("--%s %s" % (n, shlex.quote(v)) for n, v in f if n in hw),
+             predicted_by_loader=r["predicted_s"])
+    w.writerow(d)
+PY
+n_rw=$(($(wc -l <"$TMP/rewritten.csv") - 1))
+check "published rows rewritten ($n_rw)" [ "$n_rw" -ge 100 ]
+expect_ok validate "$TMP/rewritten.csv" --format csv
+python3 - "$TMP/rewritten.csv" "$TMP/out" >"$TMP/diff" <<'PY'
+import csv, sys
+for a, b in zip(csv.DictReader(open(sys.argv[1])), csv.DictReader(open(sys.argv[2]))):
+    if b["source"] != "generic" or b["predicted_s"] != a["predicted_by_loader"]:
+        print(b["row"], a["predicted_by_loader"], b["predicted_s"], b["skipped_reason"])
+PY
+check "every rewritten row predicts as its loader ($(wc -l <"$TMP/diff") differ)" [ ! -s "$TMP/diff" ]
+
 # built-in sources keep their loaders: no published row is read as a generic one
 expect_ok validate "$V/korthikanti2022_activation_recompute.csv" "$V/torchtitan_performance.csv" --format csv
 check "built-in rows keep their source" grep -q '"korthikanti"' "$TMP/out"
