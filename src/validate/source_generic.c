@@ -14,7 +14,8 @@
  *   hardware   the gpu column as for every source (row.c); an optional
  *              `cluster` column names a cluster preset holding that GPU
  *   layout     the common columns as row.c reads them, ep and etp, sharding
- *              empty = the framework preset's default
+ *              empty = the framework preset's default; shard_group, moe_imbalance,
+ *              moe_dispatch; framework_flags and hardware_flags (predict's flags)
  *   metric     the first non-empty of step_time_s, tokens_per_s_per_gpu,
  *              tokens_per_s, mfu, tflops_per_gpu
  * Nothing here looks at a prediction: only the run's description is built. */
@@ -281,9 +282,44 @@ static bool generic_precision(const struct validate_in *in, struct pl_layout *l,
                             "mxfp8 or nvfp4 in column 'precision'", p);
 }
 
+/* A mixture-of-experts run's router and dispatcher, when stated: moe_imbalance
+ * (tokens of the busiest expert rank over the mean, >= 1; predict
+ * --moe-imbalance; 1 for a force-balanced router) and moe_dispatch (predict
+ * --moe-dispatch: alltoall, allgather, deepep, hybridep); empty = plateau's
+ * defaults (docs/cli.md). */
+static bool generic_moe(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  const char *imb = cell(in, "moe_imbalance"), *disp = cell(in, "moe_dispatch");
+  bool present = false;
+  double v = 0;
+  if (validate_num(imb, &v, &present) != PL_OK || (present && !(v >= 1.0 && v <= 1e3)))
+    return validate_skip(row, "column 'moe_imbalance': '%.20s' is not a number >= 1", imb);
+  if (present)
+    l->moe_imbalance = v;
+  if (disp[0] != '\0' && pl_moe_dispatch_parse(disp, &l->dispatch, NULL) != PL_OK)
+    return validate_skip(row, "column 'moe_dispatch': '%.20s' is none of alltoall, allgather, "
+                              "deepep, hybridep", disp);
+  return true;
+}
+
+/* shard_group: the GPUs one shard spans (predict --shard-group), fewer than
+ * dp for hybrid sharding (PyTorch FSDP HYBRID_SHARD, HSDP: sharded within the
+ * group, replicated across); empty = the whole data-parallel group. */
+static bool generic_shard_group(const struct validate_in *in, struct pl_layout *l,
+                                struct pl_vrow *row) {
+  bool present = false;
+  int64_t g = 0;
+  if (validate_int(cell(in, "shard_group"), &g, &present) != PL_OK)
+    return validate_skip(row, "column 'shard_group': '%.20s' is not a positive integer",
+                         cell(in, "shard_group"));
+  if (present)
+    l->shard_group = g;
+  return true;
+}
+
 static bool generic_layout(const struct validate_in *in, struct pl_layout *l,
                            struct pl_vrow *row) {
-  return validate_mcore_experts(in, l, row) && generic_precision(in, l, row);
+  return validate_mcore_experts(in, l, row) && generic_shard_group(in, l, row) &&
+         generic_moe(in, l, row) && generic_precision(in, l, row);
 }
 
 /* ---------------------------------------------------------------- flags */

@@ -92,9 +92,10 @@ expect_ok validate "$V/nemo_2407_performance_summary.csv" "$V/mlperf_gpt3.csv" \
 python3 - "$TMP/out" >"$TMP/rewritten.csv" <<'PY'
 import csv, json, shlex, sys
 hw = {"power-cap", "hbm", "hbm-bandwidth", "nic-bandwidth", "sharp", "gpus-per-node"}
-lay = {"gpus", "tp", "pp", "cp", "vp", "seq", "mbs", "gbs", "shard", "dtype", "schedule", "recompute"}
+lay = {"gpus", "tp", "pp", "cp", "vp", "seq", "mbs", "gbs", "shard", "shard-group", "dtype", "schedule",
+       "recompute"}
 cols = ("source,model,layers,hidden,heads,kv_heads,ffn_hidden,vocab,architecture,seq_len,gpu,num_gpus,"
-        "tp,pp,cp,vp,sharding,recompute,micro_batch,global_batch,precision,framework,cluster,"
+        "tp,pp,cp,vp,sharding,shard_group,recompute,micro_batch,global_batch,precision,framework,cluster,"
         "framework_flags,hardware_flags,step_time_s,predicted_by_loader").split(",")
 w = csv.DictWriter(sys.stdout, cols, lineterminator="\n")
 w.writeheader()
@@ -131,6 +132,7 @@ for r in csv.DictReader(open(sys.argv[1])):
     gpu = {"a100-80g": "A100 80GB", "a100-40g": "A100 40GB"}.get(fd["gpu"], fd["gpu"])
     d.update(source="my lab", seq_len=fd["seq"], gpu=gpu, num_gpus=fd["gpus"], tp=fd["tp"],
              pp=fd["pp"], cp=fd["cp"], vp=fd["vp"], sharding=fd["shard"], recompute=fd["recompute"],
+             shard_group=fd.get("shard-group", ""),
              micro_batch=fd["mbs"], global_batch=fd["gbs"], precision=fd["dtype"],
              framework=fd["framework"], cluster=fd["cluster"], step_time_s=r["measured_s"],
              framework_flags=" ".join("--%s %s" % (n, shlex.quote(v)) for n, v in f[i + 1:]),

@@ -186,6 +186,46 @@ static void test_refusals(void) {
   }
 }
 
+/* The MoE columns: qwen3-30b-a3b on 8 H100 with ep 8; a bad imbalance or dispatcher is
+ * skipped with the column named. */
+static void test_moe_columns(void) {
+  const char *csv =
+      "source,model,layers,hidden,heads,seq_len,gpu,num_gpus,tp,pp,ep,micro_batch,global_batch,"
+      "recompute,framework,moe_imbalance,moe_dispatch,step_time_s\n"
+      "my lab,qwen3-30b-a3b,,,,4096,H100,8,1,1,8,1,8,full,nemo,1,allgather,1\n"
+      "my lab,qwen3-30b-a3b,,,,4096,H100,8,1,1,8,1,8,full,nemo,0.5,,1\n"
+      "my lab,qwen3-30b-a3b,,,,4096,H100,8,1,1,8,1,8,full,nemo,,ring,1\n";
+  struct pl_validation v;
+  load(&v, csv);
+  const struct pl_vrow *r = row_of(&v, 1);
+  CHECK(r != NULL && !r->skipped);
+  CHECK_NEAR_REL(r ? r->layout.moe_imbalance : 0, 1.0, 0);
+  CHECK(r != NULL && r->layout.dispatch == PL_MOE_ALLGATHER);
+  CHECK_EQ_INT(r ? r->layout.ep : 0, 8);
+  r = row_of(&v, 2);
+  CHECK_CONTAINS(r ? r->skipped_reason : NULL, "column 'moe_imbalance': '0.5' is not a number >= 1");
+  r = row_of(&v, 3);
+  CHECK_CONTAINS(r ? r->skipped_reason : NULL, "column 'moe_dispatch': 'ring' is none of");
+  pl_validation_free(&v);
+}
+
+/* shard_group: hybrid sharding (HSDP) over groups of 8 of the 64 data-parallel GPUs. */
+static void test_shard_group(void) {
+  const char *csv =
+      "source,model,layers,hidden,heads,seq_len,gpu,num_gpus,tp,pp,micro_batch,global_batch,"
+      "sharding,shard_group,framework,step_time_s\n"
+      "my lab,llama2-7b,,,,4096,A100 80GB,64,1,1,2,128,fsdp,8,pytorch-fsdp,5\n"
+      "my lab,llama2-7b,,,,4096,A100 80GB,64,1,1,2,128,fsdp,eight,pytorch-fsdp,1\n";
+  struct pl_validation v;
+  load(&v, csv);
+  const struct pl_vrow *r = row_of(&v, 1);
+  CHECK(r != NULL && !r->skipped);
+  CHECK_EQ_INT(r ? r->layout.shard_group : 0, 8);
+  r = row_of(&v, 2);
+  CHECK_CONTAINS(r ? r->skipped_reason : NULL, "column 'shard_group': 'eight' is not a positive");
+  pl_validation_free(&v);
+}
+
 /* A built-in source's row never takes the generic rules, even with the
  * generic columns; validate --framework stands for an empty framework column. */
 static void test_builtin_and_override(void) {
@@ -218,6 +258,8 @@ int main(void) {
   test_metrics();
   test_model_rows();
   test_refusals();
+  test_moe_columns();
+  test_shard_group();
   test_builtin_and_override();
   return check_finish();
 }
