@@ -114,7 +114,8 @@ static bool megatron_family(const char *framework) {
  * squash to it). "Llama 3.1" reads as "Llama 3": Llama 3.1 8B and 70B have
  * Llama 3's dimensions (Hugging Face config.json of meta-llama/Llama-3.1-8B and
  * -70B: the layers, hidden, heads, kv heads, intermediate size and vocabulary of
- * Meta-Llama-3-8B / -70B; they differ in rope_scaling and context length), and
+ * Meta-Llama-3-8B / -70B; they differ in rope_scaling and context length;
+ * tabulated e.g. by oumi-ai/oumi configs/recipes/llama3_1/README.md), and
  * llama3-405b is Llama 3.1 405B; a leading "Meta-" (the Hugging Face names)
  * is dropped. */
 static const char *model_preset(const char *text, bool *ambiguous) {
@@ -169,7 +170,8 @@ static bool generic_model(const struct validate_in *in, struct pl_model *m, stru
     m->norm = PL_NORM_LAYER;
     m->tied_embeddings = m->linear_bias = m->dropout = true;
   } else {
-    /* transformers LlamaConfig: hidden_act "silu" (gated MLP), rope_theta,
+    /* huggingface/transformers models/llama/configuration_llama.py LlamaConfig
+     * defaults: hidden_act "silu" (the gated MLP of LlamaMLP), rope_theta,
      * rms_norm_eps, tie_word_embeddings False, attention_bias False,
      * mlp_bias False, attention_dropout 0.0 */
     m->mlp = PL_MLP_SWIGLU;
@@ -191,7 +193,7 @@ static bool model_stated(const struct validate_in *in, const char **family, stru
     return true;
   }
   if (ambiguous)
-    return validate_skip(row, "model '%s' names more than one preset: write the preset's exact "
+    return validate_skip(row, "model '%.60s' names more than one preset: write the preset's exact "
                          "name (plateau list models)", name);
   if (!stated(in, "layers") || !stated(in, "hidden") || !stated(in, "heads")) {
     char hint[160] = "";

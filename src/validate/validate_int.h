@@ -8,6 +8,8 @@
  *                  metric to a step time; the older sources' rules by family
  *                  in sources_megatron.c, sources_deepspeed.c,
  *                  sources_llmfoundry.c, sources_nemo.c (sources_int.h)
+ * source_generic.c a record of no built-in source: the rules for a user's own
+ *                  runs (data/validation/README.md "Your own runs")
  * row.c            one record -> struct pl_run (model, hardware, layout)
  * validate.c       files, prediction, summaries
  * baseline.c       the regression-guard baseline file
