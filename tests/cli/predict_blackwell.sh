@@ -51,7 +51,7 @@ expect_fail 1 "search: dtype nvfp4 needs NVFP4 \(block-scaled FP4\) tensor cores
 one_line "search fp4 on Hopper"
 expect_fail 1 "dtype fp8 needs FP8 tensor cores, which gpu 'a100-80g' lacks" -- predict \
   --model llama3-8b --gpus 8 --gpu a100-80g --dtype fp8
-expect_fail 1 "--dtype: unknown dtype 'fp4' \(expected bf16\|fp8\|fp8-delayed\|fp8-current\|fp8-blockwise\|fp8-tensorwise\|mxfp8\|nvfp4\)" -- predict \
+expect_fail 1 "--dtype: unknown dtype 'fp4' \(expected bf16\|fp8\|fp8-delayed\|fp8-current\|fp8-blockwise\|fp8-tensorwise\|fp8-rowwise\|mxfp8\|nvfp4\)" -- predict \
   --model llama3-8b --dtype fp4
 one_line "unknown dtype"
 

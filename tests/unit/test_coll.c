@@ -844,6 +844,42 @@ static void collnet(void) {
   CHECK_EQ_INT(a, PL_ALGO_COLLNET_DIRECT);
 }
 
+/* NCCL_COLLNET_ENABLE=1 adds half the coll channels where the CollNet chain
+ * graph's bwIntra rises above bwInter (collnet.c net_collnet_channels; NCCL
+ * src/graph/connect.cc ncclTopoPostset, src/graph/search.cc pass 2). DGX
+ * B200, 2 nodes x 8, NCCL 2.29.7: the chain starts at 48 GB/s (sm100 list 96,
+ * 80, 48: the first not above the 50 GB/s rail), pass 2 lifts bwIntra to 80
+ * (8 chain channels x 80 = 640 <= 721.8 GB/s NVLink), so the ring's 16 coll
+ * channels become 16 + 8 = 24, and its network rate min(400, 24 x 0.4 x 50 =
+ * 480) = 400 GB/s instead of min(400, 16 x 0.4 x 50) = 320. A forced ring
+ * all_gather of 8 and 16 GiB (full 2 MiB chunks: same latency and fill, the
+ * hop hidden by the slices) then differs by 8 GiB x 15/16 / 400 GB/s =
+ * 20.133 ms, against 8 GiB x 15/16 / 320 GB/s = 25.166 ms without SHARP, with
+ * NCCL 2.29.3 (sm100 list 96, 48: 8 x 96 = 768 > 721.8, no lift) and on DGX
+ * H100 (sm90 list tops at 48: nothing to lift to). */
+static void collnet_channels(void) {
+  struct pl_cluster b200, h = h100;
+  struct pl_coll_cost a, b;
+  struct pl_group two = {16, 8};
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_cluster_load("dgx-b200", &b200, &d), PL_OK, dp);
+  double wide = 8 * GIB * 15.0 / 16.0 / (400 * GB), narrow = 8 * GIB * 15.0 / 16.0 / (320 * GB);
+  const struct {
+    const char *version;
+    bool sharp, hopper;
+  } cases[] = {{"2.29.7", true, false}, {"2.29.7", false, false}, {"2.29.3", true, false},
+               {"2.29.7", true, true}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    struct pl_cluster c = cases[i].hopper ? h : b200;
+    CHECK_STATUS(pl_nccl_version_parse(cases[i].version, &c.nccl_version, &d), PL_OK, dp);
+    c.sharp = cases[i].sharp;
+    CHECK_EQ_INT(pl_coll_time(&c, PL_COLL_ALL_GATHER, 8 * GIB, two, PL_ALGO_RING, &a), PL_OK);
+    CHECK_EQ_INT(pl_coll_time(&c, PL_COLL_ALL_GATHER, 16 * GIB, two, PL_ALGO_RING, &b), PL_OK);
+    CHECK_NEAR_REL(b.time_s - a.time_s, i == 0 ? wide : narrow, 1e-9);
+  }
+}
+
 /* A tree across GB200 NVL72 racks streams at NCCL's per-channel tree figure
  * (docs/collectives.md, "Session 9 (nvls9)"): 20 racks x 72, Simple, on the
  * 32 network channels of 72 rails (16 rings of 48 GB/s, not duplicated,
@@ -916,6 +952,7 @@ int main(void) {
   proxy_messages();
   pat();
   collnet();
+  collnet_channels();
   tree_racks();
   group_strided();
   return check_finish();
