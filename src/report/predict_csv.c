@@ -97,7 +97,6 @@ static void framework_columns(struct csv *c, const struct pl_prediction *p) {
   }
   col_int(c, "framework.logit_metric_passes", fw.logit_metric_passes);
   col_num(c, "hardware.power_cap_w", p->run.cluster.gpu.power_cap_w, p->run.cluster.gpu.power_cap_w > 0);
-  col_num(c, "hardware.gpu_variability", p->run.cluster.gpu.clock_cv, true);
 }
 
 /* Inputs added after the framework columns (issue 20: a row records every
@@ -303,6 +302,7 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_num(c, "hardware.nic_bytes_per_s", hw->nic_bytes_per_s, true);
   col_str(c, "hardware.sharp", hw->sharp ? "on" : "off");
   col_str(c, "framework.eager_cross_entropy", pl_setting_name(fw.eager_xent));
+  col_num(c, "hardware.gpu_variability", hw->gpu.clock_cv, true); /* src/hw/variability.c */
 }
 
 void pl_report_predict_csv_header(FILE *out) {
