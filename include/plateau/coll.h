@@ -48,6 +48,12 @@ struct pl_group {
   int64_t ranks_per_node;
 };
 
+/* The group of `ranks` members `stride` ranks apart on nodes of
+ * gpus_per_node GPUs, in Megatron-LM's rank order (src/net/group.c): one
+ * rule for the step simulator and the search bound. A group that its
+ * per-node share does not divide is priced as whole nodes of that share. */
+struct pl_group pl_group_strided(int64_t ranks, int64_t stride, int64_t gpus_per_node);
+
 struct pl_coll_cost {
   double time_s;              /* one call, start of the first rank to end of the last */
   enum pl_coll_algo algo;     /* what was used (AUTO resolved as NCCL's tuner would) */

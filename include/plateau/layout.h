@@ -137,13 +137,23 @@ enum pl_moe_dispatch { PL_MOE_ALLTOALL, PL_MOE_ALLGATHER, PL_MOE_DEEPEP, PL_MOE_
  *             input, weight and output gradient computed just before its
  *             cast, the weights cast again at every forward (no cache),
  *             the 16-bit input and weight saved for backward and cast
- *             there again (float8_linear.py matmul_with_hp_or_float8_args). */
+ *             there again (float8_linear.py matmul_with_hp_or_float8_args);
+ *   rowwise  (fp8-rowwise): torchao's Float8Linear "rowwise" recipe
+ *             (torchao/float8/config.py Float8LinearConfig.from_recipe_name
+ *             ROWWISE: axiswise scales for input, weight and output
+ *             gradient, powers of 2): every cast as tensorwise, each linear
+ *             casting its own input (no Float8 TP styles: all communication
+ *             in 16 bits), the forward GEMM on PyTorch's CUTLASS rowwise
+ *             kernel, the backward GEMMs on cuBLAS's tensorwise kernel with
+ *             the scales applied to the output after it (float8_ops.py
+ *             addmm_float8_unwrapped; docs/step-model.md 2.3e). */
 enum pl_fp8_recipe {
   PL_FP8_RECIPE_TENSOR = 0,
   PL_FP8_RECIPE_DELAYED,
   PL_FP8_RECIPE_CURRENT,
   PL_FP8_RECIPE_BLOCKWISE,
-  PL_FP8_RECIPE_TENSORWISE
+  PL_FP8_RECIPE_TENSORWISE,
+  PL_FP8_RECIPE_ROWWISE
 };
 
 /* Limits of a layout (docs/limits.md), PL_ERR_LIMIT beyond them: they keep
@@ -612,6 +622,8 @@ int64_t pl_layout_stage_layers(const struct pl_layout *l, int64_t layers, int64_
 bool pl_layout_uneven_stages(const struct pl_layout *l);
 /* Whether the GEMMs run torchao's fp8-tensorwise recipe (--dtype fp8-tensorwise). */
 bool pl_layout_fp8_tensorwise(const struct pl_layout *l);
+/* Whether the GEMMs run torchao's fp8-rowwise recipe (--dtype fp8-rowwise). */
+bool pl_layout_fp8_rowwise(const struct pl_layout *l);
 /* Bytes per activation element of one tensor-parallel all_gather of a
  * block's linears (sequence parallelism): Transformer Engine gathers the
  * quantized tensor: 1 B under per-tensor FP8; under NVFP4, MXFP8 and FP8
@@ -619,9 +631,9 @@ bool pl_layout_fp8_tensorwise(const struct pl_layout *l);
  * blocks 1 + 4/128) for the forward input and the column-parallel input
  * re-gathered for wgrad, twice that for the row-parallel grad_output (both
  * copies); torchao's tensorwise FP8 (torchtitan's Float8 TP styles) 1 B in
- * every gather; 2 (16-bit) otherwise. Sources in layout.c. The simulator
- * (segments.c) and the search bound (search/comm.c) both size their gathers
- * with it. */
+ * every gather; 2 (16-bit) otherwise, torchao's rowwise FP8 included.
+ * Sources in layout.c. The simulator (segments.c) and the search bound
+ * (search/comm.c) both size their gathers with it. */
 enum pl_tp_gather { PL_TP_GATHER_FWD, PL_TP_GATHER_GRAD, PL_TP_GATHER_REGATHER };
 double pl_layout_tp_gather_bytes(const struct pl_layout *l, enum pl_tp_gather g);
 /* Whether layout.fp8_all_gather makes the blocks' GEMM weights Transformer
@@ -675,7 +687,7 @@ enum pl_status pl_recompute_parse(const char *s, enum pl_recompute *out, struct 
 enum pl_status pl_schedule_parse(const char *s, enum pl_schedule *out, struct pl_diag *diag);
 enum pl_status pl_dtype_parse(const char *s, enum pl_dtype *out, struct pl_diag *diag);
 /* --dtype as the layout holds it: a dtype, or fp8-delayed|fp8-current|
- * fp8-blockwise|fp8-tensorwise (dtype fp8 with that recipe). */
+ * fp8-blockwise|fp8-tensorwise|fp8-rowwise (dtype fp8 with that recipe). */
 enum pl_status pl_layout_dtype_parse(const char *s, struct pl_layout *l, struct pl_diag *diag);
 /* The layout's --dtype word: "fp8-delayed" for fp8 with a recipe, else pl_dtype_name. */
 const char *pl_layout_dtype_name(const struct pl_layout *l);

@@ -288,6 +288,33 @@ bool pl_op_recompute_part(const struct pl_op *op, struct pl_op *part) {
   return true;
 }
 
+/* Latent attention's RoPE as Megatron-Core's fused path runs it
+ * (megatron/core/fusions/fused_mla_yarn_rope_apply.py, core_v0.15.0 ..
+ * core_v0.17.0; multi_latent_attention.py qkv_up_proj_and_rope_apply with
+ * config.apply_rope_fusion, which Megatron-Bridge's performance scripts set for
+ * every model: v0.2.2 utils/helpers.py, v0.3.0 utils/overrides.py
+ * _set_common_perf_overrides). Per token, a heads of k_dim (nope) + emb (rope)
+ * query/key width and v value width, 2 B each:
+ *  - ApplyMLARotaryEmbQ: rotary_fwd_q_kernel rotates q's rope part in place
+ *    (reads and writes a * emb); the backward kernel the same on the gradient;
+ *  - ApplyMLARotaryEmbKV: rotary_fwd_kv_kernel reads kv_up's output
+ *    (a * (k_dim + v)) and k_pos_emb (emb) and writes new tensors o_key
+ *    (a * (emb + k_dim)) and o_value (a * v); rotary_bwd_kv_kernel reads dk and
+ *    dv and writes d_kv (a * (k_dim + v)) and d_emb (emb).
+ * Two kernels each way. The split of kv into key and value is thereby this
+ * kernel's, so latent attention has no separate split backward (segments.c
+ * qkv_grad_cat). Megatron-Core's unfused path (torch.split, torch.cat,
+ * .contiguous()) and torchtitan's torch.cat copy at least as many bytes. */
+static void mla_rope_bytes(struct pl_op *op, double tokens, double a, double k_dim, double v,
+                           double emb) {
+  double q = 4.0 * tokens * a * emb;
+  double kv = BF16_BYTES * tokens * (a * (2.0 * k_dim + 2.0 * v + emb) + emb);
+  op->fwd_bytes = q + kv;
+  op->bwd_bytes = q + kv;
+  op->fwd_kernels = 2;
+  op->bwd_kernels = 2;
+}
+
 /* The attention half of a block up to resid1: projections, RoPE, the core
  * (windowed and, for the model's full-attention blocks, whole-sequence),
  * output projection. Latent attention (DeepSeek-V2/V3, Megatron-Core
@@ -310,7 +337,9 @@ static int attention_ops(const struct pl_model *m, const struct pl_layout *l,
     gemm(&ops[n++], "kv_down", d->tokens, r_kv + rope, h);
     elementwise(&ops[n++], "mla_norms", (double)d->tokens * (double)(r_q + r_kv), RMS_NORM);
     gemm(&ops[n++], "kv_up", d->tokens, a * (hd - rope + vd), r_kv);
-    elementwise(&ops[n++], "rope", (double)d->tokens * (double)(a * rope + rope), ROPE);
+    elementwise(&ops[n], "rope", (double)d->tokens * (double)(a * rope + rope), ROPE);
+    mla_rope_bytes(&ops[n++], (double)d->tokens, (double)a, (double)(hd - rope), (double)vd,
+                   (double)rope);
   } else {
     gemm(&ops[n++], "qkv", d->tokens, q_w + 2 * kv_w, h);
     /* Q/K RMSNorm (model qk_norm, Qwen3): Megatron-Core's SelfAttention

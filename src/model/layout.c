@@ -414,8 +414,17 @@ static enum pl_status resolve_experts(struct pl_layout *l, const struct pl_model
  * in Blackwell's fifth-generation tensor cores, NVIDIA Blackwell
  * architecture technical brief) cannot run it; predicting it would divide by
  * a zero peak (MFU 0.0 %). */
+/* torchao's float8 all-gather is tensorwise only: Float8LinearConfig
+ * __post_init__ asserts "enable_fsdp_float8_all_gather only supports
+ * tensorwise scaling granularity" (torchao/float8/config.py, 6243040), and
+ * torchtitan refuses it with a recipe_name (components/quantization/
+ * float8.py, 820504e). */
 static enum pl_status check_dtype(const struct pl_layout *l, const struct pl_cluster *c,
                                   struct pl_diag *diag) {
+  if (pl_layout_fp8_rowwise(l) && l->fp8_all_gather)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: fp8-rowwise gathers its weights in 16 bits (torchao's float8 "
+                       "all-gather supports tensorwise scaling only); use --fp8-all-gather off");
   if (l->dtype == PL_DTYPE_BF16 || pl_gpu_peak_flops_per_s(&c->gpu, l->dtype) > 0)
     return PL_OK;
   return pl_diag_set(diag, PL_ERR_LAYOUT,

@@ -10,6 +10,10 @@ bool pl_layout_fp8_tensorwise(const struct pl_layout *l) {
   return l->dtype == PL_DTYPE_FP8 && l->fp8_recipe == PL_FP8_RECIPE_TENSORWISE;
 }
 
+bool pl_layout_fp8_rowwise(const struct pl_layout *l) {
+  return l->dtype == PL_DTYPE_FP8 && l->fp8_recipe == PL_FP8_RECIPE_ROWWISE;
+}
+
 static bool fsdp_sharded(const struct pl_layout *l) {
   return l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3;
 }
@@ -76,11 +80,18 @@ double pl_layout_fp8_gathered_weights(const struct pl_model *m, const struct pl_
  *    to float8 before redistribute(Replicate) and cast the gradient to
  *    float8 before the backward's gather (_NoopFwToFloat8BwDynamic ahead of
  *    the output's redistribute; torchao/float8/float8_tensor_parallel.py):
- *    one float8 tensor with a scalar scale, 1 B in every gather. */
+ *    one float8 tensor with a scalar scale, 1 B in every gather.
+ *  - torchao's rowwise recipe (fp8-rowwise): torchtitan applies the Float8
+ *    TP styles only for tensorwise (apply_tp enable_float8_tensorwise_tp
+ *    at 820504e) and docs/float8.md there says "For float8 with rowwise
+ *    scaling, all distributed communication is done in high precision":
+ *    16-bit gathers, each linear casting what it receives. */
 double pl_layout_tp_gather_bytes(const struct pl_layout *l, enum pl_tp_gather g) {
   double q;
   if (pl_layout_fp8_tensorwise(l))
     return pl_dtype_element_bytes(PL_DTYPE_FP8);
+  if (pl_layout_fp8_rowwise(l))
+    return ACT_BYTES;
   if (l->dtype == PL_DTYPE_NVFP4 || l->dtype == PL_DTYPE_MXFP8)
     q = pl_dtype_element_bytes(l->dtype);
   else if (l->dtype == PL_DTYPE_FP8 && l->fp8_recipe == PL_FP8_RECIPE_BLOCKWISE)

@@ -172,11 +172,11 @@ enum pl_status pl_dtype_parse(const char *s, enum pl_dtype *out, struct pl_diag 
 }
 
 static const char *const recipe_names[] = {"fp8", "fp8-delayed", "fp8-current", "fp8-blockwise",
-                                            "fp8-tensorwise"};
+                                            "fp8-tensorwise", "fp8-rowwise"};
 
 const char *pl_layout_dtype_name(const struct pl_layout *l) {
   if (l->dtype == PL_DTYPE_FP8 && l->fp8_recipe > PL_FP8_RECIPE_TENSOR &&
-      l->fp8_recipe <= PL_FP8_RECIPE_TENSORWISE)
+      l->fp8_recipe <= PL_FP8_RECIPE_ROWWISE)
     return recipe_names[l->fp8_recipe];
   return pl_dtype_name(l->dtype);
 }
@@ -197,7 +197,7 @@ enum pl_status pl_layout_dtype_parse(const char *s, struct pl_layout *l, struct 
   }
   return pl_diag_set(diag, PL_ERR_UNKNOWN,
                      "unknown dtype '%s' (expected bf16|fp8|fp8-delayed|fp8-current|"
-                     "fp8-blockwise|fp8-tensorwise|mxfp8|nvfp4)",
+                     "fp8-blockwise|fp8-tensorwise|fp8-rowwise|mxfp8|nvfp4)",
                      s ? s : "");
 }
 

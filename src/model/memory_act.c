@@ -183,7 +183,8 @@ double model_mem_layer_act(const struct pl_model *m, const struct pl_layout *l,
  * bf16) and the fc2 input (e) */
 void model_mem_saved_gemm_bytes(const struct pl_model *m, const struct pl_layout *l, double *e,
                                 double *mlp) {
-  bool hp_saved = l->dtype == PL_DTYPE_BF16 || pl_layout_fp8_tensorwise(l);
+  bool hp_saved =
+      l->dtype == PL_DTYPE_BF16 || pl_layout_fp8_tensorwise(l) || pl_layout_fp8_rowwise(l);
   *e = hp_saved ? 2.0 : pl_dtype_element_bytes(l->dtype);
   *mlp = (m->mlp == PL_MLP_SWIGLU ? 4.0 : 2.0) + *e;
 }
@@ -219,9 +220,10 @@ static double layer_act_kept(const struct pl_model *m, const struct pl_layout *l
    * attention output stays bf16 where the fused attention kernel saves it
    * for its own backward (FlashAttention / cuDNN save O), and the proj
    * GEMM's quantized copy comes on top (docs/model.md "Memory"). */
-  /* fp8-tensorwise (torchao Float8Linear, layout.h) saves the 16-bit input
-   * instead: torchao/float8/float8_linear.py matmul_with_hp_or_float8_args
-   * ctx.save_for_backward(input_hp, weight_hp_t), cast again in backward */
+  /* fp8-tensorwise and fp8-rowwise (torchao Float8Linear, layout.h) save the
+   * 16-bit input instead: torchao/float8/float8_linear.py
+   * matmul_with_hp_or_float8_args ctx.save_for_backward(input_hp,
+   * weight_hp_t), cast again in backward (the same at 6243040) */
   double e, mlp;
   model_mem_saved_gemm_bytes(m, l, &e, &mlp);
   /* norm1 in, norm2 in (2 B each), QKV in, fc1 in (e) + two dropout masks (1 B) */

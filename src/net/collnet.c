@@ -75,3 +75,35 @@ double net_collnet_chain_time(const struct net_ctx *x, enum pl_coll_proto p, dou
   double bw = x->g > 1 ? fmin(0.5 * x->b_intra, x->b_net_node) : x->b_net_node;
   return bw > 0.0 ? lat + bytes / bw : -1.0;
 }
+
+/* NCCL_COLLNET_ENABLE=1 adds half the coll channels: src/graph/connect.cc
+ * ncclTopoPostset, "Add more channels to saturate intra-node bandwidth,
+ * except the 1 PPN case": nChannels + nChannels/2 (at most MAXCHANNELS 32)
+ * when the CollNet chain graph's bwIntra > bwInter and nRanks > nNodes
+ * (NCCL 2.18-2.29), after the ring's duplication and before the sm90
+ * doubling of fewer than 16. The chain graph (init.cc: pattern TREE, as
+ * many channels as the ring graph's search) starts where a network search
+ * does, bwIntra = bwInter = the first speed of the release's list not above
+ * the rail's bandwidth; src/graph/search.cc pass 2 then raises bwIntra alone
+ * ("increase bwIntra for trees (2 nodes or collnet)") to the next faster
+ * speed of the list if that many chain channels of it fit on a GPU's NVLink
+ * (a chain channel enters and leaves each GPU once). DGX B200 with NCCL
+ * 2.29.7 (sm100 list 96, 80, 48, ...): 48 -> 80, 8 x 80 = 640 <= 721.8 GB/s,
+ * so the 16 coll channels become 24. Hopper (its list starts at 48), and
+ * Blackwell before 2.29.7 (96 above 48: 8 x 96 > 721.8), keep bwIntra at
+ * bwInter: nothing is added. The channels stay when the SHARP set-up then
+ * fails: init.cc runs ncclCollNetSetup after ncclTopoPostset, and its
+ * failure (coll_net.cc) only clears collnetEnable. */
+double net_collnet_channels(const struct net_ctx *x, double chain_rings, double ch) {
+  if (!x->sharp || x->g < 2 || strcmp(x->c->intra_kind, "nvswitch") != 0)
+    return ch;
+  size_t n;
+  const double *sp = net_ver_inter_speeds(x->nccl_version, x->arch, &n);
+  double rail_gbs = x->rail_bw / 1e9;
+  size_t i = 0;
+  while (i + 1 < n && sp[i] > rail_gbs)
+    i++;
+  if (i == 0 || chain_rings * sp[i - 1] * 1e9 > x->b_intra)
+    return ch;
+  return fmin(32.0, ch + floor(ch / 2.0));
+}

@@ -49,6 +49,7 @@
 #define V_2_28_3 22803
 #define V_2_28_9 22809
 #define V_2_29_0 22900
+#define V_2_29_7 22907
 
 double net_ver_hw_lat_us(int64_t version, enum net_hw hw, enum net_talgo a, enum pl_coll_proto p,
                          double table_us) {
@@ -77,4 +78,47 @@ double net_ver_nvls_node_channels(int64_t version, enum net_arch arch) {
   if (arch != NET_ARCH_BLACKWELL)
     return NET_NVLS_CHANNELS;
   return version != 0 && version < V_2_27_0 ? NET_NVLS_CHANNELS_SM100 : NET_NVLS_CHANNELS_SM100_NVL;
+}
+
+/* NCCL's search speeds for graphs that cross the network, GB/s per channel
+ * (src/graph/search.cc speedArrayInter, sm90SpeedArrayInter and
+ * sm100SpeedArrayInter). The pre-Hopper and sm90 lists are the same in
+ * NCCL 2.21-2.29. The sm100 list changed by release: the sm90 list in
+ * 2.25.1-2.26.x, 47.9 first in 2.27.x, 96 added on top in 2.28.3 (tags
+ * v2.28.3-1 .. v2.29.3-1) and 80 between 96 and 48 in 2.29.7 (tag v2.29.7-1);
+ * version 0 takes the default release's (2.28.3-2.28.7). */
+static const double speeds_old[] = {48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0,
+                                    7.0,  6.0,  5.0,  4.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+static const double speeds_sm90[] = {48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
+                                     15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+static const double speeds_sm100_227[] = {47.9, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
+                                          15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+static const double speeds_sm100_228[] = {96.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0,
+                                          17.5, 15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+static const double speeds_sm100_2297[] = {96.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0,
+                                           24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0,
+                                           3.0,  2.4,  1.2,  0.24, 0.12};
+#define N_OF(a) (sizeof a / sizeof a[0])
+
+const double *net_ver_inter_speeds(int64_t version, enum net_arch arch, size_t *n) {
+  if (arch < NET_ARCH_HOPPER) {
+    *n = N_OF(speeds_old);
+    return speeds_old;
+  }
+  if (arch == NET_ARCH_BLACKWELL) {
+    if (version >= V_2_29_7) {
+      *n = N_OF(speeds_sm100_2297);
+      return speeds_sm100_2297;
+    }
+    if (version == 0 || version >= V_2_28_3) {
+      *n = N_OF(speeds_sm100_228);
+      return speeds_sm100_228;
+    }
+    if (version >= V_2_27_0) {
+      *n = N_OF(speeds_sm100_227);
+      return speeds_sm100_227;
+    }
+  }
+  *n = N_OF(speeds_sm90);
+  return speeds_sm90;
 }

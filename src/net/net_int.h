@@ -92,6 +92,9 @@ double net_p2p_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes)
 double net_pat_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
 double net_collnet_direct_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
 double net_collnet_chain_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
+/* The coll channels of a group once NCCL_COLLNET_ENABLE=1 has added its half
+ * (ch: the ring's, chain_rings: the ring graph's search channels). */
+double net_collnet_channels(const struct net_ctx *x, double chain_rings, double ch);
 
 /* NCCL constants (nccl_tables.c). Latencies in seconds, bandwidths in bytes/s. */
 double net_base_lat_s(enum net_talgo a, enum pl_coll_proto p);
@@ -120,6 +123,9 @@ const double *net_ver_blackwell_row(int64_t version, enum net_cap cap);
 /* NVLS channels NCCL builds for a group inside one NVLink domain (one node
  * here) on that architecture in that release. */
 double net_ver_nvls_node_channels(int64_t version, enum net_arch arch);
+/* NCCL's search speeds across the network (GB/s per channel, fastest
+ * first) for that architecture in that release; *n gets their count. */
+const double *net_ver_inter_speeds(int64_t version, enum net_arch arch, size_t *n);
 
 /* Largest data chunk of one ring step per channel, by protocol (NCCL
  * calcCollChunking: buffSize / NCCL_STEPS x chunkSteps; LL carries half its

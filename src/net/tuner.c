@@ -108,14 +108,6 @@ static double fill_channels(const struct net_ctx *x) {
   return fmax(1.0, fmin(x->channels, x->channels * x->b_net_node / x->b_intra));
 }
 
-/* NCCL's search speeds for graphs that cross the network, GB/s per channel
- * (src/graph/search.cc speedArrayInter and sm90SpeedArrayInter, the same in
- * NCCL 2.21-2.29; sm100 uses the sm90 list). */
-static const double speeds_sm90[] = {48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
-                                     15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
-static const double speeds_old[] = {48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0,
-                                    7.0,  6.0,  5.0,  4.0,  3.0,  2.4,  1.2,  0.24, 0.12};
-
 /* The coll channels NCCL builds for a group of g ranks per node on several
  * nodes, from the NCCL network devices (rails) its ranks reach, by NCCL's
  * rules (NCCL 2.21-2.29):
@@ -141,8 +133,11 @@ static double group_net_channels(const struct pl_cluster *c, struct net_ctx *x) 
    * to its own rail while there are rails enough */
   double used = fmax(1.0, fmin(rails, (double)x->g));
   bool sm90 = x->arch >= NET_ARCH_HOPPER;
-  const double *sp = sm90 ? speeds_sm90 : speeds_old;
-  size_t nsp = sm90 ? sizeof speeds_sm90 / sizeof speeds_sm90[0] : sizeof speeds_old / sizeof speeds_old[0];
+  /* the ring takes the sm90 list on Blackwell too (nccl_version.c has the
+   * sm100 lists; they differ from it only above 48 GB/s) */
+  size_t nsp;
+  const double *sp = net_ver_inter_speeds(
+      x->nccl_version, x->arch == NET_ARCH_BLACKWELL ? NET_ARCH_HOPPER : x->arch, &nsp);
   double gbs = x->rail_bw / 1e9, speed = sp[nsp - 1];
   for (size_t i = 0; i < nsp; i++)
     if (sp[i] <= gbs) {
@@ -150,13 +145,14 @@ static double group_net_channels(const struct pl_cluster *c, struct net_ctx *x) 
       break;
     }
   double rings = fmin(used, 16.0); /* MAXCHANNELS/2 search channels */
+  double chain_rings = rings;      /* the CollNet chain graph's: the ring's before duplication */
   if (speed >= 25.0 && !(sm90 && speed < 50.0 && rings > 4.0)) {
     rings = fmin(2.0 * rings, 16.0);
     speed /= 2.0;
   }
   x->search_rings = rings; /* the graph's nChannels and bwInter the tuner ranks with */
   x->search_bw = rings * speed * 1e9;
-  double ch = fmin(2.0 * rings, 32.0);
+  double ch = net_collnet_channels(x, chain_rings, fmin(2.0 * rings, 32.0));
   if (sm90 && speed > 45.0 && ch < 16.0)
     ch *= 2.0;
   return ch;
@@ -205,12 +201,13 @@ static void ctx_init(const struct pl_cluster *c, enum pl_coll_op op, struct pl_g
      * (AWS P5: 4 EFA per GPU) the plugin drives them as one rail */
     int64_t rails = c->nics_per_node < c->gpus_per_node ? c->nics_per_node : c->gpus_per_node;
     x->rail_bw = rails > 0 ? pl_cluster_node_net_bytes_per_s(c) / (double)rails : 0.0;
-    x->net_channels = group_net_channels(c, x);
     /* CollNet: one head per rail (collNetHeadsNum); the SHARP plugin serves
      * groups of at least NCCL_SHARP_GROUP_SIZE_THRESH = 2 nodes (its
-     * default, nccl-rdma-sharp-plugins src/sharp_plugin.c) */
+     * default, nccl-rdma-sharp-plugins src/sharp_plugin.c); it also adds
+     * coll channels (collnet.c net_collnet_channels) */
     x->heads = (double)rails;
     x->sharp = c->sharp;
+    x->net_channels = group_net_channels(c, x);
   }
   /* NCCL_MIN_NCHANNELS / NCCL_MIN_CTAS: ncclTopoPostset copies channels up to
    * it (src/graph/connect.cc, "Honor NCCL_MIN_NRINGS"); NCCL_MIN_CTAS also

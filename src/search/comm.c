@@ -52,8 +52,7 @@ static int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
 static struct pl_group strided(const struct search_ctx *ctx, int64_t ranks, int64_t stride) {
   int64_t gpn = ctx->cluster->gpus_per_node > 0 ? ctx->cluster->gpus_per_node : 1;
   gpn = imin(gpn, imax(1, ctx->gpus));
-  struct pl_group g = {ranks, imin(ranks, imax(1, gpn / stride))};
-  return g;
+  return pl_group_strided(ranks, stride, gpn);
 }
 
 /* One call's time, with the node's NICs shared by all its GPUs when the

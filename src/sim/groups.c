@@ -27,8 +27,7 @@ static int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
 
 static struct pl_group strided(int64_t ranks, int64_t stride, int64_t per_node) {
-  struct pl_group g = {ranks, imin(ranks, imax(1, per_node / stride))};
-  return g;
+  return pl_group_strided(ranks, stride, per_node);
 }
 
 /* Ranks in the shard group ("dp"): all dp ranks for ddp, else shard_group. */

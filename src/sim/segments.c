@@ -404,7 +404,9 @@ static int unfused_kernels(const struct pl_run *run, struct pl_op *ops, int n) {
  * element, backward only. Appended as one op. */
 static int qkv_grad_cat(const struct pl_run *run, struct pl_op *ops, int n) {
   struct layer_tokens t = layer_tokens_of(run);
-  if (n + 1 > PL_MAX_LAYER_OPS)
+  /* latent attention: no QKV GEMM; its k/v split and concatenation are the
+   * RoPE kernels' work (flops.c mla_rope_bytes) */
+  if (n + 1 > PL_MAX_LAYER_OPS || run->model.kv_lora_rank > 0)
     return n;
   mem_op(&ops[n++], "qkv_grad_cat", 0, 4.0 * t.tokens * qkv_width(&run->model, t.tp), false);
   return n;
@@ -452,6 +454,45 @@ static int logit_metrics(const struct pl_run *run, struct pl_op *ops, int n) {
  * use (pytorch/csrc/quantizer.cpp Float8Quantizer / Float8CurrentScalingQuantizer
  * create_tensor: with_data = rowwise_usage || non_tn, with_transpose =
  * columnwise_usage && !non_tn; TE v2.3-v2.18): read 2 B, write 1 B. */
+/* fp8-rowwise: torchao's Float8Linear with the "rowwise" recipe
+ * (torchtitan --float8.recipe_name rowwise; torchao/float8/config.py
+ * Float8LinearConfig.from_recipe_name ROWWISE at 6243040, the torchao of
+ * torchtitan's June 2025 async-TP benchmark: AXISWISE e4m3 casts of input,
+ * weight and output gradient, round_scales_to_power_of_2). The casts are
+ * tensorwise's (float8_linear.py matmul_with_hp_or_float8_args, one amax
+ * read per row or column instead of per tensor, the same 5 B per element):
+ * forward the input (along K) and the weight, backward the output gradient
+ * along each axis, the weight along the other axis and the input along M.
+ * Two differences are charged:
+ *  - each nn.Linear casts its own input: no Float8 TP style casts a shared
+ *    input once (torchtitan apply_tp uses PrepareFloat8ModuleInput only with
+ *    enable_float8_tensorwise_tp, 820504e), and torchtitan's Llama has
+ *    separate wq, wk, wv and w1, w3 (models/llama3/model.py Attention,
+ *    FeedForward), so the QKV GEMM's input is cast 3 times per pass and a
+ *    gated MLP's fc1 input twice (rowwise_input_casts);
+ *  - the backward GEMMs (use_fast_accum False: Float8LinearConfig
+ *    gemm_config_grad_input / grad_weight) run cuBLAS's tensorwise kernel
+ *    with unit scales and multiply the scales into the 16-bit output after it
+ *    (float8_ops.py addmm_float8_unwrapped: "The rowwise CUTLASS-based kernel
+ *    is so slow without fast-accum that we'd rather use the tensorwise
+ *    cuBLAS-based kernel and do the scaling manually afterwards"), which
+ *    under torch.compile is "at least one extra triton kernel *per GEMM*"
+ *    (pytorch/ao issue 2184): read and write 2 B per dgrad (m x k) and
+ *    wgrad (k x n) output element.
+ * The forward GEMM (use_fast_accum True) runs PyTorch's CUTLASS rowwise
+ * kernel, timed at the FP8 rate: "most shapes are within 90-100% of
+ * tensor-wise efficiency" with fast accumulation (pytorch/pytorch issue
+ * 147971), no per-shape table published. */
+#define ROWWISE_RESCALE_BYTES (2.0 + 2.0)
+
+static double rowwise_input_casts(const struct pl_run *run, const struct pl_op *o) {
+  if (o->count == 1 && strcmp(o->name, "qkv") == 0)
+    return 3.0;
+  if (o->count == 1 && strcmp(o->name, "fc1") == 0 && run->model.mlp == PL_MLP_SWIGLU)
+    return 2.0;
+  return 1.0;
+}
+
 static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
   const struct pl_layout *l = &run->layout;
   if (l->dtype == PL_DTYPE_BF16 || n + 1 > PL_MAX_LAYER_OPS)
@@ -518,7 +559,7 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
    * casts grad_output twice (for grad_input and grad_weight), the weight
    * and the input again. No weight cache: torchao has no first-micro-batch
    * flag. Not modelled: the layout copies torch._scaled_mm may need. */
-  bool tensorwise = pl_layout_fp8_tensorwise(l);
+  bool tensorwise = pl_layout_fp8_tensorwise(l), rowwise = pl_layout_fp8_rowwise(l);
   const double tw_cast = 2.0 + 2.0 + pl_dtype_element_bytes(l->dtype);
   /* with layout.fp8_all_gather (fp8_gathered_weights) the weight is cast once per
    * gather, on the local shard (1/shard_group of it), and not in backward */
@@ -547,6 +588,13 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
     if (tensorwise) {
       fwd += tw_cast * c * (m * k + w_fwd * k * nn);
       bwd += tw_cast * c * (2.0 * m * nn + w_bwd * k * nn + m * k);
+      continue;
+    }
+    if (rowwise) {
+      double in = rowwise_input_casts(run, o);
+      fwd += tw_cast * c * (in * m * k + k * nn);
+      bwd += tw_cast * c * (2.0 * m * nn + k * nn + in * m * k) +
+             ROWWISE_RESCALE_BYTES * c * (m * k + k * nn);
       continue;
     }
     if (cached || amax > 0) {

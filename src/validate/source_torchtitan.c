@@ -190,17 +190,16 @@ static void tt_loss(const struct validate_in *in, struct pl_layout *l, struct pl
 /* FP8 as torchao's Float8Linear ran it: the dynamic tensor-wise recipe
  * (torchtitan config_manager.py float8 scaling_type_* 'dynamic' at 9dec370;
  * recipe_name None = tensorwise at e7c0cae) is plateau's fp8-tensorwise;
- * the rowwise recipe is not modelled. */
+ * a row whose precision says rowwise (--float8.recipe_name rowwise:
+ * torchao Float8LinearConfig.from_recipe_name ROWWISE) is fp8-rowwise. */
 bool validate_torchtitan_layout(const struct validate_in *in, struct pl_layout *l,
                                 struct pl_vrow *row) {
   struct tt_machine mc;
   if (!tt_machine(in, &mc))
     return validate_skip(row, "GPU memory / bandwidth / power limit: not a positive number");
   if (l->dtype == PL_DTYPE_FP8) {
-    if (strstr(cell(in, "precision"), "rowwise") != NULL)
-      return validate_skip(row, "torchao's Float8 rowwise recipe is not modelled (only the "
-                                "tensor-wise one: --dtype fp8-tensorwise)");
-    l->fp8_recipe = PL_FP8_RECIPE_TENSORWISE;
+    bool rowwise = strstr(cell(in, "precision"), "rowwise") != NULL;
+    l->fp8_recipe = rowwise ? PL_FP8_RECIPE_ROWWISE : PL_FP8_RECIPE_TENSORWISE;
   }
   if (!tt_pipeline_split(in, l, row))
     return false;

@@ -28,6 +28,12 @@ check "gb200-nvl72 runs on the gb200 GPU" grep -q "gb200" "$TMP/out"
 expect_ok predict --model llama3-70b --gpus 256 --tp 4 --gbs 256 --cluster gb200-nvl72 --format json
 check "256 GPUs: segments of 64 GPUs" grep -q '"gpus_per_node": 64' "$TMP/out"
 check "256 GPUs: 4 segments" grep -q '"nodes": 4' "$TMP/out"
+# A data-parallel group that the segment does not tile (src/net/group.c): 2,496 GPUs at tp 4
+# cp 2 pp 8 leave dp 39 strided by 8 on 64-GPU segments, 8 per segment (MLPerf v5.0's
+# IBM+CoreWeave+NVIDIA run; it was refused: "group of 39 ranks with 8 per node").
+expect_ok predict --model llama3-405b --gpus 2496 --tp 4 --cp 2 --pp 8 --gbs 1248 \
+  --cluster gb200-nvl72 --dtype fp8 --format json
+check "2,496 GPUs: 39 segments of 64" grep -q '"nodes": 39' "$TMP/out"
 expect_ok search --model llama3-70b --gpus 128 --cluster gb300-nvl72 --top 2
 expect_ok predict --model llama3-70b --gpus 128 --tp 4 --pp 4 --gpu b300 --dtype nvfp4 --format csv
 check "csv: layout.dtype nvfp4" grep -q "nvfp4" "$TMP/out"
@@ -45,7 +51,7 @@ expect_fail 1 "search: dtype nvfp4 needs NVFP4 \(block-scaled FP4\) tensor cores
 one_line "search fp4 on Hopper"
 expect_fail 1 "dtype fp8 needs FP8 tensor cores, which gpu 'a100-80g' lacks" -- predict \
   --model llama3-8b --gpus 8 --gpu a100-80g --dtype fp8
-expect_fail 1 "--dtype: unknown dtype 'fp4' \(expected bf16\|fp8\|fp8-delayed\|fp8-current\|fp8-blockwise\|fp8-tensorwise\|mxfp8\|nvfp4\)" -- predict \
+expect_fail 1 "--dtype: unknown dtype 'fp4' \(expected bf16\|fp8\|fp8-delayed\|fp8-current\|fp8-blockwise\|fp8-tensorwise\|fp8-rowwise\|mxfp8\|nvfp4\)" -- predict \
   --model llama3-8b --dtype fp4
 one_line "unknown dtype"
 

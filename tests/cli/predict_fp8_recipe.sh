@@ -9,7 +9,7 @@ col() { awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name
 lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b * 0.9999) }'; }
 
 run=(predict --model llama3-70b --gpus 64 --tp 8 --pp 4 --gbs 128 --shard zero1 --recompute full)
-for d in fp8 fp8-delayed fp8-current fp8-blockwise fp8-tensorwise; do
+for d in fp8 fp8-delayed fp8-current fp8-blockwise fp8-tensorwise fp8-rowwise; do
   expect_ok "${run[@]}" --dtype "$d" --format csv
   cp "$TMP/out" "$TMP/$d.csv"
   check "$d: csv layout.dtype" [ "$(col "$TMP/$d.csv" layout.dtype)" = "$d" ]
@@ -34,6 +34,25 @@ check "fp8-tensorwise keeps bf16 activations (torchao saves input_hp)" \
 check "fp8 keeps FP8 copies (fewer activation bytes than fp8-tensorwise)" \
   lt "$(col "$TMP/fp8.csv" memory.activations_bytes)" "$(col "$TMP/fp8-tensorwise.csv" memory.activations_bytes)"
 check "fp8-tensorwise faster than bf16 (FP8 GEMMs)" lt "$(step fp8-tensorwise)" "$(col "$TMP/bf16.csv" step_time_s)"
+# torchao rowwise: the tensorwise casts, but each linear casts its own input (q, k, v and the
+# gated MLP's two up matrices: 3 and 2 casts of one tensor), the backward GEMMs' outputs are
+# rescaled in a pass of their own, and the sequence-parallel gathers stay 16-bit (no Float8
+# TP styles): slower than tensorwise at tp 8; its saved GEMM inputs are 16-bit too
+check "fp8-rowwise slower than fp8-tensorwise (per-linear casts, rescale, 16-bit TP gathers)" \
+  lt "$(step fp8-tensorwise)" "$(step fp8-rowwise)"
+check "fp8-rowwise keeps bf16 activations (torchao saves input_hp)" \
+  [ "$(col "$TMP/fp8-rowwise.csv" memory.activations_bytes)" = "$(col "$TMP/bf16.csv" memory.activations_bytes)" ]
+# without TP (no gathers), the casts and the rescale alone still make it slower than tensorwise
+one=(predict --model llama3-8b --gpus 8 --gbs 16 --framework torchtitan --format csv)
+expect_ok "${one[@]}" --dtype fp8-tensorwise
+cp "$TMP/out" "$TMP/tw1.csv"
+expect_ok "${one[@]}" --dtype fp8-rowwise
+check "fp8-rowwise slower than fp8-tensorwise at tp 1" lt "$(col "$TMP/tw1.csv" step_time_s)" "$(col "$TMP/out" step_time_s)"
+check "fp8-rowwise csv dtype at tp 1" [ "$(col "$TMP/out" layout.dtype)" = fp8-rowwise ]
+# torchao's float8 all-gather is tensorwise only (Float8LinearConfig asserts it)
+expect_fail 1 "fp8-rowwise gathers its weights in 16 bits .*use --fp8-all-gather off" -- \
+  predict --model llama3-8b --gpus 8 --dtype fp8-rowwise --shard zero3 --fp8-all-gather on
+check "fp8-rowwise with fp8 all-gather: one line on stderr" [ "$(wc -l <"$TMP/err")" -eq 1 ]
 # one micro-batch: nothing to cache, delayed equals today's fp8
 expect_ok predict --dtype fp8 --format csv
 cp "$TMP/out" "$TMP/m1a.csv"
@@ -47,11 +66,13 @@ expect_ok predict --dtype fp8-blockwise
 check "text names the recipe" grep -q 'dtype=fp8-blockwise' "$TMP/out"
 
 # bad values
-expect_fail 1 "^plateau: --dtype: unknown dtype 'fp8-x' \(expected bf16\|fp8\|fp8-delayed\|fp8-current\|fp8-blockwise\|fp8-tensorwise\|mxfp8\|nvfp4\)$" -- predict --dtype fp8-x
+expect_fail 1 "^plateau: --dtype: unknown dtype 'fp8-x' \(expected bf16\|fp8\|fp8-delayed\|fp8-current\|fp8-blockwise\|fp8-tensorwise\|fp8-rowwise\|mxfp8\|nvfp4\)$" -- predict --dtype fp8-x
 expect_fail 1 "^plateau: --dtype: unknown dtype '' " -- predict --dtype ''
 expect_fail 1 "dtype fp8-delayed needs FP8 tensor cores, which gpu 'a100-80g' lacks" -- predict --gpu a100-80g --dtype fp8-delayed
 expect_fail 1 "needs FP8 tensor cores, which gpu .a100-80g. lacks" -- search --gpus 8 --gpu a100-80g --dtype fp8-current
 expect_fail 1 "dtype fp8-tensorwise needs FP8 tensor cores, which gpu 'a100-80g' lacks" -- predict --gpu a100-80g --dtype fp8-tensorwise
+expect_fail 1 "dtype fp8-rowwise needs FP8 tensor cores, which gpu 'a100-80g' lacks" -- predict --gpu a100-80g --dtype fp8-rowwise
+expect_fail 1 "^plateau: --dtype: unknown dtype 'rowwise' " -- predict --dtype rowwise
 expect_fail 1 "^plateau: --dtype: unknown dtype 'tensorwise' " -- predict --dtype tensorwise
 
 finish

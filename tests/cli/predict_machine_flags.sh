@@ -56,7 +56,10 @@ check "--gpus-per-node 64: 2 nodes of 64" [ "$(get "$TMP/out" 'd["layout"]["node
 # segment that divides 128); an explicit node size is placed as given
 expect_ok predict --gpu gb200 --gpus 128 --format json
 check "gb200, 128 GPUs: 2 segments of 64" [ "$(get "$TMP/out" 'd["layout"]["nodes"], d["hardware"]["gpus_per_node"]')" = "(2, 64)" ]
-expect_fail 1 "^plateau: group of 128 ranks with 72 per node" -- predict --gpu gb200 --gpus 128 --gpus-per-node 72
+# 128 GPUs on nodes of 72 (72 + 56): the uneven data-parallel group is priced as 2 full nodes
+# (pl_group_strided, src/net/group.c), no longer refused
+expect_ok predict --gpu gb200 --gpus 128 --gpus-per-node 72 --format json
+check "gb200, 128 GPUs on nodes of 72: 2 nodes" [ "$(get "$TMP/out" 'd["layout"]["nodes"], d["hardware"]["gpus_per_node"]')" = "(2, 72)" ]
 expect_fail 1 "^plateau: --gpus-per-node: '73' is not a GPU count from 1 to the cluster's 72$" -- predict --gpu gb200 --gpus-per-node 73
 expect_fail 1 "^plateau: --gpus-per-node: '0' is not a GPU count" -- predict --gpus-per-node 0
 expect_fail 1 "^plateau: --gpus-per-node: 'two' is not a GPU count" -- predict --gpus-per-node two

@@ -22,9 +22,10 @@ pred_gib=$(awk -v p="$pred" 'BEGIN { printf "%.2f", p / 1073741824 }')
 expect_ok validate "$TT" --explain 1
 check "predicted = --explain's memory total ($pred_gib GiB)" \
   grep -qE "^  total +$pred_gib GiB of" "$TMP/out"
-# 20 rows print Memory(GiB); the others are skipped with the reason, none dropped
+# 23 rows print Memory(GiB) (20 torchtitan pages + torchao's README rows 44-46, session 17);
+# the others are skipped with the reason, none dropped
 expect_ok validate "$TT" --quantity memory --summary
-check "20 of 43 rows compared" grep -qE '^torchtitan_performance +43 +20 +23 ' "$TMP/out"
+check "23 of 46 rows compared" grep -qE '^torchtitan_performance +46 +23 +23 ' "$TMP/out"
 check "memory summary heading" grep -q '^peak memory per GPU, predicted vs published' "$TMP/out"
 expect_ok validate "$TT" --quantity memory
 check "row 19 skipped: no published figure" \

@@ -17,9 +17,18 @@ check "row 31 (H200) maps to h200 / dgx-h200" sh -c "grep -qE '^\"torchtitan_per
 check "row 14 predicted with torchtitan's split" sh -c "grep -E '^\"torchtitan_performance\",14,' '$TMP/out' | grep -q 'Et\*7|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*7L'"
 check "row 13 (1F1B) split 15, six of 16, 15" sh -c "grep -E '^\"torchtitan_performance\",13,' '$TMP/out' | grep -q 'Et\*15|t\*16|t\*16|t\*16|t\*16|t\*16|t\*16|t\*15L'"
 check "row 36 selective layer = every 2nd block" sh -c "grep -E '^\"torchtitan_performance\",36,' '$TMP/out' | grep -q 'every 2nd block'"
-for r in 23 24 29 30; do
-  check "row $r (float8 rowwise) skipped" sh -c "grep -E '^\"torchtitan_performance\",$r,' '$TMP/out' | grep -q 'rowwise recipe is not modelled'"
+# Float8 rowwise rows (the June 2025 async-TP page and torchao's README, session 17) run
+# torchao's rowwise recipe: --dtype fp8-rowwise, 16-bit FSDP gathers; the tensorwise rows stay
+for r in 23 24 29 30 46; do
+  check "row $r (float8 rowwise) predicted as fp8-rowwise" sh -c "grep -E '^\"torchtitan_performance\",$r,' '$TMP/out' | grep -q -- '--dtype fp8-rowwise .*--fp8-all-gather off'"
 done
+for r in 21 27 45; do
+  check "row $r (float8 tensorwise) stays fp8-tensorwise" sh -c "grep -E '^\"torchtitan_performance\",$r,' '$TMP/out' | grep -q -- '--dtype fp8-tensorwise'"
+done
+check "row 45 (tensorwise with float8 all-gather) gathers in FP8" sh -c "grep -E '^\"torchtitan_performance\",45,' '$TMP/out' | grep -q -- '--fp8-all-gather on'"
+# torchao's README rows (44-46): Llama 3 8B, 8 GPUs, local batch 1, seq 8192, the row's
+# median TPS: step = 8 x 8192 / (6768 x 8) = 8192 / 6768 = 1.210402 s (row 46)
+check "row 46 measured step by hand" sh -c "grep -E '^\"torchtitan_performance\",46,' '$TMP/out' | grep -q ',6768,1.2104,'"
 # Bad values, one column at a time, on a copy of row 1; and row 1 without its power limit.
 python3 - "$T" "$TMP/bad.csv" <<'PY'
 import csv, sys

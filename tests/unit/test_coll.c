@@ -844,6 +844,42 @@ static void collnet(void) {
   CHECK_EQ_INT(a, PL_ALGO_COLLNET_DIRECT);
 }
 
+/* NCCL_COLLNET_ENABLE=1 adds half the coll channels where the CollNet chain
+ * graph's bwIntra rises above bwInter (collnet.c net_collnet_channels; NCCL
+ * src/graph/connect.cc ncclTopoPostset, src/graph/search.cc pass 2). DGX
+ * B200, 2 nodes x 8, NCCL 2.29.7: the chain starts at 48 GB/s (sm100 list 96,
+ * 80, 48: the first not above the 50 GB/s rail), pass 2 lifts bwIntra to 80
+ * (8 chain channels x 80 = 640 <= 721.8 GB/s NVLink), so the ring's 16 coll
+ * channels become 16 + 8 = 24, and its network rate min(400, 24 x 0.4 x 50 =
+ * 480) = 400 GB/s instead of min(400, 16 x 0.4 x 50) = 320. A forced ring
+ * all_gather of 8 and 16 GiB (full 2 MiB chunks: same latency and fill, the
+ * hop hidden by the slices) then differs by 8 GiB x 15/16 / 400 GB/s =
+ * 20.133 ms, against 8 GiB x 15/16 / 320 GB/s = 25.166 ms without SHARP, with
+ * NCCL 2.29.3 (sm100 list 96, 48: 8 x 96 = 768 > 721.8, no lift) and on DGX
+ * H100 (sm90 list tops at 48: nothing to lift to). */
+static void collnet_channels(void) {
+  struct pl_cluster b200, h = h100;
+  struct pl_coll_cost a, b;
+  struct pl_group two = {16, 8};
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_cluster_load("dgx-b200", &b200, &d), PL_OK, dp);
+  double wide = 8 * GIB * 15.0 / 16.0 / (400 * GB), narrow = 8 * GIB * 15.0 / 16.0 / (320 * GB);
+  const struct {
+    const char *version;
+    bool sharp, hopper;
+  } cases[] = {{"2.29.7", true, false}, {"2.29.7", false, false}, {"2.29.3", true, false},
+               {"2.29.7", true, true}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    struct pl_cluster c = cases[i].hopper ? h : b200;
+    CHECK_STATUS(pl_nccl_version_parse(cases[i].version, &c.nccl_version, &d), PL_OK, dp);
+    c.sharp = cases[i].sharp;
+    CHECK_EQ_INT(pl_coll_time(&c, PL_COLL_ALL_GATHER, 8 * GIB, two, PL_ALGO_RING, &a), PL_OK);
+    CHECK_EQ_INT(pl_coll_time(&c, PL_COLL_ALL_GATHER, 16 * GIB, two, PL_ALGO_RING, &b), PL_OK);
+    CHECK_NEAR_REL(b.time_s - a.time_s, i == 0 ? wide : narrow, 1e-9);
+  }
+}
+
 /* A tree across GB200 NVL72 racks streams at NCCL's per-channel tree figure
  * (docs/collectives.md, "Session 9 (nvls9)"): 20 racks x 72, Simple, on the
  * 32 network channels of 72 rails (16 rings of 48 GB/s, not duplicated,
@@ -863,6 +899,31 @@ static void tree_racks(void) {
   CHECK_EQ_INT(pl_coll_time_proto(&gb, PL_COLL_ALL_REDUCE, 16 * GIB, racks, PL_ALGO_TREE,
                                   PL_PROTO_SIMPLE, &b), PL_OK);
   CHECK_NEAR_REL(b.time_s - a.time_s, 8 * GIB / (192 * GB), 1e-9);
+}
+
+/* pl_group_strided (src/net/group.c), by hand. DGX H100 (8 GPUs per node):
+ * a tp group of 8 (stride 1) is one node of 8; a dp group of 16 strided by
+ * tp 8 has 8 / 8 = 1 rank per node, 16 nodes; a cp group of 2 strided by
+ * tp 2 sits in one node (min(2, 8 / 2 = 4) = 2). GB200 on 64-GPU NVLink
+ * segments, tp 4 cp 2 pp 8 over 2,496 GPUs (MLPerf v5.0): dp = 39 strided
+ * by tp * cp = 8 has 64 / 8 = 8 ranks per segment; 39 = 4 * 8 + 7, so the
+ * group is priced as ceil(39 / 8) = 5 full segments of 8 = 40 ranks. */
+static void group_strided(void) {
+  struct pl_group g = pl_group_strided(8, 1, 8);
+  CHECK_EQ_INT(g.ranks, 8);
+  CHECK_EQ_INT(g.ranks_per_node, 8);
+  g = pl_group_strided(16, 8, 8);
+  CHECK_EQ_INT(g.ranks, 16);
+  CHECK_EQ_INT(g.ranks_per_node, 1);
+  g = pl_group_strided(2, 2, 8);
+  CHECK_EQ_INT(g.ranks, 2);
+  CHECK_EQ_INT(g.ranks_per_node, 2);
+  g = pl_group_strided(39, 8, 64);
+  CHECK_EQ_INT(g.ranks, 40);
+  CHECK_EQ_INT(g.ranks_per_node, 8);
+  g = pl_group_strided(1, 8, 8); /* one rank: itself */
+  CHECK_EQ_INT(g.ranks, 1);
+  CHECK_EQ_INT(g.ranks_per_node, 1);
 }
 
 int main(void) {
@@ -891,6 +952,8 @@ int main(void) {
   proxy_messages();
   pat();
   collnet();
+  collnet_channels();
   tree_racks();
+  group_strided();
   return check_finish();
 }

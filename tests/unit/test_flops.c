@@ -567,6 +567,39 @@ static void test_alltoall_dispatcher_ops(void) {
         find(ops, n, "unsort_chunks")->recompute);
 }
 
+/* Latent attention's RoPE as Megatron-Core's fused MLA kernels run it
+ * (flops.c mla_rope_bytes; fused_mla_yarn_rope_apply.py core_v0.16.0).
+ * DeepSeek-V3 on one GPU, seq 4096: 128 heads, k_dim 192 - 64 = 128, v 128,
+ * emb 64. q kernel in place: 4 x 4096 x 128 x 64 = 134,217,728 B; kv kernel:
+ * reads kv 128 x (128 + 128) and k_pos_emb 64, writes o_key 128 x (64 + 128)
+ * and o_value 128 x 128 per token, 2 B each:
+ * 2 x 4096 x (128 x 576 + 64) = 2 x 4096 x 73,792 = 604,504,064 B;
+ * 738,721,792 B each way (the backward reads dk, dv and writes d_kv, d_emb:
+ * the same sizes), two kernels each way. The old op read and wrote the
+ * rotated elements alone: 4 x 4096 x (128 x 64 + 64) = 135,266,304 B.
+ * FLOPs stay 3 per rotated element. At tp 2, 64 heads:
+ * 4 x 4096 x 64 x 64 + 2 x 4096 x (64 x 576 + 64) = 67,108,864 +
+ * 302,514,176 = 369,623,040 B. */
+static void test_mla_rope(void) {
+  struct pl_model m = model("deepseek-v3");
+  struct pl_layout l = layout(&m, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  int n = pl_layer_ops(&m, &l, ops);
+  const struct pl_op *r = find(ops, n, "rope");
+  CHECK(r != NULL);
+  if (r == NULL)
+    return;
+  CHECK_NEAR_REL(r->fwd_bytes, 738721792.0, 1e-12);
+  CHECK_NEAR_REL(r->bwd_bytes, 738721792.0, 1e-12);
+  CHECK_NEAR_REL(r->fwd_flops, 3.0 * 4096.0 * (128.0 * 64 + 64), 1e-12);
+  CHECK_EQ_INT(pl_op_kernels(r, PL_PASS_FWD), 2);
+  CHECK_EQ_INT(pl_op_kernels(r, PL_PASS_BWD), 2);
+  l = layout(&m, 2, 2, 1, 1, PL_RECOMPUTE_NONE);
+  n = pl_layer_ops(&m, &l, ops);
+  r = find(ops, n, "rope");
+  CHECK(r != NULL && fabs(r->fwd_bytes - 369623040.0) < 1e-3);
+}
+
 /* YaRN RoPE (model rope_yarn, GPT-OSS) runs Megatron-Core's unfused path
  * (flops.c ROPE_UNFUSED): on one GPU at seq 4096 the rope op covers q and k,
  * 4096 * (64 * 64 + 8 * 64) = 4096 * 4608 = 18,874,368 elements, 24 B forward
@@ -630,6 +663,7 @@ static void test_qk_norm(void) {
 int main(void) {
   test_llama2_step();
   test_rope_yarn();
+  test_mla_rope();
   test_eq3();
   test_sharding_sums();
   test_shapes();

@@ -221,6 +221,13 @@ static void test_tp_gather_bytes(void) {
   l.fp8_recipe = PL_FP8_RECIPE_TENSORWISE;
   CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_FWD) == 1.0);
   CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_GRAD) == 1.0);
+  /* torchao's rowwise recipe has no Float8 TP styles ("all distributed
+   * communication is done in high precision", torchtitan docs/float8.md):
+   * 2 B in every gather */
+  l.fp8_recipe = PL_FP8_RECIPE_ROWWISE;
+  CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_FWD) == 2.0);
+  CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_GRAD) == 2.0);
+  CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_REGATHER) == 2.0);
   l.dtype = PL_DTYPE_MXFP8;
   CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_REGATHER) == 1.03125);
   CHECK(pl_layout_tp_gather_bytes(&l, PL_TP_GATHER_GRAD) == 2.0625);

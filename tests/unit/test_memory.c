@@ -103,6 +103,9 @@ static void test_quantized_saved_inputs(void) {
   l.dtype = PL_DTYPE_FP8;
   l.fp8_recipe = PL_FP8_RECIPE_TENSORWISE;
   CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &l), 139392.0 * 8192, 1e-15);
+  /* and so does its rowwise recipe (the same matmul_with_hp_or_float8_args) */
+  l.fp8_recipe = PL_FP8_RECIPE_ROWWISE;
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &l), 139392.0 * 8192, 1e-15);
 }
 
 /* Recompute ops (torchtitan per-op SAC; memory_act.c model_mem_layer_act): Llama-3 8B,
@@ -884,7 +887,8 @@ static void test_moe_fc1_quantized(void) {
  * With it the QKV and fc1 inputs are the gathered tensors, whole: 2 * 2h
  * instead of 2 * 2h / 8, 3.5h = 14,336 B more per token: 31,760 B, x 8192 =
  * 260,177,920 B. fp8-tensorwise (torchao's Float8 TP gathers the fp8 cast):
- * 2 * 1h instead, 1.5h = 6,144 more: 23,568 x 8192 = 193,069,056 B. Without
+ * 2 * 1h instead, 1.5h = 6,144 more: 23,568 x 8192 = 193,069,056 B; fp8-rowwise
+ * gathers and saves 16 bits: bf16's 31,760 x 8192. Without
  * sp the flag does nothing (the inputs are whole already).
  * The head, pp 2, last stage (16 blocks, 1 micro-batch in flight): the
  * LM-head input whole, 2 s h = 67,108,864 B instead of 8,388,608: the
@@ -906,6 +910,8 @@ static void test_dtensor_tp(void) {
   f8.dtype = PL_DTYPE_FP8;
   f8.fp8_recipe = PL_FP8_RECIPE_TENSORWISE;
   CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &f8), 23568.0 * 8192, 1e-15);
+  f8.fp8_recipe = PL_FP8_RECIPE_ROWWISE;
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &f8), 31760.0 * 8192, 1e-15);
   struct pl_layout nosp = l;
   nosp.sp = false;
   double whole = pl_memory_layer_activation_bytes(&m, &nosp);

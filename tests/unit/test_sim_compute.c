@@ -902,6 +902,23 @@ static void test_fp8_casts(void) {
     CHECK_NEAR_REL(c->bwd_bytes, 204472320.0, EXACT);
     CHECK(c->recompute);
   }
+  /* fp8-rowwise (torchao's rowwise recipe): the same 5 B casts, but each
+   * linear casts its own input: q, k, v (3 x 1,048,576) and the gated MLP's
+   * gate and up (2 x 1,048,576), proj 1,048,576, fc2 2,883,584 = 9,175,040
+   * input elements per pass. Forward 5 x (9,175,040 + 12,845,056) =
+   * 110,100,480 B; backward the casts 5 x (2 x 11,010,048 + 12,845,056 +
+   * 9,175,040) = 220,200,960 B plus the rescale of the backward GEMMs'
+   * 16-bit outputs (read 2, write 2), dgrad 6,029,312 and wgrad 12,845,056
+   * elements: 4 x 18,874,368 = 75,497,472 B; 295,698,432 B in all */
+  run.layout.fp8_recipe = PL_FP8_RECIPE_ROWWISE;
+  c = fp8_casts_of(&run, ops);
+  CHECK(c != NULL);
+  if (c != NULL) {
+    CHECK_NEAR_REL(c->fwd_bytes, 110100480.0, EXACT);
+    CHECK_NEAR_REL(c->bwd_bytes, 295698432.0, EXACT);
+    CHECK(c->recompute);
+  }
+  run.layout.fp8_recipe = PL_FP8_RECIPE_TENSORWISE;
   /* layout.fp8_all_gather under zero3 sharded 4 ways: the weights are cast
    * on the local shard before the gather (12,845,056 / 4 = 3,211,264) and
    * not again in backward: 5 x (6,029,312 + 3,211,264) = 46,202,880 B
@@ -1386,6 +1403,7 @@ static void test_param_kernels(void) {
  *  - full recompute: the forward's copies re-run (the op's recompute flag);
  *  - fp8-tensorwise (torchao's Float8 TP gathers 1 B): 2 x (2 + 4) B x
  *    1,048,576 = 12,582,912 B each way;
+ *  - fp8-rowwise (no Float8 TP styles: 16-bit gathers): bf16's 16,777,216;
  *  - tp_comm_overlap (async TP): only the backward's 2 unfused
  *    reduce_scatter copies, 2 x 4 B x 1,048,576 = 8,388,608 B, no forward;
  *  - off, or without sequence parallelism: no op. */
@@ -1410,6 +1428,9 @@ static void test_tp_seq_copies(void) {
   run.layout.fp8_recipe = PL_FP8_RECIPE_TENSORWISE;
   c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "tp_seq_copies");
   CHECK(c != NULL && c->fwd_bytes == 12582912.0 && c->bwd_bytes == 12582912.0);
+  run.layout.fp8_recipe = PL_FP8_RECIPE_ROWWISE;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "tp_seq_copies");
+  CHECK(c != NULL && c->fwd_bytes == 16777216.0 && c->bwd_bytes == 16777216.0);
   run.layout.dtype = PL_DTYPE_BF16;
   run.layout.tp_comm_overlap = true;
   c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "tp_seq_copies");
@@ -1476,6 +1497,11 @@ static void test_framework_passes(void) {
   n = pl_sim_segment_ops(&run, 2, ops);
   CHECK(find_op(ops, n, "train_metrics") == NULL);
   CHECK(find_op(ops, n, "qkv_grad_cat") == NULL); /* the head has no QKV */
+  /* latent attention (kv_lora_rank > 0): no split backward of its own; the
+   * fused MLA RoPE kernels write d_kv (flops.c mla_rope_bytes) */
+  run.model.kv_lora_rank = 512;
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "qkv_grad_cat") == NULL);
+  run.model.kv_lora_rank = 0;
   run.layout.logit_metric_passes = 2;
   n = pl_sim_segment_ops(&run, 2, ops);
   const struct pl_op *tm = find_op(ops, n, "train_metrics");
