@@ -36,6 +36,8 @@
  *                tokens/s per GPU, printed (source_torchtitan.c)
  *   fms          IBM fms-fsdp (PyTorch blog 2024-03, README 2024-05):
  *                tokens/s per GPU, printed (source_fms.c)
+ *   dgxc         NVIDIA dgxc-benchmarking recipes' Expected Performance:
+ *                seconds per step, printed (source_dgxc.c)
  * This file holds the table; the rules of the older sources are in files by
  * family, sharing sources_int.h: sources_megatron.c (sc21, korthikanti,
  * megatron20), sources_deepspeed.c (mtnlg, bloom, vtrain),
@@ -356,6 +358,23 @@ static const struct validate_source sources[] = {
      .overrides = validate_fms_overrides,
      .hardware = validate_fms_hardware,
      .measure = validate_fms_measure},
+    /* NVIDIA's DGX Cloud Benchmarking recipes (source_dgxc.c): NeMo 24.x
+     * launcher runs on DGX Cloud H100; the model family by name as the NeMo
+     * rows (validate_nemo_model), the dimensions from the recipe yaml */
+    {.key = "dgxc",
+     .framework = "nemo",
+     .match = "NVIDIA/dgxc-benchmarking",
+     .family = "per model: Llama 3.1, Nemotron-4, GPT-3 as the recipes' NeMo yaml build them; "
+               "Megatron-Core with Transformer Engine",
+     .pos = PL_POS_ROTARY,
+     .eager_attention = false,
+     .grad_reduce_after_backward = false,
+     .sequence_parallel = true,
+     .megatron_vocab_pad = true,
+     .use_preset = true,
+     .model = validate_nemo_model,
+     .overrides = validate_dgxc_overrides,
+     .measure = validate_dgxc_measure},
 };
 
 const struct validate_source *validate_source_find(const char *source_cell) {
@@ -370,5 +389,5 @@ const char *validate_source_list(void) {
          "README H100 scaling (2024), MT-NLG, "
          "BigScience BLOOM, MosaicML llm-foundry, OPT, NeMo performance summary, MLPerf "
          "Training GPT-3, vTrain, Megatron-Bridge performance summary, Megatron MoE model zoo, "
-         "MegaScale, Llama 3 Herd of Models, torchtitan, IBM fms-fsdp";
+         "MegaScale, Llama 3 Herd of Models, torchtitan, IBM fms-fsdp, NVIDIA dgxc-benchmarking";
 }

@@ -88,5 +88,10 @@ void validate_mlperf_llama_hardware(const struct validate_in *in, const struct p
                                     struct pl_cluster *c, struct pl_vrow *row);
 bool validate_mlperf_v5_measure(const struct validate_in *in, const struct pl_run *run,
                                 struct pl_vrow *row);
+/* source_dgxc.c */
+bool validate_dgxc_overrides(const struct validate_in *in, struct pl_framework *fw,
+                             struct pl_vrow *row);
+bool validate_dgxc_measure(const struct validate_in *in, const struct pl_run *run,
+                           struct pl_vrow *row);
 
 #endif

@@ -78,6 +78,7 @@ static const struct {
     {"coreweave-readme-1rack", "2.25.1"},  /* PR #43's nccl2.25.1 image (header, PROVENANCE) */
     {"coreweave-readme-2racks", "2.25.1"}, /* same PR */
     {"coreweave-readme-20racks", "2.26.2"}, /* PR #48's 2.26.2 image (run_envs above) */
+    {"together-gb200", "2.29.2"},          /* "NCCL version 2.29.2+cuda13.1" (NCCL INFO) */
 };
 
 static void apply_nccl_version(const char *file, struct pl_cluster *cl) {
@@ -166,6 +167,10 @@ static const struct case_ cases[] = {
      * bound reset to measured + 2 points */
     {"gb200_18node_72gpu_all_reduce_coreweave-readme-1rack.txt", "gb200-nvl72", "auto", -1, 72, 1, 0.29, 0, false},
     {"gb200_32node_128gpu_all_reduce_coreweave-readme-2racks.txt", "gb200-nvl72", "auto", -1, 128, 2, 0.23, 0, false},
+    /* session 17 (together17): a second one-rack log, Together's GB200 NVL72 (NCCL 2.29.2, NVLS
+     * by default, 128 MiB - 32 GiB; its 18 trays print their Rank lines: rack_logs). First look
+     * 26.1 % (NVLS +56.1 % at 128 MiB .. +8.2 % at 32 GiB, the CoreWeave rack's pattern) */
+    {"gb200_18node_72gpu_all_reduce_together-gb200-r08.txt", "gb200-nvl72", "auto", -1, 0, 0, 0.29, 0, false},
     /* 20 racks, NVLS off (nvls8): 29.3 %, 24.0 % with the Simple ring steps in slices (net8),
      * 8.1 % with NCCL's per-channel tree figure charged per graph channel (nvls9: two coll
      * channels each, nccl_tables.c used_channels; the tree rows +2.0 .. -6.6 %, the ring the
@@ -250,6 +255,20 @@ static const struct {
 };
 static double case_mean[N_CASES]; /* main() fills it: mean busbw error >= 1 MiB per case */
 
+/* Logs whose hosts are the compute trays of one NVL72 rack, printed in their "# Rank" lines
+ * (18 hosts x 4 GPUs): the gb200-nvl72 preset's node is the rack's NVLink domain (72 GPUs),
+ * as NCCL's MNNVL clique is; the CoreWeave rack logs print one Rank line and state it through
+ * the case's ranks / nodes. */
+static const char *const rack_logs[] = {"gb200_18node_72gpu_all_reduce_together-gb200-r08.txt"};
+
+static void rack_as_node(const char *file, struct pl_nccl_series *s) {
+  for (size_t i = 0; i < sizeof rack_logs / sizeof rack_logs[0]; i++)
+    if (strcmp(rack_logs[i], file) == 0) {
+      s->nodes = 1;
+      s->ranks_per_node = s->ranks;
+    }
+}
+
 static struct pl_nccl_series *load(const struct case_ *c, struct pl_nccl_log **log) {
   char path[512];
   snprintf(path, sizeof path, DIR "%s", c->file);
@@ -275,6 +294,7 @@ static struct pl_nccl_series *load(const struct case_ *c, struct pl_nccl_log **l
     }
   enum pl_status st = pl_nccl_series_resolve(s, &h, c->file, NULL, 0, &d);
   CHECK_STATUS(st, PL_OK, dp);
+  rack_as_node(c->file, s);
   return st == PL_OK && s->ranks_per_node > 0 ? s : NULL;
 }
 
