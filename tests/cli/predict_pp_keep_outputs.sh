@@ -7,12 +7,13 @@
 # 16 x 2 B x 4096 x 32000 logits = 4,194,304,000 B more activations, stage 0
 # 16 x 2 B x 4096 x 4096 = 536,870,912 B; the busiest stage's activations rise
 # by at least the smaller and at most the larger. The step does not move; the
-# setting is in the JSON (not a CSV column); validate sets it for torchtitan's torch 1963fc8
+# setting is in JSON and CSV; validate sets it for torchtitan's torch 1963fc8
 # PP rows (row 14: 72.81 GiB against the published 72.7); bad values fail.
 . "$(dirname "$0")/lib.sh"
 
 json_num() { grep -o "\"$2\": *[0-9.e+-]*" "$1" | head -1 | sed 's/.*: *//'; }
 json_raw() { grep -o "\"$2\": *[a-z]*" "$1" | head -1 | sed 's/.*: *//'; }
+col() { awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$1"; }
 
 run=(predict --model llama2-7b --gpus 16 --pp 4 --gbs 64 --shard zero3 --format json)
 expect_ok "${run[@]}"
@@ -31,6 +32,9 @@ expect_ok predict --model llama2-7b --gpus 16 --gbs 64 --shard zero3 --format js
 t0=$(json_num "$TMP/out" total_bytes)
 expect_ok predict --model llama2-7b --gpus 16 --gbs 64 --shard zero3 --format json --pp-keep-outputs on
 check "pp 1: same memory" [ "$(json_num "$TMP/out" total_bytes)" = "$t0" ]
+
+expect_ok predict --model llama2-7b --gpus 16 --pp 4 --gbs 64 --pp-keep-outputs on --format csv
+check "csv: framework.pp_keep_outputs on" [ "$(col "$TMP/out" framework.pp_keep_outputs)" = on ]
 
 expect_ok validate "$PL_SOURCE_DIR/data/validation/torchtitan_performance.csv" --quantity memory
 check "torchtitan row 14 (interleaved): 72.814 GiB" \
