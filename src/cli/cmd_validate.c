@@ -40,9 +40,11 @@ static const struct cli_cmd cmd = {
     "plateau validate [options] FILE.csv...",
     "Predict every published run of the validation CSVs (data/validation/, layout in its\n"
     "README.md) and compare step times: each source's metric is converted with that source's\n"
-    "own FLOP convention. Prints per row the measured and predicted step time and the error,\n"
-    "the rows that cannot be expressed with the reason, and per dataset the mean, median and\n"
-    "worst absolute error (percent).",
+    "own FLOP convention. A row whose source is none of the built-in sources is read as your\n"
+    "own run (the README's \"Your own runs\": framework, model, gpu and layout columns and one\n"
+    "of step_time_s, tokens_per_s_per_gpu, tokens_per_s, mfu, tflops_per_gpu). Prints per row\n"
+    "the measured and predicted step time and the error, the rows that cannot be expressed\n"
+    "with the reason, and per dataset the mean, median and worst absolute error (percent).",
     opts,
     sizeof opts / sizeof opts[0],
     true,

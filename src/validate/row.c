@@ -93,6 +93,10 @@ static void squash(const char *s, char *out, size_t n) {
   out[j] = '\0';
 }
 
+void validate_squash(const char *s, char *out, size_t n) {
+  squash(s, out, n);
+}
+
 /* An integer column: stated (true), or empty (false, *out untouched). A
  * malformed value skips the row. */
 static bool int_col(const struct validate_in *in, const char *col, int64_t *out, bool *ok,
@@ -345,6 +349,16 @@ static bool parse_recompute(const char *text, enum pl_recompute *out) {
   else
     return false;
   return true;
+}
+
+/* The sharding and recompute words every source's rows use, for a source's
+ * own modes rule (source_generic.c). */
+bool validate_parse_shard(const char *text, enum pl_shard *out) {
+  return parse_shard(text, out);
+}
+
+bool validate_parse_recompute(const char *text, enum pl_recompute *out) {
+  return parse_recompute(text, out);
 }
 
 /* A degree column: stated, or 1 (noted when say is true). */

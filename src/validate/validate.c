@@ -215,10 +215,13 @@ static bool source_framework(const struct validate_source *src, const struct val
 static bool build_record(const struct validate_in *in, struct pl_vrow *row, struct pl_run *run) {
   const char *source = validate_csv_cell(in->csv, in->rec, "source");
   const struct validate_source *src = validate_source_find(source);
+  struct validate_source own; /* the rules of a user's own run, for this record */
   snprintf(row->quantity, sizeof row->quantity, "step_time_s");
-  if (src == NULL)
-    return validate_skip(row, "source '%.60s' unknown (known: %s)", source,
-                         validate_source_list());
+  if (src == NULL) {
+    if (!validate_generic_source(in, &own, row))
+      return false;
+    src = &own;
+  }
   snprintf(row->source, sizeof row->source, "%s", src->key);
   snprintf(row->framework, sizeof row->framework, "%s", src->framework);
   snprintf(row->architecture, sizeof row->architecture, "%s", src->family);

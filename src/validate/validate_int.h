@@ -8,6 +8,8 @@
  *                  metric to a step time; the older sources' rules by family
  *                  in sources_megatron.c, sources_deepspeed.c,
  *                  sources_llmfoundry.c, sources_nemo.c (sources_int.h)
+ * source_generic.c a record of no built-in source: the rules for a user's own
+ *                  runs (data/validation/README.md "Your own runs")
  * row.c            one record -> struct pl_run (model, hardware, layout)
  * validate.c       files, prediction, summaries
  * baseline.c       the regression-guard baseline file
@@ -97,6 +99,15 @@ bool validate_skip(struct pl_vrow *row, const char *fmt, ...)
 #endif
     ;
 
+/* The lowercase letters and digits of s ("FSDP FULL_SHARD" -> "fsdpfullshard"),
+ * at most n - 1 of them: how names are compared whatever their spelling. */
+void validate_squash(const char *s, char *out, size_t n);
+/* The sharding and recompute words of the sources' rows (row.c: "FSDP
+ * FULL_SHARD", "ZeRO-1", "distributed optimizer"; "selective", "full ...",
+ * "none"), false when not one of them. */
+bool validate_parse_shard(const char *text, enum pl_shard *out);
+bool validate_parse_recompute(const char *text, enum pl_recompute *out);
+
 /* Numbers as the sources print them: "137", "1.10", "44%", "2560*" (a
  * footnote mark). Empty -> *present false, PL_OK. Junk -> PL_ERR_PARSE. */
 enum pl_status validate_num(const char *cell, double *out, bool *present);
@@ -165,6 +176,13 @@ double validate_megatron_flops(const struct pl_model *m, double batch, double se
 const struct validate_source *validate_source_find(const char *source_cell);
 /* The known sources, for messages ("known: ..."). */
 const char *validate_source_list(void);
+
+/* A record whose `source` matches no built-in source: the rules for the
+ * user's own runs (source_generic.c; data/validation/README.md "Your own
+ * runs") as a source of its own, in *out, for this record only (it may point
+ * into the record's cells). False = skipped, the reason naming the column to add. */
+bool validate_generic_source(const struct validate_in *in, struct validate_source *out,
+                             struct pl_vrow *row);
 
 /* Build the run of one record (model, hardware, layout); false = skipped
  * with the reason in row. */

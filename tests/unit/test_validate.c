@@ -123,7 +123,8 @@ static void test_rows(void) {
       /* 4: a stated dp that does not multiply out */
       SC21_SRC "GPT 1.7B,1.7,24,2304,24,,,2048,51200,A100-SXM4-80GB,32,1,1,1,16,,,none,full,,512,"
       "mixed,,137,,,,,,\n"
-      /* 5: unknown source */
+      /* 5: no built-in source: read as a user's own run (source_generic.c), which
+   * needs a framework column */
       "Somebody 2030,x,y,GPT 1.7B,1.7,24,2304,24,,,2048,51200,A100-SXM4-80GB,32,1,1,1,32,,,none,"
       "full,,512,mixed,,137,,,,,,\n"
       /* 6: a GPU with no preset */
@@ -186,7 +187,8 @@ static void test_rows(void) {
   r = row_of(&v, 4);
   CHECK_CONTAINS(r ? r->skipped_reason : NULL, "dp 16 x tp 1 x pp 1 x cp 1 != 32 GPUs");
   r = row_of(&v, 5);
-  CHECK_CONTAINS(r ? r->skipped_reason : NULL, "source 'Somebody 2030' unknown");
+  CHECK_CONTAINS(r ? r->skipped_reason : NULL,
+                 "source 'Somebody 2030' is no built-in source and column 'framework' is empty");
   r = row_of(&v, 6);
   CHECK_CONTAINS(r ? r->skipped_reason : NULL, "gpu 'TPU v4' has no preset");
   r = row_of(&v, 7);

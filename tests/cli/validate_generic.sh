@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# `plateau validate` on a user's own CSV (src/validate/source_generic.c; data/validation/README.md
+# "Your own runs"): rows whose source is no built-in source are read by the generic rules.
+# tests/data/validation-user/own_runs.csv rewrites published runs already in data/validation/
+# (Korthikanti Table 5, vTrain, MegaScale Table 2, NeMo 24.07, torchtitan) in the generic columns:
+# every row predicts, its command reproduces the prediction, the same run by preset name or by
+# its dimensions predicts the same, and bad cells are skipped with the column to add.
+. "$(dirname "$0")/lib.sh"
+OWN="$PL_TEST_DATA/validation-user/own_runs.csv"
+V="$PL_SOURCE_DIR/data/validation"
+
+expect_ok validate "$OWN" --format json
+python3 - "$TMP/out" >"$TMP/rows" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+for r in rows:
+    print("%d\t%s\t%s\t%.9g\t%.9g\t%s" % (r["row"], r["source"], r["skipped_reason"] or "-",
+          r["predicted"] or 0, r["measured"] or 0, r["command"] or ""))
+PY
+check "10 rows" [ "$(wc -l <"$TMP/rows")" -eq 10 ]
+check "every row is read by the generic rules" [ "$(cut -f2 "$TMP/rows" | sort -u)" = "generic" ]
+check "every row is predicted" [ "$(cut -f3 "$TMP/rows" | sort -u)" = "-" ]
+# the same run by preset name (row 7) and by its dimensions with architecture llama (row 8)
+p7=$(awk -F'\t' '$1 == 7 {print $4}' "$TMP/rows")
+p8=$(awk -F'\t' '$1 == 8 {print $4}' "$TMP/rows")
+check "preset and dimensions predict alike ($p7 vs $p8)" [ "$p7" = "$p8" ]
+# measured by hand: row 7: 128 x 4096 tokens / (2162 tokens/s/GPU x 64) = 3.78908418 s;
+# row 3: 768 x 2048 / 39300 tokens/s = 40.0219847 s; row 1: 1.42 s as printed
+check "tokens_per_s_per_gpu converted" [ "$(awk -F'\t' '$1 == 7 {print $5}' "$TMP/rows")" = "3.78908418" ]
+check "tokens_per_s converted" [ "$(awk -F'\t' '$1 == 3 {print $5}' "$TMP/rows")" = "40.0219847" ]
+check "step_time_s as printed" [ "$(awk -F'\t' '$1 == 1 {print $5}' "$TMP/rows")" = "1.42" ]
+# each row's command reproduces its prediction
+n=0
+while IFS=$'\t' read -r row src why want meas cmd; do
+  n=$((n + 1))
+  got=$(eval "\"\$PLATEAU\" ${cmd#plateau } --format json" | python3 -c \
+    'import json, sys; print("%.9g" % json.load(sys.stdin)["step_time_s"])')
+  check "row $row: command gives $want s (got $got)" [ "$got" = "$want" ]
+done <"$TMP/rows"
+check "all commands run ($n)" [ "$n" -eq 10 ]
+check "framework_flags reach the command" grep -q $'^3\t.*--sequence-parallel on' "$TMP/rows"
+check "hardware_flags reach the command" grep -q $'^10\t.*--power-cap .500 W. --hbm .96 GiB.' "$TMP/rows"
+check "cluster column reaches the command" grep -q $'^2\t.*--cluster vtrain-a100' "$TMP/rows"
+
+# --explain and the text report
+expect_ok validate "$OWN" --explain 8
+check "explain: the architecture column's family" grep -q "architecture: llama (architecture column)" "$TMP/out"
+check "explain: the metric" grep -q "metric: tokens_per_s_per_gpu -> step" "$TMP/out"
+expect_ok validate "$OWN" --summary
+check "summary: 10 rows predicted" grep -Eq "^own_runs +10 +10 +0 " "$TMP/out"
+
+# memory: the peak_memory_gib column (row 10: 82.4 GiB); the others say what to add
+expect_ok validate "$OWN" --quantity memory --format csv
+check "memory: row 10 compared" grep -q '^"own_runs",10,.*"generic".*"peak_memory_gib (printed, GiB per GPU)"' "$TMP/out"
+check "memory: row 1 asks for the column" grep -q '^"own_runs",1,.*fill the column peak_memory_gib' "$TMP/out"
+
+# a CSV without a framework column: skipped with the column to add, or --framework names it
+cut -d, -f1-25 "$OWN" | head -2 >"$TMP/nofw.csv"
+check "fixture cut keeps the common columns" grep -q '^source,.*,precision$' "$TMP/nofw.csv"
+printf '%s,architecture,step_time_s\n' "$(head -1 "$TMP/nofw.csv")" >"$TMP/nofw2.csv"
+printf '%s,gpt,1.42\n' "$(sed -n 2p "$TMP/nofw.csv")" >>"$TMP/nofw2.csv"
+expect_ok validate "$TMP/nofw2.csv" --format csv
+check "no framework: the column to add" grep -q "column 'framework' is empty: name a framework preset" "$TMP/out"
+expect_ok validate "$TMP/nofw2.csv" --framework megatron-lm --format csv
+check "--framework stands for the column" grep -q '"generic",.*"framework: --framework megatron-lm' "$TMP/out"
+
+# bad cells: a skip reason naming the column, never a crash, exit 0
+H=$(head -1 "$OWN")
+{
+  echo "$H"
+  sed -n 2p "$OWN" | sed 's/,Megatron-LM,gpt,/,Megatron-XL,gpt,/'
+  sed -n 2p "$OWN" | sed 's/,Megatron-LM,gpt,/,Megatron-LM,,/'
+  sed -n 2p "$OWN" | sed 's/,1\.42,/,,/'
+  sed -n 2p "$OWN" | sed 's/,1\.42,/,1.4x,/'
+  sed -n 2p "$OWN" | sed 's/,22B,22,48,6144,64,/,22B,22,,,,/'
+  sed -n 2p "$OWN" | sed 's/,A100 80GB,8,8,/,A100 80GB,8,eight,/'
+} >"$TMP/bad.csv"
+expect_ok validate "$TMP/bad.csv" --format csv
+check "unknown framework" grep -q "framework 'Megatron-XL' is no preset (plateau list frameworks" "$TMP/out"
+check "dimensions without architecture" grep -q "add a column 'architecture' = gpt or llama" "$TMP/out"
+check "missing metric" grep -q "no measured figure: fill one of the columns step_time_s" "$TMP/out"
+check "non-numeric metric" grep -q "column 'step_time_s': '1.4x' is not a positive number" "$TMP/out"
+check "unknown model without dimensions" grep -q "model '22B' is no preset (plateau list models" "$TMP/out"
+check "non-numeric degree" grep -q "column 'tp': 'eight' is not a positive integer" "$TMP/out"
+
+# the generic rules are the loaders' engine: a published row rewritten as a user's own, with
+# its loader's framework and hardware settings as framework_flags / hardware_flags (from the
+# row's command), predicts exactly as the loader does (rows whose command needs a layout flag
+# beyond the common columns, or a model no preset or gpt/llama family describes, are left out)
+expect_ok validate "$V/nemo_2407_performance_summary.csv" "$V/mlperf_gpt3.csv" \
+  "$V/torchtitan_performance.csv" --format csv
+python3 - "$TMP/out" >"$TMP/rewritten.csv" <<'PY'
+import csv, json, shlex, sys
+hw = {"power-cap", "hbm", "hbm-bandwidth", "nic-bandwidth", "sharp", "gpus-per-node"}
+lay = {"gpus", "tp", "pp", "cp", "vp", "seq", "mbs", "gbs", "shard", "shard-group", "dtype", "schedule",
+       "recompute"}
+cols = ("source,model,layers,hidden,heads,kv_heads,ffn_hidden,vocab,architecture,seq_len,gpu,num_gpus,"
+        "tp,pp,cp,vp,sharding,shard_group,recompute,micro_batch,global_batch,precision,framework,cluster,"
+        "framework_flags,hardware_flags,step_time_s,predicted_by_loader").split(",")
+w = csv.DictWriter(sys.stdout, cols, lineterminator="\n")
+w.writeheader()
+for r in csv.DictReader(open(sys.argv[1])):
+    if not r["command"]:
+        continue
+    a = shlex.split(r["command"])[2:]
+    f = [(a[i][2:], a[i + 1]) for i in range(0, len(a), 2)]
+    k = [n for n, _ in f]
+    fd = dict(f)
+    if "framework" not in k or fd["schedule"] not in ("1f1b", "interleaved"):
+        continue
+    i = k.index("framework")
+    if set(k[:i]) - lay - hw - {"model", "gpu", "cluster"}:
+        continue
+    d = {"model": fd["model"]}
+    if fd["model"].startswith("{"):
+        m = json.loads(fd["model"])
+        flags = {n: v for n, v in m.items() if isinstance(v, bool)}
+        on = {n for n, v in flags.items() if v}
+        if (m["mlp"], m["pos"], m["norm"]) == ("gelu", "learned", "layer") and \
+                on == {"tied_embeddings", "linear_bias", "dropout"}:
+            fam = "gpt"
+        elif (m["mlp"], m["pos"], m["norm"]) == ("swiglu", "rotary", "rms") and not on:
+            fam = "llama"
+        else:
+            continue
+        if set(m) - set(flags) - {"name", "mlp", "pos", "norm", "layers", "hidden", "heads", "kv_heads",
+                                  "head_dim", "ffn_hidden", "vocab", "seq_len", "max_positions"} or \
+                m["head_dim"] * m["heads"] != m["hidden"]:
+            continue
+        d = {"model": "own " + m["name"], "architecture": fam}
+        d.update({n: m[n] for n in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab")})
+    gpu = {"a100-80g": "A100 80GB", "a100-40g": "A100 40GB"}.get(fd["gpu"], fd["gpu"])
+    d.update(source="my lab", seq_len=fd["seq"], gpu=gpu, num_gpus=fd["gpus"], tp=fd["tp"],
+             pp=fd["pp"], cp=fd["cp"], vp=fd["vp"], sharding=fd["shard"], recompute=fd["recompute"],
+             shard_group=fd.get("shard-group", ""),
+             micro_batch=fd["mbs"], global_batch=fd["gbs"], precision=fd["dtype"],
+             framework=fd["framework"], cluster=fd["cluster"], step_time_s=r["measured_s"],
+             framework_flags=" ".join("--%s %s" % (n, shlex.quote(v)) for n, v in f[i + 1:]),
+             hardware_flags=" ".join("--%s %s" % (n, shlex.quote(v)) for n, v in f if n in hw),
+             predicted_by_loader=r["predicted_s"])
+    w.writerow(d)
+PY
+n_rw=$(($(wc -l <"$TMP/rewritten.csv") - 1))
+check "published rows rewritten ($n_rw)" [ "$n_rw" -ge 100 ]
+expect_ok validate "$TMP/rewritten.csv" --format csv
+python3 - "$TMP/rewritten.csv" "$TMP/out" >"$TMP/diff" <<'PY'
+import csv, sys
+for a, b in zip(csv.DictReader(open(sys.argv[1])), csv.DictReader(open(sys.argv[2]))):
+    if b["source"] != "generic" or b["predicted_s"] != a["predicted_by_loader"]:
+        print(b["row"], a["predicted_by_loader"], b["predicted_s"], b["skipped_reason"])
+PY
+check "every rewritten row predicts as its loader ($(wc -l <"$TMP/diff") differ)" [ ! -s "$TMP/diff" ]
+
+# built-in sources keep their loaders: no published row is read as a generic one
+expect_ok validate "$V/korthikanti2022_activation_recompute.csv" "$V/torchtitan_performance.csv" --format csv
+check "built-in rows keep their source" grep -q '"korthikanti"' "$TMP/out"
+check "no built-in row is generic" bash -c "! grep -q '\"generic\"' '$TMP/out'"
+finish
