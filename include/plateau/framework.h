@@ -166,6 +166,8 @@ struct pl_framework {
                                           0.3.15-0.4.1 fetch_sub_module; layout.zero3_debug_norm) */
   enum pl_setting eager_xent;          /* the loss is PyTorch's eager cross_entropy on an fp32 copy
                                           of the logits (layout.eager_xent) */
+  enum pl_setting pp_keep_outputs;     /* pp > 1: every stage keeps each micro-batch's output until
+                                          the step ends (layout.pp_keep_outputs) */
 };
 
 /* Load a preset by name (data/frameworks/) or a framework file by path into

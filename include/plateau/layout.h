@@ -518,6 +518,14 @@ struct pl_layout {
                               the chunk's last backward (torchtitan apply_fsdp: reshard_after_
                               forward False with pp; PyTorch pipelining stage.py
                               backward_maybe_with_nosync); false = per micro-batch, as pp = 1 */
+  bool pp_keep_outputs;    /* input: pp > 1: every pipeline stage keeps each micro-batch's output
+                              (the hidden states it sends; the last stage's logits) until the
+                              step ends, as torch.distributed.pipelining did before PyTorch PR
+                              #153383 (May 2025): stage.py forward_one_chunk appended every
+                              output to output_chunks, cleared only by clear_runtime_states at
+                              the next step's start; memory only (memory.c kept_outputs);
+                              false: freed after their send and backward (Megatron-Core
+                              deallocate_output_tensor) */
   int64_t first_stage_layers; /* input: transformer blocks on the first pipeline stage, the rest
                               split evenly (Megatron-Core --decoder-first-pipeline-num-layers,
                               TransformerConfig.num_layers_in_first_pipeline_stage); 0 = the

@@ -75,6 +75,7 @@ static const struct {
     {"moe_host_sync", offsetof(struct pl_framework, moe_host_sync)},
     {"fsdp_pp_unsharded", offsetof(struct pl_framework, fsdp_pp_unsharded)},
     {"eager_xent", offsetof(struct pl_framework, eager_xent)},
+    {"pp_keep_outputs", offsetof(struct pl_framework, pp_keep_outputs)},
 };
 
 static enum pl_setting *setting_at(struct pl_framework *fw, size_t i) {
@@ -521,6 +522,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->async_tp, &l->async_tp, false);
   put(fw->grad_accum_fusion, &l->grad_accum_fusion, false);
   put(fw->eager_xent, &l->eager_xent, false);
+  put(fw->pp_keep_outputs, &l->pp_keep_outputs, false);
 }
 
 static enum pl_setting setting(bool on) { return on ? PL_SETTING_ON : PL_SETTING_OFF; }
@@ -603,4 +605,5 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->async_tp = setting(l->async_tp);
   out->grad_accum_fusion = setting(l->grad_accum_fusion);
   out->eager_xent = setting(l->eager_xent);
+  out->pp_keep_outputs = setting(l->pp_keep_outputs);
 }

@@ -75,6 +75,7 @@ static const struct flag flags[] = {
     ONOFF("te-cross-entropy", te_cross_entropy),
     ONOFF("megatron-xent", megatron_xent),
     ONOFF("eager-cross-entropy", eager_xent),
+    ONOFF("pp-keep-outputs", pp_keep_outputs),
     WORDS("adam-moments-dtype", adam_moments_bf16, "dtype", "bf16", "fp32", false),
     ONOFF("fsdp-block-units", fsdp_block_units),
     ONOFF("launch-blocking", launch_blocking),

@@ -35,7 +35,9 @@
  * fp32 gradients before its reduce-scatter; with pp > 1 and
  * layout.fsdp_pp_unsharded the whole stage's bf16 parameters and fp32
  * gradients), the SP all-gather buffer, the
- * pipeline send/recv buffers, ring-attention K/V buffers, and an allowance
+ * pipeline send/recv buffers, ring-attention K/V buffers, the stage outputs
+ * torch.distributed.pipelining keeps to the step's end (layout.pp_keep_outputs,
+ * counted with the activations: kept_outputs), and an allowance
  * for the framework: 1 GiB fixed (CUDA context, cuBLAS workspaces, NCCL
  * buffers) plus 5% of everything else for caching-allocator fragmentation.
  * Both allowance numbers are assumptions, not measurements.
@@ -215,6 +217,35 @@ static void activations(const struct pl_model *m, const struct pl_layout *l, int
   s->act_b += (held - 1.0) * head1_b + (head1_b + xent_x > rerun_b ? head1_b + xent_x : rerun_b);
 }
 
+/* layout.pp_keep_outputs: what rank i's pipeline stages keep of their
+ * outputs until the step ends. torch.distributed.pipelining before PyTorch PR
+ * #153383 (merged 2025-05-13; so at torch 1963fc8, 2024-12-23, torchtitan's
+ * end-2024 benchmarks) appended every micro-batch's stage output to
+ * output_chunks in _PipelineStageBase.forward_one_chunk (stage.py: "Prepare
+ * for final output merge or reduction", read by get_fwd_send_ops for the
+ * send), on every stage, and only clear_runtime_states at the next step's
+ * start clears it; since #138504 (Oct 2024) the last stage detaches them
+ * after its backward, which frees their autograd graph but not the tensors
+ * (PyTorch issue #159251 describes the same on the last stage after #153383).
+ * So each virtual stage holds all m micro-batches' outputs once its last
+ * forward has run: the hidden states it sends, 2 B x tokens x h (/ tp under
+ * sequence parallelism: the stage's last block ends sequence-sharded), and
+ * on the model's last virtual stage the 16-bit logits, vocab-sharded over tp
+ * (torchtitan's loss_parallel output layer, Shard(-1); model.py returns
+ * self.output(h) without an fp32 cast at 9dec370). In 1F1B and interleaved
+ * 1F1B a stage's last forward comes before its cooldown, while its steady-state
+ * micro-batches are still in flight, so the whole amount adds to the peak. */
+static double kept_outputs(const struct pl_model *m, const struct pl_layout *l, int64_t i) {
+  int64_t pp = deg(l->pp), v = deg(l->vp), tp = deg(l->tp);
+  if (!l->pp_keep_outputs || pp == 1)
+    return 0.0;
+  double sb = local_tokens(m, l), per_mb = 0.0;
+  for (int64_t c = 0; c < v; c++)
+    per_mb += c * pp + i == pp * v - 1 ? 2.0 * sb * (double)((m->vocab + tp - 1) / tp)
+                                       : 2.0 * sb * (double)m->hidden / sp_div(l);
+  return (double)deg(l->micro_batches) * per_mb;
+}
+
 static void buffers(const struct pl_model *m, const struct pl_layout *l, struct stage *s) {
   int64_t tp = deg(l->tp);
   double sb = local_tokens(m, l), h = (double)m->hidden;
@@ -236,6 +267,7 @@ static void stage_compute(const struct pl_model *m, const struct pl_layout *l, i
   memset(s, 0, sizeof *s);
   model_mem_states(m, l, i, s);
   activations(m, l, i, s);
+  s->act_b += kept_outputs(m, l, i);
   buffers(m, l, s);
 }
 

@@ -262,8 +262,14 @@ void model_mem_states(const struct pl_model *m, const struct pl_layout *l, int64
      * upcasts to reduce_dtype, torch/distributed/fsdp/_fully_shard/
      * _fsdp_param.py, 2.6+; torchtitan mixed_precision_reduce "float32") until
      * the reduce_scatter after the last backward; FP8-gathered GEMM weights
-     * at 1 B (fp8_save) */
-    s->unsharded_b = (PARAM_BYTES + GRAD_BYTES) * s->params - fp8_save * (double)s->layers * fp8_w;
+     * at 1 B (fp8_save). Under zero2 the parameters are not sharded, so
+     * params_b above already holds the stage's bf16 parameters whole (the
+     * copy the forward uses): only the fp32 gradients come on top, or the
+     * stage's 16-bit weights would be counted twice */
+    s->unsharded_b = l->shard == PL_SHARD_ZERO2
+                         ? GRAD_BYTES * s->params
+                         : (PARAM_BYTES + GRAD_BYTES) * s->params -
+                               fp8_save * (double)s->layers * fp8_w;
   else if (l->shard == PL_SHARD_ZERO3 && deepspeed_module_fetch(m, l))
     s->unsharded_b = PARAM_BYTES * deepspeed_working_elems(m, l, i);
   else if (l->shard == PL_SHARD_ZERO3 && l->fsdp_block_units) {

@@ -302,6 +302,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_num(c, "hardware.nic_bytes_per_s", hw->nic_bytes_per_s, true);
   col_str(c, "hardware.sharp", hw->sharp ? "on" : "off");
   col_str(c, "framework.eager_cross_entropy", pl_setting_name(fw.eager_xent));
+  /* added after those: pipeline stage outputs kept to the step's end (layout.pp_keep_outputs) */
+  col_str(c, "framework.pp_keep_outputs", pl_setting_name(fw.pp_keep_outputs));
   col_num(c, "hardware.gpu_variability", hw->gpu.clock_cv, true); /* src/hw/variability.c */
 }
 

@@ -6,11 +6,13 @@
  * Performance" table of the training step time (seconds per step, "the last
  * training step timing" of NeMo's train_step_timing), tokens/s and MFU per
  * GPU count on DGX Cloud H100. The rows hold what the recipe's own launch
- * scripts and Hydra yaml at the same tag set (NeMo 1 launcher path,
- * megatron_gpt_pretraining.py, containers nemo:24.05 / 24.09 / 24.12): the
- * layout, the model dimensions, the userbuffers SMs, the attention backend
- * (NVTE_FUSED_ATTN) and the loss fusion. Nothing here looks at a
- * prediction. */
+ * scripts at the same tag set: up to v25.02 the NeMo 1 path
+ * (megatron_gpt_pretraining.py with the recipe's Hydra yaml, containers
+ * nemo:24.05 / 24.09 / 24.12), from v25.04 NeMo 2's performance scripts
+ * (scripts/performance/llm at the NeMo commit the recipe's setup.sh pins,
+ * container nemo:25.02.01): the layout, the model dimensions, the
+ * userbuffers SMs, the attention backend (NVTE_FUSED_ATTN) and the loss
+ * fusion. Nothing here looks at a prediction. */
 #include <stdio.h>
 #include <string.h>
 
@@ -18,9 +20,11 @@
 
 #include "validate/sources_int.h"
 
-/* The userbuffers SMs of one recipe yaml (ub_tp_comm_overlap_cfg proj_fprop
- * and fc2_fprop num_sm, both "method: pipeline" with set_sm_margin 1);
- * empty = the yaml sets no ub config: NeMo's default, the preset's. */
+/* The userbuffers SMs of one recipe (proj_fprop and fc2_fprop num_sm, both
+ * "pipeline" with set_sm_margin: the NeMo 1 yaml's ub_tp_comm_overlap_cfg,
+ * or the NeMo 2 script's userbuffers_*_h100_* config of
+ * nemo/collections/llm/recipes/tp_overlap_configs/userbuffers.py);
+ * empty = the recipe sets none: the preset's. */
 static bool dgxc_ub_sms(const struct validate_in *in, const char *col, int64_t *sms, bool *set,
                         struct pl_vrow *row) {
   bool present = false;
@@ -34,9 +38,52 @@ static bool dgxc_ub_sms(const struct validate_in *in, const char *col, int64_t *
   return true;
 }
 
-/* The container's preset: every row ran a NeMo 24.x container (24.05, 24.09,
- * 24.12), the nemo-2024 preset (mid-2024 cuDNN; data/frameworks/
- * nemo-2024.json). Then what the recipe sets:
+/* The data-parallel bucket the recipe sets, as the bucket_mb behaviour
+ * (MiB of gradients per reduce_scatter / all_gather):
+ *  - NeMo 1 rows: the yaml's optim.bucket_cap_mb for Apex's
+ *    distributed_fused_adam (the nemo preset's own source reads the
+ *    launcher's 100 the same way; llama3.1_{8b,70b}.yaml 75, 405b 125,
+ *    nemotron4-15b 100, 340b 50, gpt3_175b_hydra 220);
+ *  - NeMo 2 rows: MegatronCommOverlapCallback._get_optimizer_overlap_cfgs
+ *    (nemo/lightning/pytorch/callbacks/megatron_comm_overlap.py at the
+ *    NeMo commit the recipes pin, d2b21556f2) sets the DDP bucket_size to
+ *    128 x 1024 x 1024 parameters whenever dp > 1; Megatron-Core's
+ *    DistributedDataParallelConfig.bucket_size counts parameters, so the
+ *    bucket holds that many gradients in the reduce dtype (bf16 under the
+ *    preset's grad_reduce_fp32 off, the performance recipes'
+ *    grad_reduce_in_fp32 False). */
+static bool dgxc_bucket(const struct validate_in *in, struct pl_framework *fw,
+                        struct pl_vrow *row) {
+  bool mb_present = false, n_present = false;
+  double mb = 0, n = 0;
+  if (validate_num(cell(in, "bucket_cap_mb"), &mb, &mb_present) != PL_OK ||
+      (mb_present && !(mb > 0)))
+    return validate_skip(row, "column 'bucket_cap_mb': '%s' is not a positive number",
+                         cell(in, "bucket_cap_mb"));
+  if (validate_num(cell(in, "ddp bucket_size (parameters)"), &n, &n_present) != PL_OK ||
+      (n_present && !(n > 0)))
+    return validate_skip(row, "column 'ddp bucket_size (parameters)': '%s' is not a positive "
+                              "number",
+                         cell(in, "ddp bucket_size (parameters)"));
+  if (mb_present) {
+    fw->bucket_mb = mb;
+    fw->bucket_dp_scaled = false;
+    validate_note(row, "data-parallel buckets of %g MiB (the yaml's bucket_cap_mb)", mb);
+  } else if (n_present) {
+    double bytes = fw->grad_reduce_fp32 == PL_SETTING_ON ? 4.0 : 2.0;
+    fw->bucket_mb = n * bytes / (1024.0 * 1024.0);
+    fw->bucket_dp_scaled = false;
+    validate_note(row, "data-parallel buckets of %.0f parameters = %g MiB (NeMo 2's "
+                       "MegatronCommOverlapCallback bucket_size)",
+                  n, fw->bucket_mb);
+  }
+  return true;
+}
+
+/* The container's preset: NeMo 24.x (24.05, 24.09, 24.12) the nemo-2024
+ * preset (mid-2024 cuDNN; data/frameworks/nemo-2024.json), NeMo 25.0x the
+ * nemo preset (as the NeMo 25.02 performance-summary rows). Then what the
+ * recipe sets:
  *  - cross_entropy_loss_fusion true in the Llama 3.1 and Nemotron-4 yaml
  *    (llama3.1/llama3.1_*.yaml, nemotron/nemotron4-*-synth.yaml @ v24.11.1
  *    and v25.02): NeMo 1 copies it into Megatron-Core's TransformerConfig
@@ -48,17 +95,20 @@ static bool dgxc_ub_sms(const struct validate_in *in, const char *col, int64_t *
  *    DotProductAttention then chooses its FlashAttention backend
  *    (transformer_engine/pytorch/attention.py get_attention_backend: the
  *    fused (cuDNN) backend off by the variable), plateau's flash attention;
- *  - ub_tp_comm_overlap and the yaml's userbuffers SMs. */
+ *  - ub_tp_comm_overlap and the yaml's userbuffers SMs;
+ *  - the data-parallel bucket (dgxc_bucket). */
 bool validate_dgxc_overrides(const struct validate_in *in, struct pl_framework *fw,
                              struct pl_vrow *row) {
   const char *cont = cell(in, "container");
-  if (strncmp(cont, "nemo:24.", 8) != 0)
-    return validate_skip(row, "container '%s': only NeMo 24.x rows are read", cont);
-  struct pl_diag d;
-  pl_diag_clear(&d);
-  if (pl_framework_preset("nemo-2024", fw, &d) != PL_OK)
-    return validate_skip(row, "framework preset: %s", d.msg);
-  snprintf(row->framework, sizeof row->framework, "nemo-2024");
+  if (strncmp(cont, "nemo:24.", 8) == 0) {
+    struct pl_diag d;
+    pl_diag_clear(&d);
+    if (pl_framework_preset("nemo-2024", fw, &d) != PL_OK)
+      return validate_skip(row, "framework preset: %s", d.msg);
+    snprintf(row->framework, sizeof row->framework, "nemo-2024");
+  } else if (strncmp(cont, "nemo:25.0", 9) != 0) {
+    return validate_skip(row, "container '%s': only NeMo 24.x and 25.0x rows are read", cont);
+  }
   if (strcmp(cell(in, "cross_entropy_loss_fusion"), "true") == 0) {
     fw->megatron_xent = PL_SETTING_OFF;
     validate_note(row, "fused cross-entropy (the recipe yaml's cross_entropy_loss_fusion true)");
@@ -76,10 +126,20 @@ bool validate_dgxc_overrides(const struct validate_in *in, struct pl_framework *
                    row) ||
       !dgxc_ub_sms(in, "ub fc2_fprop SMs", &fw->ub_fc2_fprop_sms, &fw->ub_fc2_fprop_sms_set, row))
     return false;
-  if (fw->ub_proj_fprop_sms_set)
-    validate_note(row, "userbuffers %lld/%lld SMs (proj/fc2 fprop: the recipe yaml)",
+  if (stated(in, "ub proj_fprop SMs") || stated(in, "ub fc2_fprop SMs"))
+    validate_note(row, "userbuffers %lld/%lld SMs (proj/fc2 fprop: the recipe's ub config)",
                   (long long)fw->ub_proj_fprop_sms, (long long)fw->ub_fc2_fprop_sms);
-  return true;
+  return dgxc_bucket(in, fw, row);
+}
+
+/* The NeMo 2 rows (v25.04 on) run NeMo's performance recipes: their layout
+ * rules are the NeMo performance-summary rows' (validate_nemo_layout:
+ * distributed optimizer, the Llama 3.1 405B recipe's embedding and loss in
+ * the pipeline split); the NeMo 1 rows state everything they set. */
+bool validate_dgxc_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  if (strncmp(cell(in, "launcher"), "NeMo 2", 6) != 0)
+    return true;
+  return validate_nemo_layout(in, l, row);
 }
 
 /* The README's "Training step time (seconds per step)", printed. */

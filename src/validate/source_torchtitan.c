@@ -179,6 +179,10 @@ static void tt_loss(const struct validate_in *in, struct pl_layout *l, struct pl
   l->tp_gathered_saved = true;
   /* FSDP2 keeps fp32 shards, updated in place (layout.fp32_param_shards) */
   l->fp32_param_shards = true;
+  /* torch.distributed.pipelining at the row's torch keeps every stage's
+   * outputs until the step ends (layout.pp_keep_outputs): before PyTorch PR
+   * #153383 (2025-05-13), so at torch 1963fc8 (2024-12-23) */
+  l->pp_keep_outputs = strstr(ref, "torch 1963fc8") != NULL;
   if (compiled)
     validate_note(row, "loss compiled with the model (torchtitan 2025 build_cross_entropy_loss)");
 }

@@ -359,7 +359,7 @@ static const struct validate_source sources[] = {
      .hardware = validate_fms_hardware,
      .measure = validate_fms_measure},
     /* NVIDIA's DGX Cloud Benchmarking recipes (source_dgxc.c): NeMo 24.x
-     * launcher runs on DGX Cloud H100; the model family by name as the NeMo
+     * launcher and NeMo 2 (25.02) runs on DGX Cloud H100; the model family by name as the NeMo
      * rows (validate_nemo_model), the dimensions from the recipe yaml */
     {.key = "dgxc",
      .framework = "nemo",
@@ -373,6 +373,7 @@ static const struct validate_source sources[] = {
      .megatron_vocab_pad = true,
      .use_preset = true,
      .model = validate_nemo_model,
+     .layout = validate_dgxc_layout,
      .overrides = validate_dgxc_overrides,
      .measure = validate_dgxc_measure},
 };

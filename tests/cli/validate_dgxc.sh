@@ -4,29 +4,38 @@
 # Llama 3.1 70B BF16 on 64 H100, 14.72 s, v24.11.1), every row runs the nemo-2024 preset, the
 # recipe's NVTE_FUSED_ATTN=0 gives FlashAttention (GPT-3 175B at v24.11.1, row 61) and its absence
 # not (row 121, v25.02), the yaml's loss fusion and userbuffers SMs are read; bad cells skip the
-# row with the column named.
+# row with the column named. The data-parallel bucket is the yaml's bucket_cap_mb (NeMo 1) or NeMo 2's
+# MegatronCommOverlapCallback bucket_size of 128 Mi parameters (v25.04 rows).
 . "$(dirname "$0")/lib.sh"
 V="$PL_SOURCE_DIR/data/validation"
 expect_ok validate "$V/dgxc_benchmarking.csv" --format csv
 check "row 11 compares the printed 14.72 s" \
   grep -qE '^"dgxc_benchmarking",11,12,"LLAMA3.1-70B, 64 x h100, tp4 pp4 dp2 cp2 vp5, mbs 1 gbs 128, none","dgxc","h100","dgx-h100","step_time_s","Training step time \(seconds per step\) \(printed\)",14.72,14.72,' "$TMP/out"
 check "row 11 reads the fused loss and ub SMs" \
-  grep -qE '^"dgxc_benchmarking",11,.*fused cross-entropy \(the recipe yaml.*userbuffers 24/16 SMs' "$TMP/out"
+  grep -qE '^"dgxc_benchmarking",11,.*fused cross-entropy \(the recipe yaml.*userbuffers 24/16 SMs.*buckets of 75 MiB' "$TMP/out"
 check "row 61 runs FlashAttention" grep -qE '^"dgxc_benchmarking",61,.*FlashAttention \(NVTE_FUSED_ATTN=0' "$TMP/out"
 check "row 121 does not" bash -c "! grep -E '^\"dgxc_benchmarking\",121,' '$TMP/out' | grep -q FlashAttention"
 check "row 61 keeps the unfused loss (no fusion in the GPT-3 yaml)" \
   bash -c "! grep -E '^\"dgxc_benchmarking\",61,' '$TMP/out' | grep -q 'fused cross-entropy'"
 check "framework nemo-2024" grep -qE '^"dgxc_benchmarking",1,.*,"nemo-2024",' "$TMP/out"
+# NeMo 2 rows (v25.04): the nemo preset, NeMo 2's 128 Mi-parameter DDP bucket (bf16 gradients:
+# 256 MiB), the 405B recipe's embedding and loss in the pipeline split
+check "row 180 NeMo 2 bucket" grep -qE '^"dgxc_benchmarking",180,.*buckets of 134217728 parameters = 256 MiB.*,"nemo",' "$TMP/out"
+check "row 158 embedding and loss in the split" grep -qE '^"dgxc_benchmarking",158,.*embedding, loss count in the pipeline split' "$TMP/out"
 # bad cells: one row each, built from row 11
 head -1 "$V/dgxc_benchmarking.csv" > "$TMP/bad.csv"
 row=$(sed -n 12p "$V/dgxc_benchmarking.csv")
-echo "${row/,nemo:24.09,/,nemo:25.02,}" >> "$TMP/bad.csv"
+echo "${row/,nemo:24.09,/,nemo:26.02,}" >> "$TMP/bad.csv"
 echo "${row/,1,true,24,16,/,1,maybe,24,16,}" >> "$TMP/bad.csv"
 echo "${row/,1,true,24,16,/,1,true,x,16,}" >> "$TMP/bad.csv"
 echo "${row/,14.72,71235,/,abc,71235,}" >> "$TMP/bad.csv"
+echo "${row/,true,75,,pretrain,/,true,-5,,pretrain,}" >> "$TMP/bad.csv"
+echo "${row/,true,75,,pretrain,/,true,,lots,pretrain,}" >> "$TMP/bad.csv"
 expect_ok validate "$TMP/bad.csv" --format csv
-check "container not 24.x skipped" grep -qE "^\"bad\",1,.*container 'nemo:25.02': only NeMo 24.x rows" "$TMP/out"
+check "container not 24.x skipped" grep -qE "^\"bad\",1,.*container 'nemo:26.02': only NeMo 24.x and 25.0x rows" "$TMP/out"
 check "ub flag not true/false skipped" grep -qE "^\"bad\",2,.*column 'ub_tp_comm_overlap': 'maybe'" "$TMP/out"
 check "ub SMs not a number skipped" grep -qE "^\"bad\",3,.*column 'ub proj_fprop SMs': 'x'" "$TMP/out"
 check "step time not a number skipped" grep -qE "^\"bad\",4,.*Training step time" "$TMP/out"
+check "bucket_cap_mb not positive skipped" grep -qE "^\"bad\",5,.*column 'bucket_cap_mb': '-5'" "$TMP/out"
+check "ddp bucket_size not a number skipped" grep -qE "^\"bad\",6,.*column 'ddp bucket_size \(parameters\)': 'lots'" "$TMP/out"
 finish

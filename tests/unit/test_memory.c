@@ -489,6 +489,61 @@ static void test_fsdp_pp_unsharded(void) {
   CHECK_NEAR_REL(first.unsharded_bytes, 8.0 * 262148096.0, 1e-15);
 }
 
+/* zero2 with fsdp_pp_unsharded (FSDP without resharding after forward, as
+ * the Llama 3 Herd loader describes Meta's): zero2 keeps the parameters
+ * whole, so params_bytes already holds stage 0's bf16 parameters, 2 B x
+ * 1,750,138,880 = 3,500,277,760 B (test_fsdp_pp_unsharded's stage), and the
+ * unsharded part adds only the fp32 gradients, 4 B x 1,750,138,880 =
+ * 7,000,555,520 B, not 6 B: the 16-bit weights were counted twice before. */
+static void test_fsdp_pp_unsharded_zero2(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_gpu g = gpu80();
+  struct pl_layout l =
+      layout(&m, (struct spec){.gpus = 8, .pp = 4, .gbs = 8, .shard = PL_SHARD_ZERO2});
+  l.fsdp_pp_unsharded = true;
+  struct pl_memory first;
+  pl_memory_stage(&m, &l, &g, 0, &first);
+  CHECK_NEAR_REL(first.params_bytes, 3500277760.0, 1e-15);
+  CHECK_NEAR_REL(first.unsharded_bytes, 7000555520.0, 1e-15);
+}
+
+/* layout.pp_keep_outputs (torch.distributed.pipelining before PyTorch PR
+ * #153383): every stage keeps each micro-batch's output to the step's end.
+ * Llama-2 7B, 8 GPUs, pp 4, dp 2, gbs 8, mbs 1: 4 micro-batches of 4096
+ * tokens, tp 1. A hidden-state output is 2 x 4096 x 4096 = 33,554,432 B, the
+ * last stage's logits 2 x 4096 x 32000 = 262,144,000 B. Stage 0 keeps 4 x
+ * 33,554,432 = 134,217,728 B more activations, stage 3 4 x 262,144,000 =
+ * 1,048,576,000 B; the total moves by 1.05 x that (the 5 % fragmentation
+ * allowance). Interleaved, vp 2 (8 virtual stages, 4 blocks each): rank 3
+ * holds virtual stage 3 (hidden) and 7 (the logits): 4 x (33,554,432 +
+ * 262,144,000) = 1,182,793,728 B; rank 0 two hidden outputs, 268,435,456 B.
+ * Off, or pp = 1: nothing. */
+static void test_pp_keep_outputs(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_gpu g = gpu80();
+  struct pl_memory off0, off3, on0, on3;
+  for (int64_t vp = 1; vp <= 2; vp++) {
+    struct pl_layout l = layout(
+        &m, (struct spec){.gpus = 8, .pp = 4, .vp = vp, .gbs = 8, .shard = PL_SHARD_ZERO3});
+    CHECK_EQ_INT(l.micro_batches, 4);
+    pl_memory_stage(&m, &l, &g, 0, &off0);
+    pl_memory_stage(&m, &l, &g, 3, &off3);
+    l.pp_keep_outputs = true;
+    pl_memory_stage(&m, &l, &g, 0, &on0);
+    pl_memory_stage(&m, &l, &g, 3, &on3);
+    double first = vp == 1 ? 134217728.0 : 268435456.0;
+    double last = vp == 1 ? 1048576000.0 : 1182793728.0;
+    CHECK_NEAR_REL(on0.activations_bytes - off0.activations_bytes, first, 1e-12);
+    CHECK_NEAR_REL(on3.activations_bytes - off3.activations_bytes, last, 1e-12);
+    CHECK_NEAR_REL(on3.total_bytes - off3.total_bytes, 1.05 * last, 1e-12);
+  }
+  struct pl_layout one = layout(&m, (struct spec){.gpus = 8, .gbs = 8, .shard = PL_SHARD_ZERO3});
+  pl_memory_stage(&m, &one, &g, 0, &off0);
+  one.pp_keep_outputs = true;
+  pl_memory_stage(&m, &one, &g, 0, &on0);
+  CHECK_NEAR_REL(on0.total_bytes, off0.total_bytes, 0);
+}
+
 /* Llama-2 70B with plain DDP on 8 GPUs: 18 B x 69 B parameters, far beyond
  * 80 GiB; the optimizer states (12 x 68,976,648,192 B = 770.9 GiB) are the
  * largest part. With zero3 over 64 GPUs it fits only with full recompute:
@@ -929,6 +984,8 @@ int main(void) {
   test_pipeline();
   test_does_not_fit();
   test_fsdp_pp_unsharded();
+  test_fsdp_pp_unsharded_zero2();
+  test_pp_keep_outputs();
   test_megatron_fsdp_grads();
   test_te_cross_entropy();
   test_eager_cross_entropy();
