@@ -21,6 +21,8 @@ print("MoE rows (bridge+zoo):", stats(moe))
 print("  bridge MoE:", stats([x for x in moe if x['dataset'].startswith('megatron_bridge')]))
 print("  zoo:", stats([x for x in moe if x['dataset'].startswith('megatron_moe')]))
 print("MoE rows with Nemotron 3 Nano (hybrid Mamba-2 MoE):", stats(moe+[x for x in ran if x['run'].startswith('nemotron-3-nano')]))
+# the kimi-k2 preset (session 17) unlocks 4 Bridge rows, outside issue 19's set above
+print("MoE rows (bridge+zoo) with Kimi K2:", stats(moe+[x for x in ran if x['run'].startswith('kimi-k2')]))
 l405=[x for x in ran if x['run'].startswith('llama3-405b') and x['gpu'] in ('gb200','gb300')]
 print("Llama 3.1 405B GB200/GB300:", stats(l405))
 print("Llama 3.1 405B all:", stats([x for x in ran if x['run'].startswith('llama3-405b')]))

@@ -80,7 +80,8 @@ static enum pl_status family_of(yajl_val root, const char *origin, enum hf_famil
   }
   static const char *const llama_like[] = {"llama",     "mistral",     "qwen2",    "mixtral",
                                            "qwen2_moe", "qwen3",       "qwen3_moe", "deepseek_v2",
-                                           "deepseek_v3", "gpt_oss",   "llama4_text", "nemotron_h"};
+                                           "deepseek_v3", "kimi_k2",   "gpt_oss",   "llama4_text",
+                                           "nemotron_h"};
   for (size_t i = 0; i < sizeof llama_like / sizeof llama_like[0]; i++) {
     if (strcmp(type, llama_like[i]) == 0) {
       *fam = HF_LLAMA;
@@ -95,7 +96,7 @@ static enum pl_status family_of(yajl_val root, const char *origin, enum hf_famil
     return pl_diag_set(diag, PL_ERR_UNSUPPORTED,
                        "%s: model_type '%s' is not supported (supported: llama, mistral, qwen2, "
                        "qwen3, gpt2, gpt_neox, mixtral, qwen2_moe, qwen3_moe, deepseek_v2, "
-                       "deepseek_v3, gpt_oss, llama4, nemotron_h)",
+                       "deepseek_v3, kimi_k2, gpt_oss, llama4, nemotron_h)",
                        origin, type);
   return PL_OK;
 }

@@ -115,7 +115,11 @@ static enum pl_status from_deepseek(yajl_val root, const char *origin, struct pl
                          &m->moe_first_dense, diag);
   if (st == PL_OK)
     st = model_json_size(root, "moe_layer_freq", false, origin, MODEL_MAX_LAYERS, &freq, diag);
+  /* num_nextn_predict_layers 0 (Kimi K2's config): no MTP module, as absent */
+  int64_t nextn = 0;
   if (st == PL_OK)
+    st = base_json_int(root, "num_nextn_predict_layers", false, origin, &nextn, diag);
+  if (st == PL_OK && nextn != 0)
     st = model_json_size(root, "num_nextn_predict_layers", false, origin, MODEL_MAX_LAYERS,
                          &m->mtp_layers, diag);
   if (st == PL_OK)
@@ -188,7 +192,12 @@ enum pl_status model_hf_moe(yajl_val root, const char *origin, const char *type,
     m->qk_norm = true;
     return PL_OK;
   }
-  if (strcmp(type, "deepseek_v2") == 0 || strcmp(type, "deepseek_v3") == 0)
+  /* kimi_k2: DeepSeek-V3's architecture and fields (the config's
+   * architectures DeepseekV3ForCausalLM; Megatron-Bridge's KimiK2Bridge,
+   * models/kimi/kimi_bridge.py at 067f987df0, reads it through the DeepSeek
+   * mapping list, deepseek/common.py get_common_mapping_list) */
+  if (strcmp(type, "deepseek_v2") == 0 || strcmp(type, "deepseek_v3") == 0 ||
+      strcmp(type, "kimi_k2") == 0)
     return from_deepseek(root, origin, m, diag);
   if (strcmp(type, "gpt_oss") == 0)
     return from_gpt_oss(root, origin, m, diag);
@@ -202,7 +211,7 @@ enum pl_status model_hf_moe(yajl_val root, const char *origin, const char *type,
       return pl_diag_set(diag, PL_ERR_UNSUPPORTED,
                          "%s: model_type '%s' with mixture-of-experts field '%s' is not "
                          "supported (mixture-of-experts types: mixtral, qwen2_moe, qwen3_moe, "
-                         "deepseek_v2, deepseek_v3, gpt_oss, llama4)",
+                         "deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, llama4)",
                          origin, type, moe_keys[i]);
   }
   return PL_OK;

@@ -69,8 +69,8 @@ bool validate_bridge_modes(const struct validate_in *in, struct pl_layout *l, st
  * perf_recipes/deepseek/gb300/deepseek_v3.py (pp 2, vp 8) and h100/deepseek_v3.py
  * (pp 8, vp 4) pass their strings explicitly). Other (pp, vp) have no layout
  * there, and 61 blocks split over them no other way. */
-static bool bridge_deepseek(const struct validate_in *in, struct pl_layout *l,
-                            struct pl_vrow *row) {
+static bool bridge_layout_61(struct pl_layout *l, struct pl_vrow *row, bool mtp,
+                             const char *who) {
   static const struct {
     int64_t pp, vp;
     const char *head, *tail; /* the string is head + ("m" x mtp) + tail */
@@ -80,8 +80,26 @@ static bool bridge_deepseek(const struct validate_in *in, struct pl_layout *l,
       {8, 2, "Et*4|(t*4|)*14t", "L"},      {4, 4, "Et*4|(t*4|)*14t", "L"},
       {2, 8, "Et*4|(t*4|)*14t", "L"},      {8, 4, "Et|(tt|)*30", "L"},
   };
-  bool mtp = strstr(cell(in, "model"), "w/o MTP") == NULL;
   int64_t vp = l->vp > 0 ? l->vp : 1, pp = l->pp > 0 ? l->pp : 1;
+  if (pp == 1)
+    return true;
+  for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
+    if (maps[i].pp != pp || maps[i].vp != vp)
+      continue;
+    snprintf(l->pipeline_layout, sizeof l->pipeline_layout, "%s%s%s", maps[i].head,
+             mtp ? "m" : "", maps[i].tail);
+    validate_note(row, "pipeline layout %s, %s (Megatron-Bridge %s recipe)", l->pipeline_layout,
+                  mtp ? "one MTP module" : "no MTP", who);
+    return true;
+  }
+  return validate_skip(row, "no Megatron-Bridge %s pipeline layout for pp %lld vp %lld "
+                            "(61 blocks do not split evenly)",
+                       who, (long long)pp, (long long)vp);
+}
+
+static bool bridge_deepseek(const struct validate_in *in, struct pl_layout *l,
+                            struct pl_vrow *row) {
+  bool mtp = strstr(cell(in, "model"), "w/o MTP") == NULL;
   l->mtp_layers = mtp ? 1 : 0;
   /* Every release's DeepSeek-V3 recipe runs Megatron-Core's precision-aware
    * optimizer with bf16 moments (use_precision_aware_optimizer True,
@@ -98,20 +116,26 @@ static bool bridge_deepseek(const struct validate_in *in, struct pl_layout *l,
     l->adam_moments_bf16 = true;
     validate_note(row, "Adam moments in bf16 (the recipe's precision-aware optimizer)");
   }
-  if (pp == 1)
-    return true;
-  for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
-    if (maps[i].pp != pp || maps[i].vp != vp)
-      continue;
-    snprintf(l->pipeline_layout, sizeof l->pipeline_layout, "%s%s%s", maps[i].head,
-             mtp ? "m" : "", maps[i].tail);
-    validate_note(row, "pipeline layout %s, %s (Megatron-Bridge DeepSeek-V3 recipe)",
-                  l->pipeline_layout, mtp ? "one MTP module" : "no MTP");
-    return true;
-  }
-  return validate_skip(row, "no Megatron-Bridge DeepSeek-V3 pipeline layout for pp %lld vp %lld "
-                            "(61 blocks do not split evenly)",
-                       (long long)pp, (long long)vp);
+  return bridge_layout_61(l, row, mtp, "DeepSeek-V3");
+}
+
+/* Kimi K2 as Megatron-Bridge trains it: 61 blocks, no MTP (KimiK2Provider
+ * mtp_num_layers None, v0.3.1 models/kimi/kimi_provider.py; the HF config's
+ * num_nextn_predict_layers 0), and _get_kimi_k2_pipeline_layout
+ * (recipes/kimi/kimi_k2.py v0.3.1-v0.5.0, recipes/kimi/h100/kimi_k2.py at
+ * HEAD 067f987df0): the DeepSeek-V3 map's strings without the MTP module (its
+ * (4, 4): [embedding + 4 decoders] + [4 decoders] x 14 + [decoder, loss]).
+ * Every release's GB300 config (v0.3.1-v0.5.0 scripts/performance/configs/
+ * kimi/kimi_workload_base_configs.py KIMI_K2_PRETRAIN_CONFIG_GB300, HEAD
+ * perf_recipes/kimi/gb300/kimi_k2.py) runs pp 4 vp 4 ep 64 mbs 2 gbs 4096
+ * with the Muon optimizer (kimi_llm_pretrain.py optimizer_type "muon";
+ * Megatron-Core's LayerWiseDistributedOptimizer): not modelled, priced as
+ * the distributed Adam the row's sharding column implies. */
+static bool bridge_kimi(struct pl_layout *l, struct pl_vrow *row) {
+  l->mtp_layers = 0;
+  validate_note(row, "Muon optimizer (the release's config) priced as distributed Adam: "
+                     "Muon's Newton-Schulz iterations are not modelled");
+  return bridge_layout_61(l, row, false, "Kimi K2");
 }
 
 /* Footnotes of the Megatron-Bridge tables that say a published figure is not
@@ -193,6 +217,8 @@ bool validate_bridge_layout(const struct validate_in *in, struct pl_layout *l, s
   }
   if (strncmp(name, "DeepSeekV3", 10) == 0)
     return bridge_deepseek(in, l, row);
+  if (strncmp(name, "Kimi_K2", 7) == 0)
+    return bridge_kimi(l, row);
   return true;
 }
 

@@ -32,6 +32,9 @@
  *    perf_recipes/gpt_oss/{gb200,b200,h100}/gpt_oss.py: GB200, B200 and H100
  *    ["layernorm", "moe_act"] (GB300, B300 none), except GB200_FP8_MX_V2
  *    (v0.5.0 and HEAD: recompute_modules=[]);
+ *  - Kimi K2: v0.3.1, v0.4.0, v0.4.2, v0.5.0 configs/kimi/kimi_workload_base_configs.py
+ *    KIMI_K2_PRETRAIN_CONFIG_GB300 (pp 4 vp 4 ep 64 mbs 2 gbs 4096, every precision)
+ *    ["mla_up_proj"]; HEAD perf_recipes/kimi/gb300/kimi_k2.py the same;
  *  - Qwen3: qwen3_llm_pretrain.py sets recompute_granularity None (none);
  *  - Nemotron 3 Nano: v0.3.1 configs/nemotronh/nemotron_3_nano_workload_base_configs.py,
  *    v0.4.0, v0.4.2, v0.5.0 nemotron_3_workload_base_configs.py: H100_FP8_CS_V1
@@ -54,6 +57,8 @@ void validate_bridge_recompute(const struct validate_in *in, struct pl_layout *l
       {"26.04 26.04.01 26.02 26.02.01", "DeepSeekV3", "GB300 GB200 B300 B200", PL_DTYPE_MXFP8,
        PL_RCM_MLA_UP_PROJ},
       {"25.11", "DeepSeekV3", "GB200 B200", -1, PL_RCM_MLA_UP_PROJ},
+      {"26.08 26.06.01 26.06 26.04.01 26.04 26.02.01", "Kimi_K2", "GB300", -1,
+       PL_RCM_MLA_UP_PROJ},
       {"26.08 26.06 26.06.01", "GPT OSS 120B", "GB200", PL_DTYPE_MXFP8, 0},
       {"26.08 26.06.01 26.06 26.04.01 26.04 26.02.01 26.02 25.11 25.09", "GPT OSS 120B",
        "GB200 B200 H100", -1, PL_RCM_LAYERNORM | PL_RCM_MOE_ACT},

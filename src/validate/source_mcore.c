@@ -53,7 +53,7 @@ static const struct {
     {"Qwen3_235B_a22B", "qwen3-235b-a22b"}, {"Qwen3-235B-A22B", "qwen3-235b-a22b"},
     {"GPT OSS 120B", "gpt-oss-120b"},   {"LLAMA3.1_405B", "llama3-405b"},
     {"LLAMA3_70B", "llama3-70b"},       {"LLAMA3_8B", "llama3-8b"},
-    {"Nemotron_3_Nano", "nemotron-3-nano"},
+    {"Nemotron_3_Nano", "nemotron-3-nano"}, {"Kimi_K2", "kimi-k2"},
     {"Llama 3 405B", "llama3-405b"}, /* Llama 3 paper, Table 4 (sources_scale.c) */
 };
 
@@ -74,7 +74,6 @@ static const struct {
     {"Qwen3-Next", "Qwen3-Next mixes Gated DeltaNet linear attention with gated attention; linear "
                    "attention is not modelled"},
     {"DeepSeekV4", "no DeepSeek-V4 preset: its configuration is not in data/models"},
-    {"Kimi_K2", "no Kimi K2 preset: its configuration is not in data/models"},
 };
 
 /* A stated dimension column must agree with the preset (0 = not stated). */

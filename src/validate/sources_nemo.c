@@ -91,6 +91,18 @@ bool validate_nemo_model(const struct validate_in *in, struct pl_model *m, struc
    * the checkpoint's config.json), as NeMo's MixtralConfig8x7B builds it */
   if (strcmp(name, "Mixtral-8x7B") == 0)
     return validate_mcore_preset(in, "mixtral-8x7b", m, row);
+  /* Mixtral 8x22B: data/models/mixtral-8x22b.json (the checkpoint's
+   * config.json, = NeMo's MixtralConfig8x22B); the performance scripts
+   * (r2.2.0 scripts/llm/performance/pretrain_mixtral_8x22b.py, r2.3.0
+   * scripts/performance/llm/) tokenize with mistralai/Mixtral-8x22B-v0.1 */
+  if (strcmp(name, "Mixtral-8x22B") == 0)
+    return validate_mcore_preset(in, "mixtral-8x22b", m, row);
+  /* Llama 4 Scout: data/models/llama4-scout.json (the checkpoint's text
+   * config, = NeMo's Llama4Experts16Config, whose vocab_size 202048 is kept:
+   * GPTConfig.configure_model uses a preset vocab_size over the tokenizer's,
+   * nemo/collections/llm/gpt/model/base.py, r2.4.0) */
+  if (strcmp(name, "LLAMA4-Scout-LLM") == 0)
+    return validate_mcore_preset(in, "llama4-scout", m, row);
   if (!nemo_family(name, m, row))
     return false;
   if (stated(in, "layers"))
@@ -191,8 +203,12 @@ bool validate_nemo_layout(const struct validate_in *in, struct pl_layout *l, str
    * pretrain_mixtral_8x7b.py, r2.3.0) add MegatronTokenDropCallback
    * (nemo/lightning/pytorch/callbacks/moe_token_drop.py: capacity factor 1.0,
    * moe_pad_expert_input_to_capacity True): every expert computes exactly its
-   * capacity, the mean */
-  if (strncmp(cell(in, "model"), "Mixtral", 7) == 0) {
+   * capacity, the mean. The same callback in the Mixtral 8x22B recipes (mixtral_8x22b.py
+   * performance optimizations, r2.2.0-r2.4.0) and Llama 4 Scout's
+   * (recipes/llama4_e16.py pretrain_performance_optimizations, r2.4.0, which
+   * scripts/performance/llm/pretrain_llama4_e16.py runs) */
+  if (strncmp(cell(in, "model"), "Mixtral", 7) == 0 ||
+      strncmp(cell(in, "model"), "LLAMA4", 6) == 0) {
     l->moe_imbalance = 1.0;
     validate_note(row, "imbalance 1 (NeMo's token drop: capacity factor 1.0, padded to capacity)");
   }

@@ -470,6 +470,65 @@ static void test_other_moe(void) {
   CHECK_EQ_INT(l4.seq_len, 8192);
 }
 
+/* Kimi K2 (DeepSeek-V3's block with 64 heads, 384 experts, 1 dense block,
+ * vocab 163840, no MTP). Attention: q_a 7168 * 1536 = 11,010,048 + q_b 1536 *
+ * 64 * 192 = 18,874,368 + kv_a 7168 * 576 = 4,128,768 + kv_b 512 * 64 * 256 =
+ * 8,388,608 + o 64 * 128 * 7168 = 58,720,256 + q_a/kv_a norms 2,048 =
+ * 101,124,096; + block norms 14,336. Dense block + 3 * 7168 * 18432 =
+ * 396,361,728: 497,500,160. MoE block: 385 experts (384 routed + shared) of
+ * 44,040,192 = 16,955,473,920 + router 384 * 7168 + bias 384 = 2,752,896:
+ * 17,059,365,248. Total 497,500,160 + 60 * 17,059,365,248 + 2 * 163840 *
+ * 7168 (2,348,810,240) + 7,168 = 1,026,408,232,448 (model card: "1T").
+ * Active: MoE block with 9 experts 500,253,056; 497,500,160 + 60 *
+ * 500,253,056 + 2,348,817,408 = 32,861,500,928; without the input
+ * embedding (1,174,405,120) 31,687,095,808: "32B activated".
+ * Mixtral 8x22B: attention 2 * 6144^2 + 2 * 6144 * 1024 = 88,080,384, norms
+ * 12,288, router 8 * 6144 = 49,152, 8 experts of 3 * 6144 * 16384 =
+ * 301,989,888; block 2,504,060,928, x56 = 140,227,411,968 + 2 * 32000 *
+ * 6144 + 6,144 = 140,620,634,112 ("141B"); active block (2 experts)
+ * 692,121,600, x56 + 393,222,144 = 39,152,031,744 ("39B active").
+ * Llama 4 Maverick (text): attention 62,914,560 + norms 10,240 (the Scout
+ * block, test_other_moe); MoE block (odd blocks): router 128 * 5120 =
+ * 655,360 + 128 experts and a shared one of 125,829,120 = 16,231,792,640:
+ * 16,295,536,640; dense block: 3 * 5120 * 16384 = 251,658,240: 314,583,040;
+ * 24 of each = 398,642,872,320 + 2 * 202048 * 5120 + 5,120 =
+ * 400,711,848,960 ("400B" with the vision tower); active: MoE block with one
+ * expert 315,238,400, 24 * (315,238,400 + 314,583,040) + 2,068,976,640 =
+ * 17,184,691,200 ("17B active"). Each preset = its config.json. */
+static void test_session17_presets(void) {
+  struct pl_model k = load("kimi-k2");
+  CHECK_EQ_INT(pl_model_params(&k), INT64_C(1026408232448));
+  CHECK_EQ_INT(pl_model_active_params(&k), INT64_C(32861500928));
+  check_rounds(pl_model_params(&k), 1, 1e12);
+  check_rounds(pl_model_active_params(&k) - pl_model_embedding_params(&k), 32, 1e9);
+  CHECK(k.mtp_layers == 0 && k.router_bias && k.router_fp32 && k.moe_first_dense == 1);
+  struct pl_model khf = load_hf("Kimi-K2-Instruct.json"); /* model_type kimi_k2 */
+  CHECK_EQ_INT(pl_model_params(&khf), pl_model_params(&k));
+  CHECK_EQ_INT(khf.mtp_layers, 0); /* num_nextn_predict_layers 0 */
+  CHECK_EQ_INT(khf.seq_len, 4096);
+  struct pl_model x = load("mixtral-8x22b");
+  CHECK_EQ_INT(pl_model_params(&x), INT64_C(140620634112));
+  CHECK_EQ_INT(pl_model_active_params(&x), INT64_C(39152031744));
+  check_rounds(pl_model_params(&x), 141, 1e9);
+  check_rounds(pl_model_active_params(&x), 39, 1e9);
+  struct pl_model xhf = load_hf("Mixtral-8x22B-v0.1.json");
+  CHECK_EQ_INT(pl_model_params(&xhf), pl_model_params(&x));
+  struct pl_model s = load("llama4-scout");
+  struct pl_model shf = load_hf("Llama-4-Scout-17B-16E.json");
+  CHECK_EQ_INT(pl_model_params(&s), pl_model_params(&shf));
+  CHECK_EQ_INT(pl_model_active_params(&s), pl_model_active_params(&shf));
+  check_rounds(pl_model_active_params(&s), 17, 1e9);
+  struct pl_model mv = load("llama4-maverick");
+  CHECK_EQ_INT(pl_model_params(&mv), INT64_C(400711848960));
+  CHECK_EQ_INT(pl_model_active_params(&mv), INT64_C(17184691200));
+  check_rounds(pl_model_params(&mv), 4, 1e11);
+  check_rounds(pl_model_active_params(&mv), 17, 1e9);
+  CHECK_EQ_INT(pl_model_moe_layers(&mv), 24);
+  struct pl_model mhf = load_hf("Llama-4-Maverick-17B-128E.json");
+  CHECK_EQ_INT(pl_model_params(&mhf), pl_model_params(&mv));
+  CHECK_EQ_INT(mhf.moe_step, 2);
+}
+
 /* Every preset loads and, where its source states a total, matches it. */
 static void test_all_presets(void) {
   int n = 0;
@@ -478,7 +537,7 @@ static void test_all_presets(void) {
     if (m.published_params > 0)
       CHECK_EQ_INT(pl_model_params(&m), m.published_params);
   }
-  CHECK_EQ_INT(n, 14); /* 13 + nemotron-3-nano */
+  CHECK_EQ_INT(n, 18); /* 13 + nemotron-3-nano + kimi-k2, mixtral-8x22b, llama4-scout, -maverick */
 }
 
 int main(void) {
@@ -501,5 +560,6 @@ int main(void) {
   test_mixtral();
   test_gpt_oss();
   test_other_moe();
+  test_session17_presets();
   return check_finish();
 }
