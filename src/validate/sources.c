@@ -360,7 +360,7 @@ static const struct validate_source sources[] = {
      .hardware = validate_fms_hardware,
      .measure = validate_fms_measure},
     /* NVIDIA's DGX Cloud Benchmarking recipes (source_dgxc.c): NeMo 24.x
-     * launcher and NeMo 2 (25.02) runs on DGX Cloud H100; the model family by name as the NeMo
+     * launcher and NeMo 2 (25.02, 25.04) runs on DGX Cloud H100 and GB200; the model family by name as the NeMo
      * rows (validate_nemo_model), the dimensions from the recipe yaml */
     {.key = "dgxc",
      .framework = "nemo",
@@ -376,6 +376,7 @@ static const struct validate_source sources[] = {
      .model = validate_nemo_model,
      .layout = validate_dgxc_layout,
      .overrides = validate_dgxc_overrides,
+     .hardware = validate_nvl_segment, /* the GB200 NVL72 rows (source_mcore.c) */
      .measure = validate_dgxc_measure},
 };
 

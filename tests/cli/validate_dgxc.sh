@@ -5,7 +5,8 @@
 # recipe's NVTE_FUSED_ATTN=0 gives FlashAttention (GPT-3 175B at v24.11.1, row 61) and its absence
 # not (row 121, v25.02), the yaml's loss fusion and userbuffers SMs are read; bad cells skip the
 # row with the column named. The data-parallel bucket is the yaml's bucket_cap_mb (NeMo 1) or NeMo 2's
-# MegatronCommOverlapCallback bucket_size of 128 Mi parameters (v25.04 rows).
+# MegatronCommOverlapCallback bucket_size of 128 Mi parameters (v25.04 on); GB200 rows (v25.05) run
+# on the gb200-nvl72 preset with the NVLink segment rule of the other NVL72 sources.
 . "$(dirname "$0")/lib.sh"
 V="$PL_SOURCE_DIR/data/validation"
 expect_ok validate "$V/dgxc_benchmarking.csv" --format csv
@@ -21,6 +22,8 @@ check "framework nemo-2024" grep -qE '^"dgxc_benchmarking",1,.*,"nemo-2024",' "$
 # NeMo 2 rows (v25.04): the nemo preset, NeMo 2's 128 Mi-parameter DDP bucket (bf16 gradients:
 # 256 MiB), the 405B recipe's embedding and loss in the pipeline split
 check "row 180 NeMo 2 bucket" grep -qE '^"dgxc_benchmarking",180,.*buckets of 134217728 parameters = 256 MiB.*,"nemo",' "$TMP/out"
+check "row 189 on a GB200 NVL72 segment" grep -qE '^"dgxc_benchmarking",189,[0-9]+,"LLAMA3.1-405B, 128 x gb200, tp4 pp8 dp2 cp2 vp8, mbs 1 gbs 64, none","dgxc","gb200","gb200-nvl72",.*NVLink segment of 16 trays' "$TMP/out"
+check "row 196 FP8 ring-exchange ub SMs" grep -qE '^"dgxc_benchmarking",196,.*userbuffers 1/1 SMs' "$TMP/out"
 check "row 158 embedding and loss in the split" grep -qE '^"dgxc_benchmarking",158,.*embedding, loss count in the pipeline split' "$TMP/out"
 # bad cells: one row each, built from row 11
 head -1 "$V/dgxc_benchmarking.csv" > "$TMP/bad.csv"
