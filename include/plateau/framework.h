@@ -168,6 +168,10 @@ struct pl_framework {
                                           of the logits (layout.eager_xent) */
   enum pl_setting pp_keep_outputs;     /* pp > 1: every stage keeps each micro-batch's output until
                                           the step ends (layout.pp_keep_outputs) */
+  enum pl_setting tp_gathered_saved;   /* tp > 1 with sp: PyTorch DTensor's TP plan saves the
+                                          gathered inputs whole (layout.tp_gathered_saved) */
+  enum pl_setting fp32_param_shards;   /* zero3: the shards are the fp32 parameters, no 16-bit
+                                          shard or separate master (layout.fp32_param_shards) */
 };
 
 /* Load a preset by name (data/frameworks/) or a framework file by path into

@@ -76,6 +76,8 @@ static const struct {
     {"fsdp_pp_unsharded", offsetof(struct pl_framework, fsdp_pp_unsharded)},
     {"eager_xent", offsetof(struct pl_framework, eager_xent)},
     {"pp_keep_outputs", offsetof(struct pl_framework, pp_keep_outputs)},
+    {"tp_gathered_saved", offsetof(struct pl_framework, tp_gathered_saved)},
+    {"fp32_param_shards", offsetof(struct pl_framework, fp32_param_shards)},
 };
 
 static enum pl_setting *setting_at(struct pl_framework *fw, size_t i) {
@@ -523,6 +525,8 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->grad_accum_fusion, &l->grad_accum_fusion, false);
   put(fw->eager_xent, &l->eager_xent, false);
   put(fw->pp_keep_outputs, &l->pp_keep_outputs, false);
+  put(fw->tp_gathered_saved, &l->tp_gathered_saved, false);
+  put(fw->fp32_param_shards, &l->fp32_param_shards, false);
 }
 
 static enum pl_setting setting(bool on) { return on ? PL_SETTING_ON : PL_SETTING_OFF; }
@@ -606,4 +610,6 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->grad_accum_fusion = setting(l->grad_accum_fusion);
   out->eager_xent = setting(l->eager_xent);
   out->pp_keep_outputs = setting(l->pp_keep_outputs);
+  out->tp_gathered_saved = setting(l->tp_gathered_saved);
+  out->fp32_param_shards = setting(l->fp32_param_shards);
 }

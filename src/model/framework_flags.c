@@ -76,6 +76,8 @@ static const struct flag flags[] = {
     ONOFF("megatron-xent", megatron_xent),
     ONOFF("eager-cross-entropy", eager_xent),
     ONOFF("pp-keep-outputs", pp_keep_outputs),
+    ONOFF("tp-gathered-saved", tp_gathered_saved),
+    ONOFF("fp32-param-shards", fp32_param_shards),
     WORDS("adam-moments-dtype", adam_moments_bf16, "dtype", "bf16", "fp32", false),
     ONOFF("fsdp-block-units", fsdp_block_units),
     ONOFF("launch-blocking", launch_blocking),

@@ -304,6 +304,9 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.eager_cross_entropy", pl_setting_name(fw.eager_xent));
   /* added after those: pipeline stage outputs kept to the step's end (layout.pp_keep_outputs) */
   col_str(c, "framework.pp_keep_outputs", pl_setting_name(fw.pp_keep_outputs));
+  /* added after those: the PyTorch memory layouts torchtitan's preset sets (session 17) */
+  col_str(c, "framework.tp_gathered_saved", pl_setting_name(fw.tp_gathered_saved));
+  col_str(c, "framework.fp32_param_shards", pl_setting_name(fw.fp32_param_shards));
   col_num(c, "hardware.gpu_variability", hw->gpu.clock_cv, true); /* src/hw/variability.c */
 }
 

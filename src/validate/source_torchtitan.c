@@ -161,29 +161,29 @@ static bool tt_pipeline_split(const struct validate_in *in, struct pl_layout *l,
 }
 
 /* The loss as the row's torchtitan ran it: PyTorch's eager
- * F.cross_entropy on an fp32 copy of the logits (layout.eager_xent), unless
- * torch.compile compiled it. torchtitan compiled the loss with
- * training.compile only from e10cb94 (2024-10-22, "compile it if
+ * F.cross_entropy on an fp32 copy of the logits (the torchtitan preset's
+ * eager_xent), unless torch.compile compiled it. torchtitan compiled the loss
+ * with training.compile only from e10cb94 (2024-10-22, "compile it if
  * compiling") to e8977b0 (2024-12-18, "turning off compile on loss
  * function": commented out at 9dec370, train.py), and again in 2025
  * (components/loss.py build_cross_entropy_loss at 820504e and e7c0cae).
  * Before e10cb94 the model's output did the .float() (model.py), the same
  * tensors. A compiled loss keeps plateau's 4 B per logit (not derived). */
-static void tt_loss(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+static bool tt_loss_compiled(const struct validate_in *in) {
   const char *ref = cell(in, "source_ref");
-  bool compiled = yes(in, "torch.compile") && (strstr(ref, "torchtitan 820504e") != NULL ||
-                                               strstr(ref, "torchtitan e7c0cae") != NULL);
-  l->eager_xent = !compiled;
-  /* every torchtitan TP plan is DTensor's (parallelize_llama.py apply_tp at
-   * 9dec370, the same in models/llama3/parallelize_llama.py at 820504e) */
-  l->tp_gathered_saved = true;
-  /* FSDP2 keeps fp32 shards, updated in place (layout.fp32_param_shards) */
-  l->fp32_param_shards = true;
-  /* torch.distributed.pipelining at the row's torch keeps every stage's
-   * outputs until the step ends (layout.pp_keep_outputs): before PyTorch PR
-   * #153383 (2025-05-13), so at torch 1963fc8 (2024-12-23) */
-  l->pp_keep_outputs = strstr(ref, "torch 1963fc8") != NULL;
-  if (compiled)
+  return yes(in, "torch.compile") && (strstr(ref, "torchtitan 820504e") != NULL ||
+                                      strstr(ref, "torchtitan e7c0cae") != NULL);
+}
+
+/* What the row's torch adds to the preset's memory layout: DTensor's TP plan
+ * (tp_gathered_saved) and FSDP2's fp32 shards (fp32_param_shards) are the
+ * preset's, every torchtitan release's; torch.distributed.pipelining at the
+ * row's torch keeps every stage's outputs until the step ends
+ * (layout.pp_keep_outputs): before PyTorch PR #153383 (2025-05-13), so at
+ * torch 1963fc8 (2024-12-23). */
+static void tt_loss(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  l->pp_keep_outputs = strstr(cell(in, "source_ref"), "torch 1963fc8") != NULL;
+  if (tt_loss_compiled(in))
     validate_note(row, "loss compiled with the model (torchtitan 2025 build_cross_entropy_loss)");
 }
 
@@ -237,6 +237,8 @@ bool validate_torchtitan_overrides(const struct validate_in *in, struct pl_frame
     fw->fp8_all_gather = PL_SETTING_ON;
   if (strstr(cell(in, "precision"), "FP8") != NULL)
     fw->head_16bit = PL_SETTING_ON;
+  if (tt_loss_compiled(in))
+    fw->eager_xent = PL_SETTING_OFF;
   return true;
 }
 

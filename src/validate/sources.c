@@ -167,6 +167,7 @@ static const struct validate_source sources[] = {
      .megatron_vocab_pad = false,
      .use_preset = true,
      .model = validate_mcore_model,
+     .overrides = validate_llama3_overrides,
      .modes = validate_llama3_modes,
      .layout = validate_llama3_layout,
      .measure = validate_llama3_measure},

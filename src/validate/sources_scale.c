@@ -128,6 +128,21 @@ bool validate_llama3_modes(const struct validate_in *in, struct pl_layout *l,
   return true;
 }
 
+/* The torchtitan preset stands in for Meta's in-house stack only for its
+ * parallelism mechanisms (sources.c): the preset's PyTorch memory layouts are
+ * not assumed. The paper's TP is Korthikanti et al.'s (sequence parallel, the
+ * shard saved: tp_gathered_saved off), its loss and parameter storage are not
+ * stated (eager_xent, fp32_param_shards off: plateau's defaults). */
+bool validate_llama3_overrides(const struct validate_in *in, struct pl_framework *fw,
+                               struct pl_vrow *row) {
+  (void)in;
+  (void)row;
+  fw->tp_gathered_saved = PL_SETTING_OFF;
+  fw->fp32_param_shards = PL_SETTING_OFF;
+  fw->eager_xent = PL_SETTING_OFF;
+  return true;
+}
+
 /* Sec. 3.3.2: one Transformer layer fewer on the first and the last stage,
  * so that "the first model chunk on the first stage has only the embedding,
  * and the last model chunk on the last stage has only output projection and

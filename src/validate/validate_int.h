@@ -302,6 +302,8 @@ bool validate_megascale_overrides(const struct validate_in *in, struct pl_framew
                                   struct pl_vrow *row);
 bool validate_megascale_measure(const struct validate_in *in, const struct pl_run *run,
                                 struct pl_vrow *row);
+bool validate_llama3_overrides(const struct validate_in *in, struct pl_framework *fw,
+                               struct pl_vrow *row);
 bool validate_llama3_modes(const struct validate_in *in, struct pl_layout *l,
                            struct pl_vrow *row);
 bool validate_llama3_layout(const struct validate_in *in, struct pl_layout *l,

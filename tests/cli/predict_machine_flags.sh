@@ -73,6 +73,24 @@ check "--eager-cross-entropy on holds more memory" slower "$(get "$TMP/out" 'd["
 check "--eager-cross-entropy: reported" [ "$(get "$TMP/out" 'd["framework"]["eager_cross_entropy"]')" = "True" ]
 expect_fail 1 "^plateau: --eager-cross-entropy: unknown value 'yes' \(expected on\|off\)$" -- predict --eager-cross-entropy yes
 
+
+# --fp32-param-shards (FSDP2's fp32 shards, 16 B per parameter instead of 18) and
+# --tp-gathered-saved (DTensor's column-parallel linears save the gathered input): memory only
+expect_ok predict --model llama3-8b --gpus 8 --shard zero3 --format json
+z3=$(get "$TMP/out" 'd["memory"]["total_bytes"]'); z3s=$(get "$TMP/out" 'd["step_time_s"]')
+expect_ok predict --model llama3-8b --gpus 8 --shard zero3 --fp32-param-shards on --format json
+check "--fp32-param-shards on holds less memory" slower "$z3" "$(get "$TMP/out" 'd["memory"]["total_bytes"]')"
+check "--fp32-param-shards: same step" [ "$(get "$TMP/out" 'd["step_time_s"]')" = "$z3s" ]
+check "--fp32-param-shards: reported" [ "$(get "$TMP/out" 'd["framework"]["fp32_param_shards"]')" = "True" ]
+expect_ok predict --model llama3-8b --gpus 8 --tp 2 --sequence-parallel on --format json
+tp=$(get "$TMP/out" 'd["memory"]["total_bytes"]')
+expect_ok predict --model llama3-8b --gpus 8 --tp 2 --sequence-parallel on --tp-gathered-saved on --format json
+check "--tp-gathered-saved on holds more memory" slower "$(get "$TMP/out" 'd["memory"]["total_bytes"]')" "$tp"
+check "--tp-gathered-saved: reported" [ "$(get "$TMP/out" 'd["framework"]["tp_gathered_saved"]')" = "True" ]
+expect_ok predict --model llama3-8b --gpus 8 --framework torchtitan --format json
+check "the torchtitan preset: DTensor's saved gathers, fp32 shards, eager loss" [ "$(get "$TMP/out" 'd["framework"]["tp_gathered_saved"], d["framework"]["fp32_param_shards"], d["framework"]["eager_cross_entropy"]')" = "(True, True, True)" ]
+expect_fail 1 "^plateau: --fp32-param-shards: unknown value 'yes' \(expected on\|off\)$" -- predict --fp32-param-shards yes
+expect_fail 1 "^plateau: --tp-gathered-saved: unknown value '1' \(expected on\|off\)$" -- predict --tp-gathered-saved 1
 # --step-sync-*: host-waited small collectives per step add their latency
 check "--step-sync-all-reduces 8 is slower on 2 nodes" slower "$(step --nodes 2 --step-sync-all-reduces 8)" "$two"
 check "--step-sync-broadcasts 8 is slower on 2 nodes" slower "$(step --nodes 2 --step-sync-broadcasts 8)" "$two"

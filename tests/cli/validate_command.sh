@@ -46,6 +46,29 @@ expect_ok validate "$V/megatron_sc21_narayanan.csv" --format csv
 check "csv: command is the last column" grep -q ',published_error_pct,command$' "$TMP/out"
 check "csv: a row's command" grep -q '"\?plateau predict --model' "$TMP/out"
 
+# Memory too (session 17): the torchtitan rows' published peak memory is reproduced by the
+# row's command, now that DTensor's saved gathers, FSDP2's fp32 shards and the eager loss are
+# the torchtitan preset's (--tp-gathered-saved, --fp32-param-shards, --eager-cross-entropy)
+expect_ok validate "$V/torchtitan_performance.csv" --quantity memory --format json
+cp "$TMP/out" "$TMP/mem.json"
+expect_ok validate "$V/torchtitan_performance.csv" --format json
+python3 - "$TMP/mem.json" "$TMP/out" >"$TMP/memrows" <<'PY'
+import json, sys
+mem = {r["row"]: r for r in json.load(open(sys.argv[1]))["rows"] if r["predicted"] is not None}
+for r in json.load(open(sys.argv[2]))["rows"]:
+    if r["row"] in mem and r["command"]:
+        print("%d\t%.6g\t%s" % (r["row"], mem[r["row"]]["predicted"], r["command"]))
+PY
+m=0
+while IFS=$'\t' read -r row want cmd; do
+  m=$((m + 1))
+  got=$(eval "\"\$PLATEAU\" ${cmd#plateau } --format json" | python3 -c \
+    'import json, sys; print("%.6g" % json.load(sys.stdin)["memory"]["total_bytes"])')
+  check "torchtitan row $row: command gives $want B of memory (got $got)" [ "$got" = "$want" ]
+done <"$TMP/memrows"
+check "torchtitan memory rows were run ($m)" [ "$m" -ge 20 ]
+check "the commands carry the preset's memory layouts" grep -q -- "--tp-gathered-saved on --fp32-param-shards on" "$TMP/memrows"
+
 # --account-embed-loss: Megatron-Core's pipeline split; on moves a block off the first and last stage
 B="predict --model llama3-8b --gpus 8 --pp 4 --gbs 32 --seq 4096"
 expect_ok $B --format json
