@@ -455,6 +455,13 @@ struct pl_layout {
                               16-bit shard and no separate master: 16 B per parameter instead of
                               18 (memory_states.c); memory only; set by validate's torchtitan
                               loader */
+  bool adam_no_master;     /* input: the optimizer keeps no master copy of the parameters; the
+                              16-bit parameters are updated in place: Apex DistributedFusedAdam
+                              with store_params False, as NeMo 1 sets it when the optimizer
+                              dtype equals the model's (megatron_base_model.py
+                              setup_optimization, NeMo v2.0.0): 0 B of master instead of 4 (or
+                              the 2 B remainder); memory only (memory_states.c); set by
+                              validate's dgxc loader */
   bool moe_host_sync;      /* input: MoE blocks: the host waits once per block's forward for the
                               GPU to count the tokens each local expert receives before it issues
                               the expert GEMMs (Megatron-Core's token dispatchers: the split sizes

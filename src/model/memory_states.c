@@ -170,11 +170,18 @@ static double deepspeed_working_elems(const struct pl_model *m, const struct pl_
  * master remainders when TE's FusedAdam holds the masters of bf16
  * parameters (no FP8 recipe: optimizer_config.py
  * use_precision_aware_optimizer_no_fp8_or_ds_fp8; FP8 delayed scaling would
- * also qualify without FP8 parameters, not modelled: 4 B kept) */
+ * also qualify without FP8 parameters, not modelled: 4 B kept).
+ * layout.adam_no_master: no master at all, the 16-bit parameters are the
+ * optimizer's (Apex DistributedFusedAdam store_params False: "store a
+ * distributed copy of the parameters as optimizer state", off), so m and v
+ * only: 8 B, or 4 B with bf16 moments (Apex's dtype bf16, "datatype for
+ * optimizer state"). */
 static double optimizer_bytes(const struct pl_layout *l) {
   if (!l->adam_moments_bf16)
-    return OPTIMIZER_BYTES;
+    return l->adam_no_master ? OPTIMIZER_BYTES - MASTER_FP32_BYTES : OPTIMIZER_BYTES;
   double master = l->dtype == PL_DTYPE_BF16 ? MASTER_REMAINDER_BYTES : MASTER_FP32_BYTES;
+  if (l->adam_no_master)
+    master = 0.0;
   return master + 2.0 * ADAM_MOMENT_BF16_BYTES;
 }
 
@@ -203,7 +210,8 @@ void model_mem_states(const struct pl_model *m, const struct pl_layout *l, int64
    * separate fp32 master: 4 B in parameters, the master's 4 B out of the
    * optimizer states below (16 B per parameter with fp32 gradients, against
    * Megatron's 18) */
-  bool fp32_shards = l->fp32_param_shards && l->shard == PL_SHARD_ZERO3 && !l->adam_moments_bf16;
+  bool fp32_shards = l->fp32_param_shards && l->shard == PL_SHARD_ZERO3 && !l->adam_moments_bf16 &&
+                     !l->adam_no_master;
   if (fp32_shards)
     s->params_b *= MASTER_FP32_BYTES / PARAM_BYTES;
   /* FP8-gathered GEMM weights (fp8_w > 0): gathered, they are 1 B, both TE's

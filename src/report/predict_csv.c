@@ -308,6 +308,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.tp_gathered_saved", pl_setting_name(fw.tp_gathered_saved));
   col_str(c, "framework.fp32_param_shards", pl_setting_name(fw.fp32_param_shards));
   col_num(c, "hardware.gpu_variability", hw->gpu.clock_cv, true); /* src/hw/variability.c */
+  /* added after it: an optimizer with no master copy (layout.adam_no_master, nem17) */
+  col_str(c, "framework.adam_master", fw.adam_no_master == PL_SETTING_ON ? "none" : "kept");
 }
 
 void pl_report_predict_csv_header(FILE *out) {

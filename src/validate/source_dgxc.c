@@ -80,6 +80,32 @@ static bool dgxc_bucket(const struct validate_in *in, struct pl_framework *fw,
   return true;
 }
 
+/* The NeMo 1 yaml's optim.dtype for Apex's distributed_fused_adam (column
+ * 'optim dtype'; only nemotron/nemotron4-340b-synth.yaml @ v24.11.1 and
+ * v25.02 sets one: bf16). NeMo (v2.0.0, the 24.09 container's;
+ * nemo/collections/nlp/models/language_modeling/megatron_base_model.py
+ * MegatronBaseModel.setup_optimization) passes it as the optimizer dtype
+ * and, with the model's dtype equal to it (bf16 under megatron_amp_O2,
+ * no fp8_params), sets store_params False: Apex's DistributedFusedAdam
+ * (apex/contrib/optimizers/distributed_fused_adam.py, "dtype: datatype for
+ * optimizer state", "store_params: store a distributed copy of the
+ * parameters as optimizer state") keeps m and v in bf16 and no master:
+ * adam_moments_bf16 and adam_no_master, 4 B per parameter. Empty: Apex's
+ * fp32 default, the preset's states. */
+static bool dgxc_optim_dtype(const struct validate_in *in, struct pl_framework *fw,
+                             struct pl_vrow *row) {
+  const char *dt = cell(in, "optim dtype");
+  if (!*dt || strcmp(dt, "fp32") == 0)
+    return true;
+  if (strcmp(dt, "bf16") != 0)
+    return validate_skip(row, "column 'optim dtype': '%s' is not bf16 or fp32", dt);
+  fw->adam_moments_bf16 = PL_SETTING_ON;
+  fw->adam_no_master = PL_SETTING_ON;
+  validate_note(row, "Adam m and v in bf16 and no master copy (the yaml's optim.dtype bf16: "
+                     "Apex DistributedFusedAdam store_params False)");
+  return true;
+}
+
 /* The container's preset: NeMo 24.x (24.05, 24.09, 24.12) the nemo-2024
  * preset (mid-2024 cuDNN; data/frameworks/nemo-2024.json), NeMo 25.0x the
  * nemo preset (as the NeMo 25.02 performance-summary rows). Then what the
@@ -96,7 +122,8 @@ static bool dgxc_bucket(const struct validate_in *in, struct pl_framework *fw,
  *    (transformer_engine/pytorch/attention.py get_attention_backend: the
  *    fused (cuDNN) backend off by the variable), plateau's flash attention;
  *  - ub_tp_comm_overlap and the yaml's userbuffers SMs;
- *  - the data-parallel bucket (dgxc_bucket). */
+ *  - the data-parallel bucket (dgxc_bucket);
+ *  - the optimizer dtype (dgxc_optim_dtype). */
 bool validate_dgxc_overrides(const struct validate_in *in, struct pl_framework *fw,
                              struct pl_vrow *row) {
   const char *cont = cell(in, "container");
@@ -129,7 +156,7 @@ bool validate_dgxc_overrides(const struct validate_in *in, struct pl_framework *
   if (stated(in, "ub proj_fprop SMs") || stated(in, "ub fc2_fprop SMs"))
     validate_note(row, "userbuffers %lld/%lld SMs (proj/fc2 fprop: the recipe's ub config)",
                   (long long)fw->ub_proj_fprop_sms, (long long)fw->ub_fc2_fprop_sms);
-  return dgxc_bucket(in, fw, row);
+  return dgxc_bucket(in, fw, row) && dgxc_optim_dtype(in, fw, row);
 }
 
 /* The NeMo 2 rows (v25.04 on) run NeMo's performance recipes: their layout

@@ -580,8 +580,8 @@ expect_ok predict $c913 --cudnn-913 on --format csv
 check "cudnn 9.13: csv column on" [ "$(col "$TMP/out" framework.cudnn_913)" = on ]
 # appended columns keep their order: cudnn_913, then tp_seq_copies (added after it by tt13, session 13),
 # then cudnn_version (cudnn13, session 13), then cp_allgather (cp13, session 13), then async_tp (atp13, session 13),
-# then cudnn_cluster_margin (ossmoe14, session 14), then grad_accum_fusion (mcore14, session 14), then ub_proj_fprop_sms and ub_fc2_fprop_sms (ub14); then layout.account_embed_loss (user15, session 15); then framework.megatron_xent (mlm16, session 16); then the machine as run and eager_cross_entropy (cmd16, session 16); then pp_keep_outputs (herd17, session 17); then the torchtitan memory layouts (session 17); then hardware.gpu_variability (var17, session 17) last
-check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy,framework.pp_keep_outputs,framework.tp_gathered_saved,framework.fp32_param_shards,hardware.gpu_variability$' "$TMP/out"
+# then cudnn_cluster_margin (ossmoe14, session 14), then grad_accum_fusion (mcore14, session 14), then ub_proj_fprop_sms and ub_fc2_fprop_sms (ub14); then layout.account_embed_loss (user15, session 15); then framework.megatron_xent (mlm16, session 16); then the machine as run and eager_cross_entropy (cmd16, session 16); then pp_keep_outputs (herd17, session 17); then the torchtitan memory layouts (session 17); then hardware.gpu_variability (var17, session 17), then framework.adam_master (nem17, session 17) last
+check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy,framework.pp_keep_outputs,framework.tp_gathered_saved,framework.fp32_param_shards,hardware.gpu_variability,framework.adam_master$' "$TMP/out"
 expect_ok predict $c24 --cudnn-913 on --format json
 check "--cudnn-913 on: h100 (no 9.13 figures) runs unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_off.json" step_time_s)" ]
 onoff_refused cudnn-913 cudnn_913
@@ -914,6 +914,20 @@ expect_ok $am --adam-moments-dtype bf16 --format csv
 check "adam moments: csv column bf16" [ "$(col "$TMP/out" framework.adam_moments_dtype)" = bf16 ]
 expect_fail 1 "^plateau: --adam-moments-dtype: unknown dtype 'fp16' \(expected bf16\|fp32\)" -- predict --adam-moments-dtype fp16
 expect_fail 1 "^plateau: layout: --adam-moments-dtype bf16 needs --shard zero1 or higher" -- predict --shard ddp --adam-moments-dtype bf16
+# --adam-master none: no master copy, the 16-bit parameters are the optimizer's (Apex
+# DistributedFusedAdam store_params False). Same run: m and v only, 8 B per parameter:
+# 8 x 6,738,415,616 / 8 = 6,738,415,616; with bf16 moments 4 B: 3,369,207,808
+# (test_memory test_adam_no_master). Memory only: the step time does not move.
+check "adam master: kept by default" [ "$(json_raw "$TMP/am0.json" adam_master)" = kept ]
+expect_ok $am --adam-master none --format json
+check "adam master: none in JSON" [ "$(json_raw "$TMP/out" adam_master)" = none ]
+check "adam master: 8 B per parameter" [ "$(json_num "$TMP/out" optimizer_bytes)" = 6738415616 ]
+check "adam master: same step" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/am0.json" step_time_s)" ]
+expect_ok $am --adam-master none --adam-moments-dtype bf16 --format json
+check "adam master: 4 B with bf16 moments" [ "$(json_num "$TMP/out" optimizer_bytes)" = 3369207808 ]
+expect_ok $am --adam-master none --format csv
+check "adam master: csv column none" [ "$(col "$TMP/out" framework.adam_master)" = none ]
+expect_fail 1 "^plateau: --adam-master: unknown value 'off' \(expected none\|kept\)" -- predict --adam-master off
 
 # --te-linear-bwd-overlap: with tp and no --tp-comm-overlap, TE's column-parallel
 # linears run the dgrad reduce_scatter beside the wgrad GEMM and the input

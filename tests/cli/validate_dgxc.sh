@@ -24,6 +24,12 @@ check "framework nemo-2024" grep -qE '^"dgxc_benchmarking",1,.*,"nemo-2024",' "$
 check "row 180 NeMo 2 bucket" grep -qE '^"dgxc_benchmarking",180,.*buckets of 134217728 parameters = 256 MiB.*,"nemo",' "$TMP/out"
 check "row 189 on a GB200 NVL72 segment" grep -qE '^"dgxc_benchmarking",189,[0-9]+,"LLAMA3.1-405B, 128 x gb200, tp4 pp8 dp2 cp2 vp8, mbs 1 gbs 64, none","dgxc","gb200","gb200-nvl72",.*NVLink segment of 16 trays' "$TMP/out"
 check "row 196 FP8 ring-exchange ub SMs" grep -qE '^"dgxc_benchmarking",196,.*userbuffers 1/1 SMs' "$TMP/out"
+# Nemotron-4 340B (NeMo 1, rows 51-60): the yaml's optim.dtype bf16 makes NeMo set Apex's
+# store_params False: bf16 m and v, no master (4 B per parameter instead of 12); row 51 (128 H100,
+# dp 2) then fits (84.6 GiB before) and is predicted; its command carries the two flags
+check "row 51 predicted with bf16 Adam states, no master" \
+  grep -qE '^"dgxc_benchmarking",51,[0-9]+,"Nemotron4-340B, 128 x h100,.*,4\.61,4\.61,[0-9.]+,.*Adam m and v in bf16 and no master copy.*--adam-moments-dtype bf16 --adam-master none' "$TMP/out"
+check "Nemotron-4 15B keeps the fp32 states" bash -c "! grep -E '^\"dgxc_benchmarking\",35,' '$TMP/out' | grep -q 'adam-master none'"
 check "row 158 embedding and loss in the split" grep -qE '^"dgxc_benchmarking",158,.*embedding, loss count in the pipeline split' "$TMP/out"
 # bad cells: one row each, built from row 11
 head -1 "$V/dgxc_benchmarking.csv" > "$TMP/bad.csv"
@@ -32,8 +38,9 @@ echo "${row/,nemo:24.09,/,nemo:26.02,}" >> "$TMP/bad.csv"
 echo "${row/,1,true,24,16,/,1,maybe,24,16,}" >> "$TMP/bad.csv"
 echo "${row/,1,true,24,16,/,1,true,x,16,}" >> "$TMP/bad.csv"
 echo "${row/,14.72,71235,/,abc,71235,}" >> "$TMP/bad.csv"
-echo "${row/,true,75,,pretrain,/,true,-5,,pretrain,}" >> "$TMP/bad.csv"
-echo "${row/,true,75,,pretrain,/,true,,lots,pretrain,}" >> "$TMP/bad.csv"
+echo "${row/,true,75,,,pretrain,/,true,-5,,,pretrain,}" >> "$TMP/bad.csv"
+echo "${row/,true,75,,,pretrain,/,true,,lots,,pretrain,}" >> "$TMP/bad.csv"
+echo "${row/,true,75,,,pretrain,/,true,75,,fp16,pretrain,}" >> "$TMP/bad.csv"
 expect_ok validate "$TMP/bad.csv" --format csv
 check "container not 24.x skipped" grep -qE "^\"bad\",1,.*container 'nemo:26.02': only NeMo 24.x and 25.0x rows" "$TMP/out"
 check "ub flag not true/false skipped" grep -qE "^\"bad\",2,.*column 'ub_tp_comm_overlap': 'maybe'" "$TMP/out"
@@ -41,4 +48,5 @@ check "ub SMs not a number skipped" grep -qE "^\"bad\",3,.*column 'ub proj_fprop
 check "step time not a number skipped" grep -qE "^\"bad\",4,.*Training step time" "$TMP/out"
 check "bucket_cap_mb not positive skipped" grep -qE "^\"bad\",5,.*column 'bucket_cap_mb': '-5'" "$TMP/out"
 check "ddp bucket_size not a number skipped" grep -qE "^\"bad\",6,.*column 'ddp bucket_size \(parameters\)': 'lots'" "$TMP/out"
+check "optim dtype not bf16/fp32 skipped" grep -qE "^\"bad\",7,.*column 'optim dtype': 'fp16'" "$TMP/out"
 finish

@@ -811,6 +811,33 @@ static void test_adam_moments_bf16(void) {
   CHECK_NEAR_REL(c.optimizer_bytes, 6738415616.0, 1e-15);
 }
 
+/* An optimizer with no master copy (layout.adam_no_master: Apex
+ * DistributedFusedAdam store_params False, NeMo 1 with optim.dtype equal to
+ * the model's). Llama-2 7B, 6,738,415,616 parameters, zero1 over 8 GPUs:
+ * fp32 m and v only, 4 + 4 = 8 B: 8 x 6,738,415,616 / 8 = 6,738,415,616 B;
+ * with bf16 m and v (Apex dtype bf16) 2 + 2 = 4 B: 3,369,207,808 B, in a
+ * bf16 and in an FP8 run alike (no master to keep in fp32). Parameters and
+ * gradients do not move. */
+static void test_adam_no_master(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_gpu g = gpu80();
+  struct pl_layout l = layout(&m, (struct spec){.gpus = 8, .gbs = 8, .shard = PL_SHARD_ZERO1});
+  struct pl_memory a, b, c, d;
+  pl_memory_compute(&m, &l, &g, &a);
+  l.adam_no_master = true;
+  pl_memory_compute(&m, &l, &g, &b);
+  CHECK_NEAR_REL(b.optimizer_bytes, 6738415616.0, 1e-15);
+  CHECK_NEAR_REL(b.params_bytes, a.params_bytes, 0);
+  CHECK_NEAR_REL(b.grads_bytes, a.grads_bytes, 0);
+  l.adam_moments_bf16 = true;
+  pl_memory_compute(&m, &l, &g, &c);
+  CHECK_NEAR_REL(c.optimizer_bytes, 3369207808.0, 1e-15);
+  l.dtype = PL_DTYPE_FP8;
+  l.fp8_recipe = PL_FP8_RECIPE_CURRENT;
+  pl_memory_compute(&m, &l, &g, &d);
+  CHECK_NEAR_REL(d.optimizer_bytes, 3369207808.0, 1e-15);
+}
+
 /* Megatron-Core's fine-grained activation offloading (layout.offload_modules).
  * Qwen3-30B-A3B (h 2048, 128 experts top-8, expert ffn 768, all 48 blocks
  * MoE), 8 GPUs, ep 8, zero1, imbalance 1, bf16 (e = 2, SwiGLU: mlp = 4 + e),
@@ -992,6 +1019,7 @@ int main(void) {
   test_te_fp8_params();
   test_fsdp_block_units();
   test_adam_moments_bf16();
+  test_adam_no_master();
   test_offload_modules();
   test_moe_fc1_quantized();
   test_dtensor_tp();
