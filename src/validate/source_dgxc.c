@@ -90,7 +90,11 @@ static bool dgxc_bucket(const struct validate_in *in, struct pl_framework *fw,
  * (apex/contrib/optimizers/distributed_fused_adam.py, "dtype: datatype for
  * optimizer state", "store_params: store a distributed copy of the
  * parameters as optimizer state") keeps m and v in bf16 and no master:
- * adam_moments_bf16 and adam_no_master, 4 B per parameter. Empty: Apex's
+ * adam_moments_bf16 and adam_no_master, 4 B per parameter. With fp8_params
+ * (the FP8 rows: configure.sh +model.fp8_params=True) NeMo sets
+ * store_params True instead: a master copy in the optimizer dtype, bf16,
+ * 2 B; plateau keeps an FP8 run's master at 4 B (memory_states.c), so those
+ * rows get adam_moments_bf16 only: 8 B where Apex holds 6. Empty: Apex's
  * fp32 default, the preset's states. */
 static bool dgxc_optim_dtype(const struct validate_in *in, struct pl_framework *fw,
                              struct pl_vrow *row) {
@@ -100,6 +104,11 @@ static bool dgxc_optim_dtype(const struct validate_in *in, struct pl_framework *
   if (strcmp(dt, "bf16") != 0)
     return validate_skip(row, "column 'optim dtype': '%s' is not bf16 or fp32", dt);
   fw->adam_moments_bf16 = PL_SETTING_ON;
+  if (strcmp(cell(in, "fp8_params"), "true") == 0) {
+    validate_note(row, "Adam m and v in bf16 (the yaml's optim.dtype bf16); fp8_params: Apex keeps "
+                       "a bf16 master (store_params True), counted as an fp32 one (4 B)");
+    return true;
+  }
   fw->adam_no_master = PL_SETTING_ON;
   validate_note(row, "Adam m and v in bf16 and no master copy (the yaml's optim.dtype bf16: "
                      "Apex DistributedFusedAdam store_params False)");

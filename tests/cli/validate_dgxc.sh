@@ -25,10 +25,13 @@ check "row 180 NeMo 2 bucket" grep -qE '^"dgxc_benchmarking",180,.*buckets of 13
 check "row 189 on a GB200 NVL72 segment" grep -qE '^"dgxc_benchmarking",189,[0-9]+,"LLAMA3.1-405B, 128 x gb200, tp4 pp8 dp2 cp2 vp8, mbs 1 gbs 64, none","dgxc","gb200","gb200-nvl72",.*NVLink segment of 16 trays' "$TMP/out"
 check "row 196 FP8 ring-exchange ub SMs" grep -qE '^"dgxc_benchmarking",196,.*userbuffers 1/1 SMs' "$TMP/out"
 # Nemotron-4 340B (NeMo 1, rows 51-60): the yaml's optim.dtype bf16 makes NeMo set Apex's
-# store_params False: bf16 m and v, no master (4 B per parameter instead of 12); row 51 (128 H100,
-# dp 2) then fits (84.6 GiB before) and is predicted; its command carries the two flags
+# store_params False for the BF16 rows: bf16 m and v, no master (4 B per parameter instead of 12);
+# row 51 (128 H100, dp 2) then fits (84.6 GiB before) and is predicted; its command carries the two
+# flags. The FP8 rows run fp8_params (store_params True, a bf16 master): bf16 moments only
 check "row 51 predicted with bf16 Adam states, no master" \
   grep -qE '^"dgxc_benchmarking",51,[0-9]+,"Nemotron4-340B, 128 x h100,.*,4\.61,4\.61,[0-9.]+,.*Adam m and v in bf16 and no master copy.*--adam-moments-dtype bf16 --adam-master none' "$TMP/out"
+check "row 56 (FP8, fp8_params: Apex keeps a bf16 master) bf16 moments only" \
+  grep -qE '^"dgxc_benchmarking",56,.*fp8_params: Apex keeps a bf16 master.*--adam-moments-dtype bf16 --adam-master kept' "$TMP/out"
 check "Nemotron-4 15B keeps the fp32 states" bash -c "! grep -E '^\"dgxc_benchmarking\",35,' '$TMP/out' | grep -q 'adam-master none'"
 check "row 158 embedding and loss in the split" grep -qE '^"dgxc_benchmarking",158,.*embedding, loss count in the pipeline split' "$TMP/out"
 # bad cells: one row each, built from row 11
