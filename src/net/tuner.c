@@ -133,11 +133,14 @@ static double group_net_channels(const struct pl_cluster *c, struct net_ctx *x) 
    * to its own rail while there are rails enough */
   double used = fmax(1.0, fmin(rails, (double)x->g));
   bool sm90 = x->arch >= NET_ARCH_HOPPER;
-  /* the ring takes the sm90 list on Blackwell too (nccl_version.c has the
-   * sm100 lists; they differ from it only above 48 GB/s) */
+  /* the release's list for the GPU: NCCL's search picks sm100SpeedArrayInter
+   * for compute capability 10.x in every graph pattern, the ring's included
+   * (src/graph/search.cc ncclTopoCompute, 2.27-2.29), as for the CollNet
+   * chain below (nccl_version.c); it differs from the sm90 list only above
+   * 48 GB/s, so only 800 Gb/s rails (dgx-b300, gb300-nvl72) see it: rings of
+   * 96 GB/s, duplicated to 48, 32 coll channels instead of 16 */
   size_t nsp;
-  const double *sp = net_ver_inter_speeds(
-      x->nccl_version, x->arch == NET_ARCH_BLACKWELL ? NET_ARCH_HOPPER : x->arch, &nsp);
+  const double *sp = net_ver_inter_speeds(x->nccl_version, x->arch, &nsp);
   double gbs = x->rail_bw / 1e9, speed = sp[nsp - 1];
   for (size_t i = 0; i < nsp; i++)
     if (sp[i] <= gbs) {

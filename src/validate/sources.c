@@ -386,11 +386,3 @@ const struct validate_source *validate_source_find(const char *source_cell) {
       return &sources[i];
   return NULL;
 }
-
-const char *validate_source_list(void) {
-  return "Narayanan et al. SC21, Korthikanti et al. 2022, Megatron-LM README 2020, Megatron-LM "
-         "README H100 scaling (2024), MT-NLG, "
-         "BigScience BLOOM, MosaicML llm-foundry, OPT, NeMo performance summary, MLPerf "
-         "Training GPT-3, vTrain, Megatron-Bridge performance summary, Megatron MoE model zoo, "
-         "MegaScale, Llama 3 Herd of Models, torchtitan, IBM fms-fsdp, NVIDIA dgxc-benchmarking";
-}

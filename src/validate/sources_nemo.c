@@ -250,6 +250,30 @@ static const struct {
 
 bool validate_nemo_overrides(const struct validate_in *in, struct pl_framework *fw,
                              struct pl_vrow *row) {
+  /* NeMo 2's Mixtral performance recipes leave Transformer Engine's
+   * userbuffers off: their pretrain_performance_optimizations
+   * (nemo/collections/llm/recipes/mixtral_8x7b.py, mixtral_8x22b.py, r2.2.0;
+   * mixtral_8x22b_64k.py, r2.3.0, which the 25.02 / 25.04 performance scripts
+   * run) add MegatronCommOverlapCallback without tp_comm_overlap, whose
+   * _get_model_comm_overlap_cfgs then sets tp_comm_overlap False
+   * (nemo/lightning/pytorch/callbacks/megatron_comm_overlap.py, r2.2.0 and
+   * r2.3.0), and the scripts' set_primary_perf_configs sets none; the Llama
+   * recipes pass tp_comm_overlap=True (llama3_70b.py r2.2.0). */
+  if (strncmp(cell(in, "model"), "Mixtral", 7) == 0 &&
+      strstr(cell(in, "table_or_section"), "NeMo24.") == NULL) {
+    fw->tp_comm_overlap = PL_SETTING_OFF;
+    validate_note(row, "tp_comm_overlap off (NeMo 2's Mixtral recipes: MegatronCommOverlapCallback "
+                       "without tp_comm_overlap, r2.2.0-r2.3.0)");
+    /* Their MegatronTokenDropCallback pads every expert to its capacity
+     * (moe_pad_expert_input_to_capacity, validate_nemo_layout): Megatron-Core's
+     * MoEAlltoAllTokenDispatcher.preprocess then knows the split sizes on the
+     * host and keeps cuda_sync_point "no_sync" (megatron/core/transformer/moe/
+     * token_dispatcher.py, core_r0.11.0 and core_r0.12.0, the 25.02 / 25.04
+     * containers' Megatron-Core) */
+    fw->moe_host_sync = PL_SETTING_OFF;
+    validate_note(row, "no host sync in the dispatcher (padded to capacity: Megatron-Core's "
+                       "cuda_sync_point no_sync)");
+  }
   if (strstr(cell(in, "table_or_section"), "NeMo24.") == NULL)
     return true;
   struct pl_diag d;

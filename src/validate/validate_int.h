@@ -174,8 +174,6 @@ struct validate_source {
 double validate_megatron_flops(const struct pl_model *m, double batch, double seq);
 
 const struct validate_source *validate_source_find(const char *source_cell);
-/* The known sources, for messages ("known: ..."). */
-const char *validate_source_list(void);
 
 /* A record whose `source` matches no built-in source: the rules for the
  * user's own runs (source_generic.c; data/validation/README.md "Your own

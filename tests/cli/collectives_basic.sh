@@ -91,4 +91,13 @@ expect_fail 1 "give --nodes or --gpus" -- collectives --nodes 1 --gpus 8
 expect_fail 1 "ranks must be a positive multiple" -- collectives --gpus 12
 expect_fail 1 "unknown cluster 'dgx-z9'" -- collectives --cluster dgx-z9
 expect_fail 2 "unknown option" -- collectives --size 1M
+# Blackwell on 800 Gb/s rails (dgx-b300): NCCL 2.28.3+ searches sm100 rings from 96 GB/s
+# (src/graph/search.cc sm100SpeedArrayInter, chosen by compute capability for every pattern), so
+# the 8 rails give 8 rings of 96 GB/s, duplicated to 16 of 48: 32 coll channels. With the sm90
+# list's 48 GB/s start they were 16 channels, capped at 16 x 0.4 x 100 GB/s = 640 GB/s of bus
+# bandwidth: the 2-node ring at 8 GiB is now above that cap.
+expect_ok collectives --cluster dgx-b300 --nodes 2 --bytes 8G --algo ring --format csv
+check "dgx-b300 2-node ring above the 16-channel cap" awk -F, 'NR == 2 { exit !($0 ~ /ring/) }' "$TMP/out"
+b300=$(python3 -c 'import csv,sys; r=list(csv.DictReader(open(sys.argv[1])))[0]; print(r["busbw_gbs"] if "busbw_gbs" in r else [v for k,v in r.items() if "busbw" in k][0])' "$TMP/out")
+check "dgx-b300 2-node ring busbw $b300 > 640 GB/s" awk -v b="$b300" 'BEGIN { exit !(b > 640) }'
 finish

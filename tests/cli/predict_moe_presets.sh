@@ -51,5 +51,14 @@ check "4 Kimi K2 rows predicted with the recipe's layout" [ "$(grep -c \
 check "no row refused for want of a Kimi K2 preset" [ "$(grep -c 'no Kimi K2 preset' "$TMP/rows")" = 0 ]
 check "2 Mixtral 8x22B rows predicted" [ "$(grep -c '^nemo_2409_2507_performance_summary|[0-9]*|pred|.*preset mixtral-8x22b' "$TMP/rows")" = 2 ]
 check "the Llama 4 Scout row predicted" [ "$(grep -c '^nemo_2409_2507_performance_summary|[0-9]*|pred|.*preset llama4-scout' "$TMP/rows")" = 1 ]
+# NeMo 2's Mixtral recipes (r2.2.0/r2.3.0): MegatronCommOverlapCallback without
+# tp_comm_overlap, experts padded to capacity (no dispatcher sync): the 4 Mixtral rows
+# (8x7B 7, 16; 8x22B 8, 17) carry both, no other row of the two tables does
+check "4 NeMo Mixtral rows: tp_comm_overlap off" [ "$(grep -c '^nemo_2409_2507_performance_summary|\(7\|8\|16\|17\)|pred|.*tp_comm_overlap off (NeMo 2.s Mixtral recipes.*no host sync in the dispatcher' "$TMP/rows")" = 4 ]
+check "no other row takes the Mixtral rule" [ "$(grep -c "NeMo 2's Mixtral recipes" "$TMP/rows")" = 4 ]
+expect_ok validate "$V/nemo_2409_2507_performance_summary.csv" --format csv
+check "row 8's command: userbuffers and the host sync off" python3 -c 'import csv,sys
+r = [r for r in csv.DictReader(open(sys.argv[1])) if r["row"] == "8"][0]
+sys.exit(0 if "--tp-comm-overlap off" in r["command"] and "--moe-host-sync off" in r["command"] else 1)' "$TMP/out"
 check "DeepSeek-V3 pp 2 vp 4 stays skipped (4 rows)" [ "$(grep -c '|skip|no Megatron-Bridge DeepSeek-V3 pipeline layout for pp 2 vp 4' "$TMP/rows")" = 4 ]
 finish
