@@ -175,14 +175,14 @@ static double deepspeed_working_elems(const struct pl_model *m, const struct pl_
  * optimizer's (Apex DistributedFusedAdam store_params False: "store a
  * distributed copy of the parameters as optimizer state", off), so m and v
  * only: 8 B, or 4 B with bf16 moments (Apex's dtype bf16, "datatype for
- * optimizer state"). */
-static double optimizer_bytes(const struct pl_layout *l) {
+ * optimizer state"). With fp32_shards (zero3 as PyTorch FSDP keeps it,
+ * model_mem_states) the fp32 shard is the master: none besides it. */
+static double optimizer_bytes(const struct pl_layout *l, bool fp32_shards) {
+  bool no_master = l->adam_no_master || fp32_shards;
   if (!l->adam_moments_bf16)
-    return l->adam_no_master ? OPTIMIZER_BYTES - MASTER_FP32_BYTES : OPTIMIZER_BYTES;
+    return no_master ? OPTIMIZER_BYTES - MASTER_FP32_BYTES : OPTIMIZER_BYTES;
   double master = l->dtype == PL_DTYPE_BF16 ? MASTER_REMAINDER_BYTES : MASTER_FP32_BYTES;
-  if (l->adam_no_master)
-    master = 0.0;
-  return master + 2.0 * ADAM_MOMENT_BF16_BYTES;
+  return (no_master ? 0.0 : master) + 2.0 * ADAM_MOMENT_BF16_BYTES;
 }
 
 /* Model states: dense parameters sharded over shard_group * cp, routed
@@ -256,9 +256,9 @@ void model_mem_states(const struct pl_model *m, const struct pl_layout *l, int64
     grad_bytes = PARAM_BYTES;
   s->grads_b = grad_bytes * (dense / (l->shard >= PL_SHARD_ZERO2 ? n : 1.0) +
                              ex / (l->shard >= PL_SHARD_ZERO2 ? ne : 1.0));
-  s->optimizer_b = (optimizer_bytes(l) - (fp32_shards ? MASTER_FP32_BYTES : 0.0)) *
-                  (dense / (l->shard >= PL_SHARD_ZERO1 ? n : 1.0) +
-                   ex / (l->shard >= PL_SHARD_ZERO1 ? ne : 1.0));
+  s->optimizer_b = optimizer_bytes(l, fp32_shards) *
+                   (dense / (l->shard >= PL_SHARD_ZERO1 ? n : 1.0) +
+                    ex / (l->shard >= PL_SHARD_ZERO1 ? ne : 1.0));
   /* FSDP/ZeRO unit: one block, or the embedding / LM head when larger */
   double unit = layer_params_tp(m, t), edge = edge_params(m, l, i);
   unit = edge > unit ? edge : unit;

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <plateau/framework.h>
 #include <plateau/hw.h>
 #include <plateau/units.h>
 
@@ -49,6 +50,15 @@ bool validate_skip(struct pl_vrow *row, const char *fmt, ...) {
   va_end(ap);
   row->skipped = true;
   return false;
+}
+
+bool validate_row_preset(const char *name, struct pl_framework *fw, struct pl_vrow *row) {
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  if (pl_framework_preset(name, fw, &d) != PL_OK)
+    return validate_skip(row, "framework preset: %s", d.msg);
+  snprintf(row->framework, sizeof row->framework, "%s", name);
+  return true;
 }
 
 enum pl_status validate_num(const char *cell, double *out, bool *present) {

@@ -64,11 +64,8 @@ static bool bridge_cudnn(const struct validate_in *in, struct pl_framework *fw,
   bridge_section(in, sec, sizeof sec);
   if (!validate_word_in("25.11", sec))
     return true;
-  struct pl_diag d;
-  pl_diag_clear(&d);
-  if (pl_framework_preset("nemo-25-11", fw, &d) != PL_OK)
-    return validate_skip(row, "framework preset: %s", d.msg);
-  snprintf(row->framework, sizeof row->framework, "nemo-25-11");
+  if (!validate_row_preset("nemo-25-11", fw, row))
+    return false;
   return true;
 }
 

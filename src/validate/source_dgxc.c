@@ -137,11 +137,8 @@ bool validate_dgxc_overrides(const struct validate_in *in, struct pl_framework *
                              struct pl_vrow *row) {
   const char *cont = cell(in, "container");
   if (strncmp(cont, "nemo:24.", 8) == 0) {
-    struct pl_diag d;
-    pl_diag_clear(&d);
-    if (pl_framework_preset("nemo-2024", fw, &d) != PL_OK)
-      return validate_skip(row, "framework preset: %s", d.msg);
-    snprintf(row->framework, sizeof row->framework, "nemo-2024");
+    if (!validate_row_preset("nemo-2024", fw, row))
+      return false;
   } else if (strncmp(cont, "nemo:25.0", 9) != 0) {
     return validate_skip(row, "container '%s': only NeMo 24.x and 25.0x rows are read", cont);
   }

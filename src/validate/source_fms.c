@@ -75,11 +75,8 @@ bool validate_fms_modes(const struct validate_in *in, struct pl_layout *l, struc
 bool validate_fms_overrides(const struct validate_in *in, struct pl_framework *fw,
                             struct pl_vrow *row) {
   if (strncmp(cell(in, "source_ref"), "PyTorch blog", 12) == 0) {
-    struct pl_diag d;
-    pl_diag_clear(&d);
-    if (pl_framework_preset("fms-fsdp-2024-03", fw, &d) != PL_OK)
-      return validate_skip(row, "framework preset: %s", d.msg);
-    snprintf(row->framework, sizeof row->framework, "fms-fsdp-2024-03");
+    if (!validate_row_preset("fms-fsdp-2024-03", fw, row))
+      return false;
   }
   fw->fused_kernels =
       strcmp(cell(in, "torch.compile"), "yes") == 0 ? PL_SETTING_ON : PL_SETTING_OFF;

@@ -100,11 +100,8 @@ bool validate_sc21_overrides(const struct validate_in *in, struct pl_framework *
   const char *shard = cell(in, "sharding");
   if (strstr(shard, "DeepSpeed") == NULL || strstr(shard, "ZeRO-3") == NULL)
     return true;
-  struct pl_diag d;
-  pl_diag_clear(&d);
-  if (pl_framework_preset("deepspeed-zero3-2021", fw, &d) != PL_OK)
-    return validate_skip(row, "framework preset: %s", d.msg);
-  snprintf(row->framework, sizeof row->framework, "deepspeed-zero3-2021");
+  if (!validate_row_preset("deepspeed-zero3-2021", fw, row))
+    return false;
   validate_note(row, "DeepSpeed ZeRO-3 of 2021 (preset deepspeed-zero3-2021): one gather and "
                      "one reduce_scatter per parameter, not prefetched");
   return true;

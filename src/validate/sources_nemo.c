@@ -276,11 +276,8 @@ bool validate_nemo_overrides(const struct validate_in *in, struct pl_framework *
   }
   if (strstr(cell(in, "table_or_section"), "NeMo24.") == NULL)
     return true;
-  struct pl_diag d;
-  pl_diag_clear(&d);
-  if (pl_framework_preset("nemo-2024", fw, &d) != PL_OK)
-    return validate_skip(row, "framework preset: %s", d.msg);
-  snprintf(row->framework, sizeof row->framework, "nemo-2024");
+  if (!validate_row_preset("nemo-2024", fw, row))
+    return false;
   for (size_t i = 0; i < sizeof nemo_ub / sizeof nemo_ub[0]; i++)
     if (strcmp(cell(in, "model"), nemo_ub[i].model) == 0) {
       fw->ub_proj_fprop_sms = nemo_ub[i].proj_sms;

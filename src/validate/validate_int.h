@@ -98,6 +98,11 @@ bool validate_skip(struct pl_vrow *row, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* The row runs on the framework preset `name` (a release's versioned preset,
+ * data/frameworks/) instead of its source's: *fw reloaded from it and the
+ * row's framework key set; false (skipped, with the reason) when it cannot
+ * be loaded. */
+bool validate_row_preset(const char *name, struct pl_framework *fw, struct pl_vrow *row);
 
 /* The lowercase letters and digits of s ("FSDP FULL_SHARD" -> "fsdpfullshard"),
  * at most n - 1 of them: how names are compared whatever their spelling. */
