@@ -217,6 +217,55 @@ static bool dgxc_stage(const struct validate_in *in, const char *col, int64_t *d
   return true;
 }
 
+/* The MoE settings a DeepSeek-V3 row states (empty: the preset's):
+ *  - 'moe_dispatcher': Megatron-Core's token dispatcher (alltoall, the
+ *    DeepSeekConfig default moe_token_dispatcher_type; deepep where the
+ *    v25.08 script sets flex with moe_enable_deepep on h100);
+ *  - 'moe_balance': "token drop" (MegatronTokenDropCallback: capacity
+ *    factor 1.0, padded to capacity) or "force-balanced"
+ *    (moe_router_force_load_balancing True): either way every expert rank
+ *    computes the mean;
+ *  - 'mtp_layers': the MTP modules the recipe trains (recipes/deepseek_v3.py
+ *    pretrain_recipe use_mtp True: mtp_num_layers 1), on the last stage
+ *    (Megatron-Core multi_token_prediction.py get_mtp_num_layers_to_build,
+ *    ac198fc0d6) unless the layout string places them;
+ *  - 'pipeline_layout': Megatron-Core's --pipeline-model-parallel-layout the
+ *    script builds from its (pp, vp) map. */
+static bool dgxc_moe(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  const char *disp = cell(in, "moe_dispatcher");
+  if (*disp && pl_moe_dispatch_parse(disp, &l->dispatch, NULL) != PL_OK)
+    return validate_skip(row, "column 'moe_dispatcher': '%s' is not a dispatcher", disp);
+  const char *bal = cell(in, "moe_balance");
+  if (strcmp(bal, "token drop") == 0 || strcmp(bal, "force-balanced") == 0) {
+    l->moe_imbalance = 1.0;
+    validate_note(row, "imbalance 1 (%s)",
+                  bal[0] == 't' ? "NeMo's token drop: capacity factor 1.0, padded to capacity"
+                                : "the script's moe_router_force_load_balancing");
+  } else if (*bal) {
+    return validate_skip(row, "column 'moe_balance': '%s' is not 'token drop' or "
+                              "'force-balanced'",
+                         bal);
+  }
+  bool present = false;
+  int64_t mtp = 0;
+  if (validate_int(cell(in, "mtp_layers"), &mtp, &present) != PL_OK || (present && mtp < 0))
+    return validate_skip(row, "column 'mtp_layers': '%s' is not a whole number",
+                         cell(in, "mtp_layers"));
+  if (present) {
+    l->mtp_layers = mtp;
+    validate_note(row, "%lld MTP module(s) (the recipe's use_mtp)", (long long)mtp);
+  }
+  const char *pl = cell(in, "pipeline_layout");
+  if (*pl) {
+    if (strlen(pl) >= sizeof l->pipeline_layout)
+      return validate_skip(row, "column 'pipeline_layout': longer than %zu characters",
+                           sizeof l->pipeline_layout - 1);
+    snprintf(l->pipeline_layout, sizeof l->pipeline_layout, "%s", pl);
+    validate_note(row, "pipeline layout %s (the script's (pp, vp) map)", pl);
+  }
+  return true;
+}
+
 /* The NeMo 2 rows (v25.04 on) run NeMo's performance recipes: their layout
  * rules are the NeMo performance-summary rows' (validate_nemo_layout:
  * distributed optimizer, the Llama 3.1 405B recipe's embedding and loss in
@@ -229,8 +278,8 @@ static bool dgxc_stage(const struct validate_in *in, const char *col, int64_t *d
  *  - num_layers_in_first_pipeline_stage 64/pp - 1 and
  *    num_layers_in_last_pipeline_stage 64/pp - 2 (61 blocks): columns
  *    'first_stage_layers' and 'last_stage_layers';
- *  - MegatronTokenDropCallback (USE_TOKEN_DROP True: capacity factor 1.0,
- *    padded to capacity): every expert computes its capacity, the mean. */
+ *  - MegatronTokenDropCallback (USE_TOKEN_DROP True), the alltoall
+ *    dispatcher and one MTP module: dgxc_moe. */
 bool validate_dgxc_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   if (strncmp(cell(in, "launcher"), "NeMo 2", 6) != 0)
     return true;
@@ -252,11 +301,7 @@ bool validate_dgxc_layout(const struct validate_in *in, struct pl_layout *l, str
     validate_note(row, "first / last pipeline stage %lld / %lld blocks (NeMo's DeepSeek-V3 "
                        "performance script)",
                   (long long)l->first_stage_layers, (long long)l->last_stage_layers);
-  if (strcmp(cell(in, "model"), "DeepSeek-V3") == 0) {
-    l->moe_imbalance = 1.0;
-    validate_note(row, "imbalance 1 (NeMo's token drop: capacity factor 1.0, padded to capacity)");
-  }
-  return true;
+  return dgxc_moe(in, l, row);
 }
 
 /* The README's "Training step time (seconds per step)", printed. */
