@@ -7,12 +7,6 @@
 #include <plateau/run_flags.h>
 #include <plateau/units.h>
 
-/* The run options' value of a flag the library's tables name
- * (include/plateau/run_flags.h). */
-static const char *flag_get(void *ctx, const char *name) {
-  return cli_get((const struct cli_args *)ctx, name);
-}
-
 /* Every flag of the library's framework, hardware and layout tables is one
  * of the command's options (RUN_OPTS): a flag added to a table without its
  * help here would be ignored, so the command refuses to run. */
@@ -53,7 +47,7 @@ static int load_hardware(const struct cli_args *args, struct pl_run *run) {
     if (pl_gpu_load(gpu, &run->cluster.gpu, &d) != PL_OK)
       return cli_fail("%s", d.msg);
   }
-  if (pl_cluster_flags_read(&run->cluster, flag_get, (void *)args, &d) != PL_OK)
+  if (pl_cluster_flags_read(&run->cluster, cli_flag_get, (void *)args, &d) != PL_OK)
     return cli_fail("%s", d.msg);
   return 0;
 }
@@ -62,7 +56,7 @@ static int load_hardware(const struct cli_args *args, struct pl_run *run) {
 static int load_layout(const struct cli_args *args, struct pl_layout *l) {
   struct pl_diag d;
   pl_diag_clear(&d);
-  if (pl_layout_flags_read(l, flag_get, (void *)args, &d) != PL_OK)
+  if (pl_layout_flags_read(l, cli_flag_get, (void *)args, &d) != PL_OK)
     return cli_fail("%s", d.msg);
   return 0;
 }
@@ -71,7 +65,7 @@ static int load_layout(const struct cli_args *args, struct pl_layout *l) {
 static int load_behaviours(const struct cli_args *args, struct pl_framework *fw) {
   struct pl_diag d;
   pl_diag_clear(&d);
-  if (pl_framework_flags_read(fw, flag_get, (void *)args, &d) != PL_OK)
+  if (pl_framework_flags_read(fw, cli_flag_get, (void *)args, &d) != PL_OK)
     return cli_fail("%s", d.msg);
   return 0;
 }
