@@ -425,6 +425,18 @@ bool validate_mlperf_llama_model(const struct validate_in *in, struct pl_model *
   return validate_mcore_preset(in, "llama3-405b", m, row);
 }
 
+/* The llama31_8b benchmark's model (MLPerf Training v5.1): MODEL_SIZE=8b
+ * (config_common_8b.sh), which the implementation's pretrain.py builds as
+ * NeMo's Llama31Config8B (llm/gpt/model/llama.py: 32 layers, hidden 4096,
+ * 32 heads, 8 query groups, ffn 14336; vocabulary 128256 of the Llama 3.1
+ * tokenizer). Its dimensions are the llama3-8b preset's: Llama 3.1 differs
+ * from Llama 3 in RoPE scaling and context length, neither a per-step cost at
+ * the benchmark's sequence of 8192. The row's columns repeat them (checked). */
+bool validate_mlperf_llama8b_model(const struct validate_in *in, struct pl_model *m,
+                                   struct pl_vrow *row) {
+  return validate_mcore_preset(in, "llama3-8b", m, row);
+}
+
 /* The submissions' config_*.sh export ASYM_PP_EMBED=True and
  * ASYM_PP_LOSS=True, which conf/custom.yaml passes to the model as
  * account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split
@@ -432,6 +444,11 @@ bool validate_mlperf_llama_model(const struct validate_in *in, struct pl_model *
  * optimizer as for the GPT-3 rows. */
 bool validate_mlperf_llama_layout(const struct validate_in *in, struct pl_layout *l,
                                   struct pl_vrow *row) {
+  /* a system whose submission holds several configs of its shape and batch
+   * that differ in precision (scripts/mlperf-llama-rows.py): not guessed */
+  if (strncmp(cell(in, "precision"), "not identified", 14) == 0)
+    return validate_skip(row, "the submission's config: %s",
+                         cell(in, "precision"));
   const char *e = cell(in, "ASYM_PP_EMBED (config)"), *s = cell(in, "ASYM_PP_LOSS (config)");
   if (strcmp(e, "True") == 0 && strcmp(s, "True") == 0) {
     l->account_embed_loss = true;
