@@ -463,6 +463,16 @@ bool validate_mlperf_llama_layout(const struct validate_in *in, struct pl_layout
    * capture_cuda_graph=full_cuda_graph); v5.1 (NeMo 25.09): conf/custom.yaml
    * cuda_graph_scope 'full_iteration' when FULL_CUDA_GRAPH is '1' (with
    * enable_cuda_graph from MCORE_CUDA_GRAPH=1, both in config_common_cg.sh). */
+  /* FP8_RECIPE=tensorwise (the v5.1 implementations' config_common.sh; their
+   * conf/custom.yaml model.fp8_recipe reads it, pretrain.py passes it to
+   * NeMo's MegatronMixedPrecision): Megatron-Core's Fp8Recipe.tensorwise,
+   * which fp8_utils.py get_fp8_recipe builds as Transformer Engine's
+   * Float8CurrentScaling -> plateau's fp8-current. Unstated: the v5.0
+   * custom.yaml default, delayed scaling (the preset's). */
+  if (l->dtype == PL_DTYPE_FP8 && strstr(cell(in, "precision"), "FP8_RECIPE=tensorwise") != NULL) {
+    l->fp8_recipe = PL_FP8_RECIPE_CURRENT;
+    validate_note(row, "FP8 current scaling (FP8_RECIPE=tensorwise in the config)");
+  }
   const char *g = cell(in, "CUDA graphs (config)");
   if (strcmp(g, "FULL_CUDA_GRAPH=True") == 0 || strcmp(g, "FULL_CUDA_GRAPH=1") == 0) {
     l->cuda_graph_scopes |= PL_CGS_FULL_ITERATION;
