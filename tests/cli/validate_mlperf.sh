@@ -33,6 +33,16 @@ check "405B Nebius H200 (v5.0) row 49 on dgx-h200, delayed FP8" \
   grep -qE '^"mlperf_v5",49,50,"llama3-405b, 1024 x h200, tp4 pp8 dp16 cp2 vp8,.*"dgx-h200".*--dtype fp8 ' "$TMP/out"
 check "405B UF B200 (v5.1) row 58: dp 7, current scaling" \
   grep -qE '^"mlperf_v5",58,59,"llama3-405b, 448 x b200, tp4 pp8 dp7 cp2 vp8,.*"dgx-b200".*--dtype fp8-current ' "$TMP/out"
+# GPT-3 175B of other submitters (data/validation/mlperf_gpt3_others.csv, scripts/mlperf-gpt3-rows.py):
+# Supermicro ("smc", v4.0, 512 H100, vp 12 from conf/custom.yaml's INTERLEAVED_PIPELINE default,
+# NVIDIA's v4.0 image: the unfused loss, SHARP threshold 2) and Oracle (v4.1, 1,536 / 3,072 H100 on
+# RoCE: no SHARP setting, the fabric said), compared as the NVIDIA rows' segment step time
+expect_ok validate "$V/mlperf_gpt3_others.csv" --format csv
+check "9 GPT-3 rows predicted" [ "$(grep -E '^"mlperf_gpt3_others",' "$TMP/out" | grep -c ',"step_time_s","step time s (median segment, derived) (printed)",')" -eq 9 ]
+check "row 1 Supermicro: vp 12, 10.766 s, unfused loss, SHARP" \
+  grep -qE '^"mlperf_gpt3_others",1,2,"GPT-3 175B \(MLPerf gpt3 benchmark\), 512 x h100, tp4 pp8 dp16 vp12, mbs 2 gbs 2048, none","mlperf","h100","dgx-h100","step_time_s","step time s \(median segment, derived\) \(printed\)",10.766,10.766,.*IB SHARP.*unfused cross-entropy' "$TMP/out"
+check "row 4 Oracle on RoCE, no SHARP" grep -qE "^\"mlperf_gpt3_others\",4,5,\"GPT-3 175B \(MLPerf gpt3 benchmark\), 1536 x h100,.*row's inter-node fabric is RoCE" "$TMP/out"
+check "row 4 keeps SHARP off" bash -c "! grep -E '^\"mlperf_gpt3_others\",4,' '$TMP/out' | grep -q 'IB SHARP'"
 # bad cells, one row each, built from row 13
 head -1 "$V/mlperf_v51_llama8b.csv" > "$TMP/bad.csv"
 row=$(sed -n 14p "$V/mlperf_v51_llama8b.csv")
