@@ -1,5 +1,5 @@
-/* run_flags.h: the framework behaviours and the hardware edits of a run as
- * `plateau predict` flags, in one table each.
+/* run_flags.h: the framework behaviours, the hardware edits and the layout
+ * of a run as `plateau predict` flags, in one table each.
  *
  * The CLI reads a run's flags through these tables (src/cli/run_opts.c), and
  * validate writes a row's run back as the same flags (its `command`, the
@@ -11,10 +11,12 @@
 #ifndef PLATEAU_RUN_FLAGS_H
 #define PLATEAU_RUN_FLAGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "framework.h"
 #include "hw.h"
+#include "layout.h"
 #include "status.h"
 
 /* The value given for flag `name` (without "--"), or NULL when absent. */
@@ -57,5 +59,26 @@ enum pl_status pl_cluster_flags_read(struct pl_cluster *c, pl_flag_get_fn get, v
  * returns the length needed (as snprintf). */
 size_t pl_cluster_flags_format(const struct pl_cluster *c, const struct pl_cluster *base,
                                char *out, size_t n);
+
+/* -------------------------------------------------------------- layout */
+
+/* The i-th layout flag's name ("tp", "pipeline-layout", "recompute-modules"),
+ * NULL past the end: predict's parallel degrees, batch, pipeline split,
+ * recomputation, offload, CUDA-graph scope, dtype and MoE options. */
+const char *pl_layout_flag_name(size_t i);
+
+/* Read every layout flag given onto *l (each overrides only what it names;
+ * the layout stays unresolved: pl_predict resolves it). --recompute-modules
+ * without --recompute makes recompute selective. Errors as
+ * pl_framework_flags_read ("--tp: ...", "give --gpus or --nodes, not both"). */
+enum pl_status pl_layout_flags_read(struct pl_layout *l, pl_flag_get_fn get, void *ctx,
+                                    struct pl_diag *diag);
+
+/* Write a resolved layout (as pl_predict resolved it) as flags, " --gpus 64
+ * --tp 8 ... --dtype bf16 --schedule 1f1b --recompute selective ...", the
+ * degrees, batch, shard, dtype, schedule and recompute always, the others
+ * when set; the MoE flags when moe (the model has experts). Into out as
+ * pl_framework_flags_format; returns the length needed (as snprintf). */
+size_t pl_layout_flags_format(const struct pl_layout *l, bool moe, char *out, size_t n);
 
 #endif

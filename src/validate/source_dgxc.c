@@ -186,10 +186,14 @@ static const struct {
      * DeepSeekV3Config (gpt/model/deepseek.py) with recipes/deepseek_v3.py use_mtp True
      * (mtp_num_layers 1) = data/models/deepseek-v3.json (num_nextn_predict_layers 1) */
     {"DeepSeek-V3", "deepseek-v3", NULL},
-    {"Grok1-314B", NULL, "no Grok-1 preset: its configuration (NeMo grok1 recipe) is not in "
-                         "data/models"},
-    {"Nemotron-H-56B", NULL, "no Nemotron-H 56B preset: its hybrid Mamba-2 / attention / MLP "
-                             "pattern (NeMo NemotronHConfig56B) is not in data/models"},
+    /* grok1/setup.sh @ v25.05: NeMo 6f2c6fdaff pretrain_grok1_314b.py model():
+     * MixtralConfig8x7B with 64 layers, hidden 6144, 48 heads, 8 query groups, ffn
+     * 32768, 8 experts, seq 8192, the Meta-Llama-3-70B tokenizer = data/models/grok1-314b */
+    {"Grok1-314B", "grok1-314b", NULL},
+    /* nemotronh/setup.sh @ v25.05: NeMo 7a8f1cc7bc pretrain_nemotronh_56b.py,
+     * NemotronHConfig56B (gpt/model/ssm.py: 118 blocks, hidden 8192, state 256, ffn 32768,
+     * 64 heads, NullTokenizer vocab 131072) = data/models/nemotron-h-56b */
+    {"Nemotron-H-56B", "nemotron-h-56b", NULL},
 };
 
 bool validate_dgxc_model(const struct validate_in *in, struct pl_model *m, struct pl_vrow *row) {

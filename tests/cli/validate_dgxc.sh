@@ -36,8 +36,9 @@ check "Nemotron-4 15B keeps the fp32 states" bash -c "! grep -E '^\"dgxc_benchma
 check "row 158 embedding and loss in the split" grep -qE '^"dgxc_benchmarking",158,.*embedding, loss count in the pipeline split' "$TMP/out"
 # v25.05.x tables (rows 197-242) and later tags' MFU worked examples (243-245): Nemotron-4 on
 # GB200 with the b200 userbuffers config (ring-exchange proj_fprop, 1 SM); Llama 4 Maverick and
-# DeepSeek-V3 on their presets with the scripts' expert layout; Grok-1 and Nemotron-H 56B have no
-# preset and are skipped with that reason
+# DeepSeek-V3 on their presets with the scripts' expert layout; Grok-1 and Nemotron-H 56B on the
+# presets of session 18 (models18: data/models/grok1-314b, nemotron-h-56b; before, skipped for
+# want of them)
 check "row 201 340B GB200 b200 ub config" grep -qE '^"dgxc_benchmarking",201,[0-9]+,"Nemotron4-340B, 128 x gb200,.*userbuffers 1/24 SMs' "$TMP/out"
 check "row 213 Llama 4 Maverick preset, ep 64, token drop" \
   grep -qE '^"dgxc_benchmarking",213,.*imbalance 1 \(NeMo.s token drop.*preset llama4-maverick.*--ep 64 --etp 1 ' "$TMP/out"
@@ -45,8 +46,9 @@ check "row 221 DeepSeek-V3 recompute, uneven stages, MTP" \
   grep -qE '^"dgxc_benchmarking",221,.*--recompute-modules mla_up_proj --first-stage-layers 3 --last-stage-layers 2 --mtp-layers 1 .*--moe-dispatch alltoall --moe-imbalance 1' "$TMP/out"
 check "row 245 DeepSeek-V3 v25.08: layout string, deepep, force balance" \
   grep -qE "^\"dgxc_benchmarking\",245,.*the script.s moe_router_force_load_balancing.*--pipeline-layout 'Et\*4\|\(t\*4\|\)\*14tmL' --ep 64 --etp 1 --moe-dispatch deepep" "$TMP/out"
-check "row 225 Grok-1 skipped" grep -qE '^"dgxc_benchmarking",225,.*no Grok-1 preset' "$TMP/out"
-check "row 231 Nemotron-H skipped, not read as dense Nemotron" grep -qE '^"dgxc_benchmarking",231,.*no Nemotron-H 56B preset' "$TMP/out"
+check "row 225 Grok-1 on its preset" grep -qE '^"dgxc_benchmarking",225,.*preset grok1-314b' "$TMP/out"
+check "row 231 Nemotron-H on its hybrid preset, not read as dense Nemotron" \
+  grep -qE '^"dgxc_benchmarking",231,.*preset nemotron-h-56b' "$TMP/out"
 # bad cells of the MoE columns: one row each, built from row 221 (DeepSeek-V3, v25.05) and, for the
 # layout string, row 245
 head -1 "$V/dgxc_benchmarking.csv" > "$TMP/badm.csv"
