@@ -61,6 +61,31 @@ expect_fail 1 "--tp 2 conflicts with --fix tp=4: give one" -- \
   search --model llama2-7b --gpus 8 --tp 2 --fix tp=4
 expect_ok search --model llama2-7b --gpus 8 --tp 2 --fix tp=2,pp=2 --top 1
 
+# ---- session 18 e2e sweep (every command x every option with a value x 0, -1, nan, inf,
+# 1e308, '', abc, huge integers): what was accepted or printed inf ----
+expect_fail 1 "--tokens: 1e19 is above the limit of 1e\+18 tokens" -- predict --tokens 1e19
+expect_fail 1 "--gpu-hour-price: 1e308 is above the limit of 1e\+06 USD" -- predict --gpu-hour-price 1e308
+expect_fail 1 "--energy-price: 1e308 is above the limit of 1e\+06 USD" -- \
+  sweep --model llama2-7b --gpus 8,16 --energy-price 1e308
+expect_fail 1 "--gpu-hour-price: 1e308 is above the limit of 1e\+06 USD" -- \
+  search --model llama2-7b --gpus 8 --top 1 --gpu-hour-price 1e308
+expect_ok predict --tokens 1e18 --gpu-hour-price 1e6 --energy-price 1e6
+# a GPU at 1e-288 B/s: a 1e299 s step; its cost to train would be inf
+expect_fail 1 "time and cost to train: 1e\+18 tokens at a step of 1.1[0-9]*e\+299 s give a figure beyond a double" -- \
+  predict --gpus 16 --hbm-bandwidth '1e-300 TB/s' --tokens 1e18 --gpu-hour-price 1e6
+expect_ok predict --gpus 16 --hbm-bandwidth '1e-300 TB/s'
+check "a 1e299 s step is printed with its unit, not as 31 digits" \
+  grep -qE 'step time +1\.1[0-9]*e\+299 s ' "$TMP/out"
+expect_ok search --model llama2-7b --gpus 8 --top 1 --hbm-bandwidth '1e-300 TB/s' --gpu-hour-price 1
+check "search: a cost of 1e300 USD/Mtok in %g, not 300 digits" \
+  bash -c "! grep -qE '[0-9]{40}' '$TMP/out'"
+expect_fail 1 "--tokens-per-step: 1e\+308 tokens in a step of .* s is not a finite rate" -- \
+  trace analyze "$TR" --tokens-per-step 1e308
+expect_fail 1 "--seq sets the attention FLOPs of --model with --tokens-per-step; it has no use without them" -- \
+  trace analyze "$TR" --seq abc
+expect_fail 1 "--fix constrains searched layouts: give --layout best or --strategies" -- \
+  sweep --model llama2-7b --gpus 8,16 --fix abc
+
 # ---- study: relative --gnuplot, --out through a symlink, checked before the run ----
 cat >"$TMP/s.json" <<'JSON'
 {"models": ["llama2-7b"], "clusters": ["dgx-h100"], "nodes": [1],
