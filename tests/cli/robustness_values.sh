@@ -86,6 +86,43 @@ expect_fail 1 "--seq sets the attention FLOPs of --model with --tokens-per-step;
 expect_fail 1 "--fix constrains searched layouts: give --layout best or --strategies" -- \
   sweep --model llama2-7b --gpus 8,16 --fix abc
 
+# ---- every command x every option that takes a value: 'nan', 'abc' and '' are refused
+# with one line and exit 1 or 2 (options that name an output are left out: they write) ----
+printf '{"models": ["llama2-7b"], "clusters": ["dgx-h100"], "nodes": [1], "strategies": ["fsdp"], "batch_per_gpu": [1], "global_batch": [8]}' >"$TMP/sweep_spec.json"
+every_option() { # CMD... -- BASE ARGS
+  local cmd=() base=() opt v n
+  while [ "$1" != "--" ]; do cmd+=("$1"); shift; done; shift
+  base=("$@")
+  for opt in $("$PLATEAU" "${cmd[@]}" --help | sed -nE 's/^  (--[a-z0-9-]+) [^ ].*/\1/p'); do
+    case "$opt" in --out|--spec|--plot|--write-baseline|--trace|--baseline|--measured|--gnuplot) continue ;; esac
+    for v in nan abc ''; do
+      count=$((count + 1))
+      "$PLATEAU" "${cmd[@]}" "${base[@]}" "$opt" "$v" >"$TMP/out" 2>"$TMP/err"
+      rc=$?
+      n=$(grep -c . "$TMP/err")
+      if { [ "$rc" -ne 1 ] && [ "$rc" -ne 2 ]; } || [ "$n" -ne 1 ] || ! grep -q '^plateau' "$TMP/err"; then
+        echo "FAIL: plateau ${cmd[*]} $opt '$v' -> exit $rc, $n stderr lines" >&2
+        sed 's/^/    /' "$TMP/err" >&2; fails=$((fails + 1))
+      fi
+    done
+  done
+}
+every_option predict --
+every_option search -- --model llama2-7b --gpus 8 --top 1
+every_option sweep -- --model llama2-7b --gpus 8,16
+every_option collectives --
+every_option study -- --spec "$TMP/sweep_spec.json" --out "$TMP/sweep_st" --quiet --threads 1
+every_option calibrate nccl -- "$PL_TEST_DATA/nccl/h100_1node_8gpu_all_reduce_ring_together.txt" \
+  --cluster dgx-h100 --out "$TMP/sweep_c.json"
+every_option calibrate trace -- "$TR" --cluster dgx-h100 --out "$TMP/sweep_c.json"
+every_option calibrate compute -- "$T/gt_h100_llama3.2-1b_seq4096.json.gz" --gpu h100 --out "$TMP/sweep_g.json"
+every_option trace analyze -- "$TR"
+every_option trace compare -- "$TR" "$T/hta_triton_example.json"
+every_option validate -- "$V/opt175b_paper.csv"
+every_option list models --
+check "no output file written by a refused option" \
+  bash -c "! ls '$TMP' | grep -qE '^sweep_(st|c.json|g.json)$'"
+
 # ---- study: relative --gnuplot, --out through a symlink, checked before the run ----
 cat >"$TMP/s.json" <<'JSON'
 {"models": ["llama2-7b"], "clusters": ["dgx-h100"], "nodes": [1],
