@@ -3,8 +3,11 @@
 # row's `command` (the predict line that reproduces it, docs/accuracy.md "every row reproduced by its
 # command") is run again with FLAG... appended, and per dataset the mean |error| and mean signed
 # error (percent, of the step time against the published one) are printed without and with them.
-# For opt-in mechanisms that validate does not take (e.g. --gpu-variability 0.01); run from the
-# repository root. A row whose command does not reproduce its prediction is counted and left out.
+# For flags validate does not take (framework and layout flags: --tp-comm-overlap on, ...); the
+# hardware flags (--gpu-variability 0.01, --nic-bandwidth, ..., --cluster/--gpu files) validate
+# takes itself (data/validation/README.md "Your own runs") and gives the same figures; this script
+# prints both columns side by side. Run from the repository root. A row whose command does not
+# reproduce its prediction is counted and left out.
 import collections, csv, json, shlex, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
 if '--' not in sys.argv or len(sys.argv) < 4:

@@ -1,5 +1,5 @@
-/* run_flags.h: the framework behaviours and the hardware edits of a run as
- * `plateau predict` flags, in one table each.
+/* run_flags.h: the framework behaviours, the hardware edits and the layout
+ * of a run as `plateau predict` flags, in one table each.
  *
  * The CLI reads a run's flags through these tables (src/cli/run_opts.c), and
  * validate writes a row's run back as the same flags (its `command`, the
@@ -15,6 +15,7 @@
 
 #include "framework.h"
 #include "hw.h"
+#include "layout.h"
 #include "status.h"
 
 /* The value given for flag `name` (without "--"), or NULL when absent. */
@@ -57,5 +58,19 @@ enum pl_status pl_cluster_flags_read(struct pl_cluster *c, pl_flag_get_fn get, v
  * returns the length needed (as snprintf). */
 size_t pl_cluster_flags_format(const struct pl_cluster *c, const struct pl_cluster *base,
                                char *out, size_t n);
+
+/* -------------------------------------------------------------- layout */
+
+/* The i-th layout flag's name ("tp", "pipeline-layout", "recompute-modules"),
+ * NULL past the end: predict's parallel degrees, batch, pipeline split,
+ * recomputation, offload, CUDA-graph scope, dtype and MoE options. */
+const char *pl_layout_flag_name(size_t i);
+
+/* Read every layout flag given onto *l (each overrides only what it names;
+ * the layout stays unresolved: pl_predict resolves it). --recompute-modules
+ * without --recompute makes recompute selective. Errors as
+ * pl_framework_flags_read ("--tp: ...", "give --gpus or --nodes, not both"). */
+enum pl_status pl_layout_flags_read(struct pl_layout *l, pl_flag_get_fn get, void *ctx,
+                                    struct pl_diag *diag);
 
 #endif

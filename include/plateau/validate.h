@@ -24,6 +24,7 @@
 #include "emit.h"
 #include "layout.h"
 #include "predict.h"
+#include "run_flags.h"
 #include "status.h"
 
 /* One published record and its prediction. */
@@ -92,6 +93,28 @@ struct pl_vsummary {
   char worst_dataset[64]; /* its dataset (differs per row only in "all") */
 };
 
+/* The hardware what-if of `validate` (--cluster, --gpu, predict's hardware
+ * flags, --nccl-version): every row runs on it instead of the presets its
+ * source names, so that a user checks their runs against their own
+ * calibrated machine (the files of calibrate nccl / calibrate compute).
+ * --cluster replaces the cluster preset the row would load (its GPU must be
+ * the row's), --gpu the GPU figures of rows on that GPU (a calibrated file
+ * keeps its base preset's name); a row on another GPU is skipped with the
+ * reason. The row's own hardware edits (its source's, its hardware_flags)
+ * apply on top, then the flags given here. Set with
+ * pl_validation_set_hardware before adding files; zeroed = none. */
+#define PL_VHW_MAX_FLAGS 16
+struct pl_vhardware {
+  char cluster_arg[1024]; /* the cluster preset or file given; "" = each row's */
+  char gpu_arg[1024];     /* the GPU preset or file given; "" = each row's */
+  struct pl_cluster cluster; /* cluster_arg loaded (its own GPU) */
+  struct pl_gpu gpu;         /* gpu_arg loaded */
+  size_t n_flags;            /* hardware flags given (run_flags.h pl_cluster_flag_name), and
+                                "nccl-version" */
+  char flag_name[PL_VHW_MAX_FLAGS][24];
+  char flag_value[PL_VHW_MAX_FLAGS][128];
+};
+
 struct pl_validation {
   struct pl_vrow *rows; /* in file order, files in the order added */
   size_t n_rows;
@@ -104,7 +127,20 @@ struct pl_validation {
                                     behaviours (validate --framework); zeroed = none */
   enum pl_vquantity quantity;    /* set before adding files: what is compared
                                     (validate --quantity); zeroed = step time */
+  struct pl_vhardware hardware;  /* set before adding files (pl_validation_set_hardware):
+                                    validate's hardware what-if; zeroed = none */
 };
+
+/* Read validate's hardware what-if from get (the names "cluster", "gpu",
+ * each pl_cluster_flag_name and "nccl-version"; get as run_flags.h) into
+ * v->hardware: the cluster and GPU loaded, each flag's value checked on that
+ * cluster (without --cluster, a value that only some machines refuse, as
+ * --sharp on off InfiniBand, is left to each row, which is skipped with the
+ * reason). Fails with a one-line diag ("--power-cap: ...") on a preset or
+ * file that does not load or a value no machine takes. *any says whether
+ * anything was given. */
+enum pl_status pl_validation_set_hardware(struct pl_validation *v, pl_flag_get_fn get, void *ctx,
+                                          bool *any, struct pl_diag *diag);
 
 void pl_validation_init(struct pl_validation *v);
 void pl_validation_free(struct pl_validation *v);

@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "opts.h"
+#include "run_opts.h"
 
 static const struct cli_opt opts[] = {
     {"format", "F", "text|json|csv (default text)"},
@@ -33,6 +34,16 @@ static const struct cli_opt opts[] = {
     {"quantity", "Q",
      "step|memory (default step): compare step times, or plateau's peak memory per GPU (total "
      "with buffers and allowance) with the published figure where a source prints one"},
+    /* the hardware what-if (include/plateau/validate.h struct pl_vhardware) */
+    {"cluster", "C",
+     "hardware what-if: every row runs on this cluster preset or file (e.g. from calibrate "
+     "nccl) instead of its source's; rows on another GPU than the cluster's are skipped"},
+    {"gpu", "G",
+     "hardware what-if: rows on this GPU run with this GPU preset or file's figures (e.g. from "
+     "calibrate compute; a calibrated file keeps its base GPU's name); rows on another GPU are "
+     "skipped"},
+    RUN_HARDWARE_OPTS,
+    CLI_NCCL_VERSION_OPT,
 };
 
 static const struct cli_cmd cmd = {
@@ -49,6 +60,28 @@ static const struct cli_cmd cmd = {
     sizeof opts / sizeof opts[0],
     true,
 };
+
+/* The first hardware what-if option given (--cluster, --gpu, a hardware flag
+ * of predict, --nccl-version), or NULL. Every flag of the library's hardware
+ * table must be an option here (as run_opts.c checks for predict). */
+static const char *whatif_given(const struct cli_args *args, bool *missing) {
+  static const char *const own[] = {"cluster", "gpu", "nccl-version"};
+  const char *name, *given = NULL;
+  *missing = false;
+  for (size_t i = 0; (name = pl_cluster_flag_name(i)) != NULL; i++) {
+    if (!cli_has_opt(args->cmd, name)) {
+      cli_fail("internal: hardware flag --%s is missing from validate's options", name);
+      *missing = true;
+      return name;
+    }
+    if (given == NULL && cli_get(args, name) != NULL)
+      given = name;
+  }
+  for (size_t i = 0; i < sizeof own / sizeof own[0] && given == NULL; i++)
+    if (cli_get(args, own[i]) != NULL)
+      given = own[i];
+  return given;
+}
 
 /* --scaling: the rows that ran one configuration at several GPU counts. */
 static int print_scaling(const struct pl_vscaling_set *s, enum cli_format format) {
@@ -250,6 +283,15 @@ int cmd_validate(int argc, char **argv) {
   }
   if (cli_output_ok(&args, "write-baseline") != 0)
     return 1;
+  bool missing = false;
+  const char *whatif = whatif_given(&args, &missing);
+  if (missing)
+    return 1;
+  if (whatif != NULL && (cli_get(&args, "explain") != NULL || cli_get(&args, "baseline") != NULL ||
+                         cli_get(&args, "write-baseline") != NULL))
+    return cli_usage(&cmd, "--%s: not with --explain, --baseline or --write-baseline (the "
+                           "baseline is the presets' accuracy; explain a what-if row with its "
+                           "command)", whatif);
   if (cli_get(&args, "explain") != NULL) {
     if (cli_get(&args, "baseline") || cli_get(&args, "write-baseline") || cli_get(&args, "plot") ||
         cli_flag(&args, "scaling"))
@@ -283,6 +325,11 @@ int cmd_validate(int argc, char **argv) {
   if (fw != NULL && pl_framework_load(fw, &v.framework, &d) != PL_OK) {
     pl_validation_free(&v);
     return cli_fail("--framework: %s", d.msg);
+  }
+  bool any = false;
+  if (pl_validation_set_hardware(&v, cli_flag_get, &args, &any, &d) != PL_OK) {
+    pl_validation_free(&v);
+    return cli_fail("%s", d.msg);
   }
   rc = 0; /* no file has failed yet */
   for (int i = 0; i < args.n_pos && rc == 0; i++)

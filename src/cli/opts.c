@@ -142,6 +142,10 @@ const char *cli_get(const struct cli_args *args, const char *name) {
 
 bool cli_flag(const struct cli_args *args, const char *name) { return cli_get(args, name) != NULL; }
 
+const char *cli_flag_get(void *ctx, const char *name) {
+  return cli_get((const struct cli_args *)ctx, name);
+}
+
 int cli_get_int(const struct cli_args *args, const char *name, int64_t *out) {
   const char *v = cli_get(args, name);
   if (v == NULL)

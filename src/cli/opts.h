@@ -70,6 +70,9 @@ int cli_usage(const struct cli_cmd *cmd, const char *fmt, ...)
 /* Value of an option, or NULL when not given. The name must be in the table. */
 const char *cli_get(const struct cli_args *args, const char *name);
 bool cli_flag(const struct cli_args *args, const char *name);
+/* cli_get for the library's flag tables (include/plateau/run_flags.h
+ * pl_flag_get_fn): ctx is the struct cli_args. */
+const char *cli_flag_get(void *ctx, const char *name);
 /* Whether option `name` is in the command's table. */
 bool cli_has_opt(const struct cli_cmd *cmd, const char *name);
 

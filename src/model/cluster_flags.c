@@ -68,8 +68,9 @@ static enum pl_status gpus_per_node(struct pl_cluster *c, pl_flag_get_fn get, vo
   if (v == NULL)
     return PL_OK;
   int64_t g = 0;
-  if (pl_int_parse(v, &g, NULL) != PL_OK || g > c->gpus_per_node)
-    return pl_diag_set(diag, PL_ERR_RANGE,
+  bool count = pl_int_parse(v, &g, NULL) == PL_OK; /* not a count: bad on any cluster */
+  if (!count || g > c->gpus_per_node)
+    return pl_diag_set(diag, count ? PL_ERR_RANGE : PL_ERR_PARSE,
                        "--gpus-per-node: '%s' is not a GPU count from 1 to the cluster's %" PRId64,
                        v, c->gpus_per_node);
   if ((c->nics_per_node * g) % c->gpus_per_node != 0)

@@ -31,7 +31,9 @@
  * qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, llama4 / llama4_text) are
  * read as the Llama family plus their own fields (hf_moe.c); Llama 4's
  * text model is its config's text_config. NemotronH (nemotron_h) hybrid
- * Mamba-2 stacks likewise, plus hf_mamba.c's fields. */
+ * Mamba-2 stacks likewise, plus hf_mamba.c's fields. A config of any type
+ * that declares a feature plateau does not model (logit soft-capping, linear
+ * attention: refuse_unmodelled_fields) is refused by that field's name. */
 #include <stdio.h>
 #include <string.h>
 
@@ -293,6 +295,32 @@ static void yarn_scaling(yajl_val root, const char *origin, struct pl_model *m) 
   m->rope_yarn = !(both && ms == ms_all);
 }
 
+/* Fields that declare an architecture feature plateau does not model: a
+ * config that sets one (not null, not false) is refused by the field's name
+ * rather than predicted as if the feature were absent. Names as transformers
+ * defines them: configuration_gemma2.py (attn_logit_softcapping 50.0,
+ * final_logit_softcapping 30.0: tanh caps on the attention scores and the
+ * logits, which also rule out the fused attention kernels plateau prices;
+ * Gemma 3 keeps final_logit_softcapping), configuration_qwen3_next.py
+ * (linear_num_value_heads: Gated DeltaNet linear-attention blocks). */
+static enum pl_status refuse_unmodelled_fields(yajl_val root, const char *origin,
+                                               struct pl_diag *diag) {
+  static const struct {
+    const char *key, *what;
+  } fields[] = {
+      {"attn_logit_softcapping", "attention logit soft-capping (Gemma 2)"},
+      {"final_logit_softcapping", "final logit soft-capping (Gemma 2/3)"},
+      {"linear_num_value_heads", "Gated DeltaNet linear attention (Qwen3-Next)"},
+  };
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+    yajl_val v = base_json_get(root, fields[i].key);
+    if (v != NULL && !YAJL_IS_NULL(v) && !YAJL_IS_FALSE(v))
+      return pl_diag_set(diag, PL_ERR_UNSUPPORTED, "%s: field '%s': %s is not modelled", origin,
+                         fields[i].key, fields[i].what);
+  }
+  return PL_OK;
+}
+
 enum pl_status model_from_hf(yajl_val root, const char *origin, struct pl_model *out,
                              struct pl_diag *diag) {
   enum hf_family fam = HF_LLAMA;
@@ -301,7 +329,10 @@ enum pl_status model_from_hf(yajl_val root, const char *origin, struct pl_model 
   yajl_val text = base_json_get(root, "text_config");
   if (strcmp(type, "llama4") == 0 && text != NULL && YAJL_IS_OBJECT(text))
     root = text; /* Llama 4: the language model's own config */
-  enum pl_status st = family_of(root, origin, &fam, diag);
+  enum pl_status st = refuse_unmodelled_fields(root, origin, diag);
+  if (st != PL_OK)
+    return st;
+  st = family_of(root, origin, &fam, diag);
   if (st != PL_OK)
     return st;
   if (fam == HF_GPT2)

@@ -342,13 +342,28 @@ static enum pl_status load_file(const char *path, struct pl_model *out, struct p
   return st;
 }
 
-static enum pl_status unknown_preset(const char *name, struct pl_diag *diag) {
-  char list[256] = "";
+/* The preset names, comma-separated, as many whole names as fit in about
+ * 240 characters (the message is one struct pl_diag line of 512, with the
+ * name and the "did you mean" hint); then "..." and where the rest is. */
+static void preset_list(char *list, size_t size) {
+  const char *more = ", ... (plateau list models)";
+  size_t room = size - strlen(more) - 1;
+  list[0] = '\0';
   for (size_t i = 0; pl_data_name("models", i) != NULL; i++) {
+    const char *n = pl_data_name("models", i);
+    if (strlen(list) + 2 + strlen(n) > room) {
+      strncat(list, more, size - strlen(list) - 1);
+      return;
+    }
     if (i > 0)
-      strncat(list, ", ", sizeof list - strlen(list) - 1);
-    strncat(list, pl_data_name("models", i), sizeof list - strlen(list) - 1);
+      strncat(list, ", ", size - strlen(list) - 1);
+    strncat(list, n, size - strlen(list) - 1);
   }
+}
+
+static enum pl_status unknown_preset(const char *name, struct pl_diag *diag) {
+  char list[272];
+  preset_list(list, sizeof list);
   char hint[160];
   bool near = pl_data_hint("models", name, hint, sizeof hint);
   return pl_diag_set(diag, PL_ERR_UNKNOWN,
@@ -370,6 +385,28 @@ static bool file_exists(const char *path) {
   return true;
 }
 
+/* Names of released models whose config.json gives the same plateau model as
+ * a preset (every field plateau reads is equal): the name loads the preset.
+ * Llama 3.1 8B/70B differ from Llama 3 8B/70B only in max_position_embeddings
+ * (131072 vs 8192) and rope_scaling (rope_type llama3, factor 8,
+ * original_max_position_embeddings 8192: the same 8,192-token training length,
+ * no YaRN), as Megatron-Bridge v0.3.1 llama_provider.py Llama31ModelProvider8B /
+ * 70B vs Llama3ModelProvider8B / 70B also state (tests/unit/test_presets18.c
+ * reads the Llama-3.1-8B config); the llama3-405b preset is Llama 3.1 405B. */
+static const char *model_alias(const char *name) {
+  static const struct {
+    const char *alias, *preset;
+  } aliases[] = {
+      {"llama3.1-8b", "llama3-8b"},
+      {"llama3.1-70b", "llama3-70b"},
+      {"llama3.1-405b", "llama3-405b"},
+  };
+  for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+    if (strcmp(name, aliases[i].alias) == 0)
+      return aliases[i].preset;
+  return name;
+}
+
 enum pl_status pl_model_load(const char *name_or_path, struct pl_model *out, struct pl_diag *diag) {
   if (name_or_path == NULL || name_or_path[0] == '\0')
     return pl_diag_set(diag, PL_ERR_MISSING, "no model given: name a preset or a model file");
@@ -378,7 +415,7 @@ enum pl_status pl_model_load(const char *name_or_path, struct pl_model *out, str
   if (looks_like_path(name_or_path))
     return load_file(name_or_path, out, diag);
   size_t len = 0;
-  const char *text = pl_data_find("models", name_or_path, &len);
+  const char *text = pl_data_find("models", model_alias(name_or_path), &len);
   if (text == NULL)
     return file_exists(name_or_path) ? load_file(name_or_path, out, diag)
                                      : unknown_preset(name_or_path, diag);

@@ -11,7 +11,7 @@
  *   .get_gpu_kernel_breakdown sums "dur" per name (HTA 0c2146a,
  *   hta/analyzers/breakdown_analysis.py; HTA sums whole kernels over the
  *   whole trace). Categories refine HTA's get_kernel_type (COMMUNICATION
- *   "nccl", MEMORY, COMPUTATION) by name pattern.
+ *   "nccl", MEMORY, COMPUTATION) by name pattern (kcat.c).
  * - Idle split: each idle gap of the GPU (no event of any stream running)
  *   is named after the event that ends it, with HTA's rules from
  *   _analyze_idle_time_for_stream: host wait when that event's launch came
@@ -26,7 +26,6 @@
  *   call > 50 us, delay > 100 us, short events: runtime call <= 50 us and
  *   longer than the GPU event). HTA's launch_delay adds the runtime call's
  *   duration (ts_gpu - ts_cpu + dur_cpu); plateau does not (docs/trace.md 3.7). */
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,7 +33,6 @@
 
 #include "trace_int.h"
 
-#define NAME_LOWER_MAX 161 /* the reader keeps 160 name bytes (NAME_KEEP, reader_int.h) */
 #define KERNEL_WAIT_NS 30                    /* HTA consecutive_kernel_delay default */
 #define RUNTIME_CUTOFF_NS INT64_C(50000)     /* HTA runtime_cutoff, 50 us */
 #define DELAY_CUTOFF_NS INT64_C(100000)      /* HTA launch_delay_cutoff, 100 us */
@@ -107,69 +105,6 @@ const char *trace_name_str(const struct trace_data *d, uint16_t id) {
   if (id >= d->name_at.len)
     return "(other names)";
   return (const char *)d->name_text.data + TRACE_AT(d->name_at, uint32_t, id);
-}
-
-/* ---- categories ---- */
-
-static const char *const kcat_names[PL_TK_N] = {
-    "gemm",       "attention",  "elementwise",    "reduction",   "other_compute",
-    "all_reduce", "all_gather", "reduce_scatter", "all_to_all",  "broadcast",
-    "send_recv",  "other_comm", "memcpy",         "memset"};
-
-const char *pl_trace_kcat_name(enum pl_trace_kcat c) {
-  return (unsigned)c < PL_TK_N ? kcat_names[c] : "?";
-}
-
-/* Case-insensitive: does name contain any of the words? */
-static bool has_any(const char *name, const char *const *words) {
-  char low[NAME_LOWER_MAX];
-  size_t n = 0;
-  for (; name[n] != '\0' && n + 1 < sizeof low; n++)
-    low[n] = (char)tolower((unsigned char)name[n]);
-  low[n] = '\0';
-  for (char *f = strstr(low, "fbgemm"); f != NULL; f = strstr(f, "fbgemm"))
-    memcpy(f, "fb____", 6); /* FBGEMM's library name says nothing of the kernel */
-  for (; *words != NULL; words++)
-    if (strstr(low, *words) != NULL)
-      return true;
-  return false;
-}
-
-/* Name patterns of the kernel libraries (the kernels' own names as CUDA,
- * cuBLAS/CUTLASS, rocBLAS/Tensile, cuDNN, FlashAttention, PyTorch ATen and
- * Triton/Inductor write them); the first list that matches wins. */
-static const char *const attention_words[] = {"flash", "fmha", "attention", "attn", "sdpa",
-                                              "mha_", NULL};
-static const char *const gemm_words[] = {"gemm", "gemv", "cutlass", "cijk_", "nvjet", "xmma",
-                                         "cublas", "wgrad", "dgrad", "fprop", "conv", "matmul",
-                                         "s16816", "s1688", "h1688", "h16816", "wmma", NULL};
-static const char *const reduction_words[] = {"reduce", "softmax", "norm", "triton_red",
-                                              "triton_per", "cross_entropy", "nll_loss",
-                                              "argmax", "cumsum", "scan", NULL};
-static const char *const elementwise_words[] = {"elementwise", "foreach", "multi_tensor",
-                                                "triton_poi", "fill", "copy", "catarray",
-                                                "index", "gather", "scatter", "where", NULL};
-
-enum pl_trace_kcat trace_kcat_of(const char *name, enum trace_kind kind, enum trace_op op) {
-  static const enum pl_trace_kcat comm[TRACE_OP_N] = {
-      [TRACE_OP_ALL_REDUCE] = PL_TK_ALL_REDUCE,         [TRACE_OP_ALL_GATHER] = PL_TK_ALL_GATHER,
-      [TRACE_OP_REDUCE_SCATTER] = PL_TK_REDUCE_SCATTER, [TRACE_OP_ALL_TO_ALL] = PL_TK_ALL_TO_ALL,
-      [TRACE_OP_BROADCAST] = PL_TK_BROADCAST,           [TRACE_OP_SEND_RECV] = PL_TK_SEND_RECV};
-  if (kind == TRACE_MEMCPY)
-    return PL_TK_MEMCPY;
-  if (kind == TRACE_MEMSET)
-    return PL_TK_MEMSET;
-  if (kind == TRACE_COMM)
-    return (unsigned)op < TRACE_OP_N && comm[op] != 0 ? comm[op] : PL_TK_OTHER_COMM;
-  if (has_any(name, attention_words))
-    return PL_TK_ATTENTION;
-  if (has_any(name, gemm_words))
-    return PL_TK_GEMM;
-  if (has_any(name, reduction_words))
-    return PL_TK_REDUCTION;
-  if (has_any(name, elementwise_words))
-    return PL_TK_ELEMENTWISE;
-  return PL_TK_OTHER_COMPUTE;
 }
 
 /* ---- the launch-delay histogram ---- */

@@ -168,12 +168,14 @@ static void framework_args(struct flag_text *b, const struct pl_prediction *p) {
  * loading as the CLI's: the cluster, then the run's GPU when it differs),
  * and the NCCL release when the cluster's is not the preset's. */
 static enum pl_status hardware_args(struct flag_text *b, const struct pl_cluster *c,
-                                    const char *cluster) {
+                                    const char *cluster, const char *gpu) {
   struct pl_cluster base;
   struct pl_diag d;
   pl_diag_clear(&d);
   enum pl_status st = pl_cluster_load(cluster, &base, &d);
-  if (st == PL_OK && strcmp(base.gpu.name, c->gpu.name) != 0)
+  if (st == PL_OK && gpu != NULL) /* validate --gpu FILE: the file's figures are the base */
+    st = pl_gpu_load(gpu, &base.gpu, &d);
+  else if (st == PL_OK && strcmp(base.gpu.name, c->gpu.name) != 0)
     st = pl_gpu_load(c->gpu.name, &base.gpu, &d);
   if (st != PL_OK) /* validate loaded both for this row: only memory can fail here */
     return st;
@@ -187,8 +189,8 @@ static enum pl_status hardware_args(struct flag_text *b, const struct pl_cluster
   return PL_OK;
 }
 
-enum pl_status validate_command(const struct pl_prediction *p, const char *cluster, char *out,
-                                size_t n) {
+enum pl_status validate_command(const struct pl_prediction *p, const char *cluster,
+                                const char *gpu, char *out, size_t n) {
   struct flag_text b = {out, n, 0};
   if (n == 0)
     return PL_OK;
@@ -196,10 +198,10 @@ enum pl_status validate_command(const struct pl_prediction *p, const char *clust
   flag_text_put(&b, "plateau predict");
   model_arg(&b, &p->run.model);
   flag_text_put(&b, " --gpu ");
-  flag_text_word(&b, p->run.cluster.gpu.name);
+  flag_text_word(&b, gpu != NULL ? gpu : p->run.cluster.gpu.name);
   flag_text_put(&b, " --cluster ");
   flag_text_word(&b, cluster);
-  enum pl_status st = hardware_args(&b, &p->run.cluster, cluster);
+  enum pl_status st = hardware_args(&b, &p->run.cluster, cluster, gpu);
   layout_args(&b, &p->run.layout, &p->run.model);
   framework_args(&b, p);
   return st;

@@ -256,6 +256,27 @@ static const struct {
     {"mosaicml", "MosaicML platform fabric not stated; the preset's is used"},
 };
 
+/* validate --cluster / --gpu (struct pl_vhardware): the row's GPU (preset
+ * name gpu) must be the one the what-if gives, which then replaces the
+ * presets the row would load; *c takes the what-if cluster when one is
+ * given. The note says what ran. */
+static bool whatif_machine(const struct pl_vhardware *wi, const char *gpu, struct pl_cluster *c,
+                           struct pl_vrow *row) {
+  bool have_c = wi->cluster_arg[0] != '\0', have_g = wi->gpu_arg[0] != '\0';
+  const char *held = have_g ? wi->gpu.name : have_c ? wi->cluster.gpu.name : gpu;
+  if (strcmp(held, gpu) != 0)
+    return validate_skip(row, "validate --%s '%.60s' is %s %s; the row ran on %s (validate its "
+                         "rows apart)", have_g ? "gpu" : "cluster",
+                         have_g ? wi->gpu_arg : wi->cluster_arg, have_g ? "GPU" : "a cluster of",
+                         held, gpu);
+  if (have_c)
+    *c = wi->cluster;
+  if (have_c || have_g)
+    validate_note(row, "what-if:%s%.60s%s%.60s (validate --cluster/--gpu)", have_c ? " cluster " : "",
+                  have_c ? wi->cluster_arg : "", have_g ? " gpu " : "", have_g ? wi->gpu_arg : "");
+  return true;
+}
+
 static bool row_hardware(const struct validate_source *src, const struct validate_in *in,
                          const struct pl_layout *l, struct pl_cluster *c, struct pl_vrow *row) {
   char s[256];
@@ -292,13 +313,21 @@ static bool row_hardware(const struct validate_source *src, const struct validat
   }
   struct pl_diag d;
   pl_diag_clear(&d);
-  enum pl_status st = pl_cluster_load(cluster, c, &d);
-  if (st != PL_OK) {
+  const struct pl_vhardware *wi = in->hardware; /* validate's hardware what-if */
+  if (wi != NULL && !whatif_machine(wi, gpu, c, row))
+    return false;
+  enum pl_status st = PL_OK;
+  if (wi != NULL && wi->cluster_arg[0] != '\0')
+    cluster = c->name;
+  else if ((st = pl_cluster_load(cluster, c, &d)) != PL_OK) {
     if (st == PL_ERR_NOMEM)
       *in->fatal = st;
     return validate_skip(row, "cluster preset: %s", d.msg);
   }
-  if (strcmp(c->gpu.name, gpu) != 0) {
+  if (wi != NULL && wi->gpu_arg[0] != '\0') {
+    c->gpu = wi->gpu;
+    snprintf(c->gpu_name, sizeof c->gpu_name, "%s", gpu);
+  } else if (strcmp(c->gpu.name, gpu) != 0) {
     if ((st = pl_gpu_load(gpu, &c->gpu, &d)) != PL_OK) {
       if (st == PL_ERR_NOMEM)
         *in->fatal = st;
@@ -315,6 +344,14 @@ static bool row_hardware(const struct validate_source *src, const struct validat
       validate_note(row, "%s", fabric_notes[i].note);
   if (src->hardware != NULL)
     src->hardware(in, l, c, row);
+  if (wi != NULL && !row->skipped && validate_whatif_flags(wi, c, &d) != PL_OK)
+    return validate_skip(row, "validate what-if: %s", d.msg);
+  char text[512] = "";
+  for (size_t i = 0, at = 0; wi != NULL && i < wi->n_flags && at < sizeof text; i++)
+    at += (size_t)snprintf(text + at, sizeof text - at, " --%s %s", wi->flag_name[i],
+                           wi->flag_value[i]);
+  if (text[0] != '\0')
+    validate_note(row, "what-if flags (validate):%s", text);
   return !row->skipped; /* a hardware rule may skip the row (a limit the GPU cannot take) */
 }
 

@@ -17,6 +17,8 @@
 #include <string.h>
 
 #include <plateau/framework.h>
+#include <plateau/layout.h>
+#include <plateau/model.h>
 
 #include "validate/sources_int.h"
 
@@ -165,14 +167,141 @@ bool validate_dgxc_overrides(const struct validate_in *in, struct pl_framework *
   return dgxc_bucket(in, fw, row) && dgxc_optim_dtype(in, fw, row);
 }
 
+/* The models of the v25.05 MoE and hybrid recipes, by the row's model name:
+ * a preset where data/models has the configuration the NeMo script builds,
+ * otherwise the reason the row cannot be expressed. The other names are the
+ * NeMo rows' (validate_nemo_model: Llama 3.1, Nemotron-4, GPT-3 by family,
+ * dimensions from the row). */
+static const struct {
+  const char *name;   /* as the model column spells it */
+  const char *preset; /* NULL: skipped with why */
+  const char *why;
+} dgxc_models[] = {
+    /* llama4/launch.sh @ v25.05: NeMo 7a8f1cc7bc scripts/performance/llm/pretrain_llama4_e128.py,
+     * Llama4Experts128Config (nemo/collections/llm/gpt/model/llama.py: 48 layers, 128 experts
+     * top-1 with a shared expert, MoE every other layer: moe_layer_freq [0, 1] * 24) = the
+     * checkpoint's text_config of data/models/llama4-maverick.json */
+    {"LLAMA4-Maverick-400B", "llama4-maverick", NULL},
+    /* deepseek_v3/pretraining/launch.sh @ v25.05: NeMo 7a8f1cc7bc pretrain_deepseek_v3.py,
+     * DeepSeekV3Config (gpt/model/deepseek.py) with recipes/deepseek_v3.py use_mtp True
+     * (mtp_num_layers 1) = data/models/deepseek-v3.json (num_nextn_predict_layers 1) */
+    {"DeepSeek-V3", "deepseek-v3", NULL},
+    {"Grok1-314B", NULL, "no Grok-1 preset: its configuration (NeMo grok1 recipe) is not in "
+                         "data/models"},
+    {"Nemotron-H-56B", NULL, "no Nemotron-H 56B preset: its hybrid Mamba-2 / attention / MLP "
+                             "pattern (NeMo NemotronHConfig56B) is not in data/models"},
+};
+
+bool validate_dgxc_model(const struct validate_in *in, struct pl_model *m, struct pl_vrow *row) {
+  const char *name = cell(in, "model");
+  for (size_t i = 0; i < sizeof dgxc_models / sizeof dgxc_models[0]; i++) {
+    if (strcmp(name, dgxc_models[i].name) != 0)
+      continue;
+    if (dgxc_models[i].preset == NULL)
+      return validate_skip(row, "%s", dgxc_models[i].why);
+    return validate_mcore_preset(in, dgxc_models[i].preset, m, row);
+  }
+  return validate_nemo_model(in, m, row);
+}
+
+/* A whole-number cell of the stage columns (empty = not set). */
+static bool dgxc_stage(const struct validate_in *in, const char *col, int64_t *dst,
+                       struct pl_vrow *row) {
+  bool present = false;
+  int64_t v = 0;
+  if (validate_int(cell(in, col), &v, &present) != PL_OK || (present && v <= 0))
+    return validate_skip(row, "column '%s': '%s' is not a positive whole number", col,
+                         cell(in, col));
+  if (present)
+    *dst = v;
+  return true;
+}
+
+/* The MoE settings a DeepSeek-V3 row states (empty: the preset's):
+ *  - 'moe_dispatcher': Megatron-Core's token dispatcher (alltoall, the
+ *    DeepSeekConfig default moe_token_dispatcher_type; deepep where the
+ *    v25.08 script sets flex with moe_enable_deepep on h100);
+ *  - 'moe_balance': "token drop" (MegatronTokenDropCallback: capacity
+ *    factor 1.0, padded to capacity) or "force-balanced"
+ *    (moe_router_force_load_balancing True): either way every expert rank
+ *    computes the mean;
+ *  - 'mtp_layers': the MTP modules the recipe trains (recipes/deepseek_v3.py
+ *    pretrain_recipe use_mtp True: mtp_num_layers 1), on the last stage
+ *    (Megatron-Core multi_token_prediction.py get_mtp_num_layers_to_build,
+ *    ac198fc0d6) unless the layout string places them;
+ *  - 'pipeline_layout': Megatron-Core's --pipeline-model-parallel-layout the
+ *    script builds from its (pp, vp) map. */
+static bool dgxc_moe(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  const char *disp = cell(in, "moe_dispatcher");
+  if (*disp && pl_moe_dispatch_parse(disp, &l->dispatch, NULL) != PL_OK)
+    return validate_skip(row, "column 'moe_dispatcher': '%s' is not a dispatcher", disp);
+  const char *bal = cell(in, "moe_balance");
+  if (strcmp(bal, "token drop") == 0 || strcmp(bal, "force-balanced") == 0) {
+    l->moe_imbalance = 1.0;
+    validate_note(row, "imbalance 1 (%s)",
+                  bal[0] == 't' ? "NeMo's token drop: capacity factor 1.0, padded to capacity"
+                                : "the script's moe_router_force_load_balancing");
+  } else if (*bal) {
+    return validate_skip(row, "column 'moe_balance': '%s' is not 'token drop' or "
+                              "'force-balanced'",
+                         bal);
+  }
+  bool present = false;
+  int64_t mtp = 0;
+  if (validate_int(cell(in, "mtp_layers"), &mtp, &present) != PL_OK || (present && mtp < 0))
+    return validate_skip(row, "column 'mtp_layers': '%s' is not a whole number",
+                         cell(in, "mtp_layers"));
+  if (present) {
+    l->mtp_layers = mtp;
+    validate_note(row, "%lld MTP module(s) (the recipe's use_mtp)", (long long)mtp);
+  }
+  const char *pl = cell(in, "pipeline_layout");
+  if (*pl) {
+    if (strlen(pl) >= sizeof l->pipeline_layout)
+      return validate_skip(row, "column 'pipeline_layout': longer than %zu characters",
+                           sizeof l->pipeline_layout - 1);
+    snprintf(l->pipeline_layout, sizeof l->pipeline_layout, "%s", pl);
+    validate_note(row, "pipeline layout %s (the script's (pp, vp) map)", pl);
+  }
+  return true;
+}
+
 /* The NeMo 2 rows (v25.04 on) run NeMo's performance recipes: their layout
  * rules are the NeMo performance-summary rows' (validate_nemo_layout:
  * distributed optimizer, the Llama 3.1 405B recipe's embedding and loss in
- * the pipeline split); the NeMo 1 rows state everything they set. */
+ * the pipeline split, ep / etp, NeMo's token drop for Llama 4); the NeMo 1
+ * rows state everything they set. What the v25.05 DeepSeek-V3 script sets
+ * on top (NeMo 7a8f1cc7bc scripts/performance/llm/pretrain_deepseek_v3.py
+ * override_recipe_configs):
+ *  - recompute_granularity "selective" with the launch's --recompute_modules
+ *    (mla_up_proj on H100, core_attn on GB200): column 'recompute_modules';
+ *  - num_layers_in_first_pipeline_stage 64/pp - 1 and
+ *    num_layers_in_last_pipeline_stage 64/pp - 2 (61 blocks): columns
+ *    'first_stage_layers' and 'last_stage_layers';
+ *  - MegatronTokenDropCallback (USE_TOKEN_DROP True), the alltoall
+ *    dispatcher and one MTP module: dgxc_moe. */
 bool validate_dgxc_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   if (strncmp(cell(in, "launcher"), "NeMo 2", 6) != 0)
     return true;
-  return validate_nemo_layout(in, l, row);
+  if (!validate_nemo_layout(in, l, row))
+    return false;
+  const char *mods = cell(in, "recompute_modules");
+  if (*mods) {
+    struct pl_diag d;
+    pl_diag_clear(&d);
+    if (pl_recompute_modules_parse(mods, &l->recompute_modules, &d) != PL_OK)
+      return validate_skip(row, "column 'recompute_modules': %s", d.msg);
+    l->recompute = PL_RECOMPUTE_SELECTIVE;
+    validate_note(row, "selective recompute of %s (the launch's --recompute_modules)", mods);
+  }
+  if (!dgxc_stage(in, "first_stage_layers", &l->first_stage_layers, row) ||
+      !dgxc_stage(in, "last_stage_layers", &l->last_stage_layers, row))
+    return false;
+  if (l->first_stage_layers > 0 || l->last_stage_layers > 0)
+    validate_note(row, "first / last pipeline stage %lld / %lld blocks (NeMo's DeepSeek-V3 "
+                       "performance script)",
+                  (long long)l->first_stage_layers, (long long)l->last_stage_layers);
+  return dgxc_moe(in, l, row);
 }
 
 /* The README's "Training step time (seconds per step)", printed. */

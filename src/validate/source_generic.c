@@ -15,7 +15,8 @@
  *              `cluster` column names a cluster preset holding that GPU
  *   layout     the common columns as row.c reads them, ep and etp, sharding
  *              empty = the framework preset's default; shard_group, moe_imbalance,
- *              moe_dispatch; framework_flags and hardware_flags (predict's flags)
+ *              moe_dispatch; framework_flags, hardware_flags and layout_flags
+ *              (predict's flags)
  *   metric     the first non-empty of step_time_s, tokens_per_s_per_gpu,
  *              tokens_per_s, mfu, tflops_per_gpu
  * Nothing here looks at a prediction: only the run's description is built. */
@@ -244,8 +245,9 @@ static bool generic_modes(const struct validate_in *in, struct pl_layout *l,
                               "fsdp in column 'sharding', or leave it empty", shard);
   }
   if (rc[0] == '\0') {
-    l->recompute = PL_RECOMPUTE_NONE;
-    validate_note(row, "recompute none (not stated)");
+    l->recompute = PL_RECOMPUTE_NONE; /* selective when layout_flags names recompute modules */
+    if (strstr(cell(in, "layout_flags"), "--recompute-modules") == NULL)
+      validate_note(row, "recompute none (not stated)");
   } else if (pl_recompute_parse(rc, &l->recompute, NULL) != PL_OK &&
              !validate_parse_recompute(rc, &l->recompute)) {
     return validate_skip(row, "recompute '%.40s' not understood: write none, selective, full or "
@@ -318,10 +320,14 @@ static bool generic_shard_group(const struct validate_in *in, struct pl_layout *
   return true;
 }
 
+static bool generic_layout_flags(const struct validate_in *in, struct pl_layout *l,
+                                 struct pl_vrow *row);
+
 static bool generic_layout(const struct validate_in *in, struct pl_layout *l,
                            struct pl_vrow *row) {
   return validate_mcore_experts(in, l, row) && generic_shard_group(in, l, row) &&
-         generic_moe(in, l, row) && generic_precision(in, l, row);
+         generic_moe(in, l, row) && generic_precision(in, l, row) &&
+         generic_layout_flags(in, l, row);
 }
 
 /* ---------------------------------------------------------------- flags */
@@ -429,6 +435,53 @@ static bool generic_overrides(const struct validate_in *in, struct pl_framework 
   if (pl_framework_flags_read(fw, flag_get, &fs, &d) != PL_OK)
     return validate_skip(row, "column 'framework_flags': %s", d.msg);
   validate_note(row, "framework flags: %s", cell(in, "framework_flags"));
+  return true;
+}
+
+/* The layout flags whose value a common column holds: written there, so
+ * that a row states each value once. */
+static const struct {
+  const char *flag, *col;
+} layout_cols[] = {
+    {"gpus", "num_gpus"},       {"nodes", "num_gpus"},         {"tp", "tp"},
+    {"pp", "pp"},               {"cp", "cp"},                  {"vp", "vp"},
+    {"seq", "seq_len"},         {"mbs", "micro_batch"},        {"gbs", "global_batch"},
+    {"batch-per-gpu", "global_batch"}, {"shard", "sharding"},  {"shard-group", "shard_group"},
+    {"recompute", "recompute"}, {"dtype", "precision"},        {"ep", "ep"},
+    {"etp", "etp"},             {"moe-imbalance", "moe_imbalance"},
+    {"moe-dispatch", "moe_dispatch"},
+};
+
+/* The layout_flags column: predict's layout flags the common columns do not
+ * hold ("--pipeline-layout 'Et*4|(t*4|)*14tmL' --account-embed-loss on",
+ * "--recompute-modules core_attn,moe_act --cuda-graph-scope attn"), read
+ * with the CLI's own table (pl_layout_flags_read) over the columns' layout.
+ * --recompute-modules makes an empty recompute column selective; against a
+ * stated one it must agree (Megatron-Core reads recompute_modules with
+ * selective granularity only). */
+static bool generic_layout_flags(const struct validate_in *in, struct pl_layout *l,
+                                 struct pl_vrow *row) {
+  if (!stated(in, "layout_flags"))
+    return true;
+  struct flag_set fs;
+  if (!flags_parse(in, "layout_flags", pl_layout_flag_name, 0, &fs, row))
+    return false;
+  for (size_t i = 0; i < fs.n; i++)
+    for (size_t k = 0; k < sizeof layout_cols / sizeof layout_cols[0]; k++)
+      if (strcmp(fs.name[i], layout_cols[k].flag) == 0)
+        return validate_skip(row, "column 'layout_flags': --%s is column '%s': write it there",
+                             fs.name[i], layout_cols[k].col);
+  enum pl_recompute before = l->recompute;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  if (pl_layout_flags_read(l, flag_get, &fs, &d) != PL_OK)
+    return validate_skip(row, "column 'layout_flags': %s", d.msg);
+  if (stated(in, "recompute") && l->recompute != before)
+    return validate_skip(row, "column 'layout_flags': --recompute-modules needs recompute "
+                              "selective (Megatron-Core reads recompute_modules with selective "
+                              "granularity only), column 'recompute' says %s",
+                         pl_recompute_name(before));
+  validate_note(row, "layout flags: %s", cell(in, "layout_flags"));
   return true;
 }
 

@@ -92,6 +92,7 @@ bool validate_mlperf_v5_measure(const struct validate_in *in, const struct pl_ru
 bool validate_dgxc_overrides(const struct validate_in *in, struct pl_framework *fw,
                              struct pl_vrow *row);
 bool validate_dgxc_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
+bool validate_dgxc_model(const struct validate_in *in, struct pl_model *m, struct pl_vrow *row);
 bool validate_dgxc_measure(const struct validate_in *in, const struct pl_run *run,
                            struct pl_vrow *row);
 

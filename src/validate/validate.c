@@ -274,7 +274,12 @@ static void predict_record(const struct validate_in *in, struct pl_vrow *row, st
     return;
   }
   record_prediction(row, &w->pred);
-  enum pl_status cst = validate_command(&w->pred, row->cluster, row->command, sizeof row->command);
+  /* under validate's hardware what-if, the cluster and GPU as given (files) */
+  const struct pl_vhardware *hw = in->hardware;
+  const char *cluster = hw != NULL && hw->cluster_arg[0] != '\0' ? hw->cluster_arg : row->cluster;
+  const char *gpu = hw != NULL && hw->gpu_arg[0] != '\0' ? hw->gpu_arg : NULL;
+  enum pl_status cst =
+      validate_command(&w->pred, cluster, gpu, row->command, sizeof row->command);
   if (cst == PL_ERR_NOMEM)
     *in->fatal = cst;
 }
@@ -318,9 +323,11 @@ static enum pl_status add_records(struct pl_validation *v, const struct validate
     row->row = (int64_t)rec;
     row->line = c->lines[rec];
     enum pl_status fatal = PL_OK;
+    bool whatif = v->hardware.cluster_arg[0] != '\0' || v->hardware.gpu_arg[0] != '\0' ||
+                  v->hardware.n_flags > 0;
     const struct validate_in in = {c, rec, &fatal,
                                    v->framework.name[0] != '\0' ? &v->framework : NULL,
-                                   v->quantity};
+                                   v->quantity, whatif ? &v->hardware : NULL};
     run_record(&in, row, w);
     if (fatal != PL_OK) {
       pl_free(w);
@@ -406,7 +413,7 @@ static enum pl_status explain_parsed(const struct validate_csv *c, const char *p
   out->row = row;
   out->line = c->lines[row];
   enum pl_status fatal = PL_OK;
-  const struct validate_in in = {c, (size_t)row, &fatal, NULL, PL_VQUANTITY_STEP};
+  const struct validate_in in = {c, (size_t)row, &fatal, NULL, PL_VQUANTITY_STEP, NULL};
   struct work *w = pl_calloc(1, sizeof *w); /* zeroed: a skipped row leaves pred unset */
   if (w == NULL)
     return pl_diag_set(diag, PL_ERR_NOMEM, "validate: out of memory");

@@ -63,6 +63,8 @@ struct validate_in {
   const struct pl_framework *framework; /* replaces every row's own (validate --framework);
                             NULL = none */
   enum pl_vquantity quantity; /* what is compared (validate --quantity) */
+  const struct pl_vhardware *hardware; /* validate's hardware what-if (--cluster, --gpu,
+                            hardware flags); NULL = none */
 };
 
 /* The text of column col in the row being read ("" when the column is absent
@@ -223,11 +225,16 @@ bool validate_mcore_preset(const struct validate_in *in, const char *preset, str
 bool validate_mcore_experts(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
 void validate_mcore_balance(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
 bool validate_word_in(const char *list, const char *w);
-/* command.c: the predict command line reproducing prediction p on cluster (a preset name).
+/* command.c: the predict command line reproducing prediction p on cluster (a preset name
+ * or file) with gpu (a GPU file or preset; NULL = the cluster's GPU, else the run's preset).
  * PL_ERR_NOMEM when the presets it compares the cluster with could not be loaded for
  * memory (out then lacks the hardware flags), else PL_OK. */
-enum pl_status validate_command(const struct pl_prediction *p, const char *cluster, char *out,
-                                size_t n);
+enum pl_status validate_command(const struct pl_prediction *p, const char *cluster,
+                                const char *gpu, char *out, size_t n);
+/* whatif.c: validate's hardware what-if flags (struct pl_vhardware) onto a row's cluster;
+ * the diag as predict's ("--sharp: on needs an InfiniBand network ..."). */
+enum pl_status validate_whatif_flags(const struct pl_vhardware *hw, struct pl_cluster *c,
+                                     struct pl_diag *diag);
 void validate_mcore_ep_overlap(struct pl_layout *l, struct pl_vrow *row, const char *why);
 bool validate_bridge_modes(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
 bool validate_bridge_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);

@@ -34,6 +34,37 @@ check "row 56 (FP8, fp8_params: Apex keeps a bf16 master) bf16 moments only" \
   grep -qE '^"dgxc_benchmarking",56,.*fp8_params: Apex keeps a bf16 master.*--adam-moments-dtype bf16 --adam-master kept' "$TMP/out"
 check "Nemotron-4 15B keeps the fp32 states" bash -c "! grep -E '^\"dgxc_benchmarking\",35,' '$TMP/out' | grep -q 'adam-master none'"
 check "row 158 embedding and loss in the split" grep -qE '^"dgxc_benchmarking",158,.*embedding, loss count in the pipeline split' "$TMP/out"
+# v25.05.x tables (rows 197-242) and later tags' MFU worked examples (243-245): Nemotron-4 on
+# GB200 with the b200 userbuffers config (ring-exchange proj_fprop, 1 SM); Llama 4 Maverick and
+# DeepSeek-V3 on their presets with the scripts' expert layout; Grok-1 and Nemotron-H 56B have no
+# preset and are skipped with that reason
+check "row 201 340B GB200 b200 ub config" grep -qE '^"dgxc_benchmarking",201,[0-9]+,"Nemotron4-340B, 128 x gb200,.*userbuffers 1/24 SMs' "$TMP/out"
+check "row 213 Llama 4 Maverick preset, ep 64, token drop" \
+  grep -qE '^"dgxc_benchmarking",213,.*imbalance 1 \(NeMo.s token drop.*preset llama4-maverick.*--ep 64 --etp 1 ' "$TMP/out"
+check "row 221 DeepSeek-V3 recompute, uneven stages, MTP" \
+  grep -qE '^"dgxc_benchmarking",221,.*--recompute-modules mla_up_proj --first-stage-layers 3 --last-stage-layers 2 --mtp-layers 1 .*--moe-dispatch alltoall --moe-imbalance 1' "$TMP/out"
+check "row 245 DeepSeek-V3 v25.08: layout string, deepep, force balance" \
+  grep -qE "^\"dgxc_benchmarking\",245,.*the script.s moe_router_force_load_balancing.*--pipeline-layout 'Et\*4\|\(t\*4\|\)\*14tmL' --ep 64 --etp 1 --moe-dispatch deepep" "$TMP/out"
+check "row 225 Grok-1 skipped" grep -qE '^"dgxc_benchmarking",225,.*no Grok-1 preset' "$TMP/out"
+check "row 231 Nemotron-H skipped, not read as dense Nemotron" grep -qE '^"dgxc_benchmarking",231,.*no Nemotron-H 56B preset' "$TMP/out"
+# bad cells of the MoE columns: one row each, built from row 221 (DeepSeek-V3, v25.05) and, for the
+# layout string, row 245
+head -1 "$V/dgxc_benchmarking.csv" > "$TMP/badm.csv"
+ds=$(sed -n 222p "$V/dgxc_benchmarking.csv")
+echo "${ds/,1,mla_up_proj,3,2,/,1,mla_up_proj,-3,2,}" >> "$TMP/badm.csv"
+echo "${ds/,1,mla_up_proj,3,2,/,1,bogus,3,2,}" >> "$TMP/badm.csv"
+echo "${ds/,alltoall,token drop,1/,teleport,token drop,1}" >> "$TMP/badm.csv"
+echo "${ds/,alltoall,token drop,1/,alltoall,maybe,1}" >> "$TMP/badm.csv"
+echo "${ds/,alltoall,token drop,1/,alltoall,token drop,x}" >> "$TMP/badm.csv"
+ex=$(sed -n 246p "$V/dgxc_benchmarking.csv")
+echo "${ex/,Et\*4|(t\*4|)\*14tmL,/,Et*4|tmL,}" >> "$TMP/badm.csv"
+expect_ok validate "$TMP/badm.csv" --format csv
+check "first_stage_layers not positive skipped" grep -qE "^\"badm\",1,.*column 'first_stage_layers': '-3'" "$TMP/out"
+check "recompute_modules unknown skipped" grep -qE "^\"badm\",2,.*column 'recompute_modules': .*bogus" "$TMP/out"
+check "moe_dispatcher unknown skipped" grep -qE "^\"badm\",3,.*column 'moe_dispatcher': 'teleport'" "$TMP/out"
+check "moe_balance unknown skipped" grep -qE "^\"badm\",4,.*column 'moe_balance': 'maybe'" "$TMP/out"
+check "mtp_layers not a number skipped" grep -qE "^\"badm\",5,.*column 'mtp_layers': 'x'" "$TMP/out"
+check "pipeline_layout not divisible by pp skipped" grep -qE "^\"badm\",6,.*pipeline layout 'Et\\*4\\|tmL': its 2 virtual stages are not divisible by pp = 8" "$TMP/out"
 # bad cells: one row each, built from row 11
 head -1 "$V/dgxc_benchmarking.csv" > "$TMP/bad.csv"
 row=$(sed -n 12p "$V/dgxc_benchmarking.csv")

@@ -83,20 +83,46 @@ check "non-numeric metric" grep -q "column 'step_time_s': '1.4x' is not a positi
 check "unknown model without dimensions" grep -q "model '22B' is no preset (plateau list models" "$TMP/out"
 check "non-numeric degree" grep -q "column 'tp': 'eight' is not a positive integer" "$TMP/out"
 
+H0=$(head -1 "$OWN")
+R1=$(sed -n 2p "$OWN")
+# layout_flags: predict's layout flags the columns do not hold, read with predict's own table
+# (pl_layout_flags_read); row 1 (22B, tp 8, full recompute) with each cell below
+{
+  printf '%s,layout_flags\n' "$H0"
+  for cell in "--recompute-method uniform --recompute-layers 1" "--tp 2" "--recompute-method diag" \
+    "--bogus 1" '"--recompute-modules core_attn,mlp"' "--first-stage-layers" "--pipeline-layout 'Et|t"; do
+    printf '%s,%s\n' "$R1" "$cell"
+  done
+} >"$TMP/layout.csv"
+expect_ok validate "$TMP/layout.csv" --format csv
+check "layout_flags reach the run and its command" \
+  grep -q '^"layout",1,.*--recompute full --recompute-method uniform --recompute-layers 1 ' "$TMP/out"
+check "layout_flags: a column's flag is refused" \
+  grep -q "column 'layout_flags': --tp is column 'tp': write it there" "$TMP/out"
+check "layout_flags: a bad value, predict's message" \
+  grep -q "column 'layout_flags': --recompute-method: unknown method 'diag' (expected block|uniform)" "$TMP/out"
+check "layout_flags: no such flag" grep -q "column 'layout_flags': '--bogus' is no flag it takes" "$TMP/out"
+check "layout_flags: recompute modules against a full recompute column" \
+  grep -q "column 'layout_flags': --recompute-modules needs recompute selective .*column 'recompute' says full" "$TMP/out"
+check "layout_flags: a flag without value" grep -q "column 'layout_flags': the last flag has no value" "$TMP/out"
+check "layout_flags: an open quote" grep -q "column 'layout_flags': a quote is not closed" "$TMP/out"
+
 # the generic rules are the loaders' engine: a published row rewritten as a user's own, with
-# its loader's framework and hardware settings as framework_flags / hardware_flags (from the
-# row's command), predicts exactly as the loader does (rows whose command needs a layout flag
-# beyond the common columns, or a model no preset or gpt/llama family describes, are left out)
+# its loader's framework, hardware and layout settings as framework_flags / hardware_flags /
+# layout_flags (from the row's command), predicts exactly as the loader does (rows whose model
+# no preset or gpt/llama family describes are left out); Megatron-Bridge's rows carry pipeline
+# layouts, uneven stages, recompute modules, CUDA-graph scopes, MTP and offload
 expect_ok validate "$V/nemo_2407_performance_summary.csv" "$V/mlperf_gpt3.csv" \
-  "$V/torchtitan_performance.csv" --format csv
+  "$V/torchtitan_performance.csv" "$V/megatron_bridge_performance_summary.csv" --format csv
 python3 - "$TMP/out" >"$TMP/rewritten.csv" <<'PY'
 import csv, json, shlex, sys
 hw = {"power-cap", "hbm", "hbm-bandwidth", "nic-bandwidth", "sharp", "gpus-per-node"}
 lay = {"gpus", "tp", "pp", "cp", "vp", "seq", "mbs", "gbs", "shard", "shard-group", "dtype", "schedule",
-       "recompute"}
+       "recompute", "ep", "etp", "moe-imbalance", "moe-dispatch"}
 cols = ("source,model,layers,hidden,heads,kv_heads,ffn_hidden,vocab,architecture,seq_len,gpu,num_gpus,"
-        "tp,pp,cp,vp,sharding,shard_group,recompute,micro_batch,global_batch,precision,framework,cluster,"
-        "framework_flags,hardware_flags,step_time_s,predicted_by_loader").split(",")
+        "tp,pp,cp,vp,ep,etp,sharding,shard_group,recompute,micro_batch,global_batch,precision,framework,"
+        "cluster,moe_imbalance,moe_dispatch,framework_flags,hardware_flags,layout_flags,step_time_s,"
+        "predicted_by_loader").split(",")
 w = csv.DictWriter(sys.stdout, cols, lineterminator="\n")
 w.writeheader()
 for r in csv.DictReader(open(sys.argv[1])):
@@ -106,11 +132,12 @@ for r in csv.DictReader(open(sys.argv[1])):
     f = [(a[i][2:], a[i + 1]) for i in range(0, len(a), 2)]
     k = [n for n, _ in f]
     fd = dict(f)
-    if "framework" not in k or fd["schedule"] not in ("1f1b", "interleaved"):
+    if "framework" not in k:
         continue
     i = k.index("framework")
-    if set(k[:i]) - lay - hw - {"model", "gpu", "cluster"}:
-        continue
+    own = [n for n in k[:i] if n not in lay | hw | {"model", "gpu", "cluster"}]
+    if fd["schedule"] == "gpipe":
+        own.append("schedule")
     d = {"model": fd["model"]}
     if fd["model"].startswith("{"):
         m = json.loads(fd["model"])
@@ -137,11 +164,18 @@ for r in csv.DictReader(open(sys.argv[1])):
              framework=fd["framework"], cluster=fd["cluster"], step_time_s=r["measured_s"],
              framework_flags=" ".join("--%s %s" % (n, shlex.quote(v)) for n, v in f[i + 1:]),
              hardware_flags=" ".join("--%s %s" % (n, shlex.quote(v)) for n, v in f if n in hw),
+             layout_flags=" ".join("--%s %s" % (n, shlex.quote(fd[n])) for n in own),
              predicted_by_loader=r["predicted_s"])
+    if "ep" in fd:
+        d.update(ep=fd["ep"], etp=fd["etp"], moe_imbalance=fd["moe-imbalance"],
+                 moe_dispatch=fd["moe-dispatch"])
     w.writerow(d)
 PY
 n_rw=$(($(wc -l <"$TMP/rewritten.csv") - 1))
-check "published rows rewritten ($n_rw)" [ "$n_rw" -ge 100 ]
+check "published rows rewritten ($n_rw)" [ "$n_rw" -ge 250 ]
+n_lay=$(python3 -c 'import csv, sys; print(sum(1 for r in csv.DictReader(open(sys.argv[1])) if r["layout_flags"]))' \
+  "$TMP/rewritten.csv")
+check "rewritten rows with layout_flags ($n_lay)" [ "$n_lay" -ge 100 ]
 expect_ok validate "$TMP/rewritten.csv" --format csv
 python3 - "$TMP/rewritten.csv" "$TMP/out" >"$TMP/diff" <<'PY'
 import csv, sys

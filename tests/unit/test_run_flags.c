@@ -1,4 +1,4 @@
-/* test_run_flags.c: the framework and hardware flag tables
+/* test_run_flags.c: the framework, hardware and layout flag tables
  * (include/plateau/run_flags.h). What a table writes it reads back to the
  * same run (every preset, and counts and times set); hardware edits by hand;
  * quantities written in the unit a person reads and read back exactly. */
@@ -194,6 +194,71 @@ static void test_cluster_flags(void) {
   CHECK_STATUS(pl_cluster_flags_read(&c, get, &a, &d), PL_ERR_RANGE, dp);
 }
 
+/* The layout table over an empty layout: each flag sets its field and
+ * nothing else; --recompute-modules without --recompute makes recompute
+ * selective (Megatron-Core reads recompute_modules with
+ * --recompute-granularity selective); bad values give the CLI's one-line
+ * errors. */
+static void test_layout_flags(void) {
+  struct pl_layout l;
+  memset(&l, 0, sizeof l);
+  struct argv_pairs a;
+  struct pl_diag d, *dp = &d;
+  split(" --gpus 16 --tp 2 --pp 4 --first-stage-layers 3 --pipeline-layout 'Et|tt|tt|tL'"
+        " --recompute-modules core_attn,mlp --account-embed-loss on --cuda-graph-scope attn"
+        " --moe-imbalance 1.5 --schedule gpipe",
+        &a);
+  CHECK_STATUS(pl_layout_flags_read(&l, get, &a, &d), PL_OK, dp);
+  CHECK_EQ_INT(l.gpus, 16);
+  CHECK_EQ_INT(l.tp, 2);
+  CHECK_EQ_INT(l.pp, 4);
+  CHECK_EQ_INT(l.cp, 0); /* not given: left for pl_predict */
+  CHECK_EQ_INT(l.first_stage_layers, 3);
+  CHECK_STR(l.pipeline_layout, "Et|tt|tt|tL");
+  CHECK(l.recompute == PL_RECOMPUTE_SELECTIVE);
+  CHECK_EQ_INT(l.recompute_modules, PL_RCM_CORE_ATTN | PL_RCM_MLP); /* 1 + 16 = 17 */
+  CHECK(l.account_embed_loss);
+  CHECK_EQ_INT(l.cuda_graph_scopes, PL_CGS_ATTN);
+  CHECK_NEAR_REL(l.moe_imbalance, 1.5, 0);
+  CHECK(l.schedule == PL_SCHEDULE_GPIPE);
+  CHECK(!l.shard_set);
+  /* over a layout already filled (validate's columns): only the flags given move */
+  split(" --recompute-method uniform", &a);
+  l.recompute = PL_RECOMPUTE_FULL;
+  CHECK_STATUS(pl_layout_flags_read(&l, get, &a, &d), PL_OK, dp);
+  CHECK(l.recompute_uniform);
+  CHECK_EQ_INT(l.gpus, 16);
+  static const struct {
+    const char *flags, *msg;
+  } bad[] = {
+      {" --tp two", "--tp: "},
+      {" --gpus 8 --nodes 1", "give --gpus or --nodes, not both"},
+      {" --moe-imbalance 0.5", "--moe-imbalance: must be at least 1 (balanced), not '0.5'"},
+      {" --recompute full --recompute-modules core_attn",
+       "--recompute-modules: needs --recompute selective (Megatron-Core reads recompute_modules "
+       "with selective granularity only), not full"},
+      {" --recompute selective --recompute-method block",
+       "--recompute-method: needs --recompute full (Megatron applies it to the full granularity "
+       "only)"},
+      {" --account-embed-loss yes", "--account-embed-loss: unknown value 'yes' (expected off|on)"},
+      {" --cuda-graph-scope everything", "--cuda-graph-scope: "},
+      {" --shard zero4", "--shard: "},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    memset(&l, 0, sizeof l);
+    split(bad[i].flags, &a);
+    CHECK(pl_layout_flags_read(&l, get, &a, &d) != PL_OK);
+    CHECK(strncmp(d.msg, bad[i].msg, strlen(bad[i].msg)) == 0);
+  }
+  /* the table names each flag once, the ints first */
+  CHECK_STR(pl_layout_flag_name(0), "gpus");
+  size_t n = 0;
+  for (; pl_layout_flag_name(n) != NULL; n++)
+    for (size_t k = 0; k < n; k++)
+      CHECK(strcmp(pl_layout_flag_name(k), pl_layout_flag_name(n)) != 0);
+  CHECK_EQ_INT((int64_t)n, 31); /* 19 counts + 12 words */
+}
+
 /* Quantities in the largest unit they are at least 1 of, fewest digits
  * that read back exactly; else the base unit with 17 digits. */
 static void quantity_is(double v, enum pl_unit_kind kind, const char *want) {
@@ -227,6 +292,7 @@ int main(void) {
   test_framework_round_trip();
   test_framework_one_flag();
   test_cluster_flags();
+  test_layout_flags();
   test_quantity();
   return check_finish();
 }

@@ -429,6 +429,126 @@ static void test_comm_names(void) {
     CHECK(trace_is_comm_kernel(k[i].name, strlen(k[i].name)) == k[i].comm);
 }
 
+/* Compute-kernel categories by name (src/trace/kcat.c, docs/trace.md 3.5):
+ * real names, as the repository's traces hold them (cut at 160 bytes where
+ * the reader cuts them) or as the library sources declare them. The
+ * expected category of each is the library's job for that kernel. */
+static void test_kernel_categories(void) {
+  static const struct {
+    const char *name;
+    enum pl_trace_kcat cat;
+  } k[] = {
+      /* gt_h100 trace: cuDNN SDPA and its FlashAttention-2-style helpers, all
+       * launched by aten::_cudnn_attention_backward (the second was gemm:
+       * "conv" in "convert") */
+      {"cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_f16_knob_26_64x64x64_1x4x1_"
+       "cga1x1x1_kernel0_0",
+       PL_TK_ATTENTION},
+      {"void cudnn::fusion::compute_dot_do_o_specialized<true, 64>(void const*, void const*, "
+       "void*, void*, unsigned int)",
+       PL_TK_ATTENTION},
+      {"void cudnn::fusion::convert_dq_to_16bits<true>(void const*, void*, unsigned int)",
+       PL_TK_ATTENTION},
+      {"nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", PL_TK_GEMM},
+      /* tracelens_b200_eager: vLLM's RMSNorm (was gemm: _typeConvert), the
+       * TensorRT-LLM MoE finalize (was gemm: cutlass::bfloat16_t), trtllm-gen
+       * batched GEMMs (were other_compute), RoPE and FP8 quantization */
+      {"std::enable_if<(((8)>(0)))&&vllm::_typeConvert<c10::BFloat16>::exists, void>::type "
+       "vllm::fused_add_rms_norm_kernel<c10::BFloat16, 8>(c10::BFloat16*, long",
+       PL_TK_REDUCTION},
+      {"void moe::dev::finalize::finalizeKernelVecLoad<moe::dev::finalize::KernelParams<"
+       "cutlass::bfloat16_t, cutlass::bfloat16_t, 4, true> >(moe::dev::finalize::KernelParams)",
+       PL_TK_ELEMENTWISE},
+      {"bmm_Bfloat16_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_et128x16_m128x16x32_cga1x1x1_16dp256b_rM_"
+       "TN_transOut_schedP2x1x2x3_biasM_bN_tmaOpt_clmp_dynBatch_sm100f",
+       PL_TK_GEMM},
+      {"void vllm::rotary_embedding_kernel<c10::BFloat16, true>(long const*, c10::BFloat16*)",
+       PL_TK_ELEMENTWISE},
+      {"void vllm::scaled_fp8_quant_kernel_strided<c10::BFloat16, c10::Float8_e4m3fn>(float)",
+       PL_TK_ELEMENTWISE},
+      /* CUTLASS GEMM and FlashAttention with a cutlass:: type argument */
+      {"void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_256x64_16x4_tn_align1>(cutlass_80_"
+       "tensorop_s1688gemm_256x64_16x4_tn_align1::Params)",
+       PL_TK_GEMM},
+      {"void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, "
+       "4, false, false, cutlass::bfloat16_t> >(pytorch_flash::Flash_fwd_params)",
+       PL_TK_ATTENTION},
+      /* cuDNN convolution, batch norm and layout kernels (kineto2021, HTA's
+       * ns_resolution trace: launched by aten::cudnn_convolution,
+       * aten::convolution_backward, aten::cudnn_batch_norm[_backward]); the
+       * FFT kernel was reduction by cudnn::reduced_divisor, cut at 160 bytes */
+      {"volta_scudnn_128x64_relu_interior_nn_v1", PL_TK_GEMM},
+      {"cudnn_infer_volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1", PL_TK_GEMM},
+      {"void cudnn::winograd_nonfused::winogradForwardData4x4<float, float>(cudnn::winograd_"
+       "nonfused::WinogradDataParams<float, float>)",
+       PL_TK_GEMM},
+      {"void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 512, true, 1>(float, float)",
+       PL_TK_REDUCTION},
+      {"void cudnn::bn_fw_tr_1C11_singleread<float, 512, true, 1, 2, 0>(cudnn::bn_fw_tr_1C11_args<"
+       "float>)",
+       PL_TK_REDUCTION},
+      {"void cudnn::ops::nchwToNhwcKernel<float, float, float, false, true, (cudnnKernelDataType_t)"
+       "2>(cudnn::ops::nchw2nhwc_params_t<float>, float const*, float*)",
+       PL_TK_ELEMENTWISE},
+      {"void fft2d_c2r_32x32<float, false, false, 0u, false, false>(float*, float2 const*, int, int, "
+       "int, int, int, int, int, int, int, float, float, cudnn::reduced_div",
+       PL_TK_OTHER_COMPUTE},
+      /* ATen */
+      {"void at::native::(anonymous namespace)::max_pool_forward_nchw<float, float>(int, float "
+       "const*)",
+       PL_TK_REDUCTION},
+      {"void at::native::(anonymous namespace)::GammaBetaBackwardCUDAKernel<float, float>(long)",
+       PL_TK_REDUCTION},
+      {"void at::native::(anonymous namespace)::RowwiseMomentsCUDAKernel<float, float>(long, float)",
+       PL_TK_REDUCTION},
+      {"void at::native::(anonymous namespace)::fused_dropout_kernel_vec<float, float, unsigned int, "
+       "1, 4, bool>(at::cuda::detail::TensorInfo<float, unsigned int>)",
+       PL_TK_ELEMENTWISE},
+      {"void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+       "namespace)::TensorListMetadata<4>",
+       PL_TK_ELEMENTWISE},
+      {"void at_cuda_detail::cub::detail::radix_sort::DeviceRadixSortOnesweepKernel<long>", PL_TK_OTHER_COMPUTE},
+      /* MIOpen (tracelens_mi300) */
+      {"batched_transpose_16x32_half", PL_TK_ELEMENTWISE},
+      /* FBGEMM (HTA's sampled traces): the library's own name is no GEMM */
+      {"void split_embedding_codegen_forward_unweighted_kernel<c10::Half, c10::Half, float, false, "
+       "long, 2ul, 32ul>(at::GenericPackedTensorAccessor<c10::Half, 1ul>)",
+       PL_TK_ELEMENTWISE},
+      {"void fbgemm_gpu::permute_2D_data_kernel<false, int, int, decltype(nullptr)>(int, int, int)",
+       PL_TK_ELEMENTWISE},
+      /* TransformerEngine v2.8 transformer_engine/common (kernel identifiers as
+       * declared: rmsnorm_fwd_kernels.cuh, cast_transpose.cu,
+       * cast_transpose_fusion.cu, dequantize_kernels.cuh, fused_rope.cu,
+       * permutation.cu, padding.cu, fused_topk_with_score_function.cu,
+       * scaled_upper_triang_masked_softmax.cu, recipe/current_scaling.cu) */
+      {"void transformer_engine::normalization::rmsnorm_fwd_tuned_kernel<", PL_TK_REDUCTION},
+      {"void transformer_engine::(anonymous namespace)::cast_transpose_optimized_kernel<",
+       PL_TK_ELEMENTWISE},
+      {"void transformer_engine::dgated_act_cast_transpose_kernel<", PL_TK_ELEMENTWISE},
+      {"void transformer_engine::dequantization::dequantize_mxfp8_kernel<", PL_TK_ELEMENTWISE},
+      {"void transformer_engine::fused_rope_forward_kernel<__nv_bfloat16>", PL_TK_ELEMENTWISE},
+      {"void moe_permute_row_map(int const*, int*, int, int, int)", PL_TK_ELEMENTWISE},
+      {"void transformer_engine::multi_padding_kernel<", PL_TK_ELEMENTWISE},
+      {"void transformer_engine::fused_topk_with_score_function_forward_kernel<float>",
+       PL_TK_ELEMENTWISE},
+      {"void scaled_upper_triang_masked_softmax_warp_forward<__nv_bfloat16>", PL_TK_REDUCTION},
+      {"void transformer_engine::(anonymous namespace)::amax_kernel<8, true, __nv_bfloat16>",
+       PL_TK_REDUCTION},
+      /* not collectives by the name rule (docs/trace.md 1): TE's
+       * userbuffers reduce-scatter and DeepEP's dispatch run as compute */
+      {"void transformer_engine::userbuffers_fp16_sum_inplace_gpu_rr_rs_oop<8>(int, int)",
+       PL_TK_OTHER_COMPUTE},
+      {"void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*, int*)", PL_TK_OTHER_COMPUTE},
+  };
+  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+    enum pl_trace_kcat c = trace_kcat_of(k[i].name, TRACE_COMPUTE, TRACE_OP_UNKNOWN);
+    if (c != k[i].cat)
+      fprintf(stderr, "kernel %zu (%.50s): %s, want %s\n", i, k[i].name, pl_trace_kcat_name(c),
+              pl_trace_kcat_name(k[i].cat));
+    CHECK(c == k[i].cat);
+  }
+}
+
 static void test_names(void) {
   CHECK_EQ_INT(trace_rank_from_path("/x/rank-3.json.gz"), 3);
   CHECK_EQ_INT(trace_rank_from_path("trace_rank12_step4.json"), 12);
@@ -437,6 +557,34 @@ static void test_names(void) {
   CHECK_EQ_INT(trace_op_from_kernel("ncclKernel_AllReduce_RING_LL_Sum_float", 38),
                TRACE_OP_ALL_REDUCE);
   CHECK_EQ_INT(trace_op_from_kernel("ncclDevKernel_Generic(x)", 24), TRACE_OP_UNKNOWN);
+  {
+    /* NCCL's kernel names, 2.18 to 2.29: ncclKernel_<coll>_<algo>_<proto>_<redop>_<ty>
+     * (v2.18.1 src/collectives/device/common.h IMPL_COLL_KERN),
+     * ncclDevKernel_<coll>[_<redop>_<ty>]_<algo>_<proto> (v2.19.3..v2.29.2
+     * src/device/generate.py), ncclSymDevKernel_ (v2.27.3) and
+     * ncclSymkDevKernel_<coll>_<algo>[_<redop>_<ty>] (v2.28.3, v2.29.2
+     * src/device/symmetric/generate.py kernel_cname) */
+    static const struct {
+      const char *name;
+      enum trace_op op;
+    } n[] = {
+        {"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*)", TRACE_OP_SEND_RECV},
+        {"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+         TRACE_OP_ALL_REDUCE},
+        {"ncclDevKernel_ReduceScatter_Sum_f32_RING_SIMPLE", TRACE_OP_REDUCE_SCATTER},
+        {"ncclDevKernel_Reduce_Sum_f32_RING_LL", TRACE_OP_REDUCE},
+        {"ncclDevKernel_Broadcast_RING_LL", TRACE_OP_BROADCAST},
+        {"ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", TRACE_OP_SEND_RECV},
+        {"ncclSymDevKernel_AllGather_LL(ncclSymDevArgs)", TRACE_OP_ALL_GATHER},
+        {"ncclSymkDevKernel_AllReduce_RSxLDMC_AGxSTMC_sum_bf16", TRACE_OP_ALL_REDUCE},
+        {"ncclSymkDevKernel_ReduceScatter_LD_sum_f32", TRACE_OP_REDUCE_SCATTER},
+        {"ncclSymkDevKernel_AllGather_GinHier_MCRing", TRACE_OP_ALL_GATHER},
+    };
+    for (size_t i = 0; i < sizeof n / sizeof n[0]; i++) {
+      CHECK(trace_is_comm_kernel(n[i].name, strlen(n[i].name)));
+      CHECK_EQ_INT(trace_op_from_kernel(n[i].name, strlen(n[i].name)), n[i].op);
+    }
+  }
   CHECK_EQ_INT(trace_dtype_bytes("c10::BFloat16", 13), 2);
   CHECK_EQ_INT(trace_dtype_bytes("Float8_e4m3fn", 13), 1);
   /* nccl-tests factors: all_reduce 2(n-1)/n = 1.75 for n = 8 */
@@ -456,6 +604,7 @@ int main(void) {
   test_rank_set();
   test_names();
   test_comm_names();
+  test_kernel_categories();
   test_split_pids();
   test_memory_input();
   test_time_limits();

@@ -251,6 +251,42 @@ static void test_hta_kernels(void) {
   check_hta_kernels(TR "kineto2021_resnet50_worker0.json.gz", kineto, 4, 603558000, 69);
 }
 
+/* HTA's communication/computation overlap (get_comm_comp_overlap) and
+ * temporal breakdown (get_temporal_breakdown) over every GPU event of the
+ * file, from scripts/hta_overlap_ref.py (HTA f4d0062's rules re-derived in
+ * Python, exact in ns): --window trace gives the same unions to the ns.
+ * HTA's ratio is overlapped / comm: hta_nccl_data 7317025 / 46876493 =
+ * 0.156092, hta_sampled_rank-0 0.149460, tracelens_mi300 (RCCL) 0.222205. */
+struct hta_overlap {
+  const char *path;
+  int64_t comm_ns, compute_ns, overlap_ns, idle_ns, span_ns;
+};
+
+static void test_hta_overlap(void) {
+  static const struct hta_overlap want[] = {
+      {TR "hta_nccl_data.json.gz", 46876493, 115655847, 7317025, 503050991, 660551005},
+      {TR "hta_sampled_rank-0.json.gz", 396199000, 210320000, 59216000, 675191000, 1222847000},
+      {TR "tracelens_mi300_resnet_act_checkpoint.json.gz", 71516523, 25739303, 15891299, 2565652,
+       86567708},
+  };
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    struct pl_trace_opts o = {-1, 1, true};
+    struct pl_trace_set *s = NULL;
+    struct pl_diag d;
+    pl_diag_clear(&d);
+    CHECK_STATUS(pl_trace_analyze(&want[i].path, 1, &o, &s, &d), PL_OK, diag_ptr(&d));
+    if (s == NULL)
+      continue;
+    const struct pl_trace_rank *r = &s->ranks[0];
+    CHECK_EQ_INT(llround(r->comm_s * 1e9), want[i].comm_ns);
+    CHECK_EQ_INT(llround(r->compute_s * 1e9), want[i].compute_ns);
+    CHECK_EQ_INT(llround(r->overlapped_comm_s * 1e9), want[i].overlap_ns);
+    CHECK_EQ_INT(llround(r->idle_s * 1e9), want[i].idle_ns);
+    CHECK_EQ_INT(llround(r->span_s * 1e9), want[i].span_ns);
+    pl_trace_set_free(s);
+  }
+}
+
 /* dlrm: 3 all_reduce and 5 send_recv per rank in its one step. Matching
  * the i-th call of each op over the 8 ranks and taking the latest start as
  * the last arrival, the ranks wait (ns) 5580000, 11125000, 3280000,
@@ -307,6 +343,7 @@ int main(void) {
   test_sums();
   test_hta();
   test_hta_kernels();
+  test_hta_overlap();
   test_arrival();
   test_single();
   return check_finish();

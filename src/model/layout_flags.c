@@ -1,0 +1,177 @@
+/* layout_flags.c: a run's layout as predict flags, one table
+ * (include/plateau/run_flags.h): the parallel degrees, batch, pipeline split,
+ * recomputation, offload, CUDA graphs, precision and MoE dispatch. The CLI
+ * reads predict's, search's and sweep's layout options through it
+ * (src/cli/run_opts.c) and validate reads a user's own row's `layout_flags`
+ * column through it (src/validate/source_generic.c), so the two take the same
+ * words and give the same errors. Each flag overrides only what it names. */
+#include <plateau/run_flags.h>
+#include <plateau/units.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* The integer flags, read with pl_int_parse (ranges are pl_predict's). */
+#define L(f) offsetof(struct pl_layout, f)
+static const struct {
+  const char *name;
+  size_t off;
+} ints[] = {
+    {"gpus", L(gpus)}, {"nodes", L(nodes)}, {"tp", L(tp)}, {"pp", L(pp)},
+    {"cp", L(cp)}, {"vp", L(vp)}, {"shard-group", L(shard_group)},
+    {"seq", L(seq)}, {"mbs", L(mbs)}, {"gbs", L(gbs)}, {"batch-per-gpu", L(batch_per_gpu)},
+    {"ep", L(ep)}, {"etp", L(etp)},
+    {"first-stage-layers", L(first_stage_layers)},
+    {"last-stage-layers", L(last_stage_layers)},
+    {"recompute-layers", L(recompute_layers)},
+    {"recompute-every", L(recompute_every)},
+    {"act-offload-layers", L(act_offload_layers)},
+    {"mtp-layers", L(mtp_layers)},
+};
+#undef L
+#define N_INTS (sizeof ints / sizeof ints[0])
+
+/* The other flags, in the order they are read (read_words, read_modes). */
+static const char *const words[] = {
+    "pipeline-layout", "moe-imbalance",    "shard",           "recompute",
+    "recompute-modules", "offload-modules", "cuda-graph-scope", "recompute-method",
+    "account-embed-loss", "schedule",       "dtype",           "moe-dispatch",
+};
+#define N_WORDS (sizeof words / sizeof words[0])
+
+const char *pl_layout_flag_name(size_t i) {
+  if (i < N_INTS)
+    return ints[i].name;
+  return i - N_INTS < N_WORDS ? words[i - N_INTS] : NULL;
+}
+
+/* The counts, the pipeline layout string and the MoE imbalance. */
+static enum pl_status read_counts(struct pl_layout *l, pl_flag_get_fn get, void *ctx,
+                                  struct pl_diag *diag) {
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  enum pl_status st;
+  for (size_t i = 0; i < N_INTS; i++) {
+    const char *v = get(ctx, ints[i].name);
+    if (v != NULL && (st = pl_int_parse(v, (int64_t *)((char *)l + ints[i].off), &d)) != PL_OK)
+      return pl_diag_set(diag, st, "--%s: %s", ints[i].name, d.msg);
+  }
+  const char *pipe = get(ctx, "pipeline-layout");
+  if (pipe != NULL && (pipe[0] == '\0' || strlen(pipe) >= sizeof l->pipeline_layout))
+    return pl_diag_set(diag, PL_ERR_RANGE, "--pipeline-layout: '%s' must be 1 to %d characters",
+                       pipe, (int)sizeof l->pipeline_layout - 1);
+  if (pipe != NULL)
+    memcpy(l->pipeline_layout, pipe, strlen(pipe) + 1);
+  if (l->gpus > 0 && l->nodes > 0)
+    return pl_diag_set(diag, PL_ERR_RANGE, "give --gpus or --nodes, not both");
+  if (l->gbs > 0 && l->batch_per_gpu > 0)
+    return pl_diag_set(diag, PL_ERR_RANGE, "give --gbs or --batch-per-gpu, not both");
+  const char *imb = get(ctx, "moe-imbalance");
+  if (imb != NULL && (st = pl_double_parse(imb, &l->moe_imbalance, &d)) != PL_OK)
+    return pl_diag_set(diag, st, "--moe-imbalance: %s", d.msg);
+  if (imb != NULL && !(l->moe_imbalance >= 1.0))
+    return pl_diag_set(diag, PL_ERR_RANGE,
+                       "--moe-imbalance: must be at least 1 (balanced), not '%s'", imb);
+  return PL_OK;
+}
+
+/* A flag taking one of two words: PL_OK with *given and *is_second set, or
+ * the error naming both words. what names the value ("unknown method 'x'"). */
+static enum pl_status two_way(pl_flag_get_fn get, void *ctx, const char *name, const char *what,
+                              const char *first, const char *second, bool *given,
+                              bool *is_second, struct pl_diag *diag) {
+  const char *v = get(ctx, name);
+  *given = v != NULL;
+  if (v == NULL)
+    return PL_OK;
+  if (strcmp(v, first) != 0 && strcmp(v, second) != 0)
+    return pl_diag_set(diag, PL_ERR_PARSE, "--%s: unknown %s '%s' (expected %s|%s)", name, what,
+                       v, first, second);
+  *is_second = strcmp(v, second) == 0;
+  return PL_OK;
+}
+
+/* --recompute-modules LIST: Megatron-Core --recompute-modules, read with
+ * --recompute-granularity selective (megatron/training/arguments.py); selective
+ * when --recompute is not given. Then --recompute-method block|uniform, which
+ * Megatron applies to the full granularity only. */
+static enum pl_status read_recompute(struct pl_layout *l, pl_flag_get_fn get, void *ctx,
+                                     struct pl_diag *diag) {
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  enum pl_status st;
+  const char *v = get(ctx, "recompute");
+  if (v != NULL && (st = pl_recompute_parse(v, &l->recompute, &d)) != PL_OK)
+    return pl_diag_set(diag, st, "--recompute: %s", d.msg);
+  if ((v = get(ctx, "recompute-modules")) != NULL) {
+    if ((st = pl_recompute_modules_parse(v, &l->recompute_modules, &d)) != PL_OK)
+      return pl_diag_set(diag, st, "--recompute-modules: %s", d.msg);
+    if (get(ctx, "recompute") == NULL)
+      l->recompute = PL_RECOMPUTE_SELECTIVE;
+    else if (l->recompute != PL_RECOMPUTE_SELECTIVE)
+      return pl_diag_set(diag, PL_ERR_RANGE,
+                         "--recompute-modules: needs --recompute selective (Megatron-Core reads "
+                         "recompute_modules with selective granularity only), not %s",
+                         pl_recompute_name(l->recompute));
+  }
+  /* --offload-modules LIST: Megatron-Core --fine-grained-activation-offloading
+   * --offload-modules (layout.h enum pl_offload_module) */
+  if ((v = get(ctx, "offload-modules")) != NULL &&
+      (st = pl_offload_modules_parse(v, &l->offload_modules, &d)) != PL_OK)
+    return pl_diag_set(diag, st, "--offload-modules: %s", d.msg);
+  /* --cuda-graph-scope LIST: Megatron-Core cuda_graph_scope (layout.h enum
+   * pl_cuda_graph_scope): the ops it captures cost the host nothing per kernel */
+  if ((v = get(ctx, "cuda-graph-scope")) != NULL &&
+      (st = pl_cuda_graph_scopes_parse(v, &l->cuda_graph_scopes, &d)) != PL_OK)
+    return pl_diag_set(diag, st, "--cuda-graph-scope: %s", d.msg);
+  bool given = false, uniform = false;
+  if ((st = two_way(get, ctx, "recompute-method", "method", "block", "uniform", &given, &uniform,
+                    diag)) != PL_OK)
+    return st;
+  if (given && l->recompute != PL_RECOMPUTE_FULL)
+    return pl_diag_set(diag, PL_ERR_RANGE,
+                       "--recompute-method: needs --recompute full (Megatron applies it to the "
+                       "full granularity only)");
+  if (given)
+    l->recompute_uniform = uniform;
+  return PL_OK;
+}
+
+/* Sharding, recomputation, the pipeline split's accounting, schedule, dtype
+ * and MoE dispatch: each by its parser of layout.h. */
+static enum pl_status read_modes(struct pl_layout *l, pl_flag_get_fn get, void *ctx,
+                                 struct pl_diag *diag) {
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  enum pl_status st;
+  const char *v;
+  if ((v = get(ctx, "shard")) != NULL) {
+    if ((st = pl_shard_parse(v, &l->shard, &d)) != PL_OK)
+      return pl_diag_set(diag, st, "--shard: %s", d.msg);
+    l->shard_set = true;
+  }
+  if ((st = read_recompute(l, get, ctx, diag)) != PL_OK)
+    return st;
+  bool given = false, account = false; /* Megatron-Core's pipeline split flags */
+  if ((st = two_way(get, ctx, "account-embed-loss", "value", "off", "on", &given, &account,
+                    diag)) != PL_OK)
+    return st;
+  if (given)
+    l->account_embed_loss = account;
+  if ((v = get(ctx, "schedule")) != NULL && (st = pl_schedule_parse(v, &l->schedule, &d)) != PL_OK)
+    return pl_diag_set(diag, st, "--schedule: %s", d.msg);
+  if ((v = get(ctx, "dtype")) != NULL && (st = pl_layout_dtype_parse(v, l, &d)) != PL_OK)
+    return pl_diag_set(diag, st, "--dtype: %s", d.msg);
+  if ((v = get(ctx, "moe-dispatch")) != NULL &&
+      (st = pl_moe_dispatch_parse(v, &l->dispatch, &d)) != PL_OK)
+    return pl_diag_set(diag, st, "--moe-dispatch: %s", d.msg);
+  return PL_OK;
+}
+
+enum pl_status pl_layout_flags_read(struct pl_layout *l, pl_flag_get_fn get, void *ctx,
+                                    struct pl_diag *diag) {
+  enum pl_status st = read_counts(l, get, ctx, diag);
+  return st != PL_OK ? st : read_modes(l, get, ctx, diag);
+}
