@@ -11,6 +11,7 @@
 #ifndef PLATEAU_RUN_FLAGS_H
 #define PLATEAU_RUN_FLAGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "framework.h"
@@ -72,5 +73,12 @@ const char *pl_layout_flag_name(size_t i);
  * pl_framework_flags_read ("--tp: ...", "give --gpus or --nodes, not both"). */
 enum pl_status pl_layout_flags_read(struct pl_layout *l, pl_flag_get_fn get, void *ctx,
                                     struct pl_diag *diag);
+
+/* Write a resolved layout (as pl_predict resolved it) as flags, " --gpus 64
+ * --tp 8 ... --dtype bf16 --schedule 1f1b --recompute selective ...", the
+ * degrees, batch, shard, dtype, schedule and recompute always, the others
+ * when set; the MoE flags when moe (the model has experts). Into out as
+ * pl_framework_flags_format; returns the length needed (as snprintf). */
+size_t pl_layout_flags_format(const struct pl_layout *l, bool moe, char *out, size_t n);
 
 #endif

@@ -2,16 +2,20 @@
  * (include/plateau/run_flags.h): the parallel degrees, batch, pipeline split,
  * recomputation, offload, CUDA graphs, precision and MoE dispatch. The CLI
  * reads predict's, search's and sweep's layout options through it
- * (src/cli/run_opts.c) and validate reads a user's own row's `layout_flags`
- * column through it (src/validate/source_generic.c), so the two take the same
- * words and give the same errors. Each flag overrides only what it names. */
+ * (src/cli/run_opts.c), validate reads a user's own row's `layout_flags`
+ * column through it (src/validate/source_generic.c) and writes each row's run
+ * back with it (its `command`, src/validate/command.c), so the three take and
+ * give the same words. Each flag read overrides only what it names. */
 #include <plateau/run_flags.h>
 #include <plateau/units.h>
 
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "base/flag_text.h"
 
 /* The integer flags, read with pl_int_parse (ranges are pl_predict's). */
 #define L(f) offsetof(struct pl_layout, f)
@@ -174,4 +178,64 @@ enum pl_status pl_layout_flags_read(struct pl_layout *l, pl_flag_get_fn get, voi
                                     struct pl_diag *diag) {
   enum pl_status st = read_counts(l, get, ctx, diag);
   return st != PL_OK ? st : read_modes(l, get, ctx, diag);
+}
+
+/* -------------------------------------------------------------- format */
+
+size_t pl_layout_flags_format(const struct pl_layout *l, bool moe, char *out, size_t n) {
+  struct flag_text t = {out, n, 0};
+  if (n > 0)
+    out[0] = '\0';
+  flag_text_put(&t,
+                " --gpus %" PRId64 " --tp %" PRId64 " --pp %" PRId64 " --cp %" PRId64
+                " --vp %" PRId64 " --seq %" PRId64 " --mbs %" PRId64 " --gbs %" PRId64
+                " --shard %s",
+                l->gpus, l->tp, l->pp, l->cp, l->vp, l->seq, l->mbs, l->gbs,
+                pl_shard_name(l->shard));
+  if (l->shard_group > 0 && l->shard_group != l->dp)
+    flag_text_put(&t, " --shard-group %" PRId64, l->shard_group);
+  flag_text_put(&t, " --dtype %s --schedule %s --recompute %s", pl_layout_dtype_name(l),
+                pl_schedule_name(l->schedule), pl_recompute_name(l->recompute));
+  if (l->recompute == PL_RECOMPUTE_SELECTIVE && l->recompute_modules != 0) {
+    flag_text_put(&t, " --recompute-modules ");
+    const char *sep = "";
+    for (int bit = 0; bit < 32; bit++)
+      if ((l->recompute_modules & (1u << bit)) != 0 && pl_recompute_module_name(bit) != NULL) {
+        flag_text_put(&t, "%s%s", sep, pl_recompute_module_name(bit));
+        sep = ",";
+      }
+  }
+  if (l->recompute == PL_RECOMPUTE_FULL && l->recompute_uniform)
+    flag_text_put(&t, " --recompute-method uniform");
+  const struct {
+    const char *flag;
+    int64_t v;
+  } counts[] = {
+      {"recompute-layers", l->recompute_layers}, {"recompute-every", l->recompute_every},
+      {"first-stage-layers", l->first_stage_layers}, {"last-stage-layers", l->last_stage_layers},
+      {"mtp-layers", l->mtp_layers}, {"act-offload-layers", l->act_offload_layers},
+  };
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+    if (counts[i].v > 0)
+      flag_text_put(&t, " --%s %" PRId64, counts[i].flag, counts[i].v);
+  if (l->account_embed_loss)
+    flag_text_put(&t, " --account-embed-loss on");
+  if (l->pipeline_layout[0] != '\0') {
+    flag_text_put(&t, " --pipeline-layout '");
+    flag_text_word(&t, l->pipeline_layout);
+    flag_text_put(&t, "'");
+  }
+  if (moe)
+    flag_text_put(&t, " --ep %" PRId64 " --etp %" PRId64 " --moe-dispatch %s --moe-imbalance %.17g",
+                  l->ep, l->etp, pl_moe_dispatch_name(l->dispatch), l->moe_imbalance);
+  char list[160];
+  if (l->offload_modules != 0) {
+    pl_offload_modules_format(l->offload_modules, list, sizeof list);
+    flag_text_put(&t, " --offload-modules %s", list);
+  }
+  if (l->cuda_graph_scopes != 0) {
+    pl_cuda_graph_scopes_format(l->cuda_graph_scopes, list, sizeof list);
+    flag_text_put(&t, " --cuda-graph-scope %s", list);
+  }
+  return t.need;
 }

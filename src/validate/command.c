@@ -100,60 +100,6 @@ static void model_arg(struct flag_text *b, const struct pl_model *m) {
   flag_text_put(b, " --model '%s'", own);
 }
 
-/* ----------------------------------------------------------------- layout */
-
-static void layout_args(struct flag_text *b, const struct pl_layout *l, const struct pl_model *m) {
-  flag_text_put(b,
-      " --gpus %" PRId64 " --tp %" PRId64 " --pp %" PRId64 " --cp %" PRId64 " --vp %" PRId64
-      " --seq %" PRId64 " --mbs %" PRId64 " --gbs %" PRId64 " --shard %s",
-      l->gpus, l->tp, l->pp, l->cp, l->vp, l->seq, l->mbs, l->gbs, pl_shard_name(l->shard));
-  if (l->shard_group > 0 && l->shard_group != l->dp)
-    flag_text_put(b, " --shard-group %" PRId64, l->shard_group);
-  flag_text_put(b, " --dtype %s --schedule %s --recompute %s", pl_layout_dtype_name(l),
-      pl_schedule_name(l->schedule), pl_recompute_name(l->recompute));
-  if (l->recompute == PL_RECOMPUTE_SELECTIVE && l->recompute_modules != 0) {
-    flag_text_put(b, " --recompute-modules ");
-    const char *sep = "";
-    for (int bit = 0; bit < 32; bit++)
-      if ((l->recompute_modules & (1u << bit)) != 0 && pl_recompute_module_name(bit) != NULL) {
-        flag_text_put(b, "%s%s", sep, pl_recompute_module_name(bit));
-        sep = ",";
-      }
-  }
-  if (l->recompute == PL_RECOMPUTE_FULL && l->recompute_uniform)
-    flag_text_put(b, " --recompute-method uniform");
-  const struct {
-    const char *flag;
-    int64_t v;
-  } counts[] = {
-      {"recompute-layers", l->recompute_layers}, {"recompute-every", l->recompute_every},
-      {"first-stage-layers", l->first_stage_layers}, {"last-stage-layers", l->last_stage_layers},
-      {"mtp-layers", l->mtp_layers}, {"act-offload-layers", l->act_offload_layers},
-  };
-  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
-    if (counts[i].v > 0)
-      flag_text_put(b, " --%s %" PRId64, counts[i].flag, counts[i].v);
-  if (l->account_embed_loss)
-    flag_text_put(b, " --account-embed-loss on");
-  if (l->pipeline_layout[0] != '\0') {
-    flag_text_put(b, " --pipeline-layout '");
-    flag_text_word(b, l->pipeline_layout);
-    flag_text_put(b, "'");
-  }
-  if (pl_model_is_moe(m))
-    flag_text_put(b, " --ep %" PRId64 " --etp %" PRId64 " --moe-dispatch %s --moe-imbalance %.17g", l->ep,
-        l->etp, pl_moe_dispatch_name(l->dispatch), l->moe_imbalance);
-  char list[160];
-  if (l->offload_modules != 0) {
-    pl_offload_modules_format(l->offload_modules, list, sizeof list);
-    flag_text_put(b, " --offload-modules %s", list);
-  }
-  if (l->cuda_graph_scopes != 0) {
-    pl_cuda_graph_scopes_format(l->cuda_graph_scopes, list, sizeof list);
-    flag_text_put(b, " --cuda-graph-scope %s", list);
-  }
-}
-
 /* -------------------------------------------------------------- framework */
 
 /* The framework as it ran: every behaviour, resolved (pl_framework_resolved). */
@@ -202,7 +148,9 @@ enum pl_status validate_command(const struct pl_prediction *p, const char *clust
   flag_text_put(&b, " --cluster ");
   flag_text_word(&b, cluster);
   enum pl_status st = hardware_args(&b, &p->run.cluster, cluster, gpu);
-  layout_args(&b, &p->run.layout, &p->run.model);
+  size_t at = b.need < b.n ? b.need : b.n;
+  b.need += pl_layout_flags_format(&p->run.layout, pl_model_is_moe(&p->run.model), b.s + at,
+                                   b.n - at);
   framework_args(&b, p);
   return st;
 }

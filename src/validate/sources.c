@@ -23,6 +23,8 @@
  *                derived from the logs' timestamps
  *   mlperf_llama MLPerf Training v5.0 Llama 3.1 405B (NVIDIA, NeMo): seconds
  *                per step from the logs' per-step timestamps
+ *   mlperf_llama8b MLPerf Training v5.1 Llama 3.1 8B (every submitter on
+ *                NVIDIA GPUs, NeMo): as mlperf_llama, logged every 32 steps
  *   vtrain       vTrain ground truth (Megatron-DeepSpeed): iteration time (ms)
  *   bridge       Megatron-Bridge performance summary: tokens/s/GPU, printed
  *   moezoo       Megatron-Core MoE model zoo: step time (s), printed, or
@@ -236,6 +238,25 @@ static const struct validate_source sources[] = {
      .megatron_vocab_pad = true,
      .use_preset = true,
      .model = validate_mlperf_llama_model,
+     .overrides = validate_mlperf_overrides,
+     .layout = validate_mlperf_llama_layout,
+     .hardware = validate_mlperf_llama_hardware,
+     .measure = validate_mlperf_v5_measure},
+    /* before "mlperf", as mlperf_llama: MLPerf Training v5.1's Llama 3.1 8B
+     * (data/validation/mlperf_v51_llama8b.csv), every submitter's NeMo
+     * implementation (the reference's config_*.sh), the rules of the 405B rows */
+    {.key = "mlperf_llama8b",
+     .framework = "nemo",
+     .match = "Llama 3.1 8B (mlcommons/training_results",
+     .family = "Llama 3.1 8B as NeMo builds it (SwiGLU, RoPE, RMSNorm, untied embeddings, no "
+               "biases, no dropout; Transformer Engine)",
+     .pos = PL_POS_ROTARY,
+     .eager_attention = false,
+     .grad_reduce_after_backward = false,
+     .sequence_parallel = true,
+     .megatron_vocab_pad = true,
+     .use_preset = true,
+     .model = validate_mlperf_llama8b_model,
      .overrides = validate_mlperf_overrides,
      .layout = validate_mlperf_llama_layout,
      .hardware = validate_mlperf_llama_hardware,

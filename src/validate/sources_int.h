@@ -82,6 +82,8 @@ bool validate_mlperf_measure(const struct validate_in *in, const struct pl_run *
                              struct pl_vrow *row);
 bool validate_mlperf_llama_model(const struct validate_in *in, struct pl_model *m,
                                  struct pl_vrow *row);
+bool validate_mlperf_llama8b_model(const struct validate_in *in, struct pl_model *m,
+                                   struct pl_vrow *row);
 bool validate_mlperf_llama_layout(const struct validate_in *in, struct pl_layout *l,
                                   struct pl_vrow *row);
 void validate_mlperf_llama_hardware(const struct validate_in *in, const struct pl_layout *l,

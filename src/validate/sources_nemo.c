@@ -361,6 +361,25 @@ bool validate_mlperf_overrides(const struct validate_in *in, struct pl_framework
   if (v[0] != '\0')
     validate_note(row, "tp_comm_overlap %s (TP_COMM_OVERLAP=%s in the config)",
                   fw->tp_comm_overlap == PL_SETTING_ON ? "on" : "off", v);
+  /* The GPT-3 rows (v3.0-v4.1) train with Apex's distributed_fused_adam, in
+   * buckets of bucket_cap_mb MiB: v3.0 pytorch/run_and_time.sh
+   * ${BUCKET_CAP_MB:=100}; v3.1 pytorch/conf/optim/distributed_fused_adam.yaml
+   * ${oc.env:BUCKET_CAP_MB,100}, the configs set none; v4.0/v4.1
+   * config_common.sh export BUCKET_CAP_MB=200, v4.1 eos_n32_ngc24.09_nemo
+   * config_DGXH100_32x8x256x4x8_mbs2.sh 125 after it. Not NeMo 2's buckets in
+   * parameters (the nemo preset's bucket_params), which the 405B rows run. */
+  double mb = 0;
+  bool mb_present = false;
+  if (validate_num(cell(in, "BUCKET_CAP_MB (config)"), &mb, &mb_present) != PL_OK ||
+      (mb_present && !(mb > 0 && mb <= 1e5)))
+    return validate_skip(row, "column 'BUCKET_CAP_MB (config)': '%s' is not a size in MiB",
+                         cell(in, "BUCKET_CAP_MB (config)"));
+  if (mb_present) {
+    fw->bucket_mb = mb;
+    fw->bucket_params = 0;
+    fw->bucket_dp_scaled = false;
+    validate_note(row, "data-parallel buckets of %g MiB (BUCKET_CAP_MB: Apex's bucket_cap_mb)", mb);
+  }
   /* NVIDIA's v4.0 GPT-3 image (mlcommons/training_results_v4.0 @ 6fe95437,
    * NVIDIA/benchmarks/gpt3/implementations/nemo/Dockerfile) builds NeMo
    * v2.0.0.rc0.beta on Megatron-Core core_v0.7.0.beta (conf/custom.yaml
@@ -425,6 +444,18 @@ bool validate_mlperf_llama_model(const struct validate_in *in, struct pl_model *
   return validate_mcore_preset(in, "llama3-405b", m, row);
 }
 
+/* The llama31_8b benchmark's model (MLPerf Training v5.1): MODEL_SIZE=8b
+ * (config_common_8b.sh), which the implementation's pretrain.py builds as
+ * NeMo's Llama31Config8B (llm/gpt/model/llama.py: 32 layers, hidden 4096,
+ * 32 heads, 8 query groups, ffn 14336; vocabulary 128256 of the Llama 3.1
+ * tokenizer). Its dimensions are the llama3-8b preset's: Llama 3.1 differs
+ * from Llama 3 in RoPE scaling and context length, neither a per-step cost at
+ * the benchmark's sequence of 8192. The row's columns repeat them (checked). */
+bool validate_mlperf_llama8b_model(const struct validate_in *in, struct pl_model *m,
+                                   struct pl_vrow *row) {
+  return validate_mcore_preset(in, "llama3-8b", m, row);
+}
+
 /* The submissions' config_*.sh export ASYM_PP_EMBED=True and
  * ASYM_PP_LOSS=True, which conf/custom.yaml passes to the model as
  * account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split
@@ -432,6 +463,11 @@ bool validate_mlperf_llama_model(const struct validate_in *in, struct pl_model *
  * optimizer as for the GPT-3 rows. */
 bool validate_mlperf_llama_layout(const struct validate_in *in, struct pl_layout *l,
                                   struct pl_vrow *row) {
+  /* a system whose submission holds several configs of its shape and batch
+   * that differ in precision (scripts/mlperf-llama-rows.py): not guessed */
+  if (strncmp(cell(in, "precision"), "not identified", 14) == 0)
+    return validate_skip(row, "the submission's config: %s",
+                         cell(in, "precision"));
   const char *e = cell(in, "ASYM_PP_EMBED (config)"), *s = cell(in, "ASYM_PP_LOSS (config)");
   if (strcmp(e, "True") == 0 && strcmp(s, "True") == 0) {
     l->account_embed_loss = true;
@@ -446,6 +482,16 @@ bool validate_mlperf_llama_layout(const struct validate_in *in, struct pl_layout
    * capture_cuda_graph=full_cuda_graph); v5.1 (NeMo 25.09): conf/custom.yaml
    * cuda_graph_scope 'full_iteration' when FULL_CUDA_GRAPH is '1' (with
    * enable_cuda_graph from MCORE_CUDA_GRAPH=1, both in config_common_cg.sh). */
+  /* FP8_RECIPE=tensorwise (the v5.1 implementations' config_common.sh; their
+   * conf/custom.yaml model.fp8_recipe reads it, pretrain.py passes it to
+   * NeMo's MegatronMixedPrecision): Megatron-Core's Fp8Recipe.tensorwise,
+   * which fp8_utils.py get_fp8_recipe builds as Transformer Engine's
+   * Float8CurrentScaling -> plateau's fp8-current. Unstated: the v5.0
+   * custom.yaml default, delayed scaling (the preset's). */
+  if (l->dtype == PL_DTYPE_FP8 && strstr(cell(in, "precision"), "FP8_RECIPE=tensorwise") != NULL) {
+    l->fp8_recipe = PL_FP8_RECIPE_CURRENT;
+    validate_note(row, "FP8 current scaling (FP8_RECIPE=tensorwise in the config)");
+  }
   const char *g = cell(in, "CUDA graphs (config)");
   if (strcmp(g, "FULL_CUDA_GRAPH=True") == 0 || strcmp(g, "FULL_CUDA_GRAPH=1") == 0) {
     l->cuda_graph_scopes |= PL_CGS_FULL_ITERATION;

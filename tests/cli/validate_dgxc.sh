@@ -21,7 +21,8 @@ check "row 61 keeps the unfused loss (no fusion in the GPT-3 yaml)" \
 check "framework nemo-2024" grep -qE '^"dgxc_benchmarking",1,.*,"nemo-2024",' "$TMP/out"
 # NeMo 2 rows (v25.04): the nemo preset, NeMo 2's 128 Mi-parameter DDP bucket (bf16 gradients:
 # 256 MiB), the 405B recipe's embedding and loss in the pipeline split
-check "row 180 NeMo 2 bucket" grep -qE '^"dgxc_benchmarking",180,.*buckets of 134217728 parameters = 256 MiB.*,"nemo",' "$TMP/out"
+check "row 180 NeMo 2 bucket" grep -qE '^"dgxc_benchmarking",180,.*buckets of 134217728 parameters \(NeMo 2.*,"nemo",' "$TMP/out"
+check "row 180 command: bucket in parameters" grep -qE '^"dgxc_benchmarking",180,.*--bucket-params 134217728' "$TMP/out"
 check "row 189 on a GB200 NVL72 segment" grep -qE '^"dgxc_benchmarking",189,[0-9]+,"LLAMA3.1-405B, 128 x gb200, tp4 pp8 dp2 cp2 vp8, mbs 1 gbs 64, none","dgxc","gb200","gb200-nvl72",.*NVLink segment of 16 trays' "$TMP/out"
 check "row 196 FP8 ring-exchange ub SMs" grep -qE '^"dgxc_benchmarking",196,.*userbuffers 1/1 SMs' "$TMP/out"
 # Nemotron-4 340B (NeMo 1, rows 51-60): the yaml's optim.dtype bf16 makes NeMo set Apex's
@@ -36,8 +37,9 @@ check "Nemotron-4 15B keeps the fp32 states" bash -c "! grep -E '^\"dgxc_benchma
 check "row 158 embedding and loss in the split" grep -qE '^"dgxc_benchmarking",158,.*embedding, loss count in the pipeline split' "$TMP/out"
 # v25.05.x tables (rows 197-242) and later tags' MFU worked examples (243-245): Nemotron-4 on
 # GB200 with the b200 userbuffers config (ring-exchange proj_fprop, 1 SM); Llama 4 Maverick and
-# DeepSeek-V3 on their presets with the scripts' expert layout; Grok-1 and Nemotron-H 56B have no
-# preset and are skipped with that reason
+# DeepSeek-V3 on their presets with the scripts' expert layout; Grok-1 and Nemotron-H 56B on the
+# presets of session 18 (models18: data/models/grok1-314b, nemotron-h-56b; before, skipped for
+# want of them)
 check "row 201 340B GB200 b200 ub config" grep -qE '^"dgxc_benchmarking",201,[0-9]+,"Nemotron4-340B, 128 x gb200,.*userbuffers 1/24 SMs' "$TMP/out"
 check "row 213 Llama 4 Maverick preset, ep 64, token drop" \
   grep -qE '^"dgxc_benchmarking",213,.*imbalance 1 \(NeMo.s token drop.*preset llama4-maverick.*--ep 64 --etp 1 ' "$TMP/out"
@@ -45,8 +47,9 @@ check "row 221 DeepSeek-V3 recompute, uneven stages, MTP" \
   grep -qE '^"dgxc_benchmarking",221,.*--recompute-modules mla_up_proj --first-stage-layers 3 --last-stage-layers 2 --mtp-layers 1 .*--moe-dispatch alltoall --moe-imbalance 1' "$TMP/out"
 check "row 245 DeepSeek-V3 v25.08: layout string, deepep, force balance" \
   grep -qE "^\"dgxc_benchmarking\",245,.*the script.s moe_router_force_load_balancing.*--pipeline-layout 'Et\*4\|\(t\*4\|\)\*14tmL' --ep 64 --etp 1 --moe-dispatch deepep" "$TMP/out"
-check "row 225 Grok-1 skipped" grep -qE '^"dgxc_benchmarking",225,.*no Grok-1 preset' "$TMP/out"
-check "row 231 Nemotron-H skipped, not read as dense Nemotron" grep -qE '^"dgxc_benchmarking",231,.*no Nemotron-H 56B preset' "$TMP/out"
+check "row 225 Grok-1 on its preset" grep -qE '^"dgxc_benchmarking",225,.*preset grok1-314b' "$TMP/out"
+check "row 231 Nemotron-H on its hybrid preset, not read as dense Nemotron" \
+  grep -qE '^"dgxc_benchmarking",231,.*preset nemotron-h-56b' "$TMP/out"
 # bad cells of the MoE columns: one row each, built from row 221 (DeepSeek-V3, v25.05) and, for the
 # layout string, row 245
 head -1 "$V/dgxc_benchmarking.csv" > "$TMP/badm.csv"
@@ -75,6 +78,7 @@ echo "${row/,14.72,71235,/,abc,71235,}" >> "$TMP/bad.csv"
 echo "${row/,true,75,,,pretrain,/,true,-5,,,pretrain,}" >> "$TMP/bad.csv"
 echo "${row/,true,75,,,pretrain,/,true,,lots,,pretrain,}" >> "$TMP/bad.csv"
 echo "${row/,true,75,,,pretrain,/,true,75,,fp16,pretrain,}" >> "$TMP/bad.csv"
+echo "${row/,true,75,,,pretrain,/,true,,1.5,,pretrain,}" >> "$TMP/bad.csv"
 expect_ok validate "$TMP/bad.csv" --format csv
 check "container not 24.x skipped" grep -qE "^\"bad\",1,.*container 'nemo:26.02': only NeMo 24.x and 25.0x rows" "$TMP/out"
 check "ub flag not true/false skipped" grep -qE "^\"bad\",2,.*column 'ub_tp_comm_overlap': 'maybe'" "$TMP/out"
@@ -83,4 +87,5 @@ check "step time not a number skipped" grep -qE "^\"bad\",4,.*Training step time
 check "bucket_cap_mb not positive skipped" grep -qE "^\"bad\",5,.*column 'bucket_cap_mb': '-5'" "$TMP/out"
 check "ddp bucket_size not a number skipped" grep -qE "^\"bad\",6,.*column 'ddp bucket_size \(parameters\)': 'lots'" "$TMP/out"
 check "optim dtype not bf16/fp32 skipped" grep -qE "^\"bad\",7,.*column 'optim dtype': 'fp16'" "$TMP/out"
+check "ddp bucket_size not whole skipped" grep -qE "^\"bad\",8,.*column 'ddp bucket_size \(parameters\)': '1.5' is not a whole number" "$TMP/out"
 finish

@@ -321,6 +321,71 @@ static void test_mlperf_llama_rows(void) {
   pl_validation_free(&v);
 }
 
+/* MLPerf v5.1 Llama 3.1 8B rows (source "mlperf_llama8b", mlperf18): the
+ * preset llama3-8b (32 layers, hidden 4096, 32 heads, 8 KV heads), checked
+ * against the columns (a row stating 126 layers is refused); FP8_RECIPE=
+ * tensorwise in the precision cell is Transformer Engine's current scaling;
+ * a system whose config is "not identified" is refused with the reason; the
+ * measured step is the log-interval column as printed (0.1710 s: NVIDIA's
+ * 72-GB200 tyche_ngpu72 median; 0.4058 s its 8-GPU NVFP4 one). */
+static void test_mlperf_llama8b_rows(void) {
+  const char *head =
+      "source,model,layers,hidden,heads,kv_heads,seq_len,vocab,gpu,num_gpus,tp,pp,cp,vp,sharding,"
+      "recompute,micro_batch,global_batch,precision,TP_COMM_OVERLAP,"
+      "\"step time s (median log interval, derived)\",CUDA graphs (config),notes\n";
+  const char *src = "\"MLPerf Training v5.1 results, NVIDIA closed division, Llama 3.1 8B "
+                    "(mlcommons/training_results_v5.1)\"";
+  char csv[4096];
+  snprintf(csv, sizeof csv,
+           "%s%s,L,32,4096,32,8,8192,128256,NVIDIA Blackwell GPU (GB200),72,1,1,2,1,distributed "
+           "optimizer,none,1,36,\"FP8 (FP8=True, FP8_RECIPE=tensorwise, FP8_HYBRID=True)\",False,"
+           "0.1710,FULL_CUDA_GRAPH=1,\n"
+           "%s,L,126,4096,32,8,8192,128256,NVIDIA Blackwell GPU (GB200),72,1,1,2,1,distributed "
+           "optimizer,none,1,36,FP8,False,0.1710,FULL_CUDA_GRAPH=1,\n"
+           "%s,L,32,4096,32,8,8192,128256,NVIDIA Blackwell GPU (B200-SXM-180GB),8,1,1,1,1,"
+           "distributed optimizer,none,2,16,\"not identified (ambiguous: a.sh; b_fp4.sh)\",False,"
+           "0.4530,FULL_CUDA_GRAPH=1,\n"
+           "%s,L,32,4096,32,8,8192,128256,NVIDIA Blackwell GPU (GB200),8,1,1,1,1,distributed "
+           "optimizer,none,2,16,\"NVFP4 (FP4=True, FP4_RECIPE=nvfp4)\",False,0.4058,"
+           "FULL_CUDA_GRAPH=0,\n",
+           head, src, src, src, src);
+  struct pl_validation v;
+  pl_validation_init(&v);
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_validation_add_csv(&v, "mlperf_v51_llama8b", csv, strlen(csv), &d), PL_OK, dp);
+  const struct pl_vrow *r = row_of(&v, 1);
+  CHECK(r != NULL && !r->skipped);
+  if (r != NULL && !r->skipped) {
+    CHECK_NEAR_REL(r->measured, 0.1710, 1e-12);
+    CHECK_EQ_INT(r->layout.dtype, PL_DTYPE_FP8);
+    CHECK_EQ_INT(r->layout.fp8_recipe, PL_FP8_RECIPE_CURRENT);
+    CHECK_EQ_INT(r->layout.cp, 2);
+    CHECK_EQ_INT(r->layout.dp, 36);
+    CHECK_EQ_INT(r->layout.shard, PL_SHARD_ZERO1);
+    CHECK(r->layout.cuda_graph_scopes & PL_CGS_FULL_ITERATION);
+    CHECK_STR(r->framework, "nemo");
+    CHECK_CONTAINS(r->assumed, "llama3-8b");
+    CHECK_CONTAINS(r->assumed, "FP8_RECIPE=tensorwise");
+  }
+  r = row_of(&v, 2);
+  CHECK(r != NULL && r->skipped);
+  if (r != NULL)
+    CHECK_CONTAINS(r->skipped_reason, "layers");
+  r = row_of(&v, 3);
+  CHECK(r != NULL && r->skipped);
+  if (r != NULL)
+    CHECK_CONTAINS(r->skipped_reason, "config: not identified (ambiguous");
+  /* NVFP4 (no FP8 recipe to set); FULL_CUDA_GRAPH=0: no whole-step graph */
+  r = row_of(&v, 4);
+  CHECK(r != NULL && !r->skipped);
+  if (r != NULL && !r->skipped) {
+    CHECK_EQ_INT(r->layout.dtype, PL_DTYPE_NVFP4);
+    CHECK(!(r->layout.cuda_graph_scopes & PL_CGS_FULL_ITERATION));
+    CHECK_NEAR_REL(r->measured, 0.4058, 1e-12);
+  }
+  pl_validation_free(&v);
+}
+
 /* llm-foundry rows: MPT's ALiBi ran in the Triton FlashAttention, eager
  * kernels; MP Mode DEFAULT reduces gradients in fp32 as modelled. Measured
  * step = 16 x 2048 tokens / 100000 tokens/s = 0.32768 s. */
@@ -1052,6 +1117,7 @@ int main(void) {
   test_nemo_flops();
   test_nemo_mlperf_rows();
   test_mlperf_llama_rows();
+  test_mlperf_llama8b_rows();
   test_megatron_flops();
   test_moe_rows();
   test_bridge_cudnn_913();

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Rows of MLPerf Training GPT-3 175B results of submitters other than NVIDIA
+(data/validation/mlperf_gpt3_others.csv), in the columns of data/validation/mlperf_gpt3.csv
+and by its segment rule (SOURCES.md there): segment = block_start (or eval_stop) to the next
+eval_start; tokens per segment from the eval_start epoch_num deltas; steps = tokens / (GBS x
+seq); step = median segment / steps. The config: the config_*.sh under ORG/benchmarks/gpt3/
+with the system's GPUs and the logged GBS (copies with the same settings: the one in the
+folder named after it).
+Usage: mlperf-gpt3-rows.py REPO_GIT_DIR VERSION ORG SYSTEM [--header] [--note TEXT]"""
+import csv, io, json, re, statistics, subprocess, sys
+REPO, VER, ORG, SYSTEM = sys.argv[1:5]
+NOTE = sys.argv[sys.argv.index("--note") + 1] if "--note" in sys.argv else ""
+COMMIT = subprocess.check_output(["git", "-C", REPO, "rev-parse", "HEAD"], text=True).strip()
+FILES = subprocess.check_output(["git", "-C", REPO, "ls-tree", "-r", "--name-only", "HEAD"], text=True).split("\n")
+def show(p): return subprocess.check_output(["git", "-C", REPO, "show", f"HEAD:{p}"], text=True)
+def env_of(path, e):
+    d = path.rsplit("/", 1)[0]
+    for line in show(path).splitlines():
+        m = re.match(r'\s*source \$\(dirname \$\{BASH_SOURCE\[0\]\}\)/(\S+)', line)
+        if m:
+            if f"{d}/{m.group(1)}" in FILES: env_of(f"{d}/{m.group(1)}", e)  # absent: the MLPERF_VERSION=v31 branch
+            continue
+        m = re.match(r'\s*export\s+([A-Za-z0-9_]+)=("?)([^"#\s]*)\2', line)
+        if m:
+            v = m.group(3)
+            mm = re.match(r'\$\{[A-Za-z0-9_]+:[-=]([^}]*)\}$', v)
+            e[m.group(1)] = mm.group(1) if mm else v
+    return e
+cfgs = [f for f in FILES if f.startswith(f"{ORG}/benchmarks/gpt3/") and re.search(r"/config_[^/]*\.sh$", f)
+        and not re.search(r"/config_(common|fp8|mounts)[^/]*$", f)]
+sysj = json.loads(show(f"{ORG}/systems/{SYSTEM}.json"))
+ngpu = int(sysj["number_of_nodes"]) * int(sysj["accelerators_per_node"])
+def vp_default(cfg):
+    """conf/custom.yaml's INTERLEAVED_PIPELINE default beside the config, else NVIDIA's of the round"""
+    for y in (cfg.rsplit("/", 1)[0] + "/conf/custom.yaml", "NVIDIA/benchmarks/gpt3/implementations/nemo/conf/custom.yaml"):
+        if y in FILES:
+            m = re.search(r"virtual_pipeline_model_parallel_size: \$\{oc.decode:\$\{oc.env:INTERLEAVED_PIPELINE,(\d+)\}\}", show(y))
+            if m: return m.group(1), y
+    return "", "none found"
+rows = []
+for r in sorted(f for f in FILES if f.startswith(f"{ORG}/results/{SYSTEM}/gpt3/result_")):
+    ev = [json.loads(l.split(":::MLLOG ", 1)[1]) for l in show(r).splitlines() if ":::MLLOG " in l]
+    key = {}
+    for x in ev:
+        if x["event_type"] == "POINT_IN_TIME" and x["key"] not in key: key[x["key"]] = x["value"]
+    gbs, seq = int(key["global_batch_size"]), int(key.get("max_sequence_length", 2048))
+    ok = []
+    for c in cfgs:
+        e = env_of(c, {})
+        if not all(k in e for k in ("DGXNNODES", "TENSOR_MODEL_PARALLEL", "PIPELINE_MODEL_PARALLEL", "MINIBS")):
+            continue  # a shared fragment (config_shared_dryruns.sh), not a system's config
+        n = int(e["DGXNNODES"]) * int(e.get("DGXNGPU", 8))
+        dp = n // (int(e["TENSOR_MODEL_PARALLEL"]) * int(e["PIPELINE_MODEL_PARALLEL"]))
+        if n == ngpu and dp * int(e["MINIBS"]) == gbs: ok.append((c, e, dp))
+    keys = {(e["TENSOR_MODEL_PARALLEL"], e["PIPELINE_MODEL_PARALLEL"], e.get("INTERLEAVED_PIPELINE"), e.get("MICRO_BATCH_SIZE"), e.get("FP8"), e.get("TP_COMM_OVERLAP")) for _, e, _ in ok}
+    assert len(keys) == 1, (r, [c for c, _, _ in ok])
+    own = [x for x in ok if x[0].split("/")[-2] == x[0].split("/")[-1][7:-3]]  # the folder named after the config
+    cfg, e, dp = (own or ok)[0]
+    impl = cfg.rsplit("/", 1)[0]
+    nsame = len(ok)
+    segs, start, tok = [], None, []
+    prev_epoch = 0
+    for x in ev:
+        if x["key"] in ("block_start", "eval_stop") and x["event_type"] != "POINT_IN_TIME":
+            if x["key"] == "block_start" and start is not None: continue
+            start = x
+        elif x["key"] == "eval_start" and start is not None:
+            ep = x["metadata"]["epoch_num"]
+            segs.append((x["time_ms"] - start["time_ms"], ep - prev_epoch)); prev_epoch = ep; start = None
+    toks = sorted({t for _, t in segs})
+    assert len(toks) == 1, toks
+    steps = toks[0] / (gbs * seq)
+    assert abs(steps - round(steps)) < 1e-9
+    steps = round(steps)
+    tms = [t for t, _ in segs]
+    med = statistics.median(tms)
+    tst = [x["value"]["train_step_timing in s"] for x in ev if x["key"] == "tracked_stats" and isinstance(x["value"], dict) and "train_step_timing in s" in x["value"]]
+    rs = [x["time_ms"] for x in ev if x["key"] in ("run_start", "run_stop")]
+    stop = [x for x in ev if x["key"] == "run_stop"][0]["metadata"].get("status")
+    vpd, vpsrc = vp_default(cfg)
+    vp = e.get("INTERLEAVED_PIPELINE", vpd)
+    mbs = int(e["MICRO_BATCH_SIZE"])
+    rows.append({
+        "source": f"MLPerf Training {VER} results, {ORG} closed division, GPT-3 175B (mlcommons/training_results_{VER})",
+        "source_ref": f"github.com/mlcommons/training_results_{VER} {r} (+ config {cfg}) @ {COMMIT}",
+        "table_or_section": f"{r} MLLOG block_start/eval_start/eval_stop events; config {cfg}",
+        "model": "GPT-3 175B (MLPerf gpt3 benchmark)", "params_B": "175", "layers": "96", "hidden": "12288",
+        "heads": "96", "kv_heads": "", "ffn_hidden": "49152", "seq_len": str(seq), "vocab": "",
+        "gpu": f'{sysj["accelerator_model_name"]} ({SYSTEM}; {sysj["accelerators_per_node"]}/node; {sysj.get("accelerator_interconnect", "")}; {sysj.get("host_networking") or sysj.get("accelerator_host_interconnect", "")})',
+        "num_gpus": str(ngpu), "tp": e["TENSOR_MODEL_PARALLEL"], "pp": e["PIPELINE_MODEL_PARALLEL"], "cp": "",
+        "dp": str(dp), "ep": "", "vp": str(vp), "sharding": "",
+        "recompute": "not set in config (yaml default activations_checkpoint_granularity null)",
+        "micro_batch": str(mbs), "global_batch": str(gbs),
+        "precision": "FP8 (FP8=%s, FP8_HYBRID=%s, FP8_PARAMS=%s; yaml trainer precision bf16)" % (e.get("FP8"), e.get("FP8_HYBRID"), e.get("FP8_PARAMS", "not set")),
+        "framework": sysj.get("framework", ""), "TP_COMM_OVERLAP": e.get("TP_COMM_OVERLAP", ""),
+        "gradient_accumulation_steps (log)": str(int(float(key.get("gradient_accumulation_steps", 0)))),
+        "train segments in log": str(len(segs)),
+        "tokens per segment (log eval epoch_num deltas)": str(toks[0]),
+        "segment time ms (median)": "%d" % med, "segment time ms (min)": "%d" % min(tms), "segment time ms (max)": "%d" % max(tms),
+        "steps per segment (derived)": str(steps),
+        "step time s (median segment, derived)": "%.3f" % (med / 1000 / steps),
+        "train tokens/s (median segment, derived)": "%d" % (toks[0] / (med / 1000)),
+        "train_step_timing s (log tracked_stats, median)": "%.3f" % statistics.median(tst) if tst else "",
+        "tracked_stats steps in log": str(len(tst)) if tst else "",
+        "run time min (run_start..run_stop)": "%.2f" % ((rs[-1] - rs[0]) / 60000),
+        "arch_source": f"the MLPerf GPT-3 175B reference (96 layers, 12288 hidden, 96 heads, ffn 4*hidden) as in {impl}/conf/ yaml defaults",
+        "derived_fields": "dp(=num_gpus/(tp*pp)); " + ("" if "INTERLEAVED_PIPELINE" in e else f"vp (INTERLEAVED_PIPELINE not set in the config: {vpsrc} default); ") + "train tokens/s; steps per segment(=tokens/(GBS*seq)); step time s(=median segment time/steps); run time min",
+        "notes": f"run_stop status: {stop}; config the one under {ORG}/benchmarks/gpt3/ with the system's {ngpu} GPUs and the logged GBS {gbs} ({nsame} identical copies; the one in the folder named after it taken); system description from {ORG}/systems/{SYSTEM}.json; segment rule as the NVIDIA rows (first: block_start to first eval_start; then eval_stop to next eval_start); log init_checkpoint_step={key.get('init_checkpoint_step')}" + (NOTE and "; " + NOTE),
+        "NCCL_SHARP_GROUP_SIZE_THRESH (config_common.sh)": e.get("NCCL_SHARP_GROUP_SIZE_THRESH", ""),
+    })
+out = io.StringIO()
+w = csv.DictWriter(out, fieldnames=list(rows[0].keys()), lineterminator="\n")
+if "--header" in sys.argv: w.writeheader()
+w.writerows(rows)
+sys.stdout.write(out.getvalue())

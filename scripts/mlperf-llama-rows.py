@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""Regenerate MLPerf Training Llama 3.1 rows (data/validation/mlperf_v5.csv
+405B rows of other submitters, data/validation/mlperf_v51_llama8b.csv) from a
+git mirror of mlcommons/training_results_v5.x (no work tree needed).
+
+Usage: mlperf-llama-rows.py REPO_GIT_DIR VERSION BENCH [--header] [--per-result]
+  REPO_GIT_DIR  e.g. /work/.mirror/mlcommons+training_results_v5.1/repo
+  VERSION       v5.0 or v5.1 (written into the rows)
+  BENCH         llama31_8b or llama31_405b
+  --per-result  one row per result_N.txt (as the 405B rows of mlperf_v5.csv);
+                default: one row per system, the median over its result files
+  --orgs A,B    only these submitters; --skip-orgs A,B: all but these
+
+Step time: the median wall-clock interval between consecutive MLLOG
+tracked_stats lines carrying train_step_time, divided by the steps between
+them (the 8B configs log every LOG_EVERY_N_STEPS=32 steps, config_common_8b.sh;
+the 405B ones every step), with no eval/block event between the two lines.
+
+Config: the submission's config_*.sh is found among every config_*.sh under
+ORG/benchmarks/ whose DGXNNODES x DGXNGPU is the system's GPU count
+(ORG/systems/SYSTEM.json) and whose dp x MINIBS is the logged
+global_batch_size; a README in the system's own implementation folder that
+sources one, or a config in a folder named after the system, wins. When the
+candidates left differ in a setting the loader reads (parallelism, precision,
+CUDA graphs, TP overlap) the row is written with precision 'not identified'
+and the loader refuses it. Systems with non-NVIDIA accelerators are left out."""
+import csv, io, json, re, statistics, subprocess, sys
+
+REPO, VER, BENCH = sys.argv[1], sys.argv[2], sys.argv[3]
+HEADER = "--header" in sys.argv
+PER_RESULT = "--per-result" in sys.argv
+def opt(name):
+    return sys.argv[sys.argv.index(name) + 1].split(",") if name in sys.argv else None
+ONLY, SKIP = opt("--orgs"), opt("--skip-orgs") or []
+COMMIT = subprocess.check_output(["git", "-C", REPO, "rev-parse", "HEAD"], text=True).strip()
+FILES = subprocess.check_output(["git", "-C", REPO, "ls-tree", "-r", "--name-only", "HEAD"],
+                                text=True).split("\n")
+FILESET = set(FILES)
+def show(p): return subprocess.check_output(["git", "-C", REPO, "show", f"HEAD:{p}"], text=True)
+
+def fallback(path, name):
+    org = path.split("/")[0]
+    for o in (org, "NVIDIA"):
+        hit = sorted(f for f in FILES if f.endswith("/" + name) and f.startswith(f"{o}/benchmarks/")
+                     and any(f"/benchmarks/{b}/" in f for b in BENCH_DIRS[BENCH]))
+        if hit: return hit[0]
+    return None
+
+def env_of(path, e=None, depth=0):
+    """The exports of a config, its `source $(dirname ...)/x.sh` files inlined in order."""
+    e = {} if e is None else e
+    d = path.rsplit("/", 1)[0]
+    for line in show(path).splitlines():
+        line = line.split("#", 1)[0] if not line.lstrip().startswith("export DGXSYSTEM") else line
+        m = re.match(r'\s*source \$\(dirname \$\{BASH_SOURCE\[0\]\}\)/(\S+)', line)
+        if m:
+            p = f"{d}/{m.group(1)}"
+            if p not in FILESET:  # absent here: the submitter's own file of that name
+                alt = fallback(p, m.group(1))  # elsewhere for this benchmark, else NVIDIA's
+                e.setdefault("__missing", []).append(m.group(1) + (" -> " + alt if alt else ""))
+                p = alt
+            if p and depth < 4: env_of(p, e, depth + 1)
+            continue
+        m = re.match(r'\s*export\s+([A-Za-z0-9_]+)=("?)([^"\s]*)\2', line)
+        if m: e[m.group(1)] = m.group(3); continue
+        m = re.match(r'\s*:\s*"\$\{([A-Za-z0-9_]+):=([^}]*)\}"', line)
+        if m: e.setdefault(m.group(1), m.group(2)); continue
+        m = re.match(r'\s*unset\s+([A-Za-z0-9_]+)', line)
+        if m: e.pop(m.group(1), None)
+    return e
+
+def layout(e):
+    try:
+        nodes, gpn = int(e["DGXNNODES"]), int(e.get("DGXNGPU", 8))
+        tp, pp, cp = (int(e["TENSOR_MODEL_PARALLEL"]), int(e["PIPELINE_MODEL_PARALLEL"]),
+                      int(e["CONTEXT_PARALLEL"]))
+        minibs, mbs = int(e["MINIBS"]), int(e["MICRO_BATCH_SIZE"])
+    except (KeyError, ValueError):
+        return None
+    vp = e.get("INTERLEAVED_PIPELINE", "null")
+    vp = int(vp) if vp.isdigit() else 1
+    ngpu = nodes * gpn
+    if ngpu % (tp * pp * cp): return None
+    dp = ngpu // (tp * pp * cp)
+    return dict(nodes=nodes, gpn=gpn, ngpu=ngpu, tp=tp, pp=pp, cp=cp, vp=vp, dp=dp, mbs=mbs,
+                gbs=dp * minibs)
+
+def precision(e):
+    if e.get("FP4") == "True":
+        return "NVFP4 (FP4=True, FP4_RECIPE=%s, NVTE_NVFP4_DISABLE_RHT=%s, NVTE_DPA_FP8_RECIPE=%s)" % (
+            e.get("FP4_RECIPE"), e.get("NVTE_NVFP4_DISABLE_RHT", "not set"),
+            e.get("NVTE_DPA_FP8_RECIPE", "not set"))
+    if e.get("FP8") == "True":
+        return "FP8 (FP8=True, FP8_RECIPE=%s, FP8_HYBRID=%s, FP8_PARAMS=%s, FP8_PARAM_GATHER=%s, FP8_DPA=%s)" % (
+            e.get("FP8_RECIPE", "not set"), e.get("FP8_HYBRID", "not set"),
+            e.get("FP8_PARAMS", "not set"), e.get("FP8_PARAM_GATHER", "not set"),
+            e.get("FP8_DPA", "not set"))
+    return "BF16 (FP8 and FP4 not True)"
+
+def key_settings(e, lay):
+    return (lay["tp"], lay["pp"], lay["cp"], lay["vp"], lay["mbs"], precision(e).split(" ")[0],
+            e.get("FULL_CUDA_GRAPH", "not set"), e.get("TP_COMM_OVERLAP", ""))
+
+BENCH_DIRS = {"llama31_8b": ("llama31_8b", "llama3_8b"), "llama31_405b": ("llama31_405b",)}
+CFG_RE = re.compile(r"/config_(?!common)(?!mounts)(?!hpg)[^/]*\.sh$")
+
+def find_config(org, system, ngpu, gbs, nodes):
+    cands = [f for f in FILES if f.startswith(f"{org}/benchmarks/") and CFG_RE.search(f)
+             and any(f"/benchmarks/{b}/" in f for b in BENCH_DIRS[BENCH])]
+    ok = []
+    for f in cands:
+        e = env_of(f)
+        if BENCH == "llama31_8b" and e.get("MODEL_SIZE") != "8b": continue
+        if BENCH == "llama31_405b" and e.get("MODEL_SIZE", "405b") != "405b": continue
+        lay = layout(e)
+        if lay and lay["ngpu"] == ngpu and lay["gbs"] == gbs:
+            ok.append((f, e, lay))
+    same = [x for x in ok if x[2]["nodes"] == nodes]  # the system's own node shape first
+    if same: ok = same
+    if not ok:
+        return None, f"no config_*.sh under {org}/benchmarks/ has {ngpu} GPUs and global batch {gbs}"
+    # a README of the system's own implementation folder naming the config
+    for rd in [f for f in FILES if f.startswith(f"{org}/benchmarks/") and f"/{system}/" in f
+               and re.search(r"/README[^/]*\.md$", f)]:
+        for m in re.finditer(r"^source (config_\S+\.sh)", show(rd), re.M):
+            hit = [x for x in ok if x[0].endswith("/" + m.group(1))]
+            if len(hit) >= 1:
+                return hit[0], f"named by {rd}"
+    # a config named after the system (Dell, Supermicro: config_<system>_*.sh,
+    # the system's leading "<nodes>x" dropped), else one in a folder named
+    # after it (or its prefix: University of Florida's hpg.dgxb200x8 for hpg.dgxb200x8.n4)
+    bare = re.sub(r"^\d+x", "", system)
+    own = [x for x in ok if "/config_" + bare in x[0] or "/config_" + system in x[0]]
+    if not own:
+        own = [x for x in ok if system.startswith(x[0].split("/")[-2])]
+    if own: ok = own
+    how = "the only matching config" if len(ok) == 1 else None
+    if how is None:
+        ks = {key_settings(x[1], x[2]) for x in ok}
+        if len(ks) == 1:
+            how = "%d matching configs, same modelled settings" % len(ok)
+        else:
+            return ok, "ambiguous: " + "; ".join(sorted(x[0].rsplit("/", 1)[1] for x in ok))
+    return ok[0], how + (" (in the system's folder)" if own else "")
+
+def step_intervals(ev, gbs):
+    smp = lambda x: x["metadata"].get("samples_count", x["metadata"].get("step"))
+    iv, prev = [], None
+    for x in ev:
+        if x["key"] == "tracked_stats" and isinstance(x["value"], dict) and "train_step_time" in x["value"]:
+            if prev is not None and smp(x) is not None and smp(prev) is not None:
+                n = (smp(x) - smp(prev)) / gbs
+                if n >= 1 and abs(n - round(n)) < 1e-9:
+                    iv.append((x["time_ms"] - prev["time_ms"]) / round(n))
+            prev = x
+        elif x["key"].startswith("eval") or x["key"].startswith("block"):
+            prev = None
+    return iv
+
+def read_result(path):
+    ev = []
+    for line in show(path).splitlines():
+        if ":::MLLOG " in line:
+            try: ev.append(json.loads(line.split(":::MLLOG ", 1)[1]))
+            except json.JSONDecodeError: pass
+    key = {}
+    for x in ev:
+        if x["event_type"] == "POINT_IN_TIME" and x["key"] not in key: key[x["key"]] = x["value"]
+    return ev, key
+
+systems = sorted({(p.split("/")[0], p.split("/")[2]) for p in FILES
+                  if re.match(rf"[^/]+/results/[^/]+/{BENCH}/result_\d+\.txt$", p)})
+rows = []
+for org, system in systems:
+    if (ONLY and org not in ONLY) or org in SKIP: continue
+    sysj = json.loads(show(f"{org}/systems/{system}.json"))
+    acc = sysj["accelerator_model_name"]
+    if "NVIDIA" not in acc: continue
+    ngpu = int(sysj["number_of_nodes"]) * int(sysj["accelerators_per_node"])
+    results = sorted((p for p in FILES if p.startswith(f"{org}/results/{system}/{BENCH}/result_")),
+                     key=lambda p: int(re.search(r"result_(\d+)", p).group(1)))
+    per = []
+    for r in results:
+        ev, key = read_result(r)
+        gbs = int(key["global_batch_size"])
+        iv = step_intervals(ev, gbs)
+        stop = [x for x in ev if x["key"] == "run_stop"]
+        rs = [x["time_ms"] for x in ev if x["key"] in ("run_start", "run_stop")]
+        tst = [x["value"]["train_step_time"] for x in ev if x["key"] == "tracked_stats"
+               and isinstance(x["value"], dict) and "train_step_time" in x["value"]]
+        per.append(dict(r=r, gbs=gbs, seq=int(key["max_sequence_length"]),
+                        ga=key.get("gradient_accumulation_steps"), iv=iv, tst=tst,
+                        status=stop[0]["metadata"].get("status") if stop else "no run_stop",
+                        run_min=(rs[-1] - rs[0]) / 60000 if len(rs) >= 2 else float("nan"),
+                        init_step=key.get("init_checkpoint_step")))
+    gbs = per[0]["gbs"]
+    assert all(p["gbs"] == gbs for p in per), (system, [p["gbs"] for p in per])
+    found, how = find_config(org, system, ngpu, gbs, int(sysj["number_of_nodes"]))
+    ambiguous = isinstance(found, list)
+    cfg, e, lay = (found[0] if ambiguous else found) if found else (None, {}, None)
+    groups = [[p] for p in per] if PER_RESULT else [per]
+    for g in groups:
+        iv_med = [statistics.median(p["iv"]) for p in g if p["iv"]]
+        if not iv_med: continue
+        step = statistics.median(iv_med)
+        gpu = f'{acc} ({system}; {sysj["accelerators_per_node"]}/node; {sysj.get("accelerator_interconnect", "")}; {sysj.get("host_networking", "")})'
+        seg = ""
+        if cfg:
+            sl = [l for l in show(cfg).splitlines() if l.startswith("export SEGMENT=")]
+            if sl:
+                v = sl[-1].split("=", 1)[1].strip()
+                seg = v if v.isdigit() else ""
+        prec = precision(e) if cfg and not ambiguous else "not identified (%s)" % how
+        modelname = ("Llama 3.1 8B (MLPerf llama31_8b benchmark)" if BENCH == "llama31_8b"
+                     else "Llama 3.1 405B (MLPerf llama31_405b benchmark)")
+        dims = (("8", "32", "4096", "32", "8", "14336") if BENCH == "llama31_8b"
+                else ("405", "126", "16384", "128", "8", "53248"))
+        rlist = ", ".join(p["r"].rsplit("/", 1)[1] for p in g)
+        row = {
+            "source": f"MLPerf Training {VER} results, {org} closed division, " +
+                      ("Llama 3.1 8B" if BENCH == "llama31_8b" else "Llama 3.1 405B") +
+                      f" (mlcommons/training_results_{VER})",
+            "source_ref": f"github.com/mlcommons/training_results_{VER} {org}/results/{system}/{BENCH}/{rlist if len(g) == 1 else 'result_*.txt'} (+ config {cfg or 'not identified'}) @ {COMMIT}",
+            "table_or_section": f"{org}/results/{system}/{BENCH}/ ({rlist}) MLLOG tracked_stats events; config {cfg or 'not identified'}",
+            "model": modelname,
+            "params_B": dims[0], "layers": dims[1], "hidden": dims[2], "heads": dims[3],
+            "kv_heads": dims[4], "ffn_hidden": dims[5], "seq_len": str(g[0]["seq"]), "vocab": "128256",
+            "gpu": gpu, "num_gpus": str(ngpu),
+            "tp": str(lay["tp"]) if lay else "", "pp": str(lay["pp"]) if lay else "",
+            "cp": str(lay["cp"]) if lay else "", "dp": str(lay["dp"]) if lay else "", "ep": "",
+            "vp": str(lay["vp"]) if lay else "",
+            "sharding": "distributed optimizer (USE_DIST_OPTIMIZER=%s)" % e.get("USE_DIST_OPTIMIZER"),
+            "recompute": "none (ACT_CKPT_GRANULARITY not set: conf/custom.yaml activations_checkpoint_granularity null)"
+                         if "ACT_CKPT_GRANULARITY" not in e else "ACT_CKPT_GRANULARITY=%s" % e["ACT_CKPT_GRANULARITY"],
+            "micro_batch": str(lay["mbs"]) if lay else "", "global_batch": str(gbs),
+            "precision": prec,
+            "framework": "NVIDIA NeMo Framework (%s)" % sysj.get("framework", ""),
+            "TP_COMM_OVERLAP": e.get("TP_COMM_OVERLAP", ""),
+            "gradient_accumulation_steps (log)": "%d" % int(float(g[0]["ga"])) if g[0]["ga"] is not None else "",
+            "step time s (median log interval, derived)": "%.4f" % (step / 1000),
+            "log intervals counted": str(sum(len(p["iv"]) for p in g)),
+            "step time s (median segment, derived)": "",
+            "train segments in log (block_start..eval_start)": "",
+            "train_step_time s (log tracked_stats, median)": "%.4f" % statistics.median(
+                [statistics.median(p["tst"]) for p in g if p["tst"]]),
+            "tracked_stats steps in log": str(sum(len(p["tst"]) for p in g)),
+            "run time min (run_start..run_stop)": "%.2f" % statistics.median([p["run_min"] for p in g]),
+            "ASYM_PP_EMBED (config)": e.get("ASYM_PP_EMBED", ""),
+            "ASYM_PP_LOSS (config)": e.get("ASYM_PP_LOSS", ""),
+            "CUDA graphs (config)": "FULL_CUDA_GRAPH=%s" % e.get("FULL_CUDA_GRAPH", "not set"),
+            "NCCL_SHARP_GROUP_SIZE_THRESH (config_common.sh)": e.get("NCCL_SHARP_GROUP_SIZE_THRESH", ""),
+            "notes": "run_stop status: %s;%s config %s%s; system description from %s/systems/%s.json; "
+                     "step time = median over %s of each file's median wall-clock interval between "
+                     "consecutive tracked_stats lines (train_step_time) divided by the steps between them, "
+                     "no eval/block event between them; NCCL_NVLS_ENABLE=%s; MCORE_CUDA_GRAPH=%s; "
+                     "BUCKET_SIZE=%s; CE_FUSION_IMPL=%s; USE_TE_OPS=%s; NVTE_DPA_FP8_RECIPE=%s" % (
+                         ",".join(sorted({p["status"] for p in g})),
+                         (" SEGMENT=%s (config: Slurm --segment);" % seg) if seg else "",
+                         cfg or "not identified", how and (" (%s)" % how) or "",
+                         org, system, ("%d result files" % len(g)) if len(g) > 1 else "the file",
+                         e.get("NCCL_NVLS_ENABLE"), e.get("MCORE_CUDA_GRAPH", "not set"),
+                         e.get("BUCKET_SIZE", "not set"), e.get("CE_FUSION_IMPL", "not set"),
+                         e.get("USE_TE_OPS", "not set"), e.get("NVTE_DPA_FP8_RECIPE", "not set")),
+        }
+        if e.get("__missing"):
+            row["notes"] += "; sourced but absent: " + ", ".join(e["__missing"])
+        rows.append(row)
+out = io.StringIO()
+w = csv.DictWriter(out, fieldnames=list(rows[0].keys()), lineterminator="\n")
+if HEADER: w.writeheader()
+w.writerows(rows)
+sys.stdout.write(out.getvalue())

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# MLPerf Training v5.1 Llama 3.1 8B (data/validation/mlperf_v51_llama8b.csv, source mlperf_llama8b in
+# src/validate/sources.c; rows written by scripts/mlperf-llama-rows.py from mlcommons/
+# training_results_v5.1 @ 441d65f4): one row per system, the median of its result files' log-interval
+# step times, compared as written (row 13: NVIDIA's 72-GB300 theia_ngpu72, 0.148 s). Every row runs
+# the llama3-8b preset; each system's accelerator picks the cluster preset (GB300 -> gb300-nvl72,
+# H100 -> dgx-h100, H200 -> dgx-h200, B300 -> dgx-b300); FP8_RECIPE=tensorwise is FP8 current
+# scaling; a system whose submission holds configs of its shape that differ in precision (Oracle's
+# 1-node B200, row 22) is refused with the candidates named. The 405B rows of other submitters
+# appended to mlperf_v5.csv (Nebius H200 v5.0, rows 49-54; University of Florida B200 v5.1, 55-60).
+. "$(dirname "$0")/lib.sh"
+V="$PL_SOURCE_DIR/data/validation"
+expect_ok validate "$V/mlperf_v51_llama8b.csv" --format csv
+check "33 systems written" [ "$(grep -c '^"mlperf_v51_llama8b",' "$TMP/out")" -eq 33 ]
+check "32 predicted" [ "$(grep -E '^"mlperf_v51_llama8b",' "$TMP/out" | grep -c ',"step_time_s","step time s (median log interval, derived) (printed)",')" -eq 32 ]
+check "row 13 GB300 72 compares 0.148 s on gb300-nvl72" \
+  grep -qE '^"mlperf_v51_llama8b",13,14,"llama3-8b, 72 x gb300, tp1 pp1 dp36 cp2, mbs 1 gbs 36, none","mlperf_llama8b","gb300","gb300-nvl72","step_time_s","step time s \(median log interval, derived\) \(printed\)",0.148,0.148,' "$TMP/out"
+check "row 13 FP8 current scaling and a full-iteration graph" \
+  grep -qE '^"mlperf_v51_llama8b",13,.*FP8 current scaling \(FP8_RECIPE=tensorwise.*full-iteration CUDA graph.*--dtype fp8-current .*--cuda-graph-scope full_iteration' "$TMP/out"
+check "row 1 Cisco H100 on dgx-h100, delayed FP8 (its v5.0-era config sets no recipe)" \
+  grep -qE '^"mlperf_v51_llama8b",1,2,"llama3-8b, 128 x h100, tp2 pp1 dp64,.*"dgx-h100".*--dtype fp8 ' "$TMP/out"
+check "row 7 HPE H200 on dgx-h200" grep -qE '^"mlperf_v51_llama8b",7,8,"llama3-8b, 64 x h200,.*"dgx-h200"' "$TMP/out"
+check "row 4 Dell B300 on dgx-b300" grep -qE '^"mlperf_v51_llama8b",4,5,"llama3-8b, 8 x b300,.*"dgx-b300"' "$TMP/out"
+check "row 12 GB300 512 on 16-tray NVLink segments" \
+  grep -qE '^"mlperf_v51_llama8b",12,.*NVLink segment of 16 trays' "$TMP/out"
+check "row 14 NVFP4" bash -c "grep -E '^\"mlperf_v51_llama8b\",14,' '$TMP/out' | grep -q -- '--dtype nvfp4 '"
+check "row 14 without a whole-step graph (FULL_CUDA_GRAPH=0)" \
+  bash -c "! grep -E '^\"mlperf_v51_llama8b\",14,' '$TMP/out' | grep -q -- '--cuda-graph-scope full_iteration'"
+check "row 22 refused: config not identified" \
+  grep -qE "^\"mlperf_v51_llama8b\",22,.*the submission's config: not identified \(ambiguous: config_DGXB200_1x8x2xtp1pp1cp1_8b.sh; config_DGXB200_1x8x2xtp1pp1cp1_8b_fp4.sh\)" "$TMP/out"
+expect_ok validate "$V/mlperf_v5.csv" --format csv
+check "405B Nebius H200 (v5.0) row 49 on dgx-h200, delayed FP8" \
+  grep -qE '^"mlperf_v5",49,50,"llama3-405b, 1024 x h200, tp4 pp8 dp16 cp2 vp8,.*"dgx-h200".*--dtype fp8 ' "$TMP/out"
+check "405B UF B200 (v5.1) row 58: dp 7, current scaling" \
+  grep -qE '^"mlperf_v5",58,59,"llama3-405b, 448 x b200, tp4 pp8 dp7 cp2 vp8,.*"dgx-b200".*--dtype fp8-current ' "$TMP/out"
+# GPT-3 175B of other submitters (data/validation/mlperf_gpt3_others.csv, scripts/mlperf-gpt3-rows.py):
+# Supermicro ("smc", v4.0, 512 H100, vp 12 from conf/custom.yaml's INTERLEAVED_PIPELINE default,
+# NVIDIA's v4.0 image: the unfused loss, SHARP threshold 2), Oracle (v4.1, 1,536 / 3,072 H100 on
+# RoCE: no SHARP setting, the fabric said), Azure+NVIDIA (v3.1, 10,752 H100, NVIDIA's config) and
+# NVIDIA_CoreWeave (v3.0, 768-3,584 H100), compared as the NVIDIA rows' segment step time
+expect_ok validate "$V/mlperf_gpt3_others.csv" --format csv
+check "21 GPT-3 rows predicted" [ "$(grep -E '^"mlperf_gpt3_others",' "$TMP/out" | grep -c ',"step_time_s","step time s (median segment, derived) (printed)",')" -eq 21 ]
+grep -E '^"mlperf_gpt3_others",10,' "$TMP/out" > "$TMP/row10"
+check "row 10 Azure 10,752 H100 compares 0.978 s" \
+  grep -qE '^"mlperf_gpt3_others",10,11,"GPT-3 175B \(MLPerf gpt3 benchmark\), 10752 x h100, tp4 pp8 dp336 vp12, mbs 1 gbs 2688, none",.*,0\.978,0\.978,' "$TMP/row10"
+check "row 10 keeps the fused loss (v3.1)" grep -q -- '--megatron-xent off' "$TMP/row10"
+check "row 19 CoreWeave 3,584 H100" grep -qE '^"mlperf_gpt3_others",19,20,"GPT-3 175B \(MLPerf gpt3 benchmark\), 3584 x h100, tp4 pp8 dp112 vp12, mbs 1 gbs 2688, none","mlperf","h100","dgx-h100"' "$TMP/out"
+check "row 1 Supermicro: vp 12, 10.766 s, unfused loss, SHARP" \
+  grep -qE '^"mlperf_gpt3_others",1,2,"GPT-3 175B \(MLPerf gpt3 benchmark\), 512 x h100, tp4 pp8 dp16 vp12, mbs 2 gbs 2048, none","mlperf","h100","dgx-h100","step_time_s","step time s \(median segment, derived\) \(printed\)",10.766,10.766,.*IB SHARP.*unfused cross-entropy' "$TMP/out"
+check "row 4 Oracle on RoCE, no SHARP" grep -qE "^\"mlperf_gpt3_others\",4,5,\"GPT-3 175B \(MLPerf gpt3 benchmark\), 1536 x h100,.*row's inter-node fabric is RoCE" "$TMP/out"
+check "row 4 keeps SHARP off" bash -c "! grep -E '^\"mlperf_gpt3_others\",4,' '$TMP/out' | grep -q 'IB SHARP'"
+# bad cells, one row each, built from row 13
+head -1 "$V/mlperf_v51_llama8b.csv" > "$TMP/bad.csv"
+row=$(sed -n 14p "$V/mlperf_v51_llama8b.csv")
+echo "${row/,0.1480,/,fast,}" >> "$TMP/bad.csv"
+echo "${row/llama31_8b benchmark),8,32,/llama31_8b benchmark),8,40,}" >> "$TMP/bad.csv"
+echo "${row/,,,FULL_CUDA_GRAPH=1,/,True,False,FULL_CUDA_GRAPH=1,}" >> "$TMP/bad.csv"
+expect_ok validate "$TMP/bad.csv" --format csv
+check "step time not a number skipped" grep -qE "^\"bad\",1,.*step time s \(median log interval, derived\)" "$TMP/out"
+check "layers contradicting the preset skipped" grep -qE "^\"bad\",2,.*layers" "$TMP/out"
+check "one ASYM flag alone skipped" grep -qE "^\"bad\",3,.*ASYM_PP_EMBED 'True', ASYM_PP_LOSS 'False'" "$TMP/out"
+finish
