@@ -47,6 +47,8 @@ for r in sorted(f for f in FILES if f.startswith(f"{ORG}/results/{SYSTEM}/gpt3/r
     ok = []
     for c in cfgs:
         e = env_of(c, {})
+        if not all(k in e for k in ("DGXNNODES", "TENSOR_MODEL_PARALLEL", "PIPELINE_MODEL_PARALLEL", "MINIBS")):
+            continue  # a shared fragment (config_shared_dryruns.sh), not a system's config
         n = int(e["DGXNNODES"]) * int(e.get("DGXNGPU", 8))
         dp = n // (int(e["TENSOR_MODEL_PARALLEL"]) * int(e["PIPELINE_MODEL_PARALLEL"]))
         if n == ngpu and dp * int(e["MINIBS"]) == gbs: ok.append((c, e, dp))

@@ -98,6 +98,10 @@ struct pl_framework {
                                           of one copy_ per rank (layout.zero3_list_copy_s) */
   double bucket_mb;                    /* ddp/zero1 bucket in MiB; 0 = unset (layout.bucket_bytes) */
   bool bucket_dp_scaled;               /* Megatron-Core's default bucket (layout.bucket_dp_scaled) */
+  double bucket_params;                /* ddp/zero1 bucket in parameters (Megatron-Core
+                                          DistributedDataParallelConfig.bucket_size as NeMo 2's and
+                                          Megatron-Bridge's comm-overlap configs set it);
+                                          0 = unset (layout.bucket_params) */
   enum pl_setting fp8_weight_cache;    /* FP8 weights cast once per step (TE is_first_microbatch) */
   enum pl_setting fsdp_pp_unsharded;   /* zero2/zero3 with pp > 1: parameters kept unsharded over
                                           the step, gradients reduced after the last backward */
@@ -217,5 +221,8 @@ const char *pl_setting_name(enum pl_setting s); /* "on", "off", "unset" */
 const char *pl_attention_name(enum pl_attention a);
 enum pl_status pl_setting_parse(const char *s, enum pl_setting *out, struct pl_diag *diag);
 enum pl_status pl_attention_parse(const char *s, enum pl_attention *out, struct pl_diag *diag);
+/* A bucket in parameters as a framework file's bucket_params or --bucket-params
+ * gives it: a whole number from 1 to 1e12. */
+bool pl_bucket_params_ok(double n);
 
 #endif

@@ -402,6 +402,11 @@ struct pl_layout {
                               bucket_cap_mb (pl_layout_bucket_bytes) */
   bool bucket_dp_scaled;   /* input: Megatron-Core DDP's default bucket instead:
                               max(40e6, 1e6 * dp * cp) parameters (pl_layout_bucket_bytes) */
+  double bucket_params;    /* input: a bucket of this many parameters instead (Megatron-Core
+                              DistributedDataParallelConfig.bucket_size as set by NeMo 2's
+                              MegatronCommOverlapCallback and Megatron-Bridge's
+                              CommOverlapConfig when dp > 1), whatever the gradient dtype;
+                              0 = unset (pl_layout_bucket_bytes) */
   bool fp8_weight_cache;   /* input: with FP8 (Transformer Engine), the weights are cast to FP8
                               on the first micro-batch of a step only and the cached copy is used
                               by the others (Megatron-Core forward_step calls
@@ -655,10 +660,13 @@ double pl_layout_fp8_gathered_weights(const struct pl_model *m, const struct pl_
 /* Bytes of one ddp/zero1 bucket whose elements take elem_bytes each (gradients
  * 4 or 2, gathered bf16 parameters 2): layout.bucket_bytes, 25 MiB when 0, or
  * with bucket_dp_scaled Megatron-Core's max(40e6, 1e6 * dp * cp) parameters
- * times elem_bytes, and without overlap_grad_reduce one bucket of all
+ * times elem_bytes, or with bucket_params that many parameters times
+ * elem_bytes; for both, without overlap_grad_reduce one bucket of all
  * model_params (megatron/core/distributed/distributed_data_parallel.py,
  * DistributedDataParallel.__init__, core_r0.9.0: "Set bucket_size to infinity
- * if overlap_grad_reduce is False"). */
+ * if overlap_grad_reduce is False"), and for bucket_params also at dp 1 (the
+ * comm-overlap configs then leave bucket_size None and overlap_grad_reduce
+ * False). */
 double pl_layout_bucket_bytes(const struct pl_layout *l, double elem_bytes, double model_params);
 
 /* The recompute modules in effect: 0 unless recompute is selective, then

@@ -113,6 +113,7 @@
   {"host-per-launch", "T", "host time of one kernel Transformer Engine launches from C++ ('7.3 us'): each per-expert quantize kernel of a grouped expert GEMM under FP8 current scaling (3 per expert), FP8 block scaling or MXFP8 (1 per expert) costs the host that much (default 0: not counted)"}, \
   {"zero3-list-copy", "T", "zero3 with one tensor-list gather/reduce_scatter per parameter (DeepSpeed 0.3.16): host time of one copy_ per rank per call ('22.64 us'; default 0: one call per unit)"}, \
   {"bucket-mb", "MB", "ddp/zero1 gradient bucket and zero1 gather call size in MiB, or 'megatron' (Megatron-Core DDP: max(40e6, 1e6 dp) parameters); default 25 (torch DDP bucket_cap_mb)"}, \
+  {"bucket-params", "N", "ddp/zero1 gradient bucket and zero1 gather call size in parameters, whatever the gradient dtype (Megatron-Core DistributedDataParallelConfig.bucket_size; NeMo 2 and Megatron-Bridge set 134217728 when dp > 1; at dp 1, or with --overlap-grad-reduce off, one bucket of every gradient); not with --bucket-mb (nemo preset: 134217728)"}, \
   {"step-sync-all-reduces", "N", "small all_reduces over all GPUs once per optimizer step, each waited for by the host before the next (Composer's trainer loop: loss, sample and token counts, grad-norm; llm-foundry preset), 0..64 (default 0)"}, \
   {"step-sync-broadcasts", "N", "the same for small broadcasts from rank 0, 0..64 (default 0)"}, \
   {"step-sync-all-gathers", "N", "the same for small all_gathers (torchmetrics' metric state sync), 0..64 (default 0)"}, \
@@ -129,6 +130,10 @@
 /* Build a run from the parsed options. Returns 0, or 1 after printing the
  * problem. The layout is left unresolved (pl_predict resolves it). */
 int run_from_args(const struct cli_args *args, struct pl_run *run);
+
+/* --NAME USD (gpu-hour-price, energy-price) into *usd when given: positive and
+ * at most PL_TRAIN_MAX_USD; 1 (message printed) on a bad value. */
+int run_opts_price(const struct cli_args *args, const char *name, double *usd);
 
 /* The run options a layout search cannot take (search and sweep --layout
  * best|--strategies): it enumerates pp and recompute itself, and its bound

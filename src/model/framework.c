@@ -14,6 +14,7 @@
 #include <plateau/hw.h>
 #include <plateau/units.h>
 
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <inttypes.h>
@@ -189,6 +190,8 @@ static enum pl_status read_count(yajl_val v, const char *key, int64_t max, const
   return PL_OK;
 }
 
+bool pl_bucket_params_ok(double n) { return n >= 1 && n <= 1e12 && floor(n) == n; }
+
 static enum pl_status read_other(yajl_val v, const char *key, const char *origin,
                                  struct pl_framework *fw, struct pl_diag *diag) {
   const char *s = YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : NULL;
@@ -248,9 +251,11 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
     fw->cudnn_version_set = true;
     return PL_OK;
   }
+  /* bucket_mb and bucket_params each replace the other (a file over its base) */
   if (strcmp(key, "bucket_mb") == 0) {
     if (s != NULL && strcmp(s, "megatron") == 0) {
       fw->bucket_dp_scaled = true;
+      fw->bucket_params = 0;
       return PL_OK;
     }
     if (!YAJL_IS_NUMBER(v) || !(YAJL_GET_DOUBLE(v) > 0) || YAJL_GET_DOUBLE(v) > 1e5)
@@ -259,6 +264,20 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
                          "or \"megatron\"",
                          origin);
     fw->bucket_mb = YAJL_GET_DOUBLE(v);
+    fw->bucket_dp_scaled = false;
+    fw->bucket_params = 0;
+    return PL_OK;
+  }
+  if (strcmp(key, "bucket_params") == 0) {
+    double n = YAJL_IS_NUMBER(v) ? YAJL_GET_DOUBLE(v) : -1;
+    if (!pl_bucket_params_ok(n))
+      return pl_diag_set(diag, PL_ERR_PARSE,
+                         "%s: behaviour 'bucket_params' must be a whole number of parameters from "
+                         "1 to 1e12",
+                         origin);
+    fw->bucket_params = n;
+    fw->bucket_mb = 0;
+    fw->bucket_dp_scaled = false;
     return PL_OK;
   }
   return pl_diag_set(diag, PL_ERR_PARSE, "%s: unknown behaviour '%s' (docs/frameworks.md)", origin,
@@ -491,9 +510,11 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
     l->host_per_launch_s = fw->host_per_launch_s;
   if (fw->zero3_list_copy_set)
     l->zero3_list_copy_s = fw->zero3_list_copy_s;
-  if (fw->bucket_dp_scaled || fw->bucket_mb > 0) {
+  if (fw->bucket_dp_scaled || fw->bucket_params > 0 || fw->bucket_mb > 0) {
     l->bucket_dp_scaled = fw->bucket_dp_scaled;
-    l->bucket_bytes = fw->bucket_dp_scaled ? 0 : fw->bucket_mb * 1024.0 * 1024.0;
+    l->bucket_params = fw->bucket_dp_scaled ? 0 : fw->bucket_params;
+    l->bucket_bytes =
+        fw->bucket_dp_scaled || fw->bucket_params > 0 ? 0 : fw->bucket_mb * 1024.0 * 1024.0;
   }
   put(fw->fp8_weight_cache, &l->fp8_weight_cache, false);
   put(fw->fsdp_pp_unsharded, &l->fsdp_pp_unsharded, false);
@@ -579,6 +600,7 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   /* the gradient bucket as it runs, in MiB (the dtype its elements are reduced in) */
   out->bucket_mb = pl_layout_bucket_bytes(l, l->grad_reduce_bf16 ? 2.0 : 4.0, 0) / (1024.0 * 1024.0);
   out->bucket_dp_scaled = l->bucket_dp_scaled;
+  out->bucket_params = l->bucket_params;
   out->fp8_weight_cache = setting(l->fp8_weight_cache);
   out->fsdp_pp_unsharded = setting(l->fsdp_pp_unsharded);
   out->head_16bit = setting(l->head_16bit);

@@ -26,6 +26,7 @@ enum kind {
   K_TIME,      /* a host time 0..1 ms ("37 us") with its bool "given" */
   K_CUDNN,     /* --cudnn VERSION|latest (wins over the two aliases) */
   K_BUCKET,    /* --bucket-mb MiB|megatron */
+  K_BUCKET_PARAMS, /* --bucket-params N (parameters; not with --bucket-mb) */
 };
 
 struct flag {
@@ -105,6 +106,7 @@ static const struct flag flags[] = {
     TIME("host-per-launch", host_per_launch_s, host_per_launch_set, "7.3 us"),
     TIME("zero3-list-copy", zero3_list_copy_s, zero3_list_copy_set, "22.64 us"),
     {"bucket-mb", K_BUCKET, FW(bucket_mb), 0, NULL, NULL, NULL, false, 0, false},
+    {"bucket-params", K_BUCKET_PARAMS, FW(bucket_params), 0, NULL, NULL, NULL, false, 0, false},
     /* framework files' step_sync_* and opt_syncs_per_tensor (src/model/framework.c
      * read_other: 0..64 and 0..4) */
     COUNT("step-sync-all-reduces", step_sync_all_reduces, step_syncs_set, "a call count", 64),
@@ -147,6 +149,7 @@ static enum pl_status read_bucket(const char *v, struct pl_framework *fw, struct
   if (strcmp(v, "megatron") == 0) {
     fw->bucket_dp_scaled = true;
     fw->bucket_mb = 0;
+    fw->bucket_params = 0;
     return PL_OK;
   }
   char *end = NULL;
@@ -157,6 +160,26 @@ static enum pl_status read_bucket(const char *v, struct pl_framework *fw, struct
                        "'megatron'",
                        v);
   fw->bucket_mb = mb;
+  fw->bucket_dp_scaled = false;
+  fw->bucket_params = 0;
+  return PL_OK;
+}
+
+/* --bucket-params: the bucket in parameters, over a preset's bucket_mb or
+ * bucket_params; one of the two bucket flags only */
+static enum pl_status read_bucket_params(const char *v, pl_flag_get_fn get, void *ctx,
+                                         struct pl_framework *fw, struct pl_diag *diag) {
+  if (get(ctx, "bucket-mb") != NULL)
+    return pl_diag_set(diag, PL_ERR_PARSE,
+                       "--bucket-params: give the bucket by --bucket-mb or --bucket-params, not both");
+  char *end = NULL;
+  double n = strtod(v, &end);
+  if (end == v || *end != '\0' || !pl_bucket_params_ok(n))
+    return pl_diag_set(diag, PL_ERR_PARSE,
+                       "--bucket-params: '%s' is not a whole number of parameters from 1 to 1e12",
+                       v);
+  fw->bucket_params = n;
+  fw->bucket_mb = 0;
   fw->bucket_dp_scaled = false;
   return PL_OK;
 }
@@ -209,6 +232,8 @@ static enum pl_status read_one(const struct flag *f, const char *v, pl_flag_get_
   }
   case K_BUCKET:
     return read_bucket(v, fw, diag);
+  case K_BUCKET_PARAMS:
+    return read_bucket_params(v, get, ctx, fw, diag);
   default:
     return PL_OK;
   }
@@ -271,11 +296,15 @@ size_t pl_framework_flags_format(const struct pl_framework *fw, char *out, size_
         flag_text_put(&t, " --cudnn %s", v);
       }
       break;
-    case K_BUCKET:
+    case K_BUCKET: /* a resolved framework's bucket_mb is the bucket_params' size */
       if (fw->bucket_dp_scaled)
         flag_text_put(&t, " --bucket-mb megatron");
-      else if (fw->bucket_mb > 0)
+      else if (fw->bucket_params <= 0 && fw->bucket_mb > 0)
         flag_text_put(&t, " --bucket-mb %.17g", fw->bucket_mb);
+      break;
+    case K_BUCKET_PARAMS:
+      if (!fw->bucket_dp_scaled && fw->bucket_params > 0)
+        flag_text_put(&t, " --bucket-params %.17g", fw->bucket_params);
       break;
     }
   }

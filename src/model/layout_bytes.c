@@ -104,6 +104,18 @@ double pl_layout_tp_gather_bytes(const struct pl_layout *l, enum pl_tp_gather g)
 }
 
 double pl_layout_bucket_bytes(const struct pl_layout *l, double elem_bytes, double model_params) {
+  if (l->bucket_params > 0) {
+    /* NeMo 2 nemo/lightning/pytorch/callbacks/megatron_comm_overlap.py and
+     * Megatron-Bridge src/megatron/bridge/training/comm_overlap.py
+     * _get_optimizer_overlap_cfgs: bucket_size (parameters) only when the
+     * data-parallel size without context parallelism is above 1; at dp 1
+     * bucket_size None and overlap_grad_reduce False, which Megatron-Core's
+     * DDP makes one bucket of every gradient, as for any bucket_size
+     * without overlap_grad_reduce */
+    if ((l->dp <= 1 || l->grad_reduce_after_backward) && model_params > 0)
+      return model_params * elem_bytes;
+    return l->bucket_params * elem_bytes;
+  }
   if (l->bucket_dp_scaled && l->grad_reduce_after_backward && model_params > 0)
     return model_params * elem_bytes; /* bucket_size None: every gradient in one bucket */
   if (l->bucket_dp_scaled) {

@@ -310,6 +310,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_num(c, "hardware.gpu_variability", hw->gpu.clock_cv, true); /* src/hw/variability.c */
   /* added after it: an optimizer with no master copy (layout.adam_no_master, nem17) */
   col_str(c, "framework.adam_master", fw.adam_no_master == PL_SETTING_ON ? "none" : "kept");
+  /* added after it: the bucket in parameters (NeMo 2 / Megatron-Bridge; 0 = not set, bucket18) */
+  col_num(c, "framework.bucket_params", fw.bucket_params, true);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -154,6 +154,8 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   /* the ddp/zero1 gradient bucket in MiB as run; megatron: Megatron-Core's dp-scaled default */
   pl_emit_num(e, "bucket_mb", fw.bucket_mb);
   pl_emit_bool(e, "bucket_megatron", fw.bucket_dp_scaled);
+  /* the bucket in parameters where the framework sets it so (NeMo 2, Megatron-Bridge); 0 = not */
+  pl_emit_num(e, "bucket_params", fw.bucket_params);
   pl_emit_bool(e, "fp8_weight_cache", fw.fp8_weight_cache == PL_SETTING_ON);
   pl_emit_bool(e, "fsdp_pp_unsharded", fw.fsdp_pp_unsharded == PL_SETTING_ON);
   pl_emit_num(e, "zero3_list_copy_s", fw.zero3_list_copy_s);

@@ -13,7 +13,19 @@ int trace_cmp_launch(const struct trace_launch *x, const struct trace_launch *y)
     return x->corr < y->corr ? -1 : 1;
   if (x->runtime != y->runtime) /* the runtime call first: it has the External id */
     return x->runtime > y->runtime ? -1 : 1;
-  return (x->ts_ns > y->ts_ns) - (x->ts_ns < y->ts_ns);
+  if (x->ts_ns != y->ts_ns)
+    return x->ts_ns < y->ts_ns ? -1 : 1;
+  /* A total order, so that the record kept of a repeated correlation (the
+   * first) is the same after the in-memory sort (not stable) and after the
+   * spill merge: two launches alike so far may differ in their thread,
+   * which collective attribution (link.c rpc_around) and recompute compare. */
+  if (x->tid != y->tid)
+    return x->tid < y->tid ? -1 : 1;
+  if (x->ext_id != y->ext_id)
+    return x->ext_id < y->ext_id ? -1 : 1;
+  if (x->dur_ns != y->dur_ns)
+    return x->dur_ns < y->dur_ns ? -1 : 1;
+  return (x->flow > y->flow) - (x->flow < y->flow);
 }
 
 static bool launch_less(const void *x, const void *y) {

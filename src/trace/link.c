@@ -176,17 +176,24 @@ static int32_t rpc_by_ext(const struct rpc_index *x, int64_t ext) {
   return i < x->n && x->by_ext[i].key == ext ? x->by_ext[i].idx : -1;
 }
 
-/* The op on the launching thread whose span holds the launch. */
+/* The op on the launching thread whose span holds the launch, the latest to
+ * start; a record_param_comms op before a "nccl:" annotation, which holds
+ * the input's size only (reader_shape.c). */
 static int32_t rpc_around(const struct trace_data *d, const struct rpc_index *x,
                           const struct trace_launch *l) {
   const struct trace_coll *c = d->colls.data;
   size_t i = upper(x->by_ts, x->n, l->ts_ns);
+  int32_t title = -1;
   for (size_t k = 0; i > 0 && k < 16; i--, k++) {
     const struct trace_coll *r = &c[x->by_ts[i - 1].idx];
-    if (trace_tid32(r->tid) == l->tid && l->ts_ns <= r->end_ns)
+    if (trace_tid32(r->tid) != l->tid || l->ts_ns > r->end_ns)
+      continue;
+    if (!r->title)
       return x->by_ts[i - 1].idx;
+    if (title < 0)
+      title = x->by_ts[i - 1].idx;
   }
-  return -1;
+  return title;
 }
 
 static void link_to(const struct trace_data *d, struct trace_gpu *g, const struct trace_launch *l) {

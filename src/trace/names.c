@@ -88,7 +88,10 @@ enum trace_op trace_op_from_collective(const char *s, size_t n) {
   return TRACE_OP_UNKNOWN;
 }
 
-/* Element size of a PyTorch dtype name ("BFloat16", "c10::Half", "Float"). */
+/* Element size of a PyTorch dtype name ("BFloat16", "c10::Half", "Float"),
+ * and the C++ type names older profilers wrote in "Input type" (TypeMeta's
+ * demangled names on Linux: "long int" for int64, "short int", "signed
+ * char" for int8, "unsigned char" for uint8). */
 int32_t trace_dtype_bytes(const char *s, size_t n) {
   static const struct {
     const char *name;
@@ -97,7 +100,8 @@ int32_t trace_dtype_bytes(const char *s, size_t n) {
       {"bfloat16", 2}, {"half", 2}, {"float16", 2}, {"float8", 1}, {"float", 4},
       {"double", 8},   {"long", 8}, {"int64", 8},   {"int32", 4},  {"int", 4},
       {"short", 2},    {"char", 1}, {"byte", 1},    {"bool", 1},   {"uint8", 1},
-      {"int8", 1},     {"complexfloat", 8}, {"complexdouble", 16},
+      {"int8", 1},     {"complexfloat", 8}, {"complexdouble", 16}, {"long int", 8},
+      {"long long int", 8}, {"short int", 2}, {"signed char", 1}, {"unsigned char", 1},
   };
   if (n > 5 && memcmp(s, "c10::", 5) == 0) {
     s += 5;

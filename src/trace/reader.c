@@ -65,7 +65,10 @@ static enum akey arg_key(const unsigned char *k, size_t n) {
   case 6:
     return key_is(k, n, "stream") ? AK_STREAM : AK_OTHER;
   case 10:
-    return key_is(k, n, "Group size") ? AK_GROUP : AK_OTHER;
+    return key_is(k, n, "Group size")   ? AK_GROUP
+           : key_is(k, n, "Input Dims") ? AK_IN_DIMS
+           : key_is(k, n, "Input type") ? AK_IN_TYPE
+                                        : AK_OTHER;
   case 11:
     return key_is(k, n, "correlation") ? AK_CORR
            : (key_is(k, n, "External id") || key_is(k, n, "external id")) ? AK_EXT
@@ -147,7 +150,8 @@ static int dist_value(struct reader *r, enum vtype t, const char *s, size_t n) {
 }
 
 /* A value or key inside an event that cannot be kept, or nested deeper than
- * an event's args (grid, block, Input Dims: never used): nothing to do. Tested
+ * an event's args (grid, block, Input Dims: unused but for the "nccl:"
+ * annotations, reader_shape.c, which raise the bound): nothing to do. Tested
  * in the callbacks themselves, before the call to on_value. */
 static inline bool dropped(const struct reader *r) {
   return r->depth > r->skip_above; /* ev inside a dropped event, else ev + 2 */
@@ -194,8 +198,12 @@ static int on_value(struct reader *r, enum vtype t, const char *s, size_t n) {
       return trace_rd_arg_str(r, s, n);
     if (r->akey == AK_CORR)
       return trace_rd_type_error(r, "correlation", t, "a number");
+    if (t == V_ARR)
+      trace_rd_shape_open(r);
     return 1;
   }
+  if (r->in_events && r->in_args && r->e.shape_arr != 0 && (d == r->ev + 3 || d == r->ev + 4))
+    return trace_rd_shape_value(r, t, s, n, d - r->ev);
   if (!r->root_array && d == 1)
     return member_value(r, t, s, n);
   if (r->in_dist && d == 2)
@@ -236,6 +244,8 @@ static int close_container(struct reader *r) {
   r->depth--;
   if (r->in_events && r->depth == r->ev)
     return trace_rd_commit(r); /* an event object closed */
+  if (r->in_events && r->in_args && r->depth >= r->ev + 2)
+    trace_rd_shape_close(r);
   if (r->in_events && r->depth == r->ev + 1)
     r->in_args = false;
   else if (r->in_events && r->depth == r->ev - 1)

@@ -174,6 +174,24 @@ static int commit_cpu(struct reader *r) {
       return commit_span(r, &r->d->steps, num);
     return 1;
   }
+  if (trace_rd_is_title(e)) { /* "nccl:<op>" (reader_shape.c) */
+    if (!need_times(r, true))
+      return 0;
+    struct trace_coll *c = trace_vec_push(&r->d->colls, sizeof *c);
+    if (c == NULL)
+      return trace_rd_oom(r);
+    memset(c, 0, sizeof *c);
+    c->op = (uint8_t)trace_op_from_collective(e->name + 5, kn - 5);
+    c->in_nelems = e->dims_state == 3 ? e->dims_prod : -1;
+    c->out_nelems = c->group_size = -1;
+    c->dtype_bytes = e->type_bytes;
+    c->title = 1;
+    c->ext_id = e->ext_id;
+    c->ts_ns = e->ts;
+    c->end_ns = e->ts + e->dur;
+    c->tid = e->tid;
+    return 1;
+  }
   if (e->has_coll && key_is((const unsigned char *)e->name, kn, "record_param_comms")) {
     if (!need_times(r, true))
       return 0;

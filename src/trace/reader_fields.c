@@ -116,7 +116,7 @@ static void decide_drop(struct event *e) {
     e->drop = !e->recompute;
   else if (e->cat == CAT_CPU)
     e->drop = !has_prefix(e->name, kn, ps, sizeof ps - 1) &&
-              !(kn == sizeof rpc - 1 && memcmp(e->name, rpc, kn) == 0);
+              !(kn == sizeof rpc - 1 && memcmp(e->name, rpc, kn) == 0) && !trace_rd_is_title(e);
 }
 
 static void event_name(struct event *e, const char *s, size_t n) {
@@ -261,4 +261,8 @@ void trace_rd_event_reset(struct event *e) {
   memset(&e->coll, 0, sizeof e->coll);
   e->coll.in_nelems = e->coll.out_nelems = e->coll.group_size = -1;
   e->coll.ext_id = -1;
+  e->shape_arr = e->dims_state = 0;
+  e->type_seen = false;
+  e->type_bytes = 0;
+  e->dims_prod = -1;
 }

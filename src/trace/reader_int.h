@@ -24,7 +24,7 @@ enum cat { CAT_OTHER, CAT_KERNEL, CAT_MEMCPY, CAT_MEMSET, CAT_RUNTIME, CAT_FLOW,
 enum ekey { EK_OTHER, EK_PH, EK_CAT, EK_NAME, EK_TS, EK_DUR, EK_TID, EK_PID, EK_ID, EK_ARGS };
 enum akey {
   AK_OTHER, AK_CORR, AK_EXT, AK_STREAM, AK_COLL, AK_IN, AK_OUT, AK_GROUP, AK_DTYPE, AK_PG_RANKS,
-  AK_GSTART, AK_GSTRIDE
+  AK_GSTART, AK_GSTRIDE, AK_IN_DIMS, AK_IN_TYPE
 };
 enum rkey { RK_OTHER, RK_EVENTS, RK_DIST, RK_DEVPROPS, RK_BASE };
 enum vtype { V_NUM, V_STR, V_BOOL, V_NULL, V_MAP, V_ARR };
@@ -41,6 +41,13 @@ struct event {
   int64_t ts, dur, tid, pid, id, corr, ext_id;
   struct trace_coll coll; /* from args */
   bool has_coll;
+  /* "Input Dims" and "Input type" of a ProcessGroup's "nccl:<op>" annotation
+   * (reader_shape.c): the first input tensor's elements and element size */
+  uint8_t shape_arr;  /* AK_IN_DIMS or AK_IN_TYPE while that array is read, else 0 */
+  uint8_t dims_state; /* 0 none, 1 the list is open, 2 the first tensor's dims, 3 read */
+  bool type_seen;
+  int32_t type_bytes; /* 0 unknown */
+  int64_t dims_prod;  /* -1 unusable */
 };
 
 struct reader {
@@ -101,6 +108,10 @@ int trace_rd_event_str(struct reader *r, const char *s, size_t n);
 int trace_rd_arg_num(struct reader *r, const char *s, size_t n);
 int trace_rd_arg_str(struct reader *r, const char *s, size_t n);
 void trace_rd_event_reset(struct event *e);
+bool trace_rd_is_title(const struct event *e);
+void trace_rd_shape_open(struct reader *r);
+int trace_rd_shape_value(struct reader *r, enum vtype t, const char *s, size_t n, int level);
+void trace_rd_shape_close(struct reader *r);
 
 /* reader_commit.c: the event r->e closed: keep what the metrics need. */
 int trace_rd_commit(struct reader *r);

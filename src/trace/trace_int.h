@@ -163,6 +163,7 @@ struct trace_coll {
   int64_t group_stride;/* ... (args "Global rank start/stride" or the rank list); 0 unknown */
   int32_t dtype_bytes; /* 0 unknown */
   uint8_t op;          /* enum trace_op */
+  uint8_t title;       /* 1: a ProcessGroup's "nccl:<op>" annotation (sizes of the input only) */
 };
 
 /* A growable flat array; elements are stored back to back. */

@@ -89,6 +89,9 @@ static bool bridge_cudnn(const struct validate_in *in, struct pl_framework *fw,
  *    recipe's comm_overlap=None (recipes/common.py _pretrain_common; nemotron_3_super.py
  *    sets none), so Megatron-Core's tp_comm_overlap default False holds
  *    (training/config.py: CommOverlapConfig.setup runs only when comm_overlap is set).
+ *    Nor do they get the 128 Mi-parameter bucket of _get_optimizer_overlap_cfgs (the
+ *    nemo preset's bucket_params) but Megatron-Core's bucket_size None: max(40e6, 1e6 dp
+ *    cp) parameters (bucket_dp_scaled); not set here while these models are refused.
  *  - DeepSeek-V3, 25.09: r0.1.0 run_script.py passes no comm_overlap_config and
  *    recipes/deepseek/deepseek_v3.py pretrain_config defaults CommOverlapConfig(
  *    tp_comm_overlap=False). */

@@ -40,20 +40,19 @@ static bool dgxc_ub_sms(const struct validate_in *in, const char *col, int64_t *
   return true;
 }
 
-/* The data-parallel bucket the recipe sets, as the bucket_mb behaviour
- * (MiB of gradients per reduce_scatter / all_gather):
+/* The data-parallel bucket the recipe sets:
  *  - NeMo 1 rows: the yaml's optim.bucket_cap_mb for Apex's
- *    distributed_fused_adam (the nemo preset's own source reads the
- *    launcher's 100 the same way; llama3.1_{8b,70b}.yaml 75, 405b 125,
+ *    distributed_fused_adam, the bucket_mb behaviour (MiB per
+ *    reduce_scatter / all_gather; the nemo-2024 preset's own source reads
+ *    the launcher's 100 the same way; llama3.1_{8b,70b}.yaml 75, 405b 125,
  *    nemotron4-15b 100, 340b 50, gpt3_175b_hydra 220);
  *  - NeMo 2 rows: MegatronCommOverlapCallback._get_optimizer_overlap_cfgs
  *    (nemo/lightning/pytorch/callbacks/megatron_comm_overlap.py at the
  *    NeMo commit the recipes pin, d2b21556f2) sets the DDP bucket_size to
- *    128 x 1024 x 1024 parameters whenever dp > 1; Megatron-Core's
- *    DistributedDataParallelConfig.bucket_size counts parameters, so the
- *    bucket holds that many gradients in the reduce dtype (bf16 under the
- *    preset's grad_reduce_fp32 off, the performance recipes'
- *    grad_reduce_in_fp32 False). */
+ *    128 x 1024 x 1024 parameters whenever dp > 1: the nemo preset's
+ *    bucket_params, which these rows take; the column, where stated,
+ *    restates it and sets bucket_params (parameters, whatever the reduce
+ *    dtype). */
 static bool dgxc_bucket(const struct validate_in *in, struct pl_framework *fw,
                         struct pl_vrow *row) {
   bool mb_present = false, n_present = false;
@@ -70,14 +69,19 @@ static bool dgxc_bucket(const struct validate_in *in, struct pl_framework *fw,
   if (mb_present) {
     fw->bucket_mb = mb;
     fw->bucket_dp_scaled = false;
+    fw->bucket_params = 0;
     validate_note(row, "data-parallel buckets of %g MiB (the yaml's bucket_cap_mb)", mb);
   } else if (n_present) {
-    double bytes = fw->grad_reduce_fp32 == PL_SETTING_ON ? 4.0 : 2.0;
-    fw->bucket_mb = n * bytes / (1024.0 * 1024.0);
+    if (!pl_bucket_params_ok(n))
+      return validate_skip(row, "column 'ddp bucket_size (parameters)': '%s' is not a whole "
+                                "number from 1 to 1e12",
+                           cell(in, "ddp bucket_size (parameters)"));
+    fw->bucket_params = n;
+    fw->bucket_mb = 0;
     fw->bucket_dp_scaled = false;
-    validate_note(row, "data-parallel buckets of %.0f parameters = %g MiB (NeMo 2's "
+    validate_note(row, "data-parallel buckets of %.0f parameters (NeMo 2's "
                        "MegatronCommOverlapCallback bucket_size)",
-                  n, fw->bucket_mb);
+                  n);
   }
   return true;
 }

@@ -9,8 +9,10 @@
  *              an alias below; validate --framework replaces it
  *   model      the `model` column names a data/models preset the same way
  *              ("Llama 3.1 70B" = llama3-70b: Llama 3.1 has Llama 3's
- *              dimensions), else the dimension columns build it with the
- *              family of an `architecture` column (gpt or llama)
+ *              dimensions), or holds a model as predict --model takes it
+ *              (JSON text, a model file or HF config.json), else the
+ *              dimension columns build it with the family of an
+ *              `architecture` column (gpt or llama)
  *   hardware   the gpu column as for every source (row.c); an optional
  *              `cluster` column names a cluster preset holding that GPU
  *   layout     the common columns as row.c reads them, ep and etp, sharding
@@ -143,6 +145,37 @@ static const char *const llama_family =
     "llama (architecture column): SwiGLU MLP, RoPE, RMSNorm, untied output layer, no biases, no "
     "dropout (Hugging Face LlamaConfig defaults)";
 static const char *const preset_family = "the data/models preset named in column 'model'";
+static const char *const file_family =
+    "the model column's plateau model JSON or file (model file or Hugging Face config.json), "
+    "as predict --model reads it";
+
+/* A model cell that predict --model reads as a model itself rather than a
+ * preset name: JSON text ('{' first: the `command` of a validated row writes
+ * such a model) or a .json file (a plateau model file or a Hugging Face
+ * config.json; a relative path from the working directory, as predict's). */
+static bool model_is_file(const char *text) {
+  size_t n = strlen(text);
+  return text[0] == '{' || (n > 5 && strcmp(text + n - 5, ".json") == 0);
+}
+
+/* The model column's JSON or file, loaded by predict's loader; stated
+ * dimension columns must agree with it. */
+static bool generic_model_file(const struct validate_in *in, const char *text, struct pl_model *m,
+                               struct pl_vrow *row) {
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  enum pl_status st = pl_model_load(text, m, &d);
+  if (st != PL_OK) {
+    if (st == PL_ERR_NOMEM)
+      *in->fatal = st;
+    return validate_skip(row, "column 'model': %s", d.msg);
+  }
+  if (text[0] == '{')
+    validate_note(row, "model: %s from the model column's JSON", m->name);
+  else
+    validate_note(row, "model: %s from file %.80s", m->name, text);
+  return validate_mcore_dims(in, m, row);
+}
 
 /* The family an `architecture` cell names, or NULL. */
 static const char *architecture_family(const char *text) {
@@ -157,6 +190,8 @@ static const char *architecture_family(const char *text) {
 
 static bool generic_model(const struct validate_in *in, struct pl_model *m, struct pl_vrow *row) {
   const char *name = cell(in, "model");
+  if (model_is_file(name))
+    return generic_model_file(in, name, m, row);
   bool ambiguous = false;
   const char *preset = model_preset(name, &ambiguous);
   if (preset != NULL)
@@ -189,6 +224,10 @@ static bool generic_model(const struct validate_in *in, struct pl_model *m, stru
 static bool model_stated(const struct validate_in *in, const char **family, struct pl_vrow *row) {
   const char *name = cell(in, "model");
   bool ambiguous = false;
+  if (model_is_file(name)) {
+    *family = file_family;
+    return true;
+  }
   if (model_preset(name, &ambiguous) != NULL) {
     *family = preset_family;
     return true;

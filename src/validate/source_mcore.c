@@ -98,6 +98,11 @@ bool validate_mcore_preset(const struct validate_in *in, const char *preset, str
     return validate_skip(row, "model preset: %s", d.msg);
   }
   validate_note(row, "model: preset %s", preset);
+  return validate_mcore_dims(in, m, row);
+}
+
+bool validate_mcore_dims(const struct validate_in *in, const struct pl_model *m,
+                         struct pl_vrow *row) {
   return mcore_dim(in, "layers", m->layers, row) && mcore_dim(in, "hidden", m->hidden, row) &&
          mcore_dim(in, "heads", m->heads, row) && mcore_dim(in, "kv_heads", m->kv_heads, row) &&
          mcore_dim(in, "moe_experts", m->experts, row) &&

@@ -361,6 +361,25 @@ bool validate_mlperf_overrides(const struct validate_in *in, struct pl_framework
   if (v[0] != '\0')
     validate_note(row, "tp_comm_overlap %s (TP_COMM_OVERLAP=%s in the config)",
                   fw->tp_comm_overlap == PL_SETTING_ON ? "on" : "off", v);
+  /* The GPT-3 rows (v3.0-v4.1) train with Apex's distributed_fused_adam, in
+   * buckets of bucket_cap_mb MiB: v3.0 pytorch/run_and_time.sh
+   * ${BUCKET_CAP_MB:=100}; v3.1 pytorch/conf/optim/distributed_fused_adam.yaml
+   * ${oc.env:BUCKET_CAP_MB,100}, the configs set none; v4.0/v4.1
+   * config_common.sh export BUCKET_CAP_MB=200, v4.1 eos_n32_ngc24.09_nemo
+   * config_DGXH100_32x8x256x4x8_mbs2.sh 125 after it. Not NeMo 2's buckets in
+   * parameters (the nemo preset's bucket_params), which the 405B rows run. */
+  double mb = 0;
+  bool mb_present = false;
+  if (validate_num(cell(in, "BUCKET_CAP_MB (config)"), &mb, &mb_present) != PL_OK ||
+      (mb_present && !(mb > 0 && mb <= 1e5)))
+    return validate_skip(row, "column 'BUCKET_CAP_MB (config)': '%s' is not a size in MiB",
+                         cell(in, "BUCKET_CAP_MB (config)"));
+  if (mb_present) {
+    fw->bucket_mb = mb;
+    fw->bucket_params = 0;
+    fw->bucket_dp_scaled = false;
+    validate_note(row, "data-parallel buckets of %g MiB (BUCKET_CAP_MB: Apex's bucket_cap_mb)", mb);
+  }
   /* NVIDIA's v4.0 GPT-3 image (mlcommons/training_results_v4.0 @ 6fe95437,
    * NVIDIA/benchmarks/gpt3/implementations/nemo/Dockerfile) builds NeMo
    * v2.0.0.rc0.beta on Megatron-Core core_v0.7.0.beta (conf/custom.yaml

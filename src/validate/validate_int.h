@@ -217,6 +217,10 @@ bool validate_mcore_model(const struct validate_in *in, struct pl_model *m, stru
  * column must agree with it. False = skipped. */
 bool validate_mcore_preset(const struct validate_in *in, const char *preset, struct pl_model *m,
                            struct pl_vrow *row);
+/* The dimension columns a row states (layers, hidden, heads, kv_heads, moe_*) agree with
+ * model m (its preset's or file's); else the row is skipped naming the column. */
+bool validate_mcore_dims(const struct validate_in *in, const struct pl_model *m,
+                         struct pl_vrow *row);
 /* source_mcore.c, shared with the source_bridge*.c files: the experts (ep, etp) and the
  * router's balance as a row states them; whether w is one of list's
  * space-separated words; a run with Megatron-Core's

@@ -41,9 +41,17 @@ expect_ok calibrate trace "$T/hta_nccl_data.json.gz" --cluster dgx-h100 --out "$
 check "real: series named" grep -q '^all_reduce, 2 ranks on 1 node' "$TMP/out"
 check "real: calls counted per size" grep -qE '^ +26255360 +3 ' "$TMP/out"
 expect_ok predict --cluster "$TMP/fit-real.json"
-# errors
-expect_fail 1 "no collective call with a message size .*64 without size" -- \
-  calibrate trace "$T/dlrm" --cluster dgx-h100 --out "$TMP/x.json"
+# dlrm (8 V100 ranks, PyTorch of 2023): sizes from ProcessGroupNCCL's "nccl:<op>" annotations
+expect_ok calibrate trace "$T/dlrm" --cluster dgx-v100 --out "$TMP/fit-dlrm.json" --min-bytes 1
+check "dlrm: every call sized" grep -q 'from 64 of 64 collective calls' "$TMP/out"
+check "dlrm: all_reduce of 394241 floats, 8 calls" grep -qE '^ +1576964 +8 ' "$TMP/out"
+# errors: a NCCL kernel with no size anywhere
+printf '%s\n' '{"distributedInfo": {"rank": 0, "world_size": 2}, "traceEvents": [' \
+  '{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","tid":1,"ts":1,"dur":1,"args":{"correlation":1}},' \
+  '{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32_RING_LL","tid":7,"ts":5,"dur":2,"args":{"correlation":1}}' \
+  ']}' >"$TMP/nosize.json"
+expect_fail 1 "no collective call with a message size .*1 without size" -- \
+  calibrate trace "$TMP/nosize.json" --cluster dgx-h100 --out "$TMP/x.json"
 expect_fail 2 "--cluster BASE and --out FILE are required" -- calibrate trace "$TMP/p8.json"
 expect_fail 1 "--stat: unknown value 'mean'" -- \
   calibrate trace "$TMP/p8.json" --cluster dgx-h100 --out "$TMP/x.json" --stat mean

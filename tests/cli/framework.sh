@@ -581,7 +581,7 @@ check "cudnn 9.13: csv column on" [ "$(col "$TMP/out" framework.cudnn_913)" = on
 # appended columns keep their order: cudnn_913, then tp_seq_copies (added after it by tt13, session 13),
 # then cudnn_version (cudnn13, session 13), then cp_allgather (cp13, session 13), then async_tp (atp13, session 13),
 # then cudnn_cluster_margin (ossmoe14, session 14), then grad_accum_fusion (mcore14, session 14), then ub_proj_fprop_sms and ub_fc2_fprop_sms (ub14); then layout.account_embed_loss (user15, session 15); then framework.megatron_xent (mlm16, session 16); then the machine as run and eager_cross_entropy (cmd16, session 16); then pp_keep_outputs (herd17, session 17); then the torchtitan memory layouts (session 17); then hardware.gpu_variability (var17, session 17), then framework.adam_master (nem17, session 17) last
-check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy,framework.pp_keep_outputs,framework.tp_gathered_saved,framework.fp32_param_shards,hardware.gpu_variability,framework.adam_master$' "$TMP/out"
+check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy,framework.pp_keep_outputs,framework.tp_gathered_saved,framework.fp32_param_shards,hardware.gpu_variability,framework.adam_master,framework.bucket_params$' "$TMP/out"
 expect_ok predict $c24 --cudnn-913 on --format json
 check "--cudnn-913 on: h100 (no 9.13 figures) runs unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_off.json" step_time_s)" ]
 onoff_refused cudnn-913 cudnn_913
@@ -797,10 +797,46 @@ expect_ok predict $big --bucket-mb megatron --format json
 check "bucket megatron: 40e6 fp32 params in MiB" [ "$(json_num "$TMP/out" bucket_mb)" = 152.587890625 ]
 check "bucket megatron: flagged" [ "$(json_raw "$TMP/out" bucket_megatron)" = true ]
 check "bucket megatron: one bucket without overlap, faster than 100 MiB" faster "$TMP/b100.json" "$TMP/out"
-expect_ok predict $big --framework nemo --format csv
-check "nemo: csv bucket_mb 100" [ "$(col "$TMP/out" framework.bucket_mb)" = 100 ]
+expect_ok predict $big --framework nemo-2024 --format csv
+check "nemo-2024: csv bucket_mb 100 (Apex)" [ "$(col "$TMP/out" framework.bucket_mb)" = 100 ]
 expect_ok predict $big --framework nemo --bucket-mb 25 --format csv
 check "bucket 25 overrides the preset" [ "$(col "$TMP/out" framework.bucket_mb)" = 25 ]
+# --bucket-params: NeMo 2 / Megatron-Bridge size Megatron-Core's bucket in parameters
+# (134217728 when dp > 1): 128 Mi x 2 B (the nemo preset's bf16 gradients) = 256 MiB, the same
+# as --bucket-mb 256 then; x 4 B (fp32 gradients) = 512 MiB for the reduce while the bf16
+# parameter gather keeps 128 Mi elements = 256 MiB calls. Without overlap_grad_reduce one
+# bucket of every gradient, as megatron's rule: the same step as --bucket-mb megatron.
+bigon="--model llama2-13b --gpus 256 --tp 8 --shard zero1 --overlap-grad-reduce on"
+expect_ok predict $bigon --framework nemo --format json
+cp "$TMP/out" "$TMP/bp_nemo.json"
+check "nemo: 256 MiB bucket in JSON" [ "$(json_num "$TMP/out" bucket_mb)" = 256 ]
+check "nemo: bucket_params in JSON" [ "$(json_num "$TMP/out" bucket_params)" = 134217728 ]
+expect_ok predict $bigon --framework nemo --bucket-mb 256 --format json
+check "nemo: bucket_params 128 Mi = --bucket-mb 256 in bf16" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/bp_nemo.json" step_time_s)" ]
+check "bucket-mb over the preset: no bucket_params" [ "$(json_num "$TMP/out" bucket_params)" = 0 ]
+expect_ok predict $bigon --bucket-params 134217728 --format json
+cp "$TMP/out" "$TMP/bp_fp32.json"
+check "bucket-params: fp32 gradients, 512 MiB" [ "$(json_num "$TMP/out" bucket_mb)" = 512 ]
+expect_ok predict $bigon --bucket-mb 512 --format json
+check "bucket-params in fp32: the gather stays 128 Mi bf16 parameters (256 MiB calls), not 512 MiB" [ "$(json_num "$TMP/out" step_time_s)" != "$(json_num "$TMP/bp_fp32.json" step_time_s)" ]
+expect_ok predict $big --bucket-params 134217728 --format json
+cp "$TMP/out" "$TMP/bp_off.json"
+expect_ok predict $big --bucket-mb megatron --format json
+check "bucket-params without overlap: one bucket, as megatron's" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/bp_off.json" step_time_s)" ]
+expect_ok predict $big --framework nemo --format csv
+check "nemo: csv bucket_mb 256" [ "$(col "$TMP/out" framework.bucket_mb)" = 256 ]
+check "nemo: csv bucket_params" [ "$(col "$TMP/out" framework.bucket_params)" = 134217728 ]
+expect_fail 1 "^plateau: --bucket-params: '0' is not a whole number of parameters from 1 to 1e12" -- predict --bucket-params 0
+expect_fail 1 "^plateau: --bucket-params: '-5' is not a whole number" -- predict --bucket-params -5
+expect_fail 1 "^plateau: --bucket-params: '1.5' is not a whole number" -- predict --bucket-params 1.5
+expect_fail 1 "^plateau: --bucket-params: '2e12' is not a whole number" -- predict --bucket-params 2e12
+expect_fail 1 "^plateau: --bucket-params: '128M' is not a whole number" -- predict --bucket-params 128M
+expect_fail 1 "^plateau: --bucket-params: 'nan' is not a whole number" -- predict --bucket-params nan
+expect_fail 1 "^plateau: --bucket-params: 'inf' is not a whole number" -- predict --bucket-params inf
+expect_fail 1 "^plateau: --bucket-params: '' is not a whole number" -- predict --bucket-params ''
+expect_fail 1 "^plateau: --bucket-params: give the bucket by --bucket-mb or --bucket-params, not both" -- predict --bucket-mb 100 --bucket-params 1000
+printf '{"name": "bp", "behaviours": {"bucket_params": 1.5}}' > "$TMP/bp.json"
+expect_fail 1 "behaviour 'bucket_params' must be a whole number of parameters from 1 to 1e12" -- predict --framework "$TMP/bp.json"
 expect_fail 1 "^plateau: --bucket-mb: '0' is not a size in MiB above 0 and up to 100000" -- predict --bucket-mb 0
 expect_fail 1 "^plateau: --bucket-mb: '-5' is not a size in MiB" -- predict --bucket-mb -5
 expect_fail 1 "^plateau: --bucket-mb: '2e5' is not a size in MiB" -- predict --bucket-mb 2e5
@@ -1018,19 +1054,20 @@ expect_ok predict --model gpt3-175b --gpus 8 --tp 8 --gbs 8 --cluster vtrain-a10
 check "vtrain-a100: one node as dgx-a100" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/dgx1.json" step_time_s)" ]
 
 # Versioned presets (session 16): a file's "base" preset, then its own behaviours. nemo-2024 is
-# nemo with cuDNN 9.1 and Megatron's unfused cross-entropy (the mid-2024 containers): the step of
-# --framework nemo --cudnn 9.1 --megatron-xent on; a user file with a base works the same; a base
-# that is no preset fails with one line.
+# nemo with cuDNN 9.1, Megatron's unfused cross-entropy and Apex's 100 MiB buckets (the mid-2024
+# NeMo 1.x containers): the step of --framework nemo --cudnn 9.1 --megatron-xent on
+# --bucket-mb 100; a user file with a base works the same; a base that is no preset fails with
+# one line.
 v16=(predict --model llama2-7b --gpus 16 --tp 2 --gbs 64 --format json)
 expect_ok "${v16[@]}" --framework nemo-2024
 cp "$TMP/out" "$TMP/n24.json"
 check "nemo-2024 runs cuDNN 9.1" grep -q '"cudnn_version": "9.1"' "$TMP/n24.json"
 check "nemo-2024's error band is its family's (nemo)" grep -q '"class": "h100 nemo multi-node"' "$TMP/n24.json"
-expect_ok "${v16[@]}" --framework nemo --cudnn 9.1 --megatron-xent on
-check "nemo-2024 = nemo + --cudnn 9.1 --megatron-xent on" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/n24.json" step_time_s)" ]
+expect_ok "${v16[@]}" --framework nemo --cudnn 9.1 --megatron-xent on --bucket-mb 100
+check "nemo-2024 = nemo + --cudnn 9.1 --megatron-xent on --bucket-mb 100" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/n24.json" step_time_s)" ]
 expect_ok "${v16[@]}" --framework nemo
 check "nemo-2024 differs from nemo (older cuDNN)" [ "$(json_num "$TMP/out" step_time_s)" != "$(json_num "$TMP/n24.json" step_time_s)" ]
-printf '{"name": "mine", "base": "nemo", "behaviours": {"cudnn_version": "9.1", "megatron_xent": true}}' > "$TMP/mine.json"
+printf '{"name": "mine", "base": "nemo", "behaviours": {"cudnn_version": "9.1", "megatron_xent": true, "bucket_mb": 100}}' > "$TMP/mine.json"
 expect_ok "${v16[@]}" --framework "$TMP/mine.json"
 check "a user file with base nemo" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/n24.json" step_time_s)" ]
 printf '{"name": "mine", "base": "nemo-3000", "behaviours": {}}' > "$TMP/bad_base.json"

@@ -48,10 +48,16 @@ expect_ok trace analyze --top 3 "$T/dlrm"
 check "idle split shown" grep -q '^why the GPU is idle' "$TMP/out"
 check "host wait of dlrm: 98.6% of idle" grep -qE 'host wait \(launched late\) +7\.42 ms +98\.6%' "$TMP/out"
 check "--top 3 lists 3 names" grep -q '^top 3 of 81 kernel names' "$TMP/out"
-check "send_recv kernels first" grep -qE '^ +4\.74 ms +66\.[0-9]% +5\.0 .* send_recv +ncclKernel_SendRecv' "$TMP/out"
+# NCCL's SendRecv kernels launched inside ProcessGroupNCCL's "nccl:all_to_all" annotation are
+# the all_to_all collective (src/trace/reader_shape.c), sized from its Input Dims
+check "all_to_all kernels first" grep -qE '^ +4\.74 ms +66\.[0-9]% +5\.0 .* all_to_all +ncclKernel_SendRecv' "$TMP/out"
+check "dlrm all_to_all sized" grep -qE '^  all_to_all +8 +5\.0 +12\.59 KiB' "$TMP/out"
 check "launch delays shown" grep -q 'launch delay (GPU start - launch)  mean' "$TMP/out"
 check "rank 7 arrives last at 5 of 8" grep -qE '^ +10 +8 +7 +5  46\.84 ms' "$TMP/out"
-check "sizes missing in words" grep -q 'not in trace' "$TMP/out"
+expect_ok trace analyze "$T/hta_sampled_rank-0.json.gz"
+# its _all_gather_base annotation gives the input only, and the group is unknown
+check "sizes missing in words" grep -qE '^  all_gather +128 +1\.0 not in trace' "$TMP/out"
+expect_ok trace analyze --top 3 "$T/dlrm"
 expect_ok trace analyze --format json --top 2 "$T/dlrm"
 tr -d ' \n' <"$TMP/out" >"$TMP/flat"
 check "json kernel_time" grep -q '"kernel_time":{"gemm_s"' "$TMP/flat"

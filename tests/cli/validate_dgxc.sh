@@ -21,7 +21,8 @@ check "row 61 keeps the unfused loss (no fusion in the GPT-3 yaml)" \
 check "framework nemo-2024" grep -qE '^"dgxc_benchmarking",1,.*,"nemo-2024",' "$TMP/out"
 # NeMo 2 rows (v25.04): the nemo preset, NeMo 2's 128 Mi-parameter DDP bucket (bf16 gradients:
 # 256 MiB), the 405B recipe's embedding and loss in the pipeline split
-check "row 180 NeMo 2 bucket" grep -qE '^"dgxc_benchmarking",180,.*buckets of 134217728 parameters = 256 MiB.*,"nemo",' "$TMP/out"
+check "row 180 NeMo 2 bucket" grep -qE '^"dgxc_benchmarking",180,.*buckets of 134217728 parameters \(NeMo 2.*,"nemo",' "$TMP/out"
+check "row 180 command: bucket in parameters" grep -qE '^"dgxc_benchmarking",180,.*--bucket-params 134217728' "$TMP/out"
 check "row 189 on a GB200 NVL72 segment" grep -qE '^"dgxc_benchmarking",189,[0-9]+,"LLAMA3.1-405B, 128 x gb200, tp4 pp8 dp2 cp2 vp8, mbs 1 gbs 64, none","dgxc","gb200","gb200-nvl72",.*NVLink segment of 16 trays' "$TMP/out"
 check "row 196 FP8 ring-exchange ub SMs" grep -qE '^"dgxc_benchmarking",196,.*userbuffers 1/1 SMs' "$TMP/out"
 # Nemotron-4 340B (NeMo 1, rows 51-60): the yaml's optim.dtype bf16 makes NeMo set Apex's
@@ -77,6 +78,7 @@ echo "${row/,14.72,71235,/,abc,71235,}" >> "$TMP/bad.csv"
 echo "${row/,true,75,,,pretrain,/,true,-5,,,pretrain,}" >> "$TMP/bad.csv"
 echo "${row/,true,75,,,pretrain,/,true,,lots,,pretrain,}" >> "$TMP/bad.csv"
 echo "${row/,true,75,,,pretrain,/,true,75,,fp16,pretrain,}" >> "$TMP/bad.csv"
+echo "${row/,true,75,,,pretrain,/,true,,1.5,,pretrain,}" >> "$TMP/bad.csv"
 expect_ok validate "$TMP/bad.csv" --format csv
 check "container not 24.x skipped" grep -qE "^\"bad\",1,.*container 'nemo:26.02': only NeMo 24.x and 25.0x rows" "$TMP/out"
 check "ub flag not true/false skipped" grep -qE "^\"bad\",2,.*column 'ub_tp_comm_overlap': 'maybe'" "$TMP/out"
@@ -85,4 +87,5 @@ check "step time not a number skipped" grep -qE "^\"bad\",4,.*Training step time
 check "bucket_cap_mb not positive skipped" grep -qE "^\"bad\",5,.*column 'bucket_cap_mb': '-5'" "$TMP/out"
 check "ddp bucket_size not a number skipped" grep -qE "^\"bad\",6,.*column 'ddp bucket_size \(parameters\)': 'lots'" "$TMP/out"
 check "optim dtype not bf16/fp32 skipped" grep -qE "^\"bad\",7,.*column 'optim dtype': 'fp16'" "$TMP/out"
+check "ddp bucket_size not whole skipped" grep -qE "^\"bad\",8,.*column 'ddp bucket_size \(parameters\)': '1.5' is not a whole number" "$TMP/out"
 finish

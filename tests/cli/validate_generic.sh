@@ -107,6 +107,43 @@ check "layout_flags: recompute modules against a full recompute column" \
 check "layout_flags: a flag without value" grep -q "column 'layout_flags': the last flag has no value" "$TMP/out"
 check "layout_flags: an open quote" grep -q "column 'layout_flags': a quote is not closed" "$TMP/out"
 
+# the model column as predict --model takes it: a model file, its JSON text, a Hugging Face
+# config.json (row 7 of the fixture: Llama 2 13B by preset name, no dimension columns)
+python3 - "$OWN" "$PL_SOURCE_DIR" "$PL_TEST_DATA" >"$TMP/models.csv" <<'PY'
+import csv, json, sys
+rows = list(csv.reader(open(sys.argv[1])))
+h, r7 = rows[0], rows[7]
+w = csv.writer(sys.stdout, lineterminator="\n")
+w.writerow(h)
+def put(model, layers=""):
+    r = list(r7)
+    r[h.index("model")], r[h.index("layers")] = model, layers
+    w.writerow(r)
+f = sys.argv[2] + "/data/models/llama2-13b.json"
+put(f)                                                  # 1: the preset's file
+put(json.dumps(json.load(open(f))))                     # 2: its JSON text
+put(sys.argv[3] + "/hf/Llama-2-7b-hf.json")             # 3: a Hugging Face config.json
+put(sys.argv[2] + "/data/models/llama2-70b.json", "40")  # 4: a stated dimension disagrees
+put('{"name": "x"')                                     # 5: JSON cut short
+put("/nonexistent/model.json")                          # 6: no such file
+PY
+expect_ok validate "$OWN" --format csv
+cp "$TMP/out" "$TMP/own.csv"
+expect_ok validate "$TMP/models.csv" --format csv
+same_as_7() { python3 -c 'import csv, sys
+p = lambda f, row: [r["predicted_s"] for r in csv.DictReader(open(f)) if r["row"] == row][0]
+sys.exit(not p(sys.argv[1], "7") or p(sys.argv[1], "7") != p(sys.argv[2], sys.argv[3]))' \
+  "$TMP/own.csv" "$TMP/out" "$1"; }
+check "model file predicts as the preset" same_as_7 1
+check "model JSON predicts as the preset" same_as_7 2
+check "model file: the note" grep -q "model: llama2-13b from file .*llama2-13b.json" "$TMP/out"
+check "HF config.json predicts" python3 -c 'import csv, sys
+r = [x for x in csv.DictReader(open(sys.argv[1])) if x["row"] == "3"][0]
+sys.exit(not r["predicted_s"] or "from file" not in r["assumed"])' "$TMP/out"
+check "model file: a stated dimension must agree" grep -q "^\"models\",4,.*column 'layers' = 40 but the preset has 80" "$TMP/out"
+check "model JSON cut short: skipped naming the column" grep -q "^\"models\",5,.*column 'model': " "$TMP/out"
+check "model file missing: skipped naming the column" grep -q "^\"models\",6,.*column 'model': " "$TMP/out"
+
 # the generic rules are the loaders' engine: a published row rewritten as a user's own, with
 # its loader's framework, hardware and layout settings as framework_flags / hardware_flags /
 # layout_flags (from the row's command), predicts exactly as the loader does (rows whose model
@@ -143,19 +180,19 @@ for r in csv.DictReader(open(sys.argv[1])):
         m = json.loads(fd["model"])
         flags = {n: v for n, v in m.items() if isinstance(v, bool)}
         on = {n for n, v in flags.items() if v}
+        fam = None
         if (m["mlp"], m["pos"], m["norm"]) == ("gelu", "learned", "layer") and \
                 on == {"tied_embeddings", "linear_bias", "dropout"}:
             fam = "gpt"
         elif (m["mlp"], m["pos"], m["norm"]) == ("swiglu", "rotary", "rms") and not on:
             fam = "llama"
-        else:
-            continue
-        if set(m) - set(flags) - {"name", "mlp", "pos", "norm", "layers", "hidden", "heads", "kv_heads",
-                                  "head_dim", "ffn_hidden", "vocab", "seq_len", "max_positions"} or \
-                m["head_dim"] * m["heads"] != m["hidden"]:
-            continue
-        d = {"model": "own " + m["name"], "architecture": fam}
-        d.update({n: m[n] for n in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab")})
+        if fam is not None and not set(m) - set(flags) - {
+                "name", "mlp", "pos", "norm", "layers", "hidden", "heads", "kv_heads", "head_dim",
+                "ffn_hidden", "vocab", "seq_len", "max_positions"} and \
+                m["head_dim"] * m["heads"] == m["hidden"]:
+            d = {"model": "own " + m["name"], "architecture": fam}
+            d.update({n: m[n] for n in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab")})
+        # else the model column keeps the command's JSON, as predict --model reads it
     gpu = {"a100-80g": "A100 80GB", "a100-40g": "A100 40GB"}.get(fd["gpu"], fd["gpu"])
     d.update(source="my lab", seq_len=fd["seq"], gpu=gpu, num_gpus=fd["gpus"], tp=fd["tp"],
              pp=fd["pp"], cp=fd["cp"], vp=fd["vp"], sharding=fd["shard"], recompute=fd["recompute"],
@@ -176,6 +213,9 @@ check "published rows rewritten ($n_rw)" [ "$n_rw" -ge 250 ]
 n_lay=$(python3 -c 'import csv, sys; print(sum(1 for r in csv.DictReader(open(sys.argv[1])) if r["layout_flags"]))' \
   "$TMP/rewritten.csv")
 check "rewritten rows with layout_flags ($n_lay)" [ "$n_lay" -ge 100 ]
+n_json=$(python3 -c 'import csv, sys; print(sum(1 for r in csv.DictReader(open(sys.argv[1])) if r["model"].startswith("{")))' \
+  "$TMP/rewritten.csv")
+check "rewritten rows with the model as JSON ($n_json)" [ "$n_json" -ge 20 ]
 expect_ok validate "$TMP/rewritten.csv" --format csv
 python3 - "$TMP/rewritten.csv" "$TMP/out" >"$TMP/diff" <<'PY'
 import csv, sys

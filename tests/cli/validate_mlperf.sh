@@ -35,10 +35,16 @@ check "405B UF B200 (v5.1) row 58: dp 7, current scaling" \
   grep -qE '^"mlperf_v5",58,59,"llama3-405b, 448 x b200, tp4 pp8 dp7 cp2 vp8,.*"dgx-b200".*--dtype fp8-current ' "$TMP/out"
 # GPT-3 175B of other submitters (data/validation/mlperf_gpt3_others.csv, scripts/mlperf-gpt3-rows.py):
 # Supermicro ("smc", v4.0, 512 H100, vp 12 from conf/custom.yaml's INTERLEAVED_PIPELINE default,
-# NVIDIA's v4.0 image: the unfused loss, SHARP threshold 2) and Oracle (v4.1, 1,536 / 3,072 H100 on
-# RoCE: no SHARP setting, the fabric said), compared as the NVIDIA rows' segment step time
+# NVIDIA's v4.0 image: the unfused loss, SHARP threshold 2), Oracle (v4.1, 1,536 / 3,072 H100 on
+# RoCE: no SHARP setting, the fabric said), Azure+NVIDIA (v3.1, 10,752 H100, NVIDIA's config) and
+# NVIDIA_CoreWeave (v3.0, 768-3,584 H100), compared as the NVIDIA rows' segment step time
 expect_ok validate "$V/mlperf_gpt3_others.csv" --format csv
-check "9 GPT-3 rows predicted" [ "$(grep -E '^"mlperf_gpt3_others",' "$TMP/out" | grep -c ',"step_time_s","step time s (median segment, derived) (printed)",')" -eq 9 ]
+check "21 GPT-3 rows predicted" [ "$(grep -E '^"mlperf_gpt3_others",' "$TMP/out" | grep -c ',"step_time_s","step time s (median segment, derived) (printed)",')" -eq 21 ]
+grep -E '^"mlperf_gpt3_others",10,' "$TMP/out" > "$TMP/row10"
+check "row 10 Azure 10,752 H100 compares 0.978 s" \
+  grep -qE '^"mlperf_gpt3_others",10,11,"GPT-3 175B \(MLPerf gpt3 benchmark\), 10752 x h100, tp4 pp8 dp336 vp12, mbs 1 gbs 2688, none",.*,0\.978,0\.978,' "$TMP/row10"
+check "row 10 keeps the fused loss (v3.1)" grep -q -- '--megatron-xent off' "$TMP/row10"
+check "row 19 CoreWeave 3,584 H100" grep -qE '^"mlperf_gpt3_others",19,20,"GPT-3 175B \(MLPerf gpt3 benchmark\), 3584 x h100, tp4 pp8 dp112 vp12, mbs 1 gbs 2688, none","mlperf","h100","dgx-h100"' "$TMP/out"
 check "row 1 Supermicro: vp 12, 10.766 s, unfused loss, SHARP" \
   grep -qE '^"mlperf_gpt3_others",1,2,"GPT-3 175B \(MLPerf gpt3 benchmark\), 512 x h100, tp4 pp8 dp16 vp12, mbs 2 gbs 2048, none","mlperf","h100","dgx-h100","step_time_s","step time s \(median segment, derived\) \(printed\)",10.766,10.766,.*IB SHARP.*unfused cross-entropy' "$TMP/out"
 check "row 4 Oracle on RoCE, no SHARP" grep -qE "^\"mlperf_gpt3_others\",4,5,\"GPT-3 175B \(MLPerf gpt3 benchmark\), 1536 x h100,.*row's inter-node fabric is RoCE" "$TMP/out"

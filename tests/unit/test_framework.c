@@ -168,8 +168,12 @@ static void test_zero_is_default(void) {
 }
 
 /* The bucket (docs/frameworks.md "Bucket size"), derived by hand: 25 MiB by
- * default; NeMo's 100 MiB; Megatron-Core max(40e6, 1e6 dp cp) parameters,
- * times the element bytes; one bucket of every parameter without overlap. */
+ * default; NeMo 1's (Apex) 100 MiB; NeMo 2's 128 x 1024 x 1024 = 134,217,728
+ * parameters when dp > 1, x 2 B (bf16 gradients or parameters) = 268,435,456
+ * B = 256 MiB, x 4 B (fp32 gradients) = 512 MiB, and one bucket of every
+ * parameter at dp 1 or without overlap; Megatron-Core max(40e6, 1e6 dp cp)
+ * parameters, times the element bytes; one bucket of every parameter
+ * without overlap. */
 static void test_bucket(void) {
   struct pl_layout l;
   memset(&l, 0, sizeof l);
@@ -178,9 +182,42 @@ static void test_bucket(void) {
   CHECK(pl_layout_bucket_bytes(&l, 4, 1e9) == 25.0 * 1024 * 1024);
   struct pl_framework fw;
   struct pl_diag d;
-  CHECK(pl_framework_preset("nemo", &fw, &d) == PL_OK);
+  CHECK(pl_framework_preset("nemo-2024", &fw, &d) == PL_OK);
   pl_framework_apply(&fw, &l);
   CHECK(pl_layout_bucket_bytes(&l, 2, 1e9) == 100.0 * 1024 * 1024);
+  CHECK(fw.bucket_params == 0); /* the file's bucket_mb replaces its base's bucket_params */
+  CHECK(pl_framework_preset("nemo", &fw, &d) == PL_OK);
+  CHECK(fw.bucket_params == 134217728.0 && fw.bucket_mb == 0);
+  memset(&l, 0, sizeof l);
+  l.dp = 8;
+  l.cp = 1;
+  pl_framework_apply(&fw, &l);
+  CHECK(l.bucket_params == 134217728.0 && l.bucket_bytes == 0 && !l.bucket_dp_scaled);
+  CHECK(pl_layout_bucket_bytes(&l, 2, 1e9) == 268435456.0);
+  CHECK(pl_layout_bucket_bytes(&l, 4, 1e9) == 536870912.0);
+  l.dp = 1;
+  l.cp = 2; /* dp without cp is 1: bucket_size None, overlap off: one bucket */
+  CHECK(pl_layout_bucket_bytes(&l, 2, 1e9) == 2e9);
+  l.dp = 8;
+  l.grad_reduce_after_backward = true; /* overlap_grad_reduce off: one bucket */
+  CHECK(pl_layout_bucket_bytes(&l, 2, 1e9) == 2e9);
+  CHECK(!pl_bucket_params_ok(0) && !pl_bucket_params_ok(1.5) && !pl_bucket_params_ok(2e12));
+  CHECK(pl_bucket_params_ok(1) && pl_bucket_params_ok(1e12));
+  const char *half = "{\"name\": \"x\", \"behaviours\": {\"bucket_params\": 1.5}}";
+  CHECK(pl_framework_parse(half, strlen(half), "t", &fw, &d) == PL_ERR_PARSE);
+  CHECK_CONTAINS(d.msg, "behaviour 'bucket_params' must be a whole number of parameters from 1 "
+                        "to 1e12");
+  const char *word = "{\"name\": \"x\", \"behaviours\": {\"bucket_params\": \"128M\"}}";
+  CHECK(pl_framework_parse(word, strlen(word), "t", &fw, &d) == PL_ERR_PARSE);
+  /* a file over nemo: its bucket_mb replaces nemo's bucket_params, and back */
+  const char *mb = "{\"name\": \"x\", \"base\": \"nemo\", "
+                   "\"behaviours\": {\"bucket_mb\": 50}}";
+  CHECK(pl_framework_parse(mb, strlen(mb), "t", &fw, &d) == PL_OK);
+  CHECK(fw.bucket_mb == 50 && fw.bucket_params == 0 && !fw.bucket_dp_scaled);
+  const char *pa = "{\"name\": \"x\", \"base\": \"nemo-2024\", "
+                   "\"behaviours\": {\"bucket_params\": 1000}}";
+  CHECK(pl_framework_parse(pa, strlen(pa), "t", &fw, &d) == PL_OK);
+  CHECK(fw.bucket_mb == 0 && fw.bucket_params == 1000);
   CHECK(pl_framework_preset("megatron-core", &fw, &d) == PL_OK);
   memset(&l, 0, sizeof l);
   l.dp = 8;
@@ -284,8 +321,8 @@ static void test_sp_moe(void) {
 }
 
 /* A file's "base": the base preset's behaviours, then the file's own; name and
- * description are the file's. nemo-2024 = nemo with cuDNN 9.1 (90100) and
- * Megatron's unfused cross-entropy;
+ * description are the file's. nemo-2024 = nemo with cuDNN 9.1 (90100),
+ * Megatron's unfused cross-entropy and Apex's 100 MiB buckets;
  * fms-fsdp-2024-03 -> fms-fsdp -> pytorch-fsdp, two levels. */
 static void test_base(void) {
   struct pl_framework fw, nemo;
@@ -300,6 +337,10 @@ static void test_base(void) {
   /* everything else is nemo's */
   CHECK(fw.megatron_xent == PL_SETTING_ON && nemo.megatron_xent == PL_SETTING_UNSET);
   fw.megatron_xent = nemo.megatron_xent;
+  /* Apex's 100 MiB buckets (NeMo 1.x) instead of NeMo 2's 128 Mi parameters */
+  CHECK(fw.bucket_mb == 100 && fw.bucket_params == 0 && nemo.bucket_params == 134217728.0);
+  fw.bucket_mb = nemo.bucket_mb;
+  fw.bucket_params = nemo.bucket_params;
   fw.cudnn_version_set = nemo.cudnn_version_set;
   fw.cudnn_version = nemo.cudnn_version;
   memcpy(fw.name, nemo.name, sizeof fw.name);

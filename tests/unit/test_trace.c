@@ -326,6 +326,93 @@ static void test_collective_args(void) {
   pl_trace_set_free(s);
 }
 
+/* Sizes from ProcessGroupNCCL's "nccl:<op>" annotations (src/trace/
+ * reader_shape.c): their "Input Dims" and "Input type" with record_shapes.
+ * Four all_reduce kernels, each launched inside one annotation on thread 1:
+ * [[2, 3]] c10::BFloat16 = 6 x 2 = 12 B; [[4]] "long int" = 32 B; and
+ * three whose shape cannot be read ([[-1]], [[[1]]] nested too deep, dims
+ * whose product overflows int64), which stay unsized. A record_param_comms
+ * op around the last launch wins over the annotation around it. */
+static const char titles[] =
+    "{\"distributedInfo\": {\"rank\": 0, \"world_size\": 2}, \"traceEvents\": [\n"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"nccl:all_reduce\",\"tid\":1,\"ts\":10,"
+    "\"dur\":5,\"args\":{\"External id\":1,\"Input Dims\":[[2,3]],\"Input type\":[\"c10::BFloat16\"]}},\n"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"tid\":1,\"ts\":11,"
+    "\"dur\":1,\"args\":{\"correlation\":1}},\n"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"nccl:all_reduce\",\"tid\":1,\"ts\":20,"
+    "\"dur\":5,\"args\":{\"External id\":2,\"Input Dims\":[[4],[9]],\"Input type\":[\"long int\",\"float\"]}},\n"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"tid\":1,\"ts\":21,"
+    "\"dur\":1,\"args\":{\"correlation\":2}},\n"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"nccl:all_reduce\",\"tid\":1,\"ts\":30,"
+    "\"dur\":5,\"args\":{\"External id\":3,\"Input Dims\":[[-1]],\"Input type\":[\"float\"]}},\n"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"tid\":1,\"ts\":31,"
+    "\"dur\":1,\"args\":{\"correlation\":3}},\n"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"nccl:all_reduce\",\"tid\":1,\"ts\":40,"
+    "\"dur\":5,\"args\":{\"External id\":4,\"Input Dims\":[[[1]]],\"Input type\":[\"float\"]}},\n"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"tid\":1,\"ts\":41,"
+    "\"dur\":1,\"args\":{\"correlation\":4}},\n"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"nccl:all_reduce\",\"tid\":1,\"ts\":50,"
+    "\"dur\":5,\"args\":{\"External id\":5,\"Input Dims\":[[4294967296,4294967296]],"
+    "\"Input type\":[\"float\"]}},\n"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"tid\":1,\"ts\":51,"
+    "\"dur\":1,\"args\":{\"correlation\":5}},\n"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"nccl:all_reduce\",\"tid\":1,\"ts\":60,"
+    "\"dur\":5,\"args\":{\"External id\":6,\"Input Dims\":[[1000]],\"Input type\":[\"float\"]}},\n"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"record_param_comms\",\"tid\":1,\"ts\":61,"
+    "\"dur\":3,\"args\":{\"External id\":7,\"Collective name\":\"allreduce\",\"In msg nelems\":8,"
+    "\"dtype\":\"Float\",\"Group size\":2}},\n"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"tid\":1,\"ts\":62,"
+    "\"dur\":1,\"args\":{\"correlation\":6}},\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclKernel_AllReduce_RING_LL_Sum_float\",\"tid\":7,"
+    "\"ts\":100,\"dur\":1,\"args\":{\"correlation\":1}},\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclKernel_AllReduce_RING_LL_Sum_float\",\"tid\":7,"
+    "\"ts\":110,\"dur\":1,\"args\":{\"correlation\":2}},\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclKernel_AllReduce_RING_LL_Sum_float\",\"tid\":7,"
+    "\"ts\":120,\"dur\":1,\"args\":{\"correlation\":3}},\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclKernel_AllReduce_RING_LL_Sum_float\",\"tid\":7,"
+    "\"ts\":130,\"dur\":1,\"args\":{\"correlation\":4}},\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclKernel_AllReduce_RING_LL_Sum_float\",\"tid\":7,"
+    "\"ts\":140,\"dur\":1,\"args\":{\"correlation\":5}},\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclKernel_AllReduce_RING_LL_Sum_float\",\"tid\":7,"
+    "\"ts\":150,\"dur\":1,\"args\":{\"correlation\":6}}\n"
+    "]}\n";
+
+static void test_title_sizes(void) {
+  const char *path = write_tmp(titles);
+  struct pl_trace_set *s = analyze1(path, -1, true);
+  unlink(path);
+  if (s == NULL)
+    return;
+  const struct pl_trace_rank *r = &s->ranks[0];
+  CHECK_EQ_INT(r->n_coll, 1);
+  if (r->n_coll == 1) {
+    /* 6 calls, 3 sized: (12 + 32 + 8 x 4) / 3 = 76 / 3 B */
+    CHECK_STR(r->coll[0].op, "all_reduce");
+    CHECK_NEAR_REL(r->coll[0].count, 6, 0);
+    CHECK_NEAR_REL(r->coll[0].sized_calls, 3, 0);
+    CHECK_NEAR_REL(r->coll[0].bytes, 76.0 / 3.0, 1e-12);
+  }
+  pl_trace_set_free(s);
+  /* dlrm worker 0 (PyTorch of 2023, no "Collective name"): all_reduce of
+   * 394241, 112 and 226960 float = 4 x 621313 / 3 = 828417.33 B per call;
+   * all_to_all of 6144 float, 24 "long int", 384 int, 3392 int, 6144 float
+   * = (24576 + 192 + 1536 + 13568 + 24576) / 5 = 12889.6 B per call */
+  s = analyze1(TR "dlrm/worker0_step_12.1694128201545.pt.trace.json.gz", -1, false);
+  if (s == NULL)
+    return;
+  r = &s->ranks[0];
+  CHECK_EQ_INT(r->n_coll, 2);
+  for (int i = 0; i < r->n_coll; i++) {
+    if (strcmp(r->coll[i].op, "all_reduce") == 0)
+      CHECK_NEAR_REL(r->coll[i].bytes, 4.0 * 621313 / 3, 1e-12);
+    else {
+      CHECK_STR(r->coll[i].op, "all_to_all");
+      CHECK_NEAR_REL(r->coll[i].bytes, 12889.6, 1e-12);
+    }
+  }
+  pl_trace_set_free(s);
+}
+
 static const char *dlrm[8] = {
     TR "dlrm/worker0_step_12.1694128201545.pt.trace.json.gz",
     TR "dlrm/worker1_step_12.1694128201556.pt.trace.json.gz",
@@ -587,6 +674,10 @@ static void test_names(void) {
   }
   CHECK_EQ_INT(trace_dtype_bytes("c10::BFloat16", 13), 2);
   CHECK_EQ_INT(trace_dtype_bytes("Float8_e4m3fn", 13), 1);
+  CHECK_EQ_INT(trace_dtype_bytes("long int", 8), 8); /* older profilers' C++ names */
+  CHECK_EQ_INT(trace_dtype_bytes("unsigned char", 13), 1);
+  CHECK_EQ_INT(trace_dtype_bytes("short int", 9), 2);
+  CHECK_EQ_INT(trace_dtype_bytes("long", 4), 8);
   /* nccl-tests factors: all_reduce 2(n-1)/n = 1.75 for n = 8 */
   CHECK_NEAR_REL(trace_bus_factor(TRACE_OP_ALL_REDUCE, 8), 1.75, 0);
   CHECK_NEAR_REL(trace_bus_factor(TRACE_OP_REDUCE_SCATTER, 8), 0.875, 0);
@@ -601,6 +692,7 @@ int main(void) {
   test_synthetic();
   test_schemas();
   test_collective_args();
+  test_title_sizes();
   test_rank_set();
   test_names();
   test_comm_names();

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The data-parallel bucket per NeMo release (docs/frameworks.md "Bucket size"): NeMo 2 and
+# Megatron-Bridge rows run the nemo preset's 128 Mi-parameter bucket (bucket_params, NeMo's
+# MegatronCommOverlapCallback / Bridge's CommOverlapConfig _get_optimizer_overlap_cfgs), NeMo 1.x
+# rows Apex's 100 MiB (nemo-2024), MLPerf GPT-3 rows the BUCKET_CAP_MB their config sets (v3.x
+# 100, v4.x config_common.sh 200, v4.1's 32-node config 125); a bad cell skips the row, named.
+. "$(dirname "$0")/lib.sh"
+V="$PL_SOURCE_DIR/data/validation"
+expect_ok validate "$V/nemo_2409_2507_performance_summary.csv" "$V/nemo_2407_performance_summary.csv" \
+  "$V/mlperf_gpt3.csv" "$V/mlperf_v5.csv" --format csv
+check "NeMo 25.02 row: nemo preset, 128 Mi parameters" \
+  grep -qE '^"nemo_2409_2507_performance_summary",2,.*,"nemo",.*--bucket-params 134217728 ' "$TMP/out"
+check "NeMo 24.07 row: nemo-2024, Apex's 100 MiB" \
+  grep -qE '^"nemo_2407_performance_summary",1,.*--framework nemo-2024 .*--bucket-mb 100 ' "$TMP/out"
+check "MLPerf v5.0 405B (NeMo 2 callback): 128 Mi parameters" \
+  grep -qE '^"mlperf_v5",1,.*--bucket-params 134217728 ' "$TMP/out"
+check "MLPerf GPT-3 v3.0: 100 MiB" \
+  grep -qE '^"mlperf_gpt3",1,.*buckets of 100 MiB \(BUCKET_CAP_MB.*--bucket-mb 100 ' "$TMP/out"
+check "MLPerf GPT-3 v4.0: 200 MiB (config_common.sh)" \
+  grep -qE '^"mlperf_gpt3",28,.*buckets of 200 MiB.*--bucket-mb 200 ' "$TMP/out"
+check "MLPerf GPT-3 v4.1 32 nodes: 125 MiB" \
+  grep -qE '^"mlperf_gpt3",43,.*buckets of 125 MiB.*--bucket-mb 125 ' "$TMP/out"
+check "no MLPerf GPT-3 row in parameters" bash -c "! grep -E '^\"mlperf_gpt3\",' '$TMP/out' | grep -q 'bucket-params'"
+# bad cells: one row each, built from row 1
+head -1 "$V/mlperf_gpt3.csv" > "$TMP/bad.csv"
+row=$(sed -n 2p "$V/mlperf_gpt3.csv" | tr -d '\r')
+echo "${row%,100},-5" >> "$TMP/bad.csv"
+echo "${row%,100},big" >> "$TMP/bad.csv"
+echo "${row%,100},2e5" >> "$TMP/bad.csv"
+expect_ok validate "$TMP/bad.csv" --format csv
+check "BUCKET_CAP_MB negative skipped" grep -qE "^\"bad\",1,.*column 'BUCKET_CAP_MB \(config\)': '-5' is not a size in MiB" "$TMP/out"
+check "BUCKET_CAP_MB not a number skipped" grep -qE "^\"bad\",2,.*column 'BUCKET_CAP_MB \(config\)': 'big'" "$TMP/out"
+check "BUCKET_CAP_MB too large skipped" grep -qE "^\"bad\",3,.*column 'BUCKET_CAP_MB \(config\)': '2e5'" "$TMP/out"
+finish
