@@ -13,6 +13,14 @@
 #include "model.h"
 #include "status.h"
 
+/* The largest token budget and prices accepted (docs/limits.md): typo
+ * guards, not model constants, five or more orders of magnitude above any
+ * real run (Llama 3: about 15e12 tokens, arXiv 2407.21783 section 1;
+ * cloud GPU-hours and kWh cost a few USD). What still overflows (absurd
+ * hardware figures: a 1e299 s step) pl_predict refuses. */
+#define PL_TRAIN_MAX_TOKENS 1e18
+#define PL_TRAIN_MAX_USD 1e6
+
 /* What a whole training run is asked to cost (`--tokens`, `--gpu-hour-price`,
  * `--energy-price`); 0 = not given. */
 struct pl_train_opts {

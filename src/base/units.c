@@ -213,8 +213,10 @@ void pl_fmt_seconds(char *buf, size_t n, double s) {
     snprintf(buf, n, "%.1f us", s * 1e6);
   else if (a < 1.0)
     snprintf(buf, n, "%.2f ms", s * 1e3);
-  else
+  else if (a < 1e9)
     snprintf(buf, n, "%.3f s", s);
+  else /* "%.3f" of 1e30 s fills a 32-byte buffer and cuts off the unit */
+    snprintf(buf, n, "%.4g s", s);
 }
 
 void pl_fmt_count(char *buf, size_t n, double count) {
@@ -225,5 +227,8 @@ void pl_fmt_count(char *buf, size_t n, double count) {
     v /= 1000.0;
     i++;
   }
-  snprintf(buf, n, i == 0 ? "%.0f%s" : "%.2f %s", v, u[i]);
+  if (fabs(v) >= 1000.0) /* beyond Z: "%.2f" would print hundreds of digits */
+    snprintf(buf, n, "%.3g", count);
+  else
+    snprintf(buf, n, i == 0 ? "%.0f%s" : "%.2f %s", v, u[i]);
 }

@@ -81,8 +81,10 @@ static void text_row(const struct search_cli *sc, int64_t rank, const struct pl_
          pl_recompute_name(l->recompute), pl_schedule_name(l->schedule), step, s->tokens_per_s,
          s->tokens_per_s_per_gpu, 100 * s->mfu,
          s->step_time_s > 0 ? 100 * s->exposed_comm_s / s->step_time_s : 0.0, s->tokens_per_j, mem);
-  if (sc->has_price)
-    printf(" %9.4f", cost_per_mtok(&h->pred, sc->so.gpu_hour_usd));
+  if (sc->has_price) { /* "%9.4f" of 1e304 (a GPU file's 1e-288 B/s) is 300 digits */
+    double usd = cost_per_mtok(&h->pred, sc->so.gpu_hour_usd);
+    printf(usd < 1e9 ? " %9.4f" : " %9.3g", usd);
+  }
   if (pl_model_is_moe(&h->pred.run.model))
     printf(" %4lld", (long long)l->ep);
   printf("\n");

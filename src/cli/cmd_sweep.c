@@ -593,6 +593,8 @@ static int parse_mode(struct sweep *sw) {
   if (strats != NULL && layout != NULL)
     return cli_fail("give --layout or --strategies, not both");
   sw->search = strats != NULL || (layout != NULL && strcmp(layout, "best") == 0);
+  if (!sw->search && cli_get(a, "fix") != NULL) /* else read by nothing: a typo passes */
+    return cli_fail("--fix constrains searched layouts: give --layout best or --strategies");
   if (sw->search && run_opts_search_refused(a) != 0)
     return 1;
   if (split_names("strategies", strats ? strats : "best", &sw->strats) != 0)

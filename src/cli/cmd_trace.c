@@ -8,6 +8,7 @@
  * al. 2022, appendix B; docs/model.md), or --flops-per-step as given.
  * Definitions of every output field: docs/trace.md. `plateau trace compare`
  * is in cmd_trace_compare.c. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -77,6 +78,9 @@ static int load_flops(const struct cli_args *a, struct perf *p) {
       (cli_get(a, "flops-per-step") && !(p->flops_per_step > 0)))
     return cli_fail("--tokens-per-step and --flops-per-step must be positive");
   const char *model = cli_get(a, "model");
+  if (cli_get(a, "seq") != NULL && (model == NULL || p->flops_per_step > 0)) /* else unread */
+    return cli_fail("--seq sets the attention FLOPs of --model with --tokens-per-step; it has "
+                    "no use without them");
   if (model == NULL || p->flops_per_step > 0)
     return 0;
   if (p->tokens_per_step <= 0)
@@ -103,6 +107,10 @@ static int compute_perf(const struct cli_args *a, const struct pl_trace_set *s, 
     return 0;
   if (p->tokens_per_step > 0)
     p->tokens_per_s = p->tokens_per_step / t;
+  if (!isfinite(p->tokens_per_s)) /* 1e308 tokens in a 0.1 s step */
+    return cli_fail("--tokens-per-step: %.4g tokens in a step of %.4g s is not a finite rate; "
+                    "check that input",
+                    p->tokens_per_step, t);
   if (p->flops_per_step > 0)
     p->tflops_per_gpu = p->flops_per_step / (t * p->gpus) / 1e12;
   if (p->flops_per_step > 0 && p->peak_flops_per_s > 0)

@@ -70,6 +70,17 @@ static int load_behaviours(const struct cli_args *args, struct pl_framework *fw)
   return 0;
 }
 
+int run_opts_price(const struct cli_args *args, const char *name, double *usd) {
+  const char *v = cli_get(args, name);
+  if (cli_get_double(args, name, usd) != 0)
+    return 1;
+  if (v != NULL && !(*usd > 0))
+    return cli_fail("--%s: %s is not a positive price", name, v);
+  if (v != NULL && *usd > PL_TRAIN_MAX_USD)
+    return cli_fail("--%s: %s is above the limit of %g USD", name, v, PL_TRAIN_MAX_USD);
+  return 0;
+}
+
 /* --tokens, --gpu-hour-price, --energy-price (absent from a command's table: unset). */
 static int load_train(const struct cli_args *args, struct pl_train_opts *t) {
   struct pl_diag d;
@@ -77,14 +88,11 @@ static int load_train(const struct cli_args *args, struct pl_train_opts *t) {
   const char *v = cli_get(args, "tokens");
   if (v != NULL && pl_count_parse(v, &t->tokens, &d) != PL_OK)
     return cli_fail("--tokens: %s", d.msg);
-  const char *price[2] = {"gpu-hour-price", "energy-price"};
-  double *field[2] = {&t->gpu_hour_usd, &t->kwh_usd};
-  for (int i = 0; i < 2; i++) {
-    if (cli_get_double(args, price[i], field[i]) != 0)
-      return 1;
-    if (cli_get(args, price[i]) != NULL && !(*field[i] > 0))
-      return cli_fail("--%s: %s is not a positive price", price[i], cli_get(args, price[i]));
-  }
+  if (v != NULL && t->tokens > PL_TRAIN_MAX_TOKENS)
+    return cli_fail("--tokens: %s is above the limit of %g tokens", v, PL_TRAIN_MAX_TOKENS);
+  if (run_opts_price(args, "gpu-hour-price", &t->gpu_hour_usd) != 0 ||
+      run_opts_price(args, "energy-price", &t->kwh_usd) != 0)
+    return 1;
   return 0;
 }
 

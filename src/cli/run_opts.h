@@ -131,6 +131,10 @@
  * problem. The layout is left unresolved (pl_predict resolves it). */
 int run_from_args(const struct cli_args *args, struct pl_run *run);
 
+/* --NAME USD (gpu-hour-price, energy-price) into *usd when given: positive and
+ * at most PL_TRAIN_MAX_USD; 1 (message printed) on a bad value. */
+int run_opts_price(const struct cli_args *args, const char *name, double *usd);
+
 /* The run options a layout search cannot take (search and sweep --layout
  * best|--strategies): it enumerates pp and recompute itself, and its bound
  * assumes even stages. Returns 0, or 1 after naming the first one given. */

@@ -256,11 +256,9 @@ int cli_search_setup(const struct cli_args *args, struct pl_run *run, struct pl_
   if (run != NULL && (run_opts_search_refused(args) != 0 || run_from_args(args, run) != 0))
     return 1;
   if (parse_objective(args, so) != 0 || cli_get_int(args, "top", &so->top_k) != 0 ||
-      cli_get_double(args, "gpu-hour-price", &so->gpu_hour_usd) != 0)
+      run_opts_price(args, "gpu-hour-price", &so->gpu_hour_usd) != 0)
     return 1;
   *has_price = cli_get(args, "gpu-hour-price") != NULL;
-  if (*has_price && !(so->gpu_hour_usd > 0))
-    return cli_fail("--gpu-hour-price: %s is not a positive price", cli_get(args, "gpu-hour-price"));
   if (so->objective == PL_OBJECTIVE_COST && !*has_price)
     return cli_fail("--objective cost needs --gpu-hour-price USD (the price of one GPU-hour)");
   so->exhaustive = cli_flag(args, "exhaustive");

@@ -10,6 +10,7 @@
 #include <plateau/predict.h>
 #include <plateau/sim.h>
 
+#include <math.h>
 #include <string.h>
 
 #include "sim/sim_int.h"
@@ -157,6 +158,22 @@ static enum pl_status check_efficiency(const struct pl_gpu *g, struct pl_diag *d
                      g->name);
 }
 
+/* Time and cost to train beyond a double (a step of 1e299 s from a GPU file's
+ * 1e-288 B/s, times the token budget): refused rather than printed as inf. */
+static enum pl_status check_train(const struct pl_prediction *p, struct pl_diag *diag) {
+  const struct pl_train *t = &p->train;
+  const double x[] = {t->steps,    t->time_s,           t->days,         t->gpu_hours,
+                      t->cost_usd, t->energy_j,         t->energy_kwh,   t->energy_cost_usd,
+                      t->usd_per_mtok, t->energy_usd_per_mtok};
+  for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
+    if (!isfinite(x[i]))
+      return pl_diag_set(diag, PL_ERR_RANGE,
+                         "time and cost to train: %.4g tokens at a step of %.4g s give a figure "
+                         "beyond a double; check the token budget, the prices and the hardware",
+                         p->run.train.tokens, p->step.step_time_s);
+  return PL_OK;
+}
+
 /* Everything but the step; out->run ends up resolved. */
 static enum pl_status count(const struct pl_run *run, struct pl_prediction *out,
                             struct pl_diag *diag) {
@@ -197,6 +214,8 @@ enum pl_status pl_predict(const struct pl_run *run, struct pl_prediction *out,
   sim_step_free(&st);
   if (s == PL_OK)
     pl_train_compute(out, &out->train);
+  if (s == PL_OK)
+    s = check_train(out, diag);
   return s;
 }
 

@@ -24,15 +24,17 @@
 #include "base/json.h"
 #include "validate/validate_int.h"
 
+/* A failure beyond the PL_VALIDATE_MAX_FINDINGS kept is still counted: the
+ * 65th finding of a baseline was dropped and, after 64 notes, exit 0. */
 static void finding(struct pl_vcheck *out, const char *dataset, bool failed, const char *fmt,
                     double a, double b) {
+  out->n_failed += failed;
   if (out->n_findings >= PL_VALIDATE_MAX_FINDINGS)
     return;
   struct pl_vfinding *f = &out->findings[out->n_findings++];
   snprintf(f->dataset, sizeof f->dataset, "%s", dataset);
   snprintf(f->msg, sizeof f->msg, fmt, a, b, out->tolerance_pct);
   f->failed = failed;
-  out->n_failed += failed;
 }
 
 static const struct pl_vsummary *find_set(const struct pl_validation *v, const char *name) {

@@ -61,6 +61,68 @@ expect_fail 1 "--tp 2 conflicts with --fix tp=4: give one" -- \
   search --model llama2-7b --gpus 8 --tp 2 --fix tp=4
 expect_ok search --model llama2-7b --gpus 8 --tp 2 --fix tp=2,pp=2 --top 1
 
+# ---- session 18 e2e sweep (every command x every option with a value x 0, -1, nan, inf,
+# 1e308, '', abc, huge integers): what was accepted or printed inf ----
+expect_fail 1 "--tokens: 1e19 is above the limit of 1e\+18 tokens" -- predict --tokens 1e19
+expect_fail 1 "--gpu-hour-price: 1e308 is above the limit of 1e\+06 USD" -- predict --gpu-hour-price 1e308
+expect_fail 1 "--energy-price: 1e308 is above the limit of 1e\+06 USD" -- \
+  sweep --model llama2-7b --gpus 8,16 --energy-price 1e308
+expect_fail 1 "--gpu-hour-price: 1e308 is above the limit of 1e\+06 USD" -- \
+  search --model llama2-7b --gpus 8 --top 1 --gpu-hour-price 1e308
+expect_ok predict --tokens 1e18 --gpu-hour-price 1e6 --energy-price 1e6
+# a GPU at 1e-288 B/s: a 1e299 s step; its cost to train would be inf
+expect_fail 1 "time and cost to train: 1e\+18 tokens at a step of 1.1[0-9]*e\+299 s give a figure beyond a double" -- \
+  predict --gpus 16 --hbm-bandwidth '1e-300 TB/s' --tokens 1e18 --gpu-hour-price 1e6
+expect_ok predict --gpus 16 --hbm-bandwidth '1e-300 TB/s'
+check "a 1e299 s step is printed with its unit, not as 31 digits" \
+  grep -qE 'step time +1\.1[0-9]*e\+299 s ' "$TMP/out"
+expect_ok search --model llama2-7b --gpus 8 --top 1 --hbm-bandwidth '1e-300 TB/s' --gpu-hour-price 1
+check "search: a cost of 1e300 USD/Mtok in %g, not 300 digits" \
+  bash -c "! grep -qE '[0-9]{40}' '$TMP/out'"
+expect_fail 1 "--tokens-per-step: 1e\+308 tokens in a step of .* s is not a finite rate" -- \
+  trace analyze "$TR" --tokens-per-step 1e308
+expect_fail 1 "--seq sets the attention FLOPs of --model with --tokens-per-step; it has no use without them" -- \
+  trace analyze "$TR" --seq abc
+expect_fail 1 "--fix constrains searched layouts: give --layout best or --strategies" -- \
+  sweep --model llama2-7b --gpus 8,16 --fix abc
+
+# ---- every command x every option that takes a value: 'nan', 'abc' and '' are refused
+# with one line and exit 1 or 2 (options that name an output are left out: they write) ----
+printf '{"models": ["llama2-7b"], "clusters": ["dgx-h100"], "nodes": [1], "strategies": ["fsdp"], "batch_per_gpu": [1], "global_batch": [8]}' >"$TMP/sweep_spec.json"
+every_option() { # CMD... -- BASE ARGS
+  local cmd=() base=() opt v n
+  while [ "$1" != "--" ]; do cmd+=("$1"); shift; done; shift
+  base=("$@")
+  for opt in $("$PLATEAU" "${cmd[@]}" --help | sed -nE 's/^  (--[a-z0-9-]+) [^ ].*/\1/p'); do
+    case "$opt" in --out|--spec|--plot|--write-baseline|--trace|--baseline|--measured|--gnuplot) continue ;; esac
+    for v in nan abc ''; do
+      count=$((count + 1))
+      "$PLATEAU" "${cmd[@]}" "${base[@]}" "$opt" "$v" >"$TMP/out" 2>"$TMP/err"
+      rc=$?
+      n=$(grep -c . "$TMP/err")
+      if { [ "$rc" -ne 1 ] && [ "$rc" -ne 2 ]; } || [ "$n" -ne 1 ] || ! grep -q '^plateau' "$TMP/err"; then
+        echo "FAIL: plateau ${cmd[*]} $opt '$v' -> exit $rc, $n stderr lines" >&2
+        sed 's/^/    /' "$TMP/err" >&2; fails=$((fails + 1))
+      fi
+    done
+  done
+}
+every_option predict --
+every_option search -- --model llama2-7b --gpus 8 --top 1
+every_option sweep -- --model llama2-7b --gpus 8,16
+every_option collectives --
+every_option study -- --spec "$TMP/sweep_spec.json" --out "$TMP/sweep_st" --quiet --threads 1
+every_option calibrate nccl -- "$PL_TEST_DATA/nccl/h100_1node_8gpu_all_reduce_ring_together.txt" \
+  --cluster dgx-h100 --out "$TMP/sweep_c.json"
+every_option calibrate trace -- "$TR" --cluster dgx-h100 --out "$TMP/sweep_c.json"
+every_option calibrate compute -- "$T/gt_h100_llama3.2-1b_seq4096.json.gz" --gpu h100 --out "$TMP/sweep_g.json"
+every_option trace analyze -- "$TR"
+every_option trace compare -- "$TR" "$T/hta_triton_example.json"
+every_option validate -- "$V/opt175b_paper.csv"
+every_option list models --
+check "no output file written by a refused option" \
+  bash -c "! ls '$TMP' | grep -qE '^sweep_(st|c.json|g.json)$'"
+
 # ---- study: relative --gnuplot, --out through a symlink, checked before the run ----
 cat >"$TMP/s.json" <<'JSON'
 {"models": ["llama2-7b"], "clusters": ["dgx-h100"], "nodes": [1],

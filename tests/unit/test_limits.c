@@ -223,6 +223,24 @@ static void test_header_only_csv(void) {
   pl_validation_free(&v);
 }
 
+/* Found by the e2e bad-value sweep (session 18): a step of 1.1e30 s (--hbm-bandwidth
+ * '1e-300 TB/s') printed as 31 digits with its unit cut off by the 32-byte
+ * buffer, and --tokens 1e308 as hundreds of digits. Text keeps its unit:
+ * "%.4g s" from 1e9 s, "%.3g" beyond the largest suffix (Z, 1e21). */
+static void test_text_huge_numbers(void) {
+  char buf[32];
+  pl_fmt_seconds(buf, sizeof buf, 1.121682779e30);
+  CHECK_STR(buf, "1.122e+30 s");
+  pl_fmt_seconds(buf, sizeof buf, 12.5);
+  CHECK_STR(buf, "12.500 s"); /* unchanged below 1e9 s */
+  pl_fmt_count(buf, sizeof buf, 1e308);
+  CHECK_STR(buf, "1e+308");
+  pl_fmt_count(buf, sizeof buf, 2.5e23); /* 250 Z: the largest suffix still reads */
+  CHECK_STR(buf, "250.00 Z");
+  pl_fmt_count(buf, sizeof buf, 6738415616.0);
+  CHECK_STR(buf, "6.74 B");
+}
+
 /* Output paths: 4095 characters (struct pl_outfile). */
 static void test_outfile_path(void) {
   static char path[5000];
@@ -243,5 +261,6 @@ int main(void) {
   test_outfile_path();
   test_unit_overflow();
   test_header_only_csv();
+  test_text_huge_numbers();
   return check_finish();
 }

@@ -594,6 +594,22 @@ static void test_baseline(void) {
   CHECK_EQ_INT(c.n_findings, 3);
   remove(path);
   CHECK_STATUS(pl_validation_check_baseline(&v, path, &c, &d), PL_ERR_IO, dp);
+  /* 70 datasets in the baseline, none validated: 70 failures counted, the
+   * first 64 kept as findings (session 18: the ones past 64 were not counted) */
+  FILE *f = fopen(path, "w");
+  CHECK(f != NULL);
+  if (f == NULL)
+    return;
+  fprintf(f, "{\"datasets\": [");
+  for (int i = 0; i < 70; i++)
+    fprintf(f, "%s{\"name\": \"d%d\", \"predicted\": 1, \"mape\": 1}", i ? ", " : "", i);
+  fprintf(f, "]}");
+  fclose(f);
+  v.n_sets = 0;
+  CHECK_STATUS(pl_validation_check_baseline(&v, path, &c, &d), PL_OK, dp);
+  CHECK_EQ_INT(c.n_failed, 70);
+  CHECK_EQ_INT(c.n_findings, PL_VALIDATE_MAX_FINDINGS);
+  remove(path);
 }
 
 static void test_reports(void) {
