@@ -85,6 +85,10 @@ expect_fail 1 "--seq sets the attention FLOPs of --model with --tokens-per-step;
   trace analyze "$TR" --seq abc
 expect_fail 1 "--fix constrains searched layouts: give --layout best or --strategies" -- \
   sweep --model llama2-7b --gpus 8,16 --fix abc
+# fuzz_words: a value with a line break quoted in the library's error made two lines
+expect_fail 1 "^plateau: --recompute: unknown recompute mode 'selec i' \(expected" -- \
+  predict --recompute "$(printf 'selec\ni')"
+check "the error is one line" [ "$(wc -l <"$TMP/err")" -eq 1 ]
 
 # ---- every command x every option that takes a value: 'nan', 'abc' and '' are refused
 # with one line and exit 1 or 2 (options that name an output are left out: they write) ----
