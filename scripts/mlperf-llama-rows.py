@@ -264,6 +264,8 @@ for org, system in systems:
         }
         if e.get("__missing"):
             row["notes"] += "; sourced but absent: " + ", ".join(e["__missing"])
+        if BENCH == "llama31_8b":  # a column of the 8B file only (appended last)
+            row["BUCKET_SIZE (config, parameters)"] = e.get("BUCKET_SIZE", "")
         rows.append(row)
 out = io.StringIO()
 w = csv.DictWriter(out, fieldnames=list(rows[0].keys()), lineterminator="\n")

@@ -106,5 +106,5 @@ def collectives(**options):
 
 
 def list_presets(kind, **options):
-    """`plateau list models|gpus|clusters`: the built-in presets."""
+    """`plateau list models|gpus|clusters|frameworks`: the built-in presets."""
     return _result(kind, _run("list", argv(options, [kind])))

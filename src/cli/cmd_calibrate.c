@@ -300,9 +300,9 @@ static int calibrate(const struct cli_args *a, struct job *j) {
   pl_diag_clear(&d);
   const char *cl = cli_get(a, "cluster"), *out = cli_get(a, "out");
   if (cl == NULL || out == NULL)
-    return cli_fail("calibrate nccl: --cluster BASE and --out FILE are required");
+    return cli_usage(&nccl_cmd, "--cluster BASE and --out FILE are required");
   if (a->n_pos == 0)
-    return cli_fail("calibrate nccl: give at least one nccl-tests log");
+    return cli_usage(&nccl_cmd, "give at least one nccl-tests log");
   if (pl_cluster_load(cl, &j->base, &d) != PL_OK)
     return cli_fail("%s", d.msg);
   if (parse_hints(a, j) != 0 || load_logs(a, j) != 0 || parse_algos(cli_get(a, "algo"), j) != 0 ||

@@ -213,7 +213,7 @@ static int calibrate(const struct cli_args *a, struct job *j) {
   const char *cl = cli_get(a, "cluster"), *out = cli_get(a, "out");
   struct pl_trace_opts to;
   if (cl == NULL || out == NULL)
-    return cli_fail("calibrate trace: --cluster BASE and --out FILE are required");
+    return cli_usage(&cmd, "--cluster BASE and --out FILE are required");
   if (read_options(a, j) != 0 || trace_read_opts(a, &to) != 0)
     return 1;
   if (pl_cluster_load(cl, &j->base, &d) != PL_OK)

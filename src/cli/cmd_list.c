@@ -99,7 +99,7 @@ int cmd_list(int argc, char **argv) {
   if (cli_get_format(&args, &fmt) != 0)
     return 1;
   if (args.n_pos != 1)
-    return cli_fail("list: name one kind: models, gpus, clusters or frameworks");
+    return cli_usage(&list_cmd, "name one kind: models, gpus, clusters or frameworks");
   const char *kind = args.pos[0];
   void (*describe)(const char *, char *, size_t) =
       strcmp(kind, "models") == 0     ? describe_model

@@ -380,6 +380,25 @@ bool validate_mlperf_overrides(const struct validate_in *in, struct pl_framework
     fw->bucket_dp_scaled = false;
     validate_note(row, "data-parallel buckets of %g MiB (BUCKET_CAP_MB: Apex's bucket_cap_mb)", mb);
   }
+  /* The Llama 3.1 8B implementation of MLPerf v5.1 (NeMo 2): the DDP bucket
+   * in parameters, config_common_8b.sh export BUCKET_SIZE=768000000, read by
+   * conf/custom.yaml model.optim.bucket_size (${oc.env:BUCKET_SIZE,134217728})
+   * and passed by pretrain.py to Megatron-Core's
+   * DistributedDataParallelConfig(bucket_size=..., grad_reduce_in_fp32=False):
+   * bucket_params, as the nemo preset's NeMo 2 bucket. Empty: the preset's. */
+  const char *bcol = "BUCKET_SIZE (config, parameters)";
+  double n = 0;
+  bool n_present = false;
+  if (validate_num(cell(in, bcol), &n, &n_present) != PL_OK ||
+      (n_present && !pl_bucket_params_ok(n)))
+    return validate_skip(row, "column '%s': '%s' is not a whole number from 1 to 1e12", bcol,
+                         cell(in, bcol));
+  if (n_present) {
+    fw->bucket_params = n;
+    fw->bucket_mb = 0;
+    fw->bucket_dp_scaled = false;
+    validate_note(row, "data-parallel buckets of %.0f parameters (BUCKET_SIZE in the config)", n);
+  }
   /* NVIDIA's v4.0 GPT-3 image (mlcommons/training_results_v4.0 @ 6fe95437,
    * NVIDIA/benchmarks/gpt3/implementations/nemo/Dockerfile) builds NeMo
    * v2.0.0.rc0.beta on Megatron-Core core_v0.7.0.beta (conf/custom.yaml

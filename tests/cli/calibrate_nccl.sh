@@ -87,7 +87,7 @@ expect_fail 1 "cannot open" -- calibrate nccl "$TMP/none.txt" --cluster dgx-h100
 expect_fail 1 "cannot write" -- calibrate nccl "$N/h100_1node_8gpu_all_reduce_ring_together.txt" \
   --cluster dgx-h100 --out /nonexistent/dir/x.json
 # usage
-expect_fail 1 "cluster BASE and --out FILE are required" -- calibrate nccl "$TMP/ls.txt"
+expect_fail 2 "cluster BASE and --out FILE are required" -- calibrate nccl "$TMP/ls.txt"
 expect_fail 2 "unknown kind 'mpi'" -- calibrate mpi
 expect_fail 2 "usage" -- calibrate
 finish

@@ -52,7 +52,7 @@ printf '%s\n' '{"distributedInfo": {"rank": 0, "world_size": 2}, "traceEvents": 
   ']}' >"$TMP/nosize.json"
 expect_fail 1 "no collective call with a message size .*1 without size" -- \
   calibrate trace "$TMP/nosize.json" --cluster dgx-h100 --out "$TMP/x.json"
-expect_fail 1 "--cluster BASE and --out FILE are required" -- calibrate trace "$TMP/p8.json"
+expect_fail 2 "--cluster BASE and --out FILE are required" -- calibrate trace "$TMP/p8.json"
 expect_fail 1 "--stat: unknown value 'mean'" -- \
   calibrate trace "$TMP/p8.json" --cluster dgx-h100 --out "$TMP/x.json" --stat mean
 expect_fail 1 "trace '.*nope.json'" -- calibrate trace "$TMP/nope.json" --cluster dgx-h100 --out "$TMP/x.json"

@@ -14,5 +14,5 @@ check "csv header" grep -q '^name,description$' "$TMP/out"
 expect_ok list clusters --format json
 check "json" grep -q '"clusters"' "$TMP/out"
 expect_fail 1 "unknown kind 'tpus'" -- list tpus
-expect_fail 1 "name one kind" -- list
+expect_fail 2 "name one kind" -- list
 finish

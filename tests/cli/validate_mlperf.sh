@@ -26,6 +26,11 @@ check "row 12 GB300 512 on 16-tray NVLink segments" \
 check "row 14 NVFP4" bash -c "grep -E '^\"mlperf_v51_llama8b\",14,' '$TMP/out' | grep -q -- '--dtype nvfp4 '"
 check "row 14 without a whole-step graph (FULL_CUDA_GRAPH=0)" \
   bash -c "! grep -E '^\"mlperf_v51_llama8b\",14,' '$TMP/out' | grep -q -- '--cuda-graph-scope full_iteration'"
+# the DDP bucket: BUCKET_SIZE=768000000 parameters in NVIDIA's config_common_8b.sh (row 13);
+# University of Florida's copy sets none (row 32): the preset's (custom.yaml's 134217728)
+check "row 13 buckets of BUCKET_SIZE parameters" \
+  grep -qE '^"mlperf_v51_llama8b",13,.*data-parallel buckets of 768000000 parameters \(BUCKET_SIZE in the config\)' "$TMP/out"
+check "row 32 keeps the preset's bucket" bash -c "! grep -E '^\"mlperf_v51_llama8b\",32,' '$TMP/out' | grep -q 'BUCKET_SIZE in the config'"
 check "row 22 refused: config not identified" \
   grep -qE "^\"mlperf_v51_llama8b\",22,.*the submission's config: not identified \(ambiguous: config_DGXB200_1x8x2xtp1pp1cp1_8b.sh; config_DGXB200_1x8x2xtp1pp1cp1_8b_fp4.sh\)" "$TMP/out"
 expect_ok validate "$V/mlperf_v5.csv" --format csv
@@ -55,8 +60,10 @@ row=$(sed -n 14p "$V/mlperf_v51_llama8b.csv")
 echo "${row/,0.1480,/,fast,}" >> "$TMP/bad.csv"
 echo "${row/llama31_8b benchmark),8,32,/llama31_8b benchmark),8,40,}" >> "$TMP/bad.csv"
 echo "${row/,,,FULL_CUDA_GRAPH=1,/,True,False,FULL_CUDA_GRAPH=1,}" >> "$TMP/bad.csv"
+echo "${row%,768000000},lots" >> "$TMP/bad.csv"
 expect_ok validate "$TMP/bad.csv" --format csv
 check "step time not a number skipped" grep -qE "^\"bad\",1,.*step time s \(median log interval, derived\)" "$TMP/out"
 check "layers contradicting the preset skipped" grep -qE "^\"bad\",2,.*layers" "$TMP/out"
 check "one ASYM flag alone skipped" grep -qE "^\"bad\",3,.*ASYM_PP_EMBED 'True', ASYM_PP_LOSS 'False'" "$TMP/out"
+check "BUCKET_SIZE not a number skipped" grep -qE "^\"bad\",4,.*column 'BUCKET_SIZE \(config, parameters\)': 'lots'" "$TMP/out"
 finish
