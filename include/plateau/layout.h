@@ -669,6 +669,18 @@ double pl_layout_fp8_gathered_weights(const struct pl_model *m, const struct pl_
  * False). */
 double pl_layout_bucket_bytes(const struct pl_layout *l, double elem_bytes, double model_params);
 
+/* The ranks that reduce one copy of the dense gradients together, and over
+ * which a sharded run splits the parameters, gradients and optimizer
+ * states: the data-parallel ranks of the shard group (dp for ddp, else
+ * shard_group) times cp, since context-parallel ranks hold the same weights.
+ * Megatron-Core reduces and shards over the data-parallel group with context
+ * parallelism (megatron/core/parallel_state.py
+ * get_data_parallel_group(with_context_parallel=True), used by
+ * DistributedDataParallel and DistributedOptimizer), torchtitan's FSDP over
+ * the flattened dp_shard_cp mesh (torchtitan/distributed/parallel_dims.py).
+ * The group sits at stride tp (cp innermost after tp, then dp). */
+int64_t pl_layout_shard_ranks(const struct pl_layout *l);
+
 /* The recompute modules in effect: 0 unless recompute is selective, then
  * layout.recompute_modules or core_attn when that is 0. */
 uint32_t pl_layout_recompute_modules(const struct pl_layout *l);

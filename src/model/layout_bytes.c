@@ -127,3 +127,8 @@ double pl_layout_bucket_bytes(const struct pl_layout *l, double elem_bytes, doub
   }
   return l->bucket_bytes > 0 ? l->bucket_bytes : BUCKET_BYTES;
 }
+
+int64_t pl_layout_shard_ranks(const struct pl_layout *l) {
+  int64_t dp = l->shard == PL_SHARD_DDP || l->shard_group <= 0 ? l->dp : l->shard_group;
+  return (dp > 0 ? dp : 1) * (l->cp > 0 ? l->cp : 1);
+}

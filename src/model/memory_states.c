@@ -190,7 +190,7 @@ static double optimizer_bytes(const struct pl_layout *l, bool fp32_shards) {
  * optimizer shards expert parameters over expert_data_parallel_group). */
 void model_mem_states(const struct pl_model *m, const struct pl_layout *l, int64_t i,
                       struct stage *s) {
-  double n = l->shard == PL_SHARD_DDP ? 1.0 : (double)(deg(l->shard_group) * deg(l->cp));
+  double n = l->shard == PL_SHARD_DDP ? 1.0 : (double)pl_layout_shard_ranks(l);
   double ne = l->shard == PL_SHARD_DDP ? 1.0 : (double)deg(l->edp);
   double t = (double)deg(l->tp), ex = 0, moe_delta = 0;
   s->layers = stage_layers(m, l, i);

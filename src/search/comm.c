@@ -206,16 +206,12 @@ static double seg_params(const struct search_ctx *ctx, int kind, int64_t tp) {
   return p / (double)tp;
 }
 
-static int64_t shard_ranks(const struct pl_layout *l) {
-  return l->shard == PL_SHARD_DDP || l->shard_group <= 0 ? l->dp : l->shard_group;
-}
-
 void search_dp_times(const struct search_ctx *ctx, const struct pl_layout *l,
                      struct search_dp_times *out) {
   memset(out, 0, sizeof *out);
-  int64_t sg = shard_ranks(l);
-  struct pl_group dp = strided(ctx, sg, l->tp * l->cp);
-  struct pl_group rep = strided(ctx, l->dp / sg, l->tp * l->cp * sg);
+  int64_t sg = pl_layout_shard_ranks(l); /* the simulator's "dp" group (src/sim/groups.c) */
+  struct pl_group dp = strided(ctx, sg, l->tp);
+  struct pl_group rep = strided(ctx, l->dp * l->cp / sg, l->tp * sg);
   bool hybrid = l->shard != PL_SHARD_DDP && l->shard_group < l->dp;
   out->dp_inter = dp.ranks_per_node < dp.ranks;
   out->rep_inter = rep.ranks_per_node < rep.ranks;
@@ -244,7 +240,7 @@ void search_dp_times(const struct search_ctx *ctx, const struct pl_layout *l,
 
 double search_optimizer_s(const struct search_ctx *ctx, const struct pl_layout *l, double params) {
   const struct pl_gpu *g = &ctx->cluster->gpu;
-  double local = l->shard == PL_SHARD_DDP ? params : params / (double)l->shard_group;
+  double local = l->shard == PL_SHARD_DDP ? params : params / (double)pl_layout_shard_ranks(l);
   double bw = g->hbm_bytes_per_s * g->eff.hbm_fraction;
   return (bw > 0 ? local * ADAMW_LOWER_BOUND_BYTES_PER_PARAM / bw : 0) + g->eff.kernel_overhead_s;
 }
@@ -255,7 +251,7 @@ double search_zero1_gather_s(const struct search_ctx *ctx, const struct pl_layou
                              double params) {
   if (l->shard != PL_SHARD_ZERO1)
     return 0;
-  struct pl_group dp = strided(ctx, shard_ranks(l), l->tp * l->cp);
+  struct pl_group dp = strided(ctx, pl_layout_shard_ranks(l), l->tp);
   double bytes = params * PARAM_BYTES;
   double calls = ceil(bytes / pl_layout_bucket_bytes(l, PARAM_BYTES, (double)pl_model_params(ctx->model)));
   return calls > 0 ? calls * coll_s(ctx, PL_COLL_ALL_GATHER, bytes / calls, dp) : 0;

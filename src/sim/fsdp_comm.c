@@ -391,7 +391,7 @@ enum pl_status sim_seg_fsdp(struct sim_step *st, enum sim_seg_kind kind, struct 
   if (r == PL_OK && l->shard == PL_SHARD_ZERO3)
     r = zero3_list_calls(st, kind, s, diag);
   if (r == PL_OK && l->shard_group < l->dp)
-    r = sim_coll_add(st, PL_COLL_ALL_REDUCE, "dp-replica", s->params * gb / (double)l->shard_group,
+    r = sim_coll_add(st, PL_COLL_ALL_REDUCE, "dp-replica", s->params * gb / (double)pl_layout_shard_ranks(l),
                      &s->ar, diag);
   return r;
 }

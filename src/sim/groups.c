@@ -6,7 +6,8 @@
  * parallel, then data parallel, then pipeline stages outermost. So a group
  * whose members are `stride` ranks apart has
  * ranks_per_node = min(ranks, max(1, gpus_per_node / stride)):
- *   tp: stride 1; cp: stride tp; dp (the shard group): stride tp*cp;
+ *   tp: stride 1; cp: stride tp; dp (the shard group: its data-parallel
+ *   ranks times cp, pl_layout_shard_ranks): stride tp;
  *   dp-replica (hybrid sharding): stride tp*cp*shard_group;
  *   pp neighbours: stride tp*cp*dp; world (every GPU): stride 1.
  * MoE blocks cut the ranks of a stage a second way (Megatron-Core's expert
@@ -30,22 +31,17 @@ static struct pl_group strided(int64_t ranks, int64_t stride, int64_t per_node) 
   return pl_group_strided(ranks, stride, per_node);
 }
 
-/* Ranks in the shard group ("dp"): all dp ranks for ddp, else shard_group. */
-static int64_t shard_ranks(const struct pl_layout *l) {
-  return l->shard == PL_SHARD_DDP || l->shard_group <= 0 ? l->dp : l->shard_group;
-}
-
 static struct pl_group sim_group(const struct pl_run *run, const char *group) {
   const struct pl_layout *l = &run->layout;
   int64_t gpn = run->cluster.gpus_per_node > 0 ? run->cluster.gpus_per_node : 1;
   gpn = imin(gpn, imax(1, l->gpus));
-  int64_t sg = shard_ranks(l);
+  int64_t sg = pl_layout_shard_ranks(l); /* dp (or shard_group) x cp, stride tp */
   if (strcmp(group, "tp") == 0)
     return strided(l->tp, 1, gpn);
   if (strcmp(group, "cp") == 0)
     return strided(l->cp, l->tp, gpn);
   if (strcmp(group, "dp") == 0)
-    return strided(sg, l->tp * l->cp, gpn);
+    return strided(sg, l->tp, gpn);
   if (strcmp(group, "etp") == 0)
     return strided(l->etp, 1, gpn);
   if (strcmp(group, "ep") == 0)
@@ -57,7 +53,7 @@ static struct pl_group sim_group(const struct pl_run *run, const char *group) {
   if (strcmp(group, "world") == 0) /* every GPU of the run */
     return strided(l->gpus, 1, gpn);
   if (strcmp(group, "dp-replica") == 0)
-    return strided(l->dp / sg, l->tp * l->cp * sg, gpn);
+    return strided(l->dp * l->cp / sg, l->tp * sg, gpn);
   /* "pp": two neighbouring stages */
   return strided(2, l->tp * l->cp * l->dp, gpn);
 }

@@ -330,7 +330,7 @@ static enum pl_status setup_colls(struct lower *lw, struct pl_diag *diag) {
     s = sim_coll_add(lw->st, op, "edp", lw->st->bucket_bytes, &lw->ebucket_coll, diag);
   if (s == PL_OK && l->shard != PL_SHARD_DDP && l->shard_group < l->dp)
     s = sim_coll_add(lw->st, PL_COLL_ALL_REDUCE, "dp-replica",
-                     lw->st->bucket_bytes / (double)l->shard_group, &lw->bucket_ar_coll, diag);
+                     lw->st->bucket_bytes / (double)pl_layout_shard_ranks(l), &lw->bucket_ar_coll, diag);
   return s;
 }
 

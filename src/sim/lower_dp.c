@@ -61,7 +61,7 @@ void sim_dp_bucket(struct lower *lw, const struct sim_seg *sg, int32_t after, bo
   enum pl_status s = sim_coll_add(lw->st, op, "dp", lw->bucket_fill, &rest, lw->diag);
   if (s == PL_OK && lw->bucket_ar_coll >= 0)
     s = sim_coll_add(lw->st, PL_COLL_ALL_REDUCE, "dp-replica",
-                     lw->bucket_fill / (double)lw->l->shard_group, &rest_ar, lw->diag);
+                     lw->bucket_fill / (double)pl_layout_shard_ranks(lw->l), &rest_ar, lw->diag);
   if (s != PL_OK)
     fail(lw, s);
   int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, rest, 1);
@@ -209,7 +209,7 @@ void sim_dp_emit_tail(struct lower *lw) {
   double ex = stage_expert_params(lw, lw->stage);
   double local = l->shard == PL_SHARD_DDP
                      ? params
-                     : (params - ex) / (double)l->shard_group + ex / (double)(l->edp > 0 ? l->edp : 1);
+                     : (params - ex) / (double)pl_layout_shard_ranks(l) + ex / (double)(l->edp > 0 ? l->edp : 1);
   double bw = g->hbm_bytes_per_s * g->eff.hbm_fraction;
   double per_param = lw->l->kernels == PL_KERNELS_UNFUSED ? ADAMW_EAGER_BYTES_PER_PARAM
                                                            : ADAMW_BYTES_PER_PARAM;

@@ -32,7 +32,7 @@ double sim_opt_host_s(const struct lower *lw, double gpu_s) {
   double h = l->host_per_kernel_s, syncs = (double)l->opt_syncs_per_tensor;
   if (syncs <= 0 || h <= 0)
     return gpu_s;
-  double shards = l->shard == PL_SHARD_DDP ? 1.0 : (double)(l->shard_group > 0 ? l->shard_group : l->dp);
+  double shards = l->shard == PL_SHARD_DDP ? 1.0 : (double)pl_layout_shard_ranks(l);
   const struct pl_run *run = lw->st->run;
   double n = 0;
   for (int64_t c = 0; c < lw->vp; c++) {

@@ -526,10 +526,10 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
    * gathered FP8 weight as it is; the cast happens once per step on the
    * local shard only, when the optimizer writes the fp32 master shard back
    * (megatron_fsdp/mixed_precision.py -> TE tensor/utils.py
-   * cast_master_weights_to_fp8, core_v0.16.0): 1 / shard_group of it. The
+   * cast_master_weights_to_fp8, core_v0.16.0): 1 / pl_layout_shard_ranks of it. The
    * transpose Hopper's FP8 GEMMs need for dgrad is not modelled. */
   if (pl_layout_te_fp8_params(l) && fp8_gathered_weights(run) > 0)
-    weight_share /= (double)(l->shard_group > 0 ? l->shard_group : 1);
+    weight_share /= (double)pl_layout_shard_ranks(l);
   /* NVFP4 too: its second-level scale is per tensor (global amax / (6 x
    * 448)), so TE's NVFP4Quantizer::quantize_impl (transformer_engine/pytorch/
    * csrc/quantizer.cpp, TE 2.8+) reads the input once for the amax
@@ -562,9 +562,9 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
   bool tensorwise = pl_layout_fp8_tensorwise(l), rowwise = pl_layout_fp8_rowwise(l);
   const double tw_cast = 2.0 + 2.0 + pl_dtype_element_bytes(l->dtype);
   /* with layout.fp8_all_gather (fp8_gathered_weights) the weight is cast once per
-   * gather, on the local shard (1/shard_group of it), and not in backward */
+   * gather, on the local shard (1 / pl_layout_shard_ranks of it), and not in backward */
   bool gathered_fp8 = tensorwise && fp8_gathered_weights(run) > 0;
-  double w_fwd = gathered_fp8 ? 1.0 / (double)(l->shard_group > 0 ? l->shard_group : 1) : 1.0;
+  double w_fwd = gathered_fp8 ? 1.0 / (double)pl_layout_shard_ranks(l) : 1.0;
   double w_bwd = gathered_fp8 ? 0.0 : 1.0;
   double fwd = 0, bwd = 0;
   for (int i = 0; i < n; i++) {

@@ -348,6 +348,61 @@ static void test_sibling_groups_share_nics(void) {
   CHECK(found > 0);
 }
 
+/* Context-parallel ranks hold the same weights, so the gradients are reduced
+ * over dp x cp ranks (Megatron-Core's get_data_parallel_group(
+ * with_context_parallel=True), pl_layout_shard_ranks). tiny on 2 GPUs of one
+ * DGX H100 with cp 2, dp 1, zero1: the dp reduce_scatter spans both GPUs, a
+ * group of 2 inside the node, priced as pl_coll_time prices {2 ranks, 2 per
+ * node} (before session 18 the group was dp = 1 rank and cost nothing). On
+ * Jean Zay (8 GPUs, 4 NICs per node) with tp 4 cp 2 on 64 GPUs (dp 8) the
+ * group is dp x cp = 16 ranks at stride tp = 4: 2 per node. */
+static void test_grad_group_spans_cp(void) {
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  base(tiny_json, NULL, 2);
+  run.layout.cp = 2;
+  run.layout.shard = PL_SHARD_ZERO1;
+  predict();
+  CHECK_EQ_INT(pred.run.layout.dp, 1);
+  int found = 0;
+  for (int i = 0; i < pred.step.n_collectives; i++) {
+    const struct pl_coll_summary *c = &pred.step.collectives[i];
+    if (strcmp(c->group, "dp") != 0 || c->count <= 0 || strcmp(c->op, "reduce_scatter") != 0)
+      continue;
+    struct pl_group g = {2, 2};
+    struct pl_coll_cost alone;
+    CHECK_EQ_INT(pl_coll_time(&pred.run.cluster, PL_COLL_REDUCE_SCATTER, c->bytes, g, PL_ALGO_AUTO,
+                              &alone),
+                 PL_OK);
+    CHECK(alone.time_s > 0);
+    CHECK_NEAR_REL(c->time_s / (double)c->count, alone.time_s, 1e-2);
+    found++;
+  }
+  CHECK(found == 1);
+  base(tiny_json, NULL, 64);
+  CHECK_STATUS(pl_cluster_load("jean-zay-a100", &run.cluster, &d), PL_OK, dp);
+  run.layout.tp = 4;
+  run.layout.cp = 2;
+  run.layout.shard = PL_SHARD_ZERO1;
+  predict();
+  CHECK_EQ_INT(pred.run.layout.dp, 8);
+  found = 0;
+  for (int i = 0; i < pred.step.n_collectives; i++) {
+    const struct pl_coll_summary *c = &pred.step.collectives[i];
+    if (strcmp(c->group, "dp") != 0 || c->count <= 0 || strcmp(c->op, "reduce_scatter") != 0)
+      continue;
+    /* a node holds 2 ranks of each of the 4 groups: 8 active on its NICs */
+    struct pl_group g = {16, 2};
+    struct pl_coll_cost shared;
+    CHECK_EQ_INT(pl_coll_time_shared(&pred.run.cluster, PL_COLL_REDUCE_SCATTER, c->bytes, g, 8,
+                                     PL_ALGO_AUTO, &shared),
+                 PL_OK);
+    CHECK_NEAR_REL(c->time_s / (double)c->count, shared.time_s, 1e-2);
+    found++;
+  }
+  CHECK(found == 1);
+}
+
 /* A GPT-3 175B block (h 12288, 4h MLP, LayerNorm, no biases) twice, with a
  * 128-token vocabulary: DeepSpeed's reuse distance (1e9 elements) is crossed
  * inside one block. */
@@ -878,6 +933,7 @@ int main(void) {
   test_missing_efficiency();
   test_weak_scaling_directions();
   test_sibling_groups_share_nics();
+  test_grad_group_spans_cp();
   test_zero3_list_calls();
   test_zero3_persistent();
   test_zero3_grad_all_reduce();
