@@ -41,5 +41,10 @@ enum pl_status pl_diag_set(struct pl_diag *diag, enum pl_status s, const char *f
   va_start(ap, fmt);
   vsnprintf(diag->msg, sizeof diag->msg, fmt, ap);
   va_end(ap);
+  /* One line whatever the values quoted in it hold (fuzz_words: a
+   * '--recompute' value with a newline made a two-line error). */
+  for (char *c = diag->msg; *c != '\0'; c++)
+    if (*c == '\n' || *c == '\r')
+      *c = ' ';
   return s;
 }

@@ -91,7 +91,10 @@ static bool num_of(yajl_val v, int64_t *out) {
     return true;
   }
   if (v != NULL && YAJL_IS_NUMBER(v)) {
-    *out = (int64_t)YAJL_GET_DOUBLE(v);
+    double d = YAJL_GET_DOUBLE(v); /* a cast outside int64's range is undefined: not a number */
+    if (!(d > -9.2e18 && d < 9.2e18))
+      return false;
+    *out = (int64_t)d;
     return true;
   }
   const char *s = v != NULL && YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : NULL;

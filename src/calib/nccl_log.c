@@ -168,7 +168,7 @@ static struct pl_nccl_series *new_series(struct parser *ps, struct pl_diag *diag
   s->op_known = ps->p.op_known;
   /* Rank lines that skip ranks (a README quoting only the last one) say
    * neither the rank count nor the hosts: left to the hints and the ratio. */
-  bool complete = ps->p.max_rank + 1 == ps->p.ranks;
+  bool complete = ps->p.ranks >= 1 && ps->p.max_rank == ps->p.ranks - 1; /* no +1 on INT64_MAX */
   s->ranks = complete ? ps->p.ranks : 0;
   s->nodes = complete ? (int64_t)ps->p.n_hosts : 0;
   s->first_line = ps->line;

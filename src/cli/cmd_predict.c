@@ -38,6 +38,12 @@ static int print(const struct pl_prediction *p, enum cli_format format, bool ops
     if (ops && !p->step.simulated)
       printf("  (the layout does not fit, so no step was simulated: these are the times each "
              "operation would take)\n");
+    else if (!p->step.simulated)
+      /* Not fitting is a result (exit 0, docs/model.md "Fits?"), so say why the step
+       * figures are missing and where to go next: a new user otherwise sees only memory. */
+      printf("  (the layout does not fit, so no step was simulated: shard more (--shard), "
+             "recompute (--recompute), raise --tp/--pp, or let 'plateau search' find a layout "
+             "that fits)\n");
     return 0;
   }
   if (format == CLI_FORMAT_CSV) {

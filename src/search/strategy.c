@@ -66,17 +66,33 @@ static int64_t *int_field(struct pl_search_space *s, const char *key) {
   return NULL;
 }
 
+/* A degree or batch within the layout's limits (docs/limits.md), so a
+ * constraint of 8888888888888888888 is refused here, not carried along
+ * (fuzz_words). */
+static enum pl_status bounded_int(const char *value, int64_t max, int64_t *out,
+                                  struct pl_diag *diag) {
+  int64_t v = 0;
+  enum pl_status st = pl_int_parse(value, &v, diag);
+  if (st != PL_OK)
+    return st;
+  if (v > max)
+    return pl_diag_set(diag, PL_ERR_LIMIT, "%lld is more than the limit %lld", (long long)v,
+                       (long long)max);
+  *out = v;
+  return PL_OK;
+}
+
 static enum pl_status parse_pair(const char *key, const char *value, struct pl_search_space *s,
                                  struct pl_diag *diag) {
   int64_t *f = int_field(s, key);
   if (f != NULL)
-    return pl_int_parse(value, f, diag);
+    return bounded_int(value, f == &s->mbs ? PL_LAYOUT_MAX_BATCH : PL_LAYOUT_MAX_GPUS, f, diag);
   if (strcmp(key, "shard_group") == 0 || strcmp(key, "shard-group") == 0) {
     if (strcmp(value, "dp") == 0) {
       s->shard_group = -1;
       return PL_OK;
     }
-    return pl_int_parse(value, &s->shard_group, diag);
+    return bounded_int(value, PL_LAYOUT_MAX_GPUS, &s->shard_group, diag);
   }
   if (strcmp(key, "shard") == 0)
     return parse_mask(key, value, &s->shard_mask, diag);
@@ -151,7 +167,7 @@ static enum pl_status strategy_word(const char **p, struct pl_search_space *s, s
   for (*p += 2; isdigit((unsigned char)**p) && n + 1 < sizeof num; ++*p)
     num[n++] = **p;
   num[n] = '\0';
-  return pl_int_parse(num, f, diag);
+  return bounded_int(num, PL_LAYOUT_MAX_GPUS, f, diag);
 }
 
 enum pl_status pl_strategy_parse(const char *name, struct pl_search_space *space,

@@ -99,4 +99,18 @@ while IFS= read -r line; do
   esac
 done <"$TMP/readme_blocks"
 check "README examples found ($n_cmd)" [ "$n_cmd" -ge 2 ]
+
+# docs/python.md's example of a layout that does not fit: a result, not an
+# error (exit 0, memory.fits false, no step figures), and the text says why
+# the step figures are missing and what to try
+expect_ok predict --model llama3-70b --gpus 512 --framework megatron-core --tp 8 --pp 4
+check "no-fit: text says no step was simulated" grep -q 'does not fit, so no step was simulated' "$TMP/out"
+check "no-fit: no step section" sh -c "! grep -q '^step\$' '$TMP/out'"
+expect_ok predict --model llama3-70b --gpus 512 --framework megatron-core --tp 8 --pp 4 --format json
+check "no-fit: JSON fits false, step_time_s null" python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(not (d['memory']['fits'] is False and d['step_time_s'] is None))" "$TMP/out"
+expect_ok predict --model llama3-70b --gpus 512 --framework megatron-core --tp 8 --pp 4 --sequence-parallel on
+check "fits with --sequence-parallel on" grep -q '^step$' "$TMP/out"
 finish

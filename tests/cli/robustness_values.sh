@@ -85,6 +85,15 @@ expect_fail 1 "--seq sets the attention FLOPs of --model with --tokens-per-step;
   trace analyze "$TR" --seq abc
 expect_fail 1 "--fix constrains searched layouts: give --layout best or --strategies" -- \
   sweep --model llama2-7b --gpus 8,16 --fix abc
+# fuzz_words: search constraints beyond the layout limits were carried along
+expect_fail 1 "--strategies: unknown strategy 'cp8888888888888888888': 8888888888888888888 is more than the limit 16777216" -- \
+  sweep --gpus 8 --strategies cp8888888888888888888
+expect_fail 1 "--fix: 'tp=8888888888888888888': 8888888888888888888 is more than the limit 16777216" -- \
+  search --gpus 8 --fix tp=8888888888888888888
+# fuzz_words: a value with a line break quoted in the library's error made two lines
+expect_fail 1 "^plateau: --recompute: unknown recompute mode 'selec i' \(expected" -- \
+  predict --recompute "$(printf 'selec\ni')"
+check "the error is one line" [ "$(wc -l <"$TMP/err")" -eq 1 ]
 
 # ---- every command x every option that takes a value: 'nan', 'abc' and '' are refused
 # with one line and exit 1 or 2 (options that name an output are left out: they write) ----

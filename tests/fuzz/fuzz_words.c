@@ -111,10 +111,12 @@ static void search_space(const char *s, bool strategy) {
     error_ok(&d);
     return;
   }
-  const int64_t deg[] = {sp.tp, sp.pp, sp.cp, sp.dp, sp.vp, sp.mbs};
+  const int64_t deg[] = {sp.tp, sp.pp, sp.cp, sp.dp, sp.vp};
   for (size_t i = 0; i < sizeof deg / sizeof deg[0]; i++)
     if (deg[i] < 0 || deg[i] > PL_LAYOUT_MAX_GPUS)
       abort();
+  if (sp.mbs < 0 || sp.mbs > PL_LAYOUT_MAX_BATCH)
+    abort();
   if (sp.shard_group < -1 || sp.shard_group > PL_LAYOUT_MAX_GPUS)
     abort();
 }
