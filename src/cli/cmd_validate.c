@@ -300,6 +300,11 @@ int cmd_validate(int argc, char **argv) {
       return cli_usage(&cmd, "--explain: not with --by (one row has no groups)");
     if (cli_get(&args, "quantity") != NULL)
       return cli_usage(&cmd, "--explain: not with --quantity (it shows the memory breakdown)");
+    /* pl_validation_explain runs the row's own loader, which takes no
+     * framework: refused rather than ignored */
+    if (cli_get(&args, "framework") != NULL)
+      return cli_usage(&cmd, "--explain: not with --framework (explain a row under another "
+                             "framework with its command and predict --framework)");
     return explain(&args, format);
   }
   const char *by = cli_get(&args, "by");

@@ -26,6 +26,10 @@ printf '{"datasets": 3}' >"$TMP/bad-baseline.json"
 expect_fail 1 "'datasets' must be an array" -- \
   validate --baseline "$TMP/bad-baseline.json" "$V/opt175b_paper.csv"
 
+# --explain runs the row's own loader: --framework is refused, not ignored
+expect_fail 2 "--explain: not with --framework" -- \
+  validate --explain 1 --framework nemo "$V/opt175b_paper.csv"
+
 # help goes to stdout with exit 0
 expect_ok validate --help
 check "help names the command" grep -q "plateau validate \[options\] FILE.csv" "$TMP/out"
