@@ -13,15 +13,7 @@
 #include <string.h>
 
 #include "check.h"
-
-static struct pl_model load(const char *name_or_path) {
-  struct pl_model m;
-  struct pl_diag d, *dp = &d;
-  memset(&m, 0, sizeof m);
-  pl_diag_clear(&d);
-  CHECK_STATUS(pl_model_load(name_or_path, &m, &d), PL_OK, dp);
-  return m;
-}
+#include "model_fixture.h"
 
 /* v agrees with a published figure pub (in units of unit) stated to its last
  * digit, rounded or cut: within one unit (as test_model.c check_rounds). */
@@ -48,19 +40,19 @@ static int64_t non_embedding(const struct pl_model *m) {
  * 94,372,096; 3 * 5120 * 25600 = 393,216,000; 10,240; block 487,598,336,
  * x64 = 31,206,293,504 ("31.2B"); total 32,762,123,264 ("32.8B"). */
 static void test_qwen3_dense(void) {
-  struct pl_model m = load("qwen3-8b");
+  struct pl_model m = model("qwen3-8b");
   CHECK_EQ_INT(pl_model_layer_params(&m), 192946432);
   CHECK_EQ_INT(pl_model_params(&m), INT64_C(8190735360));
   check_rounds(pl_model_params(&m), 82, 1e8);
   check_rounds(non_embedding(&m) - m.hidden, 695, 1e7);
   CHECK(m.qk_norm && !m.qkv_bias && !m.tied_embeddings);
   CHECK_EQ_INT(m.seq_len, 4096);
-  struct pl_model m14 = load("qwen3-14b");
+  struct pl_model m14 = model("qwen3-14b");
   CHECK_EQ_INT(pl_model_layer_params(&m14), 330311936);
   CHECK_EQ_INT(pl_model_params(&m14), INT64_C(14768307200));
   check_rounds(pl_model_params(&m14), 148, 1e8);
   check_rounds(non_embedding(&m14), 132, 1e8);
-  struct pl_model m32 = load("qwen3-32b");
+  struct pl_model m32 = model("qwen3-32b");
   CHECK_EQ_INT(pl_model_layer_params(&m32), 487598336);
   CHECK_EQ_INT(pl_model_params(&m32), INT64_C(32762123264));
   check_rounds(pl_model_params(&m32), 328, 1e8);
@@ -77,13 +69,13 @@ static void test_qwen3_dense(void) {
  * card's "70.0B non-embedding" is 0.2B below these sizes' 70.21B while its
  * total agrees: the non-embedding figure is compared to the billion. */
 static void test_qwen25(void) {
-  struct pl_model m = load("qwen2.5-7b");
+  struct pl_model m = model("qwen2.5-7b");
   CHECK_EQ_INT(pl_model_layer_params(&m), 233057792);
   CHECK_EQ_INT(pl_model_params(&m), INT64_C(7615616512));
   check_rounds(pl_model_params(&m), 761, 1e7);
   check_rounds(non_embedding(&m), 653, 1e7);
   CHECK(m.qkv_bias && !m.out_bias && !m.qk_norm);
-  struct pl_model m72 = load("qwen2.5-72b");
+  struct pl_model m72 = model("qwen2.5-72b");
   CHECK_EQ_INT(pl_model_layer_params(&m72), 877684736);
   CHECK_EQ_INT(pl_model_params(&m72), INT64_C(72706203648));
   check_rounds(pl_model_params(&m72), 727, 1e8);
@@ -102,17 +94,17 @@ static void test_qwen25(void) {
  * x40 = 10,905,600,000; + 2 * 131072 * 5120 = 1,342,177,280 + 5,120 =
  * 12,247,782,400 ("12B"). */
 static void test_llama32_nemo(void) {
-  struct pl_model m = load("llama3.2-1b");
+  struct pl_model m = model("llama3.2-1b");
   CHECK_EQ_INT(pl_model_layer_params(&m), 60821504);
   CHECK_EQ_INT(pl_model_params(&m), INT64_C(1235814400));
   check_rounds(pl_model_params(&m), 123, 1e7);
   CHECK(m.tied_embeddings);
   CHECK_EQ_INT(m.seq_len, 8192);
-  struct pl_model m3 = load("llama3.2-3b");
+  struct pl_model m3 = model("llama3.2-3b");
   CHECK_EQ_INT(pl_model_layer_params(&m3), 100669440);
   CHECK_EQ_INT(pl_model_params(&m3), INT64_C(3212749824));
   check_rounds(pl_model_params(&m3), 321, 1e7);
-  struct pl_model n = load("mistral-nemo-12b");
+  struct pl_model n = model("mistral-nemo-12b");
   CHECK_EQ_INT(pl_model_layer_params(&n), 272640000);
   CHECK_EQ_INT(pl_model_params(&n), INT64_C(12247782400));
   check_rounds(pl_model_params(&n), 12, 1e9);
@@ -140,15 +132,15 @@ static void test_llama32_nemo(void) {
 static void test_deepseek_v2(void) {
   char path[512];
   snprintf(path, sizeof path, "%s/hf/DeepSeek-V2-Lite.json", PL_TEST_DATA);
-  struct pl_model hf = load(path);
-  struct pl_model l = load("deepseek-v2-lite");
+  struct pl_model hf = model(path);
+  struct pl_model l = model("deepseek-v2-lite");
   CHECK_EQ_INT(pl_model_params(&l), pl_model_params(&hf));
   CHECK_EQ_INT(pl_model_active_params(&l), pl_model_active_params(&hf));
   CHECK_EQ_INT(pl_model_params(&l), INT64_C(15706484224));
   CHECK_EQ_INT(pl_model_active_params(&l) - pl_model_embedding_params(&l), INT64_C(2451435008));
   check_rounds(pl_model_params(&l), 157, 1e8);
   check_rounds(pl_model_active_params(&l) - pl_model_embedding_params(&l), 24, 1e8);
-  struct pl_model v2 = load("deepseek-v2");
+  struct pl_model v2 = model("deepseek-v2");
   CHECK_EQ_INT(pl_model_params(&v2), INT64_C(235741434880));
   CHECK_EQ_INT(pl_model_active_params(&v2) - pl_model_embedding_params(&v2),
                INT64_C(20851512320));
@@ -166,7 +158,7 @@ static void test_deepseek_v2(void) {
  * + the head 579,133,440 + 2,880 = 3,608,307,264 ("3.61B", without the
  * embedding). */
 static void test_gpt_oss_20b(void) {
-  struct pl_model m = load("gpt-oss-20b");
+  struct pl_model m = model("gpt-oss-20b");
   CHECK_EQ_INT(pl_model_expert_params(&m), 24891840);
   CHECK_EQ_INT(pl_model_params(&m), INT64_C(20914757184));
   CHECK_EQ_INT(pl_model_active_params(&m) - pl_model_embedding_params(&m), INT64_C(3608307264));
@@ -183,7 +175,7 @@ static void test_gpt_oss_20b(void) {
  * xAI's count adds one 131072-row table, the recipe two of 128256). Total
  * + 2 * 128256 * 6144 = 1,576,009,728 + 6,144 = 316,454,737,920. */
 static void test_grok1(void) {
-  struct pl_model m = load("grok1-314b");
+  struct pl_model m = model("grok1-314b");
   CHECK_EQ_INT(pl_model_moe_layer_params(&m), INT64_C(4919980032));
   CHECK_EQ_INT(pl_model_params(&m), INT64_C(316454737920));
   check_rounds(non_embedding(&m), 314, 1e9);
@@ -202,13 +194,13 @@ static void test_grok1(void) {
  * h 8192, 256 Mamba heads (d_inner 16384), state 256, f 32768, 64 heads,
  * 54 M / 54 - / 10 *: 56,324,350,464 ("56B"). */
 static void test_nemotron_h(void) {
-  struct pl_model m = load("nemotron-h-8b");
+  struct pl_model m = model("nemotron-h-8b");
   CHECK_EQ_INT(pl_model_kind_layers(&m, 'M'), 24);
   CHECK_EQ_INT(pl_model_kind_layers(&m, '-'), 24);
   CHECK_EQ_INT(pl_model_kind_layers(&m, '*'), 4);
   CHECK_EQ_INT(pl_model_params(&m), INT64_C(8100852736));
   check_rounds(pl_model_params(&m), 8, 1e9);
-  struct pl_model b = load("nemotron-h-56b");
+  struct pl_model b = model("nemotron-h-56b");
   CHECK_EQ_INT(pl_model_kind_layers(&b, 'M'), 54);
   CHECK_EQ_INT(pl_model_kind_layers(&b, '-'), 54);
   CHECK_EQ_INT(pl_model_kind_layers(&b, '*'), 10);
@@ -226,13 +218,13 @@ static void test_nemotron_h(void) {
  * 73,728; block 3,454,083,072, x96 = 331,591,974,912 ("331.6B"); tables
  * 9,437,184,000 ("9.4B"); total 341,029,195,776. */
 static void test_nemotron4(void) {
-  struct pl_model m = load("nemotron4-15b");
+  struct pl_model m = model("nemotron4-15b");
   CHECK_EQ_INT(pl_model_layer_params(&m), 390094848);
   CHECK_EQ_INT(pl_model_params(&m), INT64_C(15628775424));
   check_rounds(non_embedding(&m) - 2 * m.hidden, 125, 1e8);
   check_rounds(pl_model_embedding_params(&m) + pl_model_head_params(&m) - 2 * m.hidden, 32, 1e8);
   CHECK(m.mlp == PL_MLP_GELU && m.norm == PL_NORM_LAYER && !m.linear_bias);
-  struct pl_model b = load("nemotron4-340b");
+  struct pl_model b = model("nemotron4-340b");
   CHECK_EQ_INT(pl_model_layer_params(&b), INT64_C(3454083072));
   CHECK_EQ_INT(pl_model_params(&b), INT64_C(341029195776));
   check_rounds(non_embedding(&b) - 2 * b.hidden, 3316, 1e8);
@@ -272,16 +264,16 @@ static void test_refused_features(void) {
 static void test_aliases(void) {
   char path[512];
   snprintf(path, sizeof path, "%s/hf/Llama-3.1-8B.json", PL_TEST_DATA);
-  struct pl_model hf = load(path);
-  struct pl_model p = load("llama3-8b");
+  struct pl_model hf = model(path);
+  struct pl_model p = model("llama3-8b");
   CHECK_EQ_INT(pl_model_params(&hf), pl_model_params(&p));
   CHECK_EQ_INT(hf.seq_len, p.seq_len);
   CHECK(!hf.rope_yarn && !hf.tied_embeddings);
-  struct pl_model a = load("llama3.1-8b");
+  struct pl_model a = model("llama3.1-8b");
   CHECK_EQ_INT(pl_model_params(&a), INT64_C(8030261248));
   CHECK_STR(a.name, "llama3-8b");
   CHECK_EQ_INT(pl_model_params(&a), pl_model_params(&hf));
-  struct pl_model a70 = load("llama3.1-70b"), a405 = load("llama3.1-405b");
+  struct pl_model a70 = model("llama3.1-70b"), a405 = model("llama3.1-405b");
   CHECK_EQ_INT(pl_model_params(&a70), INT64_C(70553706496));
   CHECK_EQ_INT(pl_model_params(&a405), INT64_C(405853388800));
 }
