@@ -145,32 +145,6 @@ double net_tree_correction(enum pl_coll_proto p, double bytes) {
 
 double net_nvls_efficiency(enum net_arch a) { return nvls_eff[a]; }
 
-/* NCCL's search speeds inside a node (GB/s per channel, fastest first):
- * src/graph/search.cc sm90SpeedArrayIntra (v2.23.4-1 .. v2.29.7-1) and
- * sm100SpeedArrayIntra as the default release has it (v2.27.3-1 ..
- * v2.28.9-1; 2.25/2.26 lack 18.0, 2.29.2+ adds 45.0 between 50 and 40:
- * neither moves the 8- or 32-head speeds, 80 and 20). No NVLS before
- * Hopper, so older architectures have no list. */
-static const double intra_speeds_sm90[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0,
-                                           15.0, 12.0, 11.0, 6.0,  3.0};
-static const double intra_speeds_sm100[] = {90.0, 80.0, 70.0, 60.0, 50.0, 40.0,
-                                            30.0, 24.0, 20.0, 19.0, 18.0};
-
-/* The NVLS graph search (search.cc ncclTopoSearchTryNvls): head channel g
- * takes its speed on every GPU's NVLink to and from the switch, twice on
- * g's own; with h heads a head GPU's link carries (h + 1) x speed. The
- * search keeps the fastest listed speed that fits (ncclTopoCompute lowers
- * the speed until all h = minChannels = maxChannels heads are found). */
-double net_nvls_head_speed(const struct net_ctx *x, double heads) {
-  const double *sp = x->arch == NET_ARCH_BLACKWELL ? intra_speeds_sm100 : intra_speeds_sm90;
-  size_t n = x->arch == NET_ARCH_BLACKWELL ? sizeof intra_speeds_sm100 / sizeof *sp
-                                           : sizeof intra_speeds_sm90 / sizeof *sp;
-  for (size_t i = 0; i < n; i++)
-    if ((heads + 1.0) * sp[i] * GBPS <= x->b_intra)
-      return sp[i] * GBPS;
-  return sp[n - 1] * GBPS;
-}
-
 /* Ring chunk = buffSizes[proto] / NCCL_STEPS (8) x chunkSteps (src/enqueue.cc
  * calcCollChunking). Default buffers (src/init.cc, src/include/device.h):
  * Simple NCCL_BUFFSIZE 4 MiB with ALLREDUCE/ALLGATHER_CHUNKSTEPS = 4, so

@@ -109,9 +109,6 @@ double net_tree_ll128_cap(const struct net_ctx *x);
 double net_nvls_tree_cap_per_head(const struct net_ctx *x);
 double net_tree_correction(enum pl_coll_proto p, double bytes);
 double net_nvls_efficiency(enum net_arch a);
-/* NCCL's NVLS search speed per head, bytes/s (search.cc sm90/sm100SpeedArrayIntra):
- * the fastest listed speed s with (heads + 1) x s within the GPU's NVLink. */
-double net_nvls_head_speed(const struct net_ctx *x, double heads);
 double net_cpu_overhead_s(const char *cpu_vendor);
 
 /* Values that change with the NCCL release (nccl_version.c; version in

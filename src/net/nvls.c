@@ -2,23 +2,22 @@
  * reduces (multimem.ld_reduce) and multicasts (multimem.st), Simple protocol
  * only, on NVLS-capable switches (Hopper, Blackwell).
  *
- * Traffic (docs/collectives.md, "NVLS"): for all_reduce
+ * Bandwidth from the traffic (docs/collectives.md, "NVLS"): for all_reduce
  * of S bytes over n GPUs each GPU serves S to the switch's reductions and
  * stores its reduced S/n, and receives S/n plus the multicast S, so each
- * direction carries S (n+1)/n. With more than
+ * direction carries S (n+1)/n: algbw = B x eff x n/(n+1). With more than
  * NCCL_MAX_NVLS_ARITY = 32 ranks (an NVL72 rack) only h = 32 of them are
  * heads (src/device/all_reduce.h, NVLS oneNode: every rank scatters S into
  * its buffers and gathers S back; only heads, nvls->headRank != -1, run the
  * multimem reduce and multicast store for their 1/h of each loop), so the
- * heads carry S (h+1)/h, h = min(n, 32). NCCL's NVLS graph search sizes
- * each head's speed s by that traffic ((h+1) s within the NVLink B, from
- * its speed list) and its tuner charges all_reduce at
- * h s eff (h-1)/h x n/(n-1) algbw (nvls_algbw; until session 19 plateau
- * took B x eff x h/(h+1), the same on 8 GPUs and 11 % above it on a rack).
+ * heads carry S (h+1)/h: algbw = B x eff x h/(h+1), h = min(n, 32).
  * all_gather (each GPU receives S) and reduce_scatter (each GPU serves S)
  * run at B x eff, and NCCL runs them on NVLS only up to 32 ranks
  * (net_int.h NET_NVLS_MAX_ARITY).
- * eff is NCCL's nvlsEfficiency (0.85 Hopper, 0.74 Blackwell).
+ * eff is NCCL's nvlsEfficiency (0.85 Hopper, 0.74 Blackwell). NCCL's own
+ * selection model scales differently (bwIntra x eff x 2 for all_reduce,
+ * capped by bwInter): we keep its efficiency but not that form, which
+ * under-predicts the measured NVLS all_reduce on H100 by ~25%.
  * Latency: hwLat[NVLINK][NVLS][Simple] = 25 us, no base latency; NCCL charges
  * it once per call (latencies[NVLS] = intraLat), so it is an algorithm
  * constant like baseLat and is not rescaled by the cluster's (possibly
@@ -72,19 +71,11 @@ static double nvls_chunk_lat_s(const struct net_ctx *x, double bytes) {
   return loops * net_hw_lat_table_s(x->intra_hw, NET_T_RING, PL_PROTO_SIMPLE);
 }
 
-/* all_reduce: NCCL's NVLS model (src/graph/tuning.cc ncclTopoTuneModel,
- * v2.28.3-1 .. v2.29.7-1): busBw = h heads x the search's speed s per head
- * x nvlsEfficiency x (h-1)/h x 2, algbw = busBw x n / (2 (n-1)). The
- * search's s already charges the heads' traffic, (h+1) x s within the
- * NVLink (net_nvls_head_speed), and nvlsEfficiency (0.85 Hopper, 0.74
- * Blackwell) is NVIDIA's tuning figure for this form, so the form is
- * kept with it (docs/collectives.md, "Session 19 (nvl19)"). */
+/* all_reduce: the heads' traffic S (h+1)/h per direction bounds it. */
 static double nvls_algbw(const struct net_ctx *x) {
-  if (x->op != PL_COLL_ALL_REDUCE)
-    return x->b_intra * x->nvls_eff;
+  double b = x->b_intra * x->nvls_eff;
   double h = fmin((double)x->n, (double)NET_NVLS_MAX_ARITY);
-  double n = (double)x->n;
-  return h * net_nvls_head_speed(x, h) * x->nvls_eff * (h - 1.0) / h * n / (n - 1.0);
+  return x->op == PL_COLL_ALL_REDUCE ? b * h / (h + 1.0) : b;
 }
 
 /* Pipeline fill: one loop (a chunk on every stream, at most the message)
