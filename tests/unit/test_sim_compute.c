@@ -1251,6 +1251,64 @@ static void test_quantize_rates(void) {
                  1e-9);
 }
 
+/* The norms of eager runs at the GPU's measured rate of PyTorch's norm
+ * kernels (efficiency.rms_norm_eager 0.655, layer_norm_eager 0.528 on h100,
+ * docs/step-model.md 2.3b). On 335,000,000 B at 3.35 TB/s:
+ *  - RMSNorm model, kernels unfused, norm1: 335e6 / (3.35e12 x 0.655) =
+ *    152.6718 us + 1.2 us = 153.8718 us; rmsnorm_eager the same;
+ *  - LayerNorm model: 335e6 / (3.35e12 x 0.528) = 189.3939 + 1.2 = 190.5939 us;
+ *  - backward (3 kernels for norm1): 2 x 335e6 / (3.35e12 x 0.655) = 305.3435
+ *    + 3.6 = 308.9435 us;
+ *  - kernels fused (TE, torch.compile), another op (resid1) or a GPU file
+ *    without the keys (a100-80g): hbm_fraction, 335e6 / (3.35e12 x 0.9) =
+ *    111.1111 + 1.2 = 112.3111 us on h100. */
+static void test_eager_norm_rates(void) {
+  struct pl_gpu g, a;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp);
+  CHECK_STATUS(pl_gpu_load("a100-80g", &a, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.hbm_bytes_per_s, 3.35e12, 1e-12);
+  CHECK_NEAR_REL(g.eff.kernel_overhead_s, 1.2e-6, 1e-12);
+  struct pl_run run;
+  small_llama(&run);
+  run.model.norm = PL_NORM_RMS;
+  run.layout.kernels = PL_KERNELS_UNFUSED;
+  struct pl_op op;
+  memset(&op, 0, sizeof op);
+  op.name = "norm1";
+  op.kind = PL_OP_MEMORY;
+  op.count = 1;
+  op.share = 1.0;
+  op.fwd_bytes = 335e6;
+  op.bwd_bytes = 670e6;
+  op.bwd_kernels = 3;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), 153.8718e-6,
+                 1e-5);
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_BWD), 308.9435e-6,
+                 1e-5);
+  op.name = "rmsnorm_eager";
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), 153.8718e-6,
+                 1e-5);
+  op.name = "norm1";
+  run.model.norm = PL_NORM_LAYER;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), 190.5939e-6,
+                 1e-5);
+  /* not these norms, fused kernels, or no measured rate: hbm_fraction */
+  CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_BF16, &op, PL_PASS_FWD), 112.3111e-6, 1e-5);
+  op.name = "resid1";
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), 112.3111e-6,
+                 1e-5);
+  op.name = "norm1";
+  run.layout.kernels = PL_KERNELS_FUSED;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), 112.3111e-6,
+                 1e-5);
+  run.layout.kernels = PL_KERNELS_UNFUSED;
+  CHECK_NEAR_REL(a.eff.layer_norm_eager_fraction, 0.0, 0);
+  CHECK_NEAR_REL(pl_op_run_time_s(&a, &run.layout, &run.model, &op, PL_PASS_FWD),
+                 335e6 / (a.hbm_bytes_per_s * a.eff.hbm_fraction) + a.eff.kernel_overhead_s, 1e-9);
+}
+
 static void test_router_16bit(void) {
   struct pl_run run;
   struct pl_op ops[PL_MAX_LAYER_OPS];
@@ -2234,6 +2292,7 @@ int main(void) {
   test_cluster_margin();
   test_ub_margin();
   test_quantize_rates();
+  test_eager_norm_rates();
   test_head_16bit();
   test_param_kernels();
   test_framework_passes();
