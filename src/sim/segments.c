@@ -684,6 +684,24 @@ static int param_kernels(const struct pl_run *run, enum sim_seg_kind kind, doubl
       zero3_debug_norm_op(run, kind, params, tensors, &ops[n++]);
     return n;
   }
+  if (l->fsdp1_copies) {
+    /* layout.fsdp1_copies, PyTorch FSDP1 (torch/distributed/fsdp/_flat_param.py,
+     * _runtime_utils.py, v2.1-v2.3): _all_gather_flat_param gathers straight
+     * into the padded unsharded FlatParameter and the module's parameters are
+     * its views (split + view; nothing copied, forward or backward re-gather);
+     * autograd's split backward (split_with_sizes_backward: at::cat) writes
+     * the flat 16-bit gradient: read + write 2 B; _post_backward_hook casts it
+     * to the reduce dtype (flat_param.grad.to(_reduce_dtype): read 2, write
+     * 4 B when fp32) and _reduce_grad pre-divides it in place
+     * (_div_if_needed(padded_unsharded_grad, _gradient_predivide_factor),
+     * a factor > 1 for any group of 2 or more: DefaultState.
+     * _get_gradient_predivide_factor; read + write 4 B fp32, 2 B bf16) before
+     * reduce_scatter_tensor. Shard-sized passes (post-divide, cast back)
+     * ignored as for FSDP2. */
+    double grad = l->grad_reduce_bf16 ? 4.0 + 4.0 : 4.0 + 6.0 + 8.0;
+    mem_op(&ops[n++], "fsdp_copies", 0, grad * params, false);
+    return n;
+  }
   double bwd = 6.0 * params;
   if (l->shard == PL_SHARD_ZERO3)
     bwd += 4.0 * params;

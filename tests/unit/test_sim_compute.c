@@ -1416,6 +1416,22 @@ static void test_param_kernels(void) {
   CHECK(cp != NULL);
   if (cp != NULL)
     CHECK_NEAR_REL(cp->bwd_bytes, 10.0 * p, EXACT);
+  /* layout.fsdp1_copies (PyTorch FSDP1): no copy-out, forward or backward;
+   * backward the split backward's cat (2 + 2 B), the cast to the fp32 reduce
+   * dtype (2 + 4 B) and the in-place pre-divide (4 + 4 B): 18 B; with a bf16
+   * reduce the cat and a 16-bit pre-divide (2 + 2 B): 8 B; zero2 the same */
+  run.layout.fsdp1_copies = true;
+  cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
+  CHECK(cp != NULL && cp->fwd_bytes == 0 && fabs(cp->bwd_bytes - 18.0 * p) <= 1e-9 * p);
+  run.layout.grad_reduce_bf16 = true;
+  cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
+  CHECK(cp != NULL && cp->fwd_bytes == 0 && fabs(cp->bwd_bytes - 8.0 * p) <= 1e-9 * p);
+  run.layout.shard = PL_SHARD_ZERO2;
+  cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
+  CHECK(cp != NULL && cp->fwd_bytes == 0 && fabs(cp->bwd_bytes - 8.0 * p) <= 1e-9 * p);
+  run.layout.shard = PL_SHARD_ZERO3;
+  run.layout.grad_reduce_bf16 = false;
+  run.layout.fsdp1_copies = false;
   /* DeepSpeed 2021's per-parameter gathers (layout.zero3_list_copy_s,
    * fsdp_comm.c sim_zero3_list_gather_bytes): each gather of a tensor above the
    * persistence threshold (1e5 elements: the four weights, g = p - 2 x 1024;
