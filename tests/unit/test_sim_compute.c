@@ -1362,34 +1362,35 @@ static void test_param_kernels(void) {
    * fsdp_comm.c sim_zero3_list_gather_bytes): each gather of a tensor above the
    * persistence threshold (1e5 elements: the four weights, g = p - 2 x 1024;
    * the two RMSNorm weights stay whole) writes its torch.zeros output (2 B)
-   * and copies ProcessGroupNCCL's flat output into the views (read + write
-   * 2 B): 6 B per element and gather. Forward 6 g; backward one gather, 6 g,
-   * plus the gradients' 6 B per parameter of the per-parameter
+   * on the compute stream: 2 B per element and gather (ProcessGroupNCCL's
+   * copies into the views run on the NCCL stream and are priced with the
+   * call, fsdp_comm.c zero3_copies_dev_s). Forward 2 g; backward one
+   * gather, 2 g, plus the gradients' 6 B per parameter of the per-parameter
    * reduce_scatter path (unchanged) */
   double g = p - 2.0 * 1024;
   run.layout.zero3_list_copy_s = 1e-6;
   cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
   CHECK(cp != NULL);
   if (cp != NULL) {
-    CHECK_NEAR_REL(cp->fwd_bytes, 6.0 * g, EXACT);
-    CHECK_NEAR_REL(cp->bwd_bytes, 6.0 * g + 6.0 * p, EXACT);
+    CHECK_NEAR_REL(cp->fwd_bytes, 2.0 * g, EXACT);
+    CHECK_NEAR_REL(cp->bwd_bytes, 2.0 * g + 6.0 * p, EXACT);
   }
   /* full recompute: within the reuse distance (1e9 elements: this block
    * holds 1.2e7) the recomputed forward's gather is kept for the backward,
    * no second gather; with zero3_no_reuse every tensor is gathered again:
-   * 2 x 6 g */
+   * 2 x 2 g */
   run.layout.recompute = PL_RECOMPUTE_FULL;
   cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
-  CHECK(cp != NULL && fabs(cp->bwd_bytes - (6.0 * g + 6.0 * p)) <= 1e-9 * p);
+  CHECK(cp != NULL && fabs(cp->bwd_bytes - (2.0 * g + 6.0 * p)) <= 1e-9 * p);
   run.layout.zero3_no_reuse = true;
   cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
-  CHECK(cp != NULL && fabs(cp->bwd_bytes - (12.0 * g + 6.0 * p)) <= 1e-9 * p);
+  CHECK(cp != NULL && fabs(cp->bwd_bytes - (4.0 * g + 6.0 * p)) <= 1e-9 * p);
   /* gradients all_reduced in buckets: their passes are the buckets'
    * (zero3_bucket_passes_s, with the all_reduce), none here */
   run.layout.zero3_grad_all_reduce = true;
   cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
-  CHECK(cp != NULL && fabs(cp->bwd_bytes - 12.0 * g) <= 1e-9 * p);
-  CHECK(cp != NULL && fabs(cp->fwd_bytes - 6.0 * g) <= 1e-9 * p);
+  CHECK(cp != NULL && fabs(cp->bwd_bytes - 4.0 * g) <= 1e-9 * p);
+  CHECK(cp != NULL && fabs(cp->fwd_bytes - 2.0 * g) <= 1e-9 * p);
 }
 
 /* layout.tp_seq_copies (segments.c tp_seq_copies), small_llama at tp 2 with
