@@ -22,6 +22,7 @@
  * Expert parallelism (MoE blocks): the dispatch and combine collectives of
  * a block, moe_comm.c (sim_layer_moe).
  * FSDP units (zero2/zero3): their collectives, fsdp_comm.c (sim_seg_fsdp). */
+#include <plateau/coll.h>
 #include <plateau/model.h>
 
 #include <math.h>
@@ -847,6 +848,43 @@ int pl_sim_segment_ops(const struct pl_run *run, int segment,
   return param_kernels(run, kind, sim_seg_params(run, kind), sim_seg_param_tensors(run, kind), ops, n);
 }
 
+/* Transformer Engine's current-scaling and NVFP4 quantizers under sequence
+ * parallelism (tp > 1): the input of a column-parallel linear and the output
+ * gradient of a row-parallel one are split over the tp ranks, so the
+ * quantizer takes the amax over the tp group before it scales
+ * (transformer_engine/pytorch/module/linear.py, layernorm_linear.py,
+ * layernorm_mlp.py _customize_quantizers_float8_current_scaling and
+ * _customize_quantizers_nvfp4, ops/basic/basic_linear.py, v2.8:
+ * with_amax_reduction, amax_reduction_group = tp_group).
+ * csrc/quantizer.cpp Float8CurrentScalingQuantizer::quantize_impl runs
+ * compute amax, then `amax_reduction_group->allreduce({amax}, MAX)->wait()`,
+ * then the scale and the cast: the cast waits on the compute stream for an
+ * all_reduce of one fp32 over tp. Per dense block: forward 2 (qkv and fc1
+ * inputs), backward 2 (proj and fc2 output gradients), and the recomputed
+ * forward's 2 again on the share of blocks fully recomputed; a MoE block
+ * counts its attention's 2 only (its experts are not sequence-parallel
+ * linears). Returns the wait per pass of one block (fwd, bwd). Hybrid
+ * (Mamba) stacks and the LM head (16-bit with head_16bit) are not counted. */
+void sim_tp_amax_wait_s(const struct pl_run *run, double out[2]) {
+  const struct pl_layout *l = &run->layout;
+  const struct pl_model *m = &run->model;
+  out[0] = out[1] = 0.0;
+  bool scaled = (l->dtype == PL_DTYPE_FP8 && l->fp8_recipe == PL_FP8_RECIPE_CURRENT) ||
+                l->dtype == PL_DTYPE_NVFP4;
+  if (!scaled || !l->sp || l->tp <= 1 || pl_model_is_hybrid(m))
+    return;
+  const struct pl_cluster *cl = &run->cluster;
+  int64_t gpn = cl->gpus_per_node > 0 ? cl->gpus_per_node : 1;
+  struct pl_coll_cost cost;
+  if (pl_coll_time_shared(cl, PL_COLL_ALL_REDUCE, TE_AMAX_BYTES, pl_group_strided(l->tp, 1, gpn), gpn,
+                          PL_ALGO_AUTO, &cost) != PL_OK)
+    return;
+  double per = m->experts > 0 ? 1.0 : 2.0;
+  double f = l->recompute == PL_RECOMPUTE_FULL ? pl_recompute_share(m, l) : 0.0;
+  out[PL_PASS_FWD] = per * cost.time_s;
+  out[PL_PASS_BWD] = (per + per * f) * cost.time_s;
+}
+
 static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct pl_diag *diag) {
   const struct pl_layout *l = &st->run->layout;
   struct pl_op ops[PL_MAX_LAYER_OPS];
@@ -873,6 +911,12 @@ static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct 
   if (r == PL_OK)
     seg_compute(st, s, ops, n, kind == SIM_SEG_LAYER && l->cp > 1,
                 kind == SIM_SEG_LAYER && sim_moe_wait_of(st, s, &wait) ? &wait : NULL);
+  if (r == PL_OK && kind == SIM_SEG_LAYER) {
+    double amax[2];
+    sim_tp_amax_wait_s(st->run, amax);
+    s->comp_s[PL_PASS_FWD] += amax[PL_PASS_FWD];
+    s->comp_s[PL_PASS_BWD] += amax[PL_PASS_BWD];
+  }
   if (r == PL_OK)
     r = sim_seg_fsdp(st, kind, s, diag);
   return r;
