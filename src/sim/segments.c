@@ -18,7 +18,10 @@
  *   all_reduces of the vocab-parallel cross-entropy.
  * Context parallelism (Megatron/TransformerEngine ring attention): per block
  * cp - 1 send/recv steps of the local K and V chunk in the forward, of K, V
- * and dK, dV in the backward, overlapping the attention core.
+ * and dK, dV in the backward, overlapping the attention core; TE's merges of
+ * each step's partial result are the memory op cp_p2p_merge (cp_p2p_merge_ops).
+ * FP8 current scaling / NVFP4 with sequence parallelism: the amax all_reduce
+ * over tp before each such cast waits on the compute stream (sim_tp_amax_wait_s).
  * Expert parallelism (MoE blocks): the dispatch and combine collectives of
  * a block, moe_comm.c (sim_layer_moe).
  * FSDP units (zero2/zero3): their collectives, fsdp_comm.c (sim_seg_fsdp). */
