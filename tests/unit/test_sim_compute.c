@@ -1472,6 +1472,44 @@ static void test_cp_merge_ops(void) {
   CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_merge") == NULL);
 }
 
+/* Transformer Engine's ring (segments.c cp_p2p_merge_ops, cp > 1 without
+ * cp_allgather), small_llama at cp 2: query elements E = mbs 2 x seq/cp 256
+ * x heads 8 x head_dim 128 = 524,288, K = E at kv_heads 8; 2 B each:
+ *  - forward 8K + (4 + 6 x 1) E = 18 x 524,288 = 9,437,184 B;
+ *  - backward (24 + 0) K + (4 + 6) E = 34 x 524,288 = 17,825,792 B;
+ *  - kv_heads 2 (K = 131,072): forward 8 x 131,072 + 10 x 524,288 =
+ *    6,291,456 B; backward 24 x 131,072 + 10 x 524,288 = 8,388,608 B;
+ *  - cp 4 (E = 262,144, K = 65,536): forward 8K + (4 + 18) E = 524,288 +
+ *    5,767,168 = 6,291,456 B; backward (24 + 12) K + 22 E = 2,359,296 +
+ *    5,767,168 = 8,126,464 B; kernels 2 x 4 + 1 = 9 and 3 x 4 + 1 = 13;
+ *  - full recompute re-runs the forward's; cp_allgather (PyTorch's ring,
+ *    cp_merge instead), fp8 attention, or cp 1: no op. */
+static void test_cp_p2p_merge_ops(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_p2p_merge") == NULL);
+  run.layout.cp = 2;
+  const struct pl_op *c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_p2p_merge");
+  CHECK(c != NULL && c->fwd_bytes == 9437184.0 && c->bwd_bytes == 17825792.0 && !c->recompute);
+  run.model.kv_heads = 2;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_p2p_merge");
+  CHECK(c != NULL && c->fwd_bytes == 6291456.0 && c->bwd_bytes == 8388608.0);
+  run.layout.cp = 4;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_p2p_merge");
+  CHECK(c != NULL && c->fwd_bytes == 6291456.0 && c->bwd_bytes == 8126464.0);
+  CHECK(c != NULL && c->fwd_kernels == 9 && c->bwd_kernels == 13);
+  run.layout.recompute = PL_RECOMPUTE_FULL;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_p2p_merge");
+  CHECK(c != NULL && c->recompute);
+  run.layout.fp8_attention = true;
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_p2p_merge") == NULL);
+  run.layout.fp8_attention = false;
+  run.layout.cp_allgather = true;
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_p2p_merge") == NULL);
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_merge") != NULL);
+}
+
 /* Round 11 passes, docs/step-model.md 2.3f, on small_llama (1024 tokens per
  * micro-batch, 8 heads of 128, kv 8, vocab 32000, tp 1):
  *  - qkv_grad_cat: backward only, 4 B per q/k/v element: 4 x 1024 x 3072 =
@@ -2240,6 +2278,7 @@ int main(void) {
   test_framework_passes();
   test_tp_seq_copies();
   test_cp_merge_ops();
+  test_cp_p2p_merge_ops();
   test_launch_blocking();
   test_host_per_gemm();
   test_host_per_launch();
