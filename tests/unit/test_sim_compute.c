@@ -1436,34 +1436,35 @@ static void test_param_kernels(void) {
    * fsdp_comm.c sim_zero3_list_gather_bytes): each gather of a tensor above the
    * persistence threshold (1e5 elements: the four weights, g = p - 2 x 1024;
    * the two RMSNorm weights stay whole) writes its torch.zeros output (2 B)
-   * and copies ProcessGroupNCCL's flat output into the views (read + write
-   * 2 B): 6 B per element and gather. Forward 6 g; backward one gather, 6 g,
-   * plus the gradients' 6 B per parameter of the per-parameter
+   * on the compute stream: 2 B per element and gather (ProcessGroupNCCL's
+   * copies into the views run on the NCCL stream and are priced with the
+   * call, fsdp_comm.c zero3_copies_dev_s). Forward 2 g; backward one
+   * gather, 2 g, plus the gradients' 6 B per parameter of the per-parameter
    * reduce_scatter path (unchanged) */
   double g = p - 2.0 * 1024;
   run.layout.zero3_list_copy_s = 1e-6;
   cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
   CHECK(cp != NULL);
   if (cp != NULL) {
-    CHECK_NEAR_REL(cp->fwd_bytes, 6.0 * g, EXACT);
-    CHECK_NEAR_REL(cp->bwd_bytes, 6.0 * g + 6.0 * p, EXACT);
+    CHECK_NEAR_REL(cp->fwd_bytes, 2.0 * g, EXACT);
+    CHECK_NEAR_REL(cp->bwd_bytes, 2.0 * g + 6.0 * p, EXACT);
   }
   /* full recompute: within the reuse distance (1e9 elements: this block
    * holds 1.2e7) the recomputed forward's gather is kept for the backward,
    * no second gather; with zero3_no_reuse every tensor is gathered again:
-   * 2 x 6 g */
+   * 2 x 2 g */
   run.layout.recompute = PL_RECOMPUTE_FULL;
   cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
-  CHECK(cp != NULL && fabs(cp->bwd_bytes - (6.0 * g + 6.0 * p)) <= 1e-9 * p);
+  CHECK(cp != NULL && fabs(cp->bwd_bytes - (2.0 * g + 6.0 * p)) <= 1e-9 * p);
   run.layout.zero3_no_reuse = true;
   cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
-  CHECK(cp != NULL && fabs(cp->bwd_bytes - (12.0 * g + 6.0 * p)) <= 1e-9 * p);
+  CHECK(cp != NULL && fabs(cp->bwd_bytes - (4.0 * g + 6.0 * p)) <= 1e-9 * p);
   /* gradients all_reduced in buckets: their passes are the buckets'
    * (zero3_bucket_passes_s, with the all_reduce), none here */
   run.layout.zero3_grad_all_reduce = true;
   cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
-  CHECK(cp != NULL && fabs(cp->bwd_bytes - 12.0 * g) <= 1e-9 * p);
-  CHECK(cp != NULL && fabs(cp->fwd_bytes - 6.0 * g) <= 1e-9 * p);
+  CHECK(cp != NULL && fabs(cp->bwd_bytes - 4.0 * g) <= 1e-9 * p);
+  CHECK(cp != NULL && fabs(cp->fwd_bytes - 2.0 * g) <= 1e-9 * p);
 }
 
 /* layout.tp_seq_copies (segments.c tp_seq_copies), small_llama at tp 2 with
@@ -1543,6 +1544,44 @@ static void test_cp_merge_ops(void) {
   CHECK(c != NULL && c->recompute);
   run.layout.cp = 1;
   CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_merge") == NULL);
+}
+
+/* Transformer Engine's ring (segments.c cp_p2p_merge_ops, cp > 1 without
+ * cp_allgather), small_llama at cp 2: query elements E = mbs 2 x seq/cp 256
+ * x heads 8 x head_dim 128 = 524,288, K = E at kv_heads 8; 2 B each:
+ *  - forward 8K + (4 + 6 x 1) E = 18 x 524,288 = 9,437,184 B;
+ *  - backward (24 + 0) K + (4 + 6) E = 34 x 524,288 = 17,825,792 B;
+ *  - kv_heads 2 (K = 131,072): forward 8 x 131,072 + 10 x 524,288 =
+ *    6,291,456 B; backward 24 x 131,072 + 10 x 524,288 = 8,388,608 B;
+ *  - cp 4 (E = 262,144, K = 65,536): forward 8K + (4 + 18) E = 524,288 +
+ *    5,767,168 = 6,291,456 B; backward (24 + 12) K + 22 E = 2,359,296 +
+ *    5,767,168 = 8,126,464 B; kernels 2 x 4 + 1 = 9 and 3 x 4 + 1 = 13;
+ *  - full recompute re-runs the forward's; cp_allgather (PyTorch's ring,
+ *    cp_merge instead), fp8 attention, or cp 1: no op. */
+static void test_cp_p2p_merge_ops(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_p2p_merge") == NULL);
+  run.layout.cp = 2;
+  const struct pl_op *c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_p2p_merge");
+  CHECK(c != NULL && c->fwd_bytes == 9437184.0 && c->bwd_bytes == 17825792.0 && !c->recompute);
+  run.model.kv_heads = 2;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_p2p_merge");
+  CHECK(c != NULL && c->fwd_bytes == 6291456.0 && c->bwd_bytes == 8388608.0);
+  run.layout.cp = 4;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_p2p_merge");
+  CHECK(c != NULL && c->fwd_bytes == 6291456.0 && c->bwd_bytes == 8126464.0);
+  CHECK(c != NULL && c->fwd_kernels == 9 && c->bwd_kernels == 13);
+  run.layout.recompute = PL_RECOMPUTE_FULL;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_p2p_merge");
+  CHECK(c != NULL && c->recompute);
+  run.layout.fp8_attention = true;
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_p2p_merge") == NULL);
+  run.layout.fp8_attention = false;
+  run.layout.cp_allgather = true;
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_p2p_merge") == NULL);
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_merge") != NULL);
 }
 
 /* Round 11 passes, docs/step-model.md 2.3f, on small_llama (1024 tokens per
@@ -2314,6 +2353,7 @@ int main(void) {
   test_framework_passes();
   test_tp_seq_copies();
   test_cp_merge_ops();
+  test_cp_p2p_merge_ops();
   test_launch_blocking();
   test_host_per_gemm();
   test_host_per_launch();
