@@ -2006,7 +2006,7 @@ static void test_moe_host_sync(void) {
   struct pl_layout l;
   struct pl_model m;
   moe_wait_block(ops, &l, &m);
-  struct sim_moe_wait w = {1000e-6, 500e-6}, none = {0, 0};
+  struct sim_moe_wait w = {1000e-6, 500e-6, 0}, none = {0, 0, 0};
   CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false, NULL), 1769e-6, EXACT);
   CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_FWD, false, &w), 573e-6, 0.02);
   l.dispatch = PL_MOE_DEEPEP;
@@ -2061,7 +2061,7 @@ static void test_moe_wait_recompute(void) {
   struct pl_layout l;
   struct pl_model m;
   moe_wait_block(ops, &l, &m);
-  struct sim_moe_wait w = {1000e-6, 500e-6};
+  struct sim_moe_wait w = {1000e-6, 500e-6, 0};
   for (int i = 1; i <= 6; i++)
     ops[i].recompute = true;
   CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 8, PL_PASS_BWD, false, NULL), 4863e-6, EXACT);
@@ -2104,7 +2104,7 @@ static void test_shared_expert_order(void) {
                         .host_per_kernel_s = 37e-6,
                         .dispatch = PL_MOE_ALLTOALL};
   struct pl_model m = {.pos = PL_POS_LEARNED, .experts = 128};
-  struct sim_moe_wait w = {0, 0};
+  struct sim_moe_wait w = {0, 0, 0};
   for (int i = 0; i < 5; i++)
     ops[i].recompute = true;
   double s_f = pl_op_run_time_s(&a100, &l, &m, &ops[4], PL_PASS_FWD);
@@ -2138,7 +2138,7 @@ static void test_moe_wait_casts(void) {
                           .fwd_kernels = 1}; /* no GEMM before the wait */
   ops[8] = (struct pl_op){.kind = PL_OP_MEMORY, .name = "fp8_casts", .fwd_bytes = 2e9,
                           .fwd_kernels = 2};
-  struct sim_moe_wait w = {1000e-6, 500e-6};
+  struct sim_moe_wait w = {1000e-6, 500e-6, 0};
   double C = pl_op_run_time_s(&a100, &l, &m, &ops[8], PL_PASS_FWD), gpu = 0;
   CHECK(C > 700e-6 && C < 3000e-6);
   for (int i = 0; i < 9; i++)
