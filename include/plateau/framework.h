@@ -176,6 +176,8 @@ struct pl_framework {
                                           gathered inputs whole (layout.tp_gathered_saved) */
   enum pl_setting fp32_param_shards;   /* zero3: the shards are the fp32 parameters, no 16-bit
                                           shard or separate master (layout.fp32_param_shards) */
+  enum pl_setting fsdp1_copies;        /* zero2/zero3: FSDP1's flat-parameter copies instead of
+                                          FSDP2's (layout.fsdp1_copies) */
   enum pl_setting adam_no_master;      /* the optimizer keeps no master copy: the 16-bit
                                           parameters are its parameters (layout.adam_no_master) */
 };

@@ -143,6 +143,13 @@ struct pl_gpu_efficiency {
                                     cast); 0 = not given (hbm_fraction) */
   double nvfp4_quantize_fraction; /* efficiency.nvfp4_quantize: the same for TE's NVFP4 casts
                                     (amax pass, then the cast); 0 = not given (hbm_fraction) */
+  double layer_norm_eager_fraction; /* efficiency.layer_norm_eager: the fraction of the HBM
+                                    bandwidth PyTorch's native layer_norm kernel reaches on the
+                                    least bytes (measured), for the norms of eager runs
+                                    (layout.kernels unfused); 0 = not given (hbm_fraction) */
+  double rms_norm_eager_fraction; /* efficiency.rms_norm_eager: the same for the eager RMSNorm
+                                    chain (HF LlamaRMSNorm's ops) on the bytes plateau counts
+                                    for it (the norm op and rmsnorm_eager); 0 = not given */
   double kernel_overhead_s;      /* fixed cost of each kernel (launch gap, tail) */
   double overlap_slowdown;       /* compute time increase while NCCL kernels run */
   double power_compute;          /* (draw - idle) / (tdp - idle) while computing */

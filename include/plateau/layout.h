@@ -460,6 +460,14 @@ struct pl_layout {
                               16-bit shard and no separate master: 16 B per parameter instead of
                               18 (memory_states.c); memory only; set by validate's torchtitan
                               loader */
+  bool fsdp1_copies;       /* input: zero2/zero3 as PyTorch FSDP1 (FullyShardedDataParallel with
+                              a FlatParameter) copies: the all_gather writes the flat parameter
+                              whose views the module uses (no copy-out), the views' split backward
+                              concatenates the gradients into the flat gradient (read + write
+                              2 B), which is cast to the reduce dtype (fp32: read 2, write 4 B)
+                              and pre-divided in place (fp32 8 B, bf16 4 B) before the
+                              reduce_scatter; instead of FSDP2's copy-out and chunk_cat
+                              (src/sim/segments.c param_kernels) */
   bool adam_no_master;     /* input: the optimizer keeps no master copy of the parameters; the
                               16-bit parameters are updated in place: Apex DistributedFusedAdam
                               with store_params False, as NeMo 1 sets it when the optimizer

@@ -40,6 +40,8 @@
  *     "fp8_current_quantize": {...}  (optional: the same for TE's per-tensor FP8 current
  *                   scaling casts, amax pass included),
  *     "nvfp4_quantize": {...}  (optional: the same for TE's NVFP4 casts, amax pass included),
+ *     "layer_norm_eager": {...}, "rms_norm_eager": {...}  (optional: PyTorch's eager norms'
+ *                   measured fraction of the HBM bandwidth, (0, 1]; docs/step-model.md 2.3b),
  *     "kernel_overhead": {"value": "2 us", "source": "..."},
  *     "overlap_slowdown": {"value": 0.189, "source": "..."},
  *     "power": {"compute": {...}, "comm": {...}, "wait": {...}}
@@ -474,7 +476,7 @@ static enum pl_status power_part(yajl_val eff, const char *origin, struct pl_gpu
 }
 
 /* An optional measured quantize rate (mxfp8_quantize, fp8_current_quantize,
- * nvfp4_quantize): a fraction of the HBM bandwidth in (0, 1]; absent leaves 0. */
+ * nvfp4_quantize) or eager norm rate (layer_norm_eager, rms_norm_eager): a fraction of the HBM bandwidth in (0, 1]; absent leaves 0. */
 static enum pl_status quantize_fraction(yajl_val eff, const char *key, const char *origin,
                                         double *out, struct pl_diag *diag) {
   if (base_json_get(eff, key) == NULL)
@@ -510,6 +512,10 @@ enum pl_status hw_gpu_efficiency_load(yajl_val root, const char *origin, struct 
                            &e->fp8_current_quantize_fraction, diag);
   if (st == PL_OK)
     st = quantize_fraction(eff, "nvfp4_quantize", origin, &e->nvfp4_quantize_fraction, diag);
+  if (st == PL_OK)
+    st = quantize_fraction(eff, "layer_norm_eager", origin, &e->layer_norm_eager_fraction, diag);
+  if (st == PL_OK)
+    st = quantize_fraction(eff, "rms_norm_eager", origin, &e->rms_norm_eager_fraction, diag);
   if (st == PL_OK)
     st = quantity(eff, "kernel_overhead", PL_UNIT_SECONDS, origin, &e->kernel_overhead_s, diag);
   if (st == PL_OK)

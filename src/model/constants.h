@@ -9,6 +9,10 @@
 /* Activations on the wire (tensor, context and pipeline parallelism): bf16,
  * as the layer computes them (Megatron-LM --bf16; docs/step-model.md 5). */
 #define ACT_BYTES 2.0
+/* The amax Transformer Engine's current-scaling and NVFP4 quantizers all_reduce
+ * over the tp group under sequence parallelism: one fp32 (csrc/quantizer.cpp,
+ * v2.8, `amax_reduction_group->allreduce({amax}, MAX)`; src/sim/segments.c). */
+#define TE_AMAX_BYTES 4.0
 /* Element sizes of the op cost tables (model/flops.c, model/mamba.c). */
 #define BF16_BYTES 2.0
 #define FP32_BYTES 4.0

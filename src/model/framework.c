@@ -80,6 +80,7 @@ static const struct {
     {"tp_gathered_saved", offsetof(struct pl_framework, tp_gathered_saved)},
     {"fp32_param_shards", offsetof(struct pl_framework, fp32_param_shards)},
     {"adam_no_master", offsetof(struct pl_framework, adam_no_master)},
+    {"fsdp1_copies", offsetof(struct pl_framework, fsdp1_copies)},
 };
 
 static enum pl_setting *setting_at(struct pl_framework *fw, size_t i) {
@@ -550,6 +551,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->tp_gathered_saved, &l->tp_gathered_saved, false);
   put(fw->fp32_param_shards, &l->fp32_param_shards, false);
   put(fw->adam_no_master, &l->adam_no_master, false);
+  put(fw->fsdp1_copies, &l->fsdp1_copies, false);
 }
 
 static enum pl_setting setting(bool on) { return on ? PL_SETTING_ON : PL_SETTING_OFF; }
@@ -637,4 +639,5 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->tp_gathered_saved = setting(l->tp_gathered_saved);
   out->fp32_param_shards = setting(l->fp32_param_shards);
   out->adam_no_master = setting(l->adam_no_master);
+  out->fsdp1_copies = setting(l->fsdp1_copies);
 }

@@ -79,6 +79,7 @@ static const struct flag flags[] = {
     ONOFF("pp-keep-outputs", pp_keep_outputs),
     ONOFF("tp-gathered-saved", tp_gathered_saved),
     ONOFF("fp32-param-shards", fp32_param_shards),
+    ONOFF("fsdp1-copies", fsdp1_copies),
     WORDS("adam-moments-dtype", adam_moments_bf16, "dtype", "bf16", "fp32", false),
     WORDS("adam-master", adam_no_master, "value", "none", "kept", false),
     ONOFF("fsdp-block-units", fsdp_block_units),

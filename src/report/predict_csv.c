@@ -312,6 +312,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.adam_master", fw.adam_no_master == PL_SETTING_ON ? "none" : "kept");
   /* added after it: the bucket in parameters (NeMo 2 / Megatron-Bridge; 0 = not set, bucket18) */
   col_num(c, "framework.bucket_params", fw.bucket_params, true);
+  /* added after it: PyTorch FSDP1's flat-parameter copies (layout.fsdp1_copies, fsdp19) */
+  col_str(c, "framework.fsdp1_copies", pl_setting_name(fw.fsdp1_copies));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -767,6 +767,39 @@ static double cluster_margin_s(const struct pl_gpu *g, const struct pl_layout *l
  * (0.44, 0.86, 1.71, 3.45 ms) and both forwards grow as s. So the op is timed as
  * the causal attention of its queries over all of their keys (n = m; the counted
  * FLOPs scaled to match), then by the MXFP8 time ratio as any MXFP8 attention. */
+/* The block's and the head's norms in eager PyTorch (layout.kernels unfused)
+ * at the GPU file's measured rate of PyTorch's own norm kernels, a fraction
+ * of the HBM bandwidth on the bytes plateau counts for them (docs/step-model.md
+ * 2.3b): a norm is a row reduction then a scale, and its kernels reach well
+ * under what a streaming element-wise kernel does (data/ground-truth/h100/
+ * memory.csv: F.layer_norm 0.51-0.57 of the H100's 3.35 TB/s, HF's LlamaRMSNorm
+ * chain 0.62-0.70 on its 36 B per element, add/mul 0.80-0.89).
+ * LayerNorm models (efficiency.layer_norm_eager): the norm ops, one
+ * native_layer_norm kernel each. RMSNorm models (efficiency.rms_norm_eager):
+ * the norm ops and rmsnorm_eager, the extra passes of the same chain
+ * (segments.c unfused_kernels), priced together as the measurement timed them.
+ * The backward is priced at the forward's measured fraction (no backward was
+ * measured). Plus kernel_overhead per launch. -1 when the op is no norm, the
+ * run's kernels are fused (Transformer Engine, Apex, torch.compile: other
+ * kernels) or the file gives no rate (the HBM bytes at hbm_fraction then). */
+static double eager_norm_s(const struct pl_gpu *g, const struct pl_layout *l,
+                           const struct pl_model *m, const struct pl_op *op, enum pl_pass pass) {
+  static const char *const norms[] = {"norm1", "norm2", "final_norm", "qk_norm", "mtp_final_norm",
+                                      "rmsnorm_eager"};
+  if (l->kernels != PL_KERNELS_UNFUSED || op->kind != PL_OP_MEMORY || op->name == NULL)
+    return -1;
+  bool is_norm = false;
+  for (size_t i = 0; i < sizeof norms / sizeof norms[0]; i++)
+    is_norm = is_norm || strcmp(op->name, norms[i]) == 0;
+  double f = m->norm == PL_NORM_RMS ? g->eff.rms_norm_eager_fraction
+                                    : g->eff.layer_norm_eager_fraction;
+  if (!is_norm || !(f > 0))
+    return -1;
+  double bw = g->hbm_bytes_per_s * f;
+  double bytes = pass == PL_PASS_FWD ? op->fwd_bytes : op->bwd_bytes;
+  return (bw > 0 ? bytes / bw : 0) + pl_op_kernels(op, pass) * g->eff.kernel_overhead_s;
+}
+
 static const struct pl_op *attn_fp8_window_bwd(const struct pl_op *op, struct pl_op *full) {
   *full = *op;
   double scale = (double)op->m / (double)op->n;
@@ -781,6 +814,9 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
   double quantize = quantize_s(g, l->dtype, l->fp8_recipe == PL_FP8_RECIPE_CURRENT, op, pass);
   if (quantize >= 0)
     return quantize;
+  double norm = eager_norm_s(g, l, m, op, pass);
+  if (norm >= 0)
+    return norm;
   if (eager_xent_op(l, op))
     return pl_op_time_s(g, l->dtype, op, pass) + eager_xent_extra_s(g, l, m, pass);
   if (megatron_xent_op(l, op))

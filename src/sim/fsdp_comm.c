@@ -132,8 +132,9 @@ static void zero3_gathered(const struct pl_run *run, enum sim_seg_kind kind, con
  * (_partition_param: `param.data = torch.ones(1).to(param.device)`, a
  * blocking host-to-device copy, which PyTorch's copy_kernel_cuda ends with a
  * stream synchronize) and is waited for by the gather's
- * torch.cuda.synchronize(); then ProcessGroupNCCL's post hook copies the
- * flat NCCL output into the world_size views (a read and a write of 2 B).
+ * torch.cuda.synchronize(). ProcessGroupNCCL's copies of the flat NCCL
+ * output into the world_size views run on the NCCL stream behind the NCCL
+ * kernel and are priced with the call (zero3_calls_s), not here.
  * The forward gathers every gathered tensor once; the backward once more
  * and, under full recompute, again the tensors zero3_regathered. */
 double sim_zero3_list_gather_bytes(const struct pl_run *run, enum sim_seg_kind kind,
@@ -146,7 +147,7 @@ double sim_zero3_list_gather_bytes(const struct pl_run *run, enum sim_seg_kind k
     bool gathered, again;
     zero3_gathered(run, kind, t, n, i, &gathered, &again);
     double gathers = !gathered ? 0 : pass == PL_PASS_FWD ? 1 : again ? 2 : 1;
-    bytes += gathers * t[i] * 3.0 * PARAM_BYTES;
+    bytes += gathers * t[i] * PARAM_BYTES;
   }
   return bytes;
 }
@@ -177,19 +178,40 @@ static double zero3_nccl_s(const struct pl_run *run, const struct sim_coll *c, e
              : 0;
 }
 
-/* One call per tensor of the set: a reduce_scatter max(NCCL time, ranks x
- * copy_s); a gather ranks x the narrow share, then max(NCCL time, ranks x
- * the rest). */
+/* The GPU's side of ProcessGroupNCCL's world_size copies of one tensor-list
+ * call of bytes: PyTorch 1.8 torch/lib/c10d/ProcessGroupNCCL.cpp issues them
+ * under at::cuda::CUDAStreamGuard(ncclStreams[i]), on the NCCL stream:
+ * allgather's post hook copies outputFlattened[i][j] into each view after
+ * the ncclAllGather, reduce_scatter's pre hook copies each input view into
+ * inputFlattened before the ncclReduceScatter (collective(): pre, the NCCL
+ * call, post, then the work's event on the NCCL stream). The copies move
+ * every element once (a read and a write) at the GPU's hbm_fraction of its
+ * bandwidth, and each of the world_size kernels costs kernel_overhead. */
+static double zero3_copies_dev_s(const struct pl_run *run, double ranks, double bytes) {
+  const struct pl_gpu *g = &run->cluster.gpu;
+  double bw = g->hbm_bytes_per_s * g->eff.hbm_fraction;
+  return (bw > 0 ? 2.0 * bytes / bw : 0) + ranks * g->eff.kernel_overhead_s;
+}
+
+/* One call per tensor of the set: a reduce_scatter max(copies + NCCL time,
+ * ranks x copy_s); a gather ranks x the narrow share, then max(NCCL time +
+ * copies, ranks x the rest). The GPU runs a call's copies and its NCCL
+ * kernel in order on one stream (zero3_copies_dev_s) while the host issues
+ * the copies: when the host is the slower, each copy runs as soon as it is
+ * issued and the host's time is the call's; when the GPU is, the copies
+ * follow (gather) or precede (reduce_scatter) the NCCL kernel. */
 static double zero3_calls_s(const struct pl_run *run, const struct sim_coll *c, double per_elem,
                             const double *t, int n, const bool *use) {
-  double host_s = (double)c->g.ranks * run->layout.zero3_list_copy_s, sum = 0;
+  double ranks = (double)c->g.ranks;
+  double host_s = ranks * run->layout.zero3_list_copy_s, sum = 0;
   double pre_s = c->op == PL_COLL_ALL_GATHER ? host_s * ZERO3_GATHER_PRE_SHARE : 0;
   double post_s = host_s - pre_s;
   for (int i = 0; i < n; i++) {
     if (!use[i])
       continue;
-    double nccl_s = zero3_nccl_s(run, c, c->op, t[i] * per_elem);
-    sum += pre_s + (nccl_s > post_s ? nccl_s : post_s);
+    double gpu_s = zero3_nccl_s(run, c, c->op, t[i] * per_elem) +
+                   zero3_copies_dev_s(run, ranks, t[i] * per_elem);
+    sum += pre_s + (gpu_s > post_s ? gpu_s : post_s);
   }
   return sum;
 }

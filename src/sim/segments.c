@@ -18,10 +18,14 @@
  *   all_reduces of the vocab-parallel cross-entropy.
  * Context parallelism (Megatron/TransformerEngine ring attention): per block
  * cp - 1 send/recv steps of the local K and V chunk in the forward, of K, V
- * and dK, dV in the backward, overlapping the attention core.
+ * and dK, dV in the backward, overlapping the attention core; TE's merges of
+ * each step's partial result are the memory op cp_p2p_merge (cp_p2p_merge_ops).
+ * FP8 current scaling / NVFP4 with sequence parallelism: the amax all_reduce
+ * over tp before each such cast waits on the compute stream (sim_tp_amax_wait_s).
  * Expert parallelism (MoE blocks): the dispatch and combine collectives of
  * a block, moe_comm.c (sim_layer_moe).
  * FSDP units (zero2/zero3): their collectives, fsdp_comm.c (sim_seg_fsdp). */
+#include <plateau/coll.h>
 #include <plateau/model.h>
 
 #include <math.h>
@@ -684,6 +688,24 @@ static int param_kernels(const struct pl_run *run, enum sim_seg_kind kind, doubl
       zero3_debug_norm_op(run, kind, params, tensors, &ops[n++]);
     return n;
   }
+  if (l->fsdp1_copies) {
+    /* layout.fsdp1_copies, PyTorch FSDP1 (torch/distributed/fsdp/_flat_param.py,
+     * _runtime_utils.py, v2.1-v2.3): _all_gather_flat_param gathers straight
+     * into the padded unsharded FlatParameter and the module's parameters are
+     * its views (split + view; nothing copied, forward or backward re-gather);
+     * autograd's split backward (split_with_sizes_backward: at::cat) writes
+     * the flat 16-bit gradient: read + write 2 B; _post_backward_hook casts it
+     * to the reduce dtype (flat_param.grad.to(_reduce_dtype): read 2, write
+     * 4 B when fp32) and _reduce_grad pre-divides it in place
+     * (_div_if_needed(padded_unsharded_grad, _gradient_predivide_factor),
+     * a factor > 1 for any group of 2 or more: DefaultState.
+     * _get_gradient_predivide_factor; read + write 4 B fp32, 2 B bf16) before
+     * reduce_scatter_tensor. Shard-sized passes (post-divide, cast back)
+     * ignored as for FSDP2. */
+    double grad = l->grad_reduce_bf16 ? 4.0 + 4.0 : 4.0 + 6.0 + 8.0;
+    mem_op(&ops[n++], "fsdp_copies", 0, grad * params, false);
+    return n;
+  }
   double bwd = 6.0 * params;
   if (l->shard == PL_SHARD_ZERO3)
     bwd += 4.0 * params;
@@ -781,6 +803,51 @@ static int cp_merge_ops(const struct pl_run *run, struct pl_op *ops, int n) {
   return n;
 }
 
+/* Context parallelism as Megatron-Core runs it (cp > 1 without
+ * layout.cp_allgather): Transformer Engine's AttnFuncWithCPAndKVP2P
+ * (transformer_engine/pytorch/attention/dot_product_attention/
+ * context_parallel.py, release v2.8, which MLPerf v5.1's NeMo 25.09 image
+ * builds) merges each ring step's partial result outside the attention
+ * kernel. Counted on the ring's last rank, whose every step takes the full
+ * query (sections "diagonal" and "lower-triangle"; the other ranks take half
+ * of it in some steps) and which the others wait for at the next exchange;
+ * 16-bit attention (fp8 attention keeps fp32 buffers, not counted here), the
+ * sbhd layout Megatron passes (a [2, s/2, ...] half is contiguous, so the
+ * per-step q/k/v slices copy nothing), each jit_fuser function one kernel.
+ * E = mbs x seq/cp x heads/tp x head_dim query elements, K = mbs x seq/cp x
+ * kv_heads/tp x head_dim elements of K (and of V), 2 B each:
+ *   forward: torch.cat of K and V into the first send buffer 8K;
+ *     flash_attn_fwd_out_correction_init of step 0 (read the step's output,
+ *     write out) 4E; flash_attn_fwd_out_correction of each later step
+ *     (out.add_ of the step's output times exp(lse_step - lse): read both,
+ *     write out) 6E:  fwd = 8K + (4 + 6 (cp - 1)) E;
+ *   backward: p2p_comm_buffers[0][0].copy_(kv) 8K; dq.copy_(dq_) at step 0
+ *     4E and dq.add_(dq_) at each later step 6E; dk[0], dv[0].copy_ of the
+ *     half-size step-0 gradients 4K, dk[0], dv[0].add_ of the half-size
+ *     gradients of steps 1 .. cp - 2 6K each, dk, dv.add_ of the diagonal
+ *     step cp - 1 12K:  bwd = (24 + 6 (cp - 2)) K + (4 + 6 (cp - 1)) E.
+ * The softmax-LSE corrections are 1/head_dim of the output's elements (fp32
+ * per query and head): their bytes are not counted, their kernels are
+ * (forward: the cat, the LSE clone, cp - 1 LSE corrections, cp output
+ * corrections; backward: the copy, cp dq and 2 cp dk/dv kernels). */
+static int cp_p2p_merge_ops(const struct pl_run *run, struct pl_op *ops, int n) {
+  const struct pl_layout *l = &run->layout;
+  const struct pl_model *m = &run->model;
+  if (l->cp_allgather || l->cp <= 1 || l->fp8_attention || m->heads <= 0 ||
+      n + 1 > PL_MAX_LAYER_OPS)
+    return n;
+  double cp = (double)l->cp;
+  double tok = (double)l->mbs * (double)(l->seq / l->cp) * (double)m->head_dim;
+  double e = tok * (double)m->heads / (double)l->tp;
+  double k = tok * (double)(m->kv_heads > 0 ? m->kv_heads : m->heads) / (double)l->tp;
+  double fwd = ACT_BYTES * (4.0 * k + (2.0 + 3.0 * (cp - 1.0)) * e);
+  double bwd = ACT_BYTES * ((12.0 + 3.0 * (cp - 2.0)) * k + (2.0 + 3.0 * (cp - 1.0)) * e);
+  mem_op(&ops[n], "cp_p2p_merge", fwd, bwd, l->recompute == PL_RECOMPUTE_FULL);
+  ops[n].fwd_kernels = 2 * (int)l->cp + 1;
+  ops[n].bwd_kernels = 3 * (int)l->cp + 1;
+  return n + 1;
+}
+
 int pl_sim_segment_ops(const struct pl_run *run, int segment,
                        struct pl_op ops[PL_MAX_LAYER_OPS]) {
   const struct pl_model *m = &run->model;
@@ -792,12 +859,51 @@ int pl_sim_segment_ops(const struct pl_run *run, int segment,
           : kind == SIM_SEG_EMBED ? pl_embed_ops(m, l, ops)
                                   : pl_head_ops(m, l, ops);
   if (kind == SIM_SEG_LAYER)
-    n = cp_merge_ops(run, ops,
+    n = cp_p2p_merge_ops(
+        run, ops,
+        cp_merge_ops(run, ops,
                      tp_seq_copies(run, ops, qkv_grad_cat(run, ops, fp8_casts(run, ops, unfused_kernels(
-                                                 run, ops, megatron_kernels(run, ops, n))))));
+                                                 run, ops, megatron_kernels(run, ops, n)))))));
   else if (kind == SIM_SEG_HEAD)
     n = logit_metrics(run, ops, n);
   return param_kernels(run, kind, sim_seg_params(run, kind), sim_seg_param_tensors(run, kind), ops, n);
+}
+
+/* Transformer Engine's current-scaling and NVFP4 quantizers under sequence
+ * parallelism (tp > 1): the input of a column-parallel linear and the output
+ * gradient of a row-parallel one are split over the tp ranks, so the
+ * quantizer takes the amax over the tp group before it scales
+ * (transformer_engine/pytorch/module/linear.py, layernorm_linear.py,
+ * layernorm_mlp.py _customize_quantizers_float8_current_scaling and
+ * _customize_quantizers_nvfp4, ops/basic/basic_linear.py, v2.8:
+ * with_amax_reduction, amax_reduction_group = tp_group).
+ * csrc/quantizer.cpp Float8CurrentScalingQuantizer::quantize_impl runs
+ * compute amax, then `amax_reduction_group->allreduce({amax}, MAX)->wait()`,
+ * then the scale and the cast: the cast waits on the compute stream for an
+ * all_reduce of one fp32 over tp. Per dense block: forward 2 (qkv and fc1
+ * inputs), backward 2 (proj and fc2 output gradients), and the recomputed
+ * forward's 2 again on the share of blocks fully recomputed; a MoE block
+ * counts its attention's 2 only (its experts are not sequence-parallel
+ * linears). Returns the wait per pass of one block (fwd, bwd). Hybrid
+ * (Mamba) stacks and the LM head (16-bit with head_16bit) are not counted. */
+void sim_tp_amax_wait_s(const struct pl_run *run, double out[2]) {
+  const struct pl_layout *l = &run->layout;
+  const struct pl_model *m = &run->model;
+  out[0] = out[1] = 0.0;
+  bool scaled = (l->dtype == PL_DTYPE_FP8 && l->fp8_recipe == PL_FP8_RECIPE_CURRENT) ||
+                l->dtype == PL_DTYPE_NVFP4;
+  if (!scaled || !l->sp || l->tp <= 1 || pl_model_is_hybrid(m))
+    return;
+  const struct pl_cluster *cl = &run->cluster;
+  int64_t gpn = cl->gpus_per_node > 0 ? cl->gpus_per_node : 1;
+  struct pl_coll_cost cost;
+  if (pl_coll_time_shared(cl, PL_COLL_ALL_REDUCE, TE_AMAX_BYTES, pl_group_strided(l->tp, 1, gpn), gpn,
+                          PL_ALGO_AUTO, &cost) != PL_OK)
+    return;
+  double per = m->experts > 0 ? 1.0 : 2.0;
+  double f = l->recompute == PL_RECOMPUTE_FULL ? pl_recompute_share(m, l) : 0.0;
+  out[PL_PASS_FWD] = per * cost.time_s;
+  out[PL_PASS_BWD] = (per + per * f) * cost.time_s;
 }
 
 static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct pl_diag *diag) {
@@ -826,6 +932,12 @@ static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct 
   if (r == PL_OK)
     seg_compute(st, s, ops, n, kind == SIM_SEG_LAYER && l->cp > 1,
                 kind == SIM_SEG_LAYER && sim_moe_wait_of(st, s, &wait) ? &wait : NULL);
+  if (r == PL_OK && kind == SIM_SEG_LAYER) {
+    double amax[2];
+    sim_tp_amax_wait_s(st->run, amax);
+    s->comp_s[PL_PASS_FWD] += amax[PL_PASS_FWD];
+    s->comp_s[PL_PASS_BWD] += amax[PL_PASS_BWD];
+  }
   if (r == PL_OK)
     r = sim_seg_fsdp(st, kind, s, diag);
   return r;

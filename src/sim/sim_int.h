@@ -455,6 +455,10 @@ void sim_step_free(struct sim_step *st);
 
 /* segments.c: price the three segment kinds and register their collectives. */
 enum pl_status sim_segments(struct sim_step *st, struct pl_diag *diag);
+/* The compute stream's wait per block for Transformer Engine's amax
+ * all_reduces over tp (current scaling and NVFP4 under sequence parallelism),
+ * out[PL_PASS_FWD] and out[PL_PASS_BWD]; 0 where none (segments.c). */
+void sim_tp_amax_wait_s(const struct pl_run *run, double out[2]);
 /* A segment's collective slot: collective coll (SIM_NONE: none), calls times
  * per pass (segments.c, moe_comm.c). */
 static inline void sim_comm_set(struct sim_comm *c, int32_t coll, int32_t calls) {

@@ -581,7 +581,7 @@ check "cudnn 9.13: csv column on" [ "$(col "$TMP/out" framework.cudnn_913)" = on
 # appended columns keep their order: cudnn_913, then tp_seq_copies (added after it by tt13, session 13),
 # then cudnn_version (cudnn13, session 13), then cp_allgather (cp13, session 13), then async_tp (atp13, session 13),
 # then cudnn_cluster_margin (ossmoe14, session 14), then grad_accum_fusion (mcore14, session 14), then ub_proj_fprop_sms and ub_fc2_fprop_sms (ub14); then layout.account_embed_loss (user15, session 15); then framework.megatron_xent (mlm16, session 16); then the machine as run and eager_cross_entropy (cmd16, session 16); then pp_keep_outputs (herd17, session 17); then the torchtitan memory layouts (session 17); then hardware.gpu_variability (var17, session 17), then framework.adam_master (nem17, session 17) last
-check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy,framework.pp_keep_outputs,framework.tp_gathered_saved,framework.fp32_param_shards,hardware.gpu_variability,framework.adam_master,framework.bucket_params$' "$TMP/out"
+check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy,framework.pp_keep_outputs,framework.tp_gathered_saved,framework.fp32_param_shards,hardware.gpu_variability,framework.adam_master,framework.bucket_params,framework.fsdp1_copies$' "$TMP/out"
 expect_ok predict $c24 --cudnn-913 on --format json
 check "--cudnn-913 on: h100 (no 9.13 figures) runs unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_off.json" step_time_s)" ]
 onoff_refused cudnn-913 cudnn_913
@@ -1074,5 +1074,34 @@ printf '{"name": "mine", "base": "nemo-3000", "behaviours": {}}' > "$TMP/bad_bas
 expect_fail 1 "base 'nemo-3000' is not a framework preset" -- "${v16[@]}" --framework "$TMP/bad_base.json"
 printf '{"name": "mine", "behaviours": {"sequence_parallel": "sometimes"}}' > "$TMP/bad_sp.json"
 expect_fail 1 "behaviour 'sequence_parallel' must be true, false or \"moe\"" -- "${v16[@]}" --framework "$TMP/bad_sp.json"
+
+# fsdp1_copies (--fsdp1-copies; src/sim/segments.c param_kernels): PyTorch FSDP1's flat-parameter
+# copies (no copy-out; cat, cast to fp32, pre-divide: 18 B per parameter in backward) instead of
+# FSDP2's (4 B forward, 10 B backward). On in the pytorch-fsdp and llm-foundry presets (and
+# fms-fsdp through its base), off in torchtitan's; with an fp32 reduce the step is slower with it,
+# with a bf16 reduce faster (8 B); no effect without zero2/zero3. JSON and CSV, bad values.
+f1="--model llama3-8b --gpus 8 --gbs 16 --shard zero3 --framework torchtitan"
+expect_ok predict $f1 --format json
+cp "$TMP/out" "$TMP/f1_off.json"
+check "fsdp1 copies: off in the torchtitan preset" [ "$(json_raw "$TMP/out" fsdp1_copies)" = false ]
+expect_ok predict $f1 --fsdp1-copies on --format json
+cp "$TMP/out" "$TMP/f1_on.json"
+check "fsdp1 copies: on in JSON" [ "$(json_raw "$TMP/out" fsdp1_copies)" = true ]
+check "fsdp1 copies: a slower step with an fp32 reduce" faster "$TMP/f1_on.json" "$TMP/f1_off.json"
+expect_ok predict $f1 --grad-reduce-dtype bf16 --format json
+cp "$TMP/out" "$TMP/f1_bf16_off.json"
+expect_ok predict $f1 --grad-reduce-dtype bf16 --fsdp1-copies on --format json
+check "fsdp1 copies: a faster step with a bf16 reduce" faster "$TMP/f1_bf16_off.json" "$TMP/out"
+for fw in pytorch-fsdp llm-foundry fms-fsdp; do
+  expect_ok predict --model llama3-8b --gpus 8 --gbs 16 --framework $fw --format json
+  check "fsdp1 copies: on in the $fw preset" [ "$(json_raw "$TMP/out" fsdp1_copies)" = true ]
+done
+expect_ok predict $f1 --fsdp1-copies on --format csv
+check "fsdp1 copies: csv column on" [ "$(col "$TMP/out" framework.fsdp1_copies)" = on ]
+expect_ok predict --model llama3-8b --gpus 8 --gbs 16 --shard zero1 --format json
+cp "$TMP/out" "$TMP/f1_z1.json"
+expect_ok predict --model llama3-8b --gpus 8 --gbs 16 --shard zero1 --fsdp1-copies on --format json
+check "fsdp1 copies: no effect with zero1" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/f1_z1.json" step_time_s)" ]
+onoff_refused fsdp1-copies fsdp1_copies
 
 finish

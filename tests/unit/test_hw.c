@@ -409,6 +409,24 @@ static void b200_hbm_bandwidth(void) {
   CHECK_NEAR_REL(b.eff.nvfp4_quantize_fraction * b.hbm_bytes_per_s, 12.170e9 / 2.689e-3, 1e-3);
 }
 
+/* The eager norms' measured rates (efficiency.layer_norm_eager,
+ * rms_norm_eager; data/ground-truth/h100/memory.csv, the medians over 4
+ * widths of 0.542/0.566/0.514/0.512 and 0.624/0.635/0.676/0.695): h100 0.528
+ * and 0.655, absent on a100-80g (0: hbm_fraction); 1.500 and 0.000 refused. */
+static void eager_norm_figures(void) {
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.layer_norm_eager_fraction, 0.528, 1e-12);
+  CHECK_NEAR_REL(g.eff.rms_norm_eager_fraction, 0.655, 1e-12);
+  CHECK_STATUS(pl_gpu_load("a100-80g", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.layer_norm_eager_fraction, 0.0, 0);
+  CHECK_NEAR_REL(g.eff.rms_norm_eager_fraction, 0.0, 0);
+  h100_edit_refused("\"value\": 0.528", "1.500", "layer_norm_eager");
+  h100_edit_refused("\"value\": 0.655", "0.000", "rms_norm_eager");
+}
+
 /* gemm.mamf_is_ceiling (optional, default true: the MAMF figures cap every
  * GEMM, docs/step-model.md 2.1): gb200's file with the key inserted first in
  * its "gemm" object reads false as "not a ceiling"; without a source, and
@@ -755,6 +773,7 @@ int main(void) {
   mxfp8_quantize_figures();
   quantize_rate_figures();
   b200_hbm_bandwidth();
+  eager_norm_figures();
   mamba_ssm_figures();
   mamf_ceiling_figures();
   attention_shape_figures();

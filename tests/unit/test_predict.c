@@ -543,6 +543,47 @@ static double bucket_passes_s(double n, int k) {
          kernels * g->eff.kernel_overhead_s;
 }
 
+/* One DeepSpeed 2021 gather of n fp16 elements over the 2 ranks of
+ * base(..., 2) when the host's copy_ cost is negligible: the NCCL call, then
+ * ProcessGroupNCCL's 2 copies on the NCCL stream (fsdp_comm.c
+ * zero3_copies_dev_s): a read and a write of 2 B per element at the GPU's
+ * HBM rate, plus a kernel overhead per copy. */
+static double ag2_dev_s(double n) {
+  struct pl_coll_cost c;
+  struct pl_group grp = {2, 2};
+  CHECK_STATUS(pl_coll_time_shared(&run.cluster, PL_COLL_ALL_GATHER, n * 2.0, grp,
+                                   run.cluster.gpus_per_node, PL_ALGO_AUTO, &c),
+               PL_OK, NULL);
+  const struct pl_gpu *g = &run.cluster.gpu;
+  return c.time_s + 2.0 * n * 2.0 / (g->hbm_bytes_per_s * g->eff.hbm_fraction) +
+         2.0 * g->eff.kernel_overhead_s;
+}
+
+/* PyTorch 1.8 ProcessGroupNCCL::allgather copies the flat NCCL output into
+ * the world_size views on the NCCL stream after the ncclAllGather: with the
+ * host's copy_ cost negligible (1e-15 s), every DeepSpeed 2021 gather costs
+ * its NCCL time plus those copies (ag2_dev_s). wide on 2 GPUs, no recompute:
+ * per block qkv 452,984,832, projection 150,994,944, fc1 and fc2
+ * 603,979,776 elements, gathered in the forward and the backward; the
+ * embedding (128 x 12288 = 1,572,864 and the positions 2048 x 12288 =
+ * 25,165,824) and the LM head (1,572,864) likewise; the persistent
+ * LayerNorm tensors (2 x 4 + 2 of 12288 = 122,880 elements) once, after the
+ * optimizer (their copy loop costs ~0 here). */
+static void test_zero3_gather_copies(void) {
+  base(wide_json, NULL, 2);
+  run.layout.shard = PL_SHARD_ZERO3;
+  run.layout.zero3_list_copy_s = 1e-15;
+  predict();
+  const struct pl_coll_summary *ag = dp_coll("all_gather");
+  CHECK(ag != NULL);
+  if (ag == NULL)
+    return;
+  double block = ag2_dev_s(452984832) + ag2_dev_s(150994944) + 2 * ag2_dev_s(603979776);
+  double want = 2 * (2 * block + ag2_dev_s(1572864) + ag2_dev_s(25165824) + ag2_dev_s(1572864)) +
+                ag2_dev_s(122880);
+  CHECK_NEAR_REL(ag->time_s, want, 1e-9);
+}
+
 /* DeepSpeed 0.3.x ZeRO-3's default gradient reduction (layout.zero3_grad_all_reduce,
  * fsdp_comm.c zero3_all_reduce_s), by hand. wide's block holds qkv 12288 x
  * 36864 = 452,984,832, projection 150,994,944, fc1 and fc2 603,979,776
@@ -937,6 +978,7 @@ int main(void) {
   test_zero3_list_calls();
   test_zero3_persistent();
   test_zero3_grad_all_reduce();
+  test_zero3_gather_copies();
   test_zero3_gather_sync();
   test_flex_dispatch_nvl5();
   test_hybridep_ib();

@@ -1297,6 +1297,64 @@ static void test_quantize_rates(void) {
                  1e-9);
 }
 
+/* The norms of eager runs at the GPU's measured rate of PyTorch's norm
+ * kernels (efficiency.rms_norm_eager 0.655, layer_norm_eager 0.528 on h100,
+ * docs/step-model.md 2.3b). On 335,000,000 B at 3.35 TB/s:
+ *  - RMSNorm model, kernels unfused, norm1: 335e6 / (3.35e12 x 0.655) =
+ *    152.6718 us + 1.2 us = 153.8718 us; rmsnorm_eager the same;
+ *  - LayerNorm model: 335e6 / (3.35e12 x 0.528) = 189.3939 + 1.2 = 190.5939 us;
+ *  - backward (3 kernels for norm1): 2 x 335e6 / (3.35e12 x 0.655) = 305.3435
+ *    + 3.6 = 308.9435 us;
+ *  - kernels fused (TE, torch.compile), another op (resid1) or a GPU file
+ *    without the keys (a100-80g): hbm_fraction, 335e6 / (3.35e12 x 0.9) =
+ *    111.1111 + 1.2 = 112.3111 us on h100. */
+static void test_eager_norm_rates(void) {
+  struct pl_gpu g, a;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp);
+  CHECK_STATUS(pl_gpu_load("a100-80g", &a, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.hbm_bytes_per_s, 3.35e12, 1e-12);
+  CHECK_NEAR_REL(g.eff.kernel_overhead_s, 1.2e-6, 1e-12);
+  struct pl_run run;
+  small_llama(&run);
+  run.model.norm = PL_NORM_RMS;
+  run.layout.kernels = PL_KERNELS_UNFUSED;
+  struct pl_op op;
+  memset(&op, 0, sizeof op);
+  op.name = "norm1";
+  op.kind = PL_OP_MEMORY;
+  op.count = 1;
+  op.share = 1.0;
+  op.fwd_bytes = 335e6;
+  op.bwd_bytes = 670e6;
+  op.bwd_kernels = 3;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), 153.8718e-6,
+                 1e-5);
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_BWD), 308.9435e-6,
+                 1e-5);
+  op.name = "rmsnorm_eager";
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), 153.8718e-6,
+                 1e-5);
+  op.name = "norm1";
+  run.model.norm = PL_NORM_LAYER;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), 190.5939e-6,
+                 1e-5);
+  /* not these norms, fused kernels, or no measured rate: hbm_fraction */
+  CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_BF16, &op, PL_PASS_FWD), 112.3111e-6, 1e-5);
+  op.name = "resid1";
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), 112.3111e-6,
+                 1e-5);
+  op.name = "norm1";
+  run.layout.kernels = PL_KERNELS_FUSED;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), 112.3111e-6,
+                 1e-5);
+  run.layout.kernels = PL_KERNELS_UNFUSED;
+  CHECK_NEAR_REL(a.eff.layer_norm_eager_fraction, 0.0, 0);
+  CHECK_NEAR_REL(pl_op_run_time_s(&a, &run.layout, &run.model, &op, PL_PASS_FWD),
+                 335e6 / (a.hbm_bytes_per_s * a.eff.hbm_fraction) + a.eff.kernel_overhead_s, 1e-9);
+}
+
 static void test_router_16bit(void) {
   struct pl_run run;
   struct pl_op ops[PL_MAX_LAYER_OPS];
@@ -1404,38 +1462,55 @@ static void test_param_kernels(void) {
   CHECK(cp != NULL);
   if (cp != NULL)
     CHECK_NEAR_REL(cp->bwd_bytes, 10.0 * p, EXACT);
+  /* layout.fsdp1_copies (PyTorch FSDP1): no copy-out, forward or backward;
+   * backward the split backward's cat (2 + 2 B), the cast to the fp32 reduce
+   * dtype (2 + 4 B) and the in-place pre-divide (4 + 4 B): 18 B; with a bf16
+   * reduce the cat and a 16-bit pre-divide (2 + 2 B): 8 B; zero2 the same */
+  run.layout.fsdp1_copies = true;
+  cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
+  CHECK(cp != NULL && cp->fwd_bytes == 0 && fabs(cp->bwd_bytes - 18.0 * p) <= 1e-9 * p);
+  run.layout.grad_reduce_bf16 = true;
+  cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
+  CHECK(cp != NULL && cp->fwd_bytes == 0 && fabs(cp->bwd_bytes - 8.0 * p) <= 1e-9 * p);
+  run.layout.shard = PL_SHARD_ZERO2;
+  cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
+  CHECK(cp != NULL && cp->fwd_bytes == 0 && fabs(cp->bwd_bytes - 8.0 * p) <= 1e-9 * p);
+  run.layout.shard = PL_SHARD_ZERO3;
+  run.layout.grad_reduce_bf16 = false;
+  run.layout.fsdp1_copies = false;
   /* DeepSpeed 2021's per-parameter gathers (layout.zero3_list_copy_s,
    * fsdp_comm.c sim_zero3_list_gather_bytes): each gather of a tensor above the
    * persistence threshold (1e5 elements: the four weights, g = p - 2 x 1024;
    * the two RMSNorm weights stay whole) writes its torch.zeros output (2 B)
-   * and copies ProcessGroupNCCL's flat output into the views (read + write
-   * 2 B): 6 B per element and gather. Forward 6 g; backward one gather, 6 g,
-   * plus the gradients' 6 B per parameter of the per-parameter
+   * on the compute stream: 2 B per element and gather (ProcessGroupNCCL's
+   * copies into the views run on the NCCL stream and are priced with the
+   * call, fsdp_comm.c zero3_copies_dev_s). Forward 2 g; backward one
+   * gather, 2 g, plus the gradients' 6 B per parameter of the per-parameter
    * reduce_scatter path (unchanged) */
   double g = p - 2.0 * 1024;
   run.layout.zero3_list_copy_s = 1e-6;
   cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
   CHECK(cp != NULL);
   if (cp != NULL) {
-    CHECK_NEAR_REL(cp->fwd_bytes, 6.0 * g, EXACT);
-    CHECK_NEAR_REL(cp->bwd_bytes, 6.0 * g + 6.0 * p, EXACT);
+    CHECK_NEAR_REL(cp->fwd_bytes, 2.0 * g, EXACT);
+    CHECK_NEAR_REL(cp->bwd_bytes, 2.0 * g + 6.0 * p, EXACT);
   }
   /* full recompute: within the reuse distance (1e9 elements: this block
    * holds 1.2e7) the recomputed forward's gather is kept for the backward,
    * no second gather; with zero3_no_reuse every tensor is gathered again:
-   * 2 x 6 g */
+   * 2 x 2 g */
   run.layout.recompute = PL_RECOMPUTE_FULL;
   cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
-  CHECK(cp != NULL && fabs(cp->bwd_bytes - (6.0 * g + 6.0 * p)) <= 1e-9 * p);
+  CHECK(cp != NULL && fabs(cp->bwd_bytes - (2.0 * g + 6.0 * p)) <= 1e-9 * p);
   run.layout.zero3_no_reuse = true;
   cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
-  CHECK(cp != NULL && fabs(cp->bwd_bytes - (12.0 * g + 6.0 * p)) <= 1e-9 * p);
+  CHECK(cp != NULL && fabs(cp->bwd_bytes - (4.0 * g + 6.0 * p)) <= 1e-9 * p);
   /* gradients all_reduced in buckets: their passes are the buckets'
    * (zero3_bucket_passes_s, with the all_reduce), none here */
   run.layout.zero3_grad_all_reduce = true;
   cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
-  CHECK(cp != NULL && fabs(cp->bwd_bytes - 12.0 * g) <= 1e-9 * p);
-  CHECK(cp != NULL && fabs(cp->fwd_bytes - 6.0 * g) <= 1e-9 * p);
+  CHECK(cp != NULL && fabs(cp->bwd_bytes - 4.0 * g) <= 1e-9 * p);
+  CHECK(cp != NULL && fabs(cp->fwd_bytes - 2.0 * g) <= 1e-9 * p);
 }
 
 /* layout.tp_seq_copies (segments.c tp_seq_copies), small_llama at tp 2 with
@@ -1515,6 +1590,44 @@ static void test_cp_merge_ops(void) {
   CHECK(c != NULL && c->recompute);
   run.layout.cp = 1;
   CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_merge") == NULL);
+}
+
+/* Transformer Engine's ring (segments.c cp_p2p_merge_ops, cp > 1 without
+ * cp_allgather), small_llama at cp 2: query elements E = mbs 2 x seq/cp 256
+ * x heads 8 x head_dim 128 = 524,288, K = E at kv_heads 8; 2 B each:
+ *  - forward 8K + (4 + 6 x 1) E = 18 x 524,288 = 9,437,184 B;
+ *  - backward (24 + 0) K + (4 + 6) E = 34 x 524,288 = 17,825,792 B;
+ *  - kv_heads 2 (K = 131,072): forward 8 x 131,072 + 10 x 524,288 =
+ *    6,291,456 B; backward 24 x 131,072 + 10 x 524,288 = 8,388,608 B;
+ *  - cp 4 (E = 262,144, K = 65,536): forward 8K + (4 + 18) E = 524,288 +
+ *    5,767,168 = 6,291,456 B; backward (24 + 12) K + 22 E = 2,359,296 +
+ *    5,767,168 = 8,126,464 B; kernels 2 x 4 + 1 = 9 and 3 x 4 + 1 = 13;
+ *  - full recompute re-runs the forward's; cp_allgather (PyTorch's ring,
+ *    cp_merge instead), fp8 attention, or cp 1: no op. */
+static void test_cp_p2p_merge_ops(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_p2p_merge") == NULL);
+  run.layout.cp = 2;
+  const struct pl_op *c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_p2p_merge");
+  CHECK(c != NULL && c->fwd_bytes == 9437184.0 && c->bwd_bytes == 17825792.0 && !c->recompute);
+  run.model.kv_heads = 2;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_p2p_merge");
+  CHECK(c != NULL && c->fwd_bytes == 6291456.0 && c->bwd_bytes == 8388608.0);
+  run.layout.cp = 4;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_p2p_merge");
+  CHECK(c != NULL && c->fwd_bytes == 6291456.0 && c->bwd_bytes == 8126464.0);
+  CHECK(c != NULL && c->fwd_kernels == 9 && c->bwd_kernels == 13);
+  run.layout.recompute = PL_RECOMPUTE_FULL;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_p2p_merge");
+  CHECK(c != NULL && c->recompute);
+  run.layout.fp8_attention = true;
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_p2p_merge") == NULL);
+  run.layout.fp8_attention = false;
+  run.layout.cp_allgather = true;
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_p2p_merge") == NULL);
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_merge") != NULL);
 }
 
 /* Round 11 passes, docs/step-model.md 2.3f, on small_llama (1024 tokens per
@@ -2281,11 +2394,13 @@ int main(void) {
   test_cluster_margin();
   test_ub_margin();
   test_quantize_rates();
+  test_eager_norm_rates();
   test_head_16bit();
   test_param_kernels();
   test_framework_passes();
   test_tp_seq_copies();
   test_cp_merge_ops();
+  test_cp_p2p_merge_ops();
   test_launch_blocking();
   test_host_per_gemm();
   test_host_per_launch();
