@@ -321,6 +321,14 @@ struct pl_layout {
   double moe_imbalance;    /* tokens the busiest expert rank receives over the mean (>= 1;
                               0 = the default, docs/model.md "Mixture of experts") */
   enum pl_moe_dispatch dispatch; /* token dispatcher (MoE models) */
+  bool moe_pad_capacity;   /* input (--moe-pad-capacity): the experts' inputs are dropped and
+                              padded to their capacity (Megatron-Core
+                              moe_expert_capacity_factor with moe_pad_expert_input_to_capacity,
+                              NeMo's MegatronTokenDropCallback): the alltoall dispatcher knows
+                              every split size on the host, so its preprocess neither counts
+                              the tokens nor all_gathers the counts (token_dispatcher.py
+                              MoEAlltoAllTokenDispatcher.preprocess returns early under
+                              drop_and_pad; model/moe_dispatch.c, sim/moe_comm.c) */
   bool fsdp_separate_comms; /* input: the reduce_scatters have a communicator of their own
                               (a second process group, e.g. FSDP2's reduce_scatter_group or
                               torchtitan's option), so they overlap the gathers */

@@ -16,6 +16,9 @@
 /* Element sizes of the op cost tables (model/flops.c, model/mamba.c). */
 #define BF16_BYTES 2.0
 #define FP32_BYTES 4.0
+/* One token count of Megatron-Core's MoE dispatcher: routing_map.sum(dim=0) of a
+ * bool map is int64 (token_dispatcher.py MoEAlltoAllTokenDispatcher.preprocess). */
+#define MOE_COUNT_BYTES 8.0
 /* Parameters held and gathered: bf16 working copies (FSDP2
  * MixedPrecisionPolicy(param_dtype=bf16) as torchtitan configures it; the
  * bf16 copy Megatron's distributed optimizer all_gathers after its step). */

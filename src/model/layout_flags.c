@@ -42,6 +42,7 @@ static const char *const words[] = {
     "pipeline-layout", "moe-imbalance",    "shard",           "recompute",
     "recompute-modules", "offload-modules", "cuda-graph-scope", "recompute-method",
     "account-embed-loss", "schedule",       "dtype",           "moe-dispatch",
+    "moe-pad-capacity",
 };
 #define N_WORDS (sizeof words / sizeof words[0])
 
@@ -171,6 +172,12 @@ static enum pl_status read_modes(struct pl_layout *l, pl_flag_get_fn get, void *
   if ((v = get(ctx, "moe-dispatch")) != NULL &&
       (st = pl_moe_dispatch_parse(v, &l->dispatch, &d)) != PL_OK)
     return pl_diag_set(diag, st, "--moe-dispatch: %s", d.msg);
+  bool pad = false; /* Megatron-Core's drop-and-pad expert capacity (layout.h) */
+  if ((st = two_way(get, ctx, "moe-pad-capacity", "value", "off", "on", &given, &pad, diag)) !=
+      PL_OK)
+    return st;
+  if (given)
+    l->moe_pad_capacity = pad;
   return PL_OK;
 }
 
@@ -228,6 +235,8 @@ size_t pl_layout_flags_format(const struct pl_layout *l, bool moe, char *out, si
   if (moe)
     flag_text_put(&t, " --ep %" PRId64 " --etp %" PRId64 " --moe-dispatch %s --moe-imbalance %.17g",
                   l->ep, l->etp, pl_moe_dispatch_name(l->dispatch), l->moe_imbalance);
+  if (moe && l->moe_pad_capacity)
+    flag_text_put(&t, " --moe-pad-capacity on");
   char list[160];
   if (l->offload_modules != 0) {
     pl_offload_modules_format(l->offload_modules, list, sizeof list);

@@ -30,8 +30,8 @@
  * 2.6); with ep = etp = 1 only the sum and the tokens_per_expert copy. GPU
  * traffic: the bool routing map read once (1 B per element of tokens x
  * experts); the counts (ep x etp x experts int64) are noise; no backward (no
- * tensor of it needs a gradient). The NCCL call's own latency on the GPU is
- * not priced (a lower bound). The moe_preprocess CUDA-graph scope captures
+ * tensor of it needs a gradient). The NCCL call itself (the counts'
+ * all_gather) is priced as a collective by sim/moe_comm.c a2a_metadata. The moe_preprocess CUDA-graph scope captures
  * the sums (MoELayer.preprocess runs dispatch_preprocess inside the graph,
  * moe_layer.py / moe_utils.py maybe_skip_or_early_return_by_cudagraph,
  * core_v0.16.0) but moves the dtoh point to before_ep_alltoall, outside the
@@ -39,7 +39,6 @@
 #define MOE_PREPROCESS_BYTES 1.0 /* forward, per element of the routing map */
 #define MOE_PREPROCESS_KERNELS_EP 7
 #define MOE_COUNTS_D2H_EP 4
-#define MOE_COUNTS_D2H_BYTES 8.0 /* per int64 count */
 /* Sorting the received tokens by local expert (the same dispatcher, whenever
  * a rank holds more than one expert): dispatch_postprocess sorts the
  * all_to_all's output chunks (ep x etp source ranks x local experts) into
@@ -66,8 +65,8 @@
 
 int model_moe_a2a_preprocess(const struct pl_model *m, const struct pl_layout *l, double tokens_n,
                              struct pl_op *ops, int n) {
-  if (l->dispatch != PL_MOE_ALLTOALL)
-    return n;
+  if (l->dispatch != PL_MOE_ALLTOALL || l->moe_pad_capacity)
+    return n; /* drop_and_pad: preprocess returns before counting (layout.h) */
   int64_t local = m->experts / deg(l->ep);
   bool split = deg(l->ep) * deg(l->etp) > 1;
   model_op_memory(&ops[n], "moe_preprocess", tokens_n * (double)m->experts, 0, 0,
@@ -75,7 +74,7 @@ int model_moe_a2a_preprocess(const struct pl_model *m, const struct pl_layout *l
   ops[n++].fwd_kernels = split ? MOE_PREPROCESS_KERNELS_EP : 1;
   /* tokens_per_expert, and with split sizes input_splits, output_splits, output_splits_tp */
   double counts = (double)local + (split ? 2.0 * (double)deg(l->ep) + (double)deg(l->etp) : 0);
-  model_op_memory(&ops[n], "moe_counts_d2h", counts, 0, 0, MOE_COUNTS_D2H_BYTES, 0);
+  model_op_memory(&ops[n], "moe_counts_d2h", counts, 0, 0, MOE_COUNT_BYTES, 0);
   ops[n++].fwd_kernels = split ? MOE_COUNTS_D2H_EP : 1;
   return n;
 }

@@ -314,6 +314,9 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_num(c, "framework.bucket_params", fw.bucket_params, true);
   /* added after it: PyTorch FSDP1's flat-parameter copies (layout.fsdp1_copies, fsdp19) */
   col_str(c, "framework.fsdp1_copies", pl_setting_name(fw.fsdp1_copies));
+  /* added after it: Megatron-Core's drop-and-pad expert capacity (layout.moe_pad_capacity) */
+  bool moe = l->ep * l->etp > 1 || l->moe_imbalance > 0;
+  col_str(c, "layout.moe_pad_capacity", moe ? (l->moe_pad_capacity ? "true" : "false") : NULL);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

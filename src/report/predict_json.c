@@ -115,9 +115,11 @@ static void layout_json(struct pl_emit *e, const struct pl_prediction *p) {
   if (l->ep * l->etp > 1 || l->moe_imbalance > 0) {
     pl_emit_num(e, "moe_imbalance", l->moe_imbalance);
     pl_emit_str(e, "moe_dispatch", pl_moe_dispatch_name(l->dispatch));
+    pl_emit_bool(e, "moe_pad_capacity", l->moe_pad_capacity);
   } else {
     pl_emit_null(e, "moe_imbalance");
     pl_emit_null(e, "moe_dispatch");
+    pl_emit_null(e, "moe_pad_capacity");
   }
   /* blocks on the first and last pipeline stage, as split (given or even) */
   pl_emit_int(e, "first_stage_layers", pl_layout_stage_layers(l, layers, 0));

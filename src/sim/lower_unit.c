@@ -235,17 +235,20 @@ static bool ep_beside(const struct lower *lw, const struct unit *u) {
 
 /* The expert-parallel calls of a unit's blocks split between its two
  * windows (ep_beside): half of each all_to_all's calls to each, all_gathers
- * to the expert window, reduce_scatters to the other. */
+ * and the alltoall dispatcher's probabilities' all_to_all (sent with the
+ * dispatch only, moe_comm.c a2a_metadata) to the expert window,
+ * reduce_scatters to the other. */
 static void ep_split(const struct lower *lw, const struct unit *u, struct sim_comm *first,
                      int *n_first, struct sim_comm *second, int *n_second) {
   struct sim_comm list[SIM_SEG_N * SIM_SEG_TP];
   int n = tp_merge_part(lw->st->seg, u, list, 1);
   bool fwd = u->slot.pass == PL_PASS_FWD;
+  int32_t probs = lw->st->seg[SIM_SEG_LAYER].tp[u->slot.pass][SIM_SEG_EP_PROBS].coll;
   *n_first = *n_second = 0;
   for (int i = 0; i < n; i++) {
     enum pl_coll_op op = lw->st->colls[list[i].coll].op;
     int32_t a = list[i].calls / 2, b = list[i].calls - a; /* first window, expert window */
-    if (op == PL_COLL_ALL_GATHER)
+    if (op == PL_COLL_ALL_GATHER || (probs >= 0 && list[i].coll == probs))
       a = 0, b = list[i].calls;
     else if (op != PL_COLL_ALL_TO_ALL)
       a = list[i].calls, b = 0;

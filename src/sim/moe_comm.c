@@ -178,6 +178,49 @@ static double hybridep_ib_call_s(const struct pl_run *run, double token_bytes) {
                 rdma_bytes / hybridep_h100_ib[i].combine_bps);
 }
 
+/* The alltoall dispatcher's two small NCCL calls besides the tokens'
+ * all_to_all (Megatron-Core megatron/core/transformer/moe/token_dispatcher.py
+ * MoEAlltoAllTokenDispatcher, core_v0.15.0 .. core_v0.18.x):
+ *   preprocess (ep or etp > 1): num_local_tokens_per_expert
+ *     (routing_map.sum(dim=0), int64, one count per expert) all_gathered over
+ *     the tp-ep group (gather_from_sequence_parallel_region(...,
+ *     group=self.tp_ep_group): etp x ep ranks) so every rank knows its
+ *     receive sizes: one all_gather per forward (and per recomputed forward
+ *     of the moe module), none in the backward (no gradient);
+ *   token_dispatch: after the tokens, global_probs = all_to_all(ep_group,
+ *     permuted_probs, output_splits, input_splits): the routing probability
+ *     of each routed copy (probs dtype: fp32 with moe_router_dtype fp32,
+ *     model router_fp32, else the 16-bit activations), and its gradient in
+ *     the backward (the experts scale their activation by it).
+ * Both are latency-bound across nodes (32 KiB gathered over 32 ranks on four
+ * DGX H100 nodes: ~160 us as NCCL's ring LL, `plateau collectives --op
+ * all_gather --nodes 4 --bytes 32K`), so they are priced as their own NCCL
+ * calls (docs/step-model.md 4). The combine sends no probabilities (they are
+ * applied in the experts). Not for the flex dispatcher: DeepEP's and
+ * HybridEP's layout exchange is inside their measured call. A model with dense
+ * and MoE blocks scales the bytes by the MoE share, as the tokens'. */
+static enum pl_status a2a_metadata(struct sim_step *st, struct sim_seg *s, double tokens,
+                                   double share, int32_t rep, struct pl_diag *diag) {
+  const struct pl_layout *l = &st->run->layout;
+  const struct pl_model *m = &st->run->model;
+  int64_t tp_ep = (l->ep > 0 ? l->ep : 1) * (l->etp > 0 ? l->etp : 1);
+  if (l->dispatch != PL_MOE_ALLTOALL || tp_ep < 2)
+    return PL_OK;
+  /* recomputing the moe module re-runs preprocess (rep 2), full recompute
+   * re-runs it on its share of the blocks (rep - 1) */
+  int32_t again = rep - 1;
+  double counts = (double)tp_ep * (double)m->experts * MOE_COUNT_BYTES * share;
+  enum pl_status r = PL_OK;
+  if (!l->moe_pad_capacity) /* drop_and_pad returns before the gather (layout.h) */
+    r = moe_comm_one(st, s, SIM_SEG_EP_COUNTS, PL_COLL_ALL_GATHER, "ep-etp", counts, 1, again,
+                     diag);
+  if (r != PL_OK || l->ep < 2)
+    return r;
+  double prob_bytes = m->router_fp32 ? FP32_BYTES : ACT_BYTES;
+  double probs = tokens * (double)m->top_k * prob_bytes * share * pl_moe_imbalance(m, l);
+  return moe_comm_one(st, s, SIM_SEG_EP_PROBS, PL_COLL_ALL_TO_ALL, "ep", probs, 1, rep, diag);
+}
+
 /* The expert-parallel token traffic of a block (see the file comment):
  * slots 2.. of the blocking list, after the tp collectives. */
 enum pl_status sim_layer_moe(struct sim_step *st, struct sim_seg *s, struct pl_diag *diag) {
@@ -223,5 +266,7 @@ enum pl_status sim_layer_moe(struct sim_step *st, struct sim_seg *s, struct pl_d
   if (r == PL_OK && l->etp > 1)
     r = moe_comm_one(st, s, SIM_SEG_EP + 2, PL_COLL_REDUCE_SCATTER, "etp",
                      copies * (double)l->etp, 1, rep, diag);
+  if (r == PL_OK)
+    r = a2a_metadata(st, s, tokens, share, rep, diag);
   return r;
 }

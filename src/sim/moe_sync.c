@@ -34,7 +34,9 @@
  * pl_op.host_sync a second wait. The dispatch and combine are GPU items of
  * that flow: the all_to_all right after the wait (alltoall: the host issues
  * the experts meanwhile), the allgather's gather and the flex dispatch just
- * before it (the host waits for them), the combine after the experts. lower.c
+ * before it (the host waits for them), as for the alltoall dispatcher's
+ * counts' all_gather (moe_comm.c a2a_metadata; its probabilities' all_to_all
+ * goes with the dispatch), the combine after the experts. lower.c
  * charges those collectives after the unit's compute, so the block's forward
  * compute is the flow less their time alone. This file says where the wait
  * applies and hands the pass its collectives (sim_moe_wait_of). Not modelled:
@@ -56,13 +58,17 @@ bool sim_moe_wait_of(const struct sim_step *st, const struct sim_seg *s, struct 
   /* the block's forward collectives after its tp ones (moe_comm.c sim_layer_moe):
    * an all_to_all twice (dispatch, combine), an all_gather with the dispatch,
    * a reduce_scatter with the combine */
-  *w = (struct sim_moe_wait){0, 0};
+  *w = (struct sim_moe_wait){0, 0, 0};
   for (int i = SIM_SEG_EP; i < SIM_SEG_TP; i++) {
     const struct sim_comm *c = &s->tp[PL_PASS_FWD][i];
     if (c->coll < 0 || c->calls <= 0)
       continue;
     const struct sim_coll *k = &st->colls[c->coll];
-    if (k->op == PL_COLL_ALL_TO_ALL) {
+    if (i == SIM_SEG_EP_COUNTS) { /* alltoall: the split sizes the host waits for */
+      w->counts_s += k->time_s * (double)c->calls;
+    } else if (i == SIM_SEG_EP_PROBS) { /* alltoall: right after the tokens' dispatch */
+      w->dispatch_s += k->time_s * (double)c->calls;
+    } else if (k->op == PL_COLL_ALL_TO_ALL) {
       w->dispatch_s += k->time_s * (double)c->calls / 2.0;
       w->combine_s += k->time_s * (double)c->calls / 2.0;
     } else if (k->op == PL_COLL_ALL_GATHER) {

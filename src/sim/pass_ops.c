@@ -170,6 +170,7 @@ static struct issue fwd_item(const struct pl_layout *l, const struct pl_op *ops,
   if (wait != NULL && strcmp(ops[i].name, "permute") == 0) {
     it.sync = true;
     *(l->dispatch == PL_MOE_ALLTOALL ? &it.after_s : &it.coll_s) = wait->dispatch_s;
+    it.coll_s += wait->counts_s; /* alltoall: the counts' all_gather before the wait */
   } else if (wait != NULL && strcmp(ops[i].name, "unpermute") == 0) {
     it.coll_s = wait->combine_s;
   }

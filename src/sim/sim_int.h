@@ -340,9 +340,11 @@ struct sim_comm {
   int32_t calls;
 };
 
-#define SIM_SEG_TP 6 /* tp and ep collectives of one segment and pass (kinds, not calls) */
+#define SIM_SEG_TP 8 /* tp and ep collectives of one segment and pass (kinds, not calls) */
 #define SIM_SEG_EP 2 /* a block's slots from this one on are its expert-parallel collectives
                         (moe_comm.c sim_layer_moe) */
+#define SIM_SEG_EP_COUNTS (SIM_SEG_EP + 3) /* the alltoall dispatcher's token counts' all_gather */
+#define SIM_SEG_EP_PROBS (SIM_SEG_EP + 4)  /* and its probabilities' all_to_all (moe_comm.c) */
 
 /* Costs of one segment (embedding, one transformer block, or the LM head)
  * for one micro-batch on one GPU. Index [pass] is enum pl_pass. */
@@ -530,6 +532,7 @@ double sim_flow_end_s(const struct sim_flow *f);
  * (pass_ops.c sim_seg_ops_s). */
 struct sim_moe_wait {
   double dispatch_s, combine_s;
+  double counts_s; /* alltoall: the counts' all_gather, before the wait */
 };
 /* Whether the run's MoE blocks wait, and then their collectives in *w from
  * the layer segment s, its expert-parallel ones priced (segments.c

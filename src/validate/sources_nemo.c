@@ -210,6 +210,7 @@ bool validate_nemo_layout(const struct validate_in *in, struct pl_layout *l, str
   if (strncmp(cell(in, "model"), "Mixtral", 7) == 0 ||
       strncmp(cell(in, "model"), "LLAMA4", 6) == 0) {
     l->moe_imbalance = 1.0;
+    l->moe_pad_capacity = true;
     validate_note(row, "imbalance 1 (NeMo's token drop: capacity factor 1.0, padded to capacity)");
   }
   /* NeMo 2's Llama 3.1 405B recipe counts the embedding and the loss as one

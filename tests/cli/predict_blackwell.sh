@@ -84,7 +84,12 @@ a=$(step $one_node --moe-dispatch alltoall)
 b=$(step $one_node --moe-dispatch deepep)
 ta=$(a2a_s $one_node --moe-dispatch alltoall)
 tb=$(a2a_s $one_node --moe-dispatch deepep)
-check "deepep within a node: the same all_to_all as alltoall" [ -n "$ta" -a "$ta" = "$tb" ]
+# The alltoall dispatcher also sends the routing probabilities in an all_to_all of their own
+# (2 B per routed copy: 1/2048 of the tokens' bytes at hidden 2048; Megatron-Core
+# token_dispatcher.py token_dispatch, sim/moe_comm.c a2a_metadata), which the report merges with
+# the tokens' entry: alltoall's all_to_all time is deepep's plus under 10 %.
+check "deepep within a node: the tokens' all_to_all as alltoall's" \
+  awk -v a="$ta" -v b="$tb" 'BEGIN { exit !(a != "" && b > 0 && a > b && a < 1.1 * b) }'
 check "deepep within a node: alltoall slower by its own ops" awk -v a="$a" -v b="$b" 'BEGIN { exit !(b < a) }'
 
 # Cached block-scaled weights (Transformer Engine is_first_microbatch for any quantizer): with

@@ -119,4 +119,36 @@ cat > "$TMP/topk.json" <<'JSON'
  "num_local_experts": 4, "num_experts_per_tok": 5}
 JSON
 expect_fail 1 "top_k 5 is above the experts \(4\)" -- predict --model "$TMP/topk.json"
+# The alltoall dispatcher's two small NCCL calls (Megatron-Core token_dispatcher.py
+# MoEAlltoAllTokenDispatcher: preprocess all_gathers the int64 token counts per expert
+# over the tp-ep group; token_dispatch sends the routing probabilities in an
+# all_to_all of their own after the tokens, and back in the backward). By hand,
+# Qwen3-30B-A3B (48 MoE blocks, 128 experts, top-8, 16-bit router) on 16 H100, ep 16,
+# mbs 1, gbs 32 (dp 16: 2 micro-batches): the gather is 16 ranks x 128 x 8 B = 16,384 B,
+# once per block's forward: 48 x 2 = 96 calls; all_to_all calls: the tokens' dispatch and
+# combine each way (4) plus the probabilities each way (2), x 48 x 2 = 576, of which the
+# probabilities' 192 carry 4,096 tokens x 8 x 2 B = 65,536 B each.
+q30="predict --model qwen3-30b-a3b --gpu h100 --gpus 16 --ep 16 --mbs 1 --gbs 32 --seq 4096 --format json"
+coll_count() { python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+print(sum(c["count"] for c in d["collectives"] if c["op"] == sys.argv[2] and c["group"] == sys.argv[3]))' "$@"; }
+expect_ok $q30 --moe-dispatch alltoall
+cp "$TMP/out" "$TMP/a2a.json"
+check "counts all_gather: 96 calls" [ "$(coll_count "$TMP/a2a.json" all_gather ep-etp)" = 96 ]
+check "counts all_gather: 96 x 16,384 B" [ "$(coll_total "$TMP/a2a.json" all_gather ep-etp)" = 1572864 ]
+check "tokens and probabilities: 576 all_to_all calls" [ "$(coll_count "$TMP/a2a.json" all_to_all ep)" = 576 ]
+check "reported as an option" grep -q '"moe_pad_capacity": false' "$TMP/a2a.json"
+# Drop-and-pad (moe_pad_expert_input_to_capacity): preprocess returns before counting,
+# no gather; the probabilities still travel.
+expect_ok $q30 --moe-dispatch alltoall --moe-pad-capacity on
+check "padded: no counts all_gather" [ "$(coll_count "$TMP/out" all_gather ep-etp)" = 0 ]
+check "padded: all_to_all calls unchanged" [ "$(coll_count "$TMP/out" all_to_all ep)" = 576 ]
+check "padded: reported" grep -q '"moe_pad_capacity": true' "$TMP/out"
+check "padded: faster" awk -v a="$(json_num "$TMP/a2a.json" step_time_s)" \
+  -v b="$(json_num "$TMP/out" step_time_s)" 'BEGIN { exit !(b < a) }'
+# The flex dispatcher exchanges its layout inside DeepEP's call: neither extra call.
+expect_ok $q30 --moe-dispatch deepep
+check "deepep: no counts all_gather" [ "$(coll_count "$TMP/out" all_gather ep-etp)" = 0 ]
+check "deepep: tokens only" [ "$(coll_count "$TMP/out" all_to_all ep)" = 384 ]
+expect_fail 1 "^plateau: --moe-pad-capacity: unknown value 'yes' \(expected off\|on\)" -- $q30 --moe-pad-capacity yes
 finish

@@ -325,9 +325,10 @@ static void head_dim_64_figures(void) {
 /* The optional rate of Transformer Engine's MXFP8 quantize kernels
  * (efficiency.mxfp8_quantize, a fraction of the HBM bandwidth): b300 and
  * gb300 0.622 (TE gemm_profiling.rst on B300: 9.069 GB of casts as plateau
- * counts them in 8.984 - 7.161 = 1.823 ms = 4.975 TB/s of 8 TB/s), b200 and
- * gb200 0.651 (TE's kernel on B200, ROCm/TransformerEngine PR 598: 8192^2 x
- * 4.0625 B = 272.6 MB in 52.34 us = 5.21 TB/s of 8); absent on h100 (0: the
+ * counts them in 8.984 - 7.161 = 1.823 ms = 4.975 TB/s of 8 TB/s), gb200
+ * 0.651 (TE's kernel on B200, ROCm/TransformerEngine PR 598: 8192^2 x
+ * 4.0625 B = 272.6 MB in 52.34 us = 5.208 TB/s of 8) and b200 0.679 (the same
+ * 5.208 TB/s of its device-reported 7.672 TB/s); absent on h100 (0: the
  * casts stay at hbm_fraction). 1.500 and 0.000 are refused: a fraction of
  * the bandwidth must be in (0, 1]. */
 static void mxfp8_quantize_figures(void) {
@@ -339,21 +340,23 @@ static void mxfp8_quantize_figures(void) {
   CHECK_STATUS(pl_gpu_load("gb300", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.eff.mxfp8_quantize_fraction, 0.622, 1e-12);
   CHECK_STATUS(pl_gpu_load("b200", &g, &d), PL_OK, dp);
-  CHECK_NEAR_REL(g.eff.mxfp8_quantize_fraction, 0.651, 1e-12);
+  CHECK_NEAR_REL(g.eff.mxfp8_quantize_fraction, 0.679, 1e-12);
   CHECK_STATUS(pl_gpu_load("gb200", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.eff.mxfp8_quantize_fraction, 0.651, 1e-12);
   CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.eff.mxfp8_quantize_fraction, 0.0, 0);
   gpu_edit_refused("b300", "\"value\": 0.622", "1.500", "mxfp8_quantize");
-  gpu_edit_refused("b200", "\"value\": 0.651", "0.000", "mxfp8_quantize");
+  gpu_edit_refused("b200", "\"value\": 0.679", "0.000", "mxfp8_quantize");
 }
 
 /* The per-tensor FP8 current-scaling and NVFP4 quantize rates
  * (efficiency.fp8_current_quantize, nvfp4_quantize): b300 and gb300 measured
  * (TE gemm_profiling.rst on B300, autocast minus pre-quantized per layer:
  * 12.415 GB in 9.147 - 6.812 = 2.335 ms = 5.317 TB/s = 0.665 of 8 TB/s;
- * 12.170 GB in 6.453 - 3.764 = 2.689 ms = 4.526 TB/s = 0.566), b200 and
- * gb200 the same as estimates, absent on h100; 1.500 and 0.000 refused. The
+ * 12.170 GB in 6.453 - 3.764 = 2.689 ms = 4.526 TB/s = 0.566), gb200 the
+ * same as estimates, b200 the same absolute rates of its 7.672 TB/s (5.317 /
+ * 7.672 = 0.693, 4.526 / 7.672 = 0.590), absent on h100; 1.500 and 0.000
+ * refused. The
  * compute capability (developer.nvidia.com/cuda-gpus) as major x 10 + minor:
  * b200/gb200 100, b300/gb300 103, 0 where the file gives none (h100);
  * "1x.3" and "10.x" are refused as unparsable. */
@@ -364,8 +367,8 @@ static void quantize_rate_figures(void) {
   const char *const blackwell[] = {"b300", "gb300", "b200", "gb200"};
   for (int i = 0; i < 4; i++) {
     CHECK_STATUS(pl_gpu_load(blackwell[i], &g, &d), PL_OK, dp);
-    CHECK_NEAR_REL(g.eff.fp8_current_quantize_fraction, 0.665, 1e-12);
-    CHECK_NEAR_REL(g.eff.nvfp4_quantize_fraction, 0.566, 1e-12);
+    CHECK_NEAR_REL(g.eff.fp8_current_quantize_fraction, i == 2 ? 0.693 : 0.665, 1e-12);
+    CHECK_NEAR_REL(g.eff.nvfp4_quantize_fraction, i == 2 ? 0.590 : 0.566, 1e-12);
     CHECK_EQ_INT(g.sm_arch, i < 2 ? 103 : 100);
     CHECK(pl_gpu_fp8_non_tn_gemm(&g));
   }
@@ -378,6 +381,32 @@ static void quantize_rate_figures(void) {
   gpu_edit_refused("gb200", "\"value\": 0.566", "0.000", "nvfp4_quantize");
   gpu_edit_status("b300", "\"value\": \"10.3\"", "\"1x.3", "compute_capability", PL_ERR_PARSE);
   gpu_edit_status("b200", "\"value\": \"10.0\"", "\"10.x", "compute_capability", PL_ERR_PARSE);
+}
+
+/* HBM bandwidth of the HGX B200 against GB200 (docs/hardware.md, "HBM
+ * bandwidth per SKU"): the B200's device-reported bus is 7680 bits at a
+ * 3996 MHz double-data-rate memory clock, 7680 / 8 x 3996e6 x 2 =
+ * 7.67232e12 B/s, read as "7.672 TB/s" (pytorch/ao PR 4002); GB200 keeps
+ * NVIDIA's NVL72 8 TB/s. The B200's casts keep the absolute rates measured
+ * (fraction x bandwidth): MXFP8 0.679 x 7.672 = 5.209 TB/s, within 0.1 % of
+ * the kernel's 272.6 MB in 52.34 us = 5.208 TB/s, as gb200's 0.651 x 8 =
+ * 5.208; FP8 current scaling 0.693 x 7.672 = 5.317 TB/s and NVFP4 0.590 x
+ * 7.672 = 4.526 TB/s, B300's in-situ 0.665 x 8 and 0.566 x 8 within 0.1 %. */
+static void b200_hbm_bandwidth(void) {
+  struct pl_gpu b, gb;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("b200", &b, &d), PL_OK, dp);
+  CHECK_STATUS(pl_gpu_load("gb200", &gb, &d), PL_OK, dp);
+  CHECK_NEAR_REL(b.hbm_bytes_per_s, 7.672e12, 1e-12);
+  CHECK_NEAR_REL(7680.0 / 8.0 * 3996e6 * 2.0, b.hbm_bytes_per_s, 1e-4);
+  CHECK_NEAR_REL(gb.hbm_bytes_per_s, 8e12, 1e-12);
+  CHECK_NEAR_REL(b.eff.mxfp8_quantize_fraction * b.hbm_bytes_per_s, 272.6e6 / 52.34e-6, 1e-3);
+  CHECK_NEAR_REL(b.eff.mxfp8_quantize_fraction * b.hbm_bytes_per_s,
+                 gb.eff.mxfp8_quantize_fraction * gb.hbm_bytes_per_s, 1e-3);
+  CHECK_NEAR_REL(b.eff.fp8_current_quantize_fraction * b.hbm_bytes_per_s, 12.415e9 / 2.335e-3,
+                 1e-3);
+  CHECK_NEAR_REL(b.eff.nvfp4_quantize_fraction * b.hbm_bytes_per_s, 12.170e9 / 2.689e-3, 1e-3);
 }
 
 /* The eager norms' measured rates (efficiency.layer_norm_eager,
@@ -743,6 +772,7 @@ int main(void) {
   block_scaled_ratio_figures();
   mxfp8_quantize_figures();
   quantize_rate_figures();
+  b200_hbm_bandwidth();
   eager_norm_figures();
   mamba_ssm_figures();
   mamf_ceiling_figures();

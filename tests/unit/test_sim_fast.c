@@ -446,7 +446,9 @@ static int sweep(void) {
  * segments: the expert window is 48 x experts_s[p], the non-expert window
  * 48 x (comp_s[p] - experts_s[p]), the edge tasks the embedding's and the
  * head's comp_s[p] (no MTP: in_layer_s 0); a lone pass has no windows, its 96
- * calls blocking. The fast path gives the reference's step. */
+ * calls blocking. The fast path gives the reference's step. The flex
+ * dispatcher (deepep) keeps the count to the tokens' calls: the alltoall
+ * dispatcher adds its probabilities' all_to_all (moe_comm.c a2a_metadata). */
 static void check_ep_overlap(void) {
   static struct pl_run run;
   static struct pl_step fast_out, ref_out;
@@ -458,7 +460,7 @@ static void check_ep_overlap(void) {
   CHECK_STATUS(pl_cluster_load("dgx-h100", &run.cluster, &d), PL_OK, &d);
   run.layout = (struct pl_layout){.gpus = 16, .tp = 1, .pp = 1, .cp = 1, .ep = 16, .mbs = 1,
                                   .gbs = 64, .shard = PL_SHARD_ZERO1, .shard_set = true,
-                                  .ep_comm_overlap = true};
+                                  .ep_comm_overlap = true, .dispatch = PL_MOE_DEEPEP};
   CHECK_STATUS(pl_layout_resolve(&run.layout, &run.model, &run.cluster, &d), PL_OK, &d);
   CHECK_EQ_INT(run.layout.micro_batches, 4);
   CHECK_EQ_INT(run.model.layers, 48);
