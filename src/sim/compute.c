@@ -757,16 +757,6 @@ static double cluster_margin_s(const struct pl_gpu *g, const struct pl_layout *l
   return t * (1.0 + share * (f - 1.0));
 }
 
-/* cuDNN's FP8/MXFP8 SDPA backward with a sliding window runs the whole causal
- * triangle: NVIDIA's published cuDNN 9.22 GPT-OSS SDPA benchmark (cudnn-frontend
- * benchmark/sdpa_benchmark_training/results/gpt_oss/ @ fb682ce, the GB200 and
- * GB300 files; window 128, head dim 64, 256 heads x sequences; copied as
- * data/published/cudnn-frontend/sdpa_gpt_oss_gb200.csv and _gb300.csv) times the
- * MXFP8 backward at 4k, 8k, 16k and 32k keys as 1.87, 6.65, 25.0, 96.9 ms on GB300 (2.08, 7.43, 27.9, 108.4 on GB200): x3.6 to
- * x3.9 per doubling, the s^2 of full causal attention, while its BF16 backward
- * (0.44, 0.86, 1.71, 3.45 ms) and both forwards grow as s. So the op is timed as
- * the causal attention of its queries over all of their keys (n = m; the counted
- * FLOPs scaled to match), then by the MXFP8 time ratio as any MXFP8 attention. */
 /* The block's and the head's norms in eager PyTorch (layout.kernels unfused)
  * at the GPU file's measured rate of PyTorch's own norm kernels, a fraction
  * of the HBM bandwidth on the bytes plateau counts for them (docs/step-model.md
@@ -800,6 +790,16 @@ static double eager_norm_s(const struct pl_gpu *g, const struct pl_layout *l,
   return (bw > 0 ? bytes / bw : 0) + pl_op_kernels(op, pass) * g->eff.kernel_overhead_s;
 }
 
+/* cuDNN's FP8/MXFP8 SDPA backward with a sliding window runs the whole causal
+ * triangle: NVIDIA's published cuDNN 9.22 GPT-OSS SDPA benchmark (cudnn-frontend
+ * benchmark/sdpa_benchmark_training/results/gpt_oss/ @ fb682ce, the GB200 and
+ * GB300 files; window 128, head dim 64, 256 heads x sequences; copied as
+ * data/published/cudnn-frontend/sdpa_gpt_oss_gb200.csv and _gb300.csv) times the
+ * MXFP8 backward at 4k, 8k, 16k and 32k keys as 1.87, 6.65, 25.0, 96.9 ms on GB300 (2.08, 7.43, 27.9, 108.4 on GB200): x3.6 to
+ * x3.9 per doubling, the s^2 of full causal attention, while its BF16 backward
+ * (0.44, 0.86, 1.71, 3.45 ms) and both forwards grow as s. So the op is timed as
+ * the causal attention of its queries over all of their keys (n = m; the counted
+ * FLOPs scaled to match), then by the MXFP8 time ratio as any MXFP8 attention. */
 static const struct pl_op *attn_fp8_window_bwd(const struct pl_op *op, struct pl_op *full) {
   *full = *op;
   double scale = (double)op->m / (double)op->n;

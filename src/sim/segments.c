@@ -848,6 +848,13 @@ static int cp_p2p_merge_ops(const struct pl_run *run, struct pl_op *ops, int n) 
   return n + 1;
 }
 
+/* What a block's ops gain after the model's own list, in this order (each
+ * appends to ops[0 .. n) and returns the new count). */
+static int (*const layer_passes[])(const struct pl_run *, struct pl_op *, int) = {
+    megatron_kernels, unfused_kernels, fp8_casts, qkv_grad_cat,
+    tp_seq_copies,    cp_merge_ops,    cp_p2p_merge_ops,
+};
+
 int pl_sim_segment_ops(const struct pl_run *run, int segment,
                        struct pl_op ops[PL_MAX_LAYER_OPS]) {
   const struct pl_model *m = &run->model;
@@ -859,11 +866,8 @@ int pl_sim_segment_ops(const struct pl_run *run, int segment,
           : kind == SIM_SEG_EMBED ? pl_embed_ops(m, l, ops)
                                   : pl_head_ops(m, l, ops);
   if (kind == SIM_SEG_LAYER)
-    n = cp_p2p_merge_ops(
-        run, ops,
-        cp_merge_ops(run, ops,
-                     tp_seq_copies(run, ops, qkv_grad_cat(run, ops, fp8_casts(run, ops, unfused_kernels(
-                                                 run, ops, megatron_kernels(run, ops, n)))))));
+    for (size_t i = 0; i < sizeof layer_passes / sizeof layer_passes[0]; i++)
+      n = layer_passes[i](run, ops, n);
   else if (kind == SIM_SEG_HEAD)
     n = logit_metrics(run, ops, n);
   return param_kernels(run, kind, sim_seg_params(run, kind), sim_seg_param_tensors(run, kind), ops, n);
