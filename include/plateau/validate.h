@@ -35,6 +35,8 @@ struct pl_vrow {
   char label[160];        /* "GPT 1.7B, 32 x a100-80g, tp1 pp1 dp32, gbs 512" */
   char model[64];         /* the model's name (when predicted) */
   char source[16];        /* how the row was read: "sc21", "llmfoundry" ("" = unknown) */
+  char publication[256];  /* the record's 'source' cell: the publication or benchmark round it
+                             comes from (weak-scaling pairs stay inside one) */
   char framework[32];     /* the framework the run used: "megatron-lm", "nemo" ("" = unknown) */
   char architecture[200]; /* the model family assumed for the row's source */
   char gpu[32];           /* GPU preset used */

@@ -11,11 +11,15 @@
 
 #include <plateau/validate.h>
 
-/* Same model, hardware, layout shape and per-GPU work; only the GPU count
- * (and with it dp and gbs) may differ. */
+/* Same publication, model, hardware, layout shape and per-GPU work; only the
+ * GPU count (and with it dp and gbs) may differ. The publication matters where
+ * one file gathers several benchmark rounds (mlperf_gpt3: MLPerf Training v3.0
+ * to v4.1): a pair across rounds would count a newer software stack's speed-up
+ * as scaling. */
 static bool same_series(const struct pl_vrow *a, const struct pl_vrow *b) {
   const struct pl_layout *x = &a->layout, *y = &b->layout;
-  return strcmp(a->dataset, b->dataset) == 0 && strcmp(a->model, b->model) == 0 &&
+  return strcmp(a->dataset, b->dataset) == 0 && strcmp(a->publication, b->publication) == 0 &&
+         strcmp(a->model, b->model) == 0 &&
          strcmp(a->gpu, b->gpu) == 0 && strcmp(a->cluster, b->cluster) == 0 && x->tp == y->tp &&
          x->pp == y->pp && x->cp == y->cp && x->vp == y->vp && x->shard == y->shard &&
          x->schedule == y->schedule && x->dtype == y->dtype && x->recompute == y->recompute &&

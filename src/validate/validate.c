@@ -217,6 +217,7 @@ static bool build_record(const struct validate_in *in, struct pl_vrow *row, stru
   const struct validate_source *src = validate_source_find(source);
   struct validate_source own; /* the rules of a user's own run, for this record */
   snprintf(row->quantity, sizeof row->quantity, "step_time_s");
+  snprintf(row->publication, sizeof row->publication, "%s", source);
   if (src == NULL) {
     if (!validate_generic_source(in, &own, row))
       return false;

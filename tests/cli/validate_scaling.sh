@@ -3,7 +3,7 @@
 # must be the ratio of its two rows' step times in the full validation
 # (within a series the work per GPU is the same, so per-GPU throughput is
 # 1 / step time), in text, CSV and JSON alike; a file without a series says
-# so; --scaling refuses --explain.
+# so; --scaling refuses --explain; pairs stay inside one publication.
 . "$(dirname "$0")/lib.sh"
 V="$PL_SOURCE_DIR/data/validation"
 F="$V/llmfoundry_mpt_benchmarks.csv"
@@ -45,6 +45,17 @@ else
 fi
 check "the script holds every pair" test "$(grep -Ec '^-?[0-9.e+-]+ -?[0-9.e+-]+ [0-9]+ [0-9]+$' "$TMP/fig/scaling.gp")" -eq "$n"
 check "no accuracy figure with --scaling" test ! -e "$TMP/fig/accuracy.gp"
+
+# mlperf_gpt3 gathers four MLPerf rounds: a pair never joins two rounds (the
+# 'source' cell), whose software differs, and the file keeps pairs within rounds.
+expect_ok validate "$V/mlperf_gpt3.csv" --scaling --format csv
+check "mlperf_gpt3: pairs within one round only" python3 - "$V/mlperf_gpt3.csv" "$TMP/out" <<'PY'
+import csv, sys
+src = {i + 1: r["source"] for i, r in enumerate(csv.DictReader(open(sys.argv[1])))}
+pairs = list(csv.DictReader(open(sys.argv[2])))
+crossed = [(p["base_row"], p["row"]) for p in pairs if src[int(p["base_row"])] != src[int(p["row"])]]
+sys.exit(1 if crossed or not pairs else 0)
+PY
 
 expect_ok validate "$V/opt175b_paper.csv" --scaling
 check "no series: said so" grep -q "^no series" "$TMP/out"
