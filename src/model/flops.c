@@ -72,6 +72,19 @@ static const struct elem_cost SWIGLU = {6, 12, 3 * BF16_BYTES, 5 * BF16_BYTES};
 static const struct elem_cost GELU = {8, 16, 2 * BF16_BYTES, 3 * BF16_BYTES};
 /* Residual add (dropout fused): reads 2, writes 1; bwd adds the two gradients. */
 static const struct elem_cost RESIDUAL = {1, 1, 3 * BF16_BYTES, 3 * BF16_BYTES};
+/* The attention residual of an MoE model with linear biases (model out_bias or
+ * linear_bias, GPT-OSS), as Megatron-Core runs it: TEGroupedMLP asserts
+ * `not (add_bias_linear and bias_dropout_fusion)` (moe/experts.py,
+ * core_v0.15.0 .. core_v0.18.0; Megatron-Bridge's GPT-OSS bridge sets
+ * bias_dropout_fusion False), so the attention output's bias, which
+ * linear_proj returns unapplied (skip_bias_add), is added by the unfused
+ * bias-dropout-add (fusions/fused_bias_dropout.py _bias_dropout_add_func:
+ * `x = x + bias`, dropout, `residual + out`): one more kernel reading and
+ * writing 2 B before the residual add (dropout at p 0 launches none: ATen
+ * _dropout_impl returns its input); its backward sums the gradient over the
+ * tokens for the bias (a reduction reading 2 B). 10 B forward and 8 B backward
+ * per element in two kernels each way (helper oss21; noted by ossmoe14). */
+static const struct elem_cost RESIDUAL_BIAS = {2, 2, 5 * BF16_BYTES, 4 * BF16_BYTES};
 /* Embedding gather (plus learned-position add); bwd scatter-adds rows into an fp32 gradient. */
 static const struct elem_cost EMBED = {0, 1, 2 * BF16_BYTES, BF16_BYTES + 2 * FP32_BYTES};
 static const struct elem_cost EMBED_POS = {1, 1, 3 * BF16_BYTES, BF16_BYTES + 2 * FP32_BYTES};
@@ -657,7 +670,13 @@ int pl_layer_ops(const struct pl_model *m, const struct pl_layout *l,
   int n = 0;
   norm_op(&ops[n++], "norm1", norm_elems, m);
   n = attention_ops(m, l, &d, ops, n);
-  elementwise(&ops[n++], "resid1", norm_elems, RESIDUAL);
+  if (moe > 0 && (m->out_bias || m->linear_bias)) { /* RESIDUAL_BIAS: the unfused bias add */
+    elementwise(&ops[n], "resid1", norm_elems, RESIDUAL_BIAS);
+    ops[n].fwd_kernels = 2;
+    ops[n++].bwd_kernels = 2;
+  } else {
+    elementwise(&ops[n++], "resid1", norm_elems, RESIDUAL);
+  }
   norm_op(&ops[n++], "norm2", norm_elems, m);
   if (moe < m->layers)
     n = dense_mlp_ops(m, &d, 1.0 - moe_share, ops, n);

@@ -469,10 +469,28 @@ static void test_gpt_oss_experts(void) {
   n = pl_layer_ops(&m, &l, ops);
   CHECK(pl_op_recompute_part(find(ops, n, "expert_clamp"), &part));
   CHECK(pl_op_recompute_part(find(ops, n, "expert_bias"), &part));
+  /* the attention output's bias added by Megatron-Core's unfused bias-dropout-add
+   * (TEGroupedMLP forbids bias_dropout_fusion with linear biases): resid1 over
+   * 4096 tokens x 2880 reads and writes 2 + 2 B more forward (10 B) and sums the
+   * gradient for the bias backward (8 B), two kernels each way (RESIDUAL_BIAS) */
+  const struct pl_op *r1 = find(ops, n, "resid1");
+  double hid = 4096.0 * 2880.0;
+  CHECK(r1 != NULL);
+  if (r1 != NULL) {
+    CHECK_NEAR_REL(r1->fwd_bytes, 10.0 * hid, 1e-12);
+    CHECK_NEAR_REL(r1->bwd_bytes, 8.0 * hid, 1e-12);
+    CHECK_EQ_INT(r1->fwd_kernels, 2);
+    CHECK_EQ_INT(r1->bwd_kernels, 2);
+  }
   struct pl_model ds = model("deepseek-v3");
   struct pl_layout ld = layout(&ds, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
   n = pl_layer_ops(&ds, &ld, ops);
   CHECK(find(ops, n, "expert_clamp") == NULL && find(ops, n, "expert_bias") == NULL);
+  /* no biases: the plain residual add (6 B each way, one kernel) */
+  r1 = find(ops, n, "resid1");
+  CHECK(r1 != NULL && r1->fwd_kernels <= 1);
+  if (r1 != NULL)
+    CHECK_NEAR_REL(r1->fwd_bytes, 6.0 * 4096.0 * 7168.0, 1e-12);
 }
 
 /* Transformer Engine's fused MXFP8 grouped MLP (layout.fused_grouped_mlp): the
