@@ -211,6 +211,7 @@ static uint32_t op_modules(const struct pl_op *op, bool mla) {
       {"router", PL_RCM_MOE},
       {"router_fp32_casts", PL_RCM_MOE},
       {"router_topk", PL_RCM_MOE},
+      {"router_aux_loss", PL_RCM_MOE},
       {"moe_preprocess", PL_RCM_MOE},
       {"moe_counts_d2h", PL_RCM_MOE},
       {"permute", PL_RCM_MOE},
@@ -419,6 +420,29 @@ static const struct elem_cost ROUTER_TOPK = {6, 6, 3 * FP32_BYTES, 3 * FP32_BYTE
  * "only for pure FP32 GEMM", v2.9 .. v2.12): timed as the bf16 router GEMM,
  * not modelled. */
 static const struct elem_cost ROUTER_FP32_CASTS = {0, 0, 0, 12};
+/* The router's switch load-balancing loss (model router_aux_loss) as
+ * Megatron-Core runs it with moe_router_load_balancing_type "aux_loss", a
+ * coefficient > 0 and moe_router_fusion (core_v0.15.0 router.py
+ * TopKRouter.routing and _apply_aux_loss, attach_and_log_load_balancing_loss;
+ * moe_utils.py compute_routing_scores_for_aux_loss, switch_load_balancing_loss_func,
+ * save_to_aux_losses_tracker, MoEAuxLossAutoScaler; Transformer Engine v2.9
+ * pytorch/router.py and common/fused_router/fused_*.cu, one kernel per fused
+ * function and pass), per MoE block and micro-batch, tp = cp = 1:
+ *  forward 5 kernels: the scores and routing map for the loss
+ *    (fused_score_for_moe_aux_loss_fwd: read the logits, write fp32 scores and
+ *    the bool map, 9 B per element), routing_map.sum(dim=0) (reads the map,
+ *    1 B), the loss (fused_moe_aux_loss_fwd: reads the scores, 4 B), the
+ *    logged copy aux_loss / coeff and the tracker's += (scalars);
+ *  backward 5 kernels: MoEAuxLossAutoScaler's ones_like(aux_loss) * scale
+ *    (scalars), fused_moe_aux_loss_bwd (writes the scores' gradient, 4 B),
+ *    fused_score_for_moe_aux_loss_bwd (reads it and the saved scores, writes
+ *    the logits' gradient, 12 B) and autograd's sum of the logits' two
+ *    gradients (the top-k's and this one: reads 8 B, writes 4 B).
+ * Their bytes are small; where the host issues each launch (the host floor,
+ * docs/step-model.md 2.6) the ten launches are what they cost. Per element of
+ * tokens x experts; the scalars' kernels carry no bytes; FLOPs not counted
+ * (a few per element of memory-bound kernels, outside the model's totals). */
+static const struct elem_cost ROUTER_AUX_LOSS = {0, 0, 14, 28};
 /* Token permutation (megatron/core/transformer/moe/moe_utils.py permute and
  * unpermute, fused with --moe-permute-fusion): a gather of every routed copy,
  * read and write 2 B per element; unpermute reads the copies, scales them by
@@ -585,6 +609,12 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   }
   /* the dispatcher's wait for the token counts: layout.moe_host_sync (moe_sync.c) */
   elementwise(&ops[n++], "router_topk", (double)d->tokens_n * (double)m->experts, ROUTER_TOPK);
+  if (m->router_aux_loss) {
+    elementwise(&ops[n], "router_aux_loss", (double)d->tokens_n * (double)m->experts,
+                ROUTER_AUX_LOSS);
+    ops[n].fwd_kernels = 5;
+    ops[n++].bwd_kernels = 5;
+  }
   /* the alltoall dispatcher's counts, permutation and sort (moe_dispatch.c) */
   double received = (double)rows * (double)local * (double)h; /* the copies this rank computes */
   n = model_moe_a2a_preprocess(m, l, (double)d->tokens_n, ops, n);
