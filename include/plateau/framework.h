@@ -111,6 +111,9 @@ struct pl_framework {
                                           16-bit, not as an fp32 copy (layout.te_cross_entropy) */
   enum pl_setting megatron_xent;       /* the loss is Megatron's vocab-parallel cross-entropy run
                                           unfused, op by op (layout.megatron_xent) */
+  enum pl_setting gqa_query_copy;      /* Megatron-Core's split of the fused QKV output copies the
+                                          query when 1 < kv groups < heads per tp rank
+                                          (layout.gqa_query_copy) */
   enum pl_setting adam_moments_bf16;   /* Adam's exp_avg / exp_avg_sq kept in bf16 (Megatron-Core
                                           precision-aware optimizer; layout.adam_moments_bf16) */
   enum pl_setting fsdp_block_units;    /* zero3 units are the blocks only; embedding, final norm

@@ -63,6 +63,16 @@ static const struct elem_cost ROPE = {3, 3, 2 * BF16_BYTES, 2 * BF16_BYTES};
  * t summed (6), slice_backward of t[..., :rot_dim] (zeros 2 + copy 4) and of
  * the empty t_pass (zeros 2), their sum (6): 34 B, nine kernels. */
 static const struct elem_cost ROPE_UNFUSED = {3, 3, 12 * BF16_BYTES, 17 * BF16_BYTES};
+/* Megatron-Core's GQA query copy (layout.gqa_query_copy): SelfAttention
+ * get_query_key_value_tensors (megatron/core/transformer/attention.py) views
+ * the fused QKV output as [sq, b, ng, (np/ng + 2) hn], splits it along the
+ * last dim (torch.split or TE's SplitAlongDim: views) and runs
+ * query.reshape(sq, b, np, hn). Merging the ng dim (stride (np/ng + 2) hn)
+ * with the np/ng dim (stride hn) is a view only when one of them has size 1,
+ * so for 1 < ng < np (per tp rank) reshape copies: 2 B read + 2 B written per
+ * query element, one kernel, forward only (the backward of the copy is a
+ * view of the contiguous gradient). */
+static const struct elem_cost GQA_QUERY_COPY = {0, 0, 2 * BF16_BYTES, 0};
 #define ROPE_UNFUSED_FWD_KERNELS 12
 #define ROPE_UNFUSED_BWD_KERNELS 9
 /* SwiGLU per output element: silu(g) * u reads g, u, writes y; bwd reads g, u, dy, writes dg, du.
@@ -356,6 +366,9 @@ static int attention_ops(const struct pl_model *m, const struct pl_layout *l,
                    (double)rope);
   } else {
     gemm(&ops[n++], "qkv", d->tokens, q_w + 2 * kv_w, h);
+    int64_t ng = m->kv_heads / d->tp;
+    if (l->gqa_query_copy && ng > 1 && ng < a) /* GQA_QUERY_COPY */
+      elementwise(&ops[n++], "q_copy", (double)d->tokens * (double)q_w, GQA_QUERY_COPY);
     /* Q/K RMSNorm (model qk_norm, Qwen3): Megatron-Core's SelfAttention
      * get_query_key_value_tensors runs self.q_layernorm(query) and
      * self.k_layernorm(key) (TENorm under the TE layer spec with qk_layernorm,

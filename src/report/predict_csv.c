@@ -317,6 +317,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   /* added after it: Megatron-Core's drop-and-pad expert capacity (layout.moe_pad_capacity) */
   bool moe = l->ep * l->etp > 1 || l->moe_imbalance > 0;
   col_str(c, "layout.moe_pad_capacity", moe ? (l->moe_pad_capacity ? "true" : "false") : NULL);
+  /* added after those: Megatron-Core's GQA query copy (layout.gqa_query_copy) */
+  col_str(c, "framework.gqa_query_copy", pl_setting_name(fw.gqa_query_copy));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -707,6 +707,41 @@ static void test_qk_norm(void) {
   CHECK(find(ops, n, "qk_norm") == NULL);
 }
 
+/* Megatron-Core's GQA query copy (layout.gqa_query_copy, flops.c
+ * GQA_QUERY_COPY): Llama 3 8B on one GPU, mbs 1, its seq 8192, 32 query heads
+ * and 8 KV groups of 128: ng = 8 lies strictly between 1 and np = 32, so
+ * query.reshape copies the 4096-wide query: 8192 x 4096 = 33,554,432
+ * elements at 2 B read + 2 B written = 134,217,728 B, one kernel forward,
+ * nothing backward. With tp 8 a rank holds one KV group (ng = 1: a view), and
+ * Llama 2 7B (np = ng, MHA) has none; off by default. */
+static void test_gqa_query_copy(void) {
+  struct pl_model m = model("llama3-8b");
+  struct pl_layout l = layout(&m, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  int n = pl_layer_ops(&m, &l, ops);
+  CHECK(find(ops, n, "q_copy") == NULL);
+  l.gqa_query_copy = true;
+  n = pl_layer_ops(&m, &l, ops);
+  const struct pl_op *q = find(ops, n, "q_copy");
+  CHECK(q != NULL);
+  if (q == NULL)
+    return;
+  CHECK_NEAR_REL(q->fwd_bytes, 134217728.0, 0);
+  CHECK_NEAR_REL(q->bwd_bytes, 0.0, 0);
+  CHECK_EQ_INT(pl_op_kernels(q, PL_PASS_FWD), 1);
+  CHECK_EQ_INT(pl_op_kernels(q, PL_PASS_BWD), 0);
+  CHECK(q - 1 == find(ops, n, "qkv"));
+  struct pl_layout l8 = layout(&m, 8, 8, 1, 1, PL_RECOMPUTE_NONE);
+  l8.gqa_query_copy = true;
+  n = pl_layer_ops(&m, &l8, ops);
+  CHECK(find(ops, n, "q_copy") == NULL);
+  struct pl_model mha = model("llama2-7b");
+  struct pl_layout lm = layout(&mha, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
+  lm.gqa_query_copy = true;
+  n = pl_layer_ops(&mha, &lm, ops);
+  CHECK(find(ops, n, "q_copy") == NULL);
+}
+
 int main(void) {
   test_llama2_step();
   test_rope_yarn();
@@ -724,6 +759,7 @@ int main(void) {
   test_fused_grouped_mlp();
   test_alltoall_dispatcher_ops();
   test_qk_norm();
+  test_gqa_query_copy();
   test_korthikanti_mfu();
   return check_finish();
 }
