@@ -508,11 +508,11 @@ struct pl_layout {
   bool gqa_query_copy;     /* input: the query is copied once per block's forward after the
                               split of the fused QKV output, as Megatron-Core's
                               SelfAttention.get_query_key_value_tensors runs it (attention.py,
-                              core_r0.5.0 .. core_v0.16.0: torch.split / TE SplitAlongDim of
-                              [sq, b, ng, (np/ng + 2) hn], then query.reshape(sq, b, np, hn), which
-                              cannot be a view when 1 < ng < np per tp rank: the group stride
-                              (np/ng + 2) hn is not (np/ng) hn); 2 B read + 2 B written per
-                              query element (model/flops.c attention_ops, op q_copy) */
+                              core_v0.16.0 as read by oss21; other tags not checked): the view
+                              [sq, b, ng, (np/ng + 2) hn] is split (views) and query.reshape
+                              (sq, b, np, hn) cannot be a view when 1 < ng < np per tp rank
+                              (the group stride (np/ng + 2) hn is not (np/ng) hn); 2 B read +
+                              2 B written per query element (model/flops.c, op q_copy) */
   bool te_cross_entropy;   /* input: the loss is Transformer Engine's fused cross-entropy
                               (Megatron-Core cross_entropy_loss_fusion with
                               cross_entropy_fusion_impl 'te': language_module.py
