@@ -256,6 +256,7 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.adam_moments_dtype", fw.adam_moments_bf16 == PL_SETTING_ON ? "bf16" : "fp32");
   /* added after those: the MoE forward's host wait for the tokens per expert (layout.h) */
   col_str(c, "framework.moe_host_sync", pl_setting_name(fw.moe_host_sync));
+  col_str(c, "framework.moe_expert_padding", pl_setting_name(fw.moe_expert_padding));
   char ofm_s[64]; /* added after those: fine-grained activation offloading (layout.h) */
   pl_offload_modules_format(l->offload_modules, ofm_s, sizeof ofm_s);
   col_str(c, "layout.offload_modules", l->offload_modules != 0 ? ofm_s : NULL);

@@ -1031,6 +1031,33 @@ expect_ok predict $MS --moe-host-sync on --format csv
 check "moe sync: csv column on" [ "$(col "$TMP/out" framework.moe_host_sync)" = on ]
 expect_fail 1 "^plateau: --moe-host-sync: unknown value 'yes' \(expected on\|off\)" -- predict --moe-host-sync yes
 
+# --moe-expert-padding: under an FP8/FP4 dtype TE pads each local expert's rows
+# to the GEMM alignment and back (8 B per routed element each way, test_flops
+# derives it): slower with it on under mxfp8, no change under bf16 nor with the
+# hybridep dispatcher (its dispatch pads); on in megatron-core and nemo, off by default.
+MP="--model qwen3-30b-a3b --gpu b200 --gpus 8 --ep 8 --mbs 4 --gbs 64"
+expect_ok predict $MP --dtype mxfp8 --format json
+cp "$TMP/out" "$TMP/mp0.json"
+check "moe padding: off by default" [ "$(json_raw "$TMP/out" moe_expert_padding)" = false ]
+expect_ok predict $MP --dtype mxfp8 --moe-expert-padding on --format json
+check "moe padding: on in JSON" [ "$(json_raw "$TMP/out" moe_expert_padding)" = true ]
+check "moe padding: slower with the copies" faster "$TMP/out" "$TMP/mp0.json"
+expect_ok predict $MP --dtype mxfp8 --moe-dispatch hybridep --format json
+cp "$TMP/out" "$TMP/mp1.json"
+expect_ok predict $MP --dtype mxfp8 --moe-dispatch hybridep --moe-expert-padding on --format json
+check "moe padding: hybridep pads in its dispatch" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/mp1.json" step_time_s)" ]
+expect_ok predict $MP --format json
+cp "$TMP/out" "$TMP/mp2.json"
+expect_ok predict $MP --moe-expert-padding on --format json
+check "moe padding: bf16 needs no padding" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/mp2.json" step_time_s)" ]
+expect_ok predict $MP --framework megatron-core --format json
+check "moe padding: on in megatron-core" [ "$(json_raw "$TMP/out" moe_expert_padding)" = true ]
+expect_ok predict $MP --framework nemo --format json
+check "moe padding: on in nemo" [ "$(json_raw "$TMP/out" moe_expert_padding)" = true ]
+expect_ok predict $MP --moe-expert-padding on --format csv
+check "moe padding: csv column on" [ "$(col "$TMP/out" framework.moe_expert_padding)" = on ]
+expect_fail 1 "^plateau: --moe-expert-padding: unknown value 'yes' \(expected on\|off\)" -- predict --moe-expert-padding yes
+
 # vTrain's rows run on the source's own cluster, vtrain-a100 (4 x 200 Gb/s per
 # node, vTrain src/config.py inter_node_bandwidth 800 Gbps; docs/hardware.md);
 # other A100 sources keep dgx-a100. Its halved network slows a multi-node
