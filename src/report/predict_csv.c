@@ -256,7 +256,6 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.adam_moments_dtype", fw.adam_moments_bf16 == PL_SETTING_ON ? "bf16" : "fp32");
   /* added after those: the MoE forward's host wait for the tokens per expert (layout.h) */
   col_str(c, "framework.moe_host_sync", pl_setting_name(fw.moe_host_sync));
-  col_str(c, "framework.moe_expert_padding", pl_setting_name(fw.moe_expert_padding));
   char ofm_s[64]; /* added after those: fine-grained activation offloading (layout.h) */
   pl_offload_modules_format(l->offload_modules, ofm_s, sizeof ofm_s);
   col_str(c, "layout.offload_modules", l->offload_modules != 0 ? ofm_s : NULL);
@@ -318,6 +317,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   /* added after it: Megatron-Core's drop-and-pad expert capacity (layout.moe_pad_capacity) */
   bool moe = l->ep * l->etp > 1 || l->moe_imbalance > 0;
   col_str(c, "layout.moe_pad_capacity", moe ? (l->moe_pad_capacity ? "true" : "false") : NULL);
+  /* added after it: TE's per-expert padding under FP8/FP4 (layout.moe_expert_padding, session 21) */
+  col_str(c, "framework.moe_expert_padding", pl_setting_name(fw.moe_expert_padding));
 }
 
 void pl_report_predict_csv_header(FILE *out) {
