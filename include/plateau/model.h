@@ -71,6 +71,10 @@ struct pl_model {
   bool router_fp32;        /* router logits in fp32 (Megatron-Core moe_router_dtype "fp32"):
                               its backward casts the input and weight up and the gradients
                               back (flops.c ROUTER_FP32_CASTS) */
+  bool router_aux_loss;    /* the recipe's router adds Megatron-Core's switch load-balancing
+                              loss (moe_router_load_balancing_type "aux_loss", coefficient > 0)
+                              with the fused router (moe_router_fusion): op router_aux_loss,
+                              5 kernels forward and 5 backward (flops.c ROUTER_AUX_LOSS) */
   /* Multi-head latent attention (DeepSeek-V2/V3); kv_lora_rank = 0: ordinary
    * attention. head_dim is then the query/key head (nope + rope part). */
   int64_t q_lora_rank;     /* query down-projection rank, 0 = queries projected directly */

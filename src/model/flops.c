@@ -72,6 +72,19 @@ static const struct elem_cost SWIGLU = {6, 12, 3 * BF16_BYTES, 5 * BF16_BYTES};
 static const struct elem_cost GELU = {8, 16, 2 * BF16_BYTES, 3 * BF16_BYTES};
 /* Residual add (dropout fused): reads 2, writes 1; bwd adds the two gradients. */
 static const struct elem_cost RESIDUAL = {1, 1, 3 * BF16_BYTES, 3 * BF16_BYTES};
+/* The attention residual of an MoE model with linear biases (model out_bias or
+ * linear_bias, GPT-OSS), as Megatron-Core runs it: TEGroupedMLP asserts
+ * `not (add_bias_linear and bias_dropout_fusion)` (moe/experts.py,
+ * core_v0.15.0 .. core_v0.18.0; Megatron-Bridge's GPT-OSS bridge sets
+ * bias_dropout_fusion False), so the attention output's bias, which
+ * linear_proj returns unapplied (skip_bias_add), is added by the unfused
+ * bias-dropout-add (fusions/fused_bias_dropout.py _bias_dropout_add_func:
+ * `x = x + bias`, dropout, `residual + out`): one more kernel reading and
+ * writing 2 B before the residual add (dropout at p 0 launches none: ATen
+ * _dropout_impl returns its input); its backward sums the gradient over the
+ * tokens for the bias (a reduction reading 2 B). 10 B forward and 8 B backward
+ * per element in two kernels each way (helper oss21; noted by ossmoe14). */
+static const struct elem_cost RESIDUAL_BIAS = {2, 2, 5 * BF16_BYTES, 4 * BF16_BYTES};
 /* Embedding gather (plus learned-position add); bwd scatter-adds rows into an fp32 gradient. */
 static const struct elem_cost EMBED = {0, 1, 2 * BF16_BYTES, BF16_BYTES + 2 * FP32_BYTES};
 static const struct elem_cost EMBED_POS = {1, 1, 3 * BF16_BYTES, BF16_BYTES + 2 * FP32_BYTES};
@@ -198,10 +211,12 @@ static uint32_t op_modules(const struct pl_op *op, bool mla) {
       {"router", PL_RCM_MOE},
       {"router_fp32_casts", PL_RCM_MOE},
       {"router_topk", PL_RCM_MOE},
+      {"router_aux_loss", PL_RCM_MOE},
       {"moe_preprocess", PL_RCM_MOE},
       {"moe_counts_d2h", PL_RCM_MOE},
       {"permute", PL_RCM_MOE},
       {"sort_chunks", PL_RCM_MOE},
+      {"expert_pad", PL_RCM_MOE},
       {"unsort_chunks", PL_RCM_MOE},
       {"expert_fc1", PL_RCM_MOE},
       {"expert_clamp", PL_RCM_MOE | PL_RCM_MOE_ACT}, /* inside the checkpointed bias_act_func */
@@ -406,6 +421,29 @@ static const struct elem_cost ROUTER_TOPK = {6, 6, 3 * FP32_BYTES, 3 * FP32_BYTE
  * "only for pure FP32 GEMM", v2.9 .. v2.12): timed as the bf16 router GEMM,
  * not modelled. */
 static const struct elem_cost ROUTER_FP32_CASTS = {0, 0, 0, 12};
+/* The router's switch load-balancing loss (model router_aux_loss) as
+ * Megatron-Core runs it with moe_router_load_balancing_type "aux_loss", a
+ * coefficient > 0 and moe_router_fusion (core_v0.15.0 router.py
+ * TopKRouter.routing and _apply_aux_loss, attach_and_log_load_balancing_loss;
+ * moe_utils.py compute_routing_scores_for_aux_loss, switch_load_balancing_loss_func,
+ * save_to_aux_losses_tracker, MoEAuxLossAutoScaler; Transformer Engine v2.9
+ * pytorch/router.py and common/fused_router/fused_*.cu, one kernel per fused
+ * function and pass), per MoE block and micro-batch, tp = cp = 1:
+ *  forward 5 kernels: the scores and routing map for the loss
+ *    (fused_score_for_moe_aux_loss_fwd: read the logits, write fp32 scores and
+ *    the bool map, 9 B per element), routing_map.sum(dim=0) (reads the map,
+ *    1 B), the loss (fused_moe_aux_loss_fwd: reads the scores, 4 B), the
+ *    logged copy aux_loss / coeff and the tracker's += (scalars);
+ *  backward 5 kernels: MoEAuxLossAutoScaler's ones_like(aux_loss) * scale
+ *    (scalars), fused_moe_aux_loss_bwd (writes the scores' gradient, 4 B),
+ *    fused_score_for_moe_aux_loss_bwd (reads it and the saved scores, writes
+ *    the logits' gradient, 12 B) and autograd's sum of the logits' two
+ *    gradients (the top-k's and this one: reads 8 B, writes 4 B).
+ * Their bytes are small; where the host issues each launch (the host floor,
+ * docs/step-model.md 2.6) the ten launches are what they cost. Per element of
+ * tokens x experts; the scalars' kernels carry no bytes; FLOPs not counted
+ * (a few per element of memory-bound kernels, outside the model's totals). */
+static const struct elem_cost ROUTER_AUX_LOSS = {0, 0, 14, 28};
 /* Token permutation (megatron/core/transformer/moe/moe_utils.py permute and
  * unpermute, fused with --moe-permute-fusion): a gather of every routed copy,
  * read and write 2 B per element; unpermute reads the copies, scales them by
@@ -413,6 +451,18 @@ static const struct elem_cost ROUTER_FP32_CASTS = {0, 0, 0, 12};
  * scatter). Per element of the routed copies (tokens * top_k * h). */
 static const struct elem_cost PERMUTE = {0, 0, 2 * BF16_BYTES, 2 * BF16_BYTES};
 static const struct elem_cost UNPERMUTE = {2, 2, 2 * BF16_BYTES, 3 * BF16_BYTES};
+/* Transformer Engine's Fp8Padding and Fp8Unpadding around the grouped GEMMs
+ * (layout.moe_expert_padding; TE v2.8 module/fp8_padding.py, fp8_unpadding.py:
+ * tex.fused_multi_row_padding / _unpadding, one kernel each, into a new
+ * tensor): forward, the permuted input is copied into the padded rows (read
+ * and write 2 B) and fc2's output back out of them (2 + 2 B): 8 B per element
+ * of the routed copies; backward, the conjugate copies of the two gradients:
+ * 8 B. The padding rows (under 16 or 32 per expert) and the probabilities'
+ * own pad (one value per row) are left out of the bytes; the probabilities'
+ * pad is a kernel of its own each way (experts.py pads permuted_probs with a
+ * second quantization_padding call). */
+static const struct elem_cost EXPERT_PAD = {0, 0, 4 * BF16_BYTES, 4 * BF16_BYTES};
+#define EXPERT_PAD_KERNELS 3
 /* The clamped GLU (model glu_clamp, GPT-OSS): Megatron-Core's fused expert
  * activation first clamps fc1's two halves in eager PyTorch and concatenates
  * them (megatron/core/fusions/fused_bias_geglu.py weighted_bias_quick_geglu_impl,
@@ -421,10 +471,19 @@ static const struct elem_cost UNPERMUTE = {2, 2, 2 * BF16_BYTES, 3 * BF16_BYTES}
  * then runs the fused kernel on the copy. Per element of the activation's
  * output (fc1's output holds two): each clamp reads and writes its half (4 B),
  * the cat reads and writes both (8 B): 16 B. Backward (PyTorch autograd,
- * tools/autograd/derivatives.yaml): cat's gradient is two views, each clamp's
- * `clamp_backward` reads its input and gradient and writes the masked gradient
- * (12 B for both halves), chunk's gradient concatenates them (8 B): 20 B, three
- * kernels; forward three (two clamps, the cat). The same function then makes
+ * tools/autograd/derivatives.yaml `clamp(Tensor self, Scalar? min, Scalar?
+ * max)`: `clamp_backward(grad, self, min, max)`): cat's gradient is two views;
+ * clamp_backward (torch/csrc/autograd/FunctionsManual.cpp, PyTorch 2.x) is
+ * not one kernel but a bool mask and a where: with max only (the glu half)
+ * `where(self <= max, grad, zero)`: the compare reads 2 B and writes a 1 B
+ * bool, the where reads the mask and the gradient and writes 2 B (8 B, two
+ * kernels); with min and max (the linear half) `where((self >= min)
+ * .logical_and_(self <= max), grad, zero)`: two compares (3 B each), the
+ * in-place and (3 B) and the where (5 B): 14 B, four kernels; chunk's
+ * gradient (split_backward) concatenates the two halves (8 B, one kernel):
+ * 30 B, seven kernels (helper oss21; moe8 had counted each clamp_backward as
+ * one 6 B pass, 20 B in three kernels); forward three (two clamps, the cat).
+ * The same function then makes
  * the GLU's offset a device tensor, `torch.tensor(linear_offset,
  * dtype=input.dtype, device=input.device)`, a host-to-device copy that PyTorch
  * runs blocking, a cudaMemcpyAsync and a cudaStreamSynchronize (ATen
@@ -433,7 +492,12 @@ static const struct elem_cost UNPERMUTE = {2, 2, 2 * BF16_BYTES, 3 * BF16_BYTES}
  * syncs", torch.full does not): the host waits for the GPU on every call, in
  * the forward and in the forward re-run under moe_act recompute
  * (pl_op.host_sync). */
-static const struct elem_cost GLU_CLAMP = {2, 2, 8 * BF16_BYTES, 10 * BF16_BYTES};
+static const struct elem_cost GLU_CLAMP = {2, 2, 8 * BF16_BYTES, 15 * BF16_BYTES};
+/* GLU_CLAMP's kernels: forward the two clamps and the cat; backward the
+ * glu half's compare and where, the linear half's two compares, and and
+ * where, and chunk's cat. */
+#define GLU_CLAMP_FWD_KERNELS 3
+#define GLU_CLAMP_BWD_KERNELS 7
 /* Expert biases (model mlp_bias in an MoE block, GPT-OSS): fc1's bias is added
  * inside Transformer Engine's GroupedLinear (TEGroupedMLP builds linear_fc1 with
  * skip_bias_add=False), fc2's is returned and added weighted by each copy's
@@ -456,6 +520,22 @@ static const struct elem_cost GLU_CLAMP = {2, 2, 8 * BF16_BYTES, 10 * BF16_BYTES
  * more read and write, 4 B): 16 B. Kernels: forward two per local expert (b * p,
  * the add) and the cat; backward four per expert and the cat. */
 static const struct elem_cost EXPERT_BIAS = {2, 4, 6 * BF16_BYTES, 8 * BF16_BYTES};
+/* The same _apply_bias with fp32 probabilities: Megatron-Core's flex
+ * dispatcher hands them over as fp32 whatever the router's dtype
+ * (token_dispatcher.py core_v0.16.0: _HybridEPManager.setup_metadata
+ * `self.token_probs = self.token_probs.float()`, "HybridEP only supports
+ * float32 probs"; _DeepepManager the same, and its get_permuted_hidden_states_
+ * by_experts asserts fp32), and moe_router_dtype "fp32" (model router_fp32)
+ * makes them fp32 under any dispatcher; MoELayer.routed_experts_compute passes
+ * them to the experts uncast. Then `b * p` (bf16 x fp32) is fp32 (writes 4 B),
+ * `t + b * p` reads 2 + 4 and writes 4, the cat reads and writes 4 each and
+ * the closing .to(out.dtype) reads 4 and writes 2: 28 B, 2 kernels per local
+ * expert and 2. Backward: .to()'s gradient casts the bf16 gradient up (2 + 4
+ * B); per expert the add's gradient for t is cast back to bf16 by the
+ * autograd engine (engine.cpp validate_outputs: 4 + 2 B), grad * p and its sum
+ * for b (8 + 4 B), grad * b and its sum for p (8 + 4 B); the split's cat (4 B):
+ * 40 B, 6 kernels per expert (b's [h] gradient cast back is the sixth) and 2. */
+static const struct elem_cost EXPERT_BIAS_FP32 = {2, 4, 7 * FP32_BYTES, 10 * FP32_BYTES};
 /* layout.fused_grouped_mlp: cuDNN's grouped GEMMs add fc2's probability-scaled
  * bias in their epilogue; the backward's compute_grouped_dbias_dscales (TE
  * v2.16 ops/fused/backward_grouped_mlp.py, a Triton kernel) reads fc2's
@@ -542,20 +622,33 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   }
   /* the dispatcher's wait for the token counts: layout.moe_host_sync (moe_sync.c) */
   elementwise(&ops[n++], "router_topk", (double)d->tokens_n * (double)m->experts, ROUTER_TOPK);
+  if (m->router_aux_loss) {
+    elementwise(&ops[n], "router_aux_loss", (double)d->tokens_n * (double)m->experts,
+                ROUTER_AUX_LOSS);
+    ops[n].fwd_kernels = 5;
+    ops[n++].bwd_kernels = 5;
+  }
   /* the alltoall dispatcher's counts, permutation and sort (moe_dispatch.c) */
   double received = (double)rows * (double)local * (double)h; /* the copies this rank computes */
   n = model_moe_a2a_preprocess(m, l, (double)d->tokens_n, ops, n);
   elementwise(&ops[n], "permute", copies, PERMUTE);
   model_moe_a2a_permute(l, &ops[n++]);
   n = model_moe_a2a_sort(m, l, "sort_chunks", received, ops, n);
+  /* TE's per-expert padding under FP8/FP4 (EXPERT_PAD): not when HybridEP's
+   * dispatch already padded the counts (pad_multiple, core_v0.16.0) */
+  if (l->moe_expert_padding && l->dtype != PL_DTYPE_BF16 && l->dispatch != PL_MOE_HYBRIDEP) {
+    elementwise(&ops[n], "expert_pad", received, EXPERT_PAD);
+    ops[n].fwd_kernels = EXPERT_PAD_KERNELS;
+    ops[n++].bwd_kernels = EXPERT_PAD_KERNELS;
+  }
   gemm_group(&ops[n++], "expert_fc1", rows, gated ? 2 * fe : fe, h, local, share);
   /* layout.fused_grouped_mlp: the GLU (clamp included), its backward and the
    * biases run in the grouped GEMMs' epilogues (layout.h) */
   bool fused = l->fused_grouped_mlp;
   if (gated && m->glu_clamp && !fused) {
     elementwise(&ops[n], "expert_clamp", (double)rows * (double)local * (double)fe, GLU_CLAMP);
-    ops[n].fwd_kernels = 3;
-    ops[n].bwd_kernels = 3;
+    ops[n].fwd_kernels = GLU_CLAMP_FWD_KERNELS;
+    ops[n].bwd_kernels = GLU_CLAMP_BWD_KERNELS;
     ops[n++].host_sync = true; /* GLU_CLAMP: the offset's blocking copy */
   }
   if (!fused)
@@ -563,10 +656,12 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
                 gated ? SWIGLU : GELU);
   gemm_group(&ops[n++], "expert_fc2", rows, h, fe, local, share);
   if (m->mlp_bias) { /* per local expert: two products and their sums */
+    /* fp32 probabilities: the flex dispatcher's, or an fp32 router's (EXPERT_BIAS_FP32) */
+    bool p32 = !fused && (m->router_fp32 || PL_MOE_IS_FLEX(l->dispatch));
     elementwise(&ops[n], "expert_bias", (double)rows * (double)local * (double)h,
-                fused ? FUSED_BIAS_GRAD : EXPERT_BIAS);
-    ops[n].fwd_kernels = fused ? 0 : 2 * (int)local + 1;
-    ops[n++].bwd_kernels = fused ? 1 : 4 * (int)local + 1;
+                fused ? FUSED_BIAS_GRAD : p32 ? EXPERT_BIAS_FP32 : EXPERT_BIAS);
+    ops[n].fwd_kernels = fused ? 0 : 2 * (int)local + (p32 ? 2 : 1);
+    ops[n++].bwd_kernels = fused ? 1 : p32 ? 6 * (int)local + 2 : 4 * (int)local + 1;
   }
   n = model_moe_a2a_sort(m, l, "unsort_chunks", received, ops, n);
   elementwise(&ops[n++], "unpermute", copies, UNPERMUTE);
@@ -625,7 +720,13 @@ int pl_layer_ops(const struct pl_model *m, const struct pl_layout *l,
   int n = 0;
   norm_op(&ops[n++], "norm1", norm_elems, m);
   n = attention_ops(m, l, &d, ops, n);
-  elementwise(&ops[n++], "resid1", norm_elems, RESIDUAL);
+  if (moe > 0 && (m->out_bias || m->linear_bias)) { /* RESIDUAL_BIAS: the unfused bias add */
+    elementwise(&ops[n], "resid1", norm_elems, RESIDUAL_BIAS);
+    ops[n].fwd_kernels = 2;
+    ops[n++].bwd_kernels = 2;
+  } else {
+    elementwise(&ops[n++], "resid1", norm_elems, RESIDUAL);
+  }
   norm_op(&ops[n++], "norm2", norm_elems, m);
   if (moe < m->layers)
     n = dense_mlp_ops(m, &d, 1.0 - moe_share, ops, n);

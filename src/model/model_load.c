@@ -10,8 +10,8 @@
  * qkv_bias, out_bias, mlp_bias, dropout (all false), sliding_window (0),
  * published_params (0); mixture of experts and attention variants (all 0 /
  * false, struct pl_model): experts, top_k, expert_ffn, shared_ffn,
- * moe_first_dense, moe_step, router_bias, shared_gate, router_fp32, q_lora_rank,
- * kv_lora_rank, qk_rope_dim, v_head_dim, mtp_layers, full_attn_layers,
+ * moe_first_dense, moe_step, router_bias, shared_gate, router_fp32, router_aux_loss,
+ * q_lora_rank, kv_lora_rank, qk_rope_dim, v_head_dim, mtp_layers, full_attn_layers,
  * qk_norm, attn_sinks, glu_clamp, rope_yarn, published_active_params; hybrid
  * Mamba-2 stacks: hybrid_pattern (a string of M * - E), mamba_heads,
  * mamba_head_dim, mamba_groups, mamba_state, mamba_conv (4), mamba_chunk (128).
@@ -106,6 +106,8 @@ static enum pl_status plateau_flags(yajl_val root, const char *origin, struct pl
     st = base_json_bool(root, "shared_gate", false, origin, &m->shared_gate, diag);
   if (st == PL_OK)
     st = base_json_bool(root, "router_fp32", false, origin, &m->router_fp32, diag);
+  if (st == PL_OK)
+    st = base_json_bool(root, "router_aux_loss", false, origin, &m->router_aux_loss, diag);
   if (st == PL_OK)
     st = base_json_bool(root, "qk_norm", false, origin, &m->qk_norm, diag);
   if (st == PL_OK)

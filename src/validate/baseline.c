@@ -105,7 +105,7 @@ static enum pl_status check_scaling(const struct pl_validation *v, yajl_val entr
     return st;
   if ((int64_t)s.n < pairs)
     finding(out, "scaling", true, "%.0f weak-scaling pairs, baseline %.0f: a row of a series "
-            "became a skip", (double)s.n, (double)pairs);
+            "became a skip, or rows no longer share a series key (scaling.c same_series)", (double)s.n, (double)pairs);
   if (s.mean_abs_gap_pp > gap + out->tolerance_pct)
     finding(out, "scaling", true, "mean |gap| %.2f pp > baseline %.2f pp + %.2f pp",
             s.mean_abs_gap_pp, gap);

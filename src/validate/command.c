@@ -70,7 +70,8 @@ static void model_json(struct flag_text *b, const struct pl_model *m) {
       {"qkv_bias", m->qkv_bias},       {"out_bias", m->out_bias},
       {"mlp_bias", m->mlp_bias},       {"dropout", m->dropout},
       {"router_bias", m->router_bias}, {"shared_gate", m->shared_gate},
-      {"router_fp32", m->router_fp32}, {"qk_norm", m->qk_norm},
+      {"router_fp32", m->router_fp32}, {"router_aux_loss", m->router_aux_loss},
+      {"qk_norm", m->qk_norm},
       {"attn_sinks", m->attn_sinks},   {"glu_clamp", m->glu_clamp},
       {"rope_yarn", m->rope_yarn},
   };

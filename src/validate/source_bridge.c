@@ -12,6 +12,7 @@
  *   source_bridge_precision.c  FP8 recipe, FP8 parameters, FP8 attention, NVFP4 RHT
  *   source_bridge_runtime.c    recompute modules, activation offload, CUDA-graph scopes
  *   source_bridge_framework.c  framework overrides: LM head, cuDNN, tp_comm_overlap
+ *   source_bridge_qwen3.c      Qwen3 rows whose layout is not their release's (skipped)
  *   source_bridge_int.h        what they share (row matching, cross-file rules)
  * What the Bridge shares with the model zoo (model presets, experts, balance,
  * the EP overlap rule) is in source_mcore.c. Nothing here looks at a
@@ -205,6 +206,8 @@ bool validate_bridge_layout(const struct validate_in *in, struct pl_layout *l, s
   validate_bridge_nvfp4_rht(in, l, row);
   validate_bridge_fused_mlp(in, l, row);
   if (!validate_bridge_offload(in, l, row))
+    return false;
+  if (!validate_bridge_qwen3_layout(in, l, row))
     return false;
   /* Megatron-Bridge's recipes for the two large models ("Large model specific
    * pipeline split configurations": recipes/llama/llama3.py for Llama 3.1

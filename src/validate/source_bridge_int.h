@@ -1,6 +1,6 @@
 /* source_bridge_int.h (internal to src/validate): what the files of the
  * Megatron-Bridge reading share (source_bridge.c and its rules by job:
- * source_bridge_moe.c, _precision.c, _runtime.c, _framework.c): a row's cell,
+ * source_bridge_moe.c, _precision.c, _runtime.c, _framework.c, _qwen3.c): a row's cell,
  * its container section, whether it is one of a release configuration's, and
  * the rules source_bridge.c's validate_bridge_layout calls in order. The
  * public entry points (validate_bridge_modes, _layout, _overrides, _measure)
@@ -53,6 +53,9 @@ void validate_bridge_ep_overlap(const struct validate_in *in, struct pl_layout *
                                 struct pl_vrow *row);
 void validate_bridge_fused_mlp(const struct validate_in *in, struct pl_layout *l,
                                struct pl_vrow *row);
+/* source_bridge_qwen3.c */
+bool validate_bridge_qwen3_layout(const struct validate_in *in, const struct pl_layout *l,
+                                  struct pl_vrow *row);
 /* source_bridge_precision.c */
 void validate_bridge_fp8_recipe(const struct validate_in *in, struct pl_layout *l,
                                 struct pl_vrow *row);

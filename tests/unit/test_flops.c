@@ -398,10 +398,18 @@ static void test_korthikanti_mfu(void) {
  * seq 4096 each of the 128 experts takes 4096 * 4 / 128 = 128 routed copies, so
  * the clamped GLU and the weighted fc2 bias each cover 128 * 128 * 2880 =
  * 47,185,920 elements (expert_ffn = hidden = 2880): the clamps and the cat 16 B
- * forward and 20 B backward per element, the per-expert bias (bf16
+ * forward; backward PyTorch's clamp_backward as a bool mask and a where, glu
+ * half (<=, where) 3 + 5 = 8 B, linear half (>=, <=, logical_and_, where)
+ * 3 + 3 + 3 + 5 = 14 B per element of its half, and chunk's cat 8 B: 30 B in
+ * 2 + 4 + 1 = 7 kernels; the per-expert bias (bf16
  * probabilities) 12 B and 16 B (flops.c GLU_CLAMP, EXPERT_BIAS: the backward's
  * 12 B of products and sums plus split_with_sizes_backward's 4 B cat); the
- * bias's backward launches 4 x 128 + 1 kernels. Neither moves the FLOPs; moe_act re-runs the clamp (it is inside
+ * bias's backward launches 4 x 128 + 1 kernels. Under the flex dispatcher the
+ * probabilities are fp32 (EXPERT_BIAS_FP32): forward b * p 4 B, the add
+ * 2 + 4 + 4, the cat 4 + 4, .to(bf16) 4 + 2 = 28 B in 2 x 128 + 2 kernels;
+ * backward the cast up 2 + 4, t's gradient cast down 4 + 2, grad * p and its
+ * sum 8 + 4, grad * b and its sum 8 + 4, the split's cat 2 + 2 = 40 B in
+ * 6 x 128 + 2 kernels; an fp32 router (router_fp32) does the same. Neither moves the FLOPs; moe_act re-runs the clamp (it is inside
  * Megatron-Core's checkpointed bias_act_func), moe re-runs both. DeepSeek-V3 has
  * neither. */
 static void test_gpt_oss_experts(void) {
@@ -415,8 +423,8 @@ static void test_gpt_oss_experts(void) {
     return;
   double elems = 128.0 * 128.0 * 2880.0;
   CHECK_NEAR_REL(clamp->fwd_bytes, 16.0 * elems, 1e-12);
-  CHECK_NEAR_REL(clamp->bwd_bytes, 20.0 * elems, 1e-12);
-  CHECK_EQ_INT(clamp->bwd_kernels, 3);
+  CHECK_NEAR_REL(clamp->bwd_bytes, 30.0 * elems, 1e-12);
+  CHECK_EQ_INT(clamp->bwd_kernels, 7);
   CHECK_NEAR_REL(bias->fwd_bytes, 12.0 * elems, 1e-12);
   CHECK_NEAR_REL(bias->bwd_bytes, 16.0 * elems, 1e-12);
   CHECK_EQ_INT(bias->bwd_kernels, 513);
@@ -431,6 +439,27 @@ static void test_gpt_oss_experts(void) {
   /* the clamp sits between fc1 and the activation, the bias right after fc2 */
   CHECK(clamp + 1 == find(ops, n, "expert_act"));
   CHECK(bias - 1 == find(ops, n, "expert_fc2"));
+  /* fp32 probabilities: the flex dispatcher (deepep or hybridep), or an fp32 router */
+  for (int k = 0; k < 3; k++) {
+    struct pl_model mk = m;
+    struct pl_layout lk = l;
+    if (k < 2)
+      lk.dispatch = k == 0 ? PL_MOE_DEEPEP : PL_MOE_HYBRIDEP;
+    else
+      mk.router_fp32 = true;
+    int nk = pl_layer_ops(&mk, &lk, ops);
+    const struct pl_op *b32 = find(ops, nk, "expert_bias");
+    CHECK(b32 != NULL);
+    if (b32 == NULL)
+      continue;
+    CHECK_NEAR_REL(b32->fwd_bytes, 28.0 * elems, 1e-12);
+    CHECK_NEAR_REL(b32->bwd_bytes, 40.0 * elems, 1e-12);
+    CHECK_EQ_INT(b32->fwd_kernels, 258);
+    CHECK_EQ_INT(b32->bwd_kernels, 770);
+    /* the clamp does not depend on the probabilities' dtype */
+    CHECK_NEAR_REL(find(ops, nk, "expert_clamp")->bwd_bytes, 30.0 * elems, 1e-12);
+  }
+  n = pl_layer_ops(&m, &l, ops);
   l.recompute = PL_RECOMPUTE_SELECTIVE;
   l.recompute_modules = PL_RCM_MOE_ACT;
   n = pl_layer_ops(&m, &l, ops);
@@ -440,10 +469,28 @@ static void test_gpt_oss_experts(void) {
   n = pl_layer_ops(&m, &l, ops);
   CHECK(pl_op_recompute_part(find(ops, n, "expert_clamp"), &part));
   CHECK(pl_op_recompute_part(find(ops, n, "expert_bias"), &part));
+  /* the attention output's bias added by Megatron-Core's unfused bias-dropout-add
+   * (TEGroupedMLP forbids bias_dropout_fusion with linear biases): resid1 over
+   * 4096 tokens x 2880 reads and writes 2 + 2 B more forward (10 B) and sums the
+   * gradient for the bias backward (8 B), two kernels each way (RESIDUAL_BIAS) */
+  const struct pl_op *r1 = find(ops, n, "resid1");
+  double hid = 4096.0 * 2880.0;
+  CHECK(r1 != NULL);
+  if (r1 != NULL) {
+    CHECK_NEAR_REL(r1->fwd_bytes, 10.0 * hid, 1e-12);
+    CHECK_NEAR_REL(r1->bwd_bytes, 8.0 * hid, 1e-12);
+    CHECK_EQ_INT(r1->fwd_kernels, 2);
+    CHECK_EQ_INT(r1->bwd_kernels, 2);
+  }
   struct pl_model ds = model("deepseek-v3");
   struct pl_layout ld = layout(&ds, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
   n = pl_layer_ops(&ds, &ld, ops);
   CHECK(find(ops, n, "expert_clamp") == NULL && find(ops, n, "expert_bias") == NULL);
+  /* no biases: the plain residual add (6 B each way, one kernel) */
+  r1 = find(ops, n, "resid1");
+  CHECK(r1 != NULL && r1->fwd_kernels <= 1);
+  if (r1 != NULL)
+    CHECK_NEAR_REL(r1->fwd_bytes, 6.0 * 4096.0 * 7168.0, 1e-12);
 }
 
 /* Transformer Engine's fused MXFP8 grouped MLP (layout.fused_grouped_mlp): the
@@ -660,6 +707,51 @@ static void test_qk_norm(void) {
   CHECK(find(ops, n, "qk_norm") == NULL);
 }
 
+/* TE's per-expert padding (layout.moe_expert_padding, flops.c EXPERT_PAD): on
+ * one GPU with gbs 1 at seq 4096, GPT-OSS's 128 experts take 4096 * 4 / 128 =
+ * 128 routed copies each (as test_gpt_oss_experts), so the padding copies
+ * cover 128 * 128 * 2880 = 47,185,920 elements: forward the input into the
+ * padded rows (2 + 2 B) and fc2's output out of them (2 + 2 B) = 8 B, the
+ * backward the same two copies of the gradients = 8 B; three kernels each way
+ * (input, probabilities, output). Only under an FP8/FP4 dtype, with the
+ * setting on, and not under HybridEP, whose dispatch pads; it sits between the
+ * permutation and fc1 and is re-run with the MoE block. */
+static void test_expert_padding(void) {
+  struct pl_model m = model("gpt-oss-120b");
+  struct pl_layout l = layout(&m, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
+  struct pl_op ops[PL_MAX_LAYER_OPS], part;
+  l.moe_expert_padding = true;
+  int n = pl_layer_ops(&m, &l, ops);
+  CHECK(find(ops, n, "expert_pad") == NULL); /* bf16: no padding */
+  l.dtype = PL_DTYPE_MXFP8;
+  n = pl_layer_ops(&m, &l, ops);
+  const struct pl_op *pad = find(ops, n, "expert_pad");
+  CHECK(pad != NULL);
+  if (pad == NULL)
+    return;
+  double elems = 128.0 * 128.0 * 2880.0;
+  CHECK_NEAR_REL(pad->fwd_bytes, 8.0 * elems, 1e-12);
+  CHECK_NEAR_REL(pad->bwd_bytes, 8.0 * elems, 1e-12);
+  CHECK_EQ_INT(pad->fwd_kernels, 3);
+  CHECK_EQ_INT(pad->bwd_kernels, 3);
+  CHECK(pad->kind == PL_OP_MEMORY && pad->fwd_flops == 0);
+  CHECK(pad + 1 == find(ops, n, "expert_fc1"));
+  l.recompute = PL_RECOMPUTE_SELECTIVE;
+  l.recompute_modules = PL_RCM_MOE;
+  n = pl_layer_ops(&m, &l, ops);
+  CHECK(pl_op_recompute_part(find(ops, n, "expert_pad"), &part));
+  l.recompute = PL_RECOMPUTE_NONE;
+  l.dispatch = PL_MOE_HYBRIDEP;
+  n = pl_layer_ops(&m, &l, ops);
+  CHECK(find(ops, n, "expert_pad") == NULL);
+  l.dispatch = PL_MOE_DEEPEP;
+  n = pl_layer_ops(&m, &l, ops);
+  CHECK(find(ops, n, "expert_pad") != NULL);
+  l.moe_expert_padding = false;
+  n = pl_layer_ops(&m, &l, ops);
+  CHECK(find(ops, n, "expert_pad") == NULL);
+}
+
 int main(void) {
   test_llama2_step();
   test_rope_yarn();
@@ -675,6 +767,7 @@ int main(void) {
   test_window();
   test_gpt_oss_experts();
   test_fused_grouped_mlp();
+  test_expert_padding();
   test_alltoall_dispatcher_ops();
   test_qk_norm();
   test_korthikanti_mfu();

@@ -385,6 +385,11 @@ static void test_qwen3_moe(void) {
   /* moe_router_dtype: Megatron-Bridge sets "fp32" for DeepSeek-V3 and
    * Nemotron 3 Nano, leaves it unset (the input's bf16) for Qwen3 MoE */
   CHECK(!s.router_fp32 && load("deepseek-v3").router_fp32 && load("nemotron-3-nano").router_fp32);
+  /* the switch load-balancing loss: the Qwen3 MoE recipes' aux_loss (Megatron-Bridge
+   * qwen_provider.py, the model zoo's Qwen3-235B-A22B.yaml), not DeepSeek-V3's
+   * seq_aux_loss with expert bias nor a Hugging Face config's */
+  CHECK(s.router_aux_loss && load("qwen3-235b-a22b").router_aux_loss);
+  CHECK(!load("deepseek-v3").router_aux_loss && !load("gpt-oss-120b").router_aux_loss);
   struct pl_model shf = load_hf("Qwen3-30B-A3B.json");
   CHECK_EQ_INT(pl_model_params(&shf), pl_model_params(&s));
 }

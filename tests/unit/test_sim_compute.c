@@ -1390,6 +1390,21 @@ static void test_router_16bit(void) {
   CHECK_NEAR_REL(f->bwd_bytes, 12632064.0, EXACT);
   CHECK_NEAR_REL(c->bwd_bytes, 33554432.0, EXACT);
   CHECK(pl_op_time_s(&a100, PL_DTYPE_FP8, f, PL_PASS_FWD) == 0.0);
+  /* the switch load-balancing loss (model router_aux_loss, flops.c ROUTER_AUX_LOSS): one op
+   * after the top-k over the 1024 tokens x 4 experts, 14 B per element forward (57,344 B)
+   * and 28 B backward (114,688 B), 5 kernels each way; absent without the key */
+  CHECK(find_op(ops, n, "router_aux_loss") == NULL);
+  run.model.router_aux_loss = true;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  const struct pl_op *x = find_op(ops, n, "router_aux_loss");
+  CHECK(x != NULL);
+  if (x == NULL)
+    return;
+  CHECK(x == find_op(ops, n, "router_topk") + 1);
+  CHECK(x->fwd_kernels == 5 && x->bwd_kernels == 5);
+  CHECK_NEAR_REL(x->fwd_bytes, 57344.0, EXACT);
+  CHECK_NEAR_REL(x->bwd_bytes, 114688.0, EXACT);
+  CHECK(x->fwd_flops == 0.0 && x->bwd_flops == 0.0);
 }
 
 /* layout.head_16bit (Megatron-Core's output layer is tensor_parallel.ColumnParallelLinear, not a

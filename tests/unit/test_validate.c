@@ -868,8 +868,10 @@ static void test_moe_rows(void) {
       "Qwen3_30B_a3B,,,,,4096,DGX-GB300,8,1,1,1,8,,,,8,512,MXFP8,pretrain,31744,\n"
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02 NeMo Container / x,"
       "Qwen3_30B_a3B,,,,,4096,DGX-H100,16,1,2,1,8,12,,,1,1024,FP8,pretrain,5113,\n"
+      /* 26.02.01 at v0.3.1's QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1 layout (pp 1
+       * ep 16); the table's own pp 2 vp 12 ep 8 is row 16, skipped */
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02.01 NeMo Container / x,"
-      "Qwen3_30B_a3B,,,,,4096,DGX-H100,16,1,2,1,8,12,,,1,1024,FP8,pretrain,9058,\n"
+      "Qwen3_30B_a3B,,,,,4096,DGX-H100,16,1,1,1,16,,,,1,1024,FP8,pretrain,9058,\n"
       /* Qwen3-235B (ep10's audit): H100_V2 keeps the V1 configs' moe_a2a_overlap=True
        * (v0.3.0-v0.5.0: 26.02.01, 26.04.01), v0.5.0 GB300 FP8_MX_V2 (26.06) sets it */
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.04.01 NeMo Container / x,"
@@ -886,7 +888,17 @@ static void test_moe_rows(void) {
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.06 NeMo Container / x,"
       "GPT OSS 120B,,,,,4096,DGX-GB300,64,1,1,1,16,,,,4,1280,MXFP8,pretrain,33166,\n"
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.06 NeMo Container / x,"
-      "GPT OSS 120B,,,,,4096,DGX-B300,64,1,1,1,8,,,,4,1280,MXFP8,pretrain,18534,\n";
+      "GPT OSS 120B,,,,,4096,DGX-B300,64,1,1,1,8,,,,4,1280,MXFP8,pretrain,18534,\n"
+      /* Qwen3 rows whose stated layout is not their release's (source_bridge_qwen3.c):
+       * 26.02.01 H100 at pp 2 vp 12 ep 8 (v0.3.1: pp 1 ep 16), 25.11 H100 at vp 24 mbs 2
+       * (v0.2.x QWEN3_30B_A3B_H100_FP8_CS_BASE_CONFIG: vp 12 mbs 1) skipped; 25.11 at
+       * the configuration's own layout read */
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02.01 NeMo Container / x,"
+      "Qwen3_30B_a3B,,,,,4096,DGX-H100,16,1,2,1,8,12,,,1,1024,FP8,pretrain,9058,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md,25.11 NeMo Container / x,"
+      "Qwen3_30B_a3B,,,,,4096,DGX-H100,16,1,2,1,8,24,,,2,512,FP8-CS,pretrain,5275,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md,25.11 NeMo Container / x,"
+      "Qwen3_30B_a3B,,,,,4096,DGX-H100,16,1,2,1,8,12,,,1,512,FP8-CS,pretrain,5275,\n";
   pl_validation_init(&v);
   CHECK_STATUS(pl_validation_add_csv(&v, "bridge", ver, strlen(ver), &d), PL_OK, dp);
   /* MXFP8 attention by release (source_bridge_precision.c validate_bridge_fp8_attention):
@@ -931,6 +943,13 @@ static void test_moe_rows(void) {
   for (size_t i = 0; i < sizeof qwen_dispatch / sizeof qwen_dispatch[0]; i++) {
     r = row_of(&v, qwen_dispatch[i][0]);
     CHECK(r != NULL && (int)r->layout.dispatch == qwen_dispatch[i][1]);
+  }
+  const bool qwen_layout_skipped[] = {true, true, false};
+  for (int i = 0; i < 3; i++) {
+    r = row_of(&v, 16 + i);
+    CHECK(r != NULL && r->skipped == qwen_layout_skipped[i]);
+    CHECK(r != NULL &&
+          (strstr(r->skipped_reason, "is not the release's") != NULL) == qwen_layout_skipped[i]);
   }
   /* and their tp overlap is off on H100 (source_bridge_framework.c validate_bridge_overrides),
    * on elsewhere */
