@@ -121,6 +121,8 @@ struct pl_framework {
                                           layout.fsdp_block_units) */
   enum pl_setting moe_host_sync;       /* MoE: the host waits for the tokens per local expert
                                           once per block's forward (layout.moe_host_sync) */
+  enum pl_setting moe_expert_padding;  /* MoE under FP8/FP4: TE pads each expert's rows to the
+                                          GEMM alignment and back (layout.moe_expert_padding) */
   enum pl_setting te_linear_bwd_overlap; /* tp without userbuffers: TE's column-parallel linears
                                              run their backward collectives async behind their
                                              GEMMs (layout.te_linear_bwd_overlap) */

@@ -490,6 +490,13 @@ struct pl_layout {
                               while the host issues what follows; used with the host floors
                               (host_per_kernel_s, host_per_gemm_s) and without ep_comm_overlap
                               (sim/moe_sync.c) */
+  bool moe_expert_padding; /* input: MoE blocks under an FP8/FP4 recipe (dtype fp8, mxfp8, nvfp4):
+                              Transformer Engine's Fp8Padding copies each local expert's rows to a
+                              multiple of 16 (32 for MXFP8) before the grouped GEMMs and
+                              Fp8Unpadding copies them back after (Megatron-Core TEGroupedMLP,
+                              core_v0.14.0 .. core_v0.18.0), unless the router already padded
+                              the counts (moe_router_padding_for_fp8 / _for_quantization) or
+                              HybridEP's dispatch did (dispatch hybridep); model/flops.c moe_ops */
   bool te_linear_bwd_overlap; /* input: the blocks' linears are Transformer Engine modules, whose
                                  column-parallel backward (TE 2.x module/linear.py _Linear.backward,
                                  layernorm_linear.py _LayerNormLinear.backward) all_gathers its saved

@@ -226,6 +226,7 @@ static uint32_t op_modules(const struct pl_op *op, bool mla) {
       {"moe_counts_d2h", PL_RCM_MOE},
       {"permute", PL_RCM_MOE},
       {"sort_chunks", PL_RCM_MOE},
+      {"expert_pad", PL_RCM_MOE},
       {"unsort_chunks", PL_RCM_MOE},
       {"expert_fc1", PL_RCM_MOE},
       {"expert_clamp", PL_RCM_MOE | PL_RCM_MOE_ACT}, /* inside the checkpointed bias_act_func */
@@ -463,6 +464,18 @@ static const struct elem_cost ROUTER_AUX_LOSS = {0, 0, 14, 28};
  * scatter). Per element of the routed copies (tokens * top_k * h). */
 static const struct elem_cost PERMUTE = {0, 0, 2 * BF16_BYTES, 2 * BF16_BYTES};
 static const struct elem_cost UNPERMUTE = {2, 2, 2 * BF16_BYTES, 3 * BF16_BYTES};
+/* Transformer Engine's Fp8Padding and Fp8Unpadding around the grouped GEMMs
+ * (layout.moe_expert_padding; TE v2.8 module/fp8_padding.py, fp8_unpadding.py:
+ * tex.fused_multi_row_padding / _unpadding, one kernel each, into a new
+ * tensor): forward, the permuted input is copied into the padded rows (read
+ * and write 2 B) and fc2's output back out of them (2 + 2 B): 8 B per element
+ * of the routed copies; backward, the conjugate copies of the two gradients:
+ * 8 B. The padding rows (under 16 or 32 per expert) and the probabilities'
+ * own pad (one value per row) are left out of the bytes; the probabilities'
+ * pad is a kernel of its own each way (experts.py pads permuted_probs with a
+ * second quantization_padding call). */
+static const struct elem_cost EXPERT_PAD = {0, 0, 4 * BF16_BYTES, 4 * BF16_BYTES};
+#define EXPERT_PAD_KERNELS 3
 /* The clamped GLU (model glu_clamp, GPT-OSS): Megatron-Core's fused expert
  * activation first clamps fc1's two halves in eager PyTorch and concatenates
  * them (megatron/core/fusions/fused_bias_geglu.py weighted_bias_quick_geglu_impl,
@@ -634,6 +647,13 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   elementwise(&ops[n], "permute", copies, PERMUTE);
   model_moe_a2a_permute(l, &ops[n++]);
   n = model_moe_a2a_sort(m, l, "sort_chunks", received, ops, n);
+  /* TE's per-expert padding under FP8/FP4 (EXPERT_PAD): not when HybridEP's
+   * dispatch already padded the counts (pad_multiple, core_v0.16.0) */
+  if (l->moe_expert_padding && l->dtype != PL_DTYPE_BF16 && l->dispatch != PL_MOE_HYBRIDEP) {
+    elementwise(&ops[n], "expert_pad", received, EXPERT_PAD);
+    ops[n].fwd_kernels = EXPERT_PAD_KERNELS;
+    ops[n++].bwd_kernels = EXPERT_PAD_KERNELS;
+  }
   gemm_group(&ops[n++], "expert_fc1", rows, gated ? 2 * fe : fe, h, local, share);
   /* layout.fused_grouped_mlp: the GLU (clamp included), its backward and the
    * biases run in the grouped GEMMs' epilogues (layout.h) */

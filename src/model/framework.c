@@ -75,6 +75,7 @@ static const struct {
     {"adam_moments_bf16", offsetof(struct pl_framework, adam_moments_bf16)},
     {"te_linear_bwd_overlap", offsetof(struct pl_framework, te_linear_bwd_overlap)},
     {"moe_host_sync", offsetof(struct pl_framework, moe_host_sync)},
+    {"moe_expert_padding", offsetof(struct pl_framework, moe_expert_padding)},
     {"fsdp_pp_unsharded", offsetof(struct pl_framework, fsdp_pp_unsharded)},
     {"eager_xent", offsetof(struct pl_framework, eager_xent)},
     {"pp_keep_outputs", offsetof(struct pl_framework, pp_keep_outputs)},
@@ -528,6 +529,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->adam_moments_bf16, &l->adam_moments_bf16, false);
   put(fw->te_linear_bwd_overlap, &l->te_linear_bwd_overlap, false);
   put(fw->moe_host_sync, &l->moe_host_sync, false);
+  put(fw->moe_expert_padding, &l->moe_expert_padding, false);
   put(fw->launch_blocking, &l->launch_blocking, false);
   put(fw->ep_comm_overlap, &l->ep_comm_overlap, false);
   put(fw->zero3_grad_all_reduce, &l->zero3_grad_all_reduce, false);
@@ -615,6 +617,7 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->adam_moments_bf16 = setting(l->adam_moments_bf16);
   out->te_linear_bwd_overlap = setting(l->te_linear_bwd_overlap);
   out->moe_host_sync = setting(l->moe_host_sync);
+  out->moe_expert_padding = setting(l->moe_expert_padding);
   out->launch_blocking = setting(l->launch_blocking);
   out->ep_comm_overlap = setting(l->ep_comm_overlap);
   out->zero3_grad_all_reduce = setting(l->zero3_grad_all_reduce);

@@ -73,6 +73,7 @@ static const struct flag flags[] = {
     ONOFF("head-16bit", head_16bit),
     ONOFF("te-linear-bwd-overlap", te_linear_bwd_overlap),
     ONOFF("moe-host-sync", moe_host_sync),
+    ONOFF("moe-expert-padding", moe_expert_padding),
     ONOFF("te-cross-entropy", te_cross_entropy),
     ONOFF("megatron-xent", megatron_xent),
     ONOFF("gqa-query-copy", gqa_query_copy),

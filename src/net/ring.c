@@ -20,6 +20,29 @@
 
 #include <math.h>
 
+/* The NVLink share a charged ring across nodes puts on one GPU. NCCL
+ * builds each channel's ring inside a node as the search's intra order:
+ * its first GPU receives from the previous node and its last sends to the
+ * next (src/graph/connect.cc ncclTopoPreset: ringRecv = ringIntra[0],
+ * ringSend = ringIntra[localRanks-1], ringNext of the last = -1;
+ * connectRings joins them across nodes), so a channel crosses g - 1 NVLink
+ * hops per node, not g. Where every rank of the group has its own rail
+ * (one NIC per GPU, e.g. DGX H100), the search's rings enter and leave the
+ * node through the GPUs next to their NICs and the channels spread those
+ * ends over all g GPUs: each GPU sends (and receives) over NVLink in
+ * (g-1)/g of the channels, so its NVLink bounds the ring's busBw at
+ * B x g/(g-1). Fewer rails than ranks: the ranks without a rail carry every
+ * channel, B. The tuner's ranking keeps NCCL's view (!x->charge).
+ * Evidence, not a fit: the 2-node NCCL_ALGO=Ring log (24 channels) reaches
+ * 392.7 GB/s busBw at 8 GiB, above NCCL's 370.8 GB/s NVLink figure, which
+ * the one-node H100 ring log meets (368.0 GB/s; docs/collectives.md,
+ * "Session 21 (coll21)"). */
+static double ring_nvlink_share(const struct net_ctx *x) {
+  if (!x->charge || x->m < 2 || x->g < 2 || x->heads < (double)x->g)
+    return 1.0;
+  return (double)x->g / (double)(x->g - 1);
+}
+
 static double ring_bus_bw(const struct net_ctx *x, enum pl_coll_proto p) {
   double bw;
   if (x->m == 1)
@@ -32,7 +55,7 @@ static double ring_bus_bw(const struct net_ctx *x, enum pl_coll_proto p) {
   else if (x->g == 1)
     bw = net_node_bw(x);
   else
-    bw = fmin(net_intra_bw(x), net_node_bw(x));
+    bw = fmin(net_intra_bw(x) * ring_nvlink_share(x), net_node_bw(x));
   if (p == PL_PROTO_LL)
     return fmin(net_ll_max_bw(x), bw * 0.5);
   if (p == PL_PROTO_LL128)

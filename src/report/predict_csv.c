@@ -317,7 +317,9 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   /* added after it: Megatron-Core's drop-and-pad expert capacity (layout.moe_pad_capacity) */
   bool moe = l->ep * l->etp > 1 || l->moe_imbalance > 0;
   col_str(c, "layout.moe_pad_capacity", moe ? (l->moe_pad_capacity ? "true" : "false") : NULL);
-  /* added after those: Megatron-Core's GQA query copy (layout.gqa_query_copy) */
+  /* added after it: TE's per-expert padding under FP8/FP4 (layout.moe_expert_padding, session 21) */
+  col_str(c, "framework.moe_expert_padding", pl_setting_name(fw.moe_expert_padding));
+  /* added after it: Megatron-Core's GQA query copy (layout.gqa_query_copy) */
   col_str(c, "framework.gqa_query_copy", pl_setting_name(fw.gqa_query_copy));
 }
 

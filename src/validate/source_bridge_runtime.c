@@ -111,6 +111,9 @@ void validate_bridge_recompute(const struct validate_in *in, struct pl_layout *l
  *    BASE_NEMOTRON_3_NANO_CONFIG; HEAD perf_recipes/nemotronh/{gb300,gb200,b300,
  *    b200}/nemotronh.py set_cuda_graph_modules): GB300, GB200, B300, B200 [attn,
  *    mamba, moe_router, moe_preprocess]; H100 FP8_CS_V1 [mamba].
+ *  - Llama 3 8B, 25.11 (v0.2.0-v0.2.2 configs/llama3/workload_base_configs.py
+ *    LLAMA3_8B_{GB300,GB200,B200}_{BF16,FP8_CS}_BASE_CONFIG, FP8_MX = FP8_CS):
+ *    cuda_graph_impl "local", cuda_graph_scope "full_iteration" (session 21, gb21).
  * First match wins. Other models' rows keep none (not read here). */
 void validate_bridge_graph_scope(const struct validate_in *in, struct pl_layout *l,
                                  struct pl_vrow *row) {
@@ -125,6 +128,7 @@ void validate_bridge_graph_scope(const struct validate_in *in, struct pl_layout 
     int dtype;                           /* enum pl_dtype, or -1 for any */
     uint32_t scopes;                     /* 0: none, every op eager */
   } cfg[] = {
+      {"25.11", "LLAMA3_8B", "GB300 GB200 B200", -1, F},
       {"26.08 26.06 26.06.01", "Qwen3_30B", "GB300 GB200 B300", PL_DTYPE_MXFP8, F},
       {"26.08 26.06 26.06.01", "Qwen3_235B", "GB300 GB200", PL_DTYPE_MXFP8, F},
       {"26.08", "Qwen3_235B", "B300 B200", PL_DTYPE_MXFP8, F},

@@ -580,8 +580,8 @@ expect_ok predict $c913 --cudnn-913 on --format csv
 check "cudnn 9.13: csv column on" [ "$(col "$TMP/out" framework.cudnn_913)" = on ]
 # appended columns keep their order: cudnn_913, then tp_seq_copies (added after it by tt13, session 13),
 # then cudnn_version (cudnn13, session 13), then cp_allgather (cp13, session 13), then async_tp (atp13, session 13),
-# then cudnn_cluster_margin (ossmoe14, session 14), then grad_accum_fusion (mcore14, session 14), then ub_proj_fprop_sms and ub_fc2_fprop_sms (ub14); then layout.account_embed_loss (user15, session 15); then framework.megatron_xent (mlm16, session 16); then the machine as run and eager_cross_entropy (cmd16, session 16); then pp_keep_outputs (herd17, session 17); then the torchtitan memory layouts (session 17); then hardware.gpu_variability (var17, session 17), then framework.adam_master (nem17, session 17), framework.bucket_params (bucket18), framework.fsdp1_copies (fsdp19), then layout.moe_pad_capacity (a2a19, session 19), then framework.gqa_query_copy (pad21, session 21) last
-check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy,framework.pp_keep_outputs,framework.tp_gathered_saved,framework.fp32_param_shards,hardware.gpu_variability,framework.adam_master,framework.bucket_params,framework.fsdp1_copies,layout.moe_pad_capacity,framework.gqa_query_copy$' "$TMP/out"
+# then cudnn_cluster_margin (ossmoe14, session 14), then grad_accum_fusion (mcore14, session 14), then ub_proj_fprop_sms and ub_fc2_fprop_sms (ub14); then layout.account_embed_loss (user15, session 15); then framework.megatron_xent (mlm16, session 16); then the machine as run and eager_cross_entropy (cmd16, session 16); then pp_keep_outputs (herd17, session 17); then the torchtitan memory layouts (session 17); then hardware.gpu_variability (var17, session 17), then framework.adam_master (nem17, session 17), framework.bucket_params (bucket18), framework.fsdp1_copies (fsdp19), then layout.moe_pad_capacity (a2a19, session 19), then framework.moe_expert_padding (session 21), then framework.gqa_query_copy (pad21, session 21) last
+check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy,framework.pp_keep_outputs,framework.tp_gathered_saved,framework.fp32_param_shards,hardware.gpu_variability,framework.adam_master,framework.bucket_params,framework.fsdp1_copies,layout.moe_pad_capacity,framework.moe_expert_padding,framework.gqa_query_copy$' "$TMP/out"
 expect_ok predict $c24 --cudnn-913 on --format json
 check "--cudnn-913 on: h100 (no 9.13 figures) runs unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_off.json" step_time_s)" ]
 onoff_refused cudnn-913 cudnn_913
@@ -1030,6 +1030,33 @@ check "moe sync: no host floor, no change" [ "$(json_num "$TMP/out" step_time_s)
 expect_ok predict $MS --moe-host-sync on --format csv
 check "moe sync: csv column on" [ "$(col "$TMP/out" framework.moe_host_sync)" = on ]
 expect_fail 1 "^plateau: --moe-host-sync: unknown value 'yes' \(expected on\|off\)" -- predict --moe-host-sync yes
+
+# --moe-expert-padding: under an FP8/FP4 dtype TE pads each local expert's rows
+# to the GEMM alignment and back (8 B per routed element each way, test_flops
+# derives it): slower with it on under mxfp8, no change under bf16 nor with the
+# hybridep dispatcher (its dispatch pads); on in megatron-core and nemo, off by default.
+MP="--model qwen3-30b-a3b --gpu b200 --gpus 8 --ep 8 --mbs 4 --gbs 64"
+expect_ok predict $MP --dtype mxfp8 --format json
+cp "$TMP/out" "$TMP/mp0.json"
+check "moe padding: off by default" [ "$(json_raw "$TMP/out" moe_expert_padding)" = false ]
+expect_ok predict $MP --dtype mxfp8 --moe-expert-padding on --format json
+check "moe padding: on in JSON" [ "$(json_raw "$TMP/out" moe_expert_padding)" = true ]
+check "moe padding: slower with the copies" faster "$TMP/out" "$TMP/mp0.json"
+expect_ok predict $MP --dtype mxfp8 --moe-dispatch hybridep --format json
+cp "$TMP/out" "$TMP/mp1.json"
+expect_ok predict $MP --dtype mxfp8 --moe-dispatch hybridep --moe-expert-padding on --format json
+check "moe padding: hybridep pads in its dispatch" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/mp1.json" step_time_s)" ]
+expect_ok predict $MP --format json
+cp "$TMP/out" "$TMP/mp2.json"
+expect_ok predict $MP --moe-expert-padding on --format json
+check "moe padding: bf16 needs no padding" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/mp2.json" step_time_s)" ]
+expect_ok predict $MP --framework megatron-core --format json
+check "moe padding: on in megatron-core" [ "$(json_raw "$TMP/out" moe_expert_padding)" = true ]
+expect_ok predict $MP --framework nemo --format json
+check "moe padding: on in nemo" [ "$(json_raw "$TMP/out" moe_expert_padding)" = true ]
+expect_ok predict $MP --moe-expert-padding on --format csv
+check "moe padding: csv column on" [ "$(col "$TMP/out" framework.moe_expert_padding)" = on ]
+expect_fail 1 "^plateau: --moe-expert-padding: unknown value 'yes' \(expected on\|off\)" -- predict --moe-expert-padding yes
 
 # vTrain's rows run on the source's own cluster, vtrain-a100 (4 x 200 Gb/s per
 # node, vTrain src/config.py inter_node_bandwidth 800 Gbps; docs/hardware.md);

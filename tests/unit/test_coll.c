@@ -91,6 +91,40 @@ static void ring_two_nodes(void) {
   CHECK_NEAR_REL(t, 8.4 * US + GIB / (2.0 * 50 * GB), 1e-9);
 }
 
+/* A ring across nodes crosses g - 1 NVLink hops per node and channel: the
+ * node's first GPU of a channel's ring receives from the network and its
+ * last sends to it (NCCL src/graph/connect.cc ncclTopoPreset, ringRecv =
+ * ringIntra[0], ringSend = ringIntra[localRanks-1]); with one NIC per GPU
+ * the channels' ends spread over all 8 GPUs, so each GPU's NVLink carries
+ * 7/8 of the ring and bounds busBw at 370.8 x 8/7 = 423.77 GB/s
+ * (ring.c ring_nvlink_share; docs/collectives.md, "Session 21 (coll21)").
+ * 2 nodes x 8, NCCL_MIN_CTAS=24 (the gj-aion NCCL_ALGO=Ring log), all_reduce
+ * Simple 1 GiB: 24 channels drive min(400, 24 x 0.4 x 50 = 480) = 400 GB/s
+ * of NICs, which now bind (370.8, NVLink, before). Chunk 2 MiB (1 GiB /
+ * (24 x 16) is larger): a 1 MiB slice at 400 / 24 GB/s a channel (62.9 us)
+ * hides the 19.6 us hop, latency = base 8.4 us; fill 24 x 2 MiB at 400. */
+static void ring_nvlink_share(void) {
+  struct pl_cluster ctas = h100;
+  ctas.nccl_min_channels = 24;
+  struct pl_group g16 = {16, 8};
+  struct pl_coll_cost c;
+  CHECK_EQ_INT(pl_coll_time_proto(&ctas, PL_COLL_ALL_REDUCE, GIB, g16, PL_ALGO_RING,
+                                  PL_PROTO_SIMPLE, &c), PL_OK);
+  CHECK_NEAR_REL(c.time_s, 8.4 * US + GIB * 30.0 / (16.0 * 400 * GB) + 2 * MIB * 24 / (400 * GB),
+                 1e-9);
+  /* Four NICs of 100 GB/s for the 8 GPUs (the same 400 GB/s a node): four
+   * ranks have no rail of their own and forward every channel over NVLink,
+   * so 370.8 binds as before (slice 1 MiB at 370.8 / 24 GB/s still hides
+   * the hop). */
+  struct pl_cluster four = ctas;
+  four.nics_per_node = 4;
+  four.nic_bytes_per_s *= 2.0;
+  CHECK_EQ_INT(pl_coll_time_proto(&four, PL_COLL_ALL_REDUCE, GIB, g16, PL_ALGO_RING,
+                                  PL_PROTO_SIMPLE, &c), PL_OK);
+  CHECK_NEAR_REL(c.time_s,
+                 8.4 * US + GIB * 30.0 / (16.0 * 370.8 * GB) + 2 * MIB * 24 / (370.8 * GB), 1e-9);
+}
+
 static void tree(void) {
   /* all_reduce, 4 nodes x 8, Simple, 1 GiB, charged on 16 network channels:
    * busBw = min(370.8, min(400, 16 x 0.4 x 50 = 320)) x 0.92 = 294.4, capped
@@ -955,6 +989,7 @@ int main(void) {
   CHECK_STATUS(pl_cluster_load("dgx-h100", &h100, &d), PL_OK, dp);
   ring_one_node();
   ring_two_nodes();
+  ring_nvlink_share();
   tree();
   nvls();
   nvls_rack();

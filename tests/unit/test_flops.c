@@ -740,6 +740,49 @@ static void test_gqa_query_copy(void) {
   lm.gqa_query_copy = true;
   n = pl_layer_ops(&mha, &lm, ops);
   CHECK(find(ops, n, "q_copy") == NULL);
+/* TE's per-expert padding (layout.moe_expert_padding, flops.c EXPERT_PAD): on
+ * one GPU with gbs 1 at seq 4096, GPT-OSS's 128 experts take 4096 * 4 / 128 =
+ * 128 routed copies each (as test_gpt_oss_experts), so the padding copies
+ * cover 128 * 128 * 2880 = 47,185,920 elements: forward the input into the
+ * padded rows (2 + 2 B) and fc2's output out of them (2 + 2 B) = 8 B, the
+ * backward the same two copies of the gradients = 8 B; three kernels each way
+ * (input, probabilities, output). Only under an FP8/FP4 dtype, with the
+ * setting on, and not under HybridEP, whose dispatch pads; it sits between the
+ * permutation and fc1 and is re-run with the MoE block. */
+static void test_expert_padding(void) {
+  struct pl_model m = model("gpt-oss-120b");
+  struct pl_layout l = layout(&m, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
+  struct pl_op ops[PL_MAX_LAYER_OPS], part;
+  l.moe_expert_padding = true;
+  int n = pl_layer_ops(&m, &l, ops);
+  CHECK(find(ops, n, "expert_pad") == NULL); /* bf16: no padding */
+  l.dtype = PL_DTYPE_MXFP8;
+  n = pl_layer_ops(&m, &l, ops);
+  const struct pl_op *pad = find(ops, n, "expert_pad");
+  CHECK(pad != NULL);
+  if (pad == NULL)
+    return;
+  double elems = 128.0 * 128.0 * 2880.0;
+  CHECK_NEAR_REL(pad->fwd_bytes, 8.0 * elems, 1e-12);
+  CHECK_NEAR_REL(pad->bwd_bytes, 8.0 * elems, 1e-12);
+  CHECK_EQ_INT(pad->fwd_kernels, 3);
+  CHECK_EQ_INT(pad->bwd_kernels, 3);
+  CHECK(pad->kind == PL_OP_MEMORY && pad->fwd_flops == 0);
+  CHECK(pad + 1 == find(ops, n, "expert_fc1"));
+  l.recompute = PL_RECOMPUTE_SELECTIVE;
+  l.recompute_modules = PL_RCM_MOE;
+  n = pl_layer_ops(&m, &l, ops);
+  CHECK(pl_op_recompute_part(find(ops, n, "expert_pad"), &part));
+  l.recompute = PL_RECOMPUTE_NONE;
+  l.dispatch = PL_MOE_HYBRIDEP;
+  n = pl_layer_ops(&m, &l, ops);
+  CHECK(find(ops, n, "expert_pad") == NULL);
+  l.dispatch = PL_MOE_DEEPEP;
+  n = pl_layer_ops(&m, &l, ops);
+  CHECK(find(ops, n, "expert_pad") != NULL);
+  l.moe_expert_padding = false;
+  n = pl_layer_ops(&m, &l, ops);
+  CHECK(find(ops, n, "expert_pad") == NULL);
 }
 
 int main(void) {
@@ -757,6 +800,7 @@ int main(void) {
   test_window();
   test_gpt_oss_experts();
   test_fused_grouped_mlp();
+  test_expert_padding();
   test_alltoall_dispatcher_ops();
   test_qk_norm();
   test_gqa_query_copy();
