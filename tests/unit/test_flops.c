@@ -740,6 +740,8 @@ static void test_gqa_query_copy(void) {
   lm.gqa_query_copy = true;
   n = pl_layer_ops(&mha, &lm, ops);
   CHECK(find(ops, n, "q_copy") == NULL);
+}
+
 /* TE's per-expert padding (layout.moe_expert_padding, flops.c EXPERT_PAD): on
  * one GPU with gbs 1 at seq 4096, GPT-OSS's 128 experts take 4096 * 4 / 128 =
  * 128 routed copies each (as test_gpt_oss_experts), so the padding copies
