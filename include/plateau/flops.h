@@ -80,7 +80,12 @@ struct pl_op {
                              one block that has it */
 };
 
-#define PL_MAX_LAYER_OPS 40
+/* Room for every op a block can have: a hybrid block with all kinds of mixer
+ * and every MoE and attention option lists about 41 (tests/unit/test_flops.c
+ * test_layer_ops_bound), and sim/segments.c appends up to 14 more (bias
+ * gradients, dropout masks, eager kernels, the QKV gradient cat, the metric
+ * passes, the FP8 casts). */
+#define PL_MAX_LAYER_OPS 64
 
 /* Per-GPU ops of one transformer block for one micro-batch (mbs sequences of
  * seq tokens, divided by cp), sharded by tp; with l->sp the norms and residual

@@ -787,6 +787,34 @@ static void test_expert_padding(void) {
   CHECK(find(ops, n, "expert_pad") == NULL);
 }
 
+/* The op list's room (PL_MAX_LAYER_OPS): a hybrid stack with every mixer kind
+ * (Nemotron 3 Nano's pattern) given every attention and MoE option at once,
+ * under MXFP8 with the alltoall dispatcher over ep 8: Mamba's mixer, the
+ * attention with Q/K norm, the GQA query copy and a windowed plus a full
+ * attention, a dense MLP block share, the MoE block with an fp32 router, the
+ * aux loss, the dispatcher's counts, the padding, the clamp and the biases,
+ * and a shared expert. It must leave room for the 14 ops sim/segments.c may
+ * append, or those would be dropped. */
+static void test_layer_ops_bound(void) {
+  struct pl_model m = model("nemotron-3-nano");
+  m.qk_norm = m.glu_clamp = m.mlp_bias = m.router_aux_loss = m.router_fp32 = true;
+  m.mlp = PL_MLP_SWIGLU;
+  m.sliding_window = 1024;
+  m.full_attn_layers = 1;
+  m.hybrid_pattern[1] = '-'; /* a dense MLP block too */
+  struct pl_layout l = resolved(&m, (struct pl_layout){.gpus = 8, .ep = 8, .gbs = 8});
+  l.dtype = PL_DTYPE_MXFP8;
+  l.dispatch = PL_MOE_ALLTOALL;
+  l.gqa_query_copy = l.moe_expert_padding = true;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  int n = pl_layer_ops(&m, &l, ops);
+  printf("test_layer_ops_bound: %d ops\n", n);
+  CHECK(find(ops, n, "q_copy") != NULL && find(ops, n, "expert_pad") != NULL);
+  CHECK(find(ops, n, "ssd_states") != NULL && find(ops, n, "attn_full") != NULL);
+  CHECK(find(ops, n, "fc1") != NULL && find(ops, n, "shared_fc1") != NULL);
+  CHECK(n + 14 <= PL_MAX_LAYER_OPS);
+}
+
 int main(void) {
   test_llama2_step();
   test_rope_yarn();
@@ -807,5 +835,6 @@ int main(void) {
   test_qk_norm();
   test_gqa_query_copy();
   test_korthikanti_mfu();
+  test_layer_ops_bound();
   return check_finish();
 }
