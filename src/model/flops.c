@@ -121,6 +121,13 @@ static void elementwise(struct pl_op *op, const char *name, double elems, struct
   model_op_memory(op, name, elems, c.fwd_flops, c.bwd_flops, c.fwd_bytes, c.bwd_bytes);
 }
 
+/* An op's kernel launches each way (pl_op fwd_kernels / bwd_kernels: 0 one,
+ * -1 none, its work inside another op's kernel). */
+static void kernels(struct pl_op *op, int fwd, int bwd) {
+  op->fwd_kernels = fwd;
+  op->bwd_kernels = bwd;
+}
+
 /* Attention core: per GPU heads/tp query heads, kv_heads/tp KV heads, s_q
  * queries against s_k keys. FlashAttention-2 (default): fwd reads Q, K, V,
  * writes O and the fp32 row log-sum-exp; bwd recomputes the scores (2.5x
@@ -336,8 +343,7 @@ static void mla_rope_bytes(struct pl_op *op, double tokens, double a, double k_d
   double kv = BF16_BYTES * tokens * (a * (2.0 * k_dim + 2.0 * v + emb) + emb);
   op->fwd_bytes = q + kv;
   op->bwd_bytes = q + kv;
-  op->fwd_kernels = 2;
-  op->bwd_kernels = 2;
+  kernels(op, 2, 2);
 }
 
 /* The attention half of a block up to resid1: projections, RoPE, the core
@@ -379,15 +385,13 @@ static int attention_ops(const struct pl_model *m, const struct pl_layout *l,
      * as norm_op); HF Qwen3Attention runs q_norm and k_norm the same way */
     if (m->qk_norm) {
       norm_op(&ops[n], "qk_norm", (double)d->tokens * (double)(q_w + kv_w), m);
-      ops[n].fwd_kernels = 2;
-      ops[n++].bwd_kernels = 6;
+      kernels(&ops[n++], 2, 6);
     }
     if (m->pos == PL_POS_ROTARY) {
       elementwise(&ops[n], "rope", (double)d->tokens * (double)(q_w + kv_w),
                   m->rope_yarn ? ROPE_UNFUSED : ROPE);
       if (m->rope_yarn) {
-        ops[n].fwd_kernels = ROPE_UNFUSED_FWD_KERNELS;
-        ops[n].bwd_kernels = ROPE_UNFUSED_BWD_KERNELS;
+        kernels(&ops[n], ROPE_UNFUSED_FWD_KERNELS, ROPE_UNFUSED_BWD_KERNELS);
       }
       n++;
     }
@@ -630,16 +634,14 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   if (m->router_fp32) {
     elementwise(&ops[n], "router_fp32_casts", (double)(d->tokens_n + m->experts) * (double)h,
                 ROUTER_FP32_CASTS);
-    ops[n].fwd_kernels = -1;
-    ops[n++].bwd_kernels = 4;
+    kernels(&ops[n++], -1, 4);
   }
   /* the dispatcher's wait for the token counts: layout.moe_host_sync (moe_sync.c) */
   elementwise(&ops[n++], "router_topk", (double)d->tokens_n * (double)m->experts, ROUTER_TOPK);
   if (m->router_aux_loss) {
     elementwise(&ops[n], "router_aux_loss", (double)d->tokens_n * (double)m->experts,
                 ROUTER_AUX_LOSS);
-    ops[n].fwd_kernels = 5;
-    ops[n++].bwd_kernels = 5;
+    kernels(&ops[n++], 5, 5);
   }
   /* the alltoall dispatcher's counts, permutation and sort (moe_dispatch.c) */
   double received = (double)rows * (double)local * (double)h; /* the copies this rank computes */
@@ -651,8 +653,7 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
    * dispatch already padded the counts (pad_multiple, core_v0.16.0) */
   if (l->moe_expert_padding && l->dtype != PL_DTYPE_BF16 && l->dispatch != PL_MOE_HYBRIDEP) {
     elementwise(&ops[n], "expert_pad", received, EXPERT_PAD);
-    ops[n].fwd_kernels = EXPERT_PAD_KERNELS;
-    ops[n++].bwd_kernels = EXPERT_PAD_KERNELS;
+    kernels(&ops[n++], EXPERT_PAD_KERNELS, EXPERT_PAD_KERNELS);
   }
   gemm_group(&ops[n++], "expert_fc1", rows, gated ? 2 * fe : fe, h, local, share);
   /* layout.fused_grouped_mlp: the GLU (clamp included), its backward and the
@@ -660,8 +661,7 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   bool fused = l->fused_grouped_mlp;
   if (gated && m->glu_clamp && !fused) {
     elementwise(&ops[n], "expert_clamp", (double)rows * (double)local * (double)fe, GLU_CLAMP);
-    ops[n].fwd_kernels = GLU_CLAMP_FWD_KERNELS;
-    ops[n].bwd_kernels = GLU_CLAMP_BWD_KERNELS;
+    kernels(&ops[n], GLU_CLAMP_FWD_KERNELS, GLU_CLAMP_BWD_KERNELS);
     ops[n++].host_sync = true; /* GLU_CLAMP: the offset's blocking copy */
   }
   if (!fused)
@@ -673,8 +673,8 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
     bool p32 = !fused && (m->router_fp32 || PL_MOE_IS_FLEX(l->dispatch));
     elementwise(&ops[n], "expert_bias", (double)rows * (double)local * (double)h,
                 fused ? FUSED_BIAS_GRAD : p32 ? EXPERT_BIAS_FP32 : EXPERT_BIAS);
-    ops[n].fwd_kernels = fused ? 0 : 2 * (int)local + (p32 ? 2 : 1);
-    ops[n++].bwd_kernels = fused ? 1 : p32 ? 6 * (int)local + 2 : 4 * (int)local + 1;
+    kernels(&ops[n++], fused ? 0 : 2 * (int)local + (p32 ? 2 : 1),
+            fused ? 1 : p32 ? 6 * (int)local + 2 : 4 * (int)local + 1);
   }
   n = model_moe_a2a_sort(m, l, "unsort_chunks", received, ops, n);
   elementwise(&ops[n++], "unpermute", copies, UNPERMUTE);
@@ -735,8 +735,7 @@ int pl_layer_ops(const struct pl_model *m, const struct pl_layout *l,
   n = attention_ops(m, l, &d, ops, n);
   if (moe > 0 && (m->out_bias || m->linear_bias)) { /* RESIDUAL_BIAS: the unfused bias add */
     elementwise(&ops[n], "resid1", norm_elems, RESIDUAL_BIAS);
-    ops[n].fwd_kernels = 2;
-    ops[n++].bwd_kernels = 2;
+    kernels(&ops[n++], 2, 2);
   } else {
     elementwise(&ops[n++], "resid1", norm_elems, RESIDUAL);
   }
