@@ -531,6 +531,39 @@ void validate_mlperf_llama_hardware(const struct validate_in *in, const struct p
   validate_nvl_segment(in, l, c, row);
 }
 
+/* MLPerf Training v5.1 Llama 3.1 8B: no SHARP (CollNet) for any submitter.
+ * Session 5's reading of NCCL_SHARP_GROUP_SIZE_THRESH=2 (validate_mlperf_hardware)
+ * needs NCCL_COLLNET_ENABLE=1, and in these submissions nothing sets it
+ * (mlcommons/training_results_v5.1 @ 441d65f4):
+ * - NCCL 2.27.7 / 2.28.3 src/init.cc: NCCL_CONFIG_DEFAULT(..., collnetEnable,
+ *   NCCL_CONFIG_UNDEF_INT, 0, ...): CollNet is off unless the environment
+ *   (NCCL_COLLNET_ENABLE, read in envConfigOverride) or the communicator's
+ *   config turns it on;
+ * - Megatron-Core parallel_state.py initialize_model_parallel sets
+ *   NCCL_COLLNET_ENABLE=1 only for its 'sharp' option ("Set
+ *   NCCL_COLLNET_ENABLE to 1 to enable SHARP for the dp group"); every
+ *   llama31_8b conf/custom.yaml has sharp: ${oc.env:SHARP,False}, no config
+ *   exports SHARP, and the logs that print the config say "sharp: false";
+ * - NVIDIA's enroot hook (NVIDIA/enroot conf/hooks/extra/50-sharp.sh) writes
+ *   NCCL_COLLNET_ENABLE=1 only when SLURM_NETWORK is "sharp"; the benchmarks
+ *   that want it say so (dlrm_dcnv2, retinanet configs: export
+ *   SBATCH_NETWORK=sharp), no llama31_8b config or run.sub does, and the
+ *   READMEs launch with "sbatch -N ${DGXNNODES} -t ${WALLTIME} run.sub";
+ * - the one multi-node log with NCCL_DEBUG=INFO (Dell 2xXE9685Lx8B200,
+ *   NCCL 2.27.7) loads the SHARP plugin ("Loaded collnet plugin") but has
+ *   none of the lines CollNet's setup prints (transport/coll_net.cc: "CollNet
+ *   %02d/%1d : %d [send] via COLLNET", "rank %d Connected CollNet").
+ * So the data-parallel collectives run NCCL's own algorithms (rings, trees,
+ * NVLS where enabled) on every row; the NVLink segment as for the 405B rows. */
+void validate_mlperf_llama8b_hardware(const struct validate_in *in, const struct pl_layout *l,
+                                      struct pl_cluster *c, struct pl_vrow *row) {
+  c->sharp = false;
+  if (cell(in, "NCCL_SHARP_GROUP_SIZE_THRESH (config_common.sh)")[0] != '\0')
+    validate_note(row, "no IB SHARP: the config's NCCL_SHARP_GROUP_SIZE_THRESH is inert, "
+                       "NCCL_COLLNET_ENABLE unset (sharp: false, no SBATCH_NETWORK=sharp)");
+  validate_nvl_segment(in, l, c, row);
+}
+
 /* Seconds per step: the median wall-clock interval between consecutive
  * per-step MLLOG tracked_stats lines (train_step_time, logged every step by
  * the submissions' custom_callbacks.py _log_throughputs) with no evaluation

@@ -23,6 +23,12 @@ check "row 7 HPE H200 on dgx-h200" grep -qE '^"mlperf_v51_llama8b",7,8,"llama3-8
 check "row 4 Dell B300 on dgx-b300" grep -qE '^"mlperf_v51_llama8b",4,5,"llama3-8b, 8 x b300,.*"dgx-b300"' "$TMP/out"
 check "row 12 GB300 512 on 16-tray NVLink segments" \
   grep -qE '^"mlperf_v51_llama8b",12,.*NVLink segment of 16 trays' "$TMP/out"
+# no SHARP for the 8B benchmark (sources_nemo.c validate_mlperf_llama8b_hardware): the config's
+# NCCL_SHARP_GROUP_SIZE_THRESH=2 is inert without NCCL_COLLNET_ENABLE, which nothing in these
+# submissions sets (sharp: false, no SBATCH_NETWORK=sharp); the rows' commands say --sharp off
+check "row 12 without SHARP (NCCL_COLLNET_ENABLE unset)" \
+  bash -c "grep -E '^\"mlperf_v51_llama8b\",12,' '$TMP/out' | grep -q 'no IB SHARP: the config.s NCCL_SHARP_GROUP_SIZE_THRESH is inert'"
+check "no 8B row runs with --sharp on" bash -c "! grep -E '^\"mlperf_v51_llama8b\",' '$TMP/out' | grep -q -- '--sharp on'"
 check "row 14 NVFP4" bash -c "grep -E '^\"mlperf_v51_llama8b\",14,' '$TMP/out' | grep -q -- '--dtype nvfp4 '"
 check "row 14 without a whole-step graph (FULL_CUDA_GRAPH=0)" \
   bash -c "! grep -E '^\"mlperf_v51_llama8b\",14,' '$TMP/out' | grep -q -- '--cuda-graph-scope full_iteration'"
