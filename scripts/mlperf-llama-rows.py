@@ -266,6 +266,8 @@ for org, system in systems:
             row["notes"] += "; sourced but absent: " + ", ".join(e["__missing"])
         if BENCH == "llama31_8b":  # a column of the 8B file only (appended last)
             row["BUCKET_SIZE (config, parameters)"] = e.get("BUCKET_SIZE", "")
+            # Megatron-Core fp8_param_gather (conf/custom.yaml model.fp8_param_gather)
+            row["FP8_PARAM_GATHER (config)"] = e.get("FP8_PARAM_GATHER", "")
         rows.append(row)
 out = io.StringIO()
 w = csv.DictWriter(out, fieldnames=list(rows[0].keys()), lineterminator="\n")

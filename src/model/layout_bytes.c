@@ -26,9 +26,20 @@ static bool fsdp_sharded(const struct pl_layout *l) {
  * gathered buckets, 1 B per element, no 16-bit copy) and bf16 gradients; a
  * transpose buffer is added only for MXFP8 (mixed_precision.py
  * fp8_need_transpose_data), so MXFP8 and the block-scaled recipes are left
- * out. Per-tensor recipes only: delayed, current scaling, the default. */
+ * out. Per-tensor recipes only: delayed, current scaling, the default.
+ * The same under zero1, Megatron-Core's distributed optimizer with
+ * fp8_param_gather (session 22, mlperf22): distributed/
+ * distributed_data_parallel.py groups the parameters into buffers by
+ * (param_dtype, grad_dtype), param_dtype torch.uint8 for an FP8 parameter
+ * (is_float8tensor), so the FP8 weights are kept, and their buckets
+ * all_gathered, at 1 B (param_and_grad_buffer.py start_param_sync on the
+ * uint8 param_data); the optimizer casts its fp32 main shard into them
+ * (distrib_optimizer.py _copy_main_params_to_model_params ->
+ * fp8_utils.py quantize_param_shard -> TE cast_master_weights_to_fp8).
+ * lower_dp.c param_gather charges the gather. */
 bool pl_layout_te_fp8_params(const struct pl_layout *l) {
-  return l->fp8_all_gather && fsdp_sharded(l) && l->dtype == PL_DTYPE_FP8 &&
+  return l->fp8_all_gather && (fsdp_sharded(l) || l->shard == PL_SHARD_ZERO1) &&
+         l->dtype == PL_DTYPE_FP8 &&
          (l->fp8_recipe == PL_FP8_RECIPE_TENSOR || l->fp8_recipe == PL_FP8_RECIPE_DELAYED ||
           l->fp8_recipe == PL_FP8_RECIPE_CURRENT);
 }

@@ -86,6 +86,14 @@ static double stage_expert_params(const struct lower *lw, int64_t s) {
   return p;
 }
 
+/* Blocks of stage s on one GPU (all its chunks). */
+static double stage_layers(const struct lower *lw, int64_t s) {
+  double k = 0;
+  for (int64_t c = 0; c < lw->vp; c++)
+    k += (double)lw->st->chunk_layers[c * lw->pp + s];
+  return k;
+}
+
 static double stage_params(const struct lower *lw, int64_t s) {
   const struct sim_seg *sg = lw->st->seg;
   double p = 0;
@@ -142,9 +150,17 @@ static double param_gather_calls(const struct lower *lw, double bytes) {
  * group has one rank: the gather moves nothing over the network (the
  * distributed optimizer keeps the experts whole there, sim_dp_emit_tail's
  * ex / edp), so no collective carries them. */
-static double param_gather(struct lower *lw, double params, double expert_params, int32_t *ag) {
+static double param_gather(struct lower *lw, double params, double expert_params, double layers,
+                           int32_t *ag) {
   double bytes = (params - expert_params) * PARAM_BYTES;
   double calls = param_gather_calls(lw, bytes);
+  /* TE FP8 parameters under the distributed optimizer (pl_layout_te_fp8_params,
+   * Megatron-Core fp8_param_gather): the blocks' GEMM weights sit in uint8
+   * buffers and gather at 1 B; the rest (embeddings, norms) at 2 B. Buckets
+   * hold bucket_size elements whatever the dtype, so the calls stay. */
+  if (pl_layout_te_fp8_params(lw->l))
+    bytes -= layers * pl_layout_fp8_gathered_weights(&lw->st->run->model, lw->l) *
+             (PARAM_BYTES - pl_dtype_element_bytes(lw->l->dtype));
   enum pl_status s = sim_coll_add(lw->st, PL_COLL_ALL_GATHER, "dp", bytes / calls, ag, lw->diag);
   if (s != PL_OK)
     fail(lw, s);
@@ -232,7 +248,7 @@ void sim_dp_emit_tail(struct lower *lw) {
   if (l->shard != PL_SHARD_ZERO1 || lw->bucket_coll < 0 || l->overlap_param_gather)
     return;
   int32_t ag;
-  double calls = param_gather(lw, params, ex, &ag);
+  double calls = param_gather(lw, params, ex, stage_layers(lw, lw->stage), &ag);
   int32_t a = coll_task(lw, PL_STREAM_DP_GATHER, ag, (int64_t)calls);
   dep(lw, t, a);
   expert_gather(lw, ex, a);
@@ -259,7 +275,7 @@ void sim_dp_gather_ahead(struct lower *lw) {
     int32_t ag;
     int64_t v = c * lw->pp + lw->stage;
     double ex = (double)lw->st->chunk_layers[v] * lw->st->seg[SIM_SEG_LAYER].expert_params;
-    double calls = param_gather(lw, chunk_params(lw, v), ex, &ag);
+    double calls = param_gather(lw, chunk_params(lw, v), ex, (double)lw->st->chunk_layers[v], &ag);
     pg[0] = coll_task(lw, PL_STREAM_DP_GATHER, ag, 1);
     pg[1] = calls > 1 ? coll_task(lw, PL_STREAM_DP_GATHER, ag, (int64_t)calls - 1) : SIM_NONE;
     int32_t e = expert_gather(lw, ex, pg[1] != SIM_NONE ? pg[1] : pg[0]);

@@ -517,7 +517,20 @@ bool validate_mlperf_llama_layout(const struct validate_in *in, struct pl_layout
     l->cuda_graph_scopes |= PL_CGS_FULL_ITERATION;
     validate_note(row, "full-iteration CUDA graph (%s)", g);
   }
-  return validate_mlperf_layout(in, l, row);
+  if (!validate_mlperf_layout(in, l, row))
+    return false;
+  /* FP8_PARAM_GATHER=True (the v5.1 config_common.sh of every NeMo
+   * implementation but Cisco's; conf/custom.yaml model.fp8_param_gather, which
+   * NeMo's MegatronMixedPrecision turns into TE FP8 parameters and Megatron-Core's
+   * DDP fp8_param_gather): the distributed optimizer keeps and all_gathers
+   * the blocks' GEMM weights at 1 B (pl_layout_te_fp8_params). Per-tensor
+   * FP8 recipes only; the NVFP4 configs set it False. */
+  if (strcmp(cell(in, "FP8_PARAM_GATHER (config)"), "True") == 0 && l->dtype == PL_DTYPE_FP8 &&
+      l->shard == PL_SHARD_ZERO1) {
+    l->fp8_all_gather = true;
+    validate_note(row, "FP8 parameters, all_gathered at 1 B (FP8_PARAM_GATHER=True in the config)");
+  }
+  return true;
 }
 
 /* SHARP as for the GPT-3 rows; on GB200/GB300 NVL72 the NVLink segment of

@@ -75,4 +75,20 @@ expect_fail 1 "dtype fp8-rowwise needs FP8 tensor cores, which gpu 'a100-80g' la
 expect_fail 1 "^plateau: --dtype: unknown dtype 'rowwise' " -- predict --dtype rowwise
 expect_fail 1 "^plateau: --dtype: unknown dtype 'tensorwise' " -- predict --dtype tensorwise
 
+
+# zero1 with TE FP8 parameters (Megatron-Core's distributed optimizer with fp8_param_gather,
+# layout_bytes.c pl_layout_te_fp8_params; lower_dp.c param_gather): the blocks' GEMM weights are
+# all_gathered at 1 B, the rest at 2 B, in the same 60 bucket calls. Llama 3 8B at tp 1: per block
+# h(q + 2kv) + qh + 3hf = 4096 x 6144 + 4096 x 4096 + 3 x 4096 x 14336 = 218,103,808 weights, so
+# (8,030,261,248 x 2 - 32 x 218,103,808) / 60 = 151,353,344 B per call (16-bit: 267,675,374.9)
+z1=(predict --model llama3-8b --gpu b200 --cluster dgx-b200 --gpus 256 --tp 1 --cp 2 --seq 8192 --mbs 1
+    --gbs 128 --shard zero1 --dtype fp8-current --framework nemo --format json)
+ag_bytes() { python3 -c "import json,sys; print(int(round([c['bytes'] for c in json.load(open(sys.argv[1]))['collectives'] if c['op']=='all_gather' and c['group']=='dp'][0])))" "$1"; }
+expect_ok "${z1[@]}" --fp8-all-gather off
+cp "$TMP/out" "$TMP/z1off.json"
+expect_ok "${z1[@]}" --fp8-all-gather on
+cp "$TMP/out" "$TMP/z1on.json"
+check "zero1 dp all_gather 16-bit without FP8 parameters" [ "$(ag_bytes "$TMP/z1off.json")" = 267675375 ]
+check "zero1 dp all_gather at 1 B for the FP8 block weights" [ "$(ag_bytes "$TMP/z1on.json")" = 151353344 ]
+
 finish

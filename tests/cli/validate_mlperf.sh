@@ -29,6 +29,10 @@ check "row 12 GB300 512 on 16-tray NVLink segments" \
 check "row 12 without SHARP (NCCL_COLLNET_ENABLE unset)" \
   bash -c "grep -E '^\"mlperf_v51_llama8b\",12,' '$TMP/out' | grep -q 'no IB SHARP: the config.s NCCL_SHARP_GROUP_SIZE_THRESH is inert'"
 check "no 8B row runs with --sharp on" bash -c "! grep -E '^\"mlperf_v51_llama8b\",' '$TMP/out' | grep -q -- '--sharp on'"
+# FP8 parameters (FP8_PARAM_GATHER=True in NVIDIA's config_common.sh; Cisco's config sets none)
+check "row 13 FP8 parameters gathered at 1 B" \
+  grep -qE '^"mlperf_v51_llama8b",13,.*FP8 parameters, all_gathered at 1 B \(FP8_PARAM_GATHER=True in the config\).*--fp8-all-gather on' "$TMP/out"
+check "row 1 (Cisco) without FP8 parameters" bash -c "! grep -E '^\"mlperf_v51_llama8b\",1,' '$TMP/out' | grep -q -- '--fp8-all-gather on'"
 check "row 14 NVFP4" bash -c "grep -E '^\"mlperf_v51_llama8b\",14,' '$TMP/out' | grep -q -- '--dtype nvfp4 '"
 check "row 14 without a whole-step graph (FULL_CUDA_GRAPH=0)" \
   bash -c "! grep -E '^\"mlperf_v51_llama8b\",14,' '$TMP/out' | grep -q -- '--cuda-graph-scope full_iteration'"
@@ -66,7 +70,7 @@ row=$(sed -n 14p "$V/mlperf_v51_llama8b.csv")
 echo "${row/,0.1480,/,fast,}" >> "$TMP/bad.csv"
 echo "${row/llama31_8b benchmark),8,32,/llama31_8b benchmark),8,40,}" >> "$TMP/bad.csv"
 echo "${row/,,,FULL_CUDA_GRAPH=1,/,True,False,FULL_CUDA_GRAPH=1,}" >> "$TMP/bad.csv"
-echo "${row%,768000000},lots" >> "$TMP/bad.csv"
+echo "${row%,768000000,True},lots,True" >> "$TMP/bad.csv"
 expect_ok validate "$TMP/bad.csv" --format csv
 check "step time not a number skipped" grep -qE "^\"bad\",1,.*step time s \(median log interval, derived\)" "$TMP/out"
 check "layers contradicting the preset skipped" grep -qE "^\"bad\",2,.*layers" "$TMP/out"

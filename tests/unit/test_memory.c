@@ -704,7 +704,8 @@ static void test_eager_cross_entropy(void) {
  * 404,750,336 B less. Unsharded: 2 gathered units at 2 B + one unit's fp32
  * gradients = 8 x 202,383,360 = 1,619,066,880 B without, and 2 x 202,375,168
  * = 404,750,336 B less with (the gathered GEMM weights at 1 B): 1,214,316,544.
- * MXFP8 (a transpose buffer in Megatron FSDP) and ddp are left as they were. */
+ * MXFP8 (a transpose buffer in Megatron FSDP) and ddp are left as they were; zero1
+ * keeps its whole FP8 weights at 1 B (below). */
 static void test_te_fp8_params(void) {
   struct pl_model m = model("llama2-7b");
   struct pl_gpu g = gpu80();
@@ -726,8 +727,20 @@ static void test_te_fp8_params(void) {
   l.dtype = PL_DTYPE_MXFP8;
   CHECK(!pl_layout_te_fp8_params(&l));
   l.dtype = PL_DTYPE_FP8;
-  l.shard = PL_SHARD_ZERO1;
+  l.shard = PL_SHARD_DDP;
   CHECK(!pl_layout_te_fp8_params(&l));
+  /* zero1 (Megatron-Core's distributed optimizer with fp8_param_gather, session 22):
+   * the model's weights are whole on every rank, the 16 blocks' GEMM weights at 1 B:
+   * 16 x 202,375,168 = 3,238,002,688 B less; gradients and optimizer states unchanged */
+  l.shard = PL_SHARD_ZERO1;
+  l.fp8_all_gather = false;
+  pl_memory_stage(&m, &l, &g, 0, &off);
+  l.fp8_all_gather = true;
+  CHECK(pl_layout_te_fp8_params(&l));
+  pl_memory_stage(&m, &l, &g, 0, &on);
+  CHECK_NEAR_REL(off.params_bytes - on.params_bytes, 3238002688.0, 1e-12);
+  CHECK_NEAR_REL(on.grads_bytes, off.grads_bytes, 0);
+  CHECK_NEAR_REL(on.optimizer_bytes, off.optimizer_bytes, 0);
 }
 
 /* Megatron FSDP's units (layout.fsdp_block_units): only the blocks are FSDP
