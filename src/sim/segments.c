@@ -68,6 +68,33 @@ static double node_share(const struct pl_gpu *g, const struct pl_layout *l,
   return mlp + rest > 0 ? mlp / (mlp + rest) : 0.0;
 }
 
+/* layout.async_tp: PyTorch's symmetric-memory decomposition runs the GEMM
+ * beside a fused collective as tp GEMMs of m / tp rows each
+ * (torch/distributed/_symmetric_memory/__init__.py: _fused_all_gather_matmul_impl's
+ * shard_consumer, one mm per gathered shard and weight; _fused_matmul_reduce_scatter_impl's
+ * chunk_producer, one mm per destination rank's rows), alternating between the
+ * current stream and a backend stream so that consecutive chunks overlap ("In
+ * addition to computation/communication overlapping, the strategy allows for
+ * computation/computation overlapping, greatly reducing quantization
+ * inefficiency", _pipelined_all_gather_and_consume / _pipelined_produce_and_all2all;
+ * read in the 2024 and 2025 versions of the file). So the chunks are priced as
+ * one launch of tp x count GEMMs of m / tp rows (their waves share the SMs: each
+ * weight read tp times, the partial last wave counted once) plus the launch
+ * overhead of the (tp - 1) x count further kernels, over the whole GEMM: the
+ * forward shape (m x n x k) and the dgrad's (m x k x n: the backward's
+ * grad_output all_gather feeds it). */
+static double atp_chunk_ratio(const struct pl_gpu *g, const struct pl_layout *l,
+                              const struct pl_op *op, bool dgrad) {
+  int64_t tp = l->tp > 1 ? l->tp : 1;
+  int64_t n = dgrad ? op->k : op->n, k = dgrad ? op->n : op->k;
+  double whole = pl_gemm_time_s(g, l->dtype, op->m, n, k, op->count);
+  if (op->kind != PL_OP_GEMM || tp <= 1 || op->m < tp || !(whole > 0))
+    return 1.0;
+  double chunks = pl_gemm_time_s(g, l->dtype, op->m / tp, n, k, op->count * tp) +
+                  (double)((tp - 1) * op->count) * g->eff.kernel_overhead_s;
+  return chunks / whole;
+}
+
 /* wait: the MoE dispatcher's wait in the forward and a recomputed forward
  * (moe_sync.c), or NULL. */
 static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_op *ops, int n,
@@ -95,6 +122,7 @@ static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_
           continue;
         double share = ops[i].share > 0 ? ops[i].share : 1.0;
         s->atp_lin_s[p][k] += share * pl_op_run_time_s(g, l, m, &ops[i], (enum pl_pass)p);
+        s->atp_chunk[p][k] = atp_chunk_ratio(g, l, &ops[i], p == PL_PASS_BWD);
         /* as sim_seg_ops_s: the recomputed forward (or a fused GEMM's part),
          * in the average block as comp_s below (recompute_layers/every) */
         struct pl_op part;
