@@ -440,6 +440,20 @@ static int qkv_grad_cat(const struct pl_run *run, struct pl_op *ops, int n) {
    * RoPE kernels' work (flops.c mla_rope_bytes) */
   if (n + 1 > PL_MAX_LAYER_OPS || run->model.kv_lora_rank > 0)
     return n;
+  if (run->layout.qkv_linears) {
+    /* three linears (layout.qkv_linears, torchtitan's wq, wk, wv): no split
+     * to undo; the block input feeds all three, so autograd sums their
+     * input gradients (tokens x hidden each): eager PyTorch accumulates them
+     * in its InputBuffer one add at a time (torch/csrc/autograd/
+     * input_buffer.cpp accumulate: 2 adds, each reading two and writing one:
+     * 12 B per element), torch.compile's backward graph has the adds as one
+     * fused pointwise kernel (read 3, write 1: 8 B) */
+    bool eager = run->layout.kernels == PL_KERNELS_UNFUSED;
+    mem_op(&ops[n], "qkv_grad_sum", 0, (eager ? 12.0 : 8.0) * t.tokens * (double)run->model.hidden,
+           false);
+    ops[n++].bwd_kernels = eager ? 2 : 1;
+    return n;
+  }
   mem_op(&ops[n++], "qkv_grad_cat", 0, 4.0 * t.tokens * qkv_width(&run->model, t.tp), false);
   return n;
 }

@@ -1607,6 +1607,48 @@ static void test_cp_merge_ops(void) {
   CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_merge") == NULL);
 }
 
+/* layout.qkv_linears (torchtitan's wq, wk, wv; sim/compute.c
+ * qkv_linears_ratio, segments.c qkv_grad_sum), small_llama: tokens T = mbs 2
+ * x seq 512 = 1024, hidden 1024, 8 heads and 8 kv heads of 128: the fused op
+ * qkv is 1024 x 3072 x 1024; q, k and v are 1024 x 1024 x 1024 each. Its
+ * time is scaled by the three GEMMs over the one:
+ *   forward  [G(T, 1024, 1024, 1) + G(T, 1024, 1024, 2)] / G(T, 3072, 1024, 1);
+ *   backward [G(T, 1024, 1024, 1) + G(T, 1024, 1024, 2) (dgrads)
+ *             + G(1024, 1024, T, 1) + G(1024, 1024, T, 2) (wgrads)]
+ *            / [G(T, 1024, 3072, 1) + G(1024, 3072, T, 1)]
+ * (G = pl_gemm_time_s on the A100). No qkv_grad_cat; qkv_grad_sum in the
+ * backward: fused kernels 8 B x T x hidden = 8,388,608 B in one kernel,
+ * eager (unfused) 12 B = 12,582,912 B in two. */
+static void test_qkv_linears(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  int n = pl_sim_segment_ops(&run, 1, ops);
+  const struct pl_op *q = find_op(ops, n, "qkv");
+  CHECK(q != NULL && q->m == 1024 && q->n == 3072 && q->k == 1024);
+  CHECK(find_op(ops, n, "qkv_grad_cat") != NULL && find_op(ops, n, "qkv_grad_sum") == NULL);
+  double f0 = pl_op_run_time_s(&a100, &run.layout, &run.model, q, PL_PASS_FWD);
+  double b0 = pl_op_run_time_s(&a100, &run.layout, &run.model, q, PL_PASS_BWD);
+  run.layout.qkv_linears = true;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  q = find_op(ops, n, "qkv");
+  CHECK(q != NULL && find_op(ops, n, "qkv_grad_cat") == NULL);
+  const struct pl_op *s = find_op(ops, n, "qkv_grad_sum");
+  CHECK(s != NULL && s->fwd_bytes == 0 && s->bwd_bytes == 8388608.0 && s->bwd_kernels == 1);
+  enum pl_dtype bf = PL_DTYPE_BF16;
+  double rf = (pl_gemm_time_s(&a100, bf, 1024, 1024, 1024, 1) + pl_gemm_time_s(&a100, bf, 1024, 1024, 1024, 2)) /
+              pl_gemm_time_s(&a100, bf, 1024, 3072, 1024, 1);
+  double rb = (2.0 * pl_gemm_time_s(&a100, bf, 1024, 1024, 1024, 1) +
+               2.0 * pl_gemm_time_s(&a100, bf, 1024, 1024, 1024, 2)) /
+              (pl_gemm_time_s(&a100, bf, 1024, 1024, 3072, 1) + pl_gemm_time_s(&a100, bf, 1024, 3072, 1024, 1));
+  CHECK(rf > 1.0 && rb > 1.0); /* the test can fail: three GEMMs are not free */
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, q, PL_PASS_FWD), f0 * rf, 1e-12);
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, q, PL_PASS_BWD), b0 * rb, 1e-12);
+  run.layout.kernels = PL_KERNELS_UNFUSED;
+  s = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "qkv_grad_sum");
+  CHECK(s != NULL && s->bwd_bytes == 12582912.0 && s->bwd_kernels == 2);
+}
+
 /* Transformer Engine's ring (segments.c cp_p2p_merge_ops, cp > 1 without
  * cp_allgather), small_llama at cp 2: query elements E = mbs 2 x seq/cp 256
  * x heads 8 x head_dim 128 = 524,288, K = E at kv_heads 8; 2 B each:
@@ -2366,6 +2408,7 @@ static void test_megatron_xent(void) {
 int main(void) {
   struct pl_diag d, *dp = &d;
   CHECK_STATUS(pl_gpu_load("a100-80g", &a100, &d), PL_OK, dp);
+  test_qkv_linears();
   test_host_waits();
   test_host_sync();
   test_backward_issue_order();
