@@ -407,8 +407,9 @@ static int32_t te_bwd_windows(struct lower *lw, const struct unit *u, int32_t c,
  * A unit's layers run each window together (l calls beside l GEMMs); with a
  * cp split (attn_s) the windows follow the attention core and its ring. The
  * embedding's and the LM head's collectives, MoE and hybrid blocks and runs
- * without sp keep the blocking path. Not modelled: the per-step cost
- * of the decomposition (tp smaller GEMMs instead of one). */
+ * without sp keep the blocking path. Each window as torch's symmetric-memory
+ * decomposition runs it (atp_gather, atp_scatter; segments.c
+ * atp_chunk_ratio: the GEMM cut into tp row chunks). */
 static bool atp(const struct lower *lw, const struct unit *u, double attn_s) {
   const struct pl_model *m = &lw->st->run->model;
   (void)attn_s;
