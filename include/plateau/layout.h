@@ -520,11 +520,11 @@ struct pl_layout {
                               (sq, b, np, hn) cannot be a view when 1 < ng < np per tp rank
                               (the group stride (np/ng + 2) hn is not (np/ng) hn); 2 B read +
                               2 B written per query element (model/flops.c, op q_copy) */
-  bool qkv_linears;        /* input: the attention's q, k and v projections are three linears
+  bool separate_linears;        /* input: the attention's q, k and v projections are three linears
                               (torchtitan models/llama3/model/model.py Attention: wq, wk, wv
                               nn.Linear; 9dec370 models/llama/model.py the same), not one
                               fused QKV GEMM: the op qkv is timed as its three GEMMs (forward,
-                              dgrad, wgrad each; sim/compute.c qkv_linears_ratio), and the
+                              dgrad, wgrad each; sim/compute.c separate_linears_ratio), and the
                               three input gradients are summed by autograd (op qkv_grad_sum)
                               instead of concatenated (qkv_grad_cat) */
   bool te_cross_entropy;   /* input: the loss is Transformer Engine's fused cross-entropy

@@ -321,8 +321,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.moe_expert_padding", pl_setting_name(fw.moe_expert_padding));
   /* added after it: Megatron-Core's GQA query copy (layout.gqa_query_copy) */
   col_str(c, "framework.gqa_query_copy", pl_setting_name(fw.gqa_query_copy));
-  /* added after it: q, k and v as three linears (layout.qkv_linears, torchtitan) */
-  col_str(c, "framework.qkv_linears", pl_setting_name(fw.qkv_linears));
+  /* added after it: q, k and v as three linears (layout.separate_linears, torchtitan) */
+  col_str(c, "framework.separate_linears", pl_setting_name(fw.separate_linears));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

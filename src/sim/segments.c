@@ -440,18 +440,22 @@ static int qkv_grad_cat(const struct pl_run *run, struct pl_op *ops, int n) {
    * RoPE kernels' work (flops.c mla_rope_bytes) */
   if (n + 1 > PL_MAX_LAYER_OPS || run->model.kv_lora_rank > 0)
     return n;
-  if (run->layout.qkv_linears) {
-    /* three linears (layout.qkv_linears, torchtitan's wq, wk, wv): no split
-     * to undo; the block input feeds all three, so autograd sums their
-     * input gradients (tokens x hidden each): eager PyTorch accumulates them
-     * in its InputBuffer one add at a time (torch/csrc/autograd/
-     * input_buffer.cpp accumulate: 2 adds, each reading two and writing one:
-     * 12 B per element), torch.compile's backward graph has the adds as one
-     * fused pointwise kernel (read 3, write 1: 8 B) */
+  if (run->layout.separate_linears) {
+    /* separate linears (layout.separate_linears, torchtitan's wq, wk, wv and
+     * w1, w3): no split to undo; the block's attention input feeds three
+     * linears and its MLP input two (gated MLP), so autograd sums their input
+     * gradients (tokens x hidden each): eager PyTorch accumulates them in its
+     * InputBuffer one add at a time (torch/csrc/autograd/input_buffer.cpp
+     * accumulate: each add reads two and writes one, 6 B per element: 12 B
+     * for three gradients, 6 B for two), torch.compile's backward graph has
+     * the adds as one fused pointwise kernel (read all, write one: 8 B for
+     * three, 6 B for two) */
     bool eager = run->layout.kernels == PL_KERNELS_UNFUSED;
-    mem_op(&ops[n], "qkv_grad_sum", 0, (eager ? 12.0 : 8.0) * t.tokens * (double)run->model.hidden,
-           false);
+    double h = t.tokens * (double)run->model.hidden;
+    mem_op(&ops[n], "qkv_grad_sum", 0, (eager ? 12.0 : 8.0) * h, false);
     ops[n++].bwd_kernels = eager ? 2 : 1;
+    if (run->model.mlp == PL_MLP_SWIGLU && run->model.ffn_hidden > 0 && n + 1 <= PL_MAX_LAYER_OPS)
+      mem_op(&ops[n++], "fc1_grad_sum", 0, 6.0 * h, false);
     return n;
   }
   mem_op(&ops[n++], "qkv_grad_cat", 0, 4.0 * t.tokens * qkv_width(&run->model, t.tp), false);
@@ -632,8 +636,14 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
     double in_k = fx && strcmp(o->name, "expert_fc2") == 0 ? 0.0 : 1.0;
     double go_k = fx && strcmp(o->name, "expert_fc1") == 0 ? 0.0 : 1.0;
     if (tensorwise) {
-      fwd += tw_cast * c * (m * k + w_fwd * k * nn);
-      bwd += tw_cast * c * (2.0 * m * nn + w_bwd * k * nn + m * k);
+      /* without tp torchtitan applies no Float8 TP style (apply_tp, which
+       * casts a block input once for all its linears with
+       * PrepareFloat8ModuleInput, runs only with tp > 1), so with separate
+       * linears each Float8Linear casts its own input, forward and backward,
+       * as under the rowwise recipe */
+      double in = l->separate_linears && l->tp <= 1 ? rowwise_input_casts(run, o) : 1.0;
+      fwd += tw_cast * c * (in * m * k + w_fwd * k * nn);
+      bwd += tw_cast * c * (2.0 * m * nn + w_bwd * k * nn + in * m * k);
       continue;
     }
     if (rowwise) {

@@ -1607,46 +1607,75 @@ static void test_cp_merge_ops(void) {
   CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_merge") == NULL);
 }
 
-/* layout.qkv_linears (torchtitan's wq, wk, wv; sim/compute.c
- * qkv_linears_ratio, segments.c qkv_grad_sum), small_llama: tokens T = mbs 2
- * x seq 512 = 1024, hidden 1024, 8 heads and 8 kv heads of 128: the fused op
- * qkv is 1024 x 3072 x 1024; q, k and v are 1024 x 1024 x 1024 each. Its
- * time is scaled by the three GEMMs over the one:
- *   forward  [G(T, 1024, 1024, 1) + G(T, 1024, 1024, 2)] / G(T, 3072, 1024, 1);
- *   backward [G(T, 1024, 1024, 1) + G(T, 1024, 1024, 2) (dgrads)
- *             + G(1024, 1024, T, 1) + G(1024, 1024, T, 2) (wgrads)]
- *            / [G(T, 1024, 3072, 1) + G(1024, 3072, T, 1)]
- * (G = pl_gemm_time_s on the A100). No qkv_grad_cat; qkv_grad_sum in the
- * backward: fused kernels 8 B x T x hidden = 8,388,608 B in one kernel,
- * eager (unfused) 12 B = 12,582,912 B in two. */
-static void test_qkv_linears(void) {
+/* layout.separate_linears (torchtitan's wq, wk, wv and w1, w3; sim/compute.c
+ * separate_linears_ratio, segments.c qkv_grad_sum, fc1_grad_sum), small_llama:
+ * tokens T = mbs 2 x seq 512 = 1024, hidden 1024, 8 heads and 8 kv heads of
+ * 128, SwiGLU ffn 2816: the fused op qkv is 1024 x 3072 x 1024 (q, k, v
+ * 1024 x 1024 x 1024 each), fc1 1024 x 5632 x 1024 (w1, w3 1024 x 2816 x
+ * 1024). Each op's time is scaled by its GEMMs over the one (G =
+ * pl_gemm_time_s on the A100):
+ *   qkv forward  3 G(T, 1024, 1024, 1) / G(T, 3072, 1024, 1) (three launches);
+ *   qkv backward 6 G(T, 1024, 1024, 1) (dgrads and wgrads, all square)
+ *                / [G(T, 1024, 3072, 1) + G(1024, 3072, T, 1)];
+ *   fc1 forward  2 G(T, 2816, 1024, 1) / G(T, 5632, 1024, 1);
+ *   fc1 backward 2 [G(T, 1024, 2816, 1) + G(1024, 2816, T, 1)]
+ *                / [G(T, 1024, 5632, 1) + G(1024, 5632, T, 1)].
+ * No qkv_grad_cat; backward sums of the input gradients: qkv_grad_sum with
+ * fused kernels 8 B x T x hidden = 8,388,608 B in one kernel, eager 12 B =
+ * 12,582,912 B in two; fc1_grad_sum 6 B = 6,291,456 B either way.
+ * fp8-tensorwise at tp 1: each linear casts its own input (5 B per element,
+ * forward and backward): qkv's input 2 more times and fc1's once more, each
+ * T x 1024: +3 x 5 x 1,048,576 = 15,728,640 B each way in fp8_casts. */
+static void test_separate_linears(void) {
   struct pl_run run;
   struct pl_op ops[PL_MAX_LAYER_OPS];
   small_llama(&run);
   int n = pl_sim_segment_ops(&run, 1, ops);
-  const struct pl_op *q = find_op(ops, n, "qkv");
+  const struct pl_op *q = find_op(ops, n, "qkv"), *f = find_op(ops, n, "fc1");
   CHECK(q != NULL && q->m == 1024 && q->n == 3072 && q->k == 1024);
+  CHECK(f != NULL && f->m == 1024 && f->n == 5632 && f->k == 1024);
   CHECK(find_op(ops, n, "qkv_grad_cat") != NULL && find_op(ops, n, "qkv_grad_sum") == NULL);
-  double f0 = pl_op_run_time_s(&a100, &run.layout, &run.model, q, PL_PASS_FWD);
-  double b0 = pl_op_run_time_s(&a100, &run.layout, &run.model, q, PL_PASS_BWD);
-  run.layout.qkv_linears = true;
+  CHECK(find_op(ops, n, "fc1_grad_sum") == NULL);
+  double t0[2][2];
+  for (int p = 0; p < 2; p++) {
+    t0[0][p] = pl_op_run_time_s(&a100, &run.layout, &run.model, q, (enum pl_pass)p);
+    t0[1][p] = pl_op_run_time_s(&a100, &run.layout, &run.model, f, (enum pl_pass)p);
+  }
+  run.layout.separate_linears = true;
   n = pl_sim_segment_ops(&run, 1, ops);
   q = find_op(ops, n, "qkv");
-  CHECK(q != NULL && find_op(ops, n, "qkv_grad_cat") == NULL);
+  f = find_op(ops, n, "fc1");
+  CHECK(q != NULL && f != NULL && find_op(ops, n, "qkv_grad_cat") == NULL);
   const struct pl_op *s = find_op(ops, n, "qkv_grad_sum");
   CHECK(s != NULL && s->fwd_bytes == 0 && s->bwd_bytes == 8388608.0 && s->bwd_kernels == 1);
+  s = find_op(ops, n, "fc1_grad_sum");
+  CHECK(s != NULL && s->fwd_bytes == 0 && s->bwd_bytes == 6291456.0);
   enum pl_dtype bf = PL_DTYPE_BF16;
-  double rf = (pl_gemm_time_s(&a100, bf, 1024, 1024, 1024, 1) + pl_gemm_time_s(&a100, bf, 1024, 1024, 1024, 2)) /
-              pl_gemm_time_s(&a100, bf, 1024, 3072, 1024, 1);
-  double rb = (2.0 * pl_gemm_time_s(&a100, bf, 1024, 1024, 1024, 1) +
-               2.0 * pl_gemm_time_s(&a100, bf, 1024, 1024, 1024, 2)) /
-              (pl_gemm_time_s(&a100, bf, 1024, 1024, 3072, 1) + pl_gemm_time_s(&a100, bf, 1024, 3072, 1024, 1));
-  CHECK(rf > 1.0 && rb > 1.0); /* the test can fail: three GEMMs are not free */
-  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, q, PL_PASS_FWD), f0 * rf, 1e-12);
-  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, q, PL_PASS_BWD), b0 * rb, 1e-12);
+  const struct pl_gpu *g = &a100;
+  double r[2][2] = {
+      {3.0 * pl_gemm_time_s(g, bf, 1024, 1024, 1024, 1) / pl_gemm_time_s(g, bf, 1024, 3072, 1024, 1),
+       6.0 * pl_gemm_time_s(g, bf, 1024, 1024, 1024, 1) /
+           (pl_gemm_time_s(g, bf, 1024, 1024, 3072, 1) + pl_gemm_time_s(g, bf, 1024, 3072, 1024, 1))},
+      {2.0 * pl_gemm_time_s(g, bf, 1024, 2816, 1024, 1) / pl_gemm_time_s(g, bf, 1024, 5632, 1024, 1),
+       2.0 * (pl_gemm_time_s(g, bf, 1024, 1024, 2816, 1) + pl_gemm_time_s(g, bf, 1024, 2816, 1024, 1)) /
+           (pl_gemm_time_s(g, bf, 1024, 1024, 5632, 1) + pl_gemm_time_s(g, bf, 1024, 5632, 1024, 1))}};
+  CHECK(r[0][0] > 1.0 && r[0][1] > 1.0); /* the test can fail: three GEMMs are not free */
+  for (int p = 0; p < 2; p++) {
+    CHECK_NEAR_REL(pl_op_run_time_s(g, &run.layout, &run.model, q, (enum pl_pass)p), t0[0][p] * r[0][p], 1e-12);
+    CHECK_NEAR_REL(pl_op_run_time_s(g, &run.layout, &run.model, f, (enum pl_pass)p), t0[1][p] * r[1][p], 1e-12);
+  }
   run.layout.kernels = PL_KERNELS_UNFUSED;
   s = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "qkv_grad_sum");
   CHECK(s != NULL && s->bwd_bytes == 12582912.0 && s->bwd_kernels == 2);
+  run.layout.kernels = PL_KERNELS_FUSED;
+  run.layout.dtype = PL_DTYPE_FP8;
+  run.layout.fp8_recipe = PL_FP8_RECIPE_TENSORWISE;
+  const struct pl_op *c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fp8_casts");
+  CHECK(c != NULL);
+  double cf = c ? c->fwd_bytes : 0, cb = c ? c->bwd_bytes : 0;
+  run.layout.separate_linears = false;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fp8_casts");
+  CHECK(c != NULL && cf - c->fwd_bytes == 15728640.0 && cb - c->bwd_bytes == 15728640.0);
 }
 
 /* Transformer Engine's ring (segments.c cp_p2p_merge_ops, cp > 1 without
@@ -2408,7 +2437,7 @@ static void test_megatron_xent(void) {
 int main(void) {
   struct pl_diag d, *dp = &d;
   CHECK_STATUS(pl_gpu_load("a100-80g", &a100, &d), PL_OK, dp);
-  test_qkv_linears();
+  test_separate_linears();
   test_host_waits();
   test_host_sync();
   test_backward_issue_order();
