@@ -520,13 +520,16 @@ struct pl_layout {
                               (sq, b, np, hn) cannot be a view when 1 < ng < np per tp rank
                               (the group stride (np/ng + 2) hn is not (np/ng) hn); 2 B read +
                               2 B written per query element (model/flops.c, op q_copy) */
-  bool separate_linears;        /* input: the attention's q, k and v projections are three linears
-                              (torchtitan models/llama3/model/model.py Attention: wq, wk, wv
-                              nn.Linear; 9dec370 models/llama/model.py the same), not one
-                              fused QKV GEMM: the op qkv is timed as its three GEMMs (forward,
-                              dgrad, wgrad each; sim/compute.c separate_linears_ratio), and the
-                              three input gradients are summed by autograd (op qkv_grad_sum)
-                              instead of concatenated (qkv_grad_cat) */
+  bool separate_linears;   /* input: the attention's q, k and v projections are three linears
+                              and a gated MLP's w1, w3 two (torchtitan models/llama3/model/
+                              model.py Attention wq, wk, wv and FeedForward w1, w3 nn.Linear;
+                              9dec370 models/llama/model.py the same), not one fused QKV and
+                              one fused fc1 GEMM: the ops qkv and fc1 are timed as their
+                              separate GEMMs (forward, dgrad, wgrad each; sim/compute.c
+                              separate_linears_ratio), the input gradients are summed by
+                              autograd (ops qkv_grad_sum, fc1_grad_sum) instead of concatenated
+                              (qkv_grad_cat), and fp8-tensorwise without tp casts each linear's
+                              input (segments.c fp8_casts) */
   bool te_cross_entropy;   /* input: the loss is Transformer Engine's fused cross-entropy
                               (Megatron-Core cross_entropy_loss_fusion with
                               cross_entropy_fusion_impl 'te': language_module.py
