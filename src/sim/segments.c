@@ -641,6 +641,26 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
        * PrepareFloat8ModuleInput, runs only with tp > 1), so with separate
        * linears each Float8Linear casts its own input, forward and backward,
        * as under the rowwise recipe */
+      int lin = pl_op_tp_linear(o);
+      if (l->tp > 1 && lin >= 0) {
+        /* torchao's Float8 TP styles (torchao/float8/float8_tensor_parallel.py;
+         * torchtitan apply_tp with float8 tensorwise, 9dec370 and 820504e):
+         * PrepareFloat8ModuleInput casts the attention's and the MLP's
+         * sequence-sharded input once, before the fp8 all_gather, for all
+         * their column-parallel linears (m / tp x k); Float8RowwiseParallel
+         * casts the row-parallel linear's input (m x k); each linear then
+         * gets a Float8Tensor, so Float8Linear neither casts it again nor
+         * re-casts it in backward (the saved input is fp8); each output's
+         * _NoopFwToFloat8BwDynamic casts its gradient once for dgrad and
+         * wgrad, after the row-parallel output's reduce_scatter, i.e. on the
+         * shard (m / tp x n), the column-parallel ones whole (m x n). The
+         * weights as without tp. */
+        double tp = (double)l->tp;
+        bool col = lin < 2;
+        fwd += tw_cast * c * ((col ? m * k / tp : m * k) + w_fwd * k * nn);
+        bwd += tw_cast * c * ((col ? m * nn : m * nn / tp) + w_bwd * k * nn);
+        continue;
+      }
       double in = l->separate_linears && l->tp <= 1 ? rowwise_input_casts(run, o) : 1.0;
       fwd += tw_cast * c * (in * m * k + w_fwd * k * nn);
       bwd += tw_cast * c * (2.0 * m * nn + w_bwd * k * nn + in * m * k);

@@ -1607,6 +1607,38 @@ static void test_cp_merge_ops(void) {
   CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_merge") == NULL);
 }
 
+/* fp8-tensorwise under tp: torchao's Float8 TP styles (segments.c
+ * fp8_casts; torchao/float8/float8_tensor_parallel.py, torchtitan apply_tp),
+ * small_llama at tp 2 with sp: the block's GEMMs on 1024 gathered tokens are
+ * qkv 1024 x 1536 x 1024, proj 1024 x 1024 x 512, fc1 1024 x 2816 x 1024,
+ * fc2 1024 x 1024 x 1408 (m x n x k). Casts of 5 B per element:
+ *   forward: the column-parallel inputs once on the sequence shard (qkv's and
+ *     fc1's 1024 x 1024 / 2 = 524,288 each), the row-parallel inputs whole
+ *     (proj 524,288, fc2 1,441,792), the weights (1,572,864 + 524,288 +
+ *     2,883,584 + 1,441,792 = 6,422,528): 5 x 9,437,184 = 47,185,920 B;
+ *   backward: each output gradient once, the column-parallel ones whole
+ *     (1,572,864 + 2,883,584), the row-parallel ones on the shard (2 x
+ *     1024 x 1024 / 2 = 1,048,576), the weights again (6,422,528), no input:
+ *     5 x 11,927,552 = 59,637,760 B. */
+static void test_fp8_tensorwise_tp(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  run.layout.tp = 2;
+  run.layout.sp = true;
+  run.layout.dtype = PL_DTYPE_FP8;
+  run.layout.fp8_recipe = PL_FP8_RECIPE_TENSORWISE;
+  int n = pl_sim_segment_ops(&run, 1, ops);
+  const struct pl_op *q = find_op(ops, n, "qkv"), *p = find_op(ops, n, "proj");
+  const struct pl_op *f1 = find_op(ops, n, "fc1"), *f2 = find_op(ops, n, "fc2");
+  CHECK(q != NULL && q->m == 1024 && q->n == 1536 && q->k == 1024);
+  CHECK(p != NULL && p->m == 1024 && p->n == 1024 && p->k == 512);
+  CHECK(f1 != NULL && f1->m == 1024 && f1->n == 2816 && f1->k == 1024);
+  CHECK(f2 != NULL && f2->m == 1024 && f2->n == 1024 && f2->k == 1408);
+  const struct pl_op *c = find_op(ops, n, "fp8_casts");
+  CHECK(c != NULL && c->fwd_bytes == 47185920.0 && c->bwd_bytes == 59637760.0);
+}
+
 /* layout.separate_linears (torchtitan's wq, wk, wv and w1, w3; sim/compute.c
  * separate_linears_ratio, segments.c qkv_grad_sum, fc1_grad_sum), small_llama:
  * tokens T = mbs 2 x seq 512 = 1024, hidden 1024, 8 heads and 8 kv heads of
@@ -2438,6 +2470,7 @@ int main(void) {
   struct pl_diag d, *dp = &d;
   CHECK_STATUS(pl_gpu_load("a100-80g", &a100, &d), PL_OK, dp);
   test_separate_linears();
+  test_fp8_tensorwise_tp();
   test_host_waits();
   test_host_sync();
   test_backward_issue_order();
