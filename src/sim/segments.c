@@ -654,11 +654,19 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
          * _NoopFwToFloat8BwDynamic casts its gradient once for dgrad and
          * wgrad, after the row-parallel output's reduce_scatter, i.e. on the
          * shard (m / tp x n), the column-parallel ones whole (m x n). The
-         * weights as without tp. */
+         * weights as without tp. The fp8 tensors the wgrad GEMM reuses come
+         * from a collective or the saved forward, so torchao's
+         * preprocess_addmm (float8_ops.py: a_data.contiguous() when a is
+         * not row-major, b_data.t().contiguous().t() when b is) copies them
+         * into the layouts torch._scaled_mm needs: grad_output.t() (m x n)
+         * and the input (m x k), 1 B read and 1 B written per element, once
+         * per tensor (AOTAutograd's CSE merges the copies of one input its
+         * linears share). */
         double tp = (double)l->tp;
         bool col = lin < 2;
         fwd += tw_cast * c * ((col ? m * k / tp : m * k) + w_fwd * k * nn);
-        bwd += tw_cast * c * ((col ? m * nn : m * nn / tp) + w_bwd * k * nn);
+        bwd += tw_cast * c * ((col ? m * nn : m * nn / tp) + w_bwd * k * nn) +
+               2.0 * c * (m * k + m * nn);
         continue;
       }
       double in = l->separate_linears && l->tp <= 1 ? rowwise_input_casts(run, o) : 1.0;
