@@ -501,9 +501,18 @@ static int32_t atp_windows(struct lower *lw, const struct unit *u, int32_t c, co
    * grad_output gathers and the re-run gathers and reduce_scatters beyond the
    * 2 l input-gradient reduce_scatters */
   int64_t ag_all = (int64_t)ag.calls * l, rs_all = (int64_t)rs.calls * l;
+  /* Inductor fuses an all_gather only with the matmuls that take its result
+   * as their left operand (micro_pipeline_tp.py _find_consumer_matmuls: the
+   * users that are mm or _scaled_mm, or a reshape into one). Under torchao's
+   * rowwise recipe no Float8 TP style casts before the gather (torchtitan
+   * apply_tp: the Float8 styles only with tensorwise), so the gathered 16-bit
+   * activation and output gradient feed the linears' rowwise casts, not a
+   * matmul: those all_gathers stay blocking; the reduce_scatters of the
+   * forward's _scaled_mm outputs are still fused (_find_producer_matmul). */
+  bool ag_fused = !pl_layout_fp8_rowwise(lw->l);
   int64_t rs_rec = p == PL_PASS_BWD ? (rs_all > 2 * l ? rs_all - 2 * l : 0) : 0;
   int64_t ag_rec = p == PL_PASS_BWD ? (ag_all > 2 * l ? ag_all - 2 * l : 0) : 0;
-  int64_t ag_take = p == PL_PASS_BWD ? (ag_all < 2 * l ? ag_all : 2 * l) + ag_rec : ag_all;
+  int64_t ag_take = !ag_fused ? 0 : p == PL_PASS_BWD ? (ag_all < 2 * l ? ag_all : 2 * l) + ag_rec : ag_all;
   int64_t rs_take = p == PL_PASS_BWD ? rs_rec : rs_all;
   struct sim_comm scratch[SIM_SEG_N * SIM_SEG_TP], rest[SIM_SEG_N * SIM_SEG_TP];
   int n, n_rest = 0;
@@ -520,13 +529,13 @@ static int32_t atp_windows(struct lower *lw, const struct unit *u, int32_t c, co
   const double(*ch)[4] = lay->atp_chunk; /* the GEMMs cut into tp chunks (segments.c) */
   for (int k = 0; k < 2; k++) { /* attention (qkv, proj), then the MLP (fc1, fc2) */
     if (p == PL_PASS_FWD) {
-      c = atp_gather(lw, u, c, lin_s[k] * ch[0][k], ag.coll,
-                     k == 0 ? ag_all / 2 : ag_all - ag_all / 2);
+      int64_t fa = !ag_fused ? 0 : k == 0 ? ag_all / 2 : ag_all - ag_all / 2;
+      c = atp_gather(lw, u, c, lin_s[k] * (fa > 0 ? ch[0][k] : 1.0), ag.coll, fa);
       c = atp_scatter(lw, u, c, lin_s[k + 2] * ch[0][k + 2], rs.coll,
                       k == 0 ? rs_all / 2 : rs_all - rs_all / 2);
       continue;
     }
-    int64_t ga = k == 0 ? ag_rec / 2 : ag_rec - ag_rec / 2;
+    int64_t ga = !ag_fused ? 0 : k == 0 ? ag_rec / 2 : ag_rec - ag_rec / 2;
     int64_t gr = k == 0 ? rs_rec / 2 : rs_rec - rs_rec / 2;
     /* the recomputed forward's GEMMs are cut as the forward's when their
      * collectives re-run beside them, else they run whole */
@@ -535,7 +544,7 @@ static int32_t atp_windows(struct lower *lw, const struct unit *u, int32_t c, co
     if (rf_s[k + 2] > 0 || gr > 0)
       c = atp_scatter(lw, u, c, rf_s[k + 2] * (gr > 0 ? ch[0][k + 2] : 1.0), rs.coll, gr);
     int64_t gg = ag_all - ag_rec; /* the grad_output gathers */
-    int64_t gk = k == 0 ? gg / 2 : gg - gg / 2;
+    int64_t gk = !ag_fused ? 0 : k == 0 ? gg / 2 : gg - gg / 2;
     c = atp_gather(lw, u, c, 0.5 * lin_s[k + 2] * (gk > 0 ? ch[1][k + 2] : 1.0), ag.coll, gk);
     c = comp(lw, 0.5 * lin_s[k + 2] + lin_s[k], u, PL_PART_TE_COLUMN);
   }

@@ -837,8 +837,18 @@ static int tp_seq_copies(const struct pl_run *run, struct pl_op *ops, int n) {
   double per = pl_model_is_hybrid(&run->model) ? 1.0 : 2.0;
   double ag_f = pl_layout_tp_gather_bytes(l, PL_TP_GATHER_FWD);
   double ag_g = pl_layout_tp_gather_bytes(l, PL_TP_GATHER_GRAD);
-  if (l->tp_comm_overlap || l->async_tp) {
+  if (l->tp_comm_overlap || (l->async_tp && !pl_layout_fp8_rowwise(l))) {
     mem_op(&ops[n++], "tp_seq_copies", 0, per * 2.0 * ACT_BYTES * full, false);
+    return n;
+  }
+  if (l->async_tp) {
+    /* rowwise: the all_gathers are not fused (lower_unit.c atp_windows), so
+     * their copies stay; the forward's reduce_scatters are */
+    double bwd = per * (2.0 * ag_g + 2.0 * ACT_BYTES) * full;
+    if (l->recompute == PL_RECOMPUTE_OPS)
+      bwd += per * 2.0 * ag_f * full;
+    mem_op(&ops[n++], "tp_seq_copies", per * 2.0 * ag_f * full, bwd,
+           l->recompute == PL_RECOMPUTE_FULL);
     return n;
   }
   double fwd = per * (2.0 * ag_f + 2.0 * ACT_BYTES) * full;

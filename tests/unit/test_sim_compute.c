@@ -1542,6 +1542,10 @@ static void test_param_kernels(void) {
  *  - fp8-rowwise (no Float8 TP styles: 16-bit gathers): bf16's 16,777,216;
  *  - tp_comm_overlap (async TP): only the backward's 2 unfused
  *    reduce_scatter copies, 2 x 4 B x 1,048,576 = 8,388,608 B, no forward;
+ *  - async TP under fp8-rowwise: the all_gathers are not fused (their
+ *    16-bit result feeds the rowwise casts), so their copies stay: forward
+ *    2 x 4 B x 1,048,576 = 8,388,608 B; backward the grad_output gathers'
+ *    and the unfused reduce_scatters' copies, 16,777,216 B;
  *  - off, or without sequence parallelism: no op. */
 static void test_tp_seq_copies(void) {
   struct pl_run run;
@@ -1572,6 +1576,15 @@ static void test_tp_seq_copies(void) {
   c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "tp_seq_copies");
   CHECK(c != NULL && c->fwd_bytes == 0 && c->bwd_bytes == 8388608.0 && !c->recompute);
   run.layout.tp_comm_overlap = false;
+  run.layout.async_tp = true;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "tp_seq_copies");
+  CHECK(c != NULL && c->fwd_bytes == 0 && c->bwd_bytes == 8388608.0);
+  run.layout.dtype = PL_DTYPE_FP8;
+  run.layout.fp8_recipe = PL_FP8_RECIPE_ROWWISE;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "tp_seq_copies");
+  CHECK(c != NULL && c->fwd_bytes == 8388608.0 && c->bwd_bytes == 16777216.0);
+  run.layout.dtype = PL_DTYPE_BF16;
+  run.layout.async_tp = false;
   run.layout.sp = false;
   CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "tp_seq_copies") == NULL);
 }
