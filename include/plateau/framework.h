@@ -116,6 +116,8 @@ struct pl_framework {
                                           (layout.gqa_query_copy) */
   enum pl_setting separate_linears;    /* q, k, v and a gated MLP's w1, w3 as separate linears,
                                           not fused GEMMs (layout.separate_linears) */
+  enum pl_setting rope_complex;        /* RoPE by complex multiplication, unfused even under
+                                          torch.compile (layout.rope_complex) */
   enum pl_setting adam_moments_bf16;   /* Adam's exp_avg / exp_avg_sq kept in bf16 (Megatron-Core
                                           precision-aware optimizer; layout.adam_moments_bf16) */
   enum pl_setting fsdp_block_units;    /* zero3 units are the blocks only; embedding, final norm

@@ -78,6 +78,7 @@ static const struct flag flags[] = {
     ONOFF("megatron-xent", megatron_xent),
     ONOFF("gqa-query-copy", gqa_query_copy),
     ONOFF("separate-linears", separate_linears),
+    ONOFF("rope-complex", rope_complex),
     ONOFF("eager-cross-entropy", eager_xent),
     ONOFF("pp-keep-outputs", pp_keep_outputs),
     ONOFF("tp-gathered-saved", tp_gathered_saved),

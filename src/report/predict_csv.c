@@ -323,6 +323,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.gqa_query_copy", pl_setting_name(fw.gqa_query_copy));
   /* added after it: q, k and v as three linears (layout.separate_linears, torchtitan) */
   col_str(c, "framework.separate_linears", pl_setting_name(fw.separate_linears));
+  /* added after it: RoPE by complex multiplication (layout.rope_complex, torchtitan) */
+  col_str(c, "framework.rope_complex", pl_setting_name(fw.rope_complex));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -417,7 +417,7 @@ static int unfused_kernels(const struct pl_run *run, struct pl_op *ops, int n) {
     double f = (double)(m->ffn_hidden / tp);
     mem_op(&ops[n++], "swiglu_eager", 4.0 * tokens * f, 6.0 * tokens * f, full);
   }
-  if (m->pos == PL_POS_ROTARY) {
+  if (m->pos == PL_POS_ROTARY && !l->rope_complex) { /* complex RoPE: its own op (rope_complex) */
     double qk = (double)(m->heads + m->kv_heads) / (double)tp * (double)m->head_dim;
     mem_op(&ops[n++], "rope_eager", 16.0 * tokens * qk, 12.0 * tokens * qk, full);
   }
@@ -938,10 +938,39 @@ static int cp_p2p_merge_ops(const struct pl_run *run, struct pl_op *ops, int n) 
   return n + 1;
 }
 
+/* layout.rope_complex: RoPE as torchtitan computes it (apply_rotary_emb,
+ * models/llama/model.py 9dec370, models/llama3/model/model.py 820504e): per q
+ * and k tensor xq.float() (read 2 B, write 4 B), view_as_complex (a view),
+ * the complex multiply by freqs_cis (read and write 4 B per real element;
+ * freqs_cis is seq x head_dim/2, negligible), view_as_real and flatten
+ * (views), type_as (read 4 B, write 2 B): 20 B per element against the fused
+ * rope op's 4 B, +16 B forward; the backward the same chain reversed (cast the
+ * gradient up, multiply by conj(freqs_cis), cast down), +16 B. TorchInductor
+ * generates no code for complex tensors (torch/_inductor/lowering.py
+ * unsupported_input_tensor: the complex multiply becomes an eager ATen
+ * fallback kernel; pytorch/torchtitan issue 15 reports the warning for this
+ * RoPE), and the casts around it cannot fuse into the GEMM or attention
+ * kernels on either side, so the chain runs unfused under torch.compile as
+ * in eager mode: five kernels beyond the rope op's one, each pass. Re-run
+ * under full and ops recompute, as the other element-wise ops. */
+static int rope_complex(const struct pl_run *run, struct pl_op *ops, int n) {
+  const struct pl_model *m = &run->model;
+  const struct pl_layout *l = &run->layout;
+  if (!l->rope_complex || m->pos != PL_POS_ROTARY || m->kv_lora_rank > 0 || m->heads <= 0 ||
+      n + 1 > PL_MAX_LAYER_OPS)
+    return n;
+  struct layer_tokens t = layer_tokens_of(run);
+  double qk = (double)(m->heads + m->kv_heads) / (double)t.tp * (double)m->head_dim;
+  bool re = l->recompute == PL_RECOMPUTE_FULL || l->recompute == PL_RECOMPUTE_OPS;
+  mem_op(&ops[n], "rope_complex", 16.0 * t.tokens * qk, 16.0 * t.tokens * qk, re);
+  ops[n].fwd_kernels = ops[n].bwd_kernels = 5;
+  return n + 1;
+}
+
 /* What a block's ops gain after the model's own list, in this order (each
  * appends to ops[0 .. n) and returns the new count). */
 static int (*const layer_passes[])(const struct pl_run *, struct pl_op *, int) = {
-    megatron_kernels, unfused_kernels, fp8_casts, qkv_grad_cat,
+    megatron_kernels, unfused_kernels, rope_complex, fp8_casts, qkv_grad_cat,
     tp_seq_copies,    cp_merge_ops,    cp_p2p_merge_ops,
 };
 

@@ -1620,6 +1620,37 @@ static void test_cp_merge_ops(void) {
   CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_merge") == NULL);
 }
 
+/* layout.rope_complex (segments.c rope_complex; torchtitan's complex RoPE,
+ * unfused under torch.compile), small_llama: tokens 1024, q and k heads 8 + 8
+ * of 128 = 2048 columns: 16 B x 1024 x 2048 = 33,554,432 B forward and
+ * backward, 5 kernels each way; not recomputed without recompute, re-run
+ * under ops and full recompute; with eager kernels it replaces rope_eager;
+ * no op for a model without rotary positions. */
+static void test_rope_complex(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "rope_complex") == NULL);
+  run.layout.rope_complex = true;
+  const struct pl_op *r = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "rope_complex");
+  CHECK(r != NULL && r->fwd_bytes == 33554432.0 && r->bwd_bytes == 33554432.0 && !r->recompute);
+  CHECK(r != NULL && r->fwd_kernels == 5 && r->bwd_kernels == 5);
+  run.layout.recompute = PL_RECOMPUTE_OPS;
+  r = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "rope_complex");
+  CHECK(r != NULL && r->recompute);
+  run.layout.recompute = PL_RECOMPUTE_NONE;
+  run.layout.kernels = PL_KERNELS_UNFUSED;
+  int n = pl_sim_segment_ops(&run, 1, ops);
+  CHECK(find_op(ops, n, "rope_complex") != NULL && find_op(ops, n, "rope_eager") == NULL);
+  run.layout.rope_complex = false;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  CHECK(find_op(ops, n, "rope_complex") == NULL && find_op(ops, n, "rope_eager") != NULL);
+  run.layout.rope_complex = true;
+  run.layout.kernels = PL_KERNELS_FUSED;
+  run.model.pos = PL_POS_ALIBI;
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "rope_complex") == NULL);
+}
+
 /* fp8-tensorwise under tp: torchao's Float8 TP styles (segments.c
  * fp8_casts; torchao/float8/float8_tensor_parallel.py, torchtitan apply_tp),
  * small_llama at tp 2 with sp: the block's GEMMs on 1024 gathered tokens are
@@ -2488,6 +2519,7 @@ int main(void) {
   CHECK_STATUS(pl_gpu_load("a100-80g", &a100, &d), PL_OK, dp);
   test_separate_linears();
   test_fp8_tensorwise_tp();
+  test_rope_complex();
   test_host_waits();
   test_host_sync();
   test_backward_issue_order();
