@@ -1012,6 +1012,28 @@ static void test_moe_rows(void) {
     CHECK(r != NULL && !r->skipped && (int)r->layout.dispatch == q235_dispatch[i]);
   }
   pl_validation_free(&v);
+  /* 25.11's fp8_mx DeepSeek-V3 GB300/GB200 and Qwen3-235B B200 configs turn
+   * overlap_param_gather off ("NaN grad norm", v0.2.2 deepseek_llm_pretrain.py,
+   * qwen3_llm_pretrain.py; source_bridge_framework.c validate_bridge_overrides); BF16 and
+   * 26.02 keep it */
+  const char *pg =
+      "source,table_or_section,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,"
+      "cp,ep,vp,sharding,recompute,micro_batch,global_batch,precision,Task,Tokens / sec / GPU,"
+      "notes\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,25.11 NeMo Container / x,"
+      "DeepSeekV3 (w/o MTP),,,,,4096,DGX-GB200,256,1,8,1,32,4,,,1,4096,FP8-MX,pretrain,4018,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,25.11 NeMo Container / x,"
+      "DeepSeekV3 (w/o MTP),,,,,4096,DGX-GB200,256,1,4,1,64,4,,,1,4096,BF16,pretrain,3139,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02 NeMo Container / x,"
+      "DeepSeekV3,,,,,4096,DGX-GB200,256,1,4,1,64,4,,,1,4096,MXFP8,pretrain,4969,\n";
+  pl_validation_init(&v);
+  CHECK_STATUS(pl_validation_add_csv(&v, "bridge", pg, strlen(pg), &d), PL_OK, dp);
+  const bool pg_on[] = {false, true, true};
+  for (int i = 0; i < 3; i++) {
+    r = row_of(&v, 1 + i);
+    CHECK(r != NULL && !r->skipped && r->layout.overlap_param_gather == pg_on[i]);
+  }
+  pl_validation_free(&v);
   /* tp overlap per release configuration (source_bridge_framework.c
    * validate_bridge_overrides): Llama 3.1
    * 405B NVFP4 off (v0.5.0 llama31_405b_pretrain_config_gb200: False if nvfp4), its
