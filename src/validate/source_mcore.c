@@ -327,8 +327,13 @@ bool validate_zoo_layout(const struct validate_in *in, struct pl_layout *l, stru
   } else if (strcmp(d, "DeepEP") == 0) {
     l->dispatch = PL_MOE_DEEPEP;
   } else if (strcmp(d, "HybridEP") == 0) {
-    l->dispatch = PL_MOE_DEEPEP;
-    validate_note(row, "HybridEP as deepep");
+    /* the flex dispatcher's HybridEP backend, which pads each expert's rows to the
+     * quantized GEMM's alignment in its dispatch (Megatron-Core _HybridEPManager.dispatch
+     * pad_multiple, in every Megatron-LM commit that has the backend, from d9153a50ce
+     * 2025-10-21 "Add the Hybrid-EP backend to the Flex Dispatcher"): no Transformer Engine
+     * Fp8Padding after it (model/flops.c expert_pad); priced as deepep otherwise */
+    l->dispatch = PL_MOE_HYBRIDEP;
+    validate_note(row, "HybridEP dispatcher");
   } else {
     return validate_skip(row, "dispatcher '%s' not understood", d);
   }

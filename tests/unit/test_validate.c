@@ -760,7 +760,7 @@ static void test_megatron_flops(void) {
  * force-balanced routing, the hybridep dispatcher and a 64-GPU NVLink segment
  * (256 is no multiple of 72); measured = 8192 x 4096 / (7280 x 256) s. A
  * Nemotron 3 Super row is skipped with its reason (Nano is a preset). A zoo row with a step time is
- * compared on it; its HybridEP reads as deepep, SEGMENT=8 as 32 GPUs. */
+ * compared on it; its HybridEP reads as hybridep, SEGMENT=8 as 32 GPUs. */
 /* cuDNN 9.13's attention rates follow the section's release (source_bridge_framework.c
  * bridge_cudnn): 25.11 is v0.2.x, whose image is NGC PyTorch 25.09 (cuDNN 9.13);
  * 26.02 is v0.3.0 (PyTorch 25.11): today's rates. The H100 row carries the setting
@@ -1130,7 +1130,7 @@ static void test_moe_rows(void) {
   r = row_of(&v, 1);
   CHECK(r != NULL);
   if (r != NULL) {
-    CHECK_EQ_INT(r->layout.dispatch, PL_MOE_DEEPEP);
+    CHECK_EQ_INT(r->layout.dispatch, PL_MOE_HYBRIDEP); /* source_mcore.c validate_zoo_layout */
     CHECK_CONTAINS(r->assumed, "NVLink segment of 8 trays = 32 GPUs");
     CHECK_NEAR_REL(r->published, 750.0, 0);
   }
