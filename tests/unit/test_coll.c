@@ -899,6 +899,23 @@ static void collnet(void) {
   CHECK_EQ_INT(pl_coll_time(&sh, PL_COLL_ALL_REDUCE, GIB, twelve, PL_ALGO_COLLNET_CHAIN, &c),
                PL_OK);
   CHECK_NEAR_REL(c.time_s, 69.2 * US + GIB / (185.4 * GB), 1e-9);
+  /* CollNetDirect with 8 ranks per node: the NICs bind (8 x 50 x 0.9 = 360
+   * GB/s) before the NVLink scatter of 7/8 of the buffer (370.8 x 8 / 7 =
+   * 423.8 GB/s); latency 2 x (3.7 + 7 x 0.4) + 31 = 44 us */
+  CHECK_EQ_INT(pl_coll_time(&sh, PL_COLL_REDUCE_SCATTER, GIB, (struct pl_group){32, 8},
+                            PL_ALGO_COLLNET_DIRECT, &c), PL_OK);
+  CHECK_NEAR_REL(c.time_s, 44 * US + GIB / (360 * GB), 1e-9);
+  /* 32 ranks per node, each with its own 50 GB/s NIC (an NVL domain as one
+   * node): the NICs would carry the buffer at 32 x 45 = 1,440 GB/s, but
+   * phase 1 sends 31/32 of every rank's buffer over its 370.8 GB/s NVLink
+   * (reduce_scatter.h "Scatter inputs to peers"); latency 2 x (3.7 + 31 x
+   * 0.4) + 31 = 63.2 us */
+  struct pl_cluster wide = sh;
+  wide.gpus_per_node = 32;
+  wide.nics_per_node = 32;
+  CHECK_EQ_INT(pl_coll_time(&wide, PL_COLL_ALL_GATHER, GIB, (struct pl_group){128, 32},
+                            PL_ALGO_COLLNET_DIRECT, &c), PL_OK);
+  CHECK_NEAR_REL(c.time_s, 63.2 * US + GIB * 31.0 / 32.0 / (370.8 * GB), 1e-9);
   /* what CollNet does not run: all_reduce on Direct, all_gather on Chain,
    * LL128, one node */
   CHECK_EQ_INT(pl_coll_time(&sh, PL_COLL_ALL_REDUCE, GIB, dp, PL_ALGO_COLLNET_DIRECT, &c),
