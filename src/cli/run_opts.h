@@ -14,10 +14,15 @@
   {"power-cap", "W", "GPU board power limit in watts, '500' or '500 W' (default: the GPU's TDP); lowers the sustained clock"}, \
   {"hbm", "SIZE", "GPU memory (HBM) per GPU, '80 GiB' or '96 GB', for a machine whose GPUs differ from the GPU file's (default: the GPU file's)"}, \
   {"hbm-bandwidth", "BW", "HBM bandwidth per GPU, '3.35 TB/s' (default: the GPU file's)"}, \
+  RUN_NETWORK_OPTS,                                                                           \
+  {"gpu-variability", "CV", "opt-in what-if: the GPUs' sustained clocks spread with this standard deviation over mean, '0.02' or '2%' (at most 0.1; no published fleet figure for A100/H100/B200, so none is assumed), and the step waits for the expected slowest of the run's GPUs (docs/hardware.md 'GPU variability'; default off)"}
+
+/* The hardware edits that change collectives (a subset of the above, also
+ * taken by `plateau collectives`). */
+#define RUN_NETWORK_OPTS                                                                      \
   {"nic-bandwidth", "BW", "network bandwidth per NIC and direction, '400 Gb/s' or '50 GB/s' (default: the cluster's)"}, \
   {"sharp", "on|off", "InfiniBand SHARP in-network reduction used by NCCL: CollNet with the SHARP plugin (NCCL_COLLNET_ENABLE=1) for groups of >= 2 nodes (docs/collectives.md, 'CollNet'; default: the cluster's)"}, \
-  {"gpus-per-node", "N", "GPUs per node as NCCL sees it, the NVLink domain, at most the cluster's: a GB200/GB300 NVL72 job placed in NVLink segments of K trays (Slurm --segment K) has 4K; NICs per GPU kept (default: the cluster's)"}, \
-  {"gpu-variability", "CV", "opt-in what-if: the GPUs' sustained clocks spread with this standard deviation over mean, '0.02' or '2%' (at most 0.1; no published fleet figure for A100/H100/B200, so none is assumed), and the step waits for the expected slowest of the run's GPUs (docs/hardware.md 'GPU variability'; default off)"}
+  {"gpus-per-node", "N", "GPUs per node as NCCL sees it, the NVLink domain, at most the cluster's: a GB200/GB300 NVL72 job placed in NVLink segments of K trays (Slurm --segment K) has 4K; NICs per GPU kept (default: the cluster's)"}
 
 /* Expands to the option table entries; put it inside a command's table. */
 #define RUN_OPTS                                                                              \
