@@ -56,8 +56,13 @@ for r in rows:
     argv = shlex.split(r['command'])
     argv[0] = a.plateau
     argv = with_flags(argv, a.extra)
-    gpu_only = run_json(with_flags(argv, HOST0))
-    ops = run_json(argv + ['--ops'])['ops']
+    try:
+        gpu_only = run_json(with_flags(argv, HOST0))
+        ops = run_json(argv + ['--ops'])['ops']
+    except subprocess.CalledProcessError as e:
+        print('%s row %s: the command failed (%s), skipped' % (r['dataset'], r['row'],
+                                                              e.stderr.strip().splitlines()[:1]))
+        continue
     blocks = sum(o['per_step_s'] for o in ops if o['segment'] not in ('embed', 'head'))
     bubble = gpu_only['breakdown']['bubble_s']
     outside = gpu_only['step_time_s'] - blocks - bubble
