@@ -1607,6 +1607,45 @@ static void test_cp_merge_ops(void) {
   CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_merge") == NULL);
 }
 
+/* IBM fms's eager attention (segments.c unfused_kernels with layout.fms_rope,
+ * kv_expand_ops with layout.kv_expand_copy), small_llama: tokens = mbs 2 x
+ * seq 512 = 1,024, q and k 16 heads x 128 = 2,048 elements per token:
+ *  - HF rotate_half (default, unfused): rope_eager +16 / +12 B per element =
+ *    33,554,432 / 25,165,824 B;
+ *  - fms_rope: +32 / +32 B = 67,108,864 B each way, 7 kernels each way;
+ *  - fused kernels: no rope_eager;
+ *  - kv_expand: none at MHA (8 kv heads); kv_heads 2 (a 8, g 2): 2 B x 2
+ *    (K, V) x 1,024 x (8 + 2) x 128 = 5,242,880 B each way, 2 kernels; tp 2
+ *    (a 4, g 1): 2,621,440 B; full recompute re-runs it. */
+static void test_fms_eager_attention(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  run.layout.kernels = PL_KERNELS_UNFUSED;
+  const struct pl_op *r = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "rope_eager");
+  CHECK(r != NULL && r->fwd_bytes == 33554432.0 && r->bwd_bytes == 25165824.0);
+  run.layout.fms_rope = true;
+  r = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "rope_eager");
+  CHECK(r != NULL && r->fwd_bytes == 67108864.0 && r->bwd_bytes == 67108864.0 &&
+        r->fwd_kernels == 7 && r->bwd_kernels == 7);
+  run.layout.kernels = PL_KERNELS_FUSED;
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "rope_eager") == NULL);
+  run.layout.kv_expand_copy = true;
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "kv_expand") == NULL);
+  run.model.kv_heads = 2;
+  const struct pl_op *c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "kv_expand");
+  CHECK(c != NULL && c->fwd_bytes == 5242880.0 && c->bwd_bytes == 5242880.0 &&
+        c->fwd_kernels == 2 && c->bwd_kernels == 2 && !c->recompute);
+  run.layout.tp = 2;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "kv_expand");
+  CHECK(c != NULL && c->fwd_bytes == 2621440.0 && c->bwd_bytes == 2621440.0);
+  run.layout.recompute = PL_RECOMPUTE_FULL;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "kv_expand");
+  CHECK(c != NULL && c->recompute);
+  run.layout.kv_expand_copy = false;
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "kv_expand") == NULL);
+}
+
 /* Transformer Engine's ring (segments.c cp_p2p_merge_ops, cp > 1 without
  * cp_allgather), small_llama at cp 2: query elements E = mbs 2 x seq/cp 256
  * x heads 8 x head_dim 128 = 524,288, K = E at kv_heads 8; 2 B each:
@@ -2415,6 +2454,7 @@ int main(void) {
   test_framework_passes();
   test_tp_seq_copies();
   test_cp_merge_ops();
+  test_fms_eager_attention();
   test_cp_p2p_merge_ops();
   test_launch_blocking();
   test_host_per_gemm();
