@@ -266,7 +266,7 @@ static void mamba_ssm_figures(void) {
 /* The optional block-scaled GEMM rates against FP8 (b300 and gb300: MXFP8
  * 0.9513, NVFP4 1.810, TE's gemm_profiling.rst B300 pre-quantized times) are
  * read with their source; b200 and gb200 take B300's MXFP8 ratio as an
- * estimate and give no NVFP4 one; 0 is refused (a ratio of rates must
+ * estimate and its NVFP4 ratio as an upper bound (session 22); 0 is refused (a ratio of rates must
  * be above 0), and so is 9.999 (above the bound 4). */
 static void block_scaled_ratio_figures(void) {
   struct pl_gpu g;
@@ -279,7 +279,9 @@ static void block_scaled_ratio_figures(void) {
   CHECK_NEAR_REL(g.eff.gemm_nvfp4_vs_fp8, 1.810, 1e-12);
   CHECK_STATUS(pl_gpu_load("b200", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.eff.gemm_mxfp8_vs_fp8, 0.9513, 1e-12);
-  CHECK_NEAR_REL(g.eff.gemm_nvfp4_vs_fp8, 0.0, 0);
+  CHECK_NEAR_REL(g.eff.gemm_nvfp4_vs_fp8, 1.810, 1e-12);
+  CHECK_STATUS(pl_gpu_load("gb200", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.gemm_nvfp4_vs_fp8, 1.810, 1e-12);
   CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.eff.gemm_mxfp8_vs_fp8, 0.0, 0);
   gpu_edit_refused("b300", "\"value\": 0.9513", "0.0000", "mxfp8_vs_fp8");
