@@ -196,7 +196,7 @@ static void test_blackwell_low_precision(void) {
  * M = 15872, pre-quantized FP8 6.812 ms, NVFP4 3.764 ms: 1.810) a B200's
  * NVFP4 / FP8 time ratio cannot exceed 1.810. The peaks' ratio 2 (the files
  * before) gave b200 FP8 6.998 ms and NVFP4 3.506 ms for that layer, 1.996, and
- * an NVFP4 layer 10 % faster than the B300's measured 3.764 ms at a lower
+ * an NVFP4 layer 7 % faster than the B300's measured 3.764 ms at a lower
  * clock. At B200's FP8 MAMF shape 15360x4096x3072 (its measured 3432.5
  * TFLOP/s x 0.823 sustained, 2 m n k = 386.5 GFLOP): FP8 136.8 us, NVFP4
  * 136.8 / 1.810 = 75.6 us. */
