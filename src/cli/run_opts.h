@@ -17,7 +17,7 @@
   {"nic-bandwidth", "BW", "network bandwidth per NIC and direction, '400 Gb/s' or '50 GB/s' (default: the cluster's)"}, \
   {"sharp", "on|off", "InfiniBand SHARP in-network reduction used by NCCL: CollNet with the SHARP plugin (NCCL_COLLNET_ENABLE=1) for groups of >= 2 nodes (docs/collectives.md, 'CollNet'; default: the cluster's)"}, \
   {"gpus-per-node", "N", "GPUs per node as NCCL sees it, the NVLink domain, at most the cluster's: a GB200/GB300 NVL72 job placed in NVLink segments of K trays (Slurm --segment K) has 4K; NICs per GPU kept (default: the cluster's)"}, \
-  {"gpu-variability", "CV", "opt-in what-if: the GPUs' sustained clocks spread with this standard deviation over mean, '0.02' or '2%' (at most 0.1; no published fleet figure for A100/H100/B200, so none is assumed), and the step waits for the expected slowest of the run's GPUs (docs/hardware.md 'GPU variability'; default off)"}
+  {"gpu-variability", "CV", "the GPUs' sustained clocks spread with this standard deviation over mean, '0.02' or '2%' (at most 0.1), and the step waits for the expected slowest of the run's GPUs; default: the GPU file's measured spread (b200, gb200: 0.0088, the slowest of 8 B200 under full-node load), else off; 'off' turns it off (docs/hardware.md 'GPU variability')"}
 
 /* Expands to the option table entries; put it inside a command's table. */
 #define RUN_OPTS                                                                              \
