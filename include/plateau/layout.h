@@ -329,6 +329,13 @@ struct pl_layout {
                               the tokens nor all_gathers the counts (token_dispatcher.py
                               MoEAlltoAllTokenDispatcher.preprocess returns early under
                               drop_and_pad; model/moe_dispatch.c, sim/moe_comm.c) */
+  bool moe_force_balance;  /* input (--moe-force-balance): the benchmark's forced balance,
+                              Megatron-Core moe_router_force_load_balancing (every
+                              Megatron-Bridge MoE performance config): the router's logits
+                              are replaced by random ones each forward (moe_utils.py
+                              RandomSTE: logits.clone().normal_()), two kernels per MoE block
+                              (model/flops.c router_random); the balance itself is
+                              moe_imbalance 1 */
   bool fsdp_separate_comms; /* input: the reduce_scatters have a communicator of their own
                               (a second process group, e.g. FSDP2's reduce_scatter_group or
                               torchtitan's option), so they overlap the gathers */

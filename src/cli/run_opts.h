@@ -14,10 +14,15 @@
   {"power-cap", "W", "GPU board power limit in watts, '500' or '500 W' (default: the GPU's TDP); lowers the sustained clock"}, \
   {"hbm", "SIZE", "GPU memory (HBM) per GPU, '80 GiB' or '96 GB', for a machine whose GPUs differ from the GPU file's (default: the GPU file's)"}, \
   {"hbm-bandwidth", "BW", "HBM bandwidth per GPU, '3.35 TB/s' (default: the GPU file's)"}, \
+  RUN_NETWORK_OPTS,                                                                           \
+  {"gpu-variability", "CV", "the GPUs' sustained clocks spread with this standard deviation over mean, '0.02' or '2%' (at most 0.1), and the step waits for the expected slowest of the run's GPUs; default: the GPU file's measured spread (b200, gb200: 0.0088, the slowest of 8 B200 under full-node load), else off; 'off' turns it off (docs/hardware.md 'GPU variability')"}
+
+/* The hardware edits that change collectives (a subset of the above, also
+ * taken by `plateau collectives`). */
+#define RUN_NETWORK_OPTS                                                                      \
   {"nic-bandwidth", "BW", "network bandwidth per NIC and direction, '400 Gb/s' or '50 GB/s' (default: the cluster's)"}, \
   {"sharp", "on|off", "InfiniBand SHARP in-network reduction used by NCCL: CollNet with the SHARP plugin (NCCL_COLLNET_ENABLE=1) for groups of >= 2 nodes (docs/collectives.md, 'CollNet'; default: the cluster's)"}, \
-  {"gpus-per-node", "N", "GPUs per node as NCCL sees it, the NVLink domain, at most the cluster's: a GB200/GB300 NVL72 job placed in NVLink segments of K trays (Slurm --segment K) has 4K; NICs per GPU kept (default: the cluster's)"}, \
-  {"gpu-variability", "CV", "the GPUs' sustained clocks spread with this standard deviation over mean, '0.02' or '2%' (at most 0.1), and the step waits for the expected slowest of the run's GPUs; default: the GPU file's measured spread (b200, gb200: 0.0088, the slowest of 8 B200 under full-node load), else off; 'off' turns it off (docs/hardware.md 'GPU variability')"}
+  {"gpus-per-node", "N", "GPUs per node as NCCL sees it, the NVLink domain, at most the cluster's: a GB200/GB300 NVL72 job placed in NVLink segments of K trays (Slurm --segment K) has 4K; NICs per GPU kept (default: the cluster's)"}
 
 /* Expands to the option table entries; put it inside a command's table. */
 #define RUN_OPTS                                                                              \
@@ -64,6 +69,7 @@
   {"moe-imbalance", "X", "tokens of the busiest expert rank over the mean, >= 1 (default 1.25, the GShard/Switch capacity factor)"}, \
   {"moe-dispatch", "D", "alltoall|allgather|deepep|hybridep MoE token dispatcher (default alltoall)"}, \
   {"moe-pad-capacity", "on|off", "experts' inputs dropped and padded to capacity (Megatron-Core moe_pad_expert_input_to_capacity): no token counts or their all_gather in the alltoall dispatcher (default off)"}, \
+  {"moe-force-balance", "on|off", "the router forced to balance (Megatron-Core moe_router_force_load_balancing, as benchmarks run): random logits each forward, two more kernels per MoE block; pair with --moe-imbalance 1 (default off)"}, \
   {"ep-comm-overlap", "on|off", "MoE with ep > 1: the expert-parallel all-to-alls run beside the compute of another micro-batch (Megatron-Core --overlap-moe-expert-parallel-comm, combined 1F1B; default off: blocking)"}, \
   {"sequence-parallel", "on|off", "Megatron sequence parallelism whenever tp > 1 (default on)"}, \
   {"tp-comm-overlap", "on|off", "with sequence parallelism, the layers' tp all_gathers/reduce_scatters run beside their GEMMs (Transformer Engine userbuffers; default off)"}, \

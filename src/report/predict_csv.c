@@ -321,6 +321,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.moe_expert_padding", pl_setting_name(fw.moe_expert_padding));
   /* added after it: Megatron-Core's GQA query copy (layout.gqa_query_copy) */
   col_str(c, "framework.gqa_query_copy", pl_setting_name(fw.gqa_query_copy));
+  /* added after it: the benchmark's forced router balance (layout.moe_force_balance, session 22) */
+  col_str(c, "layout.moe_force_balance", moe ? (l->moe_force_balance ? "true" : "false") : NULL);
 }
 
 void pl_report_predict_csv_header(FILE *out) {
