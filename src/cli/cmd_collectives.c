@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "opts.h"
+#include "run_opts.h"
 
 #define MAX_SIZES 4096
 #define MAX_GROUPS 256
@@ -29,6 +30,7 @@ static const struct cli_opt coll_opts[] = {
                        "default 8..8G)"},
     {"algo", "A", "auto|ring|tree|nvls|nvls_tree|p2p|pat|collnet_direct|collnet_chain (default auto: as NCCL's tuner)"},
     {"format", "F", "text|csv|json (default text)"},
+    RUN_NETWORK_OPTS,
     CLI_NCCL_VERSION_OPT,
 };
 static const struct cli_cmd coll_cmd = {
@@ -158,6 +160,10 @@ static int setup(const struct cli_args *a, struct sweep *sw) {
     return cli_fail("%s", d.msg);
   if (cli_nccl_version(a, &sw->cluster) != 0)
     return 1;
+  /* --nic-bandwidth, --sharp, --gpus-per-node: the same edits predict takes
+   * (flags the table above lacks read as absent) */
+  if (pl_cluster_flags_read(&sw->cluster, cli_flag_get, (void *)a, &d) != PL_OK)
+    return cli_fail("%s", d.msg);
   if (parse_ops(cli_get(a, "op"), sw) != 0 || parse_groups(a, sw) != 0)
     return 1;
   const char *bytes = cli_get(a, "bytes");

@@ -14,10 +14,15 @@
   {"power-cap", "W", "GPU board power limit in watts, '500' or '500 W' (default: the GPU's TDP); lowers the sustained clock"}, \
   {"hbm", "SIZE", "GPU memory (HBM) per GPU, '80 GiB' or '96 GB', for a machine whose GPUs differ from the GPU file's (default: the GPU file's)"}, \
   {"hbm-bandwidth", "BW", "HBM bandwidth per GPU, '3.35 TB/s' (default: the GPU file's)"}, \
+  RUN_NETWORK_OPTS,                                                                           \
+  {"gpu-variability", "CV", "the GPUs' sustained clocks spread with this standard deviation over mean, '0.02' or '2%' (at most 0.1), and the step waits for the expected slowest of the run's GPUs; default: the GPU file's measured spread (b200, gb200: 0.0088, the slowest of 8 B200 under full-node load), else off; 'off' turns it off (docs/hardware.md 'GPU variability')"}
+
+/* The hardware edits that change collectives (a subset of the above, also
+ * taken by `plateau collectives`). */
+#define RUN_NETWORK_OPTS                                                                      \
   {"nic-bandwidth", "BW", "network bandwidth per NIC and direction, '400 Gb/s' or '50 GB/s' (default: the cluster's)"}, \
   {"sharp", "on|off", "InfiniBand SHARP in-network reduction used by NCCL: CollNet with the SHARP plugin (NCCL_COLLNET_ENABLE=1) for groups of >= 2 nodes (docs/collectives.md, 'CollNet'; default: the cluster's)"}, \
-  {"gpus-per-node", "N", "GPUs per node as NCCL sees it, the NVLink domain, at most the cluster's: a GB200/GB300 NVL72 job placed in NVLink segments of K trays (Slurm --segment K) has 4K; NICs per GPU kept (default: the cluster's)"}, \
-  {"gpu-variability", "CV", "opt-in what-if: the GPUs' sustained clocks spread with this standard deviation over mean, '0.02' or '2%' (at most 0.1; no published fleet figure for A100/H100/B200, so none is assumed), and the step waits for the expected slowest of the run's GPUs (docs/hardware.md 'GPU variability'; default off)"}
+  {"gpus-per-node", "N", "GPUs per node as NCCL sees it, the NVLink domain, at most the cluster's: a GB200/GB300 NVL72 job placed in NVLink segments of K trays (Slurm --segment K) has 4K; NICs per GPU kept (default: the cluster's)"}
 
 /* Expands to the option table entries; put it inside a command's table. */
 #define RUN_OPTS                                                                              \
@@ -64,6 +69,7 @@
   {"moe-imbalance", "X", "tokens of the busiest expert rank over the mean, >= 1 (default 1.25, the GShard/Switch capacity factor)"}, \
   {"moe-dispatch", "D", "alltoall|allgather|deepep|hybridep MoE token dispatcher (default alltoall)"}, \
   {"moe-pad-capacity", "on|off", "experts' inputs dropped and padded to capacity (Megatron-Core moe_pad_expert_input_to_capacity): no token counts or their all_gather in the alltoall dispatcher (default off)"}, \
+  {"moe-force-balance", "on|off", "the router forced to balance (Megatron-Core moe_router_force_load_balancing, as benchmarks run): random logits each forward, two more kernels per MoE block; pair with --moe-imbalance 1 (default off)"}, \
   {"ep-comm-overlap", "on|off", "MoE with ep > 1: the expert-parallel all-to-alls run beside the compute of another micro-batch (Megatron-Core --overlap-moe-expert-parallel-comm, combined 1F1B; default off: blocking)"}, \
   {"sequence-parallel", "on|off", "Megatron sequence parallelism whenever tp > 1 (default on)"}, \
   {"tp-comm-overlap", "on|off", "with sequence parallelism, the layers' tp all_gathers/reduce_scatters run beside their GEMMs (Transformer Engine userbuffers; default off)"}, \
@@ -91,6 +97,8 @@
   {"fsdp1-copies", "on|off", "zero2/zero3 as PyTorch FSDP1 (FullyShardedDataParallel) copies: no copy-out after the all_gather (it writes the flat parameter), the gradients concatenated into the flat gradient, cast to the reduce dtype and pre-divided before the reduce_scatter (fp32: 18 B per parameter per micro-batch, bf16: 8 B) instead of FSDP2's copy-out and chunk_cat (default off: FSDP2; on in the pytorch-fsdp, fms-fsdp and llm-foundry presets)"}, \
   {"megatron-xent", "on|off", "the loss is Megatron's vocab_parallel_cross_entropy run op by op on an fp32 copy of the logits (Megatron-LM without --cross-entropy-loss-fusion, its default; Megatron-DeepSpeed): 38 B per logit forward, 14 B backward, against one fused pass of 6 + 6 B (default off; on in the megatron-core, megatron-lm, deepspeed and deepspeed-zero3-2021 presets; ignored with --te-cross-entropy on or --kernels unfused)"}, \
   {"gqa-query-copy", "on|off", "attention as Megatron-Core runs it: the split of the fused QKV output leaves the query strided, and query.reshape copies it once per block's forward (2 B read + 2 B written per query element) when 1 < kv heads < query heads per tp rank (SelfAttention.get_query_key_value_tensors; default on for the megatron-core and nemo presets, off otherwise)"}, \
+  {"fms-rope", "on|off", "with --kernels unfused, RoPE as IBM fms runs it eagerly (RotaryEmbedding.adjusted_qk): q and k cast to fp32, multiplied by each pair's 2 x 2 rotation into a tensor twice their size, summed and cast back: 36 B per q and k element each way instead of the fused 4 B (HF's rotate_half path: 20 and 16 B); default on for the fms-fsdp-2024-03 preset, off otherwise"}, \
+  {"kv-expand-copy", "on|off", "GQA with fewer kv heads than query heads per tp rank: K and V are expanded to every query head with expand + flatten before SDPA, which copies them (fms MultiHeadAttention); the backward sums the copies back: per token 2 B x (kv + query heads) x head_dim for K and for V each way; default on for the fms-fsdp-2024-03 preset, off otherwise"}, \
   {"separate-linears", "on|off", "projections as torchtitan builds them: q, k and v are three linears (wq, wk, wv) and a gated MLP's w1, w3 two, so they run as separate GEMMs (the narrow k and v ones at their own rate), autograd sums their input gradients instead of concatenating one split, and fp8-tensorwise without tp casts each linear's input (default on for the torchtitan preset, off otherwise)"}, \
   {"rope-complex", "on|off", "RoPE as torchtitan computes it, by complex multiplication (view_as_complex of the fp32 q and k, times freqs_cis, view_as_real, cast back): TorchInductor generates no code for complex tensors, so the cast, complex multiply and cast-back kernels run unfused even under torch.compile (+16 B forward and backward per q and k element; default on for the torchtitan preset, off otherwise)"}, \
   {"adam-moments-dtype", "T", "fp32|bf16 Adam moments (exp_avg, exp_avg_sq): bf16 = Megatron-Core's precision-aware optimizer (--use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16), 2 B each, and with no FP8 recipe TE's FusedAdam keeps bf16 parameters' master weights as 16-bit remainders; needs zero1 or higher (default fp32: 12 B of optimizer state per parameter)"}, \

@@ -11,7 +11,13 @@
  *   head ("AllGather/ReduceScatter requires 1:1 GPU:NIC"):
  *     busBw   = ppn x min(bwIntra, 0.9 x bwInter)   (2.29; 2.21: ppn x bw x
  *               0.95 at 1 ppn ... 0.85 at 8 ppn), used as the algorithm
- *               bandwidth (no busBw -> algBw conversion for these ops)
+ *               bandwidth (no busBw -> algBw conversion for these ops);
+ *               the kernel (src/device/reduce_scatter.h and all_gather.h
+ *               RunWorkColl<..., NCCL_ALGO_COLLNET_DIRECT, NCCL_PROTO_SIMPLE>,
+ *               2.21-2.29: Phase 1 "Scatter inputs to peers", the Scatterer
+ *               loop over the nRails - 1 other heads) moves (ppn-1)/ppn of
+ *               every rank's buffer over its NVLink, which NCCL's formula
+ *               does not bound
  *     latency = 2 (min(1, ppn-1) intraLat + (ppn-1) 0.4 us) + interLat
  *   CollNetChain, all_reduce, Simple only:
  *     algBw   = nChannels x bwIntra x 0.5
@@ -63,7 +69,15 @@ double net_collnet_direct_time(const struct net_ctx *x, enum pl_coll_proto p, do
   double lat = 2.0 * (fmin(1.0, g - 1.0) * intra + (g - 1.0) * DIRECT_ARITY_US * US) +
                net_hop_s(x, DIRECT_NET_US);
   double bw = x->b_net_node * DIRECT_NET_EFF;
-  return bw > 0.0 ? lat + bytes / bw : -1.0;
+  if (bw <= 0.0)
+    return -1.0;
+  /* Phase 1 of the kernel ("Scatter inputs to peers") sends each rank's
+   * slices of the other g - 1 heads over NVLink (all_gather: receives them),
+   * so a rank's NVLink carries (g-1)/g of the buffer while its NIC carries
+   * 1/g: with many ranks per node (an NVL72 rack as one node) the NVLink,
+   * not the NICs, bounds the call. */
+  double t_nvlink = x->g > 1 && x->b_intra > 0.0 ? bytes * (g - 1.0) / g / x->b_intra : 0.0;
+  return lat + fmax(bytes / bw, t_nvlink);
 }
 
 double net_collnet_chain_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {

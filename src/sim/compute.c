@@ -897,9 +897,9 @@ bool sim_op_graphed(const struct pl_layout *l, const struct pl_model *m, const s
   static const char *const attn_ops[] = {"norm1", "qkv",       "qk_norm", "q",     "q_down",
                                          "q_up",  "kv_down",   "kv_up",   "mla_norms", "rope",
                                          "attn",  "attn_full", "proj",    "resid1"};
-  static const char *const router_ops[] = {"norm2",       "router",          "router_fp32_casts",
-                                           "router_topk", "router_aux_loss", "shared_fc1",
-                                           "shared_act",  "shared_fc2"};
+  static const char *const router_ops[] = {"norm2",         "router",      "router_fp32_casts",
+                                           "router_random", "router_topk", "router_aux_loss",
+                                           "shared_fc1",    "shared_act",  "shared_fc2"};
   static const char *const mamba_ops[] = {
       "norm1",          "in_proj",  "conv1d",     "ssd_states", "ssd_gate", "ssd_chunk_state",
       "ssd_bmm_cb",     "ssd_chunk_scan", "ssm_norm", "ssm_layout", "out_proj", "resid1"};

@@ -100,4 +100,21 @@ expect_ok collectives --cluster dgx-b300 --nodes 2 --bytes 8G --algo ring --form
 check "dgx-b300 2-node ring above the 16-channel cap" awk -F, 'NR == 2 { exit !($0 ~ /ring/) }' "$TMP/out"
 b300=$(python3 -c 'import csv,sys; r=list(csv.DictReader(open(sys.argv[1])))[0]; print(r["busbw_gbs"] if "busbw_gbs" in r else [v for k,v in r.items() if "busbw" in k][0])' "$TMP/out")
 check "dgx-b300 2-node ring busbw $b300 > 640 GB/s" awk -v b="$b300" 'BEGIN { exit !(b > 640) }'
+# the network edits predict takes: --sharp on makes a 2-node+ reduce_scatter CollNetDirect where
+# NCCL's tuner prefers it (dgx-h100, 16 nodes at 2 ranks per node: a ring pays 31 network steps);
+# --nic-bandwidth halves the rails; --gpus-per-node places the group in NVLink segments
+expect_ok collectives --sharp on --op reduce_scatter --nodes 16 --ranks-per-node 2 --bytes 64M --format csv
+check "--sharp on: collnet_direct" awk -F, 'NR == 2 { exit !($8 == "collnet_direct") }' "$TMP/out"
+expect_ok collectives --op reduce_scatter --nodes 16 --ranks-per-node 2 --bytes 64M --format csv
+check "default dgx-h100 (no SHARP): not collnet" awk -F, 'NR == 2 { exit ($8 ~ /collnet/) }' "$TMP/out"
+expect_ok collectives --nodes 2 --bytes 1G --format csv
+full=$(awk -F, 'NR == 2 { print $5 }' "$TMP/out")
+expect_ok collectives --nodes 2 --bytes 1G --format csv --nic-bandwidth '200 Gb/s'
+half=$(awk -F, 'NR == 2 { print $5 }' "$TMP/out")
+check "--nic-bandwidth 200 Gb/s is slower ($half s > $full s)" awk -v a="$half" -v b="$full" 'BEGIN { exit !(a > b) }'
+expect_ok collectives --cluster gb300-nvl72 --gpus-per-node 64 --gpus 128 --format csv --bytes 1G
+check "--gpus-per-node 64: 128 GPUs are 2 nodes" awk -F, 'NR == 2 { exit !($3 == 2) }' "$TMP/out"
+expect_fail 1 "sharp: unknown value 'maybe'" -- collectives --sharp maybe
+expect_fail 1 "gpus-per-node: '100' is not a GPU count" -- collectives --cluster gb300-nvl72 --gpus-per-node 100
+expect_fail 1 "nic-bandwidth" -- collectives --nic-bandwidth fast
 finish

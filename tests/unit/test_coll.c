@@ -281,6 +281,24 @@ static void nvls_rack(void) {
   /* the tuner leaves NVLS for the ring on 72 ranks */
   CHECK_EQ_INT(pl_coll_time(&gb, PL_COLL_ALL_GATHER, 64 * MIB, rack, PL_ALGO_AUTO, &c), PL_OK);
   CHECK(c.algo != PL_ALGO_NVLS);
+  /* all_reduce on the rack is NVLS at every size the rack logs print (128 MiB
+   * to 32 GiB, NCCL 2.29.2 and 2.25.1): NCCL disables NVLS_TREE on one node
+   * and runs no PAT all_reduce (v2.29.2-1 src/graph/tuning.cc l.465-466,
+   * l.277), so ring and tree are the alternatives, and both rank below NVLS
+   * (docs/collectives.md, "Session 22 (coll22)"). */
+  CHECK(pl_coll_time_proto(&gb, PL_COLL_ALL_REDUCE, GIB, rack, PL_ALGO_NVLS_TREE,
+                           PL_PROTO_SIMPLE, &c) != PL_OK);
+  CHECK(pl_coll_time_proto(&gb, PL_COLL_ALL_REDUCE, GIB, rack, PL_ALGO_PAT, PL_PROTO_SIMPLE,
+                           &c) != PL_OK);
+  static const char *const rack_versions[] = {"2.29.2", "2.25.1"};
+  for (size_t v = 0; v < sizeof rack_versions / sizeof rack_versions[0]; v++) {
+    struct pl_cluster gbv = gb;
+    CHECK_STATUS(pl_nccl_version_parse(rack_versions[v], &gbv.nccl_version, &d), PL_OK, dp);
+    for (double bytes = 128 * MIB; bytes <= 32 * GIB; bytes *= 2.0) {
+      CHECK_EQ_INT(pl_coll_time(&gbv, PL_COLL_ALL_REDUCE, bytes, rack, PL_ALGO_AUTO, &c), PL_OK);
+      CHECK_EQ_INT(c.algo, PL_ALGO_NVLS);
+    }
+  }
 }
 
 /* NVLS all_reduce on 5 to 8 GPUs of one DGX H100 against a published series
@@ -881,6 +899,23 @@ static void collnet(void) {
   CHECK_EQ_INT(pl_coll_time(&sh, PL_COLL_ALL_REDUCE, GIB, twelve, PL_ALGO_COLLNET_CHAIN, &c),
                PL_OK);
   CHECK_NEAR_REL(c.time_s, 69.2 * US + GIB / (185.4 * GB), 1e-9);
+  /* CollNetDirect with 8 ranks per node: the NICs bind (8 x 50 x 0.9 = 360
+   * GB/s) before the NVLink scatter of 7/8 of the buffer (370.8 x 8 / 7 =
+   * 423.8 GB/s); latency 2 x (3.7 + 7 x 0.4) + 31 = 44 us */
+  CHECK_EQ_INT(pl_coll_time(&sh, PL_COLL_REDUCE_SCATTER, GIB, (struct pl_group){32, 8},
+                            PL_ALGO_COLLNET_DIRECT, &c), PL_OK);
+  CHECK_NEAR_REL(c.time_s, 44 * US + GIB / (360 * GB), 1e-9);
+  /* 32 ranks per node, each with its own 50 GB/s NIC (an NVL domain as one
+   * node): the NICs would carry the buffer at 32 x 45 = 1,440 GB/s, but
+   * phase 1 sends 31/32 of every rank's buffer over its 370.8 GB/s NVLink
+   * (reduce_scatter.h "Scatter inputs to peers"); latency 2 x (3.7 + 31 x
+   * 0.4) + 31 = 63.2 us */
+  struct pl_cluster wide = sh;
+  wide.gpus_per_node = 32;
+  wide.nics_per_node = 32;
+  CHECK_EQ_INT(pl_coll_time(&wide, PL_COLL_ALL_GATHER, GIB, (struct pl_group){128, 32},
+                            PL_ALGO_COLLNET_DIRECT, &c), PL_OK);
+  CHECK_NEAR_REL(c.time_s, 63.2 * US + GIB * 31.0 / 32.0 / (370.8 * GB), 1e-9);
   /* what CollNet does not run: all_reduce on Direct, all_gather on Chain,
    * LL128, one node */
   CHECK_EQ_INT(pl_coll_time(&sh, PL_COLL_ALL_REDUCE, GIB, dp, PL_ALGO_COLLNET_DIRECT, &c),
