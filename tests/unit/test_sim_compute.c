@@ -1712,6 +1712,7 @@ static void test_fms_eager_attention(void) {
   CHECK(c != NULL && c->recompute);
   run.layout.kv_expand_copy = false;
   CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "kv_expand") == NULL);
+}
 
 /* layout.rope_complex (segments.c rope_complex; torchtitan's complex RoPE,
  * unfused under torch.compile), small_llama: tokens 1024, q and k heads 8 + 8
