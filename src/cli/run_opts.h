@@ -15,7 +15,7 @@
   {"hbm", "SIZE", "GPU memory (HBM) per GPU, '80 GiB' or '96 GB', for a machine whose GPUs differ from the GPU file's (default: the GPU file's)"}, \
   {"hbm-bandwidth", "BW", "HBM bandwidth per GPU, '3.35 TB/s' (default: the GPU file's)"}, \
   RUN_NETWORK_OPTS,                                                                           \
-  {"gpu-variability", "CV", "the GPUs' sustained clocks spread with this standard deviation over mean, '0.02' or '2%' (at most 0.1), and the step waits for the expected slowest of the run's GPUs; default: the GPU file's measured spread (b200, gb200: 0.0088, the slowest of 8 B200 under full-node load), else off; 'off' turns it off (docs/hardware.md 'GPU variability')"}
+  {"gpu-variability", "CV", "the GPUs' sustained clocks spread with this standard deviation over mean, '0.02' or '2%' (at most 0.1), and the step waits for the expected slowest of the run's GPUs; default: the GPU file's measured spread (b200, gb200: 0.0088, the slowest of 8 B200 under full-node load; h100, h200: 0.0093, of 8 H200), else off; 'off' turns it off (docs/hardware.md 'GPU variability')"}
 
 /* The hardware edits that change collectives (a subset of the above, also
  * taken by `plateau collectives`). */
