@@ -329,6 +329,13 @@ struct pl_layout {
                               the tokens nor all_gathers the counts (token_dispatcher.py
                               MoEAlltoAllTokenDispatcher.preprocess returns early under
                               drop_and_pad; model/moe_dispatch.c, sim/moe_comm.c) */
+  bool moe_force_balance;  /* input (--moe-force-balance): the benchmark's forced balance,
+                              Megatron-Core moe_router_force_load_balancing (every
+                              Megatron-Bridge MoE performance config): the router's logits
+                              are replaced by random ones each forward (moe_utils.py
+                              RandomSTE: logits.clone().normal_()), two kernels per MoE block
+                              (model/flops.c router_random); the balance itself is
+                              moe_imbalance 1 */
   bool fsdp_separate_comms; /* input: the reduce_scatters have a communicator of their own
                               (a second process group, e.g. FSDP2's reduce_scatter_group or
                               torchtitan's option), so they overlap the gathers */
@@ -520,6 +527,39 @@ struct pl_layout {
                               (sq, b, np, hn) cannot be a view when 1 < ng < np per tp rank
                               (the group stride (np/ng + 2) hn is not (np/ng) hn); 2 B read +
                               2 B written per query element (model/flops.c, op q_copy) */
+  bool fms_rope;           /* input: with unfused kernels, RoPE runs as IBM fms's eager
+                              RotaryEmbedding.adjusted_qk (fms/modules/positions.py,
+                              foundation-model-stack ec70f500, 2024-03-10): q.float(), a
+                              broadcast multiply by the 2 x 2 rotation of each pair into a
+                              [.., d/2, 2, 2] fp32 tensor, .sum(5), .type_as(q): 36 B per q and
+                              k element each way against the fused 4 B (sim/segments.c
+                              unfused_kernels, op rope_eager); off: HF's rotate_half path */
+  bool kv_expand_copy;     /* input: with fewer kv heads than query heads per tp rank, K and V
+                              are expanded to every query head with expand + flatten before
+                              SDPA, which copies them (fms MultiHeadAttention.forward,
+                              keys.unsqueeze(2).expand(...).flatten(1, 2), ec70f500); the
+                              backward sums the copies back: 2 B read per kv element and 2 B
+                              written per query-head element for K and for V, each way
+                              (sim/segments.c kv_expand_ops, op kv_expand) */
+  bool separate_linears;   /* input: the attention's q, k and v projections are three linears
+                              and a gated MLP's w1, w3 two (torchtitan models/llama3/model/
+                              model.py Attention wq, wk, wv and FeedForward w1, w3 nn.Linear;
+                              9dec370 models/llama/model.py the same), not one fused QKV and
+                              one fused fc1 GEMM: the ops qkv and fc1 are timed as their
+                              separate GEMMs (forward, dgrad, wgrad each; sim/compute.c
+                              separate_linears_ratio), the input gradients are summed by
+                              autograd (ops qkv_grad_sum, fc1_grad_sum) instead of concatenated
+                              (qkv_grad_cat), and fp8-tensorwise without tp casts each linear's
+                              input (segments.c fp8_casts) */
+  bool rope_complex;       /* input: RoPE by complex multiplication (torchtitan's
+                              apply_rotary_emb: view_as_complex of the fp32 q/k, times the
+                              complex freqs_cis, view_as_real, type_as), which TorchInductor
+                              does not generate code for (torch/_inductor/lowering.py
+                              unsupported_input_tensor: complex tensors fall back to eager
+                              ATen kernels; torchtitan issue 15): the cast, complex multiply
+                              and cast-back kernels run even under torch.compile, +16 B
+                              forward and +16 B backward per q and k element beyond the fused
+                              rope op (op rope_complex, segments.c) */
   bool te_cross_entropy;   /* input: the loss is Transformer Engine's fused cross-entropy
                               (Megatron-Core cross_entropy_loss_fusion with
                               cross_entropy_fusion_impl 'te': language_module.py

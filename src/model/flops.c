@@ -227,6 +227,7 @@ static uint32_t op_modules(const struct pl_op *op, bool mla) {
       {"fc2", PL_RCM_MLP},
       {"router", PL_RCM_MOE},
       {"router_fp32_casts", PL_RCM_MOE},
+      {"router_random", PL_RCM_MOE},
       {"router_topk", PL_RCM_MOE},
       {"router_aux_loss", PL_RCM_MOE},
       {"moe_preprocess", PL_RCM_MOE},
@@ -461,6 +462,17 @@ static const struct elem_cost ROUTER_FP32_CASTS = {0, 0, 0, 12};
  * tokens x experts; the scalars' kernels carry no bytes; FLOPs not counted
  * (a few per element of memory-bound kernels, outside the model's totals). */
 static const struct elem_cost ROUTER_AUX_LOSS = {0, 0, 14, 28};
+/* The benchmarks' forced balance (layout.moe_force_balance: Megatron-Core
+ * moe_router_force_load_balancing, which every Megatron-Bridge MoE performance
+ * config sets, v0.2.2 .. v0.5.0 scripts/performance/configs/<model>/
+ * <model>_llm_pretrain.py): TopKRouter.forward replaces the gating logits by
+ * apply_random_logits(logits) before the routing (core_v0.15.0 router.py;
+ * moe_utils.py RandomSTE.forward: logits.clone().normal_(generator=...), a
+ * copy (read and write the logits) and an in-place fill (write them): two
+ * kernels; RandomSTE.backward returns the gradient as it is: no kernel). Per
+ * element of tokens x experts in the logits' dtype (fp32 with router_fp32,
+ * else the 16-bit activations); no FLOPs counted. */
+#define ROUTER_RANDOM_KERNELS 2
 /* Token permutation (megatron/core/transformer/moe/moe_utils.py permute and
  * unpermute, fused with --moe-permute-fusion): a gather of every routed copy,
  * read and write 2 B per element; unpermute reads the copies, scales them by
@@ -635,6 +647,12 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
     elementwise(&ops[n], "router_fp32_casts", (double)(d->tokens_n + m->experts) * (double)h,
                 ROUTER_FP32_CASTS);
     kernels(&ops[n++], -1, 4);
+  }
+  if (l->moe_force_balance) { /* ROUTER_RANDOM_KERNELS */
+    double b = m->router_fp32 ? FP32_BYTES : BF16_BYTES;
+    elementwise(&ops[n], "router_random", (double)d->tokens_n * (double)m->experts,
+                (struct elem_cost){0, 0, 3 * b, 0});
+    kernels(&ops[n++], ROUTER_RANDOM_KERNELS, 0);
   }
   /* the dispatcher's wait for the token counts: layout.moe_host_sync (moe_sync.c) */
   elementwise(&ops[n++], "router_topk", (double)d->tokens_n * (double)m->experts, ROUTER_TOPK);

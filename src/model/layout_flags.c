@@ -42,7 +42,7 @@ static const char *const words[] = {
     "pipeline-layout", "moe-imbalance",    "shard",           "recompute",
     "recompute-modules", "offload-modules", "cuda-graph-scope", "recompute-method",
     "account-embed-loss", "schedule",       "dtype",           "moe-dispatch",
-    "moe-pad-capacity",
+    "moe-pad-capacity", "moe-force-balance",
 };
 #define N_WORDS (sizeof words / sizeof words[0])
 
@@ -178,6 +178,12 @@ static enum pl_status read_modes(struct pl_layout *l, pl_flag_get_fn get, void *
     return st;
   if (given)
     l->moe_pad_capacity = pad;
+  bool force = false; /* Megatron-Core's moe_router_force_load_balancing (layout.h) */
+  if ((st = two_way(get, ctx, "moe-force-balance", "value", "off", "on", &given, &force, diag)) !=
+      PL_OK)
+    return st;
+  if (given)
+    l->moe_force_balance = force;
   return PL_OK;
 }
 
@@ -237,6 +243,8 @@ size_t pl_layout_flags_format(const struct pl_layout *l, bool moe, char *out, si
                   l->ep, l->etp, pl_moe_dispatch_name(l->dispatch), l->moe_imbalance);
   if (moe && l->moe_pad_capacity)
     flag_text_put(&t, " --moe-pad-capacity on");
+  if (moe && l->moe_force_balance)
+    flag_text_put(&t, " --moe-force-balance on");
   char list[160];
   if (l->offload_modules != 0) {
     pl_offload_modules_format(l->offload_modules, list, sizeof list);

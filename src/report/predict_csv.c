@@ -321,6 +321,16 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.moe_expert_padding", pl_setting_name(fw.moe_expert_padding));
   /* added after it: Megatron-Core's GQA query copy (layout.gqa_query_copy) */
   col_str(c, "framework.gqa_query_copy", pl_setting_name(fw.gqa_query_copy));
+  /* added after it: the benchmark's forced router balance (layout.moe_force_balance, session 22) */
+  col_str(c, "layout.moe_force_balance", moe ? (l->moe_force_balance ? "true" : "false") : NULL);
+  /* added after it: IBM fms's eager RoPE and GQA K/V expansion (layout.fms_rope,
+   * layout.kv_expand_copy, session 22) */
+  col_str(c, "framework.fms_rope", pl_setting_name(fw.fms_rope));
+  col_str(c, "framework.kv_expand_copy", pl_setting_name(fw.kv_expand_copy));
+  /* added after it: q, k and v as three linears (layout.separate_linears, torchtitan) */
+  col_str(c, "framework.separate_linears", pl_setting_name(fw.separate_linears));
+  /* added after it: RoPE by complex multiplication (layout.rope_complex, torchtitan) */
+  col_str(c, "framework.rope_complex", pl_setting_name(fw.rope_complex));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

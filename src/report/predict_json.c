@@ -116,10 +116,12 @@ static void layout_json(struct pl_emit *e, const struct pl_prediction *p) {
     pl_emit_num(e, "moe_imbalance", l->moe_imbalance);
     pl_emit_str(e, "moe_dispatch", pl_moe_dispatch_name(l->dispatch));
     pl_emit_bool(e, "moe_pad_capacity", l->moe_pad_capacity);
+    pl_emit_bool(e, "moe_force_balance", l->moe_force_balance);
   } else {
     pl_emit_null(e, "moe_imbalance");
     pl_emit_null(e, "moe_dispatch");
     pl_emit_null(e, "moe_pad_capacity");
+    pl_emit_null(e, "moe_force_balance");
   }
   /* blocks on the first and last pipeline stage, as split (given or even) */
   pl_emit_int(e, "first_stage_layers", pl_layout_stage_layers(l, layers, 0));
@@ -198,6 +200,10 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_int(e, "opt_syncs_per_tensor", fw.opt_syncs_per_tensor);
   pl_emit_bool(e, "megatron_xent", fw.megatron_xent == PL_SETTING_ON);
   pl_emit_bool(e, "gqa_query_copy", fw.gqa_query_copy == PL_SETTING_ON);
+  pl_emit_bool(e, "fms_rope", fw.fms_rope == PL_SETTING_ON);
+  pl_emit_bool(e, "kv_expand_copy", fw.kv_expand_copy == PL_SETTING_ON);
+  pl_emit_bool(e, "separate_linears", fw.separate_linears == PL_SETTING_ON);
+  pl_emit_bool(e, "rope_complex", fw.rope_complex == PL_SETTING_ON);
   pl_emit_bool(e, "eager_cross_entropy", fw.eager_xent == PL_SETTING_ON);
   pl_emit_bool(e, "pp_keep_outputs", fw.pp_keep_outputs == PL_SETTING_ON);
   pl_emit_bool(e, "tp_gathered_saved", fw.tp_gathered_saved == PL_SETTING_ON);

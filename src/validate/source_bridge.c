@@ -177,13 +177,20 @@ bool validate_bridge_layout(const struct validate_in *in, struct pl_layout *l, s
     return false;
   /* Token dispatcher (Megatron-Bridge scripts/performance/configs/<model>/<model>_workload_base_configs.py):
    * the GB200/GB300 configs use the flex dispatcher with the hybridep backend (DeepEP's kernels
-   * for an NVLink rack), most others moe_token_dispatcher_type alltoall */
+   * for an NVLink rack), most others moe_token_dispatcher_type alltoall. Every GB200/GB300 config
+   * of DeepSeek-V3, Qwen3-30B-A3B, Qwen3-235B-A22B, Kimi K2 and Nemotron 3 Nano names
+   * moe_flex_dispatcher_backend "hybridep" (or inherits it) in v0.2.0 .. v0.5.0, so these rows read
+   * as hybridep, not deepep: HybridEP pads each expert's rows to the quantized GEMM's alignment in
+   * its dispatch (Megatron-Core _HybridEPManager.dispatch pad_multiple under fp8/fp4, in every
+   * 3rdparty/Megatron-LM commit those releases pin), so Transformer Engine's Fp8Padding copies
+   * nothing (model/flops.c expert_pad). On an NVL72 rack deepep and hybridep are otherwise priced
+   * alike (sim/moe_comm.c flex_nvl5_call_s). */
   char g[64];
   snprintf(g, sizeof g, "%s", cell(in, "gpu"));
   if (validate_bridge_gpt_oss_dispatch(in, l, row)) {
     /* set by its release's config */
   } else if (strstr(g, "GB200") != NULL || strstr(g, "GB300") != NULL) {
-    l->dispatch = PL_MOE_DEEPEP;
+    l->dispatch = PL_MOE_HYBRIDEP;
     validate_note(row, "hybridep dispatcher (GB200/GB300 configs)");
   } else {
     l->dispatch = PL_MOE_ALLTOALL;

@@ -118,6 +118,23 @@ bool validate_bridge_overrides(const struct validate_in *in, struct pl_framework
       {"25.09", "DeepSeekV3", "H100 B200 GB200", NULL,
        "r0.1.0's DeepSeek-V3 recipe default"},
   };
+  /* 25.11 (Megatron-Bridge v0.2.0 .. v0.2.2 scripts/performance/configs/deepseek/
+   * deepseek_llm_pretrain.py deepseek_v3_gb300_config and deepseek_v3_gb200_config,
+   * qwen3/qwen3_llm_pretrain.py qwen3_235b_a22b_b200_config): under fp8_mx, "keeping this
+   * enabled causes NaN grad norm": comm_overlap, ddp and optimizer overlap_param_gather False,
+   * so the distributed optimizer's parameter all_gathers are waited for. The MoE configs only
+   * (the same release's Llama 3 70B and Llama 3.1 405B GB300/GB200/B200 configs do it too:
+   * another lane's rows). */
+  static const struct {
+    const char *model, *gpus;
+  } no_pg[] = {{"DeepSeekV3", "GB300 GB200"}, {"Qwen3_235B", "B200"}};
+  for (size_t i = 0; i < sizeof no_pg / sizeof no_pg[0]; i++)
+    if (bridge_names_are(in, "25.11", no_pg[i].model, no_pg[i].gpus) &&
+        (strcmp(cell(in, "precision"), "FP8-MX") == 0 ||
+         strcmp(cell(in, "precision"), "MXFP8") == 0)) {
+      fw->overlap_param_gather = PL_SETTING_OFF;
+      validate_note(row, "overlap_param_gather off (the release's fp8_mx config: NaN grad norm)");
+    }
   for (size_t i = 0; i < sizeof off / sizeof off[0]; i++) {
     if (!bridge_names_are(in, off[i].sections, off[i].model, off[i].gpus))
       continue;

@@ -95,7 +95,7 @@ void validate_bridge_release_dispatch(const struct validate_in *in, struct pl_la
     enum pl_moe_dispatch dispatch;
     const char *note;
   } cfg[] = {
-      {"26.02 26.02.01 26.04 26.04.01 26.06 26.06.01", "DeepSeekV3", "B200 B300", PL_MOE_DEEPEP,
+      {"26.02 26.02.01 26.04 26.04.01 26.06 26.06.01", "DeepSeekV3", "B200 B300", PL_MOE_HYBRIDEP,
        "hybridep dispatcher (the release's B200/B300 config)"},
       {"26.02.01 26.04 26.04.01 26.06 26.06.01", "Qwen3_30B", "H100", PL_MOE_HYBRIDEP,
        "hybridep dispatcher (the release's H100 config)"},

@@ -247,6 +247,7 @@ static bool dgxc_moe(const struct validate_in *in, struct pl_layout *l, struct p
   if (strcmp(bal, "token drop") == 0 || strcmp(bal, "force-balanced") == 0) {
     l->moe_imbalance = 1.0;
     l->moe_pad_capacity = bal[0] == 't'; /* MegatronTokenDropCallback pads (layout.h) */
+    l->moe_force_balance = bal[0] == 'f'; /* RandomSTE's random logits (layout.h) */
     validate_note(row, "imbalance 1 (%s)",
                   bal[0] == 't' ? "NeMo's token drop: capacity factor 1.0, padded to capacity"
                                 : "the script's moe_router_force_load_balancing");

@@ -149,12 +149,17 @@ bool validate_mcore_experts(const struct validate_in *in, struct pl_layout *l, s
 /* Routing as benchmarked: both sources force-balance the router
  * (--moe-router-force-load-balancing: Megatron-Bridge's notes "benchmarks
  * force-balance tokens across experts", the model zoo's commands and its
- * "(forced balance)" figures), so every expert rank gets the mean. */
+ * "(forced balance)" figures), so every expert rank gets the mean, and the
+ * router draws random logits each forward (layout.moe_force_balance:
+ * moe_utils.py RandomSTE; every Megatron-Bridge MoE performance config sets
+ * moe_router_force_load_balancing True, v0.2.2 .. v0.5.0
+ * scripts/performance/configs/<model>/<model>_llm_pretrain.py). */
 void validate_mcore_balance(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   if (strstr(cell(in, "notes"), "force-balance") != NULL ||
       strstr(cell(in, "notes"), "force-load-balancing") != NULL ||
       strstr(cell(in, "TFLOPS"), "forced balance") != NULL) {
     l->moe_imbalance = 1.0;
+    l->moe_force_balance = true;
     validate_note(row, "imbalance 1 (force-balanced router)");
   }
 }
@@ -322,8 +327,13 @@ bool validate_zoo_layout(const struct validate_in *in, struct pl_layout *l, stru
   } else if (strcmp(d, "DeepEP") == 0) {
     l->dispatch = PL_MOE_DEEPEP;
   } else if (strcmp(d, "HybridEP") == 0) {
-    l->dispatch = PL_MOE_DEEPEP;
-    validate_note(row, "HybridEP as deepep");
+    /* the flex dispatcher's HybridEP backend, which pads each expert's rows to the
+     * quantized GEMM's alignment in its dispatch (Megatron-Core _HybridEPManager.dispatch
+     * pad_multiple, in every Megatron-LM commit that has the backend, from d9153a50ce
+     * 2025-10-21 "Add the Hybrid-EP backend to the Flex Dispatcher"): no Transformer Engine
+     * Fp8Padding after it (model/flops.c expert_pad); priced as deepep otherwise */
+    l->dispatch = PL_MOE_HYBRIDEP;
+    validate_note(row, "HybridEP dispatcher");
   } else {
     return validate_skip(row, "dispatcher '%s' not understood", d);
   }

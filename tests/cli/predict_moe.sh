@@ -151,4 +151,17 @@ expect_ok $q30 --moe-dispatch deepep
 check "deepep: no counts all_gather" [ "$(coll_count "$TMP/out" all_gather ep-etp)" = 0 ]
 check "deepep: tokens only" [ "$(coll_count "$TMP/out" all_to_all ep)" = 384 ]
 expect_fail 1 "^plateau: --moe-pad-capacity: unknown value 'yes' \(expected off\|on\)" -- $q30 --moe-pad-capacity yes
+# The benchmarks' forced balance (Megatron-Core moe_router_force_load_balancing: RandomSTE
+# draws random router logits each forward, clone + normal_): op router_random, two forward
+# kernels, 3 x 2 B per element of 4,096 tokens x 128 experts = 3,145,728 B, no backward.
+check "force balance: off by default" grep -q '"moe_force_balance": false' "$TMP/a2a.json"
+expect_ok $q30 --moe-dispatch alltoall --moe-force-balance on
+check "force balance: reported" grep -q '"moe_force_balance": true' "$TMP/out"
+check "force balance: slower (two more kernels per block)" awk -v a="$(json_num "$TMP/a2a.json" step_time_s)" \
+  -v b="$(json_num "$TMP/out" step_time_s)" 'BEGIN { exit !(b > a) }'
+expect_ok ${q30% --format json} --moe-dispatch alltoall --moe-force-balance on --ops
+check "force balance: the router_random op" grep -Eq '^ +layer +router_random +memory' "$TMP/out"
+expect_ok ${q30% --format json} --moe-dispatch alltoall --ops
+check "force balance: no router_random op without it" sh -c "! grep -q router_random '$TMP/out'"
+expect_fail 1 "^plateau: --moe-force-balance: unknown value 'yes' \(expected off\|on\)" -- $q30 --moe-force-balance yes
 finish

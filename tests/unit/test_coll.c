@@ -281,6 +281,24 @@ static void nvls_rack(void) {
   /* the tuner leaves NVLS for the ring on 72 ranks */
   CHECK_EQ_INT(pl_coll_time(&gb, PL_COLL_ALL_GATHER, 64 * MIB, rack, PL_ALGO_AUTO, &c), PL_OK);
   CHECK(c.algo != PL_ALGO_NVLS);
+  /* all_reduce on the rack is NVLS at every size the rack logs print (128 MiB
+   * to 32 GiB, NCCL 2.29.2 and 2.25.1): NCCL disables NVLS_TREE on one node
+   * and runs no PAT all_reduce (v2.29.2-1 src/graph/tuning.cc l.465-466,
+   * l.277), so ring and tree are the alternatives, and both rank below NVLS
+   * (docs/collectives.md, "Session 22 (coll22)"). */
+  CHECK(pl_coll_time_proto(&gb, PL_COLL_ALL_REDUCE, GIB, rack, PL_ALGO_NVLS_TREE,
+                           PL_PROTO_SIMPLE, &c) != PL_OK);
+  CHECK(pl_coll_time_proto(&gb, PL_COLL_ALL_REDUCE, GIB, rack, PL_ALGO_PAT, PL_PROTO_SIMPLE,
+                           &c) != PL_OK);
+  static const char *const rack_versions[] = {"2.29.2", "2.25.1"};
+  for (size_t v = 0; v < sizeof rack_versions / sizeof rack_versions[0]; v++) {
+    struct pl_cluster gbv = gb;
+    CHECK_STATUS(pl_nccl_version_parse(rack_versions[v], &gbv.nccl_version, &d), PL_OK, dp);
+    for (double bytes = 128 * MIB; bytes <= 32 * GIB; bytes *= 2.0) {
+      CHECK_EQ_INT(pl_coll_time(&gbv, PL_COLL_ALL_REDUCE, bytes, rack, PL_ALGO_AUTO, &c), PL_OK);
+      CHECK_EQ_INT(c.algo, PL_ALGO_NVLS);
+    }
+  }
 }
 
 /* NVLS all_reduce on 5 to 8 GPUs of one DGX H100 against a published series

@@ -787,14 +787,54 @@ static void test_expert_padding(void) {
   CHECK(find(ops, n, "expert_pad") == NULL);
 }
 
+/* The benchmarks' forced balance (layout.moe_force_balance; Megatron-Core
+ * moe_utils.py RandomSTE: logits.clone().normal_(), backward the identity).
+ * Qwen3-30B-A3B on one GPU, mbs 1, seq 4096: the router's logits are 4,096
+ * tokens x 128 experts = 524,288 elements; clone reads and writes them, normal_
+ * writes them: 3 x 2 B = 3,145,728 B in two kernels forward, nothing backward;
+ * with the fp32 router 3 x 4 B = 6,291,456 B. Right after the router (and its
+ * fp32 casts), before the top-k; re-run with the moe recompute module. */
+static void test_router_random(void) {
+  struct pl_model m = model("qwen3-30b-a3b");
+  struct pl_layout l = layout(&m, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
+  struct pl_op ops[PL_MAX_LAYER_OPS], part;
+  int n = pl_layer_ops(&m, &l, ops);
+  CHECK(find(ops, n, "router_random") == NULL); /* off by default */
+  l.moe_force_balance = true;
+  n = pl_layer_ops(&m, &l, ops);
+  const struct pl_op *r = find(ops, n, "router_random"), *g = find(ops, n, "router");
+  CHECK(r != NULL && g != NULL);
+  if (r == NULL || g == NULL)
+    return;
+  CHECK_EQ_INT(g->m, 4096);
+  double elems = 4096.0 * 128.0;
+  CHECK_NEAR_REL(r->fwd_bytes, 6.0 * elems, 1e-12);
+  CHECK(r->bwd_bytes == 0 && r->fwd_flops == 0 && r->kind == PL_OP_MEMORY);
+  CHECK_EQ_INT(r->fwd_kernels, 2);
+  CHECK_EQ_INT(pl_op_kernels(r, PL_PASS_FWD), 2);
+  CHECK_EQ_INT(pl_op_kernels(r, PL_PASS_BWD), 0);
+  CHECK(r == g + 1 && r + 1 == find(ops, n, "router_topk"));
+  l.recompute = PL_RECOMPUTE_SELECTIVE;
+  l.recompute_modules = PL_RCM_MOE;
+  n = pl_layer_ops(&m, &l, ops);
+  CHECK(pl_op_recompute_part(find(ops, n, "router_random"), &part));
+  l.recompute = PL_RECOMPUTE_NONE;
+  m.router_fp32 = true;
+  n = pl_layer_ops(&m, &l, ops);
+  r = find(ops, n, "router_random");
+  CHECK(r != NULL && r == find(ops, n, "router_fp32_casts") + 1);
+  if (r != NULL)
+    CHECK_NEAR_REL(r->fwd_bytes, 12.0 * elems, 1e-12);
+}
+
 /* The op list's room (PL_MAX_LAYER_OPS): a hybrid stack with every mixer kind
  * (Nemotron 3 Nano's pattern) given every attention and MoE option at once,
  * under MXFP8 with the alltoall dispatcher over ep 8: Mamba's mixer, the
  * attention with Q/K norm, the GQA query copy and a windowed plus a full
  * attention, a dense MLP block share, the MoE block with an fp32 router, the
- * aux loss, the dispatcher's counts, the padding, the clamp and the biases,
- * and a shared expert. It must leave room for the 14 ops sim/segments.c may
- * append, or those would be dropped. */
+ * aux loss, the forced balance's random logits, the dispatcher's counts, the
+ * padding, the clamp and the biases, and a shared expert. It must leave room
+ * for the 14 ops sim/segments.c may append, or those would be dropped. */
 static void test_layer_ops_bound(void) {
   struct pl_model m = model("nemotron-3-nano");
   m.qk_norm = m.glu_clamp = m.mlp_bias = m.router_aux_loss = m.router_fp32 = true;
@@ -805,11 +845,12 @@ static void test_layer_ops_bound(void) {
   struct pl_layout l = resolved(&m, (struct pl_layout){.gpus = 8, .ep = 8, .gbs = 8});
   l.dtype = PL_DTYPE_MXFP8;
   l.dispatch = PL_MOE_ALLTOALL;
-  l.gqa_query_copy = l.moe_expert_padding = true;
+  l.gqa_query_copy = l.moe_expert_padding = l.moe_force_balance = true;
   struct pl_op ops[PL_MAX_LAYER_OPS];
   int n = pl_layer_ops(&m, &l, ops);
   printf("test_layer_ops_bound: %d ops\n", n);
   CHECK(find(ops, n, "q_copy") != NULL && find(ops, n, "expert_pad") != NULL);
+  CHECK(find(ops, n, "router_random") != NULL);
   CHECK(find(ops, n, "ssd_states") != NULL && find(ops, n, "attn_full") != NULL);
   CHECK(find(ops, n, "fc1") != NULL && find(ops, n, "shared_fc1") != NULL);
   CHECK(n + 14 <= PL_MAX_LAYER_OPS);
@@ -831,6 +872,7 @@ int main(void) {
   test_gpt_oss_experts();
   test_fused_grouped_mlp();
   test_expert_padding();
+  test_router_random();
   test_alltoall_dispatcher_ops();
   test_qk_norm();
   test_gqa_query_copy();

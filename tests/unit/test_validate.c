@@ -760,7 +760,7 @@ static void test_megatron_flops(void) {
  * force-balanced routing, the hybridep dispatcher and a 64-GPU NVLink segment
  * (256 is no multiple of 72); measured = 8192 x 4096 / (7280 x 256) s. A
  * Nemotron 3 Super row is skipped with its reason (Nano is a preset). A zoo row with a step time is
- * compared on it; its HybridEP reads as deepep, SEGMENT=8 as 32 GPUs. */
+ * compared on it; its HybridEP reads as hybridep, SEGMENT=8 as 32 GPUs. */
 /* cuDNN 9.13's attention rates follow the section's release (source_bridge_framework.c
  * bridge_cudnn): 25.11 is v0.2.x, whose image is NGC PyTorch 25.09 (cuDNN 9.13);
  * 26.02 is v0.3.0 (PyTorch 25.11): today's rates. The H100 row carries the setting
@@ -815,7 +815,8 @@ static void test_moe_rows(void) {
     CHECK_EQ_INT(r->layout.fp8_recipe, PL_FP8_RECIPE_TENSOR);
     CHECK_EQ_INT(r->layout.ep, 32);
     CHECK(r->layout.account_embed_loss);
-    CHECK_EQ_INT(r->layout.dispatch, PL_MOE_DEEPEP);
+    /* the GB200 config's hybridep backend (source_bridge.c validate_bridge_layout) */
+    CHECK_EQ_INT(r->layout.dispatch, PL_MOE_HYBRIDEP);
     CHECK_NEAR_REL(r->layout.moe_imbalance, 1.0, 0);
     CHECK_STR(r->gpu, "gb200");
     CHECK_CONTAINS(r->assumed, "qwen3-235b-a22b");
@@ -937,9 +938,9 @@ static void test_moe_rows(void) {
   }
   /* their dispatcher by release (source_bridge.c validate_bridge_layout): Qwen3-30B H100 26.02 (v0.3.0
    * QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1) deepep, 26.02.01 (v0.3.1) hybridep; the
-   * Qwen3-235B H100 rows and Qwen3-30B B200 keep alltoall, GB300 the NVL72 flex reading */
+   * Qwen3-235B H100 rows and Qwen3-30B B200 keep alltoall, GB300 hybridep (the NVL72 configs) */
   const int qwen_dispatch[][2] = {{8, PL_MOE_DEEPEP},   {9, PL_MOE_HYBRIDEP}, {10, PL_MOE_ALLTOALL},
-                                  {6, PL_MOE_ALLTOALL}, {4, PL_MOE_DEEPEP}};
+                                  {6, PL_MOE_ALLTOALL}, {4, PL_MOE_HYBRIDEP}};
   for (size_t i = 0; i < sizeof qwen_dispatch / sizeof qwen_dispatch[0]; i++) {
     r = row_of(&v, qwen_dispatch[i][0]);
     CHECK(r != NULL && (int)r->layout.dispatch == qwen_dispatch[i][1]);
@@ -960,7 +961,7 @@ static void test_moe_rows(void) {
   pl_validation_free(&v);
   /* Nemotron 3 Nano's dispatcher (source_bridge.c validate_bridge_layout): BASE_NEMOTRON_3_NANO_CONFIG
    * sets moe_flex_dispatcher_backend "hybridep" for every GPU in v0.3.1-v0.5.0 (26.02.01 ..
-   * 26.06.01): DGX B300 and H100 hybridep, GB300 the NVL72 flex reading; 26.02 (not a
+   * 26.06.01): DGX B300 and H100 hybridep, GB300 too (the NVL72 configs' hybridep); 26.02 (not a
    * release the table has Nano rows of) keeps alltoall */
   const char *nano =
       "source,table_or_section,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,"
@@ -976,7 +977,7 @@ static void test_moe_rows(void) {
       "Nemotron_3_Nano,,,,,8192,DGX-B300,8,1,1,1,8,,,,4,512,MXFP8,pretrain,37316,\n";
   pl_validation_init(&v);
   CHECK_STATUS(pl_validation_add_csv(&v, "bridge", nano, strlen(nano), &d), PL_OK, dp);
-  const int nano_dispatch[] = {PL_MOE_HYBRIDEP, PL_MOE_HYBRIDEP, PL_MOE_DEEPEP, PL_MOE_ALLTOALL};
+  const int nano_dispatch[] = {PL_MOE_HYBRIDEP, PL_MOE_HYBRIDEP, PL_MOE_HYBRIDEP, PL_MOE_ALLTOALL};
   for (int i = 0; i < 4; i++) {
     r = row_of(&v, 1 + i);
     CHECK(r != NULL && !r->skipped && (int)r->layout.dispatch == nano_dispatch[i]);
@@ -995,13 +996,42 @@ static void test_moe_rows(void) {
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.04 NeMo Container / x,"
       "Qwen3_235B_a22B,,,,,4096,DGX-B300,256,1,8,1,8,,,,2,8192,MXFP8,pretrain,4863,\n"
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.04.01 NeMo Container / x,"
-      "Qwen3_235B_a22B,,,,,4096,DGX-B200,256,1,8,1,8,,,,1,8192,MXFP8,pretrain,3775,\n";
+      "Qwen3_235B_a22B,,,,,4096,DGX-B200,256,1,8,1,8,,,,1,8192,MXFP8,pretrain,3775,\n"
+      /* DeepSeek-V3 on DGX B200 from 26.02 (v0.3.0 .. v0.5.0 DEEPSEEK_V3_PRETRAIN_CONFIG_B200_V1
+       * "hybridep"): hybridep, so no Transformer Engine Fp8Padding (model/flops.c); 25.11 alltoall */
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.04 NeMo Container / x,"
+      "DeepSeekV3,,,,,4096,DGX-B200,256,1,16,1,8,,,,1,4096,MXFP8,pretrain,1100,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,25.11 NeMo Container / x,"
+      "DeepSeekV3,,,,,4096,DGX-B200,256,1,16,1,8,,,,1,2048,MXFP8,pretrain,1100,\n";
   pl_validation_init(&v);
   CHECK_STATUS(pl_validation_add_csv(&v, "bridge", q235, strlen(q235), &d), PL_OK, dp);
-  const int q235_dispatch[] = {PL_MOE_HYBRIDEP, PL_MOE_ALLTOALL, PL_MOE_ALLTOALL};
-  for (int i = 0; i < 3; i++) {
+  const int q235_dispatch[] = {PL_MOE_HYBRIDEP, PL_MOE_ALLTOALL, PL_MOE_ALLTOALL, PL_MOE_HYBRIDEP,
+                               PL_MOE_ALLTOALL};
+  for (int i = 0; i < 5; i++) {
     r = row_of(&v, 1 + i);
     CHECK(r != NULL && !r->skipped && (int)r->layout.dispatch == q235_dispatch[i]);
+  }
+  pl_validation_free(&v);
+  /* 25.11's fp8_mx DeepSeek-V3 GB300/GB200 and Qwen3-235B B200 configs turn
+   * overlap_param_gather off ("NaN grad norm", v0.2.2 deepseek_llm_pretrain.py,
+   * qwen3_llm_pretrain.py; source_bridge_framework.c validate_bridge_overrides); BF16 and
+   * 26.02 keep it */
+  const char *pg =
+      "source,table_or_section,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,"
+      "cp,ep,vp,sharding,recompute,micro_batch,global_batch,precision,Task,Tokens / sec / GPU,"
+      "notes\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,25.11 NeMo Container / x,"
+      "DeepSeekV3 (w/o MTP),,,,,4096,DGX-GB200,256,1,8,1,32,4,,,1,4096,FP8-MX,pretrain,4018,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,25.11 NeMo Container / x,"
+      "DeepSeekV3 (w/o MTP),,,,,4096,DGX-GB200,256,1,4,1,64,4,,,1,4096,BF16,pretrain,3139,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02 NeMo Container / x,"
+      "DeepSeekV3,,,,,4096,DGX-GB200,256,1,4,1,64,4,,,1,4096,MXFP8,pretrain,4969,\n";
+  pl_validation_init(&v);
+  CHECK_STATUS(pl_validation_add_csv(&v, "bridge", pg, strlen(pg), &d), PL_OK, dp);
+  const bool pg_on[] = {false, true, true};
+  for (int i = 0; i < 3; i++) {
+    r = row_of(&v, 1 + i);
+    CHECK(r != NULL && !r->skipped && r->layout.overlap_param_gather == pg_on[i]);
   }
   pl_validation_free(&v);
   /* tp overlap per release configuration (source_bridge_framework.c
@@ -1100,7 +1130,7 @@ static void test_moe_rows(void) {
   r = row_of(&v, 1);
   CHECK(r != NULL);
   if (r != NULL) {
-    CHECK_EQ_INT(r->layout.dispatch, PL_MOE_DEEPEP);
+    CHECK_EQ_INT(r->layout.dispatch, PL_MOE_HYBRIDEP); /* source_mcore.c validate_zoo_layout */
     CHECK_CONTAINS(r->assumed, "NVLink segment of 8 trays = 32 GPUs");
     CHECK_NEAR_REL(r->published, 750.0, 0);
   }
