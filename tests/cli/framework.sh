@@ -1186,40 +1186,28 @@ check "fms: csv columns on" [ "$(col "$TMP/out" framework.fms_rope),$(col "$TMP/
 expect_fail 1 "^plateau: --fms-rope: unknown value 'yes' \(expected on\|off\)" -- predict --fms-rope yes
 expect_fail 1 "^plateau: --kv-expand-copy: unknown value '1' \(expected on\|off\)" -- predict --kv-expand-copy 1
 
-# q, k and v as three linears (layout.separate_linears, torchtitan's wq, wk, wv):
-# off by default, on in the torchtitan preset; Llama 3 8B gets slower with it
-# (its k and v GEMMs are narrow, and autograd sums three input gradients).
-expect_ok predict --model llama3-8b --format json
-cp "$TMP/out" "$TMP/ql0.json"
-check "qkv linears: off in JSON by default" [ "$(json_raw "$TMP/out" separate_linears)" = false ]
-expect_ok predict --model llama3-8b --separate-linears on --format json
-check "qkv linears: on in JSON" [ "$(json_raw "$TMP/out" separate_linears)" = true ]
-check "qkv linears: step longer" awk -v a="$(json_num "$TMP/ql0.json" step_time_s)" \
-  -v b="$(json_num "$TMP/out" step_time_s)" 'BEGIN { exit !(b > a) }'
-expect_ok predict --model llama3-8b --framework torchtitan --format json
-check "qkv linears: on in the torchtitan preset" [ "$(json_raw "$TMP/out" separate_linears)" = true ]
-expect_ok predict --model llama3-8b --framework megatron-core --format json
-check "qkv linears: off in the megatron-core preset" [ "$(json_raw "$TMP/out" separate_linears)" = false ]
-expect_ok predict --model llama3-8b --separate-linears on --format csv
-check "qkv linears: csv column on" [ "$(col "$TMP/out" framework.separate_linears)" = on ]
-expect_fail 1 "^plateau: --separate-linears: unknown value 'yes' \(expected on\|off\)" -- predict --separate-linears yes
-
-# RoPE by complex multiplication (layout.rope_complex, torchtitan's apply_rotary_emb,
-# unfused under torch.compile): off by default, on in the torchtitan preset; a
-# rotary model gets slower with it.
-expect_ok predict --model llama3-8b --format json
-cp "$TMP/out" "$TMP/rc0.json"
-check "rope complex: off in JSON by default" [ "$(json_raw "$TMP/out" rope_complex)" = false ]
-expect_ok predict --model llama3-8b --rope-complex on --format json
-check "rope complex: on in JSON" [ "$(json_raw "$TMP/out" rope_complex)" = true ]
-check "rope complex: step longer" awk -v a="$(json_num "$TMP/rc0.json" step_time_s)" \
-  -v b="$(json_num "$TMP/out" step_time_s)" 'BEGIN { exit !(b > a) }'
-expect_ok predict --model llama3-8b --framework torchtitan --format json
-check "rope complex: on in the torchtitan preset" [ "$(json_raw "$TMP/out" rope_complex)" = true ]
-expect_ok predict --model llama3-8b --framework megatron-core --format json
-check "rope complex: off in the megatron-core preset" [ "$(json_raw "$TMP/out" rope_complex)" = false ]
-expect_ok predict --model llama3-8b --rope-complex on --format csv
-check "rope complex: csv column on" [ "$(col "$TMP/out" framework.rope_complex)" = on ]
-expect_fail 1 "^plateau: --rope-complex: unknown value 'yes' \(expected on\|off\)" -- predict --rope-complex yes
+# torchtitan's q, k and v as three linears (layout.separate_linears: wq, wk, wv; autograd sums
+# three input gradients, and Llama 3 8B's k and v GEMMs are narrow) and its RoPE by complex
+# multiplication (layout.rope_complex: apply_rotary_emb, unfused under torch.compile): each off by
+# default, on in the torchtitan preset, off in megatron-core, and each makes Llama 3 8B slower.
+torchtitan_behaviour() { # FLAG KEY
+  local flag=$1 key=$2
+  expect_ok predict --model llama3-8b --format json
+  cp "$TMP/out" "$TMP/$key.0.json"
+  check "$key: off in JSON by default" [ "$(json_raw "$TMP/out" "$key")" = false ]
+  expect_ok predict --model llama3-8b "--$flag" on --format json
+  check "$key: on in JSON" [ "$(json_raw "$TMP/out" "$key")" = true ]
+  check "$key: step longer" awk -v a="$(json_num "$TMP/$key.0.json" step_time_s)" \
+    -v b="$(json_num "$TMP/out" step_time_s)" 'BEGIN { exit !(b > a) }'
+  expect_ok predict --model llama3-8b --framework torchtitan --format json
+  check "$key: on in the torchtitan preset" [ "$(json_raw "$TMP/out" "$key")" = true ]
+  expect_ok predict --model llama3-8b --framework megatron-core --format json
+  check "$key: off in the megatron-core preset" [ "$(json_raw "$TMP/out" "$key")" = false ]
+  expect_ok predict --model llama3-8b "--$flag" on --format csv
+  check "$key: csv column on" [ "$(col "$TMP/out" "framework.$key")" = on ]
+  expect_fail 1 "^plateau: --$flag: unknown value 'yes' \(expected on\|off\)" -- predict "--$flag" yes
+}
+torchtitan_behaviour separate-linears separate_linears
+torchtitan_behaviour rope-complex rope_complex
 
 finish
