@@ -113,8 +113,8 @@ bool validate_together_overrides(const struct validate_in *in, struct pl_framewo
     return false;
   if (fused != PL_SETTING_UNSET)
     fw->megatron_xent = fused == PL_SETTING_ON ? PL_SETTING_OFF : PL_SETTING_ON;
-  validate_note(row, "the run's Configuration Summary: fused loss %s, tp overlap %s, fp32 "
-                     "gradient reduce %s",
+  validate_note(row, "the row's settings (script, printed Configuration Summary): fused loss "
+                     "%s, tp overlap %s, fp32 gradient reduce %s",
                 cell(in, "cross_entropy_loss_fusion"), cell(in, "tp_comm_overlap"),
                 cell(in, "grad_reduce_in_fp32"));
   return true;
@@ -159,9 +159,31 @@ bool validate_together_layout(const struct validate_in *in, struct pl_layout *l,
   return true;
 }
 
-/* The report's median step time (seconds), printed. */
+/* The report's median step time (seconds), printed; or, for a run whose
+ * report prints only the median "TFLOPS/GPU" Megatron-Bridge logs (the rack
+ * 07 17-node re-run), step = Megatron-LM's model FLOPs / (rate x GPUs):
+ * Bridge logs Megatron-LM's num_floating_point_operations count
+ * (validate_megatron_flops). Checked on the report's own pairs: Qwen2.5 72B
+ * rack 08 19.91 s at 732.2, rack 04 20.56 s at 709.0 TFLOPS/GPU give 14,578
+ * and 14,577 TFLOP per GPU and step = 444.9 GFLOP per token over 512 x 4096
+ * tokens and 64 GPUs; the formula gives 444.85 (vocabulary 152064). */
 bool validate_together_measure(const struct validate_in *in, const struct pl_run *run,
                                struct pl_vrow *row) {
-  (void)run;
-  return validate_measure_time(in, "Training step time (seconds per step)", 1.0, row);
+  const char *time_col = "Training step time (seconds per step)";
+  if (stated(in, time_col))
+    return validate_measure_time(in, time_col, 1.0, row);
+  const char *col = "Model TFLOP/s/GPU (Megatron-Bridge count)";
+  bool present = false;
+  double tf = 0;
+  if (validate_num(cell(in, col), &tf, &present) != PL_OK || !present || !(tf > 0))
+    return validate_skip(row, "column '%s': '%s' is not a positive number", col, cell(in, col));
+  row->published = tf;
+  const struct pl_layout *l = &run->layout;
+  double f = validate_megatron_flops(&run->model, (double)l->gbs, (double)run->model.seq_len);
+  row->measured = f / (tf * 1e12 * (double)l->gpus);
+  row->published_rate = true; /* step = X / the published rate */
+  snprintf(row->metric, sizeof row->metric,
+           "%s -> step = Megatron-LM model FLOPs (num_floating_point_operations) / (rate x GPUs)",
+           col);
+  return true;
 }

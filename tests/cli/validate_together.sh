@@ -14,6 +14,8 @@ check "row 1 reads the summary" \
 check "row 1 Megatron-Core default bucket" grep -qE "^\"together_gb200\",1,.*Megatron-Core's default bucket" "$TMP/out"
 check "row 2 GPT-OSS 120B: ep 64, alltoall, forced balance, 128 Mi bucket" \
   grep -qE '^"together_gb200",2,3,"gpt-oss-120b, 64 x gb200,.*,5\.555,5\.555,.*--recompute-modules moe_act,layernorm --ep 64 --etp 1 --moe-dispatch alltoall --moe-imbalance 1 --moe-force-balance on .*--bucket-params 134217728 ' "$TMP/out"
+check "row 3 (rack 07, 17 trays) converts 782 TFLOPS/GPU by Megatron-LM's FLOPs: 18.64 s" \
+  grep -qE '^"together_gb200",3,4,"qwen2.5-72b, 68 x gb200, tp2 pp2 dp17, mbs 1 gbs 544, full","together","gb200","gb200-nvl72","step_time_s","Model TFLOP/s/GPU \(Megatron-Bridge count\) -> step = Megatron-LM model FLOPs.*",782,18\.64' "$TMP/out"
 # bad cells: one row each, built from row 2
 head -1 "$V/together_gb200.csv" > "$TMP/bad.csv"
 row=$(sed -n 3p "$V/together_gb200.csv")
@@ -25,6 +27,8 @@ echo "${row/,force-balanced,/,maybe,}" >> "$TMP/bad.csv"
 echo "${row/,134217728,/,lots,}" >> "$TMP/bad.csv"
 echo "${row/,5.555,/,abc,}" >> "$TMP/bad.csv"
 echo "${row/,GPT OSS 120B,/,GPT OSS 9000B,}" >> "$TMP/bad.csv"
+r3=$(sed -n 4p "$V/together_gb200.csv")
+echo "${r3%,782},fast" >> "$TMP/bad.csv"
 expect_ok validate "$TMP/bad.csv" --format csv
 check "container not 26.02 skipped" grep -qE "^\"bad\",1,.*container 'nemo:25.09'" "$TMP/out"
 check "flag not true/false skipped" grep -qE "^\"bad\",2,.*column 'cross_entropy_loss_fusion': 'yes'" "$TMP/out"
@@ -34,4 +38,5 @@ check "balance unknown skipped" grep -qE "^\"bad\",5,.*column 'moe_balance': 'ma
 check "bucket not a number skipped" grep -qE "^\"bad\",6,.*column 'ddp bucket_size \(parameters\)': 'lots'" "$TMP/out"
 check "step time not a number skipped" grep -qE "^\"bad\",7,.*Training step time" "$TMP/out"
 check "unknown model skipped" grep -qE "^\"bad\",8,.*model 'GPT OSS 9000B'" "$TMP/out"
+check "TFLOPS not a number skipped" grep -qE "^\"bad\",9,.*column 'Model TFLOP/s/GPU \(Megatron-Bridge count\)': 'fast'" "$TMP/out"
 finish
