@@ -411,7 +411,11 @@ static const struct validate_source sources[] = {
      .eager_attention = false,
      .grad_reduce_after_backward = false,
      .sequence_parallel = true,
-     .megatron_vocab_pad = true,
+     /* Megatron-Bridge's training setup _validate_and_set_vocab_size: a model provider's
+      * vocab_size that is set and not smaller than the tokenizer's (NullTokenizer 32000 in
+      * these runs' printed summary) is used as it is, should_pad_vocab False: no padding to a
+      * multiple of 128 tp (Qwen2.5's 152064 stays 152064 at tp 8) */
+     .megatron_vocab_pad = false,
      .use_preset = true,
      .model = validate_together_model,
      .layout = validate_together_layout,
