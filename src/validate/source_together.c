@@ -76,8 +76,9 @@ static bool together_bucket(const struct validate_in *in, struct pl_framework *f
   bool present = false;
   double n = 0;
   if (validate_num(v, &n, &present) != PL_OK || !pl_bucket_params_ok(n))
-    return validate_skip(row, "column '%s': '%s' is not a whole number from 1 to 1e12 or "
-                              "'mcore default'",
+    return validate_skip(row,
+                         "column '%s': '%s' is not a whole number from 1 to 1e12 or "
+                         "'mcore default'",
                          col, v);
   fw->bucket_params = n;
   fw->bucket_mb = 0;
@@ -113,8 +114,9 @@ bool validate_together_overrides(const struct validate_in *in, struct pl_framewo
     return false;
   if (fused != PL_SETTING_UNSET)
     fw->megatron_xent = fused == PL_SETTING_ON ? PL_SETTING_OFF : PL_SETTING_ON;
-  validate_note(row, "the row's settings (script, printed Configuration Summary): fused loss "
-                     "%s, tp overlap %s, fp32 gradient reduce %s",
+  validate_note(row,
+                "the row's settings (script, printed Configuration Summary): fused loss "
+                "%s, tp overlap %s, fp32 gradient reduce %s",
                 cell(in, "cross_entropy_loss_fusion"), cell(in, "tp_comm_overlap"),
                 cell(in, "grad_reduce_in_fp32"));
   return true;
