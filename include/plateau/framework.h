@@ -114,6 +114,11 @@ struct pl_framework {
   enum pl_setting gqa_query_copy;      /* Megatron-Core's split of the fused QKV output copies the
                                           query when 1 < kv groups < heads per tp rank
                                           (layout.gqa_query_copy) */
+  enum pl_setting fms_rope;            /* eager RoPE as IBM fms runs it: an fp32 2 x 2 rotation
+                                          per pair, not HF's rotate_half (layout.fms_rope) */
+  enum pl_setting kv_expand_copy;      /* GQA: K and V copied out to every query head before
+                                          SDPA, summed back in the backward
+                                          (layout.kv_expand_copy) */
   enum pl_setting adam_moments_bf16;   /* Adam's exp_avg / exp_avg_sq kept in bf16 (Megatron-Core
                                           precision-aware optimizer; layout.adam_moments_bf16) */
   enum pl_setting fsdp_block_units;    /* zero3 units are the blocks only; embedding, final norm

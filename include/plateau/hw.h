@@ -181,8 +181,9 @@ struct pl_gpu {
   double power_cap_w;            /* input: board power capped below tdp_w (nvidia-smi -pl,
                                     --power-cap); 0 = none */
   double clock_cv;               /* input: spread of the sustained clock across the GPUs of
-                                    the machine, standard deviation over mean (--gpu-variability,
-                                    opt-in what-if); 0 = every GPU at the preset's clock */
+                                    the machine, standard deviation over mean (--gpu-variability;
+                                    default the GPU file's measured efficiency.clock_spread, else
+                                    0); 0 = every GPU at the preset's clock */
   double clock_slowest_fraction; /* derived (pl_gpu_variability_resolve): the slowest of the
                                     run's GPUs' clock against the mean; 0 = not resolved (1) */
   /* GPU-to-GPU links (NVLink, AMD Infinity Fabric/xGMI) */

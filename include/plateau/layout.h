@@ -527,6 +527,20 @@ struct pl_layout {
                               (sq, b, np, hn) cannot be a view when 1 < ng < np per tp rank
                               (the group stride (np/ng + 2) hn is not (np/ng) hn); 2 B read +
                               2 B written per query element (model/flops.c, op q_copy) */
+  bool fms_rope;           /* input: with unfused kernels, RoPE runs as IBM fms's eager
+                              RotaryEmbedding.adjusted_qk (fms/modules/positions.py,
+                              foundation-model-stack ec70f500, 2024-03-10): q.float(), a
+                              broadcast multiply by the 2 x 2 rotation of each pair into a
+                              [.., d/2, 2, 2] fp32 tensor, .sum(5), .type_as(q): 36 B per q and
+                              k element each way against the fused 4 B (sim/segments.c
+                              unfused_kernels, op rope_eager); off: HF's rotate_half path */
+  bool kv_expand_copy;     /* input: with fewer kv heads than query heads per tp rank, K and V
+                              are expanded to every query head with expand + flatten before
+                              SDPA, which copies them (fms MultiHeadAttention.forward,
+                              keys.unsqueeze(2).expand(...).flatten(1, 2), ec70f500); the
+                              backward sums the copies back: 2 B read per kv element and 2 B
+                              written per query-head element for K and for V, each way
+                              (sim/segments.c kv_expand_ops, op kv_expand) */
   bool te_cross_entropy;   /* input: the loss is Transformer Engine's fused cross-entropy
                               (Megatron-Core cross_entropy_loss_fusion with
                               cross_entropy_fusion_impl 'te': language_module.py

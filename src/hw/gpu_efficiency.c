@@ -44,7 +44,10 @@
  *                   measured fraction of the HBM bandwidth, (0, 1]; docs/step-model.md 2.3b),
  *     "kernel_overhead": {"value": "2 us", "source": "..."},
  *     "overlap_slowdown": {"value": 0.189, "source": "..."},
- *     "power": {"compute": {...}, "comm": {...}, "wait": {...}}
+ *     "power": {"compute": {...}, "comm": {...}, "wait": {...}},
+ *     "clock_spread": {"value": 0.0088, "source": "..."}  (optional: the measured spread of the
+ *                   sustained clock across GPUs of this SKU, standard deviation over mean, [0,
+ *                   PL_GPU_CLOCK_CV_MAX]; the default of --gpu-variability, src/hw/variability.c)
  *   }
  *
  * Every entry must name its source: a number without one is refused. */
@@ -475,6 +478,21 @@ static enum pl_status power_part(yajl_val eff, const char *origin, struct pl_gpu
   return st;
 }
 
+/* The optional measured spread of the GPUs' sustained clocks (clock_spread):
+ * the default of pl_gpu.clock_cv, which --gpu-variability overrides (off: 0). */
+static enum pl_status clock_spread(yajl_val eff, const char *origin, double *out,
+                                   struct pl_diag *diag) {
+  if (base_json_get(eff, "clock_spread") == NULL)
+    return PL_OK;
+  enum pl_status st = fraction(eff, "clock_spread", origin, out, diag);
+  if (st == PL_OK && !(*out <= PL_GPU_CLOCK_CV_MAX))
+    st = pl_diag_set(diag, PL_ERR_RANGE,
+                     "%s: efficiency field 'clock_spread': %g is outside [0, %g] (standard "
+                     "deviation over mean of the GPUs' sustained clocks)",
+                     origin, *out, PL_GPU_CLOCK_CV_MAX);
+  return st;
+}
+
 /* An optional measured quantize rate (mxfp8_quantize, fp8_current_quantize,
  * nvfp4_quantize) or eager norm rate (layer_norm_eager, rms_norm_eager): a fraction of the HBM bandwidth in (0, 1]; absent leaves 0. */
 static enum pl_status quantize_fraction(yajl_val eff, const char *key, const char *origin,
@@ -522,6 +540,8 @@ enum pl_status hw_gpu_efficiency_load(yajl_val root, const char *origin, struct 
     st = fraction(eff, "overlap_slowdown", origin, &e->overlap_slowdown, diag);
   if (st == PL_OK)
     st = power_part(eff, origin, e, diag);
+  if (st == PL_OK)
+    st = clock_spread(eff, origin, &out->clock_cv, diag);
   e->present = st == PL_OK;
   return st;
 }

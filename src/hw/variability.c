@@ -15,9 +15,12 @@
  * Model: per-GPU sustained clock ~ Normal(mean, (cv x mean)^2), independent;
  * the run's GPUs are n draws and the expected slowest is
  *   mean x (1 - cv x E[max of n standard normals]).
- * The distribution's shape (normal) and cv are the user's: no published
- * per-GPU distribution for A100/H100/B200 fleets was found (session 17, helper
- * var17), so nothing is on by default and no GPU file carries a spread.
+ * The distribution's shape (normal) is the model's; cv is the user's
+ * (--gpu-variability) or the GPU file's measured efficiency.clock_spread
+ * (b200: the slowest of 8 B200 under full-node load against the median GPU,
+ * stas00/ml-engineering mamf-finder-all-gpus.py, session 22; gb200 the same
+ * die). Files without a measurement carry none and stay off (session 17,
+ * helper var17, found no fleet distribution for A100/H100).
  *
  * E[max of n] = integral x n phi(x) Phi(x)^(n-1) dx (the density of the
  * largest of n draws; David & Nagaraja, Order Statistics, 3rd ed., Sec. 2.1),

@@ -77,6 +77,8 @@ static const struct flag flags[] = {
     ONOFF("te-cross-entropy", te_cross_entropy),
     ONOFF("megatron-xent", megatron_xent),
     ONOFF("gqa-query-copy", gqa_query_copy),
+    ONOFF("fms-rope", fms_rope),
+    ONOFF("kv-expand-copy", kv_expand_copy),
     ONOFF("eager-cross-entropy", eager_xent),
     ONOFF("pp-keep-outputs", pp_keep_outputs),
     ONOFF("tp-gathered-saved", tp_gathered_saved),

@@ -323,6 +323,10 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.gqa_query_copy", pl_setting_name(fw.gqa_query_copy));
   /* added after it: the benchmark's forced router balance (layout.moe_force_balance, session 22) */
   col_str(c, "layout.moe_force_balance", moe ? (l->moe_force_balance ? "true" : "false") : NULL);
+  /* added after it: IBM fms's eager RoPE and GQA K/V expansion (layout.fms_rope,
+   * layout.kv_expand_copy, session 22) */
+  col_str(c, "framework.fms_rope", pl_setting_name(fw.fms_rope));
+  col_str(c, "framework.kv_expand_copy", pl_setting_name(fw.kv_expand_copy));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -367,7 +367,17 @@ static int megatron_kernels(const struct pl_run *run, struct pl_op *ops, int n) 
  *    ds, silu's backward reads it (+6 B) per ffn element;
  *  - RoPE as HF apply_rotary_pos_emb (q*cos + rotate_half(q)*sin: neg, cat,
  *    two multiplies, an add: 20 B against 4 B; backward 16 B against 4 B):
- *    +16 / +12 B per q and k element;
+ *    +16 / +12 B per q and k element; with layout.fms_rope as IBM fms's
+ *    RotaryEmbedding.adjusted_qk (fms/modules/positions.py, foundation-model-
+ *    stack ec70f500, 2024-03-10, the form since b85a0d8c of 2024-02-26):
+ *    q.float() (2 + 4), freqs.mul(q_.unsqueeze(-2)) into a [.., d/2, 2, 2]
+ *    fp32 tensor twice q's size (4 + 8), .sum(5) (8 + 4), .type_as(q)
+ *    (4 + 2): 36 B; backward (autograd) type_as's cast to fp32 (2 + 4), the
+ *    multiply's grad * freqs over the expanded sum gradient (4 + 8) and its
+ *    sum_to_size back over the broadcast dim (8 + 4), the cast back to bf16
+ *    (4 + 2): 36 B; +32 / +32 B per q and k element, four kernels each way
+ *    for each of q and k (the op list's rope counts one); the freqs gather
+ *    (per token, shared by the heads) is not counted;
  *  - dropout (model.dropout) as nn.Dropout on the two residual branches:
  *    reads and writes the values besides the 1-byte mask (+4 B forward).
  * LayerNorm (one native_layer_norm kernel), GELU (one kernel), residual adds
@@ -391,11 +401,44 @@ static int unfused_kernels(const struct pl_run *run, struct pl_op *ops, int n) {
   }
   if (m->pos == PL_POS_ROTARY) {
     double qk = (double)(m->heads + m->kv_heads) / (double)tp * (double)m->head_dim;
-    mem_op(&ops[n++], "rope_eager", 16.0 * tokens * qk, 12.0 * tokens * qk, full);
+    if (l->fms_rope) {
+      mem_op(&ops[n], "rope_eager", 32.0 * tokens * qk, 32.0 * tokens * qk, full);
+      ops[n].fwd_kernels = ops[n].bwd_kernels = 7; /* 2 x 4, less the op list's rope */
+      n++;
+    } else {
+      mem_op(&ops[n++], "rope_eager", 16.0 * tokens * qk, 12.0 * tokens * qk, full);
+    }
   }
   if (m->dropout)
     mem_op(&ops[n++], "dropout_eager", 2.0 * 4.0 * tokens_n * h, 0, full);
   return n;
+}
+
+/* layout.kv_expand_copy: GQA attention that hands SDPA K and V already
+ * expanded to every query head. IBM fms's MultiHeadAttention.forward
+ * (fms/modules/attention.py, foundation-model-stack ec70f500, 2024-03-10;
+ * the same at 61e1ca53, 2024-05-09): keys.unsqueeze(2).expand(-1, -1,
+ * expansion, -1, -1).flatten(1, 2), and the same for values; the expanded
+ * dim has stride 0, so flatten cannot be a view and copies. Per token, with
+ * a query and g kv heads per tp rank (g < a) of head_dim d, for K and for V:
+ * read 2 g d, write 2 a d bytes; the backward of the expand sums the a-head
+ * gradient back onto g heads: read 2 a d, write 2 g d. One kernel each way
+ * for each of K and V; run again by a recomputed forward. The fused
+ * attention kernel then reads a heads of K and V instead of g (compute-bound,
+ * not counted). */
+static int kv_expand_ops(const struct pl_run *run, struct pl_op *ops, int n) {
+  const struct pl_model *m = &run->model;
+  const struct pl_layout *l = &run->layout;
+  struct layer_tokens t = layer_tokens_of(run);
+  double a = (double)(m->heads / t.tp), g = (double)(m->kv_heads / t.tp);
+  if (!l->kv_expand_copy || !(g >= 1.0 && g < a) || m->kv_lora_rank > 0 ||
+      n + 1 > PL_MAX_LAYER_OPS)
+    return n;
+  bool full = l->recompute == PL_RECOMPUTE_FULL || l->recompute == PL_RECOMPUTE_OPS;
+  double bytes = 2.0 * 2.0 * t.tokens * (a + g) * (double)m->head_dim; /* K and V */
+  mem_op(&ops[n], "kv_expand", bytes, bytes, full);
+  ops[n].fwd_kernels = ops[n].bwd_kernels = 2;
+  return n + 1;
 }
 
 /* The QKV GEMM's output is split into q, k and v views (MPT's
@@ -851,8 +894,8 @@ static int cp_p2p_merge_ops(const struct pl_run *run, struct pl_op *ops, int n) 
 /* What a block's ops gain after the model's own list, in this order (each
  * appends to ops[0 .. n) and returns the new count). */
 static int (*const layer_passes[])(const struct pl_run *, struct pl_op *, int) = {
-    megatron_kernels, unfused_kernels, fp8_casts, qkv_grad_cat,
-    tp_seq_copies,    cp_merge_ops,    cp_p2p_merge_ops,
+    megatron_kernels, unfused_kernels, kv_expand_ops,   fp8_casts,
+    qkv_grad_cat,     tp_seq_copies,   cp_merge_ops,    cp_p2p_merge_ops,
 };
 
 int pl_sim_segment_ops(const struct pl_run *run, int segment,

@@ -114,6 +114,19 @@ void validate_bridge_recompute(const struct validate_in *in, struct pl_layout *l
  *  - Llama 3 8B, 25.11 (v0.2.0-v0.2.2 configs/llama3/workload_base_configs.py
  *    LLAMA3_8B_{GB300,GB200,B200}_{BF16,FP8_CS}_BASE_CONFIG, FP8_MX = FP8_CS):
  *    cuda_graph_impl "local", cuda_graph_scope "full_iteration" (session 21, gb21).
+ *  - GPT-OSS 120B (session 22, oss22): v0.2.2 configs/gpt_oss/workload_base_configs.py
+ *    GPT_OSS_120B_GB300_BF16_BASE_CONFIG; v0.3.0, v0.3.1, v0.4.0, v0.4.2, v0.5.0
+ *    configs/gpt_oss/gpt_oss_workload_base_configs.py
+ *    GPT_OSS_120B_PRETRAIN_CONFIG_{GB300,B300}_BF16_V1 (the V2 configs and the
+ *    FP8_MX aliases replace() them without touching the graph):
+ *    cuda_graph_impl "transformer_engine", [attn, moe_router, moe_preprocess];
+ *    GB200, B200 and H100 set none. v0.5.0 GPT_OSS_120B_PRETRAIN_CONFIG_{GB300,
+ *    GB200}_FP8_MX_V2 cuda_graph_impl "full_iteration"; HEAD 067f987df0 (26.08)
+ *    perf_recipes/gpt_oss/{gb300,gb200}/gpt_oss.py fp8mx the same
+ *    (common.py _apply_gpt_oss_120b_full_iter_fp8mx_configs), gb300 bf16 and b300
+ *    bf16/fp8mx [attn, moe_router, moe_preprocess], gb200 bf16, b200, h100 none.
+ *    utils/overrides.py _set_cuda_graph_overrides (v0.2.2 utils/helpers.py
+ *    set_cuda_graph_overrides) applies the config's impl and scope.
  * First match wins. Other models' rows keep none (not read here). */
 void validate_bridge_graph_scope(const struct validate_in *in, struct pl_layout *l,
                                  struct pl_vrow *row) {
@@ -150,6 +163,12 @@ void validate_bridge_graph_scope(const struct validate_in *in, struct pl_layout 
       {"26.02.01 26.04 26.04.01 26.06 26.06.01 26.08", "Nemotron_3_Nano", "GB300 GB200 B300 B200",
        -1, A | R | M},
       {"26.02.01 26.04 26.04.01 26.06 26.06.01", "Nemotron_3_Nano", "H100", PL_DTYPE_FP8, M},
+      {"26.06 26.06.01 26.08", "GPT OSS 120B", "GB300 GB200", PL_DTYPE_MXFP8, F},
+      {"25.11", "GPT OSS 120B", "GB300", -1, A | R},
+      {"26.02 26.02.01 26.04 26.04.01 26.06 26.06.01 26.08", "GPT OSS 120B", "GB300 B300", -1,
+       A | R},
+      {"25.11 26.02 26.02.01 26.04 26.04.01 26.06 26.06.01 26.08", "GPT OSS 120B",
+       "GB200 B200 H100", -1, 0},
   };
   for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
     if (!bridge_config_is(in, l, cfg[i].sections, cfg[i].model, cfg[i].gpus, cfg[i].dtype))

@@ -29,6 +29,16 @@ bool validate_mtnlg_layout(const struct validate_in *in, struct pl_layout *l, st
    * (microsoft/Megatron-DeepSpeed f4157bea; fp16_lm_cross_entropy off by default),
    * Megatron's passes run op by op (layout.megatron_xent) */
   l->megatron_xent = true;
+  /* The row's "mixed precision" (a secondary transcription) is bf16 in the
+   * paper's hardware paragraph: "Model training is done with mixed precision
+   * using 16-bit bfloat on NVIDIA's Selene supercomputer" (Smith et al. 2022,
+   * arXiv 2201.11990, as quoted verbatim by several pages); the loader's
+   * default 16-bit dtype is bf16 already, so this only says where it comes
+   * from. That DeepSpeed's bf16 + pipeline path was not yet public (DeepSpeed
+   * #1398 2021-11-01, #1801 2022-04-19) is why the row keeps Megatron's
+   * gradient path: docs/accuracy.md, Session 22 (helper old22). */
+  if (l->dtype == PL_DTYPE_BF16)
+    validate_note(row, "bf16 (the paper: 'mixed precision using 16-bit bfloat')");
   return true;
 }
 

@@ -412,6 +412,28 @@ bool validate_mlperf_overrides(const struct validate_in *in, struct pl_framework
     validate_note(row, "Megatron's unfused cross-entropy (v4.0 image: NeMo 2.0.0rc0 on "
                        "Megatron-Core 0.7.0, before cross_entropy_loss_fusion)");
   }
+  /* The v5.1 images on Blackwell run cuDNN 9.13.1: every Blackwell submitter's
+   * Dockerfile (mlcommons/training_results_v5.1 @ 441d65f4, Llama 3.1 8B:
+   * {NVIDIA,Dell,Lenovo,Nebius,Supermicro,University-of-Florida,Verda}/benchmarks/
+   * llama31_8b/.../Dockerfile; Llama 3.1 405B: NVIDIA/benchmarks/llama31_405b/
+   * implementations/{hsg,theia,tyche}_*_ngc25.09_nemo/Dockerfile and
+   * University-of-Florida/.../llama31_405b/implementations/b200_nemo/Dockerfile)
+   * builds on nvcr.io/nvidia/pytorch:25.09-py3 and pins
+   * apt-get install libcudnn9-cuda-13=9.13.1.26-1 (ENV CUDNN_VERSION=9.13.1.26);
+   * the result logs that print the environment say "cudnn_version":"9.13.1.26"
+   * (Dell, Oracle, Verda result_0.txt); Lambda's GB300 image is the 25.09
+   * PyTorch container itself, cuDNN 9.13 (cudnn-frontend sdpa_benchmark_training
+   * README @ bb37575: 91300). Fused attention then runs at the rates NVIDIA
+   * published for cuDNN 9.13.1 (layout.cudnn_version 9.13; GPU files with
+   * attention.cudnn.shape_9_13: B200, GB200, GB300; others today's rates). The
+   * Hopper rows' images differ (8B: Cisco 25.01, HPE 25.08; 405B: Nebius H200
+   * 25.01) and keep the preset's; the v5.0 rows (NGC 25.04 images) too. */
+  if (strncmp(cell(in, "source"), "MLPerf Training v5.1 ", 21) == 0 &&
+      strstr(cell(in, "gpu"), "Blackwell") != NULL) {
+    fw->cudnn_version_set = true;
+    fw->cudnn_version = PL_CUDNN_913;
+    validate_note(row, "cuDNN 9.13 attention (the image's libcudnn9 9.13.1.26, NGC PyTorch 25.09)");
+  }
   return true;
 }
 

@@ -580,8 +580,8 @@ expect_ok predict $c913 --cudnn-913 on --format csv
 check "cudnn 9.13: csv column on" [ "$(col "$TMP/out" framework.cudnn_913)" = on ]
 # appended columns keep their order: cudnn_913, then tp_seq_copies (added after it by tt13, session 13),
 # then cudnn_version (cudnn13, session 13), then cp_allgather (cp13, session 13), then async_tp (atp13, session 13),
-# then cudnn_cluster_margin (ossmoe14, session 14), then grad_accum_fusion (mcore14, session 14), then ub_proj_fprop_sms and ub_fc2_fprop_sms (ub14); then layout.account_embed_loss (user15, session 15); then framework.megatron_xent (mlm16, session 16); then the machine as run and eager_cross_entropy (cmd16, session 16); then pp_keep_outputs (herd17, session 17); then the torchtitan memory layouts (session 17); then hardware.gpu_variability (var17, session 17), then framework.adam_master (nem17, session 17), framework.bucket_params (bucket18), framework.fsdp1_copies (fsdp19), then layout.moe_pad_capacity (a2a19, session 19), then framework.moe_expert_padding (session 21), then framework.gqa_query_copy (pad21, session 21), then layout.moe_force_balance (qwen22, session 22) last
-check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy,framework.pp_keep_outputs,framework.tp_gathered_saved,framework.fp32_param_shards,hardware.gpu_variability,framework.adam_master,framework.bucket_params,framework.fsdp1_copies,layout.moe_pad_capacity,framework.moe_expert_padding,framework.gqa_query_copy,layout.moe_force_balance$' "$TMP/out"
+# then cudnn_cluster_margin (ossmoe14, session 14), then grad_accum_fusion (mcore14, session 14), then ub_proj_fprop_sms and ub_fc2_fprop_sms (ub14); then layout.account_embed_loss (user15, session 15); then framework.megatron_xent (mlm16, session 16); then the machine as run and eager_cross_entropy (cmd16, session 16); then pp_keep_outputs (herd17, session 17); then the torchtitan memory layouts (session 17); then hardware.gpu_variability (var17, session 17), then framework.adam_master (nem17, session 17), framework.bucket_params (bucket18), framework.fsdp1_copies (fsdp19), then layout.moe_pad_capacity (a2a19, session 19), then framework.moe_expert_padding (session 21), then framework.gqa_query_copy (pad21, session 21), then layout.moe_force_balance (qwen22, session 22), then framework.fms_rope and framework.kv_expand_copy (old22, session 22) last
+check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy,framework.pp_keep_outputs,framework.tp_gathered_saved,framework.fp32_param_shards,hardware.gpu_variability,framework.adam_master,framework.bucket_params,framework.fsdp1_copies,layout.moe_pad_capacity,framework.moe_expert_padding,framework.gqa_query_copy,layout.moe_force_balance,framework.fms_rope,framework.kv_expand_copy$' "$TMP/out"
 expect_ok predict $c24 --cudnn-913 on --format json
 check "--cudnn-913 on: h100 (no 9.13 figures) runs unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_off.json" step_time_s)" ]
 onoff_refused cudnn-913 cudnn_913
@@ -1154,5 +1154,36 @@ check "gqa copy: MHA unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json
 expect_ok predict --model llama3-8b --gqa-query-copy on --format csv
 check "gqa copy: csv column on" [ "$(col "$TMP/out" framework.gqa_query_copy)" = on ]
 expect_fail 1 "^plateau: --gqa-query-copy: unknown value 'yes' \(expected on\|off\)" -- predict --gqa-query-copy yes
+
+
+# --fms-rope / --kv-expand-copy: IBM fms's eager attention (foundation-model-stack
+# ec70f500). Off by default, on in the fms-fsdp-2024-03 preset. Hand-derived op
+# bytes (--ops json): Llama 2 7B, 1 GPU, mbs 1, seq 4096, unfused: fms's RoPE
+# moves 32 B more than the fused 4 per q and k element each way: 32 x 4096 tokens
+# x 64 heads x 128 = 1,073,741,824 B; Llama 3 8B (32 heads, 8 kv), seq 8192: the
+# K/V expansion copies 2 B x 2 (K, V) x 8192 x (32 + 8) x 128 = 167,772,160 B each
+# way; Llama 2 7B (MHA) has none.
+opb() { python3 -c "import json,sys; o=[x for x in json.load(open(sys.argv[1]))['ops'] if x['name'] == sys.argv[2]]; print('%.0f %.0f' % (o[0]['fwd_bytes'], o[0]['bwd_bytes']) if o else 'none')" "$1" "$2"; }
+expect_ok predict --model llama2-7b --gpus 1 --mbs 1 --gbs 1 --seq 4096 --kernels unfused --format json
+check "fms rope: off in JSON by default" [ "$(json_raw "$TMP/out" fms_rope)" = false ]
+check "kv expand: off in JSON by default" [ "$(json_raw "$TMP/out" kv_expand_copy)" = false ]
+expect_ok predict --model llama2-7b --gpus 1 --mbs 1 --gbs 1 --seq 4096 --kernels unfused --fms-rope on --ops --format json
+check "fms rope: on in JSON" [ "$(json_raw "$TMP/out" fms_rope)" = true ]
+check "fms rope: 32 B per q/k element each way (hand-derived)" [ "$(opb "$TMP/out" rope_eager)" = "1073741824 1073741824" ]
+expect_ok predict --model llama2-7b --gpus 1 --mbs 1 --gbs 1 --seq 4096 --fms-rope on --ops --format json
+check "fms rope: nothing with fused kernels" [ "$(opb "$TMP/out" rope_eager)" = none ]
+expect_ok predict --model llama3-8b --gpus 1 --mbs 1 --gbs 1 --seq 8192 --kv-expand-copy on --ops --format json
+check "kv expand: on in JSON" [ "$(json_raw "$TMP/out" kv_expand_copy)" = true ]
+check "kv expand: K and V copied to 32 heads (hand-derived)" [ "$(opb "$TMP/out" kv_expand)" = "167772160 167772160" ]
+expect_ok predict --model llama2-7b --gpus 1 --mbs 1 --gbs 1 --seq 4096 --kv-expand-copy on --ops --format json
+check "kv expand: none for MHA" [ "$(opb "$TMP/out" kv_expand)" = none ]
+expect_ok predict --model llama3-8b --framework fms-fsdp-2024-03 --format json
+check "fms: both on in the fms-fsdp-2024-03 preset" [ "$(json_raw "$TMP/out" fms_rope)$(json_raw "$TMP/out" kv_expand_copy)" = truetrue ]
+expect_ok predict --model llama3-8b --framework fms-fsdp --format json
+check "fms: both off in the compiled fms-fsdp preset" [ "$(json_raw "$TMP/out" fms_rope)$(json_raw "$TMP/out" kv_expand_copy)" = falsefalse ]
+expect_ok predict --model llama3-8b --fms-rope on --kv-expand-copy on --format csv
+check "fms: csv columns on" [ "$(col "$TMP/out" framework.fms_rope),$(col "$TMP/out" framework.kv_expand_copy)" = on,on ]
+expect_fail 1 "^plateau: --fms-rope: unknown value 'yes' \(expected on\|off\)" -- predict --fms-rope yes
+expect_fail 1 "^plateau: --kv-expand-copy: unknown value '1' \(expected on\|off\)" -- predict --kv-expand-copy 1
 
 finish

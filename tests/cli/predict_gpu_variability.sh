@@ -31,6 +31,21 @@ col() { awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name
 expect_ok predict --model llama2-7b --gpus 8 --gpu-variability 0.013 --format csv
 check "csv hardware.gpu_variability" [ "$(col "$TMP/out" hardware.gpu_variability)" = 0.013 ]
 
+# b200 and gb200 carry a measured spread (efficiency.clock_spread 0.0088: the
+# slowest of 8 B200 under full-node load at 1421 of the median GPU's 1439
+# TFLOP/s, stas00 mamf-finder-all-gpus): on by default there, 1 - 0.0088 x
+# 1.4236 = 0.987472 on 8 GPUs; the flag overrides it, off turns it off
+expect_ok predict --model llama3-8b --gpu b200 --gpus 8 --format json; cp "$TMP/out" "$TMP/b200.json"
+check "b200 default spread 0.0088, 8 GPUs at 0.987472" python3 -c "
+import json; h = json.load(open('$TMP/b200.json'))['hardware']
+assert h['gpu_variability'] == 0.0088, h['gpu_variability']
+assert abs(h['gpu_slowest_clock_fraction'] - 0.987472) < 2e-6, h['gpu_slowest_clock_fraction']"
+expect_ok predict --model llama3-8b --gpu b200 --gpus 8 --gpu-variability off --format json
+check "b200 --gpu-variability off: every GPU at the preset clock, a shorter step" python3 -c "
+import json; a = json.load(open('$TMP/b200.json')); b = json.load(open('$TMP/out'))
+assert b['hardware']['gpu_variability'] == 0 and b['hardware']['gpu_slowest_clock_fraction'] == 1
+assert b['step_time_s'] < a['step_time_s']"
+
 # bad values: one line naming the flag and the range
 expect_fail 1 "--gpu-variability: '0.5' is not a clock spread from 0 to 0.1" -- predict --gpus 8 --gpu-variability 0.5
 expect_fail 1 "--gpu-variability: '-0.01' is not a clock spread" -- predict --gpus 8 --gpu-variability -0.01

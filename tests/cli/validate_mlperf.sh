@@ -31,6 +31,11 @@ check "row 14 without a whole-step graph (FULL_CUDA_GRAPH=0)" \
 check "row 13 buckets of BUCKET_SIZE parameters" \
   grep -qE '^"mlperf_v51_llama8b",13,.*data-parallel buckets of 768000000 parameters \(BUCKET_SIZE in the config\)' "$TMP/out"
 check "row 32 keeps the preset's bucket" bash -c "! grep -E '^\"mlperf_v51_llama8b\",32,' '$TMP/out' | grep -q 'BUCKET_SIZE in the config'"
+# cuDNN: every Blackwell v5.1 image pins libcudnn9 9.13.1.26 on NGC PyTorch 25.09 (their Dockerfiles):
+# the rates published for cuDNN 9.13.1; the Hopper images (Cisco 25.01, HPE 25.08) keep the preset's
+check "row 27 B200 (v5.1): cuDNN 9.13 attention" \
+  grep -qE '^"mlperf_v51_llama8b",27,.*cuDNN 9.13 attention \(the image.s libcudnn9 9.13.1.26.*--cudnn 9.13 ' "$TMP/out"
+check "row 1 Cisco H100: not cuDNN 9.13" bash -c "! grep -E '^\"mlperf_v51_llama8b\",1,' '$TMP/out' | grep -q -- '--cudnn 9.13'"
 check "row 22 refused: config not identified" \
   grep -qE "^\"mlperf_v51_llama8b\",22,.*the submission's config: not identified \(ambiguous: config_DGXB200_1x8x2xtp1pp1cp1_8b.sh; config_DGXB200_1x8x2xtp1pp1cp1_8b_fp4.sh\)" "$TMP/out"
 expect_ok validate "$V/mlperf_v5.csv" --format csv
@@ -38,6 +43,9 @@ check "405B Nebius H200 (v5.0) row 49 on dgx-h200, delayed FP8" \
   grep -qE '^"mlperf_v5",49,50,"llama3-405b, 1024 x h200, tp4 pp8 dp16 cp2 vp8,.*"dgx-h200".*--dtype fp8 ' "$TMP/out"
 check "405B UF B200 (v5.1) row 58: dp 7, current scaling" \
   grep -qE '^"mlperf_v5",58,59,"llama3-405b, 448 x b200, tp4 pp8 dp7 cp2 vp8,.*"dgx-b200".*--dtype fp8-current ' "$TMP/out"
+check "405B v5.1 B200 row 58 cuDNN 9.13, v5.0 GB200 row 16 not" bash -c "
+  grep -E '^\"mlperf_v5\",58,' '$TMP/out' | grep -q -- '--cudnn 9.13 ' &&
+  ! grep -E '^\"mlperf_v5\",16,' '$TMP/out' | grep -q -- '--cudnn 9.13 '"
 # GPT-3 175B of other submitters (data/validation/mlperf_gpt3_others.csv, scripts/mlperf-gpt3-rows.py):
 # Supermicro ("smc", v4.0, 512 H100, vp 12 from conf/custom.yaml's INTERLEAVED_PIPELINE default,
 # NVIDIA's v4.0 image: the unfused loss, SHARP threshold 2), Oracle (v4.1, 1,536 / 3,072 H100 on
