@@ -119,6 +119,10 @@ struct pl_framework {
   enum pl_setting kv_expand_copy;      /* GQA: K and V copied out to every query head before
                                           SDPA, summed back in the backward
                                           (layout.kv_expand_copy) */
+  enum pl_setting separate_linears;    /* q, k, v and a gated MLP's w1, w3 as separate linears,
+                                          not fused GEMMs (layout.separate_linears) */
+  enum pl_setting rope_complex;        /* RoPE by complex multiplication, unfused even under
+                                          torch.compile (layout.rope_complex) */
   enum pl_setting adam_moments_bf16;   /* Adam's exp_avg / exp_avg_sq kept in bf16 (Megatron-Core
                                           precision-aware optimizer; layout.adam_moments_bf16) */
   enum pl_setting fsdp_block_units;    /* zero3 units are the blocks only; embedding, final norm

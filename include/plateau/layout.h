@@ -541,6 +541,25 @@ struct pl_layout {
                               backward sums the copies back: 2 B read per kv element and 2 B
                               written per query-head element for K and for V, each way
                               (sim/segments.c kv_expand_ops, op kv_expand) */
+  bool separate_linears;   /* input: the attention's q, k and v projections are three linears
+                              and a gated MLP's w1, w3 two (torchtitan models/llama3/model/
+                              model.py Attention wq, wk, wv and FeedForward w1, w3 nn.Linear;
+                              9dec370 models/llama/model.py the same), not one fused QKV and
+                              one fused fc1 GEMM: the ops qkv and fc1 are timed as their
+                              separate GEMMs (forward, dgrad, wgrad each; sim/compute.c
+                              separate_linears_ratio), the input gradients are summed by
+                              autograd (ops qkv_grad_sum, fc1_grad_sum) instead of concatenated
+                              (qkv_grad_cat), and fp8-tensorwise without tp casts each linear's
+                              input (segments.c fp8_casts) */
+  bool rope_complex;       /* input: RoPE by complex multiplication (torchtitan's
+                              apply_rotary_emb: view_as_complex of the fp32 q/k, times the
+                              complex freqs_cis, view_as_real, type_as), which TorchInductor
+                              does not generate code for (torch/_inductor/lowering.py
+                              unsupported_input_tensor: complex tensors fall back to eager
+                              ATen kernels; torchtitan issue 15): the cast, complex multiply
+                              and cast-back kernels run even under torch.compile, +16 B
+                              forward and +16 B backward per q and k element beyond the fused
+                              rope op (op rope_complex, segments.c) */
   bool te_cross_entropy;   /* input: the loss is Transformer Engine's fused cross-entropy
                               (Megatron-Core cross_entropy_loss_fusion with
                               cross_entropy_fusion_impl 'te': language_module.py

@@ -73,6 +73,8 @@ static const struct {
     {"gqa_query_copy", offsetof(struct pl_framework, gqa_query_copy)},
     {"fms_rope", offsetof(struct pl_framework, fms_rope)},
     {"kv_expand_copy", offsetof(struct pl_framework, kv_expand_copy)},
+    {"separate_linears", offsetof(struct pl_framework, separate_linears)},
+    {"rope_complex", offsetof(struct pl_framework, rope_complex)},
     {"fsdp_block_units", offsetof(struct pl_framework, fsdp_block_units)},
     {"adam_moments_bf16", offsetof(struct pl_framework, adam_moments_bf16)},
     {"te_linear_bwd_overlap", offsetof(struct pl_framework, te_linear_bwd_overlap)},
@@ -529,6 +531,8 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->gqa_query_copy, &l->gqa_query_copy, false);
   put(fw->fms_rope, &l->fms_rope, false);
   put(fw->kv_expand_copy, &l->kv_expand_copy, false);
+  put(fw->separate_linears, &l->separate_linears, false);
+  put(fw->rope_complex, &l->rope_complex, false);
   put(fw->fsdp_block_units, &l->fsdp_block_units, false);
   put(fw->adam_moments_bf16, &l->adam_moments_bf16, false);
   put(fw->te_linear_bwd_overlap, &l->te_linear_bwd_overlap, false);
@@ -619,6 +623,8 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->gqa_query_copy = setting(l->gqa_query_copy);
   out->fms_rope = setting(l->fms_rope);
   out->kv_expand_copy = setting(l->kv_expand_copy);
+  out->separate_linears = setting(l->separate_linears);
+  out->rope_complex = setting(l->rope_complex);
   out->fsdp_block_units = setting(l->fsdp_block_units);
   out->adam_moments_bf16 = setting(l->adam_moments_bf16);
   out->te_linear_bwd_overlap = setting(l->te_linear_bwd_overlap);

@@ -79,6 +79,8 @@ static const struct flag flags[] = {
     ONOFF("gqa-query-copy", gqa_query_copy),
     ONOFF("fms-rope", fms_rope),
     ONOFF("kv-expand-copy", kv_expand_copy),
+    ONOFF("separate-linears", separate_linears),
+    ONOFF("rope-complex", rope_complex),
     ONOFF("eager-cross-entropy", eager_xent),
     ONOFF("pp-keep-outputs", pp_keep_outputs),
     ONOFF("tp-gathered-saved", tp_gathered_saved),

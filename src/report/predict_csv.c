@@ -327,6 +327,10 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
    * layout.kv_expand_copy, session 22) */
   col_str(c, "framework.fms_rope", pl_setting_name(fw.fms_rope));
   col_str(c, "framework.kv_expand_copy", pl_setting_name(fw.kv_expand_copy));
+  /* added after it: q, k and v as three linears (layout.separate_linears, torchtitan) */
+  col_str(c, "framework.separate_linears", pl_setting_name(fw.separate_linears));
+  /* added after it: RoPE by complex multiplication (layout.rope_complex, torchtitan) */
+  col_str(c, "framework.rope_complex", pl_setting_name(fw.rope_complex));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -202,6 +202,8 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_bool(e, "gqa_query_copy", fw.gqa_query_copy == PL_SETTING_ON);
   pl_emit_bool(e, "fms_rope", fw.fms_rope == PL_SETTING_ON);
   pl_emit_bool(e, "kv_expand_copy", fw.kv_expand_copy == PL_SETTING_ON);
+  pl_emit_bool(e, "separate_linears", fw.separate_linears == PL_SETTING_ON);
+  pl_emit_bool(e, "rope_complex", fw.rope_complex == PL_SETTING_ON);
   pl_emit_bool(e, "eager_cross_entropy", fw.eager_xent == PL_SETTING_ON);
   pl_emit_bool(e, "pp_keep_outputs", fw.pp_keep_outputs == PL_SETTING_ON);
   pl_emit_bool(e, "tp_gathered_saved", fw.tp_gathered_saved == PL_SETTING_ON);

@@ -809,6 +809,53 @@ static const struct pl_op *attn_fp8_window_bwd(const struct pl_op *op, struct pl
   return full;
 }
 
+/* Two or three GEMMs of n_i output columns each (n_i = parts[i], count c
+ * each) over the one fused GEMM of n = sum n_i columns: forward m x n_i x k,
+ * backward each dgrad (m x k from n_i) and wgrad (k x n_i over m). */
+static double split_gemm_ratio(const struct pl_gpu *g, enum pl_dtype dt, const struct pl_op *op,
+                               const int64_t *parts, int n_parts, enum pl_pass pass) {
+  int64_t c = op->count;
+  bool fwd = pass == PL_PASS_FWD;
+  double one = fwd ? pl_gemm_time_s(g, dt, op->m, op->n, op->k, c)
+                   : pl_gemm_time_s(g, dt, op->m, op->k, op->n, c) +
+                         pl_gemm_time_s(g, dt, op->k, op->n, op->m, c);
+  double split = 0;
+  for (int i = 0; i < n_parts; i++)
+    split += fwd ? pl_gemm_time_s(g, dt, op->m, parts[i], op->k, c)
+                 : pl_gemm_time_s(g, dt, op->m, op->k, parts[i], c) +
+                       pl_gemm_time_s(g, dt, op->k, parts[i], op->m, c);
+  return one > 0 ? split / one : 1.0;
+}
+
+/* layout.separate_linears (torchtitan's Attention: wq, wk and wv, and its
+ * FeedForward: w1 and w3, are separate nn.Linear modules,
+ * models/llama3/model/model.py at 820504e; 9dec370 models/llama/model.py):
+ * the fused QKV op's time scaled by its three GEMMs over the one (q_w, kv_w,
+ * kv_w output columns) and a gated MLP's fc1 by its two (w1, w3: half the
+ * columns each), forward, dgrad and wgrad, so the narrow k and v GEMMs
+ * (kv_heads x head_dim / tp columns) pay their own tile and wave
+ * quantization and each dgrad writes the whole m x k input gradient. 1 for
+ * any other op, and for a recomputed part (recompute ops: torchtitan's wk or
+ * w3 alone, already one GEMM). */
+static double separate_linears_ratio(const struct pl_gpu *g, const struct pl_layout *l,
+                                     const struct pl_model *m, const struct pl_op *op,
+                                     enum pl_pass pass) {
+  if (!l->separate_linears || op->kind != PL_OP_GEMM || l->tp <= 0)
+    return 1.0;
+  if (strcmp(op->name, "qkv") == 0 && m->kv_heads > 0 && m->head_dim > 0) {
+    int64_t kv = m->kv_heads / l->tp * m->head_dim, q = m->heads / l->tp * m->head_dim;
+    int64_t parts[3] = {q, kv, kv};
+    return q > 0 && kv > 0 && op->n == q + 2 * kv
+               ? split_gemm_ratio(g, l->dtype, op, parts, 3, pass)
+               : 1.0;
+  }
+  if (strcmp(op->name, "fc1") == 0 && m->mlp == PL_MLP_SWIGLU) {
+    int64_t f = m->ffn_hidden / l->tp, parts[2] = {f, f};
+    return f > 0 && op->n == 2 * f ? split_gemm_ratio(g, l->dtype, op, parts, 2, pass) : 1.0;
+  }
+  return 1.0;
+}
+
 double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const struct pl_model *m,
                         const struct pl_op *op, enum pl_pass pass) {
   double quantize = quantize_s(g, l->dtype, l->fp8_recipe == PL_FP8_RECIPE_CURRENT, op, pass);
@@ -836,8 +883,8 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
    * layout.head_16bit: Megatron-Core's output layer is tensor_parallel.ColumnParallelLinear) */
   if (op->kind == PL_OP_GEMM && op->high_precision)
     return pl_op_time_s(g, PL_DTYPE_BF16, op, pass);
-  return sim_ub_margin_s(g, l, op, pass,
-                         cluster_margin_s(g, l, op, pass, pl_op_time_s(g, l->dtype, op, pass)));
+  double t = pl_op_time_s(g, l->dtype, op, pass) * separate_linears_ratio(g, l, m, op, pass);
+  return sim_ub_margin_s(g, l, op, pass, cluster_margin_s(g, l, op, pass, t));
 }
 
 /* Whether the run replays op from a CUDA graph (layout.cuda_graph_scopes,

@@ -407,8 +407,9 @@ static int32_t te_bwd_windows(struct lower *lw, const struct unit *u, int32_t c,
  * A unit's layers run each window together (l calls beside l GEMMs); with a
  * cp split (attn_s) the windows follow the attention core and its ring. The
  * embedding's and the LM head's collectives, MoE and hybrid blocks and runs
- * without sp keep the blocking path. Not modelled: the per-step cost
- * of the decomposition (tp smaller GEMMs instead of one). */
+ * without sp keep the blocking path. Each window as torch's symmetric-memory
+ * decomposition runs it (atp_gather, atp_scatter; segments.c
+ * atp_chunk_ratio: the GEMM cut into tp row chunks). */
 static bool atp(const struct lower *lw, const struct unit *u, double attn_s) {
   const struct pl_model *m = &lw->st->run->model;
   (void)attn_s;
@@ -416,15 +417,74 @@ static bool atp(const struct lower *lw, const struct unit *u, double attn_s) {
          !pl_model_is_hybrid(m);
 }
 
-/* One async-TP window after compute c: a GEMM of gemm_s beside calls of
- * collective coll; the next compute waits for both. Returns the GEMM's task. */
-static int32_t atp_window(struct lower *lw, const struct unit *u, int32_t c, double gemm_s,
+/* HBM time of a copy or reduction kernel moving bytes (compute.c's
+ * memory-bound rate: the GPU's hbm_fraction of its bandwidth, plus its fixed
+ * per-kernel cost). */
+static double atp_hbm_s(const struct lower *lw, double bytes, int64_t kernels) {
+  const struct pl_gpu *g = &lw->st->run->cluster.gpu;
+  double bw = g->hbm_bytes_per_s * g->eff.hbm_fraction;
+  return (bw > 0 ? bytes / bw : 0) + (double)kernels * g->eff.kernel_overhead_s;
+}
+
+/* The fused collective's transfers: cudaMemcpyAsync copies from the peers'
+ * symmetric buffers (Tensor.copy_ of contiguous same-dtype tensors on one
+ * device), so they run on the copy engines and take no SM from the GEMM chunks
+ * beside them (SIM_RES_INTRA_CE, as Transformer Engine's ring exchange); their
+ * time is the collective's. Returns the task. */
+static int32_t atp_copies(struct lower *lw, int32_t coll, int64_t calls) {
+  int32_t t = coll_task(lw, PL_STREAM_TP, coll, calls);
+  if (t != SIM_NONE && lw->st->colls[coll].res == SIM_RES_INTRA)
+    lw->st->eng.tasks[t].res = SIM_RES_INTRA_CE;
+  return t;
+}
+
+/* One async-TP all_gather window after compute c (gemm_s: the GEMM chunks,
+ * calls of collective coll): torch _pipelined_all_gather_and_consume copies
+ * the local shard into its symmetric buffer and waits on a barrier before any
+ * peer's shard can be copied (the 2025 file: "we are giving up the chance to
+ * overlap mv and b with the first shard_consumer"; 2024's ran it beside the
+ * local chunk on the backend stream), then consumes the local chunk while the
+ * first peer's copy runs; each peer's chunk waits for its copy, so with the
+ * copies serial ("cp from different streams cannot overlap") the last chunk
+ * runs after the last copy: tp - 1 chunks beside the copies, one after both.
+ * Returns the last GEMM task. */
+static int32_t atp_gather(struct lower *lw, const struct unit *u, int32_t c, double gemm_s,
                           int32_t coll, int64_t calls) {
-  int32_t t = calls > 0 ? coll_task(lw, PL_STREAM_TP, coll, calls) : SIM_NONE;
+  if (calls <= 0 || coll < 0)
+    return comp(lw, gemm_s, u, PL_PART_TE_COLUMN);
+  double tp = (double)lw->l->tp;
+  const struct sim_coll *k = &lw->st->colls[coll];
+  /* the local shard (bytes / tp of the gathered output) read and written */
+  c = comp(lw, atp_hbm_s(lw, (double)calls * 2.0 * k->bytes / tp, calls), u, PL_PART_TE_COLUMN);
+  int32_t t = atp_copies(lw, coll, calls);
   dep(lw, c, t);
-  int32_t g = comp(lw, gemm_s, u, PL_PART_TE_COLUMN);
+  comp(lw, gemm_s * (tp - 1.0) / tp, u, PL_PART_TE_COLUMN);
   join_add(lw, t);
-  return g;
+  return comp(lw, gemm_s / tp, u, PL_PART_TE_COLUMN);
+}
+
+/* One async-TP reduce_scatter window (torch _pipelined_produce_and_all2all and
+ * _fused_matmul_reduce_scatter_impl): each step's chunk is produced into a
+ * symmetric buffer, a barrier, then the peer copies it, so the first chunk runs
+ * before any copy; the remaining tp - 1 chunks (the local one last) beside the
+ * copies; then the stacked partials (tp x m / tp rows, the GEMM's whole
+ * output) are summed over the ranks in one reduction kernel (reduce_fn,
+ * torch.sum over dim 0): read the whole output, write 1 / tp of it. Returns
+ * the reduction's task. */
+static int32_t atp_scatter(struct lower *lw, const struct unit *u, int32_t c, double gemm_s,
+                           int32_t coll, int64_t calls) {
+  if (calls <= 0 || coll < 0)
+    return comp(lw, gemm_s, u, PL_PART_TE_COLUMN);
+  double tp = (double)lw->l->tp;
+  const struct sim_coll *k = &lw->st->colls[coll];
+  (void)c;
+  int32_t first = comp(lw, gemm_s / tp, u, PL_PART_TE_COLUMN);
+  int32_t t = atp_copies(lw, coll, calls);
+  dep(lw, first, t);
+  comp(lw, gemm_s * (tp - 1.0) / tp, u, PL_PART_TE_COLUMN);
+  join_add(lw, t);
+  return comp(lw, atp_hbm_s(lw, (double)calls * k->bytes * (1.0 + 1.0 / tp), calls), u,
+              PL_PART_TE_COLUMN);
 }
 
 /* The windows of a unit under atp, after its other compute c; lin_s: the four
@@ -441,9 +501,18 @@ static int32_t atp_windows(struct lower *lw, const struct unit *u, int32_t c, co
    * grad_output gathers and the re-run gathers and reduce_scatters beyond the
    * 2 l input-gradient reduce_scatters */
   int64_t ag_all = (int64_t)ag.calls * l, rs_all = (int64_t)rs.calls * l;
+  /* Inductor fuses an all_gather only with the matmuls that take its result
+   * as their left operand (micro_pipeline_tp.py _find_consumer_matmuls: the
+   * users that are mm or _scaled_mm, or a reshape into one). Under torchao's
+   * rowwise recipe no Float8 TP style casts before the gather (torchtitan
+   * apply_tp: the Float8 styles only with tensorwise), so the gathered 16-bit
+   * activation and output gradient feed the linears' rowwise casts, not a
+   * matmul: those all_gathers stay blocking; the reduce_scatters of the
+   * forward's _scaled_mm outputs are still fused (_find_producer_matmul). */
+  bool ag_fused = !pl_layout_fp8_rowwise(lw->l);
   int64_t rs_rec = p == PL_PASS_BWD ? (rs_all > 2 * l ? rs_all - 2 * l : 0) : 0;
   int64_t ag_rec = p == PL_PASS_BWD ? (ag_all > 2 * l ? ag_all - 2 * l : 0) : 0;
-  int64_t ag_take = p == PL_PASS_BWD ? (ag_all < 2 * l ? ag_all : 2 * l) + ag_rec : ag_all;
+  int64_t ag_take = !ag_fused ? 0 : p == PL_PASS_BWD ? (ag_all < 2 * l ? ag_all : 2 * l) + ag_rec : ag_all;
   int64_t rs_take = p == PL_PASS_BWD ? rs_rec : rs_all;
   struct sim_comm scratch[SIM_SEG_N * SIM_SEG_TP], rest[SIM_SEG_N * SIM_SEG_TP];
   int n, n_rest = 0;
@@ -457,20 +526,26 @@ static int32_t atp_windows(struct lower *lw, const struct unit *u, int32_t c, co
     if (rest[n_rest].calls > 0)
       n_rest++;
   }
+  const double(*ch)[4] = lay->atp_chunk; /* the GEMMs cut into tp chunks (segments.c) */
   for (int k = 0; k < 2; k++) { /* attention (qkv, proj), then the MLP (fc1, fc2) */
     if (p == PL_PASS_FWD) {
-      c = atp_window(lw, u, c, lin_s[k], ag.coll, k == 0 ? ag_all / 2 : ag_all - ag_all / 2);
-      c = atp_window(lw, u, c, lin_s[k + 2], rs.coll, k == 0 ? rs_all / 2 : rs_all - rs_all / 2);
+      int64_t fa = !ag_fused ? 0 : k == 0 ? ag_all / 2 : ag_all - ag_all / 2;
+      c = atp_gather(lw, u, c, lin_s[k] * (fa > 0 ? ch[0][k] : 1.0), ag.coll, fa);
+      c = atp_scatter(lw, u, c, lin_s[k + 2] * ch[0][k + 2], rs.coll,
+                      k == 0 ? rs_all / 2 : rs_all - rs_all / 2);
       continue;
     }
-    int64_t ga = k == 0 ? ag_rec / 2 : ag_rec - ag_rec / 2;
+    int64_t ga = !ag_fused ? 0 : k == 0 ? ag_rec / 2 : ag_rec - ag_rec / 2;
     int64_t gr = k == 0 ? rs_rec / 2 : rs_rec - rs_rec / 2;
+    /* the recomputed forward's GEMMs are cut as the forward's when their
+     * collectives re-run beside them, else they run whole */
     if (rf_s[k] > 0 || ga > 0)
-      c = atp_window(lw, u, c, rf_s[k], ag.coll, ga);
+      c = atp_gather(lw, u, c, rf_s[k] * (ga > 0 ? ch[0][k] : 1.0), ag.coll, ga);
     if (rf_s[k + 2] > 0 || gr > 0)
-      c = atp_window(lw, u, c, rf_s[k + 2], rs.coll, gr);
+      c = atp_scatter(lw, u, c, rf_s[k + 2] * (gr > 0 ? ch[0][k + 2] : 1.0), rs.coll, gr);
     int64_t gg = ag_all - ag_rec; /* the grad_output gathers */
-    c = atp_window(lw, u, c, 0.5 * lin_s[k + 2], ag.coll, k == 0 ? gg / 2 : gg - gg / 2);
+    int64_t gk = !ag_fused ? 0 : k == 0 ? gg / 2 : gg - gg / 2;
+    c = atp_gather(lw, u, c, 0.5 * lin_s[k + 2] * (gk > 0 ? ch[1][k + 2] : 1.0), ag.coll, gk);
     c = comp(lw, 0.5 * lin_s[k + 2] + lin_s[k], u, PL_PART_TE_COLUMN);
   }
   join_add(lw, tp_issue(lw, rest, n_rest, c, SIM_NONE));

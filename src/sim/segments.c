@@ -68,6 +68,33 @@ static double node_share(const struct pl_gpu *g, const struct pl_layout *l,
   return mlp + rest > 0 ? mlp / (mlp + rest) : 0.0;
 }
 
+/* layout.async_tp: PyTorch's symmetric-memory decomposition runs the GEMM
+ * beside a fused collective as tp GEMMs of m / tp rows each
+ * (torch/distributed/_symmetric_memory/__init__.py: _fused_all_gather_matmul_impl's
+ * shard_consumer, one mm per gathered shard and weight; _fused_matmul_reduce_scatter_impl's
+ * chunk_producer, one mm per destination rank's rows), alternating between the
+ * current stream and a backend stream so that consecutive chunks overlap ("In
+ * addition to computation/communication overlapping, the strategy allows for
+ * computation/computation overlapping, greatly reducing quantization
+ * inefficiency", _pipelined_all_gather_and_consume / _pipelined_produce_and_all2all;
+ * read in the 2024 and 2025 versions of the file). So the chunks are priced as
+ * one launch of tp x count GEMMs of m / tp rows (their waves share the SMs: each
+ * weight read tp times, the partial last wave counted once) plus the launch
+ * overhead of the (tp - 1) x count further kernels, over the whole GEMM: the
+ * forward shape (m x n x k) and the dgrad's (m x k x n: the backward's
+ * grad_output all_gather feeds it). */
+static double atp_chunk_ratio(const struct pl_gpu *g, const struct pl_layout *l,
+                              const struct pl_op *op, bool dgrad) {
+  int64_t tp = l->tp > 1 ? l->tp : 1;
+  int64_t n = dgrad ? op->k : op->n, k = dgrad ? op->n : op->k;
+  double whole = pl_gemm_time_s(g, l->dtype, op->m, n, k, op->count);
+  if (op->kind != PL_OP_GEMM || tp <= 1 || op->m < tp || !(whole > 0))
+    return 1.0;
+  double chunks = pl_gemm_time_s(g, l->dtype, op->m / tp, n, k, op->count * tp) +
+                  (double)((tp - 1) * op->count) * g->eff.kernel_overhead_s;
+  return chunks / whole;
+}
+
 /* wait: the MoE dispatcher's wait in the forward and a recomputed forward
  * (moe_sync.c), or NULL. */
 static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_op *ops, int n,
@@ -95,6 +122,7 @@ static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_
           continue;
         double share = ops[i].share > 0 ? ops[i].share : 1.0;
         s->atp_lin_s[p][k] += share * pl_op_run_time_s(g, l, m, &ops[i], (enum pl_pass)p);
+        s->atp_chunk[p][k] = atp_chunk_ratio(g, l, &ops[i], p == PL_PASS_BWD);
         /* as sim_seg_ops_s: the recomputed forward (or a fused GEMM's part),
          * in the average block as comp_s below (recompute_layers/every) */
         struct pl_op part;
@@ -399,7 +427,7 @@ static int unfused_kernels(const struct pl_run *run, struct pl_op *ops, int n) {
     double f = (double)(m->ffn_hidden / tp);
     mem_op(&ops[n++], "swiglu_eager", 4.0 * tokens * f, 6.0 * tokens * f, full);
   }
-  if (m->pos == PL_POS_ROTARY) {
+  if (m->pos == PL_POS_ROTARY && !l->rope_complex) { /* complex RoPE: its own op (rope_complex) */
     double qk = (double)(m->heads + m->kv_heads) / (double)tp * (double)m->head_dim;
     if (l->fms_rope) {
       mem_op(&ops[n], "rope_eager", 32.0 * tokens * qk, 32.0 * tokens * qk, full);
@@ -455,6 +483,24 @@ static int qkv_grad_cat(const struct pl_run *run, struct pl_op *ops, int n) {
    * RoPE kernels' work (flops.c mla_rope_bytes) */
   if (n + 1 > PL_MAX_LAYER_OPS || run->model.kv_lora_rank > 0)
     return n;
+  if (run->layout.separate_linears) {
+    /* separate linears (layout.separate_linears, torchtitan's wq, wk, wv and
+     * w1, w3): no split to undo; the block's attention input feeds three
+     * linears and its MLP input two (gated MLP), so autograd sums their input
+     * gradients (tokens x hidden each): eager PyTorch accumulates them in its
+     * InputBuffer one add at a time (torch/csrc/autograd/input_buffer.cpp
+     * accumulate: each add reads two and writes one, 6 B per element: 12 B
+     * for three gradients, 6 B for two), torch.compile's backward graph has
+     * the adds as one fused pointwise kernel (read all, write one: 8 B for
+     * three, 6 B for two) */
+    bool eager = run->layout.kernels == PL_KERNELS_UNFUSED;
+    double h = t.tokens * (double)run->model.hidden;
+    mem_op(&ops[n], "qkv_grad_sum", 0, (eager ? 12.0 : 8.0) * h, false);
+    ops[n++].bwd_kernels = eager ? 2 : 1;
+    if (run->model.mlp == PL_MLP_SWIGLU && run->model.ffn_hidden > 0 && n + 1 <= PL_MAX_LAYER_OPS)
+      mem_op(&ops[n++], "fc1_grad_sum", 0, 6.0 * h, false);
+    return n;
+  }
   mem_op(&ops[n++], "qkv_grad_cat", 0, 4.0 * t.tokens * qkv_width(&run->model, t.tp), false);
   return n;
 }
@@ -633,8 +679,42 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
     double in_k = fx && strcmp(o->name, "expert_fc2") == 0 ? 0.0 : 1.0;
     double go_k = fx && strcmp(o->name, "expert_fc1") == 0 ? 0.0 : 1.0;
     if (tensorwise) {
-      fwd += tw_cast * c * (m * k + w_fwd * k * nn);
-      bwd += tw_cast * c * (2.0 * m * nn + w_bwd * k * nn + m * k);
+      /* without tp torchtitan applies no Float8 TP style (apply_tp, which
+       * casts a block input once for all its linears with
+       * PrepareFloat8ModuleInput, runs only with tp > 1), so with separate
+       * linears each Float8Linear casts its own input, forward and backward,
+       * as under the rowwise recipe */
+      int lin = pl_op_tp_linear(o);
+      if (l->tp > 1 && lin >= 0) {
+        /* torchao's Float8 TP styles (torchao/float8/float8_tensor_parallel.py;
+         * torchtitan apply_tp with float8 tensorwise, 9dec370 and 820504e):
+         * PrepareFloat8ModuleInput casts the attention's and the MLP's
+         * sequence-sharded input once, before the fp8 all_gather, for all
+         * their column-parallel linears (m / tp x k); Float8RowwiseParallel
+         * casts the row-parallel linear's input (m x k); each linear then
+         * gets a Float8Tensor, so Float8Linear neither casts it again nor
+         * re-casts it in backward (the saved input is fp8); each output's
+         * _NoopFwToFloat8BwDynamic casts its gradient once for dgrad and
+         * wgrad, after the row-parallel output's reduce_scatter, i.e. on the
+         * shard (m / tp x n), the column-parallel ones whole (m x n). The
+         * weights as without tp. The fp8 tensors the wgrad GEMM reuses come
+         * from a collective or the saved forward, so torchao's
+         * preprocess_addmm (float8_ops.py: a_data.contiguous() when a is
+         * not row-major, b_data.t().contiguous().t() when b is) copies them
+         * into the layouts torch._scaled_mm needs: grad_output.t() (m x n)
+         * and the input (m x k), 1 B read and 1 B written per element, once
+         * per tensor (AOTAutograd's CSE merges the copies of one input its
+         * linears share). */
+        double tp = (double)l->tp;
+        bool col = lin < 2;
+        fwd += tw_cast * c * ((col ? m * k / tp : m * k) + w_fwd * k * nn);
+        bwd += tw_cast * c * ((col ? m * nn : m * nn / tp) + w_bwd * k * nn) +
+               2.0 * c * (m * k + m * nn);
+        continue;
+      }
+      double in = l->separate_linears && l->tp <= 1 ? rowwise_input_casts(run, o) : 1.0;
+      fwd += tw_cast * c * (in * m * k + w_fwd * k * nn);
+      bwd += tw_cast * c * (2.0 * m * nn + w_bwd * k * nn + in * m * k);
       continue;
     }
     if (rowwise) {
@@ -800,8 +880,18 @@ static int tp_seq_copies(const struct pl_run *run, struct pl_op *ops, int n) {
   double per = pl_model_is_hybrid(&run->model) ? 1.0 : 2.0;
   double ag_f = pl_layout_tp_gather_bytes(l, PL_TP_GATHER_FWD);
   double ag_g = pl_layout_tp_gather_bytes(l, PL_TP_GATHER_GRAD);
-  if (l->tp_comm_overlap || l->async_tp) {
+  if (l->tp_comm_overlap || (l->async_tp && !pl_layout_fp8_rowwise(l))) {
     mem_op(&ops[n++], "tp_seq_copies", 0, per * 2.0 * ACT_BYTES * full, false);
+    return n;
+  }
+  if (l->async_tp) {
+    /* rowwise: the all_gathers are not fused (lower_unit.c atp_windows), so
+     * their copies stay; the forward's reduce_scatters are */
+    double bwd = per * (2.0 * ag_g + 2.0 * ACT_BYTES) * full;
+    if (l->recompute == PL_RECOMPUTE_OPS)
+      bwd += per * 2.0 * ag_f * full;
+    mem_op(&ops[n++], "tp_seq_copies", per * 2.0 * ag_f * full, bwd,
+           l->recompute == PL_RECOMPUTE_FULL);
     return n;
   }
   double fwd = per * (2.0 * ag_f + 2.0 * ACT_BYTES) * full;
@@ -891,11 +981,41 @@ static int cp_p2p_merge_ops(const struct pl_run *run, struct pl_op *ops, int n) 
   return n + 1;
 }
 
+/* layout.rope_complex: RoPE as torchtitan computes it (apply_rotary_emb,
+ * models/llama/model.py 9dec370, models/llama3/model/model.py 820504e): per q
+ * and k tensor xq.float() (read 2 B, write 4 B), view_as_complex (a view),
+ * the complex multiply by freqs_cis (read and write 4 B per real element;
+ * freqs_cis is seq x head_dim/2, negligible), view_as_real and flatten
+ * (views), type_as (read 4 B, write 2 B): 20 B per element against the fused
+ * rope op's 4 B, +16 B forward; the backward the same chain reversed (cast the
+ * gradient up, multiply by conj(freqs_cis), cast down), +16 B. TorchInductor
+ * generates no code for complex tensors (torch/_inductor/lowering.py
+ * unsupported_input_tensor: the complex multiply becomes an eager ATen
+ * fallback kernel; pytorch/torchtitan issue 15 reports the warning for this
+ * RoPE), and the casts around it cannot fuse into the GEMM or attention
+ * kernels on either side, so the chain runs unfused under torch.compile as
+ * in eager mode: five kernels beyond the rope op's one, each pass. Re-run
+ * under full and ops recompute, as the other element-wise ops. */
+static int rope_complex(const struct pl_run *run, struct pl_op *ops, int n) {
+  const struct pl_model *m = &run->model;
+  const struct pl_layout *l = &run->layout;
+  if (!l->rope_complex || m->pos != PL_POS_ROTARY || m->kv_lora_rank > 0 || m->heads <= 0 ||
+      n + 1 > PL_MAX_LAYER_OPS)
+    return n;
+  struct layer_tokens t = layer_tokens_of(run);
+  double qk = (double)(m->heads + m->kv_heads) / (double)t.tp * (double)m->head_dim;
+  bool re = l->recompute == PL_RECOMPUTE_FULL || l->recompute == PL_RECOMPUTE_OPS;
+  mem_op(&ops[n], "rope_complex", 16.0 * t.tokens * qk, 16.0 * t.tokens * qk, re);
+  ops[n].fwd_kernels = ops[n].bwd_kernels = 5;
+  return n + 1;
+}
+
 /* What a block's ops gain after the model's own list, in this order (each
  * appends to ops[0 .. n) and returns the new count). */
 static int (*const layer_passes[])(const struct pl_run *, struct pl_op *, int) = {
-    megatron_kernels, unfused_kernels, kv_expand_ops,   fp8_casts,
-    qkv_grad_cat,     tp_seq_copies,   cp_merge_ops,    cp_p2p_merge_ops,
+    megatron_kernels, unfused_kernels, rope_complex,     kv_expand_ops,
+    fp8_casts,        qkv_grad_cat,    tp_seq_copies,    cp_merge_ops,
+    cp_p2p_merge_ops,
 };
 
 int pl_sim_segment_ops(const struct pl_run *run, int segment,

@@ -358,6 +358,9 @@ struct sim_seg {
                                         qkv, fc1, proj, fc2) at full speed, per pass (backward: dgrad
                                         + wgrad), part of comp_s (lower_unit.c atp_windows) */
   double atp_rf_s[4];                /* of comp_s[PL_PASS_BWD]: their recomputed forward */
+  double atp_chunk[2][4];            /* layout.async_tp: each tp linear's GEMM cut into tp row
+                                        chunks over the whole GEMM ([0]: its forward shape, [1]:
+                                        its dgrad's), segments.c atp_chunk_ratio; 0: none */
   double experts_s[2];               /* part of comp_s in Megatron-Core's MoE mlp node, with
                                         layout.ep_comm_overlap and no cp split (else 0) */
   double in_layer_s[2];              /* LM head: part of comp_s run inside the merged layers

@@ -580,8 +580,8 @@ expect_ok predict $c913 --cudnn-913 on --format csv
 check "cudnn 9.13: csv column on" [ "$(col "$TMP/out" framework.cudnn_913)" = on ]
 # appended columns keep their order: cudnn_913, then tp_seq_copies (added after it by tt13, session 13),
 # then cudnn_version (cudnn13, session 13), then cp_allgather (cp13, session 13), then async_tp (atp13, session 13),
-# then cudnn_cluster_margin (ossmoe14, session 14), then grad_accum_fusion (mcore14, session 14), then ub_proj_fprop_sms and ub_fc2_fprop_sms (ub14); then layout.account_embed_loss (user15, session 15); then framework.megatron_xent (mlm16, session 16); then the machine as run and eager_cross_entropy (cmd16, session 16); then pp_keep_outputs (herd17, session 17); then the torchtitan memory layouts (session 17); then hardware.gpu_variability (var17, session 17), then framework.adam_master (nem17, session 17), framework.bucket_params (bucket18), framework.fsdp1_copies (fsdp19), then layout.moe_pad_capacity (a2a19, session 19), then framework.moe_expert_padding (session 21), then framework.gqa_query_copy (pad21, session 21), then layout.moe_force_balance (qwen22, session 22), then framework.fms_rope and framework.kv_expand_copy (old22, session 22) last
-check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy,framework.pp_keep_outputs,framework.tp_gathered_saved,framework.fp32_param_shards,hardware.gpu_variability,framework.adam_master,framework.bucket_params,framework.fsdp1_copies,layout.moe_pad_capacity,framework.moe_expert_padding,framework.gqa_query_copy,layout.moe_force_balance,framework.fms_rope,framework.kv_expand_copy$' "$TMP/out"
+# then cudnn_cluster_margin (ossmoe14, session 14), then grad_accum_fusion (mcore14, session 14), then ub_proj_fprop_sms and ub_fc2_fprop_sms (ub14); then layout.account_embed_loss (user15, session 15); then framework.megatron_xent (mlm16, session 16); then the machine as run and eager_cross_entropy (cmd16, session 16); then pp_keep_outputs (herd17, session 17); then the torchtitan memory layouts (session 17); then hardware.gpu_variability (var17, session 17), then framework.adam_master (nem17, session 17), framework.bucket_params (bucket18), framework.fsdp1_copies (fsdp19), then layout.moe_pad_capacity (a2a19, session 19), then framework.moe_expert_padding (session 21), then framework.gqa_query_copy (pad21, session 21), then layout.moe_force_balance (qwen22, session 22), then framework.fms_rope and framework.kv_expand_copy (old22, session 22), then framework.separate_linears and framework.rope_complex (tt22, session 22) last
+check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy,framework.pp_keep_outputs,framework.tp_gathered_saved,framework.fp32_param_shards,hardware.gpu_variability,framework.adam_master,framework.bucket_params,framework.fsdp1_copies,layout.moe_pad_capacity,framework.moe_expert_padding,framework.gqa_query_copy,layout.moe_force_balance,framework.fms_rope,framework.kv_expand_copy,framework.separate_linears,framework.rope_complex$' "$TMP/out"
 expect_ok predict $c24 --cudnn-913 on --format json
 check "--cudnn-913 on: h100 (no 9.13 figures) runs unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_off.json" step_time_s)" ]
 onoff_refused cudnn-913 cudnn_913
@@ -1185,5 +1185,41 @@ expect_ok predict --model llama3-8b --fms-rope on --kv-expand-copy on --format c
 check "fms: csv columns on" [ "$(col "$TMP/out" framework.fms_rope),$(col "$TMP/out" framework.kv_expand_copy)" = on,on ]
 expect_fail 1 "^plateau: --fms-rope: unknown value 'yes' \(expected on\|off\)" -- predict --fms-rope yes
 expect_fail 1 "^plateau: --kv-expand-copy: unknown value '1' \(expected on\|off\)" -- predict --kv-expand-copy 1
+
+# q, k and v as three linears (layout.separate_linears, torchtitan's wq, wk, wv):
+# off by default, on in the torchtitan preset; Llama 3 8B gets slower with it
+# (its k and v GEMMs are narrow, and autograd sums three input gradients).
+expect_ok predict --model llama3-8b --format json
+cp "$TMP/out" "$TMP/ql0.json"
+check "qkv linears: off in JSON by default" [ "$(json_raw "$TMP/out" separate_linears)" = false ]
+expect_ok predict --model llama3-8b --separate-linears on --format json
+check "qkv linears: on in JSON" [ "$(json_raw "$TMP/out" separate_linears)" = true ]
+check "qkv linears: step longer" awk -v a="$(json_num "$TMP/ql0.json" step_time_s)" \
+  -v b="$(json_num "$TMP/out" step_time_s)" 'BEGIN { exit !(b > a) }'
+expect_ok predict --model llama3-8b --framework torchtitan --format json
+check "qkv linears: on in the torchtitan preset" [ "$(json_raw "$TMP/out" separate_linears)" = true ]
+expect_ok predict --model llama3-8b --framework megatron-core --format json
+check "qkv linears: off in the megatron-core preset" [ "$(json_raw "$TMP/out" separate_linears)" = false ]
+expect_ok predict --model llama3-8b --separate-linears on --format csv
+check "qkv linears: csv column on" [ "$(col "$TMP/out" framework.separate_linears)" = on ]
+expect_fail 1 "^plateau: --separate-linears: unknown value 'yes' \(expected on\|off\)" -- predict --separate-linears yes
+
+# RoPE by complex multiplication (layout.rope_complex, torchtitan's apply_rotary_emb,
+# unfused under torch.compile): off by default, on in the torchtitan preset; a
+# rotary model gets slower with it.
+expect_ok predict --model llama3-8b --format json
+cp "$TMP/out" "$TMP/rc0.json"
+check "rope complex: off in JSON by default" [ "$(json_raw "$TMP/out" rope_complex)" = false ]
+expect_ok predict --model llama3-8b --rope-complex on --format json
+check "rope complex: on in JSON" [ "$(json_raw "$TMP/out" rope_complex)" = true ]
+check "rope complex: step longer" awk -v a="$(json_num "$TMP/rc0.json" step_time_s)" \
+  -v b="$(json_num "$TMP/out" step_time_s)" 'BEGIN { exit !(b > a) }'
+expect_ok predict --model llama3-8b --framework torchtitan --format json
+check "rope complex: on in the torchtitan preset" [ "$(json_raw "$TMP/out" rope_complex)" = true ]
+expect_ok predict --model llama3-8b --framework megatron-core --format json
+check "rope complex: off in the megatron-core preset" [ "$(json_raw "$TMP/out" rope_complex)" = false ]
+expect_ok predict --model llama3-8b --rope-complex on --format csv
+check "rope complex: csv column on" [ "$(col "$TMP/out" framework.rope_complex)" = on ]
+expect_fail 1 "^plateau: --rope-complex: unknown value 'yes' \(expected on\|off\)" -- predict --rope-complex yes
 
 finish

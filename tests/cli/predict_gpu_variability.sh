@@ -10,7 +10,7 @@
 
 j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval('d' + sys.argv[2]))" "$1" "$2"; }
 
-run=(predict --model llama2-7b --gpu h100 --seq 4096 --shard zero2 --mbs 1 --gpus 16 --gbs 16 --format json)
+run=(predict --model llama2-7b --gpu a100-80g --seq 4096 --shard zero2 --mbs 1 --gpus 16 --gbs 16 --format json)
 expect_ok "${run[@]}"; cp "$TMP/out" "$TMP/base.json"
 expect_ok "${run[@]}" --gpu-variability off; cp "$TMP/out" "$TMP/off.json"
 expect_ok "${run[@]}" --gpu-variability 2%; cp "$TMP/out" "$TMP/on.json"
@@ -45,6 +45,18 @@ check "b200 --gpu-variability off: every GPU at the preset clock, a shorter step
 import json; a = json.load(open('$TMP/b200.json')); b = json.load(open('$TMP/out'))
 assert b['hardware']['gpu_variability'] == 0 and b['hardware']['gpu_slowest_clock_fraction'] == 1
 assert b['step_time_s'] < a['step_time_s']"
+
+# h200 carries the same page's H200 node (755, slowest 745: 0.0093) and h100 it as an estimate for
+# the same die: 1 - 0.0093 x 1.4236 = 0.986761 on 8 GPUs; a100-80g has no measurement (off)
+for g in h200 h100; do
+  expect_ok predict --model llama3-8b --gpu $g --gpus 8 --format json
+  check "$g default spread 0.0093, 8 GPUs at 0.986761" python3 -c "
+import json; h = json.load(open('$TMP/out'))['hardware']
+assert h['gpu_variability'] == 0.0093, h['gpu_variability']
+assert abs(h['gpu_slowest_clock_fraction'] - 0.986761) < 2e-6, h['gpu_slowest_clock_fraction']"
+done
+expect_ok predict --model llama3-8b --gpu a100-80g --gpus 8 --format json
+check "a100-80g: no measured spread, off" [ "$(j "$TMP/out" "['hardware']['gpu_variability'] == 0")" = True ]
 
 # bad values: one line naming the flag and the range
 expect_fail 1 "--gpu-variability: '0.5' is not a clock spread from 0 to 0.1" -- predict --gpus 8 --gpu-variability 0.5

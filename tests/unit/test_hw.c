@@ -742,6 +742,7 @@ static void variability_figures(void) {
   struct pl_gpu g;
   struct pl_diag d, *dp = &d;
   CHECK(pl_gpu_load("h100", &g, &d) == PL_OK);
+  CHECK_STATUS(pl_gpu_set_variability(&g, 0, &d), PL_OK, dp); /* h100's measured spread off */
   pl_gpu_variability_resolve(&g, 1024);
   CHECK_NEAR_REL(pl_gpu_clock_fraction(&g), 1.0, 0); /* no spread, no effect */
   CHECK_STATUS(pl_gpu_set_variability(&g, 0.02, &d), PL_OK, dp);
@@ -785,7 +786,11 @@ static void measured_clock_spread(void) {
   CHECK_NEAR_REL(pl_gpu_clock_fraction(&g), 1.0, 0);
   CHECK_STATUS(pl_gpu_load("gb200", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.clock_cv, 0.0088, 1e-12);
-  CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp);
+  CHECK_STATUS(pl_gpu_load("h200", &g, &d), PL_OK, dp); /* (1 - 745/755) / 1.4236 */
+  CHECK_NEAR_REL(g.clock_cv, 0.0093, 1e-12);
+  CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp); /* the H200's, same die */
+  CHECK_NEAR_REL(g.clock_cv, 0.0093, 1e-12);
+  CHECK_STATUS(pl_gpu_load("a100-80g", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.clock_cv, 0.0, 0);
   gpu_edit_refused("b200", "\"value\": 0.0088", "0.5000", "clock_spread");
 }

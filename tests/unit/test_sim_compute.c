@@ -1597,6 +1597,10 @@ static void test_param_kernels(void) {
  *  - fp8-rowwise (no Float8 TP styles: 16-bit gathers): bf16's 16,777,216;
  *  - tp_comm_overlap (async TP): only the backward's 2 unfused
  *    reduce_scatter copies, 2 x 4 B x 1,048,576 = 8,388,608 B, no forward;
+ *  - async TP under fp8-rowwise: the all_gathers are not fused (their
+ *    16-bit result feeds the rowwise casts), so their copies stay: forward
+ *    2 x 4 B x 1,048,576 = 8,388,608 B; backward the grad_output gathers'
+ *    and the unfused reduce_scatters' copies, 16,777,216 B;
  *  - off, or without sequence parallelism: no op. */
 static void test_tp_seq_copies(void) {
   struct pl_run run;
@@ -1627,6 +1631,15 @@ static void test_tp_seq_copies(void) {
   c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "tp_seq_copies");
   CHECK(c != NULL && c->fwd_bytes == 0 && c->bwd_bytes == 8388608.0 && !c->recompute);
   run.layout.tp_comm_overlap = false;
+  run.layout.async_tp = true;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "tp_seq_copies");
+  CHECK(c != NULL && c->fwd_bytes == 0 && c->bwd_bytes == 8388608.0);
+  run.layout.dtype = PL_DTYPE_FP8;
+  run.layout.fp8_recipe = PL_FP8_RECIPE_ROWWISE;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "tp_seq_copies");
+  CHECK(c != NULL && c->fwd_bytes == 8388608.0 && c->bwd_bytes == 16777216.0);
+  run.layout.dtype = PL_DTYPE_BF16;
+  run.layout.async_tp = false;
   run.layout.sp = false;
   CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "tp_seq_copies") == NULL);
 }
@@ -1699,6 +1712,144 @@ static void test_fms_eager_attention(void) {
   CHECK(c != NULL && c->recompute);
   run.layout.kv_expand_copy = false;
   CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "kv_expand") == NULL);
+}
+
+/* layout.rope_complex (segments.c rope_complex; torchtitan's complex RoPE,
+ * unfused under torch.compile), small_llama: tokens 1024, q and k heads 8 + 8
+ * of 128 = 2048 columns: 16 B x 1024 x 2048 = 33,554,432 B forward and
+ * backward, 5 kernels each way; not recomputed without recompute, re-run
+ * under ops and full recompute; with eager kernels it replaces rope_eager;
+ * no op for a model without rotary positions. */
+static void test_rope_complex(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "rope_complex") == NULL);
+  run.layout.rope_complex = true;
+  const struct pl_op *r = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "rope_complex");
+  CHECK(r != NULL && r->fwd_bytes == 33554432.0 && r->bwd_bytes == 33554432.0 && !r->recompute);
+  CHECK(r != NULL && r->fwd_kernels == 5 && r->bwd_kernels == 5);
+  run.layout.recompute = PL_RECOMPUTE_OPS;
+  r = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "rope_complex");
+  CHECK(r != NULL && r->recompute);
+  run.layout.recompute = PL_RECOMPUTE_NONE;
+  run.layout.kernels = PL_KERNELS_UNFUSED;
+  int n = pl_sim_segment_ops(&run, 1, ops);
+  CHECK(find_op(ops, n, "rope_complex") != NULL && find_op(ops, n, "rope_eager") == NULL);
+  run.layout.rope_complex = false;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  CHECK(find_op(ops, n, "rope_complex") == NULL && find_op(ops, n, "rope_eager") != NULL);
+  run.layout.rope_complex = true;
+  run.layout.kernels = PL_KERNELS_FUSED;
+  run.model.pos = PL_POS_ALIBI;
+  CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "rope_complex") == NULL);
+}
+
+/* fp8-tensorwise under tp: torchao's Float8 TP styles (segments.c
+ * fp8_casts; torchao/float8/float8_tensor_parallel.py, torchtitan apply_tp),
+ * small_llama at tp 2 with sp: the block's GEMMs on 1024 gathered tokens are
+ * qkv 1024 x 1536 x 1024, proj 1024 x 1024 x 512, fc1 1024 x 2816 x 1024,
+ * fc2 1024 x 1024 x 1408 (m x n x k). Casts of 5 B per element:
+ *   forward: the column-parallel inputs once on the sequence shard (qkv's and
+ *     fc1's 1024 x 1024 / 2 = 524,288 each), the row-parallel inputs whole
+ *     (proj 524,288, fc2 1,441,792), the weights (1,572,864 + 524,288 +
+ *     2,883,584 + 1,441,792 = 6,422,528): 5 x 9,437,184 = 47,185,920 B;
+ *   backward: each output gradient once, the column-parallel ones whole
+ *     (1,572,864 + 2,883,584), the row-parallel ones on the shard (2 x
+ *     1024 x 1024 / 2 = 1,048,576), the weights again (6,422,528), no input:
+ *     5 x 11,927,552 = 59,637,760 B; plus the wgrad's layout copies of each
+ *     GEMM's fp8 input (m x k: 1,048,576 + 524,288 + 1,048,576 + 1,441,792
+ *     = 4,063,232) and output gradient (m x n: 1,572,864 + 1,048,576 +
+ *     2,883,584 + 1,048,576 = 6,553,600), 2 B each: 21,233,664 B;
+ *     80,871,424 B in all. */
+static void test_fp8_tensorwise_tp(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  run.layout.tp = 2;
+  run.layout.sp = true;
+  run.layout.dtype = PL_DTYPE_FP8;
+  run.layout.fp8_recipe = PL_FP8_RECIPE_TENSORWISE;
+  int n = pl_sim_segment_ops(&run, 1, ops);
+  const struct pl_op *q = find_op(ops, n, "qkv"), *p = find_op(ops, n, "proj");
+  const struct pl_op *f1 = find_op(ops, n, "fc1"), *f2 = find_op(ops, n, "fc2");
+  CHECK(q != NULL && q->m == 1024 && q->n == 1536 && q->k == 1024);
+  CHECK(p != NULL && p->m == 1024 && p->n == 1024 && p->k == 512);
+  CHECK(f1 != NULL && f1->m == 1024 && f1->n == 2816 && f1->k == 1024);
+  CHECK(f2 != NULL && f2->m == 1024 && f2->n == 1024 && f2->k == 1408);
+  const struct pl_op *c = find_op(ops, n, "fp8_casts");
+  CHECK(c != NULL && c->fwd_bytes == 47185920.0 && c->bwd_bytes == 80871424.0);
+}
+
+/* layout.separate_linears (torchtitan's wq, wk, wv and w1, w3; sim/compute.c
+ * separate_linears_ratio, segments.c qkv_grad_sum, fc1_grad_sum), small_llama:
+ * tokens T = mbs 2 x seq 512 = 1024, hidden 1024, 8 heads and 8 kv heads of
+ * 128, SwiGLU ffn 2816: the fused op qkv is 1024 x 3072 x 1024 (q, k, v
+ * 1024 x 1024 x 1024 each), fc1 1024 x 5632 x 1024 (w1, w3 1024 x 2816 x
+ * 1024). Each op's time is scaled by its GEMMs over the one (G =
+ * pl_gemm_time_s on the A100):
+ *   qkv forward  3 G(T, 1024, 1024, 1) / G(T, 3072, 1024, 1) (three launches);
+ *   qkv backward 6 G(T, 1024, 1024, 1) (dgrads and wgrads, all square)
+ *                / [G(T, 1024, 3072, 1) + G(1024, 3072, T, 1)];
+ *   fc1 forward  2 G(T, 2816, 1024, 1) / G(T, 5632, 1024, 1);
+ *   fc1 backward 2 [G(T, 1024, 2816, 1) + G(1024, 2816, T, 1)]
+ *                / [G(T, 1024, 5632, 1) + G(1024, 5632, T, 1)].
+ * No qkv_grad_cat; backward sums of the input gradients: qkv_grad_sum with
+ * fused kernels 8 B x T x hidden = 8,388,608 B in one kernel, eager 12 B =
+ * 12,582,912 B in two; fc1_grad_sum 6 B = 6,291,456 B either way.
+ * fp8-tensorwise at tp 1: each linear casts its own input (5 B per element,
+ * forward and backward): qkv's input 2 more times and fc1's once more, each
+ * T x 1024: +3 x 5 x 1,048,576 = 15,728,640 B each way in fp8_casts. */
+static void test_separate_linears(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  int n = pl_sim_segment_ops(&run, 1, ops);
+  const struct pl_op *q = find_op(ops, n, "qkv"), *f = find_op(ops, n, "fc1");
+  CHECK(q != NULL && q->m == 1024 && q->n == 3072 && q->k == 1024);
+  CHECK(f != NULL && f->m == 1024 && f->n == 5632 && f->k == 1024);
+  CHECK(find_op(ops, n, "qkv_grad_cat") != NULL && find_op(ops, n, "qkv_grad_sum") == NULL);
+  CHECK(find_op(ops, n, "fc1_grad_sum") == NULL);
+  double t0[2][2];
+  for (int p = 0; p < 2; p++) {
+    t0[0][p] = pl_op_run_time_s(&a100, &run.layout, &run.model, q, (enum pl_pass)p);
+    t0[1][p] = pl_op_run_time_s(&a100, &run.layout, &run.model, f, (enum pl_pass)p);
+  }
+  run.layout.separate_linears = true;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  q = find_op(ops, n, "qkv");
+  f = find_op(ops, n, "fc1");
+  CHECK(q != NULL && f != NULL && find_op(ops, n, "qkv_grad_cat") == NULL);
+  const struct pl_op *s = find_op(ops, n, "qkv_grad_sum");
+  CHECK(s != NULL && s->fwd_bytes == 0 && s->bwd_bytes == 8388608.0 && s->bwd_kernels == 1);
+  s = find_op(ops, n, "fc1_grad_sum");
+  CHECK(s != NULL && s->fwd_bytes == 0 && s->bwd_bytes == 6291456.0);
+  enum pl_dtype bf = PL_DTYPE_BF16;
+  const struct pl_gpu *g = &a100;
+  double r[2][2] = {
+      {3.0 * pl_gemm_time_s(g, bf, 1024, 1024, 1024, 1) / pl_gemm_time_s(g, bf, 1024, 3072, 1024, 1),
+       6.0 * pl_gemm_time_s(g, bf, 1024, 1024, 1024, 1) /
+           (pl_gemm_time_s(g, bf, 1024, 1024, 3072, 1) + pl_gemm_time_s(g, bf, 1024, 3072, 1024, 1))},
+      {2.0 * pl_gemm_time_s(g, bf, 1024, 2816, 1024, 1) / pl_gemm_time_s(g, bf, 1024, 5632, 1024, 1),
+       2.0 * (pl_gemm_time_s(g, bf, 1024, 1024, 2816, 1) + pl_gemm_time_s(g, bf, 1024, 2816, 1024, 1)) /
+           (pl_gemm_time_s(g, bf, 1024, 1024, 5632, 1) + pl_gemm_time_s(g, bf, 1024, 5632, 1024, 1))}};
+  CHECK(r[0][0] > 1.0 && r[0][1] > 1.0); /* the test can fail: three GEMMs are not free */
+  for (int p = 0; p < 2; p++) {
+    CHECK_NEAR_REL(pl_op_run_time_s(g, &run.layout, &run.model, q, (enum pl_pass)p), t0[0][p] * r[0][p], 1e-12);
+    CHECK_NEAR_REL(pl_op_run_time_s(g, &run.layout, &run.model, f, (enum pl_pass)p), t0[1][p] * r[1][p], 1e-12);
+  }
+  run.layout.kernels = PL_KERNELS_UNFUSED;
+  s = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "qkv_grad_sum");
+  CHECK(s != NULL && s->bwd_bytes == 12582912.0 && s->bwd_kernels == 2);
+  run.layout.kernels = PL_KERNELS_FUSED;
+  run.layout.dtype = PL_DTYPE_FP8;
+  run.layout.fp8_recipe = PL_FP8_RECIPE_TENSORWISE;
+  const struct pl_op *c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fp8_casts");
+  CHECK(c != NULL);
+  double cf = c ? c->fwd_bytes : 0, cb = c ? c->bwd_bytes : 0;
+  run.layout.separate_linears = false;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fp8_casts");
+  CHECK(c != NULL && cf - c->fwd_bytes == 15728640.0 && cb - c->bwd_bytes == 15728640.0);
 }
 
 /* Transformer Engine's ring (segments.c cp_p2p_merge_ops, cp > 1 without
@@ -2460,6 +2611,9 @@ static void test_megatron_xent(void) {
 int main(void) {
   struct pl_diag d, *dp = &d;
   CHECK_STATUS(pl_gpu_load("a100-80g", &a100, &d), PL_OK, dp);
+  test_separate_linears();
+  test_fp8_tensorwise_tp();
+  test_rope_complex();
   test_host_waits();
   test_host_sync();
   test_backward_issue_order();
