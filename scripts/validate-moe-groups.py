@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 # validate-moe-groups.py [PLATEAU] [-v]: the groups of issue 19 (docs/accuracy.md): mean |error| and
 # mean signed error of the MoE rows of Megatron-Bridge and the Megatron MoE model zoo, and of
-# Llama 3.1 405B on GB200/GB300, from `plateau validate ... --format csv` (run from the repository root).
+# Llama 3.1 405B on GB200/GB300, and, apart, Together AI's GB200 GPT-OSS run, from `plateau validate ... --format csv` (run from the repository root).
 # Each line gives the step-time error (validate's error_pct) and, after "tokens/s", the error on the
 # column the sources publish (published_error_pct: a rate's error, measured / predicted - 1 of the
 # step, larger than the step's when plateau is too fast).
 import csv,sys,collections,subprocess
 PLATEAU = sys.argv[1] if len(sys.argv) > 1 else 'build-test/plateau'
-out=subprocess.run([PLATEAU,'validate','data/validation/megatron_bridge_performance_summary.csv','data/validation/megatron_moe_modelzoo.csv','--format','csv'],capture_output=True,text=True).stdout
-r=list(csv.DictReader(out.splitlines()))
+out=subprocess.run([PLATEAU,'validate','data/validation/megatron_bridge_performance_summary.csv','data/validation/megatron_moe_modelzoo.csv','data/validation/together_gb200.csv','--format','csv'],capture_output=True,text=True).stdout
+# the issue 19 groups are Bridge's and the zoo's rows; Together AI's GB200 runs (session 22) are an
+# independent check, printed on their own line and kept out of those groups
+allrows=list(csv.DictReader(out.splitlines()))
+r=[x for x in allrows if not x['dataset'].startswith('together')]
 def stats(rows):
     e=[float(x['error_pct']) for x in rows]
     t=[float(x['published_error_pct']) for x in rows]
@@ -26,6 +29,9 @@ print("MoE rows (bridge+zoo) with Kimi K2:", stats(moe+[x for x in ran if x['run
 l405=[x for x in ran if x['run'].startswith('llama3-405b') and x['gpu'] in ('gb200','gb300')]
 print("Llama 3.1 405B GB200/GB300:", stats(l405))
 print("Llama 3.1 405B all:", stats([x for x in ran if x['run'].startswith('llama3-405b')]))
+print("Together GB200 GPT-OSS 120B (independent check, not in the groups above):",
+      stats([x for x in allrows if x['dataset'].startswith('together') and not x['skipped_reason']
+             and x['run'].startswith('gpt-oss-120b')]))
 print("dense Llama 3 8B/70B:", stats([x for x in ran if x['run'].startswith('llama3-') and not x['run'].startswith('llama3-405b')]))
 if len(sys.argv)>2:
     g=collections.defaultdict(list)

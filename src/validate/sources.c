@@ -40,6 +40,9 @@
  *                tokens/s per GPU, printed (source_fms.c)
  *   dgxc         NVIDIA dgxc-benchmarking recipes' Expected Performance:
  *                seconds per step, printed (source_dgxc.c)
+ *   together     Together AI's GB200 NVL72 cluster benchmarks (Megatron-Bridge
+ *                in nemo:26.02): median seconds per step, printed
+ *                (source_together.c)
  * This file holds the table; the rules of the older sources are in files by
  * family, sharing sources_int.h: sources_megatron.c (sc21, korthikanti,
  * megatron20), sources_deepspeed.c (mtnlg, bloom, vtrain),
@@ -399,6 +402,26 @@ static const struct validate_source sources[] = {
      .overrides = validate_dgxc_overrides,
      .hardware = validate_nvl_segment, /* the GB200 NVL72 rows (source_mcore.c) */
      .measure = validate_dgxc_measure},
+    {.key = "together",
+     .framework = "nemo",
+     .match = "togethercomputer/together-dgxc-benchmarking",
+     .family = "per model: the data/models preset its name means (Qwen2.5 72B, GPT-OSS 120B); "
+               "Megatron-Core with Transformer Engine (Megatron-Bridge recipes)",
+     .pos = PL_POS_ROTARY,
+     .eager_attention = false,
+     .grad_reduce_after_backward = false,
+     .sequence_parallel = true,
+     /* Megatron-Bridge's training setup _validate_and_set_vocab_size: a model provider's
+      * vocab_size that is set and not smaller than the tokenizer's (NullTokenizer 32000 in
+      * these runs' printed summary) is used as it is, should_pad_vocab False: no padding to a
+      * multiple of 128 tp (Qwen2.5's 152064 stays 152064 at tp 8) */
+     .megatron_vocab_pad = false,
+     .use_preset = true,
+     .model = validate_together_model,
+     .layout = validate_together_layout,
+     .overrides = validate_together_overrides,
+     .hardware = validate_nvl_segment, /* 16 trays of one GB200 NVL72 rack (source_mcore.c) */
+     .measure = validate_together_measure},
 };
 
 const struct validate_source *validate_source_find(const char *source_cell) {

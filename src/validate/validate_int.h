@@ -248,6 +248,16 @@ bool validate_bridge_measure(const struct validate_in *in, const struct pl_run *
                              struct pl_vrow *row);
 void validate_nvl_segment(const struct validate_in *in, const struct pl_layout *l,
                           struct pl_cluster *c, struct pl_vrow *row);
+/* Together AI's GB200 NVL72 cluster benchmarks (source_together.c). */
+bool validate_together_model(const struct validate_in *in, struct pl_model *m,
+                             struct pl_vrow *row);
+bool validate_together_layout(const struct validate_in *in, struct pl_layout *l,
+                              struct pl_vrow *row);
+bool validate_together_overrides(const struct validate_in *in, struct pl_framework *fw,
+                                 struct pl_vrow *row);
+bool validate_together_measure(const struct validate_in *in, const struct pl_run *run,
+                               struct pl_vrow *row);
+
 bool validate_zoo_modes(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
 bool validate_zoo_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
 bool validate_zoo_overrides(const struct validate_in *in, struct pl_framework *fw,

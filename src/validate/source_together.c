@@ -1,0 +1,191 @@
+/* source_together.c: how Together AI's GB200 NVL72 cluster benchmarks are read
+ * (data/validation/together_gb200.csv; README.md there, "How each source
+ * defines its metrics").
+ *
+ * github.com/togethercomputer/together-dgxc-benchmarking (a fork of NVIDIA's
+ * DGX Cloud benchmarking recipes) @ 0b86473a7a, tests/gb200/reports/
+ * cluster-training-performance-overview-v3.md: median training step time of
+ * Qwen2.5 72B and GPT-OSS 120B (BF16) on 16 trays / 64 GPUs of one GB200 NVL72
+ * rack, six racks. The runs are Megatron-Bridge scripts in the container
+ * nvcr.io/nvidia/nemo:26.02 (tests/gb200/GB200/qwen-72b-r08.yaml,
+ * gpt-oss-120b-r08.yaml: the recipe's pretrain config with the script's
+ * overrides); every setting the rows state is the script's or the
+ * "Configuration Summary" the runs print (tests/gb200/logs/qwen-r08-v3.log, gpt-oss-r08-v3.log).
+ * Nothing here looks at a prediction. */
+#include <stdio.h>
+#include <string.h>
+
+#include <plateau/framework.h>
+#include <plateau/layout.h>
+#include <plateau/model.h>
+
+#include "validate/validate_int.h"
+
+/* The model presets the rows' names mean (data/models/): the recipes
+ * qwen25_72b_pretrain_config (Qwen25ModelProvider72B, the sizes of
+ * data/models/qwen2.5-72b.json) and gpt_oss_120b_pretrain_config (the log's
+ * Configuration Summary: 36 layers, hidden 2880, 64 heads, 8 query groups,
+ * 128 experts top-4 of width 2880, window (128, 0) every other layer =
+ * data/models/gpt-oss-120b.json). */
+static const struct {
+  const char *name, *preset;
+} together_models[] = {
+    {"Qwen2.5 72B", "qwen2.5-72b"},
+    {"GPT OSS 120B", "gpt-oss-120b"},
+};
+
+bool validate_together_model(const struct validate_in *in, struct pl_model *m,
+                             struct pl_vrow *row) {
+  const char *name = cell(in, "model");
+  for (size_t i = 0; i < sizeof together_models / sizeof together_models[0]; i++)
+    if (strcmp(name, together_models[i].name) == 0)
+      return validate_mcore_preset(in, together_models[i].preset, m, row);
+  return validate_skip(row, "model '%s': no preset for this source", name);
+}
+
+/* A true/false cell (empty: the preset's); false on any other word. */
+static bool together_flag(const struct validate_in *in, const char *col, enum pl_setting *dst,
+                          struct pl_vrow *row) {
+  const char *v = cell(in, col);
+  if (strcmp(v, "true") == 0)
+    *dst = PL_SETTING_ON;
+  else if (strcmp(v, "false") == 0)
+    *dst = PL_SETTING_OFF;
+  else if (*v)
+    return validate_skip(row, "column '%s': '%s' is not true or false", col, v);
+  return true;
+}
+
+/* The data-parallel bucket the run's Configuration Summary prints (ddp
+ * bucket_size, in parameters: the GPT-OSS run's 134217728), or "mcore
+ * default" where it prints none (the Qwen run): Megatron-Core's bucket_size
+ * None, max(40e6, 1e6 dp cp) parameters (distributed_data_parallel.py;
+ * layout.bucket_dp_scaled). Empty: the preset's. */
+static bool together_bucket(const struct validate_in *in, struct pl_framework *fw,
+                            struct pl_vrow *row) {
+  const char *col = "ddp bucket_size (parameters)", *v = cell(in, col);
+  if (!*v)
+    return true;
+  if (strcmp(v, "mcore default") == 0) {
+    fw->bucket_params = 0;
+    fw->bucket_mb = 0;
+    fw->bucket_dp_scaled = true;
+    validate_note(row, "Megatron-Core's default bucket (no bucket_size in the run's summary)");
+    return true;
+  }
+  bool present = false;
+  double n = 0;
+  if (validate_num(v, &n, &present) != PL_OK || !pl_bucket_params_ok(n))
+    return validate_skip(row,
+                         "column '%s': '%s' is not a whole number from 1 to 1e12 or "
+                         "'mcore default'",
+                         col, v);
+  fw->bucket_params = n;
+  fw->bucket_mb = 0;
+  fw->bucket_dp_scaled = false;
+  validate_note(row, "data-parallel buckets of %.0f parameters (the run's ddp bucket_size)", n);
+  return true;
+}
+
+/* The nemo preset (Megatron-Core with Transformer Engine, as the NeMo
+ * 26.02 Megatron-Bridge rows of the performance summary), then what the runs
+ * print in their Configuration Summary (non-default values vs Megatron-Core):
+ *  - cross_entropy_loss_fusion True (cross_entropy_fusion_impl 'te'): the
+ *    fused loss;
+ *  - tp_comm_overlap: the GPT-OSS script passes CommOverlapConfig(
+ *    tp_comm_overlap=False); the Qwen run's summary lists no tp_comm_overlap
+ *    among the TransformerConfig values that differ from Megatron-Core's
+ *    default (False): off for both;
+ *  - ddp grad_reduce_in_fp32 True (the bf16_mixed precision config sets it
+ *    when the config is finalized, after the script's False): gradients
+ *    reduced in fp32;
+ *  - the data-parallel bucket (together_bucket). */
+bool validate_together_overrides(const struct validate_in *in, struct pl_framework *fw,
+                                 struct pl_vrow *row) {
+  if (strcmp(cell(in, "container"), "nemo:26.02") != 0)
+    return validate_skip(row, "container '%s': only nemo:26.02 rows are read",
+                         cell(in, "container"));
+  /* megatron_xent is the unfused Megatron loss: the fused one is its opposite */
+  enum pl_setting fused = PL_SETTING_UNSET;
+  if (!together_flag(in, "cross_entropy_loss_fusion", &fused, row) ||
+      !together_flag(in, "tp_comm_overlap", &fw->tp_comm_overlap, row) ||
+      !together_flag(in, "grad_reduce_in_fp32", &fw->grad_reduce_fp32, row) ||
+      !together_bucket(in, fw, row))
+    return false;
+  if (fused != PL_SETTING_UNSET)
+    fw->megatron_xent = fused == PL_SETTING_ON ? PL_SETTING_OFF : PL_SETTING_ON;
+  validate_note(row,
+                "the row's settings (script, printed Configuration Summary): fused loss "
+                "%s, tp overlap %s, fp32 gradient reduce %s",
+                cell(in, "cross_entropy_loss_fusion"), cell(in, "tp_comm_overlap"),
+                cell(in, "grad_reduce_in_fp32"));
+  return true;
+}
+
+/* The layout the scripts set: the distributed optimizer (use_distributed_
+ * optimizer True, overlap_grad_reduce and overlap_param_gather True),
+ * selective recompute of the listed modules (recompute_granularity
+ * 'selective', recompute_modules), no CUDA graphs (cuda_graph_impl 'none'),
+ * the experts (ep, etp), the token dispatcher the run printed and the
+ * router's balance (moe_router_force_load_balancing True: every expert rank
+ * computes the mean, random logits each forward). */
+bool validate_together_layout(const struct validate_in *in, struct pl_layout *l,
+                              struct pl_vrow *row) {
+  if (strcmp(cell(in, "Task"), "pretrain") != 0)
+    return validate_skip(row, "task '%s' is not pre-training", cell(in, "Task"));
+  const char *mods = cell(in, "recompute_modules");
+  if (*mods) {
+    struct pl_diag d;
+    pl_diag_clear(&d);
+    if (pl_recompute_modules_parse(mods, &l->recompute_modules, &d) != PL_OK)
+      return validate_skip(row, "column 'recompute_modules': %s", d.msg);
+    l->recompute = PL_RECOMPUTE_SELECTIVE;
+    validate_note(row, "selective recompute of %s (the script's recompute_modules)", mods);
+  }
+  if (strcmp(cell(in, "cuda_graphs"), "none") != 0)
+    return validate_skip(row, "column 'cuda_graphs': '%s' (only 'none' is read)",
+                         cell(in, "cuda_graphs"));
+  if (!validate_mcore_experts(in, l, row))
+    return false;
+  const char *disp = cell(in, "moe_dispatcher");
+  if (*disp && pl_moe_dispatch_parse(disp, &l->dispatch, NULL) != PL_OK)
+    return validate_skip(row, "column 'moe_dispatcher': '%s' is not a dispatcher", disp);
+  const char *bal = cell(in, "moe_balance");
+  if (strcmp(bal, "force-balanced") == 0) {
+    l->moe_imbalance = 1.0;
+    l->moe_force_balance = true;
+    validate_note(row, "imbalance 1 (the script's moe_router_force_load_balancing)");
+  } else if (*bal) {
+    return validate_skip(row, "column 'moe_balance': '%s' is not 'force-balanced'", bal);
+  }
+  return true;
+}
+
+/* The report's median step time (seconds), printed; or, for a run whose
+ * report prints only the median "TFLOPS/GPU" Megatron-Bridge logs (the rack
+ * 07 17-node re-run), step = Megatron-LM's model FLOPs / (rate x GPUs):
+ * Bridge logs Megatron-LM's num_floating_point_operations count
+ * (validate_megatron_flops). Checked on the report's own pairs: Qwen2.5 72B
+ * rack 08 19.91 s at 732.2, rack 04 20.56 s at 709.0 TFLOPS/GPU give 14,578
+ * and 14,577 TFLOP per GPU and step = 444.9 GFLOP per token over 512 x 4096
+ * tokens and 64 GPUs; the formula gives 444.85 (vocabulary 152064). */
+bool validate_together_measure(const struct validate_in *in, const struct pl_run *run,
+                               struct pl_vrow *row) {
+  const char *time_col = "Training step time (seconds per step)";
+  if (stated(in, time_col))
+    return validate_measure_time(in, time_col, 1.0, row);
+  const char *col = "Model TFLOP/s/GPU (Megatron-Bridge count)";
+  bool present = false;
+  double tf = 0;
+  if (validate_num(cell(in, col), &tf, &present) != PL_OK || !present || !(tf > 0))
+    return validate_skip(row, "column '%s': '%s' is not a positive number", col, cell(in, col));
+  row->published = tf;
+  const struct pl_layout *l = &run->layout;
+  double f = validate_megatron_flops(&run->model, (double)l->gbs, (double)run->model.seq_len);
+  row->measured = f / (tf * 1e12 * (double)l->gpus);
+  row->published_rate = true; /* step = X / the published rate */
+  snprintf(row->metric, sizeof row->metric,
+           "%s -> step = Megatron-LM model FLOPs (num_floating_point_operations) / (rate x GPUs)",
+           col);
+  return true;
+}
