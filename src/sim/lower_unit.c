@@ -471,13 +471,12 @@ static int32_t atp_gather(struct lower *lw, const struct unit *u, int32_t c, dou
  * output) are summed over the ranks in one reduction kernel (reduce_fn,
  * torch.sum over dim 0): read the whole output, write 1 / tp of it. Returns
  * the reduction's task. */
-static int32_t atp_scatter(struct lower *lw, const struct unit *u, int32_t c, double gemm_s,
+static int32_t atp_scatter(struct lower *lw, const struct unit *u, double gemm_s,
                            int32_t coll, int64_t calls) {
   if (calls <= 0 || coll < 0)
     return comp(lw, gemm_s, u, PL_PART_TE_COLUMN);
   double tp = (double)lw->l->tp;
   const struct sim_coll *k = &lw->st->colls[coll];
-  (void)c;
   int32_t first = comp(lw, gemm_s / tp, u, PL_PART_TE_COLUMN);
   int32_t t = atp_copies(lw, coll, calls);
   dep(lw, first, t);
@@ -531,7 +530,7 @@ static int32_t atp_windows(struct lower *lw, const struct unit *u, int32_t c, co
     if (p == PL_PASS_FWD) {
       int64_t fa = !ag_fused ? 0 : k == 0 ? ag_all / 2 : ag_all - ag_all / 2;
       c = atp_gather(lw, u, c, lin_s[k] * (fa > 0 ? ch[0][k] : 1.0), ag.coll, fa);
-      c = atp_scatter(lw, u, c, lin_s[k + 2] * ch[0][k + 2], rs.coll,
+      c = atp_scatter(lw, u, lin_s[k + 2] * ch[0][k + 2], rs.coll,
                       k == 0 ? rs_all / 2 : rs_all - rs_all / 2);
       continue;
     }
@@ -542,7 +541,7 @@ static int32_t atp_windows(struct lower *lw, const struct unit *u, int32_t c, co
     if (rf_s[k] > 0 || ga > 0)
       c = atp_gather(lw, u, c, rf_s[k] * (ga > 0 ? ch[0][k] : 1.0), ag.coll, ga);
     if (rf_s[k + 2] > 0 || gr > 0)
-      c = atp_scatter(lw, u, c, rf_s[k + 2] * (gr > 0 ? ch[0][k + 2] : 1.0), rs.coll, gr);
+      c = atp_scatter(lw, u, rf_s[k + 2] * (gr > 0 ? ch[0][k + 2] : 1.0), rs.coll, gr);
     int64_t gg = ag_all - ag_rec; /* the grad_output gathers */
     int64_t gk = !ag_fused ? 0 : k == 0 ? gg / 2 : gg - gg / 2;
     c = atp_gather(lw, u, c, 0.5 * lin_s[k + 2] * (gk > 0 ? ch[1][k + 2] : 1.0), ag.coll, gk);

@@ -295,15 +295,8 @@ bool validate_dgxc_layout(const struct validate_in *in, struct pl_layout *l, str
     return true;
   if (!validate_nemo_layout(in, l, row))
     return false;
-  const char *mods = cell(in, "recompute_modules");
-  if (*mods) {
-    struct pl_diag d;
-    pl_diag_clear(&d);
-    if (pl_recompute_modules_parse(mods, &l->recompute_modules, &d) != PL_OK)
-      return validate_skip(row, "column 'recompute_modules': %s", d.msg);
-    l->recompute = PL_RECOMPUTE_SELECTIVE;
-    validate_note(row, "selective recompute of %s (the launch's --recompute_modules)", mods);
-  }
+  if (!validate_recompute_modules(in, l, row, "the launch's --recompute_modules"))
+    return false;
   if (!dgxc_stage(in, "first_stage_layers", &l->first_stage_layers, row) ||
       !dgxc_stage(in, "last_stage_layers", &l->last_stage_layers, row))
     return false;

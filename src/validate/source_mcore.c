@@ -364,6 +364,11 @@ bool validate_zoo_measure(const struct validate_in *in, const struct pl_run *run
   double tf = strtod(v, &end);
   if (end == v || !(tf > 0))
     return validate_skip(row, "column '%s': '%s' is not a positive number", col, v);
+  return validate_measure_megatron_rate(run, col, tf, row);
+}
+
+bool validate_measure_megatron_rate(const struct pl_run *run, const char *col, double tf,
+                                    struct pl_vrow *row) {
   row->published = tf;
   const struct pl_layout *l = &run->layout;
   double f = validate_megatron_flops(&run->model, (double)l->gbs, (double)run->model.seq_len);
@@ -372,6 +377,20 @@ bool validate_zoo_measure(const struct validate_in *in, const struct pl_run *run
   snprintf(row->metric, sizeof row->metric,
            "%s -> step = Megatron-LM model FLOPs (num_floating_point_operations) / (rate x GPUs)",
            col);
+  return true;
+}
+
+bool validate_recompute_modules(const struct validate_in *in, struct pl_layout *l,
+                                struct pl_vrow *row, const char *origin) {
+  const char *mods = cell(in, "recompute_modules");
+  if (!*mods)
+    return true;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  if (pl_recompute_modules_parse(mods, &l->recompute_modules, &d) != PL_OK)
+    return validate_skip(row, "column 'recompute_modules': %s", d.msg);
+  l->recompute = PL_RECOMPUTE_SELECTIVE;
+  validate_note(row, "selective recompute of %s (%s)", mods, origin);
   return true;
 }
 

@@ -133,15 +133,8 @@ bool validate_together_layout(const struct validate_in *in, struct pl_layout *l,
                               struct pl_vrow *row) {
   if (strcmp(cell(in, "Task"), "pretrain") != 0)
     return validate_skip(row, "task '%s' is not pre-training", cell(in, "Task"));
-  const char *mods = cell(in, "recompute_modules");
-  if (*mods) {
-    struct pl_diag d;
-    pl_diag_clear(&d);
-    if (pl_recompute_modules_parse(mods, &l->recompute_modules, &d) != PL_OK)
-      return validate_skip(row, "column 'recompute_modules': %s", d.msg);
-    l->recompute = PL_RECOMPUTE_SELECTIVE;
-    validate_note(row, "selective recompute of %s (the script's recompute_modules)", mods);
-  }
+  if (!validate_recompute_modules(in, l, row, "the script's recompute_modules"))
+    return false;
   if (strcmp(cell(in, "cuda_graphs"), "none") != 0)
     return validate_skip(row, "column 'cuda_graphs': '%s' (only 'none' is read)",
                          cell(in, "cuda_graphs"));
@@ -179,13 +172,5 @@ bool validate_together_measure(const struct validate_in *in, const struct pl_run
   double tf = 0;
   if (validate_num(cell(in, col), &tf, &present) != PL_OK || !present || !(tf > 0))
     return validate_skip(row, "column '%s': '%s' is not a positive number", col, cell(in, col));
-  row->published = tf;
-  const struct pl_layout *l = &run->layout;
-  double f = validate_megatron_flops(&run->model, (double)l->gbs, (double)run->model.seq_len);
-  row->measured = f / (tf * 1e12 * (double)l->gpus);
-  row->published_rate = true; /* step = X / the published rate */
-  snprintf(row->metric, sizeof row->metric,
-           "%s -> step = Megatron-LM model FLOPs (num_floating_point_operations) / (rate x GPUs)",
-           col);
-  return true;
+  return validate_measure_megatron_rate(run, col, tf, row);
 }

@@ -179,6 +179,15 @@ struct validate_source {
 /* The source whose `match` occurs in the record's `source` cell, or NULL. */
 /* Megatron-LM's model FLOPs of one step (training.py num_floating_point_operations). */
 double validate_megatron_flops(const struct pl_model *m, double batch, double seq);
+/* A published per-GPU rate tf (TFLOP/s, column col) of Megatron-LM's model
+ * FLOPs count as the row's step: validate_megatron_flops / (tf x GPUs). */
+bool validate_measure_megatron_rate(const struct pl_run *run, const char *col, double tf,
+                                    struct pl_vrow *row);
+/* The column 'recompute_modules' (Megatron-Core's list), when stated, as
+ * selective recompute of those modules; origin says where the list was set.
+ * false (the row skipped) for a list that does not parse. */
+bool validate_recompute_modules(const struct validate_in *in, struct pl_layout *l,
+                                struct pl_vrow *row, const char *origin);
 
 const struct validate_source *validate_source_find(const char *source_cell);
 
