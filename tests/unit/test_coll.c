@@ -129,9 +129,9 @@ static void ring_nvlink_share(void) {
  * its steps cross NVLink (docs/collectives.md, "Ring steps across nodes";
  * checked in "Session 23 (coll23)"): the xxrjun run (10 nodes, NCCL 2.29.2,
  * all_gather 32 MiB, ring/LL128) costs 347.3 us with 4 GPUs a node (39 steps)
- * and 672.0 us with 8 (79 steps), 8.9 and 8.5 us a step; the ring chain
- * (one network edge every g steps, NCCL's own latency form) would give the
- * 4-GPU run 15.1 us a step (+70 %), and NCCL's ppn > 1 Ring network row
+ * and 672.0 us with 8 (79 steps), 8.5 and 8.3 us a step after the 14 us
+ * base; the ring chain (one network edge every g steps, NCCL's own latency
+ * form) would give the 4-GPU run 14.8 us a step (+70 %), and NCCL's ppn > 1 Ring network row
  * (4.0 us LL128) 4.0 us a step. This pins the charge: each step at
  * max(NVLink LL128 hop 1.9, 1 us post, hwLat[NET][Tree][LL128] 8.5) = 8.5 us,
  * base 14 us, with g = 4 and g = 8 alike.
