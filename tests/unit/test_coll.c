@@ -125,6 +125,31 @@ static void ring_nvlink_share(void) {
                  8.4 * US + GIB * 30.0 / (16.0 * 370.8 * GB) + 2 * MIB * 24 / (370.8 * GB), 1e-9);
 }
 
+/* Every step of a ring across nodes pays the network hop, whatever share of
+ * its steps cross NVLink (docs/collectives.md, "Ring steps across nodes";
+ * checked in "Session 23 (coll23)"): the xxrjun run (10 nodes, NCCL 2.29.2,
+ * all_gather 32 MiB, ring/LL128) costs 347.3 us with 4 GPUs a node (39 steps)
+ * and 672.0 us with 8 (79 steps), 8.5 and 8.3 us a step after the 14 us
+ * base; the ring chain (one network edge every g steps, NCCL's own latency
+ * form) would give the 4-GPU run 14.8 us a step (+70 %), and NCCL's ppn > 1 Ring network row
+ * (4.0 us LL128) 4.0 us a step. This pins the charge: each step at
+ * max(NVLink LL128 hop 1.9, 1 us post, hwLat[NET][Tree][LL128] 8.5) = 8.5 us,
+ * base 14 us, with g = 4 and g = 8 alike.
+ * g = 4 (40 ranks): the group's 4 rails give 4 rings of 48 GB/s, duplicated
+ * to 8 (<= 4 rings), 16 channels (tuner.c group_net_channels); each rank
+ * drives its own 50 GB/s NIC: node 200 GB/s < 16 x 0.4 x 50 = 320 and
+ * < 370.8 x 4/3, so busBw 200, LL128 0.92 x 200 = 184 (cap 8 x 36.7 = 293.6
+ * does not bind); transfer 32 MiB x 39/40 / 184 GB/s = 177.8 us < 39 x 8.5.
+ * Fill: chunk 32 MiB / (16 x 40) = 52,428.8 B on 16 channels at 184 GB/s.
+ * g = 8 (80 ranks): 16 channels x 0.4 x 50 = 320 binds, LL128 min(294.4,
+ * 293.6) = 293.6; 79 x 8.5 us; fill 32 MiB / (16 x 80) x 16 at 293.6 GB/s. */
+static void ring_steps_every_g(void) {
+  double t4 = t_of(PL_COLL_ALL_GATHER, 32 * MIB, 40, 4, PL_ALGO_RING, PL_PROTO_LL128);
+  CHECK_NEAR_REL(t4, (14.0 + 39 * 8.5) * US + 32 * MIB / 40.0 / (184 * GB), 1e-9);
+  double t8 = t_of(PL_COLL_ALL_GATHER, 32 * MIB, 80, 8, PL_ALGO_RING, PL_PROTO_LL128);
+  CHECK_NEAR_REL(t8, (14.0 + 79 * 8.5) * US + 32 * MIB / 80.0 / (293.6 * GB), 1e-9);
+}
+
 static void tree(void) {
   /* all_reduce, 4 nodes x 8, Simple, 1 GiB, charged on 16 network channels:
    * busBw = min(370.8, min(400, 16 x 0.4 x 50 = 320)) x 0.92 = 294.4, capped
@@ -1025,6 +1050,7 @@ int main(void) {
   ring_one_node();
   ring_two_nodes();
   ring_nvlink_share();
+  ring_steps_every_g();
   tree();
   nvls();
   nvls_rack();
