@@ -20,8 +20,12 @@ bool validate_mtnlg_layout(const struct validate_in *in, struct pl_layout *l, st
    * Megatron-DeepSpeed, "pipeline parallelism from DeepSpeed"): its blocking
    * one-at-a-time sends and tp-partitioned tensors (layout.p2p_serial;
    * deepspeed/runtime/pipe/engine.py is_pipe_partitioned = is_model_parallel
-   * since 2020), not the 2022 `deepspeed` preset, whose BF16_Optimizer MT-NLG's
-   * fp16 run did not use */
+   * since 2020), not the 2022 `deepspeed` preset: its BF16_Optimizer (DeepSpeed
+   * #1801, 56c52238, 2022-04-19) postdates MT-NLG (announced 2021-10-11), whose
+   * bf16 + pipeline path was never public (not in v0.5.x nor in the
+   * megatron2.4-3d / big-science branches of 2021: docs/accuracy.md, Session
+   * 22 old22 and Session 23 old23), so its gradient path stays the source's
+   * default (grad_reduce_after_backward in sources.c) */
   l->p2p_serial = true;
   /* and Megatron-DeepSpeed's GPT loss, which the deepspeed preset sets for the
    * other Megatron-DeepSpeed sources: vocab_parallel_cross_entropy(output.float(),
