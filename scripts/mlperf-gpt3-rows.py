@@ -107,6 +107,8 @@ for r in sorted(f for f in FILES if f.startswith(f"{ORG}/results/{SYSTEM}/gpt3/r
         "derived_fields": "dp(=num_gpus/(tp*pp)); " + ("" if "INTERLEAVED_PIPELINE" in e else f"vp (INTERLEAVED_PIPELINE not set in the config: {vpsrc} default); ") + "train tokens/s; steps per segment(=tokens/(GBS*seq)); step time s(=median segment time/steps); run time min",
         "notes": f"run_stop status: {stop}; config the one under {ORG}/benchmarks/gpt3/ with the system's {ngpu} GPUs and the logged GBS {gbs} ({nsame} identical copies; the one in the folder named after it taken); system description from {ORG}/systems/{SYSTEM}.json; segment rule as the NVIDIA rows (first: block_start to first eval_start; then eval_stop to next eval_start); log init_checkpoint_step={key.get('init_checkpoint_step')}" + (NOTE and "; " + NOTE),
         "NCCL_SHARP_GROUP_SIZE_THRESH (config_common.sh)": e.get("NCCL_SHARP_GROUP_SIZE_THRESH", ""),
+        # session 23: the config's FP8_PARAMS (conf/custom.yaml model.fp8_params), empty where unset
+        "FP8_PARAMS (config)": e.get("FP8_PARAMS", ""),
     })
 out = io.StringIO()
 w = csv.DictWriter(out, fieldnames=list(rows[0].keys()), lineterminator="\n")

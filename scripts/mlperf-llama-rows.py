@@ -268,6 +268,10 @@ for org, system in systems:
             row["BUCKET_SIZE (config, parameters)"] = e.get("BUCKET_SIZE", "")
             # Megatron-Core fp8_param_gather (conf/custom.yaml model.fp8_param_gather)
             row["FP8_PARAM_GATHER (config)"] = e.get("FP8_PARAM_GATHER", "")
+        else:  # 405B (session 23): the DDP fp8_param_gather pretrain.py passes; the v5.0 ngc25.01
+            # implementations' pretrain.py reads it from FP8_PARAMS (fp8_param_gather =
+            # config.model.optim.fp8_params), the later ones from FP8_PARAM_GATHER
+            row["FP8_PARAM_GATHER (config)"] = e.get("FP8_PARAM_GATHER", e.get("FP8_PARAMS", ""))
         rows.append(row)
 out = io.StringIO()
 w = csv.DictWriter(out, fieldnames=list(rows[0].keys()), lineterminator="\n")

@@ -345,6 +345,28 @@ bool validate_mlperf_layout(const struct validate_in *in, struct pl_layout *l,
     validate_note(row, "distributed optimizer (USE_DIST_OPTIMIZER not in this config; the "
                        "earlier configs of the same implementation set it)");
   }
+  /* FP8_PARAMS=True (the v4.0 / v4.1 GPT-3 config_common.sh that every
+   * config of those rounds sources; column 'FP8_PARAMS (config)'):
+   * conf/custom.yaml model.fp8_params, with which NeMo (v2.0.0.rc0.beta,
+   * megatron_gpt_model.py) builds the model under Transformer Engine's
+   * fp8_model_init (Float8Tensor weights), and NeMo's
+   * MegatronDistributedFusedAdam (run_and_time.sh
+   * optim@model.optim=distributed_fused_adam; nemo/core/optim/
+   * distributed_adam.py) puts the FP8 parameters in buckets of their own
+   * with param_sync_dtype=torch.uint8 and casts its fp32 shards into them
+   * (cast_to_fp8) once per step: the blocks' GEMM weights all_gathered at
+   * 1 B (layout.fp8_all_gather under zero1, pl_layout_te_fp8_params). The
+   * v3.x configs set none: empty. */
+  const char *fp = cell(in, "FP8_PARAMS (config)");
+  if (strcmp(fp, "True") == 0) {
+    if (l->dtype == PL_DTYPE_FP8 && l->shard == PL_SHARD_ZERO1) {
+      l->fp8_all_gather = true;
+      validate_note(row, "FP8 parameters, all_gathered at 1 B (FP8_PARAMS=True in the config: "
+                         "the distributed Adam's uint8 parameter buckets)");
+    }
+  } else if (fp[0] != '\0' && strcmp(fp, "False") != 0) {
+    return validate_skip(row, "column 'FP8_PARAMS (config)': '%s' is not True or False", fp);
+  }
   return true;
 }
 
@@ -546,7 +568,11 @@ bool validate_mlperf_llama_layout(const struct validate_in *in, struct pl_layout
    * NeMo's MegatronMixedPrecision turns into TE FP8 parameters and Megatron-Core's
    * DDP fp8_param_gather): the distributed optimizer keeps and all_gathers
    * the blocks' GEMM weights at 1 B (pl_layout_te_fp8_params). Per-tensor
-   * FP8 recipes only; the NVFP4 configs set it False. */
+   * FP8 recipes only; the NVFP4 configs set it False. The 405B rows
+   * (mlperf_v5.csv, session 23) hold the value pretrain.py passes to the DDP
+   * config: FP8_PARAMS in the v5.0 ngc25.01 implementations (eos-dfw, Nebius:
+   * pretrain.py fp8_param_gather = config.model.optim.fp8_params),
+   * FP8_PARAM_GATHER in the others; True on every FP8 row. */
   if (strcmp(cell(in, "FP8_PARAM_GATHER (config)"), "True") == 0 && l->dtype == PL_DTYPE_FP8 &&
       l->shard == PL_SHARD_ZERO1) {
     l->fp8_all_gather = true;

@@ -72,6 +72,22 @@ check "row 1 Supermicro: vp 12, 10.766 s, unfused loss, SHARP" \
   grep -qE '^"mlperf_gpt3_others",1,2,"GPT-3 175B \(MLPerf gpt3 benchmark\), 512 x h100, tp4 pp8 dp16 vp12, mbs 2 gbs 2048, none","mlperf","h100","dgx-h100","step_time_s","step time s \(median segment, derived\) \(printed\)",10.766,10.766,.*IB SHARP.*unfused cross-entropy' "$TMP/out"
 check "row 4 Oracle on RoCE, no SHARP" grep -qE "^\"mlperf_gpt3_others\",4,5,\"GPT-3 175B \(MLPerf gpt3 benchmark\), 1536 x h100,.*row's inter-node fabric is RoCE" "$TMP/out"
 check "row 4 keeps SHARP off" bash -c "! grep -E '^\"mlperf_gpt3_others\",4,' '$TMP/out' | grep -q 'IB SHARP'"
+# FP8 parameters of the GPT-3 rows (session 23): FP8_PARAMS=True in the v4.0 / v4.1
+# config_common.sh (column 'FP8_PARAMS (config)'), NeMo's distributed Adam gathers them in uint8
+# buckets; the v3.x configs set none. The 405B rows: the DDP fp8_param_gather their pretrain.py
+# passes (column 'FP8_PARAM_GATHER (config)'; the NVFP4 configs False)
+expect_ok validate "$V/mlperf_gpt3.csv" "$V/mlperf_v5.csv" --format csv
+check "GPT-3 row 28 (v4.0) FP8 parameters gathered at 1 B" \
+  grep -qE '^"mlperf_gpt3",28,.*FP8 parameters, all_gathered at 1 B \(FP8_PARAMS=True in the config.*--fp8-all-gather on' "$TMP/out"
+check "GPT-3 row 22 (v3.1) without" bash -c "! grep -E '^\"mlperf_gpt3\",22,' '$TMP/out' | grep -q -- '--fp8-all-gather on'"
+check "405B row 1 (v5.0 eos-dfw, FP8_PARAMS as fp8_param_gather) FP8 parameters" \
+  bash -c "grep -E '^\"mlperf_v5\",1,' '$TMP/out' | grep -q -- '--fp8-all-gather on'"
+check "405B row 22 (NVFP4) without" bash -c "! grep -E '^\"mlperf_v5\",22,' '$TMP/out' | grep -q -- '--fp8-all-gather on'"
+head -1 "$V/mlperf_gpt3.csv" > "$TMP/bad3.csv"
+row=$(sed -n 29p "$V/mlperf_gpt3.csv")
+echo "${row%,True},maybe" >> "$TMP/bad3.csv"
+expect_ok validate "$TMP/bad3.csv" --format csv
+check "FP8_PARAMS neither True nor False skipped" grep -qE "^\"bad3\",1,.*column 'FP8_PARAMS \(config\)': 'maybe'" "$TMP/out"
 # bad cells, one row each, built from row 13
 head -1 "$V/mlperf_v51_llama8b.csv" > "$TMP/bad.csv"
 row=$(sed -n 14p "$V/mlperf_v51_llama8b.csv")
