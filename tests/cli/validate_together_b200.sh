@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Together AI's B200 runs of NVIDIA's dgxc recipes (data/validation/together_b200.csv, source
+# key together-b200 in src/validate/sources.c): the report's seconds per step are compared as
+# printed, on the dgx-b200 preset, and the rows are read by the Megatron-Bridge rules of the
+# 26.02 release (their performance scripts ran them); bad cells skip the row with the reason.
+. "$(dirname "$0")/lib.sh"
+V="$PL_SOURCE_DIR/data/validation"
+expect_ok validate "$V/together_b200.csv" --format csv
+check "row 1 Llama 3 70B MXFP8 compares the printed 9.509 s at gbs 2048" \
+  grep -qE '^"together_b200",1,2,"llama3-70b, 512 x b200, tp2 pp4 dp64 vp5, mbs 1 gbs 2048, none","together-b200","b200","dgx-b200","step_time_s","Training step time \(seconds per step\) \(printed\)",9.509,9.509,' "$TMP/out"
+check "row 3 Llama 3.1 405B FP8 read as current scaling (the release's fp8_cs)" \
+  grep -qE '^"together_b200",3,.*FP8 as current scaling' "$TMP/out"
+check "row 5 DeepSeek-V3 MXFP8 takes the release's recompute modules and pipeline layout" \
+  grep -qE '^"together_b200",5,.*recompute modules mla_up_proj.*pipeline layout Et\*4\|\(t\*4\|\)\*14tmL' "$TMP/out"
+check "row 7 Qwen3-235B-A22B BF16 at gbs 16384 (the base 8192 scaled to 512 GPUs)" \
+  grep -qE '^"together_b200",7,8,"qwen3-235b-a22b, 512 x b200, tp1 pp8 dp64 vp4, mbs 1 gbs 16384,.*,32\.2,32\.2,' "$TMP/out"
+expect_ok validate "$V/together_b200.csv"
+check "every row predicted" grep -q 'together_b200: 8 rows, 8 predicted, 0 skipped' "$TMP/out"
+# bad cells: one row each, built from row 1
+head -1 "$V/together_b200.csv" > "$TMP/bad.csv"
+row=$(sed -n 2p "$V/together_b200.csv")
+echo "${row/,9.509,/,abc,}" >> "$TMP/bad.csv"
+echo "${row/,LLAMA3_70B,/,LLAMA3_9000B,}" >> "$TMP/bad.csv"
+echo "${row/,pretrain,/,sft,}" >> "$TMP/bad.csv"
+echo "${row/,MXFP8,/,,}" >> "$TMP/bad.csv"
+expect_ok validate "$TMP/bad.csv" --format csv
+check "step time not a number skipped" grep -qE "^\"bad\",1,.*Training step time" "$TMP/out"
+check "unknown model skipped" grep -qE "^\"bad\",2,.*LLAMA3_9000B" "$TMP/out"
+check "not pre-training skipped" grep -qE "^\"bad\",3,.*task 'sft' is not pre-training" "$TMP/out"
+check "precision not stated skipped" grep -qE "^\"bad\",4,.*precision" "$TMP/out"
+finish
