@@ -174,3 +174,62 @@ bool validate_together_measure(const struct validate_in *in, const struct pl_run
     return validate_skip(row, "column '%s': '%s' is not a positive number", col, cell(in, col));
   return validate_measure_megatron_rate(run, col, tf, row);
 }
+
+/* Together AI's B200 runs of NVIDIA's dgxc recipes (data/validation/together_b200.csv, source
+ * together-b200): the Megatron-Bridge rules of the 26.02 release (validate_bridge_layout), then
+ * the recompute settings of the release's B200 workload base configs that those rules do not
+ * set because the performance summary has no row of that config. The recipes' Megatron-Bridge
+ * is commit 6b3b5ba7e (the install the runs used: tests/b200/scripts/llama31_405b_nvfp4/
+ * report_new_megatron_bridge_2026-04-11.md), whose scripts/performance configs and
+ * utils/overrides.py are v0.3.0's (git diff v0.3.0 6b3b5ba7e touches neither):
+ *  - Llama 3.1 405B NVFP4: LLAMA31_405B_PRETRAIN_CONFIG_B200_NVFP4_V1 (no V2: the report
+ *    says setup_experiment.py falls back to V1) sets recompute_num_layers=1, which
+ *    _set_recompute_overrides turns into recompute_granularity "full", recompute_method
+ *    "block": the first block of each model chunk re-runs its forward (the report's own
+ *    variant OOMed at pp 8 with it and needed 8);
+ *  - DeepSeek-V3 BF16: DEEPSEEK_V3_PRETRAIN_CONFIG_B200_BF16_V2 is DEEPSEEK_V3_PRETRAIN_CONFIG_
+ *    B200_V2, the MXFP8 config's, with recompute_modules ["mla_up_proj"] (selective). */
+static void together_b200_recompute(const struct validate_in *in, struct pl_layout *l,
+                                    struct pl_vrow *row) {
+  static const struct {
+    const char *model; /* the row's model name starts with it */
+    enum pl_dtype dtype;
+    enum pl_recompute recompute;
+    int64_t layers;   /* full: recompute_num_layers (block method) */
+    uint32_t modules; /* selective: the modules */
+    const char *config;
+  } cfg[] = {
+      {"LLAMA3.1_405B", PL_DTYPE_NVFP4, PL_RECOMPUTE_FULL, 1, 0,
+       "LLAMA31_405B_PRETRAIN_CONFIG_B200_NVFP4_V1 recompute_num_layers=1"},
+      {"DeepSeekV3", PL_DTYPE_BF16, PL_RECOMPUTE_SELECTIVE, 0, PL_RCM_MLA_UP_PROJ,
+       "DEEPSEEK_V3_PRETRAIN_CONFIG_B200_BF16_V2 recompute_modules [mla_up_proj]"},
+  };
+  if (stated(in, "recompute") || strcmp(cell(in, "gpu"), "B200") != 0)
+    return;
+  for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
+    if (strncmp(cell(in, "model"), cfg[i].model, strlen(cfg[i].model)) != 0 ||
+        l->dtype != cfg[i].dtype)
+      continue;
+    l->recompute = cfg[i].recompute;
+    if (cfg[i].recompute == PL_RECOMPUTE_FULL) {
+      l->recompute_layers = cfg[i].layers;
+      l->recompute_uniform = false;
+      validate_note(row,
+                    "recompute full, block method, the first %lld block(s) of each chunk "
+                    "(the release's %s)",
+                    (long long)cfg[i].layers, cfg[i].config);
+    } else {
+      l->recompute_modules = cfg[i].modules;
+      validate_note(row, "recompute selective (the release's %s)", cfg[i].config);
+    }
+    return;
+  }
+}
+
+bool validate_together_b200_layout(const struct validate_in *in, struct pl_layout *l,
+                                   struct pl_vrow *row) {
+  if (!validate_bridge_layout(in, l, row))
+    return false;
+  together_b200_recompute(in, l, row);
+  return true;
+}

@@ -10,6 +10,10 @@ check "row 1 Llama 3 70B MXFP8 compares the printed 9.509 s at gbs 2048" \
   grep -qE '^"together_b200",1,2,"llama3-70b, 512 x b200, tp2 pp4 dp64 vp5, mbs 1 gbs 2048, none","together-b200","b200","dgx-b200","step_time_s","Training step time \(seconds per step\) \(printed\)",9.509,9.509,' "$TMP/out"
 check "row 3 Llama 3.1 405B FP8 read as current scaling (the release's fp8_cs)" \
   grep -qE '^"together_b200",3,.*FP8 as current scaling' "$TMP/out"
+check "row 4 Llama 3.1 405B NVFP4: the release's V1 config recompute_num_layers 1 (full, block)" \
+  grep -qE '^"together_b200",4,.*--recompute full --recompute-layers 1 ' "$TMP/out"
+check "row 6 DeepSeek-V3 BF16: the release's B200 V2 config recompute_modules [mla_up_proj]" \
+  grep -qE '^"together_b200",6,.*--recompute selective --recompute-modules mla_up_proj ' "$TMP/out"
 check "row 5 DeepSeek-V3 MXFP8 takes the release's recompute modules and pipeline layout" \
   grep -qE '^"together_b200",5,.*recompute modules mla_up_proj.*pipeline layout Et\*4\|\(t\*4\|\)\*14tmL' "$TMP/out"
 check "row 7 Qwen3-235B-A22B BF16 at gbs 16384 (the base 8192 scaled to 512 GPUs)" \
