@@ -226,10 +226,33 @@ static void together_b200_recompute(const struct validate_in *in, struct pl_layo
   }
 }
 
+/* Nemotron-H 56B, which the Bridge summary has no row of (so no name in validate_mcore_model):
+ * the recipes' pretrain_nemotron-h runs scripts/performance/configs/nemotronh/
+ * nemotronh_llm_pretrain.py nemotronh_56b_pretrain_config_b200 (6b3b5ba7e = v0.3.0), the
+ * recipe nemotronh_56b_pretrain_config (src/megatron/bridge/recipes/nemotronh/nemotronh.py:
+ * NemotronHModelProvider56B = data/models/nemotron-h-56b.json, seq_length 8192, sequence
+ * parallel, CommOverlapConfig(tp_comm_overlap=True) by enable_default_comm_overlap) with the
+ * base config NEMOTRONH_56B_PRETRAIN_CONFIG_B200_FP8_CS_V1 (tp 2, global batch 192 at 64 GPUs,
+ * cuda_graph_impl "transformer_engine", cuda_graph_scope [mamba, attn]) and
+ * set_nemotronh_common_configs (ddp grad_reduce_in_fp32 False). */
+static const char *const together_nemotronh = "NemotronH_56B";
+
+bool validate_together_b200_model(const struct validate_in *in, struct pl_model *m,
+                                  struct pl_vrow *row) {
+  if (strcmp(cell(in, "model"), together_nemotronh) == 0)
+    return validate_mcore_preset(in, "nemotron-h-56b", m, row);
+  return validate_mcore_model(in, m, row);
+}
+
 bool validate_together_b200_layout(const struct validate_in *in, struct pl_layout *l,
                                    struct pl_vrow *row) {
   if (!validate_bridge_layout(in, l, row))
     return false;
   together_b200_recompute(in, l, row);
+  if (strcmp(cell(in, "model"), together_nemotronh) == 0 && strcmp(cell(in, "gpu"), "B200") == 0) {
+    l->cuda_graph_scopes = PL_CGS_MAMBA | PL_CGS_ATTN;
+    validate_note(row, "CUDA graphs of the mamba and attention blocks (the release's "
+                       "NEMOTRONH_56B_PRETRAIN_CONFIG_B200_FP8_CS_V1, transformer_engine)");
+  }
   return true;
 }

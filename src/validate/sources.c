@@ -418,8 +418,8 @@ static const struct validate_source sources[] = {
      .framework = "nemo",
      .match = "togethercomputer/together-dgxc-benchmarking (Together AI B200",
      .family = "per model: the data/models preset its Megatron-Bridge name means (Llama 3 70B, "
-               "Llama 3.1 405B, DeepSeek-V3, Qwen3-235B-A22B); Megatron-Core with Transformer "
-               "Engine (Megatron-Bridge 26.02 performance scripts)",
+               "Llama 3.1 405B, DeepSeek-V3, Qwen3-235B-A22B, Nemotron-H 56B); Megatron-Core with "
+               "Transformer Engine (Megatron-Bridge 26.02 performance scripts)",
      .pos = PL_POS_ROTARY,
      .eager_attention = false,
      .grad_reduce_after_backward = false,
@@ -428,7 +428,7 @@ static const struct validate_source sources[] = {
       * vocab_size unpadded (session 22, together22) */
      .megatron_vocab_pad = false,
      .use_preset = true,
-     .model = validate_mcore_model,
+     .model = validate_together_b200_model, /* the Bridge names + Nemotron-H 56B */
      .modes = validate_bridge_modes,
      .layout = validate_together_b200_layout, /* the Bridge rules + the release's B200 recompute */
      .overrides = validate_bridge_overrides,

@@ -20,8 +20,10 @@ check "row 7 Qwen3-235B-A22B BF16 at gbs 16384 (the base 8192 scaled to 512 GPUs
   grep -qE '^"together_b200",7,8,"qwen3-235b-a22b, 512 x b200, tp1 pp8 dp64 vp4, mbs 1 gbs 16384,.*,32\.2,32\.2,' "$TMP/out"
 check "row 13 DeepSeek-V3 MXFP8 at 256 GPUs: the log's 27.85 s at gbs 4096" \
   grep -qE '^"together_b200",13,14,"deepseek-v3, 256 x b200, tp1 pp16 dp16, mbs 1 gbs 4096,.*,27\.85,27\.85,' "$TMP/out"
+check "row 16 Nemotron-H 56B read as its preset (skipped only by plateau's memory model)" \
+  grep -qE '^"together_b200",16,17,.*does not fit' "$TMP/out"
 expect_ok validate "$V/together_b200.csv"
-check "every row predicted" grep -q 'together_b200: 15 rows, 15 predicted, 0 skipped' "$TMP/out"
+check "every row predicted" grep -q 'together_b200: 17 rows, 15 predicted, 2 skipped' "$TMP/out"
 # bad cells: one row each, built from row 1
 head -1 "$V/together_b200.csv" > "$TMP/bad.csv"
 row=$(sed -n 2p "$V/together_b200.csv")
