@@ -22,8 +22,10 @@ check "row 13 DeepSeek-V3 MXFP8 at 256 GPUs: the log's 27.85 s at gbs 4096" \
   grep -qE '^"together_b200",13,14,"deepseek-v3, 256 x b200, tp1 pp16 dp16, mbs 1 gbs 4096,.*,27\.85,27\.85,' "$TMP/out"
 check "row 16 Nemotron-H 56B read as its preset (skipped only by plateau's memory model)" \
   grep -qE '^"together_b200",16,17,.*does not fit' "$TMP/out"
+check "row 18 Nemotron-4 340B FP8-CS (NeMo 2, together-nemo2): tp overlap off, current scaling" \
+  grep -qE '^"together_b200",18,19,"Nemotron4-340B, 512 x b200, tp8 pp4 dp16 vp12, mbs 1 gbs 128, none","together-nemo2",.*--dtype fp8-current .*--tp-comm-overlap off ' "$TMP/out"
 expect_ok validate "$V/together_b200.csv"
-check "every row predicted" grep -q 'together_b200: 17 rows, 15 predicted, 2 skipped' "$TMP/out"
+check "every row predicted" grep -q 'together_b200: 19 rows, 17 predicted, 2 skipped' "$TMP/out"
 # bad cells: one row each, built from row 1
 head -1 "$V/together_b200.csv" > "$TMP/bad.csv"
 row=$(sed -n 2p "$V/together_b200.csv")
@@ -31,9 +33,14 @@ echo "${row/,9.509,/,abc,}" >> "$TMP/bad.csv"
 echo "${row/,LLAMA3_70B,/,LLAMA3_9000B,}" >> "$TMP/bad.csv"
 echo "${row/,pretrain,/,sft,}" >> "$TMP/bad.csv"
 echo "${row/,MXFP8,/,,}" >> "$TMP/bad.csv"
+r18=$(sed -n 19p "$V/together_b200.csv")
+echo "${r18/,false,true (NeMo 2/,maybe,true (NeMo 2}" >> "$TMP/bad.csv"
+echo "${r18/,nemo:25.07.01,/,nemo:23.11,}" >> "$TMP/bad.csv"
 expect_ok validate "$TMP/bad.csv" --format csv
 check "step time not a number skipped" grep -qE "^\"bad\",1,.*Training step time" "$TMP/out"
 check "unknown model skipped" grep -qE "^\"bad\",2,.*LLAMA3_9000B" "$TMP/out"
 check "not pre-training skipped" grep -qE "^\"bad\",3,.*task 'sft' is not pre-training" "$TMP/out"
 check "precision not stated skipped" grep -qE "^\"bad\",4,.*precision" "$TMP/out"
+check "NeMo 2 row: tp overlap not true/false skipped" grep -qE "^\"bad\",5,.*column 'ub_tp_comm_overlap': 'maybe'" "$TMP/out"
+check "NeMo 2 row: container not read skipped" grep -qE "^\"bad\",6,.*container 'nemo:23.11'" "$TMP/out"
 finish
