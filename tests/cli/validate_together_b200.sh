@@ -24,8 +24,10 @@ check "row 16 Nemotron-H 56B read as its preset (skipped only by plateau's memor
   grep -qE '^"together_b200",16,17,.*does not fit' "$TMP/out"
 check "row 18 Nemotron-4 340B FP8-CS (NeMo 2, together-nemo2): tp overlap off, current scaling" \
   grep -qE '^"together_b200",18,19,"Nemotron4-340B, 512 x b200, tp8 pp4 dp16 vp12, mbs 1 gbs 128, none","together-nemo2",.*--dtype fp8-current .*--tp-comm-overlap off ' "$TMP/out"
+check "row 20 Grok-1 BF16 (NeMo 2): ep 8 etp 1, token drop, tp overlap off" \
+  grep -qE '^"together_b200",20,21,"grok1-314b, 512 x b200, tp4 pp4 dp32 vp8, mbs 1 gbs 1024, none","together-nemo2",.*token drop.*--ep 8 --etp 1 .*--tp-comm-overlap off ' "$TMP/out"
 expect_ok validate "$V/together_b200.csv"
-check "every row predicted" grep -q 'together_b200: 19 rows, 17 predicted, 2 skipped' "$TMP/out"
+check "every row predicted" grep -q 'together_b200: 21 rows, 19 predicted, 2 skipped' "$TMP/out"
 # bad cells: one row each, built from row 1
 head -1 "$V/together_b200.csv" > "$TMP/bad.csv"
 row=$(sed -n 2p "$V/together_b200.csv")
