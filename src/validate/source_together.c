@@ -244,11 +244,30 @@ bool validate_together_b200_model(const struct validate_in *in, struct pl_model 
   return validate_mcore_model(in, m, row);
 }
 
+/* Llama 3 70B FP8 current scaling with Megatron FSDP on B200 (the 25.11.01 scaling runs): the
+ * release's config offloads the activations of 5 blocks to the host. Megatron-Bridge v0.2.2
+ * (25.11) scripts/performance/configs/llama3/workload_base_configs.py
+ * LLAMA3_70B_B200_FP8_CS_BASE_CONFIG (use_megatron_fsdp True, cpu_offloading_num_layers 5; the
+ * same in v0.3.0 LLAMA3_70B_PRETRAIN_CONFIG_B200_FP8_CS_V1/V2), which utils/helpers.py
+ * set_recompute_overrides (v0.3.0 utils/overrides.py _set_recompute_overrides) turns into
+ * cpu_offloading True, cpu_offloading_weights False, cpu_offloading_num_layers 5 (layout
+ * act_offload_layers: memory only). validate_bridge_offload sets it for GB300/GB200 rows. */
+static void together_b200_offload(const struct validate_in *in, struct pl_layout *l,
+                                  struct pl_vrow *row) {
+  if (strncmp(cell(in, "model"), "LLAMA3_70B", 10) != 0 || strcmp(cell(in, "gpu"), "B200") != 0 ||
+      l->dtype != PL_DTYPE_FP8 || l->shard != PL_SHARD_ZERO3 || l->act_offload_layers != 0)
+    return;
+  l->act_offload_layers = 5;
+  validate_note(row, "activations of 5 blocks offloaded to the host (the release's "
+                     "LLAMA3_70B B200 FP8_CS config, cpu_offloading_num_layers 5)");
+}
+
 bool validate_together_b200_layout(const struct validate_in *in, struct pl_layout *l,
                                    struct pl_vrow *row) {
   if (!validate_bridge_layout(in, l, row))
     return false;
   together_b200_recompute(in, l, row);
+  together_b200_offload(in, l, row);
   if (strcmp(cell(in, "model"), together_nemotronh) == 0 && strcmp(cell(in, "gpu"), "B200") == 0) {
     l->cuda_graph_scopes = PL_CGS_MAMBA | PL_CGS_ATTN;
     validate_note(row, "CUDA graphs of the mamba and attention blocks (the release's "
