@@ -11,6 +11,10 @@
  * gpt-oss-120b-r08.yaml: the recipe's pretrain config with the script's
  * overrides); every setting the rows state is the script's or the
  * "Configuration Summary" the runs print (tests/gb200/logs/qwen-r08-v3.log, gpt-oss-r08-v3.log).
+ * The same repository's B200 cluster runs of NVIDIA's dgxc recipes (data/validation/
+ * together_b200.csv, source keys together-b200 and together-nemo2 in sources.c) are read by the
+ * Megatron-Bridge and dgxc rules of their releases; the few settings of the release configs
+ * those rules do not cover are at the end of this file.
  * Nothing here looks at a prediction. */
 #include <stdio.h>
 #include <string.h>
