@@ -11,6 +11,10 @@
  * gpt-oss-120b-r08.yaml: the recipe's pretrain config with the script's
  * overrides); every setting the rows state is the script's or the
  * "Configuration Summary" the runs print (tests/gb200/logs/qwen-r08-v3.log, gpt-oss-r08-v3.log).
+ * The same repository's B200 cluster runs of NVIDIA's dgxc recipes (data/validation/
+ * together_b200.csv, source keys together-b200 and together-nemo2 in sources.c) are read by the
+ * Megatron-Bridge and dgxc rules of their releases; the few settings of the release configs
+ * those rules do not cover are at the end of this file.
  * Nothing here looks at a prediction. */
 #include <stdio.h>
 #include <string.h>
@@ -173,4 +177,105 @@ bool validate_together_measure(const struct validate_in *in, const struct pl_run
   if (validate_num(cell(in, col), &tf, &present) != PL_OK || !present || !(tf > 0))
     return validate_skip(row, "column '%s': '%s' is not a positive number", col, cell(in, col));
   return validate_measure_megatron_rate(run, col, tf, row);
+}
+
+/* Together AI's B200 runs of NVIDIA's dgxc recipes (data/validation/together_b200.csv, source
+ * together-b200): the Megatron-Bridge rules of the 26.02 release (validate_bridge_layout), then
+ * the recompute settings of the release's B200 workload base configs that those rules do not
+ * set because the performance summary has no row of that config. The recipes' Megatron-Bridge
+ * is commit 6b3b5ba7e (the install the runs used: tests/b200/scripts/llama31_405b_nvfp4/
+ * report_new_megatron_bridge_2026-04-11.md), whose scripts/performance configs and
+ * utils/overrides.py are v0.3.0's (git diff v0.3.0 6b3b5ba7e touches neither):
+ *  - Llama 3.1 405B NVFP4: LLAMA31_405B_PRETRAIN_CONFIG_B200_NVFP4_V1 (no V2: the report
+ *    says setup_experiment.py falls back to V1) sets recompute_num_layers=1, which
+ *    _set_recompute_overrides turns into recompute_granularity "full", recompute_method
+ *    "block": the first block of each model chunk re-runs its forward (the report's own
+ *    variant OOMed at pp 8 with it and needed 8);
+ *  - DeepSeek-V3 BF16: DEEPSEEK_V3_PRETRAIN_CONFIG_B200_BF16_V2 is DEEPSEEK_V3_PRETRAIN_CONFIG_
+ *    B200_V2, the MXFP8 config's, with recompute_modules ["mla_up_proj"] (selective). */
+static void together_b200_recompute(const struct validate_in *in, struct pl_layout *l,
+                                    struct pl_vrow *row) {
+  static const struct {
+    const char *model; /* the row's model name starts with it */
+    enum pl_dtype dtype;
+    enum pl_recompute recompute;
+    int64_t layers;   /* full: recompute_num_layers (block method) */
+    uint32_t modules; /* selective: the modules */
+    const char *config;
+  } cfg[] = {
+      {"LLAMA3.1_405B", PL_DTYPE_NVFP4, PL_RECOMPUTE_FULL, 1, 0,
+       "LLAMA31_405B_PRETRAIN_CONFIG_B200_NVFP4_V1 recompute_num_layers=1"},
+      {"DeepSeekV3", PL_DTYPE_BF16, PL_RECOMPUTE_SELECTIVE, 0, PL_RCM_MLA_UP_PROJ,
+       "DEEPSEEK_V3_PRETRAIN_CONFIG_B200_BF16_V2 recompute_modules [mla_up_proj]"},
+  };
+  if (stated(in, "recompute") || strcmp(cell(in, "gpu"), "B200") != 0)
+    return;
+  for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
+    if (strncmp(cell(in, "model"), cfg[i].model, strlen(cfg[i].model)) != 0 ||
+        l->dtype != cfg[i].dtype)
+      continue;
+    l->recompute = cfg[i].recompute;
+    if (cfg[i].recompute == PL_RECOMPUTE_FULL) {
+      l->recompute_layers = cfg[i].layers;
+      l->recompute_uniform = false;
+      validate_note(row,
+                    "recompute full, block method, the first %lld block(s) of each chunk "
+                    "(the release's %s)",
+                    (long long)cfg[i].layers, cfg[i].config);
+    } else {
+      l->recompute_modules = cfg[i].modules;
+      validate_note(row, "recompute selective (the release's %s)", cfg[i].config);
+    }
+    return;
+  }
+}
+
+/* Nemotron-H 56B, which the Bridge summary has no row of (so no name in validate_mcore_model):
+ * the recipes' pretrain_nemotron-h runs scripts/performance/configs/nemotronh/
+ * nemotronh_llm_pretrain.py nemotronh_56b_pretrain_config_b200 (6b3b5ba7e = v0.3.0), the
+ * recipe nemotronh_56b_pretrain_config (src/megatron/bridge/recipes/nemotronh/nemotronh.py:
+ * NemotronHModelProvider56B = data/models/nemotron-h-56b.json, seq_length 8192, sequence
+ * parallel, CommOverlapConfig(tp_comm_overlap=True) by enable_default_comm_overlap) with the
+ * base config NEMOTRONH_56B_PRETRAIN_CONFIG_B200_FP8_CS_V1 (tp 2, global batch 192 at 64 GPUs,
+ * cuda_graph_impl "transformer_engine", cuda_graph_scope [mamba, attn]) and
+ * set_nemotronh_common_configs (ddp grad_reduce_in_fp32 False). */
+static const char *const together_nemotronh = "NemotronH_56B";
+
+bool validate_together_b200_model(const struct validate_in *in, struct pl_model *m,
+                                  struct pl_vrow *row) {
+  if (strcmp(cell(in, "model"), together_nemotronh) == 0)
+    return validate_mcore_preset(in, "nemotron-h-56b", m, row);
+  return validate_mcore_model(in, m, row);
+}
+
+/* Llama 3 70B FP8 current scaling with Megatron FSDP on B200 (the 25.11.01 scaling runs): the
+ * release's config offloads the activations of 5 blocks to the host. Megatron-Bridge v0.2.2
+ * (25.11) scripts/performance/configs/llama3/workload_base_configs.py
+ * LLAMA3_70B_B200_FP8_CS_BASE_CONFIG (use_megatron_fsdp True, cpu_offloading_num_layers 5; the
+ * same in v0.3.0 LLAMA3_70B_PRETRAIN_CONFIG_B200_FP8_CS_V1/V2), which utils/helpers.py
+ * set_recompute_overrides (v0.3.0 utils/overrides.py _set_recompute_overrides) turns into
+ * cpu_offloading True, cpu_offloading_weights False, cpu_offloading_num_layers 5 (layout
+ * act_offload_layers: memory only). validate_bridge_offload sets it for GB300/GB200 rows. */
+static void together_b200_offload(const struct validate_in *in, struct pl_layout *l,
+                                  struct pl_vrow *row) {
+  if (strncmp(cell(in, "model"), "LLAMA3_70B", 10) != 0 || strcmp(cell(in, "gpu"), "B200") != 0 ||
+      l->dtype != PL_DTYPE_FP8 || l->shard != PL_SHARD_ZERO3 || l->act_offload_layers != 0)
+    return;
+  l->act_offload_layers = 5;
+  validate_note(row, "activations of 5 blocks offloaded to the host (the release's "
+                     "LLAMA3_70B B200 FP8_CS config, cpu_offloading_num_layers 5)");
+}
+
+bool validate_together_b200_layout(const struct validate_in *in, struct pl_layout *l,
+                                   struct pl_vrow *row) {
+  if (!validate_bridge_layout(in, l, row))
+    return false;
+  together_b200_recompute(in, l, row);
+  together_b200_offload(in, l, row);
+  if (strcmp(cell(in, "model"), together_nemotronh) == 0 && strcmp(cell(in, "gpu"), "B200") == 0) {
+    l->cuda_graph_scopes = PL_CGS_MAMBA | PL_CGS_ATTN;
+    validate_note(row, "CUDA graphs of the mamba and attention blocks (the release's "
+                       "NEMOTRONH_56B_PRETRAIN_CONFIG_B200_FP8_CS_V1, transformer_engine)");
+  }
+  return true;
 }

@@ -43,6 +43,12 @@
  *   together     Together AI's GB200 NVL72 cluster benchmarks (Megatron-Bridge
  *                in nemo:26.02): median seconds per step, printed
  *                (source_together.c)
+ *   together-nemo2 Together AI's B200 runs of the legacy NeMo 2 dgxc recipes
+ *                (nemo 25.07): seconds per step, printed; the dgxc rules
+ *   together-b200 Together AI's B200 cluster runs of NVIDIA's dgxc recipes
+ *                (Megatron-Bridge 26.02 performance scripts through
+ *                llmb-run): seconds per step, printed; read by the
+ *                Megatron-Bridge rules of the release (source_bridge*.c)
  * This file holds the table; the rules of the older sources are in files by
  * family, sharing sources_int.h: sources_megatron.c (sc21, korthikanti,
  * megatron20), sources_deepspeed.c (mtnlg, bloom, vtrain),
@@ -402,6 +408,55 @@ static const struct validate_source sources[] = {
      .overrides = validate_dgxc_overrides,
      .hardware = validate_nvl_segment, /* the GB200 NVL72 rows (source_mcore.c) */
      .measure = validate_dgxc_measure},
+    /* Together AI's B200 runs of NVIDIA's dgxc recipes for nemo:26.02 (llmb-run, 512 GPUs;
+     * data/validation/together_b200.csv): the recipes run Megatron-Bridge's
+     * scripts/performance (setup_experiment.py; the runs' experiment names are its
+     * utils/utils.py names) with the release's B200 workload base configs, the same
+     * scripts and configs the Bridge performance summary's 26.02 rows ran, at another
+     * scale. So the rows are read by the Bridge rules of that release (the model names
+     * are its summary's); only the measure (seconds per step, printed) is Together's.
+     * Listed before "together", whose match is a prefix of this one. */
+    /* Together AI's B200 runs of the legacy NeMo 2 dgxc recipes (nemotron4-340b launch.sh with
+     * nemo:25.07.01; data/validation/together_b200.csv): NeMo's performance scripts, read by the
+     * dgxc rules of NeMo 2 rows (source_dgxc.c: the row states the launch's layout, tp overlap
+     * and the rest); only the measure (seconds per step, printed) is Together's. Before
+     * "together", whose match is a prefix of this one. */
+    {.key = "together-nemo2",
+     .framework = "nemo",
+     .match = "togethercomputer/together-dgxc-benchmarking (Together AI B200 cluster, NeMo 2",
+     .family = "per model: Nemotron-4 as NeMo 2's recipe builds it (the row's dimensions); "
+               "Megatron-Core with Transformer Engine (NeMo 2 performance scripts)",
+     .pos = PL_POS_ROTARY,
+     .eager_attention = false,
+     .grad_reduce_after_backward = false,
+     .sequence_parallel = true,
+     .megatron_vocab_pad = true, /* as the dgxc entry: NeMo 2 pads the vocabulary */
+     .use_preset = true,
+     .model = validate_dgxc_model,
+     .layout = validate_dgxc_layout,
+     .overrides = validate_dgxc_overrides,
+     .hardware = validate_nvl_segment,
+     .measure = validate_together_measure},
+    {.key = "together-b200",
+     .framework = "nemo",
+     .match = "togethercomputer/together-dgxc-benchmarking (Together AI B200",
+     .family = "per model: the data/models preset its Megatron-Bridge name means (Llama 3 70B, "
+               "Llama 3.1 405B, DeepSeek-V3, Qwen3-235B-A22B, Nemotron-H 56B); Megatron-Core with "
+               "Transformer Engine (Megatron-Bridge 26.02 performance scripts)",
+     .pos = PL_POS_ROTARY,
+     .eager_attention = false,
+     .grad_reduce_after_backward = false,
+     .sequence_parallel = true,
+     /* as "together": Megatron-Bridge's _validate_and_set_vocab_size keeps a provider's set
+      * vocab_size unpadded (session 22, together22) */
+     .megatron_vocab_pad = false,
+     .use_preset = true,
+     .model = validate_together_b200_model, /* the Bridge names + Nemotron-H 56B */
+     .modes = validate_bridge_modes,
+     .layout = validate_together_b200_layout, /* the Bridge rules + the release's B200 recompute */
+     .overrides = validate_bridge_overrides,
+     .hardware = validate_nvl_segment,
+     .measure = validate_together_measure},
     {.key = "together",
      .framework = "nemo",
      .match = "togethercomputer/together-dgxc-benchmarking",
