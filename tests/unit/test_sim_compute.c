@@ -577,8 +577,15 @@ static void test_cudnn_913_attention(void) {
  *     2500e12; tensor_flops_per_exp 512): the exponential bound 256 / 512 =
  *     0.5 < 0.700, so an SM runs 2500e12 x 0.5 x 0.833 / 148 = 7.03547e12
  *     FLOP/s: (1024 + 400) x 32768 / 7.03547e12 = 6.6323 us forward (4.7374 us
- *     at 0.700). Backward 640 / 512 = 1.25: not binding; head dim 128 (512 /
- *     512 = 1.0) not binding; gb300 (256 per exponential: 1.0) not binding. */
+ *     at 0.700), with the file's measured head-dim-64 entry (d) taken out.
+ *     Backward 640 / 512 = 1.25: not binding; head dim 128 (512 / 512 = 1.0)
+ *     not binding; gb300 (256 per exponential: 1.0) not binding.
+ * (d) gb200 attention.cudnn.shape_head_dim_64 (session 23: cudnn-frontend's
+ *     published GPT-OSS benchmark, cuDNN 9.19.1; 0.365 / 0.375, K0 400 / 336,
+ *     under the bound): an SM runs 2500e12 x 0.365 x 0.833 / 148 = 5.13589e12
+ *     FLOP/s forward, 2500e12 x 0.375 x 0.833 / 148 = 5.27660e12 backward:
+ *     (1024 + 400) x 32768 / 5.13589e12 = 9.0854 us forward, (1024 + 336) x
+ *     81920 / 5.27660e12 = 21.1142 us backward. */
 static struct pl_op hd64_op(int64_t count, int64_t m, int64_t n) {
   double scores = (double)count * (double)m * (double)n;
   return (struct pl_op){.name = "attn", .kind = PL_OP_ATTENTION, .m = m, .n = n, .k = 64,
@@ -615,14 +622,22 @@ static void test_cudnn_head_dim_64(void) {
   struct pl_op wide = shape_op(1, 1024, 1024);
   CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &wide, PL_PASS_FWD),
                  pl_op_run_time_s(&h, &l, &m, &wide, PL_PASS_FWD), EXACT);
-  /* (b) the SFU bound on GB200, forward only */
+  /* (b) the SFU bound on GB200, forward only, on the head-dim-128 shape (the
+   * file's measured head-dim-64 forward entry, (d), taken out) */
   double kb = gb200.eff.kernel_overhead_s;
-  CHECK_NEAR_REL(pl_op_run_time_s(&gb200, &l, &m, &a, PL_PASS_FWD) - kb, 6.6323e-6, 2e-4);
-  struct pl_gpu g = gb200;
+  struct pl_gpu gn = gb200;
+  gn.eff.attn_cudnn_hd64_shape_fwd_fraction = 0;
+  CHECK_NEAR_REL(pl_op_run_time_s(&gn, &l, &m, &a, PL_PASS_FWD) - kb, 6.6323e-6, 2e-4);
+  struct pl_gpu g = gn;
   g.eff.attn_tensor_flops_per_exp = 0;
   CHECK_NEAR_REL(pl_op_run_time_s(&g, &l, &m, &a, PL_PASS_FWD) - kb, 4.7374e-6, 2e-4);
   CHECK_NEAR_REL(pl_op_run_time_s(&gb200, &l, &m, &a, PL_PASS_BWD),
                  pl_op_run_time_s(&g, &l, &m, &a, PL_PASS_BWD), EXACT);
+  /* (d) GB200's measured head-dim-64 entry, below the bound */
+  CHECK_NEAR_REL(gb200.eff.attn_cudnn_hd64_shape_fwd_fraction, 0.365, EXACT);
+  CHECK_NEAR_REL(gb200.eff.attn_cudnn_hd64_bwd_tile_fixed_keys, 336.0, EXACT);
+  CHECK_NEAR_REL(pl_op_run_time_s(&gb200, &l, &m, &a, PL_PASS_FWD) - kb, 9.0854e-6, 2e-4);
+  CHECK_NEAR_REL(pl_op_run_time_s(&gb200, &l, &m, &a, PL_PASS_BWD) - 3 * kb, 21.1142e-6, 2e-4);
   struct pl_op full = a; /* head dim 128: 512 FLOPs per score forward */
   full.k = 128;
   full.fwd_flops *= 2;
