@@ -23,6 +23,7 @@
 #include <plateau/layout.h>
 #include <plateau/model.h>
 
+#include "validate/sources_int.h" /* validate_dgxc_layout */
 #include "validate/validate_int.h"
 
 /* The model presets the rows' names mean (data/models/): the recipes
@@ -276,6 +277,27 @@ bool validate_together_b200_layout(const struct validate_in *in, struct pl_layou
     l->cuda_graph_scopes = PL_CGS_MAMBA | PL_CGS_ATTN;
     validate_note(row, "CUDA graphs of the mamba and attention blocks (the release's "
                        "NEMOTRONH_56B_PRETRAIN_CONFIG_B200_FP8_CS_V1, transformer_engine)");
+  }
+  return true;
+}
+
+/* Together's legacy NeMo 2 rows (source together-nemo2): the dgxc rules of NeMo 2 rows
+ * (validate_dgxc_layout), then FP8 parameters for the FP8 current-scaling rows: the launch
+ * scripts pass -fr cs, which NeMo's scripts/performance/helpers.py set_precision_configs turns
+ * into bf16_with_fp8_current_scaling_mixed (first_last_layers_bf16 then False), and that
+ * recipe sets fp8_param_gather = True (nemo/collections/llm/recipes/precision/
+ * mixed_precision.py, branches llmb-nemo-r2.4.0 and llmb-nemo-r2.5.0, the 25.07 / 25.09
+ * images' NeMo): with the distributed optimizer the GEMM weights are kept and all_gathered at
+ * 1 B (layout.fp8_all_gather under zero1, docs/frameworks.md). */
+bool validate_together_nemo2_layout(const struct validate_in *in, struct pl_layout *l,
+                                    struct pl_vrow *row) {
+  if (!validate_dgxc_layout(in, l, row))
+    return false;
+  if (l->dtype == PL_DTYPE_FP8 && l->fp8_recipe == PL_FP8_RECIPE_CURRENT &&
+      l->shard == PL_SHARD_ZERO1) {
+    l->fp8_all_gather = true;
+    validate_note(row, "FP8 parameters, gathered at 1 B (NeMo's bf16_with_fp8_current_scaling_"
+                       "mixed: fp8_param_gather True)");
   }
   return true;
 }

@@ -264,6 +264,8 @@ bool validate_together_layout(const struct validate_in *in, struct pl_layout *l,
                               struct pl_vrow *row);
 bool validate_together_overrides(const struct validate_in *in, struct pl_framework *fw,
                                  struct pl_vrow *row);
+bool validate_together_nemo2_layout(const struct validate_in *in, struct pl_layout *l,
+                                    struct pl_vrow *row);
 bool validate_together_b200_model(const struct validate_in *in, struct pl_model *m,
                                   struct pl_vrow *row);
 bool validate_together_b200_layout(const struct validate_in *in, struct pl_layout *l,

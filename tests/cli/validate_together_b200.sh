@@ -28,8 +28,10 @@ check "row 20 Grok-1 BF16 (NeMo 2): ep 8 etp 1, token drop, tp overlap off" \
   grep -qE '^"together_b200",20,21,"grok1-314b, 512 x b200, tp4 pp4 dp32 vp8, mbs 1 gbs 1024, none","together-nemo2",.*token drop.*--ep 8 --etp 1 .*--tp-comm-overlap off ' "$TMP/out"
 check "row 22 Llama 3 70B FP8-CS, 64 GPUs: Megatron FSDP, the config's 5 offloaded blocks, 25.11 rules" \
   grep -qE '^"together_b200",22,23,"llama3-70b, 64 x b200, tp1 pp1 dp64, mbs 1 gbs 128, none",.*--shard zero3 --dtype fp8-current .*--act-offload-layers 5 --framework nemo-25-11 ' "$TMP/out"
+check "row 18 Nemotron-4 340B FP8-CS: NeMo's fp8_param_gather under the distributed optimizer" \
+  grep -qE '^"together_b200",18,.*FP8 parameters, gathered at 1 B .*--fp8-all-gather on ' "$TMP/out"
 expect_ok validate "$V/together_b200.csv"
-check "every row predicted" grep -q 'together_b200: 26 rows, 24 predicted, 2 skipped' "$TMP/out"
+check "every row predicted" grep -q 'together_b200: 27 rows, 25 predicted, 2 skipped' "$TMP/out"
 # bad cells: one row each, built from row 1
 head -1 "$V/together_b200.csv" > "$TMP/bad.csv"
 row=$(sed -n 2p "$V/together_b200.csv")
