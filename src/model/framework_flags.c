@@ -86,6 +86,7 @@ static const struct flag flags[] = {
     ONOFF("tp-gathered-saved", tp_gathered_saved),
     ONOFF("fp32-param-shards", fp32_param_shards),
     ONOFF("fsdp1-copies", fsdp1_copies),
+    ONOFF("fsdp2-predivide", fsdp2_predivide),
     WORDS("adam-moments-dtype", adam_moments_bf16, "dtype", "bf16", "fp32", false),
     WORDS("adam-master", adam_no_master, "value", "none", "kept", false),
     ONOFF("fsdp-block-units", fsdp_block_units),

@@ -832,6 +832,18 @@ static int param_kernels(const struct pl_run *run, enum sim_seg_kind kind, doubl
   double bwd = 6.0 * params;
   if (l->shard == PL_SHARD_ZERO3)
     bwd += 4.0 * params;
+  /* layout.fsdp2_predivide: FSDP2 of the PyTorch 2.3 line divides the whole
+   * reduce_scatter input in place before the call (torch/distributed/
+   * _composable/fsdp/_fsdp_collectives.py foreach_reduce_scatter:
+   * `_div_if_needed(reduce_scatter_input, predivide_factor)` right after the
+   * copy-in, on the reduce-scatter stream the compute stream waits for;
+   * _fsdp_param_group.py _init_grad_divide_factors: the factor doubles from 1
+   * while dp % f == 0 and dp / f > f, so it is 2 or more for any dp >= 2):
+   * read + write in the reduce dtype. The post-division of the 1/dp shard is
+   * ignored, as the accumulation above. Later FSDP2 divides inside NCCL for
+   * fp32/bf16 (_get_gradient_divide_factors: ReduceOp.AVG, no pass). */
+  if (l->fsdp2_predivide && l->dp >= 2)
+    bwd += 2.0 * (l->grad_reduce_bf16 ? 2.0 : 4.0) * params;
   mem_op(&ops[n++], "fsdp_copies", 4.0 * params, bwd, false);
   return n;
 }
