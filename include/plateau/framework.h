@@ -195,6 +195,10 @@ struct pl_framework {
   enum pl_setting fsdp2_predivide;     /* zero2/zero3 as FSDP2 of the PyTorch 2.3 line: the
                                           reduce_scatter input divided in place before the
                                           call (layout.fsdp2_predivide) */
+  enum pl_setting fsdp2_rs_copy_in;    /* zero2/zero3 as FSDP2 of the PyTorch 2.3 line: the
+                                          gradient copy-in runs after the previous
+                                          reduce_scatter and the backward waits for it
+                                          (layout.fsdp2_rs_copy_in) */
   enum pl_setting adam_no_master;      /* the optimizer keeps no master copy: the 16-bit
                                           parameters are its parameters (layout.adam_no_master) */
 };

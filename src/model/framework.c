@@ -88,6 +88,7 @@ static const struct {
     {"adam_no_master", offsetof(struct pl_framework, adam_no_master)},
     {"fsdp1_copies", offsetof(struct pl_framework, fsdp1_copies)},
     {"fsdp2_predivide", offsetof(struct pl_framework, fsdp2_predivide)},
+    {"fsdp2_rs_copy_in", offsetof(struct pl_framework, fsdp2_rs_copy_in)},
 };
 
 static enum pl_setting *setting_at(struct pl_framework *fw, size_t i) {
@@ -566,6 +567,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->adam_no_master, &l->adam_no_master, false);
   put(fw->fsdp1_copies, &l->fsdp1_copies, false);
   put(fw->fsdp2_predivide, &l->fsdp2_predivide, false);
+  put(fw->fsdp2_rs_copy_in, &l->fsdp2_rs_copy_in, false);
 }
 
 static enum pl_setting setting(bool on) { return on ? PL_SETTING_ON : PL_SETTING_OFF; }
@@ -661,4 +663,5 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->adam_no_master = setting(l->adam_no_master);
   out->fsdp1_copies = setting(l->fsdp1_copies);
   out->fsdp2_predivide = setting(l->fsdp2_predivide);
+  out->fsdp2_rs_copy_in = setting(l->fsdp2_rs_copy_in);
 }

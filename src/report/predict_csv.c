@@ -334,6 +334,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   /* added after it: FSDP2's pre-division pass of the PyTorch 2.3 line (layout.fsdp2_predivide,
    * session 23) */
   col_str(c, "framework.fsdp2_predivide", pl_setting_name(fw.fsdp2_predivide));
+  /* added after it: where PyTorch 2.3's FSDP2 copies gradients in (layout.fsdp2_rs_copy_in) */
+  col_str(c, "framework.fsdp2_rs_copy_in", pl_setting_name(fw.fsdp2_rs_copy_in));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -1570,6 +1570,17 @@ static void test_param_kernels(void) {
   cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
   CHECK(cp != NULL && fabs(cp->bwd_bytes - 18.0 * p) <= 1e-9 * p && cp->fwd_bytes == 0);
   run.layout.fsdp1_copies = false;
+  /* layout.fsdp2_rs_copy_in: the copy-in and pre-divide (6 + 8 B) leave the
+   * unit (sim_seg.rs_copy_s, lower.c); zero3's re-gather copy-out (4 B)
+   * stays; with one rank (no reduce_scatter) they stay in the unit */
+  run.layout.fsdp2_rs_copy_in = true;
+  cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
+  CHECK(cp != NULL && fabs(cp->bwd_bytes - 4.0 * p) <= 1e-9 * p);
+  run.layout.dp = 1;
+  cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
+  CHECK(cp != NULL && fabs(cp->bwd_bytes - 10.0 * p) <= 1e-9 * p);
+  run.layout.dp = 8;
+  run.layout.fsdp2_rs_copy_in = false;
   run.layout.fsdp2_predivide = false;
   /* DeepSpeed 2021's per-parameter gathers (layout.zero3_list_copy_s,
    * fsdp_comm.c sim_zero3_list_gather_bytes): each gather of a tensor above the

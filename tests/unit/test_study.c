@@ -45,6 +45,7 @@ static void test_default(void) {
   CHECK_STR(s.framework.name, "fsdp2-study-2024");
   CHECK(s.framework.fused_kernels == PL_SETTING_OFF);
   CHECK(s.framework.fsdp2_predivide == PL_SETTING_ON);
+  CHECK(s.framework.fsdp2_rs_copy_in == PL_SETTING_ON);
 }
 
 /* "framework": a preset, "none" (plateau's defaults), or an error naming the field. */
