@@ -483,15 +483,16 @@ struct pl_layout {
                               and pre-divided in place (fp32 8 B, bf16 4 B) before the
                               reduce_scatter; instead of FSDP2's copy-out and chunk_cat
                               (src/sim/segments.c param_kernels) */
-  bool fsdp2_predivide;    /* input: zero2/zero3 as PyTorch 2.3's FSDP2 reduces gradients
+  bool fsdp2_predivide;    /* input: zero2/zero3 as PyTorch 2.3's FSDP2 reduces bf16 gradients
                               (torch/distributed/_composable/fsdp/_fsdp_param_group.py
                               _init_grad_divide_factors, _fsdp_collectives.py
                               foreach_reduce_scatter: _div_if_needed(reduce_scatter_input,
                               predivide_factor), a factor > 1 for any
-                              data-parallel world of 2 or more): one more pass over the whole
-                              reduce_scatter input per micro-batch, read + write in the reduce
-                              dtype (fp32 8 B, bf16 4 B per parameter); later FSDP2 divides
-                              inside NCCL (ReduceOp.AVG) for fp32/bf16 and has no pass
+                              data-parallel world of 2 or more): with a bf16 reduce one more
+                              pass over the whole reduce_scatter input per micro-batch, read +
+                              write 2 B per parameter; an fp32 reduce divides inside NCCL
+                              (ReduceOp.AVG, pytorch #120919, in 2.3) and bf16 too from 2.4
+                              (#123362), with no pass
                               (src/sim/segments.c param_kernels); ignored with fsdp1_copies,
                               which has its own */
   bool fsdp2_rs_copy_in;   /* input: zero2/zero3 as PyTorch 2.3's FSDP2 places the gradient

@@ -782,19 +782,21 @@ static void zero3_debug_norm_op(const struct pl_run *run, enum sim_seg_kind kind
 /* FSDP2's gradient passes before the reduce_scatter, bytes per parameter
  * (docs/step-model.md 2.3c): the copy-in and cast into the fp32 input
  * (foreach_reduce_scatter_copy_in's torch.cat, later torch._chunk_cat: read
- * 2, write 4) and, with layout.fsdp2_predivide (FSDP2 of the PyTorch 2.3
- * line, torch/distributed/_composable/fsdp/_fsdp_collectives.py
- * foreach_reduce_scatter: `_div_if_needed(reduce_scatter_input,
- * predivide_factor)` right after the copy-in; _fsdp_param_group.py
- * _init_grad_divide_factors: the factor doubles from 1 while dp % f == 0
- * and dp / f > f, so it is 2 or more for any dp >= 2), the in-place
- * division: read + write in the reduce dtype. The post-division of the 1/dp
- * shard is ignored, as the accumulation. Later FSDP2 divides inside NCCL
- * for fp32/bf16 (_get_gradient_divide_factors: ReduceOp.AVG, no pass). */
+ * 2, write 4) and, with layout.fsdp2_predivide and a bf16 reduce (FSDP2 of
+ * the PyTorch 2.3 line, torch/distributed/_composable/fsdp/
+ * _fsdp_collectives.py foreach_reduce_scatter: `_div_if_needed(
+ * reduce_scatter_input, predivide_factor)` right after the copy-in;
+ * _fsdp_param_group.py _init_grad_divide_factors: the factor doubles from 1
+ * while dp % f == 0 and dp / f > f, so it is 2 or more for any dp >= 2),
+ * the in-place division: read + write 2 B. An fp32 reduce has no pre-divide
+ * from pytorch/pytorch #120919 (2024-02-29, ahead of the 2.3 branch:
+ * ReduceOp.AVG, the division inside NCCL); bf16 followed in #123362
+ * (2024-04-04: 2.4). The post-division of the 1/dp shard is ignored, as
+ * the accumulation. */
 static double fsdp2_reduce_pass_bytes(const struct pl_layout *l) {
   double b = 6.0;
-  if (l->fsdp2_predivide && l->dp >= 2)
-    b += 2.0 * (l->grad_reduce_bf16 ? 2.0 : 4.0);
+  if (l->fsdp2_predivide && l->dp >= 2 && l->grad_reduce_bf16)
+    b += 2.0 * 2.0;
   return b;
 }
 
