@@ -192,6 +192,13 @@ struct pl_framework {
                                           shard or separate master (layout.fp32_param_shards) */
   enum pl_setting fsdp1_copies;        /* zero2/zero3: FSDP1's flat-parameter copies instead of
                                           FSDP2's (layout.fsdp1_copies) */
+  enum pl_setting fsdp2_predivide;     /* zero2/zero3 as FSDP2 of the PyTorch 2.3 line: a bf16
+                                          reduce_scatter input divided in place before the
+                                          call (layout.fsdp2_predivide) */
+  enum pl_setting fsdp2_rs_copy_in;    /* zero2/zero3 as FSDP2 of the PyTorch 2.3 line: the
+                                          gradient copy-in runs after the previous
+                                          reduce_scatter and the backward waits for it
+                                          (layout.fsdp2_rs_copy_in) */
   enum pl_setting adam_no_master;      /* the optimizer keeps no master copy: the 16-bit
                                           parameters are its parameters (layout.adam_no_master) */
 };

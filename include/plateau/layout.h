@@ -483,6 +483,32 @@ struct pl_layout {
                               and pre-divided in place (fp32 8 B, bf16 4 B) before the
                               reduce_scatter; instead of FSDP2's copy-out and chunk_cat
                               (src/sim/segments.c param_kernels) */
+  bool fsdp2_predivide;    /* input: zero2/zero3 as PyTorch 2.3's FSDP2 reduces bf16 gradients
+                              (torch/distributed/_composable/fsdp/_fsdp_param_group.py
+                              _init_grad_divide_factors, _fsdp_collectives.py
+                              foreach_reduce_scatter: _div_if_needed(reduce_scatter_input,
+                              predivide_factor), a factor > 1 for any
+                              data-parallel world of 2 or more): with a bf16 reduce one more
+                              pass over the whole reduce_scatter input per micro-batch, read +
+                              write 2 B per parameter; an fp32 reduce divides inside NCCL
+                              (ReduceOp.AVG, pytorch #120919, in 2.3) and bf16 too from 2.4
+                              (#123362), with no pass
+                              (src/sim/segments.c param_kernels); ignored with fsdp1_copies,
+                              which has its own */
+  bool fsdp2_rs_copy_in;   /* input: zero2/zero3 as PyTorch 2.3's FSDP2 places the gradient
+                              copy-in (_fsdp_collectives.py foreach_reduce_scatter: the copy-in
+                              and the pre-divide under torch.cuda.stream(reduce_scatter_stream)
+                              after reduce_scatter_stream.wait_stream(current_stream), then
+                              current_stream.wait_event(copy_in_event)): the pass runs behind
+                              the previous unit's reduce_scatter and the next unit's backward
+                              waits for it, so when the reduce_scatters are the longer a unit
+                              takes its reduce_scatter plus the copy-in, not the longer of the
+                              two; priced as its own compute task after the unit and the
+                              previous reduce_scatter (sim_seg.rs_copy_s, lower.c
+                              emit_segments); later FSDP2 copies in on the compute stream
+                              (foreach_reduce: chunk_cat before reduce_scatter_stream.
+                              wait_stream); not with fsdp_pp_unsharded and pp > 1, which
+                              reduces once after the last backward */
   bool adam_no_master;     /* input: the optimizer keeps no master copy of the parameters; the
                               16-bit parameters are updated in place: Apex DistributedFusedAdam
                               with store_params False, as NeMo 1 sets it when the optimizer

@@ -63,7 +63,21 @@ struct pl_study_spec {
   char focus_model[256];   /* the model of the single-setup figures; one of models */
   char focus_cluster[256]; /* the cluster of the single-setup figures; one of clusters */
   struct pl_framework framework; /* every run's framework (zeroed: none named) */
+  char framework_ref[256];        /* the framework as named: a preset name, a framework file's
+                                     path, or "none" (plateau's defaults); default
+                                     PL_STUDY_DEFAULT_FRAMEWORK */
 };
+
+/* The framework preset the default study runs with: the paper's own stack
+ * (arXiv 2411.13055 Appendix C: PyTorch 2.3.1 FSDP2, xFormers 0.27 attention;
+ * data/frameworks/fsdp2-study-2024.json, docs/study.md "The study's framework"). */
+#define PL_STUDY_DEFAULT_FRAMEWORK "fsdp2-study-2024"
+
+/* Set the spec's framework from ref: a preset name, a framework file, or
+ * "none" (no framework: every behaviour at plateau's default). On error the
+ * spec is unchanged and diag says why. */
+enum pl_status pl_study_spec_set_framework(struct pl_study_spec *s, const char *ref,
+                                           struct pl_diag *diag);
 
 /* The default grid of docs/study.md: Llama-2 7B/13B/70B on DGX V100/A100/H100,
  * 1..256 nodes, FSDP against tp/pp/cp and the best layout, 1, 2 and 4

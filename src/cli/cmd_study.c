@@ -28,7 +28,7 @@ static const struct cli_opt opts[] = {
     {"gnuplot", "PATH", "gnuplot binary (default $PLATEAU_GNUPLOT, else gnuplot on PATH)"},
     {"png-scale", "K", "PNG figures at K times the screen size, 1 to 4 (default 1; 3 for print)"},
     {"quiet", NULL, "no progress on stderr"},
-    {"framework", "NAME", "framework preset or file for every run (default none: plateau's defaults)"},
+    {"framework", "NAME", "framework preset or file for every run, or none (plateau's defaults); overrides the spec's framework (default " PL_STUDY_DEFAULT_FRAMEWORK ", the paper's PyTorch 2.3.1 FSDP2 + xFormers 0.27 stack)"},
 };
 
 static const struct cli_cmd cmd = {
@@ -100,7 +100,7 @@ static int load_spec(const struct cli_args *args, struct pl_study_spec *spec) {
     pl_study_spec_default(spec);
   else if (pl_study_spec_load(path, spec, &d) != PL_OK)
     return cli_fail("%s", d.msg);
-  if (fw != NULL && pl_framework_load(fw, &spec->framework, &d) != PL_OK)
+  if (fw != NULL && pl_study_spec_set_framework(spec, fw, &d) != PL_OK)
     return cli_fail("--framework: %s", d.msg);
   return 0;
 }

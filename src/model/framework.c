@@ -87,6 +87,8 @@ static const struct {
     {"fp32_param_shards", offsetof(struct pl_framework, fp32_param_shards)},
     {"adam_no_master", offsetof(struct pl_framework, adam_no_master)},
     {"fsdp1_copies", offsetof(struct pl_framework, fsdp1_copies)},
+    {"fsdp2_predivide", offsetof(struct pl_framework, fsdp2_predivide)},
+    {"fsdp2_rs_copy_in", offsetof(struct pl_framework, fsdp2_rs_copy_in)},
 };
 
 static enum pl_setting *setting_at(struct pl_framework *fw, size_t i) {
@@ -564,6 +566,8 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->fp32_param_shards, &l->fp32_param_shards, false);
   put(fw->adam_no_master, &l->adam_no_master, false);
   put(fw->fsdp1_copies, &l->fsdp1_copies, false);
+  put(fw->fsdp2_predivide, &l->fsdp2_predivide, false);
+  put(fw->fsdp2_rs_copy_in, &l->fsdp2_rs_copy_in, false);
 }
 
 static enum pl_setting setting(bool on) { return on ? PL_SETTING_ON : PL_SETTING_OFF; }
@@ -658,4 +662,6 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->fp32_param_shards = setting(l->fp32_param_shards);
   out->adam_no_master = setting(l->adam_no_master);
   out->fsdp1_copies = setting(l->fsdp1_copies);
+  out->fsdp2_predivide = setting(l->fsdp2_predivide);
+  out->fsdp2_rs_copy_in = setting(l->fsdp2_rs_copy_in);
 }

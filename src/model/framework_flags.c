@@ -86,6 +86,8 @@ static const struct flag flags[] = {
     ONOFF("tp-gathered-saved", tp_gathered_saved),
     ONOFF("fp32-param-shards", fp32_param_shards),
     ONOFF("fsdp1-copies", fsdp1_copies),
+    ONOFF("fsdp2-predivide", fsdp2_predivide),
+    ONOFF("fsdp2-rs-copy-in", fsdp2_rs_copy_in),
     WORDS("adam-moments-dtype", adam_moments_bf16, "dtype", "bf16", "fp32", false),
     WORDS("adam-master", adam_no_master, "value", "none", "kept", false),
     ONOFF("fsdp-block-units", fsdp_block_units),

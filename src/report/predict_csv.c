@@ -331,6 +331,11 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.separate_linears", pl_setting_name(fw.separate_linears));
   /* added after it: RoPE by complex multiplication (layout.rope_complex, torchtitan) */
   col_str(c, "framework.rope_complex", pl_setting_name(fw.rope_complex));
+  /* added after it: FSDP2's pre-division pass of the PyTorch 2.3 line (layout.fsdp2_predivide,
+   * session 23) */
+  col_str(c, "framework.fsdp2_predivide", pl_setting_name(fw.fsdp2_predivide));
+  /* added after it: where PyTorch 2.3's FSDP2 copies gradients in (layout.fsdp2_rs_copy_in) */
+  col_str(c, "framework.fsdp2_rs_copy_in", pl_setting_name(fw.fsdp2_rs_copy_in));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

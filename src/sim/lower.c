@@ -117,7 +117,7 @@ static void emit_segments(struct lower *lw, const struct unit *base, bool ag, bo
   int32_t layers = kept_layers(lw, base, sync);
   int n = base->embed + layers + base->head;
   bool fwd = base->slot.pass == PL_PASS_FWD, tag = layers < base->layers;
-  int32_t c = SIM_NONE, pend_c = SIM_NONE;
+  int32_t c = SIM_NONE, pend_c = SIM_NONE, last_rs = SIM_NONE;
   const struct sim_seg *pend = NULL; /* fsdp_one_comm: reduce_scatter not yet issued */
   for (int i = 0; i < n; i++) {
     int k = fwd ? i : n - 1 - i; /* position in forward order */
@@ -151,14 +151,25 @@ static void emit_segments(struct lower *lw, const struct unit *base, bool ag, bo
     if (g != SIM_NONE && r != SIM_NONE)
       dep(lw, r, g);
     if (pend != NULL) /* FSDP's post-backward hook prefetches, then reduces */
-      reduce(lw, pend, pend_c, 1);
+      last_rs = reduce(lw, pend, pend_c, 1);
     pend = NULL;
     c = sim_emit_unit(lw, &u, g);
+    if (rs && sg->rs_copy_s > 0) {
+      /* layout.fsdp2_rs_copy_in (PyTorch 2.3's foreach_reduce_scatter): the
+       * copy-in runs on the reduce-scatter stream after the previous unit's
+       * reduce_scatter, and the compute stream waits for it (copy_in_event):
+       * a compute task after both */
+      int32_t cp = comp(lw, sg->rs_copy_s, &u, PL_PART_ALL);
+      dep(lw, c, cp);
+      dep(lw, last_rs, cp);
+      if (cp != SIM_NONE)
+        c = cp;
+    }
     if (rs && lw->l->fsdp_one_comm) {
       pend = sg;
       pend_c = c;
     } else if (rs) {
-      reduce(lw, sg, c, 1);
+      last_rs = reduce(lw, sg, c, 1);
     }
     if (sync)
       sim_dp_bucket(lw, sg, c, false);

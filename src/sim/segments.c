@@ -779,6 +779,39 @@ static void zero3_debug_norm_op(const struct pl_run *run, enum sim_seg_kind kind
   op->host_waits = true;
 }
 
+/* FSDP2's gradient passes before the reduce_scatter, bytes per parameter
+ * (docs/step-model.md 2.3c): the copy-in and cast into the fp32 input
+ * (foreach_reduce_scatter_copy_in's torch.cat, later torch._chunk_cat: read
+ * 2, write 4) and, with layout.fsdp2_predivide and a bf16 reduce (FSDP2 of
+ * the PyTorch 2.3 line, torch/distributed/_composable/fsdp/
+ * _fsdp_collectives.py foreach_reduce_scatter: `_div_if_needed(
+ * reduce_scatter_input, predivide_factor)` right after the copy-in;
+ * _fsdp_param_group.py _init_grad_divide_factors: the factor doubles from 1
+ * while dp % f == 0 and dp / f > f, so it is 2 or more for any dp >= 2),
+ * the in-place division: read + write 2 B. An fp32 reduce has no pre-divide
+ * from pytorch/pytorch #120919 (2024-02-29, ahead of the 2.3 branch:
+ * ReduceOp.AVG, the division inside NCCL); bf16 followed in #123362
+ * (2024-04-04: 2.4). The post-division of the 1/dp shard is ignored, as
+ * the accumulation. */
+static double fsdp2_reduce_pass_bytes(const struct pl_layout *l) {
+  double b = 6.0;
+  if (l->fsdp2_predivide && l->dp >= 2 && l->grad_reduce_bf16)
+    b += 2.0 * 2.0;
+  return b;
+}
+
+/* The zero2/zero3 passes are FSDP2's (not FSDP1's flat parameter, not
+ * DeepSpeed 2021's per-parameter path), and with layout.fsdp2_rs_copy_in the
+ * copy-in leaves the unit for a task of its own (sim_seg.rs_copy_s), which
+ * only exists where every backward reduce_scatters (dp >= 2; not the
+ * pipelined FSDP of layout.fsdp_pp_unsharded, PyTorch 2.6+, which reduces
+ * once after the last backward: lower.c fsdp_pp_flush). */
+static bool fsdp2_copy_in_apart(const struct pl_layout *l) {
+  bool fsdp2 = (l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3) && !l->fsdp1_copies &&
+               !(l->shard == PL_SHARD_ZERO3 && l->zero3_list_copy_s > 0);
+  return fsdp2 && l->fsdp2_rs_copy_in && l->dp >= 2 && !(l->fsdp_pp_unsharded && l->pp > 1);
+}
+
 static int param_kernels(const struct pl_run *run, enum sim_seg_kind kind, double params,
                          double tensors, struct pl_op *ops, int n) {
   const struct pl_layout *l = &run->layout;
@@ -829,7 +862,8 @@ static int param_kernels(const struct pl_run *run, enum sim_seg_kind kind, doubl
     mem_op(&ops[n++], "fsdp_copies", 0, grad * params, false);
     return n;
   }
-  double bwd = 6.0 * params;
+  /* the copy-in (+ pre-divide) here, or apart (fsdp2_copy_in_apart, price) */
+  double bwd = fsdp2_copy_in_apart(l) ? 0.0 : fsdp2_reduce_pass_bytes(l) * params;
   if (l->shard == PL_SHARD_ZERO3)
     bwd += 4.0 * params;
   mem_op(&ops[n++], "fsdp_copies", 4.0 * params, bwd, false);
@@ -1107,6 +1141,17 @@ static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct 
   }
   if (r == PL_OK)
     r = sim_seg_fsdp(st, kind, s, diag);
+  /* layout.fsdp2_rs_copy_in: the unit's copy-in (+ pre-divide) as a task of
+   * its own, timed as the pass param_kernels leaves out */
+  if (r == PL_OK && fsdp2_copy_in_apart(l) && s->params > 0) {
+    struct pl_op copy;
+    mem_op(&copy, "fsdp2_rs_copy_in", 0, fsdp2_reduce_pass_bytes(l) * s->params, false);
+    double t = pl_op_run_time_s(&st->run->cluster.gpu, l, &st->run->model, &copy, PL_PASS_BWD);
+    if (s->rs >= 0)
+      s->rs_copy_s = t;
+    else /* no reduce_scatter to queue behind (hybrid shard group of 1): in the unit */
+      s->comp_s[PL_PASS_BWD] += t;
+  }
   return r;
 }
 

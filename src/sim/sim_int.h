@@ -384,6 +384,10 @@ struct sim_seg {
                                         tensors, gathered one per call by the forward of every
                                         micro-batch after a step's first, or -1 */
   int32_t rs;                        /* FSDP reduce_scatter of its grads, or -1 */
+  double rs_copy_s;                  /* layout.fsdp2_rs_copy_in: the gradient copy-in (and
+                                        pre-divide) of one unit, a compute task after the unit
+                                        and the previous unit's reduce_scatter (lower.c
+                                        emit_segments); 0: in the unit's compute */
   double z3_persist_elems;           /* zero3 with layout.zero3_list_copy_s: elements of its
                                         tensors under DeepSpeed's persistence threshold */
   double z3_persist_host_s;          /* and the host time of their copy loop at the step's

@@ -54,6 +54,32 @@ void pl_study_spec_default(struct pl_study_spec *s) {
   s->coll_bytes = 1024.0 * 1024 * 1024; /* 1 GiB: past the latency-bound sizes */
   study_copy(s->focus_model, sizeof s->focus_model, models[0]);
   study_copy(s->focus_cluster, sizeof s->focus_cluster, clusters[2]);
+  /* The paper's own stack (Appendix C): PyTorch 2.3.1 FSDP2 with xFormers 0.27
+   * attention, eager; an embedded preset, so it always loads (test_study
+   * checks); were it to fail, the runs keep plateau's defaults. */
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  if (pl_study_spec_set_framework(s, PL_STUDY_DEFAULT_FRAMEWORK, &d) != PL_OK)
+    (void)pl_study_spec_set_framework(s, "none", &d);
+}
+
+enum pl_status pl_study_spec_set_framework(struct pl_study_spec *s, const char *ref,
+                                           struct pl_diag *diag) {
+  struct pl_framework fw;
+  memset(&fw, 0, sizeof fw);
+  if (ref == NULL || ref[0] == '\0')
+    return pl_diag_set(diag, PL_ERR_RANGE, "framework: empty (a preset, a file, or none)");
+  if (strlen(ref) >= sizeof s->framework_ref)
+    return pl_diag_set(diag, PL_ERR_LIMIT, "framework: name longer than %zu characters",
+                       sizeof s->framework_ref - 1);
+  if (strcmp(ref, "none") != 0) {
+    enum pl_status st = pl_framework_load(ref, &fw, diag);
+    if (st != PL_OK)
+      return st;
+  }
+  s->framework = fw;
+  study_copy(s->framework_ref, sizeof s->framework_ref, ref);
+  return PL_OK;
 }
 
 int pl_study_spec_strategy(const struct pl_study_spec *s, const char *name) {
@@ -299,10 +325,24 @@ static enum pl_status parse_focus(struct parser *p, yajl_val obj) {
   return st;
 }
 
+/* "framework": a preset name, a framework file, or "none" (docs/study.md). */
+static enum pl_status parse_framework(struct parser *p, yajl_val obj) {
+  char ref[256] = "";
+  enum pl_status st = base_json_str(obj, "framework", false, p->origin, ref, sizeof ref, p->diag);
+  if (st != PL_OK || base_json_get(obj, "framework") == NULL)
+    return st;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  st = pl_study_spec_set_framework(p->s, ref, &d);
+  if (st != PL_OK)
+    return pl_diag_set(p->diag, st, "%s: field 'framework': %s", p->origin, d.msg);
+  return PL_OK;
+}
+
 static const char *const known_fields[] = {
     "models", "clusters",  "nodes", "strategies", "batch_per_gpu", "global_batch",     "seq",
     "shard",  "recompute", "mbs",   "dtype",      "best",          "collective_bytes", "focus",
-    "comment"};
+    "comment", "framework"};
 
 static enum pl_status check_fields(struct parser *p, yajl_val obj) {
   size_t nk = sizeof known_fields / sizeof known_fields[0];
@@ -314,7 +354,7 @@ static enum pl_status check_fields(struct parser *p, yajl_val obj) {
       return pl_diag_set(p->diag, PL_ERR_UNKNOWN,
                          "%s: field '%s': unknown (expected models, clusters, nodes, strategies, "
                          "batch_per_gpu, global_batch, seq, shard, recompute, mbs, dtype, best, "
-                         "collective_bytes, focus, comment)",
+                         "collective_bytes, focus, comment, framework)",
                          p->origin, obj->u.object.keys[i]);
   }
   return PL_OK;
@@ -362,6 +402,8 @@ static enum pl_status parse_obj(struct parser *p, yajl_val obj) {
     st = parse_batches(p, weak, fixed);
   if (st == PL_OK)
     st = parse_scalars(p, obj);
+  if (st == PL_OK)
+    st = parse_framework(p, obj);
   yajl_val f = base_json_get(obj, "focus");
   if (st == PL_OK)
     st = parse_focus(p, obj);
@@ -400,7 +442,10 @@ enum pl_status pl_study_spec_load(const char *path, struct pl_study_spec *s, str
 /* ---- the effective spec, written back (results.json, spec.json) ---- */
 
 void study_spec_json(struct pl_emit *e, const struct pl_study_spec *s) {
-  if (s->framework.name[0] != '\0') /* only when named: older reports stay as they were */
+  /* as named (a preset, a file or "none"), so spec.json reruns the same study */
+  if (s->framework_ref[0] != '\0')
+    pl_emit_str(e, "framework", s->framework_ref);
+  else if (s->framework.name[0] != '\0')
     pl_emit_str(e, "framework", s->framework.name);
   pl_emit_arr_begin(e, "models");
   for (int i = 0; i < s->n_models; i++)

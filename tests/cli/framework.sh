@@ -581,7 +581,7 @@ check "cudnn 9.13: csv column on" [ "$(col "$TMP/out" framework.cudnn_913)" = on
 # appended columns keep their order: cudnn_913, then tp_seq_copies (added after it by tt13, session 13),
 # then cudnn_version (cudnn13, session 13), then cp_allgather (cp13, session 13), then async_tp (atp13, session 13),
 # then cudnn_cluster_margin (ossmoe14, session 14), then grad_accum_fusion (mcore14, session 14), then ub_proj_fprop_sms and ub_fc2_fprop_sms (ub14); then layout.account_embed_loss (user15, session 15); then framework.megatron_xent (mlm16, session 16); then the machine as run and eager_cross_entropy (cmd16, session 16); then pp_keep_outputs (herd17, session 17); then the torchtitan memory layouts (session 17); then hardware.gpu_variability (var17, session 17), then framework.adam_master (nem17, session 17), framework.bucket_params (bucket18), framework.fsdp1_copies (fsdp19), then layout.moe_pad_capacity (a2a19, session 19), then framework.moe_expert_padding (session 21), then framework.gqa_query_copy (pad21, session 21), then layout.moe_force_balance (qwen22, session 22), then framework.fms_rope and framework.kv_expand_copy (old22, session 22), then framework.separate_linears and framework.rope_complex (tt22, session 22) last
-check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy,framework.pp_keep_outputs,framework.tp_gathered_saved,framework.fp32_param_shards,hardware.gpu_variability,framework.adam_master,framework.bucket_params,framework.fsdp1_copies,layout.moe_pad_capacity,framework.moe_expert_padding,framework.gqa_query_copy,layout.moe_force_balance,framework.fms_rope,framework.kv_expand_copy,framework.separate_linears,framework.rope_complex$' "$TMP/out"
+check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy,framework.pp_keep_outputs,framework.tp_gathered_saved,framework.fp32_param_shards,hardware.gpu_variability,framework.adam_master,framework.bucket_params,framework.fsdp1_copies,layout.moe_pad_capacity,framework.moe_expert_padding,framework.gqa_query_copy,layout.moe_force_balance,framework.fms_rope,framework.kv_expand_copy,framework.separate_linears,framework.rope_complex,framework.fsdp2_predivide,framework.fsdp2_rs_copy_in$' "$TMP/out"
 expect_ok predict $c24 --cudnn-913 on --format json
 check "--cudnn-913 on: h100 (no 9.13 figures) runs unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_off.json" step_time_s)" ]
 onoff_refused cudnn-913 cudnn_913
@@ -1209,5 +1209,63 @@ torchtitan_behaviour() { # FLAG KEY
 }
 torchtitan_behaviour separate-linears separate_linears
 torchtitan_behaviour rope-complex rope_complex
+
+# FSDP2's pre-division pass of the PyTorch 2.3 line (layout.fsdp2_predivide, session 23): off by
+# default and in torchtitan (later FSDP2 divides inside NCCL), on in fsdp2-study-2024, the scaling
+# study's PyTorch 2.3.1 stack; with a bf16 reduce a pass over the reduce_scatter input per
+# micro-batch, so the FSDP step is longer; nothing with an fp32 reduce (ReduceOp.AVG in 2.3),
+# under ddp, or with one data-parallel rank (the factor is 1).
+pd="--model llama2-7b --gpus 8 --gbs 8 --seq 4096 --shard zero2 --grad-reduce-dtype bf16"
+expect_ok predict $pd --format json
+cp "$TMP/out" "$TMP/pd0.json"
+check "fsdp2_predivide: off in JSON by default" [ "$(json_raw "$TMP/out" fsdp2_predivide)" = false ]
+expect_ok predict $pd --fsdp2-predivide on --format json
+check "fsdp2_predivide: on in JSON" [ "$(json_raw "$TMP/out" fsdp2_predivide)" = true ]
+check "fsdp2_predivide: step longer" awk -v a="$(json_num "$TMP/pd0.json" step_time_s)" \
+  -v b="$(json_num "$TMP/out" step_time_s)" 'BEGIN { exit !(b > a) }'
+expect_ok predict $pd --framework torchtitan --format json
+check "fsdp2_predivide: off in the torchtitan preset" [ "$(json_raw "$TMP/out" fsdp2_predivide)" = false ]
+expect_ok predict $pd --framework fsdp2-study-2024 --format json
+check "fsdp2_predivide: on in the fsdp2-study-2024 preset" [ "$(json_raw "$TMP/out" fsdp2_predivide)" = true ]
+check "fsdp2-study-2024: eager kernels, flash attention, 37 us per kernel" [ "$(json_raw "$TMP/out" kernels),$(json_raw "$TMP/out" attention),$(json_num "$TMP/out" host_per_kernel_s)" = unfused,flash,3.7e-05 ]
+expect_ok predict $pd --grad-reduce-dtype fp32 --format json
+cp "$TMP/out" "$TMP/pd_fp32_0.json"
+expect_ok predict $pd --grad-reduce-dtype fp32 --fsdp2-predivide on --format json
+check "fsdp2_predivide: fp32 reduce unchanged (ReduceOp.AVG)" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/pd_fp32_0.json" step_time_s)" ]
+expect_ok predict $pd --shard ddp --format json
+cp "$TMP/out" "$TMP/pd_ddp0.json"
+expect_ok predict $pd --shard ddp --fsdp2-predivide on --format json
+check "fsdp2_predivide: ddp unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/pd_ddp0.json" step_time_s)" ]
+expect_ok predict $pd --fsdp2-predivide on --format csv
+check "fsdp2_predivide: csv column on" [ "$(col "$TMP/out" framework.fsdp2_predivide)" = on ]
+expect_fail 1 "^plateau: --fsdp2-predivide: unknown value 'yes' \(expected on\|off\)" -- predict --fsdp2-predivide yes
+
+# FSDP2's copy-in behind the previous reduce_scatter (layout.fsdp2_rs_copy_in, PyTorch 2.3's
+# foreach_reduce_scatter, session 23): on in fsdp2-study-2024, off by default and in torchtitan.
+# Where the reduce_scatters set the backward (Llama 2 7B zero2 on 2,048 H100: 17 ms per call
+# against ~11 ms of a block's backward), each block's copy-in adds to its reduce_scatter instead
+# of running beside it: 202,383,360 parameters x 6 B (fp32 reduce: no pre-divide) at 3.35 TB/s x
+# 0.9 = 0.40 ms per block, x 32 blocks = 12.9 ms, plus the embedding's and the head's (0.26 ms
+# each): the step is 11 to 16 ms longer. At 8 GPUs (compute-bound) it moves by less than 1 ms.
+rc="--model llama2-7b --gpu h100 --cluster dgx-h100 --seq 4096 --shard zero2 --mbs 1 --framework fsdp2-study-2024"
+expect_ok predict $rc --gpus 2048 --gbs 2048 --fsdp2-rs-copy-in off --format json
+cp "$TMP/out" "$TMP/rc_off.json"
+check "fsdp2_rs_copy_in: off when turned off" [ "$(json_raw "$TMP/out" fsdp2_rs_copy_in)" = false ]
+expect_ok predict $rc --gpus 2048 --gbs 2048 --format json
+check "fsdp2_rs_copy_in: on in the fsdp2-study-2024 preset" [ "$(json_raw "$TMP/out" fsdp2_rs_copy_in)" = true ]
+check "fsdp2_rs_copy_in: 2,048 H100 step 11-16 ms longer (32 blocks x 0.40 ms + edges)" awk \
+  -v a="$(json_num "$TMP/rc_off.json" step_time_s)" -v b="$(json_num "$TMP/out" step_time_s)" \
+  'BEGIN { d = b - a; exit !(d > 0.011 && d < 0.016) }'
+expect_ok predict $rc --gpus 8 --gbs 8 --fsdp2-rs-copy-in off --format json
+cp "$TMP/out" "$TMP/rc8_off.json"
+expect_ok predict $rc --gpus 8 --gbs 8 --format json
+check "fsdp2_rs_copy_in: 8 H100 (compute-bound) within 1 ms" awk \
+  -v a="$(json_num "$TMP/rc8_off.json" step_time_s)" -v b="$(json_num "$TMP/out" step_time_s)" \
+  'BEGIN { d = b - a; exit !(d >= 0 && d < 0.001) }'
+expect_ok predict $pd --framework torchtitan --format json
+check "fsdp2_rs_copy_in: off in the torchtitan preset" [ "$(json_raw "$TMP/out" fsdp2_rs_copy_in)" = false ]
+expect_ok predict $pd --fsdp2-rs-copy-in on --format csv
+check "fsdp2_rs_copy_in: csv column on" [ "$(col "$TMP/out" framework.fsdp2_rs_copy_in)" = on ]
+expect_fail 1 "^plateau: --fsdp2-rs-copy-in: unknown value 'no' \(expected on\|off\)" -- predict --fsdp2-rs-copy-in no
 
 finish

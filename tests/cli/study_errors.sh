@@ -20,6 +20,9 @@ printf '{"clusters": ["dgx-nothing"], "nodes": [1]}' >"$TMP/cluster.json"
 expect_fail 1 "spec field 'clusters':.*dgx-nothing" -- study --spec "$TMP/cluster.json" --out "$TMP/r"
 printf '{"nodes": [1], "strategies": ["fsdp", "hsdp"]}' >"$TMP/hsdp.json"
 expect_fail 1 "hybrid sharding needs a shard group" -- study --spec "$TMP/hsdp.json" --out "$TMP/r"
+printf '{"nodes": [1], "framework": "no-such-stack"}' >"$TMP/fw.json"
+expect_fail 1 "field 'framework':.*no-such-stack" -- study --spec "$TMP/fw.json" --out "$TMP/r"
+expect_fail 1 "^plateau: --framework: .*no-such-stack" -- study --framework no-such-stack --out "$TMP/r"
 expect_fail 1 "--threads: .*not a positive integer|--threads" -- study --threads 0 --out "$TMP/r"
 expect_fail 2 "unexpected argument 'extra'" -- study extra
 expect_fail 2 "unknown option '--bogus'" -- study --bogus

@@ -1563,6 +1563,41 @@ static void test_param_kernels(void) {
   run.layout.shard = PL_SHARD_ZERO3;
   run.layout.grad_reduce_bf16 = false;
   run.layout.fsdp1_copies = false;
+  /* layout.fsdp2_predivide (FSDP2 of the PyTorch 2.3 line: _div_if_needed on
+   * the whole reduce_scatter input, a factor >= 2 for dp >= 2, with a bf16
+   * reduce): + read and write of the bf16 input, 4 B per parameter in
+   * backward, on top of the copy-in (6 B) and zero3's re-gather copy-out
+   * (4 B): 14 B; none with an fp32 reduce (ReduceOp.AVG since #120919, in
+   * 2.3): 10 B; no pass for one rank (factor 1); ignored with fsdp1_copies,
+   * whose own pre-divide is in its 18 B */
+  run.layout.fsdp2_predivide = true;
+  run.layout.dp = 8;
+  cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
+  CHECK(cp != NULL && fabs(cp->bwd_bytes - 10.0 * p) <= 1e-9 * p && fabs(cp->fwd_bytes - 4.0 * p) <= 1e-9 * p);
+  run.layout.grad_reduce_bf16 = true;
+  cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
+  CHECK(cp != NULL && fabs(cp->bwd_bytes - 14.0 * p) <= 1e-9 * p);
+  run.layout.dp = 1;
+  cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
+  CHECK(cp != NULL && fabs(cp->bwd_bytes - 10.0 * p) <= 1e-9 * p);
+  run.layout.dp = 8;
+  run.layout.grad_reduce_bf16 = false;
+  run.layout.fsdp1_copies = true;
+  cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
+  CHECK(cp != NULL && fabs(cp->bwd_bytes - 18.0 * p) <= 1e-9 * p && cp->fwd_bytes == 0);
+  run.layout.fsdp1_copies = false;
+  /* layout.fsdp2_rs_copy_in: the copy-in and pre-divide (6 + 8 B) leave the
+   * unit (sim_seg.rs_copy_s, lower.c); zero3's re-gather copy-out (4 B)
+   * stays; with one rank (no reduce_scatter) they stay in the unit */
+  run.layout.fsdp2_rs_copy_in = true;
+  cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
+  CHECK(cp != NULL && fabs(cp->bwd_bytes - 4.0 * p) <= 1e-9 * p);
+  run.layout.dp = 1;
+  cp = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "fsdp_copies");
+  CHECK(cp != NULL && fabs(cp->bwd_bytes - 10.0 * p) <= 1e-9 * p);
+  run.layout.dp = 8;
+  run.layout.fsdp2_rs_copy_in = false;
+  run.layout.fsdp2_predivide = false;
   /* DeepSpeed 2021's per-parameter gathers (layout.zero3_list_copy_s,
    * fsdp_comm.c sim_zero3_list_gather_bytes): each gather of a tensor above the
    * persistence threshold (1e5 elements: the four weights, g = p - 2 x 1024;

@@ -40,6 +40,29 @@ static void test_default(void) {
   CHECK_NEAR_REL(s.coll_bytes, 1073741824.0, 0); /* 1 GiB = 2^30 B */
   CHECK_STR(s.focus_model, "llama2-7b");
   CHECK_STR(s.focus_cluster, "dgx-h100");
+  /* the paper's own stack (Appendix C), loaded from the embedded preset */
+  CHECK_STR(s.framework_ref, "fsdp2-study-2024");
+  CHECK_STR(s.framework.name, "fsdp2-study-2024");
+  CHECK(s.framework.fused_kernels == PL_SETTING_OFF);
+  CHECK(s.framework.fsdp2_predivide == PL_SETTING_ON);
+  CHECK(s.framework.fsdp2_rs_copy_in == PL_SETTING_ON);
+}
+
+/* "framework": a preset, "none" (plateau's defaults), or an error naming the field. */
+static void test_spec_framework(void) {
+  struct pl_study_spec s;
+  struct pl_diag d;
+  CHECK_EQ_INT(parse("{\"framework\": \"none\"}", &s, &d), PL_OK);
+  CHECK_STR(s.framework_ref, "none");
+  CHECK(s.framework.name[0] == '\0' && s.framework.fused_kernels == PL_SETTING_UNSET);
+  CHECK_EQ_INT(parse("{\"framework\": \"torchtitan\"}", &s, &d), PL_OK);
+  CHECK_STR(s.framework.name, "torchtitan");
+  CHECK_EQ_INT(parse("{\"framework\": \"no-such-framework\"}", &s, &d), PL_ERR_UNKNOWN);
+  CHECK(strstr(d.msg, "field 'framework'") != NULL);
+  CHECK_EQ_INT(parse("{\"framework\": \"\"}", &s, &d), PL_ERR_RANGE);
+  CHECK(strstr(d.msg, "field 'framework'") != NULL);
+  CHECK_EQ_INT(parse("{\"framework\": 3}", &s, &d), PL_ERR_PARSE);
+  CHECK(strstr(d.msg, "'framework'") != NULL);
 }
 
 static void test_spec_errors(void) {
@@ -148,6 +171,8 @@ static void test_grid(void) {
   run.layout.mbs = 1;
   run.layout.shard = PL_SHARD_ZERO2;
   run.layout.shard_set = true;
+  /* the spec's framework: the paper's stack by default (spec.c) */
+  CHECK_STATUS(pl_framework_load(PL_STUDY_DEFAULT_FRAMEWORK, &run.framework, &d), PL_OK, &d);
   CHECK_STATUS(pl_predict(&run, &want, &d), PL_OK, &d);
   const struct pl_study_point *f = pl_study_at(st, 0, 0, 0, 0, 0);
   CHECK(f->status == PL_STUDY_OK);
@@ -242,6 +267,7 @@ static void test_write(void) {
 
 int main(void) {
   test_default();
+  test_spec_framework();
   test_spec_errors();
   test_fmt();
   test_grid();
