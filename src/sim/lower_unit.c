@@ -18,7 +18,10 @@
 #include "sim/sim_int.h"
 
 /* A unit's collectives, merged by kind; part -1 all of them, 0 all but the
- * blocks' expert-parallel ones, 1 only those (slots SIM_SEG_EP on). */
+ * blocks' expert-parallel ones, 1 only those (slots SIM_SEG_EP on). A slot
+ * with no call in this pass (a forward-only call in a backward: the alltoall
+ * dispatcher's counts, HybridEP's routing map) is left out: as the list's last
+ * entry it would issue no task and end the unit's chain (tp_issue_ub). */
 static int tp_merge_part(const struct sim_seg *sg, const struct unit *u, struct sim_comm *list,
                          int part) {
   int p = u->slot.pass;
@@ -33,7 +36,7 @@ static int tp_merge_part(const struct sim_seg *sg, const struct unit *u, struct 
       int i = 0;
       while (i < n && list[i].coll != c.coll)
         i++;
-      if (c.coll < 0)
+      if (c.coll < 0 || c.calls <= 0)
         continue;
       if (i == n)
         list[n++] = (struct sim_comm){c.coll, 0};
