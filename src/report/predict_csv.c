@@ -331,6 +331,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.separate_linears", pl_setting_name(fw.separate_linears));
   /* added after it: RoPE by complex multiplication (layout.rope_complex, torchtitan) */
   col_str(c, "framework.rope_complex", pl_setting_name(fw.rope_complex));
+  /* added after it: HybridEP's SMs (layout.hybridep_sms, session 23) */
+  col_int(c, "framework.hybridep_sms", fw.hybridep_sms);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -98,6 +98,19 @@ static const struct {
                       {24, 441.89e9, 444.40e9},
                       {32, 485.50e9, 423.19e9},
                       {36, 469.96e9, 418.27e9}};
+/* The same GB200 table at 32 SMs (README_Hybrid-EP.md, "SM Count" 32 rows), the
+ * count Megatron-Bridge's performance scripts give HybridEP (layout.hybridep_sms:
+ * v0.2.2 scripts/performance/utils/helpers.py, v0.3.0-v0.5.0 utils/overrides.py set
+ * moe_hybridep_num_sms = 32 for every hybridep run). DGX B200 and H100 have no
+ * 32-SM figure: their 16-SM rates stay (H100's IB rate is saturated by 8-16 SMs). */
+static const struct {
+  int64_t ranks;
+  double dispatch_bps, combine_bps;
+} hybridep_gb200_32sm[] = {{8, 545.71e9, 568.94e9},
+                           {16, 523.48e9, 521.55e9},
+                           {24, 507.32e9, 483.76e9},
+                           {32, 484.22e9, 464.54e9},
+                           {36, 479.02e9, 447.89e9}};
 #define HYBRIDEP_B200_DISPATCH_BPS 535.94e9
 #define HYBRIDEP_B200_COMBINE_BPS 530.86e9
 
@@ -128,7 +141,14 @@ static double flex_nvl5_call_s(const struct pl_run *run, double token_bytes) {
       run->model.experts < l->ep)
     return 0.0;
   double d = HYBRIDEP_B200_DISPATCH_BPS, cb = HYBRIDEP_B200_COMBINE_BPS;
-  if (c->gpus_per_node > 8) {
+  if (c->gpus_per_node > 8 && l->dispatch == PL_MOE_HYBRIDEP && l->hybridep_sms >= 32) {
+    size_t i = 0;
+    while (i + 1 < sizeof hybridep_gb200_32sm / sizeof hybridep_gb200_32sm[0] &&
+           hybridep_gb200_32sm[i + 1].ranks <= l->ep)
+      i++;
+    d = hybridep_gb200_32sm[i].dispatch_bps;
+    cb = hybridep_gb200_32sm[i].combine_bps;
+  } else if (c->gpus_per_node > 8) {
     size_t i = 0;
     while (i + 1 < sizeof hybridep_gb200 / sizeof hybridep_gb200[0] &&
            hybridep_gb200[i + 1].ranks <= l->ep)

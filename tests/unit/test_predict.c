@@ -729,23 +729,33 @@ static const struct sim_coll *ep_all_to_all(const struct sim_step *st) {
  * GB/s): 167.944 us. The alltoall dispatcher on GB200, and the flex one on
  * DGX H100 (not NVLink 5), keep NCCL's all_to_all of the 8 x 16,777,216-byte
  * copies: 7/8 of 134,217,728 bytes at NVLink's NCCL rate (721.8 GB/s on
- * GB200) is >= 162.7 us; on H100 (360 GB/s) >= 326 us. */
+ * GB200) is >= 162.7 us; on H100 (360 GB/s) >= 326 us. hybridep with 32 SMs
+ * (layout.hybridep_sms, Megatron-Bridge's perf scripts) on GB200 takes the
+ * README's 32-SM 8-rank rates 545.71 / 568.94 GB/s: 160.800 us; with 16 SMs
+ * (or deepep, whatever its SMs) the 16-SM ones above; DGX B200 has no 32-SM
+ * figure (167.944 us either way). */
 static void test_flex_dispatch_nvl5(void) {
   struct pl_diag d, *dp = &d;
   static const struct {
     const char *cluster;
     enum pl_moe_dispatch dispatch;
+    int64_t sms;
     double call_s, tol; /* tol 0: at least call_s (NCCL's price) */
-  } c[] = {{"gb200-nvl72", PL_MOE_DEEPEP, 164.605e-6, 1e-5},
-           {"dgx-b200", PL_MOE_DEEPEP, 167.944e-6, 1e-5},
-           {"gb200-nvl72", PL_MOE_ALLTOALL, 162.7e-6, 0.0},
-           {"dgx-h100", PL_MOE_DEEPEP, 326e-6, 0.0}};
+  } c[] = {{"gb200-nvl72", PL_MOE_DEEPEP, 0, 164.605e-6, 1e-5},
+           {"dgx-b200", PL_MOE_DEEPEP, 0, 167.944e-6, 1e-5},
+           {"gb200-nvl72", PL_MOE_ALLTOALL, 0, 162.7e-6, 0.0},
+           {"dgx-h100", PL_MOE_DEEPEP, 0, 326e-6, 0.0},
+           {"gb200-nvl72", PL_MOE_HYBRIDEP, 32, 160.800e-6, 1e-5},
+           {"gb200-nvl72", PL_MOE_HYBRIDEP, 16, 164.605e-6, 1e-5},
+           {"gb200-nvl72", PL_MOE_DEEPEP, 32, 164.605e-6, 1e-5},
+           {"dgx-b200", PL_MOE_HYBRIDEP, 32, 167.944e-6, 1e-5}};
   for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
     pl_diag_clear(&d);
     base(NULL, "qwen3-30b-a3b", 8);
     CHECK_STATUS(pl_cluster_load(c[i].cluster, &run.cluster, &d), PL_OK, dp);
     run.layout.ep = 8;
     run.layout.dispatch = c[i].dispatch;
+    run.layout.hybridep_sms = c[i].sms;
     run.layout.shard = PL_SHARD_ZERO1;
     run.layout.moe_imbalance = 1.0;
     run.layout.recompute = PL_RECOMPUTE_FULL; /* fits 80 GB too; the call's price is the same */
