@@ -162,6 +162,9 @@ struct pl_framework {
                                           (set_sm_margin) beside the forward proj GEMM
                                           (layout.ub_proj_fprop_sms) */
   int64_t ub_fc2_fprop_sms;            /* the same beside the forward fc2 GEMM */
+  bool hybridep_sms_set;               /* hybridep_sms below is given */
+  int64_t hybridep_sms;                /* SMs of HybridEP's dispatch and combine kernels
+                                          (layout.hybridep_sms) */
   enum pl_setting cudnn_913;           /* alias of cudnn_version 9.13 (on) / latest (off, when
                                           the version is 9.13.x): cuDNN 9.13's rates */
   bool cudnn_version_set;              /* cudnn_version below is given; it wins over the aliases */

@@ -271,6 +271,9 @@ struct pl_layout {
                               comm_gemm_overlap.cpp _math_sms): the GEMM runs on the other SMs;
                               0 = no margin (src/sim/ub_margin.c) */
   int64_t ub_fc2_fprop_sms; /* input: the same for the forward fc2 GEMM */
+  int64_t hybridep_sms;     /* input: SMs of HybridEP's dispatch and combine kernels
+                               (Megatron-Core moe_hybridep_num_sms; 0 = its default 16):
+                               which of HybridEP's measured rates sim/moe_comm.c uses */
   bool attention_te;       /* input: Transformer Engine picks the kernel (get_attention_backend):
                               pl_layout_resolve sets attention_cudnn on compute capability >= 9.0
                               (GPU arch hopper, blackwell) where cuDNN trains the head dims, and

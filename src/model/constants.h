@@ -19,6 +19,13 @@
 /* One token count of Megatron-Core's MoE dispatcher: routing_map.sum(dim=0) of a
  * bool map is int64 (token_dispatcher.py MoEAlltoAllTokenDispatcher.preprocess). */
 #define MOE_COUNT_BYTES 8.0
+/* One element of Megatron-Core's MoE routing map: a torch.bool tensor, 1 byte
+ * (token_dispatcher.py; HybridEP all_gathers it, sim/moe_comm.c). */
+#define MOE_ROUTING_MAP_BYTES 1.0
+/* SMs of HybridEP's dispatch and combine kernels when none is given: Megatron-Core
+ * transformer_config.py moe_hybridep_num_sms default 16 (core_v0.16.1: "In pure NVL
+ * scenarios, 16 SMs can generally achieve good bandwidth"; layout.hybridep_sms). */
+#define HYBRIDEP_DEFAULT_SMS 16
 /* Parameters held and gathered: bf16 working copies (FSDP2
  * MixedPrecisionPolicy(param_dtype=bf16) as torchtitan configures it; the
  * bf16 copy Megatron's distributed optimizer all_gathers after its step). */

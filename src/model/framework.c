@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "model/constants.h"
 
 /* The on/off behaviours, by JSON key and field. */
 static const struct {
@@ -240,6 +241,8 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
                       diag);
   if (strcmp(key, "ub_fc2_fprop_sms") == 0)
     return read_count(v, key, 255, origin, &fw->ub_fc2_fprop_sms, &fw->ub_fc2_fprop_sms_set, diag);
+  if (strcmp(key, "hybridep_sms") == 0)
+    return read_count(v, key, 255, origin, &fw->hybridep_sms, &fw->hybridep_sms_set, diag);
   if (strcmp(key, "host_per_kernel") == 0)
     return read_host_time(s, key, "37 us", origin, &fw->host_per_kernel_s, &fw->host_per_kernel_set, diag);
   if (strcmp(key, "host_per_gemm") == 0)
@@ -556,6 +559,8 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
     l->ub_proj_fprop_sms = fw->ub_proj_fprop_sms;
   if (fw->ub_fc2_fprop_sms_set)
     l->ub_fc2_fprop_sms = fw->ub_fc2_fprop_sms;
+  if (fw->hybridep_sms_set)
+    l->hybridep_sms = fw->hybridep_sms;
   put(fw->tp_seq_copies, &l->tp_seq_copies, false);
   put(fw->cp_allgather, &l->cp_allgather, false);
   put(fw->async_tp, &l->async_tp, false);
@@ -652,6 +657,8 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->ub_proj_fprop_sms_set = out->ub_fc2_fprop_sms_set = true;
   out->ub_proj_fprop_sms = l->ub_proj_fprop_sms;
   out->ub_fc2_fprop_sms = l->ub_fc2_fprop_sms;
+  out->hybridep_sms_set = true;
+  out->hybridep_sms = l->hybridep_sms > 0 ? l->hybridep_sms : HYBRIDEP_DEFAULT_SMS;
   out->tp_seq_copies = setting(l->tp_seq_copies);
   out->cp_allgather = setting(l->cp_allgather);
   out->async_tp = setting(l->async_tp);

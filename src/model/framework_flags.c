@@ -107,6 +107,7 @@ static const struct flag flags[] = {
           "a cluster count", 64),
     COUNT("ub-proj-fprop-sms", ub_proj_fprop_sms, ub_proj_fprop_sms_set, "an SM count", 255),
     COUNT("ub-fc2-fprop-sms", ub_fc2_fprop_sms, ub_fc2_fprop_sms_set, "an SM count", 255),
+    COUNT("hybridep-sms", hybridep_sms, hybridep_sms_set, "an SM count", 255),
     ONOFF("tp-seq-copies", tp_seq_copies),
     ONOFF("cp-allgather", cp_allgather),
     ONOFF("async-tp", async_tp),

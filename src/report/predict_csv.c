@@ -336,6 +336,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.fsdp2_predivide", pl_setting_name(fw.fsdp2_predivide));
   /* added after it: where PyTorch 2.3's FSDP2 copies gradients in (layout.fsdp2_rs_copy_in) */
   col_str(c, "framework.fsdp2_rs_copy_in", pl_setting_name(fw.fsdp2_rs_copy_in));
+  /* added after it: HybridEP's SMs (layout.hybridep_sms, session 23) */
+  col_int(c, "framework.hybridep_sms", fw.hybridep_sms);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -194,6 +194,7 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_bool(e, "grad_accum_fusion", fw.grad_accum_fusion == PL_SETTING_ON);
   pl_emit_int(e, "ub_proj_fprop_sms", fw.ub_proj_fprop_sms);
   pl_emit_int(e, "ub_fc2_fprop_sms", fw.ub_fc2_fprop_sms);
+  pl_emit_int(e, "hybridep_sms", fw.hybridep_sms);
   pl_emit_int(e, "step_sync_all_reduces", fw.step_sync_all_reduces);
   pl_emit_int(e, "step_sync_broadcasts", fw.step_sync_broadcasts);
   pl_emit_int(e, "step_sync_all_gathers", fw.step_sync_all_gathers);

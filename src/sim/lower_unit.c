@@ -18,7 +18,10 @@
 #include "sim/sim_int.h"
 
 /* A unit's collectives, merged by kind; part -1 all of them, 0 all but the
- * blocks' expert-parallel ones, 1 only those (slots SIM_SEG_EP on). */
+ * blocks' expert-parallel ones, 1 only those (slots SIM_SEG_EP on). A slot
+ * with no call in this pass (a forward-only call in a backward: the alltoall
+ * dispatcher's counts, HybridEP's routing map) is left out: as the list's last
+ * entry it would issue no task and end the unit's chain (tp_issue_ub). */
 static int tp_merge_part(const struct sim_seg *sg, const struct unit *u, struct sim_comm *list,
                          int part) {
   int p = u->slot.pass;
@@ -33,7 +36,7 @@ static int tp_merge_part(const struct sim_seg *sg, const struct unit *u, struct 
       int i = 0;
       while (i < n && list[i].coll != c.coll)
         i++;
-      if (c.coll < 0)
+      if (c.coll < 0 || c.calls <= 0)
         continue;
       if (i == n)
         list[n++] = (struct sim_comm){c.coll, 0};
@@ -237,15 +240,30 @@ static bool ep_beside(const struct lower *lw, const struct unit *u) {
  * windows (ep_beside): half of each all_to_all's calls to each, all_gathers
  * and the alltoall dispatcher's probabilities' all_to_all (sent with the
  * dispatch only, moe_comm.c a2a_metadata) to the expert window,
- * reduce_scatters to the other. */
+ * reduce_scatters to the other. The dispatcher's forward-only gather
+ * (SIM_SEG_EP_COUNTS: the alltoall dispatcher's counts, HybridEP's routing
+ * map, moe_comm.c) belongs to dispatch_fwd, which core_v0.15.0-core_v0.17.x
+ * (TransformerLayerSchedulePlan.run) issues on the communication stream
+ * beside the partner backward's mlp_bwd, not beside the forward's own
+ * mlp_fwd: a paired backward unit carries its partner forward's gathers in
+ * its expert window, a paired forward unit none of its own (per merged pair
+ * the calls are the same; a backward's own re-run gathers stay with it). */
 static void ep_split(const struct lower *lw, const struct unit *u, struct sim_comm *first,
                      int *n_first, struct sim_comm *second, int *n_second) {
   struct sim_comm list[SIM_SEG_N * SIM_SEG_TP];
   int n = tp_merge_part(lw->st->seg, u, list, 1);
   bool fwd = u->slot.pass == PL_PASS_FWD;
   int32_t probs = lw->st->seg[SIM_SEG_LAYER].tp[u->slot.pass][SIM_SEG_EP_PROBS].coll;
+  const struct sim_comm *gather = &lw->st->seg[SIM_SEG_LAYER].tp[PL_PASS_FWD][SIM_SEG_EP_COUNTS];
+  int32_t partner = gather->coll >= 0 && gather->calls > 0 ? (int32_t)u->layers * gather->calls : 0;
   *n_first = *n_second = 0;
   for (int i = 0; i < n; i++) {
+    if (fwd && partner > 0 && list[i].coll == gather->coll)
+      list[i].calls = list[i].calls > partner ? list[i].calls - partner : 0;
+    else if (!fwd && partner > 0 && list[i].coll == gather->coll)
+      list[i].calls += partner, partner = 0;
+    if (list[i].calls <= 0)
+      continue;
     enum pl_coll_op op = lw->st->colls[list[i].coll].op;
     int32_t a = list[i].calls / 2, b = list[i].calls - a; /* first window, expert window */
     if (op == PL_COLL_ALL_GATHER || (probs >= 0 && list[i].coll == probs))
@@ -258,6 +276,8 @@ static void ep_split(const struct lower *lw, const struct unit *u, struct sim_co
     if (w2 > 0)
       second[(*n_second)++] = (struct sim_comm){list[i].coll, w2};
   }
+  if (!fwd && partner > 0) /* no gather of its own: the partner's, in the expert window */
+    first[(*n_first)++] = (struct sim_comm){gather->coll, partner};
 }
 
 /* The embedding's and the LM head's compute of a unit under ep_beside with

@@ -98,6 +98,19 @@ static const struct {
                       {24, 441.89e9, 444.40e9},
                       {32, 485.50e9, 423.19e9},
                       {36, 469.96e9, 418.27e9}};
+/* The same GB200 table at 32 SMs (README_Hybrid-EP.md, "SM Count" 32 rows), the
+ * count Megatron-Bridge's performance scripts give HybridEP (layout.hybridep_sms:
+ * v0.2.2 scripts/performance/utils/helpers.py, v0.3.0-v0.5.0 utils/overrides.py set
+ * moe_hybridep_num_sms = 32 for every hybridep run). DGX B200 and H100 have no
+ * 32-SM figure: their 16-SM rates stay (H100's IB rate is saturated by 8-16 SMs). */
+static const struct {
+  int64_t ranks;
+  double dispatch_bps, combine_bps;
+} hybridep_gb200_32sm[] = {{8, 545.71e9, 568.94e9},
+                           {16, 523.48e9, 521.55e9},
+                           {24, 507.32e9, 483.76e9},
+                           {32, 484.22e9, 464.54e9},
+                           {36, 479.02e9, 447.89e9}};
 #define HYBRIDEP_B200_DISPATCH_BPS 535.94e9
 #define HYBRIDEP_B200_COMBINE_BPS 530.86e9
 
@@ -128,7 +141,14 @@ static double flex_nvl5_call_s(const struct pl_run *run, double token_bytes) {
       run->model.experts < l->ep)
     return 0.0;
   double d = HYBRIDEP_B200_DISPATCH_BPS, cb = HYBRIDEP_B200_COMBINE_BPS;
-  if (c->gpus_per_node > 8) {
+  if (c->gpus_per_node > 8 && l->dispatch == PL_MOE_HYBRIDEP && l->hybridep_sms >= 32) {
+    size_t i = 0;
+    while (i + 1 < sizeof hybridep_gb200_32sm / sizeof hybridep_gb200_32sm[0] &&
+           hybridep_gb200_32sm[i + 1].ranks <= l->ep)
+      i++;
+    d = hybridep_gb200_32sm[i].dispatch_bps;
+    cb = hybridep_gb200_32sm[i].combine_bps;
+  } else if (c->gpus_per_node > 8) {
     size_t i = 0;
     while (i + 1 < sizeof hybridep_gb200 / sizeof hybridep_gb200[0] &&
            hybridep_gb200[i + 1].ranks <= l->ep)
@@ -197,7 +217,7 @@ static double hybridep_ib_call_s(const struct pl_run *run, double token_bytes) {
  * all_gather --nodes 4 --bytes 32K`), so they are priced as their own NCCL
  * calls (docs/step-model.md 4). The combine sends no probabilities (they are
  * applied in the experts). Not for the flex dispatcher: DeepEP's and
- * HybridEP's layout exchange is inside their measured call. A model with dense
+ * HybridEP's layout exchange: hybridep_routing_gather. A model with dense
  * and MoE blocks scales the bytes by the MoE share, as the tokens'. */
 static enum pl_status a2a_metadata(struct sim_step *st, struct sim_seg *s, double tokens,
                                    double share, int32_t rep, struct pl_diag *diag) {
@@ -219,6 +239,36 @@ static enum pl_status a2a_metadata(struct sim_step *st, struct sim_seg *s, doubl
   double prob_bytes = m->router_fp32 ? FP32_BYTES : ACT_BYTES;
   double probs = tokens * (double)m->top_k * prob_bytes * share * pl_moe_imbalance(m, l);
   return moe_comm_one(st, s, SIM_SEG_EP_PROBS, PL_COLL_ALL_TO_ALL, "ep", probs, 1, rep, diag);
+}
+
+/* HybridEP's layout exchange (Megatron-Core core_v0.15.0 .. core_v0.17.x
+ * token_dispatcher.py _HybridEPManager.dispatch -> fused_a2a.py
+ * HybridEPDispatch.forward -> deepseek-ai/DeepEP deep_ep/hybrid_ep_buffer.py
+ * HybridEPBuffer.dispatch_with_permute, commit 098da2a6): every forward
+ * dispatch is called without a handle, so before its metadata-preprocessing
+ * kernel it gathers the rank's routing map (the bool tokens x experts
+ * tensor Megatron-Core hands it) from every rank of the dispatcher's group
+ * (torch.distributed.all_gather_into_tensor: one NCCL all_gather over the
+ * tp-ep group, _HybridEPManager's group), and the host waits for the
+ * preprocessing after it (non_blocking False: moe_sync.c). The backward's
+ * dispatch and combine reuse the forward's handle: no gather; a recomputed
+ * MoE forward gathers again (rep - 1 per backward, as a2a_metadata). The
+ * measured HybridEP rates above leave this call out: DeepEP's benchmark of
+ * the "torch API" (tests/test_hybrid_ep.py test_hybrid_ep_benchmark, same
+ * commit) times dispatch and combine with the cached handle. The
+ * preprocessing kernel itself (one read of the gathered map) is not priced.
+ * It takes the alltoall dispatcher's counts slot (SIM_SEG_EP_COUNTS): a
+ * forward all_gather before the host's wait. */
+static enum pl_status hybridep_routing_gather(struct sim_step *st, struct sim_seg *s, double tokens,
+                                              double share, int32_t rep, struct pl_diag *diag) {
+  const struct pl_layout *l = &st->run->layout;
+  const struct pl_model *m = &st->run->model;
+  int64_t tp_ep = (l->ep > 0 ? l->ep : 1) * (l->etp > 0 ? l->etp : 1);
+  if (l->dispatch != PL_MOE_HYBRIDEP || tp_ep < 2)
+    return PL_OK;
+  double gathered = (double)tp_ep * tokens * (double)m->experts * MOE_ROUTING_MAP_BYTES * share;
+  return moe_comm_one(st, s, SIM_SEG_EP_COUNTS, PL_COLL_ALL_GATHER, "ep-etp", gathered, 1, rep - 1,
+                      diag);
 }
 
 /* The expert-parallel token traffic of a block (see the file comment):
@@ -268,5 +318,7 @@ enum pl_status sim_layer_moe(struct sim_step *st, struct sim_seg *s, struct pl_d
                      copies * (double)l->etp, 1, rep, diag);
   if (r == PL_OK)
     r = a2a_metadata(st, s, tokens, share, rep, diag);
+  if (r == PL_OK)
+    r = hybridep_routing_gather(st, s, tokens, share, rep, diag);
   return r;
 }

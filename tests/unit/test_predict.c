@@ -729,23 +729,33 @@ static const struct sim_coll *ep_all_to_all(const struct sim_step *st) {
  * GB/s): 167.944 us. The alltoall dispatcher on GB200, and the flex one on
  * DGX H100 (not NVLink 5), keep NCCL's all_to_all of the 8 x 16,777,216-byte
  * copies: 7/8 of 134,217,728 bytes at NVLink's NCCL rate (721.8 GB/s on
- * GB200) is >= 162.7 us; on H100 (360 GB/s) >= 326 us. */
+ * GB200) is >= 162.7 us; on H100 (360 GB/s) >= 326 us. hybridep with 32 SMs
+ * (layout.hybridep_sms, Megatron-Bridge's perf scripts) on GB200 takes the
+ * README's 32-SM 8-rank rates 545.71 / 568.94 GB/s: 160.800 us; with 16 SMs
+ * (or deepep, whatever its SMs) the 16-SM ones above; DGX B200 has no 32-SM
+ * figure (167.944 us either way). */
 static void test_flex_dispatch_nvl5(void) {
   struct pl_diag d, *dp = &d;
   static const struct {
     const char *cluster;
     enum pl_moe_dispatch dispatch;
+    int64_t sms;
     double call_s, tol; /* tol 0: at least call_s (NCCL's price) */
-  } c[] = {{"gb200-nvl72", PL_MOE_DEEPEP, 164.605e-6, 1e-5},
-           {"dgx-b200", PL_MOE_DEEPEP, 167.944e-6, 1e-5},
-           {"gb200-nvl72", PL_MOE_ALLTOALL, 162.7e-6, 0.0},
-           {"dgx-h100", PL_MOE_DEEPEP, 326e-6, 0.0}};
+  } c[] = {{"gb200-nvl72", PL_MOE_DEEPEP, 0, 164.605e-6, 1e-5},
+           {"dgx-b200", PL_MOE_DEEPEP, 0, 167.944e-6, 1e-5},
+           {"gb200-nvl72", PL_MOE_ALLTOALL, 0, 162.7e-6, 0.0},
+           {"dgx-h100", PL_MOE_DEEPEP, 0, 326e-6, 0.0},
+           {"gb200-nvl72", PL_MOE_HYBRIDEP, 32, 160.800e-6, 1e-5},
+           {"gb200-nvl72", PL_MOE_HYBRIDEP, 16, 164.605e-6, 1e-5},
+           {"gb200-nvl72", PL_MOE_DEEPEP, 32, 164.605e-6, 1e-5},
+           {"dgx-b200", PL_MOE_HYBRIDEP, 32, 167.944e-6, 1e-5}};
   for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
     pl_diag_clear(&d);
     base(NULL, "qwen3-30b-a3b", 8);
     CHECK_STATUS(pl_cluster_load(c[i].cluster, &run.cluster, &d), PL_OK, dp);
     run.layout.ep = 8;
     run.layout.dispatch = c[i].dispatch;
+    run.layout.hybridep_sms = c[i].sms;
     run.layout.shard = PL_SHARD_ZERO1;
     run.layout.moe_imbalance = 1.0;
     run.layout.recompute = PL_RECOMPUTE_FULL; /* fits 80 GB too; the call's price is the same */
@@ -807,6 +817,69 @@ static void test_hybridep_ib(void) {
         CHECK(a->time_s >= -c[i].call_s);
     }
     sim_step_free(&st);
+  }
+}
+
+/* HybridEP's layout exchange (sim/moe_comm.c hybridep_routing_gather; DeepEP
+ * hybrid_ep_buffer.py HybridEPBuffer.dispatch_with_permute): each forward
+ * dispatch all_gathers the rank's bool routing map over the tp-ep group.
+ * Qwen3-30B-A3B (128 experts) on two DGX H100 nodes, ep 16, mbs 1 x 4096
+ * tokens: 4096 x 128 x 1 B = 524,288 B per rank, 16 x that = 8,388,608 B
+ * gathered (nccl-tests size: the output), one call per block's forward, none
+ * in the backward without recompute (the handle is reused), one with full
+ * recompute (the re-run forward gathers again); deepep has no such call (its
+ * layout exchange is in DeepEP's own kernels) and the alltoall dispatcher's
+ * gather is its int64 counts, 16 x 128 x 8 = 16,384 B. Without the EP overlap
+ * every expert-parallel call blocks, so the step exposes all of the tokens'
+ * all_to_all time (the backward's chain ends on a call, not on the forward-only
+ * gather's empty slot: lower_unit.c tp_merge_part). */
+static void test_hybridep_routing_gather(void) {
+  struct pl_diag d, *dp = &d;
+  static const struct {
+    enum pl_moe_dispatch dispatch;
+    enum pl_recompute rc;
+    double bytes; /* 0: no gather over ep-etp */
+    int32_t bwd_calls;
+  } c[] = {{PL_MOE_HYBRIDEP, PL_RECOMPUTE_NONE, 8388608.0, 0},
+           {PL_MOE_HYBRIDEP, PL_RECOMPUTE_FULL, 8388608.0, 1},
+           {PL_MOE_DEEPEP, PL_RECOMPUTE_NONE, 0.0, 0},
+           {PL_MOE_ALLTOALL, PL_RECOMPUTE_NONE, 16384.0, 0}};
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+    pl_diag_clear(&d);
+    base(NULL, "qwen3-30b-a3b", 16);
+    run.layout.ep = 16;
+    run.layout.dispatch = c[i].dispatch;
+    run.layout.shard = PL_SHARD_ZERO1;
+    run.layout.moe_imbalance = 1.0;
+    run.layout.recompute = c[i].rc;
+    CHECK_STATUS(pl_layout_resolve(&run.layout, &run.model, &run.cluster, &d), PL_OK, dp);
+    struct sim_step st;
+    CHECK_STATUS(sim_step_build(&st, &run, true, &d), PL_OK, dp);
+    const struct sim_comm *f = &st.seg[SIM_SEG_LAYER].tp[PL_PASS_FWD][SIM_SEG_EP_COUNTS];
+    const struct sim_comm *b = &st.seg[SIM_SEG_LAYER].tp[PL_PASS_BWD][SIM_SEG_EP_COUNTS];
+    if (c[i].bytes <= 0.0) {
+      CHECK(f->coll < 0 || f->calls == 0);
+    } else if (f->coll >= 0) {
+      CHECK_EQ_INT(st.colls[f->coll].op, PL_COLL_ALL_GATHER);
+      CHECK(strcmp(st.colls[f->coll].group, "ep-etp") == 0);
+      CHECK_NEAR_REL(st.colls[f->coll].bytes, c[i].bytes, 1e-12);
+      CHECK_EQ_INT(f->calls, 1);
+      CHECK_EQ_INT(b->calls, c[i].bwd_calls);
+    } else {
+      CHECK(f->coll >= 0);
+    }
+    sim_step_free(&st);
+    if (c[i].rc != PL_RECOMPUTE_NONE || c[i].dispatch != PL_MOE_HYBRIDEP)
+      continue;
+    predict();
+    double a2a_s = 0, a2a_exposed_s = 0;
+    for (int k = 0; k < pred.step.n_collectives; k++) {
+      const struct pl_coll_summary *cs = &pred.step.collectives[k];
+      if (strcmp(cs->op, "all_to_all") == 0 && strcmp(cs->group, "ep") == 0)
+        a2a_s += cs->time_s, a2a_exposed_s += cs->exposed_s;
+    }
+    CHECK(a2a_s > 0);
+    CHECK_NEAR_REL(a2a_exposed_s, a2a_s, 1e-9);
   }
 }
 
@@ -1062,6 +1135,7 @@ int main(void) {
   test_zero3_gather_sync();
   test_flex_dispatch_nvl5();
   test_hybridep_ib();
+  test_hybridep_routing_gather();
   test_te_linear_bwd_overlap();
   test_async_tp();
   test_async_tp_chunks();

@@ -548,6 +548,77 @@ static void check_ep_overlap(void) {
   sim_step_free(&ref);
 }
 
+/* HybridEP's routing-map all_gather (moe_comm.c hybridep_routing_gather, one
+ * call per block forward) under the EP overlap: it belongs to dispatch_fwd,
+ * which Megatron-Core's TransformerLayerSchedulePlan.run issues beside the
+ * partner backward's mlp_bwd, so a paired backward unit carries its partner's
+ * 48 calls (Qwen3-30B-A3B, 48 blocks) and a paired forward none; the lone
+ * first forward (pp 1: combined_1f1b_schedule_for_no_pipelining) keeps its own
+ * 48, the lone last backward none. Per step 4 x 48 calls, as without the
+ * overlap. Attributed to the compute unit issued before them (lower_unit.c
+ * issues a unit's calls after its compute tasks). */
+static void check_ep_overlap_gather(void) {
+  static struct pl_run run;
+  struct pl_diag d;
+  struct sim_step ref;
+  memset(&run, 0, sizeof run);
+  CHECK_STATUS(pl_model_load("qwen3-30b-a3b", &run.model, &d), PL_OK, &d);
+  CHECK_STATUS(pl_cluster_load("dgx-h100", &run.cluster, &d), PL_OK, &d);
+  run.layout = (struct pl_layout){.gpus = 16,
+                                  .tp = 1,
+                                  .pp = 1,
+                                  .cp = 1,
+                                  .ep = 16,
+                                  .mbs = 1,
+                                  .gbs = 64,
+                                  .shard = PL_SHARD_ZERO1,
+                                  .shard_set = true,
+                                  .ep_comm_overlap = true,
+                                  .dispatch = PL_MOE_HYBRIDEP};
+  CHECK_STATUS(pl_layout_resolve(&run.layout, &run.model, &run.cluster, &d), PL_OK, &d);
+  CHECK_EQ_INT(run.layout.micro_batches, 4);
+  CHECK_STATUS(sim_step_build(&ref, &run, true, &d), PL_OK, &d);
+  int32_t g = ref.seg[SIM_SEG_LAYER].tp[PL_PASS_FWD][SIM_SEG_EP_COUNTS].coll;
+  CHECK(g >= 0);
+  int calls[2][4] = {{0}}, cur_pass = -1, cur_mb = -1;
+  for (int32_t i = 0; g >= 0 && i < ref.eng.n_tasks; i++) {
+    const struct sim_meta *mt = &ref.meta[i];
+    if (mt->stage != 0)
+      continue;
+    if (mt->coll < 0 && (mt->kind == PL_TASK_FORWARD || mt->kind == PL_TASK_BACKWARD)) {
+      cur_pass = mt->kind == PL_TASK_FORWARD ? PL_PASS_FWD : PL_PASS_BWD;
+      cur_mb = mt->mb;
+    } else if (cur_pass >= 0 && cur_mb >= 0 && cur_mb <= 3) {
+      calls[cur_pass][cur_mb] +=
+          (mt->coll == g ? mt->calls : 0) + (mt->coll2 == g ? mt->calls2 : 0);
+    }
+  }
+  const int want[2][4] = {{48, 0, 0, 0}, {48, 48, 48, 0}};
+  for (int p = 0; p < 2; p++)
+    for (int mb = 0; mb < 4; mb++)
+      CHECK_EQ_INT(calls[p][mb], want[p][mb]);
+  sim_step_free(&ref);
+  /* 32 micro-batches: the compressed step agrees with the whole one */
+  static struct pl_step fast_out, ref_out;
+  struct pl_flops fl;
+  struct sim_step fast;
+  run.layout.gbs = 512;
+  run.layout.micro_batches = 0;
+  CHECK_STATUS(pl_layout_resolve(&run.layout, &run.model, &run.cluster, &d), PL_OK, &d);
+  pl_flops_compute(&run.model, &run.layout, &fl);
+  CHECK_STATUS(sim_step_build(&ref, &run, true, &d), PL_OK, &d);
+  CHECK_STATUS(sim_step_build_fast(&fast, &run, &d), PL_OK, &d);
+  memset(&fast_out, 0, sizeof fast_out);
+  memset(&ref_out, 0, sizeof ref_out);
+  CHECK_STATUS(sim_account(&fast, &fl, &fast_out), PL_OK, &d);
+  CHECK_STATUS(sim_account(&ref, &fl, &ref_out), PL_OK, &d);
+  same_step(&fast_out, &ref_out);
+  printf("ep overlap hybridep: %d periods inserted, step %.6f s\n", fast.eng.cmp.inserted,
+         ref_out.step_time_s);
+  sim_step_free(&fast);
+  sim_step_free(&ref);
+}
+
 /* Transformer Engine's userbuffers (tp_comm_overlap): the layers' tp
  * all_gathers are ring exchanges on the copy engines (TE v2.8
  * module/base.py initialize_ub: ring_exchange, use_ce True), issued as
@@ -688,6 +759,7 @@ int main(void) {
   check_fallback(&cases[1], 2, 1);
   check_fallback(&cases[2], 6, 1);
   check_ep_overlap();
+  check_ep_overlap_gather();
   check_ub_copy_engine();
   check_tp_amax();
   CHECK(sweep() > 100); /* the grid exercises compression, not only whole steps */
