@@ -384,6 +384,42 @@ bool validate_mlperf_overrides(const struct validate_in *in, struct pl_framework
   if (v[0] != '\0')
     validate_note(row, "tp_comm_overlap %s (TP_COMM_OVERLAP=%s in the config)",
                   fw->tp_comm_overlap == PL_SETTING_ON ? "on" : "off", v);
+  /* The userbuffers SMs of the chunked reduce_scatter overlaps (proj_fprop,
+   * fc2_fprop; set_sm_margin 1 takes them from the GEMM) as each GPT-3
+   * submission's tp_overlap yaml gives them (columns 'ub proj_fprop SMs
+   * (config)', 'ub fc2_fprop SMs (config)'): v3.0 run_and_time.sh
+   * model.ub_tp_comm_overlap_cfg=${TP_CONFIG_FILE} (config_tp_h100.sh:
+   * h100tp4pp8mbs1_tp_comm_overlap_cfg.yaml, 24 / pipeline 20); v3.1
+   * conf/custom.yaml tp_overlap h100tp4pp8mbs1.yaml (24 / pipeline 4);
+   * v4.0/v4.1 h100tp4mbs{1,2}.yaml (proj 24; fc2 ${FC2_FPROP_METHOD,
+   * ring_exchange} with ${FC2_FPROP_SM,1}: the mbs1 configs export pipeline
+   * and 4, the mbs2 ones nothing, ring_exchange's 1 as the NeMo launcher's
+   * GPT3-175B row; the B200 preview's custom.yaml falls back to the h100 file,
+   * GPU_ARCH unset). Empty: the preset's. */
+  static const char *const ubcol[] = {"ub proj_fprop SMs (config)", "ub fc2_fprop SMs (config)"};
+  for (int k = 0; k < 2; k++) {
+    double sms = 0;
+    bool sms_present = false;
+    if (validate_num(cell(in, ubcol[k]), &sms, &sms_present) != PL_OK ||
+        (sms_present && !(sms >= 0 && sms <= 255 && sms == (double)(int64_t)sms)))
+      return validate_skip(row, "column '%s': '%s' is not a whole number of SMs from 0 to 255",
+                           ubcol[k], cell(in, ubcol[k]));
+    if (!sms_present)
+      continue;
+    if (k == 0) {
+      fw->ub_proj_fprop_sms = (int64_t)sms;
+      fw->ub_proj_fprop_sms_set = true;
+    } else {
+      fw->ub_fc2_fprop_sms = (int64_t)sms;
+      fw->ub_fc2_fprop_sms_set = true;
+    }
+  }
+  if (cell(in, ubcol[0])[0] != '\0' || cell(in, ubcol[1])[0] != '\0')
+    validate_note(row,
+                  "userbuffers margins %s/%s SMs (proj/fc2 fprop: the config's tp_overlap "
+                  "yaml)",
+                  cell(in, ubcol[0])[0] ? cell(in, ubcol[0]) : "preset",
+                  cell(in, ubcol[1])[0] ? cell(in, ubcol[1]) : "preset");
   /* The GPT-3 rows (v3.0-v4.1) train with Apex's distributed_fused_adam, in
    * buckets of bucket_cap_mb MiB: v3.0 pytorch/run_and_time.sh
    * ${BUCKET_CAP_MB:=100}; v3.1 pytorch/conf/optim/distributed_fused_adam.yaml

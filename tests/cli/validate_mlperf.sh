@@ -85,9 +85,17 @@ check "405B row 1 (v5.0 eos-dfw, FP8_PARAMS as fp8_param_gather) FP8 parameters"
 check "405B row 22 (NVFP4) without" bash -c "! grep -E '^\"mlperf_v5\",22,' '$TMP/out' | grep -q -- '--fp8-all-gather on'"
 head -1 "$V/mlperf_gpt3.csv" > "$TMP/bad3.csv"
 row=$(sed -n 29p "$V/mlperf_gpt3.csv")
-echo "${row%,True},maybe" >> "$TMP/bad3.csv"
+echo "${row%,True,24,4},maybe,24,4" >> "$TMP/bad3.csv"
+echo "${row%,True,24,4},True,24,4.5" >> "$TMP/bad3.csv"
 expect_ok validate "$TMP/bad3.csv" --format csv
 check "FP8_PARAMS neither True nor False skipped" grep -qE "^\"bad3\",1,.*column 'FP8_PARAMS \(config\)': 'maybe'" "$TMP/out"
+check "userbuffers SMs not whole skipped" grep -qE "^\"bad3\",2,.*column 'ub fc2_fprop SMs \(config\)': '4.5'" "$TMP/out"
+# the userbuffers SMs of each GPT-3 submission's tp_overlap yaml (v3.0 24/20, v3.1 24/4, v4.x mbs1
+# 24/4 via FC2_FPROP_SM=4, v4.x mbs2 24/ring_exchange 1)
+expect_ok validate "$V/mlperf_gpt3.csv" --format csv
+check "GPT-3 row 1 (v3.0) fc2 20 SMs" bash -c "grep -E '^\"mlperf_gpt3\",1,' '$TMP/out' | grep -q -- '--ub-proj-fprop-sms 24 --ub-fc2-fprop-sms 20 '"
+check "GPT-3 row 22 (v3.1) fc2 4 SMs" bash -c "grep -E '^\"mlperf_gpt3\",22,' '$TMP/out' | grep -q -- '--ub-proj-fprop-sms 24 --ub-fc2-fprop-sms 4 '"
+check "GPT-3 row 34 (v4.0 mbs2) fc2 ring_exchange 1 SM" bash -c "grep -E '^\"mlperf_gpt3\",34,' '$TMP/out' | grep -q -- '--ub-fc2-fprop-sms 1 '"
 # bad cells, one row each, built from row 13
 head -1 "$V/mlperf_v51_llama8b.csv" > "$TMP/bad.csv"
 row=$(sed -n 14p "$V/mlperf_v51_llama8b.csv")
