@@ -88,8 +88,6 @@ bool validate_mlperf_llama_layout(const struct validate_in *in, struct pl_layout
                                   struct pl_vrow *row);
 void validate_mlperf_llama_hardware(const struct validate_in *in, const struct pl_layout *l,
                                     struct pl_cluster *c, struct pl_vrow *row);
-void validate_mlperf_llama8b_hardware(const struct validate_in *in, const struct pl_layout *l,
-                                      struct pl_cluster *c, struct pl_vrow *row);
 bool validate_mlperf_v5_measure(const struct validate_in *in, const struct pl_run *run,
                                 struct pl_vrow *row);
 /* source_dgxc.c */

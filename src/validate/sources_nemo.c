@@ -495,36 +495,46 @@ bool validate_mlperf_overrides(const struct validate_in *in, struct pl_framework
   return true;
 }
 
-/* IB SHARP for the data-parallel collectives. NVIDIA's v4.0 and v4.1
- * configs (config_common.sh) set "NCCL_SHARP_GROUP_SIZE_THRESH=2  #Avoid
- * falling back to non-sharp" under "#SHARP", and run.sub passes it into the
- * training containers (--container-env=...,NCCL_SHARP_GROUP_SIZE_THRESH).
- * The SHARP plugin (nccl-rdma-sharp-plugins src/sharp_plugin.c,
- * ncclSharpConnect) falls back to non-SHARP for a CollNet group of fewer
- * nodes than that; NVIDIA's enroot SHARP hook (enroot conf/hooks/extra/
- * 50-sharp.sh) turns on NCCL_COLLNET_ENABLE=1 for SHARP jobs and sets the
- * threshold to the job's node count, so without the override only
- * whole-job communicators get SHARP, with it the data-parallel groups (2 to
- * 242 nodes) do. v3.0/v3.1 do not set it: their data-parallel groups run
- * without SHARP (and their NCCL 2.17-2.18 has no CollNet all_gather /
- * reduce_scatter; NCCL 2.21.5 / 2.22.3 of v4.0 / v4.1 has, from 2.20.3).
- * The column holds the config's value; the cluster's 'sharp' models the
- * plugin at its threshold of 2 nodes (docs/collectives.md, "CollNet"). */
+/* No IB SHARP (CollNet) in any MLPerf NeMo submission plateau holds (GPT-3
+ * 175B v3.0-v4.1, Llama 3.1 405B v5.0/v5.1, Llama 3.1 8B v5.1). Session 5
+ * read the configs' "NCCL_SHARP_GROUP_SIZE_THRESH=2  #Avoid falling back to
+ * non-sharp" (config_common.sh, under "#SHARP"; run.sub passes it with
+ * --container-env) as SHARP for the data-parallel groups; the threshold only
+ * acts once CollNet is on, and nothing in these submissions turns it on:
+ * - NCCL src/init.cc (v2.18.5 l. 862, v2.21.5 l. 1034; 2.27.7 NCCL_CONFIG_DEFAULT
+ *   collnetEnable 0): CollNet only with NCCL_COLLNET_ENABLE=1 (or the
+ *   communicator's config);
+ * - NVIDIA/enroot conf/hooks/extra/50-sharp.sh writes NCCL_COLLNET_ENABLE=1
+ *   only when SLURM_NETWORK is "sharp"; Megatron-Core core_v0.7.0
+ *   parallel_state.py initialize_model_parallel (use_sharp, l. 516-533) says
+ *   "To enable SHARP, `#SBATCH_NETWORK=sharp` should be set in the sbatch
+ *   script". No gpt3, llama31_405b or llama31_8b config, run.sub or README
+ *   sets SBATCH_NETWORK (READMEs: "sbatch -N ${DGXNNODES} -t ${WALLTIME}
+ *   run.sub"), and their conf/custom.yaml sharp: ${oc.env:SHARP,False} stays
+ *   False: the GPT-3 config_common.sh (mlcommons/training_results_v4.0 @
+ *   6fe95437, v4.1 @ b87b9e39) has "# Enable SHARP for large scale only" with
+ *   "export SHARP=True" commented out. NVIDIA's configs that want SHARP on the
+ *   same clusters say so: v4.0 llama2_70b_lora/implementations/nemo/
+ *   config_DGXH100_128x8x1xtp4pp1cp2.sh and v4.1 eos_n128_ngc24.09_nemo's
+ *   export SBATCH_NETWORK=sharp and SHARP=True; v4.0 bert eos_n434
+ *   SBATCH_NETWORK=sharp;
+ * - the logs that print the NeMo config say "sharp: false" (Supermicro v4.0
+ *   and Oracle v4.1 gpt3 result logs, Nebius v5.0 llama31_405b, Dell/Oracle/
+ *   Verda v5.1 llama31_8b), and the one multi-node 8B log with NCCL_DEBUG=INFO
+ *   (Dell 2xXE9685Lx8B200, NCCL 2.27.7) has none of CollNet's setup lines
+ *   (transport/coll_net.cc "CollNet %02d/%1d : %d [send] via COLLNET").
+ * So the data-parallel collectives run NCCL's own algorithms (rings, trees)
+ * on every row (docs/accuracy.md, "Session 23 (helper sharp23)"). Not
+ * modelled either way: NCCL_NVLS_ENABLE=0, which the v3.1-v5.1 configs set
+ * (plateau uses NVLS inside a node only, where these rows' NCCL collectives
+ * do not choose it: no row moves). */
 void validate_mlperf_hardware(const struct validate_in *in, const struct pl_layout *l,
                               struct pl_cluster *c, struct pl_vrow *row) {
   (void)l;
-  const char *v = cell(in, "NCCL_SHARP_GROUP_SIZE_THRESH (config_common.sh)");
-  if (v[0] == '\0')
-    return;
-  if (strcmp(v, "2") != 0) {
-    validate_note(row, "NCCL_SHARP_GROUP_SIZE_THRESH=%s: only the SHARP plugin's threshold of 2 "
-                       "nodes is modelled; no SHARP",
-                  v);
-    return;
-  }
-  c->sharp = true;
-  validate_note(row, "IB SHARP (CollNet) for groups of >= 2 nodes (NCCL_SHARP_GROUP_SIZE_THRESH=2 "
-                     "in the config)");
+  c->sharp = false;
+  if (cell(in, "NCCL_SHARP_GROUP_SIZE_THRESH (config_common.sh)")[0] != '\0')
+    validate_note(row, "no IB SHARP: the config's NCCL_SHARP_GROUP_SIZE_THRESH is inert, "
+                       "NCCL_COLLNET_ENABLE unset (SHARP=False, no SBATCH_NETWORK=sharp)");
 }
 
 bool validate_mlperf_measure(const struct validate_in *in, const struct pl_run *run,
@@ -617,47 +627,14 @@ bool validate_mlperf_llama_layout(const struct validate_in *in, struct pl_layout
   return true;
 }
 
-/* SHARP as for the GPT-3 rows; on GB200/GB300 NVL72 the NVLink segment of
- * the configs' SEGMENT (v5.1: tp pp cp / DGXNGPU = 16 trays, run.sub's
+/* No SHARP, as for the GPT-3 rows (validate_mlperf_hardware); on GB200/GB300
+ * NVL72 the NVLink segment of the configs' SEGMENT (v5.1: tp pp cp / DGXNGPU = 16 trays, run.sub's
  * Slurm --segment) by the rule of the Megatron-Core model zoo's rows
  * (validate_nvl_segment: 16 trays when a job larger than a rack leaves it
  * unstated, as v5.0's configs do). */
 void validate_mlperf_llama_hardware(const struct validate_in *in, const struct pl_layout *l,
                                     struct pl_cluster *c, struct pl_vrow *row) {
   validate_mlperf_hardware(in, l, c, row);
-  validate_nvl_segment(in, l, c, row);
-}
-
-/* MLPerf Training v5.1 Llama 3.1 8B: no SHARP (CollNet) for any submitter.
- * Session 5's reading of NCCL_SHARP_GROUP_SIZE_THRESH=2 (validate_mlperf_hardware)
- * needs NCCL_COLLNET_ENABLE=1, and in these submissions nothing sets it
- * (mlcommons/training_results_v5.1 @ 441d65f4):
- * - NCCL 2.27.7 / 2.28.3 src/init.cc: NCCL_CONFIG_DEFAULT(..., collnetEnable,
- *   NCCL_CONFIG_UNDEF_INT, 0, ...): CollNet is off unless the environment
- *   (NCCL_COLLNET_ENABLE, read in envConfigOverride) or the communicator's
- *   config turns it on;
- * - Megatron-Core parallel_state.py initialize_model_parallel sets
- *   NCCL_COLLNET_ENABLE=1 only for its 'sharp' option ("Set
- *   NCCL_COLLNET_ENABLE to 1 to enable SHARP for the dp group"); every
- *   llama31_8b conf/custom.yaml has sharp: ${oc.env:SHARP,False}, no config
- *   exports SHARP, and the logs that print the config say "sharp: false";
- * - NVIDIA's enroot hook (NVIDIA/enroot conf/hooks/extra/50-sharp.sh) writes
- *   NCCL_COLLNET_ENABLE=1 only when SLURM_NETWORK is "sharp"; the benchmarks
- *   that want it say so (dlrm_dcnv2, retinanet configs: export
- *   SBATCH_NETWORK=sharp), no llama31_8b config or run.sub does, and the
- *   READMEs launch with "sbatch -N ${DGXNNODES} -t ${WALLTIME} run.sub";
- * - the one multi-node log with NCCL_DEBUG=INFO (Dell 2xXE9685Lx8B200,
- *   NCCL 2.27.7) loads the SHARP plugin ("Loaded collnet plugin") but has
- *   none of the lines CollNet's setup prints (transport/coll_net.cc: "CollNet
- *   %02d/%1d : %d [send] via COLLNET", "rank %d Connected CollNet").
- * So the data-parallel collectives run NCCL's own algorithms (rings, trees,
- * NVLS where enabled) on every row; the NVLink segment as for the 405B rows. */
-void validate_mlperf_llama8b_hardware(const struct validate_in *in, const struct pl_layout *l,
-                                      struct pl_cluster *c, struct pl_vrow *row) {
-  c->sharp = false;
-  if (cell(in, "NCCL_SHARP_GROUP_SIZE_THRESH (config_common.sh)")[0] != '\0')
-    validate_note(row, "no IB SHARP: the config's NCCL_SHARP_GROUP_SIZE_THRESH is inert, "
-                       "NCCL_COLLNET_ENABLE unset (sharp: false, no SBATCH_NETWORK=sharp)");
   validate_nvl_segment(in, l, c, row);
 }
 
