@@ -35,7 +35,9 @@
  * perf_recipes/gpt_oss/common.py), none deepep, so they read as PL_MOE_HYBRIDEP, as
  * validate_bridge_layout reads the other models' hybridep configs: HybridEP pads each
  * expert's rows to the quantized GEMM's alignment inside its dispatch (Megatron-Core
- * _HybridEPManager.dispatch pad_multiple under fp8/fp4), so Transformer Engine's
+ * megatron/core/transformer/moe/token_dispatcher.py _HybridEPManager.dispatch: pad_multiple =
+ * get_align_size_for_quantization when config.fp8 or fp4, at the 3rdparty/Megatron-LM commits
+ * v0.4.0 and v0.5.0 pin, d7288711 and d0b3b775), so Transformer Engine's
  * Fp8Padding copy is not charged (model/flops.c expert_pad) on the MXFP8 rows. Until
  * session 23 they read as deepep (the same price on an NVL72 rack and on Blackwell DGX
  * nodes, sim/moe_comm.c, but with the padding copy).
