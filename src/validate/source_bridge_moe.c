@@ -30,6 +30,17 @@
  *  - 26.08 (HEAD 067f987df0 perf_recipes/gpt_oss/common.py
  *    _apply_gpt_oss_120b_full_iter_fp8mx_configs: moe_token_dispatcher_type
  *    "flex", backend hybridep, GB300 and GB200 fp8mx).
+ * Every one of these names the hybridep backend (v0.4.0, v0.4.2, v0.5.0
+ * gpt_oss_workload_base_configs.py moe_flex_dispatcher_backend="hybridep"; HEAD
+ * perf_recipes/gpt_oss/common.py), none deepep, so they read as PL_MOE_HYBRIDEP, as
+ * validate_bridge_layout reads the other models' hybridep configs: HybridEP pads each
+ * expert's rows to the quantized GEMM's alignment inside its dispatch (Megatron-Core
+ * megatron/core/transformer/moe/token_dispatcher.py _HybridEPManager.dispatch: pad_multiple =
+ * get_align_size_for_quantization when config.fp8 or fp4, at the 3rdparty/Megatron-LM commits
+ * v0.4.0 and v0.5.0 pin, d7288711 and d0b3b775), so Transformer Engine's
+ * Fp8Padding copy is not charged (model/flops.c expert_pad) on the MXFP8 rows. Until
+ * session 23 they read as deepep (the same price on an NVL72 rack and on Blackwell DGX
+ * nodes, sim/moe_comm.c, but with the padding copy).
  * Returns whether the row is GPT-OSS 120B (its dispatcher then set here). */
 bool validate_bridge_gpt_oss_dispatch(const struct validate_in *in, struct pl_layout *l,
                                       struct pl_vrow *row) {
@@ -47,7 +58,7 @@ bool validate_bridge_gpt_oss_dispatch(const struct validate_in *in, struct pl_la
   l->dispatch = PL_MOE_ALLTOALL;
   for (size_t i = 0; i < sizeof flex / sizeof flex[0]; i++)
     if (bridge_config_is(in, l, flex[i].sections, "GPT OSS 120B", flex[i].gpus, flex[i].dtype)) {
-      l->dispatch = PL_MOE_DEEPEP; /* priced as hybridep where its measurements apply */
+      l->dispatch = PL_MOE_HYBRIDEP; /* as the other models' hybridep configs (source_bridge.c) */
       validate_note(row, "hybridep dispatcher (the release's GPT-OSS config)");
       return true;
     }

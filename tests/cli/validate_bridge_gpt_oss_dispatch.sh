@@ -7,9 +7,9 @@
 . "$(dirname "$0")/lib.sh"
 B="$PL_SOURCE_DIR/data/validation/megatron_bridge_performance_summary.csv"
 # row: section, GPU -> dispatcher
-for c in "262 alltoall" "219 alltoall" "220 alltoall" "183 alltoall" "138 alltoall" "141 deepep" \
-  "140 deepep" "139 deepep" "95 alltoall" "94 deepep" "93 alltoall" "92 alltoall" "46 deepep" \
-  "45 deepep" "6 deepep" "96 alltoall"; do
+for c in "262 alltoall" "219 alltoall" "220 alltoall" "183 alltoall" "138 alltoall" "141 hybridep" \
+  "140 hybridep" "139 hybridep" "95 alltoall" "94 hybridep" "93 alltoall" "92 alltoall" "46 hybridep" \
+  "45 hybridep" "6 hybridep" "96 alltoall"; do
   set -- $c
   expect_ok validate "$B" --explain "$1"
   check "row $1: dispatch=$2" grep -q "dispatch=$2 " "$TMP/out"

@@ -913,6 +913,13 @@ static void test_moe_rows(void) {
     r = row_of(&v, 1 + i);
     CHECK(r != NULL && !r->skipped && r->layout.fp8_attention == fp8_attn[i]);
   }
+  /* GPT-OSS 120B MXFP8 in 26.06 on GB300 and B300: the v0.5.0 configs' hybridep backend
+   * (source_bridge_moe.c validate_bridge_gpt_oss_dispatch), read as hybridep as the other
+   * models' hybridep configs */
+  for (int i = 14; i <= 15; i++) {
+    r = row_of(&v, i);
+    CHECK(r != NULL && !r->skipped && r->layout.dispatch == PL_MOE_HYBRIDEP);
+  }
   /* the LM head in MXFP8 where the release sets fp8_output_proj (sources.c
    * bridge_output_proj: v0.5.0 deepseek_v3_pretrain_config_{gb300,gb200} with mxfp8),
    * nemo's 16-bit head elsewhere (the Qwen3 rows) */
