@@ -90,10 +90,22 @@ static double deepep_dedup(const struct pl_run *run) {
  * token's row counted once per destination rank. BF16 dispatch and combine,
  * bytes/s. GB200 by ranks; DGX B200 at 8 ranks. GB300/B300 (same NVLink 5) use
  * these as an estimate; above 36 ranks the 36-rank figure is kept. */
-static const struct {
+/* a measured rate table: from `ranks` ranks on, until the next entry */
+struct ep_rate {
   int64_t ranks;
   double dispatch_bps, combine_bps;
-} hybridep_gb200[] = {{8, 550.10e9, 538.44e9},
+};
+
+/* The entry of a rate table (ascending ranks) that applies to an ep group:
+ * the last whose ranks do not exceed it, the first below the first entry. */
+static const struct ep_rate *ep_rate_at(const struct ep_rate *t, size_t n, int64_t ep) {
+  size_t i = 0;
+  while (i + 1 < n && t[i + 1].ranks <= ep)
+    i++;
+  return &t[i];
+}
+
+static const struct ep_rate hybridep_gb200[] = {{8, 550.10e9, 538.44e9},
                       {16, 472.84e9, 474.48e9},
                       {24, 441.89e9, 444.40e9},
                       {32, 485.50e9, 423.19e9},
@@ -103,10 +115,7 @@ static const struct {
  * v0.2.2 scripts/performance/utils/helpers.py, v0.3.0-v0.5.0 utils/overrides.py set
  * moe_hybridep_num_sms = 32 for every hybridep run). DGX B200 and H100 have no
  * 32-SM figure: their 16-SM rates stay (H100's IB rate is saturated by 8-16 SMs). */
-static const struct {
-  int64_t ranks;
-  double dispatch_bps, combine_bps;
-} hybridep_gb200_32sm[] = {{8, 545.71e9, 568.94e9},
+static const struct ep_rate hybridep_gb200_32sm[] = {{8, 545.71e9, 568.94e9},
                            {16, 523.48e9, 521.55e9},
                            {24, 507.32e9, 483.76e9},
                            {32, 484.22e9, 464.54e9},
@@ -141,20 +150,14 @@ static double flex_nvl5_call_s(const struct pl_run *run, double token_bytes) {
       run->model.experts < l->ep)
     return 0.0;
   double d = HYBRIDEP_B200_DISPATCH_BPS, cb = HYBRIDEP_B200_COMBINE_BPS;
-  if (c->gpus_per_node > 8 && l->dispatch == PL_MOE_HYBRIDEP && l->hybridep_sms >= 32) {
-    size_t i = 0;
-    while (i + 1 < sizeof hybridep_gb200_32sm / sizeof hybridep_gb200_32sm[0] &&
-           hybridep_gb200_32sm[i + 1].ranks <= l->ep)
-      i++;
-    d = hybridep_gb200_32sm[i].dispatch_bps;
-    cb = hybridep_gb200_32sm[i].combine_bps;
-  } else if (c->gpus_per_node > 8) {
-    size_t i = 0;
-    while (i + 1 < sizeof hybridep_gb200 / sizeof hybridep_gb200[0] &&
-           hybridep_gb200[i + 1].ranks <= l->ep)
-      i++;
-    d = hybridep_gb200[i].dispatch_bps;
-    cb = hybridep_gb200[i].combine_bps;
+  if (c->gpus_per_node > 8) {
+    const struct ep_rate *r =
+        l->dispatch == PL_MOE_HYBRIDEP && l->hybridep_sms >= 32
+            ? ep_rate_at(hybridep_gb200_32sm,
+                         sizeof hybridep_gb200_32sm / sizeof hybridep_gb200_32sm[0], l->ep)
+            : ep_rate_at(hybridep_gb200, sizeof hybridep_gb200 / sizeof hybridep_gb200[0], l->ep);
+    d = r->dispatch_bps;
+    cb = r->combine_bps;
   }
   double rows_bytes = token_bytes * (double)l->ep * flex_rank_share(&run->model, l->ep);
   return 0.5 * (rows_bytes / d + rows_bytes / cb);
@@ -170,10 +173,7 @@ static double flex_nvl5_call_s(const struct pl_run *run, double token_bytes) {
  * included (tests/utils.py count_rdma_send_from_routing_map: "we do not set
  * the local node map to zeros"), x hidden x 2 B. BF16 dispatch and combine,
  * bytes/s, by ranks; above 64 ranks the 64-rank figure is kept. */
-static const struct {
-  int64_t ranks;
-  double dispatch_bps, combine_bps;
-} hybridep_h100_ib[] = {{16, 54.47e9, 53.35e9}, {32, 47.36e9, 52.53e9}, {64, 41.24e9, 46.57e9}};
+static const struct ep_rate hybridep_h100_ib[] = {{16, 54.47e9, 53.35e9}, {32, 47.36e9, 52.53e9}, {64, 41.24e9, 46.57e9}};
 
 /* One dispatch or combine call of the hybridep flex dispatcher whose ep group
  * spans N >= 2 H100 nodes (Hopper, etp 1): the rank's tokens (token_bytes)
@@ -189,13 +189,10 @@ static double hybridep_ib_call_s(const struct pl_run *run, double token_bytes) {
   if (l->dispatch != PL_MOE_HYBRIDEP || l->etp > 1 || N < 2 ||
       strcmp(run->cluster.gpu.arch, "hopper") != 0 || run->model.experts < N)
     return 0.0;
-  size_t i = 0;
-  while (i + 1 < sizeof hybridep_h100_ib / sizeof hybridep_h100_ib[0] &&
-         hybridep_h100_ib[i + 1].ranks <= l->ep)
-    i++;
+  const struct ep_rate *r =
+      ep_rate_at(hybridep_h100_ib, sizeof hybridep_h100_ib / sizeof hybridep_h100_ib[0], l->ep);
   double rdma_bytes = token_bytes * (double)N * flex_rank_share(&run->model, N);
-  return 0.5 * (rdma_bytes / hybridep_h100_ib[i].dispatch_bps +
-                rdma_bytes / hybridep_h100_ib[i].combine_bps);
+  return 0.5 * (rdma_bytes / r->dispatch_bps + rdma_bytes / r->combine_bps);
 }
 
 /* The alltoall dispatcher's two small NCCL calls besides the tokens'
