@@ -167,7 +167,7 @@ bool validate_bridge_layout(const struct validate_in *in, struct pl_layout *l, s
   if (!bridge_flagged(in, row))
     return false;
   validate_bridge_fp8_recipe(in, l, row);
-  validate_bridge_fp8_params(l, row);
+  validate_bridge_fp8_params(in, l, row);
   const char *task = cell(in, "Task");
   if (strcmp(task, "pretrain") != 0)
     return validate_skip(row, "task '%s' is not pre-training (SFT and LoRA are not modelled)", task);

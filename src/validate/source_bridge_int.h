@@ -59,7 +59,8 @@ bool validate_bridge_qwen3_layout(const struct validate_in *in, const struct pl_
 /* source_bridge_precision.c */
 void validate_bridge_fp8_recipe(const struct validate_in *in, struct pl_layout *l,
                                 struct pl_vrow *row);
-void validate_bridge_fp8_params(struct pl_layout *l, struct pl_vrow *row);
+void validate_bridge_fp8_params(const struct validate_in *in, struct pl_layout *l,
+                                struct pl_vrow *row);
 void validate_bridge_fp8_attention(const struct validate_in *in, struct pl_layout *l,
                                    struct pl_vrow *row);
 void validate_bridge_nvfp4_rht(const struct validate_in *in, struct pl_layout *l,

@@ -36,15 +36,31 @@ void validate_bridge_fp8_recipe(const struct validate_in *in, struct pl_layout *
                      "no delayed scaling)");
 }
 
-/* FP8 parameters of the Megatron FSDP rows under FP8 current scaling
- * (layout.fp8_all_gather, pl_layout_te_fp8_params): every release's fp8_cs
- * recipe, mixed_precision.py bf16_with_fp8_current_scaling_mixed (r0.1.0,
- * v0.2.0, v0.3.1, v0.4.0, v0.4.2), sets fp8_param_gather = True, and the
- * performance scripts leave it on (only Kimi-K2's MXFP8 config turns it off).
- * Run after validate_bridge_fp8_recipe. */
-void validate_bridge_fp8_params(struct pl_layout *l, struct pl_vrow *row) {
-  if (l->shard != PL_SHARD_ZERO3 || l->dtype != PL_DTYPE_FP8 ||
-      l->fp8_recipe != PL_FP8_RECIPE_CURRENT)
+/* FP8 parameters of the rows under FP8 current scaling, with Megatron FSDP
+ * or the distributed optimizer (layout.fp8_all_gather; pl_layout_te_fp8_params
+ * takes zero1 and zero3): every release's fp8_cs recipe,
+ * src/megatron/bridge/training/mixed_precision.py
+ * bf16_with_fp8_current_scaling_mixed (v0.2.0, v0.2.2, v0.3.0, v0.3.1 line
+ * 289; v0.4.0 line 294; v0.4.2 line 308; v0.5.0 line 302), sets
+ * fp8_param_gather = True whatever the data-parallel sharding; its
+ * __setattr__ keeps fp8_param in step and setup() hands both to the model and
+ * the DDP config (update_config_with_precision_overrides). The performance
+ * scripts' get_precision_config (v0.2.2 scripts/performance/utils/helpers.py,
+ * v0.3.0 .. v0.5.0 utils/precision.py) turns off only first_last_layers_bf16;
+ * `git grep fp8_param_gather` in scripts/performance of v0.2.2 .. v0.5.0
+ * finds overrides only for Kimi-K2 with Muon and MXFP8 (not fp8_cs) and
+ * GPT-OSS 20B (v0.5.0 configs/gpt_oss/gpt_oss_llm_pretrain.py
+ * get_gpt_oss_20b_precision_config: fp8_param and fp8_param_gather False for
+ * every compute dtype; HEAD 067f987df0 perf_recipes/gpt_oss/common.py the
+ * same), so GPT-OSS 20B rows keep BF16 parameters. Under the distributed
+ * optimizer Megatron-Core then keeps the GEMM weights in uint8 buffers and
+ * all_gathers them at 1 B (layout_bytes.c pl_layout_te_fp8_params). Run after
+ * validate_bridge_fp8_recipe. */
+void validate_bridge_fp8_params(const struct validate_in *in, struct pl_layout *l,
+                                struct pl_vrow *row) {
+  if ((l->shard != PL_SHARD_ZERO3 && l->shard != PL_SHARD_ZERO1) ||
+      l->dtype != PL_DTYPE_FP8 || l->fp8_recipe != PL_FP8_RECIPE_CURRENT ||
+      strncmp(cell(in, "model"), "GPT OSS 20B", 11) == 0)
     return;
   l->fp8_all_gather = true;
   validate_note(row, "FP8 parameters, gathered at 1 B (the fp8_cs recipe's fp8_param_gather)");

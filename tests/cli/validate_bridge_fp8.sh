@@ -12,11 +12,21 @@ B="$PL_SOURCE_DIR/data/validation/megatron_bridge_performance_summary.csv"
 expect_ok validate "$B" --explain 36
 check "row 36 (26.06 FP8) is fp8-current" grep -q "dtype=fp8-current" "$TMP/out"
 check "row 36 says why" grep -q "FP8 as current scaling (the release's performance scripts" "$TMP/out"
+# fp8_cs's bf16_with_fp8_current_scaling_mixed sets fp8_param_gather = True in every release
+# (Megatron-Bridge v0.2.0-v0.5.0 training/mixed_precision.py), not only with Megatron FSDP: row 36
+# runs the distributed optimizer (zero1), so its GEMM weights gather at 1 B (session 23, fp8pg23).
+check "row 36 (zero1) has the fp8_cs recipe's FP8 parameters" \
+  grep -q "FP8 parameters, gathered at 1 B (the fp8_cs recipe's fp8_param_gather)" "$TMP/out"
+check "row 36 is read under the distributed optimizer (zero1)" grep -q "shard=zero1" "$TMP/out"
 expect_ok validate "$B" --explain 248
 check "row 248 (25.11 FP8-CS) is fp8-current" grep -q "dtype=fp8-current" "$TMP/out"
 expect_ok validate "$B" --explain 37
 check "row 37 (26.06 MXFP8) stays mxfp8" grep -q "dtype=mxfp8" "$TMP/out"
 check "row 37 gets no FP8 recipe note" sh -c "! grep -q 'FP8 as current scaling' '$TMP/out'"
+check "row 37 (MXFP8) gets no fp8_cs FP8 parameters" sh -c "! grep -q 'fp8_cs recipe.s fp8_param_gather' '$TMP/out'"
+expect_ok validate "$B" --format csv
+check "row 36's predict command carries --fp8-all-gather on" \
+  grep -qE '^"megatron_bridge_performance_summary",36,.*--shard zero1 .*--fp8-all-gather on ' "$TMP/out"
 expect_ok validate "$B" --format json
 if command -v python3 >/dev/null; then
   got=$(python3 - "$TMP/out" <<'PY'

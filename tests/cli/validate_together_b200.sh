@@ -20,8 +20,12 @@ check "row 7 Qwen3-235B-A22B BF16 at gbs 16384 (the base 8192 scaled to 512 GPUs
   grep -qE '^"together_b200",7,8,"qwen3-235b-a22b, 512 x b200, tp1 pp8 dp64 vp4, mbs 1 gbs 16384,.*,32\.2,32\.2,' "$TMP/out"
 check "row 13 DeepSeek-V3 MXFP8 at 256 GPUs: the log's 27.85 s at gbs 4096" \
   grep -qE '^"together_b200",13,14,"deepseek-v3, 256 x b200, tp1 pp16 dp16, mbs 1 gbs 4096,.*,27\.85,27\.85,' "$TMP/out"
-check "row 16 Nemotron-H 56B read as its preset (skipped only by plateau's memory model)" \
-  grep -qE '^"together_b200",16,17,.*does not fit' "$TMP/out"
+# Rows 16-17 (Nemotron-H 56B FP8-CS, tp2, distributed optimizer) fit since the Bridge rule reads
+# fp8_cs's fp8_param_gather under the distributed optimizer too (validate_bridge_fp8_params,
+# session 23): with BF16 parameters plateau put them at 182.2 / 183.5 GiB > 180 GiB and skipped
+# them, though Together ran them.
+check "rows 16-17 Nemotron-H 56B FP8-CS: the fp8_cs recipe's FP8 parameters under zero1, predicted" \
+  grep -qE '^"together_b200",16,17,"nemotron-h-56b, 512 x b200,.*FP8 parameters, gathered at 1 B .*--shard zero1 .*--fp8-all-gather on ' "$TMP/out"
 check "row 18 Nemotron-4 340B FP8-CS (NeMo 2, together-nemo2): tp overlap off, current scaling" \
   grep -qE '^"together_b200",18,19,"Nemotron4-340B, 512 x b200, tp8 pp4 dp16 vp12, mbs 1 gbs 128, none","together-nemo2",.*--dtype fp8-current .*--tp-comm-overlap off ' "$TMP/out"
 check "row 20 Grok-1 BF16 (NeMo 2): ep 8 etp 1, token drop, tp overlap off" \
@@ -31,7 +35,7 @@ check "row 22 Llama 3 70B FP8-CS, 64 GPUs: Megatron FSDP, the config's 5 offload
 check "row 18 Nemotron-4 340B FP8-CS: NeMo's fp8_param_gather under the distributed optimizer" \
   grep -qE '^"together_b200",18,.*FP8 parameters, gathered at 1 B .*--fp8-all-gather on ' "$TMP/out"
 expect_ok validate "$V/together_b200.csv"
-check "every row predicted" grep -q 'together_b200: 27 rows, 25 predicted, 2 skipped' "$TMP/out"
+check "every row predicted" grep -q 'together_b200: 27 rows, 27 predicted, 0 skipped' "$TMP/out"
 # bad cells: one row each, built from row 1
 head -1 "$V/together_b200.csv" > "$TMP/bad.csv"
 row=$(sed -n 2p "$V/together_b200.csv")
