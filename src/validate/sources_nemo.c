@@ -154,12 +154,15 @@ static void nemo_2025_memory(const struct validate_in *in, struct pl_layout *l,
   l->te_cross_entropy = true;
   validate_note(row, "TE fused cross-entropy (the performance scripts' cross_entropy_fusion_impl "
                      "te)");
+  /* FP8-CS's fp8_param_gather holds under the distributed optimizer as under
+   * Megatron FSDP (the recipe sets it whatever the sharding; r2.3.0 and
+   * r2.4.0 scripts/performance override it only for the LoRA MLPerf script) */
+  validate_bridge_fp8_params(in, l, row);
   if (strncmp(cell(in, "sharding"), "Megatron FSDP", 13) != 0 || l->shard != PL_SHARD_ZERO3)
     return;
   l->fsdp_block_units = true;
   l->shard_grads_reduce_dtype = true;
   validate_note(row, "Megatron FSDP: blocks as its units, gradient shards in the reduce dtype");
-  validate_bridge_fp8_params(in, l, row);
   /* Llama 3.1 405B, FP8, 128 GB200, tp 2 pp 1 cp 1, Megatron FSDP, mbs 1: r2.4.0
    * scripts/performance/recommended_model_configs/model_configs_gb200.csv
    * (pre_train llama31 405b fp8: activation_offload_layers 95, the only

@@ -20,6 +20,12 @@ check "MLPerf GPT-3 v4.0: 200 MiB (config_common.sh)" \
   grep -qE '^"mlperf_gpt3",28,.*buckets of 200 MiB.*--bucket-mb 200 ' "$TMP/out"
 check "MLPerf GPT-3 v4.1 32 nodes: 125 MiB" \
   grep -qE '^"mlperf_gpt3",43,.*buckets of 125 MiB.*--bucket-mb 125 ' "$TMP/out"
+# NeMo r2.3.0/r2.4.0 bf16_with_fp8_current_scaling_mixed sets fp8_param_gather whatever the sharding:
+# the 25.04/25.07 FP8-CS rows under the distributed optimizer gather FP8 parameters (session 23)
+check "NeMo 25.0x FP8-CS row under the distributed optimizer: FP8 parameters gathered at 1 B" \
+  grep -qE '^"nemo_2409_2507_performance_summary",11,.*FP8 parameters, gathered at 1 B.*--fp8-all-gather on' "$TMP/out"
+check "NeMo 25.02 BF16-era row: no FP8 parameter gather" \
+  bash -c "! grep -E '^\"nemo_2409_2507_performance_summary\",3,' '$TMP/out' | grep -q 'FP8 parameters, gathered'"
 check "no MLPerf GPT-3 row in parameters" bash -c "! grep -E '^\"mlperf_gpt3\",' '$TMP/out' | grep -q 'bucket-params'"
 # bad cells: one row each, built from row 1
 head -1 "$V/mlperf_gpt3.csv" > "$TMP/bad.csv"
