@@ -1059,15 +1059,15 @@ $d19 << EOD
 1.05997 0.863391 7
 7.3405 5.52751 8
 9.45958 10.697 9
-2.27051 2.26348 10
-3.96 3.79192 11
+2.27051 2.25105 10
+3.96 3.78451 11
 4.06047 3.73271 12
-6.1594 5.28115 13
-0.919984 0.806848 14
-1.38942 1.22639 15
+6.1594 5.2693 13
+0.919984 0.792177 14
+1.38942 1.21454 15
 0.850013 0.738212 16
 5.99927 4.97033 17
-4.12994 3.79192 18
+4.12994 3.78451 18
 4.02951 3.73271 19
 5.8017 4.83485 20
 9.50969 8.63792 21
@@ -2747,7 +2747,7 @@ plot x title "predicted = published" lc rgb "black" lw 1.5, \
      $d16 using 1:2 with points pt 8 ps 1.1 title "mlperf_v51_llama8b (n=32, mean 10.2%)", \
      $d17 using 1:2 with points pt 7 ps 1.1 title "mtnlg530b_paper (n=3, mean 23.5%)", \
      $d18 using 1:2 with points pt 5 ps 1.1 title "nemo_2407_performance_summary (n=45, mean 8.2%)", \
-     $d19 using 1:2 with points pt 9 ps 1.1 title "nemo_2409_2507_performance_summary (n=21, mean 12.7%)", \
+     $d19 using 1:2 with points pt 9 ps 1.1 title "nemo_2409_2507_performance_summary (n=21, mean 12.9%)", \
      $d21 using 1:2 with points pt 11 ps 1.1 title "together_b200 (n=27, mean 12.1%)", \
      $d22 using 1:2 with points pt 13 ps 1.1 title "together_gb200 (n=3, mean 23.3%)", \
      $d23 using 1:2 with points pt 6 ps 1.1 title "torchtitan_performance (n=46, mean 7.8%)", \
@@ -2776,7 +2776,7 @@ plot x title "predicted = published" lc rgb "black" lw 1.5, \
      $d16 using 1:2 with points pt 8 ps 1.1 title "mlperf_v51_llama8b (n=32, mean 10.2%)", \
      $d17 using 1:2 with points pt 7 ps 1.1 title "mtnlg530b_paper (n=3, mean 23.5%)", \
      $d18 using 1:2 with points pt 5 ps 1.1 title "nemo_2407_performance_summary (n=45, mean 8.2%)", \
-     $d19 using 1:2 with points pt 9 ps 1.1 title "nemo_2409_2507_performance_summary (n=21, mean 12.7%)", \
+     $d19 using 1:2 with points pt 9 ps 1.1 title "nemo_2409_2507_performance_summary (n=21, mean 12.9%)", \
      $d21 using 1:2 with points pt 11 ps 1.1 title "together_b200 (n=27, mean 12.1%)", \
      $d22 using 1:2 with points pt 13 ps 1.1 title "together_gb200 (n=3, mean 23.3%)", \
      $d23 using 1:2 with points pt 6 ps 1.1 title "torchtitan_performance (n=46, mean 7.8%)", \
