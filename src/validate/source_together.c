@@ -23,7 +23,8 @@
 #include <plateau/layout.h>
 #include <plateau/model.h>
 
-#include "validate/sources_int.h" /* validate_dgxc_layout */
+#include "validate/source_bridge_int.h" /* validate_bridge_fp8_params */
+#include "validate/sources_int.h"       /* validate_dgxc_layout */
 #include "validate/validate_int.h"
 
 /* The model presets the rows' names mean (data/models/): the recipes
@@ -293,11 +294,8 @@ bool validate_together_nemo2_layout(const struct validate_in *in, struct pl_layo
                                     struct pl_vrow *row) {
   if (!validate_dgxc_layout(in, l, row))
     return false;
-  if (l->dtype == PL_DTYPE_FP8 && l->fp8_recipe == PL_FP8_RECIPE_CURRENT &&
-      l->shard == PL_SHARD_ZERO1) {
-    l->fp8_all_gather = true;
-    validate_note(row, "FP8 parameters, gathered at 1 B (NeMo's bf16_with_fp8_current_scaling_"
-                       "mixed: fp8_param_gather True)");
-  }
+  /* NeMo's bf16_with_fp8_current_scaling_mixed sets fp8_param_gather as
+   * Megatron-Bridge's copy does: the one rule for both */
+  validate_bridge_fp8_params(in, l, row);
   return true;
 }
