@@ -195,6 +195,12 @@ static double hybridep_ib_call_s(const struct pl_run *run, double token_bytes) {
   return 0.5 * (rdma_bytes / r->dispatch_bps + rdma_bytes / r->combine_bps);
 }
 
+/* The ranks of the tp-ep group the dispatcher's metadata gathers span:
+ * ep x etp (unset degrees count as 1). */
+static int64_t tp_ep_ranks(const struct pl_layout *l) {
+  return (l->ep > 0 ? l->ep : 1) * (l->etp > 0 ? l->etp : 1);
+}
+
 /* The alltoall dispatcher's two small NCCL calls besides the tokens'
  * all_to_all (Megatron-Core megatron/core/transformer/moe/token_dispatcher.py
  * MoEAlltoAllTokenDispatcher, core_v0.15.0 .. core_v0.18.x):
@@ -220,7 +226,7 @@ static enum pl_status a2a_metadata(struct sim_step *st, struct sim_seg *s, doubl
                                    double share, int32_t rep, struct pl_diag *diag) {
   const struct pl_layout *l = &st->run->layout;
   const struct pl_model *m = &st->run->model;
-  int64_t tp_ep = (l->ep > 0 ? l->ep : 1) * (l->etp > 0 ? l->etp : 1);
+  int64_t tp_ep = tp_ep_ranks(l);
   if (l->dispatch != PL_MOE_ALLTOALL || tp_ep < 2)
     return PL_OK;
   /* recomputing the moe module re-runs preprocess (rep 2), full recompute
@@ -260,7 +266,7 @@ static enum pl_status hybridep_routing_gather(struct sim_step *st, struct sim_se
                                               double share, int32_t rep, struct pl_diag *diag) {
   const struct pl_layout *l = &st->run->layout;
   const struct pl_model *m = &st->run->model;
-  int64_t tp_ep = (l->ep > 0 ? l->ep : 1) * (l->etp > 0 ? l->etp : 1);
+  int64_t tp_ep = tp_ep_ranks(l);
   if (l->dispatch != PL_MOE_HYBRIDEP || tp_ep < 2)
     return PL_OK;
   double gathered = (double)tp_ep * tokens * (double)m->experts * MOE_ROUTING_MAP_BYTES * share;

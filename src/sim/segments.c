@@ -384,6 +384,12 @@ static int megatron_kernels(const struct pl_run *run, struct pl_op *ops, int n) 
   return n;
 }
 
+/* Whether the backward re-runs these memory ops: full recompute re-runs the
+ * block, ops recompute the listed ops (the ops below are all among them). */
+static bool ops_rerun(const struct pl_layout *l) {
+  return l->recompute == PL_RECOMPUTE_FULL || l->recompute == PL_RECOMPUTE_OPS;
+}
+
 /* Element-wise work eager PyTorch modules do beyond the op list's fused
  * minimum (layout.kernels = unfused; docs/step-model.md section 2.3b), per
  * element, forward / backward extra bytes:
@@ -418,7 +424,7 @@ static int unfused_kernels(const struct pl_run *run, struct pl_op *ops, int n) {
   int64_t tp = t.tp;
   double tokens = t.tokens, tokens_n = t.tokens_n, h = (double)m->hidden;
   /* element-wise ops are re-run under full and ops recompute (flops.c) */
-  bool full = l->recompute == PL_RECOMPUTE_FULL || l->recompute == PL_RECOMPUTE_OPS;
+  bool full = ops_rerun(l);
   if (l->kernels != PL_KERNELS_UNFUSED || n + 4 > PL_MAX_LAYER_OPS)
     return n;
   if (m->norm == PL_NORM_RMS)
@@ -462,7 +468,7 @@ static int kv_expand_ops(const struct pl_run *run, struct pl_op *ops, int n) {
   if (!l->kv_expand_copy || !(g >= 1.0 && g < a) || m->kv_lora_rank > 0 ||
       n + 1 > PL_MAX_LAYER_OPS)
     return n;
-  bool full = l->recompute == PL_RECOMPUTE_FULL || l->recompute == PL_RECOMPUTE_OPS;
+  bool full = ops_rerun(l);
   double bytes = 2.0 * 2.0 * t.tokens * (a + g) * (double)m->head_dim; /* K and V */
   mem_op(&ops[n], "kv_expand", bytes, bytes, full);
   ops[n].fwd_kernels = ops[n].bwd_kernels = 2;
@@ -1038,7 +1044,7 @@ static int rope_complex(const struct pl_run *run, struct pl_op *ops, int n) {
     return n;
   struct layer_tokens t = layer_tokens_of(run);
   double qk = (double)(m->heads + m->kv_heads) / (double)t.tp * (double)m->head_dim;
-  bool re = l->recompute == PL_RECOMPUTE_FULL || l->recompute == PL_RECOMPUTE_OPS;
+  bool re = ops_rerun(l);
   mem_op(&ops[n], "rope_complex", 16.0 * t.tokens * qk, 16.0 * t.tokens * qk, re);
   ops[n].fwd_kernels = ops[n].bwd_kernels = 5;
   return n + 1;
