@@ -170,10 +170,11 @@ static bool model_vocab(const struct validate_source *src, const struct validate
     validate_note(row, "vocab=%lld (%s)", (long long)m->vocab, src->vocab_why);
   }
   if (src->megatron_vocab_pad) {
-    int64_t mult = 128 * tp, padded = (m->vocab + mult - 1) / mult * mult;
+    int64_t div = src->vocab_divisor > 0 ? src->vocab_divisor : MEGATRON_VOCAB_DIVISOR;
+    int64_t mult = div * tp, padded = (m->vocab + mult - 1) / mult * mult;
     if (padded != m->vocab)
-      validate_note(row, "vocab %lld padded to %lld (Megatron: multiple of 128 tp)",
-                    (long long)m->vocab, (long long)padded);
+      validate_note(row, "vocab %lld padded to %lld (Megatron: multiple of %lld tp)",
+                    (long long)m->vocab, (long long)padded, (long long)div);
     m->vocab = padded;
   }
   return true;

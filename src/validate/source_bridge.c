@@ -27,6 +27,56 @@
 #include "validate/source_bridge_int.h"
 #include "validate/validate_int.h"
 
+/* A Bridge row's model: the preset its name means (validate_mcore_model), with the
+ * vocabulary as the release's training setup sizes it. Megatron-Bridge's
+ * src/megatron/bridge/training/setup.py _validate_and_set_vocab_size (v0.1.0rc4 .. v0.6.0
+ * and HEAD 067f987df0) keeps a model provider's set vocab_size as it is
+ * (should_pad_vocab False) when it is not smaller than the tokenizer's, and pads
+ * (should_pad_vocab True: gpt_provider.py provide, utils/vocab_utils.py
+ * calculate_padded_vocab_size, a multiple of make_vocab_size_divisible_by 128 x tp) only a
+ * vocabulary taken from the tokenizer, when the provider leaves it None. Per section:
+ *  - 25.09 (v0.1.0rc4): the Llama recipes build Llama3ModelProvider70B /
+ *    Llama31ModelProvider405B / Llama3ModelProvider8B (recipes/llama/llama3_70b.py,
+ *    llama31_405b.py, llama3_8b.py), which set no vocab_size (models/llama/llama_provider.py;
+ *    GPTModelProvider's default None), with the recipe's NullTokenizer of vocab_size 128256
+ *    (tokenizers/tokenizer.py _NullTokenizer.vocab_size = the given size, its EOD included),
+ *    and the performance scripts set no tokenizer: 128256 padded to 128 x tp. The DeepSeek-V3
+ *    and Qwen3 providers set theirs (models/deepseek/deepseek_provider.py 129280,
+ *    models/qwen/qwen_provider.py 151936): unpadded.
+ *  - 25.11 .. 26.06.01 (v0.2.0 .. v0.5.x): every recipe's model comes from its Hugging Face
+ *    config (AutoBridge.from_hf_pretrained(...).to_megatron_provider: vocab_size =
+ *    hf_config.vocab_size, models/llama/llama_bridge.py, qwen/qwen3_moe_bridge.py, v0.4.0's
+ *    conversion/model_bridge.py) or a provider that sets it (gpt_oss_provider.py 201088,
+ *    deepseek_provider.py, kimi_provider.py); the tokenizers (NullTokenizer 32000 by the
+ *    scripts' --vocab_size default, 128256 for Llama) are not larger: unpadded. No
+ *    use_tokenizer_vocab_size exists before v0.6.0.
+ *  - 26.08 (HEAD 067f987df0): the flat perf_recipes the scripts run by default (--use_recipes
+ *    off, scripts/performance/argument_parser.py) call perf_recipes/_common.py
+ *    _benchmark_common, which sets tokenizer.use_tokenizer_vocab_size False ("Performance
+ *    recipes benchmark a fixed model shape"): the HF config's vocabulary, unpadded.
+ * Nemotron-H's 131072 is a multiple of 128 x 8 either way. */
+bool validate_bridge_model(const struct validate_in *in, struct pl_model *m, struct pl_vrow *row) {
+  if (!validate_mcore_model(in, m, row))
+    return false;
+  char sec[32];
+  bridge_section(in, sec, sizeof sec);
+  if (strcmp(sec, "25.09") != 0 || strncmp(cell(in, "model"), "LLAMA3", 6) != 0) {
+    validate_note(row, "vocab %lld unpadded (Megatron-Bridge keeps the model's set "
+                       "vocab_size: setup.py _validate_and_set_vocab_size)",
+                  (long long)m->vocab);
+    return true;
+  }
+  int64_t tp = strtoll(cell(in, "tp"), NULL, 10);
+  if (tp < 1)
+    tp = 1; /* every Bridge row states tp; an empty cell pads to 128 */
+  int64_t mult = MEGATRON_VOCAB_DIVISOR * tp, padded = (m->vocab + mult - 1) / mult * mult;
+  validate_note(row, "vocab %lld padded to %lld (25.09: the Llama provider sets none, so the "
+                     "recipe's NullTokenizer 128256 is padded to 128 tp)",
+                (long long)m->vocab, (long long)padded);
+  m->vocab = padded;
+  return true;
+}
+
 /* Megatron-Bridge 25.09-26.08 performance summary (docs/performance-summary.md
  * and -archive.md @ 067f987df0): tokens/s/GPU per row. */
 bool validate_bridge_modes(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {

@@ -12,7 +12,8 @@
  *              dimensions), or holds a model as predict --model takes it
  *              (JSON text, a model file or HF config.json), else the
  *              dimension columns build it with the family of an
- *              `architecture` column (gpt or llama)
+ *              `architecture` column (gpt or llama); `vocab_padding` says
+ *              how the run padded its vocabulary (generic_vocab_padding)
  *   hardware   the gpu column as for every source (row.c); an optional
  *              `cluster` column names a cluster preset holding that GPU
  *   layout     the common columns as row.c reads them, ep and etp, sharding
@@ -109,6 +110,40 @@ static bool megatron_family(const char *framework) {
     if (strcmp(fam, fams[i]) == 0)
       return true;
   return false;
+}
+
+/* The vocab_padding column: how the run padded the vocabulary. Empty = the
+ * framework's way (megatron_family: Megatron's 128 x tp; the others keep it);
+ * `none` = as the model states it (Megatron-Bridge's training setup keeps a model
+ * provider's set vocab_size unpadded, setup.py _validate_and_set_vocab_size; so do
+ * Hugging Face-based trainers); a positive integer N = Megatron's
+ * --make-vocab-size-divisible-by N, a multiple of N x tp (_vocab_size_with_padding,
+ * megatron/training/tokenizer/tokenizer.py; the MoE Model Zoo's Qwen3 configs give
+ * 1187). */
+#define GENERIC_MAX_VOCAB_DIVISOR 1000000
+
+static bool generic_vocab_padding(const struct validate_in *in, struct validate_source *out,
+                                  struct pl_vrow *row) {
+  const char *text = cell(in, "vocab_padding");
+  char s[32];
+  validate_squash(text, s, sizeof s);
+  if (s[0] == '\0')
+    return true;
+  if (strcmp(s, "none") == 0) {
+    out->megatron_vocab_pad = false;
+    validate_note(row, "vocab as the model states it, unpadded (column vocab_padding)");
+    return true;
+  }
+  int64_t n = 0;
+  bool present = false;
+  if (validate_int(text, &n, &present) != PL_OK || !present || n < 1 ||
+      n > GENERIC_MAX_VOCAB_DIVISOR)
+    return validate_skip(row, "column 'vocab_padding': '%.20s' is neither none nor a whole "
+                              "number 1-%d (Megatron's --make-vocab-size-divisible-by)",
+                         text, GENERIC_MAX_VOCAB_DIVISOR);
+  out->megatron_vocab_pad = true;
+  out->vocab_divisor = n;
+  return true;
 }
 
 /* ---------------------------------------------------------------- model */
@@ -674,6 +709,8 @@ bool validate_generic_source(const struct validate_in *in, struct validate_sourc
     return validate_skip(row, "no measured figure: fill one of the columns step_time_s, "
                               "tokens_per_s_per_gpu, tokens_per_s, mfu, tflops_per_gpu");
   out->megatron_vocab_pad = megatron_family(out->framework);
+  if (!generic_vocab_padding(in, out, row))
+    return false;
   const char *cl = cell(in, "cluster");
   if (cl[0] != '\0') {
     if (pl_data_find("clusters", cl, NULL) == NULL) {

@@ -327,13 +327,11 @@ static const struct validate_source sources[] = {
      .eager_attention = false,
      .grad_reduce_after_backward = false,
      .sequence_parallel = true,
-     /* Megatron-Bridge's setup.py _validate_and_set_vocab_size keeps a model's set vocab_size
-      * unpadded in every release the rows name (only 25.09's Llama providers leave it unset);
-      * kept padded here until the generic loader, which pads every nemo row, can say so too
-      * (docs/accuracy.md, "Session 23 (helper read23)"; 41 rows, -0.03 points at most) */
-     .megatron_vocab_pad = true,
+     /* the vocabulary as each release's training setup sets it (source_bridge.c
+      * validate_bridge_model: padded only where the release's model leaves it unset) */
+     .megatron_vocab_pad = false,
      .use_preset = true,
-     .model = validate_mcore_model,
+     .model = validate_bridge_model,
      .modes = validate_bridge_modes,
      .layout = validate_bridge_layout,
      .overrides = validate_bridge_overrides,

@@ -120,6 +120,12 @@ bool validate_parse_recompute(const char *text, enum pl_recompute *out);
 enum pl_status validate_num(const char *cell, double *out, bool *present);
 enum pl_status validate_int(const char *cell, int64_t *out, bool *present);
 
+/* Megatron-LM's --make-vocab-size-divisible-by default: the vocabulary is padded to a
+ * multiple of 128 x tp (megatron/training/arguments.py; _vocab_size_with_padding in
+ * megatron/training/tokenizer/tokenizer.py: multiple = divisible_by x
+ * tensor_model_parallel_size). */
+#define MEGATRON_VOCAB_DIVISOR 128
+
 /* A source: how to read its rows. */
 struct validate_source {
   const char *key;         /* short name used in docs: "sc21" */
@@ -134,7 +140,9 @@ struct validate_source {
   bool unfused_kernels;    /* eager PyTorch element-wise kernels (layout.kernels) */
   bool sequence_parallel;  /* Megatron sequence parallelism available and used
                               unless the row says otherwise */
-  bool megatron_vocab_pad; /* vocab padded to a multiple of 128 tp (Megatron-LM) */
+  bool megatron_vocab_pad; /* vocab padded to a multiple of vocab_divisor x tp (Megatron-LM) */
+  int64_t vocab_divisor;   /* Megatron's --make-vocab-size-divisible-by; 0 = its default,
+                              MEGATRON_VOCAB_DIVISOR */
   int64_t vocab_default;   /* vocab when the row leaves it empty, 0 = none */
   const char *vocab_why;
   const char *skip_all; /* non-NULL: no row can be expressed, this says why */
@@ -249,6 +257,7 @@ enum pl_status validate_command(const struct pl_prediction *p, const char *clust
 enum pl_status validate_whatif_flags(const struct pl_vhardware *hw, struct pl_cluster *c,
                                      struct pl_diag *diag);
 void validate_mcore_ep_overlap(struct pl_layout *l, struct pl_vrow *row, const char *why);
+bool validate_bridge_model(const struct validate_in *in, struct pl_model *m, struct pl_vrow *row);
 bool validate_bridge_modes(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
 bool validate_bridge_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
 bool validate_bridge_overrides(const struct validate_in *in, struct pl_framework *fw,

@@ -107,6 +107,27 @@ check "layout_flags: recompute modules against a full recompute column" \
 check "layout_flags: a flag without value" grep -q "column 'layout_flags': the last flag has no value" "$TMP/out"
 check "layout_flags: an open quote" grep -q "column 'layout_flags': a quote is not closed" "$TMP/out"
 
+# vocab_padding: empty = the framework's (megatron-lm: 128 x tp; row 1's 51200 at tp 8 is
+# 50 x 1024, kept), none = as stated, N = --make-vocab-size-divisible-by N: 300 x 8 = 2400,
+# 51200 / 2400 = 21.3 -> 22 x 2400 = 52800; bad cells skipped naming the column
+{
+  printf '%s,vocab_padding\n' "$H0"
+  for cell in "" none 300 x 0 -128 1.5; do
+    printf '%s,%s\n' "$R1" "$cell"
+  done
+} >"$TMP/vocab.csv"
+expect_ok validate "$TMP/vocab.csv" --format csv
+check "vocab_padding empty: the framework's rule, 51200 kept" \
+  grep -q '^"vocab",1,.*""vocab"":51200' "$TMP/out"
+check "vocab_padding none: said in the notes" \
+  grep -q '^"vocab",2,.*vocab as the model states it, unpadded (column vocab_padding).*""vocab"":51200' "$TMP/out"
+check "vocab_padding 300: 52800" \
+  grep -q '^"vocab",3,.*vocab 51200 padded to 52800 (Megatron: multiple of 300 tp).*""vocab"":52800' "$TMP/out"
+for r in 4 5 6 7; do
+  check "vocab_padding bad cell (row $r): skipped naming the column" \
+    grep -q "^\"vocab\",$r,.*column 'vocab_padding': .* is neither none nor a whole number" "$TMP/out"
+done
+
 # the model column as predict --model takes it: a model file, its JSON text, a Hugging Face
 # config.json (row 7 of the fixture: Llama 2 13B by preset name, no dimension columns)
 python3 - "$OWN" "$PL_SOURCE_DIR" "$PL_TEST_DATA" >"$TMP/models.csv" <<'PY'
@@ -146,11 +167,13 @@ check "model file missing: skipped naming the column" grep -q "^\"models\",6,.*c
 
 # the generic rules are the loaders' engine: a published row rewritten as a user's own, with
 # its loader's framework, hardware and layout settings as framework_flags / hardware_flags /
-# layout_flags (from the row's command), predicts exactly as the loader does (rows whose model
-# no preset or gpt/llama family describes are left out); Megatron-Bridge's rows carry pipeline
+# layout_flags (from the row's command) and vocab_padding none (the command's model holds the
+# vocabulary as the loader sized it: Megatron-Bridge keeps a set one, the MoE Model Zoo pads to
+# 1187 x tp), predicts exactly as the loader does; Megatron-Bridge's rows carry pipeline
 # layouts, uneven stages, recompute modules, CUDA-graph scopes, MTP and offload
 expect_ok validate "$V/nemo_2407_performance_summary.csv" "$V/mlperf_gpt3.csv" \
-  "$V/torchtitan_performance.csv" "$V/megatron_bridge_performance_summary.csv" --format csv
+  "$V/torchtitan_performance.csv" "$V/megatron_bridge_performance_summary.csv" \
+  "$V/megatron_moe_modelzoo.csv" --format csv
 python3 - "$TMP/out" >"$TMP/rewritten.csv" <<'PY'
 import csv, json, shlex, sys
 hw = {"power-cap", "hbm", "hbm-bandwidth", "nic-bandwidth", "sharp", "gpus-per-node"}
@@ -158,7 +181,8 @@ lay = {"gpus", "tp", "pp", "cp", "vp", "seq", "mbs", "gbs", "shard", "shard-grou
        "recompute", "ep", "etp", "moe-imbalance", "moe-dispatch"}
 cols = ("source,model,layers,hidden,heads,kv_heads,ffn_hidden,vocab,architecture,seq_len,gpu,num_gpus,"
         "tp,pp,cp,vp,ep,etp,sharding,shard_group,recompute,micro_batch,global_batch,precision,framework,"
-        "cluster,moe_imbalance,moe_dispatch,framework_flags,hardware_flags,layout_flags,step_time_s,"
+        "cluster,moe_imbalance,moe_dispatch,framework_flags,hardware_flags,layout_flags,vocab_padding,"
+        "step_time_s,"
         "predicted_by_loader").split(",")
 w = csv.DictWriter(sys.stdout, cols, lineterminator="\n")
 w.writeheader()
@@ -202,7 +226,10 @@ for r in csv.DictReader(open(sys.argv[1])):
              framework_flags=" ".join("--%s %s" % (n, shlex.quote(v)) for n, v in f[i + 1:]),
              hardware_flags=" ".join("--%s %s" % (n, shlex.quote(v)) for n, v in f if n in hw),
              layout_flags=" ".join("--%s %s" % (n, shlex.quote(fd[n])) for n in own),
-             predicted_by_loader=r["predicted_s"])
+             predicted_by_loader=r["predicted_s"],
+             # the command's model holds the vocabulary as the loader sized it (padded or
+             # kept as the release's setup keeps it: Megatron-Bridge): taken as stated
+             vocab_padding="none")
     if "ep" in fd:
         d.update(ep=fd["ep"], etp=fd["etp"], moe_imbalance=fd["moe-imbalance"],
                  moe_dispatch=fd["moe-dispatch"])

@@ -788,6 +788,37 @@ static void test_bridge_cudnn_913(void) {
   pl_validation_free(&v);
 }
 
+/* The vocabulary by release (source_bridge.c validate_bridge_model): Megatron-Bridge's
+ * _validate_and_set_vocab_size keeps a model's set vocab_size unpadded; only 25.09's
+ * Llama providers (v0.1.0rc4) leave it unset, so the recipe's NullTokenizer 128256 is
+ * padded to 128 x tp: 128512 at tp 4 (128256 = 250.5 x 512). 26.02's Llama (its HF config)
+ * and 25.09's Qwen3 provider (151936) stay as set. */
+static void test_bridge_vocab(void) {
+  struct pl_validation v;
+  pl_diag_clear(&d);
+  const char *csv =
+      "source,table_or_section,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,"
+      "cp,ep,vp,sharding,recompute,micro_batch,global_batch,precision,Task,Tokens / sec / GPU,"
+      "notes\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,25.09 NeMo Container / x,"
+      "LLAMA3.1_405B,,,,,8192,DGX-GB200,128,4,8,2,1,8,,,1,64,FP8-CS,pretrain,800,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02 NeMo Container / x,"
+      "LLAMA3.1_405B,,,,,8192,DGX-GB200,128,4,8,2,1,8,,,1,64,FP8-CS,pretrain,800,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,25.09 NeMo Container / x,"
+      "Qwen3_235B_a22B,,,,,4096,DGX-H100,256,2,8,1,32,4,,,1,8192,FP8-CS,pretrain,1611,\n";
+  pl_validation_init(&v);
+  CHECK_STATUS(pl_validation_add_csv(&v, "bridge", csv, strlen(csv), &d), PL_OK, dp);
+  const char *want[] = {"vocab 128256 padded to 128512", "vocab 128256 unpadded",
+                        "vocab 151936 unpadded"};
+  for (int i = 0; i < 3; i++) {
+    const struct pl_vrow *r = row_of(&v, 1 + i);
+    CHECK(r != NULL && !r->skipped);
+    if (r != NULL)
+      CHECK_CONTAINS(r->assumed, want[i]);
+  }
+  pl_validation_free(&v);
+}
+
 static void test_moe_rows(void) {
   const char *csv =
       "source,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,cp,ep,vp,sharding,"
@@ -1177,6 +1208,7 @@ int main(void) {
   test_megatron_flops();
   test_moe_rows();
   test_bridge_cudnn_913();
+  test_bridge_vocab();
   test_rows();
   test_llmfoundry_row();
   test_fsdp_one_comm();

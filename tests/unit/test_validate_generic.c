@@ -226,6 +226,39 @@ static void test_shard_group(void) {
   pl_validation_free(&v);
 }
 
+/* vocab_padding: llama3-70b (vocabulary 128256) on nemo at tp 4. Empty = Megatron's
+ * 128 x tp = 512: 128256 / 512 = 250.5 -> 251 x 512 = 128512; none = 128256 as stated;
+ * 256 = --make-vocab-size-divisible-by 256: 1024, 128256 / 1024 = 125.25 -> 126 x 1024 =
+ * 129024; a word or zero is skipped naming the column. */
+static void test_vocab_padding(void) {
+  const char *csv =
+      "source,model,layers,hidden,heads,seq_len,gpu,num_gpus,tp,pp,micro_batch,global_batch,"
+      "framework,vocab_padding,step_time_s\n"
+      "my lab,llama3-70b,,,,8192,H100,64,4,4,1,64,nemo,,10\n"
+      "my lab,llama3-70b,,,,8192,H100,64,4,4,1,64,nemo,None,10\n"
+      "my lab,llama3-70b,,,,8192,H100,64,4,4,1,64,nemo,256,10\n"
+      "my lab,llama3-70b,,,,8192,H100,64,4,4,1,64,nemo,auto,10\n"
+      "my lab,llama3-70b,,,,8192,H100,64,4,4,1,64,nemo,0,10\n";
+  struct pl_validation v;
+  load(&v, csv);
+  /* the command holds the model: as JSON where the vocabulary departs from the preset's */
+  const char *want[] = {"\"vocab\":128512", "--model llama3-70b ", "\"vocab\":129024"};
+  for (int i = 0; i < 3; i++) {
+    const struct pl_vrow *r = row_of(&v, 1 + i);
+    CHECK(r != NULL && !r->skipped);
+    CHECK_CONTAINS(r ? r->command : NULL, want[i]);
+  }
+  const struct pl_vrow *r = row_of(&v, 2);
+  CHECK_CONTAINS(r ? r->assumed : NULL, "vocab as the model states it, unpadded");
+  for (int i = 4; i <= 5; i++) {
+    r = row_of(&v, i);
+    CHECK_CONTAINS(r ? r->skipped_reason : NULL,
+                   "column 'vocab_padding': '"); /* names the column and the cell */
+    CHECK_CONTAINS(r ? r->skipped_reason : NULL, "is neither none nor a whole number");
+  }
+  pl_validation_free(&v);
+}
+
 /* A built-in source's row never takes the generic rules, even with the
  * generic columns; validate --framework stands for an empty framework column. */
 static void test_builtin_and_override(void) {
@@ -260,6 +293,7 @@ int main(void) {
   test_refusals();
   test_moe_columns();
   test_shard_group();
+  test_vocab_padding();
   test_builtin_and_override();
   return check_finish();
 }
