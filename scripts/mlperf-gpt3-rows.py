@@ -37,6 +37,45 @@ def vp_default(cfg):
             m = re.search(r"virtual_pipeline_model_parallel_size: \$\{oc.decode:\$\{oc.env:INTERLEAVED_PIPELINE,(\d+)\}\}", show(y))
             if m: return m.group(1), y
     return "", "none found"
+def tp_overlap_yaml(cfg, e):
+    """The tp_overlap yaml the implementation loads for this config (model.ub_tp_comm_overlap_cfg):
+    conf/custom.yaml's `tp_overlap@model.ub_tp_comm_overlap_cfg: ${oc.env:GPU_ARCH,h}100tp..`
+    (v3.1+) beside the config, else run_and_time.sh's `model.ub_tp_comm_overlap_cfg=${TP_CONFIG_FILE}`
+    (v3.0) with the config_tp_h100.sh it sources (mbs > 1: its first file, else its second); a
+    config folder without the implementation (Oracle v4.1: config_*.sh only) takes NVIDIA's of
+    the round, every copy of which must agree on the two entries read here."""
+    d = cfg.rsplit("/", 1)[0]
+    def from_custom(impl):
+        y = impl + "/conf/custom.yaml"
+        if y not in FILES: return None
+        m = re.search(r"tp_overlap@model\.ub_tp_comm_overlap_cfg: (\S+)", show(y))
+        if not m: return None
+        name = re.sub(r"\$\{oc\.env:([A-Za-z0-9_]+)(?:,([^}]*))?\}", lambda v: e.get(v.group(1), v.group(2) or ""), m.group(1))
+        return impl + "/conf/tp_overlap/" + name + ".yaml"
+    y = from_custom(d)
+    if y: return [y]
+    rt = d + "/run_and_time.sh"
+    if rt in FILES and "model.ub_tp_comm_overlap_cfg=${TP_CONFIG_FILE}" in show(rt):
+        tp = show(d + "/config_tp_h100.sh")
+        files = re.findall(r"export TP_CONFIG_FILE='([^']+)'", tp)
+        assert "-gt 1 ]; then" in tp and len(files) == 2, tp
+        return [d + "/" + files[0 if int(e["MICRO_BATCH_SIZE"]) > 1 else 1]]
+    impls = sorted({f.rsplit("/conf/", 1)[0] for f in FILES if f.startswith("NVIDIA/benchmarks/gpt3/implementations/") and f.endswith("/conf/custom.yaml")})
+    return [y for y in (from_custom(i) for i in impls) if y in FILES]
+def ub_sms(cfg, e):
+    """num_sm of the proj_fprop and fc2_fprop entries (the chunked reduce_scatter overlaps), with
+    ${oc.decode:${oc.env:VAR,default}} resolved from the config's environment"""
+    got = set()
+    for y in tp_overlap_yaml(cfg, e):
+        text, out = show(y), []
+        for op in ("proj_fprop", "fc2_fprop"):
+            m = re.search(r"^%s:\n((?:[ \t]+.*\n?)*)" % op, text, re.M)
+            v = re.search(r"num_sm: (\S+)", m.group(1)).group(1)
+            mm = re.match(r"\$\{oc\.decode:\$\{oc\.env:([A-Za-z0-9_]+),(\d+)\}\}$", v)
+            out.append(e.get(mm.group(1), mm.group(2)) if mm else v)
+        got.add(tuple(out))
+    assert len(got) == 1, (cfg, got)
+    return got.pop()
 rows = []
 for r in sorted(f for f in FILES if f.startswith(f"{ORG}/results/{SYSTEM}/gpt3/result_")):
     ev = [json.loads(l.split(":::MLLOG ", 1)[1]) for l in show(r).splitlines() if ":::MLLOG " in l]
@@ -77,6 +116,7 @@ for r in sorted(f for f in FILES if f.startswith(f"{ORG}/results/{SYSTEM}/gpt3/r
     tst = [x["value"]["train_step_timing in s"] for x in ev if x["key"] == "tracked_stats" and isinstance(x["value"], dict) and "train_step_timing in s" in x["value"]]
     rs = [x["time_ms"] for x in ev if x["key"] in ("run_start", "run_stop")]
     stop = [x for x in ev if x["key"] == "run_stop"][0]["metadata"].get("status")
+    ub_proj, ub_fc2 = ub_sms(cfg, e)
     vpd, vpsrc = vp_default(cfg)
     vp = e.get("INTERLEAVED_PIPELINE", vpd)
     mbs = int(e["MICRO_BATCH_SIZE"])
@@ -109,6 +149,10 @@ for r in sorted(f for f in FILES if f.startswith(f"{ORG}/results/{SYSTEM}/gpt3/r
         "NCCL_SHARP_GROUP_SIZE_THRESH (config_common.sh)": e.get("NCCL_SHARP_GROUP_SIZE_THRESH", ""),
         # session 23: the config's FP8_PARAMS (conf/custom.yaml model.fp8_params), empty where unset
         "FP8_PARAMS (config)": e.get("FP8_PARAMS", ""),
+        # session 24: the userbuffers SMs of the tp_overlap yaml the implementation loads
+        # (tp_overlap_yaml, ub_sms), as data/validation/mlperf_gpt3.csv's columns
+        "ub proj_fprop SMs (config)": ub_proj,
+        "ub fc2_fprop SMs (config)": ub_fc2,
     })
 out = io.StringIO()
 w = csv.DictWriter(out, fieldnames=list(rows[0].keys()), lineterminator="\n")

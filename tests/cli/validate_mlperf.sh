@@ -103,6 +103,14 @@ expect_ok validate "$V/mlperf_gpt3.csv" --format csv
 check "GPT-3 row 1 (v3.0) fc2 20 SMs" bash -c "grep -E '^\"mlperf_gpt3\",1,' '$TMP/out' | grep -q -- '--ub-proj-fprop-sms 24 --ub-fc2-fprop-sms 20 '"
 check "GPT-3 row 22 (v3.1) fc2 4 SMs" bash -c "grep -E '^\"mlperf_gpt3\",22,' '$TMP/out' | grep -q -- '--ub-proj-fprop-sms 24 --ub-fc2-fprop-sms 4 '"
 check "GPT-3 row 34 (v4.0 mbs2) fc2 ring_exchange 1 SM" bash -c "grep -E '^\"mlperf_gpt3\",34,' '$TMP/out' | grep -q -- '--ub-fc2-fprop-sms 1 '"
+# the other submitters' rows (session 24) by the same rule: Supermicro v4.0 mbs2 and Oracle v4.1
+# mbs2 (its folder holds config_*.sh only: NVIDIA's v4.1 h100tp4mbs2.yaml, every copy alike)
+# 24/1, Azure v3.1 24/4, CoreWeave v3.0 24/20
+expect_ok validate "$V/mlperf_gpt3_others.csv" --format csv
+for rs in "1 1" "4 1" "10 4" "19 20"; do
+  set -- $rs
+  check "GPT-3 others row $1: fc2 $2 SMs" bash -c "grep -E '^\"mlperf_gpt3_others\",$1,' '$TMP/out' | grep -q -- '--ub-proj-fprop-sms 24 --ub-fc2-fprop-sms $2 '"
+done
 # bad cells, one row each, built from row 13
 head -1 "$V/mlperf_v51_llama8b.csv" > "$TMP/bad.csv"
 row=$(sed -n 14p "$V/mlperf_v51_llama8b.csv")
