@@ -154,10 +154,20 @@ static void nemo_2025_memory(const struct validate_in *in, struct pl_layout *l,
   l->te_cross_entropy = true;
   validate_note(row, "TE fused cross-entropy (the performance scripts' cross_entropy_fusion_impl "
                      "te)");
-  /* FP8-CS's fp8_param_gather holds under the distributed optimizer as under
-   * Megatron FSDP (the recipe sets it whatever the sharding; r2.3.0 and
-   * r2.4.0 scripts/performance override it only for the LoRA MLPerf script) */
-  validate_bridge_fp8_params(in, l, row);
+  /* FP8-CS's fp8_param_gather holds under the distributed optimizer (the
+   * recipe sets it whatever the sharding). Under Megatron FSDP only from
+   * r2.4.0: r2.3.0's scripts/performance/utils.py set_primary_perf_configs
+   * (lines 352-354) turns it off when use_mcore_fsdp ("Currently FSDP does
+   * not support FP8 param gather. Disabling fp8 param gather."); r2.4.0's
+   * helpers.py has no such override (`git grep fp8_param_gather v2.4.0 --
+   * scripts/performance`: the LoRA MLPerf script only) */
+  bool fsdp_2504 = strstr(sec, "Container NeMo 25.04") != NULL && l->shard == PL_SHARD_ZERO3 &&
+                   strncmp(cell(in, "sharding"), "Megatron FSDP", 13) == 0;
+  if (fsdp_2504 && l->dtype == PL_DTYPE_FP8)
+    validate_note(row, "BF16 parameters (r2.3.0's performance scripts turn fp8_param_gather off "
+                       "under Megatron FSDP)");
+  else
+    validate_bridge_fp8_params(in, l, row);
   if (strncmp(cell(in, "sharding"), "Megatron FSDP", 13) != 0 || l->shard != PL_SHARD_ZERO3)
     return;
   l->fsdp_block_units = true;
@@ -178,6 +188,37 @@ static void nemo_2025_memory(const struct validate_in *in, struct pl_layout *l,
     validate_note(row, "activations of 95 blocks offloaded to the host (r2.4.0's recommended "
                        "config for this layout, gbs 256; not stated in the row)");
   }
+}
+
+/* FP8 parameters of the NeMo 2 rows that run the performance scripts' FP8
+ * default, bf16_with_fp8_mixed (delayed scaling): that recipe sets fp8_params
+ * True (nemo/collections/llm/recipes/precision/mixed_precision.py, v2.2.0 and
+ * the 25.02.01 pin d2b21556f2), which MegatronMixedPrecision turns into
+ * fp8_param_gather True (nemo/lightning/pytorch/plugins/mixed_precision.py,
+ * v2.2.0 lines 103-105: FP8_PARAMETERS and fp8_param_gather), or sets
+ * fp8_param_gather True itself (v2.3.0 .. v2.5.0 line 70; the dgxc 25.04
+ * pins b4148d2169, 7a8f1cc7bc, 6f2c6fdaff); MegatronStrategy copies it into
+ * the DDP config (megatron_strategy.py update_config_with_dtype_overrides).
+ * The performance scripts override it only under Megatron FSDP (v2.3.0
+ * utils.py) and in the LoRA MLPerf script: `git grep fp8_param_gather` of
+ * scripts/llm/performance (v2.2.0) and scripts/performance (the pins). With
+ * the distributed optimizer Megatron-Core keeps the Float8Tensor GEMM weights
+ * in uint8 buffers and all_gathers them at 1 B (distributed_data_parallel.py
+ * param_dtype torch.uint8 for is_float8tensor, core_r0.11.0 .. core_r0.12.0;
+ * layout_bytes.c pl_layout_te_fp8_params). The rows: the NeMo page's 25.02
+ * FP8 rows (scripts/llm/performance/pretrain_*.py: bf16_with_fp8_mixed for
+ * every model) and dgxc's NeMo 2 rows whose precision names the recipe. */
+static void nemo2_fp8_delayed_params(const struct validate_in *in, struct pl_layout *l,
+                                     struct pl_vrow *row) {
+  bool page_2502 = strstr(cell(in, "table_or_section"), "Container NeMo 25.02") != NULL;
+  bool dgxc_ds = strncmp(cell(in, "launcher"), "NeMo 2", 6) == 0 &&
+                 strstr(cell(in, "precision"), "bf16_with_fp8_mixed") != NULL;
+  if ((!page_2502 && !dgxc_ds) || l->shard != PL_SHARD_ZERO1 || l->dtype != PL_DTYPE_FP8 ||
+      (l->fp8_recipe != PL_FP8_RECIPE_TENSOR && l->fp8_recipe != PL_FP8_RECIPE_DELAYED))
+    return;
+  l->fp8_all_gather = true;
+  validate_note(row, "FP8 parameters, gathered at 1 B (bf16_with_fp8_mixed's fp8_param_gather "
+                     "under the distributed optimizer)");
 }
 
 bool validate_nemo_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
@@ -226,6 +267,7 @@ bool validate_nemo_layout(const struct validate_in *in, struct pl_layout *l, str
     validate_note(row, "embedding, loss count in the pipeline split (NeMo's llama31_405b recipe)");
   }
   nemo_2025_memory(in, l, row);
+  nemo2_fp8_delayed_params(in, l, row);
   return true;
 }
 

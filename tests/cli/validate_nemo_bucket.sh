@@ -24,8 +24,25 @@ check "MLPerf GPT-3 v4.1 32 nodes: 125 MiB" \
 # the 25.04/25.07 FP8-CS rows under the distributed optimizer gather FP8 parameters (session 23)
 check "NeMo 25.0x FP8-CS row under the distributed optimizer: FP8 parameters gathered at 1 B" \
   grep -qE '^"nemo_2409_2507_performance_summary",11,.*FP8 parameters, gathered at 1 B.*--fp8-all-gather on' "$TMP/out"
-check "NeMo 25.02 BF16-era row: no FP8 parameter gather" \
-  bash -c "! grep -E '^\"nemo_2409_2507_performance_summary\",3,' '$TMP/out' | grep -q 'FP8 parameters, gathered'"
+# session 24: the 25.02 rows' FP8 recipe, bf16_with_fp8_mixed (delayed), sets fp8_params too
+# (v2.2.0 mixed_precision.py; MegatronMixedPrecision -> fp8_param_gather), so they gather at 1 B;
+# r2.3.0's performance scripts turn it off under Megatron FSDP (25.04 row 12), r2.4.0's do not
+# (25.07 row 19); the NeMo 24.07 rows (NeMo 1 launcher) are not read by that rule
+check "NeMo 25.02 FP8 (bf16_with_fp8_mixed) row: FP8 parameters gathered at 1 B" \
+  grep -qE '^"nemo_2409_2507_performance_summary",3,.*bf16_with_fp8_mixed.s fp8_param_gather.*--fp8-all-gather on' "$TMP/out"
+check "NeMo 25.04 Megatron FSDP FP8-CS row: BF16 parameters (r2.3.0 turns the gather off)" \
+  grep -qE '^"nemo_2409_2507_performance_summary",12,.*BF16 parameters \(r2.3.0.*--fp8-all-gather off' "$TMP/out"
+check "NeMo 25.07 Megatron FSDP FP8-CS row: FP8 parameters" \
+  grep -qE '^"nemo_2409_2507_performance_summary",19,.*--shard zero3 .*--fp8-all-gather on' "$TMP/out"
+check "NeMo 24.07 row: no FP8 parameter gather by the NeMo 2 rule" \
+  bash -c "! grep -E '^\"nemo_2407_performance_summary\",' '$TMP/out' | grep -q 'bf16_with_fp8_mixed'"
+expect_ok validate "$V/dgxc_benchmarking.csv" --format csv
+check "dgxc NeMo 2 FP8 row (bf16_with_fp8_mixed): FP8 parameters gathered at 1 B" \
+  grep -qE '^"dgxc_benchmarking",192,.*bf16_with_fp8_mixed.s fp8_param_gather.*--fp8-all-gather on' "$TMP/out"
+check "dgxc NeMo 1 FP8 row: not by the NeMo 2 rule" \
+  bash -c "! grep -E '^\"dgxc_benchmarking\",6,' '$TMP/out' | grep -q -- '--fp8-all-gather on'"
+expect_ok validate "$V/nemo_2409_2507_performance_summary.csv" "$V/nemo_2407_performance_summary.csv" \
+  "$V/mlperf_gpt3.csv" "$V/mlperf_v5.csv" --format csv
 check "no MLPerf GPT-3 row in parameters" bash -c "! grep -E '^\"mlperf_gpt3\",' '$TMP/out' | grep -q 'bucket-params'"
 # bad cells: one row each, built from row 1
 head -1 "$V/mlperf_gpt3.csv" > "$TMP/bad.csv"
