@@ -290,9 +290,35 @@ static bool dgxc_moe(const struct validate_in *in, struct pl_layout *l, struct p
  *    'first_stage_layers' and 'last_stage_layers';
  *  - MegatronTokenDropCallback (USE_TOKEN_DROP True), the alltoall
  *    dispatcher and one MTP module: dgxc_moe. */
+/* FP8 parameters of the NeMo 1 FP8 rows (column 'fp8_params' true: the
+ * launch's +model.fp8_params=True): NeMo builds the model under Transformer
+ * Engine's fp8_model_init (Float8Tensor weights; megatron_gpt_model.py
+ * model_provider_func, v2.0.0 line 362, v2.1.0 line 396, the 24.09 and 24.12
+ * containers' NeMo). Both optimizers the rows name then gather them at 1 B:
+ * Apex's distributed_fused_adam as NeMo's MegatronDistributedFusedAdam
+ * (nemo/core/optim/distributed_adam.py, v2.0.0 and v2.1.0 lines 235-238 and
+ * 283-295: the FP8 parameters in buckets of their own with param_sync_dtype
+ * torch.uint8, the MLPerf GPT-3 v4.x rows' mechanism), and
+ * mcore_distributed_optim, whose DDP config takes fp8_param_gather =
+ * cfg.fp8_params (megatron_gpt_model.py v2.0.0 line 563, v2.1.0 line 598:
+ * Megatron-Core's uint8 buffers). layout.fp8_all_gather under zero1
+ * (pl_layout_te_fp8_params). */
+static void dgxc_nemo1_fp8_params(const struct validate_in *in, struct pl_layout *l,
+                                  struct pl_vrow *row) {
+  if (strcmp(cell(in, "fp8_params"), "true") != 0 || l->dtype != PL_DTYPE_FP8 ||
+      l->shard != PL_SHARD_ZERO1 ||
+      (l->fp8_recipe != PL_FP8_RECIPE_TENSOR && l->fp8_recipe != PL_FP8_RECIPE_DELAYED))
+    return;
+  l->fp8_all_gather = true;
+  validate_note(row, "FP8 parameters, gathered at 1 B (fp8_params: fp8_model_init, uint8 "
+                     "parameter buckets)");
+}
+
 bool validate_dgxc_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
-  if (strncmp(cell(in, "launcher"), "NeMo 2", 6) != 0)
+  if (strncmp(cell(in, "launcher"), "NeMo 2", 6) != 0) {
+    dgxc_nemo1_fp8_params(in, l, row);
     return true;
+  }
   if (!validate_nemo_layout(in, l, row))
     return false;
   if (!validate_recompute_modules(in, l, row, "the launch's --recompute_modules"))

@@ -40,7 +40,16 @@ expect_ok validate "$V/dgxc_benchmarking.csv" --format csv
 check "dgxc NeMo 2 FP8 row (bf16_with_fp8_mixed): FP8 parameters gathered at 1 B" \
   grep -qE '^"dgxc_benchmarking",192,.*bf16_with_fp8_mixed.s fp8_param_gather.*--fp8-all-gather on' "$TMP/out"
 check "dgxc NeMo 1 FP8 row: not by the NeMo 2 rule" \
-  bash -c "! grep -E '^\"dgxc_benchmarking\",6,' '$TMP/out' | grep -q -- '--fp8-all-gather on'"
+  bash -c "! grep -E '^\"dgxc_benchmarking\",6,' '$TMP/out' | grep -q 'bf16_with_fp8_mixed'"
+# the NeMo 1 FP8 rows with fp8_params (fp8_model_init; Apex distributed_fused_adam's uint8 FP8
+# buckets, or mcore_distributed_optim's fp8_param_gather = fp8_params) gather at 1 B; a BF16 row
+# with fp8_params true builds no FP8 weights
+check "dgxc NeMo 1 FP8 row with fp8_params: FP8 parameters gathered at 1 B" \
+  grep -qE '^"dgxc_benchmarking",6,.*fp8_params: fp8_model_init.*--fp8-all-gather on' "$TMP/out"
+check "dgxc NeMo 1 FP8 row under mcore_distributed_optim: FP8 parameters too" \
+  grep -qE '^"dgxc_benchmarking",113,.*--fp8-all-gather on' "$TMP/out"
+check "dgxc NeMo 1 BF16 row with fp8_params: no FP8 parameters" \
+  grep -qE '^"dgxc_benchmarking",61,.*--fp8-all-gather off' "$TMP/out"
 expect_ok validate "$V/nemo_2409_2507_performance_summary.csv" "$V/nemo_2407_performance_summary.csv" \
   "$V/mlperf_gpt3.csv" "$V/mlperf_v5.csv" --format csv
 check "no MLPerf GPT-3 row in parameters" bash -c "! grep -E '^\"mlperf_gpt3\",' '$TMP/out' | grep -q 'bucket-params'"
