@@ -294,7 +294,8 @@ static bool dgxc_moe(const struct validate_in *in, struct pl_layout *l, struct p
  * launch's +model.fp8_params=True): NeMo builds the model under Transformer
  * Engine's fp8_model_init (Float8Tensor weights; megatron_gpt_model.py
  * model_provider_func, v2.0.0 line 362, v2.1.0 line 396, the 24.09 and 24.12
- * containers' NeMo). Both optimizers the rows name then gather them at 1 B:
+ * containers' NeMo; v2.0.0rc0, 24.05's, line 340 and distributed_adam.py
+ * lines 172 / 229 the same). Both optimizers the rows name then gather them at 1 B:
  * Apex's distributed_fused_adam as NeMo's MegatronDistributedFusedAdam
  * (nemo/core/optim/distributed_adam.py, v2.0.0 and v2.1.0 lines 235-238 and
  * 283-295: the FP8 parameters in buckets of their own with param_sync_dtype
