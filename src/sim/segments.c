@@ -394,8 +394,23 @@ static bool ops_rerun(const struct pl_layout *l) {
  * minimum (layout.kernels = unfused; docs/step-model.md section 2.3b), per
  * element, forward / backward extra bytes:
  *  - RMSNorm as HF LlamaRMSNorm runs it (to fp32, pow, mean, * rsqrt, to
- *    bf16, * weight: 36 B forward against the fused 4 B; its autograd
- *    backward 64 B against 6 B): +32 / +58 B per norm element;
+ *    bf16, * weight: 36 B forward against the fused 4 B): +32 B forward.
+ *    Its autograd backward, node by node (PyTorch tools/autograd/
+ *    derivatives.yaml, torch/csrc/autograd/FunctionsManual.cpp), per
+ *    element with a bf16 weight: y = w * g: grad * g (4 + 2) summed over the
+ *    rows for dw (2), grad * w (2 + 2): 12 B; g = f.to(bf16): the cast back
+ *    (2 + 4): 6 B; f = a * rstd: grad * rstd (4 + 4), grad * a (8 + 4)
+ *    summed per row (4): 24 B; mean: mean_backward's expand / N written
+ *    (4): 4 B; a.pow(2): pow_backward's grad * (2 * a.pow(1)), where pow by
+ *    1 is a copy (aten Pow.cpp pow_Tensor_Scalar_out: out.copy_(base)),
+ *    (4 + 4) + (4 + 4) + (8 + 4): 28 B; the two gradients of a summed in
+ *    the engine's InputBuffer (8 + 4): 12 B; a = x.float(): the cast back
+ *    (4 + 2): 6 B. 92 B against the fused 6 B: +86 B. Checked against
+ *    Liger-Kernel's published A100 timings of the same chain
+ *    (data/published/liger-kernel/: its fp32 weight adds 8 B, 100 B), whose
+ *    backward then runs at the forward's fraction of the bandwidth at every
+ *    width (0.568 / 0.573 at 2048, 0.556 / 0.559, 0.609 / 0.602, 0.640 /
+ *    0.634 at 16384; on 64 B it would be 0.36-0.41);
  *  - SwiGLU as `act_fn(gate_proj(x)) * up_proj(x)`: silu writes s and the
  *    multiply reads it back (+4 B forward); backward of the multiply writes
  *    ds, silu's backward reads it (+6 B) per ffn element;
@@ -428,7 +443,7 @@ static int unfused_kernels(const struct pl_run *run, struct pl_op *ops, int n) {
   if (l->kernels != PL_KERNELS_UNFUSED || n + 4 > PL_MAX_LAYER_OPS)
     return n;
   if (m->norm == PL_NORM_RMS)
-    mem_op(&ops[n++], "rmsnorm_eager", 2.0 * 32.0 * tokens_n * h, 2.0 * 58.0 * tokens_n * h, full);
+    mem_op(&ops[n++], "rmsnorm_eager", 2.0 * 32.0 * tokens_n * h, 2.0 * 86.0 * tokens_n * h, full);
   if (m->mlp == PL_MLP_SWIGLU) {
     double f = (double)(m->ffn_hidden / tp);
     mem_op(&ops[n++], "swiglu_eager", 4.0 * tokens * f, 6.0 * tokens * f, full);
