@@ -72,7 +72,11 @@ def rows(path):
 
 
 def tile_keys(i, m, n, rows):
-    """compute.c tile_keys for a window (n < m): whole 128-key tiles its CTA walks."""
+    """compute.c tile_keys for a window (n < m): whole 128-key tiles its CTA walks.
+
+    The benchmark gives cuDNN left_bound = sliding_window_size (benchmark_single_sdpa.py), so the
+    loop starts at (r0 - n) // 128; Transformer Engine's window_size_left + 1 (compute.c) would
+    start one tile earlier at these windows."""
     r0 = i * TILE // rows * rows
     first = (r0 - n) // TILE if r0 > n else 0
     last = min((r0 + rows + TILE - 1) // TILE, (m + TILE - 1) // TILE)

@@ -259,11 +259,19 @@ static double attention_fraction(const struct pl_gpu *g, enum pl_pass pass, enum
  * kBlockN), n_block_max = ceil((m_block + 1) x kBlockM / kBlockN); cuDNN's
  * compute_kv_loop_bounds the same with its CTA's rows): a 128-key window costs
  * two key tiles per 128-row tile (three per tile of a 256-row CTA), not the
- * window's 128 keys; otherwise n. */
-static int64_t tile_keys(int64_t i, int64_t m, int64_t n, bool causal, int64_t window_rows) {
+ * window's 128 keys; otherwise n. `left` is the bound the kernel subtracts
+ * from the CTA's first row: FlashAttention-2's window_size_left, the window
+ * n; cuDNN's left_bound, which keeps keys with column + left_bound > row
+ * (cudnn-frontend utils/attn_score_modifiers.h sliding_window_mask) and which
+ * Transformer Engine sets to window_size_left + 1 (fused_attn_f16_arbitrary_seqlen.cu
+ * set_diagonal_band_left_bound(window_size_left + 1) @ d0067d0): the same keys,
+ * but (row - n - 1) / 128 starts one key tile earlier when the window is a
+ * multiple of 128, a tile wholly masked that the loop still walks. */
+static int64_t tile_keys(int64_t i, int64_t m, int64_t n, bool causal, int64_t window_rows,
+                         int64_t left) {
   if (window_rows > 0) {
     int64_t r0 = i * ATTN_TILE_ROWS / window_rows * window_rows;
-    int64_t first = r0 > n ? (r0 - n) / ATTN_TILE_ROWS : 0;
+    int64_t first = r0 > left ? (r0 - left) / ATTN_TILE_ROWS : 0;
     int64_t last = (r0 + window_rows + ATTN_TILE_ROWS - 1) / ATTN_TILE_ROWS;
     int64_t end = (m + ATTN_TILE_ROWS - 1) / ATTN_TILE_ROWS;
     return ((last < end ? last : end) - first) * ATTN_TILE_ROWS;
@@ -283,14 +291,15 @@ static int64_t tile_keys(int64_t i, int64_t m, int64_t n, bool causal, int64_t w
  * n_block = blockIdx.x, key block j doing the query blocks from j on) or, with
  * `lightest_first`, in query-block order (FlashAttention-2's forward: grid
  * (num_m_block, b, h), m_block = blockIdx.x; docs/step-model.md 2.2); a
- * sliding window (window_rows > 0): the key tiles its CTA walks; otherwise
+ * sliding window (window_rows > 0): the key tiles its CTA walks (left: the
+ * kernel's left bound, tile_keys); otherwise
  * every tile sees n keys. */
-static double tiles_makespan(int64_t m, int64_t n, bool causal, int64_t window_rows, int64_t count,
-                             int64_t sms, double fixed, bool lightest_first) {
+static double tiles_makespan(int64_t m, int64_t n, bool causal, int64_t window_rows, int64_t left,
+                             int64_t count, int64_t sms, double fixed, bool lightest_first) {
   int64_t tiles = (m + ATTN_TILE_ROWS - 1) / ATTN_TILE_ROWS;
   double longest = 0, total = 0;
   for (int64_t i = 0; i < tiles; i++) {
-    double v = (double)tile_keys(i, m, n, causal, window_rows) + fixed;
+    double v = (double)tile_keys(i, m, n, causal, window_rows, left) + fixed;
     total += v;
     longest = v > longest ? v : longest;
   }
@@ -310,7 +319,7 @@ static double tiles_makespan(int64_t m, int64_t n, bool causal, int64_t window_r
   for (int64_t c = 0; c < count; c++) {
     for (int64_t t = 0; t < tiles; t++) {
       int64_t i = lightest_first ? t : tiles - 1 - t;
-      double v = load[0] + (double)tile_keys(i, m, n, causal, window_rows) + fixed;
+      double v = load[0] + (double)tile_keys(i, m, n, causal, window_rows, left) + fixed;
       span = v > span ? v : span;
       int64_t j = 0; /* sift the new finish time down from the root */
       for (;;) {
@@ -341,24 +350,27 @@ static double tiles_makespan(int64_t m, int64_t n, bool causal, int64_t window_r
  * table, the same numbers as computing them again. */
 #define MAKESPAN_MEMO 256
 struct makespan_memo {
-  int64_t m, n, window_rows, count, sms;
+  int64_t m, n, window_rows, left, count, sms;
   double fixed, span;
   bool causal, light, used;
 };
 
 static double attn_tiles_makespan(int64_t m, int64_t n, bool causal, int64_t window_rows,
-                                  int64_t count, int64_t sms, double fixed, bool lightest_first) {
+                                  int64_t left, int64_t count, int64_t sms, double fixed,
+                                  bool lightest_first) {
   static _Thread_local struct makespan_memo memo[MAKESPAN_MEMO];
   uint64_t h = (uint64_t)m * 0x9E3779B97F4A7C15u ^ (uint64_t)n * 0xC2B2AE3D27D4EB4Fu ^
                (uint64_t)count * 0x165667B19E3779F9u ^ (uint64_t)sms * 0x27D4EB2F165667C5u ^
-               (uint64_t)window_rows << 3 ^ (uint64_t)(causal ? 1 : 0) << 1 ^
+               (uint64_t)window_rows << 3 ^ (uint64_t)left << 13 ^ (uint64_t)(causal ? 1 : 0) << 1 ^
                (uint64_t)(lightest_first ? 1 : 0);
   struct makespan_memo *e = &memo[(h ^ h >> 29) % MAKESPAN_MEMO];
-  if (e->used && e->m == m && e->n == n && e->window_rows == window_rows && e->count == count &&
+  if (e->used && e->m == m && e->n == n && e->window_rows == window_rows && e->left == left &&
+      e->count == count &&
       e->sms == sms && e->fixed == fixed && e->causal == causal && e->light == lightest_first)
     return e->span;
-  double span = tiles_makespan(m, n, causal, window_rows, count, sms, fixed, lightest_first);
-  *e = (struct makespan_memo){m, n, window_rows, count, sms, fixed, span, causal, lightest_first, true};
+  double span = tiles_makespan(m, n, causal, window_rows, left, count, sms, fixed, lightest_first);
+  *e = (struct makespan_memo){m,     n,    window_rows, left,           count,
+                              sms,   fixed, span,       causal, lightest_first, true};
   return span;
 }
 
@@ -464,16 +476,18 @@ static double attention_shape_math_s(const struct pl_gpu *g, const struct pl_op 
      * local queries against half a received K/V chunk, or half the queries
      * against all of it), taken here as m queries against m / 2 keys. */
     int64_t cp = (n + m / 2) / m;
-    span = attn_tiles_makespan(m, m, true, 0, count, g->sm_count, fixed, light) +
-           (double)(cp - 1) * attn_tiles_makespan(m, m / 2 > 0 ? m / 2 : 1, false, 0, count,
+    span = attn_tiles_makespan(m, m, true, 0, 0, count, g->sm_count, fixed, light) +
+           (double)(cp - 1) * attn_tiles_makespan(m, m / 2 > 0 ? m / 2 : 1, false, 0, 0, count,
                                                   g->sm_count, fixed, light);
   } else {
     /* n < m: a sliding window of n keys (flops.c), walked in whole key tiles
-     * by its CTA's rows (tile_keys) */
+     * by its CTA's rows from the kernel's left bound (tile_keys): cuDNN's is
+     * Transformer Engine's window_size_left + 1, FlashAttention-2's the window */
     int64_t rows = n >= m                                 ? 0
                    : cudnn && fwd && g->sm_arch / 10 == 10 ? ATTN_WINDOW_CTA_ROWS_SM100_FWD
                                                            : ATTN_TILE_ROWS;
-    span = attn_tiles_makespan(m, n, n >= m, rows, count, g->sm_count, fixed, light);
+    int64_t left = cudnn ? n + 1 : n;
+    span = attn_tiles_makespan(m, n, n >= m, rows, left, count, g->sm_count, fixed, light);
   }
   return span * per_key / sm_rate;
 }
