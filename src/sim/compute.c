@@ -425,6 +425,34 @@ static double attn_exp_limited(const struct pl_gpu *g, const struct pl_op *op, e
   return bound > 0 && bound < f ? bound : f;
 }
 
+/* A sliding window of n keys (n < m, flops.c) is walked in whole key tiles by
+ * its CTA's rows from the kernel's left bound (tile_keys): cuDNN's sm100
+ * forward CTA of 256 rows, else 128; cuDNN's bound Transformer Engine's
+ * window_size_left + 1, FlashAttention-2's the window. */
+static void window_cta(const struct pl_gpu *g, bool fwd, bool cudnn, int64_t n, int64_t *rows,
+                       int64_t *left) {
+  bool sm100 = g->sm_arch / 10 == 10;
+  *rows = cudnn && fwd && sm100 ? ATTN_WINDOW_CTA_ROWS_SM100_FWD : ATTN_TILE_ROWS;
+  *left = cudnn ? n + 1 : n;
+}
+
+/* The key positions a window's tiles walk over the n each query counts
+ * (tile_keys; 1 when not a window): the factor on the counted FLOPs where
+ * the GPU file gives no shape figures and a flat fraction times the op. */
+static double window_walk_ratio(const struct pl_gpu *g, const struct pl_op *op, bool fwd,
+                                bool cudnn) {
+  int64_t m = op->m, n = op->n;
+  if (n >= m || n < 1 || m < 1)
+    return 1.0;
+  int64_t rows, left;
+  window_cta(g, fwd, cudnn, n, &rows, &left);
+  int64_t tiles = (m + ATTN_TILE_ROWS - 1) / ATTN_TILE_ROWS;
+  double walked = 0;
+  for (int64_t i = 0; i < tiles; i++)
+    walked += (double)tile_keys(i, m, n, false, rows, left);
+  return walked / ((double)tiles * (double)n);
+}
+
 static double attention_shape_math_s(const struct pl_gpu *g, const struct pl_op *op,
                                      enum pl_pass pass, double rate_scale,
                                      enum attn_kernel kernel, int64_t cudnn_version) {
@@ -480,13 +508,9 @@ static double attention_shape_math_s(const struct pl_gpu *g, const struct pl_op 
            (double)(cp - 1) * attn_tiles_makespan(m, m / 2 > 0 ? m / 2 : 1, false, 0, 0, count,
                                                   g->sm_count, fixed, light);
   } else {
-    /* n < m: a sliding window of n keys (flops.c), walked in whole key tiles
-     * by its CTA's rows from the kernel's left bound (tile_keys): cuDNN's is
-     * Transformer Engine's window_size_left + 1, FlashAttention-2's the window */
-    int64_t rows = n >= m                                 ? 0
-                   : cudnn && fwd && g->sm_arch / 10 == 10 ? ATTN_WINDOW_CTA_ROWS_SM100_FWD
-                                                           : ATTN_TILE_ROWS;
-    int64_t left = cudnn ? n + 1 : n;
+    int64_t rows = 0, left = 0;
+    if (n < m)
+      window_cta(g, fwd, cudnn, n, &rows, &left);
     span = attn_tiles_makespan(m, n, n >= m, rows, left, count, g->sm_count, fixed, light);
   }
   return span * per_key / sm_rate;
@@ -506,8 +530,10 @@ static double attention_s(const struct pl_gpu *g, enum pl_dtype dt, const struct
    * the counted work when each query sees the whole sequence (keys >= queries,
    * also with load-balanced cp); the efficiency figures count causal FLOPs the
    * same way (FlashAttention's benchmark halves them). A sliding window
-   * shorter than the queries computes nearly all of its counted work. */
-  flops *= op->n >= op->m ? 0.5 : 1.0;
+   * shorter than the queries computes the whole key tiles its CTAs walk
+   * (window_walk_ratio; the shape form below charges the same tiles). */
+  flops *= op->n >= op->m ? 0.5
+                           : window_walk_ratio(g, op, pass == PL_PASS_FWD, attn_is_cudnn(kernel));
   /* FlashAttention runs in 16-bit even in FP8 training recipes. Its
    * efficiency figures are kernel benchmarks, bursts at the boost clock like
    * mamf-finder's MAMF; a training step holds the GPU at its power limit, so

@@ -713,6 +713,15 @@ static void test_window_key_tiles(void) {
   struct pl_layout fa = {.dtype = PL_DTYPE_BF16};
   CHECK_NEAR_REL(pl_op_run_time_s(&h100, &fa, &m, &w, PL_PASS_FWD) - kh, 7.6315e-6, 2e-4);
   CHECK_NEAR_REL(pl_op_run_time_s(&h100, &fa, &m, &w, PL_PASS_BWD) - 3 * kh, 29.4049e-6, 2e-4);
+  /* (e) FlashAttention-2 on gb200, which gives no shape figures: the flat 0.34
+   * of peak (x sustained 0.833) on the counted FLOPs times the key positions
+   * the tiles walk over the window's: tile 0 128, tiles 1-7 256, (128 + 7 x
+   * 256) / (8 x 128) = 1.875: 1.875 x 256 x 1024 x 128 / (2500e12 x 0.34 x
+   * 0.833) = 0.088856 us forward, 1.875 x 640 x 1024 x 128 / ... = 0.222140 us
+   * backward (640 FLOPs per score) */
+  CHECK_NEAR_REL(gb200.eff.attn_fwd_fraction, 0.34, EXACT);
+  CHECK_NEAR_REL(pl_op_run_time_s(&gb200, &fa, &m, &w, PL_PASS_FWD) - kb, 0.088856e-6, 2e-4);
+  CHECK_NEAR_REL(pl_op_run_time_s(&gb200, &fa, &m, &w, PL_PASS_BWD) - 3 * kb, 0.222140e-6, 2e-4);
 }
 
 /* MXFP8 attention (layout.fp8_attention): the BF16 cuDNN kernel's time times the
