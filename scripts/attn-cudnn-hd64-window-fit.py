@@ -11,9 +11,15 @@ batch 2, causal with a 1024-token sliding window, sequence 2k-32k, forward and
 (non-deterministic) backward. No validation row is read.
 
 plateau times such an op (m queries against a window of n keys) with its tile
-form (docs/step-model.md 2.2, src/sim/compute.c attention_shape_math_s and
-attn_tiles_makespan): one CTA per 128-query-row tile of one head, each tile
-costing n + K0 key positions, tiles dealt in grid order to the first free SM;
+form (docs/step-model.md 2.2, src/sim/compute.c attention_shape_math_s,
+tile_keys and attn_tiles_makespan): 128-query-row tiles of one head, each
+costing the key positions of the whole 128-key tiles its CTA walks plus K0
+(session 24: a CTA of R query rows starting at row r0 walks key tiles
+max(0, (r0 - n) // 128) to ceil((r0 + R) / 128); R = 256 for cuDNN's sm100
+forward, Tiles_Q = 2 in cudnn-frontend's sm100_sdpa_prefill_engine.h, 128
+otherwise; so a 1024-key window costs 1280 keys per tile forward and 1152
+backward on Blackwell, 1152 both ways on H200), tiles dealt in grid order to
+the first free SM;
 time = makespan x tile FLOPs per key / (asymptote x peak / SMs) + 1.2 us per
 kernel (kernel_overhead; 1 forward, 2 backward kernels as
 scripts/attn-kernel-shape-fit.py). Without a head-dim-64 entry a Blackwell file
@@ -40,6 +46,9 @@ GPUS = {
     "gb300": (160, 2500e12, (0.795, 0.635, 240, 432), 256),
     "h200": (132, 989.4e12, (0.67, 0.60, 192, 400), 256),
 }
+# query rows of the CTA whose key range a window tile walks (compute.c
+# ATTN_WINDOW_CTA_ROWS_SM100_FWD): cuDNN's sm100 forward 256, else 128
+SM100 = ("gb200", "gb300")
 H200_HD64 = (0.490, 0.485, 192, 496)  # h200.json attention.cudnn.shape_head_dim_64 (measured)
 
 
@@ -62,19 +71,36 @@ def rows(path):
             if "fwd" in v and "bwd" in v]
 
 
-def makespan(count, m, n, k0, sms):
-    """compute.c attn_tiles_makespan for a window (n < m): every tile n + k0."""
+def tile_keys(i, m, n, rows):
+    """compute.c tile_keys for a window (n < m): whole 128-key tiles its CTA walks.
+
+    The benchmark gives cuDNN left_bound = sliding_window_size (benchmark_single_sdpa.py), so the
+    loop starts at (r0 - n) // 128; Transformer Engine's window_size_left + 1 (compute.c) would
+    start one tile earlier at these windows."""
+    r0 = i * TILE // rows * rows
+    first = (r0 - n) // TILE if r0 > n else 0
+    last = min((r0 + rows + TILE - 1) // TILE, (m + TILE - 1) // TILE)
+    return (last - first) * TILE
+
+
+def makespan(count, m, n, k0, sms, rows=TILE):
+    """compute.c attn_tiles_makespan for a window (n < m): tile i costs tile_keys + k0."""
     tiles = (m + TILE - 1) // TILE
-    total = tiles * count
-    if total > 32768:
-        return max(total * (n + k0) / sms, n + k0)
+    cost = [tile_keys(i, m, n, rows) + k0 for i in range(tiles)]
+    if tiles * count > 32768:
+        return max(count * sum(cost) / sms, max(cost))
     heap = [0.0] * sms
     span = 0.0
-    for _ in range(total):
-        t = heapq.heappop(heap) + n + k0
-        span = max(span, t)
-        heapq.heappush(heap, t)
+    for _ in range(count):
+        for i in range(tiles - 1, -1, -1):
+            t = heapq.heappop(heap) + cost[i]
+            span = max(span, t)
+            heapq.heappush(heap, t)
     return span
+
+
+def rows_of(gpu, fwd):
+    return 256 if fwd and gpu in SM100 else TILE
 
 
 def predict(gpu, r, f, k0, fwd, span=None):
@@ -86,7 +112,7 @@ def predict(gpu, r, f, k0, fwd, span=None):
     per_key = 2 * TILE * 2 * d * mult
     kernels = 1 if fwd else 2
     if span is None:
-        span = makespan(bh, s, w, k0, sms)
+        span = makespan(bh, s, w, k0, sms, rows_of(gpu, fwd))
     return span * per_key / (peak * f / sms) + kernels * OVERHEAD_S
 
 
@@ -99,7 +125,7 @@ def errors(gpu, sub, f, k0, fwd, spans=None):
 def fit(gpu, sub, fwd, k0s=range(0, 2001, 16)):
     best = None
     for k0 in k0s:
-        spans = [makespan(r[0], r[1], r[2], k0, GPUS[gpu][0]) for r in sub]
+        spans = [makespan(r[0], r[1], r[2], k0, GPUS[gpu][0], rows_of(gpu, fwd)) for r in sub]
         for fi in range(100, 900, 5):
             err = errors(gpu, sub, fi / 1000, k0, fwd, spans)
             rms = math.sqrt(sum(e * e for e in err) / len(err))

@@ -233,25 +233,75 @@ static double attention_fraction(const struct pl_gpu *g, enum pl_pass pass, enum
  * wave's imbalance is below one tile in more than 248 per SM (< 0.5 %). */
 #define ATTN_TILE_SIM_MAX 32768
 
+/* Query rows of the CTA whose key range a sliding-window tile walks
+ * (tile_keys): cuDNN's sm100 forward runs two 128-row query tiles per CTA over
+ * one shared loop of 128-key tiles (cudnn-frontend @ 3929da2
+ * include/cudnn_frontend/experimental/sm100_sdpa_prefill_engine.h execute:
+ * `Tiles_Q = 2`, ctas_in_q_dim = div_up(S_q, TILE_M x Tiles_Q), TILE_M = TILE_N
+ * = 128 for head dims 64 and 128; the generated kernel
+ * generated/sdpa/sm100/prefill/full_seqlens/d64_fprop_kernel.h calls
+ * compute_kv_loop_bounds(q_row_coord, BMM1_TILE_M x Tiles_Q, TILE_N, ...) and
+ * both softmax warp groups walk that range); its sm90 forward two 64-row warp
+ * groups, 128 rows (sm90_sdpa_prefill_engine.h `effective_tile_m = TILE_M x 2`,
+ * knob 64x128x64), as FlashAttention-2's head-dim-64 forward (kBlockM = kBlockN
+ * = 128, flash_fwd_launch_template.h run_mha_fwd_hdim64 @ 0251105). Backward:
+ * one 128-key tile per CTA walking the 128-row query tiles its window reaches
+ * (FlashAttention-2 run_mha_bwd_hdim64 128 x 128, m_block_max in
+ * flash_bwd_kernel.h; cuDNN's is not published), which deals the same key
+ * positions as 128-row query tiles over their own key range. */
+#define ATTN_WINDOW_CTA_ROWS_SM100_FWD 256
+
+/* Key positions query tile i walks: causal, the keys up to its last row,
+ * (i + 1) x 128; a sliding window of n keys (window_rows > 0, the rows of the
+ * tile's CTA), whole 128-key tiles from the one holding the CTA's first row's
+ * earliest key to the one holding its last row (FlashAttention-2
+ * flash_fwd_kernel.h n_block_min = max(0, (m_block x kBlockM - window_left) /
+ * kBlockN), n_block_max = ceil((m_block + 1) x kBlockM / kBlockN); cuDNN's
+ * compute_kv_loop_bounds the same with its CTA's rows): a 128-key window costs
+ * two key tiles per 128-row tile (three per tile of a 256-row CTA), not the
+ * window's 128 keys; otherwise n. `left` is the bound the kernel subtracts
+ * from the CTA's first row: FlashAttention-2's window_size_left, the window
+ * n; cuDNN's left_bound, which keeps keys with column + left_bound > row
+ * (cudnn-frontend utils/attn_score_modifiers.h sliding_window_mask) and which
+ * Transformer Engine sets to window_size_left + 1 (fused_attn_f16_arbitrary_seqlen.cu
+ * set_diagonal_band_left_bound(window_size_left + 1) @ d0067d0): the same keys,
+ * but (row - n - 1) / 128 starts one key tile earlier when the window is a
+ * multiple of 128, a tile wholly masked that the loop still walks. */
+static int64_t tile_keys(int64_t i, int64_t m, int64_t n, bool causal, int64_t window_rows,
+                         int64_t left) {
+  if (window_rows > 0) {
+    int64_t r0 = i * ATTN_TILE_ROWS / window_rows * window_rows;
+    int64_t first = r0 > left ? (r0 - left) / ATTN_TILE_ROWS : 0;
+    int64_t last = (r0 + window_rows + ATTN_TILE_ROWS - 1) / ATTN_TILE_ROWS;
+    int64_t end = (m + ATTN_TILE_ROWS - 1) / ATTN_TILE_ROWS;
+    return ((last < end ? last : end) - first) * ATTN_TILE_ROWS;
+  }
+  int64_t keys = causal ? (i + 1) * ATTN_TILE_ROWS : n;
+  return keys < n ? keys : n;
+}
+
 /* Makespan, in key positions of one tile, of the query tiles of one kernel
  * launch (count x ceil(m / 128) tiles of m queries against n keys) dealt in
  * grid order to the first free SM (the hardware's block scheduler), each tile
- * costing its keys plus `fixed` (the tile's prologue and epilogue: loading Q,
+ * costing its keys (tile_keys) plus `fixed` (the tile's prologue and epilogue: loading Q,
  * the softmax rescale and writing O, expressed as key positions of mainloop).
  * Causal: query tile i sees the keys up to its last row, (i + 1) x 128; each
  * head's tiles heaviest first (cuDNN: the grid order that fits the measured
  * kernels best; FlashAttention-2's backward: grid_n(num_n_block, b, h) with
  * n_block = blockIdx.x, key block j doing the query blocks from j on) or, with
  * `lightest_first`, in query-block order (FlashAttention-2's forward: grid
- * (num_m_block, b, h), m_block = blockIdx.x; docs/step-model.md 2.2); not
- * causal: every tile sees n keys. */
-static double tiles_makespan(int64_t m, int64_t n, bool causal, int64_t count, int64_t sms,
-                             double fixed, bool lightest_first) {
+ * (num_m_block, b, h), m_block = blockIdx.x; docs/step-model.md 2.2); a
+ * sliding window (window_rows > 0): the key tiles its CTA walks (left: the
+ * kernel's left bound, tile_keys); otherwise
+ * every tile sees n keys. */
+static double tiles_makespan(int64_t m, int64_t n, bool causal, int64_t window_rows, int64_t left,
+                             int64_t count, int64_t sms, double fixed, bool lightest_first) {
   int64_t tiles = (m + ATTN_TILE_ROWS - 1) / ATTN_TILE_ROWS;
-  double longest = (double)n + fixed, total = 0;
+  double longest = 0, total = 0;
   for (int64_t i = 0; i < tiles; i++) {
-    int64_t keys = causal ? (i + 1) * ATTN_TILE_ROWS : n;
-    total += (double)(keys < n ? keys : n) + fixed;
+    double v = (double)tile_keys(i, m, n, causal, window_rows, left) + fixed;
+    total += v;
+    longest = v > longest ? v : longest;
   }
   total *= (double)count;
   if (sms < 1)
@@ -269,8 +319,7 @@ static double tiles_makespan(int64_t m, int64_t n, bool causal, int64_t count, i
   for (int64_t c = 0; c < count; c++) {
     for (int64_t t = 0; t < tiles; t++) {
       int64_t i = lightest_first ? t : tiles - 1 - t;
-      int64_t keys = causal ? (i + 1) * ATTN_TILE_ROWS : n;
-      double v = load[0] + (double)(keys < n ? keys : n) + fixed;
+      double v = load[0] + (double)tile_keys(i, m, n, causal, window_rows, left) + fixed;
       span = v > span ? v : span;
       int64_t j = 0; /* sift the new finish time down from the root */
       for (;;) {
@@ -301,23 +350,27 @@ static double tiles_makespan(int64_t m, int64_t n, bool causal, int64_t count, i
  * table, the same numbers as computing them again. */
 #define MAKESPAN_MEMO 256
 struct makespan_memo {
-  int64_t m, n, count, sms;
+  int64_t m, n, window_rows, left, count, sms;
   double fixed, span;
   bool causal, light, used;
 };
 
-static double attn_tiles_makespan(int64_t m, int64_t n, bool causal, int64_t count, int64_t sms,
-                                  double fixed, bool lightest_first) {
+static double attn_tiles_makespan(int64_t m, int64_t n, bool causal, int64_t window_rows,
+                                  int64_t left, int64_t count, int64_t sms, double fixed,
+                                  bool lightest_first) {
   static _Thread_local struct makespan_memo memo[MAKESPAN_MEMO];
   uint64_t h = (uint64_t)m * 0x9E3779B97F4A7C15u ^ (uint64_t)n * 0xC2B2AE3D27D4EB4Fu ^
                (uint64_t)count * 0x165667B19E3779F9u ^ (uint64_t)sms * 0x27D4EB2F165667C5u ^
-               (uint64_t)(causal ? 1 : 0) << 1 ^ (uint64_t)(lightest_first ? 1 : 0);
+               (uint64_t)window_rows << 3 ^ (uint64_t)left << 13 ^ (uint64_t)(causal ? 1 : 0) << 1 ^
+               (uint64_t)(lightest_first ? 1 : 0);
   struct makespan_memo *e = &memo[(h ^ h >> 29) % MAKESPAN_MEMO];
-  if (e->used && e->m == m && e->n == n && e->count == count && e->sms == sms &&
-      e->fixed == fixed && e->causal == causal && e->light == lightest_first)
+  if (e->used && e->m == m && e->n == n && e->window_rows == window_rows && e->left == left &&
+      e->count == count &&
+      e->sms == sms && e->fixed == fixed && e->causal == causal && e->light == lightest_first)
     return e->span;
-  double span = tiles_makespan(m, n, causal, count, sms, fixed, lightest_first);
-  *e = (struct makespan_memo){m, n, count, sms, fixed, span, causal, lightest_first, true};
+  double span = tiles_makespan(m, n, causal, window_rows, left, count, sms, fixed, lightest_first);
+  *e = (struct makespan_memo){m,     n,    window_rows, left,           count,
+                              sms,   fixed, span,       causal, lightest_first, true};
   return span;
 }
 
@@ -372,6 +425,34 @@ static double attn_exp_limited(const struct pl_gpu *g, const struct pl_op *op, e
   return bound > 0 && bound < f ? bound : f;
 }
 
+/* A sliding window of n keys (n < m, flops.c) is walked in whole key tiles by
+ * its CTA's rows from the kernel's left bound (tile_keys): cuDNN's sm100
+ * forward CTA of 256 rows, else 128; cuDNN's bound Transformer Engine's
+ * window_size_left + 1, FlashAttention-2's the window. */
+static void window_cta(const struct pl_gpu *g, bool fwd, bool cudnn, int64_t n, int64_t *rows,
+                       int64_t *left) {
+  bool sm100 = g->sm_arch / 10 == 10;
+  *rows = cudnn && fwd && sm100 ? ATTN_WINDOW_CTA_ROWS_SM100_FWD : ATTN_TILE_ROWS;
+  *left = cudnn ? n + 1 : n;
+}
+
+/* The key positions a window's tiles walk over the n each query counts
+ * (tile_keys; 1 when not a window): the factor on the counted FLOPs where
+ * the GPU file gives no shape figures and a flat fraction times the op. */
+static double window_walk_ratio(const struct pl_gpu *g, const struct pl_op *op, bool fwd,
+                                bool cudnn) {
+  int64_t m = op->m, n = op->n;
+  if (n >= m || n < 1 || m < 1)
+    return 1.0;
+  int64_t rows, left;
+  window_cta(g, fwd, cudnn, n, &rows, &left);
+  int64_t tiles = (m + ATTN_TILE_ROWS - 1) / ATTN_TILE_ROWS;
+  double walked = 0;
+  for (int64_t i = 0; i < tiles; i++)
+    walked += (double)tile_keys(i, m, n, false, rows, left);
+  return walked / ((double)tiles * (double)n);
+}
+
 static double attention_shape_math_s(const struct pl_gpu *g, const struct pl_op *op,
                                      enum pl_pass pass, double rate_scale,
                                      enum attn_kernel kernel, int64_t cudnn_version) {
@@ -423,11 +504,14 @@ static double attention_shape_math_s(const struct pl_gpu *g, const struct pl_op 
      * local queries against half a received K/V chunk, or half the queries
      * against all of it), taken here as m queries against m / 2 keys. */
     int64_t cp = (n + m / 2) / m;
-    span = attn_tiles_makespan(m, m, true, count, g->sm_count, fixed, light) +
-           (double)(cp - 1) * attn_tiles_makespan(m, m / 2 > 0 ? m / 2 : 1, false, count,
+    span = attn_tiles_makespan(m, m, true, 0, 0, count, g->sm_count, fixed, light) +
+           (double)(cp - 1) * attn_tiles_makespan(m, m / 2 > 0 ? m / 2 : 1, false, 0, 0, count,
                                                   g->sm_count, fixed, light);
   } else {
-    span = attn_tiles_makespan(m, n, n >= m, count, g->sm_count, fixed, light);
+    int64_t rows = 0, left = 0;
+    if (n < m)
+      window_cta(g, fwd, cudnn, n, &rows, &left);
+    span = attn_tiles_makespan(m, n, n >= m, rows, left, count, g->sm_count, fixed, light);
   }
   return span * per_key / sm_rate;
 }
@@ -446,8 +530,10 @@ static double attention_s(const struct pl_gpu *g, enum pl_dtype dt, const struct
    * the counted work when each query sees the whole sequence (keys >= queries,
    * also with load-balanced cp); the efficiency figures count causal FLOPs the
    * same way (FlashAttention's benchmark halves them). A sliding window
-   * shorter than the queries computes nearly all of its counted work. */
-  flops *= op->n >= op->m ? 0.5 : 1.0;
+   * shorter than the queries computes the whole key tiles its CTAs walk
+   * (window_walk_ratio; the shape form below charges the same tiles). */
+  flops *= op->n >= op->m ? 0.5
+                           : window_walk_ratio(g, op, pass == PL_PASS_FWD, attn_is_cudnn(kernel));
   /* FlashAttention runs in 16-bit even in FP8 training recipes. Its
    * efficiency figures are kernel benchmarks, bursts at the boost clock like
    * mamf-finder's MAMF; a training step holds the GPU at its power limit, so
