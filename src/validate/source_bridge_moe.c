@@ -140,6 +140,24 @@ void validate_bridge_release_dispatch(const struct validate_in *in, struct pl_la
     }
 }
 
+/* The router without Megatron-Core's moe_router_fusion (layout.moe_router_unfused) for
+ * the Nemotron 3 Nano rows: Megatron-Bridge's recipe sets cfg.model.moe_router_fusion = False
+ * (src/megatron/bridge/recipes/nemotronh/nemotron_3_nano.py, v0.3.1 line 86, v0.4.0, v0.4.2
+ * and v0.5.0 line 126; HEAD 067f987df0 recipes/nemotronh/h100/nemotron_3_nano.py, which the
+ * 26.08 perf_recipes/nemotronh build on) and no performance config turns it on (v0.3.1 ..
+ * v0.5.0 scripts/performance/configs/nemotronh/nemotron_3_llm_pretrain.py and
+ * utils/overrides.py; HEAD perf_recipes/nemotronh/common.py _apply_nemotron_3_nano_perf_defaults
+ * and perf_recipes/_common.py _benchmark_common set nothing for it), while the Qwen3,
+ * DeepSeek-V3 and Kimi K2 performance configs set it True. Every section from 26.02.01 on. */
+void validate_bridge_router_fusion(const struct validate_in *in, struct pl_layout *l,
+                                   struct pl_vrow *row) {
+  if (!bridge_names_are(in, "26.02.01 26.04 26.04.01 26.06 26.06.01 26.08", "Nemotron_3_Nano",
+                        "GB300 GB200 B300 B200 H100"))
+    return;
+  l->moe_router_unfused = true;
+  validate_note(row, "unfused router (the recipe's moe_router_fusion False)");
+}
+
 /* Expert-parallel all-to-all overlap (layout.ep_comm_overlap) for the rows
  * whose Megatron-Bridge configuration set overlap_moe_expert_parallel_comm.
  * The rows do not state it; each container section is matched to the
