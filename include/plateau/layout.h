@@ -526,6 +526,10 @@ struct pl_layout {
                               while the host issues what follows; used with the host floors
                               (host_per_kernel_s, host_per_gemm_s) and without ep_comm_overlap
                               (sim/moe_sync.c) */
+  bool moe_router_unfused; /* input: MoE router without Megatron-Core's moe_router_fusion: the
+                              top-k routing and the load-balancing loss run as eager PyTorch
+                              kernels (core_v0.16.0 moe_utils.py fused=False), not Transformer
+                              Engine's fused router kernels; model/flops.c ROUTER_TOPK_UNFUSED */
   bool moe_expert_padding; /* input: MoE blocks under an FP8/FP4 recipe (dtype fp8, mxfp8, nvfp4):
                               Transformer Engine's Fp8Padding copies each local expert's rows to a
                               multiple of 16 (32 for MXFP8) before the grouped GEMMs and

@@ -462,6 +462,49 @@ static const struct elem_cost ROUTER_FP32_CASTS = {0, 0, 0, 12};
  * tokens x experts; the scalars' kernels carry no bytes; FLOPs not counted
  * (a few per element of memory-bound kernels, outside the model's totals). */
 static const struct elem_cost ROUTER_AUX_LOSS = {0, 0, 14, 28};
+/* The router without moe_router_fusion (layout.moe_router_unfused; Megatron-Core
+ * core_v0.16.0 moe_utils.py topk_routing_with_score_function and
+ * compute_routing_scores_for_aux_loss with fused=False, router.py
+ * TopKRouter.routing), on the path a sigmoid router with an expert bias and
+ * group-limited top-k takes (Nemotron 3 Nano's recipe: score function sigmoid,
+ * moe_router_enable_expert_bias, num_groups 1, group_topk 1, a scaling factor,
+ * the one model whose runs turn the fusion off), in eager PyTorch kernels over
+ * the fp32 tokens x experts scores. Bytes per element of tokens x experts
+ * (fp32 4 B, bool 1 B) of the full-size kernels only; the kernels on tokens x
+ * top_k or on experts are counted as launches with no bytes.
+ *  forward (27 kernels, 82 B): sigmoid (8 B), + expert_bias (8), group_limited_topk's
+ *    topk over the groups' experts (read 4), the group mask's expand().reshape() copy
+ *    (write 4), .bool() (5), ~ (2), masked_fill (9), topk (4); zeros_like(logits) and
+ *    the out-of-place scatter of the probabilities (write 4, copy 8); the routing map:
+ *    zeros_like, .int(), scatter's copy, .bool() (4 + 8 + 8 + 5); _apply_expert_bias's
+ *    routing_map.sum(dim=0) (1); small: the group scores' sum, top-k, zeros and
+ *    scatter_, gather, the normalising sum, add and divide, the scaling, the scatters
+ *    themselves and the bias counts' add (11);
+ *  backward (9 kernels, 16 B): the scatter's gather, the scaling's and the
+ *    normalisation's products and sum (small), gather's backward zeros (write 4) and
+ *    scatter_add, sigmoid_backward (read 4 + 4, write 4).
+ * The fused router (ROUTER_TOPK) does all of it in one kernel each way. */
+static const struct elem_cost ROUTER_TOPK_UNFUSED = {6, 6, 82, 16};
+#define ROUTER_TOPK_UNFUSED_FWD_KERNELS 27
+#define ROUTER_TOPK_UNFUSED_BWD_KERNELS 9
+/* The load-balancing loss without moe_router_fusion (model router_aux_loss,
+ * layout.moe_router_unfused; aux_loss or seq_aux_loss, which reshapes the same
+ * tensors): compute_routing_scores_for_aux_loss with a sigmoid score function,
+ * get_tokens_per_expert_and_token_count, switch_load_balancing_loss_func
+ * (core_v0.16.0 moe_utils.py, fused=False), attach_and_log_load_balancing_loss.
+ *  forward (20 kernels, 54 B): sigmoid (8), the sum over experts (read 4), the
+ *    divide (8), topk (4), the routing map's zeros_like, .int(), scatter copy and
+ *    .bool() (25), routing_map.sum(dim=0) (1), probs.sum(dim=0) (4); small: the
+ *    epsilon add, the scatter, the token counts, the loss's product, sum and
+ *    coefficient, the division by the batch, the tracker's two (9);
+ *  backward (12 kernels, 48 B): MoEAuxLossAutoScaler's and the loss's small
+ *    kernels (4), the divide's backward for the scores (write 4) and for the sum
+ *    (a product, 8, and its sum over experts, 4), the broadcast add of the two
+ *    (8), sigmoid_backward (12), the logits' two gradients added (12).
+ * The fused loss (ROUTER_AUX_LOSS) is 5 kernels each way. */
+static const struct elem_cost ROUTER_AUX_LOSS_UNFUSED = {0, 0, 54, 48};
+#define ROUTER_AUX_LOSS_UNFUSED_FWD_KERNELS 20
+#define ROUTER_AUX_LOSS_UNFUSED_BWD_KERNELS 12
 /* The benchmarks' forced balance (layout.moe_force_balance: Megatron-Core
  * moe_router_force_load_balancing, which every Megatron-Bridge MoE performance
  * config sets, v0.2.2 .. v0.5.0 scripts/performance/configs/<model>/
@@ -655,11 +698,17 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
     kernels(&ops[n++], ROUTER_RANDOM_KERNELS, 0);
   }
   /* the dispatcher's wait for the token counts: layout.moe_host_sync (moe_sync.c) */
-  elementwise(&ops[n++], "router_topk", (double)d->tokens_n * (double)m->experts, ROUTER_TOPK);
+  bool unfused = l->moe_router_unfused; /* ROUTER_TOPK_UNFUSED, ROUTER_AUX_LOSS_UNFUSED */
+  elementwise(&ops[n], "router_topk", (double)d->tokens_n * (double)m->experts,
+              unfused ? ROUTER_TOPK_UNFUSED : ROUTER_TOPK);
+  if (unfused)
+    kernels(&ops[n], ROUTER_TOPK_UNFUSED_FWD_KERNELS, ROUTER_TOPK_UNFUSED_BWD_KERNELS);
+  n++;
   if (m->router_aux_loss) {
     elementwise(&ops[n], "router_aux_loss", (double)d->tokens_n * (double)m->experts,
-                ROUTER_AUX_LOSS);
-    kernels(&ops[n++], 5, 5);
+                unfused ? ROUTER_AUX_LOSS_UNFUSED : ROUTER_AUX_LOSS);
+    kernels(&ops[n++], unfused ? ROUTER_AUX_LOSS_UNFUSED_FWD_KERNELS : 5,
+            unfused ? ROUTER_AUX_LOSS_UNFUSED_BWD_KERNELS : 5);
   }
   /* the alltoall dispatcher's counts, permutation and sort (moe_dispatch.c) */
   double received = (double)rows * (double)local * (double)h; /* the copies this rank computes */

@@ -81,6 +81,7 @@ static const struct {
     {"te_linear_bwd_overlap", offsetof(struct pl_framework, te_linear_bwd_overlap)},
     {"moe_host_sync", offsetof(struct pl_framework, moe_host_sync)},
     {"moe_expert_padding", offsetof(struct pl_framework, moe_expert_padding)},
+    {"moe_router_fusion", offsetof(struct pl_framework, moe_router_fusion)},
     {"fsdp_pp_unsharded", offsetof(struct pl_framework, fsdp_pp_unsharded)},
     {"eager_xent", offsetof(struct pl_framework, eager_xent)},
     {"pp_keep_outputs", offsetof(struct pl_framework, pp_keep_outputs)},
@@ -543,6 +544,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->te_linear_bwd_overlap, &l->te_linear_bwd_overlap, false);
   put(fw->moe_host_sync, &l->moe_host_sync, false);
   put(fw->moe_expert_padding, &l->moe_expert_padding, false);
+  put(fw->moe_router_fusion, &l->moe_router_unfused, true);
   put(fw->launch_blocking, &l->launch_blocking, false);
   put(fw->ep_comm_overlap, &l->ep_comm_overlap, false);
   put(fw->zero3_grad_all_reduce, &l->zero3_grad_all_reduce, false);
@@ -639,6 +641,7 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->te_linear_bwd_overlap = setting(l->te_linear_bwd_overlap);
   out->moe_host_sync = setting(l->moe_host_sync);
   out->moe_expert_padding = setting(l->moe_expert_padding);
+  out->moe_router_fusion = setting(!l->moe_router_unfused);
   out->launch_blocking = setting(l->launch_blocking);
   out->ep_comm_overlap = setting(l->ep_comm_overlap);
   out->zero3_grad_all_reduce = setting(l->zero3_grad_all_reduce);

@@ -98,7 +98,19 @@ bool validate_bridge_gpt_oss_dispatch(const struct validate_in *in, struct pl_la
  *    moe_flex_dispatcher_backend "hybridep", inherited by FP8_MX and the _V2 configs;
  *    qwen3_llm_pretrain.py qwen3_235b_a22b_pretrain_config_b300 sets
  *    moe_token_dispatcher_type "flex"). v0.3.0-v0.4.1 set "alltoall" there, and the B200 and
- *    H100 functions keep "alltoall" in every release through v0.5.0. ep 8: one node. */
+ *    H100 functions keep "alltoall" in every release through v0.5.0. ep 8: one node.
+ *  - Qwen3-30B-A3B on DGX B300 from 26.02 (v0.3.0, v0.3.1, v0.4.0, v0.4.2, v0.5.0
+ *    scripts/performance/configs/qwen/qwen3_workload_base_configs.py
+ *    QWEN3_30B_A3B_PRETRAIN_CONFIG_B300_{BF16,FP8_CS}_V1: moe_flex_dispatcher_backend
+ *    "hybridep", FP8_MX_V1 = FP8_CS_V1 or replace(FP8_CS_V1, ...); qwen3_llm_pretrain.py
+ *    qwen3_30b_a3b_pretrain_config_b300: v0.3.0 hands the backend to the recipe, whose
+ *    apply_flex_dispatcher_backend sets the flex type on compute capability 10, v0.3.1 ..
+ *    v0.5.0 set moe_token_dispatcher_type "flex" themselves) and on DGX B200 from 26.02.01
+ *    (v0.3.1 .. v0.5.0 QWEN3_30B_A3B_PRETRAIN_CONFIG_B200_BF16_V1, mbs 4, backend "hybridep",
+ *    FP8_CS / FP8_MX = it; qwen3_30b_a3b_pretrain_config_b200 "flex": Megatron-Bridge PR
+ *    #2499, "Fix Qwen3 30B A3B B200 perf config to use hybridep+flex dispatcher"). v0.3.0's
+ *    B200 config names no backend (alltoall, the mbs 1 row of 26.02), nor v0.2.2's (25.11).
+ *    ep 8: one node, priced as the Nemotron 3 Nano DGX rows above. */
 void validate_bridge_release_dispatch(const struct validate_in *in, struct pl_layout *l,
                                       struct pl_vrow *row) {
   static const struct {
@@ -115,6 +127,10 @@ void validate_bridge_release_dispatch(const struct validate_in *in, struct pl_la
        PL_MOE_HYBRIDEP, "hybridep dispatcher (the release's DGX config)"},
       {"26.04.01 26.06 26.06.01", "Qwen3_235B", "B300", PL_MOE_HYBRIDEP,
        "hybridep dispatcher (the release's B300 config)"},
+      {"26.02 26.02.01 26.04 26.04.01 26.06 26.06.01", "Qwen3_30B", "B300", PL_MOE_HYBRIDEP,
+       "hybridep dispatcher (the release's B300 config)"},
+      {"26.02.01 26.04 26.04.01 26.06 26.06.01", "Qwen3_30B", "B200", PL_MOE_HYBRIDEP,
+       "hybridep dispatcher (the release's B200 config)"},
   };
   for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++)
     if (bridge_config_is(in, l, cfg[i].sections, cfg[i].model, cfg[i].gpus, -1)) {
@@ -122,6 +138,24 @@ void validate_bridge_release_dispatch(const struct validate_in *in, struct pl_la
       validate_note(row, "%s", cfg[i].note);
       return;
     }
+}
+
+/* The router without Megatron-Core's moe_router_fusion (layout.moe_router_unfused) for
+ * the Nemotron 3 Nano rows: Megatron-Bridge's recipe sets cfg.model.moe_router_fusion = False
+ * (src/megatron/bridge/recipes/nemotronh/nemotron_3_nano.py, v0.3.1 line 86, v0.4.0, v0.4.2
+ * and v0.5.0 line 126; HEAD 067f987df0 recipes/nemotronh/h100/nemotron_3_nano.py, which the
+ * 26.08 perf_recipes/nemotronh build on) and no performance config turns it on (v0.3.1 ..
+ * v0.5.0 scripts/performance/configs/nemotronh/nemotron_3_llm_pretrain.py and
+ * utils/overrides.py; HEAD perf_recipes/nemotronh/common.py _apply_nemotron_3_nano_perf_defaults
+ * and perf_recipes/_common.py _benchmark_common set nothing for it), while the Qwen3,
+ * DeepSeek-V3 and Kimi K2 performance configs set it True. Every section from 26.02.01 on. */
+void validate_bridge_router_fusion(const struct validate_in *in, struct pl_layout *l,
+                                   struct pl_vrow *row) {
+  if (!bridge_names_are(in, "26.02.01 26.04 26.04.01 26.06 26.06.01 26.08", "Nemotron_3_Nano",
+                        "GB300 GB200 B300 B200 H100"))
+    return;
+  l->moe_router_unfused = true;
+  validate_note(row, "unfused router (the recipe's moe_router_fusion False)");
 }
 
 /* Expert-parallel all-to-all overlap (layout.ep_comm_overlap) for the rows

@@ -58,6 +58,24 @@ sed 's/"MQ\*"/"M*-"/; s/"mamba_groups": 2/"mamba_groups": 3/' "$TMP/badletter.js
 expect_fail 1 "mamba_groups 3 must divide mamba_heads 8" -- predict --model "$TMP/badg.json"
 sed 's/"MQ\*"/"M*-"/' "$TMP/badletter.json" >"$TMP/good.json"
 expect_ok predict --model "$TMP/good.json" --gpus 2 --tp 2
+# the Bridge Nemotron 3 Nano rows run the recipe's unfused router (nemotron_3_nano.py
+# moe_router_fusion False): every one says so and predicts with --moe-router-fusion off,
+# which is slower than the fused router at the same command
+expect_ok validate "$PL_SOURCE_DIR/data/validation/megatron_bridge_performance_summary.csv" --format csv
+grep 'nemotron-3-nano' "$TMP/out" >"$TMP/nano_rows.csv"
+n_nano=$(wc -l <"$TMP/nano_rows.csv")
+check "bridge nano rows ($n_nano)" [ "$n_nano" -ge 20 ]
+check "bridge nano rows: unfused router noted" [ "$(grep -c 'unfused router' "$TMP/nano_rows.csv")" = "$n_nano" ]
+check "bridge nano rows: predicted with --moe-router-fusion off" \
+  [ "$(grep -c -- '--moe-router-fusion off' "$TMP/nano_rows.csv")" = "$n_nano" ]
+check "bridge qwen3 rows: fused router" [ "$(grep 'qwen3-30b' "$TMP/out" | grep -c 'moe-router-fusion off')" = 0 ]
+expect_ok predict --model nemotron-3-nano --gpu gb200 --gpus 8 --ep 8 --mbs 2 --gbs 512 --format json
+cp "$TMP/out" "$TMP/rf_on.json"
+expect_ok predict --model nemotron-3-nano --gpu gb200 --gpus 8 --ep 8 --mbs 2 --gbs 512 \
+  --moe-router-fusion off --format json
+check "nano: the unfused router is slower" awk -v a="$(json_num "$TMP/rf_on.json" step_time_s)" \
+  -v b="$(json_num "$TMP/out" step_time_s)" 'BEGIN { exit !(b > a) }'
+
 expect_fail 1 "tp must divide the Mamba heads \(8\) and groups \(2\)" -- predict \
   --model "$TMP/good.json" --gpus 4 --tp 4
 sed 's/"num_hidden_layers": 52,/"num_hidden_layers": 52, "num_nextn_predict_layers": 1,/' \

@@ -787,6 +787,48 @@ static void test_expert_padding(void) {
   CHECK(find(ops, n, "expert_pad") == NULL);
 }
 
+/* The router without moe_router_fusion (layout.moe_router_unfused, flops.c
+ * ROUTER_TOPK_UNFUSED / ROUTER_AUX_LOSS_UNFUSED). Qwen3-30B-A3B on one GPU,
+ * mbs 1, seq 4096: 4,096 tokens x 128 experts = 524,288 fp32 scores. Fused, the
+ * top-k is one kernel each way at 12 B per element (read and write the logits,
+ * write the probabilities; backward the same) and the load-balancing loss 5
+ * kernels each way at 14 / 28 B; unfused, counted from core_v0.16.0 moe_utils.py
+ * by hand: top-k 82 B in 27 kernels forward, 16 B in 9 backward; the loss 54 B
+ * in 20 forward, 48 B in 12 backward. */
+static void test_router_unfused(void) {
+  struct pl_model m = model("qwen3-30b-a3b");
+  struct pl_layout l = layout(&m, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  const double e = 4096.0 * 128.0;
+  CHECK(m.router_aux_loss);
+  int n = pl_layer_ops(&m, &l, ops);
+  const struct pl_op *t = find(ops, n, "router_topk"), *a = find(ops, n, "router_aux_loss");
+  CHECK(t != NULL && a != NULL);
+  if (t == NULL || a == NULL)
+    return;
+  CHECK_NEAR_REL(t->fwd_bytes, 12.0 * e, 1e-12);
+  CHECK_NEAR_REL(t->bwd_bytes, 12.0 * e, 1e-12);
+  CHECK_EQ_INT(t->fwd_kernels, 0);
+  CHECK_EQ_INT(a->fwd_kernels, 5);
+  CHECK_EQ_INT(a->bwd_kernels, 5);
+  l.moe_router_unfused = true;
+  n = pl_layer_ops(&m, &l, ops);
+  t = find(ops, n, "router_topk");
+  a = find(ops, n, "router_aux_loss");
+  CHECK(t != NULL && a != NULL);
+  if (t == NULL || a == NULL)
+    return;
+  CHECK_NEAR_REL(t->fwd_bytes, 82.0 * e, 1e-12);
+  CHECK_NEAR_REL(t->bwd_bytes, 16.0 * e, 1e-12);
+  CHECK_EQ_INT(t->fwd_kernels, 27);
+  CHECK_EQ_INT(t->bwd_kernels, 9);
+  CHECK_NEAR_REL(a->fwd_bytes, 54.0 * e, 1e-12);
+  CHECK_NEAR_REL(a->bwd_bytes, 48.0 * e, 1e-12);
+  CHECK_EQ_INT(a->fwd_kernels, 20);
+  CHECK_EQ_INT(a->bwd_kernels, 12);
+  CHECK(t->kind == PL_OP_MEMORY && a->kind == PL_OP_MEMORY);
+}
+
 /* The benchmarks' forced balance (layout.moe_force_balance; Megatron-Core
  * moe_utils.py RandomSTE: logits.clone().normal_(), backward the identity).
  * Qwen3-30B-A3B on one GPU, mbs 1, seq 4096: the router's logits are 4,096
@@ -873,6 +915,7 @@ int main(void) {
   test_fused_grouped_mlp();
   test_expert_padding();
   test_router_random();
+  test_router_unfused();
   test_alltoall_dispatcher_ops();
   test_qk_norm();
   test_gqa_query_copy();

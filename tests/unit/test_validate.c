@@ -976,9 +976,12 @@ static void test_moe_rows(void) {
   }
   /* their dispatcher by release (source_bridge.c validate_bridge_layout): Qwen3-30B H100 26.02 (v0.3.0
    * QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1) deepep, 26.02.01 (v0.3.1) hybridep; the
-   * Qwen3-235B H100 rows and Qwen3-30B B200 keep alltoall, GB300 hybridep (the NVL72 configs) */
+   * Qwen3-235B H100 rows keep alltoall, GB300 hybridep (the NVL72 configs); Qwen3-30B B300 and
+   * B200 in 26.06 hybridep (v0.5.0 QWEN3_30B_A3B_PRETRAIN_CONFIG_{B300,B200}_*_V1
+   * moe_flex_dispatcher_backend "hybridep", qwen3_30b_a3b_pretrain_config_{b300,b200} "flex":
+   * source_bridge_moe.c validate_bridge_release_dispatch) */
   const int qwen_dispatch[][2] = {{8, PL_MOE_DEEPEP},   {9, PL_MOE_HYBRIDEP}, {10, PL_MOE_ALLTOALL},
-                                  {6, PL_MOE_ALLTOALL}, {4, PL_MOE_HYBRIDEP}};
+                                  {6, PL_MOE_HYBRIDEP}, {5, PL_MOE_HYBRIDEP}, {4, PL_MOE_HYBRIDEP}};
   for (size_t i = 0; i < sizeof qwen_dispatch / sizeof qwen_dispatch[0]; i++) {
     r = row_of(&v, qwen_dispatch[i][0]);
     CHECK(r != NULL && (int)r->layout.dispatch == qwen_dispatch[i][1]);
