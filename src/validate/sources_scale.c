@@ -67,13 +67,24 @@ bool validate_megascale_layout(const struct validate_in *in, struct pl_layout *l
 /* Megatron-LM's README @ 285068c8 runs tensor parallelism with
  * --sequence-parallel (its "Distributed Pretraining" example); the rest is
  * the megatron-lm preset (local DDP reducing after the backward, blocking
- * p2p, no TP overlap: the three overlaps MegaScale's Table 3 adds). */
+ * p2p, no TP overlap: the three overlaps MegaScale's Table 3 adds).
+ * Gradient accumulation fusion is on at 285068c8 unless a run turns it off:
+ * megatron/arguments.py --no-gradient-accumulation-fusion is store_false
+ * (added by 83b1e42f30, 2022-02-13; fp16 main_grad supported since
+ * 07916bf245, 2022-09-27, an ancestor), megatron/core/tensor_parallel/
+ * layers.py raises when it is on without apex's fused_weight_gradient_mlp_cuda,
+ * and megatron/model/distributed.py param_hook adds only the param.grad the
+ * fused linears leave None (the norms, biases, embedding). The megatron-lm
+ * preset stays off for its 2020-21 rows (SC21, the 2020 README: before
+ * 83b1e42f30). */
 bool validate_megascale_overrides(const struct validate_in *in, struct pl_framework *fw,
                                   struct pl_vrow *row) {
   (void)in;
   fw->sequence_parallel = PL_SETTING_ON;
+  fw->grad_accum_fusion = PL_SETTING_ON;
   validate_note(row, "sequence parallelism on (not stated; Megatron-LM README @ 285068c8 "
-                     "example)");
+                     "example); gradient accumulation fusion on (Megatron-LM @ 285068c8 "
+                     "default, --no-gradient-accumulation-fusion store_false)");
   return true;
 }
 

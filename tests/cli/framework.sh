@@ -988,9 +988,10 @@ expect_fail 1 "^plateau: --te-linear-bwd-overlap: unknown value 'yes' \(expected
 # the weight-gradient GEMMs accumulate into the fp32 main_grad, so the
 # per-micro-batch add pass keeps only the norms, biases and embedding
 # (test_grad_accum derives the bytes). Llama 2 7B on 8 GPUs, zero1, 8
-# micro-batches: off by default and in every preset (turning it on in the
-# megatron-core and nemo presets is the lead's call: docs/frameworks.md); on,
-# the step is faster; zero3 has no add pass, so it changes nothing there.
+# micro-batches: off by default; on in the megatron-core and nemo presets
+# (session 24: Megatron-LM's store_false flag, NeMo's configs;
+# docs/frameworks.md), where --grad-accum-fusion off turns it off; on, the
+# step is faster; zero3 has no add pass, so it changes nothing there.
 expect_ok predict --model llama2-7b --gpus 8 --shard zero1 --gbs 64 --format json
 cp "$TMP/out" "$TMP/ga0.json"
 check "grad accum fusion: off by default" [ "$(json_raw "$TMP/out" grad_accum_fusion)" = false ]
@@ -1002,7 +1003,13 @@ cp "$TMP/out" "$TMP/ga3.json"
 expect_ok predict --model llama2-7b --gpus 8 --shard zero3 --gbs 64 --grad-accum-fusion on --format json
 check "grad accum fusion: zero3 unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/ga3.json" step_time_s)" ]
 expect_ok predict --model llama2-7b --gpus 8 --framework nemo --format json
-check "grad accum fusion: off in nemo" [ "$(json_raw "$TMP/out" grad_accum_fusion)" = false ]
+check "grad accum fusion: on in nemo" [ "$(json_raw "$TMP/out" grad_accum_fusion)" = true ]
+expect_ok predict --model llama2-7b --gpus 8 --framework megatron-core --format json
+check "grad accum fusion: on in megatron-core" [ "$(json_raw "$TMP/out" grad_accum_fusion)" = true ]
+expect_ok predict --model llama2-7b --gpus 8 --framework megatron-lm --format json
+check "grad accum fusion: off in megatron-lm (2020-21 code)" [ "$(json_raw "$TMP/out" grad_accum_fusion)" = false ]
+expect_ok predict --model llama2-7b --gpus 8 --framework nemo --grad-accum-fusion off --format json
+check "grad accum fusion: a run's off replaces the preset's on" [ "$(json_raw "$TMP/out" grad_accum_fusion)" = false ]
 expect_ok predict --model llama2-7b --gpus 8 --grad-accum-fusion on --format csv
 check "grad accum fusion: csv column on" [ "$(col "$TMP/out" framework.grad_accum_fusion)" = on ]
 expect_fail 1 "^plateau: --grad-accum-fusion: unknown value 'yes' \(expected on\|off\)" -- predict --grad-accum-fusion yes
