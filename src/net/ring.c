@@ -129,6 +129,31 @@ static double ring_simple_exposed_s(const struct net_ctx *x, double hop_s, doubl
   return fmax(0.0, hop_s - slice_s);
 }
 
+/* The wire time of one step's network message (docs/collectives.md,
+ * "Session 24 (ring24)"). Across nodes an LL/LL128 step leaves as one
+ * message, store and forward: the GPU writes the whole step, then posts the
+ * connection's tail (NCCL v2.28.3-1 src/device/prims_ll128.h GenericOp ->
+ * postSend), and the proxy posts the step's isend only once that tail has
+ * passed it (src/transport/net.cc sendProxyProgress, "*recvTail > tail"; LL
+ * checks every line's flag instead). The line flags let the receiver start on
+ * the first line that lands, but not before the sender's message has left,
+ * so a step whose hop is exposed (every step, ring_net_charged_s) also waits
+ * for its own message on the wire: the step's share of one channel
+ * (calcCollChunking: at most the chunk, the call's per-channel, per-rank
+ * share when one loop covers it) in LL128 lines (16 words carry 15,
+ * NCCL_LL128_LINEELEMS / NCCL_LL128_DATAELEMS) or LL lines (8 bytes of data
+ * in 16), at one rail's rate. The transfer bound stays beside it: where
+ * several channels share a rail, a channel's share of the rail is slower
+ * than its message and the call stays on its transfer. */
+static double ring_msg_wire_s(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
+  if (!(x->rail_bw > 0.0))
+    return 0.0;
+  double nc = x->fill_channels > 0.0 ? x->fill_channels : x->channels;
+  double c = fmin(net_ring_chunk_bytes(x, p), bytes / (nc * (double)x->n));
+  double wire = p == PL_PROTO_LL ? 2.0 * c : c * 16.0 / 15.0;
+  return wire / x->rail_bw;
+}
+
 /* The charged time of a ring that crosses nodes (docs/collectives.md,
  * "Ring steps across nodes"). Every step of a ring waits on the slowest
  * link: "if you have a mix of intra-node and inter-node, what matters is
@@ -158,7 +183,7 @@ static double ring_net_charged_s(const struct net_ctx *x, enum pl_coll_proto p, 
     return fmax(base + (double)nsteps * ring_simple_exposed_s(x, step * ring_plateau(x, p, bytes),
                                                               bytes) + bytes / algbw,
                 base + proxy_s);
-  double steps_s = (double)nsteps * step * ring_plateau(x, p, bytes);
+  double steps_s = (double)nsteps * (step + ring_msg_wire_s(x, p, bytes)) * ring_plateau(x, p, bytes);
   return base + fmax(fmax(steps_s, bytes / algbw), proxy_s);
 }
 

@@ -145,9 +145,42 @@ static void ring_nvlink_share(void) {
  * 293.6) = 293.6; 79 x 8.5 us; fill 32 MiB / (16 x 80) x 16 at 293.6 GB/s. */
 static void ring_steps_every_g(void) {
   double t4 = t_of(PL_COLL_ALL_GATHER, 32 * MIB, 40, 4, PL_ALGO_RING, PL_PROTO_LL128);
-  CHECK_NEAR_REL(t4, (14.0 + 39 * 8.5) * US + 32 * MIB / 40.0 / (184 * GB), 1e-9);
+  /* each step also waits for its own message on the wire (ring_msg_wire_s):
+   * 52,428.8 B x 16/15 at the 50 GB/s rail = 1.1185 us; 26,214.4 B: 0.5592 us */
+  CHECK_NEAR_REL(t4, (14.0 + 39 * (8.5 + 52428.8 * 16 / 15 / 50e3)) * US + 32 * MIB / 40.0 / (184 * GB), 1e-9);
   double t8 = t_of(PL_COLL_ALL_GATHER, 32 * MIB, 80, 8, PL_ALGO_RING, PL_PROTO_LL128);
-  CHECK_NEAR_REL(t8, (14.0 + 79 * 8.5) * US + 32 * MIB / 80.0 / (293.6 * GB), 1e-9);
+  CHECK_NEAR_REL(t8, (14.0 + 79 * (8.5 + 26214.4 * 16 / 15 / 50e3)) * US + 32 * MIB / 80.0 / (293.6 * GB), 1e-9);
+}
+
+/* A ring step across nodes waits for its own network message (ring.c
+ * ring_msg_wire_s; NCCL v2.28.3-1 prims_ll128.h postSend, net.cc
+ * sendProxyProgress: the step's isend leaves once the GPU has written all
+ * of it). 64 nodes x 8 H100 (512 ranks), all_gather 1 GiB, ring/LL128, one
+ * loop (16 channels x 512 x 576,000 B = 4.7 GB > 1 GiB), so each of the 511
+ * steps moves c = 1 GiB / (16 x 512) = 131,072 B a channel: 139,810.1 B in
+ * LL128 lines (x 16/15) at the 50 GB/s rail = 2.7962 us on top of the 8.5 us
+ * hop: 511 x 11.2962 = 5772.4 us, above the transfer (1 GiB x 511/512 /
+ * 293.6 GB/s = 3650.0 us, busBw as in ring_steps_every_g); base 14 us; fill
+ * 131,072 x 16 at 293.6 GB/s.
+ * With NCCL_MIN_NCHANNELS=32 (nccl-tests #322's setting) four channels share
+ * each rail: busBw min(8 x 50, 32 x 0.4 x 50, 370.8 x 8/7) = 400, LL128
+ * min(0.92 x 400, 16 x 36.7) = 368; at 8 GiB c = 524,288 B (under the 576,000
+ * chunk): 511 x (8.5 + 524,288 x 16/15 / 50e3 = 11.1848) = 10,059 us, under
+ * the transfer 8 GiB x 511/512 / 368 GB/s = 23,296.5 us, which sets the time:
+ * the message hides under a channel's share of its rail (fill 524,288 x 32
+ * at 368 GB/s). */
+static void ring_step_message_wire(void) {
+  double t = t_of(PL_COLL_ALL_GATHER, GIB, 512, 8, PL_ALGO_RING, PL_PROTO_LL128);
+  CHECK_NEAR_REL(t, (14.0 + 511 * (8.5 + 131072.0 * 16 / 15 / 50e3)) * US + 131072.0 * 16 / (293.6 * GB),
+                 1e-9);
+  struct pl_cluster c32 = h100;
+  c32.nccl_min_channels = 32;
+  struct pl_coll_cost c;
+  struct pl_group g = {512, 8};
+  CHECK_EQ_INT(pl_coll_time_proto(&c32, PL_COLL_ALL_GATHER, 8 * GIB, g, PL_ALGO_RING,
+                                  PL_PROTO_LL128, &c), PL_OK);
+  CHECK_NEAR_REL(c.time_s, 14.0 * US + 8 * GIB * 511.0 / 512 / (368 * GB) + 524288.0 * 32 / (368 * GB),
+                 1e-9);
 }
 
 static void tree(void) {
@@ -818,7 +851,9 @@ static void channels_per_call(void) {
   struct pl_group g = {1024, 4};
   CHECK_EQ_INT(pl_coll_time_proto(&pol, PL_COLL_ALL_GATHER, 4 * MIB, g, PL_ALGO_RING, PL_PROTO_LL,
                                   &c), PL_OK);
-  CHECK_NEAR_REL(c.time_s, (6.6 + 5115 + 0.8192) * US, 1e-6);
+  /* each step also waits for its own message on the wire (ring_msg_wire_s): 4 KiB
+   * in LL lines (x 2) at the 25 GB/s rail = 0.32768 us: 1023 x 5.32768 = 5450.2166 us */
+  CHECK_NEAR_REL(c.time_s, (6.6 + 5450.21664 + 0.8192) * US, 1e-6);
   /* 8 MiB: nc = 2; busBw min(19, 0.5 x min(115, min(50, 2 x 0.4 x 25 = 20))) = 10 GB/s;
    * transfer 8 MiB x 1023 / (1024 x 10 GB/s) = 838.041 us again (channels grow with
    * the message), under the steps' 5115 us; fill: chunk min(32 KiB, 8 MiB / (2 x
@@ -830,10 +865,10 @@ static void channels_per_call(void) {
   CHECK_EQ_INT(pl_coll_time_proto(&pol, PL_COLL_ALL_GATHER, 8 * MIB, g, PL_ALGO_RING, PL_PROTO_LL,
                                   &c), PL_OK);
   CHECK_NEAR_REL(c.time_s, (6.6 + 5851.56 + 0.8192) * US, 1e-6);
-  pol.inter_msg_s = 0.0; /* without it, the steps' 5115 us */
+  pol.inter_msg_s = 0.0; /* without it, the steps' 5115 us and their 4 KiB messages */
   CHECK_EQ_INT(pl_coll_time_proto(&pol, PL_COLL_ALL_GATHER, 8 * MIB, g, PL_ALGO_RING, PL_PROTO_LL,
                                   &c), PL_OK);
-  CHECK_NEAR_REL(c.time_s, (6.6 + 5115 + 0.8192) * US, 1e-6);
+  CHECK_NEAR_REL(c.time_s, (6.6 + 5450.21664 + 0.8192) * US, 1e-6);
 }
 
 /* The proxy thread's per-message bound (src/net/proxy_msg.c), hand-derived
@@ -1051,6 +1086,7 @@ int main(void) {
   ring_two_nodes();
   ring_nvlink_share();
   ring_steps_every_g();
+  ring_step_message_wire();
   tree();
   nvls();
   nvls_rack();
