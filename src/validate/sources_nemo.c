@@ -160,7 +160,12 @@ static void nemo_2025_memory(const struct validate_in *in, struct pl_layout *l,
    * (lines 352-354) turns it off when use_mcore_fsdp ("Currently FSDP does
    * not support FP8 param gather. Disabling fp8 param gather."); r2.4.0's
    * helpers.py has no such override (`git grep fp8_param_gather v2.4.0 --
-   * scripts/performance`: the LoRA MLPerf script only) */
+   * scripts/performance`: the LoRA MLPerf script only). The override came
+   * with the scripts' fp8_recipe option itself (2d1571ec03, #13055,
+   * 2025-04-19, so every FP8-CS run of r2.3.0's scripts has it) and is
+   * still in the v2.3.0 tag; v2.3.1 drops it (e659a9beb0, #13267 "Remove the
+   * code to disable fp8 param gather when using FSDP"): a 25.04 row run
+   * with v2.3.1's scripts would gather FP8 parameters */
   bool fsdp_2504 = strstr(sec, "Container NeMo 25.04") != NULL && l->shard == PL_SHARD_ZERO3 &&
                    strncmp(cell(in, "sharding"), "Megatron FSDP", 13) == 0;
   if (fsdp_2504 && l->dtype == PL_DTYPE_FP8)
