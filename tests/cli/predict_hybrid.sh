@@ -68,6 +68,10 @@ check "bridge nano rows ($n_nano)" [ "$n_nano" -ge 20 ]
 check "bridge nano rows: unfused router noted" [ "$(grep -c 'unfused router' "$TMP/nano_rows.csv")" = "$n_nano" ]
 check "bridge nano rows: predicted with --moe-router-fusion off" \
   [ "$(grep -c -- '--moe-router-fusion off' "$TMP/nano_rows.csv")" = "$n_nano" ]
+# 26.08's Nano GB300 MXFP8 recipe sets fp8_dot_product_attention (HEAD perf_recipes/nemotronh/
+# gb300/nemotronh.py); the v0.5.0 Nano configs (26.06) do not
+check "bridge nano 26.08 gb300: MXFP8 attention" \
+  [ "$(grep -c -- '--fp8-attention on' "$TMP/nano_rows.csv")" = 1 ]
 check "bridge qwen3 rows: fused router" [ "$(grep 'qwen3-30b' "$TMP/out" | grep -c 'moe-router-fusion off')" = 0 ]
 expect_ok predict --model nemotron-3-nano --gpu gb200 --gpus 8 --ep 8 --mbs 2 --gbs 512 --format json
 cp "$TMP/out" "$TMP/rf_on.json"

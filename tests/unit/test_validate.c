@@ -930,7 +930,13 @@ static void test_moe_rows(void) {
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md,25.11 NeMo Container / x,"
       "Qwen3_30B_a3B,,,,,4096,DGX-H100,16,1,2,1,8,24,,,2,512,FP8-CS,pretrain,5275,\n"
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md,25.11 NeMo Container / x,"
-      "Qwen3_30B_a3B,,,,,4096,DGX-H100,16,1,2,1,8,12,,,1,512,FP8-CS,pretrain,5275,\n";
+      "Qwen3_30B_a3B,,,,,4096,DGX-H100,16,1,2,1,8,12,,,1,512,FP8-CS,pretrain,5275,\n"
+      /* Qwen3-30B in 26.02 (v0.3.0): the B200 config names no flex backend (alltoall), the
+       * B300 config hybridep (source_bridge_moe.c validate_bridge_release_dispatch) */
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md,26.02 NeMo Container / x,"
+      "Qwen3_30B_a3B,,,,,4096,DGX-B200,8,1,1,1,8,,,,1,512,MXFP8,pretrain,9691,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md,26.02 NeMo Container / x,"
+      "Qwen3_30B_a3B,,,,,4096,DGX-B300,8,1,1,1,8,,,,8,512,MXFP8,pretrain,29521,\n";
   pl_validation_init(&v);
   CHECK_STATUS(pl_validation_add_csv(&v, "bridge", ver, strlen(ver), &d), PL_OK, dp);
   /* MXFP8 attention by release (source_bridge_precision.c validate_bridge_fp8_attention):
@@ -981,7 +987,8 @@ static void test_moe_rows(void) {
    * moe_flex_dispatcher_backend "hybridep", qwen3_30b_a3b_pretrain_config_{b300,b200} "flex":
    * source_bridge_moe.c validate_bridge_release_dispatch) */
   const int qwen_dispatch[][2] = {{8, PL_MOE_DEEPEP},   {9, PL_MOE_HYBRIDEP}, {10, PL_MOE_ALLTOALL},
-                                  {6, PL_MOE_HYBRIDEP}, {5, PL_MOE_HYBRIDEP}, {4, PL_MOE_HYBRIDEP}};
+                                  {6, PL_MOE_HYBRIDEP}, {5, PL_MOE_HYBRIDEP}, {4, PL_MOE_HYBRIDEP},
+                                  {19, PL_MOE_ALLTOALL}, {20, PL_MOE_HYBRIDEP}};
   for (size_t i = 0; i < sizeof qwen_dispatch / sizeof qwen_dispatch[0]; i++) {
     r = row_of(&v, qwen_dispatch[i][0]);
     CHECK(r != NULL && (int)r->layout.dispatch == qwen_dispatch[i][1]);
