@@ -34,7 +34,7 @@ FILES = [
     ("sdpa_2025-10_bb37575_b200_cudnn9.13.1.csv", "b200", 148, 2250e12, 400, 336),
     ("sdpa_2025-10_bb37575_gb300_cudnn9.13.1.csv", "gb300", 160, 2500e12, 240, 432),
     ("sdpa_2025-07_9793df5_b200_cudnn9.10.2.csv", "b200", 148, 2250e12, 400, 336),
-    ("sdpa_2025-12_b372d39_gb200_cudnn9.17.0.csv", "gb200", 148, 2500e12, 400, 336),
+    ("sdpa_2025-12_b372d39_gb200_cudnn9.17.0.csv", "gb200", 152, 2500e12, 400, 320),
 ]
 
 
@@ -74,11 +74,12 @@ def main():
             got[(name, pas)] = f
             out.append(f"{pas} {f:.3f} (K0 {k0}, rms {100 * rms:.1f} %, worst {100 * worst:.1f} %)")
         print(f"{name} ({gpu}, {len(sub)} shapes): " + "; ".join(out))
-    # GB200 has no cuDNN 9.13 file: B200's fit at GB200's clock (the same die and 148 SMs;
-    # b200.json's scaling the other way, 2062 / 1965 MHz) over GB200's 2500 TFLOP/s peak
-    scale = 2062 / 1965 * 2250 / 2500
+    # GB200 has no cuDNN 9.13 file: B200's fit per SM at GB200's clock (the same SM;
+    # b200.json's scaling the other way, 2062 / 1965 MHz) on GB200's 152 SMs (B200 148)
+    # over GB200's 2500 TFLOP/s peak
+    scale = 2062 / 1965 * 2250 / 2500 * 152 / 148
     b200, gb300 = FILES[0][0], FILES[1][0]
-    print("gb200 estimate = b200 9.13.1 x 2062/1965 x 2250/2500 = x %.4f: %.3f / %.3f"
+    print("gb200 estimate = b200 9.13.1 x 2062/1965 x 2250/2500 x 152/148 = x %.4f: %.3f / %.3f"
           % (scale, got[(b200, "fwd")] * scale, got[(b200, "bwd")] * scale))
     # The check of b200.json's default (cuDNN 9.22) estimate: B200's 9.13.1 fit times
     # GB300's published gain from 9.13.1 to 9.17.0 (the b372d39 GB300 file of the same benchmark)

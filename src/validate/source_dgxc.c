@@ -121,6 +121,39 @@ static bool dgxc_optim_dtype(const struct validate_in *in, struct pl_framework *
   return true;
 }
 
+/* The attention backend a row states where the recipe's stack leaves Transformer
+ * Engine no fused kernel (column 'attention_backend'; empty: TE's choice,
+ * the layout's rule). "unfused": TE's UnfusedDotProductAttention, the
+ * eager baddbmm / fused scale-mask softmax / bmm path that writes the s x s
+ * scores to HBM (transformer_engine/pytorch/attention/dot_product_attention/
+ * backends.py at v2.3; plateau's eager attention). The v25.05 DeepSeek-V3
+ * GB200 rows: latent attention's 192 / 128 heads on sm100, in
+ * nemo:25.04.01 (deepseek_v3/pretraining/launch.sh FW_VERSION; the NeMo
+ * commit 7a8f1cc7bc that setup.sh pins has requirements/manifest.json
+ * transformer_engine bee4649c15, 2025-03-18). That TE's
+ * nvte_get_fused_attn_backend refuses F16_arbitrary_seqlen for
+ * `sm_arch_ >= 100 && (head_dim_qk > 128 || head_dim_v > 128)` (fused_attn.cpp,
+ * the same in v2.2-v2.4), and get_attention_backend disables FlashAttention
+ * for head_dim_qk != head_dim_v ("does not support MLA"): only the unfused
+ * backend is left (NVTE_UNFUSED_ATTN defaults to 1). TE's sm100 192 / 128
+ * training path came with TE PR #1797 (71c76b6ba, 2025-06-13, first in v2.5)
+ * and needs cuDNN 9.11, both after the tag that published these results
+ * (v25.05, 2025-06-10). The GB200 launch's --recompute_modules core_attn
+ * (mla_up_proj on H100, where sm90 keeps the fused kernel) is the recompute
+ * that drops those scores. */
+static bool dgxc_attention(const struct validate_in *in, struct pl_framework *fw,
+                           struct pl_vrow *row) {
+  const char *a = cell(in, "attention_backend");
+  if (!*a)
+    return true;
+  if (strcmp(a, "unfused") != 0)
+    return validate_skip(row, "column 'attention_backend': '%s' is not unfused", a);
+  fw->attention = PL_ATTENTION_EAGER;
+  validate_note(row, "unfused attention (the container's Transformer Engine has no fused "
+                     "kernel for these heads on this GPU: TE's UnfusedDotProductAttention)");
+  return true;
+}
+
 /* The container's preset: NeMo 24.x (24.05, 24.09, 24.12) the nemo-2024
  * preset (mid-2024 cuDNN; data/frameworks/nemo-2024.json), NeMo 25.0x the
  * nemo preset (as the NeMo 25.02 performance-summary rows). Then what the
@@ -138,7 +171,8 @@ static bool dgxc_optim_dtype(const struct validate_in *in, struct pl_framework *
  *    fused (cuDNN) backend off by the variable), plateau's flash attention;
  *  - ub_tp_comm_overlap and the yaml's userbuffers SMs;
  *  - the data-parallel bucket (dgxc_bucket);
- *  - the optimizer dtype (dgxc_optim_dtype). */
+ *  - the optimizer dtype (dgxc_optim_dtype);
+ *  - an attention backend the row states (dgxc_attention). */
 bool validate_dgxc_overrides(const struct validate_in *in, struct pl_framework *fw,
                              struct pl_vrow *row) {
   const char *cont = cell(in, "container");
@@ -168,7 +202,8 @@ bool validate_dgxc_overrides(const struct validate_in *in, struct pl_framework *
   if (stated(in, "ub proj_fprop SMs") || stated(in, "ub fc2_fprop SMs"))
     validate_note(row, "userbuffers %lld/%lld SMs (proj/fc2 fprop: the recipe's ub config)",
                   (long long)fw->ub_proj_fprop_sms, (long long)fw->ub_fc2_fprop_sms);
-  return dgxc_bucket(in, fw, row) && dgxc_optim_dtype(in, fw, row);
+  return dgxc_bucket(in, fw, row) && dgxc_optim_dtype(in, fw, row) &&
+         dgxc_attention(in, fw, row);
 }
 
 /* The models of the v25.05 MoE and hybrid recipes, by the row's model name:

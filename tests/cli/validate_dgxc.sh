@@ -47,6 +47,13 @@ check "row 221 DeepSeek-V3 recompute, uneven stages, MTP" \
   grep -qE '^"dgxc_benchmarking",221,.*--recompute-modules mla_up_proj --first-stage-layers 3 --last-stage-layers 2 --mtp-layers 1 .*--moe-dispatch alltoall --moe-imbalance 1' "$TMP/out"
 check "row 245 DeepSeek-V3 v25.08: layout string, deepep, force balance" \
   grep -qE "^\"dgxc_benchmarking\",245,.*the script.s moe_router_force_load_balancing.*--pipeline-layout 'Et\*4\|\(t\*4\|\)\*14tmL' --ep 64 --etp 1 --moe-dispatch deepep" "$TMP/out"
+# DeepSeek-V3 on GB200 in nemo:25.04.01 (rows 222-224): that container's Transformer Engine has no
+# fused kernel for latent attention's 192/128 heads on sm100 (fused_attn.cpp before TE PR #1797),
+# FlashAttention refuses MLA: TE's UnfusedDotProductAttention, plateau's eager attention. The H100
+# rows of the same table keep the fused path
+check "row 223 DeepSeek-V3 GB200 runs unfused attention" \
+  grep -qE '^"dgxc_benchmarking",223,.*unfused attention \(the container.s Transformer Engine.*--attention eager ' "$TMP/out"
+check "row 221 (H100) does not" bash -c "! grep -E '^\"dgxc_benchmarking\",221,' '$TMP/out' | grep -q 'attention eager'"
 check "row 225 Grok-1 on its preset" grep -qE '^"dgxc_benchmarking",225,.*preset grok1-314b' "$TMP/out"
 check "row 231 Nemotron-H on its hybrid preset, not read as dense Nemotron" \
   grep -qE '^"dgxc_benchmarking",231,.*preset nemotron-h-56b' "$TMP/out"
@@ -59,6 +66,8 @@ echo "${ds/,1,mla_up_proj,3,2,/,1,bogus,3,2,}" >> "$TMP/badm.csv"
 echo "${ds/,alltoall,token drop,1/,teleport,token drop,1}" >> "$TMP/badm.csv"
 echo "${ds/,alltoall,token drop,1/,alltoall,maybe,1}" >> "$TMP/badm.csv"
 echo "${ds/,alltoall,token drop,1/,alltoall,token drop,x}" >> "$TMP/badm.csv"
+gb=$(sed -n 224p "$V/dgxc_benchmarking.csv")
+echo "${gb/,token drop,1,unfused/,token drop,1,flashy}" >> "$TMP/badm.csv"
 ex=$(sed -n 246p "$V/dgxc_benchmarking.csv")
 echo "${ex/,Et\*4|(t\*4|)\*14tmL,/,Et*4|tmL,}" >> "$TMP/badm.csv"
 expect_ok validate "$TMP/badm.csv" --format csv
@@ -67,7 +76,8 @@ check "recompute_modules unknown skipped" grep -qE "^\"badm\",2,.*column 'recomp
 check "moe_dispatcher unknown skipped" grep -qE "^\"badm\",3,.*column 'moe_dispatcher': 'teleport'" "$TMP/out"
 check "moe_balance unknown skipped" grep -qE "^\"badm\",4,.*column 'moe_balance': 'maybe'" "$TMP/out"
 check "mtp_layers not a number skipped" grep -qE "^\"badm\",5,.*column 'mtp_layers': 'x'" "$TMP/out"
-check "pipeline_layout not divisible by pp skipped" grep -qE "^\"badm\",6,.*pipeline layout 'Et\\*4\\|tmL': its 2 virtual stages are not divisible by pp = 8" "$TMP/out"
+check "attention_backend unknown skipped" grep -qE "^\"badm\",6,.*column 'attention_backend': 'flashy' is not unfused" "$TMP/out"
+check "pipeline_layout not divisible by pp skipped" grep -qE "^\"badm\",7,.*pipeline layout 'Et\\*4\\|tmL': its 2 virtual stages are not divisible by pp = 8" "$TMP/out"
 # bad cells: one row each, built from row 11
 head -1 "$V/dgxc_benchmarking.csv" > "$TMP/bad.csv"
 row=$(sed -n 12p "$V/dgxc_benchmarking.csv")
