@@ -134,6 +134,14 @@ bool pl_op_mtp_attn_node(const struct pl_op *op);
  * 1 with ep = 1), 1 for a dense model. */
 double pl_moe_imbalance(const struct pl_model *m, const struct pl_layout *l);
 
+/* The expected load of the busiest of ep expert-parallel ranks over the mean
+ * when every token's top_k of experts experts are a uniformly random subset
+ * (the forced-balance router's random logits), tokens = the tokens each rank
+ * of the group routes (times etp when expert tensor parallelism gathers
+ * them): 1 + sqrt(ep/(ep-1)) E[max of ep normals] sigma / mean
+ * (model/moe_balance.c); 1 for ep <= 1 or top_k >= experts. */
+double pl_moe_random_imbalance(int64_t experts, int64_t top_k, int64_t ep, double tokens);
+
 /* The share of blocks recomputed in full: 1 with recompute full alone or with
  * the uniform method (recompute_uniform), 0 without full recompute; with
  * recompute_layers N (block method), min(N, n) / n for the

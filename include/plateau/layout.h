@@ -339,6 +339,10 @@ struct pl_layout {
                               RandomSTE: logits.clone().normal_()), two kernels per MoE block
                               (model/flops.c router_random); the balance itself is
                               moe_imbalance 1 */
+  double moe_random_imbalance; /* derived (resolve, with moe_force_balance): the busiest
+                              expert-parallel rank's expected load over the mean under the
+                              random logits, pl_moe_random_imbalance (model/moe_balance.c);
+                              pl_moe_imbalance takes the larger of it and moe_imbalance */
   bool fsdp_separate_comms; /* input: the reduce_scatters have a communicator of their own
                               (a second process group, e.g. FSDP2's reduce_scatter_group or
                               torchtitan's option), so they overlap the gathers */

@@ -626,6 +626,9 @@ double pl_moe_imbalance(const struct pl_model *m, const struct pl_layout *l) {
     return 1.0;
   int64_t local = m->experts / deg(l->ep);
   double imb = l->moe_imbalance >= 1.0 ? l->moe_imbalance : 1.0;
+  /* forced balance still leaves the random logits' spread (model/moe_balance.c) */
+  if (l->moe_force_balance && l->moe_random_imbalance > imb)
+    imb = l->moe_random_imbalance;
   /* at most every copy that can reach the rank: top_k copies per token but
    * one per local expert, from all ep ranks (ep = 1: no imbalance across ranks) */
   int64_t reach = m->top_k < local ? m->top_k : local;

@@ -9,6 +9,7 @@
  * The stage split itself is in layout_stages.c, what a resolved layout
  * implies for bytes (FP8 gathered weights, TP gather bytes, buckets) in
  * layout_bytes.c. */
+#include <plateau/flops.h>
 #include <plateau/layout.h>
 
 #include <string.h>
@@ -405,6 +406,17 @@ static enum pl_status resolve_experts(struct pl_layout *l, const struct pl_model
     return pl_diag_set(diag, PL_ERR_LAYOUT,
                        "layout: moe imbalance %g must be between 1 (balanced) and %g",
                        l->moe_imbalance, MOE_IMBALANCE_MAX);
+  /* the random logits' spread over the tokens of one micro-batch that each
+   * rank routes (tokens_n: / tp with sequence parallelism, as flops_int.h) */
+  l->moe_random_imbalance = 1.0;
+  if (l->moe_force_balance) {
+    int64_t seq = l->seq > 0 ? l->seq : m->seq_len, cp = l->cp > 0 ? l->cp : 1;
+    double tokens = (double)(l->mbs > 0 ? l->mbs : 1) * (double)(seq / cp);
+    if (l->tp > 1 && !l->no_sp)
+      tokens /= (double)l->tp;
+    l->moe_random_imbalance =
+        pl_moe_random_imbalance(m->experts, m->top_k, l->ep, tokens * (double)l->etp);
+  }
   return check_ep_overlap(l, diag);
 }
 

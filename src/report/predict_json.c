@@ -2,6 +2,7 @@
  * names are interface contracts (issues 2 and 4): add keys, never rename. */
 #include <plateau/band.h>
 #include <plateau/coll.h>
+#include <plateau/flops.h>
 #include <plateau/report.h>
 
 #include <stdio.h>
@@ -117,11 +118,15 @@ static void layout_json(struct pl_emit *e, const struct pl_prediction *p) {
     pl_emit_str(e, "moe_dispatch", pl_moe_dispatch_name(l->dispatch));
     pl_emit_bool(e, "moe_pad_capacity", l->moe_pad_capacity);
     pl_emit_bool(e, "moe_force_balance", l->moe_force_balance);
+    /* what the busiest rank carries: the given imbalance, or under forced
+     * balance the random logits' spread where larger (model/moe_balance.c) */
+    pl_emit_num(e, "moe_imbalance_applied", pl_moe_imbalance(&p->run.model, l));
   } else {
     pl_emit_null(e, "moe_imbalance");
     pl_emit_null(e, "moe_dispatch");
     pl_emit_null(e, "moe_pad_capacity");
     pl_emit_null(e, "moe_force_balance");
+    pl_emit_null(e, "moe_imbalance_applied");
   }
   /* blocks on the first and last pipeline stage, as split (given or even) */
   pl_emit_int(e, "first_stage_layers", pl_layout_stage_layers(l, layers, 0));

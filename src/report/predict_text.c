@@ -3,6 +3,7 @@
  * and power, each with its unit. */
 #include <plateau/band.h>
 #include <plateau/coll.h>
+#include <plateau/flops.h>
 #include <plateau/report.h>
 #include <plateau/units.h>
 
@@ -27,9 +28,16 @@ static void describe(FILE *out, const struct pl_prediction *p) {
              (long long)m->top_k, (long long)m->experts, (long long)pl_model_moe_layers(m),
              (long long)m->layers);
     row(out, "active parameters", buf);
-    snprintf(buf, sizeof buf, "ep=%lld etp=%lld edp=%lld  dispatch=%s  imbalance=%.2f",
+    double applied = pl_moe_imbalance(&p->run.model, l);
+    /* under forced balance the random logits' spread (model/moe_balance.c) */
+    snprintf(buf, sizeof buf, "ep=%lld etp=%lld edp=%lld  dispatch=%s  imbalance=%.2f%s",
              (long long)l->ep, (long long)l->etp, (long long)l->edp,
-             pl_moe_dispatch_name(l->dispatch), l->moe_imbalance);
+             pl_moe_dispatch_name(l->dispatch), l->moe_imbalance,
+             applied > l->moe_imbalance ? " (random router: busiest rank x" : "");
+    if (applied > l->moe_imbalance) {
+      size_t used = strlen(buf);
+      snprintf(buf + used, sizeof buf - used, "%.4f)", applied);
+    }
     row(out, "experts", buf);
   }
   bool fsdp = l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3;

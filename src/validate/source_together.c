@@ -268,9 +268,31 @@ static void together_b200_offload(const struct validate_in *in, struct pl_layout
                      "LLAMA3_70B B200 FP8_CS config, cpu_offloading_num_layers 5)");
 }
 
+/* The router's balance the row states (column 'moe_balance'): the dgxc recipes run
+ * Megatron-Bridge's scripts/performance/setup_experiment.py (NVIDIA/dgxc-benchmarking
+ * deepseek_v3/pretrain/megatron_bridge/launch.sh, qwen3/pretrain/launch.sh, 841f546), whose
+ * v0.3.0 configs set moe_router_force_load_balancing True for every DeepSeek-V3 and Qwen3 run
+ * (configs/deepseek/deepseek_llm_pretrain.py set_deepseek_v3_common_configs,
+ * configs/qwen/qwen3_llm_pretrain.py set_qwen3_common_configs; utils/overrides.py clears it
+ * only under --use_tokendrop, which the launch scripts do not pass). The Bridge summary's rows
+ * say so in their notes (validate_mcore_balance); Together's in this column. */
+static bool together_b200_balance(const struct validate_in *in, struct pl_layout *l,
+                                  struct pl_vrow *row) {
+  const char *bal = cell(in, "moe_balance");
+  if (strcmp(bal, "force-balanced") == 0) {
+    if (!l->moe_force_balance)
+      validate_note(row, "imbalance 1 (the script's moe_router_force_load_balancing)");
+    l->moe_imbalance = 1.0;
+    l->moe_force_balance = true;
+  } else if (*bal) {
+    return validate_skip(row, "column 'moe_balance': '%s' is not 'force-balanced'", bal);
+  }
+  return true;
+}
+
 bool validate_together_b200_layout(const struct validate_in *in, struct pl_layout *l,
                                    struct pl_vrow *row) {
-  if (!validate_bridge_layout(in, l, row))
+  if (!validate_bridge_layout(in, l, row) || !together_b200_balance(in, l, row))
     return false;
   together_b200_recompute(in, l, row);
   together_b200_offload(in, l, row);

@@ -188,4 +188,20 @@ cp "$TMP/out" "$TMP/h32h100.json"
 expect_ok $q30 --moe-dispatch hybridep --hybridep-sms 16
 check "hybridep sms: H100 keeps its 16-SM rate" [ "$(coll_time "$TMP/out" all_to_all ep)" = "$(coll_time "$TMP/h32h100.json" all_to_all ep)" ]
 expect_fail 1 "^plateau: --hybridep-sms: 'x' is not an SM count 0..255" -- $q30 --hybridep-sms x
+# Forced balance leaves the random logits' spread (model/moe_balance.c): by
+# hand, Qwen3-30B-A3B at ep 16 with 4,096 tokens a rank, 8 x 1/16 x 15/16 x
+# 120/127 variance per token over 65,536 tokens, sigma 170.373, times
+# sqrt(16/15) x E[max of 16 normals] 1.76599 over the mean 32,768: 1.0094831.
+# A given imbalance above it stands; without forced balance nothing is added.
+rb="predict --model qwen3-30b-a3b --gpu h100 --gpus 16 --ep 16 --format json"
+expect_ok $rb --moe-imbalance 1 --moe-force-balance on
+check "random router: applied imbalance 1.009483" python3 -c 'import json,sys
+l = json.load(open(sys.argv[1]))["layout"]
+sys.exit(0 if l["moe_imbalance"] == 1 and abs(l["moe_imbalance_applied"] - 1.0094831) < 1e-6 else 1)' "$TMP/out"
+expect_ok $rb --moe-imbalance 1.25 --moe-force-balance on
+check "random router: a given 1.25 stands" [ "$(json_num "$TMP/out" moe_imbalance_applied)" = 1.25 ]
+expect_ok $rb --moe-imbalance 1
+check "no forced balance: applied 1" [ "$(json_num "$TMP/out" moe_imbalance_applied)" = 1 ]
+expect_ok predict --model qwen3-30b-a3b --gpu h100 --gpus 16 --ep 16 --moe-imbalance 1 --moe-force-balance on
+check "text names the busiest rank's factor" grep -q "random router: busiest rank x1.0095" "$TMP/out"
 finish

@@ -20,6 +20,12 @@ check "row 7 Qwen3-235B-A22B BF16 at gbs 16384 (the base 8192 scaled to 512 GPUs
   grep -qE '^"together_b200",7,8,"qwen3-235b-a22b, 512 x b200, tp1 pp8 dp64 vp4, mbs 1 gbs 16384,.*,32\.2,32\.2,' "$TMP/out"
 check "row 13 DeepSeek-V3 MXFP8 at 256 GPUs: the log's 27.85 s at gbs 4096" \
   grep -qE '^"together_b200",13,14,"deepseek-v3, 256 x b200, tp1 pp16 dp16, mbs 1 gbs 4096,.*,27\.85,27\.85,' "$TMP/out"
+# The DeepSeek-V3 / Qwen3-235B rows ran Bridge v0.3.0's performance configs, which force the
+# router's balance (column moe_balance 'force-balanced'; session 24)
+check "row 13 DeepSeek-V3: force-balanced router, imbalance 1" \
+  grep -qE '^"together_b200",13,.*imbalance 1 \(the script.s moe_router_force_load_balancing\).*--moe-imbalance 1 --moe-force-balance on ' "$TMP/out"
+check "row 7 Qwen3-235B: force-balanced router" \
+  grep -qE '^"together_b200",7,.*--moe-imbalance 1 --moe-force-balance on ' "$TMP/out"
 # Rows 16-17 (Nemotron-H 56B FP8-CS, tp2, distributed optimizer) fit since the Bridge rule reads
 # fp8_cs's fp8_param_gather under the distributed optimizer too (validate_bridge_fp8_params,
 # session 23): with BF16 parameters plateau put them at 182.2 / 183.5 GiB > 180 GiB and skipped
@@ -46,6 +52,8 @@ echo "${row/,MXFP8,/,,}" >> "$TMP/bad.csv"
 r18=$(sed -n 19p "$V/together_b200.csv")
 echo "${r18/,false,true (NeMo 2/,maybe,true (NeMo 2}" >> "$TMP/bad.csv"
 echo "${r18/,nemo:25.07.01,/,nemo:23.11,}" >> "$TMP/bad.csv"
+r13=$(sed -n 14p "$V/together_b200.csv")
+echo "${r13%,force-balanced},balanced-ish" >> "$TMP/bad.csv"
 expect_ok validate "$TMP/bad.csv" --format csv
 check "step time not a number skipped" grep -qE "^\"bad\",1,.*Training step time" "$TMP/out"
 check "unknown model skipped" grep -qE "^\"bad\",2,.*LLAMA3_9000B" "$TMP/out"
@@ -53,4 +61,5 @@ check "not pre-training skipped" grep -qE "^\"bad\",3,.*task 'sft' is not pre-tr
 check "precision not stated skipped" grep -qE "^\"bad\",4,.*precision" "$TMP/out"
 check "NeMo 2 row: tp overlap not true/false skipped" grep -qE "^\"bad\",5,.*column 'ub_tp_comm_overlap': 'maybe'" "$TMP/out"
 check "NeMo 2 row: container not read skipped" grep -qE "^\"bad\",6,.*container 'nemo:23.11'" "$TMP/out"
+check "moe_balance not read skipped" grep -qE "^\"bad\",7,.*column 'moe_balance': 'balanced-ish' is not 'force-balanced'" "$TMP/out"
 finish

@@ -527,6 +527,39 @@ static void test_fused_grouped_mlp(void) {
   CHECK(find(ops, n, "expert_act") == NULL && find(ops, n, "shared_act") != NULL);
 }
 
+/* The forced-balance router's spread (model/moe_balance.c): every token's
+ * top_k experts are a uniformly random subset, so a rank's load is a sum of
+ * hypergeometric counts and the busiest of ep ranks is sigma sqrt(ep/(ep-1))
+ * E[max of ep normals] above the mean.
+ * ep 2, 8 experts, top 2, 1,000 tokens a rank: one token puts 2 x 1/2 x 1/2 x
+ * 6/7 = 3/7 variance on a rank; 2,000 tokens: sigma sqrt(6000/7); the two
+ * loads sum to 4,000, so the larger is the mean 2,000 plus |N(0, sigma)|,
+ * E = sigma sqrt(2/pi): 1 + sqrt(2/pi) sqrt(6000/7) / 2000 = 1.01167983.
+ * Qwen3-30B-A3B (128 experts, top 8) at ep 16, 4,096 tokens a rank:
+ * 8 x 1/16 x 15/16 x 120/127 = 0.442913 per token, x 65,536 tokens, sigma
+ * 170.373; E[max of 16] = 1.76599 (Harter 1961, Biometrika 48, Table 1):
+ * 1 + sqrt(16/15) x 1.76599 x 170.373 / 32,768 = 1.0094831. Resolving the
+ * 16-GPU layout with the forced balance sets it, and pl_moe_imbalance takes
+ * the larger of it and the given imbalance. */
+static void test_random_imbalance(void) {
+  CHECK_NEAR_REL(pl_moe_random_imbalance(8, 2, 2, 1000.0), 1.01167983402, 1e-9);
+  CHECK_NEAR_REL(pl_moe_random_imbalance(128, 8, 16, 4096.0), 1.00948314, 1e-7);
+  CHECK_NEAR_REL(pl_moe_random_imbalance(128, 8, 1, 4096.0), 1.0, 0);
+  CHECK_NEAR_REL(pl_moe_random_imbalance(8, 8, 4, 4096.0), 1.0, 0); /* every expert */
+  CHECK(pl_moe_random_imbalance(128, 8, 16, 32768.0) < pl_moe_random_imbalance(128, 8, 16, 4096.0));
+  struct pl_model m = model("qwen3-30b-a3b");
+  struct pl_layout in = {.gpus = 16, .ep = 16, .gbs = 16, .moe_imbalance = 1.0,
+                         .moe_force_balance = true};
+  struct pl_layout l = resolved(&m, in);
+  CHECK_NEAR_REL(l.moe_random_imbalance, 1.00948314, 1e-7);
+  CHECK_NEAR_REL(pl_moe_imbalance(&m, &l), 1.00948314, 1e-7);
+  l.moe_imbalance = 1.25; /* a given imbalance above the spread stands */
+  CHECK_NEAR_REL(pl_moe_imbalance(&m, &l), 1.25, 0);
+  in.moe_force_balance = false;
+  l = resolved(&m, in);
+  CHECK_NEAR_REL(pl_moe_imbalance(&m, &l), 1.0, 0);
+}
+
 /* Megatron-Core's alltoall dispatcher (flops.c MOE_PREPROCESS, SORT_CHUNKS;
  * token_dispatcher.py core_v0.15.0 .. core_v0.18.2). GPT-OSS on one GPU, gbs 1,
  * seq 4096: the routing map is 4096 tokens x 128 experts = 524,288 bools, read
@@ -917,6 +950,7 @@ int main(void) {
   test_router_random();
   test_router_unfused();
   test_alltoall_dispatcher_ops();
+  test_random_imbalance();
   test_qk_norm();
   test_gqa_query_copy();
   test_korthikanti_mfu();
