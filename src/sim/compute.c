@@ -18,7 +18,9 @@
  * (prologue and epilogue; fitted to OpenXLA's measured sm_90 matmul table, so GEMMs with
  * K = 1-2k run 5-10% below large-K ones); FP8 GEMMs (and the block-scaled ones rated from
  * the FP8 measurement) pay gemm.tile_fixed_k_fp8 instead (fitted to this project's measured
- * H100 FP8 GEMMs: K = 2048 runs about 20% below large K). Time is the larger of
+ * H100 FP8 GEMMs: K = 2048 runs about 20% below large K), but only with the split accumulator
+ * that measurement used, Transformer Engine's dgrad and wgrad; its forward runs fast
+ * accumulation and pays none (unmeasured; docs/step-model.md 2.1). Time is the larger of
  * that and the HBM time of reading A, B and writing C (roofline).
  * Attention (fused, FlashAttention): executed FLOPs (half the counted ones
  * when causal) over the GPU's FlashAttention forward/backward fraction of peak (FlashAttention-2
