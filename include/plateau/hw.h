@@ -76,7 +76,9 @@ struct pl_gpu_efficiency {
                                     K elements of BF16 mainloop; 0 = not given (none) */
   double gemm_tile_fixed_k_fp8;  /* the same for FP8 GEMMs (and the block-scaled MXFP8 and
                                     NVFP4 ones, rated from the FP8 measurement), in K elements
-                                    of FP8 mainloop; 0 = not given (none) */
+                                    of FP8 mainloop, paid with the split accumulator only
+                                    (dgrad, wgrad; not the fast-accumulation forward);
+                                    0 = not given (none) */
   bool gemm_mamf_not_ceiling;    /* gemm.mamf_is_ceiling false: the MAMF figures are a fitted
                                     anchor (calibrate compute), not the best rate of a shape
                                     search, so no GEMM is capped at them; false (the default):

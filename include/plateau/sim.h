@@ -45,9 +45,15 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
  * latent attention's 192/128 heads or head dims <= 128); 1 when not given. */
 double pl_mxfp8_attention_ratio(const struct pl_gpu *g, const struct pl_model *m,
                                 enum pl_pass pass);
-/* One GEMM (m x k) @ (k x n), repeated count times (a batched GEMM). */
+/* One GEMM (m x k) @ (k x n), repeated count times (a batched GEMM). FP8:
+ * with cuBLASLt's default split accumulator (as the GPU file's FP8
+ * measurements ran; Transformer Engine's dgrad and wgrad GEMMs). */
 double pl_gemm_time_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, int64_t n, int64_t k,
                       int64_t count);
+/* The same with FP8 fast accumulation (Transformer Engine's forward GEMM):
+ * no gemm.tile_fixed_k_fp8; BF16 as pl_gemm_time_s. */
+double pl_gemm_fast_acc_time_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, int64_t n,
+                               int64_t k, int64_t count);
 /* Kernels one op launches in a pass (a GEMM's backward is dgrad + wgrad). */
 int pl_op_kernels(const struct pl_op *op, enum pl_pass pass);
 /* The ops the simulator times for one segment of a resolved run (segment 0

@@ -18,7 +18,9 @@
  * (prologue and epilogue; fitted to OpenXLA's measured sm_90 matmul table, so GEMMs with
  * K = 1-2k run 5-10% below large-K ones); FP8 GEMMs (and the block-scaled ones rated from
  * the FP8 measurement) pay gemm.tile_fixed_k_fp8 instead (fitted to this project's measured
- * H100 FP8 GEMMs: K = 2048 runs about 20% below large K). Time is the larger of
+ * H100 FP8 GEMMs: K = 2048 runs about 20% below large K), but only with the split accumulator
+ * that measurement used, Transformer Engine's dgrad and wgrad; its forward runs fast
+ * accumulation and pays none (unmeasured; docs/step-model.md 2.1). Time is the larger of
  * that and the HBM time of reading A, B and writing C (roofline).
  * Attention (fused, FlashAttention): executed FLOPs (half the counted ones
  * when causal) over the GPU's FlashAttention forward/backward fraction of peak (FlashAttention-2
@@ -74,7 +76,8 @@ static double gemm_work(const struct pl_gpu *g, int64_t m, int64_t n, int64_t co
 /* The GPU's GEMM rate for perfectly quantized work: the MAMF measurement
  * divided by the quantization efficiency this model gives its best shape,
  * so that shape comes out at exactly its measured rate. */
-static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt, double *ceiling) {
+static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt, bool split_acc,
+                        double *ceiling) {
   const struct pl_gpu_efficiency *e = &g->eff;
   double mamf = e->gemm_mamf_flops_per_s;
   const int64_t *shape = e->gemm_mamf_shape;
@@ -103,7 +106,9 @@ static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt, double *ceilin
   if (fp8_like && e->gemm_fp8_mamf_flops_per_s > 0 && g->peak_fp8_flops_per_s > 0) {
     mamf = e->gemm_fp8_mamf_flops_per_s * vs_fp8;
     shape = e->gemm_fp8_mamf_shape;
-    k0 = e->gemm_tile_fixed_k_fp8;
+    /* the FP8 measurement ran with the split accumulator (torch._scaled_mm,
+     * use_fast_accum False): its fixed cost goes with that mode only */
+    k0 = split_acc ? e->gemm_tile_fixed_k_fp8 : 0;
   } else if (fp8_like && g->peak_fp8_flops_per_s > 0 && g->peak_bf16_flops_per_s > 0) {
     /* no FP8 measurement: the BF16 one scaled to FP8 by the peaks, then as above */
     mamf *= g->peak_fp8_flops_per_s / g->peak_bf16_flops_per_s * vs_fp8;
@@ -136,24 +141,28 @@ static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt, double *ceilin
  * FP8, MXFP8 and NVFP4 (fitted to measured FP8 GEMMs; the block-scaled GEMMs
  * are rated from the FP8 measurement, so they take its fixed cost too), only
  * where the FP8 rate is itself a measurement (docs/step-model.md 2.1). */
-static double tile_fixed_k(const struct pl_gpu *g, enum pl_dtype dt) {
+static double tile_fixed_k(const struct pl_gpu *g, enum pl_dtype dt, bool split_acc) {
   const struct pl_gpu_efficiency *e = &g->eff;
   if (dt == PL_DTYPE_BF16)
     return e->gemm_tile_fixed_k;
   bool fp8_like = dt == PL_DTYPE_FP8 || dt == PL_DTYPE_MXFP8 || dt == PL_DTYPE_NVFP4;
-  return fp8_like && e->gemm_fp8_mamf_flops_per_s > 0 ? e->gemm_tile_fixed_k_fp8 : 0;
+  return fp8_like && split_acc && e->gemm_fp8_mamf_flops_per_s > 0 ? e->gemm_tile_fixed_k_fp8 : 0;
 }
 
 /* pl_gemm_time_s with out_bytes per output element moved through HBM (2: a
  * 16-bit output written; 8: an fp32 output read and written back, cuBLAS
- * beta = 1, as a weight-gradient GEMM accumulating into main_grad). */
+ * beta = 1, as a weight-gradient GEMM accumulating into main_grad), and the
+ * FP8 accumulator mode: split_acc true is cuBLASLt's default (the partial sums
+ * promoted to fp32 as the K loop runs; what the FP8 measurement used), false
+ * its fast accumulation (CUBLASLT_MATMUL_DESC_FAST_ACCUM), which the FP8
+ * fixed cost does not apply to (docs/step-model.md 2.1). BF16 ignores it. */
 static double gemm_time_out_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, int64_t n,
-                              int64_t k, int64_t count, double out_bytes) {
+                              int64_t k, int64_t count, double out_bytes, bool split_acc) {
   if (m <= 0 || n <= 0 || k <= 0 || count <= 0)
     return 0;
   double ceiling = 0;
-  double rate = gemm_rate(g, dtype, &ceiling);
-  double k_eff = (double)k + tile_fixed_k(g, dtype);
+  double rate = gemm_rate(g, dtype, split_acc, &ceiling);
+  double k_eff = (double)k + tile_fixed_k(g, dtype, split_acc);
   double t_math = rate > 0 ? 2.0 * gemm_work(g, m, n, count) * k_eff / rate : 0;
   double t_floor = ceiling > 0 ? 2.0 * (double)m * (double)n * (double)k * (double)count / ceiling : 0;
   if (t_math < t_floor)
@@ -166,7 +175,12 @@ static double gemm_time_out_s(const struct pl_gpu *g, enum pl_dtype dtype, int64
 
 double pl_gemm_time_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, int64_t n, int64_t k,
                       int64_t count) {
-  return gemm_time_out_s(g, dtype, m, n, k, count, 2.0); /* a 16-bit output */
+  return gemm_time_out_s(g, dtype, m, n, k, count, 2.0, true); /* a 16-bit output */
+}
+
+double pl_gemm_fast_acc_time_s(const struct pl_gpu *g, enum pl_dtype dtype, int64_t m, int64_t n,
+                               int64_t k, int64_t count) {
+  return gemm_time_out_s(g, dtype, m, n, k, count, 2.0, false);
 }
 
 int pl_op_kernels(const struct pl_op *op, enum pl_pass pass) {
@@ -192,13 +206,15 @@ int pl_op_kernels(const struct pl_op *op, enum pl_pass pass) {
 
 static double gemm_op_s(const struct pl_gpu *g, enum pl_dtype dt, const struct pl_op *op,
                         enum pl_pass pass) {
+  /* FP8: the forward GEMM with fast accumulation, dgrad and wgrad with the
+   * split accumulator (Transformer Engine's defaults, docs/step-model.md 2.1) */
   if (pass == PL_PASS_FWD)
-    return pl_gemm_time_s(g, dt, op->m, op->n, op->k, op->count);
+    return pl_gemm_fast_acc_time_s(g, dt, op->m, op->n, op->k, op->count);
   /* dgrad (m x n) @ (n x k) and wgrad (k x m) @ (m x n), scaled when the op
    * does not do the usual 2x forward work in backward */
   double t = pl_gemm_time_s(g, dt, op->m, op->k, op->n, op->count) +
              gemm_time_out_s(g, dt, op->k, op->n, op->m, op->count,
-                             op->wgrad_accum_fp32 ? 8.0 : 2.0);
+                             op->wgrad_accum_fp32 ? 8.0 : 2.0, true);
   double usual = 2.0 * op->fwd_flops;
   return usual > 0 ? t * op->bwd_flops / usual : t;
 }
@@ -902,12 +918,12 @@ static double split_gemm_ratio(const struct pl_gpu *g, enum pl_dtype dt, const s
                                const int64_t *parts, int n_parts, enum pl_pass pass) {
   int64_t c = op->count;
   bool fwd = pass == PL_PASS_FWD;
-  double one = fwd ? pl_gemm_time_s(g, dt, op->m, op->n, op->k, c)
+  double one = fwd ? pl_gemm_fast_acc_time_s(g, dt, op->m, op->n, op->k, c)
                    : pl_gemm_time_s(g, dt, op->m, op->k, op->n, c) +
                          pl_gemm_time_s(g, dt, op->k, op->n, op->m, c);
   double split = 0;
   for (int i = 0; i < n_parts; i++)
-    split += fwd ? pl_gemm_time_s(g, dt, op->m, parts[i], op->k, c)
+    split += fwd ? pl_gemm_fast_acc_time_s(g, dt, op->m, parts[i], op->k, c)
                  : pl_gemm_time_s(g, dt, op->m, op->k, parts[i], c) +
                        pl_gemm_time_s(g, dt, op->k, parts[i], op->m, c);
   return one > 0 ? split / one : 1.0;

@@ -87,10 +87,14 @@ static double atp_chunk_ratio(const struct pl_gpu *g, const struct pl_layout *l,
                               const struct pl_op *op, bool dgrad) {
   int64_t tp = l->tp > 1 ? l->tp : 1;
   int64_t n = dgrad ? op->k : op->n, k = dgrad ? op->n : op->k;
-  double whole = pl_gemm_time_s(g, l->dtype, op->m, n, k, op->count);
+  /* the forward GEMM runs FP8 with fast accumulation, the dgrad with the
+   * split accumulator (compute.c gemm_op_s) */
+  double (*gemm_s)(const struct pl_gpu *, enum pl_dtype, int64_t, int64_t, int64_t, int64_t) =
+      dgrad ? pl_gemm_time_s : pl_gemm_fast_acc_time_s;
+  double whole = gemm_s(g, l->dtype, op->m, n, k, op->count);
   if (op->kind != PL_OP_GEMM || tp <= 1 || op->m < tp || !(whole > 0))
     return 1.0;
-  double chunks = pl_gemm_time_s(g, l->dtype, op->m / tp, n, k, op->count * tp) +
+  double chunks = gemm_s(g, l->dtype, op->m / tp, n, k, op->count * tp) +
                   (double)((tp - 1) * op->count) * g->eff.kernel_overhead_s;
   return chunks / whole;
 }

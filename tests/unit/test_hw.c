@@ -522,20 +522,26 @@ static void tile_fixed_k_figures(void) {
   CHECK_STATUS(pl_gpu_load("a100-80g", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.eff.gemm_tile_fixed_k, 0.0, 0);
   h100_edit_refused("\"value\": 170,", "-17", "tile_fixed_k");
-  /* FP8's own per-tile cost, gemm.tile_fixed_k_fp8: absent is 0 (no file
-   * sets it yet), read with its source, refused without one or below 0 */
+  /* FP8's own per-tile cost, gemm.tile_fixed_k_fp8: h100 and h200 472
+   * (session 11's fit to the project's split-accumulator FP8 GEMMs, set in
+   * session 24), absent on Blackwell (0); read with its source, refused
+   * without one or below 0 (injected into b200's text, which has none) */
   CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp);
-  CHECK_NEAR_REL(g.eff.gemm_tile_fixed_k_fp8, 0.0, 0);
-  const char *key = "\"tile_fixed_k_fp8\": {\"value\": 472, \"source\": \"a fit\"},";
-  CHECK_STATUS(gpu_with_gemm_key("h100", key, &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.eff.gemm_tile_fixed_k_fp8, 472.0, 1e-12);
-  CHECK_NEAR_REL(g.eff.gemm_tile_fixed_k, 170.0, 1e-12);
-  CHECK_STATUS(gpu_with_gemm_key("h100", "\"tile_fixed_k_fp8\": {\"value\": 472},", &g, &d),
+  CHECK_STATUS(pl_gpu_load("h200", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.gemm_tile_fixed_k_fp8, 472.0, 1e-12);
+  CHECK_STATUS(pl_gpu_load("b200", &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.gemm_tile_fixed_k_fp8, 0.0, 0);
+  const char *key = "\"tile_fixed_k_fp8\": {\"value\": 592, \"source\": \"a fit\"},";
+  CHECK_STATUS(gpu_with_gemm_key("b200", key, &g, &d), PL_OK, dp);
+  CHECK_NEAR_REL(g.eff.gemm_tile_fixed_k_fp8, 592.0, 1e-12);
+  CHECK_NEAR_REL(g.eff.gemm_tile_fixed_k, 340.0, 1e-12);
+  CHECK_STATUS(gpu_with_gemm_key("b200", "\"tile_fixed_k_fp8\": {\"value\": 592},", &g, &d),
                PL_ERR_MISSING, dp);
   CHECK_CONTAINS(d.msg, "tile_fixed_k_fp8");
   pl_diag_clear(&d);
   key = "\"tile_fixed_k_fp8\": {\"value\": -4, \"source\": \"x\"},";
-  CHECK_STATUS(gpu_with_gemm_key("h100", key, &g, &d), PL_ERR_RANGE, dp);
+  CHECK_STATUS(gpu_with_gemm_key("b200", key, &g, &d), PL_ERR_RANGE, dp);
   CHECK_CONTAINS(d.msg, "tile_fixed_k_fp8");
 }
 

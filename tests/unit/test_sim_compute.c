@@ -122,6 +122,7 @@ static void test_tile_fixed_k_fp8(void) {
   pl_diag_clear(&d);
   CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
   plain = h100;
+  plain.eff.gemm_tile_fixed_k_fp8 = 0;
   h100.eff.gemm_tile_fixed_k_fp8 = 472;
   double o = h100.eff.kernel_overhead_s;
   double t = pl_gemm_time_s(&h100, PL_DTYPE_FP8, 8192, 8192, 1024, 1) - o;
@@ -154,6 +155,49 @@ static void test_tile_fixed_k_fp8(void) {
   gb3k.eff.gemm_tile_fixed_k_fp8 = 600;
   CHECK_NEAR_REL(pl_gemm_time_s(&gb3k, PL_DTYPE_MXFP8, 8192, 8192, 1024, 1),
                  pl_gemm_time_s(&gb3, PL_DTYPE_MXFP8, 8192, 8192, 1024, 1), 1e-12);
+}
+
+/* FP8 accumulator mode by pass (docs/step-model.md 2.1): Transformer Engine
+ * runs the forward GEMM with fast accumulation and dgrad / wgrad with the split
+ * accumulator, which h100.json's tile_fixed_k_fp8 (472, measured split GEMMs)
+ * belongs to. By hand, one FP8 op of 8192 tokens, 1024 in, 8192 out on H100
+ * (MAMF 1369.7 TFLOP/s at 8192x4096x128256 x sustained 0.887; 128x256 tiles on
+ * 132 SMs). Forward 8192x8192, K 1024: 2048 tiles, 16 waves, quantization
+ * 2048 / 2112 = 0.969697, exactly the anchor's (no K0 either side), so
+ * 2 x 8192 x 8192 x 1024 / (1369.7e12 x 0.887) = 113.126 us. Dgrad 8192x1024
+ * and wgrad 1024x8192, K 8192: 256 tiles, 2 waves (264 tile slots), each tile
+ * K 8192 + 472; the rate divides MAMF by the anchor's quantization with its
+ * own K0 share, 0.969697 x 128256 / 128728 = 0.966141: 2 x 264 x 128 x 256 x
+ * 8664 x 0.966141 / (1369.7e12 x 0.887) = 119.205 us each, 5.4 % over the
+ * same FLOPs in the forward. Plus kernel_overhead per GEMM. */
+static void test_fp8_accumulator_pass(void) {
+  struct pl_gpu h100;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  CHECK_NEAR_REL(h100.eff.gemm_tile_fixed_k_fp8, 472.0, EXACT);
+  double o = h100.eff.kernel_overhead_s;
+  struct pl_op op = {.name = "fc1",
+                     .kind = PL_OP_GEMM,
+                     .m = 8192,
+                     .n = 8192,
+                     .k = 1024,
+                     .count = 1,
+                     .fwd_flops = 2.0 * 8192 * 8192 * 1024,
+                     .bwd_flops = 4.0 * 8192 * 8192 * 1024};
+  double fwd = pl_op_time_s(&h100, PL_DTYPE_FP8, &op, PL_PASS_FWD) - o;
+  CHECK_NEAR_REL(fwd, 2.0 * 8192 * 8192 * 1024 / (1369.7e12 * 0.887), 1e-9);
+  CHECK_NEAR_REL(fwd, 113.126e-6, 1e-5);
+  double bwd = pl_op_time_s(&h100, PL_DTYPE_FP8, &op, PL_PASS_BWD) - 2 * o;
+  CHECK_NEAR_REL(bwd, 2 * 2.0 * 264 * 128 * 256 * 8664 * 0.966141 / (1369.7e12 * 0.887), 1e-6);
+  CHECK_NEAR_REL(bwd / 2, 119.205e-6, 1e-5);
+  /* the forward GEMM alone: pl_gemm_fast_acc_time_s; with the split
+   * accumulator (pl_gemm_time_s) the same shape pays K0 */
+  CHECK_NEAR_REL(pl_gemm_fast_acc_time_s(&h100, PL_DTYPE_FP8, 8192, 8192, 1024, 1) - o, fwd, 1e-12);
+  CHECK_NEAR_REL(pl_gemm_time_s(&h100, PL_DTYPE_FP8, 8192, 8192, 1024, 1) - o, 164.66e-6, 1e-4);
+  /* BF16 has one mode */
+  CHECK_NEAR_REL(pl_gemm_fast_acc_time_s(&h100, PL_DTYPE_BF16, 8192, 8192, 1024, 1),
+                 pl_gemm_time_s(&h100, PL_DTYPE_BF16, 8192, 8192, 1024, 1), 1e-12);
 }
 
 /* GB200 (data/gpus/gb200.json, stas00/ml-engineering mamf-finder table):
@@ -2738,6 +2782,7 @@ int main(void) {
   test_attention_sustained();
   test_tile_fixed_k();
   test_tile_fixed_k_fp8();
+  test_fp8_accumulator_pass();
   test_blackwell_low_precision();
   test_blackwell_block_scaled_rates();
   test_b200_nvfp4_bound();
