@@ -321,7 +321,8 @@ static enum pl_status resolve_schedule(struct pl_layout *l, const struct pl_mode
  * Table 1), the overload that token-dropping routers budget for; dropless
  * routers with a balancing loss (Megatron-Core's default) are assumed to run
  * near it. Benchmarks that force balanced routing (Megatron-Bridge's
- * --moe-router-force-load-balancing) use 1. */
+ * --moe-router-force-load-balancing) use 1 (the default under
+ * moe_force_balance), plus the random logits' spread (moe_balance.c). */
 #define MOE_IMBALANCE_DEFAULT 1.25
 /* Beyond this no layout is meaningful; flops.c caps the factor by what the
  * busiest rank can receive (ep * min(top_k, experts / ep) / top_k). */
@@ -400,8 +401,10 @@ static enum pl_status resolve_experts(struct pl_layout *l, const struct pl_model
                        "with tp > 1 (Megatron-Core)",
                        (long long)l->tp);
   l->edp = stage / (l->etp * l->ep);
+  /* a forced-balance router has no systematic imbalance to budget for: its
+   * random logits leave only the spread below (model/moe_balance.c) */
   if (l->moe_imbalance == 0)
-    l->moe_imbalance = MOE_IMBALANCE_DEFAULT;
+    l->moe_imbalance = l->moe_force_balance ? 1.0 : MOE_IMBALANCE_DEFAULT;
   if (!(l->moe_imbalance >= 1.0 && l->moe_imbalance <= MOE_IMBALANCE_MAX))
     return pl_diag_set(diag, PL_ERR_LAYOUT,
                        "layout: moe imbalance %g must be between 1 (balanced) and %g",

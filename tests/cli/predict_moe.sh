@@ -155,7 +155,8 @@ expect_fail 1 "^plateau: --moe-pad-capacity: unknown value 'yes' \(expected off\
 # draws random router logits each forward, clone + normal_): op router_random, two forward
 # kernels, 3 x 2 B per element of 4,096 tokens x 128 experts = 3,145,728 B, no backward.
 check "force balance: off by default" grep -q '"moe_force_balance": false' "$TMP/a2a.json"
-expect_ok $q30 --moe-dispatch alltoall --moe-force-balance on
+# (the same 1.25 imbalance as a2a.json: forced balance alone now defaults it to 1, below)
+expect_ok $q30 --moe-dispatch alltoall --moe-force-balance on --moe-imbalance 1.25
 check "force balance: reported" grep -q '"moe_force_balance": true' "$TMP/out"
 check "force balance: slower (two more kernels per block)" awk -v a="$(json_num "$TMP/a2a.json" step_time_s)" \
   -v b="$(json_num "$TMP/out" step_time_s)" 'BEGIN { exit !(b > a) }'
@@ -200,6 +201,12 @@ l = json.load(open(sys.argv[1]))["layout"]
 sys.exit(0 if l["moe_imbalance"] == 1 and abs(l["moe_imbalance_applied"] - 1.0094831) < 1e-6 else 1)' "$TMP/out"
 expect_ok $rb --moe-imbalance 1.25 --moe-force-balance on
 check "random router: a given 1.25 stands" [ "$(json_num "$TMP/out" moe_imbalance_applied)" = 1.25 ]
+expect_ok $rb --moe-force-balance on
+check "forced balance alone: imbalance defaults to 1 (no capacity factor to budget for)" \
+  [ "$(json_num "$TMP/out" moe_imbalance)" = 1 ]
+check "forced balance alone: applied 1.009483" python3 -c 'import json,sys
+l = json.load(open(sys.argv[1]))["layout"]
+sys.exit(0 if abs(l["moe_imbalance_applied"] - 1.0094831) < 1e-6 else 1)' "$TMP/out"
 expect_ok $rb --moe-imbalance 1
 check "no forced balance: applied 1" [ "$(json_num "$TMP/out" moe_imbalance_applied)" = 1 ]
 expect_ok predict --model qwen3-30b-a3b --gpu h100 --gpus 16 --ep 16 --moe-imbalance 1 --moe-force-balance on
