@@ -338,6 +338,9 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.fsdp2_rs_copy_in", pl_setting_name(fw.fsdp2_rs_copy_in));
   /* added after it: HybridEP's SMs (layout.hybridep_sms, session 23) */
   col_int(c, "framework.hybridep_sms", fw.hybridep_sms);
+  /* added after it: the RMSNorm as one fused kernel under eager kernels (layout.fused_norm,
+   * torchtitan's Triton fused_rmsnorm, session 24) */
+  col_str(c, "framework.fused_norm", pl_setting_name(fw.fused_norm));
 }
 
 void pl_report_predict_csv_header(FILE *out) {
