@@ -201,6 +201,9 @@ struct pl_framework {
   enum pl_setting fsdp2_predivide;     /* zero2/zero3 as FSDP2 of the PyTorch 2.3 line: a bf16
                                           reduce_scatter input divided in place before the
                                           call (layout.fsdp2_predivide) */
+  enum pl_setting fused_norm;          /* with unfused kernels, RMSNorm as one fused kernel each
+                                          way (torchtitan's Triton fused_rmsnorm;
+                                          layout.fused_norm) */
   enum pl_setting fsdp2_rs_copy_in;    /* zero2/zero3 as FSDP2 of the PyTorch 2.3 line: the
                                           gradient copy-in runs after the previous
                                           reduce_scatter and the backward waits for it

@@ -502,6 +502,12 @@ struct pl_layout {
                               (#123362), with no pass
                               (src/sim/segments.c param_kernels); ignored with fsdp1_copies,
                               which has its own */
+  bool fused_norm;         /* input: with unfused kernels, the RMSNorms run as one fused kernel
+                              each way (torchtitan's Triton FusedRMSNorm, norm_type =
+                              "fused_rmsnorm", torchtitan/models/norms.py, 2024-04-05 to
+                              37c4b8181, 2025-02-06): no rmsnorm_eager chain, the norm ops at
+                              their 4 / 6 B per element at hbm_fraction (src/sim/segments.c
+                              unfused_kernels, compute.c eager_norm_s) */
   bool fsdp2_rs_copy_in;   /* input: zero2/zero3 as PyTorch 2.3's FSDP2 places the gradient
                               copy-in (_fsdp_collectives.py foreach_reduce_scatter: the copy-in
                               and the pre-divide under torch.cuda.stream(reduce_scatter_stream)

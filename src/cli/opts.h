@@ -11,7 +11,7 @@
 
 /* Options one command may declare: the longest table (search, sweep: their own
  * options plus RUN_OPTS) had 65 in round 2 and reached 128 in session 24
- * (--moe-router-fusion made sweep's 129); cli_parse refuses a longer table. */
+ * (--moe-router-fusion and --fused-norm made sweep's 130); cli_parse refuses a longer table. */
 #define CLI_MAX_OPTS 160
 #define CLI_MAX_POSITIONAL 4096
 

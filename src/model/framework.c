@@ -91,6 +91,7 @@ static const struct {
     {"fsdp1_copies", offsetof(struct pl_framework, fsdp1_copies)},
     {"fsdp2_predivide", offsetof(struct pl_framework, fsdp2_predivide)},
     {"fsdp2_rs_copy_in", offsetof(struct pl_framework, fsdp2_rs_copy_in)},
+    {"fused_norm", offsetof(struct pl_framework, fused_norm)},
 };
 
 static enum pl_setting *setting_at(struct pl_framework *fw, size_t i) {
@@ -575,6 +576,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->fsdp1_copies, &l->fsdp1_copies, false);
   put(fw->fsdp2_predivide, &l->fsdp2_predivide, false);
   put(fw->fsdp2_rs_copy_in, &l->fsdp2_rs_copy_in, false);
+  put(fw->fused_norm, &l->fused_norm, false);
 }
 
 static enum pl_setting setting(bool on) { return on ? PL_SETTING_ON : PL_SETTING_OFF; }
@@ -674,4 +676,5 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->fsdp1_copies = setting(l->fsdp1_copies);
   out->fsdp2_predivide = setting(l->fsdp2_predivide);
   out->fsdp2_rs_copy_in = setting(l->fsdp2_rs_copy_in);
+  out->fused_norm = setting(l->fused_norm);
 }

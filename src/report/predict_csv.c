@@ -341,6 +341,9 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   /* added after it: Megatron-Core's fused router or its eager path (layout.moe_router_unfused,
    * session 24) */
   col_str(c, "framework.moe_router_fusion", pl_setting_name(fw.moe_router_fusion));
+  /* added after it: the RMSNorm as one fused kernel under eager kernels (layout.fused_norm,
+   * torchtitan's Triton fused_rmsnorm, session 24) */
+  col_str(c, "framework.fused_norm", pl_setting_name(fw.fused_norm));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

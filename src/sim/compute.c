@@ -880,6 +880,10 @@ static double eager_norm_s(const struct pl_gpu *g, const struct pl_layout *l,
                                       "rmsnorm_eager"};
   if (l->kernels != PL_KERNELS_UNFUSED || op->kind != PL_OP_MEMORY || op->name == NULL)
     return -1;
+  /* layout.fused_norm: the RMSNorm is one Triton kernel each way (segments.c
+   * unfused_kernels), priced as the other fused memory ops at hbm_fraction */
+  if (l->fused_norm && m->norm == PL_NORM_RMS)
+    return -1;
   bool is_norm = false;
   for (size_t i = 0; i < sizeof norms / sizeof norms[0]; i++)
     is_norm = is_norm || strcmp(op->name, norms[i]) == 0;

@@ -446,7 +446,14 @@ static int unfused_kernels(const struct pl_run *run, struct pl_op *ops, int n) {
   bool full = ops_rerun(l);
   if (l->kernels != PL_KERNELS_UNFUSED || n + 4 > PL_MAX_LAYER_OPS)
     return n;
-  if (m->norm == PL_NORM_RMS)
+  /* layout.fused_norm: torchtitan's Triton FusedRMSNorm (torchtitan/models/
+   * norms.py @ 1ea476e9f, _rms_norm_fwd_kernel / _rms_norm_bwd_kernel_sm):
+   * one kernel reads x (and w, per row from cache) and writes y and a
+   * per-row rstd, the fused op's 4 B per element; the backward reads x, dy
+   * (and w, rstd) and writes dx, 6 B, plus a [sm_count, N] fp32 partial dw
+   * summed by one more kernel (not counted: 4 B x sm_count x N against
+   * 6 B x tokens x N). No eager chain then. */
+  if (m->norm == PL_NORM_RMS && !l->fused_norm)
     mem_op(&ops[n++], "rmsnorm_eager", 2.0 * 32.0 * tokens_n * h, 2.0 * 86.0 * tokens_n * h, full);
   if (m->mlp == PL_MLP_SWIGLU) {
     double f = (double)(m->ffn_hidden / tp);

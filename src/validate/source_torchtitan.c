@@ -225,10 +225,21 @@ bool validate_torchtitan_layout(const struct validate_in *in, struct pl_layout *
  *  - The output layer stays bf16 under Float8 in every version these rows
  *    ran: float8.py convert_to_float8_training module_filter_fn
  *    fqn != "output" (3faaa1a0d, 9dec370), filter_fqns = ["output"] in the
- *    llama3 train_configs (820504e, e7c0cae). */
+ *    llama3 train_configs (820504e, e7c0cae).
+ *  - norm_type (the row's train_configs toml, column norm_type):
+ *    "fused_rmsnorm" is torchtitan's Triton FusedRMSNorm (torchtitan/models/
+ *    norms.py, PR 181 2024-04-05, removed by 37c4b8181 2025-02-06; set by
+ *    llama3_8b.toml and llama2_13b.toml @ 1ea476e9f): layout.fused_norm.
+ *    "rmsnorm" (or empty) keeps the preset's eager RMSNorm; anything else is
+ *    not a norm plateau prices (torchtitan's layernorm / np_layernorm are
+ *    LayerNorms on a Llama model) and the row is refused. */
 bool validate_torchtitan_overrides(const struct validate_in *in, struct pl_framework *fw,
                                    struct pl_vrow *row) {
-  (void)row;
+  const char *norm = cell(in, "norm_type");
+  if (strcmp(norm, "fused_rmsnorm") == 0)
+    fw->fused_norm = PL_SETTING_ON;
+  else if (norm[0] != '\0' && strcmp(norm, "rmsnorm") != 0)
+    return validate_skip(row, "norm_type '%s' is not rmsnorm or fused_rmsnorm", norm);
   if (yes(in, "torch.compile"))
     fw->fused_kernels = PL_SETTING_ON;
   if (yes(in, "Async TP"))

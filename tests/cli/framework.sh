@@ -580,8 +580,8 @@ expect_ok predict $c913 --cudnn-913 on --format csv
 check "cudnn 9.13: csv column on" [ "$(col "$TMP/out" framework.cudnn_913)" = on ]
 # appended columns keep their order: cudnn_913, then tp_seq_copies (added after it by tt13, session 13),
 # then cudnn_version (cudnn13, session 13), then cp_allgather (cp13, session 13), then async_tp (atp13, session 13),
-# then cudnn_cluster_margin (ossmoe14, session 14), then grad_accum_fusion (mcore14, session 14), then ub_proj_fprop_sms and ub_fc2_fprop_sms (ub14); then layout.account_embed_loss (user15, session 15); then framework.megatron_xent (mlm16, session 16); then the machine as run and eager_cross_entropy (cmd16, session 16); then pp_keep_outputs (herd17, session 17); then the torchtitan memory layouts (session 17); then hardware.gpu_variability (var17, session 17), then framework.adam_master (nem17, session 17), framework.bucket_params (bucket18), framework.fsdp1_copies (fsdp19), then layout.moe_pad_capacity (a2a19, session 19), then framework.moe_expert_padding (session 21), then framework.gqa_query_copy (pad21, session 21), then layout.moe_force_balance (qwen22, session 22), then framework.fms_rope and framework.kv_expand_copy (old22, session 22), then framework.separate_linears and framework.rope_complex (tt22, session 22), then framework.fsdp2_predivide and framework.fsdp2_rs_copy_in (study23, session 23), then framework.hybridep_sms (ep23, session 23), then framework.moe_router_fusion (nano24, session 24) last
-check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy,framework.pp_keep_outputs,framework.tp_gathered_saved,framework.fp32_param_shards,hardware.gpu_variability,framework.adam_master,framework.bucket_params,framework.fsdp1_copies,layout.moe_pad_capacity,framework.moe_expert_padding,framework.gqa_query_copy,layout.moe_force_balance,framework.fms_rope,framework.kv_expand_copy,framework.separate_linears,framework.rope_complex,framework.fsdp2_predivide,framework.fsdp2_rs_copy_in,framework.hybridep_sms,framework.moe_router_fusion$' "$TMP/out"
+# then cudnn_cluster_margin (ossmoe14, session 14), then grad_accum_fusion (mcore14, session 14), then ub_proj_fprop_sms and ub_fc2_fprop_sms (ub14); then layout.account_embed_loss (user15, session 15); then framework.megatron_xent (mlm16, session 16); then the machine as run and eager_cross_entropy (cmd16, session 16); then pp_keep_outputs (herd17, session 17); then the torchtitan memory layouts (session 17); then hardware.gpu_variability (var17, session 17), then framework.adam_master (nem17, session 17), framework.bucket_params (bucket18), framework.fsdp1_copies (fsdp19), then layout.moe_pad_capacity (a2a19, session 19), then framework.moe_expert_padding (session 21), then framework.gqa_query_copy (pad21, session 21), then layout.moe_force_balance (qwen22, session 22), then framework.fms_rope and framework.kv_expand_copy (old22, session 22), then framework.separate_linears and framework.rope_complex (tt22, session 22), then framework.fsdp2_predivide and framework.fsdp2_rs_copy_in (study23, session 23), then framework.hybridep_sms (ep23, session 23), then framework.moe_router_fusion (nano24, session 24), then framework.fused_norm (norm24, session 24) last
+check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy,framework.pp_keep_outputs,framework.tp_gathered_saved,framework.fp32_param_shards,hardware.gpu_variability,framework.adam_master,framework.bucket_params,framework.fsdp1_copies,layout.moe_pad_capacity,framework.moe_expert_padding,framework.gqa_query_copy,layout.moe_force_balance,framework.fms_rope,framework.kv_expand_copy,framework.separate_linears,framework.rope_complex,framework.fsdp2_predivide,framework.fsdp2_rs_copy_in,framework.hybridep_sms,framework.moe_router_fusion,framework.fused_norm$' "$TMP/out"
 expect_ok predict $c24 --cudnn-913 on --format json
 check "--cudnn-913 on: h100 (no 9.13 figures) runs unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_off.json" step_time_s)" ]
 onoff_refused cudnn-913 cudnn_913
@@ -1289,5 +1289,26 @@ check "fsdp2_rs_copy_in: off in the torchtitan preset" [ "$(json_raw "$TMP/out" 
 expect_ok predict $pd --fsdp2-rs-copy-in on --format csv
 check "fsdp2_rs_copy_in: csv column on" [ "$(col "$TMP/out" framework.fsdp2_rs_copy_in)" = on ]
 expect_fail 1 "^plateau: --fsdp2-rs-copy-in: unknown value 'no' \(expected on\|off\)" -- predict --fsdp2-rs-copy-in no
+
+# --fused-norm: torchtitan's Triton FusedRMSNorm (norm_type = "fused_rmsnorm", torchtitan/models/
+# norms.py @ 1ea476e9f; session 24). Off by default. Llama 3 8B, 8 GPUs zero3, mbs 1, seq 8192, unfused:
+# off, the eager chain rmsnorm_eager moves 2 norms x 32 B x 8192 x 4096 = 2,147,483,648 B forward
+# and 2 x 86 B x 8192 x 4096 = 5,771,362,304 B backward; on, there is none and norm1 keeps the
+# kernel's 4 B (x, y) = 134,217,728 B and 6 B (x, dy, dx) = 201,326,592 B: the step is shorter.
+fn="--model llama3-8b --gpu h100 --gpus 8 --mbs 1 --gbs 8 --seq 8192 --shard zero3 --kernels unfused --ops --format json"
+expect_ok predict $fn
+cp "$TMP/out" "$TMP/fn_off.json"
+check "fused_norm: off in JSON by default" [ "$(json_raw "$TMP/out" fused_norm)" = false ]
+check "fused_norm: off, the eager chain (hand-derived)" [ "$(opb "$TMP/out" rmsnorm_eager)" = "2147483648 5771362304" ]
+expect_ok predict $fn --fused-norm on
+check "fused_norm: on in JSON" [ "$(json_raw "$TMP/out" fused_norm)" = true ]
+check "fused_norm: on, no eager chain" [ "$(opb "$TMP/out" rmsnorm_eager)" = none ]
+check "fused_norm: norm1 4 / 6 B per element (hand-derived)" [ "$(opb "$TMP/out" norm1)" = "134217728 201326592" ]
+check "fused_norm: step shorter than the eager norm's" awk \
+  -v a="$(json_num "$TMP/fn_off.json" step_time_s)" -v b="$(json_num "$TMP/out" step_time_s)" \
+  'BEGIN { exit !(b < a) }'
+expect_ok predict --model llama3-8b --framework torchtitan --fused-norm on --format csv
+check "fused_norm: csv column on" [ "$(col "$TMP/out" framework.fused_norm)" = on ]
+expect_fail 1 "^plateau: --fused-norm: unknown value 'yes' \(expected on\|off\)" -- predict --fused-norm yes
 
 finish

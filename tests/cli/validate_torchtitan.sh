@@ -36,7 +36,7 @@ rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 r1 = rows[0]
 variants = [("GPU power limit", "900W"), ("GPU power limit", "abc"), ("GPU memory bandwidth", "fast"),
             ("TPS/GPU", "many"), ("TPS/GPU", ""), ("recompute", "sometimes"), ("sharding", "DDP"),
-            ("GPU power limit", "")]
+            ("GPU power limit", ""), ("norm_type", "layernorm"), ("norm_type", "")]
 w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=list(r1.keys()))
 w.writeheader()
 for col, v in variants:
@@ -51,6 +51,17 @@ check "rate not a number skips" bad 4 "column 'TPS/GPU': 'many'"
 check "no rate skips" bad 5 "no tokens-per-second figure"
 check "unknown recompute skips" bad 6 "recompute 'sometimes' not understood"
 check "unknown sharding skips" bad 7 "sharding 'DDP' not understood"
+check "unknown norm_type skips" bad 9 "norm_type 'layernorm' is not rmsnorm or fused_rmsnorm"
+check "empty norm_type: the eager RMSNorm, predicted" sh -c "grep -E '^\"bad\",10,' '$TMP/out' | grep -q 'plateau predict'"
+# norm_type (session 24): the 8B and 13B tomls of 1ea476e9f set fused_rmsnorm (torchtitan's
+# Triton FusedRMSNorm), the 70B tomls rmsnorm: rows 36 and 41 fused, row 38 and row 1 eager
+expect_ok validate "$T" --format csv
+for r in 36 41; do
+  check "row $r (fused_rmsnorm) runs --fused-norm on" sh -c "grep -E '^\"torchtitan_performance\",$r,' '$TMP/out' | grep -q -- '--fused-norm on'"
+done
+for r in 1 38; do
+  check "row $r (rmsnorm) keeps the eager norm" sh -c "! grep -E '^\"torchtitan_performance\",$r,' '$TMP/out' | grep -q -- '--fused-norm on'"
+done
 # the 500 W limit slows the step: row 1 as published vs the same row at the full TDP
 expect_ok validate "$T" --format csv
 capped=$(grep -E '^"torchtitan_performance",1,' "$TMP/out" | python3 -c "import csv,sys; print(list(csv.reader(sys.stdin))[0][11])")

@@ -1531,6 +1531,48 @@ static void test_eager_norm_rates(void) {
                  335e6 / (a.hbm_bytes_per_s * a.eff.hbm_fraction) + a.eff.kernel_overhead_s, 1e-9);
 }
 
+/* layout.fused_norm (torchtitan's Triton FusedRMSNorm, torchtitan/models/
+ * norms.py @ 1ea476e9f: the forward kernel reads x and writes y, the backward
+ * reads x and dy and writes dx), kernels unfused, per block of 1024 tokens x
+ * 1024 hidden: no rmsnorm_eager op (one fewer than unfused, swiglu_eager and
+ * rope_eager stay); norm1 keeps the fused count, (2 + 2) B x 1,048,576 =
+ * 4,194,304 B forward and (2 + 2 + 2) B x 1,048,576 = 6,291,456 B backward,
+ * timed at hbm_fraction on h100: 4,194,304 / (3.35e12 x 0.9) = 1.391146 us
+ * + 1.2 us = 2.591146 us (at the eager rate 0.655 it would be 3.111 us). A
+ * LayerNorm model keeps its eager rate (the Triton kernel is an RMSNorm). */
+static void test_fused_norm(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp);
+  small_llama(&run);
+  run.layout.kernels = PL_KERNELS_UNFUSED;
+  int eager = pl_sim_segment_ops(&run, 1, ops);
+  run.layout.fused_norm = true;
+  int n = pl_sim_segment_ops(&run, 1, ops);
+  CHECK_EQ_INT(n, eager - 1);
+  CHECK(find_op(ops, n, "rmsnorm_eager") == NULL);
+  CHECK(find_op(ops, n, "swiglu_eager") != NULL && find_op(ops, n, "rope_eager") != NULL);
+  const struct pl_op *norm = find_op(ops, n, "norm1");
+  CHECK(norm != NULL);
+  if (norm == NULL)
+    return;
+  CHECK_NEAR_REL(norm->fwd_bytes, (2.0 + 2.0) * 1024 * 1024, EXACT);
+  CHECK_NEAR_REL(norm->bwd_bytes, (2.0 + 2.0 + 2.0) * 1024 * 1024, EXACT);
+  CHECK_NEAR_REL(g.eff.hbm_fraction, 0.9, 1e-12);
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, norm, PL_PASS_FWD), 2.591146e-6,
+                 1e-5);
+  run.layout.fused_norm = false;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, norm, PL_PASS_FWD),
+                 4194304.0 / (3.35e12 * 0.655) + 1.2e-6, 1e-9);
+  run.layout.fused_norm = true;
+  run.model.norm = PL_NORM_LAYER;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, norm, PL_PASS_FWD),
+                 4194304.0 / (3.35e12 * g.eff.layer_norm_eager_fraction) + 1.2e-6, 1e-9);
+}
+
 static void test_router_16bit(void) {
   struct pl_run run;
   struct pl_op ops[PL_MAX_LAYER_OPS];
@@ -2817,6 +2859,7 @@ int main(void) {
   test_ub_margin();
   test_quantize_rates();
   test_eager_norm_rates();
+  test_fused_norm();
   test_head_16bit();
   test_param_kernels();
   test_framework_passes();
