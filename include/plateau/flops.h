@@ -38,6 +38,9 @@ struct pl_op {
   enum pl_op_kind kind;
   int64_t m, n, k;        /* GEMM: (m x k) @ (k x n). ATTENTION: m = queries, n = keys,
                              k = head_dim per (sequence, head). 0 for MEMORY ops */
+  int64_t k_v;            /* ATTENTION: V's head dim, the width of P.V's output and dO, when it
+                             differs from k (latent attention: 128 where Q and K are 192);
+                             0 = k. Eager attention times P.V and its backward at it */
   int64_t count;          /* how many such ops (ATTENTION: mbs * heads / tp), else 1 */
   double fwd_flops;       /* forward FLOPs, all counts included */
   double bwd_flops;       /* backward FLOPs (executed: attention 2.5x) */

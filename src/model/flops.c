@@ -152,6 +152,7 @@ static void attention(struct pl_op *op, const char *name, const struct pl_model 
   op->m = d->s_q;
   op->n = s_k;
   op->k = m->head_dim;
+  op->k_v = (int64_t)vd;
   op->count = d->mbs * (m->heads / d->tp);
   op->causal = true;
   op->share = share;

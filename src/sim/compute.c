@@ -581,19 +581,27 @@ static double attention_s(const struct pl_gpu *g, enum pl_dtype dt, const struct
  * tensor, so PyTorch first copies the bias into it and the GEMM reads it back
  * as C (aten/src/ATen/native/cuda/Blas.cpp, addmm_out_cuda_impl:
  * `if (!result.is_same(self)) ... copy_(result, *self_)`): +4 B per score in
- * every forward. */
+ * every forward. The two GEMMs have different inner widths when V's head dim
+ * differs from Q's and K's (latent attention: d_qk 192, d_v 128): Transformer
+ * Engine's UnfusedDotProductAttention.forward (TransformerEngine 006b3360,
+ * transformer_engine/pytorch/attention/dot_product_attention/backends.py)
+ * runs `torch.baddbmm(..., query [b*np, sq, hn], key [b*np, hn, sk])` at
+ * Q's head dim and `torch.bmm(attention_probs, value_layer)` with the
+ * context's size taken from `value_layer.size(3)`: QK^T at d_qk, PV at d_v;
+ * autograd's backward of the bmm runs dP = dO V^T and dV = P^T dO at d_v, of
+ * the baddbmm dQ = dS K and dK = dS^T Q at d_qk. */
 static double eager_attention_s(const struct pl_gpu *g, enum pl_dtype dt, const struct pl_op *op,
                                 enum pl_pass pass, bool dropout, bool alibi) {
-  int64_t m = op->m, n = op->n, k = op->k, c = op->count;
+  int64_t m = op->m, n = op->n, k = op->k, c = op->count, kv = op->k_v > 0 ? op->k_v : op->k;
   double elems = (double)c * (double)m * (double)n;
   double per_elem = pass == PL_PASS_FWD ? 4.0 + (dropout ? 5.0 : 0.0) + (alibi ? 4.0 : 0.0)
                                         : 6.0 + (dropout ? 5.0 : 0.0);
   int mem_kernels = dropout ? 2 : 1;
   double t = hbm_s(g, elems * per_elem) + mem_kernels * g->eff.kernel_overhead_s;
   if (pass == PL_PASS_FWD)
-    return t + pl_gemm_time_s(g, dt, m, n, k, c) + pl_gemm_time_s(g, dt, m, k, n, c);
-  /* dP = dO V^T, dV = P^T dO, dQ = dS K, dK = dS^T Q */
-  return t + pl_gemm_time_s(g, dt, m, n, k, c) + pl_gemm_time_s(g, dt, n, k, m, c) +
+    return t + pl_gemm_time_s(g, dt, m, n, k, c) + pl_gemm_time_s(g, dt, m, kv, n, c);
+  /* dP = dO V^T, dV = P^T dO (at d_v); dQ = dS K, dK = dS^T Q (at d_qk) */
+  return t + pl_gemm_time_s(g, dt, m, n, kv, c) + pl_gemm_time_s(g, dt, n, kv, m, c) +
          pl_gemm_time_s(g, dt, m, k, n, c) + pl_gemm_time_s(g, dt, n, k, m, c);
 }
 

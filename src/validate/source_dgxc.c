@@ -350,8 +350,21 @@ static void dgxc_nemo1_fp8_params(const struct validate_in *in, struct pl_layout
                      "parameter buckets)");
 }
 
+/* A row run by a 2025 performance script whose settings the row's columns
+ * state: NeMo 2's scripts/performance/llm (v25.04 .. v25.08), or, from
+ * v25.10, Megatron-Bridge's scripts/performance (dgxc-benchmarking v25.10
+ * 8e77d607c0 deepseek_v3/pretrain/launch.sh `python3 -m
+ * scripts.performance.setup_experiment`, metadata.yaml framework
+ * megatron_bridge, Megatron-Bridge 7c0ae3fd54 run_script.py): both build
+ * Megatron-Core's TE model with the distributed optimizer and read the same
+ * columns (recompute modules, stages or layout, the MoE settings). */
+static bool dgxc_perf_script(const struct validate_in *in) {
+  const char *launcher = cell(in, "launcher");
+  return strncmp(launcher, "NeMo 2", 6) == 0 || strncmp(launcher, "Megatron-Bridge", 15) == 0;
+}
+
 bool validate_dgxc_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
-  if (strncmp(cell(in, "launcher"), "NeMo 2", 6) != 0) {
+  if (!dgxc_perf_script(in)) {
     dgxc_nemo1_fp8_params(in, l, row);
     return true;
   }

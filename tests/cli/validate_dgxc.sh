@@ -54,6 +54,12 @@ check "row 245 DeepSeek-V3 v25.08: layout string, deepep, force balance" \
 check "row 223 DeepSeek-V3 GB200 runs unfused attention" \
   grep -qE '^"dgxc_benchmarking",223,.*unfused attention \(the container.s Transformer Engine.*--attention eager ' "$TMP/out"
 check "row 221 (H100) does not" bash -c "! grep -E '^\"dgxc_benchmarking\",221,' '$TMP/out' | grep -q 'attention eager'"
+# row 246 (v25.10): DeepSeek-V3 on 256 GB200 through Megatron-Bridge's scripts/performance (launcher
+# 'Megatron-Bridge ...'): its recompute modules, token drop, MTP and (4, 4) layout string are read
+# as the NeMo 2 rows' are, and no unfused attention (attention_backend empty: nemo:25.09.00)
+check "row 246 Megatron-Bridge DeepSeek-V3 GB200: layout, recompute, token drop" \
+  grep -qE "^\"dgxc_benchmarking\",246,[0-9]+,\"deepseek-v3, 256 x gb200, tp1 pp4 dp64 vp4,.*imbalance 1 \(NeMo.s token drop.*--recompute-modules mla_up_proj .*--mtp-layers 1 .*--pipeline-layout 'Et\*4\|\(t\*4\|\)\*14tmL' --ep 64 --etp 1 --moe-dispatch alltoall" "$TMP/out"
+check "row 246 keeps the fused attention" bash -c "! grep -E '^\"dgxc_benchmarking\",246,' '$TMP/out' | grep -q 'attention eager'"
 check "row 225 Grok-1 on its preset" grep -qE '^"dgxc_benchmarking",225,.*preset grok1-314b' "$TMP/out"
 check "row 231 Nemotron-H on its hybrid preset, not read as dense Nemotron" \
   grep -qE '^"dgxc_benchmarking",231,.*preset nemotron-h-56b' "$TMP/out"
@@ -70,6 +76,8 @@ gb=$(sed -n 224p "$V/dgxc_benchmarking.csv")
 echo "${gb/,token drop,1,unfused/,token drop,1,flashy}" >> "$TMP/badm.csv"
 ex=$(sed -n 246p "$V/dgxc_benchmarking.csv")
 echo "${ex/,Et\*4|(t\*4|)\*14tmL,/,Et*4|tmL,}" >> "$TMP/badm.csv"
+mb=$(sed -n 247p "$V/dgxc_benchmarking.csv")
+echo "${mb/Megatron-Bridge (scripts/Other launcher (scripts/}" >> "$TMP/badm.csv"
 expect_ok validate "$TMP/badm.csv" --format csv
 check "first_stage_layers not positive skipped" grep -qE "^\"badm\",1,.*column 'first_stage_layers': '-3'" "$TMP/out"
 check "recompute_modules unknown skipped" grep -qE "^\"badm\",2,.*column 'recompute_modules': .*bogus" "$TMP/out"
@@ -77,6 +85,8 @@ check "moe_dispatcher unknown skipped" grep -qE "^\"badm\",3,.*column 'moe_dispa
 check "moe_balance unknown skipped" grep -qE "^\"badm\",4,.*column 'moe_balance': 'maybe'" "$TMP/out"
 check "mtp_layers not a number skipped" grep -qE "^\"badm\",5,.*column 'mtp_layers': 'x'" "$TMP/out"
 check "attention_backend unknown skipped" grep -qE "^\"badm\",6,.*column 'attention_backend': 'flashy' is not unfused" "$TMP/out"
+check "a launcher other than NeMo 2 or Megatron-Bridge: the layout columns unread" \
+  grep -qE "^\"badm\",8,.*interleaving needs layers \(61\) divisible by pp\*vp = 16" "$TMP/out"
 check "pipeline_layout not divisible by pp skipped" grep -qE "^\"badm\",7,.*pipeline layout 'Et\\*4\\|tmL': its 2 virtual stages are not divisible by pp = 8" "$TMP/out"
 # bad cells: one row each, built from row 11
 head -1 "$V/dgxc_benchmarking.csv" > "$TMP/bad.csv"

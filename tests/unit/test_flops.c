@@ -274,6 +274,10 @@ static void test_recompute_modules(void) {
   CHECK(!pl_op_recompute_part(find(ops, n, "q_down"), &part));
   CHECK(!pl_op_recompute_part(find(ops, n, "attn"), &part));
   CHECK(!pl_op_recompute_part(find(ops, n, "expert_fc1"), &part));
+  /* the attention op carries both head dims (Q and K 128 + 64 RoPE = 192,
+   * V 128): eager attention times P.V at V's (compute.c eager_attention_s) */
+  CHECK_EQ_INT(find(ops, n, "attn")->k, 192);
+  CHECK_EQ_INT(find(ops, n, "attn")->k_v, 128);
   l.recompute_modules = PL_RCM_MOE_ACT | PL_RCM_LAYERNORM;
   n = pl_layer_ops(&m, &l, ops);
   CHECK(pl_op_recompute_part(find(ops, n, "expert_act"), &part));

@@ -969,6 +969,38 @@ static void test_eager_attention(void) {
   CHECK_NEAR_REL(pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_FWD), flash, EXACT);
 }
 
+/* Eager attention with V's head dim below Q's and K's (latent attention,
+ * d_qk 192, d_v 128; TE UnfusedDotProductAttention: baddbmm at d_qk, bmm
+ * with value_layer at d_v). The score traffic is the same, so against the
+ * same op at d_v = d_qk = 192 only the GEMMs whose inner or output width is
+ * V's change: forward P.V (m x n)(n x d_v); backward dP = dO V^T
+ * (m x d_v)(d_v x n) and dV = P^T dO (n x m)(m x d_v). QK^T, dQ and dK stay
+ * at 192. k_v = 0 means k (every non-latent model). */
+static void test_eager_attention_v_head_dim(void) {
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .eager_attention = true};
+  struct pl_model m = {.head_dim = 192, .v_head_dim = 128};
+  int64_t s = 4096, c = 16;
+  struct pl_op mla = {.name = "attn", .kind = PL_OP_ATTENTION, .m = s, .n = s, .k = 192,
+                      .k_v = 128, .count = c, .causal = true};
+  struct pl_op same = mla;
+  same.k_v = 0;
+  struct pl_op same192 = mla;
+  same192.k_v = 192;
+  double f = pl_op_run_time_s(&a100, &l, &m, &mla, PL_PASS_FWD);
+  double b = pl_op_run_time_s(&a100, &l, &m, &mla, PL_PASS_BWD);
+  double f0 = pl_op_run_time_s(&a100, &l, &m, &same, PL_PASS_FWD);
+  double b0 = pl_op_run_time_s(&a100, &l, &m, &same, PL_PASS_BWD);
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &l, &m, &same192, PL_PASS_FWD), f0, EXACT);
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &l, &m, &same192, PL_PASS_BWD), b0, EXACT);
+  enum pl_dtype bf = PL_DTYPE_BF16;
+  /* P.V and dV = P^T dO are both (4096 x 4096)(4096 x d_v) products */
+  double pv = pl_gemm_time_s(&a100, bf, s, 128, s, c) - pl_gemm_time_s(&a100, bf, s, 192, s, c);
+  double dp = pl_gemm_time_s(&a100, bf, s, s, 128, c) - pl_gemm_time_s(&a100, bf, s, s, 192, c);
+  CHECK(pv < 0 && dp < 0);
+  CHECK_NEAR_REL(f - f0, pv, 1e-9);
+  CHECK_NEAR_REL(b - b0, dp + pv, 1e-9);
+}
+
 /* Memory-bound ops: bytes over the achievable bandwidth, one kernel. */
 static void test_memory_op(void) {
   struct pl_op op = {
@@ -2834,6 +2866,7 @@ int main(void) {
   test_memory_bound_gemm();
   test_flash_attention();
   test_eager_attention();
+  test_eager_attention_v_head_dim();
   test_triton_attention();
   test_megatron_xent();
   test_cudnn_attention();
