@@ -562,7 +562,12 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
     l->ub_proj_fprop_sms = fw->ub_proj_fprop_sms;
   if (fw->ub_fc2_fprop_sms_set)
     l->ub_fc2_fprop_sms = fw->ub_fc2_fprop_sms;
-  if (fw->hybridep_sms_set)
+  /* A count the run itself gives (l->hybridep_sms > 0 before the framework is
+   * applied: a validation loader's reading of the row's own recipe, e.g. the
+   * Megatron-Bridge 26.08 perf_recipes that set moe_hybridep_num_sms after
+   * _benchmark_common's 32) beats the preset's default, as the recipe's own
+   * assignment beats the common overrides it follows (docs/frameworks.md). */
+  if (fw->hybridep_sms_set && l->hybridep_sms <= 0)
     l->hybridep_sms = fw->hybridep_sms;
   put(fw->tp_seq_copies, &l->tp_seq_copies, false);
   put(fw->cp_allgather, &l->cp_allgather, false);

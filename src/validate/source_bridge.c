@@ -257,6 +257,7 @@ bool validate_bridge_layout(const struct validate_in *in, struct pl_layout *l, s
   }
   validate_mcore_balance(in, l, row);
   validate_bridge_router_fusion(in, l, row);
+  validate_bridge_hybridep_sms(in, l, row);
   validate_bridge_ep_overlap(in, l, row);
   validate_bridge_recompute(in, l, row);
   validate_bridge_graph_scope(in, l, row);

@@ -51,6 +51,8 @@ void validate_bridge_release_dispatch(const struct validate_in *in, struct pl_la
                                       struct pl_vrow *row);
 void validate_bridge_router_fusion(const struct validate_in *in, struct pl_layout *l,
                                    struct pl_vrow *row);
+void validate_bridge_hybridep_sms(const struct validate_in *in, struct pl_layout *l,
+                                  struct pl_vrow *row);
 void validate_bridge_ep_overlap(const struct validate_in *in, struct pl_layout *l,
                                 struct pl_vrow *row);
 void validate_bridge_fused_mlp(const struct validate_in *in, struct pl_layout *l,

@@ -158,6 +158,48 @@ void validate_bridge_router_fusion(const struct validate_in *in, struct pl_layou
   validate_note(row, "unfused router (the recipe's moe_router_fusion False)");
 }
 
+/* HybridEP's SM count (layout.hybridep_sms) where a release's recipe sets its own.
+ * Up to 26.06.01 the performance scripts' common overrides set
+ * moe_hybridep_num_sms = 32 for every hybridep run after the workload config
+ * (v0.3.0-v0.5.0 scripts/performance/utils/overrides.py _set_common_perf_overrides,
+ * called last in set_workload_base_configs): the nemo preset's hybridep_sms 32.
+ * 26.08 (HEAD 067f987df0) builds each run from a flat perf recipe
+ * (scripts/performance/run_script.py _prepare_perf_recipe: get_perf_recipe_by_name,
+ * then only the CLI and user overrides, which set no SM count), and the common
+ * 32 moved into src/megatron/bridge/perf_recipes/_common.py _benchmark_common
+ * (line 88-89), which some recipes follow with their own value. The Nemotron 3
+ * Nano recipes (perf_recipes/nemotronh/<gpu>/nemotronh.py) do:
+ *  - gb300: bf16 line 350, mxfp8 (_build_nemotron_3_nano_gb300_mxfp8) line 400,
+ *    nvfp4 line 462: 16;
+ *  - gb200: bf16 line 335 and nvfp4 line 447: 16; mxfp8
+ *    (_build_nemotron_3_nano_gb200_mxfp8) line 385: 32;
+ *  - b300: bf16 247, fp8mx 300, nvfp4 353: 16; b200: bf16 239, nvfp4 341: 16,
+ *    fp8mx 290: 32 (DGX rows price HybridEP at its 16-SM B200 rate either way:
+ *    sim/moe_comm.c flex_nvl5_call_s).
+ * The 26.08 Qwen3, DeepSeek-V3 GB and GPT-OSS 120B GB recipes keep 32
+ * (_benchmark_common after the hybridep backend; deepseek/gb200 and gb300 deepseek_v3.py and
+ * gpt_oss/common.py _apply_gpt_oss_120b_full_iter_fp8mx_configs set 32 too).
+ * The row's value beats the preset's (model/framework.c pl_framework_apply). */
+void validate_bridge_hybridep_sms(const struct validate_in *in, struct pl_layout *l,
+                                  struct pl_vrow *row) {
+  static const struct {
+    const char *sections, *model, *gpus;
+    int dtype; /* enum pl_dtype, -1 for any */
+    int64_t sms;
+  } cfg[] = {
+      {"26.08", "Nemotron_3_Nano", "GB200 B200", PL_DTYPE_MXFP8, 32},
+      {"26.08", "Nemotron_3_Nano", "GB300 GB200 B300 B200", -1, 16},
+  };
+  if (l->dispatch != PL_MOE_HYBRIDEP)
+    return;
+  for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++)
+    if (bridge_config_is(in, l, cfg[i].sections, cfg[i].model, cfg[i].gpus, cfg[i].dtype)) {
+      l->hybridep_sms = cfg[i].sms;
+      validate_note(row, "%lld HybridEP SMs (the release's recipe)", (long long)cfg[i].sms);
+      return;
+    }
+}
+
 /* Expert-parallel all-to-all overlap (layout.ep_comm_overlap) for the rows
  * whose Megatron-Bridge configuration set overlap_moe_expert_parallel_comm.
  * The rows do not state it; each container section is matched to the

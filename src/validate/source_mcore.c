@@ -334,6 +334,14 @@ bool validate_zoo_layout(const struct validate_in *in, struct pl_layout *l, stru
      * Fp8Padding after it (model/flops.c expert_pad); priced as deepep otherwise */
     l->dispatch = PL_MOE_HYBRIDEP;
     validate_note(row, "HybridEP dispatcher");
+    /* sbatch_benchmarking.sh (@ e8650517d6 and 020b8136b3, lines 80-81) passes
+     * --moe-hybridep-num-sms 32 with DISPATCHER=hybridep, over Megatron-Core's
+     * default 16 (the megatron-core preset's); the row's value beats the preset's
+     * (model/framework.c pl_framework_apply) */
+    if (strstr(cell(in, "notes"), "sbatch_benchmarking.sh") != NULL) {
+      l->hybridep_sms = 32;
+      validate_note(row, "32 HybridEP SMs (sbatch_benchmarking.sh)");
+    }
   } else {
     return validate_skip(row, "dispatcher '%s' not understood", d);
   }

@@ -72,6 +72,18 @@ check "bridge nano rows: predicted with --moe-router-fusion off" \
 # gb300/nemotronh.py); the v0.5.0 Nano configs (26.06) do not
 check "bridge nano 26.08 gb300: MXFP8 attention" \
   [ "$(grep -c -- '--fp8-attention on' "$TMP/nano_rows.csv")" = 1 ]
+# 26.08's Nano recipes set their own moe_hybridep_num_sms after _benchmark_common's 32
+# (HEAD perf_recipes/nemotronh/gb300/nemotronh.py _build_nemotron_3_nano_gb300_mxfp8: 16),
+# and the row's value beats the nemo preset's 32: the one 26.08 Nano row runs 16 SMs, the
+# earlier GB rows keep 32
+check "bridge nano 26.08 gb300: the recipe's 16 HybridEP SMs noted" \
+  [ "$(grep -c '16 HybridEP SMs' "$TMP/nano_rows.csv")" = 1 ]
+check "bridge nano 26.08 gb300: predicted with --hybridep-sms 16" \
+  [ "$(grep -c -- '--hybridep-sms 16' "$TMP/nano_rows.csv")" = 1 ]
+check "bridge nano 26.08 gb300: the noted row is the one with 16" \
+  [ "$(grep '16 HybridEP SMs' "$TMP/nano_rows.csv" | grep -c -- '--hybridep-sms 16')" = 1 ]
+check "bridge nano gb rows before 26.08: the preset's 32" \
+  [ "$(grep -c -- '--hybridep-sms 32' "$TMP/nano_rows.csv")" -ge 6 ]
 check "bridge qwen3 rows: fused router" [ "$(grep 'qwen3-30b' "$TMP/out" | grep -c 'moe-router-fusion off')" = 0 ]
 expect_ok predict --model nemotron-3-nano --gpu gb200 --gpus 8 --ep 8 --mbs 2 --gbs 512 --format json
 cp "$TMP/out" "$TMP/rf_on.json"

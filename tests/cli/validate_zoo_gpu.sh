@@ -13,5 +13,12 @@ done
 for r in 11 12 13; do
   check "row $r is gb200" grep -qE "^\"megatron_moe_modelzoo\",$r,[0-9]+,\"[^\"]*\",\"moezoo\",\"gb200\",\"gb200-nvl72\"" "$TMP/out"
 done
+# sbatch_benchmarking.sh (@ e8650517d6 lines 80-81) passes --moe-hybridep-num-sms 32 with
+# DISPATCHER=hybridep: each HybridEP row runs 32 SMs, over the megatron-core preset's 16
+for r in 11 12 13 14 15 16; do
+  check "row $r: sbatch_benchmarking.sh's 32 HybridEP SMs" sh -c \
+    "grep -E '^\"megatron_moe_modelzoo\",$r,' '$TMP/out' | grep -q -- '--hybridep-sms 32'"
+done
+check "DeepEP/A2A rows keep Megatron-Core's 16" [ "$(grep -c -- '--hybridep-sms 16' "$TMP/out")" -ge 9 ]
 check "row 14 predicted, not skipped" sh -c "! grep -E '^\"megatron_moe_modelzoo\",14,' '$TMP/out' | grep -q 'does not fit'"
 finish

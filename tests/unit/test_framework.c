@@ -321,6 +321,32 @@ static void test_sp_moe(void) {
   CHECK_CONTAINS(d.msg, "behaviour 'sequence_parallel' must be true, false or \"moe\"");
 }
 
+/* HybridEP's SM count: the preset's (nemo: 32, the Bridge perf scripts' common
+ * override) fills a layout that gives none; a count the run gives itself (a
+ * validation loader's reading of the row's 26.08 recipe: 16) is kept, and the
+ * resolved framework reports it; Megatron-Core's 16 when neither gives one. */
+static void test_hybridep_sms(void) {
+  struct pl_framework fw, out;
+  struct pl_diag d, *dp = &d;
+  CHECK_STATUS(pl_framework_preset("nemo", &fw, &d), PL_OK, dp);
+  CHECK(fw.hybridep_sms_set && fw.hybridep_sms == 32);
+  struct pl_layout l;
+  memset(&l, 0, sizeof l);
+  pl_framework_apply(&fw, &l);
+  CHECK(l.hybridep_sms == 32);
+  memset(&l, 0, sizeof l);
+  l.hybridep_sms = 16;
+  pl_framework_apply(&fw, &l);
+  CHECK(l.hybridep_sms == 16);
+  pl_framework_resolved(&fw, &l, &out);
+  CHECK(out.hybridep_sms_set && out.hybridep_sms == 16);
+  CHECK_STATUS(pl_framework_preset("megatron-core", &fw, &d), PL_OK, dp);
+  memset(&l, 0, sizeof l);
+  pl_framework_apply(&fw, &l);
+  pl_framework_resolved(&fw, &l, &out);
+  CHECK(out.hybridep_sms == 16);
+}
+
 /* A file's "base": the base preset's behaviours, then the file's own; name and
  * description are the file's. nemo-2024 = nemo with cuDNN 9.1 (90100),
  * Megatron's unfused cross-entropy and Apex's 100 MiB buckets;
@@ -386,5 +412,6 @@ int main(void) {
   test_errors();
   test_sp_moe();
   test_base();
+  test_hybridep_sms();
   return check_finish();
 }
