@@ -73,6 +73,20 @@ static double gemm_work(const struct pl_gpu *g, int64_t m, int64_t n, int64_t co
   return (a < b ? a : b) * (double)sms;
 }
 
+/* Each output tile's cost outside its K loop (pipeline prologue, epilogue
+ * store), in K elements of mainloop: the GPU file's gemm.tile_fixed_k for
+ * BF16 (fitted to OpenXLA's measured table) and gemm.tile_fixed_k_fp8 for
+ * FP8, MXFP8 and NVFP4 (fitted to measured FP8 GEMMs; the block-scaled GEMMs
+ * are rated from the FP8 measurement, so they take its fixed cost too), only
+ * where the FP8 rate is itself a measurement (docs/step-model.md 2.1). */
+static double tile_fixed_k(const struct pl_gpu *g, enum pl_dtype dt, bool split_acc) {
+  const struct pl_gpu_efficiency *e = &g->eff;
+  if (dt == PL_DTYPE_BF16)
+    return e->gemm_tile_fixed_k;
+  bool fp8_like = dt == PL_DTYPE_FP8 || dt == PL_DTYPE_MXFP8 || dt == PL_DTYPE_NVFP4;
+  return fp8_like && split_acc && e->gemm_fp8_mamf_flops_per_s > 0 ? e->gemm_tile_fixed_k_fp8 : 0;
+}
+
 /* The GPU's GEMM rate for perfectly quantized work: the MAMF measurement
  * divided by the quantization efficiency this model gives its best shape,
  * so that shape comes out at exactly its measured rate. */
@@ -102,13 +116,13 @@ static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt, bool split_acc
   /* the measured shape paid its tiles' fixed cost in the dtype it was
    * measured in: BF16's for the BF16 MAMF, FP8's for the FP8 one (a BF16
    * anchor scaled to FP8 by the peaks keeps none, as before the FP8 key) */
-  double k0 = dt == PL_DTYPE_BF16 ? e->gemm_tile_fixed_k : 0;
+  double k0 = dt == PL_DTYPE_BF16 ? tile_fixed_k(g, dt, split_acc) : 0;
   if (fp8_like && e->gemm_fp8_mamf_flops_per_s > 0 && g->peak_fp8_flops_per_s > 0) {
     mamf = e->gemm_fp8_mamf_flops_per_s * vs_fp8;
     shape = e->gemm_fp8_mamf_shape;
     /* the FP8 measurement ran with the split accumulator (torch._scaled_mm,
      * use_fast_accum False): its fixed cost goes with that mode only */
-    k0 = split_acc ? e->gemm_tile_fixed_k_fp8 : 0;
+    k0 = tile_fixed_k(g, dt, split_acc); /* the one rule of the accumulator */
   } else if (fp8_like && g->peak_fp8_flops_per_s > 0 && g->peak_bf16_flops_per_s > 0) {
     /* no FP8 measurement: the BF16 one scaled to FP8 by the peaks, then as above */
     mamf *= g->peak_fp8_flops_per_s / g->peak_bf16_flops_per_s * vs_fp8;
@@ -133,20 +147,6 @@ static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt, bool split_acc
   if (ceiling && !e->gemm_mamf_not_ceiling)
     *ceiling = mamf * sustained * pl_gpu_clock_fraction(g);
   return mamf / q * sustained * pl_gpu_clock_fraction(g); /* slower under a power cap */
-}
-
-/* Each output tile's cost outside its K loop (pipeline prologue, epilogue
- * store), in K elements of mainloop: the GPU file's gemm.tile_fixed_k for
- * BF16 (fitted to OpenXLA's measured table) and gemm.tile_fixed_k_fp8 for
- * FP8, MXFP8 and NVFP4 (fitted to measured FP8 GEMMs; the block-scaled GEMMs
- * are rated from the FP8 measurement, so they take its fixed cost too), only
- * where the FP8 rate is itself a measurement (docs/step-model.md 2.1). */
-static double tile_fixed_k(const struct pl_gpu *g, enum pl_dtype dt, bool split_acc) {
-  const struct pl_gpu_efficiency *e = &g->eff;
-  if (dt == PL_DTYPE_BF16)
-    return e->gemm_tile_fixed_k;
-  bool fp8_like = dt == PL_DTYPE_FP8 || dt == PL_DTYPE_MXFP8 || dt == PL_DTYPE_NVFP4;
-  return fp8_like && split_acc && e->gemm_fp8_mamf_flops_per_s > 0 ? e->gemm_tile_fixed_k_fp8 : 0;
 }
 
 /* pl_gemm_time_s with out_bytes per output element moved through HBM (2: a

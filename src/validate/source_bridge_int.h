@@ -65,6 +65,10 @@ void validate_bridge_fp8_recipe(const struct validate_in *in, struct pl_layout *
                                 struct pl_vrow *row);
 void validate_bridge_fp8_params(const struct validate_in *in, struct pl_layout *l,
                                 struct pl_vrow *row);
+/* FP8 weights of a tensor-wise (delayed) FP8 run under the distributed optimizer,
+ * gathered at 1 B: the one predicate of NeMo 1's fp8_params and NeMo 2's
+ * bf16_with_fp8_mixed rows; `why` is the row's note */
+void validate_fp8_delayed_params(struct pl_layout *l, struct pl_vrow *row, const char *why);
 void validate_bridge_fp8_attention(const struct validate_in *in, struct pl_layout *l,
                                    struct pl_vrow *row);
 void validate_bridge_nvfp4_rht(const struct validate_in *in, struct pl_layout *l,

@@ -66,6 +66,14 @@ void validate_bridge_fp8_params(const struct validate_in *in, struct pl_layout *
   validate_note(row, "FP8 parameters, gathered at 1 B (the fp8_cs recipe's fp8_param_gather)");
 }
 
+void validate_fp8_delayed_params(struct pl_layout *l, struct pl_vrow *row, const char *why) {
+  if (l->shard != PL_SHARD_ZERO1 || l->dtype != PL_DTYPE_FP8 ||
+      (l->fp8_recipe != PL_FP8_RECIPE_TENSOR && l->fp8_recipe != PL_FP8_RECIPE_DELAYED))
+    return;
+  l->fp8_all_gather = true;
+  validate_note(row, "%s", why);
+}
+
 /* MXFP8 attention (layout.fp8_attention) of the rows whose Megatron-Bridge
  * performance configuration sets fp8_dot_product_attention (each container
  * section read in the release of its month, as validate_bridge_recompute; the setting

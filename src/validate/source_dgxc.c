@@ -20,6 +20,7 @@
 #include <plateau/layout.h>
 #include <plateau/model.h>
 
+#include "validate/source_bridge_int.h" /* validate_fp8_delayed_params */
 #include "validate/sources_int.h"
 
 /* The userbuffers SMs of one recipe (proj_fprop and fc2_fprop num_sm, both
@@ -341,13 +342,9 @@ static bool dgxc_moe(const struct validate_in *in, struct pl_layout *l, struct p
  * (pl_layout_te_fp8_params). */
 static void dgxc_nemo1_fp8_params(const struct validate_in *in, struct pl_layout *l,
                                   struct pl_vrow *row) {
-  if (strcmp(cell(in, "fp8_params"), "true") != 0 || l->dtype != PL_DTYPE_FP8 ||
-      l->shard != PL_SHARD_ZERO1 ||
-      (l->fp8_recipe != PL_FP8_RECIPE_TENSOR && l->fp8_recipe != PL_FP8_RECIPE_DELAYED))
-    return;
-  l->fp8_all_gather = true;
-  validate_note(row, "FP8 parameters, gathered at 1 B (fp8_params: fp8_model_init, uint8 "
-                     "parameter buckets)");
+  if (strcmp(cell(in, "fp8_params"), "true") == 0)
+    validate_fp8_delayed_params(l, row, "FP8 parameters, gathered at 1 B (fp8_params: "
+                                        "fp8_model_init, uint8 parameter buckets)");
 }
 
 /* A row run by a 2025 performance script whose settings the row's columns

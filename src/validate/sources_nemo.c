@@ -218,12 +218,9 @@ static void nemo2_fp8_delayed_params(const struct validate_in *in, struct pl_lay
   bool page_2502 = strstr(cell(in, "table_or_section"), "Container NeMo 25.02") != NULL;
   bool dgxc_ds = strncmp(cell(in, "launcher"), "NeMo 2", 6) == 0 &&
                  strstr(cell(in, "precision"), "bf16_with_fp8_mixed") != NULL;
-  if ((!page_2502 && !dgxc_ds) || l->shard != PL_SHARD_ZERO1 || l->dtype != PL_DTYPE_FP8 ||
-      (l->fp8_recipe != PL_FP8_RECIPE_TENSOR && l->fp8_recipe != PL_FP8_RECIPE_DELAYED))
-    return;
-  l->fp8_all_gather = true;
-  validate_note(row, "FP8 parameters, gathered at 1 B (bf16_with_fp8_mixed's fp8_param_gather "
-                     "under the distributed optimizer)");
+  if (page_2502 || dgxc_ds)
+    validate_fp8_delayed_params(l, row, "FP8 parameters, gathered at 1 B (bf16_with_fp8_mixed's "
+                                        "fp8_param_gather under the distributed optimizer)");
 }
 
 bool validate_nemo_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
