@@ -12,8 +12,9 @@
  *     --make-vocab-size-divisible-by 128, times tp).
  *   - hardware: the GPU string maps to a GPU preset and the DGX-class cluster
  *     whose fabric matches best (table below), or the cluster preset of a
- *     fabric the string names (Omni-Path: jean-zay-a100); any other mismatch
- *     the string reveals (RoCE, DGX-2) is noted, never corrected.
+ *     fabric the string names (Omni-Path: jean-zay-a100; AWS p4de: aws-p4de);
+ *     any other mismatch the string reveals (RoCE, DGX-2) is noted, never
+ *     corrected.
  *   - layout: tp, pp empty = 1 (noted); cp empty = 1 (context parallelism did
  *     not exist in these stacks); a stated dp must equal gpus / (tp pp cp).
  * Nothing here adjusts a prediction: only the run's description is built. */
@@ -244,6 +245,10 @@ static const struct {
 } fabric_clusters[] = {
     /* BLOOM on Jean Zay: 4 x 100 Gb/s Omni-Path per 8-GPU node */
     {"omnipath", "a100-80g", "jean-zay-a100"},
+    /* AWS p4de.24xlarge: 8 A100 80 GB, 4 x 100 Gb/s EFA per node (torchtitan's
+     * 2024-04 A100 runs: its multinode_trainer.slurm @ 1ea476e9f is "optimized
+     * for AWS with EFA", FI_PROVIDER=efa "Enable for A100") */
+    {"p4de", "a100-80g", "aws-p4de"},
 };
 
 /* Fabric words in the GPU string that the chosen cluster preset does not

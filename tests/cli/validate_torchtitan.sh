@@ -12,6 +12,13 @@ row() { grep -E "^\"torchtitan_performance\",$1," "$TMP/out"; }
 check "row 1 measured step by hand" sh -c "grep -E '^\"torchtitan_performance\",1,' '$TMP/out' | grep -q ',5762,2.84346,'"
 check "row 1 on h100 / dgx-h100 at the 500 W limit" sh -c "grep -E '^\"torchtitan_performance\",1,[0-9]+,\"[^\"]*\",\"torchtitan\",\"h100\",\"dgx-h100\"' '$TMP/out' | grep -q 'board power limit 500 W'"
 check "row 1 HBM from the row" sh -c "grep -E '^\"torchtitan_performance\",1,' '$TMP/out' | grep -q 'HBM 96 GiB at 2.40 TB/s'"
+# rows 36-43 (docs/performance.md @ 1ea476e9f, 64 A100 80GB) ran on AWS: the repository's own
+# multinode_trainer.slurm of that commit is "optimized for AWS with EFA" (FI_PROVIDER=efa,
+# "Enable for A100"); A100 80 GB on EFA is the p4de.24xlarge, so the row names it and the
+# fabric table maps it to the aws-p4de preset (4 x 100 Gb/s EFA), not dgx-a100
+for r in 36 43; do
+  check "row $r (AWS p4de) maps to a100-80g / aws-p4de" sh -c "grep -qE '^\"torchtitan_performance\",$r,[0-9]+,\"[^\"]*\",\"torchtitan\",\"a100-80g\",\"aws-p4de\"' '$TMP/out'"
+done
 check "row 31 (H200) maps to h200 / dgx-h200" sh -c "grep -qE '^\"torchtitan_performance\",31,[0-9]+,\"[^\"]*\",\"torchtitan\",\"h200\",\"dgx-h200\"' '$TMP/out'"
 # Table 5 interleaved: 126 layers in 16 stages: 7, fourteen of 8, 7
 check "row 14 predicted with torchtitan's split" sh -c "grep -E '^\"torchtitan_performance\",14,' '$TMP/out' | grep -q 'Et\*7|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*7L'"
