@@ -19,6 +19,25 @@ check "row 1 HBM from the row" sh -c "grep -E '^\"torchtitan_performance\",1,' '
 for r in 36 43; do
   check "row $r (AWS p4de) maps to a100-80g / aws-p4de" sh -c "grep -qE '^\"torchtitan_performance\",$r,[0-9]+,\"[^\"]*\",\"torchtitan\",\"a100-80g\",\"aws-p4de\"' '$TMP/out'"
 done
+# the fabric needle is a name on one GPU: "p4de" on an A100 40 GB (AWS sells no such p4de) keeps
+# the DGX fabric; case and punctuation do not matter; without it row 36 is on dgx-a100 and faster
+python3 - "$T" "$TMP/p4.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=list(rows[35].keys()))
+w.writeheader()
+for g in ("A100 40GB (64 GPUs; AWS p4de.24xlarge)", "A100 80GB (64 GPUs; aws P4DE)", "A100 80GB (64 GPUs)"):
+    r = dict(rows[35]); r["gpu"] = g; w.writerow(r)
+PY
+cp "$TMP/out" "$TMP/tt.csv"
+expect_ok validate "$TMP/p4.csv" --format csv
+check "p4de on a 40 GB A100 stays on dgx-a100" sh -c "grep -qE '^\"p4\",1,[0-9]+,\"[^\"]*\",\"torchtitan\",\"a100-40g\",\"dgx-a100\"' '$TMP/out'"
+check "P4DE in any case maps to aws-p4de" sh -c "grep -qE '^\"p4\",2,[0-9]+,\"[^\"]*\",\"torchtitan\",\"a100-80g\",\"aws-p4de\"' '$TMP/out'"
+check "no fabric word: dgx-a100" sh -c "grep -qE '^\"p4\",3,[0-9]+,\"[^\"]*\",\"torchtitan\",\"a100-80g\",\"dgx-a100\"' '$TMP/out'"
+p4=$(grep -E '^"p4",2,' "$TMP/out" | python3 -c "import csv,sys; print(list(csv.reader(sys.stdin))[0][11])")
+dgx=$(grep -E '^"p4",3,' "$TMP/out" | python3 -c "import csv,sys; print(list(csv.reader(sys.stdin))[0][11])")
+check "EFA's 4 x 100 Gb/s slows row 36 ($dgx s on dgx-a100 < $p4 s on aws-p4de)" python3 -c "import sys; sys.exit(0 if 0 < $dgx < $p4 else 1)"
+cp "$TMP/tt.csv" "$TMP/out"
 check "row 31 (H200) maps to h200 / dgx-h200" sh -c "grep -qE '^\"torchtitan_performance\",31,[0-9]+,\"[^\"]*\",\"torchtitan\",\"h200\",\"dgx-h200\"' '$TMP/out'"
 # Table 5 interleaved: 126 layers in 16 stages: 7, fourteen of 8, 7
 check "row 14 predicted with torchtitan's split" sh -c "grep -E '^\"torchtitan_performance\",14,' '$TMP/out' | grep -q 'Et\*7|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*7L'"
