@@ -232,9 +232,17 @@ bool validate_torchtitan_layout(const struct validate_in *in, struct pl_layout *
  *    llama3_8b.toml and llama2_13b.toml @ 1ea476e9f): layout.fused_norm.
  *    "rmsnorm" (or empty) keeps the preset's eager RMSNorm; anything else is
  *    not a norm plateau prices (torchtitan's layernorm / np_layernorm are
- *    LayerNorms on a Llama model) and the row is refused. */
+ *    LayerNorms on a Llama model) and the row is refused.
+ *  - The rows of docs/performance.md @ 1ea476e9f (2024-04, 64 A100) ran the
+ *    PyTorch nightly its README names (torch-2.4.0.dev20240412), whose FSDP2
+ *    copied the reduce_scatter input in on the reduce-scatter stream until
+ *    pytorch/pytorch #129721 (2024-06-27): the torchtitan-2024-04 preset
+ *    (data/frameworks/torchtitan-2024-04.json). */
 bool validate_torchtitan_overrides(const struct validate_in *in, struct pl_framework *fw,
                                    struct pl_vrow *row) {
+  if (strstr(cell(in, "source_ref"), "1ea476e9f") != NULL &&
+      !validate_row_preset("torchtitan-2024-04", fw, row))
+    return false;
   const char *norm = cell(in, "norm_type");
   if (strcmp(norm, "fused_rmsnorm") == 0)
     fw->fused_norm = PL_SETTING_ON;

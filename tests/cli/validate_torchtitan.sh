@@ -38,6 +38,13 @@ p4=$(grep -E '^"p4",2,' "$TMP/out" | python3 -c "import csv,sys; print(list(csv.
 dgx=$(grep -E '^"p4",3,' "$TMP/out" | python3 -c "import csv,sys; print(list(csv.reader(sys.stdin))[0][11])")
 check "EFA's 4 x 100 Gb/s slows row 36 ($dgx s on dgx-a100 < $p4 s on aws-p4de)" python3 -c "import sys; sys.exit(0 if 0 < $dgx < $p4 else 1)"
 cp "$TMP/tt.csv" "$TMP/out"
+# rows 36-43 ran torch-2.4.0.dev20240412 (README @ 1ea476e9f), whose FSDP2 copied the
+# reduce_scatter input in on the reduce-scatter stream (until pytorch #129721, 2024-06-27):
+# the torchtitan-2024-04 preset; the end-2024 rows keep torchtitan (copy-in on the compute stream)
+for r in 36 43; do
+  check "row $r runs torchtitan-2024-04 with --fsdp2-rs-copy-in on" sh -c "grep -E '^\"torchtitan_performance\",$r,' '$TMP/out' | grep -q -- '\"torchtitan-2024-04\".*--fsdp2-rs-copy-in on'"
+done
+check "row 1 keeps torchtitan, copy-in on the compute stream" sh -c "grep -E '^\"torchtitan_performance\",1,' '$TMP/out' | grep -q -- '\"torchtitan\".*--fsdp2-rs-copy-in off'"
 check "row 31 (H200) maps to h200 / dgx-h200" sh -c "grep -qE '^\"torchtitan_performance\",31,[0-9]+,\"[^\"]*\",\"torchtitan\",\"h200\",\"dgx-h200\"' '$TMP/out'"
 # Table 5 interleaved: 126 layers in 16 stages: 7, fourteen of 8, 7
 check "row 14 predicted with torchtitan's split" sh -c "grep -E '^\"torchtitan_performance\",14,' '$TMP/out' | grep -q 'Et\*7|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*8|t\*7L'"

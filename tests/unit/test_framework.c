@@ -37,8 +37,8 @@ static void test_presets_have_sources(void) {
   }
   /* the seven of issue 17, deepspeed-zero3-2021 (issue 18), session 16's versioned
    * presets fms-fsdp, fms-fsdp-2024-03, nemo-2024, nemo-25-11, and session 23's
-   * fsdp2-study-2024 (the scaling study's own stack) */
-  CHECK_EQ_INT((int64_t)n, 13);
+   * fsdp2-study-2024 (the scaling study's own stack), session 25's torchtitan-2024-04 */
+  CHECK_EQ_INT((int64_t)n, 14);
 }
 
 /* Unset behaviours leave the layout alone; set ones overwrite it, through
