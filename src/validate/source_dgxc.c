@@ -53,11 +53,25 @@ static bool dgxc_ub_sms(const struct validate_in *in, const char *col, int64_t *
  *    128 x 1024 x 1024 parameters whenever dp > 1: the nemo preset's
  *    bucket_params, which these rows take; the column, where stated,
  *    restates it and sets bucket_params (parameters, whatever the reduce
- *    dtype). */
+ *    dtype);
+ *  - NeMo 2 rows whose script adds no MegatronCommOverlapCallback (the
+ *    v25.05 Nemotron-H script at NeMo 7a8f1cc7bc calls pretrain_recipe()
+ *    without performance_mode, so recipes/nemotronh_56b.py
+ *    performance_optimizations never appends it): "mcore default", the
+ *    recipe's DistributedDataParallelConfig without bucket_size, i.e.
+ *    Megatron-Core's max(40e6, 1e6 dp cp) parameters
+ *    (layout.bucket_dp_scaled). */
 static bool dgxc_bucket(const struct validate_in *in, struct pl_framework *fw,
                         struct pl_vrow *row) {
   bool mb_present = false, n_present = false;
   double mb = 0, n = 0;
+  if (strcmp(cell(in, "ddp bucket_size (parameters)"), "mcore default") == 0) {
+    fw->bucket_params = 0;
+    fw->bucket_mb = 0;
+    fw->bucket_dp_scaled = true;
+    validate_note(row, "Megatron-Core's default bucket (no MegatronCommOverlapCallback)");
+    return true;
+  }
   if (validate_num(cell(in, "bucket_cap_mb"), &mb, &mb_present) != PL_OK ||
       (mb_present && !(mb > 0)))
     return validate_skip(row, "column 'bucket_cap_mb': '%s' is not a positive number",
@@ -65,7 +79,7 @@ static bool dgxc_bucket(const struct validate_in *in, struct pl_framework *fw,
   if (validate_num(cell(in, "ddp bucket_size (parameters)"), &n, &n_present) != PL_OK ||
       (n_present && !(n > 0)))
     return validate_skip(row, "column 'ddp bucket_size (parameters)': '%s' is not a positive "
-                              "number",
+                              "number or 'mcore default'",
                          cell(in, "ddp bucket_size (parameters)"));
   if (mb_present) {
     fw->bucket_mb = mb;
@@ -155,6 +169,27 @@ static bool dgxc_attention(const struct validate_in *in, struct pl_framework *fw
   return true;
 }
 
+/* Column 'overlap_param_gather': the recipe's Megatron-Core DDP
+ * overlap_param_gather where it differs from the preset's (empty: the
+ * preset's). The v25.05 Nemotron-H recipe (NeMo 7a8f1cc7bc
+ * nemo/collections/llm/recipes/nemotronh_56b.py trainer():
+ * DistributedDataParallelConfig(overlap_param_gather=False, "Verify that
+ * this works"); True from 00b778eb5e, the v25.07 pin): the distributed
+ * optimizer's parameter all_gathers are waited for after the step. */
+static bool dgxc_param_gather(const struct validate_in *in, struct pl_framework *fw,
+                              struct pl_vrow *row) {
+  const char *v = cell(in, "overlap_param_gather");
+  if (strcmp(v, "false") == 0) {
+    fw->overlap_param_gather = PL_SETTING_OFF;
+    validate_note(row, "overlap_param_gather off (the recipe's DDP config)");
+  } else if (strcmp(v, "true") == 0) {
+    fw->overlap_param_gather = PL_SETTING_ON;
+  } else if (*v) {
+    return validate_skip(row, "column 'overlap_param_gather': '%s' is not true or false", v);
+  }
+  return true;
+}
+
 /* The container's preset: NeMo 24.x (24.05, 24.09, 24.12) the nemo-2024
  * preset (mid-2024 cuDNN; data/frameworks/nemo-2024.json), NeMo 25.0x the
  * nemo preset (as the NeMo 25.02 performance-summary rows). Then what the
@@ -173,7 +208,8 @@ static bool dgxc_attention(const struct validate_in *in, struct pl_framework *fw
  *  - ub_tp_comm_overlap and the yaml's userbuffers SMs;
  *  - the data-parallel bucket (dgxc_bucket);
  *  - the optimizer dtype (dgxc_optim_dtype);
- *  - an attention backend the row states (dgxc_attention). */
+ *  - an attention backend the row states (dgxc_attention);
+ *  - the DDP overlap_param_gather the recipe states (dgxc_param_gather). */
 bool validate_dgxc_overrides(const struct validate_in *in, struct pl_framework *fw,
                              struct pl_vrow *row) {
   const char *cont = cell(in, "container");
@@ -204,7 +240,7 @@ bool validate_dgxc_overrides(const struct validate_in *in, struct pl_framework *
     validate_note(row, "userbuffers %lld/%lld SMs (proj/fc2 fprop: the recipe's ub config)",
                   (long long)fw->ub_proj_fprop_sms, (long long)fw->ub_fc2_fprop_sms);
   return dgxc_bucket(in, fw, row) && dgxc_optim_dtype(in, fw, row) &&
-         dgxc_attention(in, fw, row);
+         dgxc_attention(in, fw, row) && dgxc_param_gather(in, fw, row);
 }
 
 /* The models of the v25.05 MoE and hybrid recipes, by the row's model name:

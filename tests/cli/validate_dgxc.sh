@@ -63,6 +63,14 @@ check "row 246 keeps the fused attention" bash -c "! grep -E '^\"dgxc_benchmarki
 check "row 225 Grok-1 on its preset" grep -qE '^"dgxc_benchmarking",225,.*preset grok1-314b' "$TMP/out"
 check "row 231 Nemotron-H on its hybrid preset, not read as dense Nemotron" \
   grep -qE '^"dgxc_benchmarking",231,.*preset nemotron-h-56b' "$TMP/out"
+# Nemotron-H at v25.05 (rows 231-237, NeMo 7a8f1cc7bc): the script builds pretrain_recipe() without
+# performance_mode, so no MegatronCommOverlapCallback (no userbuffers tp overlap, Megatron-Core's
+# default bucket), the recipe's DDP overlap_param_gather False, NVTE_FUSED_ATTN=0; v25.07's example
+# run (row 252, NeMo 00b778eb5e, performance_mode True) keeps the preset's
+check "row 234 Nemotron-H v25.05: no tp overlap, mcore bucket, param gather waited, flash" \
+  grep -qE "^\"dgxc_benchmarking\",234,.*FlashAttention \(NVTE_FUSED_ATTN=0.*Megatron-Core's default bucket.*overlap_param_gather off \(the recipe.*--attention flash .*--tp-comm-overlap off .*--overlap-param-gather off .*--bucket-mb megatron " "$TMP/out"
+check "row 252 (v25.07) keeps tp overlap and the overlapped gather" \
+  grep -qE '^"dgxc_benchmarking",252,.*--tp-comm-overlap on .*--overlap-param-gather on .*--bucket-params 134217728' "$TMP/out"
 # bad cells of the MoE columns: one row each, built from row 221 (DeepSeek-V3, v25.05) and, for the
 # layout string, row 245
 head -1 "$V/dgxc_benchmarking.csv" > "$TMP/badm.csv"
@@ -78,6 +86,8 @@ ex=$(sed -n 246p "$V/dgxc_benchmarking.csv")
 echo "${ex/,Et\*4|(t\*4|)\*14tmL,/,Et*4|tmL,}" >> "$TMP/badm.csv"
 mb=$(sed -n 247p "$V/dgxc_benchmarking.csv")
 echo "${mb/Megatron-Bridge (scripts/Other launcher (scripts/}" >> "$TMP/badm.csv"
+nh=$(sed -n 235p "$V/dgxc_benchmarking.csv")
+echo "${nh%,false}",sometimes >> "$TMP/badm.csv"
 expect_ok validate "$TMP/badm.csv" --format csv
 check "first_stage_layers not positive skipped" grep -qE "^\"badm\",1,.*column 'first_stage_layers': '-3'" "$TMP/out"
 check "recompute_modules unknown skipped" grep -qE "^\"badm\",2,.*column 'recompute_modules': .*bogus" "$TMP/out"
@@ -87,6 +97,8 @@ check "mtp_layers not a number skipped" grep -qE "^\"badm\",5,.*column 'mtp_laye
 check "attention_backend unknown skipped" grep -qE "^\"badm\",6,.*column 'attention_backend': 'flashy' is not unfused" "$TMP/out"
 check "a launcher other than NeMo 2 or Megatron-Bridge: the layout columns unread" \
   grep -qE "^\"badm\",8,.*interleaving needs layers \(61\) divisible by pp\*vp = 16" "$TMP/out"
+check "overlap_param_gather not true/false skipped" \
+  grep -qE "^\"badm\",9,.*column 'overlap_param_gather': 'sometimes' is not true or false" "$TMP/out"
 check "pipeline_layout not divisible by pp skipped" grep -qE "^\"badm\",7,.*pipeline layout 'Et\\*4\\|tmL': its 2 virtual stages are not divisible by pp = 8" "$TMP/out"
 # bad cells: one row each, built from row 11
 head -1 "$V/dgxc_benchmarking.csv" > "$TMP/bad.csv"
