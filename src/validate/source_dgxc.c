@@ -216,8 +216,17 @@ bool validate_dgxc_overrides(const struct validate_in *in, struct pl_framework *
   if (strncmp(cont, "nemo:24.", 8) == 0) {
     if (!validate_row_preset("nemo-2024", fw, row))
       return false;
+  } else if (strncmp(cont, "nemo:25.11", 10) == 0) {
+    /* NeMo 25.11 (25.11.01 in dgxc-benchmarking v25.12 qwen3/pretrain/launch.sh
+     * FW_VERSION): Megatron-Bridge v0.2.x on NGC PyTorch 25.09 (the pinned
+     * 15927667ed, llmb-r0.2.0, docker/Dockerfile.ci FROM nvcr.io/nvidia/pytorch:25.09-py3),
+     * the nemo-25-11 preset's cuDNN 9.13, as the Bridge summary's 25.11 rows */
+    if (!validate_row_preset("nemo-25-11", fw, row))
+      return false;
+    validate_note(row, "cuDNN 9.13 attention (the container's image, NGC PyTorch 25.09)");
   } else if (strncmp(cont, "nemo:25.0", 9) != 0) {
-    return validate_skip(row, "container '%s': only NeMo 24.x and 25.0x rows are read", cont);
+    return validate_skip(row, "container '%s': only NeMo 24.x, 25.0x and 25.11 rows are read",
+                         cont);
   }
   if (strcmp(cell(in, "cross_entropy_loss_fusion"), "true") == 0) {
     fw->megatron_xent = PL_SETTING_OFF;
@@ -270,6 +279,11 @@ static const struct {
      * NemotronHConfig56B (gpt/model/ssm.py: 118 blocks, hidden 8192, state 256, ffn 32768,
      * 64 heads, NullTokenizer vocab 131072) = data/models/nemotron-h-56b */
     {"Nemotron-H-56B", "nemotron-h-56b", NULL},
+    /* qwen3/pretrain/launch.sh @ v25.12: Megatron-Bridge 15927667ed
+     * scripts/performance/configs/qwen3/qwen3_llm_pretrain.py qwen3_235b_a22b_h100_config,
+     * recipes/qwen/qwen3_moe.py qwen3_235b_a22b_pretrain_config (AutoBridge of
+     * Qwen/Qwen3-235B-A22B) = data/models/qwen3-235b-a22b */
+    {"Qwen3-235B-A22B", "qwen3-235b-a22b", NULL},
 };
 
 bool validate_dgxc_model(const struct validate_in *in, struct pl_model *m, struct pl_vrow *row) {
@@ -309,8 +323,13 @@ static bool dgxc_stage(const struct validate_in *in, const char *col, int64_t *d
  *    pretrain_recipe use_mtp True: mtp_num_layers 1), on the last stage
  *    (Megatron-Core multi_token_prediction.py get_mtp_num_layers_to_build,
  *    ac198fc0d6) unless the layout string places them;
+ *  - 'moe_a2a_overlap': the Megatron-Bridge workload base config's
+ *    moe_a2a_overlap (Megatron-Bridge 15927667ed scripts/performance/configs/
+ *    qwen3/workload_base_configs.py QWEN3_235B_A22B_H100_BF16_BASE_CONFIG; the
+ *    scripts' overlap_moe_expert_parallel_comm, validate_mcore_ep_overlap);
  *  - 'pipeline_layout': Megatron-Core's --pipeline-model-parallel-layout the
- *    script builds from its (pp, vp) map. */
+ *    script builds from its (pp, vp) map, or the split that
+ *    account_for_embedding/loss_in_pipeline_split makes. */
 static bool dgxc_moe(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   const char *disp = cell(in, "moe_dispatcher");
   if (*disp && pl_moe_dispatch_parse(disp, &l->dispatch, NULL) != PL_OK)
@@ -337,6 +356,11 @@ static bool dgxc_moe(const struct validate_in *in, struct pl_layout *l, struct p
     l->mtp_layers = mtp;
     validate_note(row, "%lld MTP module(s) (the recipe's use_mtp)", (long long)mtp);
   }
+  const char *ov = cell(in, "moe_a2a_overlap");
+  if (strcmp(ov, "true") == 0)
+    validate_mcore_ep_overlap(l, row, "the config's moe_a2a_overlap");
+  else if (*ov && strcmp(ov, "false") != 0)
+    return validate_skip(row, "column 'moe_a2a_overlap': '%s' is not true or false", ov);
   const char *pl = cell(in, "pipeline_layout");
   if (*pl) {
     if (strlen(pl) >= sizeof l->pipeline_layout)

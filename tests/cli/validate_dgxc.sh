@@ -71,6 +71,11 @@ check "row 234 Nemotron-H v25.05: no tp overlap, mcore bucket, param gather wait
   grep -qE "^\"dgxc_benchmarking\",234,.*FlashAttention \(NVTE_FUSED_ATTN=0.*Megatron-Core's default bucket.*overlap_param_gather off \(the recipe.*--attention flash .*--tp-comm-overlap off .*--overlap-param-gather off .*--bucket-mb megatron " "$TMP/out"
 check "row 252 (v25.07) keeps tp overlap and the overlapped gather" \
   grep -qE '^"dgxc_benchmarking",252,.*--tp-comm-overlap on .*--overlap-param-gather on .*--bucket-params 134217728' "$TMP/out"
+# row 253 (v25.12): Qwen3-235B-A22B BF16 on 256 H100 through Megatron-Bridge in nemo:25.11.01: the
+# nemo-25-11 preset (cuDNN 9.13), the base config's moe_a2a_overlap, forced balance, tp overlap
+# off, the account_for_embedding/loss split as a layout string
+check "row 253 Qwen3-235B v25.12: nemo-25-11, ep overlap, layout" \
+  grep -qE "^\"dgxc_benchmarking\",253,[0-9]+,\"qwen3-235b-a22b, 256 x h100, tp2 pp8 dp16 vp4,.*ep all-to-all overlap \(the config.s moe_a2a_overlap\).*cuDNN 9.13 attention.*\"nemo-25-11\",.*--pipeline-layout 'Et\*2\|\(t\*3\|\)\*30t\*2L' --ep 32 --etp 1 --moe-dispatch alltoall .*--tp-comm-overlap off " "$TMP/out"
 # bad cells of the MoE columns: one row each, built from row 221 (DeepSeek-V3, v25.05) and, for the
 # layout string, row 245
 head -1 "$V/dgxc_benchmarking.csv" > "$TMP/badm.csv"
@@ -87,7 +92,9 @@ echo "${ex/,Et\*4|(t\*4|)\*14tmL,/,Et*4|tmL,}" >> "$TMP/badm.csv"
 mb=$(sed -n 247p "$V/dgxc_benchmarking.csv")
 echo "${mb/Megatron-Bridge (scripts/Other launcher (scripts/}" >> "$TMP/badm.csv"
 nh=$(sed -n 235p "$V/dgxc_benchmarking.csv")
-echo "${nh%,false}",sometimes >> "$TMP/badm.csv"
+echo "${nh%,false,},sometimes," >> "$TMP/badm.csv"
+qw=$(sed -n 254p "$V/dgxc_benchmarking.csv")
+echo "${qw%,true}",often >> "$TMP/badm.csv"
 expect_ok validate "$TMP/badm.csv" --format csv
 check "first_stage_layers not positive skipped" grep -qE "^\"badm\",1,.*column 'first_stage_layers': '-3'" "$TMP/out"
 check "recompute_modules unknown skipped" grep -qE "^\"badm\",2,.*column 'recompute_modules': .*bogus" "$TMP/out"
@@ -99,6 +106,8 @@ check "a launcher other than NeMo 2 or Megatron-Bridge: the layout columns unrea
   grep -qE "^\"badm\",8,.*interleaving needs layers \(61\) divisible by pp\*vp = 16" "$TMP/out"
 check "overlap_param_gather not true/false skipped" \
   grep -qE "^\"badm\",9,.*column 'overlap_param_gather': 'sometimes' is not true or false" "$TMP/out"
+check "moe_a2a_overlap not true/false skipped" \
+  grep -qE "^\"badm\",10,.*column 'moe_a2a_overlap': 'often' is not true or false" "$TMP/out"
 check "pipeline_layout not divisible by pp skipped" grep -qE "^\"badm\",7,.*pipeline layout 'Et\\*4\\|tmL': its 2 virtual stages are not divisible by pp = 8" "$TMP/out"
 # bad cells: one row each, built from row 11
 head -1 "$V/dgxc_benchmarking.csv" > "$TMP/bad.csv"
@@ -112,7 +121,7 @@ echo "${row/,true,75,,,pretrain,/,true,,lots,,pretrain,}" >> "$TMP/bad.csv"
 echo "${row/,true,75,,,pretrain,/,true,75,,fp16,pretrain,}" >> "$TMP/bad.csv"
 echo "${row/,true,75,,,pretrain,/,true,,1.5,,pretrain,}" >> "$TMP/bad.csv"
 expect_ok validate "$TMP/bad.csv" --format csv
-check "container not 24.x skipped" grep -qE "^\"bad\",1,.*container 'nemo:26.02': only NeMo 24.x and 25.0x rows" "$TMP/out"
+check "container not 24.x, 25.0x or 25.11 skipped" grep -qE "^\"bad\",1,.*container 'nemo:26.02': only NeMo 24.x, 25.0x and 25.11 rows" "$TMP/out"
 check "ub flag not true/false skipped" grep -qE "^\"bad\",2,.*column 'ub_tp_comm_overlap': 'maybe'" "$TMP/out"
 check "ub SMs not a number skipped" grep -qE "^\"bad\",3,.*column 'ub proj_fprop SMs': 'x'" "$TMP/out"
 check "step time not a number skipped" grep -qE "^\"bad\",4,.*Training step time" "$TMP/out"
