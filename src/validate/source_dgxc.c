@@ -20,7 +20,7 @@
 #include <plateau/layout.h>
 #include <plateau/model.h>
 
-#include "validate/source_bridge_int.h" /* validate_fp8_delayed_params */
+#include "validate/source_bridge_int.h" /* validate_fp8_delayed_params, validate_bridge_fp8_params */
 #include "validate/sources_int.h"
 
 /* The userbuffers SMs of one recipe (proj_fprop and fc2_fprop num_sm, both
@@ -420,6 +420,19 @@ static bool dgxc_perf_script(const struct validate_in *in) {
   return strncmp(launcher, "NeMo 2", 6) == 0 || strncmp(launcher, "Megatron-Bridge", 15) == 0;
 }
 
+/* FP8 parameters of the NeMo 2 rows run under FP8 current scaling (the
+ * launch's -fr cs, precision naming bf16_with_fp8_current_scaling_mixed):
+ * NeMo's recipe of that name sets fp8_param_gather True
+ * (nemo/collections/llm/recipes/precision/mixed_precision.py, llmb-nemo-r2.5.0
+ * e990789ed7 line 138; the scripts' set_precision_configs only turns off
+ * first_last_layers_bf16), gathered at 1 B under the distributed optimizer
+ * as Megatron-Bridge's copy of the recipe (validate_bridge_fp8_params). */
+static void dgxc_fp8_cs_params(const struct validate_in *in, struct pl_layout *l,
+                               struct pl_vrow *row) {
+  if (strstr(cell(in, "precision"), "bf16_with_fp8_current_scaling_mixed") != NULL)
+    validate_bridge_fp8_params(in, l, row);
+}
+
 bool validate_dgxc_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   if (!dgxc_perf_script(in)) {
     dgxc_nemo1_fp8_params(in, l, row);
@@ -436,6 +449,7 @@ bool validate_dgxc_layout(const struct validate_in *in, struct pl_layout *l, str
     validate_note(row, "first / last pipeline stage %lld / %lld blocks (NeMo's DeepSeek-V3 "
                        "performance script)",
                   (long long)l->first_stage_layers, (long long)l->last_stage_layers);
+  dgxc_fp8_cs_params(in, l, row);
   return dgxc_moe(in, l, row);
 }
 

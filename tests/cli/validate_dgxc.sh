@@ -76,6 +76,12 @@ check "row 252 (v25.07) keeps tp overlap and the overlapped gather" \
 # off, the account_for_embedding/loss split as a layout string
 check "row 253 Qwen3-235B v25.12: nemo-25-11, ep overlap, layout" \
   grep -qE "^\"dgxc_benchmarking\",253,[0-9]+,\"qwen3-235b-a22b, 256 x h100, tp2 pp8 dp16 vp4,.*ep all-to-all overlap \(the config.s moe_a2a_overlap\).*cuDNN 9.13 attention.*\"nemo-25-11\",.*--pipeline-layout 'Et\*2\|\(t\*3\|\)\*30t\*2L' --ep 32 --etp 1 --moe-dispatch alltoall .*--tp-comm-overlap off " "$TMP/out"
+# rows 254-255: Nemotron-H's later example runs, in performance mode (NeMo 9244b1ec89, v25.08 H100;
+# llmb-nemo-r2.5.0, v25.10 GB200 under FP8 current scaling, whose recipe gathers FP8 parameters)
+check "row 254 Nemotron-H v25.08 H100 in performance mode" \
+  grep -qE '^"dgxc_benchmarking",254,.*--tp-comm-overlap on .*--overlap-param-gather on .*--bucket-params 134217728' "$TMP/out"
+check "row 255 Nemotron-H v25.10 GB200 FP8-CS with FP8 parameters" \
+  grep -qE "^\"dgxc_benchmarking\",255,[0-9]+,\"nemotron-h-56b, 128 x gb200, tp4 pp1 dp32, mbs 2 gbs 384,.*FP8 parameters, gathered at 1 B \(the fp8_cs recipe.*--dtype fp8-current .*--fp8-all-gather on " "$TMP/out"
 # bad cells of the MoE columns: one row each, built from row 221 (DeepSeek-V3, v25.05) and, for the
 # layout string, row 245
 head -1 "$V/dgxc_benchmarking.csv" > "$TMP/badm.csv"
