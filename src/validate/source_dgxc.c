@@ -433,6 +433,33 @@ static void dgxc_fp8_cs_params(const struct validate_in *in, struct pl_layout *l
     validate_bridge_fp8_params(in, l, row);
 }
 
+/* Megatron FSDP rows (sharding "Megatron FSDP ...": Megatron-Bridge f23d790cf6
+ * scripts/performance/utils/helpers.py set_megatron_fsdp_overrides, the
+ * perf_matrix's use_megatron_fsdp: data_parallel_sharding_strategy
+ * optim_grads_params, zero3) take what the Bridge and NeMo 2 rows of Megatron
+ * FSDP take (source_bridge.c validate_bridge_modes, sources_nemo.c
+ * nemo_2025_memory): the blocks as its units and gradient shards in the
+ * reduce dtype (layout.h); and column 'cpu_offloading_num_layers', the
+ * perf_matrix's activation offload (set_recompute_overrides: cpu_offloading
+ * True, weights False; layout.act_offload_layers, memory only). */
+static bool dgxc_fsdp(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  if (l->shard == PL_SHARD_ZERO3 && strncmp(cell(in, "sharding"), "Megatron FSDP", 13) == 0) {
+    l->fsdp_block_units = true;
+    l->shard_grads_reduce_dtype = true;
+    validate_note(row, "Megatron FSDP: blocks as its units, gradient shards in the reduce dtype");
+  }
+  int64_t n = 0;
+  if (!dgxc_stage(in, "cpu_offloading_num_layers", &n, row))
+    return false;
+  if (n > 0) {
+    l->act_offload_layers = n;
+    validate_note(row, "activations of %lld blocks offloaded to the host (the perf_matrix's "
+                       "cpu_offloading_num_layers)",
+                  (long long)n);
+  }
+  return true;
+}
+
 bool validate_dgxc_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   if (!dgxc_perf_script(in)) {
     dgxc_nemo1_fp8_params(in, l, row);
@@ -450,7 +477,7 @@ bool validate_dgxc_layout(const struct validate_in *in, struct pl_layout *l, str
                        "performance script)",
                   (long long)l->first_stage_layers, (long long)l->last_stage_layers);
   dgxc_fp8_cs_params(in, l, row);
-  return dgxc_moe(in, l, row);
+  return dgxc_fsdp(in, l, row) && dgxc_moe(in, l, row);
 }
 
 /* The README's "Training step time (seconds per step)", printed. */

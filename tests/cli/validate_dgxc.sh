@@ -82,6 +82,11 @@ check "row 254 Nemotron-H v25.08 H100 in performance mode" \
   grep -qE '^"dgxc_benchmarking",254,.*--tp-comm-overlap on .*--overlap-param-gather on .*--bucket-params 134217728' "$TMP/out"
 check "row 255 Nemotron-H v25.10 GB200 FP8-CS with FP8 parameters" \
   grep -qE "^\"dgxc_benchmarking\",255,[0-9]+,\"nemotron-h-56b, 128 x gb200, tp4 pp1 dp32, mbs 2 gbs 384,.*FP8 parameters, gathered at 1 B \(the fp8_cs recipe.*--dtype fp8-current .*--fp8-all-gather on " "$TMP/out"
+# row 256 (v25.10): Llama 3.1 405B FP8-CS on 128 GB200 through Megatron-Bridge: Megatron FSDP
+# (zero3, blocks as units, gradient shards in the reduce dtype) and 80 offloaded blocks (without
+# them the row does not fit)
+check "row 256 405B Megatron FSDP with offload" \
+  grep -qE "^\"dgxc_benchmarking\",256,[0-9]+,\"LLAMA3.1-405B, 128 x gb200, tp2 pp1 dp64,.*Megatron FSDP: blocks as its units.*activations of 80 blocks offloaded.*--shard zero3 .*--act-offload-layers 80 .*--fsdp-block-units on " "$TMP/out"
 # bad cells of the MoE columns: one row each, built from row 221 (DeepSeek-V3, v25.05) and, for the
 # layout string, row 245
 head -1 "$V/dgxc_benchmarking.csv" > "$TMP/badm.csv"
@@ -98,9 +103,11 @@ echo "${ex/,Et\*4|(t\*4|)\*14tmL,/,Et*4|tmL,}" >> "$TMP/badm.csv"
 mb=$(sed -n 247p "$V/dgxc_benchmarking.csv")
 echo "${mb/Megatron-Bridge (scripts/Other launcher (scripts/}" >> "$TMP/badm.csv"
 nh=$(sed -n 235p "$V/dgxc_benchmarking.csv")
-echo "${nh%,false,},sometimes," >> "$TMP/badm.csv"
+echo "${nh%,false,,},sometimes,," >> "$TMP/badm.csv"
 qw=$(sed -n 254p "$V/dgxc_benchmarking.csv")
-echo "${qw%,true}",often >> "$TMP/badm.csv"
+echo "${qw%,true,},often," >> "$TMP/badm.csv"
+ll=$(sed -n 257p "$V/dgxc_benchmarking.csv")
+echo "${ll%,80},-80" >> "$TMP/badm.csv"
 expect_ok validate "$TMP/badm.csv" --format csv
 check "first_stage_layers not positive skipped" grep -qE "^\"badm\",1,.*column 'first_stage_layers': '-3'" "$TMP/out"
 check "recompute_modules unknown skipped" grep -qE "^\"badm\",2,.*column 'recompute_modules': .*bogus" "$TMP/out"
@@ -114,6 +121,8 @@ check "overlap_param_gather not true/false skipped" \
   grep -qE "^\"badm\",9,.*column 'overlap_param_gather': 'sometimes' is not true or false" "$TMP/out"
 check "moe_a2a_overlap not true/false skipped" \
   grep -qE "^\"badm\",10,.*column 'moe_a2a_overlap': 'often' is not true or false" "$TMP/out"
+check "cpu_offloading_num_layers not positive skipped" \
+  grep -qE "^\"badm\",11,.*column 'cpu_offloading_num_layers': '-80' is not a positive whole number" "$TMP/out"
 check "pipeline_layout not divisible by pp skipped" grep -qE "^\"badm\",7,.*pipeline layout 'Et\\*4\\|tmL': its 2 virtual stages are not divisible by pp = 8" "$TMP/out"
 # bad cells: one row each, built from row 11
 head -1 "$V/dgxc_benchmarking.csv" > "$TMP/bad.csv"
