@@ -20,7 +20,7 @@
 #include <plateau/layout.h>
 #include <plateau/model.h>
 
-#include "validate/source_bridge_int.h" /* validate_fp8_delayed_params */
+#include "validate/source_bridge_int.h" /* validate_fp8_delayed_params, validate_bridge_fp8_params */
 #include "validate/sources_int.h"
 
 /* The userbuffers SMs of one recipe (proj_fprop and fc2_fprop num_sm, both
@@ -53,11 +53,25 @@ static bool dgxc_ub_sms(const struct validate_in *in, const char *col, int64_t *
  *    128 x 1024 x 1024 parameters whenever dp > 1: the nemo preset's
  *    bucket_params, which these rows take; the column, where stated,
  *    restates it and sets bucket_params (parameters, whatever the reduce
- *    dtype). */
+ *    dtype);
+ *  - NeMo 2 rows whose script adds no MegatronCommOverlapCallback (the
+ *    v25.05 Nemotron-H script at NeMo 7a8f1cc7bc calls pretrain_recipe()
+ *    without performance_mode, so recipes/nemotronh_56b.py
+ *    performance_optimizations never appends it): "mcore default", the
+ *    recipe's DistributedDataParallelConfig without bucket_size, i.e.
+ *    Megatron-Core's max(40e6, 1e6 dp cp) parameters
+ *    (layout.bucket_dp_scaled). */
 static bool dgxc_bucket(const struct validate_in *in, struct pl_framework *fw,
                         struct pl_vrow *row) {
   bool mb_present = false, n_present = false;
   double mb = 0, n = 0;
+  if (strcmp(cell(in, "ddp bucket_size (parameters)"), "mcore default") == 0) {
+    fw->bucket_params = 0;
+    fw->bucket_mb = 0;
+    fw->bucket_dp_scaled = true;
+    validate_note(row, "Megatron-Core's default bucket (no MegatronCommOverlapCallback)");
+    return true;
+  }
   if (validate_num(cell(in, "bucket_cap_mb"), &mb, &mb_present) != PL_OK ||
       (mb_present && !(mb > 0)))
     return validate_skip(row, "column 'bucket_cap_mb': '%s' is not a positive number",
@@ -65,7 +79,7 @@ static bool dgxc_bucket(const struct validate_in *in, struct pl_framework *fw,
   if (validate_num(cell(in, "ddp bucket_size (parameters)"), &n, &n_present) != PL_OK ||
       (n_present && !(n > 0)))
     return validate_skip(row, "column 'ddp bucket_size (parameters)': '%s' is not a positive "
-                              "number",
+                              "number or 'mcore default'",
                          cell(in, "ddp bucket_size (parameters)"));
   if (mb_present) {
     fw->bucket_mb = mb;
@@ -155,6 +169,27 @@ static bool dgxc_attention(const struct validate_in *in, struct pl_framework *fw
   return true;
 }
 
+/* Column 'overlap_param_gather': the recipe's Megatron-Core DDP
+ * overlap_param_gather where it differs from the preset's (empty: the
+ * preset's). The v25.05 Nemotron-H recipe (NeMo 7a8f1cc7bc
+ * nemo/collections/llm/recipes/nemotronh_56b.py trainer():
+ * DistributedDataParallelConfig(overlap_param_gather=False, "Verify that
+ * this works"); True from 00b778eb5e, the v25.07 pin): the distributed
+ * optimizer's parameter all_gathers are waited for after the step. */
+static bool dgxc_param_gather(const struct validate_in *in, struct pl_framework *fw,
+                              struct pl_vrow *row) {
+  const char *v = cell(in, "overlap_param_gather");
+  if (strcmp(v, "false") == 0) {
+    fw->overlap_param_gather = PL_SETTING_OFF;
+    validate_note(row, "overlap_param_gather off (the recipe's DDP config)");
+  } else if (strcmp(v, "true") == 0) {
+    fw->overlap_param_gather = PL_SETTING_ON;
+  } else if (*v) {
+    return validate_skip(row, "column 'overlap_param_gather': '%s' is not true or false", v);
+  }
+  return true;
+}
+
 /* The container's preset: NeMo 24.x (24.05, 24.09, 24.12) the nemo-2024
  * preset (mid-2024 cuDNN; data/frameworks/nemo-2024.json), NeMo 25.0x the
  * nemo preset (as the NeMo 25.02 performance-summary rows). Then what the
@@ -173,15 +208,25 @@ static bool dgxc_attention(const struct validate_in *in, struct pl_framework *fw
  *  - ub_tp_comm_overlap and the yaml's userbuffers SMs;
  *  - the data-parallel bucket (dgxc_bucket);
  *  - the optimizer dtype (dgxc_optim_dtype);
- *  - an attention backend the row states (dgxc_attention). */
+ *  - an attention backend the row states (dgxc_attention);
+ *  - the DDP overlap_param_gather the recipe states (dgxc_param_gather). */
 bool validate_dgxc_overrides(const struct validate_in *in, struct pl_framework *fw,
                              struct pl_vrow *row) {
   const char *cont = cell(in, "container");
   if (strncmp(cont, "nemo:24.", 8) == 0) {
     if (!validate_row_preset("nemo-2024", fw, row))
       return false;
+  } else if (strncmp(cont, "nemo:25.11", 10) == 0) {
+    /* NeMo 25.11 (25.11.01 in dgxc-benchmarking v25.12 qwen3/pretrain/launch.sh
+     * FW_VERSION): Megatron-Bridge v0.2.x on NGC PyTorch 25.09 (the pinned
+     * 15927667ed, llmb-r0.2.0, docker/Dockerfile.ci FROM nvcr.io/nvidia/pytorch:25.09-py3),
+     * the nemo-25-11 preset's cuDNN 9.13, as the Bridge summary's 25.11 rows */
+    if (!validate_row_preset("nemo-25-11", fw, row))
+      return false;
+    validate_note(row, "cuDNN 9.13 attention (the container's image, NGC PyTorch 25.09)");
   } else if (strncmp(cont, "nemo:25.0", 9) != 0) {
-    return validate_skip(row, "container '%s': only NeMo 24.x and 25.0x rows are read", cont);
+    return validate_skip(row, "container '%s': only NeMo 24.x, 25.0x and 25.11 rows are read",
+                         cont);
   }
   if (strcmp(cell(in, "cross_entropy_loss_fusion"), "true") == 0) {
     fw->megatron_xent = PL_SETTING_OFF;
@@ -204,7 +249,7 @@ bool validate_dgxc_overrides(const struct validate_in *in, struct pl_framework *
     validate_note(row, "userbuffers %lld/%lld SMs (proj/fc2 fprop: the recipe's ub config)",
                   (long long)fw->ub_proj_fprop_sms, (long long)fw->ub_fc2_fprop_sms);
   return dgxc_bucket(in, fw, row) && dgxc_optim_dtype(in, fw, row) &&
-         dgxc_attention(in, fw, row);
+         dgxc_attention(in, fw, row) && dgxc_param_gather(in, fw, row);
 }
 
 /* The models of the v25.05 MoE and hybrid recipes, by the row's model name:
@@ -234,6 +279,11 @@ static const struct {
      * NemotronHConfig56B (gpt/model/ssm.py: 118 blocks, hidden 8192, state 256, ffn 32768,
      * 64 heads, NullTokenizer vocab 131072) = data/models/nemotron-h-56b */
     {"Nemotron-H-56B", "nemotron-h-56b", NULL},
+    /* qwen3/pretrain/launch.sh @ v25.12: Megatron-Bridge 15927667ed
+     * scripts/performance/configs/qwen3/qwen3_llm_pretrain.py qwen3_235b_a22b_h100_config,
+     * recipes/qwen/qwen3_moe.py qwen3_235b_a22b_pretrain_config (AutoBridge of
+     * Qwen/Qwen3-235B-A22B) = data/models/qwen3-235b-a22b */
+    {"Qwen3-235B-A22B", "qwen3-235b-a22b", NULL},
 };
 
 bool validate_dgxc_model(const struct validate_in *in, struct pl_model *m, struct pl_vrow *row) {
@@ -273,8 +323,13 @@ static bool dgxc_stage(const struct validate_in *in, const char *col, int64_t *d
  *    pretrain_recipe use_mtp True: mtp_num_layers 1), on the last stage
  *    (Megatron-Core multi_token_prediction.py get_mtp_num_layers_to_build,
  *    ac198fc0d6) unless the layout string places them;
+ *  - 'moe_a2a_overlap': the Megatron-Bridge workload base config's
+ *    moe_a2a_overlap (Megatron-Bridge 15927667ed scripts/performance/configs/
+ *    qwen3/workload_base_configs.py QWEN3_235B_A22B_H100_BF16_BASE_CONFIG; the
+ *    scripts' overlap_moe_expert_parallel_comm, validate_mcore_ep_overlap);
  *  - 'pipeline_layout': Megatron-Core's --pipeline-model-parallel-layout the
- *    script builds from its (pp, vp) map. */
+ *    script builds from its (pp, vp) map, or the split that
+ *    account_for_embedding/loss_in_pipeline_split makes. */
 static bool dgxc_moe(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   const char *disp = cell(in, "moe_dispatcher");
   if (*disp && pl_moe_dispatch_parse(disp, &l->dispatch, NULL) != PL_OK)
@@ -301,6 +356,11 @@ static bool dgxc_moe(const struct validate_in *in, struct pl_layout *l, struct p
     l->mtp_layers = mtp;
     validate_note(row, "%lld MTP module(s) (the recipe's use_mtp)", (long long)mtp);
   }
+  const char *ov = cell(in, "moe_a2a_overlap");
+  if (strcmp(ov, "true") == 0)
+    validate_mcore_ep_overlap(l, row, "the config's moe_a2a_overlap");
+  else if (*ov && strcmp(ov, "false") != 0)
+    return validate_skip(row, "column 'moe_a2a_overlap': '%s' is not true or false", ov);
   const char *pl = cell(in, "pipeline_layout");
   if (*pl) {
     if (strlen(pl) >= sizeof l->pipeline_layout)
@@ -360,6 +420,46 @@ static bool dgxc_perf_script(const struct validate_in *in) {
   return strncmp(launcher, "NeMo 2", 6) == 0 || strncmp(launcher, "Megatron-Bridge", 15) == 0;
 }
 
+/* FP8 parameters of the NeMo 2 rows run under FP8 current scaling (the
+ * launch's -fr cs, precision naming bf16_with_fp8_current_scaling_mixed):
+ * NeMo's recipe of that name sets fp8_param_gather True
+ * (nemo/collections/llm/recipes/precision/mixed_precision.py, llmb-nemo-r2.5.0
+ * e990789ed7 line 138; the scripts' set_precision_configs only turns off
+ * first_last_layers_bf16), gathered at 1 B under the distributed optimizer
+ * as Megatron-Bridge's copy of the recipe (validate_bridge_fp8_params). */
+static void dgxc_fp8_cs_params(const struct validate_in *in, struct pl_layout *l,
+                               struct pl_vrow *row) {
+  if (strstr(cell(in, "precision"), "bf16_with_fp8_current_scaling_mixed") != NULL)
+    validate_bridge_fp8_params(in, l, row);
+}
+
+/* Megatron FSDP rows (sharding "Megatron FSDP ...": Megatron-Bridge f23d790cf6
+ * scripts/performance/utils/helpers.py set_megatron_fsdp_overrides, the
+ * perf_matrix's use_megatron_fsdp: data_parallel_sharding_strategy
+ * optim_grads_params, zero3) take what the Bridge and NeMo 2 rows of Megatron
+ * FSDP take (source_bridge.c validate_bridge_modes, sources_nemo.c
+ * nemo_2025_memory): the blocks as its units and gradient shards in the
+ * reduce dtype (layout.h); and column 'cpu_offloading_num_layers', the
+ * perf_matrix's activation offload (set_recompute_overrides: cpu_offloading
+ * True, weights False; layout.act_offload_layers, memory only). */
+static bool dgxc_fsdp(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  if (l->shard == PL_SHARD_ZERO3 && strncmp(cell(in, "sharding"), "Megatron FSDP", 13) == 0) {
+    l->fsdp_block_units = true;
+    l->shard_grads_reduce_dtype = true;
+    validate_note(row, "Megatron FSDP: blocks as its units, gradient shards in the reduce dtype");
+  }
+  int64_t n = 0;
+  if (!dgxc_stage(in, "cpu_offloading_num_layers", &n, row))
+    return false;
+  if (n > 0) {
+    l->act_offload_layers = n;
+    validate_note(row, "activations of %lld blocks offloaded to the host (the perf_matrix's "
+                       "cpu_offloading_num_layers)",
+                  (long long)n);
+  }
+  return true;
+}
+
 bool validate_dgxc_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   if (!dgxc_perf_script(in)) {
     dgxc_nemo1_fp8_params(in, l, row);
@@ -376,7 +476,8 @@ bool validate_dgxc_layout(const struct validate_in *in, struct pl_layout *l, str
     validate_note(row, "first / last pipeline stage %lld / %lld blocks (NeMo's DeepSeek-V3 "
                        "performance script)",
                   (long long)l->first_stage_layers, (long long)l->last_stage_layers);
-  return dgxc_moe(in, l, row);
+  dgxc_fp8_cs_params(in, l, row);
+  return dgxc_fsdp(in, l, row) && dgxc_moe(in, l, row);
 }
 
 /* The README's "Training step time (seconds per step)", printed. */

@@ -63,6 +63,30 @@ check "row 246 keeps the fused attention" bash -c "! grep -E '^\"dgxc_benchmarki
 check "row 225 Grok-1 on its preset" grep -qE '^"dgxc_benchmarking",225,.*preset grok1-314b' "$TMP/out"
 check "row 231 Nemotron-H on its hybrid preset, not read as dense Nemotron" \
   grep -qE '^"dgxc_benchmarking",231,.*preset nemotron-h-56b' "$TMP/out"
+# Nemotron-H at v25.05 (rows 231-237, NeMo 7a8f1cc7bc): the script builds pretrain_recipe() without
+# performance_mode, so no MegatronCommOverlapCallback (no userbuffers tp overlap, Megatron-Core's
+# default bucket), the recipe's DDP overlap_param_gather False, NVTE_FUSED_ATTN=0; v25.07's example
+# run (row 252, NeMo 00b778eb5e, performance_mode True) keeps the preset's
+check "row 234 Nemotron-H v25.05: no tp overlap, mcore bucket, param gather waited, flash" \
+  grep -qE "^\"dgxc_benchmarking\",234,.*FlashAttention \(NVTE_FUSED_ATTN=0.*Megatron-Core's default bucket.*overlap_param_gather off \(the recipe.*--attention flash .*--tp-comm-overlap off .*--overlap-param-gather off .*--bucket-mb megatron " "$TMP/out"
+check "row 252 (v25.07) keeps tp overlap and the overlapped gather" \
+  grep -qE '^"dgxc_benchmarking",252,.*--tp-comm-overlap on .*--overlap-param-gather on .*--bucket-params 134217728' "$TMP/out"
+# row 253 (v25.12): Qwen3-235B-A22B BF16 on 256 H100 through Megatron-Bridge in nemo:25.11.01: the
+# nemo-25-11 preset (cuDNN 9.13), the base config's moe_a2a_overlap, forced balance, tp overlap
+# off, the account_for_embedding/loss split as a layout string
+check "row 253 Qwen3-235B v25.12: nemo-25-11, ep overlap, layout" \
+  grep -qE "^\"dgxc_benchmarking\",253,[0-9]+,\"qwen3-235b-a22b, 256 x h100, tp2 pp8 dp16 vp4,.*ep all-to-all overlap \(the config.s moe_a2a_overlap\).*cuDNN 9.13 attention.*\"nemo-25-11\",.*--pipeline-layout 'Et\*2\|\(t\*3\|\)\*30t\*2L' --ep 32 --etp 1 --moe-dispatch alltoall .*--tp-comm-overlap off " "$TMP/out"
+# rows 254-255: Nemotron-H's later example runs, in performance mode (NeMo 9244b1ec89, v25.08 H100;
+# llmb-nemo-r2.5.0, v25.10 GB200 under FP8 current scaling, whose recipe gathers FP8 parameters)
+check "row 254 Nemotron-H v25.08 H100 in performance mode" \
+  grep -qE '^"dgxc_benchmarking",254,.*--tp-comm-overlap on .*--overlap-param-gather on .*--bucket-params 134217728' "$TMP/out"
+check "row 255 Nemotron-H v25.10 GB200 FP8-CS with FP8 parameters" \
+  grep -qE "^\"dgxc_benchmarking\",255,[0-9]+,\"nemotron-h-56b, 128 x gb200, tp4 pp1 dp32, mbs 2 gbs 384,.*FP8 parameters, gathered at 1 B \(the fp8_cs recipe.*--dtype fp8-current .*--fp8-all-gather on " "$TMP/out"
+# row 256 (v25.10): Llama 3.1 405B FP8-CS on 128 GB200 through Megatron-Bridge: Megatron FSDP
+# (zero3, blocks as units, gradient shards in the reduce dtype) and 80 offloaded blocks (without
+# them the row does not fit)
+check "row 256 405B Megatron FSDP with offload" \
+  grep -qE "^\"dgxc_benchmarking\",256,[0-9]+,\"LLAMA3.1-405B, 128 x gb200, tp2 pp1 dp64,.*Megatron FSDP: blocks as its units.*activations of 80 blocks offloaded.*--shard zero3 .*--act-offload-layers 80 .*--fsdp-block-units on " "$TMP/out"
 # bad cells of the MoE columns: one row each, built from row 221 (DeepSeek-V3, v25.05) and, for the
 # layout string, row 245
 head -1 "$V/dgxc_benchmarking.csv" > "$TMP/badm.csv"
@@ -78,6 +102,12 @@ ex=$(sed -n 246p "$V/dgxc_benchmarking.csv")
 echo "${ex/,Et\*4|(t\*4|)\*14tmL,/,Et*4|tmL,}" >> "$TMP/badm.csv"
 mb=$(sed -n 247p "$V/dgxc_benchmarking.csv")
 echo "${mb/Megatron-Bridge (scripts/Other launcher (scripts/}" >> "$TMP/badm.csv"
+nh=$(sed -n 235p "$V/dgxc_benchmarking.csv")
+echo "${nh%,false,,},sometimes,," >> "$TMP/badm.csv"
+qw=$(sed -n 254p "$V/dgxc_benchmarking.csv")
+echo "${qw%,true,},often," >> "$TMP/badm.csv"
+ll=$(sed -n 257p "$V/dgxc_benchmarking.csv")
+echo "${ll%,80},-80" >> "$TMP/badm.csv"
 expect_ok validate "$TMP/badm.csv" --format csv
 check "first_stage_layers not positive skipped" grep -qE "^\"badm\",1,.*column 'first_stage_layers': '-3'" "$TMP/out"
 check "recompute_modules unknown skipped" grep -qE "^\"badm\",2,.*column 'recompute_modules': .*bogus" "$TMP/out"
@@ -87,6 +117,12 @@ check "mtp_layers not a number skipped" grep -qE "^\"badm\",5,.*column 'mtp_laye
 check "attention_backend unknown skipped" grep -qE "^\"badm\",6,.*column 'attention_backend': 'flashy' is not unfused" "$TMP/out"
 check "a launcher other than NeMo 2 or Megatron-Bridge: the layout columns unread" \
   grep -qE "^\"badm\",8,.*interleaving needs layers \(61\) divisible by pp\*vp = 16" "$TMP/out"
+check "overlap_param_gather not true/false skipped" \
+  grep -qE "^\"badm\",9,.*column 'overlap_param_gather': 'sometimes' is not true or false" "$TMP/out"
+check "moe_a2a_overlap not true/false skipped" \
+  grep -qE "^\"badm\",10,.*column 'moe_a2a_overlap': 'often' is not true or false" "$TMP/out"
+check "cpu_offloading_num_layers not positive skipped" \
+  grep -qE "^\"badm\",11,.*column 'cpu_offloading_num_layers': '-80' is not a positive whole number" "$TMP/out"
 check "pipeline_layout not divisible by pp skipped" grep -qE "^\"badm\",7,.*pipeline layout 'Et\\*4\\|tmL': its 2 virtual stages are not divisible by pp = 8" "$TMP/out"
 # bad cells: one row each, built from row 11
 head -1 "$V/dgxc_benchmarking.csv" > "$TMP/bad.csv"
@@ -100,7 +136,7 @@ echo "${row/,true,75,,,pretrain,/,true,,lots,,pretrain,}" >> "$TMP/bad.csv"
 echo "${row/,true,75,,,pretrain,/,true,75,,fp16,pretrain,}" >> "$TMP/bad.csv"
 echo "${row/,true,75,,,pretrain,/,true,,1.5,,pretrain,}" >> "$TMP/bad.csv"
 expect_ok validate "$TMP/bad.csv" --format csv
-check "container not 24.x skipped" grep -qE "^\"bad\",1,.*container 'nemo:26.02': only NeMo 24.x and 25.0x rows" "$TMP/out"
+check "container not 24.x, 25.0x or 25.11 skipped" grep -qE "^\"bad\",1,.*container 'nemo:26.02': only NeMo 24.x, 25.0x and 25.11 rows" "$TMP/out"
 check "ub flag not true/false skipped" grep -qE "^\"bad\",2,.*column 'ub_tp_comm_overlap': 'maybe'" "$TMP/out"
 check "ub SMs not a number skipped" grep -qE "^\"bad\",3,.*column 'ub proj_fprop SMs': 'x'" "$TMP/out"
 check "step time not a number skipped" grep -qE "^\"bad\",4,.*Training step time" "$TMP/out"
