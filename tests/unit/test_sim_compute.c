@@ -114,8 +114,17 @@ static void test_tile_fixed_k(void) {
  * x 1.4556 = (1496 / 1024) x 0.996333). At the burst clock (x 0.887)
  * that is 146.06 us; data/ground-truth/h100/gemm.csv measured 146.19 us.
  * BF16 ignores the FP8 key; MXFP8 and NVFP4 take it where the FP8 rate is
- * measured (gb200); a GPU whose FP8 rate is the BF16 one scaled (gb300, no
- * mamf_fp8) takes none. */
+ * measured (gb200); a GPU whose FP8 rate is the BF16 one scaled (a file
+ * without mamf_fp8: gb300 with the key removed) takes none.
+ * gb300's own FP8 rate (session 25, bwd25) is B300's measured MAMF at its
+ * clock, 3353.3 x 2070 / 2032 = 3416 TFLOP/s at 3072x6144x7168: 24 x 24 =
+ * 576 tiles of 128x256 in 4 waves of 160 SMs, quantization 576 / 640 = 0.9,
+ * so the per-tile rate is 3416e12 x 0.873 / 0.9 and the anchor runs at
+ * exactly 3416 x 0.873. 4096x4096x8192: 32 x 16 = 512 tiles, 4 waves, work
+ * 4 x 160 x 128 x 256 = 20971520; 2 x 20971520 x 8192 x 0.9 / (3416e12 x
+ * 0.873) = 103.69 us (above the MAMF floor, 92.18 us). Scaled from the BF16
+ * estimate by the peaks as before (1939 x 2 = 3878 at the BF16 anchor
+ * 1792x16128x3072, 882 tiles in 6 waves: 0.91875) it was 93.24 us. */
 static void test_tile_fixed_k_fp8(void) {
   struct pl_gpu h100, plain, gb, gb3;
   struct pl_diag d, *dp = &d;
@@ -150,7 +159,19 @@ static void test_tile_fixed_k_fp8(void) {
   CHECK(pl_gemm_time_s(&gbk, PL_DTYPE_NVFP4, 8192, 8192, 1024, 1) >
         pl_gemm_time_s(&gb, PL_DTYPE_NVFP4, 8192, 8192, 1024, 1) * 1.1);
   CHECK_STATUS(pl_gpu_load("gb300", &gb3, &d), PL_OK, dp);
-  CHECK_NEAR_REL(gb3.eff.gemm_fp8_mamf_flops_per_s, 0.0, 0);
+  CHECK_NEAR_REL(gb3.eff.gemm_fp8_mamf_flops_per_s, 3416e12, EXACT);
+  double o3 = gb3.eff.kernel_overhead_s;
+  CHECK_NEAR_REL(pl_gemm_time_s(&gb3, PL_DTYPE_FP8, 3072, 6144, 7168, 1) - o3,
+                 2.0 * 3072 * 6144 * 7168 / (3416e12 * 0.873), 1e-9);
+  CHECK_NEAR_REL(pl_gemm_time_s(&gb3, PL_DTYPE_FP8, 4096, 4096, 8192, 1) - o3,
+                 2.0 * 20971520 * 8192 * 0.9 / (3416e12 * 0.873), 1e-9);
+  CHECK_NEAR_REL(pl_gemm_time_s(&gb3, PL_DTYPE_FP8, 4096, 4096, 8192, 1) - o3, 103.69e-6, 1e-4);
+  struct pl_gpu gb3s = gb3; /* the same file without its FP8 measurement */
+  gb3s.eff.gemm_fp8_mamf_flops_per_s = 0;
+  CHECK_NEAR_REL(pl_gemm_time_s(&gb3s, PL_DTYPE_FP8, 4096, 4096, 8192, 1) - o3,
+                 2.0 * 20971520 * 8192 * 0.91875 / (3878e12 * 0.873), 1e-9);
+  CHECK_NEAR_REL(pl_gemm_time_s(&gb3s, PL_DTYPE_FP8, 4096, 4096, 8192, 1) - o3, 93.24e-6, 1e-4);
+  gb3 = gb3s;
   struct pl_gpu gb3k = gb3;
   gb3k.eff.gemm_tile_fixed_k_fp8 = 600;
   CHECK_NEAR_REL(pl_gemm_time_s(&gb3k, PL_DTYPE_MXFP8, 8192, 8192, 1024, 1),
