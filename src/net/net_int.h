@@ -76,11 +76,12 @@ struct net_algo {
 
 double net_ring_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
 /* The proxy thread's messages (proxy_msg.c): per ring step, and the time a
- * charged ring call across nodes spends posting them (0 unless the cluster
- * has inter.message_overhead). */
+ * charged ring call across nodes spends posting them and, where one message
+ * is a step's only chain, moving it (xfer_s: the call's transfer time at
+ * all channels; 0 unless the cluster has inter.message_overhead). */
 double net_proxy_msgs_per_step(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
 double net_proxy_ring_s(const struct net_ctx *x, enum pl_coll_proto p, int64_t nsteps,
-                        double bytes);
+                        double bytes, double xfer_s);
 double net_ring_fill_s(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
 double net_tree_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
 double net_tree_fill_s(const struct net_ctx *x, enum pl_coll_proto p, double bytes);

@@ -36,7 +36,31 @@
  *
  * The bound runs beside NCCL's latency and transfer terms, not on top of
  * them: the thread posts the next message while the NIC moves the previous
- * one (up to NCCL_STEPS in flight), so the call takes the larger of the two. */
+ * one (up to NCCL_STEPS in flight), so the call takes the larger of the two.
+ *
+ * Each message is also one link of its own chain: the proxy posts a step's
+ * message only once the GPU has written the whole step (NCCL 2.21.5
+ * src/transport/net.cc sendProxyProgress, l.1088-1121: for LL every line's
+ * flag1 and flag2 must carry the step's flag, for Simple the GPU's tail must
+ * pass the step, before ncclNet->isend), and the next rank forwards the data
+ * in its next step only once it has arrived. So across the network an LL
+ * step is not forwarded line by line (the overlap of ring.c's LL steps holds
+ * inside a node): one chain (channel, loop) pays its post and then the
+ * transfer of its message, in series, every step. The thread serves the k
+ * chains of a step in turn, so a step costs max(k x post, post + one
+ * message's transfer): with one message a step (one channel, one loop: large
+ * rings, e.g. 540 Polaris nodes to 16 MiB) post and transfer add; with
+ * several the other chains' posts hide one message's transfer, as before.
+ * One message's transfer is the step's transfer at all channels (the call's
+ * xfer_s / nsteps) over the messages each channel moves a step (loops and
+ * Simple's two slices). Built in session 19 (sling19) and reverted then on a
+ * chain argument (a ring pays a message once per node crossing, not once per
+ * step); session 23 (coll23) measured that argument false on one cluster
+ * (xxrjun, 10 nodes at 4 and 8 GPUs a node: every step pays the network),
+ * and session 24's store-and-forward step (ring.c ring_msg_wire_s, the same
+ * net.cc premise) is landed for NCCL's own terms, so the proxy bound now
+ * follows it (session 25, coll25). docs/collectives.md, "Session 19
+ * (sling19)" and "Session 25 (coll25)". */
 #include "net/net_int.h"
 
 #include <math.h>
@@ -48,10 +72,13 @@ double net_proxy_msgs_per_step(const struct net_ctx *x, enum pl_coll_proto p, do
   return nc * loops * (p == PL_PROTO_SIMPLE ? 2.0 : 1.0);
 }
 
-double net_proxy_ring_s(const struct net_ctx *x, enum pl_coll_proto p, int64_t nsteps,
-                        double bytes) {
+double net_proxy_ring_s(const struct net_ctx *x, enum pl_coll_proto p, int64_t nsteps, double bytes,
+                        double xfer_s) {
   double msg_s = x->c->inter_msg_s;
-  if (!(msg_s > 0.0) || !x->charge || x->m < 2)
+  if (!(msg_s > 0.0) || !x->charge || x->m < 2 || nsteps < 1)
     return 0.0;
-  return (double)nsteps * net_proxy_msgs_per_step(x, p, bytes) * msg_s;
+  double k = net_proxy_msgs_per_step(x, p, bytes);
+  double nc = x->nc > 0.0 ? x->nc : 1.0;
+  double one_msg_s = xfer_s > 0.0 ? xfer_s / (double)nsteps * nc / k : 0.0;
+  return (double)nsteps * fmax(k * msg_s, msg_s + one_msg_s);
 }

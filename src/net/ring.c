@@ -178,7 +178,7 @@ static double ring_net_charged_s(const struct net_ctx *x, enum pl_coll_proto p, 
   double step = fmax(intra_lat, net_hop_lat_s(x, NET_HW_NET, NET_T_TREE, p));
   double base = net_base_lat_s(NET_T_RING, p);
   /* the proxy thread's messages bound the call beside both (proxy_msg.c) */
-  double proxy_s = net_proxy_ring_s(x, p, nsteps, bytes);
+  double proxy_s = net_proxy_ring_s(x, p, nsteps, bytes, bytes / algbw);
   if (p == PL_PROTO_SIMPLE)
     return fmax(base + (double)nsteps * ring_simple_exposed_s(x, step * ring_plateau(x, p, bytes),
                                                               bytes) + bytes / algbw,

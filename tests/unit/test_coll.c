@@ -930,6 +930,28 @@ static void proxy_messages(void) {
   CHECK_EQ_INT(pl_coll_time(&pol, PL_COLL_ALL_GATHER, 32 * MIB, one, PL_ALGO_AUTO, &a), PL_OK);
   CHECK_EQ_INT(pl_coll_time(&m80, PL_COLL_ALL_GATHER, 32 * MIB, one, PL_ALGO_AUTO, &b), PL_OK);
   CHECK(a.time_s == b.time_s);
+  /* One message a step (sling19's form, rebuilt in session 25): 540 nodes x
+   * 4 GPUs, LL ring all_gather of 2 and 4 MiB runs on 1 channel (8 x 2,160 x
+   * 512 B = 8.4 MiB per channel, NCCL's LL thread threshold) and 1 loop
+   * (971 / 1,942 B a rank), so each step is one message: the proxy posts it
+   * only once the GPU has written the whole step (store and forward), and
+   * the step's bytes cross at the channel's LL rate, 0.5 x (1 channel x 0.4
+   * x 25 GB/s) = 5 GB/s (NCCL's LL busBw, the channel's NIC share). With 1 ms
+   * a message the bound binds: 2 -> 4 MiB adds 2,159 steps x 971 B / 5 GB/s
+   * x 2,160/2,159 (the step's bytes at algbw) plus the fill's 2 MiB / 2,160
+   * / 5 GB/s = 2 MiB / 5 GB/s = 419.4304 us (the post alone: only the
+   * fill's 0.19 us); 1 -> 2 ms a message adds 2,159 x 1 ms. */
+  struct pl_group big = {2160, 4};
+  m10.inter_msg_s = 1e-3;
+  m20.inter_msg_s = 2e-3;
+  CHECK_EQ_INT(pl_coll_time_proto(&m10, PL_COLL_ALL_GATHER, 2 * MIB, big, PL_ALGO_RING,
+                                  PL_PROTO_LL, &a), PL_OK);
+  CHECK_EQ_INT(pl_coll_time_proto(&m10, PL_COLL_ALL_GATHER, 4 * MIB, big, PL_ALGO_RING,
+                                  PL_PROTO_LL, &b), PL_OK);
+  CHECK_NEAR_REL(b.time_s - a.time_s, 419.4304 * US, 1e-9);
+  CHECK_EQ_INT(pl_coll_time_proto(&m20, PL_COLL_ALL_GATHER, 2 * MIB, big, PL_ALGO_RING,
+                                  PL_PROTO_LL, &b), PL_OK);
+  CHECK_NEAR_REL(b.time_s - a.time_s, 2159e-3, 1e-9);
 }
 
 /* CollNet / IB SHARP (collnet.c, NCCL 2.21.5 and 2.29.2 tuning.cc), on
