@@ -1,0 +1,358 @@
+#!/usr/bin/env python3
+# cliff-grid.py [PLATEAU] [--quick] [--check] [--jobs N] [--csv OUT] [-v]: runs `plateau predict --format json`
+# over a grid of configurations close to what published training runs use (models, GPUs, GPU
+# counts 8..4096, tp/pp/cp/vp/ep, gbs, seq 2k..32k, dtypes, shard modes, every framework preset)
+# and flags outputs no mechanism should produce: NaN/inf/negative, MFU > 0.75 or < 0.05, a
+# collective exposed longer than it runs, a breakdown that does not sum to the step, a layout that
+# does not fit but still gets a step, step time falling as gbs grows, per-sequence time or per-GPU
+# throughput jumping > 20 % between neighbouring configurations, and framework presets whose
+# sources differ but whose predictions are identical. Run from the repository root. Exit status 0
+# (the findings are for reading: docs/accuracy.md, "Session 25 (helper cliff25)"); with --check, 1
+# when a configuration breaks an invariant no mechanism may break (HARD below: NaN, a breakdown
+# that does not sum, a collective exposed longer than it runs, a step for a layout that does not
+# fit, step time falling as gbs grows).
+# Each finding line names the check and the exact `plateau predict` command(s) to reproduce it.
+import json, math, subprocess, sys, collections, itertools
+from concurrent.futures import ThreadPoolExecutor
+
+args = [a for a in sys.argv[1:]]
+PLATEAU = 'build-test/plateau'
+if args and not args[0].startswith('-'):
+    PLATEAU = args.pop(0)
+QUICK = '--quick' in args
+VERBOSE = '-v' in args
+JOBS = int(args[args.index('--jobs') + 1]) if '--jobs' in args else 1
+CSV = args[args.index('--csv') + 1] if '--csv' in args else None
+CHECK = '--check' in args
+# what no configuration may show whatever the mechanism: --check exits 1 on any of them
+HARD = ('nan-neg', 'sum', 'exposed>coll', 'exposed-one', 'nofit-step', 'fits-no-step', 'hfu<mfu',
+        'gbs-nonmono', 'step-recompute')
+
+# thresholds the brief of session 25 set (cliff25): none is fitted to a dataset
+MFU_HI, MFU_LO = 0.75, 0.05
+JUMP = 0.20          # neighbouring configurations differing by more than this, unexplained
+SUM_TOL = 0.01       # breakdown terms against the step time
+
+GPUS = ['a100-40g', 'a100-80g', 'h100', 'h200', 'b200', 'gb200']
+FRAMEWORKS = ['', 'megatron-core', 'megatron-lm', 'nemo', 'nemo-2024', 'nemo-25-11', 'torchtitan',
+              'pytorch-fsdp', 'fsdp2-study-2024', 'fms-fsdp', 'fms-fsdp-2024-03', 'llm-foundry',
+              'deepspeed', 'deepspeed-zero3-2021']
+MEGATRON = ['megatron-core', 'nemo', 'nemo-2024', 'nemo-25-11']
+FSDP = ['torchtitan', 'pytorch-fsdp', 'fsdp2-study-2024', 'fms-fsdp', 'llm-foundry']
+
+# layout families per model, as published runs of each size use them (Megatron-Bridge / NeMo
+# recipes, torchtitan's configs, MLPerf): (name, flags, model-parallel GPUs per replica, frameworks)
+FAMILIES = {
+    'llama3-8b': [('fsdp', [], 1, [''] + FSDP), ('tp2', ['--tp', '2'], 2, MEGATRON + ['torchtitan']),
+                  ('zero1', ['--shard', 'zero1'], 1, MEGATRON + ['deepspeed'])],
+    'llama2-7b': [('fsdp', [], 1, [''] + FSDP + ['deepspeed-zero3-2021']), ('zero1', ['--shard', 'zero1'], 1, MEGATRON)],
+    'llama2-13b': [('fsdp', ['--shard', 'zero3'], 1, [''] + FSDP), ('tp2', ['--tp', '2'], 2, MEGATRON)],
+    'llama2-70b': [('tp4pp4', ['--tp', '4', '--pp', '4'], 16, MEGATRON + ['megatron-lm']),
+                   ('fsdp', ['--shard', 'zero3', '--recompute', 'full'], 1, FSDP)],
+    'llama3-70b': [('tp4pp4vp5', ['--tp', '4', '--pp', '4', '--vp', '5', '--schedule', 'interleaved'], 16, MEGATRON),
+                   ('tp8fsdp', ['--tp', '8', '--shard', 'zero3'], 8, ['torchtitan'])],
+    'llama3-405b': [('tp8pp9', ['--tp', '8', '--pp', '9', '--recompute', 'selective'], 72, MEGATRON),
+                    ('tp8pp7vp2', ['--tp', '8', '--pp', '7', '--vp', '2', '--schedule', 'interleaved'], 56, MEGATRON)],
+    'gpt3-175b': [('tp8pp8', ['--tp', '8', '--pp', '8', '--recompute', 'selective'], 64, MEGATRON + ['megatron-lm', 'deepspeed']),
+                  ('tp4pp8vp6', ['--tp', '4', '--pp', '8', '--vp', '6', '--schedule', 'interleaved'], 32, MEGATRON)],
+    'mixtral-8x7b': [('ep8', ['--ep', '8', '--shard', 'zero1'], 1, MEGATRON), ('tp2ep4', ['--tp', '2', '--ep', '4', '--shard', 'zero1'], 2, MEGATRON)],
+    'qwen3-30b-a3b': [('ep8', ['--ep', '8', '--shard', 'zero1'], 1, MEGATRON)],
+    'deepseek-v3': [('pp16ep64', ['--pp', '16', '--ep', '64', '--shard', 'zero1', '--recompute', 'full'], 16, MEGATRON)],
+}
+if QUICK:
+    FAMILIES = {k: v[:1] for k, v in FAMILIES.items() if k in ('llama3-8b', 'llama3-70b', 'mixtral-8x7b')}
+    GPUS = ['a100-80g', 'h100', 'b200']
+
+
+def run(cmd):
+    p = subprocess.run([PLATEAU, 'predict', '--format', 'json'] + cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        return {'error': (p.stderr.strip().splitlines() or ['exit %d' % p.returncode])[-1]}
+    try:
+        return json.loads(p.stdout)
+    except ValueError as e:
+        return {'error': 'bad json: %s' % e}
+
+
+results = {}
+
+
+def predict_all(cmds):
+    todo = [c for c in cmds if tuple(c) not in results]
+    with ThreadPoolExecutor(JOBS) as ex:
+        for c, r in zip(todo, ex.map(run, todo)):
+            results[tuple(c)] = r
+
+
+def cmdline(c):
+    return 'plateau predict ' + ' '.join(c)
+
+
+findings = []
+
+
+def flag(kind, msg, *cmds):
+    findings.append((kind, msg, [cmdline(c) for c in cmds]))
+
+
+def dtype_for(gpu):
+    return ['bf16', 'fp8'] if gpu != 'a100-40g' and gpu != 'a100-80g' else ['bf16']
+
+
+# lines: lists of commands that vary one axis, checked for neighbouring jumps
+lines = collections.defaultdict(list)   # (axis, key) -> [cmd, ...]
+counts = [8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
+if QUICK:
+    counts = [8, 64, 512, 4096]
+for model, fams in FAMILIES.items():
+    for name, fl, mp, fws in fams:
+        for gpu in GPUS:
+            for dt in dtype_for(gpu):
+                for fw in fws:
+                    base = ['--model', model, '--gpu', gpu, '--dtype', dt] + fl + (['--framework', fw] if fw else [])
+                    # weak scaling: 4 sequences per data-parallel rank (mbs 1), 2 pp with a
+                    # pipeline (its bubble then at most a third of the step, as runs keep it), GPU
+                    # count doubling
+                    pp = int(fl[fl.index('--pp') + 1]) if '--pp' in fl else 1
+                    per_rank = 4 if pp == 1 else 2 * pp
+                    for n in counts:
+                        if n % mp or n < mp:
+                            continue
+                        dp = n // mp
+                        c = base + ['--gpus', str(n), '--gbs', str(per_rank * dp)]
+                        lines[('gpus-weak', tuple(base))].append(c)
+                    # global batch doubling at a fixed layout (64 GPUs or the smallest that holds one replica)
+                    n = max(64, mp)
+                    while n % mp:
+                        n += 1
+                    dp = n // mp
+                    for k in [1, 2, 4, 8, 16, 32]:
+                        lines[('gbs', tuple(base + ['--gpus', str(n)]))].append(base + ['--gpus', str(n), '--gbs', str(k * dp)])
+                    # sequence length doubling at fixed tokens per step (dense models only)
+                    if model.startswith(('llama', 'gpt3')) and not QUICK or model == 'llama3-8b':
+                        for s in [2048, 4096, 8192, 16384, 32768]:
+                            k = max(1, 4 * 8192 // s)
+                            lines[('seq', tuple(base + ['--gpus', str(n)]))].append(
+                                base + ['--gpus', str(n), '--seq', str(s), '--gbs', str(k * dp)])
+                    # strong scaling: the gbs of 512 GPUs' weak line held while the GPU count doubles
+                    if fw in ('', 'nemo', 'torchtitan'):
+                        G = per_rank * (512 // mp) if 512 >= mp else per_rank
+                        for n2 in counts:
+                            if n2 % mp or n2 < mp or G % (n2 // mp):
+                                continue
+                            lines[('gpus-strong', tuple(base))].append(base + ['--gpus', str(n2), '--gbs', str(G)])
+
+# ladders: one setting stepped where memory per GPU must move one way (a step may not be
+# predicted the other way round either where the setting only removes work)
+MEM_MODELS = ['llama3-8b', 'llama2-13b', 'llama3-70b', 'mixtral-8x7b'] if not QUICK else ['llama3-8b', 'mixtral-8x7b']
+mem_lines = collections.defaultdict(list)   # (ladder, key) -> [cmd, ...], memory non-increasing along it
+for model in MEM_MODELS:
+    moe = ['--ep', '8'] if model.startswith('mixtral') else []
+    for gpu in (['a100-80g', 'h100', 'b200'] if not QUICK else ['h100']):
+        for fw in ['', 'megatron-core', 'nemo', 'torchtitan']:
+            fwf = ['--framework', fw] if fw else []
+            base = ['--model', model, '--gpu', gpu, '--gpus', '64'] + moe + fwf
+            # sharding more of the state: ddp, zero1, zero2, zero3
+            for sh in ['ddp', 'zero1', 'zero2', 'zero3']:
+                mem_lines[('shard', tuple(base))].append(base + ['--gbs', '128', '--shard', sh])
+            # more tensor parallelism at a fixed global batch
+            for tp in [1, 2, 4, 8]:
+                mem_lines[('tp', tuple(base))].append(base + ['--gbs', '128', '--shard', 'zero1', '--tp', str(tp)])
+            # more recomputation
+            for rc in ['none', 'selective', 'full']:
+                mem_lines[('recompute', tuple(base))].append(base + ['--gbs', '128', '--shard', 'zero1', '--recompute', rc])
+            # a smaller micro-batch at a fixed global batch (reversed: mbs 4, 2, 1)
+            for mbs in [4, 2, 1]:
+                mem_lines[('mbs', tuple(base))].append(base + ['--gbs', '256', '--shard', 'zero1', '--mbs', str(mbs)])
+            # a shorter sequence at a fixed micro-batch
+            for sq in [16384, 8192, 4096, 2048]:
+                mem_lines[('seq', tuple(base))].append(base + ['--gbs', '128', '--shard', 'zero1', '--seq', str(sq)])
+            # context parallelism at a long sequence
+            for cp in [1, 2, 4]:
+                mem_lines[('cp', tuple(base))].append(base + ['--gbs', '32', '--shard', 'zero1', '--seq', '16384', '--cp', str(cp)])
+# node counts one by one (published runs use 3, 6, 12, 24, 96 nodes as often as powers of two):
+# per-GPU throughput at the same work per GPU should move smoothly from one node count to the next
+NODE_CASES = [
+    ['--model', 'llama3-8b', '--framework', 'torchtitan'],
+    ['--model', 'llama3-8b', '--framework', 'nemo', '--tp', '1'],
+    ['--model', 'llama2-13b', '--shard', 'zero3'],
+    ['--model', 'llama3-70b', '--framework', 'nemo', '--tp', '4', '--pp', '2'],
+    ['--model', 'mixtral-8x7b', '--framework', 'nemo', '--ep', '8', '--shard', 'zero1'],
+]
+node_counts = list(range(1, 33)) + [48, 64, 96, 128, 192, 256, 384, 512]
+if QUICK:
+    node_counts = list(range(1, 9))
+for case in NODE_CASES:
+    mp = 8 if '--pp' in case else 1
+    for gpu in (['a100-80g', 'h100', 'b200', 'gb200'] if not QUICK else ['h100']):
+        for dt in dtype_for(gpu)[:1]:
+            base = case + ['--gpu', gpu, '--dtype', dt]
+            for nn in node_counts:
+                n = 8 * nn if gpu != 'gb200' else 4 * nn   # gb200: 4 GPUs per tray, 72 per rack
+                if n % mp:
+                    continue
+                lines[('nodes', tuple(base))].append(base + ['--gpus', str(n), '--gbs', str(4 * n // (mp // 2 if mp > 1 else 1))])
+
+for l in mem_lines.values():
+    lines[('mem', tuple(l[0]))]  # keep the order of definition; predicted with the rest
+
+allcmds = [c for l in lines.values() for c in l] + [c for l in mem_lines.values() for c in l]
+predict_all(allcmds)
+sys.stderr.write('%d configurations predicted\n' % len(results))
+
+
+def ok(r):
+    return r and 'error' not in r and r.get('step_time_s') is not None
+
+
+# point checks on every configuration
+nerr = collections.Counter()
+for c, r in results.items():
+    c = list(c)
+    if 'error' in r:
+        nerr[r['error'][:90]] += 1
+        continue
+    m = r['memory']
+    st = r.get('step_time_s')
+    if st is None:
+        if m.get('fits'):
+            flag('fits-no-step', 'fits but no step', c)
+        continue
+    if not m.get('fits'):
+        flag('nofit-step', 'memory %.1f GiB > %.1f GiB but a step is predicted' % (m['total_bytes'] / 2**30, m['capacity_bytes'] / 2**30), c)
+    vals = [st, r['tokens_per_s'], r['mfu'], r['hfu']] + [v for v in r['breakdown'].values() if v is not None] \
+        + [v for v in (r.get('kernel_time') or {}).values()] + [x for k in r['collectives'] for x in (k['time_s'], k['exposed_s'], k['bytes'])] \
+        + [m['total_bytes'], m['activations_bytes']]
+    if any(not isinstance(v, (int, float)) or math.isnan(v) or math.isinf(v) or v < 0 for v in vals):
+        flag('nan-neg', 'NaN/inf/negative in outputs', c)
+    if r['mfu'] > MFU_HI or r['mfu'] < MFU_LO:
+        flag('mfu', 'MFU %.3f' % r['mfu'], c)
+    if r['hfu'] + 1e-9 < r['mfu']:
+        flag('hfu<mfu', 'HFU %.3f < MFU %.3f' % (r['hfu'], r['mfu']), c)
+    for k in r['collectives']:
+        if k['exposed_s'] > k['time_s'] * (1 + 1e-6) + 1e-9:
+            flag('exposed>coll', '%s/%s exposed %.4g s > its %.4g s' % (k['op'], k['group'], k['exposed_s'], k['time_s']), c)
+    b = r['breakdown']
+    tot = sum(b[x] for x in ('compute_s', 'exposed_comm_s', 'bubble_s', 'optimizer_s', 'other_s'))
+    if abs(tot - st) > SUM_TOL * st:
+        flag('sum', 'breakdown sums to %.4g s, step %.4g s' % (tot, st), c)
+    # a collective's exposed_s is its own time outside compute (src/sim/account.c add_summary), so
+    # two collectives exposed at once (tp and dp streams) both count it and their sum may exceed the
+    # step's exposed communication, a union; one collective alone may not exceed it
+    exp_max = max([k['exposed_s'] for k in r['collectives']] or [0])
+    if exp_max > (b['exposed_comm_s'] + b['bubble_s'] + b['other_s']) * (1 + SUM_TOL) + 1e-6:
+        flag('exposed-one', 'one collective exposed %.4g s > breakdown exposed %.4g s' % (exp_max, b['exposed_comm_s']), c)
+
+
+def per(r, what):
+    if what == 'seq-time':       # step time per sequence
+        return r['step_time_s'] / r['layout']['gbs']
+    if what == 'tok-time-per-flop':
+        return r['step_time_s'] / r['flops']['model_per_step']
+    if what == 'tps-gpu':
+        return r['tokens_per_s_per_gpu']
+    return r['step_time_s']
+
+
+# neighbour checks along each line
+for (axis, key), cmds in lines.items():
+    rs = [(c, results.get(tuple(c))) for c in cmds]
+    rs = [(c, r) for c, r in rs if ok(r)]
+    for (c1, r1), (c2, r2) in zip(rs, rs[1:]):
+        if axis == 'gbs':
+            if r2['step_time_s'] < r1['step_time_s'] * (1 - 1e-9):
+                flag('gbs-nonmono', 'step %.4g s at gbs %d > %.4g s at gbs %d' % (r1['step_time_s'], r1['layout']['gbs'], r2['step_time_s'], r2['layout']['gbs']), c1, c2)
+            a, b = per(r1, 'seq-time'), per(r2, 'seq-time')
+            if b > a * (1 + 0.02):
+                flag('gbs-per-seq-up', 'time per sequence rises %.1f%% from gbs %d to %d' % (100 * (b / a - 1), r1['layout']['gbs'], r2['layout']['gbs']), c1, c2)
+            elif b < a * (1 - JUMP) and r1['layout']['micro_batches'] >= 4 * r1['layout']['pp']:
+                # beyond the pipeline's fill and drain, (pp - 1) of m + pp - 1 slots, a falling cost
+                # per sequence is a fixed per-step cost amortized; more than 20 % is worth a look
+                flag('gbs-jump', 'time per sequence falls %.1f%% from gbs %d to %d' % (100 * (1 - b / a), r1['layout']['gbs'], r2['layout']['gbs']), c1, c2)
+        elif axis == 'seq':
+            # compute time per model FLOP: kernel rates should move smoothly with the sequence
+            # (FSDP's per-micro-batch gathers halve with the micro-batches, so the step's own
+            # time per FLOP may fall steeply where the step is communication-bound)
+            a = r1['breakdown']['compute_s'] / r1['flops']['model_per_step']
+            b = r2['breakdown']['compute_s'] / r2['flops']['model_per_step']
+            if abs(b / a - 1) > JUMP:
+                flag('seq-jump', 'compute time per model FLOP %+.1f%% from seq %d to %d' % (100 * (b / a - 1), r1['layout']['seq'], r2['layout']['seq']), c1, c2)
+        elif axis == 'gpus-weak':
+            a, b = per(r1, 'tps-gpu'), per(r2, 'tps-gpu')
+            if r2['tokens_per_s'] < r1['tokens_per_s']:
+                flag('weak-total-down', 'total tokens/s falls from %d GPUs (%.0f) to %d (%.0f)' % (r1['layout']['gpus'], r1['tokens_per_s'], r2['layout']['gpus'], r2['tokens_per_s']), c1, c2)
+            if b > a * (1 + 0.02):
+                flag('weak-per-gpu-up', 'tokens/s per GPU rises %.1f%% from %d to %d GPUs' % (100 * (b / a - 1), r1['layout']['gpus'], r2['layout']['gpus']), c1, c2)
+            elif b < a * (1 - JUMP):
+                b1, b2 = r1['breakdown'], r2['breakdown']
+                flag('weak-jump', 'tokens/s per GPU falls %.1f%% from %d to %d GPUs (exposed comm %.3g -> %.3g s, compute %.3g -> %.3g s)' % (
+                    100 * (1 - b / a), r1['layout']['gpus'], r2['layout']['gpus'], b1['exposed_comm_s'], b2['exposed_comm_s'], b1['compute_s'], b2['compute_s']), c1, c2)
+            # the same work per GPU: its compute should not move as the GPUs double beyond what
+            # the collectives run beside it take (src/sim/engine.c: 1 + overlap_slowdown, 0.189
+            # in every GPU file, Lee et al. 2025)
+            ca, cb = r1['breakdown']['compute_s'], r2['breakdown']['compute_s']
+            if abs(cb / ca - 1) > JUMP:
+                flag('weak-compute', 'compute per step %+.1f%% from %d to %d GPUs at the same work per GPU' % (100 * (cb / ca - 1), r1['layout']['gpus'], r2['layout']['gpus']), c1, c2)
+        elif axis == 'nodes':
+            a, b = per(r1, 'tps-gpu'), per(r2, 'tps-gpu')
+            if b > a * (1 + 0.02):
+                flag('nodes-per-gpu-up', 'tokens/s per GPU rises %.1f%% from %d to %d GPUs' % (100 * (b / a - 1), r1['layout']['gpus'], r2['layout']['gpus']), c1, c2)
+            elif b < a * (1 - 0.10) and r1['layout']['gpus'] >= 16:
+                flag('nodes-jump', 'tokens/s per GPU falls %.1f%% from %d to %d GPUs' % (100 * (1 - b / a), r1['layout']['gpus'], r2['layout']['gpus']), c1, c2)
+        elif axis == 'gpus-strong':
+            if r2['step_time_s'] > r1['step_time_s'] * (1 + JUMP):
+                flag('strong-slower', 'step rises %.1f%% from %d to %d GPUs at gbs %d' % (100 * (r2['step_time_s'] / r1['step_time_s'] - 1), r1['layout']['gpus'], r2['layout']['gpus'], r1['layout']['gbs']), c1, c2)
+
+# memory ladders: memory per GPU (and for the step-removing ladders, step time) non-increasing
+for (ladder, key), cmds in mem_lines.items():
+    rs = [(c, results.get(tuple(c))) for c in cmds]
+    rs = [(c, r) for c, r in rs if r and 'error' not in r]
+    for (c1, r1), (c2, r2) in zip(rs, rs[1:]):
+        m1, m2 = r1['memory']['total_bytes'], r2['memory']['total_bytes']
+        if m2 > m1 * 1.001 + 2**20:
+            flag('mem-' + ladder, 'memory per GPU rises %.2f -> %.2f GiB along %s (%s)' % (
+                m1 / 2**30, m2 / 2**30, ladder, ' '.join(c2[len(c2) - 2:])), c1, c2)
+        if ladder in ('shard',) and ok(r1) and ok(r2) and r2['step_time_s'] < r1['step_time_s'] * (1 - 0.01):
+            flag('step-shard', 'step falls %.4g -> %.4g s sharding more (%s)' % (r1['step_time_s'], r2['step_time_s'], c2[-1]), c1, c2)
+        if ladder in ('recompute',) and ok(r1) and ok(r2) and r2['step_time_s'] < r1['step_time_s'] * (1 - 1e-9):
+            flag('step-recompute', 'step falls %.4g -> %.4g s recomputing more (%s)' % (r1['step_time_s'], r2['step_time_s'], c2[-1]), c1, c2)
+
+# framework presets: configurations that differ only in --framework and predict the same step
+byfw = collections.defaultdict(list)
+for c, r in results.items():
+    if not ok(r) or '--framework' not in c:
+        continue
+    i = c.index('--framework')
+    byfw[c[:i] + c[i + 2:]].append((c[i + 1], r['step_time_s'], list(c)))
+same = collections.Counter()
+for k, v in byfw.items():
+    for (f1, s1, c1), (f2, s2, c2) in itertools.combinations(sorted(v), 2):
+        if abs(s1 - s2) <= 1e-12 * s1:
+            same[(f1, f2)] += 1
+            if same[(f1, f2)] == 1:
+                flag('fw-identical', 'presets %s and %s predict the same step (%.6g s)' % (f1, f2, s1), c1, c2)
+for (f1, f2), n in same.items():
+    findings.append(('fw-identical-count', '%s == %s on %d configurations' % (f1, f2, n), []))
+
+# report
+kinds = collections.Counter(k for k, _, _ in findings)
+print('cliff-grid: %d configurations, %d refused (errors), %d findings' % (len(results), sum(nerr.values()), len(findings)))
+for k, n in sorted(kinds.items()):
+    print('  %-20s %5d' % (k, n))
+if VERBOSE:
+    for e, n in nerr.most_common():
+        print('refused %4d  %s' % (n, e))
+    for k, msg, cmds in findings:
+        print('%s: %s' % (k, msg))
+        for c in cmds:
+            print('    ' + c)
+if CSV:
+    with open(CSV, 'w') as f:
+        f.write('check,finding,command,command2\n')
+        for k, msg, cmds in findings:
+            f.write('%s,"%s",%s,%s\n' % (k, msg.replace('"', "'"), cmds[0] if cmds else '', cmds[1] if len(cmds) > 1 else ''))
+if CHECK:
+    bad = [f for f in findings if f[0] in HARD]
+    for k, msg, cmds in bad[:20]:
+        sys.stderr.write('cliff-grid: %s: %s: %s\n' % (k, msg, cmds[0] if cmds else ''))
+    sys.exit(1 if bad else 0)
