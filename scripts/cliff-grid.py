@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# cliff-grid.py [PLATEAU] [--quick] [--check] [--jobs N] [--csv OUT] [-v]: runs `plateau predict --format json`
+# cliff-grid.py [PLATEAU] [--quick] [--check] [--random N [--seed S]] [--jobs N] [--csv OUT] [-v]: runs `plateau predict --format json`
 # over a grid of configurations close to what published training runs use (models, GPUs, GPU
 # counts 8..4096, tp/pp/cp/vp/ep, gbs, seq 2k..32k, dtypes, shard modes, every framework preset)
 # and flags outputs no mechanism should produce: NaN/inf/negative, MFU > 0.75 or < 0.05, a
@@ -12,7 +12,7 @@
 # that does not sum, a collective exposed longer than it runs, a step for a layout that does not
 # fit, step time falling as gbs grows).
 # Each finding line names the check and the exact `plateau predict` command(s) to reproduce it.
-import json, math, subprocess, sys, collections, itertools
+import json, math, random, subprocess, sys, collections, itertools
 from concurrent.futures import ThreadPoolExecutor
 
 args = [a for a in sys.argv[1:]]
@@ -25,8 +25,8 @@ JOBS = int(args[args.index('--jobs') + 1]) if '--jobs' in args else 1
 CSV = args[args.index('--csv') + 1] if '--csv' in args else None
 CHECK = '--check' in args
 # what no configuration may show whatever the mechanism: --check exits 1 on any of them
-HARD = ('nan-neg', 'sum', 'exposed>coll', 'exposed-one', 'nofit-step', 'fits-no-step', 'hfu<mfu',
-        'gbs-nonmono', 'step-recompute')
+HARD = ('bad-exit', 'nan-neg', 'sum', 'exposed>coll', 'exposed-one', 'nofit-step', 'fits-no-step', 'hfu<mfu',
+        'gbs-nonmono', 'step-recompute', 'machine-nic', 'machine-hbm', 'machine-cap', 'machine-var')
 
 # thresholds the brief of session 25 set (cliff25): none is fitted to a dataset
 MFU_HI, MFU_LO = 0.75, 0.05
@@ -67,7 +67,10 @@ if QUICK:
 def run(cmd):
     p = subprocess.run([PLATEAU, 'predict', '--format', 'json'] + cmd, capture_output=True, text=True)
     if p.returncode != 0:
-        return {'error': (p.stderr.strip().splitlines() or ['exit %d' % p.returncode])[-1]}
+        err = p.stderr.strip().splitlines()
+        # bad input: one line starting 'plateau' and exit 1 (docs/robustness.md), never a crash
+        bad = p.returncode != 1 or len(err) != 1 or not err[0].startswith('plateau')
+        return {'error': (err or ['exit %d' % p.returncode])[-1], 'bad_exit': bad, 'rc': p.returncode}
     try:
         return json.loads(p.stdout)
     except ValueError as e:
@@ -193,10 +196,76 @@ for case in NODE_CASES:
                     continue
                 lines[('nodes', tuple(base))].append(base + ['--gpus', str(n), '--gbs', str(4 * n // (mp // 2 if mp > 1 else 1))])
 
-for l in mem_lines.values():
-    lines[('mem', tuple(l[0]))]  # keep the order of definition; predicted with the rest
+# machine ladders: a faster network, faster HBM or a higher power limit never slows a step, a wider
+# spread of GPU clocks never speeds it (--sharp is left out: NCCL's tuner may pick CollNet where
+# plateau's own time for it is a little slower, 0.01-0.3 % on the full grid)
+MACH = [('nic', '--nic-bandwidth', ['100 Gb/s', '200 Gb/s', '400 Gb/s', '800 Gb/s', '1600 Gb/s'], -1),
+        ('hbm', '--hbm-bandwidth', ['1.5 TB/s', '2 TB/s', '3 TB/s', '4 TB/s', '6 TB/s', '8 TB/s'], -1),
+        ('cap', '--power-cap', None, -1),
+        ('var', '--gpu-variability', ['off', '0.5%', '1%', '2%', '5%'], +1)]
+CAPS = {'a100-80g': ['250 W', '300 W', '350 W', '400 W'], 'h100': ['400 W', '500 W', '600 W', '700 W'],
+        'b200': ['600 W', '700 W', '800 W', '900 W', '1000 W']}
+mach_lines = []   # (name, sign, [cmd, ...])
+MACH_CASES = [['--model', 'llama3-8b', '--framework', 'torchtitan'],
+              ['--model', 'llama3-8b', '--framework', 'nemo', '--tp', '2'],
+              ['--model', 'llama3-70b', '--framework', 'nemo', '--tp', '4', '--pp', '4'],
+              ['--model', 'mixtral-8x7b', '--framework', 'nemo', '--ep', '8', '--shard', 'zero1']]
+for case in (MACH_CASES if not QUICK else MACH_CASES[:2]):
+    mp = 16 if '--pp' in case else (2 if '--tp' in case else 1)
+    for gpu in (['a100-80g', 'h100', 'b200'] if not QUICK else ['h100']):
+        for n in ([16, 64, 512] if not QUICK else [64]):
+            base = case + ['--gpu', gpu, '--gpus', str(n), '--gbs', str(8 * (n // mp))]
+            for name, f, vals, sign in MACH:
+                mach_lines.append((name, sign, [base + [f, v] for v in (vals or CAPS[gpu])]))
 
-allcmds = [c for l in lines.values() for c in l] + [c for l in mem_lines.values() for c in l]
+# random configurations (--random N [--seed S]): any preset model, GPU, layout, dtype, sequence and
+# framework preset drawn at random, for the point checks only (most are refused with a one-line
+# layout error or do not fit: both fine)
+RANDOM = int(args[args.index('--random') + 1]) if '--random' in args else 0
+rng = random.Random(int(args[args.index('--seed') + 1]) if '--seed' in args else 25)
+RMODELS = ['llama3-8b', 'llama3-70b', 'llama3-405b', 'llama2-7b', 'llama2-13b', 'llama2-70b', 'gpt3-175b',
+           'mixtral-8x7b', 'qwen3-30b-a3b', 'deepseek-v3', 'qwen3-8b', 'nemotron-h-8b', 'gpt-oss-20b',
+           'llama3.2-1b']
+RGPUS = ['a100-40g', 'a100-80g', 'h100', 'h200', 'b200', 'gb200', 'b300', 'gb300', 'v100', 'mi300x']
+
+
+def random_cmd():
+    m, g = rng.choice(RMODELS), rng.choice(RGPUS)
+    tp, pp, cp = rng.choice([1, 1, 2, 4, 8]), rng.choice([1, 1, 2, 4, 8]), rng.choice([1, 1, 1, 2, 4])
+    mp = tp * pp * cp
+    n = mp * rng.choice([1, 2, 4, 8, 16, 32, 64, 128])
+    if g in ('gb200', 'gb300') and n > 72 and n % 64:
+        n = (n // 64 + 1) * 64
+    mbs = rng.choice([1, 1, 2, 4])
+    per = rng.choice([1, 2, 4, 8, 16]) if pp == 1 else pp * rng.choice([1, 2, 4])
+    c = ['--model', m, '--gpu', g, '--gpus', str(n), '--tp', str(tp), '--pp', str(pp), '--cp', str(cp),
+         '--mbs', str(mbs), '--gbs', str((n // mp) * mbs * per)]
+    if m in ('mixtral-8x7b', 'qwen3-30b-a3b', 'deepseek-v3', 'gpt-oss-20b'):
+        c += ['--ep', str(rng.choice([1, 2, 4, 8]))]
+    if pp > 1 and rng.random() < 0.4:
+        c += ['--vp', str(rng.choice([2, 4])), '--schedule', 'interleaved']
+    c += ['--shard', rng.choice(['ddp', 'zero1', 'zero2', 'zero3']),
+          '--recompute', rng.choice(['none', 'none', 'selective', 'full']),
+          '--dtype', rng.choice(['bf16', 'bf16', 'fp8', 'fp8-current', 'mxfp8', 'fp8-tensorwise']),
+          '--seq', str(rng.choice([1024, 2048, 4096, 8192, 16384, 32768]))]
+    fw = rng.choice(FRAMEWORKS)
+    if fw:
+        c += ['--framework', fw]
+    if rng.random() < 0.2:
+        c += ['--tp-comm-overlap', rng.choice(['on', 'off'])]
+    if rng.random() < 0.2:
+        c += ['--attention', rng.choice(['flash', 'cudnn', 'te', 'triton', 'eager'])]
+    if rng.random() < 0.1:
+        c += ['--kernels', 'unfused']
+    if rng.random() < 0.1:
+        c += ['--fp8-weight-cache', 'on']
+    return c
+
+
+random_cmds = [random_cmd() for _ in range(RANDOM)]
+
+allcmds = [c for l in lines.values() for c in l] + [c for l in mem_lines.values() for c in l] \
+    + [c for _, _, l in mach_lines for c in l] + random_cmds
 predict_all(allcmds)
 sys.stderr.write('%d configurations predicted\n' % len(results))
 
@@ -211,6 +280,8 @@ for c, r in results.items():
     c = list(c)
     if 'error' in r:
         nerr[r['error'][:90]] += 1
+        if r.get('bad_exit'):
+            flag('bad-exit', 'exit %d, stderr %s' % (r['rc'], r['error'][:200]), c)
         continue
     m = r['memory']
     st = r.get('step_time_s')
@@ -226,7 +297,15 @@ for c, r in results.items():
     if any(not isinstance(v, (int, float)) or math.isnan(v) or math.isinf(v) or v < 0 for v in vals):
         flag('nan-neg', 'NaN/inf/negative in outputs', c)
     if r['mfu'] > MFU_HI or r['mfu'] < MFU_LO:
-        flag('mfu', 'MFU %.3f' % r['mfu'], c)
+        # MFU counts the full s x s attention (PaLM App. B, Megatron-LM; docs/model.md) where a
+        # causal kernel does half: the utilization of the work the kernels do is lower at long
+        # sequences; printed beside it (query heads x head dim, forward + backward = 3 x 4 s^2 a d)
+        md = r['model']
+        att = 12.0 * r['layout']['seq'] ** 2 * md['heads'] * md['head_dim'] * md['layers'] * r['layout']['gbs']
+        fl = r['flops']['model_per_step']
+        causal = r['mfu'] * max(fl - 0.5 * att, 0.0) / fl
+        flag('mfu-low' if r['mfu'] < MFU_LO else 'mfu-high' if causal > MFU_HI - 0.05 else 'mfu-full-attn',
+             'MFU %.3f (%.3f with causal attention counted as half)' % (r['mfu'], causal), c)
     if r['hfu'] + 1e-9 < r['mfu']:
         flag('hfu<mfu', 'HFU %.3f < MFU %.3f' % (r['hfu'], r['mfu']), c)
     for k in r['collectives']:
@@ -317,6 +396,14 @@ for (ladder, key), cmds in mem_lines.items():
         if ladder in ('recompute',) and ok(r1) and ok(r2) and r2['step_time_s'] < r1['step_time_s'] * (1 - 1e-9):
             flag('step-recompute', 'step falls %.4g -> %.4g s recomputing more (%s)' % (r1['step_time_s'], r2['step_time_s'], c2[-1]), c1, c2)
 
+for name, sign, cmds in mach_lines:
+    rs = [(c, results.get(tuple(c))) for c in cmds]
+    rs = [(c, r) for c, r in rs if ok(r)]
+    for (c1, r1), (c2, r2) in zip(rs, rs[1:]):
+        a, b = r1['step_time_s'], r2['step_time_s']
+        if (b - a) * sign < -1e-9 * a:
+            flag('machine-' + name, 'step %.5g -> %.5g s from %s to %s' % (a, b, c1[-1], c2[-1]), c1, c2)
+
 # framework presets: configurations that differ only in --framework and predict the same step
 byfw = collections.defaultdict(list)
 for c, r in results.items():
@@ -327,7 +414,7 @@ for c, r in results.items():
 same = collections.Counter()
 for k, v in byfw.items():
     for (f1, s1, c1), (f2, s2, c2) in itertools.combinations(sorted(v), 2):
-        if abs(s1 - s2) <= 1e-12 * s1:
+        if f1 != f2 and abs(s1 - s2) <= 1e-12 * s1:
             same[(f1, f2)] += 1
             if same[(f1, f2)] == 1:
                 flag('fw-identical', 'presets %s and %s predict the same step (%.6g s)' % (f1, f2, s1), c1, c2)
