@@ -218,6 +218,33 @@ for case in (MACH_CASES if not QUICK else MACH_CASES[:2]):
             for name, f, vals, sign in MACH:
                 mach_lines.append((name, sign, [base + [f, v] for v in (vals or CAPS[gpu])]))
 
+# overlap switches: a behaviour a framework turns on to hide communication, on against off at the
+# same configuration under nemo and megatron-core (more than 1 % slower with it on is a finding:
+# e.g. overlapped gradient buckets against one call of every gradient when off)
+OVL_CASES = [(['--model', 'llama3-8b', '--tp', '2'], [16, 64, 512]),
+             (['--model', 'llama3-70b', '--tp', '4', '--pp', '4'], [64, 512]),
+             (['--model', 'llama3-70b', '--tp', '8', '--pp', '2', '--cp', '2', '--seq', '16384'], [64, 512]),
+             (['--model', 'llama3-405b', '--tp', '8', '--pp', '9'], [576]),
+             (['--model', 'gpt3-175b', '--tp', '4', '--pp', '8', '--vp', '6', '--schedule', 'interleaved'], [256, 1024]),
+             (['--model', 'mixtral-8x7b', '--tp', '2', '--ep', '4'], [64, 256]),
+             (['--model', 'qwen3-30b-a3b', '--ep', '8'], [64, 256])]
+OVL_FLAGS = ['--tp-comm-overlap', '--overlap-grad-reduce', '--overlap-param-gather', '--overlap-p2p',
+             '--ep-comm-overlap', '--te-linear-bwd-overlap']
+ovl_pairs = []
+for case, ns in (OVL_CASES if not QUICK else OVL_CASES[:1]):
+    mp = 1
+    for k in ('--tp', '--pp', '--cp'):
+        if k in case:
+            mp *= int(case[case.index(k) + 1])
+    pp = int(case[case.index('--pp') + 1]) if '--pp' in case else 1
+    for gpu in (['h100', 'b200', 'gb200'] if not QUICK else ['h100']):
+        for fw in ['nemo', 'megatron-core']:
+            for n in (ns if not QUICK else ns[:1]):
+                base = case + ['--gpu', gpu, '--framework', fw, '--gpus', str(n), '--gbs',
+                               str((n // mp) * max(8, 2 * pp)), '--shard', 'zero1']
+                for f in OVL_FLAGS:
+                    ovl_pairs.append((base + [f, 'off'], base + [f, 'on']))
+
 # random configurations (--random N [--seed S]): any preset model, GPU, layout, dtype, sequence and
 # framework preset drawn at random, for the point checks only (most are refused with a one-line
 # layout error or do not fit: both fine)
@@ -265,7 +292,7 @@ def random_cmd():
 random_cmds = [random_cmd() for _ in range(RANDOM)]
 
 allcmds = [c for l in lines.values() for c in l] + [c for l in mem_lines.values() for c in l] \
-    + [c for _, _, l in mach_lines for c in l] + random_cmds
+    + [c for _, _, l in mach_lines for c in l] + [c for p in ovl_pairs for c in p] + random_cmds
 predict_all(allcmds)
 sys.stderr.write('%d configurations predicted\n' % len(results))
 
@@ -403,6 +430,12 @@ for name, sign, cmds in mach_lines:
         a, b = r1['step_time_s'], r2['step_time_s']
         if (b - a) * sign < -1e-9 * a:
             flag('machine-' + name, 'step %.5g -> %.5g s from %s to %s' % (a, b, c1[-1], c2[-1]), c1, c2)
+
+for c1, c2 in ovl_pairs:
+    r1, r2 = results.get(tuple(c1)), results.get(tuple(c2))
+    if ok(r1) and ok(r2) and r2['step_time_s'] > r1['step_time_s'] * 1.01:
+        flag('overlap-slower', '%s on: step %.4g -> %.4g s (%+.1f%%)' % (c2[-2], r1['step_time_s'], r2['step_time_s'],
+                                                                        100 * (r2['step_time_s'] / r1['step_time_s'] - 1)), c1, c2)
 
 # framework presets: configurations that differ only in --framework and predict the same step
 byfw = collections.defaultdict(list)
