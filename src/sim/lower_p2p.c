@@ -136,6 +136,31 @@ static int32_t next_same_pass(const struct sim_slot *sl, int32_t n, int32_t i) {
   return -1;
 }
 
+/* The receive a transfer needs is on the GPU only once the receiver's work
+ * issued before it has run: PyTorch's ProcessGroupNCCL makes its NCCL stream
+ * wait on the current stream before each operation (syncStream), and an NCCL
+ * send of this size completes only against a running receive. Under
+ * overlap_p2p Megatron-Core posts the receive for a stage's next forward right
+ * after its forward (send_forward_recv_forward) and for its next backward
+ * right after its backward (send_backward_recv_backward; core_v0.7.0
+ * schedules.py forward_backward_pipelining_with_interleaving): the transfer
+ * into pass (to, mb, pass) starts after the receiver's previous pass of that
+ * direction. The first pass of a direction has its receive posted before any
+ * (the recv_forward before the warm-up, the last warm-up iteration's recv_next):
+ * no edge. */
+static void receiver_posted(struct lower *lw, int64_t to, int64_t mb, int pass, int32_t t) {
+  int64_t r = to % lw->pp;
+  const struct sim_slot *sl = &lw->slots[r * lw->per_stage];
+  for (int32_t j = lw->slot_pos[pass_index(lw, to, mb, pass)] - 1; j >= 0; j--) {
+    if (sl[j].pass != pass)
+      continue;
+    const int32_t *e = &lw->ends[pass_index(lw, sl[j].chunk * lw->pp + r, sl[j].mb, pass) * LOWER_ENDS];
+    for (int k = 0; k < LOWER_ENDS; k++)
+      dep(lw, e[k], t);
+    return;
+  }
+}
+
 void sim_p2p_emit_sends(struct lower *lw, int64_t s) {
   /* layout.overlap_p2p, interleaved schedule only (Megatron-LM
    * megatron/training/arguments.py forces overlap_p2p_comm off otherwise).
@@ -171,6 +196,8 @@ void sim_p2p_emit_sends(struct lower *lw, int64_t s) {
     for (int k = 0; k < LOWER_ENDS; k++)
       dep(lw, e[k], t);
     dep(lw, t, lw->first[pass_index(lw, to, sl[i].mb, sl[i].pass)]);
+    if (async)
+      receiver_posted(lw, to, sl[i].mb, sl[i].pass, t);
     /* blocking: the sender's next pass waits for it; overlapped: its next
      * pass of the same direction */
     int32_t j = async ? next_same_pass(sl, lw->n_slots[s], i) : (i + 1 < lw->n_slots[s] ? i + 1 : -1);
