@@ -137,9 +137,13 @@ static int32_t next_same_pass(const struct sim_slot *sl, int32_t n, int32_t i) {
 }
 
 /* The receive a transfer needs is on the GPU only once the receiver's work
- * issued before it has run: PyTorch's ProcessGroupNCCL makes its NCCL stream
- * wait on the current stream before each operation (syncStream), and an NCCL
- * send of this size completes only against a running receive. Under
+ * issued before it has run: PyTorch's ProcessGroupNCCL::pointToPoint makes the
+ * pair's NCCL stream wait on the current stream first (syncStreams, "[Sync
+ * Streams]": communications "cannot start before pending input tensor ops on
+ * current streams finish"; pytorch/pytorch 0007e752, ProcessGroupNCCL.cpp, the
+ * path whose "TORCH_NCCL_AVOID_RECORD_STREAMS=1 has no effect for
+ * point-to-point collectives" warning Supermicro's v4.0 GPT-3 log prints), and
+ * an NCCL send of this size completes only against a running receive. Under
  * overlap_p2p Megatron-Core posts the receive for a stage's next forward right
  * after its forward (send_forward_recv_forward) and for its next backward
  * right after its backward (send_backward_recv_backward; core_v0.7.0
