@@ -6,12 +6,22 @@ eval_start; tokens per segment from the eval_start epoch_num deltas; steps = tok
 seq); step = median segment / steps. The config: the config_*.sh under ORG/benchmarks/gpt3/
 with the system's GPUs and the logged GBS (copies with the same settings: the one in the
 folder named after it).
-Usage: mlperf-gpt3-rows.py REPO_GIT_DIR VERSION ORG SYSTEM [--header] [--note TEXT]"""
+Usage: mlperf-gpt3-rows.py REPO_GIT_DIR VERSION ORG SYSTEM [--header] [--note TEXT]
+       mlperf-gpt3-rows.py --image-cols MIRRORS CSV  (print CSV with the image columns appended,
+       'attention backend (image)' and 'cuDNN (image)' as for these rows: each row's
+       source_ref names its round, result file and config; MIRRORS holds
+       mlcommons+training_results_<round>/repo git directories)"""
 import csv, io, json, re, statistics, subprocess, sys
-REPO, VER, ORG, SYSTEM = sys.argv[1:5]
-NOTE = sys.argv[sys.argv.index("--note") + 1] if "--note" in sys.argv else ""
-COMMIT = subprocess.check_output(["git", "-C", REPO, "rev-parse", "HEAD"], text=True).strip()
-FILES = subprocess.check_output(["git", "-C", REPO, "ls-tree", "-r", "--name-only", "HEAD"], text=True).split("\n")
+IMAGE_COLS = sys.argv[1] == "--image-cols"
+def open_repo(repo):
+    global REPO, COMMIT, FILES
+    REPO = repo
+    COMMIT = subprocess.check_output(["git", "-C", REPO, "rev-parse", "HEAD"], text=True).strip()
+    FILES = subprocess.check_output(["git", "-C", REPO, "ls-tree", "-r", "--name-only", "HEAD"], text=True).split("\n")
+if not IMAGE_COLS:
+    REPO, VER, ORG, SYSTEM = sys.argv[1:5]
+    NOTE = sys.argv[sys.argv.index("--note") + 1] if "--note" in sys.argv else ""
+    open_repo(REPO)
 def show(p): return subprocess.check_output(["git", "-C", REPO, "show", f"HEAD:{p}"], text=True)
 def env_of(path, e):
     d = path.rsplit("/", 1)[0]
@@ -26,10 +36,11 @@ def env_of(path, e):
             mm = re.match(r'\$\{[A-Za-z0-9_]+:[-=]([^}]*)\}$', v)
             e[m.group(1)] = mm.group(1) if mm else v
     return e
-cfgs = [f for f in FILES if f.startswith(f"{ORG}/benchmarks/gpt3/") and re.search(r"/config_[^/]*\.sh$", f)
-        and not re.search(r"/config_(common|fp8|mounts)[^/]*$", f)]
-sysj = json.loads(show(f"{ORG}/systems/{SYSTEM}.json"))
-ngpu = int(sysj["number_of_nodes"]) * int(sysj["accelerators_per_node"])
+if not IMAGE_COLS:
+    cfgs = [f for f in FILES if f.startswith(f"{ORG}/benchmarks/gpt3/") and re.search(r"/config_[^/]*\.sh$", f)
+            and not re.search(r"/config_(common|fp8|mounts)[^/]*$", f)]
+    sysj = json.loads(show(f"{ORG}/systems/{SYSTEM}.json"))
+    ngpu = int(sysj["number_of_nodes"]) * int(sysj["accelerators_per_node"])
 def vp_default(cfg):
     """conf/custom.yaml's INTERLEAVED_PIPELINE default beside the config, else NVIDIA's of the round"""
     for y in (cfg.rsplit("/", 1)[0] + "/conf/custom.yaml", "NVIDIA/benchmarks/gpt3/implementations/nemo/conf/custom.yaml"):
@@ -76,6 +87,69 @@ def ub_sms(cfg, e):
         got.add(tuple(out))
     assert len(got) == 1, (cfg, got)
     return got.pop()
+def bucket_cap_mb(cfg, e):
+    """Apex distributed_fused_adam's bucket_cap_mb in MiB: the config's BUCKET_CAP_MB, else the
+    implementation's default, run_and_time.sh `: "${BUCKET_CAP_MB:=100}"` (v3.0) or
+    conf/optim/distributed_fused_adam.yaml `${oc.env:BUCKET_CAP_MB,100}` (v3.1); empty if neither"""
+    if "BUCKET_CAP_MB" in e: return e["BUCKET_CAP_MB"]
+    d = cfg.rsplit("/", 1)[0]
+    for f, pat in ((d + "/run_and_time.sh", r': "\$\{BUCKET_CAP_MB:=(\d+)\}"'),
+                   (d + "/conf/optim/distributed_fused_adam.yaml", r"\$\{oc\.env:BUCKET_CAP_MB,(\d+)\}")):
+        if f in FILES:
+            m = re.search(pat, show(f))
+            if m: return m.group(1)
+    return ""
+# The attention kernel Transformer Engine's DotProductAttention runs for these GPT-3 layers (causal,
+# bf16, head dim 128, sm90), by the TE revision the implementation's Dockerfile installs:
+# - release_v0.8 (v3.0): transformer_engine/pytorch/transformer.py DotProductAttention,
+#   use_flash_attention = NVTE_FLASH_ATTN (default 1) and causal and compute capability >= 8.0:
+#   flash-attn 1.x (setup.py "flash-attn>=1.0.2"; flash_attn_unpadded_func, the 1.x API);
+# - 09ba8427 / 4ee8e8ec (v3.1, with `pip install flash-attn==2.0.8`): attention.py
+#   DotProductAttention.forward returns self.flash_attention(...) before the fused (cuDNN) branch;
+# - v1.6rc1 / 9e4091e7 (v4.0) and the NGC 24.09 image's own TE (TE_REVISION=SKIP, v4.1):
+#   "Select FusedAttention on sm90 and FlashAttention on others for performance" (attention.py,
+#   v1.6rc1 l. 2912): cuDNN.
+def attention_of(cfg):
+    """TE_ATTENTION of the image beside the config; empty where the folder has no Dockerfile
+    (NVIDIA v4.1 b200_n8_preview_nemo): the preset's"""
+    te = image_of(cfg)[1]
+    return TE_ATTENTION[te] if te else ""
+TE_ATTENTION = {"release_v0.8": "flash", "09ba84278a0e5b2eff80239599fbfc5e6beb389f": "flash",
+                "4ee8e8ec1dcb9d12ff87a341839de401cb699ddb": "flash", "v1.6rc1": "cudnn",
+                "9e4091e742638721f35f67f710815cfb36309831": "cudnn", "SKIP": "cudnn"}
+def image_of(cfg):
+    """FROM_IMAGE_NAME and TE_REVISION of the Dockerfile beside the config (none: NVIDIA's of the round)"""
+    d = cfg.rsplit("/", 1)[0]
+    df = d + "/Dockerfile"
+    if df not in FILES: return "", ""
+    t = show(df)
+    img = re.search(r"^ARG FROM_IMAGE_NAME=(\S+)", t, re.M)
+    te = re.search(r"^ARG TE_REVISION=(\S+)", t, re.M)
+    return (img.group(1) if img else ""), (te.group(1) if te else "")
+# The cuDNN of an image whose result logs print none, from the logs of the same image tag: NGC
+# PyTorch 24.04 (NVIDIA's v4.1 eos-dfw_n1452_ngc24.04_nemo, its FROM_IMAGE_NAME) prints
+# "cudnn_version":"9.1.0.70" in NVIDIA's v4.0 results (eos_n64 / eos-dfw_n1344 / eos-dfw_n1452
+# _ngc24.04_nemo result_*.txt, the same FROM_IMAGE_NAME).
+IMAGE_CUDNN = {"nvcr.io/nvidia/pytorch:24.04-py3": "9.1.0"}
+def cudnn_of_row(cfg, result):
+    return cudnn_of(show(result)) or IMAGE_CUDNN.get(image_of(cfg)[0], "")
+def cudnn_of(text):
+    """the cuDNN the result log prints ("cudnn_version" of its :::SYSJSON system record),
+    MAJOR.MINOR.PATCH; empty where the log prints none"""
+    got = set(re.findall(r'"cudnn_version":\s*"([0-9.]+)"', text))
+    assert len(got) <= 1, got
+    return ".".join(got.pop().split(".")[:3]) if got else ""
+if IMAGE_COLS:
+    src = list(csv.reader(open(sys.argv[3], newline="")))
+    out = csv.writer(sys.stdout, lineterminator="\n")
+    out.writerow(src[0] + ["attention backend (image)", "cuDNN (image)"])
+    head = src[0].index("source_ref")
+    for row in src[1:]:
+        m = re.match(r"github\.com/mlcommons/training_results_(v[0-9.]+) (\S+) \(\+ config (\S+)\) @ ([0-9a-f]{40})$", row[head])
+        open_repo(f"{sys.argv[2]}/mlcommons+training_results_{m.group(1)}/repo")
+        assert COMMIT == m.group(4), (COMMIT, m.group(4))
+        out.writerow(row + [attention_of(m.group(3)), cudnn_of_row(m.group(3), m.group(2))])
+    sys.exit(0)
 rows = []
 for r in sorted(f for f in FILES if f.startswith(f"{ORG}/results/{SYSTEM}/gpt3/result_")):
     ev = [json.loads(l.split(":::MLLOG ", 1)[1]) for l in show(r).splitlines() if ":::MLLOG " in l]
@@ -153,6 +227,11 @@ for r in sorted(f for f in FILES if f.startswith(f"{ORG}/results/{SYSTEM}/gpt3/r
         # (tp_overlap_yaml, ub_sms), as data/validation/mlperf_gpt3.csv's columns
         "ub proj_fprop SMs (config)": ub_proj,
         "ub fc2_fprop SMs (config)": ub_fc2,
+        # session 25 (mlpo25): the distributed Adam's bucket (bucket_cap_mb), the attention kernel
+        # the image's Transformer Engine picks (TE_ATTENTION) and the cuDNN the log prints
+        "BUCKET_CAP_MB (config)": bucket_cap_mb(cfg, e),
+        "attention backend (image)": attention_of(cfg),
+        "cuDNN (image)": cudnn_of_row(cfg, r),
     })
 out = io.StringIO()
 w = csv.DictWriter(out, fieldnames=list(rows[0].keys()), lineterminator="\n")

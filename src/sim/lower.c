@@ -352,11 +352,13 @@ static enum pl_status alloc_tables(struct lower *lw) {
   lw->first = sim_calloc(passes, sizeof *lw->first);
   lw->ends = sim_calloc(passes * LOWER_ENDS, sizeof *lw->ends);
   lw->xfer = sim_calloc(passes, sizeof *lw->xfer);
+  lw->slot_pos = sim_calloc(passes, sizeof *lw->slot_pos);
   lw->streams = sim_calloc((size_t)lw->pp * PL_STREAM_N, sizeof *lw->streams);
   lw->unsharded = sim_calloc((size_t)lw->vp, sizeof *lw->unsharded);
   lw->pgather = sim_calloc((size_t)lw->vp * 2, sizeof *lw->pgather);
   lw->last_bwd = sim_calloc((size_t)lw->vp, sizeof *lw->last_bwd);
-  bool ok = lw->slots && lw->n_slots && lw->first && lw->ends && lw->xfer && lw->streams &&
+  bool ok = lw->slots && lw->n_slots && lw->first && lw->ends && lw->xfer && lw->slot_pos &&
+            lw->streams &&
             lw->unsharded &&
             lw->pgather &&
             lw->last_bwd;
@@ -372,6 +374,7 @@ static void free_tables(struct lower *lw) {
   sim_free(lw->first);
   sim_free(lw->ends);
   sim_free(lw->xfer);
+  sim_free(lw->slot_pos);
   sim_free(lw->streams);
   sim_free(lw->unsharded);
   sim_free(lw->pgather);
@@ -477,8 +480,12 @@ static enum pl_status compress_setup(struct lower *lw) {
 
 static enum pl_status run_lowering(struct lower *lw, struct pl_diag *diag) {
   const struct sim_schedule *sched = sim_schedule_for(lw->l->schedule);
-  for (int64_t s = 0; s < lw->pp; s++)
+  for (int64_t s = 0; s < lw->pp; s++) {
+    const struct sim_slot *sl = &lw->slots[s * lw->per_stage];
     lw->n_slots[s] = sched->order(lw->pp, lw->m, lw->vp, s, &lw->slots[s * lw->per_stage]);
+    for (int32_t i = 0; i < lw->n_slots[s]; i++)
+      lw->slot_pos[pass_index(lw, sl[i].chunk * lw->pp + s, sl[i].mb, sl[i].pass)] = i;
+  }
   for (size_t i = 0; i < (size_t)lw->V * (size_t)lw->m * 2; i++)
     lw->first[i] = lw->xfer[i] = SIM_NONE;
   enum pl_status s = sim_engine_init(&lw->st->eng, (int32_t)lw->pp, (int32_t)task_estimate(lw),

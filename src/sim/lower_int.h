@@ -94,6 +94,7 @@ struct lower {
   int32_t *first;    /* [V][m][2]: first compute task of a pass */
   int32_t *ends;     /* [V][m][2][LOWER_ENDS]: what a send must wait for */
   int32_t *xfer;     /* [V][m][2]: the send after a pass (SIM_NONE: none) */
+  int32_t *slot_pos; /* [V][m][2]: the pass's index in its stage's order (slots) */
   int32_t *streams;  /* [pp][PL_STREAM_N] */
   bool *unsharded;   /* [vp] FSDP: chunk's parameters are gathered */
   int32_t *pgather;  /* [vp][2] overlap_param_gather: a chunk's first-bucket and other

@@ -127,12 +127,58 @@ bool sim_p2p_split(const struct lower *lw) {
   return sg_on(lw) || (sim_p2p_serial(lw) && lw->l->tp > 1);
 }
 
+/* The stage's next pass after slot i in the same direction (forward after a
+ * forward, backward after a backward), or -1. */
+static int32_t next_same_pass(const struct sim_slot *sl, int32_t n, int32_t i) {
+  for (int32_t j = i + 1; j < n; j++)
+    if (sl[j].pass == sl[i].pass)
+      return j;
+  return -1;
+}
+
+/* The receive a transfer needs is on the GPU only once the receiver's work
+ * issued before it has run: PyTorch's ProcessGroupNCCL::pointToPoint makes the
+ * pair's NCCL stream wait on the current stream first (syncStreams, "[Sync
+ * Streams]": communications "cannot start before pending input tensor ops on
+ * current streams finish"; pytorch/pytorch 0007e752, ProcessGroupNCCL.cpp, the
+ * path whose "TORCH_NCCL_AVOID_RECORD_STREAMS=1 has no effect for
+ * point-to-point collectives" warning Supermicro's v4.0 GPT-3 log prints), and
+ * an NCCL send of this size completes only against a running receive. Under
+ * overlap_p2p Megatron-Core posts the receive for a stage's next forward right
+ * after its forward (send_forward_recv_forward) and for its next backward
+ * right after its backward (send_backward_recv_backward; core_v0.7.0
+ * schedules.py forward_backward_pipelining_with_interleaving): the transfer
+ * into pass (to, mb, pass) starts after the receiver's previous pass of that
+ * direction. The first pass of a direction has its receive posted before any
+ * (the recv_forward before the warm-up, the last warm-up iteration's recv_next):
+ * no edge. */
+static void receiver_posted(struct lower *lw, int64_t to, int64_t mb, int pass, int32_t t) {
+  int64_t r = to % lw->pp;
+  const struct sim_slot *sl = &lw->slots[r * lw->per_stage];
+  for (int32_t j = lw->slot_pos[pass_index(lw, to, mb, pass)] - 1; j >= 0; j--) {
+    if (sl[j].pass != pass)
+      continue;
+    const int32_t *e = &lw->ends[pass_index(lw, sl[j].chunk * lw->pp + r, sl[j].mb, pass) * LOWER_ENDS];
+    for (int k = 0; k < LOWER_ENDS; k++)
+      dep(lw, e[k], t);
+    return;
+  }
+}
+
 void sim_p2p_emit_sends(struct lower *lw, int64_t s) {
   /* layout.overlap_p2p, interleaved schedule only (Megatron-LM
-   * megatron/training/arguments.py forces overlap_p2p_comm off otherwise;
-   * core/pipeline_parallel/schedules.py forward_backward_pipelining_with_
-   * interleaving posts isend/irecv and waits only for what the next chunk
-   * receives): the sender goes on */
+   * megatron/training/arguments.py forces overlap_p2p_comm off otherwise).
+   * Megatron-Core's forward_backward_pipelining_with_interleaving
+   * (core_v0.7.0 schedules.py; p2p_communication.py _communicate with
+   * wait_on_reqs=False returns every isend/irecv request of the call, the send
+   * of this pass's output among them) waits on those handles before the
+   * stage's next pass of the same direction: warm-up forward k waits for
+   * forward k-1's (fwd_wait_handles, l. 716-718), a steady-state forward for
+   * the previous forward's and a backward for the previous backward's
+   * (l. 829-831, 878-880: a pass of the other direction runs in between), and
+   * the cooldown's send_backward_recv_backward blocks (no overlap_p2p_comm,
+   * l. 1002-1016). So the sender goes on to the other direction's pass, and
+   * its next pass of the same direction waits for the transfer. */
   bool async = lw->l->overlap_p2p && lw->l->schedule == PL_SCHEDULE_INTERLEAVED;
   lw->stage = (int32_t)s;
   const struct sim_slot *sl = &lw->slots[s * lw->per_stage];
@@ -154,9 +200,13 @@ void sim_p2p_emit_sends(struct lower *lw, int64_t s) {
     for (int k = 0; k < LOWER_ENDS; k++)
       dep(lw, e[k], t);
     dep(lw, t, lw->first[pass_index(lw, to, sl[i].mb, sl[i].pass)]);
-    if (i + 1 < lw->n_slots[s] && !async) /* blocking: the sender's next pass waits for it */
-      dep(lw, t,
-          lw->first[pass_index(lw, sl[i + 1].chunk * lw->pp + s, sl[i + 1].mb, sl[i + 1].pass)]);
+    if (async)
+      receiver_posted(lw, to, sl[i].mb, sl[i].pass, t);
+    /* blocking: the sender's next pass waits for it; overlapped: its next
+     * pass of the same direction */
+    int32_t j = async ? next_same_pass(sl, lw->n_slots[s], i) : (i + 1 < lw->n_slots[s] ? i + 1 : -1);
+    if (j >= 0)
+      dep(lw, t, lw->first[pass_index(lw, sl[j].chunk * lw->pp + s, sl[j].mb, sl[j].pass)]);
   }
 }
 

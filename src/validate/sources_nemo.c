@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <plateau/framework.h>
+#include <plateau/hw.h>
 #include <plateau/model.h>
 
 #include "validate/source_bridge_int.h"
@@ -417,6 +418,45 @@ bool validate_mlperf_layout(const struct validate_in *in, struct pl_layout *l,
   return true;
 }
 
+/* The attention kernel and cuDNN of the GPT-3 submission's image (columns
+ * 'attention backend (image)', 'cuDNN (image)', written by
+ * scripts/mlperf-gpt3-rows.py from the implementation's Dockerfile and the
+ * result log; data/validation/SOURCES.md). Transformer Engine's
+ * DotProductAttention picks the kernel: TE release_v0.8 (v3.0 images,
+ * transformer_engine/pytorch/transformer.py) runs flash-attn 1.x whenever the
+ * mask is causal on sm80+; TE 09ba8427 / 4ee8e8ec (v3.1, with flash-attn
+ * 2.0.8 installed) returns its FlashAttention branch before the fused (cuDNN)
+ * one (attention.py DotProductAttention.forward); from v1.6rc1 (v4.0, v4.1)
+ * "Select FusedAttention on sm90". 'flash' is plateau's FlashAttention-2:
+ * the v3.1 kernel itself; for v3.0's flash-attn 1.x the nearest measured one
+ * (FlashAttention-2 is about twice FlashAttention-1's speed, Dao 2023, arXiv
+ * 2307.08691: v3.0 stays a lower bound). 'cudnn' is the preset's. The cuDNN
+ * version (the log's cudnn_version, e.g. 9.1.0.70 in NVIDIA's v4.0 logs:
+ * NGC PyTorch 24.04) selects the GPU file's rates of that release
+ * (layout.cudnn_version). Empty: the preset's. */
+static bool mlperf_image_attention(const struct validate_in *in, struct pl_framework *fw,
+                                   struct pl_vrow *row) {
+  const char *a = cell(in, "attention backend (image)");
+  if (strcmp(a, "flash") == 0) {
+    fw->attention = PL_ATTENTION_FLASH;
+    validate_note(row, "FlashAttention (the image's Transformer Engine runs flash-attn before "
+                       "cuDNN: v3.x images)");
+  } else if (a[0] != '\0' && strcmp(a, "cudnn") != 0) {
+    return validate_skip(row, "column 'attention backend (image)': '%s' is not flash or cudnn", a);
+  }
+  const char *v = cell(in, "cuDNN (image)");
+  if (v[0] == '\0')
+    return true;
+  struct pl_diag d = {0};
+  int64_t code = 0;
+  if (pl_cudnn_version_parse(v, &code, &d) != PL_OK)
+    return validate_skip(row, "column 'cuDNN (image)': %s", d.msg);
+  fw->cudnn_version_set = true;
+  fw->cudnn_version = code;
+  validate_note(row, "cuDNN %s attention rates (the image's cuDNN, as the result log prints it)", v);
+  return true;
+}
+
 /* TP_COMM_OVERLAP of the submission's config_*.sh (a column of the row):
  * Transformer Engine userbuffers on or off, whatever the preset says. */
 bool validate_mlperf_overrides(const struct validate_in *in, struct pl_framework *fw,
@@ -505,6 +545,8 @@ bool validate_mlperf_overrides(const struct validate_in *in, struct pl_framework
     fw->bucket_dp_scaled = false;
     validate_note(row, "data-parallel buckets of %.0f parameters (BUCKET_SIZE in the config)", n);
   }
+  if (!mlperf_image_attention(in, fw, row))
+    return false;
   /* NVIDIA's v4.0 GPT-3 image (mlcommons/training_results_v4.0 @ 6fe95437,
    * NVIDIA/benchmarks/gpt3/implementations/nemo/Dockerfile) builds NeMo
    * v2.0.0.rc0.beta on Megatron-Core core_v0.7.0.beta (conf/custom.yaml

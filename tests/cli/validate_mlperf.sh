@@ -92,11 +92,30 @@ check "405B row 1 (v5.0 eos-dfw, FP8_PARAMS as fp8_param_gather) FP8 parameters"
 check "405B row 22 (NVFP4) without" bash -c "! grep -E '^\"mlperf_v5\",22,' '$TMP/out' | grep -q -- '--fp8-all-gather on'"
 head -1 "$V/mlperf_gpt3.csv" > "$TMP/bad3.csv"
 row=$(sed -n 29p "$V/mlperf_gpt3.csv")
-echo "${row%,True,24,4},maybe,24,4" >> "$TMP/bad3.csv"
-echo "${row%,True,24,4},True,24,4.5" >> "$TMP/bad3.csv"
+echo "${row%,True,24,4,cudnn,9.1.0},maybe,24,4,cudnn,9.1.0" >> "$TMP/bad3.csv"
+echo "${row%,True,24,4,cudnn,9.1.0},True,24,4.5,cudnn,9.1.0" >> "$TMP/bad3.csv"
+echo "${row%,cudnn,9.1.0},xformers,9.1.0" >> "$TMP/bad3.csv"
+echo "${row%,cudnn,9.1.0},cudnn,8.7" >> "$TMP/bad3.csv"
+echo "${row%,cudnn,9.1.0},cudnn,nine" >> "$TMP/bad3.csv"
 expect_ok validate "$TMP/bad3.csv" --format csv
 check "FP8_PARAMS neither True nor False skipped" grep -qE "^\"bad3\",1,.*column 'FP8_PARAMS \(config\)': 'maybe'" "$TMP/out"
 check "userbuffers SMs not whole skipped" grep -qE "^\"bad3\",2,.*column 'ub fc2_fprop SMs \(config\)': '4.5'" "$TMP/out"
+check "attention backend neither flash nor cudnn skipped" grep -qE "^\"bad3\",3,.*column 'attention backend \(image\)': 'xformers' is not flash or cudnn" "$TMP/out"
+check "cuDNN before 8.9 skipped" grep -qE "^\"bad3\",4,.*column 'cuDNN \(image\)': .*needs cuDNN 8.9 or newer" "$TMP/out"
+check "cuDNN not a version skipped" grep -qE "^\"bad3\",5,.*column 'cuDNN \(image\)': 'nine' is not a cuDNN version" "$TMP/out"
+# the attention kernel of each round's image (session 25, columns 'attention backend (image)' and
+# 'cuDNN (image)'): TE release_v0.8 (v3.0) and TE 09ba8427 with flash-attn 2.0.8 (v3.1) run
+# FlashAttention before cuDNN; v4.0 (NGC PyTorch 24.04, the log's cudnn_version 9.1.0.70) cuDNN 9.1
+expect_ok validate "$V/mlperf_gpt3.csv" "$V/mlperf_gpt3_others.csv" --format csv
+check "GPT-3 row 1 (v3.0) FlashAttention" bash -c "grep -E '^\"mlperf_gpt3\",1,' '$TMP/out' | grep -q -- '--attention flash '"
+check "GPT-3 row 22 (v3.1) FlashAttention" bash -c "grep -E '^\"mlperf_gpt3\",22,' '$TMP/out' | grep -q -- '--attention flash '"
+check "GPT-3 row 34 (v4.0) cuDNN 9.1" bash -c "grep -E '^\"mlperf_gpt3\",34,' '$TMP/out' | grep -q -- '--attention cudnn .*--cudnn 9.1 '"
+check "GPT-3 row 37 (v4.1 B200 preview, no Dockerfile) the preset's cuDNN" bash -c "grep -E '^\"mlperf_gpt3\",37,' '$TMP/out' | grep -q -- '--attention cudnn .*--cudnn latest '"
+check "GPT-3 others row 10 (Azure v3.1) FlashAttention" bash -c "grep -E '^\"mlperf_gpt3_others\",10,' '$TMP/out' | grep -q -- '--attention flash '"
+# the other submitters' distributed-Adam buckets (session 25, column 'BUCKET_CAP_MB (config)'):
+# Azure v3.1 the yaml's default 100 MiB, Supermicro v4.0 config_common.sh 200
+check "GPT-3 others row 10 (Azure v3.1) 100 MiB buckets" bash -c "grep -E '^\"mlperf_gpt3_others\",10,' '$TMP/out' | grep -q -- '--bucket-mb 100 '"
+check "GPT-3 others row 1 (Supermicro v4.0) 200 MiB buckets" bash -c "grep -E '^\"mlperf_gpt3_others\",1,' '$TMP/out' | grep -q -- '--bucket-mb 200 '"
 # the userbuffers SMs of each GPT-3 submission's tp_overlap yaml (v3.0 24/20, v3.1 24/4, v4.x mbs1
 # 24/4 via FC2_FPROP_SM=4, v4.x mbs2 24/ring_exchange 1)
 expect_ok validate "$V/mlperf_gpt3.csv" --format csv

@@ -56,10 +56,11 @@ check "no MLPerf GPT-3 row in parameters" bash -c "! grep -E '^\"mlperf_gpt3\",'
 # bad cells: one row each, built from row 1
 head -1 "$V/mlperf_gpt3.csv" > "$TMP/bad.csv"
 row=$(sed -n 2p "$V/mlperf_gpt3.csv" | tr -d '\r')
-# (BUCKET_CAP_MB is followed by FP8_PARAMS (config), empty in row 1, and the two userbuffers SMs)
-echo "${row%,100,,24,20},-5,,24,20" >> "$TMP/bad.csv"
-echo "${row%,100,,24,20},big,,24,20" >> "$TMP/bad.csv"
-echo "${row%,100,,24,20},2e5,,24,20" >> "$TMP/bad.csv"
+# (BUCKET_CAP_MB is followed by FP8_PARAMS (config), empty in row 1, the two userbuffers SMs and
+# the image's attention backend and cuDNN: flash and empty in row 1)
+echo "${row%,100,,24,20,flash,},-5,,24,20,flash," >> "$TMP/bad.csv"
+echo "${row%,100,,24,20,flash,},big,,24,20,flash," >> "$TMP/bad.csv"
+echo "${row%,100,,24,20,flash,},2e5,,24,20,flash," >> "$TMP/bad.csv"
 expect_ok validate "$TMP/bad.csv" --format csv
 check "BUCKET_CAP_MB negative skipped" grep -qE "^\"bad\",1,.*column 'BUCKET_CAP_MB \(config\)': '-5' is not a size in MiB" "$TMP/out"
 check "BUCKET_CAP_MB not a number skipped" grep -qE "^\"bad\",2,.*column 'BUCKET_CAP_MB \(config\)': 'big'" "$TMP/out"
