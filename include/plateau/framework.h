@@ -133,6 +133,9 @@ struct pl_framework {
   enum pl_setting moe_router_fusion;   /* MoE: Megatron-Core's fused router kernels (on) or its
                                           eager top-k and aux-loss path (off;
                                           layout.moe_router_unfused) */
+  enum pl_setting jit_fuser;           /* Megatron-Core's @jit_fuser SwiGLU compiled into one
+                                          kernel each way (on) or run as eager kernels (off;
+                                          layout.jit_eager) */
   enum pl_setting moe_expert_padding;  /* MoE under FP8/FP4: TE pads each expert's rows to the
                                           GEMM alignment and back (layout.moe_expert_padding) */
   enum pl_setting te_linear_bwd_overlap; /* tp without userbuffers: TE's column-parallel linears

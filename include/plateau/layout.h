@@ -540,6 +540,11 @@ struct pl_layout {
                               top-k routing and the load-balancing loss run as eager PyTorch
                               kernels (core_v0.16.0 moe_utils.py fused=False), not Transformer
                               Engine's fused router kernels; model/flops.c ROUTER_TOPK_UNFUSED */
+  bool jit_eager;          /* input: Megatron-Core's @jit_fuser activation functions (the MLPs'
+                              and the routed experts' SwiGLU, fusions/fused_bias_swiglu.py) run
+                              as eager PyTorch kernels, one per op on the chunked halves, not as
+                              torch.compile's one fused kernel each way; model/flops.c
+                              SWIGLU_EAGER (docs/step-model.md "Eager SwiGLU") */
   bool moe_expert_padding; /* input: MoE blocks under an FP8/FP4 recipe (dtype fp8, mxfp8, nvfp4):
                               Transformer Engine's Fp8Padding copies each local expert's rows to a
                               multiple of 16 (32 for MXFP8) before the grouped GEMMs and

@@ -78,6 +78,31 @@ static const struct elem_cost GQA_QUERY_COPY = {0, 0, 2 * BF16_BYTES, 0};
 /* SwiGLU per output element: silu(g) * u reads g, u, writes y; bwd reads g, u, dy, writes dg, du.
  */
 static const struct elem_cost SWIGLU = {6, 12, 3 * BF16_BYTES, 5 * BF16_BYTES};
+/* Megatron-Core's SwiGLU when its @jit_fuser functions run as eager PyTorch
+ * (layout.jit_eager): fusions/fused_bias_swiglu.py (core_v0.15.0 .. core_v0.17.0)
+ * swiglu(y) chunks y into the halves y_1, y_2 (views) and runs F.silu(y_1)
+ * (reads 2 B, writes 2) and the product with y_2 (4 + 2): 10 B in 2 kernels
+ * per output element; swiglu_back(g, y) runs sigmoid(y_1) twice (2 + 2 each),
+ * g * s (4 + 2), 1 - s (2 + 2), y_1 * (1 - s) (4 + 2), 1 + ... (2 + 2), the
+ * product of those two (4 + 2), * y_2 (4 + 2), F.silu(y_1) (2 + 2),
+ * g * silu (4 + 2) and the closing cat of the two halves' gradients (4 + 4):
+ * 58 B in 11 kernels. All bf16 (PyTorch keeps each op's output dtype). */
+static const struct elem_cost SWIGLU_EAGER = {6, 12, 5 * BF16_BYTES, 29 * BF16_BYTES};
+#define SWIGLU_EAGER_FWD_KERNELS 2
+#define SWIGLU_EAGER_BWD_KERNELS 11
+/* The routed experts' weighted form, eager (TEGroupedMLP with
+ * bias_activation_fusion: weighted_bias_swiglu_impl -> weighted_swiglu /
+ * weighted_swiglu_back, same file), with 16-bit router probabilities (the
+ * router's output dtype under the alltoall and allgather dispatchers):
+ * forward swiglu (10 B, 2 kernels) then * weights (4 B; .to() of the same
+ * dtype launches nothing): 14 B in 3; backward g * weights (4 B), swiglu_back
+ * (58 B, 11), swiglu(y) again (10 B, 2), * g (6 B) and the sum over the last
+ * dim for the weights' gradient (reads 2 B): 80 B in 16 kernels. fp32
+ * probabilities (the flex dispatcher's, an fp32 router's) promote the
+ * products to fp32 and cost more; not counted. */
+static const struct elem_cost SWIGLU_WEIGHTED_EAGER = {6, 12, 7 * BF16_BYTES, 40 * BF16_BYTES};
+#define SWIGLU_WEIGHTED_EAGER_FWD_KERNELS 3
+#define SWIGLU_WEIGHTED_EAGER_BWD_KERNELS 16
 /* GELU (tanh form): ~8 FLOPs; bwd reads x, dy, writes dx. */
 static const struct elem_cost GELU = {8, 16, 2 * BF16_BYTES, 3 * BF16_BYTES};
 /* Residual add (dropout fused): reads 2, writes 1; bwd adds the two gradients. */
@@ -407,15 +432,33 @@ static int attention_ops(const struct pl_model *m, const struct pl_layout *l,
   return n;
 }
 
+/* An MLP's activation op: SWIGLU or GELU fused, or Megatron-Core's SwiGLU as
+ * eager kernels (layout.jit_eager: SWIGLU_EAGER; weighted, the routed
+ * experts' SWIGLU_WEIGHTED_EAGER). GPT-OSS's clamped quick-GEGLU
+ * (model glu_clamp: weighted_bias_quick_geglu_impl) keeps its counted cost. */
+static int act_op(const struct pl_model *m, const struct pl_layout *l, struct pl_op *ops, int n,
+                  const char *name, double elems, bool weighted) {
+  bool gated = m->mlp == PL_MLP_SWIGLU;
+  if (!gated || !l->jit_eager || m->glu_clamp) {
+    elementwise(&ops[n++], name, elems, gated ? SWIGLU : GELU);
+    return n;
+  }
+  elementwise(&ops[n], name, elems, weighted ? SWIGLU_WEIGHTED_EAGER : SWIGLU_EAGER);
+  if (weighted)
+    kernels(&ops[n++], SWIGLU_WEIGHTED_EAGER_FWD_KERNELS, SWIGLU_WEIGHTED_EAGER_BWD_KERNELS);
+  else
+    kernels(&ops[n++], SWIGLU_EAGER_FWD_KERNELS, SWIGLU_EAGER_BWD_KERNELS);
+  return n;
+}
+
 /* The dense MLP, run by share of the blocks. */
-static int dense_mlp_ops(const struct pl_model *m, const struct dims *d, double share,
-                         struct pl_op *ops, int n) {
+static int dense_mlp_ops(const struct pl_model *m, const struct pl_layout *l, const struct dims *d,
+                         double share, struct pl_op *ops, int n) {
   int64_t ffn = m->ffn_hidden / d->tp;
   bool gated = m->mlp == PL_MLP_SWIGLU;
   int first = n;
   gemm(&ops[n++], "fc1", d->tokens, gated ? 2 * ffn : ffn, m->hidden);
-  elementwise(&ops[n++], gated ? "swiglu" : "gelu", (double)d->tokens * (double)ffn,
-              gated ? SWIGLU : GELU);
+  n = act_op(m, l, ops, n, gated ? "swiglu" : "gelu", (double)d->tokens * (double)ffn, false);
   gemm(&ops[n++], "fc2", d->tokens, m->hidden, ffn);
   for (int i = first; i < n; i++)
     ops[i].share = share;
@@ -736,8 +779,7 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
     ops[n++].host_sync = true; /* GLU_CLAMP: the offset's blocking copy */
   }
   if (!fused)
-    elementwise(&ops[n++], "expert_act", (double)rows * (double)local * (double)fe,
-                gated ? SWIGLU : GELU);
+    n = act_op(m, l, ops, n, "expert_act", (double)rows * (double)local * (double)fe, true);
   gemm_group(&ops[n++], "expert_fc2", rows, h, fe, local, share);
   if (m->mlp_bias) { /* per local expert: two products and their sums */
     /* fp32 probabilities: the flex dispatcher's, or an fp32 router's (EXPERT_BIAS_FP32) */
@@ -752,7 +794,7 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   if (m->shared_ffn > 0) {
     int64_t sf = m->shared_ffn / d->tp;
     gemm(&ops[n++], "shared_fc1", d->tokens, gated ? 2 * sf : sf, h);
-    elementwise(&ops[n++], "shared_act", (double)d->tokens * (double)sf, gated ? SWIGLU : GELU);
+    n = act_op(m, l, ops, n, "shared_act", (double)d->tokens * (double)sf, false);
     gemm(&ops[n++], "shared_fc2", d->tokens, h, sf);
   }
   for (int i = first; i < n; i++)
@@ -785,7 +827,7 @@ static int hybrid_layer_ops(const struct pl_model *m, const struct pl_layout *l,
       ops[i].share *= s_attn;
   }
   if (s_mlp > 0)
-    n = dense_mlp_ops(m, d, s_mlp, ops, n);
+    n = dense_mlp_ops(m, l, d, s_mlp, ops, n);
   if (s_moe > 0)
     n = moe_ops(m, l, d, s_moe, ops, n);
   elementwise(&ops[n++], "resid1", norm_elems, RESIDUAL);
@@ -812,7 +854,7 @@ int pl_layer_ops(const struct pl_model *m, const struct pl_layout *l,
   }
   norm_op(&ops[n++], "norm2", norm_elems, m);
   if (moe < m->layers)
-    n = dense_mlp_ops(m, &d, 1.0 - moe_share, ops, n);
+    n = dense_mlp_ops(m, l, &d, 1.0 - moe_share, ops, n);
   if (moe > 0)
     n = moe_ops(m, l, &d, moe_share, ops, n);
   elementwise(&ops[n++], "resid2", norm_elems, RESIDUAL);

@@ -82,6 +82,7 @@ static const struct {
     {"moe_host_sync", offsetof(struct pl_framework, moe_host_sync)},
     {"moe_expert_padding", offsetof(struct pl_framework, moe_expert_padding)},
     {"moe_router_fusion", offsetof(struct pl_framework, moe_router_fusion)},
+    {"jit_fuser", offsetof(struct pl_framework, jit_fuser)},
     {"fsdp_pp_unsharded", offsetof(struct pl_framework, fsdp_pp_unsharded)},
     {"eager_xent", offsetof(struct pl_framework, eager_xent)},
     {"pp_keep_outputs", offsetof(struct pl_framework, pp_keep_outputs)},
@@ -546,6 +547,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->moe_host_sync, &l->moe_host_sync, false);
   put(fw->moe_expert_padding, &l->moe_expert_padding, false);
   put(fw->moe_router_fusion, &l->moe_router_unfused, true);
+  put(fw->jit_fuser, &l->jit_eager, true);
   put(fw->launch_blocking, &l->launch_blocking, false);
   put(fw->ep_comm_overlap, &l->ep_comm_overlap, false);
   put(fw->zero3_grad_all_reduce, &l->zero3_grad_all_reduce, false);
@@ -649,6 +651,7 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->moe_host_sync = setting(l->moe_host_sync);
   out->moe_expert_padding = setting(l->moe_expert_padding);
   out->moe_router_fusion = setting(!l->moe_router_unfused);
+  out->jit_fuser = setting(!l->jit_eager);
   out->launch_blocking = setting(l->launch_blocking);
   out->ep_comm_overlap = setting(l->ep_comm_overlap);
   out->zero3_grad_all_reduce = setting(l->zero3_grad_all_reduce);

@@ -75,6 +75,7 @@ static const struct flag flags[] = {
     ONOFF("moe-host-sync", moe_host_sync),
     ONOFF("moe-expert-padding", moe_expert_padding),
     ONOFF("moe-router-fusion", moe_router_fusion),
+    ONOFF("jit-fuser", jit_fuser),
     ONOFF("te-cross-entropy", te_cross_entropy),
     ONOFF("megatron-xent", megatron_xent),
     ONOFF("gqa-query-copy", gqa_query_copy),

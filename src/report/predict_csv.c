@@ -344,6 +344,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   /* added after it: the RMSNorm as one fused kernel under eager kernels (layout.fused_norm,
    * torchtitan's Triton fused_rmsnorm, session 24) */
   col_str(c, "framework.fused_norm", pl_setting_name(fw.fused_norm));
+  /* added after it: Megatron-Core's SwiGLU compiled or eager (layout.jit_eager, session 25) */
+  col_str(c, "framework.jit_fuser", pl_setting_name(fw.jit_fuser));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

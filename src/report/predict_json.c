@@ -186,6 +186,7 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_bool(e, "moe_host_sync", fw.moe_host_sync == PL_SETTING_ON);
   pl_emit_bool(e, "moe_expert_padding", fw.moe_expert_padding == PL_SETTING_ON);
   pl_emit_bool(e, "moe_router_fusion", fw.moe_router_fusion == PL_SETTING_ON);
+  pl_emit_bool(e, "jit_fuser", fw.jit_fuser == PL_SETTING_ON);
   pl_emit_bool(e, "fp8_attention", fw.fp8_attention == PL_SETTING_ON);
   pl_emit_bool(e, "nvfp4_rht_unfused", fw.nvfp4_rht_unfused == PL_SETTING_ON);
   pl_emit_bool(e, "fused_grouped_mlp", fw.fused_grouped_mlp == PL_SETTING_ON);

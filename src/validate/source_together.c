@@ -290,12 +290,34 @@ static bool together_b200_balance(const struct validate_in *in, struct pl_layout
   return true;
 }
 
+/* Megatron-Core's SwiGLU as eager kernels (layout.jit_eager) for the run Together profiled:
+ * DeepSeek-V3 MXFP8 on 512 B200, NeMo 26.02, the Bridge B200 preset (the scorecard row
+ * 28.618 s; the profiled jobs 84549/84552 ran 28.58-28.72 s). Its torch-profiler report
+ * (@661e8e14 worklog/profiler_reports/dsv3_671b_fp8mx_512gpu_profiler.md, "Top 15 GPU
+ * kernels", pipeline stage 0: 3 dense blocks and 1 MoE block, 256 micro-batches) lists
+ * PyTorch's non-vectorized element-wise kernels 10 sigmoid, 15 binary and 11 other per
+ * micro-batch: the 2 sigmoids, 3 products on the chunked halves and 2 silus of
+ * fused_bias_swiglu.py's swiglu_back and swiglu (core_v0.16.0) for each of the stage's 5
+ * SwiGLUs, where torch.compile would launch one Triton kernel each way. Only this row: no
+ * other run's profile shows it, and why the functions ran eager is not known
+ * (docs/accuracy.md, session 25 moe25). */
+static void together_b200_jit_eager(const struct validate_in *in, struct pl_layout *l,
+                                    struct pl_vrow *row) {
+  if (strcmp(cell(in, "model"), "DeepSeekV3") != 0 || strcmp(cell(in, "gpu"), "B200") != 0 ||
+      strcmp(cell(in, "container"), "nemo:26.02") != 0 || l->dtype != PL_DTYPE_MXFP8)
+    return;
+  l->jit_eager = true;
+  validate_note(row, "SwiGLU as eager kernels (the run's torch-profiler report: swiglu_back's "
+                     "sigmoid and products on the chunked halves, not torch.compile's kernel)");
+}
+
 bool validate_together_b200_layout(const struct validate_in *in, struct pl_layout *l,
                                    struct pl_vrow *row) {
   if (!validate_bridge_layout(in, l, row) || !together_b200_balance(in, l, row))
     return false;
   together_b200_recompute(in, l, row);
   together_b200_offload(in, l, row);
+  together_b200_jit_eager(in, l, row);
   if (strcmp(cell(in, "model"), together_nemotronh) == 0 && strcmp(cell(in, "gpu"), "B200") == 0) {
     l->cuda_graph_scopes = PL_CGS_MAMBA | PL_CGS_ATTN;
     validate_note(row, "CUDA graphs of the mamba and attention blocks (the release's "

@@ -40,6 +40,12 @@ check "row 22 Llama 3 70B FP8-CS, 64 GPUs: Megatron FSDP, the config's 5 offload
   grep -qE '^"together_b200",22,23,"llama3-70b, 64 x b200, tp1 pp1 dp64, mbs 1 gbs 128, none",.*--shard zero3 --dtype fp8-current .*--act-offload-layers 5 --framework nemo-25-11 ' "$TMP/out"
 check "row 18 Nemotron-4 340B FP8-CS: NeMo's fp8_param_gather under the distributed optimizer" \
   grep -qE '^"together_b200",18,.*FP8 parameters, gathered at 1 B .*--fp8-all-gather on ' "$TMP/out"
+# the DeepSeek-V3 MXFP8 26.02 rows (5: 512 GPUs, the profiled preset; 13: the same at 256)
+# run Megatron-Core's SwiGLU as eager kernels, as the run's torch-profiler report shows;
+# no other row does
+check "rows 5 and 13: eager SwiGLU (--jit-fuser off)" \
+  [ "$(grep -cE '^"together_b200",(5|13),.*SwiGLU as eager kernels.*--jit-fuser off ' "$TMP/out")" = 2 ]
+check "no other row: --jit-fuser off" [ "$(grep -c -- '--jit-fuser off' "$TMP/out")" = 2 ]
 expect_ok validate "$V/together_b200.csv"
 check "every row predicted" grep -q 'together_b200: 27 rows, 27 predicted, 0 skipped' "$TMP/out"
 # bad cells: one row each, built from row 1

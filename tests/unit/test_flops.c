@@ -866,6 +866,73 @@ static void test_router_unfused(void) {
   CHECK(t->kind == PL_OP_MEMORY && a->kind == PL_OP_MEMORY);
 }
 
+/* Megatron-Core's SwiGLU as eager kernels (layout.jit_eager, flops.c SWIGLU_EAGER,
+ * SWIGLU_WEIGHTED_EAGER), counted by hand from core_v0.16.0 fused_bias_swiglu.py,
+ * per activation (output) element, bf16: swiglu = silu(y_1) (2 + 2 B) and
+ * * y_2 (4 + 2) = 10 B in 2 kernels; swiglu_back = 2 x sigmoid (4 each),
+ * g * s (6), 1 - s (4), y_1 * (.) (6), 1 + (.) (4), product (6), * y_2 (6),
+ * silu (4), g * silu (6), cat (8) = 58 B in 11. Weighted (routed experts,
+ * 16-bit probabilities): + * weights (4) = 14 B in 3; backward g * w (4) +
+ * swiglu_back (58) + swiglu (10) + * g (6) + sum (2) = 80 B in 16. Fused:
+ * 6 / 10 B in one kernel each way. Llama 3 8B (ffn 14336, its preset's seq 8192)
+ * and Qwen3-30B-A3B on one GPU, mbs 1; GPT-OSS's clamped GEGLU keeps its count. */
+static void test_jit_eager(void) {
+  struct pl_model m = model("llama3-8b");
+  struct pl_layout l = layout(&m, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  const double e = 8192.0 * 14336.0; /* the preset's 8,192 tokens x ffn */
+  int n = pl_layer_ops(&m, &l, ops);
+  const struct pl_op *a = find(ops, n, "swiglu");
+  CHECK(a != NULL);
+  if (a == NULL)
+    return;
+  CHECK_NEAR_REL(a->fwd_bytes, 6.0 * e, 1e-12);
+  CHECK_NEAR_REL(a->bwd_bytes, 10.0 * e, 1e-12);
+  CHECK_EQ_INT(a->fwd_kernels, 0);
+  l.jit_eager = true;
+  n = pl_layer_ops(&m, &l, ops);
+  a = find(ops, n, "swiglu");
+  CHECK(a != NULL);
+  if (a == NULL)
+    return;
+  CHECK_NEAR_REL(a->fwd_bytes, 10.0 * e, 1e-12);
+  CHECK_NEAR_REL(a->bwd_bytes, 58.0 * e, 1e-12);
+  CHECK_EQ_INT(a->fwd_kernels, 2);
+  CHECK_EQ_INT(a->bwd_kernels, 11);
+
+  struct pl_model q = model("qwen3-30b-a3b");
+  struct pl_layout lq = layout(&q, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
+  n = pl_layer_ops(&q, &lq, ops);
+  a = find(ops, n, "expert_act");
+  CHECK(a != NULL);
+  if (a == NULL)
+    return;
+  double f = a->fwd_bytes, b = a->bwd_bytes;
+  lq.jit_eager = true;
+  n = pl_layer_ops(&q, &lq, ops);
+  a = find(ops, n, "expert_act");
+  CHECK(a != NULL);
+  if (a == NULL)
+    return;
+  CHECK_NEAR_REL(a->fwd_bytes, f * 14.0 / 6.0, 1e-12);
+  CHECK_NEAR_REL(a->bwd_bytes, b * 80.0 / 10.0, 1e-12);
+  CHECK_EQ_INT(a->fwd_kernels, 3);
+  CHECK_EQ_INT(a->bwd_kernels, 16);
+
+  struct pl_model g = model("gpt-oss-120b");
+  struct pl_layout lg = layout(&g, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
+  n = pl_layer_ops(&g, &lg, ops);
+  a = find(ops, n, "expert_act");
+  CHECK(a != NULL);
+  if (a == NULL)
+    return;
+  f = a->fwd_bytes;
+  lg.jit_eager = true;
+  n = pl_layer_ops(&g, &lg, ops);
+  a = find(ops, n, "expert_act");
+  CHECK(a != NULL && a->fwd_bytes == f);
+}
+
 /* The benchmarks' forced balance (layout.moe_force_balance; Megatron-Core
  * moe_utils.py RandomSTE: logits.clone().normal_(), backward the identity).
  * Qwen3-30B-A3B on one GPU, mbs 1, seq 4096: the router's logits are 4,096
@@ -953,6 +1020,7 @@ int main(void) {
   test_expert_padding();
   test_router_random();
   test_router_unfused();
+  test_jit_eager();
   test_alltoall_dispatcher_ops();
   test_random_imbalance();
   test_qk_norm();
