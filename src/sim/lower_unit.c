@@ -204,6 +204,57 @@ static void unit_tp_beside(struct lower *lw, const struct unit *u, int32_t prev,
   tp_issue_beside(lw, list, n, prev, in, n_in, ub_mode(lw, u));
 }
 
+/* The forward's userbuffers reduce_scatters (proj_fprop, fc2_fprop) leave
+ * their last chunk exposed: TE's CommOverlapBase::split_overlap_rs
+ * (comm_gemm_overlap.cpp) cuts the GEMM into num_splits row chunks and issues
+ * chunk i's reduce_scatter on the communication stream after GEMM chunk i, so
+ * the last chunk's runs after the whole GEMM, with no compute beside it, and
+ * the main stream waits for it (cudaStreamWaitEvent(stream_main, _stop_comm))
+ * before the layer goes on. Per block, 1/UB_RS_NUM_SPLITS of each forward
+ * reduce_scatter leaves the chain beside the unit's compute (first_id on: the
+ * chain's tasks, unit_tp_beside) for a task on the tp stream after both the
+ * compute (c) and that chain; the next unit waits for it. With several blocks
+ * in a unit the tails are summed into one (each block's is exposed in its
+ * block: the same sum when the chain fits beside the compute). The backward's
+ * reduce_scatters are bulk overlaps (qkv_wgrad, fc1_wgrad: the whole
+ * collective beside the wgrad GEMM) and keep no tail. Not modelled: the
+ * ring_exchange method's final reduction kernel (split_overlap_rs of
+ * CommOverlapP2PBase), which MLPerf's B200/GB200 ub configs choose. */
+static void ub_rs_tail(struct lower *lw, const struct unit *u, int32_t c, int32_t first_id) {
+  if (u->slot.pass != PL_PASS_FWD || u->layers <= 0)
+    return;
+  struct sim_step *st = lw->st;
+  struct unit lay = *u;
+  lay.embed = lay.head = false;
+  struct sim_comm list[SIM_SEG_N * SIM_SEG_TP];
+  int n = tp_merge_part(st->seg, &lay, list, 0);
+  double tail_s = 0;
+  int32_t rs = -1;
+  for (int i = 0; i < n; i++) {
+    const struct sim_coll *k = &st->colls[list[i].coll];
+    if (k->op != PL_COLL_REDUCE_SCATTER || k->res != SIM_RES_INTRA)
+      continue;
+    double share = (double)list[i].calls * k->time_s / UB_RS_NUM_SPLITS;
+    for (int32_t id = first_id; id < st->eng.n_tasks; id++)
+      if (st->meta[id].coll == list[i].coll || st->meta[id].coll2 == list[i].coll) {
+        double w = st->eng.tasks[id].work_s;
+        st->eng.tasks[id].work_s = w > share ? w - share : 0;
+        break;
+      }
+    tail_s += share;
+    rs = list[i].coll;
+  }
+  if (rs < 0 || !(tail_s > 0))
+    return;
+  int32_t t = add(lw, PL_STREAM_TP, tail_s, PL_TASK_COLL, SIM_RES_INTRA);
+  if (t == SIM_NONE)
+    return;
+  st->meta[t].coll = rs;
+  st->meta[t].calls = 0; /* a part of calls the chain counts */
+  dep(lw, c, t);
+  join_add(lw, t);
+}
+
 /* layout.ep_comm_overlap (Megatron-Core --overlap-moe-expert-parallel-comm;
  * core_v0.15.0 models/common/model_chunk_schedule_plan.py
  * TransformerLayerSchedulePlan.run, pipeline_parallel/utils.py ScheduleNode
@@ -719,12 +770,16 @@ int32_t sim_emit_unit(struct lower *lw, const struct unit *u, int32_t gather) {
       lay.embed = lay.head = false;
       struct sim_comm list[SIM_SEG_N * SIM_SEG_TP];
       int n = tp_merge_part(lw->st->seg, &lay, list, 0);
+      int32_t first_id = lw->st->eng.n_tasks;
       tp_issue_beside(lw, list, n, prev, in, n_in, ub_mode(lw, u));
+      ub_rs_tail(lw, u, c, first_id);
       n = tp_merge_part(lw->st->seg, &lay, list, 1);
       if (n > 0)
         join_add(lw, tp_issue(lw, list, n, c, ring));
     } else {
+      int32_t first_id = lw->st->eng.n_tasks;
       unit_tp_beside(lw, u, prev, in, n_in);
+      ub_rs_tail(lw, u, c, first_id);
     }
     if (edge.embed || edge.head)
       unit_tp(lw, &edge, c, ring);
