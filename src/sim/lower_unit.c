@@ -204,6 +204,29 @@ static void unit_tp_beside(struct lower *lw, const struct unit *u, int32_t prev,
   tp_issue_beside(lw, list, n, prev, in, n_in, ub_mode(lw, u));
 }
 
+/* Under userbuffers the backward of each column-parallel TE linear (qkv,
+ * fc1: LayerNormLinear) re-gathers its saved sequence-parallel input for the
+ * wgrad as a bulk overlap beside its dgrad GEMM: TE layernorm_linear.py
+ * _LayerNormLinear.backward (@ d0067d0d), ctx.ub_bulk_dgrad, "Overlap
+ * inputmat all-gather with dgrad compute" (ub names qkv_dgrad, fc1_dgrad;
+ * method bulk in every NeMo and MLPerf ub config), fill_userbuffers_buffer_
+ * for_all_gather then the dgrad GEMM with bulk_overlap. The bulk all_gather
+ * is userbuffers' SM kernel (CommOverlapBase::bulk_overlap,
+ * allgather2_userbuff_inplace on num_sm SMs), not a copy-engine ring
+ * exchange, so it runs on the tp fabric with the GPU's overlap_slowdown
+ * (UB_OFF). Without userbuffers the same re-gather is te_bwd_windows'. The
+ * backward unit's re-gathers go beside its compute, first on the tp stream
+ * (the dgrad they hide behind precedes the wgrad the reduce_scatters hide
+ * behind). */
+static void ub_regather_beside(struct lower *lw, const struct unit *u, int32_t prev,
+                               const int32_t *in, int n_in) {
+  const struct sim_comm *g = &lw->st->seg[SIM_SEG_LAYER].te_in_ag;
+  if (u->slot.pass != PL_PASS_BWD || u->layers <= 0 || g->coll < 0 || g->calls <= 0)
+    return;
+  struct sim_comm one = {g->coll, (int32_t)(u->layers * g->calls)};
+  tp_issue_beside(lw, &one, 1, prev, in, n_in, UB_OFF);
+}
+
 /* The forward's userbuffers reduce_scatters (proj_fprop, fc2_fprop) leave
  * their last chunk exposed: TE's CommOverlapBase::split_overlap_rs
  * (comm_gemm_overlap.cpp) cuts the GEMM into num_splits row chunks and issues
@@ -770,6 +793,7 @@ int32_t sim_emit_unit(struct lower *lw, const struct unit *u, int32_t gather) {
       lay.embed = lay.head = false;
       struct sim_comm list[SIM_SEG_N * SIM_SEG_TP];
       int n = tp_merge_part(lw->st->seg, &lay, list, 0);
+      ub_regather_beside(lw, u, prev, in, n_in);
       int32_t first_id = lw->st->eng.n_tasks;
       tp_issue_beside(lw, list, n, prev, in, n_in, ub_mode(lw, u));
       ub_rs_tail(lw, u, c, first_id);
@@ -777,6 +801,7 @@ int32_t sim_emit_unit(struct lower *lw, const struct unit *u, int32_t gather) {
       if (n > 0)
         join_add(lw, tp_issue(lw, list, n, c, ring));
     } else {
+      ub_regather_beside(lw, u, prev, in, n_in);
       int32_t first_id = lw->st->eng.n_tasks;
       unit_tp_beside(lw, u, prev, in, n_in);
       ub_rs_tail(lw, u, c, first_id);

@@ -955,14 +955,24 @@ static const struct pl_coll_summary *tp_summary(const char *op) {
  * block's forward: proj, fc2; 2 in its backward, bulk), the exposed
  * reduce_scatter time is the blocking calls' plus the tails:
  *   (count - 4 L) r + L x 2 r / 4,
- * and the summary keeps count calls and count x r of time. */
+ * and the summary keeps count calls and count x r of time. The backward of
+ * each column-parallel linear (qkv, fc1) also re-gathers its saved input as
+ * a bulk overlap beside its dgrad (lower_unit.c ub_regather_beside): 2 L
+ * all_gathers per step more than without userbuffers. */
 static void test_ub_rs_tail(void) {
   base(even_json, NULL, 2);
   run.layout.tp = 2;
   run.layout.gbs = 1;
-  run.layout.tp_comm_overlap = true;
   run.cluster.gpu.eff.overlap_slowdown = 0;
   predict();
+  CHECK(!pred.run.layout.tp_comm_overlap);
+  const struct pl_coll_summary *ag = tp_summary("all_gather");
+  CHECK(ag != NULL);
+  int64_t ag_off = ag != NULL ? ag->count : 0;
+  run.layout.tp_comm_overlap = true;
+  predict();
+  ag = tp_summary("all_gather");
+  CHECK(ag != NULL && ag->count == ag_off + 2 * run.model.layers);
   CHECK(pred.run.layout.sp && pred.run.layout.tp_comm_overlap);
   const struct pl_coll_summary *rs = tp_summary("reduce_scatter");
   CHECK(rs != NULL);
