@@ -174,8 +174,10 @@ static void unit_tp(struct lower *lw, const struct unit *u, int32_t after, int32
  * userbuffers take, num_sm 16-24 of 132 in the H100 ub-confs), not while
  * the ring exchanges run on the copy engines (ub_ce). Embedding and LM-head
  * collectives stay blocking (TE overlaps its own linear layers only).
- * Ignored: the last of the num_splits reduce_scatter chunks, which has no
- * GEMM left to hide behind (1/4 of the forward reduce_scatters). */
+ * The last of the forward's num_splits reduce_scatter chunks, which has no
+ * GEMM left to hide behind, runs after the compute (ub_rs_tail); the
+ * backward's bulk re-gathers of the column-parallel inputs go beside it
+ * (ub_regather_beside). */
 static bool tp_overlapped(const struct lower *lw, const struct unit *u) {
   return lw->l->tp_comm_overlap && lw->l->sp && u->layers > 0;
 }
