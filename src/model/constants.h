@@ -26,6 +26,18 @@
  * transformer_config.py moe_hybridep_num_sms default 16 (core_v0.16.1: "In pure NVL
  * scenarios, 16 SMs can generally achieve good bandwidth"; layout.hybridep_sms). */
 #define HYBRIDEP_DEFAULT_SMS 16
+/* Chunks of Transformer Engine's userbuffers "pipeline" reduce_scatter
+ * overlap (tp_comm_overlap, the forward proj and fc2 outputs): the GEMM runs
+ * in num_splits row chunks and each chunk's reduce_scatter follows it on the
+ * communication stream, so the last chunk's has no GEMM beside it and the
+ * main stream waits for it (TE comm_gemm_overlap.cpp
+ * CommOverlapBase::split_overlap_rs, "Last communication chunk with max SM",
+ * then cudaStreamWaitEvent(stream_main, _stop_comm)). num_splits 4: TE's
+ * default (NVIDIA/TransformerEngine pull request 732) and every
+ * NeMo-Framework-Launcher ub config's proj_fprop / fc2_fprop
+ * (launcher_scripts/conf/training/tp_overlap/ub_cfg_h100_h8192_tp4_mbs1_seqlen8192.yaml
+ * @ 26e42fa9: method pipeline, num_splits 4); src/sim/lower_unit.c ub_rs_tail. */
+#define UB_RS_NUM_SPLITS 4
 /* Parameters held and gathered: bf16 working copies (FSDP2
  * MixedPrecisionPolicy(param_dtype=bf16) as torchtitan configures it; the
  * bf16 copy Megatron's distributed optimizer all_gathers after its step). */

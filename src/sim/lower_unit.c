@@ -174,8 +174,10 @@ static void unit_tp(struct lower *lw, const struct unit *u, int32_t after, int32
  * userbuffers take, num_sm 16-24 of 132 in the H100 ub-confs), not while
  * the ring exchanges run on the copy engines (ub_ce). Embedding and LM-head
  * collectives stay blocking (TE overlaps its own linear layers only).
- * Ignored: the last of the num_splits reduce_scatter chunks, which has no
- * GEMM left to hide behind (1/4 of the forward reduce_scatters). */
+ * The last of the forward's num_splits reduce_scatter chunks, which has no
+ * GEMM left to hide behind, runs after the compute (ub_rs_tail); the
+ * backward's bulk re-gathers of the column-parallel inputs go beside it
+ * (ub_regather_beside). */
 static bool tp_overlapped(const struct lower *lw, const struct unit *u) {
   return lw->l->tp_comm_overlap && lw->l->sp && u->layers > 0;
 }
@@ -202,6 +204,80 @@ static void unit_tp_beside(struct lower *lw, const struct unit *u, int32_t prev,
   int n;
   const struct sim_comm *list = tp_list(lw, &lay, scratch, &n);
   tp_issue_beside(lw, list, n, prev, in, n_in, ub_mode(lw, u));
+}
+
+/* Under userbuffers the backward of each column-parallel TE linear (qkv,
+ * fc1: LayerNormLinear) re-gathers its saved sequence-parallel input for the
+ * wgrad as a bulk overlap beside its dgrad GEMM: TE layernorm_linear.py
+ * _LayerNormLinear.backward (@ d0067d0d), ctx.ub_bulk_dgrad, "Overlap
+ * inputmat all-gather with dgrad compute" (ub names qkv_dgrad, fc1_dgrad;
+ * method bulk in every NeMo and MLPerf ub config), fill_userbuffers_buffer_
+ * for_all_gather then the dgrad GEMM with bulk_overlap. The bulk all_gather
+ * is userbuffers' SM kernel (CommOverlapBase::bulk_overlap,
+ * allgather2_userbuff_inplace on num_sm SMs), not a copy-engine ring
+ * exchange, so it runs on the tp fabric with the GPU's overlap_slowdown
+ * (UB_OFF). Without userbuffers the same re-gather is te_bwd_windows'. The
+ * backward unit's re-gathers go beside its compute, first on the tp stream
+ * (the dgrad they hide behind precedes the wgrad the reduce_scatters hide
+ * behind). */
+static void ub_regather_beside(struct lower *lw, const struct unit *u, int32_t prev,
+                               const int32_t *in, int n_in) {
+  const struct sim_comm *g = &lw->st->seg[SIM_SEG_LAYER].te_in_ag;
+  if (u->slot.pass != PL_PASS_BWD || u->layers <= 0 || g->coll < 0 || g->calls <= 0)
+    return;
+  struct sim_comm one = {g->coll, (int32_t)(u->layers * g->calls)};
+  tp_issue_beside(lw, &one, 1, prev, in, n_in, UB_OFF);
+}
+
+/* The forward's userbuffers reduce_scatters (proj_fprop, fc2_fprop) leave
+ * their last chunk exposed: TE's CommOverlapBase::split_overlap_rs
+ * (comm_gemm_overlap.cpp) cuts the GEMM into num_splits row chunks and issues
+ * chunk i's reduce_scatter on the communication stream after GEMM chunk i, so
+ * the last chunk's runs after the whole GEMM, with no compute beside it, and
+ * the main stream waits for it (cudaStreamWaitEvent(stream_main, _stop_comm))
+ * before the layer goes on. Per block, 1/UB_RS_NUM_SPLITS of each forward
+ * reduce_scatter leaves the chain beside the unit's compute (first_id on: the
+ * chain's tasks, unit_tp_beside) for a task on the tp stream after both the
+ * compute (c) and that chain; the next unit waits for it. With several blocks
+ * in a unit the tails are summed into one (each block's is exposed in its
+ * block: the same sum when the chain fits beside the compute). The backward's
+ * reduce_scatters are bulk overlaps (qkv_wgrad, fc1_wgrad: the whole
+ * collective beside the wgrad GEMM) and keep no tail. Not modelled: the
+ * ring_exchange method's final reduction kernel (split_overlap_rs of
+ * CommOverlapP2PBase), which MLPerf's B200/GB200 ub configs choose. */
+static void ub_rs_tail(struct lower *lw, const struct unit *u, int32_t c, int32_t first_id) {
+  if (u->slot.pass != PL_PASS_FWD || u->layers <= 0)
+    return;
+  struct sim_step *st = lw->st;
+  struct unit lay = *u;
+  lay.embed = lay.head = false;
+  struct sim_comm list[SIM_SEG_N * SIM_SEG_TP];
+  int n = tp_merge_part(st->seg, &lay, list, 0);
+  double tail_s = 0;
+  int32_t rs = -1;
+  for (int i = 0; i < n; i++) {
+    const struct sim_coll *k = &st->colls[list[i].coll];
+    if (k->op != PL_COLL_REDUCE_SCATTER || k->res != SIM_RES_INTRA)
+      continue;
+    double share = (double)list[i].calls * k->time_s / UB_RS_NUM_SPLITS;
+    for (int32_t id = first_id; id < st->eng.n_tasks; id++)
+      if (st->meta[id].coll == list[i].coll || st->meta[id].coll2 == list[i].coll) {
+        double w = st->eng.tasks[id].work_s;
+        st->eng.tasks[id].work_s = w > share ? w - share : 0;
+        break;
+      }
+    tail_s += share;
+    rs = list[i].coll;
+  }
+  if (rs < 0 || !(tail_s > 0))
+    return;
+  int32_t t = add(lw, PL_STREAM_TP, tail_s, PL_TASK_COLL, SIM_RES_INTRA);
+  if (t == SIM_NONE)
+    return;
+  st->meta[t].coll = rs;
+  st->meta[t].calls = 0; /* a part of calls the chain counts */
+  dep(lw, c, t);
+  join_add(lw, t);
 }
 
 /* layout.ep_comm_overlap (Megatron-Core --overlap-moe-expert-parallel-comm;
@@ -719,12 +795,18 @@ int32_t sim_emit_unit(struct lower *lw, const struct unit *u, int32_t gather) {
       lay.embed = lay.head = false;
       struct sim_comm list[SIM_SEG_N * SIM_SEG_TP];
       int n = tp_merge_part(lw->st->seg, &lay, list, 0);
+      ub_regather_beside(lw, u, prev, in, n_in);
+      int32_t first_id = lw->st->eng.n_tasks;
       tp_issue_beside(lw, list, n, prev, in, n_in, ub_mode(lw, u));
+      ub_rs_tail(lw, u, c, first_id);
       n = tp_merge_part(lw->st->seg, &lay, list, 1);
       if (n > 0)
         join_add(lw, tp_issue(lw, list, n, c, ring));
     } else {
+      ub_regather_beside(lw, u, prev, in, n_in);
+      int32_t first_id = lw->st->eng.n_tasks;
       unit_tp_beside(lw, u, prev, in, n_in);
+      ub_rs_tail(lw, u, c, first_id);
     }
     if (edge.embed || edge.head)
       unit_tp(lw, &edge, c, ring);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "model/constants.h"
 #include "sim/sim_int.h"
 
 /* Sums of thousands of doubles in a different order: equal up to rounding. */
@@ -944,6 +945,47 @@ static const struct pl_coll_summary *tp_summary(const char *op) {
   return NULL;
 }
 
+/* layout.tp_comm_overlap (TE userbuffers, lower_unit.c ub_rs_tail): tp 2
+ * with sp on one node, one micro-batch, no overlap slowdown, every block's
+ * collectives far shorter than its compute. The blocks' tp collectives run
+ * beside their compute except each forward reduce_scatter's last chunk
+ * (TE split_overlap_rs: num_splits 4, UB_RS_NUM_SPLITS), which runs after the
+ * block's GEMMs; the embedding's and head's collectives still block. With r
+ * one reduce_scatter's time, count its calls per step and L blocks (2 in each
+ * block's forward: proj, fc2; 2 in its backward, bulk), the exposed
+ * reduce_scatter time is the blocking calls' plus the tails:
+ *   (count - 4 L) r + L x 2 r / 4,
+ * and the summary keeps count calls and count x r of time. The backward of
+ * each column-parallel linear (qkv, fc1) also re-gathers its saved input as
+ * a bulk overlap beside its dgrad (lower_unit.c ub_regather_beside): 2 L
+ * all_gathers per step more than without userbuffers. */
+static void test_ub_rs_tail(void) {
+  base(even_json, NULL, 2);
+  run.layout.tp = 2;
+  run.layout.gbs = 1;
+  run.cluster.gpu.eff.overlap_slowdown = 0;
+  predict();
+  CHECK(!pred.run.layout.tp_comm_overlap);
+  const struct pl_coll_summary *ag = tp_summary("all_gather");
+  CHECK(ag != NULL);
+  int64_t ag_off = ag != NULL ? ag->count : 0;
+  run.layout.tp_comm_overlap = true;
+  predict();
+  ag = tp_summary("all_gather");
+  CHECK(ag != NULL && ag->count == ag_off + 2 * run.model.layers);
+  CHECK(pred.run.layout.sp && pred.run.layout.tp_comm_overlap);
+  const struct pl_coll_summary *rs = tp_summary("reduce_scatter");
+  CHECK(rs != NULL);
+  if (rs == NULL)
+    return;
+  double r = rs->time_s / (double)rs->count, L = (double)run.model.layers;
+  CHECK(rs->count > 4 * run.model.layers);
+  CHECK_NEAR_REL(rs->exposed_s, ((double)rs->count - 4 * L) * r + L * 2 * r / UB_RS_NUM_SPLITS,
+                 1e-6);
+  CHECK(L * 2 * r / UB_RS_NUM_SPLITS > 1e-3 * rs->exposed_s); /* the tails are not nothing */
+  check_sums();
+}
+
 /* Bytes per call of the step's tp collective op (0: none). */
 static double tp_call_bytes(const char *op) {
   for (int i = 0; i < pred.step.n_collectives; i++) {
@@ -1137,6 +1179,7 @@ int main(void) {
   test_hybridep_ib();
   test_hybridep_routing_gather();
   test_te_linear_bwd_overlap();
+  test_ub_rs_tail();
   test_async_tp();
   test_async_tp_chunks();
   test_nvfp4_tp_gathers();
