@@ -287,6 +287,11 @@ static enum pl_status resolve_recompute(const struct pl_layout *l, const struct 
 
 static enum pl_status resolve_schedule(struct pl_layout *l, const struct pl_model *m,
                                        struct pl_diag *diag) {
+  /* vp is 0 when not given; an explicit vp 1 under the interleaved schedule asks for a
+   * schedule of one chunk per stage, which is 1F1B: refuse it rather than run vp 2 */
+  if (l->vp == 1 && l->schedule == PL_SCHEDULE_INTERLEAVED)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: the interleaved schedule needs vp >= 2 (got vp=1; omit --vp for 2)");
   l->vp = or_default(l->vp, 1);
   if (l->vp > 1 && l->schedule == PL_SCHEDULE_1F1B)
     l->schedule = PL_SCHEDULE_INTERLEAVED;

@@ -31,6 +31,7 @@ expect_fail 1 "12 GPUs are not divisible by tp\*pp\*cp" -- predict --gpus 12 --t
 expect_fail 1 "global batch 12 is not divisible by dp\*mbs" -- predict --gpus 8 --gbs 12
 expect_fail 1 "shard group 3 must divide" -- predict --gpus 16 --shard-group 3
 expect_fail 1 "interleaved schedule needs pp >= 2" -- predict --schedule interleaved
+expect_fail 1 "interleaved schedule needs vp >= 2" -- predict --pp 2 --vp 1 --schedule interleaved
 # unknown names and usage errors (exit 2)
 expect_fail 1 "unknown shard mode 'zero4'" -- predict --shard zero4
 expect_fail 1 "unknown recompute mode" -- predict --recompute some
