@@ -239,8 +239,12 @@ static const struct case_ cases[] = {
   "the 2-node logs, and "                                                                      \
   "the one-message ring step is bimodal, 1.9-3.2 us (matched by the NIC) or setup (5)'s "      \
   "8.4-9.6 us per timing at 2 and 8 nodes (8-node 8-32 KiB: 2.1-2.2 out-of-place, 8.4-8.5 "   \
-  "in-place) and always the latter at 256 nodes (fi_cxi(7): in low resource conditions "       \
-  "matching may be transferred to software), with no source for when"
+  "in-place) and always the latter at 256 nodes; setup (4) runs libfabric's default hardware " \
+  "match mode, which never hands matching to software for good (prov/cxi cxip_msg_hpc.c: flow " \
+  "control re-enables in the previous state, only hybrid mode moves to software), but an eager " \
+  "message that lands before its receive is posted is copied out of the host overflow buffer " \
+  "by the proxy thread (cxip_ux_send; aws-ofi-nccl SENDRECV posts fi_tsend with no receiver " \
+  "credit), and no source says how often that happens on N nodes"
 #define WHY_A2A "; all_to_all: no published many-peer rate of the CXI NIC"
 static const struct {
   const char *file, *why;
