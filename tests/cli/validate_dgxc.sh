@@ -61,6 +61,11 @@ check "row 246 Megatron-Bridge DeepSeek-V3 GB200: layout, recompute, token drop"
   grep -qE "^\"dgxc_benchmarking\",246,[0-9]+,\"deepseek-v3, 256 x gb200, tp1 pp4 dp64 vp4,.*imbalance 1 \(NeMo.s token drop.*--recompute-modules mla_up_proj .*--mtp-layers 1 .*--pipeline-layout 'Et\*4\|\(t\*4\|\)\*14tmL' --ep 64 --etp 1 --moe-dispatch alltoall" "$TMP/out"
 check "row 246 keeps the fused attention" bash -c "! grep -E '^\"dgxc_benchmarking\",246,' '$TMP/out' | grep -q 'attention eager'"
 check "row 225 Grok-1 on its preset" grep -qE '^"dgxc_benchmarking",225,.*preset grok1-314b' "$TMP/out"
+# NeMo 2 rows with tp overlap but no ub config for their GPU (Nemotron-4 on H100, Llama 4 H100,
+# Nemotron-H): Transformer Engine's initialize_ub defaults, pipeline proj/fc2 fprop with 16 SMs
+check "row 199 Nemotron-4 340B H100 TE-default ub 16/16 SMs" grep -qE '^"dgxc_benchmarking",199,.*userbuffers 16/16 SMs.*--ub-proj-fprop-sms 16 --ub-fc2-fprop-sms 16 ' "$TMP/out"
+# the Grok-1 script (NeMo 6f2c6fdaff) sets the fp8_b200 ub config for every GPU and dtype: 1/1 SMs
+check "row 238 Grok-1 H100 BF16 ub 1/1 SMs" grep -qE '^"dgxc_benchmarking",238,.*userbuffers 1/1 SMs.*--ub-proj-fprop-sms 1 --ub-fc2-fprop-sms 1 ' "$TMP/out"
 check "row 231 Nemotron-H on its hybrid preset, not read as dense Nemotron" \
   grep -qE '^"dgxc_benchmarking",231,.*preset nemotron-h-56b' "$TMP/out"
 # Nemotron-H at v25.05 (rows 231-237, NeMo 7a8f1cc7bc): the script builds pretrain_recipe() without
