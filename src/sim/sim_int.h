@@ -482,6 +482,20 @@ static inline bool sim_fsdp_root_unit(const struct pl_layout *l) {
          !(l->shard == PL_SHARD_ZERO3 && l->zero3_list_copy_s > 0);
 }
 
+/* zero3 as Megatron FSDP runs it (layout.fsdp_block_units): the modules
+ * outside the blocks (embedding, final norm, LM head) are no FSDP units, so
+ * megatron_fsdp.py _register_fsdp_hooks gives them a forward pre-hook that
+ * gathers their own parameters but no post-forward release and no backward
+ * pre-hook (both registered on fsdp_unit_modules only; Megatron-LM 00caa53a
+ * megatron/core/distributed/fsdp/src/megatron_fsdp/megatron_fsdp.py): they
+ * stay gathered from the forward, and the backward gathers them not again
+ * (lower.c emit_segments). Their gradients are still reduced one by one,
+ * each parameter's post-accumulate-grad hook calling reduce_gradients, as
+ * the segments' own reduce_scatters already are. */
+static inline bool sim_fsdp_edges_kept(const struct pl_layout *l) {
+  return l->shard == PL_SHARD_ZERO3 && l->fsdp_block_units && l->zero3_list_copy_s <= 0;
+}
+
 static inline void sim_comm_set(struct sim_comm *c, int32_t coll, int32_t calls) {
   c->coll = coll;
   c->calls = coll >= 0 ? calls : 0;

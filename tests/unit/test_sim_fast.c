@@ -778,15 +778,21 @@ static void check_tp_amax(void) {
  * hand-derived ones for Llama 2 70B's 80 blocks per micro-batch: zero3 gathers
  * each block twice and the root once (2 x 80 + 1 = 161), zero2 once each
  * (81); both reduce_scatter 80 + 1 = 81 units, against 82 units without the
- * root (the embedding and the head apart). */
-static void check_root_unit(const struct layout_case *c, int64_t gathers, int64_t reduces) {
+ * root (the embedding and the head apart). Megatron FSDP's zero3
+ * (fsdp_block_units): the blocks twice, the embedding and the head once
+ * each, in the forward (2 x 80 + 2 = 162), 82 reduce_scatters. */
+static void check_root_unit(const struct layout_case *c, bool block_units, int64_t gathers,
+                            int64_t reduces) {
   static struct pl_run run;
   static struct pl_step fast_out, ref_out;
   struct pl_flops fl;
   struct pl_diag d;
   struct sim_step fast, ref;
   make_run(c, &run);
-  run.layout.fsdp_root_unit = true;
+  /* block_units: Megatron FSDP's (layout.fsdp_block_units) embedding and
+   * head, no units, stay gathered too, but each is reduced on its own */
+  run.layout.fsdp_root_unit = !block_units;
+  run.layout.fsdp_block_units = block_units;
   pl_flops_compute(&run.model, &run.layout, &fl);
   CHECK_STATUS(sim_step_build_fast(&fast, &run, &d), PL_OK, &d);
   CHECK_STATUS(sim_step_build(&ref, &run, true, &d), PL_OK, &d);
@@ -841,9 +847,10 @@ int main(void) {
   check_ep_overlap_gather();
   check_ub_copy_engine();
   check_tp_amax();
-  check_root_unit(&cases[1], 161, 81);  /* llama2-70b zero3, pp 1 */
-  check_root_unit(&cases[2], 81, 81);   /* llama2-70b zero2 tp 8, pp 1 */
-  check_root_unit(&cases[10], 81, 81);  /* zero2 tp 8, hybrid (shard group 64), 2 micro-batches */
+  check_root_unit(&cases[1], false, 161, 81); /* llama2-70b zero3, pp 1 */
+  check_root_unit(&cases[2], false, 81, 81);  /* llama2-70b zero2 tp 8, pp 1 */
+  check_root_unit(&cases[10], false, 81, 81); /* zero2 tp 8, hybrid (shard group 64), 2 mbs */
+  check_root_unit(&cases[1], true, 162, 82);  /* Megatron FSDP's units, zero3, pp 1 */
   CHECK(sweep() > 100); /* the grid exercises compression, not only whole steps */
   return check_finish();
 }
