@@ -211,6 +211,10 @@ struct pl_framework {
                                           gradient copy-in runs after the previous
                                           reduce_scatter and the backward waits for it
                                           (layout.fsdp2_rs_copy_in) */
+  enum pl_setting fsdp_root_unit;      /* zero2/zero3, pp = vp = 1: the embedding, final norm and
+                                          LM head are one FSDP unit (the root's), gathered once
+                                          before the forward and reduce_scattered after the whole
+                                          backward (layout.fsdp_root_unit) */
   enum pl_setting adam_no_master;      /* the optimizer keeps no master copy: the 16-bit
                                           parameters are its parameters (layout.adam_no_master) */
 };

@@ -643,6 +643,19 @@ struct pl_layout {
                               embedding / LM head gathered and freed as units, the largest unit
                               sizing the working set (PyTorch FSDP); memory_states.c
                               model_mem_states */
+  bool fsdp_root_unit;     /* input: zero2/zero3 with one model chunk per rank (pp = vp = 1), as
+                              PyTorch FSDP1 / FSDP2 run a model whose root module is wrapped last
+                              (torchtitan before 83e694105, 2025-07-28: fully_shard(model) over the
+                              embedding, final norm and output; FSDP1 auto-wrap of the blocks,
+                              then FSDP(model)): the embedding and the LM head with its norm are
+                              ONE unit, gathered before the first forward unit, not resharded
+                              after the forward (FSDP2 _fsdp_state.py FSDPState._lazy_init:
+                              post_forward_mesh_info = None for the root; FSDP1 _runtime_utils.py
+                              _post_forward_reshard: never frees the root), and reduce_scattered
+                              once, after the whole backward, which the optimizer waits for
+                              (FSDP2 _root_post_backward_final_callback runs the root's
+                              post_backward, then the current stream waits for the reduce-scatter
+                              event). Not with fsdp_block_units or zero3_list_copy_s; lower.c */
   bool fsdp_pp_unsharded;  /* input: zero2/zero3 with pp > 1: a stage's parameters are gathered on
                               each chunk's first forward and kept unsharded for the whole step,
                               its gradients accumulated unsharded and reduce_scattered once, after

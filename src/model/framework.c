@@ -93,6 +93,7 @@ static const struct {
     {"fsdp2_predivide", offsetof(struct pl_framework, fsdp2_predivide)},
     {"fsdp2_rs_copy_in", offsetof(struct pl_framework, fsdp2_rs_copy_in)},
     {"fused_norm", offsetof(struct pl_framework, fused_norm)},
+    {"fsdp_root_unit", offsetof(struct pl_framework, fsdp_root_unit)},
 };
 
 static enum pl_setting *setting_at(struct pl_framework *fw, size_t i) {
@@ -584,6 +585,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->fsdp2_predivide, &l->fsdp2_predivide, false);
   put(fw->fsdp2_rs_copy_in, &l->fsdp2_rs_copy_in, false);
   put(fw->fused_norm, &l->fused_norm, false);
+  put(fw->fsdp_root_unit, &l->fsdp_root_unit, false);
 }
 
 static enum pl_setting setting(bool on) { return on ? PL_SETTING_ON : PL_SETTING_OFF; }
@@ -685,4 +687,5 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->fsdp2_predivide = setting(l->fsdp2_predivide);
   out->fsdp2_rs_copy_in = setting(l->fsdp2_rs_copy_in);
   out->fused_norm = setting(l->fused_norm);
+  out->fsdp_root_unit = setting(l->fsdp_root_unit);
 }

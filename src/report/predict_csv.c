@@ -346,6 +346,9 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.fused_norm", pl_setting_name(fw.fused_norm));
   /* added after it: Megatron-Core's SwiGLU compiled or eager (layout.jit_eager, session 25) */
   col_str(c, "framework.jit_fuser", pl_setting_name(fw.jit_fuser));
+  /* added after it: the embedding, final norm and LM head as one FSDP unit (layout.fsdp_root_unit,
+   * session 25) */
+  col_str(c, "framework.fsdp_root_unit", pl_setting_name(fw.fsdp_root_unit));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

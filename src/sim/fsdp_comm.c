@@ -398,8 +398,16 @@ enum pl_status sim_seg_fsdp(struct sim_step *st, enum sim_seg_kind kind, struct 
   if (l->shard != PL_SHARD_ZERO2 && l->shard != PL_SHARD_ZERO3)
     return PL_OK;
   double gb = fsdp_grad_bytes(l);
+  /* layout.fsdp_root_unit: the root's unit gathers and reduces the
+   * embedding, final norm and LM head together (sim_int.h); the head has
+   * none of its own */
+  double params = s->params;
+  if (sim_fsdp_root_unit(l) && kind == SIM_SEG_HEAD)
+    return PL_OK;
+  if (sim_fsdp_root_unit(l) && kind == SIM_SEG_EMBED)
+    params += sim_seg_params(st->run, SIM_SEG_HEAD);
   /* layout.fp8_all_gather: the blocks' GEMM weights gathered at 1 B */
-  double ag_bytes = s->params * PARAM_BYTES;
+  double ag_bytes = params * PARAM_BYTES;
   if (kind == SIM_SEG_LAYER)
     ag_bytes -= pl_layout_fp8_gathered_weights(&st->run->model, &st->run->layout) * (PARAM_BYTES - pl_dtype_element_bytes(l->dtype));
   enum pl_status r = sim_coll_add(st, PL_COLL_ALL_GATHER, "dp", ag_bytes, &s->ag, diag);
@@ -409,11 +417,11 @@ enum pl_status sim_seg_fsdp(struct sim_step *st, enum sim_seg_kind kind, struct 
                               ? PL_COLL_ALL_REDUCE
                               : PL_COLL_REDUCE_SCATTER;
   if (r == PL_OK)
-    r = sim_coll_add(st, rs_op, "dp", s->params * gb, &s->rs, diag);
+    r = sim_coll_add(st, rs_op, "dp", params * gb, &s->rs, diag);
   if (r == PL_OK && l->shard == PL_SHARD_ZERO3)
     r = zero3_list_calls(st, kind, s, diag);
   if (r == PL_OK && l->shard_group < l->dp)
-    r = sim_coll_add(st, PL_COLL_ALL_REDUCE, "dp-replica", s->params * gb / (double)pl_layout_shard_ranks(l),
+    r = sim_coll_add(st, PL_COLL_ALL_REDUCE, "dp-replica", params * gb / (double)pl_layout_shard_ranks(l),
                      &s->ar, diag);
   return r;
 }

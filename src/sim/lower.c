@@ -147,7 +147,16 @@ static void emit_segments(struct lower *lw, const struct unit *base, bool ag, bo
       r = reduce(lw, pend, pend_c, 1);
       pend = NULL;
     }
-    int32_t g = ag ? gather(lw, sg, base->slot) : SIM_NONE;
+    /* layout.fsdp_root_unit: the root's unit (here the embedding's) stays
+     * gathered from the forward to the end of the backward (FSDP2
+     * FSDPState._lazy_init: no reshard after forward for the root; FSDP1
+     * _post_forward_reshard), so the backward does not gather it; the
+     * head has no unit of its own (sg->ag none); Megatron FSDP's embedding
+     * and head, no units of its own, stay gathered likewise
+     * (sim_fsdp_edges_kept) */
+    bool kept = !fwd && ((kind == SIM_SEG_EMBED && sim_fsdp_root_unit(lw->l)) ||
+                         (kind != SIM_SEG_LAYER && sim_fsdp_edges_kept(lw->l)));
+    int32_t g = ag && !kept ? gather(lw, sg, base->slot) : SIM_NONE;
     if (g != SIM_NONE && r != SIM_NONE)
       dep(lw, r, g);
     if (pend != NULL) /* FSDP's post-backward hook prefetches, then reduces */

@@ -896,7 +896,9 @@ static int param_kernels(const struct pl_run *run, enum sim_seg_kind kind, doubl
   }
   /* the copy-in (+ pre-divide) here, or apart (fsdp2_copy_in_apart, price) */
   double bwd = fsdp2_copy_in_apart(l) ? 0.0 : fsdp2_reduce_pass_bytes(l) * params;
-  if (l->shard == PL_SHARD_ZERO3)
+  /* zero3's backward re-gather copies out again, but not the root unit's
+   * segments: kept gathered from the forward (layout.fsdp_root_unit) */
+  if (l->shard == PL_SHARD_ZERO3 && !(sim_fsdp_root_unit(l) && kind != SIM_SEG_LAYER))
     bwd += 4.0 * params;
   mem_op(&ops[n++], "fsdp_copies", 4.0 * params, bwd, false);
   return n;

@@ -470,6 +470,32 @@ enum pl_status sim_segments(struct sim_step *st, struct pl_diag *diag);
 void sim_tp_amax_wait_s(const struct pl_run *run, double out[2]);
 /* A segment's collective slot: collective coll (SIM_NONE: none), calls times
  * per pass (segments.c, moe_comm.c). */
+/* layout.fsdp_root_unit as it applies: zero2/zero3 with one chunk per rank
+ * (pp = vp = 1, the embedding and the head on the same rank and in the root
+ * module), PyTorch FSDP's units (not Megatron FSDP's fsdp_block_units, not
+ * DeepSpeed 2021's per-parameter zero3_list_copy_s): the embedding segment's
+ * unit is the root's (embedding + final norm + LM head), the head segment
+ * has no collectives of its own (fsdp_comm.c sim_seg_fsdp, lower.c). */
+static inline bool sim_fsdp_root_unit(const struct pl_layout *l) {
+  bool sharded = l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3;
+  return l->fsdp_root_unit && sharded && l->pp == 1 && l->vp <= 1 && !l->fsdp_block_units &&
+         !(l->shard == PL_SHARD_ZERO3 && l->zero3_list_copy_s > 0);
+}
+
+/* zero3 as Megatron FSDP runs it (layout.fsdp_block_units): the modules
+ * outside the blocks (embedding, final norm, LM head) are no FSDP units, so
+ * megatron_fsdp.py _register_fsdp_hooks gives them a forward pre-hook that
+ * gathers their own parameters but no post-forward release and no backward
+ * pre-hook (both registered on fsdp_unit_modules only; Megatron-LM 00caa53a
+ * megatron/core/distributed/fsdp/src/megatron_fsdp/megatron_fsdp.py): they
+ * stay gathered from the forward, and the backward gathers them not again
+ * (lower.c emit_segments). Their gradients are still reduced one by one,
+ * each parameter's post-accumulate-grad hook calling reduce_gradients, as
+ * the segments' own reduce_scatters already are. */
+static inline bool sim_fsdp_edges_kept(const struct pl_layout *l) {
+  return l->shard == PL_SHARD_ZERO3 && l->fsdp_block_units && l->zero3_list_copy_s <= 0;
+}
+
 static inline void sim_comm_set(struct sim_comm *c, int32_t coll, int32_t calls) {
   c->coll = coll;
   c->calls = coll >= 0 ? calls : 0;

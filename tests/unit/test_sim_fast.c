@@ -772,6 +772,49 @@ static void check_tp_amax(void) {
   CHECK(w[PL_PASS_FWD] == 0 && w[PL_PASS_BWD] == 0);
 }
 
+/* layout.fsdp_root_unit (PyTorch FSDP's root unit: embedding + final norm +
+ * LM head gathered once per forward, kept through the backward, reduced after
+ * it): the fast path gives the reference's step, and the counts are the
+ * hand-derived ones for Llama 2 70B's 80 blocks per micro-batch: zero3 gathers
+ * each block twice and the root once (2 x 80 + 1 = 161), zero2 once each
+ * (81); both reduce_scatter 80 + 1 = 81 units, against 82 units without the
+ * root (the embedding and the head apart). Megatron FSDP's zero3
+ * (fsdp_block_units): the blocks twice, the embedding and the head once
+ * each, in the forward (2 x 80 + 2 = 162), 82 reduce_scatters. */
+static void check_root_unit(const struct layout_case *c, bool block_units, int64_t gathers,
+                            int64_t reduces) {
+  static struct pl_run run;
+  static struct pl_step fast_out, ref_out;
+  struct pl_flops fl;
+  struct pl_diag d;
+  struct sim_step fast, ref;
+  make_run(c, &run);
+  /* block_units: Megatron FSDP's (layout.fsdp_block_units) embedding and
+   * head, no units, stay gathered too, but each is reduced on its own */
+  run.layout.fsdp_root_unit = !block_units;
+  run.layout.fsdp_block_units = block_units;
+  pl_flops_compute(&run.model, &run.layout, &fl);
+  CHECK_STATUS(sim_step_build_fast(&fast, &run, &d), PL_OK, &d);
+  CHECK_STATUS(sim_step_build(&ref, &run, true, &d), PL_OK, &d);
+  memset(&fast_out, 0, sizeof fast_out);
+  memset(&ref_out, 0, sizeof ref_out);
+  CHECK_STATUS(sim_account(&fast, &fl, &fast_out), PL_OK, &d);
+  CHECK_STATUS(sim_account(&ref, &fl, &ref_out), PL_OK, &d);
+  same_step(&fast_out, &ref_out);
+  int64_t mb = run.layout.micro_batches, ag = 0, rs = 0;
+  for (int i = 0; i < ref_out.n_collectives; i++) {
+    const struct pl_coll_summary *k = &ref_out.collectives[i];
+    if (strcmp(k->group, "dp") == 0 && strcmp(k->op, "all_gather") == 0)
+      ag += k->count;
+    if (strcmp(k->group, "dp") == 0 && strcmp(k->op, "reduce_scatter") == 0)
+      rs += k->count;
+  }
+  CHECK_EQ_INT(ag, gathers * mb);
+  CHECK_EQ_INT(rs, reduces * mb);
+  sim_step_free(&fast);
+  sim_step_free(&ref);
+}
+
 int main(void) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     check_same(&cases[i], cases[i].compressed);
@@ -804,6 +847,10 @@ int main(void) {
   check_ep_overlap_gather();
   check_ub_copy_engine();
   check_tp_amax();
+  check_root_unit(&cases[1], false, 161, 81); /* llama2-70b zero3, pp 1 */
+  check_root_unit(&cases[2], false, 81, 81);  /* llama2-70b zero2 tp 8, pp 1 */
+  check_root_unit(&cases[10], false, 81, 81); /* zero2 tp 8, hybrid (shard group 64), 2 mbs */
+  check_root_unit(&cases[1], true, 162, 82);  /* Megatron FSDP's units, zero3, pp 1 */
   CHECK(sweep() > 100); /* the grid exercises compression, not only whole steps */
   return check_finish();
 }
