@@ -297,6 +297,79 @@ static const struct {
     {"LLAMA2-13B", "ub_cfg_h100_h5120_tp2_mbs1_seqlen4096.yaml @ 171d72c", 24, 20},
 };
 
+/* The userbuffers SMs of the NeMo 2 page's FP8 rows with tp > 1 and tp
+ * overlap on: each performance script hands MegatronCommOverlapCallback the
+ * ub config of its GPU and compute dtype (ub_cfg[gpu_type][compute_dtype],
+ * then callbacks[idx].tp_comm_overlap_cfg), whose proj_fprop / fc2_fprop
+ * num_sm (both set_sm_margin True; a RingExchangeOverlapCfg has num_sm 1)
+ * the model charges (src/sim/ub_margin.c), instead of the preset's H100
+ * Llama 70B 24/16. Container NeMo 25.02: NVIDIA/NeMo v2.2.0
+ * scripts/llm/performance/pretrain_*.py (the 25.02.01 pin d2b21556f2
+ * scripts/performance/llm/ the same); 25.04: v2.3.0 scripts/performance/llm/
+ * (gb200 keys name the b200 configs); 25.07: v2.4.0 the same. Configs in
+ * nemo/collections/llm/recipes/tp_overlap_configs/userbuffers.py of each tag
+ * (the b200 / h12288 fprop entries unchanged v2.2.0 .. v2.4.0). Mixtral's
+ * recipes leave tp overlap off (below); tp-1 rows have none. */
+static const struct {
+  const char *container, *gpu, *model, *cfg;
+  int64_t proj_sms, fc2_sms;
+} nemo2_ub[] = {
+    {"NeMo 25.02", "B200 ", "GPT3-175B",
+     "v2.2.0 pretrain_gpt3_175b.py: userbuffers_fp8_b200_h12288_tp4_mbs1_seqlen2048, ring exchange",
+     1, 1},
+    {"NeMo 25.02", "B200 ", "LLAMA3-70B",
+     "v2.2.0 pretrain_llama3_70b.py: userbuffers_fp8_b200_h8192_tp2_mbs1_seqlen8192, ring exchange",
+     1, 1},
+    {"NeMo 25.02", "B200 ", "LLAMA3-405B",
+     "v2.2.0 pretrain_llama31_405b.py: userbuffers_fp8_b200_h16384_tp4_cp2_mbs1_seqlen8192, ring "
+     "exchange",
+     1, 1},
+    /* v2.2.0 pretrain_nemotron4_340b.py sets the bf16 config for every dtype
+     * (`if gpu_type == "b200": tp_comm_overlap_cfg =
+     * userbuffers_bf16_b200_h18432_tp8_mbs1_seqlen4096`) */
+    {"NeMo 25.02", "B200 ", "Nemotron-340B",
+     "v2.2.0 pretrain_nemotron4_340b.py: userbuffers_bf16_b200_h18432_tp8_mbs1_seqlen4096 (fc2: "
+     "pipeline 24 SMs)",
+     1, 24},
+    {"NeMo 25.02", "H100 ", "GPT3-175B",
+     "v2.2.0 pretrain_gpt3_175b.py: userbuffers_fp8_h100_h12288_tp4_mbs1_seqlen2048 (proj: "
+     "pipeline 24 SMs, fc2: ring exchange)",
+     24, 1},
+    {"NeMo 25.04", "GB200 ", "GPT3-175B",
+     "v2.3.0 pretrain_gpt3_175b.py: userbuffers_fp8_b200_h12288_tp4_mbs1_seqlen2048, ring exchange",
+     1, 1},
+    {"NeMo 25.04", "GB200 ", "LLAMA3-405B",
+     "v2.3.0 pretrain_llama31_405b.py: userbuffers_fp8_b200_h16384_tp4_cp2_mbs1_seqlen8192, ring "
+     "exchange",
+     1, 1},
+    {"NeMo 25.04", "GB200 ", "Nemotron-340B",
+     "v2.3.0 pretrain_nemotron4_340b.py: userbuffers_fp8_b200_h18432_tp8_mbs1_seqlen4096, ring "
+     "exchange",
+     1, 1},
+    {"NeMo 25.07", "GB200 ", "LLAMA3.1-405B",
+     "v2.4.0 pretrain_llama31_405b.py: userbuffers_fp8_b200_h16384_tp4_cp2_mbs1_seqlen8192 (the "
+     "gb200 fp8 entry whatever the tp), ring exchange",
+     1, 1},
+};
+
+static void nemo2_page_ub(const struct validate_in *in, struct pl_framework *fw,
+                          struct pl_vrow *row) {
+  const char *sec = cell(in, "table_or_section");
+  for (size_t i = 0; i < sizeof nemo2_ub / sizeof nemo2_ub[0]; i++) {
+    if (strstr(sec, nemo2_ub[i].container) == NULL ||
+        strncmp(cell(in, "gpu"), nemo2_ub[i].gpu, strlen(nemo2_ub[i].gpu)) != 0 ||
+        strcmp(cell(in, "model"), nemo2_ub[i].model) != 0)
+      continue;
+    fw->ub_proj_fprop_sms = nemo2_ub[i].proj_sms;
+    fw->ub_fc2_fprop_sms = nemo2_ub[i].fc2_sms;
+    fw->ub_proj_fprop_sms_set = fw->ub_fc2_fprop_sms_set = true;
+    validate_note(row, "userbuffers %lld/%lld SMs (proj/fc2 fprop: NeMo %s)",
+                  (long long)nemo2_ub[i].proj_sms, (long long)nemo2_ub[i].fc2_sms,
+                  nemo2_ub[i].cfg);
+    return;
+  }
+}
+
 bool validate_nemo_overrides(const struct validate_in *in, struct pl_framework *fw,
                              struct pl_vrow *row) {
   /* NeMo 2's Mixtral performance recipes leave Transformer Engine's
@@ -323,8 +396,10 @@ bool validate_nemo_overrides(const struct validate_in *in, struct pl_framework *
     validate_note(row, "no host sync in the dispatcher (padded to capacity: Megatron-Core's "
                        "cuda_sync_point no_sync)");
   }
-  if (strstr(cell(in, "table_or_section"), "NeMo24.") == NULL)
+  if (strstr(cell(in, "table_or_section"), "NeMo24.") == NULL) {
+    nemo2_page_ub(in, fw, row);
     return true;
+  }
   if (!validate_row_preset("nemo-2024", fw, row))
     return false;
   for (size_t i = 0; i < sizeof nemo_ub / sizeof nemo_ub[0]; i++)
