@@ -364,8 +364,7 @@ static void nemo2_page_ub(const struct validate_in *in, struct pl_framework *fw,
     fw->ub_fc2_fprop_sms = nemo2_ub[i].fc2_sms;
     fw->ub_proj_fprop_sms_set = fw->ub_fc2_fprop_sms_set = true;
     validate_note(row, "userbuffers %lld/%lld SMs (proj/fc2 fprop: NeMo %s)",
-                  (long long)nemo2_ub[i].proj_sms, (long long)nemo2_ub[i].fc2_sms,
-                  nemo2_ub[i].cfg);
+                  (long long)nemo2_ub[i].proj_sms, (long long)nemo2_ub[i].fc2_sms, nemo2_ub[i].cfg);
     return;
   }
 }
