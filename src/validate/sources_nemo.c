@@ -369,6 +369,34 @@ static void nemo2_page_ub(const struct validate_in *in, struct pl_framework *fw,
   }
 }
 
+/* What the NeMo 24.x containers' launcher training configs set per model
+ * (NVIDIA/NeMo-Framework-Launcher launcher_scripts/conf/training/<file>.yaml at
+ * the container's tag: 24.07 = 8325688d (2024-08-01), 24.03.01 = 5c7e280a
+ * (2024-04-19), the long-sequence table's): model.cross_entropy_loss_fusion
+ * (only nemotron_8b, nemotron_22b since dceaaf93 2024-06-17 "Nemotron perf
+ * optimizations", llama3_8b, llama3_70b since 9352b045 2024-06-27 "perf patch";
+ * the llama2 files got it on 2024-08-02, fee1762f, after the 24.07 tag) and
+ * model.optim.bucket_cap_mb of distributed_fused_adam. Both tags name every
+ * model of the rows; Mixtral is not in the 24.x tables. */
+static const struct {
+  const char *container, *model, *file, *tag;
+  bool xent_fusion;
+  double bucket_mb;
+} nemo24_cfg[] = {
+    {"NeMo24.07", "GPT3-5B", "gpt3/5b.yaml", "24.07 8325688d", false, 400},
+    {"NeMo24.07", "GPT3-20B", "gpt3/20b.yaml", "24.07 8325688d", false, 220},
+    {"NeMo24.07", "GPT3-175B", "gpt3/175b.yaml", "24.07 8325688d", false, 220},
+    {"NeMo24.07", "LLAMA2-7B", "llama/llama2_7b.yaml", "24.07 8325688d", false, 125},
+    {"NeMo24.07", "LLAMA2-13B", "llama/llama2_13b.yaml", "24.07 8325688d", false, 125},
+    {"NeMo24.07", "LLAMA2-70B", "llama/llama2_70b.yaml", "24.07 8325688d", false, 125},
+    {"NeMo24.07", "Nemotron-8B", "nemotron/nemotron_8b.yaml", "24.07 8325688d", true, 100},
+    {"NeMo24.07", "Nemotron-22B", "nemotron/nemotron_22b.yaml", "24.07 8325688d", true, 100},
+    {"NeMo24.07", "Nemotron-340B", "nemotron/nemotron_340b.yaml", "24.07 8325688d", false, 50},
+    {"NeMo24.07", "LLAMA3-8B", "llama/llama3_8b.yaml", "24.07 8325688d", true, 125},
+    {"NeMo24.07", "LLAMA3-70B", "llama/llama3_70b.yaml", "24.07 8325688d", true, 125},
+    {"NeMo24.03.01", "LLAMA2-7B", "llama/llama2_7b.yaml", "24.03.01 5c7e280a", false, 125},
+};
+
 bool validate_nemo_overrides(const struct validate_in *in, struct pl_framework *fw,
                              struct pl_vrow *row) {
   /* NeMo 2's Mixtral performance recipes leave Transformer Engine's
@@ -413,15 +441,34 @@ bool validate_nemo_overrides(const struct validate_in *in, struct pl_framework *
   /* NeMo 1.x (24.03, 24.07) builds Megatron-Core's TransformerConfig from the
    * model config, copying a field only when the config has it
    * (nemo/collections/nlp/models/language_modeling/megatron_base_model.py
-   * build_transformer_config, NVIDIA/NeMo @ 4c73f77670), and the launcher's
-   * training configs set no cross_entropy_loss_fusion (NeMo-Framework-Launcher
-   * @ 056a90e launcher_scripts/conf/training): Megatron-Core's default False,
-   * the unfused vocab-parallel cross-entropy (layout.megatron_xent). NeMo 2.0
-   * turned it on from 2024-09-06 (1d5de59460, GPTConfig), so the 2025 rows keep
-   * the preset's fused loss. */
-  fw->megatron_xent = PL_SETTING_ON;
-  validate_note(row, "Megatron's unfused cross-entropy (NeMo 1.x sets no "
-                     "cross_entropy_loss_fusion)");
+   * build_transformer_config, NVIDIA/NeMo @ 4c73f77670 and r2.0.0rc1 579983f:
+   * `elif field.name in cfg`), else Megatron-Core's default False
+   * (core_r0.8.0 model_parallel_config.py cross_entropy_loss_fusion), the
+   * unfused vocab-parallel cross-entropy (layout.megatron_xent). The
+   * container's launcher training configs (the row's model, nemo24_cfg) set it
+   * for four models; their Apex buckets (optim.bucket_cap_mb) per model too.
+   * NeMo 2.0 turned the fusion on from 2024-09-06 (1d5de59460, GPTConfig), so
+   * the 2025 rows keep the preset's fused loss. */
+  bool fused = false;
+  const char *sec = cell(in, "table_or_section");
+  for (size_t i = 0; i < sizeof nemo24_cfg / sizeof nemo24_cfg[0]; i++) {
+    if (strstr(sec, nemo24_cfg[i].container) == NULL ||
+        strcmp(cell(in, "model"), nemo24_cfg[i].model) != 0)
+      continue;
+    fused = nemo24_cfg[i].xent_fusion;
+    fw->bucket_mb = nemo24_cfg[i].bucket_mb;
+    fw->bucket_params = 0;
+    validate_note(row, "Apex buckets of %g MiB (launcher %s @ %s optim.bucket_cap_mb)",
+                  nemo24_cfg[i].bucket_mb, nemo24_cfg[i].file, nemo24_cfg[i].tag);
+    break;
+  }
+  fw->megatron_xent = fused ? PL_SETTING_OFF : PL_SETTING_ON;
+  if (fused)
+    validate_note(row, "Megatron-Core's fused cross-entropy (the launcher config's "
+                       "cross_entropy_loss_fusion true)");
+  else
+    validate_note(row, "Megatron's unfused cross-entropy (NeMo 1.x sets no "
+                       "cross_entropy_loss_fusion)");
   return true;
 }
 
