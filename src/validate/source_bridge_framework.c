@@ -1,7 +1,7 @@
 /* source_bridge_framework.c: the framework settings a Megatron-Bridge row's
  * release changes against the nemo preset (validate_bridge_overrides, the
  * table entry's framework hook in sources.c): the LM head in MXFP8, the
- * container's cuDNN, tp_comm_overlap off. */
+ * container's cuDNN, tp_comm_overlap off, the Llama configs' userbuffers SMs. */
 #include <stdio.h>
 #include <string.h>
 
@@ -69,6 +69,52 @@ static bool bridge_cudnn(const struct validate_in *in, struct pl_framework *fw,
   return true;
 }
 
+/* The userbuffers SMs of the Llama 3 70B and 3.1 405B rows with tp overlap: the
+ * release's configs hand CommOverlapConfig a ub config per GPU and precision
+ * (cfg.comm_overlap.tp_comm_overlap_cfg = comm_overlap_cfg in llama3{,1}_llm_pretrain.py
+ * llama3_70b_pretrain_config_<gpu> / llama31_405b_pretrain_config_<gpu>: v0.2.2
+ * configs/llama3{,1}/, v0.3.1, v0.4.2, v0.5.1 configs/llama/; gb300, gb200, b300, b200
+ * take the b200 configs: bf16 for BF16, fp8 for every other precision; h100 its own),
+ * whose proj/fc2 fprop num_sm (src/megatron/bridge/training/comm_overlap.py, the same
+ * in v0.2.2 .. v0.5.1 and HEAD 067f987df0; set_sm_margin True; a RingExchangeOverlapCfg
+ * has num_sm 1) replace the nemo preset's H100 24/16. The fp8 configs run both fprop
+ * overlaps as ring exchanges. Sections 25.11 to 26.06.01 (the releases read; 25.09's
+ * rows state no precision and are skipped). Rows the table above turns off (NVFP4)
+ * return before this. */
+static void bridge_llama_ub(const struct validate_in *in, struct pl_framework *fw,
+                            struct pl_vrow *row) {
+  static const char *const sections = "25.11 26.02 26.02.01 26.04 26.04.01 26.06 26.06.01";
+  static const struct {
+    const char *model, *gpus, *cfg_bf16, *cfg_fp8;
+    int64_t bf16_proj, bf16_fc2, fp8_proj, fp8_fc2;
+  } ub[] = {
+      {"LLAMA3_70B", "GB300 GB200 B300 B200", "userbuffers_bf16_b200_h8192_tp2_mbs1_seqlen8192",
+       "userbuffers_fp8_b200_h8192_tp2_mbs1_seqlen8192", 32, 16, 1, 1},
+      {"LLAMA3_70B", "H100", "userbuffers_bf16_h100_h8192_tp4_mbs1_seqlen8192",
+       "userbuffers_fp8_h100_h8192_tp4_mbs1_seqlen8192", 24, 16, 1, 1},
+      {"LLAMA3.1_405B", "GB300 GB200 B300 B200",
+       "userbuffers_bf16_b200_h16384_tp4_cp2_mbs1_seqlen8192",
+       "userbuffers_fp8_b200_h16384_tp4_cp2_mbs1_seqlen8192", 32, 8, 1, 1},
+      {"LLAMA3.1_405B", "H100", "userbuffers_bf16_h100_h16384_tp8_cp2_mbs1_seqlen8192",
+       "userbuffers_fp8_h100_h16384_tp8_cp2_mbs1_seqlen8192", 24, 8, 1, 1},
+  };
+  const char *prec = cell(in, "precision");
+  if (prec[0] == '\0')
+    return;
+  bool bf16 = strcmp(prec, "BF16") == 0;
+  for (size_t i = 0; i < sizeof ub / sizeof ub[0]; i++) {
+    if (!bridge_names_are(in, sections, ub[i].model, ub[i].gpus))
+      continue;
+    fw->ub_proj_fprop_sms = bf16 ? ub[i].bf16_proj : ub[i].fp8_proj;
+    fw->ub_fc2_fprop_sms = bf16 ? ub[i].bf16_fc2 : ub[i].fp8_fc2;
+    fw->ub_proj_fprop_sms_set = fw->ub_fc2_fprop_sms_set = true;
+    validate_note(row, "userbuffers %lld/%lld SMs (proj/fc2 fprop: the release's %s)",
+                  (long long)fw->ub_proj_fprop_sms, (long long)fw->ub_fc2_fprop_sms,
+                  bf16 ? ub[i].cfg_bf16 : ub[i].cfg_fp8);
+    return;
+  }
+}
+
 /* Megatron-Bridge rows take the nemo preset (TE userbuffers tp overlap on);
  * these release configurations run without it (the section's release as for
  * validate_bridge_recompute; r0.1.0 for 25.09). Only rows with tp > 1 move.
@@ -123,11 +169,16 @@ bool validate_bridge_overrides(const struct validate_in *in, struct pl_framework
    * qwen3/qwen3_llm_pretrain.py qwen3_235b_a22b_b200_config): under fp8_mx, "keeping this
    * enabled causes NaN grad norm": comm_overlap, ddp and optimizer overlap_param_gather False,
    * so the distributed optimizer's parameter all_gathers are waited for. The MoE configs only
-   * (the same release's Llama 3 70B and Llama 3.1 405B GB300/GB200/B200 configs do it too:
-   * another lane's rows). */
+   * and the same release's Llama 3 70B and Llama 3.1 405B GB300/GB200/B200 configs
+   * (v0.2.0 .. v0.2.2 configs/llama3/llama3_llm_pretrain.py llama3_70b_{gb300,gb200,b200}_config,
+   * configs/llama31/llama31_llm_pretrain.py llama31_405b_{gb300,gb200,b200}_config: the same
+   * `if precision == "fp8_mx"` block; not the 8B configs; v0.3.0 and later drop it). */
   static const struct {
     const char *model, *gpus;
-  } no_pg[] = {{"DeepSeekV3", "GB300 GB200"}, {"Qwen3_235B", "B200"}};
+  } no_pg[] = {{"DeepSeekV3", "GB300 GB200"},
+               {"Qwen3_235B", "B200"},
+               {"LLAMA3_70B", "GB300 GB200 B200"},
+               {"LLAMA3.1_405B", "GB300 GB200 B200"}};
   for (size_t i = 0; i < sizeof no_pg / sizeof no_pg[0]; i++)
     if (bridge_names_are(in, "25.11", no_pg[i].model, no_pg[i].gpus) &&
         (strcmp(cell(in, "precision"), "FP8-MX") == 0 ||
@@ -144,5 +195,6 @@ bool validate_bridge_overrides(const struct validate_in *in, struct pl_framework
     validate_note(row, "tp_comm_overlap off (%s)", off[i].why);
     return true;
   }
+  bridge_llama_ub(in, fw, row);
   return true;
 }

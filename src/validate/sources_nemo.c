@@ -297,6 +297,106 @@ static const struct {
     {"LLAMA2-13B", "ub_cfg_h100_h5120_tp2_mbs1_seqlen4096.yaml @ 171d72c", 24, 20},
 };
 
+/* The userbuffers SMs of the NeMo 2 page's FP8 rows with tp > 1 and tp
+ * overlap on: each performance script hands MegatronCommOverlapCallback the
+ * ub config of its GPU and compute dtype (ub_cfg[gpu_type][compute_dtype],
+ * then callbacks[idx].tp_comm_overlap_cfg), whose proj_fprop / fc2_fprop
+ * num_sm (both set_sm_margin True; a RingExchangeOverlapCfg has num_sm 1)
+ * the model charges (src/sim/ub_margin.c), instead of the preset's H100
+ * Llama 70B 24/16. Container NeMo 25.02: NVIDIA/NeMo v2.2.0
+ * scripts/llm/performance/pretrain_*.py (the 25.02.01 pin d2b21556f2
+ * scripts/performance/llm/ the same); 25.04: v2.3.0 scripts/performance/llm/
+ * (gb200 keys name the b200 configs); 25.07: v2.4.0 the same. Configs in
+ * nemo/collections/llm/recipes/tp_overlap_configs/userbuffers.py of each tag
+ * (the b200 / h12288 fprop entries unchanged v2.2.0 .. v2.4.0). Mixtral's
+ * recipes leave tp overlap off (below); tp-1 rows have none. */
+static const struct {
+  const char *container, *gpu, *model, *cfg;
+  int64_t proj_sms, fc2_sms;
+} nemo2_ub[] = {
+    {"NeMo 25.02", "B200 ", "GPT3-175B",
+     "v2.2.0 pretrain_gpt3_175b.py: userbuffers_fp8_b200_h12288_tp4_mbs1_seqlen2048, ring exchange",
+     1, 1},
+    {"NeMo 25.02", "B200 ", "LLAMA3-70B",
+     "v2.2.0 pretrain_llama3_70b.py: userbuffers_fp8_b200_h8192_tp2_mbs1_seqlen8192, ring exchange",
+     1, 1},
+    {"NeMo 25.02", "B200 ", "LLAMA3-405B",
+     "v2.2.0 pretrain_llama31_405b.py: userbuffers_fp8_b200_h16384_tp4_cp2_mbs1_seqlen8192, ring "
+     "exchange",
+     1, 1},
+    /* v2.2.0 pretrain_nemotron4_340b.py sets the bf16 config for every dtype
+     * (`if gpu_type == "b200": tp_comm_overlap_cfg =
+     * userbuffers_bf16_b200_h18432_tp8_mbs1_seqlen4096`) */
+    {"NeMo 25.02", "B200 ", "Nemotron-340B",
+     "v2.2.0 pretrain_nemotron4_340b.py: userbuffers_bf16_b200_h18432_tp8_mbs1_seqlen4096 (fc2: "
+     "pipeline 24 SMs)",
+     1, 24},
+    {"NeMo 25.02", "H100 ", "GPT3-175B",
+     "v2.2.0 pretrain_gpt3_175b.py: userbuffers_fp8_h100_h12288_tp4_mbs1_seqlen2048 (proj: "
+     "pipeline 24 SMs, fc2: ring exchange)",
+     24, 1},
+    {"NeMo 25.04", "GB200 ", "GPT3-175B",
+     "v2.3.0 pretrain_gpt3_175b.py: userbuffers_fp8_b200_h12288_tp4_mbs1_seqlen2048, ring exchange",
+     1, 1},
+    {"NeMo 25.04", "GB200 ", "LLAMA3-405B",
+     "v2.3.0 pretrain_llama31_405b.py: userbuffers_fp8_b200_h16384_tp4_cp2_mbs1_seqlen8192, ring "
+     "exchange",
+     1, 1},
+    {"NeMo 25.04", "GB200 ", "Nemotron-340B",
+     "v2.3.0 pretrain_nemotron4_340b.py: userbuffers_fp8_b200_h18432_tp8_mbs1_seqlen4096, ring "
+     "exchange",
+     1, 1},
+    {"NeMo 25.07", "GB200 ", "LLAMA3.1-405B",
+     "v2.4.0 pretrain_llama31_405b.py: userbuffers_fp8_b200_h16384_tp4_cp2_mbs1_seqlen8192 (the "
+     "gb200 fp8 entry whatever the tp), ring exchange",
+     1, 1},
+};
+
+static void nemo2_page_ub(const struct validate_in *in, struct pl_framework *fw,
+                          struct pl_vrow *row) {
+  const char *sec = cell(in, "table_or_section");
+  for (size_t i = 0; i < sizeof nemo2_ub / sizeof nemo2_ub[0]; i++) {
+    if (strstr(sec, nemo2_ub[i].container) == NULL ||
+        strncmp(cell(in, "gpu"), nemo2_ub[i].gpu, strlen(nemo2_ub[i].gpu)) != 0 ||
+        strcmp(cell(in, "model"), nemo2_ub[i].model) != 0)
+      continue;
+    fw->ub_proj_fprop_sms = nemo2_ub[i].proj_sms;
+    fw->ub_fc2_fprop_sms = nemo2_ub[i].fc2_sms;
+    fw->ub_proj_fprop_sms_set = fw->ub_fc2_fprop_sms_set = true;
+    validate_note(row, "userbuffers %lld/%lld SMs (proj/fc2 fprop: NeMo %s)",
+                  (long long)nemo2_ub[i].proj_sms, (long long)nemo2_ub[i].fc2_sms, nemo2_ub[i].cfg);
+    return;
+  }
+}
+
+/* What the NeMo 24.x containers' launcher training configs set per model
+ * (NVIDIA/NeMo-Framework-Launcher launcher_scripts/conf/training/<file>.yaml at
+ * the container's tag: 24.07 = 8325688d (2024-08-01), 24.03.01 = 5c7e280a
+ * (2024-04-19), the long-sequence table's): model.cross_entropy_loss_fusion
+ * (only nemotron_8b, nemotron_22b since dceaaf93 2024-06-17 "Nemotron perf
+ * optimizations", llama3_8b, llama3_70b since 9352b045 2024-06-27 "perf patch";
+ * the llama2 files got it on 2024-08-02, fee1762f, after the 24.07 tag) and
+ * model.optim.bucket_cap_mb of distributed_fused_adam. Both tags name every
+ * model of the rows; Mixtral is not in the 24.x tables. */
+static const struct {
+  const char *container, *model, *file, *tag;
+  bool xent_fusion;
+  double bucket_mb;
+} nemo24_cfg[] = {
+    {"NeMo24.07", "GPT3-5B", "gpt3/5b.yaml", "24.07 8325688d", false, 400},
+    {"NeMo24.07", "GPT3-20B", "gpt3/20b.yaml", "24.07 8325688d", false, 220},
+    {"NeMo24.07", "GPT3-175B", "gpt3/175b.yaml", "24.07 8325688d", false, 220},
+    {"NeMo24.07", "LLAMA2-7B", "llama/llama2_7b.yaml", "24.07 8325688d", false, 125},
+    {"NeMo24.07", "LLAMA2-13B", "llama/llama2_13b.yaml", "24.07 8325688d", false, 125},
+    {"NeMo24.07", "LLAMA2-70B", "llama/llama2_70b.yaml", "24.07 8325688d", false, 125},
+    {"NeMo24.07", "Nemotron-8B", "nemotron/nemotron_8b.yaml", "24.07 8325688d", true, 100},
+    {"NeMo24.07", "Nemotron-22B", "nemotron/nemotron_22b.yaml", "24.07 8325688d", true, 100},
+    {"NeMo24.07", "Nemotron-340B", "nemotron/nemotron_340b.yaml", "24.07 8325688d", false, 50},
+    {"NeMo24.07", "LLAMA3-8B", "llama/llama3_8b.yaml", "24.07 8325688d", true, 125},
+    {"NeMo24.07", "LLAMA3-70B", "llama/llama3_70b.yaml", "24.07 8325688d", true, 125},
+    {"NeMo24.03.01", "LLAMA2-7B", "llama/llama2_7b.yaml", "24.03.01 5c7e280a", false, 125},
+};
+
 bool validate_nemo_overrides(const struct validate_in *in, struct pl_framework *fw,
                              struct pl_vrow *row) {
   /* NeMo 2's Mixtral performance recipes leave Transformer Engine's
@@ -323,8 +423,10 @@ bool validate_nemo_overrides(const struct validate_in *in, struct pl_framework *
     validate_note(row, "no host sync in the dispatcher (padded to capacity: Megatron-Core's "
                        "cuda_sync_point no_sync)");
   }
-  if (strstr(cell(in, "table_or_section"), "NeMo24.") == NULL)
+  if (strstr(cell(in, "table_or_section"), "NeMo24.") == NULL) {
+    nemo2_page_ub(in, fw, row);
     return true;
+  }
   if (!validate_row_preset("nemo-2024", fw, row))
     return false;
   for (size_t i = 0; i < sizeof nemo_ub / sizeof nemo_ub[0]; i++)
@@ -339,15 +441,34 @@ bool validate_nemo_overrides(const struct validate_in *in, struct pl_framework *
   /* NeMo 1.x (24.03, 24.07) builds Megatron-Core's TransformerConfig from the
    * model config, copying a field only when the config has it
    * (nemo/collections/nlp/models/language_modeling/megatron_base_model.py
-   * build_transformer_config, NVIDIA/NeMo @ 4c73f77670), and the launcher's
-   * training configs set no cross_entropy_loss_fusion (NeMo-Framework-Launcher
-   * @ 056a90e launcher_scripts/conf/training): Megatron-Core's default False,
-   * the unfused vocab-parallel cross-entropy (layout.megatron_xent). NeMo 2.0
-   * turned it on from 2024-09-06 (1d5de59460, GPTConfig), so the 2025 rows keep
-   * the preset's fused loss. */
-  fw->megatron_xent = PL_SETTING_ON;
-  validate_note(row, "Megatron's unfused cross-entropy (NeMo 1.x sets no "
-                     "cross_entropy_loss_fusion)");
+   * build_transformer_config, NVIDIA/NeMo @ 4c73f77670 and r2.0.0rc1 579983f:
+   * `elif field.name in cfg`), else Megatron-Core's default False
+   * (core_r0.8.0 model_parallel_config.py cross_entropy_loss_fusion), the
+   * unfused vocab-parallel cross-entropy (layout.megatron_xent). The
+   * container's launcher training configs (the row's model, nemo24_cfg) set it
+   * for four models; their Apex buckets (optim.bucket_cap_mb) per model too.
+   * NeMo 2.0 turned the fusion on from 2024-09-06 (1d5de59460, GPTConfig), so
+   * the 2025 rows keep the preset's fused loss. */
+  bool fused = false;
+  const char *sec = cell(in, "table_or_section");
+  for (size_t i = 0; i < sizeof nemo24_cfg / sizeof nemo24_cfg[0]; i++) {
+    if (strstr(sec, nemo24_cfg[i].container) == NULL ||
+        strcmp(cell(in, "model"), nemo24_cfg[i].model) != 0)
+      continue;
+    fused = nemo24_cfg[i].xent_fusion;
+    fw->bucket_mb = nemo24_cfg[i].bucket_mb;
+    fw->bucket_params = 0;
+    validate_note(row, "Apex buckets of %g MiB (launcher %s @ %s optim.bucket_cap_mb)",
+                  nemo24_cfg[i].bucket_mb, nemo24_cfg[i].file, nemo24_cfg[i].tag);
+    break;
+  }
+  fw->megatron_xent = fused ? PL_SETTING_OFF : PL_SETTING_ON;
+  if (fused)
+    validate_note(row, "Megatron-Core's fused cross-entropy (the launcher config's "
+                       "cross_entropy_loss_fusion true)");
+  else
+    validate_note(row, "Megatron's unfused cross-entropy (NeMo 1.x sets no "
+                       "cross_entropy_loss_fusion)");
   return true;
 }
 

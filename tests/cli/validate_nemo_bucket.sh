@@ -10,8 +10,22 @@ expect_ok validate "$V/nemo_2409_2507_performance_summary.csv" "$V/nemo_2407_per
   "$V/mlperf_gpt3.csv" "$V/mlperf_v5.csv" --format csv
 check "NeMo 25.02 row: nemo preset, 128 Mi parameters" \
   grep -qE '^"nemo_2409_2507_performance_summary",2,.*,"nemo",.*--bucket-params 134217728 ' "$TMP/out"
-check "NeMo 24.07 row: nemo-2024, Apex's 100 MiB" \
-  grep -qE '^"nemo_2407_performance_summary",1,.*--framework nemo-2024 .*--bucket-mb 100 ' "$TMP/out"
+# session 25 (nemo25): the container's launcher configs (NeMo-Framework-Launcher tag 24.07,
+# 8325688d) per model: gpt3/5b.yaml optim.bucket_cap_mb 400, nemotron_8b 100, llama 125
+check "NeMo 24.07 GPT3-5B row: nemo-2024, the launcher config's 400 MiB" \
+  grep -qE '^"nemo_2407_performance_summary",1,.*--framework nemo-2024 .*--bucket-mb 400 ' "$TMP/out"
+check "NeMo 24.07 Nemotron-8B row: 100 MiB" \
+  grep -qE '^"nemo_2407_performance_summary",8,.*--bucket-mb 100 ' "$TMP/out"
+check "NeMo 24.07 LLAMA2-7B row: 125 MiB" \
+  grep -qE '^"nemo_2407_performance_summary",5,.*--bucket-mb 125 ' "$TMP/out"
+# cross_entropy_loss_fusion true in nemotron_8b/22b and llama3_8b/70b at the 24.07 tag (not the
+# llama2 / gpt3 / 340b files): Megatron-Core's fused loss there, the unfused one elsewhere
+check "NeMo 24.07 LLAMA3-8B row: fused cross-entropy (launcher config)" \
+  grep -qE '^"nemo_2407_performance_summary",11,.*cross_entropy_loss_fusion true.*--megatron-xent off ' "$TMP/out"
+check "NeMo 24.07 LLAMA2-7B row: unfused cross-entropy" \
+  grep -qE '^"nemo_2407_performance_summary",5,.*--megatron-xent on ' "$TMP/out"
+check "NeMo 24.03.01 long-sequence row: unfused, 125 MiB (launcher tag 24.03.01)" \
+  grep -qE '^"nemo_2407_performance_summary",63,.*24.03.01 5c7e280a.*--megatron-xent on .*--bucket-mb 125 ' "$TMP/out"
 check "MLPerf v5.0 405B (NeMo 2 callback): 128 Mi parameters" \
   grep -qE '^"mlperf_v5",1,.*--bucket-params 134217728 ' "$TMP/out"
 check "MLPerf GPT-3 v3.0: 100 MiB" \
