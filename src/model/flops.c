@@ -103,6 +103,24 @@ static const struct elem_cost SWIGLU_EAGER = {6, 12, 5 * BF16_BYTES, 29 * BF16_B
 static const struct elem_cost SWIGLU_WEIGHTED_EAGER = {6, 12, 7 * BF16_BYTES, 40 * BF16_BYTES};
 #define SWIGLU_WEIGHTED_EAGER_FWD_KERNELS 3
 #define SWIGLU_WEIGHTED_EAGER_BWD_KERNELS 16
+/* GPT-OSS's routed experts (model glu_clamp), eager: fc1's bias is the GEMM's
+ * epilogue (TEGroupedMLP linear_fc1 skip_bias_add False), so
+ * weighted_bias_quick_geglu_impl takes its bias-free path,
+ * fusions/fused_bias_geglu.py (core_v0.16.0) weighted_quick_geglu /
+ * weighted_quick_geglu_back, 16-bit probabilities, per activation element:
+ * forward quick_geglu = 1.702 * y_1 (2 + 2 B), sigmoid (2 + 2), y_1 * s
+ * (4 + 2), y_2 + offset (2 + 2), the product (4 + 2) = 24 B in 5 kernels,
+ * then * weights (4): 28 B in 6. Backward g * weights (4); quick_geglu_back
+ * in Python's evaluation order: 1.702 * y_1 (4), sigmoid (4), g * s (6),
+ * 1.702 * y_1 again (4), 1 - s (4), their product (6), 1 + ... (4), * (6),
+ * y_2 + offset (4), * (6), g * y_1 (6), * s (6), the cat (8) = 68 B in 13;
+ * quick_geglu again for the weights' gradient (24 B, 5), * g (6) and the sum
+ * (2): 104 B in 21 kernels. The clamp chain before it is eager either way
+ * (GLU_CLAMP). */
+static const struct elem_cost QUICK_GEGLU_WEIGHTED_EAGER = {6, 12, 14 * BF16_BYTES,
+                                                            52 * BF16_BYTES};
+#define QUICK_GEGLU_WEIGHTED_EAGER_FWD_KERNELS 6
+#define QUICK_GEGLU_WEIGHTED_EAGER_BWD_KERNELS 21
 /* GELU (tanh form): ~8 FLOPs; bwd reads x, dy, writes dx. */
 static const struct elem_cost GELU = {8, 16, 2 * BF16_BYTES, 3 * BF16_BYTES};
 /* Residual add (dropout fused): reads 2, writes 1; bwd adds the two gradients. */
@@ -432,15 +450,22 @@ static int attention_ops(const struct pl_model *m, const struct pl_layout *l,
   return n;
 }
 
-/* An MLP's activation op: SWIGLU or GELU fused, or Megatron-Core's SwiGLU as
- * eager kernels (layout.jit_eager: SWIGLU_EAGER; weighted, the routed
- * experts' SWIGLU_WEIGHTED_EAGER). GPT-OSS's clamped quick-GEGLU
- * (model glu_clamp: weighted_bias_quick_geglu_impl) keeps its counted cost. */
+/* An MLP's activation op: SWIGLU or GELU fused, or Megatron-Core's gated
+ * activation as eager kernels (layout.jit_eager: SWIGLU_EAGER; weighted, the
+ * routed experts' SWIGLU_WEIGHTED_EAGER, or for GPT-OSS's clamped quick-GEGLU,
+ * model glu_clamp, QUICK_GEGLU_WEIGHTED_EAGER; a dense clamped GLU keeps the
+ * fused cost: no preset has one). */
 static int act_op(const struct pl_model *m, const struct pl_layout *l, struct pl_op *ops, int n,
                   const char *name, double elems, bool weighted) {
   bool gated = m->mlp == PL_MLP_SWIGLU;
-  if (!gated || !l->jit_eager || m->glu_clamp) {
+  if (!gated || !l->jit_eager || (m->glu_clamp && !weighted)) {
     elementwise(&ops[n++], name, elems, gated ? SWIGLU : GELU);
+    return n;
+  }
+  if (m->glu_clamp) {
+    elementwise(&ops[n], name, elems, QUICK_GEGLU_WEIGHTED_EAGER);
+    kernels(&ops[n++], QUICK_GEGLU_WEIGHTED_EAGER_FWD_KERNELS,
+            QUICK_GEGLU_WEIGHTED_EAGER_BWD_KERNELS);
     return n;
   }
   elementwise(&ops[n], name, elems, weighted ? SWIGLU_WEIGHTED_EAGER : SWIGLU_EAGER);

@@ -874,8 +874,12 @@ static void test_router_unfused(void) {
  * silu (4), g * silu (6), cat (8) = 58 B in 11. Weighted (routed experts,
  * 16-bit probabilities): + * weights (4) = 14 B in 3; backward g * w (4) +
  * swiglu_back (58) + swiglu (10) + * g (6) + sum (2) = 80 B in 16. Fused:
- * 6 / 10 B in one kernel each way. Llama 3 8B (ffn 14336, its preset's seq 8192)
- * and Qwen3-30B-A3B on one GPU, mbs 1; GPT-OSS's clamped GEGLU keeps its count. */
+ * 6 / 10 B in one kernel each way. GPT-OSS's experts (weighted quick-GEGLU,
+ * fused_bias_geglu.py): forward 1.702 * y_1 (4), sigmoid (4), y_1 * s (6),
+ * y_2 + offset (4), product (6), * weights (4) = 28 B in 6; backward g * w (4),
+ * quick_geglu_back (4+4+6+4+4+6+4+6+4+6+6+6+8 = 68 B in 13), quick_geglu again
+ * (24 B, 5), * g (6), sum (2) = 104 B in 21. Llama 3 8B (ffn 14336, its
+ * preset's seq 8192), Qwen3-30B-A3B and GPT-OSS 120B on one GPU, mbs 1. */
 static void test_jit_eager(void) {
   struct pl_model m = model("llama3-8b");
   struct pl_layout l = layout(&m, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
@@ -927,10 +931,17 @@ static void test_jit_eager(void) {
   if (a == NULL)
     return;
   f = a->fwd_bytes;
+  b = a->bwd_bytes;
   lg.jit_eager = true;
   n = pl_layer_ops(&g, &lg, ops);
   a = find(ops, n, "expert_act");
-  CHECK(a != NULL && a->fwd_bytes == f);
+  CHECK(a != NULL);
+  if (a == NULL)
+    return;
+  CHECK_NEAR_REL(a->fwd_bytes, f * 28.0 / 6.0, 1e-12);
+  CHECK_NEAR_REL(a->bwd_bytes, b * 104.0 / 10.0, 1e-12);
+  CHECK_EQ_INT(a->fwd_kernels, 6);
+  CHECK_EQ_INT(a->bwd_kernels, 21);
 }
 
 /* The benchmarks' forced balance (layout.moe_force_balance; Megatron-Core
