@@ -346,6 +346,11 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.fused_norm", pl_setting_name(fw.fused_norm));
   /* added after it: Megatron-Core's SwiGLU compiled or eager (layout.jit_eager, session 25) */
   col_str(c, "framework.jit_fuser", pl_setting_name(fw.jit_fuser));
+  /* added after it: the communicators' NCCL CTA caps (layout.nccl_max_ctas_*, cta25, session 25) */
+  col_int(c, "framework.nccl_max_ctas_tp", fw.nccl_max_ctas_tp);
+  col_int(c, "framework.nccl_max_ctas_cp", fw.nccl_max_ctas_cp);
+  col_int(c, "framework.nccl_max_ctas_dp", fw.nccl_max_ctas_dp);
+  col_int(c, "framework.nccl_max_ctas_pp", fw.nccl_max_ctas_pp);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

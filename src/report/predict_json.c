@@ -202,6 +202,10 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_int(e, "ub_proj_fprop_sms", fw.ub_proj_fprop_sms);
   pl_emit_int(e, "ub_fc2_fprop_sms", fw.ub_fc2_fprop_sms);
   pl_emit_int(e, "hybridep_sms", fw.hybridep_sms);
+  pl_emit_int(e, "nccl_max_ctas_tp", fw.nccl_max_ctas_tp);
+  pl_emit_int(e, "nccl_max_ctas_cp", fw.nccl_max_ctas_cp);
+  pl_emit_int(e, "nccl_max_ctas_dp", fw.nccl_max_ctas_dp);
+  pl_emit_int(e, "nccl_max_ctas_pp", fw.nccl_max_ctas_pp);
   pl_emit_int(e, "step_sync_all_reduces", fw.step_sync_all_reduces);
   pl_emit_int(e, "step_sync_broadcasts", fw.step_sync_broadcasts);
   pl_emit_int(e, "step_sync_all_gathers", fw.step_sync_all_gathers);

@@ -713,7 +713,7 @@ bool validate_mlperf_llama_layout(const struct validate_in *in, struct pl_layout
     l->fp8_all_gather = true;
     validate_note(row, "FP8 parameters, all_gathered at 1 B (FP8_PARAM_GATHER=True in the config)");
   }
-  return true;
+  return validate_mlperf_nccl_ctas(in, l, row);
 }
 
 /* No SHARP, as for the GPT-3 rows (validate_mlperf_hardware); on GB200/GB300
