@@ -300,6 +300,7 @@ for org, system in systems:
         row["NCCL_CFG_PATH max_ctas (conf/nccl/custom_communicator_cta.yaml)"] = cta_caps(cfg, e)
         row["NCCL_MIN_NCHANNELS (config_common.sh)"] = e.get("NCCL_MIN_NCHANNELS", "")
         row["NCCL_MAX_CTAS (config_common.sh)"] = e.get("NCCL_MAX_CTAS", "")
+        row["NCCL_MIN_CTAS (config_common.sh)"] = e.get("NCCL_MIN_CTAS", "")
         rows.append(row)
 out = io.StringIO()
 w = csv.DictWriter(out, fieldnames=list(rows[0].keys()), lineterminator="\n")

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <plateau/hw.h>
 #include <plateau/layout.h>
 
 #include "validate/sources_int.h"
@@ -34,6 +35,7 @@
 #define CTAS_YAML_COL "NCCL_CFG_PATH max_ctas (conf/nccl/custom_communicator_cta.yaml)"
 #define CTAS_MIN_NCH_COL "NCCL_MIN_NCHANNELS (config_common.sh)"
 #define CTAS_MAX_ENV_COL "NCCL_MAX_CTAS (config_common.sh)"
+#define CTAS_MIN_ENV_COL "NCCL_MIN_CTAS (config_common.sh)"
 
 /* The value of "key=N" in a space-separated list; 0 when absent, -1 when
  * malformed. */
@@ -92,5 +94,30 @@ bool validate_mlperf_nccl_ctas(const struct validate_in *in, struct pl_layout *l
                 (long long)l->nccl_max_ctas_dp, (long long)l->nccl_max_ctas_pp, yaml,
                 env_max > 0 ? ", NCCL_MAX_CTAS " : "",
                 env_max > 0 ? cell(in, CTAS_MAX_ENV_COL) : "");
+  return true;
+}
+
+/* The floor NCCL puts under every communicator's channels from the config's
+ * environment (cluster.nccl_min_channels, src/net/tuner.c): NCCL_MIN_CTAS
+ * becomes each communicator's minCTAs (src/init.cc envConfigOverride), and
+ * ncclTopoPostset copies the coll channels up to max(NCCL_MIN_NCHANNELS,
+ * minCTAs) (src/graph/connect.cc); nvls.cc raises the NVLS channels to
+ * minCTAs. The v5.1 config_common.sh export NCCL_MIN_CTAS=16 ("Add Min/max
+ * NCCL CTAs for NCCL communicators"), every row NCCL_MIN_NCHANNELS=4. A
+ * communicator with a lower maxCTAs keeps it (init.cc "minCTAs %d is larger
+ * than maxCTAs %d, set both"): that cap is layout.nccl_max_ctas_*, above. */
+bool validate_mlperf_nccl_floor(const struct validate_in *in, struct pl_cluster *c,
+                                struct pl_vrow *row) {
+  long min_ctas = env_count(cell(in, CTAS_MIN_ENV_COL));
+  long min_nch = env_count(cell(in, CTAS_MIN_NCH_COL));
+  if (min_ctas < 0 || min_nch < 0)
+    return validate_skip(row, "NCCL_MIN_CTAS '%s', NCCL_MIN_NCHANNELS '%s': not counts 1..64",
+                         cell(in, CTAS_MIN_ENV_COL), cell(in, CTAS_MIN_NCH_COL));
+  long floor_ch = min_ctas > min_nch ? min_ctas : min_nch;
+  if (floor_ch > c->nccl_min_channels) {
+    c->nccl_min_channels = floor_ch;
+    validate_note(row, "NCCL channels at least %ld (NCCL_MIN_CTAS '%s', NCCL_MIN_NCHANNELS '%s')",
+                  floor_ch, cell(in, CTAS_MIN_ENV_COL), cell(in, CTAS_MIN_NCH_COL));
+  }
   return true;
 }

@@ -725,6 +725,7 @@ void validate_mlperf_llama_hardware(const struct validate_in *in, const struct p
                                     struct pl_cluster *c, struct pl_vrow *row) {
   validate_mlperf_hardware(in, l, c, row);
   validate_nvl_segment(in, l, c, row);
+  (void)validate_mlperf_nccl_floor(in, c, row);
 }
 
 /* Seconds per step: the median wall-clock interval between consecutive
