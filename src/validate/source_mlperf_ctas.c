@@ -121,20 +121,3 @@ bool validate_mlperf_nccl_floor(const struct validate_in *in, struct pl_cluster 
   }
   return true;
 }
-
-/* The GPT-3 175B rows (mlperf_gpt3.csv): the v4.0 and v4.1 NVIDIA
- * implementations (training_results_v4.0 @ 6fe95437 implementations/nemo,
- * v4.1 @ b87b9e39) export the same NCCL_CFG_PATH (conf/custom.yaml
- * model.nccl_communicator_config_path; the yaml's caps as the Llama
- * implementations') with NCCL_MIN_NCHANNELS=4; v3.0 / v3.1 set neither
- * the path nor a cap. */
-bool validate_mlperf_gpt3_layout(const struct validate_in *in, struct pl_layout *l,
-                                 struct pl_vrow *row) {
-  return validate_mlperf_layout(in, l, row) && validate_mlperf_nccl_ctas(in, l, row);
-}
-
-void validate_mlperf_gpt3_hardware(const struct validate_in *in, const struct pl_layout *l,
-                                   struct pl_cluster *c, struct pl_vrow *row) {
-  validate_mlperf_hardware(in, l, c, row);
-  (void)validate_mlperf_nccl_floor(in, c, row);
-}
