@@ -89,11 +89,11 @@ bool validate_mlperf_nccl_ctas(const struct validate_in *in, struct pl_layout *l
       v = floor_nch; /* ncclTopoPostset copies channels up to NCCL_MIN_NCHANNELS */
     *dst[i] = v;
   }
-  validate_note(row, "NCCL CTA caps tp %lld cp %lld dp %lld pp %lld (NCCL_CFG_PATH yaml %s%s%s)",
+  /* short: the row's assumed text is 1 KiB (include/plateau/validate.h) */
+  validate_note(row, "NCCL CTAs tp %lld cp %lld dp %lld pp %lld (NCCL_CFG_PATH%s)",
                 (long long)l->nccl_max_ctas_tp, (long long)l->nccl_max_ctas_cp,
-                (long long)l->nccl_max_ctas_dp, (long long)l->nccl_max_ctas_pp, yaml,
-                env_max > 0 ? ", NCCL_MAX_CTAS " : "",
-                env_max > 0 ? cell(in, CTAS_MAX_ENV_COL) : "");
+                (long long)l->nccl_max_ctas_dp, (long long)l->nccl_max_ctas_pp,
+                env_max > 0 ? ", NCCL_MAX_CTAS" : "");
   return true;
 }
 
@@ -116,8 +116,8 @@ bool validate_mlperf_nccl_floor(const struct validate_in *in, struct pl_cluster 
   long floor_ch = min_ctas > min_nch ? min_ctas : min_nch;
   if (floor_ch > c->nccl_min_channels) {
     c->nccl_min_channels = floor_ch;
-    validate_note(row, "NCCL channels at least %ld (NCCL_MIN_CTAS '%s', NCCL_MIN_NCHANNELS '%s')",
-                  floor_ch, cell(in, CTAS_MIN_ENV_COL), cell(in, CTAS_MIN_NCH_COL));
+    validate_note(row, "NCCL channels >= %ld (NCCL_MIN_%s)", floor_ch,
+                  min_ctas >= min_nch ? "CTAS" : "NCHANNELS");
   }
   return true;
 }

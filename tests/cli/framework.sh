@@ -1350,5 +1350,15 @@ check "nccl_max_ctas_pp: csv column" [ "$(col "$TMP/out" framework.nccl_max_ctas
 check "nccl_max_ctas_tp: csv column 0" [ "$(col "$TMP/out" framework.nccl_max_ctas_tp)" = 0 ]
 expect_fail 1 "^plateau: --nccl-max-ctas-dp: '65' is not a CTA count 0..64" -- predict --nccl-max-ctas-dp 65
 expect_fail 1 "^plateau: --nccl-max-ctas-pp: '-1' is not a CTA count 0..64" -- predict --nccl-max-ctas-pp -1
+# --nccl-min-channels: the floor NCCL_MIN_NCHANNELS / NCCL_MIN_CTAS put under every communicator;
+# a communicator's lower cap wins (NCCL init.cc: a minCTAs above maxCTAs is lowered to it): with the
+# dp cap 2, a floor of 16 (DGX H100's 16 network channels already) leaves the step as it was
+expect_ok predict $ct --nccl-max-ctas-dp 2
+cp "$TMP/out" "$TMP/ct_cap2.json"
+expect_ok predict $ct --nccl-max-ctas-dp 2 --nccl-min-channels 16
+check "nccl-min-channels: the dp cap 2 still binds under a floor of 16" awk \
+  -v a="$(json_num "$TMP/ct_cap2.json" step_time_s)" -v b="$(json_num "$TMP/out" step_time_s)" \
+  'BEGIN { exit !(a == b) }'
+expect_fail 1 "^plateau: --nccl-min-channels: '65' is not a channel count 0..64" -- predict --nccl-min-channels 65
 
 finish
