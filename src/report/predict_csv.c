@@ -351,6 +351,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_int(c, "framework.nccl_max_ctas_cp", fw.nccl_max_ctas_cp);
   col_int(c, "framework.nccl_max_ctas_dp", fw.nccl_max_ctas_dp);
   col_int(c, "framework.nccl_max_ctas_pp", fw.nccl_max_ctas_pp);
+  /* and the channel floor under every communicator (--nccl-min-channels, cluster.nccl_min_channels) */
+  col_int(c, "hardware.nccl_min_channels", hw->nccl_min_channels);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

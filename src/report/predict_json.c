@@ -50,6 +50,8 @@ static void hardware_json(struct pl_emit *e, const struct pl_prediction *p) {
   /* --gpu-variability: the clocks' spread (0 off) and the slowest GPU's clock
    * against the mean that the step ran at (src/hw/variability.c) */
   pl_emit_num(e, "gpu_variability", c->gpu.clock_cv);
+  /* --nccl-min-channels: NCCL_MIN_NCHANNELS / NCCL_MIN_CTAS's floor (0: none) */
+  pl_emit_int(e, "nccl_min_channels", c->nccl_min_channels);
   pl_emit_num(e, "gpu_slowest_clock_fraction",
               c->gpu.clock_slowest_fraction > 0 ? c->gpu.clock_slowest_fraction : 1.0);
   char ver[32];
