@@ -41,6 +41,22 @@ if not IMAGE_COLS:
             and not re.search(r"/config_(common|fp8|mounts)[^/]*$", f)]
     sysj = json.loads(show(f"{ORG}/systems/{SYSTEM}.json"))
     ngpu = int(sysj["number_of_nodes"]) * int(sysj["accelerators_per_node"])
+def cta_caps(cfg, e):
+    """'tp=8 cp=1 dp=8 dp_cp=8 pp=2': max_ctas per group of the yaml NCCL_CFG_PATH names
+    (conf/nccl/custom_communicator_cta.yaml beside the config); empty where unset or absent"""
+    y = cfg.rsplit("/", 1)[0] + "/conf/nccl/custom_communicator_cta.yaml"
+    if not e.get("NCCL_CFG_PATH") or y not in FILES:
+        return ""
+    caps, key = {}, None
+    for line in show(y).splitlines():
+        m = re.match(r"^(\w+):\s*$", line)
+        if m:
+            key = m.group(1)
+            continue
+        m = re.match(r"^\s+max_ctas:\s*(\d+)", line)
+        if m and key in ("tp", "cp", "dp", "dp_cp", "pp"):
+            caps[key] = m.group(1)
+    return " ".join("%s=%s" % (k, caps[k]) for k in ("tp", "cp", "dp", "dp_cp", "pp") if k in caps)
 def vp_default(cfg):
     """conf/custom.yaml's INTERLEAVED_PIPELINE default beside the config, else NVIDIA's of the round"""
     for y in (cfg.rsplit("/", 1)[0] + "/conf/custom.yaml", "NVIDIA/benchmarks/gpt3/implementations/nemo/conf/custom.yaml"):
@@ -232,6 +248,13 @@ for r in sorted(f for f in FILES if f.startswith(f"{ORG}/results/{SYSTEM}/gpt3/r
         "BUCKET_CAP_MB (config)": bucket_cap_mb(cfg, e),
         "attention backend (image)": attention_of(cfg),
         "cuDNN (image)": cudnn_of_row(cfg, r),
+        # session 25 (cta25): the NCCL per-communicator CTA caps (src/validate/
+        # source_mlperf_ctas.c): the yaml NCCL_CFG_PATH names, beside the config
+        # (conf/nccl/custom_communicator_cta.yaml), and the environment NCCL applies on top
+        "NCCL_CFG_PATH max_ctas (conf/nccl/custom_communicator_cta.yaml)": cta_caps(cfg, e),
+        "NCCL_MIN_NCHANNELS (config_common.sh)": e.get("NCCL_MIN_NCHANNELS", ""),
+        "NCCL_MAX_CTAS (config_common.sh)": e.get("NCCL_MAX_CTAS", ""),
+        "NCCL_MIN_CTAS (config_common.sh)": e.get("NCCL_MIN_CTAS", ""),
     })
 out = io.StringIO()
 w = csv.DictWriter(out, fieldnames=list(rows[0].keys()), lineterminator="\n")

@@ -46,6 +46,27 @@ def fallback(path, name):
         if hit: return hit[0]
     return None
 
+def cta_caps(cfg, e):
+    """'tp=8 cp=1 dp=8 dp_cp=8 pp=2': max_ctas per group of the communicator yaml
+    NCCL_CFG_PATH names (empty where it is unset or no yaml is found)."""
+    if not cfg or not e.get("NCCL_CFG_PATH"):
+        return ""
+    name = "conf/nccl/custom_communicator_cta.yaml"
+    p = cfg.rsplit("/", 1)[0] + "/" + name
+    p = p if p in FILESET else fallback(p, name)
+    if not p:
+        return ""
+    caps, key = {}, None
+    for line in show(p).splitlines():
+        m = re.match(r"^(\w+):\s*$", line)
+        if m:
+            key = m.group(1)
+            continue
+        m = re.match(r"^\s+max_ctas:\s*(\d+)", line)
+        if m and key in ("tp", "cp", "dp", "dp_cp", "pp"):
+            caps[key] = m.group(1)
+    return " ".join("%s=%s" % (k, caps[k]) for k in ("tp", "cp", "dp", "dp_cp", "pp") if k in caps)
+
 def env_of(path, e=None, depth=0):
     """The exports of a config, its `source $(dirname ...)/x.sh` files inlined in order."""
     e = {} if e is None else e
@@ -272,6 +293,14 @@ for org, system in systems:
             # implementations' pretrain.py reads it from FP8_PARAMS (fp8_param_gather =
             # config.model.optim.fp8_params), the later ones from FP8_PARAM_GATHER
             row["FP8_PARAM_GATHER (config)"] = e.get("FP8_PARAM_GATHER", e.get("FP8_PARAMS", ""))
+        # session 25 (cta25): the NCCL per-communicator CTA caps (loader
+        # src/validate/source_mlperf_ctas.c): the max_ctas of the yaml NCCL_CFG_PATH
+        # names (conf/nccl/custom_communicator_cta.yaml, found as a sourced file is),
+        # and the two environment variables NCCL's rules apply on top
+        row["NCCL_CFG_PATH max_ctas (conf/nccl/custom_communicator_cta.yaml)"] = cta_caps(cfg, e)
+        row["NCCL_MIN_NCHANNELS (config_common.sh)"] = e.get("NCCL_MIN_NCHANNELS", "")
+        row["NCCL_MAX_CTAS (config_common.sh)"] = e.get("NCCL_MAX_CTAS", "")
+        row["NCCL_MIN_CTAS (config_common.sh)"] = e.get("NCCL_MIN_CTAS", "")
         rows.append(row)
 out = io.StringIO()
 w = csv.DictWriter(out, fieldnames=list(rows[0].keys()), lineterminator="\n")

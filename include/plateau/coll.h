@@ -77,6 +77,17 @@ enum pl_status pl_coll_time_shared(const struct pl_cluster *c, enum pl_coll_op o
                                    struct pl_group g, int64_t active_per_node,
                                    enum pl_coll_algo algo, struct pl_coll_cost *out);
 
+/* pl_coll_time_shared on a communicator whose NCCL config caps its CTAs
+ * (ncclConfig_t maxCTAs, the per-process-group max_ctas of Megatron-Core's
+ * --nccl-communicator-config-path): the call runs on at most max_ctas
+ * channels (NCCL's ncclTopoPostset and nvls.cc clamp the communicator's
+ * channels at init; the tuner still ranks on the search graphs). max_ctas
+ * <= 0: no cap (pl_coll_time_shared). src/net/ctas.c, docs/collectives.md
+ * "Per-communicator CTA caps". */
+enum pl_status pl_coll_time_capped(const struct pl_cluster *c, enum pl_coll_op op, double bytes,
+                                   struct pl_group g, int64_t active_per_node, int64_t max_ctas,
+                                   enum pl_coll_algo algo, struct pl_coll_cost *out);
+
 /* Same validation as pl_coll_time, with the reason in diag. */
 enum pl_status pl_coll_check(const struct pl_cluster *c, enum pl_coll_op op, double bytes,
                              struct pl_group g, enum pl_coll_algo algo, struct pl_diag *diag);

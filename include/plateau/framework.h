@@ -171,6 +171,18 @@ struct pl_framework {
   bool hybridep_sms_set;               /* hybridep_sms below is given */
   int64_t hybridep_sms;                /* SMs of HybridEP's dispatch and combine kernels
                                           (layout.hybridep_sms) */
+  bool nccl_max_ctas_tp_set;         /* nccl_max_ctas_tp below is given */
+  int64_t nccl_max_ctas_tp;            /* NCCL CTA cap of the tp communicator's calls
+                                          (layout.nccl_max_ctas_tp; 0: none) */
+  bool nccl_max_ctas_cp_set;         /* nccl_max_ctas_cp below is given */
+  int64_t nccl_max_ctas_cp;            /* NCCL CTA cap of the cp communicator's calls
+                                          (layout.nccl_max_ctas_cp; 0: none) */
+  bool nccl_max_ctas_dp_set;         /* nccl_max_ctas_dp below is given */
+  int64_t nccl_max_ctas_dp;            /* NCCL CTA cap of the data-parallel (dp x cp) communicator's calls
+                                          (layout.nccl_max_ctas_dp; 0: none) */
+  bool nccl_max_ctas_pp_set;         /* nccl_max_ctas_pp below is given */
+  int64_t nccl_max_ctas_pp;            /* NCCL CTA cap of the pipeline neighbours' communicator's calls
+                                          (layout.nccl_max_ctas_pp; 0: none) */
   enum pl_setting cudnn_913;           /* alias of cudnn_version 9.13 (on) / latest (off, when
                                           the version is 9.13.x): cuDNN 9.13's rates */
   bool cudnn_version_set;              /* cudnn_version below is given; it wins over the aliases */

@@ -274,6 +274,15 @@ struct pl_layout {
   int64_t hybridep_sms;     /* input: SMs of HybridEP's dispatch and combine kernels
                                (Megatron-Core moe_hybridep_num_sms; 0 = its default 16):
                                which of HybridEP's measured rates sim/moe_comm.c uses */
+  int64_t nccl_max_ctas_tp;  /* input: the NCCL CTA cap of the tp communicator (ncclConfig_t
+                               maxCTAs, Megatron-Core --nccl-communicator-config-path 'tp'
+                               max_ctas, after NCCL's env rules and NCCL_MIN_NCHANNELS' floor);
+                               0 = none. Its calls run on at most that many channels
+                               (src/net/ctas.c; sim/groups.c) */
+  int64_t nccl_max_ctas_cp;  /* input: the same for the cp communicator ('cp') */
+  int64_t nccl_max_ctas_dp;  /* input: the same for the data-parallel communicator plateau's
+                               dp group is (dp x cp: 'dp_cp', 'dp' without cp) */
+  int64_t nccl_max_ctas_pp;  /* input: the same for the pipeline neighbours ('pp') */
   bool attention_te;       /* input: Transformer Engine picks the kernel (get_attention_backend):
                               pl_layout_resolve sets attention_cudnn on compute capability >= 9.0
                               (GPU arch hopper, blackwell) where cuDNN trains the head dims, and

@@ -19,7 +19,7 @@
 
 /* In the order they are applied and written. */
 static const char *const names[] = {"power-cap", "hbm", "hbm-bandwidth", "nic-bandwidth", "sharp",
-                                    "gpus-per-node", "gpu-variability"};
+                                    "gpus-per-node", "gpu-variability", "nccl-min-channels"};
 #define N_NAMES (sizeof names / sizeof names[0])
 
 const char *pl_cluster_flag_name(size_t i) { return i < N_NAMES ? names[i] : NULL; }
@@ -84,6 +84,23 @@ static enum pl_status gpus_per_node(struct pl_cluster *c, pl_flag_get_fn get, vo
   return PL_OK;
 }
 
+/* --nccl-min-channels N: the floor NCCL_MIN_NCHANNELS / NCCL_MIN_CTAS put
+ * under every communicator's channels (cluster.nccl_min_channels, 0..64 as
+ * the cluster file's field; src/net/tuner.c, src/net/ctas.c). The MLPerf
+ * loader sets it from the configs' environment. */
+static enum pl_status nccl_min_channels(struct pl_cluster *c, pl_flag_get_fn get, void *ctx,
+                                        struct pl_diag *diag) {
+  const char *v = get(ctx, "nccl-min-channels");
+  if (v == NULL)
+    return PL_OK;
+  int64_t n = 0;
+  if (pl_int_parse(v, &n, NULL) != PL_OK || n < 0 || n > 64)
+    return pl_diag_set(diag, PL_ERR_PARSE, "--nccl-min-channels: '%s' is not a channel count 0..64",
+                       v);
+  c->nccl_min_channels = n;
+  return PL_OK;
+}
+
 /* --gpu-variability CV|off: the spread of the GPUs' sustained clocks
  * (standard deviation over mean, '0.02' or '2%'), src/hw/variability.c. */
 static enum pl_status gpu_variability(struct pl_cluster *c, pl_flag_get_fn get, void *ctx,
@@ -143,6 +160,8 @@ enum pl_status pl_cluster_flags_read(struct pl_cluster *c, pl_flag_get_fn get, v
     st = gpus_per_node(c, get, ctx, diag);
   if (st == PL_OK)
     st = gpu_variability(c, get, ctx, diag);
+  if (st == PL_OK)
+    st = nccl_min_channels(c, get, ctx, diag);
   return st;
 }
 
@@ -181,5 +200,7 @@ size_t pl_cluster_flags_format(const struct pl_cluster *c, const struct pl_clust
       snprintf(num, sizeof num, "%.17g", c->gpu.clock_cv);
     flag_text_put(&t, " --gpu-variability %s", c->gpu.clock_cv > 0 ? num : "off");
   }
+  if (c->nccl_min_channels != base->nccl_min_channels)
+    flag_text_put(&t, " --nccl-min-channels %" PRId64, c->nccl_min_channels);
   return t.need;
 }

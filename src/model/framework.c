@@ -247,6 +247,14 @@ static enum pl_status read_other(yajl_val v, const char *key, const char *origin
     return read_count(v, key, 255, origin, &fw->ub_fc2_fprop_sms, &fw->ub_fc2_fprop_sms_set, diag);
   if (strcmp(key, "hybridep_sms") == 0)
     return read_count(v, key, 255, origin, &fw->hybridep_sms, &fw->hybridep_sms_set, diag);
+  if (strcmp(key, "nccl_max_ctas_tp") == 0)
+    return read_count(v, key, 64, origin, &fw->nccl_max_ctas_tp, &fw->nccl_max_ctas_tp_set, diag);
+  if (strcmp(key, "nccl_max_ctas_cp") == 0)
+    return read_count(v, key, 64, origin, &fw->nccl_max_ctas_cp, &fw->nccl_max_ctas_cp_set, diag);
+  if (strcmp(key, "nccl_max_ctas_dp") == 0)
+    return read_count(v, key, 64, origin, &fw->nccl_max_ctas_dp, &fw->nccl_max_ctas_dp_set, diag);
+  if (strcmp(key, "nccl_max_ctas_pp") == 0)
+    return read_count(v, key, 64, origin, &fw->nccl_max_ctas_pp, &fw->nccl_max_ctas_pp_set, diag);
   if (strcmp(key, "host_per_kernel") == 0)
     return read_host_time(s, key, "37 us", origin, &fw->host_per_kernel_s, &fw->host_per_kernel_set, diag);
   if (strcmp(key, "host_per_gemm") == 0)
@@ -572,6 +580,16 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
    * assignment beats the common overrides it follows (docs/frameworks.md). */
   if (fw->hybridep_sms_set && l->hybridep_sms <= 0)
     l->hybridep_sms = fw->hybridep_sms;
+  /* NCCL CTA caps: a validation loader's reading of the row's own
+   * communicator config (l->nccl_max_ctas_* > 0) beats the preset's */
+  if (fw->nccl_max_ctas_tp_set && l->nccl_max_ctas_tp <= 0)
+    l->nccl_max_ctas_tp = fw->nccl_max_ctas_tp;
+  if (fw->nccl_max_ctas_cp_set && l->nccl_max_ctas_cp <= 0)
+    l->nccl_max_ctas_cp = fw->nccl_max_ctas_cp;
+  if (fw->nccl_max_ctas_dp_set && l->nccl_max_ctas_dp <= 0)
+    l->nccl_max_ctas_dp = fw->nccl_max_ctas_dp;
+  if (fw->nccl_max_ctas_pp_set && l->nccl_max_ctas_pp <= 0)
+    l->nccl_max_ctas_pp = fw->nccl_max_ctas_pp;
   put(fw->tp_seq_copies, &l->tp_seq_copies, false);
   put(fw->cp_allgather, &l->cp_allgather, false);
   put(fw->async_tp, &l->async_tp, false);
@@ -674,6 +692,14 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->ub_fc2_fprop_sms = l->ub_fc2_fprop_sms;
   out->hybridep_sms_set = true;
   out->hybridep_sms = l->hybridep_sms > 0 ? l->hybridep_sms : HYBRIDEP_DEFAULT_SMS;
+  out->nccl_max_ctas_tp_set = true;
+  out->nccl_max_ctas_tp = l->nccl_max_ctas_tp;
+  out->nccl_max_ctas_cp_set = true;
+  out->nccl_max_ctas_cp = l->nccl_max_ctas_cp;
+  out->nccl_max_ctas_dp_set = true;
+  out->nccl_max_ctas_dp = l->nccl_max_ctas_dp;
+  out->nccl_max_ctas_pp_set = true;
+  out->nccl_max_ctas_pp = l->nccl_max_ctas_pp;
   out->tp_seq_copies = setting(l->tp_seq_copies);
   out->cp_allgather = setting(l->cp_allgather);
   out->async_tp = setting(l->async_tp);

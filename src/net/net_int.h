@@ -60,6 +60,8 @@ struct net_ctx {
   bool sharp;               /* CollNet (IB SHARP) usable by this group (collnet.c) */
   double heads;             /* CollNet heads per node: NCCL's collNetHeadsNum, one per rail */
   double nvls_eff;          /* NCCL nvlsEfficiency[arch] */
+  double max_ctas;          /* the communicator's CTA cap (ncclConfig_t maxCTAs after
+                             * NCCL's env rules, ctas.c); 0: none */
   int64_t nccl_version;     /* the cluster's NCCL release (nccl_version.c), 0: default */
 };
 
@@ -75,6 +77,9 @@ struct net_algo {
 };
 
 double net_ring_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes);
+/* A communicator's CTA cap on the charged call (ctas.c): nc and the NVLS
+ * channels at most x->max_ctas. */
+void net_ctas_charge(struct net_ctx *cx);
 /* The proxy thread's messages (proxy_msg.c): per ring step, and the time a
  * charged ring call across nodes spends posting them and, where one message
  * is a step's only chain, moving it (xfer_s: the call's transfer time at

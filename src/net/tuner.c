@@ -316,6 +316,7 @@ static enum pl_status choose(const struct net_ctx *x, double bytes, enum pl_coll
   struct net_ctx cx = *x;
   cx.charge = true;
   cx.nc = call_channels(x, out->algo, out->proto, bytes);
+  net_ctas_charge(&cx); /* the communicator's maxCTAs, if capped (ctas.c) */
   if (out->algo == PL_ALGO_RING || out->algo == PL_ALGO_TREE)
     cx.fill_channels = cx.nc; /* the pipelines run on the call's channels */
   best = algos[won].time_s(&cx, out->proto, bytes);
@@ -326,8 +327,9 @@ static enum pl_status choose(const struct net_ctx *x, double bytes, enum pl_coll
 }
 
 static enum pl_status coll_time(const struct pl_cluster *c, enum pl_coll_op op, double bytes,
-                                struct pl_group g, int64_t active, enum pl_coll_algo algo,
-                                int only_proto, struct pl_coll_cost *out) {
+                                struct pl_group g, int64_t active, int64_t max_ctas,
+                                enum pl_coll_algo algo, int only_proto,
+                                struct pl_coll_cost *out) {
   enum pl_status st = validate(c, op, bytes, g, algo, NULL);
   if (st != PL_OK)
     return st;
@@ -341,18 +343,27 @@ static enum pl_status coll_time(const struct pl_cluster *c, enum pl_coll_op op, 
   }
   struct net_ctx x;
   ctx_init(c, op, g, active, &x);
+  x.max_ctas = max_ctas > 0 ? (double)max_ctas : 0.0;
   return choose(&x, bytes, algo, only_proto, out);
 }
 
 enum pl_status pl_coll_time(const struct pl_cluster *c, enum pl_coll_op op, double bytes,
                             struct pl_group g, enum pl_coll_algo algo, struct pl_coll_cost *out) {
-  return coll_time(c, op, bytes, g, 0, algo, -1, out);
+  return coll_time(c, op, bytes, g, 0, 0, algo, -1, out);
 }
 
 enum pl_status pl_coll_time_shared(const struct pl_cluster *c, enum pl_coll_op op, double bytes,
                                    struct pl_group g, int64_t active_per_node,
                                    enum pl_coll_algo algo, struct pl_coll_cost *out) {
-  return coll_time(c, op, bytes, g, active_per_node, algo, -1, out);
+  return coll_time(c, op, bytes, g, active_per_node, 0, algo, -1, out);
+}
+
+enum pl_status pl_coll_time_capped(const struct pl_cluster *c, enum pl_coll_op op, double bytes,
+                                   struct pl_group g, int64_t active_per_node, int64_t max_ctas,
+                                   enum pl_coll_algo algo, struct pl_coll_cost *out) {
+  if (max_ctas < 0)
+    return PL_ERR_RANGE;
+  return coll_time(c, op, bytes, g, active_per_node, max_ctas, algo, -1, out);
 }
 
 enum pl_status pl_coll_time_proto(const struct pl_cluster *c, enum pl_coll_op op, double bytes,
@@ -360,7 +371,7 @@ enum pl_status pl_coll_time_proto(const struct pl_cluster *c, enum pl_coll_op op
                                   enum pl_coll_proto proto, struct pl_coll_cost *out) {
   if ((unsigned)proto >= PL_PROTO_N)
     return PL_ERR_RANGE;
-  return coll_time(c, op, bytes, g, 0, algo, (int)proto, out);
+  return coll_time(c, op, bytes, g, 0, 0, algo, (int)proto, out);
 }
 
 /* The reason, in words, that a forced algorithm cannot run. */

@@ -349,6 +349,13 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   /* added after it: the embedding, final norm and LM head as one FSDP unit (layout.fsdp_root_unit,
    * session 25) */
   col_str(c, "framework.fsdp_root_unit", pl_setting_name(fw.fsdp_root_unit));
+  /* added after it: the communicators' NCCL CTA caps (layout.nccl_max_ctas_*, cta25, session 25) */
+  col_int(c, "framework.nccl_max_ctas_tp", fw.nccl_max_ctas_tp);
+  col_int(c, "framework.nccl_max_ctas_cp", fw.nccl_max_ctas_cp);
+  col_int(c, "framework.nccl_max_ctas_dp", fw.nccl_max_ctas_dp);
+  col_int(c, "framework.nccl_max_ctas_pp", fw.nccl_max_ctas_pp);
+  /* and the channel floor under every communicator (--nccl-min-channels, cluster.nccl_min_channels) */
+  col_int(c, "hardware.nccl_min_channels", hw->nccl_min_channels);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -50,6 +50,8 @@ static void hardware_json(struct pl_emit *e, const struct pl_prediction *p) {
   /* --gpu-variability: the clocks' spread (0 off) and the slowest GPU's clock
    * against the mean that the step ran at (src/hw/variability.c) */
   pl_emit_num(e, "gpu_variability", c->gpu.clock_cv);
+  /* --nccl-min-channels: NCCL_MIN_NCHANNELS / NCCL_MIN_CTAS's floor (0: none) */
+  pl_emit_int(e, "nccl_min_channels", c->nccl_min_channels);
   pl_emit_num(e, "gpu_slowest_clock_fraction",
               c->gpu.clock_slowest_fraction > 0 ? c->gpu.clock_slowest_fraction : 1.0);
   char ver[32];
@@ -202,6 +204,10 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_int(e, "ub_proj_fprop_sms", fw.ub_proj_fprop_sms);
   pl_emit_int(e, "ub_fc2_fprop_sms", fw.ub_fc2_fprop_sms);
   pl_emit_int(e, "hybridep_sms", fw.hybridep_sms);
+  pl_emit_int(e, "nccl_max_ctas_tp", fw.nccl_max_ctas_tp);
+  pl_emit_int(e, "nccl_max_ctas_cp", fw.nccl_max_ctas_cp);
+  pl_emit_int(e, "nccl_max_ctas_dp", fw.nccl_max_ctas_dp);
+  pl_emit_int(e, "nccl_max_ctas_pp", fw.nccl_max_ctas_pp);
   pl_emit_int(e, "step_sync_all_reduces", fw.step_sync_all_reduces);
   pl_emit_int(e, "step_sync_broadcasts", fw.step_sync_broadcasts);
   pl_emit_int(e, "step_sync_all_gathers", fw.step_sync_all_gathers);

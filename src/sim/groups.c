@@ -67,6 +67,22 @@ static struct pl_group pair_of(const struct pl_run *run, const char *group) {
   return p;
 }
 
+/* The group's NCCL CTA cap (layout.nccl_max_ctas_*, Megatron-Core's
+ * per-process-group ncclConfig_t maxCTAs; src/net/ctas.c); 0: none. The
+ * groups without one in the layout (etp, ep, edp, world, dp-replica) keep
+ * NCCL's channels. */
+static int64_t group_max_ctas(const struct pl_layout *l, const char *group) {
+  if (strcmp(group, "tp") == 0)
+    return l->nccl_max_ctas_tp;
+  if (strcmp(group, "cp") == 0)
+    return l->nccl_max_ctas_cp;
+  if (strcmp(group, "dp") == 0)
+    return l->nccl_max_ctas_dp;
+  if (strcmp(group, "pp") == 0)
+    return l->nccl_max_ctas_pp;
+  return 0;
+}
+
 static int32_t find(const struct sim_step *st, enum pl_coll_op op, const char *group,
                     double bytes) {
   for (int i = 0; i < st->n_colls; i++) {
@@ -93,7 +109,8 @@ enum pl_status sim_coll_add(struct sim_step *st, enum pl_coll_op op, const char 
                        SIM_MAX_COLLS);
   struct pl_coll_cost cost;
   const struct pl_cluster *cl = &st->run->cluster;
-  if (pl_coll_time_shared(cl, op, bytes, g, cl->gpus_per_node, PL_ALGO_AUTO, &cost) != PL_OK) {
+  int64_t cap = group_max_ctas(&st->run->layout, group);
+  if (pl_coll_time_capped(cl, op, bytes, g, cl->gpus_per_node, cap, PL_ALGO_AUTO, &cost) != PL_OK) {
     enum pl_status s = pl_coll_check(&st->run->cluster, op, bytes, g, PL_ALGO_AUTO, diag);
     return s != PL_OK ? s
                       : pl_diag_set(diag, PL_ERR_INTERNAL, "%s over %s: no collective time",

@@ -294,8 +294,8 @@ static const struct validate_source sources[] = {
                   "model's size is not in the row",
      .use_preset = true,
      .overrides = validate_mlperf_overrides,
-     .layout = validate_mlperf_layout,
-     .hardware = validate_mlperf_hardware,
+     .layout = validate_mlperf_gpt3_layout,     /* + NCCL CTA caps (source_mlperf_ctas.c) */
+     .hardware = validate_mlperf_gpt3_hardware,
      .measure = validate_mlperf_measure},
     {.key = "vtrain",
      .framework = "deepspeed",

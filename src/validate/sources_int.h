@@ -31,6 +31,15 @@ static inline bool measure_time(const struct validate_in *in, const char *col, d
 }
 
 /* The rules of the table entries (sources.c), by file. */
+/* source_mlperf_ctas.c: the MLPerf NeMo rows' NCCL CTA caps (layout.nccl_max_ctas_*) */
+bool validate_mlperf_nccl_ctas(const struct validate_in *in, struct pl_layout *l,
+                               struct pl_vrow *row);
+bool validate_mlperf_nccl_floor(const struct validate_in *in, struct pl_cluster *c,
+                                struct pl_vrow *row);
+bool validate_mlperf_gpt3_layout(const struct validate_in *in, struct pl_layout *l,
+                                 struct pl_vrow *row);
+void validate_mlperf_gpt3_hardware(const struct validate_in *in, const struct pl_layout *l,
+                                   struct pl_cluster *c, struct pl_vrow *row);
 /* sources_megatron.c */
 bool validate_sc21_overrides(const struct validate_in *in, struct pl_framework *fw,
                              struct pl_vrow *row);

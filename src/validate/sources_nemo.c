@@ -752,6 +752,23 @@ bool validate_mlperf_measure(const struct validate_in *in, const struct pl_run *
   return measure_time(in, "step time s (median segment, derived)", 1.0, row);
 }
 
+/* The GPT-3 175B rows (mlperf_gpt3.csv): the v4.0 and v4.1 NVIDIA
+ * implementations (training_results_v4.0 @ 6fe95437 implementations/nemo,
+ * v4.1 @ b87b9e39) export the same NCCL_CFG_PATH (conf/custom.yaml
+ * model.nccl_communicator_config_path; the yaml's caps as the Llama
+ * implementations') with NCCL_MIN_NCHANNELS=4; v3.0 / v3.1 set neither
+ * the path nor a cap. */
+bool validate_mlperf_gpt3_layout(const struct validate_in *in, struct pl_layout *l,
+                                 struct pl_vrow *row) {
+  return validate_mlperf_layout(in, l, row) && validate_mlperf_nccl_ctas(in, l, row);
+}
+
+void validate_mlperf_gpt3_hardware(const struct validate_in *in, const struct pl_layout *l,
+                                   struct pl_cluster *c, struct pl_vrow *row) {
+  validate_mlperf_hardware(in, l, c, row);
+  (void)validate_mlperf_nccl_floor(in, c, row);
+}
+
 /* ------------------------------------------- MLPerf v5.0 Llama 3.1 405B */
 
 /* The llama31_405b benchmark's model: Llama 3.1 405B as NeMo builds it
@@ -834,7 +851,7 @@ bool validate_mlperf_llama_layout(const struct validate_in *in, struct pl_layout
     l->fp8_all_gather = true;
     validate_note(row, "FP8 parameters, all_gathered at 1 B (FP8_PARAM_GATHER=True in the config)");
   }
-  return true;
+  return validate_mlperf_nccl_ctas(in, l, row);
 }
 
 /* No SHARP, as for the GPT-3 rows (validate_mlperf_hardware); on GB200/GB300
@@ -846,6 +863,7 @@ void validate_mlperf_llama_hardware(const struct validate_in *in, const struct p
                                     struct pl_cluster *c, struct pl_vrow *row) {
   validate_mlperf_hardware(in, l, c, row);
   validate_nvl_segment(in, l, c, row);
+  (void)validate_mlperf_nccl_floor(in, c, row);
 }
 
 /* Seconds per step: the median wall-clock interval between consecutive

@@ -581,7 +581,7 @@ check "cudnn 9.13: csv column on" [ "$(col "$TMP/out" framework.cudnn_913)" = on
 # appended columns keep their order: cudnn_913, then tp_seq_copies (added after it by tt13, session 13),
 # then cudnn_version (cudnn13, session 13), then cp_allgather (cp13, session 13), then async_tp (atp13, session 13),
 # then cudnn_cluster_margin (ossmoe14, session 14), then grad_accum_fusion (mcore14, session 14), then ub_proj_fprop_sms and ub_fc2_fprop_sms (ub14); then layout.account_embed_loss (user15, session 15); then framework.megatron_xent (mlm16, session 16); then the machine as run and eager_cross_entropy (cmd16, session 16); then pp_keep_outputs (herd17, session 17); then the torchtitan memory layouts (session 17); then hardware.gpu_variability (var17, session 17), then framework.adam_master (nem17, session 17), framework.bucket_params (bucket18), framework.fsdp1_copies (fsdp19), then layout.moe_pad_capacity (a2a19, session 19), then framework.moe_expert_padding (session 21), then framework.gqa_query_copy (pad21, session 21), then layout.moe_force_balance (qwen22, session 22), then framework.fms_rope and framework.kv_expand_copy (old22, session 22), then framework.separate_linears and framework.rope_complex (tt22, session 22), then framework.fsdp2_predivide and framework.fsdp2_rs_copy_in (study23, session 23), then framework.hybridep_sms (ep23, session 23), then framework.moe_router_fusion (nano24, session 24), then framework.fused_norm (norm24, session 24) last
-check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy,framework.pp_keep_outputs,framework.tp_gathered_saved,framework.fp32_param_shards,hardware.gpu_variability,framework.adam_master,framework.bucket_params,framework.fsdp1_copies,layout.moe_pad_capacity,framework.moe_expert_padding,framework.gqa_query_copy,layout.moe_force_balance,framework.fms_rope,framework.kv_expand_copy,framework.separate_linears,framework.rope_complex,framework.fsdp2_predivide,framework.fsdp2_rs_copy_in,framework.hybridep_sms,framework.moe_router_fusion,framework.fused_norm,framework.jit_fuser,framework.fsdp_root_unit$' "$TMP/out"
+check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy,framework.pp_keep_outputs,framework.tp_gathered_saved,framework.fp32_param_shards,hardware.gpu_variability,framework.adam_master,framework.bucket_params,framework.fsdp1_copies,layout.moe_pad_capacity,framework.moe_expert_padding,framework.gqa_query_copy,layout.moe_force_balance,framework.fms_rope,framework.kv_expand_copy,framework.separate_linears,framework.rope_complex,framework.fsdp2_predivide,framework.fsdp2_rs_copy_in,framework.hybridep_sms,framework.moe_router_fusion,framework.fused_norm,framework.jit_fuser,framework.fsdp_root_unit,framework.nccl_max_ctas_tp,framework.nccl_max_ctas_cp,framework.nccl_max_ctas_dp,framework.nccl_max_ctas_pp,hardware.nccl_min_channels$' "$TMP/out"
 expect_ok predict $c24 --cudnn-913 on --format json
 check "--cudnn-913 on: h100 (no 9.13 figures) runs unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_off.json" step_time_s)" ]
 onoff_refused cudnn-913 cudnn_913
@@ -1368,5 +1368,40 @@ check "fused_norm: step shorter than the eager norm's" awk \
 expect_ok predict --model llama3-8b --framework torchtitan --fused-norm on --format csv
 check "fused_norm: csv column on" [ "$(col "$TMP/out" framework.fused_norm)" = on ]
 expect_fail 1 "^plateau: --fused-norm: unknown value 'yes' \(expected on\|off\)" -- predict --fused-norm yes
+
+# --nccl-max-ctas-{tp,cp,dp,pp}: a communicator's NCCL CTA cap (ncclConfig_t maxCTAs; Megatron-Core
+# --nccl-communicator-config-path; src/net/ctas.c, session 25). 0 (none) by default. Llama 3 70B on
+# 64 H100 (8 nodes), tp 8: the dp group's gradient collectives cross the nodes on 16 channels; at a
+# cap of 2 each node's 8 rails carry 2 channels of 0.4 x 50 GB/s (NET_CHANNEL_NIC_FRACTION) = 40 GB/s
+# instead of 320 GB/s, so the step is longer; the cap leaves the ranking (the algorithm) alone.
+ct="--model llama3-70b --cluster dgx-h100 --gpus 64 --tp 8 --pp 1 --format json"
+expect_ok predict $ct
+cp "$TMP/out" "$TMP/ct_off.json"
+check "nccl_max_ctas_dp: 0 in JSON by default" [ "$(json_raw "$TMP/out" nccl_max_ctas_dp)" = 0 ]
+expect_ok predict $ct --nccl-max-ctas-dp 2
+check "nccl_max_ctas_dp: 2 in JSON" [ "$(json_raw "$TMP/out" nccl_max_ctas_dp)" = 2 ]
+check "nccl_max_ctas_dp: a 2-CTA dp group makes the step longer" awk \
+  -v a="$(json_num "$TMP/ct_off.json" step_time_s)" -v b="$(json_num "$TMP/out" step_time_s)" \
+  'BEGIN { exit !(b > a) }'
+expect_ok predict $ct --nccl-max-ctas-tp 32 --nccl-max-ctas-dp 32
+check "nccl_max_ctas: a cap at NCCL's 32 channels changes nothing" awk \
+  -v a="$(json_num "$TMP/ct_off.json" step_time_s)" -v b="$(json_num "$TMP/out" step_time_s)" \
+  'BEGIN { exit !(a == b) }'
+expect_ok predict --model llama3-8b --nccl-max-ctas-cp 4 --nccl-max-ctas-pp 2 --format csv
+check "nccl_max_ctas_cp: csv column" [ "$(col "$TMP/out" framework.nccl_max_ctas_cp)" = 4 ]
+check "nccl_max_ctas_pp: csv column" [ "$(col "$TMP/out" framework.nccl_max_ctas_pp)" = 2 ]
+check "nccl_max_ctas_tp: csv column 0" [ "$(col "$TMP/out" framework.nccl_max_ctas_tp)" = 0 ]
+expect_fail 1 "^plateau: --nccl-max-ctas-dp: '65' is not a CTA count 0..64" -- predict --nccl-max-ctas-dp 65
+expect_fail 1 "^plateau: --nccl-max-ctas-pp: '-1' is not a CTA count 0..64" -- predict --nccl-max-ctas-pp -1
+# --nccl-min-channels: the floor NCCL_MIN_NCHANNELS / NCCL_MIN_CTAS put under every communicator;
+# a communicator's lower cap wins (NCCL init.cc: a minCTAs above maxCTAs is lowered to it): with the
+# dp cap 2, a floor of 16 (DGX H100's 16 network channels already) leaves the step as it was
+expect_ok predict $ct --nccl-max-ctas-dp 2
+cp "$TMP/out" "$TMP/ct_cap2.json"
+expect_ok predict $ct --nccl-max-ctas-dp 2 --nccl-min-channels 16
+check "nccl-min-channels: the dp cap 2 still binds under a floor of 16" awk \
+  -v a="$(json_num "$TMP/ct_cap2.json" step_time_s)" -v b="$(json_num "$TMP/out" step_time_s)" \
+  'BEGIN { exit !(a == b) }'
+expect_fail 1 "^plateau: --nccl-min-channels: '65' is not a channel count 0..64" -- predict --nccl-min-channels 65
 
 finish

@@ -176,7 +176,7 @@ expect_ok validate "$V/nemo_2407_performance_summary.csv" "$V/mlperf_gpt3.csv" \
   "$V/megatron_moe_modelzoo.csv" --format csv
 python3 - "$TMP/out" >"$TMP/rewritten.csv" <<'PY'
 import csv, json, shlex, sys
-hw = {"power-cap", "hbm", "hbm-bandwidth", "nic-bandwidth", "sharp", "gpus-per-node"}
+hw = {"power-cap", "hbm", "hbm-bandwidth", "nic-bandwidth", "sharp", "gpus-per-node", "nccl-min-channels"}
 lay = {"gpus", "tp", "pp", "cp", "vp", "seq", "mbs", "gbs", "shard", "shard-group", "dtype", "schedule",
        "recompute", "ep", "etp", "moe-imbalance", "moe-dispatch"}
 cols = ("source,model,layers,hidden,heads,kv_heads,ffn_hidden,vocab,architecture,seq_len,gpu,num_gpus,"

@@ -63,6 +63,14 @@ check "405B UF B200 (v5.1) row 58: dp 7, current scaling" \
 check "405B v5.1 B200 row 58 cuDNN 9.13, v5.0 GB200 row 16 not" bash -c "
   grep -E '^\"mlperf_v5\",58,' '$TMP/out' | grep -q -- '--cudnn 9.13 ' &&
   ! grep -E '^\"mlperf_v5\",16,' '$TMP/out' | grep -q -- '--cudnn 9.13 '"
+# NCCL CTA caps (source_mlperf_ctas.c, session 25): v5.0 rows (yaml tp 8 cp 1 dp_cp 8 pp 2,
+# NCCL_MIN_NCHANNELS=4) cap tp 8, cp and pp at the floor 4, dp 8; v5.1 rows export NCCL_MAX_CTAS=32,
+# which replaces every communicator's maxCTAs (NCCL src/init.cc envConfigOverride)
+check "405B v5.0 H100 row 1: CTA caps tp 8 cp 4 dp 8 pp 4" bash -c "
+  grep -E '^\"mlperf_v5\",1,' '$TMP/out' | grep -q -- '--nccl-max-ctas-tp 8 --nccl-max-ctas-cp 4 --nccl-max-ctas-dp 8 --nccl-max-ctas-pp 4'"
+check "405B v5.1 GB200 row 22: NCCL_MAX_CTAS=32 replaces the yaml's caps" bash -c "
+  grep -E '^\"mlperf_v5\",22,' '$TMP/out' | grep -q -- '--nccl-max-ctas-cp 32 ' &&
+  grep -E '^\"mlperf_v5\",22,' '$TMP/out' | grep -q 'NCCL channels >= 16 (NCCL_MIN_CTAS)'"
 # GPT-3 175B of other submitters (data/validation/mlperf_gpt3_others.csv, scripts/mlperf-gpt3-rows.py):
 # Supermicro ("smc", v4.0, 512 H100, vp 12 from conf/custom.yaml's INTERLEAVED_PIPELINE default,
 # NVIDIA's v4.0 image: the unfused loss, SHARP threshold 2 but no CollNet), Oracle (v4.1, 1,536 / 3,072 H100 on
@@ -92,11 +100,14 @@ check "405B row 1 (v5.0 eos-dfw, FP8_PARAMS as fp8_param_gather) FP8 parameters"
 check "405B row 22 (NVFP4) without" bash -c "! grep -E '^\"mlperf_v5\",22,' '$TMP/out' | grep -q -- '--fp8-all-gather on'"
 head -1 "$V/mlperf_gpt3.csv" > "$TMP/bad3.csv"
 row=$(sed -n 29p "$V/mlperf_gpt3.csv")
-echo "${row%,True,24,4,cudnn,9.1.0},maybe,24,4,cudnn,9.1.0" >> "$TMP/bad3.csv"
-echo "${row%,True,24,4,cudnn,9.1.0},True,24,4.5,cudnn,9.1.0" >> "$TMP/bad3.csv"
-echo "${row%,cudnn,9.1.0},xformers,9.1.0" >> "$TMP/bad3.csv"
-echo "${row%,cudnn,9.1.0},cudnn,8.7" >> "$TMP/bad3.csv"
-echo "${row%,cudnn,9.1.0},cudnn,nine" >> "$TMP/bad3.csv"
+# the four NCCL CTA columns (session 25) close the row: set aside, put back last
+cta=",$(echo "$row" | awk -F, '{ print $(NF-3) "," $(NF-2) "," $(NF-1) "," $NF }')"
+row=${row%"$cta"}
+echo "${row%,True,24,4,cudnn,9.1.0},maybe,24,4,cudnn,9.1.0$cta" >> "$TMP/bad3.csv"
+echo "${row%,True,24,4,cudnn,9.1.0},True,24,4.5,cudnn,9.1.0$cta" >> "$TMP/bad3.csv"
+echo "${row%,cudnn,9.1.0},xformers,9.1.0$cta" >> "$TMP/bad3.csv"
+echo "${row%,cudnn,9.1.0},cudnn,8.7$cta" >> "$TMP/bad3.csv"
+echo "${row%,cudnn,9.1.0},cudnn,nine$cta" >> "$TMP/bad3.csv"
 expect_ok validate "$TMP/bad3.csv" --format csv
 check "FP8_PARAMS neither True nor False skipped" grep -qE "^\"bad3\",1,.*column 'FP8_PARAMS \(config\)': 'maybe'" "$TMP/out"
 check "userbuffers SMs not whole skipped" grep -qE "^\"bad3\",2,.*column 'ub fc2_fprop SMs \(config\)': '4.5'" "$TMP/out"
@@ -133,10 +144,11 @@ done
 # bad cells, one row each, built from row 13
 head -1 "$V/mlperf_v51_llama8b.csv" > "$TMP/bad.csv"
 row=$(sed -n 14p "$V/mlperf_v51_llama8b.csv")
+cta=",$(echo "$row" | awk -F, '{ print $(NF-3) "," $(NF-2) "," $(NF-1) "," $NF }')"
 echo "${row/,0.1480,/,fast,}" >> "$TMP/bad.csv"
 echo "${row/llama31_8b benchmark),8,32,/llama31_8b benchmark),8,40,}" >> "$TMP/bad.csv"
 echo "${row/,,,FULL_CUDA_GRAPH=1,/,True,False,FULL_CUDA_GRAPH=1,}" >> "$TMP/bad.csv"
-echo "${row%,768000000,True},lots,True" >> "$TMP/bad.csv"
+echo "${row%,768000000,True"$cta"},lots,True$cta" >> "$TMP/bad.csv"
 expect_ok validate "$TMP/bad.csv" --format csv
 check "step time not a number skipped" grep -qE "^\"bad\",1,.*step time s \(median log interval, derived\)" "$TMP/out"
 check "layers contradicting the preset skipped" grep -qE "^\"bad\",2,.*layers" "$TMP/out"

@@ -1100,6 +1100,45 @@ static void group_strided(void) {
   CHECK_EQ_INT(g.ranks_per_node, 1);
 }
 
+/* A communicator's CTA cap (pl_coll_time_capped, src/net/ctas.c; NCCL's
+ * ncclTopoPostset nChannels = min(..., config.maxCTAs)). */
+static void cta_cap(void) {
+  struct pl_group g = {8, 8};
+  struct pl_coll_cost a = {0}, b = {0};
+  /* no cap, and a cap at or above the 24 channels: the uncapped call */
+  CHECK_EQ_INT(pl_coll_time_shared(&h100, PL_COLL_ALL_GATHER, 8 * GIB, g, 8, PL_ALGO_AUTO, &a),
+               PL_OK);
+  CHECK_EQ_INT(pl_coll_time_capped(&h100, PL_COLL_ALL_GATHER, 8 * GIB, g, 8, 0, PL_ALGO_AUTO, &b),
+               PL_OK);
+  CHECK_NEAR_REL(b.time_s, a.time_s, 1e-12);
+  CHECK_EQ_INT(pl_coll_time_capped(&h100, PL_COLL_ALL_GATHER, 8 * GIB, g, 8, 32, PL_ALGO_AUTO, &b),
+               PL_OK);
+  CHECK_NEAR_REL(b.time_s, a.time_s, 1e-12);
+  /* cap 8 of 24 channels, one node, 8 GiB ring Simple (ring_one_node): the
+   * tuner still picks ring Simple on the 24-channel graph; the call runs on
+   * 8 channels, each 1/24 of 370.8 GB/s: transfer 8 GiB x 7/8 at 123.6
+   * GB/s; latency 32.2 us; fill one 2 MiB chunk on each of 8 channels at
+   * 123.6 GB/s (the same 135.7 us as 24 at 370.8). */
+  CHECK_EQ_INT(pl_coll_time_capped(&h100, PL_COLL_ALL_GATHER, 8 * GIB, g, 8, 8, PL_ALGO_AUTO, &b),
+               PL_OK);
+  CHECK_EQ_INT(b.algo, a.algo);
+  CHECK_EQ_INT(b.proto, a.proto);
+  CHECK_NEAR_REL(b.time_s,
+                 32.2 * US + 8 * GIB * 7.0 / (8.0 * 123.6 * GB) + 2 * MIB * 8 / (123.6 * GB), 1e-9);
+  /* across 8 nodes (one rank per GPU, 16 coll channels): the cap 8 drives
+   * each of the 8 rails with one channel, 0.4 of its 50 GB/s
+   * (NET_CHANNEL_NIC_FRACTION), 160 GB/s for the node instead of
+   * 16 x 0.4 x 50 = 320: a large all_gather's time about doubles */
+  struct pl_group m = {64, 8};
+  CHECK_EQ_INT(pl_coll_time_shared(&h100, PL_COLL_ALL_GATHER, 8 * GIB, m, 8, PL_ALGO_RING, &a),
+               PL_OK);
+  CHECK_EQ_INT(pl_coll_time_capped(&h100, PL_COLL_ALL_GATHER, 8 * GIB, m, 8, 8, PL_ALGO_RING, &b),
+               PL_OK);
+  CHECK(b.time_s / a.time_s > 1.9 && b.time_s / a.time_s < 2.0);
+  CHECK_EQ_INT(pl_coll_time_capped(&h100, PL_COLL_ALL_GATHER, 8 * GIB, m, 8, -1, PL_ALGO_RING, &b),
+               PL_ERR_RANGE);
+}
+
 int main(void) {
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
@@ -1133,5 +1172,6 @@ int main(void) {
   collnet_channels();
   tree_racks();
   group_strided();
+  cta_cap();
   return check_finish();
 }
