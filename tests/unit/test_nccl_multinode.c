@@ -111,7 +111,7 @@ static void apply_nccl_version(const char *file, struct pl_cluster *cl) {
  * sendProxyProgress; proxy_msg.c): all_gather 17.9 -> 14.0 % (540 nodes)
  * and 25.7 -> 21.3 % (setup 4, 256 nodes); bounds 20 -> 16, 28 -> 24 %. */
 #define EXTRAP_POL_AR 0.17
-#define EXTRAP_POL_AG 0.16
+#define EXTRAP_POL_AG 0.15 /* issue 18's target (15 %), met since coll25 */
 #define EXTRAP_GJ 0.09
 #define EXTRAP_QO 0.13
 #define EXTRAP_POL4_AR 0.12
