@@ -12,6 +12,8 @@ Usage: mlperf-gpt3-rows.py REPO_GIT_DIR VERSION ORG SYSTEM [--header] [--note TE
        source_ref names its round, result file and config; MIRRORS holds
        mlcommons+training_results_<round>/repo git directories)"""
 import csv, io, json, re, statistics, subprocess, sys
+
+import mlperf_cta
 IMAGE_COLS = sys.argv[1] == "--image-cols"
 def open_repo(repo):
     global REPO, COMMIT, FILES
@@ -47,16 +49,7 @@ def cta_caps(cfg, e):
     y = cfg.rsplit("/", 1)[0] + "/conf/nccl/custom_communicator_cta.yaml"
     if not e.get("NCCL_CFG_PATH") or y not in FILES:
         return ""
-    caps, key = {}, None
-    for line in show(y).splitlines():
-        m = re.match(r"^(\w+):\s*$", line)
-        if m:
-            key = m.group(1)
-            continue
-        m = re.match(r"^\s+max_ctas:\s*(\d+)", line)
-        if m and key in ("tp", "cp", "dp", "dp_cp", "pp"):
-            caps[key] = m.group(1)
-    return " ".join("%s=%s" % (k, caps[k]) for k in ("tp", "cp", "dp", "dp_cp", "pp") if k in caps)
+    return mlperf_cta.caps_of(show(y))
 def vp_default(cfg):
     """conf/custom.yaml's INTERLEAVED_PIPELINE default beside the config, else NVIDIA's of the round"""
     for y in (cfg.rsplit("/", 1)[0] + "/conf/custom.yaml", "NVIDIA/benchmarks/gpt3/implementations/nemo/conf/custom.yaml"):

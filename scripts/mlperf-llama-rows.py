@@ -26,6 +26,8 @@ CUDA graphs, TP overlap) the row is written with precision 'not identified'
 and the loader refuses it. Systems with non-NVIDIA accelerators are left out."""
 import csv, io, json, re, statistics, subprocess, sys
 
+import mlperf_cta
+
 REPO, VER, BENCH = sys.argv[1], sys.argv[2], sys.argv[3]
 HEADER = "--header" in sys.argv
 PER_RESULT = "--per-result" in sys.argv
@@ -56,16 +58,7 @@ def cta_caps(cfg, e):
     p = p if p in FILESET else fallback(p, name)
     if not p:
         return ""
-    caps, key = {}, None
-    for line in show(p).splitlines():
-        m = re.match(r"^(\w+):\s*$", line)
-        if m:
-            key = m.group(1)
-            continue
-        m = re.match(r"^\s+max_ctas:\s*(\d+)", line)
-        if m and key in ("tp", "cp", "dp", "dp_cp", "pp"):
-            caps[key] = m.group(1)
-    return " ".join("%s=%s" % (k, caps[k]) for k in ("tp", "cp", "dp", "dp_cp", "pp") if k in caps)
+    return mlperf_cta.caps_of(show(p))
 
 def env_of(path, e=None, depth=0):
     """The exports of a config, its `source $(dirname ...)/x.sh` files inlined in order."""

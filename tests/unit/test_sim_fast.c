@@ -169,6 +169,22 @@ static void same_step(const struct pl_step *f, const struct pl_step *r) {
   }
 }
 
+/* Build the run both ways, account both and require the same step (the
+ * fast path's contract); the steps stay built for the caller's checks. */
+static void fast_matches_ref(const struct pl_run *run, struct pl_flops *fl, struct sim_step *fast,
+                             struct sim_step *ref, struct pl_step *fast_out,
+                             struct pl_step *ref_out) {
+  struct pl_diag d;
+  pl_flops_compute(&run->model, &run->layout, fl);
+  CHECK_STATUS(sim_step_build_fast(fast, run, &d), PL_OK, &d);
+  CHECK_STATUS(sim_step_build(ref, run, true, &d), PL_OK, &d);
+  memset(fast_out, 0, sizeof *fast_out);
+  memset(ref_out, 0, sizeof *ref_out);
+  CHECK_STATUS(sim_account(fast, fl, fast_out), PL_OK, &d);
+  CHECK_STATUS(sim_account(ref, fl, ref_out), PL_OK, &d);
+  same_step(fast_out, ref_out);
+}
+
 /* c's run and FLOPs, built by the fast path (keep_layers < 0: as pl_predict
  * does; else with that many layer units and pairs kept) and by the
  * reference path. */
@@ -232,14 +248,7 @@ static void check_p2p_serial(const struct layout_case *c, int64_t gbs) {
     CHECK_EQ_INT(run.layout.micro_batches, 2);
   }
   run.layout.p2p_serial = true;
-  pl_flops_compute(&run.model, &run.layout, &fl);
-  CHECK_STATUS(sim_step_build_fast(&fast, &run, &d), PL_OK, &d);
-  CHECK_STATUS(sim_step_build(&ref, &run, true, &d), PL_OK, &d);
-  memset(&fast_out, 0, sizeof fast_out);
-  memset(&ref_out, 0, sizeof ref_out);
-  CHECK_STATUS(sim_account(&fast, &fl, &fast_out), PL_OK, &d);
-  CHECK_STATUS(sim_account(&ref, &fl, &ref_out), PL_OK, &d);
-  same_step(&fast_out, &ref_out);
+  fast_matches_ref(&run, &fl, &fast, &ref, &fast_out, &ref_out);
   printf("p2p_serial %s tp %lld pp %lld: %d periods inserted, step %.6f s\n", c->model,
          (long long)c->tp, (long long)c->pp, fast.eng.cmp.inserted, ref_out.step_time_s);
   sim_step_free(&fast);
@@ -786,21 +795,13 @@ static void check_root_unit(const struct layout_case *c, bool block_units, int64
   static struct pl_run run;
   static struct pl_step fast_out, ref_out;
   struct pl_flops fl;
-  struct pl_diag d;
   struct sim_step fast, ref;
   make_run(c, &run);
   /* block_units: Megatron FSDP's (layout.fsdp_block_units) embedding and
    * head, no units, stay gathered too, but each is reduced on its own */
   run.layout.fsdp_root_unit = !block_units;
   run.layout.fsdp_block_units = block_units;
-  pl_flops_compute(&run.model, &run.layout, &fl);
-  CHECK_STATUS(sim_step_build_fast(&fast, &run, &d), PL_OK, &d);
-  CHECK_STATUS(sim_step_build(&ref, &run, true, &d), PL_OK, &d);
-  memset(&fast_out, 0, sizeof fast_out);
-  memset(&ref_out, 0, sizeof ref_out);
-  CHECK_STATUS(sim_account(&fast, &fl, &fast_out), PL_OK, &d);
-  CHECK_STATUS(sim_account(&ref, &fl, &ref_out), PL_OK, &d);
-  same_step(&fast_out, &ref_out);
+  fast_matches_ref(&run, &fl, &fast, &ref, &fast_out, &ref_out);
   int64_t mb = run.layout.micro_batches, ag = 0, rs = 0;
   for (int i = 0; i < ref_out.n_collectives; i++) {
     const struct pl_coll_summary *k = &ref_out.collectives[i];
