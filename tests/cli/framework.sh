@@ -26,6 +26,24 @@ onoff_refused() {
   expect_fail 1 "behaviour '$2' must be true or false" -- predict --framework "$TMP/bad_$2.json"
 }
 
+
+# on_by_default_off_slower FLAG JSON_KEY NAME ARGS...: FLAG on by default (JSON
+# JSON_KEY true), off reported in JSON and as CSV column framework.JSON_KEY,
+# off slower than on, and 'maybe' a usage error.
+on_by_default_off_slower() {
+  local flag=$1 key=$2 name=$3
+  shift 3
+  expect_ok predict "$@" --format json
+  cp "$TMP/out" "$TMP/${key}_on.json"
+  check "$name: on by default" [ "$(json_raw "$TMP/out" "$key")" = true ]
+  expect_ok predict "$@" --"$flag" off --format json
+  check "$name: off in JSON" [ "$(json_raw "$TMP/out" "$key")" = false ]
+  check "$name: slower off" faster "$TMP/out" "$TMP/${key}_on.json"
+  expect_ok predict "$@" --"$flag" off --format csv
+  check "$name: csv column off" [ "$(col "$TMP/out" "framework.$key")" = off ]
+  expect_fail 1 "^plateau: --$flag: unknown value 'maybe' \(expected on\|off\)" -- predict --"$flag" maybe
+}
+
 # list: every preset with its description, in three formats
 expect_ok list frameworks
 for f in megatron-lm megatron-core nemo nemo-2024 nemo-25-11 torchtitan pytorch-fsdp fms-fsdp fms-fsdp-2024-03 llm-foundry deepspeed deepspeed-zero3-2021; do
@@ -1112,31 +1130,15 @@ expect_fail 1 "^plateau: --moe-expert-padding: unknown value 'yes' \(expected on
 # Transformer Engine's fused kernels; off, Megatron-Core's eager path (27 + 20
 # kernels forward, 9 + 12 backward over the fp32 scores, test_flops derives the
 # bytes): slower, reported in JSON and CSV; a bad value is a usage error.
-RF="--model qwen3-30b-a3b --gpu b200 --gpus 8 --ep 8 --mbs 4 --gbs 64"
-expect_ok predict $RF --format json
-cp "$TMP/out" "$TMP/rf0.json"
-check "router fusion: on by default" [ "$(json_raw "$TMP/out" moe_router_fusion)" = true ]
-expect_ok predict $RF --moe-router-fusion off --format json
-check "router fusion: off in JSON" [ "$(json_raw "$TMP/out" moe_router_fusion)" = false ]
-check "router fusion: slower unfused" faster "$TMP/out" "$TMP/rf0.json"
-expect_ok predict $RF --moe-router-fusion off --format csv
-check "router fusion: csv column off" [ "$(col "$TMP/out" framework.moe_router_fusion)" = off ]
-expect_fail 1 "^plateau: --moe-router-fusion: unknown value 'maybe' \(expected on\|off\)" -- predict --moe-router-fusion maybe
+on_by_default_off_slower moe-router-fusion moe_router_fusion "router fusion" \
+  --model qwen3-30b-a3b --gpu b200 --gpus 8 --ep 8 --mbs 4 --gbs 64
 
 # --jit-fuser: on (default) Megatron-Core's SwiGLU is torch.compile's one kernel
 # each way; off, its eager kernels on the chunked halves (test_flops derives the
 # bytes: 10 / 58 B per element, 14 / 80 B for the routed experts): slower,
 # reported in JSON and CSV; a bad value is a usage error.
-JF="--model qwen3-30b-a3b --gpu b200 --gpus 8 --ep 8 --mbs 4 --gbs 64"
-expect_ok predict $JF --format json
-cp "$TMP/out" "$TMP/jf0.json"
-check "jit fuser: on by default" [ "$(json_raw "$TMP/out" jit_fuser)" = true ]
-expect_ok predict $JF --jit-fuser off --format json
-check "jit fuser: off in JSON" [ "$(json_raw "$TMP/out" jit_fuser)" = false ]
-check "jit fuser: slower eager" faster "$TMP/out" "$TMP/jf0.json"
-expect_ok predict $JF --jit-fuser off --format csv
-check "jit fuser: csv column off" [ "$(col "$TMP/out" framework.jit_fuser)" = off ]
-expect_fail 1 "^plateau: --jit-fuser: unknown value 'maybe' \(expected on\|off\)" -- predict --jit-fuser maybe
+on_by_default_off_slower jit-fuser jit_fuser "jit fuser" \
+  --model qwen3-30b-a3b --gpu b200 --gpus 8 --ep 8 --mbs 4 --gbs 64
 
 # vTrain's rows run on the source's own cluster, vtrain-a100 (4 x 200 Gb/s per
 # node, vTrain src/config.py inter_node_bandwidth 800 Gbps; docs/hardware.md);

@@ -93,6 +93,12 @@ static void test_eq3(void) {
 }
 
 /* The common columns plus SC21's metric columns; rows are appended. */
+/* the header of the Megatron-Bridge performance summary rows the bridge tests feed */
+#define BRIDGE_HEADER                                                                              \
+  "source,table_or_section,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,"         \
+  "cp,ep,vp,sharding,recompute,micro_batch,global_batch,precision,Task,Tokens / sec / GPU,"        \
+  "notes\n"
+
 #define SC21_HEADER                                                                                \
   "source,source_ref,table_or_section,model,params_B,layers,hidden,heads,kv_heads,ffn_hidden,"     \
   "seq_len,vocab,gpu,num_gpus,tp,pp,cp,dp,ep,vp,sharding,recompute,micro_batch,global_batch,"      \
@@ -769,9 +775,7 @@ static void test_bridge_cudnn_913(void) {
   struct pl_validation v;
   pl_diag_clear(&d);
   const char *csv =
-      "source,table_or_section,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,"
-      "cp,ep,vp,sharding,recompute,micro_batch,global_batch,precision,Task,Tokens / sec / GPU,"
-      "notes\n"
+      BRIDGE_HEADER
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,25.11 NeMo Container / x,"
       "LLAMA3_8B,32,4096,32,8,8192,DGX-B200,8,1,1,1,1,,,,2,128,FP8-CS,pretrain,30624,\n"
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02 NeMo Container / x,"
@@ -797,9 +801,7 @@ static void test_bridge_vocab(void) {
   struct pl_validation v;
   pl_diag_clear(&d);
   const char *csv =
-      "source,table_or_section,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,"
-      "cp,ep,vp,sharding,recompute,micro_batch,global_batch,precision,Task,Tokens / sec / GPU,"
-      "notes\n"
+      BRIDGE_HEADER
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,25.09 NeMo Container / x,"
       "LLAMA3.1_405B,,,,,8192,DGX-GB200,128,4,8,2,1,8,,,1,64,FP8-CS,pretrain,800,\n"
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02 NeMo Container / x,"
@@ -878,9 +880,7 @@ static void test_moe_rows(void) {
    * 26.08 (perf_recipes qwen/common.py), not in 26.02 (no workload config of
    * v0.3.x sets it); DeepSeek-V3 MXFP8 GB300 has it from 26.06 (v0.5.0) */
   const char *ver =
-      "source,table_or_section,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,"
-      "cp,ep,vp,sharding,recompute,micro_batch,global_batch,precision,Task,Tokens / sec / GPU,"
-      "notes\n"
+      BRIDGE_HEADER
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.08 NeMo Container / x,"
       "Qwen3_235B_a22B,,,,,4096,DGX-GB200,256,1,8,1,32,3,,,1,8192,MXFP8,pretrain,7280,\n"
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02 NeMo Container / x,"
@@ -1012,9 +1012,7 @@ static void test_moe_rows(void) {
    * 26.06.01): DGX B300 and H100 hybridep, GB300 too (the NVL72 configs' hybridep); 26.02 (not a
    * release the table has Nano rows of) keeps alltoall */
   const char *nano =
-      "source,table_or_section,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,"
-      "cp,ep,vp,sharding,recompute,micro_batch,global_batch,precision,Task,Tokens / sec / GPU,"
-      "notes\n"
+      BRIDGE_HEADER
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.06 NeMo Container / x,"
       "Nemotron_3_Nano,,,,,8192,DGX-B300,8,1,1,1,8,,,,4,512,MXFP8,pretrain,37316,\n"
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.04 NeMo Container / x,"
@@ -1036,9 +1034,7 @@ static void test_moe_rows(void) {
    * QWEN3_235B_A22B_PRETRAIN_CONFIG_B300_*_V1 the "hybridep" backend (26.04.01); v0.4.0 (26.04)
    * "alltoall"; the B200 function keeps "alltoall" in v0.4.2 */
   const char *q235 =
-      "source,table_or_section,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,"
-      "cp,ep,vp,sharding,recompute,micro_batch,global_batch,precision,Task,Tokens / sec / GPU,"
-      "notes\n"
+      BRIDGE_HEADER
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.04.01 NeMo Container / x,"
       "Qwen3_235B_a22B,,,,,4096,DGX-B300,256,1,8,1,8,,,,2,8192,MXFP8,pretrain,5934,\n"
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.04 NeMo Container / x,"
@@ -1065,9 +1061,7 @@ static void test_moe_rows(void) {
    * qwen3_llm_pretrain.py; source_bridge_framework.c validate_bridge_overrides); BF16 and
    * 26.02 keep it */
   const char *pg =
-      "source,table_or_section,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,"
-      "cp,ep,vp,sharding,recompute,micro_batch,global_batch,precision,Task,Tokens / sec / GPU,"
-      "notes\n"
+      BRIDGE_HEADER
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,25.11 NeMo Container / x,"
       "DeepSeekV3 (w/o MTP),,,,,4096,DGX-GB200,256,1,8,1,32,4,,,1,4096,FP8-MX,pretrain,4018,\n"
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,25.11 NeMo Container / x,"
@@ -1088,9 +1082,7 @@ static void test_moe_rows(void) {
    * FP8 row on; Qwen3-235B H100 in 25.09 on (r0.1.0 run_script.py passes
    * CommOverlapConfig(tp_comm_overlap=True)) */
   const char *tpo =
-      "source,table_or_section,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,"
-      "cp,ep,vp,sharding,recompute,micro_batch,global_batch,precision,Task,Tokens / sec / GPU,"
-      "notes\n"
+      BRIDGE_HEADER
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.06 NeMo Container / x,"
       "LLAMA3.1_405B,,,,,8192,DGX-GB200,256,4,16,1,,8,,,1,1536,NVFP4,pretrain,1166,\n"
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.06 NeMo Container / x,"
@@ -1111,9 +1103,7 @@ static void test_moe_rows(void) {
    * mlp in 26.04 (v0.4.0 GB200_V2), mla_up_proj in 26.02 (v0.3.0); GPT-OSS 120B
    * on B200 layernorm and moe_act, on B300 none; Qwen3 none */
   const char *rc =
-      "source,table_or_section,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,"
-      "cp,ep,vp,sharding,recompute,micro_batch,global_batch,precision,Task,Tokens / sec / GPU,"
-      "notes\n"
+      BRIDGE_HEADER
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.06 NeMo Container / x,"
       "DeepSeekV3,,,,,4096,DGX-GB300,256,1,2,1,32,8,,,1,4096,MXFP8,pretrain,6338,\n"
       "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.04 NeMo Container / x,"
