@@ -60,6 +60,22 @@ def cta_caps(cfg, e):
         return ""
     return mlperf_cta.caps_of(show(p))
 
+def yaml_env_default(cfg, var):
+    """The default conf/custom.yaml gives env variable var where the config
+    leaves it unset: its `${oc.env:VAR,DEFAULT}` (the yaml next to the config,
+    found as a sourced file is); None where there is no yaml or no such entry.
+    TP_COMM_OVERLAP: model.ub_tp_comm_overlap: ${oc.decode:${oc.env:TP_COMM_OVERLAP,False}}
+    in every llama31_405b implementation of v5.0 and v5.1 and most 8B ones (Cisco's 8B: True)."""
+    if not cfg:
+        return None
+    name = "conf/custom.yaml"
+    p = cfg.rsplit("/", 1)[0] + "/" + name
+    p = p if p in FILESET else fallback(p, name)
+    if not p:
+        return None
+    m = re.search(r"\$\{oc\.env:%s,([^}]*)\}" % re.escape(var), show(p))
+    return (m.group(1).strip(), p) if m else None
+
 def env_of(path, e=None, depth=0):
     """The exports of a config, its `source $(dirname ...)/x.sh` files inlined in order."""
     e = {} if e is None else e
@@ -225,6 +241,7 @@ for org, system in systems:
                 v = sl[-1].split("=", 1)[1].strip()
                 seg = v if v.isdigit() else ""
         prec = precision(e) if cfg and not ambiguous else "not identified (%s)" % how
+        ub_default = yaml_env_default(cfg, "TP_COMM_OVERLAP") if cfg and not ambiguous else None
         modelname = ("Llama 3.1 8B (MLPerf llama31_8b benchmark)" if BENCH == "llama31_8b"
                      else "Llama 3.1 405B (MLPerf llama31_405b benchmark)")
         dims = (("8", "32", "4096", "32", "8", "14336") if BENCH == "llama31_8b"
@@ -249,7 +266,9 @@ for org, system in systems:
             "micro_batch": str(lay["mbs"]) if lay else "", "global_batch": str(gbs),
             "precision": prec,
             "framework": "NVIDIA NeMo Framework (%s)" % sysj.get("framework", ""),
-            "TP_COMM_OVERLAP": e.get("TP_COMM_OVERLAP", ""),
+            # unset in the config (University of Florida's B200 405B configs comment it
+            # out: "#export TP_COMM_OVERLAP=True"): the implementation's yaml default
+            "TP_COMM_OVERLAP": e.get("TP_COMM_OVERLAP", (ub_default or ("",))[0]),
             "gradient_accumulation_steps (log)": "%d" % int(float(g[0]["ga"])) if g[0]["ga"] is not None else "",
             "step time s (median log interval, derived)": "%.4f" % (step / 1000),
             "log intervals counted": str(sum(len(p["iv"]) for p in g)),
@@ -276,6 +295,9 @@ for org, system in systems:
                          e.get("BUCKET_SIZE", "not set"), e.get("CE_FUSION_IMPL", "not set"),
                          e.get("USE_TE_OPS", "not set"), e.get("NVTE_DPA_FP8_RECIPE", "not set")),
         }
+        if "TP_COMM_OVERLAP" not in e and ub_default:
+            row["notes"] += ("; TP_COMM_OVERLAP not set in the config: %s's default "
+                             "ub_tp_comm_overlap ${oc.env:TP_COMM_OVERLAP,%s}" % (ub_default[1], ub_default[0]))
         if e.get("__missing"):
             row["notes"] += "; sourced but absent: " + ", ".join(e["__missing"])
         if BENCH == "llama31_8b":  # a column of the 8B file only (appended last)

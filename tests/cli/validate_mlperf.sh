@@ -60,6 +60,13 @@ check "405B Nebius H200 (v5.0) row 49 on dgx-h200, delayed FP8" \
   grep -qE '^"mlperf_v5",49,50,"llama3-405b, 1024 x h200, tp4 pp8 dp16 cp2 vp8,.*"dgx-h200".*--dtype fp8 ' "$TMP/out"
 check "405B UF B200 (v5.1) row 58: dp 7, current scaling" \
   grep -qE '^"mlperf_v5",58,59,"llama3-405b, 448 x b200, tp4 pp8 dp7 cp2 vp8,.*"dgx-b200".*--dtype fp8-current ' "$TMP/out"
+# University of Florida's hpg.dgxb200x8 configs comment TP_COMM_OVERLAP out ("#export
+# TP_COMM_OVERLAP=True") and its config_common.sh sets none: conf/custom.yaml's default
+# ub_tp_comm_overlap ${oc.env:TP_COMM_OVERLAP,False} (scripts/mlperf-llama-rows.py yaml_env_default)
+check "405B UF B200 rows 55-60 userbuffers off (yaml default), Nebius H200 row 49 on" bash -c "
+  [ \"\$(grep -E '^\"mlperf_v5\",(55|56|57|58|59|60),' '$TMP/out' | grep -c -- '--tp-comm-overlap off ')\" -eq 6 ] &&
+  grep -E '^\"mlperf_v5\",55,' '$TMP/out' | grep -q 'tp_comm_overlap off (TP_COMM_OVERLAP=False in the config)' &&
+  grep -E '^\"mlperf_v5\",49,' '$TMP/out' | grep -q -- '--tp-comm-overlap on '"
 check "405B v5.1 B200 row 58 cuDNN 9.13, v5.0 GB200 row 16 not" bash -c "
   grep -E '^\"mlperf_v5\",58,' '$TMP/out' | grep -q -- '--cudnn 9.13 ' &&
   ! grep -E '^\"mlperf_v5\",16,' '$TMP/out' | grep -q -- '--cudnn 9.13 '"
