@@ -24,6 +24,12 @@ check "framework nemo-2024" grep -qE '^"dgxc_benchmarking",1,.*,"nemo-2024",' "$
 check "row 180 NeMo 2 bucket" grep -qE '^"dgxc_benchmarking",180,.*buckets of 134217728 parameters \(NeMo 2.*,"nemo",' "$TMP/out"
 check "row 180 command: bucket in parameters" grep -qE '^"dgxc_benchmarking",180,.*--bucket-params 134217728' "$TMP/out"
 check "row 189 on a GB200 NVL72 segment" grep -qE '^"dgxc_benchmarking",189,[0-9]+,"LLAMA3.1-405B, 128 x gb200, tp4 pp8 dp2 cp2 vp8, mbs 1 gbs 64, none","dgxc","gb200","gb200-nvl72",.*NVLink segment of 16 trays' "$TMP/out"
+# Llama 3.1 405B: the NeMo 1 yaml rows (v24.11.1-v25.02) keep its num_query_groups 16; the NeMo 2
+# and Megatron-Bridge rows build Llama31Config405B / Llama31ModelProvider405B: 8 KV heads
+check "405B kv heads: NeMo 1 row 23 16, NeMo 2 row 189 and Bridge row 256 8" bash -c "
+  grep -E '^\"dgxc_benchmarking\",23,' '$TMP/out' | grep -q '\"\"kv_heads\"\":16,' &&
+  grep -E '^\"dgxc_benchmarking\",189,' '$TMP/out' | grep -q '\"\"kv_heads\"\":8,' &&
+  grep -E '^\"dgxc_benchmarking\",256,' '$TMP/out' | grep -q '\"\"kv_heads\"\":8,'"
 check "row 196 FP8 ring-exchange ub SMs" grep -qE '^"dgxc_benchmarking",196,.*userbuffers 1/1 SMs' "$TMP/out"
 # Nemotron-4 340B (NeMo 1, rows 51-60): the yaml's optim.dtype bf16 makes NeMo set Apex's
 # store_params False for the BF16 rows: bf16 m and v, no master (4 B per parameter instead of 12);
