@@ -81,6 +81,11 @@ def main():
     b200, gb300 = FILES[0][0], FILES[1][0]
     print("gb200 estimate = b200 9.13.1 x 2062/1965 x 2250/2500 x 152/148 = x %.4f: %.3f / %.3f"
           % (scale, got[(b200, "fwd")] * scale, got[(b200, "bwd")] * scale))
+    # session 26: B200's cuDNN 9.10.2 fit is b200.json's shape_9_10, and the same per-SM
+    # rule gives gb200.json's shape_9_10 (the oldest release either file measures)
+    b910 = FILES[2][0]
+    print("gb200 9.10 estimate = b200 9.10.2 x %.4f: %.3f / %.3f"
+          % (scale, got[(b910, "fwd")] * scale, got[(b910, "bwd")] * scale))
     # The check of b200.json's default (cuDNN 9.22) estimate: B200's 9.13.1 fit times
     # GB300's published gain from 9.13.1 to 9.17.0 (the b372d39 GB300 file of the same benchmark)
     shape_fit.SMS, shape_fit.PEAK = 160, 2500e12

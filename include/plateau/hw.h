@@ -282,6 +282,10 @@ void pl_nccl_version_str(int64_t code, char *out, size_t n);
  * cuDNN NVIDIA published the fitted benchmark of (9.1.0, 9.13.0). */
 #define PL_CUDNN_2024 90100
 #define PL_CUDNN_913 91300
+/* NGC PyTorch 25.04's cuDNN, 9.9.0 (NVIDIA/cudnn-frontend @ 06ddf80
+ * benchmark/Llama-3.2-1B-Training/README.md: torch.backends.cudnn.version() =
+ * 90900): the MLPerf v5.0 Blackwell images' (src/validate/sources_nemo.c). */
+#define PL_CUDNN_NGC_2504 90900
 /* "9.13", "9.13.1" or "latest"; anything else, or a version below 8.9, is an
  * error naming the text. */
 enum pl_status pl_cudnn_version_parse(const char *text, int64_t *code, struct pl_diag *diag);
@@ -292,10 +296,10 @@ void pl_cudnn_version_str(int64_t code, char *out, size_t n);
  * it stands for. */
 bool pl_cudnn_shape_key(const char *key, int64_t *from, int64_t *through);
 /* The rate by shape a run of cuDNN `code` takes: the entry of the oldest release
- * at or after it (a release between two entries runs as the next one measured);
+ * at or after it (a release between two entries, or older than the oldest one,
+ * runs as the next one measured: no older release has been measured faster);
  * NULL, the GPU file's attention.cudnn.shape (today's), when the run's cuDNN is
- * newer than every entry, older than the oldest entry (no figures of so old a
- * cuDNN on this GPU), or latest (0). */
+ * newer than every entry or latest (0). */
 const struct pl_attn_cudnn_shape *pl_gpu_cudnn_shape(const struct pl_gpu_efficiency *e,
                                                      int64_t code);
 

@@ -82,8 +82,13 @@ bool pl_cudnn_shape_key(const char *key, int64_t *from, int64_t *through) {
 
 const struct pl_attn_cudnn_shape *pl_gpu_cudnn_shape(const struct pl_gpu_efficiency *e,
                                                      int64_t code) {
-  if (code <= PL_CUDNN_LATEST || e->attn_cudnn_version_count < 1 ||
-      code < e->attn_cudnn_versions[0].cudnn_from)
+  /* a release older than the oldest entry runs as that entry, the next one
+   * measured, as a release between two entries does (session 26): every GPU
+   * file's measured releases rise with the version (b200: 9.10.2 0.645, 9.13.1
+   * 0.695, today's 0.727 forward; h100: 2024's below today's), so the oldest
+   * entry bounds an older release from above, where today's rates did so
+   * more loosely */
+  if (code <= PL_CUDNN_LATEST || e->attn_cudnn_version_count < 1)
     return NULL;
   for (int i = 0; i < e->attn_cudnn_version_count; i++)
     if (e->attn_cudnn_versions[i].cudnn_through >= code)

@@ -702,6 +702,25 @@ bool validate_mlperf_overrides(const struct validate_in *in, struct pl_framework
     fw->cudnn_version = PL_CUDNN_913;
     validate_note(row, "cuDNN 9.13 attention (the image's libcudnn9 9.13.1.26, NGC PyTorch 25.09)");
   }
+  /* The v5.0 images on Blackwell run cuDNN 9.9.0: the NVIDIA and IBM+CoreWeave+
+   * NVIDIA GB200 Dockerfiles (mlcommons/training_results_v5.0 @ 0fdc28f0,
+   * NVIDIA/benchmarks/llama31_405b/implementations/tyche_ngpu{256,512}_ngc25.04_
+   * nemo/Dockerfile, IBM+CoreWeave+NVIDIA/.../carina_ngpu*_ngc25.04_nemo/
+   * Dockerfile) build on nvcr.io/nvidia/pytorch:25.04-py3 and install no cuDNN
+   * of their own (the cudnn-frontend checkout is Transformer Engine's header
+   * library); that image's cuDNN is 9.9.0 (NVIDIA/cudnn-frontend @ 06ddf80
+   * benchmark/Llama-3.2-1B-Training/README.md: "nvcr.io/nvidia/pytorch:25.04-py3
+   * ... cuDNN 9.9.0", torch.backends.cudnn.version() = 90900 on a B200). Older
+   * than every Blackwell GPU file's entry, it runs as the oldest measured release,
+   * cuDNN 9.10.2 on B200 (attention.cudnn.shape_9_10, src/hw/cudnn_release.c). The
+   * v5.0 Hopper rows (NGC 25.01 images) keep the preset's. */
+  if (strncmp(cell(in, "source"), "MLPerf Training v5.0 ", 21) == 0 &&
+      strstr(cell(in, "gpu"), "Blackwell") != NULL) {
+    fw->cudnn_version_set = true;
+    fw->cudnn_version = PL_CUDNN_NGC_2504;
+    validate_note(row, "cuDNN 9.9 attention (NGC PyTorch 25.04's cuDNN 9.9.0, the image's base; "
+                       "timed at the oldest release measured on the GPU, 9.10)");
+  }
   return true;
 }
 

@@ -606,8 +606,9 @@ onoff_refused cudnn-913 cudnn_913
 
 # cudnn_version (--cudnn VERSION; docs/step-model.md 2.2 "cuDNN by version"): the cuDNN release
 # attention runs as; a GPU file's release entries (attention.cudnn.shape_<major>_<minor>,
-# shape_2024 = 9.0-9.1): the oldest entry at or after the run's release wins; a release newer
-# than every entry, or older than the oldest, runs at today's rates (latest, the default).
+# shape_2024 = 9.0-9.1): the oldest entry at or after the run's release wins (a release older
+# than the oldest entry runs as that entry, session 26); a release newer than every entry runs at
+# today's rates (latest, the default).
 # --cudnn-2024 on / --cudnn-913 on are the releases 9.1 / 9.13.
 expect_ok predict $c913 --format csv
 check "cudnn version: latest by default (csv)" [ "$(col "$TMP/out" framework.cudnn_version)" = latest ]
@@ -621,10 +622,13 @@ check "--cudnn 9.13: the alias reads on" [ "$(json_raw "$TMP/out" cudnn_913)" = 
 expect_ok predict $c913 --cudnn 9.13.1 --format csv
 check "--cudnn 9.13.1: csv column" [ "$(col "$TMP/out" framework.cudnn_version)" = 9.13.1 ]
 expect_ok predict $c913 --cudnn 9.10 --format json
-check "--cudnn 9.10 on b200: older than its oldest entry, today's rates" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c913_off.json" step_time_s)" ]
+cp "$TMP/out" "$TMP/c910.json"
+check "--cudnn 9.10 on b200: its 9.10.2 entry, slower than 9.13's" awk -v a="$(json_num "$TMP/out" step_time_s)" -v b="$(json_num "$TMP/c913_on.json" step_time_s)" 'BEGIN { exit !(a > b) }'
 check "--cudnn 9.10: neither alias" [ "$(json_raw "$TMP/out" cudnn_913)" = false ]
+expect_ok predict $c913 --cudnn 9.9 --format json
+check "--cudnn 9.9 on b200: older than its oldest entry, that entry (9.10)" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c910.json" step_time_s)" ]
 expect_ok predict $c913 --cudnn-2024 on --format json
-check "--cudnn-2024 on on b200 (no 2024 figures): today's rates" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c913_off.json" step_time_s)" ]
+check "--cudnn-2024 on on b200 (no 2024 figures): the oldest entry (9.10)" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c910.json" step_time_s)" ]
 expect_ok predict $c913 --cudnn 9.17 --format json
 check "--cudnn 9.17 on b200: newer than every entry, today's rates" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c913_off.json" step_time_s)" ]
 # a release the GPU file has no entry for takes today's rates, the head-dim-64 figures

@@ -67,6 +67,11 @@ check "405B UF B200 rows 55-60 userbuffers off (yaml default), Nebius H200 row 4
   [ \"\$(grep -E '^\"mlperf_v5\",(55|56|57|58|59|60),' '$TMP/out' | grep -c -- '--tp-comm-overlap off ')\" -eq 6 ] &&
   grep -E '^\"mlperf_v5\",55,' '$TMP/out' | grep -q 'tp_comm_overlap off (TP_COMM_OVERLAP=False in the config)' &&
   grep -E '^\"mlperf_v5\",49,' '$TMP/out' | grep -q -- '--tp-comm-overlap on '"
+# the v5.0 GB200 images are NGC PyTorch 25.04 (cuDNN 9.9.0), the v5.0 H200 rows' 25.01 keep the preset's
+check "405B v5.0 GB200 rows 16 and 34 cuDNN 9.9, H200 row 49 not" bash -c "
+  grep -E '^\"mlperf_v5\",16,' '$TMP/out' | grep -q -- '--cudnn 9.9 ' &&
+  grep -E '^\"mlperf_v5\",34,' '$TMP/out' | grep -q -- '--cudnn 9.9 ' &&
+  ! grep -E '^\"mlperf_v5\",49,' '$TMP/out' | grep -q -- '--cudnn 9.9 '"
 check "405B v5.1 B200 row 58 cuDNN 9.13, v5.0 GB200 row 16 not" bash -c "
   grep -E '^\"mlperf_v5\",58,' '$TMP/out' | grep -q -- '--cudnn 9.13 ' &&
   ! grep -E '^\"mlperf_v5\",16,' '$TMP/out' | grep -q -- '--cudnn 9.13 '"

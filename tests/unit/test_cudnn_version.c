@@ -91,8 +91,8 @@ static enum pl_status h100_with(const char *insert, struct pl_gpu *g, struct pl_
   "\"bwd_tile_fixed_keys\": {\"value\": 64, \"source\": \"t\"}}, "
 
 /* Entries are kept in ascending order whatever the file's order; a run takes
- * the oldest release at or after its own, none below the oldest entry (8.9:
- * today's); one release given twice is refused. */
+ * the oldest release at or after its own, below the oldest entry that entry
+ * (8.9: 2024's, session 26); one release given twice is refused. */
 static void gpu_entries(void) {
   struct pl_gpu g;
   struct pl_diag d, *dp = &d;
@@ -106,7 +106,8 @@ static void gpu_entries(void) {
   r = pl_gpu_cudnn_shape(&g.eff, 90500); /* 9.5: the next release measured, 9.13 */
   CHECK(r != NULL && r->fwd_fraction == 0.650 && r->bwd_fraction == 0.550);
   CHECK(pl_gpu_cudnn_shape(&g.eff, 91400) == NULL); /* 9.14: today's shape */
-  CHECK(pl_gpu_cudnn_shape(&g.eff, 80907) == NULL); /* 8.9.7: older than every entry */
+  r = pl_gpu_cudnn_shape(&g.eff, 80907); /* 8.9.7: older than every entry, the oldest (2024's) */
+  CHECK(r != NULL && r->fwd_fraction == 0.598);
   CHECK(pl_gpu_cudnn_shape(&g.eff, PL_CUDNN_LATEST) == NULL);
   CHECK_EQ_INT(h100_with("\"shape_9_1\": " SHAPE("0.650", "0.550"), &g, &d), PL_ERR_PARSE);
   CHECK(strstr(d.msg, "attention.cudnn.shape_2024") != NULL || strstr(d.msg, "shape_9_1") != NULL);

@@ -569,8 +569,9 @@ static void attention_shape_figures(void) {
   CHECK_NEAR_REL(r->bwd_fraction, 0.512, 1e-12);
   CHECK_NEAR_REL(r->fwd_tile_fixed_keys, 0.0, 0);
   CHECK_NEAR_REL(r->bwd_tile_fixed_keys, 64.0, 1e-12);
-  /* a run of 9.0 or 9.1 takes it; 8.9, 9.2, 9.13 or latest today's shape (NULL) */
-  CHECK(pl_gpu_cudnn_shape(&g.eff, 80900) == NULL);
+  /* a run of 9.0 or 9.1 takes it, and so does 8.9 (older than the oldest entry:
+   * that entry, session 26); 9.2, 9.13 or latest today's shape (NULL) */
+  CHECK(pl_gpu_cudnn_shape(&g.eff, 80900) == r);
   CHECK(pl_gpu_cudnn_shape(&g.eff, 90000) == r);
   CHECK(pl_gpu_cudnn_shape(&g.eff, 90102) == r);
   CHECK(pl_gpu_cudnn_shape(&g.eff, 90200) == NULL);
@@ -580,12 +581,26 @@ static void attention_shape_figures(void) {
    * GB300 fitted to NVIDIA's published 9.13.1 benchmark with the 9.22 fixed costs;
    * GB200 B200's per SM x 2062/1965 x 2250/2500 x 152/148 (0.695 x 0.9700 = 0.674, 0.525 x
  * 0.9700 = 0.509).
-   * Standing for every 9.13.x (through 91399); 9.14 and later take today's. */
+   * Standing for every 9.13.x (through 91399); 9.14 and later take today's.
+   * cuDNN 9.10 (shape_9_10, session 26): B200 fitted to NVIDIA's published 9.10.2
+   * benchmark (0.645 / 0.520), GB200 by the same per-SM rule (0.645 x 0.9700 = 0.626,
+   * 0.520 x 0.9700 = 0.504); 9.11-9.12 take 9.13's, 9.9 and 9.1 (older than the
+   * oldest entry) 9.10's. */
   CHECK_STATUS(pl_gpu_load("b200", &g, &d), PL_OK, dp);
   r = pl_gpu_cudnn_shape(&g.eff, 91300);
-  CHECK(r != NULL && g.eff.attn_cudnn_version_count == 1 && r->cudnn_through == 91399);
+  CHECK(r != NULL && g.eff.attn_cudnn_version_count == 2 && r->cudnn_through == 91399);
   CHECK(pl_gpu_cudnn_shape(&g.eff, 91301) == r && pl_gpu_cudnn_shape(&g.eff, 91400) == NULL);
-  CHECK(pl_gpu_cudnn_shape(&g.eff, PL_CUDNN_2024) == NULL); /* older than its oldest entry */
+  CHECK(pl_gpu_cudnn_shape(&g.eff, 91100) == r); /* 9.11: the next measured, 9.13 */
+  const struct pl_attn_cudnn_shape *r910 = pl_gpu_cudnn_shape(&g.eff, 91002);
+  CHECK(r910 != NULL && r910 != r && r910->cudnn_through == 91099);
+  CHECK(pl_gpu_cudnn_shape(&g.eff, PL_CUDNN_NGC_2504) == r910); /* 9.9: older, the oldest */
+  CHECK(pl_gpu_cudnn_shape(&g.eff, PL_CUDNN_2024) == r910);
+  if (r910 != NULL) {
+    CHECK_NEAR_REL(r910->fwd_fraction, 0.645, 1e-12);
+    CHECK_NEAR_REL(r910->bwd_fraction, 0.520, 1e-12);
+    CHECK_NEAR_REL(r910->fwd_tile_fixed_keys, 400.0, 1e-12);
+    CHECK_NEAR_REL(r910->bwd_tile_fixed_keys, 336.0, 1e-12);
+  }
   if (r != NULL) {
     CHECK_NEAR_REL(r->fwd_fraction, 0.695, 1e-12);
     CHECK_NEAR_REL(r->bwd_fraction, 0.525, 1e-12);
@@ -599,9 +614,12 @@ static void attention_shape_figures(void) {
   CHECK_NEAR_REL(r->fwd_tile_fixed_keys, 240.0, 1e-12);
   CHECK_NEAR_REL(r->bwd_tile_fixed_keys, 432.0, 1e-12);
   CHECK_STATUS(pl_gpu_load("gb200", &g, &d), PL_OK, dp);
-  r = &g.eff.attn_cudnn_versions[0];
+  r = &g.eff.attn_cudnn_versions[1];
   CHECK_NEAR_REL(r->fwd_fraction, 0.674, 1e-12);
   CHECK_NEAR_REL(r->bwd_fraction, 0.509, 1e-12);
+  r = &g.eff.attn_cudnn_versions[0];
+  CHECK_NEAR_REL(r->fwd_fraction, 0.626, 1e-12);
+  CHECK_NEAR_REL(r->bwd_fraction, 0.504, 1e-12);
   CHECK_STATUS(pl_gpu_load("a100-80g", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.eff.attn_cudnn_shape_fwd_fraction, 0.0, 0);
   CHECK(g.eff.attn_cudnn_version_count == 0);
