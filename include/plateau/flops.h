@@ -114,6 +114,13 @@ bool pl_op_recompute_part(const struct pl_op *op, struct pl_op *part);
  * ops and for the per-block lumps (fp8_casts, grad_accum) that belong to no
  * one node (pl_op_node_free). */
 bool pl_op_moe_mlp_node(const struct pl_op *op);
+/* Whether op runs in Megatron-Core's MoE "combine" schedule node, after the
+ * combine's all_to_all on the communication stream: the token unpermutation
+ * (combine_postprocess) and the block's second residual add (mlp_bda)
+ * (core_v0.14.0-core_v0.18.0 models/gpt/fine_grained_callables.py
+ * submodule_combine_forward; its backward runs there too). resid2 is every
+ * block's: a dense block's has no combine node (weight it by the MoE share). */
+bool pl_op_moe_combine_node(const struct pl_op *op);
 /* The GEMM of a column-parallel Transformer Engine linear of a dense block:
  * qkv and fc1 (Megatron-Core's TELayerNormColumnParallelLinear; gpt_layer_specs.py
  * get_gpt_layer_with_transformer_engine_spec); its index among them (0 qkv,

@@ -344,6 +344,10 @@ bool pl_op_moe_mlp_node(const struct pl_op *op) {
   return false;
 }
 
+bool pl_op_moe_combine_node(const struct pl_op *op) {
+  return strcmp(op->name, "unpermute") == 0 || strcmp(op->name, "resid2") == 0;
+}
+
 bool pl_op_mtp_attn_node(const struct pl_op *op) {
   return strcmp(op->name, "mtp_embed") == 0 || strcmp(op->name, "mtp_norms") == 0 ||
          strcmp(op->name, "mtp_eh_proj") == 0;
