@@ -110,9 +110,14 @@ bool pl_op_recompute_part(const struct pl_op *op, struct pl_op *part);
 /* Whether op runs in Megatron-Core's MoE "mlp" schedule node, the routed and
  * shared experts between the dispatch and the combine (core_v0.15.0
  * models/gpt/fine_grained_callables.py submodule_moe_forward:
- * shared_experts_compute, routed_experts_compute); false for the block's other
- * ops and for the per-block lumps (fp8_casts, grad_accum) that belong to no
- * one node (pl_op_node_free). */
+ * shared_experts_compute, routed_experts_compute), with the dispatcher's
+ * post-dispatch and pre-combine steps that routed_experts_compute runs around
+ * the experts (core_v0.15.0-core_v0.18.0 moe_layer.py: dispatch_postprocess,
+ * the alltoall dispatcher's sort_chunks_by_idxs; combine_preprocess, its
+ * unsort; core_v0.14.0 experts_compute the same) and Transformer Engine's
+ * per-expert padding inside TEGroupedMLP (expert_pad); false for the block's
+ * other ops and for the per-block lumps (fp8_casts, grad_accum) that belong
+ * to no one node (pl_op_node_free). */
 bool pl_op_moe_mlp_node(const struct pl_op *op);
 /* Whether op runs in Megatron-Core's MoE "combine" schedule node, after the
  * combine's all_to_all on the communication stream: the token unpermutation
