@@ -314,11 +314,11 @@ static void ub_rs_tail(struct lower *lw, const struct unit *u, int32_t c, int32_
  * SMs with the partner's compute, so with the SMs shared as a fluid (work
  * conserved) the window takes max(compute, calls) + their time, which the
  * task after the window is; the backward's run before its all_to_all, taken
- * the same way (as if they ran first at full speed: the all_to_all then
- * starts X earlier than under an even split of the SMs). The unit keeps its
- * own ops (per merged pair the forward's and the backward's are the same
- * sum, as ep_split's calls). With a cp split (cp > 1) the unit keeps one window beside all
- * its calls. */
+ * the same way (as if they ran first at full speed, so the all_to_all starts
+ * earlier than under an even split of the SMs). The unit keeps its own ops
+ * (per merged pair the forward's and the backward's are the same sum, as
+ * ep_split's calls). With a cp split (cp > 1) the unit keeps one window
+ * beside all its calls. */
 static bool ep_beside(const struct lower *lw, const struct unit *u) {
   return lw->l->ep_comm_overlap && lw->ep_paired && u->layers > 0;
 }
