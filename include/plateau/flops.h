@@ -110,10 +110,22 @@ bool pl_op_recompute_part(const struct pl_op *op, struct pl_op *part);
 /* Whether op runs in Megatron-Core's MoE "mlp" schedule node, the routed and
  * shared experts between the dispatch and the combine (core_v0.15.0
  * models/gpt/fine_grained_callables.py submodule_moe_forward:
- * shared_experts_compute, routed_experts_compute); false for the block's other
- * ops and for the per-block lumps (fp8_casts, grad_accum) that belong to no
- * one node (pl_op_node_free). */
+ * shared_experts_compute, routed_experts_compute), with the dispatcher's
+ * post-dispatch and pre-combine steps that routed_experts_compute runs around
+ * the experts (core_v0.15.0-core_v0.18.0 moe_layer.py: dispatch_postprocess,
+ * the alltoall dispatcher's sort_chunks_by_idxs; combine_preprocess, its
+ * unsort; core_v0.14.0 experts_compute the same) and Transformer Engine's
+ * per-expert padding inside TEGroupedMLP (expert_pad); false for the block's
+ * other ops and for the per-block lumps (fp8_casts, grad_accum) that belong
+ * to no one node (pl_op_node_free). */
 bool pl_op_moe_mlp_node(const struct pl_op *op);
+/* Whether op runs in Megatron-Core's MoE "combine" schedule node, after the
+ * combine's all_to_all on the communication stream: the token unpermutation
+ * (combine_postprocess) and the block's second residual add (mlp_bda)
+ * (core_v0.14.0-core_v0.18.0 models/gpt/fine_grained_callables.py
+ * submodule_combine_forward; its backward runs there too). resid2 is every
+ * block's: a dense block's has no combine node (weight it by the MoE share). */
+bool pl_op_moe_combine_node(const struct pl_op *op);
 /* The GEMM of a column-parallel Transformer Engine linear of a dense block:
  * qkv and fc1 (Megatron-Core's TELayerNormColumnParallelLinear; gpt_layer_specs.py
  * get_gpt_layer_with_transformer_engine_spec); its index among them (0 qkv,

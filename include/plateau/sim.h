@@ -92,7 +92,9 @@ enum pl_task_kind {
  * (PL_PART_NON_EXPERTS). With layout.te_linear_bwd_overlap a dense block's
  * backward runs the column-parallel linears' dgrad and wgrad GEMMs as tasks of
  * their own (PL_PART_TE_COLUMN, pl_op_te_column) after the other ops
- * (PL_PART_TE_REST). */
+ * (PL_PART_TE_REST). With the windows, the ops of the MoE combine node
+ * (PL_PART_COMBINE, pl_op_moe_combine_node) run as a task of their own after
+ * the window of the block's other ops. */
 enum pl_task_part {
   PL_PART_ALL,
   PL_PART_MAIN,
@@ -100,7 +102,8 @@ enum pl_task_part {
   PL_PART_EXPERTS,
   PL_PART_NON_EXPERTS,
   PL_PART_TE_COLUMN,
-  PL_PART_TE_REST
+  PL_PART_TE_REST,
+  PL_PART_COMBINE
 };
 
 /* One simulated task. Compute tasks cover consecutive segments of one model

@@ -26,6 +26,14 @@
  * transformer_config.py moe_hybridep_num_sms default 16 (core_v0.16.1: "In pure NVL
  * scenarios, 16 SMs can generally achieve good bandwidth"; layout.hybridep_sms). */
 #define HYBRIDEP_DEFAULT_SMS 16
+/* SMs of DeepEP's normal (intranode) dispatch and combine kernels in a
+ * Megatron-Core run: transformer_config.py moe_deepep_num_sms default 20
+ * (core_v0.14.0, core_v0.15.0, core_v0.16.1, core_v0.18.0), applied by
+ * fused_a2a.py set_deepep_num_sms (Buffer.set_num_sms); no Megatron-Bridge
+ * performance config through v0.5.0 sets another (HEAD 067f987df0's one
+ * setting, perf_recipes/qwen/b200/qwen3_moe.py, sets 20). sim/moe_comm.c
+ * takes DeepEP's measured rate at the largest SM count not above it. */
+#define DEEPEP_DEFAULT_SMS 20
 /* Chunks of Transformer Engine's userbuffers "pipeline" reduce_scatter
  * overlap (tp_comm_overlap, the forward proj and fc2 outputs): the GEMM runs
  * in num_splits row chunks and each chunk's reduce_scatter follows it on the

@@ -336,12 +336,18 @@ int pl_op_tp_linear(const struct pl_op *op) {
 }
 
 bool pl_op_moe_mlp_node(const struct pl_op *op) {
-  static const char *const names[] = {"expert_fc1", "expert_clamp", "expert_act", "expert_fc2",
-                                      "expert_bias", "shared_fc1",  "shared_act", "shared_fc2"};
+  static const char *const names[] = {"sort_chunks", "expert_pad",   "expert_fc1",
+                                      "expert_clamp", "expert_act",   "expert_fc2",
+                                      "expert_bias",  "unsort_chunks", "shared_fc1",
+                                      "shared_act",   "shared_fc2"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(op->name, names[i]) == 0)
       return true;
   return false;
+}
+
+bool pl_op_moe_combine_node(const struct pl_op *op) {
+  return strcmp(op->name, "unpermute") == 0 || strcmp(op->name, "resid2") == 0;
 }
 
 bool pl_op_mtp_attn_node(const struct pl_op *op) {

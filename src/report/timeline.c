@@ -192,8 +192,12 @@ static bool wanted(const struct pl_op *op, enum pl_task_part part) {
     return true;
   if (part == PL_PART_TE_COLUMN || part == PL_PART_TE_REST)
     return (pl_op_te_column(op) >= 0) == (part == PL_PART_TE_COLUMN);
-  if (part == PL_PART_EXPERTS || part == PL_PART_NON_EXPERTS)
-    return pl_op_moe_mlp_node(op) == (part == PL_PART_EXPERTS);
+  if (part == PL_PART_COMBINE)
+    return pl_op_moe_combine_node(op);
+  if (part == PL_PART_EXPERTS)
+    return pl_op_moe_mlp_node(op);
+  if (part == PL_PART_NON_EXPERTS) /* the windows run the combine node's ops apart */
+    return !pl_op_moe_mlp_node(op) && !pl_op_moe_combine_node(op);
   return (op->kind == PL_OP_ATTENTION) == (part == PL_PART_ATTN);
 }
 

@@ -304,10 +304,21 @@ static void ub_rs_tail(struct lower *lw, const struct unit *u, int32_t c, int32_
  * the cool-down backwards have no partner (lower.ep_paired): their calls
  * block, as without the overlap. With tp_overlapped the blocks' tp traffic
  * runs beside the compute too, queued after the expert-parallel calls on the
- * one stream plateau gives both. Not modelled: the combine's unpermute and
- * residual add, which run on the communication stream after the all_to_all
- * (submodule_combine_forward), stay on compute. With a cp split (cp > 1) the
- * unit keeps one window beside all its calls. */
+ * one stream plateau gives both. The combine node's own ops (the
+ * unpermutation and the residual add, pl_op_moe_combine_node: core_v0.14.0-
+ * core_v0.18.0 submodule_combine_forward runs layer.mlp.combine, then
+ * postprocess and mlp_bda, on the communication stream after the
+ * all_to_all; its backward, before it) leave the non-expert window and run
+ * as a task of their own after it (PL_PART_COMBINE): on the communication
+ * stream the forward's start only when the all_to_all is done and share the
+ * SMs with the partner's compute, so with the SMs shared as a fluid (work
+ * conserved) the window takes max(compute, calls) + their time, which the
+ * task after the window is; the backward's run before its all_to_all, taken
+ * the same way (as if they ran first at full speed, so the all_to_all starts
+ * earlier than under an even split of the SMs). The unit keeps its own ops
+ * (per merged pair the forward's and the backward's are the same sum, as
+ * ep_split's calls). With a cp split (cp > 1) the unit keeps one window
+ * beside all its calls. */
 static bool ep_beside(const struct lower *lw, const struct unit *u) {
   return lw->l->ep_comm_overlap && lw->ep_paired && u->layers > 0;
 }
@@ -388,8 +399,8 @@ static double ep_edge_s(const struct lower *lw, const struct unit *u, bool befor
  * the edge that follows the layers runs (ep_edge_s); tp_beside: the blocks'
  * tp collectives run beside the compute (tp_overlapped), else they block
  * after it. Returns the unit's last compute task. */
-static int32_t ep_windows(struct lower *lw, const struct unit *u, double second_s, int32_t c1,
-                          int32_t prev, const int32_t *in, int n_in, bool tp_beside) {
+static int32_t ep_windows(struct lower *lw, const struct unit *u, double second_s, double combine_s,
+                          int32_t c1, int32_t prev, const int32_t *in, int n_in, bool tp_beside) {
   struct sim_comm w1[SIM_SEG_N * SIM_SEG_TP] = {{0, 0}}, w2[SIM_SEG_N * SIM_SEG_TP] = {{0, 0}};
   int n1 = 0, n2 = 0;
   ep_split(lw, u, w1, &n1, w2, &n2);
@@ -399,9 +410,13 @@ static int32_t ep_windows(struct lower *lw, const struct unit *u, double second_
   double after_s = ep_edge_s(lw, u, false, &after);
   struct unit lay = *u;
   lay.embed = lay.head = false;
+  if (fwd && combine_s > 0) /* after the first window's compute and calls (joined) */
+    c1 = comp(lw, combine_s, &lay, PL_PART_COMBINE);
   int32_t c2 = comp(lw, second_s, &lay, fwd ? PL_PART_EXPERTS : PL_PART_NON_EXPERTS);
   if (n2 > 0)
     join_add(lw, tp_issue(lw, w2, n2, c1, SIM_NONE));
+  if (!fwd && combine_s > 0) /* after the second window's compute and calls (joined) */
+    c2 = comp(lw, combine_s, &lay, PL_PART_COMBINE);
   if (after.embed || after.head) /* waits for the window's calls (joined) */
     c2 = comp(lw, after_s, &after, PL_PART_ALL);
   struct sim_comm list[SIM_SEG_N * SIM_SEG_TP];
@@ -751,7 +766,7 @@ int32_t sim_emit_unit(struct lower *lw, const struct unit *u, int32_t gather) {
     first_part = PL_PART_TE_REST;
   }
   int32_t c0 = SIM_NONE;
-  double second_s = 0;
+  double second_s = 0, combine_s = 0;
   if (windows) { /* the edges run alone, outside the windows (ep_edge_s) */
     struct unit before, after;
     double before_s = ep_edge_s(lw, u, true, &before);
@@ -760,6 +775,12 @@ int32_t sim_emit_unit(struct lower *lw, const struct unit *u, int32_t gather) {
       prev = c0 = comp(lw, before_s, &before, PL_PART_ALL);
     first_s = p == PL_PASS_FWD ? layer_s - mlp_s : mlp_s;
     second_s = layer_s - first_s;
+    /* the combine node's ops leave the non-expert window (ep_windows) */
+    combine_s = fmin((double)u->layers * sg[SIM_SEG_LAYER].combine_s[p], layer_s - mlp_s);
+    if (p == PL_PASS_FWD)
+      first_s -= combine_s;
+    else
+      second_s -= combine_s;
   }
   struct unit blk = *u; /* under windows the blocks alone: the edges have their tasks */
   if (windows)
@@ -769,7 +790,7 @@ int32_t sim_emit_unit(struct lower *lw, const struct unit *u, int32_t gather) {
   if (c_first != SIM_NONE && lw->cur_unit >= 0 && lw->st->eng.cmp.need[lw->pass_id] > 0)
     lw->st->tags[c_first].anchor = 1;
   if (windows)
-    return ep_windows(lw, u, second_s, c, prev, in, n_in, beside);
+    return ep_windows(lw, u, second_s, combine_s, c, prev, in, n_in, beside);
   int32_t ring = SIM_NONE;
   if (attn_s > 0 && lw->l->cp_allgather) {
     c = cp_gather_rings(lw, u, attn_s, (enum pl_pass)p, &ring);

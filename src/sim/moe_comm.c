@@ -14,8 +14,8 @@
  * etp*ep ranks before the router's permutation and a reduce_scatter of the
  * outputs. deepep (MoEFlexTokenDispatcher + DeepEP): the all_to_all with
  * DeepEP's one send per target node across the network (deepep_dedup);
- * inside one NVLink 5 domain at HybridEP's measured rate on the rows each
- * rank receives (flex_nvl5_call_s); hybridep across H100 nodes at Hybrid-EP's
+ * inside one NVLink 5 domain at DeepEP's (hybridep: HybridEP's) measured rate
+ * on the rows each rank receives (flex_nvl5_call_s); hybridep across H100 nodes at Hybrid-EP's
  * measured IB rate on the rank's tokens once per destination node
  * (hybridep_ib_call_s).
  * A model with dense and MoE blocks prices its average block: the bytes are
@@ -123,6 +123,42 @@ static const struct ep_rate hybridep_gb200_32sm[] = {{8, 545.71e9, 568.94e9},
 #define HYBRIDEP_B200_DISPATCH_BPS 535.94e9
 #define HYBRIDEP_B200_COMBINE_BPS 530.86e9
 
+/* DeepEP's own measured rate inside one NVLink 5 domain, from the same
+ * README_Hybrid-EP.md (branch hybrid-ep 94a9f8f): the "B200 Platform" table's
+ * DeepEP rows (8 ranks, Torch API, the same test configuration and bandwidth
+ * definition as HybridEP's row of that table) and the "GB200 Platform" DeepEP
+ * table (8/16/24 ranks), BF16 dispatch and combine, bytes/s, by SM count:
+ * the entry with the largest SM count not above DEEPEP_DEFAULT_SMS (the 20
+ * Megatron-Core gives DeepEP) applies, i.e. the 16-SM rows. DeepEP's normal
+ * kernels are SM-bound there (B200: 348 / 494 / 619 GB/s dispatch at 16 / 24 /
+ * 32 SMs), well below HybridEP's 536 at 16 SMs, which plateau had used for
+ * both. Above 24 ranks the 24-rank figure is kept (its combine, 126.53 GB/s
+ * at 16 SMs, is the table's). */
+struct ep_sm_rate {
+  int64_t sms;
+  struct ep_rate r;
+};
+static const struct ep_sm_rate deepep_b200[] = {{16, {8, 348e9, 302e9}}, {24, {8, 494e9, 420e9}}};
+static const struct ep_sm_rate deepep_gb200[] = {
+    {16, {8, 362.01e9, 310.21e9}},  {16, {16, 328.80e9, 278.34e9}}, {16, {24, 324.64e9, 126.53e9}},
+    {24, {8, 512.72e9, 425.95e9}},  {24, {16, 442.47e9, 378.32e9}}, {24, {24, 450.22e9, 163.62e9}}};
+
+/* The rate of a DeepEP table (entries by ascending SM count, then ranks) for
+ * ep ranks at DEEPEP_DEFAULT_SMS: among the entries of the largest SM count
+ * not above it, the one ep_rate_at picks. */
+static struct ep_rate deepep_rate_at(const struct ep_sm_rate *t, size_t n, int64_t ep) {
+  int64_t sms = t[0].sms;
+  for (size_t i = 0; i < n; i++)
+    if (t[i].sms <= DEEPEP_DEFAULT_SMS && t[i].sms > sms)
+      sms = t[i].sms;
+  struct ep_rate rows[8];
+  size_t k = 0;
+  for (size_t i = 0; i < n && k < sizeof rows / sizeof rows[0]; i++)
+    if (t[i].sms == sms)
+      rows[k++] = t[i].r;
+  return *ep_rate_at(rows, k, ep);
+}
+
 /* Share of a rank's tokens one other rank of the ep group receives under the
  * flex dispatcher (HybridEP and DeepEP send a token once to each rank that
  * holds one of its top-k experts and permute it there): 1 - C(E - e, k) /
@@ -139,8 +175,9 @@ static double flex_rank_share(const struct pl_model *m, int64_t ep) {
  * passes run as many of each) when its ep group is inside one NVLink 5
  * domain (Blackwell behind NVSwitch, etp 1): the token rows the rank receives,
  * token_bytes (its tokens x hidden bytes) from each of ep ranks at
- * flex_rank_share, at HybridEP's measured rate. 0 otherwise (NCCL's
- * all_to_all prices the call; across nodes deepep_dedup applies). */
+ * flex_rank_share, at the backend's measured rate (DeepEP's or HybridEP's).
+ * 0 otherwise (NCCL's all_to_all prices the call; across nodes deepep_dedup
+ * applies). */
 static double flex_nvl5_call_s(const struct pl_run *run, double token_bytes) {
   const struct pl_layout *l = &run->layout;
   const struct pl_cluster *c = &run->cluster;
@@ -150,7 +187,15 @@ static double flex_nvl5_call_s(const struct pl_run *run, double token_bytes) {
       run->model.experts < l->ep)
     return 0.0;
   double d = HYBRIDEP_B200_DISPATCH_BPS, cb = HYBRIDEP_B200_COMBINE_BPS;
-  if (c->gpus_per_node > 8) {
+  if (l->dispatch == PL_MOE_DEEPEP) { /* DeepEP's own rows of the same tables */
+    struct ep_rate r = c->gpus_per_node > 8
+                           ? deepep_rate_at(deepep_gb200, sizeof deepep_gb200 / sizeof deepep_gb200[0],
+                                            l->ep)
+                           : deepep_rate_at(deepep_b200, sizeof deepep_b200 / sizeof deepep_b200[0],
+                                            l->ep);
+    d = r.dispatch_bps;
+    cb = r.combine_bps;
+  } else if (c->gpus_per_node > 8) {
     const struct ep_rate *r =
         l->dispatch == PL_MOE_HYBRIDEP && l->hybridep_sms >= 32
             ? ep_rate_at(hybridep_gb200_32sm,

@@ -68,6 +68,26 @@ static double node_share(const struct pl_gpu *g, const struct pl_layout *l,
   return mlp + rest > 0 ? mlp / (mlp + rest) : 0.0;
 }
 
+/* The share of a pass's compute that Megatron-Core's MoE combine node runs
+ * on the communication stream after the combine's all_to_all
+ * (pl_op_moe_combine_node: the unpermutation, and the residual add of the
+ * MoE blocks only, by the MoE share of the blocks), as node_share. */
+static double combine_share(const struct pl_gpu *g, const struct pl_layout *l,
+                            const struct pl_model *m, const struct pl_op *ops, int n,
+                            enum pl_pass p) {
+  double moe = (double)pl_model_moe_layers(m) / (double)(m->layers > 0 ? m->layers : 1);
+  double node = 0, all = 0;
+  for (int i = 0; i < n; i++) {
+    if (pl_op_node_free(&ops[i]))
+      continue;
+    double t = (ops[i].share > 0 ? ops[i].share : 1.0) * pl_op_run_time_s(g, l, m, &ops[i], p);
+    all += t;
+    if (pl_op_moe_combine_node(&ops[i]))
+      node += strcmp(ops[i].name, "resid2") == 0 ? moe * t : t;
+  }
+  return all > 0 ? node / all : 0.0;
+}
+
 /* layout.async_tp: PyTorch's symmetric-memory decomposition runs the GEMM
  * beside a fused collective as tp GEMMs of m / tp rows each
  * (torch/distributed/_symmetric_memory/__init__.py: _fused_all_gather_matmul_impl's
@@ -139,6 +159,7 @@ static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_
                                                   pl_op_moe_mlp_node);
       s->in_layer_s[p] = s->comp_s[p] * node_share(g, l, m, ops, n, (enum pl_pass)p,
                                                    pl_op_mtp_attn_node);
+      s->combine_s[p] = s->comp_s[p] * combine_share(g, l, m, ops, n, (enum pl_pass)p);
     }
   }
   /* recompute full on a share f of the blocks (recompute_layers/every): the

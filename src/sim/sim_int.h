@@ -365,6 +365,9 @@ struct sim_seg {
                                         layout.ep_comm_overlap and no cp split (else 0) */
   double in_layer_s[2];              /* LM head: part of comp_s run inside the merged layers
                                         (pl_op_mtp_attn_node), with layout.ep_comm_overlap */
+  double combine_s[2];               /* part of comp_s in Megatron-Core's MoE combine node
+                                        (segments.c combine_share), with layout.ep_comm_overlap
+                                        and no cp split (else 0): lower_unit.c ep_windows */
   struct sim_comm tp[2][SIM_SEG_TP]; /* blocking tensor- and expert-parallel collectives */
   struct sim_comm te_in_ag;          /* with sp: the all_gather of a column-parallel TE linear's
                                         saved input for its wgrad (lower_unit.c te_bwd_windows), one

@@ -167,6 +167,26 @@ static bool bridge_deepseek(const struct validate_in *in, struct pl_layout *l,
     l->adam_moments_bf16 = true;
     validate_note(row, "Adam moments in bf16 (the recipe's precision-aware optimizer)");
   }
+  /* 25.11's DGX-GB300 rows (w/o MTP, pp 2 vp 4 ep 32, gbs 4096) are not the
+   * v0.2.0-v0.2.2 GB300 config (pp 4 vp 4 ep 64, gbs 2048). The layout they
+   * state is on the release branch's test line: Megatron-Bridge
+   * gaod/r0.2.0_test d19cb73c8 ("gb300 changes", 2025-12-05) and its tip
+   * 4a82e1651 set DEEPSEEK_V3_GB300_BASE_CONFIG to pp 2 vp 4 ep 32 gbs 4096
+   * and deepseek_v3_gb300_config passes layout "Et*3|(t*4|)*14ttL" with
+   * mtp_num_layers None. That string has 16 chunks; Megatron-Core (0d8e0714,
+   * that branch's pin, transformer_config.py __post_init__ "PP layout")
+   * takes vp = chunks / pp = 8 from a layout and asserts a set vp equals it,
+   * so the run that had this layout ran vp 8, not the table's 4 (the
+   * interleaved bubble differs by (pp-1)/(m vp): 0.8 % -> 0.4 % of the
+   * step at 32 micro-batches) */
+  if (!mtp && l->pp == 2 && l->vp == 4 && bridge_config_is(in, l, "25.11", "DeepSeekV3", "GB300", -1)) {
+    snprintf(l->pipeline_layout, sizeof l->pipeline_layout, "Et*3|(t*4|)*14ttL");
+    l->vp = 8;
+    validate_note(row, "pipeline layout Et*3|(t*4|)*14ttL, no MTP (Megatron-Bridge "
+                       "gaod/r0.2.0_test d19cb73c8 deepseek_v3_gb300_config): 16 chunks, so vp 8 "
+                       "(Megatron-Core takes vp from the layout; the table says 4)");
+    return true;
+  }
   return bridge_layout_61(l, row, mtp, "DeepSeek-V3");
 }
 

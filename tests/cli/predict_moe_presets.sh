@@ -3,7 +3,8 @@
 # llama4-maverick; counts derived by hand in tests/unit/test_model.c) predict and search,
 # and the validation rows they unlock are predicted with them (Megatron-Bridge Kimi K2 with
 # its recipe's pipeline layout; NeMo Mixtral 8x22B and Llama 4 Scout); the DeepSeek-V3
-# pp 2 vp 4 rows, whose layout no Bridge release states, stay skipped with the reason.
+# pp 2 vp 4 rows (25.11 GB300), whose layout no Bridge release tag states, with the one
+# their release branch's test line gives.
 . "$(dirname "$0")/lib.sh"
 V="$PL_SOURCE_DIR/data/validation"
 jget() { python3 -c 'import json,sys
@@ -60,5 +61,10 @@ expect_ok validate "$V/nemo_2409_2507_performance_summary.csv" --format csv
 check "row 8's command: userbuffers and the host sync off" python3 -c 'import csv,sys
 r = [r for r in csv.DictReader(open(sys.argv[1])) if r["row"] == "8"][0]
 sys.exit(0 if "--tp-comm-overlap off" in r["command"] and "--moe-host-sync off" in r["command"] else 1)' "$TMP/out"
-check "DeepSeek-V3 pp 2 vp 4 stays skipped (4 rows)" [ "$(grep -c '|skip|no Megatron-Bridge DeepSeek-V3 pipeline layout for pp 2 vp 4' "$TMP/rows")" = 4 ]
+# the 25.11 DGX-GB300 DeepSeek-V3 pp 2 vp 4 rows: the layout of the release branch's test
+# line (gaod/r0.2.0_test d19cb73c8), 16 chunks, so vp 8 (source_bridge.c bridge_deepseek)
+check "DeepSeek-V3 25.11 GB300 pp 2 vp 4: 4 rows predicted with d19cb73c8's layout" [ "$(grep -c \
+  '^megatron_bridge_performance_summary|23[89]\|24[01]|pred|.*pipeline layout Et\*3|(t\*4|)\*14ttL, no MTP (Megatron-Bridge gaod/r0.2.0_test d19cb73c8' \
+  "$TMP/rows")" = 4 ]
+check "no DeepSeek-V3 row skipped for its pipeline layout" [ "$(grep -c '|skip|no Megatron-Bridge DeepSeek-V3 pipeline layout' "$TMP/rows")" = 0 ]
 finish

@@ -614,6 +614,17 @@ static void test_alltoall_dispatcher_ops(void) {
   /* issue order: preprocess, permute, (dispatch), sort ... unsort, (combine), unpermute */
   CHECK(pre + 2 == perm && perm + 1 == sort);
   CHECK(unsort + 1 == find(ops, n, "unpermute"));
+  /* Megatron-Core's schedule nodes under the EP overlap (core_v0.15.0-core_v0.18.0
+   * moe_layer.py routed_experts_compute: dispatch_postprocess's sort, the experts,
+   * combine_preprocess's unsort in the mlp node; fine_grained_callables.py
+   * submodule_combine_forward: the unpermute and mlp_bda in the combine node;
+   * preprocess's permute in the attn node) */
+  CHECK(pl_op_moe_mlp_node(sort) && pl_op_moe_mlp_node(unsort) && !pl_op_moe_mlp_node(perm));
+  CHECK(pl_op_moe_mlp_node(find(ops, n, "expert_fc1")) && !pl_op_moe_mlp_node(pre));
+  CHECK(pl_op_moe_combine_node(find(ops, n, "unpermute")) &&
+        pl_op_moe_combine_node(find(ops, n, "resid2")));
+  CHECK(!pl_op_moe_combine_node(perm) && !pl_op_moe_combine_node(unsort) &&
+        !pl_op_moe_mlp_node(find(ops, n, "unpermute")));
   CHECK(sort->fwd_flops == 0 && pre->fwd_flops == 0);
   /* the permutation's three row-id-map passes and the permute kernel; one backward */
   CHECK_EQ_INT(pl_op_kernels(perm, PL_PASS_FWD), 4);

@@ -490,10 +490,16 @@ static int sweep(void) {
  * outside the merged layers (TransformerModelChunkSchedulePlan.run: the
  * forward's pre_process before the layer loop, its post_process after; the
  * backward's post_process before, its pre_process after), as tasks of their
- * own: a merged forward is [embedding] [non-experts] [experts] [head], a merged
- * backward [head] [experts] [non-experts] [embedding]. By hand from the
- * segments: the expert window is 48 x experts_s[p], the non-expert window
- * 48 x (comp_s[p] - experts_s[p]), the edge tasks the embedding's and the
+ * own; the combine node's unpermutation and residual add (core_v0.14.0-
+ * core_v0.18.0 fine_grained_callables.py submodule_combine_forward: after the
+ * combine's all_to_all on the communication stream) run after the non-expert
+ * window: a merged forward is [embedding] [non-experts] [combine] [experts]
+ * [head], a merged backward [head] [experts] [non-experts] [combine]
+ * [embedding]. By hand from the segments: the expert window is 48 x
+ * experts_s[p], the combine task 48 x combine_s[p], where combine_s[p] is
+ * comp_s[p] times the unpermute's and resid2's share of the block's op time
+ * (every Qwen3-30B-A3B block is MoE), the non-expert window 48 x (comp_s[p] -
+ * experts_s[p] - combine_s[p]), the edge tasks the embedding's and the
  * head's comp_s[p] (no MTP: in_layer_s 0); a lone pass has no windows, its 96
  * calls blocking. The fast path gives the reference's step. The flex
  * dispatcher (deepep) keeps the count to the tokens' calls: the alltoall
@@ -518,10 +524,29 @@ static void check_ep_overlap(void) {
   const struct sim_seg *lay = &ref.seg[SIM_SEG_LAYER];
   CHECK(lay->experts_s[PL_PASS_FWD] > 0 && lay->experts_s[PL_PASS_FWD] < lay->comp_s[PL_PASS_FWD]);
   CHECK(lay->experts_s[PL_PASS_BWD] > 0 && lay->experts_s[PL_PASS_BWD] < lay->comp_s[PL_PASS_BWD]);
+  {
+    struct pl_op ops[PL_MAX_LAYER_OPS];
+    int n = pl_sim_segment_ops(&run, 1, ops); /* the block's ops as the segment prices them */
+    for (int p = 0; p < 2; p++) {
+      double node = 0, all = 0;
+      for (int i = 0; i < n; i++) {
+        if (strcmp(ops[i].name, "fp8_casts") == 0 || strcmp(ops[i].name, "grad_accum") == 0)
+          continue;
+        double t = (ops[i].share > 0 ? ops[i].share : 1.0) *
+                   pl_op_run_time_s(&run.cluster.gpu, &run.layout, &run.model, &ops[i],
+                                    (enum pl_pass)p);
+        all += t;
+        if (strcmp(ops[i].name, "unpermute") == 0 || strcmp(ops[i].name, "resid2") == 0)
+          node += t;
+      }
+      CHECK(node > 0 && lay->combine_s[p] > 0);
+      CHECK_NEAR_REL(lay->combine_s[p], lay->comp_s[p] * node / all, 1e-12);
+    }
+  }
   /* per (pass, micro-batch): compute tasks, their parts in order, work, a2a tasks and calls */
   int n_comp[2][4] = {{0}}, n_a2a[2][4] = {{0}}, calls[2][4] = {{0}};
-  uint8_t parts[2][4][4] = {{{0}}};
-  double part_work[2][4][4] = {{{0}}}, expert_work[2][4] = {{0}}, work[2][4] = {{0}};
+  uint8_t parts[2][4][5] = {{{0}}};
+  double part_work[2][4][5] = {{{0}}}, expert_work[2][4] = {{0}}, work[2][4] = {{0}};
   int cur_pass = -1, cur_mb = -1;
   for (int32_t i = 0; i < ref.eng.n_tasks; i++) {
     const struct sim_meta *mt = &ref.meta[i];
@@ -533,7 +558,7 @@ static void check_ep_overlap(void) {
       if (cur_mb < 0 || cur_mb > 3)
         continue;
       int k = n_comp[cur_pass][cur_mb]++;
-      if (k < 4) {
+      if (k < 5) {
         parts[cur_pass][cur_mb][k] = mt->part;
         part_work[cur_pass][cur_mb][k] = ref.eng.tasks[i].work_s;
       }
@@ -558,15 +583,16 @@ static void check_ep_overlap(void) {
       bool f = p == PL_PASS_FWD;
       const struct sim_seg *first = &ref.seg[f ? SIM_SEG_EMBED : SIM_SEG_HEAD];
       const struct sim_seg *last = &ref.seg[f ? SIM_SEG_HEAD : SIM_SEG_EMBED];
-      const uint8_t want[4] = {PL_PART_ALL, f ? PL_PART_NON_EXPERTS : PL_PART_EXPERTS,
-                               f ? PL_PART_EXPERTS : PL_PART_NON_EXPERTS, PL_PART_ALL};
-      const double want_s[4] = {first->comp_s[p],
-                                48.0 * (f ? lay->comp_s[p] - lay->experts_s[p] : lay->experts_s[p]),
-                                48.0 * (f ? lay->experts_s[p] : lay->comp_s[p] - lay->experts_s[p]),
-                                last->comp_s[p]};
-      CHECK_EQ_INT(n_comp[p][mb], 4);
+      double rest = 48.0 * (lay->comp_s[p] - lay->experts_s[p] - lay->combine_s[p]);
+      double mlp = 48.0 * lay->experts_s[p], comb = 48.0 * lay->combine_s[p];
+      const uint8_t want[5] = {PL_PART_ALL, f ? PL_PART_NON_EXPERTS : PL_PART_EXPERTS,
+                               f ? PL_PART_COMBINE : PL_PART_NON_EXPERTS,
+                               f ? PL_PART_EXPERTS : PL_PART_COMBINE, PL_PART_ALL};
+      const double want_s[5] = {first->comp_s[p], f ? rest : mlp, f ? comb : rest,
+                                f ? mlp : comb, last->comp_s[p]};
+      CHECK_EQ_INT(n_comp[p][mb], 5);
       CHECK_EQ_INT(n_a2a[p][mb], 2);
-      for (int k = 0; k < 4; k++) {
+      for (int k = 0; k < 5; k++) {
         CHECK_EQ_INT(parts[p][mb][k], want[k]);
         CHECK_NEAR_REL(part_work[p][mb][k], want_s[k], 1e-12);
       }

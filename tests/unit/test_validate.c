@@ -1076,6 +1076,28 @@ static void test_moe_rows(void) {
     CHECK(r != NULL && !r->skipped && r->layout.overlap_param_gather == pg_on[i]);
   }
   pl_validation_free(&v);
+  /* 25.11's DGX-GB300 DeepSeek-V3 w/o MTP, pp 2 vp 4 (source_bridge.c bridge_deepseek):
+   * Megatron-Bridge gaod/r0.2.0_test d19cb73c8's layout "Et*3|(t*4|)*14ttL" (3 + 14 x 4 + 2
+   * = 61 blocks in 16 chunks, so vp 8 by Megatron-Core's rule); the same layout in 26.02
+   * (with MTP) or on GB200 is not this config and stays skipped */
+  const char *g3 =
+      BRIDGE_HEADER
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,25.11 NeMo Container / x,"
+      "DeepSeekV3 (w/o MTP),,,,,4096,DGX-GB300,256,1,2,1,32,4,,,1,4096,BF16,pretrain,3848,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,26.02 NeMo Container / x,"
+      "DeepSeekV3,,,,,4096,DGX-GB300,256,1,2,1,32,4,,,1,4096,BF16,pretrain,3848,\n"
+      "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,25.11 NeMo Container / x,"
+      "DeepSeekV3 (w/o MTP),,,,,4096,DGX-GB200,256,1,2,1,32,4,,,1,4096,BF16,pretrain,3848,\n";
+  pl_validation_init(&v);
+  CHECK_STATUS(pl_validation_add_csv(&v, "bridge", g3, strlen(g3), &d), PL_OK, dp);
+  r = row_of(&v, 1);
+  CHECK(r != NULL && !r->skipped && r->layout.vp == 8 && r->layout.pp == 2 &&
+        strcmp(r->layout.pipeline_layout, "Et*3|(t*4|)*14ttL") == 0 && r->layout.mtp_layers == 0);
+  r = row_of(&v, 2);
+  CHECK(r != NULL && r->skipped);
+  r = row_of(&v, 3);
+  CHECK(r != NULL && r->skipped);
+  pl_validation_free(&v);
   /* tp overlap per release configuration (source_bridge_framework.c
    * validate_bridge_overrides): Llama 3.1
    * 405B NVFP4 off (v0.5.0 llama31_405b_pretrain_config_gb200: False if nvfp4), its
