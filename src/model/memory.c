@@ -57,6 +57,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/constants.h"
 #include "model/memory_int.h"
 
 #define FP32_LOGIT_BYTES 4.0 /* logits upcast for the loss (Korthikanti Sec. 4.3) */
@@ -246,6 +247,62 @@ static double kept_outputs(const struct pl_model *m, const struct pl_layout *l, 
   return (double)deg(l->micro_batches) * per_mb;
 }
 
+/* layout.fsdp_pp_unsharded under the interleaved schedule: the bytes by which
+ * the stage's unsharded fp32 gradients (GRAD_BYTES x its parameters,
+ * model_mem_states) exceed what is live at the stage's peak; subtracted from
+ * them. FSDP2 creates a parameter group's unsharded gradient in the group's
+ * first post_backward (FSDPParamGroup.post_backward: with reduce_grads off,
+ * FSDPParam.to_accumulated_grad_if_needed upcasts the autograd gradient into
+ * unsharded_accumulated_grad, reduce dtype fp32) and hands it to
+ * foreach_reduce, dropping it, in the post_backward of the backward that
+ * syncs (pytorch/pytorch 002a76f torch/distributed/fsdp/_fully_shard/
+ * _fsdp_param_group.py); torch.distributed.pipelining syncs only a stage's
+ * last backward (stage.py backward_maybe_with_nosync:
+ * set_requires_gradient_sync(last_backward)). So rank i's chunk c holds its
+ * gradients from its first backward to its last, not through the forward.
+ * The interleaved order (Megatron-Core core_v0.19.0 schedules.py
+ * get_schedule_table and get_model_chunk_id; torch ScheduleInterleaved1F1B's
+ * backward_stage_index, pytorch 00722e6 schedules.py, the same with
+ * microbatches_per_round = pp when pp divides m): micro-batches in groups of
+ * pp (the last group the rest), chunk-major within a group, backwards in
+ * reverse chunk order; warm-up W = min(2 (pp - i - 1) + (v - 1) pp, m v)
+ * forwards (in_flight), so before the k-th backward the rank holds min(W + 1,
+ * m v - k) chunk-micro-batches. Chunk c's first backward is k = (v - 1 - c) x
+ * (first group's size) and its last is in the last group, so at that moment
+ * chunks c..v-1 are live unless their last backward has passed (one group:
+ * only c). Between two first backwards the held activations and the live
+ * gradients only fall, so the peak is at one of them; the gradients of the
+ * chunk being back-propagated are counted whole alongside its micro-batch's
+ * activations (an upper bound: autograd frees each block's saved tensors as
+ * its gradients appear). With one chunk per rank (1f1b, gpipe) the first
+ * backward comes at the activation peak and all the stage's gradients are
+ * live: nothing changes. The parameters are gathered whole at the peak: by
+ * the first backward every chunk has run a forward (W + 1 > (v - 1) pp). */
+static double fsdp_pp_grads_not_live(const struct pl_model *m, const struct pl_layout *l,
+                                     int64_t i, const struct stage *s) {
+  int64_t pp = deg(l->pp), v = deg(l->vp), mb = deg(l->micro_batches);
+  if (l->shard < PL_SHARD_ZERO2 || !l->fsdp_pp_unsharded || pp == 1 || v < 2 ||
+      l->schedule != PL_SCHEDULE_INTERLEAVED)
+    return 0.0;
+  int64_t total = mb * v, warm = 2 * (pp - i - 1) + (v - 1) * pp;
+  warm = warm < total ? warm : total;
+  int64_t first_size = pp < mb ? pp : mb, last_start = pp * ((mb - 1) / pp);
+  int64_t last_size = mb - last_start;
+  double a = (double)s->layers * s->layer_act / (double)v; /* one chunk-micro-batch */
+  double held0 = (double)(warm + 1 < total ? warm + 1 : total), excess = 0.0;
+  for (int64_t c = v - 1; c >= 0; c--) {
+    int64_t k = (v - 1 - c) * first_size;
+    double held = (double)(warm + 1 < total - k ? warm + 1 : total - k), live = 0.0;
+    for (int64_t d = c; d < v; d++)
+      if (last_start * v + (v - 1 - d) * last_size + last_size - 1 >= k)
+        live += GRAD_BYTES * model_mem_chunk_params(m, l, i, d);
+    double e = (held - held0) * a + live;
+    excess = e > excess ? e : excess;
+  }
+  double all = GRAD_BYTES * s->params;
+  return all > excess ? all - excess : 0.0;
+}
+
 static void buffers(const struct pl_model *m, const struct pl_layout *l, struct stage *s) {
   int64_t tp = deg(l->tp);
   double sb = local_tokens(m, l), h = (double)m->hidden;
@@ -267,6 +324,7 @@ static void stage_compute(const struct pl_model *m, const struct pl_layout *l, i
   memset(s, 0, sizeof *s);
   model_mem_states(m, l, i, s);
   activations(m, l, i, s);
+  s->unsharded_b -= fsdp_pp_grads_not_live(m, l, i, s);
   s->act_b += kept_outputs(m, l, i);
   buffers(m, l, s);
 }

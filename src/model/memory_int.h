@@ -73,4 +73,9 @@ double model_mem_mlp_bwd_extra(const struct pl_model *m, const struct pl_layout 
 void model_mem_states(const struct pl_model *m, const struct pl_layout *l, int64_t i,
                       struct stage *s);
 
+/* Parameters of rank i's virtual chunk c on one GPU (the token table on the
+ * model's first chunk, final norm and LM head on its last). */
+double model_mem_chunk_params(const struct pl_model *m, const struct pl_layout *l, int64_t i,
+                              int64_t c);
+
 #endif

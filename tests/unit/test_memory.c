@@ -507,6 +507,51 @@ static void test_fsdp_pp_unsharded_zero2(void) {
   CHECK_NEAR_REL(first.unsharded_bytes, 7000555520.0, 1e-15);
 }
 
+/* fsdp_pp_unsharded under the interleaved schedule (memory.c
+ * fsdp_pp_grads_not_live): FSDP2 creates a chunk's unsharded fp32 gradients at
+ * its first backward and drops them at its last. Llama-2 7B, 8 GPUs, pp 2,
+ * vp 2 (4 virtual stages of 8 blocks), dp 4, zero2, gbs 8: m = 2 micro-batches,
+ * 4 chunk-micro-batches per rank. A block has 202,383,360 parameters, the
+ * token table and the LM head 131,072,000 each, the final norm 4,096.
+ * Rank 0: warm-up min(2 + 2, 4) = 4, every forward before the first backward.
+ * At chunk 1's first backward (k 0) it holds 4 chunk-micro-batches and chunk
+ * 1's gradients, 4 B x 8 x 202,383,360 = 6,476,267,520 B; at chunk 0's
+ * (k 2) chunk 1 is done (its last backward is k 1) and 2 are held: 2 fewer
+ * chunk-micro-batches (8 blocks of ~0.54 GB each) against 4 B x (8 blocks +
+ * the token table) = 7,000,555,520 B of gradients: lower. So 6,476,267,520 B
+ * of the stage's 4 B x (16 x 202,383,360 + 131,072,000) = 13,476,823,040 B.
+ * Rank 1: warm-up 2, 3 held at chunk 1's first backward (virtual stage 3:
+ * 8 blocks, final norm, LM head): 4 B x 1,750,142,976 = 7,000,571,904 B.
+ * With m = 4 (gbs 16, two groups of pp = 2) chunk 1 is still live at chunk
+ * 0's first backward (its last is in the second group) and 5 are held: all
+ * 13,476,823,040 B, as before; and 1f1b (vp 1) keeps the whole stage's. */
+static void test_fsdp_pp_lazy_grads(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_gpu g = gpu80();
+  struct pl_layout l = layout(&m, (struct spec){.gpus = 8, .pp = 2, .vp = 2, .gbs = 8,
+                                                .shard = PL_SHARD_ZERO2,
+                                                .schedule = PL_SCHEDULE_INTERLEAVED});
+  l.fsdp_pp_unsharded = true;
+  CHECK_EQ_INT(l.micro_batches, 2);
+  struct pl_memory r0, r1;
+  pl_memory_stage(&m, &l, &g, 0, &r0);
+  pl_memory_stage(&m, &l, &g, 1, &r1);
+  CHECK_NEAR_REL(r0.stage_params, 16.0 * 202383360.0 + 131072000.0, 1e-15);
+  CHECK_NEAR_REL(r0.in_flight, 2.0, 1e-15);
+  CHECK_NEAR_REL(r0.unsharded_bytes, 6476267520.0, 1e-15);
+  CHECK_NEAR_REL(r1.unsharded_bytes, 7000571904.0, 1e-15);
+  l = layout(&m, (struct spec){.gpus = 8, .pp = 2, .vp = 2, .gbs = 16, .shard = PL_SHARD_ZERO2,
+                               .schedule = PL_SCHEDULE_INTERLEAVED});
+  l.fsdp_pp_unsharded = true;
+  CHECK_EQ_INT(l.micro_batches, 4);
+  pl_memory_stage(&m, &l, &g, 0, &r0);
+  CHECK_NEAR_REL(r0.unsharded_bytes, 13476823040.0, 1e-15);
+  l = layout(&m, (struct spec){.gpus = 8, .pp = 2, .gbs = 8, .shard = PL_SHARD_ZERO2});
+  l.fsdp_pp_unsharded = true;
+  pl_memory_stage(&m, &l, &g, 0, &r0);
+  CHECK_NEAR_REL(r0.unsharded_bytes, 4.0 * (16.0 * 202383360.0 + 131072000.0), 1e-15);
+}
+
 /* layout.pp_keep_outputs (torch.distributed.pipelining before PyTorch PR
  * #153383): every stage keeps each micro-batch's output to the step's end.
  * Llama-2 7B, 8 GPUs, pp 4, dp 2, gbs 8, mbs 1: 4 micro-batches of 4096
@@ -1025,6 +1070,7 @@ int main(void) {
   test_does_not_fit();
   test_fsdp_pp_unsharded();
   test_fsdp_pp_unsharded_zero2();
+  test_fsdp_pp_lazy_grads();
   test_pp_keep_outputs();
   test_megatron_fsdp_grads();
   test_te_cross_entropy();
