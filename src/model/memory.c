@@ -202,10 +202,13 @@ static void activations(const struct pl_model *m, const struct pl_layout *l, int
     rerun_b = (double)rerun_blocks * (rerun > 0.0 ? rerun : 0.0); /* ops, tp >= 16: can be < 0 */
   }
   /* the first block in its backward (re-run or not) holds on top the larger
-   * of its MLP's and eager attention's activation gradients (two moments of
-   * its backward); the head is freed by then */
+   * of its MLP's and its core attention's working set (eager attention's
+   * score gradients, or the all-gather CP's gathered K/V and fp32
+   * gradients; two moments of its backward); the head is freed by then */
   double att_x = model_mem_eager_attention_bwd_extra(m, l),
-         mlp_x = model_mem_mlp_bwd_extra(m, l, rerun_b);
+         mlp_x = model_mem_mlp_bwd_extra(m, l, rerun_b),
+         cp_x = model_mem_cp_allgather_bwd_extra(m, l);
+  att_x = cp_x > att_x ? cp_x : att_x; /* both at the core attention's backward */
   rerun_b += att_x > mlp_x ? att_x : mlp_x;
   /* A micro-batch's head and its re-run block are never held together: its
    * backward runs the loss, LM head and final norm first, and the autograd
@@ -278,8 +281,8 @@ static double kept_outputs(const struct pl_model *m, const struct pl_layout *l, 
  * backward comes at the activation peak and all the stage's gradients are
  * live: nothing changes. The parameters are gathered whole at the peak: by
  * the first backward every chunk has run a forward (W + 1 > (v - 1) pp). */
-static double fsdp_pp_grads_not_live(const struct pl_model *m, const struct pl_layout *l,
-                                     int64_t i, const struct stage *s) {
+static double fsdp_pp_grads_not_live(const struct pl_model *m, const struct pl_layout *l, int64_t i,
+                                     const struct stage *s) {
   int64_t pp = deg(l->pp), v = deg(l->vp), mb = deg(l->micro_batches);
   if (l->shard < PL_SHARD_ZERO2 || !l->fsdp_pp_unsharded || pp == 1 || v < 2 ||
       l->schedule != PL_SCHEDULE_INTERLEAVED)
@@ -312,7 +315,9 @@ static void buffers(const struct pl_model *m, const struct pl_layout *l, struct 
     s->comm_b += 2.0 * sb * h;
   if (deg(l->pp) > 1) /* one send and one receive buffer */
     s->comm_b += 2.0 * (2.0 * sb * h / rep_div);
-  if (deg(l->cp) > 1) /* ring attention: double-buffered K and V of a chunk */
+  /* ring attention: double-buffered K and V of a chunk (the all-gather
+   * rotater's gathered buffer is model_mem_cp_allgather_bwd_extra's) */
+  if (deg(l->cp) > 1 && !l->cp_allgather)
     s->comm_b += 2.0 * 2.0 * 2.0 * sb * (double)(m->kv_heads / tp * m->head_dim);
   double states = s->params_b + s->grads_b + s->optimizer_b + s->act_b + s->unsharded_b + s->comm_b;
   s->framework_b = FRAMEWORK_FIXED_BYTES + FRAGMENTATION * states;

@@ -22,7 +22,7 @@ expect_ok validate "$V/llama3_herd_table4.csv" --format json
 check "three Llama 3 rows" grep -q '"dataset": "llama3_herd_table4"' "$TMP/out"
 check "framework torchtitan" grep -q '"framework": "torchtitan"' "$TMP/out"
 # Session 26 (fit26): FSDP2 creates a chunk's gradients at its first backward, so rows 2 and 3
-# (m = 16 = pp: every forward before the first backward) fit at 76.4 GiB and are predicted;
+# (m = 16 = pp: every forward before the first backward) fit (76.4, 77.2 GiB) and are predicted;
 # row 1 (m = 32: every chunk's gradients live at the peak) still needs 94.4 GiB (docs/model.md)
 expect_ok validate "$V/llama3_herd_table4.csv" --format csv
 for r in 2 3; do

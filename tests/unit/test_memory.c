@@ -552,6 +552,40 @@ static void test_fsdp_pp_lazy_grads(void) {
   CHECK_NEAR_REL(r0.unsharded_bytes, 4.0 * (16.0 * 202383360.0 + 131072000.0), 1e-15);
 }
 
+/* PyTorch's all-gather context parallelism (layout.cp_allgather; memory_act.c
+ * model_mem_cp_allgather_bwd_extra). Llama-3 8B, 8 GPUs, cp 8, seq 8192:
+ * 1,024 tokens per GPU, tp 1, 32 heads of 128 (a d = 4,096). At the core
+ * attention's backward the block still holds per token the norm1 and QKV
+ * inputs 2 x 8,192, Q, K, V 2 (4,096 + 2 x 1,024) = 12,288, the attention
+ * output 8,192 and the fp32 LSE 128: 36,992 B of its 139,392 saved
+ * (test_gqa_swiglu). On top: the gathered K and V 4 x 8 x 4,096 = 131,072,
+ * grad_query 4 x 4,096, grad_key and grad_value 8 x 4,096, the step's
+ * gradients 6 x 4,096: 204,800 B. Extra 36,992 + 204,800 - 139,392 =
+ * 102,400 B per token, against the MLP's fc2 input gradient 2 x 14,336 =
+ * 28,672 B that the block adds without it: +73,728 B x 1,024 tokens =
+ * 75,497,472 B more activations; the ring's double-buffered K and V, 2 x 2
+ * x 2 x 1,024 x 1,024 = 8,388,608 B, leave the buffers. Stage 0 of pp 2:
+ * on the last stage the loss's head, 4 B x 1,024 x 128,256 logits, is larger
+ * and is not held with it (memory.c). */
+static void test_cp_allgather_backward(void) {
+  struct pl_model m = model("llama3-8b");
+  struct pl_gpu g = gpu80();
+  struct pl_layout l = layout(
+      &m, (struct spec){.gpus = 16, .pp = 2, .cp = 8, .gbs = 2, .shard = PL_SHARD_ZERO3});
+  struct pl_memory ring, ag;
+  pl_memory_stage(&m, &l, &g, 0, &ring);
+  l.cp_allgather = true;
+  pl_memory_stage(&m, &l, &g, 0, &ag);
+  CHECK_NEAR_REL(ag.activations_bytes - ring.activations_bytes, 75497472.0, 1e-12);
+  CHECK_NEAR_REL(ring.comm_bytes - ag.comm_bytes, 8388608.0, 1e-12);
+  /* no context parallelism: nothing */
+  l = layout(&m, (struct spec){.gpus = 8, .gbs = 8, .shard = PL_SHARD_ZERO3});
+  pl_memory_compute(&m, &l, &g, &ring);
+  l.cp_allgather = true;
+  pl_memory_compute(&m, &l, &g, &ag);
+  CHECK_NEAR_REL(ag.total_bytes, ring.total_bytes, 0);
+}
+
 /* layout.pp_keep_outputs (torch.distributed.pipelining before PyTorch PR
  * #153383): every stage keeps each micro-batch's output to the step's end.
  * Llama-2 7B, 8 GPUs, pp 4, dp 2, gbs 8, mbs 1: 4 micro-batches of 4096
@@ -1071,6 +1105,7 @@ int main(void) {
   test_fsdp_pp_unsharded();
   test_fsdp_pp_unsharded_zero2();
   test_fsdp_pp_lazy_grads();
+  test_cp_allgather_backward();
   test_pp_keep_outputs();
   test_megatron_fsdp_grads();
   test_te_cross_entropy();
