@@ -57,6 +57,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/constants.h"
 #include "model/memory_int.h"
 
 #define FP32_LOGIT_BYTES 4.0 /* logits upcast for the loss (Korthikanti Sec. 4.3) */
@@ -201,10 +202,13 @@ static void activations(const struct pl_model *m, const struct pl_layout *l, int
     rerun_b = (double)rerun_blocks * (rerun > 0.0 ? rerun : 0.0); /* ops, tp >= 16: can be < 0 */
   }
   /* the first block in its backward (re-run or not) holds on top the larger
-   * of its MLP's and eager attention's activation gradients (two moments of
-   * its backward); the head is freed by then */
+   * of its MLP's and its core attention's working set (eager attention's
+   * score gradients, or the all-gather CP's gathered K/V and fp32
+   * gradients; two moments of its backward); the head is freed by then */
   double att_x = model_mem_eager_attention_bwd_extra(m, l),
-         mlp_x = model_mem_mlp_bwd_extra(m, l, rerun_b);
+         mlp_x = model_mem_mlp_bwd_extra(m, l, rerun_b),
+         cp_x = model_mem_cp_allgather_bwd_extra(m, l);
+  att_x = cp_x > att_x ? cp_x : att_x; /* both at the core attention's backward */
   rerun_b += att_x > mlp_x ? att_x : mlp_x;
   /* A micro-batch's head and its re-run block are never held together: its
    * backward runs the loss, LM head and final norm first, and the autograd
@@ -246,6 +250,62 @@ static double kept_outputs(const struct pl_model *m, const struct pl_layout *l, 
   return (double)deg(l->micro_batches) * per_mb;
 }
 
+/* layout.fsdp_pp_unsharded under the interleaved schedule: the bytes by which
+ * the stage's unsharded fp32 gradients (GRAD_BYTES x its parameters,
+ * model_mem_states) exceed what is live at the stage's peak; subtracted from
+ * them. FSDP2 creates a parameter group's unsharded gradient in the group's
+ * first post_backward (FSDPParamGroup.post_backward: with reduce_grads off,
+ * FSDPParam.to_accumulated_grad_if_needed upcasts the autograd gradient into
+ * unsharded_accumulated_grad, reduce dtype fp32) and hands it to
+ * foreach_reduce, dropping it, in the post_backward of the backward that
+ * syncs (pytorch/pytorch 002a76f torch/distributed/fsdp/_fully_shard/
+ * _fsdp_param_group.py); torch.distributed.pipelining syncs only a stage's
+ * last backward (stage.py backward_maybe_with_nosync:
+ * set_requires_gradient_sync(last_backward)). So rank i's chunk c holds its
+ * gradients from its first backward to its last, not through the forward.
+ * The interleaved order (Megatron-Core core_v0.19.0 schedules.py
+ * get_schedule_table and get_model_chunk_id; torch ScheduleInterleaved1F1B's
+ * backward_stage_index, pytorch 00722e6 schedules.py, the same with
+ * microbatches_per_round = pp when pp divides m): micro-batches in groups of
+ * pp (the last group the rest), chunk-major within a group, backwards in
+ * reverse chunk order; warm-up W = min(2 (pp - i - 1) + (v - 1) pp, m v)
+ * forwards (in_flight), so before the k-th backward the rank holds min(W + 1,
+ * m v - k) chunk-micro-batches. Chunk c's first backward is k = (v - 1 - c) x
+ * (first group's size) and its last is in the last group, so at that moment
+ * chunks c..v-1 are live unless their last backward has passed (one group:
+ * only c). Between two first backwards the held activations and the live
+ * gradients only fall, so the peak is at one of them; the gradients of the
+ * chunk being back-propagated are counted whole alongside its micro-batch's
+ * activations (an upper bound: autograd frees each block's saved tensors as
+ * its gradients appear). With one chunk per rank (1f1b, gpipe) the first
+ * backward comes at the activation peak and all the stage's gradients are
+ * live: nothing changes. The parameters are gathered whole at the peak: by
+ * the first backward every chunk has run a forward (W + 1 > (v - 1) pp). */
+static double fsdp_pp_grads_not_live(const struct pl_model *m, const struct pl_layout *l, int64_t i,
+                                     const struct stage *s) {
+  int64_t pp = deg(l->pp), v = deg(l->vp), mb = deg(l->micro_batches);
+  if (l->shard < PL_SHARD_ZERO2 || !l->fsdp_pp_unsharded || pp == 1 || v < 2 ||
+      l->schedule != PL_SCHEDULE_INTERLEAVED)
+    return 0.0;
+  int64_t total = mb * v, warm = 2 * (pp - i - 1) + (v - 1) * pp;
+  warm = warm < total ? warm : total;
+  int64_t first_size = pp < mb ? pp : mb, last_start = pp * ((mb - 1) / pp);
+  int64_t last_size = mb - last_start;
+  double a = (double)s->layers * s->layer_act / (double)v; /* one chunk-micro-batch */
+  double held0 = (double)(warm + 1 < total ? warm + 1 : total), excess = 0.0;
+  for (int64_t c = v - 1; c >= 0; c--) {
+    int64_t k = (v - 1 - c) * first_size;
+    double held = (double)(warm + 1 < total - k ? warm + 1 : total - k), live = 0.0;
+    for (int64_t d = c; d < v; d++)
+      if (last_start * v + (v - 1 - d) * last_size + last_size - 1 >= k)
+        live += GRAD_BYTES * model_mem_chunk_params(m, l, i, d);
+    double e = (held - held0) * a + live;
+    excess = e > excess ? e : excess;
+  }
+  double all = GRAD_BYTES * s->params;
+  return all > excess ? all - excess : 0.0;
+}
+
 static void buffers(const struct pl_model *m, const struct pl_layout *l, struct stage *s) {
   int64_t tp = deg(l->tp);
   double sb = local_tokens(m, l), h = (double)m->hidden;
@@ -255,7 +315,9 @@ static void buffers(const struct pl_model *m, const struct pl_layout *l, struct 
     s->comm_b += 2.0 * sb * h;
   if (deg(l->pp) > 1) /* one send and one receive buffer */
     s->comm_b += 2.0 * (2.0 * sb * h / rep_div);
-  if (deg(l->cp) > 1) /* ring attention: double-buffered K and V of a chunk */
+  /* ring attention: double-buffered K and V of a chunk (the all-gather
+   * rotater's gathered buffer is model_mem_cp_allgather_bwd_extra's) */
+  if (deg(l->cp) > 1 && !l->cp_allgather)
     s->comm_b += 2.0 * 2.0 * 2.0 * sb * (double)(m->kv_heads / tp * m->head_dim);
   double states = s->params_b + s->grads_b + s->optimizer_b + s->act_b + s->unsharded_b + s->comm_b;
   s->framework_b = FRAMEWORK_FIXED_BYTES + FRAGMENTATION * states;
@@ -267,6 +329,7 @@ static void stage_compute(const struct pl_model *m, const struct pl_layout *l, i
   memset(s, 0, sizeof *s);
   model_mem_states(m, l, i, s);
   activations(m, l, i, s);
+  s->unsharded_b -= fsdp_pp_grads_not_live(m, l, i, s);
   s->act_b += kept_outputs(m, l, i);
   buffers(m, l, s);
 }

@@ -293,6 +293,52 @@ double model_mem_eager_attention_bwd_extra(const struct pl_model *m, const struc
   return extra > 0.0 ? extra : 0.0;
 }
 
+/* Context parallelism as PyTorch's context_parallel runs it with the
+ * all-gather rotater (layout.cp_allgather, torchtitan; src/sim/segments.c
+ * layer_cp_allgather prices its time): what one block holds at its core
+ * attention's backward beyond what it saves (layer_act_kept without
+ * recompute), for one micro-batch. torch/distributed/tensor/experimental/
+ * _attention.py _templated_ring_attention_backward (pytorch 0123248; the
+ * same structure in the 2.6 line the time model cites) allocates, before
+ * its loop over the cp steps, grad_query, grad_key and grad_value with
+ * zeros_like in the fp32 accumulation dtype (_cp_options.convert_to_f32),
+ * and its K/V rotater (_AllGatherRotater.exchange_buffers) all-gathers the
+ * rank's torch.cat of K and V once into _aggregated_buffer, cp times the
+ * local K and V in 16 bits, which it keeps until the function returns; each
+ * step's SDPA backward then returns a 16-bit grad_query_, grad_key_ and
+ * grad_value_. K and V carry heads / tp heads (torchtitan repeats them to
+ * every query head before SDPA, as the time model counts them). So per
+ * token, with a = heads / tp heads of head_dim d: 4 cp a d (the gathered K
+ * and V) + 4 a d (grad_query) + 8 a d (grad_key, grad_value) + 6 a d (the
+ * step's gradients). Not counted: the dK/dV rotation's fp32 send and receive
+ * buffers (ft_c.permute_tensor, whose lifetimes follow the collective's
+ * waits), the flash kernel's own workspace. By then the block's backward has
+ * freed what it saved after the core attention (the second norm's and the
+ * MLP's inputs); it still holds the first norm's and the QKV input, Q, K, V,
+ * the attention output (SDPA's backward reads it) and the log-sum-exp. The
+ * extra is what that exceeds the block's saved bytes, 0 when the freed part
+ * is larger. MoE and hybrid blocks: 0 (not derived). */
+double model_mem_cp_allgather_bwd_extra(const struct pl_model *m, const struct pl_layout *l) {
+  if (!l->cp_allgather || deg(l->cp) <= 1 || l->eager_attention || pl_model_is_moe(m) ||
+      pl_model_is_hybrid(m))
+    return 0.0;
+  double t = (double)deg(l->tp), sb = local_tokens(m, l), cp = (double)deg(l->cp);
+  double h = (double)m->hidden;
+  double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
+  double ad = (double)(m->heads / deg(l->tp)) * (double)m->head_dim;
+  double e, mlp;
+  model_mem_saved_gemm_bytes(m, l, &e, &mlp);
+  /* the QKV input: the sequence shard, or under DTensor SP the gathered
+   * tensor, whole (layer_act_kept's tp_gathered_inputs_saved) */
+  double qkv_in = tp_gathered_inputs_saved(l) ? pl_layout_tp_gather_bytes(l, PL_TP_GATHER_FWD) * h
+                                              : e * h / sp_div(l);
+  double held = 2.0 * h / sp_div(l) + qkv_in + 2.0 * (q + 2.0 * kv) / t + 2.0 * q / t +
+                scores_bytes_per_token(m, l);
+  double work = (4.0 * cp + 4.0 + 8.0 + 6.0) * ad;
+  double extra = sb * (held + work) - layer_act_kept(m, l, PL_RECOMPUTE_NONE);
+  return extra > 0.0 ? extra : 0.0;
+}
+
 /* The MLP's backward: fc2's backward allocates the gradient of its input,
  * 2 bytes per ffn element (f / tp per token; 16-bit even under FP8 recipes),
  * while the block still holds every tensor it saved except the MLP output's

@@ -66,11 +66,19 @@ double model_mem_offload_moe_block(const struct pl_model *m, const struct pl_lay
  * attention's score gradient, and the MLP's fc2 input gradient (rerun: the
  * bytes of the block being re-run). */
 double model_mem_eager_attention_bwd_extra(const struct pl_model *m, const struct pl_layout *l);
+/* The core attention's backward under PyTorch's all-gather context
+ * parallelism (layout.cp_allgather): the gathered K/V and fp32 gradients. */
+double model_mem_cp_allgather_bwd_extra(const struct pl_model *m, const struct pl_layout *l);
 double model_mem_mlp_bwd_extra(const struct pl_model *m, const struct pl_layout *l, double rerun);
 
 /* memory_states.c. Stage i's blocks, parameters and model-state bytes
  * (layers, params, params_b, grads_b, optimizer_b, unsharded_b). */
 void model_mem_states(const struct pl_model *m, const struct pl_layout *l, int64_t i,
                       struct stage *s);
+
+/* Parameters of rank i's virtual chunk c on one GPU (the token table on the
+ * model's first chunk, final norm and LM head on its last). */
+double model_mem_chunk_params(const struct pl_model *m, const struct pl_layout *l, int64_t i,
+                              int64_t c);
 
 #endif

@@ -99,6 +99,29 @@ static void stage_experts(const struct pl_model *m, const struct pl_layout *l, i
                       (double)pl_model_layer_params(m)) / t;
 }
 
+/* Parameters of rank i's virtual chunk c (virtual stage c * pp + i) on one
+ * GPU: its blocks (pl_layout_chunk_layers), their routed experts and MoE
+ * parts as stage_experts counts them, and the stage's modules outside the
+ * blocks on the chunk that runs them: the token table on the model's first
+ * virtual stage, the final norm and LM head on its last. A rank's vp chunks
+ * add up to model_mem_states' params. */
+double model_mem_chunk_params(const struct pl_model *m, const struct pl_layout *l, int64_t i,
+                              int64_t c) {
+  int64_t pp = deg(l->pp), v = deg(l->vp), first = 0;
+  int64_t k = pl_layout_chunk_layers(l, m->layers, c * pp + i, &first);
+  double t = (double)deg(l->tp), n = (double)k * layer_params_tp(m, t);
+  if (pl_model_is_moe(m)) {
+    double moe =
+        (double)(pl_model_moe_blocks_below(m, first + k) - pl_model_moe_blocks_below(m, first));
+    double all = (double)m->experts * (double)pl_model_expert_params(m);
+    n += moe * all / (double)(deg(l->ep) * deg(l->etp)) +
+         moe * ((double)pl_model_moe_layer_params(m) - all - (double)pl_model_layer_params(m)) / t;
+  }
+  if ((i == 0 && c == 0) || (i == pp - 1 && c == v - 1))
+    n += edge_params(m, l, i);
+  return n;
+}
+
 /* DeepSpeed 2021 ZeRO-3 (layout.zero3_list_copy_s: its per-parameter path)
  * gathers per module, not per block: v0.3.16 stage3.py fetch_sub_module
  * gathers sub_module.named_parameters(recurse=False), the parameters of the

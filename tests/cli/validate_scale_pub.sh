@@ -21,4 +21,13 @@ done
 expect_ok validate "$V/llama3_herd_table4.csv" --format json
 check "three Llama 3 rows" grep -q '"dataset": "llama3_herd_table4"' "$TMP/out"
 check "framework torchtitan" grep -q '"framework": "torchtitan"' "$TMP/out"
+# Session 26 (fit26): FSDP2 creates a chunk's gradients at its first backward, so rows 2 and 3
+# (m = 16 = pp: every forward before the first backward) fit (76.4, 77.2 GiB) and are predicted;
+# row 1 (m = 32: every chunk's gradients live at the peak) still needs 94.4 GiB (docs/model.md)
+expect_ok validate "$V/llama3_herd_table4.csv" --format csv
+for r in 2 3; do
+  check "herd row $r predicted" \
+    grep -qE "^\"llama3_herd_table4\",$r,[0-9]+,\"[^\"]*\",\"llama3\",\"h100\",\"dgx-h100\",\"step_time_s\",\"[^\"]*\",[0-9.]+,[0-9.]+,[0-9.]+," "$TMP/out"
+done
+check "herd row 1 does not fit" grep -qE '^"llama3_herd_table4",1,.*does not fit: needs 94.4 GiB > 80 GiB' "$TMP/out"
 finish

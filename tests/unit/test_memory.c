@@ -507,6 +507,85 @@ static void test_fsdp_pp_unsharded_zero2(void) {
   CHECK_NEAR_REL(first.unsharded_bytes, 7000555520.0, 1e-15);
 }
 
+/* fsdp_pp_unsharded under the interleaved schedule (memory.c
+ * fsdp_pp_grads_not_live): FSDP2 creates a chunk's unsharded fp32 gradients at
+ * its first backward and drops them at its last. Llama-2 7B, 8 GPUs, pp 2,
+ * vp 2 (4 virtual stages of 8 blocks), dp 4, zero2, gbs 8: m = 2 micro-batches,
+ * 4 chunk-micro-batches per rank. A block has 202,383,360 parameters, the
+ * token table and the LM head 131,072,000 each, the final norm 4,096.
+ * Rank 0: warm-up min(2 + 2, 4) = 4, every forward before the first backward.
+ * At chunk 1's first backward (k 0) it holds 4 chunk-micro-batches and chunk
+ * 1's gradients, 4 B x 8 x 202,383,360 = 6,476,267,520 B; at chunk 0's
+ * (k 2) chunk 1 is done (its last backward is k 1) and 2 are held: 2 fewer
+ * chunk-micro-batches (8 blocks of ~0.54 GB each) against 4 B x (8 blocks +
+ * the token table) = 7,000,555,520 B of gradients: lower. So 6,476,267,520 B
+ * of the stage's 4 B x (16 x 202,383,360 + 131,072,000) = 13,476,823,040 B.
+ * Rank 1: warm-up 2, 3 held at chunk 1's first backward (virtual stage 3:
+ * 8 blocks, final norm, LM head): 4 B x 1,750,142,976 = 7,000,571,904 B.
+ * With m = 4 (gbs 16, two groups of pp = 2) chunk 1 is still live at chunk
+ * 0's first backward (its last is in the second group) and 5 are held: all
+ * 13,476,823,040 B, as before; and 1f1b (vp 1) keeps the whole stage's. */
+static void test_fsdp_pp_lazy_grads(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_gpu g = gpu80();
+  struct pl_layout l = layout(&m, (struct spec){.gpus = 8, .pp = 2, .vp = 2, .gbs = 8,
+                                                .shard = PL_SHARD_ZERO2,
+                                                .schedule = PL_SCHEDULE_INTERLEAVED});
+  l.fsdp_pp_unsharded = true;
+  CHECK_EQ_INT(l.micro_batches, 2);
+  struct pl_memory r0, r1;
+  pl_memory_stage(&m, &l, &g, 0, &r0);
+  pl_memory_stage(&m, &l, &g, 1, &r1);
+  CHECK_NEAR_REL(r0.stage_params, 16.0 * 202383360.0 + 131072000.0, 1e-15);
+  CHECK_NEAR_REL(r0.in_flight, 2.0, 1e-15);
+  CHECK_NEAR_REL(r0.unsharded_bytes, 6476267520.0, 1e-15);
+  CHECK_NEAR_REL(r1.unsharded_bytes, 7000571904.0, 1e-15);
+  l = layout(&m, (struct spec){.gpus = 8, .pp = 2, .vp = 2, .gbs = 16, .shard = PL_SHARD_ZERO2,
+                               .schedule = PL_SCHEDULE_INTERLEAVED});
+  l.fsdp_pp_unsharded = true;
+  CHECK_EQ_INT(l.micro_batches, 4);
+  pl_memory_stage(&m, &l, &g, 0, &r0);
+  CHECK_NEAR_REL(r0.unsharded_bytes, 13476823040.0, 1e-15);
+  l = layout(&m, (struct spec){.gpus = 8, .pp = 2, .gbs = 8, .shard = PL_SHARD_ZERO2});
+  l.fsdp_pp_unsharded = true;
+  pl_memory_stage(&m, &l, &g, 0, &r0);
+  CHECK_NEAR_REL(r0.unsharded_bytes, 4.0 * (16.0 * 202383360.0 + 131072000.0), 1e-15);
+}
+
+/* PyTorch's all-gather context parallelism (layout.cp_allgather; memory_act.c
+ * model_mem_cp_allgather_bwd_extra). Llama-3 8B, 8 GPUs, cp 8, seq 8192:
+ * 1,024 tokens per GPU, tp 1, 32 heads of 128 (a d = 4,096). At the core
+ * attention's backward the block still holds per token the norm1 and QKV
+ * inputs 2 x 8,192, Q, K, V 2 (4,096 + 2 x 1,024) = 12,288, the attention
+ * output 8,192 and the fp32 LSE 128: 36,992 B of its 139,392 saved
+ * (test_gqa_swiglu). On top: the gathered K and V 4 x 8 x 4,096 = 131,072,
+ * grad_query 4 x 4,096, grad_key and grad_value 8 x 4,096, the step's
+ * gradients 6 x 4,096: 204,800 B. Extra 36,992 + 204,800 - 139,392 =
+ * 102,400 B per token, against the MLP's fc2 input gradient 2 x 14,336 =
+ * 28,672 B that the block adds without it: +73,728 B x 1,024 tokens =
+ * 75,497,472 B more activations; the ring's double-buffered K and V, 2 x 2
+ * x 2 x 1,024 x 1,024 = 8,388,608 B, leave the buffers. Stage 0 of pp 2:
+ * on the last stage the loss's head, 4 B x 1,024 x 128,256 logits, is larger
+ * and is not held with it (memory.c). */
+static void test_cp_allgather_backward(void) {
+  struct pl_model m = model("llama3-8b");
+  struct pl_gpu g = gpu80();
+  struct pl_layout l = layout(
+      &m, (struct spec){.gpus = 16, .pp = 2, .cp = 8, .gbs = 2, .shard = PL_SHARD_ZERO3});
+  struct pl_memory ring, ag;
+  pl_memory_stage(&m, &l, &g, 0, &ring);
+  l.cp_allgather = true;
+  pl_memory_stage(&m, &l, &g, 0, &ag);
+  CHECK_NEAR_REL(ag.activations_bytes - ring.activations_bytes, 75497472.0, 1e-12);
+  CHECK_NEAR_REL(ring.comm_bytes - ag.comm_bytes, 8388608.0, 1e-12);
+  /* no context parallelism: nothing */
+  l = layout(&m, (struct spec){.gpus = 8, .gbs = 8, .shard = PL_SHARD_ZERO3});
+  pl_memory_compute(&m, &l, &g, &ring);
+  l.cp_allgather = true;
+  pl_memory_compute(&m, &l, &g, &ag);
+  CHECK_NEAR_REL(ag.total_bytes, ring.total_bytes, 0);
+}
+
 /* layout.pp_keep_outputs (torch.distributed.pipelining before PyTorch PR
  * #153383): every stage keeps each micro-batch's output to the step's end.
  * Llama-2 7B, 8 GPUs, pp 4, dp 2, gbs 8, mbs 1: 4 micro-batches of 4096
@@ -1025,6 +1104,8 @@ int main(void) {
   test_does_not_fit();
   test_fsdp_pp_unsharded();
   test_fsdp_pp_unsharded_zero2();
+  test_fsdp_pp_lazy_grads();
+  test_cp_allgather_backward();
   test_pp_keep_outputs();
   test_megatron_fsdp_grads();
   test_te_cross_entropy();
