@@ -164,6 +164,20 @@ static void elementwise(struct pl_op *op, const char *name, double elems, struct
   model_op_memory(op, name, elems, c.fwd_flops, c.bwd_flops, c.fwd_bytes, c.bwd_bytes);
 }
 
+/* Per element of an op, the part of its kernels PyTorch runs on the
+ * non-vectorized path (pl_op strided_elems, sim/compute.c strided_extra_s):
+ * elements written and bytes moved by those kernels each way. */
+struct strided_cost {
+  double fwd_elems, bwd_elems;
+  double fwd_bytes, bwd_bytes;
+};
+static void strided(struct pl_op *op, double elems, struct strided_cost c) {
+  op->fwd_strided_elems = c.fwd_elems * elems;
+  op->bwd_strided_elems = c.bwd_elems * elems;
+  op->fwd_strided_bytes = c.fwd_bytes * elems;
+  op->bwd_strided_bytes = c.bwd_bytes * elems;
+}
+
 /* An op's kernel launches each way (pl_op fwd_kernels / bwd_kernels: 0 one,
  * -1 none, its work inside another op's kernel). */
 static void kernels(struct pl_op *op, int fwd, int bwd) {
@@ -639,6 +653,16 @@ static const struct elem_cost GLU_CLAMP = {2, 2, 8 * BF16_BYTES, 15 * BF16_BYTES
  * where, and chunk's cat. */
 #define GLU_CLAMP_FWD_KERNELS 3
 #define GLU_CLAMP_BWD_KERNELS 7
+/* Which of GLU_CLAMP's kernels take PyTorch's non-vectorized path (an operand
+ * that is not contiguous: aten/src/ATen/native/cuda/CUDALoops.cuh
+ * gpu_kernel_impl_nocast launches the vectorized kernel only when
+ * iter.is_contiguous()): the two forward clamps read the chunk halves, views
+ * with a row stride of twice their width (2 elements, 8 B); backward the three
+ * compares read the same saved halves (3 elements, 9 B) and the two wheres
+ * read the cat gradient's narrow slices and a 0-dim zero (2 elements, 10 B):
+ * 5 elements, 19 B. The cat, its backward cat and the in-place and of two
+ * contiguous masks stay vectorized. */
+static const struct strided_cost GLU_CLAMP_STRIDED = {2, 5, 8.0, 19.0}; /* bytes: bf16 and bool */
 /* Expert biases (model mlp_bias in an MoE block, GPT-OSS): fc1's bias is added
  * inside Transformer Engine's GroupedLinear (TEGroupedMLP builds linear_fc1 with
  * skip_bias_add=False), fc2's is returned and added weighted by each copy's
@@ -661,6 +685,12 @@ static const struct elem_cost GLU_CLAMP = {2, 2, 8 * BF16_BYTES, 15 * BF16_BYTES
  * more read and write, 4 B): 16 B. Kernels: forward two per local expert (b * p,
  * the add) and the cat; backward four per expert and the cat. */
 static const struct elem_cost EXPERT_BIAS = {2, 4, 6 * BF16_BYTES, 8 * BF16_BYTES};
+/* Of EXPERT_BIAS, the products with a broadcast operand run on PyTorch's
+ * non-vectorized path (a stride-0 operand makes the iterator non-contiguous,
+ * CUDALoops.cuh gpu_kernel_impl_nocast): forward b * p ([h] times [rows, 1]:
+ * 1 element, 2 B written), backward grad * p and grad * b (2 elements, 4 B
+ * each). The adds, the cats and the sums (reductions) are not. */
+static const struct strided_cost EXPERT_BIAS_STRIDED = {1, 2, BF16_BYTES, 4 * BF16_BYTES};
 /* The same _apply_bias with fp32 probabilities: Megatron-Core's flex
  * dispatcher hands them over as fp32 whatever the router's dtype
  * (token_dispatcher.py core_v0.16.0: _HybridEPManager.setup_metadata
@@ -677,6 +707,9 @@ static const struct elem_cost EXPERT_BIAS = {2, 4, 6 * BF16_BYTES, 8 * BF16_BYTE
  * for b (8 + 4 B), grad * b and its sum for p (8 + 4 B); the split's cat (4 B):
  * 40 B, 6 kernels per expert (b's [h] gradient cast back is the sixth) and 2. */
 static const struct elem_cost EXPERT_BIAS_FP32 = {2, 4, 7 * FP32_BYTES, 10 * FP32_BYTES};
+/* The same broadcast products in fp32: b * p writes 4 B, grad * p and grad * b
+ * read 4 B and write 4 B each. */
+static const struct strided_cost EXPERT_BIAS_FP32_STRIDED = {1, 2, FP32_BYTES, 4 * FP32_BYTES};
 /* layout.fused_grouped_mlp: cuDNN's grouped GEMMs add fc2's probability-scaled
  * bias in their epilogue; the backward's compute_grouped_dbias_dscales (TE
  * v2.16 ops/fused/backward_grouped_mlp.py, a Triton kernel) reads fc2's
@@ -800,6 +833,7 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   bool fused = l->fused_grouped_mlp;
   if (gated && m->glu_clamp && !fused) {
     elementwise(&ops[n], "expert_clamp", (double)rows * (double)local * (double)fe, GLU_CLAMP);
+    strided(&ops[n], (double)rows * (double)local * (double)fe, GLU_CLAMP_STRIDED);
     kernels(&ops[n], GLU_CLAMP_FWD_KERNELS, GLU_CLAMP_BWD_KERNELS);
     ops[n++].host_sync = true; /* GLU_CLAMP: the offset's blocking copy */
   }
@@ -811,6 +845,9 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
     bool p32 = !fused && (m->router_fp32 || PL_MOE_IS_FLEX(l->dispatch));
     elementwise(&ops[n], "expert_bias", (double)rows * (double)local * (double)h,
                 fused ? FUSED_BIAS_GRAD : p32 ? EXPERT_BIAS_FP32 : EXPERT_BIAS);
+    if (!fused)
+      strided(&ops[n], (double)rows * (double)local * (double)h,
+              p32 ? EXPERT_BIAS_FP32_STRIDED : EXPERT_BIAS_STRIDED);
     kernels(&ops[n++], fused ? 0 : 2 * (int)local + (p32 ? 2 : 1),
             fused ? 1 : p32 ? 6 * (int)local + 2 : 4 * (int)local + 1);
   }

@@ -432,6 +432,20 @@ static void test_gpt_oss_experts(void) {
   CHECK_NEAR_REL(bias->fwd_bytes, 12.0 * elems, 1e-12);
   CHECK_NEAR_REL(bias->bwd_bytes, 16.0 * elems, 1e-12);
   CHECK_EQ_INT(bias->bwd_kernels, 513);
+  /* the kernels on PyTorch's non-vectorized path (strided or broadcast
+   * operands): the clamps on the chunk halves, 2 elements and 8 B forward;
+   * backward the three compares on the saved halves (3 x 3 B) and the two
+   * wheres on the cat gradient's slices (2 x 5 B): 5 elements, 19 B; the bias's
+   * broadcast products b * p (2 B) and grad * p, grad * b (4 B each) */
+  CHECK_NEAR_REL(clamp->fwd_strided_elems, 2.0 * elems, 1e-12);
+  CHECK_NEAR_REL(clamp->fwd_strided_bytes, 8.0 * elems, 1e-12);
+  CHECK_NEAR_REL(clamp->bwd_strided_elems, 5.0 * elems, 1e-12);
+  CHECK_NEAR_REL(clamp->bwd_strided_bytes, 19.0 * elems, 1e-12);
+  CHECK_NEAR_REL(bias->fwd_strided_elems, elems, 1e-12);
+  CHECK_NEAR_REL(bias->fwd_strided_bytes, 2.0 * elems, 1e-12);
+  CHECK_NEAR_REL(bias->bwd_strided_elems, 2.0 * elems, 1e-12);
+  CHECK_NEAR_REL(bias->bwd_strided_bytes, 8.0 * elems, 1e-12);
+  CHECK_NEAR_REL(find(ops, n, "expert_act")->fwd_strided_elems, 0.0, 0);
   /* forward: two clamps and the cat; per expert b * p and the add, then the cat */
   CHECK_EQ_INT(clamp->fwd_kernels, 3);
   CHECK_EQ_INT(bias->fwd_kernels, 257);
@@ -458,6 +472,10 @@ static void test_gpt_oss_experts(void) {
       continue;
     CHECK_NEAR_REL(b32->fwd_bytes, 28.0 * elems, 1e-12);
     CHECK_NEAR_REL(b32->bwd_bytes, 40.0 * elems, 1e-12);
+    /* fp32 broadcast products: b * p writes 4 B; grad * p, grad * b 8 B each */
+    CHECK_NEAR_REL(b32->fwd_strided_bytes, 4.0 * elems, 1e-12);
+    CHECK_NEAR_REL(b32->bwd_strided_elems, 2.0 * elems, 1e-12);
+    CHECK_NEAR_REL(b32->bwd_strided_bytes, 16.0 * elems, 1e-12);
     CHECK_EQ_INT(b32->fwd_kernels, 258);
     CHECK_EQ_INT(b32->bwd_kernels, 770);
     /* the clamp does not depend on the probabilities' dtype */
