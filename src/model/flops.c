@@ -178,6 +178,17 @@ static void strided(struct pl_op *op, double elems, struct strided_cost c) {
   op->bwd_strided_bytes = c.bwd_bytes * elems;
 }
 
+/* Which of ROPE_UNFUSED's kernels take PyTorch's non-vectorized path, per
+ * element of q or k (an operand that is a broadcast or a strided view is not
+ * contiguous: CUDALoops.cuh gpu_kernel_impl_nocast): t * cos and the rotated
+ * half * sin, whose [s, 1, 1, d] tables broadcast over batch and heads (1
+ * element, 4 B each), and _rotate_half's -x2 on a chunk half (half an element,
+ * 2 B): 2.5 elements, 10 B. Backward the same three: grad * cos, grad * sin
+ * and the negation of the cat gradient's slice. The cats, the add, the
+ * gradients' sum and the slice copies run on contiguous tensors. */
+static const struct strided_cost ROPE_UNFUSED_STRIDED = {2.5, 2.5, 5 * BF16_BYTES,
+                                                         5 * BF16_BYTES};
+
 /* An op's kernel launches each way (pl_op fwd_kernels / bwd_kernels: 0 one,
  * -1 none, its work inside another op's kernel). */
 static void kernels(struct pl_op *op, int fwd, int bwd) {
@@ -451,6 +462,7 @@ static int attention_ops(const struct pl_model *m, const struct pl_layout *l,
                   m->rope_yarn ? ROPE_UNFUSED : ROPE);
       if (m->rope_yarn) {
         kernels(&ops[n], ROPE_UNFUSED_FWD_KERNELS, ROPE_UNFUSED_BWD_KERNELS);
+        strided(&ops[n], (double)d->tokens * (double)(q_w + kv_w), ROPE_UNFUSED_STRIDED);
       }
       n++;
     }

@@ -723,6 +723,13 @@ static void test_rope_yarn(void) {
   CHECK_NEAR_REL(r->fwd_flops, 3.0 * 18874368.0, 1e-12);
   CHECK_EQ_INT(pl_op_kernels(r, PL_PASS_FWD), 12);
   CHECK_EQ_INT(pl_op_kernels(r, PL_PASS_BWD), 9);
+  /* on PyTorch's non-vectorized path: * cos and * sin (broadcast tables, 1
+   * element and 4 B each) and -x2 on a chunk half (0.5 element, 2 B), each way:
+   * 2.5 x 18,874,368 = 47,185,920 elements and 10 B x 18,874,368 = 188,743,680 B */
+  CHECK_NEAR_REL(r->fwd_strided_elems, 47185920.0, 1e-12);
+  CHECK_NEAR_REL(r->bwd_strided_elems, 47185920.0, 1e-12);
+  CHECK_NEAR_REL(r->fwd_strided_bytes, 188743680.0, 1e-12);
+  CHECK_NEAR_REL(r->bwd_strided_bytes, 188743680.0, 1e-12);
   m.rope_yarn = false;
   n = pl_layer_ops(&m, &l, ops);
   r = find(ops, n, "rope");
@@ -731,6 +738,7 @@ static void test_rope_yarn(void) {
     return;
   CHECK_NEAR_REL(r->fwd_bytes, 4.0 * 18874368.0, 1e-12);
   CHECK_NEAR_REL(r->bwd_bytes, 4.0 * 18874368.0, 1e-12);
+  CHECK_NEAR_REL(r->fwd_strided_elems, 0.0, 0); /* Transformer Engine's fused kernel */
   CHECK_EQ_INT(pl_op_kernels(r, PL_PASS_FWD), 1);
   CHECK_EQ_INT(pl_op_kernels(r, PL_PASS_BWD), 1);
 }
