@@ -43,7 +43,7 @@
  *     "layer_norm_eager": {...}, "rms_norm_eager": {...}  (optional: PyTorch's eager norms'
  *                   measured fraction of the HBM bandwidth, (0, 1]; docs/step-model.md 2.3b),
  *     "strided_elementwise": {...}  (optional: a bf16 unary kernel's measured fraction of the
- *                   HBM bandwidth on PyTorch's non-vectorized path, (0, 1]; step-model.md 2.3c),
+ *                   HBM bandwidth on PyTorch's non-vectorized path, (0, 1]; step-model.md 2.3h),
  *     "kernel_overhead": {"value": "2 us", "source": "..."},
  *     "overlap_slowdown": {"value": 0.189, "source": "..."},
  *     "power": {"compute": {...}, "comm": {...}, "wait": {...}},
