@@ -481,6 +481,23 @@ static int attention_ops(const struct pl_model *m, const struct pl_layout *l,
  * routed experts' SWIGLU_WEIGHTED_EAGER, or for GPT-OSS's clamped quick-GEGLU,
  * model glu_clamp, QUICK_GEGLU_WEIGHTED_EAGER; a dense clamped GLU keeps the
  * fused cost: no preset has one). */
+/* Which kernels of the eager chains above take PyTorch's non-vectorized path
+ * (a chunk half or a [rows, 1] weight broadcast as an operand: CUDALoops.cuh
+ * gpu_kernel_impl_nocast), per output element. SWIGLU_EAGER: forward
+ * F.silu(y_1) (4 B) and * y_2 (6 B), 2 elements, 10 B; backward the two
+ * sigmoid(y_1) (4 B each), y_1 * (1 - s) (6), ... * y_2 (6) and F.silu(y_1)
+ * (4): 5 elements, 24 B. These are the kernels Together's B200 profile names
+ * at::elementwise sigmoid, BinaryFunctor and silu (the gpu files'
+ * strided_elementwise). The weighted form adds * weights forward and
+ * g * weights and the re-run swiglu(y) backward: 3 elements, 14 B and 8, 38 B.
+ * GPT-OSS's quick-GEGLU on the cat's halves: forward 1.702 * y_1 (4 B), y_1 * s
+ * (6), y_2 + offset (4), * weights (4): 4 elements, 18 B; backward g * weights
+ * (4), quick_geglu_back's two 1.702 * y_1 (4 each), y_2 + offset (4), g * y_1
+ * (6), and the re-run quick_geglu (14 B, 3): 8 elements, 36 B. */
+static const struct strided_cost SWIGLU_EAGER_STRIDED = {2, 5, 10, 24};
+static const struct strided_cost SWIGLU_WEIGHTED_EAGER_STRIDED = {3, 8, 14, 38};
+static const struct strided_cost QUICK_GEGLU_WEIGHTED_EAGER_STRIDED = {4, 8, 18, 36};
+
 static int act_op(const struct pl_model *m, const struct pl_layout *l, struct pl_op *ops, int n,
                   const char *name, double elems, bool weighted) {
   bool gated = m->mlp == PL_MLP_SWIGLU;
@@ -490,11 +507,13 @@ static int act_op(const struct pl_model *m, const struct pl_layout *l, struct pl
   }
   if (m->glu_clamp) {
     elementwise(&ops[n], name, elems, QUICK_GEGLU_WEIGHTED_EAGER);
+    strided(&ops[n], elems, QUICK_GEGLU_WEIGHTED_EAGER_STRIDED);
     kernels(&ops[n++], QUICK_GEGLU_WEIGHTED_EAGER_FWD_KERNELS,
             QUICK_GEGLU_WEIGHTED_EAGER_BWD_KERNELS);
     return n;
   }
   elementwise(&ops[n], name, elems, weighted ? SWIGLU_WEIGHTED_EAGER : SWIGLU_EAGER);
+  strided(&ops[n], elems, weighted ? SWIGLU_WEIGHTED_EAGER_STRIDED : SWIGLU_EAGER_STRIDED);
   if (weighted)
     kernels(&ops[n++], SWIGLU_WEIGHTED_EAGER_FWD_KERNELS, SWIGLU_WEIGHTED_EAGER_BWD_KERNELS);
   else

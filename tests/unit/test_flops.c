@@ -929,6 +929,12 @@ static void test_jit_eager(void) {
   CHECK_NEAR_REL(a->bwd_bytes, 58.0 * e, 1e-12);
   CHECK_EQ_INT(a->fwd_kernels, 2);
   CHECK_EQ_INT(a->bwd_kernels, 11);
+  /* on the halves (non-vectorized): forward silu(y_1) and * y_2 (2 elements,
+   * 10 B); backward two sigmoids, y_1 * (1 - s), * y_2, silu(y_1) (5, 24 B) */
+  CHECK_NEAR_REL(a->fwd_strided_elems, 2.0 * e, 1e-12);
+  CHECK_NEAR_REL(a->fwd_strided_bytes, 10.0 * e, 1e-12);
+  CHECK_NEAR_REL(a->bwd_strided_elems, 5.0 * e, 1e-12);
+  CHECK_NEAR_REL(a->bwd_strided_bytes, 24.0 * e, 1e-12);
 
   struct pl_model q = model("qwen3-30b-a3b");
   struct pl_layout lq = layout(&q, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
@@ -948,6 +954,11 @@ static void test_jit_eager(void) {
   CHECK_NEAR_REL(a->bwd_bytes, b * 80.0 / 10.0, 1e-12);
   CHECK_EQ_INT(a->fwd_kernels, 3);
   CHECK_EQ_INT(a->bwd_kernels, 16);
+  /* weighted: + the broadcast * weights (forward 3 elements, 14 B), backward
+   * g * weights, swiglu_back's 5 and the re-run swiglu's 2 (8, 38 B); per
+   * output element f / 6 B */
+  CHECK_NEAR_REL(a->fwd_strided_elems, 3.0 * f / 6.0, 1e-12);
+  CHECK_NEAR_REL(a->bwd_strided_bytes, 38.0 * f / 6.0, 1e-12);
 
   struct pl_model g = model("gpt-oss-120b");
   struct pl_layout lg = layout(&g, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
@@ -968,6 +979,11 @@ static void test_jit_eager(void) {
   CHECK_NEAR_REL(a->bwd_bytes, b * 104.0 / 10.0, 1e-12);
   CHECK_EQ_INT(a->fwd_kernels, 6);
   CHECK_EQ_INT(a->bwd_kernels, 21);
+  /* quick-GEGLU on the halves: 4 elements, 18 B forward; 8, 36 B backward */
+  CHECK_NEAR_REL(a->fwd_strided_elems, 4.0 * f / 6.0, 1e-12);
+  CHECK_NEAR_REL(a->fwd_strided_bytes, 18.0 * f / 6.0, 1e-12);
+  CHECK_NEAR_REL(a->bwd_strided_elems, 8.0 * f / 6.0, 1e-12);
+  CHECK_NEAR_REL(a->bwd_strided_bytes, 36.0 * f / 6.0, 1e-12);
 }
 
 /* The benchmarks' forced balance (layout.moe_force_balance; Megatron-Core
