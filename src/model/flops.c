@@ -189,6 +189,16 @@ static void strided(struct pl_op *op, double elems, struct strided_cost c) {
 static const struct strided_cost ROPE_UNFUSED_STRIDED = {2.5, 2.5, 5 * BF16_BYTES,
                                                          5 * BF16_BYTES};
 
+/* GQA_QUERY_COPY's copy reads a strided view (the query columns of the fused
+ * QKV output), so reshape's clone runs copy_ -> direct_copy_kernel_cuda ->
+ * gpu_kernel_nocast on a non-contiguous iterator (aten/src/ATen/native/cuda/
+ * Copy.cu, CUDALoops.cuh): the non-vectorized path, 1 element, 4 B, forward. */
+static const struct strided_cost GQA_QUERY_COPY_STRIDED = {1, 0, 2 * BF16_BYTES, 0};
+/* RESIDUAL_BIAS's `x = x + bias` broadcasts the [h] bias over the tokens: the
+ * non-vectorized path, 1 element, 4 B (x read, the sum written), forward; its
+ * backward is a reduction over the tokens (another kernel family). */
+static const struct strided_cost RESIDUAL_BIAS_STRIDED = {1, 0, 2 * BF16_BYTES, 0};
+
 /* An op's kernel launches each way (pl_op fwd_kernels / bwd_kernels: 0 one,
  * -1 none, its work inside another op's kernel). */
 static void kernels(struct pl_op *op, int fwd, int bwd) {
@@ -444,8 +454,10 @@ static int attention_ops(const struct pl_model *m, const struct pl_layout *l,
   } else {
     gemm(&ops[n++], "qkv", d->tokens, q_w + 2 * kv_w, h);
     int64_t ng = m->kv_heads / d->tp;
-    if (l->gqa_query_copy && ng > 1 && ng < a) /* GQA_QUERY_COPY */
-      elementwise(&ops[n++], "q_copy", (double)d->tokens * (double)q_w, GQA_QUERY_COPY);
+    if (l->gqa_query_copy && ng > 1 && ng < a) { /* GQA_QUERY_COPY */
+      elementwise(&ops[n], "q_copy", (double)d->tokens * (double)q_w, GQA_QUERY_COPY);
+      strided(&ops[n++], (double)d->tokens * (double)q_w, GQA_QUERY_COPY_STRIDED);
+    }
     /* Q/K RMSNorm (model qk_norm, Qwen3): Megatron-Core's SelfAttention
      * get_query_key_value_tensors runs self.q_layernorm(query) and
      * self.k_layernorm(key) (TENorm under the TE layer spec with qk_layernorm,
@@ -941,6 +953,7 @@ int pl_layer_ops(const struct pl_model *m, const struct pl_layout *l,
   n = attention_ops(m, l, &d, ops, n);
   if (moe > 0 && (m->out_bias || m->linear_bias)) { /* RESIDUAL_BIAS: the unfused bias add */
     elementwise(&ops[n], "resid1", norm_elems, RESIDUAL_BIAS);
+    strided(&ops[n], norm_elems, RESIDUAL_BIAS_STRIDED);
     kernels(&ops[n++], 2, 2);
   } else {
     elementwise(&ops[n++], "resid1", norm_elems, RESIDUAL);

@@ -503,6 +503,11 @@ static void test_gpt_oss_experts(void) {
     CHECK_NEAR_REL(r1->bwd_bytes, 8.0 * hid, 1e-12);
     CHECK_EQ_INT(r1->fwd_kernels, 2);
     CHECK_EQ_INT(r1->bwd_kernels, 2);
+    /* x + bias broadcasts the bias: 1 element, 4 B on the non-vectorized path;
+     * the backward's sum is a reduction */
+    CHECK_NEAR_REL(r1->fwd_strided_elems, hid, 1e-12);
+    CHECK_NEAR_REL(r1->fwd_strided_bytes, 4.0 * hid, 1e-12);
+    CHECK_NEAR_REL(r1->bwd_strided_elems, 0.0, 0);
   }
   struct pl_model ds = model("deepseek-v3");
   struct pl_layout ld = layout(&ds, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
@@ -791,6 +796,9 @@ static void test_gqa_query_copy(void) {
     return;
   CHECK_NEAR_REL(q->fwd_bytes, 134217728.0, 0);
   CHECK_NEAR_REL(q->bwd_bytes, 0.0, 0);
+  /* the copy reads a strided view: every element on the non-vectorized path */
+  CHECK_NEAR_REL(q->fwd_strided_elems, 134217728.0 / 4.0, 0);
+  CHECK_NEAR_REL(q->fwd_strided_bytes, 134217728.0, 0);
   CHECK_EQ_INT(pl_op_kernels(q, PL_PASS_FWD), 1);
   CHECK_EQ_INT(pl_op_kernels(q, PL_PASS_BWD), 0);
   CHECK(q - 1 == find(ops, n, "qkv"));
