@@ -76,6 +76,14 @@ struct pl_op {
   bool wgrad_accum_fp32;  /* GEMM: its weight-gradient GEMM accumulates into the fp32 main_grad
                              (layout.grad_accum_fusion, set by src/sim/grad_accum.c): its output
                              is read and written at 4 B per element, not written at 2 B */
+  double fwd_strided_elems; /* MEMORY: elements written by the forward's kernels that PyTorch runs
+                             on its non-vectorized path (an operand is a strided view or a
+                             broadcast: CUDALoops.cuh launch_legacy_kernel), all counts
+                             included; 0 = none. Timed per element where the GPU file gives
+                             efficiency.strided_elementwise (pl_op_time_s), else in the bytes */
+  double bwd_strided_elems; /* the same for the backward */
+  double fwd_strided_bytes; /* the bytes of those forward kernels (part of fwd_bytes) */
+  double bwd_strided_bytes; /* the bytes of those backward kernels (part of bwd_bytes) */
   double share;           /* fraction of the model's blocks that run this op: 1 for most;
                              a model whose blocks differ (dense and MoE blocks, windowed
                              and full attention) lists an average block, each op weighted

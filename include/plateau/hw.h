@@ -152,6 +152,12 @@ struct pl_gpu_efficiency {
   double rms_norm_eager_fraction; /* efficiency.rms_norm_eager: the same for the eager RMSNorm
                                     chain (HF LlamaRMSNorm's ops) on the bytes plateau counts
                                     for it (the norm op and rmsnorm_eager); 0 = not given */
+  double strided_elementwise_fraction; /* efficiency.strided_elementwise: the fraction of the HBM
+                                    bandwidth a bf16 unary kernel (2 B read, 2 B written per
+                                    element) reaches on PyTorch's non-vectorized element-wise
+                                    path (a strided or broadcast operand), measured; such kernels
+                                    are timed per element at that rate whatever their bytes
+                                    (pl_op strided_elems); 0 = not given (hbm_fraction) */
   double kernel_overhead_s;      /* fixed cost of each kernel (launch gap, tail) */
   double overlap_slowdown;       /* compute time increase while NCCL kernels run */
   double power_compute;          /* (draw - idle) / (tdp - idle) while computing */

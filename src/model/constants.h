@@ -16,6 +16,10 @@
 /* Element sizes of the op cost tables (model/flops.c, model/mamba.c). */
 #define BF16_BYTES 2.0
 #define FP32_BYTES 4.0
+/* The reference kernel of a GPU file's efficiency.strided_elementwise: a bf16
+ * unary op on PyTorch's non-vectorized path reads 2 B and writes 2 B per
+ * element (sim/compute.c strided_extra_s times such kernels per element). */
+#define PL_STRIDED_UNARY_BYTES (2.0 * BF16_BYTES)
 /* One token count of Megatron-Core's MoE dispatcher: routing_map.sum(dim=0) of a
  * bool map is int64 (token_dispatcher.py MoEAlltoAllTokenDispatcher.preprocess). */
 #define MOE_COUNT_BYTES 8.0

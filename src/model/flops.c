@@ -164,6 +164,41 @@ static void elementwise(struct pl_op *op, const char *name, double elems, struct
   model_op_memory(op, name, elems, c.fwd_flops, c.bwd_flops, c.fwd_bytes, c.bwd_bytes);
 }
 
+/* Per element of an op, the part of its kernels PyTorch runs on the
+ * non-vectorized path (pl_op strided_elems, sim/compute.c strided_extra_s):
+ * elements written and bytes moved by those kernels each way. */
+struct strided_cost {
+  double fwd_elems, bwd_elems;
+  double fwd_bytes, bwd_bytes;
+};
+static void strided(struct pl_op *op, double elems, struct strided_cost c) {
+  op->fwd_strided_elems = c.fwd_elems * elems;
+  op->bwd_strided_elems = c.bwd_elems * elems;
+  op->fwd_strided_bytes = c.fwd_bytes * elems;
+  op->bwd_strided_bytes = c.bwd_bytes * elems;
+}
+
+/* Which of ROPE_UNFUSED's kernels take PyTorch's non-vectorized path, per
+ * element of q or k (an operand that is a broadcast or a strided view is not
+ * contiguous: CUDALoops.cuh gpu_kernel_impl_nocast): t * cos and the rotated
+ * half * sin, whose [s, 1, 1, d] tables broadcast over batch and heads (1
+ * element, 4 B each), and _rotate_half's -x2 on a chunk half (half an element,
+ * 2 B): 2.5 elements, 10 B. Backward the same three: grad * cos, grad * sin
+ * and the negation of the cat gradient's slice. The cats, the add, the
+ * gradients' sum and the slice copies run on contiguous tensors. */
+static const struct strided_cost ROPE_UNFUSED_STRIDED = {2.5, 2.5, 5 * BF16_BYTES,
+                                                         5 * BF16_BYTES};
+
+/* GQA_QUERY_COPY's copy reads a strided view (the query columns of the fused
+ * QKV output), so reshape's clone runs copy_ -> direct_copy_kernel_cuda ->
+ * gpu_kernel_nocast on a non-contiguous iterator (aten/src/ATen/native/cuda/
+ * Copy.cu, CUDALoops.cuh): the non-vectorized path, 1 element, 4 B, forward. */
+static const struct strided_cost GQA_QUERY_COPY_STRIDED = {1, 0, 2 * BF16_BYTES, 0};
+/* RESIDUAL_BIAS's `x = x + bias` broadcasts the [h] bias over the tokens: the
+ * non-vectorized path, 1 element, 4 B (x read, the sum written), forward; its
+ * backward is a reduction over the tokens (another kernel family). */
+static const struct strided_cost RESIDUAL_BIAS_STRIDED = {1, 0, 2 * BF16_BYTES, 0};
+
 /* An op's kernel launches each way (pl_op fwd_kernels / bwd_kernels: 0 one,
  * -1 none, its work inside another op's kernel). */
 static void kernels(struct pl_op *op, int fwd, int bwd) {
@@ -425,8 +460,10 @@ static int attention_ops(const struct pl_model *m, const struct pl_layout *l,
   } else {
     gemm(&ops[n++], "qkv", d->tokens, q_w + 2 * kv_w, h);
     int64_t ng = m->kv_heads / d->tp;
-    if (l->gqa_query_copy && ng > 1 && ng < a) /* GQA_QUERY_COPY */
-      elementwise(&ops[n++], "q_copy", (double)d->tokens * (double)q_w, GQA_QUERY_COPY);
+    if (l->gqa_query_copy && ng > 1 && ng < a) { /* GQA_QUERY_COPY */
+      elementwise(&ops[n], "q_copy", (double)d->tokens * (double)q_w, GQA_QUERY_COPY);
+      strided(&ops[n++], (double)d->tokens * (double)q_w, GQA_QUERY_COPY_STRIDED);
+    }
     /* Q/K RMSNorm (model qk_norm, Qwen3): Megatron-Core's SelfAttention
      * get_query_key_value_tensors runs self.q_layernorm(query) and
      * self.k_layernorm(key) (TENorm under the TE layer spec with qk_layernorm,
@@ -443,6 +480,7 @@ static int attention_ops(const struct pl_model *m, const struct pl_layout *l,
                   m->rope_yarn ? ROPE_UNFUSED : ROPE);
       if (m->rope_yarn) {
         kernels(&ops[n], ROPE_UNFUSED_FWD_KERNELS, ROPE_UNFUSED_BWD_KERNELS);
+        strided(&ops[n], (double)d->tokens * (double)(q_w + kv_w), ROPE_UNFUSED_STRIDED);
       }
       n++;
     }
@@ -461,6 +499,23 @@ static int attention_ops(const struct pl_model *m, const struct pl_layout *l,
  * routed experts' SWIGLU_WEIGHTED_EAGER, or for GPT-OSS's clamped quick-GEGLU,
  * model glu_clamp, QUICK_GEGLU_WEIGHTED_EAGER; a dense clamped GLU keeps the
  * fused cost: no preset has one). */
+/* Which kernels of the eager chains above take PyTorch's non-vectorized path
+ * (a chunk half or a [rows, 1] weight broadcast as an operand: CUDALoops.cuh
+ * gpu_kernel_impl_nocast), per output element. SWIGLU_EAGER: forward
+ * F.silu(y_1) (4 B) and * y_2 (6 B), 2 elements, 10 B; backward the two
+ * sigmoid(y_1) (4 B each), y_1 * (1 - s) (6), ... * y_2 (6) and F.silu(y_1)
+ * (4): 5 elements, 24 B. These are the kernels Together's B200 profile names
+ * at::elementwise sigmoid, BinaryFunctor and silu (the gpu files'
+ * strided_elementwise). The weighted form adds * weights forward and
+ * g * weights and the re-run swiglu(y) backward: 3 elements, 14 B and 8, 38 B.
+ * GPT-OSS's quick-GEGLU on the cat's halves: forward 1.702 * y_1 (4 B), y_1 * s
+ * (6), y_2 + offset (4), * weights (4): 4 elements, 18 B; backward g * weights
+ * (4), quick_geglu_back's two 1.702 * y_1 (4 each), y_2 + offset (4), g * y_1
+ * (6), and the re-run quick_geglu (14 B, 3): 8 elements, 36 B. */
+static const struct strided_cost SWIGLU_EAGER_STRIDED = {2, 5, 10, 24};
+static const struct strided_cost SWIGLU_WEIGHTED_EAGER_STRIDED = {3, 8, 14, 38};
+static const struct strided_cost QUICK_GEGLU_WEIGHTED_EAGER_STRIDED = {4, 8, 18, 36};
+
 static int act_op(const struct pl_model *m, const struct pl_layout *l, struct pl_op *ops, int n,
                   const char *name, double elems, bool weighted) {
   bool gated = m->mlp == PL_MLP_SWIGLU;
@@ -470,11 +525,13 @@ static int act_op(const struct pl_model *m, const struct pl_layout *l, struct pl
   }
   if (m->glu_clamp) {
     elementwise(&ops[n], name, elems, QUICK_GEGLU_WEIGHTED_EAGER);
+    strided(&ops[n], elems, QUICK_GEGLU_WEIGHTED_EAGER_STRIDED);
     kernels(&ops[n++], QUICK_GEGLU_WEIGHTED_EAGER_FWD_KERNELS,
             QUICK_GEGLU_WEIGHTED_EAGER_BWD_KERNELS);
     return n;
   }
   elementwise(&ops[n], name, elems, weighted ? SWIGLU_WEIGHTED_EAGER : SWIGLU_EAGER);
+  strided(&ops[n], elems, weighted ? SWIGLU_WEIGHTED_EAGER_STRIDED : SWIGLU_EAGER_STRIDED);
   if (weighted)
     kernels(&ops[n++], SWIGLU_WEIGHTED_EAGER_FWD_KERNELS, SWIGLU_WEIGHTED_EAGER_BWD_KERNELS);
   else
@@ -645,6 +702,16 @@ static const struct elem_cost GLU_CLAMP = {2, 2, 8 * BF16_BYTES, 15 * BF16_BYTES
  * where, and chunk's cat. */
 #define GLU_CLAMP_FWD_KERNELS 3
 #define GLU_CLAMP_BWD_KERNELS 7
+/* Which of GLU_CLAMP's kernels take PyTorch's non-vectorized path (an operand
+ * that is not contiguous: aten/src/ATen/native/cuda/CUDALoops.cuh
+ * gpu_kernel_impl_nocast launches the vectorized kernel only when
+ * iter.is_contiguous()): the two forward clamps read the chunk halves, views
+ * with a row stride of twice their width (2 elements, 8 B); backward the three
+ * compares read the same saved halves (3 elements, 9 B) and the two wheres
+ * read the cat gradient's narrow slices and a 0-dim zero (2 elements, 10 B):
+ * 5 elements, 19 B. The cat, its backward cat and the in-place and of two
+ * contiguous masks stay vectorized. */
+static const struct strided_cost GLU_CLAMP_STRIDED = {2, 5, 8.0, 19.0}; /* bytes: bf16 and bool */
 /* Expert biases (model mlp_bias in an MoE block, GPT-OSS): fc1's bias is added
  * inside Transformer Engine's GroupedLinear (TEGroupedMLP builds linear_fc1 with
  * skip_bias_add=False), fc2's is returned and added weighted by each copy's
@@ -667,6 +734,12 @@ static const struct elem_cost GLU_CLAMP = {2, 2, 8 * BF16_BYTES, 15 * BF16_BYTES
  * more read and write, 4 B): 16 B. Kernels: forward two per local expert (b * p,
  * the add) and the cat; backward four per expert and the cat. */
 static const struct elem_cost EXPERT_BIAS = {2, 4, 6 * BF16_BYTES, 8 * BF16_BYTES};
+/* Of EXPERT_BIAS, the products with a broadcast operand run on PyTorch's
+ * non-vectorized path (a stride-0 operand makes the iterator non-contiguous,
+ * CUDALoops.cuh gpu_kernel_impl_nocast): forward b * p ([h] times [rows, 1]:
+ * 1 element, 2 B written), backward grad * p and grad * b (2 elements, 4 B
+ * each). The adds, the cats and the sums (reductions) are not. */
+static const struct strided_cost EXPERT_BIAS_STRIDED = {1, 2, BF16_BYTES, 4 * BF16_BYTES};
 /* The same _apply_bias with fp32 probabilities: Megatron-Core's flex
  * dispatcher hands them over as fp32 whatever the router's dtype
  * (token_dispatcher.py core_v0.16.0: _HybridEPManager.setup_metadata
@@ -683,6 +756,9 @@ static const struct elem_cost EXPERT_BIAS = {2, 4, 6 * BF16_BYTES, 8 * BF16_BYTE
  * for b (8 + 4 B), grad * b and its sum for p (8 + 4 B); the split's cat (4 B):
  * 40 B, 6 kernels per expert (b's [h] gradient cast back is the sixth) and 2. */
 static const struct elem_cost EXPERT_BIAS_FP32 = {2, 4, 7 * FP32_BYTES, 10 * FP32_BYTES};
+/* The same broadcast products in fp32: b * p writes 4 B, grad * p and grad * b
+ * read 4 B and write 4 B each. */
+static const struct strided_cost EXPERT_BIAS_FP32_STRIDED = {1, 2, FP32_BYTES, 4 * FP32_BYTES};
 /* layout.fused_grouped_mlp: cuDNN's grouped GEMMs add fc2's probability-scaled
  * bias in their epilogue; the backward's compute_grouped_dbias_dscales (TE
  * v2.16 ops/fused/backward_grouped_mlp.py, a Triton kernel) reads fc2's
@@ -806,6 +882,7 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   bool fused = l->fused_grouped_mlp;
   if (gated && m->glu_clamp && !fused) {
     elementwise(&ops[n], "expert_clamp", (double)rows * (double)local * (double)fe, GLU_CLAMP);
+    strided(&ops[n], (double)rows * (double)local * (double)fe, GLU_CLAMP_STRIDED);
     kernels(&ops[n], GLU_CLAMP_FWD_KERNELS, GLU_CLAMP_BWD_KERNELS);
     ops[n++].host_sync = true; /* GLU_CLAMP: the offset's blocking copy */
   }
@@ -817,6 +894,9 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
     bool p32 = !fused && (m->router_fp32 || PL_MOE_IS_FLEX(l->dispatch));
     elementwise(&ops[n], "expert_bias", (double)rows * (double)local * (double)h,
                 fused ? FUSED_BIAS_GRAD : p32 ? EXPERT_BIAS_FP32 : EXPERT_BIAS);
+    if (!fused)
+      strided(&ops[n], (double)rows * (double)local * (double)h,
+              p32 ? EXPERT_BIAS_FP32_STRIDED : EXPERT_BIAS_STRIDED);
     kernels(&ops[n++], fused ? 0 : 2 * (int)local + (p32 ? 2 : 1),
             fused ? 1 : p32 ? 6 * (int)local + 2 : 4 * (int)local + 1);
   }
@@ -879,6 +959,7 @@ int pl_layer_ops(const struct pl_model *m, const struct pl_layout *l,
   n = attention_ops(m, l, &d, ops, n);
   if (moe > 0 && (m->out_bias || m->linear_bias)) { /* RESIDUAL_BIAS: the unfused bias add */
     elementwise(&ops[n], "resid1", norm_elems, RESIDUAL_BIAS);
+    strided(&ops[n], norm_elems, RESIDUAL_BIAS_STRIDED);
     kernels(&ops[n++], 2, 2);
   } else {
     elementwise(&ops[n++], "resid1", norm_elems, RESIDUAL);

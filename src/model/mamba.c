@@ -213,6 +213,14 @@ int model_mamba_ops(const struct pl_model *m, int64_t tp, int64_t mbs, int64_t s
     double in_w = (double)(in_proj_width(m) / tp);
     model_op_memory(&ops[n], "ssm_layout", t, 0.0, 0.0, LAYOUT_COPY_BYTES * (in_w + (double)di),
                     LAYOUT_COPY_BYTES * in_w);
+    /* every one of these copies reads a permuted view: copy_ ->
+     * direct_copy_kernel_cuda -> gpu_kernel on a non-contiguous iterator
+     * (aten/src/ATen/native/cuda/Copy.cu, CUDALoops.cuh), PyTorch's
+     * non-vectorized path (pl_op strided_elems, docs/step-model.md 2.3h) */
+    ops[n].fwd_strided_elems = t * (in_w + (double)di);
+    ops[n].bwd_strided_elems = t * in_w;
+    ops[n].fwd_strided_bytes = ops[n].fwd_bytes;
+    ops[n].bwd_strided_bytes = ops[n].bwd_bytes;
     ops[n++].fwd_kernels = 2; /* zxBCdt and y */
   }
   model_op_gemm(&ops[n++], "out_proj", tokens, h, di, 1);

@@ -43,6 +43,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "model/constants.h"
 #include "sim/sim_int.h"
 
 static double peak_of(const struct pl_gpu *g, enum pl_dtype dt) {
@@ -674,6 +675,26 @@ static double quantize_s(const struct pl_gpu *g, enum pl_dtype dtype, bool curre
   return (bw > 0 ? bytes / bw : 0) + pl_op_kernels(op, pass) * g->eff.kernel_overhead_s;
 }
 
+/* PyTorch's non-vectorized element-wise kernels (pl_op strided_elems): when an
+ * operand is a strided view (a torch.chunk half) or a broadcast, TensorIterator
+ * is not contiguous and gpu_kernel_impl_nocast (aten/src/ATen/native/cuda/
+ * CUDALoops.cuh) runs launch_legacy_kernel<128, 4> with an offset calculator
+ * per element instead of launch_vectorized_kernel. Such a kernel costs about
+ * the same per element whatever it moves (Together's B200 profile: unary 4 B
+ * and binary 6 B per element within 3 %, gpu file strided_elementwise), so
+ * its elements are timed at the file's unary rate, elements x 4 B /
+ * (fraction x HBM), in place of its bytes at hbm_fraction. Returns the
+ * difference, 0 when the file gives no rate or the op has no such kernels. */
+static double strided_extra_s(const struct pl_gpu *g, const struct pl_op *op, enum pl_pass pass) {
+  double f = g->eff.strided_elementwise_fraction;
+  bool fwd = pass == PL_PASS_FWD;
+  double elems = fwd ? op->fwd_strided_elems : op->bwd_strided_elems;
+  double bytes = fwd ? op->fwd_strided_bytes : op->bwd_strided_bytes;
+  if (!(f > 0) || !(elems > 0) || !(g->hbm_bytes_per_s > 0))
+    return 0;
+  return elems * PL_STRIDED_UNARY_BYTES / (g->hbm_bytes_per_s * f) - hbm_s(g, bytes);
+}
+
 double pl_op_time_s(const struct pl_gpu *g, enum pl_dtype dtype, const struct pl_op *op,
                     enum pl_pass pass) {
   double ssd = ssd_s(g, op, pass);
@@ -689,7 +710,8 @@ double pl_op_time_s(const struct pl_gpu *g, enum pl_dtype dtype, const struct pl
   case PL_OP_MEMORY: break;
   }
   double bytes = pass == PL_PASS_FWD ? op->fwd_bytes : op->bwd_bytes;
-  return hbm_s(g, bytes) + pl_op_kernels(op, pass) * g->eff.kernel_overhead_s;
+  return hbm_s(g, bytes) + strided_extra_s(g, op, pass) +
+         pl_op_kernels(op, pass) * g->eff.kernel_overhead_s;
 }
 
 /* Cross-entropy as eager PyTorch runs it under bf16 autocast (layout.kernels

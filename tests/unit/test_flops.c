@@ -432,6 +432,20 @@ static void test_gpt_oss_experts(void) {
   CHECK_NEAR_REL(bias->fwd_bytes, 12.0 * elems, 1e-12);
   CHECK_NEAR_REL(bias->bwd_bytes, 16.0 * elems, 1e-12);
   CHECK_EQ_INT(bias->bwd_kernels, 513);
+  /* the kernels on PyTorch's non-vectorized path (strided or broadcast
+   * operands): the clamps on the chunk halves, 2 elements and 8 B forward;
+   * backward the three compares on the saved halves (3 x 3 B) and the two
+   * wheres on the cat gradient's slices (2 x 5 B): 5 elements, 19 B; the bias's
+   * broadcast products b * p (2 B) and grad * p, grad * b (4 B each) */
+  CHECK_NEAR_REL(clamp->fwd_strided_elems, 2.0 * elems, 1e-12);
+  CHECK_NEAR_REL(clamp->fwd_strided_bytes, 8.0 * elems, 1e-12);
+  CHECK_NEAR_REL(clamp->bwd_strided_elems, 5.0 * elems, 1e-12);
+  CHECK_NEAR_REL(clamp->bwd_strided_bytes, 19.0 * elems, 1e-12);
+  CHECK_NEAR_REL(bias->fwd_strided_elems, elems, 1e-12);
+  CHECK_NEAR_REL(bias->fwd_strided_bytes, 2.0 * elems, 1e-12);
+  CHECK_NEAR_REL(bias->bwd_strided_elems, 2.0 * elems, 1e-12);
+  CHECK_NEAR_REL(bias->bwd_strided_bytes, 8.0 * elems, 1e-12);
+  CHECK_NEAR_REL(find(ops, n, "expert_act")->fwd_strided_elems, 0.0, 0);
   /* forward: two clamps and the cat; per expert b * p and the add, then the cat */
   CHECK_EQ_INT(clamp->fwd_kernels, 3);
   CHECK_EQ_INT(bias->fwd_kernels, 257);
@@ -458,6 +472,10 @@ static void test_gpt_oss_experts(void) {
       continue;
     CHECK_NEAR_REL(b32->fwd_bytes, 28.0 * elems, 1e-12);
     CHECK_NEAR_REL(b32->bwd_bytes, 40.0 * elems, 1e-12);
+    /* fp32 broadcast products: b * p writes 4 B; grad * p, grad * b 8 B each */
+    CHECK_NEAR_REL(b32->fwd_strided_bytes, 4.0 * elems, 1e-12);
+    CHECK_NEAR_REL(b32->bwd_strided_elems, 2.0 * elems, 1e-12);
+    CHECK_NEAR_REL(b32->bwd_strided_bytes, 16.0 * elems, 1e-12);
     CHECK_EQ_INT(b32->fwd_kernels, 258);
     CHECK_EQ_INT(b32->bwd_kernels, 770);
     /* the clamp does not depend on the probabilities' dtype */
@@ -485,6 +503,11 @@ static void test_gpt_oss_experts(void) {
     CHECK_NEAR_REL(r1->bwd_bytes, 8.0 * hid, 1e-12);
     CHECK_EQ_INT(r1->fwd_kernels, 2);
     CHECK_EQ_INT(r1->bwd_kernels, 2);
+    /* x + bias broadcasts the bias: 1 element, 4 B on the non-vectorized path;
+     * the backward's sum is a reduction */
+    CHECK_NEAR_REL(r1->fwd_strided_elems, hid, 1e-12);
+    CHECK_NEAR_REL(r1->fwd_strided_bytes, 4.0 * hid, 1e-12);
+    CHECK_NEAR_REL(r1->bwd_strided_elems, 0.0, 0);
   }
   struct pl_model ds = model("deepseek-v3");
   struct pl_layout ld = layout(&ds, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
@@ -716,6 +739,13 @@ static void test_rope_yarn(void) {
   CHECK_NEAR_REL(r->fwd_flops, 3.0 * 18874368.0, 1e-12);
   CHECK_EQ_INT(pl_op_kernels(r, PL_PASS_FWD), 12);
   CHECK_EQ_INT(pl_op_kernels(r, PL_PASS_BWD), 9);
+  /* on PyTorch's non-vectorized path: * cos and * sin (broadcast tables, 1
+   * element and 4 B each) and -x2 on a chunk half (0.5 element, 2 B), each way:
+   * 2.5 x 18,874,368 = 47,185,920 elements and 10 B x 18,874,368 = 188,743,680 B */
+  CHECK_NEAR_REL(r->fwd_strided_elems, 47185920.0, 1e-12);
+  CHECK_NEAR_REL(r->bwd_strided_elems, 47185920.0, 1e-12);
+  CHECK_NEAR_REL(r->fwd_strided_bytes, 188743680.0, 1e-12);
+  CHECK_NEAR_REL(r->bwd_strided_bytes, 188743680.0, 1e-12);
   m.rope_yarn = false;
   n = pl_layer_ops(&m, &l, ops);
   r = find(ops, n, "rope");
@@ -724,6 +754,7 @@ static void test_rope_yarn(void) {
     return;
   CHECK_NEAR_REL(r->fwd_bytes, 4.0 * 18874368.0, 1e-12);
   CHECK_NEAR_REL(r->bwd_bytes, 4.0 * 18874368.0, 1e-12);
+  CHECK_NEAR_REL(r->fwd_strided_elems, 0.0, 0); /* Transformer Engine's fused kernel */
   CHECK_EQ_INT(pl_op_kernels(r, PL_PASS_FWD), 1);
   CHECK_EQ_INT(pl_op_kernels(r, PL_PASS_BWD), 1);
 }
@@ -776,6 +807,9 @@ static void test_gqa_query_copy(void) {
     return;
   CHECK_NEAR_REL(q->fwd_bytes, 134217728.0, 0);
   CHECK_NEAR_REL(q->bwd_bytes, 0.0, 0);
+  /* the copy reads a strided view: every element on the non-vectorized path */
+  CHECK_NEAR_REL(q->fwd_strided_elems, 134217728.0 / 4.0, 0);
+  CHECK_NEAR_REL(q->fwd_strided_bytes, 134217728.0, 0);
   CHECK_EQ_INT(pl_op_kernels(q, PL_PASS_FWD), 1);
   CHECK_EQ_INT(pl_op_kernels(q, PL_PASS_BWD), 0);
   CHECK(q - 1 == find(ops, n, "qkv"));
@@ -914,6 +948,12 @@ static void test_jit_eager(void) {
   CHECK_NEAR_REL(a->bwd_bytes, 58.0 * e, 1e-12);
   CHECK_EQ_INT(a->fwd_kernels, 2);
   CHECK_EQ_INT(a->bwd_kernels, 11);
+  /* on the halves (non-vectorized): forward silu(y_1) and * y_2 (2 elements,
+   * 10 B); backward two sigmoids, y_1 * (1 - s), * y_2, silu(y_1) (5, 24 B) */
+  CHECK_NEAR_REL(a->fwd_strided_elems, 2.0 * e, 1e-12);
+  CHECK_NEAR_REL(a->fwd_strided_bytes, 10.0 * e, 1e-12);
+  CHECK_NEAR_REL(a->bwd_strided_elems, 5.0 * e, 1e-12);
+  CHECK_NEAR_REL(a->bwd_strided_bytes, 24.0 * e, 1e-12);
 
   struct pl_model q = model("qwen3-30b-a3b");
   struct pl_layout lq = layout(&q, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
@@ -933,6 +973,11 @@ static void test_jit_eager(void) {
   CHECK_NEAR_REL(a->bwd_bytes, b * 80.0 / 10.0, 1e-12);
   CHECK_EQ_INT(a->fwd_kernels, 3);
   CHECK_EQ_INT(a->bwd_kernels, 16);
+  /* weighted: + the broadcast * weights (forward 3 elements, 14 B), backward
+   * g * weights, swiglu_back's 5 and the re-run swiglu's 2 (8, 38 B); per
+   * output element f / 6 B */
+  CHECK_NEAR_REL(a->fwd_strided_elems, 3.0 * f / 6.0, 1e-12);
+  CHECK_NEAR_REL(a->bwd_strided_bytes, 38.0 * f / 6.0, 1e-12);
 
   struct pl_model g = model("gpt-oss-120b");
   struct pl_layout lg = layout(&g, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
@@ -953,6 +998,11 @@ static void test_jit_eager(void) {
   CHECK_NEAR_REL(a->bwd_bytes, b * 104.0 / 10.0, 1e-12);
   CHECK_EQ_INT(a->fwd_kernels, 6);
   CHECK_EQ_INT(a->bwd_kernels, 21);
+  /* quick-GEGLU on the halves: 4 elements, 18 B forward; 8, 36 B backward */
+  CHECK_NEAR_REL(a->fwd_strided_elems, 4.0 * f / 6.0, 1e-12);
+  CHECK_NEAR_REL(a->fwd_strided_bytes, 18.0 * f / 6.0, 1e-12);
+  CHECK_NEAR_REL(a->bwd_strided_elems, 8.0 * f / 6.0, 1e-12);
+  CHECK_NEAR_REL(a->bwd_strided_bytes, 36.0 * f / 6.0, 1e-12);
 }
 
 /* The benchmarks' forced balance (layout.moe_force_balance; Megatron-Core

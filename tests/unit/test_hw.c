@@ -458,6 +458,33 @@ static void eager_norm_figures(void) {
   h100_edit_refused("\"value\": 0.655", "0.000", "rms_norm_eager");
 }
 
+/* The non-vectorized element-wise rate (efficiency.strided_elementwise):
+ * Together's B200 profile, sigmoid over 2 x 302.0 M chunk-half elements in
+ * 0.422 s / 256 micro-batches: 366.4 G elements/s x 4 B / 7.672 TB/s = 0.191;
+ * gb200 by 152 / 148 SMs over 8 TB/s 0.188, b300 (148 SMs) 0.183, gb300 by
+ * 160 / 148 0.198; no Hopper or Ampere figure (0: hbm_fraction); 1.500
+ * refused. */
+static void strided_elementwise_figures(void) {
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  double rate = 2.0 * 301989888.0 / (0.422 / 256.0);
+  CHECK_NEAR_REL(rate * 4.0 / 7.672e12, 0.191, 2e-3);
+  CHECK_NEAR_REL(rate * 152.0 / 148.0 * 4.0 / 8e12, 0.188, 2e-3);
+  CHECK_NEAR_REL(rate * 4.0 / 8e12, 0.183, 2e-3);
+  CHECK_NEAR_REL(rate * 160.0 / 148.0 * 4.0 / 8e12, 0.198, 2e-3);
+  static const struct {
+    const char *gpu;
+    double f;
+  } want[] = {{"b200", 0.191}, {"gb200", 0.188}, {"b300", 0.183}, {"gb300", 0.198},
+              {"h100", 0.0},   {"h200", 0.0},    {"a100-80g", 0.0}};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    CHECK_STATUS(pl_gpu_load(want[i].gpu, &g, &d), PL_OK, dp);
+    CHECK_NEAR_REL(g.eff.strided_elementwise_fraction, want[i].f, 1e-12);
+  }
+  gpu_edit_refused("b200", "\"value\": 0.191", "1.500", "strided_elementwise");
+}
+
 /* gemm.mamf_is_ceiling (optional, default true: the MAMF figures cap every
  * GEMM, docs/step-model.md 2.1): gb200's file with the key inserted first in
  * its "gemm" object reads false as "not a ceiling"; without a source, and
@@ -868,6 +895,7 @@ int main(void) {
   quantize_rate_figures();
   b200_hbm_bandwidth();
   eager_norm_figures();
+  strided_elementwise_figures();
   mamba_ssm_figures();
   mamf_ceiling_figures();
   attention_shape_figures();

@@ -150,6 +150,13 @@ static void test_mamba_norm_and_layout(void) {
   CHECK_EQ_INT(pl_op_kernels(cp, PL_PASS_FWD), 2);
   CHECK_EQ_INT(pl_op_kernels(cp, PL_PASS_BWD), 1);
   CHECK_NEAR_REL(cp->share, 23.0 / 52.0, 1e-12);
+  /* each copy reads a permuted view: all on PyTorch's non-vectorized path,
+   * 16384 x 14400 = 235,929,600 elements forward, 16384 x 10304 =
+   * 168,820,736 backward (docs/step-model.md 2.3h) */
+  CHECK_NEAR_REL(cp->fwd_strided_elems, 235929600.0, 1e-12);
+  CHECK_NEAR_REL(cp->bwd_strided_elems, 168820736.0, 1e-12);
+  CHECK_NEAR_REL(cp->fwd_strided_bytes, cp->fwd_bytes, 1e-12);
+  CHECK_NEAR_REL(cp->bwd_strided_bytes, cp->bwd_bytes, 1e-12);
 }
 
 /* One Nano Mamba block (mbs 1, seq 8192, tp 1) on h200, whose file gives

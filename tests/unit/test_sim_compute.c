@@ -1590,6 +1590,40 @@ static void test_eager_norm_rates(void) {
                  335e6 / (a.hbm_bytes_per_s * a.eff.hbm_fraction) + a.eff.kernel_overhead_s, 1e-9);
 }
 
+/* PyTorch's non-vectorized element-wise kernels (pl_op strided_elems, gpu
+ * file efficiency.strided_elementwise): b200 0.191 of 7.672 TB/s for a 4 B
+ * unary element = 366.3 G elements/s. An op of 300 MB at hbm_fraction with
+ * 50 M elements (200 MB) on that path: the other 100 MB at 0.8 x 7.672 TB/s
+ * = 16.2930 us, the 50 M elements 50e6 x 4 / (0.191 x 7.672e12) = 136.4876
+ * us, plus one kernel (1.2 us): 153.98 us. h100 gives no rate: all 300 MB at 0.9 x 3.35
+ * TB/s = 99.5025 us + 1.2 us. No strided elements: as before on b200. */
+static void test_strided_elementwise(void) {
+  struct pl_gpu b, h;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("b200", &b, &d), PL_OK, dp);
+  CHECK_STATUS(pl_gpu_load("h100", &h, &d), PL_OK, dp);
+  CHECK_NEAR_REL(b.hbm_bytes_per_s, 7.672e12, 1e-12);
+  CHECK_NEAR_REL(b.eff.hbm_fraction, 0.8, 1e-12);
+  CHECK_NEAR_REL(b.eff.kernel_overhead_s, 1.2e-6, 1e-12);
+  CHECK_NEAR_REL(h.eff.strided_elementwise_fraction, 0.0, 0);
+  struct pl_op op;
+  memset(&op, 0, sizeof op);
+  op.name = "expert_clamp";
+  op.kind = PL_OP_MEMORY;
+  op.count = 1;
+  op.share = 1.0;
+  op.fwd_bytes = op.bwd_bytes = 300e6;
+  op.bwd_strided_elems = 50e6;
+  op.bwd_strided_bytes = 200e6;
+  CHECK_NEAR_REL(pl_op_time_s(&b, PL_DTYPE_BF16, &op, PL_PASS_BWD), 153.98e-6, 1e-4);
+  CHECK_NEAR_REL(pl_op_time_s(&b, PL_DTYPE_BF16, &op, PL_PASS_BWD),
+                 100e6 / (0.8 * 7.672e12) + 50e6 * 4.0 / (0.191 * 7.672e12) + 1.2e-6, 1e-12);
+  CHECK_NEAR_REL(pl_op_time_s(&b, PL_DTYPE_BF16, &op, PL_PASS_FWD),
+                 300e6 / (0.8 * 7.672e12) + 1.2e-6, 1e-12);
+  CHECK_NEAR_REL(pl_op_time_s(&h, PL_DTYPE_BF16, &op, PL_PASS_BWD), 100.7025e-6, 1e-5);
+}
+
 /* layout.fused_norm (torchtitan's Triton FusedRMSNorm, torchtitan/models/
  * norms.py @ 1ea476e9f: the forward kernel reads x and writes y, the backward
  * reads x and dy and writes dx), kernels unfused, per block of 1024 tokens x
@@ -2919,6 +2953,7 @@ int main(void) {
   test_ub_margin();
   test_quantize_rates();
   test_eager_norm_rates();
+  test_strided_elementwise();
   test_fused_norm();
   test_head_16bit();
   test_param_kernels();
