@@ -45,8 +45,6 @@
 #define DIRECT_NET_US 31.0
 #define CHAIN_NVLINK_US 2.8
 #define CHAIN_NET_US 30.0
-/* "Add 0.4 us arity serialization latency" per extra rank of a node */
-#define DIRECT_ARITY_US 0.4
 /* 2.29: busBw = ppn x min(bwIntra, bwInter x 0.9f) */
 #define DIRECT_NET_EFF 0.9
 
@@ -66,7 +64,7 @@ double net_collnet_direct_time(const struct net_ctx *x, enum pl_coll_proto p, do
     return -1.0;
   double g = (double)x->g;
   double intra = DIRECT_NVLINK_US * US * x->lat_scale[x->intra_hw];
-  double lat = 2.0 * (fmin(1.0, g - 1.0) * intra + (g - 1.0) * DIRECT_ARITY_US * US) +
+  double lat = 2.0 * (fmin(1.0, g - 1.0) * intra + (g - 1.0) * NET_ARITY_SER_US * US) +
                net_hop_s(x, DIRECT_NET_US);
   double bw = x->b_net_node * DIRECT_NET_EFF;
   if (bw <= 0.0)

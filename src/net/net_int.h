@@ -201,6 +201,15 @@ int net_btree_depth(int64_t m);
  * NCCL_MAX_NVLS_ARITY", 2.27-2.29 "comm->localRanks > NCCL_MAX_NVLS_ARITY").
  * Only NVLink domains of more than 32 GPUs (GB200/GB300 NVL72) reach it. */
 #define NET_NVLS_MAX_ARITY 32
+/* NCCL's "arity serialization latency", 0.4 us a peer (src/graph/tuning.cc
+ * ncclTopoTuneModel, CollNet Direct: "Add 0.4 us arity serialization
+ * latency", x (nRanks/nNodes - 1) peers, both directions; v2.19.3-1 ..
+ * v2.29.7-1): the cost of the Simple scatter/gather primitive walking its
+ * peers one after the other (src/device/prims_simple.h ScatterGatherOp,
+ * "Loop over peers"). collnet.c charges it as NCCL does; nvls.c charges it
+ * to each NVLS loop, whose scatter and gather walk all nHeads peers
+ * (docs/collectives.md, "Session 26 (coll26)"). */
+#define NET_ARITY_SER_US 0.4
 /* NVLS heads of a node of g ranks: min(g, NET_NVLS_MAX_ARITY). */
 double net_nvls_heads(const struct net_ctx *x);
 /* NCCL_NVLS_CHUNKSIZE default (src/transport/nvls.cc, NCCL 2.19-2.28). */

@@ -38,9 +38,10 @@
  * 2 x. On H100 with the defaults
  * that means 64 KiB chunks up to 1 GiB: every loop (one chunk on every
  * stream) is a step the GPUs synchronise on through the switch. plateau
- * charges each loop one NVLink step latency (the cluster's intra latency,
- * NCCL's hwLat[NVLINK][Ring][Simple] = 3.4 us in presets), the same per-step
- * cost NCCL's ring model charges; nothing is fitted to a log.
+ * charges each loop one NVLink step latency (NCCL's hwLat[NVLINK][Ring]
+ * [Simple] = 3.4 us), the same per-step cost NCCL's ring model charges, or
+ * in the charged view the scatter/gather's serial walk over the loop's
+ * heads where that is larger (nvls_loop_s); nothing is fitted to a log.
  * net_nvls_fill_s adds the pipeline fill: one loop at algbw
  * (docs/collectives.md, "Pipeline fill"). */
 #include "net/net_int.h"
@@ -64,11 +65,35 @@ static double nvls_streams(const struct net_ctx *x) {
   return x->nvls_node_channels * net_nvls_heads(x);
 }
 
-/* Loops of one chunk per stream, each paying one NVLink step latency. */
+/* One loop's charge: its synchronisation through the switch (one NVLink
+ * step latency), or, where larger, the scatter and gather warps' walk over
+ * the loop's nHeads peers, NCCL's arity serialization of that primitive
+ * (NET_ARITY_SER_US a peer). Each loop of each channel is a rendezvous of
+ * every rank and head (NCCL v2.29.2-1 src/transport/nvls.cc ncclNvlsSetup:
+ * NCCL_NVLS_MIN_POLL credits, polled with multimem.ld_reduce.min in
+ * src/device/prims_simple.h loadStepValue), and the scatter / gather call
+ * (src/device/all_reduce.h, all_gather.h, reduce_scatter.h: NVLS
+ * FanAsymmetric<.., NCCL_MAX_NVLS_ARITY>, ScatterGatherOp) copies to or
+ * from its nHeads peers one after the other. The two overlap: NCCL_STEPS =
+ * 8 slots a stream let the next loop's credit wait run under this loop's
+ * copies, so a loop costs the larger, not the sum (NCCL's CollNet Direct
+ * latency adds them because it prices one pass of a small message). With
+ * at most 8 heads (one node) 8 x 0.4 = 3.2 us < 3.4 us: nodes are
+ * unchanged; an NVL72 rack's 32 heads pay 12.8 us a loop
+ * (docs/collectives.md, "Session 26 (coll26)"). NCCL's ranking view
+ * (!x->charge) keeps the step alone: NCCL's tuner has no such term. */
+static double nvls_loop_s(const struct net_ctx *x) {
+  double step = net_hw_lat_table_s(x->intra_hw, NET_T_RING, PL_PROTO_SIMPLE);
+  if (!x->charge)
+    return step;
+  return fmax(step, net_nvls_heads(x) * NET_ARITY_SER_US * 1e-6);
+}
+
+/* Loops of one chunk per stream, each paying nvls_loop_s. */
 static double nvls_chunk_lat_s(const struct net_ctx *x, double bytes) {
   double streams = nvls_streams(x);
   double loops = ceil(bytes / (streams * net_nvls_chunk_bytes(x, bytes, streams)));
-  return loops * net_hw_lat_table_s(x->intra_hw, NET_T_RING, PL_PROTO_SIMPLE);
+  return loops * nvls_loop_s(x);
 }
 
 /* all_reduce: the heads' traffic S (h+1)/h per direction bounds it. */
