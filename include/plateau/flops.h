@@ -132,6 +132,14 @@ bool pl_op_node_free(const struct pl_op *op);
  * output layer, the loss and the MTP's own (its mtp_post_process node). */
 bool pl_op_mtp_attn_node(const struct pl_op *op);
 
+/* A hybrid stack's share of blocks of kind ('M', '*', '-', 'E') among all the
+ * blocks a step runs: the pattern's and layout.mtp_layers times the model's
+ * MTP module's (model.mtp_pattern; hybrid_mtp.c). l may be NULL (no MTP). */
+double pl_hybrid_share(const struct pl_model *m, const struct pl_layout *l, char kind);
+/* The share of MoE blocks among the blocks a step runs (pl_hybrid_share's 'E'
+ * for a hybrid stack, MoE blocks / layers otherwise; 0 for a dense model). */
+double pl_moe_block_share(const struct pl_model *m, const struct pl_layout *l);
+
 /* The load factor of the busiest expert-parallel rank: layout.moe_imbalance
  * capped by what a rank can receive (ep * min(top_k, experts / ep) / top_k;
  * 1 with ep = 1), 1 for a dense model. */

@@ -713,6 +713,9 @@ struct pl_layout {
                               embedding lookup, two norms, the eh_proj GEMM (2h -> h) and a second
                               pass through the output layer and the loss (multi_token_prediction.py);
                               on the virtual stage holding 'm', else the last; 0 = none */
+  int64_t mtp_module_blocks; /* derived (pl_layout_resolve): blocks of one MTP module, the
+                              length of a hybrid model's mtp_pattern ("*E": 2;
+                              src/model/hybrid_mtp.c), 1 for other models; 0 reads as 1 */
   uint32_t cuda_graph_scopes; /* input: enum pl_cuda_graph_scope bits the run captures in CUDA
                               graphs (Megatron-Core cuda_graph_scope); their ops cost the host
                               nothing per kernel (sim/compute.c); 0 (default) = every op eager */

@@ -747,7 +747,10 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
                    double share, struct pl_op *ops, int n) {
   int64_t local = m->experts / deg(l->ep), fe = m->expert_ffn / deg(l->etp);
   int64_t rows = expert_rows(m, l, d), h = m->hidden;
-  double copies = (double)d->tokens_n * (double)m->top_k * (double)h;
+  /* the dispatched tokens' and the routed experts' width: moe_latent's for
+   * a latent MoE (moe_latent.c), h otherwise */
+  int64_t w = pl_model_moe_width(m);
+  double copies = (double)d->tokens_n * (double)m->top_k * (double)w;
   bool gated = m->mlp == PL_MLP_SWIGLU;
   int first = n;
   /* Megatron-Core's router is a plain 16-bit parameter, not a Transformer
@@ -782,8 +785,12 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
     kernels(&ops[n++], unfused ? ROUTER_AUX_LOSS_UNFUSED_FWD_KERNELS : 5,
             unfused ? ROUTER_AUX_LOSS_UNFUSED_BWD_KERNELS : 5);
   }
+  /* latent MoE: fc1_latent_proj on the rank's tokens before the dispatch,
+   * a duplicated TELinear (full weight, no tp collective; moe_latent.c) */
+  if (m->moe_latent > 0)
+    gemm(&ops[n++], "latent_fc1", d->tokens_n, w, h);
   /* the alltoall dispatcher's counts, permutation and sort (moe_dispatch.c) */
-  double received = (double)rows * (double)local * (double)h; /* the copies this rank computes */
+  double received = (double)rows * (double)local * (double)w; /* the copies this rank computes */
   n = model_moe_a2a_preprocess(m, l, (double)d->tokens_n, ops, n);
   elementwise(&ops[n], "permute", copies, PERMUTE);
   model_moe_a2a_permute(l, &ops[n++]);
@@ -794,7 +801,7 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
     elementwise(&ops[n], "expert_pad", received, EXPERT_PAD);
     kernels(&ops[n++], EXPERT_PAD_KERNELS, EXPERT_PAD_KERNELS);
   }
-  gemm_group(&ops[n++], "expert_fc1", rows, gated ? 2 * fe : fe, h, local, share);
+  gemm_group(&ops[n++], "expert_fc1", rows, gated ? 2 * fe : fe, w, local, share);
   /* layout.fused_grouped_mlp: the GLU (clamp included), its backward and the
    * biases run in the grouped GEMMs' epilogues (layout.h) */
   bool fused = l->fused_grouped_mlp;
@@ -805,17 +812,19 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   }
   if (!fused)
     n = act_op(m, l, ops, n, "expert_act", (double)rows * (double)local * (double)fe, true);
-  gemm_group(&ops[n++], "expert_fc2", rows, h, fe, local, share);
+  gemm_group(&ops[n++], "expert_fc2", rows, w, fe, local, share);
   if (m->mlp_bias) { /* per local expert: two products and their sums */
     /* fp32 probabilities: the flex dispatcher's, or an fp32 router's (EXPERT_BIAS_FP32) */
     bool p32 = !fused && (m->router_fp32 || PL_MOE_IS_FLEX(l->dispatch));
-    elementwise(&ops[n], "expert_bias", (double)rows * (double)local * (double)h,
+    elementwise(&ops[n], "expert_bias", (double)rows * (double)local * (double)w,
                 fused ? FUSED_BIAS_GRAD : p32 ? EXPERT_BIAS_FP32 : EXPERT_BIAS);
     kernels(&ops[n++], fused ? 0 : 2 * (int)local + (p32 ? 2 : 1),
             fused ? 1 : p32 ? 6 * (int)local + 2 : 4 * (int)local + 1);
   }
   n = model_moe_a2a_sort(m, l, "unsort_chunks", received, ops, n);
   elementwise(&ops[n++], "unpermute", copies, UNPERMUTE);
+  if (m->moe_latent > 0) /* fc2_latent_proj after the combine (moe_latent.c) */
+    gemm(&ops[n++], "latent_fc2", d->tokens_n, h, w);
   if (m->shared_ffn > 0) {
     int64_t sf = m->shared_ffn / d->tp;
     gemm(&ops[n++], "shared_fc1", d->tokens, gated ? 2 * sf : sf, h);
@@ -832,11 +841,12 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
  * weighted by the share of blocks of that kind. */
 static int hybrid_layer_ops(const struct pl_model *m, const struct pl_layout *l,
                             const struct dims *d, struct pl_op *ops) {
-  double L = (double)m->layers, norm_elems = (double)d->tokens_n * (double)m->hidden;
-  double s_mamba = (double)pl_model_kind_layers(m, 'M') / L;
-  double s_attn = (double)pl_model_kind_layers(m, '*') / L;
-  double s_mlp = (double)pl_model_kind_layers(m, '-') / L;
-  double s_moe = (double)pl_model_kind_layers(m, 'E') / L;
+  double norm_elems = (double)d->tokens_n * (double)m->hidden;
+  /* shares over every block the step runs, MTP modules' included (hybrid_mtp.c) */
+  double s_mamba = pl_hybrid_share(m, l, 'M');
+  double s_attn = pl_hybrid_share(m, l, '*');
+  double s_mlp = pl_hybrid_share(m, l, '-');
+  double s_moe = pl_hybrid_share(m, l, 'E');
   int n = 0, first;
   norm_op(&ops[n++], "norm1", norm_elems, m);
   if (s_mamba > 0) {
