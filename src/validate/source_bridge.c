@@ -281,12 +281,14 @@ bool validate_bridge_layout(const struct validate_in *in, struct pl_layout *l, s
     return bridge_deepseek(in, l, row);
   if (strncmp(name, "Kimi_K2", 7) == 0)
     return bridge_kimi(l, row);
-  if (strncmp(name, "Nemotron_3_Super", 16) == 0) {
+  if (strncmp(name, "Nemotron_3_Super", 16) == 0 || strncmp(name, "Nemotron_3_5_Lightning", 22) == 0) {
     /* the Super recipe trains two MTP runs of its one "*E" module
      * (recipes/nemotronh/h100/nemotron_3_super.py, HEAD 067f987df0:
      * mtp_num_layers 2, mtp_use_repeated_layer True), which every performance
      * recipe inherits (perf_recipes/nemotronh/<gpu>/nemotronh.py
-     * nemotron_3_super_*_config start from it and leave MTP alone) */
+     * nemotron_3_super_*_config start from it and leave MTP alone); the
+     * Lightning performance recipes set the same on the Nano configs
+     * (nemotron_3_5_lightning_pretrain_8gpu_<gpu>_*_config) */
     l->mtp_layers = 2;
     validate_note(row, "MTP: two runs of the repeated '*E' module (recipe mtp_num_layers 2)");
   }

@@ -158,11 +158,14 @@ void validate_bridge_release_dispatch(const struct validate_in *in, struct pl_la
  * v0.5.0 scripts/performance/configs/nemotronh/nemotron_3_llm_pretrain.py and
  * utils/overrides.py; HEAD perf_recipes/nemotronh/common.py _apply_nemotron_3_nano_perf_defaults
  * and perf_recipes/_common.py _benchmark_common set nothing for it), while the Qwen3,
- * DeepSeek-V3 and Kimi K2 performance configs set it True. Every section from 26.02.01 on. */
+ * DeepSeek-V3 and Kimi K2 performance configs set it True. Every section from 26.02.01 on;
+ * and the 26.08 Nemotron 3.5 Lightning rows, whose recipes start from the Nano configs
+ * (perf_recipes/nemotronh/gb200/nemotronh.py nemotron_3_5_lightning_pretrain_8gpu_gb200_*). */
 void validate_bridge_router_fusion(const struct validate_in *in, struct pl_layout *l,
                                    struct pl_vrow *row) {
   if (!bridge_names_are(in, "26.02.01 26.04 26.04.01 26.06 26.06.01 26.08", "Nemotron_3_Nano",
-                        "GB300 GB200 B300 B200 H100"))
+                        "GB300 GB200 B300 B200 H100") &&
+      !bridge_names_are(in, "26.08", "Nemotron_3_5_Lightning", "GB300 GB200"))
     return;
   l->moe_router_unfused = true;
   validate_note(row, "unfused router (the recipe's moe_router_fusion False)");
@@ -186,6 +189,9 @@ void validate_bridge_router_fusion(const struct validate_in *in, struct pl_layou
  *  - b300: bf16 247, fp8mx 300, nvfp4 353: 16; b200: bf16 239, nvfp4 341: 16,
  *    fp8mx 290: 32 (DGX rows price HybridEP at its 16-SM B200 rate either way:
  *    sim/moe_comm.c flex_nvl5_call_s).
+ * The 26.08 Nemotron 3.5 Lightning GB200 recipes set 16 (bf16 on the Nano bf16 config's 16;
+ * _build_nemotron_3_5_lightning_gb200_mxfp8 moe_hybridep_num_sms = 16 after the Nano
+ * mxfp8 builder's 32).
  * The 26.08 Qwen3, DeepSeek-V3 GB and GPT-OSS 120B GB recipes keep 32
  * (_benchmark_common after the hybridep backend; deepseek/gb200 and gb300 deepseek_v3.py and
  * gpt_oss/common.py _apply_gpt_oss_120b_full_iter_fp8mx_configs set 32 too).
@@ -197,6 +203,7 @@ void validate_bridge_hybridep_sms(const struct validate_in *in, struct pl_layout
     int dtype; /* enum pl_dtype, -1 for any */
     int64_t sms;
   } cfg[] = {
+      {"26.08", "Nemotron_3_5_Lightning", "GB200", -1, 16},
       {"26.08", "Nemotron_3_Nano", "GB200 B200", PL_DTYPE_MXFP8, 32},
       {"26.08", "Nemotron_3_Nano", "GB300 GB200 B300 B200", -1, 16},
   };

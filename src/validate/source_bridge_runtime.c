@@ -48,6 +48,9 @@
  *    B200_FP8_MX_V1 ["moe_act", "layernorm"], B200_NVFP4_V1 None; GB300, GB200 none (the
  *    recipe sets no recompute); HEAD perf_recipes/nemotronh/{b300,b200}/nemotronh.py
  *    nemotron_3_super_*_config the same (recompute_granularity "selective").
+ *  - Nemotron 3.5 Lightning (26.08 GB200: perf_recipes/nemotronh/gb200/nemotronh.py
+ *    nemotron_3_5_lightning_pretrain_8gpu_gb200_*_config, built on the Nano configs: no
+ *    recompute, CUDA graphs over attn, mamba, moe_router, moe_preprocess).
  * An empty list means no recompute. Rows not listed keep "not stated". */
 void validate_bridge_recompute(const struct validate_in *in, struct pl_layout *l,
                                struct pl_vrow *row) {
@@ -80,6 +83,7 @@ void validate_bridge_recompute(const struct validate_in *in, struct pl_layout *l
       {"26.08 26.06.01 26.06 26.04.01 26.04", "Nemotron_3_Super", "B200", PL_DTYPE_MXFP8,
        PL_RCM_MOE_ACT | PL_RCM_LAYERNORM},
       {"26.08 26.06.01 26.06 26.04.01 26.04", "Nemotron_3_Super", "GB300 GB200 B200", -1, 0},
+      {"26.08", "Nemotron_3_5_Lightning", "GB200", -1, 0},
   };
   for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
     if (!bridge_config_is(in, l, cfg[i].sections, cfg[i].model, cfg[i].gpus, cfg[i].dtype))
@@ -185,6 +189,7 @@ void validate_bridge_graph_scope(const struct validate_in *in, struct pl_layout 
       {"26.02.01 26.04 26.04.01 26.06 26.06.01", "Nemotron_3_Nano", "H100", PL_DTYPE_FP8, M},
       {"26.04 26.04.01 26.06 26.06.01 26.08", "Nemotron_3_Super", "GB300 GB200 B300", -1,
        A | R | M},
+      {"26.08", "Nemotron_3_5_Lightning", "GB200", -1, A | R | M},
       {"26.04 26.04.01 26.06 26.06.01 26.08", "Nemotron_3_Super", "B200", PL_DTYPE_NVFP4,
        A | R | M},
       {"26.04 26.04.01 26.06 26.06.01 26.08", "Nemotron_3_Super", "B200", -1, 0},

@@ -54,7 +54,7 @@ static const struct {
     {"GPT OSS 120B", "gpt-oss-120b"},   {"LLAMA3.1_405B", "llama3-405b"},
     {"LLAMA3_70B", "llama3-70b"},       {"LLAMA3_8B", "llama3-8b"},
     {"Nemotron_3_Nano", "nemotron-3-nano"}, {"Kimi_K2", "kimi-k2"},
-    {"Nemotron_3_Super", "nemotron-3-super"},
+    {"Nemotron_3_Super", "nemotron-3-super"}, {"Nemotron_3_5_Lightning", "nemotron-3.5-lightning"},
     {"Llama 3 405B", "llama3-405b"}, /* Llama 3 paper, Table 4 (sources_scale.c) */
 };
 
@@ -70,10 +70,14 @@ static const struct {
     {"Nemotron_3_Ultra", "Nemotron 3 Ultra: its configuration (HF config.json, which "
                          "Megatron-Bridge's recipe loads through AutoBridge) is not published "
                          "where plateau can read it, so it is not in data/models"},
-    {"Nemotron_3_5", "no Nemotron 3.5 preset: its configuration is not in data/models"},
     {"Qwen3-Next", "Qwen3-Next mixes Gated DeltaNet linear attention with gated attention; linear "
                    "attention is not modelled"},
-    {"DeepSeekV4", "no DeepSeek-V4 preset: its configuration is not in data/models"},
+    /* Megatron-Bridge models/deepseek/deepseek_v4_bridge.py (HEAD 067f987df0):
+     * compressed sparse attention (per-layer compress ratios 4 / 128, a CSA
+     * indexer, FlashMLA sparse kernels) and hyper-connections around every
+     * block and the head */
+    {"DeepSeekV4", "DeepSeek-V4: compressed sparse attention and hyper-connections "
+                   "(Megatron-Bridge deepseek_v4_bridge.py) are not modelled"},
 };
 
 /* A stated dimension column must agree with the preset (0 = not stated). */

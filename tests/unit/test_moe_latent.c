@@ -1,5 +1,5 @@
 /* test_moe_latent.c: latent MoE (model/moe_latent.c) and MTP in a hybrid
- * stack (model/hybrid_mtp.c) on the Nemotron 3 Super preset: parameters
+ * stack (model/hybrid_mtp.c) on the Nemotron 3 Super and 3.5 Lightning presets: parameters
  * derived by hand against the published totals, the latent widths of the
  * MoE ops, the MTP module's blocks in the average block, and bad input. */
 #include <plateau/flops.h>
@@ -126,6 +126,21 @@ static void test_super_mtp(void) {
   CHECK(with.model_per_step > without.model_per_step);
 }
 
+/* Nemotron 3.5 Lightning: Nano's trunk and one "*E" MTP module: attention
+ * block 23,399,040 + MoE block 1,297,468,160 + eh_proj 2 x 2688^2 =
+ * 14,450,688 + 3 norms 8,064 = 1,335,325,952 (test_mamba.c's block figures). */
+static void test_lightning(void) {
+  struct pl_model m = model("nemotron-3.5-lightning");
+  struct pl_model nano = model("nemotron-3-nano");
+  CHECK_EQ_INT(pl_model_params(&m), pl_model_params(&nano));
+  CHECK_EQ_INT(pl_model_mtp_params(&m), INT64_C(1335325952));
+  CHECK_EQ_INT(m.moe_latent, 0);
+  struct pl_layout l = resolved(&m, (struct pl_layout){.gpus = 8, .ep = 8, .mbs = 2, .gbs = 512,
+                                                      .seq = 8192, .mtp_layers = 2});
+  CHECK_EQ_INT(pl_layout_stage_layers(&l, m.layers, 0), 56); /* 52 + 2 x 2 */
+  CHECK(fabs(pl_hybrid_share(&m, &l, 'E') - 25.0 / 56.0) < 1e-12);
+}
+
 static void bad(const char *json, const char *msg) {
   struct pl_model m;
   struct pl_diag d;
@@ -176,6 +191,7 @@ int main(void) {
   test_super_params();
   test_super_ops();
   test_super_mtp();
+  test_lightning();
   test_bad_input();
   return check_finish();
 }
