@@ -713,6 +713,12 @@ struct pl_layout {
                               embedding lookup, two norms, the eh_proj GEMM (2h -> h) and a second
                               pass through the output layer and the loss (multi_token_prediction.py);
                               on the virtual stage holding 'm', else the last; 0 = none */
+  int64_t bf16_last_blocks; /* input: under FP8 / MXFP8 / NVFP4, the model's last N blocks run
+                              their GEMMs in 16-bit (Megatron-Core first_last_layers_bf16 with
+                              num_layers_at_end_in_bf16 N and num_layers_at_start_in_bf16 0:
+                              fp8_utils.py get_fp8_context, fp4_utils.py get_fp4_context); priced
+                              as that share of each block kind's GEMMs (model/hybrid_mtp.c
+                              pl_bf16_block_share); 0 = none */
   int64_t mtp_module_blocks; /* derived (pl_layout_resolve): blocks of one MTP module, the
                               length of a hybrid model's mtp_pattern ("*E": 2;
                               src/model/hybrid_mtp.c), 1 for other models; 0 reads as 1 */

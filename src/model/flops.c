@@ -836,6 +836,30 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   return n;
 }
 
+/* The 16-bit share of ops[first, n)'s GEMMs (pl_bf16_block_share,
+ * layout.bf16_last_blocks): each FP8 / FP4 GEMM splits into a copy at 16-bit
+ * (pl_op.high_precision) run by frac of its blocks and the rest; all of them
+ * at 16-bit when frac is 1. Returns the new count. */
+static int split_16bit(struct pl_op *ops, int first, int n, double frac) {
+  if (frac <= 0.0)
+    return n;
+  int end = n;
+  for (int i = first; i < end; i++) {
+    if (ops[i].kind != PL_OP_GEMM || ops[i].high_precision)
+      continue;
+    if (frac >= 1.0 || n >= PL_MAX_LAYER_OPS) {
+      ops[i].high_precision = frac >= 1.0 ? true : ops[i].high_precision;
+      continue;
+    }
+    double share = ops[i].share > 0 ? ops[i].share : 1.0;
+    ops[n] = ops[i];
+    ops[n].share = share * frac;
+    ops[n++].high_precision = true;
+    ops[i].share = share * (1.0 - frac);
+  }
+  return n;
+}
+
 /* A hybrid stack's average block (model.hybrid_pattern, mamba.c): the
  * pre-norm and residual add of every block, then each mixer kind's ops
  * weighted by the share of blocks of that kind. */
@@ -849,22 +873,31 @@ static int hybrid_layer_ops(const struct pl_model *m, const struct pl_layout *l,
   double s_moe = pl_hybrid_share(m, l, 'E');
   int n = 0, first;
   norm_op(&ops[n++], "norm1", norm_elems, m);
+  /* each kind's GEMMs split by its 16-bit share (split_16bit) */
   if (s_mamba > 0) {
     first = n;
     n = model_mamba_ops(m, d->tp, d->mbs, d->s_q, d->tokens, ops, n);
     for (int i = first; i < n; i++)
       ops[i].share = s_mamba;
+    n = split_16bit(ops, first, n, pl_bf16_block_share(m, l, 'M'));
   }
   if (s_attn > 0) {
     first = n;
     n = attention_ops(m, l, d, ops, n);
     for (int i = first; i < n; i++)
       ops[i].share *= s_attn;
+    n = split_16bit(ops, first, n, pl_bf16_block_share(m, l, '*'));
   }
-  if (s_mlp > 0)
+  if (s_mlp > 0) {
+    first = n;
     n = dense_mlp_ops(m, l, d, s_mlp, ops, n);
-  if (s_moe > 0)
+    n = split_16bit(ops, first, n, pl_bf16_block_share(m, l, '-'));
+  }
+  if (s_moe > 0) {
+    first = n;
     n = moe_ops(m, l, d, s_moe, ops, n);
+    n = split_16bit(ops, first, n, pl_bf16_block_share(m, l, 'E'));
+  }
   elementwise(&ops[n++], "resid1", norm_elems, RESIDUAL);
   mark_recompute(ops, n, l, m->kv_heads / d->tp * m->head_dim, false);
   return n;
@@ -893,6 +926,7 @@ int pl_layer_ops(const struct pl_model *m, const struct pl_layout *l,
   if (moe > 0)
     n = moe_ops(m, l, &d, moe_share, ops, n);
   elementwise(&ops[n++], "resid2", norm_elems, RESIDUAL);
+  n = split_16bit(ops, 0, n, pl_bf16_block_share(m, l, 0));
   mark_recompute(ops, n, l, m->kv_heads / d.tp * m->head_dim, m->kv_lora_rank > 0);
   return n;
 }

@@ -70,3 +70,15 @@ double pl_moe_block_share(const struct pl_model *m, const struct pl_layout *l) {
     return pl_hybrid_share(m, l, 'E');
   return (double)pl_model_moe_layers(m) / (double)m->layers;
 }
+
+double pl_bf16_block_share(const struct pl_model *m, const struct pl_layout *l, char kind) {
+  if (l == NULL || l->dtype == PL_DTYPE_BF16)
+    return 0.0;
+  int64_t last = l->bf16_last_blocks < m->layers ? l->bf16_last_blocks : m->layers;
+  if (!pl_model_is_hybrid(m))
+    return last > 0 ? (double)last / (double)m->layers : 0.0;
+  int64_t k = l->mtp_layers, of_kind = pl_model_kind_layers(m, kind) + k * mtp_kind(m, kind);
+  int64_t in_bf16 = pl_model_kind_layers(m, kind) - pl_model_kind_below(m, kind, m->layers - last) +
+                    k * mtp_kind(m, kind);
+  return of_kind > 0 ? (double)in_bf16 / (double)of_kind : 0.0;
+}

@@ -33,6 +33,7 @@ static const struct {
     {"recompute-every", L(recompute_every)},
     {"act-offload-layers", L(act_offload_layers)},
     {"mtp-layers", L(mtp_layers)},
+    {"bf16-last-blocks", L(bf16_last_blocks)},
 };
 #undef L
 #define N_INTS (sizeof ints / sizeof ints[0])
@@ -227,6 +228,7 @@ size_t pl_layout_flags_format(const struct pl_layout *l, bool moe, char *out, si
       {"recompute-layers", l->recompute_layers}, {"recompute-every", l->recompute_every},
       {"first-stage-layers", l->first_stage_layers}, {"last-stage-layers", l->last_stage_layers},
       {"mtp-layers", l->mtp_layers}, {"act-offload-layers", l->act_offload_layers},
+      {"bf16-last-blocks", l->bf16_last_blocks},
   };
   for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
     if (counts[i].v > 0)

@@ -138,6 +138,7 @@ static void layout_json(struct pl_emit *e, const struct pl_prediction *p) {
   else
     pl_emit_null(e, "pipeline_layout");
   pl_emit_int(e, "mtp_layers", l->mtp_layers);
+  pl_emit_int(e, "bf16_last_blocks", l->bf16_last_blocks);
   pl_emit_bool(e, "account_embed_loss", l->account_embed_loss);
   pl_emit_obj_end(e);
 }

@@ -291,6 +291,17 @@ bool validate_bridge_layout(const struct validate_in *in, struct pl_layout *l, s
      * (nemotron_3_5_lightning_pretrain_8gpu_<gpu>_*_config) */
     l->mtp_layers = 2;
     validate_note(row, "MTP: two runs of the repeated '*E' module (recipe mtp_num_layers 2)");
+    /* Super under NVFP4: its last 14 blocks in BF16 (first_last_layers_bf16 with
+     * num_layers_at_end_in_bf16 14; Megatron-Bridge's MixedPrecisionConfig leaves
+     * num_layers_at_start_in_bf16 at 0): v0.4.0 scripts/performance/configs/nemotronh/
+     * nemotron_3_llm_pretrain.py set_nemotron_3_super_common_configs (lines 49-50),
+     * v0.4.2 / v0.5.0 the same file's nemotron_3_super_bf16_with_nvfp4_mixed() (line 43,
+     * training/mixed_precision.py), HEAD 067f987df0 perf_recipes/nemotronh/common.py
+     * _nemotron_3_super_nvfp4_precision */
+    if (strncmp(name, "Nemotron_3_Super", 16) == 0 && l->dtype == PL_DTYPE_NVFP4) {
+      l->bf16_last_blocks = 14;
+      validate_note(row, "last 14 blocks in BF16 (the recipe's num_layers_at_end_in_bf16)");
+    }
   }
   return true;
 }

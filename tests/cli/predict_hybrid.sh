@@ -122,7 +122,18 @@ expect_fail 1 "moe_latent_size" -- predict --model "$TMP/latent_bad.json"
 expect_fail 1 "cannot place a hybrid model's 2-block MTP module" -- predict \
   --model nemotron-3-super --gpus 64 --ep 64 --mtp-layers 2 --pipeline-layout 'Et*88mmL'
 expect_ok predict --model nemotron-3-super --gpu gb300 --gpus 64 --ep 64 --mtp-layers 2 \
-  --seq 8192 --mbs 1 --gbs 512 --dtype mxfp8
+  --seq 8192 --mbs 1 --gbs 512 --dtype nvfp4 --format json
+cp "$TMP/out" "$TMP/fp4.json"
+expect_ok predict --model nemotron-3-super --gpu gb300 --gpus 64 --ep 64 --mtp-layers 2 \
+  --seq 8192 --mbs 1 --gbs 512 --dtype nvfp4 --bf16-last-blocks 14 --format json
+check "--bf16-last-blocks: in the JSON" [ "$(json_num "$TMP/out" bf16_last_blocks)" = 14 ]
+check "--bf16-last-blocks 14: 16-bit GEMMs make the NVFP4 step slower" awk \
+  -v a="$(json_num "$TMP/fp4.json" step_time_s)" -v b="$(json_num "$TMP/out" step_time_s)" \
+  'BEGIN { exit !(b > a) }'
+expect_fail 1 "--bf16-last-blocks 89 must be between 0 and the model's 88 blocks" -- predict \
+  --model nemotron-3-super --gpu gb300 --gpus 64 --ep 64 --bf16-last-blocks 89
+expect_fail 1 "--bf16-last-blocks: .x. is not a positive integer" -- predict \
+  --model nemotron-3-super --bf16-last-blocks x
 sed 's/"num_hidden_layers": 52,/"num_hidden_layers": 51,/' \
   "$PL_TEST_DATA/hf/Nemotron-3-Nano-30B-A3B.json" >"$TMP/hf51.json"
 expect_fail 1 "hybrid_pattern has 52 blocks but layers is 51" -- predict --model "$TMP/hf51.json"

@@ -141,6 +141,38 @@ static void test_lightning(void) {
   CHECK(fabs(pl_hybrid_share(&m, &l, 'E') - 25.0 / 56.0) < 1e-12);
 }
 
+/* NVFP4 with the last 14 blocks in 16-bit and two MTP runs (16-bit: the
+ * NemotronH provider's keep_mtp_spec_in_bf16): the last 14 of the pattern,
+ * EMEM*EMEMEMEME, hold 6 M, 7 E and 1 *; so M 6 / 40, E (7 + 2) / 42,
+ * * (1 + 2) / 10. Each GEMM of a kind splits into a 16-bit copy run by that
+ * share of the blocks; the two copies' shares add up to the op's. BF16: no split. */
+static void test_bf16_blocks(void) {
+  struct pl_model m = model("nemotron-3-super");
+  struct pl_layout l = resolved(&m, (struct pl_layout){.gpus = 64, .ep = 64, .mbs = 1, .gbs = 512,
+                                                      .seq = 8192, .mtp_layers = 2,
+                                                      .bf16_last_blocks = 14});
+  l.dtype = PL_DTYPE_NVFP4; /* the fixture's cluster has no GPU file to resolve NVFP4 against */
+  CHECK(fabs(pl_bf16_block_share(&m, &l, 'M') - 6.0 / 40.0) < 1e-12);
+  CHECK(fabs(pl_bf16_block_share(&m, &l, 'E') - 9.0 / 42.0) < 1e-12);
+  CHECK(fabs(pl_bf16_block_share(&m, &l, '*') - 3.0 / 10.0) < 1e-12);
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  int n = pl_layer_ops(&m, &l, ops);
+  double lo = 0, hi = 0;
+  for (int i = 0; i < n; i++)
+    if (strcmp(ops[i].name, "expert_fc1") == 0)
+      *(ops[i].high_precision ? &hi : &lo) += ops[i].share;
+  CHECK(fabs(hi - 42.0 / 92.0 * 9.0 / 42.0) < 1e-12);
+  CHECK(fabs(lo + hi - 42.0 / 92.0) < 1e-12);
+  /* BF16: nothing splits; a dense model: last / layers */
+  l.dtype = PL_DTYPE_BF16;
+  CHECK(pl_bf16_block_share(&m, &l, 'E') == 0.0);
+  struct pl_model d = model("llama3-8b");
+  struct pl_layout ld =
+      resolved(&d, (struct pl_layout){.gpus = 8, .mbs = 1, .gbs = 8, .bf16_last_blocks = 2});
+  ld.dtype = PL_DTYPE_FP8;
+  CHECK(fabs(pl_bf16_block_share(&d, &ld, 0) - 2.0 / 32.0) < 1e-12);
+}
+
 static void bad(const char *json, const char *msg) {
   struct pl_model m;
   struct pl_diag d;
@@ -192,6 +224,7 @@ int main(void) {
   test_super_ops();
   test_super_mtp();
   test_lightning();
+  test_bf16_blocks();
   test_bad_input();
   return check_finish();
 }
