@@ -899,6 +899,7 @@ static int hybrid_layer_ops(const struct pl_model *m, const struct pl_layout *l,
     n = split_16bit(ops, first, n, pl_bf16_block_share(m, l, 'E'));
   }
   elementwise(&ops[n++], "resid1", norm_elems, RESIDUAL);
+  model_bf16_modules_apply(l, ops, n); /* layout.bf16_modules (quant_modules.c) */
   mark_recompute(ops, n, l, m->kv_heads / d->tp * m->head_dim, false);
   return n;
 }
@@ -927,6 +928,7 @@ int pl_layer_ops(const struct pl_model *m, const struct pl_layout *l,
     n = moe_ops(m, l, &d, moe_share, ops, n);
   elementwise(&ops[n++], "resid2", norm_elems, RESIDUAL);
   n = split_16bit(ops, 0, n, pl_bf16_block_share(m, l, 0));
+  model_bf16_modules_apply(l, ops, n); /* layout.bf16_modules (quant_modules.c) */
   mark_recompute(ops, n, l, m->kv_heads / d.tp * m->head_dim, m->kv_lora_rank > 0);
   return n;
 }

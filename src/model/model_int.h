@@ -79,6 +79,11 @@ void model_moe_a2a_permute(const struct pl_layout *l, struct pl_op *permute);
 int model_moe_a2a_sort(const struct pl_model *m, const struct pl_layout *l, const char *name,
                        double received_elems, struct pl_op *ops, int n);
 
+/* layout.bf16_modules (quant_modules.c): the named GEMMs of ops[0, n) at
+ * 16-bit (pl_op.high_precision) under an FP8 / FP4 dtype. */
+struct pl_op;
+void model_bf16_modules_apply(const struct pl_layout *l, struct pl_op *ops, int n);
+
 /* moe_latent, in range and only with routed experts (moe_latent.c). */
 enum pl_status model_moe_latent_check(const struct pl_model *m, struct pl_diag *diag);
 

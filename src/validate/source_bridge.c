@@ -301,6 +301,12 @@ bool validate_bridge_layout(const struct validate_in *in, struct pl_layout *l, s
     if (strncmp(name, "Nemotron_3_Super", 16) == 0 && l->dtype == PL_DTYPE_NVFP4) {
       l->bf16_last_blocks = 14;
       validate_note(row, "last 14 blocks in BF16 (the recipe's num_layers_at_end_in_bf16)");
+      /* and its quant_recipe te_quant.cfg (the same releases: v0.4.0 .. v0.5.0
+       * scripts/performance/configs/nemotronh/te_quant.cfg, HEAD
+       * perf_recipes/nemotronh/te_quant.cfg): attention linear_qkv / linear_proj and
+       * the latent projections in bf16 (model/quant_modules.c) */
+      l->bf16_modules = PL_B16_LINEAR_QKV | PL_B16_LINEAR_PROJ | PL_B16_LATENT_PROJ;
+      validate_note(row, "linear_qkv, linear_proj, latent_proj in BF16 (the recipe's te_quant.cfg)");
     }
   }
   return true;

@@ -130,6 +130,13 @@ check "--bf16-last-blocks: in the JSON" [ "$(json_num "$TMP/out" bf16_last_block
 check "--bf16-last-blocks 14: 16-bit GEMMs make the NVFP4 step slower" awk \
   -v a="$(json_num "$TMP/fp4.json" step_time_s)" -v b="$(json_num "$TMP/out" step_time_s)" \
   'BEGIN { exit !(b > a) }'
+expect_ok predict --model nemotron-3-super --gpu gb300 --gpus 64 --ep 64 --mtp-layers 2 \
+  --seq 8192 --mbs 1 --gbs 512 --dtype nvfp4 --bf16-last-blocks 14 \
+  --bf16-modules linear_qkv,linear_proj,latent_proj --format json
+check "--bf16-modules: in the JSON" grep -q '"bf16_modules": "linear_qkv,linear_proj,latent_proj"' \
+  "$TMP/out"
+expect_fail 1 "--bf16-modules: unknown 16-bit module 'fc1'" -- predict --model nemotron-3-super \
+  --bf16-modules fc1
 expect_fail 1 "--bf16-last-blocks 89 must be between 0 and the model's 88 blocks" -- predict \
   --model nemotron-3-super --gpu gb300 --gpus 64 --ep 64 --bf16-last-blocks 89
 expect_fail 1 "--bf16-last-blocks: .x. is not a positive integer" -- predict \

@@ -163,6 +163,19 @@ static void test_bf16_blocks(void) {
       *(ops[i].high_precision ? &hi : &lo) += ops[i].share;
   CHECK(fabs(hi - 42.0 / 92.0 * 9.0 / 42.0) < 1e-12);
   CHECK(fabs(lo + hi - 42.0 / 92.0) < 1e-12);
+  /* --bf16-modules (quant_modules.c): the named GEMMs at 16-bit, the others not */
+  l.bf16_modules = PL_B16_LINEAR_QKV | PL_B16_LATENT_PROJ;
+  n = pl_layer_ops(&m, &l, ops);
+  const struct pl_op *qkv = find(ops, n, "qkv"), *lat = find(ops, n, "latent_fc2");
+  const struct pl_op *proj = find(ops, n, "proj");
+  CHECK(qkv != NULL && qkv->high_precision);
+  CHECK(lat != NULL && lat->high_precision);
+  CHECK(proj != NULL && !proj->high_precision); /* the first proj: the FP4 share */
+  uint32_t mask = 0;
+  struct pl_diag dg;
+  CHECK(pl_bf16_modules_parse("linear_proj,latent_proj", &mask, &dg) == PL_OK);
+  CHECK_EQ_INT(mask, PL_B16_LINEAR_PROJ | PL_B16_LATENT_PROJ);
+  CHECK(pl_bf16_modules_parse("out_proj", &mask, &dg) != PL_OK);
   /* BF16: nothing splits; a dense model: last / layers */
   l.dtype = PL_DTYPE_BF16;
   CHECK(pl_bf16_block_share(&m, &l, 'E') == 0.0);
