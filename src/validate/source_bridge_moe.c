@@ -160,15 +160,24 @@ void validate_bridge_release_dispatch(const struct validate_in *in, struct pl_la
  * and perf_recipes/_common.py _benchmark_common set nothing for it), while the Qwen3,
  * DeepSeek-V3 and Kimi K2 performance configs set it True. Every section from 26.02.01 on;
  * and the 26.08 Nemotron 3.5 Lightning rows, whose recipes start from the Nano configs
- * (perf_recipes/nemotronh/gb200/nemotronh.py nemotron_3_5_lightning_pretrain_8gpu_gb200_*). */
+ * (perf_recipes/nemotronh/gb200/nemotronh.py nemotron_3_5_lightning_pretrain_8gpu_gb200_*).
+ * The Nemotron 3 Super rows (26.04 .. 26.08) keep Megatron-Core's default False
+ * (transformer_config.py moe_router_fusion: bool = False, d98e8a6): nothing sets it for them
+ * (`git grep moe_router_fusion` finds no hit in v0.4.0, v0.4.2, v0.5.0 scripts/performance/utils,
+ * configs/nemotronh and recipes/nemotronh/nemotron_3_super.py; at HEAD 067f987df0 only
+ * perf_recipes/nemotronh/common.py _apply_nemotron_3_ultra_perf_defaults and the H100
+ * Lightning recipe set True, models/ and training/ nothing). */
 void validate_bridge_router_fusion(const struct validate_in *in, struct pl_layout *l,
                                    struct pl_vrow *row) {
   if (!bridge_names_are(in, "26.02.01 26.04 26.04.01 26.06 26.06.01 26.08", "Nemotron_3_Nano",
                         "GB300 GB200 B300 B200 H100") &&
-      !bridge_names_are(in, "26.08", "Nemotron_3_5_Lightning", "GB300 GB200"))
+      !bridge_names_are(in, "26.08", "Nemotron_3_5_Lightning", "GB300 GB200") &&
+      !bridge_names_are(in, "26.04 26.04.01 26.06 26.06.01 26.08", "Nemotron_3_Super",
+                        "GB300 GB200 B300 B200"))
     return;
   l->moe_router_unfused = true;
-  validate_note(row, "unfused router (the recipe's moe_router_fusion False)");
+  validate_note(row, "unfused router (the recipe's moe_router_fusion False, or Megatron-Core's "
+                     "default)");
 }
 
 /* HybridEP's SM count (layout.hybridep_sms) where a release's recipe sets its own.
