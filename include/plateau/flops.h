@@ -96,7 +96,7 @@ struct pl_op {
  * test_layer_ops_bound), and sim/segments.c appends up to 14 more (bias
  * gradients, dropout masks, eager kernels, the QKV gradient cat, the metric
  * passes, the FP8 casts). */
-#define PL_MAX_LAYER_OPS 64
+#define PL_MAX_LAYER_OPS 96
 
 /* Per-GPU ops of one transformer block for one micro-batch (mbs sequences of
  * seq tokens, divided by cp), sharded by tp; with l->sp the norms and residual
@@ -151,6 +151,21 @@ bool pl_op_node_free(const struct pl_op *op);
  * embedding operations"): mtp_embed, mtp_norms, mtp_eh_proj; false for the
  * output layer, the loss and the MTP's own (its mtp_post_process node). */
 bool pl_op_mtp_attn_node(const struct pl_op *op);
+
+/* A hybrid stack's share of blocks of kind ('M', '*', '-', 'E') among all the
+ * blocks a step runs: the pattern's and layout.mtp_layers times the model's
+ * MTP module's (model.mtp_pattern; hybrid_mtp.c). l may be NULL (no MTP). */
+double pl_hybrid_share(const struct pl_model *m, const struct pl_layout *l, char kind);
+/* The share of MoE blocks among the blocks a step runs (pl_hybrid_share's 'E'
+ * for a hybrid stack, MoE blocks / layers otherwise; 0 for a dense model). */
+double pl_moe_block_share(const struct pl_model *m, const struct pl_layout *l);
+/* The share of kind's blocks (a hybrid stack's 'M', '*', '-', 'E'; any
+ * letter for other models) whose GEMMs run in 16-bit under an FP8 / FP4
+ * dtype: those among the last layout.bf16_last_blocks blocks, and a hybrid
+ * stack's MTP modules' blocks (Megatron-Bridge's NemotronH provider sets
+ * keep_mtp_spec_in_bf16 whenever the model has MTP: nemotron_h_bridge.py);
+ * 0 under BF16. */
+double pl_bf16_block_share(const struct pl_model *m, const struct pl_layout *l, char kind);
 
 /* The load factor of the busiest expert-parallel rank: layout.moe_imbalance
  * capped by what a rank can receive (ep * min(top_k, experts / ep) / top_k;

@@ -64,6 +64,16 @@ enum pl_recompute_module {
  * mlp_norm) are not modelled and refused. memory_act.c model_mem_offload_moe_block. */
 enum pl_offload_module { PL_OFM_EXPERT_FC1 = 1u << 0, PL_OFM_MOE_ACT = 1u << 1 };
 #define PL_OFM_COUNT 2
+/* Modules a run keeps at 16-bit under FP8 / FP4 (layout.bf16_modules; Megatron-Core's
+ * per-module quantization recipe, --te-precision-config-file / quant_recipe, matched by
+ * module name: megatron/core/quantization): the attention's linear_qkv, its linear_proj,
+ * and a latent MoE's fc1_latent_proj / fc2_latent_proj (src/model/quant_modules.c) */
+enum pl_bf16_module {
+  PL_B16_LINEAR_QKV = 1u << 0,
+  PL_B16_LINEAR_PROJ = 1u << 1,
+  PL_B16_LATENT_PROJ = 1u << 2
+};
+#define PL_B16_COUNT 3
 /* CUDA-graph scopes a Megatron-Core run captures (TransformerConfig.cuda_graph_impl
  * "transformer_engine" with cuda_graph_scope, or "full_iteration"), bits of
  * layout.cuda_graph_scopes. A captured op's kernels replay from a graph, so the
@@ -713,6 +723,17 @@ struct pl_layout {
                               embedding lookup, two norms, the eh_proj GEMM (2h -> h) and a second
                               pass through the output layer and the loss (multi_token_prediction.py);
                               on the virtual stage holding 'm', else the last; 0 = none */
+  int64_t bf16_last_blocks; /* input: under FP8 / MXFP8 / NVFP4, the model's last N blocks run
+                              their GEMMs in 16-bit (Megatron-Core first_last_layers_bf16 with
+                              num_layers_at_end_in_bf16 N and num_layers_at_start_in_bf16 0:
+                              fp8_utils.py get_fp8_context, fp4_utils.py get_fp4_context); priced
+                              as that share of each block kind's GEMMs (model/hybrid_mtp.c
+                              pl_bf16_block_share); 0 = none */
+  uint32_t bf16_modules;    /* input: enum pl_bf16_module bits kept at 16-bit under FP8 / FP4
+                              (--bf16-modules; Megatron-Core quant_recipe matchers); 0 = none */
+  int64_t mtp_module_blocks; /* derived (pl_layout_resolve): blocks of one MTP module, the
+                              length of a hybrid model's mtp_pattern ("*E": 2;
+                              src/model/hybrid_mtp.c), 1 for other models; 0 reads as 1 */
   uint32_t cuda_graph_scopes; /* input: enum pl_cuda_graph_scope bits the run captures in CUDA
                               graphs (Megatron-Core cuda_graph_scope); their ops cost the host
                               nothing per kernel (sim/compute.c); 0 (default) = every op eager */
@@ -836,6 +857,10 @@ void pl_recompute_modules_format(uint32_t mask, char *buf, size_t n);
  * unmodelled names and an empty list are a parse error. */
 enum pl_status pl_offload_modules_parse(const char *s, uint32_t *out, struct pl_diag *diag);
 void pl_offload_modules_format(uint32_t mask, char *buf, size_t n);
+/* "linear_qkv,linear_proj,latent_proj" <-> PL_B16_* bits (quant_modules.c);
+ * unknown, repeated or empty names are PL_ERR_PARSE with one line. */
+enum pl_status pl_bf16_modules_parse(const char *s, uint32_t *out, struct pl_diag *diag);
+void pl_bf16_modules_format(uint32_t mask, char *buf, size_t n);
 enum pl_status pl_cuda_graph_scopes_parse(const char *s, uint32_t *out, struct pl_diag *diag);
 void pl_cuda_graph_scopes_format(uint32_t mask, char *buf, size_t n);
 const char *pl_recompute_module_name(int bit);

@@ -21,6 +21,7 @@ enum pl_pos { PL_POS_ROTARY, PL_POS_LEARNED, PL_POS_ALIBI }; /* RoPE, a position
 enum pl_norm { PL_NORM_RMS, PL_NORM_LAYER };          /* weight, or weight + bias */
 
 #define PL_MODEL_MAX_PATTERN 255 /* letters of a hybrid layer pattern (Nemotron-H 56B: 118) */
+#define PL_MODEL_MAX_MTP_PATTERN 15 /* letters of one hybrid MTP module (Super: "*E") */
 
 struct pl_model {
   char name[64];
@@ -96,6 +97,16 @@ struct pl_model {
   int64_t mamba_state;     /* state size N (d_state) */
   int64_t mamba_conv;      /* causal conv1d kernel width (d_conv) */
   int64_t mamba_chunk;     /* SSD chunk length Q (chunk_size) */
+  /* Latent MoE (Nemotron 3 Super / Ultra; moe_latent.c): the routed experts
+   * and the token dispatch run at width moe_latent, between a down-projection
+   * h -> moe_latent before the dispatch and an up-projection after the
+   * combine (Megatron-Core moe_layer.py fc1_latent_proj / fc2_latent_proj);
+   * the router and the shared expert stay at h. 0 = no latent projection. */
+  int64_t moe_latent;
+  /* A hybrid stack's MTP module (HF NemotronH mtp_hybrid_override_pattern,
+   * Megatron-Core mtp_hybrid_override_pattern): the kinds of the blocks one
+   * MTP module runs ("*E": an attention and an MoE block); empty = none. */
+  char mtp_pattern[PL_MODEL_MAX_MTP_PATTERN + 1];
 };
 
 /* The kinds' names as model files spell them ("gelu", "rotary", "rms", ...). */
@@ -137,6 +148,11 @@ int64_t pl_model_active_params(const struct pl_model *m);
 /* DeepSeek-V3's MTP modules: per depth one MoE block, two RMSNorms and the
  * 2h x h projection (embedding and head shared with the trunk). */
 int64_t pl_model_mtp_params(const struct pl_model *m);
+/* Latent MoE (moe_latent.c): the width the routed experts and the token
+ * dispatch run at (moe_latent, else hidden), and one MoE block's two latent
+ * projections' parameters (0 without moe_latent). */
+int64_t pl_model_moe_width(const struct pl_model *m);
+int64_t pl_model_moe_latent_params(const struct pl_model *m);
 
 /* Hybrid Mamba-2 stacks (mamba.c; all 0 / false without a hybrid_pattern). */
 bool pl_model_is_hybrid(const struct pl_model *m);

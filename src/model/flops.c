@@ -829,7 +829,10 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
                    double share, struct pl_op *ops, int n) {
   int64_t local = m->experts / deg(l->ep), fe = m->expert_ffn / deg(l->etp);
   int64_t rows = expert_rows(m, l, d), h = m->hidden;
-  double copies = (double)d->tokens_n * (double)m->top_k * (double)h;
+  /* the dispatched tokens' and the routed experts' width: moe_latent's for
+   * a latent MoE (moe_latent.c), h otherwise */
+  int64_t w = pl_model_moe_width(m);
+  double copies = (double)d->tokens_n * (double)m->top_k * (double)w;
   bool gated = m->mlp == PL_MLP_SWIGLU;
   int first = n;
   /* Megatron-Core's router is a plain 16-bit parameter, not a Transformer
@@ -864,8 +867,12 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
     kernels(&ops[n++], unfused ? ROUTER_AUX_LOSS_UNFUSED_FWD_KERNELS : 5,
             unfused ? ROUTER_AUX_LOSS_UNFUSED_BWD_KERNELS : 5);
   }
+  /* latent MoE: fc1_latent_proj on the rank's tokens before the dispatch,
+   * a duplicated TELinear (full weight, no tp collective; moe_latent.c) */
+  if (m->moe_latent > 0)
+    gemm(&ops[n++], "latent_fc1", d->tokens_n, w, h);
   /* the alltoall dispatcher's counts, permutation and sort (moe_dispatch.c) */
-  double received = (double)rows * (double)local * (double)h; /* the copies this rank computes */
+  double received = (double)rows * (double)local * (double)w; /* the copies this rank computes */
   n = model_moe_a2a_preprocess(m, l, (double)d->tokens_n, ops, n);
   elementwise(&ops[n], "permute", copies, PERMUTE);
   model_moe_a2a_permute(l, &ops[n++]);
@@ -876,7 +883,7 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
     elementwise(&ops[n], "expert_pad", received, EXPERT_PAD);
     kernels(&ops[n++], EXPERT_PAD_KERNELS, EXPERT_PAD_KERNELS);
   }
-  gemm_group(&ops[n++], "expert_fc1", rows, gated ? 2 * fe : fe, h, local, share);
+  gemm_group(&ops[n++], "expert_fc1", rows, gated ? 2 * fe : fe, w, local, share);
   /* layout.fused_grouped_mlp: the GLU (clamp included), its backward and the
    * biases run in the grouped GEMMs' epilogues (layout.h) */
   bool fused = l->fused_grouped_mlp;
@@ -888,11 +895,11 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   }
   if (!fused)
     n = act_op(m, l, ops, n, "expert_act", (double)rows * (double)local * (double)fe, true);
-  gemm_group(&ops[n++], "expert_fc2", rows, h, fe, local, share);
+  gemm_group(&ops[n++], "expert_fc2", rows, w, fe, local, share);
   if (m->mlp_bias) { /* per local expert: two products and their sums */
     /* fp32 probabilities: the flex dispatcher's, or an fp32 router's (EXPERT_BIAS_FP32) */
     bool p32 = !fused && (m->router_fp32 || PL_MOE_IS_FLEX(l->dispatch));
-    elementwise(&ops[n], "expert_bias", (double)rows * (double)local * (double)h,
+    elementwise(&ops[n], "expert_bias", (double)rows * (double)local * (double)w,
                 fused ? FUSED_BIAS_GRAD : p32 ? EXPERT_BIAS_FP32 : EXPERT_BIAS);
     if (!fused)
       strided(&ops[n], (double)rows * (double)local * (double)h,
@@ -902,6 +909,8 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   }
   n = model_moe_a2a_sort(m, l, "unsort_chunks", received, ops, n);
   elementwise(&ops[n++], "unpermute", copies, UNPERMUTE);
+  if (m->moe_latent > 0) /* fc2_latent_proj after the combine (moe_latent.c) */
+    gemm(&ops[n++], "latent_fc2", d->tokens_n, h, w);
   if (m->shared_ffn > 0) {
     int64_t sf = m->shared_ffn / d->tp;
     gemm(&ops[n++], "shared_fc1", d->tokens, gated ? 2 * sf : sf, h);
@@ -913,35 +922,70 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   return n;
 }
 
+/* The 16-bit share of ops[first, n)'s GEMMs (pl_bf16_block_share,
+ * layout.bf16_last_blocks): each FP8 / FP4 GEMM splits into a copy at 16-bit
+ * (pl_op.high_precision) run by frac of its blocks and the rest; all of them
+ * at 16-bit when frac is 1. Returns the new count. */
+static int split_16bit(struct pl_op *ops, int first, int n, double frac) {
+  if (frac <= 0.0)
+    return n;
+  int end = n;
+  for (int i = first; i < end; i++) {
+    if (ops[i].kind != PL_OP_GEMM || ops[i].high_precision)
+      continue;
+    if (frac >= 1.0 || n >= PL_MAX_LAYER_OPS) {
+      ops[i].high_precision = frac >= 1.0 ? true : ops[i].high_precision;
+      continue;
+    }
+    double share = ops[i].share > 0 ? ops[i].share : 1.0;
+    ops[n] = ops[i];
+    ops[n].share = share * frac;
+    ops[n++].high_precision = true;
+    ops[i].share = share * (1.0 - frac);
+  }
+  return n;
+}
+
 /* A hybrid stack's average block (model.hybrid_pattern, mamba.c): the
  * pre-norm and residual add of every block, then each mixer kind's ops
  * weighted by the share of blocks of that kind. */
 static int hybrid_layer_ops(const struct pl_model *m, const struct pl_layout *l,
                             const struct dims *d, struct pl_op *ops) {
-  double L = (double)m->layers, norm_elems = (double)d->tokens_n * (double)m->hidden;
-  double s_mamba = (double)pl_model_kind_layers(m, 'M') / L;
-  double s_attn = (double)pl_model_kind_layers(m, '*') / L;
-  double s_mlp = (double)pl_model_kind_layers(m, '-') / L;
-  double s_moe = (double)pl_model_kind_layers(m, 'E') / L;
+  double norm_elems = (double)d->tokens_n * (double)m->hidden;
+  /* shares over every block the step runs, MTP modules' included (hybrid_mtp.c) */
+  double s_mamba = pl_hybrid_share(m, l, 'M');
+  double s_attn = pl_hybrid_share(m, l, '*');
+  double s_mlp = pl_hybrid_share(m, l, '-');
+  double s_moe = pl_hybrid_share(m, l, 'E');
   int n = 0, first;
   norm_op(&ops[n++], "norm1", norm_elems, m);
+  /* each kind's GEMMs split by its 16-bit share (split_16bit) */
   if (s_mamba > 0) {
     first = n;
     n = model_mamba_ops(m, d->tp, d->mbs, d->s_q, d->tokens, ops, n);
     for (int i = first; i < n; i++)
       ops[i].share = s_mamba;
+    n = split_16bit(ops, first, n, pl_bf16_block_share(m, l, 'M'));
   }
   if (s_attn > 0) {
     first = n;
     n = attention_ops(m, l, d, ops, n);
     for (int i = first; i < n; i++)
       ops[i].share *= s_attn;
+    n = split_16bit(ops, first, n, pl_bf16_block_share(m, l, '*'));
   }
-  if (s_mlp > 0)
+  if (s_mlp > 0) {
+    first = n;
     n = dense_mlp_ops(m, l, d, s_mlp, ops, n);
-  if (s_moe > 0)
+    n = split_16bit(ops, first, n, pl_bf16_block_share(m, l, '-'));
+  }
+  if (s_moe > 0) {
+    first = n;
     n = moe_ops(m, l, d, s_moe, ops, n);
+    n = split_16bit(ops, first, n, pl_bf16_block_share(m, l, 'E'));
+  }
   elementwise(&ops[n++], "resid1", norm_elems, RESIDUAL);
+  model_bf16_modules_apply(l, ops, n); /* layout.bf16_modules (quant_modules.c) */
   mark_recompute(ops, n, l, m->kv_heads / d->tp * m->head_dim, false);
   return n;
 }
@@ -970,6 +1014,8 @@ int pl_layer_ops(const struct pl_model *m, const struct pl_layout *l,
   if (moe > 0)
     n = moe_ops(m, l, &d, moe_share, ops, n);
   elementwise(&ops[n++], "resid2", norm_elems, RESIDUAL);
+  n = split_16bit(ops, 0, n, pl_bf16_block_share(m, l, 0));
+  model_bf16_modules_apply(l, ops, n); /* layout.bf16_modules (quant_modules.c) */
   mark_recompute(ops, n, l, m->kv_heads / d.tp * m->head_dim, m->kv_lora_rank > 0);
   return n;
 }

@@ -40,6 +40,18 @@ static double mlp_flops(const struct pl_model *m, int64_t f) {
   return 2.0 * (m->mlp == PL_MLP_SWIGLU ? 3.0 : 2.0) * (double)m->hidden * (double)f;
 }
 
+/* GEMM FLOPs of one MoE block's MLP part for one token: the router (2 h E),
+ * the top_k routed experts at the MoE width (the latent width of a latent
+ * MoE, with its two h x moe_latent projections: moe_latent.c; Megatron-Bridge
+ * flop_utils.py counts the same) and the shared expert at h. */
+static double moe_token_flops(const struct pl_model *m) {
+  double h = (double)m->hidden, w = (double)pl_model_moe_width(m);
+  double routed = 2.0 * (m->mlp == PL_MLP_SWIGLU ? 3.0 : 2.0) * w * (double)m->expert_ffn;
+  double latent = m->moe_latent > 0 ? 2.0 * 2.0 * h * w : 0.0;
+  return 2.0 * h * (double)m->experts + (double)m->top_k * routed + latent +
+         (m->shared_ffn > 0 ? mlp_flops(m, m->shared_ffn) : 0.0);
+}
+
 /* Forward GEMM FLOPs of all blocks for one sequence, unsharded, without the
  * attention core: projections, dense MLPs, and on MoE blocks the router
  * (2 h E per token), the top_k routed experts and the shared expert (model
@@ -52,9 +64,7 @@ static double blocks_gemm_seq_flops(const struct pl_model *m, double seq) {
   if (pl_model_is_hybrid(m)) /* the Mamba-2 mixers: projections and the SSD's matmuls */
     per_tok += (double)pl_model_kind_layers(m, 'M') * model_mamba_token_flops(m);
   if (moe > 0)
-    per_tok += moe * (2.0 * (double)m->hidden * (double)m->experts +
-                      (double)m->top_k * mlp_flops(m, m->expert_ffn) +
-                      (m->shared_ffn > 0 ? mlp_flops(m, m->shared_ffn) : 0.0));
+    per_tok += moe * moe_token_flops(m);
   return seq * per_tok;
 }
 
@@ -89,8 +99,7 @@ static double modules_recompute_seq_flops(const struct pl_model *m, uint32_t mod
     f += seq * dense * mlp_flops(m, m->ffn_hidden);
   double shared = m->shared_ffn > 0 ? mlp_flops(m, m->shared_ffn) : 0.0;
   if (mods & PL_RCM_MOE)
-    f += seq * moe * (2.0 * h * (double)m->experts + (double)m->top_k * mlp_flops(m, m->expert_ffn) +
-                      shared);
+    f += seq * moe * moe_token_flops(m);
   else if (mods & PL_RCM_SHARED_EXPERTS)
     f += seq * moe * shared;
   return f;
@@ -129,11 +138,12 @@ void pl_flops_compute(const struct pl_model *m, const struct pl_layout *l, struc
     double h = (double)m->hidden;
     bool last_moe = pl_model_moe_blocks_below(m, m->layers) >
                     pl_model_moe_blocks_below(m, m->layers - 1);
-    double mlp = last_moe ? 2.0 * h * (double)m->experts +
-                                (double)m->top_k * mlp_flops(m, m->expert_ffn) +
-                                (m->shared_ffn > 0 ? mlp_flops(m, m->shared_ffn) : 0.0)
-                          : mlp_flops(m, m->ffn_hidden);
+    double mlp = last_moe ? moe_token_flops(m) : mlp_flops(m, m->ffn_hidden);
     double block = seq * (attn_proj_flops(m) + mlp) + attn_seq / l_n;
+    if (pl_model_is_hybrid(m)) /* the module's blocks, by kind (model.mtp_pattern) */
+      block = model_hybrid_mtp_seq_flops(m, seq, attn_proj_flops(m), moe_token_flops(m),
+                                         mlp_flops(m, m->ffn_hidden),
+                                         attn_seq / (double)deg(pl_model_attention_layers(m)));
     mtp_seq = (double)l->mtp_layers * (block + seq * 2.0 * (3.0 * h + 2.0 * h * h) + head_seq);
   }
   memset(out, 0, sizeof *out);

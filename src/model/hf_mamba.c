@@ -15,9 +15,12 @@
  * moe_intermediate_size, moe_shared_expert_intermediate_size, the router's
  * e_score_correction_bias (NemotronHTopkRouter). Every MLP is the
  * two-matrix up/down MLP (NemotronHMLP; mlp_hidden_act relu2), timed as the
- * GELU MLP. Multi-token prediction (num_nextn_predict_layers,
- * mtp_hybrid_override_pattern) and latent MoE (moe_latent_size) are
- * refused: not modelled in a hybrid stack. */
+ * GELU MLP. Latent MoE: moe_latent_size (model.moe_latent, moe_latent.c;
+ * the bridge copies it to the provider when the config has it). Multi-token
+ * prediction: num_nextn_predict_layers modules (model.mtp_layers) of the
+ * blocks mtp_hybrid_override_pattern names (model.mtp_pattern,
+ * hybrid_mtp.c); as NemotronHBridge._hf_mtp_config, a depth above 0 needs
+ * the pattern. */
 #include <string.h>
 
 #include "model/model_int.h"
@@ -43,29 +46,39 @@ static enum pl_status read_pattern(yajl_val root, const char *origin, struct pl_
   return PL_OK;
 }
 
-static enum pl_status refuse_unmodelled(yajl_val root, const char *origin, struct pl_diag *diag) {
-  int64_t mtp = 0;
-  enum pl_status st = base_json_int(root, "num_nextn_predict_layers", false, origin, &mtp, diag);
-  if (st != PL_OK)
-    return st;
-  if (mtp > 0)
-    return pl_diag_set(diag, PL_ERR_UNSUPPORTED,
-                       "%s: num_nextn_predict_layers %lld: multi-token prediction is not modelled "
-                       "in a hybrid Mamba stack",
-                       origin, (long long)mtp);
+/* moe_latent_size (null or absent: none), num_nextn_predict_layers and its
+ * mtp_hybrid_override_pattern. */
+static enum pl_status read_latent_mtp(yajl_val root, const char *origin, struct pl_model *m,
+                                      struct pl_diag *diag) {
   yajl_val latent = base_json_get(root, "moe_latent_size");
+  enum pl_status st = PL_OK;
   if (latent != NULL && !YAJL_IS_NULL(latent))
-    return pl_diag_set(diag, PL_ERR_UNSUPPORTED,
-                       "%s: moe_latent_size: latent MoE (Nemotron 3 Super/Ultra) is not modelled",
-                       origin);
-  return PL_OK;
+    st = model_json_size(root, "moe_latent_size", true, origin, MODEL_MAX_HIDDEN, &m->moe_latent,
+                         diag);
+  int64_t mtp = 0;
+  if (st == PL_OK)
+    st = base_json_int(root, "num_nextn_predict_layers", false, origin, &mtp, diag);
+  if (st != PL_OK || mtp <= 0)
+    return st;
+  if (mtp > MODEL_MAX_LAYERS)
+    return pl_diag_set(diag, PL_ERR_RANGE, "%s: num_nextn_predict_layers %lld is above %lld",
+                       origin, (long long)mtp, (long long)MODEL_MAX_LAYERS);
+  m->mtp_layers = mtp;
+  st = base_json_str(root, "mtp_hybrid_override_pattern", false, origin, m->mtp_pattern,
+                     sizeof m->mtp_pattern, diag);
+  if (st == PL_OK && m->mtp_pattern[0] == '\0')
+    return pl_diag_set(diag, PL_ERR_RANGE,
+                       "%s: num_nextn_predict_layers %lld needs mtp_hybrid_override_pattern, the "
+                       "MTP module's blocks (Megatron-Bridge NemotronHBridge._hf_mtp_config)",
+                       origin, (long long)mtp);
+  return st;
 }
 
 enum pl_status model_hf_hybrid(yajl_val root, const char *origin, const char *type,
                                struct pl_model *m, struct pl_diag *diag) {
   if (strcmp(type, "nemotron_h") != 0)
     return PL_OK;
-  enum pl_status st = refuse_unmodelled(root, origin, diag);
+  enum pl_status st = read_latent_mtp(root, origin, m, diag);
   if (st == PL_OK)
     st = read_pattern(root, origin, m, diag);
   const struct model_size f[] = {

@@ -16,6 +16,7 @@
 
 #include "model/constants.h"
 #include "model/layout_int.h"
+#include "model/model_int.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -605,6 +606,19 @@ enum pl_status pl_layout_resolve(struct pl_layout *l, const struct pl_model *m,
     st = resolve_sharding(l, diag);
   if (st == PL_OK)
     st = resolve_batch(l, m, diag);
+  /* a hybrid stack's MTP module is its mtp_pattern's blocks (hybrid_mtp.c);
+   * a pipeline layout string's 'm' counts one block, so the two do not mix */
+  l->mtp_module_blocks = model_hybrid_mtp_blocks(m);
+  if (st == PL_OK && (l->bf16_last_blocks < 0 || l->bf16_last_blocks > m->layers))
+    st = pl_diag_set(diag, PL_ERR_LAYOUT,
+                     "layout: --bf16-last-blocks %lld must be between 0 and the model's %lld blocks",
+                     (long long)l->bf16_last_blocks, (long long)m->layers);
+  if (st == PL_OK && l->mtp_layers > 0 && l->mtp_module_blocks > 1 &&
+      l->pipeline_layout[0] != '\0')
+    st = pl_diag_set(diag, PL_ERR_LAYOUT,
+                     "layout: a pipeline layout string cannot place a hybrid model's %lld-block "
+                     "MTP module (model mtp_pattern '%s')",
+                     (long long)l->mtp_module_blocks, m->mtp_pattern);
   if (st == PL_OK)
     st = pl_layout_resolve_pipeline(l, m, diag);
   if (st == PL_OK)

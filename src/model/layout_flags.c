@@ -33,6 +33,7 @@ static const struct {
     {"recompute-every", L(recompute_every)},
     {"act-offload-layers", L(act_offload_layers)},
     {"mtp-layers", L(mtp_layers)},
+    {"bf16-last-blocks", L(bf16_last_blocks)},
 };
 #undef L
 #define N_INTS (sizeof ints / sizeof ints[0])
@@ -40,7 +41,7 @@ static const struct {
 /* The other flags, in the order they are read (read_words, read_modes). */
 static const char *const words[] = {
     "pipeline-layout", "moe-imbalance",    "shard",           "recompute",
-    "recompute-modules", "offload-modules", "cuda-graph-scope", "recompute-method",
+    "recompute-modules", "offload-modules", "bf16-modules", "cuda-graph-scope", "recompute-method",
     "account-embed-loss", "schedule",       "dtype",           "moe-dispatch",
     "moe-pad-capacity", "moe-force-balance",
 };
@@ -126,6 +127,10 @@ static enum pl_status read_recompute(struct pl_layout *l, pl_flag_get_fn get, vo
   if ((v = get(ctx, "offload-modules")) != NULL &&
       (st = pl_offload_modules_parse(v, &l->offload_modules, &d)) != PL_OK)
     return pl_diag_set(diag, st, "--offload-modules: %s", d.msg);
+  /* --bf16-modules LIST: Megatron-Core quant_recipe's 16-bit modules (quant_modules.c) */
+  if ((v = get(ctx, "bf16-modules")) != NULL &&
+      (st = pl_bf16_modules_parse(v, &l->bf16_modules, &d)) != PL_OK)
+    return pl_diag_set(diag, st, "--bf16-modules: %s", d.msg);
   /* --cuda-graph-scope LIST: Megatron-Core cuda_graph_scope (layout.h enum
    * pl_cuda_graph_scope): the ops it captures cost the host nothing per kernel */
   if ((v = get(ctx, "cuda-graph-scope")) != NULL &&
@@ -227,6 +232,7 @@ size_t pl_layout_flags_format(const struct pl_layout *l, bool moe, char *out, si
       {"recompute-layers", l->recompute_layers}, {"recompute-every", l->recompute_every},
       {"first-stage-layers", l->first_stage_layers}, {"last-stage-layers", l->last_stage_layers},
       {"mtp-layers", l->mtp_layers}, {"act-offload-layers", l->act_offload_layers},
+      {"bf16-last-blocks", l->bf16_last_blocks},
   };
   for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
     if (counts[i].v > 0)
@@ -246,6 +252,10 @@ size_t pl_layout_flags_format(const struct pl_layout *l, bool moe, char *out, si
   if (moe && l->moe_force_balance)
     flag_text_put(&t, " --moe-force-balance on");
   char list[160];
+  if (l->bf16_modules != 0) {
+    pl_bf16_modules_format(l->bf16_modules, list, sizeof list);
+    flag_text_put(&t, " --bf16-modules %s", list);
+  }
   if (l->offload_modules != 0) {
     pl_offload_modules_format(l->offload_modules, list, sizeof list);
     flag_text_put(&t, " --offload-modules %s", list);

@@ -5,6 +5,7 @@
 #include <plateau/layout.h>
 
 #include "model/layout_int.h"
+#include "model/model_int.h"
 
 bool pl_layout_uneven_stages(const struct pl_layout *l) {
   return l->first_stage_layers > 0 || l->last_stage_layers > 0;
@@ -41,7 +42,7 @@ int64_t pl_layout_stage_layers(const struct pl_layout *l, int64_t layers, int64_
   }
   /* the MTP modules are blocks of the last stage (Megatron-Core
    * multi_token_prediction.py mtp_on_this_rank without a layout) */
-  int64_t mtp = s == pp - 1 ? l->mtp_layers : 0;
+  int64_t mtp = s == pp - 1 ? l->mtp_layers * deg(l->mtp_module_blocks) : 0;
   if (pl_layout_uneven_stages(l))
     return uneven_rank_layers(l, layers, s) + mtp;
   return layers / pp + (s < layers % pp ? 1 : 0) + mtp;
@@ -84,7 +85,8 @@ int64_t pl_layout_chunk_layers(const struct pl_layout *l, int64_t layers, int64_
   if (pl_layout_chunk_from_string(l, v, &n, first))
     return n;
   /* the MTP modules follow the last chunk's blocks (mtp_on_this_rank) */
-  return split_chunk_layers(l, layers, v, first) + (v == pp * vp - 1 ? l->mtp_layers : 0);
+  return split_chunk_layers(l, layers, v, first) +
+         (v == pp * vp - 1 ? l->mtp_layers * deg(l->mtp_module_blocks) : 0);
 }
 
 /* --first-stage-layers / --last-stage-layers: Megatron-Core's checks

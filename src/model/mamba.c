@@ -250,6 +250,9 @@ enum pl_status model_hybrid_check(const struct pl_model *m, struct pl_diag *diag
         m->mamba_state != 0)
       return pl_diag_set(diag, PL_ERR_RANGE,
                          "model '%s': Mamba dimensions given without a hybrid_pattern", m->name);
+    if (m->mtp_pattern[0] != '\0')
+      return pl_diag_set(diag, PL_ERR_RANGE,
+                         "model '%s': mtp_pattern given without a hybrid_pattern", m->name);
     return PL_OK;
   }
   size_t len = strlen(m->hybrid_pattern);
@@ -266,11 +269,16 @@ enum pl_status model_hybrid_check(const struct pl_model *m, struct pl_diag *diag
     return hybrid_bad(m, "'E' blocks need experts, top_k and expert_ffn", diag);
   if (pl_model_kind_layers(m, 'E') == 0 && m->experts > 0)
     return hybrid_bad(m, "experts are given but no block is 'E'", diag);
-  if (m->mtp_layers > 0 || m->kv_lora_rank > 0 || m->full_attn_layers > 0)
-    return hybrid_bad(m,
-                      "MTP, latent attention and full_attn_layers are not modelled in a "
-                      "hybrid stack",
+  if (m->kv_lora_rank > 0 || m->full_attn_layers > 0)
+    return hybrid_bad(m, "latent attention and full_attn_layers are not modelled in a hybrid stack",
                       diag);
+  /* MTP in a hybrid stack: the module's blocks (mtp_pattern, hybrid_mtp.c) */
+  size_t mtp_len = strlen(m->mtp_pattern);
+  if (m->mtp_layers > 0 && mtp_len == 0)
+    return hybrid_bad(m, "mtp_layers needs mtp_pattern, the kinds of the MTP module's blocks",
+                      diag);
+  if (strspn(m->mtp_pattern, "M*-E") != mtp_len)
+    return hybrid_bad(m, "mtp_pattern has a letter other than M, *, - and E", diag);
   if (pl_model_kind_layers(m, 'M') == 0)
     return PL_OK;
   const struct {

@@ -54,13 +54,17 @@ static double glu_clamp_bytes(const struct pl_model *m, double etp) {
 
 static double moe_act_delta(const struct pl_model *m, const struct pl_layout *l, double sb,
                             double e, double mlp) {
-  double t = (double)deg(l->tp), etp = (double)deg(l->etp), h = (double)m->hidden;
-  double share = (double)pl_model_moe_layers(m) / (double)m->layers;
+  double t = (double)deg(l->tp), etp = (double)deg(l->etp);
+  double share = pl_moe_block_share(m, l);
   double tok = sb / t;
   double copies = tok * (double)m->top_k * etp * pl_moe_imbalance(m, l);
+  /* a latent MoE's copies are moe_latent wide, and fc2_latent_proj keeps its
+   * latent-wide input (moe_latent.c); fc1_latent_proj's input is the norm
+   * output the block already keeps */
+  double w = (double)pl_model_moe_width(m);
   double moe = tok * 4.0 * (double)m->experts +
-               copies * (e * h + mlp * (double)m->expert_ffn / etp + glu_clamp_bytes(m, etp)) +
-               sb * mlp * (double)m->shared_ffn / t;
+               copies * (e * w + mlp * (double)m->expert_ffn / etp + glu_clamp_bytes(m, etp)) +
+               sb * mlp * (double)m->shared_ffn / t + tok * e * (double)m->moe_latent;
   double dense = sb * mlp * (double)m->ffn_hidden / t;
   return share * (moe - dense);
 }
@@ -86,7 +90,7 @@ static double modules_freed(const struct pl_model *m, const struct pl_layout *l,
                             double sb, double e, double mlp, double rep_div) {
   double t = (double)deg(l->tp), etp = (double)deg(l->etp), h = (double)m->hidden;
   double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
-  double share = pl_model_is_moe(m) ? (double)pl_model_moe_layers(m) / (double)m->layers : 0.0;
+  double share = pl_moe_block_share(m, l);
   double freed = 0.0;
   if (mods & PL_RCM_CORE_ATTN)
     freed += sb * scores_bytes_per_token(m, l);
@@ -102,9 +106,9 @@ static double modules_freed(const struct pl_model *m, const struct pl_layout *l,
   double shared = sb * mlp * (double)m->shared_ffn / t;
   if (mods & PL_RCM_MOE)
     return freed + share * (tok * 4.0 * (double)m->experts +
-                            copies * (e * h + mlp * (double)m->expert_ffn / etp +
-                                      glu_clamp_bytes(m, etp)) +
-                            shared);
+                            copies * (e * (double)pl_model_moe_width(m) +
+                                      mlp * (double)m->expert_ffn / etp + glu_clamp_bytes(m, etp)) +
+                            shared + tok * e * (double)m->moe_latent);
   if (mods & PL_RCM_MOE_ACT) /* and the clamped GLU's copy, inside the checkpoint */
     freed += share * copies * (e * (double)m->expert_ffn / etp + glu_clamp_bytes(m, etp));
   if (mods & PL_RCM_SHARED_EXPERTS)
@@ -133,14 +137,14 @@ double model_mem_offload_moe_block(const struct pl_model *m, const struct pl_lay
  * the dense MLP of the blocks without them). */
 static double hybrid_layer_act(const struct pl_model *m, const struct pl_layout *l,
                                enum pl_recompute r, double e, double mlp) {
-  double t = (double)deg(l->tp), sb = local_tokens(m, l), L = (double)m->layers;
+  double t = (double)deg(l->tp), sb = local_tokens(m, l);
   double rep_div = sp_div(l);
   double h = (double)m->hidden, f = (double)m->ffn_hidden;
   double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
-  double s_attn = (double)pl_model_kind_layers(m, '*') / L;
-  double s_mamba = (double)pl_model_kind_layers(m, 'M') / L;
-  double s_mlp = (double)pl_model_kind_layers(m, '-') / L;
-  double s_moe = (double)pl_model_kind_layers(m, 'E') / L;
+  double s_attn = pl_hybrid_share(m, l, '*'); /* MTP modules' blocks included */
+  double s_mamba = pl_hybrid_share(m, l, 'M');
+  double s_mlp = pl_hybrid_share(m, l, '-');
+  double s_moe = pl_hybrid_share(m, l, 'E');
   double proj = e < 2.0 && !l->eager_attention ? 2.0 + e : e;
   double scores = sb * scores_bytes_per_token(m, l), dense = sb * mlp * f / t;
   double attn = sb * (2.0 * (q + 2.0 * kv) + proj * q) / t + scores;
@@ -174,7 +178,7 @@ double model_mem_layer_act(const struct pl_model *m, const struct pl_layout *l,
     return bytes;
   double e, mlp;
   model_mem_saved_gemm_bytes(m, l, &e, &mlp);
-  double share = (double)pl_model_moe_layers(m) / (double)m->layers;
+  double share = pl_moe_block_share(m, l);
   return bytes - share * model_mem_offload_moe_block(m, l, local_tokens(m, l), e, mlp);
 }
 

@@ -79,6 +79,22 @@ void model_moe_a2a_permute(const struct pl_layout *l, struct pl_op *permute);
 int model_moe_a2a_sort(const struct pl_model *m, const struct pl_layout *l, const char *name,
                        double received_elems, struct pl_op *ops, int n);
 
+/* layout.bf16_modules (quant_modules.c): the named GEMMs of ops[0, n) at
+ * 16-bit (pl_op.high_precision) under an FP8 / FP4 dtype. */
+struct pl_op;
+void model_bf16_modules_apply(const struct pl_layout *l, struct pl_op *ops, int n);
+
+/* moe_latent, in range and only with routed experts (moe_latent.c). */
+enum pl_status model_moe_latent_check(const struct pl_model *m, struct pl_diag *diag);
+
+/* A hybrid stack's MTP module (hybrid_mtp.c): its blocks (the length of
+ * model.mtp_pattern; 1 for other models), and one run's forward FLOPs for one
+ * sequence of seq tokens from the per-token FLOPs of each block kind and an
+ * attention block's core. */
+int64_t model_hybrid_mtp_blocks(const struct pl_model *m);
+double model_hybrid_mtp_seq_flops(const struct pl_model *m, double seq, double attn_proj_tok,
+                                  double moe_tok, double mlp_tok, double attn_core_seq);
+
 /* Hybrid Mamba-2 stacks (mamba.c). */
 enum pl_status model_hybrid_check(const struct pl_model *m, struct pl_diag *diag);
 /* mamba_conv and mamba_chunk when a hybrid stack leaves them out. */

@@ -14,8 +14,9 @@
  * q_lora_rank, kv_lora_rank, qk_rope_dim, v_head_dim, mtp_layers, full_attn_layers,
  * qk_norm, attn_sinks, glu_clamp, rope_yarn, published_active_params; hybrid
  * Mamba-2 stacks: hybrid_pattern (a string of M * - E), mamba_heads,
- * mamba_head_dim, mamba_groups, mamba_state, mamba_conv (4), mamba_chunk (128).
- * Unknown keys are ignored so
+ * mamba_head_dim, mamba_groups, mamba_state, mamba_conv (4), mamba_chunk (128),
+ * mtp_pattern (the block kinds of one MTP module, hybrid stacks only); latent
+ * MoE: moe_latent (0). Unknown keys are ignored so
  * files can carry notes. */
 #include <plateau/alloc.h>
 #include <plateau/data.h>
@@ -152,6 +153,7 @@ static enum pl_status plateau_sizes(yajl_val root, const char *origin, struct pl
       {"mamba_state", false, MODEL_MAX_HIDDEN, &m->mamba_state},
       {"mamba_conv", false, MODEL_MAX_HIDDEN, &m->mamba_conv},
       {"mamba_chunk", false, MODEL_MAX_SEQ, &m->mamba_chunk},
+      {"moe_latent", false, MODEL_MAX_HIDDEN, &m->moe_latent},
   };
   return model_json_sizes(root, f, sizeof f / sizeof f[0], origin, diag);
 }
@@ -214,6 +216,8 @@ static enum pl_status check_variants(const struct pl_model *m, struct pl_diag *d
   enum pl_status st = check_moe(m, diag);
   if (st == PL_OK)
     st = model_hybrid_check(m, diag);
+  if (st == PL_OK)
+    st = model_moe_latent_check(m, diag);
   if (st != PL_OK)
     return st;
   if (m->kv_lora_rank > 0 && m->qk_rope_dim >= m->head_dim)
@@ -271,6 +275,9 @@ static enum pl_status model_from_plateau(yajl_val root, const char *origin, stru
   if (st == PL_OK)
     st = base_json_str(root, "hybrid_pattern", false, origin, m->hybrid_pattern,
                        sizeof m->hybrid_pattern, diag);
+  if (st == PL_OK)
+    st = base_json_str(root, "mtp_pattern", false, origin, m->mtp_pattern, sizeof m->mtp_pattern,
+                       diag);
   if (st == PL_OK)
     st = plateau_sizes(root, origin, m, diag);
   if (st == PL_OK)

@@ -42,7 +42,7 @@ double model_offload_copy_bytes(const struct pl_model *m, const struct pl_layout
     return 0.0;
   double bytes = 0.0;
   if (l->offload_modules & PL_OFM_EXPERT_FC1)
-    bytes += e * (double)m->hidden;
+    bytes += e * (double)pl_model_moe_width(m); /* a latent MoE: moe_latent wide */
   if (l->offload_modules & PL_OFM_MOE_ACT)
     bytes += (mlp - e) * (double)m->expert_ffn / etp + (rcm & PL_RCM_MOE_ACT ? 0.0 : clamp);
   return bytes;

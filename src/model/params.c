@@ -27,6 +27,7 @@
  * pl_model_check, so nothing overflows (model_int.h). */
 #include <plateau/model.h>
 
+
 static int64_t norm_params(const struct pl_model *m) {
   return m->norm == PL_NORM_RMS ? m->hidden : 2 * m->hidden;
 }
@@ -91,13 +92,24 @@ int64_t pl_model_attention_params(const struct pl_model *m) {
   return attention_params(m) + 2 * norm_params(m);
 }
 
+/* A routed expert runs at pl_model_moe_width (the latent width of a latent
+ * MoE, moe_latent.c; else h): its fc1 reads and its fc2 writes that width. */
 int64_t pl_model_expert_params(const struct pl_model *m) {
-  return pl_model_is_moe(m) ? mlp_of(m, m->expert_ffn) : 0;
+  if (!pl_model_is_moe(m))
+    return 0;
+  int64_t w = pl_model_moe_width(m), f = m->expert_ffn;
+  int64_t up = m->mlp == PL_MLP_SWIGLU ? 2 : 1;
+  int64_t n = (up + 1) * w * f;
+  if (m->linear_bias || m->mlp_bias)
+    n += up * f + w;
+  return n;
 }
 
-/* Router and shared expert(s) of one MoE block: what every token uses. */
+/* Router, latent projections and shared expert(s) of one MoE block: what
+ * every token uses. */
 static int64_t moe_common_params(const struct pl_model *m) {
-  int64_t n = m->experts * m->hidden + (m->router_bias ? m->experts : 0);
+  int64_t n = m->experts * m->hidden + (m->router_bias ? m->experts : 0) +
+              pl_model_moe_latent_params(m);
   if (m->shared_ffn > 0)
     n += mlp_of(m, m->shared_ffn) + (m->shared_gate ? m->hidden : 0);
   return n;
@@ -165,9 +177,23 @@ int64_t pl_model_active_params(const struct pl_model *m) {
   return (m->layers - moe) * pl_model_layer_params(m) + moe * moe_active + outside_blocks(m);
 }
 
+/* A hybrid stack's MTP module's blocks (model.mtp_pattern, hybrid_mtp.c):
+ * each kind's block with its pre-norm. */
+static int64_t hybrid_mtp_blocks_params(const struct pl_model *m) {
+  int64_t n = 0;
+  for (const char *p = m->mtp_pattern; *p != '\0'; p++)
+    n += *p == 'M'   ? pl_model_mamba_params(m)
+         : *p == '*' ? attention_params(m) + norm_params(m)
+         : *p == '-' ? mlp_of(m, m->ffn_hidden) + norm_params(m)
+                     : pl_model_moe_layer_params(m);
+  return n;
+}
+
 int64_t pl_model_mtp_params(const struct pl_model *m) {
   if (m->mtp_layers <= 0)
     return 0;
   int64_t block = pl_model_is_moe(m) ? pl_model_moe_layer_params(m) : pl_model_layer_params(m);
+  if (pl_model_is_hybrid(m)) /* the module's blocks by kind (hybrid_mtp.c) */
+    block = hybrid_mtp_blocks_params(m);
   return m->mtp_layers * (block + 2 * m->hidden * m->hidden + 3 * norm_params(m));
 }

@@ -356,6 +356,11 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_int(c, "framework.nccl_max_ctas_pp", fw.nccl_max_ctas_pp);
   /* and the channel floor under every communicator (--nccl-min-channels, cluster.nccl_min_channels) */
   col_int(c, "hardware.nccl_min_channels", hw->nccl_min_channels);
+  /* added after it: the last blocks at 16-bit under FP8 / FP4 (--bf16-last-blocks, nem26, session 26) */
+  col_int(c, "layout.bf16_last_blocks", l->bf16_last_blocks);
+  char b16_s[96];
+  pl_bf16_modules_format(l->bf16_modules, b16_s, sizeof b16_s);
+  col_str(c, "layout.bf16_modules", l->bf16_modules != 0 ? b16_s : NULL);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

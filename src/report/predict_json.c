@@ -138,6 +138,13 @@ static void layout_json(struct pl_emit *e, const struct pl_prediction *p) {
   else
     pl_emit_null(e, "pipeline_layout");
   pl_emit_int(e, "mtp_layers", l->mtp_layers);
+  pl_emit_int(e, "bf16_last_blocks", l->bf16_last_blocks);
+  char b16_s[96];
+  pl_bf16_modules_format(l->bf16_modules, b16_s, sizeof b16_s);
+  if (l->bf16_modules != 0)
+    pl_emit_str(e, "bf16_modules", b16_s);
+  else
+    pl_emit_null(e, "bf16_modules");
   pl_emit_bool(e, "account_embed_loss", l->account_embed_loss);
   pl_emit_obj_end(e);
 }

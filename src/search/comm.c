@@ -122,7 +122,7 @@ static void moe_times(const struct search_ctx *ctx, const struct pl_layout *l,
   const struct pl_model *m = ctx->model;
   if (!pl_model_is_moe(m) || l->ep * l->etp <= 1 || l->ep_comm_overlap)
     return;
-  double share = (double)pl_model_moe_layers(m) / (double)m->layers;
+  double share = pl_moe_block_share(m, l);
   double tokens = (double)l->mbs * (double)(l->seq / l->cp) / (double)(l->sp ? l->tp : 1);
   double h_bytes = (double)m->hidden * ACT_BYTES * share, f, b;
   double bwd = l->recompute == PL_RECOMPUTE_FULL ? 4 : 2;

@@ -326,9 +326,10 @@ enum pl_status sim_layer_moe(struct sim_step *st, struct sim_seg *s, struct pl_d
   const struct pl_model *m = &st->run->model;
   if (!pl_model_is_moe(m))
     return PL_OK;
-  double share = (double)pl_model_moe_layers(m) / (double)m->layers;
+  double share = pl_moe_block_share(m, l);
   double tokens = (double)l->mbs * (double)(l->seq / l->cp) / (double)(l->sp ? l->tp : 1);
-  double h_bytes = (double)m->hidden * ACT_BYTES * share;
+  /* a latent MoE dispatches moe_latent-wide tokens (moe_latent.c) */
+  double h_bytes = (double)pl_model_moe_width(m) * ACT_BYTES * share;
   /* backward passes of the traffic (recomputed on a share of the blocks:
    * rounded to whole calls, as the tp collectives) */
   int32_t rep = l->recompute == PL_RECOMPUTE_FULL ? 1 + (int32_t)lround(pl_recompute_share(m, l)) : 1;

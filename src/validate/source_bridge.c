@@ -301,6 +301,34 @@ bool validate_bridge_layout(const struct validate_in *in, struct pl_layout *l, s
     return bridge_deepseek(in, l, row);
   if (strncmp(name, "Kimi_K2", 7) == 0)
     return bridge_kimi(l, row);
+  if (strncmp(name, "Nemotron_3_Super", 16) == 0 || strncmp(name, "Nemotron_3_5_Lightning", 22) == 0) {
+    /* the Super recipe trains two MTP runs of its one "*E" module
+     * (recipes/nemotronh/h100/nemotron_3_super.py, HEAD 067f987df0:
+     * mtp_num_layers 2, mtp_use_repeated_layer True), which every performance
+     * recipe inherits (perf_recipes/nemotronh/<gpu>/nemotronh.py
+     * nemotron_3_super_*_config start from it and leave MTP alone); the
+     * Lightning performance recipes set the same on the Nano configs
+     * (nemotron_3_5_lightning_pretrain_8gpu_<gpu>_*_config) */
+    l->mtp_layers = 2;
+    validate_note(row, "MTP: two runs of the repeated '*E' module (recipe mtp_num_layers 2)");
+    /* Super under NVFP4: its last 14 blocks in BF16 (first_last_layers_bf16 with
+     * num_layers_at_end_in_bf16 14; Megatron-Bridge's MixedPrecisionConfig leaves
+     * num_layers_at_start_in_bf16 at 0): v0.4.0 scripts/performance/configs/nemotronh/
+     * nemotron_3_llm_pretrain.py set_nemotron_3_super_common_configs (lines 49-50),
+     * v0.4.2 / v0.5.0 the same file's nemotron_3_super_bf16_with_nvfp4_mixed() (line 43,
+     * training/mixed_precision.py), HEAD 067f987df0 perf_recipes/nemotronh/common.py
+     * _nemotron_3_super_nvfp4_precision */
+    if (strncmp(name, "Nemotron_3_Super", 16) == 0 && l->dtype == PL_DTYPE_NVFP4) {
+      l->bf16_last_blocks = 14;
+      validate_note(row, "last 14 blocks in BF16 (the recipe's num_layers_at_end_in_bf16)");
+      /* and its quant_recipe te_quant.cfg (the same releases: v0.4.0 .. v0.5.0
+       * scripts/performance/configs/nemotronh/te_quant.cfg, HEAD
+       * perf_recipes/nemotronh/te_quant.cfg): attention linear_qkv / linear_proj and
+       * the latent projections in bf16 (model/quant_modules.c) */
+      l->bf16_modules = PL_B16_LINEAR_QKV | PL_B16_LINEAR_PROJ | PL_B16_LATENT_PROJ;
+      validate_note(row, "linear_qkv, linear_proj, latent_proj in BF16 (the recipe's te_quant.cfg)");
+    }
+  }
   return true;
 }
 

@@ -137,7 +137,7 @@ static void bridge_llama_ub(const struct validate_in *in, struct pl_framework *f
  *    (training/config.py: CommOverlapConfig.setup runs only when comm_overlap is set).
  *    Nor do they get the 128 Mi-parameter bucket of _get_optimizer_overlap_cfgs (the
  *    nemo preset's bucket_params) but Megatron-Core's bucket_size None: max(40e6, 1e6 dp
- *    cp) parameters (bucket_dp_scaled); not set here while these models are refused.
+ *    cp) parameters (bucket_dp_scaled), set for the Super rows (Ultra is refused).
  *  - DeepSeek-V3, 25.09: r0.1.0 run_script.py passes no comm_overlap_config and
  *    recipes/deepseek/deepseek_v3.py pretrain_config defaults CommOverlapConfig(
  *    tp_comm_overlap=False). */
@@ -193,6 +193,13 @@ bool validate_bridge_overrides(const struct validate_in *in, struct pl_framework
       continue;
     fw->tp_comm_overlap = PL_SETTING_OFF;
     validate_note(row, "tp_comm_overlap off (%s)", off[i].why);
+    if (strncmp(off[i].model, "Nemotron_3_Super", 16) == 0) {
+      fw->bucket_dp_scaled = true; /* no comm_overlap config: Megatron-Core's bucket_size */
+      fw->bucket_params = 0;
+      fw->bucket_mb = 0;
+      validate_note(row, "Megatron-Core's gradient bucket, max(40e6, 1e6 x dp x cp) parameters "
+                         "(no comm_overlap config)");
+    }
     return true;
   }
   bridge_llama_ub(in, fw, row);

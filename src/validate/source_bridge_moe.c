@@ -110,7 +110,15 @@ bool validate_bridge_gpt_oss_dispatch(const struct validate_in *in, struct pl_la
  *    FP8_CS / FP8_MX = it; qwen3_30b_a3b_pretrain_config_b200 "flex": Megatron-Bridge PR
  *    #2499, "Fix Qwen3 30B A3B B200 perf config to use hybridep+flex dispatcher"). v0.3.0's
  *    B200 config names no backend (alltoall, the mbs 1 row of 26.02), nor v0.2.2's (25.11).
- *    ep 8: one node, priced as the Nemotron 3 Nano DGX rows above. */
+ *    ep 8: one node, priced as the Nemotron 3 Nano DGX rows above.
+ *  - Nemotron 3 Super on DGX B200/B300 from 26.04 (v0.4.0, v0.4.2, v0.5.0
+ *    scripts/performance/configs/nemotronh/nemotron_3_workload_base_configs.py
+ *    BASE_NEMOTRON_3_SUPER_CONFIG: moe_flex_dispatcher_backend "hybridep", which the B200 and
+ *    B300 configs replace() from; utils/overrides.py set_workload_base_configs (line 225)
+ *    calls apply_flex_dispatcher_backend, which sets the flex type; 26.08 HEAD 067f987df0
+ *    perf_recipes/nemotronh/{b300,b200}/nemotronh.py nemotron_3_super_*_config set "flex" and
+ *    "hybridep" themselves). B300 ep 8: one node; B200 ep 64: eight nodes, over InfiniBand
+ *    (moe_comm.c hybridep_ib_call_s). */
 void validate_bridge_release_dispatch(const struct validate_in *in, struct pl_layout *l,
                                       struct pl_vrow *row) {
   static const struct {
@@ -131,6 +139,8 @@ void validate_bridge_release_dispatch(const struct validate_in *in, struct pl_la
        "hybridep dispatcher (the release's B300 config)"},
       {"26.02.01 26.04 26.04.01 26.06 26.06.01", "Qwen3_30B", "B200", PL_MOE_HYBRIDEP,
        "hybridep dispatcher (the release's B200 config)"},
+      {"26.04 26.04.01 26.06 26.06.01 26.08", "Nemotron_3_Super", "B200 B300", PL_MOE_HYBRIDEP,
+       "hybridep dispatcher (the release's DGX config)"},
   };
   for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++)
     if (bridge_config_is(in, l, cfg[i].sections, cfg[i].model, cfg[i].gpus, -1)) {
@@ -148,14 +158,26 @@ void validate_bridge_release_dispatch(const struct validate_in *in, struct pl_la
  * v0.5.0 scripts/performance/configs/nemotronh/nemotron_3_llm_pretrain.py and
  * utils/overrides.py; HEAD perf_recipes/nemotronh/common.py _apply_nemotron_3_nano_perf_defaults
  * and perf_recipes/_common.py _benchmark_common set nothing for it), while the Qwen3,
- * DeepSeek-V3 and Kimi K2 performance configs set it True. Every section from 26.02.01 on. */
+ * DeepSeek-V3 and Kimi K2 performance configs set it True. Every section from 26.02.01 on;
+ * and the 26.08 Nemotron 3.5 Lightning rows, whose recipes start from the Nano configs
+ * (perf_recipes/nemotronh/gb200/nemotronh.py nemotron_3_5_lightning_pretrain_8gpu_gb200_*).
+ * The Nemotron 3 Super rows (26.04 .. 26.08) keep Megatron-Core's default False
+ * (transformer_config.py moe_router_fusion: bool = False, d98e8a6): nothing sets it for them
+ * (`git grep moe_router_fusion` finds no hit in v0.4.0, v0.4.2, v0.5.0 scripts/performance/utils,
+ * configs/nemotronh and recipes/nemotronh/nemotron_3_super.py; at HEAD 067f987df0 only
+ * perf_recipes/nemotronh/common.py _apply_nemotron_3_ultra_perf_defaults and the H100
+ * Lightning recipe set True, models/ and training/ nothing). */
 void validate_bridge_router_fusion(const struct validate_in *in, struct pl_layout *l,
                                    struct pl_vrow *row) {
   if (!bridge_names_are(in, "26.02.01 26.04 26.04.01 26.06 26.06.01 26.08", "Nemotron_3_Nano",
-                        "GB300 GB200 B300 B200 H100"))
+                        "GB300 GB200 B300 B200 H100") &&
+      !bridge_names_are(in, "26.08", "Nemotron_3_5_Lightning", "GB300 GB200") &&
+      !bridge_names_are(in, "26.04 26.04.01 26.06 26.06.01 26.08", "Nemotron_3_Super",
+                        "GB300 GB200 B300 B200"))
     return;
   l->moe_router_unfused = true;
-  validate_note(row, "unfused router (the recipe's moe_router_fusion False)");
+  validate_note(row, "unfused router (the recipe's moe_router_fusion False, or Megatron-Core's "
+                     "default)");
 }
 
 /* HybridEP's SM count (layout.hybridep_sms) where a release's recipe sets its own.
@@ -176,6 +198,9 @@ void validate_bridge_router_fusion(const struct validate_in *in, struct pl_layou
  *  - b300: bf16 247, fp8mx 300, nvfp4 353: 16; b200: bf16 239, nvfp4 341: 16,
  *    fp8mx 290: 32 (DGX rows price HybridEP at its 16-SM B200 rate either way:
  *    sim/moe_comm.c flex_nvl5_call_s).
+ * The 26.08 Nemotron 3.5 Lightning GB200 recipes set 16 (bf16 on the Nano bf16 config's 16;
+ * _build_nemotron_3_5_lightning_gb200_mxfp8 moe_hybridep_num_sms = 16 after the Nano
+ * mxfp8 builder's 32).
  * The 26.08 Qwen3, DeepSeek-V3 GB and GPT-OSS 120B GB recipes keep 32
  * (_benchmark_common after the hybridep backend; deepseek/gb200 and gb300 deepseek_v3.py and
  * gpt_oss/common.py _apply_gpt_oss_120b_full_iter_fp8mx_configs set 32 too).
@@ -187,6 +212,7 @@ void validate_bridge_hybridep_sms(const struct validate_in *in, struct pl_layout
     int dtype; /* enum pl_dtype, -1 for any */
     int64_t sms;
   } cfg[] = {
+      {"26.08", "Nemotron_3_5_Lightning", "GB200", -1, 16},
       {"26.08", "Nemotron_3_Nano", "GB200 B200", PL_DTYPE_MXFP8, 32},
       {"26.08", "Nemotron_3_Nano", "GB300 GB200 B300 B200", -1, 16},
   };
@@ -314,7 +340,11 @@ void validate_bridge_ep_overlap(const struct validate_in *in, struct pl_layout *
  *    qwen/common.py _enable_hybridep_full_iteration_mxfp8 (qwen3_235b and qwen3_30b fp8mx
  *    on gb300, gb200, b300; 235b 256-GPU on b200) and gpt_oss/common.py
  *    _apply_gpt_oss_120b_full_iter_fp8mx_configs (gb300, gb200), each with the env
- *    NVTE_CUTEDSL_FUSED_GROUPED_MLP: 1 in its config function.
+ *    NVTE_CUTEDSL_FUSED_GROUPED_MLP: 1 in its config function. Not applied:
+ *    nemotronh/{gb300,gb200}/nemotronh.py nemotron_3_super_64gpu_*_fp8mx_config (26.08) set
+ *    the op fuser with NVTE_CUTEDSL_FUSED_GROUPED_MLP 1 too, but Super's experts are
+ *    squared-ReLU (TE's fused weighted squared-ReLU path), which the GLU-only fused model
+ *    (layout.fused_grouped_mlp) does not price: those two rows run the unfused experts.
  * Each of these configurations also runs the fused kernels with a cluster margin of 8
  * (layout.cudnn_cluster_margin, cuDNN frontend's CUDNNFE_CLUSTER_OVERLAP_MARGIN): v0.5.0
  * scripts/performance/perf_plugins.py sets CUDNNFE_CLUSTER_OVERLAP_MARGIN=8 whenever

@@ -92,7 +92,9 @@ void validate_fp8_delayed_params(struct pl_layout *l, struct pl_vrow *row, const
  *    _enable_hybridep_full_iteration_mxfp8 (Qwen3-235B and 30B fp8mx on GB300, GB200,
  *    B300; 235B on B200); nemotronh/gb300/nemotronh.py
  *    nemotron_3_nano_pretrain_8gpu_gb300_fp8mx_config (Nemotron 3 Nano GB300 MXFP8: its
- *    attention blocks; the v0.5.0 Nano configs set none).
+ *    attention blocks; the v0.5.0 Nano configs set none); nemotronh/{gb300,gb200}/
+ *    nemotronh.py nemotron_3_super_64gpu_*_fp8mx_config (Nemotron 3 Super; v0.5.0 none);
+ *    nemotronh/gb200/nemotronh.py nemotron_3_5_lightning_pretrain_8gpu_gb200_fp8mx_config.
  *  - GPT-OSS 120B: v0.5.0 GPT_OSS_120B_PRETRAIN_CONFIG_{GB300,GB200}_FP8_MX_V2
  *    (gpt_oss_workload_base_configs.py) for 26.06 and 26.06.01; 26.08 (HEAD
  *    perf_recipes/gpt_oss/{gb300,gb200}/gpt_oss.py *_fp8mx_config ->
@@ -114,6 +116,8 @@ void validate_bridge_fp8_attention(const struct validate_in *in, struct pl_layou
       {"26.08", "Qwen3_235B", "GB300 GB200 B300 B200"},
       {"26.08", "Qwen3_30B", "GB300 GB200 B300"},
       {"26.08", "Nemotron_3_Nano", "GB300"},
+      {"26.08", "Nemotron_3_Super", "GB300 GB200"},
+      {"26.08", "Nemotron_3_5_Lightning", "GB200"},
       {"26.06 26.06.01 26.08", "GPT OSS 120B", "GB300 GB200"},
   };
   for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {

@@ -42,6 +42,15 @@
  *    (the recipe recipes/nemotronh/nemotron_3_nano.py sets recompute_granularity
  *    None; HEAD perf_recipes/nemotronh/common.py _apply_nemotron_3_nano_perf_defaults
  *    the same for 26.08).
+ *  - Nemotron 3 Super: v0.4.0, v0.4.2, v0.5.0 nemotron_3_workload_base_configs.py
+ *    NEMOTRON_3_SUPER_PRETRAIN_CONFIG_B300_{BF16,NVFP4}_V1 ["moe_act", "layernorm"],
+ *    B300_FP8_MX_V1 none; B200_BF16_V1 ["moe_act", "moe", "layernorm", "core_attn"],
+ *    B200_FP8_MX_V1 ["moe_act", "layernorm"], B200_NVFP4_V1 None; GB300, GB200 none (the
+ *    recipe sets no recompute); HEAD perf_recipes/nemotronh/{b300,b200}/nemotronh.py
+ *    nemotron_3_super_*_config the same (recompute_granularity "selective").
+ *  - Nemotron 3.5 Lightning (26.08 GB200: perf_recipes/nemotronh/gb200/nemotronh.py
+ *    nemotron_3_5_lightning_pretrain_8gpu_gb200_*_config, built on the Nano configs: no
+ *    recompute, CUDA graphs over attn, mamba, moe_router, moe_preprocess).
  * An empty list means no recompute. Rows not listed keep "not stated". */
 void validate_bridge_recompute(const struct validate_in *in, struct pl_layout *l,
                                struct pl_vrow *row) {
@@ -66,6 +75,15 @@ void validate_bridge_recompute(const struct validate_in *in, struct pl_layout *l
        PL_RCM_MOE | PL_RCM_LAYERNORM | PL_RCM_CORE_ATTN | PL_RCM_MOE_ACT},
       {"26.08 26.06.01 26.06 26.04.01 26.04 26.02.01", "Nemotron_3_Nano", "GB300 GB200 B300 B200",
        -1, 0},
+      {"26.08 26.06.01 26.06 26.04.01 26.04", "Nemotron_3_Super", "B300", PL_DTYPE_MXFP8, 0},
+      {"26.08 26.06.01 26.06 26.04.01 26.04", "Nemotron_3_Super", "B300", -1,
+       PL_RCM_MOE_ACT | PL_RCM_LAYERNORM},
+      {"26.08 26.06.01 26.06 26.04.01 26.04", "Nemotron_3_Super", "B200", PL_DTYPE_BF16,
+       PL_RCM_MOE_ACT | PL_RCM_MOE | PL_RCM_LAYERNORM | PL_RCM_CORE_ATTN},
+      {"26.08 26.06.01 26.06 26.04.01 26.04", "Nemotron_3_Super", "B200", PL_DTYPE_MXFP8,
+       PL_RCM_MOE_ACT | PL_RCM_LAYERNORM},
+      {"26.08 26.06.01 26.06 26.04.01 26.04", "Nemotron_3_Super", "GB300 GB200 B200", -1, 0},
+      {"26.08", "Nemotron_3_5_Lightning", "GB200", -1, 0},
   };
   for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
     if (!bridge_config_is(in, l, cfg[i].sections, cfg[i].model, cfg[i].gpus, cfg[i].dtype))
@@ -111,6 +129,12 @@ void validate_bridge_recompute(const struct validate_in *in, struct pl_layout *l
  *    BASE_NEMOTRON_3_NANO_CONFIG; HEAD perf_recipes/nemotronh/{gb300,gb200,b300,
  *    b200}/nemotronh.py set_cuda_graph_modules): GB300, GB200, B300, B200 [attn,
  *    mamba, moe_router, moe_preprocess]; H100 FP8_CS_V1 [mamba].
+ *  - Nemotron 3 Super (v0.4.0, v0.4.2, v0.5.0 nemotron_3_workload_base_configs.py
+ *    BASE_NEMOTRON_3_SUPER_CONFIG: cuda_graph_impl "transformer_engine", [attn, mamba,
+ *    moe_router, moe_preprocess], which GB300, GB200 and B300 keep;
+ *    BASE_NEMOTRON_3_SUPER_CONFIG_B200 cuda_graph_impl "none", its NVFP4_V1 "transformer_engine"
+ *    with the same four scopes; HEAD perf_recipes/nemotronh/<gpu>/nemotronh.py
+ *    nemotron_3_super_*_config the same per GPU and precision).
  *  - Llama 3 8B, 25.11 (v0.2.0-v0.2.2 configs/llama3/workload_base_configs.py
  *    LLAMA3_8B_{GB300,GB200,B200}_{BF16,FP8_CS}_BASE_CONFIG, FP8_MX = FP8_CS):
  *    cuda_graph_impl "local", cuda_graph_scope "full_iteration" (session 21, gb21).
@@ -163,6 +187,12 @@ void validate_bridge_graph_scope(const struct validate_in *in, struct pl_layout 
       {"26.02.01 26.04 26.04.01 26.06 26.06.01 26.08", "Nemotron_3_Nano", "GB300 GB200 B300 B200",
        -1, A | R | M},
       {"26.02.01 26.04 26.04.01 26.06 26.06.01", "Nemotron_3_Nano", "H100", PL_DTYPE_FP8, M},
+      {"26.04 26.04.01 26.06 26.06.01 26.08", "Nemotron_3_Super", "GB300 GB200 B300", -1,
+       A | R | M},
+      {"26.08", "Nemotron_3_5_Lightning", "GB200", -1, A | R | M},
+      {"26.04 26.04.01 26.06 26.06.01 26.08", "Nemotron_3_Super", "B200", PL_DTYPE_NVFP4,
+       A | R | M},
+      {"26.04 26.04.01 26.06 26.06.01 26.08", "Nemotron_3_Super", "B200", -1, 0},
       {"26.06 26.06.01 26.08", "GPT OSS 120B", "GB300 GB200", PL_DTYPE_MXFP8, F},
       {"25.11", "GPT OSS 120B", "GB300", -1, A | R},
       {"26.02 26.02.01 26.04 26.04.01 26.06 26.06.01 26.08", "GPT OSS 120B", "GB300 B300", -1,

@@ -54,6 +54,7 @@ static const struct {
     {"GPT OSS 120B", "gpt-oss-120b"},   {"LLAMA3.1_405B", "llama3-405b"},
     {"LLAMA3_70B", "llama3-70b"},       {"LLAMA3_8B", "llama3-8b"},
     {"Nemotron_3_Nano", "nemotron-3-nano"}, {"Kimi_K2", "kimi-k2"},
+    {"Nemotron_3_Super", "nemotron-3-super"}, {"Nemotron_3_5_Lightning", "nemotron-3.5-lightning"},
     {"Llama 3 405B", "llama3-405b"}, /* Llama 3 paper, Table 4 (sources_scale.c) */
 };
 
@@ -62,18 +63,21 @@ static const struct {
   const char *prefix;
   const char *why;
 } mcore_unexpressible[] = {
-    /* Nemotron_3_Nano is a preset (hybrid Mamba-2 stack, model/mamba.c); the
-     * larger ones run latent MoE (moe_latent_size, Megatron-Bridge
-     * nemotron_h_bridge.py) and MTP, whose configurations are not in data/models */
-    {"Nemotron_3_Super", "Nemotron 3 Super: latent MoE (moe_latent_size) and MTP in a hybrid "
-                         "Mamba-2 stack are not modelled, and its configuration is not in "
-                         "data/models"},
-    {"Nemotron_3_Ultra", "Nemotron 3 Ultra: latent MoE in a hybrid Mamba-2 stack is not "
-                         "modelled, and its configuration is not in data/models"},
-    {"Nemotron_3_5", "no Nemotron 3.5 preset: its configuration is not in data/models"},
+    /* Nemotron_3_Nano and _Super are presets (hybrid Mamba-2 stacks,
+     * model/mamba.c; Super's latent MoE and MTP: model/moe_latent.c,
+     * hybrid_mtp.c). Ultra's HF config is not public (Megatron-Bridge builds
+     * it with AutoBridge from the Hugging Face hub) */
+    {"Nemotron_3_Ultra", "Nemotron 3 Ultra: its configuration (HF config.json, which "
+                         "Megatron-Bridge's recipe loads through AutoBridge) is not published "
+                         "where plateau can read it, so it is not in data/models"},
     {"Qwen3-Next", "Qwen3-Next mixes Gated DeltaNet linear attention with gated attention; linear "
                    "attention is not modelled"},
-    {"DeepSeekV4", "no DeepSeek-V4 preset: its configuration is not in data/models"},
+    /* Megatron-Bridge models/deepseek/deepseek_v4_bridge.py (HEAD 067f987df0):
+     * compressed sparse attention (per-layer compress ratios 4 / 128, a CSA
+     * indexer, FlashMLA sparse kernels) and hyper-connections around every
+     * block and the head */
+    {"DeepSeekV4", "DeepSeek-V4: compressed sparse attention and hyper-connections "
+                   "(Megatron-Bridge deepseek_v4_bridge.py) are not modelled"},
 };
 
 /* A stated dimension column must agree with the preset (0 = not stated). */

@@ -94,14 +94,53 @@ check "nano: the unfused router is slower" awk -v a="$(json_num "$TMP/rf_on.json
 
 expect_fail 1 "tp must divide the Mamba heads \(8\) and groups \(2\)" -- predict \
   --model "$TMP/good.json" --gpus 4 --tp 4
+# MTP in a hybrid stack needs the module's blocks (mtp_hybrid_override_pattern)
 sed 's/"num_hidden_layers": 52,/"num_hidden_layers": 52, "num_nextn_predict_layers": 1,/' \
   "$PL_TEST_DATA/hf/Nemotron-3-Nano-30B-A3B.json" >"$TMP/mtp.json"
-expect_fail 1 "multi-token prediction is not modelled in a hybrid Mamba stack" -- predict \
+expect_fail 1 "num_nextn_predict_layers 1 needs mtp_hybrid_override_pattern" -- predict \
   --model "$TMP/mtp.json"
+sed 's/"num_hidden_layers": 52,/"num_hidden_layers": 52, "num_nextn_predict_layers": 1, "mtp_hybrid_override_pattern": "*E",/' \
+  "$PL_TEST_DATA/hf/Nemotron-3-Nano-30B-A3B.json" >"$TMP/mtp.json"
+expect_ok predict --model "$TMP/mtp.json" --gpu b200 --gpus 8 --ep 8 --seq 4096 --shard zero1 \
+  --mtp-layers 2 --format json
+cp "$TMP/out" "$TMP/mtp_out.json"
+expect_ok predict --model nemotron-3-nano --gpu b200 --gpus 8 --ep 8 --seq 4096 --shard zero1 \
+  --format json
+check "hybrid MTP: two '*E' runs make the step slower" awk \
+  -v a="$(json_num "$TMP/out" step_time_s)" -v b="$(json_num "$TMP/mtp_out.json" step_time_s)" \
+  'BEGIN { exit !(b > a) }'
+# latent MoE: the experts and the dispatch at moe_latent_size (fewer parameters)
 sed 's/"num_hidden_layers": 52,/"num_hidden_layers": 52, "moe_latent_size": 1024,/' \
   "$PL_TEST_DATA/hf/Nemotron-3-Nano-30B-A3B.json" >"$TMP/latent.json"
-expect_fail 1 "latent MoE \(Nemotron 3 Super/Ultra\) is not modelled" -- predict \
-  --model "$TMP/latent.json"
+expect_ok predict --model "$TMP/latent.json" --gpus 8 --ep 8 --format json
+check "latent MoE: fewer parameters than the h-wide experts" awk \
+  -v a="$(json_num "$TMP/out" params)" -v b="$(json_num "$TMP/mtp_out.json" params)" \
+  'BEGIN { exit !(a < b) }'
+sed 's/"num_hidden_layers": 52,/"num_hidden_layers": 52, "moe_latent_size": -4,/' \
+  "$PL_TEST_DATA/hf/Nemotron-3-Nano-30B-A3B.json" >"$TMP/latent_bad.json"
+expect_fail 1 "moe_latent_size" -- predict --model "$TMP/latent_bad.json"
+expect_fail 1 "cannot place a hybrid model's 2-block MTP module" -- predict \
+  --model nemotron-3-super --gpus 64 --ep 64 --mtp-layers 2 --pipeline-layout 'Et*88mmL'
+expect_ok predict --model nemotron-3-super --gpu gb300 --gpus 64 --ep 64 --mtp-layers 2 \
+  --seq 8192 --mbs 1 --gbs 512 --dtype nvfp4 --format json
+cp "$TMP/out" "$TMP/fp4.json"
+expect_ok predict --model nemotron-3-super --gpu gb300 --gpus 64 --ep 64 --mtp-layers 2 \
+  --seq 8192 --mbs 1 --gbs 512 --dtype nvfp4 --bf16-last-blocks 14 --format json
+check "--bf16-last-blocks: in the JSON" [ "$(json_num "$TMP/out" bf16_last_blocks)" = 14 ]
+check "--bf16-last-blocks 14: 16-bit GEMMs make the NVFP4 step slower" awk \
+  -v a="$(json_num "$TMP/fp4.json" step_time_s)" -v b="$(json_num "$TMP/out" step_time_s)" \
+  'BEGIN { exit !(b > a) }'
+expect_ok predict --model nemotron-3-super --gpu gb300 --gpus 64 --ep 64 --mtp-layers 2 \
+  --seq 8192 --mbs 1 --gbs 512 --dtype nvfp4 --bf16-last-blocks 14 \
+  --bf16-modules linear_qkv,linear_proj,latent_proj --format json
+check "--bf16-modules: in the JSON" grep -q '"bf16_modules": "linear_qkv,linear_proj,latent_proj"' \
+  "$TMP/out"
+expect_fail 1 "--bf16-modules: unknown 16-bit module 'fc1'" -- predict --model nemotron-3-super \
+  --bf16-modules fc1
+expect_fail 1 "--bf16-last-blocks 89 must be between 0 and the model's 88 blocks" -- predict \
+  --model nemotron-3-super --gpu gb300 --gpus 64 --ep 64 --bf16-last-blocks 89
+expect_fail 1 "--bf16-last-blocks: .x. is not a positive integer" -- predict \
+  --model nemotron-3-super --bf16-last-blocks x
 sed 's/"num_hidden_layers": 52,/"num_hidden_layers": 51,/' \
   "$PL_TEST_DATA/hf/Nemotron-3-Nano-30B-A3B.json" >"$TMP/hf51.json"
 expect_fail 1 "hybrid_pattern has 52 blocks but layers is 51" -- predict --model "$TMP/hf51.json"

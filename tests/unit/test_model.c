@@ -544,8 +544,9 @@ static void test_all_presets(void) {
     if (m.published_params > 0)
       CHECK_EQ_INT(pl_model_params(&m), m.published_params);
   }
-  CHECK_EQ_INT(n, 34); /* 13 + nemotron-3-nano + kimi-k2, mixtral-8x22b, llama4-scout, -maverick
-                        + 16 of session 18 (test_presets18.c) */
+  CHECK_EQ_INT(n, 36); /* 13 + nemotron-3-nano + kimi-k2, mixtral-8x22b, llama4-scout, -maverick
+                        + 16 of session 18 (test_presets18.c) + nemotron-3-super,
+                        nemotron-3.5-lightning */
 }
 
 int main(void) {

@@ -855,10 +855,15 @@ static void test_moe_rows(void) {
     CHECK_CONTAINS(r->assumed, "qwen3-235b-a22b");
     CHECK_CONTAINS(r->assumed, "NVLink segment of 16 trays = 64 GPUs");
   }
+  /* Nemotron 3 Super: the preset's latent MoE, and the recipe's two MTP runs
+   * of the '*E' module (source_bridge.c) */
   r = row_of(&v, 2);
-  CHECK(r != NULL && r->skipped);
-  if (r != NULL)
-    CHECK_CONTAINS(r->skipped_reason, "latent MoE (moe_latent_size) and MTP in a hybrid Mamba-2");
+  CHECK(r != NULL && !r->skipped);
+  if (r != NULL) {
+    CHECK_STR(r->model, "nemotron-3-super");
+    CHECK_EQ_INT(r->layout.mtp_layers, 2);
+    CHECK_CONTAINS(r->assumed, "MTP: two runs of the repeated '*E' module");
+  }
   /* "FP8-CS": Megatron-Bridge's current-scaling recipe */
   r = row_of(&v, 3);
   CHECK(r != NULL);
