@@ -883,6 +883,7 @@ int pl_layer_ops(const struct pl_model *m, const struct pl_layout *l,
   if (moe > 0)
     n = moe_ops(m, l, &d, moe_share, ops, n);
   elementwise(&ops[n++], "resid2", norm_elems, RESIDUAL);
+  n = model_lora_layer_ops(m, l, ops, n); /* layout.task lora: finetune.c */
   mark_recompute(ops, n, l, m->kv_heads / d.tp * m->head_dim, m->kv_lora_rank > 0);
   return n;
 }
@@ -895,6 +896,10 @@ int pl_embed_ops(const struct pl_model *m, const struct pl_layout *l,
   double elems = (double)d.tokens * (double)m->hidden;
   elementwise(&ops[0], "embed", elems, m->pos == PL_POS_LEARNED ? EMBED_POS : EMBED);
   ops[0].recompute = false;
+  if (l->task == PL_RUN_LORA) { /* the frozen table gets no gradient (finetune.c) */
+    ops[0].bwd_flops = 0;
+    ops[0].bwd_bytes = 0;
+  }
   return 1;
 }
 
@@ -907,7 +912,10 @@ int pl_head_ops(const struct pl_model *m, const struct pl_layout *l,
   int n = 0;
   norm_op(&ops[n++], "final_norm", (double)d.tokens_n * (double)m->hidden, m);
   gemm(&ops[n], "lm_head", d.tokens, vocab_shard, m->hidden);
-  ops[n++].high_precision = l->head_16bit; /* layout.h head_16bit: Megatron-Core's output layer */
+  ops[n].high_precision = l->head_16bit; /* layout.h head_16bit: Megatron-Core's output layer */
+  if (l->task == PL_RUN_LORA)
+    model_op_freeze(&ops[n]); /* the frozen output layer: dgrad only (finetune.c) */
+  n++;
   elementwise(&ops[n++], "loss", (double)d.tokens * (double)vocab_shard, XENT);
   if (l->mtp_layers > 0) {
     /* The MTP modules' own work beside their transformer block (a block of

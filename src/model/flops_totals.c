@@ -142,6 +142,15 @@ void pl_flops_compute(const struct pl_model *m, const struct pl_layout *l, struc
   out->head_fwd = mbs * head_seq;
   out->tokens_per_step = batch * seq;
   out->model_per_step = 3.0 * batch * (blocks_seq + head_seq + mtp_seq);
+  if (l->task == PL_RUN_LORA) {
+    /* LoRA (src/model/finetune.c): the frozen GEMMs run forward and dgrad
+     * (2x their forward), the attention core its whole backward (3x), the
+     * adapters' A and B, r (in + out) weights a block, all three (3x); MTP
+     * is refused with lora (dense models only) */
+    double adapters = seq * l_n * 2.0 * pl_lora_layer_params(m, l) * (double)d.tp;
+    out->model_per_step = batch * (2.0 * (blocks_seq - attn_seq + head_seq) + 3.0 * attn_seq +
+                                   3.0 * adapters);
+  }
   out->hardware_per_step = out->model_per_step + batch * recompute_seq;
   out->megatron_per_step = megatron_eq3(m, batch, seq);
   out->palm_per_step = pl_flops_palm_per_token(m, d.seq) * out->tokens_per_step;

@@ -356,6 +356,13 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_int(c, "framework.nccl_max_ctas_pp", fw.nccl_max_ctas_pp);
   /* and the channel floor under every communicator (--nccl-min-channels, cluster.nccl_min_channels) */
   col_int(c, "hardware.nccl_min_channels", hw->nccl_min_channels);
+  /* added after it: what the step trains and LoRA's rank and targets in effect (--task,
+   * --lora-rank, --lora-targets; src/model/finetune.c, ft26, session 26) */
+  col_str(c, "layout.task", pl_run_task_name(l->task));
+  col_int(c, "layout.lora_rank", pl_lora_rank(l));
+  char targets[80];
+  pl_lora_targets_format(pl_lora_targets(l), targets, sizeof targets);
+  col_str(c, "layout.lora_targets", targets);
 }
 
 void pl_report_predict_csv_header(FILE *out) {
