@@ -13,8 +13,9 @@
  *    (Megatron-Core DistributedDataParallel buffers hold requires_grad
  *    parameters only; src/sim/seg_params.c);
  *  - each target linear gets an adapter y += (alpha/dim) B(A(x)), A: in -> r,
- *    B: r -> out, shaped as ParallelLinearAdapter shards them: for a
- *    column-parallel base (linear_qkv, linear_fc1) A is a ColumnParallelLinear
+ *    B: r -> out, 16-bit GEMMs under any recipe (Megatron-Core's own
+ *    tensor_parallel linears, not Transformer Engine's), shaped as
+ *    ParallelLinearAdapter shards them: for a column-parallel base (linear_qkv, linear_fc1) A is a ColumnParallelLinear
  *    (r / tp outputs, gathered) and B a ColumnParallelLinear (out / tp); for a
  *    row-parallel base (linear_proj, linear_fc2) A is a RowParallelLinear
  *    (in / tp inputs, r outputs) and B a ColumnParallelLinear (out / tp,
@@ -190,12 +191,17 @@ int model_lora_layer_ops(const struct pl_model *m, const struct pl_layout *l,
   for (int i = 0; i < k && n + 3 <= PL_MAX_LAYER_OPS; i++) {
     int64_t in = (int64_t)t[i].in, out = (int64_t)t[i].out;
     if (t[i].column) {
-      model_op_gemm(&ops[n++], t[i].a, d.tokens, r / tp, in, 1);
-      model_op_gemm(&ops[n++], t[i].b, d.tokens, out / tp, r, 1);
+      model_op_gemm(&ops[n], t[i].a, d.tokens, r / tp, in, 1);
+      model_op_gemm(&ops[n + 1], t[i].b, d.tokens, out / tp, r, 1);
     } else {
-      model_op_gemm(&ops[n++], t[i].a, d.tokens, r, in / tp, 1);
-      model_op_gemm(&ops[n++], t[i].b, d.tokens, out / tp, r, 1);
+      model_op_gemm(&ops[n], t[i].a, d.tokens, r, in / tp, 1);
+      model_op_gemm(&ops[n + 1], t[i].b, d.tokens, out / tp, r, 1);
     }
+    /* the adapters are Megatron-Core's own tensor_parallel linears (peft/utils.py
+     * imports ColumnParallelLinear, RowParallelLinear from megatron.core.tensor_parallel),
+     * plain 16-bit matmuls whatever the recipe: no Transformer Engine FP8 */
+    ops[n].high_precision = ops[n + 1].high_precision = true;
+    n += 2;
     /* the scale and the add over the base output this rank holds (a
      * row-parallel base's output is the sequence-parallel shard), 2 B
      * elements: forward scale (read, write) and add (two reads, a write);

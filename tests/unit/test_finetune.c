@@ -3,13 +3,13 @@
  * 32 blocks, vocab 32000): the adapters' parameters, a block's frozen and
  * adapter ops, the step's FLOPs and the model states; and the task and
  * target words. */
-#include <plateau/flops.h>
-#include <plateau/memory.h>
+#include <plateau/plateau.h>
 
 #include <string.h>
 
 #include "check.h"
 #include "model_fixture.h"
+#include "run_fixture.h"
 
 static struct pl_layout lora(const struct pl_model *m, int64_t gpus, int64_t tp, uint32_t targets,
                              enum pl_shard shard) {
@@ -141,6 +141,64 @@ static void test_model_states(void) {
   CHECK_NEAR_REL(mem.optimizer_bytes, 12.0 * a / 8.0, 1e-15);
 }
 
+/* The simulator's block (run_fixture.h: h 1024, 8 heads of 128, f 2816,
+ * 1,024 tokens a micro-batch), LoRA on all four targets, r 32:
+ *  - adapter weights r (in + out): qkv 32 x 4,096 + proj 32 x 2,048 +
+ *    fc1 32 x 6,656 + fc2 32 x 3,840 = 532,480. Unfused gradient
+ *    accumulation adds them (10 B each: 5,324,800 B) in 8 launches (A and B
+ *    of four targets); fused, the adapter GEMMs accumulate in their wgrad
+ *    (wgrad_accum_fp32) and nothing is left; the frozen GEMMs have no wgrad
+ *    to fuse into. The head and embedding have nothing to accumulate.
+ *  - FP8 (delayed scaling, a Hopper-like GPU: FP8 GEMMs TN only, so an input
+ *    or output gradient is cast to a rowwise and a columnwise copy, 2 + 2 x 1
+ *    B): a frozen GEMM's input and output gradient get the rowwise copy only
+ *    (2 + 1 B), the weight both; the adapters stay 16-bit (no casts). Per
+ *    micro-batch the casts drop by 1 B x the base inputs, 1,024 x (1,024 x 3
+ *    + 2,816) = 6,029,312 B forward, and 1 B x the base outputs, 1,024 x
+ *    (3,072 + 1,024 + 5,632 + 1,024) = 11,010,048 B backward. */
+static void test_sim_block(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  run.layout.task = PL_RUN_LORA;
+  int n = pl_sim_segment_ops(&run, 1, ops);
+  const struct pl_op *acc = find(ops, n, "grad_accum");
+  CHECK(acc != NULL);
+  if (acc != NULL) {
+    CHECK_NEAR_REL(acc->bwd_bytes, 5324800.0, 1e-12);
+    CHECK_EQ_INT(pl_op_kernels(acc, PL_PASS_BWD), 8);
+  }
+  const struct pl_op *qkv = find(ops, n, "qkv");
+  CHECK(qkv != NULL && pl_op_kernels(qkv, PL_PASS_BWD) == 1);
+  run.layout.grad_accum_fusion = true;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  acc = find(ops, n, "grad_accum");
+  CHECK(acc == NULL || acc->bwd_bytes == 0.0);
+  for (int i = 0; i < n; i++)
+    if (ops[i].kind == PL_OP_GEMM && strcmp(ops[i].name, "attn") != 0)
+      CHECK(ops[i].wgrad_accum_fp32 == !ops[i].frozen);
+  n = pl_sim_segment_ops(&run, 2, ops);
+  acc = find(ops, n, "grad_accum");
+  CHECK(acc == NULL || acc->bwd_bytes == 0.0);
+
+  struct pl_run pre;
+  small_llama(&pre);
+  pre.layout.dtype = run.layout.dtype = PL_DTYPE_FP8;
+  pre.layout.fp8_recipe = run.layout.fp8_recipe = PL_FP8_RECIPE_DELAYED;
+  run.layout.grad_accum_fusion = false;
+  struct pl_op pops[PL_MAX_LAYER_OPS];
+  int np = pl_sim_segment_ops(&pre, 1, pops);
+  n = pl_sim_segment_ops(&run, 1, ops);
+  const struct pl_op *cp = find(pops, np, "fp8_casts"), *cl = find(ops, n, "fp8_casts");
+  CHECK(cp != NULL && cl != NULL);
+  if (cp != NULL && cl != NULL) {
+    CHECK_NEAR_REL(cp->fwd_bytes - cl->fwd_bytes, 6029312.0, 1e-12);
+    CHECK_NEAR_REL(cp->bwd_bytes - cl->bwd_bytes, 11010048.0, 1e-12);
+  }
+  const struct pl_op *a = find(ops, n, "lora_fc1_a");
+  CHECK(a != NULL && a->high_precision);
+}
+
 static void test_words(void) {
   struct pl_diag d;
   enum pl_run_task t = PL_RUN_PRETRAIN;
@@ -166,6 +224,7 @@ int main(void) {
   test_block_ops();
   test_step_flops();
   test_model_states();
+  test_sim_block();
   test_words();
   return check_finish();
 }
