@@ -741,6 +741,11 @@ struct pl_layout {
                               docs/finetune.md) */
   int64_t lora_rank;        /* input: with task lora, the adapters' rank (Megatron-Bridge
                               peft/lora.py LoRA.dim); 0 = the default 32 */
+  int64_t packed_sample_len; /* input: the sequence packs samples of this many tokens (NeMo's and
+                              Megatron-Bridge's packed SFT datasets, THD with cu_seqlens): the
+                              attention runs per sample, a causal square of it, seq / it of them
+                              (must divide seq); for samples of different lengths L the one that
+                              costs the same is E[L^2] / E[L]; 0 = one sample per sequence */
   uint32_t lora_targets;    /* input: with task lora, enum pl_lora_target bits of the block's
                               linears that get an adapter (LoRA.target_modules); 0 = all four */
   bool recompute_uniform;   /* input: with recompute full, Megatron-Core --recompute-method

@@ -219,8 +219,39 @@ int model_lora_layer_ops(const struct pl_model *m, const struct pl_layout *l,
   return n;
 }
 
+/* layout.packed_sample_len: the varlen attention of packed samples as
+ * flops.c prices it (dims.pack), for the layouts it holds for: a whole
+ * number of samples per sequence, no context parallelism (Transformer
+ * Engine's THD context parallelism splits each sample over the ranks: not
+ * modelled), a fused attention kernel (the eager path materialises the
+ * whole s x s scores). */
+static enum pl_status packed_check(const struct pl_layout *l, struct pl_diag *diag) {
+  int64_t p = l->packed_sample_len, seq = l->seq;
+  if (p <= 0 || p >= seq)
+    return PL_OK;
+  if (seq % p != 0) {
+    int64_t below = p, above = p;
+    while (seq % below != 0)
+      below--;
+    while (seq % above != 0)
+      above++;
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --packed-sample-len %lld must divide seq %lld (the nearest that "
+                       "do: %lld, %lld)",
+                       (long long)p, (long long)seq, (long long)below, (long long)above);
+  }
+  if (deg(l->cp) > 1 || l->eager_attention)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --packed-sample-len is modelled with cp 1 and a fused attention "
+                       "kernel only");
+  return PL_OK;
+}
+
 enum pl_status model_lora_check(const struct pl_layout *l, const struct pl_model *m,
                                 struct pl_diag *diag) {
+  enum pl_status st = packed_check(l, diag);
+  if (st != PL_OK)
+    return st;
   if (l->task != PL_RUN_LORA) {
     if (l->lora_rank != 0 || l->lora_targets != 0)
       return pl_diag_set(diag, PL_ERR_LAYOUT,

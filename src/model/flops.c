@@ -186,17 +186,25 @@ static void attention(struct pl_op *op, const char *name, const struct pl_model 
   double a = (double)(m->heads / d->tp), g = (double)(m->kv_heads / d->tp);
   double hd = (double)m->head_dim, b = (double)d->mbs;
   double vd = m->v_head_dim > 0 ? (double)m->v_head_dim : hd; /* latent attention: 128 < 192 */
+  /* packed samples (layout.packed_sample_len, d->pack; finetune.c): the
+   * varlen (THD) kernel runs each sample of pack tokens as its own causal
+   * square, s_q / pack of them per sequence; every key is still read once */
+  int64_t per_seq = 1;
+  if (d->pack > 0) {
+    s_k = s_k < d->pack ? s_k : d->pack;
+    per_seq = d->s_q / d->pack;
+  }
   double q_elems = b * (double)d->s_q * a * hd; /* Q, O, dO, dQ */
-  double kv_elems = b * (double)s_k * g * hd;   /* K, V, dK, dV */
+  double kv_elems = b * (double)(d->pack > 0 ? d->s_q : s_k) * g * hd; /* K, V, dK, dV */
   double rows = b * (double)d->s_q * a, scores = rows * (double)s_k;
   memset(op, 0, sizeof *op);
   op->name = name;
   op->kind = PL_OP_ATTENTION;
-  op->m = d->s_q;
+  op->m = d->pack > 0 ? d->pack : d->s_q;
   op->n = s_k;
   op->k = m->head_dim;
   op->k_v = (int64_t)vd;
-  op->count = d->mbs * (m->heads / d->tp);
+  op->count = d->mbs * (m->heads / d->tp) * per_seq;
   op->causal = true;
   op->share = share;
   op->fwd_flops = 2.0 * scores * (hd + vd); /* QK^T and PV */

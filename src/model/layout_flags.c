@@ -34,6 +34,7 @@ static const struct {
     {"act-offload-layers", L(act_offload_layers)},
     {"mtp-layers", L(mtp_layers)},
     {"lora-rank", L(lora_rank)},
+    {"packed-sample-len", L(packed_sample_len)},
 };
 #undef L
 #define N_INTS (sizeof ints / sizeof ints[0])
@@ -265,6 +266,8 @@ size_t pl_layout_flags_format(const struct pl_layout *l, bool moe, char *out, si
     flag_text_put(&t, " --task %s", pl_run_task_name(l->task));
   if (l->lora_rank > 0)
     flag_text_put(&t, " --lora-rank %" PRId64, l->lora_rank);
+  if (l->packed_sample_len > 0)
+    flag_text_put(&t, " --packed-sample-len %" PRId64, l->packed_sample_len);
   if (l->lora_targets != 0) {
     pl_lora_targets_format(l->lora_targets, list, sizeof list);
     flag_text_put(&t, " --lora-targets %s", list);

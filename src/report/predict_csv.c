@@ -363,6 +363,7 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   char targets[80];
   pl_lora_targets_format(pl_lora_targets(l), targets, sizeof targets);
   col_str(c, "layout.lora_targets", targets);
+  col_int(c, "layout.packed_sample_len", l->packed_sample_len);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -146,6 +146,7 @@ static void layout_json(struct pl_emit *e, const struct pl_prediction *p) {
   char targets[80];
   pl_lora_targets_format(pl_lora_targets(l), targets, sizeof targets);
   pl_emit_str(e, "lora_targets", targets);
+  pl_emit_int(e, "packed_sample_len", l->packed_sample_len); /* 0: one sample per sequence */
   pl_emit_obj_end(e);
 }
 

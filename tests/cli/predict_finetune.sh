@@ -46,6 +46,18 @@ check "csv: task" [ "$(csvget "$TMP/out" layout.task)" = lora ]
 check "csv: rank" [ "$(csvget "$TMP/out" layout.lora_rank)" = 32 ]
 check "csv: targets in bit order" [ "$(csvget "$TMP/out" layout.lora_targets)" = linear_qkv,linear_fc1 ]
 
+# packed samples: attention per sample, faster; recorded in JSON and CSV
+expect_ok "${base[@]}" --task sft --packed-sample-len 512
+cp "$TMP/out" "$TMP/packed.json"
+check "packed: faster than whole sequences" gt "$(jget "$TMP/sft.json" "['step_time_s']")" "$(jget "$TMP/packed.json" "['step_time_s']")"
+check "json: packed_sample_len" [ "$(jget "$TMP/packed.json" "['layout']['packed_sample_len']")" = 512 ]
+check "json: no packing by default" [ "$(jget "$TMP/sft.json" "['layout']['packed_sample_len']")" = 0 ]
+expect_ok "${base[@]}" --packed-sample-len 4096
+check "packed: one sample of seq is the whole sequence" [ "$(jget "$TMP/out" "['step_time_s']")" = "$(jget "$TMP/pre.json" "['step_time_s']")" ]
+expect_fail 1 "must divide seq 4096 \(the nearest that do: 256, 512\)" -- "${base[@]}" --packed-sample-len 300
+expect_fail 1 "^plateau: --packed-sample-len: " -- "${base[@]}" --packed-sample-len 0
+expect_fail 1 "cp 1 and a fused attention kernel only" -- predict --model llama2-7b --gpus 8 --cp 2 --packed-sample-len 512
+
 # bad values: one line, non-zero exit
 expect_fail 1 "^plateau: --task: unknown task 'bogus' \(expected pretrain\|sft\|lora\)" -- "${base[@]}" --task bogus
 expect_fail 1 "^plateau: --lora-targets: unknown target 'qkv'" -- "${base[@]}" --task lora --lora-targets qkv

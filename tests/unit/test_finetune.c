@@ -199,6 +199,45 @@ static void test_sim_block(void) {
   CHECK(a != NULL && a->high_precision);
 }
 
+/* Packed samples (layout.packed_sample_len 256 of seq 4096; Llama 2 7B,
+ * 32 heads of 128, mbs 1, tp 1): the attention op is 16 causal squares of
+ * 256 per head, m = n = 256, count 32 x 16 = 512; forward FLOPs 2 x (4,096 x
+ * 32 rows) x 256 keys x (128 + 128) = 17,179,869,184 (1/16 of the unpacked
+ * 274,877,906,944); Q, K, V, O each read or written once either way (the
+ * same bytes). The step's model FLOPs drop by 3 x 32 blocks x 2 x 4,096 x
+ * 32 x 256 x (4,096 - 256) = 24,739,011,624,960 per sequence. */
+static void test_packed(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_op ops[PL_MAX_LAYER_OPS], full[PL_MAX_LAYER_OPS];
+  struct pl_layout l = resolved(&m, (struct pl_layout){.gpus = 1, .gbs = 1, .packed_sample_len = 256});
+  struct pl_layout u = resolved(&m, (struct pl_layout){.gpus = 1, .gbs = 1});
+  int n = pl_layer_ops(&m, &l, ops), nu = pl_layer_ops(&m, &u, full);
+  const struct pl_op *a = find(ops, n, "attn"), *au = find(full, nu, "attn");
+  CHECK(a != NULL && au != NULL);
+  if (a == NULL || au == NULL)
+    return;
+  CHECK_EQ_INT(a->m, 256);
+  CHECK_EQ_INT(a->n, 256);
+  CHECK_EQ_INT(a->count, 512);
+  CHECK_NEAR_REL(a->fwd_flops, 17179869184.0, 1e-15);
+  CHECK_NEAR_REL(au->fwd_flops, 274877906944.0, 1e-15);
+  CHECK_NEAR_REL(a->fwd_bytes, au->fwd_bytes, 1e-15);
+  struct pl_flops fp, fu;
+  pl_flops_compute(&m, &l, &fp);
+  pl_flops_compute(&m, &u, &fu);
+  CHECK_NEAR_REL(fu.model_per_step - fp.model_per_step, 24739011624960.0, 1e-12);
+  /* a length that does not divide seq, or cp 2: refused */
+  struct pl_cluster c;
+  struct pl_diag d;
+  memset(&c, 0, sizeof c);
+  c.gpus_per_node = 8;
+  struct pl_layout bad = {.gpus = 1, .gbs = 1, .packed_sample_len = 300};
+  CHECK(pl_layout_resolve(&bad, &m, &c, &d) == PL_ERR_LAYOUT);
+  CHECK_CONTAINS(d.msg, "the nearest that do: 256, 512");
+  struct pl_layout cp = {.gpus = 2, .cp = 2, .gbs = 1, .packed_sample_len = 256};
+  CHECK(pl_layout_resolve(&cp, &m, &c, &d) == PL_ERR_LAYOUT);
+}
+
 static void test_words(void) {
   struct pl_diag d;
   enum pl_run_task t = PL_RUN_PRETRAIN;
@@ -225,6 +264,7 @@ int main(void) {
   test_step_flops();
   test_model_states();
   test_sim_block();
+  test_packed();
   test_words();
   return check_finish();
 }
