@@ -69,6 +69,8 @@ struct pl_op {
                              a device-to-host read of a result the next launches need): the
                              pass's host floor applies piece by piece between such ops
                              (sim_seg_ops_s), in the forward and in a recomputed forward */
+  bool frozen;            /* GEMM: its weight is frozen (layout.task lora): the backward is the
+                             dgrad alone (bwd_flops = fwd_flops), no wgrad GEMM, no gradient */
   bool batched;           /* GEMM: the count products are one batched kernel launch (the
                              Mamba-2 SSD's Triton kernels), not count separate cuBLAS calls */
   bool high_precision;    /* GEMM: runs in 16-bit whatever the layout's dtype (the LM head

@@ -18,6 +18,19 @@
 #include "status.h"
 
 enum pl_shard { PL_SHARD_DDP, PL_SHARD_ZERO1, PL_SHARD_ZERO2, PL_SHARD_ZERO3 };
+/* What the step trains (layout.task): pre-training, full-parameter supervised
+ * fine-tuning, or LoRA (Hu et al. 2021, arXiv 2106.09685) with the base
+ * weights frozen. docs/finetune.md. */
+enum pl_run_task { PL_RUN_PRETRAIN, PL_RUN_SFT, PL_RUN_LORA };
+/* The block's linears LoRA can adapt (Megatron-Bridge peft/lora.py
+ * target_modules: linear_qkv, linear_proj, linear_fc1, linear_fc2). */
+enum pl_lora_target {
+  PL_LORA_QKV = 1u << 0,
+  PL_LORA_PROJ = 1u << 1,
+  PL_LORA_FC1 = 1u << 2,
+  PL_LORA_FC2 = 1u << 3,
+  PL_LORA_ALL = 0xFu
+};
 /* none; selective = the attention core (Korthikanti et al. 2022); full =
  * every block from its input; ops = torchtitan's per-op selective
  * checkpointing (every op re-run but the saved ones: SDPA, the reduce_scatters
@@ -743,6 +756,19 @@ struct pl_layout {
   uint32_t recompute_modules; /* input: with recompute selective, the enum pl_recompute_module
                               bits re-run (Megatron-Core --recompute-modules); 0 = Megatron's
                               default, core_attn alone (pl_layout_recompute_modules) */
+  enum pl_run_task task;    /* input: pretrain (default), sft (full-parameter fine-tuning: the
+                              same step as pre-training on the same token stream) or lora
+                              (frozen base weights, low-rank adapters; src/model/finetune.c,
+                              docs/finetune.md) */
+  int64_t lora_rank;        /* input: with task lora, the adapters' rank (Megatron-Bridge
+                              peft/lora.py LoRA.dim); 0 = the default 32 */
+  int64_t packed_sample_len; /* input: the sequence packs samples of this many tokens (NeMo's and
+                              Megatron-Bridge's packed SFT datasets, THD with cu_seqlens): the
+                              attention runs per sample, a causal square of it, seq / it of them
+                              (must divide seq); for samples of different lengths L the one that
+                              costs the same is E[L^2] / E[L]; 0 = one sample per sequence */
+  uint32_t lora_targets;    /* input: with task lora, enum pl_lora_target bits of the block's
+                              linears that get an adapter (LoRA.target_modules); 0 = all four */
   bool recompute_uniform;   /* input: with recompute full, Megatron-Core --recompute-method
                               uniform: each model chunk's blocks checkpointed in groups of
                               recompute_layers (1 when 0) at the group's input, every block
@@ -864,6 +890,24 @@ void pl_bf16_modules_format(uint32_t mask, char *buf, size_t n);
 enum pl_status pl_cuda_graph_scopes_parse(const char *s, uint32_t *out, struct pl_diag *diag);
 void pl_cuda_graph_scopes_format(uint32_t mask, char *buf, size_t n);
 const char *pl_recompute_module_name(int bit);
+
+/* "pretrain" | "sft" | "lora" <-> enum pl_run_task (finetune.c). */
+const char *pl_run_task_name(enum pl_run_task t);
+enum pl_status pl_run_task_parse(const char *s, enum pl_run_task *out, struct pl_diag *diag);
+/* "linear_qkv,linear_fc1" <-> PL_LORA_* bits (also "all"); unknown or
+ * repeated names and an empty list are a parse error. Format writes the names. */
+enum pl_status pl_lora_targets_parse(const char *s, uint32_t *out, struct pl_diag *diag);
+void pl_lora_targets_format(uint32_t mask, char *buf, size_t n);
+/* The LoRA rank and targets in effect: layout.lora_rank or 32, and
+ * layout.lora_targets or all four (0 and 0 unless task is lora). */
+int64_t pl_lora_rank(const struct pl_layout *l);
+uint32_t pl_lora_targets(const struct pl_layout *l);
+/* Trainable adapter parameters of one dense block on one GPU (both adapter
+ * matrices of each target, sharded as Megatron-Bridge's ParallelLinearAdapter
+ * shards them, docs/finetune.md); 0 unless task is lora. */
+double pl_lora_layer_params(const struct pl_model *m, const struct pl_layout *l);
+/* Adapter weight tensors of one block (two per target); 0 unless lora. */
+double pl_lora_layer_tensors(const struct pl_layout *l);
 
 /* Names for output and parsing ("zero2", "selective", "1f1b", "bf16"). */
 const char *pl_shard_name(enum pl_shard s);

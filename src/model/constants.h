@@ -114,4 +114,10 @@
  * alone, without the gradient-norm pass (30 B, below both 34 and 92). */
 #define ADAMW_LOWER_BOUND_BYTES_PER_PARAM ADAMW_STEP_BYTES_PER_PARAM
 
+/* LoRA's default rank and scale: Megatron-Bridge 067f987 src/megatron/bridge/
+ * peft/lora.py LoRA.dim = 32 (alpha = 32), NeMo 1 megatron_gpt_finetuning_
+ * config.yaml lora_tuning.adapter_dim 32 (NeMo 4c73f77, the 24.07 release);
+ * finetune.c. */
+#define LORA_DIM_DEFAULT 32
+
 #endif

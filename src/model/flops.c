@@ -221,17 +221,25 @@ static void attention(struct pl_op *op, const char *name, const struct pl_model 
   double a = (double)(m->heads / d->tp), g = (double)(m->kv_heads / d->tp);
   double hd = (double)m->head_dim, b = (double)d->mbs;
   double vd = m->v_head_dim > 0 ? (double)m->v_head_dim : hd; /* latent attention: 128 < 192 */
+  /* packed samples (layout.packed_sample_len, d->pack; finetune.c): the
+   * varlen (THD) kernel runs each sample of pack tokens as its own causal
+   * square, s_q / pack of them per sequence; every key is still read once */
+  int64_t per_seq = 1;
+  if (d->pack > 0) {
+    s_k = s_k < d->pack ? s_k : d->pack;
+    per_seq = d->s_q / d->pack;
+  }
   double q_elems = b * (double)d->s_q * a * hd; /* Q, O, dO, dQ */
-  double kv_elems = b * (double)s_k * g * hd;   /* K, V, dK, dV */
+  double kv_elems = b * (double)(d->pack > 0 ? d->s_q : s_k) * g * hd; /* K, V, dK, dV */
   double rows = b * (double)d->s_q * a, scores = rows * (double)s_k;
   memset(op, 0, sizeof *op);
   op->name = name;
   op->kind = PL_OP_ATTENTION;
-  op->m = d->s_q;
+  op->m = d->pack > 0 ? d->pack : d->s_q;
   op->n = s_k;
   op->k = m->head_dim;
   op->k_v = (int64_t)vd;
-  op->count = d->mbs * (m->heads / d->tp);
+  op->count = d->mbs * (m->heads / d->tp) * per_seq;
   op->causal = true;
   op->share = share;
   op->fwd_flops = 2.0 * scores * (hd + vd); /* QK^T and PV */
@@ -1016,6 +1024,7 @@ int pl_layer_ops(const struct pl_model *m, const struct pl_layout *l,
   elementwise(&ops[n++], "resid2", norm_elems, RESIDUAL);
   n = split_16bit(ops, 0, n, pl_bf16_block_share(m, l, 0));
   model_bf16_modules_apply(l, ops, n); /* layout.bf16_modules (quant_modules.c) */
+  n = model_lora_layer_ops(m, l, ops, n); /* layout.task lora: finetune.c */
   mark_recompute(ops, n, l, m->kv_heads / d.tp * m->head_dim, m->kv_lora_rank > 0);
   return n;
 }
@@ -1028,6 +1037,10 @@ int pl_embed_ops(const struct pl_model *m, const struct pl_layout *l,
   double elems = (double)d.tokens * (double)m->hidden;
   elementwise(&ops[0], "embed", elems, m->pos == PL_POS_LEARNED ? EMBED_POS : EMBED);
   ops[0].recompute = false;
+  if (l->task == PL_RUN_LORA) { /* the frozen table gets no gradient (finetune.c) */
+    ops[0].bwd_flops = 0;
+    ops[0].bwd_bytes = 0;
+  }
   return 1;
 }
 
@@ -1040,7 +1053,10 @@ int pl_head_ops(const struct pl_model *m, const struct pl_layout *l,
   int n = 0;
   norm_op(&ops[n++], "final_norm", (double)d.tokens_n * (double)m->hidden, m);
   gemm(&ops[n], "lm_head", d.tokens, vocab_shard, m->hidden);
-  ops[n++].high_precision = l->head_16bit; /* layout.h head_16bit: Megatron-Core's output layer */
+  ops[n].high_precision = l->head_16bit; /* layout.h head_16bit: Megatron-Core's output layer */
+  if (l->task == PL_RUN_LORA)
+    model_op_freeze(&ops[n]); /* the frozen output layer: dgrad only (finetune.c) */
+  n++;
   elementwise(&ops[n++], "loss", (double)d.tokens * (double)vocab_shard, XENT);
   if (l->mtp_layers > 0) {
     /* The MTP modules' own work beside their transformer block (a block of

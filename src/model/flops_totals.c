@@ -13,11 +13,11 @@
 /* Attention matmuls of all blocks for one sequence, unsharded: QK^T and PV,
  * 2 * seq * keys * heads * (head_dim + v_head_dim), keys = min(seq, window)
  * on windowed blocks and seq on the model's full-attention blocks. */
-static double attn_seq_flops(const struct pl_model *m, double seq, double s_k) {
+static double attn_seq_flops(const struct pl_model *m, double seq, double s_k, double s_full) {
   double vd = m->v_head_dim > 0 ? (double)m->v_head_dim : (double)m->head_dim;
   double per_key = 2.0 * seq * (double)m->heads * ((double)m->head_dim + vd);
   double full = s_k < seq ? (double)m->full_attn_layers : 0.0;
-  return per_key * (((double)pl_model_attention_layers(m) - full) * s_k + full * seq);
+  return per_key * (((double)pl_model_attention_layers(m) - full) * s_k + full * s_full);
 }
 
 /* GEMM FLOPs of one block's attention projections for one token. */
@@ -117,7 +117,9 @@ void pl_flops_compute(const struct pl_model *m, const struct pl_layout *l, struc
   struct dims d = dims_of(m, l);
   double seq = (double)d.seq, s_k = (double)d.s_k, l_n = (double)m->layers;
   double batch = (double)deg(l->gbs), mbs = (double)d.mbs;
-  double attn_seq = attn_seq_flops(m, seq, s_k);
+  /* packed samples (d.pack): the full-attention blocks of a windowed model
+   * see a sample's keys too */
+  double attn_seq = attn_seq_flops(m, seq, s_k, d.pack > 0 ? (double)d.pack : seq);
   double blocks_seq = blocks_gemm_seq_flops(m, seq) + attn_seq;
   double head_seq = 2.0 * seq * (double)m->hidden * (double)m->vocab;
   double recompute_seq = 0.0;
@@ -152,6 +154,15 @@ void pl_flops_compute(const struct pl_model *m, const struct pl_layout *l, struc
   out->head_fwd = mbs * head_seq;
   out->tokens_per_step = batch * seq;
   out->model_per_step = 3.0 * batch * (blocks_seq + head_seq + mtp_seq);
+  if (l->task == PL_RUN_LORA) {
+    /* LoRA (src/model/finetune.c): the frozen GEMMs run forward and dgrad
+     * (2x their forward), the attention core its whole backward (3x), the
+     * adapters' A and B, r (in + out) weights a block, all three (3x); MTP
+     * is refused with lora (dense models only) */
+    double adapters = seq * l_n * 2.0 * pl_lora_layer_params(m, l) * (double)d.tp;
+    out->model_per_step = batch * (2.0 * (blocks_seq - attn_seq + head_seq) + 3.0 * attn_seq +
+                                   3.0 * adapters);
+  }
   out->hardware_per_step = out->model_per_step + batch * recompute_seq;
   out->megatron_per_step = megatron_eq3(m, batch, seq);
   out->palm_per_step = pl_flops_palm_per_token(m, d.seq) * out->tokens_per_step;

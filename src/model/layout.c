@@ -109,8 +109,12 @@ static enum pl_status resolve_degrees(struct pl_layout *l, const struct pl_model
 }
 
 static enum pl_status resolve_sharding(struct pl_layout *l, struct pl_diag *diag) {
+  /* LoRA without a shard mode given: Megatron's distributed optimizer
+   * (zero1), as the Megatron-Bridge LoRA performance recipes run
+   * (use_distributed_optimizer True, perf_recipes/llama/h100/llama3.py and gb200, gb300
+   * llama3_70b_peft_*; src/model/finetune.c models ddp and zero1 only) */
   if (!l->shard_set && l->shard == PL_SHARD_DDP)
-    l->shard = PL_SHARD_ZERO2;
+    l->shard = l->task == PL_RUN_LORA ? PL_SHARD_ZERO1 : PL_SHARD_ZERO2;
   if (l->shard == PL_SHARD_DDP) {
     if (l->shard_group > 1)
       return pl_diag_set(diag, PL_ERR_LAYOUT, "layout: --shard-group needs a ZeRO/FSDP shard mode, not ddp");
@@ -631,6 +635,8 @@ enum pl_status pl_layout_resolve(struct pl_layout *l, const struct pl_model *m,
     st = resolve_experts(l, m, diag);
   if (st == PL_OK)
     st = check_fused_mlp(l, m, c, diag);
+  if (st == PL_OK)
+    st = model_lora_check(l, m, diag);
   /* layout.ub_*_fprop_sms: TE's _math_sms = sm_count - num_sm must leave the GEMM an SM */
   int64_t ub = l->ub_proj_fprop_sms > l->ub_fc2_fprop_sms ? l->ub_proj_fprop_sms : l->ub_fc2_fprop_sms;
   if (st == PL_OK && ub > 0 && ub >= c->gpu.sm_count)

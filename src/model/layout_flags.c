@@ -34,6 +34,8 @@ static const struct {
     {"act-offload-layers", L(act_offload_layers)},
     {"mtp-layers", L(mtp_layers)},
     {"bf16-last-blocks", L(bf16_last_blocks)},
+    {"lora-rank", L(lora_rank)},
+    {"packed-sample-len", L(packed_sample_len)},
 };
 #undef L
 #define N_INTS (sizeof ints / sizeof ints[0])
@@ -43,7 +45,7 @@ static const char *const words[] = {
     "pipeline-layout", "moe-imbalance",    "shard",           "recompute",
     "recompute-modules", "offload-modules", "bf16-modules", "cuda-graph-scope", "recompute-method",
     "account-embed-loss", "schedule",       "dtype",           "moe-dispatch",
-    "moe-pad-capacity", "moe-force-balance",
+    "moe-pad-capacity", "moe-force-balance", "task",            "lora-targets",
 };
 #define N_WORDS (sizeof words / sizeof words[0])
 
@@ -189,6 +191,12 @@ static enum pl_status read_modes(struct pl_layout *l, pl_flag_get_fn get, void *
     return st;
   if (given)
     l->moe_force_balance = force;
+  /* --task pretrain|sft|lora and --lora-targets LIST (src/model/finetune.c) */
+  if ((v = get(ctx, "task")) != NULL && (st = pl_run_task_parse(v, &l->task, &d)) != PL_OK)
+    return pl_diag_set(diag, st, "--task: %s", d.msg);
+  if ((v = get(ctx, "lora-targets")) != NULL &&
+      (st = pl_lora_targets_parse(v, &l->lora_targets, &d)) != PL_OK)
+    return pl_diag_set(diag, st, "--lora-targets: %s", d.msg);
   return PL_OK;
 }
 
@@ -263,6 +271,16 @@ size_t pl_layout_flags_format(const struct pl_layout *l, bool moe, char *out, si
   if (l->cuda_graph_scopes != 0) {
     pl_cuda_graph_scopes_format(l->cuda_graph_scopes, list, sizeof list);
     flag_text_put(&t, " --cuda-graph-scope %s", list);
+  }
+  if (l->task != PL_RUN_PRETRAIN)
+    flag_text_put(&t, " --task %s", pl_run_task_name(l->task));
+  if (l->lora_rank > 0)
+    flag_text_put(&t, " --lora-rank %" PRId64, l->lora_rank);
+  if (l->packed_sample_len > 0)
+    flag_text_put(&t, " --packed-sample-len %" PRId64, l->packed_sample_len);
+  if (l->lora_targets != 0) {
+    pl_lora_targets_format(l->lora_targets, list, sizeof list);
+    flag_text_put(&t, " --lora-targets %s", list);
   }
   return t.need;
 }

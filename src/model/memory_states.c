@@ -282,6 +282,17 @@ void model_mem_states(const struct pl_model *m, const struct pl_layout *l, int64
   s->optimizer_b = optimizer_bytes(l, fp32_shards) *
                    (dense / (l->shard >= PL_SHARD_ZERO1 ? n : 1.0) +
                     ex / (l->shard >= PL_SHARD_ZERO1 ? ne : 1.0));
+  if (l->task == PL_RUN_LORA) {
+    /* LoRA (finetune.c; ddp or zero1 only, model_lora_check): the frozen
+     * base keeps its 16-bit weights and nothing else; the adapters are
+     * parameters with gradients and optimizer states (Megatron-Core's
+     * buffers and distributed optimizer hold requires_grad parameters only) */
+    double lora = (double)s->layers * pl_lora_layer_params(m, l);
+    s->params += lora;
+    s->params_b += PARAM_BYTES * lora;
+    s->grads_b = grad_bytes * lora;
+    s->optimizer_b = optimizer_bytes(l, fp32_shards) * lora / (l->shard >= PL_SHARD_ZERO1 ? n : 1.0);
+  }
   /* FSDP/ZeRO unit: one block, or the embedding / LM head when larger */
   double unit = layer_params_tp(m, t), edge = edge_params(m, l, i);
   unit = edge > unit ? edge : unit;

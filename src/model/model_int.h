@@ -66,6 +66,17 @@ void model_op_gemm(struct pl_op *op, const char *name, int64_t m, int64_t n, int
 void model_op_memory(struct pl_op *op, const char *name, double elems, double fwd_flops,
                      double bwd_flops, double fwd_bytes, double bwd_bytes);
 
+/* LoRA (finetune.c, layout.task lora): a GEMM op whose weight is frozen
+ * (forward and dgrad, no wgrad: pl_op.frozen); a block's ops ops[0 .. n)
+ * frozen and the adapters of the layout's targets appended (returns the new
+ * count; n unchanged without lora); the layout's LoRA fields checked against
+ * the model (pl_layout_resolve). */
+void model_op_freeze(struct pl_op *op);
+int model_lora_layer_ops(const struct pl_model *m, const struct pl_layout *l, struct pl_op *ops,
+                         int n);
+enum pl_status model_lora_check(const struct pl_layout *l, const struct pl_model *m,
+                                struct pl_diag *diag);
+
 /* Megatron-Core's alltoall dispatcher's ops (moe_dispatch.c), appended at
  * ops[n] when layout dispatch is alltoall (else nothing); each returns the
  * new count. preprocess: the token counts before the permutation

@@ -361,6 +361,14 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   char b16_s[96];
   pl_bf16_modules_format(l->bf16_modules, b16_s, sizeof b16_s);
   col_str(c, "layout.bf16_modules", l->bf16_modules != 0 ? b16_s : NULL);
+  /* added after it: what the step trains and LoRA's rank and targets in effect (--task,
+   * --lora-rank, --lora-targets; src/model/finetune.c, ft26, session 26) */
+  col_str(c, "layout.task", pl_run_task_name(l->task));
+  col_int(c, "layout.lora_rank", pl_lora_rank(l));
+  char targets[80];
+  pl_lora_targets_format(pl_lora_targets(l), targets, sizeof targets);
+  col_str(c, "layout.lora_targets", targets);
+  col_int(c, "layout.packed_sample_len", l->packed_sample_len);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

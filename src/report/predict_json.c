@@ -146,6 +146,14 @@ static void layout_json(struct pl_emit *e, const struct pl_prediction *p) {
   else
     pl_emit_null(e, "bf16_modules");
   pl_emit_bool(e, "account_embed_loss", l->account_embed_loss);
+  /* what the step trains (--task) and, with lora, the rank and targets in
+   * effect (src/model/finetune.c); 0 and "" otherwise */
+  pl_emit_str(e, "task", pl_run_task_name(l->task));
+  pl_emit_int(e, "lora_rank", pl_lora_rank(l));
+  char targets[80];
+  pl_lora_targets_format(pl_lora_targets(l), targets, sizeof targets);
+  pl_emit_str(e, "lora_targets", targets);
+  pl_emit_int(e, "packed_sample_len", l->packed_sample_len); /* 0: one sample per sequence */
   pl_emit_obj_end(e);
 }
 

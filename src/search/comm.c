@@ -198,8 +198,14 @@ static void tp_times(const struct search_ctx *ctx, const struct pl_layout *l,
   out->head_b = ar;
 }
 
-static double seg_params(const struct search_ctx *ctx, int kind, int64_t tp) {
+static double seg_params(const struct search_ctx *ctx, const struct pl_layout *l, int kind,
+                         int64_t tp) {
   const struct pl_model *m = ctx->model;
+  /* LoRA: the trainable parameters are the adapters alone, as the simulator
+   * prices them (src/sim/seg_params.c sim_seg_params), so the bound's
+   * optimizer and gathers stay below the simulated step */
+  if (l->task == PL_RUN_LORA)
+    return kind == SEARCH_SEG_LAYER ? pl_lora_layer_params(m, l) : 0.0;
   double p = kind == SEARCH_SEG_LAYER   ? (double)pl_model_layer_params(m)
              : kind == SEARCH_SEG_EMBED ? (double)pl_model_embedding_params(m)
                                         : (double)pl_model_head_params(m);
@@ -216,7 +222,7 @@ void search_dp_times(const struct search_ctx *ctx, const struct pl_layout *l,
   out->dp_inter = dp.ranks_per_node < dp.ranks;
   out->rep_inter = rep.ranks_per_node < rep.ranks;
   for (int k = 0; k < SEARCH_SEG_N; k++)
-    out->params[k] = seg_params(ctx, k, l->tp);
+    out->params[k] = seg_params(ctx, l, k, l->tp);
   if (l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3) {
     for (int k = 0; k < SEARCH_SEG_N; k++) {
       double p = out->params[k];

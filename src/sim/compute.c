@@ -190,6 +190,8 @@ int pl_op_kernels(const struct pl_op *op, enum pl_pass pass) {
     /* a batched GEMM op that stands for a chain of kernels (the SSD's) says how many */
     if (op->batched && (pass == PL_PASS_FWD ? op->fwd_kernels : op->bwd_kernels) > 0)
       return pass == PL_PASS_FWD ? op->fwd_kernels : op->bwd_kernels;
+    if (pass == PL_PASS_BWD && op->frozen)
+      return 1; /* a frozen weight (LoRA): the dgrad alone */
     return pass == PL_PASS_FWD ? 1 : 2; /* dgrad + wgrad */
   case PL_OP_ATTENTION:
     return pass == PL_PASS_FWD ? 1 : 3; /* FA2 bwd: dot(dO,O), main loop, convert dQ */
@@ -211,6 +213,9 @@ static double gemm_op_s(const struct pl_gpu *g, enum pl_dtype dt, const struct p
    * split accumulator (Transformer Engine's defaults, docs/step-model.md 2.1) */
   if (pass == PL_PASS_FWD)
     return pl_gemm_fast_acc_time_s(g, dt, op->m, op->n, op->k, op->count);
+  /* a frozen weight (LoRA, pl_op.frozen): the dgrad GEMM alone */
+  if (op->frozen)
+    return pl_gemm_time_s(g, dt, op->m, op->k, op->n, op->count);
   /* dgrad (m x n) @ (n x k) and wgrad (k x m) @ (m x n), scaled when the op
    * does not do the usual 2x forward work in backward */
   double t = pl_gemm_time_s(g, dt, op->m, op->k, op->n, op->count) +

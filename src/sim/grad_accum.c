@@ -39,7 +39,10 @@
 /* The segment's weight tensors fed by a GEMM's wgrad (sim_seg_param_tensors
  * counts them): a block's fused qkv, projection, fc1 and fc2 (an MoE block is
  * counted as the dense one there), the head's output weight when untied. */
-static double weight_tensors(const struct pl_model *m, enum sim_seg_kind kind) {
+static double weight_tensors(const struct pl_model *m, const struct pl_layout *l,
+                             enum sim_seg_kind kind) {
+  if (l->task == PL_RUN_LORA) /* the adapters' GEMM weights, the only trainable ones */
+    return kind == SIM_SEG_LAYER ? pl_lora_layer_tensors(l) : 0.0;
   if (kind == SIM_SEG_LAYER)
     return 4.0;
   if (kind == SIM_SEG_HEAD)
@@ -69,7 +72,7 @@ struct sim_grad_accum sim_grad_accum_unfused(const struct pl_run *run, enum sim_
   double weights = 0;
   for (int i = 0; i < n; i++) {
     struct pl_op *op = &ops[i];
-    if (op->kind != PL_OP_GEMM || op->batched || strcmp(op->name, "router") == 0)
+    if (op->kind != PL_OP_GEMM || op->batched || op->frozen || strcmp(op->name, "router") == 0)
       continue;
     op->wgrad_accum_fp32 = true;
     if (own_weight(m, op))
@@ -77,6 +80,7 @@ struct sim_grad_accum sim_grad_accum_unfused(const struct pl_run *run, enum sim_
                  (double)op->count;
   }
   r.params = params > weights ? params - weights : 0.0;
-  r.tensors = tensors > weight_tensors(m, kind) ? tensors - weight_tensors(m, kind) : 0.0;
+  double wt = weight_tensors(m, &run->layout, kind);
+  r.tensors = tensors > wt ? tensors - wt : 0.0;
   return r;
 }

@@ -456,7 +456,10 @@ static int32_t ep_windows(struct lower *lw, const struct unit *u, double second_
  * blocks, a cp split and the embedding and head keep the blocking path. */
 static bool te_bwd(const struct lower *lw, const struct unit *u, double attn_s) {
   const struct pl_model *m = &lw->st->run->model;
+  /* LoRA's frozen linears (layout.task) run no wgrad GEMM for the dgrad's
+   * collective to hide behind: the blocking path */
   return lw->l->te_linear_bwd_overlap && lw->l->tp > 1 && u->slot.pass == PL_PASS_BWD &&
+         lw->l->task != PL_RUN_LORA &&
          u->layers > 0 && attn_s <= 0 && !tp_overlapped(lw, u) && !ep_beside(lw, u) &&
          !pl_model_is_moe(m) && !pl_model_is_hybrid(m);
 }

@@ -44,6 +44,8 @@ double sim_layer_expert_params_gpu(const struct pl_run *run) {
  * weight when untied. */
 double sim_seg_param_tensors(const struct pl_run *run, enum sim_seg_kind kind) {
   const struct pl_model *m = &run->model;
+  if (run->layout.task == PL_RUN_LORA) /* the adapters' A and B (sim_seg_params) */
+    return kind == SIM_SEG_LAYER ? pl_lora_layer_tensors(&run->layout) : 0.0;
   double norm = m->norm == PL_NORM_LAYER ? 2.0 : 1.0;
   if (kind == SIM_SEG_EMBED)
     return m->pos == PL_POS_LEARNED ? 2.0 : 1.0;
@@ -59,6 +61,14 @@ double sim_seg_param_tensors(const struct pl_run *run, enum sim_seg_kind kind) {
 /* Parameters of a segment on one GPU after tp (and expert) sharding. */
 double sim_seg_params(const struct pl_run *run, enum sim_seg_kind kind) {
   const struct pl_model *m = &run->model;
+  /* LoRA (layout.task): the trainable parameters are the adapters alone;
+   * Megatron-Core's DistributedDataParallel puts only parameters that
+   * require a gradient in its buffers (distributed_data_parallel.py
+   * __init__, `if not param.requires_grad: continue`), so the gradient
+   * reduction and the (distributed) optimizer see those only
+   * (src/model/finetune.c) */
+  if (run->layout.task == PL_RUN_LORA)
+    return kind == SIM_SEG_LAYER ? pl_lora_layer_params(m, &run->layout) : 0.0;
   if (kind == SIM_SEG_LAYER)
     return layer_params_gpu(run);
   double params = kind == SIM_SEG_EMBED ? (double)pl_model_embedding_params(m)

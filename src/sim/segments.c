@@ -777,16 +777,26 @@ static int fp8_casts(const struct pl_run *run, struct pl_op *ops, int n) {
              ROWWISE_RESCALE_BYTES * c * (m * k + k * nn);
       continue;
     }
+    /* a frozen weight (LoRA, pl_op.frozen) has no wgrad GEMM, so Transformer
+     * Engine quantizes its input and its output gradient rowwise only: one
+     * copy, not the columnwise one wgrad reads (transformer_engine/pytorch/
+     * module/linear.py and layernorm_linear.py _Linear.forward:
+     * backward_needs_input = is_grad_enabled and weight.requires_grad,
+     * input_quantizer.set_usage(columnwise=backward_needs_input); backward:
+     * without bias and requires_wgrad, grad_output_quantizer.set_usage(
+     * columnwise=False), v2.10+ and d0067d0); its weight keeps both copies
+     * (the dgrad GEMM reads it transposed) */
+    double act_elem = o->frozen ? 2.0 + pl_dtype_element_bytes(l->dtype) : per_elem;
     if (cached || amax > 0) {
       /* the weight's cast reads it for its amax too under current scaling and
        * NVFP4 (Float8CurrentScalingQuantizer / NVFP4Quantizer quantize_impl
        * compute the amax of every tensor they quantize) */
-      fwd += (per_elem + amax + rht_pass) * c * m * k * in_k + (per_elem + amax) * weight_share * c * k * nn;
-      bwd += (per_elem + amax + rht_pass) * c * m * nn * go_k;
+      fwd += (act_elem + amax + rht_pass) * c * m * k * in_k + (per_elem + amax) * weight_share * c * k * nn;
+      bwd += (act_elem + amax + rht_pass) * c * m * nn * go_k;
       continue;
     }
-    fwd += per_elem * c * (m * k * in_k + k * nn);
-    bwd += per_elem * c * m * nn * go_k;
+    fwd += act_elem * c * m * k * in_k + per_elem * c * k * nn;
+    bwd += act_elem * c * m * nn * go_k;
   }
   mem_op(&ops[n++], "fp8_casts", fwd, bwd, l->recompute == PL_RECOMPUTE_FULL);
   return n;

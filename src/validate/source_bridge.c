@@ -233,14 +233,42 @@ static bool bridge_flagged(const struct validate_in *in, struct pl_vrow *row) {
   return true;
 }
 
+/* The row's task (docs/finetune.md). The summary's SFT and LoRA sections
+ * ran the performance recipes (NVIDIA-NeMo/Megatron-Bridge 067f987
+ * src/megatron/bridge/perf_recipes/llama/{h100,gb200,gb300}/llama3.py
+ * llama3_70b_sft_* and llama3_70b_peft_*) through scripts/performance, whose
+ * data default is `--data mock` (argument_parser.py; run_recipe.py replaces
+ * the recipe's dataset with the mock GPT dataset): full seq-length samples,
+ * so SFT is pre-training's step on every weight and LoRA's attention runs
+ * over the whole sequence too. Every LoRA recipe sets
+ * cfg.peft.target_modules = ["linear_qkv"] with the default rank 32. */
+static bool bridge_task(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
+  const char *task = cell(in, "Task");
+  if (strcmp(task, "pretrain") == 0)
+    return true;
+  if (strcmp(task, "SFT") == 0) {
+    l->task = PL_RUN_SFT;
+    validate_note(row, "SFT: every weight trained, mock full-length samples (scripts/performance "
+                       "--data mock)");
+    return true;
+  }
+  if (strcmp(task, "LoRA") == 0) {
+    l->task = PL_RUN_LORA;
+    l->lora_targets = PL_LORA_QKV;
+    validate_note(row, "LoRA rank 32 on linear_qkv, base frozen (perf recipe), mock full-length "
+                       "samples");
+    return true;
+  }
+  return validate_skip(row, "task '%s' is not modelled (pretrain, SFT, LoRA are)", task);
+}
+
 bool validate_bridge_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   if (!bridge_flagged(in, row))
     return false;
   validate_bridge_fp8_recipe(in, l, row);
   validate_bridge_fp8_params(in, l, row);
-  const char *task = cell(in, "Task");
-  if (strcmp(task, "pretrain") != 0)
-    return validate_skip(row, "task '%s' is not pre-training (SFT and LoRA are not modelled)", task);
+  if (!bridge_task(in, l, row))
+    return false;
   if (cell(in, "precision")[0] == '\0')
     return validate_skip(row, "precision not stated in the row");
   if (!validate_mcore_experts(in, l, row))

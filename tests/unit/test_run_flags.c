@@ -243,6 +243,9 @@ static void test_layout_flags(void) {
       {" --account-embed-loss yes", "--account-embed-loss: unknown value 'yes' (expected off|on)"},
       {" --cuda-graph-scope everything", "--cuda-graph-scope: "},
       {" --shard zero4", "--shard: "},
+      {" --task finetune", "--task: unknown task 'finetune' (expected pretrain|sft|lora)"},
+      {" --task lora --lora-targets linear_qkv,qkv", "--lora-targets: unknown target 'qkv'"},
+      {" --lora-rank 0x", "--lora-rank: "},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     memset(&l, 0, sizeof l);
@@ -256,8 +259,8 @@ static void test_layout_flags(void) {
   for (; pl_layout_flag_name(n) != NULL; n++)
     for (size_t k = 0; k < n; k++)
       CHECK(strcmp(pl_layout_flag_name(k), pl_layout_flag_name(n)) != 0);
-  CHECK_EQ_INT((int64_t)n, 35); /* 20 counts (bf16-last-blocks the 20th) + 15 words
-                                   (bf16-modules the 15th) */
+  CHECK_EQ_INT((int64_t)n, 39); /* 22 counts (bf16-last-blocks, lora-rank, packed-sample-len the last) + 17 words
+                                   (bf16-modules, task, lora-targets the last) */
   /* written and read back: the same text (an MoE layout with every optional flag set) */
   memset(&l, 0, sizeof l);
   split(" --gpus 64 --tp 2 --pp 4 --cp 1 --vp 2 --seq 4096 --mbs 1 --gbs 256 --shard zero1"
@@ -284,6 +287,20 @@ static void test_layout_flags(void) {
   pl_layout_flags_format(&back, false, two, sizeof two); /* a dense model: no MoE flags */
   CHECK(strstr(two, "--ep") == NULL && strstr(two, "--moe-dispatch") == NULL &&
         strstr(two, "--moe-pad-capacity") == NULL && strstr(two, "--moe-force-balance") == NULL);
+  CHECK(strstr(two, "--task") == NULL); /* pre-training writes no task */
+  /* the fine-tuning flags (src/model/finetune.c) written and read back */
+  memset(&l, 0, sizeof l);
+  split(" --gpus 8 --tp 2 --pp 1 --cp 1 --vp 1 --seq 4096 --mbs 1 --gbs 8 --task lora"
+        " --lora-rank 16 --lora-targets linear_fc2,linear_qkv", &a);
+  CHECK_STATUS(pl_layout_flags_read(&l, get, &a, &d), PL_OK, dp);
+  CHECK(l.task == PL_RUN_LORA && l.lora_rank == 16 && l.lora_targets == (PL_LORA_QKV | PL_LORA_FC2));
+  pl_layout_flags_format(&l, false, one, sizeof one);
+  CHECK(strstr(one, " --task lora --lora-rank 16 --lora-targets linear_qkv,linear_fc2") != NULL);
+  memset(&back, 0, sizeof back);
+  split(one, &a);
+  CHECK_STATUS(pl_layout_flags_read(&back, get, &a, &d), PL_OK, dp);
+  pl_layout_flags_format(&back, false, two, sizeof two);
+  CHECK_STR(two, one);
 }
 
 /* Quantities in the largest unit they are at least 1 of, fewest digits

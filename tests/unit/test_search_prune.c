@@ -182,6 +182,13 @@ int main(void) {
   memset(&o.space, 0, sizeof o.space);
   run.layout.dtype = PL_DTYPE_NVFP4;
   throughput_top3(&o, 20);
+  /* LoRA (layout.task, src/model/finetune.c) on 8 H100, gbs 8: frozen base
+   * GEMMs, the optimizer and gathers over the adapters alone (search/comm.c
+   * seg_params as the simulator's sim_seg_params), so the bound stays below */
+  setup("llama2-7b", 8, 8);
+  memset(&o.space, 0, sizeof o.space);
+  run.layout.task = PL_RUN_LORA;
+  throughput_top3(&o, 5);
   /* A hybrid Mamba-2 + attention + MoE stack on 8 GB200, gbs 8: one tp
    * collective per block and pass (segments.c layer_tp), not two. */
   setup_on("nemotron-3-nano", "gb200-nvl72", 8, 8);
