@@ -259,7 +259,9 @@ static bool bridge_task(const struct validate_in *in, struct pl_layout *l, struc
                        "samples");
     return true;
   }
-  return validate_skip(row, "task '%s' is not modelled (pretrain, SFT, LoRA are)", task);
+  return validate_skip(row, "task '%s' is not pre-training, SFT or LoRA (the summary's words: "
+                            "pretrain, SFT, LoRA)",
+                       task);
 }
 
 bool validate_bridge_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {

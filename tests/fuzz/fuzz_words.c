@@ -1,7 +1,8 @@
 /* fuzz_words.c: the one-word and list values of the command line and of the
  * validation CSVs' cells, each read by its library parser: --shard,
  * --recompute, --schedule, --dtype, --moe-dispatch, --recompute-modules,
- * --offload-modules, --cuda-graph-scope, --attention, on|off settings,
+ * --offload-modules, --cuda-graph-scope, --attention, on|off settings, --task,
+ * --lora-targets,
  * --op/--algo, --nccl, --cudnn, search --fix and --strategies, validate
  * --quantity and --by.
  *
@@ -134,8 +135,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char s[MAX_WORD];
   memcpy(s, data, size);
   s[size] = '\0';
-  for (int k = 0; k < 20; k++) {
-    if (only >= 0 && k != only % 20)
+  for (int k = 0; k < 21; k++) {
+    if (only >= 0 && k != only % 21)
       continue;
     switch (k) {
     case 0: ENUM_ROUND_TRIP(enum pl_shard, pl_shard_parse, pl_shard_name, s); break;
@@ -169,6 +170,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 16: layout_dtype(s); break;
     case 17: search_space(s, false); break;
     case 18: search_space(s, true); break;
+    case 19: ENUM_ROUND_TRIP(enum pl_run_task, pl_run_task_parse, pl_run_task_name, s); break;
+    case 20: mask_round_trip(pl_lora_targets_parse, pl_lora_targets_format, s, "lora targets"); break;
     default: break;
     }
   }
