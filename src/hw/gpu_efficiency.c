@@ -42,6 +42,8 @@
  *     "nvfp4_quantize": {...}  (optional: the same for TE's NVFP4 casts, amax pass included),
  *     "layer_norm_eager": {...}, "rms_norm_eager": {...}  (optional: PyTorch's eager norms'
  *                   measured fraction of the HBM bandwidth, (0, 1]; docs/step-model.md 2.3b),
+ *     "rope_eager": {...}, "rope_eager_bwd": {...}  (optional: HF's eager RoPE chain's
+ *                   measured fraction, forward and backward, (0, 1]; docs/step-model.md 2.3b),
  *     "kernel_overhead": {"value": "2 us", "source": "..."},
  *     "overlap_slowdown": {"value": 0.189, "source": "..."},
  *     "power": {"compute": {...}, "comm": {...}, "wait": {...}},
@@ -494,7 +496,8 @@ static enum pl_status clock_spread(yajl_val eff, const char *origin, double *out
 }
 
 /* An optional measured quantize rate (mxfp8_quantize, fp8_current_quantize,
- * nvfp4_quantize) or eager norm rate (layer_norm_eager, rms_norm_eager): a fraction of the HBM bandwidth in (0, 1]; absent leaves 0. */
+ * nvfp4_quantize) or eager norm or RoPE rate (layer_norm_eager, rms_norm_eager, rope_eager,
+ * rope_eager_bwd): a fraction of the HBM bandwidth in (0, 1]; absent leaves 0. */
 static enum pl_status quantize_fraction(yajl_val eff, const char *key, const char *origin,
                                         double *out, struct pl_diag *diag) {
   if (base_json_get(eff, key) == NULL)
@@ -534,6 +537,10 @@ enum pl_status hw_gpu_efficiency_load(yajl_val root, const char *origin, struct 
     st = quantize_fraction(eff, "layer_norm_eager", origin, &e->layer_norm_eager_fraction, diag);
   if (st == PL_OK)
     st = quantize_fraction(eff, "rms_norm_eager", origin, &e->rms_norm_eager_fraction, diag);
+  if (st == PL_OK)
+    st = quantize_fraction(eff, "rope_eager", origin, &e->rope_eager_fraction, diag);
+  if (st == PL_OK)
+    st = quantize_fraction(eff, "rope_eager_bwd", origin, &e->rope_eager_bwd_fraction, diag);
   if (st == PL_OK)
     st = quantity(eff, "kernel_overhead", PL_UNIT_SECONDS, origin, &e->kernel_overhead_s, diag);
   if (st == PL_OK)

@@ -466,7 +466,22 @@ static int unfused_kernels(const struct pl_run *run, struct pl_op *ops, int n) {
       ops[n].fwd_kernels = ops[n].bwd_kernels = 7; /* 2 x 4, less the op list's rope */
       n++;
     } else {
-      mem_op(&ops[n++], "rope_eager", 16.0 * tokens * qk, 12.0 * tokens * qk, full);
+      /* HF apply_rotary_pos_emb (transformers >= 4.42 models/llama/
+       * modeling_llama.py: q * cos + rotate_half(q) * sin, rotate_half =
+       * cat((-x[..., d/2:], x[..., :d/2]))), per q or k element, bf16:
+       * forward q * cos (2 + 2), neg of the half (1 + 1), cat (2 + 2),
+       * * sin (2 + 2), the add (4 + 2): 20 B, five kernels. Backward node by
+       * node (PyTorch tools/autograd/derivatives.yaml; aten TensorShape.cpp
+       * slice_backward = zeros + copy of the slice): grad * cos and
+       * grad * sin (4 + 4), neg of the half (2), cat's backward narrows
+       * (views), the two slices' slice_backward (zeros 2 + copy of the half
+       * 2, twice: 8), the three gradients of q summed by the autograd
+       * engine's InputBuffer (two adds, 6 + 6): 30 B, nine kernels (the
+       * op list's rope: 4 B and one kernel each way). */
+      mem_op(&ops[n], "rope_eager", 16.0 * tokens * qk, 26.0 * tokens * qk, full);
+      ops[n].fwd_kernels = 9;  /* 2 x 5, less the op list's rope */
+      ops[n].bwd_kernels = 17; /* 2 x 9, less the op list's rope */
+      n++;
     }
   }
   if (m->dropout)
