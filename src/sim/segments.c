@@ -455,9 +455,18 @@ static int unfused_kernels(const struct pl_run *run, struct pl_op *ops, int n) {
    * 6 B x tokens x N). No eager chain then. */
   if (m->norm == PL_NORM_RMS && !l->fused_norm)
     mem_op(&ops[n++], "rmsnorm_eager", 2.0 * 32.0 * tokens_n * h, 2.0 * 86.0 * tokens_n * h, full);
+  /* SwiGLU as F.silu(w1(x)) * w3(x) (HF LlamaMLP, torchtitan FeedForward),
+   * per FFN element, bf16: forward silu (2 + 2) and the multiply (4 + 2),
+   * 10 B in two kernels; backward (PyTorch derivatives.yaml: mul saves both
+   * inputs, SiluBackward its input) grad * w3(x) (4 + 2), grad * silu(w1(x))
+   * (4 + 2), silu_backward (4 + 2): 18 B in three kernels. The op list's
+   * fused swiglu counts 6 / 10 B and one kernel each way (flops.c SWIGLU),
+   * so +4 / +8 B and one / two kernels more (session 26: the backward was
+   * +6 B, one kernel). */
   if (m->mlp == PL_MLP_SWIGLU) {
     double f = (double)(m->ffn_hidden / tp);
-    mem_op(&ops[n++], "swiglu_eager", 4.0 * tokens * f, 6.0 * tokens * f, full);
+    mem_op(&ops[n], "swiglu_eager", 4.0 * tokens * f, 8.0 * tokens * f, full);
+    ops[n++].bwd_kernels = 2;
   }
   if (m->pos == PL_POS_ROTARY && !l->rope_complex) { /* complex RoPE: its own op (rope_complex) */
     double qk = (double)(m->heads + m->kv_heads) / (double)tp * (double)m->head_dim;
