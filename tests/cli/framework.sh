@@ -1239,7 +1239,8 @@ expect_fail 1 "^plateau: --gqa-query-copy: unknown value 'yes' \(expected on\|of
 
 
 # --fms-rope / --kv-expand-copy: IBM fms's eager attention (foundation-model-stack
-# ec70f500). Off by default, on in the fms-fsdp-2024-03 preset. Hand-derived op
+# ec70f500). Off by default; kv_expand_copy on in pytorch-fsdp (HF repeat_kv) and fms-fsdp,
+# both on in the fms-fsdp-2024-03 preset (session 26). Hand-derived op
 # bytes (--ops json): Llama 2 7B, 1 GPU, mbs 1, seq 4096, unfused: fms's RoPE
 # moves 32 B more than the fused 4 per q and k element each way: 32 x 4096 tokens
 # x 64 heads x 128 = 1,073,741,824 B; Llama 3 8B (32 heads, 8 kv), seq 8192: the
@@ -1262,7 +1263,11 @@ check "kv expand: none for MHA" [ "$(opb "$TMP/out" kv_expand)" = none ]
 expect_ok predict --model llama3-8b --framework fms-fsdp-2024-03 --format json
 check "fms: both on in the fms-fsdp-2024-03 preset" [ "$(json_raw "$TMP/out" fms_rope)$(json_raw "$TMP/out" kv_expand_copy)" = truetrue ]
 expect_ok predict --model llama3-8b --framework fms-fsdp --format json
-check "fms: both off in the compiled fms-fsdp preset" [ "$(json_raw "$TMP/out" fms_rope)$(json_raw "$TMP/out" kv_expand_copy)" = falsefalse ]
+check "fms: rope off, kv expand copy on in the compiled fms-fsdp preset" [ "$(json_raw "$TMP/out" fms_rope)$(json_raw "$TMP/out" kv_expand_copy)" = falsetrue ]
+expect_ok predict --model llama3-8b --framework pytorch-fsdp --format json
+check "pytorch-fsdp (HF modules): separate linears, kv expand copy and fp32 logits on" [ "$(json_raw "$TMP/out" separate_linears)$(json_raw "$TMP/out" kv_expand_copy)$(json_raw "$TMP/out" eager_cross_entropy)" = truetruetrue ]
+expect_ok predict --model llama3-8b --framework fms-fsdp --format json
+check "fms-fsdp: separate linears on, bf16 logits (no eager_xent)" [ "$(json_raw "$TMP/out" separate_linears)$(json_raw "$TMP/out" eager_cross_entropy)" = truefalse ]
 expect_ok predict --model llama3-8b --fms-rope on --kv-expand-copy on --format csv
 check "fms: csv columns on" [ "$(col "$TMP/out" framework.fms_rope),$(col "$TMP/out" framework.kv_expand_copy)" = on,on ]
 expect_fail 1 "^plateau: --fms-rope: unknown value 'yes' \(expected on\|off\)" -- predict --fms-rope yes
