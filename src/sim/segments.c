@@ -416,11 +416,12 @@ static bool ops_rerun(const struct pl_layout *l) {
  *    width (0.568 / 0.573 at 2048, 0.556 / 0.559, 0.609 / 0.602, 0.640 /
  *    0.634 at 16384; on 64 B it would be 0.36-0.41);
  *  - SwiGLU as `act_fn(gate_proj(x)) * up_proj(x)`: silu writes s and the
- *    multiply reads it back (+4 B forward); backward of the multiply writes
- *    ds, silu's backward reads it (+6 B) per ffn element;
+ *    multiply reads it back (+4 B forward); backward the multiply's two
+ *    gradients and silu_backward, 18 B against the fused 10 (+8 B) per ffn
+ *    element (itemized below);
  *  - RoPE as HF apply_rotary_pos_emb (q*cos + rotate_half(q)*sin: neg, cat,
- *    two multiplies, an add: 20 B against 4 B; backward 16 B against 4 B):
- *    +16 / +12 B per q and k element; with layout.fms_rope as IBM fms's
+ *    two multiplies, an add: 20 B against 4 B; backward 30 B against 4 B,
+ *    itemized below): +16 / +26 B per q and k element; with layout.fms_rope as IBM fms's
  *    RotaryEmbedding.adjusted_qk (fms/modules/positions.py, foundation-model-
  *    stack ec70f500, 2024-03-10, the form since b85a0d8c of 2024-02-26):
  *    q.float() (2 + 4), freqs.mul(q_.unsqueeze(-2)) into a [.., d/2, 2, 2]
