@@ -356,6 +356,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_int(c, "framework.nccl_max_ctas_pp", fw.nccl_max_ctas_pp);
   /* and the channel floor under every communicator (--nccl-min-channels, cluster.nccl_min_channels) */
   col_int(c, "hardware.nccl_min_channels", hw->nccl_min_channels);
+  /* added after it: Hugging Face's shifted fp32 logits copy (layout.hf_shift_copy, session 26) */
+  col_str(c, "framework.hf_shift_copy", pl_setting_name(fw.hf_shift_copy));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -708,10 +708,24 @@ double sim_microbatch_logits(const struct pl_model *m, const struct pl_layout *l
   return tokens * (double)((m->vocab + tp - 1) / tp);
 }
 
+/* layout.hf_shift_copy (Hugging Face's LlamaForCausalLM.forward, transformers
+ * 00227283: shift_logits = logits[..., :-1, :].contiguous() after
+ * logits.float()): the fp32 logits copied once more, read 4 + write 4 B per
+ * logit forward in one kernel; backward the slice's slice_backward (aten
+ * TensorShape.cpp: zeros, 4 B, then a copy of the slice, 4 + 4 B) in two
+ * kernels; contiguous()'s backward is the gradient itself. */
+#define HF_SHIFT_FWD_BYTES 8.0
+#define HF_SHIFT_BWD_BYTES 12.0
+
 static double eager_xent_extra_s(const struct pl_gpu *g, const struct pl_layout *l,
                                  const struct pl_model *m, enum pl_pass pass) {
   double logits = sim_microbatch_logits(m, l);
-  return hbm_s(g, logits * (pass == PL_PASS_FWD ? 8.0 : 16.0)) + 2 * g->eff.kernel_overhead_s;
+  bool fwd = pass == PL_PASS_FWD;
+  double t = hbm_s(g, logits * (fwd ? 8.0 : 16.0)) + 2 * g->eff.kernel_overhead_s;
+  if (l->hf_shift_copy)
+    t += hbm_s(g, logits * (fwd ? HF_SHIFT_FWD_BYTES : HF_SHIFT_BWD_BYTES)) +
+         (fwd ? 1 : 2) * g->eff.kernel_overhead_s;
+  return t;
 }
 
 /* Megatron's vocab-parallel cross-entropy run op by op (layout.megatron_xent;
