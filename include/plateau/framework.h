@@ -227,6 +227,9 @@ struct pl_framework {
                                           LM head are one FSDP unit (the root's), gathered once
                                           before the forward and reduce_scattered after the whole
                                           backward (layout.fsdp_root_unit) */
+  enum pl_setting hf_shift_copy;       /* with the eager loss (kernels unfused), Hugging Face's
+                                          shift of the fp32 logits copies them once more
+                                          (layout.hf_shift_copy) */
   enum pl_setting adam_no_master;      /* the optimizer keeps no master copy: the 16-bit
                                           parameters are its parameters (layout.adam_no_master) */
 };

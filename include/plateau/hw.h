@@ -158,6 +158,12 @@ struct pl_gpu_efficiency {
                                     path (a strided or broadcast operand), measured; such kernels
                                     are timed per element at that rate whatever their bytes
                                     (pl_op strided_elems); 0 = not given (hbm_fraction) */
+  double rope_eager_fraction;     /* efficiency.rope_eager: the fraction of the HBM bandwidth
+                                    HF's eager RoPE chain (apply_rotary_pos_emb) reaches forward
+                                    on the bytes plateau counts (the rope op and rope_eager);
+                                    0 = not given (hbm_fraction) */
+  double rope_eager_bwd_fraction; /* efficiency.rope_eager_bwd: the same for its autograd
+                                    backward; 0 = not given (hbm_fraction) */
   double kernel_overhead_s;      /* fixed cost of each kernel (launch gap, tail) */
   double overlap_slowdown;       /* compute time increase while NCCL kernels run */
   double power_compute;          /* (draw - idle) / (tdp - idle) while computing */

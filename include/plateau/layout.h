@@ -688,6 +688,14 @@ struct pl_layout {
                               (FSDP2 _root_post_backward_final_callback runs the root's
                               post_backward, then the current stream waits for the reduce-scatter
                               event). Not with fsdp_block_units or zero3_list_copy_s; lower.c */
+  bool hf_shift_copy;      /* input: with kernels unfused, the loss as Hugging Face's causal-LM
+                              heads compute it (transformers 00227283 models/llama/
+                              modeling_llama.py LlamaForCausalLM.forward: logits.float(), then
+                              shift_logits = logits[..., :-1, :].contiguous() before
+                              CrossEntropyLoss): one more fp32 copy of the logits forward (read 4,
+                              write 4 B per logit) and its slice backward (zeros 4, copy 4 + 4):
+                              time only (compute.c eager_xent_extra_s); the copy's memory is not
+                              counted */
   bool fsdp_pp_unsharded;  /* input: zero2/zero3 with pp > 1: a stage's parameters are gathered on
                               each chunk's first forward and kept unsharded for the whole step,
                               its gradients accumulated unsharded and reduce_scattered once, after

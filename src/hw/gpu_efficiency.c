@@ -44,6 +44,8 @@
  *                   measured fraction of the HBM bandwidth, (0, 1]; docs/step-model.md 2.3b),
  *     "strided_elementwise": {...}  (optional: a bf16 unary kernel's measured fraction of the
  *                   HBM bandwidth on PyTorch's non-vectorized path, (0, 1]; step-model.md 2.3h),
+ *     "rope_eager": {...}, "rope_eager_bwd": {...}  (optional: HF's eager RoPE chain's
+ *                   measured fraction, forward and backward, (0, 1]; docs/step-model.md 2.3b),
  *     "kernel_overhead": {"value": "2 us", "source": "..."},
  *     "overlap_slowdown": {"value": 0.189, "source": "..."},
  *     "power": {"compute": {...}, "comm": {...}, "wait": {...}},
@@ -496,8 +498,9 @@ static enum pl_status clock_spread(yajl_val eff, const char *origin, double *out
 }
 
 /* An optional measured quantize rate (mxfp8_quantize, fp8_current_quantize,
- * nvfp4_quantize), eager norm rate (layer_norm_eager, rms_norm_eager) or non-vectorized
- * element-wise rate (strided_elementwise): a fraction of the HBM bandwidth in (0, 1]; absent leaves 0. */
+ * nvfp4_quantize), eager norm or RoPE rate (layer_norm_eager, rms_norm_eager, rope_eager,
+ * rope_eager_bwd) or non-vectorized element-wise rate (strided_elementwise): a fraction of the
+ * HBM bandwidth in (0, 1]; absent leaves 0. */
 static enum pl_status quantize_fraction(yajl_val eff, const char *key, const char *origin,
                                         double *out, struct pl_diag *diag) {
   if (base_json_get(eff, key) == NULL)
@@ -540,6 +543,9 @@ enum pl_status hw_gpu_efficiency_load(yajl_val root, const char *origin, struct 
   if (st == PL_OK)
     st = quantize_fraction(eff, "strided_elementwise", origin, &e->strided_elementwise_fraction,
                            diag);
+    st = quantize_fraction(eff, "rope_eager", origin, &e->rope_eager_fraction, diag);
+  if (st == PL_OK)
+    st = quantize_fraction(eff, "rope_eager_bwd", origin, &e->rope_eager_bwd_fraction, diag);
   if (st == PL_OK)
     st = quantity(eff, "kernel_overhead", PL_UNIT_SECONDS, origin, &e->kernel_overhead_s, diag);
   if (st == PL_OK)

@@ -369,6 +369,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   pl_lora_targets_format(pl_lora_targets(l), targets, sizeof targets);
   col_str(c, "layout.lora_targets", targets);
   col_int(c, "layout.packed_sample_len", l->packed_sample_len);
+  /* added after it: Hugging Face's shifted fp32 logits copy (layout.hf_shift_copy, session 26) */
+  col_str(c, "framework.hf_shift_copy", pl_setting_name(fw.hf_shift_copy));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -735,10 +735,24 @@ double sim_microbatch_logits(const struct pl_model *m, const struct pl_layout *l
   return tokens * (double)((m->vocab + tp - 1) / tp);
 }
 
+/* layout.hf_shift_copy (Hugging Face's LlamaForCausalLM.forward, transformers
+ * 00227283: shift_logits = logits[..., :-1, :].contiguous() after
+ * logits.float()): the fp32 logits copied once more, read 4 + write 4 B per
+ * logit forward in one kernel; backward the slice's slice_backward (aten
+ * TensorShape.cpp: zeros, 4 B, then a copy of the slice, 4 + 4 B) in two
+ * kernels; contiguous()'s backward is the gradient itself. */
+#define HF_SHIFT_FWD_BYTES 8.0
+#define HF_SHIFT_BWD_BYTES 12.0
+
 static double eager_xent_extra_s(const struct pl_gpu *g, const struct pl_layout *l,
                                  const struct pl_model *m, enum pl_pass pass) {
   double logits = sim_microbatch_logits(m, l);
-  return hbm_s(g, logits * (pass == PL_PASS_FWD ? 8.0 : 16.0)) + 2 * g->eff.kernel_overhead_s;
+  bool fwd = pass == PL_PASS_FWD;
+  double t = hbm_s(g, logits * (fwd ? 8.0 : 16.0)) + 2 * g->eff.kernel_overhead_s;
+  if (l->hf_shift_copy)
+    t += hbm_s(g, logits * (fwd ? HF_SHIFT_FWD_BYTES : HF_SHIFT_BWD_BYTES)) +
+         (fwd ? 1 : 2) * g->eff.kernel_overhead_s;
+  return t;
 }
 
 /* Megatron's vocab-parallel cross-entropy run op by op (layout.megatron_xent;
@@ -931,6 +945,34 @@ static double eager_norm_s(const struct pl_gpu *g, const struct pl_layout *l,
   return (bw > 0 ? bytes / bw : 0) + pl_op_kernels(op, pass) * g->eff.kernel_overhead_s;
 }
 
+/* HF's eager RoPE (layout.kernels unfused, rotary models that run neither
+ * fms's nor torchtitan's complex RoPE nor Megatron's unfused path): the op
+ * list's rope and rope_eager, the rest of the same apply_rotary_pos_emb chain
+ * (segments.c unfused_kernels: 20 B forward, 30 B backward per q and k
+ * element), at the GPU file's measured fraction of the HBM bandwidth for
+ * that chain, forward (efficiency.rope_eager) and backward
+ * (efficiency.rope_eager_bwd): its multiplies broadcast cos and sin over the
+ * heads of a transposed q and its neg and cat read strided halves, so its
+ * kernels take PyTorch's non-vectorized element-wise path and stay well under
+ * a streaming copy (docs/step-model.md 2.3b). Plus kernel_overhead per
+ * launch, as eager_norm_s. -1 when the op is not that chain or the file gives
+ * no rate (the bytes at hbm_fraction then). */
+static double eager_rope_s(const struct pl_gpu *g, const struct pl_layout *l,
+                           const struct pl_model *m, const struct pl_op *op, enum pl_pass pass) {
+  if (l->kernels != PL_KERNELS_UNFUSED || op->kind != PL_OP_MEMORY || op->name == NULL ||
+      m->pos != PL_POS_ROTARY || l->rope_complex || l->fms_rope || m->rope_yarn ||
+      m->kv_lora_rank > 0)
+    return -1;
+  if (strcmp(op->name, "rope") != 0 && strcmp(op->name, "rope_eager") != 0)
+    return -1;
+  double f = pass == PL_PASS_FWD ? g->eff.rope_eager_fraction : g->eff.rope_eager_bwd_fraction;
+  if (!(f > 0))
+    return -1;
+  double bw = g->hbm_bytes_per_s * f;
+  double bytes = pass == PL_PASS_FWD ? op->fwd_bytes : op->bwd_bytes;
+  return (bw > 0 ? bytes / bw : 0) + pl_op_kernels(op, pass) * g->eff.kernel_overhead_s;
+}
+
 /* cuDNN's FP8/MXFP8 SDPA backward with a sliding window runs the whole causal
  * triangle: NVIDIA's published cuDNN 9.22 GPT-OSS SDPA benchmark (cudnn-frontend
  * benchmark/sdpa_benchmark_training/results/gpt_oss/ @ fb682ce, the GB200 and
@@ -1005,6 +1047,9 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
   double norm = eager_norm_s(g, l, m, op, pass);
   if (norm >= 0)
     return norm;
+  double rope = eager_rope_s(g, l, m, op, pass);
+  if (rope >= 0)
+    return rope;
   if (eager_xent_op(l, op))
     return pl_op_time_s(g, l->dtype, op, pass) + eager_xent_extra_s(g, l, m, pass);
   if (megatron_xent_op(l, op))

@@ -437,11 +437,12 @@ static bool ops_rerun(const struct pl_layout *l) {
  *    width (0.568 / 0.573 at 2048, 0.556 / 0.559, 0.609 / 0.602, 0.640 /
  *    0.634 at 16384; on 64 B it would be 0.36-0.41);
  *  - SwiGLU as `act_fn(gate_proj(x)) * up_proj(x)`: silu writes s and the
- *    multiply reads it back (+4 B forward); backward of the multiply writes
- *    ds, silu's backward reads it (+6 B) per ffn element;
+ *    multiply reads it back (+4 B forward); backward the multiply's two
+ *    gradients and silu_backward, 18 B against the fused 10 (+8 B) per ffn
+ *    element (itemized below);
  *  - RoPE as HF apply_rotary_pos_emb (q*cos + rotate_half(q)*sin: neg, cat,
- *    two multiplies, an add: 20 B against 4 B; backward 16 B against 4 B):
- *    +16 / +12 B per q and k element; with layout.fms_rope as IBM fms's
+ *    two multiplies, an add: 20 B against 4 B; backward 30 B against 4 B,
+ *    itemized below): +16 / +26 B per q and k element; with layout.fms_rope as IBM fms's
  *    RotaryEmbedding.adjusted_qk (fms/modules/positions.py, foundation-model-
  *    stack ec70f500, 2024-03-10, the form since b85a0d8c of 2024-02-26):
  *    q.float() (2 + 4), freqs.mul(q_.unsqueeze(-2)) into a [.., d/2, 2, 2]
@@ -476,9 +477,18 @@ static int unfused_kernels(const struct pl_run *run, struct pl_op *ops, int n) {
    * 6 B x tokens x N). No eager chain then. */
   if (m->norm == PL_NORM_RMS && !l->fused_norm)
     mem_op(&ops[n++], "rmsnorm_eager", 2.0 * 32.0 * tokens_n * h, 2.0 * 86.0 * tokens_n * h, full);
+  /* SwiGLU as F.silu(w1(x)) * w3(x) (HF LlamaMLP, torchtitan FeedForward),
+   * per FFN element, bf16: forward silu (2 + 2) and the multiply (4 + 2),
+   * 10 B in two kernels; backward (PyTorch derivatives.yaml: mul saves both
+   * inputs, SiluBackward its input) grad * w3(x) (4 + 2), grad * silu(w1(x))
+   * (4 + 2), silu_backward (4 + 2): 18 B in three kernels. The op list's
+   * fused swiglu counts 6 / 10 B and one kernel each way (flops.c SWIGLU),
+   * so +4 / +8 B and one / two kernels more (session 26: the backward was
+   * +6 B, one kernel). */
   if (m->mlp == PL_MLP_SWIGLU) {
     double f = (double)(m->ffn_hidden / tp);
-    mem_op(&ops[n++], "swiglu_eager", 4.0 * tokens * f, 6.0 * tokens * f, full);
+    mem_op(&ops[n], "swiglu_eager", 4.0 * tokens * f, 8.0 * tokens * f, full);
+    ops[n++].bwd_kernels = 2;
   }
   if (m->pos == PL_POS_ROTARY && !l->rope_complex) { /* complex RoPE: its own op (rope_complex) */
     double qk = (double)(m->heads + m->kv_heads) / (double)tp * (double)m->head_dim;
@@ -487,7 +497,22 @@ static int unfused_kernels(const struct pl_run *run, struct pl_op *ops, int n) {
       ops[n].fwd_kernels = ops[n].bwd_kernels = 7; /* 2 x 4, less the op list's rope */
       n++;
     } else {
-      mem_op(&ops[n++], "rope_eager", 16.0 * tokens * qk, 12.0 * tokens * qk, full);
+      /* HF apply_rotary_pos_emb (transformers >= 4.42 models/llama/
+       * modeling_llama.py: q * cos + rotate_half(q) * sin, rotate_half =
+       * cat((-x[..., d/2:], x[..., :d/2]))), per q or k element, bf16:
+       * forward q * cos (2 + 2), neg of the half (1 + 1), cat (2 + 2),
+       * * sin (2 + 2), the add (4 + 2): 20 B, five kernels. Backward node by
+       * node (PyTorch tools/autograd/derivatives.yaml; aten TensorShape.cpp
+       * slice_backward = zeros + copy of the slice): grad * cos and
+       * grad * sin (4 + 4), neg of the half (2), cat's backward narrows
+       * (views), the two slices' slice_backward (zeros 2 + copy of the half
+       * 2, twice: 8), the three gradients of q summed by the autograd
+       * engine's InputBuffer (two adds, 6 + 6): 30 B, nine kernels (the
+       * op list's rope: 4 B and one kernel each way). */
+      mem_op(&ops[n], "rope_eager", 16.0 * tokens * qk, 26.0 * tokens * qk, full);
+      ops[n].fwd_kernels = 9;  /* 2 x 5, less the op list's rope */
+      ops[n].bwd_kernels = 17; /* 2 x 9, less the op list's rope */
+      n++;
     }
   }
   if (m->dropout)

@@ -599,7 +599,7 @@ check "cudnn 9.13: csv column on" [ "$(col "$TMP/out" framework.cudnn_913)" = on
 # appended columns keep their order: cudnn_913, then tp_seq_copies (added after it by tt13, session 13),
 # then cudnn_version (cudnn13, session 13), then cp_allgather (cp13, session 13), then async_tp (atp13, session 13),
 # then cudnn_cluster_margin (ossmoe14, session 14), then grad_accum_fusion (mcore14, session 14), then ub_proj_fprop_sms and ub_fc2_fprop_sms (ub14); then layout.account_embed_loss (user15, session 15); then framework.megatron_xent (mlm16, session 16); then the machine as run and eager_cross_entropy (cmd16, session 16); then pp_keep_outputs (herd17, session 17); then the torchtitan memory layouts (session 17); then hardware.gpu_variability (var17, session 17), then framework.adam_master (nem17, session 17), framework.bucket_params (bucket18), framework.fsdp1_copies (fsdp19), then layout.moe_pad_capacity (a2a19, session 19), then framework.moe_expert_padding (session 21), then framework.gqa_query_copy (pad21, session 21), then layout.moe_force_balance (qwen22, session 22), then framework.fms_rope and framework.kv_expand_copy (old22, session 22), then framework.separate_linears and framework.rope_complex (tt22, session 22), then framework.fsdp2_predivide and framework.fsdp2_rs_copy_in (study23, session 23), then framework.hybridep_sms (ep23, session 23), then framework.moe_router_fusion (nano24, session 24), then framework.fused_norm (norm24, session 24) last
-check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy,framework.pp_keep_outputs,framework.tp_gathered_saved,framework.fp32_param_shards,hardware.gpu_variability,framework.adam_master,framework.bucket_params,framework.fsdp1_copies,layout.moe_pad_capacity,framework.moe_expert_padding,framework.gqa_query_copy,layout.moe_force_balance,framework.fms_rope,framework.kv_expand_copy,framework.separate_linears,framework.rope_complex,framework.fsdp2_predivide,framework.fsdp2_rs_copy_in,framework.hybridep_sms,framework.moe_router_fusion,framework.fused_norm,framework.jit_fuser,framework.fsdp_root_unit,framework.nccl_max_ctas_tp,framework.nccl_max_ctas_cp,framework.nccl_max_ctas_dp,framework.nccl_max_ctas_pp,hardware.nccl_min_channels,layout.bf16_last_blocks,layout.bf16_modules,layout.task,layout.lora_rank,layout.lora_targets,layout.packed_sample_len$' "$TMP/out"
+check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy,framework.pp_keep_outputs,framework.tp_gathered_saved,framework.fp32_param_shards,hardware.gpu_variability,framework.adam_master,framework.bucket_params,framework.fsdp1_copies,layout.moe_pad_capacity,framework.moe_expert_padding,framework.gqa_query_copy,layout.moe_force_balance,framework.fms_rope,framework.kv_expand_copy,framework.separate_linears,framework.rope_complex,framework.fsdp2_predivide,framework.fsdp2_rs_copy_in,framework.hybridep_sms,framework.moe_router_fusion,framework.fused_norm,framework.jit_fuser,framework.fsdp_root_unit,framework.nccl_max_ctas_tp,framework.nccl_max_ctas_cp,framework.nccl_max_ctas_dp,framework.nccl_max_ctas_pp,hardware.nccl_min_channels,layout.bf16_last_blocks,layout.bf16_modules,layout.task,layout.lora_rank,layout.lora_targets,layout.packed_sample_len,framework.hf_shift_copy$' "$TMP/out"
 expect_ok predict $c24 --cudnn-913 on --format json
 check "--cudnn-913 on: h100 (no 9.13 figures) runs unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_off.json" step_time_s)" ]
 onoff_refused cudnn-913 cudnn_913
@@ -994,6 +994,46 @@ expect_ok predict --help
 check "root unit: in --help" grep -q -- '--fsdp-root-unit on|off' "$TMP/out"
 expect_fail 1 "^plateau: --fsdp-root-unit: unknown value 'yes' \(expected on\|off\)" -- predict --fsdp-root-unit yes
 
+# --hf-shift-copy: Hugging Face's causal-LM loss (transformers 00227283
+# LlamaForCausalLM.forward: logits.float(), then shift_logits = logits[..., :-1,
+# :].contiguous()) copies the fp32 logits once more: +8 B per logit forward (one
+# kernel), +12 B backward (slice_backward's zeros and copy, two kernels), only
+# with the eager loss (--kernels unfused). Hand-derived, Llama 2 7B on one
+# a100-80g, mbs 1, seq 4096: 4,096 x 32,000 = 131,072,000 logits; forward
+# +1,048,576,000 B / (2039 GB/s x 0.88) + 1.2 us = 585.59 us, backward
+# +1,572,864,000 B / (2039 GB/s x 0.88) + 2.4 us = 878.98 us on the loss op.
+# On in the pytorch-fsdp preset, off in fms-fsdp (its loader shifts the labels).
+hs="predict --model llama2-7b --gpu a100-80g --gpus 1 --mbs 1 --gbs 1 --seq 4096 --kernels unfused --ops --format json"
+lossop() { python3 -c "import json,sys; o=[x for x in json.load(open(sys.argv[1]))['ops'] if x['name'] == 'loss'][0]; print('%.2f %.2f' % (o['fwd_s'] * 1e6, o['bwd_s'] * 1e6))" "$1"; }
+expect_ok $hs
+cp "$TMP/out" "$TMP/hs0.json"
+check "hf shift: off by default" [ "$(json_raw "$TMP/out" hf_shift_copy)" = false ]
+expect_ok $hs --hf-shift-copy on
+check "hf shift: on in JSON" [ "$(json_raw "$TMP/out" hf_shift_copy)" = true ]
+check "hf shift: the loss op +585.59 us forward, +878.98 us backward (hand-derived)" python3 -c "
+import sys
+a = [float(x) for x in sys.argv[1].split()]; b = [float(x) for x in sys.argv[2].split()]
+sys.exit(not (abs(b[0] - a[0] - 585.59) < 0.02 and abs(b[1] - a[1] - 878.98) < 0.02))" "$(lossop "$TMP/hs0.json")" "$(lossop "$TMP/out")"
+hs8="predict --model llama2-7b --gpu a100-80g --gpus 8 --shard zero3 --mbs 1 --gbs 8 --seq 4096 --format json"
+expect_ok $hs8 --kernels unfused
+cp "$TMP/out" "$TMP/hs8a.json"
+expect_ok $hs8 --kernels unfused --hf-shift-copy on
+check "hf shift: slower step (8 GPUs, zero3)" awk -v a="$(json_num "$TMP/hs8a.json" step_time_s)" \
+  -v b="$(json_num "$TMP/out" step_time_s)" 'BEGIN { exit !(a > 0 && b > a) }'
+expect_ok $hs8 --hf-shift-copy on
+cp "$TMP/out" "$TMP/hs1.json"
+expect_ok $hs8
+check "hf shift: nothing with fused kernels" sh -c "[ -n '$(json_num "$TMP/out" step_time_s)' ] && [ '$(json_num "$TMP/out" step_time_s)' = '$(json_num "$TMP/hs1.json" step_time_s)' ]"
+expect_ok predict --model llama2-7b --framework pytorch-fsdp --format json
+check "hf shift: on in the pytorch-fsdp preset" [ "$(json_raw "$TMP/out" hf_shift_copy)" = true ]
+expect_ok predict --model llama2-7b --framework fms-fsdp-2024-03 --format json
+check "hf shift: off in fms-fsdp-2024-03 (through fms-fsdp)" [ "$(json_raw "$TMP/out" hf_shift_copy)" = false ]
+expect_ok predict --model llama2-7b --hf-shift-copy on --format csv
+check "hf shift: csv column on" [ "$(col "$TMP/out" framework.hf_shift_copy)" = on ]
+expect_ok predict --help
+check "hf shift: in --help" grep -q -- '--hf-shift-copy on|off' "$TMP/out"
+expect_fail 1 "^plateau: --hf-shift-copy: unknown value 'yes' \(expected on\|off\)" -- predict --hf-shift-copy yes
+
 # --adam-moments-dtype bf16: Megatron-Core's precision-aware optimizer (exp_avg,
 # exp_avg_sq in bf16). Llama 2 7B (6,738,415,616 parameters), zero1 over 8 GPUs,
 # bf16: TE's FusedAdam keeps the masters as 16-bit remainders, 2 + 2 + 2 = 6 B
@@ -1243,7 +1283,8 @@ expect_fail 1 "^plateau: --gqa-query-copy: unknown value 'yes' \(expected on\|of
 
 
 # --fms-rope / --kv-expand-copy: IBM fms's eager attention (foundation-model-stack
-# ec70f500). Off by default, on in the fms-fsdp-2024-03 preset. Hand-derived op
+# ec70f500). Off by default; kv_expand_copy on in pytorch-fsdp (HF repeat_kv) and fms-fsdp,
+# both on in the fms-fsdp-2024-03 preset (session 26). Hand-derived op
 # bytes (--ops json): Llama 2 7B, 1 GPU, mbs 1, seq 4096, unfused: fms's RoPE
 # moves 32 B more than the fused 4 per q and k element each way: 32 x 4096 tokens
 # x 64 heads x 128 = 1,073,741,824 B; Llama 3 8B (32 heads, 8 kv), seq 8192: the
@@ -1266,7 +1307,11 @@ check "kv expand: none for MHA" [ "$(opb "$TMP/out" kv_expand)" = none ]
 expect_ok predict --model llama3-8b --framework fms-fsdp-2024-03 --format json
 check "fms: both on in the fms-fsdp-2024-03 preset" [ "$(json_raw "$TMP/out" fms_rope)$(json_raw "$TMP/out" kv_expand_copy)" = truetrue ]
 expect_ok predict --model llama3-8b --framework fms-fsdp --format json
-check "fms: both off in the compiled fms-fsdp preset" [ "$(json_raw "$TMP/out" fms_rope)$(json_raw "$TMP/out" kv_expand_copy)" = falsefalse ]
+check "fms: rope off, kv expand copy on in the compiled fms-fsdp preset" [ "$(json_raw "$TMP/out" fms_rope)$(json_raw "$TMP/out" kv_expand_copy)" = falsetrue ]
+expect_ok predict --model llama3-8b --framework pytorch-fsdp --format json
+check "pytorch-fsdp (HF modules): separate linears, kv expand copy and fp32 logits on" [ "$(json_raw "$TMP/out" separate_linears)$(json_raw "$TMP/out" kv_expand_copy)$(json_raw "$TMP/out" eager_cross_entropy)" = truetruetrue ]
+expect_ok predict --model llama3-8b --framework fms-fsdp --format json
+check "fms-fsdp: separate linears on, bf16 logits (no eager_xent)" [ "$(json_raw "$TMP/out" separate_linears)$(json_raw "$TMP/out" eager_cross_entropy)" = truefalse ]
 expect_ok predict --model llama3-8b --fms-rope on --kv-expand-copy on --format csv
 check "fms: csv columns on" [ "$(col "$TMP/out" framework.fms_rope),$(col "$TMP/out" framework.kv_expand_copy)" = on,on ]
 expect_fail 1 "^plateau: --fms-rope: unknown value 'yes' \(expected on\|off\)" -- predict --fms-rope yes

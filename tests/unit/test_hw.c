@@ -452,8 +452,18 @@ static void eager_norm_figures(void) {
   /* the figure from the published timing, recomputed: N 4096 and 8192 */
   CHECK_NEAR_REL(2048.0 * 4096 * 38 / 0.27990400791168213e-3 / 2039e9, 0.559, 1e-3);
   CHECK_NEAR_REL(2048.0 * 8192 * 38 / 0.5190399885177612e-3 / 2039e9, 0.602, 1e-3);
+  /* rope_eager / rope_eager_bwd (HF's RoPE chain, Liger-Kernel's A100 timings,
+   * hand-derived: T x 10240 q and k elements x 20 B (forward) or 30 B
+   * (backward) / t over 2039 GB/s at T 4096, the median of T 1024-16384) */
+  CHECK_NEAR_REL(g.eff.rope_eager_fraction, 0.414, 1e-12);
+  CHECK_NEAR_REL(g.eff.rope_eager_bwd_fraction, 0.52, 1e-12);
+  CHECK_NEAR_REL(4096.0 * 10240 * 20 / 0.9947839975357056e-3 / 2039e9, 0.414, 2e-3);
+  CHECK_NEAR_REL(4096.0 * 10240 * 30 / 1.1872799396514893e-3 / 2039e9, 0.520, 2e-3);
   CHECK_STATUS(pl_gpu_load("a100-40g", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.eff.rms_norm_eager_fraction, 0.588, 1e-12);
+  CHECK_NEAR_REL(g.eff.rope_eager_fraction, 0.414, 1e-12);
+  gpu_edit_refused("a100-80g", "\"value\": 0.414", "1.500", "rope_eager");
+  gpu_edit_refused("a100-80g", "\"value\": 0.52,", "0.00,", "rope_eager_bwd");
   h100_edit_refused("\"value\": 0.528", "1.500", "layer_norm_eager");
   h100_edit_refused("\"value\": 0.655", "0.000", "rms_norm_eager");
 }

@@ -1072,8 +1072,11 @@ static const struct pl_op *fp8_casts_of(const struct pl_run *run, struct pl_op *
  * block of 1024 tokens: RMSNorm +32 B fwd / +86 B bwd per element of 2 norms
  * over 1024 x 1024 = 67.1 MB / 180.4 MB (backward: 92 B for the autograd
  * chain, 12 + 6 + 24 + 4 + 28 + 12 + 6, less the fused norm's 6 B); SwiGLU +4 / +6 B per element of
- * 1024 x 2816 = 11.5 MB / 17.3 MB; RoPE +16 / +12 B per q and k element,
- * 1024 x 2048 = 33.6 MB / 25.2 MB. Fused adds none of them. */
+ * 1024 x 2816 = 11.5 MB / 23.1 MB (+4 / +8 B: silu then the multiply, 10 B,
+ * against the fused 6 B; autograd's two multiply gradients and
+ * silu_backward, 18 B, against 10 B); RoPE (HF's chain, 20 B forward, 30 B
+ * backward, less the op list's 4 B) +16 / +26 B per q and k element,
+ * 1024 x 2048 = 33.6 MB / 54.5 MB. Fused adds none of them. */
 static void test_unfused_kernels(void) {
   struct pl_run run;
   struct pl_op ops[PL_MAX_LAYER_OPS];
@@ -1092,9 +1095,11 @@ static void test_unfused_kernels(void) {
   CHECK_NEAR_REL(norm->fwd_bytes, 2.0 * 32 * 1024 * 1024, EXACT);
   CHECK_NEAR_REL(norm->bwd_bytes, 2.0 * (12 + 6 + 24 + 4 + 28 + 12 + 6 - 6) * 1024 * 1024, EXACT);
   CHECK_NEAR_REL(glu->fwd_bytes, 4.0 * 1024 * 2816, EXACT);
-  CHECK_NEAR_REL(glu->bwd_bytes, 6.0 * 1024 * 2816, EXACT);
+  CHECK_NEAR_REL(glu->bwd_bytes, 8.0 * 1024 * 2816, EXACT);
+  CHECK(glu->fwd_kernels == 0 && glu->bwd_kernels == 2);
   CHECK_NEAR_REL(rope->fwd_bytes, 16.0 * 1024 * 2048, EXACT);
-  CHECK_NEAR_REL(rope->bwd_bytes, 12.0 * 1024 * 2048, EXACT);
+  CHECK_NEAR_REL(rope->bwd_bytes, 26.0 * 1024 * 2048, EXACT);
+  CHECK(rope->fwd_kernels == 9 && rope->bwd_kernels == 17);
   /* memory-bound: 67.1 MB at 2039 GB/s x 0.88 = 37.4 us, plus one kernel */
   CHECK_NEAR_REL(pl_op_time_s(&a100, PL_DTYPE_BF16, norm, PL_PASS_FWD),
                  2.0 * 32 * 1024 * 1024 / (2039e9 * 0.88) + ovh(), 1e-9);
@@ -1624,6 +1629,87 @@ static void test_strided_elementwise(void) {
   CHECK_NEAR_REL(pl_op_time_s(&h, PL_DTYPE_BF16, &op, PL_PASS_BWD), 100.7025e-6, 1e-5);
 }
 
+/* HF's eager RoPE at the GPU file's measured rates (compute.c eager_rope_s;
+ * a100-80g efficiency.rope_eager 0.414, rope_eager_bwd 0.52, kernel_overhead
+ * 1.2 us; docs/step-model.md 2.3b), small_llama unfused: rope_eager moves
+ * 33,554,432 B forward in 9 kernels and 54,525,952 B backward in 17:
+ *  - forward 33,554,432 / (2039e9 x 0.414) = 39.7499 us + 9 x 1.2 = 50.5499 us;
+ *  - backward 54,525,952 / (2039e9 x 0.52) = 51.4262 us + 17 x 1.2 = 71.8262 us;
+ *  - the op list's rope (one kernel): 4 B x 2,097,152 = 8,388,608 B /
+ *    (2039e9 x 0.414) = 9.9375 us + 1.2 = 11.1375 us;
+ *  - fms's RoPE, torchtitan's complex RoPE, fused kernels and h100 (no
+ *    measured rate) keep hbm_fraction: rope_eager forward 33,554,432 /
+ *    (2039e9 x 0.88) = 18.7004 us + 10.8 = 29.5004 us on a100-80g. */
+static void test_eager_rope_rates(void) {
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp);
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  run.layout.kernels = PL_KERNELS_UNFUSED;
+  int n = pl_sim_segment_ops(&run, 1, ops);
+  const struct pl_op *r = find_op(ops, n, "rope_eager"), *base = find_op(ops, n, "rope");
+  CHECK(r != NULL && base != NULL);
+  if (r == NULL || base == NULL)
+    return;
+  CHECK_NEAR_REL(a100.eff.rope_eager_fraction, 0.414, 1e-12);
+  CHECK_NEAR_REL(a100.eff.rope_eager_bwd_fraction, 0.52, 1e-12);
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, r, PL_PASS_FWD), 50.5499e-6, 1e-5);
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, r, PL_PASS_BWD), 71.8262e-6, 1e-5);
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, base, PL_PASS_FWD), 11.1375e-6,
+                 1e-5);
+  /* at hbm_fraction 0.88: 33,554,432 / (2039e9 x 0.88) = 18.7004 us + 10.8 us */
+  double plain = pl_op_time_s(&a100, PL_DTYPE_BF16, r, PL_PASS_FWD);
+  CHECK_NEAR_REL(plain, 29.5004e-6, 1e-5);
+  CHECK_NEAR_REL(g.eff.rope_eager_fraction, 0.0, 0);
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, r, PL_PASS_FWD),
+                 pl_op_time_s(&g, PL_DTYPE_BF16, r, PL_PASS_FWD), 1e-12);
+  run.layout.fms_rope = true;
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, r, PL_PASS_FWD), plain, 1e-12);
+  run.layout.fms_rope = false;
+  run.layout.rope_complex = true;
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, base, PL_PASS_FWD),
+                 pl_op_time_s(&a100, PL_DTYPE_BF16, base, PL_PASS_FWD), 1e-12);
+  run.layout.rope_complex = false;
+  run.layout.kernels = PL_KERNELS_FUSED;
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, base, PL_PASS_FWD),
+                 pl_op_time_s(&a100, PL_DTYPE_BF16, base, PL_PASS_FWD), 1e-12);
+}
+
+/* layout.hf_shift_copy (compute.c eager_xent_extra_s; Hugging Face's
+ * shift_logits = logits[..., :-1, :].contiguous() after logits.float()),
+ * small_llama unfused on a100-80g: 2 x 512 x 32,000 = 32,768,000 logits;
+ * the loss op gains 8 B per logit forward in one kernel, 262,144,000 B /
+ * (2039e9 x 0.88) = 146.0966 us + 1.2 = 147.2966 us, and 12 B backward in
+ * two, 393,216,000 B / (2039e9 x 0.88) = 219.1449 us + 2.4 = 221.5449 us;
+ * nothing with fused kernels. */
+static void test_hf_shift_copy(void) {
+  struct pl_run run;
+  small_llama(&run);
+  run.layout.kernels = PL_KERNELS_UNFUSED;
+  struct pl_op op;
+  memset(&op, 0, sizeof op);
+  op.name = "loss";
+  op.kind = PL_OP_MEMORY;
+  op.count = 1;
+  op.share = 1.0;
+  op.fwd_bytes = op.bwd_bytes = 6.0 * 32768000.0;
+  double f0 = pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD);
+  double b0 = pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_BWD);
+  run.layout.hf_shift_copy = true;
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD) - f0,
+                 147.2966e-6, 1e-5);
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_BWD) - b0,
+                 221.5449e-6, 1e-5);
+  run.layout.kernels = PL_KERNELS_FUSED;
+  double fused_on = pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD);
+  run.layout.hf_shift_copy = false;
+  CHECK_NEAR_REL(fused_on, pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD),
+                 1e-12);
+}
+
 /* layout.fused_norm (torchtitan's Triton FusedRMSNorm, torchtitan/models/
  * norms.py @ 1ea476e9f: the forward kernel reads x and writes y, the backward
  * reads x and dy and writes dx), kernels unfused, per block of 1024 tokens x
@@ -1969,8 +2055,8 @@ static void test_cp_merge_ops(void) {
 /* IBM fms's eager attention (segments.c unfused_kernels with layout.fms_rope,
  * kv_expand_ops with layout.kv_expand_copy), small_llama: tokens = mbs 2 x
  * seq 512 = 1,024, q and k 16 heads x 128 = 2,048 elements per token:
- *  - HF rotate_half (default, unfused): rope_eager +16 / +12 B per element =
- *    33,554,432 / 25,165,824 B;
+ *  - HF rotate_half (default, unfused): rope_eager +16 / +26 B per element =
+ *    33,554,432 / 54,525,952 B;
  *  - fms_rope: +32 / +32 B = 67,108,864 B each way, 7 kernels each way;
  *  - fused kernels: no rope_eager;
  *  - kv_expand: none at MHA (8 kv heads); kv_heads 2 (a 8, g 2): 2 B x 2
@@ -1982,7 +2068,7 @@ static void test_fms_eager_attention(void) {
   small_llama(&run);
   run.layout.kernels = PL_KERNELS_UNFUSED;
   const struct pl_op *r = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "rope_eager");
-  CHECK(r != NULL && r->fwd_bytes == 33554432.0 && r->bwd_bytes == 25165824.0);
+  CHECK(r != NULL && r->fwd_bytes == 33554432.0 && r->bwd_bytes == 54525952.0);
   run.layout.fms_rope = true;
   r = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "rope_eager");
   CHECK(r != NULL && r->fwd_bytes == 67108864.0 && r->bwd_bytes == 67108864.0 &&
@@ -2954,6 +3040,8 @@ int main(void) {
   test_quantize_rates();
   test_eager_norm_rates();
   test_strided_elementwise();
+  test_eager_rope_rates();
+  test_hf_shift_copy();
   test_fused_norm();
   test_head_16bit();
   test_param_kernels();
