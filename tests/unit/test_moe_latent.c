@@ -49,6 +49,13 @@ static void test_super_params(void) {
   CHECK_EQ_INT(pl_model_active_params(&m), INT64_C(12770237440));
   CHECK_EQ_INT(pl_model_mtp_params(&m), INT64_C(2942325248));
   CHECK_EQ_INT(pl_model_params(&m) + pl_model_mtp_params(&m), INT64_C(123611033088));
+  /* the HF nemotron_h config (tests/data/hf) reads to the same model */
+  struct pl_model hf = model(PL_TEST_DATA "/hf/Nemotron-3-Super-120B-A12B.json");
+  CHECK_EQ_INT(pl_model_params(&hf), pl_model_params(&m));
+  CHECK_EQ_INT(pl_model_active_params(&hf), pl_model_active_params(&m));
+  CHECK_EQ_INT(pl_model_mtp_params(&hf), pl_model_mtp_params(&m));
+  CHECK_EQ_INT(hf.moe_latent, 1024);
+  CHECK(strcmp(hf.mtp_pattern, "*E") == 0);
   /* a model without moe_latent keeps the h-wide experts */
   struct pl_model nano = model("nemotron-3-nano");
   CHECK_EQ_INT(pl_model_moe_width(&nano), 2688);
