@@ -56,6 +56,7 @@ static void test_super_params(void) {
   CHECK_EQ_INT(pl_model_mtp_params(&hf), pl_model_mtp_params(&m));
   CHECK_EQ_INT(hf.moe_latent, 1024);
   CHECK(strcmp(hf.mtp_pattern, "*E") == 0);
+  CHECK(hf.router_fp32 && hf.router_aux_loss); /* the NemotronH provider's router */
   /* a model without moe_latent keeps the h-wide experts */
   struct pl_model nano = model("nemotron-3-nano");
   CHECK_EQ_INT(pl_model_moe_width(&nano), 2688);
