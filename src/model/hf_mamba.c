@@ -113,6 +113,9 @@ enum pl_status model_hf_hybrid(yajl_val root, const char *origin, const char *ty
     m->router_aux_loss = true;
   }
   m->mlp = PL_MLP_GELU;
+  /* no position embedding: nemotron_h_bridge.py provider_bridge sets
+   * position_embedding_type "none" ("Mamba doesn't use position embeddings") */
+  m->pos = PL_POS_NONE;
   model_mamba_defaults(m);
   return st;
 }
