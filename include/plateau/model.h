@@ -16,8 +16,9 @@
 #include "status.h"
 
 enum pl_mlp { PL_MLP_GELU, PL_MLP_SWIGLU };          /* 2 or 3 FFN matrices (SWIGLU = any gated MLP) */
-enum pl_pos { PL_POS_ROTARY, PL_POS_LEARNED, PL_POS_ALIBI }; /* RoPE, a position table, or
-                                                       ALiBi (no parameters, no op) */
+enum pl_pos { PL_POS_ROTARY, PL_POS_LEARNED, PL_POS_ALIBI, PL_POS_NONE }; /* RoPE, a position
+                                   table, ALiBi (no parameters, no op), or none (Nemotron-H:
+                                   position_embedding_type "none", no parameters, no op) */
 enum pl_norm { PL_NORM_RMS, PL_NORM_LAYER };          /* weight, or weight + bias */
 
 #define PL_MODEL_MAX_PATTERN 255 /* letters of a hybrid layer pattern (Nemotron-H 56B: 118) */

@@ -105,8 +105,17 @@ enum pl_status model_hf_hybrid(yajl_val root, const char *origin, const char *ty
     };
     st = model_json_sizes(root, e, sizeof e / sizeof e[0], origin, diag);
     m->router_bias = true;
+    /* Megatron-Bridge builds every NemotronH MoE with an fp32 router and the
+     * seq_aux_loss (nemotron_h_bridge.py provider_bridge, HEAD 067f987df0:
+     * moe_router_dtype "fp32", moe_router_load_balancing_type "seq_aux_loss",
+     * moe_aux_loss_coeff 1e-4), as the nemotron-3-nano / -super presets say */
+    m->router_fp32 = true;
+    m->router_aux_loss = true;
   }
   m->mlp = PL_MLP_GELU;
+  /* no position embedding: nemotron_h_bridge.py provider_bridge sets
+   * position_embedding_type "none" ("Mamba doesn't use position embeddings") */
+  m->pos = PL_POS_NONE;
   model_mamba_defaults(m);
   return st;
 }

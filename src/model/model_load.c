@@ -4,7 +4,7 @@
  *
  * The plateau model format (one JSON object, documented in docs/model.md
  * "Model files"): required layers, hidden, heads, ffn_hidden, vocab, seq_len,
- * mlp ("gelu" | "swiglu"), pos ("rotary" | "learned" | "alibi"), norm ("rms" | "layer");
+ * mlp ("gelu" | "swiglu"), pos ("rotary" | "learned" | "alibi" | "none"), norm ("rms" | "layer");
  * optional name, source, kv_heads (= heads), head_dim (= hidden / heads),
  * max_positions (required with pos "learned"), tied_embeddings, linear_bias,
  * qkv_bias, out_bias, mlp_bias, dropout (all false), sliding_window (0),
@@ -73,16 +73,19 @@ static enum pl_status plateau_kinds(yajl_val root, const char *origin, struct pl
                                     struct pl_diag *diag) {
   const char *const mlp_names[] = {pl_mlp_name(PL_MLP_GELU), pl_mlp_name(PL_MLP_SWIGLU)};
   const char *const pos_names[] = {pl_pos_name(PL_POS_ROTARY), pl_pos_name(PL_POS_LEARNED),
-                                   pl_pos_name(PL_POS_ALIBI)};
+                                   pl_pos_name(PL_POS_ALIBI), pl_pos_name(PL_POS_NONE)};
   const char *const norm_names[] = {pl_norm_name(PL_NORM_RMS), pl_norm_name(PL_NORM_LAYER)};
   int mlp = 0, pos = 0, norm = 0;
   enum pl_status st = json_enum(root, "mlp", mlp_names, 2, origin, &mlp, diag);
   if (st == PL_OK)
-    st = json_enum(root, "pos", pos_names, 3, origin, &pos, diag);
+    st = json_enum(root, "pos", pos_names, 4, origin, &pos, diag);
   if (st == PL_OK)
     st = json_enum(root, "norm", norm_names, 2, origin, &norm, diag);
   m->mlp = mlp == 0 ? PL_MLP_GELU : PL_MLP_SWIGLU;
-  m->pos = pos == 0 ? PL_POS_ROTARY : pos == 1 ? PL_POS_LEARNED : PL_POS_ALIBI;
+  m->pos = pos == 0   ? PL_POS_ROTARY
+           : pos == 1 ? PL_POS_LEARNED
+           : pos == 2 ? PL_POS_ALIBI
+                      : PL_POS_NONE;
   m->norm = norm == 0 ? PL_NORM_RMS : PL_NORM_LAYER;
   return st;
 }

@@ -9,7 +9,7 @@ const char *pl_mlp_name(enum pl_mlp mlp) {
 }
 
 const char *pl_pos_name(enum pl_pos pos) {
-  static const char *const names[] = {"rotary", "learned", "alibi"};
+  static const char *const names[] = {"rotary", "learned", "alibi", "none"};
   return (unsigned)pos < sizeof names / sizeof names[0] ? names[pos] : "?";
 }
 

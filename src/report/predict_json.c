@@ -26,7 +26,11 @@ static void model_json(struct pl_emit *e, const struct pl_prediction *p) {
     pl_emit_int(e, "top_k", m->top_k);
     pl_emit_int(e, "expert_ffn", m->expert_ffn);
     pl_emit_int(e, "moe_layers", pl_model_moe_layers(m));
+    if (m->moe_latent > 0) /* latent MoE (model/moe_latent.c) */
+      pl_emit_int(e, "moe_latent", m->moe_latent);
   }
+  if (m->mtp_pattern[0] != '\0') /* a hybrid MTP module's blocks (model/hybrid_mtp.c) */
+    pl_emit_str(e, "mtp_pattern", m->mtp_pattern);
   if (m->max_context > 0) /* a Hugging Face config: its full context (seq defaulted below it) */
     pl_emit_int(e, "max_context", m->max_context);
   pl_emit_obj_end(e);

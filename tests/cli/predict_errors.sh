@@ -52,5 +52,5 @@ expect_fail 1 "unknown model 'zzzzzz' \(presets: [^;]*; or give the path of a pl
 # a plateau model file's kind fields name every allowed value
 python3 -c "import json,sys; m=json.load(open(sys.argv[1])); m['pos']='bogus'; json.dump(m,open(sys.argv[2],'w'))" \
   "$PL_SOURCE_DIR/data/models/llama2-7b.json" "$TMP/badpos.json"
-expect_fail 1 "field 'pos' is 'bogus', expected 'rotary', 'learned' or 'alibi'$" -- predict --model "$TMP/badpos.json"
+expect_fail 1 "field 'pos' is 'bogus', expected 'rotary', 'learned', 'alibi' or 'none'$" -- predict --model "$TMP/badpos.json"
 finish

@@ -127,6 +127,8 @@ cp "$TMP/out" "$TMP/fp4.json"
 expect_ok predict --model nemotron-3-super --gpu gb300 --gpus 64 --ep 64 --mtp-layers 2 \
   --seq 8192 --mbs 1 --gbs 512 --dtype nvfp4 --bf16-last-blocks 14 --format json
 check "--bf16-last-blocks: in the JSON" [ "$(json_num "$TMP/out" bf16_last_blocks)" = 14 ]
+check "the model's latent width in the JSON" [ "$(json_num "$TMP/out" moe_latent)" = 1024 ]
+check "the model's MTP module in the JSON" grep -q '"mtp_pattern": "\*E"' "$TMP/out"
 check "--bf16-last-blocks 14: 16-bit GEMMs make the NVFP4 step slower" awk \
   -v a="$(json_num "$TMP/fp4.json" step_time_s)" -v b="$(json_num "$TMP/out" step_time_s)" \
   'BEGIN { exit !(b > a) }'

@@ -49,6 +49,15 @@ static void test_super_params(void) {
   CHECK_EQ_INT(pl_model_active_params(&m), INT64_C(12770237440));
   CHECK_EQ_INT(pl_model_mtp_params(&m), INT64_C(2942325248));
   CHECK_EQ_INT(pl_model_params(&m) + pl_model_mtp_params(&m), INT64_C(123611033088));
+  /* the HF nemotron_h config (tests/data/hf) reads to the same model */
+  struct pl_model hf = model(PL_TEST_DATA "/hf/Nemotron-3-Super-120B-A12B.json");
+  CHECK_EQ_INT(pl_model_params(&hf), pl_model_params(&m));
+  CHECK_EQ_INT(pl_model_active_params(&hf), pl_model_active_params(&m));
+  CHECK_EQ_INT(pl_model_mtp_params(&hf), pl_model_mtp_params(&m));
+  CHECK_EQ_INT(hf.moe_latent, 1024);
+  CHECK(strcmp(hf.mtp_pattern, "*E") == 0);
+  CHECK(hf.router_fp32 && hf.router_aux_loss); /* the NemotronH provider's router */
+  CHECK(hf.pos == PL_POS_NONE);                 /* position_embedding_type "none" */
   /* a model without moe_latent keeps the h-wide experts */
   struct pl_model nano = model("nemotron-3-nano");
   CHECK_EQ_INT(pl_model_moe_width(&nano), 2688);
@@ -86,6 +95,9 @@ static void test_super_ops(void) {
   CHECK_EQ_INT(e2->n, 1024);
   CHECK_EQ_INT(e2->k, 2688);
   CHECK_EQ_INT(s1->k, 4096);
+  /* no position embedding (pos "none"): no RoPE op */
+  CHECK(m.pos == PL_POS_NONE);
+  CHECK(find(ops, n, "rope") == NULL);
   /* balanced routing (moe_imbalance 1): 8192 x 22 copies over 8 local experts = 22,528 rows each */
   CHECK_EQ_INT(e1->m, 22528);
   /* 40 of 88 blocks are MoE without MTP */
