@@ -543,6 +543,7 @@ enum pl_status hw_gpu_efficiency_load(yajl_val root, const char *origin, struct 
   if (st == PL_OK)
     st = quantize_fraction(eff, "strided_elementwise", origin, &e->strided_elementwise_fraction,
                            diag);
+  if (st == PL_OK)
     st = quantize_fraction(eff, "rope_eager", origin, &e->rope_eager_fraction, diag);
   if (st == PL_OK)
     st = quantize_fraction(eff, "rope_eager_bwd", origin, &e->rope_eager_bwd_fraction, diag);
