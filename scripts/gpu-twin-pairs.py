@@ -17,7 +17,11 @@ PLATEAU = args[0] if args else 'build-test/plateau'
 GPU_A, GPU_B = (args[1], args[2]) if len(args) >= 3 else ('gb200', 'gb300')
 CSV = 'data/validation/megatron_bridge_performance_summary.csv'
 
-out = subprocess.run([PLATEAU, 'validate', CSV, '--format', 'csv'], capture_output=True, text=True)
+try:
+    out = subprocess.run([PLATEAU, 'validate', CSV, '--format', 'csv'], capture_output=True,
+                         text=True)
+except OSError as e:
+    sys.exit('gpu-twin-pairs: cannot run %s: %s' % (PLATEAU, e.strerror))
 if out.returncode != 0:
     sys.exit('gpu-twin-pairs: %s validate failed: %s' % (PLATEAU, out.stderr.strip()))
 pred = {int(r['row']): r for r in csv.DictReader(out.stdout.splitlines())}
