@@ -85,7 +85,15 @@ enum pl_offload_module { PL_OFM_EXPERT_FC1 = 1u << 0, PL_OFM_MOE_ACT = 1u << 1 }
  *                   Mamba-2 mixer's ops, residual; in plateau's average hybrid block the
  *                   shared norm1 and resid1 count as captured;
  *   full_iteration  the whole forward-backward step is one graph (Megatron-Bridge
- *                   cuda_graph_impl "full_iteration"): no op is issued eagerly.
+ *                   cuda_graph_impl "full_iteration"): no op is issued eagerly;
+ *   mlp             a dense block's _forward_mlp (CudaGraphScope.mlp, "dense layers
+ *                   only"): pre_mlp_layernorm, linear_fc1, the activation, linear_fc2,
+ *                   mlp_bda; in plateau's average block the shared norm2 and resid2
+ *                   count as captured only when the model has no MoE block.
+ * Megatron-Core's whole-layer graphs (core_v0.14/v0.15 cuda_graph_scope "full", the
+ * default; core_v0.16 an empty scope list, with cuda_graph_impl "transformer_engine"
+ * or layer-wise "local") are attn,mlp on a dense model; the moe scope (drop-and-pad
+ * MoE layers only) is not modelled and refused.
  * Megatron-Core core_v0.16.0 megatron/core/transformer/transformer_layer.py,
  * moe/moe_layer.py, moe/moe_utils.py maybe_skip_or_early_return_by_cudagraph. */
 enum pl_cuda_graph_scope {
@@ -93,9 +101,10 @@ enum pl_cuda_graph_scope {
   PL_CGS_MOE_ROUTER = 1u << 1,
   PL_CGS_MOE_PREPROCESS = 1u << 2,
   PL_CGS_FULL_ITERATION = 1u << 3,
-  PL_CGS_MAMBA = 1u << 4
+  PL_CGS_MAMBA = 1u << 4,
+  PL_CGS_MLP = 1u << 5
 };
-#define PL_CGS_COUNT 5
+#define PL_CGS_COUNT 6
 enum pl_schedule { PL_SCHEDULE_1F1B, PL_SCHEDULE_INTERLEAVED, PL_SCHEDULE_GPIPE };
 /* How the element-wise work around the GEMMs runs (docs/step-model.md 2.3b):
  * fused = the op list's minimum traffic (Megatron-LM/TransformerEngine fused

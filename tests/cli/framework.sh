@@ -344,7 +344,17 @@ expect_ok predict $moe1 --cuda-graph-scope full_iteration --format json
 check "cuda graph full_iteration: fastest" faster "$TMP/cg2.json" "$TMP/out"
 expect_ok predict $moe1 --cuda-graph-scope attn --format csv
 check "csv layout.cuda_graph_scope" [ "$(col "$TMP/out" layout.cuda_graph_scope)" = attn ]
-expect_fail 1 "^plateau: --cuda-graph-scope: unknown CUDA graph scope 'mlp'" -- predict --cuda-graph-scope mlp
+# mlp (CudaGraphScope.mlp, dense blocks' _forward_mlp): the host-bound dense Llama 3.2 1B step at
+# micro-batch 1 on B200 gets faster; attn,mlp (a whole-layer graph) names both; moe (drop-and-pad
+# MoE layers) is not modelled and refused
+dense1="--model llama3.2-1b --gpu b200 --gpus 8 --mbs 1 --gbs 64 --seq 2048 --framework nemo"
+expect_ok predict $dense1 --format json
+cp "$TMP/out" "$TMP/cgd0.json"
+expect_ok predict $dense1 --cuda-graph-scope mlp --format json
+check "cuda graph mlp: host-bound dense step faster" faster "$TMP/cgd0.json" "$TMP/out"
+expect_ok predict $dense1 --cuda-graph-scope attn,mlp --format json
+check "cuda_graph_scope attn,mlp in JSON" grep -q '"cuda_graph_scope": *"attn,mlp"' "$TMP/out"
+expect_fail 1 "^plateau: --cuda-graph-scope: unknown CUDA graph scope 'moe'" -- predict --cuda-graph-scope moe
 expect_fail 1 "^plateau: --cuda-graph-scope: CUDA graph scope 'attn' given twice" -- predict --cuda-graph-scope attn,attn
 cat >"$TMP/hg.json" <<'JSON'
 {"name": "hg", "description": "test", "behaviours": {"host_per_gemm": "-5 us"}}
