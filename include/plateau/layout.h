@@ -722,6 +722,11 @@ struct pl_layout {
                               embedding lookup, two norms, the eh_proj GEMM (2h -> h) and a second
                               pass through the output layer and the loss (multi_token_prediction.py);
                               on the virtual stage holding 'm', else the last; 0 = none */
+  int64_t wgrad_deferral;   /* input: Megatron-Core defer_embedding_wgrad_compute with
+                              wgrad_deferral_limit: the last pipeline stage defers the LM head's
+                              weight-gradient GEMM of its first N micro-batches (-1: all, the
+                              limit 0) to the pipeline flush (sim/lower.c); 0 (default) = off;
+                              only with pp > 1 (Megatron-Core refuses it at pp 1) and ddp/zero1 */
   uint32_t cuda_graph_scopes; /* input: enum pl_cuda_graph_scope bits the run captures in CUDA
                               graphs (Megatron-Core cuda_graph_scope); their ops cost the host
                               nothing per kernel (sim/compute.c); 0 (default) = every op eager */

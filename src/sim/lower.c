@@ -245,6 +245,46 @@ static void fsdp_pp_flush(struct lower *lw, const struct unit *base) {
     reduce(lw, &sg[SIM_SEG_EMBED], after, 1);
 }
 
+/* layout.wgrad_deferral (Megatron-Core defer_embedding_wgrad_compute with
+ * wgrad_deferral_limit; model_parallel_config.py refuses it with pp 1 or
+ * without gradient_accumulation_fusion, core_r0.9.0 .. core_v0.16.0): the
+ * output layer's backward on the last pipeline stage appends its grad_output
+ * (and the forward its input) to a buffer instead of running the weight-
+ * gradient GEMM while the buffer holds fewer than the limit (0: no limit;
+ * tensor_parallel/layers.py LinearWithGradAccumulationAndAsyncCommunication
+ * .backward and ColumnParallelLinear.forward, core_v0.16.0), so the first N
+ * backward passes of the head skip it; after the stage's last pass,
+ * schedules.py forward_backward_pipelining_{with,without}_interleaving calls
+ * finish_embedding_wgrad_compute -> utils.py drain_embedding_wgrad_compute,
+ * which runs the deferred GEMMs before finalize_model_grads: in the last
+ * stage's share of the pipeline flush, ahead of its optimizer step. Not with
+ * FSDP (its pass templates copy durations). Whether this backward defers:
+ * the head's, and the stage has deferred fewer than the limit. */
+static bool defers_head(const struct lower *lw, const struct unit *base) {
+  const struct pl_layout *l = lw->l;
+  if (l->wgrad_deferral == 0 || lw->pp < 2 || fsdp(l) || !base->head ||
+      base->slot.pass != PL_PASS_BWD || lw->st->seg[SIM_SEG_HEAD].defer_wgrad_s <= 0)
+    return false;
+  return l->wgrad_deferral < 0 || lw->deferred < l->wgrad_deferral;
+}
+
+/* The deferred LM-head wgrads (defers_head), one compute task after the
+ * stage's last pass on the compute stream; it waits for nothing else (the
+ * pending joins stay for the optimizer step, which follows it on the stream). */
+static void drain_head_wgrads(struct lower *lw, struct sim_slot last) {
+  if (lw->deferred <= 0)
+    return;
+  int32_t saved[LOWER_JOIN];
+  int n = lw->n_join;
+  memcpy(saved, lw->join, (size_t)n * sizeof saved[0]);
+  lw->n_join = 0;
+  struct unit u = {last, 0, 0, false, true};
+  comp(lw, (double)lw->deferred * lw->st->seg[SIM_SEG_HEAD].defer_wgrad_s, &u, PL_PART_ALL);
+  memcpy(lw->join, saved, (size_t)n * sizeof saved[0]);
+  lw->n_join = n;
+  lw->deferred = 0;
+}
+
 static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
   const struct pl_layout *l = lw->l;
   int64_t v = (int64_t)sl.chunk * lw->pp + lw->stage;
@@ -273,12 +313,22 @@ static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
               sl.pass == PL_PASS_FWD
           ? (index - lw->steady_lo) / 2
           : -1;
+  /* defers_head: this backward of the head runs without its wgrad GEMM */
+  struct sim_seg *head = &lw->st->seg[SIM_SEG_HEAD];
+  double head_bwd_s = head->comp_s[PL_PASS_BWD];
+  bool defer = defers_head(lw, &base);
+  if (defer) {
+    head->comp_s[PL_PASS_BWD] =
+        fmax(head->in_layer_s[PL_PASS_BWD], head_bwd_s - head->defer_wgrad_s);
+    lw->deferred++;
+  }
   if ((ag || rs) && !sync && lw->tpl_on)
     emit_fsdp_pass(lw, &base, ag, rs);
   else if (ag || rs || sync)
     emit_segments(lw, &base, ag, rs, sync);
   else
     sim_emit_unit(lw, &base, SIM_NONE);
+  head->comp_s[PL_PASS_BWD] = head_bwd_s;
   sim_p2p_pass_extras(lw, sl, v);
   size_t pi = pass_index(lw, v, sl.mb, sl.pass);
   lw->first[pi] = lw->pass_first;
@@ -298,6 +348,7 @@ static void emit_stage(struct lower *lw, int64_t s) {
   lw->unit_end[0] = lw->unit_end[1] = SIM_NONE;
   lw->last_comp = SIM_NONE;
   lw->bucket_fill = lw->ebucket_fill = 0;
+  lw->deferred = 0;
   const struct sim_slot *sl = &lw->slots[s * lw->per_stage];
   for (int64_t c = 0; c < lw->vp; c++) {
     lw->unsharded[c] = false;
@@ -313,6 +364,8 @@ static void emit_stage(struct lower *lw, int64_t s) {
     sim_dp_gather_wait(lw, sl[i], &later);
     emit_pass(lw, i, sl[i]);
   }
+  if (lw->n_slots[s] > 0)
+    drain_head_wgrads(lw, sl[lw->n_slots[s] - 1]);
   sim_dp_emit_tail(lw);
 }
 
@@ -551,6 +604,10 @@ enum pl_status sim_lower(struct sim_step *st, struct pl_diag *diag) {
       lw.whole_units = true;
     lw.stage_periods = st->compress && lw.pp > 1;
   }
+  /* layout.wgrad_deferral: the head's first N backward passes differ from
+   * the rest, so the steady periods do not repeat: simulate every one */
+  if (lw.l->wgrad_deferral != 0 && lw.pp > 1 && !fsdp(lw.l))
+    st->compress = false;
   reduce_pairs(&lw);
   /* templates: not with layer units left out (their tags differ per unit) */
   lw.tpl_on = (!st->compress || lw.stage_periods) && !st->reference;

@@ -126,6 +126,7 @@ struct lower {
   int64_t periods, period;      /* pipeline periods left out; pairs per period */
   bool whole_units;             /* comm-bound FSDP: units left out in the first pass only */
   bool stage_periods;           /* comm-bound FSDP with pp > 1: periods per stage */
+  int64_t deferred;             /* layout.wgrad_deferral: LM-head wgrads the stage has deferred */
 };
 
 struct unit {
