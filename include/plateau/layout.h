@@ -570,6 +570,13 @@ struct pl_layout {
                               core_v0.14.0 .. core_v0.18.0), unless the router already padded
                               the counts (moe_router_padding_for_fp8 / _for_quantization) or
                               HybridEP's dispatch did (dispatch hybridep); model/flops.c moe_ops */
+  bool align_grad_reduce;   /* input: with overlap_grad_reduce and pp > 1, Megatron-Core's
+                              align_grad_reduce (Megatron-LM --no-align-grad-reduce unset,
+                              Megatron-Bridge DistributedInitConfig): the schedule launches a
+                              chunk's whole reduction itself (config.grad_sync_func): 1F1B, on
+                              stages after the first, after the last backward; interleaved,
+                              after the backward pp_rank virtual micro-batches later
+                              (sim/lower.c) */
   bool te_linear_bwd_overlap; /* input: the blocks' linears are Transformer Engine modules, whose
                                  column-parallel backward (TE 2.x module/linear.py _Linear.backward,
                                  layernorm_linear.py _LayerNormLinear.backward) all_gathers its saved

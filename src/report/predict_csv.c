@@ -356,6 +356,7 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_int(c, "framework.nccl_max_ctas_pp", fw.nccl_max_ctas_pp);
   /* and the channel floor under every communicator (--nccl-min-channels, cluster.nccl_min_channels) */
   col_int(c, "hardware.nccl_min_channels", hw->nccl_min_channels);
+  col_str(c, "framework.align_grad_reduce", pl_setting_name(fw.align_grad_reduce));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -223,6 +223,43 @@ static void test_wgrad_deferral(void) {
   CHECK_NEAR_REL(pred.step.step_time_s, off, 1e-12);
 }
 
+/* layout.align_grad_reduce (Megatron-Core's grad_sync_func): tiny model, pp 2
+ * x dp 2, 1F1B, 4 micro-batches, ddp. Stage 0 keeps the
+ * per-bucket launch during its last backward; stage 1 launches every bucket
+ * after its last backward.
+ *  - one bucket of every gradient (bucket_bytes 1e12), overlap slowdown 0: the
+ *    overlapped path also launches it at the end of the last backward, so the
+ *    step is the same;
+ *  - 1 MB buckets with the GPU's overlap slowdown: stage 1's last backward no
+ *    longer runs beside its first buckets' reductions, so it ends sooner and
+ *    sends stage 0 the gradient of the last micro-batch sooner; stage 0's own
+ *    schedule is unchanged and ends the step, sooner ("Asynchronous
+ *    communication tends to slow down compute", schedules.py): shorter;
+ *  - pp 1: the schedules do not use grad_sync_func: the same step. */
+static void test_align_grad_reduce(void) {
+  double off;
+  for (int k = 0; k < 3; k++) {
+    base(tiny_json, NULL, k == 2 ? 2 : 4);
+    run.layout.pp = k == 2 ? 1 : 2;
+    run.layout.gbs = 8;
+    run.layout.shard = PL_SHARD_DDP;
+    run.layout.shard_set = true;
+    run.layout.bucket_bytes = k == 0 ? 1e12 : 1e6;
+    if (k != 1)
+      run.cluster.gpu.eff.overlap_slowdown = 0;
+    predict();
+    off = pred.step.step_time_s;
+    CHECK(pred.step.exposed_comm_s >= 0);
+    run.layout.align_grad_reduce = true;
+    predict();
+    check_sums();
+    if (k == 1)
+      CHECK(pred.step.step_time_s < off);
+    else
+      CHECK_NEAR_REL(pred.step.step_time_s, off, 1e-9);
+  }
+}
+
 /* Every mode gives a step whose parts add up. */
 static void test_breakdowns(void) {
   struct {
@@ -1241,6 +1278,7 @@ int main(void) {
   test_hidden_comm_adds_nothing();
   test_pipeline_bubble();
   test_wgrad_deferral();
+  test_align_grad_reduce();
   test_breakdowns();
   test_cp_allgather();
   test_deterministic();

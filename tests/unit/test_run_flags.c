@@ -242,6 +242,8 @@ static void test_layout_flags(void) {
        "only)"},
       {" --account-embed-loss yes", "--account-embed-loss: unknown value 'yes' (expected off|on)"},
       {" --cuda-graph-scope everything", "--cuda-graph-scope: "},
+      {" --defer-embedding-wgrad 0", "--defer-embedding-wgrad: '0' is not off, all or a micro-batch"},
+      {" --defer-embedding-wgrad some", "--defer-embedding-wgrad: 'some' is not off, all"},
       {" --shard zero4", "--shard: "},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -256,14 +258,14 @@ static void test_layout_flags(void) {
   for (; pl_layout_flag_name(n) != NULL; n++)
     for (size_t k = 0; k < n; k++)
       CHECK(strcmp(pl_layout_flag_name(k), pl_layout_flag_name(n)) != 0);
-  CHECK_EQ_INT((int64_t)n, 33); /* 19 counts + 14 words */
+  CHECK_EQ_INT((int64_t)n, 34); /* 19 counts + 15 words */
   /* written and read back: the same text (an MoE layout with every optional flag set) */
   memset(&l, 0, sizeof l);
   split(" --gpus 64 --tp 2 --pp 4 --cp 1 --vp 2 --seq 4096 --mbs 1 --gbs 256 --shard zero1"
         " --dtype mxfp8 --schedule interleaved --recompute selective --recompute-modules"
         " core_attn,moe_act --first-stage-layers 3 --mtp-layers 1 --account-embed-loss on"
         " --ep 8 --etp 1 --moe-dispatch deepep --moe-imbalance 1.25 --cuda-graph-scope"
-        " attn,moe_router --moe-pad-capacity on --moe-force-balance on",
+        " attn,moe_router --moe-pad-capacity on --moe-force-balance on --defer-embedding-wgrad 22",
         &a);
   CHECK_STATUS(pl_layout_flags_read(&l, get, &a, &d), PL_OK, dp);
   char one[1024], two[1024];
@@ -273,7 +275,8 @@ static void test_layout_flags(void) {
                  " --dtype mxfp8 --schedule interleaved --recompute selective --recompute-modules"
                  " core_attn,moe_act --first-stage-layers 3 --mtp-layers 1 --account-embed-loss on"
                  " --ep 8 --etp 1 --moe-dispatch deepep --moe-imbalance 1.25"
-                 " --moe-pad-capacity on --moe-force-balance on --cuda-graph-scope attn,moe_router");
+                 " --moe-pad-capacity on --moe-force-balance on --cuda-graph-scope attn,moe_router"
+                 " --defer-embedding-wgrad 22");
   struct pl_layout back;
   memset(&back, 0, sizeof back);
   split(one, &a);
