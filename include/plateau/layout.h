@@ -859,6 +859,8 @@ enum pl_status pl_offload_modules_parse(const char *s, uint32_t *out, struct pl_
 void pl_offload_modules_format(uint32_t mask, char *buf, size_t n);
 enum pl_status pl_cuda_graph_scopes_parse(const char *s, uint32_t *out, struct pl_diag *diag);
 void pl_cuda_graph_scopes_format(uint32_t mask, char *buf, size_t n);
+/* layout.wgrad_deferral as --defer-embedding-wgrad writes it: off, all or N */
+void pl_layout_wgrad_deferral_format(int64_t deferral, char *buf, size_t n);
 const char *pl_recompute_module_name(int bit);
 
 /* Names for output and parsing ("zero2", "selective", "1f1b", "bf16"). */

@@ -4,6 +4,7 @@
  * whole layout are in layout.c. */
 #include <plateau/layout.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "model/constants.h"
@@ -147,6 +148,15 @@ enum pl_status pl_cuda_graph_scopes_parse(const char *s, uint32_t *out, struct p
                          "none or a comma-separated list of "
                          "attn|mlp|moe_router|moe_preprocess|mamba|full_iteration",
                          out, diag);
+}
+
+void pl_layout_wgrad_deferral_format(int64_t deferral, char *buf, size_t n) {
+  if (deferral < 0)
+    snprintf(buf, n, "all");
+  else if (deferral == 0)
+    snprintf(buf, n, "off");
+  else
+    snprintf(buf, n, "%lld", (long long)deferral);
 }
 
 void pl_cuda_graph_scopes_format(uint32_t mask, char *buf, size_t n) {

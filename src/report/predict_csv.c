@@ -357,6 +357,9 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   /* and the channel floor under every communicator (--nccl-min-channels, cluster.nccl_min_channels) */
   col_int(c, "hardware.nccl_min_channels", hw->nccl_min_channels);
   col_str(c, "framework.align_grad_reduce", pl_setting_name(fw.align_grad_reduce));
+  char dw_s[24]; /* and the LM-head wgrad deferral (layout.wgrad_deferral, ovl26) */
+  pl_layout_wgrad_deferral_format(p->run.layout.wgrad_deferral, dw_s, sizeof dw_s);
+  col_str(c, "layout.defer_embedding_wgrad", dw_s);
 }
 
 void pl_report_predict_csv_header(FILE *out) {
