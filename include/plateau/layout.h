@@ -108,7 +108,15 @@ enum pl_bf16_module {
  *                   Mamba-2 mixer's ops, residual; in plateau's average hybrid block the
  *                   shared norm1 and resid1 count as captured;
  *   full_iteration  the whole forward-backward step is one graph (Megatron-Bridge
- *                   cuda_graph_impl "full_iteration"): no op is issued eagerly.
+ *                   cuda_graph_impl "full_iteration"): no op is issued eagerly;
+ *   mlp             a dense block's _forward_mlp (CudaGraphScope.mlp, "dense layers
+ *                   only"): pre_mlp_layernorm, linear_fc1, the activation, linear_fc2,
+ *                   mlp_bda; in plateau's average block the shared norm2 and resid2
+ *                   count as captured only when the model has no MoE block.
+ * Megatron-Core's whole-layer graphs (core_v0.14/v0.15 cuda_graph_scope "full", the
+ * default; core_v0.16 an empty scope list, with cuda_graph_impl "transformer_engine"
+ * or layer-wise "local") are attn,mlp on a dense model; the moe scope (drop-and-pad
+ * MoE layers only) is not modelled and refused.
  * Megatron-Core core_v0.16.0 megatron/core/transformer/transformer_layer.py,
  * moe/moe_layer.py, moe/moe_utils.py maybe_skip_or_early_return_by_cudagraph. */
 enum pl_cuda_graph_scope {
@@ -116,9 +124,10 @@ enum pl_cuda_graph_scope {
   PL_CGS_MOE_ROUTER = 1u << 1,
   PL_CGS_MOE_PREPROCESS = 1u << 2,
   PL_CGS_FULL_ITERATION = 1u << 3,
-  PL_CGS_MAMBA = 1u << 4
+  PL_CGS_MAMBA = 1u << 4,
+  PL_CGS_MLP = 1u << 5
 };
-#define PL_CGS_COUNT 5
+#define PL_CGS_COUNT 6
 enum pl_schedule { PL_SCHEDULE_1F1B, PL_SCHEDULE_INTERLEAVED, PL_SCHEDULE_GPIPE };
 /* How the element-wise work around the GEMMs runs (docs/step-model.md 2.3b):
  * fused = the op list's minimum traffic (Megatron-LM/TransformerEngine fused
@@ -584,6 +593,13 @@ struct pl_layout {
                               core_v0.14.0 .. core_v0.18.0), unless the router already padded
                               the counts (moe_router_padding_for_fp8 / _for_quantization) or
                               HybridEP's dispatch did (dispatch hybridep); model/flops.c moe_ops */
+  bool align_grad_reduce;   /* input: with overlap_grad_reduce and pp > 1, Megatron-Core's
+                              align_grad_reduce (Megatron-LM --no-align-grad-reduce unset,
+                              Megatron-Bridge DistributedInitConfig): the schedule launches a
+                              chunk's whole reduction itself (config.grad_sync_func): 1F1B, on
+                              stages after the first, after the last backward; interleaved,
+                              after the backward pp_rank virtual micro-batches later
+                              (sim/lower.c) */
   bool te_linear_bwd_overlap; /* input: the blocks' linears are Transformer Engine modules, whose
                                  column-parallel backward (TE 2.x module/linear.py _Linear.backward,
                                  layernorm_linear.py _LayerNormLinear.backward) all_gathers its saved
@@ -755,6 +771,11 @@ struct pl_layout {
   int64_t mtp_module_blocks; /* derived (pl_layout_resolve): blocks of one MTP module, the
                               length of a hybrid model's mtp_pattern ("*E": 2;
                               src/model/hybrid_mtp.c), 1 for other models; 0 reads as 1 */
+  int64_t wgrad_deferral;   /* input: Megatron-Core defer_embedding_wgrad_compute with
+                              wgrad_deferral_limit: the last pipeline stage defers the LM head's
+                              weight-gradient GEMM of its first N micro-batches (-1: all, the
+                              limit 0) to the pipeline flush (sim/lower.c); 0 (default) = off;
+                              only with pp > 1 (Megatron-Core refuses it at pp 1) and ddp/zero1 */
   uint32_t cuda_graph_scopes; /* input: enum pl_cuda_graph_scope bits the run captures in CUDA
                               graphs (Megatron-Core cuda_graph_scope); their ops cost the host
                               nothing per kernel (sim/compute.c); 0 (default) = every op eager */
@@ -897,6 +918,8 @@ enum pl_status pl_bf16_modules_parse(const char *s, uint32_t *out, struct pl_dia
 void pl_bf16_modules_format(uint32_t mask, char *buf, size_t n);
 enum pl_status pl_cuda_graph_scopes_parse(const char *s, uint32_t *out, struct pl_diag *diag);
 void pl_cuda_graph_scopes_format(uint32_t mask, char *buf, size_t n);
+/* layout.wgrad_deferral as --defer-embedding-wgrad writes it: off, all or N */
+void pl_layout_wgrad_deferral_format(int64_t deferral, char *buf, size_t n);
 const char *pl_recompute_module_name(int bit);
 
 /* "pretrain" | "sft" | "lora" <-> enum pl_run_task (finetune.c). */

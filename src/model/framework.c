@@ -79,6 +79,7 @@ static const struct {
     {"fsdp_block_units", offsetof(struct pl_framework, fsdp_block_units)},
     {"adam_moments_bf16", offsetof(struct pl_framework, adam_moments_bf16)},
     {"te_linear_bwd_overlap", offsetof(struct pl_framework, te_linear_bwd_overlap)},
+    {"align_grad_reduce", offsetof(struct pl_framework, align_grad_reduce)},
     {"moe_host_sync", offsetof(struct pl_framework, moe_host_sync)},
     {"moe_expert_padding", offsetof(struct pl_framework, moe_expert_padding)},
     {"moe_router_fusion", offsetof(struct pl_framework, moe_router_fusion)},
@@ -554,6 +555,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->fsdp_block_units, &l->fsdp_block_units, false);
   put(fw->adam_moments_bf16, &l->adam_moments_bf16, false);
   put(fw->te_linear_bwd_overlap, &l->te_linear_bwd_overlap, false);
+  put(fw->align_grad_reduce, &l->align_grad_reduce, false);
   put(fw->moe_host_sync, &l->moe_host_sync, false);
   put(fw->moe_expert_padding, &l->moe_expert_padding, false);
   put(fw->moe_router_fusion, &l->moe_router_unfused, true);
@@ -670,6 +672,7 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->fsdp_block_units = setting(l->fsdp_block_units);
   out->adam_moments_bf16 = setting(l->adam_moments_bf16);
   out->te_linear_bwd_overlap = setting(l->te_linear_bwd_overlap);
+  out->align_grad_reduce = setting(l->align_grad_reduce);
   out->moe_host_sync = setting(l->moe_host_sync);
   out->moe_expert_padding = setting(l->moe_expert_padding);
   out->moe_router_fusion = setting(!l->moe_router_unfused);

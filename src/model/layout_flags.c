@@ -46,6 +46,7 @@ static const char *const words[] = {
     "recompute-modules", "offload-modules", "bf16-modules", "cuda-graph-scope", "recompute-method",
     "account-embed-loss", "schedule",       "dtype",           "moe-dispatch",
     "moe-pad-capacity", "moe-force-balance", "task",            "lora-targets",
+    "defer-embedding-wgrad",
 };
 #define N_WORDS (sizeof words / sizeof words[0])
 
@@ -138,6 +139,22 @@ static enum pl_status read_recompute(struct pl_layout *l, pl_flag_get_fn get, vo
   if ((v = get(ctx, "cuda-graph-scope")) != NULL &&
       (st = pl_cuda_graph_scopes_parse(v, &l->cuda_graph_scopes, &d)) != PL_OK)
     return pl_diag_set(diag, st, "--cuda-graph-scope: %s", d.msg);
+  /* --defer-embedding-wgrad off|all|N: Megatron-Core defer_embedding_wgrad_compute
+   * with wgrad_deferral_limit (0 = all micro-batches: all) */
+  if ((v = get(ctx, "defer-embedding-wgrad")) != NULL) {
+    int64_t n = 0;
+    if (strcmp(v, "off") == 0)
+      l->wgrad_deferral = 0;
+    else if (strcmp(v, "all") == 0)
+      l->wgrad_deferral = -1;
+    else if (pl_int_parse(v, &n, &d) == PL_OK && n >= 1 && n <= 1000000)
+      l->wgrad_deferral = n;
+    else
+      return pl_diag_set(diag, PL_ERR_PARSE,
+                         "--defer-embedding-wgrad: '%s' is not off, all or a micro-batch count "
+                         "from 1 to 1000000",
+                         v);
+  }
   bool given = false, uniform = false;
   if ((st = two_way(get, ctx, "recompute-method", "method", "block", "uniform", &given, &uniform,
                     diag)) != PL_OK)
@@ -282,5 +299,9 @@ size_t pl_layout_flags_format(const struct pl_layout *l, bool moe, char *out, si
     pl_lora_targets_format(l->lora_targets, list, sizeof list);
     flag_text_put(&t, " --lora-targets %s", list);
   }
+  if (l->wgrad_deferral < 0)
+    flag_text_put(&t, " --defer-embedding-wgrad all");
+  else if (l->wgrad_deferral > 0)
+    flag_text_put(&t, " --defer-embedding-wgrad %" PRId64, l->wgrad_deferral);
   return t.need;
 }

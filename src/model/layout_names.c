@@ -4,6 +4,7 @@
  * whole layout are in layout.c. */
 #include <plateau/layout.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "model/constants.h"
@@ -133,7 +134,7 @@ void pl_recompute_modules_format(uint32_t mask, char *buf, size_t n) {
 
 /* Megatron-Core's CudaGraphScope names (transformer/enums.py), in bit order */
 static const char *const cuda_graph_scope_names[PL_CGS_COUNT] = {
-    "attn", "moe_router", "moe_preprocess", "full_iteration", "mamba"};
+    "attn", "moe_router", "moe_preprocess", "full_iteration", "mamba", "mlp"};
 
 enum pl_status pl_cuda_graph_scopes_parse(const char *s, uint32_t *out, struct pl_diag *diag) {
   const char *p = s != NULL ? s : "";
@@ -145,8 +146,17 @@ enum pl_status pl_cuda_graph_scopes_parse(const char *s, uint32_t *out, struct p
     return pl_diag_set(diag, PL_ERR_PARSE, "empty CUDA graph scope list (for none, use none)");
   return model_name_mask_parse(p, cuda_graph_scope_names, PL_CGS_COUNT, "CUDA graph scope",
                          "none or a comma-separated list of "
-                         "attn|moe_router|moe_preprocess|mamba|full_iteration",
+                         "attn|mlp|moe_router|moe_preprocess|mamba|full_iteration",
                          out, diag);
+}
+
+void pl_layout_wgrad_deferral_format(int64_t deferral, char *buf, size_t n) {
+  if (deferral < 0)
+    snprintf(buf, n, "all");
+  else if (deferral == 0)
+    snprintf(buf, n, "off");
+  else
+    snprintf(buf, n, "%lld", (long long)deferral);
 }
 
 void pl_cuda_graph_scopes_format(uint32_t mask, char *buf, size_t n) {

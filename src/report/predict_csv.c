@@ -371,6 +371,11 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_int(c, "layout.packed_sample_len", l->packed_sample_len);
   /* added after it: Hugging Face's shifted fp32 logits copy (layout.hf_shift_copy, session 26) */
   col_str(c, "framework.hf_shift_copy", pl_setting_name(fw.hf_shift_copy));
+  /* added after it: Megatron-Core align_grad_reduce and the LM-head wgrad deferral (ovl26, session 26) */
+  col_str(c, "framework.align_grad_reduce", pl_setting_name(fw.align_grad_reduce));
+  char dw_s[24]; /* and the LM-head wgrad deferral (layout.wgrad_deferral, ovl26) */
+  pl_layout_wgrad_deferral_format(p->run.layout.wgrad_deferral, dw_s, sizeof dw_s);
+  col_str(c, "layout.defer_embedding_wgrad", dw_s);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

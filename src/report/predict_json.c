@@ -106,6 +106,9 @@ static void layout_json(struct pl_emit *e, const struct pl_prediction *p) {
   char cgs_s[64]; /* Megatron-Core cuda_graph_scope: ops without eager host cost */
   pl_cuda_graph_scopes_format(l->cuda_graph_scopes, cgs_s, sizeof cgs_s);
   pl_emit_str(e, "cuda_graph_scope", cgs_s);
+  char dw_s[24]; /* Megatron-Core defer_embedding_wgrad_compute: off, all or the limit */
+  pl_layout_wgrad_deferral_format(l->wgrad_deferral, dw_s, sizeof dw_s);
+  pl_emit_str(e, "defer_embedding_wgrad", dw_s);
   pl_emit_str(e, "schedule", pl_schedule_name(l->schedule));
   pl_emit_str(e, "dtype", pl_layout_dtype_name(l));
   pl_emit_bool(e, "sp", l->sp);
@@ -201,6 +204,7 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_bool(e, "zero3_debug_norm", fw.zero3_debug_norm == PL_SETTING_ON);
   pl_emit_bool(e, "te_cross_entropy", fw.te_cross_entropy == PL_SETTING_ON);
   pl_emit_bool(e, "te_linear_bwd_overlap", fw.te_linear_bwd_overlap == PL_SETTING_ON);
+  pl_emit_bool(e, "align_grad_reduce", fw.align_grad_reduce == PL_SETTING_ON);
   pl_emit_num(e, "host_per_launch_s", fw.host_per_launch_s);
   pl_emit_bool(e, "fsdp_block_units", fw.fsdp_block_units == PL_SETTING_ON);
   pl_emit_str(e, "adam_moments_dtype", fw.adam_moments_bf16 == PL_SETTING_ON ? "bf16" : "fp32");

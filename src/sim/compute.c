@@ -1100,6 +1100,20 @@ bool sim_op_graphed(const struct pl_layout *l, const struct pl_model *m, const s
     for (size_t i = 0; i < sizeof attn_ops / sizeof attn_ops[0]; i++)
       if (strcmp(op->name, attn_ops[i]) == 0)
         return true;
+  /* mlp (CudaGraphScope.mlp, "dense layers only"; transformer_layer.py
+   * _te_cuda_graph_capture: not is_moe_layer and mlp in scope -> _forward_mlp,
+   * core_v0.16.0): the dense MLP's ops; norm2 and resid2 are shared with the
+   * MoE blocks in plateau's average block, so they count only for a model
+   * with no MoE block (pl_model_moe_layers 0) */
+  if (s & PL_CGS_MLP) {
+    static const char *const mlp_ops[] = {"fc1", "swiglu", "gelu", "fc2"};
+    for (size_t i = 0; i < sizeof mlp_ops / sizeof mlp_ops[0]; i++)
+      if (strcmp(op->name, mlp_ops[i]) == 0)
+        return true;
+    if (m != NULL && pl_model_moe_layers(m) == 0 &&
+        (strcmp(op->name, "norm2") == 0 || strcmp(op->name, "resid2") == 0))
+      return true;
+  }
   if ((s & PL_CGS_MOE_ROUTER) && m != NULL && m->experts > 0)
     for (size_t i = 0; i < sizeof router_ops / sizeof router_ops[0]; i++)
       if (strcmp(op->name, router_ops[i]) == 0)

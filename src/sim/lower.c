@@ -245,6 +245,119 @@ static void fsdp_pp_flush(struct lower *lw, const struct unit *base) {
     reduce(lw, &sg[SIM_SEG_EMBED], after, 1);
 }
 
+/* layout.wgrad_deferral (Megatron-Core defer_embedding_wgrad_compute with
+ * wgrad_deferral_limit; model_parallel_config.py refuses it with pp 1 or
+ * without gradient_accumulation_fusion, core_r0.9.0 .. core_v0.16.0): the
+ * output layer's backward on the last pipeline stage appends its grad_output
+ * (and the forward its input) to a buffer instead of running the weight-
+ * gradient GEMM while the buffer holds fewer than the limit (0: no limit;
+ * tensor_parallel/layers.py LinearWithGradAccumulationAndAsyncCommunication
+ * .backward and ColumnParallelLinear.forward, core_v0.16.0), so the first N
+ * backward passes of the head skip it; after the stage's last pass,
+ * schedules.py forward_backward_pipelining_{with,without}_interleaving calls
+ * finish_embedding_wgrad_compute -> utils.py drain_embedding_wgrad_compute,
+ * which runs the deferred GEMMs before finalize_model_grads: in the last
+ * stage's share of the pipeline flush, ahead of its optimizer step. Not with
+ * FSDP (its pass templates copy durations). Whether this backward defers:
+ * the head's, and the stage has deferred fewer than the limit. */
+static bool defers_head(const struct lower *lw, const struct unit *base) {
+  const struct pl_layout *l = lw->l;
+  if (l->wgrad_deferral == 0 || lw->pp < 2 || fsdp(l) || !base->head ||
+      base->slot.pass != PL_PASS_BWD || lw->st->seg[SIM_SEG_HEAD].defer_wgrad_s <= 0)
+    return false;
+  return l->wgrad_deferral < 0 || lw->deferred < l->wgrad_deferral;
+}
+
+/* The deferred LM-head wgrads (defers_head), one compute task after the
+ * stage's last pass on the compute stream; it waits for nothing else (the
+ * pending joins stay for the optimizer step, which follows it on the stream). */
+static void drain_head_wgrads(struct lower *lw, struct sim_slot last) {
+  if (lw->deferred <= 0)
+    return;
+  int32_t saved[LOWER_JOIN];
+  int n = lw->n_join;
+  memcpy(saved, lw->join, (size_t)n * sizeof saved[0]);
+  lw->n_join = 0;
+  struct unit u = {last, 0, 0, false, true};
+  comp(lw, (double)lw->deferred * lw->st->seg[SIM_SEG_HEAD].defer_wgrad_s, &u, PL_PART_ALL);
+  memcpy(lw->join, saved, (size_t)n * sizeof saved[0]);
+  lw->n_join = n;
+  lw->deferred = 0;
+}
+
+/* layout.align_grad_reduce (Megatron-Core with overlap_grad_reduce and
+ * align_grad_reduce, the default of Megatron-LM, --no-align-grad-reduce
+ * store_false in megatron/training/arguments.py core_v0.12.0 .. core_v0.16.0,
+ * and of Megatron-Bridge's DistributedInitConfig v0.1.0 .. v0.6.0): training.py
+ * / Bridge setup.py set config.grad_sync_func to each chunk's start_grad_sync,
+ * and the schedules then keep the backward hooks from launching buckets
+ * (no_sync) and launch a chunk's whole reduction themselves
+ * (megatron/core/pipeline_parallel/schedules.py, core_v0.16.0):
+ *  - 1F1B (forward_backward_pipelining_without_interleaving): grad sync is
+ *    enabled for the last backward only `if config.grad_sync_func is None or
+ *    rank == 0`: the first stage reduces bucket by bucket during it, the others
+ *    after it, every bucket at once ("Launch any remaining grad reductions",
+ *    before finish_embedding_wgrad_compute);
+ *  - interleaved (backward_step_helper_postprocess): after the backward of
+ *    virtual micro-batch k, the chunk whose last backward was virtual
+ *    micro-batch k - pipeline_parallel_rank is launched whole; chunks left at
+ *    the end are launched after the cooldown.
+ * NeMo 2 leaves it off: extract_ddp_funcs reads getattr(ddp_config,
+ * "align_grad_reduce", False) of Megatron-Core's DistributedDataParallelConfig,
+ * which has no such field (nemo/lightning/megatron_parallel.py, v2.4.0).
+ * Whether stage s's backward-ordered chunk syncs are the schedule's own. */
+static bool aligned(const struct lower *lw) {
+  return lw->l->align_grad_reduce && lw->pp > 1 && !fsdp(lw->l) &&
+         !lw->l->grad_reduce_after_backward && lw->bucket_coll >= 0 &&
+         (lw->l->schedule == PL_SCHEDULE_INTERLEAVED || lw->stage > 0);
+}
+
+/* The whole gradient reduction of chunk c of the current stage, every bucket
+ * queued after task after (the bucket logic of the overlapped path, fed the
+ * chunk's segments in backward order and flushed). */
+static void chunk_grads(struct lower *lw, int64_t c, int32_t after) {
+  const struct sim_seg *sg = lw->st->seg;
+  int64_t v = c * lw->pp + lw->stage;
+  if (v == lw->V - 1)
+    sim_dp_bucket(lw, &sg[SIM_SEG_HEAD], after, false);
+  for (int32_t k = 0; k < lw->st->chunk_layers[v]; k++)
+    sim_dp_bucket(lw, &sg[SIM_SEG_LAYER], after, false);
+  if (v == 0)
+    sim_dp_bucket(lw, &sg[SIM_SEG_EMBED], after, false);
+  sim_dp_bucket(lw, NULL, after, true);
+  lw->align_at[c] = -2;
+}
+
+/* After a backward (or, with at_end, after the stage's last pass): launch the
+ * chunks whose aligned launch point this is. */
+static void aligned_grads(struct lower *lw, bool at_end) {
+  if (!aligned(lw))
+    return;
+  for (int64_t c = 0; c < lw->vp; c++) {
+    int32_t at = lw->align_at[c];
+    if (at != -2 && (at_end || at == lw->bwd_seen - 1))
+      chunk_grads(lw, c, lw->last_comp);
+  }
+}
+
+/* Stage setup: each chunk's launch point, by backward ordinal: its last
+ * backward's ordinal + the stage's rank (interleaved), or the end (1F1B). */
+static void aligned_points(struct lower *lw, const struct sim_slot *sl, int32_t n) {
+  for (int64_t c = 0; c < lw->vp; c++)
+    lw->align_at[c] = -2;
+  if (!aligned(lw))
+    return;
+  int32_t nb = 0; /* first each chunk's last backward ordinal */
+  for (int32_t i = 0; i < n; i++)
+    if (sl[i].pass == PL_PASS_BWD)
+      lw->align_at[sl[i].chunk] = nb++;
+  bool inter = lw->l->schedule == PL_SCHEDULE_INTERLEAVED;
+  for (int64_t c = 0; c < lw->vp; c++) {
+    int32_t at = inter && lw->align_at[c] >= 0 ? lw->align_at[c] + lw->stage : -1;
+    lw->align_at[c] = at < nb ? at : -1;
+  }
+}
+
 static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
   const struct pl_layout *l = lw->l;
   int64_t v = (int64_t)sl.chunk * lw->pp + lw->stage;
@@ -254,12 +367,13 @@ static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
   bool keep = sharded && fsdp_pp(lw);
   bool rs = sharded && sl.pass == PL_PASS_BWD && !keep;
   bool sync = !fsdp(l) && !l->grad_reduce_after_backward && lw->bucket_coll >= 0 &&
-              sl.pass == PL_PASS_BWD && index == lw->last_bwd[sl.chunk];
+              sl.pass == PL_PASS_BWD && index == lw->last_bwd[sl.chunk] && !aligned(lw);
   bool flush = keep && sl.pass == PL_PASS_BWD && index == lw->last_bwd[sl.chunk];
   lw->pass_first = SIM_NONE;
   lw->pass_id = lw->n_pass++;
   /* the pass that flushes the gradient buckets happens once: not repeatable */
-  lw->cur_steady = index >= lw->steady_lo && index < lw->steady_hi && !sync && !flush;
+  lw->cur_steady = index >= lw->steady_lo && index < lw->steady_hi && !sync && !flush &&
+                   !(aligned(lw) && sl.pass == PL_PASS_BWD && index == lw->last_bwd[sl.chunk]);
   /* Megatron-Core's combined 1F1B (ep_beside) merges forward w + 1 + k with
    * backward k: the warm-up forwards up to the one before the first backward
    * (one more warm-up micro-batch with the overlap, schedules.py
@@ -273,12 +387,22 @@ static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
               sl.pass == PL_PASS_FWD
           ? (index - lw->steady_lo) / 2
           : -1;
+  /* defers_head: this backward of the head runs without its wgrad GEMM */
+  struct sim_seg *head = &lw->st->seg[SIM_SEG_HEAD];
+  double head_bwd_s = head->comp_s[PL_PASS_BWD];
+  bool defer = defers_head(lw, &base);
+  if (defer) {
+    head->comp_s[PL_PASS_BWD] =
+        fmax(head->in_layer_s[PL_PASS_BWD], head_bwd_s - head->defer_wgrad_s);
+    lw->deferred++;
+  }
   if ((ag || rs) && !sync && lw->tpl_on)
     emit_fsdp_pass(lw, &base, ag, rs);
   else if (ag || rs || sync)
     emit_segments(lw, &base, ag, rs, sync);
   else
     sim_emit_unit(lw, &base, SIM_NONE);
+  head->comp_s[PL_PASS_BWD] = head_bwd_s;
   sim_p2p_pass_extras(lw, sl, v);
   size_t pi = pass_index(lw, v, sl.mb, sl.pass);
   lw->first[pi] = lw->pass_first;
@@ -298,6 +422,8 @@ static void emit_stage(struct lower *lw, int64_t s) {
   lw->unit_end[0] = lw->unit_end[1] = SIM_NONE;
   lw->last_comp = SIM_NONE;
   lw->bucket_fill = lw->ebucket_fill = 0;
+  lw->deferred = 0;
+  lw->bwd_seen = 0;
   const struct sim_slot *sl = &lw->slots[s * lw->per_stage];
   for (int64_t c = 0; c < lw->vp; c++) {
     lw->unsharded[c] = false;
@@ -307,12 +433,20 @@ static void emit_stage(struct lower *lw, int64_t s) {
     if (sl[i].pass == PL_PASS_BWD)
       lw->last_bwd[sl[i].chunk] = i;
   steady_range(lw, sl, lw->n_slots[s]);
+  aligned_points(lw, sl, lw->n_slots[s]);
   sim_dp_gather_ahead(lw);
   int32_t later = SIM_NONE;
   for (int32_t i = 0; i < lw->n_slots[s] && lw->err == PL_OK; i++) {
     sim_dp_gather_wait(lw, sl[i], &later);
     emit_pass(lw, i, sl[i]);
+    if (sl[i].pass == PL_PASS_BWD) {
+      lw->bwd_seen++;
+      aligned_grads(lw, false);
+    }
   }
+  aligned_grads(lw, true); /* "Launch any remaining grad reductions", before the drain */
+  if (lw->n_slots[s] > 0)
+    drain_head_wgrads(lw, sl[lw->n_slots[s] - 1]);
   sim_dp_emit_tail(lw);
 }
 
@@ -366,11 +500,12 @@ static enum pl_status alloc_tables(struct lower *lw) {
   lw->unsharded = sim_calloc((size_t)lw->vp, sizeof *lw->unsharded);
   lw->pgather = sim_calloc((size_t)lw->vp * 2, sizeof *lw->pgather);
   lw->last_bwd = sim_calloc((size_t)lw->vp, sizeof *lw->last_bwd);
+  lw->align_at = sim_calloc((size_t)lw->vp, sizeof *lw->align_at);
   bool ok = lw->slots && lw->n_slots && lw->first && lw->ends && lw->xfer && lw->slot_pos &&
             lw->streams &&
             lw->unsharded &&
             lw->pgather &&
-            lw->last_bwd;
+            lw->last_bwd && lw->align_at;
   return ok ? PL_OK : PL_ERR_NOMEM;
 }
 
@@ -388,6 +523,7 @@ static void free_tables(struct lower *lw) {
   sim_free(lw->unsharded);
   sim_free(lw->pgather);
   sim_free(lw->last_bwd);
+  sim_free(lw->align_at);
 }
 
 /* FSDP traffic per layer and 1F1B pair against the layer's compute (both
@@ -551,6 +687,10 @@ enum pl_status sim_lower(struct sim_step *st, struct pl_diag *diag) {
       lw.whole_units = true;
     lw.stage_periods = st->compress && lw.pp > 1;
   }
+  /* layout.wgrad_deferral: the head's first N backward passes differ from
+   * the rest, so the steady periods do not repeat: simulate every one */
+  if (lw.l->wgrad_deferral != 0 && lw.pp > 1 && !fsdp(lw.l))
+    st->compress = false;
   reduce_pairs(&lw);
   /* templates: not with layer units left out (their tags differ per unit) */
   lw.tpl_on = (!st->compress || lw.stage_periods) && !st->reference;

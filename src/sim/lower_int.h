@@ -126,6 +126,11 @@ struct lower {
   int64_t periods, period;      /* pipeline periods left out; pairs per period */
   bool whole_units;             /* comm-bound FSDP: units left out in the first pass only */
   bool stage_periods;           /* comm-bound FSDP with pp > 1: periods per stage */
+  int64_t deferred;             /* layout.wgrad_deferral: LM-head wgrads the stage has deferred */
+  int32_t bwd_seen;             /* backward passes the stage has emitted */
+  int32_t *align_at;            /* [vp] layout.align_grad_reduce: after which backward (by
+                                   bwd_seen) chunk c's reduction is launched; -1: at the end,
+                                   -2: launched */
 };
 
 struct unit {

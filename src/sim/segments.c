@@ -1197,6 +1197,29 @@ void sim_tp_amax_wait_s(const struct pl_run *run, double out[2]) {
   out[PL_PASS_BWD] = (per + per * f) * cost.time_s;
 }
 
+/* layout.wgrad_deferral: the LM head's weight-gradient GEMM of one
+ * micro-batch, the wgrad share of its backward (the dgrad m x k from n and the
+ * wgrad k x n over m, as compute.c prices a GEMM's backward): Megatron-Core's
+ * output layer (tensor_parallel.ColumnParallelLinear, the op "lm_head")
+ * defers only that GEMM (layers.py LinearWithGradAccumulationAndAsyncCommunication
+ * .backward appends grad_output to grad_output_buffer instead of computing
+ * the wgrad, core_v0.16.0); MTP heads are not deferred. */
+static double head_wgrad_s(const struct pl_run *run, const struct pl_op *ops, int n) {
+  const struct pl_layout *l = &run->layout;
+  const struct pl_gpu *g = &run->cluster.gpu;
+  for (int i = 0; i < n; i++) {
+    const struct pl_op *op = &ops[i];
+    if (op->kind != PL_OP_GEMM || strcmp(op->name, "lm_head") != 0)
+      continue;
+    enum pl_dtype dt = op->high_precision ? PL_DTYPE_BF16 : l->dtype;
+    double dg = pl_gemm_time_s(g, dt, op->m, op->k, op->n, op->count);
+    double wg = pl_gemm_time_s(g, dt, op->k, op->n, op->m, op->count);
+    double bwd = pl_op_run_time_s(g, l, &run->model, op, PL_PASS_BWD);
+    return dg + wg > 0 ? bwd * wg / (dg + wg) : 0;
+  }
+  return 0;
+}
+
 static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct pl_diag *diag) {
   const struct pl_layout *l = &st->run->layout;
   struct pl_op ops[PL_MAX_LAYER_OPS];
@@ -1223,6 +1246,8 @@ static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct 
   if (r == PL_OK)
     seg_compute(st, s, ops, n, kind == SIM_SEG_LAYER && l->cp > 1,
                 kind == SIM_SEG_LAYER && sim_moe_wait_of(st, s, &wait) ? &wait : NULL);
+  if (r == PL_OK && kind == SIM_SEG_HEAD && l->wgrad_deferral != 0)
+    s->defer_wgrad_s = fmin(head_wgrad_s(st->run, ops, n), s->comp_s[PL_PASS_BWD]);
   if (r == PL_OK && kind == SIM_SEG_LAYER) {
     double amax[2];
     sim_tp_amax_wait_s(st->run, amax);

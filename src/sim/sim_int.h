@@ -363,6 +363,9 @@ struct sim_seg {
                                         its dgrad's), segments.c atp_chunk_ratio; 0: none */
   double experts_s[2];               /* part of comp_s in Megatron-Core's MoE mlp node, with
                                         layout.ep_comm_overlap and no cp split (else 0) */
+  double defer_wgrad_s;              /* LM head with layout.wgrad_deferral: its weight-gradient
+                                        GEMM of one micro-batch, part of comp_s[PL_PASS_BWD]
+                                        (segments.c head_wgrad_s; lower.c defers it) */
   double in_layer_s[2];              /* LM head: part of comp_s run inside the merged layers
                                         (pl_op_mtp_attn_node), with layout.ep_comm_overlap */
   double combine_s[2];               /* part of comp_s in Megatron-Core's MoE combine node

@@ -146,6 +146,13 @@ bool validate_bridge_overrides(const struct validate_in *in, struct pl_framework
   if (!bridge_cudnn(in, fw, row))
     return false;
   bridge_output_proj(in, fw, row);
+  /* Megatron-Bridge's DistributedInitConfig.align_grad_reduce defaults True
+   * (src/megatron/bridge/training/config.py v0.1.0rc4 .. v0.3.0; from v0.4.0
+   * Megatron-LM's megatron/training/config/common_config.py) and no recipe or
+   * performance config read sets it (git grep align_grad_reduce, v0.6.0):
+   * training/setup.py hands the schedules each chunk's start_grad_sync
+   * (layout.align_grad_reduce; the nemo preset, NeMo 2's, leaves it off) */
+  fw->align_grad_reduce = PL_SETTING_ON;
   if (strcmp(row->framework, "nemo-25-11") == 0)
     validate_note(row, "cuDNN 9.13 attention (the release's image, NGC PyTorch 25.09)");
   static const struct {

@@ -224,6 +224,49 @@ static void nemo2_fp8_delayed_params(const struct validate_in *in, struct pl_lay
                                         "fp8_param_gather under the distributed optimizer)");
 }
 
+/* NeMo 2's pre-training performance recipes defer the last pipeline stage's
+ * LM-head wgrads (layout.wgrad_deferral): pretrain_performance_optimizations
+ * hands MegatronCommOverlapCallback defer_embedding_wgrad_compute=True with
+ * wgrad_deferral_limit 50 (nemo/collections/llm/recipes/gpt3_175b.py,
+ * llama31_405b.py) or 22 (llama3_70b.py, nemotron4_340b.py), at v2.2.0,
+ * v2.3.0, v2.4.0, r2.5.0 and the dgxc pins d2b21556f2 and 6f2c6fdaff; the
+ * callback keeps a user value whatever the parallelism
+ * (nemo/lightning/pytorch/callbacks/megatron_comm_overlap.py
+ * _override_user_cfgs, v2.4.0) and copies it into the model config; the
+ * performance scripts build pretrain_recipe(performance_mode=True) and turn
+ * it off only under Megatron FSDP (scripts/performance/utils.py
+ * set_primary_perf_configs v2.3.0, helpers.py v2.4.0). The rows: the NeMo
+ * page's 2025 sections and dgxc's NeMo 2 rows of those models (dgxc's Llama
+ * 3.1 70B runs pretrain_llama3_70b.py, the llama3_70b recipe), with pp > 1
+ * and the distributed optimizer (Megatron-Core acts on it in its pipelined
+ * schedules only: schedules.py finish_embedding_wgrad_compute). */
+static void nemo2_wgrad_deferral(const struct validate_in *in, struct pl_layout *l,
+                                 struct pl_vrow *row) {
+  static const struct {
+    const char *model, *recipe;
+    int64_t limit;
+  } recipes[] = {
+      {"GPT3-175B", "gpt3_175b.py", 50},       {"LLAMA3-405B", "llama31_405b.py", 50},
+      {"LLAMA3.1-405B", "llama31_405b.py", 50}, {"LLAMA3-70B", "llama3_70b.py", 22},
+      {"LLAMA3.1-70B", "llama3_70b.py", 22},    {"Nemotron-340B", "nemotron4_340b.py", 22},
+      {"Nemotron4-340B", "nemotron4_340b.py", 22},
+  };
+  bool nemo2 = strncmp(cell(in, "launcher"), "NeMo 2", 6) == 0 ||
+               strstr(cell(in, "table_or_section"), "Container NeMo 25.") != NULL;
+  if (!nemo2 || l->pp < 2 || (l->shard != PL_SHARD_DDP && l->shard != PL_SHARD_ZERO1))
+    return;
+  for (size_t i = 0; i < sizeof recipes / sizeof recipes[0]; i++) {
+    if (strcmp(cell(in, "model"), recipes[i].model) != 0)
+      continue;
+    l->wgrad_deferral = recipes[i].limit;
+    validate_note(row, "LM-head wgrad of the first %lld micro-batches deferred to the pipeline "
+                       "flush (NeMo 2 %s pretrain_performance_optimizations: "
+                       "defer_embedding_wgrad_compute, wgrad_deferral_limit %lld)",
+                  (long long)recipes[i].limit, recipes[i].recipe, (long long)recipes[i].limit);
+    return;
+  }
+}
+
 bool validate_nemo_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   /* The finetuning rows (SFT and LoRA; --task models both, src/model/finetune.c)
    * ran SQuAD v1.1 packed to 4096 tokens: the packed samples' attention runs
@@ -274,6 +317,7 @@ bool validate_nemo_layout(const struct validate_in *in, struct pl_layout *l, str
   }
   nemo_2025_memory(in, l, row);
   nemo2_fp8_delayed_params(in, l, row);
+  nemo2_wgrad_deferral(in, l, row);
   return true;
 }
 

@@ -344,8 +344,52 @@ expect_ok predict $moe1 --cuda-graph-scope full_iteration --format json
 check "cuda graph full_iteration: fastest" faster "$TMP/cg2.json" "$TMP/out"
 expect_ok predict $moe1 --cuda-graph-scope attn --format csv
 check "csv layout.cuda_graph_scope" [ "$(col "$TMP/out" layout.cuda_graph_scope)" = attn ]
-expect_fail 1 "^plateau: --cuda-graph-scope: unknown CUDA graph scope 'mlp'" -- predict --cuda-graph-scope mlp
+# mlp (CudaGraphScope.mlp, dense blocks' _forward_mlp): the host-bound dense Llama 3.2 1B step at
+# micro-batch 1 on B200 gets faster; attn,mlp (a whole-layer graph) names both; moe (drop-and-pad
+# MoE layers) is not modelled and refused
+dense1="--model llama3.2-1b --gpu b200 --gpus 8 --mbs 1 --gbs 64 --seq 2048 --framework nemo"
+expect_ok predict $dense1 --format json
+cp "$TMP/out" "$TMP/cgd0.json"
+expect_ok predict $dense1 --cuda-graph-scope mlp --format json
+check "cuda graph mlp: host-bound dense step faster" faster "$TMP/cgd0.json" "$TMP/out"
+expect_ok predict $dense1 --cuda-graph-scope attn,mlp --format json
+check "cuda_graph_scope attn,mlp in JSON" grep -q '"cuda_graph_scope": *"attn,mlp"' "$TMP/out"
+expect_fail 1 "^plateau: --cuda-graph-scope: unknown CUDA graph scope 'moe'" -- predict --cuda-graph-scope moe
 expect_fail 1 "^plateau: --cuda-graph-scope: CUDA graph scope 'attn' given twice" -- predict --cuda-graph-scope attn,attn
+# --defer-embedding-wgrad: Megatron-Core defer_embedding_wgrad_compute with wgrad_deferral_limit:
+# the last stage's LM-head wgrads of its first N micro-batches run in the pipeline flush. Llama 3 8B
+# on pp 2, dp 8 (8 micro-batches): faster with 22 deferred, the same with all; pp 1 ignores it;
+# the validate command writes it back; bad values refused
+defer="--model llama3-8b --gpus 16 --pp 2 --gbs 64 --shard zero1 --framework megatron-core"
+expect_ok predict $defer --format json
+cp "$TMP/out" "$TMP/dw0.json"
+expect_ok predict $defer --defer-embedding-wgrad 22 --format json
+cp "$TMP/out" "$TMP/dw1.json"
+check "defer-embedding-wgrad 22: pp 2 step faster" faster "$TMP/dw0.json" "$TMP/dw1.json"
+expect_ok predict $defer --defer-embedding-wgrad all --format json
+check "defer-embedding-wgrad all = 22 with 8 micro-batches" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/dw1.json" step_time_s)" ]
+expect_ok predict --model llama3-8b --gpus 8 --gbs 64 --shard zero1 --framework megatron-core --format json
+cp "$TMP/out" "$TMP/dw2.json"
+expect_ok predict --model llama3-8b --gpus 8 --gbs 64 --shard zero1 --framework megatron-core --defer-embedding-wgrad all --format json
+check "defer-embedding-wgrad: pp 1 unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/dw2.json" step_time_s)" ]
+expect_fail 1 "^plateau: --defer-embedding-wgrad: 'some' is not off, all or a micro-batch count" -- predict --defer-embedding-wgrad some
+expect_fail 1 "^plateau: --defer-embedding-wgrad: '0' is not off, all or a micro-batch count" -- predict --defer-embedding-wgrad 0
+# --align-grad-reduce: Megatron-Core's schedules launch each chunk's whole reduction (grad_sync_func):
+# on in megatron-core (Megatron-LM's default), off in nemo (NeMo 2 leaves it unset); a pp 4 step
+# moves, a pp 1 step does not; JSON and CSV say it; bad values refused
+agr="--model llama3-8b --gpus 32 --pp 4 --gbs 64 --shard zero1 --framework megatron-core --overlap-grad-reduce on"
+expect_ok predict $agr --format json
+check "megatron-core: align_grad_reduce on" grep -q '"align_grad_reduce": *true' "$TMP/out"
+cp "$TMP/out" "$TMP/ag1.json"
+expect_ok predict $agr --align-grad-reduce off --format json
+check "align-grad-reduce off: pp 4 step differs" [ "$(json_num "$TMP/out" step_time_s)" != "$(json_num "$TMP/ag1.json" step_time_s)" ]
+expect_ok predict --model llama3-8b --gpus 8 --gbs 64 --framework megatron-core --shard zero1 --overlap-grad-reduce on --format json
+cp "$TMP/out" "$TMP/ag2.json"
+expect_ok predict --model llama3-8b --gpus 8 --gbs 64 --framework megatron-core --shard zero1 --overlap-grad-reduce on --align-grad-reduce off --format json
+check "align-grad-reduce: pp 1 unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/ag2.json" step_time_s)" ]
+expect_ok predict --model llama3-8b --gpus 8 --framework nemo --format csv
+check "nemo: csv framework.align_grad_reduce off" [ "$(col "$TMP/out" framework.align_grad_reduce)" = off ]
+expect_fail 1 "^plateau: --align-grad-reduce" -- predict --align-grad-reduce maybe
 cat >"$TMP/hg.json" <<'JSON'
 {"name": "hg", "description": "test", "behaviours": {"host_per_gemm": "-5 us"}}
 JSON
@@ -599,7 +643,7 @@ check "cudnn 9.13: csv column on" [ "$(col "$TMP/out" framework.cudnn_913)" = on
 # appended columns keep their order: cudnn_913, then tp_seq_copies (added after it by tt13, session 13),
 # then cudnn_version (cudnn13, session 13), then cp_allgather (cp13, session 13), then async_tp (atp13, session 13),
 # then cudnn_cluster_margin (ossmoe14, session 14), then grad_accum_fusion (mcore14, session 14), then ub_proj_fprop_sms and ub_fc2_fprop_sms (ub14); then layout.account_embed_loss (user15, session 15); then framework.megatron_xent (mlm16, session 16); then the machine as run and eager_cross_entropy (cmd16, session 16); then pp_keep_outputs (herd17, session 17); then the torchtitan memory layouts (session 17); then hardware.gpu_variability (var17, session 17), then framework.adam_master (nem17, session 17), framework.bucket_params (bucket18), framework.fsdp1_copies (fsdp19), then layout.moe_pad_capacity (a2a19, session 19), then framework.moe_expert_padding (session 21), then framework.gqa_query_copy (pad21, session 21), then layout.moe_force_balance (qwen22, session 22), then framework.fms_rope and framework.kv_expand_copy (old22, session 22), then framework.separate_linears and framework.rope_complex (tt22, session 22), then framework.fsdp2_predivide and framework.fsdp2_rs_copy_in (study23, session 23), then framework.hybridep_sms (ep23, session 23), then framework.moe_router_fusion (nano24, session 24), then framework.fused_norm (norm24, session 24) last
-check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy,framework.pp_keep_outputs,framework.tp_gathered_saved,framework.fp32_param_shards,hardware.gpu_variability,framework.adam_master,framework.bucket_params,framework.fsdp1_copies,layout.moe_pad_capacity,framework.moe_expert_padding,framework.gqa_query_copy,layout.moe_force_balance,framework.fms_rope,framework.kv_expand_copy,framework.separate_linears,framework.rope_complex,framework.fsdp2_predivide,framework.fsdp2_rs_copy_in,framework.hybridep_sms,framework.moe_router_fusion,framework.fused_norm,framework.jit_fuser,framework.fsdp_root_unit,framework.nccl_max_ctas_tp,framework.nccl_max_ctas_cp,framework.nccl_max_ctas_dp,framework.nccl_max_ctas_pp,hardware.nccl_min_channels,layout.bf16_last_blocks,layout.bf16_modules,layout.task,layout.lora_rank,layout.lora_targets,layout.packed_sample_len,framework.hf_shift_copy$' "$TMP/out"
+check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy,framework.pp_keep_outputs,framework.tp_gathered_saved,framework.fp32_param_shards,hardware.gpu_variability,framework.adam_master,framework.bucket_params,framework.fsdp1_copies,layout.moe_pad_capacity,framework.moe_expert_padding,framework.gqa_query_copy,layout.moe_force_balance,framework.fms_rope,framework.kv_expand_copy,framework.separate_linears,framework.rope_complex,framework.fsdp2_predivide,framework.fsdp2_rs_copy_in,framework.hybridep_sms,framework.moe_router_fusion,framework.fused_norm,framework.jit_fuser,framework.fsdp_root_unit,framework.nccl_max_ctas_tp,framework.nccl_max_ctas_cp,framework.nccl_max_ctas_dp,framework.nccl_max_ctas_pp,hardware.nccl_min_channels,layout.bf16_last_blocks,layout.bf16_modules,layout.task,layout.lora_rank,layout.lora_targets,layout.packed_sample_len,framework.hf_shift_copy,framework.align_grad_reduce,layout.defer_embedding_wgrad$' "$TMP/out"
 expect_ok predict $c24 --cudnn-913 on --format json
 check "--cudnn-913 on: h100 (no 9.13 figures) runs unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_off.json" step_time_s)" ]
 onoff_refused cudnn-913 cudnn_913

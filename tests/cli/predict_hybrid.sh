@@ -42,7 +42,7 @@ check "mamba scope: host-bound step faster" awk -v a="$(json_num "$TMP/eager.jso
   -v b="$(json_num "$TMP/out" step_time_s)" 'BEGIN { exit !(b < a) }'
 expect_fail 1 "^plateau: layout cp=2: context parallelism of Mamba layers is not modelled" -- \
   predict --model nemotron-3-nano --gpus 16 --cp 2 --gbs 64
-expect_fail 1 "unknown CUDA graph scope 'mambo' \(expected none or a comma-separated list of attn\|moe_router\|moe_preprocess\|mamba\|full_iteration\)" -- \
+expect_fail 1 "unknown CUDA graph scope 'mambo' \(expected none or a comma-separated list of attn\|mlp\|moe_router\|moe_preprocess\|mamba\|full_iteration\)" -- \
   predict --model nemotron-3-nano --cuda-graph-scope mambo
 
 cat >"$TMP/badletter.json" <<'JSON'

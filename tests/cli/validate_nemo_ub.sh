@@ -21,6 +21,17 @@ check "tp-1 row (25.02 Llama3 8B): no ub config named" \
   bash -c "! grep -E '^\"nemo_2409_2507_performance_summary\",2,' '$TMP/out' | grep -q 'userbuffers'"
 check "Mixtral 8x22B (tp overlap off): no ub config named" \
   bash -c "! grep -E '^\"nemo_2409_2507_performance_summary\",8,' '$TMP/out' | grep -q 'userbuffers'"
+# NeMo 2's pre-training performance recipes defer the LM-head wgrads (session 26, ovl26;
+# pretrain_performance_optimizations: defer_embedding_wgrad_compute, wgrad_deferral_limit 22 for
+# llama3_70b / nemotron4_340b, 50 for gpt3_175b / llama31_405b); pp-1 rows and Mixtral none
+check "25.02 B200 Llama3 70B (pp 4): 22 head wgrads deferred" \
+  grep -qE '^"nemo_2409_2507_performance_summary",3,.*llama3_70b.py pretrain_performance_optimizations.*--defer-embedding-wgrad 22' "$TMP/out"
+check "25.02 H100 GPT3 175B (pp 8): 50 deferred" \
+  grep -qE '^"nemo_2409_2507_performance_summary",9,.*--defer-embedding-wgrad 50' "$TMP/out"
+check "pp-1 row (25.02 Llama3 8B): none deferred" \
+  bash -c "! grep -E '^\"nemo_2409_2507_performance_summary\",2,' '$TMP/out' | grep -q 'defer-embedding-wgrad'"
+check "Mixtral 8x22B (pp 4, recipe sets none): none deferred" \
+  bash -c "! grep -E '^\"nemo_2409_2507_performance_summary\",8,' '$TMP/out' | grep -q 'defer-embedding-wgrad'"
 # Megatron-Bridge Llama 3 70B / 3.1 405B rows (source_bridge_framework.c bridge_llama_ub): the
 # release's llama3{,1}_llm_pretrain.py hands CommOverlapConfig the b200 (gb300/gb200/b300/b200) or
 # h100 ub config of its precision (v0.2.2 .. v0.5.1); fp8 configs run both fprop overlaps as ring

@@ -146,6 +146,120 @@ static void test_pipeline_bubble(void) {
   check_sums();
 }
 
+/* Backward time of one segment's ops (k: 0 embedding, 1 block, 2 head). */
+static double seg_bwd(int k) {
+  const struct pl_gpu *g = &pred.run.cluster.gpu;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  int n = pl_sim_segment_ops(&pred.run, k, ops);
+  double t = 0;
+  for (int i = 0; i < n; i++)
+    t += pl_op_run_time_s(g, &pred.run.layout, &run.model, &ops[i], PL_PASS_BWD);
+  return t;
+}
+
+/* The LM head's wgrad GEMM of one micro-batch: the wgrad share (k x n over
+ * m, against the dgrad m x k from n) of the lm_head op's backward. */
+static double head_wgrad(void) {
+  const struct pl_gpu *g = &pred.run.cluster.gpu;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  int n = pl_sim_segment_ops(&pred.run, 2, ops);
+  for (int i = 0; i < n; i++)
+    if (strcmp(ops[i].name, "lm_head") == 0) {
+      const struct pl_op *o = &ops[i];
+      double dg = pl_gemm_time_s(g, pred.run.layout.dtype, o->m, o->k, o->n, o->count);
+      double wg = pl_gemm_time_s(g, pred.run.layout.dtype, o->k, o->n, o->m, o->count);
+      return pl_op_run_time_s(g, &pred.run.layout, &run.model, o, PL_PASS_BWD) * wg / (dg + wg);
+    }
+  return 0;
+}
+
+/* layout.wgrad_deferral (Megatron-Core defer_embedding_wgrad_compute): tiny
+ * model (8 blocks, vocab 32000) on pp 2, 1F1B, 16 micro-batches, ddp, free
+ * communication. Stage 1 (4 blocks + head) is the heavier, so it runs its
+ * forward/backward pairs back to back from F0 on and the step ends with stage
+ * 0's last backward B0 after stage 1's last: T = F0 + 16 (F1 + B1) + B0 + opt0
+ * (opt0 ~ opt1: the embedding and the untied head hold the same parameters).
+ * Deferring N head wgrads W shortens stage 1's pairs by N W and puts N W
+ * after its last backward, before its optimizer: stage 0 ends N W earlier,
+ * stage 1 at the same time, so the step gains min(N W, B0 + opt0 - opt1)
+ * ~ min(N W, B0): N = 2 gains 2 W (2 W < B0), every micro-batch ("all", and
+ * any N >= 16) gains B0 (16 W > B0). With pp = 1 Megatron-Core refuses the
+ * setting; plateau ignores it. */
+static void test_wgrad_deferral(void) {
+  base(tiny_json, NULL, 2);
+  run.layout.pp = 2;
+  run.layout.gbs = 16;
+  run.layout.shard = PL_SHARD_DDP;
+  run.layout.shard_set = true;
+  run.cluster.intra_bytes_per_s *= 1e6;
+  run.cluster.intra_nccl_bytes_per_s *= 1e6;
+  run.cluster.nic_bytes_per_s *= 1e6;
+  run.cluster.intra_latency_s = run.cluster.inter_latency_s = 0;
+  run.cluster.coll_launch_s = 0;
+  predict();
+  double off = pred.step.step_time_s, W = head_wgrad();
+  double B0 = seg_bwd(0) + 4.0 * seg_bwd(1);
+  CHECK(W > 0 && 2.0 * W < B0 && 16.0 * W > B0);
+  run.layout.wgrad_deferral = 2;
+  predict();
+  CHECK_NEAR_REL(off - pred.step.step_time_s, 2.0 * W, 0.02);
+  check_sums();
+  run.layout.wgrad_deferral = -1;
+  predict();
+  double all = pred.step.step_time_s;
+  CHECK_NEAR_REL(off - all, B0, 0.02);
+  check_sums();
+  run.layout.wgrad_deferral = 16;
+  predict();
+  CHECK_NEAR_REL(pred.step.step_time_s, all, 1e-12);
+  base(tiny_json, NULL, 1);
+  run.layout.gbs = 4;
+  run.layout.shard = PL_SHARD_DDP;
+  run.layout.shard_set = true;
+  predict();
+  off = pred.step.step_time_s;
+  run.layout.wgrad_deferral = -1;
+  predict();
+  CHECK_NEAR_REL(pred.step.step_time_s, off, 1e-12);
+}
+
+/* layout.align_grad_reduce (Megatron-Core's grad_sync_func): tiny model, pp 2
+ * x dp 2, 1F1B, 4 micro-batches, ddp. Stage 0 keeps the
+ * per-bucket launch during its last backward; stage 1 launches every bucket
+ * after its last backward.
+ *  - one bucket of every gradient (bucket_bytes 1e12), overlap slowdown 0: the
+ *    overlapped path also launches it at the end of the last backward, so the
+ *    step is the same;
+ *  - 1 MB buckets with the GPU's overlap slowdown: stage 1's last backward no
+ *    longer runs beside its first buckets' reductions, so it ends sooner and
+ *    sends stage 0 the gradient of the last micro-batch sooner; stage 0's own
+ *    schedule is unchanged and ends the step, sooner ("Asynchronous
+ *    communication tends to slow down compute", schedules.py): shorter;
+ *  - pp 1: the schedules do not use grad_sync_func: the same step. */
+static void test_align_grad_reduce(void) {
+  double off;
+  for (int k = 0; k < 3; k++) {
+    base(tiny_json, NULL, k == 2 ? 2 : 4);
+    run.layout.pp = k == 2 ? 1 : 2;
+    run.layout.gbs = 8;
+    run.layout.shard = PL_SHARD_DDP;
+    run.layout.shard_set = true;
+    run.layout.bucket_bytes = k == 0 ? 1e12 : 1e6;
+    if (k != 1)
+      run.cluster.gpu.eff.overlap_slowdown = 0;
+    predict();
+    off = pred.step.step_time_s;
+    CHECK(pred.step.exposed_comm_s >= 0);
+    run.layout.align_grad_reduce = true;
+    predict();
+    check_sums();
+    if (k == 1)
+      CHECK(pred.step.step_time_s < off);
+    else
+      CHECK_NEAR_REL(pred.step.step_time_s, off, 1e-9);
+  }
+}
+
 /* Every mode gives a step whose parts add up. */
 static void test_breakdowns(void) {
   struct {
@@ -1166,6 +1280,8 @@ int main(void) {
   test_one_gpu_is_sum_of_ops();
   test_hidden_comm_adds_nothing();
   test_pipeline_bubble();
+  test_wgrad_deferral();
+  test_align_grad_reduce();
   test_breakdowns();
   test_cp_allgather();
   test_deterministic();

@@ -242,6 +242,8 @@ static void test_layout_flags(void) {
        "only)"},
       {" --account-embed-loss yes", "--account-embed-loss: unknown value 'yes' (expected off|on)"},
       {" --cuda-graph-scope everything", "--cuda-graph-scope: "},
+      {" --defer-embedding-wgrad 0", "--defer-embedding-wgrad: '0' is not off, all or a micro-batch"},
+      {" --defer-embedding-wgrad some", "--defer-embedding-wgrad: 'some' is not off, all"},
       {" --shard zero4", "--shard: "},
       {" --task finetune", "--task: unknown task 'finetune' (expected pretrain|sft|lora)"},
       {" --task lora --lora-targets linear_qkv,qkv", "--lora-targets: unknown target 'qkv'"},
@@ -259,15 +261,15 @@ static void test_layout_flags(void) {
   for (; pl_layout_flag_name(n) != NULL; n++)
     for (size_t k = 0; k < n; k++)
       CHECK(strcmp(pl_layout_flag_name(k), pl_layout_flag_name(n)) != 0);
-  CHECK_EQ_INT((int64_t)n, 39); /* 22 counts (bf16-last-blocks, lora-rank, packed-sample-len the last) + 17 words
-                                   (bf16-modules, task, lora-targets the last) */
+  CHECK_EQ_INT((int64_t)n, 40); /* 22 counts (bf16-last-blocks, lora-rank, packed-sample-len the last) + 18 words
+                                   (bf16-modules, task, lora-targets, defer-embedding-wgrad the last) */
   /* written and read back: the same text (an MoE layout with every optional flag set) */
   memset(&l, 0, sizeof l);
   split(" --gpus 64 --tp 2 --pp 4 --cp 1 --vp 2 --seq 4096 --mbs 1 --gbs 256 --shard zero1"
         " --dtype mxfp8 --schedule interleaved --recompute selective --recompute-modules"
         " core_attn,moe_act --first-stage-layers 3 --mtp-layers 1 --account-embed-loss on"
         " --ep 8 --etp 1 --moe-dispatch deepep --moe-imbalance 1.25 --cuda-graph-scope"
-        " attn,moe_router --moe-pad-capacity on --moe-force-balance on",
+        " attn,moe_router --moe-pad-capacity on --moe-force-balance on --defer-embedding-wgrad 22",
         &a);
   CHECK_STATUS(pl_layout_flags_read(&l, get, &a, &d), PL_OK, dp);
   char one[1024], two[1024];
@@ -277,7 +279,8 @@ static void test_layout_flags(void) {
                  " --dtype mxfp8 --schedule interleaved --recompute selective --recompute-modules"
                  " core_attn,moe_act --first-stage-layers 3 --mtp-layers 1 --account-embed-loss on"
                  " --ep 8 --etp 1 --moe-dispatch deepep --moe-imbalance 1.25"
-                 " --moe-pad-capacity on --moe-force-balance on --cuda-graph-scope attn,moe_router");
+                 " --moe-pad-capacity on --moe-force-balance on --cuda-graph-scope attn,moe_router"
+                 " --defer-embedding-wgrad 22");
   struct pl_layout back;
   memset(&back, 0, sizeof back);
   split(one, &a);

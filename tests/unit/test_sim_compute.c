@@ -2703,13 +2703,43 @@ static void test_cuda_graph_scopes(void) {
   CHECK(pl_cuda_graph_scopes_parse("attn,moe_router", &s, &d) == PL_OK && s == 3u);
   CHECK(pl_cuda_graph_scopes_parse("none", &s, &d) == PL_OK && s == 0u);
   CHECK(pl_cuda_graph_scopes_parse("attn,attn", &s, &d) != PL_OK);
-  CHECK(pl_cuda_graph_scopes_parse("mlp", &s, &d) != PL_OK);
+  CHECK(pl_cuda_graph_scopes_parse("mlp", &s, &d) == PL_OK && s == (uint32_t)PL_CGS_MLP);
+  CHECK(pl_cuda_graph_scopes_parse("moe", &s, &d) != PL_OK); /* drop-and-pad MoE: not modelled */
   CHECK(pl_cuda_graph_scopes_parse("", &s, &d) != PL_OK);
   char buf[64];
   pl_cuda_graph_scopes_format(0, buf, sizeof buf);
   CHECK(strcmp(buf, "none") == 0);
   pl_cuda_graph_scopes_format(15, buf, sizeof buf);
   CHECK(strcmp(buf, "attn,moe_router,moe_preprocess,full_iteration") == 0);
+  pl_cuda_graph_scopes_format(PL_CGS_ATTN | PL_CGS_MLP, buf, sizeof buf);
+  CHECK(strcmp(buf, "attn,mlp") == 0);
+}
+
+/* The mlp scope (Megatron-Core CudaGraphScope.mlp, dense layers only): ops
+ * fc1 (one GEMM call, 48 us on the host), swiglu and norm2 (one memory
+ * kernel each, 37 us); every GPU time a few us, so the host floor is the pass.
+ *   eager:                        48 + 37 + 37 = 122 us
+ *   mlp, dense model:             all three captured: GPU time only (< 50 us)
+ *   mlp, a model with MoE blocks: fc1 and swiglu captured (the dense share),
+ *                                 norm2 shared with the MoE blocks: 37 us
+ *   attn alone:                   none of them: 122 us */
+static void test_cuda_graph_mlp(void) {
+  struct pl_op ops[3] = {
+      {.kind = PL_OP_GEMM, .name = "fc1", .m = 64, .n = 64, .k = 64, .count = 1},
+      {.kind = PL_OP_MEMORY, .name = "swiglu", .fwd_bytes = 1e3, .bwd_bytes = 0},
+      {.kind = PL_OP_MEMORY, .name = "norm2", .fwd_bytes = 1e3, .bwd_bytes = 0},
+  };
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .host_per_gemm_s = 48e-6, .host_per_kernel_s = 37e-6};
+  struct pl_model dense = {.pos = PL_POS_LEARNED, .layers = 4};
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &dense, ops, 3, PL_PASS_FWD, false, NULL), 122e-6, EXACT);
+  l.cuda_graph_scopes = PL_CGS_ATTN;
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &dense, ops, 3, PL_PASS_FWD, false, NULL), 122e-6, EXACT);
+  l.cuda_graph_scopes = PL_CGS_MLP;
+  double t = sim_seg_ops_s(&a100, &l, &dense, ops, 3, PL_PASS_FWD, false, NULL);
+  CHECK(t > 0 && t < 30e-6);
+  struct pl_model moe = {.pos = PL_POS_LEARNED, .layers = 4, .experts = 16, .top_k = 2};
+  CHECK(pl_model_moe_layers(&moe) > 0);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &moe, ops, 3, PL_PASS_FWD, false, NULL), 37e-6, EXACT);
 }
 
 /* The alltoall dispatcher's preprocess (flops.c MOE_PREPROCESS), here as one
@@ -3054,6 +3084,7 @@ int main(void) {
   test_host_per_gemm();
   test_host_per_launch();
   test_cuda_graph_scopes();
+  test_cuda_graph_mlp();
   test_graph_moe_preprocess();
   test_moe_host_sync();
   test_moe_wait_casts();

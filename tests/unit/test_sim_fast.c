@@ -295,6 +295,32 @@ static void check_overlap_p2p(const struct layout_case *c) {
          out[1].step_time_s);
 }
 
+/* layout.align_grad_reduce and layout.wgrad_deferral (lower.c aligned_grads,
+ * drain_head_wgrads): the aligned launches sit after the chunks' last
+ * backwards, outside the steady periods, so the fast path still inserts
+ * periods (1F1B case 0, interleaved case 3) and must give the reference's step;
+ * the deferral turns compression off (its first N head backwards differ from
+ * the rest): the fast path is then the whole step, the same one. */
+static void check_align_defer(const struct layout_case *c) {
+  static struct pl_run run;
+  static struct pl_step fast_out, ref_out;
+  struct pl_flops fl;
+  struct sim_step fast, ref;
+  make_run(c, &run);
+  run.layout.align_grad_reduce = true;
+  fast_matches_ref(&run, &fl, &fast, &ref, &fast_out, &ref_out);
+  CHECK(fast.eng.cmp.inserted > 0);
+  printf("align_grad_reduce %s pp %lld vp %lld: %d periods inserted, step %.6f s\n", c->model,
+         (long long)c->pp, (long long)c->vp, fast.eng.cmp.inserted, ref_out.step_time_s);
+  sim_step_free(&fast);
+  sim_step_free(&ref);
+  run.layout.wgrad_deferral = 2;
+  fast_matches_ref(&run, &fl, &fast, &ref, &fast_out, &ref_out);
+  CHECK(fast.eng.cmp.inserted == 0);
+  sim_step_free(&fast);
+  sim_step_free(&ref);
+}
+
 /* Megatron-LM's scatter/gather of pipeline tensors (layout.
  * p2p_scatter_gather, lower_p2p.c sg_pass_extras): a tp all_gather and a copy
  * after every pass that received a tensor. Every steady pass of a stage gets
@@ -867,6 +893,8 @@ int main(void) {
   for (size_t i = 0; i < sizeof sg / sizeof sg[0]; i++)
     check_scatter_gather(&sg[i]);
   check_overlap_p2p(&cases[3]); /* llama2-70b tp 8 pp 4 vp 5, interleaved */
+  check_align_defer(&cases[0]); /* llama2-70b tp 8 pp 4, 1F1B, zero1 */
+  check_align_defer(&cases[3]); /* the same interleaved, vp 5 */
   check_overlap_p2p(&sg[1]);    /* llama2-70b tp 8 pp 4 vp 5, no sp, eager */
   check_fallback(&cases[1], 2, 1);
   check_fallback(&cases[2], 6, 1);
