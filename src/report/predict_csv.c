@@ -356,6 +356,9 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_int(c, "framework.nccl_max_ctas_pp", fw.nccl_max_ctas_pp);
   /* and the channel floor under every communicator (--nccl-min-channels, cluster.nccl_min_channels) */
   col_int(c, "hardware.nccl_min_channels", hw->nccl_min_channels);
+  /* context parallelism's exchange (--cp-comm-type, --cp-a2a-size; layout.cp_comm, cp_a2a) */
+  col_str(c, "layout.cp_comm_type", pl_cp_comm_name(l->cp_comm));
+  col_int(c, "layout.cp_a2a_size", l->cp_a2a);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -2141,6 +2141,51 @@ static void test_cp_p2p_merge_ops(void) {
   CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_merge") != NULL);
 }
 
+/* layout.cp_comm (segments.c cp_te_copies, cp_p2p_merge_ops; flops.c
+ * attention), small_llama at cp 2: E = K = mbs 2 x seq/cp 256 x 8 heads x
+ * 128 = 524,288 elements:
+ *  - all_gather: cp_ag_copies forward 8 cp K + 4E = 16K + 4E = 20 x 524,288
+ *    = 10,485,760 B; backward (32 cp + 6) K + 4E = 74 x 524,288 =
+ *    38,797,312 B; 4 and 12 kernels; no cp_p2p_merge;
+ *  - a2a: cp_a2a_copies 16E + 16K = 32 x 524,288 = 16,777,216 B each way,
+ *    8 kernels; the attention core over the whole sequence (m = n = 512)
+ *    with 8 / 2 = 4 heads: count mbs 2 x 4 = 8; no cp_p2p_merge;
+ *  - a2a+p2p at cp 4 with an a2a of 2: the attention core m = 512 / 4 x 2 =
+ *    256 queries against n = 512 keys, count 2 x 8 / 2 = 8; the ring of
+ *    cp / 2 = 2 ranks merges as cp 2 on E = K = 2 x 128 x 8 x 128 = 262,144:
+ *    forward 8K + 10E = 4,718,592 B, backward 24K + 10E = 8,912,896 B,
+ *    kernels 5 and 7. */
+static void test_cp_comm_ops(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  run.layout.cp = 2;
+  run.layout.cp_comm = PL_CP_ALL_GATHER;
+  int n = pl_sim_segment_ops(&run, 1, ops);
+  const struct pl_op *c = find_op(ops, n, "cp_ag_copies");
+  CHECK(c != NULL && c->fwd_bytes == 10485760.0 && c->bwd_bytes == 38797312.0);
+  CHECK(c != NULL && c->fwd_kernels == 4 && c->bwd_kernels == 12);
+  CHECK(find_op(ops, n, "cp_p2p_merge") == NULL && find_op(ops, n, "cp_a2a_copies") == NULL);
+  run.layout.cp_comm = PL_CP_A2A;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  c = find_op(ops, n, "cp_a2a_copies");
+  CHECK(c != NULL && c->fwd_bytes == 16777216.0 && c->bwd_bytes == 16777216.0);
+  CHECK(c != NULL && c->fwd_kernels == 8 && c->bwd_kernels == 8);
+  CHECK(find_op(ops, n, "cp_p2p_merge") == NULL);
+  c = find_op(ops, n, "attn");
+  CHECK(c != NULL && c->m == 512 && c->n == 512 && c->count == 8);
+  run.layout.cp = 4;
+  run.layout.cp_comm = PL_CP_A2A_P2P;
+  run.layout.cp_a2a = 2;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  c = find_op(ops, n, "attn");
+  CHECK(c != NULL && c->m == 256 && c->n == 512 && c->count == 8);
+  c = find_op(ops, n, "cp_p2p_merge");
+  CHECK(c != NULL && c->fwd_bytes == 4718592.0 && c->bwd_bytes == 8912896.0);
+  CHECK(c != NULL && c->fwd_kernels == 5 && c->bwd_kernels == 7);
+  CHECK(find_op(ops, n, "cp_a2a_copies") != NULL);
+}
+
 /* Round 11 passes, docs/step-model.md 2.3f, on small_llama (1024 tokens per
  * micro-batch, 8 heads of 128, kv 8, vocab 32000, tp 1):
  *  - qkv_grad_cat: backward only, 4 B per q/k/v element: 4 x 1024 x 3072 =
@@ -2921,6 +2966,7 @@ int main(void) {
   test_cp_merge_ops();
   test_fms_eager_attention();
   test_cp_p2p_merge_ops();
+  test_cp_comm_ops();
   test_launch_blocking();
   test_host_per_gemm();
   test_host_per_launch();
