@@ -21,4 +21,10 @@ done
 expect_ok validate "$V/llama3_herd_table4.csv" --format json
 check "three Llama 3 rows" grep -q '"dataset": "llama3_herd_table4"' "$TMP/out"
 check "framework torchtitan" grep -q '"framework": "torchtitan"' "$TMP/out"
+# Table 4 row 3 (cp 16, 128K): Sec. 3.3.2's all-gather CP of K and V, exposed, not the torchtitan
+# preset's context_parallel (src/validate/sources_scale.c validate_llama3_layout). The row needs more
+# than 80 GiB in plateau, so its command is read at --hbm 200 GiB.
+expect_ok validate "$V/llama3_herd_table4.csv" --hbm '200 GiB' --format csv
+check "row 3: cp all_gather" grep -qE '^"llama3_herd_table4",3,.* --cp 16 .*--cp-comm-type all_gather .*--cp-allgather off ' "$TMP/out"
+check "rows 1-2 (cp 1): p2p unwritten" [ "$(grep -cE '^"llama3_herd_table4",[12],.*--cp-comm-type' "$TMP/out")" = 0 ]
 finish
