@@ -427,7 +427,10 @@ static enum pl_status layer_cp(struct sim_step *st, struct sim_seg *s, const str
   /* the p2p ring (AttnFuncWithCPAndKVP2P): after an a2a over grp ranks a
    * rank holds grp x the tokens of 1/grp of the heads, the same K/V bytes */
   const char *group = grp > 1 ? "cp-ring" : "cp";
-  double kv = 2.0 * b.k; /* K and V at head_dim, as before session 26 */
+  /* the send buffer is torch.cat((k.view(-1), v.view(-1))) (context_parallel.py
+   * AttnFuncWithCPAndKVP2P.forward, p2p_comm_buffers[0]): K and V at their own
+   * head dims (latent attention: V at v_head_dim) */
+  double kv = b.k + b.v;
   int32_t f, bw;
   r = sim_coll_add(st, PL_COLL_SEND_RECV, group, kv, &f, diag);
   if (r == PL_OK)

@@ -283,6 +283,16 @@ static void test_cp_comm(void) {
   /* the step's summary merges one op and group: 16 calls of mean 3,145,728 B */
   const struct pl_coll_summary *ring = cp_coll("cp-ring", "send_recv");
   CHECK(ring != NULL && ring->count == 16 && ring->bytes == 3145728.0);
+  /* p2p sends torch.cat of K and V at their own head dims: with V at 32,
+   * K 2,097,152 + V 1,048,576 = 3,145,728 B forward, twice that backward,
+   * 8 calls each (cp 2, 8 blocks): mean 4,718,592 B over 16 */
+  base(tiny_json, NULL, 2);
+  run.model.v_head_dim = 32;
+  run.layout.cp = 2;
+  run.layout.gbs = 1;
+  predict();
+  ring = cp_coll("cp", "send_recv");
+  CHECK(ring != NULL && ring->count == 16 && ring->bytes == 4718592.0);
 }
 
 /* Same input, same output, bit for bit. */
