@@ -204,6 +204,8 @@ static void attention(struct pl_op *op, const char *name, const struct pl_model 
   op->k_v = (int64_t)vd;
   op->count = d->mbs * (m->heads / hdiv);
   op->causal = true;
+  if (l->cp > 1 && l->cp_comm == PL_CP_ALL_GATHER && !l->cp_allgather)
+    op->cp_gathered = l->cp;
   op->share = share;
   op->fwd_flops = 2.0 * scores * (hd + vd); /* QK^T and PV */
   op->fwd_bytes = BF16_BYTES * (2 * q_elems + 2 * kv_elems);
