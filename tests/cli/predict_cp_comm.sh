@@ -49,6 +49,11 @@ check "a2a+p2p: a2a size in JSON" same "$(j "$TMP/out" "['layout']['cp_a2a_size'
 check "a2a+p2p: all_to_all over the a2a group" [ "$(coll "$TMP/out" cp-a2a all_to_all count)" != none ]
 check "a2a+p2p: the ring across" [ "$(coll "$TMP/out" cp-ring send_recv count)" != none ]
 
+expect_ok predict --model llama3-8b --gpu h100 --gpus 16 --tp 2 --cp 4 --seq 65536 --gbs 16 --cp-comm-type a2a+p2p --cp-a2a-size 2
+check "text: the exchange under layout" grep -q "cp exchange=a2a+p2p (a2a over 2, ring over 2)" "$TMP/out"
+expect_ok predict --model llama3-8b --gpu h100 --gpus 16 --tp 2 --cp 4 --seq 65536 --gbs 16
+check "text: p2p unsaid" [ "$(grep -c "cp exchange" "$TMP/out")" = 0 ]
+
 csv=(predict --model llama3-8b --gpu h100 --gpus 16 --tp 2 --cp 4 --seq 65536 --gbs 16 --format csv)
 expect_ok "${csv[@]}" --cp-comm-type a2a+p2p --cp-a2a-size 2
 check "csv: cp_comm_type column" same "$(col "$TMP/out" layout.cp_comm_type)" a2a+p2p
