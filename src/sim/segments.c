@@ -1171,6 +1171,20 @@ static int cp_merge_ops(const struct pl_run *run, struct pl_op *ops, int n) {
  * per query and head): their bytes are not counted, their kernels are
  * (forward: the cat, the LSE clone, cp - 1 LSE corrections, cp output
  * corrections; backward: the copy, cp dq and 2 cp dk/dv kernels). */
+/* Transformer Engine's cp work outside the attention kernels (the merges,
+ * the copies) is part of one autograd Function with the kernels
+ * (context_parallel.py AttnFuncWithCPAndKVP2P / ...KVAllGather /
+ * ...QKVOA2A), so it re-runs whenever the attention core does: full
+ * recomputation, or Megatron-Core's selective core_attn
+ * (attention.py _checkpointed_attention_forward checkpoints the whole
+ * core_attention call). */
+static bool te_cp_rerun(const struct pl_layout *l, const struct pl_op *ops, int n) {
+  for (int i = 0; i < n; i++)
+    if (ops[i].kind == PL_OP_ATTENTION)
+      return ops[i].recompute;
+  return l->recompute == PL_RECOMPUTE_FULL;
+}
+
 static int cp_p2p_merge_ops(const struct pl_run *run, struct pl_op *ops, int n) {
   const struct pl_layout *l = &run->layout;
   const struct pl_model *m = &run->model;
@@ -1186,7 +1200,7 @@ static int cp_p2p_merge_ops(const struct pl_run *run, struct pl_op *ops, int n) 
   double k = tok * (double)(m->kv_heads > 0 ? m->kv_heads : m->heads) / (double)l->tp;
   double fwd = ACT_BYTES * (4.0 * k + (2.0 + 3.0 * (cp - 1.0)) * e);
   double bwd = ACT_BYTES * ((12.0 + 3.0 * (cp - 2.0)) * k + (2.0 + 3.0 * (cp - 1.0)) * e);
-  mem_op(&ops[n], "cp_p2p_merge", fwd, bwd, l->recompute == PL_RECOMPUTE_FULL);
+  mem_op(&ops[n], "cp_p2p_merge", fwd, bwd, te_cp_rerun(l, ops, n));
   ops[n].fwd_kernels = 2 * (int)ring + 1;
   ops[n].bwd_kernels = 3 * (int)ring + 1;
   return n + 1;
@@ -1226,8 +1240,7 @@ static int cp_te_copies(const struct pl_run *run, struct pl_op *ops, int n) {
   double k = tok * (double)(m->kv_heads > 0 ? m->kv_heads : m->heads) / (double)l->tp;
   double fwd = ag ? 8.0 * cp * k + 4.0 * e : 16.0 * e + 16.0 * k;
   double bwd = ag ? (32.0 * cp + 6.0) * k + 4.0 * e : 16.0 * e + 16.0 * k;
-  mem_op(&ops[n], ag ? "cp_ag_copies" : "cp_a2a_copies", fwd, bwd,
-         l->recompute == PL_RECOMPUTE_FULL);
+  mem_op(&ops[n], ag ? "cp_ag_copies" : "cp_a2a_copies", fwd, bwd, te_cp_rerun(l, ops, n));
   ops[n].fwd_kernels = ag ? 4 : 8;
   ops[n].bwd_kernels = ag ? 12 : 8;
   return n + 1;

@@ -2180,8 +2180,18 @@ static void test_cp_comm_ops(void) {
   int n = pl_sim_segment_ops(&run, 1, ops);
   const struct pl_op *c = find_op(ops, n, "cp_ag_copies");
   CHECK(c != NULL && c->fwd_bytes == 10485760.0 && c->bwd_bytes == 38797312.0);
-  CHECK(c != NULL && c->fwd_kernels == 4 && c->bwd_kernels == 12);
+  CHECK(c != NULL && c->fwd_kernels == 4 && c->bwd_kernels == 12 && !c->recompute);
   CHECK(find_op(ops, n, "cp_p2p_merge") == NULL && find_op(ops, n, "cp_a2a_copies") == NULL);
+  /* selective recompute (core_attn by default) re-runs TE's whole cp Function */
+  run.layout.recompute = PL_RECOMPUTE_SELECTIVE;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_ag_copies");
+  CHECK(c != NULL && c->recompute);
+  run.layout.cp_comm = PL_CP_P2P;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_p2p_merge");
+  CHECK(c != NULL && c->recompute);
+  run.layout.recompute = PL_RECOMPUTE_NONE;
+  run.layout.cp_comm = PL_CP_ALL_GATHER;
+  n = pl_sim_segment_ops(&run, 1, ops);
   c = find_op(ops, n, "attn"); /* the two gathered launches (compute.c cp_gathered_span) */
   CHECK(c != NULL && c->cp_gathered == 2 && c->m == 256 && c->n == 512);
   run.layout.cp_comm = PL_CP_A2A;
