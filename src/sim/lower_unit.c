@@ -798,8 +798,14 @@ int32_t sim_emit_unit(struct lower *lw, const struct unit *u, int32_t gather) {
       cp_exposed(lw, c, ly->cp_re, llround((double)u->layers * ly->cp_re_runs));
     cp_exposed(lw, c, ly->cp_pre[p], u->layers);
     const struct sim_comm *cp = &ly->cp[p];
+    int32_t re_ring = SIM_NONE; /* a recomputed forward's own K/V ring, before the backward's */
+    if (p == PL_PASS_BWD)
+      re_ring = coll_task(lw, PL_STREAM_CP, ly->cp[PL_PASS_FWD].coll,
+                          llround((double)u->layers * ly->cp_re_runs) * ly->cp[PL_PASS_FWD].calls);
+    dep(lw, c, re_ring);
     ring = coll_task(lw, PL_STREAM_CP, cp->coll, (int64_t)u->layers * cp->calls);
     dep(lw, c, ring);
+    dep(lw, re_ring, ring);
     c = comp(lw, attn_s, u, PL_PART_ATTN);
     cp_exposed(lw, c, ly->cp_post[p], u->layers);
     join_add(lw, ring);

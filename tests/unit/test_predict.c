@@ -293,6 +293,16 @@ static void test_cp_comm(void) {
   predict();
   ring = cp_coll("cp", "send_recv");
   CHECK(ring != NULL && ring->count == 16 && ring->bytes == 4718592.0);
+  /* p2p with full recompute: the recomputed forward runs its own ring, 8
+   * more calls of K + V (tiny again: 4,194,304 B): 24 calls */
+  base(tiny_json, NULL, 2);
+  run.layout.cp = 2;
+  run.layout.gbs = 1;
+  run.layout.recompute = PL_RECOMPUTE_FULL;
+  predict();
+  check_sums();
+  ring = cp_coll("cp", "send_recv");
+  CHECK(ring != NULL && ring->count == 24);
 }
 
 /* Same input, same output, bit for bit. */

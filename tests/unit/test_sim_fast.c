@@ -843,6 +843,7 @@ int main(void) {
       {"llama2-7b", "dgx-h100", 64, 2, 1, 1, 4, 1, 1, PL_SHARD_ZERO3, 0, PL_RECOMPUTE_SELECTIVE,
        PL_SCHEDULE_1F1B, false, false, false, false, false},
   };
+  check_cp_comm(&cpc[0], PL_CP_P2P, 0); /* with the recomputed forward's ring */
   check_cp_comm(&cpc[0], PL_CP_ALL_GATHER, 0);
   check_cp_comm(&cpc[0], PL_CP_A2A, 0);
   check_cp_comm(&cpc[1], PL_CP_ALL_GATHER, 0);
