@@ -241,13 +241,13 @@ size_t pl_layout_flags_format(const struct pl_layout *l, bool moe, char *out, si
     flag_text_word(&t, l->pipeline_layout);
     flag_text_put(&t, "'");
   }
-  if (moe)
-    flag_text_put(&t, " --ep %" PRId64 " --etp %" PRId64 " --moe-dispatch %s --moe-imbalance %.17g",
-                  l->ep, l->etp, pl_moe_dispatch_name(l->dispatch), l->moe_imbalance);
   if (l->cp_comm != PL_CP_P2P) /* p2p, the default, unwritten */
     flag_text_put(&t, " --cp-comm-type %s", pl_cp_comm_name(l->cp_comm));
   if (l->cp_comm == PL_CP_A2A_P2P && l->cp_a2a > 0)
     flag_text_put(&t, " --cp-a2a-size %" PRId64, l->cp_a2a);
+  if (moe)
+    flag_text_put(&t, " --ep %" PRId64 " --etp %" PRId64 " --moe-dispatch %s --moe-imbalance %.17g",
+                  l->ep, l->etp, pl_moe_dispatch_name(l->dispatch), l->moe_imbalance);
   if (moe && l->moe_pad_capacity)
     flag_text_put(&t, " --moe-pad-capacity on");
   if (moe && l->moe_force_balance)

@@ -243,6 +243,9 @@ static void test_layout_flags(void) {
       {" --account-embed-loss yes", "--account-embed-loss: unknown value 'yes' (expected off|on)"},
       {" --cuda-graph-scope everything", "--cuda-graph-scope: "},
       {" --shard zero4", "--shard: "},
+      {" --cp-comm-type allgather", "--cp-comm-type: unknown cp comm type 'allgather' (expected "
+                                    "p2p|all_gather|a2a|a2a+p2p)"},
+      {" --cp-a2a-size two", "--cp-a2a-size: "},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     memset(&l, 0, sizeof l);
@@ -256,7 +259,7 @@ static void test_layout_flags(void) {
   for (; pl_layout_flag_name(n) != NULL; n++)
     for (size_t k = 0; k < n; k++)
       CHECK(strcmp(pl_layout_flag_name(k), pl_layout_flag_name(n)) != 0);
-  CHECK_EQ_INT((int64_t)n, 33); /* 19 counts + 14 words */
+  CHECK_EQ_INT((int64_t)n, 35); /* 20 counts + 15 words */
   /* written and read back: the same text (an MoE layout with every optional flag set) */
   memset(&l, 0, sizeof l);
   split(" --gpus 64 --tp 2 --pp 4 --cp 1 --vp 2 --seq 4096 --mbs 1 --gbs 256 --shard zero1"
@@ -283,6 +286,23 @@ static void test_layout_flags(void) {
   pl_layout_flags_format(&back, false, two, sizeof two); /* a dense model: no MoE flags */
   CHECK(strstr(two, "--ep") == NULL && strstr(two, "--moe-dispatch") == NULL &&
         strstr(two, "--moe-pad-capacity") == NULL && strstr(two, "--moe-force-balance") == NULL);
+  /* layout.cp_comm: written when not p2p (the default), with its a2a size */
+  memset(&l, 0, sizeof l);
+  split(" --gpus 16 --tp 2 --pp 1 --cp 4 --vp 1 --seq 4096 --mbs 1 --gbs 8 --cp-comm-type a2a+p2p"
+        " --cp-a2a-size 2",
+        &a);
+  CHECK_STATUS(pl_layout_flags_read(&l, get, &a, &d), PL_OK, dp);
+  CHECK(l.cp_comm == PL_CP_A2A_P2P && l.cp_a2a == 2);
+  pl_layout_flags_format(&l, false, one, sizeof one);
+  CHECK(strstr(one, " --cp 4 ") != NULL && strstr(one, " --cp-comm-type a2a+p2p --cp-a2a-size 2") != NULL);
+  memset(&back, 0, sizeof back);
+  split(one, &a);
+  CHECK_STATUS(pl_layout_flags_read(&back, get, &a, &d), PL_OK, dp);
+  CHECK(back.cp_comm == PL_CP_A2A_P2P && back.cp_a2a == 2);
+  l.cp_comm = PL_CP_P2P;
+  l.cp_a2a = 0;
+  pl_layout_flags_format(&l, false, one, sizeof one);
+  CHECK(strstr(one, "--cp-comm-type") == NULL && strstr(one, "--cp-a2a-size") == NULL);
 }
 
 /* Quantities in the largest unit they are at least 1 of, fewest digits
