@@ -1213,14 +1213,15 @@ static int cp_p2p_merge_ops(const struct pl_run *run, struct pl_op *ops, int n) 
  * heads/tp x head_dim query elements, K = mbs x seq/cp x kv_heads/tp x
  * head_dim elements of K (and of V), 2 B each, read and written.
  * all_gather (AttnFuncWithCPAndKVAllGather): forward, torch.index_select of
- *   k_ag and v_ag into sequence order (2 x 2 cp K x 2 B = 8 cp K) and
- *   out_f16[i].copy_(out_per_step[i]) of the two half-query steps (4E);
+ *   k_ag and v_ag into sequence order (2 x 2 cp K x 2 B = 8 cp K),
+ *   out_f16[i].copy_(out_per_step[i]) of the two half-query steps (4E) and
+ *   the accumulator's torch.zeros(o_shape) (2E, at d0067d0 for every format);
  *   backward, the same index_select (8 cp K), torch.zeros of the cp-wide dk
  *   and dv (4 cp K), dq[i].copy_ (4E), dk/dv[range].add_ of each step's
  *   gradient (read both, write one: the two steps' ranges hold 2 cp + 1 of
  *   the 2 cp half chunks, 12 (cp + 1/2) K) and the index_select of dk and dv
- *   back to rank order (8 cp K):  fwd = 8 cp K + 4E,
- *   bwd = (32 cp + 6) K + 4E; 4 and 12 kernels (dq is torch.empty for sbhd).
+ *   back to rank order (8 cp K):  fwd = 8 cp K + 6E,
+ *   bwd = (32 cp + 6) K + 4E; 5 and 12 kernels (dq is torch.empty for sbhd).
  * a2a (flash_attn_a2a_communicate, AttnFuncWithCPAndQKVOA2A; the a2a of
  *   a2a+p2p the same): each exchanged tensor is copied twice, before its
  *   all_to_all (movedim of the split head dim .contiguous(), or the
@@ -1238,10 +1239,10 @@ static int cp_te_copies(const struct pl_run *run, struct pl_op *ops, int n) {
   double tok = (double)l->mbs * (double)(l->seq / l->cp) * (double)m->head_dim;
   double e = tok * (double)m->heads / (double)l->tp;
   double k = tok * (double)(m->kv_heads > 0 ? m->kv_heads : m->heads) / (double)l->tp;
-  double fwd = ag ? 8.0 * cp * k + 4.0 * e : 16.0 * e + 16.0 * k;
+  double fwd = ag ? 8.0 * cp * k + 6.0 * e : 16.0 * e + 16.0 * k;
   double bwd = ag ? (32.0 * cp + 6.0) * k + 4.0 * e : 16.0 * e + 16.0 * k;
   mem_op(&ops[n], ag ? "cp_ag_copies" : "cp_a2a_copies", fwd, bwd, te_cp_rerun(l, ops, n));
-  ops[n].fwd_kernels = ag ? 4 : 8;
+  ops[n].fwd_kernels = ag ? 5 : 8;
   ops[n].bwd_kernels = ag ? 12 : 8;
   return n + 1;
 }

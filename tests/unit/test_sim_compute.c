@@ -2160,9 +2160,9 @@ static void test_cp_p2p_merge_ops(void) {
  * attention), small_llama at cp 2: E = K = mbs 2 x seq/cp 256 x 8 heads x
  * 128 = 524,288 elements:
  *  - all_gather: the attention core marked cp_gathered 2 (m 256, n 512);
- *    cp_ag_copies forward 8 cp K + 4E = 16K + 4E = 20 x 524,288
- *    = 10,485,760 B; backward (32 cp + 6) K + 4E = 74 x 524,288 =
- *    38,797,312 B; 4 and 12 kernels; no cp_p2p_merge;
+ *    cp_ag_copies forward 8 cp K + 6E = 16K + 6E = 22 x 524,288
+ *    = 11,534,336 B; backward (32 cp + 6) K + 4E = 74 x 524,288 =
+ *    38,797,312 B; 5 and 12 kernels; no cp_p2p_merge;
  *  - a2a: cp_a2a_copies 16E + 16K = 32 x 524,288 = 16,777,216 B each way,
  *    8 kernels; the attention core over the whole sequence (m = n = 512)
  *    with 8 / 2 = 4 heads: count mbs 2 x 4 = 8; no cp_p2p_merge;
@@ -2179,8 +2179,8 @@ static void test_cp_comm_ops(void) {
   run.layout.cp_comm = PL_CP_ALL_GATHER;
   int n = pl_sim_segment_ops(&run, 1, ops);
   const struct pl_op *c = find_op(ops, n, "cp_ag_copies");
-  CHECK(c != NULL && c->fwd_bytes == 10485760.0 && c->bwd_bytes == 38797312.0);
-  CHECK(c != NULL && c->fwd_kernels == 4 && c->bwd_kernels == 12 && !c->recompute);
+  CHECK(c != NULL && c->fwd_bytes == 11534336.0 && c->bwd_bytes == 38797312.0);
+  CHECK(c != NULL && c->fwd_kernels == 5 && c->bwd_kernels == 12 && !c->recompute);
   CHECK(find_op(ops, n, "cp_p2p_merge") == NULL && find_op(ops, n, "cp_a2a_copies") == NULL);
   /* selective recompute (core_attn by default) re-runs TE's whole cp Function */
   run.layout.recompute = PL_RECOMPUTE_SELECTIVE;
