@@ -55,6 +55,10 @@ struct pl_op {
   bool causal;            /* ATTENTION: causally masked. FLOPs count the whole s x s_k
                              square (convention); kernels that skip masked tiles
                              (FlashAttention) execute about half of them */
+  int64_t cp_gathered;    /* ATTENTION: cp of Transformer Engine's all_gather context
+                             parallelism (layout.cp_comm all_gather): the local m queries run
+                             as two launches of m / 2 against the gathered keys up to their
+                             chunk (src/sim/compute.c); 0 otherwise */
   int bwd_kernels;        /* MEMORY: kernels the backward launches when more than one
                              (0: one; docs/step-model.md 2.6): a norm's backward (3), the
                              gradient accumulation's per-tensor adds */

@@ -146,6 +146,18 @@ enum pl_kernels { PL_KERNELS_FUSED, PL_KERNELS_UNFUSED };
  * RDMA then forwarded over NVLink; priced as deepep except where Hybrid-EP's
  * own measurements apply, src/sim/segments.c). */
 enum pl_moe_dispatch { PL_MOE_ALLTOALL, PL_MOE_ALLGATHER, PL_MOE_DEEPEP, PL_MOE_HYBRIDEP };
+/* How context parallelism exchanges attention's inputs (Megatron-Core
+ * --cp-comm-type, TransformerConfig.cp_comm_type; Transformer Engine
+ * transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py
+ * attn_forward_func_with_cp, v2.20.0.dev0 @ d0067d0): p2p (AttnFuncWithCPAndKVP2P,
+ * the K/V ring overlapping the attention steps), all_gather
+ * (AttnFuncWithCPAndKVAllGather: K/V all_gathered, exposed, dK/dV
+ * reduce_scattered; Llama 3's CP, arXiv 2407.21783 Sec. 3.3.2), a2a
+ * (AttnFuncWithCPAndQKVOA2A, DeepSpeed-Ulysses: Q, K, V and O swap sequence
+ * for heads by all_to_all, exposed), a2a+p2p (a2a within groups of
+ * layout.cp_a2a ranks, Megatron-Core --hierarchical-context-parallel-sizes,
+ * then the p2p ring across them). src/sim/segments.c layer_cp. */
+enum pl_cp_comm { PL_CP_P2P, PL_CP_ALL_GATHER, PL_CP_A2A, PL_CP_A2A_P2P };
 /* The flex dispatcher (deepep or hybridep backend). */
 #define PL_MOE_IS_FLEX(d) ((d) == PL_MOE_DEEPEP || (d) == PL_MOE_HYBRIDEP)
 /* How FP8 (dtype fp8, Hopper recipes) scales and caches its tensors, as
@@ -283,6 +295,10 @@ struct pl_layout {
                               by all_to_all each step, the last one waited after the ring; eager
                               fp32 merges of each step's output and gradients (src/sim/segments.c
                               cp_merge_ops, lower_unit.c cp_gather_ring) */
+  enum pl_cp_comm cp_comm; /* input: context parallelism's exchange (enum pl_cp_comm; default p2p;
+                              exclusive with cp_allgather, PyTorch's own context_parallel) */
+  int64_t cp_a2a;          /* input: cp_comm a2a+p2p: the a2a group's size, the first of Megatron-Core's
+                              hierarchical_context_parallel_sizes (divides cp; 0 = not given) */
   bool fused_grouped_mlp;  /* input: Transformer Engine's fused MXFP8 grouped MLP (Megatron-Core
                               use_transformer_engine_op_fuser with NVTE_CUTEDSL_FUSED_GROUPED_MLP=1:
                               TE ops/fused/forward_grouped_mlp.py, backward_grouped_mlp.py, v2.16):
@@ -897,6 +913,9 @@ double pl_layout_bucket_bytes(const struct pl_layout *l, double elem_bytes, doub
  * the flattened dp_shard_cp mesh (torchtitan/distributed/parallel_dims.py).
  * The group sits at stride tp (cp innermost after tp, then dp). */
 int64_t pl_layout_shard_ranks(const struct pl_layout *l);
+/* The ranks context parallelism's all_to_all spans: cp with cp_comm a2a,
+ * cp_a2a with a2a+p2p, else 1 (layout_bytes.c). */
+int64_t pl_layout_cp_a2a_ranks(const struct pl_layout *l);
 
 /* The recompute modules in effect: 0 unless recompute is selective, then
  * layout.recompute_modules or core_attn when that is 0. */
@@ -950,6 +969,8 @@ const char *pl_dtype_hw_name(enum pl_dtype d);
 const char *pl_moe_dispatch_name(enum pl_moe_dispatch d);
 enum pl_status pl_moe_dispatch_parse(const char *s, enum pl_moe_dispatch *out,
                                      struct pl_diag *diag);
+const char *pl_cp_comm_name(enum pl_cp_comm c);
+enum pl_status pl_cp_comm_parse(const char *s, enum pl_cp_comm *out, struct pl_diag *diag);
 enum pl_status pl_shard_parse(const char *s, enum pl_shard *out, struct pl_diag *diag);
 enum pl_status pl_recompute_parse(const char *s, enum pl_recompute *out, struct pl_diag *diag);
 enum pl_status pl_schedule_parse(const char *s, enum pl_schedule *out, struct pl_diag *diag);

@@ -218,7 +218,13 @@ static void kernels(struct pl_op *op, int fwd, int bwd) {
  * a lower bound: the kernels re-read them per query tile, mostly from L2. */
 static void attention(struct pl_op *op, const char *name, const struct pl_model *m,
                       const struct pl_layout *l, const struct dims *d, int64_t s_k, double share) {
-  double a = (double)(m->heads / d->tp), g = (double)(m->kv_heads / d->tp);
+  /* cp's a2a (layout.cp_comm a2a, a2a+p2p; Transformer Engine
+   * AttnFuncWithCPAndQKVOA2A, flash_attn_a2a_communicate: [b, s, h, d] ->
+   * [b, s x g, h / g, d]): each rank attends g times the queries with 1/g of
+   * the heads, the same FLOPs in another shape */
+  int64_t grp = pl_layout_cp_a2a_ranks(l);
+  int64_t hdiv = d->tp * grp, s_q = d->s_q * grp;
+  double a = (double)(m->heads / hdiv), g = (double)(m->kv_heads / hdiv);
   double hd = (double)m->head_dim, b = (double)d->mbs;
   double vd = m->v_head_dim > 0 ? (double)m->v_head_dim : hd; /* latent attention: 128 < 192 */
   /* packed samples (layout.packed_sample_len, d->pack; finetune.c): the
@@ -227,20 +233,22 @@ static void attention(struct pl_op *op, const char *name, const struct pl_model 
   int64_t per_seq = 1;
   if (d->pack > 0) {
     s_k = s_k < d->pack ? s_k : d->pack;
-    per_seq = d->s_q / d->pack;
+    per_seq = s_q / d->pack;
   }
-  double q_elems = b * (double)d->s_q * a * hd; /* Q, O, dO, dQ */
-  double kv_elems = b * (double)(d->pack > 0 ? d->s_q : s_k) * g * hd; /* K, V, dK, dV */
-  double rows = b * (double)d->s_q * a, scores = rows * (double)s_k;
+  double q_elems = b * (double)s_q * a * hd; /* Q, O, dO, dQ */
+  double kv_elems = b * (double)(d->pack > 0 ? s_q : s_k) * g * hd; /* K, V, dK, dV */
+  double rows = b * (double)s_q * a, scores = rows * (double)s_k;
   memset(op, 0, sizeof *op);
   op->name = name;
   op->kind = PL_OP_ATTENTION;
-  op->m = d->pack > 0 ? d->pack : d->s_q;
+  op->m = d->pack > 0 ? d->pack : s_q;
   op->n = s_k;
   op->k = m->head_dim;
   op->k_v = (int64_t)vd;
-  op->count = d->mbs * (m->heads / d->tp) * per_seq;
+  op->count = d->mbs * (m->heads / hdiv) * per_seq;
   op->causal = true;
+  if (l->cp > 1 && l->cp_comm == PL_CP_ALL_GATHER && !l->cp_allgather)
+    op->cp_gathered = l->cp;
   op->share = share;
   op->fwd_flops = 2.0 * scores * (hd + vd); /* QK^T and PV */
   op->fwd_bytes = BF16_BYTES * (2 * q_elems + 2 * kv_elems);

@@ -599,6 +599,41 @@ static enum pl_status check_fused_mlp(const struct pl_layout *l, const struct pl
                      why);
 }
 
+/* layout.cp_comm (Megatron-Core --cp-comm-type): exclusive with PyTorch's
+ * own context_parallel (cp_allgather); a2a+p2p takes its a2a group's size
+ * (--cp-a2a-size, Megatron-Core's hierarchical_context_parallel_sizes[0]),
+ * which divides cp; the a2a of Transformer Engine's AttnFuncWithCPAndQKVOA2A
+ * splits each rank's heads over its group: "cp_comm_type='a2a' requires
+ * num_heads % cp_size == 0 for Q, K, V" (context_parallel.py, v2.20.0.dev0
+ * @ d0067d0, AttnFuncWithCPAndQKVOA2A.forward). */
+static enum pl_status check_cp_comm(struct pl_layout *l, const struct pl_model *m,
+                                    struct pl_diag *diag) {
+  if (l->cp_a2a < 0)
+    return pl_diag_set(diag, PL_ERR_RANGE, "layout: --cp-a2a-size %lld must be positive",
+                       (long long)l->cp_a2a);
+  if (l->cp_a2a > 0 && l->cp_comm != PL_CP_A2A_P2P)
+    return pl_diag_set(diag, PL_ERR_LAYOUT, "layout: --cp-a2a-size needs --cp-comm-type a2a+p2p");
+  if (l->cp <= 1)
+    return PL_OK;
+  if (l->cp_comm != PL_CP_P2P && l->cp_allgather)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --cp-comm-type %s is Transformer Engine's context parallelism, "
+                       "--cp-allgather on PyTorch's; give --cp-allgather off",
+                       pl_cp_comm_name(l->cp_comm));
+  int64_t group = l->cp_comm == PL_CP_A2A ? l->cp : l->cp_comm == PL_CP_A2A_P2P ? l->cp_a2a : 1;
+  if (l->cp_comm == PL_CP_A2A_P2P && (l->cp_a2a <= 0 || l->cp % l->cp_a2a != 0))
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout cp=%lld: --cp-comm-type a2a+p2p needs --cp-a2a-size dividing cp",
+                       (long long)l->cp);
+  int64_t tp = l->tp > 0 ? l->tp : 1;
+  if (group > 1 && ((m->heads / tp) % group != 0 || (m->kv_heads / tp) % group != 0))
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: the cp a2a over %lld ranks must divide the heads per tp rank "
+                       "(%lld query, %lld key/value)",
+                       (long long)group, (long long)(m->heads / tp), (long long)(m->kv_heads / tp));
+  return PL_OK;
+}
+
 enum pl_status pl_layout_resolve(struct pl_layout *l, const struct pl_model *m,
                                  const struct pl_cluster *c, struct pl_diag *diag) {
   enum pl_status st = check_dtype(l, c, diag);
@@ -637,6 +672,7 @@ enum pl_status pl_layout_resolve(struct pl_layout *l, const struct pl_model *m,
     st = check_fused_mlp(l, m, c, diag);
   if (st == PL_OK)
     st = model_lora_check(l, m, diag);
+    st = check_cp_comm(l, m, diag);
   /* layout.ub_*_fprop_sms: TE's _math_sms = sm_count - num_sm must leave the GEMM an SM */
   int64_t ub = l->ub_proj_fprop_sms > l->ub_fc2_fprop_sms ? l->ub_proj_fprop_sms : l->ub_fc2_fprop_sms;
   if (st == PL_OK && ub > 0 && ub >= c->gpu.sm_count)

@@ -143,3 +143,16 @@ int64_t pl_layout_shard_ranks(const struct pl_layout *l) {
   int64_t dp = l->shard == PL_SHARD_DDP || l->shard_group <= 0 ? l->dp : l->shard_group;
   return (dp > 0 ? dp : 1) * (l->cp > 0 ? l->cp : 1);
 }
+
+/* The ranks cp's all_to_all spans (layout.cp_comm): cp for a2a, the
+ * a2a group (cp_a2a) for a2a+p2p, else 1 (Transformer Engine
+ * context_parallel.py attn_forward_func_with_cp, v2.20.0.dev0 @ d0067d0). */
+int64_t pl_layout_cp_a2a_ranks(const struct pl_layout *l) {
+  if (l->cp <= 1)
+    return 1;
+  if (l->cp_comm == PL_CP_A2A)
+    return l->cp;
+  if (l->cp_comm == PL_CP_A2A_P2P && l->cp_a2a > 0)
+    return l->cp_a2a;
+  return 1;
+}

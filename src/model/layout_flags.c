@@ -36,6 +36,7 @@ static const struct {
     {"bf16-last-blocks", L(bf16_last_blocks)},
     {"lora-rank", L(lora_rank)},
     {"packed-sample-len", L(packed_sample_len)},
+    {"cp-a2a-size", L(cp_a2a)},
 };
 #undef L
 #define N_INTS (sizeof ints / sizeof ints[0])
@@ -46,7 +47,7 @@ static const char *const words[] = {
     "recompute-modules", "offload-modules", "bf16-modules", "cuda-graph-scope", "recompute-method",
     "account-embed-loss", "schedule",       "dtype",           "moe-dispatch",
     "moe-pad-capacity", "moe-force-balance", "task",            "lora-targets",
-    "defer-embedding-wgrad",
+    "defer-embedding-wgrad", "cp-comm-type",
 };
 #define N_WORDS (sizeof words / sizeof words[0])
 
@@ -196,6 +197,8 @@ static enum pl_status read_modes(struct pl_layout *l, pl_flag_get_fn get, void *
   if ((v = get(ctx, "moe-dispatch")) != NULL &&
       (st = pl_moe_dispatch_parse(v, &l->dispatch, &d)) != PL_OK)
     return pl_diag_set(diag, st, "--moe-dispatch: %s", d.msg);
+  if ((v = get(ctx, "cp-comm-type")) != NULL && (st = pl_cp_comm_parse(v, &l->cp_comm, &d)) != PL_OK)
+    return pl_diag_set(diag, st, "--cp-comm-type: %s", d.msg);
   bool pad = false; /* Megatron-Core's drop-and-pad expert capacity (layout.h) */
   if ((st = two_way(get, ctx, "moe-pad-capacity", "value", "off", "on", &given, &pad, diag)) !=
       PL_OK)
@@ -269,6 +272,10 @@ size_t pl_layout_flags_format(const struct pl_layout *l, bool moe, char *out, si
     flag_text_word(&t, l->pipeline_layout);
     flag_text_put(&t, "'");
   }
+  if (l->cp_comm != PL_CP_P2P) /* p2p, the default, unwritten */
+    flag_text_put(&t, " --cp-comm-type %s", pl_cp_comm_name(l->cp_comm));
+  if (l->cp_comm == PL_CP_A2A_P2P && l->cp_a2a > 0)
+    flag_text_put(&t, " --cp-a2a-size %" PRId64, l->cp_a2a);
   if (moe)
     flag_text_put(&t, " --ep %" PRId64 " --etp %" PRId64 " --moe-dispatch %s --moe-imbalance %.17g",
                   l->ep, l->etp, pl_moe_dispatch_name(l->dispatch), l->moe_imbalance);

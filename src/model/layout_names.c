@@ -14,6 +14,8 @@ static const char *const recompute_names[] = {"none", "selective", "full", "ops"
 static const char *const schedule_names[] = {"1f1b", "interleaved", "gpipe"};
 static const char *const dtype_names[] = {"bf16", "fp8", "mxfp8", "nvfp4"};
 static const char *const dispatch_names[] = {"alltoall", "allgather", "deepep", "hybridep"};
+/* Megatron-Core's cp_comm_type words (transformer_config.py) */
+static const char *const cp_comm_names[] = {"p2p", "all_gather", "a2a", "a2a+p2p"};
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -28,6 +30,7 @@ const char *pl_dtype_hw_name(enum pl_dtype d) {
   return hw[d];
 }
 const char *pl_moe_dispatch_name(enum pl_moe_dispatch d) { return dispatch_names[d]; }
+const char *pl_cp_comm_name(enum pl_cp_comm c) { return cp_comm_names[c]; }
 
 static enum pl_status parse_name(const char *s, const char *const *names, size_t n,
                                  const char *what, int *out, struct pl_diag *diag) {
@@ -218,5 +221,14 @@ enum pl_status pl_moe_dispatch_parse(const char *s, enum pl_moe_dispatch *out,
       parse_name(s, dispatch_names, N_OF(dispatch_names), "token dispatcher", &v, diag);
   if (st == PL_OK)
     *out = (enum pl_moe_dispatch)v;
+  return st;
+}
+
+enum pl_status pl_cp_comm_parse(const char *s, enum pl_cp_comm *out, struct pl_diag *diag) {
+  int v = 0;
+  enum pl_status st =
+      parse_name(s, cp_comm_names, N_OF(cp_comm_names), "cp comm type", &v, diag);
+  if (st == PL_OK)
+    *out = (enum pl_cp_comm)v;
   return st;
 }

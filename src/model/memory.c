@@ -306,6 +306,27 @@ static double fsdp_pp_grads_not_live(const struct pl_model *m, const struct pl_l
   return all > excess ? all - excess : 0.0;
 }
 
+/* Context parallelism's exchange buffers (layout.cp_comm; Transformer
+ * Engine context_parallel.py, v2.20.0.dev0 @ d0067d0), 16-bit, sb local
+ * tokens: p2p (and a2a+p2p's ring) double-buffers the K and V of a chunk;
+ * all_gather holds, in the backward, the gathered k_ag and v_ag and the
+ * cp-wide dk and dv (AttnFuncWithCPAndKVAllGather.backward), 4 cp K; a2a
+ * holds each of Q, K, V its all_to_all input copy and output
+ * (flash_attn_a2a_communicate: .contiguous(), torch.empty_like). */
+static double cp_buffers(const struct pl_model *m, const struct pl_layout *l, double sb) {
+  int64_t cp = deg(l->cp), tp = deg(l->tp);
+  if (cp <= 1 || l->cp_allgather) /* the rotater's gathered buffer: model_mem_cp_allgather_bwd_extra */
+    return 0.0;
+  double kv = sb * (double)(m->kv_heads / tp * m->head_dim); /* elements of K (or V) */
+  double q = sb * (double)(m->heads / tp * m->head_dim);
+  if (l->cp_comm == PL_CP_ALL_GATHER && !l->cp_allgather)
+    return 4.0 * (double)cp * kv * 2.0;
+  double b = pl_layout_cp_a2a_ranks(l) > 1 ? 2.0 * (q + 2.0 * kv) * 2.0 : 0.0;
+  if (cp / pl_layout_cp_a2a_ranks(l) > 1)
+    b += 2.0 * 2.0 * 2.0 * kv;
+  return b;
+}
+
 static void buffers(const struct pl_model *m, const struct pl_layout *l, struct stage *s) {
   int64_t tp = deg(l->tp);
   double sb = local_tokens(m, l), h = (double)m->hidden;
@@ -315,10 +336,7 @@ static void buffers(const struct pl_model *m, const struct pl_layout *l, struct 
     s->comm_b += 2.0 * sb * h;
   if (deg(l->pp) > 1) /* one send and one receive buffer */
     s->comm_b += 2.0 * (2.0 * sb * h / rep_div);
-  /* ring attention: double-buffered K and V of a chunk (the all-gather
-   * rotater's gathered buffer is model_mem_cp_allgather_bwd_extra's) */
-  if (deg(l->cp) > 1 && !l->cp_allgather)
-    s->comm_b += 2.0 * 2.0 * 2.0 * sb * (double)(m->kv_heads / tp * m->head_dim);
+  s->comm_b += cp_buffers(m, l, sb);
   double states = s->params_b + s->grads_b + s->optimizer_b + s->act_b + s->unsharded_b + s->comm_b;
   s->framework_b = FRAMEWORK_FIXED_BYTES + FRAGMENTATION * states;
   s->total_b = states + s->framework_b;

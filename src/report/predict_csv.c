@@ -376,6 +376,9 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   char dw_s[24]; /* and the LM-head wgrad deferral (layout.wgrad_deferral, ovl26) */
   pl_layout_wgrad_deferral_format(p->run.layout.wgrad_deferral, dw_s, sizeof dw_s);
   col_str(c, "layout.defer_embedding_wgrad", dw_s);
+  /* context parallelism's exchange (--cp-comm-type, --cp-a2a-size; layout.cp_comm, cp_a2a) */
+  col_str(c, "layout.cp_comm_type", pl_cp_comm_name(l->cp_comm));
+  col_int(c, "layout.cp_a2a_size", l->cp_a2a);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

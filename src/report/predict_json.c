@@ -77,6 +77,8 @@ static void layout_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_int(e, "tp", l->tp);
   pl_emit_int(e, "pp", l->pp);
   pl_emit_int(e, "cp", l->cp);
+  pl_emit_str(e, "cp_comm_type", pl_cp_comm_name(l->cp_comm));
+  pl_emit_int(e, "cp_a2a_size", l->cp_a2a);
   pl_emit_int(e, "vp", l->vp);
   pl_emit_str(e, "shard", pl_shard_name(l->shard));
   pl_emit_int(e, "shard_group", l->shard_group);

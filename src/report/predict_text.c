@@ -46,6 +46,15 @@ static void describe(FILE *out, const struct pl_prediction *p) {
            pl_shard_name(l->shard), (long long)l->shard_group, l->sp ? "on" : "off",
            fsdp && l->gather_no_prefetch ? "  prefetch=off" : "");
   row(out, "layout", buf);
+  if (l->cp > 1 && l->cp_comm != PL_CP_P2P) { /* layout.cp_comm: p2p, the default, unsaid */
+    snprintf(buf, sizeof buf, "cp exchange=%s", pl_cp_comm_name(l->cp_comm));
+    if (l->cp_comm == PL_CP_A2A_P2P) {
+      size_t used = strlen(buf);
+      snprintf(buf + used, sizeof buf - used, " (a2a over %lld, ring over %lld)",
+               (long long)l->cp_a2a, (long long)(l->cp / l->cp_a2a));
+    }
+    row(out, "", buf);
+  }
   snprintf(buf, sizeof buf, "gbs=%lld sequences  mbs=%lld  micro-batches=%lld  seq=%lld tokens",
            (long long)l->gbs, (long long)l->mbs, (long long)l->micro_batches, (long long)l->seq);
   row(out, "batch", buf);

@@ -74,7 +74,9 @@ static double coll_s(const struct search_ctx *ctx, enum pl_coll_op op, double by
  * pair, crossing nodes as soon as the ring spans more than one). */
 static void ring_times(const struct search_ctx *ctx, const struct pl_layout *l,
                        struct search_tp_times *out) {
-  if (l->cp <= 1)
+  /* the other cp exchanges (layout.cp_comm all_gather, a2a, a2a+p2p) are
+   * left out of the bound: it stays a lower bound (the simulation prices them) */
+  if (l->cp <= 1 || l->cp_comm != PL_CP_P2P)
     return;
   const struct pl_model *m = ctx->model;
   struct pl_group ring = strided(ctx, l->cp, l->tp);

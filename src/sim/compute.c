@@ -475,6 +475,36 @@ static double window_walk_ratio(const struct pl_gpu *g, const struct pl_op *op, 
   return walked / ((double)tiles * (double)n);
 }
 
+/* Transformer Engine's all_gather context parallelism
+ * (AttnFuncWithCPAndKVAllGather.forward / backward, context_parallel.py,
+ * v2.20.0.dev0 @ d0067d0): after the K/V all_gather a rank runs its two
+ * query chunks (local_seq_chunk_ids [rank, 2 cp - rank - 1], c queries each)
+ * as two launches at once, one on the current stream and one on cp_stream
+ * (flash_attn_streams, "to resolve wave quantization"), chunk k against the
+ * keys up to its end, (k + 1) c, causal bottom-right
+ * (get_kv_seq_info_after_all_gather, "causal_bottom_right"): query tile i
+ * sees (k + 1) c - c + (i + 1) x 128 keys. Rank 0's chunks 0 and 2 cp - 1
+ * (every rank's pair holds the same 2 cp c^2 / 2 work). The two grids share
+ * the SMs: makespan max(total / SMs, longest tile), the dispatch bound of
+ * attn_tiles_makespan's large grids. In key positions of one tile. */
+static double cp_gathered_span(int64_t c, int64_t cp, int64_t count, int64_t sms, double fixed) {
+  int64_t tiles = (c + ATTN_TILE_ROWS - 1) / ATTN_TILE_ROWS;
+  int64_t chunks[2] = {0, 2 * cp - 1};
+  double total = 0, longest = 0;
+  for (int k = 0; k < 2; k++) {
+    int64_t end = (chunks[k] + 1) * c;
+    for (int64_t i = 0; i < tiles; i++) {
+      int64_t keys = end - c + (i + 1) * ATTN_TILE_ROWS;
+      double v = (double)(keys < end ? keys : end) + fixed;
+      total += v;
+      longest = v > longest ? v : longest;
+    }
+  }
+  total *= (double)count;
+  double even = total / (double)(sms > 0 ? sms : 1);
+  return even > longest ? even : longest;
+}
+
 static double attention_shape_math_s(const struct pl_gpu *g, const struct pl_op *op,
                                      enum pl_pass pass, double rate_scale,
                                      enum attn_kernel kernel, int64_t cudnn_version) {
@@ -518,7 +548,9 @@ static double attention_shape_math_s(const struct pl_gpu *g, const struct pl_op 
   if (!(sm_rate > 0))
     return 0;
   double span;
-  if (n > m) {
+  if (n > m && op->cp_gathered > 1) {
+    span = cp_gathered_span(m / 2 > 0 ? m / 2 : 1, op->cp_gathered, count, g->sm_count, fixed);
+  } else if (n > m) {
     /* context parallelism (n = cp x m): Transformer Engine's load-balanced
      * ring (transformer_engine/pytorch/attention.py AttnFuncWithCPAndKVP2P)
      * runs cp launches per pass: the causal diagonal, m queries against the

@@ -40,6 +40,14 @@ static struct pl_group sim_group(const struct pl_run *run, const char *group) {
     return strided(l->tp, 1, gpn);
   if (strcmp(group, "cp") == 0)
     return strided(l->cp, l->tp, gpn);
+  /* layout.cp_comm a2a+p2p: Megatron-Core's hierarchical cp groups
+   * (parallel_state.py hierarchical_context_parallel_sizes): the a2a over
+   * cp_a2a adjacent cp ranks, the ring over the cp / cp_a2a groups */
+  int64_t a2a = pl_layout_cp_a2a_ranks(l);
+  if (strcmp(group, "cp-a2a") == 0)
+    return strided(a2a, l->tp, gpn);
+  if (strcmp(group, "cp-ring") == 0)
+    return strided(l->cp / a2a, l->tp * a2a, gpn);
   if (strcmp(group, "dp") == 0)
     return strided(sg, l->tp, gpn);
   if (strcmp(group, "etp") == 0)

@@ -719,6 +719,24 @@ static int32_t cp_gather_rings(struct lower *lw, const struct unit *u, double at
   return cp_gather_one(lw, u, attn_s, true, p, ring);
 }
 
+/* layout.cp_comm all_gather, a2a, a2a+p2p: Transformer Engine's exchanges
+ * around the attention core that the compute stream waits for (segments.c
+ * layer_cp: synchronous all_gather / reduce_scatter, all_to_all waited
+ * before the next stage), `layers` blocks' worth on the cp stream after
+ * `after`, the next compute task waiting for them. */
+static void cp_exposed(struct lower *lw, int32_t after, const struct sim_comm *list,
+                       int64_t layers) {
+  int32_t last = after;
+  for (int i = 0; i < SIM_CP_COMMS && layers > 0 && list[i].coll != SIM_NONE; i++) {
+    int32_t t = coll_task(lw, PL_STREAM_CP, list[i].coll, layers * list[i].calls);
+    dep(lw, last, t);
+    if (t != SIM_NONE)
+      last = t;
+  }
+  if (last != after)
+    join_add(lw, last);
+}
+
 /* Emit one unit; gather (or SIM_NONE) is its parameter all_gather. Returns
  * its last compute task. */
 int32_t sim_emit_unit(struct lower *lw, const struct unit *u, int32_t gather) {
@@ -799,10 +817,21 @@ int32_t sim_emit_unit(struct lower *lw, const struct unit *u, int32_t gather) {
     c = cp_gather_rings(lw, u, attn_s, (enum pl_pass)p, &ring);
     join_add(lw, ring);
   } else if (attn_s > 0) {
-    const struct sim_comm *cp = &sg[SIM_SEG_LAYER].cp[p];
+    const struct sim_seg *ly = &sg[SIM_SEG_LAYER];
+    if (p == PL_PASS_BWD) /* a recomputed attention forward's exchanges first */
+      cp_exposed(lw, c, ly->cp_re, llround((double)u->layers * ly->cp_re_runs));
+    cp_exposed(lw, c, ly->cp_pre[p], u->layers);
+    const struct sim_comm *cp = &ly->cp[p];
+    int32_t re_ring = SIM_NONE; /* a recomputed forward's own K/V ring, before the backward's */
+    if (p == PL_PASS_BWD)
+      re_ring = coll_task(lw, PL_STREAM_CP, ly->cp[PL_PASS_FWD].coll,
+                          llround((double)u->layers * ly->cp_re_runs) * ly->cp[PL_PASS_FWD].calls);
+    dep(lw, c, re_ring);
     ring = coll_task(lw, PL_STREAM_CP, cp->coll, (int64_t)u->layers * cp->calls);
     dep(lw, c, ring);
+    dep(lw, re_ring, ring);
     c = comp(lw, attn_s, u, PL_PART_ATTN);
+    cp_exposed(lw, c, ly->cp_post[p], u->layers);
     join_add(lw, ring);
   }
   if (beside) {

@@ -43,6 +43,13 @@ static void seg_clear(struct sim_seg *s) {
     sim_comm_set(&s->cp[p], SIM_NONE, 0);
   }
   sim_comm_set(&s->cp_dkv, SIM_NONE, 0);
+  for (int i = 0; i < SIM_CP_COMMS; i++) {
+    for (int p = 0; p < 2; p++) {
+      sim_comm_set(&s->cp_pre[p][i], SIM_NONE, 0);
+      sim_comm_set(&s->cp_post[p][i], SIM_NONE, 0);
+    }
+    sim_comm_set(&s->cp_re[i], SIM_NONE, 0);
+  }
   sim_comm_set(&s->te_in_ag, SIM_NONE, 0);
   s->ag = s->ag2 = s->ag3 = s->rs = s->ar = SIM_NONE;
 }
@@ -305,21 +312,154 @@ static enum pl_status layer_cp_allgather(struct sim_step *st, struct sim_seg *s,
   return PL_OK;
 }
 
-static enum pl_status layer_cp(struct sim_step *st, struct sim_seg *s, struct pl_diag *diag) {
+/* Append `calls` of collective op over group (bytes as coll.h sizes them)
+ * to a SIM_NONE-ended list of SIM_CP_COMMS, adding to an entry of the same
+ * collective. */
+static enum pl_status cp_put(struct sim_step *st, struct sim_comm *list, enum pl_coll_op op,
+                             const char *group, double bytes, int32_t calls, struct pl_diag *diag) {
+  int32_t c;
+  enum pl_status r = sim_coll_add(st, op, group, bytes, &c, diag);
+  if (r != PL_OK || c == SIM_NONE)
+    return r;
+  for (int i = 0; i < SIM_CP_COMMS; i++) {
+    if (list[i].coll == c) {
+      list[i].calls += calls;
+      return PL_OK;
+    }
+    if (list[i].coll == SIM_NONE) {
+      sim_comm_set(&list[i], c, calls);
+      return PL_OK;
+    }
+  }
+  return pl_diag_set(diag, PL_ERR_INTERNAL, "cp: more than %d collectives around attention",
+                     SIM_CP_COMMS);
+}
+
+/* The rank's 16-bit Q (and O), K and V bytes before any exchange: mbs x
+ * seq/cp tokens of heads/tp (kv_heads/tp) heads; V and O at the value head
+ * dim (latent attention). */
+struct cp_bytes {
+  double q, o, k, v;
+};
+
+static struct cp_bytes cp_bytes_of(const struct pl_layout *l, const struct pl_model *m) {
+  double tok = (double)l->mbs * (double)(l->seq / l->cp) * ACT_BYTES;
+  double hd = (double)m->head_dim, vd = m->v_head_dim > 0 ? (double)m->v_head_dim : hd;
+  double a = (double)(m->heads / l->tp);
+  double g = (double)((m->kv_heads > 0 ? m->kv_heads : m->heads) / l->tp);
+  return (struct cp_bytes){tok * a * hd, tok * a * vd, tok * g * hd, tok * g * vd};
+}
+
+/* layout.cp_comm all_gather: Transformer Engine's AttnFuncWithCPAndKVAllGather
+ * (transformer_engine/pytorch/attention/dot_product_attention/
+ * context_parallel.py, v2.20.0.dev0 @ d0067d0; "KV all-gather between CP
+ * ranks is exposed", its docstring citing Llama 3 Sec. 3.3.2). Forward:
+ * gather_along_first_dim(k, cp_group) and (v, cp_group), two synchronous
+ * all_gathers of the rank's K and V at their own (kv-head) width, before
+ * the two attention steps; backward: the same two all_gathers again (K/V
+ * are saved unexchanged), the attention backward, then
+ * reduce_scatter_along_first_dim(dk) and (dv): two synchronous 16-bit
+ * reduce_scatters of the cp-wide gradients (fwd_nominal_dtype). A
+ * recomputed forward repeats the forward's gathers. */
+static enum pl_status cp_all_gather(struct sim_step *st, struct sim_seg *s, struct cp_bytes b,
+                                    struct pl_diag *diag) {
+  double cp = (double)st->run->layout.cp;
+  enum pl_status r = PL_OK;
+  for (int p = 0; p < 2 && r == PL_OK; p++) {
+    r = cp_put(st, s->cp_pre[p], PL_COLL_ALL_GATHER, "cp", cp * b.k, 1, diag);
+    if (r == PL_OK)
+      r = cp_put(st, s->cp_pre[p], PL_COLL_ALL_GATHER, "cp", cp * b.v, 1, diag);
+  }
+  if (r == PL_OK)
+    r = cp_put(st, s->cp_post[PL_PASS_BWD], PL_COLL_REDUCE_SCATTER, "cp", cp * b.k, 1, diag);
+  if (r == PL_OK)
+    r = cp_put(st, s->cp_post[PL_PASS_BWD], PL_COLL_REDUCE_SCATTER, "cp", cp * b.v, 1, diag);
+  if (r == PL_OK)
+    memcpy(s->cp_re, s->cp_pre[PL_PASS_FWD], sizeof s->cp_re);
+  return r;
+}
+
+/* layout.cp_comm a2a (and the a2a half of a2a+p2p over its group):
+ * flash_attn_a2a_communicate (context_parallel.py, v2.20.0.dev0 @ d0067d0)
+ * runs one all_to_all_single per tensor over the group, each the tensor's
+ * size, waited on before the next stage: forward Q, K, V before the
+ * attention (sequence gathered, heads scattered) and O after it; backward
+ * dO before, dQ, dK, dV after (AttnFuncWithCPAndQKVOA2A forward / backward;
+ * AttnFuncWithCPAndKVP2P's cp_size_a2a > 1 branches the same). A recomputed
+ * forward repeats Q, K, V and O. */
+static enum pl_status cp_a2a(struct sim_step *st, struct sim_seg *s, struct cp_bytes b,
+                             const char *group, struct pl_diag *diag) {
+  const enum pl_coll_op a2a = PL_COLL_ALL_TO_ALL;
+  struct sim_comm *fp = s->cp_pre[PL_PASS_FWD], *fo = s->cp_post[PL_PASS_FWD];
+  struct sim_comm *bp = s->cp_pre[PL_PASS_BWD], *bo = s->cp_post[PL_PASS_BWD];
+  enum pl_status r = cp_put(st, fp, a2a, group, b.q, 1, diag);
+  if (r == PL_OK)
+    r = cp_put(st, fp, a2a, group, b.k, 1, diag);
+  if (r == PL_OK)
+    r = cp_put(st, fp, a2a, group, b.v, 1, diag);
+  if (r == PL_OK)
+    r = cp_put(st, fo, a2a, group, b.o, 1, diag);
+  if (r == PL_OK)
+    r = cp_put(st, bp, a2a, group, b.o, 1, diag); /* dO */
+  if (r == PL_OK)
+    r = cp_put(st, bo, a2a, group, b.q, 1, diag);
+  if (r == PL_OK)
+    r = cp_put(st, bo, a2a, group, b.k, 1, diag);
+  if (r == PL_OK)
+    r = cp_put(st, bo, a2a, group, b.v, 1, diag);
+  for (int i = 0; r == PL_OK && i < SIM_CP_COMMS; i++) {
+    if (fp[i].coll != SIM_NONE)
+      r = cp_put(st, s->cp_re, a2a, group, st->colls[fp[i].coll].bytes, fp[i].calls, diag);
+    if (r == PL_OK && fo[i].coll != SIM_NONE)
+      r = cp_put(st, s->cp_re, a2a, group, st->colls[fo[i].coll].bytes, fo[i].calls, diag);
+  }
+  return r;
+}
+
+/* The recomputed forwards of the attention core per block (the
+ * attention op's pl_op_recompute_runs: selective recompute's core_attn, full
+ * recompute's share of the blocks), for its exposed cp collectives. */
+static double attn_recompute_runs(const struct pl_run *run, const struct pl_op *ops, int n) {
+  for (int i = 0; i < n; i++) {
+    if (ops[i].kind != PL_OP_ATTENTION)
+      continue;
+    struct pl_op part;
+    return pl_op_recompute_runs(&run->model, &run->layout, &ops[i], &part);
+  }
+  return 0.0;
+}
+
+static enum pl_status layer_cp(struct sim_step *st, struct sim_seg *s, const struct pl_op *ops,
+                               int n, struct pl_diag *diag) {
   const struct pl_layout *l = &st->run->layout;
   const struct pl_model *m = &st->run->model;
   if (l->cp_allgather)
     return layer_cp_allgather(st, s, diag);
-  double kv = 2.0 * (double)l->mbs * (double)(l->seq / l->cp) * (double)(m->kv_heads / l->tp) *
-              (double)m->head_dim * ACT_BYTES;
-  int32_t f, b;
-  enum pl_status r = sim_coll_add(st, PL_COLL_SEND_RECV, "cp", kv, &f, diag);
+  struct cp_bytes b = cp_bytes_of(l, m);
+  s->cp_re_runs = attn_recompute_runs(st->run, ops, n);
+  if (l->cp_comm == PL_CP_ALL_GATHER)
+    return cp_all_gather(st, s, b, diag);
+  int64_t grp = pl_layout_cp_a2a_ranks(l), ring = l->cp / grp;
+  enum pl_status r = PL_OK;
+  if (grp > 1)
+    r = cp_a2a(st, s, b, l->cp_comm == PL_CP_A2A ? "cp" : "cp-a2a", diag);
+  if (r != PL_OK || ring <= 1)
+    return r;
+  /* the p2p ring (AttnFuncWithCPAndKVP2P): after an a2a over grp ranks a
+   * rank holds grp x the tokens of 1/grp of the heads, the same K/V bytes */
+  const char *group = grp > 1 ? "cp-ring" : "cp";
+  /* the send buffer is torch.cat((k.view(-1), v.view(-1))) (context_parallel.py
+   * AttnFuncWithCPAndKVP2P.forward, p2p_comm_buffers[0]): K and V at their own
+   * head dims (latent attention: V at v_head_dim) */
+  double kv = b.k + b.v;
+  int32_t f, bw;
+  r = sim_coll_add(st, PL_COLL_SEND_RECV, group, kv, &f, diag);
   if (r == PL_OK)
-    r = sim_coll_add(st, PL_COLL_SEND_RECV, "cp", 2.0 * kv, &b, diag);
+    r = sim_coll_add(st, PL_COLL_SEND_RECV, group, 2.0 * kv, &bw, diag);
   if (r != PL_OK)
     return r;
-  sim_comm_set(&s->cp[PL_PASS_FWD], f, (int32_t)(l->cp - 1));
-  sim_comm_set(&s->cp[PL_PASS_BWD], b, (int32_t)(l->cp - 1));
+  sim_comm_set(&s->cp[PL_PASS_FWD], f, (int32_t)(ring - 1));
+  sim_comm_set(&s->cp[PL_PASS_BWD], bw, (int32_t)(ring - 1));
   return PL_OK;
 }
 
@@ -1087,21 +1227,79 @@ static int cp_merge_ops(const struct pl_run *run, struct pl_op *ops, int n) {
  * per query and head): their bytes are not counted, their kernels are
  * (forward: the cat, the LSE clone, cp - 1 LSE corrections, cp output
  * corrections; backward: the copy, cp dq and 2 cp dk/dv kernels). */
+/* Transformer Engine's cp work outside the attention kernels (the merges,
+ * the copies) is part of one autograd Function with the kernels
+ * (context_parallel.py AttnFuncWithCPAndKVP2P / ...KVAllGather /
+ * ...QKVOA2A), so it re-runs whenever the attention core does: full
+ * recomputation, or Megatron-Core's selective core_attn
+ * (attention.py _checkpointed_attention_forward checkpoints the whole
+ * core_attention call). */
+static bool te_cp_rerun(const struct pl_layout *l, const struct pl_op *ops, int n) {
+  for (int i = 0; i < n; i++)
+    if (ops[i].kind == PL_OP_ATTENTION)
+      return ops[i].recompute;
+  return l->recompute == PL_RECOMPUTE_FULL;
+}
+
 static int cp_p2p_merge_ops(const struct pl_run *run, struct pl_op *ops, int n) {
   const struct pl_layout *l = &run->layout;
   const struct pl_model *m = &run->model;
-  if (l->cp_allgather || l->cp <= 1 || l->fp8_attention || m->heads <= 0 ||
+  /* a2a+p2p: the ring spans cp / cp_a2a ranks, each holding cp_a2a x the
+   * tokens of 1/cp_a2a of the heads (E and K unchanged) */
+  int64_t ring = l->cp / pl_layout_cp_a2a_ranks(l);
+  if (l->cp_allgather || l->cp_comm == PL_CP_ALL_GATHER || ring <= 1 || l->fp8_attention ||
+      m->heads <= 0 || n + 1 > PL_MAX_LAYER_OPS)
+    return n;
+  double cp = (double)ring;
+  double tok = (double)l->mbs * (double)(l->seq / l->cp) * (double)m->head_dim;
+  double e = tok * (double)m->heads / (double)l->tp;
+  double k = tok * (double)(m->kv_heads > 0 ? m->kv_heads : m->heads) / (double)l->tp;
+  double fwd = ACT_BYTES * (4.0 * k + (2.0 + 3.0 * (cp - 1.0)) * e);
+  double bwd = ACT_BYTES * ((12.0 + 3.0 * (cp - 2.0)) * k + (2.0 + 3.0 * (cp - 1.0)) * e);
+  mem_op(&ops[n], "cp_p2p_merge", fwd, bwd, te_cp_rerun(l, ops, n));
+  ops[n].fwd_kernels = 2 * (int)ring + 1;
+  ops[n].bwd_kernels = 3 * (int)ring + 1;
+  return n + 1;
+}
+
+/* The copies around Transformer Engine's exposed cp exchanges
+ * (layout.cp_comm; context_parallel.py, v2.20.0.dev0 @ d0067d0), 16-bit
+ * attention in the sbhd layout Megatron passes (movedim of dim 0 to dim 0
+ * and slices of [2, s/2, ...] halves copy nothing). E = mbs x seq/cp x
+ * heads/tp x head_dim query elements, K = mbs x seq/cp x kv_heads/tp x
+ * head_dim elements of K (and of V), 2 B each, read and written.
+ * all_gather (AttnFuncWithCPAndKVAllGather): forward, torch.index_select of
+ *   k_ag and v_ag into sequence order (2 x 2 cp K x 2 B = 8 cp K),
+ *   out_f16[i].copy_(out_per_step[i]) of the two half-query steps (4E) and
+ *   the accumulator's torch.zeros(o_shape) (2E, at d0067d0 for every format);
+ *   backward, the same index_select (8 cp K), torch.zeros of the cp-wide dk
+ *   and dv (4 cp K), dq[i].copy_ (4E), dk/dv[range].add_ of each step's
+ *   gradient (read both, write one: the two steps' ranges hold 2 cp + 1 of
+ *   the 2 cp half chunks, 12 (cp + 1/2) K) and the index_select of dk and dv
+ *   back to rank order (8 cp K):  fwd = 8 cp K + 6E,
+ *   bwd = (32 cp + 6) K + 4E; 5 and 12 kernels (dq is torch.empty for sbhd).
+ * a2a (flash_attn_a2a_communicate, AttnFuncWithCPAndQKVOA2A; the a2a of
+ *   a2a+p2p the same): each exchanged tensor is copied twice, before its
+ *   all_to_all (movedim of the split head dim .contiguous(), or the
+ *   reorder's index_select) and after it (the reorder's index_select, or the
+ *   movedim .contiguous()): 8 B per element; forward Q, K, V, O, backward
+ *   dO, dQ, dK, dV:  fwd = bwd = 16 E + 16 K bytes, 8 kernels each way. */
+static int cp_te_copies(const struct pl_run *run, struct pl_op *ops, int n) {
+  const struct pl_layout *l = &run->layout;
+  const struct pl_model *m = &run->model;
+  bool ag = l->cp_comm == PL_CP_ALL_GATHER, a2a = pl_layout_cp_a2a_ranks(l) > 1;
+  if (l->cp_allgather || l->cp <= 1 || (!ag && !a2a) || l->fp8_attention || m->heads <= 0 ||
       n + 1 > PL_MAX_LAYER_OPS)
     return n;
   double cp = (double)l->cp;
   double tok = (double)l->mbs * (double)(l->seq / l->cp) * (double)m->head_dim;
   double e = tok * (double)m->heads / (double)l->tp;
   double k = tok * (double)(m->kv_heads > 0 ? m->kv_heads : m->heads) / (double)l->tp;
-  double fwd = ACT_BYTES * (4.0 * k + (2.0 + 3.0 * (cp - 1.0)) * e);
-  double bwd = ACT_BYTES * ((12.0 + 3.0 * (cp - 2.0)) * k + (2.0 + 3.0 * (cp - 1.0)) * e);
-  mem_op(&ops[n], "cp_p2p_merge", fwd, bwd, l->recompute == PL_RECOMPUTE_FULL);
-  ops[n].fwd_kernels = 2 * (int)l->cp + 1;
-  ops[n].bwd_kernels = 3 * (int)l->cp + 1;
+  double fwd = ag ? 8.0 * cp * k + 6.0 * e : 16.0 * e + 16.0 * k;
+  double bwd = ag ? (32.0 * cp + 6.0) * k + 4.0 * e : 16.0 * e + 16.0 * k;
+  mem_op(&ops[n], ag ? "cp_ag_copies" : "cp_a2a_copies", fwd, bwd, te_cp_rerun(l, ops, n));
+  ops[n].fwd_kernels = ag ? 5 : 8;
+  ops[n].bwd_kernels = ag ? 12 : 8;
   return n + 1;
 }
 
@@ -1139,7 +1337,7 @@ static int rope_complex(const struct pl_run *run, struct pl_op *ops, int n) {
 static int (*const layer_passes[])(const struct pl_run *, struct pl_op *, int) = {
     megatron_kernels, unfused_kernels, rope_complex,     kv_expand_ops,
     fp8_casts,        qkv_grad_cat,    tp_seq_copies,    cp_merge_ops,
-    cp_p2p_merge_ops,
+    cp_p2p_merge_ops, cp_te_copies,
 };
 
 int pl_sim_segment_ops(const struct pl_run *run, int segment,
@@ -1237,7 +1435,7 @@ static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct 
   else if (l->tp > 1)
     r = head_tp(st, s, diag);
   if (r == PL_OK && kind == SIM_SEG_LAYER && l->cp > 1)
-    r = layer_cp(st, s, diag);
+    r = layer_cp(st, s, ops, n, diag);
   if (r == PL_OK && kind == SIM_SEG_LAYER)
     r = sim_layer_moe(st, s, diag);
   /* the compute after the collectives: a MoE forward's dispatcher wait holds

@@ -348,6 +348,10 @@ struct sim_comm {
 
 /* Costs of one segment (embedding, one transformer block, or the LM head)
  * for one micro-batch on one GPU. Index [pass] is enum pl_pass. */
+/* The most exposed cp collectives of one kind around an attention core
+ * (a2a: Q, K, V and O or their gradients). */
+#define SIM_CP_COMMS 4
+
 struct sim_seg {
   double comp_s[2];                  /* compute at full speed, without attn_s */
   double attn_s[2];                  /* attention core when split (cp > 1), else 0 */
@@ -379,6 +383,13 @@ struct sim_seg {
                                         layout.cp_allgather the K/V all_gather of one ring */
   struct sim_comm cp_dkv;            /* layout.cp_allgather: the backward's fp32 dK/dV all_to_all
                                         of one ring step, cp per ring (lower_unit.c cp_gather_ring) */
+  struct sim_comm cp_pre[2][SIM_CP_COMMS];  /* layout.cp_comm all_gather, a2a, a2a+p2p: the
+                                        collectives waited before the attention core, exposed
+                                        (segments.c layer_cp_te); SIM_NONE-ended */
+  struct sim_comm cp_post[2][SIM_CP_COMMS]; /* ... and after it */
+  struct sim_comm cp_re[SIM_CP_COMMS]; /* ... a recomputed attention forward's (pre and post) */
+  double cp_re_runs;                 /* recomputed attention forwards per block
+                                        (pl_op_recompute_runs of the attention core) */
   double params;                     /* parameters on this GPU after tp sharding */
   double expert_params;              /* of which routed experts (MoE blocks): their gradients
                                         reduce over edp, not dp (lower.c bucket) */

@@ -143,7 +143,9 @@ bool validate_llama3_modes(const struct validate_in *in, struct pl_layout *l,
  * parallelism mechanisms (sources.c): the preset's PyTorch memory layouts are
  * not assumed. The paper's TP is Korthikanti et al.'s (sequence parallel, the
  * shard saved: tp_gathered_saved off), its loss and parameter storage are not
- * stated (eager_xent, fp32_param_shards off: plateau's defaults). */
+ * stated (eager_xent, fp32_param_shards off: plateau's defaults). Its CP is
+ * not PyTorch's context_parallel either (cp_allgather off): Sec. 3.3.2
+ * all-gathers K and V, exposed, see validate_llama3_layout. */
 bool validate_llama3_overrides(const struct validate_in *in, struct pl_framework *fw,
                                struct pl_vrow *row) {
   (void)in;
@@ -151,6 +153,7 @@ bool validate_llama3_overrides(const struct validate_in *in, struct pl_framework
   fw->tp_gathered_saved = PL_SETTING_OFF;
   fw->fp32_param_shards = PL_SETTING_OFF;
   fw->eager_xent = PL_SETTING_OFF;
+  fw->cp_allgather = PL_SETTING_OFF;
   return true;
 }
 
@@ -168,6 +171,15 @@ bool validate_llama3_layout(const struct validate_in *in, struct pl_layout *l,
   if (validate_int(cell(in, "layers"), &layers, &present) != PL_OK || !present)
     return validate_skip(row, "column 'layers' needed for the pipeline split");
   l->account_embed_loss = true;
+  /* Sec. 3.3.2 (the row's notes): "all-gather based CP (K and V
+   * all-gathered, exposed on the critical path)", K and V at their own GQA
+   * width (8 KV heads, not repeated to the 128 query heads): Transformer
+   * Engine's AttnFuncWithCPAndKVAllGather, which cites this section
+   * (context_parallel.py, v2.20.0.dev0 @ d0067d0; layout.cp_comm) */
+  if (l->cp > 1) {
+    l->cp_comm = PL_CP_ALL_GATHER;
+    validate_note(row, "cp all_gather of K and V at kv-head width, exposed (Sec. 3.3.2)");
+  }
   if (cell(in, "vp")[0] == '\0' && l->pp > 1 && (layers + 2) % l->pp == 0) {
     l->vp = (layers + 2) / l->pp;
     l->schedule = PL_SCHEDULE_INTERLEAVED;

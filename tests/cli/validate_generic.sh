@@ -90,7 +90,8 @@ R1=$(sed -n 2p "$OWN")
 {
   printf '%s,layout_flags\n' "$H0"
   for cell in "--recompute-method uniform --recompute-layers 1" "--tp 2" "--recompute-method diag" \
-    "--bogus 1" '"--recompute-modules core_attn,mlp"' "--first-stage-layers" "--pipeline-layout 'Et|t"; do
+    "--bogus 1" '"--recompute-modules core_attn,mlp"' "--first-stage-layers" "--pipeline-layout 'Et|t" \
+    "--cp-comm-type all_gather" "--cp-comm-type ring"; do
     printf '%s,%s\n' "$R1" "$cell"
   done
 } >"$TMP/layout.csv"
@@ -106,6 +107,10 @@ check "layout_flags: recompute modules against a full recompute column" \
   grep -q "column 'layout_flags': --recompute-modules needs recompute selective .*column 'recompute' says full" "$TMP/out"
 check "layout_flags: a flag without value" grep -q "column 'layout_flags': the last flag has no value" "$TMP/out"
 check "layout_flags: an open quote" grep -q "column 'layout_flags': a quote is not closed" "$TMP/out"
+check "layout_flags: --cp-comm-type reaches the command (row 8)" \
+  grep -q '^"layout",8,.* --cp-comm-type all_gather ' "$TMP/out"
+check "layout_flags: --cp-comm-type bad value" \
+  grep -q "column 'layout_flags': --cp-comm-type: unknown cp comm type 'ring' (expected p2p|all_gather|a2a|a2a+p2p)" "$TMP/out"
 
 # vocab_padding: empty = the framework's (megatron-lm: 128 x tp; row 1's 51200 at tp 8 is
 # 50 x 1024, kept), none = as stated, N = --make-vocab-size-divisible-by N: 300 x 8 = 2400,

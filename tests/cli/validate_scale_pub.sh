@@ -30,4 +30,10 @@ for r in 2 3; do
     grep -qE "^\"llama3_herd_table4\",$r,[0-9]+,\"[^\"]*\",\"llama3\",\"h100\",\"dgx-h100\",\"step_time_s\",\"[^\"]*\",[0-9.]+,[0-9.]+,[0-9.]+," "$TMP/out"
 done
 check "herd row 1 does not fit" grep -qE '^"llama3_herd_table4",1,.*does not fit: needs 94.4 GiB > 80 GiB' "$TMP/out"
+# Table 4 row 3 (cp 16, 128K): Sec. 3.3.2's all-gather CP of K and V, exposed, not the torchtitan
+# preset's context_parallel (src/validate/sources_scale.c validate_llama3_layout). The row needs more
+# than 80 GiB in plateau, so its command is read at --hbm 200 GiB.
+expect_ok validate "$V/llama3_herd_table4.csv" --hbm '200 GiB' --format csv
+check "row 3: cp all_gather" grep -qE '^"llama3_herd_table4",3,.* --cp 16 .*--cp-comm-type all_gather .*--cp-allgather off ' "$TMP/out"
+check "rows 1-2 (cp 1): p2p unwritten" [ "$(grep -cE '^"llama3_herd_table4",[12],.*--cp-comm-type' "$TMP/out")" = 0 ]
 finish

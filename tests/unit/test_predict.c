@@ -332,6 +332,93 @@ static void test_cp_allgather(void) {
   CHECK(ag != NULL && ag->count == 24);
 }
 
+/* The cp collectives of one group and op, or NULL. */
+static const struct pl_coll_summary *cp_coll(const char *group, const char *op) {
+  for (int i = 0; i < pred.step.n_collectives; i++) {
+    const struct pl_coll_summary *c = &pred.step.collectives[i];
+    if (strcmp(c->group, group) == 0 && strcmp(c->op, op) == 0)
+      return c;
+  }
+  return NULL;
+}
+
+/* layout.cp_comm (segments.c layer_cp, lower_unit.c cp_exposed): tiny (8
+ * blocks, 16 heads of 64, kv 16) on 2 GPUs, cp 2, one sequence of 2048
+ * tokens: per rank Q = K = V = O = 1024 tokens x 16 x 64 x 2 B = 2,097,152 B.
+ *  - all_gather: K and V each all_gathered (cp x 2,097,152 = 4,194,304 B)
+ *    in the forward and again in the backward: 4 per block, 32 calls; dK and
+ *    dV reduce_scattered (4,194,304 B) 2 per block, 16 calls; waited by the
+ *    compute stream: exposed whole. Full recompute: + 2 gathers per block, 48.
+ *  - a2a: Q, K, V, O forward and dO, dQ, dK, dV backward, each one
+ *    all_to_all of 2,097,152 B: 8 per block, 64 calls; full recompute
+ *    repeats the forward's 4: 96. No send/recv.
+ *  - a2a+p2p on 4 GPUs, cp 4, a2a over 2: per rank 512 tokens, each a2a
+ *    1,048,576 B over cp-a2a, 64 calls; the ring over cp / 2 = 2 ranks
+ *    (cp-ring): 1 step per pass, K + V = 2,097,152 B forward, 4,194,304 B
+ *    (K, V, dK, dV) backward, 8 calls each. */
+static void test_cp_comm(void) {
+  base(tiny_json, NULL, 2);
+  run.layout.cp = 2;
+  run.layout.gbs = 1;
+  run.layout.cp_comm = PL_CP_ALL_GATHER;
+  predict();
+  check_sums();
+  const struct pl_coll_summary *ag = cp_coll("cp", "all_gather");
+  const struct pl_coll_summary *rs = cp_coll("cp", "reduce_scatter");
+  CHECK(ag != NULL && ag->count == 32 && ag->bytes == 4194304.0);
+  CHECK(rs != NULL && rs->count == 16 && rs->bytes == 4194304.0);
+  CHECK(ag != NULL && ag->exposed_s >= ag->time_s * (1.0 - 1e-9));
+  CHECK(cp_coll("cp", "send_recv") == NULL);
+  run.layout.recompute = PL_RECOMPUTE_FULL;
+  predict();
+  check_sums();
+  ag = cp_coll("cp", "all_gather");
+  CHECK(ag != NULL && ag->count == 48);
+  run.layout.recompute = PL_RECOMPUTE_NONE;
+  run.layout.cp_comm = PL_CP_A2A;
+  predict();
+  check_sums();
+  const struct pl_coll_summary *a2a = cp_coll("cp", "all_to_all");
+  CHECK(a2a != NULL && a2a->count == 64 && a2a->bytes == 2097152.0);
+  CHECK(cp_coll("cp", "send_recv") == NULL && cp_coll("cp", "all_gather") == NULL);
+  run.layout.recompute = PL_RECOMPUTE_FULL;
+  predict();
+  a2a = cp_coll("cp", "all_to_all");
+  CHECK(a2a != NULL && a2a->count == 96);
+  base(tiny_json, NULL, 4);
+  run.layout.cp = 4;
+  run.layout.gbs = 1;
+  run.layout.cp_comm = PL_CP_A2A_P2P;
+  run.layout.cp_a2a = 2;
+  predict();
+  check_sums();
+  a2a = cp_coll("cp-a2a", "all_to_all");
+  CHECK(a2a != NULL && a2a->count == 64 && a2a->bytes == 1048576.0);
+  /* the step's summary merges one op and group: 16 calls of mean 3,145,728 B */
+  const struct pl_coll_summary *ring = cp_coll("cp-ring", "send_recv");
+  CHECK(ring != NULL && ring->count == 16 && ring->bytes == 3145728.0);
+  /* p2p sends torch.cat of K and V at their own head dims: with V at 32,
+   * K 2,097,152 + V 1,048,576 = 3,145,728 B forward, twice that backward,
+   * 8 calls each (cp 2, 8 blocks): mean 4,718,592 B over 16 */
+  base(tiny_json, NULL, 2);
+  run.model.v_head_dim = 32;
+  run.layout.cp = 2;
+  run.layout.gbs = 1;
+  predict();
+  ring = cp_coll("cp", "send_recv");
+  CHECK(ring != NULL && ring->count == 16 && ring->bytes == 4718592.0);
+  /* p2p with full recompute: the recomputed forward runs its own ring, 8
+   * more calls of K + V (tiny again: 4,194,304 B): 24 calls */
+  base(tiny_json, NULL, 2);
+  run.layout.cp = 2;
+  run.layout.gbs = 1;
+  run.layout.recompute = PL_RECOMPUTE_FULL;
+  predict();
+  check_sums();
+  ring = cp_coll("cp", "send_recv");
+  CHECK(ring != NULL && ring->count == 24);
+}
+
 /* Same input, same output, bit for bit. */
 static void test_deterministic(void) {
   base(NULL, "llama2-7b", 64);
@@ -1284,6 +1371,7 @@ int main(void) {
   test_align_grad_reduce();
   test_breakdowns();
   test_cp_allgather();
+  test_cp_comm();
   test_deterministic();
   test_missing_efficiency();
   test_weak_scaling_directions();

@@ -248,6 +248,9 @@ static void test_layout_flags(void) {
       {" --task finetune", "--task: unknown task 'finetune' (expected pretrain|sft|lora)"},
       {" --task lora --lora-targets linear_qkv,qkv", "--lora-targets: unknown target 'qkv'"},
       {" --lora-rank 0x", "--lora-rank: "},
+      {" --cp-comm-type allgather", "--cp-comm-type: unknown cp comm type 'allgather' (expected "
+                                    "p2p|all_gather|a2a|a2a+p2p)"},
+      {" --cp-a2a-size two", "--cp-a2a-size: "},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     memset(&l, 0, sizeof l);
@@ -261,8 +264,8 @@ static void test_layout_flags(void) {
   for (; pl_layout_flag_name(n) != NULL; n++)
     for (size_t k = 0; k < n; k++)
       CHECK(strcmp(pl_layout_flag_name(k), pl_layout_flag_name(n)) != 0);
-  CHECK_EQ_INT((int64_t)n, 40); /* 22 counts (bf16-last-blocks, lora-rank, packed-sample-len the last) + 18 words
-                                   (bf16-modules, task, lora-targets, defer-embedding-wgrad the last) */
+  CHECK_EQ_INT((int64_t)n, 42); /* 23 counts (bf16-last-blocks, lora-rank, packed-sample-len, cp-a2a-size the last) + 19 words
+                                   (bf16-modules, task, lora-targets, defer-embedding-wgrad, cp-comm-type the last) */
   /* written and read back: the same text (an MoE layout with every optional flag set) */
   memset(&l, 0, sizeof l);
   split(" --gpus 64 --tp 2 --pp 4 --cp 1 --vp 2 --seq 4096 --mbs 1 --gbs 256 --shard zero1"
@@ -304,6 +307,23 @@ static void test_layout_flags(void) {
   CHECK_STATUS(pl_layout_flags_read(&back, get, &a, &d), PL_OK, dp);
   pl_layout_flags_format(&back, false, two, sizeof two);
   CHECK_STR(two, one);
+  /* layout.cp_comm: written when not p2p (the default), with its a2a size */
+  memset(&l, 0, sizeof l);
+  split(" --gpus 16 --tp 2 --pp 1 --cp 4 --vp 1 --seq 4096 --mbs 1 --gbs 8 --cp-comm-type a2a+p2p"
+        " --cp-a2a-size 2",
+        &a);
+  CHECK_STATUS(pl_layout_flags_read(&l, get, &a, &d), PL_OK, dp);
+  CHECK(l.cp_comm == PL_CP_A2A_P2P && l.cp_a2a == 2);
+  pl_layout_flags_format(&l, false, one, sizeof one);
+  CHECK(strstr(one, " --cp 4 ") != NULL && strstr(one, " --cp-comm-type a2a+p2p --cp-a2a-size 2") != NULL);
+  memset(&back, 0, sizeof back);
+  split(one, &a);
+  CHECK_STATUS(pl_layout_flags_read(&back, get, &a, &d), PL_OK, dp);
+  CHECK(back.cp_comm == PL_CP_A2A_P2P && back.cp_a2a == 2);
+  l.cp_comm = PL_CP_P2P;
+  l.cp_a2a = 0;
+  pl_layout_flags_format(&l, false, one, sizeof one);
+  CHECK(strstr(one, "--cp-comm-type") == NULL && strstr(one, "--cp-a2a-size") == NULL);
 }
 
 /* Quantities in the largest unit they are at least 1 of, fewest digits

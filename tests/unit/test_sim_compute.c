@@ -566,6 +566,21 @@ static void test_cudnn_attention_shape(void) {
   CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &b, PL_PASS_BWD) - 3 * k, 12805.9e-6, 2e-4);
   struct pl_op c = shape_op(1, 1024, 2048);
   CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &c, PL_PASS_FWD) - k, 7.0620e-6, 2e-4);
+  /* (d) the same shape under Transformer Engine's all_gather cp
+   * (op.cp_gathered 2, compute.c cp_gathered_span): rank 0's chunks 0 and 3
+   * of c = 512 queries, 4 tiles each, against the keys up to their chunk's
+   * end, bottom-right causal: 128, 256, 384, 512 and 1664, 1792, 1920, 2048
+   * keys (8704 in all), + 192 per tile = 10240; the two grids share the 132
+   * SMs: max(10240 / 132, the longest 2048 + 192 = 2240) = 2240 key
+   * positions: 2240 x 16384 / 4.4545e12 = 8.2389 us forward. 66 heads: max(66
+   * x 10240 / 132 = 5120, 2240) = 5120: 18.832 us; backward (K0 400) max(66 x
+   * (8704 + 3200) / 132 = 5952, 2448) x 40960 / 3.9891e12 = 61.115 us. */
+  c.cp_gathered = 2;
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &c, PL_PASS_FWD) - k, 8.2389e-6, 2e-4);
+  struct pl_op cg = shape_op(66, 1024, 2048);
+  cg.cp_gathered = 2;
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &cg, PL_PASS_FWD) - k, 18.832e-6, 2e-4);
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &cg, PL_PASS_BWD) - 3 * k, 61.115e-6, 2e-4);
   /* the small shape runs far below the constant figure (0.615) */
   CHECK(pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_FWD) - k >
         10 * 0.5 * a.fwd_flops / (989.4e12 * 0.615 * 0.887));
@@ -2267,6 +2282,64 @@ static void test_cp_p2p_merge_ops(void) {
   CHECK(find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_merge") != NULL);
 }
 
+/* layout.cp_comm (segments.c cp_te_copies, cp_p2p_merge_ops; flops.c
+ * attention), small_llama at cp 2: E = K = mbs 2 x seq/cp 256 x 8 heads x
+ * 128 = 524,288 elements:
+ *  - all_gather: the attention core marked cp_gathered 2 (m 256, n 512);
+ *    cp_ag_copies forward 8 cp K + 6E = 16K + 6E = 22 x 524,288
+ *    = 11,534,336 B; backward (32 cp + 6) K + 4E = 74 x 524,288 =
+ *    38,797,312 B; 5 and 12 kernels; no cp_p2p_merge;
+ *  - a2a: cp_a2a_copies 16E + 16K = 32 x 524,288 = 16,777,216 B each way,
+ *    8 kernels; the attention core over the whole sequence (m = n = 512)
+ *    with 8 / 2 = 4 heads: count mbs 2 x 4 = 8; no cp_p2p_merge;
+ *  - a2a+p2p at cp 4 with an a2a of 2: the attention core m = 512 / 4 x 2 =
+ *    256 queries against n = 512 keys, count 2 x 8 / 2 = 8; the ring of
+ *    cp / 2 = 2 ranks merges as cp 2 on E = K = 2 x 128 x 8 x 128 = 262,144:
+ *    forward 8K + 10E = 4,718,592 B, backward 24K + 10E = 8,912,896 B,
+ *    kernels 5 and 7. */
+static void test_cp_comm_ops(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  small_llama(&run);
+  run.layout.cp = 2;
+  run.layout.cp_comm = PL_CP_ALL_GATHER;
+  int n = pl_sim_segment_ops(&run, 1, ops);
+  const struct pl_op *c = find_op(ops, n, "cp_ag_copies");
+  CHECK(c != NULL && c->fwd_bytes == 11534336.0 && c->bwd_bytes == 38797312.0);
+  CHECK(c != NULL && c->fwd_kernels == 5 && c->bwd_kernels == 12 && !c->recompute);
+  CHECK(find_op(ops, n, "cp_p2p_merge") == NULL && find_op(ops, n, "cp_a2a_copies") == NULL);
+  /* selective recompute (core_attn by default) re-runs TE's whole cp Function */
+  run.layout.recompute = PL_RECOMPUTE_SELECTIVE;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_ag_copies");
+  CHECK(c != NULL && c->recompute);
+  run.layout.cp_comm = PL_CP_P2P;
+  c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "cp_p2p_merge");
+  CHECK(c != NULL && c->recompute);
+  run.layout.recompute = PL_RECOMPUTE_NONE;
+  run.layout.cp_comm = PL_CP_ALL_GATHER;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  c = find_op(ops, n, "attn"); /* the two gathered launches (compute.c cp_gathered_span) */
+  CHECK(c != NULL && c->cp_gathered == 2 && c->m == 256 && c->n == 512);
+  run.layout.cp_comm = PL_CP_A2A;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  c = find_op(ops, n, "cp_a2a_copies");
+  CHECK(c != NULL && c->fwd_bytes == 16777216.0 && c->bwd_bytes == 16777216.0);
+  CHECK(c != NULL && c->fwd_kernels == 8 && c->bwd_kernels == 8);
+  CHECK(find_op(ops, n, "cp_p2p_merge") == NULL);
+  c = find_op(ops, n, "attn");
+  CHECK(c != NULL && c->m == 512 && c->n == 512 && c->count == 8 && c->cp_gathered == 0);
+  run.layout.cp = 4;
+  run.layout.cp_comm = PL_CP_A2A_P2P;
+  run.layout.cp_a2a = 2;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  c = find_op(ops, n, "attn");
+  CHECK(c != NULL && c->m == 256 && c->n == 512 && c->count == 8);
+  c = find_op(ops, n, "cp_p2p_merge");
+  CHECK(c != NULL && c->fwd_bytes == 4718592.0 && c->bwd_bytes == 8912896.0);
+  CHECK(c != NULL && c->fwd_kernels == 5 && c->bwd_kernels == 7);
+  CHECK(find_op(ops, n, "cp_a2a_copies") != NULL);
+}
+
 /* Round 11 passes, docs/step-model.md 2.3f, on small_llama (1024 tokens per
  * micro-batch, 8 heads of 128, kv 8, vocab 32000, tp 1):
  *  - qkv_grad_cat: backward only, 4 B per q/k/v element: 4 x 1024 x 3072 =
@@ -3080,6 +3153,7 @@ int main(void) {
   test_cp_merge_ops();
   test_fms_eager_attention();
   test_cp_p2p_merge_ops();
+  test_cp_comm_ops();
   test_launch_blocking();
   test_host_per_gemm();
   test_host_per_launch();

@@ -868,7 +868,38 @@ static void check_root_unit(const struct layout_case *c, bool block_units, int64
   sim_step_free(&ref);
 }
 
+/* layout.cp_comm (lower_unit.c cp_exposed: exposed cp collectives before
+ * and after the attention core, the recomputed forward's first): the fast
+ * path must give the reference's step, and with a2a+p2p both groups run. */
+static void check_cp_comm(const struct layout_case *c, enum pl_cp_comm type, int64_t a2a) {
+  static struct pl_run run;
+  static struct pl_step fast_out, ref_out;
+  struct pl_flops fl;
+  struct sim_step fast, ref;
+  make_run(c, &run);
+  run.layout.cp_comm = type;
+  run.layout.cp_a2a = a2a;
+  fast_matches_ref(&run, &fl, &fast, &ref, &fast_out, &ref_out);
+  CHECK(ref_out.exposed_comm_s > 0);
+  printf("cp_comm %s %s cp %lld: %d periods inserted, step %.6f s\n", pl_cp_comm_name(type),
+         c->model, (long long)c->cp, fast.eng.cmp.inserted, ref_out.step_time_s);
+  sim_step_free(&fast);
+  sim_step_free(&ref);
+}
+
 int main(void) {
+  static const struct layout_case cpc[] = {
+      /* llama2-7b: 32 heads, tp 2 (16 per rank), cp 2 or 4, full recompute */
+      {"llama2-7b", "dgx-h100", 64, 2, 2, 1, 2, 1, 1, PL_SHARD_ZERO1, 0, PL_RECOMPUTE_FULL,
+       PL_SCHEDULE_1F1B, false, false, false, false, false},
+      {"llama2-7b", "dgx-h100", 64, 2, 1, 1, 4, 1, 1, PL_SHARD_ZERO3, 0, PL_RECOMPUTE_SELECTIVE,
+       PL_SCHEDULE_1F1B, false, false, false, false, false},
+  };
+  check_cp_comm(&cpc[0], PL_CP_P2P, 0); /* with the recomputed forward's ring */
+  check_cp_comm(&cpc[0], PL_CP_ALL_GATHER, 0);
+  check_cp_comm(&cpc[0], PL_CP_A2A, 0);
+  check_cp_comm(&cpc[1], PL_CP_ALL_GATHER, 0);
+  check_cp_comm(&cpc[1], PL_CP_A2A_P2P, 2);
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     check_same(&cases[i], cases[i].compressed);
   for (size_t i = 0; i < sizeof copied_cases / sizeof copied_cases[0]; i++)
