@@ -672,6 +672,7 @@ enum pl_status pl_layout_resolve(struct pl_layout *l, const struct pl_model *m,
     st = check_fused_mlp(l, m, c, diag);
   if (st == PL_OK)
     st = model_lora_check(l, m, diag);
+  if (st == PL_OK)
     st = check_cp_comm(l, m, diag);
   /* layout.ub_*_fprop_sms: TE's _math_sms = sm_count - num_sm must leave the GEMM an SM */
   int64_t ub = l->ub_proj_fprop_sms > l->ub_fc2_fprop_sms ? l->ub_proj_fprop_sms : l->ub_fc2_fprop_sms;
