@@ -20,7 +20,7 @@ check "70B FSDP 26.04.01 pair (77/74) at 1.242" grep -qE '^26\.04\.01 .*LLAMA3_7
 check "70B FSDP 25.11 pair (247/236) at 1.048" grep -qE '^25\.11 .*LLAMA3_70B .* 247/236 +1\.048 ' "$TMP/out"
 check "8B FP8-CS 25.11 pair (245/234) at 1.192" grep -qE '^25\.11 .*LLAMA3_8B .*FP8-CS .* 245/234 +1\.192 ' "$TMP/out"
 check "-v prints each row's error" grep -qE '^ +gb200 +row +77 +error' "$TMP/out"
-check "skipped pairs are named" grep -qE 'LoRA.*skipped' "$TMP/out"
+check "skipped pairs are named, with the reason" grep -qE 'DeepSeekV4 Flash .* skipped \(DeepSeek-V4' "$TMP/out"
 check "summary line counts the pairs" grep -qE '^1[0-9] twin pairs gb200 / gb300: geometric mean step ratio published 1\.2' "$TMP/out"
 
 count=$((count + 1))
