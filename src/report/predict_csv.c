@@ -360,6 +360,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   char dw_s[24]; /* and the LM-head wgrad deferral (layout.wgrad_deferral, ovl26) */
   pl_layout_wgrad_deferral_format(p->run.layout.wgrad_deferral, dw_s, sizeof dw_s);
   col_str(c, "layout.defer_embedding_wgrad", dw_s);
+  col_str(c, "framework.overlap_param_gather_with_optimizer_step",
+          pl_setting_name(fw.pg_with_opt_step));
 }
 
 void pl_report_predict_csv_header(FILE *out) {
