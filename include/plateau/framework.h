@@ -138,6 +138,9 @@ struct pl_framework {
                                           layout.jit_eager) */
   enum pl_setting moe_expert_padding;  /* MoE under FP8/FP4: TE pads each expert's rows to the
                                           GEMM alignment and back (layout.moe_expert_padding) */
+  enum pl_setting pg_with_opt_step;    /* overlap_param_gather_with_optimizer_step: the first
+                                          model chunk's parameter gather starts after its own
+                                          optimizer step (layout.pg_with_opt_step) */
   enum pl_setting align_grad_reduce;   /* Megatron-Core's schedules launch each model chunk's
                                           gradient reduction themselves (grad_sync_func), aligned
                                           across pipeline stages (layout.align_grad_reduce) */

@@ -609,6 +609,11 @@ struct pl_layout {
                               core_v0.14.0 .. core_v0.18.0), unless the router already padded
                               the counts (moe_router_padding_for_fp8 / _for_quantization) or
                               HybridEP's dispatch did (dispatch hybridep); model/flops.c moe_ops */
+  bool pg_with_opt_step;    /* input: zero1 with overlap_param_gather: Megatron-Core's
+                              overlap_param_gather_with_optimizer_step: the first model chunk
+                              has an optimizer of its own, whose step is followed by that
+                              chunk's parameter gather while the other chunks' step runs
+                              (sim/lower_dp.c) */
   bool align_grad_reduce;   /* input: with overlap_grad_reduce and pp > 1, Megatron-Core's
                               align_grad_reduce (Megatron-LM --no-align-grad-reduce unset,
                               Megatron-Bridge DistributedInitConfig): the schedule launches a

@@ -80,6 +80,7 @@ static const struct {
     {"adam_moments_bf16", offsetof(struct pl_framework, adam_moments_bf16)},
     {"te_linear_bwd_overlap", offsetof(struct pl_framework, te_linear_bwd_overlap)},
     {"align_grad_reduce", offsetof(struct pl_framework, align_grad_reduce)},
+    {"overlap_param_gather_with_optimizer_step", offsetof(struct pl_framework, pg_with_opt_step)},
     {"moe_host_sync", offsetof(struct pl_framework, moe_host_sync)},
     {"moe_expert_padding", offsetof(struct pl_framework, moe_expert_padding)},
     {"moe_router_fusion", offsetof(struct pl_framework, moe_router_fusion)},
@@ -556,6 +557,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->adam_moments_bf16, &l->adam_moments_bf16, false);
   put(fw->te_linear_bwd_overlap, &l->te_linear_bwd_overlap, false);
   put(fw->align_grad_reduce, &l->align_grad_reduce, false);
+  put(fw->pg_with_opt_step, &l->pg_with_opt_step, false);
   put(fw->moe_host_sync, &l->moe_host_sync, false);
   put(fw->moe_expert_padding, &l->moe_expert_padding, false);
   put(fw->moe_router_fusion, &l->moe_router_unfused, true);
@@ -673,6 +675,7 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->adam_moments_bf16 = setting(l->adam_moments_bf16);
   out->te_linear_bwd_overlap = setting(l->te_linear_bwd_overlap);
   out->align_grad_reduce = setting(l->align_grad_reduce);
+  out->pg_with_opt_step = setting(l->pg_with_opt_step);
   out->moe_host_sync = setting(l->moe_host_sync);
   out->moe_expert_padding = setting(l->moe_expert_padding);
   out->moe_router_fusion = setting(!l->moe_router_unfused);

@@ -73,6 +73,7 @@ static const struct flag flags[] = {
     ONOFF("head-16bit", head_16bit),
     ONOFF("te-linear-bwd-overlap", te_linear_bwd_overlap),
     ONOFF("align-grad-reduce", align_grad_reduce),
+    ONOFF("overlap-param-gather-with-optimizer-step", pg_with_opt_step),
     ONOFF("moe-host-sync", moe_host_sync),
     ONOFF("moe-expert-padding", moe_expert_padding),
     ONOFF("moe-router-fusion", moe_router_fusion),

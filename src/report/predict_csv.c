@@ -379,6 +379,9 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   /* context parallelism's exchange (--cp-comm-type, --cp-a2a-size; layout.cp_comm, cp_a2a) */
   col_str(c, "layout.cp_comm_type", pl_cp_comm_name(l->cp_comm));
   col_int(c, "layout.cp_a2a_size", l->cp_a2a);
+  /* Megatron-Core overlap_param_gather_with_optimizer_step (ovl26) */
+  col_str(c, "framework.overlap_param_gather_with_optimizer_step",
+          pl_setting_name(fw.pg_with_opt_step));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -207,6 +207,7 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_bool(e, "te_cross_entropy", fw.te_cross_entropy == PL_SETTING_ON);
   pl_emit_bool(e, "te_linear_bwd_overlap", fw.te_linear_bwd_overlap == PL_SETTING_ON);
   pl_emit_bool(e, "align_grad_reduce", fw.align_grad_reduce == PL_SETTING_ON);
+  pl_emit_bool(e, "overlap_param_gather_with_optimizer_step", fw.pg_with_opt_step == PL_SETTING_ON);
   pl_emit_num(e, "host_per_launch_s", fw.host_per_launch_s);
   pl_emit_bool(e, "fsdp_block_units", fw.fsdp_block_units == PL_SETTING_ON);
   pl_emit_str(e, "adam_moments_dtype", fw.adam_moments_bf16 == PL_SETTING_ON ? "bf16" : "fp32");

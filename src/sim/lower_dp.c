@@ -216,6 +216,25 @@ static void zero3_persist_tail(struct lower *lw, int32_t opt) {
   dep(lw, opt, coll_task(lw, PL_STREAM_DP_GATHER, ag, 1));
 }
 
+/* layout.pg_with_opt_step (Megatron-Core overlap_param_gather_with_optimizer_step
+ * with overlap_param_gather): get_megatron_optimizer gives the first model
+ * chunk an optimizer of its own (optimizer/__init__.py: all_dense_model_chunks
+ * = [[model_chunks[0]], model_chunks[1:]], core_v0.16.0), and
+ * ChainedOptimizer.step_with_ready_grads dispatches that chunk's parameter
+ * all_gather right after its step (optimizer.py: start_param_sync(force_dispatch
+ * =True) for optimizer_idx 0), beside the other chunks' step; the forward
+ * pre-hooks do not dispatch it again (distributed_data_parallel.py
+ * start_param_sync). In plateau's steady step (sim_dp_gather_ahead: the
+ * gathers a bound at the step's start) the first chunk's first bucket moves
+ * here, after its share of the optimizer step; its other buckets stay at the
+ * step's start, ahead of the other chunks' gathers, and its first forward no
+ * longer waits. */
+static bool pg_opt(const struct lower *lw) {
+  const struct pl_layout *l = lw->l;
+  return l->pg_with_opt_step && l->overlap_param_gather && l->shard == PL_SHARD_ZERO1 &&
+         lw->bucket_coll >= 0;
+}
+
 void sim_dp_emit_tail(struct lower *lw) {
   const struct pl_layout *l = lw->l;
   const struct pl_gpu *g = &lw->st->run->cluster.gpu;
@@ -239,10 +258,22 @@ void sim_dp_emit_tail(struct lower *lw) {
   if (l->fsdp_one_comm) /* the last reduce_scatters queue on the gather stream */
     join_add(lw,
              lw->st->eng.streams[lw->streams[lw->stage * PL_STREAM_N + PL_STREAM_DP_GATHER]].tail);
-  int32_t t = add(lw, PL_STREAM_COMPUTE, opt_s, PL_TASK_OPTIMIZER, SIM_RES_COMPUTE);
+  double first_s = 0; /* pg_opt: the first chunk's own optimizer step */
+  if (pg_opt(lw) && params > 0)
+    first_s = opt_s * chunk_params(lw, lw->stage) / params;
+  int32_t t = add(lw, PL_STREAM_COMPUTE, first_s > 0 ? first_s : opt_s, PL_TASK_OPTIMIZER,
+                  SIM_RES_COMPUTE);
   for (int i = 0; i < lw->n_join && t != SIM_NONE; i++)
     dep(lw, lw->join[i], t);
   lw->n_join = 0;
+  if (first_s > 0) {
+    int64_t v = lw->stage; /* chunk 0 of this stage */
+    double ex0 = (double)lw->st->chunk_layers[v] * lw->st->seg[SIM_SEG_LAYER].expert_params;
+    int32_t ag;
+    param_gather(lw, chunk_params(lw, v), ex0, (double)lw->st->chunk_layers[v], &ag);
+    dep(lw, t, coll_task(lw, PL_STREAM_DP_GATHER, ag, 1));
+    t = add(lw, PL_STREAM_COMPUTE, opt_s - first_s, PL_TASK_OPTIMIZER, SIM_RES_COMPUTE);
+  }
   zero3_persist_tail(lw, t);
   sim_step_sync_emit(lw, t);
   if (l->shard != PL_SHARD_ZERO1 || lw->bucket_coll < 0 || l->overlap_param_gather)
@@ -276,7 +307,9 @@ void sim_dp_gather_ahead(struct lower *lw) {
     int64_t v = c * lw->pp + lw->stage;
     double ex = (double)lw->st->chunk_layers[v] * lw->st->seg[SIM_SEG_LAYER].expert_params;
     double calls = param_gather(lw, chunk_params(lw, v), ex, (double)lw->st->chunk_layers[v], &ag);
-    pg[0] = coll_task(lw, PL_STREAM_DP_GATHER, ag, 1);
+    /* pg_opt: chunk 0's first bucket was gathered after its optimizer step */
+    bool moved = c == 0 && pg_opt(lw);
+    pg[0] = moved ? SIM_NONE : coll_task(lw, PL_STREAM_DP_GATHER, ag, 1);
     pg[1] = calls > 1 ? coll_task(lw, PL_STREAM_DP_GATHER, ag, (int64_t)calls - 1) : SIM_NONE;
     int32_t e = expert_gather(lw, ex, pg[1] != SIM_NONE ? pg[1] : pg[0]);
     pg[1] = e != pg[0] ? e : pg[1];
@@ -289,7 +322,7 @@ void sim_dp_gather_wait(struct lower *lw, struct sim_slot sl, int32_t *later) {
   join_add(lw, *later);
   *later = SIM_NONE;
   int32_t *pg = &lw->pgather[2 * sl.chunk];
-  if (sl.pass != PL_PASS_FWD || pg[0] == SIM_NONE)
+  if (sl.pass != PL_PASS_FWD || (pg[0] == SIM_NONE && pg[1] == SIM_NONE))
     return;
   join_add(lw, pg[0]);
   *later = pg[1];

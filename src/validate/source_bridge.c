@@ -311,6 +311,7 @@ bool validate_bridge_layout(const struct validate_in *in, struct pl_layout *l, s
   validate_bridge_ep_overlap(in, l, row);
   validate_bridge_recompute(in, l, row);
   validate_bridge_graph_scope(in, l, row);
+  validate_bridge_pg_opt_step(in, l, row);
   validate_bridge_fp8_attention(in, l, row);
   validate_bridge_nvfp4_rht(in, l, row);
   validate_bridge_fused_mlp(in, l, row);

@@ -78,6 +78,8 @@ void validate_bridge_recompute(const struct validate_in *in, struct pl_layout *l
                                struct pl_vrow *row);
 void validate_bridge_graph_scope(const struct validate_in *in, struct pl_layout *l,
                                  struct pl_vrow *row);
+void validate_bridge_pg_opt_step(const struct validate_in *in, struct pl_layout *l,
+                                 struct pl_vrow *row);
 bool validate_bridge_offload(const struct validate_in *in, struct pl_layout *l,
                              struct pl_vrow *row);
 

@@ -261,3 +261,25 @@ bool validate_bridge_offload(const struct validate_in *in, struct pl_layout *l,
                 (long long)l->act_offload_layers);
   return true;
 }
+
+/* layout.pg_with_opt_step: Megatron-Bridge's performance scripts turn on
+ * overlap_param_gather_with_optimizer_step whenever dp = gpus / (tp pp cp),
+ * pp and vp are all above 1 (r0.1.0 line v0.1.0rc4 scripts/performance/
+ * run_script.py; 25.11 v0.2.2 utils/helpers.py; v0.3.0 .. v0.6.0
+ * utils/overrides.py), from v0.3.0 (26.02) not for fp8_mx and nvfp4
+ * ("causes NaN grad norm"); the rows do not state it. */
+void validate_bridge_pg_opt_step(const struct validate_in *in, struct pl_layout *l,
+                                 struct pl_vrow *row) {
+  int64_t mp = l->tp * l->pp * (l->cp > 0 ? l->cp : 1);
+  int64_t dp = mp > 0 ? l->gpus / mp : 0;
+  if (dp <= 1 || l->pp <= 1 || l->vp <= 1)
+    return;
+  char sec[32];
+  bridge_section(in, sec, sizeof sec);
+  bool old = validate_word_in("25.09 25.11", sec);
+  if (!old && (l->dtype == PL_DTYPE_MXFP8 || l->dtype == PL_DTYPE_NVFP4))
+    return;
+  l->pg_with_opt_step = true;
+  validate_note(row, "the first chunk's parameter gather beside the optimizer step (the release's "
+                     "performance scripts: overlap_param_gather_with_optimizer_step for dp, pp, vp > 1)");
+}
