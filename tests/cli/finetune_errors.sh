@@ -60,4 +60,12 @@ expect_fail 1 "^plateau: --lora-rank: '16,32' is not a positive integer" -- "${S
 expect_fail 1 "^plateau: sweep point llama2-7b, 8 GPUs: layout: --lora-rank 8192 exceeds" -- "${S[@]}" --task lora --lora-rank 8192
 expect_fail 1 "^plateau: sweep point llama2-7b, 8 GPUs: layout: --packed-sample-len 8192 exceeds" -- "${S[@]}" --packed-sample-len 8192
 
+# the generic validation CSV's layout_flags cell reads the same flags: a bad
+# one skips its row with the flag's own message (fuzz seed of the same rows)
+expect_ok validate "$PL_SOURCE_DIR/tests/fuzz/corpus/fuzz_validate_csv/own_layout_flags_finetune.csv"
+check "validate: 1 predicted, 7 skipped" grep -q "8 rows, 1 predicted, 7 skipped" "$TMP/out"
+check "validate: rank above width skipped" grep -q "1  skipped (22B): layout: --lora-rank 8192 exceeds the model width 6144" "$TMP/out"
+check "validate: packed above seq skipped" grep -q "3  skipped (22B): layout: --packed-sample-len 4096 exceeds seq 2048" "$TMP/out"
+check "validate: unknown task skipped" grep -q "6  skipped (22B): column 'layout_flags': --task: unknown task 'bogus'" "$TMP/out"
+
 finish
