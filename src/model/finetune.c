@@ -76,6 +76,11 @@ enum pl_status pl_lora_targets_parse(const char *s, uint32_t *out, struct pl_dia
     size_t i = 0;
     while (i < N_TARGETS && !(strlen(target_names[i]) == len && strncmp(p, target_names[i], len) == 0))
       i++;
+    if (i == N_TARGETS && len == 0)
+      return pl_diag_set(diag, PL_ERR_PARSE, "empty target in '%s'", s);
+    if (i == N_TARGETS && len == 3 && strncmp(p, "all", 3) == 0)
+      return pl_diag_set(diag, PL_ERR_PARSE,
+                         "'all' stands alone, not in a list with other targets ('%s')", s);
     if (i == N_TARGETS)
       return pl_diag_set(diag, PL_ERR_PARSE,
                          "unknown target '%.*s' (expected all or linear_qkv,linear_proj,"

@@ -49,6 +49,9 @@ for v in "" yes 1 ON on,off; do
   expect_fail 1 "^plateau: --hf-shift-copy: unknown value" -- "${B[@]}" --hf-shift-copy "$v"
 done
 
+expect_fail 1 "^plateau: --lora-targets: 'all' stands alone, not in a list" -- "${B[@]}" --task lora --lora-targets all,linear_qkv
+expect_fail 1 "^plateau: --lora-targets: empty target in ',linear_qkv'" -- "${B[@]}" --task lora --lora-targets ,linear_qkv
+
 # combinations the mechanisms refuse
 expect_fail 1 "not a mixture-of-experts model" -- predict --model qwen3-30b-a3b --gpus 8 --task lora
 expect_fail 1 "not sharded parameters" -- "${B[@]}" --task lora --shard zero2
