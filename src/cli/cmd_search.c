@@ -185,6 +185,18 @@ static int run_search(struct search_cli *sc, struct cli_par *cp) {
   if (pl_search_run(&sc->run, &sc->so, &res, &d) != PL_OK)
     return cli_fail("%s", d.msg);
   cli_progress_clear(cp);
+  /* Every layout refused by pl_layout_resolve and none reaching the memory
+   * check: a flag no layout can take (a LoRA rank above the model width, a
+   * packed sample above seq, LoRA on an MoE model), not "no layout fits".
+   * The base layout (the degrees predict defaults to) names the reason. */
+  if (res.n_hits == 0 && !res.has_closest && res.rejected[PL_REJECT_LAYOUT] > 0 &&
+      res.rejected_total == res.considered) {
+    struct pl_layout l = sc->run.layout;
+    if (pl_layout_resolve(&l, &sc->run.model, &sc->run.cluster, &d) != PL_OK) {
+      pl_search_result_free(&res);
+      return cli_fail("search: every layout is refused: %s", d.msg);
+    }
+  }
   int rc = 0;
   if (sc->format == CLI_FORMAT_JSON)
     rc = print_json(sc, &res);

@@ -76,6 +76,11 @@ enum pl_status pl_lora_targets_parse(const char *s, uint32_t *out, struct pl_dia
     size_t i = 0;
     while (i < N_TARGETS && !(strlen(target_names[i]) == len && strncmp(p, target_names[i], len) == 0))
       i++;
+    if (i == N_TARGETS && len == 0)
+      return pl_diag_set(diag, PL_ERR_PARSE, "empty target in '%s'", s);
+    if (i == N_TARGETS && len == 3 && strncmp(p, "all", 3) == 0)
+      return pl_diag_set(diag, PL_ERR_PARSE,
+                         "'all' stands alone, not in a list with other targets ('%s')", s);
     if (i == N_TARGETS)
       return pl_diag_set(diag, PL_ERR_PARSE,
                          "unknown target '%.*s' (expected all or linear_qkv,linear_proj,"
@@ -227,7 +232,14 @@ int model_lora_layer_ops(const struct pl_model *m, const struct pl_layout *l,
  * whole s x s scores). */
 static enum pl_status packed_check(const struct pl_layout *l, struct pl_diag *diag) {
   int64_t p = l->packed_sample_len, seq = l->seq;
-  if (p <= 0 || p >= seq)
+  /* a packed sequence holds whole samples, so none is longer than it (seq
+   * itself is one sample: the unpacked step) */
+  if (p > seq)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --packed-sample-len %lld exceeds seq %lld (a packed sequence "
+                       "holds whole samples)",
+                       (long long)p, (long long)seq);
+  if (p <= 0 || p == seq)
     return PL_OK;
   if (seq % p != 0) {
     int64_t below = p, above = p;
@@ -275,5 +287,15 @@ enum pl_status model_lora_check(const struct pl_layout *l, const struct pl_model
                        "layout: --lora-rank %lld must be positive and divisible by tp %lld "
                        "(Megatron-Core's ColumnParallelLinear splits the rank over tp)",
                        (long long)r, (long long)tp);
+  /* the adapter factors an in x out update as A (in x r) times B (r x out):
+   * a rank above min(in, out) is no longer low-rank (Hu et al. 2021, arXiv
+   * 2106.09685 section 4.1, r << min(d, k)); every target linear has the
+   * model width on one side, so a rank above it exceeds min(in, out) for all
+   * of them (and would only price a larger-than-dense adapter) */
+  if (r > m->hidden)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --lora-rank %lld exceeds the model width %lld (the adapter "
+                       "would not be low-rank)",
+                       (long long)r, (long long)m->hidden);
   return PL_OK;
 }

@@ -58,8 +58,13 @@ static enum pl_status read_latent_mtp(yajl_val root, const char *origin, struct 
   int64_t mtp = 0;
   if (st == PL_OK)
     st = base_json_int(root, "num_nextn_predict_layers", false, origin, &mtp, diag);
-  if (st != PL_OK || mtp <= 0)
+  if (st != PL_OK || mtp == 0)
     return st;
+  /* a negative count is no config's (the plateau reader refuses mtp_layers < 0 alike) */
+  if (mtp < 0)
+    return pl_diag_set(diag, PL_ERR_RANGE,
+                       "%s: num_nextn_predict_layers must not be negative, not %lld", origin,
+                       (long long)mtp);
   if (mtp > MODEL_MAX_LAYERS)
     return pl_diag_set(diag, PL_ERR_RANGE, "%s: num_nextn_predict_layers %lld is above %lld",
                        origin, (long long)mtp, (long long)MODEL_MAX_LAYERS);

@@ -18,4 +18,11 @@ expect_fail 1 "--threads: 5000 is more than 1024" -- search --gpus 8 --threads 5
 expect_fail 1 "llama9" -- search --model llama9
 expect_fail 1 "unknown format" -- search --gpus 8 --format xml
 expect_fail 2 "unknown option '--bogus'" -- search --bogus
+# a flag no layout can take is an error naming it, not "no layout fits"
+# (hard26: every layout was refused by pl_layout_resolve and search printed
+# "no layout fits" with exit 0)
+expect_fail 1 "^plateau: search: every layout is refused: layout: --lora-rank 8192 exceeds the model width 4096" -- search --model llama2-7b --gpus 8 --task lora --lora-rank 8192
+expect_fail 1 "every layout is refused: layout: --packed-sample-len 8192 exceeds seq 4096" -- search --model llama2-7b --gpus 8 --packed-sample-len 8192 --format json
+expect_fail 1 "every layout is refused: layout: --bf16-last-blocks 40 must be between" -- search --model llama2-7b --gpus 8 --dtype fp8 --bf16-last-blocks 40
+expect_fail 1 "every layout is refused: .*not a mixture-of-experts model" -- search --model qwen3-30b-a3b --gpus 8 --task lora
 finish

@@ -2,7 +2,7 @@
  * validation CSVs' cells, each read by its library parser: --shard,
  * --recompute, --schedule, --dtype, --moe-dispatch, --recompute-modules,
  * --offload-modules, --cuda-graph-scope, --attention, on|off settings, --task,
- * --lora-targets,
+ * --lora-targets, --bf16-modules,
  * --op/--algo, --nccl, --cudnn, search --fix and --strategies, validate
  * --quantity and --by.
  *
@@ -135,8 +135,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char s[MAX_WORD];
   memcpy(s, data, size);
   s[size] = '\0';
-  for (int k = 0; k < 21; k++) {
-    if (only >= 0 && k != only % 21)
+  for (int k = 0; k < 22; k++) {
+    if (only >= 0 && k != only % 22)
       continue;
     switch (k) {
     case 0: ENUM_ROUND_TRIP(enum pl_shard, pl_shard_parse, pl_shard_name, s); break;
@@ -172,6 +172,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 18: search_space(s, true); break;
     case 19: ENUM_ROUND_TRIP(enum pl_run_task, pl_run_task_parse, pl_run_task_name, s); break;
     case 20: mask_round_trip(pl_lora_targets_parse, pl_lora_targets_format, s, "lora targets"); break;
+    case 21:
+      mask_round_trip(pl_bf16_modules_parse, pl_bf16_modules_format, s, "16-bit modules");
+      break;
     default: break;
     }
   }

@@ -8,7 +8,8 @@
  * a bit, set a byte to a value parsers care about, erase, duplicate or insert
  * a range, splice in part of another file), until the time is up. The
  * sequence is fixed by --seed, so a failure reproduces: the round that failed
- * is printed before it runs when PL_FUZZ_VERBOSE is set. */
+ * is printed before it runs when PL_FUZZ_VERBOSE is set, and PL_FUZZ_DUMP=FILE
+ * writes each mutant to FILE before it runs (after a crash: the input). */
 #include <dirent.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -71,6 +72,20 @@ static uint64_t rnd(void) { /* xorshift64* (Vigna 2016) */
   rng_state ^= rng_state << 25;
   rng_state ^= rng_state >> 27;
   return rng_state * 0x2545F4914F6CDD1Du;
+}
+
+/* xorshift64* must start from a nonzero state (Vigna 2016: a zero state
+ * stays zero). The seed goes through splitmix64's finalizer (Steele, Lea and
+ * Flood 2014; Vigna's recommended seeding for the xorshift family), so every
+ * seed gives a distinct nonzero state. Before session 26 the state was the
+ * constant XOR seed * constant, which --seed 1 (ctest's) made 0: every
+ * mutate_ test ran one mutant of the first corpus file over and over. */
+static uint64_t seed_state(uint64_t seed) {
+  uint64_t z = seed + 0x9E3779B97F4A7C15u;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+  z ^= z >> 31;
+  return z != 0 ? z : 0x9E3779B97F4A7C15u;
 }
 
 static size_t below(size_t n) { return n > 0 ? (size_t)(rnd() % n) : 0; }
@@ -139,6 +154,7 @@ static long mutate(const struct input *in, int n_in, double seconds) {
   clock_t end = clock() + (clock_t)(seconds * CLOCKS_PER_SEC);
   long rounds = 0;
   bool verbose = getenv("PL_FUZZ_VERBOSE") != NULL;
+  const char *dump = getenv("PL_FUZZ_DUMP");
   while (clock() < end) {
     const struct input *base = &in[below((size_t)n_in)];
     size_t n = base->n < MAX_INPUT / 2 ? base->n : MAX_INPUT / 2;
@@ -148,6 +164,13 @@ static long mutate(const struct input *in, int n_in, double seconds) {
       mutate_once(buf, &n, MAX_INPUT, &in[below((size_t)n_in)]);
     if (verbose)
       fprintf(stderr, "round %ld (base %td, %d mutations, %zu bytes)\n", rounds, base - in, k, n);
+    if (dump != NULL) { /* the mutant about to run: after a crash, the input that crashed */
+      FILE *f = fopen(dump, "wb");
+      if (f != NULL) {
+        fwrite(buf, 1, n, f);
+        fclose(f);
+      }
+    }
     run_exact(buf, n);
     rounds++;
   }
@@ -159,7 +182,7 @@ int main(int argc, char **argv) {
   double seconds = 0;
   if (argc == 6 && strcmp(argv[2], "--mutate") == 0 && strcmp(argv[4], "--seed") == 0) {
     seconds = strtod(argv[3], NULL);
-    rng_state ^= strtoull(argv[5], NULL, 10) * 0x9E3779B97F4A7C15u;
+    rng_state = seed_state(strtoull(argv[5], NULL, 10));
   } else if (argc != 2) {
     fprintf(stderr, "usage: %s CORPUS_DIR [--mutate SECONDS --seed N]\n", argv[0]);
     return 2;
