@@ -24,24 +24,7 @@
 #include <plateau/plateau.h>
 #include <plateau/run_flags.h>
 
-/* above the flags one text writes (the framework table: 79 in session 26); split aborts when a
- * text holds more, as 64 silently dropped the framework table's last 11 */
-#define MAX_PAIRS 128
-#define TEXT 8192
-
-struct pairs {
-  char buf[TEXT];
-  const char *name[MAX_PAIRS], *value[MAX_PAIRS];
-  int n;
-};
-
-static const char *get(void *ctx, const char *name) {
-  const struct pairs *a = ctx;
-  for (int i = 0; i < a->n; i++)
-    if (strcmp(a->name[i], name) == 0)
-      return a->value[i];
-  return NULL;
-}
+#include "flag_pairs.h"
 
 static size_t count(const char *(*name)(size_t)) {
   size_t n = 0;
@@ -63,8 +46,8 @@ static void from_input(const uint8_t *data, size_t size, struct pairs *fw, struc
       uint8_t b = data[i];
       struct pairs *p = (b & 0x80) ? hw : fw;
       size_t *used = (b & 0x80) ? &used_hw : &used_fw;
-      const char *name = (b & 0x80) ? pl_cluster_flag_name((b & 0x7f) % n_hw)
-                                    : pl_framework_flag_name(b % n_fw);
+      const char *name =
+          (b & 0x80) ? pl_cluster_flag_name((b & 0x7f) % n_hw) : pl_framework_flag_name(b % n_fw);
       size_t len = end - i - 1;
       if (p->n < MAX_PAIRS && *used + len + 1 <= TEXT && memchr(data + i + 1, '\0', len) == NULL) {
         char *v = p->buf + *used;
@@ -80,43 +63,6 @@ static void from_input(const uint8_t *data, size_t size, struct pairs *fw, struc
     }
     i = end + 1;
   }
-}
-
-/* Flags as written (" --name value --name 'a b'") split into pairs. */
-static void split(const char *text, struct pairs *a) {
-  snprintf(a->buf, sizeof a->buf, "%s", text);
-  a->n = 0;
-  char *p = a->buf;
-  while ((p = strstr(p, "--")) != NULL && a->n < MAX_PAIRS) {
-    char *name = p + 2, *sp = strchr(name, ' ');
-    if (sp == NULL)
-      abort(); /* a flag written without its value */
-    *sp = '\0';
-    char *v = sp + 1, *end;
-    if (*v == '\'') {
-      v++;
-      end = strchr(v, '\'');
-      if (end == NULL)
-        abort(); /* an unterminated quote */
-      *end++ = '\0';
-    } else {
-      end = strchr(v, ' ');
-      if (end != NULL)
-        *end++ = '\0';
-      else
-        end = v + strlen(v);
-    }
-    a->name[a->n] = name;
-    a->value[a->n++] = v;
-    p = end;
-  }
-  if (p != NULL)
-    abort(); /* more flags written than MAX_PAIRS holds */
-}
-
-static void check_error(enum pl_status st, const struct pl_diag *d) {
-  if (st != PL_OK && (d->msg[0] == '\0' || strchr(d->msg, '\n') != NULL))
-    abort(); /* every error is one line that says why */
 }
 
 static void resolve_format(const struct pl_framework *fw, char *out, size_t n) {

@@ -9,6 +9,7 @@
 #include <plateau/layout.h>
 #include <plateau/model.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "check.h"
@@ -39,5 +40,26 @@ static inline const struct pl_op *find(const struct pl_op *ops, int n, const cha
       return &ops[i];
   return NULL;
 }
+
+/* A model file's JSON refused by pl_model_from_json with a message that
+ * contains msg (the test fails otherwise and prints what it got). */
+static inline void model_json_refused(const char *json, const char *msg) {
+  struct pl_model m;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  enum pl_status st = pl_model_from_json(json, strlen(json), "test", &m, &d);
+  CHECK(st != PL_OK);
+  CHECK(strstr(d.msg, msg) != NULL);
+  if (st == PL_OK || strstr(d.msg, msg) == NULL)
+    fprintf(stderr, "  got: %s\n", d.msg);
+}
+
+/* The start of a small dense model file and a Mamba-2 mixer's fields, for
+ * hybrid-stack refusal tests (test_mamba.c, test_moe_latent.c). */
+#define HYBRID_JSON_BASE                                                                           \
+  "{\"name\": \"h\", \"hidden\": 256, \"heads\": 4, \"ffn_hidden\": 512, \"vocab\": 1000, "        \
+  "\"seq_len\": 512, \"mlp\": \"gelu\", \"pos\": \"rotary\", \"norm\": \"rms\", "
+#define HYBRID_JSON_MAMBA                                                                          \
+  "\"mamba_heads\": 8, \"mamba_head_dim\": 64, \"mamba_groups\": 2, \"mamba_state\": 16"
 
 #endif

@@ -254,39 +254,35 @@ static void test_memory(void) {
   CHECK(sel > 0 && sel < none);
 }
 
-static void bad(const char *json, const char *msg) {
-  struct pl_model m;
-  struct pl_diag d;
-  pl_diag_clear(&d);
-  enum pl_status st = pl_model_from_json(json, strlen(json), "test", &m, &d);
-  CHECK(st != PL_OK);
-  CHECK(strstr(d.msg, msg) != NULL);
-  if (st == PL_OK || strstr(d.msg, msg) == NULL)
-    fprintf(stderr, "  got: %s\n", d.msg);
-}
-
-#define BASE                                                                                       \
-  "{\"name\": \"h\", \"hidden\": 256, \"heads\": 4, \"ffn_hidden\": 512, \"vocab\": 1000, "        \
-  "\"seq_len\": 512, \"mlp\": \"gelu\", \"pos\": \"rotary\", \"norm\": \"rms\", "
-#define MAMBA "\"mamba_heads\": 8, \"mamba_head_dim\": 64, \"mamba_groups\": 2, \"mamba_state\": 16"
-
 static void test_bad_input(void) {
-  bad(BASE "\"layers\": 3, \"hybrid_pattern\": \"MX*\", " MAMBA "}", "letter other than M");
-  bad(BASE "\"layers\": 4, \"hybrid_pattern\": \"M*-\", " MAMBA "}",
-      "has 3 blocks but layers is 4");
-  bad(BASE "\"layers\": 2, \"hybrid_pattern\": \"ME\", " MAMBA "}", "'E' blocks need experts");
-  bad(BASE "\"layers\": 2, \"hybrid_pattern\": \"M*\"}", "mamba_heads must be between 1");
-  bad(BASE "\"layers\": 2, \"hybrid_pattern\": \"M*\", \"mamba_heads\": 8, \"mamba_head_dim\": 64, "
-           "\"mamba_groups\": 3, \"mamba_state\": 16}",
+  model_json_refused(HYBRID_JSON_BASE
+                     "\"layers\": 3, \"hybrid_pattern\": \"MX*\", " HYBRID_JSON_MAMBA "}",
+                     "letter other than M");
+  model_json_refused(HYBRID_JSON_BASE
+                     "\"layers\": 4, \"hybrid_pattern\": \"M*-\", " HYBRID_JSON_MAMBA "}",
+                     "has 3 blocks but layers is 4");
+  model_json_refused(HYBRID_JSON_BASE
+                     "\"layers\": 2, \"hybrid_pattern\": \"ME\", " HYBRID_JSON_MAMBA "}",
+                     "'E' blocks need experts");
+  model_json_refused(HYBRID_JSON_BASE "\"layers\": 2, \"hybrid_pattern\": \"M*\"}",
+                     "mamba_heads must be between 1");
+  model_json_refused(
+      HYBRID_JSON_BASE
+      "\"layers\": 2, \"hybrid_pattern\": \"M*\", \"mamba_heads\": 8, \"mamba_head_dim\": 64, "
+      "\"mamba_groups\": 3, \"mamba_state\": 16}",
       "mamba_groups 3 must divide mamba_heads 8");
-  bad(BASE "\"layers\": 2, " MAMBA "}", "Mamba dimensions given without a hybrid_pattern");
-  bad(BASE "\"layers\": 2, \"hybrid_pattern\": 7}", "'hybrid_pattern' must be a string");
-  bad(BASE
+  model_json_refused(HYBRID_JSON_BASE "\"layers\": 2, " HYBRID_JSON_MAMBA "}",
+                     "Mamba dimensions given without a hybrid_pattern");
+  model_json_refused(HYBRID_JSON_BASE "\"layers\": 2, \"hybrid_pattern\": 7}",
+                     "'hybrid_pattern' must be a string");
+  model_json_refused(
+      HYBRID_JSON_BASE
       "\"layers\": 2, \"hybrid_pattern\": \"M*\", \"mamba_heads\": -8, \"mamba_head_dim\": 64, "
       "\"mamba_groups\": 2, \"mamba_state\": 16}",
       "mamba_heads");
   /* a good small hybrid loads, and tp must divide its Mamba groups */
-  const char *ok = BASE "\"layers\": 3, \"hybrid_pattern\": \"M*-\", " MAMBA "}";
+  const char *ok =
+      HYBRID_JSON_BASE "\"layers\": 3, \"hybrid_pattern\": \"M*-\", " HYBRID_JSON_MAMBA "}";
   struct pl_model m;
   struct pl_diag d, *dp = &d;
   CHECK_STATUS(pl_model_from_json(ok, strlen(ok), "test", &m, &d), PL_OK, dp);

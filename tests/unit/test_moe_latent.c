@@ -57,7 +57,7 @@ static void test_super_params(void) {
   CHECK_EQ_INT(hf.moe_latent, 1024);
   CHECK(strcmp(hf.mtp_pattern, "*E") == 0);
   CHECK(hf.router_fp32 && hf.router_aux_loss); /* the NemotronH provider's router */
-  CHECK(hf.pos == PL_POS_NONE);                 /* position_embedding_type "none" */
+  CHECK(hf.pos == PL_POS_NONE);                /* position_embedding_type "none" */
   /* a model without moe_latent keeps the h-wide experts */
   struct pl_model nano = model("nemotron-3-nano");
   CHECK_EQ_INT(pl_model_moe_width(&nano), 2688);
@@ -147,8 +147,9 @@ static void test_lightning(void) {
   CHECK_EQ_INT(pl_model_params(&m), pl_model_params(&nano));
   CHECK_EQ_INT(pl_model_mtp_params(&m), INT64_C(1335325952));
   CHECK_EQ_INT(m.moe_latent, 0);
-  struct pl_layout l = resolved(&m, (struct pl_layout){.gpus = 8, .ep = 8, .mbs = 2, .gbs = 512,
-                                                      .seq = 8192, .mtp_layers = 2});
+  struct pl_layout l = resolved(
+      &m,
+      (struct pl_layout){.gpus = 8, .ep = 8, .mbs = 2, .gbs = 512, .seq = 8192, .mtp_layers = 2});
   CHECK_EQ_INT(pl_layout_stage_layers(&l, m.layers, 0), 56); /* 52 + 2 x 2 */
   CHECK(fabs(pl_hybrid_share(&m, &l, 'E') - 25.0 / 56.0) < 1e-12);
 }
@@ -160,9 +161,13 @@ static void test_lightning(void) {
  * share of the blocks; the two copies' shares add up to the op's. BF16: no split. */
 static void test_bf16_blocks(void) {
   struct pl_model m = model("nemotron-3-super");
-  struct pl_layout l = resolved(&m, (struct pl_layout){.gpus = 64, .ep = 64, .mbs = 1, .gbs = 512,
-                                                      .seq = 8192, .mtp_layers = 2,
-                                                      .bf16_last_blocks = 14});
+  struct pl_layout l = resolved(&m, (struct pl_layout){.gpus = 64,
+                                                       .ep = 64,
+                                                       .mbs = 1,
+                                                       .gbs = 512,
+                                                       .seq = 8192,
+                                                       .mtp_layers = 2,
+                                                       .bf16_last_blocks = 14});
   l.dtype = PL_DTYPE_NVFP4; /* the fixture's cluster has no GPU file to resolve NVFP4 against */
   CHECK(fabs(pl_bf16_block_share(&m, &l, 'M') - 6.0 / 40.0) < 1e-12);
   CHECK(fabs(pl_bf16_block_share(&m, &l, 'E') - 9.0 / 42.0) < 1e-12);
@@ -198,35 +203,26 @@ static void test_bf16_blocks(void) {
   CHECK(fabs(pl_bf16_block_share(&d, &ld, 0) - 2.0 / 32.0) < 1e-12);
 }
 
-static void bad(const char *json, const char *msg) {
-  struct pl_model m;
-  struct pl_diag d;
-  pl_diag_clear(&d);
-  enum pl_status st = pl_model_from_json(json, strlen(json), "test", &m, &d);
-  CHECK(st != PL_OK);
-  CHECK(strstr(d.msg, msg) != NULL);
-  if (st == PL_OK || strstr(d.msg, msg) == NULL)
-    fprintf(stderr, "  got: %s\n", d.msg);
-}
-
-#define BASE                                                                                       \
-  "{\"name\": \"h\", \"hidden\": 256, \"heads\": 4, \"ffn_hidden\": 512, \"vocab\": 1000, "        \
-  "\"seq_len\": 512, \"mlp\": \"gelu\", \"pos\": \"rotary\", \"norm\": \"rms\", "
-#define MAMBA "\"mamba_heads\": 8, \"mamba_head_dim\": 64, \"mamba_groups\": 2, \"mamba_state\": 16"
 #define MOE "\"experts\": 8, \"top_k\": 2, \"expert_ffn\": 128"
 
 static void test_bad_input(void) {
-  bad(BASE "\"layers\": 2, \"moe_latent\": 64}", "moe_latent needs routed experts");
-  bad(BASE "\"layers\": 2, " MOE ", \"moe_latent\": -4}", "moe_latent");
-  bad(BASE "\"layers\": 2, \"mtp_pattern\": \"*E\"}", "mtp_pattern given without a hybrid_pattern");
-  bad(BASE "\"layers\": 2, \"hybrid_pattern\": \"ME\", " MAMBA ", " MOE ", \"mtp_layers\": 1}",
-      "mtp_layers needs mtp_pattern");
-  bad(BASE "\"layers\": 2, \"hybrid_pattern\": \"ME\", " MAMBA ", " MOE
-           ", \"mtp_layers\": 1, \"mtp_pattern\": \"*X\"}",
-      "mtp_pattern has a letter other than");
-  bad(BASE "\"layers\": 2, \"hybrid_pattern\": \"ME\", " MAMBA ", " MOE
-           ", \"mtp_pattern\": \"*E*E*E*E*E*E*E*E\"}",
-      "mtp_pattern");
+  model_json_refused(HYBRID_JSON_BASE "\"layers\": 2, \"moe_latent\": 64}",
+                     "moe_latent needs routed experts");
+  model_json_refused(HYBRID_JSON_BASE "\"layers\": 2, " MOE ", \"moe_latent\": -4}", "moe_latent");
+  model_json_refused(HYBRID_JSON_BASE "\"layers\": 2, \"mtp_pattern\": \"*E\"}",
+                     "mtp_pattern given without a hybrid_pattern");
+  model_json_refused(HYBRID_JSON_BASE
+                     "\"layers\": 2, \"hybrid_pattern\": \"ME\", " HYBRID_JSON_MAMBA ", " MOE
+                     ", \"mtp_layers\": 1}",
+                     "mtp_layers needs mtp_pattern");
+  model_json_refused(HYBRID_JSON_BASE
+                     "\"layers\": 2, \"hybrid_pattern\": \"ME\", " HYBRID_JSON_MAMBA ", " MOE
+                     ", \"mtp_layers\": 1, \"mtp_pattern\": \"*X\"}",
+                     "mtp_pattern has a letter other than");
+  model_json_refused(HYBRID_JSON_BASE
+                     "\"layers\": 2, \"hybrid_pattern\": \"ME\", " HYBRID_JSON_MAMBA ", " MOE
+                     ", \"mtp_pattern\": \"*E*E*E*E*E*E*E*E\"}",
+                     "mtp_pattern");
   /* a pipeline layout string cannot place the two-block MTP module */
   struct pl_model m = model("nemotron-3-super");
   struct pl_cluster c;

@@ -367,11 +367,12 @@ static void test_cp_allgather(void) {
   CHECK(ag != NULL && ag->count == 24);
 }
 
-/* The cp collectives of one group and op, or NULL. */
-static const struct pl_coll_summary *cp_coll(const char *group, const char *op) {
+/* The step's collective summary of one group and op with at least min_count
+ * calls (NULL: none). */
+static const struct pl_coll_summary *group_coll(const char *group, const char *op, int min_count) {
   for (int i = 0; i < pred.step.n_collectives; i++) {
     const struct pl_coll_summary *c = &pred.step.collectives[i];
-    if (strcmp(c->group, group) == 0 && strcmp(c->op, op) == 0)
+    if (strcmp(c->group, group) == 0 && strcmp(c->op, op) == 0 && c->count >= min_count)
       return c;
   }
   return NULL;
@@ -398,27 +399,27 @@ static void test_cp_comm(void) {
   run.layout.cp_comm = PL_CP_ALL_GATHER;
   predict();
   check_sums();
-  const struct pl_coll_summary *ag = cp_coll("cp", "all_gather");
-  const struct pl_coll_summary *rs = cp_coll("cp", "reduce_scatter");
+  const struct pl_coll_summary *ag = group_coll("cp", "all_gather", 0);
+  const struct pl_coll_summary *rs = group_coll("cp", "reduce_scatter", 0);
   CHECK(ag != NULL && ag->count == 32 && ag->bytes == 4194304.0);
   CHECK(rs != NULL && rs->count == 16 && rs->bytes == 4194304.0);
   CHECK(ag != NULL && ag->exposed_s >= ag->time_s * (1.0 - 1e-9));
-  CHECK(cp_coll("cp", "send_recv") == NULL);
+  CHECK(group_coll("cp", "send_recv", 0) == NULL);
   run.layout.recompute = PL_RECOMPUTE_FULL;
   predict();
   check_sums();
-  ag = cp_coll("cp", "all_gather");
+  ag = group_coll("cp", "all_gather", 0);
   CHECK(ag != NULL && ag->count == 48);
   run.layout.recompute = PL_RECOMPUTE_NONE;
   run.layout.cp_comm = PL_CP_A2A;
   predict();
   check_sums();
-  const struct pl_coll_summary *a2a = cp_coll("cp", "all_to_all");
+  const struct pl_coll_summary *a2a = group_coll("cp", "all_to_all", 0);
   CHECK(a2a != NULL && a2a->count == 64 && a2a->bytes == 2097152.0);
-  CHECK(cp_coll("cp", "send_recv") == NULL && cp_coll("cp", "all_gather") == NULL);
+  CHECK(group_coll("cp", "send_recv", 0) == NULL && group_coll("cp", "all_gather", 0) == NULL);
   run.layout.recompute = PL_RECOMPUTE_FULL;
   predict();
-  a2a = cp_coll("cp", "all_to_all");
+  a2a = group_coll("cp", "all_to_all", 0);
   CHECK(a2a != NULL && a2a->count == 96);
   base(tiny_json, NULL, 4);
   run.layout.cp = 4;
@@ -427,10 +428,10 @@ static void test_cp_comm(void) {
   run.layout.cp_a2a = 2;
   predict();
   check_sums();
-  a2a = cp_coll("cp-a2a", "all_to_all");
+  a2a = group_coll("cp-a2a", "all_to_all", 0);
   CHECK(a2a != NULL && a2a->count == 64 && a2a->bytes == 1048576.0);
   /* the step's summary merges one op and group: 16 calls of mean 3,145,728 B */
-  const struct pl_coll_summary *ring = cp_coll("cp-ring", "send_recv");
+  const struct pl_coll_summary *ring = group_coll("cp-ring", "send_recv", 0);
   CHECK(ring != NULL && ring->count == 16 && ring->bytes == 3145728.0);
   /* p2p sends torch.cat of K and V at their own head dims: with V at 32,
    * K 2,097,152 + V 1,048,576 = 3,145,728 B forward, twice that backward,
@@ -440,7 +441,7 @@ static void test_cp_comm(void) {
   run.layout.cp = 2;
   run.layout.gbs = 1;
   predict();
-  ring = cp_coll("cp", "send_recv");
+  ring = group_coll("cp", "send_recv", 0);
   CHECK(ring != NULL && ring->count == 16 && ring->bytes == 4718592.0);
   /* p2p with full recompute: the recomputed forward runs its own ring, 8
    * more calls of K + V (tiny again: 4,194,304 B): 24 calls */
@@ -450,7 +451,7 @@ static void test_cp_comm(void) {
   run.layout.recompute = PL_RECOMPUTE_FULL;
   predict();
   check_sums();
-  ring = cp_coll("cp", "send_recv");
+  ring = group_coll("cp", "send_recv", 0);
   CHECK(ring != NULL && ring->count == 24);
 }
 
@@ -569,7 +570,7 @@ static void test_sibling_groups_share_nics(void) {
     const struct pl_coll_summary *c = &pred.step.collectives[i];
     if (strcmp(c->group, "dp") != 0 || c->count <= 0)
       continue;
-    enum pl_coll_op op = strcmp(c->op, "all_gather") == 0      ? PL_COLL_ALL_GATHER
+    enum pl_coll_op op = strcmp(c->op, "all_gather") == 0       ? PL_COLL_ALL_GATHER
                          : strcmp(c->op, "reduce_scatter") == 0 ? PL_COLL_REDUCE_SCATTER
                                                                 : PL_COLL_ALL_REDUCE;
     struct pl_group g = {16, 2};
@@ -608,9 +609,9 @@ static void test_grad_group_spans_cp(void) {
       continue;
     struct pl_group g = {2, 2};
     struct pl_coll_cost alone;
-    CHECK_EQ_INT(pl_coll_time(&pred.run.cluster, PL_COLL_REDUCE_SCATTER, c->bytes, g, PL_ALGO_AUTO,
-                              &alone),
-                 PL_OK);
+    CHECK_EQ_INT(
+        pl_coll_time(&pred.run.cluster, PL_COLL_REDUCE_SCATTER, c->bytes, g, PL_ALGO_AUTO, &alone),
+        PL_OK);
     CHECK(alone.time_s > 0);
     CHECK_NEAR_REL(c->time_s / (double)c->count, alone.time_s, 1e-2);
     found++;
@@ -756,7 +757,6 @@ static void test_zero3_list_calls(void) {
   ag = dp_coll("all_gather");
   CHECK(ag != NULL && fabs(ag->time_s - 0.440 - persist_s) < 1e-9);
 }
-
 
 /* One all_reduce of n elements of fp32 gradients over 2 ranks of one DGX
  * H100 (the dp group of base(..., 2)). */
@@ -932,7 +932,6 @@ static void test_zero3_persistent(void) {
   if (ag != NULL)
     CHECK_NEAR_REL(ag->time_s, 0.272 + 0.034 + 0.002 + 34e-3 * 33.16 / 22.64, 1e-12);
 }
-
 
 /* The step's expert-parallel all_to_all of the tokens (the dispatch and
  * combine share one entry): the larger of at most two, the alltoall
@@ -1160,8 +1159,8 @@ static void test_te_linear_bwd_overlap(void) {
   for (int i = 0; i < n; i++) {
     if (pl_op_te_column(&ops[i]) < 0)
       continue;
-    double g = pl_op_run_time_s(&pred.run.cluster.gpu, &pred.run.layout, &run.model, &ops[i],
-                                PL_PASS_BWD);
+    double g =
+        pl_op_run_time_s(&pred.run.cluster.gpu, &pred.run.layout, &run.model, &ops[i], PL_PASS_BWD);
     per += fmax(g / 2, a) + fmax(g / 2, r) - g;
     found++;
   }
@@ -1172,16 +1171,6 @@ static void test_te_linear_bwd_overlap(void) {
   CHECK_NEAR_REL(pred.step.step_time_s - off, (double)run.model.layers * per, 1e-6);
   CHECK(fabs(per) > 1e-6 * off); /* the test can fail: the change is not nothing */
   check_sums();
-}
-
-/* The step's tp collective summary of op (NULL: none). */
-static const struct pl_coll_summary *tp_summary(const char *op) {
-  for (int i = 0; i < pred.step.n_collectives; i++) {
-    const struct pl_coll_summary *c = &pred.step.collectives[i];
-    if (strcmp(c->group, "tp") == 0 && strcmp(c->op, op) == 0 && c->count > 0)
-      return c;
-  }
-  return NULL;
 }
 
 /* layout.tp_comm_overlap (TE userbuffers, lower_unit.c ub_rs_tail): tp 2
@@ -1205,15 +1194,15 @@ static void test_ub_rs_tail(void) {
   run.cluster.gpu.eff.overlap_slowdown = 0;
   predict();
   CHECK(!pred.run.layout.tp_comm_overlap);
-  const struct pl_coll_summary *ag = tp_summary("all_gather");
+  const struct pl_coll_summary *ag = group_coll("tp", "all_gather", 1);
   CHECK(ag != NULL);
   int64_t ag_off = ag != NULL ? ag->count : 0;
   run.layout.tp_comm_overlap = true;
   predict();
-  ag = tp_summary("all_gather");
+  ag = group_coll("tp", "all_gather", 1);
   CHECK(ag != NULL && ag->count == ag_off + 2 * run.model.layers);
   CHECK(pred.run.layout.sp && pred.run.layout.tp_comm_overlap);
-  const struct pl_coll_summary *rs = tp_summary("reduce_scatter");
+  const struct pl_coll_summary *rs = group_coll("tp", "reduce_scatter", 1);
   CHECK(rs != NULL);
   if (rs == NULL)
     return;
@@ -1316,13 +1305,13 @@ static void test_async_tp(void) {
    * rowwise casts, micro_pipeline_tp.py _find_consumer_matmuls), so with one
    * micro-batch and no other traffic every tp all_gather is exposed whole,
    * while the reduce_scatters stay partly hidden */
-  const struct pl_coll_summary *ag_s = tp_summary("all_gather");
+  const struct pl_coll_summary *ag_s = group_coll("tp", "all_gather", 1);
   CHECK(ag_s != NULL && ag_s->exposed_s < ag_s->time_s * (1.0 - 1e-9));
   run.layout.dtype = PL_DTYPE_FP8;
   run.layout.fp8_recipe = PL_FP8_RECIPE_ROWWISE;
   predict();
-  ag_s = tp_summary("all_gather");
-  const struct pl_coll_summary *rs_s = tp_summary("reduce_scatter");
+  ag_s = group_coll("tp", "all_gather", 1);
+  const struct pl_coll_summary *rs_s = group_coll("tp", "reduce_scatter", 1);
   CHECK(ag_s != NULL && fabs(ag_s->exposed_s - ag_s->time_s) <= 1e-9 * ag_s->time_s);
   CHECK(rs_s != NULL && rs_s->exposed_s < rs_s->time_s * (1.0 - 1e-9));
 }
@@ -1336,7 +1325,8 @@ static void test_async_tp_chunks(void) {
   base(even_json, NULL, 2);
   predict();
   const struct pl_gpu *g = &pred.run.cluster.gpu;
-  struct pl_op op = {.name = "qkv", .kind = PL_OP_GEMM, .m = 16384, .n = 768, .k = 4096, .count = 1};
+  struct pl_op op = {
+      .name = "qkv", .kind = PL_OP_GEMM, .m = 16384, .n = 768, .k = 4096, .count = 1};
   double r = chunk_ratio(&op, 8, false);
   double whole = pl_gemm_time_s(g, pred.run.layout.dtype, op.m, op.n, op.k, 1);
   CHECK(r >= 1.0 - 1e-12);
