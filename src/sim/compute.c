@@ -685,6 +685,16 @@ static double ssd_s(const struct pl_gpu *g, const struct pl_op *op, enum pl_pass
   return t + pl_op_kernels(op, pass) * g->eff.kernel_overhead_s;
 }
 
+/* A memory op's pass at a measured fraction f of the HBM bandwidth (a GPU
+ * file's quantize, eager-norm or eager-RoPE rate), plus kernel_overhead per
+ * launch. */
+static double op_at_fraction_s(const struct pl_gpu *g, double f, const struct pl_op *op,
+                               enum pl_pass pass) {
+  double bw = g->hbm_bytes_per_s * f;
+  double bytes = pass == PL_PASS_FWD ? op->fwd_bytes : op->bwd_bytes;
+  return (bw > 0 ? bytes / bw : 0) + pl_op_kernels(op, pass) * g->eff.kernel_overhead_s;
+}
+
 /* The block's FP8 casts (segments.c fp8_casts) at the GPU file's measured
  * rate of Transformer Engine's quantize kernels for the run's format, a
  * fraction of the HBM bandwidth on the bytes plateau counts for them
@@ -707,9 +717,7 @@ static double quantize_s(const struct pl_gpu *g, enum pl_dtype dtype, bool curre
                                                   : 0;
   if (!(f > 0))
     return -1;
-  double bw = g->hbm_bytes_per_s * f;
-  double bytes = pass == PL_PASS_FWD ? op->fwd_bytes : op->bwd_bytes;
-  return (bw > 0 ? bytes / bw : 0) + pl_op_kernels(op, pass) * g->eff.kernel_overhead_s;
+  return op_at_fraction_s(g, f, op, pass);
 }
 
 /* PyTorch's non-vectorized element-wise kernels (pl_op strided_elems): when an
@@ -972,9 +980,7 @@ static double eager_norm_s(const struct pl_gpu *g, const struct pl_layout *l,
                                     : g->eff.layer_norm_eager_fraction;
   if (!is_norm || !(f > 0))
     return -1;
-  double bw = g->hbm_bytes_per_s * f;
-  double bytes = pass == PL_PASS_FWD ? op->fwd_bytes : op->bwd_bytes;
-  return (bw > 0 ? bytes / bw : 0) + pl_op_kernels(op, pass) * g->eff.kernel_overhead_s;
+  return op_at_fraction_s(g, f, op, pass);
 }
 
 /* HF's eager RoPE (layout.kernels unfused, rotary models that run neither
@@ -1000,9 +1006,7 @@ static double eager_rope_s(const struct pl_gpu *g, const struct pl_layout *l,
   double f = pass == PL_PASS_FWD ? g->eff.rope_eager_fraction : g->eff.rope_eager_bwd_fraction;
   if (!(f > 0))
     return -1;
-  double bw = g->hbm_bytes_per_s * f;
-  double bytes = pass == PL_PASS_FWD ? op->fwd_bytes : op->bwd_bytes;
-  return (bw > 0 ? bytes / bw : 0) + pl_op_kernels(op, pass) * g->eff.kernel_overhead_s;
+  return op_at_fraction_s(g, f, op, pass);
 }
 
 /* cuDNN's FP8/MXFP8 SDPA backward with a sliding window runs the whole causal

@@ -329,6 +329,17 @@ static void test_breakdowns(void) {
   }
 }
 
+/* The step's collective summary of one group and op with at least min_count
+ * calls (NULL: none). */
+static const struct pl_coll_summary *group_coll(const char *group, const char *op, int min_count) {
+  for (int i = 0; i < pred.step.n_collectives; i++) {
+    const struct pl_coll_summary *c = &pred.step.collectives[i];
+    if (strcmp(c->group, group) == 0 && strcmp(c->op, op) == 0 && c->count >= min_count)
+      return c;
+  }
+  return NULL;
+}
+
 /* layout.cp_allgather (lower_unit.c cp_gather_rings, segments.c
  * layer_cp_allgather): tiny (8 blocks, 16 heads of 64) on 2 GPUs, cp 2, one
  * sequence of 2048 tokens. Per rank K and V: 2 x 1024 tokens x 16 heads x
@@ -345,37 +356,16 @@ static void test_cp_allgather(void) {
   run.layout.cp_allgather = true;
   predict();
   check_sums();
-  const struct pl_coll_summary *ag = NULL, *dkv = NULL;
-  for (int i = 0; i < pred.step.n_collectives; i++) {
-    const struct pl_coll_summary *c = &pred.step.collectives[i];
-    if (strcmp(c->group, "cp") == 0 && strcmp(c->op, "all_gather") == 0)
-      ag = c;
-    if (strcmp(c->group, "cp") == 0 && strcmp(c->op, "send_recv") == 0)
-      dkv = c;
-  }
+  const struct pl_coll_summary *ag = group_coll("cp", "all_gather", 0);
+  const struct pl_coll_summary *dkv = group_coll("cp", "send_recv", 0);
   CHECK(ag != NULL && ag->count == 16 && ag->bytes == 8388608.0);
   CHECK(dkv != NULL && dkv->count == 16 && dkv->bytes == 8388608.0);
   CHECK(dkv != NULL && dkv->exposed_s >= 0.5 * dkv->time_s * (1.0 - 1e-9));
   run.layout.recompute = PL_RECOMPUTE_FULL;
   predict();
   check_sums();
-  ag = NULL;
-  for (int i = 0; i < pred.step.n_collectives; i++)
-    if (strcmp(pred.step.collectives[i].group, "cp") == 0 &&
-        strcmp(pred.step.collectives[i].op, "all_gather") == 0)
-      ag = &pred.step.collectives[i];
+  ag = group_coll("cp", "all_gather", 0);
   CHECK(ag != NULL && ag->count == 24);
-}
-
-/* The step's collective summary of one group and op with at least min_count
- * calls (NULL: none). */
-static const struct pl_coll_summary *group_coll(const char *group, const char *op, int min_count) {
-  for (int i = 0; i < pred.step.n_collectives; i++) {
-    const struct pl_coll_summary *c = &pred.step.collectives[i];
-    if (strcmp(c->group, group) == 0 && strcmp(c->op, op) == 0 && c->count >= min_count)
-      return c;
-  }
-  return NULL;
 }
 
 /* layout.cp_comm (segments.c layer_cp, lower_unit.c cp_exposed): tiny (8
