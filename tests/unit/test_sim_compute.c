@@ -1652,14 +1652,19 @@ static void test_strided_elementwise(void) {
  *  - backward 54,525,952 / (2039e9 x 0.52) = 51.4262 us + 17 x 1.2 = 71.8262 us;
  *  - the op list's rope (one kernel): 4 B x 2,097,152 = 8,388,608 B /
  *    (2039e9 x 0.414) = 9.9375 us + 1.2 = 11.1375 us;
- *  - fms's RoPE, torchtitan's complex RoPE, fused kernels and h100 (no
+ *  - h100 (rope_eager 0.387, rope_eager_bwd 0.524 from this project's H100
+ *    trace; 3.35 TB/s, kernel_overhead 1.2 us): forward 33,554,432 /
+ *    (3.35e12 x 0.387) = 25.8817 us + 10.8 = 36.6817 us; backward
+ *    54,525,952 / (3.35e12 x 0.524) = 31.0618 us + 20.4 = 51.4618 us;
+ *  - fms's RoPE, torchtitan's complex RoPE, fused kernels and h200 (no
  *    measured rate) keep hbm_fraction: rope_eager forward 33,554,432 /
  *    (2039e9 x 0.88) = 18.7004 us + 10.8 = 29.5004 us on a100-80g. */
 static void test_eager_rope_rates(void) {
-  struct pl_gpu g;
+  struct pl_gpu g, h100;
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
-  CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp);
+  CHECK_STATUS(pl_gpu_load("h200", &g, &d), PL_OK, dp);
+  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
   struct pl_run run;
   struct pl_op ops[PL_MAX_LAYER_OPS];
   small_llama(&run);
@@ -1678,6 +1683,10 @@ static void test_eager_rope_rates(void) {
   /* at hbm_fraction 0.88: 33,554,432 / (2039e9 x 0.88) = 18.7004 us + 10.8 us */
   double plain = pl_op_time_s(&a100, PL_DTYPE_BF16, r, PL_PASS_FWD);
   CHECK_NEAR_REL(plain, 29.5004e-6, 1e-5);
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &run.layout, &run.model, r, PL_PASS_FWD), 36.6817e-6,
+                 1e-5);
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &run.layout, &run.model, r, PL_PASS_BWD), 51.4618e-6,
+                 1e-5);
   CHECK_NEAR_REL(g.eff.rope_eager_fraction, 0.0, 0);
   CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, r, PL_PASS_FWD),
                  pl_op_time_s(&g, PL_DTYPE_BF16, r, PL_PASS_FWD), 1e-12);
