@@ -472,7 +472,9 @@ static void eager_norm_figures(void) {
  * Together's B200 profile, sigmoid over 2 x 302.0 M chunk-half elements in
  * 0.422 s / 256 micro-batches: 366.4 G elements/s x 4 B / 7.672 TB/s = 0.191;
  * gb200 by 152 / 148 SMs over 8 TB/s 0.188, b300 (148 SMs) 0.183, gb300 by
- * 160 / 148 0.198; no Hopper or Ampere figure (0: hbm_fraction); 1.500
+ * 160 / 148 0.198; h100 from this project's H100 trace, silu over
+ * 33,554,432 chunk-half elements in 96.546 us: 347.5 G elements/s x 4 B /
+ * 3.35 TB/s = 0.415; no H200 or Ampere figure (0: hbm_fraction); 1.500
  * refused. */
 static void strided_elementwise_figures(void) {
   struct pl_gpu g;
@@ -483,11 +485,12 @@ static void strided_elementwise_figures(void) {
   CHECK_NEAR_REL(rate * 152.0 / 148.0 * 4.0 / 8e12, 0.188, 2e-3);
   CHECK_NEAR_REL(rate * 4.0 / 8e12, 0.183, 2e-3);
   CHECK_NEAR_REL(rate * 160.0 / 148.0 * 4.0 / 8e12, 0.198, 2e-3);
+  CHECK_NEAR_REL(33554432.0 / 96.546e-6 * 4.0 / 3.35e12, 0.415, 2e-3);
   static const struct {
     const char *gpu;
     double f;
   } want[] = {{"b200", 0.191}, {"gb200", 0.188}, {"b300", 0.183}, {"gb300", 0.198},
-              {"h100", 0.0},   {"h200", 0.0},    {"a100-80g", 0.0}};
+              {"h100", 0.415}, {"h200", 0.0},    {"a100-80g", 0.0}};
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
     CHECK_STATUS(pl_gpu_load(want[i].gpu, &g, &d), PL_OK, dp);
     CHECK_NEAR_REL(g.eff.strided_elementwise_fraction, want[i].f, 1e-12);

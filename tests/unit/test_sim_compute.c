@@ -1615,18 +1615,21 @@ static void test_eager_norm_rates(void) {
  * unary element = 366.3 G elements/s. An op of 300 MB at hbm_fraction with
  * 50 M elements (200 MB) on that path: the other 100 MB at 0.8 x 7.672 TB/s
  * = 16.2930 us, the 50 M elements 50e6 x 4 / (0.191 x 7.672e12) = 136.4876
- * us, plus one kernel (1.2 us): 153.98 us. h100 gives no rate: all 300 MB at 0.9 x 3.35
- * TB/s = 99.5025 us + 1.2 us. No strided elements: as before on b200. */
+ * us, plus one kernel (1.2 us): 153.98 us. h100 (0.415 of 3.35 TB/s):
+ * 100 MB at 0.9 = 33.1675 us, 50e6 x 4 / (0.415 x 3.35e12) = 143.8590 us,
+ * + 1.2 us = 178.2265 us. h200 gives no rate: all 300 MB at 0.9 x 4.8
+ * TB/s = 69.4444 us + 1.2 us. No strided elements: as before on b200. */
 static void test_strided_elementwise(void) {
-  struct pl_gpu b, h;
+  struct pl_gpu b, h, h200;
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
   CHECK_STATUS(pl_gpu_load("b200", &b, &d), PL_OK, dp);
   CHECK_STATUS(pl_gpu_load("h100", &h, &d), PL_OK, dp);
+  CHECK_STATUS(pl_gpu_load("h200", &h200, &d), PL_OK, dp);
   CHECK_NEAR_REL(b.hbm_bytes_per_s, 7.672e12, 1e-12);
   CHECK_NEAR_REL(b.eff.hbm_fraction, 0.8, 1e-12);
   CHECK_NEAR_REL(b.eff.kernel_overhead_s, 1.2e-6, 1e-12);
-  CHECK_NEAR_REL(h.eff.strided_elementwise_fraction, 0.0, 0);
+  CHECK_NEAR_REL(h200.eff.strided_elementwise_fraction, 0.0, 0);
   struct pl_op op;
   memset(&op, 0, sizeof op);
   op.name = "expert_clamp";
@@ -1641,7 +1644,8 @@ static void test_strided_elementwise(void) {
                  100e6 / (0.8 * 7.672e12) + 50e6 * 4.0 / (0.191 * 7.672e12) + 1.2e-6, 1e-12);
   CHECK_NEAR_REL(pl_op_time_s(&b, PL_DTYPE_BF16, &op, PL_PASS_FWD),
                  300e6 / (0.8 * 7.672e12) + 1.2e-6, 1e-12);
-  CHECK_NEAR_REL(pl_op_time_s(&h, PL_DTYPE_BF16, &op, PL_PASS_BWD), 100.7025e-6, 1e-5);
+  CHECK_NEAR_REL(pl_op_time_s(&h, PL_DTYPE_BF16, &op, PL_PASS_BWD), 178.2265e-6, 1e-5);
+  CHECK_NEAR_REL(pl_op_time_s(&h200, PL_DTYPE_BF16, &op, PL_PASS_BWD), 70.6444e-6, 1e-5);
 }
 
 /* HF's eager RoPE at the GPU file's measured rates (compute.c eager_rope_s;
@@ -2084,8 +2088,11 @@ static void test_cp_merge_ops(void) {
  *  - fms_rope: +32 / +32 B = 67,108,864 B each way, 7 kernels each way;
  *  - fused kernels: no rope_eager;
  *  - kv_expand: none at MHA (8 kv heads); kv_heads 2 (a 8, g 2): 2 B x 2
- *    (K, V) x 1,024 x (8 + 2) x 128 = 5,242,880 B each way, 2 kernels; tp 2
- *    (a 4, g 1): 2,621,440 B; full recompute re-runs it. */
+ *    (K, V) x 1,024 x (8 + 2) x 128 = 5,242,880 B each way, 2 kernels; the
+ *    forward's copies from the stride-0 view on the non-vectorized path: 2 x
+ *    1,024 x 8 x 128 = 2,097,152 elements carrying all 5,242,880 B, none
+ *    backward (a reduction); tp 2 (a 4, g 1): 2,621,440 B, 1,048,576
+ *    elements; full recompute re-runs it. */
 static void test_fms_eager_attention(void) {
   struct pl_run run;
   struct pl_op ops[PL_MAX_LAYER_OPS];
@@ -2105,9 +2112,12 @@ static void test_fms_eager_attention(void) {
   const struct pl_op *c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "kv_expand");
   CHECK(c != NULL && c->fwd_bytes == 5242880.0 && c->bwd_bytes == 5242880.0 &&
         c->fwd_kernels == 2 && c->bwd_kernels == 2 && !c->recompute);
+  CHECK(c != NULL && c->fwd_strided_elems == 2097152.0 && c->fwd_strided_bytes == 5242880.0 &&
+        c->bwd_strided_elems == 0.0 && c->bwd_strided_bytes == 0.0);
   run.layout.tp = 2;
   c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "kv_expand");
-  CHECK(c != NULL && c->fwd_bytes == 2621440.0 && c->bwd_bytes == 2621440.0);
+  CHECK(c != NULL && c->fwd_bytes == 2621440.0 && c->bwd_bytes == 2621440.0 &&
+        c->fwd_strided_elems == 1048576.0);
   run.layout.recompute = PL_RECOMPUTE_FULL;
   c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "kv_expand");
   CHECK(c != NULL && c->recompute);
