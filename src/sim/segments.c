@@ -684,6 +684,16 @@ static int kv_expand_ops(const struct pl_run *run, struct pl_op *ops, int n) {
   double bytes = 2.0 * 2.0 * t.tokens * (a + g) * (double)m->head_dim; /* K and V */
   mem_op(&ops[n], "kv_expand", bytes, bytes, full);
   ops[n].fwd_kernels = ops[n].bwd_kernels = 2;
+  /* The forward copies read a broadcast (stride-0) view, so their
+   * TensorIterator is not contiguous: reshape's clone -> copy_ ->
+   * direct_copy_kernel_cuda -> gpu_kernel_nocast runs the non-vectorized
+   * launch_legacy_kernel (aten/src/ATen/native/cuda/Copy.cu, CUDALoops.cuh;
+   * the path of flops.c GQA_QUERY_COPY): one element per K and V element
+   * written, a heads each, on the GPU file's per-element rate where it has
+   * one (compute.c strided_extra_s). The backward's sums over the expanded
+   * dim are reductions, another kernel family. */
+  ops[n].fwd_strided_elems = 2.0 * t.tokens * a * (double)m->head_dim;
+  ops[n].fwd_strided_bytes = bytes;
   return n + 1;
 }
 

@@ -2110,7 +2110,12 @@ static void test_cp_merge_ops(void) {
  *  - fused kernels: no rope_eager;
  *  - kv_expand: none at MHA (8 kv heads); kv_heads 2 (a 8, g 2): 2 B x 2
  *    (K, V) x 1,024 x (8 + 2) x 128 = 5,242,880 B each way, 2 kernels; tp 2
- *    (a 4, g 1): 2,621,440 B; full recompute re-runs it. */
+ *    (a 4, g 1): 2,621,440 B; full recompute re-runs it. The forward copies
+ *    read a stride-0 view: 2 x 1,024 x 8 x 128 = 2,097,152 elements on the
+ *    non-vectorized path; on b200 (strided_elementwise 0.191 of 7.672 TB/s)
+ *    8,388,608 B / 1.465352e12 B/s = 5.724636 us + 2 x 1.2 = 8.124636 us
+ *    forward; backward (reductions) at hbm_fraction 0.80: 5,242,880 /
+ *    6.1376e12 = 0.854224 us + 2.4 = 3.254224 us. */
 static void test_fms_eager_attention(void) {
   struct pl_run run;
   struct pl_op ops[PL_MAX_LAYER_OPS];
@@ -2130,6 +2135,16 @@ static void test_fms_eager_attention(void) {
   const struct pl_op *c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "kv_expand");
   CHECK(c != NULL && c->fwd_bytes == 5242880.0 && c->bwd_bytes == 5242880.0 &&
         c->fwd_kernels == 2 && c->bwd_kernels == 2 && !c->recompute);
+  CHECK(c != NULL && c->fwd_strided_elems == 2097152.0 && c->fwd_strided_bytes == 5242880.0 &&
+        c->bwd_strided_elems == 0.0);
+  struct pl_gpu b2;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("b200", &b2, &d), PL_OK, dp);
+  if (c != NULL) {
+    CHECK_NEAR_REL(pl_op_time_s(&b2, PL_DTYPE_BF16, c, PL_PASS_FWD), 8.124636e-6, 1e-6);
+    CHECK_NEAR_REL(pl_op_time_s(&b2, PL_DTYPE_BF16, c, PL_PASS_BWD), 3.254224e-6, 1e-6);
+  }
   run.layout.tp = 2;
   c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "kv_expand");
   CHECK(c != NULL && c->fwd_bytes == 2621440.0 && c->bwd_bytes == 2621440.0);
