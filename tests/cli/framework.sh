@@ -1367,6 +1367,12 @@ expect_ok predict --model llama3-8b --framework pytorch-fsdp --format json
 check "pytorch-fsdp (HF modules): separate linears, kv expand copy and fp32 logits on" [ "$(json_raw "$TMP/out" separate_linears)$(json_raw "$TMP/out" kv_expand_copy)$(json_raw "$TMP/out" eager_cross_entropy)" = truetruetrue ]
 expect_ok predict --model llama3-8b --framework fms-fsdp --format json
 check "fms-fsdp: separate linears on, bf16 logits (no eager_xent)" [ "$(json_raw "$TMP/out" separate_linears)$(json_raw "$TMP/out" eager_cross_entropy)" = truefalse ]
+# fms-fsdp's loop waits on FSDP1 clip_grad_norm_'s all_reduce every step (train_utils.py .item())
+check "fms-fsdp: one host-waited all_reduce per step" [ "$(json_raw "$TMP/out" step_sync_all_reduces)" = 1 ]
+expect_ok predict --model llama3-8b --framework fms-fsdp-2024-03 --format json
+check "fms-fsdp-2024-03: the same loop, one all_reduce" [ "$(json_raw "$TMP/out" step_sync_all_reduces)" = 1 ]
+expect_ok predict --model llama3-8b --framework pytorch-fsdp --format json
+check "pytorch-fsdp: no step syncs of its own" [ "$(json_raw "$TMP/out" step_sync_all_reduces)" = 0 ]
 expect_ok predict --model llama3-8b --fms-rope on --kv-expand-copy on --format csv
 check "fms: csv columns on" [ "$(col "$TMP/out" framework.fms_rope),$(col "$TMP/out" framework.kv_expand_copy)" = on,on ]
 expect_fail 1 "^plateau: --fms-rope: unknown value 'yes' \(expected on\|off\)" -- predict --fms-rope yes
