@@ -1073,7 +1073,25 @@ int pl_embed_ops(const struct pl_model *m, const struct pl_layout *l,
   struct dims d = dims_of(m, l);
   double elems = (double)d.tokens * (double)m->hidden;
   elementwise(&ops[0], "embed", elems, m->pos == PL_POS_LEARNED ? EMBED_POS : EMBED);
-  embed_table_fill(&ops[0], 1.0, d.tokens, (m->vocab + d.tp - 1) / d.tp, m->hidden);
+  int64_t rows = (m->vocab + d.tp - 1) / d.tp;
+  embed_table_fill(&ops[0], 1.0, d.tokens, rows, m->hidden);
+  if (m->tied_embeddings && deg(l->pp) == 1 && !l->grad_accum_fusion) {
+    /* A table tied to the LM head on one stage gets two gradients in one
+     * backward, the head's weight gradient and this lookup's: PyTorch's
+     * autograd sums them in the InputBuffer of the node they meet at
+     * (torch/csrc/autograd/input_buffer.cpp accumulate: one add reading both
+     * and writing one, 6 B per 16-bit table element), when the embedding's
+     * backward, the step's last, arrives (the same rule as segments.c
+     * qkv_grad_sum): eager PyTorch (MPT's SharedEmbedding F.linear, HF's
+     * tied lm_head under FSDP) and Megatron-LM's parallel_lm_logits of
+     * 2020-21 (F.linear on the word embeddings' weight). Not with
+     * layout.grad_accum_fusion: Megatron's fused head writes its gradient
+     * into main_grad and hands autograd None or a placeholder (the versions
+     * differ; not counted). With pp > 1 the two copies sit on different
+     * stages and an all_reduce joins them instead. */
+    ops[0].bwd_bytes += 3.0 * BF16_BYTES * (double)rows * (double)m->hidden;
+    ops[0].bwd_kernels += 1;
+  }
   ops[0].recompute = false;
   if (l->task == PL_RUN_LORA) { /* the frozen table gets no gradient (finetune.c) */
     ops[0].bwd_flops = 0;

@@ -358,7 +358,12 @@ static void test_gpt_family(void) {
  * sorted path's 21 kernels (8,192 > 3,072 indices); at tp 2 the rank's 64,128
  * rows: 335,544,320 + 525,336,576 = 860,880,896. GPT-3 at seq 2048, tp 2:
  * 2,048 indices take the feature kernel (fill + 1 = 2 kernels), 2048 x 12288
- * x 10 = 251,658,240 plus 25,129 x 12288 x 2 = 617,570,304: 869,228,544. */
+ * x 10 = 251,658,240 plus 25,129 x 12288 x 2 = 617,570,304: 869,228,544;
+ * GPT-3's table is tied to its head, so on one stage autograd also sums the
+ * two table gradients (input_buffer.cpp accumulate, 6 B per element):
+ * + 25,129 x 12288 x 6 = 1,852,710,912 -> 2,721,939,456 B in 3 kernels; not
+ * at pp 2 (the copies on two stages) nor with Megatron's fused head
+ * (layout.grad_accum_fusion). */
 static void test_embed_table_fill(void) {
   struct pl_model m = model("llama3-8b");
   struct pl_layout l = layout(&m, 8, 1, 1, 8, PL_RECOMPUTE_NONE);
@@ -373,8 +378,16 @@ static void test_embed_table_fill(void) {
   struct pl_model g = model("gpt3-175b");
   l = layout(&g, 8, 2, 1, 8, PL_RECOMPUTE_NONE);
   pl_embed_ops(&g, &l, ops);
+  CHECK_NEAR_REL(ops[0].bwd_bytes, 2721939456.0, 1e-15);
+  CHECK_EQ_INT(pl_op_kernels(&ops[0], PL_PASS_BWD), 3);
+  l.grad_accum_fusion = true;
+  pl_embed_ops(&g, &l, ops);
   CHECK_NEAR_REL(ops[0].bwd_bytes, 869228544.0, 1e-15);
   CHECK_EQ_INT(pl_op_kernels(&ops[0], PL_PASS_BWD), 2);
+  l.grad_accum_fusion = false;
+  l.pp = 2;
+  pl_embed_ops(&g, &l, ops);
+  CHECK_NEAR_REL(ops[0].bwd_bytes, 869228544.0, 1e-15);
 }
 
 /* Mistral's 4096-key window caps the attention keys at seq 8192. */
