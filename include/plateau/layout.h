@@ -525,7 +525,9 @@ struct pl_layout {
                               its fp32 output, the backward adds its dense fp32 gradient and the
                               fp32 input gradient, 12 B per logit at the loss's backward instead
                               of the 4 B of an in-place fp32 cross-entropy (memory.c); with
-                              tp > 1 PyTorch's loss_parallel, 16 B (memory.c) */
+                              tp > 1 PyTorch's loss_parallel, 16 B (memory.c); its time: the
+                              fp32 cast and passes (compute.c eager_xent_extra_s), whatever
+                              layout.kernels says */
   bool tp_gathered_saved;  /* input: with tp > 1 and sp, tensor parallelism is PyTorch DTensor's
                               plan (torchtitan apply_tp): the input hooks all-gather the
                               sequence-sharded activation before the attention, the feed-forward
@@ -725,7 +727,7 @@ struct pl_layout {
                               (FSDP2 _root_post_backward_final_callback runs the root's
                               post_backward, then the current stream waits for the reduce-scatter
                               event). Not with fsdp_block_units or zero3_list_copy_s; lower.c */
-  bool hf_shift_copy;      /* input: with kernels unfused, the loss as Hugging Face's causal-LM
+  bool hf_shift_copy;      /* input: with eager_xent, the loss as Hugging Face's causal-LM
                               heads compute it (transformers 00227283 models/llama/
                               modeling_llama.py LlamaForCausalLM.forward: logits.float(), then
                               shift_logits = logits[..., :-1, :].contiguous() before

@@ -141,6 +141,35 @@ static const struct elem_cost RESIDUAL_BIAS = {2, 2, 5 * BF16_BYTES, 4 * BF16_BY
 /* Embedding gather (plus learned-position add); bwd scatter-adds rows into an fp32 gradient. */
 static const struct elem_cost EMBED = {0, 1, 2 * BF16_BYTES, BF16_BYTES + 2 * FP32_BYTES};
 static const struct elem_cost EMBED_POS = {1, 1, 3 * BF16_BYTES, BF16_BYTES + 2 * FP32_BYTES};
+/* The embedding's backward beyond its per-token bytes: PyTorch's
+ * embedding_dense_backward_cuda (aten/src/ATen/native/cuda/Embedding.cu;
+ * F.embedding's backward: Megatron-Core VocabParallelEmbedding, Hugging Face
+ * and torchtitan nn.Embedding alike) returns a gradient of the whole table,
+ * `at::zeros({num_weights, dim}, grad.options())`: every backward pass writes
+ * the rank's table rows x hidden at the gradient's 2 B before it scatters the
+ * looked-up rows into it (EMBED's bytes). Up to EMBED_BWD_FEATURE_MAX indices
+ * one embedding_backward_feature_kernel follows the fill (2 kernels); above,
+ * embedding_backward_cuda_kernel (EmbeddingBackwardKernel.cu, pytorch/pytorch
+ * d2999467 and the 2024+ form with compute_num_of_partial_segments) runs
+ * arange, cub radix_sort_pairs on the int64 indices (histogram, exclusive sum
+ * and 8 onesweep passes of 8 bits: cub Policy800+ ONESWEEP_RADIX_BITS 8 over
+ * 64-bit keys, as PyTorch passes no end bit), the zeros fill, cub
+ * unique_by_key (2), krn_partials_per_segment, cub exclusive_sum (2),
+ * compute_num_of_partial_segments, krn_partial_segment_offset,
+ * compute_grad_weight and sum_and_scatter: 21 kernels. */
+#define EMBED_BWD_FEATURE_MAX 3072
+#define EMBED_BWD_FEATURE_KERNELS 2
+#define EMBED_BWD_SORTED_KERNELS 21
+
+/* Adds the table's zero fill to an embedding op run `lookups` times over
+ * `tokens` tokens each, against a table of `rows` rows on this rank. */
+static void embed_table_fill(struct pl_op *op, double lookups, int64_t tokens, int64_t rows,
+                             int64_t hidden) {
+  op->bwd_bytes += lookups * (double)rows * (double)hidden * BF16_BYTES;
+  op->fwd_kernels = (int)lookups;
+  op->bwd_kernels = (int)lookups * (tokens <= EMBED_BWD_FEATURE_MAX ? EMBED_BWD_FEATURE_KERNELS
+                                                                    : EMBED_BWD_SORTED_KERNELS);
+}
 /* Cross-entropy over the logits: max, exp, sum, gather; a fused kernel reads
  * the bf16 logits once and keeps fp32 softmax for backward, which reads it
  * and writes bf16 dlogits. */
@@ -1044,6 +1073,25 @@ int pl_embed_ops(const struct pl_model *m, const struct pl_layout *l,
   struct dims d = dims_of(m, l);
   double elems = (double)d.tokens * (double)m->hidden;
   elementwise(&ops[0], "embed", elems, m->pos == PL_POS_LEARNED ? EMBED_POS : EMBED);
+  int64_t rows = (m->vocab + d.tp - 1) / d.tp;
+  embed_table_fill(&ops[0], 1.0, d.tokens, rows, m->hidden);
+  if (m->tied_embeddings && deg(l->pp) == 1 && !l->grad_accum_fusion) {
+    /* A table tied to the LM head on one stage gets two gradients in one
+     * backward, the head's weight gradient and this lookup's: PyTorch's
+     * autograd sums them in the InputBuffer of the node they meet at
+     * (torch/csrc/autograd/input_buffer.cpp accumulate: one add reading both
+     * and writing one, 6 B per 16-bit table element), when the embedding's
+     * backward, the step's last, arrives (the same rule as segments.c
+     * qkv_grad_sum): eager PyTorch (MPT's SharedEmbedding F.linear, HF's
+     * tied lm_head under FSDP) and Megatron-LM's parallel_lm_logits of
+     * 2020-21 (F.linear on the word embeddings' weight). Not with
+     * layout.grad_accum_fusion: Megatron's fused head writes its gradient
+     * into main_grad and hands autograd None or a placeholder (the versions
+     * differ; not counted). With pp > 1 the two copies sit on different
+     * stages and an all_reduce joins them instead. */
+    ops[0].bwd_bytes += 3.0 * BF16_BYTES * (double)rows * (double)m->hidden;
+    ops[0].bwd_kernels += 1;
+  }
   ops[0].recompute = false;
   if (l->task == PL_RUN_LORA) { /* the frozen table gets no gradient (finetune.c) */
     ops[0].bwd_flops = 0;
@@ -1078,7 +1126,8 @@ int pl_head_ops(const struct pl_model *m, const struct pl_layout *l,
      * times in one op. */
     double k = (double)l->mtp_layers, tok_h = (double)d.tokens * (double)m->hidden;
     double tok_n_h = (double)d.tokens_n * (double)m->hidden;
-    elementwise(&ops[n++], "mtp_embed", k * tok_h, m->pos == PL_POS_LEARNED ? EMBED_POS : EMBED);
+    elementwise(&ops[n], "mtp_embed", k * tok_h, m->pos == PL_POS_LEARNED ? EMBED_POS : EMBED);
+    embed_table_fill(&ops[n++], k, d.tokens, vocab_shard, m->hidden); /* the shared table */
     norm_op(&ops[n++], "mtp_norms", 2.0 * k * tok_n_h, m);
     gemm_group(&ops[n++], "mtp_eh_proj", d.tokens, m->hidden / d.tp, 2 * m->hidden,
                l->mtp_layers, 1.0);

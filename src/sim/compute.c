@@ -759,9 +759,10 @@ double pl_op_time_s(const struct pl_gpu *g, enum pl_dtype dtype, const struct pl
          pl_op_kernels(op, pass) * g->eff.kernel_overhead_s;
 }
 
-/* Cross-entropy as eager PyTorch runs it under bf16 autocast (layout.kernels
- * unfused): autocast runs log_softmax and nll_loss in fp32 (PyTorch AMP op
- * reference, "CUDA Ops that can autocast to float32"), so beyond the fused
+/* Cross-entropy as eager PyTorch runs it on fp32 logits (layout.eager_xent:
+ * a `logits.float()` before F.cross_entropy, or bf16 autocast, which runs
+ * log_softmax and nll_loss in fp32: PyTorch AMP op reference, "CUDA Ops that
+ * can autocast to float32"), so beyond the fused
  * kernel of the op list (read bf16 logits, write fp32 softmax; backward read
  * it, write bf16 dlogits: 6 + 6 B per logit) the logits are cast to an fp32
  * copy (read 2, write 4) and log_softmax reads that copy (+2 over reading
@@ -818,14 +819,25 @@ static bool loss_op(const struct pl_op *op) {
   return op->kind == PL_OP_MEMORY && op->name != NULL && strcmp(op->name, "loss") == 0;
 }
 
-/* The loss as PyTorch's eager cross_entropy (eager_xent_extra_s). */
+/* The loss as PyTorch's eager cross_entropy on an fp32 copy of the logits
+ * (eager_xent_extra_s): layout.eager_xent, the flag that also sizes its
+ * memory (memory.c), not layout.kernels, which says how the blocks' element-
+ * wise ops run. The two part where a run's loss is not its blocks' kind:
+ * torchtitan with torch.compile compiled the blocks but not the loss
+ * (`pred.float()` then F.cross_entropy, eager, from e8977b0 to 820504e:
+ * validate/source_torchtitan.c tt_loss_compiled); llm-foundry's eager MPT
+ * blocks end in flash_attn's fused Triton CrossEntropyLoss (mosaicml/
+ * llm-foundry 5e85bd62d llmfoundry/models/mpt/modeling_mpt.py
+ * ComposerMPTCausalLM: loss_fn default 'fused_crossentropy', no yaml of the
+ * benchmarks sets torch_crossentropy); fms-fsdp's eager blocks end in a bf16
+ * cross-entropy with no fp32 copy (fms-fsdp ed74fd5 train_utils.py). */
 static bool eager_xent_op(const struct pl_layout *l, const struct pl_op *op) {
-  return l->kernels == PL_KERNELS_UNFUSED && loss_op(op);
+  return l->eager_xent && !l->te_cross_entropy && loss_op(op);
 }
 
 static bool megatron_xent_op(const struct pl_layout *l, const struct pl_op *op) {
   return l->megatron_xent && !l->te_cross_entropy && l->kernels != PL_KERNELS_UNFUSED &&
-         loss_op(op);
+         !l->eager_xent && loss_op(op);
 }
 
 static int megatron_xent_extra_kernels(enum pl_pass pass) {

@@ -669,14 +669,9 @@ static int unfused_kernels(const struct pl_run *run, struct pl_op *ops, int n) {
  * a query and g kv heads per tp rank (g < a) of head_dim d, for K and for V:
  * read 2 g d, write 2 a d bytes; the backward of the expand sums the a-head
  * gradient back onto g heads: read 2 a d, write 2 g d. One kernel each way
- * for each of K and V; run again by a recomputed forward. The forward's copy
- * reads a stride-0 view, so it runs PyTorch's non-vectorized path (pl_op
- * strided_elems: one element per expanded output element; this project's H100
- * trace gt_h100_llama3.2-1b_seq4096 runs that copy_ of [1, 8, 4, 4096, 64] as
- * elementwise_kernel<128, 4, gpu_kernel_impl_nocast>, 22.98 us, 365 G
- * elements/s, docs/step-model.md 2.3h); the backward's sum is a reduction
- * kernel and stays at the HBM rate. The fused attention kernel then reads a
- * heads of K and V instead of g (compute-bound, not counted). */
+ * for each of K and V; run again by a recomputed forward. The fused
+ * attention kernel then reads a heads of K and V instead of g (compute-bound,
+ * not counted). */
 static int kv_expand_ops(const struct pl_run *run, struct pl_op *ops, int n) {
   const struct pl_model *m = &run->model;
   const struct pl_layout *l = &run->layout;
@@ -689,6 +684,17 @@ static int kv_expand_ops(const struct pl_run *run, struct pl_op *ops, int n) {
   double bytes = 2.0 * 2.0 * t.tokens * (a + g) * (double)m->head_dim; /* K and V */
   mem_op(&ops[n], "kv_expand", bytes, bytes, full);
   ops[n].fwd_kernels = ops[n].bwd_kernels = 2;
+  /* The forward copies read a broadcast (stride-0) view, so their
+   * TensorIterator is not contiguous: reshape's clone -> copy_ ->
+   * direct_copy_kernel_cuda -> gpu_kernel_nocast runs the non-vectorized
+   * launch_legacy_kernel (aten/src/ATen/native/cuda/Copy.cu, CUDALoops.cuh;
+   * the path of flops.c GQA_QUERY_COPY): one element per K and V element
+   * written, a heads each, on the GPU file's per-element rate where it has
+   * one (compute.c strided_extra_s; this project's H100 trace
+   * gt_h100_llama3.2-1b_seq4096 runs the copy_ of [1, 8, 4, 4096, 64] as
+   * elementwise_kernel<128, 4, gpu_kernel_impl_nocast> in 22.98 us). The
+   * backward's sums over the expanded dim are reductions, another kernel
+   * family. */
   ops[n].fwd_strided_elems = 2.0 * t.tokens * a * (double)m->head_dim;
   ops[n].fwd_strided_bytes = bytes;
   return n + 1;

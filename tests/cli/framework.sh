@@ -1053,12 +1053,12 @@ expect_fail 1 "^plateau: --fsdp-root-unit: unknown value 'yes' \(expected on\|of
 # LlamaForCausalLM.forward: logits.float(), then shift_logits = logits[..., :-1,
 # :].contiguous()) copies the fp32 logits once more: +8 B per logit forward (one
 # kernel), +12 B backward (slice_backward's zeros and copy, two kernels), only
-# with the eager loss (--kernels unfused). Hand-derived, Llama 2 7B on one
+# with the eager fp32 loss (--eager-cross-entropy on). Hand-derived, Llama 2 7B on one
 # a100-80g, mbs 1, seq 4096: 4,096 x 32,000 = 131,072,000 logits; forward
 # +1,048,576,000 B / (2039 GB/s x 0.88) + 1.2 us = 585.59 us, backward
 # +1,572,864,000 B / (2039 GB/s x 0.88) + 2.4 us = 878.98 us on the loss op.
 # On in the pytorch-fsdp preset, off in fms-fsdp (its loader shifts the labels).
-hs="predict --model llama2-7b --gpu a100-80g --gpus 1 --mbs 1 --gbs 1 --seq 4096 --kernels unfused --ops --format json"
+hs="predict --model llama2-7b --gpu a100-80g --gpus 1 --mbs 1 --gbs 1 --seq 4096 --kernels unfused --eager-cross-entropy on --ops --format json"
 lossop() { python3 -c "import json,sys; o=[x for x in json.load(open(sys.argv[1]))['ops'] if x['name'] == 'loss'][0]; print('%.2f %.2f' % (o['fwd_s'] * 1e6, o['bwd_s'] * 1e6))" "$1"; }
 expect_ok $hs
 cp "$TMP/out" "$TMP/hs0.json"
@@ -1070,15 +1070,15 @@ import sys
 a = [float(x) for x in sys.argv[1].split()]; b = [float(x) for x in sys.argv[2].split()]
 sys.exit(not (abs(b[0] - a[0] - 585.59) < 0.02 and abs(b[1] - a[1] - 878.98) < 0.02))" "$(lossop "$TMP/hs0.json")" "$(lossop "$TMP/out")"
 hs8="predict --model llama2-7b --gpu a100-80g --gpus 8 --shard zero3 --mbs 1 --gbs 8 --seq 4096 --format json"
-expect_ok $hs8 --kernels unfused
+expect_ok $hs8 --kernels unfused --eager-cross-entropy on
 cp "$TMP/out" "$TMP/hs8a.json"
-expect_ok $hs8 --kernels unfused --hf-shift-copy on
+expect_ok $hs8 --kernels unfused --eager-cross-entropy on --hf-shift-copy on
 check "hf shift: slower step (8 GPUs, zero3)" awk -v a="$(json_num "$TMP/hs8a.json" step_time_s)" \
   -v b="$(json_num "$TMP/out" step_time_s)" 'BEGIN { exit !(a > 0 && b > a) }'
-expect_ok $hs8 --hf-shift-copy on
+expect_ok $hs8 --kernels unfused --hf-shift-copy on
 cp "$TMP/out" "$TMP/hs1.json"
-expect_ok $hs8
-check "hf shift: nothing with fused kernels" sh -c "[ -n '$(json_num "$TMP/out" step_time_s)' ] && [ '$(json_num "$TMP/out" step_time_s)' = '$(json_num "$TMP/hs1.json" step_time_s)' ]"
+expect_ok $hs8 --kernels unfused
+check "hf shift: nothing without the eager loss" sh -c "[ -n '$(json_num "$TMP/out" step_time_s)' ] && [ '$(json_num "$TMP/out" step_time_s)' = '$(json_num "$TMP/hs1.json" step_time_s)' ]"
 expect_ok predict --model llama2-7b --framework pytorch-fsdp --format json
 check "hf shift: on in the pytorch-fsdp preset" [ "$(json_raw "$TMP/out" hf_shift_copy)" = true ]
 expect_ok predict --model llama2-7b --framework fms-fsdp-2024-03 --format json
@@ -1367,6 +1367,12 @@ expect_ok predict --model llama3-8b --framework pytorch-fsdp --format json
 check "pytorch-fsdp (HF modules): separate linears, kv expand copy and fp32 logits on" [ "$(json_raw "$TMP/out" separate_linears)$(json_raw "$TMP/out" kv_expand_copy)$(json_raw "$TMP/out" eager_cross_entropy)" = truetruetrue ]
 expect_ok predict --model llama3-8b --framework fms-fsdp --format json
 check "fms-fsdp: separate linears on, bf16 logits (no eager_xent)" [ "$(json_raw "$TMP/out" separate_linears)$(json_raw "$TMP/out" eager_cross_entropy)" = truefalse ]
+# fms-fsdp's loop waits on FSDP1 clip_grad_norm_'s all_reduce every step (train_utils.py .item())
+check "fms-fsdp: one host-waited all_reduce per step" [ "$(json_raw "$TMP/out" step_sync_all_reduces)" = 1 ]
+expect_ok predict --model llama3-8b --framework fms-fsdp-2024-03 --format json
+check "fms-fsdp-2024-03: the same loop, one all_reduce" [ "$(json_raw "$TMP/out" step_sync_all_reduces)" = 1 ]
+expect_ok predict --model llama3-8b --framework pytorch-fsdp --format json
+check "pytorch-fsdp: no step syncs of its own" [ "$(json_raw "$TMP/out" step_sync_all_reduces)" = 0 ]
 expect_ok predict --model llama3-8b --fms-rope on --kv-expand-copy on --format csv
 check "fms: csv columns on" [ "$(col "$TMP/out" framework.fms_rope),$(col "$TMP/out" framework.kv_expand_copy)" = on,on ]
 expect_fail 1 "^plateau: --fms-rope: unknown value 'yes' \(expected on\|off\)" -- predict --fms-rope yes

@@ -71,6 +71,12 @@ plain=$(get "$TMP/out" 'd["memory"]["total_bytes"]')
 expect_ok predict --model llama3-8b --eager-cross-entropy on --format json
 check "--eager-cross-entropy on holds more memory" slower "$(get "$TMP/out" 'd["memory"]["total_bytes"]')" "$plain"
 check "--eager-cross-entropy: reported" [ "$(get "$TMP/out" 'd["framework"]["eager_cross_entropy"]')" = "True" ]
+# ... and its time with the fused kernels of the default (torchtitan compiled
+# without its loss): the fp32 cast and passes, a slower step (compute.c eager_xent_op)
+expect_ok predict --model llama3-8b --seq 4096 --format json
+cp "$TMP/out" "$TMP/plain.json"
+expect_ok predict --model llama3-8b --seq 4096 --eager-cross-entropy on --format json
+check "--eager-cross-entropy on: a slower step with fused kernels" slower "$(get "$TMP/out" 'd["step_time_s"]')" "$(get "$TMP/plain.json" 'd["step_time_s"]')"
 expect_fail 1 "^plateau: --eager-cross-entropy: unknown value 'yes' \(expected on\|off\)$" -- predict --eager-cross-entropy yes
 
 

@@ -351,6 +351,45 @@ static void test_gpt_family(void) {
   CHECK_EQ_INT(find(ops, nh, "lm_head")->n, 25129);
 }
 
+/* The embedding's backward writes the whole table's gradient from
+ * at::zeros (PyTorch Embedding.cu embedding_dense_backward_cuda): Llama 3 8B,
+ * seq 8192, mbs 1: the 8,192 tokens' 8192 x 4096 x 10 B = 335,544,320 plus
+ * the 128,256 x 4096 rows at 2 B = 1,050,673,152: 1,386,217,472 B in the
+ * sorted path's 21 kernels (8,192 > 3,072 indices); at tp 2 the rank's 64,128
+ * rows: 335,544,320 + 525,336,576 = 860,880,896. GPT-3 at seq 2048, tp 2:
+ * 2,048 indices take the feature kernel (fill + 1 = 2 kernels), 2048 x 12288
+ * x 10 = 251,658,240 plus 25,129 x 12288 x 2 = 617,570,304: 869,228,544;
+ * GPT-3's table is tied to its head, so on one stage autograd also sums the
+ * two table gradients (input_buffer.cpp accumulate, 6 B per element):
+ * + 25,129 x 12288 x 6 = 1,852,710,912 -> 2,721,939,456 B in 3 kernels; not
+ * at pp 2 (the copies on two stages) nor with Megatron's fused head
+ * (layout.grad_accum_fusion). */
+static void test_embed_table_fill(void) {
+  struct pl_model m = model("llama3-8b");
+  struct pl_layout l = layout(&m, 8, 1, 1, 8, PL_RECOMPUTE_NONE);
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  CHECK_EQ_INT(pl_embed_ops(&m, &l, ops), 1);
+  CHECK_NEAR_REL(ops[0].bwd_bytes, 1386217472.0, 1e-15);
+  CHECK_EQ_INT(pl_op_kernels(&ops[0], PL_PASS_BWD), 21);
+  CHECK_EQ_INT(pl_op_kernels(&ops[0], PL_PASS_FWD), 1);
+  l = layout(&m, 8, 2, 1, 8, PL_RECOMPUTE_NONE);
+  pl_embed_ops(&m, &l, ops);
+  CHECK_NEAR_REL(ops[0].bwd_bytes, 860880896.0, 1e-15);
+  struct pl_model g = model("gpt3-175b");
+  l = layout(&g, 8, 2, 1, 8, PL_RECOMPUTE_NONE);
+  pl_embed_ops(&g, &l, ops);
+  CHECK_NEAR_REL(ops[0].bwd_bytes, 2721939456.0, 1e-15);
+  CHECK_EQ_INT(pl_op_kernels(&ops[0], PL_PASS_BWD), 3);
+  l.grad_accum_fusion = true;
+  pl_embed_ops(&g, &l, ops);
+  CHECK_NEAR_REL(ops[0].bwd_bytes, 869228544.0, 1e-15);
+  CHECK_EQ_INT(pl_op_kernels(&ops[0], PL_PASS_BWD), 2);
+  l.grad_accum_fusion = false;
+  l.pp = 2;
+  pl_embed_ops(&g, &l, ops);
+  CHECK_NEAR_REL(ops[0].bwd_bytes, 869228544.0, 1e-15);
+}
+
 /* Mistral's 4096-key window caps the attention keys at seq 8192. */
 static void test_window(void) {
   struct pl_model m = model("mistral-7b");
@@ -1086,6 +1125,7 @@ int main(void) {
   test_recompute_modules();
   test_recompute_runs();
   test_gpt_family();
+  test_embed_table_fill();
   test_window();
   test_gpt_oss_experts();
   test_fused_grouped_mlp();

@@ -1708,15 +1708,15 @@ static void test_eager_rope_rates(void) {
 
 /* layout.hf_shift_copy (compute.c eager_xent_extra_s; Hugging Face's
  * shift_logits = logits[..., :-1, :].contiguous() after logits.float()),
- * small_llama unfused on a100-80g: 2 x 512 x 32,000 = 32,768,000 logits;
- * the loss op gains 8 B per logit forward in one kernel, 262,144,000 B /
- * (2039e9 x 0.88) = 146.0966 us + 1.2 = 147.2966 us, and 12 B backward in
+ * small_llama with the eager loss on a100-80g: 2 x 512 x 32,000 = 32,768,000
+ * logits; the loss op gains 8 B per logit forward in one kernel, 262,144,000 B
+ * / (2039e9 x 0.88) = 146.0966 us + 1.2 = 147.2966 us, and 12 B backward in
  * two, 393,216,000 B / (2039e9 x 0.88) = 219.1449 us + 2.4 = 221.5449 us;
- * nothing with fused kernels. */
+ * nothing without the eager loss. */
 static void test_hf_shift_copy(void) {
   struct pl_run run;
   small_llama(&run);
-  run.layout.kernels = PL_KERNELS_UNFUSED;
+  run.layout.eager_xent = true;
   struct pl_op op;
   memset(&op, 0, sizeof op);
   op.name = "loss";
@@ -1731,11 +1731,45 @@ static void test_hf_shift_copy(void) {
                  147.2966e-6, 1e-5);
   CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_BWD) - b0,
                  221.5449e-6, 1e-5);
-  run.layout.kernels = PL_KERNELS_FUSED;
-  double fused_on = pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD);
+  run.layout.eager_xent = false;
+  double plain_on = pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD);
   run.layout.hf_shift_copy = false;
-  CHECK_NEAR_REL(fused_on, pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD),
+  CHECK_NEAR_REL(plain_on, pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD),
                  1e-12);
+}
+
+/* The eager fp32 loss's time follows layout.eager_xent, not layout.kernels
+ * (compute.c eager_xent_op): small_llama's 32,768,000 logits on a100-80g,
+ * fused blocks (torchtitan compiled without its loss): +8 B per logit
+ * forward, 262,144,000 B / (2039e9 x 0.88) = 146.0966 us + 2 x 1.2 =
+ * 148.4966 us; +16 B backward, 524,288,000 B -> 292.1932 + 2.4 = 294.5932 us;
+ * two more kernels each way. Unfused blocks without it (llm-foundry's MPT and
+ * flash_attn's fused loss, fms's bf16 loss): the fused loss op alone. */
+static void test_eager_xent_time(void) {
+  struct pl_run run;
+  small_llama(&run);
+  struct pl_op op;
+  memset(&op, 0, sizeof op);
+  op.name = "loss";
+  op.kind = PL_OP_MEMORY;
+  op.count = 1;
+  op.share = 1.0;
+  op.fwd_bytes = op.bwd_bytes = 6.0 * 32768000.0;
+  run.layout.kernels = PL_KERNELS_FUSED;
+  double f0 = pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD);
+  double b0 = pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_BWD);
+  CHECK_NEAR_REL(f0, pl_op_time_s(&a100, PL_DTYPE_BF16, &op, PL_PASS_FWD), 1e-12);
+  run.layout.eager_xent = true;
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD) - f0,
+                 148.4966e-6, 1e-5);
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_BWD) - b0,
+                 294.5932e-6, 1e-5);
+  CHECK_NEAR_REL(sim_op_run_kernels(&run.layout, &run.model, &op, PL_PASS_FWD), 3.0, 0);
+  run.layout.eager_xent = false;
+  run.layout.kernels = PL_KERNELS_UNFUSED;
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD), f0, 1e-12);
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_BWD), b0, 1e-12);
+  CHECK_NEAR_REL(sim_op_run_kernels(&run.layout, &run.model, &op, PL_PASS_FWD), 1.0, 0);
 }
 
 /* layout.fused_norm (torchtitan's Triton FusedRMSNorm, torchtitan/models/
@@ -2092,7 +2126,10 @@ static void test_cp_merge_ops(void) {
  *    forward's copies from the stride-0 view on the non-vectorized path: 2 x
  *    1,024 x 8 x 128 = 2,097,152 elements carrying all 5,242,880 B, none
  *    backward (a reduction); tp 2 (a 4, g 1): 2,621,440 B, 1,048,576
- *    elements; full recompute re-runs it. */
+ *    elements; full recompute re-runs it. On b200 (strided_elementwise 0.191 of 7.672 TB/s)
+ *    8,388,608 B / 1.465352e12 B/s = 5.724636 us + 2 x 1.2 = 8.124636 us
+ *    forward; backward (reductions) at hbm_fraction 0.80: 5,242,880 /
+ *    6.1376e12 = 0.854224 us + 2.4 = 3.254224 us. */
 static void test_fms_eager_attention(void) {
   struct pl_run run;
   struct pl_op ops[PL_MAX_LAYER_OPS];
@@ -2114,6 +2151,14 @@ static void test_fms_eager_attention(void) {
         c->fwd_kernels == 2 && c->bwd_kernels == 2 && !c->recompute);
   CHECK(c != NULL && c->fwd_strided_elems == 2097152.0 && c->fwd_strided_bytes == 5242880.0 &&
         c->bwd_strided_elems == 0.0 && c->bwd_strided_bytes == 0.0);
+  struct pl_gpu b2;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("b200", &b2, &d), PL_OK, dp);
+  if (c != NULL) {
+    CHECK_NEAR_REL(pl_op_time_s(&b2, PL_DTYPE_BF16, c, PL_PASS_FWD), 8.124636e-6, 1e-6);
+    CHECK_NEAR_REL(pl_op_time_s(&b2, PL_DTYPE_BF16, c, PL_PASS_BWD), 3.254224e-6, 1e-6);
+  }
   run.layout.tp = 2;
   c = find_op(ops, pl_sim_segment_ops(&run, 1, ops), "kv_expand");
   CHECK(c != NULL && c->fwd_bytes == 2621440.0 && c->bwd_bytes == 2621440.0 &&
@@ -3164,6 +3209,7 @@ int main(void) {
   test_strided_elementwise();
   test_eager_rope_rates();
   test_hf_shift_copy();
+  test_eager_xent_time();
   test_fused_norm();
   test_head_16bit();
   test_param_kernels();
