@@ -135,7 +135,8 @@ bool pl_op_recompute_part(const struct pl_op *op, struct pl_op *part);
 bool pl_op_moe_mlp_node(const struct pl_op *op);
 /* Whether op runs in Megatron-Core's MoE "combine" schedule node, after the
  * combine's all_to_all on the communication stream: the token unpermutation
- * (combine_postprocess) and the block's second residual add (mlp_bda)
+ * (combine_postprocess), the shared experts' output add (postprocess,
+ * moe_shared_add) and the block's second residual add (mlp_bda)
  * (core_v0.14.0-core_v0.18.0 models/gpt/fine_grained_callables.py
  * submodule_combine_forward; its backward runs there too). resid2 is every
  * block's: a dense block's has no combine node (weight it by the MoE share). */
