@@ -55,7 +55,7 @@ static void seg_clear(struct sim_seg *s) {
 }
 
 /* The share of a pass's compute that one of Megatron-Core's schedule nodes
- * runs (in_node: pl_op_moe_mlp_node, the routed and shared experts; or
+ * runs (in_node: pl_op_moe_mlp_node, the routed experts; or
  * pl_op_mtp_attn_node), by the ops' GPU time at full speed; the per-block
  * lumps of no one node (pl_op_node_free: the FP8 casts, the gradient
  * accumulation) split pro rata. 0 when no op is in the node. */
@@ -78,14 +78,14 @@ static double node_share(const struct pl_gpu *g, const struct pl_layout *l,
 /* Whether op's weight-gradient GEMM is one Megatron-Core delays under
  * delay_wgrad_compute: Transformer Engine linears built with it (TE >= 2.3
  * delay_wgrad_compute, extensions/transformer_engine.py core_v0.16.0) whose
- * backward_dw a schedule node calls: the mlp node's routed and shared experts
+ * backward_dw a schedule node calls: the mlp node's routed experts
  * (TransformerLayerNode.backward_dw over bwd_dw_callables) and the attention
- * node's linears (_BackwardDWWrapper: self_attention.backward_dw, the shared
- * experts' in core_v0.16's attn node: plateau keeps them in the mlp node,
- * pl_op_moe_mlp_node). The router (a plain torch linear), the LM head and a
- * dense block's MLP keep their wgrad in the backward. */
+ * node's linears and shared experts (_BackwardDWWrapper: self_attention.backward_dw,
+ * mlp.backward_dw(shared_experts=True)). The router (a plain torch linear), the
+ * LM head and a dense block's MLP keep their wgrad in the backward. */
 static bool delayed_wgrad_op(const struct pl_op *op) {
-  static const char *const attn[] = {"qkv", "q", "q_down", "q_up", "kv_down", "kv_up", "proj"};
+  static const char *const attn[] = {"qkv",   "q",    "q_down",     "q_up",      "kv_down",
+                                     "kv_up", "proj", "shared_fc1", "shared_fc2"};
   if (op->kind != PL_OP_GEMM)
     return false;
   if (pl_op_moe_mlp_node(op))

@@ -706,6 +706,12 @@ static void test_shared_expert_add(void) {
   CHECK_NEAR_REL(add->bwd_bytes, 176160768.0, 1e-12);
   CHECK_NEAR_REL(add->fwd_flops, 29360128.0, 1e-12);
   CHECK(pl_op_moe_combine_node(add) && !pl_op_moe_mlp_node(add));
+  /* the shared experts run in the attn node (core_v0.16.0 fine_grained_callables.py
+   * submodule_attn_forward: shared_experts_compute before the router), not the mlp node */
+  CHECK(!pl_op_moe_mlp_node(find(ops, n, "shared_fc1")) &&
+        !pl_op_moe_mlp_node(find(ops, n, "shared_act")) &&
+        !pl_op_moe_mlp_node(find(ops, n, "shared_fc2")));
+  CHECK(pl_op_moe_mlp_node(find(ops, n, "expert_fc1")));
   CHECK(add > find(ops, n, "unpermute") && add > find(ops, n, "shared_fc2"));
   CHECK_NEAR_REL(add->share, find(ops, n, "shared_fc2")->share, 0);
   CHECK(!add->recompute);
