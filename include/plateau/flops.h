@@ -121,10 +121,9 @@ int pl_head_ops(const struct pl_model *m, const struct pl_layout *l,
  * recompute_n output columns (its FLOPs, bytes and shape). */
 bool pl_op_recompute_part(const struct pl_op *op, struct pl_op *part);
 
-/* Whether op runs in Megatron-Core's MoE "mlp" schedule node, the routed and
- * shared experts between the dispatch and the combine (core_v0.15.0
- * models/gpt/fine_grained_callables.py submodule_moe_forward:
- * shared_experts_compute, routed_experts_compute), with the dispatcher's
+/* Whether op runs in Megatron-Core's MoE "mlp" schedule node, the routed
+ * experts between the dispatch and the combine (models/gpt/fine_grained_callables.py
+ * submodule_moe_forward: routed_experts_compute), with the dispatcher's
  * post-dispatch and pre-combine steps that routed_experts_compute runs around
  * the experts (core_v0.15.0-core_v0.18.0 moe_layer.py: dispatch_postprocess,
  * the alltoall dispatcher's sort_chunks_by_idxs; combine_preprocess, its
@@ -133,9 +132,14 @@ bool pl_op_recompute_part(const struct pl_op *op, struct pl_op *part);
  * other ops and for the per-block lumps (fp8_casts, grad_accum) that belong
  * to no one node (pl_op_node_free). */
 bool pl_op_moe_mlp_node(const struct pl_op *op);
+/* (The shared experts are not in it: from core_v0.16.0 submodule_attn_forward
+ * runs shared_experts_compute after the pre-MLP norm, before the router, in
+ * the attn node, core_v0.16.0-core_v0.18.0; core_v0.14.0/0.15.0 ran them in
+ * the mlp node, submodule_moe_forward. plateau takes the current placement.) */
 /* Whether op runs in Megatron-Core's MoE "combine" schedule node, after the
  * combine's all_to_all on the communication stream: the token unpermutation
- * (combine_postprocess) and the block's second residual add (mlp_bda)
+ * (combine_postprocess), the shared experts' output add (postprocess,
+ * moe_shared_add) and the block's second residual add (mlp_bda)
  * (core_v0.14.0-core_v0.18.0 models/gpt/fine_grained_callables.py
  * submodule_combine_forward; its backward runs there too). resid2 is every
  * block's: a dense block's has no combine node (weight it by the MoE share). */

@@ -151,6 +151,8 @@ struct pl_framework {
                                           the GPU time (layout.launch_blocking) */
   enum pl_setting ep_comm_overlap;     /* MoE expert-parallel all-to-alls beside the compute of
                                           another micro-batch (layout.ep_comm_overlap) */
+  enum pl_setting delay_wgrad;         /* with ep_comm_overlap, the weight-gradient GEMMs after
+                                          the next collective is issued (layout.delay_wgrad) */
   enum pl_setting zero3_grad_all_reduce; /* zero3 gradients all_reduced in buckets, not
                                             reduce_scattered (layout.zero3_grad_all_reduce) */
   enum pl_setting fp8_all_gather;      /* zero2/zero3 with fp8-tensorwise: the blocks' GEMM weights

@@ -514,6 +514,13 @@ struct pl_layout {
                               merged with the backward of another, layer by layer, the dispatch
                               and combine of one hidden behind the attention and expert compute
                               of the other; lower_unit.c ep_beside); false: blocking after it */
+  bool delay_wgrad;        /* input: with ep_comm_overlap, Megatron-Core's delay_wgrad_compute:
+                              a merged layer's backward runs the experts' and the attention
+                              linears' weight-gradient GEMMs after the dispatch it overlaps is
+                              issued, so the next collective waits for the dgrad alone
+                              (fine_grained_callables.py TransformerLayerNode.backward_dw,
+                              model_chunk_schedule_plan.py TransformerLayerSchedulePlan.run,
+                              core_v0.16.0; lower_unit.c ep_windows); false: inside the backward */
   bool head_16bit;         /* input: with dtype fp8, mxfp8 or nvfp4 the LM head's GEMMs still run
                               in 16-bit: Megatron-Core builds the output layer as
                               tensor_parallel.ColumnParallelLinear, a plain torch matmul that TE's

@@ -80,6 +80,7 @@
   {"moe-dispatch", "D", "alltoall|allgather|deepep|hybridep MoE token dispatcher (default alltoall)"}, \
   {"moe-pad-capacity", "on|off", "experts' inputs dropped and padded to capacity (Megatron-Core moe_pad_expert_input_to_capacity): no token counts or their all_gather in the alltoall dispatcher (default off)"}, \
   {"moe-force-balance", "on|off", "the router forced to balance (Megatron-Core moe_router_force_load_balancing, as benchmarks run): random logits each forward, two more kernels per MoE block, the busiest expert rank carrying their sampling spread (about 1 %); --moe-imbalance then defaults to 1 (default off)"}, \
+  {"delay-wgrad", "on|off", "with --ep-comm-overlap on: the backward's weight-gradient GEMMs of the experts and the attention linears run after the next all-to-all is issued, so it waits for the dgrad GEMMs alone (Megatron-Core --delay-wgrad-compute; Megatron-Bridge's perf scripts set it with the overlap; default off)"}, \
   {"ep-comm-overlap", "on|off", "MoE with ep > 1: the expert-parallel all-to-alls run beside the compute of another micro-batch (Megatron-Core --overlap-moe-expert-parallel-comm, combined 1F1B; default off: blocking)"}, \
   {"sequence-parallel", "on|off", "Megatron sequence parallelism whenever tp > 1 (default on)"}, \
   {"tp-comm-overlap", "on|off", "with sequence parallelism, the layers' tp all_gathers/reduce_scatters run beside their GEMMs (Transformer Engine userbuffers; default off)"}, \

@@ -369,6 +369,7 @@ static uint32_t op_modules(const struct pl_op *op, bool mla) {
       {"shared_fc1", PL_RCM_MOE | PL_RCM_SHARED_EXPERTS},
       {"shared_act", PL_RCM_MOE | PL_RCM_SHARED_EXPERTS},
       {"shared_fc2", PL_RCM_MOE | PL_RCM_SHARED_EXPERTS},
+      {"moe_shared_add", PL_RCM_MOE}, /* postprocess, inside custom_forward */
   };
   if (op->kind == PL_OP_ATTENTION)
     return PL_RCM_CORE_ATTN;
@@ -418,8 +419,7 @@ int pl_op_tp_linear(const struct pl_op *op) {
 bool pl_op_moe_mlp_node(const struct pl_op *op) {
   static const char *const names[] = {"sort_chunks", "expert_pad",   "expert_fc1",
                                       "expert_clamp", "expert_act",   "expert_fc2",
-                                      "expert_bias",  "unsort_chunks", "shared_fc1",
-                                      "shared_act",   "shared_fc2"};
+                                      "expert_bias",  "unsort_chunks"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(op->name, names[i]) == 0)
       return true;
@@ -427,7 +427,8 @@ bool pl_op_moe_mlp_node(const struct pl_op *op) {
 }
 
 bool pl_op_moe_combine_node(const struct pl_op *op) {
-  return strcmp(op->name, "unpermute") == 0 || strcmp(op->name, "resid2") == 0;
+  return strcmp(op->name, "unpermute") == 0 || strcmp(op->name, "resid2") == 0 ||
+         strcmp(op->name, "moe_shared_add") == 0;
 }
 
 bool pl_op_mtp_attn_node(const struct pl_op *op) {
@@ -961,6 +962,15 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
     gemm(&ops[n++], "shared_fc1", d->tokens, gated ? 2 * sf : sf, h);
     n = act_op(m, l, ops, n, "shared_act", (double)d->tokens * (double)sf, false);
     gemm(&ops[n++], "shared_fc2", d->tokens, h, sf);
+    /* the shared experts' output joins the routed one: MoELayer.postprocess
+     * `output = output + shared_expert_output` (moe_layer.py core_v0.16.0;
+     * core_v0.14.0 combine), one add of the block's hidden_states shape
+     * (tokens_n: sequence-parallel shard, as the residual). Its backward has no
+     * kernel of its own, but the MoE input feeds both the shared experts and
+     * the router/dispatch, so autograd sums its two gradients: one add each
+     * way, RESIDUAL's bytes. Not a "shared_" name: it runs after the combine,
+     * not with the shared experts (pass_ops.c fwd_order) */
+    elementwise(&ops[n++], "moe_shared_add", (double)d->tokens_n * (double)h, RESIDUAL);
   }
   for (int i = first; i < n; i++)
     ops[i].share = share;

@@ -56,6 +56,7 @@ static const struct {
     {"head_16bit", offsetof(struct pl_framework, head_16bit)},
     {"launch_blocking", offsetof(struct pl_framework, launch_blocking)},
     {"ep_comm_overlap", offsetof(struct pl_framework, ep_comm_overlap)},
+    {"delay_wgrad_compute", offsetof(struct pl_framework, delay_wgrad)},
     {"zero3_grad_all_reduce", offsetof(struct pl_framework, zero3_grad_all_reduce)},
     {"fp8_all_gather", offsetof(struct pl_framework, fp8_all_gather)},
     {"zero3_reuse", offsetof(struct pl_framework, zero3_reuse)},
@@ -564,6 +565,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->jit_fuser, &l->jit_eager, true);
   put(fw->launch_blocking, &l->launch_blocking, false);
   put(fw->ep_comm_overlap, &l->ep_comm_overlap, false);
+  put(fw->delay_wgrad, &l->delay_wgrad, false);
   put(fw->zero3_grad_all_reduce, &l->zero3_grad_all_reduce, false);
   put(fw->fp8_all_gather, &l->fp8_all_gather, false);
   put(fw->zero3_reuse, &l->zero3_no_reuse, true);
@@ -682,6 +684,7 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->jit_fuser = setting(!l->jit_eager);
   out->launch_blocking = setting(l->launch_blocking);
   out->ep_comm_overlap = setting(l->ep_comm_overlap);
+  out->delay_wgrad = setting(l->delay_wgrad);
   out->zero3_grad_all_reduce = setting(l->zero3_grad_all_reduce);
   out->fp8_all_gather = setting(l->fp8_all_gather);
   out->zero3_reuse = setting(!l->zero3_no_reuse);

@@ -349,6 +349,12 @@ static enum pl_status layout_err(struct pl_diag *diag, const char *fmt, long lon
  * recomputation, and with pp > 1 a virtual pipeline. Called for MoE models;
  * a dense model with the behaviour on is refused in resolve_experts. */
 static enum pl_status check_ep_overlap(const struct pl_layout *l, struct pl_diag *diag) {
+  /* transformer_config.py __post_init__ (core_v0.16.0): "overlap_moe_expert_parallel_comm
+   * must be enabled when enabling delay_wgrad_compute" */
+  if (l->delay_wgrad && !l->ep_comm_overlap)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: delay wgrad needs the ep comm overlap (Megatron-Core "
+                       "delay_wgrad_compute)");
   if (!l->ep_comm_overlap)
     return PL_OK;
   const char *why = l->ep < 2                               ? "needs expert parallelism (ep > 1)"
@@ -378,6 +384,9 @@ static enum pl_status resolve_experts(struct pl_layout *l, const struct pl_model
     if (l->ep_comm_overlap)
       return pl_diag_set(diag, PL_ERR_LAYOUT, "layout: ep comm overlap needs a "
                                               "mixture-of-experts model with ep > 1");
+    if (l->delay_wgrad)
+      return pl_diag_set(diag, PL_ERR_LAYOUT, "layout: delay wgrad needs the ep comm overlap "
+                                              "(Megatron-Core delay_wgrad_compute)");
     if (l->ep > 1 || l->etp > 1)
       return layout_err(diag, "layout ep=%lld etp=%lld: expert parallelism needs a "
                               "mixture-of-experts model", (long long)l->ep, (long long)l->etp);

@@ -382,6 +382,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   /* Megatron-Core overlap_param_gather_with_optimizer_step (ovl26) */
   col_str(c, "framework.overlap_param_gather_with_optimizer_step",
           pl_setting_name(fw.pg_with_opt_step));
+  /* Megatron-Core delay_wgrad_compute under the EP overlap (layout.delay_wgrad, moe27) */
+  col_str(c, "framework.delay_wgrad_compute", pl_setting_name(fw.delay_wgrad));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -290,8 +290,8 @@ static void ub_rs_tail(struct lower *lw, const struct unit *u, int32_t c, int32_
  * windows, each as long as the longer of its two sides:
  *   comm: combine_bwd         | dispatch_fwd       | dispatch_bwd | combine_fwd
  *   comp: attn_fwd, post_attn | mlp_bwd, mlp_bwd_dw | mlp_fwd      | post_attn_bwd, attn_bwd
- * (mlp: the routed and shared experts, pl_op_moe_mlp_node; attn and post_attn:
- * the rest of the block). A communication hides only behind its window's
+ * (mlp: the routed experts, pl_op_moe_mlp_node; attn and post_attn: the rest
+ * of the block, the shared experts included from core_v0.16.0). A communication hides only behind its window's
  * compute, not behind the whole layer's. plateau keeps one pass per slot: a
  * forward unit runs its non-expert window, then its expert window, a
  * backward unit its expert window, then the rest, each beside half the
@@ -391,6 +391,36 @@ static double ep_edge_s(const struct lower *lw, const struct unit *u, bool befor
   const struct sim_seg *hd = &sg[SIM_SEG_HEAD];
   return (double)edge->embed * sg[SIM_SEG_EMBED].comp_s[p] +
          (double)edge->head * (hd->comp_s[p] - hd->in_layer_s[p]);
+}
+
+/* layout.delay_wgrad (Megatron-Core delay_wgrad_compute, core_v0.16.0
+ * model_chunk_schedule_plan.py TransformerLayerSchedulePlan.run): a merged
+ * layer issues combine_bwd | attn_fwd, mlp_bwd (dgrad only) | dispatch_fwd,
+ * then mlp_bwd_dw, dispatch_bwd (waiting for the dgrad alone) | mlp_fwd,
+ * combine_fwd | attn_bwd (dgrad), then attn_bwd_dw, which the next layer's
+ * combine_bwd (waiting for attn_bwd) runs beside with its attn_fwd. So per
+ * merged pair the windows are max(attn_dw + attn_fwd, combine_bwd),
+ * max(mlp_dgrad, dispatch_fwd), max(mlp_dw + mlp_fwd, dispatch_bwd),
+ * max(attn_dgrad, combine_fwd): the backward's delayed wgrad GEMMs (segments.c
+ * delayed_wgrad_share) join the partner forward's windows. A paired unit runs
+ * its own windows (ep_windows), so a backward's windows drop them and a
+ * forward's take a backward's worth per block (the blocks are identical; per
+ * merged pair the sum is the same). Unpaired passes (warm-up, cool-down)
+ * have no windows and keep them. *first, *second: the unit's two windows'
+ * compute (forward: non-experts, experts; backward: experts, non-experts). */
+static void ep_delay_wgrad(const struct lower *lw, const struct unit *u, double *first,
+                           double *second) {
+  const struct sim_seg *ly = &lw->st->seg[SIM_SEG_LAYER];
+  if (!lw->l->delay_wgrad)
+    return;
+  double e = (double)u->layers * ly->dw_experts_s, r = (double)u->layers * ly->dw_rest_s;
+  if (u->slot.pass == PL_PASS_FWD) {
+    *first += r;
+    *second += e;
+  } else {
+    *first = fmax(0.0, *first - e);
+    *second = fmax(0.0, *second - r);
+  }
 }
 
 /* The second window of a unit under ep_beside with windows (see there):
@@ -802,6 +832,7 @@ int32_t sim_emit_unit(struct lower *lw, const struct unit *u, int32_t gather) {
       first_s -= combine_s;
     else
       second_s -= combine_s;
+    ep_delay_wgrad(lw, u, &first_s, &second_s);
   }
   struct unit blk = *u; /* under windows the blocks alone: the edges have their tasks */
   if (windows)

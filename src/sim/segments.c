@@ -55,7 +55,7 @@ static void seg_clear(struct sim_seg *s) {
 }
 
 /* The share of a pass's compute that one of Megatron-Core's schedule nodes
- * runs (in_node: pl_op_moe_mlp_node, the routed and shared experts; or
+ * runs (in_node: pl_op_moe_mlp_node, the routed experts; or
  * pl_op_mtp_attn_node), by the ops' GPU time at full speed; the per-block
  * lumps of no one node (pl_op_node_free: the FP8 casts, the gradient
  * accumulation) split pro rata. 0 when no op is in the node. */
@@ -73,6 +73,49 @@ static double node_share(const struct pl_gpu *g, const struct pl_layout *l,
       rest += t;
   }
   return mlp + rest > 0 ? mlp / (mlp + rest) : 0.0;
+}
+
+/* Whether op's weight-gradient GEMM is one Megatron-Core delays under
+ * delay_wgrad_compute: Transformer Engine linears built with it (TE >= 2.3
+ * delay_wgrad_compute, extensions/transformer_engine.py core_v0.16.0) whose
+ * backward_dw a schedule node calls: the mlp node's routed experts
+ * (TransformerLayerNode.backward_dw over bwd_dw_callables) and the attention
+ * node's linears and shared experts (_BackwardDWWrapper: self_attention.backward_dw,
+ * mlp.backward_dw(shared_experts=True)). The router (a plain torch linear), the
+ * LM head and a dense block's MLP keep their wgrad in the backward. */
+static bool delayed_wgrad_op(const struct pl_op *op) {
+  static const char *const attn[] = {"qkv",   "q",    "q_down",     "q_up",      "kv_down",
+                                     "kv_up", "proj", "shared_fc1", "shared_fc2"};
+  if (op->kind != PL_OP_GEMM)
+    return false;
+  if (pl_op_moe_mlp_node(op))
+    return true;
+  for (size_t i = 0; i < sizeof attn / sizeof attn[0]; i++)
+    if (strcmp(op->name, attn[i]) == 0)
+      return true;
+  return false;
+}
+
+/* The shares of a backward's compute that layout.delay_wgrad moves out of
+ * its nodes: half the backward GEMM time of each delayed op (the wgrad GEMM
+ * has the dgrad's FLOPs, 2 m n k, as lower_unit.c te_bwd_windows takes it),
+ * *experts of the mlp node's ops, *rest of the attention linears', by the ops'
+ * GPU time at full speed as node_share. */
+static void delayed_wgrad_share(const struct pl_gpu *g, const struct pl_layout *l,
+                                const struct pl_model *m, const struct pl_op *ops, int n,
+                                double *experts, double *rest) {
+  double mlp = 0, attn = 0, all = 0;
+  for (int i = 0; i < n; i++) {
+    if (pl_op_node_free(&ops[i]))
+      continue;
+    double t = (ops[i].share > 0 ? ops[i].share : 1.0) *
+               pl_op_run_time_s(g, l, m, &ops[i], PL_PASS_BWD);
+    all += t;
+    if (delayed_wgrad_op(&ops[i]))
+      *(pl_op_moe_mlp_node(&ops[i]) ? &mlp : &attn) += 0.5 * t;
+  }
+  *experts = all > 0 ? mlp / all : 0.0;
+  *rest = all > 0 ? attn / all : 0.0;
 }
 
 /* The share of a pass's compute that Megatron-Core's MoE combine node runs
@@ -167,6 +210,12 @@ static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_
       s->in_layer_s[p] = s->comp_s[p] * node_share(g, l, m, ops, n, (enum pl_pass)p,
                                                    pl_op_mtp_attn_node);
       s->combine_s[p] = s->comp_s[p] * combine_share(g, l, m, ops, n, (enum pl_pass)p);
+      if (p == PL_PASS_BWD && l->delay_wgrad) {
+        double e, r;
+        delayed_wgrad_share(g, l, m, ops, n, &e, &r);
+        s->dw_experts_s = s->comp_s[p] * e;
+        s->dw_rest_s = s->comp_s[p] * r;
+      }
     }
   }
   /* recompute full on a share f of the blocks (recompute_layers/every): the

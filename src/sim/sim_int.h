@@ -375,6 +375,10 @@ struct sim_seg {
   double combine_s[2];               /* part of comp_s in Megatron-Core's MoE combine node
                                         (segments.c combine_share), with layout.ep_comm_overlap
                                         and no cp split (else 0): lower_unit.c ep_windows */
+  double dw_experts_s, dw_rest_s;    /* layout.delay_wgrad: of comp_s[PL_PASS_BWD], the weight-
+                                        gradient GEMMs Megatron-Core delays (segments.c
+                                        delayed_wgrad_share): the mlp node's (experts_s) and the
+                                        attention linears'; lower_unit.c ep_windows */
   struct sim_comm tp[2][SIM_SEG_TP]; /* blocking tensor- and expert-parallel collectives */
   struct sim_comm te_in_ag;          /* with sp: the all_gather of a column-parallel TE linear's
                                         saved input for its wgrad (lower_unit.c te_bwd_windows), one

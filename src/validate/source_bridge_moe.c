@@ -273,7 +273,7 @@ void validate_bridge_ep_overlap(const struct validate_in *in, struct pl_layout *
       {"26.08", "Qwen3_30B", "GB300 GB200 B300 B200", PL_DTYPE_MXFP8, 0},
       {"26.08", "GPT OSS 120B", "GB300 GB200", PL_DTYPE_MXFP8, 0},
       {"26.08", "Qwen3_235B", "H100", -1, 0},
-      {"26.08", "Qwen3_30B", "H100", PL_DTYPE_BF16, 0},
+      {"26.08", "Qwen3_30B", "H100", PL_DTYPE_BF16, 0}, /* delay_wgrad_compute False (below) */
       {"26.06", "DeepSeekV3", "GB300 GB200 B200", PL_DTYPE_MXFP8, 0},
       {"26.06", "Qwen3_30B", "GB300 GB200 B300", PL_DTYPE_MXFP8, 0},
       {"26.06", "DeepSeekV3", "B200", PL_DTYPE_NVFP4, 0},
@@ -309,7 +309,8 @@ void validate_bridge_ep_overlap(const struct validate_in *in, struct pl_layout *
   if (strncmp(gpu, "DGX-", 4) == 0)
     gpu += 4;
   bool set = false;
-  for (size_t i = 0; i < sizeof on / sizeof on[0] && !set; i++) {
+  size_t i = 0;
+  for (; i < sizeof on / sizeof on[0] && !set; i++) {
     size_t n = strlen(on[i].section);
     if (strncmp(sec, on[i].section, n) != 0 || (sec[n] != ' ' && sec[n] != '.'))
       continue;
@@ -321,8 +322,21 @@ void validate_bridge_ep_overlap(const struct validate_in *in, struct pl_layout *
       continue;
     set = validate_word_in(on[i].gpus, gpu);
   }
-  if (set)
-    validate_mcore_ep_overlap(l, row, "the release's overlap_moe_expert_parallel_comm");
+  if (!set)
+    return;
+  validate_mcore_ep_overlap(l, row, "the release's overlap_moe_expert_parallel_comm");
+  /* delay_wgrad_compute (validate_mcore_ep_overlap sets it with the overlap): every
+   * release's scripts set both (v0.2.0-v0.2.2 utils/helpers.py
+   * set_moe_a2a_overlap_overrides, v0.3.0-v0.6.0 utils/overrides.py
+   * _set_moe_a2a_overlap_overrides), as the 26.08 perf_recipes do (HEAD 067f987df0
+   * perf_recipes/{deepseek,gpt_oss,qwen}/...), except
+   * qwen/h100/qwen3_moe.py qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config:
+   * delay_wgrad_compute = False */
+  if (l->delay_wgrad && strcmp(on[i - 1].section, "26.08") == 0 &&
+      strcmp(on[i - 1].model, "Qwen3_30B") == 0 && strcmp(on[i - 1].gpus, "H100") == 0) {
+    l->delay_wgrad = false;
+    validate_note(row, "delayed wgrad off (the 26.08 recipe's delay_wgrad_compute False)");
+  }
 }
 
 /* MoE MXFP8 rows whose release configuration runs Transformer Engine's fused

@@ -183,7 +183,15 @@ bool validate_word_in(const char *list, const char *w) {
 
 /* A run that sets Megatron-Core's overlap_moe_expert_parallel_comm (why: the
  * note's words), unless Megatron-Core refuses it for the row's layout (ep 1,
- * or pp > 1 without vp: transformer_config.py, schedules.py). */
+ * or pp > 1 without vp: transformer_config.py, schedules.py); with it
+ * delay_wgrad_compute (layout.delay_wgrad), which every source of such rows
+ * sets with the overlap: the model zoo's sbatch_benchmarking.sh (@ e8650517)
+ * turns A2A_OVERLAP=1 into --delay-wgrad-compute
+ * --overlap-moe-expert-parallel-comm; Megatron-Bridge's performance scripts
+ * (v0.2.0 utils/helpers.py set_moe_a2a_overlap_overrides, also at dgxc v25.12's
+ * pin 15927667ed; v0.3.0-v0.6.0 utils/overrides.py
+ * _set_moe_a2a_overlap_overrides) set comm_overlap.delay_wgrad_compute = True
+ * (source_bridge_moe.c names the one recipe that does not). */
 void validate_mcore_ep_overlap(struct pl_layout *l, struct pl_vrow *row, const char *why) {
   if (l->ep < 2 || (l->pp > 1 && l->vp < 2)) {
     validate_note(row, "ep all-to-all overlap off (%s; Megatron-Core refuses it for ep 1 or "
@@ -191,7 +199,8 @@ void validate_mcore_ep_overlap(struct pl_layout *l, struct pl_vrow *row, const c
     return;
   }
   l->ep_comm_overlap = true;
-  validate_note(row, "ep all-to-all overlap (%s)", why);
+  l->delay_wgrad = true;
+  validate_note(row, "ep all-to-all overlap (%s), delayed wgrad", why);
 }
 
 /* A GB200/GB300 NVL72 job larger than a rack: the jobs place whole trays of

@@ -55,4 +55,20 @@ expect_fail 1 "ep comm overlap needs the alltoall or deepep dispatcher" -- "${mo
 expect_fail 1 "ep comm overlap cannot run with full recomputation" -- "${moe[@]}" --recompute full --ep-comm-overlap on
 expect_fail 1 "ep comm overlap needs a virtual pipeline \(vp > 1\) when pp > 1" -- predict --model qwen3-30b-a3b --gpus 16 --ep 8 --pp 2 --gbs 32 --ep-comm-overlap on
 
+# --delay-wgrad (Megatron-Core delay_wgrad_compute, lower_unit.c ep_delay_wgrad): off by
+# default; with the overlap it moves the backward's delayed wgrad GEMMs beside the partner
+# forward's windows (same FLOPs); refused without the overlap (transformer_config.py
+# "overlap_moe_expert_parallel_comm must be enabled when enabling delay_wgrad_compute")
+check "delay wgrad: off by default" [ "$(jget "$TMP/on.json" "['framework']['delay_wgrad_compute']")" = False ]
+expect_ok "${moe[@]}" --ep-comm-overlap on --delay-wgrad on --format json
+cp "$TMP/out" "$TMP/dw.json"
+check "delay wgrad: on in JSON" [ "$(jget "$TMP/dw.json" "['framework']['delay_wgrad_compute']")" = True ]
+check "delay wgrad: same FLOPs" [ "$(jget "$TMP/dw.json" "['flops']['model_per_step']")" = "$(jget "$TMP/on.json" "['flops']['model_per_step']")" ]
+check "delay wgrad: the step moves" [ "$(jget "$TMP/dw.json" "['step_time_s']")" != "$(jget "$TMP/on.json" "['step_time_s']")" ]
+expect_ok "${moe[@]}" --ep-comm-overlap on --delay-wgrad on --format csv
+check "delay wgrad: on in CSV" [ "$(col "$TMP/out" framework.delay_wgrad_compute)" = on ]
+expect_fail 1 "^plateau: --delay-wgrad: unknown value 'yes' \(expected on\|off\)" -- "${moe[@]}" --ep-comm-overlap on --delay-wgrad yes
+expect_fail 1 "delay wgrad needs the ep comm overlap" -- "${moe[@]}" --delay-wgrad on
+expect_fail 1 "delay wgrad needs the ep comm overlap" -- predict --model llama2-7b --gpus 8 --delay-wgrad on
+
 finish

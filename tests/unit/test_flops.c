@@ -724,6 +724,53 @@ static void test_alltoall_dispatcher_ops(void) {
         find(ops, n, "unsort_chunks")->recompute);
 }
 
+/* The shared experts' output add (Megatron-Core moe_layer.py MoELayer.postprocess,
+ * core_v0.16.0: output = output + shared_expert_output): DeepSeek-V3 on one GPU,
+ * seq 4096, hidden 7168: 4096 x 7168 = 29,360,128 elements, reads 2 and writes
+ * 1 x 2 B = 176,160,768 B forward; the backward's sum of the MoE input's two
+ * gradients (shared experts, router and dispatch) the same. At tp 2 with
+ * sequence parallelism the shard's 2048 tokens: 88,080,384 B. One FLOP per
+ * element; in the combine node (postprocess), re-run by the moe recompute
+ * module, after the unpermute in the list. GPT-OSS (no shared expert) has none. */
+static void test_shared_expert_add(void) {
+  struct pl_model m = model("deepseek-v3");
+  struct pl_layout l = layout(&m, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  int n = pl_layer_ops(&m, &l, ops);
+  const struct pl_op *add = find(ops, n, "moe_shared_add");
+  CHECK(add != NULL);
+  if (add == NULL)
+    return;
+  CHECK_NEAR_REL(add->fwd_bytes, 176160768.0, 1e-12);
+  CHECK_NEAR_REL(add->bwd_bytes, 176160768.0, 1e-12);
+  CHECK_NEAR_REL(add->fwd_flops, 29360128.0, 1e-12);
+  CHECK(pl_op_moe_combine_node(add) && !pl_op_moe_mlp_node(add));
+  /* the shared experts run in the attn node (core_v0.16.0 fine_grained_callables.py
+   * submodule_attn_forward: shared_experts_compute before the router), not the mlp node */
+  CHECK(!pl_op_moe_mlp_node(find(ops, n, "shared_fc1")) &&
+        !pl_op_moe_mlp_node(find(ops, n, "shared_act")) &&
+        !pl_op_moe_mlp_node(find(ops, n, "shared_fc2")));
+  CHECK(pl_op_moe_mlp_node(find(ops, n, "expert_fc1")));
+  CHECK(add > find(ops, n, "unpermute") && add > find(ops, n, "shared_fc2"));
+  CHECK_NEAR_REL(add->share, find(ops, n, "shared_fc2")->share, 0);
+  CHECK(!add->recompute);
+  l.recompute = PL_RECOMPUTE_SELECTIVE;
+  l.recompute_modules = PL_RCM_MOE;
+  n = pl_layer_ops(&m, &l, ops);
+  CHECK(find(ops, n, "moe_shared_add")->recompute);
+  l.recompute_modules = PL_RCM_SHARED_EXPERTS;
+  n = pl_layer_ops(&m, &l, ops);
+  CHECK(!find(ops, n, "moe_shared_add")->recompute);
+  struct pl_layout l2 = layout(&m, 2, 2, 1, 1, PL_RECOMPUTE_NONE);
+  CHECK(l2.sp);
+  n = pl_layer_ops(&m, &l2, ops);
+  CHECK_NEAR_REL(find(ops, n, "moe_shared_add")->fwd_bytes, 88080384.0, 1e-12);
+  struct pl_model oss = model("gpt-oss-120b");
+  struct pl_layout lo = layout(&oss, 1, 1, 1, 1, PL_RECOMPUTE_NONE);
+  n = pl_layer_ops(&oss, &lo, ops);
+  CHECK(find(ops, n, "moe_shared_add") == NULL);
+}
+
 /* Latent attention's RoPE as Megatron-Core's fused MLA kernels run it
  * (flops.c mla_rope_bytes; fused_mla_yarn_rope_apply.py core_v0.16.0).
  * DeepSeek-V3 on one GPU, seq 4096: 128 heads, k_dim 192 - 64 = 128, v 128,
@@ -1134,6 +1181,7 @@ int main(void) {
   test_router_unfused();
   test_jit_eager();
   test_alltoall_dispatcher_ops();
+  test_shared_expert_add();
   test_random_imbalance();
   test_qk_norm();
   test_gqa_query_copy();

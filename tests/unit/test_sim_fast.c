@@ -649,6 +649,112 @@ static void check_ep_overlap(void) {
   sim_step_free(&ref);
 }
 
+/* layout.delay_wgrad (Megatron-Core delay_wgrad_compute; lower_unit.c
+ * ep_delay_wgrad): the setup of check_ep_overlap with the backward's delayed
+ * weight-gradient GEMMs. segments.c takes half the backward time of each
+ * delayed GEMM (expert_fc1, expert_fc2 in the mlp node; qkv, proj in the
+ * attention node) as its share of comp_s; a paired backward's expert window
+ * drops the experts' 48 blocks of it, its non-expert window the attention's,
+ * and a paired forward's windows take the same (non-experts + attention's,
+ * experts + the experts'); the unpaired passes keep theirs. A layout with it
+ * and no overlap is refused (transformer_config.py). */
+static void check_ep_delay_wgrad(void) {
+  static struct pl_run run;
+  static struct pl_step fast_out, ref_out;
+  struct pl_flops fl;
+  struct pl_diag d;
+  struct sim_step fast, ref;
+  memset(&run, 0, sizeof run);
+  CHECK_STATUS(pl_model_load("qwen3-30b-a3b", &run.model, &d), PL_OK, &d);
+  CHECK_STATUS(pl_cluster_load("dgx-h100", &run.cluster, &d), PL_OK, &d);
+  struct pl_layout base = {.gpus = 16, .tp = 1, .pp = 1, .cp = 1, .ep = 16, .mbs = 1, .gbs = 64,
+                           .shard = PL_SHARD_ZERO1, .shard_set = true, .dispatch = PL_MOE_DEEPEP,
+                           .delay_wgrad = true};
+  run.layout = base;
+  CHECK(pl_layout_resolve(&run.layout, &run.model, &run.cluster, &d) == PL_ERR_LAYOUT);
+  run.layout = base;
+  run.layout.ep_comm_overlap = true;
+  CHECK_STATUS(pl_layout_resolve(&run.layout, &run.model, &run.cluster, &d), PL_OK, &d);
+  pl_flops_compute(&run.model, &run.layout, &fl);
+  CHECK_STATUS(sim_step_build(&ref, &run, true, &d), PL_OK, &d);
+  const struct sim_seg *lay = &ref.seg[SIM_SEG_LAYER];
+  {
+    struct pl_op ops[PL_MAX_LAYER_OPS];
+    int n = pl_sim_segment_ops(&run, 1, ops);
+    double e = 0, r = 0, all = 0;
+    for (int i = 0; i < n; i++) {
+      if (strcmp(ops[i].name, "fp8_casts") == 0 || strcmp(ops[i].name, "grad_accum") == 0)
+        continue;
+      double t = (ops[i].share > 0 ? ops[i].share : 1.0) *
+                 pl_op_run_time_s(&run.cluster.gpu, &run.layout, &run.model, &ops[i],
+                                  PL_PASS_BWD);
+      all += t;
+      if (strcmp(ops[i].name, "expert_fc1") == 0 || strcmp(ops[i].name, "expert_fc2") == 0)
+        e += 0.5 * t;
+      if (strcmp(ops[i].name, "qkv") == 0 || strcmp(ops[i].name, "proj") == 0)
+        r += 0.5 * t;
+    }
+    CHECK(e > 0 && r > 0);
+    CHECK_NEAR_REL(lay->dw_experts_s, lay->comp_s[PL_PASS_BWD] * e / all, 1e-12);
+    CHECK_NEAR_REL(lay->dw_rest_s, lay->comp_s[PL_PASS_BWD] * r / all, 1e-12);
+    CHECK(lay->dw_experts_s < lay->experts_s[PL_PASS_BWD]);
+  }
+  double part_work[2][4][5] = {{{0}}};
+  uint8_t parts[2][4][5] = {{{0}}};
+  int n_comp[2][4] = {{0}};
+  for (int32_t i = 0; i < ref.eng.n_tasks; i++) {
+    const struct sim_meta *mt = &ref.meta[i];
+    if (mt->stage != 0 || mt->coll >= 0 ||
+        (mt->kind != PL_TASK_FORWARD && mt->kind != PL_TASK_BACKWARD) || mt->mb < 0 || mt->mb > 3)
+      continue;
+    int p = mt->kind == PL_TASK_FORWARD ? PL_PASS_FWD : PL_PASS_BWD;
+    int k = n_comp[p][mt->mb]++;
+    if (k < 5) {
+      parts[p][mt->mb][k] = mt->part;
+      part_work[p][mt->mb][k] = ref.eng.tasks[i].work_s;
+    }
+  }
+  double de = 48.0 * lay->dw_experts_s, dr = 48.0 * lay->dw_rest_s;
+  for (int p = 0; p < 2; p++)
+    for (int mb = 0; mb < 4; mb++) {
+      bool f = p == PL_PASS_FWD;
+      if (f ? mb == 0 : mb == 3) /* unpaired: one unit, its wgrad inside */
+        continue;
+      double rest = 48.0 * (lay->comp_s[p] - lay->experts_s[p] - lay->combine_s[p]);
+      double mlp = 48.0 * lay->experts_s[p], comb = 48.0 * lay->combine_s[p];
+      const uint8_t want[3] = {f ? PL_PART_NON_EXPERTS : PL_PART_EXPERTS,
+                               f ? PL_PART_COMBINE : PL_PART_NON_EXPERTS,
+                               f ? PL_PART_EXPERTS : PL_PART_COMBINE};
+      const double want_s[3] = {f ? rest + dr : mlp - de, f ? comb : rest - dr,
+                                f ? mlp + de : comb};
+      CHECK_EQ_INT(n_comp[p][mb], 5);
+      for (int k = 0; k < 3; k++) {
+        CHECK_EQ_INT(parts[p][mb][k + 1], want[k]);
+        CHECK_NEAR_REL(part_work[p][mb][k + 1], want_s[k], 1e-12);
+      }
+    }
+  for (int k = 0; k < 2; k++) { /* the fast path agrees: pp 1, then pp 2 vp 2 */
+    if (k == 1) {
+      sim_step_free(&ref);
+      run.layout = (struct pl_layout){.gpus = 32, .tp = 1, .pp = 2, .vp = 2, .cp = 1, .ep = 16,
+                                      .mbs = 1, .gbs = 512, .shard = PL_SHARD_ZERO1,
+                                      .shard_set = true, .ep_comm_overlap = true,
+                                      .delay_wgrad = true};
+      CHECK_STATUS(pl_layout_resolve(&run.layout, &run.model, &run.cluster, &d), PL_OK, &d);
+      pl_flops_compute(&run.model, &run.layout, &fl);
+      CHECK_STATUS(sim_step_build(&ref, &run, true, &d), PL_OK, &d);
+    }
+    CHECK_STATUS(sim_step_build_fast(&fast, &run, &d), PL_OK, &d);
+    memset(&fast_out, 0, sizeof fast_out);
+    memset(&ref_out, 0, sizeof ref_out);
+    CHECK_STATUS(sim_account(&fast, &fl, &fast_out), PL_OK, &d);
+    CHECK_STATUS(sim_account(&ref, &fl, &ref_out), PL_OK, &d);
+    same_step(&fast_out, &ref_out);
+    sim_step_free(&fast);
+  }
+  sim_step_free(&ref);
+}
+
 /* HybridEP's routing-map all_gather (moe_comm.c hybridep_routing_gather, one
  * call per block forward) under the EP overlap: it belongs to dispatch_fwd,
  * which Megatron-Core's TransformerLayerSchedulePlan.run issues beside the
@@ -930,6 +1036,7 @@ int main(void) {
   check_fallback(&cases[1], 2, 1);
   check_fallback(&cases[2], 6, 1);
   check_ep_overlap();
+  check_ep_delay_wgrad();
   check_ep_overlap_gather();
   check_ub_copy_engine();
   check_tp_amax();
