@@ -99,6 +99,8 @@ struct pl_calib_obs {
 struct pl_calib_fit {
   bool fit_intra;             /* a single-node series constrained the intra tier */
   bool fit_inter;             /* a multi-node series constrained the network */
+  bool fit_inter_bw;          /* ... including its bandwidth, which is fitted only where it sets
+                                 a fitted row (fit.c net_bw_binds); false: the base's figure */
   double launch_s;            /* added to every call */
   double floor_s;             /* no call is shorter */
   double intra_latency_s;

@@ -356,6 +356,7 @@ static enum pl_status setup(struct problem *pb, struct pl_calib_fit *fit, struct
   pb->active[P_INTER_BW] = fit->fit_inter && net_bw_binds(pb);
   pb->active[P_MSG] = fit->fit_inter && msg_binds(pb);
   fit->fit_msg = pb->active[P_MSG];
+  fit->fit_inter_bw = pb->active[P_INTER_BW];
   return PL_OK;
 }
 
@@ -365,6 +366,9 @@ static void report(const struct problem *pb, const double *p, const double *r, s
   out->calibrated = true;
   out->calibrated_intra = out->calibrated_intra || fit->fit_intra;
   out->calibrated_inter = out->calibrated_inter || fit->fit_inter;
+  /* a held figure is the base's, and the written file says so (cluster_save.c) */
+  out->calibrated_nic_bw = out->calibrated_nic_bw || fit->fit_inter_bw;
+  out->calibrated_msg = out->calibrated_msg || fit->fit_msg;
   fit->launch_s = out->coll_launch_s;
   fit->floor_s = out->coll_floor_s;
   fit->intra_latency_s = out->intra_latency_s;

@@ -166,12 +166,18 @@ static void text_fit(const struct job *j) {
            b->intra_kind, f->intra_latency_s * 1e6, b->intra_latency_s * 1e6,
            f->intra_bytes_per_s / 1e9, b->intra_nccl_bytes_per_s / 1e9);
   if (f->fit_inter)
-    printf("  inter (%s)  hop %.3f us (base %.3f), %.1f GB/s per node per direction (base %.1f)\n",
+    printf("  inter (%s)  hop %.3f us (base %.3f), %.1f GB/s per node per direction (%s %.1f)\n",
            b->inter_kind, f->inter_latency_s * 1e6, b->inter_latency_s * 1e6,
-           f->node_net_bytes_per_s / 1e9, pl_cluster_node_net_bytes_per_s(b) / 1e9);
+           f->node_net_bytes_per_s / 1e9,
+           f->fit_inter_bw ? "base" : "held at the base: no fitted row is set by it;",
+           pl_cluster_node_net_bytes_per_s(b) / 1e9);
   if (f->fit_msg)
     printf("  inter message     %9.2f us per network message on NCCL's proxy (base %.2f)\n",
            f->inter_msg_s * 1e6, b->inter_msg_s * 1e6);
+  else if (f->fit_inter && b->inter_msg_s > 0.0)
+    printf("  inter message     %9.2f us per network message, held at the base: no fitted row "
+           "is set by it\n",
+           b->inter_msg_s * 1e6);
   printf("  error over fitted rows: rms %.1f%%, max %.1f%%\n", 100 * f->rms_rel_err,
          100 * f->max_rel_err);
 }
@@ -240,6 +246,7 @@ static int json_report(const struct job *j, const char *out) {
   if (j->fit.fit_inter) {
     pl_emit_num(e, "inter_latency_s", j->fit.inter_latency_s);
     pl_emit_num(e, "node_net_bytes_per_s", j->fit.node_net_bytes_per_s);
+    pl_emit_bool(e, "node_net_bytes_per_s_fitted", j->fit.fit_inter_bw);
   }
   if (j->fit.fit_msg)
     pl_emit_num(e, "inter_msg_s", j->fit.inter_msg_s);
