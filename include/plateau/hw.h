@@ -266,6 +266,11 @@ struct pl_cluster {
   bool calibrated_nic_bw;        /* ... and the NIC bandwidth (fitted only where it binds; else the
                                     base's figure, written with the base as its source) */
   bool calibrated_msg;           /* ... and the per-message proxy cost (inter_msg_s; likewise) */
+  bool kept_intra_lat;           /* the fit left the NVLink hop latency at the base's figure (no
+                                    fitted row moved it, e.g. an NVLS-only log): written as the
+                                    base's */
+  bool kept_intra_bw;            /* likewise the NVLink bandwidth */
+  bool kept_inter_lat;           /* likewise the network hop latency */
   /* power */
   double node_other_w;           /* node draw beyond the GPUs (CPUs, NICs, fans) */
 };

@@ -367,8 +367,15 @@ static void report(const struct problem *pb, const double *p, const double *r, s
   out->calibrated_intra = out->calibrated_intra || fit->fit_intra;
   out->calibrated_inter = out->calibrated_inter || fit->fit_inter;
   /* a held figure is the base's, and the written file says so (cluster_save.c) */
-  out->calibrated_nic_bw = out->calibrated_nic_bw || fit->fit_inter_bw;
+  out->calibrated_nic_bw = out->calibrated_nic_bw || (fit->fit_inter_bw && p[P_INTER_BW] != 0.0);
   out->calibrated_msg = out->calibrated_msg || fit->fit_msg;
+  /* a free figure the rows never moved (its log-scale factor still exactly
+   * 0, where every start put it: e.g. the NVLink hop latency of an NVLS-only
+   * log, the NVLink figures a 2-node Polaris fit widens but its rows do not
+   * see) is the base's, and is written so */
+  out->kept_intra_lat = fit->fit_intra && p[P_INTRA_LAT] == 0.0;
+  out->kept_intra_bw = fit->fit_intra && p[P_INTRA_BW] == 0.0;
+  out->kept_inter_lat = fit->fit_inter && p[P_INTER_LAT] == 0.0;
   fit->launch_s = out->coll_launch_s;
   fit->floor_s = out->coll_floor_s;
   fit->intra_latency_s = out->intra_latency_s;

@@ -245,6 +245,32 @@ static void proxy_messages(void) {
   CHECK(saved_source_is_base(&fitted, "message_overhead"));
 }
 
+/* A free figure no fitted row sees keeps the base's value and says so: a
+ * one-node NVLS log cannot see the NVLink hop latency (NVLS's 25 us is a
+ * per-call constant, nvls.c; docs/collectives.md "What a log cannot see"),
+ * so the fit leaves it where every start put it and the file names the base
+ * as its source, while the NVLink bandwidth it does see is the fit's. */
+static void kept_figures(void) {
+  struct pl_cluster base, truth, fitted;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_cluster_load("dgx-h100", &base, &d), PL_OK, dp);
+  truth = base;
+  truth.intra_nccl_bytes_per_s = 340e9;
+  struct pl_nccl_series s = {0};
+  synth(&truth, &s, 0, 8, 8, PL_ALGO_NVLS);
+  struct pl_calib_obs obs = {&s, PL_ALGO_NVLS};
+  struct pl_calib_fit fit;
+  CHECK_STATUS(pl_calib_nccl(&base, &obs, 1, 1048576.0, &fitted, &fit, &d), PL_OK, dp);
+  printf("NVLS one node: NVLink %.2f GB/s (340), hop %.3f us (kept at 3.4)\n",
+         fit.intra_bytes_per_s / 1e9, fit.intra_latency_s * 1e6);
+  CHECK(fit.fit_intra);
+  CHECK_NEAR_REL(fit.intra_latency_s, base.intra_latency_s, 1e-12);
+  CHECK(fitted.kept_intra_lat && !fitted.kept_intra_bw);
+  CHECK(saved_source_is_base(&fitted, "latency"));
+  CHECK(!saved_source_is_base(&fitted, "nccl_bandwidth"));
+}
+
 int main(void) {
   struct pl_cluster base, truth, fitted, back;
   struct pl_diag d, *dp = &d;
@@ -307,6 +333,7 @@ int main(void) {
   remove(tmp);
   extrapolation(&base);
   proxy_messages();
+  kept_figures();
 
   /* Too few rows to fit. */
   struct pl_calib_obs one = {&s[0], PL_ALGO_AUTO};
