@@ -55,6 +55,13 @@ expect_ok calibrate nccl "$M/a100_2node_8gpu_all_reduce_alcf-polaris-slingshot.t
   --op all_reduce --cluster alcf-polaris --out "$TMP/pol1.json" --format json
 check "json message cost" grep -q '"inter_msg_s"' "$TMP/out"
 check "json says the network bandwidth was fitted" grep -q '"node_net_bytes_per_s_fitted": true' "$TMP/out"
+# a 256-node Polaris all_reduce runs tree from 1 MiB: no fitted row posts the
+# ring's messages, so the preset's 2.86 us is held, printed and written so
+expect_ok calibrate nccl "$M/a100_256node_1024gpu_all_reduce_alcf-polaris-slingshot.txt" \
+  --op all_reduce --cluster alcf-polaris --out "$TMP/pol256.json"
+check "held message cost printed" grep -q '2.86 us per network message, held at the base' "$TMP/out"
+check "held message cost sourced to the base" \
+  sh -c "grep -A2 '\"message_overhead\"' '$TMP/pol256.json' | grep -q 'from the base cluster'"
 expect_fail 1 "give one collective for all logs or one per log" -- calibrate nccl \
   "$M/a100_2node_8gpu_all_reduce_alcf-polaris-slingshot.txt" --op all_reduce,all_gather,all_gather \
   --cluster alcf-polaris --out "$TMP/x.json"
