@@ -153,6 +153,25 @@ static int resolve_all(struct job *j) {
   return 0;
 }
 
+/* A figure the fit drove to the edge of its range (1/100 or 100 x the
+ * base's, src/calib/fit.c) is what no fitted row pins: say so, since the
+ * file still carries it. */
+static void warn_limits(const struct pl_calib_fit *f) {
+  static const struct {
+    unsigned bit;
+    const char *what;
+  } lim[] = {{PL_CALIB_LIMIT_INTRA_LAT, "NVLink hop latency"},
+             {PL_CALIB_LIMIT_INTRA_BW, "NVLink bandwidth"},
+             {PL_CALIB_LIMIT_INTER_LAT, "network hop latency"},
+             {PL_CALIB_LIMIT_INTER_BW, "network bandwidth"}};
+  for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++)
+    if (f->at_limit & lim[i].bit)
+      fprintf(stderr,
+              "plateau: warning: the fitted %s is at the edge of the fit's range (1/100 or 100 x "
+              "the base's): the rows do not pin it, so it is not a measurement\n",
+              lim[i].what);
+}
+
 static void text_fit(const struct job *j) {
   const struct pl_calib_fit *f = &j->fit;
   const struct pl_cluster *b = &j->base;
@@ -321,8 +340,11 @@ static int calibrate(const struct cli_args *a, struct job *j) {
   label(j, out, note, sizeof note);
   if (pl_cluster_save(&j->fitted, out, note, &d) != PL_OK)
     return cli_fail("%s", d.msg);
-  if (j->fmt == CLI_FORMAT_JSON)
+  if (j->fmt == CLI_FORMAT_JSON) {
+    warn_limits(&j->fit);
     return json_report(j, out);
+  }
+  warn_limits(&j->fit);
   text_fit(j);
   for (size_t k = 0; k < j->n_obs; k++)
     text_series(j, k);

@@ -39,6 +39,8 @@ expect_ok calibrate nccl "$M/a100_2node_8gpu_all_reduce_alcf-polaris-slingshot.t
   "$M/a100_2node_8gpu_all_gather_alcf-polaris-slingshot.txt" --op all_reduce,all_gather \
   --cluster alcf-polaris --out "$TMP/pol.json"
 check "both ops fitted" grep -q 'all_gather, 8 ranks on 2 nodes' "$TMP/out"
+check "no figure at the fit's edge on the 2-node Polaris logs" \
+  sh -c "! grep -q 'edge of the fit' '$TMP/err'"
 # the proxy's per-message cost (src/net/proxy_msg.c) is fitted there, written
 # to the file, and the file works as --cluster; presets carry none
 check "message cost fitted" grep -qE "inter message +[1-9][0-9.]* us per network message" "$TMP/out"
@@ -62,6 +64,9 @@ expect_ok calibrate nccl "$M/a100_256node_1024gpu_all_reduce_alcf-polaris-slings
 check "held message cost printed" grep -q '2.86 us per network message, held at the base' "$TMP/out"
 check "held message cost sourced to the base" \
   sh -c "grep -A2 '\"message_overhead\"' '$TMP/pol256.json' | grep -q 'from the base cluster'"
+# ... and its tree rows do not pin the hop latencies: the fit drives both to
+# the edge of its range (1/100 of the base's), which it says
+check "unpinned hop latency warned" grep -q 'network hop latency is at the edge of the fit' "$TMP/err"
 expect_fail 1 "give one collective for all logs or one per log" -- calibrate nccl \
   "$M/a100_2node_8gpu_all_reduce_alcf-polaris-slingshot.txt" --op all_reduce,all_gather,all_gather \
   --cluster alcf-polaris --out "$TMP/x.json"
