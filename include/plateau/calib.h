@@ -99,6 +99,8 @@ struct pl_calib_obs {
 struct pl_calib_fit {
   bool fit_intra;             /* a single-node series constrained the intra tier */
   bool fit_inter;             /* a multi-node series constrained the network */
+  bool fit_inter_bw;          /* ... including its bandwidth, which is fitted only where it sets
+                                 a fitted row (fit.c net_bw_binds); false: the base's figure */
   double launch_s;            /* added to every call */
   double floor_s;             /* no call is shorter */
   double intra_latency_s;
@@ -107,11 +109,19 @@ struct pl_calib_fit {
   double node_net_bytes_per_s;/* per node per direction */
   bool fit_msg;               /* the rows constrained the per-message proxy cost */
   double inter_msg_s;         /* that cost, seconds per network message (0: off) */
+  unsigned at_limit;          /* PL_CALIB_LIMIT_* bits: figures the fit pushed to the edge of its
+                                 range, 1/100 or 100 x the base's; the rows do not pin them, so
+                                 they are not measurements (calibrate nccl warns) */
   size_t n_points;            /* rows used */
   double rms_rel_err;         /* over those rows, after the fit */
   double max_rel_err;
   int iterations;
 };
+
+#define PL_CALIB_LIMIT_INTRA_LAT 1u /* NVLink hop latency */
+#define PL_CALIB_LIMIT_INTRA_BW 2u  /* NVLink bandwidth */
+#define PL_CALIB_LIMIT_INTER_LAT 4u /* network hop latency */
+#define PL_CALIB_LIMIT_INTER_BW 8u  /* network bandwidth */
 
 /* Fit rows with bytes >= min_bytes. Fails with PL_ERR_RANGE when no row is
  * left and PL_ERR_UNSUPPORTED when a forced algorithm cannot run a series. */

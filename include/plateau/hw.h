@@ -262,7 +262,15 @@ struct pl_cluster {
                                     0 in presets, fitted by calibrate */
   bool calibrated;               /* fabric figures come from `plateau calibrate nccl` */
   bool calibrated_intra;         /* ... including the intra-node hop latency and bandwidth */
-  bool calibrated_inter;         /* ... including the network hop latency and NIC bandwidth */
+  bool calibrated_inter;         /* ... including the network hop latency */
+  bool calibrated_nic_bw;        /* ... and the NIC bandwidth (fitted only where it binds; else the
+                                    base's figure, written with the base as its source) */
+  bool calibrated_msg;           /* ... and the per-message proxy cost (inter_msg_s; likewise) */
+  bool kept_intra_lat;           /* the fit left the NVLink hop latency at the base's figure (no
+                                    fitted row moved it, e.g. an NVLS-only log): written as the
+                                    base's */
+  bool kept_intra_bw;            /* likewise the NVLink bandwidth */
+  bool kept_inter_lat;           /* likewise the network hop latency */
   /* power */
   double node_other_w;           /* node draw beyond the GPUs (CPUs, NICs, fans) */
 };

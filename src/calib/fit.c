@@ -356,6 +356,7 @@ static enum pl_status setup(struct problem *pb, struct pl_calib_fit *fit, struct
   pb->active[P_INTER_BW] = fit->fit_inter && net_bw_binds(pb);
   pb->active[P_MSG] = fit->fit_inter && msg_binds(pb);
   fit->fit_msg = pb->active[P_MSG];
+  fit->fit_inter_bw = pb->active[P_INTER_BW];
   return PL_OK;
 }
 
@@ -365,6 +366,30 @@ static void report(const struct problem *pb, const double *p, const double *r, s
   out->calibrated = true;
   out->calibrated_intra = out->calibrated_intra || fit->fit_intra;
   out->calibrated_inter = out->calibrated_inter || fit->fit_inter;
+  /* a held figure is the base's, and the written file says so (cluster_save.c) */
+  out->calibrated_nic_bw = out->calibrated_nic_bw || (fit->fit_inter_bw && p[P_INTER_BW] != 0.0);
+  out->calibrated_msg = out->calibrated_msg || fit->fit_msg;
+  /* a free figure the rows never moved (its log-scale factor still exactly
+   * 0, where every start put it: e.g. the NVLink hop latency of an NVLS-only
+   * log, the NVLink figures a 2-node Polaris fit widens but its rows do not
+   * see) is the base's, and is written so */
+  out->kept_intra_lat = fit->fit_intra && p[P_INTRA_LAT] == 0.0;
+  out->kept_intra_bw = fit->fit_intra && p[P_INTRA_BW] == 0.0;
+  out->kept_inter_lat = fit->fit_inter && p[P_INTER_LAT] == 0.0;
+  /* a free factor the minimiser drove to the edge of its range: the rows
+   * do not pin that figure (e.g. a tree-only 256-node Polaris log: both hop
+   * latencies at 1/100 of the base), so it is reported, not trusted */
+  static const struct {
+    int k;
+    unsigned bit;
+  } lim[] = {{P_INTRA_LAT, PL_CALIB_LIMIT_INTRA_LAT},
+             {P_INTRA_BW, PL_CALIB_LIMIT_INTRA_BW},
+             {P_INTER_LAT, PL_CALIB_LIMIT_INTER_LAT},
+             {P_INTER_BW, PL_CALIB_LIMIT_INTER_BW}};
+  fit->at_limit = 0;
+  for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++)
+    if (pb->active[lim[i].k] && fabs(p[lim[i].k]) >= LOG_BOUND * (1.0 - 1e-9))
+      fit->at_limit |= lim[i].bit;
   fit->launch_s = out->coll_launch_s;
   fit->floor_s = out->coll_floor_s;
   fit->intra_latency_s = out->intra_latency_s;

@@ -153,6 +153,25 @@ static int resolve_all(struct job *j) {
   return 0;
 }
 
+/* A figure the fit drove to the edge of its range (1/100 or 100 x the
+ * base's, src/calib/fit.c) is what no fitted row pins: say so, since the
+ * file still carries it. */
+static void warn_limits(const struct pl_calib_fit *f) {
+  static const struct {
+    unsigned bit;
+    const char *what;
+  } lim[] = {{PL_CALIB_LIMIT_INTRA_LAT, "NVLink hop latency"},
+             {PL_CALIB_LIMIT_INTRA_BW, "NVLink bandwidth"},
+             {PL_CALIB_LIMIT_INTER_LAT, "network hop latency"},
+             {PL_CALIB_LIMIT_INTER_BW, "network bandwidth"}};
+  for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++)
+    if (f->at_limit & lim[i].bit)
+      fprintf(stderr,
+              "plateau: warning: the fitted %s is at the edge of the fit's range (1/100 or 100 x "
+              "the base's): the rows do not pin it, so it is not a measurement\n",
+              lim[i].what);
+}
+
 static void text_fit(const struct job *j) {
   const struct pl_calib_fit *f = &j->fit;
   const struct pl_cluster *b = &j->base;
@@ -166,12 +185,18 @@ static void text_fit(const struct job *j) {
            b->intra_kind, f->intra_latency_s * 1e6, b->intra_latency_s * 1e6,
            f->intra_bytes_per_s / 1e9, b->intra_nccl_bytes_per_s / 1e9);
   if (f->fit_inter)
-    printf("  inter (%s)  hop %.3f us (base %.3f), %.1f GB/s per node per direction (base %.1f)\n",
+    printf("  inter (%s)  hop %.3f us (base %.3f), %.1f GB/s per node per direction (%s %.1f)\n",
            b->inter_kind, f->inter_latency_s * 1e6, b->inter_latency_s * 1e6,
-           f->node_net_bytes_per_s / 1e9, pl_cluster_node_net_bytes_per_s(b) / 1e9);
+           f->node_net_bytes_per_s / 1e9,
+           f->fit_inter_bw ? "base" : "held at the base: no fitted row is set by it;",
+           pl_cluster_node_net_bytes_per_s(b) / 1e9);
   if (f->fit_msg)
     printf("  inter message     %9.2f us per network message on NCCL's proxy (base %.2f)\n",
            f->inter_msg_s * 1e6, b->inter_msg_s * 1e6);
+  else if (f->fit_inter && b->inter_msg_s > 0.0)
+    printf("  inter message     %9.2f us per network message, held at the base: no fitted row "
+           "is set by it\n",
+           b->inter_msg_s * 1e6);
   printf("  error over fitted rows: rms %.1f%%, max %.1f%%\n", 100 * f->rms_rel_err,
          100 * f->max_rel_err);
 }
@@ -240,6 +265,7 @@ static int json_report(const struct job *j, const char *out) {
   if (j->fit.fit_inter) {
     pl_emit_num(e, "inter_latency_s", j->fit.inter_latency_s);
     pl_emit_num(e, "node_net_bytes_per_s", j->fit.node_net_bytes_per_s);
+    pl_emit_bool(e, "node_net_bytes_per_s_fitted", j->fit.fit_inter_bw);
   }
   if (j->fit.fit_msg)
     pl_emit_num(e, "inter_msg_s", j->fit.inter_msg_s);
@@ -314,8 +340,11 @@ static int calibrate(const struct cli_args *a, struct job *j) {
   label(j, out, note, sizeof note);
   if (pl_cluster_save(&j->fitted, out, note, &d) != PL_OK)
     return cli_fail("%s", d.msg);
-  if (j->fmt == CLI_FORMAT_JSON)
+  if (j->fmt == CLI_FORMAT_JSON) {
+    warn_limits(&j->fit);
     return json_report(j, out);
+  }
+  warn_limits(&j->fit);
   text_fit(j);
   for (size_t k = 0; k < j->n_obs; k++)
     text_series(j, k);

@@ -29,8 +29,8 @@ static void write_intra(struct pl_emit *e, const struct pl_cluster *c, const cha
   pl_emit_str(e, "kind", c->intra_kind);
   qty(e, "bandwidth", c->intra_bytes_per_s, 1e9, "GB/s", base);
   const char *src = c->calibrated_intra ? fitted : base;
-  qty(e, "nccl_bandwidth", c->intra_nccl_bytes_per_s, 1e9, "GB/s", src);
-  qty(e, "latency", c->intra_latency_s, 1e-6, "us", src);
+  qty(e, "nccl_bandwidth", c->intra_nccl_bytes_per_s, 1e9, "GB/s", c->kept_intra_bw ? base : src);
+  qty(e, "latency", c->intra_latency_s, 1e-6, "us", c->kept_intra_lat ? base : src);
   pl_emit_bool(e, "nvls", c->nvls);
   pl_emit_obj_end(e);
 }
@@ -42,11 +42,15 @@ static void write_inter(struct pl_emit *e, const struct pl_cluster *c, const cha
   pl_emit_obj_begin(e, "inter");
   pl_emit_str(e, "kind", c->inter_kind);
   pl_emit_int(e, "nics_per_node", c->nics_per_node);
-  const char *src = c->calibrated_inter ? fitted : base;
-  qty(e, "nic_bandwidth", c->nic_bytes_per_s * 8.0, 1e9, "Gb/s", src);
-  qty(e, "latency", c->inter_latency_s, 1e-6, "us", src);
+  /* each figure names its own source: calibrate nccl holds the NIC bandwidth
+   * and the message cost at the base's where no fitted row sees them
+   * (src/calib/fit.c net_bw_binds, msg_binds) */
+  qty(e, "nic_bandwidth", c->nic_bytes_per_s * 8.0, 1e9, "Gb/s",
+      c->calibrated_nic_bw ? fitted : base);
+  qty(e, "latency", c->inter_latency_s, 1e-6, "us",
+      c->calibrated_inter && !c->kept_inter_lat ? fitted : base);
   if (c->inter_msg_s > 0.0)
-    qty(e, "message_overhead", c->inter_msg_s, 1e-6, "us", src);
+    qty(e, "message_overhead", c->inter_msg_s, 1e-6, "us", c->calibrated_msg ? fitted : base);
   if (strcmp(c->gpu_nic_path, "pxb") != 0 && c->gpu_nic_path[0] != '\0')
     pl_emit_str(e, "gpu_nic_path", c->gpu_nic_path);
   if (c->sharp)

@@ -39,15 +39,34 @@ expect_ok calibrate nccl "$M/a100_2node_8gpu_all_reduce_alcf-polaris-slingshot.t
   "$M/a100_2node_8gpu_all_gather_alcf-polaris-slingshot.txt" --op all_reduce,all_gather \
   --cluster alcf-polaris --out "$TMP/pol.json"
 check "both ops fitted" grep -q 'all_gather, 8 ranks on 2 nodes' "$TMP/out"
+check "no figure at the fit's edge on the 2-node Polaris logs" \
+  sh -c "! grep -q 'edge of the fit' '$TMP/err'"
 # the proxy's per-message cost (src/net/proxy_msg.c) is fitted there, written
 # to the file, and the file works as --cluster; presets carry none
 check "message cost fitted" grep -qE "inter message +[1-9][0-9.]* us per network message" "$TMP/out"
 check "message cost written" grep -q '"message_overhead"' "$TMP/pol.json"
+check "fitted message cost sourced to the fit" \
+  sh -c "grep -A2 '\"message_overhead\"' '$TMP/pol.json' | grep -q 'fitted by plateau calibrate nccl'"
+# the 2-node Polaris rows leave the NVLink figures where the base has them
+# (the fit widens them but no row moves them): written as the base's
+check "unmoved NVLink bandwidth sourced to the base" \
+  sh -c "grep -A2 '\"nccl_bandwidth\"' '$TMP/pol.json' | grep -q 'from the base cluster'"
 expect_ok collectives --cluster "$TMP/pol.json" --op all_gather --gpus 2160 --bytes 1G --format csv
 check "calibrated Polaris file works as --cluster" grep -q '^all_gather,2160,' "$TMP/out"
 expect_ok calibrate nccl "$M/a100_2node_8gpu_all_reduce_alcf-polaris-slingshot.txt" \
   --op all_reduce --cluster alcf-polaris --out "$TMP/pol1.json" --format json
 check "json message cost" grep -q '"inter_msg_s"' "$TMP/out"
+check "json says the network bandwidth was fitted" grep -q '"node_net_bytes_per_s_fitted": true' "$TMP/out"
+# a 256-node Polaris all_reduce runs tree from 1 MiB: no fitted row posts the
+# ring's messages, so the preset's 2.86 us is held, printed and written so
+expect_ok calibrate nccl "$M/a100_256node_1024gpu_all_reduce_alcf-polaris-slingshot.txt" \
+  --op all_reduce --cluster alcf-polaris --out "$TMP/pol256.json"
+check "held message cost printed" grep -q '2.86 us per network message, held at the base' "$TMP/out"
+check "held message cost sourced to the base" \
+  sh -c "grep -A2 '\"message_overhead\"' '$TMP/pol256.json' | grep -q 'from the base cluster'"
+# ... and its tree rows do not pin the hop latencies: the fit drives both to
+# the edge of its range (1/100 of the base's), which it says
+check "unpinned hop latency warned" grep -q 'network hop latency is at the edge of the fit' "$TMP/err"
 expect_fail 1 "give one collective for all logs or one per log" -- calibrate nccl \
   "$M/a100_2node_8gpu_all_reduce_alcf-polaris-slingshot.txt" --op all_reduce,all_gather,all_gather \
   --cluster alcf-polaris --out "$TMP/x.json"
@@ -58,6 +77,14 @@ expect_fail 1 "--op: unknown collective" -- calibrate nccl \
 # old nccl-tests "error" column (5e-07) is not a count of wrong results
 expect_ok calibrate nccl "$M/h100_2node_16gpu_all_reduce_nccl-tests-issue309-gj-aion.txt" \
   --gpus 16 --nodes 2 --cluster dgx-h100 --out "$TMP/gj.json"
+# a 2-node NVLS_TREE log does not set the network's bandwidth (fit.c
+# net_bw_binds): the fit holds the base's figure, prints so, and the file
+# names the base as that figure's source, not the fit
+check "held NIC bandwidth printed" grep -q 'per node per direction (held at the base' "$TMP/out"
+check "held NIC bandwidth sourced to the base" \
+  sh -c "grep -A2 '\"nic_bandwidth\"' '$TMP/gj.json' | grep -q 'from the base cluster'"
+check "fitted hop latency sourced to the fit" \
+  sh -c "grep -A2 '\"latency\"' '$TMP/gj.json' | grep -q 'fitted by plateau calibrate nccl'"
 expect_ok calibrate nccl "$M/a100_16node_128gpu_all_reduce_coreweave-readme2022.txt" \
   --cluster dgx-a100 --out "$TMP/cw.json"
 check "old error column read" grep -q '5 ranks on 1 node' "$TMP/out"

@@ -51,6 +51,30 @@ static double worst_err(const struct pl_cluster *c, const struct pl_nccl_series 
   return w;
 }
 
+/* The "source" a saved cluster file gives the first entry named key: a
+ * figure the fit held at the base must not claim to be fitted. */
+static bool saved_source_is_base(const struct pl_cluster *c, const char *key) {
+  char tmp[512], text[8192];
+  const char *dir = getenv("TMPDIR");
+  snprintf(tmp, sizeof tmp, "%s/plateau-test-src-%ld.json", dir ? dir : "/tmp", (long)getpid());
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  if (pl_cluster_save(c, tmp, "test", &d) != PL_OK)
+    return false;
+  FILE *f = fopen(tmp, "r");
+  size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+  if (f)
+    fclose(f);
+  remove(tmp);
+  text[n] = '\0';
+  char name[64];
+  snprintf(name, sizeof name, "\"%s\"", key);
+  const char *v = strstr(text, name);
+  const char *src = v ? strstr(v, "\"source\": \"") : NULL;
+  CHECK(src != NULL);
+  return src != NULL && strncmp(src + 11, "from the base cluster", 21) == 0;
+}
+
 /* Extrapolation (issue #18, docs/collectives.md "Extrapolation"): logs
  * generated from a true cluster on 2 nodes (ring and tree, 8 ranks per
  * node) are fitted; the fitted file must then predict the same cluster's
@@ -111,6 +135,11 @@ static void extrapolation(const struct pl_cluster *base) {
          fit.node_net_bytes_per_s / 1e9, fit.intra_bytes_per_s / 1e9, fit.launch_s * 1e6,
          fit.inter_latency_s * 1e6, e8);
   CHECK_NEAR_REL(fit.node_net_bytes_per_s, 400e9, 1e-12);
+  /* held, so the file names the base as its source, and the hop latency
+   * (fitted) the fit (session 27, pol27) */
+  CHECK(!fit.fit_inter_bw && fit.fit_inter);
+  CHECK(!fitted.calibrated_nic_bw && fitted.calibrated_inter);
+  CHECK(saved_source_is_base(&fitted, "nic_bandwidth"));
   CHECK_NEAR_REL(fit.intra_bytes_per_s, 300e9, 0.02);
   /* One algorithm and protocol on one node count see per-call and per-hop
    * latency as one sum: launch + 2 log2(2) x hop (NVLS_TREE's network part,
@@ -157,7 +186,8 @@ static void proxy_messages(void) {
   printf("proxy messages 2 -> 64 nodes: %.3f us per message (8), network hop %.3f us (14), launch "
          "%.3f us (0); worst error at 64 nodes %.2g\n",
          fit.inter_msg_s * 1e6, fit.inter_latency_s * 1e6, fit.launch_s * 1e6, e64);
-  CHECK(fit.fit_msg);
+  CHECK(fit.fit_msg && fitted.calibrated_msg);
+  CHECK(!saved_source_is_base(&fitted, "message_overhead"));
   CHECK_NEAR_REL(fit.inter_msg_s, 8e-6, 0.02);
   /* Since a Simple ring step hides its network hop behind a slice (ring.c
    * ring_simple_exposed_s), the 2-node rows' large Simple calls no longer
@@ -203,6 +233,42 @@ static void proxy_messages(void) {
   synth(&base, &s[0], 0, 8, 4, PL_ALGO_RING);
   CHECK_STATUS(pl_calib_nccl(&base, &obs, 1, 1048576.0, &fitted, &fit, &d), PL_OK, dp);
   CHECK(fit.inter_msg_s < 0.1e-6);
+  /* a tree all_reduce posts no ring messages (the bound is the ring's,
+   * proxy_msg.c): with the preset's 2.86 us its rows see nothing, the fit
+   * keeps the base's figure and the file says it is the base's, not fitted */
+  base.inter_msg_s = 2.86e-6;
+  synth(&base, &s[0], 0, 8, 4, PL_ALGO_TREE);
+  struct pl_calib_obs tree_obs = {&s[0], PL_ALGO_TREE};
+  CHECK_STATUS(pl_calib_nccl(&base, &tree_obs, 1, 1048576.0, &fitted, &fit, &d), PL_OK, dp);
+  CHECK(fit.fit_inter && !fit.fit_msg && !fitted.calibrated_msg);
+  CHECK_NEAR_REL(fitted.inter_msg_s, 2.86e-6, 1e-12);
+  CHECK(saved_source_is_base(&fitted, "message_overhead"));
+}
+
+/* A free figure no fitted row sees keeps the base's value and says so: a
+ * one-node NVLS log cannot see the NVLink hop latency (NVLS's 25 us is a
+ * per-call constant, nvls.c; docs/collectives.md "What a log cannot see"),
+ * so the fit leaves it where every start put it and the file names the base
+ * as its source, while the NVLink bandwidth it does see is the fit's. */
+static void kept_figures(void) {
+  struct pl_cluster base, truth, fitted;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_cluster_load("dgx-h100", &base, &d), PL_OK, dp);
+  truth = base;
+  truth.intra_nccl_bytes_per_s = 340e9;
+  struct pl_nccl_series s = {0};
+  synth(&truth, &s, 0, 8, 8, PL_ALGO_NVLS);
+  struct pl_calib_obs obs = {&s, PL_ALGO_NVLS};
+  struct pl_calib_fit fit;
+  CHECK_STATUS(pl_calib_nccl(&base, &obs, 1, 1048576.0, &fitted, &fit, &d), PL_OK, dp);
+  printf("NVLS one node: NVLink %.2f GB/s (340), hop %.3f us (kept at 3.4)\n",
+         fit.intra_bytes_per_s / 1e9, fit.intra_latency_s * 1e6);
+  CHECK(fit.fit_intra);
+  CHECK_NEAR_REL(fit.intra_latency_s, base.intra_latency_s, 1e-12);
+  CHECK(fitted.kept_intra_lat && !fitted.kept_intra_bw);
+  CHECK(saved_source_is_base(&fitted, "latency"));
+  CHECK(!saved_source_is_base(&fitted, "nccl_bandwidth"));
 }
 
 int main(void) {
@@ -267,6 +333,7 @@ int main(void) {
   remove(tmp);
   extrapolation(&base);
   proxy_messages();
+  kept_figures();
 
   /* Too few rows to fit. */
   struct pl_calib_obs one = {&s[0], PL_ALGO_AUTO};
