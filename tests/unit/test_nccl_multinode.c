@@ -250,15 +250,6 @@ static const struct case_ cases[] = {
   "by the proxy thread (cxip_ux_send; aws-ofi-nccl SENDRECV posts fi_tsend with no receiver " \
   "credit), and no source says how often that happens on N nodes"
 #define WHY_A2A "; all_to_all: no published many-peer rate of the CXI NIC"
-/* Session 27 (ring27); docs/collectives.md, "Session 27 (ring27)". */
-#define WHY_VMWARE                                                                                \
-  "4 VMware VMs with NCCL_TOPO_FILE=/mnt/nfs/vm_topo_mod.xml (hand-edited, not published), "     \
-  "NCCL_NET_GDR_LEVEL=1 and NCCL_P2P_LEVEL=NVL (nccl-tests #309): NCCL builds its rings and "    \
-  "NVLS heads from that file; at 4-16 GiB the log holds 363.5-365.8 GB/s busBw with NCCL's "      \
-  "defaults, where bare-metal DGX H100 runs with the same defaults hold 314-326 GB/s at 4-16 "    \
-  "GiB (gj-aion 4 and 8 nodes, xxrjun 10 nodes) and the preset charges 320 (16 channels x 0.4 "  \
-  "x 50 GB/s); the maintainer calls 365.84 'a good number' and 320 'possible, depending on "     \
-  "your network'; no source ties the difference to a setting the preset has"
 static const struct {
   const char *file, *why;
 } listed_logs[] = {
@@ -280,7 +271,6 @@ static const struct {
     {"a100_2node_8gpu_all_gather_alcf-polaris-slingshot-setup4.txt", WHY_SETUP4},
     {"a100_8node_32gpu_all_gather_alcf-polaris-slingshot-setup4.txt", WHY_SETUP4},
     {"a100_256node_1024gpu_all_gather_alcf-polaris-slingshot-setup4.txt", WHY_SETUP4},
-    {"h100_4node_32gpu_all_reduce_nccl-tests-issue309-qoofyk-vmware.txt", WHY_VMWARE},
 };
 static double case_mean[N_CASES]; /* main() fills it: mean busbw error >= 1 MiB per case */
 
