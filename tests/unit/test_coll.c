@@ -209,6 +209,23 @@ static void tree(void) {
   double fill5 = 8 * MIB * (14.0 / 370.8 + 5.0 * 2.0 / 320) / GB;
   t = t_of(PL_COLL_ALL_REDUCE, GIB, 40, 8, PL_ALGO_TREE, PL_PROTO_SIMPLE);
   CHECK_NEAR_REL(t, 120.4 * US + GIB / (0.5 * 288 * GB) + fill5, 1e-9);
+  /* LL128 on 8 nodes x 8 at 4 and 1 MiB (the gj-aion 8-node log's tree rows, docs/collectives.md
+   * "Session 27 (ring27)"): 16 channels (NCCL drops one only below 16 x 640 x 8 B). busBw
+   * min(370.8, 320) x 0.92 = 294.4, capped at 8 graph channels x perChMaxTreeBw 36.0 = 288, then
+   * LL128 min(288 x 120/128, 8 x perChMaxTreeLL128Bw 29.0 = 232) = 232; algbw 232 x 0.5 x
+   * treeCorrectionFactor[LL128] (log2(4 MiB / 64) = 16: 0.8; 1 MiB, 14: 0.6). Latency 14 + 2 (7 x
+   * 1.25 + log2i(8) x 8.5) = 82.5 us. The chunk (NCCL 2.26-2.29 src/enqueue.cc calcCollChunking,
+   * tree LL128 branch, integer division): 576,000 B halved while S / (16 x chunk) < (1 + 3 + 0.8)
+   * x 64 / 8 = 38.4 and chunk > 131,072 (-> 72,000), then while < 9.6 and chunk > 32,768 (-> 36,000
+   * -> 18,000), at both sizes. Fill: 16 x 18,000 = 288,000 B through 2 x 7 NVLink stages
+   * (370.8 GB/s) and 2 x 3 network stages (ncclGetBtree depth on 8 nodes) of two chunks at
+   * 320 GB/s, less the slowest (a network stage). */
+  double c8 = 288000.0;
+  double fill8 = (2.0 * (7.0 * c8 / 370.8 + 3.0 * 2.0 * c8 / 320.0) - 2.0 * c8 / 320.0) / GB;
+  t = t_of(PL_COLL_ALL_REDUCE, 4 * MIB, 64, 8, PL_ALGO_TREE, PL_PROTO_LL128);
+  CHECK_NEAR_REL(t, 82.5 * US + 4 * MIB / (0.8 * 0.5 * 232 * GB) + fill8, 1e-9);
+  t = t_of(PL_COLL_ALL_REDUCE, MIB, 64, 8, PL_ALGO_TREE, PL_PROTO_LL128);
+  CHECK_NEAR_REL(t, 82.5 * US + MIB / (0.6 * 0.5 * 232 * GB) + fill8, 1e-9);
 }
 
 static void nvls(void) {
