@@ -45,13 +45,16 @@ static const double per_ch_nvls_tree[NET_ARCH_N][3] = {
     {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 43.1}};
 static const double nvls_eff[NET_ARCH_N] = {0.0, 0.0, 0.85, 0.74};
 
-/* treeCorrectionFactor [proto][log2(bytes/64)], powers of two 64 B .. 256 MiB. */
-static const double tree_corr[PL_PROTO_N][23] = {
-    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0,
-     1.0},
-    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0,
-     1.0},
-    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
+/* treeCorrectionFactor [proto][log2(bytes/64)], powers of two 64 B .. 256 MiB
+ * (23 columns, NCCL up to 2.28.9); NCCL 2.29 appends a 24th for 512 MiB
+ * (v2.29.2-1 src/graph/tuning.cc: {1.0, 1.0, .9}; net_ver_tree_corr_cols). */
+static const double tree_corr[PL_PROTO_N][24] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7,  .7,  .7,  .6,  .5,
+     .4,  .4,  .5,  .6,  .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7,  .6,  .6,
+     .6,  .6,  .6,  .6,  .8,  .9, .9, .9, .9, 1.0, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
+     .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9},
 };
 
 double net_base_lat_s(enum net_talgo a, enum pl_coll_proto p) { return base_lat_us[a][p] * US; }
@@ -135,12 +138,16 @@ double net_nvls_tree_cap_per_head(const struct net_ctx *x) {
   return per_ch(x, per_ch_nvls_tree, NET_CAP_NVLS_TREE) * GBPS;
 }
 
-double net_tree_correction(enum pl_coll_proto p, double bytes) {
+double net_tree_correction_cols(enum pl_coll_proto p, double bytes, int cols) {
   double units = bytes / 64.0;
   if (units < 1.0) /* NCCL: log2i(nBytes >> 6) < 0, no correction */
     return 1.0;
   int k = net_log2i((int64_t)units);
-  return k < 23 ? tree_corr[p][k] : 1.0;
+  return k < cols && k < 24 ? tree_corr[p][k] : 1.0;
+}
+
+double net_tree_correction(enum pl_coll_proto p, double bytes) {
+  return net_tree_correction_cols(p, bytes, 23);
 }
 
 double net_nvls_efficiency(enum net_arch a) { return nvls_eff[a]; }

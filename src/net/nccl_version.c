@@ -16,9 +16,10 @@
  *
  * Everything else in nccl_tables.c is the same in every release accepted
  * here: baseLat, hwLat, llMaxBws, the Volta/Ampere/Hopper per-channel rows
- * and treeCorrectionFactor are identical in src/graph/tuning.cc of tags
- * v2.23.4-1 .. v2.29.7-1 but for the entries below (2.22.3 and older have
- * other Tree/Simple latencies, 28 us, so they are not accepted).
+ * and the first 23 columns of treeCorrectionFactor are identical in
+ * src/graph/tuning.cc of tags v2.23.4-1 .. v2.29.7-1 but for the entries
+ * below (2.22.3 and older have other Tree/Simple latencies, 28 us, so they
+ * are not accepted).
  *
  * Values by release (tuning.cc; 2.28 moved the tables into
  * ncclTunerConstantsDefaults):
@@ -32,6 +33,10 @@
  *   34.5} from 2.29.2.
  * - Blackwell perChMaxNVLSTreeBws {0, 96.0, 43.1} in 2.28.3-2.28.9, {0, 96.0,
  *   43.8} from 2.29.2.
+ * - treeCorrectionFactor: a 24th column (512 MiB - 1 GiB) from 2.29.2, and
+ *   NVLS_TREE all_reduce ranked with the table on Blackwell x86 hosts
+ *   (net_ver_nvls_tree_corrected, applied in nvls_tree.c; tree.c still ranks
+ *   the tree on the 23 columns).
  * One runtime value differs by release too and enters both views, because
  * it is what the kernel runs on, not a ranking table: the NVLS channels of a
  * Blackwell group inside one NVLink domain (net_ver_nvls_node_channels; 32 up
@@ -44,6 +49,8 @@
  * network channels (tried: GB200 2 racks 14.7 -> 24.8 %, the rack's NVLS
  * rate has no source); one-node NVLS takes them (session 14). */
 #include "net/net_int.h"
+
+#include <string.h>
 
 #define V_2_27_0 22700
 #define V_2_28_3 22803
@@ -121,4 +128,21 @@ const double *net_ver_inter_speeds(int64_t version, enum net_arch arch, size_t *
   }
   *n = N_OF(speeds_sm90);
   return speeds_sm90;
+}
+
+/* NCCL 2.29 extends treeCorrectionFactor by a 24th column (512 MiB - 1 GiB:
+ * LL 1.0, LL128 1.0, Simple 0.9) and applies it to NVLS_TREE all_reduce as
+ * well when every GPU is Blackwell or newer and the host CPU is x86
+ * (v2.29.2-1 src/graph/tuning.cc ncclTopoGetAlgoTime: "algorithm ==
+ * NCCL_ALGO_NVLS_TREE && ... logSize < 24 && comm->minCompCap >= 100 &&
+ * comm->cpuArch == NCCL_TOPO_CPU_ARCH_X86"; the release notes' "Improves
+ * performance tuning of 256M-512M message sizes on Blackwell for AllReduce";
+ * unchanged in v2.29.7-1 and v2.30.3-1). A tuner figure: it ranks, it does not charge. */
+int net_ver_tree_corr_cols(int64_t version) { return version >= V_2_29_0 ? 24 : 23; }
+
+bool net_ver_nvls_tree_corrected(int64_t version, enum net_arch arch, const char *cpu_vendor) {
+  /* NCCL_TOPO_CPU_ARCH_X86: an x86_64 host (src/graph/xml.cc); plateau's Intel and AMD hosts */
+  bool x86 =
+      cpu_vendor != NULL && (strcmp(cpu_vendor, "intel") == 0 || strcmp(cpu_vendor, "amd") == 0);
+  return version >= V_2_29_0 && arch == NET_ARCH_BLACKWELL && x86;
 }

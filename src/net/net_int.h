@@ -114,6 +114,9 @@ double net_tree_cap(const struct net_ctx *x);
 double net_tree_ll128_cap(const struct net_ctx *x);
 double net_nvls_tree_cap_per_head(const struct net_ctx *x);
 double net_tree_correction(enum pl_coll_proto p, double bytes);
+/* The same with the table's first cols columns (23 up to NCCL 2.28, 24 from
+ * 2.29: net_ver_tree_corr_cols). */
+double net_tree_correction_cols(enum pl_coll_proto p, double bytes, int cols);
 double net_nvls_efficiency(enum net_arch a);
 double net_cpu_overhead_s(const char *cpu_vendor);
 
@@ -132,6 +135,11 @@ double net_ver_nvls_node_channels(int64_t version, enum net_arch arch);
 /* NCCL's search speeds across the network (GB/s per channel, fastest
  * first) for that architecture in that release; *n gets their count. */
 const double *net_ver_inter_speeds(int64_t version, enum net_arch arch, size_t *n);
+/* Columns of treeCorrectionFactor in that release (23, or 24 from 2.29). */
+int net_ver_tree_corr_cols(int64_t version);
+/* Whether that release ranks NVLS_TREE all_reduce with treeCorrectionFactor
+ * on this architecture and host CPU (from 2.29, Blackwell on x86 hosts). */
+bool net_ver_nvls_tree_corrected(int64_t version, enum net_arch arch, const char *cpu_vendor);
 
 /* Largest data chunk of one ring step per channel, by protocol (NCCL
  * calcCollChunking: buffSize / NCCL_STEPS x chunkSteps; LL carries half its

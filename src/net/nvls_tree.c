@@ -81,6 +81,10 @@ double net_nvls_tree_time(const struct net_ctx *x, enum pl_coll_proto p, double 
   double cap = nvls_tree_cap(x);
   if (cap > 0.0) /* a busBw cap; algbw = busBw n / (2(n-1)) */
     algbw = fmin(algbw, cap * (double)x->n / (2.0 * (double)(x->n - 1)));
+  /* NCCL >= 2.29 ranks NVLS_TREE on Blackwell x86 hosts at treeCorrectionFactor
+   * of its bandwidth up to 1 GiB (nccl_version.c); the charged call keeps it */
+  if (!x->charge && net_ver_nvls_tree_corrected(x->nccl_version, x->arch, x->c->cpu_vendor))
+    algbw *= net_tree_correction_cols(p, bytes, net_ver_tree_corr_cols(x->nccl_version));
   double lat = net_hw_lat_table_s(x->intra_hw, NET_T_NVLS_TREE, p) +
                2.0 * (double)net_log2i(x->m) * net_hop_lat_s(x, NET_HW_NET, NET_T_NVLS_TREE, p);
   return lat + bytes / algbw;

@@ -439,6 +439,35 @@ static void nvls_blackwell_node(void) {
   CHECK_NEAR_REL(c.time_s, (25 + 256 * 3.4) * US + (8 * GIB + 32 * MIB) / bw, 1e-9);
 }
 
+/* One 8 x B300 node against a published NVLS curve: eunomia-bpf/nccl-eBPF @ 040882bf,
+ * docs/tmp/experiment-results-b300.md (NCCL 2.29.7, nccl-tests 2.18.0, default all_reduce,
+ * out-of-place busBw, 5-run means). From 128 MiB (64 and 128 KiB chunks on 24 x 8 streams)
+ * the model runs NVLS within 8 % of each size (at 0.74 x 721.8 x 8/9 = 474.8 GB/s algbw with
+ * 3.4 us a loop: +6.2 % at 128 MiB .. -7.0 % at 8 GiB); below it, at 16-32 KiB chunks, it is
+ * 16-30 % fast (docs/collectives.md, "Session 27 (nvl27)"), which this does not check. */
+static void nvls_b300_node(void) {
+  static const double sizes[] = {128 * MIB, 256 * MIB, 512 * MIB, 1 * GIB,
+                                 2 * GIB,   4 * GIB,   8 * GIB};
+  static const double busbw_gbps[] = {595.32, 655.81, 703.73, 732.35, 821.60, 832.18, 836.11};
+  struct pl_cluster b3;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_cluster_load("dgx-b300", &b3, &d), PL_OK, dp);
+  CHECK_STATUS(pl_nccl_version_parse("2.29.7", &b3.nccl_version, &d), PL_OK, dp);
+  struct pl_group node = {8, 8};
+  double sum = 0.0;
+  for (int i = 0; i < 7; i++) {
+    struct pl_coll_cost c = {0};
+    CHECK_EQ_INT(pl_coll_time(&b3, PL_COLL_ALL_REDUCE, sizes[i], node, PL_ALGO_AUTO, &c), PL_OK);
+    CHECK_EQ_INT(c.algo, PL_ALGO_NVLS);
+    double busbw = pl_coll_busbw(PL_COLL_ALL_REDUCE, 8, sizes[i], c.time_s) / GB;
+    double err = busbw / busbw_gbps[i] - 1.0;
+    CHECK(fabs(err) < 0.08);
+    sum += fabs(err);
+  }
+  CHECK(sum / 7.0 < 0.05);
+}
+
 static void p2p(void) {
   /* send_recv between two nodes, one rank each: one 50 GB/s NIC;
    * latency 8.4 + 14 us. */
@@ -1183,6 +1212,7 @@ int main(void) {
   nvls_rack();
   nvls_gpu_counts();
   nvls_blackwell_node();
+  nvls_b300_node();
   p2p();
   tuner_choices();
   tuner_cloud();

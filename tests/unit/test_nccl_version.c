@@ -153,9 +153,47 @@ static void ranks_only(void) {
   CHECK_NEAR_REL(c_ver.time_s, f_def.time_s, 1e-12);
 }
 
+/* NCCL 2.29 ranks NVLS_TREE all_reduce on Blackwell x86 hosts at treeCorrectionFactor of its
+ * bandwidth up to 1 GiB, with a 24th column for 512 MiB (v2.29.2-1 src/graph/tuning.cc
+ * ncclTopoGetAlgoTime: minCompCap >= 100 and cpuArch X86; "Improves performance tuning of
+ * 256M-512M message sizes on Blackwell for AllReduce"; nccl_version.c). Four DGX B200 nodes,
+ * NCCL 2.29.2, 512 MiB all_reduce: NVLS_TREE ranks at 25 + 2 x log2i(4) x 20.9 = 108.6 us of
+ * latency plus 512 MiB at min(NVLS 721.8 x 0.74 x 8/9 = 474.8, 400 / 2 = 200 GB/s of NICs,
+ * 8 heads x 43.8 x 32/62 = 180.9) = 180.9 GB/s: 3,076 us; the factor at 512 MiB
+ * (log2i(2^29 / 64) = 23, Simple 0.9) makes it 3,406 us, and the ring, ranked between the two,
+ * takes the size. The same release on an Arm host (a Grace host) keeps NVLS_TREE, and both
+ * hosts pick the same at 2 GiB (log2i(2^31 / 64) = 25, past the table). The charge of a
+ * forced NVLS_TREE call does not change. */
+static void nvls_tree_x86(void) {
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  struct pl_cluster b, barm;
+  CHECK_STATUS(pl_cluster_load("dgx-b200", &b, &d), PL_OK, dp);
+  CHECK_STATUS(pl_nccl_version_parse("2.29.2", &b.nccl_version, &d), PL_OK, dp);
+  barm = b;
+  snprintf(barm.cpu_vendor, sizeof barm.cpu_vendor, "arm");
+  struct pl_group four = {32, 8};
+  struct pl_coll_cost cx, ca, fx, fa;
+  CHECK_EQ_INT(pl_coll_time(&b, PL_COLL_ALL_REDUCE, 512 * MIB, four, PL_ALGO_AUTO, &cx), PL_OK);
+  CHECK_EQ_INT(pl_coll_time(&barm, PL_COLL_ALL_REDUCE, 512 * MIB, four, PL_ALGO_AUTO, &ca), PL_OK);
+  CHECK_EQ_INT(cx.algo, PL_ALGO_RING);
+  CHECK_EQ_INT(ca.algo, PL_ALGO_NVLS_TREE);
+  CHECK_EQ_INT(pl_coll_time_proto(&b, PL_COLL_ALL_REDUCE, 512 * MIB, four, PL_ALGO_NVLS_TREE,
+                                  PL_PROTO_SIMPLE, &fx), PL_OK);
+  CHECK_EQ_INT(pl_coll_time_proto(&barm, PL_COLL_ALL_REDUCE, 512 * MIB, four, PL_ALGO_NVLS_TREE,
+                                  PL_PROTO_SIMPLE, &fa), PL_OK);
+  CHECK_NEAR_REL(fx.time_s, fa.time_s, 1e-12);
+  CHECK_NEAR_REL(ca.time_s, fa.time_s, 1e-12);
+  CHECK_EQ_INT(pl_coll_time(&b, PL_COLL_ALL_REDUCE, 2 * GIB, four, PL_ALGO_AUTO, &cx), PL_OK);
+  CHECK_EQ_INT(pl_coll_time(&barm, PL_COLL_ALL_REDUCE, 2 * GIB, four, PL_ALGO_AUTO, &ca), PL_OK);
+  CHECK_EQ_INT(cx.algo, ca.algo);
+  CHECK_NEAR_REL(cx.time_s, ca.time_s, 1e-12);
+}
+
 int main(void) {
   parse();
   cluster_key();
   ranks_only();
+  nvls_tree_x86();
   return check_finish();
 }
