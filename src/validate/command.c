@@ -38,6 +38,13 @@ static void model_json(struct flag_text *b, const struct pl_model *m) {
     flag_text_word(b, m->hybrid_pattern);
     flag_text_put(b, "\"");
   }
+  /* the MTP module's block kinds (hybrid stacks with mtp_layers: model_load.c
+   * refuses mtp_layers without it) */
+  if (m->mtp_pattern[0] != '\0') {
+    flag_text_put(b, ",\"mtp_pattern\":\"");
+    flag_text_word(b, m->mtp_pattern);
+    flag_text_put(b, "\"");
+  }
   const struct {
     const char *key;
     int64_t v;
@@ -55,6 +62,7 @@ static void model_json(struct flag_text *b, const struct pl_model *m) {
       {"q_lora_rank", m->q_lora_rank}, {"kv_lora_rank", m->kv_lora_rank},
       {"qk_rope_dim", m->qk_rope_dim}, {"v_head_dim", m->v_head_dim},
       {"mtp_layers", m->mtp_layers},   {"full_attn_layers", m->full_attn_layers},
+      {"moe_latent", m->moe_latent},
       {"mamba_heads", m->mamba_heads}, {"mamba_head_dim", m->mamba_head_dim},
       {"mamba_groups", m->mamba_groups}, {"mamba_state", m->mamba_state},
       {"mamba_conv", m->mamba_conv},   {"mamba_chunk", m->mamba_chunk},

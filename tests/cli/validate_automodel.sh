@@ -21,6 +21,11 @@ check "row 10 compares the printed 18.90 s" row 10 '"step_time_s",.*,18.9,18.9,'
 check "row 10 cp 2 over FSDP2, full recompute, compiled" row 10 '--cp 2 .*--shard zero3 .*--recompute full .*--framework torchtitan .*--kernels fused'
 check "row 11 LoRA rank 16 on every linear, one GPU" row 11 '--gpus 1 .*--task lora --lora-rank 16 --lora-targets linear_qkv,linear_proj,linear_fc1,linear_fc2'
 check "row 1 DeepEP, forced balance" row 1 '--moe-dispatch deepep --moe-imbalance 1 '
+# row 1's model is the nemotron-3-super preset at seq 4096, so the command writes it inline: the JSON
+# must carry the MTP module's block kinds and the latent width (src/validate/command.c), or the
+# command is refused ('mtp_layers needs mtp_pattern'; cli_validate_command reruns it)
+check "row 1 command carries mtp_pattern and moe_latent" row 1 '""mtp_pattern"":""\*E"".*""moe_latent"":1024'
+
 check "row 3 (no preset) skipped naming the column" row 3 "model 'Nemotron V3 Ultra 550B' is no preset"
 check "row 17 LoRA over an interleaved pipeline, dp 1" row 17 'tp2 pp4 dp1 vp10, mbs 1 gbs 32.*--shard ddp .*--schedule interleaved'
 got=$(python3 - "$TMP/out" <<'PY'
