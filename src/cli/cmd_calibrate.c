@@ -156,20 +156,21 @@ static int resolve_all(struct job *j) {
 /* A figure the fit drove to the edge of its range (1/100 or 100 x the
  * base's, src/calib/fit.c) is what no fitted row pins: say so, since the
  * file still carries it. */
+static const struct {
+  unsigned bit;
+  const char *what, *key; /* key: the JSON report's name of the figure */
+} limits[] = {{PL_CALIB_LIMIT_INTRA_LAT, "NVLink hop latency", "intra_latency_s"},
+              {PL_CALIB_LIMIT_INTRA_BW, "NVLink bandwidth", "intra_bytes_per_s"},
+              {PL_CALIB_LIMIT_INTER_LAT, "network hop latency", "inter_latency_s"},
+              {PL_CALIB_LIMIT_INTER_BW, "network bandwidth", "node_net_bytes_per_s"}};
+
 static void warn_limits(const struct pl_calib_fit *f) {
-  static const struct {
-    unsigned bit;
-    const char *what;
-  } lim[] = {{PL_CALIB_LIMIT_INTRA_LAT, "NVLink hop latency"},
-             {PL_CALIB_LIMIT_INTRA_BW, "NVLink bandwidth"},
-             {PL_CALIB_LIMIT_INTER_LAT, "network hop latency"},
-             {PL_CALIB_LIMIT_INTER_BW, "network bandwidth"}};
-  for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++)
-    if (f->at_limit & lim[i].bit)
+  for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
+    if (f->at_limit & limits[i].bit)
       fprintf(stderr,
               "plateau: warning: the fitted %s is at the edge of the fit's range (1/100 or 100 x "
               "the base's): the rows do not pin it, so it is not a measurement\n",
-              lim[i].what);
+              limits[i].what);
 }
 
 static void text_fit(const struct job *j) {
@@ -269,6 +270,11 @@ static int json_report(const struct job *j, const char *out) {
   }
   if (j->fit.fit_msg)
     pl_emit_num(e, "inter_msg_s", j->fit.inter_msg_s);
+  pl_emit_arr_begin(e, "at_limit"); /* the figures warn_limits names */
+  for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
+    if (j->fit.at_limit & limits[i].bit)
+      pl_emit_str(e, NULL, limits[i].key);
+  pl_emit_arr_end(e);
   pl_emit_int(e, "points", (int64_t)j->fit.n_points);
   pl_emit_num(e, "rms_rel_err", j->fit.rms_rel_err);
   pl_emit_num(e, "max_rel_err", j->fit.max_rel_err);

@@ -67,6 +67,10 @@ check "held message cost sourced to the base" \
 # ... and its tree rows do not pin the hop latencies: the fit drives both to
 # the edge of its range (1/100 of the base's), which it says
 check "unpinned hop latency warned" grep -q 'network hop latency is at the edge of the fit' "$TMP/err"
+expect_ok calibrate nccl "$M/a100_256node_1024gpu_all_reduce_alcf-polaris-slingshot.txt" \
+  --op all_reduce --cluster alcf-polaris --out "$TMP/pol256.json" --format json
+check "json names the unpinned figures" \
+  sh -c "tr -d ' \n' <'$TMP/out' | grep -q '\"at_limit\":\[\"intra_latency_s\",\"inter_latency_s\"\]'"
 expect_fail 1 "give one collective for all logs or one per log" -- calibrate nccl \
   "$M/a100_2node_8gpu_all_reduce_alcf-polaris-slingshot.txt" --op all_reduce,all_gather,all_gather \
   --cluster alcf-polaris --out "$TMP/x.json"
