@@ -247,7 +247,8 @@ struct pl_cluster {
                                     NCCL enables LL128 across nodes only up to PXB (PXN on
                                     Hopper and later) */
   char cpu_vendor[16];           /* "intel", "amd", "arm": NCCL's tuner reads it (LL caps,
-                                    network post overhead) */
+                                    network post overhead, NCCL >= 2.29's NVLS_TREE
+                                    ranking on x86 hosts) */
   /* collective-model settings (see docs/collectives.md) */
   int64_t nccl_channels;         /* ring/tree channels NCCL builds on this system */
   int64_t nccl_min_channels;     /* NCCL_MIN_NCHANNELS / NCCL_MIN_CTAS the system sets; 0: NCCL's
