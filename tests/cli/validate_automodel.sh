@@ -7,7 +7,11 @@
 # as torchtitan. The published seconds per global step are compared as printed. Regression bound
 # from the first look (docs/accuracy.md "Session 27 (helper gt27)"): the first look's 6 predicted rows
 # (1, 8, 10, 11, 12, 17) stay predicted, their mean |error| <= ceil(first look 22.8 + 3) = 26 % and
-# each <= ceil(worst 52.4 + 5) = 58 %. Rows predicted later (a memory or layout refusal lifted)
+# each <= ceil(worst 52.4 + 5) = 58 %. Re-set at the lead's merge of session 27's first wave, whose
+# sourced changes move these rows (h100 strided_elementwise, measured in the project's H100 trace,
+# prices GPT-OSS's clamp and bias kernels: row 8 +32.3 -> +43.9 %; the embedding-table zero fill and
+# the tied-table add: rows 11-12 +2 points): 26.2 / 56.8 %, so <= ceil(26.2 + 3) = 30 % and each
+# <= ceil(56.8 + 5) = 62 %. Rows predicted later (a memory or layout refusal lifted)
 # are not in the bound, so wider coverage cannot fail it. A guard, not a target.
 . "$(dirname "$0")/lib.sh"
 T="$PL_SOURCE_DIR/data/validation/nemo_automodel_performance.csv"
@@ -38,8 +42,8 @@ print(len(v), "%.2f" % (sum(v) / len(v)) if v else "nan", "%.2f" % max(v) if v e
 PY
 )
 read -r n m w <<<"$got"
-echo "NeMo AutoModel, first-look rows: $n of 6 predicted, mean |error| $m %, worst $w % (bound: mean <= 26, worst <= 58)"
+echo "NeMo AutoModel, first-look rows: $n of 6 predicted, mean |error| $m %, worst $w % (bound: mean <= 30, worst <= 62)"
 check "the first look's 6 rows predicted (got $n)" [ "$n" -eq 6 ]
-check "mean |error| $m % <= 26 %" python3 -c "import sys; sys.exit(not float('$m') <= 26)"
-check "worst |error| $w % <= 58 %" python3 -c "import sys; sys.exit(not float('$w') <= 58)"
+check "mean |error| $m % <= 30 %" python3 -c "import sys; sys.exit(not float('$m') <= 30)"
+check "worst |error| $w % <= 62 %" python3 -c "import sys; sys.exit(not float('$w') <= 62)"
 finish
