@@ -291,8 +291,9 @@ static void ub_rs_tail(struct lower *lw, const struct unit *u, int32_t c, int32_
  *   comm: combine_bwd         | dispatch_fwd       | dispatch_bwd | combine_fwd
  *   comp: attn_fwd, post_attn | mlp_bwd, mlp_bwd_dw | mlp_fwd      | post_attn_bwd, attn_bwd
  * (mlp: the routed experts, pl_op_moe_mlp_node; attn and post_attn: the rest
- * of the block, the shared experts included from core_v0.16.0). A communication hides only behind its window's
- * compute, not behind the whole layer's. plateau keeps one pass per slot: a
+ * of the block, the shared experts included from core_v0.16.0). A
+ * communication hides only behind its window's compute, not behind the whole
+ * layer's. plateau keeps one pass per slot: a
  * forward unit runs its non-expert window, then its expert window, a
  * backward unit its expert window, then the rest, each beside half the
  * block's expert-parallel calls (the partner's dispatch or combine: the same

@@ -108,8 +108,8 @@ static void delayed_wgrad_share(const struct pl_gpu *g, const struct pl_layout *
   for (int i = 0; i < n; i++) {
     if (pl_op_node_free(&ops[i]))
       continue;
-    double t = (ops[i].share > 0 ? ops[i].share : 1.0) *
-               pl_op_run_time_s(g, l, m, &ops[i], PL_PASS_BWD);
+    double t =
+        (ops[i].share > 0 ? ops[i].share : 1.0) * pl_op_run_time_s(g, l, m, &ops[i], PL_PASS_BWD);
     all += t;
     if (delayed_wgrad_op(&ops[i]))
       *(pl_op_moe_mlp_node(&ops[i]) ? &mlp : &attn) += 0.5 * t;
