@@ -130,12 +130,12 @@ bool pl_op_recompute_part(const struct pl_op *op, struct pl_op *part);
  * unsort; core_v0.14.0 experts_compute the same) and Transformer Engine's
  * per-expert padding inside TEGroupedMLP (expert_pad); false for the block's
  * other ops and for the per-block lumps (fp8_casts, grad_accum) that belong
- * to no one node (pl_op_node_free). */
+ * to no one node (pl_op_node_free). The shared experts are not in it: from
+ * core_v0.16.0 to core_v0.18.0 submodule_attn_forward runs
+ * shared_experts_compute after the pre-MLP norm, before the router, in the
+ * attn node (core_v0.14.0/0.15.0 ran them in the mlp node,
+ * submodule_moe_forward); plateau takes the current placement. */
 bool pl_op_moe_mlp_node(const struct pl_op *op);
-/* (The shared experts are not in it: from core_v0.16.0 submodule_attn_forward
- * runs shared_experts_compute after the pre-MLP norm, before the router, in
- * the attn node, core_v0.16.0-core_v0.18.0; core_v0.14.0/0.15.0 ran them in
- * the mlp node, submodule_moe_forward. plateau takes the current placement.) */
 /* Whether op runs in Megatron-Core's MoE "combine" schedule node, after the
  * combine's all_to_all on the communication stream: the token unpermutation
  * (combine_postprocess), the shared experts' output add (postprocess,

@@ -417,9 +417,8 @@ int pl_op_tp_linear(const struct pl_op *op) {
 }
 
 bool pl_op_moe_mlp_node(const struct pl_op *op) {
-  static const char *const names[] = {"sort_chunks", "expert_pad",   "expert_fc1",
-                                      "expert_clamp", "expert_act",   "expert_fc2",
-                                      "expert_bias",  "unsort_chunks"};
+  static const char *const names[] = {"sort_chunks", "expert_pad", "expert_fc1",  "expert_clamp",
+                                      "expert_act",  "expert_fc2", "expert_bias", "unsort_chunks"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(op->name, names[i]) == 0)
       return true;

@@ -291,8 +291,9 @@ static void ub_rs_tail(struct lower *lw, const struct unit *u, int32_t c, int32_
  *   comm: combine_bwd         | dispatch_fwd       | dispatch_bwd | combine_fwd
  *   comp: attn_fwd, post_attn | mlp_bwd, mlp_bwd_dw | mlp_fwd      | post_attn_bwd, attn_bwd
  * (mlp: the routed experts, pl_op_moe_mlp_node; attn and post_attn: the rest
- * of the block, the shared experts included from core_v0.16.0). A communication hides only behind its window's
- * compute, not behind the whole layer's. plateau keeps one pass per slot: a
+ * of the block, the shared experts included from core_v0.16.0). A
+ * communication hides only behind its window's compute, not behind the whole
+ * layer's. plateau keeps one pass per slot: a
  * forward unit runs its non-expert window, then its expert window, a
  * backward unit its expert window, then the rest, each beside half the
  * block's expert-parallel calls (the partner's dispatch or combine: the same
@@ -423,18 +424,45 @@ static void ep_delay_wgrad(const struct lower *lw, const struct unit *u, double 
   }
 }
 
+/* On Hopper a communication kernel that becomes ready while a persistent GEMM
+ * holds the SMs starts only when that GEMM ends: Megatron-Bridge's
+ * launcher sets CUDA_DEVICE_MAX_CONNECTIONS=1 on Hopper with tp or cp > 1
+ * "to schedule a communication kernel before the overlapping persistent GEMM
+ * kernel. Otherwise, communication kernel will be pushed to the end of the
+ * GEMM kernel" (scripts/performance/perf_plugins.py
+ * _set_num_cuda_device_max_connections, v0.2.2-v0.5.0), and keeps 8
+ * connections under the EP overlap (default-priority streams until
+ * core_v0.18.0's high_priority_a2a_comm_stream). Under layout.delay_wgrad two
+ * windows of a merged layer start that way: run() issues mlp.backward_dw
+ * before moe_dispatch.backward and attn.backward_dw at its end, before the
+ * next layer's moe_combine.backward, so when the dgrad those collectives wait
+ * for ends, the compute stream's head is a wgrad GEMM issued before them
+ * (model_chunk_schedule_plan.py core_v0.16.0). The collective waits for that
+ * first GEMM kernel (sim_seg.dw_lead_s: qkv's wgrad, or one local expert's
+ * fc2 wgrad), then runs beside the rest. Those GEMMs are in a paired forward
+ * unit's windows (ep_delay_wgrad): window k's lead, its layers' worth (0
+ * elsewhere). */
+static double ep_lead_gemm(const struct lower *lw, const struct unit *u, int k) {
+  if (!lw->l->delay_wgrad || u->slot.pass != PL_PASS_FWD)
+    return 0.0;
+  return (double)u->layers * lw->st->seg[SIM_SEG_LAYER].dw_lead_s[k];
+}
+
 /* The second window of a unit under ep_beside with windows (see there):
  * c1 is the first window's compute, prev the compute before the unit and in
  * the unit's inputs (n_in); second_s the second window's compute, after which
  * the edge that follows the layers runs (ep_edge_s); tp_beside: the blocks'
  * tp collectives run beside the compute (tp_overlapped), else they block
- * after it. Returns the unit's last compute task. */
+ * after it; lead1: the first window's leading GEMM task its calls wait for
+ * (ep_lead_gemm), or SIM_NONE. Returns the unit's last compute task. */
 static int32_t ep_windows(struct lower *lw, const struct unit *u, double second_s, double combine_s,
-                          int32_t c1, int32_t prev, const int32_t *in, int n_in, bool tp_beside) {
+                          int32_t c1, int32_t prev, const int32_t *in, int n_in, bool tp_beside,
+                          int32_t lead1) {
   struct sim_comm w1[SIM_SEG_N * SIM_SEG_TP] = {{0, 0}}, w2[SIM_SEG_N * SIM_SEG_TP] = {{0, 0}};
   int n1 = 0, n2 = 0;
   ep_split(lw, u, w1, &n1, w2, &n2);
-  tp_issue_beside(lw, w1, n1, prev, in, n_in, UB_OFF); /* joins: the second window waits for it */
+  /* joins: the second window waits for it */
+  tp_issue_beside(lw, w1, n1, lead1 != SIM_NONE ? lead1 : prev, in, n_in, UB_OFF);
   bool fwd = u->slot.pass == PL_PASS_FWD;
   struct unit after;
   double after_s = ep_edge_s(lw, u, false, &after);
@@ -442,9 +470,12 @@ static int32_t ep_windows(struct lower *lw, const struct unit *u, double second_
   lay.embed = lay.head = false;
   if (fwd && combine_s > 0) /* after the first window's compute and calls (joined) */
     c1 = comp(lw, combine_s, &lay, PL_PART_COMBINE);
-  int32_t c2 = comp(lw, second_s, &lay, fwd ? PL_PART_EXPERTS : PL_PART_NON_EXPERTS);
+  enum pl_task_part part2 = fwd ? PL_PART_EXPERTS : PL_PART_NON_EXPERTS;
+  double lead2_s = fmin(ep_lead_gemm(lw, u, 1), second_s);
+  int32_t lead2 = lead2_s > 0 ? comp(lw, lead2_s, &lay, part2) : SIM_NONE;
+  int32_t c2 = comp(lw, second_s - fmax(lead2_s, 0.0), &lay, part2);
   if (n2 > 0)
-    join_add(lw, tp_issue(lw, w2, n2, c1, SIM_NONE));
+    join_add(lw, tp_issue(lw, w2, n2, lead2 != SIM_NONE ? lead2 : c1, SIM_NONE));
   if (!fwd && combine_s > 0) /* after the second window's compute and calls (joined) */
     c2 = comp(lw, combine_s, &lay, PL_PART_COMBINE);
   if (after.embed || after.head) /* waits for the window's calls (joined) */
@@ -837,12 +868,15 @@ int32_t sim_emit_unit(struct lower *lw, const struct unit *u, int32_t gather) {
   struct unit blk = *u; /* under windows the blocks alone: the edges have their tasks */
   if (windows)
     blk.embed = blk.head = false;
-  int32_t c = comp(lw, first_s, &blk, first_part);
-  int32_t c_first = c0 != SIM_NONE ? c0 : c;
+  /* ep_lead_gemm: the first window's calls wait for its leading GEMM */
+  double lead1_s = windows ? fmin(ep_lead_gemm(lw, u, 0), first_s) : 0.0;
+  int32_t lead1 = lead1_s > 0 ? comp(lw, lead1_s, &blk, first_part) : SIM_NONE;
+  int32_t c = comp(lw, first_s - fmax(lead1_s, 0.0), &blk, first_part);
+  int32_t c_first = c0 != SIM_NONE ? c0 : lead1 != SIM_NONE ? lead1 : c;
   if (c_first != SIM_NONE && lw->cur_unit >= 0 && lw->st->eng.cmp.need[lw->pass_id] > 0)
     lw->st->tags[c_first].anchor = 1;
   if (windows)
-    return ep_windows(lw, u, second_s, combine_s, c, prev, in, n_in, beside);
+    return ep_windows(lw, u, second_s, combine_s, c, prev, in, n_in, beside, lead1);
   int32_t ring = SIM_NONE;
   if (attn_s > 0 && lw->l->cp_allgather) {
     c = cp_gather_rings(lw, u, attn_s, (enum pl_pass)p, &ring);

@@ -108,14 +108,42 @@ static void delayed_wgrad_share(const struct pl_gpu *g, const struct pl_layout *
   for (int i = 0; i < n; i++) {
     if (pl_op_node_free(&ops[i]))
       continue;
-    double t = (ops[i].share > 0 ? ops[i].share : 1.0) *
-               pl_op_run_time_s(g, l, m, &ops[i], PL_PASS_BWD);
+    double t =
+        (ops[i].share > 0 ? ops[i].share : 1.0) * pl_op_run_time_s(g, l, m, &ops[i], PL_PASS_BWD);
     all += t;
     if (delayed_wgrad_op(&ops[i]))
       *(pl_op_moe_mlp_node(&ops[i]) ? &mlp : &attn) += 0.5 * t;
   }
   *experts = all > 0 ? mlp / all : 0.0;
   *rest = all > 0 ? attn / all : 0.0;
+}
+
+/* layout.delay_wgrad on Hopper: the shares of a backward's compute of the
+ * first wgrad GEMM kernel each delayed node runs, by the ops' GPU time at
+ * full speed as delayed_wgrad_share: lead[0] the attention node's
+ * (Attention.backward_dw runs _backward_qkv_proj first, then the output
+ * projection: attention.py core_v0.16.0; the qkv op's wgrad, half its
+ * backward; 0 without one, e.g. latent attention), lead[1] the mlp node's
+ * (TEGroupedMLP.backward_dw: linear_fc2 first, experts.py core_v0.16.0; TE's
+ * GroupedLinear runs one cuBLAS GEMM per local expert, so one expert's: half
+ * expert_fc2's backward over its count). */
+static void delayed_wgrad_lead(const struct pl_gpu *g, const struct pl_layout *l,
+                               const struct pl_model *m, const struct pl_op *ops, int n,
+                               double lead[2]) {
+  double all = 0, qkv = 0, fc2 = 0;
+  for (int i = 0; i < n; i++) {
+    if (pl_op_node_free(&ops[i]))
+      continue;
+    double t =
+        (ops[i].share > 0 ? ops[i].share : 1.0) * pl_op_run_time_s(g, l, m, &ops[i], PL_PASS_BWD);
+    all += t;
+    if (ops[i].kind == PL_OP_GEMM && strcmp(ops[i].name, "qkv") == 0)
+      qkv += 0.5 * t;
+    else if (ops[i].kind == PL_OP_GEMM && strcmp(ops[i].name, "expert_fc2") == 0)
+      fc2 += 0.5 * t / (double)(ops[i].count > 0 ? ops[i].count : 1);
+  }
+  lead[0] = all > 0 ? qkv / all : 0.0;
+  lead[1] = all > 0 ? fc2 / all : 0.0;
 }
 
 /* The share of a pass's compute that Megatron-Core's MoE combine node runs
@@ -215,6 +243,12 @@ static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_
         delayed_wgrad_share(g, l, m, ops, n, &e, &r);
         s->dw_experts_s = s->comp_s[p] * e;
         s->dw_rest_s = s->comp_s[p] * r;
+        if (strcmp(g->arch, "hopper") == 0) { /* the GPU file's architecture */
+          double lead[2];
+          delayed_wgrad_lead(g, l, m, ops, n, lead);
+          s->dw_lead_s[0] = s->comp_s[p] * lead[0];
+          s->dw_lead_s[1] = s->comp_s[p] * lead[1];
+        }
       }
     }
   }

@@ -379,6 +379,11 @@ struct sim_seg {
                                         gradient GEMMs Megatron-Core delays (segments.c
                                         delayed_wgrad_share): the mlp node's (experts_s) and the
                                         attention linears'; lower_unit.c ep_windows */
+  double dw_lead_s[2];               /* layout.delay_wgrad on Hopper (pl_gpu.arch): of comp_s
+                                        [PL_PASS_BWD], the first delayed wgrad GEMM kernel of
+                                        [0] the attention node (qkv), [1] the mlp node (expert_fc2,
+                                        one local expert's), which the collective beside them waits
+                                        for (segments.c, lower_unit.c ep_lead_gemm) */
   struct sim_comm tp[2][SIM_SEG_TP]; /* blocking tensor- and expert-parallel collectives */
   struct sim_comm te_in_ag;          /* with sp: the all_gather of a column-parallel TE linear's
                                         saved input for its wgrad (lower_unit.c te_bwd_windows), one

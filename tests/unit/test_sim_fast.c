@@ -656,8 +656,11 @@ static void check_ep_overlap(void) {
  * attention node) as its share of comp_s; a paired backward's expert window
  * drops the experts' 48 blocks of it, its non-expert window the attention's,
  * and a paired forward's windows take the same (non-experts + attention's,
- * experts + the experts'); the unpaired passes keep theirs. A layout with it
- * and no overlap is refused (transformer_config.py). */
+ * experts + the experts'); the unpaired passes keep theirs. On Hopper each
+ * window of a paired forward starts with its leading wgrad GEMM kernel as a
+ * task of its own, and the window's all_to_all starts at its end
+ * (lower_unit.c ep_lead_gemm). A layout with it and no overlap is refused
+ * (transformer_config.py). */
 static void check_ep_delay_wgrad(void) {
   static struct pl_run run;
   static struct pl_step fast_out, ref_out;
@@ -698,9 +701,27 @@ static void check_ep_delay_wgrad(void) {
     CHECK_NEAR_REL(lay->dw_experts_s, lay->comp_s[PL_PASS_BWD] * e / all, 1e-12);
     CHECK_NEAR_REL(lay->dw_rest_s, lay->comp_s[PL_PASS_BWD] * r / all, 1e-12);
     CHECK(lay->dw_experts_s < lay->experts_s[PL_PASS_BWD]);
+    /* DGX H100 is Hopper: the leading wgrad GEMM kernels (segments.c
+     * delayed_wgrad_lead): qkv's wgrad, one of the 8 local experts' fc2 wgrad */
+    double qkv = 0, fc2 = 0;
+    for (int i = 0; i < n; i++) {
+      double t = (ops[i].share > 0 ? ops[i].share : 1.0) *
+                 pl_op_run_time_s(&run.cluster.gpu, &run.layout, &run.model, &ops[i],
+                                  PL_PASS_BWD);
+      if (strcmp(ops[i].name, "qkv") == 0)
+        qkv = 0.5 * t;
+      if (strcmp(ops[i].name, "expert_fc2") == 0) {
+        CHECK_EQ_INT(ops[i].count, 8);
+        fc2 = 0.5 * t / 8.0;
+      }
+    }
+    CHECK(qkv > 0 && fc2 > 0);
+    CHECK_NEAR_REL(lay->dw_lead_s[0], lay->comp_s[PL_PASS_BWD] * qkv / all, 1e-12);
+    CHECK_NEAR_REL(lay->dw_lead_s[1], lay->comp_s[PL_PASS_BWD] * fc2 / all, 1e-12);
   }
-  double part_work[2][4][5] = {{{0}}};
-  uint8_t parts[2][4][5] = {{{0}}};
+  double part_work[2][4][7] = {{{0}}};
+  uint8_t parts[2][4][7] = {{{0}}};
+  int32_t task[2][4][7];
   int n_comp[2][4] = {{0}};
   for (int32_t i = 0; i < ref.eng.n_tasks; i++) {
     const struct sim_meta *mt = &ref.meta[i];
@@ -709,12 +730,14 @@ static void check_ep_delay_wgrad(void) {
       continue;
     int p = mt->kind == PL_TASK_FORWARD ? PL_PASS_FWD : PL_PASS_BWD;
     int k = n_comp[p][mt->mb]++;
-    if (k < 5) {
+    if (k < 7) {
       parts[p][mt->mb][k] = mt->part;
       part_work[p][mt->mb][k] = ref.eng.tasks[i].work_s;
+      task[p][mt->mb][k] = i;
     }
   }
   double de = 48.0 * lay->dw_experts_s, dr = 48.0 * lay->dw_rest_s;
+  double l0 = 48.0 * lay->dw_lead_s[0], l1 = 48.0 * lay->dw_lead_s[1];
   for (int p = 0; p < 2; p++)
     for (int mb = 0; mb < 4; mb++) {
       bool f = p == PL_PASS_FWD;
@@ -722,16 +745,32 @@ static void check_ep_delay_wgrad(void) {
         continue;
       double rest = 48.0 * (lay->comp_s[p] - lay->experts_s[p] - lay->combine_s[p]);
       double mlp = 48.0 * lay->experts_s[p], comb = 48.0 * lay->combine_s[p];
-      const uint8_t want[3] = {f ? PL_PART_NON_EXPERTS : PL_PART_EXPERTS,
-                               f ? PL_PART_COMBINE : PL_PART_NON_EXPERTS,
-                               f ? PL_PART_EXPERTS : PL_PART_COMBINE};
-      const double want_s[3] = {f ? rest + dr : mlp - de, f ? comb : rest - dr,
-                                f ? mlp + de : comb};
-      CHECK_EQ_INT(n_comp[p][mb], 5);
-      for (int k = 0; k < 3; k++) {
-        CHECK_EQ_INT(parts[p][mb][k + 1], want[k]);
-        CHECK_NEAR_REL(part_work[p][mb][k + 1], want_s[k], 1e-12);
+      /* a paired forward: edge, lead GEMM, non-experts + attention wgrad, combine, lead GEMM,
+       * experts + experts' wgrad, edge; a backward: edge, experts, non-experts, combine, edge */
+      const uint8_t want_f[5] = {PL_PART_NON_EXPERTS, PL_PART_NON_EXPERTS, PL_PART_COMBINE,
+                                 PL_PART_EXPERTS, PL_PART_EXPERTS};
+      const double want_fs[5] = {l0, rest + dr - l0, comb, l1, mlp + de - l1};
+      const uint8_t want_b[3] = {PL_PART_EXPERTS, PL_PART_NON_EXPERTS, PL_PART_COMBINE};
+      const double want_bs[3] = {mlp - de, rest - dr, comb};
+      CHECK_EQ_INT(n_comp[p][mb], f ? 7 : 5);
+      for (int k = 0; k < (f ? 5 : 3); k++) {
+        CHECK_EQ_INT(parts[p][mb][k + 1], f ? want_f[k] : want_b[k]);
+        CHECK_NEAR_REL(part_work[p][mb][k + 1], f ? want_fs[k] : want_bs[k], 1e-12);
       }
+      if (!f)
+        continue;
+      /* the window's all_to_alls start when its leading GEMM ends, not with it */
+      const struct sim_task *lead1 = &ref.eng.tasks[task[p][mb][1]];
+      const struct sim_task *lead2 = &ref.eng.tasks[task[p][mb][4]];
+      int seen = 0;
+      for (int32_t i = task[p][mb][1] + 1; i < task[p][mb][6]; i++) {
+        const struct sim_meta *mt = &ref.meta[i];
+        if (mt->coll < 0 || ref.colls[mt->coll].op != PL_COLL_ALL_TO_ALL)
+          continue;
+        CHECK(ref.eng.tasks[i].start_s >= (i < task[p][mb][4] ? lead1 : lead2)->end_s - 1e-12);
+        seen++;
+      }
+      CHECK_EQ_INT(seen, 2);
     }
   for (int k = 0; k < 2; k++) { /* the fast path agrees: pp 1, then pp 2 vp 2 */
     if (k == 1) {
