@@ -270,6 +270,21 @@ static int json_report(const struct job *j, const char *out) {
   }
   if (j->fit.fit_msg)
     pl_emit_num(e, "inter_msg_s", j->fit.inter_msg_s);
+  /* the free figures the fit left at the base's, as the written file's
+   * sources say (src/hw/cluster_save.c) */
+  const struct pl_cluster *c = &j->fitted;
+  pl_emit_arr_begin(e, "kept");
+  if (j->fit.fit_intra && c->kept_intra_lat)
+    pl_emit_str(e, NULL, "intra_latency_s");
+  if (j->fit.fit_intra && c->kept_intra_bw)
+    pl_emit_str(e, NULL, "intra_bytes_per_s");
+  if (j->fit.fit_inter && c->kept_inter_lat)
+    pl_emit_str(e, NULL, "inter_latency_s");
+  if (j->fit.fit_inter && !c->calibrated_nic_bw)
+    pl_emit_str(e, NULL, "node_net_bytes_per_s");
+  if (j->fit.fit_inter && !j->fit.fit_msg && c->inter_msg_s > 0.0)
+    pl_emit_str(e, NULL, "inter_msg_s");
+  pl_emit_arr_end(e);
   pl_emit_arr_begin(e, "at_limit"); /* the figures warn_limits names */
   for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
     if (j->fit.at_limit & limits[i].bit)

@@ -56,6 +56,8 @@ check "calibrated Polaris file works as --cluster" grep -q '^all_gather,2160,' "
 expect_ok calibrate nccl "$M/a100_2node_8gpu_all_reduce_alcf-polaris-slingshot.txt" \
   --op all_reduce --cluster alcf-polaris --out "$TMP/pol1.json" --format json
 check "json message cost" grep -q '"inter_msg_s"' "$TMP/out"
+check "json lists the NVLink figures the fit left at the base's" \
+  sh -c "tr -d ' \n' <'$TMP/out' | grep -q '\"kept\":\[\"intra_latency_s\",\"intra_bytes_per_s\"\]'"
 check "json says the network bandwidth was fitted" grep -q '"node_net_bytes_per_s_fitted": true' "$TMP/out"
 # a 256-node Polaris all_reduce runs tree from 1 MiB: no fitted row posts the
 # ring's messages, so the preset's 2.86 us is held, printed and written so

@@ -97,6 +97,40 @@ static void bare_table(void) {
   pl_nccl_log_free(log);
 }
 
+/* The ranks a log lists against its busbw/algbw ratio, within nccl-tests'
+ * two printed decimals. A 1,024-rank all_reduce at 1 GiB prints algbw 14.60,
+ * busbw 29.17 (1 GiB / 73,555 us = 14.598 GB/s; x 2 x 1023 / 1024 = 29.167):
+ * 29.17 / 14.60 = 1.99795 reads as 973 ranks, but the rounding (+-0.005 on
+ * each figure) spans 1.99692 .. 1.99897, which holds 1,024's 1.99805: no
+ * warning (the 256- and 540-node Polaris logs drew one each). 8 ranks for
+ * the 16-rank table above (1.875 against 1.75) is still a warning. */
+static const char wide[] =
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong     time "
+    "  algbw   busbw #wrong\n"
+    "  1073741824     268435456     float     sum      -1    73555   14.60   29.17      0    73601 "
+    "  14.59   29.16      0\n";
+
+static void ratio_rounding(void) {
+  struct pl_diag d, *dp = &d;
+  char warn[300];
+  struct pl_nccl_log *log = parse(wide, PL_OK, &d);
+  if (log != NULL) {
+    struct pl_nccl_hints h = {.op_set = true, .op = PL_COLL_ALL_REDUCE, .ranks = 1024, .nodes = 256};
+    CHECK_STATUS(pl_nccl_series_resolve(&log->series[0], &h, "t.log", warn, sizeof warn, &d),
+                 PL_OK, dp);
+    CHECK_STR(warn, "");
+    pl_nccl_log_free(log);
+  }
+  log = parse(bare, PL_OK, &d);
+  if (log != NULL) {
+    struct pl_nccl_hints h = {.ranks = 8, .nodes = 1};
+    CHECK_STATUS(pl_nccl_series_resolve(&log->series[0], &h, "t.log", warn, sizeof warn, &d),
+                 PL_OK, dp);
+    CHECK_CONTAINS(warn, "implies 16 ranks");
+    pl_nccl_log_free(log);
+  }
+}
+
 static void bad_inputs(void) {
   struct pl_diag d;
   parse("", PL_ERR_PARSE, &d);
@@ -236,6 +270,7 @@ int main(void) {
   mutations();
   well_formed();
   bare_table();
+  ratio_rounding();
   bad_inputs();
   partial_inputs();
   several_tests();
