@@ -33,10 +33,9 @@
  *   34.5} from 2.29.2.
  * - Blackwell perChMaxNVLSTreeBws {0, 96.0, 43.1} in 2.28.3-2.28.9, {0, 96.0,
  *   43.8} from 2.29.2.
- * - treeCorrectionFactor: a 24th column (512 MiB - 1 GiB) from 2.29.2, and
- *   NVLS_TREE all_reduce ranked with the table on Blackwell x86 hosts
- *   (net_ver_nvls_tree_corrected, applied in nvls_tree.c; tree.c still ranks
- *   the tree on the 23 columns).
+ * - treeCorrectionFactor: a 24th column (512 MiB - 1 GiB) from 2.29.2, in
+ *   the tree's ranking (tree.c), and NVLS_TREE all_reduce ranked with the
+ *   table on Blackwell x86 hosts (net_ver_nvls_tree_corrected, nvls_tree.c).
  * One runtime value differs by release too and enters both views, because
  * it is what the kernel runs on, not a ranking table: the NVLS channels of a
  * Blackwell group inside one NVLink domain (net_ver_nvls_node_channels; 32 up
