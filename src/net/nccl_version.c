@@ -34,9 +34,10 @@
  *   40.0, 40.0} from 2.29.7 (tags v2.28.3-1 .. v2.29.7-1; session 27).
  * - Blackwell perChMaxNVLSTreeBws {0, 96.0, 43.1} in 2.28.3-2.28.7, {0, 96.0,
  *   43.8} from 2.28.9.
- * - treeCorrectionFactor: a 24th column (512 MiB - 1 GiB) from 2.29.2, in
- *   the tree's ranking (tree.c), and NVLS_TREE all_reduce ranked with the
- *   table on Blackwell x86 hosts (net_ver_nvls_tree_corrected, nvls_tree.c).
+ * - treeCorrectionFactor: a 24th column (512 MiB - 1 GiB) from 2.29.2, read
+ *   only by NVLS_TREE all_reduce on Blackwell x86 hosts (net_ver_nvls_tree_
+ *   corrected, nvls_tree.c); the tree keeps "logSize < 23" (v2.29.2-1 ..
+ *   v2.29.7-1 ncclTopoGetAlgoTime), so tree.c ranks on 23 columns.
  * One runtime value differs by release too and enters both views, because
  * it is what the kernel runs on, not a ranking table: the NVLS channels of a
  * Blackwell group inside one NVLink domain (net_ver_nvls_node_channels; 32 up

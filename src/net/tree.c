@@ -80,9 +80,7 @@ double net_tree_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes
     return -1.0;
   if (p == PL_PROTO_LL128 && !x->ll128)
     return -1.0;
-  /* a stated NCCL >= 2.29 ranks on the table's 24th column (512 MiB); the charge keeps 23 */
-  int cols = x->charge ? 23 : net_ver_tree_corr_cols(x->nccl_version);
-  double algbw = tree_bus_bw(x, p) * 0.5 * net_tree_correction_cols(p, bytes, cols);
+  double algbw = tree_bus_bw(x, p) * 0.5 * net_tree_correction(p, bytes);
   double intra = net_hop_lat_s(x, x->intra_hw, NET_T_TREE, p);
   double inter = net_hop_lat_s(x, NET_HW_NET, NET_T_TREE, p);
   double lat = net_base_lat_s(NET_T_TREE, p) +

@@ -190,41 +190,6 @@ static void nvls_tree_x86(void) {
   CHECK_NEAR_REL(cx.time_s, ca.time_s, 1e-12);
 }
 
-/* The tree's 24th treeCorrectionFactor column (NCCL 2.29: 512 MiB - 1 GiB, Simple 0.9; v2.29.2-1
- * src/graph/tuning.cc ncclTopoGetAlgoTime, logSize < 24). DGX A100, 32 nodes x 8, 512 MiB
- * all_reduce (log2i(2^29 / 64) = 23): no other ranking table differs between 2.28.9 and 2.29.2
- * on Ampere, so the pick moves only through that column: tree/Simple with 2.28.9, and with its
- * bandwidth at 0.9 the ring/LL128 ranks first with 2.29.2. Either pick is charged as a forced
- * call of the default tables (the charge keeps 23 columns). */
-static void tree_col24(void) {
-  struct pl_diag d, *dp = &d;
-  pl_diag_clear(&d);
-  struct pl_cluster a28, a29;
-  CHECK_STATUS(pl_cluster_load("dgx-a100", &a28, &d), PL_OK, dp);
-  a29 = a28;
-  CHECK_STATUS(pl_nccl_version_parse("2.28.9", &a28.nccl_version, &d), PL_OK, dp);
-  CHECK_STATUS(pl_nccl_version_parse("2.29.2", &a29.nccl_version, &d), PL_OK, dp);
-  struct pl_group g = {256, 8};
-  struct pl_coll_cost c28, c29, f;
-  CHECK_EQ_INT(pl_coll_time(&a28, PL_COLL_ALL_REDUCE, 512 * MIB, g, PL_ALGO_AUTO, &c28), PL_OK);
-  CHECK_EQ_INT(pl_coll_time(&a29, PL_COLL_ALL_REDUCE, 512 * MIB, g, PL_ALGO_AUTO, &c29), PL_OK);
-  CHECK_EQ_INT(c28.algo, PL_ALGO_TREE);
-  CHECK_EQ_INT(c28.proto, PL_PROTO_SIMPLE);
-  CHECK_EQ_INT(c29.algo, PL_ALGO_RING);
-  CHECK_EQ_INT(c29.proto, PL_PROTO_LL128);
-  CHECK_EQ_INT(pl_coll_time_proto(&a28, PL_COLL_ALL_REDUCE, 512 * MIB, g, PL_ALGO_RING,
-                                  PL_PROTO_LL128, &f), PL_OK);
-  CHECK_NEAR_REL(c29.time_s, f.time_s, 1e-12);
-  CHECK_EQ_INT(pl_coll_time_proto(&a29, PL_COLL_ALL_REDUCE, 512 * MIB, g, PL_ALGO_TREE,
-                                  PL_PROTO_SIMPLE, &f), PL_OK);
-  CHECK_NEAR_REL(c28.time_s, f.time_s, 1e-12);
-  /* 256 MiB (column 22, the same in both): the same pick */
-  CHECK_EQ_INT(pl_coll_time(&a28, PL_COLL_ALL_REDUCE, 256 * MIB, g, PL_ALGO_AUTO, &c28), PL_OK);
-  CHECK_EQ_INT(pl_coll_time(&a29, PL_COLL_ALL_REDUCE, 256 * MIB, g, PL_ALGO_AUTO, &c29), PL_OK);
-  CHECK_EQ_INT(c28.algo, c29.algo);
-  CHECK_EQ_INT(c28.proto, c29.proto);
-}
-
 /* Blackwell perChMaxRingLL128Bws by release (src/graph/tuning.cc): {73.4, 73.4, 73.4} in
  * v2.28.3-1, {73.4, 34.6, 73.4} in v2.28.7-1 .. v2.28.9-1, {34.5, 34.6, 34.5} in v2.29.2-1 ..
  * v2.29.3-1, {40.0, 40.0, 40.0} in v2.29.7-1. Two DGX B200 nodes, 64 MiB all_gather: 2.28.3 and
@@ -257,7 +222,6 @@ int main(void) {
   cluster_key();
   ranks_only();
   nvls_tree_x86();
-  tree_col24();
   ring_ll128_rows();
   return check_finish();
 }
