@@ -19,6 +19,13 @@ sed '/"comm_overlap_slowdown"/,/}/ s|"value": 0.50|"value": 0.00|' \
   "$PL_SOURCE_DIR/data/gpus/h100.json" >"$TMP/h100-alone.json"
 check "trace GPU: comm_overlap_slowdown set to 0" grep -q '"value": 0.00' "$TMP/h100-alone.json"
 G="$TMP/h100-alone.json"
+# the key reaches a prediction: one node's FSDP gathers run beside compute, so
+# the step with h100's 0.50 is longer than with 0 (docs/step-model.md section 3)
+expect_ok predict --format json
+with=$(num step_time_s)
+expect_ok predict --gpu "$G" --format json
+check "comm_overlap_slowdown lengthens the 8-GPU step" \
+  awk -v a="$with" -v b="$(num step_time_s)" 'BEGIN { exit !(a > b * (1 + 1e-4)) }'
 
 # one node: NVLink bandwidth halved in the base (370.8 -> 185.4 GB/s)
 sed 's|"370.8 GB/s"|"185.4 GB/s"|' "$H100" >"$TMP/half-nvlink.json"
