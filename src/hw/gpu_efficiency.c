@@ -500,11 +500,8 @@ static enum pl_status clock_spread(yajl_val eff, const char *origin, double *out
   return st;
 }
 
-/* An optional measured quantize rate (mxfp8_quantize, fp8_current_quantize,
- * nvfp4_quantize), eager norm or RoPE rate (layer_norm_eager, rms_norm_eager, rope_eager,
- * rope_eager_bwd) or non-vectorized element-wise rate (strided_elementwise): a fraction of the
- * HBM bandwidth in (0, 1]; absent leaves 0. */
-/* An optional plain number in [0, EFF_MAX_FRACTION]: absent leaves *out 0. */
+/* An optional plain number in [0, EFF_MAX_FRACTION] (comm_overlap_slowdown): absent
+ * leaves *out 0. */
 static enum pl_status optional_fraction(yajl_val eff, const char *key, const char *origin,
                                         double *out, struct pl_diag *diag) {
   if (base_json_get(eff, key) == NULL)
@@ -512,6 +509,10 @@ static enum pl_status optional_fraction(yajl_val eff, const char *key, const cha
   return fraction(eff, key, origin, out, diag);
 }
 
+/* An optional measured quantize rate (mxfp8_quantize, fp8_current_quantize,
+ * nvfp4_quantize), eager norm or RoPE rate (layer_norm_eager, rms_norm_eager, rope_eager,
+ * rope_eager_bwd) or non-vectorized element-wise rate (strided_elementwise): a fraction of the
+ * HBM bandwidth in (0, 1]; absent leaves 0. */
 static enum pl_status quantize_fraction(yajl_val eff, const char *key, const char *origin,
                                         double *out, struct pl_diag *diag) {
   if (base_json_get(eff, key) == NULL)
