@@ -32,7 +32,7 @@ D = "data/published/cudnn-frontend/"
 # file, GPU, SMs, dense bf16 peak (the GPU file's), K0 fwd / bwd of its attention.cudnn.shape
 FILES = [
     ("sdpa_2025-10_bb37575_b200_cudnn9.13.1.csv", "b200", 148, 2250e12, 400, 336),
-    ("sdpa_2025-10_bb37575_gb300_cudnn9.13.1.csv", "gb300", 160, 2500e12, 240, 432),
+    ("sdpa_2025-10_bb37575_gb300_cudnn9.13.1.csv", "gb300", 152, 2500e12, 240, 464),
     ("sdpa_2025-07_9793df5_b200_cudnn9.10.2.csv", "b200", 148, 2250e12, 400, 336),
     ("sdpa_2025-12_b372d39_gb200_cudnn9.17.0.csv", "gb200", 152, 2500e12, 400, 320),
 ]
@@ -88,10 +88,10 @@ def main():
           % (scale, got[(b910, "fwd")] * scale, got[(b910, "bwd")] * scale))
     # The check of b200.json's default (cuDNN 9.22) estimate: B200's 9.13.1 fit times
     # GB300's published gain from 9.13.1 to 9.17.0 (the b372d39 GB300 file of the same benchmark)
-    shape_fit.SMS, shape_fit.PEAK = 160, 2500e12
+    shape_fit.SMS, shape_fit.PEAK = 152, 2500e12
     g917 = rows(D + "sdpa_2025-12_b372d39_gb300_cudnn9.17.0.csv")
     gain = {p: fit(g917, p, m, k, k0)[1] / got[(gb300, p)]
-            for p, m, k, k0 in (("fwd", 1.0, 1, 240), ("bwd", 2.5, 2, 432))}
+            for p, m, k, k0 in (("fwd", 1.0, 1, 240), ("bwd", 2.5, 2, 464))}
     print("b200 at 9.17 = b200 9.13.1 x gb300 9.17.0/9.13.1 (%.3f, %.3f): %.3f / %.3f"
           % (gain["fwd"], gain["bwd"], got[(b200, "fwd")] * gain["fwd"], got[(b200, "bwd")] * gain["bwd"]))
 

@@ -43,7 +43,7 @@ OVERHEAD_S = 1.2e-6
 # GPU: SMs, dense bf16 peak, head-dim-128 shape (fwd f, bwd f, fwd K0, bwd K0), tensor FLOPs per exp
 GPUS = {
     "gb200": (152, 2500e12, (0.705, 0.550, 400, 320), 512),
-    "gb300": (160, 2500e12, (0.795, 0.635, 240, 432), 256),
+    "gb300": (152, 2500e12, (0.795, 0.640, 240, 464), 256),
     "h200": (132, 989.4e12, (0.67, 0.60, 192, 400), 256),
 }
 # query rows of the CTA whose key range a window tile walks (compute.c
