@@ -5,8 +5,8 @@
 # Llama 3 8B / 70B and Qwen2.5 7B / 32B (and the four LoRA rows with pp 4 the page printed before
 # April 2026); read by the generic rules (src/validate/source_generic.c)
 # as torchtitan. The published seconds per global step are compared as printed. Regression bound
-# from the first look (docs/accuracy.md "Session 27 (helper gt27)"): the first look's 6 predicted rows
-# (1, 8, 10, 11, 12, 17) stay predicted, their mean |error| <= ceil(first look 22.8 + 3) = 26 % and
+# from the first look (docs/accuracy.md "Session 27 (helper gt27)"): the first look's 7 predicted rows
+# (1, 4, 8, 10, 11, 12, 17) stay predicted, their mean |error| <= ceil(first look 21.5 + 3) = 25 % and
 # each <= ceil(worst 52.4 + 5) = 58 %. Rows predicted later (a memory or layout refusal lifted)
 # are not in the bound, so wider coverage cannot fail it. A guard, not a target.
 . "$(dirname "$0")/lib.sh"
@@ -27,10 +27,11 @@ check "row 1 DeepEP, forced balance" row 1 '--moe-dispatch deepep --moe-imbalanc
 check "row 1 command carries mtp_pattern and moe_latent" row 1 '""mtp_pattern"":""\*E"".*""moe_latent"":1024'
 
 check "row 3 (no preset) skipped naming the column" row 3 "model 'Nemotron V3 Ultra 550B' is no preset"
+check "row 4 DeepSeek-V3: AutoModel's 32-stage split of 61 layers as a layout" row 4 "--pipeline-layout 'Ett|(tt|)\\*28t|t|tL'"
 check "row 17 LoRA over an interleaved pipeline, dp 1" row 17 'tp2 pp4 dp1 vp10, mbs 1 gbs 32.*--shard ddp .*--schedule interleaved'
 got=$(python3 - "$TMP/out" <<'PY'
 import csv, sys
-first = {1, 8, 10, 11, 12, 17}
+first = {1, 4, 8, 10, 11, 12, 17}
 e = {int(r["row"]): abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))
      if r["error_pct"] not in ("", None) and int(r["row"]) in first}
 v = list(e.values())
@@ -38,8 +39,8 @@ print(len(v), "%.2f" % (sum(v) / len(v)) if v else "nan", "%.2f" % max(v) if v e
 PY
 )
 read -r n m w <<<"$got"
-echo "NeMo AutoModel, first-look rows: $n of 6 predicted, mean |error| $m %, worst $w % (bound: mean <= 26, worst <= 58)"
-check "the first look's 6 rows predicted (got $n)" [ "$n" -eq 6 ]
-check "mean |error| $m % <= 26 %" python3 -c "import sys; sys.exit(not float('$m') <= 26)"
+echo "NeMo AutoModel, first-look rows: $n of 7 predicted, mean |error| $m %, worst $w % (bound: mean <= 25, worst <= 58)"
+check "the first look's 7 rows predicted (got $n)" [ "$n" -eq 7 ]
+check "mean |error| $m % <= 25 %" python3 -c "import sys; sys.exit(not float('$m') <= 25)"
 check "worst |error| $w % <= 58 %" python3 -c "import sys; sys.exit(not float('$w') <= 58)"
 finish
