@@ -5,9 +5,9 @@
 # Llama 3 8B / 70B and Qwen2.5 7B / 32B (and the four LoRA rows with pp 4 the page printed before
 # April 2026); read by the generic rules (src/validate/source_generic.c)
 # as torchtitan. The published seconds per global step are compared as printed. Regression bound
-# from the first look (docs/accuracy.md "Session 27 (helper gt27)"): the first look's 7 predicted rows
-# (1, 4, 8, 10, 11, 12, 17) stay predicted, their mean |error| <= ceil(first look 21.5 + 3) = 25 % and
-# each <= ceil(worst 52.4 + 5) = 58 %. Rows predicted later (a memory or layout refusal lifted)
+# from the first look (docs/accuracy.md "Session 27 (helper gt27)"): the first look's 10 predicted rows
+# (1, 2, 4, 5, 7, 8, 10, 11, 12, 17) stay predicted, their mean |error| <= ceil(first look 24.7 + 3)
+# = 28 % and each <= ceil(worst 52.3 + 5) = 58 %. Rows predicted later (a memory or layout refusal lifted)
 # are not in the bound, so wider coverage cannot fail it. A guard, not a target.
 . "$(dirname "$0")/lib.sh"
 T="$PL_SOURCE_DIR/data/validation/nemo_automodel_performance.csv"
@@ -21,6 +21,8 @@ check "row 10 compares the printed 18.90 s" row 10 '"step_time_s",.*,18.9,18.9,'
 check "row 10 cp 2 over FSDP2, full recompute, compiled" row 10 '--cp 2 .*--shard zero3 .*--recompute full .*--framework torchtitan .*--kernels fused'
 check "row 11 LoRA rank 16 on every linear, one GPU" row 11 '--gpus 1 .*--task lora --lora-rank 16 --lora-targets linear_qkv,linear_proj,linear_fc1,linear_fc2'
 check "row 1 DeepEP, forced balance" row 1 '--moe-dispatch deepep --moe-imbalance 1 '
+check "row 7 bf16 Adam moments (AutoModel's MoE models hold bf16 parameters)" row 7 '--adam-moments-dtype bf16'
+check "row 7 no fp32 master, bf16 shards" row 7 '--fp32-param-shards off .*--adam-master none'
 # row 1's model is the nemotron-3-super preset at seq 4096, so the command writes it inline: the JSON
 # must carry the MTP module's block kinds and the latent width (src/validate/command.c), or the
 # command is refused ('mtp_layers needs mtp_pattern'; cli_validate_command reruns it)
@@ -31,7 +33,7 @@ check "row 4 DeepSeek-V3: AutoModel's 32-stage split of 61 layers as a layout" r
 check "row 17 LoRA over an interleaved pipeline, dp 1" row 17 'tp2 pp4 dp1 vp10, mbs 1 gbs 32.*--shard ddp .*--schedule interleaved'
 got=$(python3 - "$TMP/out" <<'PY'
 import csv, sys
-first = {1, 4, 8, 10, 11, 12, 17}
+first = {1, 2, 4, 5, 7, 8, 10, 11, 12, 17}
 e = {int(r["row"]): abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))
      if r["error_pct"] not in ("", None) and int(r["row"]) in first}
 v = list(e.values())
@@ -39,8 +41,8 @@ print(len(v), "%.2f" % (sum(v) / len(v)) if v else "nan", "%.2f" % max(v) if v e
 PY
 )
 read -r n m w <<<"$got"
-echo "NeMo AutoModel, first-look rows: $n of 7 predicted, mean |error| $m %, worst $w % (bound: mean <= 25, worst <= 58)"
-check "the first look's 7 rows predicted (got $n)" [ "$n" -eq 7 ]
-check "mean |error| $m % <= 25 %" python3 -c "import sys; sys.exit(not float('$m') <= 25)"
+echo "NeMo AutoModel, first-look rows: $n of 10 predicted, mean |error| $m %, worst $w % (bound: mean <= 28, worst <= 58)"
+check "the first look's 10 rows predicted (got $n)" [ "$n" -eq 10 ]
+check "mean |error| $m % <= 28 %" python3 -c "import sys; sys.exit(not float('$m') <= 28)"
 check "worst |error| $w % <= 58 %" python3 -c "import sys; sys.exit(not float('$w') <= 58)"
 finish
