@@ -166,6 +166,9 @@ struct pl_gpu_efficiency {
                                     backward; 0 = not given (hbm_fraction) */
   double kernel_overhead_s;      /* fixed cost of each kernel (launch gap, tail) */
   double overlap_slowdown;       /* compute time increase while NCCL kernels run */
+  double comm_overlap_slowdown;  /* efficiency.comm_overlap_slowdown: time increase of an
+                                    SM-driven NVLink collective while compute runs beside it
+                                    on its GPU; 0 = not given (not slowed) */
   double power_compute;          /* (draw - idle) / (tdp - idle) while computing */
   double power_comm;             /* same during exposed communication */
   double power_wait;             /* same while waiting inside a step (pipeline bubble) */

@@ -48,6 +48,9 @@
  *                   measured fraction, forward and backward, (0, 1]; docs/step-model.md 2.3b),
  *     "kernel_overhead": {"value": "2 us", "source": "..."},
  *     "overlap_slowdown": {"value": 0.189, "source": "..."},
+ *     "comm_overlap_slowdown": {"value": 0.50, "source": "..."}  (optional: how much longer an
+ *                   SM-driven collective inside the NVLink domain takes while compute runs
+ *                   beside it, [0, 4]; absent = 0, not slowed; docs/step-model.md section 3),
  *     "power": {"compute": {...}, "comm": {...}, "wait": {...}},
  *     "clock_spread": {"value": 0.0088, "source": "..."}  (optional: the measured spread of the
  *                   sustained clock across GPUs of this SKU, standard deviation over mean, [0,
@@ -497,6 +500,15 @@ static enum pl_status clock_spread(yajl_val eff, const char *origin, double *out
   return st;
 }
 
+/* An optional plain number in [0, EFF_MAX_FRACTION] (comm_overlap_slowdown): absent
+ * leaves *out 0. */
+static enum pl_status optional_fraction(yajl_val eff, const char *key, const char *origin,
+                                        double *out, struct pl_diag *diag) {
+  if (base_json_get(eff, key) == NULL)
+    return PL_OK;
+  return fraction(eff, key, origin, out, diag);
+}
+
 /* An optional measured quantize rate (mxfp8_quantize, fp8_current_quantize,
  * nvfp4_quantize), eager norm or RoPE rate (layer_norm_eager, rms_norm_eager, rope_eager,
  * rope_eager_bwd) or non-vectorized element-wise rate (strided_elementwise): a fraction of the
@@ -551,6 +563,8 @@ enum pl_status hw_gpu_efficiency_load(yajl_val root, const char *origin, struct 
     st = quantity(eff, "kernel_overhead", PL_UNIT_SECONDS, origin, &e->kernel_overhead_s, diag);
   if (st == PL_OK)
     st = fraction(eff, "overlap_slowdown", origin, &e->overlap_slowdown, diag);
+  if (st == PL_OK)
+    st = optional_fraction(eff, "comm_overlap_slowdown", origin, &e->comm_overlap_slowdown, diag);
   if (st == PL_OK)
     st = power_part(eff, origin, e, diag);
   if (st == PL_OK)

@@ -12,6 +12,13 @@
  *     the same GPU's SMs: NCCL kernels take SMs and HBM bandwidth from it
  *     (Lee et al. 2025, arXiv 2507.03114, measured 18.9% average slowdown);
  *     copy-engine transfers (SIM_RES_INTRA_CE) take none;
+ *   - a collective inside the NVLink domain driven by SMs (SIM_RES_INTRA)
+ *     runs at 1/(1 + comm_overlap_slowdown) while compute runs on the same
+ *     GPU: its CTAs copy at NVLink rate through the memory system the
+ *     compute kernels load (the GPU files' figure: an 8x H100 all_gather
+ *     beside a GEMM, pytorch/pytorch PR #172714, docs/step-model.md
+ *     section 3); one across nodes (SIM_RES_INTER) is paced by the NICs, a
+ *     few GB/s per channel, and keeps its speed;
  *   - collectives on the same fabric (intra- or inter-node) share it equally.
  * Whenever a rank's running set changes, the tasks whose rate changes are
  * brought up to date and rescheduled: each gets its completion time due_s and
@@ -101,6 +108,7 @@ enum pl_status sim_engine_init(struct sim_engine *e, int32_t ranks, int32_t task
   memset(e, 0, sizeof *e);
   e->overlap_slowdown = overlap_slowdown;
   e->slow_rate = 1.0 / (1.0 + overlap_slowdown);
+  e->comm_slow_rate = 1.0;
   e->ranks = sim_calloc((size_t)ranks, sizeof *e->ranks);
   if (e->ranks == NULL)
     return PL_ERR_NOMEM;
@@ -115,6 +123,10 @@ enum pl_status sim_engine_init(struct sim_engine *e, int32_t ranks, int32_t task
   if (task_hint > 0 && !alloc_block(e, task_hint))
     return PL_ERR_NOMEM;
   return PL_OK;
+}
+
+void sim_engine_set_comm_slowdown(struct sim_engine *e, double comm_overlap_slowdown) {
+  e->comm_slow_rate = 1.0 / (1.0 + (comm_overlap_slowdown > 0 ? comm_overlap_slowdown : 0.0));
 }
 
 void sim_engine_free(struct sim_engine *e) {
@@ -202,6 +214,8 @@ static void rates_for(const struct sim_engine *e, const int n[SIM_RES_N], double
       1, 1, 1.0 / 2, 1.0 / 3, 1.0 / 4, 1.0 / 5, 1.0 / 6, 1.0 / 7, 1.0 / 8};
   rate[SIM_RES_COMPUTE] = n[SIM_RES_INTRA] + n[SIM_RES_INTER] > 0 ? e->slow_rate : 1.0;
   rate[SIM_RES_INTRA] = rate[SIM_RES_INTRA_CE] = share[n[SIM_RES_INTRA] + n[SIM_RES_INTRA_CE]];
+  if (n[SIM_RES_COMPUTE] > 0)
+    rate[SIM_RES_INTRA] *= e->comm_slow_rate;
   rate[SIM_RES_INTER] = share[n[SIM_RES_INTER]];
 }
 

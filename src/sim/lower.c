@@ -635,6 +635,7 @@ static enum pl_status run_lowering(struct lower *lw, struct pl_diag *diag) {
     lw->first[i] = lw->xfer[i] = SIM_NONE;
   enum pl_status s = sim_engine_init(&lw->st->eng, (int32_t)lw->pp, (int32_t)task_estimate(lw),
                                      lw->st->run->cluster.gpu.eff.overlap_slowdown);
+  sim_engine_set_comm_slowdown(&lw->st->eng, lw->st->run->cluster.gpu.eff.comm_overlap_slowdown);
   /* metadata sized once too: regrowing it copies every entry */
   if (s == PL_OK && !meta_room(lw->st, (int32_t)task_estimate(lw)))
     s = PL_ERR_NOMEM;

@@ -32,11 +32,15 @@ void sim_free(void *ptr);
 /* ---------------------------------------------------------------- engine */
 
 /* What a running task competes for on its rank. Compute slows by the GPU's
- * overlap_slowdown while any communication on SMs runs; collectives on the
+ * overlap_slowdown while any communication on SMs runs; an INTRA collective
+ * (NCCL's SM-driven kernels inside the NVLink domain) slows by the GPU's
+ * comm_overlap_slowdown while compute runs beside it; collectives on the
  * same fabric share it equally (processor sharing). INTRA_CE: an intra-node
  * transfer by the copy engines (Transformer Engine's ring exchange,
  * lower_unit.c ub_ce): it shares the node's fabric with INTRA but takes no
- * SM, so compute beside it keeps its speed. */
+ * SM, so compute beside it keeps its speed and it keeps its own. INTER: a
+ * collective across nodes, paced by the NICs, not slowed by compute
+ * (docs/step-model.md section 3). */
 enum sim_res { SIM_RES_COMPUTE, SIM_RES_INTRA, SIM_RES_INTER, SIM_RES_INTRA_CE, SIM_RES_N };
 
 #define SIM_NONE (-1)
@@ -206,6 +210,7 @@ struct sim_engine {
   uint64_t next_seq;
   double overlap_slowdown; /* compute runs at 1/(1+this) while comm runs */
   double slow_rate;        /* that rate */
+  double comm_slow_rate;   /* an INTRA collective's rate while compute runs beside it */
   double now_s;
   int32_t finished;
   int32_t dirty[64]; /* ranks to re-rate after the current event */
@@ -223,6 +228,9 @@ struct sim_engine {
 
 enum pl_status sim_engine_init(struct sim_engine *e, int32_t ranks, int32_t task_hint,
                                double overlap_slowdown);
+/* An INTRA collective runs at 1/(1 + comm_overlap_slowdown) of its speed
+ * while compute runs on its rank (0 after sim_engine_init: not slowed). */
+void sim_engine_set_comm_slowdown(struct sim_engine *e, double comm_overlap_slowdown);
 
 /* An op's time t on the SMs Transformer Engine's userbuffers leave the
  * forward proj and fc2 GEMMs (ub_margin.c; t when no margin applies). */

@@ -12,9 +12,24 @@ H100="$PL_SOURCE_DIR/data/clusters/dgx-h100.json"
 num() { grep -o "\"$1\": [-0-9.e+]*" "$TMP/out" | head -1 | awk '{ print $2 }'; }
 near() { awk -v x="$1" -v y="$2" -v t="$3" 'BEGIN { d = x - y; if (d < 0) d = -d; a = y < 0 ? -y : y; exit !(x != "" && y != "" && d <= t * a) }'; }
 
+# the traces' GPU: h100 without comm_overlap_slowdown, so that the collectives'
+# kernel times are the collective model's (docs/trace.md 10.3: beside compute
+# plateau slows an NVLink call, as a real trace would show it)
+sed '/"comm_overlap_slowdown"/,/}/ s|"value": 0.50|"value": 0.00|' \
+  "$PL_SOURCE_DIR/data/gpus/h100.json" >"$TMP/h100-alone.json"
+check "trace GPU: comm_overlap_slowdown set to 0" grep -q '"value": 0.00' "$TMP/h100-alone.json"
+G="$TMP/h100-alone.json"
+# the key reaches a prediction: one node's FSDP gathers run beside compute, so
+# the step with h100's 0.50 is longer than with 0 (docs/step-model.md section 3)
+expect_ok predict --format json
+with=$(num step_time_s)
+expect_ok predict --gpu "$G" --format json
+check "comm_overlap_slowdown lengthens the 8-GPU step" \
+  awk -v a="$with" -v b="$(num step_time_s)" 'BEGIN { exit !(a > b * (1 + 1e-4)) }'
+
 # one node: NVLink bandwidth halved in the base (370.8 -> 185.4 GB/s)
 sed 's|"370.8 GB/s"|"185.4 GB/s"|' "$H100" >"$TMP/half-nvlink.json"
-expect_ok predict --trace "$TMP/p8.json"
+expect_ok predict --gpu "$G" --trace "$TMP/p8.json"
 expect_ok calibrate trace "$TMP/p8.json" --cluster "$TMP/half-nvlink.json" --out "$TMP/fit8.json" \
   --min-bytes 1 --format json
 check "8 GPUs: all 68 FSDP calls used" test "$(num used)" = 68
@@ -26,14 +41,14 @@ check "fitted cluster file written" grep -q '"nccl_bandwidth"' "$TMP/fit8.json"
 # NVLink-bound once the network passes 370.8 GB/s, so the data only say
 # "network >= 370.8 GB/s": check the fit's times and its prediction instead.
 sed 's|"400 Gb/s"|"200 Gb/s"|; s|"400 GB/s"|"200 GB/s"|' "$H100" >"$TMP/half-net.json"
-expect_ok predict --gpus 16 --format json --trace "$TMP/p16.json"
+expect_ok predict --gpu "$G" --cluster dgx-h100 --gpus 16 --format json --trace "$TMP/p16.json"
 step=$(num step_time_s)
 expect_ok calibrate trace "$TMP/p16.json" --cluster "$TMP/half-net.json" --out "$TMP/fit16.json" \
   --min-bytes 1 --format json
 check "16 GPUs: network fitted, not left at 200 GB/s" \
   awk -v b="$(num node_net_bytes_per_s)" 'BEGIN { exit !(b >= 0.99 * 370.8e9) }'
 check "16 GPUs: rms below 1%" awk -v r="$(num rms_rel_err)" 'BEGIN { exit !(r < 0.01) }'
-expect_ok predict --gpus 16 --cluster "$TMP/fit16.json" --format json
+expect_ok predict --gpu "$G" --gpus 16 --cluster "$TMP/fit16.json" --format json
 check "16 GPUs: fitted cluster predicts the step time (1%)" near "$(num step_time_s)" "$step" 0.01
 
 # a real trace (HTA nccl_data: DDP all_reduce over 2 ranks, sized on the kernel)

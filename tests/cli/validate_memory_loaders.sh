@@ -25,9 +25,9 @@ check "nemo row 12: Megatron FSDP units" grep -q "Megatron FSDP: blocks as its u
 check "nemo row 12 fits" grep -q "184.55 GiB of 185.03 GiB: fits" "$TMP/out"
 expect_ok validate "$N"
 for r in 12 19; do
-  check "nemo row $r predicted" grep -qE "^ +$r +LLAMA3-70B, 64 x gb200, .* -?[0-9.]+%$" "$TMP/out"
+  check "nemo row $r predicted" grep -qE "^ +$r +LLAMA3-70B, 64 x gb200, .* [-+]?[0-9.]+%$" "$TMP/out"
 done
-check "nemo row 20 not refused for memory: predicted" grep -qE "^ +20 +LLAMA3.1-405B, 128 x gb200, .* -?[0-9.]+%$" "$TMP/out"
+check "nemo row 20 not refused for memory: predicted" grep -qE "^ +20 +LLAMA3.1-405B, 128 x gb200, .* [-+]?[0-9.]+%$" "$TMP/out"
 expect_ok validate "$N" --format csv
 check "nemo row 20: the release's offload noted" \
   grep -qE '^"nemo_2409_2507_performance_summary",20,.*activations of 95 blocks offloaded' "$TMP/out"

@@ -498,6 +498,35 @@ static void strided_elementwise_figures(void) {
   gpu_edit_refused("b200", "\"value\": 0.191", "1.500", "strided_elementwise");
 }
 
+/* efficiency.comm_overlap_slowdown (optional, absent 0: an SM-driven NVLink
+ * collective's time increase while compute runs beside it). h100's figure
+ * recomputed from its source (pytorch/pytorch PR #172714, 8x H100): the
+ * GEMM alone 2.96 - 1.40 ms (nccl-tests' 512 MiB all_gather) = 1.56 ms,
+ * which is 8192^3 x 2 FLOP at h100's MAMF 794.5 x sustained 0.887; slowed
+ * by 0.189 it ends at 1.855 ms, and the 2.02 ms overlapped leave the gather
+ * 1.855 + 1.40 - 2.02 = 1.235 ms done by then: 1.855 / 1.235 - 1 = 0.502.
+ * h200 and the other NVLink generations carry the same 0.50, v100 and
+ * mi300x none; 9.50 refused (above 4). */
+static void comm_overlap_figures(void) {
+  double gemm_s = 2.96e-3 - 1.40e-3, t_s = gemm_s * 1.189;
+  CHECK_NEAR_REL(2.0 * 8192.0 * 8192.0 * 8192.0 / (794.5e12 * 0.887), gemm_s, 2e-3);
+  CHECK_NEAR_REL(t_s / (t_s + 1.40e-3 - 2.02e-3) - 1.0, 0.502, 1e-3);
+  static const struct {
+    const char *gpu;
+    double s;
+  } want[] = {{"h100", 0.50}, {"h200", 0.50}, {"a100-80g", 0.50}, {"a100-40g", 0.50},
+              {"b200", 0.50}, {"b300", 0.50}, {"gb200", 0.50},    {"gb300", 0.50},
+              {"v100", 0.0},  {"mi300x", 0.0}};
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    CHECK_STATUS(pl_gpu_load(want[i].gpu, &g, &d), PL_OK, dp);
+    CHECK_NEAR_REL(g.eff.comm_overlap_slowdown, want[i].s, 1e-12);
+  }
+  h100_edit_refused("\"value\": 0.50,", "9.50", "comm_overlap_slowdown");
+}
+
 /* gemm.mamf_is_ceiling (optional, default true: the MAMF figures cap every
  * GEMM, docs/step-model.md 2.1): gb200's file with the key inserted first in
  * its "gemm" object reads false as "not a ceiling"; without a source, and
@@ -909,6 +938,7 @@ int main(void) {
   b200_hbm_bandwidth();
   eager_norm_figures();
   strided_elementwise_figures();
+  comm_overlap_figures();
   mamba_ssm_figures();
   mamf_ceiling_figures();
   attention_shape_figures();

@@ -39,6 +39,10 @@ static void base(const char *model_json, const char *model_preset, int64_t gpus)
   else
     CHECK_STATUS(pl_model_load(model_preset, &run.model, &d), PL_OK, dp);
   CHECK_STATUS(pl_cluster_load("dgx-h100", &run.cluster, &d), PL_OK, dp);
+  /* the collectives keep their own time beside compute: the hand-derived
+   * collective times below are the calls alone (test_comm_overlap_wired
+   * turns the GPU's comm_overlap_slowdown back on) */
+  run.cluster.gpu.eff.comm_overlap_slowdown = 0;
   run.layout.gpus = gpus;
   run.layout.batch_per_gpu = 1;
 }
@@ -1163,6 +1167,49 @@ static void test_te_linear_bwd_overlap(void) {
   check_sums();
 }
 
+/* The GPU's comm_overlap_slowdown reaches the engine (lower.c): under
+ * te_linear_bwd_overlap (test above) each column-parallel linear's backward
+ * runs its tp all_gather a beside half its dgrad g and its reduce_scatter r
+ * beside the other half, SM collectives inside the node. With compute not
+ * slowed and the collectives slowed by s while compute runs, a half ends at
+ * g/2 + max(0, a - g/2 / (1 + s)) (the gather's work left when the GEMM
+ * ends runs at full speed) instead of g/2 + max(0, a - g/2): per block the
+ * step grows by the sum over both columns and both collectives of
+ * max(0, c - g/(2(1 + s))) - max(0, c - g/2). Blocking collectives (no
+ * compute beside them) keep their time. */
+static void test_comm_overlap_wired(void) {
+  base(even_json, NULL, 2);
+  run.layout.tp = 2;
+  run.layout.gbs = 1;
+  run.layout.te_linear_bwd_overlap = true;
+  run.cluster.gpu.eff.overlap_slowdown = 0;
+  predict();
+  double off = pred.step.step_time_s, a = tp_call_s("all_gather"), r = tp_call_s("reduce_scatter");
+  CHECK(a > 0 && r > 0);
+  /* 3: this toy's collectives (23 us) outlast the dgrad halves (47 and
+   * 75 us) divided by 1 + s, not the halves themselves */
+  const double s = 3.0;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  int n = pl_sim_segment_ops(&pred.run, 1, ops);
+  double per = 0;
+  int found = 0;
+  for (int i = 0; i < n; i++) {
+    if (pl_op_te_column(&ops[i]) < 0)
+      continue;
+    double g =
+        pl_op_run_time_s(&pred.run.cluster.gpu, &pred.run.layout, &run.model, &ops[i], PL_PASS_BWD);
+    double h = g / 2, hs = g / 2 / (1 + s);
+    per += fmax(0, a - hs) - fmax(0, a - h) + fmax(0, r - hs) - fmax(0, r - h);
+    found++;
+  }
+  CHECK_EQ_INT(found, 2);
+  run.cluster.gpu.eff.comm_overlap_slowdown = s;
+  predict();
+  CHECK_NEAR_REL(pred.step.step_time_s - off, (double)run.model.layers * per, 1e-6);
+  CHECK(per > 1e-6 * off); /* the test can fail: the change is not nothing */
+  check_sums();
+}
+
 /* layout.tp_comm_overlap (TE userbuffers, lower_unit.c ub_rs_tail): tp 2
  * with sp on one node, one micro-batch, no overlap slowdown, every block's
  * collectives far shorter than its compute. The blocks' tp collectives run
@@ -1402,6 +1449,7 @@ int main(void) {
   test_hybridep_ib();
   test_hybridep_routing_gather();
   test_te_linear_bwd_overlap();
+  test_comm_overlap_wired();
   test_ub_rs_tail();
   test_async_tp();
   test_async_tp_chunks();

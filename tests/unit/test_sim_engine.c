@@ -137,6 +137,48 @@ static void test_copy_engine(void) {
   }
 }
 
+/* The collective's side (comm_overlap_slowdown), with the numbers of the
+ * H100 figure's source (data/gpus/h100.json: pytorch/pytorch PR #172714,
+ * 8x H100): a GEMM of 1.56 s-units and an all_gather of 1.40 start
+ * together, compute slowed by 0.189, an SM collective inside the node by
+ * 0.502. The GEMM ends first, at 1.56 x 1.189 = 1.85484; the gather has
+ * then done 1.85484 / 1.502 = 1.23491 of its 1.40 and runs the remaining
+ * 0.16509 at full speed: ends at 2.01993, the PR's 2.02 overlapped. Across
+ * nodes (SIM_RES_INTER) the collective keeps its speed: it ends at 1.40,
+ * the GEMM at 1.40 + (1.56 - 1.40 / 1.189) = 1.78254; on the copy engines
+ * (SIM_RES_INTRA_CE) neither slows: 1.40 and 1.56. Alone (no compute
+ * beside it) the SM collective runs at full speed: 1.40. */
+static void test_comm_overlap_slowdown(void) {
+  const double gemm = 1.56, gather = 1.40, slow = 0.189, comm = 0.502;
+  enum sim_res res[] = {SIM_RES_INTRA, SIM_RES_INTER, SIM_RES_INTRA_CE};
+  double t_gemm = gemm * (1 + slow);
+  double want_x[] = {t_gemm + gather - t_gemm / (1 + comm), gather, gather};
+  double want_c[] = {t_gemm, gather + gemm - gather / (1 + slow), gemm};
+  for (int i = 0; i < 3; i++) {
+    struct sim_engine e;
+    CHECK_STATUS(sim_engine_init(&e, 1, 4, slow), PL_OK, nodiag);
+    sim_engine_set_comm_slowdown(&e, comm);
+    int32_t c = sim_stream_add(&e, 0), x = sim_stream_add(&e, 0);
+    int32_t tc = sim_task_add(&e, c, gemm, SIM_RES_COMPUTE);
+    int32_t tx = sim_task_add(&e, x, gather, res[i]);
+    struct pl_diag d, *dp = &d;
+    CHECK_STATUS(sim_engine_run(&e, &d), PL_OK, dp);
+    CHECK_NEAR_REL(e.tasks[tx].end_s, want_x[i], EXACT);
+    CHECK_NEAR_REL(e.tasks[tc].end_s, want_c[i], EXACT);
+    if (i == 0)
+      CHECK_NEAR_REL(e.tasks[tx].end_s, 2.02, 1e-3);
+    sim_engine_free(&e);
+  }
+  struct sim_engine e;
+  CHECK_STATUS(sim_engine_init(&e, 1, 4, slow), PL_OK, nodiag);
+  sim_engine_set_comm_slowdown(&e, comm);
+  int32_t tx = sim_task_add(&e, sim_stream_add(&e, 0), gather, SIM_RES_INTRA);
+  struct pl_diag d, *dp = &d;
+  CHECK_STATUS(sim_engine_run(&e, &d), PL_OK, dp);
+  CHECK_NEAR_REL(e.tasks[tx].end_s, gather, EXACT);
+  sim_engine_free(&e);
+}
+
 /* Simulate a pipeline schedule with free communication: every chunk's
  * forward takes tf / vp and backward tb / vp on every stage. Returns the
  * makespan. */
@@ -235,6 +277,7 @@ int main(void) {
   test_chain_and_deps();
   test_cycle_is_reported();
   test_overlap_slowdown();
+  test_comm_overlap_slowdown();
   test_fabric_sharing();
   test_copy_engine();
   test_bubble_1f1b_gpipe();
