@@ -20,10 +20,23 @@ enum pl_calib_trace_stat {
   PL_CALIB_TRACE_MEDIAN  /* the median call (includes typical waiting for peers) */
 };
 
+/* Calls that ran while compute kernels ran on the same GPU (pl_trace_call.
+ * overlap_s > 0) shared its SMs and memory with them, which nccl-tests never
+ * sees (docs/trace.md 10.2). */
+enum pl_calib_trace_overlap {
+  PL_CALIB_TRACE_EXCLUDE, /* fit only the calls that ran alone */
+  PL_CALIB_TRACE_CORRECT, /* every call; the overlapped part of a call inside one node runs at
+                             1/(1 + comm_overlap_slowdown), as the step simulator runs it, so
+                             it is shortened by that factor */
+  PL_CALIB_TRACE_INCLUDE  /* every call as measured: the fit absorbs the contention */
+};
+
 struct pl_calib_trace_opts {
   int64_t gpus_per_node;  /* of the cluster the traces come from (> 0) */
   int64_t ranks_per_node; /* for groups whose ranks the trace does not list: 0 = skip them */
   enum pl_calib_trace_stat stat;
+  enum pl_calib_trace_overlap overlap;
+  double comm_overlap_slowdown; /* the GPU's (struct pl_gpu_eff), for PL_CALIB_TRACE_CORRECT */
 };
 
 struct pl_calib_trace {
@@ -35,13 +48,21 @@ struct pl_calib_trace {
   int64_t unsized;     /* no message size in the trace */
   int64_t unplaced;    /* group placement unknown (no rank list, --ranks-per-node not given) */
   int64_t unsupported; /* op the model has no cost for (reduce, gather, barrier, unknown) or 1 rank */
+  int64_t overlapped;  /* of the calls with a size, placement and cost: compute ran beside them */
+  int64_t excluded;    /* of those, left out for it (PL_CALIB_TRACE_EXCLUDE) */
+  int64_t corrected;   /* of those, used with the contention taken out (PL_CALIB_TRACE_CORRECT) */
 };
 
 /* Group the calls of a set from pl_trace_analyze_calls. Fails with
- * PL_ERR_MISSING when no call has a size and a placement. */
+ * PL_ERR_MISSING when no call has a size and a placement; when every such
+ * call was excluded for overlap, succeeds with no series (the caller falls
+ * back: pl_calib_trace_rows). */
 enum pl_status pl_calib_trace_series(const struct pl_trace_set *set,
                                      const struct pl_calib_trace_opts *o,
                                      struct pl_calib_trace **out, struct pl_diag *diag);
+/* Rows of at least min_bytes over all series: what pl_calib_nccl would fit
+ * (it needs PL_CALIB_NCCL_MIN_ROWS). */
+size_t pl_calib_trace_rows(const struct pl_calib_trace *t, double min_bytes);
 void pl_calib_trace_free(struct pl_calib_trace *t);
 
 #endif

@@ -17,7 +17,11 @@
  * synchronized timing (nccl-tests doc/PERFORMANCE.md times back-to-back
  * calls after a barrier); the median is offered to see how much waiting
  * typical calls include. Calls that overlap compute also share SMs and
- * memory bandwidth with it, which nccl-tests never sees. */
+ * memory bandwidth with it, which nccl-tests never sees: by default only the
+ * calls that ran alone are fitted (overlap_s == 0, exact: integer ns in the
+ * trace), or the overlapped part of an intra-node call is shortened by the
+ * step simulator's own contention factor (correct_s), or every call is taken
+ * as measured (docs/trace.md 10.2). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +101,20 @@ static enum pl_status push(struct build *b, int32_t series, double bytes, double
   return PL_OK;
 }
 
+/* The call's time without the compute beside it. The step simulator runs an
+ * SM-driven collective inside one node (SIM_RES_INTRA: src/sim/groups.c, a
+ * group with ranks_per_node == ranks) at 1/(1 + s) while compute runs on its
+ * rank (src/sim/engine.c rates_for, efficiency.comm_overlap_slowdown, pytorch
+ * PR #172714; docs/step-model.md section 3), and a collective across nodes at
+ * full speed. Inverting that: the overlap_s with compute did overlap_s/(1+s)
+ * of alone-time, so the call alone takes time - overlap x s/(1+s). */
+static double correct_s(const struct pl_trace_call *c, int64_t rpn,
+                        const struct pl_calib_trace_opts *o, bool *corrected) {
+  double s = o->comm_overlap_slowdown, ov = c->overlap_s < c->time_s ? c->overlap_s : c->time_s;
+  *corrected = o->overlap == PL_CALIB_TRACE_CORRECT && rpn == c->group_size && s > 0 && ov > 0;
+  return *corrected ? c->time_s - ov * s / (1 + s) : c->time_s;
+}
+
 /* Sort one call into a series, or count why it cannot be. */
 static enum pl_status add_call(struct build *b, const struct pl_trace_call *c,
                                const struct pl_calib_trace_opts *o, struct pl_diag *diag) {
@@ -116,12 +134,20 @@ static enum pl_status add_call(struct build *b, const struct pl_trace_call *c,
     t->unplaced++;
     return PL_OK;
   }
+  bool beside = c->overlap_s > 0, corrected;
+  t->overlapped += beside;
+  if (beside && o->overlap == PL_CALIB_TRACE_EXCLUDE) {
+    t->excluded++;
+    return PL_OK;
+  }
   int32_t s = find_series(t, op, c->group_size, rpn, o->gpus_per_node);
   if (s < 0)
     return pl_diag_set(diag, PL_ERR_LIMIT, "traces: more than %d kinds of collective group",
                        PL_NCCL_MAX_SERIES);
   t->used++;
-  if (push(b, s, c->bytes, c->time_s) != PL_OK)
+  double time_s = correct_s(c, rpn, o, &corrected);
+  t->corrected += corrected;
+  if (push(b, s, c->bytes, time_s) != PL_OK)
     return pl_diag_set(diag, PL_ERR_NOMEM, "out of memory grouping collective calls");
   return PL_OK;
 }
@@ -175,6 +201,8 @@ static enum pl_status make_rows(struct pl_calib_trace *t, size_t i, const struct
 static enum pl_status finish(struct build *b, const struct pl_trace_set *set,
                              enum pl_calib_trace_stat stat, struct pl_diag *diag) {
   struct pl_calib_trace *t = b->t;
+  if (t->used == 0 && t->excluded > 0)
+    return PL_OK; /* all ran beside compute: the caller decides (pl_calib_trace_rows) */
   if (t->used == 0)
     return pl_diag_set(diag, PL_ERR_MISSING,
                        "traces: no collective call with a message size and a known group "
@@ -182,7 +210,8 @@ static enum pl_status finish(struct build *b, const struct pl_trace_set *set,
                        "%lld of an op the model does not cost)",
                        (long long)t->calls, (long long)t->unsized, (long long)t->unplaced,
                        (long long)t->unsupported);
-  qsort(b->v, b->n, sizeof *b->v, cmp_sample);
+  if (b->n > 0)
+    qsort(b->v, b->n, sizeof *b->v, cmp_sample);
   for (size_t i = 0, a = 0; i < t->n_series; i++) {
     size_t e = a;
     while (e < b->n && b->v[e].series == (int32_t)i)
@@ -223,6 +252,14 @@ enum pl_status pl_calib_trace_series(const struct pl_trace_set *set,
   }
   *out = t;
   return PL_OK;
+}
+
+size_t pl_calib_trace_rows(const struct pl_calib_trace *t, double min_bytes) {
+  size_t n = 0;
+  for (size_t i = 0; t != NULL && i < t->n_series; i++)
+    for (size_t k = 0; k < t->series[i].n_rows; k++)
+      n += t->series[i].rows[k].bytes >= min_bytes;
+  return n;
 }
 
 void pl_calib_trace_free(struct pl_calib_trace *t) {

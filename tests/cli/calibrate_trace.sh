@@ -30,12 +30,44 @@ check "comm_overlap_slowdown lengthens the 8-GPU step" \
 # one node: NVLink bandwidth halved in the base (370.8 -> 185.4 GB/s)
 sed 's|"370.8 GB/s"|"185.4 GB/s"|' "$H100" >"$TMP/half-nvlink.json"
 expect_ok predict --gpu "$G" --trace "$TMP/p8.json"
+# --gpu G: the traces' GPU has no slowdown, so correcting changes nothing
 expect_ok calibrate trace "$TMP/p8.json" --cluster "$TMP/half-nvlink.json" --out "$TMP/fit8.json" \
-  --min-bytes 1 --format json
+  --min-bytes 1 --format json --overlap correct --gpu "$G"
 check "8 GPUs: all 68 FSDP calls used" test "$(num used)" = 68
 check "8 GPUs: NVLink bandwidth back to 370.8 GB/s (1%)" near "$(num intra_bytes_per_s)" 370.8e9 0.01
 check "8 GPUs: rms below 1%" awk -v r="$(num rms_rel_err)" 'BEGIN { exit !(r < 0.01) }'
 check "fitted cluster file written" grep -q '"nccl_bandwidth"' "$TMP/fit8.json"
+
+# the same step with h100's comm_overlap_slowdown (0.50): 66 of its 68 calls
+# run beside compute, inside one node, slowed by 1.5 there (docs/trace.md 10.2)
+expect_ok predict --trace "$TMP/p8s.json"
+expect_ok calibrate trace "$TMP/p8s.json" --cluster "$TMP/half-nvlink.json" --out "$TMP/fit8s.json" \
+  --min-bytes 1 --format json --overlap include
+check "slowed: 66 of 68 calls beside compute" test "$(num overlapped)" = 66
+check "slowed, as measured: the contention lowers the fitted NVLink figure (< 360 GB/s)" \
+  awk -v b="$(num intra_bytes_per_s)" 'BEGIN { exit !(b < 360e9) }'
+# correcting by the GPU's figure (from the trace's device name: h100) undoes it exactly
+expect_ok calibrate trace "$TMP/p8s.json" --cluster "$TMP/half-nvlink.json" --out "$TMP/fit8s.json" \
+  --min-bytes 1 --format json --overlap correct
+check "corrected: 66 calls shortened" test "$(num corrected)" = 66
+check "corrected: NVLink bandwidth back to 370.8 GB/s (1%)" \
+  near "$(num intra_bytes_per_s)" 370.8e9 0.01
+check "corrected: rms below 1%" awk -v r="$(num rms_rel_err)" 'BEGIN { exit !(r < 0.01) }'
+check "corrected: GPU named" grep -q '"gpu": "h100"' "$TMP/out"
+# the default (exclude): the 2 calls that ran alone are 2 sizes, fewer than the
+# fit's 4, so it falls back to correcting and says so
+expect_ok calibrate trace "$TMP/p8s.json" --cluster "$TMP/half-nvlink.json" --out "$TMP/fit8s.json" \
+  --min-bytes 1
+check "exclude: falls back with a note" \
+  grep -q 'note: only 2 message sizes of >= 1 B among the 2 calls that ran alone' "$TMP/out"
+check "exclude: fallback corrects (370.8 GB/s)" grep -q '370.8 GB/s per GPU' "$TMP/out"
+check "exclude: corrected times shown" grep -q 'corrected us' "$TMP/out"
+# without a GPU slowdown (--gpu G, 0): the fallback takes the calls as measured
+expect_ok calibrate trace "$TMP/p8s.json" --cluster "$TMP/half-nvlink.json" --out "$TMP/fit8s.json" \
+  --min-bytes 1 --gpu "$G" --format json
+check "exclude, no slowdown: falls back to include" grep -q '"used": "include"' "$TMP/out"
+check "exclude, no slowdown: the note says the contention is in the fit" \
+  grep -q 'fitted figures include the compute contention' "$TMP/out"
 
 # two nodes: network halved (400 -> 200 GB/s per node). A 2-node ring is
 # NVLink-bound once the network passes 370.8 GB/s, so the data only say
@@ -57,9 +89,14 @@ check "real: series named" grep -q '^all_reduce, 2 ranks on 1 node' "$TMP/out"
 check "real: calls counted per size" grep -qE '^ +26255360 +3 ' "$TMP/out"
 expect_ok predict --cluster "$TMP/fit-real.json"
 # dlrm (8 V100 ranks, PyTorch of 2023): sizes from ProcessGroupNCCL's "nccl:<op>" annotations
-expect_ok calibrate trace "$T/dlrm" --cluster dgx-v100 --out "$TMP/fit-dlrm.json" --min-bytes 1
+expect_ok calibrate trace "$T/dlrm" --cluster dgx-v100 --out "$TMP/fit-dlrm.json" --min-bytes 1 \
+  --overlap include
 check "dlrm: every call sized" grep -q 'from 64 of 64 collective calls' "$TMP/out"
 check "dlrm: all_reduce of 394241 floats, 8 calls" grep -qE '^ +1576964 +8 ' "$TMP/out"
+# by default the 33 calls that ran beside compute are left out (31 fitted)
+expect_ok calibrate trace "$T/dlrm" --cluster dgx-v100 --out "$TMP/fit-dlrm.json" --min-bytes 1
+check "dlrm: 33 calls beside compute left out" grep -q 'compute beside the call: 33 calls, left out' "$TMP/out"
+check "dlrm: 31 calls fitted" grep -q 'from 31 of 64 collective calls' "$TMP/out"
 # errors: a NCCL kernel with no size anywhere
 printf '%s\n' '{"distributedInfo": {"rank": 0, "world_size": 2}, "traceEvents": [' \
   '{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","tid":1,"ts":1,"dur":1,"args":{"correlation":1}},' \
@@ -75,4 +112,13 @@ expect_fail 2 "no trace files given" -- calibrate trace --cluster dgx-h100 --out
 check "no output file after errors" test ! -e "$TMP/x.json"
 expect_ok calibrate trace --help
 check "help lists --stat" grep -q -- '--stat S' "$TMP/out"
+check "help lists --overlap" grep -q -- '--overlap M' "$TMP/out"
+expect_fail 1 "--overlap: unknown value 'some'" -- \
+  calibrate trace "$TMP/p8.json" --cluster dgx-h100 --out "$TMP/x.json" --overlap some
+expect_fail 1 "--gpu: " -- \
+  calibrate trace "$TMP/p8.json" --cluster dgx-h100 --out "$TMP/x.json" --gpu nope
+# a trace that names no device: correct needs --gpu
+expect_fail 1 "--overlap correct: the traces' GPU .* is not a preset: give --gpu G" -- \
+  calibrate trace "$TMP/nosize.json" --cluster dgx-h100 --out "$TMP/x.json" --overlap correct
+check "no output file after overlap errors" test ! -e "$TMP/x.json"
 finish
