@@ -34,6 +34,7 @@ expect_ok predict --gpu "$G" --trace "$TMP/p8.json"
 expect_ok calibrate trace "$TMP/p8.json" --cluster "$TMP/half-nvlink.json" --out "$TMP/fit8.json" \
   --min-bytes 1 --format json --overlap correct --gpu "$G"
 check "8 GPUs: all 68 FSDP calls used" test "$(num used)" = 68
+launch_alone=$(num launch_s)
 check "8 GPUs: NVLink bandwidth back to 370.8 GB/s (1%)" near "$(num intra_bytes_per_s)" 370.8e9 0.01
 check "8 GPUs: rms below 1%" awk -v r="$(num rms_rel_err)" 'BEGIN { exit !(r < 0.01) }'
 check "fitted cluster file written" grep -q '"nccl_bandwidth"' "$TMP/fit8.json"
@@ -54,6 +55,8 @@ check "corrected: NVLink bandwidth back to 370.8 GB/s (1%)" \
   near "$(num intra_bytes_per_s)" 370.8e9 0.01
 check "corrected: rms below 1%" awk -v r="$(num rms_rel_err)" 'BEGIN { exit !(r < 0.01) }'
 check "corrected: GPU named" grep -q '"gpu": "h100"' "$TMP/out"
+check "corrected: the same launch overhead as the step without the slowdown (1e-3)" \
+  near "$(num launch_s)" "$launch_alone" 1e-3
 # the default (exclude): the 2 calls that ran alone are 2 sizes, fewer than the
 # fit's 4, so it falls back to correcting and says so
 expect_ok calibrate trace "$TMP/p8s.json" --cluster "$TMP/half-nvlink.json" --out "$TMP/fit8s.json" \
