@@ -10,6 +10,7 @@
 #ifndef PLATEAU_CALIB_TRACE_H
 #define PLATEAU_CALIB_TRACE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "calib.h"
 #include "status.h"
@@ -24,7 +25,9 @@ enum pl_calib_trace_stat {
  * overlap_s > 0) shared its SMs and memory with them, which nccl-tests never
  * sees (docs/trace.md 10.2). */
 enum pl_calib_trace_overlap {
-  PL_CALIB_TRACE_EXCLUDE, /* fit only the calls that ran alone */
+  PL_CALIB_TRACE_EXCLUDE, /* fit only the calls that ran alone; a series with no such call of
+                             >= min_bytes falls back to CORRECT (the GPU has a slowdown) or
+                             INCLUDE, so its fabric tier is still fitted */
   PL_CALIB_TRACE_CORRECT, /* every call; the overlapped part of a call inside one node runs at
                              1/(1 + comm_overlap_slowdown), as the step simulator runs it, so
                              it is shortened by that factor */
@@ -37,11 +40,14 @@ struct pl_calib_trace_opts {
   enum pl_calib_trace_stat stat;
   enum pl_calib_trace_overlap overlap;
   double comm_overlap_slowdown; /* the GPU's (struct pl_gpu_eff), for PL_CALIB_TRACE_CORRECT */
+  double min_bytes;             /* the fit's smallest size (exclude's per-series test); 0 all */
 };
 
 struct pl_calib_trace {
   struct pl_nccl_series *series; /* op known, ranks and nodes resolved, rows by size */
   int64_t **row_calls;           /* [series][row]: calls behind each row */
+  bool *series_fallback;         /* [series]: exclude found no call that ran alone at a fitted
+                                    size, so the series kept its calls beside compute */
   size_t n_series;
   int64_t calls;       /* collective calls in the kept steps of all ranks */
   int64_t used;        /* of which in a series */
@@ -54,9 +60,7 @@ struct pl_calib_trace {
 };
 
 /* Group the calls of a set from pl_trace_analyze_calls. Fails with
- * PL_ERR_MISSING when no call has a size and a placement; when every such
- * call was excluded for overlap, succeeds with no series (the caller falls
- * back: pl_calib_trace_rows). */
+ * PL_ERR_MISSING when no call has a size and a placement. */
 enum pl_status pl_calib_trace_series(const struct pl_trace_set *set,
                                      const struct pl_calib_trace_opts *o,
                                      struct pl_calib_trace **out, struct pl_diag *diag);

@@ -97,8 +97,12 @@ static double model_s(const struct job *j, const struct pl_calib_obs *o, double 
 /* One series: per message size, measured vs fitted model time. */
 static void text_series(const struct job *j, size_t k) {
   const struct pl_nccl_series *s = &j->ct->series[k];
-  printf("\n%s, %lld ranks on %lld node%s\n", pl_coll_op_name(s->op), (long long)s->ranks,
-         (long long)s->nodes, s->nodes == 1 ? "" : "s");
+  printf("\n%s, %lld ranks on %lld node%s%s\n", pl_coll_op_name(s->op), (long long)s->ranks,
+         (long long)s->nodes, s->nodes == 1 ? "" : "s",
+         !j->ct->series_fallback[k] ? ""
+         : j->co.comm_overlap_slowdown > 0
+             ? " (no call of a fitted size ran alone: calls beside compute corrected)"
+             : " (no call of a fitted size ran alone: calls beside compute as measured)");
   /* corrected: the calls' times with the compute contention taken out */
   printf("  %12s %6s %12s %12s %8s %10s  %s\n", "size (B)", "calls",
          j->ct->corrected > 0 ? "corrected us" : "measured us", "model us", "error", "busbw GB/s",
@@ -127,8 +131,9 @@ static void text_report(const struct job *j, const char *out) {
            "op without a cost model or of 1 rank\n",
            (long long)t->unsized, (long long)t->unplaced, (long long)t->unsupported);
   if (t->overlapped > 0 && j->co.overlap == PL_CALIB_TRACE_EXCLUDE)
-    printf("  compute beside the call: %lld calls, left out (fitted the calls that ran alone)\n",
-           (long long)t->overlapped);
+    printf("  compute beside the call: %lld calls; %lld left out (fitted the calls that ran "
+           "alone), %lld corrected in series with none that ran alone\n",
+           (long long)t->overlapped, (long long)t->excluded, (long long)t->corrected);
   else if (t->overlapped > 0 && j->co.overlap == PL_CALIB_TRACE_CORRECT)
     printf("  compute beside the call: %lld calls; %lld inside one node shortened by %s's "
            "comm_overlap_slowdown %.2f\n",
@@ -163,6 +168,7 @@ static void json_series(struct pl_emit *e, const struct job *j, size_t k) {
   pl_emit_str(e, "op", pl_coll_op_name(s->op));
   pl_emit_int(e, "ranks", s->ranks);
   pl_emit_int(e, "nodes", s->nodes);
+  pl_emit_bool(e, "overlap_fallback", j->ct->series_fallback[k]);
   pl_emit_arr_begin(e, "rows");
   for (size_t i = 0; i < s->n_rows; i++) {
     const struct pl_nccl_row *r = &s->rows[i];
@@ -289,17 +295,18 @@ static int group(struct job *j) {
   struct pl_diag d;
   pl_diag_clear(&d);
   j->co.overlap = j->asked;
+  j->co.min_bytes = j->min_bytes;
   if (pl_calib_trace_series(j->set, &j->co, &j->ct, &d) != PL_OK)
     return cli_fail("%s", d.msg);
   size_t rows = pl_calib_trace_rows(j->ct, j->min_bytes);
   if (j->asked != PL_CALIB_TRACE_EXCLUDE || j->ct->excluded == 0 || rows >= PL_CALIB_NCCL_MIN_ROWS)
     return 0;
-  long long alone = (long long)(j->ct->used), beside = (long long)j->ct->excluded;
   bool correct = j->co.comm_overlap_slowdown > 0;
   snprintf(j->fallback, sizeof j->fallback,
-           "only %zu message sizes of >= %.0f B among the %lld calls that ran alone (%d needed; "
-           "%lld ran beside compute): fitted all calls, %s",
-           rows, j->min_bytes, alone, PL_CALIB_NCCL_MIN_ROWS, beside,
+           "leaving out the %lld calls beside compute left %zu message sizes of >= %.0f B from "
+           "%lld calls (%d needed): fitted all calls, %s",
+           (long long)j->ct->excluded, rows, j->min_bytes, (long long)j->ct->used,
+           PL_CALIB_NCCL_MIN_ROWS,
            correct ? "those beside compute corrected by the GPU's comm_overlap_slowdown"
                    : "as measured: the fitted figures include the compute contention (no GPU "
                      "slowdown known; --gpu G)");

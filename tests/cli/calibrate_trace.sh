@@ -57,12 +57,13 @@ check "corrected: rms below 1%" awk -v r="$(num rms_rel_err)" 'BEGIN { exit !(r 
 check "corrected: GPU named" grep -q '"gpu": "h100"' "$TMP/out"
 check "corrected: the same launch overhead as the step without the slowdown (1e-3)" \
   near "$(num launch_s)" "$launch_alone" 1e-3
-# the default (exclude): the 2 calls that ran alone are 2 sizes, fewer than the
+# the default (exclude): the 2 calls that ran alone (the step's first gather,
+# one all_gather, and its last reduce_scatter) are 2 sizes, fewer than the
 # fit's 4, so it falls back to correcting and says so
 expect_ok calibrate trace "$TMP/p8s.json" --cluster "$TMP/half-nvlink.json" --out "$TMP/fit8s.json" \
   --min-bytes 1
 check "exclude: falls back with a note" \
-  grep -q 'note: only 2 message sizes of >= 1 B among the 2 calls that ran alone' "$TMP/out"
+  grep -q 'note: leaving out the 66 calls beside compute left 2 message sizes of >= 1 B from 2 calls' "$TMP/out"
 check "exclude: fallback corrects (370.8 GB/s)" grep -q '370.8 GB/s per GPU' "$TMP/out"
 check "exclude: corrected times shown" grep -q 'corrected us' "$TMP/out"
 # without a GPU slowdown (--gpu G, 0): the fallback takes the calls as measured
@@ -98,7 +99,7 @@ check "dlrm: every call sized" grep -q 'from 64 of 64 collective calls' "$TMP/ou
 check "dlrm: all_reduce of 394241 floats, 8 calls" grep -qE '^ +1576964 +8 ' "$TMP/out"
 # by default the 33 calls that ran beside compute are left out (31 fitted)
 expect_ok calibrate trace "$T/dlrm" --cluster dgx-v100 --out "$TMP/fit-dlrm.json" --min-bytes 1
-check "dlrm: 33 calls beside compute left out" grep -q 'compute beside the call: 33 calls, left out' "$TMP/out"
+check "dlrm: 33 calls beside compute left out" grep -q 'compute beside the call: 33 calls; 33 left out' "$TMP/out"
 check "dlrm: 31 calls fitted" grep -q 'from 31 of 64 collective calls' "$TMP/out"
 # errors: a NCCL kernel with no size anywhere
 printf '%s\n' '{"distributedInfo": {"rank": 0, "world_size": 2}, "traceEvents": [' \

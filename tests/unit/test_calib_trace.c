@@ -143,7 +143,12 @@ static void test_nothing_usable(void) {
  * node: an all_reduce inside one node at 4 MB, alone 1.0 ms and beside
  * compute 3.0 ms of which 2.0 ms overlapped; one across 2 nodes at 8 MB,
  * beside compute 5.0 ms of which 4.0 ms overlapped.
- *   exclude: the two overlapped calls left out; rows: 4 MB at 1.0 ms only.
+ *   exclude: per series. The node's series has a call that ran alone: its
+ *     overlapped call is left out (4 MB at 1.0 ms). The 2-node series has
+ *     none: it falls back (series_fallback) rather than vanish, corrected
+ *     where the GPU's slowdown applies, which across nodes is nowhere
+ *     (5.0 ms). With min_bytes 5e6 the node's alone call is below the fitted
+ *     sizes, so that series falls back too and its 3.0 ms call is corrected.
  *   correct (s = 0.5): inside the node 3.0 - 2.0 x 0.5 / 1.5 = 2.3333 ms (the
  *     simulator ran the 2.0 ms of overlap at 1/1.5: 1.3333 ms of alone-time,
  *     plus 1.0 ms alone); across nodes not corrected (5.0 ms: the simulator
@@ -172,12 +177,26 @@ static void test_overlap(void) {
   /* exclude (the default, 0) */
   CHECK_STATUS(pl_calib_trace_series(&set, &o, &t, &d), PL_OK, dp);
   if (t != NULL) {
-    CHECK(t->used == 1 && t->overlapped == 2 && t->excluded == 2 && t->corrected == 0);
-    CHECK(t->n_series == 1 && t->series[0].n_rows == 1);
-    CHECK_EQ_INT(pl_calib_trace_rows(t, 1), 1);
-    CHECK_EQ_INT(pl_calib_trace_rows(t, 5e6), 0);
+    CHECK(t->used == 2 && t->overlapped == 2 && t->excluded == 1 && t->corrected == 0);
+    CHECK_EQ_INT(t->n_series, 2);
+    for (size_t i = 0; i < t->n_series; i++) {
+      const struct pl_nccl_series *x = &t->series[i];
+      CHECK(x->n_rows == 1 && t->series_fallback[i] == (x->nodes == 2));
+      if (x->n_rows == 1)
+        CHECK_NEAR_REL(x->rows[0].time_s, x->nodes == 1 ? 1e-3 : 5e-3, 0);
+    }
+    CHECK_EQ_INT(pl_calib_trace_rows(t, 1), 2);
+    CHECK_EQ_INT(pl_calib_trace_rows(t, 5e6), 1);
   }
   pl_calib_trace_free(t);
+  o.min_bytes = 5e6;
+  CHECK_STATUS(pl_calib_trace_series(&set, &o, &t, &d), PL_OK, dp);
+  if (t != NULL) {
+    CHECK(t->used == 3 && t->excluded == 0 && t->corrected == 1);
+    CHECK(t->n_series == 2 && t->series_fallback[0] && t->series_fallback[1]);
+  }
+  pl_calib_trace_free(t);
+  o.min_bytes = 0;
   /* correct: median of the in-node size = (1.0 + 2.3333) / 2 ms */
   o.overlap = PL_CALIB_TRACE_CORRECT;
   CHECK_STATUS(pl_calib_trace_series(&set, &o, &t, &d), PL_OK, dp);
@@ -207,13 +226,18 @@ static void test_overlap(void) {
         CHECK_NEAR_REL(t->series[i].rows[0].time_s, 2e-3, 1e-15);
   }
   pl_calib_trace_free(t);
-  /* every call beside compute, exclude: no series, no error (the caller falls back) */
+  /* every call beside compute, exclude, no slowdown known: both series fall
+   * back to the calls as measured */
   r.calls = cs + 1;
   r.n_calls = 2;
   o.overlap = PL_CALIB_TRACE_EXCLUDE;
+  o.comm_overlap_slowdown = 0;
   CHECK_STATUS(pl_calib_trace_series(&set, &o, &t, &d), PL_OK, dp);
-  CHECK(t != NULL && t->n_series == 0 && t->excluded == 2);
-  CHECK_EQ_INT(pl_calib_trace_rows(t, 1), 0);
+  CHECK(t != NULL && t->n_series == 2 && t->excluded == 0 && t->corrected == 0);
+  CHECK_EQ_INT(pl_calib_trace_rows(t, 1), 2);
+  for (size_t i = 0; t != NULL && i < t->n_series; i++)
+    if (t->series[i].nodes == 1 && t->series[i].n_rows == 1)
+      CHECK_NEAR_REL(t->series[i].rows[0].time_s, 3e-3, 0);
   pl_calib_trace_free(t);
 }
 
