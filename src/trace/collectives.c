@@ -319,7 +319,10 @@ enum pl_status trace_collectives(const struct trace_data *d, const struct trace_
                       .first_step = r->first_step}, *p = &pass;
   r->calls = NULL;
   r->n_calls = 0;
-  enum pl_status s = keep_calls ? compute_busy(p, diag) : PL_OK;
+  /* the compute union only for a listing with calls in it (in memory, no
+   * communication kernel means nothing to measure against) */
+  bool busy = keep_calls && (d->gspill != NULL || d->comm.len > 0);
+  enum pl_status s = busy ? compute_busy(p, diag) : PL_OK;
   if (s == PL_OK && d->gspill != NULL) {
     s = trace_gspill_each(d, false, calls_piece, p, diag);
   } else if (s == PL_OK) {
