@@ -100,7 +100,7 @@ static void text_series(const struct job *j, size_t k) {
   printf("\n%s, %lld ranks on %lld node%s%s\n", pl_coll_op_name(s->op), (long long)s->ranks,
          (long long)s->nodes, s->nodes == 1 ? "" : "s",
          !j->ct->series_fallback[k] ? ""
-         : j->co.comm_overlap_slowdown > 0
+         : j->co.comm_overlap_slowdown > 0 && s->nodes == 1
              ? " (no call of a fitted size ran alone: calls beside compute corrected)"
              : " (no call of a fitted size ran alone: calls beside compute as measured)");
   /* corrected: the calls' times with the compute contention taken out */

@@ -87,6 +87,41 @@ check "16 GPUs: rms below 1%" awk -v r="$(num rms_rel_err)" 'BEGIN { exit !(r < 
 expect_ok predict --gpu "$G" --gpus 16 --cluster "$TMP/fit16.json" --format json
 check "16 GPUs: fitted cluster predicts the step time (1%)" near "$(num step_time_s)" "$step" 0.01
 
+# tp inside the node runs alone, dp across nodes all beside compute (a
+# hand-written rank 0 of 16 on dgx-h100): exclude keeps the tp calls that ran
+# alone and drops the 4 tp calls beside compute, and keeps the dp series whole
+# (none of its calls ran alone) so the network is still fitted
+awk 'BEGIN {
+  printf "{\"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA H100 80GB HBM3\"}], "
+  printf "\"distributedInfo\": {\"rank\": 0, \"world_size\": 16}, \"traceEvents\": [\n"
+  ts = 1000; c = 0
+  for (k = 0; k < 12; k++) {
+    tp = k < 8; beside = k >= 4; m = 2 ^ (k % 4) * (tp ? 1 : 16)
+    ne = m * 262144; bytes = ne * 4
+    # plausible kernel times: NVLink ~300 GB/s busbw, the network ~40 GB/s per GPU
+    dur = tp ? 20 + 1.75 * bytes / 300e3 : 30 + bytes / 40e3
+    c++
+    printf "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":2,\"args\":{\"correlation\":%d}},\n", ts - 5, c
+    printf "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32_RING_LL\",\"pid\":0,\"tid\":20,\"ts\":%d,\"dur\":%.3f,\"args\":{\"device\":0,\"stream\":20,\"correlation\":%d,\"Collective name\":\"allreduce\",\"In msg nelems\":%d,\"Out msg nelems\":%d,\"Group size\":%d,\"dtype\":\"Float\",\"Process Group Ranks\":\"%s\"}},\n", ts, dur, c, ne, ne, tp ? 8 : 2, tp ? "[0, 1, 2, 3, 4, 5, 6, 7]" : "[0, 8]"
+    if (beside) {
+      c++
+      printf "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":2,\"args\":{\"correlation\":%d}},\n", ts - 4, c
+      printf "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"sm90_xmma_gemm_bf16bf16\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":%.3f,\"args\":{\"device\":0,\"stream\":7,\"correlation\":%d}},\n", ts + 1, dur / 2, c
+    }
+    ts += dur + 100
+  }
+  printf "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"end\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1}\n]}\n", ts
+}' >"$TMP/tpdp.json"
+expect_ok calibrate trace "$TMP/tpdp.json" --cluster "$TMP/half-net.json" --out "$TMP/fit-tpdp.json" \
+  --min-bytes 1 --format json
+check "tp/dp: 8 calls beside compute" test "$(num overlapped)" = 8
+check "tp/dp: the 4 tp calls beside compute left out" test "$(num excluded)" = 4
+check "tp/dp: no global fallback" grep -q '"fallback": null' "$TMP/out"
+check "tp/dp: the dp series kept whole (overlap_fallback)" \
+  sh -c "tr -d ' \\n' <'$TMP/out' | grep -q '\"ranks\":2,\"nodes\":2,\"overlap_fallback\":true'"
+check "tp/dp: the network fitted" grep -q '"node_net_bytes_per_s"' "$TMP/out"
+check "tp/dp: as measured across nodes (nothing corrected)" test "$(num corrected)" = 0
+
 # a real trace (HTA nccl_data: DDP all_reduce over 2 ranks, sized on the kernel)
 expect_ok calibrate trace "$T/hta_nccl_data.json.gz" --cluster dgx-h100 --out "$TMP/fit-real.json"
 check "real: series named" grep -q '^all_reduce, 2 ranks on 1 node' "$TMP/out"
