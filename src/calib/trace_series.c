@@ -32,11 +32,11 @@
 
 struct sample {
   int32_t series;
-  bool beside;     /* compute ran beside the call */
+  bool beside;      /* compute ran beside the call */
   bool correctable; /* beside, inside one node, and the GPU has a slowdown */
   double bytes;
-  double time_s;   /* as measured */
-  double alone_s;  /* without the contention (correct_s) */
+  double time_s;  /* as measured */
+  double alone_s; /* without the contention (correct_s) */
 };
 
 struct build {

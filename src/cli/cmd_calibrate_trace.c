@@ -55,8 +55,9 @@ struct job {
 };
 
 static const char *overlap_name(enum pl_calib_trace_overlap m) {
-  return m == PL_CALIB_TRACE_EXCLUDE ? "exclude" : m == PL_CALIB_TRACE_CORRECT ? "correct"
-                                                                              : "include";
+  return m == PL_CALIB_TRACE_EXCLUDE   ? "exclude"
+         : m == PL_CALIB_TRACE_CORRECT ? "correct"
+                                       : "include";
 }
 
 static int read_options(const struct cli_args *a, struct job *j) {
@@ -141,7 +142,8 @@ static void text_report(const struct job *j, const char *out) {
            j->gpu.eff.comm_overlap_slowdown);
   else if (t->overlapped > 0)
     printf("  compute beside the call: %lld calls, taken as measured (the fit includes their "
-           "contention)\n", (long long)t->overlapped);
+           "contention)\n",
+           (long long)t->overlapped);
   if (j->fallback[0])
     printf("  note: %s\n", j->fallback);
   printf("  launch overhead   %9.2f us per call (base %.2f)\n", f->launch_s * 1e6,
@@ -258,9 +260,10 @@ static void label(struct job *j, const struct cli_args *a, const char *out, char
   snprintf(j->fitted.description, sizeof j->fitted.description,
            "%s, calibrated to the collectives of %d trace file%s", j->base.name,
            j->set->n_ranks, j->set->n_ranks == 1 ? "" : "s");
-  int used = snprintf(note, n, "plateau calibrate trace from base cluster '%s' (%s per size, "
-                      "calls beside compute: %s); traces:", j->base.name,
-                      j->co.stat == PL_CALIB_TRACE_MIN ? "min" : "median",
+  int used = snprintf(note, n,
+                      "plateau calibrate trace from base cluster '%s' (%s per size, "
+                      "calls beside compute: %s); traces:",
+                      j->base.name, j->co.stat == PL_CALIB_TRACE_MIN ? "min" : "median",
                       overlap_name(j->co.overlap));
   for (int i = 0; i < a->n_pos && used > 0 && (size_t)used < n; i++)
     used += snprintf(note + used, n - (size_t)used, " %s", a->pos[i]);

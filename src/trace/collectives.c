@@ -134,8 +134,7 @@ static void fill_call(struct pl_trace_call *o, enum trace_op op, int64_t n,
 
 static enum pl_status keep_call(struct trace_vec *v, enum trace_op op, int64_t n,
                                 const struct trace_gpu *g, const struct trace_coll *c,
-                                int64_t world, const struct trace_ivs *busy,
-                                struct pl_diag *diag) {
+                                int64_t world, const struct trace_ivs *busy, struct pl_diag *diag) {
   struct pl_trace_call *o = trace_vec_push(v, sizeof *o);
   if (o == NULL)
     return pl_diag_set(diag, PL_ERR_NOMEM, "out of memory listing collective calls");
@@ -152,7 +151,7 @@ struct pass {
   struct acc a[TRACE_OP_N * 8];
   int na;
   struct trace_vec calls;
-  struct trace_ivs busy;     /* compute kernels of this GPU, merged (only with keep_calls) */
+  struct trace_ivs busy;         /* compute kernels of this GPU, merged (only with keep_calls) */
   struct trace_vec spilled_busy; /* struct trace_iv, before merging (spilled traces) */
   struct trace_vec arrivals; /* struct trace_arrival */
   int64_t first_step;        /* ProfilerStep number of the first window, -1 none */
