@@ -145,6 +145,40 @@ static struct pl_compute_trace *parsed_trace(const struct pl_gpu *truth) {
   return t;
 }
 
+/* Kernels that ran beside a collective on their device are left out (the
+ * simulator slows compute there: src/sim/engine.c rates_for). In us:
+ *   GEMM 1 [10, 15) on device 0: ends where device 0's NCCL kernel starts
+ *     (touching is not overlapping) and overlaps device 1's NCCL kernel
+ *     (another GPU): kept;
+ *   GEMM 2 [20, 25) on device 0, inside its NCCL kernel [15, 30): left out. */
+static void test_beside_comm(void) {
+  struct buf b = {0};
+  put(&b, "{\"schemaVersion\":1,\"traceEvents\":[");
+  op_event(&b, 1, "aten::mm", "[[4096,2048],[2048,3072]]", "[\"c10::BFloat16\",\"c10::BFloat16\"]",
+           "[\"\",\"\"]", 5e-6);
+  op_event(&b, 2, "aten::mm", "[[4096,2048],[2048,3072]]", "[\"c10::BFloat16\",\"c10::BFloat16\"]",
+           "[\"\",\"\"]", 5e-6);
+  put(&b, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllGather_RING_LL\","
+          "\"pid\":0,\"tid\":9,\"ts\":15,\"dur\":15,\"args\":{\"correlation\":5000}},");
+  put(&b, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllGather_RING_LL\","
+          "\"pid\":1,\"tid\":9,\"ts\":9,\"dur\":5,\"args\":{\"correlation\":5001}}]}");
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  struct pl_compute_trace *t = NULL;
+  CHECK_STATUS(pl_compute_obs_parse(b.p, b.n, "beside", &t, &d), PL_OK, dp);
+  free(b.p);
+  if (t == NULL)
+    return;
+  CHECK_EQ_INT((int64_t)t->n_obs, 1);
+  CHECK_EQ_INT((int64_t)t->n_skips, 1);
+  if (t->n_skips == 1) {
+    CHECK_STR(t->skips[0].name, "aten::mm");
+    CHECK_STR(t->skips[0].why, "ran beside a collective");
+    CHECK_EQ_INT(t->skips[0].ops, 1);
+  }
+  pl_compute_trace_free(t);
+}
+
 static void test_generated(void) {
   struct pl_gpu truth = truth_gpu(), base, fitted;
   struct pl_diag d, *dp = &d;
@@ -348,6 +382,7 @@ static void test_bad_input(void) {
 }
 
 int main(void) {
+  test_beside_comm();
   test_generated();
   test_save_roundtrip();
   test_save_roundtrip_913();
