@@ -44,18 +44,24 @@ static void put(struct buf *b, const char *fmt, ...) {
   b->n += (size_t)need;
 }
 
-/* One op with one kernel: cpu_op (External id), its launch and the kernel. */
+/* One op with one kernel: cpu_op (External id), its launch and the kernel,
+ * all at ts (us). */
+static void op_event_at(struct buf *b, int id, long ts, const char *name, const char *dims,
+                        const char *types, const char *concrete, double dur_s) {
+  put(b, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%ld,\"dur\":1,"
+         "\"args\":{\"External id\":%d,\"Input Dims\":%s,\"Input type\":%s,\"Concrete Inputs\":%s}},",
+      name, ts, id, dims, types, concrete);
+  put(b, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+         "\"ts\":%ld,\"dur\":1,\"args\":{\"External id\":%d,\"correlation\":%d}},",
+      ts, id, 1000 + id);
+  put(b, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,\"ts\":%ld,"
+         "\"dur\":%.6f,\"args\":{\"correlation\":%d,\"stream\":7}},",
+      id, ts, dur_s * 1e6, 1000 + id);
+}
+
 static void op_event(struct buf *b, int id, const char *name, const char *dims, const char *types,
                      const char *concrete, double dur_s) {
-  put(b, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1,"
-         "\"args\":{\"External id\":%d,\"Input Dims\":%s,\"Input type\":%s,\"Concrete Inputs\":%s}},",
-      name, 10 * id, id, dims, types, concrete);
-  put(b, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
-         "\"ts\":%d,\"dur\":1,\"args\":{\"External id\":%d,\"correlation\":%d}},",
-      10 * id, id, 1000 + id);
-  put(b, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,\"ts\":%d,"
-         "\"dur\":%.6f,\"args\":{\"correlation\":%d,\"stream\":7}},",
-      id, 10 * id, dur_s * 1e6, 1000 + id);
+  op_event_at(b, id, 10L * id, name, dims, types, concrete, dur_s);
 }
 
 static const int64_t gemms[][3] = {
@@ -82,7 +88,16 @@ static struct pl_gpu truth_gpu(void) {
   return g;
 }
 
+/* With beside: the 8 GEMMs again, from 10 s on, each beside an NCCL kernel
+ * and slowed as the step simulator slows compute there, by 1 +
+ * overlap_slowdown (src/sim/engine.c rates_for); the fit must leave them out
+ * and still recover the truth. */
+static char *generated_trace_beside(const struct pl_gpu *truth, size_t *len, bool beside);
 static char *generated_trace(const struct pl_gpu *truth, size_t *len) {
+  return generated_trace_beside(truth, len, false);
+}
+
+static char *generated_trace_beside(const struct pl_gpu *truth, size_t *len, bool beside) {
   struct buf b = {0};
   put(&b, "{\"schemaVersion\":1,\"traceEvents\":[");
   int id = 1;
@@ -125,6 +140,18 @@ static char *generated_trace(const struct pl_gpu *truth, size_t *len) {
   op_event(&b, id++, "aten::add", "[[4096,8192],[4096,8192],[]]",
            "[\"c10::BFloat16\",\"c10::BFloat16\",\"Scalar\"]", "[\"\",\"\",\"1\"]",
            pl_compute_obs_time_s(truth, &a));
+  for (size_t i = 0; beside && i < sizeof gemms / sizeof gemms[0]; i++) {
+    struct pl_compute_obs o = {PL_COMPUTE_GEMM, gemms[i][0], gemms[i][1], gemms[i][2], 1, 0, 0, 0, 1, PL_PHASE_FWD, ""};
+    char dims[96];
+    snprintf(dims, sizeof dims, "[[%lld,%lld],[%lld,%lld]]", (long long)o.m, (long long)o.k,
+             (long long)o.k, (long long)o.n);
+    op_event_at(&b, id++, 10000000L + 100000L * (long)i, "aten::mm", dims,
+                "[\"c10::BFloat16\",\"c10::BFloat16\"]", "[\"\",\"\"]",
+                pl_compute_obs_time_s(truth, &o) * (1 + truth->eff.overlap_slowdown));
+  }
+  if (beside)
+    put(&b, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL\","
+            "\"pid\":0,\"tid\":9,\"ts\":9999999,\"dur\":1000000,\"args\":{\"correlation\":99998}},");
   /* an op with no shapes, and a kernel nothing launched */
   op_event(&b, id++, "aten::cat", "[]", "[]", "[]", 5e-6);
   put(&b, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"orphan\",\"pid\":0,\"tid\":7,\"ts\":1,"
@@ -381,8 +408,36 @@ static void test_bad_input(void) {
   CHECK_STATUS(pl_calib_compute(&base, NULL, 0, &out, &fit, &d), PL_ERR_RANGE, dp);
 }
 
+/* The generated trace plus 8 GEMMs beside a collective, slowed by the GPU's
+ * overlap_slowdown: they are left out, and the fit is the truth's. */
+static void test_generated_beside(void) {
+  struct pl_gpu truth = truth_gpu(), base, fitted;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK(truth.eff.overlap_slowdown > 0.1); /* h100's 0.189: the slowed GEMMs differ */
+  size_t len = 0;
+  char *text = generated_trace_beside(&truth, &len, true);
+  struct pl_compute_trace *t = NULL;
+  CHECK_STATUS(pl_compute_obs_parse(text, len, "generated", &t, &d), PL_OK, dp);
+  free(text);
+  if (t == NULL)
+    return;
+  CHECK_EQ_INT((int64_t)t->n_obs, 16);
+  bool named = false;
+  for (size_t i = 0; i < t->n_skips; i++)
+    named |= strcmp(t->skips[i].why, "ran beside a collective") == 0 && t->skips[i].ops == 8;
+  CHECK(named);
+  CHECK_STATUS(pl_gpu_load("h100", &base, &d), PL_OK, dp);
+  struct pl_compute_fit fit;
+  CHECK_STATUS(pl_calib_compute(&base, t->obs, t->n_obs, &fitted, &fit, &d), PL_OK, dp);
+  CHECK_NEAR_REL(fitted.eff.gemm_mamf_flops_per_s, 700e12, 0.02);
+  CHECK_NEAR_REL(fitted.eff.gemm_tile_fixed_k, 120.0, 0.02);
+  pl_compute_trace_free(t);
+}
+
 int main(void) {
   test_beside_comm();
+  test_generated_beside();
   test_generated();
   test_save_roundtrip();
   test_save_roundtrip_913();
