@@ -104,9 +104,12 @@ static void text_series(const struct job *j, size_t k) {
          : j->co.comm_overlap_slowdown > 0 && s->nodes == 1
              ? " (no call of a fitted size ran alone: calls beside compute corrected)"
              : " (no call of a fitted size ran alone: calls beside compute as measured)");
-  /* corrected: the calls' times with the compute contention taken out */
+  /* corrected: the series' calls beside compute had the contention taken out
+   * (inside one node, with a slowdown, in correct mode or exclude's fallback) */
+  bool corrected = s->nodes == 1 && j->co.comm_overlap_slowdown > 0 &&
+                   (j->co.overlap == PL_CALIB_TRACE_CORRECT || j->ct->series_fallback[k]);
   printf("  %12s %6s %12s %12s %8s %10s  %s\n", "size (B)", "calls",
-         j->ct->corrected > 0 ? "corrected us" : "measured us", "model us", "error", "busbw GB/s",
+         corrected ? "corrected us" : "measured us", "model us", "error", "busbw GB/s",
          "model algo/proto");
   for (size_t i = 0; i < s->n_rows; i++) {
     const struct pl_nccl_row *r = &s->rows[i];
