@@ -71,7 +71,7 @@ static enum pl_status read_all(const char *path, char **text, size_t *len, struc
 /* ---------------------------------------------------------------- events */
 
 struct rt { int64_t corr, ext; };
-struct op { int64_t ext; yajl_val ev; double kernel_s; int kernels; bool beside_comm; };
+struct op { int64_t ext; yajl_val ev; double kernel_s; int kernels; double beside_s; };
 struct kern {
   int64_t corr;
   double dur_s;
@@ -227,9 +227,9 @@ static enum pl_status comm_spans(struct events *e) {
   return PL_OK;
 }
 
-/* Did compute kernel k run while a communication kernel ran on its device?
- * Open intervals: kernels that only touch do not overlap. */
-static bool beside_comm(const struct events *e, const struct kern *k) {
+/* How long compute kernel k ran while a communication kernel ran on its
+ * device, in s. Open intervals: kernels that only touch do not overlap. */
+static double beside_comm(const struct events *e, const struct kern *k) {
   size_t lo = 0, hi = e->n_comm; /* first span of k's device ending after k starts */
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
@@ -239,8 +239,13 @@ static bool beside_comm(const struct events *e, const struct kern *k) {
     else
       hi = mid;
   }
-  return lo < e->n_comm && e->comm[lo].dev == k->dev && e->comm[lo].a < k->end_us &&
-         k->end_us > k->ts_us;
+  double us = 0;
+  for (size_t i = lo; i < e->n_comm && e->comm[i].dev == k->dev && e->comm[i].a < k->end_us; i++) {
+    double a = e->comm[i].a > k->ts_us ? e->comm[i].a : k->ts_us;
+    double b = e->comm[i].b < k->end_us ? e->comm[i].b : k->end_us;
+    us += b > a ? b - a : 0;
+  }
+  return us * 1e-6;
 }
 
 static enum pl_status collect(yajl_val evs, struct events *e) {
@@ -265,7 +270,7 @@ static enum pl_status collect(yajl_val evs, struct events *e) {
         has_ext)
       e->rts[e->n_rts++] = (struct rt){corr, ext};
     else if (strcmp(cat, "cpu_op") == 0 && has_ext)
-      e->ops[e->n_ops++] = (struct op){ext, ev, 0, 0, false};
+      e->ops[e->n_ops++] = (struct op){ext, ev, 0, 0, 0};
     else if ((strcmp(cat, "kernel") == 0 || strcmp(cat, "gpu_memset") == 0) && has_corr) {
       yajl_val d = base_json_get(ev, "dur"), t = base_json_get(ev, "ts");
       double dur = d != NULL && YAJL_IS_NUMBER(d) ? YAJL_GET_DOUBLE(d) : 0;
@@ -326,7 +331,7 @@ static struct op *op_of_kernel(struct events *e, int64_t corr) {
   struct rt *r = bsearch(&key, e->rts, e->n_rts, sizeof *e->rts, cmp_rt);
   if (r == NULL)
     return NULL;
-  struct op ok = {r->ext, NULL, 0, 0, false};
+  struct op ok = {r->ext, NULL, 0, 0, 0};
   return bsearch(&ok, e->ops, e->n_ops, sizeof *e->ops, cmp_op);
 }
 
@@ -558,6 +563,19 @@ static enum pl_status add_obs(struct pl_compute_trace *t, const struct pl_comput
   return PL_OK;
 }
 
+static enum pl_status add_beside(struct pl_compute_trace *t, const struct pl_compute_obs *o) {
+  if (t->n_beside == t->cap_beside) {
+    size_t cap = t->cap_beside ? 2 * t->cap_beside : 64;
+    struct pl_compute_obs *n = pl_reallocarray(t->beside, cap, sizeof *n);
+    if (n == NULL)
+      return PL_ERR_NOMEM;
+    t->beside = n;
+    t->cap_beside = cap;
+  }
+  t->beside[t->n_beside++] = *o;
+  return PL_OK;
+}
+
 static enum pl_status link_all(struct events *e, struct pl_compute_trace *t) {
   for (size_t i = 0; i < e->n_ks; i++) {
     t->kernels++;
@@ -570,7 +588,7 @@ static enum pl_status link_all(struct events *e, struct pl_compute_trace *t) {
     }
     op->kernel_s += e->ks[i].dur_s;
     op->kernels++;
-    op->beside_comm |= !e->ks[i].comm && beside_comm(e, &e->ks[i]);
+    op->beside_s += e->ks[i].comm ? 0 : beside_comm(e, &e->ks[i]);
   }
   for (size_t i = 0; i < e->n_ops; i++) {
     struct op *op = &e->ops[i];
@@ -592,9 +610,13 @@ static enum pl_status link_all(struct events *e, struct pl_compute_trace *t) {
      * collective runs on its rank (src/sim/engine.c rates_for: NCCL's CTAs
      * hold SMs). A kernel measured beside one already carries that loss; a
      * fit to it would fold it into the efficiency and predict would apply it
-     * again (docs/trace.md 10.2 for the collective's side). Left out. */
-    if (op->beside_comm) {
+     * again (docs/trace.md 10.2 for the collective's side). Left out of obs,
+     * kept apart in t->beside for `--overlap correct|include`. */
+    if (op->beside_s > 0) {
       skip(t, str_of(op->ev, "name"), "ran beside a collective", op->kernels, op->kernel_s);
+      o.beside_s = op->beside_s < o.time_s ? op->beside_s : o.time_s;
+      if (o.time_s > 0 && add_beside(t, &o) != PL_OK)
+        return PL_ERR_NOMEM;
       continue;
     }
     if (o.time_s <= 0) {
@@ -665,5 +687,14 @@ void pl_compute_trace_free(struct pl_compute_trace *t) {
   if (t == NULL)
     return;
   pl_free(t->obs);
+  pl_free(t->beside);
   pl_free(t);
+}
+
+struct pl_compute_obs pl_compute_obs_alone(const struct pl_compute_obs *o, double overlap_slowdown) {
+  struct pl_compute_obs a = *o;
+  double s = overlap_slowdown > 0 ? overlap_slowdown : 0;
+  a.time_s = o->time_s - o->beside_s * s / (1 + s);
+  a.beside_s = 0;
+  return a;
 }
