@@ -90,7 +90,7 @@ struct pl_compute_trace {
   int64_t skips_dropped;    /* ops beyond PL_COMPUTE_MAX_NAMES distinct names (counted) */
   /* Ops with a kernel that ran beside a collective on its device: not in obs
    * (they are also skips, "ran beside a collective"), kept here with their
-   * beside_s for pl_compute_obs_beside (docs/ground-truth.md). */
+   * beside_s for pl_compute_obs_alone (docs/ground-truth.md). */
   struct pl_compute_obs *beside;
   size_t n_beside, cap_beside;
   struct pl_compute_skip skips[PL_COMPUTE_MAX_NAMES];
@@ -107,7 +107,8 @@ void pl_compute_trace_free(struct pl_compute_trace *t);
  * collective runs on its rank (src/sim/engine.c rates_for), so the beside_s
  * part did beside_s / (1 + s) of alone-time. Returns o with time_s reduced by
  * beside_s x s / (1 + s) and beside_s 0. */
-struct pl_compute_obs pl_compute_obs_alone(const struct pl_compute_obs *o, double overlap_slowdown);
+struct pl_compute_obs pl_compute_obs_alone(const struct pl_compute_obs *o,
+                                           double overlap_slowdown);
 
 /* One fitted parameter: its value before and after, and what it rests on. */
 struct pl_compute_param {

@@ -691,7 +691,8 @@ void pl_compute_trace_free(struct pl_compute_trace *t) {
   pl_free(t);
 }
 
-struct pl_compute_obs pl_compute_obs_alone(const struct pl_compute_obs *o, double overlap_slowdown) {
+struct pl_compute_obs pl_compute_obs_alone(const struct pl_compute_obs *o,
+                                           double overlap_slowdown) {
   struct pl_compute_obs a = *o;
   double s = overlap_slowdown > 0 ? overlap_slowdown : 0;
   a.time_s = o->time_s - o->beside_s * s / (1 + s);

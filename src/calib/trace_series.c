@@ -19,9 +19,9 @@
  * typical calls include. Calls that overlap compute also share SMs and
  * memory bandwidth with it, which nccl-tests never sees: by default only the
  * calls that ran alone are fitted (overlap_s == 0, exact: integer ns in the
- * trace; per series, see choose), or the overlapped part of an intra-node call is shortened by the
- * step simulator's own contention factor (correct_s), or every call is taken
- * as measured (docs/trace.md 10.2). */
+ * trace; per series, see choose), or the overlapped part of an intra-node
+ * call is shortened by the step simulator's own contention factor
+ * (correct_s), or every call is taken as measured (docs/trace.md 10.2). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
