@@ -123,8 +123,13 @@ struct pl_calib_fit {
 #define PL_CALIB_LIMIT_INTER_LAT 4u /* network hop latency */
 #define PL_CALIB_LIMIT_INTER_BW 8u  /* network bandwidth */
 
-/* Fit rows with bytes >= min_bytes. Fails with PL_ERR_RANGE when no row is
- * left and PL_ERR_UNSUPPORTED when a forced algorithm cannot run a series. */
+/* Fewest result rows pl_calib_nccl fits (it frees up to 4 figures at once:
+ * launch overhead, floor, latency and bandwidth of one tier). */
+#define PL_CALIB_NCCL_MIN_ROWS 4
+
+/* Fit rows with bytes >= min_bytes. Fails with PL_ERR_RANGE when fewer than
+ * PL_CALIB_NCCL_MIN_ROWS rows are left and PL_ERR_UNSUPPORTED when a forced
+ * algorithm cannot run a series. */
 enum pl_status pl_calib_nccl(const struct pl_cluster *base, const struct pl_calib_obs *obs,
                              size_t n_obs, double min_bytes, struct pl_cluster *out,
                              struct pl_calib_fit *fit, struct pl_diag *diag);

@@ -65,6 +65,7 @@ struct pl_compute_obs {
   int kernels;
   enum pl_compute_phase phase;
   char op[48];             /* the ATen op ("aten::mm") */
+  double beside_s;         /* of time_s, the part with a collective running on the device */
 };
 
 /* An op name whose kernels could not be used, with how many and how long. */
@@ -87,6 +88,11 @@ struct pl_compute_trace {
   int64_t steps;            /* distinct "ProfilerStep#N" ranges (0: none) */
   size_t n_skips;           /* distinct (name, why) */
   int64_t skips_dropped;    /* ops beyond PL_COMPUTE_MAX_NAMES distinct names (counted) */
+  /* Ops with a kernel that ran beside a collective on its device: not in obs
+   * (they are also skips, "ran beside a collective"), kept here with their
+   * beside_s for pl_compute_obs_alone (docs/ground-truth.md). */
+  struct pl_compute_obs *beside;
+  size_t n_beside, cap_beside;
   struct pl_compute_skip skips[PL_COMPUTE_MAX_NAMES];
 };
 
@@ -95,6 +101,14 @@ enum pl_status pl_compute_obs_load(const char *path, struct pl_compute_trace **o
 enum pl_status pl_compute_obs_parse(const char *text, size_t len, const char *origin,
                                     struct pl_compute_trace **out, struct pl_diag *diag);
 void pl_compute_trace_free(struct pl_compute_trace *t);
+
+/* An op that ran beside a collective, as its kernels would have run alone:
+ * the step simulator runs compute at 1/(1 + overlap_slowdown) while a
+ * collective runs on its rank (src/sim/engine.c rates_for), so the beside_s
+ * part did beside_s / (1 + s) of alone-time. Returns o with time_s reduced by
+ * beside_s x s / (1 + s) and beside_s 0. */
+struct pl_compute_obs pl_compute_obs_alone(const struct pl_compute_obs *o,
+                                           double overlap_slowdown);
 
 /* One fitted parameter: its value before and after, and what it rests on. */
 struct pl_compute_param {

@@ -27,6 +27,8 @@ struct pl_trace_call {
   int64_t group_stride; /* 0: the trace does not say where the ranks are */
   double bytes;         /* nccl-tests size, 0 unknown */
   double time_s;        /* kernel duration on this rank */
+  double overlap_s;     /* of it, time with a compute kernel running on the same GPU (other
+                           streams; union of compute kernels): 0 = the call ran alone */
 };
 
 /* One collective kind of one rank (or of the whole set), per kept step. */

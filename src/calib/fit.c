@@ -450,10 +450,10 @@ enum pl_status pl_calib_nccl(const struct pl_cluster *base, const struct pl_cali
   size_t m = 0;
   double p0[N_PARAMS] = {0};
   residuals(&pb, p0, NULL, &m);
-  if (m < 4)
+  if (m < PL_CALIB_NCCL_MIN_ROWS)
     return pl_diag_set(diag, PL_ERR_RANGE,
-                       "only %zu result rows of at least %.0f bytes: too few to fit (need 4)", m,
-                       min_bytes);
+                       "only %zu result rows of at least %.0f bytes: too few to fit (need %d)", m,
+                       min_bytes, PL_CALIB_NCCL_MIN_ROWS);
   pb.floor_prior_s = floor_prior(&pb);
   size_t mr = m + (pb.floor_prior_s > 0.0 ? 1 : 0); /* residuals incl. the prior */
   double *buf = pl_calloc((2 + N_PARAMS) * mr, sizeof *buf);

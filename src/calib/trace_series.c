@@ -17,7 +17,11 @@
  * synchronized timing (nccl-tests doc/PERFORMANCE.md times back-to-back
  * calls after a barrier); the median is offered to see how much waiting
  * typical calls include. Calls that overlap compute also share SMs and
- * memory bandwidth with it, which nccl-tests never sees. */
+ * memory bandwidth with it, which nccl-tests never sees: by default only the
+ * calls that ran alone are fitted (overlap_s == 0, exact: integer ns in the
+ * trace; per series, see choose), or the overlapped part of an intra-node
+ * call is shortened by the step simulator's own contention factor
+ * (correct_s), or every call is taken as measured (docs/trace.md 10.2). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +32,11 @@
 
 struct sample {
   int32_t series;
+  bool beside;      /* compute ran beside the call */
+  bool correctable; /* beside, inside one node, and the GPU has a slowdown */
   double bytes;
-  double time_s;
+  double time_s;  /* as measured */
+  double alone_s; /* without the contention (correct_s) */
 };
 
 struct build {
@@ -84,7 +91,7 @@ static int32_t find_series(struct pl_calib_trace *t, enum pl_coll_op op, int64_t
   return (int32_t)t->n_series++;
 }
 
-static enum pl_status push(struct build *b, int32_t series, double bytes, double time_s) {
+static enum pl_status push(struct build *b, struct sample x) {
   if (b->n == b->cap) {
     size_t cap = b->cap ? b->cap * 2 : 1024;
     struct sample *v = pl_reallocarray(b->v, cap, sizeof *v);
@@ -93,8 +100,22 @@ static enum pl_status push(struct build *b, int32_t series, double bytes, double
     b->v = v;
     b->cap = cap;
   }
-  b->v[b->n++] = (struct sample){series, bytes, time_s};
+  b->v[b->n++] = x;
   return PL_OK;
+}
+
+/* The call's time without the compute beside it. The step simulator runs an
+ * SM-driven collective inside one node (SIM_RES_INTRA: src/sim/groups.c, a
+ * group with ranks_per_node == ranks) at 1/(1 + s) while compute runs on its
+ * rank (src/sim/engine.c rates_for, efficiency.comm_overlap_slowdown, pytorch
+ * PR #172714; docs/step-model.md section 3), and a collective across nodes at
+ * full speed. Inverting that: the overlap_s with compute did overlap_s/(1+s)
+ * of alone-time, so the call alone takes time - overlap x s/(1+s). */
+static double correct_s(const struct pl_trace_call *c, int64_t rpn,
+                        const struct pl_calib_trace_opts *o, bool *corrected) {
+  double s = o->comm_overlap_slowdown, ov = c->overlap_s < c->time_s ? c->overlap_s : c->time_s;
+  *corrected = rpn == c->group_size && s > 0 && ov > 0;
+  return *corrected ? c->time_s - ov * s / (1 + s) : c->time_s;
 }
 
 /* Sort one call into a series, or count why it cannot be. */
@@ -121,7 +142,10 @@ static enum pl_status add_call(struct build *b, const struct pl_trace_call *c,
     return pl_diag_set(diag, PL_ERR_LIMIT, "traces: more than %d kinds of collective group",
                        PL_NCCL_MAX_SERIES);
   t->used++;
-  if (push(b, s, c->bytes, c->time_s) != PL_OK)
+  struct sample x = {s, c->overlap_s > 0, false, c->bytes, c->time_s, 0};
+  x.alone_s = correct_s(c, rpn, o, &x.correctable);
+  t->overlapped += x.beside;
+  if (push(b, x) != PL_OK)
     return pl_diag_set(diag, PL_ERR_NOMEM, "out of memory grouping collective calls");
   return PL_OK;
 }
@@ -172,8 +196,43 @@ static enum pl_status make_rows(struct pl_calib_trace *t, size_t i, const struct
   return PL_OK;
 }
 
+/* Each call's time for the fit, by the overlap mode; calls left out dropped.
+ * exclude works per series: a series with a call that ran alone at a fitted
+ * size (>= min_bytes) keeps only its calls that ran alone; a series whose
+ * every such call ran beside compute (the dp collectives across nodes of a
+ * step whose tp collectives run alone, say) is not dropped, which would leave
+ * its fabric tier at the base's figure unsaid: its calls are corrected when
+ * the GPU has a slowdown, else taken as measured (series_fallback). */
+static void choose(struct build *b, const struct pl_calib_trace_opts *o) {
+  struct pl_calib_trace *t = b->t;
+  bool alone[PL_NCCL_MAX_SERIES] = {false};
+  for (size_t k = 0; k < b->n; k++)
+    alone[b->v[k].series] |= !b->v[k].beside && b->v[k].bytes >= o->min_bytes;
+  enum pl_calib_trace_overlap fallback =
+      o->comm_overlap_slowdown > 0 ? PL_CALIB_TRACE_CORRECT : PL_CALIB_TRACE_INCLUDE;
+  for (size_t i = 0; i < t->n_series; i++)
+    t->series_fallback[i] = o->overlap == PL_CALIB_TRACE_EXCLUDE && !alone[i];
+  size_t n = 0;
+  for (size_t k = 0; k < b->n; k++) {
+    struct sample x = b->v[k];
+    enum pl_calib_trace_overlap m = t->series_fallback[x.series] ? fallback : o->overlap;
+    if (m == PL_CALIB_TRACE_EXCLUDE && x.beside) {
+      t->excluded++;
+      t->used--;
+      continue;
+    }
+    if (m == PL_CALIB_TRACE_CORRECT && x.correctable) {
+      x.time_s = x.alone_s;
+      t->corrected++;
+    }
+    b->v[n++] = x;
+  }
+  b->n = n;
+}
+
 static enum pl_status finish(struct build *b, const struct pl_trace_set *set,
-                             enum pl_calib_trace_stat stat, struct pl_diag *diag) {
+                             const struct pl_calib_trace_opts *o, struct pl_diag *diag) {
+  enum pl_calib_trace_stat stat = o->stat;
   struct pl_calib_trace *t = b->t;
   if (t->used == 0)
     return pl_diag_set(diag, PL_ERR_MISSING,
@@ -182,7 +241,9 @@ static enum pl_status finish(struct build *b, const struct pl_trace_set *set,
                        "%lld of an op the model does not cost)",
                        (long long)t->calls, (long long)t->unsized, (long long)t->unplaced,
                        (long long)t->unsupported);
-  qsort(b->v, b->n, sizeof *b->v, cmp_sample);
+  choose(b, o);
+  if (b->n > 0)
+    qsort(b->v, b->n, sizeof *b->v, cmp_sample);
   for (size_t i = 0, a = 0; i < t->n_series; i++) {
     size_t e = a;
     while (e < b->n && b->v[e].series == (int32_t)i)
@@ -208,14 +269,15 @@ enum pl_status pl_calib_trace_series(const struct pl_trace_set *set,
   if (t != NULL) {
     t->series = pl_calloc(PL_NCCL_MAX_SERIES, sizeof *t->series);
     t->row_calls = pl_calloc(PL_NCCL_MAX_SERIES, sizeof *t->row_calls);
+    t->series_fallback = pl_calloc(PL_NCCL_MAX_SERIES, sizeof *t->series_fallback);
   }
-  if (t == NULL || t->series == NULL || t->row_calls == NULL)
+  if (t == NULL || t->series == NULL || t->row_calls == NULL || t->series_fallback == NULL)
     st = pl_diag_set(diag, PL_ERR_NOMEM, "out of memory");
   for (int r = 0; st == PL_OK && r < set->n_ranks; r++)
     for (int64_t k = 0; st == PL_OK && k < set->ranks[r].n_calls; k++)
       st = add_call(&b, &set->ranks[r].calls[k], o, diag);
   if (st == PL_OK)
-    st = finish(&b, set, o->stat, diag);
+    st = finish(&b, set, o, diag);
   pl_free(b.v);
   if (st != PL_OK) {
     pl_calib_trace_free(t);
@@ -223,6 +285,14 @@ enum pl_status pl_calib_trace_series(const struct pl_trace_set *set,
   }
   *out = t;
   return PL_OK;
+}
+
+size_t pl_calib_trace_rows(const struct pl_calib_trace *t, double min_bytes) {
+  size_t n = 0;
+  for (size_t i = 0; t != NULL && i < t->n_series; i++)
+    for (size_t k = 0; k < t->series[i].n_rows; k++)
+      n += t->series[i].rows[k].bytes >= min_bytes;
+  return n;
 }
 
 void pl_calib_trace_free(struct pl_calib_trace *t) {
@@ -235,5 +305,6 @@ void pl_calib_trace_free(struct pl_calib_trace *t) {
   }
   pl_free(t->series);
   pl_free(t->row_calls);
+  pl_free(t->series_fallback);
   pl_free(t);
 }

@@ -19,6 +19,8 @@
 static const struct cli_opt compute_opts[] = {
     {"gpu", "G", "base GPU preset or file to start from (required)"},
     {"out", "FILE", "write the fitted GPU file here (required)"},
+    {"overlap", "M",
+     "exclude|correct|include: ops beside a collective (default exclude, docs/ground-truth.md)"},
     {"format", "F", "text|json report (default text)"},
 };
 static const struct cli_cmd compute_cmd = {
@@ -38,11 +40,27 @@ struct job {
   size_t n_obs;
   struct pl_compute_fit fit;
   enum cli_format fmt;
+  const char *overlap; /* exclude|correct|include */
+  size_t n_beside;     /* ops beside a collective, over the traces */
 };
 
 static const char *const param_names[PL_CP_COUNT] = {
     "gemm.mamf", "gemm.tile_fixed_k", "gemm.mamf_fp8", "attention.fwd_fraction",
     "attention.bwd_fraction", "hbm_fraction"};
+
+/* Ops that ran beside a collective (pl_compute_trace.beside): left out
+ * (exclude), shortened to what they would take alone by the base's
+ * overlap_slowdown (correct: the inverse of the step simulator's rule), or
+ * taken as measured (include). */
+static void add_beside(struct job *j, const struct pl_compute_trace *t) {
+  for (size_t k = 0; k < t->n_beside; k++) {
+    if (strcmp(j->overlap, "exclude") == 0)
+      continue;
+    j->obs[j->n_obs++] = strcmp(j->overlap, "correct") == 0
+                             ? pl_compute_obs_alone(&t->beside[k], j->base.eff.overlap_slowdown)
+                             : t->beside[k];
+  }
+}
 
 static int load(const struct cli_args *a, struct job *j) {
   size_t total = 0;
@@ -52,7 +70,8 @@ static int load(const struct cli_args *a, struct job *j) {
     if (pl_compute_obs_load(a->pos[i], &j->traces[i], &d) != PL_OK)
       return cli_fail("%s", d.msg);
     j->n_traces++;
-    total += j->traces[i]->n_obs;
+    total += j->traces[i]->n_obs + j->traces[i]->n_beside;
+    j->n_beside += j->traces[i]->n_beside;
   }
   j->obs = pl_calloc(total ? total : 1, sizeof *j->obs);
   if (j->obs == NULL)
@@ -62,7 +81,15 @@ static int load(const struct cli_args *a, struct job *j) {
       memcpy(j->obs + j->n_obs, j->traces[i]->obs, j->traces[i]->n_obs * sizeof *j->obs);
     j->n_obs += j->traces[i]->n_obs;
   }
+  for (int i = 0; i < j->n_traces; i++)
+    add_beside(j, j->traces[i]);
   return 0;
+}
+
+/* A skip entry is "not used" unless it is the ops beside a collective that
+ * --overlap correct|include used after all. */
+static bool unused(const struct job *j, const struct pl_compute_skip *k) {
+  return strcmp(j->overlap, "exclude") == 0 || strcmp(k->why, "ran beside a collective") != 0;
 }
 
 static void fmt_param(char *buf, size_t n, int id, double v) {
@@ -77,6 +104,11 @@ static void fmt_param(char *buf, size_t n, int id, double v) {
 static void text_report(const struct job *j, const char *out) {
   printf("plateau calibrate compute: %s from %d trace%s, %zu ops with shapes\n", j->base.name,
          j->n_traces, j->n_traces == 1 ? "" : "s", j->n_obs);
+  if (j->n_beside > 0)
+    printf("  ops beside a collective: %zu, %s\n", j->n_beside,
+           strcmp(j->overlap, "exclude") == 0   ? "left out (--overlap exclude)"
+           : strcmp(j->overlap, "correct") == 0 ? "shortened by the base's overlap_slowdown"
+                                                 : "taken as measured (--overlap include)");
   printf("  %-24s %16s %16s %7s %8s %9s\n", "figure", "base", "fitted", "ops", "kernels",
          "rms err");
   for (int i = 0; i < PL_CP_COUNT; i++) {
@@ -106,19 +138,27 @@ static void text_report(const struct job *j, const char *out) {
            tr->kernel_s > 0 ? 100 * used / tr->kernel_s : 0, (long long)tr->unlinked_kernels,
            tr->unlinked_s * 1e3);
     printf("  not used, by op (largest first):\n");
-    for (size_t k = 0; k < tr->n_skips && k < 12; k++)
+    size_t shown = 0, more = 0;
+    for (size_t k = 0; k < tr->n_skips; k++) {
+      if (!unused(j, &tr->skips[k]))
+        continue;
+      if (shown == 12) {
+        more++;
+        continue;
+      }
+      shown++;
       printf("    %-44s %6lld ops %7lld kernels %10.3f ms  %s\n", tr->skips[k].name,
              (long long)tr->skips[k].ops, (long long)tr->skips[k].kernels,
              tr->skips[k].time_s * 1e3, tr->skips[k].why);
-    if (tr->n_skips > 12 || tr->skips_dropped > 0)
-      printf("    ... %zu more op names (%lld ops beyond the %d names kept)\n",
-             tr->n_skips > 12 ? tr->n_skips - 12 : 0, (long long)tr->skips_dropped,
-             PL_COMPUTE_MAX_NAMES);
+    }
+    if (more > 0 || tr->skips_dropped > 0)
+      printf("    ... %zu more op names (%lld ops beyond the %d names kept)\n", more,
+             (long long)tr->skips_dropped, PL_COMPUTE_MAX_NAMES);
   }
   printf("\nwrote %s (use it as --gpu %s)\n", out, out);
 }
 
-static void json_trace(struct pl_emit *e, const struct pl_compute_trace *tr) {
+static void json_trace(struct pl_emit *e, const struct job *j, const struct pl_compute_trace *tr) {
   pl_emit_obj_begin(e, NULL);
   pl_emit_str(e, "path", tr->origin);
   pl_emit_int(e, "kernels", tr->kernels);
@@ -128,6 +168,8 @@ static void json_trace(struct pl_emit *e, const struct pl_compute_trace *tr) {
   pl_emit_num(e, "unlinked_s", tr->unlinked_s);
   pl_emit_arr_begin(e, "not_used");
   for (size_t k = 0; k < tr->n_skips; k++) {
+    if (!unused(j, &tr->skips[k]))
+      continue;
     pl_emit_obj_begin(e, NULL);
     pl_emit_str(e, "op", tr->skips[k].name);
     pl_emit_str(e, "why", tr->skips[k].why);
@@ -148,6 +190,11 @@ static int json_report(const struct job *j, const char *out) {
   pl_emit_obj_begin(e, NULL);
   pl_emit_str(e, "base", j->base.name);
   pl_emit_str(e, "out", out);
+  pl_emit_obj_begin(e, "beside_collective");
+  pl_emit_int(e, "ops", (int64_t)j->n_beside);
+  pl_emit_str(e, "overlap", j->overlap);
+  pl_emit_num(e, "overlap_slowdown", j->base.eff.overlap_slowdown);
+  pl_emit_obj_end(e);
   pl_emit_arr_begin(e, "figures");
   for (int i = 0; i < PL_CP_COUNT; i++) {
     const struct pl_compute_param *p = &j->fit.p[i];
@@ -169,7 +216,7 @@ static int json_report(const struct job *j, const char *out) {
   pl_emit_num(e, "predicted_s", j->fit.predicted_s);
   pl_emit_arr_begin(e, "traces");
   for (int i = 0; i < j->n_traces; i++)
-    json_trace(e, j->traces[i]);
+    json_trace(e, j, j->traces[i]);
   pl_emit_arr_end(e);
   pl_emit_obj_end(e);
   return cli_emit_done(e);
@@ -195,6 +242,10 @@ static int calibrate(const struct cli_args *a, struct job *j) {
     return 2;
   if (j->fmt == CLI_FORMAT_CSV)
     return cli_usage(&compute_cmd, "--format: csv is not offered here (text|json)");
+  j->overlap = cli_get(a, "overlap") ? cli_get(a, "overlap") : "exclude";
+  if (strcmp(j->overlap, "exclude") != 0 && strcmp(j->overlap, "correct") != 0 &&
+      strcmp(j->overlap, "include") != 0)
+    return cli_fail("--overlap: unknown value '%s' (expected exclude|correct|include)", j->overlap);
   if (pl_gpu_load(gpu, &j->base, &d) != PL_OK)
     return cli_fail("%s", d.msg);
   if (load(a, j) != 0)

@@ -4,7 +4,10 @@
  * the calls become nccl-tests-like series (pl_calib_trace_series: one row per
  * message size, sizes from the kernels' or record_param_comms' args), the
  * fit is net's pl_calib_nccl, and the result is the same kind of cluster
- * file. Definitions and caveats: docs/trace.md section 10. */
+ * file. Calls that ran beside compute are left out by default, or corrected
+ * by the GPU's comm_overlap_slowdown, or taken as measured (--overlap); with
+ * too few calls that ran alone it falls back and says so. Definitions and
+ * caveats: docs/trace.md section 10. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +25,9 @@ static const struct cli_opt opts[] = {
     {"min-bytes", "SIZE", "fit message sizes of at least this (default 1M)"},
     {"stat", "S", "min|median: a size's time over its calls (default min, see docs/trace.md 10)"},
     {"ranks-per-node", "N", "for groups whose ranks the traces do not list (default: skip them)"},
+    {"overlap", "M",
+     "exclude|correct|include: calls beside compute (default exclude, see docs/trace.md 10.2)"},
+    {"gpu", "G", "GPU preset or file whose comm_overlap_slowdown corrects (default: the trace's)"},
     TRACE_READ_OPTS,
     {"format", "F", "text|json report (default text)"},
 };
@@ -43,7 +49,16 @@ struct job {
   double min_bytes;
   enum cli_format fmt;
   struct pl_calib_fit fit;
+  enum pl_calib_trace_overlap asked; /* --overlap; co.overlap is what was used */
+  struct pl_gpu gpu;                 /* for comm_overlap_slowdown; name "" when unknown */
+  char fallback[320];                /* why co.overlap differs from asked, "" when not */
 };
+
+static const char *overlap_name(enum pl_calib_trace_overlap m) {
+  return m == PL_CALIB_TRACE_EXCLUDE   ? "exclude"
+         : m == PL_CALIB_TRACE_CORRECT ? "correct"
+                                       : "include";
+}
 
 static int read_options(const struct cli_args *a, struct job *j) {
   struct pl_diag d;
@@ -56,6 +71,13 @@ static int read_options(const struct cli_args *a, struct job *j) {
     return cli_fail("--stat: unknown value '%s' (expected min|median)", stat);
   j->co.stat = stat != NULL && strcmp(stat, "median") == 0 ? PL_CALIB_TRACE_MEDIAN
                                                            : PL_CALIB_TRACE_MIN;
+  const char *ov = cli_get(a, "overlap");
+  if (ov != NULL && strcmp(ov, "exclude") != 0 && strcmp(ov, "correct") != 0 &&
+      strcmp(ov, "include") != 0)
+    return cli_fail("--overlap: unknown value '%s' (expected exclude|correct|include)", ov);
+  j->asked = ov == NULL || strcmp(ov, "exclude") == 0 ? PL_CALIB_TRACE_EXCLUDE
+             : strcmp(ov, "correct") == 0             ? PL_CALIB_TRACE_CORRECT
+                                                      : PL_CALIB_TRACE_INCLUDE;
   if (cli_get_int(a, "ranks-per-node", &j->co.ranks_per_node) != 0)
     return 1;
   if (j->co.ranks_per_node < 0)
@@ -76,10 +98,19 @@ static double model_s(const struct job *j, const struct pl_calib_obs *o, double 
 /* One series: per message size, measured vs fitted model time. */
 static void text_series(const struct job *j, size_t k) {
   const struct pl_nccl_series *s = &j->ct->series[k];
-  printf("\n%s, %lld ranks on %lld node%s\n", pl_coll_op_name(s->op), (long long)s->ranks,
-         (long long)s->nodes, s->nodes == 1 ? "" : "s");
-  printf("  %12s %6s %12s %12s %8s %10s  %s\n", "size (B)", "calls", "measured us", "model us",
-         "error", "busbw GB/s", "model algo/proto");
+  printf("\n%s, %lld ranks on %lld node%s%s\n", pl_coll_op_name(s->op), (long long)s->ranks,
+         (long long)s->nodes, s->nodes == 1 ? "" : "s",
+         !j->ct->series_fallback[k] ? ""
+         : j->co.comm_overlap_slowdown > 0 && s->nodes == 1
+             ? " (no call of a fitted size ran alone: calls beside compute corrected)"
+             : " (no call of a fitted size ran alone: calls beside compute as measured)");
+  /* corrected: the series' calls beside compute had the contention taken out
+   * (inside one node, with a slowdown, in correct mode or exclude's fallback) */
+  bool corrected = s->nodes == 1 && j->co.comm_overlap_slowdown > 0 &&
+                   (j->co.overlap == PL_CALIB_TRACE_CORRECT || j->ct->series_fallback[k]);
+  printf("  %12s %6s %12s %12s %8s %10s  %s\n", "size (B)", "calls",
+         corrected ? "corrected us" : "measured us", "model us", "error", "busbw GB/s",
+         "model algo/proto");
   for (size_t i = 0; i < s->n_rows; i++) {
     const struct pl_nccl_row *r = &s->rows[i];
     struct pl_coll_cost c;
@@ -103,6 +134,21 @@ static void text_report(const struct job *j, const char *out) {
     printf("  left out: %lld without a message size, %lld without group placement, %lld of an "
            "op without a cost model or of 1 rank\n",
            (long long)t->unsized, (long long)t->unplaced, (long long)t->unsupported);
+  if (t->overlapped > 0 && j->co.overlap == PL_CALIB_TRACE_EXCLUDE)
+    printf("  compute beside the call: %lld calls; %lld left out (fitted the calls that ran "
+           "alone), %lld corrected in series with none that ran alone\n",
+           (long long)t->overlapped, (long long)t->excluded, (long long)t->corrected);
+  else if (t->overlapped > 0 && j->co.overlap == PL_CALIB_TRACE_CORRECT)
+    printf("  compute beside the call: %lld calls; %lld inside one node shortened by %s's "
+           "comm_overlap_slowdown %.2f\n",
+           (long long)t->overlapped, (long long)t->corrected, j->gpu.name,
+           j->gpu.eff.comm_overlap_slowdown);
+  else if (t->overlapped > 0)
+    printf("  compute beside the call: %lld calls, taken as measured (the fit includes their "
+           "contention)\n",
+           (long long)t->overlapped);
+  if (j->fallback[0])
+    printf("  note: %s\n", j->fallback);
   printf("  launch overhead   %9.2f us per call (base %.2f)\n", f->launch_s * 1e6,
          j->base.coll_launch_s * 1e6);
   printf("  call floor        %9.2f us (base %.2f)\n", f->floor_s * 1e6, j->base.coll_floor_s * 1e6);
@@ -127,6 +173,7 @@ static void json_series(struct pl_emit *e, const struct job *j, size_t k) {
   pl_emit_str(e, "op", pl_coll_op_name(s->op));
   pl_emit_int(e, "ranks", s->ranks);
   pl_emit_int(e, "nodes", s->nodes);
+  pl_emit_bool(e, "overlap_fallback", j->ct->series_fallback[k]);
   pl_emit_arr_begin(e, "rows");
   for (size_t i = 0; i < s->n_rows; i++) {
     const struct pl_nccl_row *r = &s->rows[i];
@@ -177,6 +224,24 @@ static int json_report(const struct job *j, const char *out) {
   pl_emit_int(e, "unsized", j->ct->unsized);
   pl_emit_int(e, "unplaced", j->ct->unplaced);
   pl_emit_int(e, "unsupported", j->ct->unsupported);
+  pl_emit_int(e, "overlapped", j->ct->overlapped);
+  pl_emit_int(e, "excluded", j->ct->excluded);
+  pl_emit_int(e, "corrected", j->ct->corrected);
+  pl_emit_obj_end(e);
+  pl_emit_obj_begin(e, "overlap");
+  pl_emit_str(e, "asked", overlap_name(j->asked));
+  pl_emit_str(e, "used", overlap_name(j->co.overlap));
+  if (j->gpu.name[0]) {
+    pl_emit_str(e, "gpu", j->gpu.name);
+    pl_emit_num(e, "comm_overlap_slowdown", j->gpu.eff.comm_overlap_slowdown);
+  } else {
+    pl_emit_null(e, "gpu");
+    pl_emit_null(e, "comm_overlap_slowdown");
+  }
+  if (j->fallback[0])
+    pl_emit_str(e, "fallback", j->fallback);
+  else
+    pl_emit_null(e, "fallback");
   pl_emit_obj_end(e);
   json_fit(e, &j->fit);
   pl_emit_arr_begin(e, "series");
@@ -198,13 +263,65 @@ static void label(struct job *j, const struct cli_args *a, const char *out, char
   snprintf(j->fitted.description, sizeof j->fitted.description,
            "%s, calibrated to the collectives of %d trace file%s", j->base.name,
            j->set->n_ranks, j->set->n_ranks == 1 ? "" : "s");
-  int used = snprintf(note, n, "plateau calibrate trace from base cluster '%s' (%s per size); "
-                      "traces:", j->base.name, j->co.stat == PL_CALIB_TRACE_MIN ? "min" : "median");
+  int used = snprintf(note, n,
+                      "plateau calibrate trace from base cluster '%s' (%s per size, "
+                      "calls beside compute: %s); traces:",
+                      j->base.name, j->co.stat == PL_CALIB_TRACE_MIN ? "min" : "median",
+                      overlap_name(j->co.overlap));
   for (int i = 0; i < a->n_pos && used > 0 && (size_t)used < n; i++)
     used += snprintf(note + used, n - (size_t)used, " %s", a->pos[i]);
   if (used > 0 && (size_t)used < n)
     snprintf(note + used, n - (size_t)used, "; rms error %.1f%%, max %.1f%% over %zu sizes >= %.0f B",
              100 * j->fit.rms_rel_err, 100 * j->fit.max_rel_err, j->fit.n_points, j->min_bytes);
+}
+
+/* The GPU whose comm_overlap_slowdown corrects overlapped calls: --gpu, else
+ * the preset named by the trace's device ("device_names"), else none. */
+static int find_gpu(const struct cli_args *a, struct job *j) {
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  const char *g = cli_get(a, "gpu");
+  if (g == NULL)
+    g = pl_gpu_preset_for_device(j->set->ranks[0].device);
+  if (g != NULL && pl_gpu_load(g, &j->gpu, &d) != PL_OK)
+    return cli_fail("--gpu: %s", d.msg);
+  if (g == NULL)
+    j->gpu.name[0] = '\0';
+  j->co.comm_overlap_slowdown = g != NULL ? j->gpu.eff.comm_overlap_slowdown : 0;
+  if (j->asked == PL_CALIB_TRACE_CORRECT && g == NULL)
+    return cli_fail("--overlap correct: the traces' GPU ('%s') is not a preset: give --gpu G",
+                    j->set->ranks[0].device);
+  return 0;
+}
+
+/* Group the calls as asked. With too few sizes among the calls that ran
+ * alone, fall back to correcting the others (when the GPU has a slowdown) or
+ * to taking them as measured, and say which and why. */
+static int group(struct job *j) {
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  j->co.overlap = j->asked;
+  j->co.min_bytes = j->min_bytes;
+  if (pl_calib_trace_series(j->set, &j->co, &j->ct, &d) != PL_OK)
+    return cli_fail("%s", d.msg);
+  size_t rows = pl_calib_trace_rows(j->ct, j->min_bytes);
+  if (j->asked != PL_CALIB_TRACE_EXCLUDE || j->ct->excluded == 0 || rows >= PL_CALIB_NCCL_MIN_ROWS)
+    return 0;
+  bool correct = j->co.comm_overlap_slowdown > 0;
+  snprintf(j->fallback, sizeof j->fallback,
+           "leaving out the %lld calls beside compute left %zu message sizes of >= %.0f B from "
+           "%lld calls (%d needed): fitted all calls, %s",
+           (long long)j->ct->excluded, rows, j->min_bytes, (long long)j->ct->used,
+           PL_CALIB_NCCL_MIN_ROWS,
+           correct ? "those beside compute corrected by the GPU's comm_overlap_slowdown"
+                   : "as measured: the fitted figures include the compute contention (no GPU "
+                     "slowdown known; --gpu G)");
+  pl_calib_trace_free(j->ct);
+  j->ct = NULL;
+  j->co.overlap = correct ? PL_CALIB_TRACE_CORRECT : PL_CALIB_TRACE_INCLUDE;
+  if (pl_calib_trace_series(j->set, &j->co, &j->ct, &d) != PL_OK)
+    return cli_fail("%s", d.msg);
+  return 0;
 }
 
 static int calibrate(const struct cli_args *a, struct job *j) {
@@ -219,9 +336,10 @@ static int calibrate(const struct cli_args *a, struct job *j) {
   if (pl_cluster_load(cl, &j->base, &d) != PL_OK)
     return cli_fail("%s", d.msg);
   j->co.gpus_per_node = j->base.gpus_per_node;
-  if (pl_trace_analyze_calls(a->pos, a->n_pos, &to, &j->set, &d) != PL_OK ||
-      pl_calib_trace_series(j->set, &j->co, &j->ct, &d) != PL_OK)
+  if (pl_trace_analyze_calls(a->pos, a->n_pos, &to, &j->set, &d) != PL_OK)
     return cli_fail("%s", d.msg);
+  if (find_gpu(a, j) != 0 || group(j) != 0)
+    return 1;
   for (size_t k = 0; k < j->ct->n_series; k++)
     j->obs[k] = (struct pl_calib_obs){&j->ct->series[k], PL_ALGO_AUTO};
   if (pl_calib_nccl(&j->base, j->obs, j->ct->n_series, j->min_bytes, &j->fitted, &j->fit, &d) !=

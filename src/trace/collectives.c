@@ -13,7 +13,11 @@
  * A communication kernel identical to an earlier one (same device (pid),
  * stream (tid), start, duration and name) is the same event seen twice, as
  * when a trace's events were merged or concatenated twice: it is counted once
- * and reported (pl_trace_rank.duplicate_comm_events; issue 22). */
+ * and reported (pl_trace_rank.duplicate_comm_events; issue 22).
+ * With the calls listed, each call also gets the time compute kernels ran on
+ * the same GPU while it ran (overlap_s: the call's interval against the union
+ * of the compute kernels, exact in integer ns), so `calibrate trace` can tell
+ * calls that ran alone from calls that shared the SMs (docs/trace.md 10.2). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,7 +117,8 @@ static void finish(const struct acc *x, double steps, struct pl_trace_coll *o) {
 /* One call for ranks[].calls. Without a stated placement, a group as large
  * as the world is all ranks in order (start 0, stride 1). */
 static void fill_call(struct pl_trace_call *o, enum trace_op op, int64_t n,
-                      const struct trace_gpu *g, const struct trace_coll *c, int64_t world) {
+                      const struct trace_gpu *g, const struct trace_coll *c, int64_t world,
+                      const struct trace_ivs *busy) {
   snprintf(o->op, sizeof o->op, "%s", trace_op_name(op));
   o->group_size = n > 0 ? n : 0;
   if (c != NULL && c->group_stride > 0) {
@@ -124,15 +129,16 @@ static void fill_call(struct pl_trace_call *o, enum trace_op op, int64_t n,
   }
   o->bytes = c ? call_bytes(c, op) : 0;
   o->time_s = (double)g->dur_ns * 1e-9;
+  o->overlap_s = (double)trace_ivs_inside(busy, g->ts_ns, g->ts_ns + g->dur_ns) * 1e-9;
 }
 
 static enum pl_status keep_call(struct trace_vec *v, enum trace_op op, int64_t n,
                                 const struct trace_gpu *g, const struct trace_coll *c,
-                                int64_t world, struct pl_diag *diag) {
+                                int64_t world, const struct trace_ivs *busy, struct pl_diag *diag) {
   struct pl_trace_call *o = trace_vec_push(v, sizeof *o);
   if (o == NULL)
     return pl_diag_set(diag, PL_ERR_NOMEM, "out of memory listing collective calls");
-  fill_call(o, op, n, g, c, world);
+  fill_call(o, op, n, g, c, world, busy);
   return PL_OK;
 }
 
@@ -145,6 +151,8 @@ struct pass {
   struct acc a[TRACE_OP_N * 8];
   int na;
   struct trace_vec calls;
+  struct trace_ivs busy;         /* compute kernels of this GPU, merged (only with keep_calls) */
+  struct trace_vec spilled_busy; /* struct trace_iv, before merging (spilled traces) */
   struct trace_vec arrivals; /* struct trace_arrival */
   int64_t first_step;        /* ProfilerStep number of the first window, -1 none */
   bool nomem;
@@ -238,7 +246,7 @@ static void one_call(struct pass *p, const struct trace_gpu *gi, int32_t coll) {
   int64_t n = c && c->group_size > 0 ? c->group_size : d->world_size;
   add_call(find_acc(p->a, &p->na, op, n), gi, c);
   keep_arrival(p, op, n, gi, c);
-  if (p->keep_calls && keep_call(&p->calls, op, n, gi, c, d->world_size, NULL) != PL_OK)
+  if (p->keep_calls && keep_call(&p->calls, op, n, gi, c, d->world_size, &p->busy, NULL) != PL_OK)
     p->nomem = true;
 }
 
@@ -248,6 +256,40 @@ static void calls_piece(void *ctx, struct trace_grec *r, size_t n) {
   for (size_t i = 0; i < n; i++)
     if (r[i].g.kind == TRACE_COMM)
       one_call(ctx, &r[i].g, r[i].coll);
+}
+
+/* Spilled GPU events: this GPU's compute kernels, collected for busy. */
+static void compute_piece(void *ctx, struct trace_grec *r, size_t n) {
+  struct pass *p = ctx;
+  for (size_t i = 0; i < n && !p->nomem; i++) {
+    const struct trace_gpu *g = &r[i].g;
+    if (g->kind != TRACE_COMPUTE || !trace_in_view(p->d, g))
+      continue;
+    struct trace_iv *v = trace_vec_push(&p->spilled_busy, sizeof *v);
+    if (v == NULL)
+      p->nomem = true;
+    else
+      *v = (struct trace_iv){g->ts_ns, g->ts_ns + g->dur_ns};
+  }
+}
+
+/* The union of this GPU's compute kernels. Spilled, it is read back from the
+ * file: 16 bytes per compute kernel while merging, held only when the calls
+ * are listed (calibrate trace), so `trace analyze` keeps its bound. */
+static enum pl_status compute_busy(struct pass *p, struct pl_diag *diag) {
+  if (p->d->gspill == NULL)
+    return trace_ivs_union(p->d, 1u << TRACE_COMPUTE, 0, 0, &p->busy) == PL_OK
+               ? PL_OK
+               : pl_diag_set(diag, PL_ERR_NOMEM, "out of memory listing compute kernels");
+  enum pl_status s = trace_gspill_each(p->d, false, compute_piece, p, diag);
+  p->busy.v = p->spilled_busy.data;
+  p->busy.n = p->spilled_busy.len;
+  p->spilled_busy = (struct trace_vec){NULL, 0, 0};
+  if (s == PL_OK && p->nomem)
+    s = pl_diag_set(diag, PL_ERR_NOMEM, "out of memory listing compute kernels");
+  if (s == PL_OK)
+    trace_ivs_normalize(&p->busy);
+  return s;
 }
 
 static enum pl_status summarize(struct pass *p, struct pl_trace_rank *r, struct pl_diag *diag) {
@@ -276,15 +318,20 @@ enum pl_status trace_collectives(const struct trace_data *d, const struct trace_
                       .first_step = r->first_step}, *p = &pass;
   r->calls = NULL;
   r->n_calls = 0;
-  enum pl_status s = PL_OK;
-  if (d->gspill != NULL) {
+  /* the compute union only for a listing with calls in it (in memory, no
+   * communication kernel means nothing to measure against) */
+  bool busy = keep_calls && (d->gspill != NULL || d->comm.len > 0);
+  enum pl_status s = busy ? compute_busy(p, diag) : PL_OK;
+  if (s == PL_OK && d->gspill != NULL) {
     s = trace_gspill_each(d, false, calls_piece, p, diag);
-  } else {
+  } else if (s == PL_OK) {
     const struct trace_comm *cm = d->comm.data;
     for (size_t i = 0; i < d->comm.len; i++)
       one_call(p, &TRACE_AT(d->gpu, struct trace_gpu, cm[i].gpu), cm[i].coll);
   }
   pl_free(p->seen);
+  trace_ivs_free(&p->busy);
+  trace_vec_free(&p->spilled_busy);
   r->duplicate_comm_events = p->dups;
   if (s == PL_OK && p->nomem)
     s = pl_diag_set(diag, PL_ERR_NOMEM, "out of memory listing collective calls");

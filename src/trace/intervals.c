@@ -146,3 +146,23 @@ void trace_ivs_free(struct trace_ivs *x) {
   x->v = NULL;
   x->n = 0;
 }
+
+void trace_ivs_normalize(struct trace_ivs *x) { merge(x); }
+
+int64_t trace_ivs_inside(const struct trace_ivs *x, int64_t a, int64_t b) {
+  size_t lo = 0, hi = x->n; /* first interval ending after a */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (x->v[mid].b <= a)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  int64_t sum = 0;
+  for (size_t i = lo; i < x->n && x->v[i].a < b; i++) {
+    int64_t s = x->v[i].a > a ? x->v[i].a : a, e = x->v[i].b < b ? x->v[i].b : b;
+    if (s < e)
+      sum += e - s;
+  }
+  return sum;
+}

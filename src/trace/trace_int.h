@@ -347,6 +347,10 @@ enum pl_status trace_ivs_or(const struct trace_ivs *x, const struct trace_ivs *y
 void trace_ivs_measure(const struct trace_ivs *x, const struct trace_iv *w, size_t nw,
                        int64_t *len_ns);
 int64_t trace_ivs_total(const struct trace_ivs *x);
+/* Sort x by start and merge overlapping intervals in place (a list built by hand). */
+void trace_ivs_normalize(struct trace_ivs *x);
+/* Length of x inside [a, b), by binary search (x sorted, disjoint). */
+int64_t trace_ivs_inside(const struct trace_ivs *x, int64_t a, int64_t b);
 void trace_ivs_free(struct trace_ivs *x);
 
 /* breakdown.c: the GPU timeline metrics of docs/trace.md section 3 for a

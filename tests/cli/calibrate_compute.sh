@@ -27,6 +27,23 @@ check "json figures" grep -q '"name": "attention.fwd_fraction"' "$TMP/out"
 check "json lists both traces" grep -q 'tracelens_h100_bert_small' "$TMP/out"
 check "non-causal attention named" grep -q 'not causal' "$TMP/out"
 
+# ops beside a collective (TraceLens's MI300X ResNet trace, RCCL): left out by
+# default; --overlap correct shortens them by mi300x's overlap_slowdown; include
+# takes them as measured (the fit before session 27: hbm_fraction 0.4166)
+MI="$T/tracelens_mi300_resnet_act_checkpoint.json.gz"
+expect_ok calibrate compute "$MI" --gpu mi300x --out "$TMP/mi.json"
+check "beside: 24 ops left out" grep -q 'ops beside a collective: 24, left out' "$TMP/out"
+check "beside: 18 ops used" grep -q 'from 1 trace, 18 ops with shapes' "$TMP/out"
+check "beside: named as not used" grep -q 'aten::add_ .*ran beside a collective' "$TMP/out"
+expect_ok calibrate compute "$MI" --gpu mi300x --out "$TMP/mi.json" --overlap include
+check "include: 42 ops, the fit before" grep -qE '^  hbm_fraction +0.8000 +0.4166 +33 ' "$TMP/out"
+check "include: not listed as unused" sh -c "! grep -q 'ran beside a collective' '$TMP/out'"
+expect_ok calibrate compute "$MI" --gpu mi300x --out "$TMP/mi.json" --overlap correct --format json
+check "correct: json names the mode" grep -q '"overlap": "correct"' "$TMP/out"
+check "correct: 24 ops beside" grep -q '"ops": 24' "$TMP/out"
+expect_fail 1 "--overlap: unknown value 'x'" -- calibrate compute "$MI" --gpu mi300x \
+  --out "$TMP/x.json" --overlap x
+
 # bad input: exit 1, one line
 expect_fail 1 "no GPU kernels" -- calibrate compute "$T/hta_cpu_only_rank-34.json.gz" --gpu h100 \
   --out "$TMP/x.json"

@@ -44,18 +44,24 @@ static void put(struct buf *b, const char *fmt, ...) {
   b->n += (size_t)need;
 }
 
-/* One op with one kernel: cpu_op (External id), its launch and the kernel. */
+/* One op with one kernel: cpu_op (External id), its launch and the kernel,
+ * all at ts (us). */
+static void op_event_at(struct buf *b, int id, long ts, const char *name, const char *dims,
+                        const char *types, const char *concrete, double dur_s) {
+  put(b, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%ld,\"dur\":1,"
+         "\"args\":{\"External id\":%d,\"Input Dims\":%s,\"Input type\":%s,\"Concrete Inputs\":%s}},",
+      name, ts, id, dims, types, concrete);
+  put(b, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+         "\"ts\":%ld,\"dur\":1,\"args\":{\"External id\":%d,\"correlation\":%d}},",
+      ts, id, 1000 + id);
+  put(b, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,\"ts\":%ld,"
+         "\"dur\":%.6f,\"args\":{\"correlation\":%d,\"stream\":7}},",
+      id, ts, dur_s * 1e6, 1000 + id);
+}
+
 static void op_event(struct buf *b, int id, const char *name, const char *dims, const char *types,
                      const char *concrete, double dur_s) {
-  put(b, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1,"
-         "\"args\":{\"External id\":%d,\"Input Dims\":%s,\"Input type\":%s,\"Concrete Inputs\":%s}},",
-      name, 10 * id, id, dims, types, concrete);
-  put(b, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
-         "\"ts\":%d,\"dur\":1,\"args\":{\"External id\":%d,\"correlation\":%d}},",
-      10 * id, id, 1000 + id);
-  put(b, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,\"ts\":%d,"
-         "\"dur\":%.6f,\"args\":{\"correlation\":%d,\"stream\":7}},",
-      id, 10 * id, dur_s * 1e6, 1000 + id);
+  op_event_at(b, id, 10L * id, name, dims, types, concrete, dur_s);
 }
 
 static const int64_t gemms[][3] = {
@@ -82,12 +88,21 @@ static struct pl_gpu truth_gpu(void) {
   return g;
 }
 
+/* With beside: the 8 GEMMs again, from 10 s on, each beside an NCCL kernel
+ * and slowed as the step simulator slows compute there, by 1 +
+ * overlap_slowdown (src/sim/engine.c rates_for); the fit must leave them out
+ * and still recover the truth. */
+static char *generated_trace_beside(const struct pl_gpu *truth, size_t *len, bool beside);
 static char *generated_trace(const struct pl_gpu *truth, size_t *len) {
+  return generated_trace_beside(truth, len, false);
+}
+
+static char *generated_trace_beside(const struct pl_gpu *truth, size_t *len, bool beside) {
   struct buf b = {0};
   put(&b, "{\"schemaVersion\":1,\"traceEvents\":[");
   int id = 1;
   for (size_t i = 0; i < sizeof gemms / sizeof gemms[0]; i++) {
-    struct pl_compute_obs o = {PL_COMPUTE_GEMM, gemms[i][0], gemms[i][1], gemms[i][2], 1, 0, 0, 0, 1, PL_PHASE_FWD, ""};
+    struct pl_compute_obs o = {PL_COMPUTE_GEMM, gemms[i][0], gemms[i][1], gemms[i][2], 1, 0, 0, 0, 1, PL_PHASE_FWD, "", 0};
     char dims[96];
     snprintf(dims, sizeof dims, "[[%lld,%lld],[%lld,%lld]]", (long long)o.m, (long long)o.k,
              (long long)o.k, (long long)o.n);
@@ -99,8 +114,8 @@ static char *generated_trace(const struct pl_gpu *truth, size_t *len) {
     int64_t s = seqs[i];
     double fwd = 4.0 * 32 * (double)s * (double)s * 128;
     double qe = 32.0 * (double)s * 128;
-    struct pl_compute_obs f = {PL_COMPUTE_ATTN_FWD, s, s, 128, 32, fwd, 2.0 * 4 * qe, 0, 1, PL_PHASE_FWD, ""};
-    struct pl_compute_obs bw = {PL_COMPUTE_ATTN_BWD, s, s, 128, 32, 2.5 * fwd, 2.0 * 8 * qe, 0, 1, PL_PHASE_FWD, ""};
+    struct pl_compute_obs f = {PL_COMPUTE_ATTN_FWD, s, s, 128, 32, fwd, 2.0 * 4 * qe, 0, 1, PL_PHASE_FWD, "", 0};
+    struct pl_compute_obs bw = {PL_COMPUTE_ATTN_BWD, s, s, 128, 32, 2.5 * fwd, 2.0 * 8 * qe, 0, 1, PL_PHASE_FWD, "", 0};
     char q[64], dims[512];
     snprintf(q, sizeof q, "[1,32,%lld,128]", (long long)s);
     snprintf(dims, sizeof dims, "[%s,%s,%s,[],[],[],[],[],[]]", q, q, q);
@@ -117,14 +132,26 @@ static char *generated_trace(const struct pl_gpu *truth, size_t *len) {
              pl_compute_obs_time_s(truth, &bw));
   }
   /* memory-bound: a bf16 -> fp32 copy (read 2 + write 4 B per element) and a bf16 add */
-  struct pl_compute_obs c = {PL_COMPUTE_MEMORY, 0, 0, 0, 1, 0, 6.0 * 4096 * 4096, 0, 1, PL_PHASE_FWD, ""};
+  struct pl_compute_obs c = {PL_COMPUTE_MEMORY, 0, 0, 0, 1, 0, 6.0 * 4096 * 4096, 0, 1, PL_PHASE_FWD, "", 0};
   op_event(&b, id++, "aten::copy_", "[[4096,4096],[4096,4096],[]]",
            "[\"float\",\"c10::BFloat16\",\"Scalar\"]", "[\"\",\"\",\"False\"]",
            pl_compute_obs_time_s(truth, &c));
-  struct pl_compute_obs a = {PL_COMPUTE_MEMORY, 0, 0, 0, 1, 0, 6.0 * 4096 * 8192, 0, 1, PL_PHASE_FWD, ""};
+  struct pl_compute_obs a = {PL_COMPUTE_MEMORY, 0, 0, 0, 1, 0, 6.0 * 4096 * 8192, 0, 1, PL_PHASE_FWD, "", 0};
   op_event(&b, id++, "aten::add", "[[4096,8192],[4096,8192],[]]",
            "[\"c10::BFloat16\",\"c10::BFloat16\",\"Scalar\"]", "[\"\",\"\",\"1\"]",
            pl_compute_obs_time_s(truth, &a));
+  for (size_t i = 0; beside && i < sizeof gemms / sizeof gemms[0]; i++) {
+    struct pl_compute_obs o = {PL_COMPUTE_GEMM, gemms[i][0], gemms[i][1], gemms[i][2], 1, 0, 0, 0, 1, PL_PHASE_FWD, "", 0};
+    char dims[96];
+    snprintf(dims, sizeof dims, "[[%lld,%lld],[%lld,%lld]]", (long long)o.m, (long long)o.k,
+             (long long)o.k, (long long)o.n);
+    op_event_at(&b, id++, 10000000L + 100000L * (long)i, "aten::mm", dims,
+                "[\"c10::BFloat16\",\"c10::BFloat16\"]", "[\"\",\"\"]",
+                pl_compute_obs_time_s(truth, &o) * (1 + truth->eff.overlap_slowdown));
+  }
+  if (beside)
+    put(&b, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL\","
+            "\"pid\":0,\"tid\":9,\"ts\":9999999,\"dur\":1000000,\"args\":{\"correlation\":99998}},");
   /* an op with no shapes, and a kernel nothing launched */
   op_event(&b, id++, "aten::cat", "[]", "[]", "[]", 5e-6);
   put(&b, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"orphan\",\"pid\":0,\"tid\":7,\"ts\":1,"
@@ -143,6 +170,40 @@ static struct pl_compute_trace *parsed_trace(const struct pl_gpu *truth) {
   CHECK_STATUS(pl_compute_obs_parse(text, len, "generated", &t, &d), PL_OK, dp);
   free(text);
   return t;
+}
+
+/* Kernels that ran beside a collective on their device are left out (the
+ * simulator slows compute there: src/sim/engine.c rates_for). In us:
+ *   GEMM 1 [10, 15) on device 0: ends where device 0's NCCL kernel starts
+ *     (touching is not overlapping) and overlaps device 1's NCCL kernel
+ *     (another GPU): kept;
+ *   GEMM 2 [20, 25) on device 0, inside its NCCL kernel [15, 30): left out. */
+static void test_beside_comm(void) {
+  struct buf b = {0};
+  put(&b, "{\"schemaVersion\":1,\"traceEvents\":[");
+  op_event(&b, 1, "aten::mm", "[[4096,2048],[2048,3072]]", "[\"c10::BFloat16\",\"c10::BFloat16\"]",
+           "[\"\",\"\"]", 5e-6);
+  op_event(&b, 2, "aten::mm", "[[4096,2048],[2048,3072]]", "[\"c10::BFloat16\",\"c10::BFloat16\"]",
+           "[\"\",\"\"]", 5e-6);
+  put(&b, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllGather_RING_LL\","
+          "\"pid\":0,\"tid\":9,\"ts\":15,\"dur\":15,\"args\":{\"correlation\":5000}},");
+  put(&b, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllGather_RING_LL\","
+          "\"pid\":1,\"tid\":9,\"ts\":9,\"dur\":5,\"args\":{\"correlation\":5001}}]}");
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  struct pl_compute_trace *t = NULL;
+  CHECK_STATUS(pl_compute_obs_parse(b.p, b.n, "beside", &t, &d), PL_OK, dp);
+  free(b.p);
+  if (t == NULL)
+    return;
+  CHECK_EQ_INT((int64_t)t->n_obs, 1);
+  CHECK_EQ_INT((int64_t)t->n_skips, 1);
+  if (t->n_skips == 1) {
+    CHECK_STR(t->skips[0].name, "aten::mm");
+    CHECK_STR(t->skips[0].why, "ran beside a collective");
+    CHECK_EQ_INT(t->skips[0].ops, 1);
+  }
+  pl_compute_trace_free(t);
 }
 
 static void test_generated(void) {
@@ -347,7 +408,55 @@ static void test_bad_input(void) {
   CHECK_STATUS(pl_calib_compute(&base, NULL, 0, &out, &fit, &d), PL_ERR_RANGE, dp);
 }
 
+/* The generated trace plus 8 GEMMs beside a collective, slowed by the GPU's
+ * overlap_slowdown: they are left out, and the fit is the truth's. */
+static void test_generated_beside(void) {
+  struct pl_gpu truth = truth_gpu(), base, fitted;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK(truth.eff.overlap_slowdown > 0.1); /* h100's 0.189: the slowed GEMMs differ */
+  size_t len = 0;
+  char *text = generated_trace_beside(&truth, &len, true);
+  struct pl_compute_trace *t = NULL;
+  CHECK_STATUS(pl_compute_obs_parse(text, len, "generated", &t, &d), PL_OK, dp);
+  free(text);
+  if (t == NULL)
+    return;
+  CHECK_EQ_INT((int64_t)t->n_obs, 16);
+  bool named = false;
+  for (size_t i = 0; i < t->n_skips; i++)
+    named |= strcmp(t->skips[i].why, "ran beside a collective") == 0 && t->skips[i].ops == 8;
+  CHECK(named);
+  CHECK_STATUS(pl_gpu_load("h100", &base, &d), PL_OK, dp);
+  struct pl_compute_fit fit;
+  CHECK_STATUS(pl_calib_compute(&base, t->obs, t->n_obs, &fitted, &fit, &d), PL_OK, dp);
+  CHECK_NEAR_REL(fitted.eff.gemm_mamf_flops_per_s, 700e12, 0.02);
+  CHECK_NEAR_REL(fitted.eff.gemm_tile_fixed_k, 120.0, 0.02);
+  /* --overlap correct: the 8 kept apart, wholly inside the collective
+   * (beside_s = time_s), shortened by 1/(1 + 0.189) back to the truth: with
+   * them too the fit is the truth's; taken as measured it is slower */
+  CHECK_EQ_INT((int64_t)t->n_beside, 8);
+  struct pl_compute_obs all[32];
+  size_t n = 0;
+  for (size_t i = 0; i < t->n_obs && n < 32; i++)
+    all[n++] = t->obs[i];
+  for (size_t i = 0; i < t->n_beside && n < 32; i++) {
+    CHECK_NEAR_REL(t->beside[i].beside_s, t->beside[i].time_s, 1e-9);
+    all[n++] = pl_compute_obs_alone(&t->beside[i], truth.eff.overlap_slowdown);
+  }
+  CHECK_STATUS(pl_calib_compute(&base, all, n, &fitted, &fit, &d), PL_OK, dp);
+  CHECK_NEAR_REL(fitted.eff.gemm_mamf_flops_per_s, 700e12, 0.02);
+  CHECK(fit.p[PL_CP_GEMM_RATE].ops == 16);
+  for (size_t i = 0; i < t->n_beside; i++)
+    all[t->n_obs + i] = t->beside[i];
+  CHECK_STATUS(pl_calib_compute(&base, all, n, &fitted, &fit, &d), PL_OK, dp);
+  CHECK(fitted.eff.gemm_mamf_flops_per_s < 0.97 * 700e12);
+  pl_compute_trace_free(t);
+}
+
 int main(void) {
+  test_beside_comm();
+  test_generated_beside();
   test_generated();
   test_save_roundtrip();
   test_save_roundtrip_913();

@@ -308,6 +308,29 @@ static void test_schemas(void) {
 }
 
 /* Collective args on the kernel (HTA nccl_data: DDP, 2 ranks, float). */
+/* pl_trace_call.overlap_s: the synthetic trace's one NCCL kernel [70, 100) us
+ * has the compute kernel [50, 80) beside it for [70, 80) = 10 us (the memcpy of
+ * step 2 is no compute and overlaps nothing); calibrate trace tells calls that
+ * ran alone by overlap_s == 0 (docs/trace.md 10.2). */
+static void test_call_overlap(void) {
+  const char *path = write_tmp(synthetic);
+  struct pl_trace_opts o = {0, 1, false};
+  struct pl_trace_set *s = NULL;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  const char *paths[] = {path};
+  CHECK_STATUS(pl_trace_analyze_calls(paths, 1, &o, &s, &d), PL_OK, diag_ptr(&d));
+  if (s != NULL) {
+    CHECK_EQ_INT(s->ranks[0].n_calls, 1);
+    if (s->ranks[0].n_calls == 1) {
+      CHECK_NEAR_REL(s->ranks[0].calls[0].time_s, 30e-6, 1e-12);
+      CHECK_NEAR_REL(s->ranks[0].calls[0].overlap_s, 10e-6, 1e-12);
+    }
+  }
+  pl_trace_set_free(s);
+  unlink(path);
+}
+
 static void test_collective_args(void) {
   struct pl_trace_set *s = analyze1(TR "hta_nccl_data.json.gz", -1, false);
   if (s == NULL)
@@ -690,6 +713,7 @@ int main(void) {
   test_intervals();
   test_exact_times();
   test_synthetic();
+  test_call_overlap();
   test_schemas();
   test_collective_args();
   test_title_sizes();

@@ -165,6 +165,7 @@ static inline bool same_call(const struct pl_trace_call *a, const struct pl_trac
   SAME(group_stride);
   SAME(bytes);
   SAME(time_s);
+  SAME(overlap_s);
   return same;
 }
 
