@@ -47,7 +47,9 @@ static const double nvls_eff[NET_ARCH_N] = {0.0, 0.0, 0.85, 0.74};
 
 /* treeCorrectionFactor [proto][log2(bytes/64)], powers of two 64 B .. 256 MiB
  * (23 columns, NCCL up to 2.28.9); NCCL 2.29 appends a 24th for 512 MiB
- * (v2.29.2-1 src/graph/tuning.cc: {1.0, 1.0, .9}; net_ver_tree_corr_cols). */
+ * (v2.29.2-1 src/graph/tuning.cc: {1.0, 1.0, .9}; net_ver_tree_corr_cols),
+ * which only NVLS_TREE's ranking on Blackwell x86 hosts reads: NCCL's tree
+ * keeps its 23 (ncclTopoGetAlgoTime "logSize < 23"). */
 static const double tree_corr[PL_PROTO_N][24] = {
     {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7,  .7,  .7,  .6,  .5,
      .4,  .4,  .5,  .6,  .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},

@@ -29,14 +29,15 @@
  *   perChMaxTreeLL128Bws {2x36.7, 2x36.7, 2x29.0} in 2.25.1-2.27.7 (the
  *   Hopper rows doubled); {70.0, 42.8, 24.0} and {55.6, 31.67, 20.0} from
  *   2.28.3.
- * - Blackwell perChMaxRingLL128Bws {2x36.7 x3} up to 2.28.9, {34.5, 34.6,
- *   34.5} from 2.29.2.
- * - Blackwell perChMaxNVLSTreeBws {0, 96.0, 43.1} in 2.28.3-2.28.9, {0, 96.0,
- *   43.8} from 2.29.2.
- * - treeCorrectionFactor: a 24th column (512 MiB - 1 GiB) from 2.29.2, and
- *   NVLS_TREE all_reduce ranked with the table on Blackwell x86 hosts
- *   (net_ver_nvls_tree_corrected, applied in nvls_tree.c; tree.c still ranks
- *   the tree on the 23 columns).
+ * - Blackwell perChMaxRingLL128Bws {2x36.7 x3} up to 2.28.3, {2x36.7, 34.6,
+ *   2x36.7} in 2.28.7-2.28.9, {34.5, 34.6, 34.5} in 2.29.2-2.29.3, {40.0,
+ *   40.0, 40.0} from 2.29.7 (tags v2.28.3-1 .. v2.29.7-1; session 27).
+ * - Blackwell perChMaxNVLSTreeBws {0, 96.0, 43.1} in 2.28.3-2.28.7, {0, 96.0,
+ *   43.8} from 2.28.9.
+ * - treeCorrectionFactor: a 24th column (512 MiB - 1 GiB) from 2.29.2, read
+ *   only by NVLS_TREE all_reduce on Blackwell x86 hosts (net_ver_nvls_tree_
+ *   corrected, nvls_tree.c); the tree keeps "logSize < 23" (v2.29.2-1 ..
+ *   v2.29.7-1 ncclTopoGetAlgoTime), so tree.c ranks on 23 columns.
  * One runtime value differs by release too and enters both views, because
  * it is what the kernel runs on, not a ranking table: the NVLS channels of a
  * Blackwell group inside one NVLink domain (net_ver_nvls_node_channels; 32 up
@@ -54,6 +55,7 @@
 
 #define V_2_27_0 22700
 #define V_2_28_3 22803
+#define V_2_28_7 22807
 #define V_2_28_9 22809
 #define V_2_29_0 22900
 #define V_2_29_7 22907
@@ -68,15 +70,21 @@ double net_ver_hw_lat_us(int64_t version, enum net_hw hw, enum net_talgo a, enum
 const double *net_ver_blackwell_row(int64_t version, enum net_cap cap) {
   static const double tree_old[3] = {2 * 38.7, 2 * 41.4, 2 * 36.0};
   static const double tree_ll128_old[3] = {2 * 36.7, 2 * 36.7, 2 * 29.0};
+  static const double ring_ll128_2287[3] = {2 * 36.7, 34.6, 2 * 36.7};
   static const double ring_ll128_229[3] = {34.5, 34.6, 34.5};
-  static const double nvls_tree_229[3] = {0.0, 96.0, 43.8};
+  static const double ring_ll128_2297[3] = {40.0, 40.0, 40.0};
+  static const double nvls_tree_2289[3] = {0.0, 96.0, 43.8};
   if (version == 0)
     return NULL;
   switch (cap) {
   case NET_CAP_TREE: return version < V_2_28_3 ? tree_old : NULL;
   case NET_CAP_TREE_LL128: return version < V_2_28_3 ? tree_ll128_old : NULL;
-  case NET_CAP_RING_LL128: return version >= V_2_29_0 ? ring_ll128_229 : NULL;
-  case NET_CAP_NVLS_TREE: return version >= V_2_29_0 ? nvls_tree_229 : NULL;
+  case NET_CAP_RING_LL128:
+    return version >= V_2_29_7   ? ring_ll128_2297
+           : version >= V_2_29_0 ? ring_ll128_229
+           : version >= V_2_28_7 ? ring_ll128_2287
+                                 : NULL;
+  case NET_CAP_NVLS_TREE: return version >= V_2_28_9 ? nvls_tree_2289 : NULL;
   }
   return NULL;
 }

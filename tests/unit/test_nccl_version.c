@@ -190,10 +190,38 @@ static void nvls_tree_x86(void) {
   CHECK_NEAR_REL(cx.time_s, ca.time_s, 1e-12);
 }
 
+/* Blackwell perChMaxRingLL128Bws by release (src/graph/tuning.cc): {73.4, 73.4, 73.4} in
+ * v2.28.3-1, {73.4, 34.6, 73.4} in v2.28.7-1 .. v2.28.9-1, {34.5, 34.6, 34.5} in v2.29.2-1 ..
+ * v2.29.3-1, {40.0, 40.0, 40.0} in v2.29.7-1. Two DGX B200 nodes, 64 MiB all_gather: 2.28.3 and
+ * 2.28.7 differ in that one two-node entry only, and its cut of the LL128 ring's ranked bandwidth
+ * from 16 x 73.4 to 16 x 34.6 GB/s hands the size from ring/LL128 to ring/Simple, which is charged
+ * as a forced ring/Simple call. */
+static void ring_ll128_rows(void) {
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  struct pl_cluster b283, b287;
+  CHECK_STATUS(pl_cluster_load("dgx-b200", &b283, &d), PL_OK, dp);
+  b287 = b283;
+  CHECK_STATUS(pl_nccl_version_parse("2.28.3", &b283.nccl_version, &d), PL_OK, dp);
+  CHECK_STATUS(pl_nccl_version_parse("2.28.7", &b287.nccl_version, &d), PL_OK, dp);
+  struct pl_group two = {16, 8};
+  struct pl_coll_cost c283, c287, f;
+  CHECK_EQ_INT(pl_coll_time(&b283, PL_COLL_ALL_GATHER, 64 * MIB, two, PL_ALGO_AUTO, &c283), PL_OK);
+  CHECK_EQ_INT(pl_coll_time(&b287, PL_COLL_ALL_GATHER, 64 * MIB, two, PL_ALGO_AUTO, &c287), PL_OK);
+  CHECK_EQ_INT(c283.algo, PL_ALGO_RING);
+  CHECK_EQ_INT(c283.proto, PL_PROTO_LL128);
+  CHECK_EQ_INT(c287.algo, PL_ALGO_RING);
+  CHECK_EQ_INT(c287.proto, PL_PROTO_SIMPLE);
+  CHECK_EQ_INT(pl_coll_time_proto(&b283, PL_COLL_ALL_GATHER, 64 * MIB, two, PL_ALGO_RING,
+                                  PL_PROTO_SIMPLE, &f), PL_OK);
+  CHECK_NEAR_REL(c287.time_s, f.time_s, 1e-12);
+}
+
 int main(void) {
   parse();
   cluster_key();
   ranks_only();
   nvls_tree_x86();
+  ring_ll128_rows();
   return check_finish();
 }
