@@ -66,7 +66,11 @@ double net_collnet_direct_time(const struct net_ctx *x, enum pl_coll_proto p, do
   double intra = DIRECT_NVLINK_US * US * x->lat_scale[x->intra_hw];
   double lat = 2.0 * (fmin(1.0, g - 1.0) * intra + (g - 1.0) * NET_ARITY_SER_US * US) +
                net_hop_s(x, DIRECT_NET_US);
-  double bw = x->b_net_node * DIRECT_NET_EFF;
+  /* before 2.27 NCCL ranks with 0.95 (1 ppn) .. 0.85 (8 ppn) instead of 0.9
+   * (net_ver_collnet_ag_rs_eff); the charge keeps 0.9 */
+  double eff = x->charge ? DIRECT_NET_EFF
+                         : net_ver_collnet_ag_rs_eff(x->nccl_version, g, DIRECT_NET_EFF);
+  double bw = x->b_net_node * eff;
   if (bw <= 0.0)
     return -1.0;
   /* Phase 1 of the kernel ("Scatter inputs to peers") sends each rank's

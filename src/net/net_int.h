@@ -140,6 +140,11 @@ int net_ver_tree_corr_cols(int64_t version);
 /* Whether that release ranks NVLS_TREE all_reduce with treeCorrectionFactor
  * on this architecture and host CPU (from 2.29, Blackwell on x86 hosts). */
 bool net_ver_nvls_tree_corrected(int64_t version, enum net_arch arch, const char *cpu_vendor);
+/* PAT's busBw factor in that release (0.85 in 2.23.x); table: the default's. */
+double net_ver_pat_bw_factor(int64_t version, double table);
+/* CollNetDirect all_gather / reduce_scatter's factor on ppn x the rail in that
+ * release (before 2.27: 0.95 at 1 ppn to 0.85 at 8); table: the default's. */
+double net_ver_collnet_ag_rs_eff(int64_t version, double ppn, double table);
 
 /* Largest data chunk of one ring step per channel, by protocol (NCCL
  * calcCollChunking: buffSize / NCCL_STEPS x chunkSteps; LL carries half its
