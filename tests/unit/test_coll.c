@@ -296,20 +296,23 @@ static void nvls(void) {
    * 24 x 8 = 192 (src/enqueue.cc calcCollChunking, NCCL 2.21-2.29). 8 nodes
    * x 8, 1 GiB: chunk 64 KiB (>= 4 nodes; 1 GiB is not below 32 x 192 x
    * 64 KiB), a loop of 192 x 64 KiB = 12 MiB (8 MiB with 16 x 8 ops). Rate:
-   * NVLS part 280.16 GB/s algbw, network 2 bytes per byte at min(400, 24 x
-   * 0.4 x 50 = 480) = 400 GB/s, i.e. 200; the ceiling 8 x 45.5 = 364 GB/s
-   * busBw = 364 x 64 / 126 = 184.89 GB/s algbw binds. Latency 25 + 2 x 3 x
-   * 14 = 109 us. Fill: NVLS twice (315.18 GB/s) and 2 x 3 network hops
-   * (400 GB/s), less the slowest (an NVLS stage): 12 MiB (1 / 315.18 + 6 /
-   * 400) per GB/s. */
+   * NVLS part 280.16 GB/s algbw, network 2 bytes per byte at the share of at
+   * most 16 NVLS channels (nvls_tree.c nvls_tree_net_bw, session 27: every
+   * channel runs through its head's one NIC, connectNvls), min(400, 16 x
+   * 0.4 x 50 = 320) = 320 GB/s, i.e. 160, which binds below the ceiling
+   * 8 x 45.5 = 364 GB/s busBw = 364 x 64 / 126 = 184.89 GB/s algbw (the 24
+   * channels' 480 -> 400 would leave the ceiling binding). Latency 25 + 2 x
+   * 3 x 14 = 109 us. Fill: NVLS twice (315.18 GB/s) and 2 x 3 network hops
+   * (320 GB/s), less the slowest (an NVLS stage): 12 MiB (1 / 315.18 + 6 /
+   * 320) per GB/s. */
   struct pl_cluster ctas = h100;
   ctas.nccl_min_channels = 24;
   struct pl_coll_cost c24;
   struct pl_group g64 = {64, 8};
   CHECK_EQ_INT(pl_coll_time_proto(&ctas, PL_COLL_ALL_REDUCE, GIB, g64, PL_ALGO_NVLS_TREE,
                                   PL_PROTO_SIMPLE, &c24), PL_OK);
-  CHECK_NEAR_REL(c24.time_s, 109 * US + GIB / (364.0 * 64.0 / 126.0 * GB) +
-                                 12 * MIB * (1 / 315.18 + 6 / 400.0) / GB, 1e-9);
+  CHECK_NEAR_REL(c24.time_s, 109 * US + GIB / (160.0 * GB) +
+                                 12 * MIB * (1 / 315.18 + 6 / 320.0) / GB, 1e-9);
 }
 
 /* An NVL72 rack (gb200-nvl72, one node of 72 ranks): NCCL has at most
