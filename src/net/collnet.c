@@ -56,7 +56,7 @@ static double net_hop_s(const struct net_ctx *x, double collnet_us) {
 }
 
 double net_collnet_direct_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
-  if (!x->sharp || p != PL_PROTO_SIMPLE)
+  if (!x->sharp || x->ring_tree_only || p != PL_PROTO_SIMPLE)
     return -1.0;
   if (x->op != PL_COLL_ALL_GATHER && x->op != PL_COLL_REDUCE_SCATTER)
     return -1.0;
@@ -83,7 +83,7 @@ double net_collnet_direct_time(const struct net_ctx *x, enum pl_coll_proto p, do
 }
 
 double net_collnet_chain_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
-  if (!x->sharp || p != PL_PROTO_SIMPLE || x->op != PL_COLL_ALL_REDUCE)
+  if (!x->sharp || x->ring_tree_only || p != PL_PROTO_SIMPLE || x->op != PL_COLL_ALL_REDUCE)
     return -1.0;
   double g = (double)x->g;
   double intra = CHAIN_NVLINK_US * US * x->lat_scale[x->intra_hw];

@@ -52,6 +52,8 @@ struct net_ctx {
                              * true: the charged time (nc channels, per-channel NIC share) */
   double fill_channels;     /* channels this group's ring/tree pipelines run on (tuner.c) */
   bool ll128;               /* LL128 enabled (NCCL's default rules) */
+  bool ring_tree_only;      /* the system's NCCL setup sets NCCL_ALGO=Ring,Tree (tuner.c):
+                             * PAT, CollNet and NVLS_TREE cannot run */
   bool proto_on[PL_PROTO_N];/* protocols the system's NCCL setup allows (tuner.c) */
   double buff_scale;        /* NCCL_BUFFSIZE / its 4 MiB default (Simple chunks scale with it) */
   double nvls_chunk;        /* NCCL_NVLS_CHUNKSIZE in effect (bytes) */

@@ -87,7 +87,8 @@ static double nvls_tree_cap(const struct net_ctx *x) {
 }
 
 double net_nvls_tree_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
-  if (p != PL_PROTO_SIMPLE || !x->nvls || x->m < 2 || x->op != PL_COLL_ALL_REDUCE)
+  if (p != PL_PROTO_SIMPLE || !x->nvls || x->m < 2 || x->op != PL_COLL_ALL_REDUCE ||
+      x->ring_tree_only)
     return -1.0;
   double h = net_nvls_heads(x); /* the heads carry S (h+1)/h (nvls.c) */
   double per_byte_intra = (h + 1.0) / h / (x->b_intra * x->nvls_eff);

@@ -27,7 +27,8 @@
 #define PAT_BW_FACTOR 0.75
 
 double net_pat_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
-  if (p != PL_PROTO_SIMPLE || x->g != 1 || x->m < 2)
+  /* NCCL_ALGO=Ring,Tree (Google's GPUDirect-TCPXO profile, tuner.c) leaves PAT out */
+  if (p != PL_PROTO_SIMPLE || x->g != 1 || x->m < 2 || x->ring_tree_only)
     return -1.0;
   if (x->op != PL_COLL_ALL_GATHER && x->op != PL_COLL_REDUCE_SCATTER)
     return -1.0;

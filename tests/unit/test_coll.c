@@ -891,6 +891,22 @@ static void pat(void) {
                             PL_ALGO_AUTO, &c), PL_OK);
   CHECK_EQ_INT(c.algo, PL_ALGO_PAT);
   CHECK_STR(pl_coll_algo_name(PL_ALGO_PAT), "pat");
+  /* GPUDirect-TCPXO runs only with Google's NCCL profile, which sets NCCL_ALGO=Ring,Tree
+   * (tuner.c nccl_setup): no PAT on a3-mega even with one rank per node, where the default
+   * rules would pick it (16 nodes x 1, 1 MiB all_gather: PAT 8 + 4 x 14 / 3.5 + 16 x 2.8 =
+   * 68.8 us + 1 MiB / (25 GB/s x 0.75) = 124.7 us against the ring's 1 MiB over 15 steps). */
+  struct pl_cluster a3;
+  CHECK_EQ_INT(pl_cluster_load("gcp-a3mega", &a3, NULL), PL_OK);
+  CHECK_EQ_INT(pl_coll_time(&a3, PL_COLL_ALL_GATHER, MIB, (struct pl_group){16, 1},
+                            PL_ALGO_PAT, &c), PL_ERR_UNSUPPORTED);
+  CHECK_EQ_INT(pl_coll_time(&a3, PL_COLL_ALL_GATHER, MIB, (struct pl_group){16, 1},
+                            PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_EQ_INT(c.algo, PL_ALGO_RING);
+  struct pl_cluster a3pat = a3;
+  snprintf(a3pat.inter_kind, sizeof a3pat.inter_kind, "infiniband");
+  CHECK_EQ_INT(pl_coll_time(&a3pat, PL_COLL_ALL_GATHER, MIB, (struct pl_group){16, 1},
+                            PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_EQ_INT(c.algo, PL_ALGO_PAT);
 }
 
 /* Channels per call (NCCL topoGetAlgoInfo: drop channels while nBytes <
