@@ -62,6 +62,8 @@ double net_collnet_direct_time(const struct net_ctx *x, enum pl_coll_proto p, do
     return -1.0;
   if (strcmp(x->c->intra_kind, "nvswitch") != 0 || (double)x->g > x->heads)
     return -1.0;
+  if (x->g > NET_COLLNET_MAX_LOCAL_RANKS) /* NCCL: up to 8 local GPUs (net_int.h) */
+    return -1.0;
   double g = (double)x->g;
   double intra = DIRECT_NVLINK_US * US * x->lat_scale[x->intra_hw];
   double lat = 2.0 * (fmin(1.0, g - 1.0) * intra + (g - 1.0) * NET_ARITY_SER_US * US) +
@@ -84,6 +86,8 @@ double net_collnet_direct_time(const struct net_ctx *x, enum pl_coll_proto p, do
 
 double net_collnet_chain_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
   if (!x->sharp || x->ring_tree_only || p != PL_PROTO_SIMPLE || x->op != PL_COLL_ALL_REDUCE)
+    return -1.0;
+  if (x->g > NET_COLLNET_MAX_LOCAL_RANKS && net_ver_collnet_chain_capped(x->nccl_version))
     return -1.0;
   double g = (double)x->g;
   double intra = CHAIN_NVLINK_US * US * x->lat_scale[x->intra_hw];

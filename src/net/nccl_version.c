@@ -47,6 +47,9 @@
  *   interpolate the two", tags v2.20.3-1 .. v2.26.6-1), ppn x min(bwIntra,
  *   0.9 bwInter) from 2.27.3 (tags v2.27.3-1 .. v2.29.7-1);
  *   net_ver_collnet_ag_rs_eff, collnet.c; session 27.
+ * - CollNetChain above 8 ranks a node: allowed up to 2.27.x, skipped from
+ *   2.28.3 (net_ver_collnet_chain_capped; enters both views: an availability
+ *   rule, not a table).
  * One runtime value differs by release too and enters both views, because
  * it is what the kernel runs on, not a ranking table: the NVLS channels of a
  * Blackwell group inside one NVLink domain (net_ver_nvls_node_channels; 32 up
@@ -188,3 +191,9 @@ double net_ver_collnet_ag_rs_eff(int64_t version, double ppn, double table) {
   double w = (ppn - 1.0) / (8.0 - 1.0);
   return w * 0.85 + (1.0 - w) * 0.95;
 }
+
+/* CollNetChain with more than 8 ranks a node: allowed up to 2.27.x, skipped
+ * from 2.28.3 ("Disable CollNet Chain for more than 8 local GPUs", v2.28.3-1
+ * src/enqueue.cc topoGetAlgoInfo; absent in v2.27.7-1). Not a ranking table:
+ * the algorithm cannot be chosen, so both views follow it. */
+bool net_ver_collnet_chain_capped(int64_t version) { return version == 0 || version >= V_2_28_3; }

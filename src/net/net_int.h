@@ -147,6 +147,9 @@ double net_ver_pat_bw_factor(int64_t version, double table);
 /* CollNetDirect all_gather / reduce_scatter's factor on ppn x the rail in that
  * release (before 2.27: 0.95 at 1 ppn to 0.85 at 8); table: the default's. */
 double net_ver_collnet_ag_rs_eff(int64_t version, double ppn, double table);
+/* Whether that release skips CollNetChain above NET_COLLNET_MAX_LOCAL_RANKS
+ * ranks a node (from 2.28.3; version 0 = the default release: yes). */
+bool net_ver_collnet_chain_capped(int64_t version);
 
 /* Largest data chunk of one ring step per channel, by protocol (NCCL
  * calcCollChunking: buffSize / NCCL_STEPS x chunkSteps; LL carries half its
@@ -216,6 +219,14 @@ int net_btree_depth(int64_t m);
  * NCCL_MAX_NVLS_ARITY", 2.27-2.29 "comm->localRanks > NCCL_MAX_NVLS_ARITY").
  * Only NVLink domains of more than 32 GPUs (GB200/GB300 NVL72) reach it. */
 #define NET_NVLS_MAX_ARITY 32
+/* CollNet runs with at most NCCL_MAX_DIRECT_ARITY + 1 = 8 ranks on a node
+ * (src/include/device.h NCCL_MAX_DIRECT_ARITY 7; src/enqueue.cc
+ * topoGetAlgoInfo "CollNetDirect is only supported for up to 8 local GPUs",
+ * comm->maxLocalRanks > 8 skips it, v2.23.4-1 .. v2.29.7-1; the same for
+ * CollNetChain from v2.28.3-1, net_ver_collnet_chain_capped). An NVL72 rack
+ * is one node to NCCL (MNNVL), so its groups of more than 8 ranks a rack
+ * have no CollNet. */
+#define NET_COLLNET_MAX_LOCAL_RANKS 8
 /* NCCL's "arity serialization latency", 0.4 us a peer (src/graph/tuning.cc
  * ncclTopoTuneModel, CollNet Direct: "Add 0.4 us arity serialization
  * latency", x (nRanks/nNodes - 1) peers, both directions; v2.19.3-1 ..
