@@ -78,8 +78,9 @@ double net_collnet_direct_time(const struct net_ctx *x, enum pl_coll_proto p, do
   /* Phase 1 of the kernel ("Scatter inputs to peers") sends each rank's
    * slices of the other g - 1 heads over NVLink (all_gather: receives them),
    * so a rank's NVLink carries (g-1)/g of the buffer while its NIC carries
-   * 1/g: with many ranks per node (an NVL72 rack as one node) the NVLink,
-   * not the NICs, bounds the call. */
+   * 1/g: where a rank's NVLink is slower than (g-1) x its NIC share the
+   * NVLink, not the NICs, bounds the call (with at most 8 ranks a node,
+   * NET_COLLNET_MAX_LOCAL_RANKS, not on DGX nodes: 423.8 > 360 GB/s). */
   double t_nvlink = x->g > 1 && x->b_intra > 0.0 ? bytes * (g - 1.0) / g / x->b_intra : 0.0;
   return lat + fmax(bytes / bw, t_nvlink);
 }
