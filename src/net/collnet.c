@@ -56,30 +56,39 @@ static double net_hop_s(const struct net_ctx *x, double collnet_us) {
 }
 
 double net_collnet_direct_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
-  if (!x->sharp || p != PL_PROTO_SIMPLE)
+  if (!x->sharp || x->ring_tree_only || p != PL_PROTO_SIMPLE)
     return -1.0;
   if (x->op != PL_COLL_ALL_GATHER && x->op != PL_COLL_REDUCE_SCATTER)
     return -1.0;
   if (strcmp(x->c->intra_kind, "nvswitch") != 0 || (double)x->g > x->heads)
     return -1.0;
+  if (x->g > NET_COLLNET_MAX_LOCAL_RANKS) /* NCCL: up to 8 local GPUs (net_int.h) */
+    return -1.0;
   double g = (double)x->g;
   double intra = DIRECT_NVLINK_US * US * x->lat_scale[x->intra_hw];
   double lat = 2.0 * (fmin(1.0, g - 1.0) * intra + (g - 1.0) * NET_ARITY_SER_US * US) +
                net_hop_s(x, DIRECT_NET_US);
-  double bw = x->b_net_node * DIRECT_NET_EFF;
+  /* before 2.27 NCCL ranks with 0.95 (1 ppn) .. 0.85 (8 ppn) instead of 0.9
+   * (net_ver_collnet_ag_rs_eff); the charge keeps 0.9 */
+  double eff = x->charge ? DIRECT_NET_EFF
+                         : net_ver_collnet_ag_rs_eff(x->nccl_version, g, DIRECT_NET_EFF);
+  double bw = x->b_net_node * eff;
   if (bw <= 0.0)
     return -1.0;
   /* Phase 1 of the kernel ("Scatter inputs to peers") sends each rank's
    * slices of the other g - 1 heads over NVLink (all_gather: receives them),
    * so a rank's NVLink carries (g-1)/g of the buffer while its NIC carries
-   * 1/g: with many ranks per node (an NVL72 rack as one node) the NVLink,
-   * not the NICs, bounds the call. */
+   * 1/g: where a rank's NVLink is slower than (g-1) x its NIC share the
+   * NVLink, not the NICs, bounds the call (with at most 8 ranks a node,
+   * NET_COLLNET_MAX_LOCAL_RANKS, not on DGX nodes: 423.8 > 360 GB/s). */
   double t_nvlink = x->g > 1 && x->b_intra > 0.0 ? bytes * (g - 1.0) / g / x->b_intra : 0.0;
   return lat + fmax(bytes / bw, t_nvlink);
 }
 
 double net_collnet_chain_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
-  if (!x->sharp || p != PL_PROTO_SIMPLE || x->op != PL_COLL_ALL_REDUCE)
+  if (!x->sharp || x->ring_tree_only || p != PL_PROTO_SIMPLE || x->op != PL_COLL_ALL_REDUCE)
+    return -1.0;
+  if (x->g > NET_COLLNET_MAX_LOCAL_RANKS && net_ver_collnet_chain_capped(x->nccl_version))
     return -1.0;
   double g = (double)x->g;
   double intra = CHAIN_NVLINK_US * US * x->lat_scale[x->intra_hw];

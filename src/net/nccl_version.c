@@ -38,6 +38,18 @@
  *   only by NVLS_TREE all_reduce on Blackwell x86 hosts (net_ver_nvls_tree_
  *   corrected, nvls_tree.c); the tree keeps "logSize < 23" (v2.29.2-1 ..
  *   v2.29.7-1 ncclTopoGetAlgoTime), so tree.c ranks on 23 columns.
+ * - PAT's busBw factor: 0.85 in 2.23.x, 0.75 from 2.24 (tags v2.23.4-1 /
+ *   v2.24.3-1 ncclTopoTuneModel "if (a == NCCL_ALGO_PAT) busBw *= ..";
+ *   net_ver_pat_bw_factor, pat.c; session 27).
+ * - CollNetDirect all_gather / reduce_scatter busBw: ppn x bwIntra x
+ *   (w 0.85 + (1 - w) 0.95), w = (ppn - 1) / 7, up to 2.26.x ("Measured
+ *   corrective ratio needed at 1 ppn and 8ppn. Here we hackishly
+ *   interpolate the two", tags v2.20.3-1 .. v2.26.6-1), ppn x min(bwIntra,
+ *   0.9 bwInter) from 2.27.3 (tags v2.27.3-1 .. v2.29.7-1);
+ *   net_ver_collnet_ag_rs_eff, collnet.c; session 27.
+ * - CollNetChain above 8 ranks a node: allowed up to 2.27.x, skipped from
+ *   2.28.3 (net_ver_collnet_chain_capped; enters both views: an availability
+ *   rule, not a table).
  * One runtime value differs by release too and enters both views, because
  * it is what the kernel runs on, not a ranking table: the NVLS channels of a
  * Blackwell group inside one NVLink domain (net_ver_nvls_node_channels; 32 up
@@ -53,6 +65,8 @@
 
 #include <string.h>
 
+#define V_2_23_0 22300
+#define V_2_24_0 22400
 #define V_2_27_0 22700
 #define V_2_28_3 22803
 #define V_2_28_7 22807
@@ -154,3 +168,32 @@ bool net_ver_nvls_tree_corrected(int64_t version, enum net_arch arch, const char
       cpu_vendor != NULL && (strcmp(cpu_vendor, "intel") == 0 || strcmp(cpu_vendor, "amd") == 0);
   return version >= V_2_29_0 && arch == NET_ARCH_BLACKWELL && x86;
 }
+
+/* PAT all_gather / reduce_scatter: NCCL 2.23.x ranks at busBw x 0.85, 2.24.3
+ * and later at 0.75 (v2.23.4-1 / v2.24.3-1 src/graph/tuning.cc
+ * ncclTopoTuneModel; the latency terms are the same in both). A tuner
+ * figure: it ranks, it does not charge. */
+double net_ver_pat_bw_factor(int64_t version, double table) {
+  return version >= V_2_23_0 && version < V_2_24_0 ? 0.85 : table;
+}
+
+/* CollNetDirect all_gather / reduce_scatter before 2.27: busBw = ppn x bw x
+ * (w 0.85 + (1 - w) 0.95), w = (ppn - 1) / (8 - 1) in float (v2.20.3-1 ..
+ * v2.26.6-1 src/graph/tuning.cc ncclTopoTuneModel, bw = the CollNet graph's
+ * bwIntra; 0.95 at 1 rank a node, 0.85 at 8). From 2.27.3 ppn x min(bwIntra,
+ * 0.9 bwInter), the table value. plateau takes bwIntra = bwInter (the rail;
+ * collnet.c net_collnet_channels: the Hopper list and Blackwell before 2.27
+ * start at 48, so the search cannot raise bwIntra above a 400G rail), so the
+ * releases differ by the factor alone. Ranks, does not charge. */
+double net_ver_collnet_ag_rs_eff(int64_t version, double ppn, double table) {
+  if (version == 0 || version >= V_2_27_0)
+    return table;
+  double w = (ppn - 1.0) / (8.0 - 1.0);
+  return w * 0.85 + (1.0 - w) * 0.95;
+}
+
+/* CollNetChain with more than 8 ranks a node: allowed up to 2.27.x, skipped
+ * from 2.28.3 ("Disable CollNet Chain for more than 8 local GPUs", v2.28.3-1
+ * src/enqueue.cc topoGetAlgoInfo; absent in v2.27.7-1). Not a ranking table:
+ * the algorithm cannot be chosen, so both views follow it. */
+bool net_ver_collnet_chain_capped(int64_t version) { return version == 0 || version >= V_2_28_3; }

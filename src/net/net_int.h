@@ -52,6 +52,8 @@ struct net_ctx {
                              * true: the charged time (nc channels, per-channel NIC share) */
   double fill_channels;     /* channels this group's ring/tree pipelines run on (tuner.c) */
   bool ll128;               /* LL128 enabled (NCCL's default rules) */
+  bool ring_tree_only;      /* the system's NCCL setup sets NCCL_ALGO=Ring,Tree (tuner.c):
+                             * PAT, CollNet and NVLS_TREE cannot run */
   bool proto_on[PL_PROTO_N];/* protocols the system's NCCL setup allows (tuner.c) */
   double buff_scale;        /* NCCL_BUFFSIZE / its 4 MiB default (Simple chunks scale with it) */
   double nvls_chunk;        /* NCCL_NVLS_CHUNKSIZE in effect (bytes) */
@@ -140,6 +142,14 @@ int net_ver_tree_corr_cols(int64_t version);
 /* Whether that release ranks NVLS_TREE all_reduce with treeCorrectionFactor
  * on this architecture and host CPU (from 2.29, Blackwell on x86 hosts). */
 bool net_ver_nvls_tree_corrected(int64_t version, enum net_arch arch, const char *cpu_vendor);
+/* PAT's busBw factor in that release (0.85 in 2.23.x); table: the default's. */
+double net_ver_pat_bw_factor(int64_t version, double table);
+/* CollNetDirect all_gather / reduce_scatter's factor on ppn x the rail in that
+ * release (before 2.27: 0.95 at 1 ppn to 0.85 at 8); table: the default's. */
+double net_ver_collnet_ag_rs_eff(int64_t version, double ppn, double table);
+/* Whether that release skips CollNetChain above NET_COLLNET_MAX_LOCAL_RANKS
+ * ranks a node (from 2.28.3; version 0 = the default release: yes). */
+bool net_ver_collnet_chain_capped(int64_t version);
 
 /* Largest data chunk of one ring step per channel, by protocol (NCCL
  * calcCollChunking: buffSize / NCCL_STEPS x chunkSteps; LL carries half its
@@ -209,6 +219,14 @@ int net_btree_depth(int64_t m);
  * NCCL_MAX_NVLS_ARITY", 2.27-2.29 "comm->localRanks > NCCL_MAX_NVLS_ARITY").
  * Only NVLink domains of more than 32 GPUs (GB200/GB300 NVL72) reach it. */
 #define NET_NVLS_MAX_ARITY 32
+/* CollNet runs with at most NCCL_MAX_DIRECT_ARITY + 1 = 8 ranks on a node
+ * (src/include/device.h NCCL_MAX_DIRECT_ARITY 7; src/enqueue.cc
+ * topoGetAlgoInfo "CollNetDirect is only supported for up to 8 local GPUs",
+ * comm->maxLocalRanks > 8 skips it, v2.23.4-1 .. v2.29.7-1; the same for
+ * CollNetChain from v2.28.3-1, net_ver_collnet_chain_capped). An NVL72 rack
+ * is one node to NCCL (MNNVL), so its groups of more than 8 ranks a rack
+ * have no CollNet. */
+#define NET_COLLNET_MAX_LOCAL_RANKS 8
 /* NCCL's "arity serialization latency", 0.4 us a peer (src/graph/tuning.cc
  * ncclTopoTuneModel, CollNet Direct: "Add 0.4 us arity serialization
  * latency", x (nRanks/nNodes - 1) peers, both directions; v2.19.3-1 ..

@@ -29,6 +29,21 @@ static double nvls_tree_chunk_bytes(const struct net_ctx *x, double bytes, doubl
   return net_chunk_ladder(fmin(x->nvls_chunk, x->nvls_tree_max_chunk), bytes, ops, cuts, 4);
 }
 
+/* The node's network rate for NVLS_TREE: the per-channel NIC share
+ * (net_node_bw_channels, 0.4 of a rail a channel) on the NVLS channels, but
+ * at most NCCL's 16 (NET_NVLS_CHANNELS). NCCL_MIN_CTAS raises the NVLS
+ * channels (src/transport/nvls.cc ncclNvlsInit, nvlsChannels = max(minCTAs,
+ * ..)), yet connectNvls (src/graph/connect.cc, NCCL 2.18-2.29) runs every
+ * NVLS channel of a head rank through that head's one NIC, so the extra
+ * channels add no NIC, and NCCL's own note on the NVLS / NVLS_TREE channel
+ * count is "NVLS should not need more than 16 channels to get peak BW"
+ * (src/enqueue.cc topoGetAlgoInfo, v2.18.3-1 .. v2.29.7-1). The chunk ladder
+ * and the fill's loop still count every channel (concurrentOps). Session 27
+ * (nvt27), docs/collectives.md. */
+static double nvls_tree_net_bw(const struct net_ctx *x) {
+  return net_node_bw_channels(x, fmin(x->nvls_channels, NET_NVLS_CHANNELS));
+}
+
 /* Pipeline fill (docs/collectives.md, "Pipeline fill"): one loop (a chunk
  * on each of the ops streams, at most the message; NCCL's concurrentOps =
  * nvlsChannels x nvls.nHeads, src/enqueue.cc calcCollChunking, NCCL
@@ -46,7 +61,7 @@ double net_nvls_tree_fill_s(const struct net_ctx *x, enum pl_coll_proto p, doubl
   double ops = x->nvls_channels * net_nvls_heads(x);
   double loop = fmin(bytes, ops * nvls_tree_chunk_bytes(x, bytes, ops));
   double t_nvls = loop / (x->b_intra * x->nvls_eff);
-  double t_net = loop / net_node_bw_channels(x, x->nvls_channels);
+  double t_net = loop / nvls_tree_net_bw(x);
   double sum = 2.0 * t_nvls + 2.0 * (double)net_btree_depth(x->m) * t_net;
   return sum - fmax(t_nvls, t_net);
 }
@@ -72,11 +87,12 @@ static double nvls_tree_cap(const struct net_ctx *x) {
 }
 
 double net_nvls_tree_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
-  if (p != PL_PROTO_SIMPLE || !x->nvls || x->m < 2 || x->op != PL_COLL_ALL_REDUCE)
+  if (p != PL_PROTO_SIMPLE || !x->nvls || x->m < 2 || x->op != PL_COLL_ALL_REDUCE ||
+      x->ring_tree_only)
     return -1.0;
   double h = net_nvls_heads(x); /* the heads carry S (h+1)/h (nvls.c) */
   double per_byte_intra = (h + 1.0) / h / (x->b_intra * x->nvls_eff);
-  double per_byte_net = (x->m == 2 ? 1.0 : 2.0) / net_node_bw_channels(x, x->nvls_channels);
+  double per_byte_net = (x->m == 2 ? 1.0 : 2.0) / nvls_tree_net_bw(x);
   double algbw = 1.0 / fmax(per_byte_intra, per_byte_net);
   double cap = nvls_tree_cap(x);
   if (cap > 0.0) /* a busBw cap; algbw = busBw n / (2(n-1)) */

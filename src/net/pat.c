@@ -14,7 +14,8 @@
  * the other algorithms plateau takes nChannels x bw from the hardware: one
  * rank per node pushes what its NICs carry (b_net_node with g = 1). No
  * pipeline fill is charged: the model's log-depth latency already counts
- * the tree's stages (docs/collectives.md, "PAT"). */
+ * the tree's stages (docs/collectives.md, "PAT"). NCCL 2.23.x ranks PAT at
+ * 0.85, not 0.75 (net_ver_pat_bw_factor); the charge keeps 0.75. */
 #include "net/net_int.h"
 
 #include <math.h>
@@ -26,11 +27,13 @@
 #define PAT_BW_FACTOR 0.75
 
 double net_pat_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
-  if (p != PL_PROTO_SIMPLE || x->g != 1 || x->m < 2)
+  /* NCCL_ALGO=Ring,Tree (Google's GPUDirect-TCPXO profile, tuner.c) leaves PAT out */
+  if (p != PL_PROTO_SIMPLE || x->g != 1 || x->m < 2 || x->ring_tree_only)
     return -1.0;
   if (x->op != PL_COLL_ALL_GATHER && x->op != PL_COLL_REDUCE_SCATTER)
     return -1.0;
-  double algbw = net_node_bw(x) * PAT_BW_FACTOR;
+  double f = x->charge ? PAT_BW_FACTOR : net_ver_pat_bw_factor(x->nccl_version, PAT_BW_FACTOR);
+  double algbw = net_node_bw(x) * f;
   double inter = net_hop_lat_s(x, NET_HW_NET, NET_T_TREE, p);
   double lat = net_base_lat_s(NET_T_PAT, p) + (double)net_log2i(x->m) * inter / PAT_LOG_LAT_DIV +
                (double)x->n * PAT_US_PER_RANK * 1e-6;

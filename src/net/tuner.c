@@ -87,6 +87,7 @@ static void nccl_setup(const struct pl_cluster *c, struct net_ctx *x) {
   x->proto_on[PL_PROTO_LL] = !simple_only;
   x->proto_on[PL_PROTO_LL128] = x->ll128 && !simple_only;
   x->proto_on[PL_PROTO_SIMPLE] = true;
+  x->ring_tree_only = tcpxo; /* the profile's NCCL_ALGO=Ring,Tree */
   x->buff_scale = tcpxo || efa ? 2.0 : 1.0;
   x->nvls_chunk = efa && !efa_simple ? 524288.0 : NET_NVLS_CHUNK_BYTES;
   x->nvls_tree_max_chunk = efa && !efa_simple ? 524288.0

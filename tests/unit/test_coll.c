@@ -296,20 +296,23 @@ static void nvls(void) {
    * 24 x 8 = 192 (src/enqueue.cc calcCollChunking, NCCL 2.21-2.29). 8 nodes
    * x 8, 1 GiB: chunk 64 KiB (>= 4 nodes; 1 GiB is not below 32 x 192 x
    * 64 KiB), a loop of 192 x 64 KiB = 12 MiB (8 MiB with 16 x 8 ops). Rate:
-   * NVLS part 280.16 GB/s algbw, network 2 bytes per byte at min(400, 24 x
-   * 0.4 x 50 = 480) = 400 GB/s, i.e. 200; the ceiling 8 x 45.5 = 364 GB/s
-   * busBw = 364 x 64 / 126 = 184.89 GB/s algbw binds. Latency 25 + 2 x 3 x
-   * 14 = 109 us. Fill: NVLS twice (315.18 GB/s) and 2 x 3 network hops
-   * (400 GB/s), less the slowest (an NVLS stage): 12 MiB (1 / 315.18 + 6 /
-   * 400) per GB/s. */
+   * NVLS part 280.16 GB/s algbw, network 2 bytes per byte at the share of at
+   * most 16 NVLS channels (nvls_tree.c nvls_tree_net_bw, session 27: every
+   * channel runs through its head's one NIC, connectNvls), min(400, 16 x
+   * 0.4 x 50 = 320) = 320 GB/s, i.e. 160, which binds below the ceiling
+   * 8 x 45.5 = 364 GB/s busBw = 364 x 64 / 126 = 184.89 GB/s algbw (the 24
+   * channels' 480 -> 400 would leave the ceiling binding). Latency 25 + 2 x
+   * 3 x 14 = 109 us. Fill: NVLS twice (315.18 GB/s) and 2 x 3 network hops
+   * (320 GB/s), less the slowest (an NVLS stage): 12 MiB (1 / 315.18 + 6 /
+   * 320) per GB/s. */
   struct pl_cluster ctas = h100;
   ctas.nccl_min_channels = 24;
   struct pl_coll_cost c24;
   struct pl_group g64 = {64, 8};
   CHECK_EQ_INT(pl_coll_time_proto(&ctas, PL_COLL_ALL_REDUCE, GIB, g64, PL_ALGO_NVLS_TREE,
                                   PL_PROTO_SIMPLE, &c24), PL_OK);
-  CHECK_NEAR_REL(c24.time_s, 109 * US + GIB / (364.0 * 64.0 / 126.0 * GB) +
-                                 12 * MIB * (1 / 315.18 + 6 / 400.0) / GB, 1e-9);
+  CHECK_NEAR_REL(c24.time_s, 109 * US + GIB / (160.0 * GB) +
+                                 12 * MIB * (1 / 315.18 + 6 / 320.0) / GB, 1e-9);
 }
 
 /* An NVL72 rack (gb200-nvl72, one node of 72 ranks): NCCL has at most
@@ -888,6 +891,22 @@ static void pat(void) {
                             PL_ALGO_AUTO, &c), PL_OK);
   CHECK_EQ_INT(c.algo, PL_ALGO_PAT);
   CHECK_STR(pl_coll_algo_name(PL_ALGO_PAT), "pat");
+  /* GPUDirect-TCPXO runs only with Google's NCCL profile, which sets NCCL_ALGO=Ring,Tree
+   * (tuner.c nccl_setup): no PAT on a3-mega even with one rank per node, where the default
+   * rules would pick it (16 nodes x 1, 1 MiB all_gather: PAT 8 + 4 x 14 / 3.5 + 16 x 2.8 =
+   * 68.8 us + 1 MiB / (25 GB/s x 0.75) = 124.7 us against the ring's 1 MiB over 15 steps). */
+  struct pl_cluster a3;
+  CHECK_EQ_INT(pl_cluster_load("gcp-a3mega", &a3, NULL), PL_OK);
+  CHECK_EQ_INT(pl_coll_time(&a3, PL_COLL_ALL_GATHER, MIB, (struct pl_group){16, 1},
+                            PL_ALGO_PAT, &c), PL_ERR_UNSUPPORTED);
+  CHECK_EQ_INT(pl_coll_time(&a3, PL_COLL_ALL_GATHER, MIB, (struct pl_group){16, 1},
+                            PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_EQ_INT(c.algo, PL_ALGO_RING);
+  struct pl_cluster a3pat = a3;
+  snprintf(a3pat.inter_kind, sizeof a3pat.inter_kind, "infiniband");
+  CHECK_EQ_INT(pl_coll_time(&a3pat, PL_COLL_ALL_GATHER, MIB, (struct pl_group){16, 1},
+                            PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_EQ_INT(c.algo, PL_ALGO_PAT);
 }
 
 /* Channels per call (NCCL topoGetAlgoInfo: drop channels while nBytes <
@@ -1046,17 +1065,26 @@ static void collnet(void) {
   CHECK_EQ_INT(pl_coll_time(&sh, PL_COLL_REDUCE_SCATTER, GIB, (struct pl_group){32, 8},
                             PL_ALGO_COLLNET_DIRECT, &c), PL_OK);
   CHECK_NEAR_REL(c.time_s, 44 * US + GIB / (360 * GB), 1e-9);
-  /* 32 ranks per node, each with its own 50 GB/s NIC (an NVL domain as one
-   * node): the NICs would carry the buffer at 32 x 45 = 1,440 GB/s, but
-   * phase 1 sends 31/32 of every rank's buffer over its 370.8 GB/s NVLink
-   * (reduce_scatter.h "Scatter inputs to peers"); latency 2 x (3.7 + 31 x
-   * 0.4) + 31 = 63.2 us */
+  /* 32 ranks per node, each with its own NIC (an NVL domain as one node): NCCL
+   * runs CollNetDirect with at most 8 local ranks (src/enqueue.cc topoGetAlgoInfo,
+   * maxLocalRanks > NCCL_MAX_DIRECT_ARITY + 1, v2.23.4-1 .. v2.29.7-1), and CollNetChain
+   * too from 2.28.3 (absent in 2.27.7): session 27 (nvt27). */
   struct pl_cluster wide = sh;
   wide.gpus_per_node = 32;
   wide.nics_per_node = 32;
   CHECK_EQ_INT(pl_coll_time(&wide, PL_COLL_ALL_GATHER, GIB, (struct pl_group){128, 32},
+                            PL_ALGO_COLLNET_DIRECT, &c), PL_ERR_UNSUPPORTED);
+  CHECK_EQ_INT(pl_coll_time(&wide, PL_COLL_ALL_REDUCE, GIB, (struct pl_group){128, 32},
+                            PL_ALGO_COLLNET_CHAIN, &c), PL_ERR_UNSUPPORTED);
+  struct pl_cluster wide27 = wide;
+  CHECK_EQ_INT(pl_nccl_version_parse("2.27.7", &wide27.nccl_version, NULL), PL_OK);
+  CHECK_EQ_INT(pl_coll_time(&wide27, PL_COLL_ALL_GATHER, GIB, (struct pl_group){128, 32},
+                            PL_ALGO_COLLNET_DIRECT, &c), PL_ERR_UNSUPPORTED);
+  CHECK_EQ_INT(pl_coll_time(&wide27, PL_COLL_ALL_REDUCE, GIB, (struct pl_group){128, 32},
+                            PL_ALGO_COLLNET_CHAIN, &c), PL_OK);
+  /* 8 ranks per node stay (the limit is > 8) */
+  CHECK_EQ_INT(pl_coll_time(&wide, PL_COLL_ALL_GATHER, GIB, (struct pl_group){32, 8},
                             PL_ALGO_COLLNET_DIRECT, &c), PL_OK);
-  CHECK_NEAR_REL(c.time_s, 63.2 * US + GIB * 31.0 / 32.0 / (370.8 * GB), 1e-9);
   /* what CollNet does not run: all_reduce on Direct, all_gather on Chain,
    * LL128, one node */
   CHECK_EQ_INT(pl_coll_time(&sh, PL_COLL_ALL_REDUCE, GIB, dp, PL_ALGO_COLLNET_DIRECT, &c),

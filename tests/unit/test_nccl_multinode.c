@@ -133,7 +133,11 @@ static const struct case_ cases[] = {
     {"h100_2node_16gpu_all_reduce_nccl-tests-issue309-gj-aion-ring.txt", "dgx-h100", "ring", -1, 16, 2, 0.19, 24, false},
     {"h100_4node_32gpu_all_reduce_nccl-tests-issue309-gj-aion.txt", "dgx-h100", "auto", -1, 32, 4, 0.08, 0, false},
     {"h100_8node_64gpu_all_reduce_nccl-tests-issue309-gj-aion.txt", "dgx-h100", "auto", -1, 64, 8, 0.10, 0, false},
-    {"h100_8node_64gpu_all_reduce_nccl-tests-issue309-gj-aion-minctas24.txt", "dgx-h100", "auto", -1, 64, 8, 0.19, 24, false},
+    /* session 27 (nvt27): NVLS_TREE's network share counts at most NCCL's 16 NVLS channels
+     * (nvls_tree.c nvls_tree_net_bw: connectNvls runs every NVLS channel through its head's one
+     * NIC; "NVLS should not need more than 16 channels to get peak BW", enqueue.cc): 16.5 ->
+     * 10.9 % (8-512 MiB +11.6..+26.8 % -> -2.4..+10.4 %); bound 19 -> 13 % */
+    {"h100_8node_64gpu_all_reduce_nccl-tests-issue309-gj-aion-minctas24.txt", "dgx-h100", "auto", -1, 64, 8, 0.13, 24, false},
     /* qoofyk H100, 8x CX-7 400G, NCCL 2.26.2 */
     {"h100_2node_16gpu_all_reduce_nccl-tests-issue309-qoofyk-baremetal.txt", "dgx-h100", "auto", -1, 16, 2, 0.07, 0, false},
     {"h100_4node_32gpu_all_reduce_nccl-tests-issue309-qoofyk-vmware.txt", "dgx-h100", "auto", -1, 32, 4, 0.15, 0, false},

@@ -217,11 +217,71 @@ static void ring_ll128_rows(void) {
   CHECK_NEAR_REL(c287.time_s, f.time_s, 1e-12);
 }
 
+/* PAT's busBw factor by release (src/graph/tuning.cc ncclTopoTuneModel: 0.85 in v2.23.4-1, 0.75
+ * in v2.24.3-1 and later). DGX H100, 16 nodes x 1 rank, 16 MiB all_gather: PAT's latency is
+ * 8 + log2i(16) x 14 / 3.5 + 16 x 2.8 = 68.8 us, its bandwidth one 400G NIC, 50 GB/s, x the
+ * factor: ranked at 68.8 + 16 MiB / 42.5 GB/s = 463.6 us in 2.23.4 and 68.8 + 16 MiB / 37.5 GB/s
+ * = 516.2 us in 2.24.3, and ring/LL128, ranked between the two, takes the size in 2.24.3 only.
+ * The PAT 2.23.4 picks is charged at the default 0.75: 516.2 us. */
+static void pat_factor(void) {
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  struct pl_cluster h23, h24;
+  CHECK_STATUS(pl_cluster_load("dgx-h100", &h23, &d), PL_OK, dp);
+  h24 = h23;
+  CHECK_STATUS(pl_nccl_version_parse("2.23.4", &h23.nccl_version, &d), PL_OK, dp);
+  CHECK_STATUS(pl_nccl_version_parse("2.24.3", &h24.nccl_version, &d), PL_OK, dp);
+  struct pl_group one = {16, 1};
+  struct pl_coll_cost c23, c24, f23, f24;
+  CHECK_EQ_INT(pl_coll_time(&h23, PL_COLL_ALL_GATHER, 16 * MIB, one, PL_ALGO_AUTO, &c23), PL_OK);
+  CHECK_EQ_INT(pl_coll_time(&h24, PL_COLL_ALL_GATHER, 16 * MIB, one, PL_ALGO_AUTO, &c24), PL_OK);
+  CHECK_EQ_INT(c23.algo, PL_ALGO_PAT);
+  CHECK_EQ_INT(c24.algo, PL_ALGO_RING);
+  CHECK_EQ_INT(c24.proto, PL_PROTO_LL128);
+  CHECK_NEAR_REL(c23.time_s, 68.8e-6 + 16 * MIB / 37.5e9, 1e-9);
+  CHECK_EQ_INT(pl_coll_time_proto(&h23, PL_COLL_ALL_GATHER, 16 * MIB, one, PL_ALGO_PAT,
+                                  PL_PROTO_SIMPLE, &f23), PL_OK);
+  CHECK_EQ_INT(pl_coll_time_proto(&h24, PL_COLL_ALL_GATHER, 16 * MIB, one, PL_ALGO_PAT,
+                                  PL_PROTO_SIMPLE, &f24), PL_OK);
+  CHECK_NEAR_REL(f23.time_s, f24.time_s, 1e-12);
+}
+
+/* CollNetDirect all_gather's factor by release (src/graph/tuning.cc ncclTopoTuneModel): ppn x bw
+ * x (w 0.85 + (1 - w) 0.95), w = (ppn - 1) / 7, in v2.20.3-1 .. v2.26.6-1; ppn x min(bwIntra,
+ * 0.9 bwInter) from v2.27.3-1. DGX H100 with SHARP, 4 nodes x 8, 256 MiB: latency 2 (3.7 + 7 x
+ * 0.4) + 31 = 44 us; 8 NICs x 50 GB/s x 0.9 = 360 GB/s in 2.28.3, ranked and charged at 44 +
+ * 256 MiB / 360 GB/s = 789.7 us; 2.26.2 ranks it at x 0.85 = 340 GB/s, 833.5 us, and the ring,
+ * ranked between the two, takes the size. A forced CollNetDirect call costs the same in both. */
+static void collnet_ag_factor(void) {
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  struct pl_cluster h26, h28;
+  CHECK_STATUS(pl_cluster_load("dgx-h100", &h26, &d), PL_OK, dp);
+  h26.sharp = true;
+  h28 = h26;
+  CHECK_STATUS(pl_nccl_version_parse("2.26.2", &h26.nccl_version, &d), PL_OK, dp);
+  CHECK_STATUS(pl_nccl_version_parse("2.28.3", &h28.nccl_version, &d), PL_OK, dp);
+  struct pl_group four = {32, 8};
+  struct pl_coll_cost c26, c28, f26, f28;
+  CHECK_EQ_INT(pl_coll_time(&h26, PL_COLL_ALL_GATHER, 256 * MIB, four, PL_ALGO_AUTO, &c26), PL_OK);
+  CHECK_EQ_INT(pl_coll_time(&h28, PL_COLL_ALL_GATHER, 256 * MIB, four, PL_ALGO_AUTO, &c28), PL_OK);
+  CHECK_EQ_INT(c26.algo, PL_ALGO_RING);
+  CHECK_EQ_INT(c28.algo, PL_ALGO_COLLNET_DIRECT);
+  CHECK_NEAR_REL(c28.time_s, 44e-6 + 256 * MIB / 360e9, 1e-9);
+  CHECK_EQ_INT(pl_coll_time_proto(&h26, PL_COLL_ALL_GATHER, 256 * MIB, four,
+                                  PL_ALGO_COLLNET_DIRECT, PL_PROTO_SIMPLE, &f26), PL_OK);
+  CHECK_EQ_INT(pl_coll_time_proto(&h28, PL_COLL_ALL_GATHER, 256 * MIB, four,
+                                  PL_ALGO_COLLNET_DIRECT, PL_PROTO_SIMPLE, &f28), PL_OK);
+  CHECK_NEAR_REL(f26.time_s, f28.time_s, 1e-12);
+}
+
 int main(void) {
   parse();
   cluster_key();
   ranks_only();
   nvls_tree_x86();
   ring_ll128_rows();
+  pat_factor();
+  collnet_ag_factor();
   return check_finish();
 }
