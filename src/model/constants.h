@@ -103,16 +103,34 @@
  * torch.nn.utils.clip_grad_norm_: the norms (read 4 B) and the scaling
  * multiply (read and write 4 B), 12 B. FSDP keeps no separate bf16 copy to
  * write (the cast happens at gather time). */
-#define ADAMW_EAGER_BYTES_PER_PARAM 92.0
+#define ADAMW_EAGER_BYTES_PER_PARAM (ADAMW_FOREACH_STEP_BYTES_PER_PARAM + GRAD_NORM_EAGER_BYTES_PER_PARAM)
+/* Eager PyTorch with torch.optim.AdamW(fused=True) (layout.opt_fused; torchtitan's
+ * optimizer.implementation default "fused" since pytorch/torchtitan 6e4988550,
+ * 2025-02-24): one _fused_adamw_ call, a multi_tensor_apply kernel family over
+ * (param, grad, exp_avg, exp_avg_sq) that loads all four and stores all but
+ * the gradient, which it writes back only under a grad scaler
+ * (pytorch/pytorch aten/src/ATen/native/cuda/fused_adam_utils.cuh
+ * FusedAdamMathFunctor: `if (i != kGradIdx || grad_scale_ptr) load_store`):
+ * read 16 B, write 12 B per fp32 parameter, no bf16 copy (the cast happens at
+ * gather time or under autocast). */
+#define ADAMW_FUSED_EAGER_STEP_BYTES_PER_PARAM 28.0
+/* The eager foreach step alone (ADAMW_EAGER_BYTES_PER_PARAM less its norm pass)
+ * and that norm pass, torch.nn.utils.clip_grad_norm_: the norms (read 4 B)
+ * and the scaling multiply (read and write 4 B; torch multiplies by the
+ * clamped coefficient whatever its value). */
+#define ADAMW_FOREACH_STEP_BYTES_PER_PARAM 80.0
+#define GRAD_NORM_EAGER_BYTES_PER_PARAM 12.0
 /* Kernels Composer's DecoupledAdamW launches per parameter tensor after its
  * host sync (composer/optim/decoupled_weight_decay.py v0.17.2 `adamw`, with
  * llm-foundry's weight_decay 0: exp_avg mul_ and add_, exp_avg_sq mul_ and
  * addcmul_, sqrt, div, add_ eps, addcdiv_ into the parameter). */
 #define ADAMW_EAGER_KERNELS_PER_TENSOR 8.0
 /* The search's pruning bound (search/comm.c) must never exceed the simulated
- * step, so it counts the least any optimizer step moves: the AdamW step
- * alone, without the gradient-norm pass (30 B, below both 34 and 92). */
-#define ADAMW_LOWER_BOUND_BYTES_PER_PARAM ADAMW_STEP_BYTES_PER_PARAM
+ * step, so it counts the least any optimizer step moves: the fused AdamW step
+ * with bf16 moments and no gradient-norm pass (layout.no_grad_clip): 22 B,
+ * below the eager fused step's 28 and every step with its norm pass. */
+#define ADAMW_LOWER_BOUND_BYTES_PER_PARAM \
+  (ADAMW_STEP_BYTES_PER_PARAM - ADAMW_BF16_MOMENTS_SAVED_BYTES)
 
 /* LoRA's default rank and scale: Megatron-Bridge 067f987 src/megatron/bridge/
  * peft/lora.py LoRA.dim = 32 (alpha = 32), NeMo 1 megatron_gpt_finetuning_

@@ -56,6 +56,8 @@ static const struct flag flags[] = {
     WORDS("fsdp-comm", fsdp_separate_comms, "value", "one", "separate", true),
     ONOFF("fsdp-prefetch", fsdp_prefetch),
     ONOFF("ep-comm-overlap", ep_comm_overlap),
+    WORDS("optimizer-impl", optimizer_fused, "implementation", "fused", "foreach", false),
+    ONOFF("grad-clip", grad_clip),
     ONOFF("delay-wgrad", delay_wgrad),
     ONOFF("sequence-parallel", sequence_parallel),
     ONOFF("tp-comm-overlap", tp_comm_overlap),
