@@ -702,6 +702,9 @@ struct pl_layout {
                               kernel family reading param, grad, m, v and writing param, m, v
                               (28 B per parameter) instead of _multi_tensor_adamw's eight foreach
                               passes (80 B); lower_dp.c, constants.h ADAMW_FUSED_EAGER_* */
+  bool autocast_weight_casts; /* input: fp32 parameters under torch.autocast(bf16): every GEMM
+                                 weight cast to bf16 each forward (6 B per element) and its
+                                 gradient cast back each backward (6 B); src/sim/autocast.c */
   bool no_grad_clip;       /* input: no gradient-norm pass before the optimizer step (the
                               run does not clip: torch clip_grad_norm_ / Megatron clip_grad 0);
                               lower_dp.c */

@@ -132,6 +132,29 @@
 #define ADAMW_LOWER_BOUND_BYTES_PER_PARAM \
   (ADAMW_STEP_BYTES_PER_PARAM - ADAMW_BF16_MOMENTS_SAVED_BYTES)
 
+/* Eager log_softmax over rows too long for shared memory (layout.eager_xent):
+ * PyTorch's host_softmax (aten/src/ATen/native/cuda/SoftMax.cu) keeps a row
+ * in shared memory only when `dim_size < max_elements_per_smem`, i.e. when
+ * its fp32 row fits in the block's sharedMemPerBlock (48 KiB on every CUDA
+ * GPU since compute capability 2.x without the opt-in carve-out, CUDA C++
+ * Programming Guide, Table "Technical Specifications per Compute
+ * Capability": "Maximum amount of shared memory per thread block" 48 KB
+ * without cudaFuncSetAttribute); longer rows (any LLM vocabulary: 32000 x 4 B
+ * = 125 KiB) run cunn_SoftMaxForward, which reads the input three times (the
+ * max pass, the sum-of-exp pass, WriteFpropResults) and writes once, 16 B per
+ * fp32 logit where one read would be 8: +8 B forward. Its backward,
+ * cunn_SoftMaxBackward, reads gradOutput twice (the sum, then
+ * WriteBpropResults with the output): +4 B. */
+#define SOFTMAX_SMEM_PER_BLOCK_BYTES 49152.0
+#define LOG_SOFTMAX_REREAD_FWD_BYTES 8.0
+#define LOG_SOFTMAX_REREAD_BWD_BYTES 4.0
+
+/* torch.autocast's cast of an fp32 weight to bf16 (layout.autocast_weight_casts,
+ * src/sim/autocast.c): read 4 B, write 2 B per element forward (aten::_to_copy
+ * under cached_cast), and ToCopyBackward0's cast of its gradient back to fp32,
+ * read 2 B, write 4 B. */
+#define AUTOCAST_CAST_BYTES_PER_ELEM 6.0
+
 /* LoRA's default rank and scale: Megatron-Bridge 067f987 src/megatron/bridge/
  * peft/lora.py LoRA.dim = 32 (alpha = 32), NeMo 1 megatron_gpt_finetuning_
  * config.yaml lora_tuning.adapter_dim 32 (NeMo 4c73f77, the 24.07 release);

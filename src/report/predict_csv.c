@@ -388,6 +388,7 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
    * layout.no_grad_clip, trace27) */
   col_str(c, "framework.optimizer_impl", fw.optimizer_fused == PL_SETTING_ON ? "fused" : "foreach");
   col_str(c, "framework.grad_clip", pl_setting_name(fw.grad_clip));
+  col_str(c, "framework.autocast_weight_casts", pl_setting_name(fw.autocast_weight_casts));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

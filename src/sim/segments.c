@@ -1417,6 +1417,8 @@ int pl_sim_segment_ops(const struct pl_run *run, int segment,
       n = layer_passes[i](run, ops, n);
   else if (kind == SIM_SEG_HEAD)
     n = logit_metrics(run, ops, n);
+  if (kind != SIM_SEG_EMBED) /* nn.Embedding is not autocast (autocast.c) */
+    n = sim_autocast_casts(run, ops, n);
   return param_kernels(run, kind, sim_seg_params(run, kind), sim_seg_param_tensors(run, kind), ops, n);
 }
 

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Session 27 (trace27): --autocast-weight-casts (layout.autocast_weight_casts, src/sim/autocast.c)
+# and eager log_softmax's re-reads of rows past shared memory (src/sim/compute.c
+# eager_xent_extra_s, constants.h LOG_SOFTMAX_REREAD_*). Hand-derived:
+#  - autocast: 6 B per GEMM weight element each way; this model's block weights are
+#    qkv 1024 x 3072 + proj 1024 x 1024 + fc1 1024 x 8192 + fc2 4096 x 1024 = 16777216
+#    (100663296 B), its LM head 32000 x 1024 = 32768000 (196608000 B);
+#  - eager cross-entropy adds, per logit, 8 + 8 B forward and 16 + 4 B backward when a fp32
+#    row (vocab x 4 B) is past 48 KiB (vocab 32000: 128000 B), 8 and 16 B when it fits
+#    (vocab 8192: 32768 B). Doubling the tokens doubles those bytes and leaves the kernel
+#    overheads, so (on - off at seq 2048) - (on - off at seq 1024) forward over backward
+#    is 16/20 = 0.8, and 8/16 = 0.5 for the short rows.
+. "$(dirname "$0")/lib.sh"
+
+model() {
+  cat >"$TMP/m$1.json" <<JSON
+{"name": "ax-test", "layers": 4, "hidden": 1024, "heads": 8, "kv_heads": 8, "head_dim": 128,
+ "ffn_hidden": 4096, "vocab": $1, "seq_len": 2048, "mlp": "swiglu", "pos": "rotary", "norm": "rms"}
+JSON
+}
+model 32000
+model 8192
+# op MODEL EXPR ARGS...: EXPR over the predicted op list (o: the ops by segment.name)
+op() {
+  local m=$1 expr=$2
+  shift 2
+  "$PLATEAU" predict --model "$TMP/m$m.json" --gpus 1 --gpu h100 --shard ddp --mbs 1 --kernels unfused \
+    --ops "$@" --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+o = {x["segment"] + "." + x["name"]: x for x in d["ops"]}
+print(eval(sys.argv[1]))' "$expr"
+}
+
+check "autocast: the block's casts are 6 B x 16777216 each way" \
+  [ "$(op 32000 'int(o["layer.autocast_casts"]["fwd_bytes"]), int(o["layer.autocast_casts"]["bwd_bytes"])' --autocast-weight-casts on)" = "(100663296, 100663296)" ]
+check "autocast: the head's are 6 B x 32768000" \
+  [ "$(op 32000 'int(o["head.autocast_casts"]["fwd_bytes"])' --autocast-weight-casts on)" = "196608000" ]
+check "autocast off (default): no casts" [ "$(op 32000 '"layer.autocast_casts" in o')" = "False" ]
+check "autocast: the embedding is not cast" [ "$(op 32000 '"embed.autocast_casts" in o' --autocast-weight-casts on)" = "False" ]
+
+# loss M SEQ XENT: the loss op's forward and backward seconds
+loss() { op "$1" 'o["head.loss"]["fwd_s"], o["head.loss"]["bwd_s"]' --seq "$2" --eager-cross-entropy "$3"; }
+ratio() {
+  python3 -c 'import sys
+a, b, c, d = (eval(x) for x in sys.argv[1:5]); r = float(sys.argv[5])
+f = (a[0] - b[0]) - (c[0] - d[0]); g = (a[1] - b[1]) - (c[1] - d[1])
+sys.exit(0 if abs(f / g - r) < 1e-6 else 1)' "$@"
+}
+check "log_softmax past shared memory: forward 16 B, backward 20 B per logit" \
+  ratio "$(loss 32000 2048 on)" "$(loss 32000 2048 off)" "$(loss 32000 1024 on)" "$(loss 32000 1024 off)" 0.8
+check "rows in shared memory: 8 B and 16 B" \
+  ratio "$(loss 8192 2048 on)" "$(loss 8192 2048 off)" "$(loss 8192 1024 on)" "$(loss 8192 1024 off)" 0.5
+
+expect_ok predict --autocast-weight-casts on --format json
+check "json: autocast_weight_casts" grep -q '"autocast_weight_casts": true' "$TMP/out"
+expect_fail 1 "^plateau: --autocast-weight-casts: unknown value 'yes' \(expected on\|off\)$" -- predict --autocast-weight-casts yes
+finish
