@@ -149,6 +149,12 @@
 #define LOG_SOFTMAX_REREAD_FWD_BYTES 8.0
 #define LOG_SOFTMAX_REREAD_BWD_BYTES 4.0
 
+/* Eager SwiGLU on torch.chunk halves of one fc1 output (segments.c
+ * unfused_kernels): chunk's backward is an at::cat of the two half gradients
+ * (tools/autograd/derivatives.yaml split_backward), read 2 + 2 and write
+ * 2 + 2 B per ffn element. */
+#define SWIGLU_CHUNK_CAT_BWD_BYTES 8.0
+
 /* torch.autocast's cast of an fp32 weight to bf16 (layout.autocast_weight_casts,
  * src/sim/autocast.c): read 4 B, write 2 B per element forward (aten::_to_copy
  * under cached_cast), and ToCopyBackward0's cast of its gradient back to fp32,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 27 (trace27): --autocast-weight-casts (layout.autocast_weight_casts, src/sim/autocast.c)
+# Session 27 (trace27): eager SwiGLU on chunk halves, --autocast-weight-casts (layout.autocast_weight_casts, src/sim/autocast.c)
 # and eager log_softmax's re-reads of rows past shared memory (src/sim/compute.c
 # eager_xent_extra_s, constants.h LOG_SOFTMAX_REREAD_*). Hand-derived:
 #  - autocast: 6 B per GEMM weight element each way; this model's block weights are
@@ -51,6 +51,17 @@ check "log_softmax past shared memory: forward 16 B, backward 20 B per logit" \
   ratio "$(loss 32000 2048 on)" "$(loss 32000 2048 off)" "$(loss 32000 1024 on)" "$(loss 32000 1024 off)" 0.8
 check "rows in shared memory: 8 B and 16 B" \
   ratio "$(loss 8192 2048 on)" "$(loss 8192 2048 off)" "$(loss 8192 1024 on)" "$(loss 8192 1024 off)" 0.5
+
+# eager SwiGLU on torch.chunk halves of one fc1 (segments.c unfused_kernels, without
+# --separate-linears): chunk's backward cat adds 8 B per ffn element to swiglu_eager's 8 B
+# (2048 tokens x 4096 = 8388608 elements: 134217728 B against 67108864), and its silu and multiply
+# run on PyTorch's non-vectorized path (slower than with separate linears)
+check "chunked SwiGLU: the backward cat, 16 B per ffn element" \
+  [ "$(op 32000 'int(o["layer.swiglu_eager"]["bwd_bytes"])' --separate-linears off)" = "134217728" ]
+check "separate linears: 8 B" \
+  [ "$(op 32000 'int(o["layer.swiglu_eager"]["bwd_bytes"])' --separate-linears on)" = "67108864" ]
+check "chunked SwiGLU's forward is slower (non-vectorized)" python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) > float(sys.argv[2]) else 1)' \
+  "$(op 32000 'o["layer.swiglu_eager"]["fwd_s"]' --separate-linears off)" "$(op 32000 'o["layer.swiglu_eager"]["fwd_s"]' --separate-linears on)"
 
 expect_ok predict --autocast-weight-casts on --format json
 check "json: autocast_weight_casts" grep -q '"autocast_weight_casts": true' "$TMP/out"
