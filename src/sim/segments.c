@@ -1137,7 +1137,9 @@ static int param_kernels(const struct pl_run *run, enum sim_seg_kind kind, doubl
     struct sim_grad_accum ga = sim_grad_accum_unfused(run, kind, params, tensors, ops, n);
     params = ga.params;
     tensors = ga.tensors;
-    mem_op(&ops[n++], "grad_accum", 0, (l->grad_accum_cast ? 18.0 : 10.0) * params, false);
+    double eager = sim_eager_ddp_accum_bytes(run, kind); /* eager PyTorch: eager_accum.c */
+    mem_op(&ops[n++], "grad_accum", 0,
+           (eager >= 0 ? eager : l->grad_accum_cast ? 18.0 : 10.0) * params, false);
     /* Launches: both adds run per parameter tensor, a Python loop over the
      * parameters (BF16_Optimizer.update_hp_grads: `for lp in group`, a cast
      * and an add each) or one autograd hook per parameter (Megatron-LM
@@ -1145,6 +1147,8 @@ static int param_kernels(const struct pl_run *run, enum sim_seg_kind kind, doubl
      * x 1 without (docs/step-model.md 2.6); with Megatron's
      * --gradient-accumulation-fusion only the tensors grad_accum.c leaves. */
     ops[n - 1].bwd_kernels = (int)llround(tensors * (l->grad_accum_cast ? 2.0 : 1.0));
+    if (eager == 0) /* every gradient stolen, no DDP copies: no kernel */
+      ops[n - 1].bwd_kernels = 0;
     return n;
   }
   if (l->shard == PL_SHARD_ZERO3 && l->zero3_list_copy_s > 0) {

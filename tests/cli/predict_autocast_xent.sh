@@ -63,6 +63,18 @@ check "separate linears: 8 B" \
 check "chunked SwiGLU's forward is slower (non-vectorized)" python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) > float(sys.argv[2]) else 1)' \
   "$(op 32000 'o["layer.swiglu_eager"]["fwd_s"]' --separate-linears off)" "$(op 32000 'o["layer.swiglu_eager"]["fwd_s"]' --separate-linears on)"
 
+# eager ddp's gradient passes (src/sim/eager_accum.c): AccumulateGrad steals the first
+# micro-batch's gradient, later ones add in place (3 x g B per parameter, g = 4 under autocast's
+# fp32 parameters, 2 otherwise), DDP over dp > 1 copies into its bucket and back (4 x g). A block
+# holds 16779264 parameters (the GEMMs above and two 1024-wide norms).
+accum() { op 32000 'int(o["layer.grad_accum"]["bwd_bytes"])' "$@"; }
+check "eager ddp, one micro-batch, one GPU: stolen, 0 B" [ "$(accum --autocast-weight-casts on --gbs 1)" = "0" ]
+check "four micro-batches, fp32: 3/4 x 12 B = 9 B per parameter" \
+  [ "$(accum --autocast-weight-casts on --gbs 4)" = "151013376" ]
+check "dp 2, bf16 gradients: the bucket copies, 8 B per parameter" \
+  [ "$(accum --gpus 2 --gbs 2)" = "134234112" ]
+check "fused kernels keep Megatron's 10 B" [ "$(accum --kernels fused --gbs 1)" = "167792640" ]
+
 expect_ok predict --autocast-weight-casts on --format json
 check "json: autocast_weight_casts" grep -q '"autocast_weight_casts": true' "$TMP/out"
 expect_fail 1 "^plateau: --autocast-weight-casts: unknown value 'yes' \(expected on\|off\)$" -- predict --autocast-weight-casts yes
