@@ -49,6 +49,20 @@ int sim_autocast_casts(const struct pl_run *run, struct pl_op *ops, int n) {
   op->count = 1;
   op->share = 1.0;
   op->fwd_bytes = op->bwd_bytes = AUTOCAST_CAST_BYTES_PER_ELEM * weights;
+  /* The backward's bf16 -> fp32 cast changes dtype, so PyTorch's copy runs
+   * gpu_kernel with dynamic casting (aten/src/ATen/native/cuda/Copy.cu
+   * direct_copy_kernel_cuda; CUDALoops.cuh gpu_kernel_impl: a contiguous
+   * iterator that needs_dynamic_casting goes to launch_unrolled_kernel with
+   * LoadWithCast / StoreWithCast, not the vectorized kernel; Copy.cu's
+   * bfloat16tofloat32_copy_kernel_cuda is ROCm-only), a non-vectorized
+   * kernel timed per element (compute.c strided_extra_s). The forward's
+   * fp32 -> bf16 cast has its own typed kernel (bfloat16_copy_kernel_cuda,
+   * gpu_kernel_nocast: vectorized). The trace: ToCopyBackward0 as
+   * unrolled_elementwise_kernel, 1.236 G elements in 4.04 ms (306 G/s; the
+   * H100's strided_elementwise rate is 347 G/s), the forward casts as
+   * vectorized_elementwise_kernel. */
+  op->bwd_strided_elems = weights;
+  op->bwd_strided_bytes = op->bwd_bytes;
   op->fwd_kernels = op->bwd_kernels = (int)tensors; /* one cast per weight tensor */
   op->recompute = l->recompute == PL_RECOMPUTE_FULL || l->recompute == PL_RECOMPUTE_OPS;
   return n + 1;

@@ -802,6 +802,14 @@ static double eager_xent_extra_s(const struct pl_gpu *g, const struct pl_layout 
                       ? (fwd ? LOG_SOFTMAX_REREAD_FWD_BYTES : LOG_SOFTMAX_REREAD_BWD_BYTES)
                       : 0.0;
   double t = hbm_s(g, logits * ((fwd ? 8.0 : 16.0) + reread)) + 2 * g->eff.kernel_overhead_s;
+  /* the forward's logits.float() changes dtype: PyTorch's unrolled
+   * (non-vectorized) copy kernel (autocast.c explains the path), timed per
+   * element at the GPU's strided_elementwise rate in place of its 6 B
+   * (read 2, write 4, in the +8 above) at hbm_fraction; the trace: 4096 x
+   * 128256 logits in 1.62 ms as unrolled_elementwise_kernel, 323 G/s */
+  double f = g->eff.strided_elementwise_fraction;
+  if (fwd && f > 0 && g->hbm_bytes_per_s > 0)
+    t += logits * PL_STRIDED_UNARY_BYTES / (g->hbm_bytes_per_s * f) - hbm_s(g, logits * 6.0);
   if (l->hf_shift_copy)
     t += hbm_s(g, logits * (fwd ? HF_SHIFT_FWD_BYTES : HF_SHIFT_BWD_BYTES)) +
          (fwd ? 1 : 2) * g->eff.kernel_overhead_s;

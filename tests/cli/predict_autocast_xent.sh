@@ -36,11 +36,20 @@ check "autocast: the block's casts are 6 B x 16777216 each way" \
   [ "$(op 32000 'int(o["layer.autocast_casts"]["fwd_bytes"]), int(o["layer.autocast_casts"]["bwd_bytes"])' --autocast-weight-casts on)" = "(100663296, 100663296)" ]
 check "autocast: the head's are 6 B x 32768000" \
   [ "$(op 32000 'int(o["head.autocast_casts"]["fwd_bytes"])' --autocast-weight-casts on)" = "196608000" ]
+# the backward's bf16 -> fp32 cast is PyTorch's unrolled (dtype-casting) copy: on an H100 4 B per
+# element at strided_elementwise 0.415 against the forward's vectorized 6 B at 0.9, 9.639 / 6.667
+check "autocast: the backward cast on the non-vectorized path (H100)" python3 -c 'import sys; a, b = eval(sys.argv[1]); sys.exit(0 if abs((b - 1.2e-6 * 4) / (a - 1.2e-6 * 4) - (4 / 0.415) / (6 / 0.9)) < 1e-3 else 1)' \
+  "$(op 32000 'o["layer.autocast_casts"]["fwd_s"], o["layer.autocast_casts"]["bwd_s"]' --autocast-weight-casts on)"
 check "autocast off (default): no casts" [ "$(op 32000 '"layer.autocast_casts" in o')" = "False" ]
 check "autocast: the embedding is not cast" [ "$(op 32000 '"embed.autocast_casts" in o' --autocast-weight-casts on)" = "False" ]
 
-# loss M SEQ XENT: the loss op's forward and backward seconds
-loss() { op "$1" 'o["head.loss"]["fwd_s"], o["head.loss"]["bwd_s"]' --seq "$2" --eager-cross-entropy "$3"; }
+# loss M SEQ XENT [ARGS]: the loss op's forward and backward seconds (on an H200, which has no
+# strided_elementwise rate, so every byte runs at hbm_fraction)
+loss() {
+  local m=$1 seq=$2 x=$3
+  shift 3
+  op "$m" 'o["head.loss"]["fwd_s"], o["head.loss"]["bwd_s"]' --gpu h200 --seq "$seq" --eager-cross-entropy "$x" "$@"
+}
 ratio() {
   python3 -c 'import sys
 a, b, c, d = (eval(x) for x in sys.argv[1:5]); r = float(sys.argv[5])
@@ -51,6 +60,12 @@ check "log_softmax past shared memory: forward 16 B, backward 20 B per logit" \
   ratio "$(loss 32000 2048 on)" "$(loss 32000 2048 off)" "$(loss 32000 1024 on)" "$(loss 32000 1024 off)" 0.8
 check "rows in shared memory: 8 B and 16 B" \
   ratio "$(loss 8192 2048 on)" "$(loss 8192 2048 off)" "$(loss 8192 1024 on)" "$(loss 8192 1024 off)" 0.5
+# On an H100 (hbm_fraction 0.9, strided_elementwise 0.415) logits.float() is PyTorch's unrolled
+# (dtype-casting) copy, 4 B per element at 0.415 in place of its 6 B at 0.9: forward
+# (16 - 6) / 0.9 + 4 / 0.415 against backward 20 / 0.9, a ratio of 0.933735
+check "H100: the logits' fp32 cast on the non-vectorized path" \
+  ratio "$(loss 32000 2048 on --gpu h100)" "$(loss 32000 2048 off --gpu h100)" "$(loss 32000 1024 on --gpu h100)" \
+  "$(loss 32000 1024 off --gpu h100)" "$(python3 -c 'print((10 / 0.9 + 4 / 0.415) / (20 / 0.9))')"
 
 # eager SwiGLU on torch.chunk halves of one fc1 (segments.c unfused_kernels, without
 # --separate-linears): chunk's backward cat adds 8 B per ffn element to swiglu_eager's 8 B
