@@ -153,6 +153,12 @@ struct pl_framework {
                                           another micro-batch (layout.ep_comm_overlap) */
   enum pl_setting delay_wgrad;         /* with ep_comm_overlap, the weight-gradient GEMMs after
                                           the next collective is issued (layout.delay_wgrad) */
+  enum pl_setting optimizer_fused;     /* eager runs: torch.optim's fused AdamW (on) or its
+                                          foreach passes (layout.opt_fused) */
+  enum pl_setting autocast_weight_casts; /* fp32 weights cast to bf16 by torch.autocast every
+                                            forward (layout.autocast_weight_casts) */
+  enum pl_setting grad_clip;           /* the gradient-norm pass before the optimizer step (on)
+                                          or none (layout.no_grad_clip) */
   enum pl_setting zero3_grad_all_reduce; /* zero3 gradients all_reduced in buckets, not
                                             reduce_scattered (layout.zero3_grad_all_reduce) */
   enum pl_setting fp8_all_gather;      /* zero2/zero3 with fp8-tensorwise: the blocks' GEMM weights

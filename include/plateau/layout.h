@@ -697,6 +697,17 @@ struct pl_layout {
                               2 B; false: Megatron-Core's native paths, which upcast them to an
                               fp32 copy and save it (tensor_parallel/cross_entropy.py
                               calculate_logits_max .float()); memory.c activations */
+  bool opt_fused;          /* input: with kernels unfused (eager PyTorch), the optimizer is
+                              torch.optim.AdamW(fused=True): one _fused_adamw_ multi_tensor_apply
+                              kernel family reading param, grad, m, v and writing param, m, v
+                              (28 B per parameter) instead of _multi_tensor_adamw's eight foreach
+                              passes (80 B); lower_dp.c, constants.h ADAMW_FUSED_EAGER_* */
+  bool autocast_weight_casts; /* input: fp32 parameters under torch.autocast(bf16): every GEMM
+                                 weight cast to bf16 each forward (6 B per element) and its
+                                 gradient cast back each backward (6 B); src/sim/autocast.c */
+  bool no_grad_clip;       /* input: no gradient-norm pass before the optimizer step (the
+                              run does not clip: torch clip_grad_norm_ / Megatron clip_grad 0);
+                              lower_dp.c */
   bool adam_moments_bf16;  /* input: Adam's two moments kept in bf16, 2 B each, as Megatron-Core's
                               precision-aware optimizer keeps them (--use-precision-aware-optimizer
                               --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16: optimizer/__init__.py

@@ -103,16 +103,63 @@
  * torch.nn.utils.clip_grad_norm_: the norms (read 4 B) and the scaling
  * multiply (read and write 4 B), 12 B. FSDP keeps no separate bf16 copy to
  * write (the cast happens at gather time). */
-#define ADAMW_EAGER_BYTES_PER_PARAM 92.0
+#define ADAMW_EAGER_BYTES_PER_PARAM (ADAMW_FOREACH_STEP_BYTES_PER_PARAM + GRAD_NORM_EAGER_BYTES_PER_PARAM)
+/* Eager PyTorch with torch.optim.AdamW(fused=True) (layout.opt_fused; torchtitan's
+ * optimizer.implementation default "fused" since pytorch/torchtitan 6e4988550,
+ * 2025-02-24): one _fused_adamw_ call, a multi_tensor_apply kernel family over
+ * (param, grad, exp_avg, exp_avg_sq) that loads all four and stores all but
+ * the gradient, which it writes back only under a grad scaler
+ * (pytorch/pytorch aten/src/ATen/native/cuda/fused_adam_utils.cuh
+ * FusedAdamMathFunctor: `if (i != kGradIdx || grad_scale_ptr) load_store`):
+ * read 16 B, write 12 B per fp32 parameter, no bf16 copy (the cast happens at
+ * gather time or under autocast). */
+#define ADAMW_FUSED_EAGER_STEP_BYTES_PER_PARAM 28.0
+/* The eager foreach step alone (ADAMW_EAGER_BYTES_PER_PARAM less its norm pass)
+ * and that norm pass, torch.nn.utils.clip_grad_norm_: the norms (read 4 B)
+ * and the scaling multiply (read and write 4 B; torch multiplies by the
+ * clamped coefficient whatever its value). */
+#define ADAMW_FOREACH_STEP_BYTES_PER_PARAM 80.0
+#define GRAD_NORM_EAGER_BYTES_PER_PARAM 12.0
 /* Kernels Composer's DecoupledAdamW launches per parameter tensor after its
  * host sync (composer/optim/decoupled_weight_decay.py v0.17.2 `adamw`, with
  * llm-foundry's weight_decay 0: exp_avg mul_ and add_, exp_avg_sq mul_ and
  * addcmul_, sqrt, div, add_ eps, addcdiv_ into the parameter). */
 #define ADAMW_EAGER_KERNELS_PER_TENSOR 8.0
 /* The search's pruning bound (search/comm.c) must never exceed the simulated
- * step, so it counts the least any optimizer step moves: the AdamW step
- * alone, without the gradient-norm pass (30 B, below both 34 and 92). */
-#define ADAMW_LOWER_BOUND_BYTES_PER_PARAM ADAMW_STEP_BYTES_PER_PARAM
+ * step, so it counts the least any optimizer step moves: the fused AdamW step
+ * with bf16 moments and no gradient-norm pass (layout.no_grad_clip): 22 B,
+ * below the eager fused step's 28 and every step with its norm pass. */
+#define ADAMW_LOWER_BOUND_BYTES_PER_PARAM \
+  (ADAMW_STEP_BYTES_PER_PARAM - ADAMW_BF16_MOMENTS_SAVED_BYTES)
+
+/* Eager log_softmax over rows too long for shared memory (layout.eager_xent):
+ * PyTorch's host_softmax (aten/src/ATen/native/cuda/SoftMax.cu) keeps a row
+ * in shared memory only when `dim_size < max_elements_per_smem`, i.e. when
+ * its fp32 row fits in the block's sharedMemPerBlock (48 KiB on every CUDA
+ * GPU since compute capability 2.x without the opt-in carve-out, CUDA C++
+ * Programming Guide, Table "Technical Specifications per Compute
+ * Capability": "Maximum amount of shared memory per thread block" 48 KB
+ * without cudaFuncSetAttribute); longer rows (any LLM vocabulary: 32000 x 4 B
+ * = 125 KiB) run cunn_SoftMaxForward, which reads the input three times (the
+ * max pass, the sum-of-exp pass, WriteFpropResults) and writes once, 16 B per
+ * fp32 logit where one read would be 8: +8 B forward. Its backward,
+ * cunn_SoftMaxBackward, reads gradOutput twice (the sum, then
+ * WriteBpropResults with the output): +4 B. */
+#define SOFTMAX_SMEM_PER_BLOCK_BYTES 49152.0
+#define LOG_SOFTMAX_REREAD_FWD_BYTES 8.0
+#define LOG_SOFTMAX_REREAD_BWD_BYTES 4.0
+
+/* Eager SwiGLU on torch.chunk halves of one fc1 output (segments.c
+ * unfused_kernels): chunk's backward is an at::cat of the two half gradients
+ * (tools/autograd/derivatives.yaml split_backward), read 2 + 2 and write
+ * 2 + 2 B per ffn element. */
+#define SWIGLU_CHUNK_CAT_BWD_BYTES 8.0
+
+/* torch.autocast's cast of an fp32 weight to bf16 (layout.autocast_weight_casts,
+ * src/sim/autocast.c): read 4 B, write 2 B per element forward (aten::_to_copy
+ * under cached_cast), and ToCopyBackward0's cast of its gradient back to fp32,
+ * read 2 B, write 4 B. */
+#define AUTOCAST_CAST_BYTES_PER_ELEM 6.0
 
 /* LoRA's default rank and scale: Megatron-Bridge 067f987 src/megatron/bridge/
  * peft/lora.py LoRA.dim = 32 (alpha = 32), NeMo 1 megatron_gpt_finetuning_

@@ -57,6 +57,9 @@ static const struct {
     {"launch_blocking", offsetof(struct pl_framework, launch_blocking)},
     {"ep_comm_overlap", offsetof(struct pl_framework, ep_comm_overlap)},
     {"delay_wgrad_compute", offsetof(struct pl_framework, delay_wgrad)},
+    {"optimizer_fused", offsetof(struct pl_framework, optimizer_fused)},
+    {"grad_clip", offsetof(struct pl_framework, grad_clip)},
+    {"autocast_weight_casts", offsetof(struct pl_framework, autocast_weight_casts)},
     {"zero3_grad_all_reduce", offsetof(struct pl_framework, zero3_grad_all_reduce)},
     {"fp8_all_gather", offsetof(struct pl_framework, fp8_all_gather)},
     {"zero3_reuse", offsetof(struct pl_framework, zero3_reuse)},
@@ -566,6 +569,9 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->launch_blocking, &l->launch_blocking, false);
   put(fw->ep_comm_overlap, &l->ep_comm_overlap, false);
   put(fw->delay_wgrad, &l->delay_wgrad, false);
+  put(fw->optimizer_fused, &l->opt_fused, false);
+  put(fw->grad_clip, &l->no_grad_clip, true);
+  put(fw->autocast_weight_casts, &l->autocast_weight_casts, false);
   put(fw->zero3_grad_all_reduce, &l->zero3_grad_all_reduce, false);
   put(fw->fp8_all_gather, &l->fp8_all_gather, false);
   put(fw->zero3_reuse, &l->zero3_no_reuse, true);
@@ -685,6 +691,9 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->launch_blocking = setting(l->launch_blocking);
   out->ep_comm_overlap = setting(l->ep_comm_overlap);
   out->delay_wgrad = setting(l->delay_wgrad);
+  out->optimizer_fused = setting(l->opt_fused);
+  out->grad_clip = setting(!l->no_grad_clip);
+  out->autocast_weight_casts = setting(l->autocast_weight_casts);
   out->zero3_grad_all_reduce = setting(l->zero3_grad_all_reduce);
   out->fp8_all_gather = setting(l->fp8_all_gather);
   out->zero3_reuse = setting(!l->zero3_no_reuse);

@@ -384,6 +384,11 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
           pl_setting_name(fw.pg_with_opt_step));
   /* Megatron-Core delay_wgrad_compute under the EP overlap (layout.delay_wgrad, moe27) */
   col_str(c, "framework.delay_wgrad_compute", pl_setting_name(fw.delay_wgrad));
+  /* eager runs' optimizer implementation and the gradient-norm pass (layout.opt_fused,
+   * layout.no_grad_clip, trace27) */
+  col_str(c, "framework.optimizer_impl", fw.optimizer_fused == PL_SETTING_ON ? "fused" : "foreach");
+  col_str(c, "framework.grad_clip", pl_setting_name(fw.grad_clip));
+  col_str(c, "framework.autocast_weight_casts", pl_setting_name(fw.autocast_weight_casts));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

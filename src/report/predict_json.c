@@ -198,6 +198,9 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_bool(e, "launch_blocking", fw.launch_blocking == PL_SETTING_ON);
   pl_emit_bool(e, "ep_comm_overlap", fw.ep_comm_overlap == PL_SETTING_ON);
   pl_emit_bool(e, "delay_wgrad_compute", fw.delay_wgrad == PL_SETTING_ON);
+  pl_emit_str(e, "optimizer_impl", fw.optimizer_fused == PL_SETTING_ON ? "fused" : "foreach");
+  pl_emit_bool(e, "grad_clip", fw.grad_clip == PL_SETTING_ON);
+  pl_emit_bool(e, "autocast_weight_casts", fw.autocast_weight_casts == PL_SETTING_ON);
   pl_emit_str(e, "zero3_grad_reduce",
               fw.zero3_grad_all_reduce == PL_SETTING_ON ? "all-reduce" : "reduce-scatter");
   pl_emit_bool(e, "fp8_all_gather", fw.fp8_all_gather == PL_SETTING_ON);

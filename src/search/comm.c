@@ -28,11 +28,12 @@
  *    buckets once per step; zero1 all_gathers the updated bf16 parameters
  *    after the optimizer, in bucket-sized calls;
  *  - the optimizer: AdamW over the local parameters, at least
- *    ADAMW_LOWER_BOUND_BYTES_PER_PARAM (30) bytes of HBM traffic per
- *    parameter (fp32 grad, param, m, v read; param, m, v written; bf16 copy
- *    written) at the achievable bandwidth, plus one kernel. The simulator
- *    counts more (34: the gradient-norm pass; model/constants.h);
- *    counting less keeps this a lower bound.
+ *    ADAMW_LOWER_BOUND_BYTES_PER_PARAM (22) bytes of HBM traffic per
+ *    parameter (the least any step the simulator prices moves: the fused
+ *    step with bf16 moments and no gradient-norm pass; model/constants.h)
+ *    at the achievable bandwidth, plus one kernel. The simulator counts as
+ *    much or more (34 for Megatron's fused step with its norm pass, 92 for
+ *    eager foreach); counting less keeps this a lower bound.
  * If the simulator changes these rules, tests/unit/test_search_prune.c
  * (bound <= simulated step for every layout of small spaces) fails. */
 #include "search_int.h"

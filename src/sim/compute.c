@@ -768,7 +768,12 @@ double pl_op_time_s(const struct pl_gpu *g, enum pl_dtype dtype, const struct pl
  * copy (read 2, write 4) and log_softmax reads that copy (+2 over reading
  * bf16): +8 B forward; backward nll_loss_backward writes a dense fp32
  * gradient (4), log_softmax_backward reads it (4) and writes fp32 (+2 over
- * bf16), the cast back to bf16 reads it and writes (4 + 2): +16 B. */
+ * bf16), the cast back to bf16 reads it and writes (4 + 2): +16 B. Rows past
+ * shared memory add log_softmax's re-reads of its input (+8 B forward) and of
+ * its gradient (+4 B backward; constants.h LOG_SOFTMAX_REREAD_*): against the
+ * project's H100 trace (tests/data/traces/gt_h100_llama3.2-1b_seq4096,
+ * vocab 128256) cunn_SoftMaxForward moved 16 B per logit in 2.80 ms and
+ * cunn_SoftMaxBackward 16 B in 2.88 ms, about 3.0 TB/s each (docs/trace.md). */
 double sim_microbatch_logits(const struct pl_model *m, const struct pl_layout *l) {
   int64_t tp = l->tp > 0 ? l->tp : 1, cp = l->cp > 0 ? l->cp : 1;
   double tokens =
@@ -789,7 +794,22 @@ static double eager_xent_extra_s(const struct pl_gpu *g, const struct pl_layout 
                                  const struct pl_model *m, enum pl_pass pass) {
   double logits = sim_microbatch_logits(m, l);
   bool fwd = pass == PL_PASS_FWD;
-  double t = hbm_s(g, logits * (fwd ? 8.0 : 16.0)) + 2 * g->eff.kernel_overhead_s;
+  int64_t tp = l->tp > 0 ? l->tp : 1;
+  /* a row (one token's vocabulary shard) of fp32 logits past shared memory:
+   * log_softmax's input re-reads (constants.h LOG_SOFTMAX_REREAD_*) */
+  double row_bytes = (double)((m->vocab + tp - 1) / tp) * 4.0;
+  double reread = row_bytes >= SOFTMAX_SMEM_PER_BLOCK_BYTES
+                      ? (fwd ? LOG_SOFTMAX_REREAD_FWD_BYTES : LOG_SOFTMAX_REREAD_BWD_BYTES)
+                      : 0.0;
+  double t = hbm_s(g, logits * ((fwd ? 8.0 : 16.0) + reread)) + 2 * g->eff.kernel_overhead_s;
+  /* the forward's logits.float() changes dtype: PyTorch's unrolled
+   * (non-vectorized) copy kernel (autocast.c explains the path), timed per
+   * element at the GPU's strided_elementwise rate in place of its 6 B
+   * (read 2, write 4, in the +8 above) at hbm_fraction; the trace: 4096 x
+   * 128256 logits in 1.62 ms as unrolled_elementwise_kernel, 323 G/s */
+  double f = g->eff.strided_elementwise_fraction;
+  if (fwd && f > 0 && g->hbm_bytes_per_s > 0)
+    t += logits * PL_STRIDED_UNARY_BYTES / (g->hbm_bytes_per_s * f) - hbm_s(g, logits * 6.0);
   if (l->hf_shift_copy)
     t += hbm_s(g, logits * (fwd ? HF_SHIFT_FWD_BYTES : HF_SHIFT_BWD_BYTES)) +
          (fwd ? 1 : 2) * g->eff.kernel_overhead_s;

@@ -235,6 +235,24 @@ static bool pg_opt(const struct lower *lw) {
          lw->bucket_coll >= 0;
 }
 
+/* The optimizer step's HBM bytes per local parameter (constants.h): the fused
+ * step of Megatron / TE / DeepSpeed (30 B, its bf16 copy written; 8 B less
+ * with bf16 moments) and its norm pass (4 B); eager PyTorch (kernels unfused):
+ * torch.optim's foreach passes (80 B) or, with layout.opt_fused, its one fused
+ * kernel family (28 B), and clip_grad_norm_'s norms and scaling (12 B).
+ * layout.no_grad_clip drops the norm pass. */
+double sim_opt_bytes_per_param(const struct pl_layout *l) {
+  bool eager = l->kernels == PL_KERNELS_UNFUSED;
+  double step = !eager           ? ADAMW_STEP_BYTES_PER_PARAM
+                : l->opt_fused   ? ADAMW_FUSED_EAGER_STEP_BYTES_PER_PARAM
+                                 : ADAMW_FOREACH_STEP_BYTES_PER_PARAM;
+  if (l->adam_moments_bf16 && !eager) /* TE FusedAdam, bf16 m, v */
+    step -= ADAMW_BF16_MOMENTS_SAVED_BYTES;
+  double norm = l->no_grad_clip ? 0.0 : eager ? GRAD_NORM_EAGER_BYTES_PER_PARAM
+                                              : GRAD_NORM_BYTES_PER_PARAM;
+  return step + norm;
+}
+
 void sim_dp_emit_tail(struct lower *lw) {
   const struct pl_layout *l = lw->l;
   const struct pl_gpu *g = &lw->st->run->cluster.gpu;
@@ -246,10 +264,7 @@ void sim_dp_emit_tail(struct lower *lw) {
                      ? params
                      : (params - ex) / (double)pl_layout_shard_ranks(l) + ex / (double)(l->edp > 0 ? l->edp : 1);
   double bw = g->hbm_bytes_per_s * g->eff.hbm_fraction;
-  double per_param = lw->l->kernels == PL_KERNELS_UNFUSED ? ADAMW_EAGER_BYTES_PER_PARAM
-                                                           : ADAMW_BYTES_PER_PARAM;
-  if (l->adam_moments_bf16 && l->kernels != PL_KERNELS_UNFUSED) /* TE FusedAdam, bf16 m, v */
-    per_param -= ADAMW_BF16_MOMENTS_SAVED_BYTES;
+  double per_param = sim_opt_bytes_per_param(l);
   double opt_s = (bw > 0 ? local * per_param / bw : 0) + g->eff.kernel_overhead_s;
   opt_s = sim_opt_host_s(lw, opt_s);
   int32_t reduce_tail =

@@ -352,6 +352,8 @@ void sim_step_sync_emit(struct lower *lw, int32_t after);
  * host sync per parameter tensor (layout.opt_syncs_per_tensor); gpu_s: the
  * step's time by bytes. */
 double sim_opt_host_s(const struct lower *lw, double gpu_s);
+/* The optimizer step's HBM bytes per local parameter (lower_dp.c). */
+double sim_opt_bytes_per_param(const struct pl_layout *l);
 
 /* lower_unit.c: one unit's compute and its tp, cp and ep collectives, after
  * the unit's inputs (gather: its FSDP gather task, or SIM_NONE); returns

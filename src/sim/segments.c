@@ -711,7 +711,32 @@ static int unfused_kernels(const struct pl_run *run, struct pl_op *ops, int n) {
   if (m->mlp == PL_MLP_SWIGLU) {
     double f = (double)(m->ffn_hidden / tp);
     mem_op(&ops[n], "swiglu_eager", 4.0 * tokens * f, 8.0 * tokens * f, full);
-    ops[n++].bwd_kernels = 2;
+    ops[n].bwd_kernels = 2;
+    /* One fc1 GEMM for gate and up (the op list's, without
+     * layout.separate_linears), split by torch.chunk into two views with the
+     * full row's stride: F.silu(gate) and the multiply by up take PyTorch's
+     * non-vectorized path (an operand not contiguous: CUDALoops.cuh
+     * gpu_kernel_impl_nocast; compute.c strided_extra_s), forward 2
+     * elements, 10 B per ffn element, backward grad * up and silu_backward
+     * on the gate half, 2 elements, 12 B (grad * silu reads two contiguous
+     * tensors); and chunk's backward (derivatives.yaml: split_backward, an
+     * at::cat) writes the two half gradients into the fc1 output gradient,
+     * read 2 + 2, write 2 + 2 B per ffn element, one kernel. The project's
+     * H100 trace (bench/gpu/run_all.py Block: fc1(...).chunk(2)) runs silu
+     * and mul as elementwise_kernel<128, 4> (1.55 and 1.61 ms per step),
+     * SplitBackward0's cat 1.44 ms. Not under layout.jit_eager, whose
+     * SWIGLU_EAGER already counts Megatron's chunked kernels (flops.c). The
+     * strided bytes span this op and the op list's swiglu, so they are set
+     * here on the whole chain's elements. */
+    if (!l->separate_linears && !l->jit_eager) {
+      ops[n].bwd_bytes += SWIGLU_CHUNK_CAT_BWD_BYTES * tokens * f;
+      ops[n].bwd_kernels += 1;
+      ops[n].fwd_strided_elems = 2.0 * tokens * f;
+      ops[n].fwd_strided_bytes = 10.0 * tokens * f;
+      ops[n].bwd_strided_elems = 2.0 * tokens * f;
+      ops[n].bwd_strided_bytes = 12.0 * tokens * f;
+    }
+    n++;
   }
   if (m->pos == PL_POS_ROTARY && !l->rope_complex) { /* complex RoPE: its own op (rope_complex) */
     double qk = (double)(m->heads + m->kv_heads) / (double)tp * (double)m->head_dim;
@@ -1146,7 +1171,9 @@ static int param_kernels(const struct pl_run *run, enum sim_seg_kind kind, doubl
     struct sim_grad_accum ga = sim_grad_accum_unfused(run, kind, params, tensors, ops, n);
     params = ga.params;
     tensors = ga.tensors;
-    mem_op(&ops[n++], "grad_accum", 0, (l->grad_accum_cast ? 18.0 : 10.0) * params, false);
+    double eager = sim_eager_ddp_accum_bytes(run, kind); /* eager PyTorch: eager_accum.c */
+    mem_op(&ops[n++], "grad_accum", 0,
+           (eager >= 0 ? eager : l->grad_accum_cast ? 18.0 : 10.0) * params, false);
     /* Launches: both adds run per parameter tensor, a Python loop over the
      * parameters (BF16_Optimizer.update_hp_grads: `for lp in group`, a cast
      * and an add each) or one autograd hook per parameter (Megatron-LM
@@ -1154,6 +1181,8 @@ static int param_kernels(const struct pl_run *run, enum sim_seg_kind kind, doubl
      * x 1 without (docs/step-model.md 2.6); with Megatron's
      * --gradient-accumulation-fusion only the tensors grad_accum.c leaves. */
     ops[n - 1].bwd_kernels = (int)llround(tensors * (l->grad_accum_cast ? 2.0 : 1.0));
+    if (eager == 0) /* every gradient stolen, no DDP copies: no kernel */
+      ops[n - 1].bwd_kernels = 0;
     return n;
   }
   if (l->shard == PL_SHARD_ZERO3 && l->zero3_list_copy_s > 0) {
@@ -1451,6 +1480,8 @@ int pl_sim_segment_ops(const struct pl_run *run, int segment,
       n = layer_passes[i](run, ops, n);
   else if (kind == SIM_SEG_HEAD)
     n = logit_metrics(run, ops, n);
+  if (kind != SIM_SEG_EMBED) /* nn.Embedding is not autocast (autocast.c) */
+    n = sim_autocast_casts(run, ops, n);
   return param_kernels(run, kind, sim_seg_params(run, kind), sim_seg_param_tensors(run, kind), ops, n);
 }
 

@@ -619,6 +619,12 @@ double sim_gpu_power_w(const struct pl_gpu *g, double compute_frac, double comm_
 /* Logits of one micro-batch on one rank: mbs x seq / cp tokens times the
  * vocabulary slice of a tp rank (padded to tp, as the LM head's op). */
 double sim_microbatch_logits(const struct pl_model *m, const struct pl_layout *l);
+/* autocast.c: appends torch.autocast's per-forward fp32 weight casts of a
+ * segment's GEMM weights (layout.autocast_weight_casts); returns the count. */
+int sim_autocast_casts(const struct pl_run *run, struct pl_op *ops, int n);
+/* eager_accum.c: eager PyTorch ddp's gradient accumulation and DDP bucket
+ * copies, bytes per parameter per micro-batch (< 0: not eager ddp). */
+double sim_eager_ddp_accum_bytes(const struct pl_run *run, enum sim_seg_kind kind);
 double sim_op_run_gemms(const struct pl_op *op, enum pl_pass pass);
 /* Whether the run replays op from a CUDA graph (layout.cuda_graph_scopes): its
  * host time is then 0. */

@@ -258,6 +258,15 @@ bool validate_torchtitan_overrides(const struct validate_in *in, struct pl_frame
     fw->head_16bit = PL_SETTING_ON;
   if (tt_loss_compiled(in))
     fw->eager_xent = PL_SETTING_OFF;
+  /* The optimizer as the row's torchtitan built it: torchtitan 9dec370
+   * (2024-12-26) torchtitan/optimizer.py build_optimizers passes
+   * fused = job_config.optimizer.fused (config_manager.py: --optimizer.fused,
+   * store_true, off) and foreach = not fused: torch's foreach AdamW. The
+   * preset's fused default (optimizer.implementation "fused") came with
+   * 6e4988550 (2025-02-24), before 820504e and e7c0cae (2025-06). Under
+   * --kernels fused the simulator prices the fused step either way. */
+  if (strstr(cell(in, "source_ref"), "torchtitan 9dec370") != NULL)
+    fw->optimizer_fused = PL_SETTING_OFF;
   return true;
 }
 

@@ -9,6 +9,10 @@ expect_ok validate "$T" --format csv
 row() { grep -E "^\"torchtitan_performance\",$1," "$TMP/out"; }
 # Row 1 (Table 1, FSDP, 8 GPUs, local batch 2, global 16, seq 8192, 5,762 TPS/GPU):
 # step = 16 x 8192 / (5762 x 8) = 131072 / 46096 = 2.843457 s
+# the optimizer as each row's torchtitan built it (source_torchtitan.c): 9dec370 (2024-12)
+# foreach (--optimizer.fused off), 820504e (2025-06) the preset's fused
+check "row 1 (torchtitan 9dec370): foreach AdamW" sh -c "grep -E '^\"torchtitan_performance\",1,' '$TMP/out' | grep -q -- '--optimizer-impl foreach'"
+check "row 19 (torchtitan 820504e): fused AdamW" sh -c "grep -E '^\"torchtitan_performance\",19,' '$TMP/out' | grep -q -- '--optimizer-impl fused'"
 check "row 1 measured step by hand" sh -c "grep -E '^\"torchtitan_performance\",1,' '$TMP/out' | grep -q ',5762,2.84346,'"
 check "row 1 on h100 / dgx-h100 at the 500 W limit" sh -c "grep -E '^\"torchtitan_performance\",1,[0-9]+,\"[^\"]*\",\"torchtitan\",\"h100\",\"dgx-h100\"' '$TMP/out' | grep -q 'board power limit 500 W'"
 check "row 1 HBM from the row" sh -c "grep -E '^\"torchtitan_performance\",1,' '$TMP/out' | grep -q 'HBM 96 GiB at 2.40 TB/s'"

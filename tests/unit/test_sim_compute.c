@@ -1114,10 +1114,29 @@ static void test_unfused_kernels(void) {
   CHECK_NEAR_REL(norm->fwd_bytes, 2.0 * 32 * 1024 * 1024, EXACT);
   CHECK_NEAR_REL(norm->bwd_bytes, 2.0 * (12 + 6 + 24 + 4 + 28 + 12 + 6 - 6) * 1024 * 1024, EXACT);
   CHECK_NEAR_REL(glu->fwd_bytes, 4.0 * 1024 * 2816, EXACT);
-  CHECK_NEAR_REL(glu->bwd_bytes, 8.0 * 1024 * 2816, EXACT);
-  CHECK(glu->fwd_kernels == 0 && glu->bwd_kernels == 2);
+  /* one fc1 for gate and up (no separate_linears): chunk's backward cat,
+   * +8 B per ffn element and one kernel (session 27, segments.c); the silu
+   * and the multiply on the halves on the non-vectorized path: 2 elements
+   * each way, 10 B forward, 12 B backward */
+  CHECK_NEAR_REL(glu->bwd_bytes, (8.0 + 8.0) * 1024 * 2816, EXACT);
+  CHECK(glu->fwd_kernels == 0 && glu->bwd_kernels == 3);
+  CHECK_NEAR_REL(glu->fwd_strided_elems, 2.0 * 1024 * 2816, EXACT);
+  CHECK_NEAR_REL(glu->fwd_strided_bytes, 10.0 * 1024 * 2816, EXACT);
+  CHECK_NEAR_REL(glu->bwd_strided_elems, 2.0 * 1024 * 2816, EXACT);
+  CHECK_NEAR_REL(glu->bwd_strided_bytes, 12.0 * 1024 * 2816, EXACT);
   CHECK_NEAR_REL(rope->fwd_bytes, 16.0 * 1024 * 2048, EXACT);
   CHECK_NEAR_REL(rope->bwd_bytes, 26.0 * 1024 * 2048, EXACT);
+  /* separate gate and up linears: contiguous operands, no cat */
+  run.layout.separate_linears = true;
+  int ns = pl_sim_segment_ops(&run, 1, ops);
+  const struct pl_op *glu_s = find_op(ops, ns, "swiglu_eager");
+  CHECK(glu_s != NULL);
+  if (glu_s != NULL) {
+    CHECK_NEAR_REL(glu_s->bwd_bytes, 8.0 * 1024 * 2816, EXACT);
+    CHECK(glu_s->bwd_kernels == 2 && glu_s->fwd_strided_elems == 0);
+  }
+  run.layout.separate_linears = false;
+  n = pl_sim_segment_ops(&run, 1, ops);
   CHECK(rope->fwd_kernels == 9 && rope->bwd_kernels == 17);
   /* memory-bound: 67.1 MB at 2039 GB/s x 0.88 = 37.4 us, plus one kernel */
   CHECK_NEAR_REL(pl_op_time_s(&a100, PL_DTYPE_BF16, norm, PL_PASS_FWD),
@@ -1745,8 +1764,11 @@ static void test_hf_shift_copy(void) {
 /* The eager fp32 loss's time follows layout.eager_xent, not layout.kernels
  * (compute.c eager_xent_op): small_llama's 32,768,000 logits on a100-80g,
  * fused blocks (torchtitan compiled without its loss): +8 B per logit
- * forward, 262,144,000 B / (2039e9 x 0.88) = 146.0966 us + 2 x 1.2 =
- * 148.4966 us; +16 B backward, 524,288,000 B -> 292.1932 + 2.4 = 294.5932 us;
+ * forward and, the 32000-logit fp32 row (128,000 B) being past the 48 KiB of
+ * shared memory, log_softmax's two re-reads (+8 B; session 27): 16 B,
+ * 524,288,000 B / (2039e9 x 0.88) = 292.1932 us + 2 x 1.2 = 294.5932 us;
+ * +16 B backward and the gradient's re-read (+4 B): 20 B, 655,360,000 B ->
+ * 365.2416 + 2.4 = 367.6416 us;
  * two more kernels each way. Unfused blocks without it (llm-foundry's MPT and
  * flash_attn's fused loss, fms's bf16 loss): the fused loss op alone. */
 static void test_eager_xent_time(void) {
@@ -1765,9 +1787,9 @@ static void test_eager_xent_time(void) {
   CHECK_NEAR_REL(f0, pl_op_time_s(&a100, PL_DTYPE_BF16, &op, PL_PASS_FWD), 1e-12);
   run.layout.eager_xent = true;
   CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD) - f0,
-                 148.4966e-6, 1e-5);
-  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_BWD) - b0,
                  294.5932e-6, 1e-5);
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_BWD) - b0,
+                 367.6416e-6, 1e-5);
   CHECK_NEAR_REL(sim_op_run_kernels(&run.layout, &run.model, &op, PL_PASS_FWD), 3.0, 0);
   run.layout.eager_xent = false;
   run.layout.kernels = PL_KERNELS_UNFUSED;
