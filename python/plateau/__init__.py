@@ -18,7 +18,7 @@ from ._lib import Error, library_path, run as _run, version
 from . import trace
 
 __all__ = ["Error", "Result", "predict", "search", "sweep", "validate", "collectives",
-           "list_presets", "trace", "version", "library_path", "argv"]
+           "list_presets", "calibrate", "trace", "version", "library_path", "argv"]
 
 
 def argv(options, positional=()):
@@ -103,6 +103,16 @@ def collectives(**options):
     """`plateau collectives`: NCCL collective time, algbw and busbw."""
     doc = _run("collectives", argv(options))
     return _result(next((k for k, v in doc.items() if isinstance(v, list)), None), doc)
+
+
+def calibrate(kind, *files, **options):
+    """`plateau calibrate nccl|trace|compute FILE...`: fit a cluster or GPU file to
+    measurements (nccl-tests logs, traces) and write it to out=PATH; returns the
+    fit report (rows of to_dataframe() are the fitted series)."""
+    if not kind:
+        raise Error("calibrate: give the kind (nccl, trace or compute)", "ERR_USAGE")
+    doc = _run("calibrate", [str(kind)] + argv(options, files))
+    return _result("series" if isinstance(doc.get("series"), list) else None, doc)
 
 
 def list_presets(kind, **options):

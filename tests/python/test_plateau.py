@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 import plateau
@@ -68,6 +69,29 @@ class SameAsCli(unittest.TestCase):
     def test_list(self):
         self.assertEqual(plateau.list_presets("gpus"), cli(["list", "gpus"], []))
 
+    def test_calibrate_nccl(self):
+        # the same fit, written to the same file by both (the report names it)
+        log = os.path.join(DATA, "nccl", "h100_1node_8gpu_all_reduce_ring_together.txt")
+        with tempfile.TemporaryDirectory() as tmp:
+            opts = dict(cluster="dgx-h100", algo="ring", out=os.path.join(tmp, "h100.json"))
+            c = plateau.calibrate("nccl", log, **opts)
+            self.assertEqual(c, cli(["calibrate", "nccl"], plateau.argv(opts, [log])))
+            self.assertTrue(os.path.getsize(opts["out"]) > 0)
+        self.assertEqual(c["fit"]["at_limit"], [])
+        self.assertEqual(len(c.rows()), len(c["series"]))
+
+    def test_session27_flags(self):
+        # flags predict gained in session 27 reach the library (--delay-wgrad,
+        # --eager-cross-entropy) and report what the CLI reports
+        moe = dict(model="qwen3-30b-a3b", gpus=16, ep=16, gbs=32, shard="zero1", ep_comm_overlap="on",
+                   delay_wgrad="on")
+        p = plateau.predict(**moe)
+        self.assertEqual(p, cli(["predict"], plateau.argv(moe)))
+        self.assertTrue(p["framework"]["delay_wgrad_compute"])
+        hf = dict(model="llama2-7b", gpus=8, framework="pytorch-fsdp", kernels="unfused",
+                  eager_cross_entropy="on")
+        self.assertEqual(plateau.predict(**hf), cli(["predict"], plateau.argv(hf)))
+
 
 class Errors(unittest.TestCase):
     def test_bad_value(self):
@@ -91,6 +115,11 @@ class Errors(unittest.TestCase):
         with self.assertRaises(plateau.Error) as cm:
             plateau.predict(format="csv")
         self.assertEqual(cm.exception.status, "ERR_USAGE")
+
+    def test_delay_wgrad_value(self):
+        with self.assertRaises(plateau.Error) as cm:
+            plateau.predict(delay_wgrad="maybe")
+        self.assertIn("--delay-wgrad: unknown value 'maybe' (expected on|off)", str(cm.exception))
 
     def test_still_works_after_errors(self):
         for _ in range(3):
