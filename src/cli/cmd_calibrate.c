@@ -53,9 +53,9 @@ struct job {
 
 static void print_warnings(const struct pl_nccl_log *log) {
   for (size_t i = 0; i < log->n_warnings && i < PL_NCCL_WARNINGS_KEPT; i++)
-    fprintf(stderr, "plateau: warning: '%s': %s\n", log->origin, log->warnings[i]);
+    fprintf(cli_err(), "plateau: warning: '%s': %s\n", log->origin, log->warnings[i]);
   if (log->n_warnings > PL_NCCL_WARNINGS_KEPT)
-    fprintf(stderr, "plateau: warning: '%s': %zu more warnings\n", log->origin,
+    fprintf(cli_err(), "plateau: warning: '%s': %zu more warnings\n", log->origin,
             log->n_warnings - PL_NCCL_WARNINGS_KEPT);
 }
 
@@ -142,7 +142,7 @@ static int resolve_all(struct job *j) {
       if (pl_nccl_series_resolve(s, &h, j->logs[i]->origin, warn, sizeof warn, &d))
         return cli_fail("%s", d.msg);
       if (warn[0] != '\0')
-        fprintf(stderr, "plateau: warning: %s\n", warn);
+        fprintf(cli_err(), "plateau: warning: %s\n", warn);
       if (j->n_obs == MAX_OBS)
         return cli_fail("more than %d tests in the logs", MAX_OBS);
       j->obs[j->n_obs].series = s;
@@ -167,7 +167,7 @@ static const struct {
 static void warn_limits(const struct pl_calib_fit *f) {
   for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
     if (f->at_limit & limits[i].bit)
-      fprintf(stderr,
+      fprintf(cli_err(),
               "plateau: warning: the fitted %s is at the edge of the fit's range (1/100 or 100 x "
               "the base's): the rows do not pin it, so it is not a measurement\n",
               limits[i].what);
@@ -388,7 +388,7 @@ static void usage(FILE *f) {
 
 int cmd_calibrate(int argc, char **argv) {
   if (argc < 2) {
-    usage(stderr);
+    usage(cli_err());
     return 2;
   }
   if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
@@ -401,8 +401,8 @@ int cmd_calibrate(int argc, char **argv) {
     return cmd_calibrate_trace(argc - 1, argv + 1);
   if (strcmp(argv[1], "compute") == 0)
     return cmd_calibrate_compute(argc - 1, argv + 1);
-  fprintf(stderr, "plateau: calibrate: unknown kind '%s' (expected nccl, trace or compute)\n",
+  fprintf(cli_err(), "plateau: calibrate: unknown kind '%s' (expected nccl, trace or compute)\n",
           argv[1]);
-  usage(stderr);
+  usage(cli_err());
   return 2;
 }

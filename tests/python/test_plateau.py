@@ -93,6 +93,25 @@ class SameAsCli(unittest.TestCase):
         self.assertEqual(plateau.predict(**hf), cli(["predict"], plateau.argv(hf)))
 
 
+class Quiet(unittest.TestCase):
+    """The library writes nothing to the host's stdout or stderr: a command's
+    warnings stay in the call (here calibrate nccl's at-the-edge warnings on the
+    256-node Polaris all_reduce, which the CLI prints; the report's fit.at_limit
+    names the figures)."""
+
+    def test_calibrate_warnings_not_printed(self):
+        log = os.path.join(DATA, "nccl-multinode",
+                           "a100_256node_1024gpu_all_reduce_alcf-polaris-slingshot.txt")
+        with tempfile.TemporaryDirectory() as tmp:
+            code = ("import json, sys, plateau; c = plateau.calibrate('nccl', sys.argv[1], "
+                    "op='all_reduce', cluster='alcf-polaris', out=sys.argv[2]); "
+                    "sys.stdout.write(json.dumps(c['fit']['at_limit']))")
+            r = subprocess.run([sys.executable, "-c", code, log, os.path.join(tmp, "p.json")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True)
+        self.assertEqual(r.stderr.decode(), "")
+        self.assertEqual(json.loads(r.stdout), ["intra_latency_s", "inter_latency_s"])
+
+
 class Errors(unittest.TestCase):
     def test_bad_value(self):
         with self.assertRaises(plateau.Error) as cm:
@@ -115,6 +134,17 @@ class Errors(unittest.TestCase):
         with self.assertRaises(plateau.Error) as cm:
             plateau.predict(format="csv")
         self.assertEqual(cm.exception.status, "ERR_USAGE")
+
+    def test_calibrate_unknown_kind(self):
+        # the message the CLI prints, not "the command failed (exit 2)"
+        with self.assertRaises(plateau.Error) as cm:
+            plateau.calibrate("bogus")
+        self.assertEqual(cm.exception.status, "ERR_USAGE")
+        self.assertIn("calibrate: unknown kind 'bogus' (expected nccl, trace or compute)",
+                      str(cm.exception))
+        with self.assertRaises(plateau.Error) as cm:
+            plateau.calibrate("nccl", cluster="dgx-h100")
+        self.assertIn("--cluster BASE and --out FILE are required", str(cm.exception))
 
     def test_delay_wgrad_value(self):
         with self.assertRaises(plateau.Error) as cm:
