@@ -111,6 +111,28 @@ class Quiet(unittest.TestCase):
         self.assertEqual(r.stderr.decode(), "")
         self.assertEqual(json.loads(r.stdout), ["intra_latency_s", "inter_latency_s"])
 
+    def test_validate_baseline_lines_not_printed(self):
+        # validate --write-baseline / --baseline: 'wrote baseline', 'accuracy within' and
+        # the findings stay in the call; a regression is the Error's message
+        csv = os.path.join(SRC, "data", "validation", "mtnlg530b_paper.csv")
+        with tempfile.TemporaryDirectory() as tmp:
+            code = ("import re, sys, plateau\n"
+                    "csv, b, strict = sys.argv[1:4]\n"
+                    "plateau.validate(csv, write_baseline=b)\n"
+                    "plateau.validate(csv, baseline=b)\n"
+                    "open(strict, 'w').write(re.sub(r'\"mape\": [0-9.e+-]*', '\"mape\": 0',"
+                    " open(b).read()))\n"
+                    "try:\n"
+                    "    plateau.validate(csv, baseline=strict)\n"
+                    "except plateau.Error as e:\n"
+                    "    sys.stdout.write(e.message)\n")
+            r = subprocess.run([sys.executable, "-c", code, csv, os.path.join(tmp, "b.json"),
+                                os.path.join(tmp, "strict.json")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True)
+        self.assertEqual(r.stderr.decode(), "")
+        self.assertTrue(r.stdout.decode().startswith("regression: mtnlg530b_paper: mean error"),
+                        r.stdout.decode())
+
 
 class Errors(unittest.TestCase):
     def test_bad_value(self):
