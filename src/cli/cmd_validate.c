@@ -131,7 +131,7 @@ static int print_groups(const struct pl_validation *v, const char *by, enum cli_
   } else if (format == CLI_FORMAT_CSV) {
     pl_report_validate_groups_csv(stdout, &g);
   } else {
-    struct pl_emit *e = pl_emit_open(stdout);
+    struct pl_emit *e = cli_emit_open();
     if (e != NULL)
       pl_report_validate_groups_json(e, v, &g);
     rc = cli_emit_done(e);

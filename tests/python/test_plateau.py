@@ -80,6 +80,21 @@ class SameAsCli(unittest.TestCase):
         self.assertEqual(c["fit"]["at_limit"], [])
         self.assertEqual(len(c.rows()), len(c["series"]))
 
+    def test_calibrate_compute(self):
+        # its JSON went to the host's stdout (pl_emit_open(stdout)): the call got nothing
+        tr = os.path.join(DATA, "traces", "gt_h100_llama3.2-1b_seq4096.json.gz")
+        with tempfile.TemporaryDirectory() as tmp:
+            opts = dict(gpu="h100", out=os.path.join(tmp, "h100c.json"))
+            c = plateau.calibrate("compute", tr, **opts)
+            self.assertEqual(c, cli(["calibrate", "compute"], plateau.argv(opts, [tr])))
+        self.assertIn("gemm.mamf", [f["name"] for f in c["figures"]])
+
+    def test_validate_by(self):
+        # validate --by's JSON went to the host's stdout as calibrate compute's did
+        csv = os.path.join(SRC, "data", "validation", "megatron_sc21_narayanan.csv")
+        v = plateau.validate(csv, by="gpu")
+        self.assertEqual(v, cli(["validate"], ["--by", "gpu", csv]))
+
     def test_session27_flags(self):
         # flags predict gained in session 27 reach the library (--delay-wgrad,
         # --eager-cross-entropy) and report what the CLI reports
