@@ -149,6 +149,51 @@ class Quiet(unittest.TestCase):
                         r.stdout.decode())
 
 
+class Main(unittest.TestCase):
+    """`python -m plateau COMMAND ARGS...` prints the CLI's --format json document
+    and exits with the CLI's status."""
+
+    def main(self, args):
+        return subprocess.run([sys.executable, "-m", "plateau"] + args, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+
+    def same(self, command, args):
+        r = self.main(command + args)
+        self.assertEqual(r.returncode, 0, r.stderr.decode())
+        self.assertEqual(r.stderr.decode(), "")
+        self.assertEqual(json.loads(r.stdout), cli(command, args))
+
+    def test_parity(self):
+        self.same(["predict"], ["--model", "qwen3-30b-a3b", "--gpus", "16", "--ep", "16",
+                                "--gbs", "32", "--shard", "zero1", "--ep-comm-overlap", "on",
+                                "--delay-wgrad", "on"])
+        self.same(["validate"], [os.path.join(SRC, "data", "validation", "tinyllama_readme.csv"),
+                                 os.path.join(SRC, "data", "validation",
+                                              "nemo_launcher_examples.csv")])
+        self.same(["list"], ["frameworks"])
+        self.same(["trace", "analyze"], [os.path.join(DATA, "traces", "dlrm")])
+
+    def test_status(self):
+        for args, code, msg in ((["predict", "--gpus", "0"], 1, "--gpus: '0' must be positive"),
+                                (["predict", "--delay-wgrad", "x"], 1,
+                                 "--delay-wgrad: unknown value 'x'"),
+                                (["predict", "--gpuz", "8"], 2, "unknown option '--gpuz'"),
+                                (["calibrate", "bogus"], 2, "unknown kind 'bogus'"),
+                                (["frobnicate"], 2, "unknown command 'frobnicate'"),
+                                ([], 2, "usage: python -m plateau")):
+            r = self.main(args)
+            self.assertEqual(r.returncode, code, args)
+            self.assertIn(msg, r.stderr.decode())
+            self.assertEqual(r.stdout, b"")
+            cli_rc = subprocess.run([PLATEAU] + args, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE).returncode
+            if args and args[0] != "frobnicate":
+                self.assertEqual(cli_rc, code, args)  # the CLI's own status
+        r = self.main(["--help"])
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("commands: predict", r.stdout.decode())
+
+
 class Errors(unittest.TestCase):
     def test_bad_value(self):
         with self.assertRaises(plateau.Error) as cm:
