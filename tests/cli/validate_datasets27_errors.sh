@@ -7,113 +7,129 @@
 # whose layout is broken (a column missing, a row short) is refused with one line, exit 1.
 . "$(dirname "$0")/lib.sh"
 V="$PL_SOURCE_DIR/data/validation"
+command -v python3 >/dev/null || { echo "python3 not found: skipped"; exit 77; }
 
-# corrupt SRC DST COLUMN VALUE: row 1's COLUMN set to VALUE; VALUE __DROP__ removes the
-# column from every row, __SHORT__ drops row 1's last field
-corrupt() {
-  python3 - "$@" <<'PY'
-import csv, sys
-src, dst, col, val = sys.argv[1:5]
-rows = list(csv.reader(open(src, newline="")))
-if val == "__DROP__":
-    i = rows[0].index(col)
-    rows = [r[:i] + r[i + 1:] for r in rows]
-elif val == "__SHORT__":
-    rows[1] = rows[1][:-1]
-else:
-    rows[1][rows[0].index(col)] = val
-csv.writer(open(dst, "w", newline="")).writerows(rows)
-PY
-}
-
-# row1 FILE: row 1's error_pct and skipped_reason (tab-separated) from validate --format csv;
-# also checks no cell of any row reads nan or inf
-row1() {
-  python3 - "$1" <<'PY'
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1], newline="")))
-bad = [k for r in rows for k, v in r.items() if k != "command" and v and v.strip().lower() in ("nan", "-nan", "inf", "-inf")]
-print("%s\t%s\t%d\t%s" % (rows[0]["error_pct"] or "-", rows[0]["skipped_reason"] or "-", len(rows), ",".join(bad) or "-"))
-PY
-}
-
-# skipped DATASET COLUMN VALUE PATTERN: validate exits 0, row 1 is skipped with a reason
-# matching PATTERN, the other rows are all still there, and no figure is nan/inf
-skipped() {
-  local ds=$1 col=$2 val=$3 pattern=$4
-  corrupt "$V/$ds.csv" "$TMP/$ds.csv" "$col" "$val"
-  expect_ok validate "$TMP/$ds.csv" --format csv
-  local got rows
-  got=$(row1 "$TMP/out")
-  rows=$(( $(grep -c '' "$V/$ds.csv") - 1 ))
-  check "$ds $col='$val': row 1 skipped with /$pattern/ (got: $got)" \
-    bash -c '[ "$(cut -f1 <<<"$1")" = "-" ] && cut -f2 <<<"$1" | grep -qE -- "$2"' _ "$got" "$pattern"
-  check "$ds $col='$val': all $rows rows reported" [ "$(cut -f3 <<<"$got")" = "$rows" ]
-  check "$ds $col='$val': no nan/inf cell" [ "$(cut -f4 <<<"$got")" = "-" ]
-}
-
-# refused DATASET COLUMN VALUE PATTERN: validate exits 1 with one stderr line matching PATTERN
-refused() {
-  local ds=$1 col=$2 val=$3 pattern=$4
-  corrupt "$V/$ds.csv" "$TMP/$ds.csv" "$col" "$val"
-  expect_fail 1 "$pattern" -- validate "$TMP/$ds.csv"
-  check "$ds $col '$val': one stderr line" [ "$(grep -c '' "$TMP/err")" -eq 1 ]
-}
-
+# cases: kind (skip: row 1 skipped; refuse: the file refused), dataset, column, value
+# (__DROP__ removes the column from every row, __SHORT__ drops row 1's last field) and the
+# pattern (grep -E) of the skip reason or of the one stderr line
+cases=()
+add() { cases+=("$1"$'\t'"$2"$'\t'"$3"$'\t'"$4"$'\t'"$5"); }
 for ds in olmo_core_readme nemo_automodel_performance tinyllama_readme nemo_launcher_examples; do
-  # the unmodified dataset predicts with no nan/inf anywhere
-  expect_ok validate "$V/$ds.csv" --format csv
-  check "$ds: no nan/inf cell" [ "$(row1 "$TMP/out" | cut -f4)" = "-" ]
-
-  skipped "$ds" num_gpus -8 "column 'num_gpus': '-8' is not a positive integer"
-  skipped "$ds" num_gpus 0 "column 'num_gpus': '0' is not a positive integer"
-  skipped "$ds" num_gpus abc "column 'num_gpus': 'abc' is not a positive integer"
-  skipped "$ds" num_gpus nan "column 'num_gpus': 'nan' is not a positive integer"
-  skipped "$ds" num_gpus 1e99 "column 'num_gpus': '1e99' is not a positive integer"
-  skipped "$ds" micro_batch -1 "column 'micro_batch': '-1' is not a positive integer"
-  skipped "$ds" global_batch 0 "column 'global_batch': '0' is not a positive integer"
-  skipped "$ds" global_batch 7 "global batch 7 is not divisible by dp\*mbs"
-  skipped "$ds" seq_len -4096 "column 'seq_len': '-4096' is not a positive integer"
-  skipped "$ds" tp -1 "column 'tp': '-1' is not a positive integer"
-  skipped "$ds" ep -3 "column 'ep': '-3' is not a positive integer"
-  skipped "$ds" vp 0 "column 'vp': '0' is not a positive integer"
-  skipped "$ds" dp 99999999999 "dp 99999999999 x tp [0-9]+ x pp [0-9]+ x cp [0-9]+ != [0-9]+ GPUs"
-  skipped "$ds" precision fp7 "precision 'fp7' not understood"
-  skipped "$ds" recompute maybe "recompute 'maybe' not understood"
-  skipped "$ds" sharding zz "sharding 'zz' not understood"
-  skipped "$ds" framework bogus "framework 'bogus' is no preset"
-  skipped "$ds" gpu Z100 "gpu 'Z100' has no preset mapping"
-  skipped "$ds" cluster nocluster "cluster 'nocluster' is no preset"
-  skipped "$ds" model '{' "column 'model': inline model JSON: malformed JSON"
-  skipped "$ds" framework_flags "--bogus 1" "column 'framework_flags': '--bogus' is no flag it takes"
-  # the flags added in session 27 reach the row's checks (run_opts.h)
-  skipped "$ds" framework_flags "--delay-wgrad maybe" \
+  add skip "$ds" num_gpus -8 "column 'num_gpus': '-8' is not a positive integer"
+  add skip "$ds" num_gpus 0 "column 'num_gpus': '0' is not a positive integer"
+  add skip "$ds" num_gpus abc "column 'num_gpus': 'abc' is not a positive integer"
+  add skip "$ds" num_gpus nan "column 'num_gpus': 'nan' is not a positive integer"
+  add skip "$ds" num_gpus 1e99 "column 'num_gpus': '1e99' is not a positive integer"
+  add skip "$ds" micro_batch -1 "column 'micro_batch': '-1' is not a positive integer"
+  add skip "$ds" global_batch 0 "column 'global_batch': '0' is not a positive integer"
+  add skip "$ds" global_batch 7 "global batch 7 is not divisible by dp\*mbs"
+  add skip "$ds" seq_len -4096 "column 'seq_len': '-4096' is not a positive integer"
+  add skip "$ds" tp -1 "column 'tp': '-1' is not a positive integer"
+  add skip "$ds" ep -3 "column 'ep': '-3' is not a positive integer"
+  add skip "$ds" vp 0 "column 'vp': '0' is not a positive integer"
+  add skip "$ds" dp 99999999999 "dp 99999999999 x tp [0-9]+ x pp [0-9]+ x cp [0-9]+ != [0-9]+ GPUs"
+  add skip "$ds" precision fp7 "precision 'fp7' not understood"
+  add skip "$ds" recompute maybe "recompute 'maybe' not understood"
+  add skip "$ds" sharding zz "sharding 'zz' not understood"
+  add skip "$ds" framework bogus "framework 'bogus' is no preset"
+  add skip "$ds" gpu Z100 "gpu 'Z100' has no preset mapping"
+  add skip "$ds" cluster nocluster "cluster 'nocluster' is no preset"
+  add skip "$ds" model '{' "column 'model': inline model JSON: malformed JSON"
+  add skip "$ds" framework_flags "--bogus 1" "column 'framework_flags': '--bogus' is no flag it takes"
+  # the flags added in session 27 reach the row's checks (src/model/framework_flags.c)
+  add skip "$ds" framework_flags "--delay-wgrad maybe" \
     "column 'framework_flags': --delay-wgrad: unknown value 'maybe' \(expected on\|off\)"
-  skipped "$ds" framework_flags "--eager-cross-entropy 2" \
+  add skip "$ds" framework_flags "--eager-cross-entropy 2" \
     "column 'framework_flags': --eager-cross-entropy: unknown value '2' \(expected on\|off\)"
-  skipped "$ds" hardware_flags "--hbm -5" "column 'hardware_flags': --hbm: '-5' is not a memory size above 0"
-  skipped "$ds" step_time_s -1 "column 'step_time_s': '-1' is not a positive number"
-  skipped "$ds" step_time_s nan "column 'step_time_s': 'nan' is not a positive number"
-
-  refused "$ds" num_gpus __DROP__ "no column 'num_gpus' \(not the data/validation layout"
-  refused "$ds" gpu __DROP__ "no column 'gpu' \(not the data/validation layout"
-  refused "$ds" source __DROP__ "no column 'source' \(not the data/validation layout"
-  refused "$ds" num_gpus __SHORT__ "line 2: [0-9]+ fields, the header has [0-9]+"
+  add skip "$ds" hardware_flags "--hbm -5" "column 'hardware_flags': --hbm: '-5' is not a memory size above 0"
+  add skip "$ds" step_time_s -1 "column 'step_time_s': '-1' is not a positive number"
+  add skip "$ds" step_time_s nan "column 'step_time_s': 'nan' is not a positive number"
+  add refuse "$ds" num_gpus __DROP__ "no column 'num_gpus' \(not the data/validation layout"
+  add refuse "$ds" gpu __DROP__ "no column 'gpu' \(not the data/validation layout"
+  add refuse "$ds" source __DROP__ "no column 'source' \(not the data/validation layout"
+  add refuse "$ds" num_gpus __SHORT__ "line 2: [0-9]+ fields, the header has [0-9]+"
 done
-
-# the rows that publish a tokens/s figure (not the AutoModel page, whose step_time_s is printed)
+# the rows that publish a tokens/s figure (not the AutoModel page, whose step_time_s is printed
+# and read first: data/validation/README.md 'the first non-empty of')
 for ds in olmo_core_readme tinyllama_readme nemo_launcher_examples; do
-  skipped "$ds" tokens_per_s_per_gpu -5 "column 'tokens_per_s_per_gpu': '-5' is not a positive number"
-  skipped "$ds" tokens_per_s_per_gpu abc "column 'tokens_per_s_per_gpu': 'abc' is not a positive number"
-  skipped "$ds" tokens_per_s_per_gpu inf "column 'tokens_per_s_per_gpu': 'inf' is not a positive number"
+  add skip "$ds" tokens_per_s_per_gpu -5 "column 'tokens_per_s_per_gpu': '-5' is not a positive number"
+  add skip "$ds" tokens_per_s_per_gpu abc "column 'tokens_per_s_per_gpu': 'abc' is not a positive number"
+  add skip "$ds" tokens_per_s_per_gpu inf "column 'tokens_per_s_per_gpu': 'inf' is not a positive number"
 done
+# the AutoModel page's MoE columns, the launcher table's vocab_padding column
+add skip nemo_automodel_performance moe_imbalance -1 "column 'moe_imbalance': '-1' is not a number >= 1"
+add skip nemo_automodel_performance moe_imbalance nan "column 'moe_imbalance': 'nan' is not a number >= 1"
+add skip nemo_automodel_performance moe_dispatch zzz "column 'moe_dispatch': 'zzz' is none of alltoall"
+add skip nemo_automodel_performance layout_flags "--zz" "column 'layout_flags': '--zz' is no flag it takes"
+add skip nemo_launcher_examples vocab_padding zz "column 'vocab_padding': 'zz' is neither none nor a whole number"
+add skip nemo_launcher_examples vocab_padding 0 "column 'vocab_padding': '0' is neither none nor a whole number"
 
-# the AutoModel page's MoE columns
-skipped nemo_automodel_performance moe_imbalance -1 "column 'moe_imbalance': '-1' is not a number >= 1"
-skipped nemo_automodel_performance moe_imbalance nan "column 'moe_imbalance': 'nan' is not a number >= 1"
-skipped nemo_automodel_performance moe_dispatch zzz "column 'moe_dispatch': 'zzz' is none of alltoall"
-skipped nemo_automodel_performance layout_flags "--zz" "column 'layout_flags': '--zz' is no flag it takes"
-# the launcher table's vocab_padding column
-skipped nemo_launcher_examples vocab_padding zz "column 'vocab_padding': 'zz' is neither none nor a whole number"
-skipped nemo_launcher_examples vocab_padding 0 "column 'vocab_padding': '0' is neither none nor a whole number"
+# write every corrupted file at once: $TMP/case_N.csv
+printf '%s\n' "${cases[@]}" >"$TMP/cases.tsv"
+python3 - "$TMP" "$V" <<'PY'
+import csv, sys
+tmp, vdir = sys.argv[1:3]
+for n, line in enumerate(open(tmp + "/cases.tsv").read().splitlines()):
+    kind, ds, col, val, _ = line.split("\t")
+    rows = list(csv.reader(open("%s/%s.csv" % (vdir, ds), newline="")))
+    if val == "__DROP__":
+        i = rows[0].index(col)
+        rows = [r[:i] + r[i + 1:] for r in rows]
+    elif val == "__SHORT__":
+        rows[1] = rows[1][:-1]
+    else:
+        rows[1][rows[0].index(col)] = val
+    csv.writer(open("%s/case_%d.csv" % (tmp, n), "w", newline="")).writerows(rows)
+PY
+
+# the unmodified datasets and every skip case: exit 0, the CSV report kept for the check below
+for ds in olmo_core_readme nemo_automodel_performance tinyllama_readme nemo_launcher_examples; do
+  expect_ok validate "$V/$ds.csv" --format csv
+  cp "$TMP/out" "$TMP/clean_$ds.out"
+done
+n=0
+while IFS=$'\t' read -r kind ds col val pattern; do
+  if [ "$kind" = skip ]; then
+    expect_ok validate "$TMP/case_$n.csv" --format csv
+    cp "$TMP/out" "$TMP/case_$n.out"
+  else
+    expect_fail 1 "$pattern" -- validate "$TMP/case_$n.csv"
+    check "$ds $col '$val': one stderr line" [ "$(grep -c '' "$TMP/err")" -eq 1 ]
+  fi
+  n=$((n + 1))
+done <"$TMP/cases.tsv"
+
+# per report: row 1's error_pct and skipped_reason, the row count, the cells reading nan/inf
+python3 - "$TMP" "$V" >"$TMP/rows.tsv" <<'PY'
+import csv, os, sys
+tmp, vdir = sys.argv[1:3]
+def summary(path):
+    rows = list(csv.DictReader(open(path, newline="")))
+    bad = [k for r in rows for k, v in r.items()
+           if k != "command" and v and v.strip().lower() in ("nan", "-nan", "inf", "-inf")]
+    r1 = rows[0] if rows else {}
+    return "%s\t%s\t%d\t%s" % (r1.get("error_pct") or "-", r1.get("skipped_reason") or "-",
+                               len(rows), ",".join(bad) or "-")
+for ds in ("olmo_core_readme", "nemo_automodel_performance", "tinyllama_readme",
+           "nemo_launcher_examples"):
+    print("clean_%s\t%s" % (ds, summary("%s/clean_%s.out" % (tmp, ds))))
+for n, line in enumerate(open(tmp + "/cases.tsv").read().splitlines()):
+    if os.path.exists("%s/case_%d.out" % (tmp, n)):
+        print("case_%d\t%s" % (n, summary("%s/case_%d.out" % (tmp, n))))
+PY
+for ds in olmo_core_readme nemo_automodel_performance tinyllama_readme nemo_launcher_examples; do
+  check "$ds: no nan/inf cell" [ "$(awk -F'\t' -v k="clean_$ds" '$1 == k {print $5}' "$TMP/rows.tsv")" = "-" ]
+done
+n=0
+while IFS=$'\t' read -r kind ds col val pattern; do
+  if [ "$kind" = skip ]; then
+    IFS=$'\t' read -r _ err why nrows bad < <(awk -F'\t' -v k="case_$n" '$1 == k' "$TMP/rows.tsv")
+    want=$(($(grep -c '' "$V/$ds.csv") - 1))
+    check "$ds $col='$val': row 1 skipped with /$pattern/ (got '$err' '$why')" \
+      bash -c '[ "$1" = "-" ] && grep -qE -- "$3" <<<"$2"' _ "$err" "$why" "$pattern"
+    check "$ds $col='$val': all $want rows reported ($nrows)" [ "$nrows" = "$want" ]
+    check "$ds $col='$val': no nan/inf cell ($bad)" [ "$bad" = "-" ]
+  fi
+  n=$((n + 1))
+done <"$TMP/cases.tsv"
 finish
