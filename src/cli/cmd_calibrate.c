@@ -103,7 +103,13 @@ static int parse_hints(const struct cli_args *a, struct job *j) {
   j->min_bytes = 1048576.0;
   if (mb != NULL && pl_size_parse(mb, &j->min_bytes, &d) != PL_OK)
     return cli_fail("--min-bytes: %s", d.msg);
-  return cli_get_format(a, &j->fmt);
+  int rc = cli_get_format(a, &j->fmt);
+  if (rc != 0)
+    return rc;
+  /* text and json only, as calibrate compute says: csv printed the text report */
+  if (j->fmt == CLI_FORMAT_CSV)
+    return cli_usage(&nccl_cmd, "--format: csv is not offered here (text|json)");
+  return 0;
 }
 
 /* The algorithm of log i: --algo, else the log's NCCL_ALGO line, else auto. */
@@ -337,8 +343,10 @@ static int calibrate(const struct cli_args *a, struct job *j) {
     return cli_usage(&nccl_cmd, "give at least one nccl-tests log");
   if (pl_cluster_load(cl, &j->base, &d) != PL_OK)
     return cli_fail("%s", d.msg);
-  if (parse_hints(a, j) != 0 || load_logs(a, j) != 0 || parse_algos(cli_get(a, "algo"), j) != 0 ||
-      resolve_all(j) != 0)
+  int rc = parse_hints(a, j); /* 2 for a usage error (--format csv) */
+  if (rc != 0)
+    return rc;
+  if (load_logs(a, j) != 0 || parse_algos(cli_get(a, "algo"), j) != 0 || resolve_all(j) != 0)
     return 1;
   if (pl_calib_nccl(&j->base, j->obs, j->n_obs, j->min_bytes, &j->fitted, &j->fit, &d) != PL_OK)
     return cli_fail("calibrate nccl: %s", d.msg);
