@@ -92,11 +92,14 @@ def sweep(**options):
 
 
 def validate(*csv_files, **options):
-    """`plateau validate FILE...`: predictions against published runs; rows are the runs."""
+    """`plateau validate FILE...`: predictions against published runs; rows are the runs
+    (with explain=N, the one explained row)."""
     if not csv_files:
         raise Error("validate: give at least one CSV file (e.g. data/validation/*.csv)",
                     "ERR_USAGE")
-    return _result("rows", _run("validate", argv(options, csv_files)))
+    doc = _run("validate", argv(options, csv_files))
+    # explain=N's document is the one row (no "rows" list)
+    return _result("rows" if isinstance(doc.get("rows"), list) else None, doc)
 
 
 def collectives(**options):

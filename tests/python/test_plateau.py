@@ -89,6 +89,14 @@ class SameAsCli(unittest.TestCase):
             self.assertEqual(c, cli(["calibrate", "compute"], plateau.argv(opts, [tr])))
         self.assertIn("gemm.mamf", [f["name"] for f in c["figures"]])
 
+    def test_validate_explain(self):
+        # explain=N's document has no "rows" list: it is the one row
+        csv = os.path.join(SRC, "data", "validation", "tinyllama_readme.csv")
+        e = plateau.validate(csv, explain=1)
+        self.assertEqual(e, cli(["validate"], ["--explain", "1", csv]))
+        self.assertEqual(len(e.rows()), 1)
+        self.assertIn("prediction.step_time_s", e.rows()[0])
+
     def test_validate_by(self):
         # validate --by's JSON went to the host's stdout as calibrate compute's did
         csv = os.path.join(SRC, "data", "validation", "megatron_sc21_narayanan.csv")
