@@ -111,11 +111,14 @@ def collectives(**options):
 def calibrate(kind, *files, **options):
     """`plateau calibrate nccl|trace|compute FILE...`: fit a cluster or GPU file to
     measurements (nccl-tests logs, traces) and write it to out=PATH; returns the
-    fit report (rows of to_dataframe() are the fitted series)."""
+    fit report (rows of to_dataframe(): the fitted series for nccl and trace, the
+    fitted figures for compute)."""
     if not kind:
         raise Error("calibrate: give the kind (nccl, trace or compute)", "ERR_USAGE")
     doc = _run("calibrate", [str(kind)] + argv(options, files))
-    return _result("series" if isinstance(doc.get("series"), list) else None, doc)
+    # nccl and trace report the fitted series, compute the fitted figures
+    table = next((k for k in ("series", "figures") if isinstance(doc.get(k), list)), None)
+    return _result(table, doc)
 
 
 def list_presets(kind, **options):

@@ -88,6 +88,7 @@ class SameAsCli(unittest.TestCase):
             c = plateau.calibrate("compute", tr, **opts)
             self.assertEqual(c, cli(["calibrate", "compute"], plateau.argv(opts, [tr])))
         self.assertIn("gemm.mamf", [f["name"] for f in c["figures"]])
+        self.assertEqual([r["name"] for r in c.rows()], [f["name"] for f in c["figures"]])
 
     def test_validate_explain(self):
         # explain=N's document has no "rows" list: it is the one row
