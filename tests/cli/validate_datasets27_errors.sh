@@ -61,6 +61,10 @@ add skip nemo_automodel_performance moe_imbalance -1 "column 'moe_imbalance': '-
 add skip nemo_automodel_performance moe_imbalance nan "column 'moe_imbalance': 'nan' is not a number >= 1"
 add skip nemo_automodel_performance moe_dispatch zzz "column 'moe_dispatch': 'zzz' is none of alltoall"
 add skip nemo_automodel_performance layout_flags "--zz" "column 'layout_flags': '--zz' is no flag it takes"
+# Megatron-Core's rule for the session-27 flag (transformer_config.py: delay_wgrad_compute needs
+# overlap_moe_expert_parallel_comm), in a row as in predict
+add skip nemo_automodel_performance framework_flags "--kernels fused --delay-wgrad on" \
+  "delay wgrad needs the ep comm overlap"
 add skip nemo_launcher_examples vocab_padding zz "column 'vocab_padding': 'zz' is neither none nor a whole number"
 add skip nemo_launcher_examples vocab_padding 0 "column 'vocab_padding': '0' is neither none nor a whole number"
 
@@ -132,4 +136,27 @@ while IFS=$'\t' read -r kind ds col val pattern; do
   fi
   n=$((n + 1))
 done <"$TMP/cases.tsv"
+
+# and a row that states both (AutoModel row 1 with no recomputation, memory aside) is predicted,
+# its command carrying the flags and giving the row's prediction
+python3 - "$V/nemo_automodel_performance.csv" "$TMP/dw.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+h, r = rows[0], list(rows[1])
+r[h.index("framework_flags")] = "--kernels fused --ep-comm-overlap on --delay-wgrad on"
+r[h.index("recompute")] = "none"
+r[h.index("hardware_flags")] = "--hbm '1 TiB'"
+csv.writer(open(sys.argv[2], "w", newline="")).writerows([h, r])
+PY
+expect_ok validate "$TMP/dw.csv" --format json
+read -r pred cmd < <(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["rows"][0]
+print("%.9g" % (r["predicted"] or 0), r["command"] or "")' "$TMP/out")
+check "delay-wgrad row predicted ($pred s)" python3 -c "import sys; sys.exit(not float('$pred') > 0)"
+check "its command carries --ep-comm-overlap on --delay-wgrad on" \
+  bash -c '[[ "$1" == *"--ep-comm-overlap on"*"--delay-wgrad on"* || "$1" == *"--delay-wgrad on"*"--ep-comm-overlap on"* ]]' _ "$cmd"
+got=$(eval "\"\$PLATEAU\" ${cmd#plateau } --format json" | python3 -c \
+  'import json, sys; d = json.load(sys.stdin); print("%.9g" % d["step_time_s"], d["framework"]["delay_wgrad_compute"])')
+check "the command gives the row's $pred s with delay_wgrad_compute true (got $got)" [ "$got" = "$pred True" ]
 finish
