@@ -59,6 +59,9 @@ done
 # the AutoModel page's MoE columns, the launcher table's vocab_padding column
 add skip nemo_automodel_performance moe_imbalance -1 "column 'moe_imbalance': '-1' is not a number >= 1"
 add skip nemo_automodel_performance moe_imbalance nan "column 'moe_imbalance': 'nan' is not a number >= 1"
+# above the layout's 1024 (layout.c MOE_IMBALANCE_MAX): predict's own message (the column had a cap
+# of 1000 of its own that called 1001-1024 'not a number >= 1')
+add skip nemo_automodel_performance moe_imbalance 1e6 "layout: moe imbalance 1e\+06 must be between 1 \(balanced\) and 1024"
 add skip nemo_automodel_performance moe_dispatch zzz "column 'moe_dispatch': 'zzz' is none of alltoall"
 add skip nemo_automodel_performance layout_flags "--zz" "column 'layout_flags': '--zz' is no flag it takes"
 # Megatron-Core's rule for the session-27 flag (transformer_config.py: delay_wgrad_compute needs
@@ -148,6 +151,18 @@ r[h.index("recompute")] = "none"
 r[h.index("hardware_flags")] = "--hbm '1 TiB'"
 csv.writer(open(sys.argv[2], "w", newline="")).writerows([h, r])
 PY
+# moe_imbalance up to the layout's 1024 is read, as predict --moe-imbalance 1024 is
+python3 - "$V/nemo_automodel_performance.csv" "$TMP/mi.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+rows[1][rows[0].index("moe_imbalance")] = "1024"
+csv.writer(open(sys.argv[2], "w", newline="")).writerows(rows[:2])
+PY
+expect_ok validate "$TMP/mi.csv" --format csv
+check "moe_imbalance 1024 predicted (the layout's bound)" \
+  bash -c 'python3 -c "import csv, sys; r = list(csv.DictReader(open(sys.argv[1])))[0]; sys.exit(not r[\"error_pct\"])" "$1"' _ "$TMP/out"
+check "and its command states it" grep -q -- '--moe-imbalance 1024' "$TMP/out"
+
 expect_ok validate "$TMP/dw.csv" --format json
 read -r pred cmd < <(python3 -c '
 import json, sys
