@@ -90,6 +90,14 @@ class SameAsCli(unittest.TestCase):
         self.assertIn("gemm.mamf", [f["name"] for f in c["figures"]])
         self.assertEqual([r["name"] for r in c.rows()], [f["name"] for f in c["figures"]])
 
+    def test_calibrate_trace(self):
+        tr = os.path.join(DATA, "traces", "hta_nccl_data.json.gz")
+        with tempfile.TemporaryDirectory() as tmp:
+            opts = dict(cluster="dgx-h100", out=os.path.join(tmp, "fit.json"))
+            c = plateau.calibrate("trace", tr, **opts)
+            self.assertEqual(c, cli(["calibrate", "trace"], plateau.argv(opts, [tr])))
+        self.assertEqual(len(c.rows()), len(c["series"]))
+
     def test_validate_explain(self):
         # explain=N's document has no "rows" list: it is the one row
         csv = os.path.join(SRC, "data", "validation", "tinyllama_readme.csv")
