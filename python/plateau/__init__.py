@@ -18,7 +18,7 @@ from ._lib import Error, library_path, run as _run, version
 from . import trace
 
 __all__ = ["Error", "Result", "predict", "search", "sweep", "validate", "collectives",
-           "list_presets", "trace", "version", "library_path", "argv"]
+           "list_presets", "calibrate", "trace", "version", "library_path", "argv"]
 
 
 def argv(options, positional=()):
@@ -92,17 +92,33 @@ def sweep(**options):
 
 
 def validate(*csv_files, **options):
-    """`plateau validate FILE...`: predictions against published runs; rows are the runs."""
+    """`plateau validate FILE...`: predictions against published runs; rows are the runs
+    (with explain=N, the one explained row)."""
     if not csv_files:
         raise Error("validate: give at least one CSV file (e.g. data/validation/*.csv)",
                     "ERR_USAGE")
-    return _result("rows", _run("validate", argv(options, csv_files)))
+    doc = _run("validate", argv(options, csv_files))
+    # explain=N's document is the one row (no "rows" list)
+    return _result("rows" if isinstance(doc.get("rows"), list) else None, doc)
 
 
 def collectives(**options):
     """`plateau collectives`: NCCL collective time, algbw and busbw."""
     doc = _run("collectives", argv(options))
     return _result(next((k for k, v in doc.items() if isinstance(v, list)), None), doc)
+
+
+def calibrate(kind, *files, **options):
+    """`plateau calibrate nccl|trace|compute FILE...`: fit a cluster or GPU file to
+    measurements (nccl-tests logs, traces) and write it to out=PATH; returns the
+    fit report (rows of to_dataframe(): the fitted series for nccl and trace, the
+    fitted figures for compute)."""
+    if not kind:
+        raise Error("calibrate: give the kind (nccl, trace or compute)", "ERR_USAGE")
+    doc = _run("calibrate", [str(kind)] + argv(options, files))
+    # nccl and trace report the fitted series, compute the fitted figures
+    table = next((k for k in ("series", "figures") if isinstance(doc.get(k), list)), None)
+    return _result(table, doc)
 
 
 def list_presets(kind, **options):

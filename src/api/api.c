@@ -142,7 +142,14 @@ enum pl_status pl_api_run(const char *command, int argc, const char *const *argv
     if (strcmp(command, commands[i].name) != 0)
       continue;
     enum pl_status st = check_args(command, argc, argv, diag);
-    return st != PL_OK ? st : run_captured(&commands[i], argc, argv, json, diag);
+    if (st != PL_OK)
+      return st;
+    /* "trace" and "calibrate" take their subcommand first: without one,
+     * command_argv would hand the command "--format" as its subcommand */
+    if (commands[i].sub && (argc == 0 || argv[0][0] == '-'))
+      return pl_diag_set(diag, PL_ERR_USAGE, "%s: give the subcommand first (plateau %s --help)",
+                         command, command);
+    return run_captured(&commands[i], argc, argv, json, diag);
   }
   return pl_diag_set(diag, PL_ERR_USAGE, "unknown command '%s'", command);
 }

@@ -53,9 +53,9 @@ struct job {
 
 static void print_warnings(const struct pl_nccl_log *log) {
   for (size_t i = 0; i < log->n_warnings && i < PL_NCCL_WARNINGS_KEPT; i++)
-    fprintf(stderr, "plateau: warning: '%s': %s\n", log->origin, log->warnings[i]);
+    fprintf(cli_err(), "plateau: warning: '%s': %s\n", log->origin, log->warnings[i]);
   if (log->n_warnings > PL_NCCL_WARNINGS_KEPT)
-    fprintf(stderr, "plateau: warning: '%s': %zu more warnings\n", log->origin,
+    fprintf(cli_err(), "plateau: warning: '%s': %zu more warnings\n", log->origin,
             log->n_warnings - PL_NCCL_WARNINGS_KEPT);
 }
 
@@ -103,7 +103,13 @@ static int parse_hints(const struct cli_args *a, struct job *j) {
   j->min_bytes = 1048576.0;
   if (mb != NULL && pl_size_parse(mb, &j->min_bytes, &d) != PL_OK)
     return cli_fail("--min-bytes: %s", d.msg);
-  return cli_get_format(a, &j->fmt);
+  int rc = cli_get_format(a, &j->fmt);
+  if (rc != 0)
+    return rc;
+  /* text and json only, as calibrate compute says: csv printed the text report */
+  if (j->fmt == CLI_FORMAT_CSV)
+    return cli_usage(&nccl_cmd, "--format: csv is not offered here (text|json)");
+  return 0;
 }
 
 /* The algorithm of log i: --algo, else the log's NCCL_ALGO line, else auto. */
@@ -142,7 +148,7 @@ static int resolve_all(struct job *j) {
       if (pl_nccl_series_resolve(s, &h, j->logs[i]->origin, warn, sizeof warn, &d))
         return cli_fail("%s", d.msg);
       if (warn[0] != '\0')
-        fprintf(stderr, "plateau: warning: %s\n", warn);
+        fprintf(cli_err(), "plateau: warning: %s\n", warn);
       if (j->n_obs == MAX_OBS)
         return cli_fail("more than %d tests in the logs", MAX_OBS);
       j->obs[j->n_obs].series = s;
@@ -167,7 +173,7 @@ static const struct {
 static void warn_limits(const struct pl_calib_fit *f) {
   for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
     if (f->at_limit & limits[i].bit)
-      fprintf(stderr,
+      fprintf(cli_err(),
               "plateau: warning: the fitted %s is at the edge of the fit's range (1/100 or 100 x "
               "the base's): the rows do not pin it, so it is not a measurement\n",
               limits[i].what);
@@ -352,8 +358,10 @@ static int calibrate(const struct cli_args *a, struct job *j) {
     return cli_usage(&nccl_cmd, "give at least one nccl-tests log");
   if (pl_cluster_load(cl, &j->base, &d) != PL_OK)
     return cli_fail("%s", d.msg);
-  if (parse_hints(a, j) != 0 || load_logs(a, j) != 0 || parse_algos(cli_get(a, "algo"), j) != 0 ||
-      resolve_all(j) != 0)
+  int rc = parse_hints(a, j); /* 2 for a usage error (--format csv) */
+  if (rc != 0)
+    return rc;
+  if (load_logs(a, j) != 0 || parse_algos(cli_get(a, "algo"), j) != 0 || resolve_all(j) != 0)
     return 1;
   if (pl_calib_nccl(&j->base, j->obs, j->n_obs, j->min_bytes, &j->fitted, &j->fit, &d) != PL_OK)
     return cli_fail("calibrate nccl: %s", d.msg);
@@ -403,7 +411,7 @@ static void usage(FILE *f) {
 
 int cmd_calibrate(int argc, char **argv) {
   if (argc < 2) {
-    usage(stderr);
+    usage(cli_err());
     return 2;
   }
   if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
@@ -416,8 +424,8 @@ int cmd_calibrate(int argc, char **argv) {
     return cmd_calibrate_trace(argc - 1, argv + 1);
   if (strcmp(argv[1], "compute") == 0)
     return cmd_calibrate_compute(argc - 1, argv + 1);
-  fprintf(stderr, "plateau: calibrate: unknown kind '%s' (expected nccl, trace or compute)\n",
+  fprintf(cli_err(), "plateau: calibrate: unknown kind '%s' (expected nccl, trace or compute)\n",
           argv[1]);
-  usage(stderr);
+  usage(cli_err());
   return 2;
 }

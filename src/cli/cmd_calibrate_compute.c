@@ -184,7 +184,7 @@ static void json_trace(struct pl_emit *e, const struct job *j, const struct pl_c
 }
 
 static int json_report(const struct job *j, const char *out) {
-  struct pl_emit *e = pl_emit_open(stdout);
+  struct pl_emit *e = cli_emit_open();
   if (e == NULL)
     return cli_emit_done(e);
   pl_emit_obj_begin(e, NULL);

@@ -82,7 +82,13 @@ static int read_options(const struct cli_args *a, struct job *j) {
     return 1;
   if (j->co.ranks_per_node < 0)
     return cli_fail("--ranks-per-node: must be positive");
-  return cli_get_format(a, &j->fmt);
+  int rc = cli_get_format(a, &j->fmt);
+  if (rc != 0)
+    return rc;
+  /* text and json only, as calibrate compute says: csv printed the text report */
+  if (j->fmt == CLI_FORMAT_CSV)
+    return cli_usage(&cmd, "--format: csv is not offered here (text|json)");
+  return 0;
 }
 
 static double model_s(const struct job *j, const struct pl_calib_obs *o, double bytes,
@@ -331,7 +337,10 @@ static int calibrate(const struct cli_args *a, struct job *j) {
   struct pl_trace_opts to;
   if (cl == NULL || out == NULL)
     return cli_usage(&cmd, "--cluster BASE and --out FILE are required");
-  if (read_options(a, j) != 0 || trace_read_opts(a, &to) != 0)
+  int rc = read_options(a, j); /* 2 for a usage error (--format csv) */
+  if (rc != 0)
+    return rc;
+  if (trace_read_opts(a, &to) != 0)
     return 1;
   if (pl_cluster_load(cl, &j->base, &d) != PL_OK)
     return cli_fail("%s", d.msg);

@@ -131,7 +131,7 @@ static int print_groups(const struct pl_validation *v, const char *by, enum cli_
   } else if (format == CLI_FORMAT_CSV) {
     pl_report_validate_groups_csv(stdout, &g);
   } else {
-    struct pl_emit *e = pl_emit_open(stdout);
+    struct pl_emit *e = cli_emit_open();
     if (e != NULL)
       pl_report_validate_groups_json(e, v, &g);
     rc = cli_emit_done(e);
@@ -186,13 +186,18 @@ static int check_baseline(const struct pl_validation *v, const char *path) {
   pl_diag_clear(&d);
   if (pl_validation_check_baseline(v, path, &c, &d) != PL_OK)
     return cli_fail("%s", d.msg);
-  for (int i = 0; i < c.n_findings; i++)
-    fprintf(stderr, "plateau: %s: %s: %s\n", c.findings[i].failed ? "regression" : "note",
-            c.findings[i].dataset, c.findings[i].msg);
+  /* Through cli_err(): under the C API these lines stay in the call, and a
+   * failed call's message is the first line, so the regressions go first. */
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < c.n_findings; i++)
+      if (c.findings[i].failed == (pass == 0))
+        fprintf(cli_err(), "plateau: %s: %s: %s\n", pass == 0 ? "regression" : "note",
+                c.findings[i].dataset, c.findings[i].msg);
   if (c.n_failed > 0)
     return cli_fail("accuracy regressed in %d finding(s) against '%s' (tolerance %.2f pp)",
                     c.n_failed, path, c.tolerance_pct);
-  fprintf(stderr, "plateau: accuracy within %.2f pp of baseline '%s'\n", c.tolerance_pct, path);
+  fprintf(cli_err(), "plateau: accuracy within %.2f pp of baseline '%s'\n", c.tolerance_pct,
+          path);
   return 0;
 }
 
@@ -206,7 +211,7 @@ static int write_baseline(const struct pl_validation *v, const char *path, int a
   pl_diag_clear(&d);
   if (pl_validation_write_baseline(v, path, command, &d) != PL_OK)
     return cli_fail("%s", d.msg);
-  fprintf(stderr, "plateau: wrote baseline '%s'\n", path);
+  fprintf(cli_err(), "plateau: wrote baseline '%s'\n", path);
   return 0;
 }
 

@@ -369,7 +369,9 @@ static bool generic_moe(const struct validate_in *in, struct pl_layout *l, struc
   const char *imb = cell(in, "moe_imbalance"), *disp = cell(in, "moe_dispatch");
   bool present = false;
   double v = 0;
-  if (validate_num(imb, &v, &present) != PL_OK || (present && !(v >= 1.0 && v <= 1e3)))
+  /* the upper bound is the layout's (layout.c MOE_IMBALANCE_MAX), as for predict
+   * --moe-imbalance: a cap of its own here refused 1001-1024 as 'not >= 1' */
+  if (validate_num(imb, &v, &present) != PL_OK || (present && !(v >= 1.0)))
     return validate_skip(row, "column 'moe_imbalance': '%.20s' is not a number >= 1", imb);
   if (present)
     l->moe_imbalance = v;

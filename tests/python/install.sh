@@ -67,4 +67,9 @@ check "and it is the CLI's ($step = $cli)" [ "$step" = "$cli" ]
 lib=$(env -u PLATEAU_LIBRARY -u LD_LIBRARY_PATH PATH="$prefix/bin:/usr/bin:/bin" \
   "$TMP/venv/bin/python" -c "import plateau; print(plateau.library_path())")
 check "the installed library was loaded ($lib)" sh -c "case '$lib' in '$prefix'/*) exit 0;; *) exit 1;; esac"
+# python -m plateau (python/plateau/__main__.py) from the installed package: the CLI's document
+check "python -m plateau predict prints the CLI's JSON" sh -c "env -u PLATEAU_LIBRARY -u LD_LIBRARY_PATH \
+  PATH='$prefix/bin:/usr/bin:/bin' '$TMP/venv/bin/python' -m plateau predict --model llama2-7b --gpus 8 |
+  '$TMP/venv/bin/python' -c 'import json, sys; print(json.load(sys.stdin)[\"step_time_s\"])' |
+  grep -qx '$cli'"
 finish

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 import plateau
@@ -68,6 +69,147 @@ class SameAsCli(unittest.TestCase):
     def test_list(self):
         self.assertEqual(plateau.list_presets("gpus"), cli(["list", "gpus"], []))
 
+    def test_calibrate_nccl(self):
+        # the same fit, written to the same file by both (the report names it)
+        log = os.path.join(DATA, "nccl", "h100_1node_8gpu_all_reduce_ring_together.txt")
+        with tempfile.TemporaryDirectory() as tmp:
+            opts = dict(cluster="dgx-h100", algo="ring", out=os.path.join(tmp, "h100.json"))
+            c = plateau.calibrate("nccl", log, **opts)
+            self.assertEqual(c, cli(["calibrate", "nccl"], plateau.argv(opts, [log])))
+            self.assertTrue(os.path.getsize(opts["out"]) > 0)
+        self.assertEqual(c["fit"]["at_limit"], [])
+        self.assertEqual(len(c.rows()), len(c["series"]))
+
+    def test_calibrate_compute(self):
+        # its JSON went to the host's stdout (pl_emit_open(stdout)): the call got nothing
+        tr = os.path.join(DATA, "traces", "gt_h100_llama3.2-1b_seq4096.json.gz")
+        with tempfile.TemporaryDirectory() as tmp:
+            opts = dict(gpu="h100", out=os.path.join(tmp, "h100c.json"))
+            c = plateau.calibrate("compute", tr, **opts)
+            self.assertEqual(c, cli(["calibrate", "compute"], plateau.argv(opts, [tr])))
+        self.assertIn("gemm.mamf", [f["name"] for f in c["figures"]])
+        self.assertEqual([r["name"] for r in c.rows()], [f["name"] for f in c["figures"]])
+
+    def test_calibrate_trace(self):
+        tr = os.path.join(DATA, "traces", "hta_nccl_data.json.gz")
+        with tempfile.TemporaryDirectory() as tmp:
+            opts = dict(cluster="dgx-h100", out=os.path.join(tmp, "fit.json"))
+            c = plateau.calibrate("trace", tr, **opts)
+            self.assertEqual(c, cli(["calibrate", "trace"], plateau.argv(opts, [tr])))
+        self.assertEqual(len(c.rows()), len(c["series"]))
+
+    def test_validate_explain(self):
+        # explain=N's document has no "rows" list: it is the one row
+        csv = os.path.join(SRC, "data", "validation", "tinyllama_readme.csv")
+        e = plateau.validate(csv, explain=1)
+        self.assertEqual(e, cli(["validate"], ["--explain", "1", csv]))
+        self.assertEqual(len(e.rows()), 1)
+        self.assertIn("prediction.step_time_s", e.rows()[0])
+
+    def test_validate_by(self):
+        # validate --by's JSON went to the host's stdout as calibrate compute's did
+        csv = os.path.join(SRC, "data", "validation", "megatron_sc21_narayanan.csv")
+        v = plateau.validate(csv, by="gpu")
+        self.assertEqual(v, cli(["validate"], ["--by", "gpu", csv]))
+
+    def test_session27_flags(self):
+        # flags predict gained in session 27 reach the library (--delay-wgrad,
+        # --eager-cross-entropy) and report what the CLI reports
+        moe = dict(model="qwen3-30b-a3b", gpus=16, ep=16, gbs=32, shard="zero1", ep_comm_overlap="on",
+                   delay_wgrad="on")
+        p = plateau.predict(**moe)
+        self.assertEqual(p, cli(["predict"], plateau.argv(moe)))
+        self.assertTrue(p["framework"]["delay_wgrad_compute"])
+        hf = dict(model="llama2-7b", gpus=8, framework="pytorch-fsdp", kernels="unfused",
+                  eager_cross_entropy="on")
+        self.assertEqual(plateau.predict(**hf), cli(["predict"], plateau.argv(hf)))
+
+
+class Quiet(unittest.TestCase):
+    """The library writes nothing to the host's stdout or stderr: a command's
+    warnings stay in the call (here calibrate nccl's at-the-edge warnings on the
+    256-node Polaris all_reduce, which the CLI prints; the report's fit.at_limit
+    names the figures)."""
+
+    def test_calibrate_warnings_not_printed(self):
+        log = os.path.join(DATA, "nccl-multinode",
+                           "a100_256node_1024gpu_all_reduce_alcf-polaris-slingshot.txt")
+        with tempfile.TemporaryDirectory() as tmp:
+            code = ("import json, sys, plateau; c = plateau.calibrate('nccl', sys.argv[1], "
+                    "op='all_reduce', cluster='alcf-polaris', out=sys.argv[2]); "
+                    "sys.stdout.write(json.dumps(c['fit']['at_limit']))")
+            r = subprocess.run([sys.executable, "-c", code, log, os.path.join(tmp, "p.json")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True)
+        self.assertEqual(r.stderr.decode(), "")
+        self.assertEqual(json.loads(r.stdout), ["intra_latency_s", "inter_latency_s"])
+
+    def test_validate_baseline_lines_not_printed(self):
+        # validate --write-baseline / --baseline: 'wrote baseline', 'accuracy within' and
+        # the findings stay in the call; a regression is the Error's message
+        csv = os.path.join(SRC, "data", "validation", "mtnlg530b_paper.csv")
+        with tempfile.TemporaryDirectory() as tmp:
+            code = ("import re, sys, plateau\n"
+                    "csv, b, strict = sys.argv[1:4]\n"
+                    "plateau.validate(csv, write_baseline=b)\n"
+                    "plateau.validate(csv, baseline=b)\n"
+                    "open(strict, 'w').write(re.sub(r'\"mape\": [0-9.e+-]*', '\"mape\": 0',"
+                    " open(b).read()))\n"
+                    "try:\n"
+                    "    plateau.validate(csv, baseline=strict)\n"
+                    "except plateau.Error as e:\n"
+                    "    sys.stdout.write(e.message)\n")
+            r = subprocess.run([sys.executable, "-c", code, csv, os.path.join(tmp, "b.json"),
+                                os.path.join(tmp, "strict.json")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True)
+        self.assertEqual(r.stderr.decode(), "")
+        self.assertTrue(r.stdout.decode().startswith("regression: mtnlg530b_paper: mean error"),
+                        r.stdout.decode())
+
+
+class Main(unittest.TestCase):
+    """`python -m plateau COMMAND ARGS...` prints the CLI's --format json document
+    and exits with the CLI's status."""
+
+    def main(self, args):
+        return subprocess.run([sys.executable, "-m", "plateau"] + args, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+
+    def same(self, command, args):
+        r = self.main(command + args)
+        self.assertEqual(r.returncode, 0, r.stderr.decode())
+        self.assertEqual(r.stderr.decode(), "")
+        self.assertEqual(json.loads(r.stdout), cli(command, args))
+
+    def test_parity(self):
+        self.same(["predict"], ["--model", "qwen3-30b-a3b", "--gpus", "16", "--ep", "16",
+                                "--gbs", "32", "--shard", "zero1", "--ep-comm-overlap", "on",
+                                "--delay-wgrad", "on"])
+        self.same(["validate"], [os.path.join(SRC, "data", "validation", "tinyllama_readme.csv"),
+                                 os.path.join(SRC, "data", "validation",
+                                              "nemo_launcher_examples.csv")])
+        self.same(["list"], ["frameworks"])
+        self.same(["trace", "analyze"], [os.path.join(DATA, "traces", "dlrm")])
+
+    def test_status(self):
+        for args, code, msg in ((["predict", "--gpus", "0"], 1, "--gpus: '0' must be positive"),
+                                (["predict", "--delay-wgrad", "x"], 1,
+                                 "--delay-wgrad: unknown value 'x'"),
+                                (["predict", "--gpuz", "8"], 2, "unknown option '--gpuz'"),
+                                (["calibrate", "bogus"], 2, "unknown kind 'bogus'"),
+                                (["frobnicate"], 2, "unknown command 'frobnicate'"),
+                                ([], 2, "usage: python -m plateau")):
+            r = self.main(args)
+            self.assertEqual(r.returncode, code, args)
+            self.assertIn(msg, r.stderr.decode())
+            self.assertEqual(r.stdout, b"")
+            cli_rc = subprocess.run([PLATEAU] + args, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE).returncode
+            if args and args[0] != "frobnicate":
+                self.assertEqual(cli_rc, code, args)  # the CLI's own status
+        r = self.main(["--help"])
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("commands: predict", r.stdout.decode())
+
 
 class Errors(unittest.TestCase):
     def test_bad_value(self):
@@ -91,6 +233,22 @@ class Errors(unittest.TestCase):
         with self.assertRaises(plateau.Error) as cm:
             plateau.predict(format="csv")
         self.assertEqual(cm.exception.status, "ERR_USAGE")
+
+    def test_calibrate_unknown_kind(self):
+        # the message the CLI prints, not "the command failed (exit 2)"
+        with self.assertRaises(plateau.Error) as cm:
+            plateau.calibrate("bogus")
+        self.assertEqual(cm.exception.status, "ERR_USAGE")
+        self.assertIn("calibrate: unknown kind 'bogus' (expected nccl, trace or compute)",
+                      str(cm.exception))
+        with self.assertRaises(plateau.Error) as cm:
+            plateau.calibrate("nccl", cluster="dgx-h100")
+        self.assertIn("--cluster BASE and --out FILE are required", str(cm.exception))
+
+    def test_delay_wgrad_value(self):
+        with self.assertRaises(plateau.Error) as cm:
+            plateau.predict(delay_wgrad="maybe")
+        self.assertIn("--delay-wgrad: unknown value 'maybe' (expected on|off)", str(cm.exception))
 
     def test_still_works_after_errors(self):
         for _ in range(3):

@@ -100,6 +100,40 @@ static void test_errors(void) {
 }
 
 /* after failures the next call still works (no state left behind) */
+/* calibrate through the API: a subcommand is required, its errors carry the
+ * CLI's message, its warnings stay in the call (the 256-node Polaris all_reduce
+ * warns that both hop latencies sit at the fit's edge) and calibrate compute's
+ * document comes back (it was written to fd 1: json was empty). */
+static void test_calibrate(void) {
+  char *json = NULL;
+  struct pl_diag d, *dp = &d;
+  CHECK_STATUS(call("calibrate", 0, NULL, &json, &d), PL_ERR_USAGE, dp);
+  CHECK_CONTAINS(d.msg, "calibrate: give the subcommand first");
+  const char *opt_first[] = {"--out", "x.json"};
+  CHECK_STATUS(call("trace", 2, opt_first, &json, &d), PL_ERR_USAGE, dp);
+  CHECK_CONTAINS(d.msg, "trace: give the subcommand first");
+  const char *bogus[] = {"bogus"};
+  CHECK_STATUS(call("calibrate", 1, bogus, &json, &d), PL_ERR_USAGE, dp);
+  CHECK_CONTAINS(d.msg, "calibrate: unknown kind 'bogus' (expected nccl, trace or compute)");
+  const char *log =
+      PL_TEST_DATA "/nccl-multinode/a100_256node_1024gpu_all_reduce_alcf-polaris-slingshot.txt";
+  const char *trace = PL_TEST_DATA "/traces/gt_h100_llama3.2-1b_seq4096.json.gz";
+  char out[64];
+  snprintf(out, sizeof out, "/tmp/plateau-test-api-%ld.json", (long)getpid());
+  const char *nccl[] = {"nccl",         log,     "--op", "all_reduce", "--cluster",
+                        "alcf-polaris", "--out", out};
+  CHECK_STATUS(call("calibrate", 8, nccl, &json, &d), PL_OK, dp);
+  CHECK(json != NULL && strstr(json, "\"at_limit\": [") != NULL);
+  CHECK(json != NULL && strstr(json, "\"intra_latency_s\",") != NULL);
+  pl_api_free(json);
+  json = NULL;
+  const char *compute[] = {"compute", trace, "--gpu", "h100", "--out", out};
+  CHECK_STATUS(call("calibrate", 6, compute, &json, &d), PL_OK, dp);
+  CHECK(json != NULL && json[0] == '{' && strstr(json, "\"gemm.mamf\"") != NULL);
+  pl_api_free(json);
+  remove(out);
+}
+
 static void test_again(void) {
   const char *argv[] = {"--gpus", "16", "--top", "2", "--threads", "1"};
   char *json = NULL;
@@ -117,6 +151,7 @@ int main(void) {
   quiet();
   test_ok();
   test_errors();
+  test_calibrate();
   test_again();
   long printed = loud();
   CHECK_EQ_INT(printed, 0); /* the library printed nothing */

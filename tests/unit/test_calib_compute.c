@@ -308,6 +308,13 @@ static void test_save_roundtrip(void) {
   CHECK((fitted.eff.attn_hd64_shape_fwd_fraction > 0) == (fitted.eff.attn_shape_fwd_fraction > 0));
   CHECK_NEAR_REL(back.eff.attn_hd64_shape_fwd_fraction, fitted.eff.attn_hd64_shape_fwd_fraction,
                  1e-9);
+  /* the bandwidth fractions session 27 put in h100.json (strided_elementwise 0.415,
+   * rope_eager 0.387 / 0.524: of the datasheet's HBM bandwidth, not refitted) are kept */
+  CHECK(base.eff.strided_elementwise_fraction > 0 && base.eff.rope_eager_fraction > 0);
+  CHECK_NEAR_REL(back.eff.strided_elementwise_fraction, base.eff.strided_elementwise_fraction,
+                 1e-9);
+  CHECK_NEAR_REL(back.eff.rope_eager_fraction, base.eff.rope_eager_fraction, 1e-9);
+  CHECK_NEAR_REL(back.eff.rope_eager_bwd_fraction, base.eff.rope_eager_bwd_fraction, 1e-9);
   for (size_t i = 0; i < t->n_obs; i++)
     CHECK_NEAR_REL(pl_compute_obs_time_s(&back, &t->obs[i]),
                    pl_compute_obs_time_s(&fitted, &t->obs[i]), 1e-6);
