@@ -60,6 +60,7 @@ static const struct {
     {"optimizer_fused", offsetof(struct pl_framework, optimizer_fused)},
     {"grad_clip", offsetof(struct pl_framework, grad_clip)},
     {"autocast_weight_casts", offsetof(struct pl_framework, autocast_weight_casts)},
+    {"optimizer_torch", offsetof(struct pl_framework, optimizer_torch)},
     {"zero3_grad_all_reduce", offsetof(struct pl_framework, zero3_grad_all_reduce)},
     {"fp8_all_gather", offsetof(struct pl_framework, fp8_all_gather)},
     {"zero3_reuse", offsetof(struct pl_framework, zero3_reuse)},
@@ -572,6 +573,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->optimizer_fused, &l->opt_fused, false);
   put(fw->grad_clip, &l->no_grad_clip, true);
   put(fw->autocast_weight_casts, &l->autocast_weight_casts, false);
+  put(fw->optimizer_torch, &l->opt_torch, false);
   put(fw->zero3_grad_all_reduce, &l->zero3_grad_all_reduce, false);
   put(fw->fp8_all_gather, &l->fp8_all_gather, false);
   put(fw->zero3_reuse, &l->zero3_no_reuse, true);
@@ -694,6 +696,7 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->optimizer_fused = setting(l->opt_fused);
   out->grad_clip = setting(!l->no_grad_clip);
   out->autocast_weight_casts = setting(l->autocast_weight_casts);
+  out->optimizer_torch = setting(l->opt_torch);
   out->zero3_grad_all_reduce = setting(l->zero3_grad_all_reduce);
   out->fp8_all_gather = setting(l->fp8_all_gather);
   out->zero3_reuse = setting(!l->zero3_no_reuse);

@@ -59,6 +59,7 @@ static const struct flag flags[] = {
     WORDS("optimizer-impl", optimizer_fused, "implementation", "fused", "foreach", false),
     ONOFF("grad-clip", grad_clip),
     ONOFF("autocast-weight-casts", autocast_weight_casts),
+    ONOFF("optimizer-torch", optimizer_torch),
     ONOFF("delay-wgrad", delay_wgrad),
     ONOFF("sequence-parallel", sequence_parallel),
     ONOFF("tp-comm-overlap", tp_comm_overlap),

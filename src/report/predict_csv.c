@@ -389,6 +389,7 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.optimizer_impl", fw.optimizer_fused == PL_SETTING_ON ? "fused" : "foreach");
   col_str(c, "framework.grad_clip", pl_setting_name(fw.grad_clip));
   col_str(c, "framework.autocast_weight_casts", pl_setting_name(fw.autocast_weight_casts));
+  col_str(c, "framework.optimizer_torch", pl_setting_name(fw.optimizer_torch));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -239,10 +239,13 @@ static bool pg_opt(const struct lower *lw) {
  * step of Megatron / TE / DeepSpeed (30 B, its bf16 copy written; 8 B less
  * with bf16 moments) and its norm pass (4 B); eager PyTorch (kernels unfused):
  * torch.optim's foreach passes (80 B) or, with layout.opt_fused, its one fused
- * kernel family (28 B), and clip_grad_norm_'s norms and scaling (12 B).
+ * kernel family (28 B), and clip_grad_norm_'s norms and scaling (12 B); the
+ * same for a compiled model with layout.opt_torch.
  * layout.no_grad_clip drops the norm pass. */
 double sim_opt_bytes_per_param(const struct pl_layout *l) {
-  bool eager = l->kernels == PL_KERNELS_UNFUSED;
+  /* torch.optim's step: eager PyTorch, or a compiled model whose optimizer
+   * torch.compile leaves alone (layout.opt_torch) */
+  bool eager = l->kernels == PL_KERNELS_UNFUSED || l->opt_torch;
   double step = !eager           ? ADAMW_STEP_BYTES_PER_PARAM
                 : l->opt_fused   ? ADAMW_FUSED_EAGER_STEP_BYTES_PER_PARAM
                                  : ADAMW_FOREACH_STEP_BYTES_PER_PARAM;

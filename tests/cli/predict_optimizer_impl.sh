@@ -29,6 +29,9 @@ check "foreach - fused (with clip) is 52 B against the eager norm pass's 12 B" r
 check "without clip the same 52 B apart" ratio "$e80" "$e28" "$e92" "$e40" 1
 check "Megatron's norm pass (4 B) is a third of eager PyTorch's (12 B)" ratio "$e40" "$e28" "$f34" "$f30" 3
 check "--optimizer-impl is ignored with --kernels fused" [ "$(opt --kernels fused --optimizer-impl fused)" = "$f34" ]
+# --optimizer-torch: a compiled model (--kernels fused) whose step is torch.optim's (torchtitan)
+check "--optimizer-torch on: compiled blocks, torch's foreach step (92 B)" [ "$(opt --kernels fused --optimizer-torch on)" = "$e92" ]
+check "--optimizer-torch on --optimizer-impl fused: 40 B" [ "$(opt --kernels fused --optimizer-torch on --optimizer-impl fused)" = "$e40" ]
 check "default: foreach" [ "$(opt --kernels unfused --optimizer-impl foreach)" = "$e92" ]
 
 # reported in the JSON and as the last CSV columns
@@ -36,15 +39,17 @@ expect_ok predict --kernels unfused --optimizer-impl fused --grad-clip off --for
 check "json: optimizer_impl fused" grep -q '"optimizer_impl": "fused"' "$TMP/out"
 check "json: grad_clip false" grep -q '"grad_clip": false' "$TMP/out"
 expect_ok predict --format csv
-check "csv: the two columns appended" grep -q ',framework.optimizer_impl,framework.grad_clip,framework.autocast_weight_casts$' "$TMP/out"
+check "csv: the two columns appended" grep -q ',framework.optimizer_impl,framework.grad_clip,framework.autocast_weight_casts,framework.optimizer_torch$' "$TMP/out"
 
 # the torchtitan preset (v0.1.0) runs torch.optim.AdamW(fused=True)
 expect_ok predict --framework torchtitan --format json
 check "torchtitan: fused" grep -q '"optimizer_impl": "fused"' "$TMP/out"
+check "torchtitan: torch.optim's step" grep -q '"optimizer_torch": true' "$TMP/out"
 expect_ok predict --framework torchtitan-2024-04 --format json
 check "torchtitan-2024-04 (foreach=True): foreach" grep -q '"optimizer_impl": "foreach"' "$TMP/out"
 
 expect_fail 1 "^plateau: --optimizer-impl: unknown implementation 'for-loop' \(expected fused\|foreach\)$" -- predict --optimizer-impl for-loop
 expect_fail 1 "^plateau: --optimizer-impl: unknown implementation '' \(expected fused\|foreach\)$" -- predict --optimizer-impl ''
 expect_fail 1 "^plateau: --grad-clip: unknown value 'maybe' \(expected on\|off\)$" -- predict --grad-clip maybe
+expect_fail 1 "^plateau: --optimizer-torch: unknown value 'apex' \(expected on\|off\)$" -- predict --optimizer-torch apex
 finish
