@@ -157,6 +157,8 @@ struct pl_framework {
                                           foreach passes (layout.opt_fused) */
   enum pl_setting autocast_weight_casts; /* fp32 weights cast to bf16 by torch.autocast every
                                             forward (layout.autocast_weight_casts) */
+  enum pl_setting optimizer_torch;     /* the optimizer is torch.optim's AdamW also when the model
+                                          is compiled (layout.opt_torch) */
   enum pl_setting grad_clip;           /* the gradient-norm pass before the optimizer step (on)
                                           or none (layout.no_grad_clip) */
   enum pl_setting zero3_grad_all_reduce; /* zero3 gradients all_reduced in buckets, not

@@ -705,6 +705,10 @@ struct pl_layout {
   bool autocast_weight_casts; /* input: fp32 parameters under torch.autocast(bf16): every GEMM
                                  weight cast to bf16 each forward (6 B per element) and its
                                  gradient cast back each backward (6 B); src/sim/autocast.c */
+  bool opt_torch;          /* input: the optimizer is torch.optim's AdamW (foreach, or fused with
+                              opt_fused) and clip_grad_norm_ eager even when kernels are fused:
+                              torch.compile compiles the model's blocks, not the optimizer step
+                              (torchtitan); lower_dp.c sim_opt_bytes_per_param */
   bool no_grad_clip;       /* input: no gradient-norm pass before the optimizer step (the
                               run does not clip: torch clip_grad_norm_ / Megatron clip_grad 0);
                               lower_dp.c */
