@@ -54,6 +54,14 @@ static void seg_clear(struct sim_seg *s) {
   s->ag = s->ag2 = s->ag3 = s->rs = s->ar = SIM_NONE;
 }
 
+/* One op's GPU time in a pass at full speed, weighted by its share of the
+ * layer (pl_op share; 0 means the whole op): the unit the node shares below
+ * are taken in. */
+static double op_share_s(const struct pl_gpu *g, const struct pl_layout *l,
+                         const struct pl_model *m, const struct pl_op *op, enum pl_pass p) {
+  return (op->share > 0 ? op->share : 1.0) * pl_op_run_time_s(g, l, m, op, p);
+}
+
 /* The share of a pass's compute that one of Megatron-Core's schedule nodes
  * runs (in_node: pl_op_moe_mlp_node, the routed experts; or
  * pl_op_mtp_attn_node), by the ops' GPU time at full speed; the per-block
@@ -66,7 +74,7 @@ static double node_share(const struct pl_gpu *g, const struct pl_layout *l,
   for (int i = 0; i < n; i++) {
     if (pl_op_node_free(&ops[i]))
       continue;
-    double t = (ops[i].share > 0 ? ops[i].share : 1.0) * pl_op_run_time_s(g, l, m, &ops[i], p);
+    double t = op_share_s(g, l, m, &ops[i], p);
     if (in_node(&ops[i]))
       mlp += t;
     else
@@ -108,8 +116,7 @@ static void delayed_wgrad_share(const struct pl_gpu *g, const struct pl_layout *
   for (int i = 0; i < n; i++) {
     if (pl_op_node_free(&ops[i]))
       continue;
-    double t =
-        (ops[i].share > 0 ? ops[i].share : 1.0) * pl_op_run_time_s(g, l, m, &ops[i], PL_PASS_BWD);
+    double t = op_share_s(g, l, m, &ops[i], PL_PASS_BWD);
     all += t;
     if (delayed_wgrad_op(&ops[i]))
       *(pl_op_moe_mlp_node(&ops[i]) ? &mlp : &attn) += 0.5 * t;
@@ -134,8 +141,7 @@ static void delayed_wgrad_lead(const struct pl_gpu *g, const struct pl_layout *l
   for (int i = 0; i < n; i++) {
     if (pl_op_node_free(&ops[i]))
       continue;
-    double t =
-        (ops[i].share > 0 ? ops[i].share : 1.0) * pl_op_run_time_s(g, l, m, &ops[i], PL_PASS_BWD);
+    double t = op_share_s(g, l, m, &ops[i], PL_PASS_BWD);
     all += t;
     if (ops[i].kind == PL_OP_GEMM && strcmp(ops[i].name, "qkv") == 0)
       qkv += 0.5 * t;
@@ -158,7 +164,7 @@ static double combine_share(const struct pl_gpu *g, const struct pl_layout *l,
   for (int i = 0; i < n; i++) {
     if (pl_op_node_free(&ops[i]))
       continue;
-    double t = (ops[i].share > 0 ? ops[i].share : 1.0) * pl_op_run_time_s(g, l, m, &ops[i], p);
+    double t = op_share_s(g, l, m, &ops[i], p);
     all += t;
     if (pl_op_moe_combine_node(&ops[i]))
       node += strcmp(ops[i].name, "resid2") == 0 ? moe * t : t;
@@ -214,8 +220,7 @@ static void seg_compute(struct sim_step *st, struct sim_seg *s, const struct pl_
       for (int i = 0; i < n; i++) {
         int k = pl_op_te_column(&ops[i]);
         if (k >= 0)
-          s->te_column_s[k] += (ops[i].share > 0 ? ops[i].share : 1.0) *
-                               pl_op_run_time_s(g, l, m, &ops[i], PL_PASS_BWD);
+          s->te_column_s[k] += op_share_s(g, l, m, &ops[i], PL_PASS_BWD);
       }
     if (l->async_tp)
       for (int i = 0; i < n; i++) {

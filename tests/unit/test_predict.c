@@ -1126,6 +1126,20 @@ static double tp_call_s(const char *op) {
   return 0;
 }
 
+/* The backward times of pred's block's column-parallel linears (pl_op_te_column:
+ * qkv and fc1) into g, at most 2; returns how many the block has. */
+static int te_column_bwd_s(double g[2]) {
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  int n = pl_sim_segment_ops(&pred.run, 1, ops), found = 0;
+  for (int i = 0; i < n; i++)
+    if (pl_op_te_column(&ops[i]) >= 0 && found < 2)
+      g[found++] = pl_op_run_time_s(&pred.run.cluster.gpu, &pred.run.layout, &run.model, &ops[i],
+                                    PL_PASS_BWD);
+    else if (pl_op_te_column(&ops[i]) >= 0)
+      found++;
+  return found;
+}
+
 /* layout.te_linear_bwd_overlap (TE _LayerNormLinear.backward): tp 2 with sp
  * on one node, no tp_comm_overlap, one micro-batch, no data parallelism, no
  * overlap slowdown. Off, each block's backward runs its ops, then blocks on
@@ -1146,19 +1160,10 @@ static void test_te_linear_bwd_overlap(void) {
   CHECK(pred.run.layout.sp && !pred.run.layout.tp_comm_overlap);
   double off = pred.step.step_time_s, a = tp_call_s("all_gather"), r = tp_call_s("reduce_scatter");
   CHECK(a > 0 && r > 0);
-  struct pl_op ops[PL_MAX_LAYER_OPS];
-  int n = pl_sim_segment_ops(&pred.run, 1, ops);
-  double per = -2.0 * r;
-  int found = 0;
-  for (int i = 0; i < n; i++) {
-    if (pl_op_te_column(&ops[i]) < 0)
-      continue;
-    double g =
-        pl_op_run_time_s(&pred.run.cluster.gpu, &pred.run.layout, &run.model, &ops[i], PL_PASS_BWD);
-    per += fmax(g / 2, a) + fmax(g / 2, r) - g;
-    found++;
-  }
-  CHECK_EQ_INT(found, 2);
+  double g[2], per = -2.0 * r;
+  CHECK_EQ_INT(te_column_bwd_s(g), 2);
+  for (int i = 0; i < 2; i++)
+    per += fmax(g[i] / 2, a) + fmax(g[i] / 2, r) - g[i];
   run.layout.te_linear_bwd_overlap = true;
   predict();
   CHECK_NEAR_REL(tp_call_s("all_gather"), a, 1e-12);
@@ -1189,20 +1194,12 @@ static void test_comm_overlap_wired(void) {
   /* 3: this toy's collectives (23 us) outlast the dgrad halves (47 and
    * 75 us) divided by 1 + s, not the halves themselves */
   const double s = 3.0;
-  struct pl_op ops[PL_MAX_LAYER_OPS];
-  int n = pl_sim_segment_ops(&pred.run, 1, ops);
-  double per = 0;
-  int found = 0;
-  for (int i = 0; i < n; i++) {
-    if (pl_op_te_column(&ops[i]) < 0)
-      continue;
-    double g =
-        pl_op_run_time_s(&pred.run.cluster.gpu, &pred.run.layout, &run.model, &ops[i], PL_PASS_BWD);
-    double h = g / 2, hs = g / 2 / (1 + s);
+  double g[2], per = 0;
+  CHECK_EQ_INT(te_column_bwd_s(g), 2);
+  for (int i = 0; i < 2; i++) {
+    double h = g[i] / 2, hs = g[i] / 2 / (1 + s);
     per += fmax(0, a - hs) - fmax(0, a - h) + fmax(0, r - hs) - fmax(0, r - h);
-    found++;
   }
-  CHECK_EQ_INT(found, 2);
   run.cluster.gpu.eff.comm_overlap_slowdown = s;
   predict();
   CHECK_NEAR_REL(pred.step.step_time_s - off, (double)run.model.layers * per, 1e-6);

@@ -416,6 +416,20 @@ static void test_memory_bound_gemm(void) {
 
 /* Causal attention of 32 heads, 4096 x 4096, head dim 128: 4 s^2 d FLOPs a
  * head forward, 2.5 times that backward. */
+/* A memory-bound op of the whole layer (count 1, share 1) moving fwd_bytes
+ * forward and bwd_bytes backward in one kernel each way. */
+static struct pl_op memory_op(const char *name, double fwd_bytes, double bwd_bytes) {
+  struct pl_op op;
+  memset(&op, 0, sizeof op);
+  op.name = name;
+  op.kind = PL_OP_MEMORY;
+  op.count = 1;
+  op.share = 1.0;
+  op.fwd_bytes = fwd_bytes;
+  op.bwd_bytes = bwd_bytes;
+  return op;
+}
+
 static struct pl_op causal_attention_op(void) {
   return (struct pl_op){.name = "attn",
                         .kind = PL_OP_ATTENTION,
@@ -1325,14 +1339,7 @@ static void test_mxfp8_quantize_rate(void) {
   pl_diag_clear(&d);
   CHECK_STATUS(pl_gpu_load("b300", &g, &d), PL_OK, dp);
   CHECK_STATUS(pl_gpu_load("h100", &h, &d), PL_OK, dp);
-  struct pl_op op;
-  memset(&op, 0, sizeof op);
-  op.name = "fp8_casts";
-  op.kind = PL_OP_MEMORY;
-  op.count = 1;
-  op.share = 1.0;
-  op.fwd_bytes = 406250000.0;
-  op.bwd_bytes = 203125000.0;
+  struct pl_op op = memory_op("fp8_casts", 406250000.0, 203125000.0);
   CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_MXFP8, &op, PL_PASS_FWD), 82.8419e-6, 1e-5);
   CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_MXFP8, &op, PL_PASS_BWD), 42.0209e-6, 1e-5);
   CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_FP8, &op, PL_PASS_FWD), 63.8929e-6, 1e-5);
@@ -1550,13 +1557,7 @@ static void test_quantize_rates(void) {
   small_llama(&run);
   run.layout.dtype = PL_DTYPE_FP8;
   run.layout.fp8_recipe = PL_FP8_RECIPE_CURRENT;
-  struct pl_op op;
-  memset(&op, 0, sizeof op);
-  op.name = "fp8_casts";
-  op.kind = PL_OP_MEMORY;
-  op.count = 1;
-  op.share = 1.0;
-  op.fwd_bytes = 406250000.0;
+  struct pl_op op = memory_op("fp8_casts", 406250000.0, 0.0);
   CHECK_NEAR_REL(g.eff.kernel_overhead_s, 1.2e-6, 1e-12);
   CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), 77.5628e-6,
                  1e-5);
@@ -1598,14 +1599,7 @@ static void test_eager_norm_rates(void) {
   small_llama(&run);
   run.model.norm = PL_NORM_RMS;
   run.layout.kernels = PL_KERNELS_UNFUSED;
-  struct pl_op op;
-  memset(&op, 0, sizeof op);
-  op.name = "norm1";
-  op.kind = PL_OP_MEMORY;
-  op.count = 1;
-  op.share = 1.0;
-  op.fwd_bytes = 335e6;
-  op.bwd_bytes = 670e6;
+  struct pl_op op = memory_op("norm1", 335e6, 670e6);
   op.bwd_kernels = 3;
   CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), 153.8718e-6,
                  1e-5);
@@ -1653,13 +1647,7 @@ static void test_strided_elementwise(void) {
   CHECK_NEAR_REL(b.eff.hbm_fraction, 0.8, 1e-12);
   CHECK_NEAR_REL(b.eff.kernel_overhead_s, 1.2e-6, 1e-12);
   CHECK_NEAR_REL(h200.eff.strided_elementwise_fraction, 0.0, 0);
-  struct pl_op op;
-  memset(&op, 0, sizeof op);
-  op.name = "expert_clamp";
-  op.kind = PL_OP_MEMORY;
-  op.count = 1;
-  op.share = 1.0;
-  op.fwd_bytes = op.bwd_bytes = 300e6;
+  struct pl_op op = memory_op("expert_clamp", 300e6, 300e6);
   op.bwd_strided_elems = 50e6;
   op.bwd_strided_bytes = 200e6;
   CHECK_NEAR_REL(pl_op_time_s(&b, PL_DTYPE_BF16, &op, PL_PASS_BWD), 153.98e-6, 1e-4);
@@ -1740,13 +1728,7 @@ static void test_hf_shift_copy(void) {
   struct pl_run run;
   small_llama(&run);
   run.layout.eager_xent = true;
-  struct pl_op op;
-  memset(&op, 0, sizeof op);
-  op.name = "loss";
-  op.kind = PL_OP_MEMORY;
-  op.count = 1;
-  op.share = 1.0;
-  op.fwd_bytes = op.bwd_bytes = 6.0 * 32768000.0;
+  struct pl_op op = memory_op("loss", 6.0 * 32768000.0, 6.0 * 32768000.0);
   double f0 = pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD);
   double b0 = pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_BWD);
   run.layout.hf_shift_copy = true;
@@ -1774,13 +1756,7 @@ static void test_hf_shift_copy(void) {
 static void test_eager_xent_time(void) {
   struct pl_run run;
   small_llama(&run);
-  struct pl_op op;
-  memset(&op, 0, sizeof op);
-  op.name = "loss";
-  op.kind = PL_OP_MEMORY;
-  op.count = 1;
-  op.share = 1.0;
-  op.fwd_bytes = op.bwd_bytes = 6.0 * 32768000.0;
+  struct pl_op op = memory_op("loss", 6.0 * 32768000.0, 6.0 * 32768000.0);
   run.layout.kernels = PL_KERNELS_FUSED;
   double f0 = pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD);
   double b0 = pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_BWD);

@@ -169,6 +169,20 @@ static void same_step(const struct pl_step *f, const struct pl_step *r) {
   }
 }
 
+/* Builds run's fast path into fast and checks that it accounts as ref does,
+ * both accounted afresh into fast_out and ref_out (left for the caller). */
+static void fast_agrees(struct sim_step *fast, const struct sim_step *ref, const struct pl_run *run,
+                        const struct pl_flops *fl, struct pl_step *fast_out,
+                        struct pl_step *ref_out) {
+  struct pl_diag d;
+  CHECK_STATUS(sim_step_build_fast(fast, run, &d), PL_OK, &d);
+  memset(fast_out, 0, sizeof *fast_out);
+  memset(ref_out, 0, sizeof *ref_out);
+  CHECK_STATUS(sim_account(fast, fl, fast_out), PL_OK, &d);
+  CHECK_STATUS(sim_account(ref, fl, ref_out), PL_OK, &d);
+  same_step(fast_out, ref_out);
+}
+
 /* Build the run both ways, account both and require the same step (the
  * fast path's contract); the steps stay built for the caller's checks. */
 static void fast_matches_ref(const struct pl_run *run, struct pl_flops *fl, struct sim_step *fast,
@@ -636,12 +650,7 @@ static void check_ep_overlap(void) {
       pl_flops_compute(&run.model, &run.layout, &fl);
       CHECK_STATUS(sim_step_build(&ref, &run, true, &d), PL_OK, &d);
     }
-    CHECK_STATUS(sim_step_build_fast(&fast, &run, &d), PL_OK, &d);
-    memset(&fast_out, 0, sizeof fast_out);
-    memset(&ref_out, 0, sizeof ref_out);
-    CHECK_STATUS(sim_account(&fast, &fl, &fast_out), PL_OK, &d);
-    CHECK_STATUS(sim_account(&ref, &fl, &ref_out), PL_OK, &d);
-    same_step(&fast_out, &ref_out);
+    fast_agrees(&fast, &ref, &run, &fl, &fast_out, &ref_out);
     printf("ep overlap pp %lld: %d periods inserted, step %.6f s\n", (long long)run.layout.pp,
            fast.eng.cmp.inserted, ref_out.step_time_s);
     sim_step_free(&fast);
@@ -783,12 +792,7 @@ static void check_ep_delay_wgrad(void) {
       pl_flops_compute(&run.model, &run.layout, &fl);
       CHECK_STATUS(sim_step_build(&ref, &run, true, &d), PL_OK, &d);
     }
-    CHECK_STATUS(sim_step_build_fast(&fast, &run, &d), PL_OK, &d);
-    memset(&fast_out, 0, sizeof fast_out);
-    memset(&ref_out, 0, sizeof ref_out);
-    CHECK_STATUS(sim_account(&fast, &fl, &fast_out), PL_OK, &d);
-    CHECK_STATUS(sim_account(&ref, &fl, &ref_out), PL_OK, &d);
-    same_step(&fast_out, &ref_out);
+    fast_agrees(&fast, &ref, &run, &fl, &fast_out, &ref_out);
     sim_step_free(&fast);
   }
   sim_step_free(&ref);
@@ -918,12 +922,7 @@ static void check_ub_copy_engine(void) {
       CHECK_EQ_INT(n_rs_ce, 0);
     else /* the forward's reduce_scatters on reserved SMs, the backward's bulk ones not */
       CHECK(n_rs_ce > 0 && n_rs_ce < n_rs);
-    CHECK_STATUS(sim_step_build_fast(&fast, &run, &d), PL_OK, &d);
-    memset(&fast_out, 0, sizeof fast_out);
-    memset(&ref_out, 0, sizeof ref_out);
-    CHECK_STATUS(sim_account(&fast, &fl, &fast_out), PL_OK, &d);
-    CHECK_STATUS(sim_account(&ref, &fl, &ref_out), PL_OK, &d);
-    same_step(&fast_out, &ref_out);
+    fast_agrees(&fast, &ref, &run, &fl, &fast_out, &ref_out);
     printf("ub copy engine %d: %d ring-exchange tasks, step %.6f s\n", on, n_ce,
            ref_out.step_time_s);
     sim_step_free(&fast);
