@@ -60,8 +60,8 @@ check "gpt-oss active" grep -q '"active_params": 5711982912' "$TMP/out"
 
 # --moe-dispatch hybridep (Megatron-Core's flex dispatcher with the Hybrid-EP backend): across
 # two H100 nodes (ep 16) each dispatch/combine call takes Hybrid-EP's measured IB rate (by hand
-# in test_predict test_hybridep_ib), so it is faster than alltoall and differs from deepep (NCCL's
-# price of the deduplicated bytes); within one node (ep 8) it is priced as deepep.
+# in test_predict test_hybridep_ib), so it is faster than alltoall and differs from deepep (DeepEP's
+# own H800 IB rate, docs/legacy.md); within one node (ep 8) it is priced as deepep.
 q=(predict --model qwen3-30b-a3b --gpu h100 --gbs 64 --format json)
 expect_ok "${q[@]}" --gpus 16 --ep 16 --moe-dispatch hybridep
 cp "$TMP/out" "$TMP/hep.json"
