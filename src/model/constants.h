@@ -38,6 +38,12 @@
  * setting, perf_recipes/qwen/b200/qwen3_moe.py, sets 20). sim/moe_comm.c
  * takes DeepEP's measured rate at the largest SM count not above it. */
 #define DEEPEP_DEFAULT_SMS 20
+/* H800 SXM's NVLink, per GPU per direction: NVIDIA H800 Tensor Core GPU
+ * datasheet "NVLink 400GB/s" (both directions, as H100's 900 GB/s), i.e. 200
+ * GB/s each way. DeepEP measured its intranode kernels on it (docs/legacy.md,
+ * "H800 (~160 GB/s NVLink maximum bandwidth)"); sim/moe_comm.c carries that
+ * NVLink-bound rate to another Hopper node by the ratio of the links. */
+#define H800_NVLINK_BYTES_PER_S 200e9
 /* Chunks of Transformer Engine's userbuffers "pipeline" reduce_scatter
  * overlap (tp_comm_overlap, the forward proj and fc2 outputs): the GEMM runs
  * in num_splits row chunks and each chunk's reduce_scatter follows it on the

@@ -15,9 +15,11 @@
  * outputs. deepep (MoEFlexTokenDispatcher + DeepEP): the all_to_all with
  * DeepEP's one send per target node across the network (deepep_dedup);
  * inside one NVLink 5 domain at DeepEP's (hybridep: HybridEP's) measured rate
- * on the rows each rank receives (flex_nvl5_call_s); hybridep across H100 nodes at Hybrid-EP's
- * measured IB rate on the rank's tokens once per destination node
- * (hybridep_ib_call_s).
+ * on the rows each rank receives (flex_nvl5_call_s); deepep inside one Hopper
+ * node at DeepEP's H800 rate carried to the node's NVLink, capped by its
+ * SM-bound rate (deepep_hopper_nvl_call_s); hybridep (deepep) across
+ * Hopper nodes at Hybrid-EP's H100 (DeepEP's H800) measured IB rate on the
+ * rank's tokens once per destination node (flex_ib_call_s).
  * A model with dense and MoE blocks prices its average block: the bytes are
  * scaled by the MoE share (calls stay whole). They block the next block
  * unless layout.ep_comm_overlap (Megatron's
@@ -208,6 +210,42 @@ static double flex_nvl5_call_s(const struct pl_run *run, double token_bytes) {
   return 0.5 * (rows_bytes / d + rows_bytes / cb);
 }
 
+/* DeepEP's (V1 normal kernels) measured rate inside one H800 node
+ * (deepseek-ai/DeepEP docs/legacy.md @ 0297fc80, "Intranode 8": 153 GB/s
+ * dispatch, 158 GB/s combine, "(NVLink)" the bottleneck; tests/
+ * test_intranode.py: bandwidth = received token rows (a token once per
+ * destination rank) x hidden bytes / time, flex_nvl5_call_s's definition). */
+#define DEEPEP_H800_NVL_DISPATCH_BPS 153e9
+#define DEEPEP_H800_NVL_COMBINE_BPS 158e9
+
+/* One dispatch or combine call of the deepep flex dispatcher inside one Hopper
+ * NVSwitch node (etp 1): the rows the rank receives, as flex_nvl5_call_s, at
+ * DeepEP's H800 rate carried to this node's NVLink. H800 is NVLink-bound
+ * (153 of its ~160 GB/s): its rate scales with the link, intra_bytes_per_s /
+ * H800_NVLINK_BYTES_PER_S (2.25 on H100 / H200: 344 / 356 GB/s). With that
+ * much link the kernel is bound by its SMs instead: DeepEP's SM-bound B200
+ * rate at DEEPEP_DEFAULT_SMS (deepep_b200's 16-SM row, 348 / 302 GB/s: B200's
+ * NVLink 5 is not its bound there) caps it. Each bound is a measurement of
+ * DeepEP's own kernels; which one binds is not measured on H100 itself.
+ * Megatron-Core and NeMo AutoModel call DeepEP with 20 SMs (transformer_config.py
+ * and AutoModel components/moe/megatron/token_dispatcher.py MoEConfig
+ * moe_deepep_num_sms 20). 0 otherwise. */
+static double deepep_hopper_nvl_call_s(const struct pl_run *run, double token_bytes) {
+  const struct pl_layout *l = &run->layout;
+  const struct pl_cluster *c = &run->cluster;
+  int64_t gpn = c->gpus_per_node < l->gpus ? c->gpus_per_node : l->gpus;
+  if (l->dispatch != PL_MOE_DEEPEP || l->etp > 1 || l->ep < 2 || l->ep > gpn ||
+      strcmp(c->gpu.arch, "hopper") != 0 || strcmp(c->intra_kind, "nvswitch") != 0 ||
+      run->model.experts < l->ep || c->intra_bytes_per_s <= 0.0)
+    return 0.0;
+  double link = c->intra_bytes_per_s / H800_NVLINK_BYTES_PER_S;
+  struct ep_rate sm = deepep_rate_at(deepep_b200, sizeof deepep_b200 / sizeof deepep_b200[0], 8);
+  double d = fmin(DEEPEP_H800_NVL_DISPATCH_BPS * link, sm.dispatch_bps);
+  double cb = fmin(DEEPEP_H800_NVL_COMBINE_BPS * link, sm.combine_bps);
+  double rows_bytes = token_bytes * (double)l->ep * flex_rank_share(&run->model, l->ep);
+  return 0.5 * (rows_bytes / d + rows_bytes / cb);
+}
+
 /* Hybrid-EP's measured rate across nodes on H100 (NVIDIA, deepseek-ai/DeepEP
  * branch hybrid-ep 94a9f8f, docs/README_Hybrid-EP.md "H100 Platform", IB
  * bandwidth; tests/test_hybrid_ep.py test_hybrid_ep_benchmark): 4096 tokens
@@ -220,22 +258,41 @@ static double flex_nvl5_call_s(const struct pl_run *run, double token_bytes) {
  * bytes/s, by ranks; above 64 ranks the 64-rank figure is kept. */
 static const struct ep_rate hybridep_h100_ib[] = {{16, 54.47e9, 53.35e9}, {32, 47.36e9, 52.53e9}, {64, 41.24e9, 46.57e9}};
 
-/* One dispatch or combine call of the hybridep flex dispatcher whose ep group
- * spans N >= 2 H100 nodes (Hopper, etp 1): the rank's tokens (token_bytes)
+/* DeepEP's own (V1 normal kernels) measured rate across nodes on Hopper
+ * (deepseek-ai/DeepEP docs/legacy.md @ 0297fc80, "Normal kernels with NVLink
+ * and RDMA forwarding"): H800, one CX7 InfiniBand 400 Gb/s NIC per GPU (the
+ * DGX H100 / H200 network: one 400 Gb/s ConnectX-7 per GPU, so the RDMA rate
+ * carries unchanged), 4096 tokens per rank, hidden 7168, top-8; bandwidth =
+ * the same rdma_send_bytes as Hybrid-EP's above (tests/test_internode.py:
+ * num_rdma_token_sent counts each token once per node holding one of its
+ * experts, its own node included, x hidden bytes), the "bottleneck" being
+ * RDMA at 16/32/64 ranks (43/43, 58/57, 51/50 GB/s dispatch/combine). H800's
+ * NVLink (~160 GB/s) is slower than H100's, so the NVLink forwarding that the
+ * time also holds is not the bound there either. Above 64 ranks the 64-rank
+ * figure is kept. */
+static const struct ep_rate deepep_h800_ib[] = {{16, 43e9, 43e9}, {32, 58e9, 57e9}, {64, 51e9, 50e9}};
+
+/* One dispatch or combine call of the hybridep or deepep flex dispatcher whose
+ * ep group spans N >= 2 Hopper nodes (etp 1): the rank's tokens (token_bytes)
  * once per node that holds one of a token's top-k experts, N x
- * flex_rank_share(N) (the node share: E / N experts per node), at Hybrid-EP's
- * measured H100 rate (the mean of dispatch and combine, as flex_nvl5_call_s).
- * This is Hybrid-EP's hierarchy: one RDMA copy per destination node, then
- * NVLink forwarding inside it (README "Hierarchical Communication Design");
- * the measured time holds both. 0 otherwise. */
-static double hybridep_ib_call_s(const struct pl_run *run, double token_bytes) {
+ * flex_rank_share(N) (the node share: E / N experts per node), at the
+ * backend's measured Hopper rate (Hybrid-EP's H100 or DeepEP's H800 table;
+ * the mean of dispatch and combine, as flex_nvl5_call_s). This is both
+ * backends' hierarchy: one RDMA copy per destination node, then NVLink
+ * forwarding inside it (Hybrid-EP README "Hierarchical Communication Design";
+ * DeepEP "forwarding data from NVLink domain to RDMA domain"); the measured
+ * time holds both. 0 otherwise. */
+static double flex_ib_call_s(const struct pl_run *run, double token_bytes) {
   const struct pl_layout *l = &run->layout;
   int64_t N = ep_nodes(run);
-  if (l->dispatch != PL_MOE_HYBRIDEP || l->etp > 1 || N < 2 ||
+  if (!PL_MOE_IS_FLEX(l->dispatch) || l->etp > 1 || N < 2 ||
       strcmp(run->cluster.gpu.arch, "hopper") != 0 || run->model.experts < N)
     return 0.0;
   const struct ep_rate *r =
-      ep_rate_at(hybridep_h100_ib, sizeof hybridep_h100_ib / sizeof hybridep_h100_ib[0], l->ep);
+      l->dispatch == PL_MOE_DEEPEP
+          ? ep_rate_at(deepep_h800_ib, sizeof deepep_h800_ib / sizeof deepep_h800_ib[0], l->ep)
+          : ep_rate_at(hybridep_h100_ib, sizeof hybridep_h100_ib / sizeof hybridep_h100_ib[0],
+                       l->ep);
   double rdma_bytes = token_bytes * (double)N * flex_rank_share(&run->model, N);
   return 0.5 * (rdma_bytes / r->dispatch_bps + rdma_bytes / r->combine_bps);
 }
@@ -355,7 +412,9 @@ enum pl_status sim_layer_moe(struct sim_step *st, struct sim_seg *s, struct pl_d
   double token_bytes = tokens * h_bytes * pl_moe_imbalance(m, l);
   double flex_s = flex_nvl5_call_s(st->run, token_bytes);
   if (flex_s <= 0.0)
-    flex_s = hybridep_ib_call_s(st->run, token_bytes);
+    flex_s = deepep_hopper_nvl_call_s(st->run, token_bytes);
+  if (flex_s <= 0.0)
+    flex_s = flex_ib_call_s(st->run, token_bytes);
   int32_t c = s->tp[PL_PASS_FWD][SIM_SEG_EP].coll;
   if (r == PL_OK && flex_s > 0.0 && c >= before)
     st->colls[c].time_s = flex_s;

@@ -118,7 +118,7 @@ bool validate_bridge_gpt_oss_dispatch(const struct validate_in *in, struct pl_la
  *    calls apply_flex_dispatcher_backend, which sets the flex type; 26.08 HEAD 067f987df0
  *    perf_recipes/nemotronh/{b300,b200}/nemotronh.py nemotron_3_super_*_config set "flex" and
  *    "hybridep" themselves). B300 ep 8: one node; B200 ep 64: eight nodes, over InfiniBand
- *    (moe_comm.c hybridep_ib_call_s). */
+ *    (moe_comm.c flex_ib_call_s). */
 void validate_bridge_release_dispatch(const struct validate_in *in, struct pl_layout *l,
                                       struct pl_vrow *row) {
   static const struct {
