@@ -855,6 +855,30 @@ static bool eager_xent_op(const struct pl_layout *l, const struct pl_op *op) {
   return l->eager_xent && !l->te_cross_entropy && loss_op(op);
 }
 
+/* layout.logits_shift_copy: the 16-bit logits shifted by a copy before a
+ * compiled or fused loss (allenai/OLMo-core e27ba74550 src/olmo_core/train/
+ * trainer.py Trainer.get_losses: logits_for_loss = logits[..., :-1,
+ * :].contiguous(), run eagerly outside the torch.compile'd
+ * cross_entropy_loss (compile_loss=True in the official scripts' trainer
+ * config, internal/experiment.py); the logits are bf16, FSDP2's param_dtype).
+ * Forward one copy kernel, read 2 + write 2 B per logit; backward the slice's
+ * slice_backward (aten TensorShape.cpp: zeros 2 B, then a copy of the slice,
+ * 2 + 2 B) in two kernels, as HF_SHIFT_* for fp32. Not with the eager loss,
+ * whose fp32 shift copy is layout.hf_shift_copy. */
+#define SHIFT_COPY_FWD_BYTES 4.0
+#define SHIFT_COPY_BWD_BYTES 6.0
+
+static bool shift_copy_op(const struct pl_layout *l, const struct pl_op *op) {
+  return l->logits_shift_copy && !l->eager_xent && loss_op(op);
+}
+
+static double shift_copy_s(const struct pl_gpu *g, const struct pl_layout *l,
+                           const struct pl_model *m, enum pl_pass pass) {
+  bool fwd = pass == PL_PASS_FWD;
+  return hbm_s(g, sim_microbatch_logits(m, l) * (fwd ? SHIFT_COPY_FWD_BYTES : SHIFT_COPY_BWD_BYTES)) +
+         (fwd ? 1 : 2) * g->eff.kernel_overhead_s;
+}
+
 static bool megatron_xent_op(const struct pl_layout *l, const struct pl_op *op) {
   return l->megatron_xent && !l->te_cross_entropy && l->kernels != PL_KERNELS_UNFUSED &&
          !l->eager_xent && loss_op(op);
@@ -880,7 +904,10 @@ double sim_op_run_kernels(const struct pl_layout *l, const struct pl_model *m,
   if (eager_xent_op(l, op))
     return pl_op_kernels(op, pass) + 2;
   if (megatron_xent_op(l, op))
-    return pl_op_kernels(op, pass) + megatron_xent_extra_kernels(pass);
+    return pl_op_kernels(op, pass) + megatron_xent_extra_kernels(pass) +
+           (shift_copy_op(l, op) ? (pass == PL_PASS_FWD ? 1 : 2) : 0);
+  if (shift_copy_op(l, op))
+    return pl_op_kernels(op, pass) + (pass == PL_PASS_FWD ? 1 : 2);
   if (op->kind == PL_OP_ATTENTION && l->eager_attention)
     return (pass == PL_PASS_FWD ? 2 : 4) + (m->dropout ? 2 : 1);
   return pl_op_kernels(op, pass);
@@ -1121,7 +1148,10 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
   if (eager_xent_op(l, op))
     return pl_op_time_s(g, l->dtype, op, pass) + eager_xent_extra_s(g, l, m, pass);
   if (megatron_xent_op(l, op))
-    return pl_op_time_s(g, l->dtype, op, pass) + megatron_xent_extra_s(g, l, m, pass);
+    return pl_op_time_s(g, l->dtype, op, pass) + megatron_xent_extra_s(g, l, m, pass) +
+           (shift_copy_op(l, op) ? shift_copy_s(g, l, m, pass) : 0.0);
+  if (shift_copy_op(l, op))
+    return pl_op_time_s(g, l->dtype, op, pass) + shift_copy_s(g, l, m, pass);
   if (op->kind == PL_OP_ATTENTION && l->eager_attention)
     return eager_attention_s(g, l->dtype, op, pass, m->dropout, m->pos == PL_POS_ALIBI);
   if (op->kind == PL_OP_ATTENTION && l->attention_triton)

@@ -1743,6 +1743,34 @@ static void test_hf_shift_copy(void) {
                  1e-12);
 }
 
+/* layout.logits_shift_copy (compute.c shift_copy_s; OLMo-core e27ba74550
+ * Trainer.get_losses: logits[..., :-1, :].contiguous() on the bf16 logits
+ * before the compiled loss), small_llama on a100-80g: 32,768,000 logits; the
+ * loss op gains 4 B per logit forward in one kernel, 131,072,000 B /
+ * (2039e9 x 0.88) = 73.0483 us + 1.2 = 74.2483 us, and 6 B backward (zeros
+ * 2, copy 2 + 2) in two, 196,608,000 B / 1794.32e9 = 109.5724 us + 2.4 =
+ * 111.9724 us; nothing with the eager loss (hf_shift_copy's fp32 copy). */
+static void test_logits_shift_copy(void) {
+  struct pl_run run;
+  small_llama(&run);
+  struct pl_op op = memory_op("loss", 6.0 * 32768000.0, 6.0 * 32768000.0);
+  double f0 = pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD);
+  double b0 = pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_BWD);
+  run.layout.logits_shift_copy = true;
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD) - f0,
+                 74.2483e-6, 1e-5);
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_BWD) - b0,
+                 111.9724e-6, 1e-5);
+  struct pl_op norm = memory_op("norm1", 1e6, 1e6);
+  double n_on = pl_op_run_time_s(&a100, &run.layout, &run.model, &norm, PL_PASS_FWD);
+  run.layout.logits_shift_copy = false;
+  CHECK_NEAR_REL(n_on, pl_op_run_time_s(&a100, &run.layout, &run.model, &norm, PL_PASS_FWD), 1e-12);
+  run.layout.eager_xent = true;
+  double e_off = pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD);
+  run.layout.logits_shift_copy = true;
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD), e_off, 1e-12);
+}
+
 /* The eager fp32 loss's time follows layout.eager_xent, not layout.kernels
  * (compute.c eager_xent_op): small_llama's 32,768,000 logits on a100-80g,
  * fused blocks (torchtitan compiled without its loss): +8 B per logit
@@ -3211,6 +3239,7 @@ int main(void) {
   test_strided_elementwise();
   test_eager_rope_rates();
   test_hf_shift_copy();
+  test_logits_shift_copy();
   test_eager_xent_time();
   test_fused_norm();
   test_head_16bit();
