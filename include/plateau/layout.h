@@ -764,6 +764,13 @@ struct pl_layout {
                               the compiled cross_entropy_loss): read 2 + write 2 B per logit
                               forward, the slice backward's zeros 2 + copy 2 + 2 B backward: time
                               only (compute.c shift_copy_s) */
+  bool eager_z_loss;       /* input: with eager_xent, the z-loss run eagerly on the fp32 logits
+                              beside F.cross_entropy, as OLMo-core's cross_entropy_loss before
+                              its compile_loss (allenai/OLMo-core 8c03ca8a2 src/olmo_core/nn/
+                              functional/cross_entropy_loss.py: z_squared =
+                              logits.logsumexp(-1).pow(2), z_loss_multiplier set by the official
+                              scripts): ATen's logsumexp and its backward, per logit; time only
+                              (compute.c eager_z_loss_s) */
   bool fsdp_pp_unsharded;  /* input: zero2/zero3 with pp > 1: a stage's parameters are gathered on
                               each chunk's first forward and kept unsharded for the whole step,
                               its gradients accumulated unsharded and reduce_scattered once, after

@@ -103,6 +103,7 @@ static const struct {
     {"fsdp_root_unit", offsetof(struct pl_framework, fsdp_root_unit)},
     {"hf_shift_copy", offsetof(struct pl_framework, hf_shift_copy)},
     {"logits_shift_copy", offsetof(struct pl_framework, logits_shift_copy)},
+    {"eager_z_loss", offsetof(struct pl_framework, eager_z_loss)},
 };
 
 static enum pl_setting *setting_at(struct pl_framework *fw, size_t i) {
@@ -622,6 +623,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->fsdp_root_unit, &l->fsdp_root_unit, false);
   put(fw->hf_shift_copy, &l->hf_shift_copy, false);
   put(fw->logits_shift_copy, &l->logits_shift_copy, false);
+  put(fw->eager_z_loss, &l->eager_z_loss, false);
 }
 
 static enum pl_setting setting(bool on) { return on ? PL_SETTING_ON : PL_SETTING_OFF; }
@@ -741,4 +743,5 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->fsdp_root_unit = setting(l->fsdp_root_unit);
   out->hf_shift_copy = setting(l->hf_shift_copy);
   out->logits_shift_copy = setting(l->logits_shift_copy);
+  out->eager_z_loss = setting(l->eager_z_loss);
 }

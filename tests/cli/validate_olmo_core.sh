@@ -32,7 +32,7 @@ check "row 3 OLMo 2 QK-norm" row 3 '"qk_norm"":true'
 # The loss as each figure's OLMo-core ran it: rows 3-10 measured before 00d34f693 (2024-11-01,
 # compile_loss): the model's .float() logits, copied by get_losses' shift, eager F.cross_entropy;
 # rows 1-2 (e27ba74550): the bf16 logits shift-copied, then the compiled loss.
-check "row 3 eager fp32 loss with the shift copy" row 3 '--hf-shift-copy on'
+check "row 3 eager fp32 loss with the shift copy and the eager z-loss" row 3 '--hf-shift-copy on --eager-z-loss on'
 check "row 1 compiled loss after the bf16 shift copy" row 1 '--eager-cross-entropy off --logits-shift-copy on'
 got=$(python3 - "$TMP/out" <<'PY'
 import csv, sys
