@@ -246,6 +246,12 @@ struct pl_framework {
   enum pl_setting hf_shift_copy;       /* with the eager loss (kernels unfused), Hugging Face's
                                           shift of the fp32 logits copies them once more
                                           (layout.hf_shift_copy) */
+  enum pl_setting logits_shift_copy;   /* without the eager loss, the 16-bit logits shifted by a
+                                          copy before a compiled or fused loss (OLMo-core
+                                          get_losses; layout.logits_shift_copy) */
+  enum pl_setting eager_z_loss;        /* with the eager loss, the z-loss logsumexp(-1).pow(2) run
+                                          eagerly on the fp32 logits (OLMo-core
+                                          cross_entropy_loss; layout.eager_z_loss) */
   enum pl_setting adam_no_master;      /* the optimizer keeps no master copy: the 16-bit
                                           parameters are its parameters (layout.adam_no_master) */
 };

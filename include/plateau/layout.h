@@ -757,6 +757,20 @@ struct pl_layout {
                               write 4 B per logit) and its slice backward (zeros 4, copy 4 + 4):
                               time only (compute.c eager_xent_extra_s); the copy's memory is not
                               counted */
+  bool logits_shift_copy;  /* input: without eager_xent (a compiled or fused loss), the 16-bit
+                              logits shifted by a copy first, as OLMo-core's trainer does
+                              (allenai/OLMo-core e27ba74550 src/olmo_core/train/trainer.py
+                              Trainer.get_losses: logits[..., :-1, :].contiguous(), eager, before
+                              the compiled cross_entropy_loss): read 2 + write 2 B per logit
+                              forward, the slice backward's zeros 2 + copy 2 + 2 B backward: time
+                              only (compute.c shift_copy_s) */
+  bool eager_z_loss;       /* input: with eager_xent, the z-loss run eagerly on the fp32 logits
+                              beside F.cross_entropy, as OLMo-core's cross_entropy_loss before
+                              its compile_loss (allenai/OLMo-core 8c03ca8a2 src/olmo_core/nn/
+                              functional/cross_entropy_loss.py: z_squared =
+                              logits.logsumexp(-1).pow(2), z_loss_multiplier set by the official
+                              scripts): ATen's logsumexp and its backward, per logit; time only
+                              (compute.c eager_z_loss_s) */
   bool fsdp_pp_unsharded;  /* input: zero2/zero3 with pp > 1: a stage's parameters are gathered on
                               each chunk's first forward and kept unsharded for the whole step,
                               its gradients accumulated unsharded and reduce_scattered once, after

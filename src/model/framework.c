@@ -102,6 +102,8 @@ static const struct {
     {"fused_norm", offsetof(struct pl_framework, fused_norm)},
     {"fsdp_root_unit", offsetof(struct pl_framework, fsdp_root_unit)},
     {"hf_shift_copy", offsetof(struct pl_framework, hf_shift_copy)},
+    {"logits_shift_copy", offsetof(struct pl_framework, logits_shift_copy)},
+    {"eager_z_loss", offsetof(struct pl_framework, eager_z_loss)},
 };
 
 static enum pl_setting *setting_at(struct pl_framework *fw, size_t i) {
@@ -620,6 +622,8 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->fused_norm, &l->fused_norm, false);
   put(fw->fsdp_root_unit, &l->fsdp_root_unit, false);
   put(fw->hf_shift_copy, &l->hf_shift_copy, false);
+  put(fw->logits_shift_copy, &l->logits_shift_copy, false);
+  put(fw->eager_z_loss, &l->eager_z_loss, false);
 }
 
 static enum pl_setting setting(bool on) { return on ? PL_SETTING_ON : PL_SETTING_OFF; }
@@ -738,4 +742,6 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->fused_norm = setting(l->fused_norm);
   out->fsdp_root_unit = setting(l->fsdp_root_unit);
   out->hf_shift_copy = setting(l->hf_shift_copy);
+  out->logits_shift_copy = setting(l->logits_shift_copy);
+  out->eager_z_loss = setting(l->eager_z_loss);
 }

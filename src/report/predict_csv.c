@@ -390,6 +390,10 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.grad_clip", pl_setting_name(fw.grad_clip));
   col_str(c, "framework.autocast_weight_casts", pl_setting_name(fw.autocast_weight_casts));
   col_str(c, "framework.optimizer_torch", pl_setting_name(fw.optimizer_torch));
+  /* the 16-bit logits' shift copy before a compiled loss (layout.logits_shift_copy, olmo27) */
+  col_str(c, "framework.logits_shift_copy", pl_setting_name(fw.logits_shift_copy));
+  /* the eager z-loss beside the eager fp32 loss (layout.eager_z_loss, olmo27) */
+  col_str(c, "framework.eager_z_loss", pl_setting_name(fw.eager_z_loss));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

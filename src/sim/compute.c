@@ -790,6 +790,44 @@ double sim_microbatch_logits(const struct pl_model *m, const struct pl_layout *l
 #define HF_SHIFT_FWD_BYTES 8.0
 #define HF_SHIFT_BWD_BYTES 12.0
 
+/* layout.eager_z_loss: OLMo-core's eager cross_entropy_loss with
+ * compute_z_loss (allenai/OLMo-core 8c03ca8a2 src/olmo_core/nn/functional/
+ * cross_entropy_loss.py: z_squared = logits.logsumexp(-1).pow(2) on the fp32
+ * logits beside F.cross_entropy; the official scripts set z_loss_multiplier).
+ * ATen's logsumexp (aten/src/ATen/native/ReduceOps.cpp logsumexp_out_impl:
+ * maxes = at::amax(self, dims, true); at::sum_out(result, (self -
+ * maxes).exp_(), dims)): amax reads 4 B, the subtract of the broadcast maxes
+ * reads 4 and writes 4 on PyTorch's non-vectorized path (a broadcast operand,
+ * as strided_extra_s), exp_ in place 4 + 4, sum reads 4: 16 B vectorized plus
+ * one non-vectorized element-wise op, 4 kernels. Backward (torch/csrc/
+ * autograd/FunctionsManual.cpp logsumexp_backward: grad * (self -
+ * result).exp()): the subtract of the broadcast result (non-vectorized, 4 +
+ * 4), exp 4 + 4, the product with the broadcast per-token gradient
+ * (non-vectorized, 4 + 4), and autograd's sum of the logits' two gradients
+ * (cross-entropy's and this one; input_buffer.cpp accumulate: 4 + 4 read,
+ * 4 written): 20 B vectorized plus two non-vectorized ops, 4 kernels. The
+ * per-token pow, mask and sum (1/V of a logit's bytes) are left out. */
+#define Z_LOSS_FWD_BYTES 16.0
+#define Z_LOSS_BWD_BYTES 20.0
+#define Z_LOSS_FWD_BROADCAST_OPS 1
+#define Z_LOSS_BWD_BROADCAST_OPS 2
+#define Z_LOSS_KERNELS 4
+
+static double eager_z_loss_s(const struct pl_gpu *g, const struct pl_layout *l,
+                             const struct pl_model *m, enum pl_pass pass) {
+  bool fwd = pass == PL_PASS_FWD;
+  double logits = sim_microbatch_logits(m, l);
+  double ops = fwd ? Z_LOSS_FWD_BROADCAST_OPS : Z_LOSS_BWD_BROADCAST_OPS;
+  /* a broadcast fp32 op at the GPU's strided_elementwise rate per element,
+   * as the forward's logits.float() below; 8 B at hbm_fraction without it */
+  double f = g->eff.strided_elementwise_fraction;
+  double broadcast = f > 0 && g->hbm_bytes_per_s > 0
+                         ? logits * PL_STRIDED_UNARY_BYTES / (g->hbm_bytes_per_s * f)
+                         : hbm_s(g, logits * 8.0);
+  return hbm_s(g, logits * (fwd ? Z_LOSS_FWD_BYTES : Z_LOSS_BWD_BYTES)) + ops * broadcast +
+         Z_LOSS_KERNELS * g->eff.kernel_overhead_s;
+}
+
 static double eager_xent_extra_s(const struct pl_gpu *g, const struct pl_layout *l,
                                  const struct pl_model *m, enum pl_pass pass) {
   double logits = sim_microbatch_logits(m, l);
@@ -813,6 +851,8 @@ static double eager_xent_extra_s(const struct pl_gpu *g, const struct pl_layout 
   if (l->hf_shift_copy)
     t += hbm_s(g, logits * (fwd ? HF_SHIFT_FWD_BYTES : HF_SHIFT_BWD_BYTES)) +
          (fwd ? 1 : 2) * g->eff.kernel_overhead_s;
+  if (l->eager_z_loss)
+    t += eager_z_loss_s(g, l, m, pass);
   return t;
 }
 
@@ -855,6 +895,30 @@ static bool eager_xent_op(const struct pl_layout *l, const struct pl_op *op) {
   return l->eager_xent && !l->te_cross_entropy && loss_op(op);
 }
 
+/* layout.logits_shift_copy: the 16-bit logits shifted by a copy before a
+ * compiled or fused loss (allenai/OLMo-core e27ba74550 src/olmo_core/train/
+ * trainer.py Trainer.get_losses: logits_for_loss = logits[..., :-1,
+ * :].contiguous(), run eagerly outside the torch.compile'd
+ * cross_entropy_loss (compile_loss=True in the official scripts' trainer
+ * config, internal/experiment.py); the logits are bf16, FSDP2's param_dtype).
+ * Forward one copy kernel, read 2 + write 2 B per logit; backward the slice's
+ * slice_backward (aten TensorShape.cpp: zeros 2 B, then a copy of the slice,
+ * 2 + 2 B) in two kernels, as HF_SHIFT_* for fp32. Not with the eager loss,
+ * whose fp32 shift copy is layout.hf_shift_copy. */
+#define SHIFT_COPY_FWD_BYTES 4.0
+#define SHIFT_COPY_BWD_BYTES 6.0
+
+static bool shift_copy_op(const struct pl_layout *l, const struct pl_op *op) {
+  return l->logits_shift_copy && !l->eager_xent && loss_op(op);
+}
+
+static double shift_copy_s(const struct pl_gpu *g, const struct pl_layout *l,
+                           const struct pl_model *m, enum pl_pass pass) {
+  bool fwd = pass == PL_PASS_FWD;
+  return hbm_s(g, sim_microbatch_logits(m, l) * (fwd ? SHIFT_COPY_FWD_BYTES : SHIFT_COPY_BWD_BYTES)) +
+         (fwd ? 1 : 2) * g->eff.kernel_overhead_s;
+}
+
 static bool megatron_xent_op(const struct pl_layout *l, const struct pl_op *op) {
   return l->megatron_xent && !l->te_cross_entropy && l->kernels != PL_KERNELS_UNFUSED &&
          !l->eager_xent && loss_op(op);
@@ -878,9 +942,12 @@ static double megatron_xent_extra_s(const struct pl_gpu *g, const struct pl_layo
 double sim_op_run_kernels(const struct pl_layout *l, const struct pl_model *m,
                           const struct pl_op *op, enum pl_pass pass) {
   if (eager_xent_op(l, op))
-    return pl_op_kernels(op, pass) + 2;
+    return pl_op_kernels(op, pass) + 2 + (l->eager_z_loss ? Z_LOSS_KERNELS : 0);
   if (megatron_xent_op(l, op))
-    return pl_op_kernels(op, pass) + megatron_xent_extra_kernels(pass);
+    return pl_op_kernels(op, pass) + megatron_xent_extra_kernels(pass) +
+           (shift_copy_op(l, op) ? (pass == PL_PASS_FWD ? 1 : 2) : 0);
+  if (shift_copy_op(l, op))
+    return pl_op_kernels(op, pass) + (pass == PL_PASS_FWD ? 1 : 2);
   if (op->kind == PL_OP_ATTENTION && l->eager_attention)
     return (pass == PL_PASS_FWD ? 2 : 4) + (m->dropout ? 2 : 1);
   return pl_op_kernels(op, pass);
@@ -1121,7 +1188,10 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
   if (eager_xent_op(l, op))
     return pl_op_time_s(g, l->dtype, op, pass) + eager_xent_extra_s(g, l, m, pass);
   if (megatron_xent_op(l, op))
-    return pl_op_time_s(g, l->dtype, op, pass) + megatron_xent_extra_s(g, l, m, pass);
+    return pl_op_time_s(g, l->dtype, op, pass) + megatron_xent_extra_s(g, l, m, pass) +
+           (shift_copy_op(l, op) ? shift_copy_s(g, l, m, pass) : 0.0);
+  if (shift_copy_op(l, op))
+    return pl_op_time_s(g, l->dtype, op, pass) + shift_copy_s(g, l, m, pass);
   if (op->kind == PL_OP_ATTENTION && l->eager_attention)
     return eager_attention_s(g, l->dtype, op, pass, m->dropout, m->pos == PL_POS_ALIBI);
   if (op->kind == PL_OP_ATTENTION && l->attention_triton)

@@ -654,7 +654,7 @@ check "cudnn 9.13: csv column on" [ "$(col "$TMP/out" framework.cudnn_913)" = on
 # appended columns keep their order: cudnn_913, then tp_seq_copies (added after it by tt13, session 13),
 # then cudnn_version (cudnn13, session 13), then cp_allgather (cp13, session 13), then async_tp (atp13, session 13),
 # then cudnn_cluster_margin (ossmoe14, session 14), then grad_accum_fusion (mcore14, session 14), then ub_proj_fprop_sms and ub_fc2_fprop_sms (ub14); then layout.account_embed_loss (user15, session 15); then framework.megatron_xent (mlm16, session 16); then the machine as run and eager_cross_entropy (cmd16, session 16); then pp_keep_outputs (herd17, session 17); then the torchtitan memory layouts (session 17); then hardware.gpu_variability (var17, session 17), then framework.adam_master (nem17, session 17), framework.bucket_params (bucket18), framework.fsdp1_copies (fsdp19), then layout.moe_pad_capacity (a2a19, session 19), then framework.moe_expert_padding (session 21), then framework.gqa_query_copy (pad21, session 21), then layout.moe_force_balance (qwen22, session 22), then framework.fms_rope and framework.kv_expand_copy (old22, session 22), then framework.separate_linears and framework.rope_complex (tt22, session 22), then framework.fsdp2_predivide and framework.fsdp2_rs_copy_in (study23, session 23), then framework.hybridep_sms (ep23, session 23), then framework.moe_router_fusion (nano24, session 24), then framework.fused_norm (norm24, session 24) last
-check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy,framework.pp_keep_outputs,framework.tp_gathered_saved,framework.fp32_param_shards,hardware.gpu_variability,framework.adam_master,framework.bucket_params,framework.fsdp1_copies,layout.moe_pad_capacity,framework.moe_expert_padding,framework.gqa_query_copy,layout.moe_force_balance,framework.fms_rope,framework.kv_expand_copy,framework.separate_linears,framework.rope_complex,framework.fsdp2_predivide,framework.fsdp2_rs_copy_in,framework.hybridep_sms,framework.moe_router_fusion,framework.fused_norm,framework.jit_fuser,framework.fsdp_root_unit,framework.nccl_max_ctas_tp,framework.nccl_max_ctas_cp,framework.nccl_max_ctas_dp,framework.nccl_max_ctas_pp,hardware.nccl_min_channels,layout.bf16_last_blocks,layout.bf16_modules,layout.task,layout.lora_rank,layout.lora_targets,layout.packed_sample_len,framework.hf_shift_copy,framework.align_grad_reduce,layout.defer_embedding_wgrad,layout.cp_comm_type,layout.cp_a2a_size,framework.overlap_param_gather_with_optimizer_step,framework.delay_wgrad_compute,framework.optimizer_impl,framework.grad_clip,framework.autocast_weight_casts,framework.optimizer_torch$' "$TMP/out"
+check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy,framework.pp_keep_outputs,framework.tp_gathered_saved,framework.fp32_param_shards,hardware.gpu_variability,framework.adam_master,framework.bucket_params,framework.fsdp1_copies,layout.moe_pad_capacity,framework.moe_expert_padding,framework.gqa_query_copy,layout.moe_force_balance,framework.fms_rope,framework.kv_expand_copy,framework.separate_linears,framework.rope_complex,framework.fsdp2_predivide,framework.fsdp2_rs_copy_in,framework.hybridep_sms,framework.moe_router_fusion,framework.fused_norm,framework.jit_fuser,framework.fsdp_root_unit,framework.nccl_max_ctas_tp,framework.nccl_max_ctas_cp,framework.nccl_max_ctas_dp,framework.nccl_max_ctas_pp,hardware.nccl_min_channels,layout.bf16_last_blocks,layout.bf16_modules,layout.task,layout.lora_rank,layout.lora_targets,layout.packed_sample_len,framework.hf_shift_copy,framework.align_grad_reduce,layout.defer_embedding_wgrad,layout.cp_comm_type,layout.cp_a2a_size,framework.overlap_param_gather_with_optimizer_step,framework.delay_wgrad_compute,framework.optimizer_impl,framework.grad_clip,framework.autocast_weight_casts,framework.optimizer_torch,framework.logits_shift_copy,framework.eager_z_loss$' "$TMP/out"
 expect_ok predict $c24 --cudnn-913 on --format json
 check "--cudnn-913 on: h100 (no 9.13 figures) runs unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_off.json" step_time_s)" ]
 onoff_refused cudnn-913 cudnn_913
@@ -1088,6 +1088,58 @@ check "hf shift: csv column on" [ "$(col "$TMP/out" framework.hf_shift_copy)" = 
 expect_ok predict --help
 check "hf shift: in --help" grep -q -- '--hf-shift-copy on|off' "$TMP/out"
 expect_fail 1 "^plateau: --hf-shift-copy: unknown value 'yes' \(expected on\|off\)" -- predict --hf-shift-copy yes
+
+# --logits-shift-copy: OLMo-core's trainer (e27ba74550 train/trainer.py
+# Trainer.get_losses) copies the bf16 logits with logits[..., :-1, :].contiguous()
+# eagerly before its compiled loss: +4 B per logit forward (one kernel), +6 B
+# backward (zeros and copy, two kernels), only without the eager fp32 loss.
+# Hand-derived, the same 131,072,000 logits on one a100-80g: forward
+# +524,288,000 B / (2039 GB/s x 0.88) + 1.2 us = 293.39 us, backward
+# +786,432,000 B / (2039 GB/s x 0.88) + 2.4 us = 440.69 us on the loss op.
+ls="predict --model llama2-7b --gpu a100-80g --gpus 1 --mbs 1 --gbs 1 --seq 4096 --kernels fused --eager-cross-entropy off --ops --format json"
+expect_ok $ls
+cp "$TMP/out" "$TMP/ls0.json"
+check "logits shift: off by default" [ "$(json_raw "$TMP/out" logits_shift_copy)" = false ]
+expect_ok $ls --logits-shift-copy on
+check "logits shift: on in JSON" [ "$(json_raw "$TMP/out" logits_shift_copy)" = true ]
+check "logits shift: the loss op +293.39 us forward, +440.69 us backward (hand-derived)" python3 -c "
+import sys
+a = [float(x) for x in sys.argv[1].split()]; b = [float(x) for x in sys.argv[2].split()]
+sys.exit(not (abs(b[0] - a[0] - 293.39) < 0.02 and abs(b[1] - a[1] - 440.69) < 0.02))" "$(lossop "$TMP/ls0.json")" "$(lossop "$TMP/out")"
+expect_ok ${ls/--eager-cross-entropy off/--eager-cross-entropy on}
+cp "$TMP/out" "$TMP/ls1.json"
+expect_ok ${ls/--eager-cross-entropy off/--eager-cross-entropy on} --logits-shift-copy on
+check "logits shift: nothing with the eager fp32 loss" [ "$(lossop "$TMP/out")" = "$(lossop "$TMP/ls1.json")" ]
+expect_ok predict --model llama2-7b --logits-shift-copy on --format csv
+check "logits shift: csv column on" [ "$(col "$TMP/out" framework.logits_shift_copy)" = on ]
+expect_ok predict --help
+check "logits shift: in --help" grep -q -- '--logits-shift-copy on|off' "$TMP/out"
+expect_fail 1 "^plateau: --logits-shift-copy: unknown value 'yes' \(expected on\|off\)" -- predict --logits-shift-copy yes
+
+# --eager-z-loss: OLMo-core's eager cross_entropy_loss also computes
+# logits.logsumexp(-1).pow(2) on the fp32 logits (ATen logsumexp: amax, broadcast
+# subtract, exp_, sum; backward grad * (self - result).exp() and autograd's sum of
+# the two logit gradients): +24 B per logit forward, +36 B backward, 4 kernels
+# each, only with the eager loss. Hand-derived, the same 131,072,000 logits on one
+# a100-80g (no strided_elementwise rate: broadcast ops at hbm_fraction):
+# +3,145,728,000 B / (2039 GB/s x 0.88) + 4.8 us = 1757.96 us forward,
+# +4,718,592,000 B / 1794.32 GB/s + 4.8 us = 2634.54 us backward.
+expect_ok $hs
+cp "$TMP/out" "$TMP/zl0.json"
+check "eager z-loss: off by default" [ "$(json_raw "$TMP/out" eager_z_loss)" = false ]
+expect_ok $hs --eager-z-loss on
+check "eager z-loss: on in JSON" [ "$(json_raw "$TMP/out" eager_z_loss)" = true ]
+check "eager z-loss: the loss op +1757.96 us forward, +2634.54 us backward (hand-derived)" python3 -c "
+import sys
+a = [float(x) for x in sys.argv[1].split()]; b = [float(x) for x in sys.argv[2].split()]
+sys.exit(not (abs(b[0] - a[0] - 1757.96) < 0.05 and abs(b[1] - a[1] - 2634.54) < 0.05))" "$(lossop "$TMP/zl0.json")" "$(lossop "$TMP/out")"
+expect_ok $ls --eager-z-loss on
+check "eager z-loss: nothing without the eager loss" [ "$(lossop "$TMP/out")" = "$(lossop "$TMP/ls0.json")" ]
+expect_ok predict --model llama2-7b --eager-z-loss on --format csv
+check "eager z-loss: csv column on" [ "$(col "$TMP/out" framework.eager_z_loss)" = on ]
+expect_ok predict --help
+check "eager z-loss: in --help" grep -q -- '--eager-z-loss on|off' "$TMP/out"
+expect_fail 1 "^plateau: --eager-z-loss: unknown value 'yes' \(expected on\|off\)" -- predict --eager-z-loss yes
 
 # --adam-moments-dtype bf16: Megatron-Core's precision-aware optimizer (exp_avg,
 # exp_avg_sq in bf16). Llama 2 7B (6,738,415,616 parameters), zero1 over 8 GPUs,

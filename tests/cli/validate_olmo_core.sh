@@ -29,6 +29,11 @@ check "row 3 real-valued RoPE (OLMo-core RotaryEmbedding)" row 3 '--rope-complex
 check "row 4 FP8 tensorwise with float8 all-gather" row 4 '--dtype fp8-tensorwise .*--fp8-all-gather on'
 check "row 5 Llama 3 8B with the dolma2 vocabulary and 8 KV heads" row 5 '"kv_heads"":8.*"vocab"":100352'
 check "row 3 OLMo 2 QK-norm" row 3 '"qk_norm"":true'
+# The loss as each figure's OLMo-core ran it: rows 3-10 measured before 00d34f693 (2024-11-01,
+# compile_loss): the model's .float() logits, copied by get_losses' shift, eager F.cross_entropy;
+# rows 1-2 (e27ba74550): the bf16 logits shift-copied, then the compiled loss.
+check "row 3 eager fp32 loss with the shift copy and the eager z-loss" row 3 '--hf-shift-copy on --eager-z-loss on'
+check "row 1 compiled loss after the bf16 shift copy" row 1 '--eager-cross-entropy off --logits-shift-copy on'
 got=$(python3 - "$TMP/out" <<'PY'
 import csv, sys
 e = [abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))

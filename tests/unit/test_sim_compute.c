@@ -1743,6 +1743,75 @@ static void test_hf_shift_copy(void) {
                  1e-12);
 }
 
+/* layout.logits_shift_copy (compute.c shift_copy_s; OLMo-core e27ba74550
+ * Trainer.get_losses: logits[..., :-1, :].contiguous() on the bf16 logits
+ * before the compiled loss), small_llama on a100-80g: 32,768,000 logits; the
+ * loss op gains 4 B per logit forward in one kernel, 131,072,000 B /
+ * (2039e9 x 0.88) = 73.0483 us + 1.2 = 74.2483 us, and 6 B backward (zeros
+ * 2, copy 2 + 2) in two, 196,608,000 B / 1794.32e9 = 109.5724 us + 2.4 =
+ * 111.9724 us; nothing with the eager loss (hf_shift_copy's fp32 copy). */
+static void test_logits_shift_copy(void) {
+  struct pl_run run;
+  small_llama(&run);
+  struct pl_op op = memory_op("loss", 6.0 * 32768000.0, 6.0 * 32768000.0);
+  double f0 = pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD);
+  double b0 = pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_BWD);
+  run.layout.logits_shift_copy = true;
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD) - f0,
+                 74.2483e-6, 1e-5);
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_BWD) - b0,
+                 111.9724e-6, 1e-5);
+  struct pl_op norm = memory_op("norm1", 1e6, 1e6);
+  double n_on = pl_op_run_time_s(&a100, &run.layout, &run.model, &norm, PL_PASS_FWD);
+  run.layout.logits_shift_copy = false;
+  CHECK_NEAR_REL(n_on, pl_op_run_time_s(&a100, &run.layout, &run.model, &norm, PL_PASS_FWD), 1e-12);
+  run.layout.eager_xent = true;
+  double e_off = pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD);
+  run.layout.logits_shift_copy = true;
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD), e_off, 1e-12);
+}
+
+/* layout.eager_z_loss (compute.c eager_z_loss_s; OLMo-core's eager
+ * logits.logsumexp(-1).pow(2) on the fp32 logits), small_llama with the eager
+ * loss: 32,768,000 logits. On a100-80g (no strided_elementwise rate: a
+ * broadcast op is 8 B at hbm_fraction) the loss op gains 24 B per logit
+ * forward, 786,432,000 B / (2039e9 x 0.88) = 438.2897 us + 4 kernels x 1.2 =
+ * 443.0897 us, and 36 B backward, 1,179,648,000 B / 1794.32e9 = 657.4346 us
+ * + 4.8 = 662.2346 us. With a strided_elementwise fraction of 0.5 each
+ * broadcast op is 32,768,000 x 4 B / (2039e9 x 0.5) = 128.5650 us: forward
+ * 16 B at hbm (292.1931 us) + one broadcast op + 4.8 = 425.5581 us, backward
+ * 20 B (365.2414 us) + two + 4.8 = 627.1714 us. Nothing without the eager
+ * loss. */
+static void test_eager_z_loss(void) {
+  struct pl_run run;
+  small_llama(&run);
+  run.layout.eager_xent = true;
+  struct pl_op op = memory_op("loss", 6.0 * 32768000.0, 6.0 * 32768000.0);
+  struct pl_gpu g = a100;
+  g.eff.strided_elementwise_fraction = 0.0;
+  double f0 = pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD);
+  double b0 = pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_BWD);
+  run.layout.eager_z_loss = true;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD) - f0,
+                 443.0897e-6, 1e-5);
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_BWD) - b0,
+                 662.2346e-6, 1e-5);
+  g.eff.strided_elementwise_fraction = 0.5;
+  run.layout.eager_z_loss = false;
+  /* the forward's logits.float() also moves to the strided rate: difference */
+  f0 = pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD);
+  b0 = pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_BWD);
+  run.layout.eager_z_loss = true;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD) - f0,
+                 425.5581e-6, 1e-5);
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_BWD) - b0,
+                 627.1714e-6, 1e-5);
+  run.layout.eager_xent = false;
+  double on = pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD);
+  run.layout.eager_z_loss = false;
+  CHECK_NEAR_REL(on, pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), 1e-12);
+}
+
 /* The eager fp32 loss's time follows layout.eager_xent, not layout.kernels
  * (compute.c eager_xent_op): small_llama's 32,768,000 logits on a100-80g,
  * fused blocks (torchtitan compiled without its loss): +8 B per logit
@@ -3211,6 +3280,8 @@ int main(void) {
   test_strided_elementwise();
   test_eager_rope_rates();
   test_hf_shift_copy();
+  test_logits_shift_copy();
+  test_eager_z_loss();
   test_eager_xent_time();
   test_fused_norm();
   test_head_16bit();
