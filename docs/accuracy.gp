@@ -271,7 +271,7 @@ $d2 << EOD
 48.948 40.4209 242
 2.693 2.50783 243
 4.31 4.27884 244
-36.189 41.0154 245
+36.189 42.4111 245
 11.0715 9.46077 246
 9.479 8.10289 247
 21.542 16.5769 248
@@ -767,7 +767,7 @@ $d8 << EOD
 10.05 8.586 225
 8.87992 7.82799 226
 27.0503 24.1685 227
-51.2701 29.5301 228
+51.2701 29.3748 228
 19.9107 21.1125 229
 24.0587 22.7827 230
 48.7075 28.1715 231
@@ -838,15 +838,15 @@ $d10 << EOD
 EOD
 $d11 << EOD
 # published_s predicted_s row
-19.7 19.7954 1
-17.6 14.2258 2
-17.6 19.2475 3
+19.7 20.3785 1
+17.6 14.3413 2
+17.6 18.844 3
 24.2 17.1148 4
-29 18.3937 5
-11.3749 11.2736 7
-27.4378 28.2787 8
-76.9167 80.9122 9
-247.554 260.323 10
+29 17.99 5
+11.3749 11.0608 7
+27.4378 27.8608 8
+76.9167 80.0842 9
+247.554 258.675 10
 25.871 24.511 11
 7.91753 7.06183 12
 669.904 838.38 13
@@ -1132,12 +1132,12 @@ $d19 << EOD
 EOD
 $d20 << EOD
 # published_s predicted_s row
-7.286 11.447 1
-15.614 22.7864 2
-37.87 43.0127 4
-8.18 11.205 5
-21.773 28.1155 7
-10.04 14.5945 8
+7.286 11.4751 1
+15.614 22.6766 2
+37.87 44.3242 4
+8.18 11.5286 5
+21.773 27.3552 7
+10.04 14.7567 8
 18.9 21.3167 10
 10.51 11.095 11
 9.29 10.1969 12
@@ -1158,14 +1158,16 @@ $d21 << EOD
 EOD
 $d22 << EOD
 # published_s predicted_s row
-52.4288 49.502 3
-40.3298 40.6582 4
-55.1882 52.3171 5
-41.943 42.6819 6
-227.951 200.852 7
-190.65 161.803 8
-11.9156 10.1532 9
-10.2802 9.17004 10
+9.53251 9.24945 1
+8.06597 8.293 2
+52.4288 50.9342 3
+40.3298 42.0905 4
+55.1882 53.7493 5
+41.943 44.1141 6
+227.951 203.718 7
+190.65 164.669 8
+11.9156 11.585 9
+10.2802 10.6018 10
 EOD
 $d23 << EOD
 # published_s predicted_s row
@@ -2822,7 +2824,7 @@ set grid
 set key top left box opaque
 set xlabel "published step time (s)"
 set ylabel "predicted step time (s)"
-set title "plateau: predicted vs published step time, 2725 runs (mean error 8.4%)"
+set title "plateau: predicted vs published step time, 2727 runs (mean error 8.4%)"
 set terminal svg size 900,820 noenhanced font "sans,12" background rgb "white"
 set output "accuracy.svg"
 plot x title "predicted = published" lc rgb "black" lw 1.5, \
@@ -2848,9 +2850,9 @@ plot x title "predicted = published" lc rgb "black" lw 1.5, \
      $d17 using 1:2 with points pt 5 ps 1.1 title "mtnlg530b_paper (n=3, mean 23.5%)", \
      $d18 using 1:2 with points pt 9 ps 1.1 title "nemo_2407_performance_summary (n=45, mean 11.0%)", \
      $d19 using 1:2 with points pt 11 ps 1.1 title "nemo_2409_2507_performance_summary (n=21, mean 14.4%)", \
-     $d20 using 1:2 with points pt 13 ps 1.1 title "nemo_automodel_performance (n=10, mean 28.7%)", \
+     $d20 using 1:2 with points pt 13 ps 1.1 title "nemo_automodel_performance (n=10, mean 29.2%)", \
      $d21 using 1:2 with points pt 6 ps 1.1 title "nemo_launcher_examples (n=10, mean 11.6%)", \
-     $d22 using 1:2 with points pt 4 ps 1.1 title "olmo_core_readme (n=8, mean 8.2%)", \
+     $d22 using 1:2 with points pt 4 ps 1.1 title "olmo_core_readme (n=10, mean 5.1%)", \
      $d24 using 1:2 with points pt 8 ps 1.1 title "tinyllama_readme (n=1, mean 12.7%)", \
      $d25 using 1:2 with points pt 7 ps 1.1 title "together_b200 (n=27, mean 14.6%)", \
      $d26 using 1:2 with points pt 5 ps 1.1 title "together_gb200 (n=3, mean 16.5%)", \
@@ -2882,9 +2884,9 @@ plot x title "predicted = published" lc rgb "black" lw 1.5, \
      $d17 using 1:2 with points pt 5 ps 1.1 title "mtnlg530b_paper (n=3, mean 23.5%)", \
      $d18 using 1:2 with points pt 9 ps 1.1 title "nemo_2407_performance_summary (n=45, mean 11.0%)", \
      $d19 using 1:2 with points pt 11 ps 1.1 title "nemo_2409_2507_performance_summary (n=21, mean 14.4%)", \
-     $d20 using 1:2 with points pt 13 ps 1.1 title "nemo_automodel_performance (n=10, mean 28.7%)", \
+     $d20 using 1:2 with points pt 13 ps 1.1 title "nemo_automodel_performance (n=10, mean 29.2%)", \
      $d21 using 1:2 with points pt 6 ps 1.1 title "nemo_launcher_examples (n=10, mean 11.6%)", \
-     $d22 using 1:2 with points pt 4 ps 1.1 title "olmo_core_readme (n=8, mean 8.2%)", \
+     $d22 using 1:2 with points pt 4 ps 1.1 title "olmo_core_readme (n=10, mean 5.1%)", \
      $d24 using 1:2 with points pt 8 ps 1.1 title "tinyllama_readme (n=1, mean 12.7%)", \
      $d25 using 1:2 with points pt 7 ps 1.1 title "together_b200 (n=27, mean 14.6%)", \
      $d26 using 1:2 with points pt 5 ps 1.1 title "together_gb200 (n=3, mean 16.5%)", \
