@@ -550,29 +550,20 @@ static int cmp_skip(const void *a, const void *b) {
   return (x < y) - (x > y);
 }
 
-static enum pl_status add_obs(struct pl_compute_trace *t, const struct pl_compute_obs *o) {
-  if (t->n_obs == t->cap_obs) {
-    size_t cap = t->cap_obs ? 2 * t->cap_obs : 256;
-    struct pl_compute_obs *n = pl_reallocarray(t->obs, cap, sizeof *n);
-    if (n == NULL)
+/* Appends o to a growing array of observations (*arr, *n of *cap; the first
+ * allocation first_cap): the fitted ops and those left out beside a
+ * collective share it. */
+static enum pl_status push_obs(struct pl_compute_obs **arr, size_t *n, size_t *cap,
+                               size_t first_cap, const struct pl_compute_obs *o) {
+  if (*n == *cap) {
+    size_t c = *cap ? 2 * *cap : first_cap;
+    struct pl_compute_obs *g = pl_reallocarray(*arr, c, sizeof *g);
+    if (g == NULL)
       return PL_ERR_NOMEM;
-    t->obs = n;
-    t->cap_obs = cap;
+    *arr = g;
+    *cap = c;
   }
-  t->obs[t->n_obs++] = *o;
-  return PL_OK;
-}
-
-static enum pl_status add_beside(struct pl_compute_trace *t, const struct pl_compute_obs *o) {
-  if (t->n_beside == t->cap_beside) {
-    size_t cap = t->cap_beside ? 2 * t->cap_beside : 64;
-    struct pl_compute_obs *n = pl_reallocarray(t->beside, cap, sizeof *n);
-    if (n == NULL)
-      return PL_ERR_NOMEM;
-    t->beside = n;
-    t->cap_beside = cap;
-  }
-  t->beside[t->n_beside++] = *o;
+  (*arr)[(*n)++] = *o;
   return PL_OK;
 }
 
@@ -615,7 +606,7 @@ static enum pl_status link_all(struct events *e, struct pl_compute_trace *t) {
     if (op->beside_s > 0) {
       skip(t, str_of(op->ev, "name"), "ran beside a collective", op->kernels, op->kernel_s);
       o.beside_s = op->beside_s < o.time_s ? op->beside_s : o.time_s;
-      if (o.time_s > 0 && add_beside(t, &o) != PL_OK)
+      if (o.time_s > 0 && push_obs(&t->beside, &t->n_beside, &t->cap_beside, 64, &o) != PL_OK)
         return PL_ERR_NOMEM;
       continue;
     }
@@ -623,7 +614,7 @@ static enum pl_status link_all(struct events *e, struct pl_compute_trace *t) {
       skip(t, str_of(op->ev, "name"), "kernels of zero duration", op->kernels, 0);
       continue;
     }
-    if (add_obs(t, &o) != PL_OK)
+    if (push_obs(&t->obs, &t->n_obs, &t->cap_obs, 256, &o) != PL_OK)
       return PL_ERR_NOMEM;
   }
   qsort(t->skips, t->n_skips, sizeof t->skips[0], cmp_skip);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <plateau/calib_compute.h>
+#include <plateau/calib_trace.h>
 #include <plateau/emit.h>
 #include <plateau/plateau.h>
 
@@ -40,8 +41,8 @@ struct job {
   size_t n_obs;
   struct pl_compute_fit fit;
   enum cli_format fmt;
-  const char *overlap; /* exclude|correct|include */
-  size_t n_beside;     /* ops beside a collective, over the traces */
+  enum pl_calib_trace_overlap overlap; /* --overlap */
+  size_t n_beside;                     /* ops beside a collective, over the traces */
 };
 
 static const char *const param_names[PL_CP_COUNT] = {
@@ -54,9 +55,9 @@ static const char *const param_names[PL_CP_COUNT] = {
  * taken as measured (include). */
 static void add_beside(struct job *j, const struct pl_compute_trace *t) {
   for (size_t k = 0; k < t->n_beside; k++) {
-    if (strcmp(j->overlap, "exclude") == 0)
+    if (j->overlap == PL_CALIB_TRACE_EXCLUDE)
       continue;
-    j->obs[j->n_obs++] = strcmp(j->overlap, "correct") == 0
+    j->obs[j->n_obs++] = j->overlap == PL_CALIB_TRACE_CORRECT
                              ? pl_compute_obs_alone(&t->beside[k], j->base.eff.overlap_slowdown)
                              : t->beside[k];
   }
@@ -89,7 +90,7 @@ static int load(const struct cli_args *a, struct job *j) {
 /* A skip entry is "not used" unless it is the ops beside a collective that
  * --overlap correct|include used after all. */
 static bool unused(const struct job *j, const struct pl_compute_skip *k) {
-  return strcmp(j->overlap, "exclude") == 0 || strcmp(k->why, "ran beside a collective") != 0;
+  return j->overlap == PL_CALIB_TRACE_EXCLUDE || strcmp(k->why, "ran beside a collective") != 0;
 }
 
 static void fmt_param(char *buf, size_t n, int id, double v) {
@@ -106,9 +107,9 @@ static void text_report(const struct job *j, const char *out) {
          j->n_traces, j->n_traces == 1 ? "" : "s", j->n_obs);
   if (j->n_beside > 0)
     printf("  ops beside a collective: %zu, %s\n", j->n_beside,
-           strcmp(j->overlap, "exclude") == 0   ? "left out (--overlap exclude)"
-           : strcmp(j->overlap, "correct") == 0 ? "shortened by the base's overlap_slowdown"
-                                                 : "taken as measured (--overlap include)");
+           j->overlap == PL_CALIB_TRACE_EXCLUDE   ? "left out (--overlap exclude)"
+           : j->overlap == PL_CALIB_TRACE_CORRECT ? "shortened by the base's overlap_slowdown"
+                                                  : "taken as measured (--overlap include)");
   printf("  %-24s %16s %16s %7s %8s %9s\n", "figure", "base", "fitted", "ops", "kernels",
          "rms err");
   for (int i = 0; i < PL_CP_COUNT; i++) {
@@ -192,7 +193,7 @@ static int json_report(const struct job *j, const char *out) {
   pl_emit_str(e, "out", out);
   pl_emit_obj_begin(e, "beside_collective");
   pl_emit_int(e, "ops", (int64_t)j->n_beside);
-  pl_emit_str(e, "overlap", j->overlap);
+  pl_emit_str(e, "overlap", cli_overlap_name(j->overlap));
   pl_emit_num(e, "overlap_slowdown", j->base.eff.overlap_slowdown);
   pl_emit_obj_end(e);
   pl_emit_arr_begin(e, "figures");
@@ -242,10 +243,8 @@ static int calibrate(const struct cli_args *a, struct job *j) {
     return 2;
   if (j->fmt == CLI_FORMAT_CSV)
     return cli_usage(&compute_cmd, "--format: csv is not offered here (text|json)");
-  j->overlap = cli_get(a, "overlap") ? cli_get(a, "overlap") : "exclude";
-  if (strcmp(j->overlap, "exclude") != 0 && strcmp(j->overlap, "correct") != 0 &&
-      strcmp(j->overlap, "include") != 0)
-    return cli_fail("--overlap: unknown value '%s' (expected exclude|correct|include)", j->overlap);
+  if (cli_get_overlap(a, &j->overlap) != 0)
+    return 1;
   if (pl_gpu_load(gpu, &j->base, &d) != PL_OK)
     return cli_fail("%s", d.msg);
   if (load(a, j) != 0)

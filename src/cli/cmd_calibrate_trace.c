@@ -54,12 +54,6 @@ struct job {
   char fallback[320];                /* why co.overlap differs from asked, "" when not */
 };
 
-static const char *overlap_name(enum pl_calib_trace_overlap m) {
-  return m == PL_CALIB_TRACE_EXCLUDE   ? "exclude"
-         : m == PL_CALIB_TRACE_CORRECT ? "correct"
-                                       : "include";
-}
-
 static int read_options(const struct cli_args *a, struct job *j) {
   struct pl_diag d;
   pl_diag_clear(&d);
@@ -71,13 +65,8 @@ static int read_options(const struct cli_args *a, struct job *j) {
     return cli_fail("--stat: unknown value '%s' (expected min|median)", stat);
   j->co.stat = stat != NULL && strcmp(stat, "median") == 0 ? PL_CALIB_TRACE_MEDIAN
                                                            : PL_CALIB_TRACE_MIN;
-  const char *ov = cli_get(a, "overlap");
-  if (ov != NULL && strcmp(ov, "exclude") != 0 && strcmp(ov, "correct") != 0 &&
-      strcmp(ov, "include") != 0)
-    return cli_fail("--overlap: unknown value '%s' (expected exclude|correct|include)", ov);
-  j->asked = ov == NULL || strcmp(ov, "exclude") == 0 ? PL_CALIB_TRACE_EXCLUDE
-             : strcmp(ov, "correct") == 0             ? PL_CALIB_TRACE_CORRECT
-                                                      : PL_CALIB_TRACE_INCLUDE;
+  if (cli_get_overlap(a, &j->asked) != 0)
+    return 1;
   if (cli_get_int(a, "ranks-per-node", &j->co.ranks_per_node) != 0)
     return 1;
   if (j->co.ranks_per_node < 0)
@@ -235,8 +224,8 @@ static int json_report(const struct job *j, const char *out) {
   pl_emit_int(e, "corrected", j->ct->corrected);
   pl_emit_obj_end(e);
   pl_emit_obj_begin(e, "overlap");
-  pl_emit_str(e, "asked", overlap_name(j->asked));
-  pl_emit_str(e, "used", overlap_name(j->co.overlap));
+  pl_emit_str(e, "asked", cli_overlap_name(j->asked));
+  pl_emit_str(e, "used", cli_overlap_name(j->co.overlap));
   if (j->gpu.name[0]) {
     pl_emit_str(e, "gpu", j->gpu.name);
     pl_emit_num(e, "comm_overlap_slowdown", j->gpu.eff.comm_overlap_slowdown);
@@ -273,7 +262,7 @@ static void label(struct job *j, const struct cli_args *a, const char *out, char
                       "plateau calibrate trace from base cluster '%s' (%s per size, "
                       "calls beside compute: %s); traces:",
                       j->base.name, j->co.stat == PL_CALIB_TRACE_MIN ? "min" : "median",
-                      overlap_name(j->co.overlap));
+                      cli_overlap_name(j->co.overlap));
   for (int i = 0; i < a->n_pos && used > 0 && (size_t)used < n; i++)
     used += snprintf(note + used, n - (size_t)used, " %s", a->pos[i]);
   if (used > 0 && (size_t)used < n)

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include <plateau/calib_trace.h>
 #include <plateau/emit.h>
 #include <plateau/hw.h>
 #include <plateau/units.h>
@@ -180,6 +181,26 @@ int cli_get_format(const struct cli_args *args, enum cli_format *out) {
   else
     return cli_fail("--format: unknown format '%s' (expected text|json|csv)", v);
   return 0;
+}
+
+int cli_get_overlap(const struct cli_args *args, enum pl_calib_trace_overlap *out) {
+  const char *v = cli_get(args, "overlap");
+  *out = PL_CALIB_TRACE_EXCLUDE;
+  if (v == NULL || strcmp(v, "exclude") == 0)
+    return 0;
+  if (strcmp(v, "correct") == 0)
+    *out = PL_CALIB_TRACE_CORRECT;
+  else if (strcmp(v, "include") == 0)
+    *out = PL_CALIB_TRACE_INCLUDE;
+  else
+    return cli_fail("--overlap: unknown value '%s' (expected exclude|correct|include)", v);
+  return 0;
+}
+
+const char *cli_overlap_name(enum pl_calib_trace_overlap m) {
+  return m == PL_CALIB_TRACE_EXCLUDE   ? "exclude"
+         : m == PL_CALIB_TRACE_CORRECT ? "correct"
+                                       : "include";
 }
 
 int cli_nccl_version(const struct cli_args *args, struct pl_cluster *c) {

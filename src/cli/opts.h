@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <plateau/calib_trace.h>
+
 /* Options one command may declare: the longest table (search, sweep: their own
  * options plus RUN_OPTS) had 65 in round 2 and reached 128 in session 24
  * (--moe-router-fusion and --fused-norm made sweep's 130); cli_parse refuses a longer table. */
@@ -117,5 +119,11 @@ int cli_nccl_version(const struct cli_args *args, struct pl_cluster *c);
 /* --format values shared by every command. */
 enum cli_format { CLI_FORMAT_TEXT, CLI_FORMAT_JSON, CLI_FORMAT_CSV };
 int cli_get_format(const struct cli_args *args, enum cli_format *out);
+
+/* --overlap exclude|correct|include of the calibrate commands (default
+ * exclude): what a fit does with the calls or ops that ran beside others.
+ * Its name back for reports. */
+int cli_get_overlap(const struct cli_args *args, enum pl_calib_trace_overlap *out);
+const char *cli_overlap_name(enum pl_calib_trace_overlap m);
 
 #endif

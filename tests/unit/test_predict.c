@@ -62,6 +62,20 @@ static void check_sums(void) {
   CHECK(s->compute_s > 0 && s->exposed_comm_s >= 0 && s->bubble_s >= 0 && s->other_s >= 0);
 }
 
+/* predict, then check that the step's parts add up. */
+static void predict_summed(void) {
+  predict();
+  check_sums();
+}
+
+/* tiny (8 blocks, 16 heads of 64) on 2 GPUs, cp 2, one sequence per step:
+ * the context-parallel tests' run. */
+static void tiny_cp2(void) {
+  base(tiny_json, NULL, 2);
+  run.layout.cp = 2;
+  run.layout.gbs = 1;
+}
+
 /* Per micro-batch compute of the whole model on this GPU, each op alone:
  * forward + backward (+ recomputed forward) of every layer, embedding, head. */
 static double ops_sum(void) {
@@ -354,20 +368,16 @@ static const struct pl_coll_summary *group_coll(const char *group, const char *o
  * last of each ring is waited after the ring, so half of their time at least
  * is exposed (the other half hides behind the ring's second step). */
 static void test_cp_allgather(void) {
-  base(tiny_json, NULL, 2);
-  run.layout.cp = 2;
-  run.layout.gbs = 1;
+  tiny_cp2();
   run.layout.cp_allgather = true;
-  predict();
-  check_sums();
+  predict_summed();
   const struct pl_coll_summary *ag = group_coll("cp", "all_gather", 0);
   const struct pl_coll_summary *dkv = group_coll("cp", "send_recv", 0);
   CHECK(ag != NULL && ag->count == 16 && ag->bytes == 8388608.0);
   CHECK(dkv != NULL && dkv->count == 16 && dkv->bytes == 8388608.0);
   CHECK(dkv != NULL && dkv->exposed_s >= 0.5 * dkv->time_s * (1.0 - 1e-9));
   run.layout.recompute = PL_RECOMPUTE_FULL;
-  predict();
-  check_sums();
+  predict_summed();
   ag = group_coll("cp", "all_gather", 0);
   CHECK(ag != NULL && ag->count == 24);
 }
@@ -387,12 +397,9 @@ static void test_cp_allgather(void) {
  *    (cp-ring): 1 step per pass, K + V = 2,097,152 B forward, 4,194,304 B
  *    (K, V, dK, dV) backward, 8 calls each. */
 static void test_cp_comm(void) {
-  base(tiny_json, NULL, 2);
-  run.layout.cp = 2;
-  run.layout.gbs = 1;
+  tiny_cp2();
   run.layout.cp_comm = PL_CP_ALL_GATHER;
-  predict();
-  check_sums();
+  predict_summed();
   const struct pl_coll_summary *ag = group_coll("cp", "all_gather", 0);
   const struct pl_coll_summary *rs = group_coll("cp", "reduce_scatter", 0);
   CHECK(ag != NULL && ag->count == 32 && ag->bytes == 4194304.0);
@@ -400,14 +407,12 @@ static void test_cp_comm(void) {
   CHECK(ag != NULL && ag->exposed_s >= ag->time_s * (1.0 - 1e-9));
   CHECK(group_coll("cp", "send_recv", 0) == NULL);
   run.layout.recompute = PL_RECOMPUTE_FULL;
-  predict();
-  check_sums();
+  predict_summed();
   ag = group_coll("cp", "all_gather", 0);
   CHECK(ag != NULL && ag->count == 48);
   run.layout.recompute = PL_RECOMPUTE_NONE;
   run.layout.cp_comm = PL_CP_A2A;
-  predict();
-  check_sums();
+  predict_summed();
   const struct pl_coll_summary *a2a = group_coll("cp", "all_to_all", 0);
   CHECK(a2a != NULL && a2a->count == 64 && a2a->bytes == 2097152.0);
   CHECK(group_coll("cp", "send_recv", 0) == NULL && group_coll("cp", "all_gather", 0) == NULL);
@@ -420,8 +425,7 @@ static void test_cp_comm(void) {
   run.layout.gbs = 1;
   run.layout.cp_comm = PL_CP_A2A_P2P;
   run.layout.cp_a2a = 2;
-  predict();
-  check_sums();
+  predict_summed();
   a2a = group_coll("cp-a2a", "all_to_all", 0);
   CHECK(a2a != NULL && a2a->count == 64 && a2a->bytes == 1048576.0);
   /* the step's summary merges one op and group: 16 calls of mean 3,145,728 B */
@@ -439,12 +443,9 @@ static void test_cp_comm(void) {
   CHECK(ring != NULL && ring->count == 16 && ring->bytes == 4718592.0);
   /* p2p with full recompute: the recomputed forward runs its own ring, 8
    * more calls of K + V (tiny again: 4,194,304 B): 24 calls */
-  base(tiny_json, NULL, 2);
-  run.layout.cp = 2;
-  run.layout.gbs = 1;
+  tiny_cp2();
   run.layout.recompute = PL_RECOMPUTE_FULL;
-  predict();
-  check_sums();
+  predict_summed();
   ring = group_coll("cp", "send_recv", 0);
   CHECK(ring != NULL && ring->count == 24);
 }

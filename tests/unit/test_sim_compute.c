@@ -1717,6 +1717,25 @@ static void test_eager_rope_rates(void) {
                  pl_op_time_s(&a100, PL_DTYPE_BF16, base, PL_PASS_FWD), 1e-12);
 }
 
+/* The loss op of small_llama's 32,768,000 logits (the fused kernel's 6 B per
+ * logit each way), and the check that turning *flag on adds fwd_s forward and
+ * bwd_s backward to it on g (relative 1e-5); *flag is left on. */
+static struct pl_op loss_op(void) {
+  return memory_op("loss", 6.0 * 32768000.0, 6.0 * 32768000.0);
+}
+
+static void check_loss_adds(const struct pl_gpu *g, struct pl_run *run, bool *flag, double fwd_s,
+                            double bwd_s) {
+  struct pl_op op = loss_op();
+  double f0 = pl_op_run_time_s(g, &run->layout, &run->model, &op, PL_PASS_FWD);
+  double b0 = pl_op_run_time_s(g, &run->layout, &run->model, &op, PL_PASS_BWD);
+  *flag = true;
+  CHECK_NEAR_REL(pl_op_run_time_s(g, &run->layout, &run->model, &op, PL_PASS_FWD) - f0, fwd_s,
+                 1e-5);
+  CHECK_NEAR_REL(pl_op_run_time_s(g, &run->layout, &run->model, &op, PL_PASS_BWD) - b0, bwd_s,
+                 1e-5);
+}
+
 /* layout.hf_shift_copy (compute.c eager_xent_extra_s; Hugging Face's
  * shift_logits = logits[..., :-1, :].contiguous() after logits.float()),
  * small_llama with the eager loss on a100-80g: 2 x 512 x 32,000 = 32,768,000
@@ -1728,14 +1747,8 @@ static void test_hf_shift_copy(void) {
   struct pl_run run;
   small_llama(&run);
   run.layout.eager_xent = true;
-  struct pl_op op = memory_op("loss", 6.0 * 32768000.0, 6.0 * 32768000.0);
-  double f0 = pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD);
-  double b0 = pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_BWD);
-  run.layout.hf_shift_copy = true;
-  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD) - f0,
-                 147.2966e-6, 1e-5);
-  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_BWD) - b0,
-                 221.5449e-6, 1e-5);
+  check_loss_adds(&a100, &run, &run.layout.hf_shift_copy, 147.2966e-6, 221.5449e-6);
+  struct pl_op op = loss_op();
   run.layout.eager_xent = false;
   double plain_on = pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD);
   run.layout.hf_shift_copy = false;
@@ -1753,14 +1766,8 @@ static void test_hf_shift_copy(void) {
 static void test_logits_shift_copy(void) {
   struct pl_run run;
   small_llama(&run);
-  struct pl_op op = memory_op("loss", 6.0 * 32768000.0, 6.0 * 32768000.0);
-  double f0 = pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD);
-  double b0 = pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_BWD);
-  run.layout.logits_shift_copy = true;
-  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD) - f0,
-                 74.2483e-6, 1e-5);
-  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_BWD) - b0,
-                 111.9724e-6, 1e-5);
+  check_loss_adds(&a100, &run, &run.layout.logits_shift_copy, 74.2483e-6, 111.9724e-6);
+  struct pl_op op = loss_op();
   struct pl_op norm = memory_op("norm1", 1e6, 1e6);
   double n_on = pl_op_run_time_s(&a100, &run.layout, &run.model, &norm, PL_PASS_FWD);
   run.layout.logits_shift_copy = false;
@@ -1786,26 +1793,14 @@ static void test_eager_z_loss(void) {
   struct pl_run run;
   small_llama(&run);
   run.layout.eager_xent = true;
-  struct pl_op op = memory_op("loss", 6.0 * 32768000.0, 6.0 * 32768000.0);
+  struct pl_op op = loss_op();
   struct pl_gpu g = a100;
   g.eff.strided_elementwise_fraction = 0.0;
-  double f0 = pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD);
-  double b0 = pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_BWD);
-  run.layout.eager_z_loss = true;
-  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD) - f0,
-                 443.0897e-6, 1e-5);
-  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_BWD) - b0,
-                 662.2346e-6, 1e-5);
+  check_loss_adds(&g, &run, &run.layout.eager_z_loss, 443.0897e-6, 662.2346e-6);
   g.eff.strided_elementwise_fraction = 0.5;
   run.layout.eager_z_loss = false;
   /* the forward's logits.float() also moves to the strided rate: difference */
-  f0 = pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD);
-  b0 = pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_BWD);
-  run.layout.eager_z_loss = true;
-  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD) - f0,
-                 425.5581e-6, 1e-5);
-  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_BWD) - b0,
-                 627.1714e-6, 1e-5);
+  check_loss_adds(&g, &run, &run.layout.eager_z_loss, 425.5581e-6, 627.1714e-6);
   run.layout.eager_xent = false;
   double on = pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD);
   run.layout.eager_z_loss = false;
@@ -1825,7 +1820,7 @@ static void test_eager_z_loss(void) {
 static void test_eager_xent_time(void) {
   struct pl_run run;
   small_llama(&run);
-  struct pl_op op = memory_op("loss", 6.0 * 32768000.0, 6.0 * 32768000.0);
+  struct pl_op op = loss_op();
   run.layout.kernels = PL_KERNELS_FUSED;
   double f0 = pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_FWD);
   double b0 = pl_op_run_time_s(&a100, &run.layout, &run.model, &op, PL_PASS_BWD);

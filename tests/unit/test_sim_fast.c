@@ -519,6 +519,15 @@ static int sweep(void) {
   return inserted;
 }
 
+/* The expert-parallel tests' run: Qwen3-30B-A3B on DGX H100 nodes, its layout
+ * left for the test to set. */
+static void qwen3_h100(struct pl_run *run) {
+  struct pl_diag d;
+  memset(run, 0, sizeof *run);
+  CHECK_STATUS(pl_model_load("qwen3-30b-a3b", &run->model, &d), PL_OK, &d);
+  CHECK_STATUS(pl_cluster_load("dgx-h100", &run->cluster, &d), PL_OK, &d);
+}
+
 /* layout.ep_comm_overlap (lower_unit.c ep_beside, Megatron-Core core_v0.15.0
  * combined_1f1b.py / model_chunk_schedule_plan.py TransformerLayerSchedulePlan.run).
  * Qwen3-30B-A3B, 16 x H100, ep 16, pp 1, 4 micro-batches of 1: Megatron-Core
@@ -550,9 +559,7 @@ static void check_ep_overlap(void) {
   struct pl_flops fl;
   struct pl_diag d;
   struct sim_step fast, ref;
-  memset(&run, 0, sizeof run);
-  CHECK_STATUS(pl_model_load("qwen3-30b-a3b", &run.model, &d), PL_OK, &d);
-  CHECK_STATUS(pl_cluster_load("dgx-h100", &run.cluster, &d), PL_OK, &d);
+  qwen3_h100(&run);
   run.layout = (struct pl_layout){.gpus = 16, .tp = 1, .pp = 1, .cp = 1, .ep = 16, .mbs = 1,
                                   .gbs = 64, .shard = PL_SHARD_ZERO1, .shard_set = true,
                                   .ep_comm_overlap = true, .dispatch = PL_MOE_DEEPEP};
@@ -676,9 +683,7 @@ static void check_ep_delay_wgrad(void) {
   struct pl_flops fl;
   struct pl_diag d;
   struct sim_step fast, ref;
-  memset(&run, 0, sizeof run);
-  CHECK_STATUS(pl_model_load("qwen3-30b-a3b", &run.model, &d), PL_OK, &d);
-  CHECK_STATUS(pl_cluster_load("dgx-h100", &run.cluster, &d), PL_OK, &d);
+  qwen3_h100(&run);
   struct pl_layout base = {.gpus = 16, .tp = 1, .pp = 1, .cp = 1, .ep = 16, .mbs = 1, .gbs = 64,
                            .shard = PL_SHARD_ZERO1, .shard_set = true, .dispatch = PL_MOE_DEEPEP,
                            .delay_wgrad = true};
@@ -811,9 +816,7 @@ static void check_ep_overlap_gather(void) {
   static struct pl_run run;
   struct pl_diag d;
   struct sim_step ref;
-  memset(&run, 0, sizeof run);
-  CHECK_STATUS(pl_model_load("qwen3-30b-a3b", &run.model, &d), PL_OK, &d);
-  CHECK_STATUS(pl_cluster_load("dgx-h100", &run.cluster, &d), PL_OK, &d);
+  qwen3_h100(&run);
   run.layout = (struct pl_layout){.gpus = 16,
                                   .tp = 1,
                                   .pp = 1,
