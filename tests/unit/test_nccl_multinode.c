@@ -402,6 +402,34 @@ static int case_index(const char *file) {
   return -1;
 }
 
+/* The predicted rows split by whether a ring step across nodes posts at least as many network
+ * messages as the fewest a fitted row posts (pl_calib_fit.min_net_msgs_per_step): mean
+ * |error| over the rows inside the regime the fit measured and over those outside it (fewer
+ * messages a step; docs/collectives.md, "Session 28 (pol28)"). A diagnostic: the bounds stay on
+ * the whole series. */
+static void regimes(const struct pl_cluster *cl, const struct pl_nccl_series *s,
+                    enum pl_coll_algo algo, double k_fit, double *in_mean, int *n_in,
+                    double *out_mean, int *n_out) {
+  struct pl_group g = {s->ranks, s->ranks_per_node};
+  double in = 0.0, out = 0.0;
+  *n_in = *n_out = 0;
+  for (size_t i = 0; i < s->n_rows; i++) {
+    struct pl_coll_cost c;
+    if (s->rows[i].bytes < MIB || pl_coll_time(cl, s->op, s->rows[i].bytes, g, algo, &c) != PL_OK)
+      continue;
+    double e = fabs(row_time_s(&s->rows[i]) / c.time_s - 1.0);
+    if (c.net_msgs_per_step > 0.0 && c.net_msgs_per_step < k_fit) {
+      out += e;
+      ++*n_out;
+    } else {
+      in += e;
+      ++*n_in;
+    }
+  }
+  *in_mean = *n_in ? in / *n_in : 0.0;
+  *out_mean = *n_out ? out / *n_out : 0.0;
+}
+
 static void extrapolate(const struct series *sr) {
   struct pl_nccl_log *logs[3] = {NULL, NULL, NULL};
   struct pl_calib_obs obs[3];
@@ -431,11 +459,15 @@ static void extrapolate(const struct series *sr) {
     struct pl_nccl_series *s = load(c, &log);
     enum pl_coll_algo algo;
     pl_coll_algo_parse(c->algo, &algo, NULL);
-    double mean = INFINITY, w = INFINITY;
-    if (s != NULL)
+    double mean = INFINITY, w = INFINITY, in_mean = 0.0, out_mean = 0.0;
+    int n_in = 0, n_out = 0;
+    if (s != NULL) {
       errors(&fitted, s, algo, c->proto, MIB, &mean, &w);
-    printf("| %s | %s | %.1f%% | %.1f%% | %.0f%% |\n", sr->name, c->file, 100 * mean, 100 * w,
-           100 * sr->bound[i]);
+      regimes(&fitted, s, algo, fit.min_net_msgs_per_step, &in_mean, &n_in, &out_mean, &n_out);
+    }
+    printf("| %s | %s | %.1f%% | %.1f%% | %.0f%% | %.0f | %d: %.1f%% | %d: %.1f%% |\n", sr->name,
+           c->file, 100 * mean, 100 * w, 100 * sr->bound[i], fit.min_net_msgs_per_step, n_in,
+           100 * in_mean, n_out, 100 * out_mean);
     CHECK(mean <= sr->bound[i]);
     pl_nccl_log_free(log);
   }
@@ -465,8 +497,9 @@ static void extrapolation(void) {
       {"gj-aion H100, fit on 2 nodes", {gj2}, 1, {gj8}, 1, {EXTRAP_GJ}},
       {"qoofyk H100, fit on 2 nodes (bare metal)", {qo2}, 1, {qo4}, 1, {EXTRAP_QO}},
   };
-  printf("\n| series | predicted log | mean busbw error >= 1 MiB | worst | bound |\n");
-  printf("|---|---|---:|---:|---:|\n");
+  printf("\n| series | predicted log | mean busbw error >= 1 MiB | worst | bound | fit: fewest "
+         "network messages a ring step | rows at >= that: mean | rows at fewer: mean |\n");
+  printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
     extrapolate(&all[i]);
 }
