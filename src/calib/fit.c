@@ -383,8 +383,8 @@ static void seen(const struct problem *pb, const struct pl_cluster *c, struct pl
                               &cost) != PL_OK)
         continue;
       fit->pairs_seen |= PL_CALIB_PAIR(cost.algo, cost.proto);
-      if (cost.net_msgs_per_step > 0.0 &&
-          (fit->min_net_msgs_per_step == 0.0 || cost.net_msgs_per_step < fit->min_net_msgs_per_step))
+      if (cost.net_msgs_per_step > 0.0 && (fit->min_net_msgs_per_step == 0.0 ||
+                                           cost.net_msgs_per_step < fit->min_net_msgs_per_step))
         fit->min_net_msgs_per_step = cost.net_msgs_per_step;
     }
   }
