@@ -208,6 +208,23 @@ static void text_caveats(const struct job *j) {
   printf("  extrapolating: the fitted rows ran %s; at other node counts and sizes NCCL's tuner "
          "may pick a pair no fitted row ran\n",
          pairs[0] ? pairs : "nothing");
+  /* one node count across the multi-node series: nothing in the fit sees how a figure moves
+   * with it (Polaris setup (4): a 4-32 KiB message costs 1.4-3.0x more on 8 and 256 nodes than
+   * on 2; docs/collectives.md, "Session 28 (pol28)") */
+  long long nodes = 0;
+  bool one_count = true;
+  for (size_t k = 0; k < j->n_obs; k++) {
+    const struct pl_nccl_series *s = j->obs[k].series;
+    if (s->ranks <= s->ranks_per_node)
+      continue;
+    if (nodes != 0 && (long long)s->nodes != nodes)
+      one_count = false;
+    nodes = (long long)s->nodes;
+  }
+  if (nodes > 0 && one_count)
+    printf("  extrapolating: every multi-node row ran on %lld nodes, so nothing here shows how the "
+           "network figures move with the node count\n",
+           nodes);
   if (f->min_net_msgs_per_step > 1.0)
     printf("  extrapolating: every fitted ring step across nodes posts >= %.0f network messages "
            "a proxy, so the per-message figures are a throughput; a ring LL call posts fewer "

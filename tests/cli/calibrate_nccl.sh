@@ -56,6 +56,8 @@ check "unmoved NVLink bandwidth sourced to the base" \
 # 1,024 ranks a ring LL call below 4 x 4096 x 1024 B = 16 MiB posts fewer, unfitted
 check "extrapolation: pairs the fitted rows ran" \
   grep -q 'extrapolating: the fitted rows ran ring/LL, ring/Simple;' "$TMP/out"
+check "extrapolation: one node count fitted" \
+  grep -q 'extrapolating: every multi-node row ran on 2 nodes' "$TMP/out"
 check "extrapolation: fewest messages a step and where a larger ring posts fewer" \
   grep -q 'posts >= 4 network messages .* below 4 x 4096 x ranks bytes (16 MiB at 1,024 ranks)' "$TMP/out"
 expect_ok collectives --cluster "$TMP/pol.json" --op all_gather --gpus 2160 --bytes 1G --format csv
