@@ -112,6 +112,15 @@ struct pl_calib_fit {
   unsigned at_limit;          /* PL_CALIB_LIMIT_* bits: figures the fit pushed to the edge of its
                                  range, 1/100 or 100 x the base's; the rows do not pin them, so
                                  they are not measurements (calibrate nccl warns) */
+  /* What the fitted rows ran, for extrapolating (docs/collectives.md, "calibrate nccl",
+   * "What a 2-node fit cannot see"): the algorithm / protocol pairs of the fitted rows after
+   * the fit (PL_CALIB_PAIR bits), and the fewest network messages one ring step of a fitted
+   * row across nodes posts per proxy thread (pl_coll_cost.net_msgs_per_step; 0: no fitted row
+   * runs a ring across nodes). A larger group runs fewer channels at the same size (NCCL drops
+   * a ring LL channel while bytes < channels x 512 x 8 x ranks), down to one message a step,
+   * which a fit whose rows all post more has not measured. */
+  unsigned pairs_seen;
+  double min_net_msgs_per_step;
   size_t n_points;            /* rows used */
   double rms_rel_err;         /* over those rows, after the fit */
   double max_rel_err;
@@ -122,6 +131,9 @@ struct pl_calib_fit {
 #define PL_CALIB_LIMIT_INTRA_BW 2u  /* NVLink bandwidth */
 #define PL_CALIB_LIMIT_INTER_LAT 4u /* network hop latency */
 #define PL_CALIB_LIMIT_INTER_BW 8u  /* network bandwidth */
+
+/* pl_calib_fit.pairs_seen's bit for algorithm a with protocol p */
+#define PL_CALIB_PAIR(a, p) (1u << ((unsigned)(a) * (unsigned)PL_PROTO_N + (unsigned)(p)))
 
 /* Fewest result rows pl_calib_nccl fits (it frees up to 4 figures at once:
  * launch overhead, floor, latency and bandwidth of one tier). */

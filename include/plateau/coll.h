@@ -58,6 +58,10 @@ struct pl_coll_cost {
   double time_s;              /* one call, start of the first rank to end of the last */
   enum pl_coll_algo algo;     /* what was used (AUTO resolved as NCCL's tuner would) */
   enum pl_coll_proto proto;
+  double channels;            /* channels the call runs on (NCCL's topoGetAlgoInfo rule) */
+  double net_msgs_per_step;   /* a ring across nodes: network messages one ring step posts per
+                                 proxy thread (channels x loops, x 2 for Simple; src/net/
+                                 proxy_msg.c); 0 for any other call */
 };
 
 /* Time of one call. Returns PL_ERR_RANGE for an impossible group or size and

@@ -360,6 +360,36 @@ static enum pl_status setup(struct problem *pb, struct pl_calib_fit *fit, struct
   return PL_OK;
 }
 
+/* What the fitted rows run on the fitted cluster (pl_calib_fit.pairs_seen,
+ * min_net_msgs_per_step): a fit measures only the regimes its rows are in.
+ * The per-message cost fitted on rows that post k >= 2 messages a ring step
+ * is the proxy's throughput (k posts in turn, proxy_msg.c); a step with one
+ * message is a chain of post, wire and the receiver's arrival, which such
+ * rows do not time. Polaris setup (4): the 2-node rows post >= 4 a step, the
+ * 2-node fit's 4.93 us a message gives the same job's 256-node 8 / 16 MiB
+ * rows (2 and 4 a step) within 1.7 %, and its 1-4 MiB rows (one a step,
+ * NCCL 2.21.5's one channel at 1,024 ranks) 50-56 % too fast
+ * (docs/collectives.md, "Session 28 (pol28)"). */
+static void seen(const struct problem *pb, const struct pl_cluster *c, struct pl_calib_fit *fit) {
+  fit->pairs_seen = 0;
+  fit->min_net_msgs_per_step = 0.0;
+  for (size_t i = 0; i < pb->n_obs; i++) {
+    const struct pl_nccl_series *s = pb->obs[i].series;
+    struct pl_group g = {s->ranks, s->ranks_per_node};
+    for (size_t j = 0; j < s->n_rows; j++) {
+      struct pl_coll_cost cost;
+      if (!used(pb, &s->rows[j]) ||
+          pl_coll_time_shared(c, s->op, s->rows[j].bytes, g, s->active_per_node, pb->obs[i].algo,
+                              &cost) != PL_OK)
+        continue;
+      fit->pairs_seen |= PL_CALIB_PAIR(cost.algo, cost.proto);
+      if (cost.net_msgs_per_step > 0.0 && (fit->min_net_msgs_per_step == 0.0 ||
+                                           cost.net_msgs_per_step < fit->min_net_msgs_per_step))
+        fit->min_net_msgs_per_step = cost.net_msgs_per_step;
+    }
+  }
+}
+
 static void report(const struct problem *pb, const double *p, const double *r, size_t m,
                    struct pl_cluster *out, struct pl_calib_fit *fit) {
   apply(pb, p, out);
@@ -397,6 +427,7 @@ static void report(const struct problem *pb, const double *p, const double *r, s
   fit->inter_latency_s = out->inter_latency_s;
   fit->node_net_bytes_per_s = pl_cluster_node_net_bytes_per_s(out);
   fit->inter_msg_s = out->inter_msg_s;
+  seen(pb, out, fit);
   fit->n_points = m;
   double ss = 0.0;
   for (size_t i = 0; i < m; i++) {

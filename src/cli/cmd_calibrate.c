@@ -179,6 +179,61 @@ static void warn_limits(const struct pl_calib_fit *f) {
               limits[i].what);
 }
 
+/* The algorithm / protocol pairs the fitted rows ran ("ring/LL, ring/Simple"). */
+static void pairs_text(unsigned pairs, char *buf, size_t n) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int a = 0; a < PL_ALGO_N; a++)
+    for (int p = 0; p < PL_PROTO_N; p++)
+      if ((pairs & PL_CALIB_PAIR(a, p)) && used < n) {
+        int w = snprintf(buf + used, n - used, "%s%s/%s", used ? ", " : "",
+                         pl_coll_algo_name((enum pl_coll_algo)a),
+                         pl_coll_proto_name((enum pl_coll_proto)p));
+        used += w > 0 ? (size_t)w : 0;
+      }
+}
+
+/* What the fit did not measure, for a user who takes the file to another
+ * node count (docs/collectives.md, "calibrate nccl", "What a 2-node fit
+ * cannot see"): the pairs its rows ran, and where a larger group posts
+ * fewer network messages a ring step than any fitted row. NCCL drops a ring
+ * LL channel while bytes < channels x 512 x 8 x ranks (NCCL 2.21-2.29
+ * src/enqueue.cc getChannnelThreadInfo, NCCL_LL_THREAD_THRESHOLD 8 x nRanks,
+ * tuning.cc), so below k x 4,096 x ranks bytes a ring LL call posts fewer
+ * than k messages a step. */
+static void text_caveats(const struct job *j) {
+  const struct pl_calib_fit *f = &j->fit;
+  char pairs[512];
+  pairs_text(f->pairs_seen, pairs, sizeof pairs);
+  printf("  extrapolating: the fitted rows ran %s; at other node counts and sizes NCCL's tuner "
+         "may pick a pair no fitted row ran\n",
+         pairs[0] ? pairs : "nothing");
+  /* one node count across the multi-node series: nothing in the fit sees how a figure moves
+   * with it (Polaris setup (4): a 4-32 KiB message costs 1.4-3.0x more on 8 and 256 nodes than
+   * on 2; docs/collectives.md, "Session 28 (pol28)") */
+  long long nodes = 0;
+  bool one_count = true;
+  for (size_t k = 0; k < j->n_obs; k++) {
+    const struct pl_nccl_series *s = j->obs[k].series;
+    if (s->ranks <= s->ranks_per_node)
+      continue;
+    if (nodes != 0 && (long long)s->nodes != nodes)
+      one_count = false;
+    nodes = (long long)s->nodes;
+  }
+  if (nodes > 0 && one_count)
+    printf("  extrapolating: every multi-node row ran on %lld nodes, so nothing here shows how the "
+           "network figures move with the node count\n",
+           nodes);
+  if (f->min_net_msgs_per_step > 1.0)
+    printf("  extrapolating: every fitted ring step across nodes posts >= %.0f network messages "
+           "a proxy, so the per-message figures are a throughput; a ring LL call posts fewer "
+           "below %.0f x 4096 x ranks bytes (%.0f MiB at 1,024 ranks), down to one a step, which "
+           "no fitted row timed\n",
+           f->min_net_msgs_per_step, f->min_net_msgs_per_step,
+           f->min_net_msgs_per_step * 4096.0 * 1024.0 / (1024.0 * 1024.0));
+}
+
 static void text_fit(const struct job *j) {
   const struct pl_calib_fit *f = &j->fit;
   const struct pl_cluster *b = &j->base;
@@ -206,6 +261,7 @@ static void text_fit(const struct job *j) {
            b->inter_msg_s * 1e6);
   printf("  error over fitted rows: rms %.1f%%, max %.1f%%\n", 100 * f->rms_rel_err,
          100 * f->max_rel_err);
+  text_caveats(j);
 }
 
 struct row_err {
@@ -296,6 +352,17 @@ static int json_report(const struct job *j, const char *out) {
     if (j->fit.at_limit & limits[i].bit)
       pl_emit_str(e, NULL, limits[i].key);
   pl_emit_arr_end(e);
+  pl_emit_arr_begin(e, "pairs"); /* algo/proto pairs of the fitted rows (text_caveats) */
+  for (int a = 0; a < PL_ALGO_N; a++)
+    for (int p = 0; p < PL_PROTO_N; p++)
+      if (j->fit.pairs_seen & PL_CALIB_PAIR(a, p)) {
+        char pair[64];
+        snprintf(pair, sizeof pair, "%s/%s", pl_coll_algo_name((enum pl_coll_algo)a),
+                 pl_coll_proto_name((enum pl_coll_proto)p));
+        pl_emit_str(e, NULL, pair);
+      }
+  pl_emit_arr_end(e);
+  pl_emit_num(e, "min_net_msgs_per_step", j->fit.min_net_msgs_per_step);
   pl_emit_int(e, "points", (int64_t)j->fit.n_points);
   pl_emit_num(e, "rms_rel_err", j->fit.rms_rel_err);
   pl_emit_num(e, "max_rel_err", j->fit.max_rel_err);

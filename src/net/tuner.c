@@ -320,6 +320,11 @@ static enum pl_status choose(const struct net_ctx *x, double bytes, enum pl_coll
   net_ctas_charge(&cx); /* the communicator's maxCTAs, if capped (ctas.c) */
   if (out->algo == PL_ALGO_RING || out->algo == PL_ALGO_TREE)
     cx.fill_channels = cx.nc; /* the pipelines run on the call's channels */
+  out->channels = cx.nc;
+  out->net_msgs_per_step =
+      out->algo == PL_ALGO_RING && x->m > 1 && x->op != PL_COLL_BROADCAST
+          ? net_proxy_msgs_per_step(&cx, out->proto, bytes)
+          : 0.0;
   best = algos[won].time_s(&cx, out->proto, bytes);
   if (algos[won].fill_s != NULL)
     best += algos[won].fill_s(&cx, out->proto, bytes);
@@ -340,6 +345,7 @@ static enum pl_status coll_time(const struct pl_cluster *c, enum pl_coll_op op, 
     out->time_s = 0.0;
     out->algo = algo == PL_ALGO_AUTO ? PL_ALGO_RING : algo;
     out->proto = PL_PROTO_SIMPLE;
+    out->channels = out->net_msgs_per_step = 0.0;
     return PL_OK;
   }
   struct net_ctx x;

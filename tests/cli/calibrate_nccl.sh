@@ -51,6 +51,15 @@ check "fitted message cost sourced to the fit" \
 # (the fit widens them but no row moves them): written as the base's
 check "unmoved NVLink bandwidth sourced to the base" \
   sh -c "grep -A2 '\"nccl_bandwidth\"' '$TMP/pol.json' | grep -q 'from the base cluster'"
+# what the fit did not measure (session 28, pol28): the pairs its rows ran, and that every
+# fitted ring step posts >= 4 network messages (4 channels at 8 ranks from 1 MiB), so at
+# 1,024 ranks a ring LL call below 4 x 4096 x 1024 B = 16 MiB posts fewer, unfitted
+check "extrapolation: pairs the fitted rows ran" \
+  grep -q 'extrapolating: the fitted rows ran ring/LL, ring/Simple;' "$TMP/out"
+check "extrapolation: one node count fitted" \
+  grep -q 'extrapolating: every multi-node row ran on 2 nodes' "$TMP/out"
+check "extrapolation: fewest messages a step and where a larger ring posts fewer" \
+  grep -q 'posts >= 4 network messages .* below 4 x 4096 x ranks bytes (16 MiB at 1,024 ranks)' "$TMP/out"
 expect_ok collectives --cluster "$TMP/pol.json" --op all_gather --gpus 2160 --bytes 1G --format csv
 check "calibrated Polaris file works as --cluster" grep -q '^all_gather,2160,' "$TMP/out"
 expect_ok calibrate nccl "$M/a100_2node_8gpu_all_reduce_alcf-polaris-slingshot.txt" \
@@ -59,11 +68,18 @@ check "json message cost" grep -q '"inter_msg_s"' "$TMP/out"
 check "json lists the NVLink figures the fit left at the base's" \
   sh -c "tr -d ' \n' <'$TMP/out' | grep -q '\"kept\":\[\"intra_latency_s\",\"intra_bytes_per_s\"\]'"
 check "json says the network bandwidth was fitted" grep -q '"node_net_bytes_per_s_fitted": true' "$TMP/out"
+check "json: the fewest network messages a fitted ring step posts" \
+  grep -q '"min_net_msgs_per_step": 4' "$TMP/out"
+check "json: the pairs the fitted rows ran" \
+  sh -c "tr -d ' \n' <'$TMP/out' | grep -q '\"pairs\":\[\"ring/LL\",\"ring/Simple\"\]'"
+# the 256-node tree-only log posts no ring message: no such note
 # a 256-node Polaris all_reduce runs tree from 1 MiB: no fitted row posts the
 # ring's messages, so the preset's 2.86 us is held, printed and written so
 expect_ok calibrate nccl "$M/a100_256node_1024gpu_all_reduce_alcf-polaris-slingshot.txt" \
   --op all_reduce --cluster alcf-polaris --out "$TMP/pol256.json"
 check "held message cost printed" grep -q '2.86 us per network message, held at the base' "$TMP/out"
+check "tree-only fit: pairs named, no ring-message note" \
+  sh -c "grep -q 'fitted rows ran tree/' '$TMP/out' && ! grep -q 'network messages a proxy' '$TMP/out'"
 check "held message cost sourced to the base" \
   sh -c "grep -A2 '\"message_overhead\"' '$TMP/pol256.json' | grep -q 'from the base cluster'"
 # ... and its tree rows do not pin the hop latencies: the fit drives both to

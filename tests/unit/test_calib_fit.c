@@ -189,6 +189,28 @@ static void proxy_messages(void) {
   CHECK(fit.fit_msg && fitted.calibrated_msg);
   CHECK(!saved_source_is_base(&fitted, "message_overhead"));
   CHECK_NEAR_REL(fit.inter_msg_s, 8e-6, 0.02);
+  /* what the fitted rows ran (pl_calib_fit.pairs_seen, min_net_msgs_per_step; calibrate
+   * nccl's extrapolation note): ring only, forced. At 8 ranks on 4 channels a ring LL row of
+   * 1 MiB runs nc = min(4, floor(1 MiB / (512 x 8 x 8))) = 4 channels with a share of
+   * 1 MiB / 32 = 32 KiB, one LL chunk: 1 loop, 4 messages a step; Simple posts 2 a loop
+   * (>= 8); larger LL rows loop more. So the fewest is 4 if the 1 MiB row runs LL. The
+   * 256-rank series it was not fitted on runs 1 MiB on nc = floor(1 MiB / (512 x 8 x 256))
+   * = 1 channel, share 4 KiB: one message a step, outside what the fit measured. */
+  printf("proxy messages: pairs 0x%x, fewest messages a fitted ring step %.0f\n", fit.pairs_seen,
+         fit.min_net_msgs_per_step);
+  CHECK((fit.pairs_seen & ~(PL_CALIB_PAIR(PL_ALGO_RING, PL_PROTO_LL) |
+                            PL_CALIB_PAIR(PL_ALGO_RING, PL_PROTO_SIMPLE) |
+                            PL_CALIB_PAIR(PL_ALGO_RING, PL_PROTO_LL128))) == 0u);
+  CHECK(fit.pairs_seen & PL_CALIB_PAIR(PL_ALGO_RING, PL_PROTO_SIMPLE));
+  {
+    struct pl_coll_cost c1;
+    struct pl_group g8 = {8, 4}, g256 = {256, 4};
+    CHECK_EQ_INT(pl_coll_time(&fitted, PL_COLL_ALL_REDUCE, 1048576.0, g8, PL_ALGO_RING, &c1), PL_OK);
+    CHECK_NEAR_REL(fit.min_net_msgs_per_step, c1.proto == PL_PROTO_LL ? 4.0 : 8.0, 1e-12);
+    CHECK_EQ_INT(pl_coll_time_proto(&fitted, PL_COLL_ALL_REDUCE, 1048576.0, g256, PL_ALGO_RING,
+                                    PL_PROTO_LL, &c1), PL_OK);
+    CHECK_NEAR_REL(c1.net_msgs_per_step, 1.0, 1e-12);
+  }
   /* Since a Simple ring step hides its network hop behind a slice (ring.c
    * ring_simple_exposed_s), the 2-node rows' large Simple calls no longer
    * show the hop, so the few rows where it is exposed leave it loose (26.9 us

@@ -932,6 +932,12 @@ static void channels_per_call(void) {
   /* each step also waits for its own message on the wire (ring_msg_wire_s): 4 KiB
    * in LL lines (x 2) at the 25 GB/s rail = 0.32768 us: 1023 x 5.32768 = 5450.2166 us */
   CHECK_NEAR_REL(c.time_s, (6.6 + 5450.21664 + 0.8192) * US, 1e-6);
+  /* what the call reports it ran (pl_coll_cost.channels, net_msgs_per_step; calibrate nccl's
+   * extrapolation note): 4 MiB at 1,024 ranks is nc = floor(4 MiB / (512 x 8 x 1024)) = 1
+   * channel, a rank's share 4 MiB / 1024 = 4 KiB under the 32 KiB LL chunk, so 1 loop and
+   * one network message a ring step */
+  CHECK_NEAR_REL(c.channels, 1.0, 1e-12);
+  CHECK_NEAR_REL(c.net_msgs_per_step, 1.0, 1e-12);
   /* 8 MiB: nc = 2; busBw min(19, 0.5 x min(115, min(50, 2 x 0.4 x 25 = 20))) = 10 GB/s;
    * transfer 8 MiB x 1023 / (1024 x 10 GB/s) = 838.041 us again (channels grow with
    * the message), under the steps' 5115 us; fill: chunk min(32 KiB, 8 MiB / (2 x
@@ -943,6 +949,14 @@ static void channels_per_call(void) {
   CHECK_EQ_INT(pl_coll_time_proto(&pol, PL_COLL_ALL_GATHER, 8 * MIB, g, PL_ALGO_RING, PL_PROTO_LL,
                                   &c), PL_OK);
   CHECK_NEAR_REL(c.time_s, (6.6 + 5851.56 + 0.8192) * US, 1e-6);
+  CHECK_NEAR_REL(c.channels, 2.0, 1e-12); /* 2 channels x 1 loop (4 KiB a share) */
+  CHECK_NEAR_REL(c.net_msgs_per_step, 2.0, 1e-12);
+  /* 16 MiB: nc = min(4 coll channels, 16 MiB / 4 MiB) = 4, share 16 MiB / (4 x 1024) =
+   * 4 KiB, 1 loop: 4 messages a step, as the 2-node rows >= 1 MiB post */
+  CHECK_EQ_INT(pl_coll_time_proto(&pol, PL_COLL_ALL_GATHER, 16 * MIB, g, PL_ALGO_RING,
+                                  PL_PROTO_LL, &c), PL_OK);
+  CHECK_NEAR_REL(c.channels, 4.0, 1e-12);
+  CHECK_NEAR_REL(c.net_msgs_per_step, 4.0, 1e-12);
   pol.inter_msg_s = 0.0; /* without it, the steps' 5115 us and their 4 KiB messages */
   CHECK_EQ_INT(pl_coll_time_proto(&pol, PL_COLL_ALL_GATHER, 8 * MIB, g, PL_ALGO_RING, PL_PROTO_LL,
                                   &c), PL_OK);
@@ -983,6 +997,7 @@ static void proxy_messages(void) {
   CHECK_EQ_INT(pl_coll_time_proto(&m20, PL_COLL_ALL_GATHER, 1 * MIB, two, PL_ALGO_RING,
                                   PL_PROTO_LL, &b), PL_OK);
   CHECK_NEAR_REL(b.time_s - a.time_s, 280 * US, 1e-9);
+  CHECK_NEAR_REL(b.net_msgs_per_step, 4.0, 1e-12); /* the 4 messages above, as reported */
   CHECK_EQ_INT(pl_coll_time_proto(&m10, PL_COLL_ALL_GATHER, 2 * MIB, two, PL_ALGO_RING,
                                   PL_PROTO_LL, &a), PL_OK);
   CHECK_EQ_INT(pl_coll_time_proto(&m20, PL_COLL_ALL_GATHER, 2 * MIB, two, PL_ALGO_RING,
@@ -993,6 +1008,7 @@ static void proxy_messages(void) {
   CHECK_EQ_INT(pl_coll_time_proto(&m80, PL_COLL_ALL_GATHER, 32 * MIB, two, PL_ALGO_RING,
                                   PL_PROTO_SIMPLE, &b), PL_OK);
   CHECK_NEAR_REL(b.time_s - a.time_s, 2240 * US, 1e-9);
+  CHECK_NEAR_REL(b.net_msgs_per_step, 8.0, 1e-12); /* 4 channels x 1 loop x 2 slices */
   /* the preset's 2.86 us binds at LL 4 MiB: doubling it adds 320.32 us */
   CHECK_EQ_INT(pl_coll_time_proto(&pol, PL_COLL_ALL_GATHER, 4 * MIB, two, PL_ALGO_RING,
                                   PL_PROTO_LL, &a), PL_OK);
@@ -1008,6 +1024,7 @@ static void proxy_messages(void) {
   CHECK_EQ_INT(pl_coll_time(&pol, PL_COLL_ALL_GATHER, 32 * MIB, one, PL_ALGO_AUTO, &a), PL_OK);
   CHECK_EQ_INT(pl_coll_time(&m80, PL_COLL_ALL_GATHER, 32 * MIB, one, PL_ALGO_AUTO, &b), PL_OK);
   CHECK(a.time_s == b.time_s);
+  CHECK(b.net_msgs_per_step == 0.0); /* and reports no network message */
   /* One message a step (sling19's form, rebuilt in session 25): 540 nodes x
    * 4 GPUs, LL ring all_gather of 2 and 4 MiB runs on 1 channel (8 x 2,160 x
    * 512 B = 8.4 MiB per channel, NCCL's LL thread threshold) and 1 loop
