@@ -581,6 +581,77 @@ static void min_ctas_blind(void) {
   pl_nccl_log_free(log);
 }
 
+/* Where NCCL's tuner leaves NVLS_TREE for the ring, from the log itself (docs/collectives.md,
+ * "Session 28 (h100r28)"). Both xxrjun 80-rank all_reduce runs (NCCL 2.29.2, printed) hold their
+ * in-place busBw at 364 GB/s at 2 GiB and fall to 316 GB/s at 4 GiB (364.07 -> 315.96, run0128
+ * 364.53 -> 315.76); it is the only size >= 1 MiB whose in-place busBw is more than 5 % below
+ * the size before it, and from 4 GiB on the rows sit at the ring's 316-323 GB/s. A switch to a
+ * faster algorithm shows no drop; this one is NCCL's tuner ranking the ring ahead where it runs
+ * 13 % slower (2.29.2 ncclTopoTuneModel: NVLS_TREE busBw = min(bwIntra, bwInter / 2) x
+ * nChannels x 5/6 on > 2 nodes, against the ring's nChannels x bwInter x nRanks / nsteps). So
+ * the size of the drop is where NCCL switched, and plateau's 2.29.2 ranking must switch at the
+ * same size (the time model's NVLS_TREE rate, 320 against the log's 364 GB/s, is a separate
+ * question: the switch must not move to mend it). Not asserted: gj-aion 8 nodes (drop at
+ * 1 GiB, 301 -> 285 GB/s, release not printed), gj-aion 4 nodes (256 MiB, 249 -> 236, noisy
+ * rows), qoofyk VMware 2.26.2 (no drop at all, where plateau's 2.26.2 ranking switches at
+ * 2 GiB: ring27's readings (a) and (b)). */
+static void ring_switch_drop(void) {
+  static const char *const logs[] = {
+      "h100_10node_80gpu_all_reduce_xxrjun-cluster01.txt",
+      "h100_10node_80gpu_all_reduce_xxrjun-cluster01-run0128.txt",
+  };
+  printf("\n| | log | plateau: first size it leaves NVLS_TREE | "
+         "log: first size >= 1 MiB with in-place busBw > 5 %% below the size before |\n"
+         "|---|---|---:|---:|\n");
+  for (size_t i = 0; i < sizeof logs / sizeof logs[0]; i++) {
+    int k = case_index(logs[i]);
+    CHECK(k >= 0);
+    if (k < 0)
+      continue;
+    const struct case_ *c = &cases[k];
+    struct pl_nccl_log *log = NULL;
+    struct pl_nccl_series *s = load(c, &log);
+    struct pl_cluster cl;
+    if (s == NULL || s->n_rows < 3 || pl_cluster_load(c->cluster, &cl, NULL) != PL_OK) {
+      CHECK(!"log or cluster did not load");
+      pl_nccl_log_free(log);
+      continue;
+    }
+    case_cluster(c, &cl);
+    CHECK(cl.nccl_version > 0); /* the release the log prints, 2.29.2 */
+    struct pl_group g = {s->ranks, s->ranks_per_node};
+    double model_first = 0.0, log_first = 0.0;
+    int drops = 0;
+    enum pl_coll_algo prev = PL_ALGO_AUTO;
+    for (size_t r = 0; r < s->n_rows; r++) {
+      const struct pl_nccl_row *row = &s->rows[r];
+      struct pl_coll_cost cost;
+      CHECK_EQ_INT(pl_coll_time(&cl, s->op, row->bytes, g, PL_ALGO_AUTO, &cost), PL_OK);
+      if (r > 0 && prev == PL_ALGO_NVLS_TREE && cost.algo != PL_ALGO_NVLS_TREE &&
+          model_first == 0.0)
+        model_first = row->bytes;
+      prev = cost.algo;
+      if (r == 0 || row->bytes < MIB)
+        continue;
+      const struct pl_nccl_row *b = &s->rows[r - 1];
+      CHECK(row->inplace_time_s > 0.0 && b->inplace_time_s > 0.0);
+      /* busBw ratio = (bytes / time) / (bytes_before / time_before) */
+      double ratio = (row->bytes / row->inplace_time_s) / (b->bytes / b->inplace_time_s);
+      if (ratio < 0.95) {
+        drops++;
+        if (log_first == 0.0)
+          log_first = row->bytes;
+      }
+    }
+    printf("| ring switch | %s | %.0f MiB | %.0f MiB |\n", c->file, model_first / MIB,
+           log_first / MIB);
+    CHECK_EQ_INT(drops, 1);
+    CHECK(model_first > 0.0);
+    CHECK(model_first == log_first);
+    pl_nccl_log_free(log);
+  }
+}
+
 /* The listed logs with their reasons (after the per-log table). */
 static void listed(void) {
   /* rows open with "| listed |" so that the per-log rows stay the only ones starting with a
@@ -636,5 +707,6 @@ int main(void) {
   extrapolation();
   connect_signatures();
   min_ctas_blind();
+  ring_switch_drop();
   return check_finish();
 }
