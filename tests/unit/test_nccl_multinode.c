@@ -610,8 +610,9 @@ static void min_ctas_blind(void) {
  * 364.53 -> 315.76); it is the only size >= 1 MiB whose in-place busBw is more than 5 % below
  * the size before it, and from 4 GiB on the rows sit at the ring's 316-323 GB/s. A switch to a
  * faster algorithm shows no drop; this one is NCCL's tuner ranking the ring ahead where it runs
- * 13 % slower (2.29.2 ncclTopoTuneModel: NVLS_TREE busBw = min(bwIntra, bwInter / 2) x
- * nChannels x 5/6 on > 2 nodes, against the ring's nChannels x bwInter x nRanks / nsteps). So
+ * 13 % slower (2.29.2 ncclTopoTuneModel: NVLS_TREE busBw = heads x min(2 bwIntra x
+ * nvlsEfficiency x (heads - 1) / heads, bwInter, perChMaxNVLSTreeBw 45.5), 364 GB/s on DGX H100,
+ * against the ring's 8 x 48 = 384, both x nRanks / nsteps). So
  * the size of the drop is where NCCL switched, and plateau's 2.29.2 ranking must switch at the
  * same size (the time model's NVLS_TREE rate, 320 against the log's 364 GB/s, is a separate
  * question: the switch must not move to mend it). Session 28 also: the gj-aion default runs
