@@ -81,7 +81,9 @@ double net_nvls_tree_fill_s(const struct net_ctx *x, enum pl_coll_proto p, doubl
  * and of gj-aion both level off at 466-469 GB/s busBw (docs/collectives.md,
  * "Session 9 (ib9)"): the figure is the algorithm's, the tuner only learned
  * it in 2.28 ("NVLSTree Tuning Fixes. Update tuning data for H100",
- * 2.28.3 release notes). 0: no cap. */
+ * 2.28.3 release notes). A run stating one of those releases is ranked on
+ * their graph form instead (nvls_tree_rank_bw_graph below, session 28); the
+ * charge keeps this cap. 0: no cap. */
 static double nvls_tree_cap(const struct net_ctx *x) {
   return net_nvls_heads(x) * net_nvls_tree_cap_per_head(x);
 }
