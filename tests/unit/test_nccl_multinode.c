@@ -67,7 +67,7 @@ static void apply_run_env(const char *file, struct pl_cluster *cl) {
 
 /* The NCCL release each log names (its header; tests/data/nccl-multinode/README.md), passed
  * as the cluster's nccl_version (src/net/nccl_version.c: the tuning values that differ by
- * release). Logs not listed: version not printed (gj-aion, nccl-tests #322), or outside the
+ * release). Logs not listed: version not printed nor bounded (nccl-tests #322), or outside the
  * releases plateau carries (CoreWeave SHARP 2.18.1), or another lane's (Polaris 2.21.5): the
  * default tables. Session 10 (nccl10). */
 static const struct {
