@@ -54,10 +54,10 @@
  * it is what the kernel runs on, not a ranking table: the NVLS channels of a
  * Blackwell group inside one NVLink domain (net_ver_nvls_node_channels; 32 up
  * to 2.26.x, 24 from 2.27.3; version 0 takes the default release's 24).
- * Not carried (docs/collectives.md, "NCCL versions"): before 2.28.3 NCCL
- * ranks NVLS_TREE without perChMaxNVLSTreeBws (heads x min(bwIntra,
- * bwInter[/2]) x 5/6; tried: qoofyk VMware 12.3 -> 13.1 %, the choice then
- * meets the charged NVLS_TREE network bound); the NVLS channels of Blackwell
+ * - NVLS_TREE's ranking before 2.28.3: heads x min(bwIntra, bwInter[/2]) x
+ *   5/6 on the NVLS search graph, no perChMaxNVLSTreeBws
+ *   (net_ver_nvls_tree_graph_ranked, nvls_tree.c; session 28, h100r28).
+ * Not carried (docs/collectives.md, "NCCL versions"): the NVLS channels of Blackwell
  * (src/transport/nvls.cc: 32 in 2.25.1-2.26, 24/32 in 2.27) for NVLS_TREE's
  * network channels (tried: GB200 2 racks 14.7 -> 24.8 %, the rack's NVLS
  * rate has no source); one-node NVLS takes them (session 14). */
@@ -197,3 +197,12 @@ double net_ver_collnet_ag_rs_eff(int64_t version, double ppn, double table) {
  * src/enqueue.cc topoGetAlgoInfo; absent in v2.27.7-1). Not a ranking table:
  * the algorithm cannot be chosen, so both views follow it. */
 bool net_ver_collnet_chain_capped(int64_t version) { return version == 0 || version >= V_2_28_3; }
+
+/* NCCL 2.19.3-2.27.x ncclTopoTuneModel (src/graph/tuning.cc): NVLS_TREE
+ * "bw = std::min(graphs[a]->bwIntra, nNodes <= 2 ? graphs[a]->bwInter :
+ * graphs[a]->bwInter/2)", busBw = graphs[a]->nChannels x bw, x 5/6 to the
+ * bandwidth it ranks with (tags v2.19.3-1, v2.22.3-1, v2.26.2-1, v2.27.7-1);
+ * perChMaxNVLSTreeBws and the nvlsEfficiency form arrive in 2.28.3 (tag
+ * v2.28.3-1, "Update tuning data for H100"). Plateau's nccl_version takes
+ * 2.23 on, so the lower end is not checked here. */
+bool net_ver_nvls_tree_graph_ranked(int64_t version) { return version != 0 && version < V_2_28_3; }

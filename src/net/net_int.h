@@ -150,6 +150,11 @@ double net_ver_collnet_ag_rs_eff(int64_t version, double ppn, double table);
 /* Whether that release skips CollNetChain above NET_COLLNET_MAX_LOCAL_RANKS
  * ranks a node (from 2.28.3; version 0 = the default release: yes). */
 bool net_ver_collnet_chain_capped(int64_t version);
+/* Whether that release ranks NVLS_TREE on its NVLS search graph alone,
+ * heads x min(bwIntra, bwInter[/2 on > 2 nodes]) x 5/6, without
+ * perChMaxNVLSTreeBws (2.19.3 to 2.27.x; version 0 = the default release:
+ * no). nvls_tree.c nvls_tree_rank_bw_graph. */
+bool net_ver_nvls_tree_graph_ranked(int64_t version);
 
 /* Largest data chunk of one ring step per channel, by protocol (NCCL
  * calcCollChunking: buffSize / NCCL_STEPS x chunkSteps; LL carries half its

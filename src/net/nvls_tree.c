@@ -81,9 +81,49 @@ double net_nvls_tree_fill_s(const struct net_ctx *x, enum pl_coll_proto p, doubl
  * and of gj-aion both level off at 466-469 GB/s busBw (docs/collectives.md,
  * "Session 9 (ib9)"): the figure is the algorithm's, the tuner only learned
  * it in 2.28 ("NVLSTree Tuning Fixes. Update tuning data for H100",
- * 2.28.3 release notes). 0: no cap. */
+ * 2.28.3 release notes). A run stating one of those releases is ranked on
+ * their graph form instead (nvls_tree_rank_bw_graph below, session 28); the
+ * charge keeps this cap. 0: no cap. */
 static double nvls_tree_cap(const struct net_ctx *x) {
   return net_nvls_heads(x) * net_nvls_tree_cap_per_head(x);
+}
+
+/* The bandwidth NCCL 2.19.3-2.27.x rank NVLS_TREE with (ranking only;
+ * net_ver_nvls_tree_graph_ranked): heads x min(bwIntra, bwInter, or
+ * bwInter / 2 on more than 2 nodes) x 5/6 (ncclTopoTuneModel), on the NVLS
+ * search graph's figures (src/graph/search.cc, v2.26.2-1):
+ * - channels: the heads (ncclTopoCompute, NVLS maxChannels = min(
+ *   NCCL_MAX_NVLS_ARITY, GPUs));
+ * - bwIntra: ncclTopoSearchTryNvls follows NVS -> GPU and GPU -> NVS for
+ *   every GPU at bwIntra, twice for the head's own GPU, so over all the
+ *   heads a GPU's NVLink carries (heads + 1) x bwIntra: the first search
+ *   speed (net_ver_inter_speeds: the search takes the inter-node list when
+ *   the node has NICs) with (heads + 1) x speed <= the NVLink bandwidth as
+ *   NCCL's topology sees it (intra nccl_bandwidth; DGX H100: 9 x 40 = 360
+ *   <= 18 x SM90_NVLINK_BW 20.6 = 370.8, so 40);
+ * - bwInter: pass 2 raises it alone ("NCCL_TOPO_PATTERN_NVLS &&
+ *   tmpGraph.bwInter < tmpGraph.bwIntra*2") through the faster speeds the
+ *   NIC path carries: 42, 45, 48 on a 50 GB/s rail.
+ * DGX H100 on > 2 nodes: 8 x min(40, 48 / 2) x 5/6 = 160 GB/s, where 2.28's
+ * form gives min(.., 8 x 45.5 busBw); the ring ranks at 8 x 48 x n / (2(n-1))
+ * (195 GB/s on 64 ranks): ring from ~630 MB on 8 nodes, ~260 MB on 4
+ * (docs/collectives.md, "Session 28 (h100r28)"). */
+static double nvls_tree_rank_bw_graph(const struct net_ctx *x) {
+  size_t nsp;
+  const double *sp = net_ver_inter_speeds(x->nccl_version, x->arch, &nsp);
+  double heads = net_nvls_heads(x);
+  double nvlink_gbs = x->b_intra / 1e9, rail_gbs = x->rail_bw / 1e9;
+  size_t k = nsp - 1;
+  for (size_t i = 0; i < nsp; i++)
+    if ((heads + 1.0) * sp[i] <= nvlink_gbs) {
+      k = i;
+      break;
+    }
+  double bw_intra = sp[k], bw_inter = sp[k];
+  while (k > 0 && bw_inter < 2.0 * bw_intra && sp[k - 1] <= rail_gbs)
+    bw_inter = sp[--k];
+  double bw = fmin(bw_intra, x->m <= 2 ? bw_inter : bw_inter / 2.0);
+  return heads * bw * 1e9 * 5.0 / 6.0;
 }
 
 double net_nvls_tree_time(const struct net_ctx *x, enum pl_coll_proto p, double bytes) {
@@ -101,6 +141,10 @@ double net_nvls_tree_time(const struct net_ctx *x, enum pl_coll_proto p, double 
    * of its bandwidth up to 1 GiB (nccl_version.c); the charged call keeps it */
   if (!x->charge && net_ver_nvls_tree_corrected(x->nccl_version, x->arch, x->c->cpu_vendor))
     algbw *= net_tree_correction_cols(p, bytes, net_ver_tree_corr_cols(x->nccl_version));
+  /* NCCL 2.19.3-2.27.x rank on the NVLS graph instead; the charge keeps the
+   * algorithm's rate above */
+  if (!x->charge && net_ver_nvls_tree_graph_ranked(x->nccl_version))
+    algbw = nvls_tree_rank_bw_graph(x);
   double lat = net_hw_lat_table_s(x->intra_hw, NET_T_NVLS_TREE, p) +
                2.0 * (double)net_log2i(x->m) * net_hop_lat_s(x, NET_HW_NET, NET_T_NVLS_TREE, p);
   return lat + bytes / algbw;

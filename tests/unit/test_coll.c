@@ -533,6 +533,46 @@ static void tuner_choices(void) {
   CHECK_EQ_INT(c.proto, PL_PROTO_SIMPLE);
 }
 
+/* NCCL 2.19.3-2.27.x rank NVLS_TREE on the NVLS search graph (2.26.2 ncclTopoTuneModel:
+ * bw = min(bwIntra, nNodes <= 2 ? bwInter : bwInter / 2), x heads, x 5/6; no
+ * perChMaxNVLSTreeBws before 2.28.3). DGX H100's NVLS graph: 8 heads; bwIntra 40 (9 x 40 =
+ * 360 <= 18 x 20.6 = 370.8 GB/s, 9 x 42 = 378 is not; ncclTopoSearchTryNvls puts 8 heads + the
+ * GPU's own second pass on each NVLink); bwInter raised to 48 in pass 2 (the 50 GB/s rail).
+ * By hand, 8 nodes x 8 (64 ranks), release 2.27.3:
+ *   NVLS_TREE: 8 x min(40, 24) x 5/6 = 160 GB/s; latency hwLat[NVLINK][NVLSTree] 25 +
+ *     2 x log2(8) x hwLat[NET][NVLSTree] 14 = 109 us;
+ *   ring/Simple: 8 rings x 48 = 384 GB/s busBw x 64/126 = 195.05 GB/s; latency (8.4 +
+ *     112 x max(3.4, 3 x 1) + 14 x 14) x 1.4 = 819.3 us (14 network steps, 2 (m - 1));
+ *   equal at (819.3 - 109) us / (1/160 - 1/195.05) ns/B = 632 MB: 512 MiB (537 MB) NVLS_TREE,
+ *   1 GiB (1,074 MB) ring.
+ * 4 nodes (32 ranks): ring 384 x 32/62 = 198.2 GB/s, (8.4 + 56 x 3.4 + 6 x 14) x 1.4 = 395.9
+ *   us; NVLS_TREE 160 GB/s, 25 + 2 x 2 x 14 = 81 us; equal at 314.9 us / (1/160 - 1/198.2)
+ *   = 261 MB: 128 MiB NVLS_TREE, 256 MiB (268 MB) ring.
+ * With 2.28.3's form (the default tables) NVLS_TREE keeps 1 GiB on 8 nodes. */
+static void nvls_tree_rank_pre228(void) {
+  struct pl_cluster v27 = h100, v28 = h100;
+  CHECK_EQ_INT(pl_nccl_version_parse("2.27.3", &v27.nccl_version, NULL), PL_OK);
+  CHECK_EQ_INT(pl_nccl_version_parse("2.28.3", &v28.nccl_version, NULL), PL_OK);
+  struct pl_group eight = {64, 8}, four = {32, 8};
+  struct pl_coll_cost c;
+  CHECK_EQ_INT(pl_coll_time(&v27, PL_COLL_ALL_REDUCE, 512 * MIB, eight, PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_EQ_INT(c.algo, PL_ALGO_NVLS_TREE);
+  CHECK_EQ_INT(pl_coll_time(&v27, PL_COLL_ALL_REDUCE, GIB, eight, PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_EQ_INT(c.algo, PL_ALGO_RING);
+  CHECK_EQ_INT(c.proto, PL_PROTO_SIMPLE);
+  CHECK_EQ_INT(pl_coll_time(&v27, PL_COLL_ALL_REDUCE, 128 * MIB, four, PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_EQ_INT(c.algo, PL_ALGO_NVLS_TREE);
+  CHECK_EQ_INT(pl_coll_time(&v27, PL_COLL_ALL_REDUCE, 256 * MIB, four, PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_EQ_INT(c.algo, PL_ALGO_RING);
+  CHECK_EQ_INT(pl_coll_time(&v28, PL_COLL_ALL_REDUCE, GIB, eight, PL_ALGO_AUTO, &c), PL_OK);
+  CHECK_EQ_INT(c.algo, PL_ALGO_NVLS_TREE);
+  /* the ranking only: forced NVLS_TREE costs the same under both releases */
+  struct pl_coll_cost a, b;
+  CHECK_EQ_INT(pl_coll_time(&v27, PL_COLL_ALL_REDUCE, GIB, eight, PL_ALGO_NVLS_TREE, &a), PL_OK);
+  CHECK_EQ_INT(pl_coll_time(&v28, PL_COLL_ALL_REDUCE, GIB, eight, PL_ALGO_NVLS_TREE, &b), PL_OK);
+  CHECK_NEAR_REL(a.time_s, b.time_s, 0);
+}
+
 /* Cloud presets: the NCCL setup each fabric prescribes, and NCCL's own
  * ranking (without pipeline fill) choosing the algorithm. */
 static void tuner_cloud(void) {
@@ -1249,6 +1289,7 @@ int main(void) {
   CHECK_STATUS(pl_cluster_load("dgx-h100", &h100, &d), PL_OK, dp);
   ring_one_node();
   ring_two_nodes();
+  nvls_tree_rank_pre228();
   ring_nvlink_share();
   ring_steps_every_g();
   ring_step_message_wire();

@@ -67,7 +67,7 @@ static void apply_run_env(const char *file, struct pl_cluster *cl) {
 
 /* The NCCL release each log names (its header; tests/data/nccl-multinode/README.md), passed
  * as the cluster's nccl_version (src/net/nccl_version.c: the tuning values that differ by
- * release). Logs not listed: version not printed (gj-aion, nccl-tests #322), or outside the
+ * release). Logs not listed: version not printed nor bounded (nccl-tests #322), or outside the
  * releases plateau carries (CoreWeave SHARP 2.18.1), or another lane's (Polaris 2.21.5): the
  * default tables. Session 10 (nccl10). */
 static const struct {
@@ -79,6 +79,15 @@ static const struct {
     {"coreweave-readme-2racks", "2.25.1"}, /* same PR */
     {"coreweave-readme-20racks", "2.26.2"}, /* PR #48's 2.26.2 image (run_envs above) */
     {"together-gb200", "2.29.2"},          /* "NCCL version 2.29.2+cuda13.1" (NCCL INFO) */
+    /* gj-aion (nccl-tests #309): not printed, but bounded. The runs were posted on 2025-06-18
+     * (the logs' DATE lines), before tag v2.28.3-1 (2025-09-02, NVIDIA/nccl), and the 8-node
+     * logs pay NCCL_RUNTIME_CONNECT's first-call connection (2.22.3 on; connect_signatures).
+     * For a DGX H100 all_reduce every release 2.23.4-2.27.x gives plateau the same tables
+     * (nccl_version.c: the items keyed inside that range are PAT's factor, CollNet's and the
+     * Blackwell caps and channels, none of which these runs take), so 2.27.3, the last tag
+     * before the posts, stands for the range. What it changes: NVLS_TREE's ranking before
+     * 2.28.3 (net_ver_nvls_tree_graph_ranked; docs/collectives.md, "Session 28 (h100r28)"). */
+    {"gj-aion", "2.27.3"},
 };
 
 static void apply_nccl_version(const char *file, struct pl_cluster *cl) {
@@ -115,7 +124,13 @@ static void apply_nccl_version(const char *file, struct pl_cluster *cl) {
  * (regimes()); no figure or bound moved. */
 #define EXTRAP_POL_AR 0.17
 #define EXTRAP_POL_AG 0.15 /* issue 18's target (15 %), met since coll25 */
-#define EXTRAP_GJ 0.09
+/* Session 28 (h100r28): with the release the gj-aion runs' date bounds (before 2.28.3,
+ * nccl_versions), NCCL's NVLS_TREE ranking on the NVLS graph (nvls_tree.c) puts the fitted
+ * 2-node cluster's 8 MiB on tree/LL128 (its NVLink fits at 455.6 GB/s, its network hop at
+ * 15.1 us: NVLS_TREE's rank time rises 7 us at 8 MiB, and the tie with tree turns), where the
+ * preset keeps NVLS_TREE, as the 8-node log's connection row says NCCL did: 8 MiB +56.5 %,
+ * the series 5.3 -> 9.0 %; bound 9 -> 10 %. The qoofyk series 10.6 -> 9.9 %. */
+#define EXTRAP_GJ 0.10
 #define EXTRAP_QO 0.13
 #define EXTRAP_POL4_AR 0.12
 #define EXTRAP_POL4_AG 0.24
@@ -140,10 +155,18 @@ static const struct case_ cases[] = {
      * (nvls_tree.c nvls_tree_net_bw: connectNvls runs every NVLS channel through its head's one
      * NIC; "NVLS should not need more than 16 channels to get peak BW", enqueue.cc): 16.5 ->
      * 10.9 % (8-512 MiB +11.6..+26.8 % -> -2.4..+10.4 %); bound 19 -> 13 % */
-    {"h100_8node_64gpu_all_reduce_nccl-tests-issue309-gj-aion-minctas24.txt", "dgx-h100", "auto", -1, 64, 8, 0.13, 24, false},
+    /* session 28 (h100r28): the gj-aion runs predate NCCL 2.28.3 (nccl_versions), whose
+     * releases rank NVLS_TREE on the NVLS search graph (nvls_tree.c nvls_tree_rank_bw_graph,
+     * 160 GB/s on DGX H100 across > 2 nodes): the ring from 1 GiB on 8 nodes, 256 MiB on 4,
+     * where the default logs' busBw drops (ring_switch_drop). minctas24 10.9 -> 8.3 % (1 / 2
+     * GiB -21.2 / -21.3 % -> the 24-channel ring), bound 13 -> 10 %; gj-aion 4 nodes 5.9 ->
+     * 5.5 %, 8 nodes 5.6 -> 5.8 % (its slow 1 GiB row, 285 GB/s, now charged as the ring) */
+    {"h100_8node_64gpu_all_reduce_nccl-tests-issue309-gj-aion-minctas24.txt", "dgx-h100", "auto", -1, 64, 8, 0.10, 24, false},
     /* qoofyk H100, 8x CX-7 400G, NCCL 2.26.2 */
     {"h100_2node_16gpu_all_reduce_nccl-tests-issue309-qoofyk-baremetal.txt", "dgx-h100", "auto", -1, 16, 2, 0.07, 0, false},
-    {"h100_4node_32gpu_all_reduce_nccl-tests-issue309-qoofyk-vmware.txt", "dgx-h100", "auto", -1, 32, 4, 0.15, 0, false},
+    /* session 28 (h100r28): 2.26.2 ranks NVLS_TREE on the NVLS graph (as gj-aion above): ring
+     * from 256 MiB, 12.4 -> 12.3 %; bound 15 -> 14 % */
+    {"h100_4node_32gpu_all_reduce_nccl-tests-issue309-qoofyk-vmware.txt", "dgx-h100", "auto", -1, 32, 4, 0.14, 0, false},
     /* xxrjun cluster01, 10 nodes, NCCL 2.29.2. Session 11 (coll11): NVLS_TREE's fill crosses
      * the depth of ncclGetDtree's trees, ceil(log2 10) = 4 levels, not log2i = 3 (nvls_tree.c):
      * all_reduce 14.5 -> 12.0 %, run0128 10.3 -> 8.5 %, g4 4.4 -> 3.7 %, g2 4.1 -> 4.5 % (bound
@@ -625,6 +648,84 @@ static void min_ctas_blind(void) {
   pl_nccl_log_free(log);
 }
 
+/* Where NCCL's tuner leaves NVLS_TREE for the ring, from the log itself (docs/collectives.md,
+ * "Session 28 (h100r28)"). Both xxrjun 80-rank all_reduce runs (NCCL 2.29.2, printed) hold their
+ * in-place busBw at 364 GB/s at 2 GiB and fall to 316 GB/s at 4 GiB (364.07 -> 315.96, run0128
+ * 364.53 -> 315.76); it is the only size >= 1 MiB whose in-place busBw is more than 5 % below
+ * the size before it, and from 4 GiB on the rows sit at the ring's 316-323 GB/s. A switch to a
+ * faster algorithm shows no drop; this one is NCCL's tuner ranking the ring ahead where it runs
+ * 13 % slower (2.29.2 ncclTopoTuneModel: NVLS_TREE busBw = heads x min(2 bwIntra x
+ * nvlsEfficiency x (heads - 1) / heads, bwInter, perChMaxNVLSTreeBw 45.5), 364 GB/s on DGX H100,
+ * against the ring's 8 x 48 = 384, both x nRanks / nsteps). So
+ * the size of the drop is where NCCL switched, and plateau's 2.29.2 ranking must switch at the
+ * same size (the time model's NVLS_TREE rate, 320 against the log's 364 GB/s, is a separate
+ * question: the switch must not move to mend it). Session 28 also: the gj-aion default runs
+ * (release before 2.28.3 by date, nccl_versions) drop once each, 8 nodes at 1 GiB (301.2 ->
+ * 285.1 GB/s), 4 nodes at 256 MiB (249.2 -> 235.9), where NCCL 2.19-2.27's ranking on the NVLS
+ * graph leaves NVLS_TREE (nvls_tree.c nvls_tree_rank_bw_graph; the 2.28 form would stay to
+ * 4 / 2 GiB). Not asserted: gj-aion minctas24 (its one drop is the 8 MiB connection; its
+ * 24-channel ring is faster than its NVLS_TREE, so the switch shows as a rise), qoofyk VMware
+ * 2.26.2 (no drop at all, where the 2.26.2 ranking leaves NVLS_TREE at 256 MiB: its ring runs
+ * at NVLS_TREE's 358-366 GB/s, ring27's reading (a), or NCCL ranked otherwise). */
+static void ring_switch_drop(void) {
+  static const char *const logs[] = {
+      "h100_10node_80gpu_all_reduce_xxrjun-cluster01.txt",
+      "h100_10node_80gpu_all_reduce_xxrjun-cluster01-run0128.txt",
+      "h100_8node_64gpu_all_reduce_nccl-tests-issue309-gj-aion.txt",
+      "h100_4node_32gpu_all_reduce_nccl-tests-issue309-gj-aion.txt",
+  };
+  printf("\n| | log | plateau: first size it leaves NVLS_TREE | "
+         "log: first size >= 1 MiB with in-place busBw > 5 %% below the size before |\n"
+         "|---|---|---:|---:|\n");
+  for (size_t i = 0; i < sizeof logs / sizeof logs[0]; i++) {
+    int k = case_index(logs[i]);
+    CHECK(k >= 0);
+    if (k < 0)
+      continue;
+    const struct case_ *c = &cases[k];
+    struct pl_nccl_log *log = NULL;
+    struct pl_nccl_series *s = load(c, &log);
+    struct pl_cluster cl;
+    if (s == NULL || s->n_rows < 3 || pl_cluster_load(c->cluster, &cl, NULL) != PL_OK) {
+      CHECK(!"log or cluster did not load");
+      pl_nccl_log_free(log);
+      continue;
+    }
+    case_cluster(c, &cl);
+    CHECK(cl.nccl_version > 0); /* the release the log prints, 2.29.2 */
+    struct pl_group g = {s->ranks, s->ranks_per_node};
+    double model_first = 0.0, log_first = 0.0;
+    int drops = 0;
+    enum pl_coll_algo prev = PL_ALGO_AUTO;
+    for (size_t r = 0; r < s->n_rows; r++) {
+      const struct pl_nccl_row *row = &s->rows[r];
+      struct pl_coll_cost cost;
+      CHECK_EQ_INT(pl_coll_time(&cl, s->op, row->bytes, g, PL_ALGO_AUTO, &cost), PL_OK);
+      if (r > 0 && prev == PL_ALGO_NVLS_TREE && cost.algo != PL_ALGO_NVLS_TREE &&
+          model_first == 0.0)
+        model_first = row->bytes;
+      prev = cost.algo;
+      if (r == 0 || row->bytes < MIB)
+        continue;
+      const struct pl_nccl_row *b = &s->rows[r - 1];
+      CHECK(row->inplace_time_s > 0.0 && b->inplace_time_s > 0.0);
+      /* busBw ratio = (bytes / time) / (bytes_before / time_before) */
+      double ratio = (row->bytes / row->inplace_time_s) / (b->bytes / b->inplace_time_s);
+      if (ratio < 0.95) {
+        drops++;
+        if (log_first == 0.0)
+          log_first = row->bytes;
+      }
+    }
+    printf("| ring switch | %s | %.0f MiB | %.0f MiB |\n", c->file, model_first / MIB,
+           log_first / MIB);
+    CHECK_EQ_INT(drops, 1);
+    CHECK(model_first > 0.0);
+    CHECK(model_first == log_first);
+    pl_nccl_log_free(log);
+  }
+}
+
 /* The listed logs with their reasons (after the per-log table). */
 static void listed(void) {
   /* rows open with "| listed |" so that the per-log rows stay the only ones starting with a
@@ -680,5 +781,6 @@ int main(void) {
   extrapolation();
   connect_signatures();
   min_ctas_blind();
+  ring_switch_drop();
   return check_finish();
 }
