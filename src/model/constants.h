@@ -111,6 +111,15 @@
  * gradient scaling pass (grad_data *= gradient_scaling_factor) is not counted:
  * NeMo 2 / Bridge set average_in_collective=True, which makes the factor 1. */
 #define GRAD_BUFFER_PASSES 2.0
+/* Without average_in_collective (Megatron-LM's --ddp-average-in-collective is
+ * store_true, default False; core_r0.8.0 distributed_data_parallel.py sets
+ * gradient_scaling_factor = 1/dp then), each bucket's gradients are scaled
+ * in place before its reduce, a read and a write of every element
+ * (layout.grad_scale_pass; param_and_grad_buffer.py start_grad_sync
+ * `grad_data *= gradient_scaling_factor`, core_r0.8.0 .. core_v0.14.0;
+ * `self.data /= self.data_parallel_world_size` in grad_buffer.py since
+ * Megatron-LM 25c7eb2863, which created megatron/core/distributed). */
+#define GRAD_SCALE_PASSES 2.0
 /* What the simulator counts for a fused optimizer: 34 B. */
 #define ADAMW_BYTES_PER_PARAM (ADAMW_STEP_BYTES_PER_PARAM + GRAD_NORM_BYTES_PER_PARAM)
 /* Eager PyTorch (layout.kernels unfused: FSDP with torch.optim or Composer):

@@ -267,12 +267,16 @@ double sim_opt_bytes_per_param(const struct pl_layout *l) {
  * stream's other non-forward/backward work. ddp and zero1 only (Megatron's
  * FSDP keeps sharded gradients of its own). */
 double sim_grad_buffer_passes_s(const struct pl_layout *l, const struct pl_gpu *g, double params) {
-  if (!l->grad_buffer_passes || (l->shard != PL_SHARD_DDP && l->shard != PL_SHARD_ZERO1))
+  if (l->shard != PL_SHARD_DDP && l->shard != PL_SHARD_ZERO1)
     return 0.0;
+  /* layout.grad_scale_pass: the 1/dp scaling before each reduce, a read and
+   * a write more (constants.h GRAD_SCALE_PASSES) */
+  double passes = (l->grad_buffer_passes ? GRAD_BUFFER_PASSES : 0.0) +
+                  (l->grad_scale_pass ? GRAD_SCALE_PASSES : 0.0);
   double bw = g->hbm_bytes_per_s * g->eff.hbm_fraction;
-  if (!(bw > 0) || !(params > 0))
+  if (!(passes > 0) || !(bw > 0) || !(params > 0))
     return 0.0;
-  return params * GRAD_BUFFER_PASSES * sim_grad_bytes(l) / bw;
+  return params * passes * sim_grad_bytes(l) / bw;
 }
 
 void sim_dp_emit_tail(struct lower *lw) {
