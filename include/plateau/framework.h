@@ -252,6 +252,13 @@ struct pl_framework {
   enum pl_setting eager_z_loss;        /* with the eager loss, the z-loss logsumexp(-1).pow(2) run
                                           eagerly on the fp32 logits (OLMo-core
                                           cross_entropy_loss; layout.eager_z_loss) */
+  enum pl_setting grad_buffer_passes;  /* ddp/zero1: Megatron-Core DDP's per-step passes over its
+                                          contiguous gradient buffer, zero_grad_buffer's zero_
+                                          and check_for_nan_in_grad's bucket norms
+                                          (layout.grad_buffer_passes) */
+  enum pl_setting grad_scale_pass;     /* ddp/zero1: Megatron-Core DDP divides each bucket's
+                                          gradients by the dp size before its reduce, without
+                                          average_in_collective (layout.grad_scale_pass) */
   enum pl_setting adam_no_master;      /* the optimizer keeps no master copy: the 16-bit
                                           parameters are its parameters (layout.adam_no_master) */
 };

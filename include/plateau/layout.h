@@ -771,6 +771,21 @@ struct pl_layout {
                               logits.logsumexp(-1).pow(2), z_loss_multiplier set by the official
                               scripts): ATen's logsumexp and its backward, per logit; time only
                               (compute.c eager_z_loss_s) */
+  bool grad_buffer_passes; /* input: ddp/zero1, Megatron-Core's DistributedDataParallel: once per
+                              step the whole local gradient buffer is zeroed (distributed_data_
+                              parallel.py zero_grad_buffer -> param_and_grad_buffer.py reset:
+                              grad_data.zero_()) and, with check_for_nan_in_grad, each bucket's
+                              norm read before its reduce (start_grad_sync / check_grads:
+                              grad_data.norm(p=2)): one write and one read of every local
+                              gradient, on the compute stream (lower_dp.c sim_dp_emit_tail,
+                              constants.h GRAD_BUFFER_PASSES) */
+  bool grad_scale_pass;    /* input: ddp/zero1, Megatron-Core's DistributedDataParallel without
+                              average_in_collective (Megatron-LM's default): each bucket's
+                              gradients are scaled by 1/dp before its reduce (param_and_grad_
+                              buffer.py start_grad_sync: grad_data *= gradient_scaling_factor;
+                              `self.data /= self.data_parallel_world_size` since 25c7eb2863): one
+                              more read and write of every local gradient (lower_dp.c
+                              sim_grad_buffer_passes_s, constants.h GRAD_SCALE_PASSES) */
   bool fsdp_pp_unsharded;  /* input: zero2/zero3 with pp > 1: a stage's parameters are gathered on
                               each chunk's first forward and kept unsharded for the whole step,
                               its gradients accumulated unsharded and reduce_scattered once, after

@@ -97,6 +97,29 @@
  * traffic, read 2 + 2 B, write 2 + 2 B against read 4, write 4 + 2, is not
  * modelled). */
 #define ADAMW_BF16_MOMENTS_SAVED_BYTES 8.0
+/* Megatron-Core DDP's per-step passes over its whole local gradient buffer
+ * (layout.grad_buffer_passes), in gradient-buffer elements moved per
+ * parameter: zero_grad_buffer() before the first forward writes every element
+ * once (distributed_data_parallel.py zero_grad_buffer -> param_and_grad_buffer.py
+ * _ParamAndGradBuffer.reset: self.grad_data.zero_(), core_r0.8.0 .. core_v0.14.0),
+ * and with ddp_config.check_for_nan_in_grad each bucket's norm is taken
+ * before its reduce, one read of every element (core_r0.8.0 Bucket.start_grad_sync
+ * `norm = self.grad_data.norm(p=2)`; core_v0.12.0 / core_v0.14.0
+ * _ParamAndGradBucketGroup.check_grads `grad_norm = self.buckets[i].grad_data.norm(p=2)`).
+ * Megatron-LM turns the check on by default (--check-for-nan-in-loss-and-grad),
+ * NeMo 2 and Megatron-Bridge recipes set check_for_nan_in_grad=True. The
+ * gradient scaling pass (grad_data *= gradient_scaling_factor) is not counted:
+ * NeMo 2 / Bridge set average_in_collective=True, which makes the factor 1. */
+#define GRAD_BUFFER_PASSES 2.0
+/* Without average_in_collective (Megatron-LM's --ddp-average-in-collective is
+ * store_true, default False; core_r0.8.0 distributed_data_parallel.py sets
+ * gradient_scaling_factor = 1/dp then), each bucket's gradients are scaled
+ * in place before its reduce, a read and a write of every element
+ * (layout.grad_scale_pass; param_and_grad_buffer.py start_grad_sync
+ * `grad_data *= gradient_scaling_factor`, core_r0.8.0 .. core_v0.14.0;
+ * `self.data /= self.data_parallel_world_size` in grad_buffer.py since
+ * Megatron-LM 25c7eb2863, which created megatron/core/distributed). */
+#define GRAD_SCALE_PASSES 2.0
 /* What the simulator counts for a fused optimizer: 34 B. */
 #define ADAMW_BYTES_PER_PARAM (ADAMW_STEP_BYTES_PER_PARAM + GRAD_NORM_BYTES_PER_PARAM)
 /* Eager PyTorch (layout.kernels unfused: FSDP with torch.optim or Composer):

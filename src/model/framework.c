@@ -104,6 +104,8 @@ static const struct {
     {"hf_shift_copy", offsetof(struct pl_framework, hf_shift_copy)},
     {"logits_shift_copy", offsetof(struct pl_framework, logits_shift_copy)},
     {"eager_z_loss", offsetof(struct pl_framework, eager_z_loss)},
+    {"grad_buffer_passes", offsetof(struct pl_framework, grad_buffer_passes)},
+    {"grad_scale_pass", offsetof(struct pl_framework, grad_scale_pass)},
 };
 
 static enum pl_setting *setting_at(struct pl_framework *fw, size_t i) {
@@ -624,6 +626,8 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->hf_shift_copy, &l->hf_shift_copy, false);
   put(fw->logits_shift_copy, &l->logits_shift_copy, false);
   put(fw->eager_z_loss, &l->eager_z_loss, false);
+  put(fw->grad_buffer_passes, &l->grad_buffer_passes, false);
+  put(fw->grad_scale_pass, &l->grad_scale_pass, false);
 }
 
 static enum pl_setting setting(bool on) { return on ? PL_SETTING_ON : PL_SETTING_OFF; }
@@ -744,4 +748,6 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->hf_shift_copy = setting(l->hf_shift_copy);
   out->logits_shift_copy = setting(l->logits_shift_copy);
   out->eager_z_loss = setting(l->eager_z_loss);
+  out->grad_buffer_passes = setting(l->grad_buffer_passes);
+  out->grad_scale_pass = setting(l->grad_scale_pass);
 }

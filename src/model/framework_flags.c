@@ -102,6 +102,8 @@ static const struct flag flags[] = {
     ONOFF("hf-shift-copy", hf_shift_copy),
     ONOFF("logits-shift-copy", logits_shift_copy),
     ONOFF("eager-z-loss", eager_z_loss),
+    ONOFF("grad-buffer-passes", grad_buffer_passes),
+    ONOFF("grad-scale-pass", grad_scale_pass),
     WORDS("adam-moments-dtype", adam_moments_bf16, "dtype", "bf16", "fp32", false),
     WORDS("adam-master", adam_no_master, "value", "none", "kept", false),
     ONOFF("fsdp-block-units", fsdp_block_units),

@@ -394,6 +394,9 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.logits_shift_copy", pl_setting_name(fw.logits_shift_copy));
   /* the eager z-loss beside the eager fp32 loss (layout.eager_z_loss, olmo27) */
   col_str(c, "framework.eager_z_loss", pl_setting_name(fw.eager_z_loss));
+  /* Megatron-Core DDP's gradient-buffer zero and NaN-check passes (layout.grad_buffer_passes, nemo28) */
+  col_str(c, "framework.grad_buffer_passes", pl_setting_name(fw.grad_buffer_passes));
+  col_str(c, "framework.grad_scale_pass", pl_setting_name(fw.grad_scale_pass));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

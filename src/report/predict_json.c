@@ -262,6 +262,8 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_bool(e, "hf_shift_copy", fw.hf_shift_copy == PL_SETTING_ON);
   pl_emit_bool(e, "logits_shift_copy", fw.logits_shift_copy == PL_SETTING_ON);
   pl_emit_bool(e, "eager_z_loss", fw.eager_z_loss == PL_SETTING_ON);
+  pl_emit_bool(e, "grad_buffer_passes", fw.grad_buffer_passes == PL_SETTING_ON);
+  pl_emit_bool(e, "grad_scale_pass", fw.grad_scale_pass == PL_SETTING_ON);
   pl_emit_obj_end(e);
 }
 

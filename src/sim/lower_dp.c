@@ -256,6 +256,29 @@ double sim_opt_bytes_per_param(const struct pl_layout *l) {
   return step + norm;
 }
 
+/* layout.grad_buffer_passes: Megatron-Core DDP zeroes its whole local
+ * gradient buffer once per step and reads it once more for the NaN check's
+ * bucket norms (constants.h GRAD_BUFFER_PASSES): every local gradient element
+ * (the stage's parameters, unsharded: the buffer holds them all; the
+ * distributed optimizer shards only the step), at the gradient buffer's
+ * dtype (sim_grad_bytes: fp32 with grad_reduce_in_fp32), at the HBM rate.
+ * Both run on the compute stream, the zero before the first forward and the
+ * norms between backward kernels; counted with the optimizer step, the
+ * stream's other non-forward/backward work. ddp and zero1 only (Megatron's
+ * FSDP keeps sharded gradients of its own). */
+double sim_grad_buffer_passes_s(const struct pl_layout *l, const struct pl_gpu *g, double params) {
+  if (l->shard != PL_SHARD_DDP && l->shard != PL_SHARD_ZERO1)
+    return 0.0;
+  /* layout.grad_scale_pass: the 1/dp scaling before each reduce, a read and
+   * a write more (constants.h GRAD_SCALE_PASSES) */
+  double passes = (l->grad_buffer_passes ? GRAD_BUFFER_PASSES : 0.0) +
+                  (l->grad_scale_pass ? GRAD_SCALE_PASSES : 0.0);
+  double bw = g->hbm_bytes_per_s * g->eff.hbm_fraction;
+  if (!(passes > 0) || !(bw > 0) || !(params > 0))
+    return 0.0;
+  return params * passes * sim_grad_bytes(l) / bw;
+}
+
 void sim_dp_emit_tail(struct lower *lw) {
   const struct pl_layout *l = lw->l;
   const struct pl_gpu *g = &lw->st->run->cluster.gpu;
@@ -269,6 +292,7 @@ void sim_dp_emit_tail(struct lower *lw) {
   double bw = g->hbm_bytes_per_s * g->eff.hbm_fraction;
   double per_param = sim_opt_bytes_per_param(l);
   double opt_s = (bw > 0 ? local * per_param / bw : 0) + g->eff.kernel_overhead_s;
+  opt_s += sim_grad_buffer_passes_s(l, g, params);
   opt_s = sim_opt_host_s(lw, opt_s);
   int32_t reduce_tail =
       lw->st->eng.streams[lw->streams[lw->stage * PL_STREAM_N + PL_STREAM_DP_REDUCE]].tail;

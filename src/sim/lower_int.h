@@ -354,6 +354,9 @@ void sim_step_sync_emit(struct lower *lw, int32_t after);
 double sim_opt_host_s(const struct lower *lw, double gpu_s);
 /* The optimizer step's HBM bytes per local parameter (lower_dp.c). */
 double sim_opt_bytes_per_param(const struct pl_layout *l);
+/* Megatron-Core DDP's per-step gradient-buffer zero and NaN-check norm passes
+ * over params local gradients (layout.grad_buffer_passes; lower_dp.c). */
+double sim_grad_buffer_passes_s(const struct pl_layout *l, const struct pl_gpu *g, double params);
 
 /* lower_unit.c: one unit's compute and its tp, cp and ep collectives, after
  * the unit's inputs (gather: its FSDP gather task, or SIM_NONE); returns

@@ -693,6 +693,11 @@ bool validate_mlperf_overrides(const struct validate_in *in, struct pl_framework
     fw->bucket_params = 0;
     fw->bucket_dp_scaled = false;
     validate_note(row, "data-parallel buckets of %g MiB (BUCKET_CAP_MB: Apex's bucket_cap_mb)", mb);
+    /* Apex's DistributedFusedAdam holds the gradients, not Megatron-Core's
+     * DistributedDataParallel: none of its per-step gradient-buffer zero and
+     * check_for_nan_in_grad norms (layout.grad_buffer_passes; Apex's own
+     * zero_grad not counted, not read in session 28) */
+    fw->grad_buffer_passes = PL_SETTING_OFF;
   }
   /* The Llama 3.1 8B implementation of MLPerf v5.1 (NeMo 2): the DDP bucket
    * in parameters, config_common_8b.sh export BUCKET_SIZE=768000000, read by

@@ -654,7 +654,7 @@ check "cudnn 9.13: csv column on" [ "$(col "$TMP/out" framework.cudnn_913)" = on
 # appended columns keep their order: cudnn_913, then tp_seq_copies (added after it by tt13, session 13),
 # then cudnn_version (cudnn13, session 13), then cp_allgather (cp13, session 13), then async_tp (atp13, session 13),
 # then cudnn_cluster_margin (ossmoe14, session 14), then grad_accum_fusion (mcore14, session 14), then ub_proj_fprop_sms and ub_fc2_fprop_sms (ub14); then layout.account_embed_loss (user15, session 15); then framework.megatron_xent (mlm16, session 16); then the machine as run and eager_cross_entropy (cmd16, session 16); then pp_keep_outputs (herd17, session 17); then the torchtitan memory layouts (session 17); then hardware.gpu_variability (var17, session 17), then framework.adam_master (nem17, session 17), framework.bucket_params (bucket18), framework.fsdp1_copies (fsdp19), then layout.moe_pad_capacity (a2a19, session 19), then framework.moe_expert_padding (session 21), then framework.gqa_query_copy (pad21, session 21), then layout.moe_force_balance (qwen22, session 22), then framework.fms_rope and framework.kv_expand_copy (old22, session 22), then framework.separate_linears and framework.rope_complex (tt22, session 22), then framework.fsdp2_predivide and framework.fsdp2_rs_copy_in (study23, session 23), then framework.hybridep_sms (ep23, session 23), then framework.moe_router_fusion (nano24, session 24), then framework.fused_norm (norm24, session 24) last
-check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy,framework.pp_keep_outputs,framework.tp_gathered_saved,framework.fp32_param_shards,hardware.gpu_variability,framework.adam_master,framework.bucket_params,framework.fsdp1_copies,layout.moe_pad_capacity,framework.moe_expert_padding,framework.gqa_query_copy,layout.moe_force_balance,framework.fms_rope,framework.kv_expand_copy,framework.separate_linears,framework.rope_complex,framework.fsdp2_predivide,framework.fsdp2_rs_copy_in,framework.hybridep_sms,framework.moe_router_fusion,framework.fused_norm,framework.jit_fuser,framework.fsdp_root_unit,framework.nccl_max_ctas_tp,framework.nccl_max_ctas_cp,framework.nccl_max_ctas_dp,framework.nccl_max_ctas_pp,hardware.nccl_min_channels,layout.bf16_last_blocks,layout.bf16_modules,layout.task,layout.lora_rank,layout.lora_targets,layout.packed_sample_len,framework.hf_shift_copy,framework.align_grad_reduce,layout.defer_embedding_wgrad,layout.cp_comm_type,layout.cp_a2a_size,framework.overlap_param_gather_with_optimizer_step,framework.delay_wgrad_compute,framework.optimizer_impl,framework.grad_clip,framework.autocast_weight_casts,framework.optimizer_torch,framework.logits_shift_copy,framework.eager_z_loss$' "$TMP/out"
+check "cudnn 9.13: csv column appended, then tp_seq_copies and the version's" grep -q ',framework.cudnn_913,framework.tp_seq_copies,framework.cudnn_version,framework.cp_allgather,framework.async_tp,framework.cudnn_cluster_margin,framework.grad_accum_fusion,framework.ub_proj_fprop_sms,framework.ub_fc2_fprop_sms,framework.step_sync_all_reduces,framework.step_sync_broadcasts,framework.step_sync_all_gathers,framework.opt_syncs_per_tensor,layout.account_embed_loss,framework.megatron_xent,hardware.gpus_per_node,hardware.hbm_bytes,hardware.hbm_bytes_per_s,hardware.nic_bytes_per_s,hardware.sharp,framework.eager_cross_entropy,framework.pp_keep_outputs,framework.tp_gathered_saved,framework.fp32_param_shards,hardware.gpu_variability,framework.adam_master,framework.bucket_params,framework.fsdp1_copies,layout.moe_pad_capacity,framework.moe_expert_padding,framework.gqa_query_copy,layout.moe_force_balance,framework.fms_rope,framework.kv_expand_copy,framework.separate_linears,framework.rope_complex,framework.fsdp2_predivide,framework.fsdp2_rs_copy_in,framework.hybridep_sms,framework.moe_router_fusion,framework.fused_norm,framework.jit_fuser,framework.fsdp_root_unit,framework.nccl_max_ctas_tp,framework.nccl_max_ctas_cp,framework.nccl_max_ctas_dp,framework.nccl_max_ctas_pp,hardware.nccl_min_channels,layout.bf16_last_blocks,layout.bf16_modules,layout.task,layout.lora_rank,layout.lora_targets,layout.packed_sample_len,framework.hf_shift_copy,framework.align_grad_reduce,layout.defer_embedding_wgrad,layout.cp_comm_type,layout.cp_a2a_size,framework.overlap_param_gather_with_optimizer_step,framework.delay_wgrad_compute,framework.optimizer_impl,framework.grad_clip,framework.autocast_weight_casts,framework.optimizer_torch,framework.logits_shift_copy,framework.eager_z_loss,framework.grad_buffer_passes,framework.grad_scale_pass$' "$TMP/out"
 expect_ok predict $c24 --cudnn-913 on --format json
 check "--cudnn-913 on: h100 (no 9.13 figures) runs unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/c24_off.json" step_time_s)" ]
 onoff_refused cudnn-913 cudnn_913
@@ -1226,6 +1226,47 @@ expect_ok predict --model llama2-7b --gpus 8 --grad-accum-fusion on --format csv
 check "grad accum fusion: csv column on" [ "$(col "$TMP/out" framework.grad_accum_fusion)" = on ]
 expect_fail 1 "^plateau: --grad-accum-fusion: unknown value 'yes' \(expected on\|off\)" -- predict --grad-accum-fusion yes
 
+# --grad-buffer-passes: ddp/zero1, Megatron-Core DDP's per-step zero_ of its
+# gradient buffer and check_for_nan_in_grad's bucket norms, 2 x 4 B per local
+# fp32 gradient (test_grad_buffer derives the time). Off by default; on in the
+# megatron-core and nemo presets, off in nemo-2024 (Apex's optimizer holds the
+# gradients) and megatron-lm; on, the optimizer time grows; zero3 unchanged.
+expect_ok predict --model llama2-7b --gpus 8 --shard zero1 --gbs 64 --format json
+cp "$TMP/out" "$TMP/gb0.json"
+check "grad buffer passes: off by default" [ "$(json_raw "$TMP/out" grad_buffer_passes)" = false ]
+expect_ok predict --model llama2-7b --gpus 8 --shard zero1 --gbs 64 --grad-buffer-passes on --format json
+check "grad buffer passes: on in JSON" [ "$(json_raw "$TMP/out" grad_buffer_passes)" = true ]
+check "grad buffer passes: step slower" awk -v a="$(json_num "$TMP/out" step_time_s)" -v b="$(json_num "$TMP/gb0.json" step_time_s)" 'BEGIN { exit !(a > b) }'
+expect_ok predict --model llama2-7b --gpus 8 --shard zero3 --gbs 64 --format json
+cp "$TMP/out" "$TMP/gb3.json"
+expect_ok predict --model llama2-7b --gpus 8 --shard zero3 --gbs 64 --grad-buffer-passes on --format json
+check "grad buffer passes: zero3 unchanged" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/gb3.json" step_time_s)" ]
+expect_ok predict --model llama2-7b --gpus 8 --framework nemo --format json
+check "grad buffer passes: on in nemo" [ "$(json_raw "$TMP/out" grad_buffer_passes)" = true ]
+expect_ok predict --model llama2-7b --gpus 8 --framework megatron-core --format json
+check "grad buffer passes: on in megatron-core" [ "$(json_raw "$TMP/out" grad_buffer_passes)" = true ]
+expect_ok predict --model llama2-7b --gpus 8 --framework nemo-2024 --format json
+check "grad buffer passes: off in nemo-2024 (Apex)" [ "$(json_raw "$TMP/out" grad_buffer_passes)" = false ]
+expect_ok predict --model llama2-7b --gpus 8 --framework megatron-lm --format json
+check "grad buffer passes: off in megatron-lm" [ "$(json_raw "$TMP/out" grad_buffer_passes)" = false ]
+expect_ok predict --model llama2-7b --gpus 8 --grad-buffer-passes on --format csv
+check "grad buffer passes: csv column on" [ "$(col "$TMP/out" framework.grad_buffer_passes)" = on ]
+expect_fail 1 "^plateau: --grad-buffer-passes: unknown value 'yes' \(expected on\|off\)" -- predict --grad-buffer-passes yes
+
+# --grad-scale-pass: Megatron-Core DDP without average_in_collective scales each
+# bucket by 1/dp before its reduce, 2 x 4 B more per fp32 gradient: on in
+# megatron-core (Megatron-LM's default), off in nemo (average_in_collective=True).
+expect_ok predict --model llama2-7b --gpus 8 --shard zero1 --gbs 64 --grad-scale-pass on --format json
+check "grad scale pass: on in JSON" [ "$(json_raw "$TMP/out" grad_scale_pass)" = true ]
+check "grad scale pass: step slower" awk -v a="$(json_num "$TMP/out" step_time_s)" -v b="$(json_num "$TMP/gb0.json" step_time_s)" 'BEGIN { exit !(a > b) }'
+expect_ok predict --model llama2-7b --gpus 8 --framework megatron-core --format json
+check "grad scale pass: on in megatron-core" [ "$(json_raw "$TMP/out" grad_scale_pass)" = true ]
+expect_ok predict --model llama2-7b --gpus 8 --framework nemo --format json
+check "grad scale pass: off in nemo" [ "$(json_raw "$TMP/out" grad_scale_pass)" = false ]
+expect_ok predict --model llama2-7b --gpus 8 --grad-scale-pass on --format csv
+check "grad scale pass: csv column on" [ "$(col "$TMP/out" framework.grad_scale_pass)" = on ]
+expect_fail 1 "^plateau: --grad-scale-pass: unknown value 'x' \(expected on\|off\)" -- predict --grad-scale-pass x
+
 # --moe-host-sync: the host waits once per MoE block's forward for the tokens per
 # local expert (Megatron-Core's dispatchers), so the GPU idles while it issues the
 # experts: Qwen3-30B-A3B on 8 B200, ep 8, the flex dispatcher, mbs 4: slower with
@@ -1315,19 +1356,20 @@ check "vtrain-a100: one node as dgx-a100" [ "$(json_num "$TMP/out" step_time_s)"
 
 # Versioned presets (session 16): a file's "base" preset, then its own behaviours. nemo-2024 is
 # nemo with cuDNN 9.1, Megatron's unfused cross-entropy and Apex's 100 MiB buckets (the mid-2024
-# NeMo 1.x containers): the step of --framework nemo --cudnn 9.1 --megatron-xent on
-# --bucket-mb 100; a user file with a base works the same; a base that is no preset fails with
+# NeMo 1.x containers; session 28: and no Megatron-Core DDP gradient-buffer passes, Apex's
+# optimizer holding the gradients): the step of --framework nemo --cudnn 9.1 --megatron-xent on
+# --bucket-mb 100 --grad-buffer-passes off; a user file with a base works the same; a base that is no preset fails with
 # one line.
 v16=(predict --model llama2-7b --gpus 16 --tp 2 --gbs 64 --format json)
 expect_ok "${v16[@]}" --framework nemo-2024
 cp "$TMP/out" "$TMP/n24.json"
 check "nemo-2024 runs cuDNN 9.1" grep -q '"cudnn_version": "9.1"' "$TMP/n24.json"
 check "nemo-2024's error band is its family's (nemo)" grep -q '"class": "h100 nemo multi-node"' "$TMP/n24.json"
-expect_ok "${v16[@]}" --framework nemo --cudnn 9.1 --megatron-xent on --bucket-mb 100
-check "nemo-2024 = nemo + --cudnn 9.1 --megatron-xent on --bucket-mb 100" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/n24.json" step_time_s)" ]
+expect_ok "${v16[@]}" --framework nemo --cudnn 9.1 --megatron-xent on --bucket-mb 100 --grad-buffer-passes off
+check "nemo-2024 = nemo + --cudnn 9.1 --megatron-xent on --bucket-mb 100 --grad-buffer-passes off" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/n24.json" step_time_s)" ]
 expect_ok "${v16[@]}" --framework nemo
 check "nemo-2024 differs from nemo (older cuDNN)" [ "$(json_num "$TMP/out" step_time_s)" != "$(json_num "$TMP/n24.json" step_time_s)" ]
-printf '{"name": "mine", "base": "nemo", "behaviours": {"cudnn_version": "9.1", "megatron_xent": true, "bucket_mb": 100}}' > "$TMP/mine.json"
+printf '{"name": "mine", "base": "nemo", "behaviours": {"cudnn_version": "9.1", "megatron_xent": true, "bucket_mb": 100, "grad_buffer_passes": false}}' > "$TMP/mine.json"
 expect_ok "${v16[@]}" --framework "$TMP/mine.json"
 check "a user file with base nemo" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/n24.json" step_time_s)" ]
 printf '{"name": "mine", "base": "nemo-3000", "behaviours": {}}' > "$TMP/bad_base.json"

@@ -368,6 +368,9 @@ static void test_base(void) {
   CHECK(fw.bucket_mb == 100 && fw.bucket_params == 0 && nemo.bucket_params == 134217728.0);
   fw.bucket_mb = nemo.bucket_mb;
   fw.bucket_params = nemo.bucket_params;
+  /* Apex's optimizer holds the gradients: no Megatron-Core DDP buffer passes (session 28) */
+  CHECK(fw.grad_buffer_passes == PL_SETTING_OFF && nemo.grad_buffer_passes == PL_SETTING_ON);
+  fw.grad_buffer_passes = nemo.grad_buffer_passes;
   fw.cudnn_version_set = nemo.cudnn_version_set;
   fw.cudnn_version = nemo.cudnn_version;
   memcpy(fw.name, nemo.name, sizeof fw.name);
