@@ -60,8 +60,9 @@ struct pl_op {
                              as two launches of m / 2 against the gathered keys up to their
                              chunk (src/sim/compute.c); 0 otherwise */
   int bwd_kernels;        /* MEMORY: kernels the backward launches when more than one
-                             (0: one; docs/step-model.md 2.6): a norm's backward (3), the
-                             gradient accumulation's per-tensor adds */
+                             (0: one; -1: none, its work runs inside another op's kernels;
+                             docs/step-model.md 2.6): a norm's backward (3), the gradient
+                             accumulation's per-tensor adds */
   int fwd_kernels;        /* MEMORY: kernels the forward launches when more than one (0: one;
                              -1: none, its work runs inside another op's kernel) */
   bool host_waits;        /* MEMORY: the host reads each kernel's result back and waits for it

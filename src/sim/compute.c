@@ -200,8 +200,11 @@ int pl_op_kernels(const struct pl_op *op, enum pl_pass pass) {
   double bytes = pass == PL_PASS_FWD ? op->fwd_bytes : op->bwd_bytes;
   if (bytes <= 0)
     return 0;
-  if (pass == PL_PASS_BWD)
+  if (pass == PL_PASS_BWD) {
+    if (op->bwd_kernels < 0)
+      return 0; /* runs inside another op's kernels (pl_op.bwd_kernels) */
     return op->bwd_kernels > 1 ? op->bwd_kernels : 1;
+  }
   if (op->fwd_kernels < 0)
     return 0; /* runs inside another op's kernel (pl_op.fwd_kernels) */
   return op->fwd_kernels > 1 ? op->fwd_kernels : 1;
@@ -1055,7 +1058,8 @@ static double cluster_margin_s(const struct pl_gpu *g, const struct pl_layout *l
  * memory.csv: F.layer_norm 0.51-0.57 of the H100's 3.35 TB/s, HF's LlamaRMSNorm
  * chain 0.62-0.70 on its 36 B per element, add/mul 0.80-0.89).
  * LayerNorm models (efficiency.layer_norm_eager): the norm ops, one
- * native_layer_norm kernel each. RMSNorm models (efficiency.rms_norm_eager):
+ * native_layer_norm kernel each, and layernorm_eager, the backward's second
+ * read of dY and X (segments.c unfused_kernels). RMSNorm models (efficiency.rms_norm_eager):
  * the norm ops and rmsnorm_eager, the extra passes of the same chain
  * (segments.c unfused_kernels), priced together as the measurement timed them.
  * The backward is priced at the forward's measured fraction (no backward was
@@ -1064,8 +1068,9 @@ static double cluster_margin_s(const struct pl_gpu *g, const struct pl_layout *l
  * kernels) or the file gives no rate (the HBM bytes at hbm_fraction then). */
 static double eager_norm_s(const struct pl_gpu *g, const struct pl_layout *l,
                            const struct pl_model *m, const struct pl_op *op, enum pl_pass pass) {
-  static const char *const norms[] = {"norm1", "norm2", "final_norm", "qk_norm", "mtp_final_norm",
-                                      "rmsnorm_eager"};
+  static const char *const norms[] = {"norm1",          "norm2",         "final_norm",
+                                      "qk_norm",        "mtp_final_norm", "rmsnorm_eager",
+                                      "layernorm_eager"};
   if (l->kernels != PL_KERNELS_UNFUSED || op->kind != PL_OP_MEMORY || op->name == NULL)
     return -1;
   /* layout.fused_norm: the RMSNorm is one Triton kernel each way (segments.c

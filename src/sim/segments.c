@@ -705,6 +705,24 @@ static int unfused_kernels(const struct pl_run *run, struct pl_op *ops, int n) {
    * 6 B x tokens x N). No eager chain then. */
   if (m->norm == PL_NORM_RMS && !l->fused_norm)
     mem_op(&ops[n++], "rmsnorm_eager", 2.0 * 32.0 * tokens_n * h, 2.0 * 86.0 * tokens_n * h, full);
+  /* F.layer_norm's backward (pytorch/pytorch aten/src/ATen/native/cuda/
+   * layer_norm_kernel.cu LayerNormBackwardKernelImplInternal) runs the input
+   * gradient (layer_norm_grad_input_kernel: reads dY and X, writes dX, the
+   * norm op's 6 B per element) and then the weight and bias gradients in a
+   * kernel of their own (GammaBetaBackwardCUDAKernel / _32x32 / Simple, by
+   * shape) that reads dY and X again: +4 B per element of each of the
+   * block's two norms, no launch of its own (the norm op's backward counts
+   * its kernels, flops.c norm_op). Liger-Kernel's A100 timings of
+   * nn.LayerNorm agree: forward + backward less forward runs at 0.53-0.59 of
+   * the HBM on the 20 B per fp32 element of both passes, against 0.51-0.57
+   * for the forward (data/gpus/a100-80g.json layer_norm_eager). Eager runs
+   * only: apex's fused LayerNorm re-reads too (cuComputePartGradGammaBeta),
+   * Transformer Engine's ln_bwd does not (its partials come out of the
+   * input-gradient pass), and the fused op list does not tell them apart. */
+  if (m->norm == PL_NORM_LAYER) {
+    mem_op(&ops[n], "layernorm_eager", 0, 2.0 * 4.0 * tokens_n * h, false);
+    ops[n++].bwd_kernels = -1;
+  }
   /* SwiGLU as F.silu(w1(x)) * w3(x) (HF LlamaMLP, torchtitan FeedForward),
    * per FFN element, bf16: forward silu (2 + 2) and the multiply (4 + 2),
    * 10 B in two kernels; backward (PyTorch derivatives.yaml: mul saves both

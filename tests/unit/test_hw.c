@@ -438,8 +438,11 @@ static void b200_hbm_bandwidth(void) {
  * and 0.655; a100-80g and a100-40g rms_norm_eager 0.588 (Liger-Kernel's
  * published A100 LlamaRMSNorm forward timings, hand-derived: 2048 rows x N
  * bf16 elements x 38 B / t over 2039 GB/s = 0.573, 0.559, 0.602, 0.634 at N
- * 2048, 4096, 8192, 16384, median (0.573 + 0.602) / 2 = 0.5875), no
- * layer_norm_eager there (0: hbm_fraction); 1.500 and 0.000 refused. */
+ * 2048, 4096, 8192, 16384, median (0.573 + 0.602) / 2 = 0.5875);
+ * a100-80g and a100-40g layer_norm_eager 0.53 (Liger-Kernel's published A100
+ * nn.LayerNorm forward timings, fp32, hand-derived: 4096 rows x N x (4 + 4) B
+ * / t over 2039 GB/s = 0.574, 0.540, 0.511, 0.520 at N 2048, 4096, 8192,
+ * 16384, median (0.520 + 0.540) / 2 = 0.530); 1.500 and 0.000 refused. */
 static void eager_norm_figures(void) {
   struct pl_gpu g;
   struct pl_diag d, *dp = &d;
@@ -448,8 +451,11 @@ static void eager_norm_figures(void) {
   CHECK_NEAR_REL(g.eff.layer_norm_eager_fraction, 0.528, 1e-12);
   CHECK_NEAR_REL(g.eff.rms_norm_eager_fraction, 0.655, 1e-12);
   CHECK_STATUS(pl_gpu_load("a100-80g", &g, &d), PL_OK, dp);
-  CHECK_NEAR_REL(g.eff.layer_norm_eager_fraction, 0.0, 0);
+  CHECK_NEAR_REL(g.eff.layer_norm_eager_fraction, 0.53, 1e-12);
   CHECK_NEAR_REL(g.eff.rms_norm_eager_fraction, 0.588, 1e-12);
+  /* layer_norm_eager from the published timings, recomputed: N 4096 and 16384 */
+  CHECK_NEAR_REL(4096.0 * 4096 * 8 / 0.1218239963054657e-3 / 2039e9, 0.540, 1e-3);
+  CHECK_NEAR_REL(4096.0 * 16384 * 8 / 0.5066879987716675e-3 / 2039e9, 0.520, 1e-3);
   /* the figure from the published timing, recomputed: N 4096 and 8192 */
   CHECK_NEAR_REL(2048.0 * 4096 * 38 / 0.27990400791168213e-3 / 2039e9, 0.559, 1e-3);
   CHECK_NEAR_REL(2048.0 * 8192 * 38 / 0.5190399885177612e-3 / 2039e9, 0.602, 1e-3);
@@ -462,11 +468,13 @@ static void eager_norm_figures(void) {
   CHECK_NEAR_REL(4096.0 * 10240 * 30 / 1.1872799396514893e-3 / 2039e9, 0.520, 2e-3);
   CHECK_STATUS(pl_gpu_load("a100-40g", &g, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.eff.rms_norm_eager_fraction, 0.588, 1e-12);
+  CHECK_NEAR_REL(g.eff.layer_norm_eager_fraction, 0.53, 1e-12);
   CHECK_NEAR_REL(g.eff.rope_eager_fraction, 0.414, 1e-12);
   gpu_edit_refused("a100-80g", "\"value\": 0.414", "1.500", "rope_eager");
   gpu_edit_refused("a100-80g", "\"value\": 0.52,", "0.00,", "rope_eager_bwd");
   h100_edit_refused("\"value\": 0.528", "1.500", "layer_norm_eager");
   h100_edit_refused("\"value\": 0.655", "0.000", "rms_norm_eager");
+  gpu_edit_refused("a100-80g", "\"value\": 0.53,", "1.500,", "layer_norm_eager");
 }
 
 /* The non-vectorized element-wise rate (efficiency.strided_elementwise):

@@ -1585,14 +1585,14 @@ static void test_quantize_rates(void) {
  *  - backward (3 kernels for norm1): 2 x 335e6 / (3.35e12 x 0.655) = 305.3435
  *    + 3.6 = 308.9435 us;
  *  - kernels fused (TE, torch.compile), another op (resid1) or a GPU file
- *    without the keys (a100-80g): hbm_fraction, 335e6 / (3.35e12 x 0.9) =
+ *    without the keys (b200): hbm_fraction, 335e6 / (3.35e12 x 0.9) =
  *    111.1111 + 1.2 = 112.3111 us on h100. */
 static void test_eager_norm_rates(void) {
   struct pl_gpu g, a;
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
   CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp);
-  CHECK_STATUS(pl_gpu_load("a100-80g", &a, &d), PL_OK, dp);
+  CHECK_STATUS(pl_gpu_load("b200", &a, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.hbm_bytes_per_s, 3.35e12, 1e-12);
   CHECK_NEAR_REL(g.eff.kernel_overhead_s, 1.2e-6, 1e-12);
   struct pl_run run;
@@ -1878,6 +1878,43 @@ static void test_fused_norm(void) {
   run.model.norm = PL_NORM_LAYER;
   CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, norm, PL_PASS_FWD),
                  4194304.0 / (3.35e12 * g.eff.layer_norm_eager_fraction) + 1.2e-6, 1e-9);
+}
+
+/* F.layer_norm's backward reads dY and X a second time for the weight and
+ * bias gradients (pytorch/pytorch aten/src/ATen/native/cuda/
+ * layer_norm_kernel.cu: layer_norm_grad_input_kernel, then
+ * GammaBetaBackwardCUDAKernel): kernels unfused, a LayerNorm model, per
+ * block of 1024 tokens x 1024 hidden, op layernorm_eager: forward 0 B,
+ * backward 2 norms x (2 + 2) B x 1,048,576 = 8,388,608 B and no launch of
+ * its own; on h100 at layer_norm_eager 0.528: 8,388,608 / (3.35e12 x
+ * 0.528) = 4.742542 us. An RMSNorm model or fused kernels: no such op. */
+static void test_layernorm_eager_reread(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp);
+  small_llama(&run);
+  run.layout.kernels = PL_KERNELS_UNFUSED;
+  int n = pl_sim_segment_ops(&run, 1, ops);
+  CHECK(find_op(ops, n, "layernorm_eager") == NULL);
+  run.model.norm = PL_NORM_LAYER;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  const struct pl_op *op = find_op(ops, n, "layernorm_eager");
+  CHECK(op != NULL);
+  if (op == NULL)
+    return;
+  CHECK_NEAR_REL(op->fwd_bytes, 0.0, 0);
+  CHECK_NEAR_REL(op->bwd_bytes, 2.0 * (2.0 + 2.0) * 1024 * 1024, EXACT);
+  CHECK_EQ_INT(pl_op_kernels(op, PL_PASS_BWD), 0);
+  CHECK_EQ_INT(pl_op_kernels(op, PL_PASS_FWD), 0);
+  CHECK_NEAR_REL(g.eff.layer_norm_eager_fraction, 0.528, 1e-12);
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, op, PL_PASS_BWD), 4.742542e-6,
+                 1e-5);
+  run.layout.kernels = PL_KERNELS_FUSED;
+  n = pl_sim_segment_ops(&run, 1, ops);
+  CHECK(find_op(ops, n, "layernorm_eager") == NULL);
 }
 
 static void test_router_16bit(void) {
@@ -3272,6 +3309,7 @@ int main(void) {
   test_ub_margin();
   test_quantize_rates();
   test_eager_norm_rates();
+  test_layernorm_eager_reread();
   test_strided_elementwise();
   test_eager_rope_rates();
   test_hf_shift_copy();
