@@ -1430,8 +1430,70 @@ static void test_nvfp4_tp_gathers(void) {
   }
 }
 
+/* FSDP with expert parallelism (fsdp_comm.c, seg_params.c
+ * sim_fsdp_expert_params; NeMo AutoModel moe/parallelizer.py apply_fsdp:
+ * the experts are ignored_params of the block's fully_shard, sharded by a
+ * unit of their own over the ep_shard (edp) ranks only when those are more
+ * than one). By hand, Qwen3-30B-A3B (128 experts of 3 x 2048 x 768 =
+ * 4,718,592 parameters, every block MoE) at ep 8: a block holds 16 experts,
+ * 75,497,472 parameters outside its dp unit; none at ep 1, under zero1, under
+ * Megatron FSDP's units, for the embedding. Then a small MoE (2 blocks,
+ * hidden 256, 8 experts of 3 x 256 x 128 = 98,304 parameters, top 2) on one
+ * node: 4 GPUs at ep 4 leave edp 1, so no collective carries the experts;
+ * 8 GPUs at ep 4 give edp 2, and the experts' unit gathers a block's 2 local
+ * experts, 196,608 parameters x 2 B = 393,216 B, over edp, and
+ * reduce_scatters them in fp32, 786,432 B. */
+static const char *const tiny_moe_json =
+    "{\"name\": \"tiny-moe\", \"layers\": 2, \"hidden\": 256, \"heads\": 4, \"kv_heads\": 4, "
+    "\"ffn_hidden\": 128, \"vocab\": 128, \"seq_len\": 512, \"mlp\": \"swiglu\", "
+    "\"pos\": \"rotary\", \"norm\": \"rms\", \"tied_embeddings\": false, \"linear_bias\": false, "
+    "\"experts\": 8, \"top_k\": 2, \"expert_ffn\": 128}";
+
+static void test_fsdp_expert_units(void) {
+  static struct pl_run q;
+  struct pl_diag d, *dp = &d;
+  memset(&q, 0, sizeof q);
+  CHECK_STATUS(pl_model_load("qwen3-30b-a3b", &q.model, &d), PL_OK, dp);
+  q.layout = (struct pl_layout){.gpus = 8, .tp = 1, .pp = 1, .cp = 1, .ep = 8, .etp = 1,
+                                .shard = PL_SHARD_ZERO3};
+  CHECK_NEAR_REL(sim_fsdp_expert_params(&q, SIM_SEG_LAYER), 75497472.0, 1e-12);
+  CHECK(sim_fsdp_expert_params(&q, SIM_SEG_EMBED) == 0);
+  q.layout.fsdp_block_units = true;
+  CHECK(sim_fsdp_expert_params(&q, SIM_SEG_LAYER) == 0);
+  q.layout.fsdp_block_units = false;
+  q.layout.shard = PL_SHARD_ZERO1;
+  CHECK(sim_fsdp_expert_params(&q, SIM_SEG_LAYER) == 0);
+  q.layout.shard = PL_SHARD_ZERO3;
+  q.layout.ep = 1;
+  CHECK(sim_fsdp_expert_params(&q, SIM_SEG_LAYER) == 0);
+
+  for (int64_t gpus = 4; gpus <= 8; gpus += 4) {
+    base(tiny_moe_json, NULL, gpus);
+    run.layout.ep = 4;
+    run.layout.shard = PL_SHARD_ZERO3;
+    run.layout.shard_set = true;
+    run.layout.mbs = 1;
+    run.layout.gbs = gpus;
+    run.layout.batch_per_gpu = 0;
+    predict_summed();
+    const struct pl_coll_summary *ag = group_coll("edp", "all_gather", 1);
+    const struct pl_coll_summary *rs = group_coll("edp", "reduce_scatter", 1);
+    CHECK(group_coll("dp", "all_gather", 1) != NULL);
+    if (gpus == 4) {
+      CHECK(ag == NULL && rs == NULL);
+    } else {
+      CHECK(ag != NULL && rs != NULL);
+      if (ag != NULL && rs != NULL) {
+        CHECK_NEAR_REL(ag->bytes, 393216.0, 1e-12);
+        CHECK_NEAR_REL(rs->bytes, 786432.0, 1e-12);
+      }
+    }
+  }
+}
+
 int main(void) {
   test_out_of_memory();
+  test_fsdp_expert_units();
   test_one_gpu_is_sum_of_ops();
   test_hidden_comm_adds_nothing();
   test_pipeline_bubble();
