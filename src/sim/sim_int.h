@@ -612,6 +612,12 @@ struct sim_moe_wait {
  * the layer segment s, its expert-parallel ones priced (segments.c
  * layer_moe). */
 bool sim_moe_wait_of(const struct sim_step *st, const struct sim_seg *s, struct sim_moe_wait *w);
+/* moe_comm.c: layout.moe_fake_gate's routing over ep ranks dealt to nodes of
+ * per_node ranks (1: the ranks themselves): the share of a rank's tokens the
+ * busiest group receives, and in *mean (when not NULL) the groups a token
+ * reaches; -1 beyond its table */
+double sim_moe_fake_gate_share(const struct pl_model *m, int64_t ep, int64_t per_node,
+                               double *mean);
 /* lower.c */
 enum pl_status sim_lower(struct sim_step *st, struct pl_diag *diag);
 

@@ -1491,9 +1491,83 @@ static void test_fsdp_expert_units(void) {
   }
 }
 
+/* NeMo AutoModel's FakeBalancedGate (layout.moe_fake_gate, moe_comm.c
+ * sim_moe_fake_gate_share): token t takes experts (t k + j) mod E, j < k.
+ * By hand:
+ *  - Qwen3-30B-A3B (E 128, k 8) at ep 8 (16 experts a rank): experts 8t ..
+ *    8t + 7 lie on one rank, (8t mod 128) / 16, which takes t mod 16 in
+ *    pairs: one rank per token, each rank 1/8 of the tokens;
+ *  - Nemotron 3 Nano (E 128, k 6) at ep 8: the period is 128 / gcd(6, 128)
+ *    = 64 tokens starting at every even expert; a token's six experts cross
+ *    into the next rank when its start is 12 or 14 mod 16: a quarter of the
+ *    tokens reach 2 ranks (mean 1.25); a rank receives its block's 8 starts
+ *    and the previous block's 2: 10 / 64 = 0.15625;
+ *  - DeepSeek-V3 (E 256, k 8) at ep 64 (4 experts a rank), 8 ranks a node
+ *    (32 experts): experts 8t .. 8t + 7 span ranks 2m and 2m + 1 (m = t mod
+ *    32), one node: per rank 2 / 64 = 1/32 of the tokens (mean 2 ranks), per
+ *    node 1/8 (mean 1 node), where the uniform draw reaches 5.29 of 8 nodes.
+ * Then a prediction of Qwen3-30B-A3B on 8 H100 (ep 8, deepep): the fake
+ * gate's block has no router GEMM and its all_to_all calls take less time
+ * than the uniform draw's (rows per call 1 x against 5.34 x a rank's
+ * tokens); both gates together are refused. */
+static void test_moe_fake_gate(void) {
+  struct pl_diag d;
+  struct pl_model q;
+  CHECK_STATUS(pl_model_load("qwen3-30b-a3b", &q, &d), PL_OK, &d);
+  double mean = 0;
+  CHECK_NEAR_REL(sim_moe_fake_gate_share(&q, 8, 1, &mean), 0.125, 1e-12);
+  CHECK_NEAR_REL(mean, 1.0, 1e-12);
+  q.experts = 128;
+  q.top_k = 6;
+  CHECK_NEAR_REL(sim_moe_fake_gate_share(&q, 8, 1, &mean), 10.0 / 64.0, 1e-12);
+  CHECK_NEAR_REL(mean, 1.25, 1e-12);
+  q.experts = 256;
+  q.top_k = 8;
+  CHECK_NEAR_REL(sim_moe_fake_gate_share(&q, 64, 1, &mean), 1.0 / 32.0, 1e-12);
+  CHECK_NEAR_REL(mean, 2.0, 1e-12);
+  CHECK_NEAR_REL(sim_moe_fake_gate_share(&q, 64, 8, &mean), 0.125, 1e-12);
+  CHECK_NEAR_REL(mean, 1.0, 1e-12);
+  CHECK(sim_moe_fake_gate_share(&q, 3, 1, NULL) < 0); /* 256 experts over 3 ranks */
+
+  double a2a_s[2] = {0, 0};
+  for (int fake = 0; fake <= 1; fake++) {
+    base(NULL, "qwen3-30b-a3b", 8);
+    run.layout.ep = 8;
+    run.layout.dispatch = PL_MOE_DEEPEP;
+    run.layout.moe_imbalance = 1;
+    run.layout.moe_fake_gate = fake == 1;
+    run.layout.shard = PL_SHARD_ZERO1;
+    run.layout.shard_set = true;
+    run.layout.recompute = PL_RECOMPUTE_FULL;
+    run.layout.seq = 4096;
+    run.layout.mbs = 1;
+    run.layout.gbs = 8;
+    run.layout.batch_per_gpu = 0;
+    predict_summed();
+    const struct pl_coll_summary *a2a = group_coll("ep", "all_to_all", 1);
+    CHECK(a2a != NULL);
+    if (a2a != NULL)
+      a2a_s[fake] = a2a->time_s / (double)a2a->count;
+  }
+  CHECK(a2a_s[1] > 0 && a2a_s[1] < a2a_s[0]);
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  int n = pl_layer_ops(&run.model, &run.layout, ops), routers = 0;
+  for (int i = 0; i < n; i++)
+    if (strcmp(ops[i].name, "router") == 0) {
+      routers++;
+      CHECK(ops[i].kind != PL_OP_GEMM);
+    }
+  CHECK(routers == 1);
+  run.layout.moe_force_balance = true;
+  pl_diag_clear(&d);
+  CHECK(pl_predict(&run, &pred, &d) != PL_OK);
+  CHECK(strstr(d.msg, "--moe-fake-gate") != NULL);
+}
+
 int main(void) {
   test_out_of_memory();
   test_fsdp_expert_units();
+  test_moe_fake_gate();
   test_one_gpu_is_sum_of_ops();
   test_hidden_comm_adds_nothing();
   test_pipeline_bubble();
