@@ -906,7 +906,8 @@ static int moe_experts_ops(const struct pl_model *m, const struct pl_layout *l,
   /* layout.fused_grouped_mlp: the GLU (clamp included), its backward and the
    * biases run in the grouped GEMMs' epilogues (layout.h) */
   bool fused = l->fused_grouped_mlp;
-  if (gated && m->glu_clamp && !fused) {
+  /* layout.moe_act_compiled: the clamp is inside the compiled activation kernel */
+  if (gated && m->glu_clamp && !fused && !l->moe_act_compiled) {
     elementwise(&ops[n], "expert_clamp", (double)rows * (double)local * (double)fe, GLU_CLAMP);
     strided(&ops[n], (double)rows * (double)local * (double)fe, GLU_CLAMP_STRIDED);
     kernels(&ops[n], GLU_CLAMP_FWD_KERNELS, GLU_CLAMP_BWD_KERNELS);

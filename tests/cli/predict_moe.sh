@@ -183,6 +183,12 @@ check "fake gate: faster than the routed deepep step" awk -v a="$(json_num "$TMP
   -v b="$(json_num "$TMP/out" step_time_s)" 'BEGIN { exit !(b < a) }'
 expect_fail 1 "^plateau: --moe-fake-gate: unknown value 'yes' \(expected off\|on\)" -- $q30 --moe-fake-gate yes
 expect_fail 1 "--moe-fake-gate and --moe-force-balance are two routers" -- $q30 --moe-fake-gate on --moe-force-balance on
+# AutoModel's compiled quick_geglu_deepep (--moe-act-compiled): GPT-OSS's eager clamp op goes
+expect_ok predict --model gpt-oss-20b --gpu h100 --gpus 8 --ep 8 --mbs 1 --gbs 8 --recompute full --ops
+check "GPT-OSS: Megatron-Core's eager clamp by default" grep -Eq '^ +layer +expert_clamp ' "$TMP/out"
+expect_ok predict --model gpt-oss-20b --gpu h100 --gpus 8 --ep 8 --mbs 1 --gbs 8 --recompute full --moe-act-compiled on --ops
+check "GPT-OSS compiled activation: no clamp op" sh -c "! grep -Eq '^ +layer +expert_clamp ' '$TMP/out'"
+expect_fail 1 "^plateau: --moe-act-compiled: unknown value '1' \(expected off\|on\)" -- $q30 --moe-act-compiled 1
 # HybridEP's SMs (--hybridep-sms, Megatron-Core moe_hybridep_num_sms; Megatron-Bridge's perf
 # scripts set 32, the nemo preset): on GB200 NVL72 at ep 16 the 32-SM rates of HybridEP's
 # README (523.48 / 521.55 GB/s) replace the 16-SM ones (472.84 / 474.48): each call priced at

@@ -17,10 +17,11 @@
 # apply_fsdp), the GQA rows hand K and V to the kernel unexpanded (--kv-expand-copy off), and
 # AutoModel's FakeBalancedGate (--moe-fake-gate on: no router GEMM, consecutive experts, so DeepEP
 # sends a token to 1-4 ranks instead of the uniform draw's 3.4-19): rows 1 +57.5 -> +14.7,
-# 2 +45.2 -> +16.6, 4 +17.0 -> -21.9, 5 +40.9 -> -6.1, 7 +25.6 -> -4.8, 8 +47.0 -> +27.7 (rows 2 and 7
-# also read as zero2: their parallelizer does not reshard after forward); the
-# first look's 10 rows 29.2 / 57.5 -> 15.0 / 30.3 % (the worst now row 17, pipelined LoRA),
-# so <= ceil(15.1 + 3) = 19 % and each <= ceil(30.3 + 5) = 36 %. Rows predicted later (a memory or layout refusal lifted)
+# 2 +45.2 -> +16.6, 4 +17.0 -> -21.9, 5 +40.9 -> -6.1, 7 +25.6 -> -4.8, 8 +47.0 -> +14.7 (rows 2 and 7
+# also read as zero2: their parallelizer does not reshard after forward; row 8's experts run
+# AutoModel's compiled quick_geglu_deepep, --moe-act-compiled on); the
+# first look's 10 rows 29.2 / 57.5 -> 13.7 / 30.3 % (the worst now row 17, pipelined LoRA),
+# so <= ceil(13.7 + 3) = 17 % and each <= ceil(30.3 + 5) = 36 %. Rows predicted later (a memory or layout refusal lifted)
 # are not in the bound, so wider coverage cannot fail it. A guard, not a target.
 . "$(dirname "$0")/lib.sh"
 T="$PL_SOURCE_DIR/data/validation/nemo_automodel_performance.csv"
@@ -55,8 +56,8 @@ print(len(v), "%.2f" % (sum(v) / len(v)) if v else "nan", "%.2f" % max(v) if v e
 PY
 )
 read -r n m w <<<"$got"
-echo "NeMo AutoModel, first-look rows: $n of 10 predicted, mean |error| $m %, worst $w % (bound: mean <= 19, worst <= 36)"
+echo "NeMo AutoModel, first-look rows: $n of 10 predicted, mean |error| $m %, worst $w % (bound: mean <= 17, worst <= 36)"
 check "the first look's 10 rows predicted (got $n)" [ "$n" -eq 10 ]
-check "mean |error| $m % <= 19 %" python3 -c "import sys; sys.exit(not float('$m') <= 19)"
+check "mean |error| $m % <= 17 %" python3 -c "import sys; sys.exit(not float('$m') <= 17)"
 check "worst |error| $w % <= 36 %" python3 -c "import sys; sys.exit(not float('$w') <= 36)"
 finish
