@@ -396,6 +396,23 @@ struct pl_layout {
                               RandomSTE: logits.clone().normal_()), two kernels per MoE block
                               (model/flops.c router_random); the balance itself is
                               moe_imbalance 1 */
+  bool moe_fake_gate;      /* input (--moe-fake-gate): NeMo AutoModel's FakeBalancedGate
+                              (BackendConfig fake_balanced_gate, every AutoModel MoE benchmark
+                              config; NVIDIA-NeMo/Automodel components/moe/layers.py, noise
+                              0): no router GEMM, top-k or load-balancing loss; token t of a
+                              rank's micro-batch takes experts (t k + j) mod E, j < k, with
+                              weights 1/k, so every expert gets the same rows (imbalance 1)
+                              and a token's copies go to consecutive experts: the flex
+                              dispatcher sends it to the few ranks and nodes those span
+                              (sim/moe_comm.c sim_moe_fake_gate_share). Not with moe_force_balance */
+  bool moe_act_compiled;   /* input (--moe-act-compiled): a clamped GLU's experts (model
+                              glu_clamp, GPT-OSS) run their activation as one torch.compile'd
+                              kernel each way, NeMo AutoModel's quick_geglu_deepep
+                              (components/moe/layers.py @ 89e3a9fdd, @torch.compile: the
+                              strided halves, both clamps, the sigmoid, the offset and the
+                              probabilities fused into one pointwise kernel): no expert_clamp
+                              op (Megatron-Core's eager clamp + cat and its blocking offset
+                              copy), expert_act at the fused GLU's bytes */
   double moe_random_imbalance; /* derived (resolve, with moe_force_balance): the busiest
                               expert-parallel rank's expected load over the mean under the
                               random logits, pl_moe_random_imbalance (model/moe_balance.c);

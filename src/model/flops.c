@@ -698,6 +698,11 @@ static const struct elem_cost ROUTER_AUX_LOSS_UNFUSED = {0, 0, 54, 48};
  * read and write 2 B per element; unpermute reads the copies, scales them by
  * their probability and sums the top_k copies of a token (bwd: the conjugate
  * scatter). Per element of the routed copies (tokens * top_k * h). */
+/* NeMo AutoModel's FakeBalancedGate per routed copy (moe_ops, layout.moe_fake_gate):
+ * the gate's 42 B in five kernels and the dispatcher input's masked_fill, 16 B
+ * in two; no backward */
+static const struct elem_cost FAKE_GATE = {0, 0, 42 + 16, 0};
+#define FAKE_GATE_FWD_KERNELS 7
 static const struct elem_cost PERMUTE = {0, 0, 2 * BF16_BYTES, 2 * BF16_BYTES};
 static const struct elem_cost UNPERMUTE = {2, 2, 2 * BF16_BYTES, 3 * BF16_BYTES};
 /* Transformer Engine's Fp8Padding and Fp8Unpadding around the grouped GEMMs
@@ -869,9 +874,11 @@ static int64_t expert_rows(const struct pl_model *m, const struct pl_layout *l,
   return rows >= 1.0 ? (int64_t)rows : 1;
 }
 
-/* An MoE block's MLP part on one rank, run by share of the blocks. */
-static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const struct dims *d,
-                   double share, struct pl_op *ops, int n) {
+/* An MoE block's MLP part after its router, from ops[n] on (moe_ops; first:
+ * the block's first MoE op, whose share the ops up to the last take). */
+static int moe_experts_ops(const struct pl_model *m, const struct pl_layout *l,
+                           const struct dims *d, double share, struct pl_op *ops, int n,
+                           int first) {
   int64_t local = m->experts / deg(l->ep), fe = m->expert_ffn / deg(l->etp);
   int64_t rows = expert_rows(m, l, d), h = m->hidden;
   /* the dispatched tokens' and the routed experts' width: moe_latent's for
@@ -879,39 +886,6 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   int64_t w = pl_model_moe_width(m);
   double copies = (double)d->tokens_n * (double)m->top_k * (double)w;
   bool gated = m->mlp == PL_MLP_SWIGLU;
-  int first = n;
-  /* Megatron-Core's router is a plain 16-bit parameter, not a Transformer
-   * Engine module: TopKRouter.gating (megatron/core/transformer/moe/router.py)
-   * calls router_gating_linear, whose RouterGatingLinearFunction
-   * (moe_utils.py, core_v0.14.0 .. core_v0.17.0) hands the unquantized input
-   * and weight to te_general_gemm: a 16-bit GEMM under any FP8/FP4 recipe,
-   * with no quantize of its operands (segments.c fp8_casts skips it). */
-  gemm(&ops[n], "router", d->tokens_n, m->experts, h);
-  ops[n++].high_precision = true;
-  if (m->router_fp32) {
-    elementwise(&ops[n], "router_fp32_casts", (double)(d->tokens_n + m->experts) * (double)h,
-                ROUTER_FP32_CASTS);
-    kernels(&ops[n++], -1, 4);
-  }
-  if (l->moe_force_balance) { /* ROUTER_RANDOM_KERNELS */
-    double b = m->router_fp32 ? FP32_BYTES : BF16_BYTES;
-    elementwise(&ops[n], "router_random", (double)d->tokens_n * (double)m->experts,
-                (struct elem_cost){0, 0, 3 * b, 0});
-    kernels(&ops[n++], ROUTER_RANDOM_KERNELS, 0);
-  }
-  /* the dispatcher's wait for the token counts: layout.moe_host_sync (moe_sync.c) */
-  bool unfused = l->moe_router_unfused; /* ROUTER_TOPK_UNFUSED, ROUTER_AUX_LOSS_UNFUSED */
-  elementwise(&ops[n], "router_topk", (double)d->tokens_n * (double)m->experts,
-              unfused ? ROUTER_TOPK_UNFUSED : ROUTER_TOPK);
-  if (unfused)
-    kernels(&ops[n], ROUTER_TOPK_UNFUSED_FWD_KERNELS, ROUTER_TOPK_UNFUSED_BWD_KERNELS);
-  n++;
-  if (m->router_aux_loss) {
-    elementwise(&ops[n], "router_aux_loss", (double)d->tokens_n * (double)m->experts,
-                unfused ? ROUTER_AUX_LOSS_UNFUSED : ROUTER_AUX_LOSS);
-    kernels(&ops[n++], unfused ? ROUTER_AUX_LOSS_UNFUSED_FWD_KERNELS : 5,
-            unfused ? ROUTER_AUX_LOSS_UNFUSED_BWD_KERNELS : 5);
-  }
   /* latent MoE: fc1_latent_proj on the rank's tokens before the dispatch,
    * a duplicated TELinear (full weight, no tp collective; moe_latent.c) */
   if (m->moe_latent > 0)
@@ -932,7 +906,8 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   /* layout.fused_grouped_mlp: the GLU (clamp included), its backward and the
    * biases run in the grouped GEMMs' epilogues (layout.h) */
   bool fused = l->fused_grouped_mlp;
-  if (gated && m->glu_clamp && !fused) {
+  /* layout.moe_act_compiled: the clamp is inside the compiled activation kernel */
+  if (gated && m->glu_clamp && !fused && !l->moe_act_compiled) {
     elementwise(&ops[n], "expert_clamp", (double)rows * (double)local * (double)fe, GLU_CLAMP);
     strided(&ops[n], (double)rows * (double)local * (double)fe, GLU_CLAMP_STRIDED);
     kernels(&ops[n], GLU_CLAMP_FWD_KERNELS, GLU_CLAMP_BWD_KERNELS);
@@ -974,6 +949,60 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
   for (int i = first; i < n; i++)
     ops[i].share = share;
   return n;
+}
+
+/* An MoE block's MLP part on one rank, run by share of the blocks. */
+static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const struct dims *d,
+                   double share, struct pl_op *ops, int n) {
+  int64_t h = m->hidden;
+  int first = n;
+  /* Megatron-Core's router is a plain 16-bit parameter, not a Transformer
+   * Engine module: TopKRouter.gating (megatron/core/transformer/moe/router.py)
+   * calls router_gating_linear, whose RouterGatingLinearFunction
+   * (moe_utils.py, core_v0.14.0 .. core_v0.17.0) hands the unquantized input
+   * and weight to te_general_gemm: a 16-bit GEMM under any FP8/FP4 recipe,
+   * with no quantize of its operands (segments.c fp8_casts skips it). */
+  if (l->moe_fake_gate) {
+    /* NeMo AutoModel's FakeBalancedGate (layout.moe_fake_gate;
+     * NVIDIA-NeMo/Automodel components/moe/layers.py FakeBalancedGate.forward,
+     * 89e3a9fdd .. 36044ad3d, noise 0): no weight, no GEMM, no top-k, no aux
+     * loss; per routed copy (tokens x top_k) torch.ones (fp32, write 4 B),
+     * / top_k (read 4, write 4), .type_as(x) (read 4, write 2), arange
+     * (int64, write 8), % experts (read 8, write 8): 42 B in five kernels;
+     * then GroupedExpertsDeepEP.forward's indices.masked_fill(~token_mask)
+     * (read 8, write 8, and the per-token mask) in two: FAKE_GATE. Nothing
+     * needs a gradient. Named "router": the block's routing op (pass_ops.c). */
+    elementwise(&ops[n], "router", (double)d->tokens_n * (double)m->top_k, FAKE_GATE);
+    kernels(&ops[n++], FAKE_GATE_FWD_KERNELS, 0);
+    return moe_experts_ops(m, l, d, share, ops, n, first);
+  }
+  gemm(&ops[n], "router", d->tokens_n, m->experts, h);
+  ops[n++].high_precision = true;
+  if (m->router_fp32) {
+    elementwise(&ops[n], "router_fp32_casts", (double)(d->tokens_n + m->experts) * (double)h,
+                ROUTER_FP32_CASTS);
+    kernels(&ops[n++], -1, 4);
+  }
+  if (l->moe_force_balance) { /* ROUTER_RANDOM_KERNELS */
+    double b = m->router_fp32 ? FP32_BYTES : BF16_BYTES;
+    elementwise(&ops[n], "router_random", (double)d->tokens_n * (double)m->experts,
+                (struct elem_cost){0, 0, 3 * b, 0});
+    kernels(&ops[n++], ROUTER_RANDOM_KERNELS, 0);
+  }
+  /* the dispatcher's wait for the token counts: layout.moe_host_sync (moe_sync.c) */
+  bool unfused = l->moe_router_unfused; /* ROUTER_TOPK_UNFUSED, ROUTER_AUX_LOSS_UNFUSED */
+  elementwise(&ops[n], "router_topk", (double)d->tokens_n * (double)m->experts,
+              unfused ? ROUTER_TOPK_UNFUSED : ROUTER_TOPK);
+  if (unfused)
+    kernels(&ops[n], ROUTER_TOPK_UNFUSED_FWD_KERNELS, ROUTER_TOPK_UNFUSED_BWD_KERNELS);
+  n++;
+  if (m->router_aux_loss) {
+    elementwise(&ops[n], "router_aux_loss", (double)d->tokens_n * (double)m->experts,
+                unfused ? ROUTER_AUX_LOSS_UNFUSED : ROUTER_AUX_LOSS);
+    kernels(&ops[n++], unfused ? ROUTER_AUX_LOSS_UNFUSED_FWD_KERNELS : 5,
+            unfused ? ROUTER_AUX_LOSS_UNFUSED_BWD_KERNELS : 5);
+  }
+  return moe_experts_ops(m, l, d, share, ops, n, first);
 }
 
 /* The 16-bit share of ops[first, n)'s GEMMs (pl_bf16_block_share,

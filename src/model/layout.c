@@ -422,8 +422,12 @@ static enum pl_status resolve_experts(struct pl_layout *l, const struct pl_model
   l->edp = stage / (l->etp * l->ep);
   /* a forced-balance router has no systematic imbalance to budget for: its
    * random logits leave only the spread below (model/moe_balance.c) */
+  if (l->moe_force_balance && l->moe_fake_gate)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --moe-fake-gate and --moe-force-balance are two routers; give one");
+  /* AutoModel's fake gate hands every expert the same rows (layout.h) */
   if (l->moe_imbalance == 0)
-    l->moe_imbalance = l->moe_force_balance ? 1.0 : MOE_IMBALANCE_DEFAULT;
+    l->moe_imbalance = l->moe_force_balance || l->moe_fake_gate ? 1.0 : MOE_IMBALANCE_DEFAULT;
   if (!(l->moe_imbalance >= 1.0 && l->moe_imbalance <= MOE_IMBALANCE_MAX))
     return pl_diag_set(diag, PL_ERR_LAYOUT,
                        "layout: moe imbalance %g must be between 1 (balanced) and %g",

@@ -46,7 +46,7 @@ static const char *const words[] = {
     "pipeline-layout", "moe-imbalance",    "shard",           "recompute",
     "recompute-modules", "offload-modules", "bf16-modules", "cuda-graph-scope", "recompute-method",
     "account-embed-loss", "schedule",       "dtype",           "moe-dispatch",
-    "moe-pad-capacity", "moe-force-balance", "task",            "lora-targets",
+    "moe-pad-capacity", "moe-force-balance", "moe-fake-gate", "moe-act-compiled", "task",            "lora-targets",
     "defer-embedding-wgrad", "cp-comm-type",
 };
 #define N_WORDS (sizeof words / sizeof words[0])
@@ -211,6 +211,17 @@ static enum pl_status read_modes(struct pl_layout *l, pl_flag_get_fn get, void *
     return st;
   if (given)
     l->moe_force_balance = force;
+  bool fake = false; /* NeMo AutoModel's FakeBalancedGate (layout.h) */
+  if ((st = two_way(get, ctx, "moe-fake-gate", "value", "off", "on", &given, &fake, diag)) != PL_OK)
+    return st;
+  if (given)
+    l->moe_fake_gate = fake;
+  bool compiled = false; /* AutoModel's compiled quick_geglu_deepep (layout.h) */
+  if ((st = two_way(get, ctx, "moe-act-compiled", "value", "off", "on", &given, &compiled, diag)) !=
+      PL_OK)
+    return st;
+  if (given)
+    l->moe_act_compiled = compiled;
   /* --task pretrain|sft|lora and --lora-targets LIST (src/model/finetune.c) */
   if ((v = get(ctx, "task")) != NULL && (st = pl_run_task_parse(v, &l->task, &d)) != PL_OK)
     return pl_diag_set(diag, st, "--task: %s", d.msg);
@@ -283,6 +294,10 @@ size_t pl_layout_flags_format(const struct pl_layout *l, bool moe, char *out, si
     flag_text_put(&t, " --moe-pad-capacity on");
   if (moe && l->moe_force_balance)
     flag_text_put(&t, " --moe-force-balance on");
+  if (moe && l->moe_fake_gate)
+    flag_text_put(&t, " --moe-fake-gate on");
+  if (moe && l->moe_act_compiled)
+    flag_text_put(&t, " --moe-act-compiled on");
   char list[160];
   if (l->bf16_modules != 0) {
     pl_bf16_modules_format(l->bf16_modules, list, sizeof list);

@@ -391,6 +391,22 @@ static double fsdp_grad_bytes(const struct pl_layout *l) {
   return l->grad_reduce_bf16 ? PARAM_BYTES : GRAD_BYTES;
 }
 
+/* The experts' own FSDP unit over the expert-data-parallel ranks (edp > 1;
+ * sim_fsdp_expert_params): NVIDIA-NeMo/Automodel moe/parallelizer.py
+ * apply_fsdp's fully_shard(block.mlp.experts, mesh=ep_shard_mesh), a child
+ * unit of the block's, whose all_gather FSDP2 issues on the same all-gather
+ * stream right after its parent's and whose reduce_scatter on the same
+ * reduce-scatter stream: lower.c runs each back to back with the block
+ * unit's call of its kind (s->eag, s->ers). None with edp 1 (sim_coll_add
+ * gives no collective for a 1-rank group). */
+static enum pl_status expert_unit(struct sim_step *st, struct sim_seg *s, double ex, double gb,
+                                  struct pl_diag *diag) {
+  enum pl_status r = sim_coll_add(st, PL_COLL_ALL_GATHER, "edp", ex * PARAM_BYTES, &s->eag, diag);
+  if (r == PL_OK)
+    r = sim_coll_add(st, PL_COLL_REDUCE_SCATTER, "edp", ex * gb, &s->ers, diag);
+  return r;
+}
+
 /* FSDP colls of a unit of the given parameters (zero2/zero3 only). */
 enum pl_status sim_seg_fsdp(struct sim_step *st, enum sim_seg_kind kind, struct sim_seg *s,
                             struct pl_diag *diag) {
@@ -406,6 +422,9 @@ enum pl_status sim_seg_fsdp(struct sim_step *st, enum sim_seg_kind kind, struct 
     return PL_OK;
   if (sim_fsdp_root_unit(l) && kind == SIM_SEG_EMBED)
     params += sim_seg_params(st->run, SIM_SEG_HEAD);
+  /* the routed experts: not in the dp unit (sim_fsdp_expert_params) */
+  double ex = sim_fsdp_expert_params(st->run, kind);
+  params -= ex;
   /* layout.fp8_all_gather: the blocks' GEMM weights gathered at 1 B */
   double ag_bytes = params * PARAM_BYTES;
   if (kind == SIM_SEG_LAYER)
@@ -418,6 +437,8 @@ enum pl_status sim_seg_fsdp(struct sim_step *st, enum sim_seg_kind kind, struct 
                               : PL_COLL_REDUCE_SCATTER;
   if (r == PL_OK)
     r = sim_coll_add(st, rs_op, "dp", params * gb, &s->rs, diag);
+  if (r == PL_OK && ex > 0)
+    r = expert_unit(st, s, ex, gb, diag);
   if (r == PL_OK && l->shard == PL_SHARD_ZERO3)
     r = zero3_list_calls(st, kind, s, diag);
   if (r == PL_OK && l->shard_group < l->dp)

@@ -72,6 +72,23 @@
 #include "sim/sim_int.h"
 
 
+/* The block unit's collective a (task t, or SIM_NONE when a is none) and the
+ * experts' unit's e after it on stream s, n calls each: one task when both
+ * load the same fabric, else e's task after t's. Returns the last task. */
+static int32_t gather_experts(struct lower *lw, int32_t a, int32_t e, int32_t t, int64_t n,
+                              enum pl_stream s) {
+  if (t != SIM_NONE && lw->st->colls[a].res == lw->st->colls[e].res) {
+    lw->st->eng.tasks[t].work_s += (double)n * lw->st->colls[e].time_s;
+    lw->st->meta[t].coll2 = e;
+    lw->st->meta[t].calls2 = (int32_t)n;
+    return t;
+  }
+  int32_t u = coll_task(lw, s, e, n);
+  if (t != SIM_NONE)
+    dep(lw, t, u);
+  return u != SIM_NONE ? u : t;
+}
+
 static int32_t gather(struct lower *lw, const struct sim_seg *sg, struct sim_slot slot) {
   /* ag2: the tensors a backward gathers again after its recomputed forward;
    * ag3: the persistent tensors a forward after the step's first micro-batch
@@ -80,6 +97,11 @@ static int32_t gather(struct lower *lw, const struct sim_seg *sg, struct sim_slo
   int32_t t = two >= 0 ? coll_pair(lw, PL_STREAM_DP_GATHER, (struct sim_comm){sg->ag, 1},
                                    (struct sim_comm){two, 1})
                        : coll_task(lw, PL_STREAM_DP_GATHER, sg->ag, 1);
+  /* eag: the routed experts' own unit over edp, gathered right after the
+   * block's on the same stream (fsdp_comm.c expert_unit; one task when both
+   * load the same fabric, else two in a row) */
+  if (two < 0 && sg->eag >= 0)
+    t = gather_experts(lw, sg->ag, sg->eag, t, 1, PL_STREAM_DP_GATHER);
   /* prefetch at most two units ahead; none with layout.gather_no_prefetch */
   dep(lw, lw->l->gather_no_prefetch ? lw->unit_end[0] : lw->unit_end[1], t);
   return t;
@@ -91,6 +113,8 @@ static int32_t reduce(struct lower *lw, const struct sim_seg *sg, int32_t after,
    * behind the gathers on their stream (the HSDP all_reduce is another) */
   enum pl_stream s = lw->l->fsdp_one_comm ? PL_STREAM_DP_GATHER : PL_STREAM_DP_REDUCE;
   int32_t t = coll_task(lw, s, sg->rs, n);
+  if (sg->ers >= 0) /* the experts' unit over edp, after the block's (fsdp_comm.c expert_unit) */
+    t = gather_experts(lw, sg->rs, sg->ers, t, n, s);
   dep(lw, after, t);
   int32_t a = coll_task(lw, PL_STREAM_DP_REDUCE, sg->ar, n);
   if (s != PL_STREAM_DP_REDUCE)
@@ -543,6 +567,7 @@ static bool fsdp_comm_bound(const struct lower *lw) {
   double gathers = lw->l->shard == PL_SHARD_ZERO3 ? 2 : 1;
   double dp = gathers * c[sg->ag].time_s + (sg->rs >= 0 ? c[sg->rs].time_s : 0) +
               (sg->ar >= 0 ? c[sg->ar].time_s : 0);
+  dp += gathers * (sg->eag >= 0 ? c[sg->eag].time_s : 0) + (sg->ers >= 0 ? c[sg->ers].time_s : 0);
   double comp = sg->comp_s[0] + sg->comp_s[1] + sg->attn_s[0] + sg->attn_s[1];
   return dp >= comp;
 }

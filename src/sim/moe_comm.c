@@ -73,10 +73,70 @@ static int64_t ep_nodes(const struct pl_run *run) {
   return (l->ep + per_node - 1) / per_node;
 }
 
+/* layout.moe_fake_gate: NeMo AutoModel's FakeBalancedGate
+ * (NVIDIA-NeMo/Automodel components/moe/layers.py FakeBalancedGate.forward,
+ * 89e3a9fdd .. 36044ad3d, noise 0): indices = arange(tokens * k).view(-1, k)
+ * % E, so token t of every rank's micro-batch takes experts (t k + j) mod E,
+ * j < k, the same pattern on every rank, repeating every P = E / gcd(k, E)
+ * tokens. The experts are dealt to the ep ranks in contiguous blocks of E / ep
+ * (GroupedExpertsDeepEP.init_token_dispatcher: local_expert_indices_offset =
+ * ep_rank * num_local_experts) and the ranks to nodes in blocks of per_node
+ * (ep_nodes). Counted exactly over one period: the share of a rank's tokens
+ * that the busiest group (rank, or node with per_node > 1) receives, and the
+ * mean number of groups a token reaches (*mean). Returns -1 when the group
+ * count is beyond the table (the uniform draw's flex_rank_share applies). */
+#define FAKE_GATE_MAX_GROUPS 4096
+double sim_moe_fake_gate_share(const struct pl_model *m, int64_t ep, int64_t per_node,
+                               double *mean) {
+  int64_t E = m->experts, k = m->top_k, groups = ep / (per_node > 0 ? per_node : 1);
+  if (E < 1 || k < 1 || ep < 1 || E % ep != 0 || groups < 1 || groups > FAKE_GATE_MAX_GROUPS)
+    return -1.0;
+  int64_t a = k, b = E;
+  while (b != 0) { /* gcd(k, E) */
+    int64_t r = a % b;
+    a = b;
+    b = r;
+  }
+  int64_t P = E / a, local = E / ep;
+  static int64_t count[FAKE_GATE_MAX_GROUPS], seen[FAKE_GATE_MAX_GROUPS];
+  memset(count, 0, (size_t)groups * sizeof count[0]);
+  for (int64_t g = 0; g < groups; g++)
+    seen[g] = -1;
+  double reached = 0;
+  for (int64_t t = 0; t < P; t++)
+    for (int64_t j = 0; j < k; j++) {
+      int64_t g = ((t * k + j) % E) / local / (per_node > 0 ? per_node : 1);
+      if (seen[g] != t) { /* each group once per token */
+        seen[g] = t;
+        count[g]++;
+        reached += 1.0;
+      }
+    }
+  int64_t most = 0;
+  for (int64_t g = 0; g < groups; g++)
+    most = count[g] > most ? count[g] : most;
+  if (mean != NULL)
+    *mean = reached / (double)P;
+  return (double)most / (double)P;
+}
+
+/* The ranks of the ep group on one node (ep_nodes' blocks). */
+static int64_t ep_per_node(const struct pl_run *run) {
+  const struct pl_layout *l = &run->layout;
+  int64_t N = ep_nodes(run);
+  return N > 0 ? (l->ep + N - 1) / N : l->ep;
+}
+
 static double deepep_dedup(const struct pl_run *run) {
   double N = (double)ep_nodes(run), k = (double)run->model.top_k;
   if (N < 2 || k < 1)
     return 1.0;
+  /* the fake gate: a token's remote nodes over its remote copies, both
+   * (N - 1) / N of its nodes and copies by the pattern's symmetry */
+  double nodes = 0;
+  if (run->layout.moe_fake_gate &&
+      sim_moe_fake_gate_share(&run->model, run->layout.ep, ep_per_node(run), &nodes) >= 0)
+    return nodes / k;
   double remote_copies = k * (N - 1.0) / N;
   double remote_nodes = (N - 1.0) * (1.0 - pow(1.0 - 1.0 / N, k));
   return remote_nodes / remote_copies;
@@ -166,11 +226,23 @@ static struct ep_rate deepep_rate_at(const struct ep_sm_rate *t, size_t n, int64
  * holds one of its top-k experts and permute it there): 1 - C(E - e, k) /
  * C(E, k) for E experts, e = E / ep on each rank, k distinct experts drawn
  * uniformly (the benchmarks force-balance the router). */
-static double flex_rank_share(const struct pl_model *m, int64_t ep) {
+static double uniform_rank_share(const struct pl_model *m, int64_t ep) {
   double E = (double)m->experts, e = E / (double)ep, miss = 1.0;
   for (int64_t i = 0; i < m->top_k; i++)
     miss *= E - e - (double)i > 0.0 ? (E - e - (double)i) / (E - (double)i) : 0.0;
   return 1.0 - miss;
+}
+
+/* flex_rank_share over ep ranks, or over the nodes (per_node ranks each) for
+ * the network share: the uniform draw's, or the fake gate's exact count
+ * (layout.moe_fake_gate). */
+static double flex_rank_share(const struct pl_run *run, int64_t groups, int64_t per_node) {
+  if (run->layout.moe_fake_gate) {
+    double f = sim_moe_fake_gate_share(&run->model, run->layout.ep, per_node, NULL);
+    if (f >= 0)
+      return f;
+  }
+  return uniform_rank_share(&run->model, groups);
 }
 
 /* One dispatch or combine call of the flex dispatcher (their mean: a block's
@@ -206,7 +278,7 @@ static double flex_nvl5_call_s(const struct pl_run *run, double token_bytes) {
     d = r->dispatch_bps;
     cb = r->combine_bps;
   }
-  double rows_bytes = token_bytes * (double)l->ep * flex_rank_share(&run->model, l->ep);
+  double rows_bytes = token_bytes * (double)l->ep * flex_rank_share(run, l->ep, 1);
   return 0.5 * (rows_bytes / d + rows_bytes / cb);
 }
 
@@ -242,7 +314,7 @@ static double deepep_hopper_nvl_call_s(const struct pl_run *run, double token_by
   struct ep_rate sm = deepep_rate_at(deepep_b200, sizeof deepep_b200 / sizeof deepep_b200[0], 8);
   double d = fmin(DEEPEP_H800_NVL_DISPATCH_BPS * link, sm.dispatch_bps);
   double cb = fmin(DEEPEP_H800_NVL_COMBINE_BPS * link, sm.combine_bps);
-  double rows_bytes = token_bytes * (double)l->ep * flex_rank_share(&run->model, l->ep);
+  double rows_bytes = token_bytes * (double)l->ep * flex_rank_share(run, l->ep, 1);
   return 0.5 * (rows_bytes / d + rows_bytes / cb);
 }
 
@@ -293,7 +365,7 @@ static double flex_ib_call_s(const struct pl_run *run, double token_bytes) {
           ? ep_rate_at(deepep_h800_ib, sizeof deepep_h800_ib / sizeof deepep_h800_ib[0], l->ep)
           : ep_rate_at(hybridep_h100_ib, sizeof hybridep_h100_ib / sizeof hybridep_h100_ib[0],
                        l->ep);
-  double rdma_bytes = token_bytes * (double)N * flex_rank_share(&run->model, N);
+  double rdma_bytes = token_bytes * (double)N * flex_rank_share(run, N, ep_per_node(run));
   return 0.5 * (rdma_bytes / r->dispatch_bps + rdma_bytes / r->combine_bps);
 }
 

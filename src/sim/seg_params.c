@@ -80,3 +80,25 @@ double sim_seg_params(const struct pl_run *run, enum sim_seg_kind kind) {
                                                 3.0 * (double)m->hidden);
   return params / (double)(run->layout.tp > 0 ? run->layout.tp : 1);
 }
+
+/* The routed experts' parameters of a segment that are no part of its FSDP
+ * unit over dp (zero2/zero3 with ep > 1): FSDP2 leaves them to a unit of
+ * their own over the expert-data-parallel ranks, or to none when those are
+ * one rank. NVIDIA-NeMo/Automodel nemo_automodel/components/moe/parallelizer.py
+ * apply_fsdp (89e3a9fdd, 8d9bfb90e; the same at 36044ad3d): with ep enabled
+ * the block's fully_shard gets ignored_params = the experts' parameters, and
+ * only when the ep_shard mesh (dp / ep ranks) has more than one rank are the
+ * experts sharded by fully_shard(block.mlp.experts, mesh=ep_shard_mesh,
+ * Shard(1)); with ep == dp each rank holds its local experts whole and no
+ * collective gathers or reduces them. 0 for the embedding and head, dense
+ * models and ep 1, and for Megatron FSDP's units (layout.fsdp_block_units:
+ * its expert buffers are not re-derived here; the Megatron MoE model zoo's
+ * FSDP row keeps its price). */
+double sim_fsdp_expert_params(const struct pl_run *run, enum sim_seg_kind kind) {
+  const struct pl_layout *l = &run->layout;
+  bool sharded = l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3;
+  if (!sharded || l->fsdp_block_units || kind != SIM_SEG_LAYER || l->ep <= 1 ||
+      !pl_model_is_moe(&run->model))
+    return 0;
+  return sim_layer_expert_params_gpu(run);
+}

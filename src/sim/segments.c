@@ -51,7 +51,7 @@ static void seg_clear(struct sim_seg *s) {
     sim_comm_set(&s->cp_re[i], SIM_NONE, 0);
   }
   sim_comm_set(&s->te_in_ag, SIM_NONE, 0);
-  s->ag = s->ag2 = s->ag3 = s->rs = s->ar = SIM_NONE;
+  s->ag = s->ag2 = s->ag3 = s->rs = s->ar = s->eag = s->ers = SIM_NONE;
 }
 
 /* One op's GPU time in a pass at full speed, weighted by its share of the
@@ -1238,6 +1238,15 @@ static int param_kernels(const struct pl_run *run, enum sim_seg_kind kind, doubl
     mem_op(&ops[n++], "fsdp_copies", 0, grad * params, false);
     return n;
   }
+  /* routed experts outside every FSDP unit (ep > 1, edp 1: sim_fsdp_expert_params):
+   * no copy-in or copy-out; their bf16 gradients accumulate over the
+   * micro-batches as plain parameters' do (autograd's AccumulateGrad adds
+   * each backward's gradient to .grad: read 2 + 2, write 2 B per parameter) */
+  double outside = run->layout.edp <= 1 ? sim_fsdp_expert_params(run, kind) : 0.0;
+  if (outside > 0 && n + 2 <= PL_MAX_LAYER_OPS) {
+    params -= outside;
+    mem_op(&ops[n++], "expert_grad_accum", 0, 6.0 * outside, false);
+  }
   /* the copy-in (+ pre-divide) here, or apart (fsdp2_copy_in_apart, price) */
   double bwd = fsdp2_copy_in_apart(l) ? 0.0 : fsdp2_reduce_pass_bytes(l) * params;
   /* zero3's backward re-gather copies out again, but not the root unit's
@@ -1608,7 +1617,8 @@ static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct 
    * its own, timed as the pass param_kernels leaves out */
   if (r == PL_OK && fsdp2_copy_in_apart(l) && s->params > 0) {
     struct pl_op copy;
-    mem_op(&copy, "fsdp2_rs_copy_in", 0, fsdp2_reduce_pass_bytes(l) * s->params, false);
+    double outside = l->edp <= 1 ? sim_fsdp_expert_params(st->run, kind) : 0.0;
+    mem_op(&copy, "fsdp2_rs_copy_in", 0, fsdp2_reduce_pass_bytes(l) * (s->params - outside), false);
     double t = pl_op_run_time_s(&st->run->cluster.gpu, l, &st->run->model, &copy, PL_PASS_BWD);
     if (s->rs >= 0)
       s->rs_copy_s = t;

@@ -418,6 +418,10 @@ struct sim_seg {
                                         tensors, gathered one per call by the forward of every
                                         micro-batch after a step's first, or -1 */
   int32_t rs;                        /* FSDP reduce_scatter of its grads, or -1 */
+  int32_t eag, ers;                  /* zero2/zero3 with ep > 1 and edp > 1: the routed experts'
+                                        own unit's all_gather and reduce_scatter over edp, each
+                                        issued back to back with ag / rs (fsdp_comm.c
+                                        expert_unit), or -1 */
   double rs_copy_s;                  /* layout.fsdp2_rs_copy_in: the gradient copy-in (and
                                         pre-divide) of one unit, a compute task after the unit
                                         and the previous unit's reduce_scatter (lower.c
@@ -543,6 +547,9 @@ enum pl_status sim_layer_moe(struct sim_step *st, struct sim_seg *s, struct pl_d
  * gradient-accumulation kernels). */
 double sim_seg_params(const struct pl_run *run, enum sim_seg_kind kind);
 double sim_layer_expert_params_gpu(const struct pl_run *run);
+/* seg_params.c: the routed experts' parameters outside the segment's FSDP
+ * unit over dp (zero2/zero3, ep > 1): their own unit over edp, none at edp 1 */
+double sim_fsdp_expert_params(const struct pl_run *run, enum sim_seg_kind kind);
 double sim_seg_param_tensors(const struct pl_run *run, enum sim_seg_kind kind);
 /* grad_accum.c: of a segment's params and parameter tensors, those the
  * ddp/zero1 per-micro-batch add pass still accumulates; with
@@ -605,6 +612,12 @@ struct sim_moe_wait {
  * the layer segment s, its expert-parallel ones priced (segments.c
  * layer_moe). */
 bool sim_moe_wait_of(const struct sim_step *st, const struct sim_seg *s, struct sim_moe_wait *w);
+/* moe_comm.c: layout.moe_fake_gate's routing over ep ranks dealt to nodes of
+ * per_node ranks (1: the ranks themselves): the share of a rank's tokens the
+ * busiest group receives, and in *mean (when not NULL) the groups a token
+ * reaches; -1 beyond its table */
+double sim_moe_fake_gate_share(const struct pl_model *m, int64_t ep, int64_t per_node,
+                               double *mean);
 /* lower.c */
 enum pl_status sim_lower(struct sim_step *st, struct pl_diag *diag);
 

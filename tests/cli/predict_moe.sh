@@ -169,6 +169,26 @@ check "force balance: the router_random op" grep -Eq '^ +layer +router_random +m
 expect_ok ${q30% --format json} --moe-dispatch alltoall --ops
 check "force balance: no router_random op without it" sh -c "! grep -q router_random '$TMP/out'"
 expect_fail 1 "^plateau: --moe-force-balance: unknown value 'yes' \(expected off\|on\)" -- $q30 --moe-force-balance yes
+# NeMo AutoModel's FakeBalancedGate (--moe-fake-gate, layout.moe_fake_gate): no router GEMM,
+# top-k or aux loss (the block's "router" becomes the gate's ones/arange kernels, a memory op),
+# and DeepEP sends each token to the one node (rank) its 8 consecutive experts sit on, against
+# the uniform draw's 1.9 of 2 nodes at ep 16: a faster step than the same run routed uniformly.
+expect_ok ${q30% --format json} --moe-dispatch deepep --moe-fake-gate on --ops
+check "fake gate: the router is a memory op" grep -Eq '^ +layer +router +memory' "$TMP/out"
+check "fake gate: no top-k op" sh -c "! grep -Eq '^ +layer +router_topk ' '$TMP/out'"
+expect_ok $q30 --moe-dispatch deepep --moe-imbalance 1
+cp "$TMP/out" "$TMP/deepep1.json"
+expect_ok $q30 --moe-dispatch deepep --moe-fake-gate on
+check "fake gate: faster than the routed deepep step" awk -v a="$(json_num "$TMP/deepep1.json" step_time_s)" \
+  -v b="$(json_num "$TMP/out" step_time_s)" 'BEGIN { exit !(b < a) }'
+expect_fail 1 "^plateau: --moe-fake-gate: unknown value 'yes' \(expected off\|on\)" -- $q30 --moe-fake-gate yes
+expect_fail 1 "--moe-fake-gate and --moe-force-balance are two routers" -- $q30 --moe-fake-gate on --moe-force-balance on
+# AutoModel's compiled quick_geglu_deepep (--moe-act-compiled): GPT-OSS's eager clamp op goes
+expect_ok predict --model gpt-oss-20b --gpu h100 --gpus 8 --ep 8 --mbs 1 --gbs 8 --recompute full --ops
+check "GPT-OSS: Megatron-Core's eager clamp by default" grep -Eq '^ +layer +expert_clamp ' "$TMP/out"
+expect_ok predict --model gpt-oss-20b --gpu h100 --gpus 8 --ep 8 --mbs 1 --gbs 8 --recompute full --moe-act-compiled on --ops
+check "GPT-OSS compiled activation: no clamp op" sh -c "! grep -Eq '^ +layer +expert_clamp ' '$TMP/out'"
+expect_fail 1 "^plateau: --moe-act-compiled: unknown value '1' \(expected off\|on\)" -- $q30 --moe-act-compiled 1
 # HybridEP's SMs (--hybridep-sms, Megatron-Core moe_hybridep_num_sms; Megatron-Bridge's perf
 # scripts set 32, the nemo preset): on GB200 NVL72 at ep 16 the 32-SM rates of HybridEP's
 # README (523.48 / 521.55 GB/s) replace the 16-SM ones (472.84 / 474.48): each call priced at

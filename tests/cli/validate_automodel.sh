@@ -12,7 +12,16 @@
 # trace, prices GPT-OSS's clamp and bias kernels: row 8 +32.2 -> +44.0 %; the shared experts' output
 # add and the comm-overlap slowdown: the MoE rows +1..+8; the embedding-table zero fill and the
 # tied-table add: rows 11-12 +2 points): 28.0 / 56.7 %, so <= ceil(28.0 + 3) = 32 % and each
-# <= ceil(56.7 + 5) = 62 %. Rows predicted later (a memory or layout refusal lifted)
+# <= ceil(56.7 + 5) = 62 %. Re-set by session 28 (moe28), whose sourced changes move the MoE
+# rows: FSDP2 keeps the routed experts out of the block's dp unit (AutoModel moe/parallelizer.py
+# apply_fsdp), the GQA rows hand K and V to the kernel unexpanded (--kv-expand-copy off), and
+# AutoModel's FakeBalancedGate (--moe-fake-gate on: no router GEMM, consecutive experts, so DeepEP
+# sends a token to 1-4 ranks instead of the uniform draw's 3.4-19): rows 1 +57.5 -> +14.7,
+# 2 +45.2 -> +16.6, 4 +17.0 -> -21.9, 5 +40.9 -> -6.1, 7 +25.6 -> -4.8, 8 +47.0 -> +14.7 (rows 2 and 7
+# also read as zero2: their parallelizer does not reshard after forward; row 8's experts run
+# AutoModel's compiled quick_geglu_deepep, --moe-act-compiled on); the
+# first look's 10 rows 29.2 / 57.5 -> 13.7 / 30.3 % (the worst now row 17, pipelined LoRA),
+# so <= ceil(13.7 + 3) = 17 % and each <= ceil(30.3 + 5) = 36 %. Rows predicted later (a memory or layout refusal lifted)
 # are not in the bound, so wider coverage cannot fail it. A guard, not a target.
 . "$(dirname "$0")/lib.sh"
 T="$PL_SOURCE_DIR/data/validation/nemo_automodel_performance.csv"
@@ -26,6 +35,7 @@ check "row 10 compares the printed 18.90 s" row 10 '"step_time_s",.*,18.9,18.9,'
 check "row 10 cp 2 over FSDP2, full recompute, compiled" row 10 '--cp 2 .*--shard zero3 .*--recompute full .*--framework torchtitan .*--kernels fused'
 check "row 11 LoRA rank 16 on every linear, one GPU" row 11 '--gpus 1 .*--task lora --lora-rank 16 --lora-targets linear_qkv,linear_proj,linear_fc1,linear_fc2'
 check "row 1 DeepEP, forced balance" row 1 '--moe-dispatch deepep --moe-imbalance 1 '
+check "row 7 AutoModel's fake balanced gate, K/V unexpanded" row 7 '--moe-fake-gate on .*--kv-expand-copy off'
 check "row 7 bf16 Adam moments (AutoModel's MoE models hold bf16 parameters)" row 7 '--adam-moments-dtype bf16'
 check "row 7 no fp32 master, bf16 shards" row 7 '--fp32-param-shards off .*--adam-master none'
 # row 1's model is the nemotron-3-super preset at seq 4096, so the command writes it inline: the JSON
@@ -46,8 +56,8 @@ print(len(v), "%.2f" % (sum(v) / len(v)) if v else "nan", "%.2f" % max(v) if v e
 PY
 )
 read -r n m w <<<"$got"
-echo "NeMo AutoModel, first-look rows: $n of 10 predicted, mean |error| $m %, worst $w % (bound: mean <= 32, worst <= 62)"
+echo "NeMo AutoModel, first-look rows: $n of 10 predicted, mean |error| $m %, worst $w % (bound: mean <= 17, worst <= 36)"
 check "the first look's 10 rows predicted (got $n)" [ "$n" -eq 10 ]
-check "mean |error| $m % <= 32 %" python3 -c "import sys; sys.exit(not float('$m') <= 32)"
-check "worst |error| $w % <= 62 %" python3 -c "import sys; sys.exit(not float('$w') <= 62)"
+check "mean |error| $m % <= 17 %" python3 -c "import sys; sys.exit(not float('$m') <= 17)"
+check "worst |error| $w % <= 36 %" python3 -c "import sys; sys.exit(not float('$w') <= 36)"
 finish

@@ -520,6 +520,23 @@ static void test_gpt_oss_experts(void) {
     /* the clamp does not depend on the probabilities' dtype */
     CHECK_NEAR_REL(find(ops, nk, "expert_clamp")->bwd_bytes, 30.0 * elems, 1e-12);
   }
+  /* layout.moe_act_compiled (NeMo AutoModel's @torch.compile quick_geglu_deepep): no eager
+   * clamp and cat, the activation one fused kernel each way at the fused GLU's bytes, read
+   * fc1's two halves and write the output, 4 + 2 = 6 B forward, read the gradient and the
+   * input, write the input's gradient, 2 + 4 + 4 = 10 B backward; the bias unchanged */
+  {
+    struct pl_layout lc = l;
+    lc.moe_act_compiled = true;
+    int nc = pl_layer_ops(&m, &lc, ops);
+    CHECK(find(ops, nc, "expert_clamp") == NULL);
+    const struct pl_op *act = find(ops, nc, "expert_act");
+    CHECK(act != NULL && find(ops, nc, "expert_bias") != NULL);
+    if (act != NULL) {
+      CHECK_NEAR_REL(act->fwd_bytes, 6.0 * elems, 1e-12);
+      CHECK_NEAR_REL(act->bwd_bytes, 10.0 * elems, 1e-12);
+      CHECK(!act->host_sync);
+    }
+  }
   n = pl_layer_ops(&m, &l, ops);
   l.recompute = PL_RECOMPUTE_SELECTIVE;
   l.recompute_modules = PL_RCM_MOE_ACT;

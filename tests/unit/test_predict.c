@@ -1430,8 +1430,144 @@ static void test_nvfp4_tp_gathers(void) {
   }
 }
 
+/* FSDP with expert parallelism (fsdp_comm.c, seg_params.c
+ * sim_fsdp_expert_params; NeMo AutoModel moe/parallelizer.py apply_fsdp:
+ * the experts are ignored_params of the block's fully_shard, sharded by a
+ * unit of their own over the ep_shard (edp) ranks only when those are more
+ * than one). By hand, Qwen3-30B-A3B (128 experts of 3 x 2048 x 768 =
+ * 4,718,592 parameters, every block MoE) at ep 8: a block holds 16 experts,
+ * 75,497,472 parameters outside its dp unit; none at ep 1, under zero1, under
+ * Megatron FSDP's units, for the embedding. Then a small MoE (2 blocks,
+ * hidden 256, 8 experts of 3 x 256 x 128 = 98,304 parameters, top 2) on one
+ * node: 4 GPUs at ep 4 leave edp 1, so no collective carries the experts;
+ * 8 GPUs at ep 4 give edp 2, and the experts' unit gathers a block's 2 local
+ * experts, 196,608 parameters x 2 B = 393,216 B, over edp, and
+ * reduce_scatters them in fp32, 786,432 B. */
+static const char *const tiny_moe_json =
+    "{\"name\": \"tiny-moe\", \"layers\": 2, \"hidden\": 256, \"heads\": 4, \"kv_heads\": 4, "
+    "\"ffn_hidden\": 128, \"vocab\": 128, \"seq_len\": 512, \"mlp\": \"swiglu\", "
+    "\"pos\": \"rotary\", \"norm\": \"rms\", \"tied_embeddings\": false, \"linear_bias\": false, "
+    "\"experts\": 8, \"top_k\": 2, \"expert_ffn\": 128}";
+
+static void test_fsdp_expert_units(void) {
+  static struct pl_run q;
+  struct pl_diag d, *dp = &d;
+  memset(&q, 0, sizeof q);
+  CHECK_STATUS(pl_model_load("qwen3-30b-a3b", &q.model, &d), PL_OK, dp);
+  q.layout = (struct pl_layout){.gpus = 8, .tp = 1, .pp = 1, .cp = 1, .ep = 8, .etp = 1,
+                                .shard = PL_SHARD_ZERO3};
+  CHECK_NEAR_REL(sim_fsdp_expert_params(&q, SIM_SEG_LAYER), 75497472.0, 1e-12);
+  CHECK(sim_fsdp_expert_params(&q, SIM_SEG_EMBED) == 0);
+  q.layout.fsdp_block_units = true;
+  CHECK(sim_fsdp_expert_params(&q, SIM_SEG_LAYER) == 0);
+  q.layout.fsdp_block_units = false;
+  q.layout.shard = PL_SHARD_ZERO1;
+  CHECK(sim_fsdp_expert_params(&q, SIM_SEG_LAYER) == 0);
+  q.layout.shard = PL_SHARD_ZERO3;
+  q.layout.ep = 1;
+  CHECK(sim_fsdp_expert_params(&q, SIM_SEG_LAYER) == 0);
+
+  for (int64_t gpus = 4; gpus <= 8; gpus += 4) {
+    base(tiny_moe_json, NULL, gpus);
+    run.layout.ep = 4;
+    run.layout.shard = PL_SHARD_ZERO3;
+    run.layout.shard_set = true;
+    run.layout.mbs = 1;
+    run.layout.gbs = gpus;
+    run.layout.batch_per_gpu = 0;
+    predict_summed();
+    const struct pl_coll_summary *ag = group_coll("edp", "all_gather", 1);
+    const struct pl_coll_summary *rs = group_coll("edp", "reduce_scatter", 1);
+    CHECK(group_coll("dp", "all_gather", 1) != NULL);
+    if (gpus == 4) {
+      CHECK(ag == NULL && rs == NULL);
+    } else {
+      CHECK(ag != NULL && rs != NULL);
+      if (ag != NULL && rs != NULL) {
+        CHECK_NEAR_REL(ag->bytes, 393216.0, 1e-12);
+        CHECK_NEAR_REL(rs->bytes, 786432.0, 1e-12);
+      }
+    }
+  }
+}
+
+/* NeMo AutoModel's FakeBalancedGate (layout.moe_fake_gate, moe_comm.c
+ * sim_moe_fake_gate_share): token t takes experts (t k + j) mod E, j < k.
+ * By hand:
+ *  - Qwen3-30B-A3B (E 128, k 8) at ep 8 (16 experts a rank): experts 8t ..
+ *    8t + 7 lie on one rank, (8t mod 128) / 16, which takes t mod 16 in
+ *    pairs: one rank per token, each rank 1/8 of the tokens;
+ *  - Nemotron 3 Nano (E 128, k 6) at ep 8: the period is 128 / gcd(6, 128)
+ *    = 64 tokens starting at every even expert; a token's six experts cross
+ *    into the next rank when its start is 12 or 14 mod 16: a quarter of the
+ *    tokens reach 2 ranks (mean 1.25); a rank receives its block's 8 starts
+ *    and the previous block's 2: 10 / 64 = 0.15625;
+ *  - DeepSeek-V3 (E 256, k 8) at ep 64 (4 experts a rank), 8 ranks a node
+ *    (32 experts): experts 8t .. 8t + 7 span ranks 2m and 2m + 1 (m = t mod
+ *    32), one node: per rank 2 / 64 = 1/32 of the tokens (mean 2 ranks), per
+ *    node 1/8 (mean 1 node), where the uniform draw reaches 5.29 of 8 nodes.
+ * Then a prediction of Qwen3-30B-A3B on 8 H100 (ep 8, deepep): the fake
+ * gate's block has no router GEMM and its all_to_all calls take less time
+ * than the uniform draw's (rows per call 1 x against 5.34 x a rank's
+ * tokens); both gates together are refused. */
+static void test_moe_fake_gate(void) {
+  struct pl_diag d;
+  struct pl_model q;
+  CHECK_STATUS(pl_model_load("qwen3-30b-a3b", &q, &d), PL_OK, &d);
+  double mean = 0;
+  CHECK_NEAR_REL(sim_moe_fake_gate_share(&q, 8, 1, &mean), 0.125, 1e-12);
+  CHECK_NEAR_REL(mean, 1.0, 1e-12);
+  q.experts = 128;
+  q.top_k = 6;
+  CHECK_NEAR_REL(sim_moe_fake_gate_share(&q, 8, 1, &mean), 10.0 / 64.0, 1e-12);
+  CHECK_NEAR_REL(mean, 1.25, 1e-12);
+  q.experts = 256;
+  q.top_k = 8;
+  CHECK_NEAR_REL(sim_moe_fake_gate_share(&q, 64, 1, &mean), 1.0 / 32.0, 1e-12);
+  CHECK_NEAR_REL(mean, 2.0, 1e-12);
+  CHECK_NEAR_REL(sim_moe_fake_gate_share(&q, 64, 8, &mean), 0.125, 1e-12);
+  CHECK_NEAR_REL(mean, 1.0, 1e-12);
+  CHECK(sim_moe_fake_gate_share(&q, 3, 1, NULL) < 0); /* 256 experts over 3 ranks */
+
+  double a2a_s[2] = {0, 0};
+  for (int fake = 0; fake <= 1; fake++) {
+    base(NULL, "qwen3-30b-a3b", 8);
+    run.layout.ep = 8;
+    run.layout.dispatch = PL_MOE_DEEPEP;
+    run.layout.moe_imbalance = 1;
+    run.layout.moe_fake_gate = fake == 1;
+    run.layout.shard = PL_SHARD_ZERO1;
+    run.layout.shard_set = true;
+    run.layout.recompute = PL_RECOMPUTE_FULL;
+    run.layout.seq = 4096;
+    run.layout.mbs = 1;
+    run.layout.gbs = 8;
+    run.layout.batch_per_gpu = 0;
+    predict_summed();
+    const struct pl_coll_summary *a2a = group_coll("ep", "all_to_all", 1);
+    CHECK(a2a != NULL);
+    if (a2a != NULL)
+      a2a_s[fake] = a2a->time_s / (double)a2a->count;
+  }
+  CHECK(a2a_s[1] > 0 && a2a_s[1] < a2a_s[0]);
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  int n = pl_layer_ops(&run.model, &run.layout, ops), routers = 0;
+  for (int i = 0; i < n; i++)
+    if (strcmp(ops[i].name, "router") == 0) {
+      routers++;
+      CHECK(ops[i].kind != PL_OP_GEMM);
+    }
+  CHECK(routers == 1);
+  run.layout.moe_force_balance = true;
+  pl_diag_clear(&d);
+  CHECK(pl_predict(&run, &pred, &d) != PL_OK);
+  CHECK(strstr(d.msg, "--moe-fake-gate") != NULL);
+}
+
 int main(void) {
   test_out_of_memory();
+  test_fsdp_expert_units();
+  test_moe_fake_gate();
   test_one_gpu_is_sum_of_ops();
   test_hidden_comm_adds_nothing();
   test_pipeline_bubble();

@@ -264,8 +264,8 @@ static void test_layout_flags(void) {
   for (; pl_layout_flag_name(n) != NULL; n++)
     for (size_t k = 0; k < n; k++)
       CHECK(strcmp(pl_layout_flag_name(k), pl_layout_flag_name(n)) != 0);
-  CHECK_EQ_INT((int64_t)n, 42); /* 23 counts (bf16-last-blocks, lora-rank, packed-sample-len, cp-a2a-size the last) + 19 words
-                                   (bf16-modules, task, lora-targets, defer-embedding-wgrad, cp-comm-type the last) */
+  CHECK_EQ_INT((int64_t)n, 44); /* 23 counts (bf16-last-blocks, lora-rank, packed-sample-len, cp-a2a-size the last) + 21 words
+                                   (bf16-modules, moe-fake-gate, moe-act-compiled, task, lora-targets, defer-embedding-wgrad, cp-comm-type the last) */
   /* written and read back: the same text (an MoE layout with every optional flag set) */
   memset(&l, 0, sizeof l);
   split(" --gpus 64 --tp 2 --pp 4 --cp 1 --vp 2 --seq 4096 --mbs 1 --gbs 256 --shard zero1"
@@ -294,6 +294,16 @@ static void test_layout_flags(void) {
   CHECK(strstr(two, "--ep") == NULL && strstr(two, "--moe-dispatch") == NULL &&
         strstr(two, "--moe-pad-capacity") == NULL && strstr(two, "--moe-force-balance") == NULL);
   CHECK(strstr(two, "--task") == NULL); /* pre-training writes no task */
+  /* NeMo AutoModel's fake gate (layout.moe_fake_gate) written after the forced balance's place
+   * and read back; a dense model writes neither */
+  memset(&l, 0, sizeof l);
+  split(" --gpus 8 --ep 8 --moe-dispatch deepep --moe-fake-gate on --moe-act-compiled on", &a);
+  CHECK_STATUS(pl_layout_flags_read(&l, get, &a, &d), PL_OK, dp);
+  CHECK(l.moe_fake_gate && l.moe_act_compiled);
+  pl_layout_flags_format(&l, true, one, sizeof one);
+  CHECK(strstr(one, " --moe-imbalance 0 --moe-fake-gate on --moe-act-compiled on") != NULL);
+  pl_layout_flags_format(&l, false, two, sizeof two);
+  CHECK(strstr(two, "--moe-fake-gate") == NULL && strstr(two, "--moe-act-compiled") == NULL);
   /* the fine-tuning flags (src/model/finetune.c) written and read back */
   memset(&l, 0, sizeof l);
   split(" --gpus 8 --tp 2 --pp 1 --cp 1 --vp 1 --seq 4096 --mbs 1 --gbs 8 --task lora"
