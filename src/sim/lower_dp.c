@@ -42,32 +42,98 @@ static void expert_bucket(struct lower *lw, double bytes, int32_t after, bool fl
   lw->ebucket_fill = 0;
 }
 
+/* Megatron-Core's bucket groups with FP8 parameters (fp8_param_gather under
+ * the distributed optimizer, pl_layout_te_fp8_params): DistributedDataParallel
+ * keeps the FP8 weights in a uint8 buffer and the rest (embedding, output
+ * layer, norms) in a bf16 one, and partition_buckets (megatron/core/
+ * distributed/param_and_grad_buffer.py, case 3, "When using fp8 params, merge
+ * all non-fp8 buckets into the last fp8 bucket group"; core_r0.9.0 to
+ * core_r0.15.0) makes one group of every fp8 bucket but the last, and puts
+ * the last fp8 bucket (the model's first blocks) together with all non-fp8
+ * buckets. A group reduces once all its buckets' gradients are ready
+ * (_ParamAndGradBucketGroup.register_grad_ready) and gathers as one
+ * coalesced call (start_param_sync, _coalescing_manager): the output layer's
+ * gradient, ready first in the backward, waits for the embedding's, ready
+ * last, and the first forward waits for the embedding, the output layer and
+ * the norms gathered together. Megatron-Core's DistributedDataParallel
+ * only, which plateau knows by its bucket (bucket_params or bucket_dp_scaled:
+ * a bucket of parameters, not NeMo 1's Apex DistributedFusedAdam buckets of
+ * bucket_mb, whose uint8 buckets are not grouped this way). Dense
+ * transformer models only: where pl_layout_fp8_gathered_weights gives a
+ * block's FP8 weights (not MoE or MLA) and every block is a transformer
+ * block (not a Mamba hybrid, whose blocks' split it does not give). */
+static bool fp8_groups(const struct lower *lw) {
+  const struct pl_model *m = &lw->st->run->model;
+  const struct pl_layout *l = lw->l;
+  return l->shard == PL_SHARD_ZERO1 && pl_layout_te_fp8_params(l) &&
+         (l->bucket_params > 0 || l->bucket_dp_scaled) && !pl_model_is_hybrid(m) &&
+         pl_layout_fp8_gathered_weights(m, l) > 0;
+}
+
+/* The non-FP8 dense parameters of segment sg under fp8_groups: a block's
+ * parameters less its FP8 GEMM weights (its norms), the embedding and the
+ * output layer whole. */
+static double seg_non_fp8_params(const struct lower *lw, const struct sim_seg *sg) {
+  double dense = sg->params - sg->expert_params;
+  if (sg == &lw->st->seg[SIM_SEG_LAYER])
+    dense -= pl_layout_fp8_gathered_weights(&lw->st->run->model, lw->l);
+  return dense > 0 ? dense : 0;
+}
+
+/* Megatron-Core's bucketing of a buffer (_ParamAndGradBuffer.__init__,
+ * param_and_grad_buffer.py core_r0.14.0): parameters in backward order, a
+ * bucket closed once it holds bucket_size elements or more, a parameter never
+ * split ("(param_end_index - bucket_start_index) >= bucket_size"): add x, one
+ * parameter or one block's norms, to the open bucket *open, closing it into
+ * *n. */
+static void bucket_add(double x, double bucket, double *open, double *n) {
+  *open += x;
+  if (*open > 0 && *open >= bucket) {
+    *n += 1;
+    *open = 0;
+  }
+}
+
 /* DDP/zero1: add a segment's gradients to the bucket and reduce full ones;
- * its routed experts' gradients go to their own bucket (expert_bucket). */
+ * its routed experts' gradients go to their own bucket (expert_bucket).
+ * Under fp8_groups its non-FP8 gradients are held for the last group and
+ * reduced at the flush with the last FP8 bucket: the group's calls (one per
+ * bucket, coalesced) share its bytes. */
 void sim_dp_bucket(struct lower *lw, const struct sim_seg *sg, int32_t after, bool flush) {
   expert_bucket(lw, sg != NULL ? sg->expert_params * sim_grad_bytes(lw->l) : 0, after, flush);
-  lw->bucket_fill += sg != NULL ? (sg->params - sg->expert_params) * sim_grad_bytes(lw->l) : 0;
+  double held =
+      sg != NULL && fp8_groups(lw) ? seg_non_fp8_params(lw, sg) * sim_grad_bytes(lw->l) : 0;
+  lw->bucket_held += held;
+  bucket_add(held, lw->st->bucket_bytes, &lw->held_open, &lw->held_buckets);
+  lw->bucket_fill +=
+      sg != NULL ? (sg->params - sg->expert_params) * sim_grad_bytes(lw->l) - held : 0;
   double full = floor(lw->bucket_fill / lw->st->bucket_bytes);
+  /* fp8_groups: the last FP8 bucket is the last group's, so one full
+   * bucket stays until more gradients come (or the flush takes it) */
+  if (fp8_groups(lw) && full >= 1 && lw->bucket_fill <= full * lw->st->bucket_bytes)
+    full -= 1;
   if (full >= 1) {
     int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, lw->bucket_coll, (int64_t)full);
     dep(lw, after, t);
     coll_task(lw, PL_STREAM_DP_REDUCE, lw->bucket_ar_coll, (int64_t)full);
     lw->bucket_fill -= full * lw->st->bucket_bytes;
   }
-  if (!flush || lw->bucket_fill <= 0)
+  double last = lw->bucket_fill + lw->bucket_held;
+  if (!flush || last <= 0)
     return;
+  double calls = (lw->bucket_fill > 0 ? 1 : 0) + lw->held_buckets + (lw->held_open > 0 ? 1 : 0);
   enum pl_coll_op op = sim_grad_reduce_op(lw->l);
   int32_t rest, rest_ar = SIM_NONE;
-  enum pl_status s = sim_coll_add(lw->st, op, "dp", lw->bucket_fill, &rest, lw->diag);
+  enum pl_status s = sim_coll_add(lw->st, op, "dp", last / calls, &rest, lw->diag);
   if (s == PL_OK && lw->bucket_ar_coll >= 0)
     s = sim_coll_add(lw->st, PL_COLL_ALL_REDUCE, "dp-replica",
-                     lw->bucket_fill / (double)pl_layout_shard_ranks(lw->l), &rest_ar, lw->diag);
+                     last / calls / (double)pl_layout_shard_ranks(lw->l), &rest_ar, lw->diag);
   if (s != PL_OK)
     fail(lw, s);
-  int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, rest, 1);
+  int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, rest, (int64_t)calls);
   dep(lw, after, t);
-  coll_task(lw, PL_STREAM_DP_REDUCE, rest_ar, 1);
-  lw->bucket_fill = 0;
+  coll_task(lw, PL_STREAM_DP_REDUCE, rest_ar, (int64_t)calls);
+  lw->bucket_fill = lw->bucket_held = lw->held_open = lw->held_buckets = 0;
 }
 
 /* Parameters of model chunk v (all stages' chunks numbered) on one GPU. */
@@ -140,7 +206,9 @@ static double param_gather_calls(const struct lower *lw, double bytes) {
 }
 
 /* The zero1 bf16 parameter all_gather of a stage, in bucket-sized calls:
- * the number of calls, the collective in *ag. The routed experts' share
+ * the number of calls after the first group, the collective of the first
+ * group's calls (in forward order) in *first, as many as *first_calls, and
+ * of the others in *ag. The routed experts' share
  * (expert_params of params) is never in it: Megatron-Core keeps the
  * expert-parallel parameters in their own buffers
  * (distributed_data_parallel.py expert_parallel_buffers, core_r0.12-v0.16),
@@ -151,17 +219,59 @@ static double param_gather_calls(const struct lower *lw, double bytes) {
  * distributed optimizer keeps the experts whole there, sim_dp_emit_tail's
  * ex / edp), so no collective carries them. */
 static double param_gather(struct lower *lw, double params, double expert_params, double layers,
+                           bool head, bool embed, int32_t *first, double *first_calls,
                            int32_t *ag) {
+  *first_calls = 1;
   double bytes = (params - expert_params) * PARAM_BYTES;
   double calls = param_gather_calls(lw, bytes);
+  double first_bytes = -1.0;
   /* TE FP8 parameters under the distributed optimizer (pl_layout_te_fp8_params,
    * Megatron-Core fp8_param_gather): the blocks' GEMM weights sit in uint8
    * buffers and gather at 1 B; the rest (embeddings, norms) at 2 B. Buckets
-   * hold bucket_size elements whatever the dtype, so the calls stay. */
-  if (pl_layout_te_fp8_params(lw->l))
-    bytes -= layers * pl_layout_fp8_gathered_weights(&lw->st->run->model, lw->l) *
-             (PARAM_BYTES - pl_dtype_element_bytes(lw->l->dtype));
-  enum pl_status s = sim_coll_add(lw->st, PL_COLL_ALL_GATHER, "dp", bytes / calls, ag, lw->diag);
+   * hold bucket_size elements whatever the dtype. Under fp8_groups the
+   * groups are the FP8 buckets, the first gathered (the last group) with
+   * every non-FP8 parameter at 2 B. */
+  if (pl_layout_te_fp8_params(lw->l)) {
+    double q = pl_dtype_element_bytes(lw->l->dtype);
+    double fp8 = layers * pl_layout_fp8_gathered_weights(&lw->st->run->model, lw->l);
+    bytes -= fp8 * (PARAM_BYTES - q);
+    if (fp8_groups(lw) && fp8 > 0) {
+      /* a bucket's elements (param_gather_calls' bytes at 2 B) */
+      double bucket =
+          pl_layout_bucket_bytes(lw->l, PARAM_BYTES, (double)pl_model_params(&lw->st->run->model)) /
+          PARAM_BYTES;
+      double fp8_calls = ceil(fp8 / bucket);
+      calls = fp8_calls > 1 ? fp8_calls : 1;
+      first_bytes = bytes - (fp8 - fmin(bucket, fp8)) * q;
+      bytes -= first_bytes;
+    }
+  }
+  enum pl_status s = PL_OK;
+  if (first_bytes >= 0) {
+    /* the first group's calls: its FP8 bucket and the non-FP8 buffer's
+     * buckets (bucket_add over the output layer, the norms, the embedding) */
+    const struct sim_seg *sg = lw->st->seg;
+    double bucket =
+        pl_layout_bucket_bytes(lw->l, PARAM_BYTES, (double)pl_model_params(&lw->st->run->model)) /
+        PARAM_BYTES;
+    double open = 0, n = 1;
+    if (head)
+      bucket_add(seg_non_fp8_params(lw, &sg[SIM_SEG_HEAD]), bucket, &open, &n);
+    for (double k = 0; k < layers; k++)
+      bucket_add(seg_non_fp8_params(lw, &sg[SIM_SEG_LAYER]), bucket, &open, &n);
+    if (embed)
+      bucket_add(seg_non_fp8_params(lw, &sg[SIM_SEG_EMBED]), bucket, &open, &n);
+    n += open > 0 ? 1 : 0;
+    *first_calls = n;
+    s = sim_coll_add(lw->st, PL_COLL_ALL_GATHER, "dp", first_bytes / n, first, lw->diag);
+  }
+  if (s == PL_OK && first_bytes >= 0 && calls <= 1)
+    *ag = *first;
+  else if (s == PL_OK)
+    s = sim_coll_add(lw->st, PL_COLL_ALL_GATHER, "dp",
+                     bytes / (first_bytes >= 0 ? calls - 1 : calls), ag, lw->diag);
+  if (first_bytes < 0)
+    *first = *ag;
   if (s != PL_OK)
     fail(lw, s);
   return calls;
@@ -311,19 +421,25 @@ void sim_dp_emit_tail(struct lower *lw) {
   if (first_s > 0) {
     int64_t v = lw->stage; /* chunk 0 of this stage */
     double ex0 = (double)lw->st->chunk_layers[v] * lw->st->seg[SIM_SEG_LAYER].expert_params;
-    int32_t ag;
-    param_gather(lw, chunk_params(lw, v), ex0, (double)lw->st->chunk_layers[v], &ag);
-    dep(lw, t, coll_task(lw, PL_STREAM_DP_GATHER, ag, 1));
+    int32_t ag, ag1;
+    double n1;
+    param_gather(lw, chunk_params(lw, v), ex0, (double)lw->st->chunk_layers[v], v == lw->V - 1,
+                 v == 0, &ag1, &n1, &ag);
+    dep(lw, t, coll_task(lw, PL_STREAM_DP_GATHER, ag1, (int64_t)n1));
     t = add(lw, PL_STREAM_COMPUTE, opt_s - first_s, PL_TASK_OPTIMIZER, SIM_RES_COMPUTE);
   }
   zero3_persist_tail(lw, t);
   sim_step_sync_emit(lw, t);
   if (l->shard != PL_SHARD_ZERO1 || lw->bucket_coll < 0 || l->overlap_param_gather)
     return;
-  int32_t ag;
-  double calls = param_gather(lw, params, ex, stage_layers(lw, lw->stage), &ag);
-  int32_t a = coll_task(lw, PL_STREAM_DP_GATHER, ag, (int64_t)calls);
+  int32_t ag, ag1;
+  double n1;
+  double calls = param_gather(lw, params, ex, stage_layers(lw, lw->stage), lw->stage == lw->pp - 1,
+                              lw->stage == 0, &ag1, &n1, &ag);
+  int32_t a = coll_task(lw, PL_STREAM_DP_GATHER, ag1, (int64_t)n1);
   dep(lw, t, a);
+  if (calls > 1)
+    a = coll_task(lw, PL_STREAM_DP_GATHER, ag, (int64_t)calls - 1);
   expert_gather(lw, ex, a);
 }
 
@@ -345,13 +461,15 @@ void sim_dp_gather_ahead(struct lower *lw) {
     pg[0] = pg[1] = SIM_NONE;
     if (!on)
       continue;
-    int32_t ag;
+    int32_t ag, ag1;
     int64_t v = c * lw->pp + lw->stage;
     double ex = (double)lw->st->chunk_layers[v] * lw->st->seg[SIM_SEG_LAYER].expert_params;
-    double calls = param_gather(lw, chunk_params(lw, v), ex, (double)lw->st->chunk_layers[v], &ag);
+    double n1;
+    double calls = param_gather(lw, chunk_params(lw, v), ex, (double)lw->st->chunk_layers[v],
+                                v == lw->V - 1, v == 0, &ag1, &n1, &ag);
     /* pg_opt: chunk 0's first bucket was gathered after its optimizer step */
     bool moved = c == 0 && pg_opt(lw);
-    pg[0] = moved ? SIM_NONE : coll_task(lw, PL_STREAM_DP_GATHER, ag, 1);
+    pg[0] = moved ? SIM_NONE : coll_task(lw, PL_STREAM_DP_GATHER, ag1, (int64_t)n1);
     pg[1] = calls > 1 ? coll_task(lw, PL_STREAM_DP_GATHER, ag, (int64_t)calls - 1) : SIM_NONE;
     int32_t e = expert_gather(lw, ex, pg[1] != SIM_NONE ? pg[1] : pg[0]);
     pg[1] = e != pg[0] ? e : pg[1];

@@ -78,9 +78,16 @@ expect_fail 1 "^plateau: --dtype: unknown dtype 'tensorwise' " -- predict --dtyp
 
 # zero1 with TE FP8 parameters (Megatron-Core's distributed optimizer with fp8_param_gather,
 # layout_bytes.c pl_layout_te_fp8_params; lower_dp.c param_gather): the blocks' GEMM weights are
-# all_gathered at 1 B, the rest at 2 B, in the same 60 bucket calls. Llama 3 8B at tp 1: per block
-# h(q + 2kv) + qh + 3hf = 4096 x 6144 + 4096 x 4096 + 3 x 4096 x 14336 = 218,103,808 weights, so
-# (8,030,261,248 x 2 - 32 x 218,103,808) / 60 = 151,353,344 B per call (16-bit: 267,675,374.9)
+# all_gathered at 1 B, the rest at 2 B. Llama 3 8B at tp 1: per block
+# h(q + 2kv) + qh + 3hf = 4096 x 6144 + 4096 x 4096 + 3 x 4096 x 14336 = 218,103,808 weights,
+# 32 blocks 6,979,321,856; the rest 8,030,261,248 - 6,979,321,856 = 1,050,939,392 (embedding and
+# output layer 128,256 x 4096 each, the norms). 16-bit: 60 calls of
+# 8,030,261,248 x 2 / 60 = 267,675,374.9 B. FP8 (lower_dp.c fp8_groups, Megatron-Core
+# partition_buckets case 3): NeMo's bucket of 134,217,728 elements cuts the FP8 weights into
+# 6,979,321,856 / 134,217,728 = 52 buckets; the last joins the non-FP8 buckets (the output layer's,
+# closed at 525,336,576 >= 134,217,728, and the embedding's with the norms): 51 + 3 = 54 calls,
+# 1,050,939,392 x 2 + 6,979,321,856 x 1 = 9,081,200,640 B in all (mean 168,170,382.2 per call).
+# The gradients' reduce_scatter the same: 51 FP8 buckets, then the last group's 3 calls.
 z1=(predict --model llama3-8b --gpu b200 --cluster dgx-b200 --gpus 256 --tp 1 --cp 2 --seq 8192 --mbs 1
     --gbs 128 --shard zero1 --dtype fp8-current --framework nemo --format json)
 ag_bytes() { python3 -c "import json,sys; print(int(round([c['bytes'] for c in json.load(open(sys.argv[1]))['collectives'] if c['op']=='all_gather' and c['group']=='dp'][0])))" "$1"; }
@@ -89,6 +96,10 @@ cp "$TMP/out" "$TMP/z1off.json"
 expect_ok "${z1[@]}" --fp8-all-gather on
 cp "$TMP/out" "$TMP/z1on.json"
 check "zero1 dp all_gather 16-bit without FP8 parameters" [ "$(ag_bytes "$TMP/z1off.json")" = 267675375 ]
-check "zero1 dp all_gather at 1 B for the FP8 block weights" [ "$(ag_bytes "$TMP/z1on.json")" = 151353344 ]
+check "zero1 dp all_gather at 1 B for the FP8 block weights" [ "$(ag_bytes "$TMP/z1on.json")" = 168170382 ]
+coll_count() { python3 -c "import json,sys; print([c['count'] for c in json.load(open(sys.argv[1]))['collectives'] if c['op']==sys.argv[2] and c['group']=='dp'][0])" "$1" "$2"; }
+check "FP8 bucket groups: 54 dp all_gather calls" [ "$(coll_count "$TMP/z1on.json" all_gather)" = 54 ]
+check "FP8 bucket groups: 54 dp reduce_scatter calls" [ "$(coll_count "$TMP/z1on.json" reduce_scatter)" = 54 ]
+check "16-bit parameters: 60 dp all_gather calls" [ "$(coll_count "$TMP/z1off.json" all_gather)" = 60 ]
 
 finish
