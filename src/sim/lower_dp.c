@@ -45,8 +45,8 @@ static void expert_bucket(struct lower *lw, double bytes, int32_t after, bool fl
 /* DDP/zero1: add a segment's gradients to the bucket and reduce full ones;
  * its routed experts' gradients go to their own bucket (expert_bucket). */
 void sim_dp_bucket(struct lower *lw, const struct sim_seg *sg, int32_t after, bool flush) {
-  expert_bucket(lw, sg != NULL ? sg->expert_params * sim_grad_bytes(lw->l) : 0, after, flush);
-  lw->bucket_fill += sg != NULL ? (sg->params - sg->expert_params) * sim_grad_bytes(lw->l) : 0;
+  expert_bucket(lw, sg != NULL ? sg->expert_params * sim_dp_reduce_bytes(lw->l) : 0, after, flush);
+  lw->bucket_fill += sg != NULL ? (sg->params - sg->expert_params) * sim_dp_reduce_bytes(lw->l) : 0;
   double full = floor(lw->bucket_fill / lw->st->bucket_bytes);
   if (full >= 1) {
     int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, lw->bucket_coll, (int64_t)full);
@@ -117,8 +117,8 @@ static void grads_after_backward(struct lower *lw, double params) {
   const struct pl_layout *l = lw->l;
   if (!fsdp(l) && l->grad_reduce_after_backward && lw->bucket_coll >= 0) {
     double ex = stage_expert_params(lw, lw->stage);
-    lw->bucket_fill = (params - ex) * sim_grad_bytes(l);
-    expert_bucket(lw, ex * sim_grad_bytes(l), lw->last_comp, true);
+    lw->bucket_fill = (params - ex) * sim_dp_reduce_bytes(l);
+    expert_bucket(lw, ex * sim_dp_reduce_bytes(l), lw->last_comp, true);
     sim_dp_bucket(lw, NULL, lw->last_comp, true);
   }
   bool edge = lw->stage == 0 || lw->stage == lw->pp - 1;
