@@ -66,6 +66,8 @@ struct pl_framework {
                                           all_gathered back on the receiver
                                           (layout.p2p_scatter_gather) */
   enum pl_setting grad_reduce_fp32;    /* ddp/zero1 gradients reduced in fp32 (off: bf16) */
+  enum pl_setting grad_comm_cast;      /* fp32 gradients cast to bf16 for the dp reduction only
+                                          (DeepSpeed communication_data_type; layout.grad_comm_cast) */
   enum pl_setting shard_grads_reduce_dtype; /* zero2/zero3 gradient shards kept in the reduce
                                           dtype (Megatron FSDP; layout.shard_grads_reduce_dtype) */
   enum pl_setting zero1_grad_all_reduce; /* zero1 gradients all_reduced, not reduce_scattered */

@@ -442,6 +442,10 @@ struct pl_layout {
                               --scatter-gather-tensors-in-pipeline; lower_p2p.c sg_pass_extras) */
   bool grad_reduce_bf16;   /* input: ddp/zero1 gradients reduced in bf16 (Megatron-Core
                               grad_reduce_in_fp32 = False, NeMo grad_sync_dtype bf16), not fp32 */
+  bool grad_comm_cast;     /* input: ddp/zero1 fp32 gradients cast to bf16 for the data-parallel
+                              reduction only and copied back (DeepSpeed's default
+                              communication_data_type under bf16, engine.py allreduce_bucket);
+                              the tied-embedding all_reduce stays fp32 (lower_dp.c) */
   bool shard_grads_reduce_dtype; /* input: zero2/zero3 keep their gradient shards in the reduce
                               dtype (bf16 with grad_reduce_bf16), as Megatron-Core's Megatron
                               FSDP does (megatron_fsdp/param_and_grad_buffer.py

@@ -97,6 +97,7 @@
   {"p2p-scatter-gather", "on|off", "pipeline activations and gradients sent split over the tp ranks and all_gathered back on the receiver, plus a copy (Megatron-LM 2021-22 --scatter-gather-tensors-in-pipeline; pp > 1, tp > 1, no sequence parallelism; default off)"}, \
   {"shard-grads-reduce-dtype", "on|off", "zero2/zero3: gradient shards kept in the --grad-reduce-dtype (Megatron-Core's Megatron FSDP main_grad_buffer; default off: fp32, as PyTorch FSDP2 keeps them in its fp32 sharded parameters' dtype)"}, \
   {"grad-reduce-dtype", "T", "fp32|bf16 gradient reduction: ddp/zero1 buckets, zero2/zero3 reduce_scatter (default fp32)"}, \
+  {"grad-comm-cast", "on|off", "ddp/zero1: fp32-accumulated gradients cast to bf16 for the data-parallel all_reduce only and copied back, as DeepSpeed's allreduce_bucket does with its default communication_data_type under bf16; the tied-embedding all_reduce stays fp32 (default off)"}, \
   {"zero1-grad-reduce", "OP", "reduce-scatter|all-reduce of zero1 gradients (default reduce-scatter; all-reduce = DeepSpeed pipeline engine)"}, \
   {"grad-accum", "MODE", "in-place|fp32-copy: 16-bit ddp/zero1 gradients added in place (default) or cast to an fp32 copy per micro-batch (DeepSpeed BF16_Optimizer)"}, \
   {"logit-metric-passes", "N", "extra fp32 cross-entropy passes over the logits per micro-batch for train metrics (default 0; llm-foundry 2)"}, \

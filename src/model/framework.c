@@ -35,6 +35,7 @@ static const struct {
     {"overlap_param_gather", offsetof(struct pl_framework, overlap_param_gather)},
     {"overlap_p2p", offsetof(struct pl_framework, overlap_p2p)},
     {"grad_reduce_fp32", offsetof(struct pl_framework, grad_reduce_fp32)},
+    {"grad_comm_cast", offsetof(struct pl_framework, grad_comm_cast)},
     {"zero1_grad_all_reduce", offsetof(struct pl_framework, zero1_grad_all_reduce)},
     {"grad_accum_fp32_copy", offsetof(struct pl_framework, grad_accum_fp32_copy)},
     {"fsdp_prefetch", offsetof(struct pl_framework, fsdp_prefetch)},
@@ -525,6 +526,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->p2p_scatter_gather, &l->p2p_scatter_gather, false);
   put(fw->shard_grads_reduce_dtype, &l->shard_grads_reduce_dtype, false);
   put(fw->grad_reduce_fp32, &l->grad_reduce_bf16, true);
+  put(fw->grad_comm_cast, &l->grad_comm_cast, false);
   put(fw->zero1_grad_all_reduce, &l->zero1_grad_all_reduce, false);
   put(fw->grad_accum_fp32_copy, &l->grad_accum_cast, false);
   put(fw->fsdp_prefetch, &l->gather_no_prefetch, true);
@@ -655,6 +657,7 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->p2p_scatter_gather = setting(l->p2p_scatter_gather);
   out->shard_grads_reduce_dtype = setting(l->shard_grads_reduce_dtype);
   out->grad_reduce_fp32 = setting(!l->grad_reduce_bf16);
+  out->grad_comm_cast = setting(l->grad_comm_cast);
   out->zero1_grad_all_reduce = setting(l->zero1_grad_all_reduce);
   out->grad_accum_fp32_copy = setting(l->grad_accum_cast);
   out->fsdp_prefetch = setting(!l->gather_no_prefetch);

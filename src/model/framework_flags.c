@@ -70,6 +70,7 @@ static const struct flag flags[] = {
     ONOFF("p2p-scatter-gather", p2p_scatter_gather),
     ONOFF("shard-grads-reduce-dtype", shard_grads_reduce_dtype),
     WORDS("grad-reduce-dtype", grad_reduce_fp32, "dtype", "fp32", "bf16", false),
+    ONOFF("grad-comm-cast", grad_comm_cast),
     WORDS("zero1-grad-reduce", zero1_grad_all_reduce, "op", "reduce-scatter", "all-reduce", true),
     WORDS("grad-accum", grad_accum_fp32_copy, "mode", "in-place", "fp32-copy", true),
     COUNT("logit-metric-passes", logit_metric_passes, logit_metric_passes_set, NULL, 16),

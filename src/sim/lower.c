@@ -696,7 +696,7 @@ enum pl_status sim_lower(struct sim_step *st, struct pl_diag *diag) {
   lw.per_stage = (int32_t)(2 * lw.m * lw.vp);
   for (int k = 0; k < SIM_SEG_N; k++)
     lw.tp_cache[k][0].n = lw.tp_cache[k][1].n = -1;
-  st->bucket_bytes = pl_layout_bucket_bytes(lw.l, sim_grad_bytes(lw.l), (double)pl_model_params(&st->run->model));
+  st->bucket_bytes = pl_layout_bucket_bytes(lw.l, sim_dp_reduce_bytes(lw.l), (double)pl_model_params(&st->run->model));
   /* the limit holds for the whole step, compressed or not */
   if (lw.m > LOWER_MAX_TASKS || (double)lw.pp * (double)lw.per_stage > (double)LOWER_MAX_TASKS ||
       task_estimate(&lw) > LOWER_MAX_TASKS)

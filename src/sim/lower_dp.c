@@ -100,13 +100,13 @@ static void bucket_add(double x, double bucket, double *open, double *n) {
  * reduced at the flush with the last FP8 bucket: the group's calls (one per
  * bucket, coalesced) share its bytes. */
 void sim_dp_bucket(struct lower *lw, const struct sim_seg *sg, int32_t after, bool flush) {
-  expert_bucket(lw, sg != NULL ? sg->expert_params * sim_grad_bytes(lw->l) : 0, after, flush);
+  expert_bucket(lw, sg != NULL ? sg->expert_params * sim_dp_reduce_bytes(lw->l) : 0, after, flush);
   double held =
-      sg != NULL && fp8_groups(lw) ? seg_non_fp8_params(lw, sg) * sim_grad_bytes(lw->l) : 0;
+      sg != NULL && fp8_groups(lw) ? seg_non_fp8_params(lw, sg) * sim_dp_reduce_bytes(lw->l) : 0;
   lw->bucket_held += held;
   bucket_add(held, lw->st->bucket_bytes, &lw->held_open, &lw->held_buckets);
   lw->bucket_fill +=
-      sg != NULL ? (sg->params - sg->expert_params) * sim_grad_bytes(lw->l) - held : 0;
+      sg != NULL ? (sg->params - sg->expert_params) * sim_dp_reduce_bytes(lw->l) - held : 0;
   double full = floor(lw->bucket_fill / lw->st->bucket_bytes);
   /* fp8_groups: the last FP8 bucket is the last group's, so one full
    * bucket stays until more gradients come (or the flush takes it) */
@@ -183,8 +183,8 @@ static void grads_after_backward(struct lower *lw, double params) {
   const struct pl_layout *l = lw->l;
   if (!fsdp(l) && l->grad_reduce_after_backward && lw->bucket_coll >= 0) {
     double ex = stage_expert_params(lw, lw->stage);
-    lw->bucket_fill = (params - ex) * sim_grad_bytes(l);
-    expert_bucket(lw, ex * sim_grad_bytes(l), lw->last_comp, true);
+    lw->bucket_fill = (params - ex) * sim_dp_reduce_bytes(l);
+    expert_bucket(lw, ex * sim_dp_reduce_bytes(l), lw->last_comp, true);
     sim_dp_bucket(lw, NULL, lw->last_comp, true);
   }
   bool edge = lw->stage == 0 || lw->stage == lw->pp - 1;

@@ -156,6 +156,19 @@ static inline double sim_grad_bytes(const struct pl_layout *l) {
   return l->grad_reduce_bf16 ? PARAM_BYTES : GRAD_BYTES;
 }
 
+/* Bytes per gradient element the data-parallel reduction moves: as
+ * sim_grad_bytes, but 16-bit with layout.grad_comm_cast. DeepSpeed's
+ * allreduce_bucket (deepspeed/runtime/engine.py, v0.5.8 to v0.9.5 at least)
+ * casts the flattened fp32 bucket to communication_data_type, which with no
+ * "communication_data_type" in the config is bf16 whenever bf16 is enabled
+ * (engine.py communication_data_type, d14baad94 2021-11-26; 261d63708
+ * 2023-03-30 only drops the ZeRO-stage clause), all_reduces that and copies it
+ * back. The tied-embedding all_reduce (pipe/engine.py _exec_reduce_tied_grads:
+ * dist.all_reduce(weight._hp_grad)) has no cast and keeps sim_grad_bytes. */
+static inline double sim_dp_reduce_bytes(const struct pl_layout *l) {
+  return l->grad_comm_cast ? PARAM_BYTES : sim_grad_bytes(l);
+}
+
 /* The ddp/zero1 gradient reduction: all_reduce for ddp or with
  * layout.zero1_grad_all_reduce, else the distributed optimizer's
  * reduce_scatter. */

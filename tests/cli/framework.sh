@@ -221,6 +221,35 @@ want = 9 * (g - dt)
 got = on["step_time_s"] - off["step_time_s"]
 sys.exit(0 if abs(got - want) <= 0.01 * want else 1)
 PY
+# --grad-comm-cast (DeepSpeed's allreduce_bucket casts the fp32 gradients to its
+# default communication_data_type, bf16 under bf16, for the dp all_reduce and
+# copies them back; _exec_reduce_tied_grads all_reduces the fp32 _hp_grad as it
+# is): on in the deepspeed preset, off in megatron-lm. GPT-3 175B, tp 8 pp 16
+# dp 2: one rank's stage holds P gradient elements; the dp all_reduce moves
+# 2 P bytes with the cast and 4 P without (same bucket bytes: ceil(2P / B) and
+# ceil(4P / B) calls), while the tied-embedding all_reduce over pp moves its
+# 4 B per element either way; the step is shorter with the cast.
+gc=(predict --model gpt3-175b --gpus 256 --tp 8 --pp 16 --gbs 64 --recompute full --framework deepspeed --format json)
+expect_ok "${gc[@]}" --grad-comm-cast off
+cp "$TMP/out" "$TMP/gcoff.json"
+check "grad-comm-cast off in JSON" grep -q '"grad_comm_cast": false' "$TMP/gcoff.json"
+expect_ok "${gc[@]}"
+cp "$TMP/out" "$TMP/gcon.json"
+check "deepspeed preset: grad_comm_cast on in JSON" grep -q '"grad_comm_cast": true' "$TMP/gcon.json"
+check "grad-comm-cast: the dp all_reduce moves half the bytes, the tied all_reduce the same (hand-derived)" python3 - "$TMP/gcoff.json" "$TMP/gcon.json" <<'PY'
+import json, sys
+off, on = (json.load(open(f)) for f in sys.argv[1:3])
+def total(d, op, group):
+    return sum(c["count"] * c["bytes"] for c in d["collectives"] if c["op"] == op and c["group"] == group)
+dp_off, dp_on = total(off, "all_reduce", "dp"), total(on, "all_reduce", "dp")
+pp_off, pp_on = total(off, "all_reduce", "pp"), total(on, "all_reduce", "pp")
+ok = dp_on > 0 and abs(dp_off - 2 * dp_on) <= 1e-9 * dp_off and pp_on > 0 and pp_on == pp_off
+sys.exit(0 if ok and on["step_time_s"] < off["step_time_s"] else 1)
+PY
+expect_ok predict --model llama2-7b --gpus 16 --framework megatron-lm --format json
+check "megatron-lm preset: grad_comm_cast off" grep -q '"grad_comm_cast": false' "$TMP/out"
+onoff_refused grad-comm-cast grad_comm_cast
+
 # with sequence parallelism the tensor is already split along the sequence:
 # no gather (Megatron-LM commit cfd2e21, 2022), the step as with it off
 expect_ok "${sg[@]}" --sequence-parallel on --p2p-scatter-gather off
