@@ -177,6 +177,11 @@ struct pl_opcmp_row {
   char why[72];             /* unmatched: the reason */
   double predicted_s, measured_s; /* per step */
   double calls;             /* measured ops per step */
+  /* GEMM rows: FLOPs per step, 2 m n k count per GEMM call, of the trace's
+   * matched calls (meas) and of the prediction's (pred: one call forward,
+   * two backward, per layer and micro-batch); 0 on other rows. Over the
+   * row's time, each side's achieved rate (docs/trace.md 9.5). */
+  double meas_flops, pred_flops;
   bool has_pred, has_meas;
 };
 

@@ -275,6 +275,26 @@ static struct op_pair op_sides(const struct per_op *po, const struct pl_opcmp_ro
   return p;
 }
 
+/* A GEMM row's achieved rate on each side: its FLOPs per step over its time per step
+ * (pl_opcmp_row meas_flops, pred_flops); a side without FLOPs or time has none. */
+static struct op_pair op_rates(const struct per_op *po, const struct pl_opcmp_row *r) {
+  struct op_pair t = op_sides(po, r), f;
+  f.a = po->trace_is_a ? r->meas_flops : r->pred_flops;
+  f.b = po->trace_is_a ? r->pred_flops : r->meas_flops;
+  f.ha = t.ha && f.a > 0 && t.a > 0;
+  f.hb = t.hb && f.b > 0 && t.b > 0;
+  f.a = f.ha ? f.a / t.a : 0;
+  f.b = f.hb ? f.b / t.b : 0;
+  return f;
+}
+
+static void fmt_tflops(char *buf, size_t n, double v, bool has) {
+  if (has)
+    snprintf(buf, n, "%.0f", v / 1e12);
+  else
+    snprintf(buf, n, "-");
+}
+
 /* One rule for the per-operation table's rows in text, JSON and CSV: a row with neither side is
  * not shown, nor a shape row that neither ran nor was predicted (a GEMM shape the model lists
  * for another pass). */
@@ -296,8 +316,8 @@ static void text_ops(const struct per_op *po) {
          "rest by phase; docs/trace.md 9.5):\n",
          po->trace_is_a ? "A" : "B", c->steps,
          c->steps_known ? "ProfilerStep ranges" : "step (no ProfilerStep range: whole trace)");
-  printf("  %-24s %-4s %-26s %7s %13s %13s %13s %9s\n", "op", "pass", "shape (m x n x k x count)",
-         "calls", "A", "B", "B - A", "(B-A)/A");
+  printf("  %-24s %-4s %-26s %7s %13s %13s %13s %9s %8s %8s\n", "op", "pass",
+         "shape (m x n x k x count)", "calls", "A", "B", "B - A", "(B-A)/A", "A TF/s", "B TF/s");
   for (int i = 0; i < c->n_rows; i++) {
     const struct pl_opcmp_row *r = &c->rows[i];
     if (!op_row_shown(r))
@@ -314,7 +334,11 @@ static void text_ops(const struct per_op *po) {
     fmt_value(sd, sizeof sd, d.diff, d.has_diff, 's', true);
     if (d.has_rel)
       snprintf(sr, sizeof sr, "%+.2f%%", 100 * d.rel);
-    printf("%s %13s %13s %13s %9s\n", lead, sa, sb, sd, sr);
+    struct op_pair fr = op_rates(po, r);
+    char ta[16], tb[16];
+    fmt_tflops(ta, sizeof ta, fr.a, fr.ha);
+    fmt_tflops(tb, sizeof tb, fr.b, fr.hb);
+    printf("%s %13s %13s %13s %9s %8s %8s\n", lead, sa, sb, sd, sr, ta, tb);
   }
   if (c->n_unmatched == 0)
     return;
@@ -355,6 +379,9 @@ static void json_ops(struct pl_emit *e, const struct per_op *po) {
     pl_emit_str(e, "shape", r->shape[0] ? r->shape : NULL);
     pl_emit_num(e, "calls", r->calls);
     json_cmp(e, "time_s", pr.a, pr.ha, pr.b, pr.hb);
+    struct op_pair fr = op_rates(po, r);
+    if (fr.ha || fr.hb)
+      json_cmp(e, "flops_per_s", fr.a, fr.ha, fr.b, fr.hb);
     pl_emit_obj_end(e);
   }
   pl_emit_arr_end(e);
@@ -388,6 +415,9 @@ static void csv_ops(const struct per_op *po) {
       if (*p == ' ')
         *p = '_';
     csv_row("operation", name, 0, "time_s", pr.a, pr.ha, pr.b, pr.hb);
+    struct op_pair fr = op_rates(po, r);
+    if (fr.ha || fr.hb)
+      csv_row("operation", name, 0, "flops_per_s", fr.a, fr.ha, fr.b, fr.hb);
   }
   for (int i = 0; i < c->n_unmatched; i++) {
     const struct pl_opcmp_row *r = &c->unmatched[i];

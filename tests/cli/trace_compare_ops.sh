@@ -53,7 +53,8 @@ expect_ok trace compare --format csv "$T" "$TMP/ops.json"
 cp "$TMP/out" "$TMP/ops.csv"
 check "per-operation rows: shapes matched, hand-checked" python3 - "$TMP/ops.csv" "$TMP/ops.json" "$TMP/an.json" <<'PY'
 import csv, json, sys
-rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["section"] == "operation"]
+rows = [r for r in csv.DictReader(open(sys.argv[1]))
+        if r["section"] == "operation" and r["field"] == "time_s"]
 by = {r["name"]: r for r in rows}
 ops = {o["segment"] + "." + o["name"]: o for o in json.load(open(sys.argv[2]))["ops"]}
 # every GEMM and attention op of the prediction is found in the trace, both passes
@@ -80,8 +81,32 @@ assert abs(got - want) < 0.005 * want, (got, want)
 # no GEMM or attention op of the trace is left unmatched
 assert not [r for r in csv.DictReader(open(sys.argv[1])) if r["section"] == "operation_unmatched"]
 PY
+check "per-operation GEMM rates, hand-derived" python3 - "$TMP/ops.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+t = {r["name"]: r for r in rows if r["section"] == "operation" and r["field"] == "time_s"}
+f = {r["name"]: r for r in rows if r["section"] == "operation" and r["field"] == "flops_per_s"}
+# fc1 forward: 16 calls per step of 2 x 4096 x 16384 x 2048 = 274.878 GFLOP each,
+# 4.398 TFLOP per step, over the trace's 5.68 ms: about 774 TFLOP/s
+fl = 16 * 2 * 4096 * 16384 * 2048
+assert abs(float(f["layer.fc1.fwd"]["a"]) - fl / float(t["layer.fc1.fwd"]["a"])) < 1e-6 * fl / 1e-3
+assert abs(float(f["layer.fc1.fwd"]["a"]) - 774e12) < 3e12, f["layer.fc1.fwd"]["a"]
+# the backward's two GEMMs (dgrad, wgrad) have the forward's FLOPs each: 32 x 274.878 GFLOP
+fl = 32 * 2 * 4096 * 16384 * 2048
+assert abs(float(f["layer.fc1.bwd"]["b"]) - fl / float(t["layer.fc1.bwd"]["b"])) < 1e-6 * fl / 1e-3
+# the head's gradients on the prediction side run at the MAMF ceiling times the sustained
+# clock of data/gpus/h100.json: 794.5 x 0.887 = 704.7 TFLOP/s (less 2 x 1.2 us of kernel
+# overhead in 6.1 ms, 0.04 %)
+assert abs(float(f["head.lm_head.bwd"]["b"]) - 704.7e12) < 0.002 * 704.7e12, f["head.lm_head.bwd"]["b"]
+# only GEMM rows carry a rate (attention counts FLOPs differently; memory-bound none)
+assert "layer.attn.fwd" not in f and "optimizer.step" not in f
+assert set(f) == {n for n in t if n.startswith(("layer.qkv.", "layer.proj.", "layer.fc1.", "layer.fc2.",
+                                                 "head.lm_head."))}, sorted(f)
+PY
 expect_ok trace compare "$T" "$TMP/ops.json"
 check "text per-operation table" grep -qE '^  layer\.fc1 +fwd +4096 x 16384 x 2048 x 1 +16 ' "$TMP/out"
+check "text GEMM rate columns" grep -qE '^  layer\.fc1 +fwd +4096 x 16384 x 2048 x 1 +16 .* 77[0-9] +6[0-9][0-9]$' "$TMP/out"
+check "text no rate for attention" grep -qE '^  layer\.attn +fwd .* +- +-$' "$TMP/out"
 check "text names the step count" grep -q 'A: 3 ProfilerStep ranges' "$TMP/out"
 expect_ok trace compare --format json "$TMP/ops.json" "$T"
 check "json operations, trace on side b" python3 - "$TMP/out" <<'PY'
@@ -90,6 +115,12 @@ d = json.load(open(sys.argv[1]))
 assert d["operations_trace"] == {"side": "b", "steps": 3, "steps_known": True}
 fc1 = [o for o in d["operations"] if o["name"] == "layer.fc1" and o["pass"] == "fwd"][0]
 assert fc1["calls"] == 16 and fc1["time_s"]["a"] > fc1["time_s"]["b"] > 0
+# the trace on side b: its rate is b, the prediction's a
+fl = 16 * 2 * 4096 * 16384 * 2048
+assert abs(fc1["flops_per_s"]["b"] - fl / fc1["time_s"]["b"]) < 1e3
+assert abs(fc1["flops_per_s"]["a"] - fl / fc1["time_s"]["a"]) < 1e3
+attn = [o for o in d["operations"] if o["name"] == "layer.attn" and o["pass"] == "fwd"][0]
+assert "flops_per_s" not in attn
 assert d["operations_unmatched"] == []
 PY
 # another sequence length: no shape matches; each trace op is listed with its reason
