@@ -149,4 +149,19 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["ops"]=5; json.du
 expect_fail 1 "bad.json': field 'ops': expected an array" -- trace compare "$T" "$TMP/bad.json"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); del d["ops"][0]["m"]; json.dump(d,open(sys.argv[2],"w"))' "$TMP/ops.json" "$TMP/bad2.json"
 expect_fail 1 "bad2.json'.*'m'" -- trace compare "$T" "$TMP/bad2.json"
+# scripts/trace_host_replay.py (docs/accuracy.md, Session 28 trace28): the launch-queue replay of
+# the trace's steps gives the traced step at scale 1 (within 1 %), and with an infinitely fast host
+# (scale 0) the kernels plus one queued gap per GPU event: 111.98 ms + 2249 x 1.41 us = 115.15 ms
+check "host replay reproduces the trace" python3 - "$PL_SOURCE_DIR/scripts/trace_host_replay.py" "$T" <<'PY'
+import re, subprocess, sys
+out = subprocess.run([sys.executable, sys.argv[1], sys.argv[2], "1", "0"], check=True,
+                     capture_output=True, text=True).stdout
+head = re.search(r"traced step ([0-9.]+) ms, kernels ([0-9.]+) ms, ([0-9]+) GPU events, queued gap q ([0-9.]+) us", out)
+traced, busy, n, q = float(head[1]), float(head[2]), int(head[3]), float(head[4])
+rows = {float(a): float(b) for a, b in re.findall(r"^ *([0-9.]+) +([0-9.]+) +[0-9.]+$", out, re.M)}
+assert abs(rows[1.0] - traced) < 0.01 * traced, out
+assert n == 2249 and abs(busy - 111.98) < 0.01, out
+assert abs(rows[0.0] - (busy + n * q / 1e3)) < 0.05, out
+PY
+check "host replay: usage without a trace" bash -c '! python3 "$1" 2>/dev/null' _ "$PL_SOURCE_DIR/scripts/trace_host_replay.py"
 finish
