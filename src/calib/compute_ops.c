@@ -183,6 +183,10 @@ enum pl_status pl_compute_opcmp(const struct pl_compute_trace *t,
     r->has_pred = ph == PL_PHASE_OPT ? has_optimizer : true;
     r->predicted_s = ph == PL_PHASE_OPT ? optimizer_s : mem_pred[ph];
   }
+  for (int ph = 0; ph < PL_PHASE_N; ph++) {
+    c->idle_host_s[ph] = t->idle_host_s[ph] / steps;
+    c->idle_queued_s[ph] = t->idle_queued_s[ph] / steps;
+  }
   struct pl_opcmp_row *u = add_row(c, "unlinked kernels", "");
   u->measured_s = t->unlinked_s / steps;
   u->has_meas = true;

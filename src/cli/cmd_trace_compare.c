@@ -304,6 +304,23 @@ static bool op_row_shown(const struct pl_opcmp_row *r) {
   return !(r->shape[0] && r->calls == 0 && r->predicted_s == 0);
 }
 
+static const char *const phase_key[PL_PHASE_N] = {"fwd", "bwd", "step"};
+
+/* The trace's GPU idle by phase (pl_opcmp idle_host_s, idle_queued_s). */
+static void text_idle(const struct per_op *po) {
+  const struct pl_opcmp *c = po->c;
+  printf("\nGPU idle by the phase of the op whose kernel ends the gap (%s, per step; host wait: "
+         "launched after the GPU went idle, queued: before; docs/trace.md 9.5):\n",
+         po->trace_is_a ? "A" : "B");
+  printf("  %-5s %13s %13s\n", "phase", "host wait", "queued");
+  for (int ph = 0; ph < PL_PHASE_N; ph++) {
+    char h[48], q[48];
+    fmt_value(h, sizeof h, c->idle_host_s[ph], true, 's', false);
+    fmt_value(q, sizeof q, c->idle_queued_s[ph], true, 's', false);
+    printf("  %-5s %13s %13s\n", phase_key[ph], h, q);
+  }
+}
+
 static void text_ops(const struct per_op *po) {
   if (!po->wanted)
     return;
@@ -340,6 +357,7 @@ static void text_ops(const struct per_op *po) {
     fmt_tflops(tb, sizeof tb, fr.b, fr.hb);
     printf("%s %13s %13s %13s %9s %8s %8s\n", lead, sa, sb, sd, sr, ta, tb);
   }
+  text_idle(po);
   if (c->n_unmatched == 0)
     return;
   printf("\nnot matched to a predicted op (%s, per step, longest first):\n",
@@ -359,9 +377,19 @@ static void json_ops(struct pl_emit *e, const struct per_op *po) {
   if (po->c == NULL) {
     pl_emit_null(e, "operations");
     pl_emit_null(e, "operations_unmatched");
+    pl_emit_null(e, "idle_by_phase");
     return;
   }
   const struct pl_opcmp *c = po->c;
+  pl_emit_obj_begin(e, "idle_by_phase");
+  pl_emit_str(e, "side", po->trace_is_a ? "a" : "b");
+  for (int ph = 0; ph < PL_PHASE_N; ph++) {
+    pl_emit_obj_begin(e, phase_key[ph]);
+    pl_emit_num(e, "host_s", c->idle_host_s[ph]);
+    pl_emit_num(e, "queued_s", c->idle_queued_s[ph]);
+    pl_emit_obj_end(e);
+  }
+  pl_emit_obj_end(e);
   pl_emit_obj_begin(e, "operations_trace");
   pl_emit_str(e, "side", po->trace_is_a ? "a" : "b");
   pl_emit_num(e, "steps", c->steps);
@@ -428,6 +456,12 @@ static void csv_ops(const struct per_op *po) {
         *p = ';';
     csv_row("operation_unmatched", name, 0, "time_s", r->measured_s, po->trace_is_a, r->measured_s,
             !po->trace_is_a);
+  }
+  for (int ph = 0; ph < PL_PHASE_N; ph++) {
+    csv_row("idle_by_phase", phase_key[ph], 0, "host_s", c->idle_host_s[ph], po->trace_is_a,
+            c->idle_host_s[ph], !po->trace_is_a);
+    csv_row("idle_by_phase", phase_key[ph], 0, "queued_s", c->idle_queued_s[ph], po->trace_is_a,
+            c->idle_queued_s[ph], !po->trace_is_a);
   }
 }
 

@@ -107,6 +107,7 @@ expect_ok trace compare "$T" "$TMP/ops.json"
 check "text per-operation table" grep -qE '^  layer\.fc1 +fwd +4096 x 16384 x 2048 x 1 +16 ' "$TMP/out"
 check "text GEMM rate columns" grep -qE '^  layer\.fc1 +fwd +4096 x 16384 x 2048 x 1 +16 .* 77[0-9] +6[0-9][0-9]$' "$TMP/out"
 check "text no rate for attention" grep -qE '^  layer\.attn +fwd .* +- +-$' "$TMP/out"
+check "text idle by phase" grep -qE '^  fwd +9\.96 ms +99[0-9]\.[0-9] us$' "$TMP/out"
 check "text names the step count" grep -q 'A: 3 ProfilerStep ranges' "$TMP/out"
 expect_ok trace compare --format json "$TMP/ops.json" "$T"
 check "json operations, trace on side b" python3 - "$TMP/out" <<'PY'
@@ -121,6 +122,8 @@ assert abs(fc1["flops_per_s"]["b"] - fl / fc1["time_s"]["b"]) < 1e3
 assert abs(fc1["flops_per_s"]["a"] - fl / fc1["time_s"]["a"]) < 1e3
 attn = [o for o in d["operations"] if o["name"] == "layer.attn" and o["pass"] == "fwd"][0]
 assert "flops_per_s" not in attn
+ib = d["idle_by_phase"]
+assert ib["side"] == "b" and ib["fwd"]["host_s"] > 9e-3 and ib["bwd"]["host_s"] == 0, ib
 assert d["operations_unmatched"] == []
 PY
 # another sequence length: no shape matches; each trace op is listed with its reason
@@ -141,6 +144,7 @@ expect_ok trace compare "$T" "$TMP/pred.json"
 check "note without ops" grep -q '^per operation: the prediction has no ops: write it with `plateau predict --ops --format json`$' "$TMP/out"
 expect_ok trace compare --format json "$T" "$TMP/pred.json"
 check "json operations null without ops" grep -q '"operations": null' "$TMP/out"
+check "json idle_by_phase null without ops" grep -q '"idle_by_phase": null' "$TMP/out"
 # two traces: no table
 expect_ok trace compare "$T" "$T"
 check "no per-operation table for two traces" bash -c '! grep -q "per operation" "$1"' _ "$TMP/out"
@@ -149,6 +153,22 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["ops"]=5; json.du
 expect_fail 1 "bad.json': field 'ops': expected an array" -- trace compare "$T" "$TMP/bad.json"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); del d["ops"][0]["m"]; json.dump(d,open(sys.argv[2],"w"))' "$TMP/ops.json" "$TMP/bad2.json"
 expect_fail 1 "bad2.json'.*'m'" -- trace compare "$T" "$TMP/bad2.json"
+# GPU idle by phase (docs/trace.md 9.5): the gaps of trace analyze's idle split (docs/trace.md 3.6,
+# the same HTA rule), put to the phase of the op launched next. This trace holds only its 3 steps,
+# so the split adds up to analyze's idle: host wait 9.96 ms, all in the forward (the autograd
+# thread and the fused optimizer find the GPU busy: docs/accuracy.md Session 28 trace28), and
+# queued gaps 3.41 ms
+check "idle by phase adds up to trace analyze's idle" python3 - "$TMP/ops.csv" "$TMP/an.json" <<'PY'
+import csv, json, sys
+rows = {(r["name"], r["field"]): float(r["a"]) for r in csv.DictReader(open(sys.argv[1]))
+        if r["section"] == "idle_by_phase"}
+b = json.load(open(sys.argv[2]))["breakdown"]
+host = sum(v for (p, f), v in rows.items() if f == "host_s")
+queued = sum(v for (p, f), v in rows.items() if f == "queued_s")
+assert abs(host - b["idle_host_s"]) < 1e-6 and abs(queued - b["idle_other_s"] - b["idle_kernel_s"]) < 1e-6, rows
+assert abs(rows[("fwd", "host_s")] - 9.96e-3) < 0.01e-3 and rows[("bwd", "host_s")] == 0, rows
+assert rows[("step", "host_s")] == 0 and rows[("bwd", "queued_s")] > rows[("fwd", "queued_s")] > 0, rows
+PY
 # scripts/trace_host_replay.py (docs/accuracy.md, Session 28 trace28): the launch-queue replay of
 # the trace's steps gives the traced step at scale 1 (within 1 %), and with an infinitely fast host
 # (scale 0) the kernels plus one queued gap per GPU event: 111.98 ms + 2249 x 1.41 us = 115.15 ms
