@@ -85,6 +85,10 @@ struct pl_compute_trace {
   int64_t unlinked_kernels; /* no runtime call or op to link to */
   double unlinked_s;
   double phase_s[PL_PHASE_N]; /* linked kernel time by the phase of its op */
+  /* GPU idle before an event (kernel, memset, memcpy) launched by an op of
+   * that phase, the whole trace, per device: host wait when the launch call
+   * started after the device went idle, else queued (docs/trace.md 9.5) */
+  double idle_host_s[PL_PHASE_N], idle_queued_s[PL_PHASE_N];
   int64_t steps;            /* distinct "ProfilerStep#N" ranges (0: none) */
   size_t n_skips;           /* distinct (name, why) */
   int64_t skips_dropped;    /* ops beyond PL_COMPUTE_MAX_NAMES distinct names (counted) */
@@ -177,6 +181,11 @@ struct pl_opcmp_row {
   char why[72];             /* unmatched: the reason */
   double predicted_s, measured_s; /* per step */
   double calls;             /* measured ops per step */
+  /* GEMM rows: FLOPs per step, 2 m n k count per GEMM call, of the trace's
+   * matched calls (meas) and of the prediction's (pred: one call forward,
+   * two backward, per layer and micro-batch); 0 on other rows. Over the
+   * row's time, each side's achieved rate (docs/trace.md 9.5). */
+  double meas_flops, pred_flops;
   bool has_pred, has_meas;
 };
 
@@ -188,6 +197,9 @@ struct pl_opcmp {
   struct pl_opcmp_row unmatched[PL_OPCMP_MAX_UNMATCHED]; /* longest first */
   int n_unmatched;
   int64_t unmatched_dropped; /* distinct unmatched kinds beyond the array */
+  /* the trace's GPU idle per step by phase (pl_compute_trace idle_host_s,
+   * idle_queued_s over the steps) */
+  double idle_host_s[PL_PHASE_N], idle_queued_s[PL_PHASE_N];
 };
 
 /* Compare trace t with a prediction's ops (predict --ops --format json) and

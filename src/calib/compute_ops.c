@@ -15,6 +15,11 @@ static double mult(const struct pl_trace_summary_op *p) {
   return t > 0 ? p->per_step_s / t : 0;
 }
 
+/* One GEMM call's FLOPs: 2 m n k per product, count of them (batched). */
+static double gemm_call_flops(int64_t m, int64_t n, int64_t k, int64_t count) {
+  return 2.0 * (double)m * (double)n * (double)k * (double)count;
+}
+
 static bool same_pair(int64_t a, int64_t b, int64_t x, int64_t y) {
   return (a == x && b == y) || (a == y && b == x);
 }
@@ -140,6 +145,9 @@ enum pl_status pl_compute_opcmp(const struct pl_compute_trace *t,
       r->predicted_s = (pass ? ops[i].bwd_s : ops[i].fwd_s) * mult(&ops[i]);
       r->has_pred = strcmp(ops[i].kind, "memory") != 0;
       r->has_meas = r->has_pred;
+      if (strcmp(ops[i].kind, "gemm") == 0) /* forward one GEMM, backward dgrad + wgrad */
+        r->pred_flops = (pass ? 2.0 : 1.0) * mult(&ops[i]) * gemm_call_flops(ops[i].m, ops[i].n,
+                                                                             ops[i].k, ops[i].count);
     }
   }
   double matched_by_phase[PL_PHASE_N] = {0};
@@ -156,6 +164,8 @@ enum pl_status pl_compute_opcmp(const struct pl_compute_trace *t,
     }
     c->rows[row].measured_s += o->time_s / steps;
     c->rows[row].calls += 1;
+    if (o->kind == PL_COMPUTE_GEMM || o->kind == PL_COMPUTE_GEMM_FP8)
+      c->rows[row].meas_flops += gemm_call_flops(o->m, o->n, o->k, o->count) / steps;
   }
   /* the rest, per phase: memory-bound and other kernels, the optimizer */
   double mem_pred[2] = {0, 0};
@@ -172,6 +182,10 @@ enum pl_status pl_compute_opcmp(const struct pl_compute_trace *t,
     r->has_meas = true;
     r->has_pred = ph == PL_PHASE_OPT ? has_optimizer : true;
     r->predicted_s = ph == PL_PHASE_OPT ? optimizer_s : mem_pred[ph];
+  }
+  for (int ph = 0; ph < PL_PHASE_N; ph++) {
+    c->idle_host_s[ph] = t->idle_host_s[ph] / steps;
+    c->idle_queued_s[ph] = t->idle_queued_s[ph] / steps;
   }
   struct pl_opcmp_row *u = add_row(c, "unlinked kernels", "");
   u->measured_s = t->unlinked_s / steps;

@@ -70,7 +70,7 @@ static enum pl_status read_all(const char *path, char **text, size_t *len, struc
 
 /* ---------------------------------------------------------------- events */
 
-struct rt { int64_t corr, ext; };
+struct rt { int64_t corr, ext; double ts_us; /* the launch call's start */ };
 struct op { int64_t ext; yajl_val ev; double kernel_s; int kernels; double beside_s; };
 struct kern {
   int64_t corr;
@@ -78,6 +78,7 @@ struct kern {
   int64_t dev;       /* the GPU event's pid (Kineto: the device) */
   double ts_us, end_us;
   bool comm;         /* an NCCL/RCCL kernel */
+  bool copy;         /* a memcpy: in the idle walk only (idle_by_phase), not an op's time */
 };
 /* A communication kernel's span on its device, for beside_comm. */
 struct span { int64_t dev; double a, b; };
@@ -267,11 +268,16 @@ static enum pl_status collect(yajl_val evs, struct events *e) {
     bool has_corr = num_of(base_json_get(args, "correlation"), &corr);
     bool has_ext = num_of(base_json_get(args, "External id"), &ext);
     if ((strcmp(cat, "cuda_runtime") == 0 || strcmp(cat, "cuda_driver") == 0) && has_corr &&
-        has_ext)
-      e->rts[e->n_rts++] = (struct rt){corr, ext};
+        has_ext) {
+      yajl_val t = base_json_get(ev, "ts");
+      e->rts[e->n_rts++] =
+          (struct rt){corr, ext, t != NULL && YAJL_IS_NUMBER(t) ? YAJL_GET_DOUBLE(t) : 0};
+    }
     else if (strcmp(cat, "cpu_op") == 0 && has_ext)
       e->ops[e->n_ops++] = (struct op){ext, ev, 0, 0, 0};
-    else if ((strcmp(cat, "kernel") == 0 || strcmp(cat, "gpu_memset") == 0) && has_corr) {
+    else if ((strcmp(cat, "kernel") == 0 || strcmp(cat, "gpu_memset") == 0 ||
+              strcmp(cat, "gpu_memcpy") == 0) &&
+             has_corr) {
       yajl_val d = base_json_get(ev, "dur"), t = base_json_get(ev, "ts");
       double dur = d != NULL && YAJL_IS_NUMBER(d) ? YAJL_GET_DOUBLE(d) : 0;
       double ts = t != NULL && YAJL_IS_NUMBER(t) ? YAJL_GET_DOUBLE(t) : 0;
@@ -279,7 +285,8 @@ static enum pl_status collect(yajl_val evs, struct events *e) {
       num_of(base_json_get(ev, "pid"), &dev);
       const char *name = str_of(ev, "name");
       e->ks[e->n_ks++] = (struct kern){corr, dur > 0 ? dur * 1e-6 : 0, dev, ts,
-                                       ts + (dur > 0 ? dur : 0), is_comm(name)};
+                                       ts + (dur > 0 ? dur : 0), is_comm(name),
+                                       strcmp(cat, "gpu_memcpy") == 0};
     }
   }
   qsort(e->rts, e->n_rts, sizeof *e->rts, cmp_rt);
@@ -326,9 +333,13 @@ static enum pl_compute_phase phase_of(const struct events *e, yajl_val ev) {
   return in_range(e, PL_PHASE_BWD, tid, t) ? PL_PHASE_BWD : PL_PHASE_FWD;
 }
 
+static const struct rt *rt_of(const struct events *e, int64_t corr) {
+  struct rt key = {corr, 0, 0};
+  return bsearch(&key, e->rts, e->n_rts, sizeof *e->rts, cmp_rt);
+}
+
 static struct op *op_of_kernel(struct events *e, int64_t corr) {
-  struct rt key = {corr, 0};
-  struct rt *r = bsearch(&key, e->rts, e->n_rts, sizeof *e->rts, cmp_rt);
+  const struct rt *r = rt_of(e, corr);
   if (r == NULL)
     return NULL;
   struct op ok = {r->ext, NULL, 0, 0, 0};
@@ -569,6 +580,8 @@ static enum pl_status push_obs(struct pl_compute_obs **arr, size_t *n, size_t *c
 
 static enum pl_status link_all(struct events *e, struct pl_compute_trace *t) {
   for (size_t i = 0; i < e->n_ks; i++) {
+    if (e->ks[i].copy)
+      continue;
     t->kernels++;
     t->kernel_s += e->ks[i].dur_s;
     struct op *op = op_of_kernel(e, e->ks[i].corr);
@@ -621,6 +634,46 @@ static enum pl_status link_all(struct events *e, struct pl_compute_trace *t) {
   return PL_OK;
 }
 
+static int cmp_kern(const void *a, const void *b) {
+  const struct kern *x = a, *y = b;
+  if (x->dev != y->dev)
+    return (x->dev > y->dev) - (x->dev < y->dev);
+  return (x->ts_us > y->ts_us) - (x->ts_us < y->ts_us);
+}
+
+/* The GPU's idle time by the phase of the op whose event ends each gap
+ * (pl_compute_trace idle_host_s, idle_queued_s; docs/trace.md 9.5): per device,
+ * the events in start order, a gap from the latest end so far to the next
+ * start; host wait when that event's launch call started after the device
+ * went idle (HTA's rule, docs/trace.md 3.6), else queued. The first event of
+ * each device ends no gap; events with no op to link to end none counted. */
+static void idle_by_phase(struct events *e, struct pl_compute_trace *t) {
+  qsort(e->ks, e->n_ks, sizeof *e->ks, cmp_kern);
+  double end_us = 0; /* the latest end so far on this device */
+  for (size_t i = 0; i < e->n_ks; i++) {
+    const struct kern *k = &e->ks[i];
+    if (i == 0 || e->ks[i - 1].dev != k->dev) {
+      end_us = k->end_us;
+      continue;
+    }
+    double gap_us = k->ts_us - end_us;
+    if (k->end_us > end_us)
+      end_us = k->end_us;
+    if (gap_us <= 0)
+      continue;
+    const struct rt *r = rt_of(e, k->corr);
+    struct op *op = op_of_kernel(e, k->corr);
+    if (r == NULL || op == NULL)
+      continue;
+    enum pl_compute_phase ph = phase_of(e, op->ev);
+    double gap_s = gap_us * 1e-6;
+    if (r->ts_us > k->ts_us - gap_us)
+      t->idle_host_s[ph] += gap_s;
+    else
+      t->idle_queued_s[ph] += gap_s;
+  }
+}
+
 enum pl_status pl_compute_obs_parse(const char *text, size_t len, const char *origin,
                                     struct pl_compute_trace **out, struct pl_diag *diag) {
   *out = NULL;
@@ -642,6 +695,8 @@ enum pl_status pl_compute_obs_parse(const char *text, size_t len, const char *or
     snprintf(t->origin, sizeof t->origin, "%s", origin);
     t->steps = e.steps;
     st = link_all(&e, t);
+    if (st == PL_OK)
+      idle_by_phase(&e, t);
   }
   pl_free(e.ranges);
   pl_free(e.comm);

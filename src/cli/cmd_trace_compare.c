@@ -275,6 +275,26 @@ static struct op_pair op_sides(const struct per_op *po, const struct pl_opcmp_ro
   return p;
 }
 
+/* A GEMM row's achieved rate on each side: its FLOPs per step over its time per step
+ * (pl_opcmp_row meas_flops, pred_flops); a side without FLOPs or time has none. */
+static struct op_pair op_rates(const struct per_op *po, const struct pl_opcmp_row *r) {
+  struct op_pair t = op_sides(po, r), f;
+  f.a = po->trace_is_a ? r->meas_flops : r->pred_flops;
+  f.b = po->trace_is_a ? r->pred_flops : r->meas_flops;
+  f.ha = t.ha && f.a > 0 && t.a > 0;
+  f.hb = t.hb && f.b > 0 && t.b > 0;
+  f.a = f.ha ? f.a / t.a : 0;
+  f.b = f.hb ? f.b / t.b : 0;
+  return f;
+}
+
+static void fmt_tflops(char *buf, size_t n, double v, bool has) {
+  if (has)
+    snprintf(buf, n, "%.0f", v / 1e12);
+  else
+    snprintf(buf, n, "-");
+}
+
 /* One rule for the per-operation table's rows in text, JSON and CSV: a row with neither side is
  * not shown, nor a shape row that neither ran nor was predicted (a GEMM shape the model lists
  * for another pass). */
@@ -282,6 +302,23 @@ static bool op_row_shown(const struct pl_opcmp_row *r) {
   if (!r->has_pred && !r->has_meas)
     return false;
   return !(r->shape[0] && r->calls == 0 && r->predicted_s == 0);
+}
+
+static const char *const phase_key[PL_PHASE_N] = {"fwd", "bwd", "step"};
+
+/* The trace's GPU idle by phase (pl_opcmp idle_host_s, idle_queued_s). */
+static void text_idle(const struct per_op *po) {
+  const struct pl_opcmp *c = po->c;
+  printf("\nGPU idle by the phase of the op whose kernel ends the gap (%s, per step; host wait: "
+         "launched after the GPU went idle, queued: before; docs/trace.md 9.5):\n",
+         po->trace_is_a ? "A" : "B");
+  printf("  %-5s %13s %13s\n", "phase", "host wait", "queued");
+  for (int ph = 0; ph < PL_PHASE_N; ph++) {
+    char h[48], q[48];
+    fmt_value(h, sizeof h, c->idle_host_s[ph], true, 's', false);
+    fmt_value(q, sizeof q, c->idle_queued_s[ph], true, 's', false);
+    printf("  %-5s %13s %13s\n", phase_key[ph], h, q);
+  }
 }
 
 static void text_ops(const struct per_op *po) {
@@ -296,8 +333,8 @@ static void text_ops(const struct per_op *po) {
          "rest by phase; docs/trace.md 9.5):\n",
          po->trace_is_a ? "A" : "B", c->steps,
          c->steps_known ? "ProfilerStep ranges" : "step (no ProfilerStep range: whole trace)");
-  printf("  %-24s %-4s %-26s %7s %13s %13s %13s %9s\n", "op", "pass", "shape (m x n x k x count)",
-         "calls", "A", "B", "B - A", "(B-A)/A");
+  printf("  %-24s %-4s %-26s %7s %13s %13s %13s %9s %8s %8s\n", "op", "pass",
+         "shape (m x n x k x count)", "calls", "A", "B", "B - A", "(B-A)/A", "A TF/s", "B TF/s");
   for (int i = 0; i < c->n_rows; i++) {
     const struct pl_opcmp_row *r = &c->rows[i];
     if (!op_row_shown(r))
@@ -314,8 +351,13 @@ static void text_ops(const struct per_op *po) {
     fmt_value(sd, sizeof sd, d.diff, d.has_diff, 's', true);
     if (d.has_rel)
       snprintf(sr, sizeof sr, "%+.2f%%", 100 * d.rel);
-    printf("%s %13s %13s %13s %9s\n", lead, sa, sb, sd, sr);
+    struct op_pair fr = op_rates(po, r);
+    char ta[16], tb[16];
+    fmt_tflops(ta, sizeof ta, fr.a, fr.ha);
+    fmt_tflops(tb, sizeof tb, fr.b, fr.hb);
+    printf("%s %13s %13s %13s %9s %8s %8s\n", lead, sa, sb, sd, sr, ta, tb);
   }
+  text_idle(po);
   if (c->n_unmatched == 0)
     return;
   printf("\nnot matched to a predicted op (%s, per step, longest first):\n",
@@ -335,9 +377,19 @@ static void json_ops(struct pl_emit *e, const struct per_op *po) {
   if (po->c == NULL) {
     pl_emit_null(e, "operations");
     pl_emit_null(e, "operations_unmatched");
+    pl_emit_null(e, "idle_by_phase");
     return;
   }
   const struct pl_opcmp *c = po->c;
+  pl_emit_obj_begin(e, "idle_by_phase");
+  pl_emit_str(e, "side", po->trace_is_a ? "a" : "b");
+  for (int ph = 0; ph < PL_PHASE_N; ph++) {
+    pl_emit_obj_begin(e, phase_key[ph]);
+    pl_emit_num(e, "host_s", c->idle_host_s[ph]);
+    pl_emit_num(e, "queued_s", c->idle_queued_s[ph]);
+    pl_emit_obj_end(e);
+  }
+  pl_emit_obj_end(e);
   pl_emit_obj_begin(e, "operations_trace");
   pl_emit_str(e, "side", po->trace_is_a ? "a" : "b");
   pl_emit_num(e, "steps", c->steps);
@@ -355,6 +407,9 @@ static void json_ops(struct pl_emit *e, const struct per_op *po) {
     pl_emit_str(e, "shape", r->shape[0] ? r->shape : NULL);
     pl_emit_num(e, "calls", r->calls);
     json_cmp(e, "time_s", pr.a, pr.ha, pr.b, pr.hb);
+    struct op_pair fr = op_rates(po, r);
+    if (fr.ha || fr.hb)
+      json_cmp(e, "flops_per_s", fr.a, fr.ha, fr.b, fr.hb);
     pl_emit_obj_end(e);
   }
   pl_emit_arr_end(e);
@@ -388,6 +443,9 @@ static void csv_ops(const struct per_op *po) {
       if (*p == ' ')
         *p = '_';
     csv_row("operation", name, 0, "time_s", pr.a, pr.ha, pr.b, pr.hb);
+    struct op_pair fr = op_rates(po, r);
+    if (fr.ha || fr.hb)
+      csv_row("operation", name, 0, "flops_per_s", fr.a, fr.ha, fr.b, fr.hb);
   }
   for (int i = 0; i < c->n_unmatched; i++) {
     const struct pl_opcmp_row *r = &c->unmatched[i];
@@ -398,6 +456,12 @@ static void csv_ops(const struct per_op *po) {
         *p = ';';
     csv_row("operation_unmatched", name, 0, "time_s", r->measured_s, po->trace_is_a, r->measured_s,
             !po->trace_is_a);
+  }
+  for (int ph = 0; ph < PL_PHASE_N; ph++) {
+    csv_row("idle_by_phase", phase_key[ph], 0, "host_s", c->idle_host_s[ph], po->trace_is_a,
+            c->idle_host_s[ph], !po->trace_is_a);
+    csv_row("idle_by_phase", phase_key[ph], 0, "queued_s", c->idle_queued_s[ph], po->trace_is_a,
+            c->idle_queued_s[ph], !po->trace_is_a);
   }
 }
 
