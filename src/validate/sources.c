@@ -297,6 +297,15 @@ static const struct validate_source sources[] = {
      .layout = validate_mlperf_gpt3_layout,     /* + NCCL CTA caps (source_mlperf_ctas.c) */
      .hardware = validate_mlperf_gpt3_hardware,
      .measure = validate_mlperf_measure},
+    /* Megatron-DeepSpeed (vTrain data/README.md), so DeepSpeed's engine: the
+     * dp all_reduce once after a stage's last backward (pipe/engine.py
+     * _exec_reduce_grads; pretrain_gpt.py builds GPTModelPipe at pp 1 too),
+     * 2 B per gradient on the wire whether the runs were fp16 or bf16
+     * (engine.py communication_data_type: float16 / bfloat16, v0.9.5-v0.12.6;
+     * the preset's grad_comm_cast). vTrain's own simulator all_reduces the
+     * float16 parameters' bytes after the backward too (src/predictor.py
+     * create_model, create_layer_graph "comm across dp" @ f8dda84).
+     * docs/accuracy.md "Session 28 (vtrain28)" */
     {.key = "vtrain",
      .framework = "deepspeed",
      .match = "vTrain (Bang et al.",
