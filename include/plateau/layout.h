@@ -813,6 +813,13 @@ struct pl_layout {
                               the chunk's last backward (torchtitan apply_fsdp: reshard_after_
                               forward False with pp; PyTorch pipelining stage.py
                               backward_maybe_with_nosync); false = per micro-batch, as pp = 1 */
+  int64_t pp_schedules;    /* input: pp > 1: the step's micro-batches run as this many pipeline
+                              schedules one after another, each with its own fill and drain and,
+                              with fsdp_pp_unsharded, its own gathers and reduce_scatters: PyTorch
+                              pipelining's schedule.step() once per gradient-accumulation step
+                              (NeMo AutoModel recipes/llm/benchmark.py run_benchmark ->
+                              train_ft.py _forward_backward_step @ 89e3a9fdd); 0 or 1: one
+                              schedule (Megatron-Core) */
   bool pp_keep_outputs;    /* input: pp > 1: every pipeline stage keeps each micro-batch's output
                               (the hidden states it sends; the last stage's logits) until the
                               step ends, as torch.distributed.pipelining did before PyTorch PR

@@ -37,6 +37,7 @@
   {"pp", "N", "pipeline stages (default 1)"},                                                \
   {"cp", "N", "context-parallel degree (default 1)"},                                        \
   {"cp-comm-type", "T", "p2p|all_gather|a2a|a2a+p2p: how context parallelism exchanges attention's inputs (Megatron-Core --cp-comm-type, Transformer Engine's context_parallel.py): p2p the K/V ring hidden behind the attention steps; all_gather K/V (kv-head width) all_gathered before attention and dK/dV reduce_scattered after, both exposed (Llama 3's CP); a2a Q, K, V and O swap sequence for heads by all_to_all, exposed (DeepSpeed-Ulysses; cp divides the kv heads per tp rank); a2a+p2p a2a within --cp-a2a-size ranks, then the p2p ring across (default p2p; not with --cp-allgather on)"}, \
+  {"pp-schedules", "N", "with pp > 1: run the step's micro-batches as N pipeline schedules one after another, each with its own fill, drain and (with FSDP) gathers and gradient reduce_scatters: PyTorch pipelining's schedule.step() once per gradient-accumulation step (NeMo AutoModel, torchtitan); N divides the micro-batches (default 1: one schedule, Megatron-Core)"}, \
   {"cp-a2a-size", "N", "with --cp-comm-type a2a+p2p: the a2a group's size, the first of Megatron-Core's --hierarchical-context-parallel-sizes (divides cp)"}, \
   {"vp", "N", "virtual stages per pipeline rank, interleaved schedule (default 1)"},        \
   {"shard", "MODE", "ddp|zero1|zero2|zero3 (default zero2 = FSDP SHARD_GRAD_OP)"},           \

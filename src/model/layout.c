@@ -290,8 +290,34 @@ static enum pl_status resolve_recompute(const struct pl_layout *l, const struct 
   return PL_OK;
 }
 
+/* --pp-schedules N (layout.pp_schedules): the step's micro-batches run as N
+ * pipeline schedules one after another, PyTorch pipelining's schedule.step()
+ * once per gradient-accumulation step (NeMo AutoModel recipes/llm/benchmark.py
+ * run_benchmark -> train_ft.py _forward_backward_step, 89e3a9fdd). */
+static enum pl_status resolve_pp_schedules(struct pl_layout *l, struct pl_diag *diag) {
+  if (l->pp_schedules < 0)
+    return pl_diag_set(diag, PL_ERR_RANGE,
+                       "layout: --pp-schedules %lld must be at least 1 (0: one schedule)",
+                       (long long)l->pp_schedules);
+  if (l->pp_schedules <= 1)
+    return PL_OK;
+  if (l->pp < 2)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --pp-schedules %lld needs pipeline parallelism (pp >= 2); with pp 1 "
+                       "gradient accumulation is the step's micro-batches already",
+                       (long long)l->pp_schedules);
+  if (l->micro_batches % l->pp_schedules != 0)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --pp-schedules %lld must divide the step's %lld micro-batches",
+                       (long long)l->pp_schedules, (long long)l->micro_batches);
+  return PL_OK;
+}
+
 static enum pl_status resolve_schedule(struct pl_layout *l, const struct pl_model *m,
                                        struct pl_diag *diag) {
+  enum pl_status ps = resolve_pp_schedules(l, diag);
+  if (ps != PL_OK)
+    return ps;
   /* vp is 0 when not given; an explicit vp 1 under the interleaved schedule asks for a
    * schedule of one chunk per stage, which is 1F1B: refuse it rather than run vp 2 */
   if (l->vp == 1 && l->schedule == PL_SCHEDULE_INTERLEAVED)
@@ -318,6 +344,11 @@ static enum pl_status resolve_schedule(struct pl_layout *l, const struct pl_mode
                        (long long)m->layers, extra > 0 ? " + embedding + loss" : "",
                        (long long)(l->pp * l->vp));
   /* a chunk may hold only the embedding or the loss (Megatron-Core allows it) */
+  if (l->pp_schedules > 1 && (l->micro_batches / l->pp_schedules) % l->pp != 0)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: interleaving needs each pipeline schedule's micro-batches (%lld / "
+                       "--pp-schedules %lld) divisible by pp (%lld)",
+                       (long long)l->micro_batches, (long long)l->pp_schedules, (long long)l->pp);
   if (l->micro_batches % l->pp != 0)
     return pl_diag_set(diag, PL_ERR_LAYOUT,
                        "layout: interleaving needs micro-batches (%lld) divisible by pp (%lld)",

@@ -37,6 +37,7 @@ static const struct {
     {"lora-rank", L(lora_rank)},
     {"packed-sample-len", L(packed_sample_len)},
     {"cp-a2a-size", L(cp_a2a)},
+    {"pp-schedules", L(pp_schedules)},
 };
 #undef L
 #define N_INTS (sizeof ints / sizeof ints[0])
@@ -272,6 +273,7 @@ size_t pl_layout_flags_format(const struct pl_layout *l, bool moe, char *out, si
       {"first-stage-layers", l->first_stage_layers}, {"last-stage-layers", l->last_stage_layers},
       {"mtp-layers", l->mtp_layers}, {"act-offload-layers", l->act_offload_layers},
       {"bf16-last-blocks", l->bf16_last_blocks},
+      {"pp-schedules", l->pp_schedules > 1 ? l->pp_schedules : 0},
   };
   for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
     if (counts[i].v > 0)

@@ -382,6 +382,13 @@ static void aligned_points(struct lower *lw, const struct sim_slot *sl, int32_t 
   }
 }
 
+/* The chunk's last backward of its pipeline schedule: with layout.pp_schedules
+ * each schedule.step() ends with its own (PyTorch pipelining stage.py
+ * backward_maybe_with_nosync: last_backward is the schedule's last). */
+static bool last_bwd_of(const struct lower *lw, int32_t index, struct sim_slot sl) {
+  return sl.pass == PL_PASS_BWD && index % lw->round_slots == lw->last_bwd[sl.chunk];
+}
+
 static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
   const struct pl_layout *l = lw->l;
   int64_t v = (int64_t)sl.chunk * lw->pp + lw->stage;
@@ -391,13 +398,13 @@ static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
   bool keep = sharded && fsdp_pp(lw);
   bool rs = sharded && sl.pass == PL_PASS_BWD && !keep;
   bool sync = !fsdp(l) && !l->grad_reduce_after_backward && lw->bucket_coll >= 0 &&
-              sl.pass == PL_PASS_BWD && index == lw->last_bwd[sl.chunk] && !aligned(lw);
-  bool flush = keep && sl.pass == PL_PASS_BWD && index == lw->last_bwd[sl.chunk];
+              last_bwd_of(lw, index, sl) && !aligned(lw);
+  bool flush = keep && last_bwd_of(lw, index, sl);
   lw->pass_first = SIM_NONE;
   lw->pass_id = lw->n_pass++;
   /* the pass that flushes the gradient buckets happens once: not repeatable */
   lw->cur_steady = index >= lw->steady_lo && index < lw->steady_hi && !sync && !flush &&
-                   !(aligned(lw) && sl.pass == PL_PASS_BWD && index == lw->last_bwd[sl.chunk]);
+                   !(aligned(lw) && last_bwd_of(lw, index, sl));
   /* Megatron-Core's combined 1F1B (ep_beside) merges forward w + 1 + k with
    * backward k: the warm-up forwards up to the one before the first backward
    * (one more warm-up micro-batch with the overlap, schedules.py
@@ -435,6 +442,10 @@ static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
     fsdp_pp_flush(lw, &base);
   if (sharded)
     lw->unsharded[sl.chunk] = keep || (sl.pass == PL_PASS_FWD && l->shard == PL_SHARD_ZERO2);
+  /* the flush's post_backward reshards (set_reshard_after_backward(True)):
+   * the next schedule's first forward gathers the chunk again */
+  if (flush)
+    lw->unsharded[sl.chunk] = false;
   lw->pass_id = -1;
   lw->cur_steady = 0;
   lw->anchor_pair = -1;
@@ -453,7 +464,10 @@ static void emit_stage(struct lower *lw, int64_t s) {
     lw->unsharded[c] = false;
     lw->last_bwd[c] = -1;
   }
-  for (int32_t i = 0; i < lw->n_slots[s]; i++)
+  lw->round_slots = lw->n_slots[s] / (int32_t)lw->rounds;
+  if (lw->round_slots < 1)
+    lw->round_slots = 1;
+  for (int32_t i = 0; i < lw->round_slots; i++)
     if (sl[i].pass == PL_PASS_BWD)
       lw->last_bwd[sl[i].chunk] = i;
   steady_range(lw, sl, lw->n_slots[s]);
@@ -652,7 +666,17 @@ static enum pl_status run_lowering(struct lower *lw, struct pl_diag *diag) {
   const struct sim_schedule *sched = sim_schedule_for(lw->l->schedule);
   for (int64_t s = 0; s < lw->pp; s++) {
     const struct sim_slot *sl = &lw->slots[s * lw->per_stage];
-    lw->n_slots[s] = sched->order(lw->pp, lw->m, lw->vp, s, &lw->slots[s * lw->per_stage]);
+    struct sim_slot *out = &lw->slots[s * lw->per_stage];
+    /* layout.pp_schedules: the schedule of m / rounds micro-batches, run
+     * rounds times one after another on the later micro-batches */
+    int64_t m_round = lw->m / lw->rounds;
+    int32_t n = sched->order(lw->pp, m_round, lw->vp, s, out);
+    for (int64_t r = 1; r < lw->rounds; r++)
+      for (int32_t i = 0; i < n; i++) {
+        out[r * n + i] = out[i];
+        out[r * n + i].mb += (int32_t)(r * m_round);
+      }
+    lw->n_slots[s] = n * (int32_t)lw->rounds;
     for (int32_t i = 0; i < lw->n_slots[s]; i++)
       lw->slot_pos[pass_index(lw, sl[i].chunk * lw->pp + s, sl[i].mb, sl[i].pass)] = i;
   }
@@ -716,6 +740,11 @@ enum pl_status sim_lower(struct sim_step *st, struct pl_diag *diag) {
   /* layout.wgrad_deferral: the head's first N backward passes differ from
    * the rest, so the steady periods do not repeat: simulate every one */
   if (lw.l->wgrad_deferral != 0 && lw.pp > 1 && !fsdp(lw.l))
+    st->compress = false;
+  /* layout.pp_schedules: every schedule has its own warm-up and drain, which
+   * the steady-period compression does not know: simulate every pass */
+  lw.rounds = lw.pp > 1 && lw.l->pp_schedules > 1 ? lw.l->pp_schedules : 1;
+  if (lw.rounds > 1)
     st->compress = false;
   reduce_pairs(&lw);
   /* templates: not with layer units left out (their tags differ per unit) */

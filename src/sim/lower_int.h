@@ -99,7 +99,9 @@ struct lower {
   bool *unsharded;   /* [vp] FSDP: chunk's parameters are gathered */
   int32_t *pgather;  /* [vp][2] overlap_param_gather: a chunk's first-bucket and other
                         all_gather tasks, SIM_NONE once waited for */
-  int32_t *last_bwd; /* [vp] slot index of the chunk's last backward */
+  int32_t *last_bwd; /* [vp] slot index of the chunk's last backward (in its schedule) */
+  int64_t rounds;     /* pipeline schedules per step (layout.pp_schedules; 1: one) */
+  int32_t round_slots; /* slots of one schedule on the stage being emitted */
   enum pl_status err;
   struct pl_diag *diag;
   /* per stage while emitting */

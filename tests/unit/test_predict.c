@@ -1564,9 +1564,110 @@ static void test_moe_fake_gate(void) {
   CHECK(strstr(d.msg, "--moe-fake-gate") != NULL);
 }
 
+
+/* layout.pp_schedules (--pp-schedules k): the step's m micro-batches as k
+ * pipeline schedules one after another (PyTorch pipelining's schedule.step()
+ * per gradient-accumulation step, NeMo AutoModel train_ft.py). even (equal
+ * stages) on 2 GPUs, pp 2, 1F1B, ddp, mbs 1, with communication made free:
+ * a schedule of n micro-batches takes (n + p - 1)(tf + tb) and the stage's
+ * optimizer follows (Narayanan et al. 2021). By hand, with c = tf + tb:
+ *   m 8, k 1: T1 = 9 c + opt;  m 4, k 1: T4 = 5 c + opt;
+ *   m 8, k 2: two schedules of 4, 2 x 5 c + opt = T1 + c,
+ * so T(k 2) - T1 = c = (T1 - T4) / 4, and T(k 2) = 2 T4 - opt. k 4 (schedules of
+ * 2): 4 x 3 c + opt = T1 + 3 c. With zero3 and fsdp_pp_unsharded (dp 2 on 4
+ * GPUs) every schedule gathers each chunk once and reduce_scatters it once:
+ * k 2 has twice the dp all_gather and reduce_scatter calls of k 1. Refused:
+ * k not dividing m, k > 1 with pp 1, k < 0, and under the interleaved schedule
+ * m / k not a multiple of pp. */
+static void test_pp_schedules(void) {
+  struct pl_diag d;
+  double t[3], opt4 = 0;
+  int64_t ks[3] = {1, 2, 4};
+  for (int i = 0; i < 4; i++) {
+    base(even_json, NULL, 2);
+    run.layout.pp = 2;
+    run.layout.mbs = 1;
+    run.layout.gbs = i == 3 ? 4 : 8;
+    run.layout.batch_per_gpu = 0;
+    run.layout.shard = PL_SHARD_DDP;
+    run.layout.shard_set = true;
+    run.layout.pp_schedules = i < 3 ? ks[i] : 0;
+    run.cluster.intra_bytes_per_s *= 1e6;
+    run.cluster.intra_nccl_bytes_per_s *= 1e6;
+    run.cluster.nic_bytes_per_s *= 1e6;
+    run.cluster.intra_latency_s = run.cluster.inter_latency_s = 0;
+    run.cluster.coll_launch_s = 0;
+    predict();
+    check_sums();
+    if (i < 3)
+      t[i] = pred.step.step_time_s;
+    else
+      opt4 = pred.step.optimizer_s;
+    if (i == 3) {
+      double t4 = pred.step.step_time_s, c = (t[0] - t4) / 4.0;
+      CHECK(c > 0);
+      /* the stages differ by the embedding and the 128-token head (0.4 %) */
+      CHECK_NEAR_REL(t[1] - t[0], c, 1e-2);
+      CHECK_NEAR_REL(t[2] - t[0], 3.0 * c, 1e-2);
+      CHECK_NEAR_REL(t[1], 2.0 * t4 - opt4, 1e-4);
+    }
+  }
+  int64_t ag[2] = {0, 0}, rs[2] = {0, 0};
+  for (int i = 0; i < 2; i++) {
+    base(even_json, NULL, 4);
+    run.layout.pp = 2;
+    run.layout.mbs = 1;
+    run.layout.gbs = 16;
+    run.layout.batch_per_gpu = 0;
+    run.layout.shard = PL_SHARD_ZERO3;
+    run.layout.shard_set = true;
+    run.layout.fsdp_pp_unsharded = true;
+    run.layout.pp_schedules = i + 1;
+    predict();
+    check_sums();
+    const struct pl_coll_summary *a = group_coll("dp", "all_gather", 1);
+    const struct pl_coll_summary *r = group_coll("dp", "reduce_scatter", 1);
+    CHECK(a != NULL && r != NULL);
+    ag[i] = a != NULL ? a->count : 0;
+    rs[i] = r != NULL ? r->count : 0;
+  }
+  CHECK(ag[0] > 0 && rs[0] > 0);
+  CHECK_EQ_INT(ag[1], 2 * ag[0]);
+  CHECK_EQ_INT(rs[1], 2 * rs[0]);
+  struct {
+    int64_t pp, gbs, k;
+    enum pl_schedule sc;
+    enum pl_status want;
+  } bad[] = {
+      {2, 8, 3, PL_SCHEDULE_1F1B, PL_ERR_LAYOUT},        /* 3 does not divide 8 */
+      {1, 8, 2, PL_SCHEDULE_1F1B, PL_ERR_LAYOUT},        /* needs pp >= 2 */
+      {2, 8, -1, PL_SCHEDULE_1F1B, PL_ERR_RANGE},        /* negative */
+      {2, 8, 2, PL_SCHEDULE_INTERLEAVED, PL_ERR_LAYOUT}, /* ok: 4 % 2 == 0 */
+      {2, 8, 8, PL_SCHEDULE_INTERLEAVED, PL_ERR_LAYOUT}, /* 1 % 2 != 0 */
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    base(even_json, NULL, bad[i].pp);
+    run.layout.pp = bad[i].pp;
+    run.layout.mbs = 1;
+    run.layout.gbs = bad[i].gbs;
+    run.layout.batch_per_gpu = 0;
+    run.layout.schedule = bad[i].sc;
+    run.layout.pp_schedules = bad[i].k;
+    pl_diag_clear(&d);
+    enum pl_status st = pl_predict(&run, &pred, &d);
+    if (i == 3) {
+      CHECK(st == PL_OK);
+      continue;
+    }
+    CHECK(st == bad[i].want);
+    CHECK(strstr(d.msg, "--pp-schedules") != NULL);
+  }
+}
+
 int main(void) {
   test_out_of_memory();
   test_fsdp_expert_units();
+  test_pp_schedules();
   test_moe_fake_gate();
   test_one_gpu_is_sum_of_ops();
   test_hidden_comm_adds_nothing();

@@ -251,6 +251,7 @@ static void test_layout_flags(void) {
       {" --cp-comm-type allgather", "--cp-comm-type: unknown cp comm type 'allgather' (expected "
                                     "p2p|all_gather|a2a|a2a+p2p)"},
       {" --cp-a2a-size two", "--cp-a2a-size: "},
+      {" --pp-schedules four", "--pp-schedules: "},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     memset(&l, 0, sizeof l);
@@ -264,7 +265,7 @@ static void test_layout_flags(void) {
   for (; pl_layout_flag_name(n) != NULL; n++)
     for (size_t k = 0; k < n; k++)
       CHECK(strcmp(pl_layout_flag_name(k), pl_layout_flag_name(n)) != 0);
-  CHECK_EQ_INT((int64_t)n, 44); /* 23 counts (bf16-last-blocks, lora-rank, packed-sample-len, cp-a2a-size the last) + 21 words
+  CHECK_EQ_INT((int64_t)n, 45); /* 24 counts (bf16-last-blocks, lora-rank, packed-sample-len, cp-a2a-size, pp-schedules the last) + 21 words
                                    (bf16-modules, moe-fake-gate, moe-act-compiled, task, lora-targets, defer-embedding-wgrad, cp-comm-type the last) */
   /* written and read back: the same text (an MoE layout with every optional flag set) */
   memset(&l, 0, sizeof l);
@@ -334,6 +335,20 @@ static void test_layout_flags(void) {
   l.cp_a2a = 0;
   pl_layout_flags_format(&l, false, one, sizeof one);
   CHECK(strstr(one, "--cp-comm-type") == NULL && strstr(one, "--cp-a2a-size") == NULL);
+  /* layout.pp_schedules: written when above 1, read back */
+  memset(&l, 0, sizeof l);
+  split(" --gpus 16 --tp 1 --pp 4 --cp 1 --vp 1 --seq 4096 --mbs 1 --gbs 32 --pp-schedules 4", &a);
+  CHECK_STATUS(pl_layout_flags_read(&l, get, &a, &d), PL_OK, dp);
+  CHECK(l.pp_schedules == 4);
+  pl_layout_flags_format(&l, false, one, sizeof one);
+  CHECK(strstr(one, " --pp-schedules 4") != NULL);
+  memset(&back, 0, sizeof back);
+  split(one, &a);
+  CHECK_STATUS(pl_layout_flags_read(&back, get, &a, &d), PL_OK, dp);
+  CHECK(back.pp_schedules == 4);
+  l.pp_schedules = 1;
+  pl_layout_flags_format(&l, false, one, sizeof one);
+  CHECK(strstr(one, "--pp-schedules") == NULL);
 }
 
 /* Quantities in the largest unit they are at least 1 of, fewest digits
