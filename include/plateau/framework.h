@@ -261,6 +261,9 @@ struct pl_framework {
   enum pl_setting grad_scale_pass;     /* ddp/zero1: Megatron-Core DDP divides each bucket's
                                           gradients by the dp size before its reduce, without
                                           average_in_collective (layout.grad_scale_pass) */
+  enum pl_setting logits_fp32;         /* without the eager loss, the logits cast to fp32 by the
+                                          model and the fused loss run on fp32 (OLMo-core
+                                          fused_loss; layout.logits_fp32) */
   enum pl_setting adam_no_master;      /* the optimizer keeps no master copy: the 16-bit
                                           parameters are its parameters (layout.adam_no_master) */
 };

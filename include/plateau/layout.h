@@ -807,6 +807,17 @@ struct pl_layout {
                               `self.data /= self.data_parallel_world_size` since 25c7eb2863): one
                               more read and write of every local gradient (lower_dp.c
                               sim_grad_buffer_passes_s, constants.h GRAD_SCALE_PASSES) */
+  bool logits_fp32;        /* input: without eager_xent, the model returns its logits cast to fp32
+                              (`self.w_out(h).float()`) and a fused loss reads them in fp32, as
+                              OLMo-core's fused_loss before its compile_loss (allenai/OLMo-core
+                              41400c46f nn/transformer/model.py Transformer.forward; train/
+                              trainer.py get_losses -> nn/functional/cross_entropy_loss.py
+                              fused_cross_entropy_loss, the Triton kernel of olmo_core/triton/
+                              cross_entropy_loss.py): the cast (read 2, write 4 B per logit
+                              forward, PyTorch's unrolled copy; its backward read 4, write 2),
+                              logits_shift_copy at 4 B per element, the loss reading fp32 (4 B
+                              instead of the op's 6) and writing an fp32 gradient (read 4 +
+                              write 4 instead of 6); time only (compute.c logits_fp32_s) */
   bool fsdp_pp_unsharded;  /* input: zero2/zero3 with pp > 1: a stage's parameters are gathered on
                               each chunk's first forward and kept unsharded for the whole step,
                               its gradients accumulated unsharded and reduce_scattered once, after

@@ -107,6 +107,7 @@ static const struct {
     {"eager_z_loss", offsetof(struct pl_framework, eager_z_loss)},
     {"grad_buffer_passes", offsetof(struct pl_framework, grad_buffer_passes)},
     {"grad_scale_pass", offsetof(struct pl_framework, grad_scale_pass)},
+    {"logits_fp32", offsetof(struct pl_framework, logits_fp32)},
 };
 
 static enum pl_setting *setting_at(struct pl_framework *fw, size_t i) {
@@ -630,6 +631,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->eager_z_loss, &l->eager_z_loss, false);
   put(fw->grad_buffer_passes, &l->grad_buffer_passes, false);
   put(fw->grad_scale_pass, &l->grad_scale_pass, false);
+  put(fw->logits_fp32, &l->logits_fp32, false);
 }
 
 static enum pl_setting setting(bool on) { return on ? PL_SETTING_ON : PL_SETTING_OFF; }
@@ -753,4 +755,5 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->eager_z_loss = setting(l->eager_z_loss);
   out->grad_buffer_passes = setting(l->grad_buffer_passes);
   out->grad_scale_pass = setting(l->grad_scale_pass);
+  out->logits_fp32 = setting(l->logits_fp32);
 }

@@ -397,6 +397,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   /* Megatron-Core DDP's gradient-buffer zero and NaN-check passes (layout.grad_buffer_passes, nemo28) */
   col_str(c, "framework.grad_buffer_passes", pl_setting_name(fw.grad_buffer_passes));
   col_str(c, "framework.grad_scale_pass", pl_setting_name(fw.grad_scale_pass));
+  /* the model's fp32 logits before a fused loss (layout.logits_fp32, olmo28) */
+  col_str(c, "framework.logits_fp32", pl_setting_name(fw.logits_fp32));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

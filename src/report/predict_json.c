@@ -264,6 +264,7 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_bool(e, "eager_z_loss", fw.eager_z_loss == PL_SETTING_ON);
   pl_emit_bool(e, "grad_buffer_passes", fw.grad_buffer_passes == PL_SETTING_ON);
   pl_emit_bool(e, "grad_scale_pass", fw.grad_scale_pass == PL_SETTING_ON);
+  pl_emit_bool(e, "logits_fp32", fw.logits_fp32 == PL_SETTING_ON);
   pl_emit_obj_end(e);
 }
 

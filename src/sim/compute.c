@@ -915,11 +915,57 @@ static bool shift_copy_op(const struct pl_layout *l, const struct pl_op *op) {
   return l->logits_shift_copy && !l->eager_xent && loss_op(op);
 }
 
+/* with layout.logits_fp32 the shifted logits are fp32: HF_SHIFT_* (4 B per element) */
 static double shift_copy_s(const struct pl_gpu *g, const struct pl_layout *l,
                            const struct pl_model *m, enum pl_pass pass) {
   bool fwd = pass == PL_PASS_FWD;
-  return hbm_s(g, sim_microbatch_logits(m, l) * (fwd ? SHIFT_COPY_FWD_BYTES : SHIFT_COPY_BWD_BYTES)) +
-         (fwd ? 1 : 2) * g->eff.kernel_overhead_s;
+  double bytes = l->logits_fp32 ? (fwd ? HF_SHIFT_FWD_BYTES : HF_SHIFT_BWD_BYTES)
+                                : (fwd ? SHIFT_COPY_FWD_BYTES : SHIFT_COPY_BWD_BYTES);
+  return hbm_s(g, sim_microbatch_logits(m, l) * bytes) + (fwd ? 1 : 2) * g->eff.kernel_overhead_s;
+}
+
+/* layout.logits_fp32: the model hands the loss fp32 logits and a fused loss
+ * runs on them, as OLMo-core with fused_loss=True before compile_loss
+ * (allenai/OLMo-core 41400c46f: the 7B, 8B and 13B official scripts set
+ * fused_loss=True since a69f0bd1c / db448c86d, 2024-09-08;
+ * nn/transformer/model.py Transformer.forward returns
+ * `self.w_out(h).float()`; train/trainer.py get_losses shifts the fp32
+ * logits with `.contiguous()` (layout.logits_shift_copy, at 4 B here) and
+ * calls nn/functional/cross_entropy_loss.py fused_cross_entropy_loss, the
+ * Triton kernels of olmo_core/triton/cross_entropy_loss.py, adapted from
+ * flash-attn's ops/triton/cross_entropy.py). Per logit:
+ *  - the cast: forward `.float()` reads 2 and writes 4 B on PyTorch's
+ *    unrolled (non-vectorized) copy kernel, timed at the GPU's
+ *    strided_elementwise rate as eager_xent_extra_s times it; its backward
+ *    (ToCopyBackward0) reads the fp32 gradient and writes bf16, 4 + 2 B;
+ *    one kernel each way;
+ *  - the loss: cross_entropy_fwd_kernel reads each fp32 row once (an online
+ *    softmax, with the z-loss lse_square_scale * lse^2 in the same kernel)
+ *    and writes per-row loss and lse: 4 B, where the op list's fused pass
+ *    (flops.c XENT) reads bf16 and writes fp32, 6 B; cross_entropy_bwd_kernel
+ *    reads the fp32 logits and writes an fp32 dlogits (torch.empty_like,
+ *    inplace_backward=False), 4 + 4 B where XENT has 6.
+ * So forward the cast and -2 B, backward 6 + 2 B and one kernel. Memory: the
+ * fp32 logits and their copy are not counted (time only). */
+#define LOGITS_FP32_CAST_BWD_BYTES 6.0
+#define LOGITS_FP32_LOSS_FWD_DELTA_BYTES (-2.0)
+#define LOGITS_FP32_LOSS_BWD_DELTA_BYTES 2.0
+
+static bool logits_fp32_op(const struct pl_layout *l, const struct pl_op *op) {
+  return l->logits_fp32 && !l->eager_xent && !l->megatron_xent && loss_op(op);
+}
+
+static double logits_fp32_s(const struct pl_gpu *g, const struct pl_layout *l,
+                            const struct pl_model *m, enum pl_pass pass) {
+  double logits = sim_microbatch_logits(m, l);
+  if (pass != PL_PASS_FWD)
+    return hbm_s(g, logits * (LOGITS_FP32_CAST_BWD_BYTES + LOGITS_FP32_LOSS_BWD_DELTA_BYTES)) +
+           g->eff.kernel_overhead_s;
+  double f = g->eff.strided_elementwise_fraction;
+  double cast = f > 0 && g->hbm_bytes_per_s > 0
+                    ? logits * PL_STRIDED_UNARY_BYTES / (g->hbm_bytes_per_s * f)
+                    : hbm_s(g, logits * 6.0);
+  return cast + hbm_s(g, logits * LOGITS_FP32_LOSS_FWD_DELTA_BYTES) + g->eff.kernel_overhead_s;
 }
 
 static bool megatron_xent_op(const struct pl_layout *l, const struct pl_op *op) {
@@ -949,8 +995,9 @@ double sim_op_run_kernels(const struct pl_layout *l, const struct pl_model *m,
   if (megatron_xent_op(l, op))
     return pl_op_kernels(op, pass) + megatron_xent_extra_kernels(pass) +
            (shift_copy_op(l, op) ? (pass == PL_PASS_FWD ? 1 : 2) : 0);
-  if (shift_copy_op(l, op))
-    return pl_op_kernels(op, pass) + (pass == PL_PASS_FWD ? 1 : 2);
+  if (shift_copy_op(l, op) || logits_fp32_op(l, op))
+    return pl_op_kernels(op, pass) + (shift_copy_op(l, op) ? (pass == PL_PASS_FWD ? 1 : 2) : 0) +
+           (logits_fp32_op(l, op) ? 1 : 0);
   if (op->kind == PL_OP_ATTENTION && l->eager_attention)
     return (pass == PL_PASS_FWD ? 2 : 4) + (m->dropout ? 2 : 1);
   return pl_op_kernels(op, pass);
@@ -1195,8 +1242,10 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
   if (megatron_xent_op(l, op))
     return pl_op_time_s(g, l->dtype, op, pass) + megatron_xent_extra_s(g, l, m, pass) +
            (shift_copy_op(l, op) ? shift_copy_s(g, l, m, pass) : 0.0);
-  if (shift_copy_op(l, op))
-    return pl_op_time_s(g, l->dtype, op, pass) + shift_copy_s(g, l, m, pass);
+  if (shift_copy_op(l, op) || logits_fp32_op(l, op))
+    return pl_op_time_s(g, l->dtype, op, pass) +
+           (shift_copy_op(l, op) ? shift_copy_s(g, l, m, pass) : 0.0) +
+           (logits_fp32_op(l, op) ? logits_fp32_s(g, l, m, pass) : 0.0);
   if (op->kind == PL_OP_ATTENTION && l->eager_attention)
     return eager_attention_s(g, l->dtype, op, pass, m->dropout, m->pos == PL_POS_ALIBI);
   if (op->kind == PL_OP_ATTENTION && l->attention_triton)

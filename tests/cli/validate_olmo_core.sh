@@ -30,9 +30,13 @@ check "row 4 FP8 tensorwise with float8 all-gather" row 4 '--dtype fp8-tensorwis
 check "row 5 Llama 3 8B with the dolma2 vocabulary and 8 KV heads" row 5 '"kv_heads"":8.*"vocab"":100352'
 check "row 3 OLMo 2 QK-norm" row 3 '"qk_norm"":true'
 # The loss as each figure's OLMo-core ran it: rows 3-10 measured before 00d34f693 (2024-11-01,
-# compile_loss): the model's .float() logits, copied by get_losses' shift, eager F.cross_entropy;
-# rows 1-2 (e27ba74550): the bf16 logits shift-copied, then the compiled loss.
-check "row 3 eager fp32 loss with the shift copy and the eager z-loss" row 3 '--hf-shift-copy on --eager-z-loss on'
+# compile_loss): the model's .float() logits, copied by get_losses' shift; rows 9-10 (OLMo-1B.py,
+# no fused_loss) then eager F.cross_entropy and logsumexp; rows 3-8 (OLMo-7B.py, Llama-8B.py,
+# OLMo-13B.py: fused_loss=True, session 28 olmo28) the Triton fused cross-entropy on the fp32
+# logits (--logits-fp32); rows 1-2 (e27ba74550): the bf16 logits shift-copied, then the compiled loss.
+check "row 9 eager fp32 loss with the shift copy and the eager z-loss" row 9 '--hf-shift-copy on --eager-z-loss on'
+check "row 3 fused loss on the fp32 logits after the fp32 shift copy" row 3 '--eager-cross-entropy off .*--logits-shift-copy on .*--logits-fp32 on'
+check "row 7 (13B) fused loss on the fp32 logits" row 7 '--eager-cross-entropy off .*--logits-fp32 on'
 check "row 1 compiled loss after the bf16 shift copy" row 1 '--eager-cross-entropy off --logits-shift-copy on'
 got=$(python3 - "$TMP/out" <<'PY'
 import csv, sys

@@ -19,6 +19,9 @@ row() { grep -E "^\"tinyllama_readme\",$1," "$TMP/out" | grep -q -- "$2"; }
 check "row 1 step by hand (tokens/s per GPU)" row 1 ',24000,5.46133,'
 check "row 1 FSDP1 FULL_SHARD on 16 A100 40 GB, bf16 reduce" row 1 '--gpu a100-40g .*--gpus 16 .*--shard zero3 .*--framework pytorch-fsdp .*--grad-reduce-dtype bf16'
 check "row 1 GQA without a KV expand copy" row 1 '"kv_heads"":4.*--kv-expand-copy off'
+# session 28 (olmo28): flash-attn's fused xentropy kernel on the fp32 logits Lightning Fabric's
+# convert_output hands it, and autocast's weight casts of FSDP's fp32 parameters (bf16-mixed)
+check "row 1 fused loss on fp32 logits, fp32 parameters under autocast" row 1 '--eager-cross-entropy off .*--logits-fp32 on .*--autocast-weight-casts on'
 e=$(python3 -c "
 import csv, sys
 r = [r for r in csv.DictReader(open('$TMP/out')) if r['row'] == '1'][0]

@@ -1807,6 +1807,50 @@ static void test_eager_z_loss(void) {
   CHECK_NEAR_REL(on, pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), 1e-12);
 }
 
+/* layout.logits_fp32 (compute.c logits_fp32_s; OLMo-core 41400c46f with
+ * fused_loss: the model's self.w_out(h).float(), then the Triton
+ * cross-entropy on fp32 logits), small_llama without the eager loss:
+ * 32,768,000 logits. With no strided_elementwise rate the cast is 6 B at
+ * hbm_fraction, so forward 6 - 2 (the loss reads 4 B, not the fused op's
+ * 6) = 4 B: 131,072,000 B / (2039e9 x 0.88) = 73.0483 us + 1.2 (the cast's
+ * kernel) = 74.2483 us; backward the cast back 6 B + the fp32 gradient's 2 B
+ * over the op's 6 = 8 B: 262,144,000 B / 1794.32e9 = 146.0966 us + 1.2 =
+ * 147.2966 us. With layout.logits_shift_copy on too the shift copy is fp32:
+ * +4 B forward (8 instead of 4), +6 B backward (12 instead of 6): forward
+ * 8 B, 146.0966 + 1.2 = 147.2966 us; backward 14 B, 458,752,000 B ->
+ * 255.6690 + 1.2 = 256.8690 us. With a strided_elementwise fraction of 0.5
+ * the cast is 32,768,000 x 4 B / (2039e9 x 0.5) = 128.5650 us, so forward
+ * 128.5650 - 2 B at hbm (65,536,000 B -> 36.5241 us) + 1.2 = 93.2409 us.
+ * Nothing under the eager loss (its own fp32 cast) or Megatron's. */
+static void test_logits_fp32(void) {
+  struct pl_run run;
+  small_llama(&run);
+  struct pl_op op = loss_op();
+  struct pl_gpu g = a100;
+  g.eff.strided_elementwise_fraction = 0.0;
+  check_loss_adds(&g, &run, &run.layout.logits_fp32, 74.2483e-6, 147.2966e-6);
+  CHECK(sim_op_run_kernels(&run.layout, &run.model, &op, PL_PASS_FWD) ==
+        pl_op_kernels(&op, PL_PASS_FWD) + 1);
+  run.layout.logits_fp32 = false;
+  run.layout.logits_shift_copy = true;
+  check_loss_adds(&g, &run, &run.layout.logits_fp32, 147.2966e-6, 256.8690e-6);
+  CHECK(sim_op_run_kernels(&run.layout, &run.model, &op, PL_PASS_BWD) ==
+        pl_op_kernels(&op, PL_PASS_BWD) + 3);
+  run.layout.logits_shift_copy = false;
+  run.layout.logits_fp32 = false;
+  g.eff.strided_elementwise_fraction = 0.5;
+  check_loss_adds(&g, &run, &run.layout.logits_fp32, 93.2409e-6, 147.2966e-6);
+  run.layout.eager_xent = true;
+  double e_on = pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_BWD);
+  run.layout.logits_fp32 = false;
+  CHECK_NEAR_REL(e_on, pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_BWD), 1e-12);
+  run.layout.eager_xent = false;
+  run.layout.megatron_xent = true;
+  double m_off = pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD);
+  run.layout.logits_fp32 = true;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, &op, PL_PASS_FWD), m_off, 1e-12);
+}
+
 /* The eager fp32 loss's time follows layout.eager_xent, not layout.kernels
  * (compute.c eager_xent_op): small_llama's 32,768,000 logits on a100-80g,
  * fused blocks (torchtitan compiled without its loss): +8 B per logit
@@ -3314,6 +3358,7 @@ int main(void) {
   test_eager_rope_rates();
   test_hf_shift_copy();
   test_logits_shift_copy();
+  test_logits_fp32();
   test_eager_z_loss();
   test_eager_xent_time();
   test_fused_norm();
