@@ -65,8 +65,43 @@ bool validate_mlm_h100_layout(const struct validate_in *in, struct pl_layout *l,
   if (!stated(in, "recompute"))
     validate_note(row, "no activation recompute (not stated; Megatron-LM's default "
                        "--recompute-granularity None)");
-  if (!stated(in, "vp") && l->pp > 1)
-    validate_note(row, "vp not stated: non-interleaved 1F1B (Megatron-LM's default)");
+  /* The README overlaps "pipeline-parallel communication (enabled by
+   * default)" with computation: Megatron-LM's --no-overlap-p2p-communication
+   * (store_false, overlap_p2p_comm on by default). At core_r0.8.0 that
+   * overlap exists only in the interleaved schedule: arguments.py
+   * validate_args sets args.overlap_p2p_comm = False when
+   * --num-layers-per-virtual-pipeline-stage is not given ("non-interleaved
+   * schedule does not support overlapping p2p communication"), and
+   * schedules.py forward_backward_pipelining_without_interleaving raises on
+   * it. So the pp > 1 runs were interleaved. The chunks per rank are not
+   * printed: the fewest that split a stage's layers evenly (the SC21 rows'
+   * rule, sources_megatron.c), vp = layers / pp itself when that is prime
+   * (119B: 23, 462B: 7 layers a stage). The interleaved schedule needs the
+   * micro-batches per pipeline to be a multiple of pp (schedules.py
+   * forward_backward_pipelining_with_interleaving: RuntimeError otherwise);
+   * every row of the README meets it; a row that did not stays 1F1B. */
+  int64_t layers = 0;
+  bool have_layers = false;
+  if (!stated(in, "vp") && l->pp > 1 &&
+      validate_int(cell(in, "layers"), &layers, &have_layers) == PL_OK && have_layers &&
+      layers % l->pp == 0) {
+    int64_t dp = l->gpus / (l->tp * l->pp * l->cp);
+    int64_t mbs = l->mbs > 0 ? l->mbs : 1;
+    int64_t micro = dp > 0 ? l->gbs / (dp * mbs) : 0;
+    int64_t vp = validate_smallest_divisor(layers / l->pp);
+    if (vp > 1 && micro > 0 && micro % l->pp == 0) {
+      l->vp = vp;
+      l->schedule = PL_SCHEDULE_INTERLEAVED;
+      validate_note(row,
+                    "interleaved schedule (the README overlaps pipeline communication, which "
+                    "core_r0.8.0 does only interleaved); vp=%lld not stated: the fewest chunks "
+                    "that divide the %lld layers of a stage",
+                    (long long)vp, (long long)(layers / l->pp));
+    } else {
+      validate_note(row, "vp not stated: non-interleaved 1F1B (%lld micro-batches, pp %lld)",
+                    (long long)micro, (long long)l->pp);
+    }
+  }
   if (!stated(in, "precision"))
     validate_note(row, "BF16 (not stated; the MFU column is per-GPU TFLOP/s over 989, H100's "
                        "BF16 dense peak)");

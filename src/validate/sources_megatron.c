@@ -24,8 +24,10 @@ double validate_megatron_eq3_flops(double batch, double seq, double layers, doub
 
 /* ------------------------------------------------------------------ SC21 */
 
-/* Smallest divisor >= 2 of n (n itself when prime), 1 when n < 2. */
-static int64_t smallest_divisor(int64_t n) {
+/* Smallest divisor >= 2 of n (n itself when prime), 1 when n < 2: the
+ * fewest interleaved chunks that split a stage's n layers evenly (SC21
+ * Table 1 here, the Megatron-LM README H100 rows in source_mlm_h100.c). */
+int64_t validate_smallest_divisor(int64_t n) {
   for (int64_t k = 2; k <= n; k++)
     if (n % k == 0)
       return k;
@@ -76,7 +78,7 @@ bool validate_sc21_layout(const struct validate_in *in, struct pl_layout *l, str
   int64_t layers = 0;
   if (!stated(in, "vp") && l->pp > 1 && strstr(cell(in, "notes"), "interleaved") != NULL &&
       validate_int(cell(in, "layers"), &layers, &present) == PL_OK && present) {
-    int64_t vp = smallest_divisor(layers / l->pp);
+    int64_t vp = validate_smallest_divisor(layers / l->pp);
     if (vp > 1) {
       l->vp = vp;
       l->schedule = PL_SCHEDULE_INTERLEAVED;

@@ -119,6 +119,9 @@ bool validate_parse_recompute(const char *text, enum pl_recompute *out);
  * footnote mark). Empty -> *present false, PL_OK. Junk -> PL_ERR_PARSE. */
 enum pl_status validate_num(const char *cell, double *out, bool *present);
 enum pl_status validate_int(const char *cell, int64_t *out, bool *present);
+/* Smallest divisor >= 2 of n (n itself when prime), 1 when n < 2: the fewest
+ * interleaved chunks that split a stage's n layers (sources_megatron.c). */
+int64_t validate_smallest_divisor(int64_t n);
 
 /* Megatron-LM's --make-vocab-size-divisible-by default: the vocabulary is padded to a
  * multiple of 128 x tp (megatron/training/arguments.py; _vocab_size_with_padding in

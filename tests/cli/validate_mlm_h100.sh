@@ -25,6 +25,17 @@ check "row 4 untied output layer" row 4 'tied_embeddings"":false'
 check "row 4 under megatron-core" row 4 '"megatron-core"'
 check "row 10 tp 8 pp 6 from the model table" row 10 'tp8 pp6 dp2'
 check "row 11 tp 8 pp 6 from the model table" row 11 'tp8 pp6 dp96'
+# Interleaved schedule (session 28, mlm28): the README overlaps pipeline communication, which
+# Megatron-LM core_r0.8.0 does only with --num-layers-per-virtual-pipeline-stage (arguments.py
+# sets overlap_p2p_comm False otherwise); vp = the fewest chunks that divide a stage's layers:
+# 177B 96 layers / pp 6 = 16 a stage -> 2; 119B 92 / 4 = 23 (prime) -> 23; 462B 112 / 16 = 7 -> 7.
+check "row 7 interleaved, vp 2 (16 layers a stage)" row 7 'tp8 pp6 dp48 vp2'
+check "row 6 interleaved, vp 23 (23 layers a stage, prime)" row 6 'tp8 pp4 dp48 vp23'
+check "row 9 interleaved, vp 7 (7 layers a stage)" row 9 'tp8 pp16 dp48 vp7'
+check "row 11 interleaved like the table's 177B row" row 11 'tp8 pp6 dp96 vp2'
+check "row 7 runs the interleaved schedule" row 7 '--schedule interleaved'
+check "row 7 says why" row 7 'which core_r0.8.0 does only interleaved'
+check "row 4 (pp 1) stays non-pipelined" row 4 'tp8 pp1 dp48, '
 # Bad values, one column at a time, on copies of rows 1 and 10.
 python3 - "$T" "$TMP/bad.csv" <<'PY'
 import csv, sys
@@ -32,7 +43,10 @@ rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 r1, r10 = rows[0], rows[9]
 variants = [(r1, "Per-GPU teraFLOP/s", "fast"), (r1, "Per-GPU teraFLOP/s", "-408.8"),
             (r10, "MFU", ""), (r10, "MFU", "most"), (r10, "num_gpus", "100"),
-            (r1, "recompute", "sometimes")]
+            (r1, "recompute", "sometimes"),
+            # model table 177B row with batch 1200: 25 micro-batches, not a multiple of pp 6:
+            # core_r0.8.0's interleaved schedule refuses it (schedules.py), so 1F1B
+            (rows[6], "global_batch", "1200")]
 w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=list(r1.keys()))
 w.writeheader()
 for base, col, v in variants:
@@ -46,4 +60,6 @@ check "no rate skips" bad 3 "column 'MFU' is empty"
 check "MFU not a number skips" bad 4 "column 'MFU': 'most'"
 check "strong-scaling GPUs not a multiple of tp 8 pp 6 skips" bad 5 "100 GPUs do not take the model table's tp 8 pp 6"
 check "unknown recompute skips" bad 6 "recompute 'sometimes' not understood"
+check "25 micro-batches on pp 6: not interleaved" bad 7 'tp8 pp6 dp48, mbs 1 gbs 1200'
+check "25 micro-batches on pp 6: says why" bad 7 'non-interleaved 1F1B (25 micro-batches, pp 6)'
 finish
