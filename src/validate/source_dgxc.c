@@ -191,7 +191,8 @@ static bool dgxc_param_gather(const struct validate_in *in, struct pl_framework 
 }
 
 /* The container's preset: NeMo 24.x (24.05, 24.09, 24.12) the nemo-2024
- * preset (mid-2024 cuDNN; data/frameworks/nemo-2024.json), NeMo 25.0x the
+ * preset (FlashAttention-2 as the 24.x launcher runs it, mid-2024 cuDNN where a recipe sets
+ * NVTE_FUSED_ATTN=1; data/frameworks/nemo-2024.json), NeMo 25.0x the
  * nemo preset (as the NeMo 25.02 performance-summary rows). Then what the
  * recipe sets:
  *  - cross_entropy_loss_fusion true in the Llama 3.1 and Nemotron-4 yaml
@@ -235,6 +236,15 @@ bool validate_dgxc_overrides(const struct validate_in *in, struct pl_framework *
   if (strcmp(cell(in, "NVTE_FUSED_ATTN"), "0") == 0) {
     fw->attention = PL_ATTENTION_FLASH;
     validate_note(row, "FlashAttention (NVTE_FUSED_ATTN=0: TE's flash backend)");
+  } else if (strcmp(cell(in, "NVTE_FUSED_ATTN"), "1") == 0) {
+    /* the recipe turns TE's fused attention on (llama3.1/configure.sh @
+     * v24.11.1: export NVTE_FLASH_ATTN=0, NVTE_FUSED_ATTN=1; nemotron/
+     * configure.sh for 15b), which the nemo-2024 preset has
+     * off as NeMo-Framework-Launcher's config.yaml of the 24.x tags does
+     * (data/frameworks/nemo-2024.json attention): TE's choice, cuDNN on
+     * Hopper and Blackwell */
+    fw->attention = PL_ATTENTION_TE;
+    validate_note(row, "cuDNN fused attention (NVTE_FUSED_ATTN=1: TE's fused backend)");
   }
   const char *ub = cell(in, "ub_tp_comm_overlap");
   if (strcmp(ub, "false") == 0)

@@ -484,7 +484,11 @@ bool validate_nemo_overrides(const struct validate_in *in, struct pl_framework *
       validate_note(row, "userbuffers margins %lld/%lld SMs (proj/fc2 fprop: launcher %s)",
                     (long long)nemo_ub[i].proj_sms, (long long)nemo_ub[i].fc2_sms, nemo_ub[i].file);
     }
-  validate_note(row, "cuDNN attention of mid-2024 (container NeMo 24.x: cuDNN 9.0-9.1)");
+  /* the attention: the nemo-2024 preset's FlashAttention-2, as the container's
+   * NeMo-Framework-Launcher (tags 24.03.01, 24.07) exports NVTE_FUSED_ATTN=0
+   * to every job (launcher_scripts/conf/config.yaml env_vars; data/frameworks/
+   * nemo-2024.json attention) */
+  validate_note(row, "FlashAttention-2 (the 24.x launcher's config.yaml env_vars NVTE_FUSED_ATTN: 0)");
   /* NeMo 1.x (24.03, 24.07) builds Megatron-Core's TransformerConfig from the
    * model config, copying a field only when the config has it
    * (nemo/collections/nlp/models/language_modeling/megatron_base_model.py

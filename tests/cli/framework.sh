@@ -1409,19 +1409,26 @@ check "vtrain-a100: one node as dgx-a100" [ "$(json_num "$TMP/out" step_time_s)"
 # Versioned presets (session 16): a file's "base" preset, then its own behaviours. nemo-2024 is
 # nemo with cuDNN 9.1, Megatron's unfused cross-entropy and Apex's 100 MiB buckets (the mid-2024
 # NeMo 1.x containers; session 28: and no Megatron-Core DDP gradient-buffer passes, Apex's
-# optimizer holding the gradients): the step of --framework nemo --cudnn 9.1 --megatron-xent on
-# --bucket-mb 100 --grad-buffer-passes off; a user file with a base works the same; a base that is no preset fails with
-# one line.
+# optimizer holding the gradients; and FlashAttention-2, the 24.x launcher's NVTE_FUSED_ATTN=0,
+# helper era28): the step of --framework nemo --attention flash --cudnn 9.1 --megatron-xent on
+# --bucket-mb 100 --grad-buffer-passes off; with --attention te it runs the cuDNN 9.1 attention
+# (dgxc's NVTE_FUSED_ATTN=1 recipes); a user file with a base works the same; a base that is no
+# preset fails with one line.
 v16=(predict --model llama2-7b --gpus 16 --tp 2 --gbs 64 --format json)
 expect_ok "${v16[@]}" --framework nemo-2024
 cp "$TMP/out" "$TMP/n24.json"
-check "nemo-2024 runs cuDNN 9.1" grep -q '"cudnn_version": "9.1"' "$TMP/n24.json"
+check "nemo-2024 keeps cuDNN 9.1 for a recipe that turns it on" grep -q '"cudnn_version": "9.1"' "$TMP/n24.json"
 check "nemo-2024's error band is its family's (nemo)" grep -q '"class": "h100 nemo multi-node"' "$TMP/n24.json"
+expect_ok "${v16[@]}" --framework nemo --attention flash --cudnn 9.1 --megatron-xent on --bucket-mb 100 --grad-buffer-passes off
+check "nemo-2024 = nemo + --attention flash --cudnn 9.1 --megatron-xent on --bucket-mb 100 --grad-buffer-passes off" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/n24.json" step_time_s)" ]
+expect_ok "${v16[@]}" --framework nemo-2024 --attention te
+cp "$TMP/out" "$TMP/n24te.json"
+check "nemo-2024 --attention te (cuDNN 9.1) is faster than its FlashAttention-2" awk -v a="$(json_num "$TMP/n24te.json" step_time_s)" -v b="$(json_num "$TMP/n24.json" step_time_s)" 'BEGIN { exit !(a < b) }'
 expect_ok "${v16[@]}" --framework nemo --cudnn 9.1 --megatron-xent on --bucket-mb 100 --grad-buffer-passes off
-check "nemo-2024 = nemo + --cudnn 9.1 --megatron-xent on --bucket-mb 100 --grad-buffer-passes off" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/n24.json" step_time_s)" ]
+check "nemo-2024 --attention te = nemo + --cudnn 9.1 --megatron-xent on --bucket-mb 100 --grad-buffer-passes off" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/n24te.json" step_time_s)" ]
 expect_ok "${v16[@]}" --framework nemo
-check "nemo-2024 differs from nemo (older cuDNN)" [ "$(json_num "$TMP/out" step_time_s)" != "$(json_num "$TMP/n24.json" step_time_s)" ]
-printf '{"name": "mine", "base": "nemo", "behaviours": {"cudnn_version": "9.1", "megatron_xent": true, "bucket_mb": 100, "grad_buffer_passes": false}}' > "$TMP/mine.json"
+check "nemo-2024 differs from nemo (older cuDNN)" [ "$(json_num "$TMP/out" step_time_s)" != "$(json_num "$TMP/n24te.json" step_time_s)" ]
+printf '{"name": "mine", "base": "nemo", "behaviours": {"attention": "flash", "cudnn_version": "9.1", "megatron_xent": true, "bucket_mb": 100, "grad_buffer_passes": false}}' > "$TMP/mine.json"
 expect_ok "${v16[@]}" --framework "$TMP/mine.json"
 check "a user file with base nemo" [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/n24.json" step_time_s)" ]
 printf '{"name": "mine", "base": "nemo-3000", "behaviours": {}}' > "$TMP/bad_base.json"

@@ -16,6 +16,11 @@ check "row 11 reads the fused loss and ub SMs" \
   grep -qE '^"dgxc_benchmarking",11,.*fused cross-entropy \(the recipe yaml.*userbuffers 24/16 SMs.*buckets of 75 MiB' "$TMP/out"
 check "row 61 runs FlashAttention" grep -qE '^"dgxc_benchmarking",61,.*FlashAttention \(NVTE_FUSED_ATTN=0' "$TMP/out"
 check "row 121 does not" bash -c "! grep -E '^\"dgxc_benchmarking\",121,' '$TMP/out' | grep -q FlashAttention"
+# the nemo-2024 preset runs FlashAttention-2 (the 24.x launcher's NVTE_FUSED_ATTN=0, session 28 era28);
+# a recipe's NVTE_FUSED_ATTN=1 (llama3.1/configure.sh @ v24.11.1) turns TE's cuDNN attention back on
+check "row 1 (24.09, NVTE_FUSED_ATTN=1) runs cuDNN attention" \
+  grep -qE '^"dgxc_benchmarking",1,.*cuDNN fused attention \(NVTE_FUSED_ATTN=1.*--attention cudnn ' "$TMP/out"
+check "row 61 command: --attention flash" grep -qE '^"dgxc_benchmarking",61,.*--attention flash ' "$TMP/out"
 check "row 61 keeps the unfused loss (no fusion in the GPT-3 yaml)" \
   bash -c "! grep -E '^\"dgxc_benchmarking\",61,' '$TMP/out' | grep -q 'fused cross-entropy'"
 check "framework nemo-2024" grep -qE '^"dgxc_benchmarking",1,.*,"nemo-2024",' "$TMP/out"

@@ -26,6 +26,11 @@ check "NeMo 24.07 LLAMA2-7B row: unfused cross-entropy" \
   grep -qE '^"nemo_2407_performance_summary",5,.*--megatron-xent on ' "$TMP/out"
 check "NeMo 24.03.01 long-sequence row: unfused, 125 MiB (launcher tag 24.03.01)" \
   grep -qE '^"nemo_2407_performance_summary",63,.*24.03.01 5c7e280a.*--megatron-xent on .*--bucket-mb 125 ' "$TMP/out"
+# the 24.x launcher's config.yaml env_vars NVTE_FUSED_ATTN: 0 (tags 24.03.01, 24.07): FlashAttention-2
+# (the nemo-2024 preset's attention, session 28 era28), the short- and the long-sequence rows
+check "rows 11 and 63 run FlashAttention-2 (the launcher's NVTE_FUSED_ATTN=0)" bash -c "
+  grep -E '^\"nemo_2407_performance_summary\",11,' '$TMP/out' | grep -q -- '--attention flash ' &&
+  grep -E '^\"nemo_2407_performance_summary\",63,' '$TMP/out' | grep -q -- '--attention flash '"
 check "MLPerf v5.0 405B (NeMo 2 callback): 128 Mi parameters" \
   grep -qE '^"mlperf_v5",1,.*--bucket-params 134217728 ' "$TMP/out"
 check "MLPerf GPT-3 v3.0: 100 MiB" \

@@ -348,8 +348,9 @@ static void test_hybridep_sms(void) {
 }
 
 /* A file's "base": the base preset's behaviours, then the file's own; name and
- * description are the file's. nemo-2024 = nemo with cuDNN 9.1 (90100),
- * Megatron's unfused cross-entropy and Apex's 100 MiB buckets;
+ * description are the file's. nemo-2024 = nemo with FlashAttention-2 (the
+ * launcher's NVTE_FUSED_ATTN=0), cuDNN 9.1 (90100) where a recipe turns it
+ * back on, Megatron's unfused cross-entropy and Apex's 100 MiB buckets;
  * fms-fsdp-2024-03 -> fms-fsdp -> pytorch-fsdp, two levels. */
 static void test_base(void) {
   struct pl_framework fw, nemo;
@@ -368,6 +369,9 @@ static void test_base(void) {
   CHECK(fw.bucket_mb == 100 && fw.bucket_params == 0 && nemo.bucket_params == 134217728.0);
   fw.bucket_mb = nemo.bucket_mb;
   fw.bucket_params = nemo.bucket_params;
+  /* FlashAttention-2: the 24.x launcher's NVTE_FUSED_ATTN=0 (session 28, helper era28) */
+  CHECK(fw.attention == PL_ATTENTION_FLASH && nemo.attention == PL_ATTENTION_TE);
+  fw.attention = nemo.attention;
   /* Apex's optimizer holds the gradients: no Megatron-Core DDP buffer passes (session 28) */
   CHECK(fw.grad_buffer_passes == PL_SETTING_OFF && nemo.grad_buffer_passes == PL_SETTING_ON);
   fw.grad_buffer_passes = nemo.grad_buffer_passes;
