@@ -35,7 +35,6 @@ static const struct {
     {"overlap_param_gather", offsetof(struct pl_framework, overlap_param_gather)},
     {"overlap_p2p", offsetof(struct pl_framework, overlap_p2p)},
     {"grad_reduce_fp32", offsetof(struct pl_framework, grad_reduce_fp32)},
-    {"grad_comm_cast", offsetof(struct pl_framework, grad_comm_cast)},
     {"zero1_grad_all_reduce", offsetof(struct pl_framework, zero1_grad_all_reduce)},
     {"grad_accum_fp32_copy", offsetof(struct pl_framework, grad_accum_fp32_copy)},
     {"fsdp_prefetch", offsetof(struct pl_framework, fsdp_prefetch)},
@@ -54,6 +53,7 @@ static const struct {
   size_t off;
 } more_settings[] = {
     {"fp8_weight_cache", offsetof(struct pl_framework, fp8_weight_cache)},
+    {"grad_comm_cast", offsetof(struct pl_framework, grad_comm_cast)},
     {"head_16bit", offsetof(struct pl_framework, head_16bit)},
     {"launch_blocking", offsetof(struct pl_framework, launch_blocking)},
     {"ep_comm_overlap", offsetof(struct pl_framework, ep_comm_overlap)},

@@ -399,6 +399,13 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.grad_scale_pass", pl_setting_name(fw.grad_scale_pass));
   /* the model's fp32 logits before a fused loss (layout.logits_fp32, olmo28) */
   col_str(c, "framework.logits_fp32", pl_setting_name(fw.logits_fp32));
+  /* DeepSpeed's 16-bit gradient all_reduce (layout.grad_comm_cast, mdsp28) */
+  col_str(c, "framework.grad_comm_cast", pl_setting_name(fw.grad_comm_cast));
+  /* the step's pipeline schedules (layout.pp_schedules, moescale28) and AutoModel's
+   * fake balanced gate and compiled expert activation (moe28) */
+  col_int(c, "layout.pp_schedules", l->pp_schedules);
+  col_str(c, "layout.moe_fake_gate", moe ? (l->moe_fake_gate ? "true" : "false") : NULL);
+  col_str(c, "layout.moe_act_compiled", moe ? (l->moe_act_compiled ? "true" : "false") : NULL);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

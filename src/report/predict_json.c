@@ -112,6 +112,7 @@ static void layout_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_layout_wgrad_deferral_format(l->wgrad_deferral, dw_s, sizeof dw_s);
   pl_emit_str(e, "defer_embedding_wgrad", dw_s);
   pl_emit_str(e, "schedule", pl_schedule_name(l->schedule));
+  pl_emit_int(e, "pp_schedules", l->pp_schedules);
   pl_emit_str(e, "dtype", pl_layout_dtype_name(l));
   pl_emit_bool(e, "sp", l->sp);
   pl_emit_str(e, "fsdp_comm", l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3
@@ -129,6 +130,8 @@ static void layout_json(struct pl_emit *e, const struct pl_prediction *p) {
     pl_emit_str(e, "moe_dispatch", pl_moe_dispatch_name(l->dispatch));
     pl_emit_bool(e, "moe_pad_capacity", l->moe_pad_capacity);
     pl_emit_bool(e, "moe_force_balance", l->moe_force_balance);
+    pl_emit_bool(e, "moe_fake_gate", l->moe_fake_gate);
+    pl_emit_bool(e, "moe_act_compiled", l->moe_act_compiled);
     /* what the busiest rank carries: the given imbalance, or under forced
      * balance the random logits' spread where larger (model/moe_balance.c) */
     pl_emit_num(e, "moe_imbalance_applied", pl_moe_imbalance(&p->run.model, l));
@@ -137,6 +140,8 @@ static void layout_json(struct pl_emit *e, const struct pl_prediction *p) {
     pl_emit_null(e, "moe_dispatch");
     pl_emit_null(e, "moe_pad_capacity");
     pl_emit_null(e, "moe_force_balance");
+    pl_emit_null(e, "moe_fake_gate");
+    pl_emit_null(e, "moe_act_compiled");
     pl_emit_null(e, "moe_imbalance_applied");
   }
   /* blocks on the first and last pipeline stage, as split (given or even) */
@@ -265,6 +270,7 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_bool(e, "grad_buffer_passes", fw.grad_buffer_passes == PL_SETTING_ON);
   pl_emit_bool(e, "grad_scale_pass", fw.grad_scale_pass == PL_SETTING_ON);
   pl_emit_bool(e, "logits_fp32", fw.logits_fp32 == PL_SETTING_ON);
+  pl_emit_bool(e, "grad_comm_cast", fw.grad_comm_cast == PL_SETTING_ON);
   pl_emit_obj_end(e);
 }
 
