@@ -211,6 +211,52 @@ class Main(unittest.TestCase):
         self.assertIn("commands: predict", r.stdout.decode())
 
 
+class Paths(unittest.TestCase):
+    """File names as a Python user holds them: pathlib.Path, bytes, and names
+    that are not UTF-8 (os.listdir on a Latin-1 directory gives surrogate
+    escapes). Before: bytes went in as "b'...'" (str(bytes)), and a non-UTF-8
+    name raised UnicodeEncodeError, also from `python -m plateau`."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        src = os.path.join(SRC, "data", "validation", "tinyllama_readme.csv")
+        self.latin = os.path.join(os.fsencode(self.tmp.name), b"lat\xff.csv")
+        with open(src, "rb") as f, open(self.latin, "wb") as g:
+            g.write(f.read())
+        self.src = src
+
+    def test_path_and_bytes(self):
+        import pathlib
+        want = cli(["validate"], [self.src])
+        self.assertEqual(plateau.validate(pathlib.Path(self.src)), want)
+        self.assertEqual(plateau.validate(os.fsencode(self.src)), want)
+        d = os.path.join(DATA, "traces", "dlrm")
+        want = cli(["trace", "analyze"], [d])
+        self.assertEqual(plateau.trace.analyze(pathlib.Path(d)), want)
+        self.assertEqual(plateau.trace.analyze([os.fsencode(d)]), want)
+        a = os.path.join(DATA, "traces", "hta_nccl_data.json.gz")
+        b = os.path.join(DATA, "traces", "hta_triton_example.json")
+        self.assertEqual(plateau.trace.compare(pathlib.Path(a), os.fsencode(b)),
+                         cli(["trace", "compare"], [a, b]))
+        self.assertEqual(plateau.argv({"out": pathlib.Path("/x/y.json")}, [b"/z"]),
+                         ["--out", "/x/y.json", "/z"])
+
+    def test_not_utf8(self):
+        # the dataset is named by its file: 0xFF is U+FFFD in the JSON (src/base/emit.c)
+        for path in (self.latin, os.fsdecode(self.latin)):
+            v = plateau.validate(path)
+            self.assertEqual(v["datasets"][0]["name"], "lat\ufffd")
+            self.assertEqual(v, cli(["validate"], [os.fsdecode(self.latin)]))
+        r = subprocess.run([sys.executable, "-m", "plateau", "validate", self.latin],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.assertEqual(r.returncode, 0, r.stderr.decode(errors="replace"))
+        self.assertEqual(json.loads(r.stdout.decode("utf-8"))["datasets"][0]["name"], "lat\ufffd")
+        with self.assertRaises(plateau.Error) as cm:  # the message names the file, no traceback
+            plateau.validate(os.path.join(os.fsencode(self.tmp.name), b"no\xfe.csv"))
+        self.assertIn("no\ufffd.csv", cm.exception.message)
+
+
 class Errors(unittest.TestCase):
     def test_bad_value(self):
         with self.assertRaises(plateau.Error) as cm:
