@@ -206,6 +206,15 @@ class Main(unittest.TestCase):
                                     stderr=subprocess.PIPE).returncode
             if args and args[0] != "frobnicate":
                 self.assertEqual(cli_rc, code, args)  # the CLI's own status
+        # a CLI line pasted with its --format json: the document it asks for
+        r = self.main(["predict", "--gpus", "8", "--format", "json"])
+        self.assertEqual(r.returncode, 0, r.stderr.decode())
+        self.assertEqual(json.loads(r.stdout), cli(["predict"], ["--gpus", "8"]))
+        r = self.main(["list", "gpus", "--format=json"])
+        self.assertEqual(json.loads(r.stdout), cli(["list"], ["gpus"]))
+        r = self.main(["predict", "--format", "csv"])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--format: the API always returns JSON", r.stderr.decode())
         r = self.main(["--help"])
         self.assertEqual(r.returncode, 0)
         self.assertIn("commands: predict", r.stdout.decode())
