@@ -26,9 +26,14 @@ __all__ = ["Error", "Result", "predict", "search", "sweep", "validate", "collect
 def _arg(value):
     """One argument as text: a path (pathlib.Path, os.PathLike) or bytes as the
     file system names it (os.fsdecode: a name that is not UTF-8 keeps its bytes,
-    as surrogates that _lib.run encodes back), anything else as str()."""
+    as surrogates that _lib.run encodes back), a whole float as an integer,
+    anything else as str()."""
     if isinstance(value, (bytes, os.PathLike)):
         return os.fsdecode(value)
+    if isinstance(value, float) and value.is_integer():
+        # a whole number held as a float (8.0 from a pandas column with a gap, 1e6, numpy's
+        # float64) as the integer the counts (--gpus, --tp) parse: "8", not "8.0"
+        return str(int(value))
     return str(value)
 
 

@@ -266,6 +266,26 @@ class Paths(unittest.TestCase):
         self.assertIn("no\ufffd.csv", cm.exception.message)
 
 
+class Numbers(unittest.TestCase):
+    """Numbers as pandas and numpy hold them: a whole float (8.0 from a column
+    with a gap, 1e6) is the integer the CLI's counts take; before, --gpus 8.0
+    was refused as 'not a positive integer'. NaN, inf and fractions are still
+    the CLI's errors."""
+
+    def test_whole_floats(self):
+        self.assertEqual(plateau.argv(dict(gpus=8.0, tp=2.0, tokens=15e12, gpu_variability=0.02,
+                                           fix=[2.0, 4])),
+                         ["--gpus", "8", "--tp", "2", "--tokens", "15000000000000",
+                          "--gpu-variability", "0.02", "--fix", "2,4"])
+        self.assertEqual(plateau.predict(gpus=16.0, tp=2.0), plateau.predict(gpus=16, tp=2))
+        for bad, msg in ((float("nan"), "'nan' is not a positive integer"),
+                         (float("inf"), "'inf' is not a positive integer"),
+                         (8.5, "'8.5' is not a positive integer")):
+            with self.assertRaises(plateau.Error) as cm:
+                plateau.predict(gpus=bad)
+            self.assertIn("--gpus: " + msg, cm.exception.message)
+
+
 class Errors(unittest.TestCase):
     def test_bad_value(self):
         with self.assertRaises(plateau.Error) as cm:
