@@ -38,6 +38,17 @@ done
 sed 's/"layers": 32/"layers": 1e309/' "$M" >"$TMP/inf.json"
 expect_fail 1 "field 'layers' is 1e309, too large for a number" -- predict --model "$TMP/inf.json"
 
+# ---- model files: a misspelt key is refused, a note is not (src/model/model_load.c) ----
+# before: "kv_head": 8 was ignored and Llama 3 70B ran as full attention (kv_heads = heads)
+sed 's/"kv_heads": 8,/"kv_head": 8,/' "$PL_SOURCE_DIR/data/models/llama3-70b.json" >"$TMP/kv.json"
+check "the test misspelt kv_heads" grep -q '"kv_head": 8' "$TMP/kv.json"
+expect_fail 1 "model '.*kv.json': unknown key 'kv_head': did you mean 'kv_heads'\?" -- predict --model "$TMP/kv.json"
+sed 's/"ffn_hidden": 11008/"ffn_hiden": 11008, "ffn_hidden": 11008/' "$M" >"$TMP/ffn.json"
+expect_fail 1 "unknown key 'ffn_hiden': did you mean 'ffn_hidden'\?" -- predict --model "$TMP/ffn.json"
+sed 's/"layers": 32,/"layers": 32, "notes": "x", "layers_source": "y", "moe": 0,/' "$M" >"$TMP/notes.json"
+expect_ok predict --model "$TMP/notes.json" --format json
+check "keys far from any plateau reads stay notes" grep -q '"params": 6738415616' "$TMP/out"
+
 # ---- CSV: duplicate header, NUL byte; published figures above the peak ----
 sed -e '1s/$/,model/' -e '2,$s/$/,x/' "$V/opt175b_paper.csv" >"$TMP/h.csv"
 expect_fail 1 "csv '.*h.csv': column 'model' appears twice in the header \(columns 4 and [0-9]+\)" -- \
