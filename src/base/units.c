@@ -103,12 +103,17 @@ enum pl_status pl_count_parse(const char *text, double *out, struct pl_diag *dia
   double scale = 1;
   if (end != text && *end != '\0' && end[1] == '\0')
     scale = count_suffix(*end++);
-  if (end == text || *end != '\0' || scale == 0 || errno == ERANGE || !isfinite(v * scale))
+  /* strtod also reads C99 hexadecimal ("0x10" = 16, "0x1p4"): not how a count is written */
+  bool hex = strpbrk(text, "xX") != NULL;
+  if (end == text || *end != '\0' || scale == 0 || errno == ERANGE || !isfinite(v * scale) || hex)
     return pl_diag_set(diag, PL_ERR_PARSE,
                        "'%s' is not a count (a number with an optional K, M, B, T or P: 15T, 300B)",
                        text);
   if (!(v > 0))
     return pl_diag_set(diag, PL_ERR_RANGE, "'%s' must be positive", text);
+  /* a count of less than one (0.5 tokens: "training 0 tokens ... 1 steps") */
+  if (v * scale < 1)
+    return pl_diag_set(diag, PL_ERR_RANGE, "'%s' is %g, less than 1", text, v * scale);
   *out = v * scale;
   return PL_OK;
 }
