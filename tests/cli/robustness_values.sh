@@ -38,6 +38,11 @@ done
 sed 's/"layers": 32/"layers": 1e309/' "$M" >"$TMP/inf.json"
 expect_fail 1 "field 'layers' is 1e309, too large for a number" -- predict --model "$TMP/inf.json"
 
+# ---- hexadecimal numbers (C99 strtod reads them): 0x100 was 256 bytes ----
+expect_fail 1 "--bytes: '0x100' is not a size" -- collectives --bytes 0x100
+expect_fail 1 "--gpu-hour-price: '0x10' is not a finite number" -- predict --gpu-hour-price 0x10
+expect_fail 1 "--hbm-bandwidth: '0x10 TB/s' is not a bandwidth" -- predict --hbm-bandwidth '0x10 TB/s'
+
 # ---- model files: a misspelt key is refused, a note is not (src/model/model_load.c) ----
 # before: "kv_head": 8 was ignored and Llama 3 70B ran as full attention (kv_heads = heads)
 sed 's/"kv_heads": 8,/"kv_head": 8,/' "$PL_SOURCE_DIR/data/models/llama3-70b.json" >"$TMP/kv.json"

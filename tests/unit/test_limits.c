@@ -223,6 +223,26 @@ static void test_emit_utf8(void) {
                       "\xe2\x82\xac\xf0\x9f\x98\x80\\ufffd\\ufffd\"");
 }
 
+/* C99 strtod reads hexadecimal: '--bytes 0x100' was 256 bytes, '--gpu-hour-price
+ * 0x10' 16 USD, '0x10 TB/s' 16 TB/s. No plateau figure is written so: each
+ * parser of src/base/units.c refuses it; decimal forms read as before. */
+static void test_no_hex_numbers(void) {
+  struct pl_diag d;
+  double v = 0;
+  CHECK_STATUS(pl_double_parse("0x10", &v, &d), PL_ERR_PARSE, &d);
+  CHECK_CONTAINS(d.msg, "'0x10' is not a finite number");
+  CHECK_STATUS(pl_double_parse("0X1p4", &v, &d), PL_ERR_PARSE, &d);
+  CHECK_STATUS(pl_unit_parse("0x10 TB/s", PL_UNIT_BYTES_PER_S, &v, &d), PL_ERR_PARSE, &d);
+  CHECK_STATUS(pl_size_parse("0x100", &v, &d), PL_ERR_PARSE, &d);
+  CHECK_STATUS(pl_count_parse("0x10", &v, &d), PL_ERR_PARSE, &d);
+  CHECK_STATUS(pl_double_parse("1e3", &v, &d), PL_OK, &d);
+  CHECK(v == 1000);
+  CHECK_STATUS(pl_unit_parse("3.35 TB/s", PL_UNIT_BYTES_PER_S, &v, &d), PL_OK, &d);
+  CHECK(v == 3.35e12);
+  CHECK_STATUS(pl_size_parse("1M", &v, &d), PL_OK, &d);
+  CHECK(v == 1048576);
+}
+
 /* Found by the fuzz_units invariant: a finite number times its unit's scale
  * overflowed to infinity and was accepted ("1e308 TB" = inf bytes). */
 static void test_unit_overflow(void) {
@@ -286,6 +306,7 @@ int main(void) {
   test_study_limits();
   test_emit_guards();
   test_emit_utf8();
+  test_no_hex_numbers();
   test_outfile_path();
   test_unit_overflow();
   test_header_only_csv();
