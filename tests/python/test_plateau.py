@@ -79,6 +79,25 @@ class SameAsCli(unittest.TestCase):
             self.assertTrue(os.path.getsize(opts["out"]) > 0)
         self.assertEqual(c["fit"]["at_limit"], [])
         self.assertEqual(len(c.rows()), len(c["series"]))
+        self.assertEqual(c["warnings"], [])
+        self.assertIsNone(c["series"][0]["warning"])
+
+    def test_calibrate_nccl_warnings(self):
+        # what the CLI warns on stderr is in the document (the library prints nothing):
+        # a log's skipped row in "warnings"
+        log = os.path.join(DATA, "nccl", "h100_1node_8gpu_all_reduce_ring_together.txt")
+        with open(log) as f:
+            text = f.read().replace("\n     1048576 ", "\n     1048575   1   float   sum\n     1048576 ", 1)
+        with tempfile.TemporaryDirectory() as tmp:
+            cut = os.path.join(tmp, "cut.txt")
+            with open(cut, "w") as f:
+                f.write(text)
+            opts = dict(cluster="dgx-h100", out=os.path.join(tmp, "c.json"))
+            c = plateau.calibrate("nccl", cut, **opts)
+            self.assertEqual(c, cli(["calibrate", "nccl"], plateau.argv(opts, [cut])))
+        self.assertEqual(len(c["warnings"]), 1)
+        self.assertIn("incomplete result row", c["warnings"][0])
+        self.assertIn("warning", c.rows()[0])
 
     def test_calibrate_compute(self):
         # its JSON went to the host's stdout (pl_emit_open(stdout)): the call got nothing
