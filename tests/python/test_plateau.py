@@ -53,6 +53,14 @@ class SameAsCli(unittest.TestCase):
         self.assertEqual(s, cli(["sweep"], plateau.argv(opts)))
         self.assertEqual(len(s.rows()), 6)
         self.assertEqual(s.rows()[0]["layout.gpus"], 8)
+        self.assertEqual(s["skipped"], [])
+        # a strategy with no layout at a scale: in "skipped", not only on the CLI's stderr
+        opts = dict(model="llama2-7b", gpus=[8, 16], strategies="fsdp,tp16", threads=1)
+        s = plateau.sweep(**opts)
+        self.assertEqual(s, cli(["sweep"], plateau.argv(opts)))
+        self.assertEqual(len(s.rows()), 3)
+        self.assertEqual(s["skipped"], [{"model": "llama2-7b", "strategy": "tp16", "gpus": 8,
+                                         "why": "search: tp=16 does not divide 8 GPUs"}])
 
     def test_validate(self):
         csv = os.path.join(SRC, "data", "validation", "megatron_sc21_narayanan.csv")
