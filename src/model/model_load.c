@@ -17,7 +17,7 @@
  * mamba_head_dim, mamba_groups, mamba_state, mamba_conv (4), mamba_chunk (128),
  * mtp_pattern (the block kinds of one MTP module, hybrid stacks only); latent
  * MoE: moe_latent (0). Unknown keys are ignored so
- * files can carry notes, except a near miss of a key above (model_key_typo). */
+ * files can carry notes, except a near miss of a key above (base_json_near_miss). */
 #include <plateau/alloc.h>
 #include <plateau/data.h>
 #include <plateau/model.h>
@@ -284,38 +284,10 @@ static const char *const model_keys[] = {
     "mamba_heads", "mamba_head_dim", "mamba_groups", "mamba_state", "mamba_conv", "mamba_chunk",
     "mtp_pattern", "moe_latent"};
 
-/* Unknown keys are notes and ignored, but one within 1 edit of a key plateau
- * reads (2 for keys of 6 characters or more: "kv_head", "ffn_hiden",
- * "sliding_windw") is a misspelling whose value would be silently dropped
- * (kv_heads defaulting to heads: a GQA model read as full attention), so it
- * is an error naming the key it resembles. */
-static enum pl_status model_key_typo(yajl_val root, const char *origin, struct pl_diag *diag) {
-  if (!YAJL_IS_OBJECT(root))
-    return PL_OK;
-  const size_t n_keys = sizeof model_keys / sizeof model_keys[0];
-  for (size_t i = 0; i < root->u.object.len; i++) {
-    const char *k = root->u.object.keys[i];
-    bool known = false;
-    for (size_t j = 0; j < n_keys && !known; j++)
-      known = strcmp(k, model_keys[j]) == 0;
-    if (known || strlen(k) > 63)
-      continue;
-    for (size_t j = 0; j < n_keys; j++) {
-      size_t d = pl_data_edit_distance(k, model_keys[j]);
-      if (d <= (strlen(model_keys[j]) >= 6 ? 2u : 1u))
-        return pl_diag_set(diag, PL_ERR_PARSE,
-                           "%s: unknown key '%s': did you mean '%s'? (keys plateau does not "
-                           "read are notes, but this one is a near miss and its value would be "
-                           "ignored)",
-                           origin, k, model_keys[j]);
-    }
-  }
-  return PL_OK;
-}
-
 static enum pl_status model_from_plateau(yajl_val root, const char *origin, struct pl_model *m,
                                          struct pl_diag *diag) {
-  enum pl_status st = model_key_typo(root, origin, diag);
+  enum pl_status st = base_json_near_miss(root, model_keys, sizeof model_keys / sizeof model_keys[0],
+                                          origin, diag); /* "kv_head": kv_heads would default */
   if (st == PL_OK)
     st = base_json_str(root, "name", false, origin, m->name, sizeof m->name, diag);
   if (st == PL_OK)

@@ -53,6 +53,11 @@ expect_fail 1 "unknown key 'ffn_hiden': did you mean 'ffn_hidden'\?" -- predict 
 sed 's/"layers": 32,/"layers": 32, "notes": "x", "layers_source": "y", "moe": 0,/' "$M" >"$TMP/notes.json"
 expect_ok predict --model "$TMP/notes.json" --format json
 check "keys far from any plateau reads stay notes" grep -q '"params": 6738415616' "$TMP/out"
+# a framework file's "behaviors" (American spelling): every behaviour was dropped and the
+# file ran as plateau's defaults
+printf '{"name": "x", "behaviors": {"sequence_parallel": {"value": true}}}' >"$TMP/fw.json"
+expect_fail 1 "framework file '.*fw.json': unknown key 'behaviors': did you mean 'behaviours'\?" -- \
+  predict --framework "$TMP/fw.json"
 
 # ---- CSV: duplicate header, NUL byte; published figures above the peak ----
 sed -e '1s/$/,model/' -e '2,$s/$/,x/' "$V/opt175b_paper.csv" >"$TMP/h.csv"
