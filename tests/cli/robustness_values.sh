@@ -58,6 +58,13 @@ check "keys far from any plateau reads stay notes" grep -q '"params": 6738415616
 printf '{"name": "x", "behaviors": {"sequence_parallel": {"value": true}}}' >"$TMP/fw.json"
 expect_fail 1 "framework file '.*fw.json': unknown key 'behaviors': did you mean 'behaviours'\?" -- \
   predict --framework "$TMP/fw.json"
+# GPU and cluster files: "peak_fp8s" dropped the FP8 rate, "nccl_channel" the channel count
+sed 's/"peak_fp8"/"peak_fp8s"/' "$PL_SOURCE_DIR/data/gpus/h100.json" >"$TMP/g.json"
+check "the test misspelt peak_fp8" grep -q '"peak_fp8s"' "$TMP/g.json"
+expect_fail 1 "unknown key 'peak_fp8s': did you mean 'peak_fp8'\?" -- predict --gpu "$TMP/g.json"
+sed 's/"nccl_channels"/"nccl_channel"/' "$PL_SOURCE_DIR/data/clusters/dgx-h100.json" >"$TMP/c.json"
+check "the test misspelt nccl_channels" grep -q '"nccl_channel"' "$TMP/c.json"
+expect_fail 1 "unknown key 'nccl_channel': did you mean 'nccl_channels'\?" -- predict --cluster "$TMP/c.json"
 
 # ---- CSV: duplicate header, NUL byte; published figures above the peak ----
 sed -e '1s/$/,model/' -e '2,$s/$/,x/' "$V/opt175b_paper.csv" >"$TMP/h.csv"
