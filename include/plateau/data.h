@@ -20,5 +20,8 @@ const char *pl_data_name(const char *kind, size_t i);
  * that, the presets name is a prefix of ("a100" -> "a100-40g", "a100-80g").
  * Returns false, buf "", when nothing is near. */
 bool pl_data_hint(const char *kind, const char *name, char *buf, size_t n);
+/* The Levenshtein distance of two names, case-insensitive, each cut at 63
+ * characters (what pl_data_hint measures). */
+size_t pl_data_edit_distance(const char *a, const char *b);
 
 #endif

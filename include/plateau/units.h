@@ -34,7 +34,8 @@ enum pl_status pl_size_parse(const char *text, double *bytes, struct pl_diag *di
 enum pl_status pl_int_parse(const char *text, int64_t *out, struct pl_diag *diag);
 /* Parse a positive count as people write token budgets: "15T", "300B", "2.5M",
  * "1e12", "4096". Suffixes are decimal (K/k 1e3, M 1e6, B/G 1e9, T 1e12,
- * P 1e15), as pl_fmt_count prints them; the result is finite and > 0. */
+ * P 1e15), as pl_fmt_count prints them; the result is finite and >= 1
+ * (decimal only: "0x10" is not a count). */
 enum pl_status pl_count_parse(const char *text, double *out, struct pl_diag *diag);
 /* Parse a finite double (no junk). */
 enum pl_status pl_double_parse(const char *text, double *out, struct pl_diag *diag);

@@ -14,11 +14,27 @@ message.
     >>> p = plateau.predict(model="llama2-7b", gpus=8)
     >>> p["step_time_s"], p["mfu"]
 """
+import os
+
 from ._lib import Error, library_path, run as _run, version
 from . import trace
 
 __all__ = ["Error", "Result", "predict", "search", "sweep", "validate", "collectives",
            "list_presets", "calibrate", "trace", "version", "library_path", "argv"]
+
+
+def _arg(value):
+    """One argument as text: a path (pathlib.Path, os.PathLike) or bytes as the
+    file system names it (os.fsdecode: a name that is not UTF-8 keeps its bytes,
+    as surrogates that _lib.run encodes back), a whole float as an integer,
+    anything else as str()."""
+    if isinstance(value, (bytes, os.PathLike)):
+        return os.fsdecode(value)
+    if isinstance(value, float) and value.is_integer():
+        # a whole number held as a float (8.0 from a pandas column with a gap, 1e6, numpy's
+        # float64) as the integer the counts (--gpus, --tp) parse: "8", not "8.0"
+        return str(int(value))
+    return str(value)
 
 
 def argv(options, positional=()):
@@ -31,10 +47,10 @@ def argv(options, positional=()):
         if value is True:
             out.append(flag)
         elif isinstance(value, (list, tuple)):
-            out += [flag, ",".join(str(v) for v in value)]
+            out += [flag, ",".join(_arg(v) for v in value)]
         else:
-            out += [flag, str(value)]
-    return out + [str(p) for p in positional]
+            out += [flag, _arg(value)]
+    return out + [_arg(p) for p in positional]
 
 
 def _flatten(obj, prefix="", out=None):

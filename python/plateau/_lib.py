@@ -112,7 +112,9 @@ def version():
 def run(command, argv):
     """Run one command with CLI-style arguments; returns the parsed JSON document."""
     lib = _load()
-    args = [a.encode() if isinstance(a, str) else bytes(a) for a in argv]
+    # os.fsencode: a str from os.fsdecode or sys.argv holding a file name that is
+    # not UTF-8 (surrogate escapes) goes back to its bytes, not UnicodeEncodeError
+    args = [os.fsencode(a) if isinstance(a, str) else bytes(a) for a in argv]
     arr = (ctypes.c_char_p * max(len(args), 1))(*args)
     out = ctypes.c_void_p()
     diag = _Diag()
@@ -121,7 +123,9 @@ def run(command, argv):
     if status != 0:
         raise Error(diag.msg.decode(errors="replace"), lib.pl_status_name(status).decode())
     try:
-        text = ctypes.string_at(out.value).decode()
+        # the library writes UTF-8 (src/base/emit.c puts U+FFFD for a byte that is
+        # not); "replace" keeps a stray byte from raising UnicodeDecodeError
+        text = ctypes.string_at(out.value).decode(errors="replace")
     finally:
         lib.pl_api_free(out)
     return json.loads(text)

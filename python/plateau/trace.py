@@ -5,10 +5,10 @@ from ._lib import Error, run as _run
 def analyze(paths, **options):
     """`plateau trace analyze PATH...`: paths is one path (a file or a directory
     of per-rank traces) or a list of them. Rows of to_dataframe() are the ranks."""
-    from . import _result, argv
+    from . import _arg, _result, argv
     if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
         paths = [paths]
-    paths = [str(p) for p in paths]
+    paths = [_arg(p) for p in paths]
     if not paths:
         raise Error("trace analyze: give at least one trace file or directory", "ERR_USAGE")
     return _result("ranks", _run("trace", ["analyze"] + argv(options, paths)))
@@ -17,4 +17,4 @@ def analyze(paths, **options):
 def compare(a, b, **options):
     """`plateau trace compare A B`: two traces or results side by side."""
     from . import _result, argv
-    return _result(None, _run("trace", ["compare"] + argv(options, [str(a), str(b)])))
+    return _result(None, _run("trace", ["compare"] + argv(options, [a, b])))

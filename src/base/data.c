@@ -35,7 +35,7 @@ const char *pl_data_name(const char *kind, size_t i) {
 }
 
 /* Levenshtein distance, case-insensitive, of two short names (capped at 63 chars). */
-static size_t edit_distance(const char *a, const char *b) {
+size_t pl_data_edit_distance(const char *a, const char *b) {
   size_t na = strlen(a), nb = strlen(b);
   if (na > 63)
     na = 63;
@@ -91,12 +91,12 @@ bool pl_data_hint(const char *kind, const char *name, char *buf, size_t n) {
   /* else the nearest by edit distance, ties together */
   size_t best_d = limit + 1;
   for (size_t i = 0; n_pick == 0 && (e = pl_data_name(kind, i)) != NULL; i++) {
-    size_t d = edit_distance(name, e);
+    size_t d = pl_data_edit_distance(name, e);
     if (d < best_d)
       best_d = d;
   }
   for (size_t i = 0; best_d <= limit && n_pick < 3 && (e = pl_data_name(kind, i)) != NULL; i++)
-    if (edit_distance(name, e) == best_d)
+    if (pl_data_edit_distance(name, e) == best_d)
       pick[n_pick++] = e;
   if (n_pick == 0)
     return false;

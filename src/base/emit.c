@@ -56,9 +56,52 @@ enum pl_status pl_emit_close(struct pl_emit *e, struct pl_diag *diag) {
   return st;
 }
 
+/* The length of the well-formed UTF-8 sequence at p, 1..4, or 0 when the
+ * bytes there are not one: the table of well-formed byte sequences of the
+ * Unicode Standard 15.0, section 3.9, Table 3-7 (no overlong forms, no
+ * surrogates U+D800..U+DFFF, nothing above U+10FFFF). */
+static int utf8_len(const unsigned char *p) {
+  unsigned char b = p[0];
+  if (b < 0x80)
+    return 1;
+  int n = b >= 0xC2 && b <= 0xDF ? 2 : b >= 0xE0 && b <= 0xEF ? 3 : b >= 0xF0 && b <= 0xF4 ? 4 : 0;
+  if (n == 0)
+    return 0;
+  unsigned char lo = 0x80, hi = 0xBF; /* the second byte's range */
+  if (b == 0xE0)
+    lo = 0xA0;
+  else if (b == 0xED)
+    hi = 0x9F;
+  else if (b == 0xF0)
+    lo = 0x90;
+  else if (b == 0xF4)
+    hi = 0x8F;
+  if (p[1] < lo || p[1] > hi)
+    return 0;
+  for (int i = 2; i < n; i++) /* a NUL (the end) is not a continuation byte */
+    if (p[i] < 0x80 || p[i] > 0xBF)
+      return 0;
+  return n;
+}
+
+/* A JSON string (RFC 8259 section 7): JSON text is UTF-8 (section 8.1), so
+ * a byte that does not start a well-formed UTF-8 sequence (a file name in
+ * another encoding, given on the command line) is written as U+FFFD, the
+ * replacement character, rather than passed through to make the whole
+ * document unreadable to a strict parser (Python's json, pandas). */
 static void put_string(FILE *f, const char *s) {
   fputc('"', f);
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p >= 0x80) {
+      int n = utf8_len(p);
+      if (n == 0) {
+        fputs("\\ufffd", f);
+      } else {
+        fwrite(p, 1, (size_t)n, f);
+        p += n - 1;
+      }
+      continue;
+    }
     switch (*p) {
     case '"': fputs("\\\"", f); break;
     case '\\': fputs("\\\\", f); break;

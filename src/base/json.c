@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <plateau/alloc.h>
+#include <plateau/data.h>
 
 enum pl_status base_read_file(const char *path, size_t max_bytes, char **text, size_t *len,
                               struct pl_diag *diag) {
@@ -297,5 +298,27 @@ enum pl_status base_json_unit(yajl_val obj, const char *key, enum pl_unit_kind k
     return pl_diag_set(diag, st, "%s: field '%s': %s", origin, key, inner.msg);
   if (*out < 0)
     return pl_diag_set(diag, PL_ERR_RANGE, "%s: field '%s' must not be negative", origin, key);
+  return PL_OK;
+}
+
+enum pl_status base_json_near_miss(yajl_val obj, const char *const *keys, size_t n,
+                                   const char *origin, struct pl_diag *diag) {
+  if (!YAJL_IS_OBJECT(obj))
+    return PL_OK;
+  for (size_t i = 0; i < obj->u.object.len; i++) {
+    const char *k = obj->u.object.keys[i];
+    bool known = false;
+    for (size_t j = 0; j < n && !known; j++)
+      known = strcmp(k, keys[j]) == 0;
+    if (known || strlen(k) > 63)
+      continue;
+    for (size_t j = 0; j < n; j++)
+      if (pl_data_edit_distance(k, keys[j]) <= (strlen(keys[j]) >= 6 ? 2u : 1u))
+        return pl_diag_set(diag, PL_ERR_PARSE,
+                           "%s: unknown key '%s': did you mean '%s'? (keys plateau does not "
+                           "read are notes, but this one is a near miss and its value would be "
+                           "ignored)",
+                           origin, k, keys[j]);
+  }
   return PL_OK;
 }

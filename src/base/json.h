@@ -33,6 +33,13 @@ void base_json_free(yajl_val v);
 /* Field look-up in an object; NULL when absent (or v not an object). */
 yajl_val base_json_get(yajl_val obj, const char *key);
 
+/* Unknown keys of obj are notes and ignored, but one within 1 edit of a key
+ * in keys[0..n) (2 for keys of 6 characters or more: "kv_head", "behaviors")
+ * is a misspelling whose value would be silently dropped: PL_ERR_PARSE,
+ * "<origin>: unknown key 'kv_head': did you mean 'kv_heads'? ...". */
+enum pl_status base_json_near_miss(yajl_val obj, const char *const *keys, size_t n,
+                                   const char *origin, struct pl_diag *diag);
+
 /* Typed getters. "required" fields report PL_ERR_MISSING when absent; optional
  * ones leave *out untouched and return PL_OK. Errors read
  * "<origin>: field 'key': <why>". */

@@ -71,12 +71,25 @@ static int match_unit(const char *u, enum pl_unit_kind want, double *scale) {
   return 0;
 }
 
+/* strtod for numbers as people write them: C99 strtod also reads hexadecimal
+ * ("0x10" = 16, "0x1p4"), which no plateau figure is written in, so a number
+ * spelt so is not read (*end = text, the caller's "not a number"). */
+static double decimal_strtod(const char *text, char **end) {
+  double v = strtod(text, end);
+  for (const char *p = text; p < *end; p++)
+    if (*p == 'x' || *p == 'X') {
+      *end = (char *)text;
+      return 0;
+    }
+  return v;
+}
+
 enum pl_status pl_double_parse(const char *text, double *out, struct pl_diag *diag) {
   if (text == NULL || *text == '\0')
     return pl_diag_set(diag, PL_ERR_PARSE, "expected a number, got an empty value");
   char *end = NULL;
   errno = 0;
-  double v = strtod(text, &end);
+  double v = decimal_strtod(text, &end);
   if (end == text || *end != '\0' || errno == ERANGE || !isfinite(v))
     return pl_diag_set(diag, PL_ERR_PARSE, "'%s' is not a finite number", text);
   *out = v;
@@ -99,7 +112,7 @@ enum pl_status pl_count_parse(const char *text, double *out, struct pl_diag *dia
     return pl_diag_set(diag, PL_ERR_PARSE, "expected a count such as 15T, got an empty value");
   char *end = NULL;
   errno = 0;
-  double v = strtod(text, &end);
+  double v = decimal_strtod(text, &end);
   double scale = 1;
   if (end != text && *end != '\0' && end[1] == '\0')
     scale = count_suffix(*end++);
@@ -109,6 +122,9 @@ enum pl_status pl_count_parse(const char *text, double *out, struct pl_diag *dia
                        text);
   if (!(v > 0))
     return pl_diag_set(diag, PL_ERR_RANGE, "'%s' must be positive", text);
+  /* a count of less than one (0.5 tokens: "training 0 tokens ... 1 steps") */
+  if (v * scale < 1)
+    return pl_diag_set(diag, PL_ERR_RANGE, "'%s' is %g, less than 1", text, v * scale);
   *out = v * scale;
   return PL_OK;
 }
@@ -136,7 +152,7 @@ enum pl_status pl_unit_parse(const char *text, enum pl_unit_kind kind, double *o
     return pl_diag_set(diag, PL_ERR_PARSE, "expected %s, got nothing", kind_name(kind));
   char *end = NULL;
   errno = 0;
-  double v = strtod(text, &end);
+  double v = decimal_strtod(text, &end);
   if (end == text || errno == ERANGE || !isfinite(v))
     return pl_diag_set(diag, PL_ERR_PARSE, "'%s' is not %s", text, kind_name(kind));
   while (*end == ' ')
@@ -170,7 +186,7 @@ enum pl_status pl_size_parse(const char *text, double *bytes, struct pl_diag *di
     return pl_diag_set(diag, PL_ERR_PARSE, "expected a size, got an empty value");
   char *end = NULL;
   errno = 0;
-  double v = strtod(text, &end);
+  double v = decimal_strtod(text, &end);
   if (end == text || errno == ERANGE || !isfinite(v) || v < 0)
     return pl_diag_set(diag, PL_ERR_PARSE, "'%s' is not a size", text);
   while (*end == ' ')

@@ -40,6 +40,7 @@ struct job {
   int n_logs;
   struct pl_calib_obs obs[MAX_OBS];
   int obs_log[MAX_OBS];
+  char obs_warn[MAX_OBS][400]; /* pl_nccl_series_resolve's warning for the series, or "" */
   size_t n_obs;
   struct pl_nccl_hints hints;
   enum pl_coll_op ops[CLI_MAX_POSITIONAL]; /* --op, one for all logs or one per log */
@@ -153,6 +154,7 @@ static int resolve_all(struct job *j) {
         return cli_fail("more than %d tests in the logs", MAX_OBS);
       j->obs[j->n_obs].series = s;
       j->obs[j->n_obs].algo = algo_of(j, i, s);
+      snprintf(j->obs_warn[j->n_obs], sizeof j->obs_warn[j->n_obs], "%s", warn);
       j->obs_log[j->n_obs++] = i;
     }
   }
@@ -376,6 +378,7 @@ static int json_report(const struct job *j, const char *out) {
     pl_emit_int(e, "ranks", o->series->ranks);
     pl_emit_int(e, "nodes", o->series->nodes);
     pl_emit_str(e, "algo", pl_coll_algo_name(o->algo));
+    pl_emit_str(e, "warning", j->obs_warn[k][0] != '\0' ? j->obs_warn[k] : NULL);
     pl_emit_arr_begin(e, "rows");
     for (size_t i = 0; i < o->series->n_rows; i++) {
       const struct pl_nccl_row *r = &o->series->rows[i];
@@ -392,6 +395,23 @@ static int json_report(const struct job *j, const char *out) {
     }
     pl_emit_arr_end(e);
     pl_emit_obj_end(e);
+  }
+  pl_emit_arr_end(e);
+  /* the logs' parse warnings as print_warnings writes them on stderr (which the
+   * C API and Python do not show): "'LOG': line 12: ..." */
+  pl_emit_arr_begin(e, "warnings");
+  for (int i = 0; i < j->n_logs; i++) {
+    const struct pl_nccl_log *log = j->logs[i];
+    char line[512];
+    for (size_t w = 0; w < log->n_warnings && w < PL_NCCL_WARNINGS_KEPT; w++) {
+      snprintf(line, sizeof line, "'%s': %s", log->origin, log->warnings[w]);
+      pl_emit_str(e, NULL, line);
+    }
+    if (log->n_warnings > PL_NCCL_WARNINGS_KEPT) {
+      snprintf(line, sizeof line, "'%s': %zu more warnings", log->origin,
+               log->n_warnings - PL_NCCL_WARNINGS_KEPT);
+      pl_emit_str(e, NULL, line);
+    }
   }
   pl_emit_arr_end(e);
   pl_emit_obj_end(e);

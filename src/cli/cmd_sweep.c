@@ -194,6 +194,8 @@ struct point {
   int model, gpu, strat;     /* indexes into the lists; series = (model, gpu, strat) */
   int64_t scale;             /* value on the axis (GPUs or nodes) */
   bool has_pred;             /* false: no valid layout at all (skipped in output) */
+  char skipped[512];         /* why a strategy has no layout at this scale, or "" */
+  char model_name[64];       /* with skipped: the run's model */
   struct pl_prediction pred;
   struct pl_scaling_point sp;
 };
@@ -311,6 +313,8 @@ static int search_point(struct sweep *sw, struct point *p, struct sweep_progress
   struct pl_search_result res;
   enum pl_status st = pl_search_run(&run, &so, &res, &d);
   if (st == PL_ERR_LAYOUT) { /* the strategy's degrees do not divide this scale */
+    snprintf(p->skipped, sizeof p->skipped, "%s", d.msg);
+    snprintf(p->model_name, sizeof p->model_name, "%s", run.model.name);
     if (sw->cp.rank == 0)
       fprintf(cli_err(), "plateau sweep: %s on %lld %s: skipped: %s\n", run.model.name,
               (long long)p->scale, sw->nodes ? "nodes" : "GPUs", d.msg);
@@ -431,6 +435,21 @@ static int print_json(const struct sweep *sw) {
   for (int64_t i = 0; i < sw->n_pts; i++)
     if (sw->pts[i].has_pred)
       json_point(e, sw, &sw->pts[i]);
+  pl_emit_arr_end(e);
+  /* the points a strategy has no layout for, which the text report notes on
+   * stderr (under the C API and Python, stderr is not shown) */
+  pl_emit_arr_begin(e, "skipped");
+  for (int64_t i = 0; i < sw->n_pts; i++) {
+    const struct point *p = &sw->pts[i];
+    if (p->has_pred || p->skipped[0] == '\0')
+      continue;
+    pl_emit_obj_begin(e, NULL);
+    pl_emit_str(e, "model", p->model_name);
+    pl_emit_str(e, "strategy", strat_name(sw, p->strat));
+    pl_emit_int(e, sw->nodes ? "nodes" : "gpus", p->scale);
+    pl_emit_str(e, "why", p->skipped);
+    pl_emit_obj_end(e);
+  }
   pl_emit_arr_end(e);
   pl_emit_obj_begin(e, "knee");
   pl_emit_num(e, "threshold", sw->knee);

@@ -217,7 +217,15 @@ static enum pl_status cluster_from_doc(yajl_val doc, const char *name_or_path, b
   struct pl_cluster c;
   memset(&c, 0, sizeof c);
   set_name(doc, name_or_path, is_file, &c);
-  enum pl_status st = read_cluster(doc, origin, &c, diag);
+  /* every top-level key read above (and "source", a note): a near miss of one
+   * ("nccl_channel", "segment_gpu") would be dropped silently, so it is an error */
+  static const char *const keys[] = {
+      "name", "description", "source", "gpu", "gpus_per_node", "segment_gpus", "intra", "inter",
+      "cpu_vendor", "nccl_channels", "nccl_min_channels", "nccl_version", "launch_overhead",
+      "call_floor", "calibration", "node_other_power"};
+  enum pl_status st = base_json_near_miss(doc, keys, sizeof keys / sizeof keys[0], origin, diag);
+  if (st == PL_OK)
+    st = read_cluster(doc, origin, &c, diag);
   base_json_free(doc);
   if (st != PL_OK)
     return st;

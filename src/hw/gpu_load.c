@@ -180,7 +180,16 @@ static enum pl_status gpu_from_doc(yajl_val doc, const char *name_or_path, bool 
                                    const char *origin, struct pl_gpu *out, struct pl_diag *diag) {
   struct pl_gpu g;
   memset(&g, 0, sizeof g);
-  enum pl_status st = set_name(doc, name_or_path, is_file, origin, &g, diag);
+  /* every top-level key read here and by the modules' sections ("efficiency"), and
+   * "source": a near miss of one ("peak_fp8s", "idle_powr") would be dropped
+   * silently, so it is an error */
+  static const char *const keys[] = {
+      "name", "description", "source", "vendor", "arch", "default_cluster", "device_names",
+      "compute_capability", "peak_bf16", "peak_fp8", "peak_tf32", "peak_mxfp8", "peak_nvfp4",
+      "sm_count", "hbm_capacity", "hbm_bandwidth", "tdp", "idle_power", "links", "efficiency"};
+  enum pl_status st = base_json_near_miss(doc, keys, sizeof keys / sizeof keys[0], origin, diag);
+  if (st == PL_OK)
+    st = set_name(doc, name_or_path, is_file, origin, &g, diag);
   if (st == PL_OK)
     st = read_gpu(doc, origin, &g, diag);
   /* Sections owned by other modules are read here, after the core fields. */

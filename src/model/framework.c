@@ -383,7 +383,13 @@ static enum pl_status framework_parse(yajl_val root, const char *origin, struct 
   memset(fw, 0, sizeof *fw);
   if (!YAJL_IS_OBJECT(root))
     return pl_diag_set(diag, PL_ERR_PARSE, "%s: expected a JSON object", origin);
-  enum pl_status st = read_base(root, origin, fw, depth, diag);
+  /* the top-level keys a framework file has (data/frameworks/); "behaviors" is
+   * a near miss: its behaviours would be dropped, the file read as plateau's defaults */
+  static const char *const keys[] = {"name", "description", "version", "base", "behaviours",
+                                     "source"};
+  enum pl_status st = base_json_near_miss(root, keys, sizeof keys / sizeof keys[0], origin, diag);
+  if (st == PL_OK)
+    st = read_base(root, origin, fw, depth, diag);
   if (st == PL_OK) {
     memset(fw->name, 0, sizeof fw->name);
     memset(fw->description, 0, sizeof fw->description);

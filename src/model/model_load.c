@@ -17,7 +17,7 @@
  * mamba_head_dim, mamba_groups, mamba_state, mamba_conv (4), mamba_chunk (128),
  * mtp_pattern (the block kinds of one MTP module, hybrid stacks only); latent
  * MoE: moe_latent (0). Unknown keys are ignored so
- * files can carry notes. */
+ * files can carry notes, except a near miss of a key above (base_json_near_miss). */
 #include <plateau/alloc.h>
 #include <plateau/data.h>
 #include <plateau/model.h>
@@ -272,9 +272,24 @@ enum pl_status pl_model_check(const struct pl_model *m, struct pl_diag *diag) {
   return PL_OK;
 }
 
+/* Every key model_from_plateau reads (the header comment's list). */
+static const char *const model_keys[] = {
+    "name", "source", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "vocab",
+    "seq_len", "mlp", "pos", "norm", "max_positions", "tied_embeddings", "linear_bias",
+    "qkv_bias", "out_bias", "mlp_bias", "dropout", "sliding_window", "published_params",
+    "published_active_params", "experts", "top_k", "expert_ffn", "shared_ffn",
+    "moe_first_dense", "moe_step", "router_bias", "shared_gate", "router_fp32",
+    "router_aux_loss", "q_lora_rank", "kv_lora_rank", "qk_rope_dim", "v_head_dim", "mtp_layers",
+    "full_attn_layers", "qk_norm", "attn_sinks", "glu_clamp", "rope_yarn", "hybrid_pattern",
+    "mamba_heads", "mamba_head_dim", "mamba_groups", "mamba_state", "mamba_conv", "mamba_chunk",
+    "mtp_pattern", "moe_latent"};
+
 static enum pl_status model_from_plateau(yajl_val root, const char *origin, struct pl_model *m,
                                          struct pl_diag *diag) {
-  enum pl_status st = base_json_str(root, "name", false, origin, m->name, sizeof m->name, diag);
+  enum pl_status st = base_json_near_miss(root, model_keys, sizeof model_keys / sizeof model_keys[0],
+                                          origin, diag); /* "kv_head": kv_heads would default */
+  if (st == PL_OK)
+    st = base_json_str(root, "name", false, origin, m->name, sizeof m->name, diag);
   if (st == PL_OK)
     st = base_json_str(root, "hybrid_pattern", false, origin, m->hybrid_pattern,
                        sizeof m->hybrid_pattern, diag);

@@ -135,6 +135,19 @@ expect_fail 1 "binary data" -- calibrate nccl "$TMP/bin.txt" --cluster dgx-h100 
 expect_fail 1 "cannot open" -- calibrate nccl "$TMP/none.txt" --cluster dgx-h100 --out "$TMP/x.json"
 expect_fail 1 "cannot write" -- calibrate nccl "$N/h100_1node_8gpu_all_reduce_ring_together.txt" \
   --cluster dgx-h100 --out /nonexistent/dir/x.json
+# warnings reach the JSON report (the C API and Python do not see stderr): a log's
+# skipped row in "warnings", a series' rank-count warning in its "warning" (null when none)
+awk '{print} /^ +1048576 /{print "     2097152        524288     float     sum      -1   garbage"}' \
+  "$N/h100_1node_8gpu_all_reduce_ring_together.txt" >"$TMP/cut.txt"
+expect_ok calibrate nccl "$TMP/cut.txt" --cluster dgx-h100 --out "$TMP/cut.json" --format json
+check "a skipped row is in the JSON's warnings" \
+  grep -q "\"'.*cut.txt': line [0-9]*: incomplete result row (6 fields, expected 12 or 13): truncated?; row skipped\"" "$TMP/out"
+check "a series without a warning has \"warning\": null" grep -q '"warning": null' "$TMP/out"
+expect_ok calibrate nccl "$PL_TEST_DATA/nccl-multinode/a100_16node_128gpu_all_reduce_coreweave-readme2022.txt" \
+  --cluster dgx-a100 --out "$TMP/cw.json" --format json
+check "the series' rank-count warning is in the JSON" \
+  grep -q '"warning": ".*busbw/algbw = 1.9843 implies 127 ranks for all_reduce' "$TMP/out"
+check "no log warnings: an empty list" grep -q '"warnings": \[\]' "$TMP/out"
 # usage
 expect_fail 2 "cluster BASE and --out FILE are required" -- calibrate nccl "$TMP/ls.txt"
 expect_fail 2 "unknown kind 'mpi'" -- calibrate mpi

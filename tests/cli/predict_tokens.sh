@@ -60,6 +60,8 @@ check "sweep text: days and cost columns" grep -Eq "days +USD" "$TMP/out"
 expect_fail 1 "^plateau: --tokens: '15X' is not a count" -- predict --tokens 15X
 expect_fail 1 "^plateau: --tokens: '0' must be positive" -- predict --tokens 0
 expect_fail 1 "^plateau: --tokens: '-2T' must be positive" -- predict --tokens -2T
+expect_fail 1 "^plateau: --tokens: '0.5' is 0.5, less than 1" -- predict --tokens 0.5
+expect_fail 1 "^plateau: --tokens: '0x10' is not a count" -- predict --tokens 0x10
 expect_fail 1 "^plateau: --tokens: expected a count" -- predict --tokens ""
 expect_fail 1 "^plateau: --gpu-hour-price: -1 is not a positive price" -- predict --gpu-hour-price -1
 expect_fail 1 "^plateau: --gpu-hour-price: 'x' is not a finite number" -- predict --gpu-hour-price x

@@ -44,6 +44,11 @@ expect_fail 1 "search: 16777217 GPUs is above the limit of 16777216" -- search -
 expect_fail 1 "search: 9223372036854775807 nodes is above the limit" -- search --nodes 9223372036854775807
 expect_fail 1 "passes to simulate \(limit [0-9]+ tasks\)" -- predict --gbs 10000000000 --gpus 8
 
+# ---- an option given twice: the last value (docs/robustness.md; validate-with-flags.py appends) ----
+expect_ok predict --gpus 8 --gpus 16 --format json
+check "--gpus 8 --gpus 16 runs 16 GPUs" grep -q '"gpus": 16,' "$TMP/out"
+expect_fail 1 "--tp: '0' must be positive" -- predict --tp 2 --tp 0
+
 # ---- extreme but valid: every number finite (no nan/inf in any format) ----
 for args in "--gpus 1 --model llama3-405b" "--gpus 131072" "--seq 1" "--seq 1048576 --gpus 64 --cp 8" \
             "--gpus 8 --gbs 8192 --mbs 1024" "--model gpt3-175b --gpus 16777216 --tp 8 --pp 8"; do

@@ -93,4 +93,12 @@ expect_fail 1 "directory '.*e' has no regular trace files \('rank0.json' and 0 o
 expect_ok search --model llama2-7b --gpus 8 --gbs 1048576 --top 3
 check "search counts the layouts above the simulation limit" grep -q "simulation_limit [1-9]" "$TMP/out"
 
+# ---- a file name that is not UTF-8: the JSON stays UTF-8 (RFC 8259 section 8.1) ----
+# validate names a dataset by its file; the Latin-1 byte 0xFF is written as
+# U+FFFD (src/base/emit.c put_string), not passed through to break json.loads
+cp "$V/tinyllama_readme.csv" "$TMP/lat$(printf '\377').csv"
+expect_ok validate "$TMP/lat$(printf '\377').csv" --format json
+check "a non-UTF-8 file name is U+FFFD in the JSON" grep -q '"name": "lat\\ufffd"' "$TMP/out"
+check "no raw 0xFF byte in the JSON" bash -c "! LC_ALL=C grep -q \$'\\xff' '$TMP/out'"
+
 finish

@@ -38,6 +38,34 @@ done
 sed 's/"layers": 32/"layers": 1e309/' "$M" >"$TMP/inf.json"
 expect_fail 1 "field 'layers' is 1e309, too large for a number" -- predict --model "$TMP/inf.json"
 
+# ---- hexadecimal numbers (C99 strtod reads them): 0x100 was 256 bytes ----
+expect_fail 1 "--bytes: '0x100' is not a size" -- collectives --bytes 0x100
+expect_fail 1 "--gpu-hour-price: '0x10' is not a finite number" -- predict --gpu-hour-price 0x10
+expect_fail 1 "--hbm-bandwidth: '0x10 TB/s' is not a bandwidth" -- predict --hbm-bandwidth '0x10 TB/s'
+
+# ---- model files: a misspelt key is refused, a note is not (src/model/model_load.c) ----
+# before: "kv_head": 8 was ignored and Llama 3 70B ran as full attention (kv_heads = heads)
+sed 's/"kv_heads": 8,/"kv_head": 8,/' "$PL_SOURCE_DIR/data/models/llama3-70b.json" >"$TMP/kv.json"
+check "the test misspelt kv_heads" grep -q '"kv_head": 8' "$TMP/kv.json"
+expect_fail 1 "model '.*kv.json': unknown key 'kv_head': did you mean 'kv_heads'\?" -- predict --model "$TMP/kv.json"
+sed 's/"ffn_hidden": 11008/"ffn_hiden": 11008, "ffn_hidden": 11008/' "$M" >"$TMP/ffn.json"
+expect_fail 1 "unknown key 'ffn_hiden': did you mean 'ffn_hidden'\?" -- predict --model "$TMP/ffn.json"
+sed 's/"layers": 32,/"layers": 32, "notes": "x", "layers_source": "y", "moe": 0,/' "$M" >"$TMP/notes.json"
+expect_ok predict --model "$TMP/notes.json" --format json
+check "keys far from any plateau reads stay notes" grep -q '"params": 6738415616' "$TMP/out"
+# a framework file's "behaviors" (American spelling): every behaviour was dropped and the
+# file ran as plateau's defaults
+printf '{"name": "x", "behaviors": {"sequence_parallel": {"value": true}}}' >"$TMP/fw.json"
+expect_fail 1 "framework file '.*fw.json': unknown key 'behaviors': did you mean 'behaviours'\?" -- \
+  predict --framework "$TMP/fw.json"
+# GPU and cluster files: "peak_fp8s" dropped the FP8 rate, "nccl_channel" the channel count
+sed 's/"peak_fp8"/"peak_fp8s"/' "$PL_SOURCE_DIR/data/gpus/h100.json" >"$TMP/g.json"
+check "the test misspelt peak_fp8" grep -q '"peak_fp8s"' "$TMP/g.json"
+expect_fail 1 "unknown key 'peak_fp8s': did you mean 'peak_fp8'\?" -- predict --gpu "$TMP/g.json"
+sed 's/"nccl_channels"/"nccl_channel"/' "$PL_SOURCE_DIR/data/clusters/dgx-h100.json" >"$TMP/c.json"
+check "the test misspelt nccl_channels" grep -q '"nccl_channel"' "$TMP/c.json"
+expect_fail 1 "unknown key 'nccl_channel': did you mean 'nccl_channels'\?" -- predict --cluster "$TMP/c.json"
+
 # ---- CSV: duplicate header, NUL byte; published figures above the peak ----
 sed -e '1s/$/,model/' -e '2,$s/$/,x/' "$V/opt175b_paper.csv" >"$TMP/h.csv"
 expect_fail 1 "csv '.*h.csv': column 'model' appears twice in the header \(columns 4 and [0-9]+\)" -- \

@@ -64,6 +64,10 @@ check "JSON knee with its threshold" grep -A1 -q '"knee": {' "$TMP/out"
 check "JSON knee threshold 0.9" grep -q '"threshold": 0.9' "$TMP/out"
 check "points carry the figures" grep -q '"scaling_efficiency":' "$TMP/out"
 check "skipped point noted on stderr" grep -q 'skipped: search: tp=16 does not divide 8 GPUs' "$TMP/err"
+check "and in the JSON (the C API and Python do not see stderr)" \
+  grep -q '"why": "search: tp=16 does not divide 8 GPUs"' "$TMP/out"
+check "the skipped point names its strategy and scale" \
+  grep -B3 -q '"gpus": 8,' <(grep -A4 '"skipped": \[' "$TMP/out")
 # text: a table per series with its knee
 expect_ok sweep --model llama2-7b --gpus 8..16 --layout best --fix mbs=1
 check "text series header" grep -q '^plateau sweep: llama2-7b on h100, strategy best' "$TMP/out"

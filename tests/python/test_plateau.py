@@ -53,6 +53,14 @@ class SameAsCli(unittest.TestCase):
         self.assertEqual(s, cli(["sweep"], plateau.argv(opts)))
         self.assertEqual(len(s.rows()), 6)
         self.assertEqual(s.rows()[0]["layout.gpus"], 8)
+        self.assertEqual(s["skipped"], [])
+        # a strategy with no layout at a scale: in "skipped", not only on the CLI's stderr
+        opts = dict(model="llama2-7b", gpus=[8, 16], strategies="fsdp,tp16", threads=1)
+        s = plateau.sweep(**opts)
+        self.assertEqual(s, cli(["sweep"], plateau.argv(opts)))
+        self.assertEqual(len(s.rows()), 3)
+        self.assertEqual(s["skipped"], [{"model": "llama2-7b", "strategy": "tp16", "gpus": 8,
+                                         "why": "search: tp=16 does not divide 8 GPUs"}])
 
     def test_validate(self):
         csv = os.path.join(SRC, "data", "validation", "megatron_sc21_narayanan.csv")
@@ -79,6 +87,25 @@ class SameAsCli(unittest.TestCase):
             self.assertTrue(os.path.getsize(opts["out"]) > 0)
         self.assertEqual(c["fit"]["at_limit"], [])
         self.assertEqual(len(c.rows()), len(c["series"]))
+        self.assertEqual(c["warnings"], [])
+        self.assertIsNone(c["series"][0]["warning"])
+
+    def test_calibrate_nccl_warnings(self):
+        # what the CLI warns on stderr is in the document (the library prints nothing):
+        # a log's skipped row in "warnings"
+        log = os.path.join(DATA, "nccl", "h100_1node_8gpu_all_reduce_ring_together.txt")
+        with open(log) as f:
+            text = f.read().replace("\n     1048576 ", "\n     1048575   1   float   sum\n     1048576 ", 1)
+        with tempfile.TemporaryDirectory() as tmp:
+            cut = os.path.join(tmp, "cut.txt")
+            with open(cut, "w") as f:
+                f.write(text)
+            opts = dict(cluster="dgx-h100", out=os.path.join(tmp, "c.json"))
+            c = plateau.calibrate("nccl", cut, **opts)
+            self.assertEqual(c, cli(["calibrate", "nccl"], plateau.argv(opts, [cut])))
+        self.assertEqual(len(c["warnings"]), 1)
+        self.assertIn("incomplete result row", c["warnings"][0])
+        self.assertIn("warning", c.rows()[0])
 
     def test_calibrate_compute(self):
         # its JSON went to the host's stdout (pl_emit_open(stdout)): the call got nothing
@@ -206,9 +233,84 @@ class Main(unittest.TestCase):
                                     stderr=subprocess.PIPE).returncode
             if args and args[0] != "frobnicate":
                 self.assertEqual(cli_rc, code, args)  # the CLI's own status
+        # a CLI line pasted with its --format json: the document it asks for
+        r = self.main(["predict", "--gpus", "8", "--format", "json"])
+        self.assertEqual(r.returncode, 0, r.stderr.decode())
+        self.assertEqual(json.loads(r.stdout), cli(["predict"], ["--gpus", "8"]))
+        r = self.main(["list", "gpus", "--format=json"])
+        self.assertEqual(json.loads(r.stdout), cli(["list"], ["gpus"]))
+        r = self.main(["predict", "--format", "csv"])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--format: the API always returns JSON", r.stderr.decode())
         r = self.main(["--help"])
         self.assertEqual(r.returncode, 0)
         self.assertIn("commands: predict", r.stdout.decode())
+
+
+class Paths(unittest.TestCase):
+    """File names as a Python user holds them: pathlib.Path, bytes, and names
+    that are not UTF-8 (os.listdir on a Latin-1 directory gives surrogate
+    escapes). Before: bytes went in as "b'...'" (str(bytes)), and a non-UTF-8
+    name raised UnicodeEncodeError, also from `python -m plateau`."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        src = os.path.join(SRC, "data", "validation", "tinyllama_readme.csv")
+        self.latin = os.path.join(os.fsencode(self.tmp.name), b"lat\xff.csv")
+        with open(src, "rb") as f, open(self.latin, "wb") as g:
+            g.write(f.read())
+        self.src = src
+
+    def test_path_and_bytes(self):
+        import pathlib
+        want = cli(["validate"], [self.src])
+        self.assertEqual(plateau.validate(pathlib.Path(self.src)), want)
+        self.assertEqual(plateau.validate(os.fsencode(self.src)), want)
+        d = os.path.join(DATA, "traces", "dlrm")
+        want = cli(["trace", "analyze"], [d])
+        self.assertEqual(plateau.trace.analyze(pathlib.Path(d)), want)
+        self.assertEqual(plateau.trace.analyze([os.fsencode(d)]), want)
+        a = os.path.join(DATA, "traces", "hta_nccl_data.json.gz")
+        b = os.path.join(DATA, "traces", "hta_triton_example.json")
+        self.assertEqual(plateau.trace.compare(pathlib.Path(a), os.fsencode(b)),
+                         cli(["trace", "compare"], [a, b]))
+        self.assertEqual(plateau.argv({"out": pathlib.Path("/x/y.json")}, [b"/z"]),
+                         ["--out", "/x/y.json", "/z"])
+
+    def test_not_utf8(self):
+        # the dataset is named by its file: 0xFF is U+FFFD in the JSON (src/base/emit.c)
+        for path in (self.latin, os.fsdecode(self.latin)):
+            v = plateau.validate(path)
+            self.assertEqual(v["datasets"][0]["name"], "lat\ufffd")
+            self.assertEqual(v, cli(["validate"], [os.fsdecode(self.latin)]))
+        r = subprocess.run([sys.executable, "-m", "plateau", "validate", self.latin],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.assertEqual(r.returncode, 0, r.stderr.decode(errors="replace"))
+        self.assertEqual(json.loads(r.stdout.decode("utf-8"))["datasets"][0]["name"], "lat\ufffd")
+        with self.assertRaises(plateau.Error) as cm:  # the message names the file, no traceback
+            plateau.validate(os.path.join(os.fsencode(self.tmp.name), b"no\xfe.csv"))
+        self.assertIn("no\ufffd.csv", cm.exception.message)
+
+
+class Numbers(unittest.TestCase):
+    """Numbers as pandas and numpy hold them: a whole float (8.0 from a column
+    with a gap, 1e6) is the integer the CLI's counts take; before, --gpus 8.0
+    was refused as 'not a positive integer'. NaN, inf and fractions are still
+    the CLI's errors."""
+
+    def test_whole_floats(self):
+        self.assertEqual(plateau.argv(dict(gpus=8.0, tp=2.0, tokens=15e12, gpu_variability=0.02,
+                                           fix=[2.0, 4])),
+                         ["--gpus", "8", "--tp", "2", "--tokens", "15000000000000",
+                          "--gpu-variability", "0.02", "--fix", "2,4"])
+        self.assertEqual(plateau.predict(gpus=16.0, tp=2.0), plateau.predict(gpus=16, tp=2))
+        for bad, msg in ((float("nan"), "'nan' is not a positive integer"),
+                         (float("inf"), "'inf' is not a positive integer"),
+                         (8.5, "'8.5' is not a positive integer")):
+            with self.assertRaises(plateau.Error) as cm:
+                plateau.predict(gpus=bad)
+            self.assertIn("--gpus: " + msg, cm.exception.message)
 
 
 class Errors(unittest.TestCase):

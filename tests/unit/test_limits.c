@@ -196,6 +196,53 @@ static void test_emit_guards(void) {
   CHECK(strcmp(buf, "0.1") == 0);
 }
 
+/* JSON text is UTF-8 (RFC 8259 section 8.1): a string holding bytes that are
+ * not (a Latin-1 file name from the command line: 'h28\xff.csv' as validate's
+ * dataset name) is written with U+FFFD for each bad byte, and well-formed
+ * sequences of 2, 3 and 4 bytes pass through. Expected, byte by byte: "a"
+ * (0xFF, never UTF-8) "b" (0xC3 0xA9, e-acute) (0xC0 0xAF, an overlong '/')
+ * (0xED 0xA0 0x80, the surrogate U+D800) (0xE2 0x82 0xAC, the euro sign)
+ * (0xF0 0x9F 0x98 0x80, U+1F600) (0xE2 0x82 at the end, cut short). */
+static void test_emit_utf8(void) {
+  FILE *f = tmpfile();
+  CHECK(f != NULL);
+  if (f == NULL)
+    return;
+  struct pl_diag d;
+  struct pl_emit *e = pl_emit_open(f);
+  pl_emit_obj_begin(e, NULL);
+  pl_emit_str(e, "s", "a\xff" "b\xc3\xa9\xc0\xaf\xed\xa0\x80\xe2\x82\xac\xf0\x9f\x98\x80\xe2\x82");
+  pl_emit_obj_end(e);
+  CHECK_STATUS(pl_emit_close(e, &d), PL_OK, &d);
+  long n = ftell(f);
+  rewind(f);
+  char buf[256] = {0};
+  CHECK(n > 0 && n < (long)sizeof buf && fread(buf, 1, (size_t)n, f) == (size_t)n);
+  fclose(f);
+  CHECK_CONTAINS(buf, "\"s\": \"a\\ufffdb\xc3\xa9\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd"
+                      "\xe2\x82\xac\xf0\x9f\x98\x80\\ufffd\\ufffd\"");
+}
+
+/* C99 strtod reads hexadecimal: '--bytes 0x100' was 256 bytes, '--gpu-hour-price
+ * 0x10' 16 USD, '0x10 TB/s' 16 TB/s. No plateau figure is written so: each
+ * parser of src/base/units.c refuses it; decimal forms read as before. */
+static void test_no_hex_numbers(void) {
+  struct pl_diag d;
+  double v = 0;
+  CHECK_STATUS(pl_double_parse("0x10", &v, &d), PL_ERR_PARSE, &d);
+  CHECK_CONTAINS(d.msg, "'0x10' is not a finite number");
+  CHECK_STATUS(pl_double_parse("0X1p4", &v, &d), PL_ERR_PARSE, &d);
+  CHECK_STATUS(pl_unit_parse("0x10 TB/s", PL_UNIT_BYTES_PER_S, &v, &d), PL_ERR_PARSE, &d);
+  CHECK_STATUS(pl_size_parse("0x100", &v, &d), PL_ERR_PARSE, &d);
+  CHECK_STATUS(pl_count_parse("0x10", &v, &d), PL_ERR_PARSE, &d);
+  CHECK_STATUS(pl_double_parse("1e3", &v, &d), PL_OK, &d);
+  CHECK(v == 1000);
+  CHECK_STATUS(pl_unit_parse("3.35 TB/s", PL_UNIT_BYTES_PER_S, &v, &d), PL_OK, &d);
+  CHECK(v == 3.35e12);
+  CHECK_STATUS(pl_size_parse("1M", &v, &d), PL_OK, &d);
+  CHECK(v == 1048576);
+}
+
 /* Found by the fuzz_units invariant: a finite number times its unit's scale
  * overflowed to infinity and was accepted ("1e308 TB" = inf bytes). */
 static void test_unit_overflow(void) {
@@ -258,6 +305,8 @@ int main(void) {
   test_csv_limits();
   test_study_limits();
   test_emit_guards();
+  test_emit_utf8();
+  test_no_hex_numbers();
   test_outfile_path();
   test_unit_overflow();
   test_header_only_csv();

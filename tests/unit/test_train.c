@@ -97,6 +97,15 @@ static void test_count_parse(void) {
   count_bad("nan", PL_ERR_PARSE);
   count_bad("0", PL_ERR_RANGE);
   count_bad("-2T", PL_ERR_RANGE);
+  /* below one: 0.5 tokens was "training 0 tokens" in 1 step; 0.001K = 1 is a count */
+  count_bad("0.5", PL_ERR_RANGE);
+  count_bad("1e-5", PL_ERR_RANGE);
+  count_bad("0.0001K", PL_ERR_RANGE);
+  count_ok("0.001K", 1);
+  count_ok("1", 1);
+  /* strtod's hexadecimal: 0x10 was 16 tokens */
+  count_bad("0x10", PL_ERR_PARSE);
+  count_bad("0x1p4", PL_ERR_PARSE);
 }
 
 /* CSV cells carry 15 significant digits, JSON numbers read back exactly. */
