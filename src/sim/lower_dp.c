@@ -205,6 +205,13 @@ static double param_gather_calls(const struct lower *lw, double bytes) {
                                              (double)pl_model_params(&lw->st->run->model)));
 }
 
+/* A ddp/zero1 bucket's elements (param_gather_calls' bytes at 2 B), for
+ * the fp8_groups bucketing of the parameter gathers. */
+static double bucket_elems(const struct lower *lw) {
+  return pl_layout_bucket_bytes(lw->l, PARAM_BYTES, (double)pl_model_params(&lw->st->run->model)) /
+         PARAM_BYTES;
+}
+
 /* The zero1 bf16 parameter all_gather of a stage, in bucket-sized calls:
  * the number of calls after the first group, the collective of the first
  * group's calls (in forward order) in *first, as many as *first_calls, and
@@ -236,10 +243,7 @@ static double param_gather(struct lower *lw, double params, double expert_params
     double fp8 = layers * pl_layout_fp8_gathered_weights(&lw->st->run->model, lw->l);
     bytes -= fp8 * (PARAM_BYTES - q);
     if (fp8_groups(lw) && fp8 > 0) {
-      /* a bucket's elements (param_gather_calls' bytes at 2 B) */
-      double bucket =
-          pl_layout_bucket_bytes(lw->l, PARAM_BYTES, (double)pl_model_params(&lw->st->run->model)) /
-          PARAM_BYTES;
+      double bucket = bucket_elems(lw);
       double fp8_calls = ceil(fp8 / bucket);
       calls = fp8_calls > 1 ? fp8_calls : 1;
       first_bytes = bytes - (fp8 - fmin(bucket, fp8)) * q;
@@ -251,9 +255,7 @@ static double param_gather(struct lower *lw, double params, double expert_params
     /* the first group's calls: its FP8 bucket and the non-FP8 buffer's
      * buckets (bucket_add over the output layer, the norms, the embedding) */
     const struct sim_seg *sg = lw->st->seg;
-    double bucket =
-        pl_layout_bucket_bytes(lw->l, PARAM_BYTES, (double)pl_model_params(&lw->st->run->model)) /
-        PARAM_BYTES;
+    double bucket = bucket_elems(lw);
     double open = 0, n = 1;
     if (head)
       bucket_add(seg_non_fp8_params(lw, &sg[SIM_SEG_HEAD]), bucket, &open, &n);
