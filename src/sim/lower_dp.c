@@ -103,8 +103,8 @@ void sim_dp_bucket(struct lower *lw, const struct sim_seg *sg, int32_t after, bo
   expert_bucket(lw, sg != NULL ? sg->expert_params * sim_dp_reduce_bytes(lw->l) : 0, after, flush);
   double held =
       sg != NULL && fp8_groups(lw) ? seg_non_fp8_params(lw, sg) * sim_dp_reduce_bytes(lw->l) : 0;
-  lw->bucket_held += held;
-  bucket_add(held, lw->st->bucket_bytes, &lw->held_open, &lw->held_buckets);
+  lw->held_bytes += held;
+  bucket_add(held, lw->st->bucket_bytes, &lw->held_open_bytes, &lw->held_buckets);
   lw->bucket_fill +=
       sg != NULL ? (sg->params - sg->expert_params) * sim_dp_reduce_bytes(lw->l) - held : 0;
   double full = floor(lw->bucket_fill / lw->st->bucket_bytes);
@@ -118,10 +118,10 @@ void sim_dp_bucket(struct lower *lw, const struct sim_seg *sg, int32_t after, bo
     coll_task(lw, PL_STREAM_DP_REDUCE, lw->bucket_ar_coll, (int64_t)full);
     lw->bucket_fill -= full * lw->st->bucket_bytes;
   }
-  double last = lw->bucket_fill + lw->bucket_held;
+  double last = lw->bucket_fill + lw->held_bytes;
   if (!flush || last <= 0)
     return;
-  double calls = (lw->bucket_fill > 0 ? 1 : 0) + lw->held_buckets + (lw->held_open > 0 ? 1 : 0);
+  double calls = (lw->bucket_fill > 0 ? 1 : 0) + lw->held_buckets + (lw->held_open_bytes > 0 ? 1 : 0);
   enum pl_coll_op op = sim_grad_reduce_op(lw->l);
   int32_t rest, rest_ar = SIM_NONE;
   enum pl_status s = sim_coll_add(lw->st, op, "dp", last / calls, &rest, lw->diag);
@@ -133,7 +133,7 @@ void sim_dp_bucket(struct lower *lw, const struct sim_seg *sg, int32_t after, bo
   int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, rest, (int64_t)calls);
   dep(lw, after, t);
   coll_task(lw, PL_STREAM_DP_REDUCE, rest_ar, (int64_t)calls);
-  lw->bucket_fill = lw->bucket_held = lw->held_open = lw->held_buckets = 0;
+  lw->bucket_fill = lw->held_bytes = lw->held_open_bytes = lw->held_buckets = 0;
 }
 
 /* Parameters of model chunk v (all stages' chunks numbered) on one GPU. */
