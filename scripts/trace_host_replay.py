@@ -78,11 +78,22 @@ def main(argv):
     if len(argv) < 2:
         print(__doc__.strip().splitlines()[0], file=sys.stderr)
         return 2
-    steps = steps_of(load(argv[1]))
+    try:
+        scales = [float(x) for x in argv[2:]] or [1.0, 0.8, 0.6, 0.4, 0.2, 0.0]
+    except ValueError as e:
+        print(f"trace_host_replay: SCALE must be a number ({e})", file=sys.stderr)
+        return 2
+    if any(not s >= 0.0 for s in scales):
+        print("trace_host_replay: SCALE must be >= 0", file=sys.stderr)
+        return 2
+    try:
+        steps = steps_of(load(argv[1]))
+    except (OSError, ValueError, KeyError) as e:
+        print(f"trace_host_replay: cannot read a Kineto trace from {argv[1]}: {e}", file=sys.stderr)
+        return 1
     if not steps:
         print("trace_host_replay: no ProfilerStep with linked GPU events in " + argv[1], file=sys.stderr)
         return 1
-    scales = [float(x) for x in argv[2:]] or [1.0, 0.8, 0.6, 0.4, 0.2, 0.0]
     q = queued_gap(steps)
     busy = statistics.mean(sum(d for _, _, d in k) for _, _, k in steps)
     traced = statistics.mean(t1 - t0 for t0, t1, _ in steps)

@@ -203,6 +203,8 @@ static void pairs_text(unsigned pairs, char *buf, size_t n) {
  * src/enqueue.cc getChannnelThreadInfo, NCCL_LL_THREAD_THRESHOLD 8 x nRanks,
  * tuning.cc), so below k x 4,096 x ranks bytes a ring LL call posts fewer
  * than k messages a step. */
+#define RING_LL_BYTES_PER_CHANNEL_RANK 4096.0 /* NCCL_LL_MAX_NTHREADS 512 x NCCL_LL_THREAD_THRESHOLD 8 */
+#define CAVEAT_EXAMPLE_RANKS 1024.0 /* the figure printed: Polaris setup (4), 256 nodes x 4 */
 static void text_caveats(const struct job *j) {
   const struct pl_calib_fit *f = &j->fit;
   char pairs[512];
@@ -233,7 +235,8 @@ static void text_caveats(const struct job *j) {
            "below %.0f x 4096 x ranks bytes (%.0f MiB at 1,024 ranks), down to one a step, which "
            "no fitted row timed\n",
            f->min_net_msgs_per_step, f->min_net_msgs_per_step,
-           f->min_net_msgs_per_step * 4096.0 * 1024.0 / (1024.0 * 1024.0));
+           f->min_net_msgs_per_step * RING_LL_BYTES_PER_CHANNEL_RANK * CAVEAT_EXAMPLE_RANKS /
+               (1024.0 * 1024.0));
 }
 
 static void text_fit(const struct job *j) {

@@ -693,16 +693,16 @@ static const struct elem_cost ROUTER_AUX_LOSS_UNFUSED = {0, 0, 54, 48};
  * element of tokens x experts in the logits' dtype (fp32 with router_fp32,
  * else the 16-bit activations); no FLOPs counted. */
 #define ROUTER_RANDOM_KERNELS 2
-/* Token permutation (megatron/core/transformer/moe/moe_utils.py permute and
- * unpermute, fused with --moe-permute-fusion): a gather of every routed copy,
- * read and write 2 B per element; unpermute reads the copies, scales them by
- * their probability and sums the top_k copies of a token (bwd: the conjugate
- * scatter). Per element of the routed copies (tokens * top_k * h). */
 /* NeMo AutoModel's FakeBalancedGate per routed copy (moe_ops, layout.moe_fake_gate):
  * the gate's 42 B in five kernels and the dispatcher input's masked_fill, 16 B
  * in two; no backward */
 static const struct elem_cost FAKE_GATE = {0, 0, 42 + 16, 0};
 #define FAKE_GATE_FWD_KERNELS 7
+/* Token permutation (megatron/core/transformer/moe/moe_utils.py permute and
+ * unpermute, fused with --moe-permute-fusion): a gather of every routed copy,
+ * read and write 2 B per element; unpermute reads the copies, scales them by
+ * their probability and sums the top_k copies of a token (bwd: the conjugate
+ * scatter). Per element of the routed copies (tokens * top_k * h). */
 static const struct elem_cost PERMUTE = {0, 0, 2 * BF16_BYTES, 2 * BF16_BYTES};
 static const struct elem_cost UNPERMUTE = {2, 2, 2 * BF16_BYTES, 3 * BF16_BYTES};
 /* Transformer Engine's Fp8Padding and Fp8Unpadding around the grouped GEMMs
@@ -956,12 +956,6 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
                    double share, struct pl_op *ops, int n) {
   int64_t h = m->hidden;
   int first = n;
-  /* Megatron-Core's router is a plain 16-bit parameter, not a Transformer
-   * Engine module: TopKRouter.gating (megatron/core/transformer/moe/router.py)
-   * calls router_gating_linear, whose RouterGatingLinearFunction
-   * (moe_utils.py, core_v0.14.0 .. core_v0.17.0) hands the unquantized input
-   * and weight to te_general_gemm: a 16-bit GEMM under any FP8/FP4 recipe,
-   * with no quantize of its operands (segments.c fp8_casts skips it). */
   if (l->moe_fake_gate) {
     /* NeMo AutoModel's FakeBalancedGate (layout.moe_fake_gate;
      * NVIDIA-NeMo/Automodel components/moe/layers.py FakeBalancedGate.forward,
@@ -976,6 +970,12 @@ static int moe_ops(const struct pl_model *m, const struct pl_layout *l, const st
     kernels(&ops[n++], FAKE_GATE_FWD_KERNELS, 0);
     return moe_experts_ops(m, l, d, share, ops, n, first);
   }
+  /* Megatron-Core's router is a plain 16-bit parameter, not a Transformer
+   * Engine module: TopKRouter.gating (megatron/core/transformer/moe/router.py)
+   * calls router_gating_linear, whose RouterGatingLinearFunction
+   * (moe_utils.py, core_v0.14.0 .. core_v0.17.0) hands the unquantized input
+   * and weight to te_general_gemm: a 16-bit GEMM under any FP8/FP4 recipe,
+   * with no quantize of its operands (segments.c fp8_casts skips it). */
   gemm(&ops[n], "router", d->tokens_n, m->experts, h);
   ops[n++].high_precision = true;
   if (m->router_fp32) {

@@ -456,7 +456,7 @@ static void emit_stage(struct lower *lw, int64_t s) {
   lw->n_join = 0;
   lw->unit_end[0] = lw->unit_end[1] = SIM_NONE;
   lw->last_comp = SIM_NONE;
-  lw->bucket_fill = lw->bucket_held = lw->held_open = lw->held_buckets = lw->ebucket_fill = 0;
+  lw->bucket_fill = lw->held_bytes = lw->held_open_bytes = lw->held_buckets = lw->ebucket_fill = 0;
   lw->deferred = 0;
   lw->bwd_seen = 0;
   const struct sim_slot *sl = &lw->slots[s * lw->per_stage];

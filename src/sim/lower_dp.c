@@ -103,8 +103,8 @@ void sim_dp_bucket(struct lower *lw, const struct sim_seg *sg, int32_t after, bo
   expert_bucket(lw, sg != NULL ? sg->expert_params * sim_dp_reduce_bytes(lw->l) : 0, after, flush);
   double held =
       sg != NULL && fp8_groups(lw) ? seg_non_fp8_params(lw, sg) * sim_dp_reduce_bytes(lw->l) : 0;
-  lw->bucket_held += held;
-  bucket_add(held, lw->st->bucket_bytes, &lw->held_open, &lw->held_buckets);
+  lw->held_bytes += held;
+  bucket_add(held, lw->st->bucket_bytes, &lw->held_open_bytes, &lw->held_buckets);
   lw->bucket_fill +=
       sg != NULL ? (sg->params - sg->expert_params) * sim_dp_reduce_bytes(lw->l) - held : 0;
   double full = floor(lw->bucket_fill / lw->st->bucket_bytes);
@@ -118,10 +118,10 @@ void sim_dp_bucket(struct lower *lw, const struct sim_seg *sg, int32_t after, bo
     coll_task(lw, PL_STREAM_DP_REDUCE, lw->bucket_ar_coll, (int64_t)full);
     lw->bucket_fill -= full * lw->st->bucket_bytes;
   }
-  double last = lw->bucket_fill + lw->bucket_held;
+  double last = lw->bucket_fill + lw->held_bytes;
   if (!flush || last <= 0)
     return;
-  double calls = (lw->bucket_fill > 0 ? 1 : 0) + lw->held_buckets + (lw->held_open > 0 ? 1 : 0);
+  double calls = (lw->bucket_fill > 0 ? 1 : 0) + lw->held_buckets + (lw->held_open_bytes > 0 ? 1 : 0);
   enum pl_coll_op op = sim_grad_reduce_op(lw->l);
   int32_t rest, rest_ar = SIM_NONE;
   enum pl_status s = sim_coll_add(lw->st, op, "dp", last / calls, &rest, lw->diag);
@@ -133,7 +133,7 @@ void sim_dp_bucket(struct lower *lw, const struct sim_seg *sg, int32_t after, bo
   int32_t t = coll_task(lw, PL_STREAM_DP_REDUCE, rest, (int64_t)calls);
   dep(lw, after, t);
   coll_task(lw, PL_STREAM_DP_REDUCE, rest_ar, (int64_t)calls);
-  lw->bucket_fill = lw->bucket_held = lw->held_open = lw->held_buckets = 0;
+  lw->bucket_fill = lw->held_bytes = lw->held_open_bytes = lw->held_buckets = 0;
 }
 
 /* Parameters of model chunk v (all stages' chunks numbered) on one GPU. */
@@ -205,6 +205,13 @@ static double param_gather_calls(const struct lower *lw, double bytes) {
                                              (double)pl_model_params(&lw->st->run->model)));
 }
 
+/* A ddp/zero1 bucket's elements (param_gather_calls' bytes at 2 B), for
+ * the fp8_groups bucketing of the parameter gathers. */
+static double bucket_elems(const struct lower *lw) {
+  return pl_layout_bucket_bytes(lw->l, PARAM_BYTES, (double)pl_model_params(&lw->st->run->model)) /
+         PARAM_BYTES;
+}
+
 /* The zero1 bf16 parameter all_gather of a stage, in bucket-sized calls:
  * the number of calls after the first group, the collective of the first
  * group's calls (in forward order) in *first, as many as *first_calls, and
@@ -236,10 +243,7 @@ static double param_gather(struct lower *lw, double params, double expert_params
     double fp8 = layers * pl_layout_fp8_gathered_weights(&lw->st->run->model, lw->l);
     bytes -= fp8 * (PARAM_BYTES - q);
     if (fp8_groups(lw) && fp8 > 0) {
-      /* a bucket's elements (param_gather_calls' bytes at 2 B) */
-      double bucket =
-          pl_layout_bucket_bytes(lw->l, PARAM_BYTES, (double)pl_model_params(&lw->st->run->model)) /
-          PARAM_BYTES;
+      double bucket = bucket_elems(lw);
       double fp8_calls = ceil(fp8 / bucket);
       calls = fp8_calls > 1 ? fp8_calls : 1;
       first_bytes = bytes - (fp8 - fmin(bucket, fp8)) * q;
@@ -251,9 +255,7 @@ static double param_gather(struct lower *lw, double params, double expert_params
     /* the first group's calls: its FP8 bucket and the non-FP8 buffer's
      * buckets (bucket_add over the output layer, the norms, the embedding) */
     const struct sim_seg *sg = lw->st->seg;
-    double bucket =
-        pl_layout_bucket_bytes(lw->l, PARAM_BYTES, (double)pl_model_params(&lw->st->run->model)) /
-        PARAM_BYTES;
+    double bucket = bucket_elems(lw);
     double open = 0, n = 1;
     if (head)
       bucket_add(seg_non_fp8_params(lw, &sg[SIM_SEG_HEAD]), bucket, &open, &n);

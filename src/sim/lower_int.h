@@ -112,9 +112,10 @@ struct lower {
   int32_t last_comp;
   int32_t pass_first;
   double bucket_fill; /* bytes waiting for a DDP bucket */
-  double bucket_held; /* non-FP8 gradient bytes held for the last bucket group (lower_dp.c fp8_groups) */
-  double held_open;   /* of them, the bytes of the non-FP8 bucket still open */
-  double held_buckets; /* the non-FP8 buckets closed so far */
+  double held_bytes;      /* non-FP8 gradient bytes held for the last bucket group (lower_dp.c
+                             fp8_groups) */
+  double held_open_bytes; /* of them, the bytes of the non-FP8 bucket still open */
+  double held_buckets;    /* the non-FP8 buckets closed so far */
   int32_t bucket_coll, bucket_ar_coll, pp_coll;
   int32_t part_ag_coll; /* layout.p2p_serial or p2p_scatter_gather, tp > 1: a split activation's all_gather */
   double act_bytes;     /* one pipeline send's bytes (one tp part of a stage's output) */

@@ -98,7 +98,9 @@ double sim_moe_fake_gate_share(const struct pl_model *m, int64_t ep, int64_t per
     b = r;
   }
   int64_t P = E / a, local = E / ep;
-  static int64_t count[FAKE_GATE_MAX_GROUPS], seen[FAKE_GATE_MAX_GROUPS];
+  /* per thread: search and sweep price runs on a worker pool (search/pool.c),
+   * as compute.c's makespan memo */
+  static _Thread_local int64_t count[FAKE_GATE_MAX_GROUPS], seen[FAKE_GATE_MAX_GROUPS];
   memset(count, 0, (size_t)groups * sizeof count[0]);
   for (int64_t g = 0; g < groups; g++)
     seen[g] = -1;

@@ -22,6 +22,7 @@
 #include <plateau/plateau.h>
 
 #include "check.h"
+#include "data_lines.h"
 
 #define FILE_ PL_TEST_DATA "/nccl-multinode/b200_1to64node_busbw_together-dgxc.txt"
 #define MAX_ROWS 512
@@ -116,14 +117,11 @@ static struct row rows[MAX_ROWS];
 static size_t n_rows;
 
 static void load_rows(void) {
-  FILE *f = fopen(FILE_, "r");
-  CHECK(f != NULL);
+  FILE *f = data_lines_open(FILE_);
   if (f == NULL)
     return;
   char line[256];
-  while (fgets(line, sizeof line, f) != NULL && n_rows < MAX_ROWS) {
-    if (line[0] == '#' || line[0] == '\n')
-      continue;
+  while (n_rows < MAX_ROWS && data_lines_next(f, line, (int)sizeof line)) {
     struct row *r = &rows[n_rows];
     long long nodes = 0;
     double gbps = 0.0;

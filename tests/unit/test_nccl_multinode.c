@@ -547,6 +547,27 @@ static void case_cluster(const struct case_ *c, struct pl_cluster *cl) {
   apply_nccl_version(c->file, cl);
 }
 
+/* The case named file, its series (in *log, to free) and its cluster with case_cluster applied,
+ * for the tables below that read one log each; NULL (the failure checked, the log freed) when the
+ * case is not listed, the log or cluster does not load, or the series has fewer than min_rows. */
+static struct pl_nccl_series *load_case(const char *file, size_t min_rows, const struct case_ **out,
+                                        struct pl_nccl_log **log, struct pl_cluster *cl) {
+  int k = case_index(file);
+  CHECK(k >= 0);
+  if (k < 0)
+    return NULL;
+  *out = &cases[k];
+  *log = NULL;
+  struct pl_nccl_series *s = load(*out, log);
+  if (s == NULL || s->n_rows < min_rows || pl_cluster_load((*out)->cluster, cl, NULL) != PL_OK) {
+    CHECK(!"log or cluster did not load");
+    pl_nccl_log_free(*log);
+    return NULL;
+  }
+  case_cluster(*out, cl);
+  return s;
+}
+
 /* Which algorithm a size ran, from the log itself (docs/collectives.md, "Session 27 (ring27)").
  * Since NCCL 2.22.3 a communicator connects an algorithm at its first call (row_time_s above),
  * and nccl-tests warms up at maxBytes and minBytes only, so the first size that runs an
@@ -571,20 +592,12 @@ static void connect_signatures(void) {
   printf("\n| | log | plateau: first size of an algorithm no warm-up size ran | "
          "log: first size >= 1 MiB paying a connection |\n|---|---|---:|---:|\n");
   for (size_t i = 0; i < sizeof logs / sizeof logs[0]; i++) {
-    int k = case_index(logs[i]);
-    CHECK(k >= 0);
-    if (k < 0)
-      continue;
-    const struct case_ *c = &cases[k];
-    struct pl_nccl_log *log = NULL;
-    struct pl_nccl_series *s = load(c, &log);
+    const struct case_ *c;
+    struct pl_nccl_log *log;
     struct pl_cluster cl;
-    if (s == NULL || s->n_rows < 3 || pl_cluster_load(c->cluster, &cl, NULL) != PL_OK) {
-      CHECK(!"log or cluster did not load");
-      pl_nccl_log_free(log);
+    struct pl_nccl_series *s = load_case(logs[i], 3, &c, &log, &cl);
+    if (s == NULL)
       continue;
-    }
-    case_cluster(c, &cl);
     struct pl_group g = {s->ranks, s->ranks_per_node};
     bool ran[PL_ALGO_N] = {false};
     struct pl_coll_cost cost;
@@ -620,20 +633,13 @@ static void connect_signatures(void) {
  * the same algorithm and protocol at every size (docs/collectives.md, "Session 27 (ring27)"), and
  * plateau's tuner must pick the same pair for the minctas24 case with and without its floor. */
 static void min_ctas_blind(void) {
-  int k = case_index("h100_8node_64gpu_all_reduce_nccl-tests-issue309-gj-aion-minctas24.txt");
-  CHECK(k >= 0);
-  if (k < 0)
-    return;
-  const struct case_ *c = &cases[k];
-  struct pl_nccl_log *log = NULL;
-  struct pl_nccl_series *s = load(c, &log);
+  const struct case_ *c;
+  struct pl_nccl_log *log;
   struct pl_cluster floor24, plain;
-  if (s == NULL || pl_cluster_load(c->cluster, &floor24, NULL) != PL_OK) {
-    CHECK(!"log or cluster did not load");
-    pl_nccl_log_free(log);
+  struct pl_nccl_series *s = load_case(
+      "h100_8node_64gpu_all_reduce_nccl-tests-issue309-gj-aion-minctas24.txt", 0, &c, &log, &floor24);
+  if (s == NULL)
     return;
-  }
-  case_cluster(c, &floor24);
   CHECK_EQ_INT((int)floor24.nccl_min_channels, 24);
   plain = floor24;
   plain.nccl_min_channels = 0;
@@ -678,20 +684,12 @@ static void ring_switch_drop(void) {
          "log: first size >= 1 MiB with in-place busBw > 5 %% below the size before |\n"
          "|---|---|---:|---:|\n");
   for (size_t i = 0; i < sizeof logs / sizeof logs[0]; i++) {
-    int k = case_index(logs[i]);
-    CHECK(k >= 0);
-    if (k < 0)
-      continue;
-    const struct case_ *c = &cases[k];
-    struct pl_nccl_log *log = NULL;
-    struct pl_nccl_series *s = load(c, &log);
+    const struct case_ *c;
+    struct pl_nccl_log *log;
     struct pl_cluster cl;
-    if (s == NULL || s->n_rows < 3 || pl_cluster_load(c->cluster, &cl, NULL) != PL_OK) {
-      CHECK(!"log or cluster did not load");
-      pl_nccl_log_free(log);
+    struct pl_nccl_series *s = load_case(logs[i], 3, &c, &log, &cl);
+    if (s == NULL)
       continue;
-    }
-    case_cluster(c, &cl);
     CHECK(cl.nccl_version > 0); /* the release the log prints, 2.29.2 */
     struct pl_group g = {s->ranks, s->ranks_per_node};
     double model_first = 0.0, log_first = 0.0;

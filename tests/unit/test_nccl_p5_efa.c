@@ -29,6 +29,7 @@
 #include <plateau/plateau.h>
 
 #include "check.h"
+#include "data_lines.h"
 
 #define HF_FILE PL_TEST_DATA "/nccl-multinode/h100_1to64node_busbw_hf-ultrascale-playbook.txt"
 #define PR_FILE PL_TEST_DATA "/nccl-multinode/h100_8node_64gpu_all_reduce_p5_nccl-pr1112.txt"
@@ -59,14 +60,11 @@ static const struct {
 };
 
 static void load_hf(void) {
-  FILE *f = fopen(HF_FILE, "r");
-  CHECK(f != NULL);
+  FILE *f = data_lines_open(HF_FILE);
   if (f == NULL)
     return;
   char line[256];
-  while (fgets(line, sizeof line, f) != NULL && n_rows < MAX_ROWS) {
-    if (line[0] == '#' || line[0] == '\n')
-      continue;
+  while (n_rows < MAX_ROWS && data_lines_next(f, line, (int)sizeof line)) {
     struct row *r = &rows[n_rows];
     long long nodes = 0;
     double bw = 0.0, lo = 0.0, hi = 0.0;
@@ -149,8 +147,7 @@ static void hf_table(void) {
  * the fill (under 1 % of a 4 GiB call). First look: after +22.8 %, 2.19.1 +22.7 %, before
  * +229.7 %; bounds = mean rounded up + 2 points. */
 static void pr1112(void) {
-  FILE *f = fopen(PR_FILE, "r");
-  CHECK(f != NULL);
+  FILE *f = data_lines_open(PR_FILE);
   if (f == NULL)
     return;
   char line[256];
@@ -158,9 +155,7 @@ static void pr1112(void) {
   double sum_described = 0.0;
   printf("\n| NVIDIA/nccl #1112, 8 p5 nodes, 4 GiB | measured GB/s | modelled | error |\n"
          "|---|---:|---:|---:|\n");
-  while (fgets(line, sizeof line, f) != NULL) {
-    if (line[0] == '#' || line[0] == '\n')
-      continue;
+  while (data_lines_next(f, line, (int)sizeof line)) {
     char label[16];
     double bytes = 0.0, t_us = 0.0, alg = 0.0, bus = 0.0;
     long long count = 0;

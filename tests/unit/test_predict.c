@@ -47,6 +47,16 @@ static void base(const char *model_json, const char *model_preset, int64_t gpus)
   run.layout.batch_per_gpu = 1;
 }
 
+/* Free communication: a fabric a million times faster, no latency, no
+ * launch cost (the pipeline tests time compute and bubbles alone). */
+static void free_comm(void) {
+  run.cluster.intra_bytes_per_s *= 1e6;
+  run.cluster.intra_nccl_bytes_per_s *= 1e6;
+  run.cluster.nic_bytes_per_s *= 1e6;
+  run.cluster.intra_latency_s = run.cluster.inter_latency_s = 0;
+  run.cluster.coll_launch_s = 0;
+}
+
 static void predict(void) {
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
@@ -145,18 +155,14 @@ static void test_hidden_comm_adds_nothing(void) {
   check_sums();
 }
 
-/* Free communication (a fabric a million times faster, no latency): the
+/* Free communication (free_comm): the
  * 1F1B bubble is (p - 1)/(m + p - 1) of the step (p = 4, m = 8: 3/11),
  * up to the optimizer step and the tiny embedding/head. */
 static void test_pipeline_bubble(void) {
   base(even_json, NULL, 4);
   run.layout.pp = 4;
   run.layout.gbs = 8;
-  run.cluster.intra_bytes_per_s *= 1e6;
-  run.cluster.intra_nccl_bytes_per_s *= 1e6;
-  run.cluster.nic_bytes_per_s *= 1e6;
-  run.cluster.intra_latency_s = run.cluster.inter_latency_s = 0;
-  run.cluster.coll_launch_s = 0;
+  free_comm();
   predict();
   double T = pred.step.step_time_s - pred.step.optimizer_s;
   CHECK_EQ_INT(pred.run.layout.micro_batches, 8);
@@ -209,11 +215,7 @@ static void test_wgrad_deferral(void) {
   run.layout.gbs = 16;
   run.layout.shard = PL_SHARD_DDP;
   run.layout.shard_set = true;
-  run.cluster.intra_bytes_per_s *= 1e6;
-  run.cluster.intra_nccl_bytes_per_s *= 1e6;
-  run.cluster.nic_bytes_per_s *= 1e6;
-  run.cluster.intra_latency_s = run.cluster.inter_latency_s = 0;
-  run.cluster.coll_launch_s = 0;
+  free_comm();
   predict();
   double off = pred.step.step_time_s, W = head_wgrad();
   double B0 = seg_bwd(0) + 4.0 * seg_bwd(1);
@@ -1592,11 +1594,7 @@ static void test_pp_schedules(void) {
     run.layout.shard = PL_SHARD_DDP;
     run.layout.shard_set = true;
     run.layout.pp_schedules = i < 3 ? ks[i] : 0;
-    run.cluster.intra_bytes_per_s *= 1e6;
-    run.cluster.intra_nccl_bytes_per_s *= 1e6;
-    run.cluster.nic_bytes_per_s *= 1e6;
-    run.cluster.intra_latency_s = run.cluster.inter_latency_s = 0;
-    run.cluster.coll_launch_s = 0;
+    free_comm();
     predict();
     check_sums();
     if (i < 3)

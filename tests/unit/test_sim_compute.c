@@ -1882,6 +1882,16 @@ static void test_eager_xent_time(void) {
   CHECK_NEAR_REL(sim_op_run_kernels(&run.layout, &run.model, &op, PL_PASS_FWD), 1.0, 0);
 }
 
+/* small_llama with kernels unfused (eager PyTorch), and the h100 preset in *g
+ * (its load checked): the setup of the eager norm tests below. */
+static void unfused_h100_llama(struct pl_run *run, struct pl_gpu *g) {
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h100", g, &d), PL_OK, dp);
+  small_llama(run);
+  run->layout.kernels = PL_KERNELS_UNFUSED;
+}
+
 /* layout.fused_norm (torchtitan's Triton FusedRMSNorm, torchtitan/models/
  * norms.py @ 1ea476e9f: the forward kernel reads x and writes y, the backward
  * reads x and dy and writes dx), kernels unfused, per block of 1024 tokens x
@@ -1895,11 +1905,7 @@ static void test_fused_norm(void) {
   struct pl_run run;
   struct pl_op ops[PL_MAX_LAYER_OPS];
   struct pl_gpu g;
-  struct pl_diag d, *dp = &d;
-  pl_diag_clear(&d);
-  CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp);
-  small_llama(&run);
-  run.layout.kernels = PL_KERNELS_UNFUSED;
+  unfused_h100_llama(&run, &g);
   int eager = pl_sim_segment_ops(&run, 1, ops);
   run.layout.fused_norm = true;
   int n = pl_sim_segment_ops(&run, 1, ops);
@@ -1936,11 +1942,7 @@ static void test_layernorm_eager_reread(void) {
   struct pl_run run;
   struct pl_op ops[PL_MAX_LAYER_OPS];
   struct pl_gpu g;
-  struct pl_diag d, *dp = &d;
-  pl_diag_clear(&d);
-  CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp);
-  small_llama(&run);
-  run.layout.kernels = PL_KERNELS_UNFUSED;
+  unfused_h100_llama(&run, &g);
   int n = pl_sim_segment_ops(&run, 1, ops);
   CHECK(find_op(ops, n, "layernorm_eager") == NULL);
   run.model.norm = PL_NORM_LAYER;
