@@ -70,6 +70,10 @@ struct pl_gpu_efficiency {
   double gemm_nvfp4_vs_fp8;      /* the same for NVFP4 */
   int64_t gemm_tile_m;           /* output tile of the GEMM kernels, rows */
   int64_t gemm_tile_n;           /* output tile, columns */
+  int64_t gemm_tile_alt_bf16_m;  /* a second tile the BF16 kernels choose from (gemm.tile_alt_bf16,
+                                    cuBLAS's 128x192 on sm90), tried with its transpose beside
+                                    the tile above; 0 = not given (the tile above only) */
+  int64_t gemm_tile_alt_bf16_n;
   double gemm_sustained_fraction; /* sustained (power-limited) / burst GEMM rate; 0 = not given,
                                     the burst MAMF is used as is */
   double gemm_tile_fixed_k;      /* per-tile cost outside the K loop (prologue, epilogue), in

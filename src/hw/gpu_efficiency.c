@@ -8,6 +8,7 @@
  *       "mamf": {"value": "794.5 TFLOP/s", "shape": "2048x2048x13312", "source": "..."},
  *       "mamf_fp8": {... optional ...},
  *       "tile": {"value": "128x256", "source": "..."},
+ *       "tile_alt_bf16": {"value": "128x192", "source": "..."}  (optional)
  *       "sustained_fraction": {"value": 0.887, "source": "..."}  (optional)
  *       "tile_fixed_k": {"value": 170, "source": "..."}  (optional)
  *       "tile_fixed_k_fp8": {"value": 472, "source": "..."}  (optional)
@@ -214,6 +215,16 @@ static enum pl_status gemm_part(yajl_val eff, const char *origin, struct pl_gpu_
     st = dims_field(t, "value", 2, tile, origin, "tile", diag);
   e->gemm_tile_m = tile[0];
   e->gemm_tile_n = tile[1];
+  /* optional: a second tile BF16 kernels are seen to run, chosen by the fewest
+   * output elements the waves pay for (docs/step-model.md 2.1) */
+  int64_t alt[2] = {0, 0};
+  if (st == PL_OK && base_json_get(g, "tile_alt_bf16") != NULL) {
+    st = entry(g, "tile_alt_bf16", origin, &t, diag);
+    if (st == PL_OK)
+      st = dims_field(t, "value", 2, alt, origin, "tile_alt_bf16", diag);
+  }
+  e->gemm_tile_alt_bf16_m = alt[0];
+  e->gemm_tile_alt_bf16_n = alt[1];
   /* optional: the rate a GEMM sustains at the power limit, as a fraction of the burst MAMF */
   if (st == PL_OK && base_json_get(g, "sustained_fraction") != NULL)
     st = fraction(g, "sustained_fraction", origin, &e->gemm_sustained_fraction, diag);

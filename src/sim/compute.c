@@ -65,13 +65,29 @@ static double hbm_s(const struct pl_gpu *g, double bytes) {
 }
 
 /* Tile-and-wave work of a GEMM in units of one tile-row-of-K on one SM:
- * the better of the tile and its transpose. */
-static double gemm_work(const struct pl_gpu *g, int64_t m, int64_t n, int64_t count) {
+ * the better of the tile and its transpose. A BF16 GEMM also tries the GPU
+ * file's second tile (gemm.tile_alt_bf16) and its transpose, and takes the
+ * fewest output elements the waves pay for, a tie keeping the first tile:
+ * cuBLAS ran this project's H100 trace's 3072x2048 (K 4096) wgrad with
+ * nvjet_sm90_tst_128x192 tiles, 264 tiles = exactly 2 waves of 132 SMs,
+ * where 128x256 pays 2 waves of the larger tile for 192 tiles (1.45 waves);
+ * its other 14 GEMM shapes ran 256x128 or 320x128 (docs/step-model.md 2.1). */
+static double gemm_work(const struct pl_gpu *g, enum pl_dtype dt, int64_t m, int64_t n,
+                        int64_t count) {
   int64_t sms = g->sm_count > 0 ? g->sm_count : 1;
   int64_t tm = g->eff.gemm_tile_m > 0 ? g->eff.gemm_tile_m : 128;
   int64_t tn = g->eff.gemm_tile_n > 0 ? g->eff.gemm_tile_n : 128;
   double a = tile_waves(m, n, count, tm, tn, sms), b = tile_waves(m, n, count, tn, tm, sms);
-  return (a < b ? a : b) * (double)sms;
+  double w = a < b ? a : b;
+  int64_t am = g->eff.gemm_tile_alt_bf16_m, an = g->eff.gemm_tile_alt_bf16_n;
+  if (dt == PL_DTYPE_BF16 && am > 0 && an > 0) {
+    double c = tile_waves(m, n, count, am, an, sms), d = tile_waves(m, n, count, an, am, sms);
+    if (c < w)
+      w = c;
+    if (d < w)
+      w = d;
+  }
+  return w * (double)sms;
 }
 
 /* Each output tile's cost outside its K loop (pipeline prologue, epilogue
@@ -134,7 +150,9 @@ static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt, bool split_acc
     *ceiling = 0;
   if (mamf <= 0 || shape[0] <= 0 || shape[1] <= 0)
     return 0;
-  double q = (double)shape[0] * (double)shape[1] / gemm_work(g, shape[0], shape[1], 1);
+  /* the measured shape's quantization with the tiles of the dtype it was measured in */
+  enum pl_dtype shape_dt = fp8_like && e->gemm_fp8_mamf_flops_per_s > 0 ? PL_DTYPE_FP8 : PL_DTYPE_BF16;
+  double q = (double)shape[0] * (double)shape[1] / gemm_work(g, shape_dt, shape[0], shape[1], 1);
   if (shape[2] > 0)
     q *= (double)shape[2] / ((double)shape[2] + k0);
   /* a training step keeps the GPU at its power limit: the sustained rate when the file gives it */
@@ -164,7 +182,7 @@ static double gemm_time_out_s(const struct pl_gpu *g, enum pl_dtype dtype, int64
   double ceiling = 0;
   double rate = gemm_rate(g, dtype, split_acc, &ceiling);
   double k_eff = (double)k + tile_fixed_k(g, dtype, split_acc);
-  double t_math = rate > 0 ? 2.0 * gemm_work(g, m, n, count) * k_eff / rate : 0;
+  double t_math = rate > 0 ? 2.0 * gemm_work(g, dtype, m, n, count) * k_eff / rate : 0;
   double t_floor = ceiling > 0 ? 2.0 * (double)m * (double)n * (double)k * (double)count / ceiling : 0;
   if (t_math < t_floor)
     t_math = t_floor;

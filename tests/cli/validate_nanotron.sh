@@ -30,6 +30,14 @@ check "row 26 sequence parallel and fp32 gradient accumulation" row 26 '--sequen
 check "row 3 fp32 gradient accumulation" row 3 '--grad-accum fp32-copy'
 check "row 23 torch DDP: 25 MB buckets reduced during the backward, FlashAttention-2" row 23 '--attention flash .*--overlap-grad-reduce on .*--bucket-mb 25'
 check "row 1 on the aws-p5 cluster" row 1 '--cluster aws-p5'
+# nanotron's pipeline partition (src/nanotron/models/base.py build_model @ 2411b022): blocks go to a
+# stage until the cumulative cost passes (stage + 1) / pp of the total, the block that passes it
+# staying; costs from models/llama.py get_block_compute_costs: a decoder layer 4 x 32 x 64 x 2048
+# + 3 x 8192 x 2048 = 67,108,864, the lm_head 131072 x 2048 = 268,435,456 (4 layers). Row 1 (16
+# layers, pp 2): total 16 x 67.1M + 268.4M = 1,342,177,280, threshold 671,088,640 = exactly 10
+# layers, not passed; layer 11 passes it and stays: 11 | 5 + head
+check "row 1 nanotron's cost-balanced stages 11 | 5" row 1 "--pipeline-layout 'Et\\*11|t\\*5L'"
+check "row 2 (3.57B) 16 | 12" row 2 "--pipeline-layout 'Et\\*16|t\\*12L'"
 got=$(python3 - "$TMP/out" <<'PY'
 import csv, sys
 e = [abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))

@@ -590,6 +590,29 @@ static void mamf_ceiling_figures(void) {
                       "mamf_is_ceiling");
 }
 
+/* gemm.tile_alt_bf16 (optional): h100's file with the key inserted reads the
+ * second tile; without a source it is refused, and so is a value that is not MxN. */
+static void tile_alt_bf16_figures(void) {
+  struct pl_gpu g;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(gpu_with_gemm_key("h100", "\"tile_alt_bf16\": {\"value\": \"128x192\", \"source\": \"a trace\"},",
+                                 &g, &d),
+               PL_OK, dp);
+  CHECK_EQ_INT(g.eff.gemm_tile_alt_bf16_m, 128);
+  CHECK_EQ_INT(g.eff.gemm_tile_alt_bf16_n, 192);
+  CHECK_EQ_INT(g.eff.gemm_tile_m, 128);
+  pl_diag_clear(&d);
+  CHECK_STATUS(gpu_with_gemm_key("h100", "\"tile_alt_bf16\": {\"value\": \"128x192\"},", &g, &d),
+               PL_ERR_MISSING, dp);
+  CHECK_CONTAINS(d.msg, "tile_alt_bf16");
+  pl_diag_clear(&d);
+  CHECK_STATUS(gpu_with_gemm_key("h100", "\"tile_alt_bf16\": {\"value\": \"192\", \"source\": \"x\"},",
+                                 &g, &d),
+               PL_ERR_PARSE, dp);
+  CHECK_CONTAINS(d.msg, "tile_alt_bf16");
+}
+
 /* The optional per-tile fixed GEMM cost (h100: 170 K elements, OpenXLA's
  * sm_90 matmul table; b200: 340, its sm_100_B200 table) is read with its
  * source; none on A100 (no sm_80
@@ -955,6 +978,7 @@ int main(void) {
   comm_overlap_figures();
   mamba_ssm_figures();
   mamf_ceiling_figures();
+  tile_alt_bf16_figures();
   attention_shape_figures();
   flash_attention_shape_figures();
   defaults_for_gpus();

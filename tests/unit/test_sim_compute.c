@@ -101,6 +101,47 @@ static void test_tile_fixed_k(void) {
   CHECK_NEAR_REL(t8, 2.0 * 8192 * 4096 * 128256 / (1369.7e12 * 0.887), 1e-9);
 }
 
+/* gemm.tile_alt_bf16 (optional; cuBLAS's nvjet 128x192 tile in this project's H100
+ * trace): a BF16 GEMM takes whichever of 128x256, 128x192 and their transposes pays
+ * for the fewest output elements. h100 with 128x192 added by hand:
+ * - the trace's qkv wgrad, output 3072x2048, K 4096: 128x256 gives 24 x 8 = 192
+ *   tiles = 2 waves of 132 (2 x 32768 elements per SM); 128x192 gives 24 x 11 = 264
+ *   = exactly 2 waves of 24576, so 3/4 of the work: t = 2 x (2 x 24576 x 132) x
+ *   (4096 + 170) / rate, rate = 794.5e12 x 0.887 / q, q = 2048^2 / (132 x 32768)
+ *   x 13312 / 13482 (the MAMF shape: 128 tiles of 128x256 = 1 wave; 176 of 128x192
+ *   = 2 waves, more: its q is unchanged) = 736.0 TFLOP/s: 75.21 us, under the MSMF cap (685 TFLOP/s
+ *   against 704.7);
+ * - 4096x3072 (the qkv forward): 384 tiles of 128x256 = 3 waves x 32768 = 98304,
+ *   512 of 128x192 = 4 waves x 24576 = 98304: a tie keeps 128x256 (same time);
+ * - FP8 keeps the one tile (the same 3072x2048 GEMM times as without the key). */
+static void test_tile_alt_bf16(void) {
+  struct pl_gpu h100, alt;
+  struct pl_diag d, *dp = &d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  CHECK_EQ_INT(h100.eff.gemm_tile_alt_bf16_m, 0); /* not set in h100.json (session 28) */
+  alt = h100;
+  alt.eff.gemm_tile_alt_bf16_m = 128;
+  alt.eff.gemm_tile_alt_bf16_n = 192;
+  double o = h100.eff.kernel_overhead_s;
+  double q = 2048.0 * 2048.0 / (132.0 * 32768.0) * 13312.0 / 13482.0;
+  double rate = 794.5e12 * 0.887 / q;
+  double t = pl_gemm_time_s(&alt, PL_DTYPE_BF16, 3072, 2048, 4096, 1) - o;
+  CHECK_NEAR_REL(t, 2.0 * (2.0 * 24576 * 132) * (4096.0 + 170.0) / rate, 1e-9);
+  CHECK_NEAR_REL(t, 75.21e-6, 1e-3);
+  double t0 = pl_gemm_time_s(&h100, PL_DTYPE_BF16, 3072, 2048, 4096, 1) - o;
+  CHECK_NEAR_REL(t / t0, 0.75, 1e-9);
+  /* the MAMF shape still comes out at the measured rate x sustained */
+  CHECK_NEAR_REL(pl_gemm_time_s(&alt, PL_DTYPE_BF16, 2048, 2048, 13312, 1),
+                 pl_gemm_time_s(&h100, PL_DTYPE_BF16, 2048, 2048, 13312, 1), 1e-12);
+  /* a tie keeps the first tile */
+  CHECK_NEAR_REL(pl_gemm_time_s(&alt, PL_DTYPE_BF16, 4096, 3072, 2048, 1),
+                 pl_gemm_time_s(&h100, PL_DTYPE_BF16, 4096, 3072, 2048, 1), 1e-12);
+  /* FP8: no second tile */
+  CHECK_NEAR_REL(pl_gemm_time_s(&alt, PL_DTYPE_FP8, 3072, 2048, 4096, 1),
+                 pl_gemm_time_s(&h100, PL_DTYPE_FP8, 3072, 2048, 4096, 1), 1e-12);
+}
+
 /* gemm.tile_fixed_k_fp8 (FP8's per-tile fixed cost; 472 K elements is the
  * fit of scripts/gemm-fp8-tile-fit.py to the project's measured H100 FP8
  * GEMMs, set here by hand: no GPU file sets it yet). Hand-derived on h100:
@@ -3318,6 +3359,7 @@ int main(void) {
   test_sustained_fraction();
   test_attention_sustained();
   test_tile_fixed_k();
+  test_tile_alt_bf16();
   test_tile_fixed_k_fp8();
   test_fp8_accumulator_pass();
   test_blackwell_low_precision();
