@@ -382,9 +382,13 @@ double sim_grad_buffer_passes_s(const struct pl_layout *l, const struct pl_gpu *
   if (l->shard != PL_SHARD_DDP && l->shard != PL_SHARD_ZERO1)
     return 0.0;
   /* layout.grad_scale_pass: the 1/dp scaling before each reduce, a read and
-   * a write more (constants.h GRAD_SCALE_PASSES) */
+   * a write more (constants.h GRAD_SCALE_PASSES); Megatron-Core scales only
+   * "if self.gradient_scaling_factor != 1.0" (param_and_grad_buffer.py
+   * start_grad_sync), the factor being 1 / the data-parallel size with
+   * context parallelism: no pass at dp x cp = 1 */
+  bool scales = l->grad_scale_pass && l->dp * l->cp > 1;
   double passes = (l->grad_buffer_passes ? GRAD_BUFFER_PASSES : 0.0) +
-                  (l->grad_scale_pass ? GRAD_SCALE_PASSES : 0.0);
+                  (scales ? GRAD_SCALE_PASSES : 0.0);
   double bw = g->hbm_bytes_per_s * g->eff.hbm_fraction;
   if (!(passes > 0) || !(bw > 0) || !(params > 0))
     return 0.0;

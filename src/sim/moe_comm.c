@@ -62,15 +62,20 @@ static enum pl_status moe_comm_one(struct sim_step *st, struct sim_seg *s, int s
  * network bounds). 1 within a node. */
 /* Nodes the ep group spans: its ranks per node are the node's GPUs over etp
  * (Megatron-Core orders expert ranks etp-ep-edp-pp, groups.c). */
-static int64_t ep_nodes(const struct pl_run *run) {
+/* The ranks of the ep group on one node: a node's GPUs over etp, at most ep
+ * (the group's ranks fill nodes in order, the last node perhaps partly). */
+static int64_t ep_node_ranks(const struct pl_run *run) {
   const struct pl_layout *l = &run->layout;
   int64_t gpn = run->cluster.gpus_per_node > 0 ? run->cluster.gpus_per_node : 1;
   if (gpn > l->gpus)
     gpn = l->gpus;
   int64_t etp = l->etp > 0 ? l->etp : 1, per_node = gpn / etp > 1 ? gpn / etp : 1;
-  if (per_node > l->ep)
-    per_node = l->ep;
-  return (l->ep + per_node - 1) / per_node;
+  return per_node > l->ep ? l->ep : per_node;
+}
+
+static int64_t ep_nodes(const struct pl_run *run) {
+  int64_t per_node = ep_node_ranks(run);
+  return (run->layout.ep + per_node - 1) / per_node;
 }
 
 /* layout.moe_fake_gate: NeMo AutoModel's FakeBalancedGate
@@ -88,7 +93,8 @@ static int64_t ep_nodes(const struct pl_run *run) {
 #define FAKE_GATE_MAX_GROUPS 4096
 double sim_moe_fake_gate_share(const struct pl_model *m, int64_t ep, int64_t per_node,
                                double *mean) {
-  int64_t E = m->experts, k = m->top_k, groups = ep / (per_node > 0 ? per_node : 1);
+  int64_t pn = per_node > 0 ? per_node : 1;
+  int64_t E = m->experts, k = m->top_k, groups = (ep + pn - 1) / pn; /* the last node may hold fewer */
   if (E < 1 || k < 1 || ep < 1 || E % ep != 0 || groups < 1 || groups > FAKE_GATE_MAX_GROUPS)
     return -1.0;
   int64_t a = k, b = E;
@@ -107,7 +113,7 @@ double sim_moe_fake_gate_share(const struct pl_model *m, int64_t ep, int64_t per
   double reached = 0;
   for (int64_t t = 0; t < P; t++)
     for (int64_t j = 0; j < k; j++) {
-      int64_t g = ((t * k + j) % E) / local / (per_node > 0 ? per_node : 1);
+      int64_t g = ((t * k + j) % E) / local / pn;
       if (seen[g] != t) { /* each group once per token */
         seen[g] = t;
         count[g]++;
@@ -122,13 +128,6 @@ double sim_moe_fake_gate_share(const struct pl_model *m, int64_t ep, int64_t per
   return (double)most / (double)P;
 }
 
-/* The ranks of the ep group on one node (ep_nodes' blocks). */
-static int64_t ep_per_node(const struct pl_run *run) {
-  const struct pl_layout *l = &run->layout;
-  int64_t N = ep_nodes(run);
-  return N > 0 ? (l->ep + N - 1) / N : l->ep;
-}
-
 static double deepep_dedup(const struct pl_run *run) {
   double N = (double)ep_nodes(run), k = (double)run->model.top_k;
   if (N < 2 || k < 1)
@@ -137,7 +136,7 @@ static double deepep_dedup(const struct pl_run *run) {
    * (N - 1) / N of its nodes and copies by the pattern's symmetry */
   double nodes = 0;
   if (run->layout.moe_fake_gate &&
-      sim_moe_fake_gate_share(&run->model, run->layout.ep, ep_per_node(run), &nodes) >= 0)
+      sim_moe_fake_gate_share(&run->model, run->layout.ep, ep_node_ranks(run), &nodes) >= 0)
     return nodes / k;
   double remote_copies = k * (N - 1.0) / N;
   double remote_nodes = (N - 1.0) * (1.0 - pow(1.0 - 1.0 / N, k));
@@ -367,7 +366,7 @@ static double flex_ib_call_s(const struct pl_run *run, double token_bytes) {
           ? ep_rate_at(deepep_h800_ib, sizeof deepep_h800_ib / sizeof deepep_h800_ib[0], l->ep)
           : ep_rate_at(hybridep_h100_ib, sizeof hybridep_h100_ib / sizeof hybridep_h100_ib[0],
                        l->ep);
-  double rdma_bytes = token_bytes * (double)N * flex_rank_share(run, N, ep_per_node(run));
+  double rdma_bytes = token_bytes * (double)N * flex_rank_share(run, N, ep_node_ranks(run));
   return 0.5 * (rdma_bytes / r->dispatch_bps + rdma_bytes / r->combine_bps);
 }
 

@@ -41,9 +41,18 @@ static void test_passes_s(void) {
   /* layout.grad_scale_pass (no average_in_collective): the in-place 1/dp
    * scaling reads and writes every gradient once more, 2 x 4 B: alone
    * 4.45852 ms for 1e9 fp32 gradients; with the zero and norm passes
-   * 4 x 4 B = 16e9 B / 1.79432e12 B/s = 8.91703 ms; zero3 still nothing. */
+   * 4 x 4 B = 16e9 B / 1.79432e12 B/s = 8.91703 ms; zero3 still nothing.
+   * Only where the factor 1/(dp x cp) is not 1 (start_grad_sync's
+   * "gradient_scaling_factor != 1.0"): at dp 1, cp 1 the pass is not run. */
   l.grad_reduce_bf16 = false;
   l.grad_scale_pass = true;
+  l.dp = 1;
+  l.cp = 1;
+  CHECK(sim_grad_buffer_passes_s(&l, &a100, 1e9) == 0.0);
+  l.cp = 2;
+  CHECK_NEAR_REL(sim_grad_buffer_passes_s(&l, &a100, 1e9), 4.45852e-3, 1e-5);
+  l.dp = 8;
+  l.cp = 1;
   CHECK_NEAR_REL(sim_grad_buffer_passes_s(&l, &a100, 1e9), 4.45852e-3, 1e-5);
   l.grad_buffer_passes = true;
   CHECK_NEAR_REL(sim_grad_buffer_passes_s(&l, &a100, 1e9), 16e9 / 1.79432e12, 1e-9);

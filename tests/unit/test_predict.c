@@ -1530,6 +1530,15 @@ static void test_moe_fake_gate(void) {
   CHECK_NEAR_REL(sim_moe_fake_gate_share(&q, 64, 8, &mean), 0.125, 1e-12);
   CHECK_NEAR_REL(mean, 1.0, 1e-12);
   CHECK(sim_moe_fake_gate_share(&q, 3, 1, NULL) < 0); /* 256 experts over 3 ranks */
+  /* ep 12 on 8-rank nodes: ranks 0-7 on node 0, 8-11 on node 1 (the last node
+   * partly filled). E 12, k 2: gcd 2, period P = 6 tokens; token t takes
+   * experts 2t, 2t + 1 (one per rank): tokens 0-3 reach node 0 only, tokens
+   * 4-5 node 1 only, so node 0 receives 4 of 6 (0.667) and a token reaches 1
+   * node. */
+  q.experts = 12;
+  q.top_k = 2;
+  CHECK_NEAR_REL(sim_moe_fake_gate_share(&q, 12, 8, &mean), 4.0 / 6.0, 1e-12);
+  CHECK_NEAR_REL(mean, 1.0, 1e-12);
 
   double a2a_s[2] = {0, 0};
   for (int fake = 0; fake <= 1; fake++) {
