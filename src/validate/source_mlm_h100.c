@@ -116,11 +116,25 @@ bool validate_mlm_h100_layout(const struct validate_in *in, struct pl_layout *l,
 bool validate_mlm_h100_overrides(const struct validate_in *in, struct pl_framework *fw,
                                  struct pl_vrow *row) {
   (void)in;
-  (void)row;
   fw->overlap_grad_reduce = PL_SETTING_ON;
   fw->overlap_param_gather = PL_SETTING_ON;
   fw->tp_comm_overlap = PL_SETTING_ON;
   fw->sequence_parallel = PL_SETTING_ON;
+  /* The runs are of mid-2024 (README @ f2e5db402c, 2024-07-15; Megatron-Core
+   * r0.8.0, whose CI image is nvcr.io/nvidia/pytorch:24.01-py3: .gitlab-ci.yml
+   * build_image BASE_IMAGE at tag core_r0.8.0): every NGC PyTorch container
+   * of that date carries a cuDNN of 9.1 or older (24.05: cuDNN 9.1.0.70), and
+   * Transformer Engine 1.2-1.8 runs GPT's attention (bf16, causal, dropout
+   * 0.1) as cuDNN fused attention on sm90 ("Select FusedAttention on sm90",
+   * pytorch/attention.py DotProductAttention.forward). So the fused attention
+   * runs at the oldest cuDNN figures the GPU file has, NVIDIA's cuDNN 9.1
+   * benchmark of 2024-05 (layout.cudnn_version 9.1, as the NeMo 24.07 rows),
+   * not today's cuDNN. */
+  fw->cudnn_version_set = true;
+  fw->cudnn_version = PL_CUDNN_2024;
+  validate_note(row, "cuDNN 9.1 attention (a mid-2024 container: Megatron-Core r0.8.0's CI image "
+                     "is NGC PyTorch 24.01; no container of the README's date has a later cuDNN "
+                     "than 9.2)");
   return true;
 }
 

@@ -36,6 +36,11 @@ check "row 11 interleaved like the table's 177B row" row 11 'tp8 pp6 dp96 vp2'
 check "row 7 runs the interleaved schedule" row 7 '--schedule interleaved'
 check "row 7 says why" row 7 'which core_r0.8.0 does only interleaved'
 check "row 4 (pp 1) stays non-pipelined" row 4 'tp8 pp1 dp48, '
+# cuDNN of the runs' date (session 28, mlmc28): mid-2024 containers carry cuDNN <= 9.1 (9.2 from
+# NGC 24.07), Megatron-Core r0.8.0's CI image is NGC PyTorch 24.01: the GPU file's 9.1 figures.
+check "row 1 attention at cuDNN 9.1" row 1 '--cudnn 9.1'
+check "row 10 attention at cuDNN 9.1" row 10 '--cudnn 9.1'
+check "row 10 says why" row 10 'cuDNN 9.1 attention (a mid-2024 container'
 # Bad values, one column at a time, on copies of rows 1 and 10.
 python3 - "$T" "$TMP/bad.csv" <<'PY'
 import csv, sys
