@@ -76,6 +76,64 @@ def yaml_env_default(cfg, var):
     m = re.search(r"\$\{oc\.env:%s,([^}]*)\}" % re.escape(var), show(p))
     return (m.group(1).strip(), p) if m else None
 
+def ub_fprop_margins(cfg, e, lay):
+    """('proj', 'fc2'): the SMs Transformer Engine's userbuffers take from the forward proj and fc2
+    GEMMs (the chunked reduce_scatter overlaps proj_fprop, fc2_fprop), as the NeMo 2 pretrain.py of
+    the 8B implementations builds them; ('', '') where userbuffers are off (TP_COMM_OVERLAP not
+    True, or tp 1) or no tp_overlap yaml is found (the preset's then).
+    - The yaml: conf/custom.yaml `- optional tp_overlap@model.ub_tp_comm_overlap_cfg:
+      ${oc.env:GPU_ARCH,h100}tp${oc.env:TENSOR_MODEL_PARALLEL}mbs${oc.env:MICRO_BATCH_SIZE}`
+      (Cisco's: `${oc.env:GPU_ARCH,h}100...`), resolved from the config's environment (NVIDIA's
+      config_common.sh exports GPU_ARCH=gb200, for its GB300 configs too).
+    - pretrain.py get_overlap_callback: method "pipeline" -> PipelineOverlapCfg(num_sm=...,
+      set_sm_margin=bool(attributes.set_sm_margin)); method "ring_exchange" ->
+      RingExchangeOverlapCfg(fp8_buf=fp8_buf) only, whose dataclass defaults are num_sm=1,
+      set_sm_margin=False (NeMo 25.09-alpha and v2.4.0 nemo/collections/llm/recipes/
+      tp_overlap_configs/userbuffers.py): the yaml's num_sm and set_sm_margin of a ring_exchange
+      entry are dropped.
+    - TE (release_v2.8) initialize_ub updates its defaults with these entries and
+      comm_gemm_overlap.cpp CommOverlapCore::initialize sets
+      _math_sms = set_sm_margin ? sm_count - num_comm_sm : sm_count.
+    So the margin is num_sm for a pipeline entry with set_sm_margin, else 0."""
+    if not cfg or e.get("TP_COMM_OVERLAP", "") != "True" or not lay or lay["tp"] <= 1:
+        return ("", "")
+    d = cfg.rsplit("/", 1)[0]
+    cy = d + "/conf/custom.yaml"
+    cy = cy if cy in FILESET else fallback(cy, "conf/custom.yaml")
+    if not cy:
+        return ("", "")
+    m = re.search(r"tp_overlap@model\.ub_tp_comm_overlap_cfg: (\S+)", show(cy))
+    if not m:
+        return ("", "")
+    env = dict(e)
+    env.setdefault("TENSOR_MODEL_PARALLEL", str(lay["tp"]))
+    env.setdefault("MICRO_BATCH_SIZE", str(lay["mbs"]))
+    name = re.sub(r"\$\{oc\.env:([A-Za-z0-9_]+)(?:,([^}]*))?\}",
+                  lambda v: env.get(v.group(1), v.group(2) or ""), m.group(1))
+    y = cy.rsplit("/conf/", 1)[0] + "/conf/tp_overlap/" + name + ".yaml"
+    if y not in FILESET:
+        return ("", "")
+    text = show(y)
+    def val(block, key, default):
+        mm = re.search(r"^\s+%s:\s*(\S+)" % key, block, re.M)
+        if not mm: return default
+        v = mm.group(1)
+        dd = re.match(r"\$\{oc\.decode:\$\{oc\.env:([A-Za-z0-9_]+),([^}]*)\}\}$", v)
+        return env.get(dd.group(1), dd.group(2)) if dd else v
+    out = []
+    for op in ("proj_fprop", "fc2_fprop"):
+        mm = re.search(r"^%s:\n((?:[ \t]+.*\n?)*)" % op, text, re.M)
+        if not mm:
+            return ("", "")
+        method = val(mm.group(1), "method", "")
+        if method == "ring_exchange":
+            out.append("0")
+        elif method == "pipeline":
+            out.append(val(mm.group(1), "num_sm", "") if val(mm.group(1), "set_sm_margin", "0") not in ("0", "False", "false") else "0")
+        else:
+            return ("", "")
+    return tuple(out)
+
 def env_of(path, e=None, depth=0):
     """The exports of a config, its `source $(dirname ...)/x.sh` files inlined in order."""
     e = {} if e is None else e
@@ -316,6 +374,9 @@ for org, system in systems:
         row["NCCL_MIN_NCHANNELS (config_common.sh)"] = e.get("NCCL_MIN_NCHANNELS", "")
         row["NCCL_MAX_CTAS (config_common.sh)"] = e.get("NCCL_MAX_CTAS", "")
         row["NCCL_MIN_CTAS (config_common.sh)"] = e.get("NCCL_MIN_CTAS", "")
+        if BENCH == "llama31_8b":  # session 28 (uf28): appended last, 8B file only
+            ub = ub_fprop_margins(cfg, e, lay) if cfg and not ambiguous else ("", "")
+            row["ub proj_fprop SMs (config)"], row["ub fc2_fprop SMs (config)"] = ub
         rows.append(row)
 out = io.StringIO()
 w = csv.DictWriter(out, fieldnames=list(rows[0].keys()), lineterminator="\n")
