@@ -76,6 +76,24 @@ def yaml_env_default(cfg, var):
     m = re.search(r"\$\{oc\.env:%s,([^}]*)\}" % re.escape(var), show(p))
     return (m.group(1).strip(), p) if m else None
 
+def pretrain_of(cfg):
+    """The text of the pretrain.py beside the config (found as a sourced file is), or None."""
+    if not cfg:
+        return None
+    p = cfg.rsplit("/", 1)[0] + "/pretrain.py"
+    p = p if p in FILESET else fallback(p, "pretrain.py")
+    return show(p) if p else None
+
+def fp8_param_gather_8b(cfg, e):
+    """The environment variable the implementation's DDP fp8_param_gather comes from: pretrain.py
+    `fp8_param_gather = config.model.optim.fp8_params` (Cisco's 8B, the ngc25.01-era code, whose
+    conf/custom.yaml reads optim.fp8_params from FP8_PARAMS), else FP8_PARAM_GATHER
+    (`config.model.optim.fp8_param_gather`, NVIDIA's v5.1 implementation and the others')."""
+    pre = pretrain_of(cfg)
+    if pre and re.search(r"fp8_param_gather = config\.model\.optim\.fp8_params\b", pre):
+        return e.get("FP8_PARAMS", "")
+    return e.get("FP8_PARAM_GATHER", "")
+
 def ub_fprop_margins(cfg, e, lay):
     """('proj', 'fc2'): the SMs Transformer Engine's userbuffers take from the forward proj and fc2
     GEMMs (the chunked reduce_scatter overlaps proj_fprop, fc2_fprop), as the NeMo 2 pretrain.py of
@@ -98,6 +116,27 @@ def ub_fprop_margins(cfg, e, lay):
     if not cfg or e.get("TP_COMM_OVERLAP", "") != "True" or not lay or lay["tp"] <= 1:
         return ("", "")
     d = cfg.rsplit("/", 1)[0]
+    # Cisco's pretrain.py hands MegatronCommOverlapCallback a hard-coded
+    # tp_comm_overlap_cfg=TransformerLayerTPOverlapCfg(... proj_fprop=PipelineOverlapCfg(num_sm=24,
+    # ..., set_sm_margin=True), fc2_fprop=PipelineOverlapCfg(num_sm=8, ...)) and leaves the yaml's
+    # userbuffer_config unused: that one holds where present
+    pre = pretrain_of(cfg)
+    m = re.search(r"tp_comm_overlap_cfg=TransformerLayerTPOverlapCfg\((.*?)\n\s*\),", pre, re.S) if pre else None
+    if m:
+        out = []
+        for op in ("proj_fprop", "fc2_fprop"):
+            mm = re.search(r"%s=(\w+)\(([^)]*)\)" % op, m.group(1))
+            if not mm:
+                return ("", "")
+            args = dict(re.findall(r"(\w+)=(\w+)", mm.group(2)))
+            if mm.group(1) == "RingExchangeOverlapCfg":
+                margin = args.get("num_sm", "1") if args.get("set_sm_margin") == "True" else "0"
+            elif mm.group(1) == "PipelineOverlapCfg":
+                margin = args["num_sm"] if args.get("set_sm_margin") == "True" else "0"
+            else:
+                return ("", "")
+            out.append(margin)
+        return tuple(out)
     cy = d + "/conf/custom.yaml"
     cy = cy if cy in FILESET else fallback(cy, "conf/custom.yaml")
     if not cy:
@@ -361,7 +400,9 @@ for org, system in systems:
         if BENCH == "llama31_8b":  # a column of the 8B file only (appended last)
             row["BUCKET_SIZE (config, parameters)"] = e.get("BUCKET_SIZE", "")
             # Megatron-Core fp8_param_gather (conf/custom.yaml model.fp8_param_gather)
-            row["FP8_PARAM_GATHER (config)"] = e.get("FP8_PARAM_GATHER", "")
+            # session 28 (uf28): from FP8_PARAMS where the implementation's pretrain.py reads
+            # optim.fp8_params (Cisco), as the 405B branch below
+            row["FP8_PARAM_GATHER (config)"] = fp8_param_gather_8b(cfg, e)
         else:  # 405B (session 23): the DDP fp8_param_gather pretrain.py passes; the v5.0 ngc25.01
             # implementations' pretrain.py reads it from FP8_PARAMS (fp8_param_gather =
             # config.model.optim.fp8_params), the later ones from FP8_PARAM_GATHER

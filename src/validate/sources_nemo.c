@@ -662,8 +662,11 @@ bool validate_mlperf_overrides(const struct validate_in *in, struct pl_framework
    * llm/recipes/tp_overlap_configs/userbuffers.py), and TE release_v2.8
    * comm_gemm_overlap.cpp sets _math_sms = set_sm_margin ? sm_count - num_sm :
    * sm_count; a pipeline entry keeps num_sm when set_sm_margin is 1
-   * (scripts/mlperf-llama-rows.py ub_fprop_margins): Cisco's h100tp2mbs1.yaml
-   * 8/0, NVIDIA's gb200tp2mbs1.yaml (GPU_ARCH=gb200, GB300 too) 0/0. */
+   * (scripts/mlperf-llama-rows.py ub_fprop_margins): NVIDIA's gb200tp2mbs1.yaml
+   * (GPU_ARCH=gb200, GB300 too) 0/0; Cisco's pretrain.py ignores its yaml and
+   * hands MegatronCommOverlapCallback a hard-coded TransformerLayerTPOverlapCfg
+   * (proj_fprop PipelineOverlapCfg num_sm=24, fc2_fprop num_sm=8, both
+   * set_sm_margin=True): 24/8. */
   static const char *const ubcol[] = {"ub proj_fprop SMs (config)", "ub fc2_fprop SMs (config)"};
   for (int k = 0; k < 2; k++) {
     double sms = 0;

@@ -36,10 +36,13 @@ check "GPT-3 row 28 (v4.0, 10,752 H100) without SHARP" \
   bash -c "grep -E '^\"mlperf_gpt3\",28,' '$TMP/out' | grep -q 'no IB SHARP: the config.s NCCL_SHARP_GROUP_SIZE_THRESH is inert'"
 check "no GPT-3 or 405B row runs with --sharp on" bash -c "! grep -q -- '--sharp on' '$TMP/out'"
 expect_ok validate "$V/mlperf_v51_llama8b.csv" --format csv
-# FP8 parameters (FP8_PARAM_GATHER=True in NVIDIA's config_common.sh; Cisco's config sets none)
+# FP8 parameters (FP8_PARAM_GATHER=True in NVIDIA's config_common.sh; Cisco's config_common.sh
+# FP8_PARAMS=True, which its pretrain.py passes as the DDP's fp8_param_gather:
+# `fp8_param_gather = config.model.optim.fp8_params`, conf/custom.yaml optim.fp8_params
+# ${oc.env:FP8_PARAMS,False}; session 28, uf28, as for the v5.0 ngc25.01 405B rows)
 check "row 13 FP8 parameters gathered at 1 B" \
   grep -qE '^"mlperf_v51_llama8b",13,.*FP8 parameters, all_gathered at 1 B \(FP8_PARAM_GATHER=True in the config\).*--fp8-all-gather on' "$TMP/out"
-check "row 1 (Cisco) without FP8 parameters" bash -c "! grep -E '^\"mlperf_v51_llama8b\",1,' '$TMP/out' | grep -q -- '--fp8-all-gather on'"
+check "row 1 (Cisco) with FP8 parameters (FP8_PARAMS)" bash -c "grep -E '^\"mlperf_v51_llama8b\",1,' '$TMP/out' | grep -q -- '--fp8-all-gather on'"
 check "row 14 NVFP4" bash -c "grep -E '^\"mlperf_v51_llama8b\",14,' '$TMP/out' | grep -q -- '--dtype nvfp4 '"
 check "row 14 without a whole-step graph (FULL_CUDA_GRAPH=0)" \
   bash -c "! grep -E '^\"mlperf_v51_llama8b\",14,' '$TMP/out' | grep -q -- '--cuda-graph-scope full_iteration'"
@@ -156,11 +159,12 @@ done
 # Session 28 (uf28): the userbuffers SM margins of the forward proj / fc2 GEMMs as the 8B
 # implementations' NeMo 2 pretrain.py builds them (scripts/mlperf-llama-rows.py ub_fprop_margins):
 # a ring_exchange entry keeps RingExchangeOverlapCfg's set_sm_margin=False (no margin), a pipeline
-# one its num_sm with set_sm_margin 1. Cisco (row 1, h100tp2mbs1.yaml): proj pipeline 8 SMs,
-# fc2 ring_exchange; NVIDIA's 512-GPU rows 12 and 15 (GPU_ARCH=gb200: gb200tp2mbs1.yaml): both
+# one its num_sm with set_sm_margin 1. Cisco (row 1): its pretrain.py hands the callback a
+# hard-coded TransformerLayerTPOverlapCfg (proj_fprop PipelineOverlapCfg(num_sm=24,
+# set_sm_margin=True), fc2_fprop num_sm=8) and leaves the yaml's config unused; NVIDIA's 512-GPU rows 12 and 15 (GPU_ARCH=gb200: gb200tp2mbs1.yaml): both
 # ring_exchange. tp 1 rows carry none.
 expect_ok validate "$V/mlperf_v51_llama8b.csv" --format csv
-check "row 1 Cisco ub margins 8/0" bash -c "grep -E '^\"mlperf_v51_llama8b\",1,' '$TMP/out' | grep -q -- '--ub-proj-fprop-sms 8 --ub-fc2-fprop-sms 0 '"
+check "row 1 Cisco ub margins 24/8" bash -c "grep -E '^\"mlperf_v51_llama8b\",1,' '$TMP/out' | grep -q -- '--ub-proj-fprop-sms 24 --ub-fc2-fprop-sms 8 '"
 for r in 12 15; do
   check "row $r ub margins 0/0 (ring_exchange)" bash -c "grep -E '^\"mlperf_v51_llama8b\",$r,' '$TMP/out' | grep -q -- '--ub-proj-fprop-sms 0 --ub-fc2-fprop-sms 0 '"
 done
