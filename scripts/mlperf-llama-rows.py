@@ -76,6 +76,103 @@ def yaml_env_default(cfg, var):
     m = re.search(r"\$\{oc\.env:%s,([^}]*)\}" % re.escape(var), show(p))
     return (m.group(1).strip(), p) if m else None
 
+def pretrain_of(cfg):
+    """The text of the pretrain.py beside the config (found as a sourced file is), or None."""
+    if not cfg:
+        return None
+    p = cfg.rsplit("/", 1)[0] + "/pretrain.py"
+    p = p if p in FILESET else fallback(p, "pretrain.py")
+    return show(p) if p else None
+
+def fp8_param_gather_8b(cfg, e):
+    """The environment variable the implementation's DDP fp8_param_gather comes from: pretrain.py
+    `fp8_param_gather = config.model.optim.fp8_params` (Cisco's 8B, the ngc25.01-era code, whose
+    conf/custom.yaml reads optim.fp8_params from FP8_PARAMS), else FP8_PARAM_GATHER
+    (`config.model.optim.fp8_param_gather`, NVIDIA's v5.1 implementation and the others')."""
+    pre = pretrain_of(cfg)
+    if pre and re.search(r"fp8_param_gather = config\.model\.optim\.fp8_params\b", pre):
+        return e.get("FP8_PARAMS", "")
+    return e.get("FP8_PARAM_GATHER", "")
+
+def ub_fprop_margins(cfg, e, lay):
+    """('proj', 'fc2'): the SMs Transformer Engine's userbuffers take from the forward proj and fc2
+    GEMMs (the chunked reduce_scatter overlaps proj_fprop, fc2_fprop), as the NeMo 2 pretrain.py of
+    the 8B implementations builds them; ('', '') where userbuffers are off (TP_COMM_OVERLAP not
+    True, or tp 1) or no tp_overlap yaml is found (the preset's then).
+    - The yaml: conf/custom.yaml `- optional tp_overlap@model.ub_tp_comm_overlap_cfg:
+      ${oc.env:GPU_ARCH,h100}tp${oc.env:TENSOR_MODEL_PARALLEL}mbs${oc.env:MICRO_BATCH_SIZE}`
+      (Cisco's: `${oc.env:GPU_ARCH,h}100...`), resolved from the config's environment (NVIDIA's
+      config_common.sh exports GPU_ARCH=gb200, for its GB300 configs too).
+    - pretrain.py get_overlap_callback: method "pipeline" -> PipelineOverlapCfg(num_sm=...,
+      set_sm_margin=bool(attributes.set_sm_margin)); method "ring_exchange" ->
+      RingExchangeOverlapCfg(fp8_buf=fp8_buf) only, whose dataclass defaults are num_sm=1,
+      set_sm_margin=False (NeMo 25.09-alpha and v2.4.0 nemo/collections/llm/recipes/
+      tp_overlap_configs/userbuffers.py): the yaml's num_sm and set_sm_margin of a ring_exchange
+      entry are dropped.
+    - TE (release_v2.8) initialize_ub updates its defaults with these entries and
+      comm_gemm_overlap.cpp CommOverlapCore::initialize sets
+      _math_sms = set_sm_margin ? sm_count - num_comm_sm : sm_count.
+    So the margin is num_sm for a pipeline entry with set_sm_margin, else 0."""
+    if not cfg or e.get("TP_COMM_OVERLAP", "") != "True" or not lay or lay["tp"] <= 1:
+        return ("", "")
+    d = cfg.rsplit("/", 1)[0]
+    # Cisco's pretrain.py hands MegatronCommOverlapCallback a hard-coded
+    # tp_comm_overlap_cfg=TransformerLayerTPOverlapCfg(... proj_fprop=PipelineOverlapCfg(num_sm=24,
+    # ..., set_sm_margin=True), fc2_fprop=PipelineOverlapCfg(num_sm=8, ...)) and leaves the yaml's
+    # userbuffer_config unused: that one holds where present
+    pre = pretrain_of(cfg)
+    m = re.search(r"tp_comm_overlap_cfg=TransformerLayerTPOverlapCfg\((.*?)\n\s*\),", pre, re.S) if pre else None
+    if m:
+        out = []
+        for op in ("proj_fprop", "fc2_fprop"):
+            mm = re.search(r"%s=(\w+)\(([^)]*)\)" % op, m.group(1))
+            if not mm:
+                return ("", "")
+            args = dict(re.findall(r"(\w+)=(\w+)", mm.group(2)))
+            if mm.group(1) == "RingExchangeOverlapCfg":
+                margin = args.get("num_sm", "1") if args.get("set_sm_margin") == "True" else "0"
+            elif mm.group(1) == "PipelineOverlapCfg":
+                margin = args["num_sm"] if args.get("set_sm_margin") == "True" else "0"
+            else:
+                return ("", "")
+            out.append(margin)
+        return tuple(out)
+    cy = d + "/conf/custom.yaml"
+    cy = cy if cy in FILESET else fallback(cy, "conf/custom.yaml")
+    if not cy:
+        return ("", "")
+    m = re.search(r"tp_overlap@model\.ub_tp_comm_overlap_cfg: (\S+)", show(cy))
+    if not m:
+        return ("", "")
+    env = dict(e)
+    env.setdefault("TENSOR_MODEL_PARALLEL", str(lay["tp"]))
+    env.setdefault("MICRO_BATCH_SIZE", str(lay["mbs"]))
+    name = re.sub(r"\$\{oc\.env:([A-Za-z0-9_]+)(?:,([^}]*))?\}",
+                  lambda v: env.get(v.group(1), v.group(2) or ""), m.group(1))
+    y = cy.rsplit("/conf/", 1)[0] + "/conf/tp_overlap/" + name + ".yaml"
+    if y not in FILESET:
+        return ("", "")
+    text = show(y)
+    def val(block, key, default):
+        mm = re.search(r"^\s+%s:\s*(\S+)" % key, block, re.M)
+        if not mm: return default
+        v = mm.group(1)
+        dd = re.match(r"\$\{oc\.decode:\$\{oc\.env:([A-Za-z0-9_]+),([^}]*)\}\}$", v)
+        return env.get(dd.group(1), dd.group(2)) if dd else v
+    out = []
+    for op in ("proj_fprop", "fc2_fprop"):
+        mm = re.search(r"^%s:\n((?:[ \t]+.*\n?)*)" % op, text, re.M)
+        if not mm:
+            return ("", "")
+        method = val(mm.group(1), "method", "")
+        if method == "ring_exchange":
+            out.append("0")
+        elif method == "pipeline":
+            out.append(val(mm.group(1), "num_sm", "") if val(mm.group(1), "set_sm_margin", "0") not in ("0", "False", "false") else "0")
+        else:
+            return ("", "")
+    return tuple(out)
+
 def env_of(path, e=None, depth=0):
     """The exports of a config, its `source $(dirname ...)/x.sh` files inlined in order."""
     e = {} if e is None else e
@@ -303,7 +400,9 @@ for org, system in systems:
         if BENCH == "llama31_8b":  # a column of the 8B file only (appended last)
             row["BUCKET_SIZE (config, parameters)"] = e.get("BUCKET_SIZE", "")
             # Megatron-Core fp8_param_gather (conf/custom.yaml model.fp8_param_gather)
-            row["FP8_PARAM_GATHER (config)"] = e.get("FP8_PARAM_GATHER", "")
+            # session 28 (uf28): from FP8_PARAMS where the implementation's pretrain.py reads
+            # optim.fp8_params (Cisco), as the 405B branch below
+            row["FP8_PARAM_GATHER (config)"] = fp8_param_gather_8b(cfg, e)
         else:  # 405B (session 23): the DDP fp8_param_gather pretrain.py passes; the v5.0 ngc25.01
             # implementations' pretrain.py reads it from FP8_PARAMS (fp8_param_gather =
             # config.model.optim.fp8_params), the later ones from FP8_PARAM_GATHER
@@ -316,6 +415,9 @@ for org, system in systems:
         row["NCCL_MIN_NCHANNELS (config_common.sh)"] = e.get("NCCL_MIN_NCHANNELS", "")
         row["NCCL_MAX_CTAS (config_common.sh)"] = e.get("NCCL_MAX_CTAS", "")
         row["NCCL_MIN_CTAS (config_common.sh)"] = e.get("NCCL_MIN_CTAS", "")
+        if BENCH == "llama31_8b":  # session 28 (uf28): appended last, 8B file only
+            ub = ub_fprop_margins(cfg, e, lay) if cfg and not ambiguous else ("", "")
+            row["ub proj_fprop SMs (config)"], row["ub fc2_fprop SMs (config)"] = ub
         rows.append(row)
 out = io.StringIO()
 w = csv.DictWriter(out, fieldnames=list(rows[0].keys()), lineterminator="\n")

@@ -654,7 +654,19 @@ bool validate_mlperf_overrides(const struct validate_in *in, struct pl_framework
    * ring_exchange} with ${FC2_FPROP_SM,1}: the mbs1 configs export pipeline
    * and 4, the mbs2 ones nothing, ring_exchange's 1 as the NeMo launcher's
    * GPT3-175B row; the B200 preview's custom.yaml falls back to the h100 file,
-   * GPU_ARCH unset). Empty: the preset's. */
+   * GPU_ARCH unset). Empty: the preset's.
+   * The v5.1 Llama 3.1 8B rows (session 28, uf28) carry the margin NeMo 2
+   * applies, not the yaml's num_sm: their pretrain.py get_overlap_callback
+   * builds a ring_exchange entry as RingExchangeOverlapCfg(fp8_buf=...) only,
+   * whose defaults are num_sm=1, set_sm_margin=False (NeMo 25.09-alpha / v2.4.0
+   * llm/recipes/tp_overlap_configs/userbuffers.py), and TE release_v2.8
+   * comm_gemm_overlap.cpp sets _math_sms = set_sm_margin ? sm_count - num_sm :
+   * sm_count; a pipeline entry keeps num_sm when set_sm_margin is 1
+   * (scripts/mlperf-llama-rows.py ub_fprop_margins): NVIDIA's gb200tp2mbs1.yaml
+   * (GPU_ARCH=gb200, GB300 too) 0/0; Cisco's pretrain.py ignores its yaml and
+   * hands MegatronCommOverlapCallback a hard-coded TransformerLayerTPOverlapCfg
+   * (proj_fprop PipelineOverlapCfg num_sm=24, fc2_fprop num_sm=8, both
+   * set_sm_margin=True): 24/8. */
   static const char *const ubcol[] = {"ub proj_fprop SMs (config)", "ub fc2_fprop SMs (config)"};
   for (int k = 0; k < 2; k++) {
     double sms = 0;

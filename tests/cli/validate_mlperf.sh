@@ -36,10 +36,13 @@ check "GPT-3 row 28 (v4.0, 10,752 H100) without SHARP" \
   bash -c "grep -E '^\"mlperf_gpt3\",28,' '$TMP/out' | grep -q 'no IB SHARP: the config.s NCCL_SHARP_GROUP_SIZE_THRESH is inert'"
 check "no GPT-3 or 405B row runs with --sharp on" bash -c "! grep -q -- '--sharp on' '$TMP/out'"
 expect_ok validate "$V/mlperf_v51_llama8b.csv" --format csv
-# FP8 parameters (FP8_PARAM_GATHER=True in NVIDIA's config_common.sh; Cisco's config sets none)
+# FP8 parameters (FP8_PARAM_GATHER=True in NVIDIA's config_common.sh; Cisco's config_common.sh
+# FP8_PARAMS=True, which its pretrain.py passes as the DDP's fp8_param_gather:
+# `fp8_param_gather = config.model.optim.fp8_params`, conf/custom.yaml optim.fp8_params
+# ${oc.env:FP8_PARAMS,False}; session 28, uf28, as for the v5.0 ngc25.01 405B rows)
 check "row 13 FP8 parameters gathered at 1 B" \
   grep -qE '^"mlperf_v51_llama8b",13,.*FP8 parameters, all_gathered at 1 B \(FP8_PARAM_GATHER=True in the config\).*--fp8-all-gather on' "$TMP/out"
-check "row 1 (Cisco) without FP8 parameters" bash -c "! grep -E '^\"mlperf_v51_llama8b\",1,' '$TMP/out' | grep -q -- '--fp8-all-gather on'"
+check "row 1 (Cisco) with FP8 parameters (FP8_PARAMS)" bash -c "grep -E '^\"mlperf_v51_llama8b\",1,' '$TMP/out' | grep -q -- '--fp8-all-gather on'"
 check "row 14 NVFP4" bash -c "grep -E '^\"mlperf_v51_llama8b\",14,' '$TMP/out' | grep -q -- '--dtype nvfp4 '"
 check "row 14 without a whole-step graph (FULL_CUDA_GRAPH=0)" \
   bash -c "! grep -E '^\"mlperf_v51_llama8b\",14,' '$TMP/out' | grep -q -- '--cuda-graph-scope full_iteration'"
@@ -153,17 +156,33 @@ for rs in "1 1" "4 1" "10 4" "19 20"; do
   set -- $rs
   check "GPT-3 others row $1: fc2 $2 SMs" bash -c "grep -E '^\"mlperf_gpt3_others\",$1,' '$TMP/out' | grep -q -- '--ub-proj-fprop-sms 24 --ub-fc2-fprop-sms $2 '"
 done
+# Session 28 (uf28): the userbuffers SM margins of the forward proj / fc2 GEMMs as the 8B
+# implementations' NeMo 2 pretrain.py builds them (scripts/mlperf-llama-rows.py ub_fprop_margins):
+# a ring_exchange entry keeps RingExchangeOverlapCfg's set_sm_margin=False (no margin), a pipeline
+# one its num_sm with set_sm_margin 1. Cisco (row 1): its pretrain.py hands the callback a
+# hard-coded TransformerLayerTPOverlapCfg (proj_fprop PipelineOverlapCfg(num_sm=24,
+# set_sm_margin=True), fc2_fprop num_sm=8) and leaves the yaml's config unused; NVIDIA's 512-GPU rows 12 and 15 (GPU_ARCH=gb200: gb200tp2mbs1.yaml): both
+# ring_exchange. tp 1 rows carry none.
+expect_ok validate "$V/mlperf_v51_llama8b.csv" --format csv
+check "row 1 Cisco ub margins 24/8" bash -c "grep -E '^\"mlperf_v51_llama8b\",1,' '$TMP/out' | grep -q -- '--ub-proj-fprop-sms 24 --ub-fc2-fprop-sms 8 '"
+for r in 12 15; do
+  check "row $r ub margins 0/0 (ring_exchange)" bash -c "grep -E '^\"mlperf_v51_llama8b\",$r,' '$TMP/out' | grep -q -- '--ub-proj-fprop-sms 0 --ub-fc2-fprop-sms 0 '"
+done
+check "row 30 (tp 1) no ub margin note" bash -c "! grep -E '^\"mlperf_v51_llama8b\",30,' '$TMP/out' | grep -q 'userbuffers margins'"
 # bad cells, one row each, built from row 13
 head -1 "$V/mlperf_v51_llama8b.csv" > "$TMP/bad.csv"
 row=$(sed -n 14p "$V/mlperf_v51_llama8b.csv")
-cta=",$(echo "$row" | awk -F, '{ print $(NF-3) "," $(NF-2) "," $(NF-1) "," $NF }')"
+# the last six columns: the four NCCL CTA ones (session 25) and the two ub margins (session 28)
+cta=",$(echo "$row" | awk -F, '{ print $(NF-5) "," $(NF-4) "," $(NF-3) "," $(NF-2) "," $(NF-1) "," $NF }')"
 echo "${row/,0.1480,/,fast,}" >> "$TMP/bad.csv"
 echo "${row/llama31_8b benchmark),8,32,/llama31_8b benchmark),8,40,}" >> "$TMP/bad.csv"
 echo "${row/,,,FULL_CUDA_GRAPH=1,/,True,False,FULL_CUDA_GRAPH=1,}" >> "$TMP/bad.csv"
 echo "${row%,768000000,True"$cta"},lots,True$cta" >> "$TMP/bad.csv"
+echo "${row%,,},x," >> "$TMP/bad.csv"
 expect_ok validate "$TMP/bad.csv" --format csv
 check "step time not a number skipped" grep -qE "^\"bad\",1,.*step time s \(median log interval, derived\)" "$TMP/out"
 check "layers contradicting the preset skipped" grep -qE "^\"bad\",2,.*layers" "$TMP/out"
 check "one ASYM flag alone skipped" grep -qE "^\"bad\",3,.*ASYM_PP_EMBED 'True', ASYM_PP_LOSS 'False'" "$TMP/out"
 check "BUCKET_SIZE not a number skipped" grep -qE "^\"bad\",4,.*column 'BUCKET_SIZE \(config, parameters\)': 'lots'" "$TMP/out"
+check "ub margin not a number skipped" grep -qE "^\"bad\",5,.*column 'ub proj_fprop SMs \(config\)': 'x' is not a whole number of SMs" "$TMP/out"
 finish
