@@ -59,6 +59,10 @@ struct pl_op {
                              parallelism (layout.cp_comm all_gather): the local m queries run
                              as two launches of m / 2 against the gathered keys up to their
                              chunk (src/sim/compute.c); 0 otherwise */
+  bool cp_two_streams;    /* ATTENTION: Transformer Engine's p2p ring (cp > 1, layout.cp_comm
+                             p2p or a2a+p2p, not PyTorch's context_parallel): the forward's cp
+                             launches alternate between two CUDA streams and share the SMs
+                             (src/sim/compute.c cp_ring_fwd_span) */
   int bwd_kernels;        /* MEMORY: kernels the backward launches when more than one
                              (0: one; -1: none, its work runs inside another op's kernels;
                              docs/step-model.md 2.6): a norm's backward (3), the gradient

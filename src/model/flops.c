@@ -278,6 +278,11 @@ static void attention(struct pl_op *op, const char *name, const struct pl_model 
   op->causal = true;
   if (l->cp > 1 && l->cp_comm == PL_CP_ALL_GATHER && !l->cp_allgather)
     op->cp_gathered = l->cp;
+  /* Transformer Engine's AttnFuncWithCP(AndKVP2P).forward runs its ring steps
+   * on two streams (v1.4 attention.py .. d0067d0 context_parallel.py,
+   * flash_attn_streams); PyTorch's context_parallel (cp_allgather) on one */
+  op->cp_two_streams = l->cp > 1 && !l->cp_allgather &&
+                       (l->cp_comm == PL_CP_P2P || l->cp_comm == PL_CP_A2A_P2P);
   op->share = share;
   op->fwd_flops = 2.0 * scores * (hd + vd); /* QK^T and PV */
   op->fwd_bytes = BF16_BYTES * (2 * q_elems + 2 * kv_elems);

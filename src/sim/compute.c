@@ -526,6 +526,96 @@ static double cp_gathered_span(int64_t c, int64_t cp, int64_t count, int64_t sms
   return even > longest ? even : longest;
 }
 
+/* Deal `count` x ceil(m / 128) tiles of one launch (m queries against n keys,
+ * tile_keys, plus `fixed` each) onto the SMs' finish times `load` (a binary
+ * min-heap of sms entries), in grid order to the first free SM, as
+ * tiles_makespan does; returns the latest finish. */
+static double deal_launch(double *load, int64_t sms, int64_t m, int64_t n, bool causal,
+                          int64_t count, double fixed, bool lightest_first, double span) {
+  int64_t tiles = (m + ATTN_TILE_ROWS - 1) / ATTN_TILE_ROWS;
+  for (int64_t c = 0; c < count; c++) {
+    for (int64_t t = 0; t < tiles; t++) {
+      int64_t i = lightest_first ? t : tiles - 1 - t;
+      double v = load[0] + (double)tile_keys(i, m, n, causal, 0, 0) + fixed;
+      span = v > span ? v : span;
+      int64_t j = 0; /* sift the new finish time down from the root */
+      for (;;) {
+        int64_t l = 2 * j + 1, r = l + 1, k = j;
+        double kv = v;
+        if (l < sms && load[l] < kv) {
+          k = l;
+          kv = load[l];
+        }
+        if (r < sms && load[r] < kv)
+          k = r;
+        if (k == j)
+          break;
+        load[j] = load[k];
+        j = k;
+      }
+      load[j] = v;
+    }
+  }
+  return span;
+}
+
+/* The forward of Transformer Engine's load-balanced p2p ring (n = cp x m
+ * keys): the causal diagonal (m x m) then cp - 1 unmasked launches taken as m
+ * queries against m / 2 keys (attention_shape_math_s), issued alternately on
+ * two CUDA streams, each launch waiting only for its own K/V and for the
+ * launch two before it on its stream: TransformerEngine
+ * transformer_engine/pytorch/attention.py AttnFuncWithCP.forward, v1.4-v1.9
+ * ("create two streams to resolve wave quantization issue of Flash Attn in
+ * each step": flash_attn_streams = [torch.cuda.current_stream(), cp_stream],
+ * step i runs `with torch.cuda.stream(flash_attn_streams[i % 2])`), and the
+ * same loop in AttnFuncWithCPAndKVP2P.forward (context_parallel.py,
+ * v1.10 .. d0067d0). So the next launch's tiles take the SMs the last wave of
+ * the one before leaves free: the launches' tiles are dealt in issue order to
+ * the first free SM as one pool (the hardware's block scheduler across two
+ * concurrent grids). The backward (AttnFuncWithCPAndKVP2P.backward, one
+ * stream) keeps a makespan per launch. Above ATTN_TILE_SIM_MAX tiles, the
+ * bound: max(total / SMs, the longest tile). In key positions of one tile. */
+static double cp_ring_fwd_span(int64_t m, int64_t cp, int64_t count, int64_t sms, double fixed,
+                               bool lightest_first) {
+  int64_t half = m / 2 > 0 ? m / 2 : 1;
+  int64_t tiles = (m + ATTN_TILE_ROWS - 1) / ATTN_TILE_ROWS;
+  double diag = 0, longest = (double)m + fixed; /* the diagonal's last tile */
+  for (int64_t i = 0; i < tiles; i++)
+    diag += (double)tile_keys(i, m, m, true, 0, 0) + fixed;
+  if (sms < 1)
+    sms = 1;
+  if (cp * tiles * count > ATTN_TILE_SIM_MAX || sms > 4096) {
+    double total = (double)count * (diag + (double)(cp - 1) * (double)tiles * ((double)half + fixed));
+    double even = total / (double)sms;
+    return even > longest ? even : longest;
+  }
+  double load[4096];
+  for (int64_t j = 0; j < sms; j++)
+    load[j] = 0;
+  double span = deal_launch(load, sms, m, m, true, count, fixed, lightest_first, 0);
+  for (int64_t s = 1; s < cp; s++)
+    span = deal_launch(load, sms, m, half, false, count, fixed, lightest_first, span);
+  return span;
+}
+
+/* cp_ring_fwd_span's answers kept per thread, as attn_tiles_makespan's are
+ * (a search asks for the same few shapes for every layout it simulates). */
+#define RING_MEMO 64
+static double cp_ring_fwd_span_memo(int64_t m, int64_t cp, int64_t count, int64_t sms,
+                                    double fixed, bool lightest_first) {
+  static _Thread_local struct makespan_memo memo[RING_MEMO];
+  uint64_t h = (uint64_t)m * 0x9E3779B97F4A7C15u ^ (uint64_t)cp * 0xC2B2AE3D27D4EB4Fu ^
+               (uint64_t)count * 0x165667B19E3779F9u ^ (uint64_t)sms * 0x27D4EB2F165667C5u ^
+               (uint64_t)(lightest_first ? 1 : 0);
+  struct makespan_memo *e = &memo[(h ^ h >> 29) % RING_MEMO];
+  if (e->used && e->m == m && e->n == cp && e->count == count && e->sms == sms &&
+      e->fixed == fixed && e->light == lightest_first)
+    return e->span;
+  double span = cp_ring_fwd_span(m, cp, count, sms, fixed, lightest_first);
+  *e = (struct makespan_memo){m, cp, 0, 0, count, sms, fixed, span, true, lightest_first, true};
+  return span;
+}
+
 static double attention_shape_math_s(const struct pl_gpu *g, const struct pl_op *op,
                                      enum pl_pass pass, double rate_scale,
                                      enum attn_kernel kernel, int64_t cudnn_version) {
@@ -579,9 +669,12 @@ static double attention_shape_math_s(const struct pl_gpu *g, const struct pl_op 
      * local queries against half a received K/V chunk, or half the queries
      * against all of it), taken here as m queries against m / 2 keys. */
     int64_t cp = (n + m / 2) / m;
-    span = attn_tiles_makespan(m, m, true, 0, 0, count, g->sm_count, fixed, light) +
-           (double)(cp - 1) * attn_tiles_makespan(m, m / 2 > 0 ? m / 2 : 1, false, 0, 0, count,
-                                                  g->sm_count, fixed, light);
+    if (fwd && op->cp_two_streams) /* the forward's launches on two streams (cp_ring_fwd_span) */
+      span = cp_ring_fwd_span_memo(m, cp, count, g->sm_count, fixed, light);
+    else
+      span = attn_tiles_makespan(m, m, true, 0, 0, count, g->sm_count, fixed, light) +
+             (double)(cp - 1) * attn_tiles_makespan(m, m / 2 > 0 ? m / 2 : 1, false, 0, 0, count,
+                                                    g->sm_count, fixed, light);
   } else {
     int64_t rows = 0, left = 0;
     if (n < m)

@@ -640,6 +640,26 @@ static void test_cudnn_attention_shape(void) {
   cg.cp_gathered = 2;
   CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &cg, PL_PASS_FWD) - k, 18.832e-6, 2e-4);
   CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &cg, PL_PASS_BWD) - 3 * k, 61.115e-6, 2e-4);
+  /* (e) shape (c) on Transformer Engine's p2p ring, whose forward launches
+   * alternate between two streams (op.cp_two_streams, compute.c
+   * cp_ring_fwd_span; TE v1.4 attention.py AttnFuncWithCP.forward
+   * flash_attn_streams): the 8 diagonal tiles (1216 .. 320 key positions,
+   * heaviest first) take 8 SMs, the unmasked launch's 8 tiles of 704 start at
+   * once on 8 idle SMs: makespan max(1216, 704) = 1216, as (a): 4.4725 us
+   * forward (7.0620 us without the streams, above). The backward (one stream
+   * in TE) keeps its per-launch makespans. 2112 heads (33792 tiles, past the
+   * dispatch simulation): the bound, 2112 x (diagonal 128 x 36 + 8 x 192 =
+   * 6144, plus 8 x (512 + 192) = 5632) / 132 = 188416 key positions x 16384 /
+   * 4.4545e12 = 693.01 us. */
+  struct pl_op ring = shape_op(1, 1024, 2048);
+  ring.cp_two_streams = true;
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &ring, PL_PASS_FWD) - k, 4.4725e-6, 2e-4);
+  struct pl_op plain = shape_op(1, 1024, 2048);
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &ring, PL_PASS_BWD),
+                 pl_op_run_time_s(&h100, &l, &m, &plain, PL_PASS_BWD), EXACT);
+  struct pl_op wide = shape_op(2112, 1024, 2048);
+  wide.cp_two_streams = true;
+  CHECK_NEAR_REL(pl_op_run_time_s(&h100, &l, &m, &wide, PL_PASS_FWD) - k, 693.01e-6, 2e-4);
   /* the small shape runs far below the constant figure (0.615) */
   CHECK(pl_op_run_time_s(&h100, &l, &m, &a, PL_PASS_FWD) - k >
         10 * 0.5 * a.fwd_flops / (989.4e12 * 0.615 * 0.887));
