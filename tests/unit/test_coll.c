@@ -769,13 +769,12 @@ static void a100_one_node(void) {
                  1e-9);
 }
 
-/* Sibling groups on shared NICs (pl_coll_time_shared). Jean Zay: 4 Omni-Path
- * ports for 8 GPUs at NCCL's measured 40.5 Gb/s = 5.0625 GB/s each (20.25
- * per node). A dp group of 8 ranks, 2 per node (tp4) alone: each rank
- * min(20.25 GB/s / 2, 5.0625) = 5.0625 GB/s, the group 10.125 GB/s per node.
- * With the 4 tp ranks' groups at once (8 GPUs active): min(20.25 / 8,
- * 5.0625) = 2.53 GB/s per rank, 5.0625 per node: exactly the group alone on
- * NICs of half the speed (min(10.125 / 2, 2.53) = 2.53). DGX H100 (a NIC per GPU): siblings
+/* Sibling groups on shared NICs (pl_coll_time_shared). Jean Zay: 4 x 100
+ * Gb/s Omni-Path for 8 GPUs. A dp group of 8 ranks, 2 per node (tp4) alone:
+ * each rank min(50 GB/s / 2, 12.5) = 12.5 GB/s, the group 25 GB/s per node.
+ * With the 4 tp ranks' groups at once (8 GPUs active): min(50 / 8, 12.5) =
+ * 6.25 GB/s per rank, 12.5 per node: exactly the group alone on NICs of half
+ * the speed (min(25 / 2, 6.25) = 6.25). DGX H100 (a NIC per GPU): siblings
  * change nothing. Fewer active GPUs than the group's own count as the group
  * alone, more than the node's as the node; negative is an error. */
 static void shared_nics(void) {

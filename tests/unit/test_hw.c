@@ -141,17 +141,18 @@ static void dgx_h100_figures(void) {
   CHECK_NEAR_REL(pl_cluster_node_net_bytes_per_s(&c), 200e9, 1e-12); /* Table 1: 200 GB/s */
   CHECK(!c.nvls);
 
-  /* Jean Zay (BLOOM): 4 Omni-Path links per node, priced at NCCL's measured
-   * rate per port: BigScience's 4 GB all_reduce over 4 x 8 A100 ran at busbw
-   * 40.5 Gb/s through one port per direction per node (one ring), so
-   * 40.5e9 / 8 = 5.0625e9 B/s per port and 4 x 5.0625e9 = 20.25e9 B/s per
-   * node, one direction (the hardware's 100 Gb/s would be 12.5e9 and 50e9) */
+  /* Jean Zay (BLOOM): 4 Omni-Path links of 100 Gb/s = 12.5e9 B/s each, 50e9
+   * B/s per node, one direction (datasheet; session 28 jz28: the 40.5 Gb/s
+   * NCCL busbw mdsp28 took as the port rate is the rate of one ring, not of
+   * a port; docs/collectives.md, "Session 28 (jz28)"). No GPUDirect RDMA in
+   * BigScience's NCCL log: GPU-NIC through the CPU, "phb" */
   CHECK_STATUS(pl_cluster_load("jean-zay-a100", &c, &d), PL_OK, dp);
   CHECK_STR(c.gpu.name, "a100-80g");
   CHECK_STR(c.inter_kind, "omnipath");
   CHECK_EQ_INT(c.nics_per_node, 4);
-  CHECK_NEAR_REL(c.nic_bytes_per_s, 5.0625e9, 1e-12);
-  CHECK_NEAR_REL(pl_cluster_node_net_bytes_per_s(&c), 20.25e9, 1e-12);
+  CHECK_NEAR_REL(c.nic_bytes_per_s, 12.5e9, 1e-12);
+  CHECK_NEAR_REL(pl_cluster_node_net_bytes_per_s(&c), 50e9, 1e-12);
+  CHECK_STR(c.gpu_nic_path, "phb");
 }
 
 /* The Triton FlashAttention figures: FlashAttention-2's over the FA2 paper's
