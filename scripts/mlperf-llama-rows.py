@@ -10,6 +10,11 @@ Usage: mlperf-llama-rows.py REPO_GIT_DIR VERSION BENCH [--header] [--per-result]
   --per-result  one row per result_N.txt (as the 405B rows of mlperf_v5.csv);
                 default: one row per system, the median over its result files
   --orgs A,B    only these submitters; --skip-orgs A,B: all but these
+  --append-to CSV  write CSV back to stdout with the columns of APPEND_COLS
+                (added where absent) filled for its rows of this VERSION, from the
+                config each row's source_ref names: the columns later sessions
+                added to rows written by hand (mlperf_v5.csv rows 1-48) and by
+                this script; every other cell as it is
 
 Step time: the median wall-clock interval between consecutive MLLOG
 tracked_stats lines carrying train_step_time, divided by the steps between
@@ -173,6 +178,44 @@ def ub_fprop_margins(cfg, e, lay):
             return ("", "")
     return tuple(out)
 
+def yaml_env_value(cfg, e, key):
+    """The value conf/custom.yaml gives `key:` from the config's environment
+    (`${oc.decode:${oc.env:VAR,DEFAULT}}` or `${oc.env:VAR,DEFAULT}`), or None."""
+    name = "conf/custom.yaml"
+    p = cfg.rsplit("/", 1)[0] + "/" + name
+    p = p if p in FILESET else fallback(p, name)
+    if not p:
+        return None
+    m = re.search(r"^\s*%s:\s*\$\{(?:oc\.decode:)?\$\{oc\.env:([A-Za-z0-9_]+),([^}]*)\}\}?\s*$" % re.escape(key),
+                  show(p), re.M)
+    return e.get(m.group(1), m.group(2).strip()) if m else None
+
+def nan_check_of(cfg, e):
+    """Megatron-Core DDP's check_for_nan_in_grad as the implementation's pretrain.py get_strategy
+    passes it to DistributedDataParallelConfig: 'True' / 'False' (session 28, mlperfcfg28), '' where
+    no pretrain.py or no such argument is found.
+    - A literal (v5.1 @ 441d65f4: False in NVIDIA's 8B and 405B and every other 8B submitter's but
+      Cisco's, l. 389; True in Cisco's 8B l. 355 and Nebius' 405B l. 354; v5.0 @ 0fdc28f ngc25.01
+      eos-dfw and Nebius: True, l. 354);
+    - `not config.model.full_cuda_graph` (v5.0 ngc25.04 tyche, carina l. 345): conf/custom.yaml
+      full_cuda_graph ${oc.decode:${oc.env:FULL_CUDA_GRAPH,False}}, OmegaConf's decode making
+      'True' / '1' true.
+    Off, start_grad_sync skips check_grads (Megatron-LM 25.04-alpha.rc1 / 25.09-alpha.rc1
+    param_and_grad_buffer.py), whose per-bucket grad_data.norm(p=2) reads the gradient buffer."""
+    pre = pretrain_of(cfg)
+    m = re.search(r"check_for_nan_in_grad=([^,\n]+),", pre) if pre else None
+    if not m:
+        return ""
+    v = m.group(1).strip()
+    if v in ("True", "False"):
+        return v
+    if v == "not config.model.full_cuda_graph":
+        fcg = yaml_env_value(cfg, e, "full_cuda_graph")
+        if fcg is None:
+            return ""
+        return "False" if fcg.strip() in ("True", "true", "1") else "True"
+    return ""
+
 def env_of(path, e=None, depth=0):
     """The exports of a config, its `source $(dirname ...)/x.sh` files inlined in order."""
     e = {} if e is None else e
@@ -295,6 +338,48 @@ def read_result(path):
         if x["event_type"] == "POINT_IN_TIME" and x["key"] not in key: key[x["key"]] = x["value"]
     return ev, key
 
+# The columns read from each row's config and pretrain.py, appended last: the 8B file's
+# Transformer Engine userbuffers margins (ub_fprop_margins, session 28 uf28) and, in both
+# files, Megatron-Core DDP's check_for_nan_in_grad (nan_check_of, session 28 mlperfcfg28).
+# The 405B rows' margins are not written (mlperfcfg28): their v5.0 yamls give 0 for a
+# ring_exchange entry (TE use_ce: the reduce_scatter on copy engines), which plateau's
+# ub_mode (src/sim/lower_unit.c) would take for SM reduce_scatter kernels beside the GEMM
+UB_COLS = ("ub proj_fprop SMs (config)", "ub fc2_fprop SMs (config)")
+NAN_COL = "check_for_nan_in_grad (pretrain.py)"
+APPEND_COLS = (UB_COLS if BENCH == "llama31_8b" else ()) + (NAN_COL,)
+
+def append_cols(cfg, e):
+    out = {NAN_COL: nan_check_of(cfg, e)}
+    if BENCH == "llama31_8b":
+        lay = layout(e)
+        out.update(zip(UB_COLS, ub_fprop_margins(cfg, e, lay) if lay else ("", "")))
+    return {c: out[c] for c in APPEND_COLS}
+
+if "--append-to" in sys.argv:
+    src = list(csv.reader(open(sys.argv[sys.argv.index("--append-to") + 1], newline="")))
+    head, body = src[0], src[1:]
+    for c in APPEND_COLS:
+        if c not in head:
+            head.append(c)
+            for r in body: r.append("")
+    for r in body:
+        ref = r[head.index("source_ref")]
+        m = re.search(r"\(\+ config (\S+)\)", ref)
+        if not ref.startswith(f"github.com/mlcommons/training_results_{VER} ") or not m:
+            continue
+        if r[head.index("precision")].startswith("not identified"):  # ambiguous config: as
+            for c in APPEND_COLS: r[head.index(c)] = ""  # the rows the script writes
+            continue
+        cfg = m.group(1)
+        if cfg not in FILESET:
+            sys.exit(f"{cfg}: not in the mirror at {COMMIT}")
+        for c, v in append_cols(cfg, env_of(cfg)).items():
+            r[head.index(c)] = v
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows([head] + body)
+    sys.stdout.write(out.getvalue())
+    sys.exit(0)
+
 systems = sorted({(p.split("/")[0], p.split("/")[2]) for p in FILES
                   if re.match(rf"[^/]+/results/[^/]+/{BENCH}/result_\d+\.txt$", p)})
 rows = []
@@ -415,9 +500,9 @@ for org, system in systems:
         row["NCCL_MIN_NCHANNELS (config_common.sh)"] = e.get("NCCL_MIN_NCHANNELS", "")
         row["NCCL_MAX_CTAS (config_common.sh)"] = e.get("NCCL_MAX_CTAS", "")
         row["NCCL_MIN_CTAS (config_common.sh)"] = e.get("NCCL_MIN_CTAS", "")
-        if BENCH == "llama31_8b":  # session 28 (uf28): appended last, 8B file only
-            ub = ub_fprop_margins(cfg, e, lay) if cfg and not ambiguous else ("", "")
-            row["ub proj_fprop SMs (config)"], row["ub fc2_fprop SMs (config)"] = ub
+        # session 28 (uf28: the ub columns of the 8B file; mlperfcfg28: both files, and
+        # check_for_nan_in_grad): appended last
+        row.update(append_cols(cfg, e) if cfg and not ambiguous else dict.fromkeys(APPEND_COLS, ""))
         rows.append(row)
 out = io.StringIO()
 w = csv.DictWriter(out, fieldnames=list(rows[0].keys()), lineterminator="\n")

@@ -266,6 +266,9 @@ struct pl_framework {
                                           fused_loss; layout.logits_fp32) */
   enum pl_setting adam_no_master;      /* the optimizer keeps no master copy: the 16-bit
                                           parameters are its parameters (layout.adam_no_master) */
+  enum pl_setting grad_nan_check;      /* with grad_buffer_passes: Megatron-Core DDP's
+                                          check_for_nan_in_grad, each bucket's norm read before
+                                          its reduce (on) or not (layout.no_grad_nan_check) */
 };
 
 /* Load a preset by name (data/frameworks/) or a framework file by path into

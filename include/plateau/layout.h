@@ -799,7 +799,12 @@ struct pl_layout {
                               norm read before its reduce (start_grad_sync / check_grads:
                               grad_data.norm(p=2)): one write and one read of every local
                               gradient, on the compute stream (lower_dp.c sim_dp_emit_tail,
-                              constants.h GRAD_BUFFER_PASSES) */
+                              constants.h GRAD_BUFFER_ZERO_PASSES, GRAD_NAN_CHECK_PASSES) */
+  bool no_grad_nan_check;  /* input: with grad_buffer_passes, the run turns Megatron-Core's
+                              check_for_nan_in_grad off (DistributedDataParallelConfig(
+                              check_for_nan_in_grad=False), e.g. the MLPerf v5.1 NeMo 2
+                              pretrain.py): start_grad_sync skips check_grads, so only the zero
+                              pass is counted (lower_dp.c sim_grad_buffer_passes_s) */
   bool grad_scale_pass;    /* input: ddp/zero1, Megatron-Core's DistributedDataParallel without
                               average_in_collective (Megatron-LM's default): each bucket's
                               gradients are scaled by 1/dp before its reduce (param_and_grad_

@@ -109,8 +109,15 @@
  * Megatron-LM turns the check on by default (--check-for-nan-in-loss-and-grad),
  * NeMo 2 and Megatron-Bridge recipes set check_for_nan_in_grad=True. The
  * gradient scaling pass (grad_data *= gradient_scaling_factor) is not counted:
- * NeMo 2 / Bridge set average_in_collective=True, which makes the factor 1. */
-#define GRAD_BUFFER_PASSES 2.0
+ * NeMo 2 / Bridge set average_in_collective=True, which makes the factor 1.
+ * The two are counted apart (session 28, mlperfcfg28): start_grad_sync calls
+ * check_grads only `if self.ddp_config.check_for_nan_in_grad or
+ * self.ddp_config.check_for_large_grads` (Megatron-LM 25.04-alpha.rc1,
+ * 25.09-alpha.rc1; both default False in DistributedDataParallelConfig), and
+ * the MLPerf v5.1 NeMo 2 pretrain.py pass check_for_nan_in_grad=False
+ * (layout.no_grad_nan_check): the zero pass stays. */
+#define GRAD_BUFFER_ZERO_PASSES 1.0
+#define GRAD_NAN_CHECK_PASSES 1.0
 /* Without average_in_collective (Megatron-LM's --ddp-average-in-collective is
  * store_true, default False; core_r0.8.0 distributed_data_parallel.py sets
  * gradient_scaling_factor = 1/dp then), each bucket's gradients are scaled

@@ -107,6 +107,7 @@ static const struct {
     {"eager_z_loss", offsetof(struct pl_framework, eager_z_loss)},
     {"grad_buffer_passes", offsetof(struct pl_framework, grad_buffer_passes)},
     {"grad_scale_pass", offsetof(struct pl_framework, grad_scale_pass)},
+    {"grad_nan_check", offsetof(struct pl_framework, grad_nan_check)},
     {"logits_fp32", offsetof(struct pl_framework, logits_fp32)},
 };
 
@@ -637,6 +638,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->eager_z_loss, &l->eager_z_loss, false);
   put(fw->grad_buffer_passes, &l->grad_buffer_passes, false);
   put(fw->grad_scale_pass, &l->grad_scale_pass, false);
+  put(fw->grad_nan_check, &l->no_grad_nan_check, true);
   put(fw->logits_fp32, &l->logits_fp32, false);
 }
 
@@ -761,5 +763,6 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->eager_z_loss = setting(l->eager_z_loss);
   out->grad_buffer_passes = setting(l->grad_buffer_passes);
   out->grad_scale_pass = setting(l->grad_scale_pass);
+  out->grad_nan_check = setting(!l->no_grad_nan_check);
   out->logits_fp32 = setting(l->logits_fp32);
 }

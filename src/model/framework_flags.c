@@ -105,6 +105,7 @@ static const struct flag flags[] = {
     ONOFF("eager-z-loss", eager_z_loss),
     ONOFF("grad-buffer-passes", grad_buffer_passes),
     ONOFF("grad-scale-pass", grad_scale_pass),
+    ONOFF("grad-nan-check", grad_nan_check),
     ONOFF("logits-fp32", logits_fp32),
     WORDS("adam-moments-dtype", adam_moments_bf16, "dtype", "bf16", "fp32", false),
     WORDS("adam-master", adam_no_master, "value", "none", "kept", false),

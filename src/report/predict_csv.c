@@ -406,6 +406,9 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_int(c, "layout.pp_schedules", l->pp_schedules);
   col_str(c, "layout.moe_fake_gate", moe ? (l->moe_fake_gate ? "true" : "false") : NULL);
   col_str(c, "layout.moe_act_compiled", moe ? (l->moe_act_compiled ? "true" : "false") : NULL);
+  /* Megatron-Core DDP's check_for_nan_in_grad bucket norms, apart from the
+   * buffer's zero pass (layout.no_grad_nan_check, mlperfcfg28) */
+  col_str(c, "framework.grad_nan_check", pl_setting_name(fw.grad_nan_check));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -369,8 +369,10 @@ double sim_opt_bytes_per_param(const struct pl_layout *l) {
 }
 
 /* layout.grad_buffer_passes: Megatron-Core DDP zeroes its whole local
- * gradient buffer once per step and reads it once more for the NaN check's
- * bucket norms (constants.h GRAD_BUFFER_PASSES): every local gradient element
+ * gradient buffer once per step (constants.h GRAD_BUFFER_ZERO_PASSES) and,
+ * unless the run turns check_for_nan_in_grad off (layout.no_grad_nan_check),
+ * reads it once more for the NaN check's bucket norms (GRAD_NAN_CHECK_PASSES):
+ * every local gradient element
  * (the stage's parameters, unsharded: the buffer holds them all; the
  * distributed optimizer shards only the step), at the gradient buffer's
  * dtype (sim_grad_bytes: fp32 with grad_reduce_in_fp32), at the HBM rate.
@@ -387,8 +389,8 @@ double sim_grad_buffer_passes_s(const struct pl_layout *l, const struct pl_gpu *
    * start_grad_sync), the factor being 1 / the data-parallel size with
    * context parallelism: no pass at dp x cp = 1 */
   bool scales = l->grad_scale_pass && l->dp * l->cp > 1;
-  double passes = (l->grad_buffer_passes ? GRAD_BUFFER_PASSES : 0.0) +
-                  (scales ? GRAD_SCALE_PASSES : 0.0);
+  double buffer = GRAD_BUFFER_ZERO_PASSES + (l->no_grad_nan_check ? 0.0 : GRAD_NAN_CHECK_PASSES);
+  double passes = (l->grad_buffer_passes ? buffer : 0.0) + (scales ? GRAD_SCALE_PASSES : 0.0);
   double bw = g->hbm_bytes_per_s * g->eff.hbm_fraction;
   if (!(passes > 0) || !(bw > 0) || !(params > 0))
     return 0.0;

@@ -691,6 +691,33 @@ bool validate_mlperf_overrides(const struct validate_in *in, struct pl_framework
                   "yaml)",
                   cell(in, ubcol[0])[0] ? cell(in, ubcol[0]) : "preset",
                   cell(in, ubcol[1])[0] ? cell(in, ubcol[1]) : "preset");
+  /* Megatron-Core DDP's check_for_nan_in_grad as the submission's NeMo 2
+   * pretrain.py get_strategy passes it to DistributedDataParallelConfig
+   * (column 'check_for_nan_in_grad (pretrain.py)', scripts/mlperf-llama-rows.py
+   * nan_check_of; session 28, mlperfcfg28): False in every v5.1 implementation
+   * but Cisco's 8B and Nebius' 405B (mlcommons/training_results_v5.1 @
+   * 441d65f4, each implementation's pretrain.py l. 389; True l. 355 / 354),
+   * True in the v5.0 ngc25.01 ones (eos-dfw, Nebius l. 354), `not
+   * config.model.full_cuda_graph` in the v5.0 ngc25.04 ones (tyche, carina
+   * l. 345; FULL_CUDA_GRAPH of the config, True in their config_common_cg.sh).
+   * Off, start_grad_sync skips check_grads and its per-bucket
+   * grad_data.norm(p=2) (Megatron-LM 25.04-alpha.rc1 / 25.09-alpha.rc1
+   * param_and_grad_buffer.py): layout.no_grad_nan_check. Empty: the
+   * preset's (on). */
+  const char *nc = cell(in, "check_for_nan_in_grad (pretrain.py)");
+  if (strcmp(nc, "True") == 0)
+    fw->grad_nan_check = PL_SETTING_ON;
+  else if (strcmp(nc, "False") == 0)
+    fw->grad_nan_check = PL_SETTING_OFF;
+  else if (nc[0] != '\0')
+    return validate_skip(row,
+                         "column 'check_for_nan_in_grad (pretrain.py)': '%s' is not True or False",
+                         nc);
+  if (nc[0] != '\0')
+    validate_note(row,
+                  "Megatron-Core DDP check_for_nan_in_grad=%s (the submission's pretrain.py): "
+                  "bucket-norm pass %s",
+                  nc, fw->grad_nan_check == PL_SETTING_ON ? "counted" : "not counted");
   /* The GPT-3 rows (v3.0-v4.1) train with Apex's distributed_fused_adam, in
    * buckets of bucket_cap_mb MiB: v3.0 pytorch/run_and_time.sh
    * ${BUCKET_CAP_MB:=100}; v3.1 pytorch/conf/optim/distributed_fused_adam.yaml

@@ -169,20 +169,38 @@ for r in 12 15; do
   check "row $r ub margins 0/0 (ring_exchange)" bash -c "grep -E '^\"mlperf_v51_llama8b\",$r,' '$TMP/out' | grep -q -- '--ub-proj-fprop-sms 0 --ub-fc2-fprop-sms 0 '"
 done
 check "row 30 (tp 1) no ub margin note" bash -c "! grep -E '^\"mlperf_v51_llama8b\",30,' '$TMP/out' | grep -q 'userbuffers margins'"
+# Session 28 (mlperfcfg28): Megatron-Core DDP's check_for_nan_in_grad as each submission's
+# pretrain.py get_strategy passes it (scripts/mlperf-llama-rows.py nan_check_of): False in every v5.1
+# 8B implementation but Cisco's (True), so the bucket-norm read is not counted there
+# (--grad-nan-check off); the 405B rows: True in the v5.0 ngc25.01 implementations (NVIDIA eos-dfw,
+# Nebius), `not config.model.full_cuda_graph` in the ngc25.04 ones (FULL_CUDA_GRAPH=True: off),
+# False in the v5.1 ones (NVIDIA, University of Florida)
+check "8B row 1 Cisco check_for_nan_in_grad=True" bash -c "grep -E '^\"mlperf_v51_llama8b\",1,' '$TMP/out' | grep -q -- '--grad-nan-check on '"
+check "8B row 13 check_for_nan_in_grad=False" bash -c "grep -E '^\"mlperf_v51_llama8b\",13,' '$TMP/out' | grep -q -- '--grad-nan-check off '"
+check "8B: 30 rows with the check off (all but Cisco's two and Oracle's refused one)" \
+  [ "$(grep -E '^"mlperf_v51_llama8b",' "$TMP/out" | grep -c -- '--grad-nan-check off ')" -eq 30 ]
+expect_ok validate "$V/mlperf_v5.csv" --format csv
+for rs in "1 on" "16 off" "34 off" "22 off" "49 on" "55 off"; do
+  set -- $rs
+  check "405B row $1 grad nan check $2" bash -c "grep -E '^\"mlperf_v5\",$1,' '$TMP/out' | grep -q -- '--grad-nan-check $2 '"
+done
 # bad cells, one row each, built from row 13
 head -1 "$V/mlperf_v51_llama8b.csv" > "$TMP/bad.csv"
 row=$(sed -n 14p "$V/mlperf_v51_llama8b.csv")
-# the last six columns: the four NCCL CTA ones (session 25) and the two ub margins (session 28)
-cta=",$(echo "$row" | awk -F, '{ print $(NF-5) "," $(NF-4) "," $(NF-3) "," $(NF-2) "," $(NF-1) "," $NF }')"
+# the last seven columns: the four NCCL CTA ones (session 25), the two ub margins and
+# check_for_nan_in_grad (session 28)
+cta=",$(echo "$row" | awk -F, '{ print $(NF-6) "," $(NF-5) "," $(NF-4) "," $(NF-3) "," $(NF-2) "," $(NF-1) "," $NF }')"
 echo "${row/,0.1480,/,fast,}" >> "$TMP/bad.csv"
 echo "${row/llama31_8b benchmark),8,32,/llama31_8b benchmark),8,40,}" >> "$TMP/bad.csv"
 echo "${row/,,,FULL_CUDA_GRAPH=1,/,True,False,FULL_CUDA_GRAPH=1,}" >> "$TMP/bad.csv"
 echo "${row%,768000000,True"$cta"},lots,True$cta" >> "$TMP/bad.csv"
-echo "${row%,,},x," >> "$TMP/bad.csv"
+echo "${row%,,,False},x,,False" >> "$TMP/bad.csv"
+echo "${row%,False},maybe" >> "$TMP/bad.csv"
 expect_ok validate "$TMP/bad.csv" --format csv
 check "step time not a number skipped" grep -qE "^\"bad\",1,.*step time s \(median log interval, derived\)" "$TMP/out"
 check "layers contradicting the preset skipped" grep -qE "^\"bad\",2,.*layers" "$TMP/out"
 check "one ASYM flag alone skipped" grep -qE "^\"bad\",3,.*ASYM_PP_EMBED 'True', ASYM_PP_LOSS 'False'" "$TMP/out"
 check "BUCKET_SIZE not a number skipped" grep -qE "^\"bad\",4,.*column 'BUCKET_SIZE \(config, parameters\)': 'lots'" "$TMP/out"
 check "ub margin not a number skipped" grep -qE "^\"bad\",5,.*column 'ub proj_fprop SMs \(config\)': 'x' is not a whole number of SMs" "$TMP/out"
+check "check_for_nan_in_grad neither True nor False skipped" grep -qE "^\"bad\",6,.*column 'check_for_nan_in_grad \(pretrain.py\)': 'maybe' is not True or False" "$TMP/out"
 finish

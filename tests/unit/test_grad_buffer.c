@@ -1,6 +1,7 @@
 /* test_grad_buffer.c: Megatron-Core DDP's per-step passes over its gradient
  * buffer (layout.grad_buffer_passes, src/sim/lower_dp.c
- * sim_grad_buffer_passes_s, constants.h GRAD_BUFFER_PASSES) against
+ * sim_grad_buffer_passes_s, constants.h GRAD_BUFFER_ZERO_PASSES,
+ * GRAD_NAN_CHECK_PASSES; layout.no_grad_nan_check) against
  * hand-derived numbers, on the a100-80g GPU file (HBM 2039 GB/s x 0.88) and
  * on the small Llama run of run_fixture.h on a DGX H100. */
 #include <plateau/plateau.h>
@@ -61,6 +62,36 @@ static void test_passes_s(void) {
   CHECK(sim_grad_buffer_passes_s(&l, &a100, 1e9) == 0.0);
 }
 
+/* layout.no_grad_nan_check (check_for_nan_in_grad=False: start_grad_sync
+ * skips check_grads): only the zero pass, 4 B written per fp32 gradient,
+ * 4e9 B / 1.79432e12 B/s = 2.22926 ms for 1e9; bf16 gradients 1.11463 ms;
+ * with the 1/dp scaling pass (read + write 4 B) 12e9 B: 6.68777 ms. The
+ * switch does nothing without grad_buffer_passes (only the scaling pass,
+ * 4.45852 ms) and nothing under zero3. */
+static void test_no_nan_check_s(void) {
+  struct pl_layout l;
+  memset(&l, 0, sizeof l);
+  l.shard = PL_SHARD_ZERO1;
+  l.grad_buffer_passes = true;
+  l.no_grad_nan_check = true;
+  CHECK_NEAR_REL(sim_grad_buffer_passes_s(&l, &a100, 1e9), 4e9 / 1.79432e12, 1e-9);
+  CHECK_NEAR_REL(sim_grad_buffer_passes_s(&l, &a100, 1e9), 2.22926e-3, 1e-5);
+  l.grad_reduce_bf16 = true;
+  CHECK_NEAR_REL(sim_grad_buffer_passes_s(&l, &a100, 1e9), 1.11463e-3, 1e-5);
+  l.grad_reduce_bf16 = false;
+  l.grad_scale_pass = true;
+  l.dp = 8;
+  l.cp = 1;
+  CHECK_NEAR_REL(sim_grad_buffer_passes_s(&l, &a100, 1e9), 6.68777e-3, 1e-5);
+  l.grad_buffer_passes = false;
+  CHECK_NEAR_REL(sim_grad_buffer_passes_s(&l, &a100, 1e9), 4.45852e-3, 1e-5);
+  l.grad_scale_pass = false;
+  CHECK(sim_grad_buffer_passes_s(&l, &a100, 1e9) == 0.0);
+  l.grad_buffer_passes = true;
+  l.shard = PL_SHARD_ZERO3;
+  CHECK(sim_grad_buffer_passes_s(&l, &a100, 1e9) == 0.0);
+}
+
 /* Wired into the step: the small Llama (2 layers, h 1024, ffn 2816, vocab
  * 32000 untied) has 2 x 12,847,104 (blocks) + 32,768,000 (embedding) +
  * 1024 + 32,768,000 (final norm, head) = 91,231,232 parameters, all on the
@@ -89,6 +120,14 @@ static void test_step(void) {
   CHECK_NEAR_REL(on.step.optimizer_s - off.step.optimizer_s, want, 1e-9);
   CHECK_NEAR_REL(on.step.compute_s, off.step.compute_s, 1e-12);
   CHECK(on.step.step_time_s > off.step.step_time_s);
+  /* check_for_nan_in_grad off: the zero pass alone, half of the 8 B above
+   * (91,231,232 x 4 B), compute unchanged */
+  static struct pl_prediction zero_only;
+  run.layout.no_grad_nan_check = true;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_predict(&run, &zero_only, &d), PL_OK, dp);
+  CHECK_NEAR_REL(zero_only.step.optimizer_s - off.step.optimizer_s, want / 2.0, 1e-9);
+  CHECK_NEAR_REL(zero_only.step.compute_s, off.step.compute_s, 1e-12);
 }
 
 int main(void) {
@@ -96,6 +135,7 @@ int main(void) {
   CHECK_STATUS(pl_gpu_load("a100-80g", &a100, &d), PL_OK, dp);
   CHECK_NEAR_REL(a100.hbm_bytes_per_s * a100.eff.hbm_fraction, 2039e9 * 0.88, 1e-9);
   test_passes_s();
+  test_no_nan_check_s();
   test_step();
   return check_finish();
 }
