@@ -76,6 +76,10 @@ struct pl_gpu_efficiency {
   int64_t gemm_tile_alt_bf16_n;
   double gemm_sustained_fraction; /* sustained (power-limited) / burst GEMM rate; 0 = not given,
                                     the burst MAMF is used as is */
+  double gemm_sustained_fraction_fp8; /* the same for FP8 GEMMs (and the block-scaled ones rated
+                                    from the FP8 measurement), against this file's FP8 rate
+                                    (gemm.sustained_fraction_fp8); 0 = not given, FP8 takes
+                                    gemm_sustained_fraction */
   double gemm_tile_fixed_k;      /* per-tile cost outside the K loop (prologue, epilogue), in
                                     K elements of BF16 mainloop; 0 = not given (none) */
   double gemm_tile_fixed_k_fp8;  /* the same for FP8 GEMMs (and the block-scaled MXFP8 and

@@ -35,6 +35,7 @@ static struct pl_gpu math_only(const struct pl_gpu *base) {
   g.eff.gemm_tile_fixed_k = 0;
   g.eff.gemm_tile_fixed_k_fp8 = 0;
   g.eff.gemm_sustained_fraction = 1.0;
+  g.eff.gemm_sustained_fraction_fp8 = 0; /* FP8 takes the 1 above */
   g.eff.gemm_mamf_not_ceiling = true;
   g.hbm_bytes_per_s = 1e30;
   return g;
@@ -210,6 +211,7 @@ static void apply_gemm(const struct pl_gpu *base, struct pl_gpu *out, struct gem
     o->gemm_fp8_mamf_flops_per_s = rate_at(base, PL_DTYPE_FP8, s8);
   }
   o->gemm_sustained_fraction = 1.0;
+  o->gemm_sustained_fraction_fp8 = 0; /* the fitted FP8 rate has it folded in too */
   o->gemm_mamf_not_ceiling = true; /* a fitted anchor, not a searched maximum */
 }
 

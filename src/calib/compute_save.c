@@ -178,7 +178,8 @@ static void gemm(struct pl_emit *e, const struct ctx *c, yajl_val base) {
   for (size_t i = 0; i < base->u.object.len; i++) {
     const char *k = base->u.object.keys[i];
     if (strcmp(k, "mamf") != 0 && strcmp(k, "mamf_fp8") != 0 &&
-        strcmp(k, "sustained_fraction") != 0 && strcmp(k, "tile_fixed_k") != 0 &&
+        strcmp(k, "sustained_fraction") != 0 && strcmp(k, "sustained_fraction_fp8") != 0 &&
+        strcmp(k, "tile_fixed_k") != 0 &&
         strcmp(k, "mamf_is_ceiling") != 0)
       copy_value(e, k, base->u.object.values[i]);
   }

@@ -12,6 +12,8 @@
  *       "sustained_fraction": {"value": 0.887, "source": "..."}  (optional)
  *       "tile_fixed_k": {"value": 170, "source": "..."}  (optional)
  *       "tile_fixed_k_fp8": {"value": 472, "source": "..."}  (optional)
+ *       "sustained_fraction_fp8": {"value": 0.967, "source": "..."}  (optional; absent: FP8
+ *         GEMMs take sustained_fraction)
  *       "mxfp8_vs_fp8": {"value": 0.951, "source": "..."}  (optional)
  *       "nvfp4_vs_fp8": {"value": 1.81, "source": "..."}  (optional)
  *       "mamf_is_ceiling": {"value": false, "source": "..."}  (optional, default true)
@@ -233,6 +235,15 @@ static enum pl_status gemm_part(yajl_val eff, const char *origin, struct pl_gpu_
                      "%s: efficiency field 'sustained_fraction': %g is above 1 (a sustained rate "
                      "cannot beat the burst it is a fraction of)",
                      origin, e->gemm_sustained_fraction);
+  /* optional: the same for FP8 GEMMs, measured against the file's FP8 rate
+   * (docs/step-model.md 2.1: h100's FP8 anchor was itself timed under the cap) */
+  if (st == PL_OK && base_json_get(g, "sustained_fraction_fp8") != NULL)
+    st = fraction(g, "sustained_fraction_fp8", origin, &e->gemm_sustained_fraction_fp8, diag);
+  if (st == PL_OK && !(e->gemm_sustained_fraction_fp8 <= 1.0))
+    st = pl_diag_set(diag, PL_ERR_RANGE,
+                     "%s: efficiency field 'sustained_fraction_fp8': %g is above 1 (a sustained "
+                     "rate cannot beat the rate it is a fraction of)",
+                     origin, e->gemm_sustained_fraction_fp8);
   /* optional: each output tile's cost outside its K loop, in K elements */
   if (st == PL_OK && base_json_get(g, "tile_fixed_k") != NULL)
     st = tile_fixed_k(g, "tile_fixed_k", origin, &e->gemm_tile_fixed_k, diag);

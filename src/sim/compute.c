@@ -157,6 +157,10 @@ static double gemm_rate(const struct pl_gpu *g, enum pl_dtype dt, bool split_acc
     q *= (double)shape[2] / ((double)shape[2] + k0);
   /* a training step keeps the GPU at its power limit: the sustained rate when the file gives it */
   double sustained = e->gemm_sustained_fraction > 0 ? e->gemm_sustained_fraction : 1.0;
+  /* FP8-like GEMMs take the file's FP8 figure when it gives one: measured
+   * against the FP8 rate of the same file (docs/step-model.md 2.1) */
+  if (fp8_like && e->gemm_sustained_fraction_fp8 > 0)
+    sustained = e->gemm_sustained_fraction_fp8;
   /* mamf-finder's MAMF is the best rate of its shape search, so no shape
    * beats it: the sustained rate of any GEMM is at most MAMF x the sustained
    * fraction, its MSMF (stas00/ml-engineering compute/accelerator/benchmarks/

@@ -95,9 +95,9 @@ assert abs(float(f["layer.fc1.fwd"]["a"]) - 774e12) < 3e12, f["layer.fc1.fwd"]["
 fl = 32 * 2 * 4096 * 16384 * 2048
 assert abs(float(f["layer.fc1.bwd"]["b"]) - fl / float(t["layer.fc1.bwd"]["b"])) < 1e-6 * fl / 1e-3
 # the head's gradients on the prediction side run at the MAMF ceiling times the sustained
-# clock of data/gpus/h100.json: 794.5 x 0.887 = 704.7 TFLOP/s (less 2 x 1.2 us of kernel
-# overhead in 6.1 ms, 0.04 %)
-assert abs(float(f["head.lm_head.bwd"]["b"]) - 704.7e12) < 0.002 * 704.7e12, f["head.lm_head.bwd"]["b"]
+# clock of data/gpus/h100.json: 794.5 x 0.868 = 689.6 TFLOP/s (less 2 x 1.2 us of kernel
+# overhead in 6.3 ms, 0.04 %)
+assert abs(float(f["head.lm_head.bwd"]["b"]) - 689.6e12) < 0.002 * 689.6e12, f["head.lm_head.bwd"]["b"]
 # only GEMM rows carry a rate (attention counts FLOPs differently; memory-bound none)
 assert "layer.attn.fwd" not in f and "optimizer.step" not in f
 assert set(f) == {n for n in t if n.startswith(("layer.qkv.", "layer.proj.", "layer.fc1.", "layer.fc2.",

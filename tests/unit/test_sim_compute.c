@@ -18,6 +18,17 @@ static struct pl_gpu a100;
 
 static double ovh(void) { return a100.eff.kernel_overhead_s; }
 
+/* h100 with the sustained fraction its file gave when the formula tests below
+ * were derived by hand (0.887 for BF16 and FP8 alike, before session 28's
+ * per-dtype soak figures): they test the formulas, not the file's figure,
+ * which test_sustained_fraction checks. */
+static enum pl_status load_h100_887(struct pl_gpu *g, struct pl_diag *d) {
+  enum pl_status st = pl_gpu_load("h100", g, d);
+  g->eff.gemm_sustained_fraction = 0.887;
+  g->eff.gemm_sustained_fraction_fp8 = 0;
+  return st;
+}
+
 /* The GPU file's efficiency object is read with its sources. */
 static void test_loaded(void) {
   CHECK(a100.eff.present);
@@ -56,22 +67,51 @@ static void test_sustained_a100_8192(void) {
 
 /* A GPU file with a sustained fraction runs GEMMs at that fraction of the
  * burst rate: h100 MAMF 794.5 TFLOP/s at 2048x2048x13312 (128 tiles of
- * 128x256 in one wave of 132 SMs) x 0.887 (H200 MSMF / MAMF, stas00
- * mamf-finder) = 704.7 TFLOP/s at that shape: 2 * 2048 * 2048 * 13312 /
- * 704.7e12 = 0.1584 ms, plus one kernel. A file without the fraction
- * (v100) reads 0: the burst rate is used as is. */
+ * 128x256 in one wave of 132 SMs) x 0.868 (this project's H100 soaks,
+ * data/ground-truth/h100) = 689.6 TFLOP/s at that shape: 2 * 2048 * 2048 *
+ * 13312 / 689.6e12 = 0.1619 ms, plus one kernel. The soaked shape, 8192^3:
+ * q at the MAMF shape = (2048^2 / (132 x 32768)) x 13312 / (13312 + 170) =
+ * 0.969697 x 0.987391 = 0.957470, rate = 794.5e12 x 0.868 / 0.957470 =
+ * 720.26 TFLOP/s per tiled FLOP; 8192^3 is 2048 tiles = 16 waves (69,206,016
+ * output elements paid) of K 8192 + 170: 2 x 69206016 x 8362 / 720.26e12 =
+ * 1.6069 ms = 684.2 TFLOP/s, the soaks' mean 684.0 (680, 680, 688.0, 687.7).
+ * FP8 takes the file's FP8 figure 0.967: at the FP8 MAMF shape 8192x4096x
+ * 128256 exactly 1369.7 x 0.967; 8192^3 with the split accumulator (K0 472):
+ * q at the FP8 shape = 0.969697 x 128256 / 128728 = 0.966141, rate = 1369.7e12
+ * x 0.967 / 0.966141 = 1370.92 TFLOP/s, 2 x 69206016 x 8664 / 1370.92e12 =
+ * 0.87474 ms = 1256.9 TFLOP/s (clock_duty.csv: 1255.6). A file without the
+ * fraction (v100) reads 0: the burst rate is used as is; one without the FP8
+ * figure (h200) runs FP8 at its BF16 one. */
 static void test_sustained_fraction(void) {
   struct pl_gpu h100;
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
   CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
-  CHECK_NEAR_REL(h100.eff.gemm_sustained_fraction, 0.887, EXACT);
+  CHECK_NEAR_REL(h100.eff.gemm_sustained_fraction, 0.868, EXACT);
+  CHECK_NEAR_REL(h100.eff.gemm_sustained_fraction_fp8, 0.967, EXACT);
   struct pl_gpu v100;
   CHECK_STATUS(pl_gpu_load("v100", &v100, &d), PL_OK, dp);
   CHECK_NEAR_REL(v100.eff.gemm_sustained_fraction, 0.0, 0);
-  double t =
-      pl_gemm_time_s(&h100, PL_DTYPE_BF16, 2048, 2048, 13312, 1) - h100.eff.kernel_overhead_s;
-  CHECK_NEAR_REL(t, 2.0 * 2048 * 2048 * 13312 / (794.5e12 * 0.887), 1e-9);
+  double k = h100.eff.kernel_overhead_s;
+  double t = pl_gemm_time_s(&h100, PL_DTYPE_BF16, 2048, 2048, 13312, 1) - k;
+  CHECK_NEAR_REL(t, 2.0 * 2048 * 2048 * 13312 / (794.5e12 * 0.868), 1e-9);
+  CHECK_NEAR_REL(t, 0.1619e-3, 1e-3);
+  double tb = pl_gemm_time_s(&h100, PL_DTYPE_BF16, 8192, 8192, 8192, 1) - k;
+  CHECK_NEAR_REL(tb, 2.0 * 69206016 * 8362 / (794.5e12 * 0.868 / 0.957470), 1e-5);
+  CHECK_NEAR_REL(2.0 * 8192.0 * 8192 * 8192 / tb, 684.2e12, 1e-3);
+  double t8 = pl_gemm_time_s(&h100, PL_DTYPE_FP8, 8192, 4096, 128256, 1) - k;
+  CHECK_NEAR_REL(t8, 2.0 * 8192 * 4096 * 128256 / (1369.7e12 * 0.967), 1e-9);
+  double tf = pl_gemm_time_s(&h100, PL_DTYPE_FP8, 8192, 8192, 8192, 1) - k;
+  CHECK_NEAR_REL(tf, 2.0 * 69206016 * 8664 / (1369.7e12 * 0.967 / 0.966141), 1e-5);
+  CHECK_NEAR_REL(2.0 * 8192.0 * 8192 * 8192 / tf, 1256.9e12, 1e-3);
+  /* h200 gives no FP8 figure: its FP8 GEMMs take its BF16 0.887 */
+  struct pl_gpu h200;
+  CHECK_STATUS(pl_gpu_load("h200", &h200, &d), PL_OK, dp);
+  CHECK_NEAR_REL(h200.eff.gemm_sustained_fraction_fp8, 0.0, 0);
+  struct pl_gpu h200b = h200;
+  h200b.eff.gemm_sustained_fraction_fp8 = 0.887;
+  CHECK_NEAR_REL(pl_gemm_time_s(&h200, PL_DTYPE_FP8, 8192, 8192, 8192, 1),
+                 pl_gemm_time_s(&h200b, PL_DTYPE_FP8, 8192, 8192, 8192, 1), EXACT);
 }
 
 /* A GPU file with gemm.tile_fixed_k (h100: 170, fitted to OpenXLA's sm_90
@@ -84,7 +124,7 @@ static void test_tile_fixed_k(void) {
   struct pl_gpu h100;
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
-  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  CHECK_STATUS(load_h100_887(&h100, &d), PL_OK, dp);
   CHECK_NEAR_REL(h100.eff.gemm_tile_fixed_k, 170.0, EXACT);
   CHECK_NEAR_REL(a100.eff.gemm_tile_fixed_k, 0.0, 0);
   double ovh_h = h100.eff.kernel_overhead_s;
@@ -118,7 +158,7 @@ static void test_tile_alt_bf16(void) {
   struct pl_gpu h100, alt;
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
-  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  CHECK_STATUS(load_h100_887(&h100, &d), PL_OK, dp);
   CHECK_EQ_INT(h100.eff.gemm_tile_alt_bf16_m, 0); /* not set in h100.json (session 28) */
   alt = h100;
   alt.eff.gemm_tile_alt_bf16_m = 128;
@@ -174,7 +214,7 @@ static void test_tile_fixed_k_fp8(void) {
   struct pl_gpu h100, plain, gb, gb3;
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
-  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  CHECK_STATUS(load_h100_887(&h100, &d), PL_OK, dp);
   plain = h100;
   plain.eff.gemm_tile_fixed_k_fp8 = 0;
   h100.eff.gemm_tile_fixed_k_fp8 = 472;
@@ -240,7 +280,7 @@ static void test_fp8_accumulator_pass(void) {
   struct pl_gpu h100;
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
-  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  CHECK_STATUS(load_h100_887(&h100, &d), PL_OK, dp);
   CHECK_NEAR_REL(h100.eff.gemm_tile_fixed_k_fp8, 472.0, EXACT);
   double o = h100.eff.kernel_overhead_s;
   struct pl_op op = {.name = "fc1",
@@ -526,7 +566,7 @@ static void test_attention_sustained(void) {
   struct pl_gpu h100;
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
-  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  CHECK_STATUS(load_h100_887(&h100, &d), PL_OK, dp);
   /* the flat figures: without FlashAttention-2's rate by shape (attention.shape) */
   h100.eff.attn_shape_fwd_fraction = 0;
   h100.eff.attn_shape_bwd_fraction = 0;
@@ -553,7 +593,7 @@ static void test_cudnn_attention(void) {
   struct pl_gpu h100;
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
-  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  CHECK_STATUS(load_h100_887(&h100, &d), PL_OK, dp);
   /* the constant figures: a GPU file without cudnn.shape (nor FlashAttention-2's shape) */
   h100.eff.attn_cudnn_shape_fwd_fraction = 0;
   h100.eff.attn_cudnn_shape_bwd_fraction = 0;
@@ -609,7 +649,7 @@ static void test_cudnn_attention_shape(void) {
   struct pl_gpu h100;
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
-  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  CHECK_STATUS(load_h100_887(&h100, &d), PL_OK, dp);
   CHECK_NEAR_REL(h100.eff.attn_cudnn_shape_fwd_fraction, 0.670, EXACT);
   CHECK_NEAR_REL(h100.eff.attn_cudnn_shape_bwd_fraction, 0.600, EXACT);
   CHECK_NEAR_REL(h100.eff.attn_cudnn_fwd_tile_fixed_keys, 192.0, EXACT);
@@ -700,7 +740,7 @@ static void test_cudnn_913_attention(void) {
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
   CHECK_STATUS(pl_gpu_load("b200", &b200, &d), PL_OK, dp);
-  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  CHECK_STATUS(load_h100_887(&h100, &d), PL_OK, dp);
   double k = b200.eff.kernel_overhead_s;
   struct pl_layout l = {.dtype = PL_DTYPE_BF16, .attention_cudnn = true};
   struct pl_model m = {.dropout = false};
@@ -765,7 +805,7 @@ static void test_cudnn_head_dim_64(void) {
   struct pl_gpu h100, gb200, gb300;
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
-  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  CHECK_STATUS(load_h100_887(&h100, &d), PL_OK, dp);
   CHECK_STATUS(pl_gpu_load("gb200", &gb200, &d), PL_OK, dp);
   CHECK_STATUS(pl_gpu_load("gb300", &gb300, &d), PL_OK, dp);
   CHECK_NEAR_REL(h100.eff.attn_cudnn_hd64_shape_fwd_fraction, 0.490, EXACT);
@@ -860,7 +900,7 @@ static void test_window_key_tiles(void) {
   struct pl_gpu h100, gb200;
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
-  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  CHECK_STATUS(load_h100_887(&h100, &d), PL_OK, dp);
   CHECK_STATUS(pl_gpu_load("gb200", &gb200, &d), PL_OK, dp);
   CHECK(gb200.sm_arch == 100 && h100.sm_arch == 0);
   struct pl_layout l = {.dtype = PL_DTYPE_BF16, .attention_cudnn = true};
@@ -979,7 +1019,7 @@ static void test_flash_attention_shape(void) {
   struct pl_gpu h100;
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
-  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  CHECK_STATUS(load_h100_887(&h100, &d), PL_OK, dp);
   CHECK_NEAR_REL(h100.eff.attn_shape_fwd_fraction, 0.340, EXACT);
   CHECK_NEAR_REL(h100.eff.attn_shape_bwd_fraction, 0.335, EXACT);
   CHECK_NEAR_REL(h100.eff.attn_fwd_tile_fixed_keys, 144.0, EXACT);
@@ -1399,7 +1439,7 @@ static void test_mxfp8_quantize_rate(void) {
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
   CHECK_STATUS(pl_gpu_load("b300", &g, &d), PL_OK, dp);
-  CHECK_STATUS(pl_gpu_load("h100", &h, &d), PL_OK, dp);
+  CHECK_STATUS(load_h100_887(&h, &d), PL_OK, dp);
   struct pl_op op = memory_op("fp8_casts", 406250000.0, 203125000.0);
   CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_MXFP8, &op, PL_PASS_FWD), 82.8419e-6, 1e-5);
   CHECK_NEAR_REL(pl_op_time_s(&g, PL_DTYPE_MXFP8, &op, PL_PASS_BWD), 42.0209e-6, 1e-5);
@@ -1559,7 +1599,7 @@ static void test_ub_margin(void) {
   struct pl_gpu g;
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
-  CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp);
+  CHECK_STATUS(load_h100_887(&g, &d), PL_OK, dp);
   CHECK(g.sm_count == 132);
   struct pl_run run;
   small_llama(&run);
@@ -1613,7 +1653,7 @@ static void test_quantize_rates(void) {
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
   CHECK_STATUS(pl_gpu_load("b300", &g, &d), PL_OK, dp);
-  CHECK_STATUS(pl_gpu_load("h100", &h, &d), PL_OK, dp);
+  CHECK_STATUS(load_h100_887(&h, &d), PL_OK, dp);
   struct pl_run run;
   small_llama(&run);
   run.layout.dtype = PL_DTYPE_FP8;
@@ -1652,7 +1692,7 @@ static void test_eager_norm_rates(void) {
   struct pl_gpu g, a;
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
-  CHECK_STATUS(pl_gpu_load("h100", &g, &d), PL_OK, dp);
+  CHECK_STATUS(load_h100_887(&g, &d), PL_OK, dp);
   CHECK_STATUS(pl_gpu_load("b200", &a, &d), PL_OK, dp);
   CHECK_NEAR_REL(g.hbm_bytes_per_s, 3.35e12, 1e-12);
   CHECK_NEAR_REL(g.eff.kernel_overhead_s, 1.2e-6, 1e-12);
@@ -1702,7 +1742,7 @@ static void test_strided_elementwise(void) {
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
   CHECK_STATUS(pl_gpu_load("b200", &b, &d), PL_OK, dp);
-  CHECK_STATUS(pl_gpu_load("h100", &h, &d), PL_OK, dp);
+  CHECK_STATUS(load_h100_887(&h, &d), PL_OK, dp);
   CHECK_STATUS(pl_gpu_load("h200", &h200, &d), PL_OK, dp);
   CHECK_NEAR_REL(b.hbm_bytes_per_s, 7.672e12, 1e-12);
   CHECK_NEAR_REL(b.eff.hbm_fraction, 0.8, 1e-12);
@@ -1740,7 +1780,7 @@ static void test_eager_rope_rates(void) {
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
   CHECK_STATUS(pl_gpu_load("h200", &g, &d), PL_OK, dp);
-  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  CHECK_STATUS(load_h100_887(&h100, &d), PL_OK, dp);
   struct pl_run run;
   struct pl_op ops[PL_MAX_LAYER_OPS];
   small_llama(&run);
@@ -2086,7 +2126,7 @@ static void test_head_16bit(void) {
   struct pl_gpu h100;
   struct pl_diag d, *dp = &d;
   pl_diag_clear(&d);
-  CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
+  CHECK_STATUS(load_h100_887(&h100, &d), PL_OK, dp);
   small_llama(&run);
   run.layout.dtype = PL_DTYPE_FP8;
   const struct pl_gpu *g = &h100;

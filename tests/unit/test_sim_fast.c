@@ -45,9 +45,13 @@ static const struct layout_case cases[] = {
     {"llama2-70b", "dgx-h100", 2048, 8, 4, 5, 1, 1, 1, PL_SHARD_ZERO1, 0, PL_RECOMPUTE_SELECTIVE,
      PL_SCHEDULE_INTERLEAVED, false, false, false, true, false},
     /* comm-bound FSDP with pp > 1: each stage repeats with a period of its
-     * own (docs/step-model.md section 11, rounds 10-11) */
+     * own (docs/step-model.md section 11, rounds 10-11). Compressed until
+     * session 28 lowered h100's BF16 sustained fraction 0.887 -> 0.868
+     * (data/ground-truth/h100 soaks): the longer compute moved its periods
+     * and it falls back; fast and reference still agree, and the
+     * interleaved and zero3 cases here still exercise per-stage periods */
     {"llama2-70b", "dgx-h100", 2048, 4, 4, 1, 1, 1, 1, PL_SHARD_ZERO2, 0, PL_RECOMPUTE_FULL,
-     PL_SCHEDULE_1F1B, false, false, false, true, false},
+     PL_SCHEDULE_1F1B, false, false, false, false, false},
     {"llama2-70b", "dgx-h100", 2048, 4, 4, 1, 1, 1, 1, PL_SHARD_ZERO3, 64, PL_RECOMPUTE_FULL,
      PL_SCHEDULE_GPIPE, false, false, false, false, false},
     {"llama2-70b", "dgx-h100", 512, 8, 2, 1, 2, 1, 2, PL_SHARD_ZERO1, 0, PL_RECOMPUTE_SELECTIVE,
