@@ -75,11 +75,14 @@ static void test_sustained_a100_8192(void) {
  * 720.26 TFLOP/s per tiled FLOP; 8192^3 is 2048 tiles = 16 waves (69,206,016
  * output elements paid) of K 8192 + 170: 2 x 69206016 x 8362 / 720.26e12 =
  * 1.6069 ms = 684.2 TFLOP/s, the soaks' mean 684.0 (680, 680, 688.0, 687.7).
- * FP8 takes the file's FP8 figure 0.967: at the FP8 MAMF shape 8192x4096x
- * 128256 exactly 1369.7 x 0.967; 8192^3 with the split accumulator (K0 472):
- * q at the FP8 shape = 0.969697 x 128256 / 128728 = 0.966141, rate = 1369.7e12
- * x 0.967 / 0.966141 = 1370.92 TFLOP/s, 2 x 69206016 x 8664 / 1370.92e12 =
- * 0.87474 ms = 1256.9 TFLOP/s (clock_duty.csv: 1255.6). A file without the
+ * FP8 takes the file's FP8 figure, held at 0.887 (the pre-session-28 figure,
+ * until the FP8 anchor is re-measured at full clock; the soak's 1255.6 TFLOP/s
+ * would give 0.967 on the throttled anchor: h100.json's source): at the FP8 MAMF
+ * shape 8192x4096x128256 exactly 1369.7 x 0.887; 8192^3 with the split
+ * accumulator (K0 472): q at the FP8 shape = 0.969697 x 128256 / 128728 =
+ * 0.966141, rate = 1369.7e12 x 0.887 / 0.966141 = 1257.50 TFLOP/s, 2 x
+ * 69206016 x 8664 / 1257.50e12 = 0.95364 ms = 1153.0 TFLOP/s (clock_duty.csv
+ * soak: 1255.6, 8.2 % faster: the known miss this hold keeps). A file without the
  * fraction (v100) reads 0: the burst rate is used as is; one without the FP8
  * figure (h200) runs FP8 at its BF16 one. */
 static void test_sustained_fraction(void) {
@@ -88,7 +91,7 @@ static void test_sustained_fraction(void) {
   pl_diag_clear(&d);
   CHECK_STATUS(pl_gpu_load("h100", &h100, &d), PL_OK, dp);
   CHECK_NEAR_REL(h100.eff.gemm_sustained_fraction, 0.868, EXACT);
-  CHECK_NEAR_REL(h100.eff.gemm_sustained_fraction_fp8, 0.967, EXACT);
+  CHECK_NEAR_REL(h100.eff.gemm_sustained_fraction_fp8, 0.887, EXACT);
   struct pl_gpu v100;
   CHECK_STATUS(pl_gpu_load("v100", &v100, &d), PL_OK, dp);
   CHECK_NEAR_REL(v100.eff.gemm_sustained_fraction, 0.0, 0);
@@ -100,10 +103,10 @@ static void test_sustained_fraction(void) {
   CHECK_NEAR_REL(tb, 2.0 * 69206016 * 8362 / (794.5e12 * 0.868 / 0.957470), 1e-5);
   CHECK_NEAR_REL(2.0 * 8192.0 * 8192 * 8192 / tb, 684.2e12, 1e-3);
   double t8 = pl_gemm_time_s(&h100, PL_DTYPE_FP8, 8192, 4096, 128256, 1) - k;
-  CHECK_NEAR_REL(t8, 2.0 * 8192 * 4096 * 128256 / (1369.7e12 * 0.967), 1e-9);
+  CHECK_NEAR_REL(t8, 2.0 * 8192 * 4096 * 128256 / (1369.7e12 * 0.887), 1e-9);
   double tf = pl_gemm_time_s(&h100, PL_DTYPE_FP8, 8192, 8192, 8192, 1) - k;
-  CHECK_NEAR_REL(tf, 2.0 * 69206016 * 8664 / (1369.7e12 * 0.967 / 0.966141), 1e-5);
-  CHECK_NEAR_REL(2.0 * 8192.0 * 8192 * 8192 / tf, 1256.9e12, 1e-3);
+  CHECK_NEAR_REL(tf, 2.0 * 69206016 * 8664 / (1369.7e12 * 0.887 / 0.966141), 1e-5);
+  CHECK_NEAR_REL(2.0 * 8192.0 * 8192 * 8192 / tf, 1153.0e12, 1e-3);
   /* h200 gives no FP8 figure: its FP8 GEMMs take its BF16 0.887 */
   struct pl_gpu h200;
   CHECK_STATUS(pl_gpu_load("h200", &h200, &d), PL_OK, dp);
