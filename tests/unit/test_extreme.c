@@ -99,6 +99,8 @@ static void check_json(const struct pl_prediction *p, const char *what) {
   base_json_free(root);
 }
 
+static bool word_char(char c) { return isalpha((unsigned char)c) || c == '_'; }
+
 /* CSV and text are printed with %g/%f: no NaN or infinity may reach them. */
 static void check_text(const struct pl_prediction *p, const char *what) {
   FILE *f = tmpfile();
@@ -110,13 +112,14 @@ static void check_text(const struct pl_prediction *p, const char *what) {
   fclose(f);
   for (char *s = text; *s; s++)
     *s = (char)tolower((unsigned char)*s);
-  /* "inf" as a word: "information" or "infiniband" would not be numbers */
+  /* "inf" as a word: "information" or "infiniband" would not be numbers, nor a
+   * column name's part ("framework.grad_nan_check": '_' joins a name) */
   bool bad = false;
   for (const char *s = text; (s = strstr(s, "inf")) != NULL; s++)
-    if ((s == text || !isalpha((unsigned char)s[-1])) && !isalpha((unsigned char)s[3]))
+    if ((s == text || !word_char(s[-1])) && !word_char(s[3]))
       bad = true;
   for (const char *s = text; (s = strstr(s, "nan")) != NULL; s++)
-    if ((s == text || !isalpha((unsigned char)s[-1])) && !isalpha((unsigned char)s[3]))
+    if ((s == text || !word_char(s[-1])) && !word_char(s[3]))
       bad = true;
   if (bad)
     fprintf(stderr, "%s: nan or inf in the CSV or text report\n", what);
