@@ -327,6 +327,27 @@ static int64_t tile_keys(int64_t i, int64_t m, int64_t n, bool causal, int64_t w
   return keys < n ? keys : n;
 }
 
+/* The SMs' finish times as a binary min-heap of sms entries: the root's SM
+ * takes a tile and finishes at v; sift v down from the root. */
+static void sm_heap_replace_root(double *load, int64_t sms, double v) {
+  int64_t j = 0;
+  for (;;) {
+    int64_t l = 2 * j + 1, r = l + 1, k = j;
+    double kv = v;
+    if (l < sms && load[l] < kv) {
+      k = l;
+      kv = load[l];
+    }
+    if (r < sms && load[r] < kv)
+      k = r;
+    if (k == j)
+      break;
+    load[j] = load[k];
+    j = k;
+  }
+  load[j] = v;
+}
+
 /* Makespan, in key positions of one tile, of the query tiles of one kernel
  * launch (count x ceil(m / 128) tiles of m queries against n keys) dealt in
  * grid order to the first free SM (the hardware's block scheduler), each tile
@@ -368,22 +389,7 @@ static double tiles_makespan(int64_t m, int64_t n, bool causal, int64_t window_r
       int64_t i = lightest_first ? t : tiles - 1 - t;
       double v = load[0] + (double)tile_keys(i, m, n, causal, window_rows, left) + fixed;
       span = v > span ? v : span;
-      int64_t j = 0; /* sift the new finish time down from the root */
-      for (;;) {
-        int64_t l = 2 * j + 1, r = l + 1, k = j;
-        double kv = v;
-        if (l < sms && load[l] < kv) {
-          k = l;
-          kv = load[l];
-        }
-        if (r < sms && load[r] < kv)
-          k = r;
-        if (k == j)
-          break;
-        load[j] = load[k];
-        j = k;
-      }
-      load[j] = v;
+      sm_heap_replace_root(load, sms, v);
     }
   }
   return span;
@@ -542,22 +548,7 @@ static double deal_launch(double *load, int64_t sms, int64_t m, int64_t n, bool 
       int64_t i = lightest_first ? t : tiles - 1 - t;
       double v = load[0] + (double)tile_keys(i, m, n, causal, 0, 0) + fixed;
       span = v > span ? v : span;
-      int64_t j = 0; /* sift the new finish time down from the root */
-      for (;;) {
-        int64_t l = 2 * j + 1, r = l + 1, k = j;
-        double kv = v;
-        if (l < sms && load[l] < kv) {
-          k = l;
-          kv = load[l];
-        }
-        if (r < sms && load[r] < kv)
-          k = r;
-        if (k == j)
-          break;
-        load[j] = load[k];
-        j = k;
-      }
-      load[j] = v;
+      sm_heap_replace_root(load, sms, v);
     }
   }
   return span;
