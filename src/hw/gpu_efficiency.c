@@ -113,6 +113,21 @@ static enum pl_status fraction(yajl_val obj, const char *key, const char *origin
   return PL_OK;
 }
 
+/* An optional sustained GEMM fraction: absent 0 (the burst rate), else in
+ * (0, 1]: a sustained rate cannot beat the rate it is a fraction of. */
+static enum pl_status sustained(yajl_val g, const char *key, const char *origin, double *out,
+                                struct pl_diag *diag) {
+  if (base_json_get(g, key) == NULL)
+    return PL_OK;
+  enum pl_status st = fraction(g, key, origin, out, diag);
+  if (st == PL_OK && !(*out <= 1.0))
+    st = pl_diag_set(diag, PL_ERR_RANGE,
+                     "%s: efficiency field '%s': %g is above 1 (a sustained rate cannot beat the "
+                     "rate it is a fraction of)",
+                     origin, key, *out);
+  return st;
+}
+
 static enum pl_status quantity(yajl_val obj, const char *key, enum pl_unit_kind kind,
                                const char *origin, double *out, struct pl_diag *diag) {
   yajl_val v = NULL;
@@ -227,23 +242,13 @@ static enum pl_status gemm_part(yajl_val eff, const char *origin, struct pl_gpu_
   }
   e->gemm_tile_alt_bf16_m = alt[0];
   e->gemm_tile_alt_bf16_n = alt[1];
-  /* optional: the rate a GEMM sustains at the power limit, as a fraction of the burst MAMF */
-  if (st == PL_OK && base_json_get(g, "sustained_fraction") != NULL)
-    st = fraction(g, "sustained_fraction", origin, &e->gemm_sustained_fraction, diag);
-  if (st == PL_OK && !(e->gemm_sustained_fraction <= 1.0))
-    st = pl_diag_set(diag, PL_ERR_RANGE,
-                     "%s: efficiency field 'sustained_fraction': %g is above 1 (a sustained rate "
-                     "cannot beat the burst it is a fraction of)",
-                     origin, e->gemm_sustained_fraction);
-  /* optional: the same for FP8 GEMMs, measured against the file's FP8 rate
-   * (docs/step-model.md 2.1: h100's FP8 anchor was itself timed under the cap) */
-  if (st == PL_OK && base_json_get(g, "sustained_fraction_fp8") != NULL)
-    st = fraction(g, "sustained_fraction_fp8", origin, &e->gemm_sustained_fraction_fp8, diag);
-  if (st == PL_OK && !(e->gemm_sustained_fraction_fp8 <= 1.0))
-    st = pl_diag_set(diag, PL_ERR_RANGE,
-                     "%s: efficiency field 'sustained_fraction_fp8': %g is above 1 (a sustained "
-                     "rate cannot beat the rate it is a fraction of)",
-                     origin, e->gemm_sustained_fraction_fp8);
+  /* optional: the rate a GEMM sustains at the power limit, as a fraction of the burst MAMF;
+   * and the same for FP8 GEMMs, measured against the file's FP8 rate (docs/step-model.md
+   * 2.1: h100's FP8 anchor was itself timed under the cap) */
+  if (st == PL_OK)
+    st = sustained(g, "sustained_fraction", origin, &e->gemm_sustained_fraction, diag);
+  if (st == PL_OK)
+    st = sustained(g, "sustained_fraction_fp8", origin, &e->gemm_sustained_fraction_fp8, diag);
   /* optional: each output tile's cost outside its K loop, in K elements */
   if (st == PL_OK && base_json_get(g, "tile_fixed_k") != NULL)
     st = tile_fixed_k(g, "tile_fixed_k", origin, &e->gemm_tile_fixed_k, diag);

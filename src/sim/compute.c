@@ -1053,7 +1053,8 @@ static double shift_copy_s(const struct pl_gpu *g, const struct pl_layout *l,
  *    inplace_backward=False), 4 + 4 B where XENT has 6.
  * So forward the cast and -2 B, backward 6 + 2 B and one kernel. Memory: the
  * fp32 logits and their copy are not counted (time only). */
-#define LOGITS_FP32_CAST_BWD_BYTES 6.0
+#define LOGITS_FP32_CAST_FWD_BYTES 6.0 /* bf16 read 2, fp32 write 4 */
+#define LOGITS_FP32_CAST_BWD_BYTES 6.0 /* fp32 read 4, bf16 write 2 */
 #define LOGITS_FP32_LOSS_FWD_DELTA_BYTES (-2.0)
 #define LOGITS_FP32_LOSS_BWD_DELTA_BYTES 2.0
 
@@ -1070,7 +1071,7 @@ static double logits_fp32_s(const struct pl_gpu *g, const struct pl_layout *l,
   double f = g->eff.strided_elementwise_fraction;
   double cast = f > 0 && g->hbm_bytes_per_s > 0
                     ? logits * PL_STRIDED_UNARY_BYTES / (g->hbm_bytes_per_s * f)
-                    : hbm_s(g, logits * 6.0);
+                    : hbm_s(g, logits * LOGITS_FP32_CAST_FWD_BYTES);
   return cast + hbm_s(g, logits * LOGITS_FP32_LOSS_FWD_DELTA_BYTES) + g->eff.kernel_overhead_s;
 }
 
