@@ -63,6 +63,12 @@ static void col_str(struct csv *c, const char *name, const char *v) {
 }
 
 /* The "train" object's columns; empty cells where its inputs were not given. */
+/* A mixture-of-experts layout switch: true/false on an MoE run, empty otherwise
+ * (as the JSON writes null). */
+static void col_moe_bool(struct csv *c, const char *name, bool moe, bool v) {
+  col_str(c, name, moe ? (v ? "true" : "false") : NULL);
+}
+
 static void train_columns(struct csv *c, const struct pl_prediction *p) {
   const struct pl_train_opts *o = &p->run.train;
   const struct pl_train *t = &p->train;
@@ -316,13 +322,13 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.fsdp1_copies", pl_setting_name(fw.fsdp1_copies));
   /* added after it: Megatron-Core's drop-and-pad expert capacity (layout.moe_pad_capacity) */
   bool moe = l->ep * l->etp > 1 || l->moe_imbalance > 0;
-  col_str(c, "layout.moe_pad_capacity", moe ? (l->moe_pad_capacity ? "true" : "false") : NULL);
+  col_moe_bool(c, "layout.moe_pad_capacity", moe, l->moe_pad_capacity);
   /* added after it: TE's per-expert padding under FP8/FP4 (layout.moe_expert_padding, session 21) */
   col_str(c, "framework.moe_expert_padding", pl_setting_name(fw.moe_expert_padding));
   /* added after it: Megatron-Core's GQA query copy (layout.gqa_query_copy) */
   col_str(c, "framework.gqa_query_copy", pl_setting_name(fw.gqa_query_copy));
   /* added after it: the benchmark's forced router balance (layout.moe_force_balance, session 22) */
-  col_str(c, "layout.moe_force_balance", moe ? (l->moe_force_balance ? "true" : "false") : NULL);
+  col_moe_bool(c, "layout.moe_force_balance", moe, l->moe_force_balance);
   /* added after it: IBM fms's eager RoPE and GQA K/V expansion (layout.fms_rope,
    * layout.kv_expand_copy, session 22) */
   col_str(c, "framework.fms_rope", pl_setting_name(fw.fms_rope));
@@ -404,8 +410,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   /* the step's pipeline schedules (layout.pp_schedules, moescale28) and AutoModel's
    * fake balanced gate and compiled expert activation (moe28) */
   col_int(c, "layout.pp_schedules", l->pp_schedules);
-  col_str(c, "layout.moe_fake_gate", moe ? (l->moe_fake_gate ? "true" : "false") : NULL);
-  col_str(c, "layout.moe_act_compiled", moe ? (l->moe_act_compiled ? "true" : "false") : NULL);
+  col_moe_bool(c, "layout.moe_fake_gate", moe, l->moe_fake_gate);
+  col_moe_bool(c, "layout.moe_act_compiled", moe, l->moe_act_compiled);
   /* Megatron-Core DDP's check_for_nan_in_grad bucket norms, apart from the
    * buffer's zero pass (layout.no_grad_nan_check, mlperfcfg28) */
   col_str(c, "framework.grad_nan_check", pl_setting_name(fw.grad_nan_check));
