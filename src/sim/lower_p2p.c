@@ -21,7 +21,12 @@
  * Megatron-LM's batched isend/irecv (emit_sends) runs them together. The
  * transfers are emit_sends' tasks; this adds each stage's order as edges:
  * every item waits for the one before it in that stage's sequence. 1F1B with
- * vp = 1 only: DeepSpeed has no other schedule. */
+ * vp = 1 only: DeepSpeed has no other schedule. Before v0.8.3 (commit
+ * b528f50e, PR #2862, 2023-03-13; what BLOOM and MT-NLG ran) each step's pair
+ * went the other way round (RecvActivation then SendGrad before a forward,
+ * SendActivation then RecvGrad before a backward); an event replay of both
+ * orders (scripts/ds-trainschedule-replay.py) gives the same step time, so
+ * one order serves every version (docs/accuracy.md "Session 29 (dspipe29)"). */
 bool sim_p2p_serial(const struct lower *lw) {
   return lw->l->p2p_serial && lw->pp > 1 && lw->vp == 1 && lw->l->schedule == PL_SCHEDULE_1F1B;
 }
