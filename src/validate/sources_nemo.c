@@ -267,6 +267,36 @@ static void nemo2_wgrad_deferral(const struct validate_in *in, struct pl_layout 
   }
 }
 
+/* layout.pg_with_opt_step: NeMo 2's performance scripts hand
+ * MegatronCommOverlapCallback overlap_param_gather_with_optimizer_step =
+ * dp > 1 and pp > 1 and vp > 1, dp = gpus / (tp pp cp)
+ * (set_primary_perf_configs: scripts/llm/performance/utils.py v2.2.0 line
+ * 223; scripts/performance/utils.py v2.3.0 line 286 and the dgxc pins
+ * d2b21556f2 line 231, b4148d2169, 7a8f1cc7bc, 6f2c6fdaff line 369;
+ * scripts/performance/helpers.py v2.4.0 line 404, "WARNING: If True,
+ * checkpointing (if enabled) might not work"). The callback's own default is
+ * False ("Currently disabled due to an issue with checkpointing"), but its
+ * _override_user_cfgs puts every value the user gave over
+ * _get_optimizer_overlap_cfgs' defaults and copies them into the optimizer
+ * and DDP configs under the distributed optimizer (nemo/lightning/pytorch/
+ * callbacks/megatron_comm_overlap.py setup, v2.2.0). The rows: the NeMo
+ * page's 2025 sections and dgxc's NeMo 2 rows (the scripts they run), with
+ * the distributed optimizer (Megatron FSDP rows have pp 1); the rows do not
+ * state it. */
+static void nemo2_pg_opt_step(const struct validate_in *in, struct pl_layout *l,
+                              struct pl_vrow *row) {
+  bool nemo2 = strncmp(cell(in, "launcher"), "NeMo 2", 6) == 0 ||
+               strstr(cell(in, "table_or_section"), "Container NeMo 25.") != NULL;
+  int64_t mp = l->tp * l->pp * (l->cp > 0 ? l->cp : 1);
+  int64_t dp = mp > 0 ? l->gpus / mp : 0;
+  if (!nemo2 || l->shard != PL_SHARD_ZERO1 || dp <= 1 || l->pp <= 1 || l->vp <= 1)
+    return;
+  l->pg_with_opt_step = true;
+  validate_note(row, "the first chunk's parameter gather beside the optimizer step (NeMo 2's "
+                     "performance scripts: overlap_param_gather_with_optimizer_step for dp, pp, "
+                     "vp > 1)");
+}
+
 bool validate_nemo_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   /* The finetuning rows (SFT and LoRA; --task models both, src/model/finetune.c)
    * ran SQuAD v1.1 packed to 4096 tokens: the packed samples' attention runs
@@ -318,6 +348,7 @@ bool validate_nemo_layout(const struct validate_in *in, struct pl_layout *l, str
   nemo_2025_memory(in, l, row);
   nemo2_fp8_delayed_params(in, l, row);
   nemo2_wgrad_deferral(in, l, row);
+  nemo2_pg_opt_step(in, l, row);
   return true;
 }
 

@@ -32,6 +32,17 @@ check "pp-1 row (25.02 Llama3 8B): none deferred" \
   bash -c "! grep -E '^\"nemo_2409_2507_performance_summary\",2,' '$TMP/out' | grep -q 'defer-embedding-wgrad'"
 check "Mixtral 8x22B (pp 4, recipe sets none): none deferred" \
   bash -c "! grep -E '^\"nemo_2409_2507_performance_summary\",8,' '$TMP/out' | grep -q 'defer-embedding-wgrad'"
+# NeMo 2's performance scripts set overlap_param_gather_with_optimizer_step for dp, pp, vp > 1
+# (session 29, nemo29; set_primary_perf_configs v2.2.0 scripts/llm/performance/utils.py,
+# v2.3.0 scripts/performance/utils.py, v2.4.0 helpers.py); rows short of any of the three: off
+check "25.02 B200 GPT3 175B (dp 32, pp 4, vp 6): first chunk's gather beside the step" \
+  grep -qE '^"nemo_2409_2507_performance_summary",1,.*overlap_param_gather_with_optimizer_step.*--overlap-param-gather-with-optimizer-step on ' "$TMP/out"
+check "25.04 GB200 Mixtral 8x22B (dp 4, pp 4, vp 14): on" \
+  grep -qE '^"nemo_2409_2507_performance_summary",17,.*--overlap-param-gather-with-optimizer-step on ' "$TMP/out"
+check "pp-1 row (25.02 Llama3 8B): off" \
+  grep -qE '^"nemo_2409_2507_performance_summary",2,.*--overlap-param-gather-with-optimizer-step off ' "$TMP/out"
+check "Megatron FSDP row (25.04 GB200 Llama3 70B, pp 1): off" \
+  grep -qE '^"nemo_2409_2507_performance_summary",12,.*--overlap-param-gather-with-optimizer-step off ' "$TMP/out"
 # Megatron-Bridge Llama 3 70B / 3.1 405B rows (source_bridge_framework.c bridge_llama_ub): the
 # release's llama3{,1}_llm_pretrain.py hands CommOverlapConfig the b200 (gb300/gb200/b300/b200) or
 # h100 ub config of its precision (v0.2.2 .. v0.5.1); fp8 configs run both fprop overlaps as ring
