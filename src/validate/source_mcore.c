@@ -239,24 +239,36 @@ void validate_nvl_segment(const struct validate_in *in, const struct pl_layout *
  * --use-distributed-optimizer, --overlap-grad-reduce, --overlap-param-gather,
  * --sequence-parallel, --make-vocab-size-divisible-by 1187, and
  * --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split. */
+/* The words of option opt in the zoo readme's command under a table (the
+ * row's notes: "`... opt W1 W2 ... --next ...`"), up to the next option or
+ * the command's end, joined with commas into list. Returns whether the
+ * notes hold the option. */
+static bool zoo_cmd_words(const char *notes, const char *opt, char *list, size_t size) {
+  const char *p = strstr(notes, opt);
+  list[0] = '\0';
+  if (p == NULL)
+    return false;
+  size_t used = 0;
+  for (p += strlen(opt); *p != '\0' && *p != '`' && strncmp(p, "--", 2) != 0;) {
+    size_t n = strcspn(p, " `");
+    if (n > 0 && used + n + 2 < size)
+      used += (size_t)snprintf(list + used, size - used, "%s%.*s", used > 0 ? "," : "", (int)n,
+                               p);
+    p += n;
+    p += strspn(p, " ");
+  }
+  return true;
+}
+
 /* The zoo readme's command under a table (the row's notes) with Megatron-Core
  * --fine-grained-activation-offloading --offload-modules M1 M2 ...
  * (layout.offload_modules): the module names up to the next option. */
 static bool zoo_offload(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
-  const char *notes = cell(in, "notes"), *opt = "--offload-modules ";
-  const char *p = strstr(notes, opt);
-  if (strstr(notes, "--fine-grained-activation-offloading") == NULL || p == NULL)
+  const char *notes = cell(in, "notes");
+  char list[128];
+  if (strstr(notes, "--fine-grained-activation-offloading") == NULL ||
+      !zoo_cmd_words(notes, "--offload-modules ", list, sizeof list))
     return true;
-  char list[128] = "";
-  size_t used = 0;
-  for (p += strlen(opt); *p != '\0' && *p != '`' && strncmp(p, "--", 2) != 0;) {
-    size_t n = strcspn(p, " `");
-    if (n > 0 && used + n + 2 < sizeof list)
-      used += (size_t)snprintf(list + used, sizeof list - used, "%s%.*s", used > 0 ? "," : "",
-                               (int)n, p);
-    p += n;
-    p += strspn(p, " ");
-  }
   struct pl_diag d;
   if (pl_offload_modules_parse(list, &l->offload_modules, &d) != PL_OK)
     return validate_skip(row, "fine-grained activation offloading: %s", d.msg);
@@ -264,9 +276,31 @@ static bool zoo_offload(const struct validate_in *in, struct pl_layout *l, struc
   return true;
 }
 
+/* The zoo readme's command with Megatron-Core --cuda-graph-impl
+ * transformer_engine --cuda-graph-scope S1 S2 ... (layout.cuda_graph_scopes;
+ * the GB200 BF16 and GB300 MXFP8 commands of best_practice/qwen3/readme.md @
+ * e8650517 and 020b8136: attn moe_router moe_preprocess): the captured ops
+ * replay from TE's CUDA graphs and cost the host nothing (docs/step-model.md
+ * 2.6). Without --cuda-graph-impl Megatron-Core captures nothing
+ * (cuda_graph_impl defaults to "none", transformer_config.py), so a scope
+ * alone is not read. */
+static bool zoo_graph_scope(const struct validate_in *in, struct pl_layout *l,
+                            struct pl_vrow *row) {
+  const char *notes = cell(in, "notes");
+  char list[128];
+  if (strstr(notes, "--cuda-graph-impl transformer_engine") == NULL ||
+      !zoo_cmd_words(notes, "--cuda-graph-scope ", list, sizeof list))
+    return true;
+  struct pl_diag d;
+  if (pl_cuda_graph_scopes_parse(list, &l->cuda_graph_scopes, &d) != PL_OK)
+    return validate_skip(row, "CUDA graph scope: %s", d.msg);
+  validate_note(row, "CUDA graph scope %s (the command)", list);
+  return true;
+}
+
 bool validate_zoo_modes(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   const char *shard = cell(in, "sharding"), *rc = cell(in, "recompute");
-  if (!zoo_offload(in, l, row))
+  if (!zoo_offload(in, l, row) || !zoo_graph_scope(in, l, row))
     return false;
   if (strstr(shard, "Megatron FSDP") != NULL) {
     l->shard = PL_SHARD_ZERO3;

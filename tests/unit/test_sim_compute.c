@@ -2997,6 +2997,32 @@ static void test_host_per_gemm(void) {
   CHECK(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, true, NULL) < 1e-6);
 }
 
+/* The megatron-core preset (session 29, moe29): Megatron-Core with
+ * --moe-grouped-gemm and Transformer Engine builds the experts as TEGroupedMLP
+ * (TE GroupedLinear: one cuBLAS call per local expert), so the preset charges
+ * each GEMM call 48 us as nemo does, the other kernels 37 us. The ops of
+ * test_host_per_gemm (a grouped GEMM of 16 experts, a forward-only memory op):
+ *   forward 1 x 37 (memory op) + 16 x 48 = 805 us; backward 32 x 48 = 1536 us;
+ *   before (host_per_gemm 0: the grouped GEMM one kernel) forward 2 x 37 = 74 us. */
+static void test_megatron_core_host_per_gemm(void) {
+  struct pl_op ops[2] = {
+      {.kind = PL_OP_GEMM, .name = "expert_fc1", .m = 64, .n = 64, .k = 64, .count = 16},
+      {.kind = PL_OP_MEMORY, .name = "a", .fwd_bytes = 1e6, .bwd_bytes = 0},
+  };
+  struct pl_framework fw;
+  struct pl_diag d;
+  CHECK(pl_framework_preset("megatron-core", &fw, &d) == PL_OK);
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16};
+  pl_framework_apply(&fw, &l);
+  CHECK_NEAR_REL(l.host_per_kernel_s, 37e-6, EXACT);
+  CHECK_NEAR_REL(l.host_per_gemm_s, 48e-6, EXACT);
+  struct pl_model m = {.pos = PL_POS_LEARNED};
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false, NULL), 805e-6, EXACT);
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_BWD, false, NULL), 1536e-6, EXACT);
+  l.host_per_gemm_s = 0; /* the preset before session 29 */
+  CHECK_NEAR_REL(sim_seg_ops_s(&a100, &l, &m, ops, 2, PL_PASS_FWD, false, NULL), 74e-6, EXACT);
+}
+
 /* layout.host_per_launch_s: Transformer Engine's GroupedLinear quantizes its
  * input (forward) and output gradient (backward) per local expert, each split
  * launched from C++ (split_quantize): 3 kernels per expert under FP8 current
@@ -3479,6 +3505,7 @@ int main(void) {
   test_cp_comm_ops();
   test_launch_blocking();
   test_host_per_gemm();
+  test_megatron_core_host_per_gemm();
   test_host_per_launch();
   test_cuda_graph_scopes();
   test_cuda_graph_mlp();
