@@ -161,6 +161,9 @@ struct pl_framework {
                                             forward (layout.autocast_weight_casts) */
   enum pl_setting optimizer_torch;     /* the optimizer is torch.optim's AdamW also when the model
                                           is compiled (layout.opt_torch) */
+  enum pl_setting optimizer_sgd;       /* the optimizer is torch.optim.SGD (momentum 0) over the
+                                          16-bit parameters, no master, no state (on) or AdamW
+                                          (off; layout.opt_sgd) */
   enum pl_setting grad_clip;           /* the gradient-norm pass before the optimizer step (on)
                                           or none (layout.no_grad_clip) */
   enum pl_setting zero3_grad_all_reduce; /* zero3 gradients all_reduced in buckets, not

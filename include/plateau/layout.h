@@ -730,6 +730,13 @@ struct pl_layout {
                               opt_fused) and clip_grad_norm_ eager even when kernels are fused:
                               torch.compile compiles the model's blocks, not the optimizer step
                               (torchtitan); lower_dp.c sim_opt_bytes_per_param */
+  bool opt_sgd;            /* input: the optimizer is torch.optim.SGD with momentum 0 and a
+                              weight decay, stepping the 16-bit parameters themselves (Lightning
+                              Fabric precision 'bf16-true': bf16 parameters and gradients, no
+                              fp32 master): no optimizer state (0 B), 16-bit gradients, and
+                              per parameter grad.add(param) then param.add_(grad), 12 B
+                              (torch/optim/sgd.py _single_tensor_sgd; constants.h SGD_*);
+                              lower_dp.c sim_opt_bytes_per_param, memory_states.c */
   bool no_grad_clip;       /* input: no gradient-norm pass before the optimizer step (the
                               run does not clip: torch clip_grad_norm_ / Megatron clip_grad 0);
                               lower_dp.c */

@@ -167,6 +167,26 @@
  * below the eager fused step's 28 and every step with its norm pass. */
 #define ADAMW_LOWER_BOUND_BYTES_PER_PARAM \
   (ADAMW_STEP_BYTES_PER_PARAM - ADAMW_BF16_MOMENTS_SAVED_BYTES)
+/* torch.optim.SGD over 16-bit parameters (layout.opt_sgd), as Lightning
+ * Fabric precision "bf16-true" trains: the parameters, their .grad and so
+ * the update are bf16, with no fp32 master (torch.optim keeps none: it steps
+ * the tensors it is given). lightning-thunder examples/lit-gpt/train.py and
+ * train_fsdp.py @ 943f99c95: torch.optim.SGD(model.parameters(), lr=6e-4,
+ * weight_decay=1e-1, foreach=False), momentum left at its default 0.
+ * torch/optim/sgd.py _single_tensor_sgd (torch 2.x, the for-loop path
+ * foreach=False selects; read from copies of the file, the pytorch/pytorch
+ * snapshot being too large to fetch), per parameter tensor:
+ *   grad = grad.add(param, alpha=weight_decay)  read 2 + 2 B, write 2 B
+ *   param.add_(grad, alpha=-lr)                 read 2 + 2 B, write 2 B
+ * 12 B per parameter in two kernels per tensor (_multi_tensor_sgd's
+ * _foreach_add / _foreach_add_ move the same bytes in fewer launches). The
+ * momentum buffer (buf.mul_(momentum).add_(grad), a state tensor of the
+ * parameter's size) exists only when momentum != 0 and is not modelled:
+ * plateau's sgd is momentum 0, optimizer state 0 B. */
+#define SGD_WEIGHT_DECAY_BYTES_PER_PARAM 6.0
+#define SGD_UPDATE_BYTES_PER_PARAM 6.0
+#define SGD_STEP_BYTES_PER_PARAM (SGD_WEIGHT_DECAY_BYTES_PER_PARAM + SGD_UPDATE_BYTES_PER_PARAM)
+#define SGD_OPTIMIZER_BYTES 0.0
 
 /* Eager log_softmax over rows too long for shared memory (layout.eager_xent):
  * PyTorch's host_softmax (aten/src/ATen/native/cuda/SoftMax.cu) keeps a row

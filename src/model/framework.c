@@ -62,6 +62,7 @@ static const struct {
     {"grad_clip", offsetof(struct pl_framework, grad_clip)},
     {"autocast_weight_casts", offsetof(struct pl_framework, autocast_weight_casts)},
     {"optimizer_torch", offsetof(struct pl_framework, optimizer_torch)},
+    {"optimizer_sgd", offsetof(struct pl_framework, optimizer_sgd)},
     {"zero3_grad_all_reduce", offsetof(struct pl_framework, zero3_grad_all_reduce)},
     {"fp8_all_gather", offsetof(struct pl_framework, fp8_all_gather)},
     {"zero3_reuse", offsetof(struct pl_framework, zero3_reuse)},
@@ -588,6 +589,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->grad_clip, &l->no_grad_clip, true);
   put(fw->autocast_weight_casts, &l->autocast_weight_casts, false);
   put(fw->optimizer_torch, &l->opt_torch, false);
+  put(fw->optimizer_sgd, &l->opt_sgd, false);
   put(fw->zero3_grad_all_reduce, &l->zero3_grad_all_reduce, false);
   put(fw->fp8_all_gather, &l->fp8_all_gather, false);
   put(fw->zero3_reuse, &l->zero3_no_reuse, true);
@@ -718,6 +720,7 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->grad_clip = setting(!l->no_grad_clip);
   out->autocast_weight_casts = setting(l->autocast_weight_casts);
   out->optimizer_torch = setting(l->opt_torch);
+  out->optimizer_sgd = setting(l->opt_sgd);
   out->zero3_grad_all_reduce = setting(l->zero3_grad_all_reduce);
   out->fp8_all_gather = setting(l->fp8_all_gather);
   out->zero3_reuse = setting(!l->zero3_no_reuse);

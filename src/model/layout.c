@@ -254,6 +254,17 @@ static enum pl_status resolve_recompute(const struct pl_layout *l, const struct 
     return pl_diag_set(diag, PL_ERR_LAYOUT,
                        "layout: --adam-moments-dtype bf16 needs --shard zero1 or higher (Megatron-"
                        "Core's precision-aware optimizer needs the distributed optimizer)");
+  /* --optimizer sgd prices torch.optim.SGD over 16-bit parameters: their
+   * gradients are 16-bit, so the reduction is too; Adam's settings and FSDP2's
+   * fp32 parameter shards (fp32 parameters, another run) do not apply */
+  if (l->opt_sgd && !l->grad_reduce_bf16)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --optimizer sgd needs --grad-reduce-dtype bf16 (torch.optim.SGD "
+                       "over 16-bit parameters: their gradients are 16-bit)");
+  if (l->opt_sgd && (l->adam_moments_bf16 || l->fp32_param_shards))
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --optimizer sgd cannot be combined with --adam-moments-dtype bf16 "
+                       "or --fp32-param-shards on (SGD over 16-bit parameters keeps no state)");
   /* --offload-modules: Megatron-Core refuses fine_grained_activation_offloading
    * with cpu_offloading (transformer_config.py __post_init__, core_v0.16.0);
    * both modelled modules are the experts' */

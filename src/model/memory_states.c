@@ -201,6 +201,11 @@ static double deepspeed_working_elems(const struct pl_model *m, const struct pl_
  * optimizer state"). With fp32_shards (zero3 as PyTorch FSDP keeps it,
  * model_mem_states) the fp32 shard is the master: none besides it. */
 static double optimizer_bytes(const struct pl_layout *l, bool fp32_shards) {
+  /* torch.optim.SGD, momentum 0, over the 16-bit parameters (layout.opt_sgd):
+   * no momentum_buffer (torch/optim/sgd.py: created only when momentum != 0)
+   * and no master copy: nothing */
+  if (l->opt_sgd)
+    return SGD_OPTIMIZER_BYTES;
   bool no_master = l->adam_no_master || fp32_shards;
   if (!l->adam_moments_bf16)
     return no_master ? OPTIMIZER_BYTES - MASTER_FP32_BYTES : OPTIMIZER_BYTES;
@@ -253,6 +258,12 @@ void model_mem_states(const struct pl_model *m, const struct pl_layout *l, int64
    * (Megatron-Core param_and_grad_buffer.py: grad dtype = fp32 only with
    * grad_reduce_in_fp32, else the parameters' dtype) */
   double grad_bytes = l->grad_reduce_bf16 && l->shard <= PL_SHARD_ZERO1 ? PARAM_BYTES : GRAD_BYTES;
+  /* torch.optim.SGD over 16-bit parameters (layout.opt_sgd, Fabric
+   * 'bf16-true'): each parameter's .grad has the parameter's dtype, and
+   * FSDP with an all-bf16 MixedPrecision keeps its sharded gradients in it
+   * (FlatParamHandle: the sharded grad in the reduce dtype, bf16 here) */
+  if (l->opt_sgd)
+    grad_bytes = PARAM_BYTES;
   /* zero2/zero3 with layout.shard_grads_reduce_dtype (Megatron FSDP): the
    * gradient shards live in the main_grad_buffer, whose dtype is fp32 only
    * with grad_reduce_in_fp32, else the parameters' (bf16; bf16 too for FP8
@@ -293,7 +304,10 @@ void model_mem_states(const struct pl_model *m, const struct pl_layout *l, int64
     s->grads_b = grad_bytes * lora;
     s->optimizer_b = optimizer_bytes(l, fp32_shards) * lora / (l->shard >= PL_SHARD_ZERO1 ? n : 1.0);
   }
-  /* FSDP/ZeRO unit: one block, or the embedding / LM head when larger */
+  /* FSDP/ZeRO unit: one block, or the embedding / LM head when larger; its
+   * unsharded gradient fp32, or 16-bit with layout.opt_sgd (the 16-bit
+   * parameters' own gradients) */
+  double unit_grad_bytes = l->opt_sgd ? PARAM_BYTES : GRAD_BYTES;
   double unit = layer_params_tp(m, t), edge = edge_params(m, l, i);
   unit = edge > unit ? edge : unit;
   if (l->shard >= PL_SHARD_ZERO2 && l->fsdp_pp_unsharded && deg(l->pp) > 1)
@@ -332,9 +346,9 @@ void model_mem_states(const struct pl_model *m, const struct pl_layout *l, int64
     /* the gathered block units' GEMM weights at 1 B when gathered in FP8 (fp8_save);
      * an embedding or LM-head unit stays 16-bit */
     s->unsharded_b = 2.0 * (PARAM_BYTES * unit - (unit > edge ? fp8_save * fp8_w : 0.0)) +
-                     GRAD_BYTES * unit;
+                     unit_grad_bytes * unit;
   else if (l->shard == PL_SHARD_ZERO2)
-    s->unsharded_b = GRAD_BYTES * unit;
+    s->unsharded_b = unit_grad_bytes * unit;
   else
     s->unsharded_b = 0.0;
 }

@@ -415,6 +415,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   /* Megatron-Core DDP's check_for_nan_in_grad bucket norms, apart from the
    * buffer's zero pass (layout.no_grad_nan_check, mlperfcfg28) */
   col_str(c, "framework.grad_nan_check", pl_setting_name(fw.grad_nan_check));
+  /* torch.optim.SGD over 16-bit parameters or AdamW (layout.opt_sgd, thunder29) */
+  col_str(c, "framework.optimizer", fw.optimizer_sgd == PL_SETTING_ON ? "sgd" : "adamw");
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -33,7 +33,8 @@
  *    step with bf16 moments and no gradient-norm pass; model/constants.h)
  *    at the achievable bandwidth, plus one kernel. The simulator counts as
  *    much or more (34 for Megatron's fused step with its norm pass, 92 for
- *    eager foreach); counting less keeps this a lower bound.
+ *    eager foreach); counting less keeps this a lower bound. torch.optim.SGD
+ *    over 16-bit parameters (layout.opt_sgd) counts its own 12 B instead.
  * If the simulator changes these rules, tests/unit/test_search_prune.c
  * (bound <= simulated step for every layout of small spaces) fails. */
 #include "search_int.h"
@@ -251,7 +252,9 @@ double search_optimizer_s(const struct search_ctx *ctx, const struct pl_layout *
   const struct pl_gpu *g = &ctx->cluster->gpu;
   double local = l->shard == PL_SHARD_DDP ? params : params / (double)pl_layout_shard_ranks(l);
   double bw = g->hbm_bytes_per_s * g->eff.hbm_fraction;
-  return (bw > 0 ? local * ADAMW_LOWER_BOUND_BYTES_PER_PARAM / bw : 0) + g->eff.kernel_overhead_s;
+  /* torch.optim.SGD (layout.opt_sgd) moves less than any AdamW step: 12 B */
+  double per_param = l->opt_sgd ? SGD_STEP_BYTES_PER_PARAM : ADAMW_LOWER_BOUND_BYTES_PER_PARAM;
+  return (bw > 0 ? local * per_param / bw : 0) + g->eff.kernel_overhead_s;
 }
 
 /* zero1: the updated bf16 parameters all_gathered after the optimizer, in

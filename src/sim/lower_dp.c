@@ -352,9 +352,17 @@ static bool pg_opt(const struct lower *lw) {
  * with bf16 moments) and its norm pass (4 B); eager PyTorch (kernels unfused):
  * torch.optim's foreach passes (80 B) or, with layout.opt_fused, its one fused
  * kernel family (28 B), and clip_grad_norm_'s norms and scaling (12 B); the
- * same for a compiled model with layout.opt_torch.
+ * same for a compiled model with layout.opt_torch; torch.optim.SGD over
+ * 16-bit parameters with layout.opt_sgd (12 B, its norm pass 6 B).
  * layout.no_grad_clip drops the norm pass. */
 double sim_opt_bytes_per_param(const struct pl_layout *l) {
+  /* torch.optim.SGD over the 16-bit parameters (layout.opt_sgd): eager
+   * whatever the model's kernels (torch.compile compiles the model, not the
+   * step), 12 B; clip_grad_norm_ over 16-bit gradients reads 2 B and its
+   * scaling multiply reads and writes 2 B each: half the fp32 norm pass */
+  if (l->opt_sgd)
+    return SGD_STEP_BYTES_PER_PARAM +
+           (l->no_grad_clip ? 0.0 : GRAD_NORM_EAGER_BYTES_PER_PARAM * PARAM_BYTES / GRAD_BYTES);
   /* torch.optim's step: eager PyTorch, or a compiled model whose optimizer
    * torch.compile leaves alone (layout.opt_torch) */
   bool eager = l->kernels == PL_KERNELS_UNFUSED || l->opt_torch;

@@ -930,6 +930,39 @@ static void test_adam_no_master(void) {
   CHECK_NEAR_REL(d.optimizer_bytes, 3369207808.0, 1e-15);
 }
 
+/* torch.optim.SGD, momentum 0, over 16-bit parameters (layout.opt_sgd;
+ * Lightning Fabric 'bf16-true' with lightning-thunder's lit-gpt examples):
+ * torch/optim/sgd.py creates a momentum_buffer only when momentum != 0 and
+ * keeps no master, so the optimizer states are 0 B; the gradients are the
+ * bf16 parameters' own, 2 B. Llama-2 7B, 6,738,415,616 parameters:
+ * one GPU (ddp): gradients 2 x 6,738,415,616 = 13,476,831,232 B, parameters
+ * the same; zero3 over 8 GPUs: 13,476,831,232 / 8 = 1,684,603,904 B each, and
+ * the unsharded unit's gradient at 2 B instead of 4: the unit is the larger
+ * of a block (4h^2 + 3hf + 2h = 4 x 4096^2 + 3 x 4096 x 11008 + 2 x 4096 =
+ * 202,383,360) and the edge modules (32000 x 4096 x 2 + 4096 =
+ * 262,148,096), so unsharded_bytes falls by 2 x 262,148,096 = 524,296,192 B. */
+static void test_sgd_states(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_gpu g = gpu80();
+  struct pl_layout l = layout(&m, (struct spec){.gpus = 1, .gbs = 1, .shard = PL_SHARD_DDP});
+  struct pl_memory a, b, c;
+  l.opt_sgd = true;
+  l.grad_reduce_bf16 = true;
+  pl_memory_compute(&m, &l, &g, &a);
+  CHECK(a.optimizer_bytes == 0.0);
+  CHECK_NEAR_REL(a.grads_bytes, 13476831232.0, 1e-15);
+  CHECK_NEAR_REL(a.params_bytes, 13476831232.0, 1e-15);
+  l = layout(&m, (struct spec){.gpus = 8, .gbs = 8, .shard = PL_SHARD_ZERO3});
+  pl_memory_compute(&m, &l, &g, &b);
+  l.opt_sgd = true;
+  l.grad_reduce_bf16 = true;
+  pl_memory_compute(&m, &l, &g, &c);
+  CHECK(c.optimizer_bytes == 0.0);
+  CHECK_NEAR_REL(c.grads_bytes, 1684603904.0, 1e-15);
+  CHECK_NEAR_REL(c.params_bytes, 1684603904.0, 1e-15);
+  CHECK_NEAR_REL(b.unsharded_bytes - c.unsharded_bytes, 524296192.0, 1e-12);
+}
+
 /* Megatron-Core's fine-grained activation offloading (layout.offload_modules).
  * Qwen3-30B-A3B (h 2048, 128 experts top-8, expert ffn 768, all 48 blocks
  * MoE), 8 GPUs, ep 8, zero1, imbalance 1, bf16 (e = 2, SwiGLU: mlp = 4 + e),
@@ -1114,6 +1147,7 @@ int main(void) {
   test_fsdp_block_units();
   test_adam_moments_bf16();
   test_adam_no_master();
+  test_sgd_states();
   test_offload_modules();
   test_moe_fc1_quantized();
   test_dtensor_tp();

@@ -189,6 +189,16 @@ int main(void) {
   memset(&o.space, 0, sizeof o.space);
   run.layout.task = PL_RUN_LORA;
   throughput_top3(&o, 5);
+  /* torch.optim.SGD over bf16 parameters (layout.opt_sgd) on 8 H100, gbs 8,
+   * eager kernels: its step moves 12 B per parameter, below AdamW's 22 B
+   * floor, so the bound counts SGD's own 12 B (search/comm.c) */
+  setup("llama2-7b", 8, 8);
+  memset(&o.space, 0, sizeof o.space);
+  run.layout.opt_sgd = true;
+  run.layout.grad_reduce_bf16 = true;
+  run.layout.kernels = PL_KERNELS_UNFUSED;
+  run.layout.no_grad_clip = true;
+  throughput_top3(&o, 5);
   /* A hybrid Mamba-2 + attention + MoE stack on 8 GB200, gbs 8: one tp
    * collective per block and pass (segments.c layer_tp), not two. */
   setup_on("nemotron-3-nano", "gb200-nvl72", 8, 8);
