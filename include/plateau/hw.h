@@ -306,6 +306,12 @@ enum pl_status pl_nccl_version_parse(const char *text, int64_t *code, struct pl_
 /* "2.29.2" for 22902 into out (n >= 16 holds any code); "" for 0. */
 void pl_nccl_version_str(int64_t code, char *out, size_t n);
 
+/* The i-th value of cluster.nccl_tuner (who picks each call's algorithm and
+ * protocol: "nccl", NCCL's own tuner; "aws-ofi-nccl-p5", the aws-ofi-nccl
+ * tuner plugin's P5/P5e region map, src/net/ofi_regions.c), NULL past the
+ * end: what the cluster file's field and predict's --nccl-tuner accept. */
+const char *pl_nccl_tuner_name(size_t i);
+
 /* The cuDNN release a run uses (layout.cudnn_version), as cuDNN 9's CUDNN_VERSION:
  * major x 10000 + minor x 100 + patch (9.13.0 -> 91300; what
  * torch.backends.cudnn.version() prints). 0 (PL_CUDNN_LATEST): today's cuDNN,

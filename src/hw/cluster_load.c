@@ -32,6 +32,10 @@ static const char *const nic_paths[] = {"pix", "pxb", "pxn", "phb", "sys", NULL}
 /* struct pl_cluster nccl_tuner; src/net/ofi_regions.c carries the plugin's map */
 static const char *const nccl_tuners[] = {"nccl", "aws-ofi-nccl-p5", NULL};
 
+const char *pl_nccl_tuner_name(size_t i) {
+  return i < sizeof nccl_tuners / sizeof nccl_tuners[0] - 1 ? nccl_tuners[i] : NULL;
+}
+
 static enum pl_status read_intra(yajl_val doc, const char *origin, struct pl_cluster *c,
                                  struct pl_diag *diag) {
   enum pl_status st;

@@ -415,6 +415,9 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   /* Megatron-Core DDP's check_for_nan_in_grad bucket norms, apart from the
    * buffer's zero pass (layout.no_grad_nan_check, mlperfcfg28) */
   col_str(c, "framework.grad_nan_check", pl_setting_name(fw.grad_nan_check));
+  /* added after it: who picks each collective's algorithm and protocol (--nccl-tuner,
+   * cluster.nccl_tuner: nccl or the aws-ofi-nccl P5 plugin's map, efa29b, session 29) */
+  col_str(c, "hardware.nccl_tuner", hw->nccl_tuner[0] != '\0' ? hw->nccl_tuner : "nccl");
 }
 
 void pl_report_predict_csv_header(FILE *out) {
