@@ -264,6 +264,10 @@ struct pl_cluster {
   int64_t nccl_channels;         /* ring/tree channels NCCL builds on this system */
   int64_t nccl_min_channels;     /* NCCL_MIN_NCHANNELS / NCCL_MIN_CTAS the system sets; 0: NCCL's
                                     default (ncclTopoPostset copies channels up to it) */
+  char nccl_tuner[24];           /* who picks each call's algorithm and protocol: "nccl" (NCCL's
+                                    own tuner, the default) or "aws-ofi-nccl-p5" (the aws-ofi-nccl
+                                    tuner plugin's P5/P5e region map for groups of > 2 nodes,
+                                    src/net/ofi_regions.c; docs/collectives.md, "Cloud fabrics") */
   int64_t nccl_version;          /* NCCL release the system runs, NCCL_VERSION_CODE (2.29.2 ->
                                     22902; pl_nccl_version_parse); 0: not stated, plateau's
                                     default tables (NCCL 2.28.3-2.28.7); src/net/nccl_version.c */
@@ -301,6 +305,12 @@ struct pl_cluster {
 enum pl_status pl_nccl_version_parse(const char *text, int64_t *code, struct pl_diag *diag);
 /* "2.29.2" for 22902 into out (n >= 16 holds any code); "" for 0. */
 void pl_nccl_version_str(int64_t code, char *out, size_t n);
+
+/* The i-th value of cluster.nccl_tuner (who picks each call's algorithm and
+ * protocol: "nccl", NCCL's own tuner; "aws-ofi-nccl-p5", the aws-ofi-nccl
+ * tuner plugin's P5/P5e region map, src/net/ofi_regions.c), NULL past the
+ * end: what the cluster file's field and predict's --nccl-tuner accept. */
+const char *pl_nccl_tuner_name(size_t i);
 
 /* The cuDNN release a run uses (layout.cudnn_version), as cuDNN 9's CUDNN_VERSION:
  * major x 10000 + minor x 100 + patch (9.13.0 -> 91300; what

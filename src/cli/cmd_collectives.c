@@ -160,7 +160,7 @@ static int setup(const struct cli_args *a, struct sweep *sw) {
     return cli_fail("%s", d.msg);
   if (cli_nccl_version(a, &sw->cluster) != 0)
     return 1;
-  /* --nic-bandwidth, --sharp, --gpus-per-node: the same edits predict takes
+  /* --nic-bandwidth, --sharp, --gpus-per-node, --nccl-tuner: the same edits predict takes
    * (flags the table above lacks read as absent) */
   if (pl_cluster_flags_read(&sw->cluster, cli_flag_get, (void *)a, &d) != PL_OK)
     return cli_fail("%s", d.msg);
@@ -283,6 +283,8 @@ static int run(const struct sweep *sw) {
       return cli_fail("out of memory");
     pl_emit_obj_begin(e, NULL);
     pl_emit_str(e, "cluster", sw->cluster.name);
+    /* who picked each row's algorithm and protocol (--nccl-tuner, cluster.nccl_tuner) */
+    pl_emit_str(e, "nccl_tuner", sw->cluster.nccl_tuner[0] != '\0' ? sw->cluster.nccl_tuner : "nccl");
     pl_emit_arr_begin(e, "rows");
   } else if (sw->fmt == CLI_FORMAT_CSV) {
     printf("op,gpus,nodes,bytes,time_s,algbw_gbps,busbw_gbps,algo,proto\n");

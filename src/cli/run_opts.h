@@ -23,7 +23,8 @@
   {"nic-bandwidth", "BW", "network bandwidth per NIC and direction, '400 Gb/s' or '50 GB/s' (default: the cluster's)"}, \
   {"sharp", "on|off", "InfiniBand SHARP in-network reduction used by NCCL: CollNet with the SHARP plugin (NCCL_COLLNET_ENABLE=1) for groups of >= 2 nodes (docs/collectives.md, 'CollNet'; default: the cluster's)"}, \
   {"gpus-per-node", "N", "GPUs per node as NCCL sees it, the NVLink domain, at most the cluster's: a GB200/GB300 NVL72 job placed in NVLink segments of K trays (Slurm --segment K) has 4K; NICs per GPU kept (default: the cluster's)"}, \
-  {"nccl-min-channels", "N", "the channel floor NCCL_MIN_NCHANNELS / NCCL_MIN_CTAS put under every communicator (0..64; default: the cluster's, usually none): coll and NVLS channels at least N, except where a communicator's --nccl-max-ctas-* is lower"}
+  {"nccl-min-channels", "N", "the channel floor NCCL_MIN_NCHANNELS / NCCL_MIN_CTAS put under every communicator (0..64; default: the cluster's, usually none): coll and NVLS channels at least N, except where a communicator's --nccl-max-ctas-* is lower"}, \
+  {"nccl-tuner", "T", "nccl|aws-ofi-nccl-p5: who picks each collective's algorithm and protocol: nccl NCCL's own tuner; aws-ofi-nccl-p5 the aws-ofi-nccl tuner plugin's P5/P5e region map for groups of > 2 nodes (loaded by default with the EFA plugin on NCCL >= 2.21; NCCL < 2.19 has no tuner plugins; docs/collectives.md 'Cloud fabrics'; default: the cluster's, aws-p5 aws-ofi-nccl-p5)"}
 
 /* Expands to the option table entries; put it inside a command's table. */
 #define RUN_OPTS                                                                              \

@@ -29,6 +29,12 @@ static const char *const inter_kinds[] = {"infiniband", "efa",      "roce",     
 static const char *const cpu_vendors[] = {"intel", "amd", "arm", "other", NULL};
 /* NCCL's PATH_* names, nearest first (src/graph/topo.h) */
 static const char *const nic_paths[] = {"pix", "pxb", "pxn", "phb", "sys", NULL};
+/* struct pl_cluster nccl_tuner; src/net/ofi_regions.c carries the plugin's map */
+static const char *const nccl_tuners[] = {"nccl", "aws-ofi-nccl-p5", NULL};
+
+const char *pl_nccl_tuner_name(size_t i) {
+  return i < sizeof nccl_tuners / sizeof nccl_tuners[0] - 1 ? nccl_tuners[i] : NULL;
+}
 
 static enum pl_status read_intra(yajl_val doc, const char *origin, struct pl_cluster *c,
                                  struct pl_diag *diag) {
@@ -129,6 +135,10 @@ static enum pl_status read_model_settings(yajl_val doc, const char *origin, stru
     return pl_diag_set(diag, PL_ERR_RANGE,
                        "%s: field 'nccl_min_channels' is %lld, expected 0..64", origin,
                        (long long)c->nccl_min_channels);
+  snprintf(c->nccl_tuner, sizeof c->nccl_tuner, "nccl");
+  if ((st = hw_word(doc, "nccl_tuner", false, origin, nccl_tuners, c->nccl_tuner,
+                    sizeof c->nccl_tuner, diag)) != PL_OK)
+    return st;
   c->nccl_version = 0;
   char ver[32] = "";
   if ((st = hw_str(doc, "nccl_version", false, origin, ver, sizeof ver, diag)) != PL_OK)
@@ -221,7 +231,8 @@ static enum pl_status cluster_from_doc(yajl_val doc, const char *name_or_path, b
    * ("nccl_channel", "segment_gpu") would be dropped silently, so it is an error */
   static const char *const keys[] = {
       "name", "description", "source", "gpu", "gpus_per_node", "segment_gpus", "intra", "inter",
-      "cpu_vendor", "nccl_channels", "nccl_min_channels", "nccl_version", "launch_overhead",
+      "cpu_vendor", "nccl_channels", "nccl_min_channels", "nccl_tuner", "nccl_version",
+      "launch_overhead",
       "call_floor", "calibration", "node_other_power"};
   enum pl_status st = base_json_near_miss(doc, keys, sizeof keys / sizeof keys[0], origin, diag);
   if (st == PL_OK)

@@ -19,7 +19,8 @@
 
 /* In the order they are applied and written. */
 static const char *const names[] = {"power-cap", "hbm", "hbm-bandwidth", "nic-bandwidth", "sharp",
-                                    "gpus-per-node", "gpu-variability", "nccl-min-channels"};
+                                    "gpus-per-node", "gpu-variability", "nccl-min-channels",
+                                    "nccl-tuner"};
 #define N_NAMES (sizeof names / sizeof names[0])
 
 const char *pl_cluster_flag_name(size_t i) { return i < N_NAMES ? names[i] : NULL; }
@@ -101,6 +102,31 @@ static enum pl_status nccl_min_channels(struct pl_cluster *c, pl_flag_get_fn get
   return PL_OK;
 }
 
+/* --nccl-tuner nccl|aws-ofi-nccl-p5: who picks each call's algorithm and
+ * protocol (cluster.nccl_tuner, the values of pl_nccl_tuner_name; the
+ * plugin's map src/net/ofi_regions.c). A run whose NCCL loads no tuner
+ * plugin (NCCL < 2.19 has no tuner interface, 2.19-2.20 load one only when
+ * NCCL_TUNER_PLUGIN names it) says nccl on a cluster whose preset turns the
+ * plugin on (aws-p5). */
+static enum pl_status nccl_tuner(struct pl_cluster *c, pl_flag_get_fn get, void *ctx,
+                                 struct pl_diag *diag) {
+  const char *v = get(ctx, "nccl-tuner");
+  if (v == NULL)
+    return PL_OK;
+  const char *name;
+  char known[96] = "";
+  for (size_t i = 0; (name = pl_nccl_tuner_name(i)) != NULL; i++) {
+    if (strcmp(v, name) == 0) {
+      snprintf(c->nccl_tuner, sizeof c->nccl_tuner, "%s", name);
+      return PL_OK;
+    }
+    size_t at = strlen(known);
+    snprintf(known + at, sizeof known - at, "%s%s", at > 0 ? "|" : "", name);
+  }
+  return pl_diag_set(diag, PL_ERR_PARSE, "--nccl-tuner: unknown value '%s' (expected %s)", v,
+                     known);
+}
+
 /* --gpu-variability CV|off: the spread of the GPUs' sustained clocks
  * (standard deviation over mean, '0.02' or '2%'), src/hw/variability.c. */
 static enum pl_status gpu_variability(struct pl_cluster *c, pl_flag_get_fn get, void *ctx,
@@ -162,6 +188,8 @@ enum pl_status pl_cluster_flags_read(struct pl_cluster *c, pl_flag_get_fn get, v
     st = gpu_variability(c, get, ctx, diag);
   if (st == PL_OK)
     st = nccl_min_channels(c, get, ctx, diag);
+  if (st == PL_OK)
+    st = nccl_tuner(c, get, ctx, diag);
   return st;
 }
 
@@ -202,5 +230,7 @@ size_t pl_cluster_flags_format(const struct pl_cluster *c, const struct pl_clust
   }
   if (c->nccl_min_channels != base->nccl_min_channels)
     flag_text_put(&t, " --nccl-min-channels %" PRId64, c->nccl_min_channels);
+  if (strcmp(c->nccl_tuner, base->nccl_tuner) != 0)
+    flag_text_put(&t, " --nccl-tuner %s", c->nccl_tuner);
   return t.need;
 }

@@ -262,4 +262,15 @@ static inline double net_chunk_ladder(double chunk, double bytes, double ops,
  * concurrent (channel, head) pairs (src/enqueue.cc calcCollChunking). */
 double net_nvls_chunk_bytes(const struct net_ctx *x, double bytes, double streams);
 
+/* The aws-ofi-nccl tuner plugin's region map (ofi_regions.c): true where
+ * `tuner` names one plateau carries ("aws-ofi-nccl-p5"). */
+bool net_ofi_tuner_known(const char *tuner);
+/* The next region of that map, from index *next on, containing a call of
+ * `bytes` on `ranks` ranks over `nodes` nodes: its (algorithm, protocol),
+ * *next set past it; false where none does (more than 2 nodes only; the
+ * group's ranks per node and the op select the map). */
+bool net_ofi_region_next(const char *tuner, enum pl_coll_op op, double bytes, int64_t ranks,
+                         int64_t nodes, int *next, enum pl_coll_algo *algo,
+                         enum pl_coll_proto *proto);
+
 #endif

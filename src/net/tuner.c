@@ -351,6 +351,18 @@ static enum pl_status coll_time(const struct pl_cluster *c, enum pl_coll_op op, 
   struct net_ctx x;
   ctx_init(c, op, g, active, &x);
   x.max_ctas = max_ctas > 0 ? (double)max_ctas : 0.0;
+  /* the aws-ofi-nccl tuner plugin (ofi_regions.c) forces the pair of the
+   * first region holding the call whose pair NCCL has enabled; a call in no
+   * region, or a forced algorithm or protocol (NCCL_ALGO / NCCL_PROTO, which
+   * disable the plugin), is NCCL's own choice */
+  if (algo == PL_ALGO_AUTO && only_proto < 0 && x.m > 2 && c->nccl_tuner[0] == 'a') {
+    int next = 0;
+    enum pl_coll_algo ra;
+    enum pl_coll_proto rp;
+    while (net_ofi_region_next(c->nccl_tuner, op, bytes, x.n, x.m, &next, &ra, &rp))
+      if (choose(&x, bytes, ra, (int)rp, out) == PL_OK)
+        return PL_OK;
+  }
   return choose(&x, bytes, algo, only_proto, out);
 }
 

@@ -417,6 +417,9 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.grad_nan_check", pl_setting_name(fw.grad_nan_check));
   /* torch.optim.SGD over 16-bit parameters or AdamW (layout.opt_sgd, thunder29) */
   col_str(c, "framework.optimizer", fw.optimizer_sgd == PL_SETTING_ON ? "sgd" : "adamw");
+  /* added after it: who picks each collective's algorithm and protocol (--nccl-tuner,
+   * cluster.nccl_tuner: nccl or the aws-ofi-nccl P5 plugin's map, efa29b, session 29) */
+  col_str(c, "hardware.nccl_tuner", hw->nccl_tuner[0] != '\0' ? hw->nccl_tuner : "nccl");
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -192,6 +192,35 @@ static void test_cluster_flags(void) {
                    "deviation over mean, e.g. 0.02 or '2%'; off)");
   split(" --gpu-variability x%", &a);
   CHECK_STATUS(pl_cluster_flags_read(&c, get, &a, &d), PL_ERR_RANGE, dp);
+  /* --nccl-tuner: dgx-h100 has NCCL's own tuner; the plugin's map is an edit, written back;
+   * aws-p5 sets the plugin, so nccl is the edit there and its own value writes nothing */
+  c = base;
+  CHECK_STR(c.nccl_tuner, "nccl");
+  split(" --nccl-tuner aws-ofi-nccl-p5", &a);
+  CHECK_STATUS(pl_cluster_flags_read(&c, get, &a, &d), PL_OK, dp);
+  CHECK_STR(c.nccl_tuner, "aws-ofi-nccl-p5");
+  pl_cluster_flags_format(&c, &base, text, sizeof text);
+  CHECK_STR(text, " --nccl-tuner aws-ofi-nccl-p5");
+  CHECK(pl_cluster_load("aws-p5", &base, &d) == PL_OK);
+  CHECK_STR(base.nccl_tuner, "aws-ofi-nccl-p5");
+  c = base;
+  split(" --nccl-tuner nccl", &a);
+  CHECK_STATUS(pl_cluster_flags_read(&c, get, &a, &d), PL_OK, dp);
+  CHECK_STR(c.nccl_tuner, "nccl");
+  pl_cluster_flags_format(&c, &base, text, sizeof text);
+  CHECK_STR(text, " --nccl-tuner nccl");
+  c = base;
+  split(" --nccl-tuner aws-ofi-nccl-p5", &a);
+  CHECK_STATUS(pl_cluster_flags_read(&c, get, &a, &d), PL_OK, dp);
+  pl_cluster_flags_format(&c, &base, text, sizeof text);
+  CHECK_STR(text, "");
+  split(" --nccl-tuner aws-ofi-nccl", &a);
+  CHECK_STATUS(pl_cluster_flags_read(&c, get, &a, &d), PL_ERR_PARSE, dp);
+  CHECK_STR(d.msg, "--nccl-tuner: unknown value 'aws-ofi-nccl' (expected nccl|aws-ofi-nccl-p5)");
+  CHECK_STR(c.nccl_tuner, "aws-ofi-nccl-p5"); /* a refused value leaves the cluster's */
+  CHECK_STR(pl_nccl_tuner_name(0), "nccl");
+  CHECK_STR(pl_nccl_tuner_name(1), "aws-ofi-nccl-p5");
+  CHECK(pl_nccl_tuner_name(2) == NULL);
 }
 
 /* The layout table over an empty layout: each flag sets its field and
