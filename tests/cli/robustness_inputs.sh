@@ -56,4 +56,12 @@ expect_fail 1 "^plateau: csv '.*empty.csv': empty \(no header line\)$" -- \
 check "study --validation empty.csv: failed before the grid (no progress)" \
   bash -c "! grep -q points '$TMP/err'"
 check "nothing left beside --out" bash -c "! ls '$TMP' | grep -q '^r'"
+
+# ---- validate: a published rate so large the step is ~0 s ----
+# the skip reason read "the published figure implies inf % MFU" (src/validate/validate.c)
+sed 's/,24000,/,1e308,/' "$PL_SOURCE_DIR/data/validation/tinyllama_readme.csv" >"$TMP/tiny.csv"
+check "the test set the rate" grep -q ',1e308,' "$TMP/tiny.csv"
+expect_ok validate "$TMP/tiny.csv" --format json
+check "skipped: an MFU past any number" grep -q 'implies a step of .* s, an MFU past any number' "$TMP/out"
+check "no 'inf %' in the reason" bash -c "! grep -q 'inf %' '$TMP/out'"
 finish
