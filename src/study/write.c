@@ -214,8 +214,8 @@ static enum pl_status probe_beside(const char *target, struct pl_diag *diag) {
   tmp[len] = '\0';
   study_appendf(tmp, sizeof tmp, ".tmp-XXXXXX");
   if (mkdtemp(tmp) == NULL)
-    return pl_diag_set(diag, PL_ERR_IO, "--out '%s': cannot create a directory beside it: %s",
-                       target, strerror(errno));
+    return pl_diag_set(diag, PL_ERR_IO, "cannot create a directory beside '%s': %s", target,
+                       strerror(errno));
   rmdir(tmp);
   return PL_OK;
 }

@@ -46,7 +46,7 @@ expect_fail 1 "traces '.*' and '.*link.json.gz' are one file" -- \
 check "calibrate compute: no --out written" [ ! -e "$TMP/fit.json" ]
 
 # ---- study: --out's parent and --validation checked before the grid ----
-expect_fail 1 "^plateau: --out '$TMP/no/such/r': cannot create a directory beside it: No such file or directory$" -- \
+expect_fail 1 "^plateau: cannot create a directory beside '$TMP/no/such/r': No such file or directory$" -- \
   study --out "$TMP/no/such/r"
 check "study --out in a missing directory: failed before the grid (no progress)" \
   bash -c "! grep -q points '$TMP/err'"
