@@ -276,7 +276,7 @@ static void predict_record(const struct validate_in *in, struct pl_vrow *row, st
       validate_skip(row, "the published figure implies %.3g %% MFU, above the GPU's peak: not a "
                     "measurement", 100 * published_mfu);
     else
-      validate_skip(row, "the published figure implies a step of %.3g s, an MFU past any number, "
+      validate_skip(row, "the published figure implies a step of %.3g s, an unbounded MFU, "
                     "above the GPU's peak: not a measurement", row->measured);
     return;
   }
