@@ -25,6 +25,13 @@ enum pl_status pl_outfile_open(struct pl_outfile *o, const char *path, struct pl
 enum pl_status pl_path_follow_links(const char *path, char *out, size_t cap,
                                     struct pl_diag *diag);
 
+/* True when two of paths[0..n-1] name the same regular file (same device and
+ * inode after symbolic links: `a.json`, `./a.json`, a link or hard link to it);
+ * *first < *second are their indices. Paths that cannot be stat()ed and files
+ * that are not regular (/dev/stdin, a pipe) never match. An input named twice
+ * would be read twice (src/base/samefile.c). */
+bool pl_paths_same_file(const char *const *paths, int n, int *first, int *second);
+
 /* Close; when st is PL_OK and the close succeeds, rename over the final name,
  * otherwise remove the temporary. Returns st, or the close/rename failure. */
 enum pl_status pl_outfile_commit(struct pl_outfile *o, enum pl_status st, struct pl_diag *diag);

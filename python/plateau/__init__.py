@@ -50,6 +50,11 @@ def argv(options, positional=()):
             out += [flag, ",".join(_arg(v) for v in value)]
         else:
             out += [flag, _arg(value)]
+    for p in positional:
+        if p is None:
+            # str(None) reached the command as the name 'None' ("cannot open trace 'None'",
+            # "unknown kind 'None'"): a missing path or kind, said as such
+            raise Error("a positional argument is None: give a path or name", "ERR_USAGE")
     return out + [_arg(p) for p in positional]
 
 
@@ -65,15 +70,34 @@ def _flatten(obj, prefix="", out=None):
     return out
 
 
+def _prefixes(key):
+    """"a.b.c" -> "a", "a.b": the objects a dotted key sits in."""
+    parts = key.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
 class Result(dict):
     """A command's JSON document; rows() and to_dataframe() give its table."""
 
     table = None  # the key of the list of rows; None: the document is one row
 
     def rows(self):
-        """The table's rows, each flattened to dotted keys ("memory.total_bytes")."""
+        """The table's rows, each flattened to dotted keys ("memory.total_bytes"),
+        all with the same keys in the same order (a key a row lacks is None), so
+        the rows load into pandas or csv.DictWriter as one table. An object that
+        is null in some rows ("error_band": null for a dense model beside an MoE
+        one's {"class": ...}) is its fields, None, not a column of its own."""
         items = [self] if self.table is None else self.get(self.table) or []
-        return [_flatten(r) for r in items]
+        flat = [_flatten(r) for r in items]
+        keys = {}
+        for r in flat:
+            for k in r:
+                keys.setdefault(k, None)
+        objects = {k.rsplit(".", 1)[0] for k in keys if "." in k}
+        objects |= {p for o in list(objects) for p in _prefixes(o)}
+        cols = [k for k in keys
+                if not (k in objects and all(r.get(k) is None for r in flat))]
+        return [{k: r.get(k) for k in cols} for r in flat]
 
     def to_dataframe(self):
         """The rows as a pandas DataFrame (pandas is optional: imported here)."""

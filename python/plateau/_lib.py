@@ -115,6 +115,11 @@ def run(command, argv):
     # os.fsencode: a str from os.fsdecode or sys.argv holding a file name that is
     # not UTF-8 (surrogate escapes) goes back to its bytes, not UnicodeEncodeError
     args = [os.fsencode(a) if isinstance(a, str) else bytes(a) for a in argv]
+    for a in args:
+        if b"\0" in a:
+            # ctypes passes a C string: "llama2-7b\0x" ran as llama2-7b, the rest dropped;
+            # a command line cannot hold a NUL either (execve)
+            raise Error("%s: argument %r contains a NUL character" % (command, a), "ERR_USAGE")
     arr = (ctypes.c_char_p * max(len(args), 1))(*args)
     out = ctypes.c_void_p()
     diag = _Diag()

@@ -8,6 +8,10 @@ def analyze(paths, **options):
     from . import _arg, _result, argv
     if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
         paths = [paths]
+    elif paths is None or not hasattr(paths, "__iter__"):
+        # None or a number raised "'NoneType' object is not iterable" from the loop below
+        raise TypeError("trace.analyze: paths is a path (str, bytes, os.PathLike) or a list "
+                        "of them, not %s" % type(paths).__name__)
     paths = [_arg(p) for p in paths]
     if not paths:
         raise Error("trace analyze: give at least one trace file or directory", "ERR_USAGE")

@@ -476,7 +476,7 @@ static int calibrate_nccl(int argc, char **argv) {
   int rc = cli_start(&nccl_cmd, argc, argv, &args);
   if (rc != CLI_RUN)
     return rc;
-  if (cli_output_ok(&args, "out") != 0)
+  if (cli_output_ok(&args, "out") != 0 || cli_inputs_distinct(&args, "log") != 0)
     return 1;
   static struct job j; /* logs and fit state: off the stack */
   memset(&j, 0, sizeof j);

@@ -266,7 +266,7 @@ int cmd_calibrate_compute(int argc, char **argv) {
   int rc = cli_start(&compute_cmd, argc, argv, &args);
   if (rc != CLI_RUN)
     return rc;
-  if (cli_output_ok(&args, "out") != 0)
+  if (cli_output_ok(&args, "out") != 0 || cli_inputs_distinct(&args, "trace") != 0)
     return 1;
   static struct job j; /* traces and fit state: off the stack */
   memset(&j, 0, sizeof j);

@@ -211,19 +211,25 @@ static int read_embedded(struct pl_validation *v) {
   return 0;
 }
 
-/* path NULL: the embedded runs; "none": no published runs. */
-static int add_validation(struct pl_study *st, const char *path) {
+/* path NULL: the embedded runs; "none": no published runs. Read before the
+ * grid runs, so a bad CSV (empty, not the validation layout) fails at once,
+ * not after minutes of study (v is initialised either way). */
+static int load_validation(struct pl_validation *v, const char *path) {
+  pl_validation_init(v);
   if (path != NULL && strcmp(path, "none") == 0)
     return 0;
-  struct pl_validation v;
-  pl_validation_init(&v);
-  int rc = path != NULL ? read_validation(&v, path) : read_embedded(&v);
+  return path != NULL ? read_validation(v, path) : read_embedded(v);
+}
+
+/* The published runs of v, read by load_validation, onto the study's curves. */
+static int add_validation(struct pl_study *st, const struct pl_validation *v) {
+  int rc = 0;
   struct pl_study_published_run *runs = NULL;
   size_t n = 0;
-  if (rc == 0 && v.n_rows > 0 && (runs = calloc(v.n_rows, sizeof *runs)) == NULL)
+  if (v->n_rows > 0 && (runs = calloc(v->n_rows, sizeof *runs)) == NULL)
     rc = cli_fail("--validation: out of memory");
-  for (size_t i = 0; rc == 0 && i < v.n_rows; i++) {
-    const struct pl_vrow *r = &v.rows[i];
+  for (size_t i = 0; rc == 0 && i < v->n_rows; i++) {
+    const struct pl_vrow *r = &v->rows[i];
     if (r->skipped || strcmp(r->quantity, "step_time_s") != 0)
       continue;
     struct pl_study_published_run *p = &runs[n++];
@@ -242,7 +248,6 @@ static int add_validation(struct pl_study *st, const char *path) {
   if (rc == 0 && pl_study_add_published(st, runs, n, &d) != PL_OK)
     rc = cli_fail("%s", d.msg);
   free(runs);
-  pl_validation_free(&v);
   return rc;
 }
 
@@ -291,22 +296,25 @@ static int run(const struct cli_args *args, const struct pl_study_spec *spec, in
     return cli_fail("--png-scale: %lld is more than 4", (long long)png_scale);
   if (pl_study_out_check(out, &d) != PL_OK)
     return cli_fail("%s", d.msg);
-  /* A missing --validation path fails now, not after the whole grid ran. */
+  /* A missing or unreadable --validation fails now, not after the whole grid ran. */
   const char *vpath = cli_get(args, "validation");
-  struct stat vsb;
-  if (vpath != NULL && strcmp(vpath, "none") != 0 && validation_path(vpath, &vsb) != 0)
+  bool vnone = vpath != NULL && strcmp(vpath, "none") == 0; /* no published runs at all */
+  struct pl_validation v;
+  if (load_validation(&v, vpath) != 0) {
+    pl_validation_free(&v);
     return 1;
+  }
   catch_signals();
-  if (pl_study_run(spec, &so, &st, &d) != PL_OK)
+  if (pl_study_run(spec, &so, &st, &d) != PL_OK) {
+    pl_validation_free(&v);
     return cli_fail("%s%s", d.msg, stop_flag ? "; nothing was written" : "");
-  if (add_measured(args, st, threads) != 0) {
+  }
+  if (add_measured(args, st, threads) != 0 || (!vnone && add_validation(st, &v) != 0)) {
+    pl_validation_free(&v);
     pl_study_free(st);
     return 1;
   }
-  if (add_validation(st, vpath) != 0) {
-    pl_study_free(st);
-    return 1;
-  }
+  pl_validation_free(&v);
   double elapsed = now_s() - pr.t0;
   struct pl_study_report_opts ro = {gp, elapsed, threads, &stop_flag, (int)png_scale};
   struct pl_study_report_info info;

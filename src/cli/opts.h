@@ -90,6 +90,11 @@ int cli_get_double(const struct cli_args *args, const char *name, double *out);
  * option's value); else 1 after printing why (outpath.c). */
 int cli_output_ok(const struct cli_args *args, const char *name);
 
+/* 0 when no two positional arguments name the same regular file; else 1 after
+ * printing "plateau: WHAT 'A' given twice" or "WHATs 'A' and 'B' are one file" (outpath.c,
+ * src/base/samefile.c): an input read twice weighs twice. */
+int cli_inputs_distinct(const struct cli_args *args, const char *what);
+
 /* Print "plateau: msg" to stderr; returns 1 (bad input) for `return cli_fail(...)`. */
 int cli_fail(const char *fmt, ...)
 #if defined(__GNUC__)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <plateau/outfile.h>
 #include "opts.h"
 
 static bool same_file(const struct stat *a, const char *path) {
@@ -36,5 +37,15 @@ int cli_output_ok(const struct cli_args *a, const char *name) {
       return cli_fail("--%s '%s' is also an input of this run (--%s '%s'); write elsewhere",
                       name, out, a->cmd->opts[i].name, v);
   }
+  return 0;
+}
+
+int cli_inputs_distinct(const struct cli_args *a, const char *what) {
+  int i, j;
+  if (pl_paths_same_file(a->pos, a->n_pos, &i, &j))
+    return strcmp(a->pos[i], a->pos[j]) == 0
+               ? cli_fail("%s '%s' given twice: each input is read once", what, a->pos[i])
+               : cli_fail("%ss '%s' and '%s' are one file: each input is read once", what,
+                          a->pos[i], a->pos[j]);
   return 0;
 }

@@ -199,10 +199,33 @@ static enum pl_status swap_in(const char *tmp, const char *dir, struct pl_diag *
   return PL_OK;
 }
 
+/* The report is built in <dir>.tmp-XXXXXX beside dir (pl_study_write): make
+ * and remove one now, so a parent that is missing, read-only or /proc fails
+ * before the grid runs, not after minutes of study ("cannot create a directory
+ * beside"; before, only an existing non-directory --out was caught early). */
+static enum pl_status probe_beside(const char *target, struct pl_diag *diag) {
+  char tmp[PATH_CAP];
+  size_t len = strlen(target);
+  while (len > 1 && target[len - 1] == '/')
+    len--;
+  if (len == 0 || len + 16 >= sizeof tmp)
+    return pl_diag_set(diag, PL_ERR_RANGE, "--out '%s': not a usable directory name", target);
+  memcpy(tmp, target, len);
+  tmp[len] = '\0';
+  study_appendf(tmp, sizeof tmp, ".tmp-XXXXXX");
+  if (mkdtemp(tmp) == NULL)
+    return pl_diag_set(diag, PL_ERR_IO, "cannot create a directory beside '%s': %s", target,
+                       strerror(errno));
+  rmdir(tmp);
+  return PL_OK;
+}
+
 enum pl_status pl_study_out_check(const char *dir, struct pl_diag *diag) {
   char target[PATH_CAP];
   enum pl_status rc = pl_path_follow_links(dir, target, sizeof target, diag);
-  return rc == PL_OK ? check_target(target, diag) : rc;
+  if (rc == PL_OK)
+    rc = check_target(target, diag);
+  return rc == PL_OK ? probe_beside(target, diag) : rc;
 }
 
 enum pl_status pl_study_write(const struct pl_study *st, const char *dir,

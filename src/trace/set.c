@@ -20,6 +20,7 @@
 
 #include <plateau/alloc.h>
 
+#include <plateau/outfile.h>
 #include "trace_int.h"
 
 struct job {
@@ -214,6 +215,16 @@ static enum pl_status expand(const char *const *paths, int n, struct list *l,
     if (s != PL_OK)
       return s;
   }
+  /* one file named twice (r0.json r0.json, a directory and a file in it, a link)
+   * was read as two ranks and averaged (src/base/samefile.c) */
+  int a, b;
+  if (pl_paths_same_file((const char *const *)l->v, l->n, &a, &b))
+    return strcmp(l->v[a], l->v[b]) == 0
+               ? pl_diag_set(diag, PL_ERR_RANGE,
+                             "trace '%s' given twice: each rank's trace is read once", l->v[a])
+               : pl_diag_set(diag, PL_ERR_RANGE,
+                             "traces '%s' and '%s' are one file: each rank's trace is read once",
+                             l->v[a], l->v[b]);
   return PL_OK;
 }
 

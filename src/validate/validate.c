@@ -270,8 +270,14 @@ static void predict_record(const struct validate_in *in, struct pl_vrow *row, st
    * averaging it in would move the dataset's error by any amount. */
   double published_mfu = w->pred.step.mfu * w->pred.step.step_time_s / row->measured;
   if (!(row->measured > 0) || !isfinite(published_mfu) || published_mfu > 1.0) {
-    validate_skip(row, "the published figure implies %.3g %% MFU, above the GPU's peak: not a "
-                  "measurement", 100 * published_mfu);
+    /* a rate of 1e308 tokens/s is a step of ~0 s: its MFU overflows, and the
+     * reason read "implies inf % MFU" (session 29, hard29) */
+    if (isfinite(published_mfu))
+      validate_skip(row, "the published figure implies %.3g %% MFU, above the GPU's peak: not a "
+                    "measurement", 100 * published_mfu);
+    else
+      validate_skip(row, "the published figure implies a step of %.3g s, an unbounded MFU, "
+                    "above the GPU's peak: not a measurement", row->measured);
     return;
   }
   record_prediction(row, &w->pred);

@@ -373,5 +373,53 @@ class Table(unittest.TestCase):
         self.assertEqual(list(df["layout.gpus"]), [8, 16])
 
 
+class Hardening(unittest.TestCase):
+    """Session 29 (hard29): inputs a pandas user passes by mistake."""
+
+    def test_nul_in_argument(self):
+        # ctypes passed a C string: "llama2-7b\0x" ran llama2-7b and dropped the rest
+        with self.assertRaises(plateau.Error) as cm:
+            plateau.predict(model="llama2-7b\0junk")
+        self.assertEqual(cm.exception.status, "ERR_USAGE")
+        self.assertIn("NUL", cm.exception.message)
+
+    def test_none_positional(self):
+        # str(None) was the name 'None': "cannot open trace 'None'", "unknown kind 'None'"
+        a = os.path.join(DATA, "traces", "hta_nccl_data.json.gz")
+        for call in (lambda: plateau.trace.compare(None, a), lambda: plateau.list_presets(None),
+                     lambda: plateau.validate(None)):
+            with self.assertRaises(plateau.Error) as cm:
+                call()
+            self.assertEqual(cm.exception.status, "ERR_USAGE")
+            self.assertIn("None", cm.exception.message)
+
+    def test_analyze_paths_type(self):
+        # was TypeError "'NoneType' object is not iterable" from inside the package
+        for bad in (None, 5):
+            with self.assertRaises(TypeError) as cm:
+                plateau.trace.analyze(bad)
+            self.assertIn("paths is a path", str(cm.exception))
+
+    def test_trace_given_twice(self):
+        # the same trace twice was two ranks of a world of 2 (src/base/samefile.c)
+        a = os.path.join(DATA, "traces", "hta_nccl_data.json.gz")
+        with self.assertRaises(plateau.Error) as cm:
+            plateau.trace.analyze([a, a])
+        self.assertIn("given twice", cm.exception.message)
+
+    def test_rows_one_set_of_columns(self):
+        # a dense and an MoE model: "error_band" was null in one row and an object in
+        # the other, so rows() had both an "error_band" column and "error_band.class"
+        s = plateau.sweep(model=["llama2-7b", "mixtral-8x7b"], gpus=[8], threads=1)
+        rows = s.rows()
+        self.assertEqual(len(rows), 2)
+        self.assertEqual(list(rows[0]), list(rows[1]))
+        for k in rows[0]:
+            self.assertFalse(any(j.startswith(k + ".") for j in rows[0]), k)
+        self.assertIn("model.experts", rows[0])
+        # the document itself is untouched: rows() only reshapes
+        self.assertIn(None, [p.get("error_band") for p in s["points"]])
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
