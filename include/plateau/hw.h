@@ -328,6 +328,13 @@ const char *pl_nccl_tuner_name(size_t i);
  * benchmark/Llama-3.2-1B-Training/README.md: torch.backends.cudnn.version() =
  * 90900): the MLPerf v5.0 Blackwell images' (src/validate/sources_nemo.c). */
 #define PL_CUDNN_NGC_2504 90900
+/* NGC PyTorch 25.01's cuDNN, 9.7.0 (mlcommons/training_results_v5.0 @ 0fdc28f0
+ * NVIDIA/systems/eos-dfw_n64_ngc25.01_nemo.json other_software_stack:
+ * cudnn_version 9.7.0.66, cublas_version 12.8.3.14, cuda_version 12.8.0.038, an
+ * image FROM nvcr.io/nvidia/pytorch:25.01-py3 that installs no cuDNN of its
+ * own): the base of the NeMo 25.02 and 25.04 containers
+ * (src/validate/sources_nemo.c validate_nemo_2025_cudnn). */
+#define PL_CUDNN_NGC_2501 90700
 /* "9.13", "9.13.1" or "latest"; anything else, or a version below 8.9, is an
  * error naming the text. */
 enum pl_status pl_cudnn_version_parse(const char *text, int64_t *code, struct pl_diag *diag);

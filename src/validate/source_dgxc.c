@@ -228,6 +228,10 @@ bool validate_dgxc_overrides(const struct validate_in *in, struct pl_framework *
   } else if (strncmp(cont, "nemo:25.0", 9) != 0) {
     return validate_skip(row, "container '%s': only NeMo 24.x, 25.0x and 25.11 rows are read",
                          cont);
+  } else if (strncmp(cont, "nemo:25.02", 10) == 0 || strncmp(cont, "nemo:25.04", 10) == 0) {
+    /* 25.02.01 (v25.04 recipes) and 25.04.0x (v25.05): NGC PyTorch 25.01's cuDNN
+     * 9.7.0 (validate_nemo_2025_cudnn, sources_nemo.c) */
+    validate_nemo_2025_cudnn(fw, row);
   }
   if (strcmp(cell(in, "cross_entropy_loss_fusion"), "true") == 0) {
     fw->megatron_xent = PL_SETTING_OFF;

@@ -80,6 +80,8 @@ bool validate_nemo_model(const struct validate_in *in, struct pl_model *m, struc
 bool validate_nemo_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row);
 bool validate_nemo_overrides(const struct validate_in *in, struct pl_framework *fw,
                              struct pl_vrow *row);
+/* the NeMo 25.02 / 25.04 containers' cuDNN (NGC PyTorch 25.01's 9.7.0) */
+void validate_nemo_2025_cudnn(struct pl_framework *fw, struct pl_vrow *row);
 bool validate_nemo_measure(const struct validate_in *in, const struct pl_run *run,
                            struct pl_vrow *row);
 bool validate_mlperf_overrides(const struct validate_in *in, struct pl_framework *fw,

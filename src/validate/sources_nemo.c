@@ -475,6 +475,32 @@ static const struct {
     {"NeMo24.03.01", "LLAMA2-7B", "llama/llama2_7b.yaml", "24.03.01 5c7e280a", false, 125},
 };
 
+/* The cuDNN of the NeMo 25.02 and 25.04 containers: 9.7.0, NGC PyTorch
+ * 25.01's (PL_CUDNN_NGC_2501). NVIDIA/NeMo's requirements/manifest.json names
+ * "ngc-pytorch": "nvcr.io/nvidia/pytorch:25.01-py3", the BASE_IMAGE its
+ * .github/workflows/cicd-main.yml builds on, at v2.2.0 (7192a2c944, the 25.02
+ * release), v2.3.0 (2b03b748bb, 25.04) and at every commit the dgxc-benchmarking
+ * 25.02.01 / 25.04.0x recipes pin (d2b21556f2, 7a8f1cc7bc, b4148d2169,
+ * 6f2c6fdaff); v2.4.0 (25.07) moves to 25.05-py3, not read here. That image's
+ * cuDNN is 9.7.0.66 (MLPerf v5.0 NVIDIA/systems/eos-dfw_*_ngc25.01_nemo.json,
+ * hw.h). Whichever NGC base from 25.01 to 25.04 a container took, its cuDNN is
+ * 9.7.0-9.9.0 (the same v5.0 system files: ngc25.03 9.8.0.87, ngc25.04
+ * 9.9.0.52), older than the oldest release NVIDIA published SDPA figures of on
+ * B200 and GB200 (9.10.2, attention.cudnn.shape_9_10), which such a run takes
+ * (src/hw/cudnn_release.c pl_gpu_cudnn_shape): the prediction is the same for
+ * any of them. GPU files with no entry at or above 9.7 (H100, H200: shape_2024
+ * only) keep today's rates. The same image's cuBLAS, 12.8.3.14, is the one
+ * b200.json's MAMF was measured with (torch 2.7.1+cu128, whose wheel pins
+ * nvidia-cublas-cu12==12.8.3.14: pytorch/pytorch
+ * .github/scripts/generate_binary_build_matrix.py, CUDA 12.8): no GEMM factor
+ * by container is charged (docs/accuracy.md, Session 29 (helper bwsw29)). */
+void validate_nemo_2025_cudnn(struct pl_framework *fw, struct pl_vrow *row) {
+  fw->cudnn_version_set = true;
+  fw->cudnn_version = PL_CUDNN_NGC_2501;
+  validate_note(row, "cuDNN 9.7 attention (the container's base, NGC PyTorch 25.01: cuDNN "
+                     "9.7.0; timed at the oldest release measured on the GPU)");
+}
+
 bool validate_nemo_overrides(const struct validate_in *in, struct pl_framework *fw,
                              struct pl_vrow *row) {
   /* NeMo 2's Mixtral performance recipes leave Transformer Engine's
@@ -503,6 +529,9 @@ bool validate_nemo_overrides(const struct validate_in *in, struct pl_framework *
   }
   if (strstr(cell(in, "table_or_section"), "NeMo24.") == NULL) {
     nemo2_page_ub(in, fw, row);
+    if (strstr(cell(in, "table_or_section"), "Container NeMo 25.02") != NULL ||
+        strstr(cell(in, "table_or_section"), "Container NeMo 25.04") != NULL)
+      validate_nemo_2025_cudnn(fw, row);
     return true;
   }
   if (!validate_row_preset("nemo-2024", fw, row))
