@@ -1217,6 +1217,14 @@ static void test_moe_rows(void) {
     r = row_of(&v, 1 + i);
     CHECK(r != NULL && r->layout.ep_comm_overlap == zoo_overlap[i]);
   }
+  /* "+1f1b overlap" (row 4 here): that readme row's own run, --combined-1f1b
+   * --combined-1f1b-recipe ep_a2a with no --delay-wgrad-compute (the readme's
+   * commit 8017e11, examples/qwen3/run_235b.sh; session 29, epov29); A2A_OVERLAP=1
+   * (row 5): sbatch_benchmarking.sh's --delay-wgrad-compute with the overlap */
+  r = row_of(&v, 4);
+  CHECK(r != NULL && r->layout.ep_comm_overlap && !r->layout.delay_wgrad);
+  r = row_of(&v, 5);
+  CHECK(r != NULL && r->layout.ep_comm_overlap && r->layout.delay_wgrad);
   r = row_of(&v, 7);
   CHECK(r != NULL && strstr(r->assumed, "ep all-to-all overlap off (A2A_OVERLAP=1") != NULL);
   pl_validation_free(&v);
