@@ -44,6 +44,24 @@ struct pl_trace_coll {
   double sized_bytes;       /* their bytes, summed over all kept steps */
   double sized_time_s;      /* their kernel time, summed over all kept steps */
   double bus_bytes;         /* their bytes x busbw factor, summed */
+  /* Across ranks (set-level rows of sets of 2+ ranks; 0 elsewhere): each call
+   * matched on two or more ranks (docs/trace.md 4.1) is one collective, timed
+   * as TraceLens's NcclAnalyser.build_df_nccl_implicit_sync_cat does (AMD-AGI/
+   * TraceLens 171dd74, TraceLens/NcclAnalyser/nccl_analyser.py): its
+   * comm_latency is the shortest kernel among its ranks (the last to arrive
+   * waits least, so it is the closest to the transfer itself), skew in start
+   * time the latest start minus the earliest, skew in end time the latest end
+   * minus the earliest (docs/trace.md 4.2). */
+  int64_t sync_matched;     /* collectives matched across ranks, all kept steps */
+  double sync_count;        /* of them per step (over the set's most kept steps) */
+  double sync_time_s;       /* per step: sum over them of their shortest kernel */
+  double start_skew_s;      /* mean over them of latest start - earliest start */
+  double end_skew_s;        /* mean over them of latest end - earliest end */
+  double start_skew_max_s;  /* the largest start skew */
+  double sync_algbw_bytes_per_s; /* sized ones: sum(bytes) / sum(shortest kernel) */
+  double sync_busbw_bytes_per_s; /* the same x nccl-tests factor; 0 unknown */
+  int64_t sync_sized;       /* matched collectives with a known size */
+  double sync_sized_bytes, sync_sized_time_s, sync_bus_bytes; /* their sums */
 };
 
 /* Kernel categories of the kernel breakdown (docs/trace.md 3.5): compute by

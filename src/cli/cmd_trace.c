@@ -134,7 +134,22 @@ static void num_or_null(struct pl_emit *e, const char *k, double v, bool ok) {
     pl_emit_null(e, k);
 }
 
-static void json_coll(struct pl_emit *e, const struct pl_trace_coll *c, int n) {
+/* TraceLens's per-collective timing across ranks (docs/trace.md 4.2): the
+ * set's rows only; null where no call was matched on two ranks. */
+static void json_sync(struct pl_emit *e, const struct pl_trace_coll *c) {
+  bool m = c->sync_matched > 0, z = c->sync_sized > 0;
+  pl_emit_int(e, "matched", c->sync_matched);
+  num_or_null(e, "matched_count", c->sync_count, m);
+  num_or_null(e, "sync_time_s", c->sync_time_s, m);
+  num_or_null(e, "start_skew_s", c->start_skew_s, m);
+  num_or_null(e, "start_skew_max_s", c->start_skew_max_s, m);
+  num_or_null(e, "end_skew_s", c->end_skew_s, m);
+  num_or_null(e, "sync_algbw_gbps", c->sync_algbw_bytes_per_s / 1e9, z);
+  num_or_null(e, "sync_busbw_gbps", c->sync_busbw_bytes_per_s / 1e9,
+              z && c->sync_busbw_bytes_per_s > 0);
+}
+
+static void json_coll(struct pl_emit *e, const struct pl_trace_coll *c, int n, bool sync) {
   pl_emit_arr_begin(e, "collectives");
   for (int i = 0; i < n; i++) {
     pl_emit_obj_begin(e, NULL);
@@ -149,6 +164,8 @@ static void json_coll(struct pl_emit *e, const struct pl_trace_coll *c, int n) {
     num_or_null(e, "algbw_gbps", c[i].algbw_bytes_per_s / 1e9, c[i].sized_calls > 0);
     num_or_null(e, "busbw_gbps", c[i].busbw_bytes_per_s / 1e9,
                 c[i].sized_calls > 0 && c[i].busbw_bytes_per_s > 0);
+    if (sync)
+      json_sync(e, &c[i]);
     pl_emit_obj_end(e);
   }
   pl_emit_arr_end(e);
@@ -268,7 +285,7 @@ static void json_rank(struct pl_emit *e, const struct pl_trace_rank *r, int top)
     pl_emit_null(e, "gpu_pid");
   pl_emit_int(e, "unlinked_gpu_events", r->unlinked_events);
   pl_emit_int(e, "duplicate_comm_events", r->duplicate_comm_events);
-  json_coll(e, r->coll, r->n_coll);
+  json_coll(e, r->coll, r->n_coll, false);
   pl_emit_num(e, "idle_host_s", r->idle_host_s);
   pl_emit_num(e, "idle_kernel_s", r->idle_kernel_s);
   pl_emit_num(e, "idle_other_s", r->idle_other_s);
@@ -364,7 +381,7 @@ static int print_json(const struct pl_trace_set *s, const struct perf *p, int to
   num_or_null(e, "tflops_per_gpu", p->tflops_per_gpu, p->tflops_per_gpu > 0);
   num_or_null(e, "peak_flops_per_s", p->peak_flops_per_s, p->peak_flops_per_s > 0);
   json_breakdown(e, s);
-  json_coll(e, s->coll, s->n_coll);
+  json_coll(e, s->coll, s->n_coll, true);
   json_kcat(e, s->kcat_s);
   json_kernels(e, s->kernels, s->n_kernels, top);
   json_launch(e, &s->launch);
@@ -524,6 +541,34 @@ static void text_launch(const struct pl_trace_set *s) {
          "launch calls\n", (long long)l->short_events, g, c);
   printf("  outliers                           %lld launch calls over 50 us, %lld delays over "
          "100 us\n", (long long)l->runtime_outliers, (long long)l->delay_outliers);
+}
+
+/* Each collective kind timed across ranks (docs/trace.md 4.2). */
+static void text_sync(const struct pl_trace_set *s) {
+  bool any = false;
+  for (int i = 0; i < s->n_coll; i++)
+    any = any || s->coll[i].sync_matched > 0;
+  if (!any)
+    return;
+  printf("\ncollectives across ranks (TraceLens: each timed by its shortest kernel over its "
+         "ranks; per step):\n");
+  printf("  %-15s %5s %9s %12s %12s %12s %12s\n", "op", "ranks", "matched", "time",
+         "start skew", "end skew", "busbw (GB/s)");
+  for (int i = 0; i < s->n_coll; i++) {
+    const struct pl_trace_coll *c = &s->coll[i];
+    if (c->sync_matched == 0)
+      continue;
+    char t[32], a[32], b[32], g[24] = "?", bw[32] = "-";
+    pl_fmt_seconds(t, sizeof t, c->sync_time_s);
+    pl_fmt_seconds(a, sizeof a, c->start_skew_s);
+    pl_fmt_seconds(b, sizeof b, c->end_skew_s);
+    if (c->group_size > 0)
+      snprintf(g, sizeof g, "%lld", (long long)c->group_size);
+    if (c->sync_busbw_bytes_per_s > 0)
+      snprintf(bw, sizeof bw, "%.2f", c->sync_busbw_bytes_per_s / 1e9);
+    printf("  %-15s %5s %9.1f %12s %12s %12s %12s\n", c->op, g, c->sync_count, t, a, b, bw);
+  }
+  printf("  (skews: means per collective; busbw from the shortest kernel, not a lower bound)\n");
 }
 
 /* Where ranks wait for each other at collectives (docs/trace.md 4.1). */
@@ -696,6 +741,7 @@ static int print_text(const struct pl_trace_set *s, const struct perf *p, int to
     text_kernels(s, top);
     text_launch(s);
     text_arrival(s);
+    text_sync(s);
     text_streams(&s->ranks[0]);
   }
   text_ranks(s);

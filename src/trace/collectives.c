@@ -184,6 +184,8 @@ static void keep_arrival(struct pass *p, enum trace_op op, int64_t n, const stru
   int64_t k = (int64_t)window_of(p->w, p->nw, g->ts_ns);
   a->step = p->first_step >= 0 ? p->first_step + k : k;
   a->ts_ns = g->ts_ns + p->d->base_ns;
+  a->dur_ns = g->dur_ns;
+  a->bytes = c != NULL ? call_bytes(c, op) : 0;
   a->group_size = n > 0 ? n : 0;
   a->group_start = c != NULL && c->group_stride > 0 ? c->group_start : -1;
   a->op = (uint8_t)op;

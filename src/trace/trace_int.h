@@ -404,6 +404,8 @@ enum pl_status trace_analyze_budgets(const char *const *paths, int n_paths,
 struct trace_arrival {
   int64_t step;        /* ProfilerStep number of its window (window index without steps) */
   int64_t ts_ns;       /* kernel start on the common clock (ts + baseTimeNanoseconds) */
+  int64_t dur_ns;      /* kernel duration */
+  double bytes;        /* nccl-tests size, 0 unknown */
   int64_t group_size;  /* 0 unknown */
   int64_t group_start; /* first global rank when known, else -1 */
   int32_t rank_i;      /* index into the set's ranks (set.c) */

@@ -54,7 +54,12 @@ check "all_to_all kernels first" grep -qE '^ +4\.74 ms +66\.[0-9]% +5\.0 .* all_
 check "dlrm all_to_all sized" grep -qE '^  all_to_all +8 +5\.0 +12\.59 KiB' "$TMP/out"
 check "launch delays shown" grep -q 'launch delay (GPU start - launch)  mean' "$TMP/out"
 check "rank 7 arrives last at 5 of 8" grep -qE '^ +10 +8 +7 +5  46\.84 ms' "$TMP/out"
+# each collective kind timed across ranks as TraceLens's NcclAnalyser does (docs/trace.md 4.2):
+# the shortest kernel of each matched collective, start and end skew, busbw from it
+check "across-ranks table shown" grep -q '^collectives across ranks (TraceLens' "$TMP/out"
+check "dlrm all_reduce across ranks" grep -qE '^  all_reduce +8 +3\.0 +175\.0 us +564\.0 us +5\.7 us +24\.85$' "$TMP/out"
 expect_ok trace analyze "$T/hta_sampled_rank-0.json.gz"
+check "one rank: no across-ranks table" sh -c "! grep -q '^collectives across ranks' '$TMP/out'"
 # its _all_gather_base annotation gives the input only, and the group is unknown
 check "sizes missing in words" grep -qE '^  all_gather +128 +1\.0 not in trace' "$TMP/out"
 expect_ok trace analyze --top 3 "$T/dlrm"
@@ -65,6 +70,9 @@ check "json idle_host_s" grep -q '"idle_host_s":' "$TMP/flat"
 check "json arrivals" grep -q '"arrivals":\[{"step":10,"collectives":8,"last_rank":7' "$TMP/flat"
 check "json streams" grep -q '"streams":\[{"stream":' "$TMP/flat"
 check "json launch" grep -q '"launch":{"events":' "$TMP/flat"
+check "json collectives across ranks" grep -q '"busbw_gbps":3.28[0-9]*,"matched":3,"matched_count":3,"sync_time_s":0.000175' "$TMP/flat"
+check "json sync busbw" grep -q '"sync_busbw_gbps":24.852' "$TMP/flat"
+check "rank rows keep their keys" sh -c "! grep -q '\"ranks\":\\[.*\"collectives\":\\[[^]]*\"matched\"' '$TMP/flat'"
 expect_ok trace analyze --format csv "$T/dlrm"
 check "csv has the new columns" grep -q ',idle_host_s,idle_kernel_s,idle_other_s,kernel_s,gemm_s,' "$TMP/out"
 expect_fail 1 '^plateau: --top: .0. must be positive' -- trace analyze --top 0 "$T/dlrm"

@@ -103,8 +103,84 @@ static void test_h100(void) {
   pl_trace_set_free(s);
 }
 
+/* TraceLens's NcclAnalyser.build_df_nccl_implicit_sync_cat on dlrm's 8 ranks
+ * (docs/trace.md 4.2). Expected numbers from scripts/tracelens_coll_ref.py
+ * sync tests/data/traces/dlrm/worker*.gz, which reads the kernels' ts/dur from the
+ * JSON without plateau and pairs the ranks' NCCL kernels by their order
+ * (TraceLens's simplified mode: one stream, no process-group name), ns:
+ *   op          collectives  sum of shortest dur  start skew sum (max)  end skew sum
+ *   all_reduce  3            175000               1692000 (885000)      17000
+ *   send_recv   5            42000                9552000 (7624000)     10000
+ * plateau files the SendRecv kernels under the nccl:all_to_all annotation
+ * (docs/trace.md 3.4) and pairs per (op, ordinal): the same pairs here (the
+ * script checks every pair's kernels have one op). One step, so per step =
+ * the sums; skews are means: 1692000 / 3 = 564000 ns, 9552000 / 5 = 1910400 ns.
+ * Bandwidth: all_reduce sizes from nccl:all_reduce's Input Dims (float) are
+ * 394241, 112 and 226960 elements (rank 0, the first member with a size): 621313 x 4 B =
+ * 2485252 B for the three collectives, so algbw
+ * = 2485252 / 175000e-9 = 14.20144 GB/s and busbw x 2 x 7 / 8 = 24.85252. */
+static void test_dlrm_sync(void) {
+  struct pl_trace_opts o = {-1, 1, false};
+  const char *paths[] = {TR "dlrm"};
+  struct pl_trace_set *s = NULL;
+  struct pl_diag diag;
+  pl_diag_clear(&diag);
+  CHECK_STATUS(pl_trace_analyze(paths, 1, &o, &s, &diag), PL_OK, diag_ptr(&diag));
+  if (s == NULL)
+    return;
+  const struct pl_trace_coll *ar = NULL, *aa = NULL;
+  for (int i = 0; i < s->n_coll; i++) {
+    if (strcmp(s->coll[i].op, "all_reduce") == 0)
+      ar = &s->coll[i];
+    if (strcmp(s->coll[i].op, "all_to_all") == 0)
+      aa = &s->coll[i];
+  }
+  CHECK(ar != NULL && aa != NULL);
+  if (ar != NULL && aa != NULL) {
+    CHECK_EQ_INT(ar->sync_matched, 3);
+    CHECK_NEAR_REL(ar->sync_count, 3, 0);
+    CHECK_NEAR_REL(ar->sync_time_s, 175000e-9, 1e-12);
+    CHECK_NEAR_REL(ar->start_skew_s, 564000e-9, 1e-12);
+    CHECK_NEAR_REL(ar->start_skew_max_s, 885000e-9, 1e-12);
+    CHECK_NEAR_REL(ar->end_skew_s, 17000e-9 / 3, 1e-12);
+    CHECK_NEAR_REL(ar->sync_algbw_bytes_per_s, 14.20144e9, 1e-9);
+    CHECK_NEAR_REL(ar->sync_busbw_bytes_per_s, 24.85252e9, 1e-9);
+    /* the per-rank lower bound stays: mean kernel time includes the waits */
+    CHECK(ar->busbw_bytes_per_s < ar->sync_busbw_bytes_per_s);
+    CHECK_EQ_INT(aa->sync_matched, 5);
+    CHECK_NEAR_REL(aa->sync_time_s, 42000e-9, 1e-12);
+    CHECK_NEAR_REL(aa->start_skew_s, 1910400e-9, 1e-12);
+    CHECK_NEAR_REL(aa->start_skew_max_s, 7624000e-9, 1e-12);
+    CHECK_NEAR_REL(aa->end_skew_s, 2000e-9, 1e-12);
+  }
+  /* each rank's own rows carry none of it */
+  for (int i = 0; i < s->ranks[0].n_coll; i++)
+    CHECK_EQ_INT(s->ranks[0].coll[i].sync_matched, 0);
+  pl_trace_set_free(s);
+}
+
+/* One file: nothing to match, the fields stay 0. */
+static void test_single_no_sync(void) {
+  struct pl_trace_opts o = {-1, 1, false};
+  const char *paths[] = {TR "hta_nccl_data.json.gz"};
+  struct pl_trace_set *s = NULL;
+  struct pl_diag diag;
+  pl_diag_clear(&diag);
+  CHECK_STATUS(pl_trace_analyze(paths, 1, &o, &s, &diag), PL_OK, diag_ptr(&diag));
+  if (s == NULL)
+    return;
+  CHECK(s->n_coll > 0);
+  for (int i = 0; i < s->n_coll; i++) {
+    CHECK_EQ_INT(s->coll[i].sync_matched, 0);
+    CHECK_NEAR_REL(s->coll[i].sync_busbw_bytes_per_s, 0, 0);
+  }
+  pl_trace_set_free(s);
+}
+
 int main(void) {
   test_mi300();
   test_h100();
+  test_dlrm_sync();
+  test_single_no_sync();
   return check_finish();
 }
