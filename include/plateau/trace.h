@@ -64,6 +64,23 @@ struct pl_trace_coll {
   double sync_sized_bytes, sync_sized_time_s, sync_bus_bytes; /* their sums */
 };
 
+/* One collective kind and message size of one rank, per kept step: TraceLens's
+ * per-size table (NcclAnalyser.build_df_summary_long, AMD-AGI/TraceLens 171dd74,
+ * TraceLens/NcclAnalyser/nccl_analyser.py; its coll_analysis.csv), docs/trace.md 3.4.1. */
+struct pl_trace_coll_size {
+  char op[24];          /* as in struct pl_trace_coll */
+  int64_t group_size;   /* 0 unknown */
+  double bytes;         /* nccl-tests size of each call, 0 unknown, -1 "other sizes": the
+                           calls of sizes past the table's 256 distinct rows */
+  int dtype_bytes;      /* element size, 0 unknown */
+  int64_t calls;        /* all kept steps */
+  double count;         /* calls per step */
+  double time_s;        /* kernel time per step */
+  double sum_s;         /* kernel time, all kept steps (TraceLens dur_sum) */
+  double mean_s, std_s; /* per call; std with n - 1 (pandas), 0 for one call */
+  double min_s, max_s;  /* per call */
+};
+
 /* Kernel categories of the kernel breakdown (docs/trace.md 3.5): compute by
  * name pattern, communication by collective, then memory. */
 enum pl_trace_kcat {
@@ -160,6 +177,8 @@ struct pl_trace_rank {
   int n_coll;
   struct pl_trace_call *calls; /* pl_trace_analyze_calls: in trace order; else NULL */
   int64_t n_calls;
+  struct pl_trace_coll_size *coll_sizes; /* per (op, group, size), longest total first */
+  int n_coll_sizes;
   int64_t duplicate_comm_events; /* communication kernels identical to an earlier one (same
                                     pid, tid, ts, dur and name: a file merged twice), counted
                                     once in coll and calls (docs/trace.md) */

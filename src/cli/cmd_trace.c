@@ -257,6 +257,36 @@ static void json_arrivals(struct pl_emit *e, const struct pl_trace_set *s) {
   pl_emit_arr_end(e);
 }
 
+/* TraceLens's per-size table (docs/trace.md 3.4.1). */
+static void json_coll_sizes(struct pl_emit *e, const struct pl_trace_rank *r) {
+  pl_emit_arr_begin(e, "coll_sizes");
+  for (int i = 0; i < r->n_coll_sizes; i++) {
+    const struct pl_trace_coll_size *c = &r->coll_sizes[i];
+    pl_emit_obj_begin(e, NULL);
+    pl_emit_str(e, "op", c->op);
+    if (c->group_size > 0)
+      pl_emit_int(e, "group_size", c->group_size);
+    else
+      pl_emit_null(e, "group_size");
+    num_or_null(e, "bytes", c->bytes, c->bytes > 0);
+    if (c->dtype_bytes > 0)
+      pl_emit_int(e, "dtype_bytes", c->dtype_bytes);
+    else
+      pl_emit_null(e, "dtype_bytes");
+    pl_emit_bool(e, "other_sizes", c->bytes < 0);
+    pl_emit_int(e, "calls", c->calls);
+    pl_emit_num(e, "count", c->count);
+    pl_emit_num(e, "time_s", c->time_s);
+    pl_emit_num(e, "sum_s", c->sum_s);
+    pl_emit_num(e, "mean_s", c->mean_s);
+    pl_emit_num(e, "std_s", c->std_s);
+    pl_emit_num(e, "min_s", c->min_s);
+    pl_emit_num(e, "max_s", c->max_s);
+    pl_emit_obj_end(e);
+  }
+  pl_emit_arr_end(e);
+}
+
 static void json_rank(struct pl_emit *e, const struct pl_trace_rank *r, int top) {
   pl_emit_obj_begin(e, NULL);
   pl_emit_int(e, "rank", r->rank);
@@ -286,6 +316,7 @@ static void json_rank(struct pl_emit *e, const struct pl_trace_rank *r, int top)
   pl_emit_int(e, "unlinked_gpu_events", r->unlinked_events);
   pl_emit_int(e, "duplicate_comm_events", r->duplicate_comm_events);
   json_coll(e, r->coll, r->n_coll, false);
+  json_coll_sizes(e, r);
   pl_emit_num(e, "idle_host_s", r->idle_host_s);
   pl_emit_num(e, "idle_kernel_s", r->idle_kernel_s);
   pl_emit_num(e, "idle_other_s", r->idle_other_s);
@@ -543,6 +574,36 @@ static void text_launch(const struct pl_trace_set *s) {
          "100 us\n", (long long)l->runtime_outliers, (long long)l->delay_outliers);
 }
 
+/* The first rank's collectives by message size (docs/trace.md 3.4.1). */
+static void text_coll_sizes(const struct pl_trace_rank *r) {
+  if (r->n_coll_sizes == 0)
+    return;
+  char who[32] = "the trace";
+  if (r->rank >= 0)
+    snprintf(who, sizeof who, "rank %lld", (long long)r->rank);
+  printf("\ncollectives of %s by message size (TraceLens's table; per call, all kept steps):\n",
+         who);
+  printf("  %-15s %5s %12s %7s %12s %12s %12s %12s %12s\n", "op", "ranks", "bytes/call", "calls",
+         "total", "mean", "std", "min", "max");
+  for (int i = 0; i < r->n_coll_sizes && i < 20; i++) {
+    const struct pl_trace_coll_size *c = &r->coll_sizes[i];
+    char b[32] = "not in trace", g[24] = "?", v[5][32];
+    if (c->bytes > 0)
+      pl_fmt_bytes(b, sizeof b, c->bytes);
+    else if (c->bytes < 0)
+      snprintf(b, sizeof b, "other sizes");
+    if (c->group_size > 0)
+      snprintf(g, sizeof g, "%lld", (long long)c->group_size);
+    double d[5] = {c->sum_s, c->mean_s, c->std_s, c->min_s, c->max_s};
+    for (int k = 0; k < 5; k++)
+      pl_fmt_seconds(v[k], sizeof v[k], d[k]);
+    printf("  %-15s %5s %12s %7lld %12s %12s %12s %12s %12s\n", c->op, g, b,
+           (long long)c->calls, v[0], v[1], v[2], v[3], v[4]);
+  }
+  if (r->n_coll_sizes > 20)
+    printf("  ... %d more (--format json lists all)\n", r->n_coll_sizes - 20);
+}
+
 /* Each collective kind timed across ranks (docs/trace.md 4.2). */
 static void text_sync(const struct pl_trace_set *s) {
   bool any = false;
@@ -736,6 +797,8 @@ static int print_text(const struct pl_trace_set *s, const struct perf *p, int to
              (long long)s->straggler_rank, s->straggler_file, s->straggler_spread_s * 1e3);
   }
   text_coll(s->coll, s->n_coll);
+  if (s->n_ranks > 0)
+    text_coll_sizes(&s->ranks[0]);
   if (s->any_gpu) {
     text_idle(s);
     text_kernels(s, top);

@@ -22,6 +22,9 @@
 
 void trace_rank_free(struct pl_trace_rank *r) {
   pl_free(r->coll);
+  pl_free(r->coll_sizes);
+  r->coll_sizes = NULL;
+  r->n_coll_sizes = 0;
   pl_free(r->calls);
   for (int i = 0; i < r->n_kernels; i++)
     pl_free(r->kernels[i].name);

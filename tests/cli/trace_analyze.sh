@@ -58,6 +58,29 @@ check "rank 7 arrives last at 5 of 8" grep -qE '^ +10 +8 +7 +5  46\.84 ms' "$TMP
 # the shortest kernel of each matched collective, start and end skew, busbw from it
 check "across-ranks table shown" grep -q '^collectives across ranks (TraceLens' "$TMP/out"
 check "dlrm all_reduce across ranks" grep -qE '^  all_reduce +8 +3\.0 +175\.0 us +564\.0 us +5\.7 us +24\.85$' "$TMP/out"
+# TraceLens's per-size table (docs/trace.md 3.4.1): the rows of its coll_analysis.csv
+expect_ok trace analyze --window trace "$T/tracelens_mi300_resnet_act_checkpoint.json.gz"
+check "per-size table shown" grep -q '^collectives of rank 0 by message size' "$TMP/out"
+check "mi300 16.82 MiB all_reduce row" grep -qE '^  all_reduce +8 +16\.82 MiB +3 +26\.80 ms +8\.93 ms +276\.1 us +8\.66 ms +9\.21 ms$' "$TMP/out"
+check "mi300 unsized row kept" grep -qE '^  unknown +8 +not in trace +5 ' "$TMP/out"
+expect_ok trace analyze --format json --window trace "$T/tracelens_mi300_resnet_act_checkpoint.json.gz"
+tr -d ' \n' <"$TMP/out" >"$TMP/flat"
+check "json coll_sizes" grep -q '"coll_sizes":\[{"op":"all_reduce","group_size":8,"bytes":17632384,"dtype_bytes":2,"other_sizes":false,"calls":3' "$TMP/flat"
+# past 256 distinct sizes a new size joins its (op, group)'s "other sizes" row: 300 all_reduce
+# calls of 300 sizes (1..300 floats), 1 us each, one after the other -> 256 rows of one call
+# and one row of the remaining 44 calls
+{
+  printf '{"traceEvents":['
+  for i in $(seq 1 300); do
+    [ "$i" -gt 1 ] && printf ','
+    printf '{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_RING_LL","pid":0,"tid":7,"ts":%d,"dur":1,"args":{"correlation":%d,"Collective name":"allreduce","In msg nelems":%d,"Out msg nelems":%d,"Group size":2,"dtype":"Float"}}' $((i * 2)) "$i" "$i" "$i"
+  done
+  printf ']}'
+} >"$TMP/sizes.json"
+expect_ok trace analyze --format json "$TMP/sizes.json"
+tr -d ' \n' <"$TMP/out" >"$TMP/flat"
+check "257 size rows" test "$(grep -o '"other_sizes":' "$TMP/flat" | wc -l)" -eq 257
+check "other sizes row: 44 calls, bytes null" grep -q '"bytes":null,"dtype_bytes":null,"other_sizes":true,"calls":44,' "$TMP/flat"
 expect_ok trace analyze "$T/hta_sampled_rank-0.json.gz"
 check "one rank: no across-ranks table" sh -c "! grep -q '^collectives across ranks' '$TMP/out'"
 # its _all_gather_base annotation gives the input only, and the group is unknown

@@ -103,6 +103,57 @@ static void test_h100(void) {
   pl_trace_set_free(s);
 }
 
+/* tracelens_mi300_coll_analysis.csv (TraceLens's build_df_summary_long, the
+ * expected output it ships): one row per (collective, group, dtype, nelems),
+ * dur in us. Bytes = nelems x dtype size: 8816192 x 2 (BFloat16) = 17632384,
+ * 2873320 x 2 = 5746640, 9600 x 2 = 19200, 20 x 8 (Long) = 160. plateau's
+ * per-size rows over the whole trace (docs/trace.md 3.4.1) hold the same
+ * kernels; its fifth row, 5 ncclDevKernel_Generic kernels with no args and no
+ * record_param_comms (op and size unknown), is one TraceLens's groupby drops. */
+static void test_mi300_sizes(void) {
+  static const struct {
+    const char *op;
+    double bytes, sum_us, mean_us, std_us, min_us, max_us;
+  } want[] = {
+      {"all_reduce", 17632384, 26798.24, 8932.746666666668, 276.099019776118, 8656.708, 9208.906},
+      {"all_reduce", 5746640, 20338.798, 6779.599333333333, 119.66539283073179, 6678.4, 6911.678},
+      {"broadcast", 19200, 43.675, 14.558333333333332, 0.21128495765986952, 14.319, 14.719},
+      {"broadcast", 160, 19.597, 6.532333333333334, 0.8102674455593867, 5.879, 7.439},
+  };
+  struct pl_trace_opts o = {-1, 1, true};
+  const char *paths[] = {TR "tracelens_mi300_resnet_act_checkpoint.json.gz"};
+  struct pl_trace_set *s = NULL;
+  struct pl_diag diag;
+  pl_diag_clear(&diag);
+  CHECK_STATUS(pl_trace_analyze(paths, 1, &o, &s, &diag), PL_OK, diag_ptr(&diag));
+  if (s == NULL)
+    return;
+  const struct pl_trace_rank *r = &s->ranks[0];
+  CHECK_EQ_INT(r->n_coll_sizes, 5);
+  for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+    const struct pl_trace_coll_size *c = NULL;
+    for (int i = 0; i < r->n_coll_sizes; i++)
+      if (strcmp(r->coll_sizes[i].op, want[k].op) == 0 && r->coll_sizes[i].bytes == want[k].bytes)
+        c = &r->coll_sizes[i];
+    CHECK(c != NULL);
+    if (c == NULL)
+      continue;
+    CHECK_EQ_INT(c->calls, 3);
+    CHECK_EQ_INT(c->group_size, 8);
+    CHECK_NEAR_REL(c->sum_s * 1e6, want[k].sum_us, 1e-9);
+    CHECK_NEAR_REL(c->mean_s * 1e6, want[k].mean_us, 1e-9);
+    CHECK_NEAR_REL(c->std_s * 1e6, want[k].std_us, 1e-6);
+    CHECK_NEAR_REL(c->min_s * 1e6, want[k].min_us, 1e-9);
+    CHECK_NEAR_REL(c->max_s * 1e6, want[k].max_us, 1e-9);
+  }
+  /* longest total first, as TraceLens sorts (dur_sum descending) */
+  for (int i = 1; i < r->n_coll_sizes; i++)
+    CHECK(r->coll_sizes[i - 1].sum_s >= r->coll_sizes[i].sum_s);
+  CHECK(strcmp(r->coll_sizes[1].op, "unknown") == 0 && r->coll_sizes[1].bytes == 0 &&
+        r->coll_sizes[1].calls == 5);
+  pl_trace_set_free(s);
+}
+
 /* TraceLens's NcclAnalyser.build_df_nccl_implicit_sync_cat on dlrm's 8 ranks
  * (docs/trace.md 4.2). Expected numbers from scripts/tracelens_coll_ref.py
  * sync tests/data/traces/dlrm/worker*.gz, which reads the kernels' ts/dur from the
@@ -180,6 +231,7 @@ static void test_single_no_sync(void) {
 int main(void) {
   test_mi300();
   test_h100();
+  test_mi300_sizes();
   test_dlrm_sync();
   test_single_no_sync();
   return check_finish();
