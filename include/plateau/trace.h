@@ -100,6 +100,8 @@ enum pl_trace_kcat {
   PL_TK_MEMSET,
   PL_TK_N
 };
+/* The communication categories, PL_TK_ALL_REDUCE .. PL_TK_OTHER_COMM. */
+#define PL_TRACE_COMM_CATS (PL_TK_OTHER_COMM - PL_TK_ALL_REDUCE + 1)
 const char *pl_trace_kcat_name(enum pl_trace_kcat c); /* "gemm", "all_reduce", ... */
 
 /* One GPU event name: kernel time per kept step (clipped to the windows, a
@@ -187,6 +189,10 @@ struct pl_trace_rank {
   double idle_host_s, idle_kernel_s, idle_other_s;
   double kernel_s;                /* sum of all GPU event times per step (not a union) */
   double kcat_s[PL_TK_N];         /* kernel_s by category; they add up to kernel_s */
+  /* Communication per collective kind (docs/trace.md 3.4.2), per step, index
+   * k = category - PL_TK_ALL_REDUCE: |M_k| the union of that kind's kernels and
+   * |M_k and C| its part under compute; exposed = the difference. */
+  double comm_cat_s[PL_TRACE_COMM_CATS], overlapped_cat_s[PL_TRACE_COMM_CATS];
   struct pl_trace_kernel *kernels;/* every name, by time per step, longest first */
   int n_kernels;
   struct pl_trace_stream *streams;/* by stream id */
@@ -240,6 +246,7 @@ struct pl_trace_set {
   int n_coll;
   struct pl_trace_stat idle_host_s, idle_kernel_s, idle_other_s, kernel_s;
   double kcat_s[PL_TK_N];          /* means over ranks with GPU events */
+  double comm_cat_s[PL_TRACE_COMM_CATS], overlapped_cat_s[PL_TRACE_COMM_CATS]; /* the same */
   struct pl_trace_kernel *kernels; /* names merged over ranks (means), longest first */
   int n_kernels;
   struct pl_trace_launch launch;   /* all ranks' launches together */

@@ -257,6 +257,22 @@ static void json_arrivals(struct pl_emit *e, const struct pl_trace_set *s) {
   pl_emit_arr_end(e);
 }
 
+/* Communication per collective kind (docs/trace.md 3.4.2): the kinds that ran. */
+static void json_comm_by_op(struct pl_emit *e, const double *comm, const double *over) {
+  pl_emit_arr_begin(e, "comm_by_op");
+  for (int k = 0; k < PL_TRACE_COMM_CATS; k++) {
+    if (comm[k] <= 0)
+      continue;
+    pl_emit_obj_begin(e, NULL);
+    pl_emit_str(e, "op", pl_trace_kcat_name((enum pl_trace_kcat)(PL_TK_ALL_REDUCE + k)));
+    pl_emit_num(e, "comm_s", comm[k]);
+    pl_emit_num(e, "overlapped_comm_s", over[k]);
+    pl_emit_num(e, "exposed_comm_s", comm[k] - over[k]);
+    pl_emit_obj_end(e);
+  }
+  pl_emit_arr_end(e);
+}
+
 /* TraceLens's per-size table (docs/trace.md 3.4.1). */
 static void json_coll_sizes(struct pl_emit *e, const struct pl_trace_rank *r) {
   pl_emit_arr_begin(e, "coll_sizes");
@@ -322,6 +338,7 @@ static void json_rank(struct pl_emit *e, const struct pl_trace_rank *r, int top)
   pl_emit_num(e, "idle_other_s", r->idle_other_s);
   pl_emit_num(e, "kernel_s", r->kernel_s);
   json_kcat(e, r->kcat_s);
+  json_comm_by_op(e, r->comm_cat_s, r->overlapped_cat_s);
   json_kernels(e, r->kernels, r->n_kernels, top);
   json_streams(e, r);
   json_launch(e, &r->launch);
@@ -414,6 +431,7 @@ static int print_json(const struct pl_trace_set *s, const struct perf *p, int to
   json_breakdown(e, s);
   json_coll(e, s->coll, s->n_coll, true);
   json_kcat(e, s->kcat_s);
+  json_comm_by_op(e, s->comm_cat_s, s->overlapped_cat_s);
   json_kernels(e, s->kernels, s->n_kernels, top);
   json_launch(e, &s->launch);
   json_arrivals(e, s);
@@ -572,6 +590,30 @@ static void text_launch(const struct pl_trace_set *s) {
          "launch calls\n", (long long)l->short_events, g, c);
   printf("  outliers                           %lld launch calls over 50 us, %lld delays over "
          "100 us\n", (long long)l->runtime_outliers, (long long)l->delay_outliers);
+}
+
+/* Communication per collective kind (docs/trace.md 3.4.2). */
+static void text_comm_by_op(const struct pl_trace_set *s) {
+  int n = 0;
+  for (int k = 0; k < PL_TRACE_COMM_CATS; k++)
+    n += s->comm_cat_s[k] > 0;
+  if (n == 0)
+    return;
+  printf("\ncommunication by collective (per step, mean over ranks; union of each kind's "
+         "kernels):\n");
+  printf("  %-15s %12s %12s %12s %9s\n", "op", "time", "overlapped", "exposed", "exposed%");
+  for (int k = 0; k < PL_TRACE_COMM_CATS; k++) {
+    double c = s->comm_cat_s[k], o = s->overlapped_cat_s[k];
+    if (c <= 0)
+      continue;
+    char a[32], b[32], x[32];
+    pl_fmt_seconds(a, sizeof a, c);
+    pl_fmt_seconds(b, sizeof b, o);
+    pl_fmt_seconds(x, sizeof x, c - o);
+    printf("  %-15s %12s %12s %12s %8.1f%%\n",
+           pl_trace_kcat_name((enum pl_trace_kcat)(PL_TK_ALL_REDUCE + k)), a, b, x,
+           100.0 * (c - o) / c);
+  }
 }
 
 /* The first rank's collectives by message size (docs/trace.md 3.4.1). */
@@ -797,6 +839,7 @@ static int print_text(const struct pl_trace_set *s, const struct perf *p, int to
              (long long)s->straggler_rank, s->straggler_file, s->straggler_spread_s * 1e3);
   }
   text_coll(s->coll, s->n_coll);
+  text_comm_by_op(s);
   if (s->n_ranks > 0)
     text_coll_sizes(&s->ranks[0]);
   if (s->any_gpu) {

@@ -340,6 +340,11 @@ enum pl_status trace_set_extras(struct pl_trace_set *s) {
   for (int i = 0; i < s->n_ranks; i++)
     for (int c = 0; c < PL_TK_N; c++)
       s->kcat_s[c] += s->ranks[i].kcat_s[c] / g;
+  for (int i = 0; i < s->n_ranks; i++)
+    for (int c = 0; c < PL_TRACE_COMM_CATS; c++) {
+      s->comm_cat_s[c] += s->ranks[i].comm_cat_s[c] / g;
+      s->overlapped_cat_s[c] += s->ranks[i].overlapped_cat_s[c] / g;
+    }
   merge_launch(s, g);
   enum pl_status st = merge_kernels(s, g);
   if (st == PL_OK && s->n_ranks >= 2)

@@ -58,6 +58,13 @@ check "rank 7 arrives last at 5 of 8" grep -qE '^ +10 +8 +7 +5  46\.84 ms' "$TMP
 # the shortest kernel of each matched collective, start and end skew, busbw from it
 check "across-ranks table shown" grep -q '^collectives across ranks (TraceLens' "$TMP/out"
 check "dlrm all_reduce across ranks" grep -qE '^  all_reduce +8 +3\.0 +175\.0 us +564\.0 us +5\.7 us +24\.85$' "$TMP/out"
+# exposed and overlapped communication per collective kind (docs/trace.md 3.4.2)
+expect_ok trace analyze "$T/dlrm"
+check "comm by collective shown" grep -q '^communication by collective' "$TMP/out"
+check "dlrm all_to_all 98.2% exposed" grep -qE '^  all_to_all +4\.74 ms +85\.9 us +4\.66 ms +98\.2%$' "$TMP/out"
+expect_ok trace analyze --format json "$T/dlrm"
+tr -d ' \n' <"$TMP/out" >"$TMP/flat"
+check "json comm_by_op" grep -q '"comm_by_op":\[{"op":"all_reduce","comm_s":0.00132' "$TMP/flat"
 # TraceLens's per-size table (docs/trace.md 3.4.1): the rows of its coll_analysis.csv
 expect_ok trace analyze --window trace "$T/tracelens_mi300_resnet_act_checkpoint.json.gz"
 check "per-size table shown" grep -q '^collectives of rank 0 by message size' "$TMP/out"

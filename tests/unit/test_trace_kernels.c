@@ -287,6 +287,59 @@ static void test_hta_overlap(void) {
   }
 }
 
+/* Communication per collective kind (docs/trace.md 3.4.2), HTA's overlap
+ * applied to each kind's union M_k: scripts/hta_overlap_ref.py on
+ * hta_nccl_data (kinds from the kernels' "Collective name" args) prints
+ * "kind all_reduce 46762159 7317025" and "kind broadcast 114334 0" (|M_k|,
+ * |M_k and compute|, ns), and on tracelens_b200_eager "kind all_gather 21953 0".
+ * The kinds' unions cover M, so the sums are at least comm and overlap, and
+ * equal them when no two kinds run at once (nccl_data: 46762159 + 114334 =
+ * 46876493 = comm, the figure of test_hta_overlap). */
+static void test_comm_by_op(void) {
+  struct pl_trace_opts o = {-1, 1, true};
+  struct pl_trace_set *s = NULL;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  const char *path = TR "hta_nccl_data.json.gz";
+  CHECK_STATUS(pl_trace_analyze(&path, 1, &o, &s, &d), PL_OK, diag_ptr(&d));
+  if (s != NULL) {
+    const struct pl_trace_rank *r = &s->ranks[0];
+    int ar = PL_TK_ALL_REDUCE - PL_TK_ALL_REDUCE, bc = PL_TK_BROADCAST - PL_TK_ALL_REDUCE;
+    CHECK_EQ_INT(llround(r->comm_cat_s[ar] * 1e9), 46762159);
+    CHECK_EQ_INT(llround(r->overlapped_cat_s[ar] * 1e9), 7317025);
+    CHECK_EQ_INT(llround(r->comm_cat_s[bc] * 1e9), 114334);
+    CHECK_EQ_INT(llround(r->overlapped_cat_s[bc] * 1e9), 0);
+    for (int k = 0; k < PL_TRACE_COMM_CATS; k++)
+      if (k != ar && k != bc)
+        CHECK_EQ_INT(llround(r->comm_cat_s[k] * 1e9), 0);
+  }
+  pl_trace_set_free(s);
+  /* every shipped trace, both window modes: the kinds cover M */
+  static const char *const all[] = {
+      TR "dlrm", TR "hta_nccl_data.json.gz", TR "hta_sampled_rank-0.json.gz",
+      TR "tracelens_mi300_resnet_act_checkpoint.json.gz", TR "tracelens_b200_eager.json.gz",
+      TR "kineto2021_resnet50_worker0.json.gz"};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    for (int whole = 0; whole < 2; whole++) {
+      struct pl_trace_opts ow = {-1, 1, whole == 1};
+      s = NULL;
+      pl_diag_clear(&d);
+      CHECK_STATUS(pl_trace_analyze(&all[i], 1, &ow, &s, &d), PL_OK, diag_ptr(&d));
+      for (int j = 0; s != NULL && j < s->n_ranks; j++) {
+        const struct pl_trace_rank *r = &s->ranks[j];
+        double c = 0, ov = 0;
+        for (int k = 0; k < PL_TRACE_COMM_CATS; k++) {
+          CHECK(r->overlapped_cat_s[k] <= r->comm_cat_s[k]);
+          c += r->comm_cat_s[k];
+          ov += r->overlapped_cat_s[k];
+        }
+        CHECK(c >= r->comm_s * (1 - 1e-12) && ov >= r->overlapped_comm_s * (1 - 1e-12));
+        CHECK(c <= 1e-12 || r->comm_s > 0);
+      }
+      pl_trace_set_free(s);
+    }
+}
+
 /* dlrm: 3 all_reduce and 5 send_recv per rank in its one step. Matching
  * the i-th call of each op over the 8 ranks and taking the latest start as
  * the last arrival, the ranks wait (ns) 5580000, 11125000, 3280000,
@@ -344,6 +397,7 @@ int main(void) {
   test_hta();
   test_hta_kernels();
   test_hta_overlap();
+  test_comm_by_op();
   test_arrival();
   test_single();
   return check_finish();

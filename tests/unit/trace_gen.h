@@ -229,6 +229,8 @@ static inline bool same_rank(const struct pl_trace_rank *a, const struct pl_trac
   SAME(idle_other_s);
   SAME(kernel_s);
   SAME(kcat_s);
+  SAME(comm_cat_s); /* communication per collective kind: list algebra = the sweep */
+  SAME(overlapped_cat_s);
   SAME(launch);
   SAME(coll_wait_s);
   SAME(coll_last);
