@@ -16,6 +16,8 @@
 #     same number on every rank is one collective. comm_latency = the shortest dur among its
 #     ranks, skew in start time = latest ts - earliest ts, skew in end time = latest end -
 #     earliest end, algo bw = full size / comm_latency (full size: Out for allgather, else In).
+#     Per rank (build_df_straggler_summary): its waits summed (latest ts - its ts), how often it
+#     arrived last (the lowest rank on ties) and first (the highest rank on ties).
 #     TraceLens keeps only allreduce / reducescatter / allgather / alltoall (implicit_sync_cat)
 #     unless, in simplified mode, the name is missing. Where "Collective name" is missing, this
 #     script also prints the op read from the kernel name (AllReduce, SendRecv, ...) so the rows
@@ -82,14 +84,25 @@ def sync(files):
     for rank, k in enumerate(ranks):
         seen = {}
         for r in k:
+            r["rank"] = rank
             g = "all" if simple else (r["Process Group Name"] or "Unknown_Group")
             i = seen.get(g, 0)
             seen[g] = i + 1
             coll.setdefault((g, i), []).append(r)
     rows = {}
+    per_rank = {}  # build_df_straggler_summary: total wait, times last, times first
     for key, v in coll.items():
         if len(v) < 2:
             continue
+        s1 = max(r["ts"] for r in v)
+        waits = [(s1 - r["ts"], r["rank"]) for r in v]
+        last = min(waits, key=lambda x: (x[0], x[1]))[1]  # idxmin: the lowest rank on ties
+        first = max(waits)[1]                              # max((wait, r)): the highest
+        for w, rk in waits:
+            x = per_rank.setdefault(rk, [0, 0, 0])
+            x[0] += w
+        per_rank[last][1] += 1
+        per_rank[first][2] += 1
         op = v[0]["Collective name"] or v[0]["name_op"]
         lat = min(r["dur"] for r in v)
         s0, s1 = min(r["ts"] for r in v), max(r["ts"] for r in v)
@@ -101,6 +114,9 @@ def sync(files):
         x[3] = max(x[3], s1 - s0)
         x[4] += e1 - e0
         x[5].add(len({r["name_op"] for r in v}))
+    print("rank,total_wait_ns,times_arrived_last,times_arrived_first")
+    for rk in sorted(per_rank):
+        print("%d,%d,%d,%d" % (rk, *per_rank[rk]))
     print("op,group_size,collectives,latency_sum_ns,start_skew_sum_ns,start_skew_max_ns,"
           "end_skew_sum_ns,kernel_ops_agree")
     for (op, g), x in sorted(rows.items(), key=lambda kv: str(kv[0])):

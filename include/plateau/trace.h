@@ -141,6 +141,15 @@ struct pl_trace_launch {
   double short_cpu_s;          /* their runtime calls' time per step */
   int64_t hist[PL_TRACE_HIST_BUCKETS]; /* launch delays, ns buckets (kernels.c) */
   double delay_sum_s;          /* sum over events, for merging */
+  /* HTA's launch_delay (CudaKernelAnalysis.cuda_kernel_launch_stats, HTA f4d0062,
+   * hta/analyzers/cuda_kernel_analysis.py): GPU start - the runtime call's end
+   * (ts_gpu - ts_cpu - dur_cpu), clipped at 0, over the events whose runtime call
+   * is in the trace (docs/trace.md 3.7) */
+  int64_t hta_events;
+  double hta_delay_mean_s, hta_delay_p50_s, hta_delay_p90_s, hta_delay_p99_s, hta_delay_max_s;
+  int64_t hta_delay_outliers;  /* HTA's delay > 100 us (launch_delay_cutoff) */
+  int64_t hta_hist[PL_TRACE_HIST_BUCKETS];
+  double hta_delay_sum_s;
 };
 
 /* Per-step means over the kept steps of one rank (docs/trace.md section 3). */
@@ -203,6 +212,9 @@ struct pl_trace_rank {
    * (its wait for the others), and at how many it arrived last. */
   double coll_wait_s;
   double coll_last;
+  double coll_first;              /* per step, collectives it arrived at first (the earliest
+                                     start; the highest rank on ties): TraceLens's
+                                     times_arrived_first (build_df_straggler_summary) */
   int64_t coll_matched;           /* its calls matched with other ranks, all steps */
   void *arrivals_;                /* private: its calls' start times (set.c) */
   int64_t n_arrivals_;

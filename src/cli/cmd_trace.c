@@ -221,6 +221,14 @@ static void json_launch(struct pl_emit *e, const struct pl_trace_launch *l) {
   pl_emit_int(e, "short_events", l->short_events);
   pl_emit_num(e, "short_gpu_s", l->short_gpu_s);
   pl_emit_num(e, "short_cpu_s", l->short_cpu_s);
+  bool h = l->hta_events > 0; /* HTA's launch_delay (docs/trace.md 3.7) */
+  pl_emit_int(e, "hta_events", l->hta_events);
+  num_or_null(e, "hta_delay_mean_s", l->hta_delay_mean_s, h);
+  num_or_null(e, "hta_delay_p50_s", l->hta_delay_p50_s, h);
+  num_or_null(e, "hta_delay_p90_s", l->hta_delay_p90_s, h);
+  num_or_null(e, "hta_delay_p99_s", l->hta_delay_p99_s, h);
+  num_or_null(e, "hta_delay_max_s", l->hta_delay_max_s, h);
+  pl_emit_int(e, "hta_delay_outliers", l->hta_delay_outliers);
   pl_emit_obj_end(e);
 }
 
@@ -344,6 +352,7 @@ static void json_rank(struct pl_emit *e, const struct pl_trace_rank *r, int top)
   json_launch(e, &r->launch);
   pl_emit_num(e, "coll_wait_s", r->coll_wait_s);
   pl_emit_num(e, "coll_last", r->coll_last);
+  pl_emit_num(e, "coll_first", r->coll_first);
   pl_emit_int(e, "coll_matched", r->coll_matched);
   pl_emit_obj_end(e);
 }
@@ -590,6 +599,14 @@ static void text_launch(const struct pl_trace_set *s) {
          "launch calls\n", (long long)l->short_events, g, c);
   printf("  outliers                           %lld launch calls over 50 us, %lld delays over "
          "100 us\n", (long long)l->runtime_outliers, (long long)l->delay_outliers);
+  if (l->hta_events > 0) {
+    double h[4] = {l->hta_delay_mean_s, l->hta_delay_p50_s, l->hta_delay_p90_s,
+                   l->hta_delay_max_s};
+    for (int i = 0; i < 4; i++)
+      pl_fmt_seconds(v[i], sizeof v[i], h[i]);
+    printf("  HTA's delay (GPU start - call end) mean %s, median %s, p90 %s, max %s; %lld over "
+           "100 us\n", v[0], v[1], v[2], v[3], (long long)l->hta_delay_outliers);
+  }
 }
 
 /* Communication per collective kind (docs/trace.md 3.4.2). */
@@ -690,14 +707,14 @@ static void text_arrival(const struct pl_trace_set *s) {
   }
   if (s->n_arrivals > 20)
     printf("  ... %d more steps (--format json lists all)\n", s->n_arrivals - 20);
-  printf("  %5s %12s %12s\n", "rank", "waits/step", "last/step");
+  printf("  %5s %12s %12s %12s\n", "rank", "waits/step", "last/step", "first/step");
   for (int i = 0; i < s->n_ranks; i++) {
     const struct pl_trace_rank *r = &s->ranks[i];
     if (r->coll_matched == 0)
       continue;
     char w[32];
     pl_fmt_seconds(w, sizeof w, r->coll_wait_s);
-    printf("  %5lld %12s %12.1f\n", (long long)r->rank, w, r->coll_last);
+    printf("  %5lld %12s %12.1f %12.1f\n", (long long)r->rank, w, r->coll_last, r->coll_first);
   }
 }
 

@@ -110,6 +110,11 @@ static void merge_launch(struct pl_trace_set *s, double gpu_ranks) {
     const struct pl_trace_launch *l = &s->ranks[i].launch;
     if (l->events > 0 && (o->events == 0 || l->delay_max_s > o->delay_max_s))
       o->delay_max_s = l->delay_max_s;
+    if (l->hta_events > 0 && (o->hta_events == 0 || l->hta_delay_max_s > o->hta_delay_max_s))
+      o->hta_delay_max_s = l->hta_delay_max_s;
+    o->hta_events += l->hta_events;
+    o->hta_delay_sum_s += l->hta_delay_sum_s;
+    o->hta_delay_outliers += l->hta_delay_outliers;
     o->events += l->events;
     o->delay_sum_s += l->delay_sum_s;
     o->delay_outliers += l->delay_outliers;
@@ -117,8 +122,10 @@ static void merge_launch(struct pl_trace_set *s, double gpu_ranks) {
     o->short_events += l->short_events;
     o->short_gpu_s += l->short_gpu_s / gpu_ranks;
     o->short_cpu_s += l->short_cpu_s / gpu_ranks;
-    for (int b = 0; b < PL_TRACE_HIST_BUCKETS; b++)
+    for (int b = 0; b < PL_TRACE_HIST_BUCKETS; b++) {
       o->hist[b] += l->hist[b];
+      o->hta_hist[b] += l->hta_hist[b];
+    }
   }
   trace_launch_finish(o);
 }
@@ -266,10 +273,14 @@ static void sync_finish(struct pl_trace_set *s) {
 /* One collective: v[0, n) on n >= 2 ranks. lasts counts per rank. */
 static void one_collective(struct pl_trace_set *s, const struct trace_arrival *v, size_t n,
                            int64_t *lasts) {
-  size_t last = 0;
-  for (size_t i = 1; i < n; i++)
+  size_t last = 0, first = 0;
+  for (size_t i = 1; i < n; i++) {
     if (v[i].ts_ns > v[last].ts_ns)
       last = i;
+    if (v[i].ts_ns <= v[first].ts_ns) /* TraceLens: max((wait, rank)), the highest on ties */
+      first = i;
+  }
+  s->ranks[v[first].rank_i].coll_first += 1;
   sync_add(s, v, n);
   struct pl_trace_step_arrival *o = step_of(s, v[0].step);
   o->collectives++;
@@ -325,6 +336,7 @@ static enum pl_status match_arrivals(struct pl_trace_set *s) {
     double k = s->ranks[i].steps > 0 ? (double)s->ranks[i].steps : 1.0;
     s->ranks[i].coll_wait_s /= k;
     s->ranks[i].coll_last /= k;
+    s->ranks[i].coll_first /= k;
     s->coll_wait_s += s->ranks[i].coll_wait_s / s->n_ranks;
   }
   pl_free(v);

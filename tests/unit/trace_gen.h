@@ -234,6 +234,7 @@ static inline bool same_rank(const struct pl_trace_rank *a, const struct pl_trac
   SAME(launch);
   SAME(coll_wait_s);
   SAME(coll_last);
+  SAME(coll_first);
   SAME(coll_matched);
   SAME(n_kernels);
   SAME(n_streams);
