@@ -16,6 +16,12 @@
 #         include_last_profiler_step=False): only GPU events whose launch (runtime call with the
 #         same correlation) starts before the last ProfilerStep#N starts.
 # Prints, per selection: comm_ns compute_ns overlap_ns idle_ns span_ns ratio.
+# Then, for "all", the same overlap per collective kind (plateau's comm_by_op, docs/trace.md
+# 3.4.2): M_k = the union of the communication kernels of kind k, printed as
+# "kind <k> |M_k| |M_k ∩ compute|"; the kind is the kernel's args "Collective name" (allreduce ->
+# all_reduce, ...) when it has one, else read from the kernel name (AllReduce, Broadcast,
+# AllGather, ReduceScatter, SendRecv), else other_comm. Kinds that plateau takes from a
+# record_param_comms op or an nccl: annotation are not re-derived here.
 # tests/unit/test_trace_kernels.c test_hta_overlap holds the "all" numbers of three traces.
 # Usage: scripts/hta_overlap_ref.py TRACE.json[.gz]
 import gzip, json, re, sys
@@ -72,11 +78,13 @@ for e in ev:
         steps.append(ns(e["ts"]))
 last_step = max(steps) if steps else None
 gpu = []
+kinds = []
 for e in ev:
     if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset"):
         a = e.get("args", {}) or {}
         t = ns(e["ts"])
         gpu.append((t, t + ns(e["dur"]), e["name"], launch.get(a.get("correlation"))))
+        kinds.append(str(a.get("Collective name") or ""))
 
 for sel in ("all", "hta"):
     g = gpu if sel == "all" else [x for x in gpu if x[3] is not None and (last_step is None or x[3] < last_step)]
@@ -90,3 +98,25 @@ for sel in ("all", "hta"):
     ov = inter(comm, comp)
     ratio = ov / length(comm) if comm else float("nan")
     print(sel, length(comm), length(comp), ov, idle, span, "%.6f" % ratio)
+
+
+KIND = [("allreduce", "all_reduce"), ("allgather", "all_gather"), ("reducescatter", "reduce_scatter"),
+        ("alltoall", "all_to_all"), ("broadcast", "broadcast"), ("sendrecv", "send_recv")]
+
+
+def kind_of(coll, name):
+    for src in (coll.lower().replace("_", ""), name.lower().replace("_", "")):
+        for k, v in KIND:
+            if k in src:
+                return v
+    return "other_comm"
+
+
+comp = union([(a, b) for a, b, n, _ in gpu if not NOT_COMPUTE.match(n)])
+per = {}
+for (a, b, n, _), c in zip(gpu, kinds):
+    if COMM.match(n):
+        per.setdefault(kind_of(c, n), []).append((a, b))
+for k in sorted(per):
+    u = union(per[k])
+    print("kind", k, length(u), inter(u, comp))

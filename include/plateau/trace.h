@@ -44,6 +44,41 @@ struct pl_trace_coll {
   double sized_bytes;       /* their bytes, summed over all kept steps */
   double sized_time_s;      /* their kernel time, summed over all kept steps */
   double bus_bytes;         /* their bytes x busbw factor, summed */
+  /* Across ranks (set-level rows of sets of 2+ ranks; 0 elsewhere): each call
+   * matched on two or more ranks (docs/trace.md 4.1) is one collective, timed
+   * as TraceLens's NcclAnalyser.build_df_nccl_implicit_sync_cat does (AMD-AGI/
+   * TraceLens 171dd74, TraceLens/NcclAnalyser/nccl_analyser.py): its
+   * comm_latency is the shortest kernel among its ranks (the last to arrive
+   * waits least, so it is the closest to the transfer itself), skew in start
+   * time the latest start minus the earliest, skew in end time the latest end
+   * minus the earliest (docs/trace.md 4.2). */
+  int64_t sync_matched;     /* collectives matched across ranks, all kept steps */
+  double sync_count;        /* of them per step (over the set's most kept steps) */
+  double sync_time_s;       /* per step: sum over them of their shortest kernel */
+  double start_skew_s;      /* mean over them of latest start - earliest start */
+  double end_skew_s;        /* mean over them of latest end - earliest end */
+  double start_skew_max_s;  /* the largest start skew */
+  double sync_algbw_bytes_per_s; /* sized ones: sum(bytes) / sum(shortest kernel) */
+  double sync_busbw_bytes_per_s; /* the same x nccl-tests factor; 0 unknown */
+  int64_t sync_sized;       /* matched collectives with a known size */
+  double sync_sized_bytes, sync_sized_time_s, sync_bus_bytes; /* their sums */
+};
+
+/* One collective kind and message size of one rank, per kept step: TraceLens's
+ * per-size table (NcclAnalyser.build_df_summary_long, AMD-AGI/TraceLens 171dd74,
+ * TraceLens/NcclAnalyser/nccl_analyser.py; its coll_analysis.csv), docs/trace.md 3.4.1. */
+struct pl_trace_coll_size {
+  char op[24];          /* as in struct pl_trace_coll */
+  int64_t group_size;   /* 0 unknown */
+  double bytes;         /* nccl-tests size of each call, 0 unknown, -1 "other sizes": the
+                           calls of sizes past the table's 256 distinct rows */
+  int dtype_bytes;      /* element size, 0 unknown */
+  int64_t calls;        /* all kept steps */
+  double count;         /* calls per step */
+  double time_s;        /* kernel time per step */
+  double sum_s;         /* kernel time, all kept steps (TraceLens dur_sum) */
+  double mean_s, std_s; /* per call; std with n - 1 (pandas), 0 for one call */
+  double min_s, max_s;  /* per call */
 };
 
 /* Kernel categories of the kernel breakdown (docs/trace.md 3.5): compute by
@@ -65,6 +100,8 @@ enum pl_trace_kcat {
   PL_TK_MEMSET,
   PL_TK_N
 };
+/* The communication categories, PL_TK_ALL_REDUCE .. PL_TK_OTHER_COMM. */
+#define PL_TRACE_COMM_CATS (PL_TK_OTHER_COMM - PL_TK_ALL_REDUCE + 1)
 const char *pl_trace_kcat_name(enum pl_trace_kcat c); /* "gemm", "all_reduce", ... */
 
 /* One GPU event name: kernel time per kept step (clipped to the windows, a
@@ -104,6 +141,15 @@ struct pl_trace_launch {
   double short_cpu_s;          /* their runtime calls' time per step */
   int64_t hist[PL_TRACE_HIST_BUCKETS]; /* launch delays, ns buckets (kernels.c) */
   double delay_sum_s;          /* sum over events, for merging */
+  /* HTA's launch_delay (CudaKernelAnalysis.cuda_kernel_launch_stats, HTA f4d0062,
+   * hta/analyzers/cuda_kernel_analysis.py): GPU start - the runtime call's end
+   * (ts_gpu - ts_cpu - dur_cpu), clipped at 0, over the events whose runtime call
+   * is in the trace (docs/trace.md 3.7) */
+  int64_t hta_events;
+  double hta_delay_mean_s, hta_delay_p50_s, hta_delay_p90_s, hta_delay_p99_s, hta_delay_max_s;
+  int64_t hta_delay_outliers;  /* HTA's delay > 100 us (launch_delay_cutoff) */
+  int64_t hta_hist[PL_TRACE_HIST_BUCKETS];
+  double hta_delay_sum_s;
 };
 
 /* Per-step means over the kept steps of one rank (docs/trace.md section 3). */
@@ -142,6 +188,8 @@ struct pl_trace_rank {
   int n_coll;
   struct pl_trace_call *calls; /* pl_trace_analyze_calls: in trace order; else NULL */
   int64_t n_calls;
+  struct pl_trace_coll_size *coll_sizes; /* per (op, group, size), longest total first */
+  int n_coll_sizes;
   int64_t duplicate_comm_events; /* communication kernels identical to an earlier one (same
                                     pid, tid, ts, dur and name: a file merged twice), counted
                                     once in coll and calls (docs/trace.md) */
@@ -150,6 +198,10 @@ struct pl_trace_rank {
   double idle_host_s, idle_kernel_s, idle_other_s;
   double kernel_s;                /* sum of all GPU event times per step (not a union) */
   double kcat_s[PL_TK_N];         /* kernel_s by category; they add up to kernel_s */
+  /* Communication per collective kind (docs/trace.md 3.4.2), per step, index
+   * k = category - PL_TK_ALL_REDUCE: |M_k| the union of that kind's kernels and
+   * |M_k and C| its part under compute; exposed = the difference. */
+  double comm_cat_s[PL_TRACE_COMM_CATS], overlapped_cat_s[PL_TRACE_COMM_CATS];
   struct pl_trace_kernel *kernels;/* every name, by time per step, longest first */
   int n_kernels;
   struct pl_trace_stream *streams;/* by stream id */
@@ -160,6 +212,9 @@ struct pl_trace_rank {
    * (its wait for the others), and at how many it arrived last. */
   double coll_wait_s;
   double coll_last;
+  double coll_first;              /* per step, collectives it arrived at first (the earliest
+                                     start; the highest rank on ties): TraceLens's
+                                     times_arrived_first (build_df_straggler_summary) */
   int64_t coll_matched;           /* its calls matched with other ranks, all steps */
   void *arrivals_;                /* private: its calls' start times (set.c) */
   int64_t n_arrivals_;
@@ -203,6 +258,7 @@ struct pl_trace_set {
   int n_coll;
   struct pl_trace_stat idle_host_s, idle_kernel_s, idle_other_s, kernel_s;
   double kcat_s[PL_TK_N];          /* means over ranks with GPU events */
+  double comm_cat_s[PL_TRACE_COMM_CATS], overlapped_cat_s[PL_TRACE_COMM_CATS]; /* the same */
   struct pl_trace_kernel *kernels; /* names merged over ranks (means), longest first */
   int n_kernels;
   struct pl_trace_launch launch;   /* all ranks' launches together */

@@ -134,7 +134,22 @@ static void num_or_null(struct pl_emit *e, const char *k, double v, bool ok) {
     pl_emit_null(e, k);
 }
 
-static void json_coll(struct pl_emit *e, const struct pl_trace_coll *c, int n) {
+/* TraceLens's per-collective timing across ranks (docs/trace.md 4.2): the
+ * set's rows only; null where no call was matched on two ranks. */
+static void json_sync(struct pl_emit *e, const struct pl_trace_coll *c) {
+  bool m = c->sync_matched > 0, z = c->sync_sized > 0;
+  pl_emit_int(e, "matched", c->sync_matched);
+  num_or_null(e, "matched_count", c->sync_count, m);
+  num_or_null(e, "sync_time_s", c->sync_time_s, m);
+  num_or_null(e, "start_skew_s", c->start_skew_s, m);
+  num_or_null(e, "start_skew_max_s", c->start_skew_max_s, m);
+  num_or_null(e, "end_skew_s", c->end_skew_s, m);
+  num_or_null(e, "sync_algbw_gbps", c->sync_algbw_bytes_per_s / 1e9, z);
+  num_or_null(e, "sync_busbw_gbps", c->sync_busbw_bytes_per_s / 1e9,
+              z && c->sync_busbw_bytes_per_s > 0);
+}
+
+static void json_coll(struct pl_emit *e, const struct pl_trace_coll *c, int n, bool sync) {
   pl_emit_arr_begin(e, "collectives");
   for (int i = 0; i < n; i++) {
     pl_emit_obj_begin(e, NULL);
@@ -149,6 +164,8 @@ static void json_coll(struct pl_emit *e, const struct pl_trace_coll *c, int n) {
     num_or_null(e, "algbw_gbps", c[i].algbw_bytes_per_s / 1e9, c[i].sized_calls > 0);
     num_or_null(e, "busbw_gbps", c[i].busbw_bytes_per_s / 1e9,
                 c[i].sized_calls > 0 && c[i].busbw_bytes_per_s > 0);
+    if (sync)
+      json_sync(e, &c[i]);
     pl_emit_obj_end(e);
   }
   pl_emit_arr_end(e);
@@ -204,6 +221,14 @@ static void json_launch(struct pl_emit *e, const struct pl_trace_launch *l) {
   pl_emit_int(e, "short_events", l->short_events);
   pl_emit_num(e, "short_gpu_s", l->short_gpu_s);
   pl_emit_num(e, "short_cpu_s", l->short_cpu_s);
+  bool h = l->hta_events > 0; /* HTA's launch_delay (docs/trace.md 3.7) */
+  pl_emit_int(e, "hta_events", l->hta_events);
+  num_or_null(e, "hta_delay_mean_s", l->hta_delay_mean_s, h);
+  num_or_null(e, "hta_delay_p50_s", l->hta_delay_p50_s, h);
+  num_or_null(e, "hta_delay_p90_s", l->hta_delay_p90_s, h);
+  num_or_null(e, "hta_delay_p99_s", l->hta_delay_p99_s, h);
+  num_or_null(e, "hta_delay_max_s", l->hta_delay_max_s, h);
+  pl_emit_int(e, "hta_delay_outliers", l->hta_delay_outliers);
   pl_emit_obj_end(e);
 }
 
@@ -240,6 +265,52 @@ static void json_arrivals(struct pl_emit *e, const struct pl_trace_set *s) {
   pl_emit_arr_end(e);
 }
 
+/* Communication per collective kind (docs/trace.md 3.4.2): the kinds that ran. */
+static void json_comm_by_op(struct pl_emit *e, const double *comm, const double *over) {
+  pl_emit_arr_begin(e, "comm_by_op");
+  for (int k = 0; k < PL_TRACE_COMM_CATS; k++) {
+    if (comm[k] <= 0)
+      continue;
+    pl_emit_obj_begin(e, NULL);
+    pl_emit_str(e, "op", pl_trace_kcat_name((enum pl_trace_kcat)(PL_TK_ALL_REDUCE + k)));
+    pl_emit_num(e, "comm_s", comm[k]);
+    pl_emit_num(e, "overlapped_comm_s", over[k]);
+    pl_emit_num(e, "exposed_comm_s", comm[k] - over[k]);
+    pl_emit_obj_end(e);
+  }
+  pl_emit_arr_end(e);
+}
+
+/* TraceLens's per-size table (docs/trace.md 3.4.1). */
+static void json_coll_sizes(struct pl_emit *e, const struct pl_trace_rank *r) {
+  pl_emit_arr_begin(e, "coll_sizes");
+  for (int i = 0; i < r->n_coll_sizes; i++) {
+    const struct pl_trace_coll_size *c = &r->coll_sizes[i];
+    pl_emit_obj_begin(e, NULL);
+    pl_emit_str(e, "op", c->op);
+    if (c->group_size > 0)
+      pl_emit_int(e, "group_size", c->group_size);
+    else
+      pl_emit_null(e, "group_size");
+    num_or_null(e, "bytes", c->bytes, c->bytes > 0);
+    if (c->dtype_bytes > 0)
+      pl_emit_int(e, "dtype_bytes", c->dtype_bytes);
+    else
+      pl_emit_null(e, "dtype_bytes");
+    pl_emit_bool(e, "other_sizes", c->bytes < 0);
+    pl_emit_int(e, "calls", c->calls);
+    pl_emit_num(e, "count", c->count);
+    pl_emit_num(e, "time_s", c->time_s);
+    pl_emit_num(e, "sum_s", c->sum_s);
+    pl_emit_num(e, "mean_s", c->mean_s);
+    pl_emit_num(e, "std_s", c->std_s);
+    pl_emit_num(e, "min_s", c->min_s);
+    pl_emit_num(e, "max_s", c->max_s);
+    pl_emit_obj_end(e);
+  }
+  pl_emit_arr_end(e);
+}
+
 static void json_rank(struct pl_emit *e, const struct pl_trace_rank *r, int top) {
   pl_emit_obj_begin(e, NULL);
   pl_emit_int(e, "rank", r->rank);
@@ -268,17 +339,20 @@ static void json_rank(struct pl_emit *e, const struct pl_trace_rank *r, int top)
     pl_emit_null(e, "gpu_pid");
   pl_emit_int(e, "unlinked_gpu_events", r->unlinked_events);
   pl_emit_int(e, "duplicate_comm_events", r->duplicate_comm_events);
-  json_coll(e, r->coll, r->n_coll);
+  json_coll(e, r->coll, r->n_coll, false);
+  json_coll_sizes(e, r);
   pl_emit_num(e, "idle_host_s", r->idle_host_s);
   pl_emit_num(e, "idle_kernel_s", r->idle_kernel_s);
   pl_emit_num(e, "idle_other_s", r->idle_other_s);
   pl_emit_num(e, "kernel_s", r->kernel_s);
   json_kcat(e, r->kcat_s);
+  json_comm_by_op(e, r->comm_cat_s, r->overlapped_cat_s);
   json_kernels(e, r->kernels, r->n_kernels, top);
   json_streams(e, r);
   json_launch(e, &r->launch);
   pl_emit_num(e, "coll_wait_s", r->coll_wait_s);
   pl_emit_num(e, "coll_last", r->coll_last);
+  pl_emit_num(e, "coll_first", r->coll_first);
   pl_emit_int(e, "coll_matched", r->coll_matched);
   pl_emit_obj_end(e);
 }
@@ -364,8 +438,9 @@ static int print_json(const struct pl_trace_set *s, const struct perf *p, int to
   num_or_null(e, "tflops_per_gpu", p->tflops_per_gpu, p->tflops_per_gpu > 0);
   num_or_null(e, "peak_flops_per_s", p->peak_flops_per_s, p->peak_flops_per_s > 0);
   json_breakdown(e, s);
-  json_coll(e, s->coll, s->n_coll);
+  json_coll(e, s->coll, s->n_coll, true);
   json_kcat(e, s->kcat_s);
+  json_comm_by_op(e, s->comm_cat_s, s->overlapped_cat_s);
   json_kernels(e, s->kernels, s->n_kernels, top);
   json_launch(e, &s->launch);
   json_arrivals(e, s);
@@ -524,6 +599,96 @@ static void text_launch(const struct pl_trace_set *s) {
          "launch calls\n", (long long)l->short_events, g, c);
   printf("  outliers                           %lld launch calls over 50 us, %lld delays over "
          "100 us\n", (long long)l->runtime_outliers, (long long)l->delay_outliers);
+  if (l->hta_events > 0) {
+    double h[4] = {l->hta_delay_mean_s, l->hta_delay_p50_s, l->hta_delay_p90_s,
+                   l->hta_delay_max_s};
+    for (int i = 0; i < 4; i++)
+      pl_fmt_seconds(v[i], sizeof v[i], h[i]);
+    printf("  HTA's delay (GPU start - call end) mean %s, median %s, p90 %s, max %s; %lld over "
+           "100 us\n", v[0], v[1], v[2], v[3], (long long)l->hta_delay_outliers);
+  }
+}
+
+/* Communication per collective kind (docs/trace.md 3.4.2). */
+static void text_comm_by_op(const struct pl_trace_set *s) {
+  int n = 0;
+  for (int k = 0; k < PL_TRACE_COMM_CATS; k++)
+    n += s->comm_cat_s[k] > 0;
+  if (n == 0)
+    return;
+  printf("\ncommunication by collective (per step, mean over ranks; union of each kind's "
+         "kernels):\n");
+  printf("  %-15s %12s %12s %12s %9s\n", "op", "time", "overlapped", "exposed", "exposed%");
+  for (int k = 0; k < PL_TRACE_COMM_CATS; k++) {
+    double c = s->comm_cat_s[k], o = s->overlapped_cat_s[k];
+    if (c <= 0)
+      continue;
+    char a[32], b[32], x[32];
+    pl_fmt_seconds(a, sizeof a, c);
+    pl_fmt_seconds(b, sizeof b, o);
+    pl_fmt_seconds(x, sizeof x, c - o);
+    printf("  %-15s %12s %12s %12s %8.1f%%\n",
+           pl_trace_kcat_name((enum pl_trace_kcat)(PL_TK_ALL_REDUCE + k)), a, b, x,
+           100.0 * (c - o) / c);
+  }
+}
+
+/* The first rank's collectives by message size (docs/trace.md 3.4.1). */
+static void text_coll_sizes(const struct pl_trace_rank *r) {
+  if (r->n_coll_sizes == 0)
+    return;
+  char who[32] = "the trace";
+  if (r->rank >= 0)
+    snprintf(who, sizeof who, "rank %lld", (long long)r->rank);
+  printf("\ncollectives of %s by message size (TraceLens's table; per call, all kept steps):\n",
+         who);
+  printf("  %-15s %5s %12s %7s %12s %12s %12s %12s %12s\n", "op", "ranks", "bytes/call", "calls",
+         "total", "mean", "std", "min", "max");
+  for (int i = 0; i < r->n_coll_sizes && i < 20; i++) {
+    const struct pl_trace_coll_size *c = &r->coll_sizes[i];
+    char b[32] = "not in trace", g[24] = "?", v[5][32];
+    if (c->bytes > 0)
+      pl_fmt_bytes(b, sizeof b, c->bytes);
+    else if (c->bytes < 0)
+      snprintf(b, sizeof b, "other sizes");
+    if (c->group_size > 0)
+      snprintf(g, sizeof g, "%lld", (long long)c->group_size);
+    double d[5] = {c->sum_s, c->mean_s, c->std_s, c->min_s, c->max_s};
+    for (int k = 0; k < 5; k++)
+      pl_fmt_seconds(v[k], sizeof v[k], d[k]);
+    printf("  %-15s %5s %12s %7lld %12s %12s %12s %12s %12s\n", c->op, g, b,
+           (long long)c->calls, v[0], v[1], v[2], v[3], v[4]);
+  }
+  if (r->n_coll_sizes > 20)
+    printf("  ... %d more (--format json lists all)\n", r->n_coll_sizes - 20);
+}
+
+/* Each collective kind timed across ranks (docs/trace.md 4.2). */
+static void text_sync(const struct pl_trace_set *s) {
+  bool any = false;
+  for (int i = 0; i < s->n_coll; i++)
+    any = any || s->coll[i].sync_matched > 0;
+  if (!any)
+    return;
+  printf("\ncollectives across ranks (TraceLens: each timed by its shortest kernel over its "
+         "ranks; per step):\n");
+  printf("  %-15s %5s %9s %12s %12s %12s %12s\n", "op", "ranks", "matched", "time",
+         "start skew", "end skew", "busbw (GB/s)");
+  for (int i = 0; i < s->n_coll; i++) {
+    const struct pl_trace_coll *c = &s->coll[i];
+    if (c->sync_matched == 0)
+      continue;
+    char t[32], a[32], b[32], g[24] = "?", bw[32] = "-";
+    pl_fmt_seconds(t, sizeof t, c->sync_time_s);
+    pl_fmt_seconds(a, sizeof a, c->start_skew_s);
+    pl_fmt_seconds(b, sizeof b, c->end_skew_s);
+    if (c->group_size > 0)
+      snprintf(g, sizeof g, "%lld", (long long)c->group_size);
+    if (c->sync_busbw_bytes_per_s > 0)
+      snprintf(bw, sizeof bw, "%.2f", c->sync_busbw_bytes_per_s / 1e9);
+    printf("  %-15s %5s %9.1f %12s %12s %12s %12s\n", c->op, g, c->sync_count, t, a, b, bw);
+  }
+  printf("  (skews: means per collective; busbw from the shortest kernel, not a lower bound)\n");
 }
 
 /* Where ranks wait for each other at collectives (docs/trace.md 4.1). */
@@ -542,14 +707,14 @@ static void text_arrival(const struct pl_trace_set *s) {
   }
   if (s->n_arrivals > 20)
     printf("  ... %d more steps (--format json lists all)\n", s->n_arrivals - 20);
-  printf("  %5s %12s %12s\n", "rank", "waits/step", "last/step");
+  printf("  %5s %12s %12s %12s\n", "rank", "waits/step", "last/step", "first/step");
   for (int i = 0; i < s->n_ranks; i++) {
     const struct pl_trace_rank *r = &s->ranks[i];
     if (r->coll_matched == 0)
       continue;
     char w[32];
     pl_fmt_seconds(w, sizeof w, r->coll_wait_s);
-    printf("  %5lld %12s %12.1f\n", (long long)r->rank, w, r->coll_last);
+    printf("  %5lld %12s %12.1f %12.1f\n", (long long)r->rank, w, r->coll_last, r->coll_first);
   }
 }
 
@@ -691,11 +856,15 @@ static int print_text(const struct pl_trace_set *s, const struct perf *p, int to
              (long long)s->straggler_rank, s->straggler_file, s->straggler_spread_s * 1e3);
   }
   text_coll(s->coll, s->n_coll);
+  text_comm_by_op(s);
+  if (s->n_ranks > 0)
+    text_coll_sizes(&s->ranks[0]);
   if (s->any_gpu) {
     text_idle(s);
     text_kernels(s, top);
     text_launch(s);
     text_arrival(s);
+    text_sync(s);
     text_streams(&s->ranks[0]);
   }
   text_ranks(s);

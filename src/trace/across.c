@@ -11,7 +11,8 @@
  * synchronization allows), and every other rank waits from its own start
  * until then: a collective cannot finish before its last member starts.
  * This is HTA's straggler view (hta/analyzers/straggler.py,
- * find_stragglers_with_late_start_comm_kernels, HTA 0c2146a) per call. */
+ * find_stragglers_with_late_start_comm_kernels, HTA 0c2146a) per call.
+ * Each matched collective is also timed as TraceLens times it (sync_add). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,9 @@
 
 void trace_rank_free(struct pl_trace_rank *r) {
   pl_free(r->coll);
+  pl_free(r->coll_sizes);
+  r->coll_sizes = NULL;
+  r->n_coll_sizes = 0;
   pl_free(r->calls);
   for (int i = 0; i < r->n_kernels; i++)
     pl_free(r->kernels[i].name);
@@ -106,6 +110,11 @@ static void merge_launch(struct pl_trace_set *s, double gpu_ranks) {
     const struct pl_trace_launch *l = &s->ranks[i].launch;
     if (l->events > 0 && (o->events == 0 || l->delay_max_s > o->delay_max_s))
       o->delay_max_s = l->delay_max_s;
+    if (l->hta_events > 0 && (o->hta_events == 0 || l->hta_delay_max_s > o->hta_delay_max_s))
+      o->hta_delay_max_s = l->hta_delay_max_s;
+    o->hta_events += l->hta_events;
+    o->hta_delay_sum_s += l->hta_delay_sum_s;
+    o->hta_delay_outliers += l->hta_delay_outliers;
     o->events += l->events;
     o->delay_sum_s += l->delay_sum_s;
     o->delay_outliers += l->delay_outliers;
@@ -113,8 +122,10 @@ static void merge_launch(struct pl_trace_set *s, double gpu_ranks) {
     o->short_events += l->short_events;
     o->short_gpu_s += l->short_gpu_s / gpu_ranks;
     o->short_cpu_s += l->short_cpu_s / gpu_ranks;
-    for (int b = 0; b < PL_TRACE_HIST_BUCKETS; b++)
+    for (int b = 0; b < PL_TRACE_HIST_BUCKETS; b++) {
       o->hist[b] += l->hist[b];
+      o->hta_hist[b] += l->hta_hist[b];
+    }
   }
   trace_launch_finish(o);
 }
@@ -192,13 +203,85 @@ static struct pl_trace_step_arrival *step_of(struct pl_trace_set *s, int64_t ste
   return o;
 }
 
+/* The set's row of a collective kind (merge_coll made one per op and group
+ * size the ranks report), or NULL. */
+static struct pl_trace_coll *set_row(struct pl_trace_set *s, const struct trace_arrival *a) {
+  const char *op = trace_op_name((enum trace_op)a->op);
+  for (int i = 0; i < s->n_coll; i++)
+    if (s->coll[i].group_size == a->group_size && strcmp(s->coll[i].op, op) == 0)
+      return &s->coll[i];
+  return NULL;
+}
+
+/* TraceLens's view of one collective (NcclAnalyser.build_df_nccl_implicit_
+ * sync_cat, AMD-AGI/TraceLens 171dd74): comm_latency = the shortest kernel
+ * among its ranks, skew in start time = latest start - earliest start, skew
+ * in end time = latest end - earliest end, algo bw = size / comm_latency.
+ * The size is the first member's that is known (TraceLens takes the first
+ * rank's and requires all to agree). Sums here; sync_finish divides. */
+static void sync_add(struct pl_trace_set *s, const struct trace_arrival *v, size_t n) {
+  struct pl_trace_coll *c = set_row(s, &v[0]);
+  if (c == NULL)
+    return;
+  int64_t s0 = v[0].ts_ns, s1 = v[0].ts_ns, e0 = v[0].ts_ns + v[0].dur_ns, e1 = e0;
+  int64_t lat = v[0].dur_ns;
+  double bytes = 0;
+  for (size_t i = 0; i < n; i++) {
+    int64_t e = v[i].ts_ns + v[i].dur_ns;
+    s0 = v[i].ts_ns < s0 ? v[i].ts_ns : s0;
+    s1 = v[i].ts_ns > s1 ? v[i].ts_ns : s1;
+    e0 = e < e0 ? e : e0;
+    e1 = e > e1 ? e : e1;
+    lat = v[i].dur_ns < lat ? v[i].dur_ns : lat;
+    if (bytes <= 0 && v[i].bytes > 0)
+      bytes = v[i].bytes;
+  }
+  double skew = (double)(s1 - s0) * 1e-9;
+  c->sync_matched++;
+  c->sync_time_s += (double)lat * 1e-9; /* all steps; sync_finish divides */
+  c->start_skew_s += skew;
+  c->end_skew_s += (double)(e1 - e0) * 1e-9;
+  c->start_skew_max_s = skew > c->start_skew_max_s ? skew : c->start_skew_max_s;
+  if (bytes > 0 && lat > 0) {
+    c->sync_sized++;
+    c->sync_sized_bytes += bytes;
+    c->sync_sized_time_s += (double)lat * 1e-9;
+    c->sync_bus_bytes += bytes * trace_bus_factor((enum trace_op)v[0].op, v[0].group_size);
+  }
+}
+
+/* Per step over the set's most kept steps; means over the matched. */
+static void sync_finish(struct pl_trace_set *s) {
+  int64_t steps = 1;
+  for (int i = 0; i < s->n_ranks; i++)
+    steps = s->ranks[i].steps > steps ? s->ranks[i].steps : steps;
+  for (int i = 0; i < s->n_coll; i++) {
+    struct pl_trace_coll *c = &s->coll[i];
+    if (c->sync_matched == 0)
+      continue;
+    c->sync_count = (double)c->sync_matched / (double)steps;
+    c->sync_time_s /= (double)steps;
+    c->start_skew_s /= (double)c->sync_matched;
+    c->end_skew_s /= (double)c->sync_matched;
+    if (c->sync_sized > 0) {
+      c->sync_algbw_bytes_per_s = c->sync_sized_bytes / c->sync_sized_time_s;
+      c->sync_busbw_bytes_per_s = c->sync_bus_bytes / c->sync_sized_time_s;
+    }
+  }
+}
+
 /* One collective: v[0, n) on n >= 2 ranks. lasts counts per rank. */
 static void one_collective(struct pl_trace_set *s, const struct trace_arrival *v, size_t n,
                            int64_t *lasts) {
-  size_t last = 0;
-  for (size_t i = 1; i < n; i++)
+  size_t last = 0, first = 0;
+  for (size_t i = 1; i < n; i++) {
     if (v[i].ts_ns > v[last].ts_ns)
       last = i;
+    if (v[i].ts_ns <= v[first].ts_ns) /* TraceLens: max((wait, rank)), the highest on ties */
+      first = i;
+  }
+  s->ranks[v[first].rank_i].coll_first += 1;
+  sync_add(s, v, n);
   struct pl_trace_step_arrival *o = step_of(s, v[0].step);
   o->collectives++;
   for (size_t i = 0; i < n; i++) {
@@ -248,10 +331,12 @@ static enum pl_status match_arrivals(struct pl_trace_set *s) {
     a = b;
   }
   close_step(s, lasts);
+  sync_finish(s);
   for (int i = 0; i < s->n_ranks; i++) { /* per step, as every rank metric */
     double k = s->ranks[i].steps > 0 ? (double)s->ranks[i].steps : 1.0;
     s->ranks[i].coll_wait_s /= k;
     s->ranks[i].coll_last /= k;
+    s->ranks[i].coll_first /= k;
     s->coll_wait_s += s->ranks[i].coll_wait_s / s->n_ranks;
   }
   pl_free(v);
@@ -267,6 +352,11 @@ enum pl_status trace_set_extras(struct pl_trace_set *s) {
   for (int i = 0; i < s->n_ranks; i++)
     for (int c = 0; c < PL_TK_N; c++)
       s->kcat_s[c] += s->ranks[i].kcat_s[c] / g;
+  for (int i = 0; i < s->n_ranks; i++)
+    for (int c = 0; c < PL_TRACE_COMM_CATS; c++) {
+      s->comm_cat_s[c] += s->ranks[i].comm_cat_s[c] / g;
+      s->overlapped_cat_s[c] += s->ranks[i].overlapped_cat_s[c] / g;
+    }
   merge_launch(s, g);
   enum pl_status st = merge_kernels(s, g);
   if (st == PL_OK && s->n_ranks >= 2)

@@ -8,6 +8,10 @@
  *   exp. mem  = |Y - C - M|
  *   idle      = span - |C or M or Y|
  *
+ *   per collective category k (all_reduce, all_gather, ..., other_comm; the
+ *   kernel categories of kcat.c): comm_k = |M_k|, overlap_k = |M_k and C|,
+ *   M_k the union of that category's kernels (docs/trace.md 3.4.2)
+ *
  * so compute + exposed_comm + exposed_memory + idle = span exactly. These
  * are TraceLens's GPUEventAnalyser definitions (computation_time,
  * exposed_comm_time, exposed_memcpy_time, idle_time), taken per window.
@@ -31,8 +35,36 @@ static int64_t measure_sum(const struct trace_ivs *x, const struct trace_iv *w, 
   return sum;
 }
 
+/* Per communication category present: M_k and M_k and C, measured and freed
+ * while C is alive (three lists at most, as below). */
+static enum pl_status measure_cats(const struct trace_data *d, unsigned fm, unsigned fw,
+                                   const struct trace_ivs *c, const struct trace_iv *w,
+                                   size_t nw, int64_t *tmp, struct trace_breakdown *out) {
+  bool present[PL_TRACE_COMM_CATS] = {false};
+  const struct trace_gpu *g = d->gpu.data;
+  for (size_t i = 0; i < d->gpu.len; i++)
+    if (g[i].kind == TRACE_COMM)
+      present[trace_comm_cat((enum trace_op)g[i].name_op)] = true;
+  enum pl_status s = PL_OK;
+  for (int k = 0; k < PL_TRACE_COMM_CATS && s == PL_OK; k++) {
+    if (!present[k])
+      continue;
+    struct trace_ivs mk, xk;
+    memset(&mk, 0, sizeof mk);
+    memset(&xk, 0, sizeof xk);
+    if ((s = trace_ivs_union_comm(d, k, fm, fw, &mk)) == PL_OK &&
+        (s = trace_ivs_and(c, &mk, &xk)) == PL_OK) {
+      out->comm_cat_ns[k] = measure_sum(&mk, w, nw, tmp);
+      out->overlapped_cat_ns[k] = measure_sum(&xk, w, nw, tmp);
+    }
+    trace_ivs_free(&mk);
+    trace_ivs_free(&xk);
+  }
+  return s;
+}
+
 /* The lists are built, measured and freed one after another, so at most
- * three are alive at once (C, M and C or M; then C or M, Y and Y - C - M):
+ * three are alive at once (C, M_k and M_k and C per category; C, M and C or M; then C or M, Y and Y - C - M):
  * a list holds at most one interval per GPU event, 16 bytes. */
 struct lists {
   struct trace_ivs c, m, cm, y, x;
@@ -58,6 +90,7 @@ static enum pl_status measure_all(const struct trace_data *d, unsigned fm, unsig
   out->recompute_ns = measure_sum(&l.x, w, nw, tmp);
   trace_ivs_free(&l.x);
   if ((s = trace_ivs_union(d, KIND(TRACE_COMPUTE), fm, fw, &l.c)) != PL_OK ||
+      (s = measure_cats(d, fm, fw, &l.c, w, nw, tmp, out)) != PL_OK ||
       (s = trace_ivs_union(d, KIND(TRACE_COMM), fm, fw, &l.m)) != PL_OK ||
       (s = trace_ivs_and(&l.c, &l.m, &l.x)) != PL_OK)
     goto out;
@@ -93,7 +126,8 @@ out:
  * it into pieces on which each set is either covered or not; each piece adds
  * its length inside the windows to the measures whose combination of sets
  * covers it. Integer ns throughout, so the sums equal the list algebra's. */
-enum { SET_C, SET_M, SET_Y, SET_R, N_SETS };
+enum { SET_C, SET_M, SET_Y, SET_R, SET_K0, N_SETS = SET_K0 + PL_TRACE_COMM_CATS };
+/* SET_K0 + k: the communication kernels of category k (trace_comm_cat) */
 
 struct sweep {
   const struct trace_iv *w;
@@ -131,6 +165,11 @@ static void add_piece(struct sweep *sw, int64_t p, int64_t q) {
   o->exposed_memory_ns += y && !c && !m ? len : 0;
   o->recompute_ns += r ? len : 0;
   sw->cm_ns += c || m ? len : 0;
+  for (int k = 0; k < PL_TRACE_COMM_CATS && m; k++) {
+    bool mk = sw->e[SET_K0 + k] >= q;
+    o->comm_cat_ns[k] += mk ? len : 0;
+    o->overlapped_cat_ns[k] += mk && c ? len : 0;
+  }
 }
 
 /* Move the frontier to s, measuring [f, s). */
@@ -141,7 +180,7 @@ static void advance(struct sweep *sw, int64_t s) {
     int64_t e = sw->e[k];
     if (e <= sw->f || e >= s)
       continue;
-    int i = n++; /* insertion sort: at most four cuts */
+    int i = n++; /* insertion sort: at most N_SETS cuts */
     while (i > 0 && cut[i - 1] > e) {
       cut[i] = cut[i - 1];
       i--;
@@ -165,6 +204,9 @@ static void sweep_add(struct sweep *sw, const struct trace_gpu *g, unsigned fm, 
     advance(sw, g->ts_ns);
   if ((g->flags & fm) == fw && end > sw->e[set])
     sw->e[set] = end;
+  int k = set == SET_M ? SET_K0 + trace_comm_cat((enum trace_op)g->name_op) : -1;
+  if (k >= 0 && (g->flags & fm) == fw && end > sw->e[k])
+    sw->e[k] = end;
   if (set == SET_C && (g->flags & (fm | TRACE_F_RECOMPUTE)) == (fw | TRACE_F_RECOMPUTE) &&
       end > sw->e[SET_R])
     sw->e[SET_R] = end;
@@ -173,7 +215,9 @@ static void sweep_add(struct sweep *sw, const struct trace_gpu *g, unsigned fm, 
 static enum pl_status sweep_all(const struct trace_data *d, unsigned fm, unsigned fw,
                                 const struct trace_iv *w, size_t nw,
                                 struct trace_breakdown *out) {
-  struct sweep sw = {w, nw, 0, INT64_MIN, {INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN}, 0, out};
+  struct sweep sw = {w, nw, 0, INT64_MIN, {0}, 0, out};
+  for (int k = 0; k < N_SETS; k++)
+    sw.e[k] = INT64_MIN;
   struct trace_runs *m;
   enum pl_status s = trace_gmerge_open(d, &m, NULL);
   if (s != PL_OK) {

@@ -18,6 +18,7 @@
  * the same GPU while it ran (overlap_s: the call's interval against the union
  * of the compute kernels, exact in integer ns), so `calibrate trace` can tell
  * calls that ran alone from calls that shared the SMs (docs/trace.md 10.2). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,74 @@ static void add_call(struct acc *x, const struct trace_gpu *g, const struct trac
   x->sum.bus_bytes += bytes * trace_bus_factor(x->op, x->n);
 }
 
+/* One (op, group, size, dtype) of the per-size table: Welford's running mean
+ * and squared deviations of the durations in ns (exact sums of integers up to
+ * 2^53 ns; the variance as pandas' std, n - 1). */
+#define TRACE_SIZE_ROWS 256
+
+struct size_acc {
+  enum trace_op op;
+  int64_t n;
+  double bytes;
+  int dtype_bytes;
+  int64_t calls;
+  double sum_ns, mean_ns, m2_ns, min_ns, max_ns;
+};
+
+static struct size_acc *find_size(struct trace_vec *v, enum trace_op op, int64_t n, double bytes,
+                                  int dtype_bytes) {
+  struct size_acc *a = v->data;
+  /* Past TRACE_SIZE_ROWS distinct rows (a search per call stays bounded), a
+   * new size joins its (op, group)'s "other sizes" row: bytes -1. */
+  if (v->len >= TRACE_SIZE_ROWS) {
+    bool known = false;
+    for (size_t i = 0; i < v->len && !known; i++)
+      known = a[i].op == op && a[i].n == n && a[i].bytes == bytes &&
+              a[i].dtype_bytes == dtype_bytes;
+    if (!known) {
+      bytes = -1;
+      dtype_bytes = 0;
+    }
+  }
+  for (size_t i = 0; i < v->len; i++)
+    if (a[i].op == op && a[i].n == n && a[i].bytes == bytes && a[i].dtype_bytes == dtype_bytes)
+      return &a[i];
+  struct size_acc *x = trace_vec_push(v, sizeof *x);
+  if (x == NULL)
+    return NULL;
+  memset(x, 0, sizeof *x);
+  x->op = op;
+  x->n = n;
+  x->bytes = bytes;
+  x->dtype_bytes = dtype_bytes;
+  return x;
+}
+
+static void add_size(struct size_acc *x, int64_t dur_ns) {
+  double d = (double)dur_ns;
+  x->calls++;
+  x->sum_ns += d;
+  x->min_ns = x->calls == 1 || d < x->min_ns ? d : x->min_ns;
+  x->max_ns = x->calls == 1 || d > x->max_ns ? d : x->max_ns;
+  double delta = d - x->mean_ns;
+  x->mean_ns += delta / (double)x->calls;
+  x->m2_ns += delta * (d - x->mean_ns);
+}
+
+static int cmp_size(const void *p, const void *q) {
+  const struct pl_trace_coll_size *x = p, *y = q;
+  if (x->sum_s != y->sum_s)
+    return x->sum_s > y->sum_s ? -1 : 1;
+  int c = strcmp(x->op, y->op);
+  if (c != 0)
+    return c;
+  if (x->group_size != y->group_size)
+    return x->group_size < y->group_size ? -1 : 1;
+  if (x->bytes != y->bytes)
+    return x->bytes < y->bytes ? -1 : 1;
+  return (x->dtype_bytes > y->dtype_bytes) - (x->dtype_bytes < y->dtype_bytes);
+}
+
 static int cmp_acc(const void *p, const void *q) {
   const struct acc *x = p, *y = q;
   if (x->op != y->op)
@@ -154,6 +223,7 @@ struct pass {
   struct trace_ivs busy;         /* compute kernels of this GPU, merged (only with keep_calls) */
   struct trace_vec spilled_busy; /* struct trace_iv, before merging (spilled traces) */
   struct trace_vec arrivals; /* struct trace_arrival */
+  struct trace_vec sizes;    /* struct size_acc */
   int64_t first_step;        /* ProfilerStep number of the first window, -1 none */
   bool nomem;
   struct seen *seen;         /* communication kernels met so far (open addressing) */
@@ -184,6 +254,8 @@ static void keep_arrival(struct pass *p, enum trace_op op, int64_t n, const stru
   int64_t k = (int64_t)window_of(p->w, p->nw, g->ts_ns);
   a->step = p->first_step >= 0 ? p->first_step + k : k;
   a->ts_ns = g->ts_ns + p->d->base_ns;
+  a->dur_ns = g->dur_ns;
+  a->bytes = c != NULL ? call_bytes(c, op) : 0;
   a->group_size = n > 0 ? n : 0;
   a->group_start = c != NULL && c->group_stride > 0 ? c->group_start : -1;
   a->op = (uint8_t)op;
@@ -245,6 +317,12 @@ static void one_call(struct pass *p, const struct trace_gpu *gi, int32_t coll) {
                                                       : (enum trace_op)gi->name_op;
   int64_t n = c && c->group_size > 0 ? c->group_size : d->world_size;
   add_call(find_acc(p->a, &p->na, op, n), gi, c);
+  struct size_acc *z = find_size(&p->sizes, op, n > 0 ? n : 0, c ? call_bytes(c, op) : 0,
+                                 c && call_bytes(c, op) > 0 ? c->dtype_bytes : 0);
+  if (z == NULL)
+    p->nomem = true;
+  else
+    add_size(z, gi->dur_ns);
   keep_arrival(p, op, n, gi, c);
   if (p->keep_calls && keep_call(&p->calls, op, n, gi, c, d->world_size, &p->busy, NULL) != PL_OK)
     p->nomem = true;
@@ -290,6 +368,40 @@ static enum pl_status compute_busy(struct pass *p, struct pl_diag *diag) {
   if (s == PL_OK)
     trace_ivs_normalize(&p->busy);
   return s;
+}
+
+/* The per-size table, per kept step, longest total first (TraceLens sorts
+ * by dur_sum). */
+static enum pl_status sizes_out(struct pass *p, struct pl_trace_rank *r, struct pl_diag *diag) {
+  const struct size_acc *a = p->sizes.data;
+  size_t n = p->sizes.len;
+  r->coll_sizes = NULL;
+  r->n_coll_sizes = 0;
+  if (n == 0)
+    return PL_OK;
+  r->coll_sizes = pl_calloc(n, sizeof *r->coll_sizes);
+  if (r->coll_sizes == NULL)
+    return pl_diag_set(diag, PL_ERR_NOMEM, "out of memory summarizing collectives");
+  double steps = r->steps > 0 ? (double)r->steps : 1.0;
+  for (size_t i = 0; i < n; i++) {
+    struct pl_trace_coll_size *o = &r->coll_sizes[i];
+    snprintf(o->op, sizeof o->op, "%s", trace_op_name(a[i].op));
+    o->group_size = a[i].n;
+    o->bytes = a[i].bytes;
+    o->dtype_bytes = a[i].dtype_bytes;
+    o->calls = a[i].calls;
+    o->count = (double)a[i].calls / steps;
+    o->sum_s = a[i].sum_ns * 1e-9;
+    o->time_s = o->sum_s / steps;
+    o->mean_s = a[i].mean_ns * 1e-9;
+    o->std_s = a[i].calls > 1 ? sqrt(a[i].m2_ns / (double)(a[i].calls - 1)) * 1e-9 : 0;
+    o->min_s = a[i].min_ns * 1e-9;
+    o->max_s = a[i].max_ns * 1e-9;
+  }
+  if (n > 1)
+    qsort(r->coll_sizes, n, sizeof *r->coll_sizes, cmp_size);
+  r->n_coll_sizes = (int)n;
+  return PL_OK;
 }
 
 static enum pl_status summarize(struct pass *p, struct pl_trace_rank *r, struct pl_diag *diag) {
@@ -338,9 +450,12 @@ enum pl_status trace_collectives(const struct trace_data *d, const struct trace_
   if (s != PL_OK) {
     trace_vec_free(&p->calls);
     trace_vec_free(&p->arrivals);
+    trace_vec_free(&p->sizes);
     return s;
   }
   r->arrivals_ = p->arrivals.data;
   r->n_arrivals_ = (int64_t)p->arrivals.len;
-  return summarize(p, r, diag);
+  s = sizes_out(p, r, diag);
+  trace_vec_free(&p->sizes);
+  return s == PL_OK ? summarize(p, r, diag) : s;
 }

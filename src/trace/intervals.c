@@ -59,6 +59,21 @@ enum pl_status trace_ivs_union(const struct trace_data *d, unsigned kind_mask, u
   return PL_OK;
 }
 
+enum pl_status trace_ivs_union_comm(const struct trace_data *d, int k, unsigned flag_mask,
+                                    unsigned flag_want, struct trace_ivs *out) {
+  const struct trace_gpu *g = d->gpu.data;
+  if (alloc_ivs(out, d->gpu.len) != PL_OK)
+    return PL_ERR_NOMEM;
+  for (size_t i = 0; i < d->gpu.len; i++) {
+    if (g[i].kind != TRACE_COMM || trace_comm_cat((enum trace_op)g[i].name_op) != k ||
+        (g[i].flags & flag_mask) != flag_want || !trace_in_view(d, &g[i]))
+      continue;
+    out->v[out->n++] = (struct trace_iv){g[i].ts_ns, g[i].ts_ns + g[i].dur_ns};
+  }
+  merge(out);
+  return PL_OK;
+}
+
 enum pl_status trace_ivs_and(const struct trace_ivs *x, const struct trace_ivs *y,
                              struct trace_ivs *out) {
   if (alloc_ivs(out, x->n + y->n) != PL_OK)

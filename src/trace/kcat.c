@@ -108,6 +108,10 @@ static const struct word elementwise_words[] = {
     {"_rope", NULL},       {"rope_", NULL},      {"embedding", NULL},    {"permute", NULL},
     {"padding", NULL},     {"topk", NULL},       {"finalize", NULL},     {NULL, NULL}};
 
+int trace_comm_cat(enum trace_op op) {
+  return (int)trace_kcat_of("", TRACE_COMM, op) - (int)PL_TK_ALL_REDUCE;
+}
+
 enum pl_trace_kcat trace_kcat_of(const char *name, enum trace_kind kind, enum trace_op op) {
   static const enum pl_trace_kcat comm[TRACE_OP_N] = {
       [TRACE_OP_ALL_REDUCE] = PL_TK_ALL_REDUCE,         [TRACE_OP_ALL_GATHER] = PL_TK_ALL_GATHER,

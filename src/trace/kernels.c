@@ -24,8 +24,9 @@
  * - Launch statistics: launch delay = GPU start - runtime call start, and
  *   HTA's CudaKernelAnalysis.cuda_kernel_launch_stats outlier rules (runtime
  *   call > 50 us, delay > 100 us, short events: runtime call <= 50 us and
- *   longer than the GPU event). HTA's launch_delay adds the runtime call's
- *   duration (ts_gpu - ts_cpu + dur_cpu); plateau does not (docs/trace.md 3.7). */
+ *   longer than the GPU event). HTA's own launch_delay starts at the runtime
+ *   call's end (ts_gpu - ts_cpu - dur_cpu, clipped at 0): kept beside it as
+ *   hta_delay_* (docs/trace.md 3.7). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,12 +127,12 @@ double trace_hist_mid_ns(int b) {
   return lo + 0.5 * (double)(INT64_C(1) << (e - 4));
 }
 
-static double quantile_s(const struct pl_trace_launch *l, double q) {
-  int64_t want = (int64_t)(q * (double)l->events), seen = 0;
-  if (want >= l->events)
-    want = l->events - 1;
+static double quantile_s(const int64_t *hist, int64_t events, double q) {
+  int64_t want = (int64_t)(q * (double)events), seen = 0;
+  if (want >= events)
+    want = events - 1;
   for (int b = 0; b < TRACE_HIST_BUCKETS; b++) {
-    seen += l->hist[b];
+    seen += hist[b];
     if (seen > want)
       return trace_hist_mid_ns(b) * 1e-9;
   }
@@ -140,12 +141,18 @@ static double quantile_s(const struct pl_trace_launch *l, double q) {
 
 /* Mean and quantiles from the sums and the histogram. */
 void trace_launch_finish(struct pl_trace_launch *l) {
+  if (l->hta_events > 0) {
+    l->hta_delay_mean_s = l->hta_delay_sum_s / (double)l->hta_events;
+    l->hta_delay_p50_s = quantile_s(l->hta_hist, l->hta_events, 0.50);
+    l->hta_delay_p90_s = quantile_s(l->hta_hist, l->hta_events, 0.90);
+    l->hta_delay_p99_s = quantile_s(l->hta_hist, l->hta_events, 0.99);
+  }
   if (l->events == 0)
     return;
   l->delay_mean_s = l->delay_sum_s / (double)l->events;
-  l->delay_p50_s = quantile_s(l, 0.50);
-  l->delay_p90_s = quantile_s(l, 0.90);
-  l->delay_p99_s = quantile_s(l, 0.99);
+  l->delay_p50_s = quantile_s(l->hist, l->events, 0.50);
+  l->delay_p90_s = quantile_s(l->hist, l->events, 0.90);
+  l->delay_p99_s = quantile_s(l->hist, l->events, 0.99);
 }
 
 /* ---- the pass ---- */
@@ -255,6 +262,14 @@ static void on_launch(struct sweep *p, const struct trace_gpu *g) {
   l->delay_outliers += delay > DELAY_CUTOFF_NS;
   if (g->rt_dur_ns < 0)
     return;
+  int64_t hta = delay - g->rt_dur_ns; /* HTA: ts_gpu - ts_cpu - dur_cpu, clip(lower=0) */
+  hta = hta > 0 ? hta : 0;
+  l->hta_events++;
+  l->hta_delay_sum_s += (double)hta * 1e-9;
+  if (l->hta_events == 1 || (double)hta * 1e-9 > l->hta_delay_max_s)
+    l->hta_delay_max_s = (double)hta * 1e-9;
+  l->hta_hist[trace_hist_bucket(hta)]++;
+  l->hta_delay_outliers += hta > DELAY_CUTOFF_NS;
   l->runtime_outliers += g->rt_dur_ns > RUNTIME_CUTOFF_NS;
   if (g->rt_dur_ns <= RUNTIME_CUTOFF_NS && g->dur_ns < g->rt_dur_ns) {
     l->short_events++;

@@ -124,6 +124,10 @@ static void fill_means(struct pl_trace_rank *r, const struct trace_breakdown *b,
   r->exposed_memory_s = (double)b->exposed_memory_ns * k;
   r->idle_s = (double)b->idle_ns * k;
   r->recompute_s = (double)b->recompute_ns * k;
+  for (int c = 0; c < PL_TRACE_COMM_CATS; c++) {
+    r->comm_cat_s[c] = (double)b->comm_cat_ns[c] * k;
+    r->overlapped_cat_s[c] = (double)b->overlapped_cat_ns[c] * k;
+  }
 }
 
 struct counter {

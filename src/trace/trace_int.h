@@ -337,6 +337,9 @@ struct trace_ivs {
  * match (flags & flag_mask) == flag_want. */
 enum pl_status trace_ivs_union(const struct trace_data *d, unsigned kind_mask, unsigned flag_mask,
                                unsigned flag_want, struct trace_ivs *out);
+/* The union of the communication kernels of category k (trace_comm_cat). */
+enum pl_status trace_ivs_union_comm(const struct trace_data *d, int k, unsigned flag_mask,
+                                    unsigned flag_want, struct trace_ivs *out);
 enum pl_status trace_ivs_and(const struct trace_ivs *x, const struct trace_ivs *y,
                              struct trace_ivs *out);
 enum pl_status trace_ivs_minus(const struct trace_ivs *x, const struct trace_ivs *y,
@@ -358,7 +361,12 @@ void trace_ivs_free(struct trace_ivs *x);
 struct trace_breakdown {
   int64_t span_ns, compute_ns, comm_ns, overlapped_ns, exposed_comm_ns;
   int64_t memory_ns, exposed_memory_ns, busy_ns, idle_ns, recompute_ns;
+  /* per communication category k (pl_trace_kcat - PL_TK_ALL_REDUCE): |M_k|, |M_k and C| */
+  int64_t comm_cat_ns[PL_TRACE_COMM_CATS], overlapped_cat_ns[PL_TRACE_COMM_CATS];
 };
+/* The communication category index (0 .. PL_TRACE_COMM_CATS - 1) of a
+ * communication kernel whose collective is op (kcat.c). */
+int trace_comm_cat(enum trace_op op);
 enum pl_status trace_breakdown(const struct trace_data *d, const struct trace_iv *w, size_t nw,
                                unsigned flag_mask, unsigned flag_want,
                                struct trace_breakdown *out, struct pl_diag *diag);
@@ -404,6 +412,8 @@ enum pl_status trace_analyze_budgets(const char *const *paths, int n_paths,
 struct trace_arrival {
   int64_t step;        /* ProfilerStep number of its window (window index without steps) */
   int64_t ts_ns;       /* kernel start on the common clock (ts + baseTimeNanoseconds) */
+  int64_t dur_ns;      /* kernel duration */
+  double bytes;        /* nccl-tests size, 0 unknown */
   int64_t group_size;  /* 0 unknown */
   int64_t group_start; /* first global rank when known, else -1 */
   int32_t rank_i;      /* index into the set's ranks (set.c) */

@@ -287,6 +287,103 @@ static void test_hta_overlap(void) {
   }
 }
 
+/* Communication per collective kind (docs/trace.md 3.4.2), HTA's overlap
+ * applied to each kind's union M_k: scripts/hta_overlap_ref.py on
+ * hta_nccl_data (kinds from the kernels' "Collective name" args) prints
+ * "kind all_reduce 46762159 7317025" and "kind broadcast 114334 0" (|M_k|,
+ * |M_k and compute|, ns), and on tracelens_b200_eager "kind all_gather 21953 0".
+ * The kinds' unions cover M, so the sums are at least comm and overlap, and
+ * equal them when no two kinds run at once (nccl_data: 46762159 + 114334 =
+ * 46876493 = comm, the figure of test_hta_overlap). */
+static void test_comm_by_op(void) {
+  struct pl_trace_opts o = {-1, 1, true};
+  struct pl_trace_set *s = NULL;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  const char *path = TR "hta_nccl_data.json.gz";
+  CHECK_STATUS(pl_trace_analyze(&path, 1, &o, &s, &d), PL_OK, diag_ptr(&d));
+  if (s != NULL) {
+    const struct pl_trace_rank *r = &s->ranks[0];
+    int ar = PL_TK_ALL_REDUCE - PL_TK_ALL_REDUCE, bc = PL_TK_BROADCAST - PL_TK_ALL_REDUCE;
+    CHECK_EQ_INT(llround(r->comm_cat_s[ar] * 1e9), 46762159);
+    CHECK_EQ_INT(llround(r->overlapped_cat_s[ar] * 1e9), 7317025);
+    CHECK_EQ_INT(llround(r->comm_cat_s[bc] * 1e9), 114334);
+    CHECK_EQ_INT(llround(r->overlapped_cat_s[bc] * 1e9), 0);
+    for (int k = 0; k < PL_TRACE_COMM_CATS; k++)
+      if (k != ar && k != bc)
+        CHECK_EQ_INT(llround(r->comm_cat_s[k] * 1e9), 0);
+  }
+  pl_trace_set_free(s);
+  /* every shipped trace, both window modes: the kinds cover M */
+  static const char *const all[] = {
+      TR "dlrm", TR "hta_nccl_data.json.gz", TR "hta_sampled_rank-0.json.gz",
+      TR "tracelens_mi300_resnet_act_checkpoint.json.gz", TR "tracelens_b200_eager.json.gz",
+      TR "kineto2021_resnet50_worker0.json.gz"};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    for (int whole = 0; whole < 2; whole++) {
+      struct pl_trace_opts ow = {-1, 1, whole == 1};
+      s = NULL;
+      pl_diag_clear(&d);
+      CHECK_STATUS(pl_trace_analyze(&all[i], 1, &ow, &s, &d), PL_OK, diag_ptr(&d));
+      for (int j = 0; s != NULL && j < s->n_ranks; j++) {
+        const struct pl_trace_rank *r = &s->ranks[j];
+        double c = 0, ov = 0;
+        for (int k = 0; k < PL_TRACE_COMM_CATS; k++) {
+          CHECK(r->overlapped_cat_s[k] <= r->comm_cat_s[k]);
+          c += r->comm_cat_s[k];
+          ov += r->overlapped_cat_s[k];
+        }
+        CHECK(c >= r->comm_s * (1 - 1e-12) && ov >= r->overlapped_comm_s * (1 - 1e-12));
+        CHECK(c <= 1e-12 || r->comm_s > 0);
+      }
+      pl_trace_set_free(s);
+    }
+}
+
+/* HTA's launch_delay = ts_gpu - ts_cpu - dur_cpu clipped at 0 (launch.hta_*,
+ * docs/trace.md 3.7). scripts/hta_launch_ref.py over every runtime call with
+ * a correlation ("all"), ns: events, sum, max, delays > 100 us, calls > 50 us:
+ *   hta_nccl_data          3774  103192251      964931    267  1
+ *   hta_sampled_rank-0     1204  20539698000    111018000 937  2
+ *   tracelens_mi300        2685  74854668629    38673055  2685 0
+ *   kineto2021_resnet50    9096  100221533000   31976000  7267 6
+ * (HTA's own name filter, cudaLaunchKernel/ExC and cudaMemcpy/MemsetAsync,
+ * keeps the same events on the CUDA traces and none on the ROCm one.) */
+static void test_hta_launch(void) {
+  static const struct {
+    const char *path;
+    int64_t events, sum_ns, max_ns, late, slow;
+  } want[] = {
+      {TR "hta_nccl_data.json.gz", 3774, INT64_C(103192251), 964931, 267, 1},
+      {TR "hta_sampled_rank-0.json.gz", 1204, INT64_C(20539698000), 111018000, 937, 2},
+      {TR "tracelens_mi300_resnet_act_checkpoint.json.gz", 2685, INT64_C(74854668629), 38673055,
+       2685, 0},
+      {TR "kineto2021_resnet50_worker0.json.gz", 9096, INT64_C(100221533000), 31976000, 7267, 6},
+  };
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    struct pl_trace_opts o = {-1, 1, true};
+    struct pl_trace_set *s = NULL;
+    struct pl_diag d;
+    pl_diag_clear(&d);
+    CHECK_STATUS(pl_trace_analyze(&want[i].path, 1, &o, &s, &d), PL_OK, diag_ptr(&d));
+    if (s == NULL)
+      continue;
+    const struct pl_trace_launch *l = &s->ranks[0].launch;
+    CHECK_EQ_INT(l->hta_events, want[i].events);
+    CHECK_NEAR_REL(l->hta_delay_sum_s * 1e9, (double)want[i].sum_ns, 1e-9);
+    CHECK_NEAR_REL(l->hta_delay_mean_s * 1e9, (double)want[i].sum_ns / (double)want[i].events,
+                   1e-9);
+    CHECK_EQ_INT(llround(l->hta_delay_max_s * 1e9), want[i].max_ns);
+    CHECK_EQ_INT(l->hta_delay_outliers, want[i].late);
+    CHECK_EQ_INT(l->runtime_outliers, want[i].slow);
+    CHECK(l->hta_delay_p50_s <= l->hta_delay_p90_s && l->hta_delay_p90_s <= l->hta_delay_p99_s);
+    CHECK(l->hta_delay_p99_s <= l->hta_delay_max_s * 1.033);
+    /* from the call's end, so never longer than plateau's delay from its start */
+    CHECK(l->hta_delay_sum_s <= l->delay_sum_s * (1 + 1e-12));
+    pl_trace_set_free(s);
+  }
+}
+
 /* dlrm: 3 all_reduce and 5 send_recv per rank in its one step. Matching
  * the i-th call of each op over the 8 ranks and taking the latest start as
  * the last arrival, the ranks wait (ns) 5580000, 11125000, 3280000,
@@ -298,6 +395,10 @@ static void test_arrival(void) {
   static const int64_t wait_ns[8] = {5580000, 11125000, 3280000, 9571000,
                                      6370000, 6041000,  3342000, 1534000};
   static const double last[8] = {0, 0, 0, 0, 1, 2, 0, 5};
+  /* first to arrive (TraceLens's times_arrived_first, the highest rank on
+   * ties; scripts/tracelens_coll_ref.py sync, which prints the same waits
+   * and lasts as above) */
+  static const double first[8] = {1, 3, 0, 1, 1, 0, 2, 0};
   const char *path = TR "dlrm";
   struct pl_trace_opts o = {-1, 2, false};
   struct pl_trace_set *s = NULL;
@@ -310,6 +411,7 @@ static void test_arrival(void) {
   for (int i = 0; i < 8 && i < s->n_ranks; i++) {
     CHECK_EQ_INT(llround(s->ranks[i].coll_wait_s * 1e9), wait_ns[i]);
     CHECK_NEAR_REL(s->ranks[i].coll_last, last[i], 0);
+    CHECK_NEAR_REL(s->ranks[i].coll_first, first[i], 0);
     CHECK_EQ_INT(s->ranks[i].coll_matched, 8);
   }
   CHECK_EQ_INT(s->n_arrivals, 1);
@@ -344,6 +446,8 @@ int main(void) {
   test_hta();
   test_hta_kernels();
   test_hta_overlap();
+  test_comm_by_op();
+  test_hta_launch();
   test_arrival();
   test_single();
   return check_finish();

@@ -155,6 +155,14 @@ static inline bool same_coll(const struct pl_trace_coll *a, const struct pl_trac
   SAME(sized_bytes);
   SAME(sized_time_s);
   SAME(bus_bytes);
+  SAME(sync_matched); /* across ranks (across.c, TraceLens's implicit-sync view) */
+  SAME(sync_count);
+  SAME(sync_time_s);
+  SAME(start_skew_s);
+  SAME(start_skew_max_s);
+  SAME(end_skew_s);
+  SAME(sync_algbw_bytes_per_s);
+  SAME(sync_busbw_bytes_per_s);
   return same;
 }
 
@@ -202,15 +210,31 @@ static inline bool same_rank(const struct pl_trace_rank *a, const struct pl_trac
     same = same_coll(&a->coll[i], &b->coll[i]);
   for (int64_t i = 0; same && i < a->n_calls; i++)
     same = same_call(&a->calls[i], &b->calls[i]);
+  SAME(n_coll_sizes); /* TraceLens's per-size table (collectives.c) */
+  for (int i = 0; same && i < a->n_coll_sizes; i++) {
+    same = strcmp(a->coll_sizes[i].op, b->coll_sizes[i].op) == 0;
+    SAME(coll_sizes[i].group_size);
+    SAME(coll_sizes[i].bytes);
+    SAME(coll_sizes[i].dtype_bytes);
+    SAME(coll_sizes[i].calls);
+    SAME(coll_sizes[i].sum_s);
+    SAME(coll_sizes[i].mean_s);
+    SAME(coll_sizes[i].std_s);
+    SAME(coll_sizes[i].min_s);
+    SAME(coll_sizes[i].max_s);
+  }
   /* the kernel breakdown, idle split, streams, launches, arrival (kernels.c, across.c) */
   SAME(idle_host_s);
   SAME(idle_kernel_s);
   SAME(idle_other_s);
   SAME(kernel_s);
   SAME(kcat_s);
+  SAME(comm_cat_s); /* communication per collective kind: list algebra = the sweep */
+  SAME(overlapped_cat_s);
   SAME(launch);
   SAME(coll_wait_s);
   SAME(coll_last);
+  SAME(coll_first);
   SAME(coll_matched);
   SAME(n_kernels);
   SAME(n_streams);
