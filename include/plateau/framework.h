@@ -113,6 +113,9 @@ struct pl_framework {
                                           16-bit, not as an fp32 copy (layout.te_cross_entropy) */
   enum pl_setting megatron_xent;       /* the loss is Megatron's vocab-parallel cross-entropy run
                                           unfused, op by op (layout.megatron_xent) */
+  enum pl_setting megatron_softmax;    /* eager attention's softmax is Megatron's
+                                          FusedScaleMaskSoftmax, unfused for the shapes its
+                                          kernel refuses (layout.megatron_softmax) */
   enum pl_setting gqa_query_copy;      /* Megatron-Core's split of the fused QKV output copies the
                                           query when 1 < kv groups < heads per tp rank
                                           (layout.gqa_query_copy) */

@@ -666,6 +666,12 @@ struct pl_layout {
                               mul_ and the cast back to 16 bits = 14 B, against the single fused
                               pass of the op list (6 + 6 B); time only (sim/compute.c); ignored
                               with te_cross_entropy or unfused kernels */
+  bool megatron_softmax;   /* input: eager attention's softmax is Megatron's FusedScaleMaskSoftmax
+                              (legacy Megatron-LM since 2021-02, Megatron-DeepSpeed): its fused
+                              kernel only for the shapes is_kernel_available takes (b * np a
+                              multiple of 4, ...), else PyTorch's fp32 softmax op by op: 37 B and
+                              5 kernels forward, 41 B and 5 backward per score instead of 4 / 6 B
+                              and 1 (sim/compute.c megatron_softmax_fused, constants.h) */
   bool gqa_query_copy;     /* input: the query is copied once per block's forward after the
                               split of the fused QKV output, as Megatron-Core's
                               SelfAttention.get_query_key_value_tensors runs it (attention.py,

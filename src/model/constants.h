@@ -205,6 +205,29 @@
 #define LOG_SOFTMAX_REREAD_FWD_BYTES 8.0
 #define LOG_SOFTMAX_REREAD_BWD_BYTES 4.0
 
+/* Megatron's eager attention softmax (layout.megatron_softmax; src/sim/compute.c
+ * megatron_softmax_fused): FusedScaleMaskSoftmax runs its fused kernel only when
+ * is_kernel_available says so (microsoft/Megatron-DeepSpeed f4157bea and every version
+ * since 7a77abd9 (2022-01-12); NVIDIA/Megatron-LM since 4916bae6 (2021-02-04)
+ * megatron/model/fused_softmax.py: 16 < sk <= 4096, sq % 4 == 0, sk % 4 == 0,
+ * b * np % 4 == 0, then b * np (causal) or sq (padding) a multiple of
+ * get_batch_per_block (megatron/fused_kernels/scaled_masked_softmax.h: 128 threads a
+ * block over min(next_pow2(sk), 32)-thread warps, 2 rows a warp up to 128 keys, else 1).
+ * Otherwise forward_torch_softmax runs op by op in fp32 (softmax_in_fp32 is forced on by
+ * the default query-key layer scaling, megatron/model/transformer.py):
+ * input.float() (read 2, write 4 B per score), input * scale (4 + 4), masked_fill_ with
+ * the bool mask (4 + 1 + 4), torch.nn.Softmax (4 + 4), .half()/.bfloat16() (4 + 2):
+ * 37 B and 5 kernels against the fused kernel's 4 B and 1; autograd's backward the
+ * reverse: the cast's ToCopyBackward (2 + 4), softmax backward (y 4, dy 4, dx 4),
+ * MaskedFillBackward (4 + 1 + 4), MulBackward (4 + 4), ToCopyBackward (4 + 2): 41 B
+ * and 5 kernels against 6 B and 1. */
+#define MEGATRON_SOFTMAX_MAX_KEYS 4096
+#define MEGATRON_SOFTMAX_MIN_KEYS 16 /* exclusive */
+#define MEGATRON_SOFTMAX_THREADS_PER_BLOCK 128
+#define MEGATRON_SOFTMAX_UNFUSED_FWD_BYTES 37.0
+#define MEGATRON_SOFTMAX_UNFUSED_BWD_BYTES 41.0
+#define MEGATRON_SOFTMAX_UNFUSED_KERNELS 5
+
 /* Eager SwiGLU on torch.chunk halves of one fc1 output (segments.c
  * unfused_kernels): chunk's backward is an at::cat of the two half gradients
  * (tools/autograd/derivatives.yaml split_backward), read 2 + 2 and write

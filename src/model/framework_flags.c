@@ -87,6 +87,7 @@ static const struct flag flags[] = {
     ONOFF("jit-fuser", jit_fuser),
     ONOFF("te-cross-entropy", te_cross_entropy),
     ONOFF("megatron-xent", megatron_xent),
+    ONOFF("megatron-softmax", megatron_softmax),
     ONOFF("gqa-query-copy", gqa_query_copy),
     ONOFF("fms-rope", fms_rope),
     ONOFF("kv-expand-copy", kv_expand_copy),

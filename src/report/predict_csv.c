@@ -420,6 +420,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   /* added after it: who picks each collective's algorithm and protocol (--nccl-tuner,
    * cluster.nccl_tuner: nccl or the aws-ofi-nccl P5 plugin's map, efa29b, session 29) */
   col_str(c, "hardware.nccl_tuner", hw->nccl_tuner[0] != '\0' ? hw->nccl_tuner : "nccl");
+  /* Megatron's FusedScaleMaskSoftmax and its unfused fallback (layout.megatron_softmax, vtrain29) */
+  col_str(c, "framework.megatron_softmax", pl_setting_name(fw.megatron_softmax));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

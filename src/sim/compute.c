@@ -715,6 +715,34 @@ static double attention_s(const struct pl_gpu *g, enum pl_dtype dt, const struct
   return (t_math > t_mem ? t_math : t_mem) + pl_op_kernels(op, pass) * g->eff.kernel_overhead_s;
 }
 
+/* Whether Megatron's FusedScaleMaskSoftmax runs its fused kernel on an eager
+ * attention op (layout.megatron_softmax): is_kernel_available of
+ * megatron/model/fused_softmax.py (microsoft/Megatron-DeepSpeed f4157bea; the same
+ * conditions in NVIDIA/Megatron-LM 7a77abd9, the b * np % 4 rule since 4916bae6,
+ * 2021-02-04): 16 < sk <= 4096, sq, sk and b * np multiples of 4, and b * np
+ * (causal mask: ScaledUpperTriangMaskedSoftmax) or sq (padding mask) a multiple of
+ * get_batch_per_block (megatron/fused_kernels/scaled_masked_softmax.h: warps of
+ * min(next_pow2(sk), 32) threads in a 128-thread block, 2 rows a warp when
+ * next_pow2(sk) <= 128, else 1). b * np is the op's count (micro-batch x heads per
+ * tp rank), sq its m, sk its n. Not taken: PyTorch's fp32 softmax op by op
+ * (forward_torch_softmax; constants.h MEGATRON_SOFTMAX_UNFUSED_*). */
+bool sim_megatron_softmax_fused(const struct pl_op *op) {
+  int64_t bnp = op->count, sq = op->m, sk = op->n;
+  if (!(sk > MEGATRON_SOFTMAX_MIN_KEYS && sk <= MEGATRON_SOFTMAX_MAX_KEYS && sq % 4 == 0 &&
+        sk % 4 == 0 && bnp % 4 == 0))
+    return false;
+  int64_t pow2 = 1;
+  while (pow2 < sk)
+    pow2 <<= 1;
+  int64_t warp = pow2 < 32 ? pow2 : 32;
+  int64_t per_block = MEGATRON_SOFTMAX_THREADS_PER_BLOCK / warp * (pow2 <= 128 ? 2 : 1);
+  return (op->causal ? bnp : sq) % per_block == 0;
+}
+
+static bool unfused_softmax(const struct pl_layout *l, const struct pl_op *op) {
+  return l->megatron_softmax && op->kind == PL_OP_ATTENTION && !sim_megatron_softmax_fused(op);
+}
+
 /* Eager (unfused) attention as Megatron-LM ran it before FlashAttention
  * (megatron/model/transformer.py CoreAttention: baddbmm for QK^T, the fused
  * scale-mask-softmax kernel, torch dropout on the probabilities, bmm for PV;
@@ -738,12 +766,15 @@ static double attention_s(const struct pl_gpu *g, enum pl_dtype dt, const struct
  * autograd's backward of the bmm runs dP = dO V^T and dV = P^T dO at d_v, of
  * the baddbmm dQ = dS K and dK = dS^T Q at d_qk. */
 static double eager_attention_s(const struct pl_gpu *g, enum pl_dtype dt, const struct pl_op *op,
-                                enum pl_pass pass, bool dropout, bool alibi) {
+                                enum pl_pass pass, bool dropout, bool alibi, bool unfused_softmax) {
   int64_t m = op->m, n = op->n, k = op->k, c = op->count, kv = op->k_v > 0 ? op->k_v : op->k;
   double elems = (double)c * (double)m * (double)n;
-  double per_elem = pass == PL_PASS_FWD ? 4.0 + (dropout ? 5.0 : 0.0) + (alibi ? 4.0 : 0.0)
-                                        : 6.0 + (dropout ? 5.0 : 0.0);
-  int mem_kernels = dropout ? 2 : 1;
+  double softmax = pass == PL_PASS_FWD
+                       ? (unfused_softmax ? MEGATRON_SOFTMAX_UNFUSED_FWD_BYTES : 4.0)
+                       : (unfused_softmax ? MEGATRON_SOFTMAX_UNFUSED_BWD_BYTES : 6.0);
+  double per_elem = pass == PL_PASS_FWD ? softmax + (dropout ? 5.0 : 0.0) + (alibi ? 4.0 : 0.0)
+                                        : softmax + (dropout ? 5.0 : 0.0);
+  int mem_kernels = (dropout ? 1 : 0) + (unfused_softmax ? MEGATRON_SOFTMAX_UNFUSED_KERNELS : 1);
   double t = hbm_s(g, elems * per_elem) + mem_kernels * g->eff.kernel_overhead_s;
   if (pass == PL_PASS_FWD)
     return t + pl_gemm_time_s(g, dt, m, n, k, c) + pl_gemm_time_s(g, dt, m, kv, n, c);
@@ -1094,7 +1125,9 @@ static double megatron_xent_extra_s(const struct pl_gpu *g, const struct pl_layo
 
 /* Kernels an op launches as it runs (pl_op_run_time_s's variants): eager
  * attention as baddbmm, the softmax, dropout and bmm (backward: four GEMMs
- * and the two element-wise kernels); eager cross-entropy's two extra casts. */
+ * and the two element-wise kernels; the softmax 5 kernels each way where
+ * Megatron's fused kernel refuses the shape, layout.megatron_softmax); eager
+ * cross-entropy's two extra casts. */
 double sim_op_run_kernels(const struct pl_layout *l, const struct pl_model *m,
                           const struct pl_op *op, enum pl_pass pass) {
   if (eager_xent_op(l, op))
@@ -1106,7 +1139,8 @@ double sim_op_run_kernels(const struct pl_layout *l, const struct pl_model *m,
     return pl_op_kernels(op, pass) + (shift_copy_op(l, op) ? (pass == PL_PASS_FWD ? 1 : 2) : 0) +
            (logits_fp32_op(l, op) ? 1 : 0);
   if (op->kind == PL_OP_ATTENTION && l->eager_attention)
-    return (pass == PL_PASS_FWD ? 2 : 4) + (m->dropout ? 2 : 1);
+    return (pass == PL_PASS_FWD ? 2 : 4) + (m->dropout ? 1 : 0) +
+           (unfused_softmax(l, op) ? MEGATRON_SOFTMAX_UNFUSED_KERNELS : 1);
   return pl_op_kernels(op, pass);
 }
 
@@ -1354,7 +1388,8 @@ double pl_op_run_time_s(const struct pl_gpu *g, const struct pl_layout *l, const
            (shift_copy_op(l, op) ? shift_copy_s(g, l, m, pass) : 0.0) +
            (logits_fp32_op(l, op) ? logits_fp32_s(g, l, m, pass) : 0.0);
   if (op->kind == PL_OP_ATTENTION && l->eager_attention)
-    return eager_attention_s(g, l->dtype, op, pass, m->dropout, m->pos == PL_POS_ALIBI);
+    return eager_attention_s(g, l->dtype, op, pass, m->dropout, m->pos == PL_POS_ALIBI,
+                             unfused_softmax(l, op));
   if (op->kind == PL_OP_ATTENTION && l->attention_triton)
     return attention_s(g, l->dtype, op, pass, ATTN_TRITON, PL_CUDNN_LATEST);
   if (op->kind == PL_OP_ATTENTION && l->attention_cudnn) {

@@ -647,6 +647,9 @@ bool sim_op_graphed(const struct pl_layout *l, const struct pl_model *m, const s
  * current scaling, 1 under MXFP8 or FP8 block scaling; 0 otherwise). */
 double sim_op_split_quantize_kernels(const struct pl_layout *l, const struct pl_op *op,
                                      enum pl_pass pass);
+/* Megatron's FusedScaleMaskSoftmax takes this eager attention op's shape
+ * (compute.c; layout.megatron_softmax) */
+bool sim_megatron_softmax_fused(const struct pl_op *op);
 double sim_op_run_kernels(const struct pl_layout *l, const struct pl_model *m,
                           const struct pl_op *op, enum pl_pass pass);
 /* A pass's time as the host flow of its ops (docs/step-model.md 2.6); wait:

@@ -305,7 +305,11 @@ static const struct validate_source sources[] = {
      * the preset's grad_comm_cast). vTrain's own simulator all_reduces the
      * float16 parameters' bytes after the backward too (src/predictor.py
      * create_model, create_layer_graph "comm across dp" @ f8dda84).
-     * docs/accuracy.md "Session 28 (vtrain28)" */
+     * docs/accuracy.md "Session 28 (vtrain28)". The preset's megatron_softmax:
+     * Megatron's fused softmax refuses b x heads-per-rank not a multiple of 4
+     * (16 heads at tp 8 and micro-batch 1; row 40's 48 heads at tp 16), the rule
+     * vTrain's profiled copy has too (src/model/fused_softmax.py
+     * custom_kernel_constraint @ f8dda84); "Session 29 (vtrain29)" */
     {.key = "vtrain",
      .framework = "deepspeed",
      .match = "vTrain (Bang et al.",

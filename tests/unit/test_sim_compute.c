@@ -2758,6 +2758,71 @@ static void test_eager_alibi(void) {
   CHECK_NEAR_REL(pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_BWD), bwd, EXACT);
 }
 
+/* Megatron's FusedScaleMaskSoftmax (layout.megatron_softmax; Megatron-DeepSpeed
+ * f4157bea megatron/model/fused_softmax.py is_kernel_available, get_batch_per_block
+ * of megatron/fused_kernels/scaled_masked_softmax.h). By hand:
+ * - sk = 1024 (> 128): next_pow2 1024, warp 32 threads, 128 / 32 = 4 warps a
+ *   block, 1 row a warp: 4 rows a block. b * np = 2 (16 heads / tp 8, micro-batch 1)
+ *   fails b * np % 4; 4 (micro-batch 2) passes; 6 (48 heads / tp 16 x 2, sk 2048)
+ *   fails; sk 8192 > 4096 fails; sk 16 (not > 16) fails; sq 1022 fails sq % 4.
+ * - sk = 64: next_pow2 64 > 32 so 32-thread warps, 4 warps x 2 rows = 8 a block:
+ *   causal b * np = 4 fails (4 % 8), 8 passes; padding mask (not causal) checks
+ *   sq = 64 instead: 64 % 8 = 0 passes at b * np = 4.
+ * - sk = 32: warp 32, 4 x 2 = 8 again; sk = 20: next_pow2 32, the same.
+ * Time on A100 80 GB (2039 GB/s x 0.88 = 1794.32 GB/s, 1.2 us a kernel), b * np = 2,
+ * sq = sk = 1024: 2,097,152 scores. Forward unfused: 37 B instead of 4 = 33 B more
+ * = 69,206,016 B / 1.79432e12 B/s = 38.570 us, plus 4 more kernels (5 instead of 1)
+ * = 4.8 us: 43.370 us. Backward: 41 - 6 = 35 B = 73,400,320 B = 40.907 us + 4.8 us =
+ * 45.707 us. Kernels of the op: forward 2 GEMMs + dropout + 5 = 8 (4 fused),
+ * backward 4 GEMMs + dropout + 5 = 10 (6 fused). Off (the default), or a shape the
+ * kernel takes, changes nothing. */
+static void test_megatron_softmax(void) {
+  struct pl_op op = {.name = "attn", .kind = PL_OP_ATTENTION, .m = 1024, .n = 1024, .k = 64,
+                     .count = 2, .causal = true};
+  CHECK(!sim_megatron_softmax_fused(&op));
+  op.count = 4;
+  CHECK(sim_megatron_softmax_fused(&op));
+  struct pl_op t = op;
+  t.count = 6, t.m = t.n = 2048;
+  CHECK(!sim_megatron_softmax_fused(&t));
+  t = op, t.m = t.n = 8192;
+  CHECK(!sim_megatron_softmax_fused(&t));
+  t = op, t.m = t.n = 16;
+  CHECK(!sim_megatron_softmax_fused(&t));
+  t = op, t.m = 1022;
+  CHECK(!sim_megatron_softmax_fused(&t));
+  t = op, t.m = t.n = 64;
+  CHECK(!sim_megatron_softmax_fused(&t));
+  t.count = 8;
+  CHECK(sim_megatron_softmax_fused(&t));
+  t.count = 4, t.causal = false;
+  CHECK(sim_megatron_softmax_fused(&t));
+  t.causal = true, t.m = t.n = 32;
+  CHECK(!sim_megatron_softmax_fused(&t));
+  t.m = t.n = 20;
+  CHECK(!sim_megatron_softmax_fused(&t));
+  t.count = 8;
+  CHECK(sim_megatron_softmax_fused(&t));
+
+  op.count = 2;
+  struct pl_layout l = {.dtype = PL_DTYPE_BF16, .eager_attention = true};
+  struct pl_model m = {.dropout = true, .pos = PL_POS_LEARNED};
+  double fwd = pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_FWD);
+  double bwd = pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_BWD);
+  CHECK_NEAR_REL(sim_op_run_kernels(&l, &m, &op, PL_PASS_FWD), 4.0, EXACT);
+  CHECK_NEAR_REL(sim_op_run_kernels(&l, &m, &op, PL_PASS_BWD), 6.0, EXACT);
+  l.megatron_softmax = true;
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_FWD) - fwd, 43.370e-6, 1e-4);
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_BWD) - bwd, 45.707e-6, 1e-4);
+  CHECK_NEAR_REL(sim_op_run_kernels(&l, &m, &op, PL_PASS_FWD), 8.0, EXACT);
+  CHECK_NEAR_REL(sim_op_run_kernels(&l, &m, &op, PL_PASS_BWD), 10.0, EXACT);
+  op.count = 4; /* the fused kernel takes it: as with the behaviour off */
+  double fwd4 = pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_FWD);
+  CHECK_NEAR_REL(sim_op_run_kernels(&l, &m, &op, PL_PASS_BWD), 6.0, EXACT);
+  l.megatron_softmax = false;
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &l, &m, &op, PL_PASS_FWD), fwd4, EXACT);
+}
+
 /* layout.launch_blocking (CUDA_LAUNCH_BLOCKING=1): the host issues a kernel only
  * when the previous one has finished, so a pass takes its GPU time plus its
  * kernels times the host time, not the larger of the two. Two memory ops,
@@ -3523,5 +3588,6 @@ int main(void) {
   test_shared_expert_order();
   test_launch_counts();
   test_eager_alibi();
+  test_megatron_softmax();
   return check_finish();
 }
