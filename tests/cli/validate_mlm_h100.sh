@@ -36,6 +36,10 @@ check "row 11 interleaved like the table's 177B row" row 11 'tp8 pp6 dp96 vp2'
 check "row 7 runs the interleaved schedule" row 7 '--schedule interleaved'
 check "row 7 says why" row 7 'which core_r0.8.0 does only interleaved'
 check "row 4 (pp 1) stays non-pipelined" row 4 'tp8 pp1 dp48, '
+# Gradients reduce in fp32 (session 29, mlm29): BF16 forces accumulate_allreduce_grads_in_fp32 at
+# core_r0.8.0 (arguments.py l.302-308; --grad-reduce-in-bf16 only from 2025). Row 4's +25 % is this
+# traffic at micro-batch 1 (docs/accuracy.md "Session 29 (helper mlm29)"): it must not be dropped.
+check "row 4 reduces gradients in fp32 (r0.8.0 forces it with bf16)" row 4 '--grad-reduce-dtype fp32'
 # cuDNN of the runs' date (session 28, mlmc28): mid-2024 containers carry cuDNN <= 9.1 (9.2 from
 # NGC 24.07), Megatron-Core r0.8.0's CI image is NGC PyTorch 24.01: the GPU file's 9.1 figures.
 check "row 1 attention at cuDNN 9.1" row 1 '--cudnn 9.1'
