@@ -415,6 +415,9 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   /* Megatron-Core DDP's check_for_nan_in_grad bucket norms, apart from the
    * buffer's zero pass (layout.no_grad_nan_check, mlperfcfg28) */
   col_str(c, "framework.grad_nan_check", pl_setting_name(fw.grad_nan_check));
+  /* torch.compile's generated RMSNorm kernels at their published rate
+   * (layout.inductor_norms, compile29) */
+  col_str(c, "framework.inductor_norms", pl_setting_name(fw.inductor_norms));
 }
 
 void pl_report_predict_csv_header(FILE *out) {
