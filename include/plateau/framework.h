@@ -240,6 +240,8 @@ struct pl_framework {
   enum pl_setting fsdp2_predivide;     /* zero2/zero3 as FSDP2 of the PyTorch 2.3 line: a bf16
                                           reduce_scatter input divided in place before the
                                           call (layout.fsdp2_predivide) */
+  enum pl_setting inductor_norms;      /* with fused kernels, the RMSNorms as torch.compile's
+                                          generated kernels (layout.inductor_norms) */
   enum pl_setting fused_norm;          /* with unfused kernels, RMSNorm as one fused kernel each
                                           way (torchtitan's Triton fused_rmsnorm;
                                           layout.fused_norm) */

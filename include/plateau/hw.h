@@ -160,6 +160,11 @@ struct pl_gpu_efficiency {
   double rms_norm_eager_fraction; /* efficiency.rms_norm_eager: the same for the eager RMSNorm
                                     chain (HF LlamaRMSNorm's ops) on the bytes plateau counts
                                     for it (the norm op and rmsnorm_eager); 0 = not given */
+  double rms_norm_compiled_fraction; /* efficiency.rms_norm_compiled: the fraction of the HBM
+                                    bandwidth torch.compile's (Inductor's) generated RMSNorm
+                                    kernel reaches on the least bytes (read x, write y),
+                                    published, for the norms of compiled runs
+                                    (layout.inductor_norms); 0 = not given (hbm_fraction) */
   double strided_elementwise_fraction; /* efficiency.strided_elementwise: the fraction of the HBM
                                     bandwidth a bf16 unary kernel (2 B read, 2 B written per
                                     element) reaches on PyTorch's non-vectorized element-wise

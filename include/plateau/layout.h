@@ -589,6 +589,10 @@ struct pl_layout {
                               (#123362), with no pass
                               (src/sim/segments.c param_kernels); ignored with fsdp1_copies,
                               which has its own */
+  bool inductor_norms;     /* input: with fused kernels, the RMSNorms are torch.compile's
+                              (Inductor's) generated Triton reductions: the norm ops at the
+                              GPU file's efficiency.rms_norm_compiled (src/sim/compute.c
+                              eager_norm_s; docs/step-model.md 2.3b), not hbm_fraction */
   bool fused_norm;         /* input: with unfused kernels, the RMSNorms run as one fused kernel
                               each way (torchtitan's Triton FusedRMSNorm, norm_type =
                               "fused_rmsnorm", torchtitan/models/norms.py, 2024-04-05 to

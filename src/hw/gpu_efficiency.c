@@ -45,6 +45,8 @@
  *     "nvfp4_quantize": {...}  (optional: the same for TE's NVFP4 casts, amax pass included),
  *     "layer_norm_eager": {...}, "rms_norm_eager": {...}  (optional: PyTorch's eager norms'
  *                   measured fraction of the HBM bandwidth, (0, 1]; docs/step-model.md 2.3b),
+ *     "rms_norm_compiled": {...}  (optional: torch.compile's generated RMSNorm kernel's
+ *                   published fraction of the HBM bandwidth, (0, 1]; step-model.md 2.3b),
  *     "strided_elementwise": {...}  (optional: a bf16 unary kernel's measured fraction of the
  *                   HBM bandwidth on PyTorch's non-vectorized path, (0, 1]; step-model.md 2.3h),
  *     "rope_eager": {...}, "rope_eager_bwd": {...}  (optional: HF's eager RoPE chain's
@@ -537,8 +539,8 @@ static enum pl_status optional_fraction(yajl_val eff, const char *key, const cha
 }
 
 /* An optional measured quantize rate (mxfp8_quantize, fp8_current_quantize,
- * nvfp4_quantize), eager norm or RoPE rate (layer_norm_eager, rms_norm_eager, rope_eager,
- * rope_eager_bwd) or non-vectorized element-wise rate (strided_elementwise): a fraction of the
+ * nvfp4_quantize), eager or compiled norm or RoPE rate (layer_norm_eager, rms_norm_eager,
+ * rms_norm_compiled, rope_eager, rope_eager_bwd) or non-vectorized element-wise rate (strided_elementwise): a fraction of the
  * HBM bandwidth in (0, 1]; absent leaves 0. */
 static enum pl_status quantize_fraction(yajl_val eff, const char *key, const char *origin,
                                         double *out, struct pl_diag *diag) {
@@ -579,6 +581,9 @@ enum pl_status hw_gpu_efficiency_load(yajl_val root, const char *origin, struct 
     st = quantize_fraction(eff, "layer_norm_eager", origin, &e->layer_norm_eager_fraction, diag);
   if (st == PL_OK)
     st = quantize_fraction(eff, "rms_norm_eager", origin, &e->rms_norm_eager_fraction, diag);
+  if (st == PL_OK)
+    st = quantize_fraction(eff, "rms_norm_compiled", origin, &e->rms_norm_compiled_fraction,
+                           diag);
   if (st == PL_OK)
     st = quantize_fraction(eff, "strided_elementwise", origin, &e->strided_elementwise_fraction,
                            diag);

@@ -103,6 +103,7 @@ static const struct {
     {"fsdp2_predivide", offsetof(struct pl_framework, fsdp2_predivide)},
     {"fsdp2_rs_copy_in", offsetof(struct pl_framework, fsdp2_rs_copy_in)},
     {"fused_norm", offsetof(struct pl_framework, fused_norm)},
+    {"inductor_norms", offsetof(struct pl_framework, inductor_norms)},
     {"fsdp_root_unit", offsetof(struct pl_framework, fsdp_root_unit)},
     {"hf_shift_copy", offsetof(struct pl_framework, hf_shift_copy)},
     {"logits_shift_copy", offsetof(struct pl_framework, logits_shift_copy)},
@@ -636,6 +637,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->fsdp2_predivide, &l->fsdp2_predivide, false);
   put(fw->fsdp2_rs_copy_in, &l->fsdp2_rs_copy_in, false);
   put(fw->fused_norm, &l->fused_norm, false);
+  put(fw->inductor_norms, &l->inductor_norms, false);
   put(fw->fsdp_root_unit, &l->fsdp_root_unit, false);
   put(fw->hf_shift_copy, &l->hf_shift_copy, false);
   put(fw->logits_shift_copy, &l->logits_shift_copy, false);
@@ -763,6 +765,7 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->fsdp2_predivide = setting(l->fsdp2_predivide);
   out->fsdp2_rs_copy_in = setting(l->fsdp2_rs_copy_in);
   out->fused_norm = setting(l->fused_norm);
+  out->inductor_norms = setting(l->inductor_norms);
   out->fsdp_root_unit = setting(l->fsdp_root_unit);
   out->hf_shift_copy = setting(l->hf_shift_copy);
   out->logits_shift_copy = setting(l->logits_shift_copy);

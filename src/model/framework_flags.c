@@ -101,6 +101,7 @@ static const struct flag flags[] = {
     ONOFF("fsdp2-predivide", fsdp2_predivide),
     ONOFF("fsdp2-rs-copy-in", fsdp2_rs_copy_in),
     ONOFF("fused-norm", fused_norm),
+    ONOFF("inductor-norms", inductor_norms),
     ONOFF("fsdp-root-unit", fsdp_root_unit),
     ONOFF("hf-shift-copy", hf_shift_copy),
     ONOFF("logits-shift-copy", logits_shift_copy),

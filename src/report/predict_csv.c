@@ -422,6 +422,9 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "hardware.nccl_tuner", hw->nccl_tuner[0] != '\0' ? hw->nccl_tuner : "nccl");
   /* Megatron's FusedScaleMaskSoftmax and its unfused fallback (layout.megatron_softmax, vtrain29) */
   col_str(c, "framework.megatron_softmax", pl_setting_name(fw.megatron_softmax));
+  /* torch.compile's generated RMSNorm kernels at their published rate
+   * (layout.inductor_norms, compile29) */
+  col_str(c, "framework.inductor_norms", pl_setting_name(fw.inductor_norms));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

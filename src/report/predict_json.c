@@ -266,6 +266,7 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_bool(e, "fsdp2_predivide", fw.fsdp2_predivide == PL_SETTING_ON);
   pl_emit_bool(e, "fsdp2_rs_copy_in", fw.fsdp2_rs_copy_in == PL_SETTING_ON);
   pl_emit_bool(e, "fused_norm", fw.fused_norm == PL_SETTING_ON);
+  pl_emit_bool(e, "inductor_norms", fw.inductor_norms == PL_SETTING_ON);
   pl_emit_bool(e, "fsdp_root_unit", fw.fsdp_root_unit == PL_SETTING_ON);
   pl_emit_bool(e, "hf_shift_copy", fw.hf_shift_copy == PL_SETTING_ON);
   pl_emit_bool(e, "logits_shift_copy", fw.logits_shift_copy == PL_SETTING_ON);

@@ -1251,16 +1251,33 @@ static double cluster_margin_s(const struct pl_gpu *g, const struct pl_layout *l
  * the norm ops and rmsnorm_eager, the extra passes of the same chain
  * (segments.c unfused_kernels), priced together as the measurement timed them.
  * The backward is priced at the forward's measured fraction (no backward was
- * measured). Plus kernel_overhead per launch. -1 when the op is no norm, the
- * run's kernels are fused (Transformer Engine, Apex, torch.compile: other
- * kernels) or the file gives no rate (the HBM bytes at hbm_fraction then). */
+ * measured). Plus kernel_overhead per launch.
+ * Compiled RMSNorm models (layout.inductor_norms, fused kernels): the norm ops,
+ * one Inductor-generated Triton reduction each way on the fused list's 4 / 6 B
+ * per element, at efficiency.rms_norm_compiled: torch.compile's RMSNorm
+ * forward as published (h100: Dao-AILab/quack's H100 benchmark, PyTorch 2.7.1,
+ * 0.54-0.69 of the HBM bandwidth at widths 2048-16384, median 0.617;
+ * docs/step-model.md 2.3b), the backward at the same fraction (none published
+ * at these widths). -1 when the op is no norm, the run's kernels are fused and
+ * not compiled norms (Transformer Engine, Apex: other kernels) or the file
+ * gives no rate (the HBM bytes at hbm_fraction then). */
 static double eager_norm_s(const struct pl_gpu *g, const struct pl_layout *l,
                            const struct pl_model *m, const struct pl_op *op, enum pl_pass pass) {
   static const char *const norms[] = {"norm1",          "norm2",         "final_norm",
                                       "qk_norm",        "mtp_final_norm", "rmsnorm_eager",
                                       "layernorm_eager"};
-  if (l->kernels != PL_KERNELS_UNFUSED || op->kind != PL_OP_MEMORY || op->name == NULL)
+  if (op->kind != PL_OP_MEMORY || op->name == NULL)
     return -1;
+  if (l->kernels != PL_KERNELS_UNFUSED) {
+    /* rmsnorm_eager and layernorm_eager are not in a fused run's op list */
+    bool compiled_norm = false;
+    for (size_t i = 0; i < 5; i++)
+      compiled_norm = compiled_norm || strcmp(op->name, norms[i]) == 0;
+    if (!l->inductor_norms || m->norm != PL_NORM_RMS || !compiled_norm ||
+        !(g->eff.rms_norm_compiled_fraction > 0))
+      return -1;
+    return op_at_fraction_s(g, g->eff.rms_norm_compiled_fraction, op, pass);
+  }
   /* layout.fused_norm: the RMSNorm is one Triton kernel each way (segments.c
    * unfused_kernels), priced as the other fused memory ops at hbm_fraction */
   if (l->fused_norm && m->norm == PL_NORM_RMS)

@@ -70,7 +70,8 @@ bool validate_fms_modes(const struct validate_in *in, struct pl_layout *l, struc
  * at ed74fd5): the row's torch.compile cell (use_torch_compile,
  * main_training.py: torch.compile of the whole FSDP model; Inductor fuses
  * the element-wise ops, as plateau's fused kernels, the rule of the
- * torchtitan rows). The PyTorch blog's rows (March 2024) ran fms-fsdp before
+ * torchtitan rows), its RMSNorm (fms LayerNormParameterized, use_mean False)
+ * an Inductor-generated reduction (layout.inductor_norms, compile29). The PyTorch blog's rows (March 2024) ran fms-fsdp before
  * compile became its default (fms-fsdp-2024-03). */
 bool validate_fms_overrides(const struct validate_in *in, struct pl_framework *fw,
                             struct pl_vrow *row) {
@@ -80,6 +81,7 @@ bool validate_fms_overrides(const struct validate_in *in, struct pl_framework *f
   }
   fw->fused_kernels =
       strcmp(cell(in, "torch.compile"), "yes") == 0 ? PL_SETTING_ON : PL_SETTING_OFF;
+  fw->inductor_norms = fw->fused_kernels;
   return true;
 }
 

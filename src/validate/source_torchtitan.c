@@ -215,7 +215,10 @@ bool validate_torchtitan_layout(const struct validate_in *in, struct pl_layout *
 /* The row's departures from the torchtitan preset:
  *  - torch.compile (training.compile): every TransformerBlock compiled
  *    (parallelize_llama.py apply_compile, 9dec370): Inductor fuses the
- *    element-wise ops, as plateau's fused kernels.
+ *    element-wise ops, as plateau's fused kernels; its RMSNorm
+ *    (models/norms.py RMSNorm @ 9dec370: x.float() * rsqrt(mean(x^2) + eps),
+ *    cast, * weight) is an Inductor-generated reduction, priced at the GPU
+ *    file's published rate for it (layout.inductor_norms, compile29).
  *  - Async TP (experimental.enable_async_tensor_parallel): Inductor's
  *    micro-pipelined TP (torch._inductor.config._micro_pipeline_tp, same
  *    file apply_tp): layout.async_tp, each fused collective beside its
@@ -248,8 +251,10 @@ bool validate_torchtitan_overrides(const struct validate_in *in, struct pl_frame
     fw->fused_norm = PL_SETTING_ON;
   else if (norm[0] != '\0' && strcmp(norm, "rmsnorm") != 0)
     return validate_skip(row, "norm_type '%s' is not rmsnorm or fused_rmsnorm", norm);
-  if (yes(in, "torch.compile"))
+  if (yes(in, "torch.compile")) {
     fw->fused_kernels = PL_SETTING_ON;
+    fw->inductor_norms = PL_SETTING_ON;
+  }
   if (yes(in, "Async TP"))
     fw->async_tp = PL_SETTING_ON;
   if (yes(in, "Float8 all-gather"))

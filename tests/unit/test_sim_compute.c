@@ -2041,6 +2041,52 @@ static void test_fused_norm(void) {
                  4194304.0 / (3.35e12 * g.eff.layer_norm_eager_fraction) + 1.2e-6, 1e-9);
 }
 
+/* layout.inductor_norms (torch.compile's generated RMSNorm kernels), kernels
+ * fused, h100, per block of 1024 tokens x 1024 hidden: norm1 moves (2 + 2) B x
+ * 1,048,576 = 4,194,304 B forward and (2 + 2 + 2) B = 6,291,456 B backward,
+ * at the file's rms_norm_compiled 0.617 (Dao-AILab/quack's H100 figure:
+ * 2185, 2303, 1947, 1814 GB/s at widths 2K-16K / 3.35 TB/s = 0.652, 0.687,
+ * 0.581, 0.541, median (0.652 + 0.581) / 2 = 0.6165 -> 0.617):
+ * 4,194,304 / (3.35e12 x 0.617) = 2.029220 us + 1.2 us = 3.229220 us forward
+ * (off: at hbm_fraction, 4,194,304 / 3.015e12 + 1.2 us = 2.591146 us); the
+ * backward 6,291,456 / 2.06695e12 = 3.043830 us + its launches. Other memory
+ * ops, a LayerNorm model or a GPU file without the figure (a100-80g): no
+ * change (hbm_fraction). */
+static void test_inductor_norms(void) {
+  struct pl_run run;
+  struct pl_op ops[PL_MAX_LAYER_OPS];
+  struct pl_gpu g;
+  unfused_h100_llama(&run, &g);
+  run.layout.kernels = PL_KERNELS_FUSED;
+  int n = pl_sim_segment_ops(&run, 1, ops);
+  const struct pl_op *norm = find_op(ops, n, "norm1");
+  const struct pl_op *resid = find_op(ops, n, "resid1");
+  CHECK(norm != NULL && resid != NULL);
+  if (norm == NULL || resid == NULL)
+    return;
+  CHECK_NEAR_REL(norm->fwd_bytes, (2.0 + 2.0) * 1024 * 1024, EXACT);
+  CHECK_NEAR_REL(norm->bwd_bytes, (2.0 + 2.0 + 2.0) * 1024 * 1024, EXACT);
+  CHECK_NEAR_REL(g.eff.rms_norm_compiled_fraction, 0.617, 1e-12);
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, norm, PL_PASS_FWD), 2.591146e-6,
+                 1e-5);
+  run.layout.inductor_norms = true;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, norm, PL_PASS_FWD), 3.229220e-6,
+                 1e-5);
+  double bwd_kernels = (double)pl_op_kernels(norm, PL_PASS_BWD);
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, norm, PL_PASS_BWD),
+                 3.043830e-6 + bwd_kernels * 1.2e-6, 1e-5);
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, resid, PL_PASS_FWD),
+                 resid->fwd_bytes / (3.35e12 * 0.9) + 1.2e-6, 1e-9);
+  CHECK(!(a100.eff.rms_norm_compiled_fraction > 0));
+  CHECK_NEAR_REL(pl_op_run_time_s(&a100, &run.layout, &run.model, norm, PL_PASS_FWD),
+                 4194304.0 / (a100.hbm_bytes_per_s * a100.eff.hbm_fraction) +
+                     a100.eff.kernel_overhead_s,
+                 1e-9);
+  run.model.norm = PL_NORM_LAYER;
+  CHECK_NEAR_REL(pl_op_run_time_s(&g, &run.layout, &run.model, norm, PL_PASS_FWD), 2.591146e-6,
+                 1e-5);
+}
+
 /* F.layer_norm's backward reads dY and X a second time for the weight and
  * bias gradients (pytorch/pytorch aten/src/ATen/native/cuda/
  * layer_norm_kernel.cu: layer_norm_grad_input_kernel, then
@@ -3567,6 +3613,7 @@ int main(void) {
   test_eager_z_loss();
   test_eager_xent_time();
   test_fused_norm();
+  test_inductor_norms();
   test_head_16bit();
   test_param_kernels();
   test_framework_passes();
