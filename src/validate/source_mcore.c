@@ -425,8 +425,10 @@ static void zoo_h100_balance(const struct validate_in *in, struct pl_layout *l,
     if (strstr(cell(in, "notes"), zoo_h100_runs[i].code) != NULL) {
       l->moe_imbalance = 1.0;
       l->moe_force_balance = true;
-      validate_note(row, "imbalance 1 (force-balanced router: --moe-router-force-load-balancing "
-                         "in the row's command, %s)", zoo_h100_runs[i].script);
+      validate_note(row,
+                    "imbalance 1 (force-balanced router: --moe-router-force-load-balancing "
+                    "in the row's command, %s)",
+                    zoo_h100_runs[i].script);
       return;
     }
 }
