@@ -391,6 +391,48 @@ bool validate_zoo_modes(const struct validate_in *in, struct pl_layout *l, struc
   return true;
 }
 
+/* The readme's "### H100" table prints no command; its rows' runs are the
+ * launch scripts published with them, and each of those commands carries
+ * --moe-router-force-load-balancing (uncommented), so the router is forced to
+ * balance (layout.moe_force_balance, as validate_mcore_balance):
+ * - the five Qwen3-235B-A22B rows (Code moe_dev(f3e6c5), main(1e057005)) came
+ *   in commit 8017e11 (2025-05-27, examples/qwen3/readme.md) beside
+ *   examples/qwen3/run_235b.sh (31c5686, unchanged at 8017e11), whose five
+ *   commands ("Inter-node EP solution", "Inter-node EP + 1F1B overlap
+ *   solution", "Intra-node EP + large TP", "+ FSDP", "+ large PP") all end in
+ *   it, under "# Note: Add --moe-router-force-load-balancing for stable
+ *   benchmarking";
+ * - the Qwen3-Next-80B-A3B row (Code dev(bbc762d5)) came in b0b92ff
+ *   (2025-11-04) with best_practice/Qwen3/run_next_80b.sh, whose one command
+ *   carries it.
+ * Megatron-LM main 1e057005 (the rows' Code): arguments.py
+ * --moe-router-force-load-balancing -> TransformerConfig
+ * moe_router_force_load_balancing -> router.py TopKRouter.forward
+ * apply_random_logits. */
+static const struct {
+  const char *code, *script;
+} zoo_h100_runs[] = {
+    {"Megatron-LM code: moe_dev(f3e6c5)", "examples/qwen3/run_235b.sh @ 8017e11"},
+    {"Megatron-LM code: main(1e057005)", "examples/qwen3/run_235b.sh @ 8017e11"},
+    {"Megatron-LM code: dev(bbc762d5)", "best_practice/Qwen3/run_next_80b.sh @ b0b92ff"},
+};
+
+static void zoo_h100_balance(const struct validate_in *in, struct pl_layout *l,
+                             struct pl_vrow *row) {
+  if (l->moe_force_balance || strstr(cell(in, "table_or_section"), "'### H100' table") == NULL)
+    return;
+  for (size_t i = 0; i < sizeof zoo_h100_runs / sizeof zoo_h100_runs[0]; i++)
+    if (strstr(cell(in, "notes"), zoo_h100_runs[i].code) != NULL) {
+      l->moe_imbalance = 1.0;
+      l->moe_force_balance = true;
+      validate_note(row,
+                    "imbalance 1 (force-balanced router: --moe-router-force-load-balancing "
+                    "in the row's command, %s)",
+                    zoo_h100_runs[i].script);
+      return;
+    }
+}
+
 bool validate_zoo_layout(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   if (!validate_mcore_experts(in, l, row))
     return false;
@@ -419,6 +461,7 @@ bool validate_zoo_layout(const struct validate_in *in, struct pl_layout *l, stru
     return validate_skip(row, "dispatcher '%s' not understood", d);
   }
   validate_mcore_balance(in, l, row);
+  zoo_h100_balance(in, l, row);
   l->account_embed_loss = true; /* the config's --account-for-embedding/loss-in-pipeline-split */
   /* A2A_OVERLAP=1 in the command under the table (the row's notes):
    * sbatch_benchmarking.sh (@ e8650517) turns A2A_OVERLAP=1 into

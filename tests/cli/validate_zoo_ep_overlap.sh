@@ -14,11 +14,14 @@ expect_ok validate "$Z" --explain 2
 check "row 2: overlap without delayed wgrad" grep -q "ep all-to-all overlap ('+1f1b overlap': the row's run, --combined-1f1b --combined-1f1b-recipe ep_a2a), no delayed wgrad" "$TMP/out"
 # regression bound (session 29, epov29): -16.1 % (measured 17.6 s, predicted 14.76 s); the
 # overlap still hides about 90 % of the DeepEP all_to_all where the row's A/B with row 1
-# (19.7 -> 17.6 s) shows about 28 % (docs/accuracy.md "Session 29 (epov29)")
-check "row 2 within 17 %" python3 -c "
+# (19.7 -> 17.6 s) shows about 28 % (docs/accuracy.md "Session 29 (epov29)").
+# Re-set to 26 % by zoofb29 (session 29): the row's command (run_235b.sh @ 8017e11) carries
+# --moe-router-force-load-balancing, so it now runs force-balanced (imbalance 1, not 1.25):
+# -25.1 % (13.18 s). Sourced setting, not a fit; the overlap gap above is what remains.
+check "row 2 within 26 %" python3 -c "
 import re,sys; t=open('$TMP/out').read()
 m=re.search(r'measured ([0-9.]+) s, predicted ([0-9.]+) s', t); a,b=float(m.group(1)),float(m.group(2))
-sys.exit(0 if abs(b/a-1) <= 0.17 else 1)"
+sys.exit(0 if abs(b/a-1) <= 0.26 else 1)"
 expect_ok validate "$Z" --format csv
 check "row 2: its predict command carries it" python3 -c "
 import csv; r = [x for x in csv.DictReader(open('$TMP/out')) if x['row'] == '2'][0]

@@ -1228,6 +1228,41 @@ static void test_moe_rows(void) {
   r = row_of(&v, 7);
   CHECK(r != NULL && strstr(r->assumed, "ep all-to-all overlap off (A2A_OVERLAP=1") != NULL);
   pl_validation_free(&v);
+  /* The readme's "### H100" table prints no command: its rows' runs are the
+   * launch scripts published with them, each with --moe-router-force-load-balancing
+   * (examples/qwen3/run_235b.sh @ 8017e11 for Code moe_dev(f3e6c5) and
+   * main(1e057005); source_mcore.c zoo_h100_balance, session 29 zoofb29). Row 1:
+   * that table and a known Code -> forced balance, imbalance 1; row 2: the same
+   * Code under another table (no script named) -> the default router; row 3: the
+   * H100 table with a Code no script is known for -> the default router. */
+  const char *zoo_h100 =
+      "source,table_or_section,model,layers,hidden,heads,kv_heads,seq_len,gpu,num_gpus,tp,pp,cp,"
+      "ep,vp,sharding,recompute,micro_batch,global_batch,precision,Step time (sec),TFLOPS,"
+      "moe_experts,moe_topk,moe_ffn_hidden,etp,moe_dispatcher,notes\n"
+      "Megatron-Core MoE ModelZoo,section '### H100' table (line 11) row line 14,Qwen3-235B-A22B,"
+      "94,4096,64,4,4096,H100,256,2,8,1,32,4,,\"norm, act\",1,2048,BF16,19.7,,128,8,1536,1,DeepEP,"
+      "Megatron-LM code: moe_dev(f3e6c5); GA=128\n"
+      "Megatron-Core MoE ModelZoo,section '### Other' table (line 11) row line 14,Qwen3-235B-A22B,"
+      "94,4096,64,4,4096,H100,256,2,8,1,32,4,,\"norm, act\",1,2048,BF16,19.7,,128,8,1536,1,DeepEP,"
+      "Megatron-LM code: moe_dev(f3e6c5); GA=128\n"
+      "Megatron-Core MoE ModelZoo,section '### H100' table (line 11) row line 14,Qwen3-235B-A22B,"
+      "94,4096,64,4,4096,H100,256,2,8,1,32,4,,\"norm, act\",1,2048,BF16,19.7,,128,8,1536,1,DeepEP,"
+      "Megatron-LM code: main(0000000); GA=128\n";
+  pl_validation_init(&v);
+  CHECK_STATUS(pl_validation_add_csv(&v, "zoo", zoo_h100, strlen(zoo_h100), &d), PL_OK, dp);
+  const bool zoo_balanced[] = {true, false, false};
+  for (int i = 0; i < 3; i++) {
+    r = row_of(&v, 1 + i);
+    CHECK(r != NULL && r->layout.moe_force_balance == zoo_balanced[i]);
+    if (r != NULL)
+      CHECK_EQ_INT(strstr(r->assumed, "--moe-router-force-load-balancing in the row's command, "
+                                      "examples/qwen3/run_235b.sh @ 8017e11") != NULL,
+                   zoo_balanced[i]);
+  }
+  r = row_of(&v, 1);
+  if (r != NULL)
+    CHECK_NEAR_REL(r->layout.moe_imbalance, 1.0, 0);
+  pl_validation_free(&v);
 }
 
 int main(void) {
