@@ -39,8 +39,9 @@ check "json: optimizer sgd" grep -q '"optimizer": "sgd"' "$TMP/out"
 expect_ok predict --format json
 check "json: optimizer adamw by default" grep -q '"optimizer": "adamw"' "$TMP/out"
 expect_ok predict --optimizer sgd --grad-reduce-dtype bf16 --format csv
-check "csv: the column appended" grep -q ',framework.optimizer$' "$TMP/out"
-check "csv: sgd" grep -q ',sgd$' "$TMP/out"
+# framework.optimizer was appended, then hardware.nccl_tuner after it (efa29b, same session)
+check "csv: the column appended" grep -q ',framework.optimizer,hardware.nccl_tuner$' "$TMP/out"
+check "csv: sgd" grep -q ',sgd,nccl$' "$TMP/out"
 
 expect_fail 1 "^plateau: --optimizer: unknown optimizer 'adam' \(expected adamw\|sgd\)$" -- predict --optimizer adam
 expect_fail 1 "^plateau: --optimizer: unknown optimizer '' \(expected adamw\|sgd\)$" -- predict --optimizer ''
