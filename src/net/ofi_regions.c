@@ -351,7 +351,7 @@ static const struct map p5_maps[] = {
 };
 
 bool net_ofi_tuner_known(const char *tuner) {
-  return tuner != NULL && strcmp(tuner, "aws-ofi-nccl-p5") == 0;
+  return tuner != NULL && strcmp(tuner, PL_NCCL_TUNER_AWS_OFI_P5) == 0;
 }
 
 bool net_ofi_region_next(const char *tuner, enum pl_coll_op op, double bytes, int64_t ranks,

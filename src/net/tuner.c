@@ -355,7 +355,7 @@ static enum pl_status coll_time(const struct pl_cluster *c, enum pl_coll_op op, 
    * first region holding the call whose pair NCCL has enabled; a call in no
    * region, or a forced algorithm or protocol (NCCL_ALGO / NCCL_PROTO, which
    * disable the plugin), is NCCL's own choice */
-  if (algo == PL_ALGO_AUTO && only_proto < 0 && x.m > 2 && c->nccl_tuner[0] == 'a') {
+  if (algo == PL_ALGO_AUTO && only_proto < 0 && x.m > 2 && net_ofi_tuner_known(c->nccl_tuner)) {
     int next = 0;
     enum pl_coll_algo ra;
     enum pl_coll_proto rp;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <plateau/plateau.h>
 
@@ -156,11 +157,49 @@ static void field(void) {
   CHECK(strstr(d.msg, "nccl_tuner") != NULL);
 }
 
+/* pl_cluster_save writes the field only where it is not NCCL's own tuner, and
+ * pl_cluster_load reads it back; an empty field (a cluster built in code) reads
+ * as "nccl" (pl_cluster_nccl_tuner). */
+static bool saved_has_field(const struct pl_cluster *c, struct pl_cluster *back) {
+  char path[512], text[16384];
+  const char *dir = getenv("TMPDIR");
+  snprintf(path, sizeof path, "%s/plateau-test-ofi-%ld.json", dir ? dir : "/tmp", (long)getpid());
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  CHECK(pl_cluster_save(c, path, NULL, &d) == PL_OK);
+  FILE *f = fopen(path, "r");
+  size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+  if (f)
+    fclose(f);
+  text[n] = '\0';
+  pl_diag_clear(&d);
+  CHECK(pl_cluster_load(path, back, &d) == PL_OK);
+  remove(path);
+  return strstr(text, "\"nccl_tuner\"") != NULL;
+}
+
+static void saved(void) {
+  struct pl_cluster cl, back;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  CHECK(pl_cluster_load("aws-p5", &cl, &d) == PL_OK);
+  CHECK(saved_has_field(&cl, &back));
+  CHECK(strcmp(back.nccl_tuner, PL_NCCL_TUNER_AWS_OFI_P5) == 0);
+  snprintf(cl.nccl_tuner, sizeof cl.nccl_tuner, "%s", PL_NCCL_TUNER_NCCL);
+  CHECK(!saved_has_field(&cl, &back));
+  CHECK(strcmp(back.nccl_tuner, PL_NCCL_TUNER_NCCL) == 0);
+  cl.nccl_tuner[0] = '\0';
+  CHECK(strcmp(pl_cluster_nccl_tuner(&cl), "nccl") == 0);
+  CHECK(!saved_has_field(&cl, &back));
+  CHECK(strcmp(back.nccl_tuner, PL_NCCL_TUNER_NCCL) == 0);
+}
+
 int main(void) {
   eight_per_node();
   two_per_node();
   one_per_node();
   through_the_model();
   field();
+  saved();
   return check_finish();
 }
