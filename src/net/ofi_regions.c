@@ -30,7 +30,7 @@
 #define OFI_MAX_RANKS (1024.0 * 1024.0)           /* TUNER_MAX_RANKS */
 #define OFI_MAX_SIZE (100.0 * 1024 * 1024 * 1024) /* TUNER_MAX_SIZE */
 #define OFI_MAX_VERTICES 20                       /* TUNER_MAX_NUM_VERTICES */
-#define OFI_EPS 1e-10
+#define OFI_EPS 1e-10                             /* is_inside_region's eps */
 
 struct pt {
   double x, y;
@@ -357,7 +357,7 @@ bool net_ofi_tuner_known(const char *tuner) {
 bool net_ofi_region_next(const char *tuner, enum pl_coll_op op, double bytes, int64_t ranks,
                          int64_t nodes, int *next, enum pl_coll_algo *algo,
                          enum pl_coll_proto *proto) {
-  if (!net_ofi_tuner_known(tuner) || nodes <= 2 || ranks < 1 || bytes < 0.0)
+  if (!net_ofi_tuner_known(tuner) || nodes <= 2 || ranks < 1 || !(bytes >= 0.0) || !isfinite(bytes))
     return false;
   const struct map *m = NULL;
   for (size_t i = 0; i < sizeof p5_maps / sizeof p5_maps[0]; i++)
