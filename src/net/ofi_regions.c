@@ -10,9 +10,10 @@
  * nodes to NCCL ("Skip when two nodes or lesser"), and otherwise forces the
  * (algorithm, protocol) of the first region, in the listed order, that
  * contains the call's point (nBytes, nRanks) in log2-log2 space and whose
- * pair NCCL has enabled (region_get_coll_info_internal_v3; NCCL_ALGO or
- * NCCL_PROTO in the environment disable the plugin); points in no region
- * fall back to NCCL's own choice.
+ * pair NCCL has enabled (region_get_coll_info_internal_v3: a pair NCCL_ALGO
+ * or NCCL_PROTO excludes is NCCL_ALGO_PROTO_IGNORE in the cost table, so the
+ * walk goes on; only NCCL 2.21's v2 init steps aside for them, src/tuner/
+ * nccl_ofi_tuner.cpp); points in no region fall back to NCCL's own choice.
  *
  * Vertices: aws/aws-ofi-nccl src/tuner/nccl_ofi_regions.cpp
  * region_init_internal_p5_p5e @ 2daf7d30 (2026-08-21). The 8- and 2-ranks-
