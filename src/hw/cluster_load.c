@@ -31,6 +31,9 @@ static const char *const cpu_vendors[] = {"intel", "amd", "arm", "other", NULL};
 static const char *const nic_paths[] = {"pix", "pxb", "pxn", "phb", "sys", NULL};
 /* struct pl_cluster nccl_tuner; src/net/ofi_regions.c carries the plugin's map */
 static const char *const nccl_tuners[] = {PL_NCCL_TUNER_NCCL, PL_NCCL_TUNER_AWS_OFI_P5, NULL};
+_Static_assert(sizeof PL_NCCL_TUNER_AWS_OFI_P5 <= sizeof((struct pl_cluster *)0)->nccl_tuner &&
+                   sizeof PL_NCCL_TUNER_NCCL <= sizeof((struct pl_cluster *)0)->nccl_tuner,
+               "cluster.nccl_tuner holds every tuner name");
 
 const char *pl_nccl_tuner_name(size_t i) {
   return i < sizeof nccl_tuners / sizeof nccl_tuners[0] - 1 ? nccl_tuners[i] : NULL;
