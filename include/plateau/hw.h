@@ -316,6 +316,13 @@ void pl_nccl_version_str(int64_t code, char *out, size_t n);
  * tuner plugin's P5/P5e region map, src/net/ofi_regions.c), NULL past the
  * end: what the cluster file's field and predict's --nccl-tuner accept. */
 const char *pl_nccl_tuner_name(size_t i);
+/* Those values, one home for each name: NCCL's own tuner, and the
+ * aws-ofi-nccl plugin's P5/P5e region map. */
+#define PL_NCCL_TUNER_NCCL "nccl"
+#define PL_NCCL_TUNER_AWS_OFI_P5 "aws-ofi-nccl-p5"
+/* c->nccl_tuner, or PL_NCCL_TUNER_NCCL where it is empty (a cluster built
+ * in code rather than loaded): what reports print and edits compare. */
+const char *pl_cluster_nccl_tuner(const struct pl_cluster *c);
 
 /* The cuDNN release a run uses (layout.cudnn_version), as cuDNN 9's CUDNN_VERSION:
  * major x 10000 + minor x 100 + patch (9.13.0 -> 91300; what

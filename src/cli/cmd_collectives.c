@@ -284,7 +284,7 @@ static int run(const struct sweep *sw) {
     pl_emit_obj_begin(e, NULL);
     pl_emit_str(e, "cluster", sw->cluster.name);
     /* who picked each row's algorithm and protocol (--nccl-tuner, cluster.nccl_tuner) */
-    pl_emit_str(e, "nccl_tuner", sw->cluster.nccl_tuner[0] != '\0' ? sw->cluster.nccl_tuner : "nccl");
+    pl_emit_str(e, "nccl_tuner", pl_cluster_nccl_tuner(&sw->cluster));
     pl_emit_arr_begin(e, "rows");
   } else if (sw->fmt == CLI_FORMAT_CSV) {
     printf("op,gpus,nodes,bytes,time_s,algbw_gbps,busbw_gbps,algo,proto\n");

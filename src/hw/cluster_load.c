@@ -30,10 +30,17 @@ static const char *const cpu_vendors[] = {"intel", "amd", "arm", "other", NULL};
 /* NCCL's PATH_* names, nearest first (src/graph/topo.h) */
 static const char *const nic_paths[] = {"pix", "pxb", "pxn", "phb", "sys", NULL};
 /* struct pl_cluster nccl_tuner; src/net/ofi_regions.c carries the plugin's map */
-static const char *const nccl_tuners[] = {"nccl", "aws-ofi-nccl-p5", NULL};
+static const char *const nccl_tuners[] = {PL_NCCL_TUNER_NCCL, PL_NCCL_TUNER_AWS_OFI_P5, NULL};
+_Static_assert(sizeof PL_NCCL_TUNER_AWS_OFI_P5 <= sizeof((struct pl_cluster *)0)->nccl_tuner &&
+                   sizeof PL_NCCL_TUNER_NCCL <= sizeof((struct pl_cluster *)0)->nccl_tuner,
+               "cluster.nccl_tuner holds every tuner name");
 
 const char *pl_nccl_tuner_name(size_t i) {
   return i < sizeof nccl_tuners / sizeof nccl_tuners[0] - 1 ? nccl_tuners[i] : NULL;
+}
+
+const char *pl_cluster_nccl_tuner(const struct pl_cluster *c) {
+  return c->nccl_tuner[0] != '\0' ? c->nccl_tuner : PL_NCCL_TUNER_NCCL;
 }
 
 static enum pl_status read_intra(yajl_val doc, const char *origin, struct pl_cluster *c,
@@ -135,7 +142,7 @@ static enum pl_status read_model_settings(yajl_val doc, const char *origin, stru
     return pl_diag_set(diag, PL_ERR_RANGE,
                        "%s: field 'nccl_min_channels' is %lld, expected 0..64", origin,
                        (long long)c->nccl_min_channels);
-  snprintf(c->nccl_tuner, sizeof c->nccl_tuner, "nccl");
+  snprintf(c->nccl_tuner, sizeof c->nccl_tuner, "%s", PL_NCCL_TUNER_NCCL);
   if ((st = hw_word(doc, "nccl_tuner", false, origin, nccl_tuners, c->nccl_tuner,
                     sizeof c->nccl_tuner, diag)) != PL_OK)
     return st;

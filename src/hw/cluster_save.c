@@ -75,7 +75,7 @@ static void write_all(struct pl_emit *e, const struct pl_cluster *c, const char 
   pl_emit_int(e, "nccl_channels", c->nccl_channels);
   if (c->nccl_min_channels > 0)
     pl_emit_int(e, "nccl_min_channels", c->nccl_min_channels);
-  if (c->nccl_tuner[0] != '\0' && strcmp(c->nccl_tuner, "nccl") != 0)
+  if (strcmp(pl_cluster_nccl_tuner(c), PL_NCCL_TUNER_NCCL) != 0)
     pl_emit_str(e, "nccl_tuner", c->nccl_tuner);
   if (c->nccl_version > 0) {
     char ver[32];

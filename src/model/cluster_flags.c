@@ -230,7 +230,7 @@ size_t pl_cluster_flags_format(const struct pl_cluster *c, const struct pl_clust
   }
   if (c->nccl_min_channels != base->nccl_min_channels)
     flag_text_put(&t, " --nccl-min-channels %" PRId64, c->nccl_min_channels);
-  if (strcmp(c->nccl_tuner, base->nccl_tuner) != 0)
+  if (strcmp(pl_cluster_nccl_tuner(c), pl_cluster_nccl_tuner(base)) != 0)
     flag_text_put(&t, " --nccl-tuner %s", c->nccl_tuner);
   return t.need;
 }

@@ -174,8 +174,8 @@
  * train_fsdp.py @ 943f99c95: torch.optim.SGD(model.parameters(), lr=6e-4,
  * weight_decay=1e-1, foreach=False), momentum left at its default 0.
  * torch/optim/sgd.py _single_tensor_sgd (torch 2.x, the for-loop path
- * foreach=False selects; read from copies of the file, the pytorch/pytorch
- * snapshot being too large to fetch), per parameter tensor:
+ * foreach=False selects; read from vendored copies of torch 2.x's sgd.py,
+ * not from a pinned pytorch/pytorch commit), per parameter tensor:
  *   grad = grad.add(param, alpha=weight_decay)  read 2 + 2 B, write 2 B
  *   param.add_(grad, alpha=-lr)                 read 2 + 2 B, write 2 B
  * 12 B per parameter in two kernels per tensor (_multi_tensor_sgd's

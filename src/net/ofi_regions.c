@@ -10,9 +10,10 @@
  * nodes to NCCL ("Skip when two nodes or lesser"), and otherwise forces the
  * (algorithm, protocol) of the first region, in the listed order, that
  * contains the call's point (nBytes, nRanks) in log2-log2 space and whose
- * pair NCCL has enabled (region_get_coll_info_internal_v3; NCCL_ALGO or
- * NCCL_PROTO in the environment disable the plugin); points in no region
- * fall back to NCCL's own choice.
+ * pair NCCL has enabled (region_get_coll_info_internal_v3: a pair NCCL_ALGO
+ * or NCCL_PROTO excludes is NCCL_ALGO_PROTO_IGNORE in the cost table, so the
+ * walk goes on; only NCCL 2.21's v2 init steps aside for them, src/tuner/
+ * nccl_ofi_tuner.cpp); points in no region fall back to NCCL's own choice.
  *
  * Vertices: aws/aws-ofi-nccl src/tuner/nccl_ofi_regions.cpp
  * region_init_internal_p5_p5e @ 2daf7d30 (2026-08-21). The 8- and 2-ranks-
@@ -30,7 +31,7 @@
 #define OFI_MAX_RANKS (1024.0 * 1024.0)           /* TUNER_MAX_RANKS */
 #define OFI_MAX_SIZE (100.0 * 1024 * 1024 * 1024) /* TUNER_MAX_SIZE */
 #define OFI_MAX_VERTICES 20                       /* TUNER_MAX_NUM_VERTICES */
-#define OFI_EPS 1e-10
+#define OFI_EPS 1e-10                             /* is_inside_region's eps */
 
 struct pt {
   double x, y;
@@ -351,13 +352,13 @@ static const struct map p5_maps[] = {
 };
 
 bool net_ofi_tuner_known(const char *tuner) {
-  return tuner != NULL && strcmp(tuner, "aws-ofi-nccl-p5") == 0;
+  return tuner != NULL && strcmp(tuner, PL_NCCL_TUNER_AWS_OFI_P5) == 0;
 }
 
 bool net_ofi_region_next(const char *tuner, enum pl_coll_op op, double bytes, int64_t ranks,
                          int64_t nodes, int *next, enum pl_coll_algo *algo,
                          enum pl_coll_proto *proto) {
-  if (!net_ofi_tuner_known(tuner) || nodes <= 2 || ranks < 1 || bytes < 0.0)
+  if (!net_ofi_tuner_known(tuner) || nodes <= 2 || ranks < 1 || !(bytes >= 0.0) || !isfinite(bytes))
     return false;
   const struct map *m = NULL;
   for (size_t i = 0; i < sizeof p5_maps / sizeof p5_maps[0]; i++)

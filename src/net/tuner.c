@@ -353,14 +353,22 @@ static enum pl_status coll_time(const struct pl_cluster *c, enum pl_coll_op op, 
   x.max_ctas = max_ctas > 0 ? (double)max_ctas : 0.0;
   /* the aws-ofi-nccl tuner plugin (ofi_regions.c) forces the pair of the
    * first region holding the call whose pair NCCL has enabled; a call in no
-   * region, or a forced algorithm or protocol (NCCL_ALGO / NCCL_PROTO, which
-   * disable the plugin), is NCCL's own choice */
-  if (algo == PL_ALGO_AUTO && only_proto < 0 && x.m > 2 && c->nccl_tuner[0] == 'a') {
+   * such region is NCCL's own choice. A forced algorithm or protocol
+   * (NCCL_ALGO / NCCL_PROTO) leaves the other pairs out of NCCL's cost table
+   * (src/graph/tuning.cc ncclTopoTuneModel zeroes their bandwidth, so
+   * ncclTopoGetAlgoTime gives -1, NCCL_ALGO_PROTO_IGNORE; v2.23.4-1) and the
+   * plugin walks on to a region of the forced ones: its v3 interface, the
+   * one NCCL 2.22.3 and later load (plateau's 2.23-2.29), stays loaded
+   * whatever NCCL_ALGO / NCCL_PROTO say (aws-ofi-nccl src/tuner/
+   * nccl_ofi_tuner.cpp @ 2daf7d30: only the v2 init of NCCL 2.21 steps aside,
+   * since faf2e8f2) */
+  if (x.m > 2 && net_ofi_tuner_known(c->nccl_tuner)) {
     int next = 0;
     enum pl_coll_algo ra;
     enum pl_coll_proto rp;
     while (net_ofi_region_next(c->nccl_tuner, op, bytes, x.n, x.m, &next, &ra, &rp))
-      if (choose(&x, bytes, ra, (int)rp, out) == PL_OK)
+      if ((algo == PL_ALGO_AUTO || ra == algo) && (only_proto < 0 || (int)rp == only_proto) &&
+          choose(&x, bytes, ra, (int)rp, out) == PL_OK)
         return PL_OK;
   }
   return choose(&x, bytes, algo, only_proto, out);

@@ -419,7 +419,7 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.optimizer", fw.optimizer_sgd == PL_SETTING_ON ? "sgd" : "adamw");
   /* added after it: who picks each collective's algorithm and protocol (--nccl-tuner,
    * cluster.nccl_tuner: nccl or the aws-ofi-nccl P5 plugin's map, efa29b, session 29) */
-  col_str(c, "hardware.nccl_tuner", hw->nccl_tuner[0] != '\0' ? hw->nccl_tuner : "nccl");
+  col_str(c, "hardware.nccl_tuner", pl_cluster_nccl_tuner(hw));
   /* Megatron's FusedScaleMaskSoftmax and its unfused fallback (layout.megatron_softmax, vtrain29) */
   col_str(c, "framework.megatron_softmax", pl_setting_name(fw.megatron_softmax));
   /* torch.compile's generated RMSNorm kernels at their published rate

@@ -57,7 +57,7 @@ static void hardware_json(struct pl_emit *e, const struct pl_prediction *p) {
   /* --nccl-min-channels: NCCL_MIN_NCHANNELS / NCCL_MIN_CTAS's floor (0: none) */
   pl_emit_int(e, "nccl_min_channels", c->nccl_min_channels);
   /* --nccl-tuner: who picks each call's algorithm and protocol (cluster.nccl_tuner) */
-  pl_emit_str(e, "nccl_tuner", c->nccl_tuner[0] != '\0' ? c->nccl_tuner : "nccl");
+  pl_emit_str(e, "nccl_tuner", pl_cluster_nccl_tuner(c));
   pl_emit_num(e, "gpu_slowest_clock_fraction",
               c->gpu.clock_slowest_fraction > 0 ? c->gpu.clock_slowest_fraction : 1.0);
   char ver[32];

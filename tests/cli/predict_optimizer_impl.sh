@@ -8,11 +8,8 @@
 #   eager fused, no clip 28; Megatron/TE fused step 30 + norm pass 4 = 34, no clip 30.
 . "$(dirname "$0")/lib.sh"
 
-M="$TMP/m.json"
-cat >"$M" <<'JSON'
-{"name": "opt-test", "layers": 4, "hidden": 1024, "heads": 8, "kv_heads": 8, "head_dim": 128,
- "ffn_hidden": 4096, "vocab": 32000, "seq_len": 2048, "mlp": "swiglu", "pos": "rotary", "norm": "rms"}
-JSON
+# a small dense model, shared with the other optimizer-step scripts
+M="$PL_SOURCE_DIR/tests/data/models/opt-test.json"
 # opt ARGS...: predict's optimizer_s for one H100, ddp
 opt() { "$PLATEAU" predict --model "$M" --gpus 1 --gpu h100 --shard ddp --mbs 1 --seq 2048 "$@" \
   --format json | python3 -c 'import json, sys; print(json.load(sys.stdin)["breakdown"]["optimizer_s"])'; }

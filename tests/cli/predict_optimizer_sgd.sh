@@ -9,11 +9,8 @@
 # Memory: no optimizer state (0 B) and 16-bit gradients.
 . "$(dirname "$0")/lib.sh"
 
-M="$TMP/m.json"
-cat >"$M" <<'JSON'
-{"name": "opt-test", "layers": 4, "hidden": 1024, "heads": 8, "kv_heads": 8, "head_dim": 128,
- "ffn_hidden": 4096, "vocab": 32000, "seq_len": 2048, "mlp": "swiglu", "pos": "rotary", "norm": "rms"}
-JSON
+# a small dense model, shared with the other optimizer-step scripts
+M="$PL_SOURCE_DIR/tests/data/models/opt-test.json"
 # field KEY ARGS...: predict's breakdown / memory figure KEY for one H100, ddp
 field() { k=$1; shift; "$PLATEAU" predict --model "$M" --gpus 1 --gpu h100 --shard ddp --mbs 1 --seq 2048 "$@" \
   --format json | python3 -c 'import json, sys; d = json.load(sys.stdin); k = sys.argv[1]; print(d["breakdown"].get(k, d["memory"].get(k)))' "$k"; }

@@ -30,6 +30,7 @@ static void roundtrip(const char *name, const char *tmp) {
   CHECK_STR(back.cpu_vendor, c.cpu_vendor);
   CHECK_EQ_INT(back.gpus_per_node, c.gpus_per_node);
   CHECK_EQ_INT(back.nccl_version, c.nccl_version);
+  CHECK_STR(back.nccl_tuner, c.nccl_tuner); /* aws-p5: the aws-ofi-nccl plugin's map */
   CHECK_EQ_INT(back.nccl_channels, c.nccl_channels);
   CHECK_EQ_INT(back.nvls, c.nvls);
   static const double sizes[] = {1024.0, 1048576.0, 268435456.0, 4294967296.0};

@@ -113,7 +113,8 @@ static void one_per_node(void) {
 
 /* Through pl_coll_time: the aws-p5 preset runs the plugin's map; with "nccl" NCCL's own ranking
  * (NVLS_TREE at 256 MiB on 4 nodes, docs/collectives.md "Session 28 (efa28)"). A forced
- * algorithm is NCCL_ALGO, which disables the plugin. */
+ * algorithm is NCCL_ALGO: NCCL leaves the other algorithms out of its cost table and the plugin
+ * (tuner v3, NCCL >= 2.22.3) forces the first region of the forced one holding the call. */
 static void through_the_model(void) {
   struct pl_cluster cl;
   struct pl_diag d;
@@ -131,12 +132,28 @@ static void through_the_model(void) {
   struct pl_coll_cost two;
   CHECK(pl_coll_time(&cl, PL_COLL_ALL_REDUCE, 268435456.0, g2, PL_ALGO_AUTO, &two) == PL_OK);
   CHECK_EQ_INT((int)two.algo, (int)PL_ALGO_NVLS_TREE); /* 2 nodes: NCCL's pick */
+  /* One rank per node on 8 nodes, 1 MiB, NCCL_ALGO=Ring: the 1-per-node map's tree/LL128 region
+   * starts at 16 ranks; ring/LL128 runs from x = 0 (log2 1e-6) to its right edge (4736000, 2) ->
+   * (269484032, 128), at 8 ranks log2 x = 22.175 + 2/6 x 5.814 = 24.11 (17.7 MB): 1 MiB is inside,
+   * so the plugin forces LL128 where NCCL's own ranking takes LL for ring at this size.
+   * NCCL_ALGO=Tree: no tree region holds 8 ranks, NCCL's own protocol. */
+  struct pl_group g8x1 = {8, 1};
+  struct pl_coll_cost ring_map, tree_map, ring_own, tree_own;
+  CHECK(pl_coll_time(&cl, PL_COLL_ALL_REDUCE, 1048576.0, g8x1, PL_ALGO_RING, &ring_map) == PL_OK);
+  CHECK(pl_coll_time(&cl, PL_COLL_ALL_REDUCE, 1048576.0, g8x1, PL_ALGO_TREE, &tree_map) == PL_OK);
   snprintf(cl.nccl_tuner, sizeof cl.nccl_tuner, "nccl");
   CHECK(pl_coll_time(&cl, PL_COLL_ALL_REDUCE, 268435456.0, g4, PL_ALGO_AUTO, &c) == PL_OK);
   CHECK_EQ_INT((int)c.algo, (int)PL_ALGO_NVLS_TREE);
+  CHECK(pl_coll_time(&cl, PL_COLL_ALL_REDUCE, 1048576.0, g8x1, PL_ALGO_RING, &ring_own) == PL_OK);
+  CHECK(pl_coll_time(&cl, PL_COLL_ALL_REDUCE, 1048576.0, g8x1, PL_ALGO_TREE, &tree_own) == PL_OK);
+  CHECK_EQ_INT((int)ring_map.algo, (int)PL_ALGO_RING);
+  CHECK_EQ_INT((int)ring_map.proto, (int)PL_PROTO_LL128);
+  CHECK_EQ_INT((int)ring_own.proto, (int)PL_PROTO_LL);
+  CHECK_EQ_INT((int)tree_map.proto, (int)tree_own.proto);
+  CHECK(tree_map.time_s == tree_own.time_s);
 }
 
-/* the field: a bad value is an error naming it; saved and read back */
+/* the field: a bad value is an error naming it (saved and read back: test_cluster_roundtrip) */
 static void field(void) {
   const char *good =
       "{\"name\":\"t\",\"gpu\":\"h100\",\"gpus_per_node\":8,"
@@ -156,11 +173,28 @@ static void field(void) {
   CHECK(strstr(d.msg, "nccl_tuner") != NULL);
 }
 
+/* A cluster built in code leaves the field empty: NCCL's own tuner (pl_cluster_nccl_tuner), and
+ * the map is not consulted. */
+static void empty_field(void) {
+  struct pl_cluster cl;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  CHECK(pl_cluster_load("aws-p5", &cl, &d) == PL_OK);
+  CHECK(strcmp(pl_cluster_nccl_tuner(&cl), PL_NCCL_TUNER_AWS_OFI_P5) == 0);
+  cl.nccl_tuner[0] = '\0';
+  CHECK(strcmp(pl_cluster_nccl_tuner(&cl), "nccl") == 0);
+  struct pl_group g4 = {32, 8};
+  struct pl_coll_cost c;
+  CHECK(pl_coll_time(&cl, PL_COLL_ALL_REDUCE, 268435456.0, g4, PL_ALGO_AUTO, &c) == PL_OK);
+  CHECK_EQ_INT((int)c.algo, (int)PL_ALGO_NVLS_TREE); /* NCCL's pick, as through_the_model */
+}
+
 int main(void) {
   eight_per_node();
   two_per_node();
   one_per_node();
   through_the_model();
   field();
+  empty_field();
   return check_finish();
 }
