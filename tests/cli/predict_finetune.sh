@@ -88,6 +88,7 @@ expect_ok predict --model llama2-7b --gpus 8 --task lora --shard zero2
 expect_fail 1 "zero1 or FSDP2 \(zero2/zero3\) only, not FSDP1's flat parameters" -- predict --model llama2-7b --gpus 8 --task lora --shard zero3 --fsdp1-copies on
 expect_fail 1 "not DeepSpeed's per-parameter ZeRO-3" -- predict --model llama2-7b --gpus 8 --task lora --shard zero3 --zero3-list-copy 22us
 expect_fail 1 "not Megatron FSDP" -- predict --model llama2-7b --gpus 8 --task lora --shard zero3 --fsdp-block-units on
+expect_fail 1 "not FP8 all-gather" -- predict --model llama2-7b --gpus 8 --task lora --shard zero3 --dtype fp8 --fp8-all-gather on
 expect_fail 1 "not a mixture-of-experts model" -- predict --model qwen3-30b-a3b --gpus 8 --task lora
 for f in "$TMP/err"; do check "one line" [ "$(wc -l <"$f")" -le 1 ]; done
 
