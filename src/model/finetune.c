@@ -270,16 +270,31 @@ enum pl_status model_lora_check(const struct pl_layout *l, const struct pl_model
                          "layout: --lora-rank and --lora-targets need --task lora");
     return PL_OK;
   }
-  const char *why = pl_model_is_moe(m)          ? "a mixture-of-experts model"
-                    : pl_model_is_hybrid(m)     ? "a hybrid (Mamba) model"
-                    : m->kv_lora_rank > 0       ? "latent attention"
-                    : l->mtp_layers > 0         ? "multi-token prediction"
-                    : l->shard > PL_SHARD_ZERO1 ? "sharded parameters (zero2/zero3)"
-                                                : NULL;
+  /* zero2/zero3: PyTorch FSDP2 (fully_shard) as NeMo AutoModel and
+   * torchtune run LoRA (src/sim/seg_params.c sim_seg_gathered_params: the
+   * frozen base weights gathered with the adapters, only the adapters'
+   * gradients reduce_scattered). Not the other sharded paths: FSDP1's flat
+   * parameter (layout.fsdp1_copies), DeepSpeed 2021's per-parameter ZeRO-3
+   * (layout.zero3_list_copy_s) and Megatron FSDP (layout.fsdp_block_units)
+   * keep their own buffers, not derived for frozen parameters; nor the FP8
+   * all-gather of frozen weights (layout.fp8_all_gather) */
+  bool sharded = l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3;
+  const char *why = pl_model_is_moe(m)      ? "a mixture-of-experts model"
+                    : pl_model_is_hybrid(m) ? "a hybrid (Mamba) model"
+                    : m->kv_lora_rank > 0   ? "latent attention"
+                    : l->mtp_layers > 0     ? "multi-token prediction"
+                    : sharded && l->fsdp1_copies ? "FSDP1's flat parameters (--fsdp1-copies)"
+                    : sharded && l->zero3_list_copy_s > 0
+                        ? "DeepSpeed's per-parameter ZeRO-3 (--zero3-list-copy)"
+                    : sharded && l->fsdp_block_units ? "Megatron FSDP (--fsdp-block-units)"
+                    /* torchao's float8 all-gather converts nn.Linear modules; whether
+                     * a LoRA-wrapped frozen linear is converted is not derived */
+                    : sharded && l->fp8_all_gather ? "FP8 all-gather (--fp8-all-gather)"
+                                                   : NULL;
   if (why != NULL)
     return pl_diag_set(diag, PL_ERR_LAYOUT,
-                       "layout: --task lora is modelled for dense attention models with ddp or "
-                       "zero1 only, not %s",
+                       "layout: --task lora is modelled for dense attention models with ddp, "
+                       "zero1 or FSDP2 (zero2/zero3) only, not %s",
                        why);
   int64_t r = pl_lora_rank(l), tp = deg(l->tp);
   if (l->lora_rank < 0 || r % tp != 0)

@@ -293,15 +293,22 @@ void model_mem_states(const struct pl_model *m, const struct pl_layout *l, int64
   s->optimizer_b = optimizer_bytes(l, fp32_shards) *
                    (dense / (l->shard >= PL_SHARD_ZERO1 ? n : 1.0) +
                     ex / (l->shard >= PL_SHARD_ZERO1 ? ne : 1.0));
+  /* LoRA (finetune.c, model_lora_check): the adapters' parameters, the only
+   * ones with gradients and optimizer states (0 for other tasks) */
+  double lora = (double)s->layers * pl_lora_layer_params(m, l);
   if (l->task == PL_RUN_LORA) {
-    /* LoRA (finetune.c; ddp or zero1 only, model_lora_check): the frozen
-     * base keeps its 16-bit weights and nothing else; the adapters are
-     * parameters with gradients and optimizer states (Megatron-Core's
-     * buffers and distributed optimizer hold requires_grad parameters only) */
-    double lora = (double)s->layers * pl_lora_layer_params(m, l);
+    /* the frozen base keeps its weights (sharded by zero3 as above: FSDP2
+     * shards frozen and trainable parameters alike, fsdp_comm.c) and
+     * nothing else; the adapters are parameters with gradients and
+     * optimizer states (Megatron-Core's buffers and distributed optimizer
+     * hold requires_grad parameters only; FSDP2's sharded gradients exist
+     * for the parameters its post_backward reduce_scatters, those with a
+     * .grad: src/sim/seg_params.c sim_seg_gathered_params), sharded as any
+     * parameter is under the layout's shard */
+    double w = fp32_shards ? MASTER_FP32_BYTES : PARAM_BYTES;
     s->params += lora;
-    s->params_b += PARAM_BYTES * lora;
-    s->grads_b = grad_bytes * lora;
+    s->params_b += w * lora / (l->shard == PL_SHARD_ZERO3 ? n : 1.0);
+    s->grads_b = grad_bytes * lora / (l->shard >= PL_SHARD_ZERO2 ? n : 1.0);
     s->optimizer_b = optimizer_bytes(l, fp32_shards) * lora / (l->shard >= PL_SHARD_ZERO1 ? n : 1.0);
   }
   /* FSDP/ZeRO unit: one block, or the embedding / LM head when larger; its
@@ -310,6 +317,10 @@ void model_mem_states(const struct pl_model *m, const struct pl_layout *l, int64
   double unit_grad_bytes = l->opt_sgd ? PARAM_BYTES : GRAD_BYTES;
   double unit = layer_params_tp(m, t), edge = edge_params(m, l, i);
   unit = edge > unit ? edge : unit;
+  /* the unit's unsharded gradients: under LoRA a block's adapters alone (the
+   * frozen weights get none; the embedding and head none at all) */
+  double unit_grads = l->task == PL_RUN_LORA ? pl_lora_layer_params(m, l) : unit;
+  double stage_grads = l->task == PL_RUN_LORA ? lora : s->params;
   if (l->shard >= PL_SHARD_ZERO2 && l->fsdp_pp_unsharded && deg(l->pp) > 1)
     /* FSDP with pipelining as torchtitan runs it (layout.fsdp_pp_unsharded;
      * src/sim/lower.c fsdp_pp_flush): the whole stage's parameters stay
@@ -323,8 +334,8 @@ void model_mem_states(const struct pl_model *m, const struct pl_layout *l, int64
      * copy the forward uses): only the fp32 gradients come on top, or the
      * stage's 16-bit weights would be counted twice */
     s->unsharded_b = l->shard == PL_SHARD_ZERO2
-                         ? GRAD_BYTES * s->params
-                         : (PARAM_BYTES + GRAD_BYTES) * s->params -
+                         ? GRAD_BYTES * stage_grads
+                         : PARAM_BYTES * s->params + GRAD_BYTES * stage_grads -
                                fp8_save * (double)s->layers * fp8_w;
   else if (l->shard == PL_SHARD_ZERO3 && deepspeed_module_fetch(m, l))
     s->unsharded_b = PARAM_BYTES * deepspeed_working_elems(m, l, i);
@@ -346,9 +357,9 @@ void model_mem_states(const struct pl_model *m, const struct pl_layout *l, int64
     /* the gathered block units' GEMM weights at 1 B when gathered in FP8 (fp8_save);
      * an embedding or LM-head unit stays 16-bit */
     s->unsharded_b = 2.0 * (PARAM_BYTES * unit - (unit > edge ? fp8_save * fp8_w : 0.0)) +
-                     unit_grad_bytes * unit;
+                     unit_grad_bytes * unit_grads;
   else if (l->shard == PL_SHARD_ZERO2)
-    s->unsharded_b = unit_grad_bytes * unit;
+    s->unsharded_b = unit_grad_bytes * unit_grads;
   else
     s->unsharded_b = 0.0;
 }

@@ -202,18 +202,31 @@ static void tp_times(const struct search_ctx *ctx, const struct pl_layout *l,
   out->head_b = ar;
 }
 
-static double seg_params(const struct search_ctx *ctx, const struct pl_layout *l, int kind,
-                         int64_t tp) {
+/* A segment's base parameters on one GPU after tp, trainable or not. */
+static double base_params(const struct search_ctx *ctx, int kind, int64_t tp) {
   const struct pl_model *m = ctx->model;
-  /* LoRA: the trainable parameters are the adapters alone, as the simulator
-   * prices them (src/sim/seg_params.c sim_seg_params), so the bound's
-   * optimizer and gathers stay below the simulated step */
-  if (l->task == PL_RUN_LORA)
-    return kind == SEARCH_SEG_LAYER ? pl_lora_layer_params(m, l) : 0.0;
   double p = kind == SEARCH_SEG_LAYER   ? (double)pl_model_layer_params(m)
              : kind == SEARCH_SEG_EMBED ? (double)pl_model_embedding_params(m)
                                         : (double)pl_model_head_params(m);
   return p / (double)tp;
+}
+
+static double seg_params(const struct search_ctx *ctx, const struct pl_layout *l, int kind,
+                         int64_t tp) {
+  /* LoRA: the trainable parameters are the adapters alone, as the simulator
+   * prices them (src/sim/seg_params.c sim_seg_params), so the bound's
+   * optimizer and reductions stay below the simulated step */
+  if (l->task == PL_RUN_LORA)
+    return kind == SEARCH_SEG_LAYER ? pl_lora_layer_params(ctx->model, l) : 0.0;
+  return base_params(ctx, kind, tp);
+}
+
+/* The parameters an FSDP unit gathers: under LoRA the frozen base weights
+ * with the adapters (src/sim/seg_params.c sim_seg_gathered_params) */
+static double seg_gathered_params(const struct search_ctx *ctx, const struct pl_layout *l, int kind,
+                                  int64_t tp) {
+  double p = seg_params(ctx, l, kind, tp);
+  return l->task == PL_RUN_LORA ? p + base_params(ctx, kind, tp) : p;
 }
 
 void search_dp_times(const struct search_ctx *ctx, const struct pl_layout *l,
@@ -230,7 +243,8 @@ void search_dp_times(const struct search_ctx *ctx, const struct pl_layout *l,
   if (l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3) {
     for (int k = 0; k < SEARCH_SEG_N; k++) {
       double p = out->params[k];
-      out->ag_s[k] = coll_s(ctx, PL_COLL_ALL_GATHER, p * PARAM_BYTES, dp);
+      out->ag_s[k] =
+          coll_s(ctx, PL_COLL_ALL_GATHER, seg_gathered_params(ctx, l, k, l->tp) * PARAM_BYTES, dp);
       /* the simulator's fsdp_grad_bytes (src/sim/segments.c): 16-bit with grad_reduce_bf16 */
       out->rs_s[k] = coll_s(ctx, PL_COLL_REDUCE_SCATTER, p * search_grad_bytes(l), dp);
       if (hybrid && out->rs_s[k] > 0)

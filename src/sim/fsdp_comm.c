@@ -418,15 +418,23 @@ enum pl_status sim_seg_fsdp(struct sim_step *st, enum sim_seg_kind kind, struct 
    * embedding, final norm and LM head together (sim_int.h); the head has
    * none of its own */
   double params = s->params;
+  /* the unit's gathered parameters: its trainable ones and, under LoRA, the
+   * frozen base weights, which FSDP2 gathers for every forward (and, with
+   * reshard_after_forward, every backward) but never reduces
+   * (sim_seg_gathered_params) */
+  double gathered = sim_seg_gathered_params(st->run, kind);
   if (sim_fsdp_root_unit(l) && kind == SIM_SEG_HEAD)
     return PL_OK;
-  if (sim_fsdp_root_unit(l) && kind == SIM_SEG_EMBED)
+  if (sim_fsdp_root_unit(l) && kind == SIM_SEG_EMBED) {
     params += sim_seg_params(st->run, SIM_SEG_HEAD);
+    gathered += sim_seg_gathered_params(st->run, SIM_SEG_HEAD);
+  }
   /* the routed experts: not in the dp unit (sim_fsdp_expert_params) */
   double ex = sim_fsdp_expert_params(st->run, kind);
   params -= ex;
+  gathered -= ex;
   /* layout.fp8_all_gather: the blocks' GEMM weights gathered at 1 B */
-  double ag_bytes = params * PARAM_BYTES;
+  double ag_bytes = gathered * PARAM_BYTES;
   if (kind == SIM_SEG_LAYER)
     ag_bytes -= pl_layout_fp8_gathered_weights(&st->run->model, &st->run->layout) * (PARAM_BYTES - pl_dtype_element_bytes(l->dtype));
   enum pl_status r = sim_coll_add(st, PL_COLL_ALL_GATHER, "dp", ag_bytes, &s->ag, diag);

@@ -58,17 +58,10 @@ double sim_seg_param_tensors(const struct pl_run *run, enum sim_seg_kind kind) {
   return t;
 }
 
-/* Parameters of a segment on one GPU after tp (and expert) sharding. */
-double sim_seg_params(const struct pl_run *run, enum sim_seg_kind kind) {
+/* The segment's own (base) parameters on one GPU after tp (and expert)
+ * sharding, trainable or not. */
+static double base_params(const struct pl_run *run, enum sim_seg_kind kind) {
   const struct pl_model *m = &run->model;
-  /* LoRA (layout.task): the trainable parameters are the adapters alone;
-   * Megatron-Core's DistributedDataParallel puts only parameters that
-   * require a gradient in its buffers (distributed_data_parallel.py
-   * __init__, `if not param.requires_grad: continue`), so the gradient
-   * reduction and the (distributed) optimizer see those only
-   * (src/model/finetune.c) */
-  if (run->layout.task == PL_RUN_LORA)
-    return kind == SIM_SEG_LAYER ? pl_lora_layer_params(m, &run->layout) : 0.0;
   if (kind == SIM_SEG_LAYER)
     return layer_params_gpu(run);
   double params = kind == SIM_SEG_EMBED ? (double)pl_model_embedding_params(m)
@@ -79,6 +72,43 @@ double sim_seg_params(const struct pl_run *run, enum sim_seg_kind kind) {
     params += (double)run->layout.mtp_layers * (2.0 * (double)m->hidden * (double)m->hidden +
                                                 3.0 * (double)m->hidden);
   return params / (double)(run->layout.tp > 0 ? run->layout.tp : 1);
+}
+
+/* Parameters of a segment on one GPU after tp (and expert) sharding that
+ * train (take gradients, their reduction and optimizer states). */
+double sim_seg_params(const struct pl_run *run, enum sim_seg_kind kind) {
+  /* LoRA (layout.task): the trainable parameters are the adapters alone;
+   * Megatron-Core's DistributedDataParallel puts only parameters that
+   * require a gradient in its buffers (distributed_data_parallel.py
+   * __init__, `if not param.requires_grad: continue`), so the gradient
+   * reduction and the (distributed) optimizer see those only
+   * (src/model/finetune.c); FSDP2 reduce_scatters only the parameters that
+   * got a gradient (sim_seg_gathered_params) */
+  if (run->layout.task == PL_RUN_LORA)
+    return kind == SIM_SEG_LAYER ? pl_lora_layer_params(&run->model, &run->layout) : 0.0;
+  return base_params(run, kind);
+}
+
+/* Parameters of a segment's FSDP unit (zero2/zero3) that its all_gather
+ * moves: every parameter of the unit, trainable or not. Under LoRA the
+ * frozen base weights stay in the unit with the adapters: NeMo AutoModel
+ * (NVIDIA-NeMo/Automodel 2013a4dd6 nemo_automodel/components/_peft/lora.py
+ * LinearLoRA._init_adapter sets the base weight's requires_grad False and
+ * adds lora_A, lora_B as submodules of the same linear, before
+ * components/distributed/parallelizer.py apply_fsdp2_sharding_recursively
+ * fully_shards each block) and torchtune (30b8519e8 recipes/
+ * lora_finetune_distributed.py: training.shard_model fully_shards every
+ * layer, then set_trainable_params) shard frozen and trainable parameters
+ * together, and FSDP2's all_gather gathers every parameter of the group
+ * (torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py
+ * FSDPParamGroup.unshard -> foreach_all_gather over self.fsdp_params),
+ * while its post_backward reduce_scatters only the fsdp_params whose
+ * unsharded_param.grad is not None (fsdp_params_with_grad): the adapters'
+ * (sim_seg_params). Without LoRA the two are the same. */
+double sim_seg_gathered_params(const struct pl_run *run, enum sim_seg_kind kind) {
+  if (run->layout.task != PL_RUN_LORA)
+    return sim_seg_params(run, kind);
+  return base_params(run, kind) + sim_seg_params(run, kind);
 }
 
 /* The routed experts' parameters of a segment that are no part of its FSDP

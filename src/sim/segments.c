@@ -1187,7 +1187,12 @@ static bool fsdp2_copy_in_apart(const struct pl_layout *l) {
 static int param_kernels(const struct pl_run *run, enum sim_seg_kind kind, double params,
                          double tensors, struct pl_op *ops, int n) {
   const struct pl_layout *l = &run->layout;
-  if (params <= 0 || n + 1 > PL_MAX_LAYER_OPS)
+  /* the parameters an FSDP unit gathers and copies out: under LoRA the
+   * frozen base weights too, though only the adapters take gradients
+   * (sim_seg_gathered_params) */
+  double gathered = sim_seg_gathered_params(run, kind);
+  bool sharded = l->shard == PL_SHARD_ZERO2 || l->shard == PL_SHARD_ZERO3;
+  if ((params <= 0 && !(sharded && gathered > 0)) || n + 1 > PL_MAX_LAYER_OPS)
     return n;
   if (l->shard == PL_SHARD_DDP || l->shard == PL_SHARD_ZERO1) {
     /* layout.grad_accum_fusion: the weights' adds are in their wgrad GEMMs (grad_accum.c) */
@@ -1245,15 +1250,18 @@ static int param_kernels(const struct pl_run *run, enum sim_seg_kind kind, doubl
   double outside = run->layout.edp <= 1 ? sim_fsdp_expert_params(run, kind) : 0.0;
   if (outside > 0 && n + 2 <= PL_MAX_LAYER_OPS) {
     params -= outside;
+    gathered -= outside;
     mem_op(&ops[n++], "expert_grad_accum", 0, 6.0 * outside, false);
   }
-  /* the copy-in (+ pre-divide) here, or apart (fsdp2_copy_in_apart, price) */
+  /* the copy-in (+ pre-divide) of the gradients here, or apart
+   * (fsdp2_copy_in_apart, price) */
   double bwd = fsdp2_copy_in_apart(l) ? 0.0 : fsdp2_reduce_pass_bytes(l) * params;
-  /* zero3's backward re-gather copies out again, but not the root unit's
-   * segments: kept gathered from the forward (layout.fsdp_root_unit) */
+  /* the copy-out of the gathered parameters; zero3's backward re-gather
+   * copies out again, but not the root unit's segments: kept gathered from
+   * the forward (layout.fsdp_root_unit) */
   if (l->shard == PL_SHARD_ZERO3 && !(sim_fsdp_root_unit(l) && kind != SIM_SEG_LAYER))
-    bwd += 4.0 * params;
-  mem_op(&ops[n++], "fsdp_copies", 4.0 * params, bwd, false);
+    bwd += 4.0 * gathered;
+  mem_op(&ops[n++], "fsdp_copies", 4.0 * gathered, bwd, false);
   return n;
 }
 

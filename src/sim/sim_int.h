@@ -546,6 +546,9 @@ enum pl_status sim_layer_moe(struct sim_step *st, struct sim_seg *s, struct pl_d
  * a dense model); the segment's parameter tensors (each its own
  * gradient-accumulation kernels). */
 double sim_seg_params(const struct pl_run *run, enum sim_seg_kind kind);
+/* seg_params.c: the parameters a segment's FSDP unit gathers (trainable and
+ * frozen: sim_seg_params plus LoRA's frozen base weights) */
+double sim_seg_gathered_params(const struct pl_run *run, enum sim_seg_kind kind);
 double sim_layer_expert_params_gpu(const struct pl_run *run);
 /* seg_params.c: the routed experts' parameters outside the segment's FSDP
  * unit over dp (zero2/zero3, ep > 1): their own unit over edp, none at edp 1 */

@@ -54,7 +54,8 @@ expect_fail 1 "^plateau: --lora-targets: empty target in ',linear_qkv'" -- "${B[
 
 # combinations the mechanisms refuse
 expect_fail 1 "not a mixture-of-experts model" -- predict --model qwen3-30b-a3b --gpus 8 --task lora
-expect_fail 1 "not sharded parameters" -- "${B[@]}" --task lora --shard zero2
+# zero2/zero3 as FSDP2 run LoRA (session 29); FSDP1's flat parameters do not
+expect_fail 1 "not FSDP1's flat parameters" -- "${B[@]}" --task lora --shard zero2 --fsdp1-copies on
 expect_fail 1 "must be between 0 and the model's 32 blocks" -- "${B[@]}" --dtype fp8 --bf16-last-blocks 33
 
 # sweep takes the flags as one value for every point and names the point it refuses

@@ -2,8 +2,9 @@
 # Fine-tuning (--task, --lora-rank, --lora-targets; src/model/finetune.c):
 # SFT is pre-training's step, LoRA is faster than it on the same layout (no
 # base wgrad, no base gradient reduction or optimizer), a larger rank or more
-# targets cost more, the JSON and CSV carry the task, and bad values fail on
-# one line with a non-zero exit.
+# targets cost more, the JSON and CSV carry the task, LoRA under FSDP2
+# gathers the frozen weights and reduces the adapters' gradients only, and
+# bad values fail on one line with a non-zero exit.
 . "$(dirname "$0")/lib.sh"
 
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval('d' + sys.argv[2]))" "$1" "$2"; }
@@ -67,7 +68,27 @@ expect_fail 1 "^plateau: --lora-rank: " -- "${base[@]}" --task lora --lora-rank 
 expect_fail 1 "need --task lora" -- "${base[@]}" --lora-rank 16
 expect_fail 1 "need --task lora" -- "${base[@]}" --task sft --lora-targets linear_qkv
 expect_fail 1 "must be positive and divisible by tp 2" -- "${base[@]}" --task lora --lora-rank 33
-expect_fail 1 "not sharded parameters" -- predict --model llama2-7b --gpus 8 --task lora --shard zero3
+# LoRA under FSDP2 (zero2/zero3; src/sim/seg_params.c sim_seg_gathered_params):
+# the frozen base weights are gathered with the adapters, only the adapters'
+# gradients reduce_scattered: per block 4 B x 2,105,344 adapter parameters =
+# 8,421,376 B (Llama-2 7B, r 32, all targets; tests/unit/test_predict.c
+# test_lora_fsdp_units), 32 calls; the gathers move the whole model
+expect_ok predict --model llama2-7b --gpus 8 --task lora --shard zero3 --format json
+cp "$TMP/out" "$TMP/lora3.json"
+expect_ok predict --model llama2-7b --gpus 8 --shard zero3 --format json
+cp "$TMP/out" "$TMP/pre3.json"
+collget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sum(c[sys.argv[3]] * (c['count'] if sys.argv[3] == 'bytes' else 1) for c in d['collectives'] if c['op'] == sys.argv[2] and c['group'] == 'dp'))" "$1" "$2" "$3"; }
+check "lora zero3: reduce_scatter of the adapters only" [ "$(collget "$TMP/lora3.json" reduce_scatter bytes)" = 269484032 ]
+check "lora zero3: 32 reduce_scatters" [ "$(collget "$TMP/lora3.json" reduce_scatter count)" = 32 ]
+check "lora zero3: the frozen weights still gathered" gt "$(collget "$TMP/lora3.json" all_gather bytes)" "$(collget "$TMP/pre3.json" all_gather bytes)"
+check "lora zero3: faster than pre-training" gt "$(jget "$TMP/pre3.json" "['step_time_s']")" "$(jget "$TMP/lora3.json" "['step_time_s']")"
+check "lora zero3: optimizer states of the adapters only" gt "$(jget "$TMP/pre3.json" "['memory']['optimizer_bytes']")" "$(jget "$TMP/lora3.json" "['memory']['optimizer_bytes']")"
+expect_ok predict --model llama2-7b --gpus 8 --task lora --shard zero2
+# the sharded paths not derived for frozen parameters: refused
+expect_fail 1 "zero1 or FSDP2 \(zero2/zero3\) only, not FSDP1's flat parameters" -- predict --model llama2-7b --gpus 8 --task lora --shard zero3 --fsdp1-copies on
+expect_fail 1 "not DeepSpeed's per-parameter ZeRO-3" -- predict --model llama2-7b --gpus 8 --task lora --shard zero3 --zero3-list-copy 22us
+expect_fail 1 "not Megatron FSDP" -- predict --model llama2-7b --gpus 8 --task lora --shard zero3 --fsdp-block-units on
+expect_fail 1 "not FP8 all-gather" -- predict --model llama2-7b --gpus 8 --task lora --shard zero3 --dtype fp8 --fp8-all-gather on
 expect_fail 1 "not a mixture-of-experts model" -- predict --model qwen3-30b-a3b --gpus 8 --task lora
 for f in "$TMP/err"; do check "one line" [ "$(wc -l <"$f")" -le 1 ]; done
 

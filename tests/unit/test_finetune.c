@@ -139,6 +139,20 @@ static void test_model_states(void) {
   struct pl_layout z = lora(&m, 8, 1, PL_LORA_QKV, PL_SHARD_ZERO1);
   pl_memory_compute(&m, &z, &g, &mem);
   CHECK_NEAR_REL(mem.optimizer_bytes, 12.0 * a / 8.0, 1e-15);
+  /* zero3 (FSDP2) on 8 GPUs: the frozen base and the adapters sharded alike,
+   * 2 x (6,738,415,616 + 16,777,216) / 8 = 1,688,798,208 B; the adapters'
+   * sharded fp32 gradients 4 x 16,777,216 / 8 = 8,388,608 B and states
+   * 12 x 16,777,216 / 8 = 25,165,824 B; zero2 keeps the parameters whole
+   * and shards the gradients the same */
+  struct pl_layout z3 = lora(&m, 8, 1, PL_LORA_QKV, PL_SHARD_ZERO3);
+  pl_memory_compute(&m, &z3, &g, &mem);
+  CHECK_NEAR_REL(mem.params_bytes, 1688798208.0, 1e-15);
+  CHECK_NEAR_REL(mem.grads_bytes, 8388608.0, 1e-15);
+  CHECK_NEAR_REL(mem.optimizer_bytes, 25165824.0, 1e-15);
+  struct pl_layout z2 = lora(&m, 8, 1, PL_LORA_QKV, PL_SHARD_ZERO2);
+  pl_memory_compute(&m, &z2, &g, &mem);
+  CHECK_NEAR_REL(mem.params_bytes, 2.0 * (n + a), 1e-15);
+  CHECK_NEAR_REL(mem.grads_bytes, 8388608.0, 1e-15);
 }
 
 /* The simulator's block (run_fixture.h: h 1024, 8 heads of 128, f 2816,

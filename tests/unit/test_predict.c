@@ -1493,6 +1493,67 @@ static void test_fsdp_expert_units(void) {
   }
 }
 
+/* LoRA under FSDP2 (seg_params.c sim_seg_gathered_params, fsdp_comm.c
+ * sim_seg_fsdp): a unit gathers its frozen base weights with the adapters
+ * and reduce_scatters the adapters' gradients alone. By hand, Llama-2 7B
+ * (h 4096, f 11008, 32 heads, no GQA, vocab 32000, untied) on 8 H100, dp 8:
+ *  - a block's base: 4 h^2 + 3 h f + 2 h = 67,108,864 + 135,266,304 + 8,192
+ *    = 202,383,360; its adapters (r 32, all four targets): 32 x (4,096 +
+ *    12,288 + 4,096 + 4,096 + 4,096 + 22,016 + 11,008 + 4,096) = 2,105,344;
+ *    all_gather 2 B x 204,488,704 = 408,977,408 B, reduce_scatter fp32
+ *    4 B x 2,105,344 = 8,421,376 B (pre-training: 4 x 202,383,360 =
+ *    809,533,440 B);
+ *  - the embedding (32000 x 4096 = 131,072,000) and the head (final norm +
+ *    output, 131,076,096): gathered, 262,144,000 and 262,152,192 B, never
+ *    reduced (no reduce_scatter);
+ *  - the block's FSDP2 copies: forward the copy-out, 4 B x 204,488,704 =
+ *    817,954,816 B; zero3's backward the re-gather's copy-out again plus
+ *    the adapters' copy-in 6 B x 2,105,344 = 12,632,064: 830,586,880 B;
+ *    zero2 only the copy-in.
+ * The same under zero2 (its all_gather once a step, same bytes). */
+static void test_lora_fsdp_units(void) {
+  struct pl_diag d, *dp = &d;
+  for (int k = 0; k < 3; k++) {
+    base(NULL, "llama2-7b", 8);
+    run.layout.shard = k == 1 ? PL_SHARD_ZERO2 : PL_SHARD_ZERO3;
+    run.layout.shard_set = true;
+    run.layout.task = k < 2 ? PL_RUN_LORA : PL_RUN_PRETRAIN;
+    run.layout.recompute = PL_RECOMPUTE_FULL;
+    run.layout.mbs = 1;
+    run.layout.gbs = 8;
+    run.layout.batch_per_gpu = 0;
+    CHECK_STATUS(pl_layout_resolve(&run.layout, &run.model, &run.cluster, &d), PL_OK, dp);
+    struct sim_step st;
+    CHECK_STATUS(sim_step_build(&st, &run, true, &d), PL_OK, dp);
+    const struct sim_seg *b = &st.seg[SIM_SEG_LAYER], *e = &st.seg[SIM_SEG_EMBED],
+                         *h = &st.seg[SIM_SEG_HEAD];
+    CHECK(b->ag >= 0 && b->rs >= 0 && e->ag >= 0 && h->ag >= 0);
+    if (b->ag >= 0 && b->rs >= 0 && e->ag >= 0 && h->ag >= 0) {
+      CHECK_EQ_INT(st.colls[b->ag].op, PL_COLL_ALL_GATHER);
+      CHECK_NEAR_REL(st.colls[b->ag].bytes, k < 2 ? 408977408.0 : 404766720.0, 1e-12);
+      CHECK_EQ_INT(st.colls[b->rs].op, PL_COLL_REDUCE_SCATTER);
+      CHECK_NEAR_REL(st.colls[b->rs].bytes, k < 2 ? 8421376.0 : 809533440.0, 1e-12);
+      CHECK_NEAR_REL(st.colls[e->ag].bytes, 262144000.0, 1e-12);
+      CHECK_NEAR_REL(st.colls[h->ag].bytes, 262152192.0, 1e-12);
+    }
+    CHECK(k == 2 || (e->rs < 0 && h->rs < 0));
+    sim_step_free(&st);
+    if (k == 2)
+      continue;
+    struct pl_op ops[PL_MAX_LAYER_OPS];
+    int n = pl_sim_segment_ops(&run, 1, ops);
+    const struct pl_op *c = NULL;
+    for (int i = 0; i < n; i++)
+      if (strcmp(ops[i].name, "fsdp_copies") == 0)
+        c = &ops[i];
+    CHECK(c != NULL);
+    if (c != NULL) {
+      CHECK_NEAR_REL(c->fwd_bytes, 817954816.0, 1e-12);
+      CHECK_NEAR_REL(c->bwd_bytes, k == 0 ? 830586880.0 : 12632064.0, 1e-12);
+    }
+  }
+}
+
 /* NeMo AutoModel's FakeBalancedGate (layout.moe_fake_gate, moe_comm.c
  * sim_moe_fake_gate_share): token t takes experts (t k + j) mod E, j < k.
  * By hand:
@@ -1674,6 +1735,7 @@ static void test_pp_schedules(void) {
 int main(void) {
   test_out_of_memory();
   test_fsdp_expert_units();
+  test_lora_fsdp_units();
   test_pp_schedules();
   test_moe_fake_gate();
   test_one_gpu_is_sum_of_ops();
