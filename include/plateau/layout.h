@@ -405,6 +405,19 @@ struct pl_layout {
                               and a token's copies go to consecutive experts: the flex
                               dispatcher sends it to the few ranks and nodes those span
                               (sim/moe_comm.c sim_moe_fake_gate_share). Not with moe_force_balance */
+  bool fsdp_ga_nosync;     /* input (--fsdp-ga-nosync): zero2/zero3 with pp 1 and gradient
+                              accumulation as NeMo AutoModel's MoEFSDPSyncMixin runs it
+                              (components/moe/fsdp_mixin.py, 2c236e081+, with BackendConfig
+                              enable_fsdp_optimizations; recipes/llm/benchmark.py calls
+                              prepare_for_grad_accumulation before the first micro-batch and
+                              prepare_for_final_backward before the last): every backward but
+                              the last runs with set_requires_gradient_sync(False) and
+                              set_reshard_after_backward(False) on the root FSDP module
+                              (recurse=True: every unit): no reduce_scatter and the unit
+                              stays gathered into the next micro-batch; the last backward
+                              reduce_scatters each unit as usual and reshards. Zero3 still
+                              frees after each forward (reshard_after_forward) and gathers
+                              again for the backward. pp 1 only (sim/lower.c) */
   bool moe_act_compiled;   /* input (--moe-act-compiled): a clamped GLU's experts (model
                               glu_clamp, GPT-OSS) run their activation as one torch.compile'd
                               kernel each way, NeMo AutoModel's quick_geglu_deepep
