@@ -405,6 +405,13 @@ struct pl_layout {
                               and a token's copies go to consecutive experts: the flex
                               dispatcher sends it to the few ranks and nodes those span
                               (sim/moe_comm.c sim_moe_fake_gate_share). Not with moe_force_balance */
+  bool moe_fc1_bias_eager; /* input (--moe-fc1-bias-eager): an MoE with expert biases (model
+                              mlp_bias, GPT-OSS) adds fc1's bias after the grouped GEMM eagerly,
+                              NeMo AutoModel's GroupedExpertsDeepEP._apply_bias without
+                              probabilities (components/moe/layers.py @ 89e3a9fdd: ops.gmm has
+                              no bias; torch.cat([t + b for t, b in zip(torch.split(out,
+                              tokens_per_expert), bias)])): op expert_fc1_bias (flops.c
+                              EXPERT_FC1_BIAS). fc2's bias is the existing expert_bias */
   bool fsdp_ga_nosync;     /* input (--fsdp-ga-nosync): zero2/zero3 with pp 1 and gradient
                               accumulation as NeMo AutoModel's MoEFSDPSyncMixin runs it
                               (components/moe/fsdp_mixin.py, 2c236e081+, with BackendConfig

@@ -47,7 +47,7 @@ static const char *const words[] = {
     "pipeline-layout", "moe-imbalance",    "shard",           "recompute",
     "recompute-modules", "offload-modules", "bf16-modules", "cuda-graph-scope", "recompute-method",
     "account-embed-loss", "schedule",       "dtype",           "moe-dispatch",
-    "moe-pad-capacity", "moe-force-balance", "moe-fake-gate", "moe-act-compiled", "fsdp-ga-nosync", "task",            "lora-targets",
+    "moe-pad-capacity", "moe-force-balance", "moe-fake-gate", "moe-act-compiled", "moe-fc1-bias-eager", "fsdp-ga-nosync", "task",            "lora-targets",
     "defer-embedding-wgrad", "cp-comm-type",
 };
 #define N_WORDS (sizeof words / sizeof words[0])
@@ -223,6 +223,12 @@ static enum pl_status read_modes(struct pl_layout *l, pl_flag_get_fn get, void *
     return st;
   if (given)
     l->moe_act_compiled = compiled;
+  bool fc1_bias = false; /* AutoModel's eager fc1 expert bias (layout.h) */
+  if ((st = two_way(get, ctx, "moe-fc1-bias-eager", "value", "off", "on", &given, &fc1_bias, diag)) !=
+      PL_OK)
+    return st;
+  if (given)
+    l->moe_fc1_bias_eager = fc1_bias;
   bool nosync = false; /* AutoModel's MoEFSDPSyncMixin with pp 1 (layout.h) */
   if ((st = two_way(get, ctx, "fsdp-ga-nosync", "value", "off", "on", &given, &nosync, diag)) !=
       PL_OK)
@@ -306,6 +312,8 @@ size_t pl_layout_flags_format(const struct pl_layout *l, bool moe, char *out, si
     flag_text_put(&t, " --moe-fake-gate on");
   if (moe && l->moe_act_compiled)
     flag_text_put(&t, " --moe-act-compiled on");
+  if (moe && l->moe_fc1_bias_eager)
+    flag_text_put(&t, " --moe-fc1-bias-eager on");
   if (l->fsdp_ga_nosync)
     flag_text_put(&t, " --fsdp-ga-nosync on");
   char list[160];
