@@ -319,6 +319,8 @@ static enum pl_status resolve_pp_schedules(struct pl_layout *l, struct pl_diag *
  * 2c236e081; with pp the pipeline stage's backward_maybe_with_nosync does it:
  * --fsdp-pp-unsharded). It needs FSDP units (zero2/zero3). */
 static enum pl_status resolve_fsdp_ga_nosync(const struct pl_layout *l, struct pl_diag *diag) {
+  if (l->fsdp_ga_keep && !l->fsdp_ga_nosync)
+    return pl_diag_set(diag, PL_ERR_LAYOUT, "layout: --fsdp-ga-nosync keep defers the sync too");
   if (!l->fsdp_ga_nosync)
     return PL_OK;
   if (l->shard != PL_SHARD_ZERO2 && l->shard != PL_SHARD_ZERO3)

@@ -229,12 +229,15 @@ static enum pl_status read_modes(struct pl_layout *l, pl_flag_get_fn get, void *
     return st;
   if (given)
     l->moe_fc1_bias_eager = fc1_bias;
-  bool nosync = false; /* AutoModel's MoEFSDPSyncMixin with pp 1 (layout.h) */
-  if ((st = two_way(get, ctx, "fsdp-ga-nosync", "value", "off", "on", &given, &nosync, diag)) !=
-      PL_OK)
-    return st;
-  if (given)
-    l->fsdp_ga_nosync = nosync;
+  /* AutoModel's deferred FSDP gradient sync with pp 1 (layout.h): off, on
+   * (get_sync_ctx), keep (MoEFSDPSyncMixin, units kept gathered too) */
+  if ((v = get(ctx, "fsdp-ga-nosync")) != NULL) {
+    if (strcmp(v, "off") != 0 && strcmp(v, "on") != 0 && strcmp(v, "keep") != 0)
+      return pl_diag_set(diag, PL_ERR_PARSE,
+                         "--fsdp-ga-nosync: unknown value '%s' (expected off|on|keep)", v);
+    l->fsdp_ga_nosync = strcmp(v, "off") != 0;
+    l->fsdp_ga_keep = strcmp(v, "keep") == 0;
+  }
   /* --task pretrain|sft|lora and --lora-targets LIST (src/model/finetune.c) */
   if ((v = get(ctx, "task")) != NULL && (st = pl_run_task_parse(v, &l->task, &d)) != PL_OK)
     return pl_diag_set(diag, st, "--task: %s", d.msg);
@@ -315,7 +318,7 @@ size_t pl_layout_flags_format(const struct pl_layout *l, bool moe, char *out, si
   if (moe && l->moe_fc1_bias_eager)
     flag_text_put(&t, " --moe-fc1-bias-eager on");
   if (l->fsdp_ga_nosync)
-    flag_text_put(&t, " --fsdp-ga-nosync on");
+    flag_text_put(&t, " --fsdp-ga-nosync %s", l->fsdp_ga_keep ? "keep" : "on");
   char list[160];
   if (l->bf16_modules != 0) {
     pl_bf16_modules_format(l->bf16_modules, list, sizeof list);

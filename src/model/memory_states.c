@@ -308,19 +308,24 @@ void model_mem_states(const struct pl_model *m, const struct pl_layout *l, int64
   /* FSDP/ZeRO unit: one block, or the embedding / LM head when larger */
   double unit = layer_params_tp(m, t), edge = edge_params(m, l, i);
   unit = edge > unit ? edge : unit;
-  /* layout.fsdp_ga_nosync (NeMo AutoModel's MoEFSDPSyncMixin, pp 1; sim/lower.c
-   * fsdp_ga_nosync): the same state between the first backward and the last
-   * reduce_scatter, every unit gathered and its gradient accumulated unsharded
-   * in fp32 (MixedPrecisionPolicy reduce_dtype float32, moe/parallelizer.py
-   * apply_fsdp); the routed experts are FSDP units only with edp > 1 (moe28:
-   * ignored_params), else their gradients are the plain ones counted above */
+  /* layout.fsdp_ga_nosync (NeMo AutoModel's deferred gradient sync, pp 1;
+   * sim/lower.c fsdp_ga_nosync): between the first backward and the last
+   * reduce_scatter every unit's gradient accumulates unsharded in fp32
+   * (MixedPrecisionPolicy reduce_dtype float32, moe/parallelizer.py apply_fsdp;
+   * FSDPParam.to_accumulated_grad_if_needed), and with layout.fsdp_ga_keep
+   * (MoEFSDPSyncMixin) every unit also stays gathered in bf16; the routed
+   * experts are FSDP units only with edp > 1 (moe28: ignored_params), else
+   * their gradients are the plain ones counted above */
   bool ga_nosync = l->shard >= PL_SHARD_ZERO2 && l->fsdp_ga_nosync && deg(l->pp) == 1 &&
                    l->micro_batches > 1;
   double held = ga_nosync && ne <= 1.0 ? dense : s->params;
-  if (ga_nosync)
-    s->unsharded_b = l->shard == PL_SHARD_ZERO2
-                         ? GRAD_BYTES * held
-                         : (PARAM_BYTES + GRAD_BYTES) * held - fp8_save * (double)s->layers * fp8_w;
+  if (ga_nosync && l->shard == PL_SHARD_ZERO2)
+    s->unsharded_b = GRAD_BYTES * held;
+  else if (ga_nosync && l->fsdp_ga_keep)
+    s->unsharded_b = (PARAM_BYTES + GRAD_BYTES) * held - fp8_save * (double)s->layers * fp8_w;
+  else if (ga_nosync) /* zero3, resharded after each pass: zero3's two gathered units below */
+    s->unsharded_b = 2.0 * (PARAM_BYTES * unit - (unit > edge ? fp8_save * fp8_w : 0.0)) +
+                     GRAD_BYTES * held;
   else if (l->shard >= PL_SHARD_ZERO2 && l->fsdp_pp_unsharded && deg(l->pp) > 1)
     /* FSDP with pipelining as torchtitan runs it (layout.fsdp_pp_unsharded;
      * src/sim/lower.c fsdp_pp_flush): the whole stage's parameters stay

@@ -258,18 +258,20 @@ static bool fsdp_pp(const struct lower *lw) {
   return fsdp(lw->l) && lw->l->fsdp_pp_unsharded && lw->pp > 1;
 }
 
-/* FSDP without pipelining as NeMo AutoModel's MoEFSDPSyncMixin runs gradient
- * accumulation (layout.fsdp_ga_nosync, pp 1; components/moe/fsdp_mixin.py
- * 2c236e081+: prepare_for_grad_accumulation sets set_requires_gradient_sync
- * (False) and set_reshard_after_backward(False) on the root FSDP module, which
- * recurse into every unit, before the first micro-batch; recipes/llm/
- * benchmark.py calls prepare_for_final_backward, both True, before the last
- * micro-batch): every backward but the step's last skips its reduce_scatter
- * and leaves its unit gathered (FSDP2 FSDPParamGroup.post_backward: no
- * reshard, gradient kept unsharded), so the next forward gathers nothing;
- * zero3 still frees after each forward (reshard_after_forward) and gathers
- * again in the backward. The last backward reduce_scatters every unit as FSDP
- * does by default, overlapped with the backward, and reshards. */
+/* FSDP without pipelining as NeMo AutoModel runs gradient accumulation
+ * (layout.fsdp_ga_nosync, pp 1): recipes/llm/train_ft.py _forward_backward_step
+ * calls components/distributed/utils.py get_sync_ctx(model, idx == num_batches
+ * - 1), which runs set_requires_gradient_sync(is_last) on a root FSDPModule
+ * (recurse: every unit), so every backward but the step's last skips its
+ * reduce_scatter (FSDP2 post_backward keeps the gradient unsharded). With
+ * layout.fsdp_ga_keep (MoEFSDPSyncMixin, components/moe/fsdp_mixin.py
+ * 2c236e081+: prepare_for_grad_accumulation also sets
+ * set_reshard_after_backward(False) before the first micro-batch,
+ * prepare_for_final_backward resets both before the last) the unit also stays
+ * gathered, so the next forward gathers nothing; zero3 still frees after each
+ * forward (reshard_after_forward) and gathers again in the backward. The last
+ * backward reduce_scatters every unit as FSDP does by default, overlapped with
+ * the backward, and reshards. */
 static bool fsdp_ga_nosync(const struct lower *lw) {
   return fsdp(lw->l) && lw->l->fsdp_ga_nosync && lw->pp == 1;
 }
@@ -464,7 +466,8 @@ static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
   if (flush)
     fsdp_pp_flush(lw, &base);
   if (sharded)
-    lw->unsharded[sl.chunk] = keep || nosync || (sl.pass == PL_PASS_FWD && l->shard == PL_SHARD_ZERO2);
+    lw->unsharded[sl.chunk] = keep || (nosync && l->fsdp_ga_keep) ||
+                              (sl.pass == PL_PASS_FWD && l->shard == PL_SHARD_ZERO2);
   /* the flush's post_backward reshards (set_reshard_after_backward(True)):
    * the next schedule's first forward gathers the chunk again */
   if (flush)

@@ -489,9 +489,12 @@ static void test_fsdp_pp_unsharded(void) {
   CHECK_NEAR_REL(first.unsharded_bytes, 8.0 * 262148096.0, 1e-15);
 }
 
-/* layout.fsdp_ga_nosync (NeMo AutoModel's MoEFSDPSyncMixin, pp 1): from the
- * first backward to the last reduce_scatter every unit stays gathered in bf16
- * (2 B) with its gradient accumulated unsharded in fp32 (4 B). Llama-2 7B
+/* layout.fsdp_ga_nosync + fsdp_ga_keep (NeMo AutoModel's MoEFSDPSyncMixin,
+ * pp 1): from the first backward to the last reduce_scatter every unit stays
+ * gathered in bf16 (2 B) with its gradient accumulated unsharded in fp32
+ * (4 B); without keep (get_sync_ctx alone) only the gradients: zero3 4 B x
+ * 6,738,415,616 + its two gathered units 2 x 2 B x 262,148,096 =
+ * 26,953,662,464 + 1,048,592,384 = 28,002,254,848 B. Llama-2 7B
  * (test_fsdp_pp_unsharded): 32 x 202,383,360 + 131,072,000 (embedding) +
  * 4096 (final norm) + 131,072,000 (head) = 6,738,415,616 parameters on the
  * one stage. 8 GPUs, dp 8, mbs 1, gbs 64: 8 micro-batches.
@@ -510,13 +513,16 @@ static void test_fsdp_ga_nosync(void) {
   l.fsdp_ga_nosync = true;
   pl_memory_stage(&m, &l, &g, 0, &mem);
   CHECK_NEAR_REL(mem.stage_params, 6738415616.0, 1e-15);
+  CHECK_NEAR_REL(mem.unsharded_bytes, 28002254848.0, 1e-15);
+  l.fsdp_ga_keep = true;
+  pl_memory_stage(&m, &l, &g, 0, &mem);
   CHECK_NEAR_REL(mem.unsharded_bytes, 40430493696.0, 1e-15);
   l = layout(&m, (struct spec){.gpus = 8, .gbs = 64, .mbs = 1, .shard = PL_SHARD_ZERO2});
   l.fsdp_ga_nosync = true;
   pl_memory_stage(&m, &l, &g, 0, &mem);
   CHECK_NEAR_REL(mem.unsharded_bytes, 26953662464.0, 1e-15);
   l = layout(&m, (struct spec){.gpus = 8, .gbs = 8, .mbs = 1, .shard = PL_SHARD_ZERO3});
-  l.fsdp_ga_nosync = true;
+  l.fsdp_ga_nosync = l.fsdp_ga_keep = true;
   pl_memory_stage(&m, &l, &g, 0, &mem);
   CHECK_NEAR_REL(mem.unsharded_bytes, 8.0 * 262148096.0, 1e-15);
 }

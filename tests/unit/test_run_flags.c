@@ -313,10 +313,16 @@ static void test_layout_flags(void) {
   memset(&l, 0, sizeof l);
   split(" --gpus 8 --shard zero2 --fsdp-ga-nosync on", &a);
   CHECK_STATUS(pl_layout_flags_read(&l, get, &a, &d), PL_OK, dp);
-  CHECK(l.fsdp_ga_nosync);
+  CHECK(l.fsdp_ga_nosync && !l.fsdp_ga_keep);
   pl_layout_flags_format(&l, false, one, sizeof one);
   CHECK(strstr(one, " --fsdp-ga-nosync on") != NULL);
-  l.fsdp_ga_nosync = false;
+  memset(&l, 0, sizeof l);
+  split(" --gpus 8 --shard zero2 --fsdp-ga-nosync keep", &a);
+  CHECK_STATUS(pl_layout_flags_read(&l, get, &a, &d), PL_OK, dp);
+  CHECK(l.fsdp_ga_nosync && l.fsdp_ga_keep);
+  pl_layout_flags_format(&l, false, one, sizeof one);
+  CHECK(strstr(one, " --fsdp-ga-nosync keep") != NULL);
+  l.fsdp_ga_nosync = l.fsdp_ga_keep = false;
   pl_layout_flags_format(&l, false, one, sizeof one);
   CHECK(strstr(one, "--fsdp-ga-nosync") == NULL);
   memset(&l, 0, sizeof l);
