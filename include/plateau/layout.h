@@ -405,6 +405,33 @@ struct pl_layout {
                               and a token's copies go to consecutive experts: the flex
                               dispatcher sends it to the few ranks and nodes those span
                               (sim/moe_comm.c sim_moe_fake_gate_share). Not with moe_force_balance */
+  bool moe_fc1_bias_eager; /* input (--moe-fc1-bias-eager): an MoE with expert biases (model
+                              mlp_bias, GPT-OSS) adds fc1's bias after the grouped GEMM eagerly,
+                              NeMo AutoModel's GroupedExpertsDeepEP._apply_bias without
+                              probabilities (components/moe/layers.py @ 89e3a9fdd: ops.gmm has
+                              no bias; torch.cat([t + b for t, b in zip(torch.split(out,
+                              tokens_per_expert), bias)])): op expert_fc1_bias (flops.c
+                              EXPERT_FC1_BIAS). fc2's bias is the existing expert_bias */
+  bool fsdp_ga_nosync;     /* input (--fsdp-ga-nosync on|keep): zero2/zero3 with pp 1 and
+                              gradient accumulation as NeMo AutoModel runs it: every backward
+                              but the step's last runs with set_requires_gradient_sync(False)
+                              on a root FSDP module (recurse=True: every unit), so it does not
+                              reduce_scatter (the gradient accumulates unsharded); the last
+                              backward reduce_scatters each unit as usual. Source:
+                              recipes/llm/train_ft.py _forward_backward_step ->
+                              components/distributed/utils.py get_sync_ctx(model, idx ==
+                              num_batches - 1), which acts when the model passed is an
+                              FSDPModule (defer_fsdp_grad_sync, default True, from bb0c0bfb0).
+                              pp 1 only (sim/lower.c) */
+  bool fsdp_ga_keep;       /* input (--fsdp-ga-nosync keep): with fsdp_ga_nosync, the units also
+                              stay gathered after a non-final backward
+                              (set_reshard_after_backward(False)): NeMo AutoModel's
+                              MoEFSDPSyncMixin (components/moe/fsdp_mixin.py, 2c236e081+, with
+                              BackendConfig enable_fsdp_optimizations;
+                              prepare_for_grad_accumulation before the first micro-batch,
+                              prepare_for_final_backward before the last), so the next
+                              forward gathers nothing; zero3 still frees after each forward
+                              (reshard_after_forward) and gathers again for the backward */
   bool moe_act_compiled;   /* input (--moe-act-compiled): a clamped GLU's experts (model
                               glu_clamp, GPT-OSS) run their activation as one torch.compile'd
                               kernel each way, NeMo AutoModel's quick_geglu_deepep

@@ -366,6 +366,7 @@ static uint32_t op_modules(const struct pl_op *op, bool mla) {
       {"expert_pad", PL_RCM_MOE},
       {"unsort_chunks", PL_RCM_MOE},
       {"expert_fc1", PL_RCM_MOE},
+      {"expert_fc1_bias", PL_RCM_MOE},
       {"expert_clamp", PL_RCM_MOE | PL_RCM_MOE_ACT}, /* inside the checkpointed bias_act_func */
       {"expert_act", PL_RCM_MOE | PL_RCM_MOE_ACT},
       {"expert_fc2", PL_RCM_MOE},
@@ -422,8 +423,9 @@ int pl_op_tp_linear(const struct pl_op *op) {
 }
 
 bool pl_op_moe_mlp_node(const struct pl_op *op) {
-  static const char *const names[] = {"sort_chunks", "expert_pad", "expert_fc1",  "expert_clamp",
-                                      "expert_act",  "expert_fc2", "expert_bias", "unsort_chunks"};
+  static const char *const names[] = {"sort_chunks", "expert_pad",  "expert_fc1", "expert_fc1_bias",
+                                      "expert_clamp", "expert_act", "expert_fc2", "expert_bias",
+                                      "unsort_chunks"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(op->name, names[i]) == 0)
       return true;
@@ -814,6 +816,24 @@ static const struct elem_cost EXPERT_BIAS_FP32 = {2, 4, 7 * FP32_BYTES, 10 * FP3
 /* The same broadcast products in fp32: b * p writes 4 B, grad * p and grad * b
  * read 4 B and write 4 B each. */
 static const struct strided_cost EXPERT_BIAS_FP32_STRIDED = {1, 2, FP32_BYTES, 4 * FP32_BYTES};
+/* layout.moe_fc1_bias_eager: NeMo AutoModel's GroupedExpertsDeepEP adds fc1's
+ * bias after ops.gmm (grouped_gemm, no bias) with _apply_bias and no
+ * probabilities (NVIDIA-NeMo/Automodel components/moe/layers.py @ 89e3a9fdd:
+ * `torch.cat([t + b for t, b in zip(torch.split(out.view(-1, n),
+ * tokens_per_expert), bias)]).view(shape).to(out.dtype)`, all bf16, the .to()
+ * a no-op). Per element of fc1's output: t + b reads 2 and writes 2, the cat
+ * reads and writes 2 each: 8 B. Backward (autograd): the cat and the add pass
+ * the gradient as views for t; b's gradient sums it over the expert's rows
+ * (reads 2); torch.split's gradient is split_with_sizes_backward, a cat of the
+ * slices (reads and writes 2 each): 6 B. Kernels: forward one add per local
+ * expert and the cat (iterating the [experts, n] bias is unbind(0): views);
+ * backward one sum per expert, unbind's stack of the bias gradients and the
+ * split's cat. */
+static const struct elem_cost EXPERT_FC1_BIAS = {1, 1, 4 * BF16_BYTES, 3 * BF16_BYTES};
+/* Of EXPERT_FC1_BIAS, t + b has a broadcast operand (b, [n] over the rows):
+ * PyTorch's non-vectorized path (EXPERT_BIAS_STRIDED), one element, 4 B
+ * forward; the backward's sums and cat are not. */
+static const struct strided_cost EXPERT_FC1_BIAS_STRIDED = {1, 0, 2 * BF16_BYTES, 0};
 /* layout.fused_grouped_mlp: cuDNN's grouped GEMMs add fc2's probability-scaled
  * bias in their epilogue; the backward's compute_grouped_dbias_dscales (TE
  * v2.16 ops/fused/backward_grouped_mlp.py, a Triton kernel) reads fc2's
@@ -911,6 +931,12 @@ static int moe_experts_ops(const struct pl_model *m, const struct pl_layout *l,
   /* layout.fused_grouped_mlp: the GLU (clamp included), its backward and the
    * biases run in the grouped GEMMs' epilogues (layout.h) */
   bool fused = l->fused_grouped_mlp;
+  if (m->mlp_bias && l->moe_fc1_bias_eager && !fused) {
+    double e1 = (double)rows * (double)local * (double)(gated ? 2 * fe : fe);
+    elementwise(&ops[n], "expert_fc1_bias", e1, EXPERT_FC1_BIAS);
+    strided(&ops[n], e1, EXPERT_FC1_BIAS_STRIDED);
+    kernels(&ops[n++], (int)local + 1, (int)local + 2);
+  }
   /* layout.moe_act_compiled: the clamp is inside the compiled activation kernel */
   if (gated && m->glu_clamp && !fused && !l->moe_act_compiled) {
     elementwise(&ops[n], "expert_clamp", (double)rows * (double)local * (double)fe, GLU_CLAMP);

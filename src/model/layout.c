@@ -324,8 +324,32 @@ static enum pl_status resolve_pp_schedules(struct pl_layout *l, struct pl_diag *
   return PL_OK;
 }
 
+/* --fsdp-ga-nosync (layout.fsdp_ga_nosync): NeMo AutoModel's MoEFSDPSyncMixin
+ * defers FSDP2's gradient sync to the last micro-batch only without pipeline
+ * parallelism (components/moe/fsdp_mixin.py prepare_for_grad_accumulation,
+ * 2c236e081; with pp the pipeline stage's backward_maybe_with_nosync does it:
+ * --fsdp-pp-unsharded). It needs FSDP units (zero2/zero3). */
+static enum pl_status resolve_fsdp_ga_nosync(const struct pl_layout *l, struct pl_diag *diag) {
+  if (l->fsdp_ga_keep && !l->fsdp_ga_nosync)
+    return pl_diag_set(diag, PL_ERR_LAYOUT, "layout: --fsdp-ga-nosync keep defers the sync too");
+  if (!l->fsdp_ga_nosync)
+    return PL_OK;
+  if (l->shard != PL_SHARD_ZERO2 && l->shard != PL_SHARD_ZERO3)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --fsdp-ga-nosync needs FSDP units (--shard zero2 or zero3), not %s",
+                       pl_shard_name(l->shard));
+  if (l->pp > 1)
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --fsdp-ga-nosync is for pp 1; with pipeline parallelism the stage's "
+                       "no-sync backwards are --fsdp-pp-unsharded");
+  return PL_OK;
+}
+
 static enum pl_status resolve_schedule(struct pl_layout *l, const struct pl_model *m,
                                        struct pl_diag *diag) {
+  enum pl_status ns = resolve_fsdp_ga_nosync(l, diag);
+  if (ns != PL_OK)
+    return ns;
   enum pl_status ps = resolve_pp_schedules(l, diag);
   if (ps != PL_OK)
     return ps;

@@ -47,7 +47,7 @@ static const char *const words[] = {
     "pipeline-layout", "moe-imbalance",    "shard",           "recompute",
     "recompute-modules", "offload-modules", "bf16-modules", "cuda-graph-scope", "recompute-method",
     "account-embed-loss", "schedule",       "dtype",           "moe-dispatch",
-    "moe-pad-capacity", "moe-force-balance", "moe-fake-gate", "moe-act-compiled", "task",            "lora-targets",
+    "moe-pad-capacity", "moe-force-balance", "moe-fake-gate", "moe-act-compiled", "moe-fc1-bias-eager", "fsdp-ga-nosync", "task",            "lora-targets",
     "defer-embedding-wgrad", "cp-comm-type",
 };
 #define N_WORDS (sizeof words / sizeof words[0])
@@ -223,6 +223,21 @@ static enum pl_status read_modes(struct pl_layout *l, pl_flag_get_fn get, void *
     return st;
   if (given)
     l->moe_act_compiled = compiled;
+  bool fc1_bias = false; /* AutoModel's eager fc1 expert bias (layout.h) */
+  if ((st = two_way(get, ctx, "moe-fc1-bias-eager", "value", "off", "on", &given, &fc1_bias, diag)) !=
+      PL_OK)
+    return st;
+  if (given)
+    l->moe_fc1_bias_eager = fc1_bias;
+  /* AutoModel's deferred FSDP gradient sync with pp 1 (layout.h): off, on
+   * (get_sync_ctx), keep (MoEFSDPSyncMixin, units kept gathered too) */
+  if ((v = get(ctx, "fsdp-ga-nosync")) != NULL) {
+    if (strcmp(v, "off") != 0 && strcmp(v, "on") != 0 && strcmp(v, "keep") != 0)
+      return pl_diag_set(diag, PL_ERR_PARSE,
+                         "--fsdp-ga-nosync: unknown value '%s' (expected off|on|keep)", v);
+    l->fsdp_ga_nosync = strcmp(v, "off") != 0;
+    l->fsdp_ga_keep = strcmp(v, "keep") == 0;
+  }
   /* --task pretrain|sft|lora and --lora-targets LIST (src/model/finetune.c) */
   if ((v = get(ctx, "task")) != NULL && (st = pl_run_task_parse(v, &l->task, &d)) != PL_OK)
     return pl_diag_set(diag, st, "--task: %s", d.msg);
@@ -300,6 +315,10 @@ size_t pl_layout_flags_format(const struct pl_layout *l, bool moe, char *out, si
     flag_text_put(&t, " --moe-fake-gate on");
   if (moe && l->moe_act_compiled)
     flag_text_put(&t, " --moe-act-compiled on");
+  if (moe && l->moe_fc1_bias_eager)
+    flag_text_put(&t, " --moe-fc1-bias-eager on");
+  if (l->fsdp_ga_nosync)
+    flag_text_put(&t, " --fsdp-ga-nosync %s", l->fsdp_ga_keep ? "keep" : "on");
   char list[160];
   if (l->bf16_modules != 0) {
     pl_bf16_modules_format(l->bf16_modules, list, sizeof list);

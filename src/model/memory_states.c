@@ -288,6 +288,18 @@ void model_mem_states(const struct pl_model *m, const struct pl_layout *l, int64
    * the optimizer step, after the activations are freed */
   if (l->shard == PL_SHARD_ZERO3 && deepspeed_module_fetch(m, l))
     grad_bytes = PARAM_BYTES;
+  /* PyTorch FSDP2 with 16-bit parameters and no fp32 master (layout.adam_no_master,
+   * not fp32_param_shards; NeMo AutoModel's MoE models, bf16 throughout): the
+   * sharded gradient is the parameter's dtype, whatever the reduce dtype:
+   * foreach_reduce casts the reduce_scatter output back before it becomes
+   * .grad (reduce_output = _to_dtype_if_needed(reduce_output, orig_dtype),
+   * pytorch/pytorch torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py,
+   * 8fc2039de); parameters left out of the units (the routed experts at edp 1,
+   * moe/parallelizer.py ignored_params) get autograd's .grad, also in their own
+   * dtype. Not Megatron FSDP (fsdp_block_units), whose buffers are above */
+  if (l->adam_no_master && !fp32_shards && l->shard >= PL_SHARD_ZERO2 && !l->fsdp_block_units &&
+      !l->shard_grads_reduce_dtype)
+    grad_bytes = PARAM_BYTES;
   s->grads_b = grad_bytes * (dense / (l->shard >= PL_SHARD_ZERO2 ? n : 1.0) +
                              ex / (l->shard >= PL_SHARD_ZERO2 ? ne : 1.0));
   s->optimizer_b = optimizer_bytes(l, fp32_shards) *
@@ -321,7 +333,25 @@ void model_mem_states(const struct pl_model *m, const struct pl_layout *l, int64
    * frozen weights get none; the embedding and head none at all) */
   double unit_grads = l->task == PL_RUN_LORA ? pl_lora_layer_params(m, l) : unit;
   double stage_grads = l->task == PL_RUN_LORA ? lora : s->params;
-  if (l->shard >= PL_SHARD_ZERO2 && l->fsdp_pp_unsharded && deg(l->pp) > 1)
+  /* layout.fsdp_ga_nosync (NeMo AutoModel's deferred gradient sync, pp 1;
+   * sim/lower.c fsdp_ga_nosync): between the first backward and the last
+   * reduce_scatter every unit's gradient accumulates unsharded in fp32
+   * (MixedPrecisionPolicy reduce_dtype float32, moe/parallelizer.py apply_fsdp;
+   * FSDPParam.to_accumulated_grad_if_needed), and with layout.fsdp_ga_keep
+   * (MoEFSDPSyncMixin) every unit also stays gathered in bf16; the routed
+   * experts are FSDP units only with edp > 1 (moe28: ignored_params), else
+   * their gradients are the plain ones counted above */
+  bool ga_nosync = l->shard >= PL_SHARD_ZERO2 && l->fsdp_ga_nosync && deg(l->pp) == 1 &&
+                   l->micro_batches > 1;
+  double held = ga_nosync && ne <= 1.0 ? dense : s->params;
+  if (ga_nosync && l->shard == PL_SHARD_ZERO2)
+    s->unsharded_b = GRAD_BYTES * held;
+  else if (ga_nosync && l->fsdp_ga_keep)
+    s->unsharded_b = (PARAM_BYTES + GRAD_BYTES) * held - fp8_save * (double)s->layers * fp8_w;
+  else if (ga_nosync) /* zero3, resharded after each pass: zero3's two gathered units below */
+    s->unsharded_b = 2.0 * (PARAM_BYTES * unit - (unit > edge ? fp8_save * fp8_w : 0.0)) +
+                     GRAD_BYTES * held;
+  else if (l->shard >= PL_SHARD_ZERO2 && l->fsdp_pp_unsharded && deg(l->pp) > 1)
     /* FSDP with pipelining as torchtitan runs it (layout.fsdp_pp_unsharded;
      * src/sim/lower.c fsdp_pp_flush): the whole stage's parameters stay
      * gathered in bf16 for the step, and its gradients accumulate unsharded

@@ -258,6 +258,24 @@ static bool fsdp_pp(const struct lower *lw) {
   return fsdp(lw->l) && lw->l->fsdp_pp_unsharded && lw->pp > 1;
 }
 
+/* FSDP without pipelining as NeMo AutoModel runs gradient accumulation
+ * (layout.fsdp_ga_nosync, pp 1): recipes/llm/train_ft.py _forward_backward_step
+ * calls components/distributed/utils.py get_sync_ctx(model, idx == num_batches
+ * - 1), which runs set_requires_gradient_sync(is_last) on a root FSDPModule
+ * (recurse: every unit), so every backward but the step's last skips its
+ * reduce_scatter (FSDP2 post_backward keeps the gradient unsharded). With
+ * layout.fsdp_ga_keep (MoEFSDPSyncMixin, components/moe/fsdp_mixin.py
+ * 2c236e081+: prepare_for_grad_accumulation also sets
+ * set_reshard_after_backward(False) before the first micro-batch,
+ * prepare_for_final_backward resets both before the last) the unit also stays
+ * gathered, so the next forward gathers nothing; zero3 still frees after each
+ * forward (reshard_after_forward) and gathers again in the backward. The last
+ * backward reduce_scatters every unit as FSDP does by default, overlapped with
+ * the backward, and reshards. */
+static bool fsdp_ga_nosync(const struct lower *lw) {
+  return fsdp(lw->l) && lw->l->fsdp_ga_nosync && lw->pp == 1;
+}
+
 static void fsdp_pp_flush(struct lower *lw, const struct unit *base) {
   const struct sim_seg *sg = lw->st->seg;
   int32_t after = lw->last_comp;
@@ -396,7 +414,11 @@ static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
   bool sharded = fsdp(l) && lw->st->seg[SIM_SEG_LAYER].ag >= 0;
   bool ag = sharded && !lw->unsharded[sl.chunk];
   bool keep = sharded && fsdp_pp(lw);
-  bool rs = sharded && sl.pass == PL_PASS_BWD && !keep;
+  /* layout.fsdp_ga_nosync: a backward before the step's last one keeps its
+   * gradients and its gathered parameters (fsdp_ga_nosync) */
+  bool ga_last = sl.pass == PL_PASS_BWD && last_bwd_of(lw, index, sl);
+  bool nosync = sharded && fsdp_ga_nosync(lw) && sl.pass == PL_PASS_BWD && !ga_last;
+  bool rs = sharded && sl.pass == PL_PASS_BWD && !keep && !nosync;
   bool sync = !fsdp(l) && !l->grad_reduce_after_backward && lw->bucket_coll >= 0 &&
               last_bwd_of(lw, index, sl) && !aligned(lw);
   bool flush = keep && last_bwd_of(lw, index, sl);
@@ -427,7 +449,10 @@ static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
         fmax(head->in_layer_s[PL_PASS_BWD], head_bwd_s - head->defer_wgrad_s);
     lw->deferred++;
   }
-  if ((ag || rs) && !sync && lw->tpl_on)
+  /* templates key on the gather only: fsdp_ga_nosync's last backward is the
+   * only one that reduce_scatters, so it is never a copy of another */
+  bool tpl = lw->tpl_on && !(fsdp_ga_nosync(lw) && rs);
+  if ((ag || rs) && !sync && tpl)
     emit_fsdp_pass(lw, &base, ag, rs);
   else if (ag || rs || sync)
     emit_segments(lw, &base, ag, rs, sync);
@@ -441,7 +466,8 @@ static void emit_pass(struct lower *lw, int32_t index, struct sim_slot sl) {
   if (flush)
     fsdp_pp_flush(lw, &base);
   if (sharded)
-    lw->unsharded[sl.chunk] = keep || (sl.pass == PL_PASS_FWD && l->shard == PL_SHARD_ZERO2);
+    lw->unsharded[sl.chunk] = keep || (nosync && l->fsdp_ga_keep) ||
+                              (sl.pass == PL_PASS_FWD && l->shard == PL_SHARD_ZERO2);
   /* the flush's post_backward reshards (set_reshard_after_backward(True)):
    * the next schedule's first forward gathers the chunk again */
   if (flush)
@@ -729,6 +755,10 @@ enum pl_status sim_lower(struct sim_step *st, struct pl_diag *diag) {
                        "to simulate (limit %lld tasks)",
                        (long long)lw.pp, (long long)lw.m, (long long)lw.vp,
                        (long long)LOWER_MAX_TASKS);
+  /* layout.fsdp_ga_nosync: the micro-batches differ (the first gathers, the
+   * last reduce_scatters): no steady period to repeat, simulate every pass */
+  if (fsdp_ga_nosync(&lw))
+    st->compress = false;
   if (st->compress && fsdp_comm_bound(&lw)) {
     /* pp > 1: each stage repeats with its own period, 1F1B only */
     if (lw.pp > 1 && (lw.l->schedule != PL_SCHEDULE_1F1B || lw.vp != 1))

@@ -189,6 +189,16 @@ check "GPT-OSS: Megatron-Core's eager clamp by default" grep -Eq '^ +layer +expe
 expect_ok predict --model gpt-oss-20b --gpu h100 --gpus 8 --ep 8 --mbs 1 --gbs 8 --recompute full --moe-act-compiled on --ops
 check "GPT-OSS compiled activation: no clamp op" sh -c "! grep -Eq '^ +layer +expert_clamp ' '$TMP/out'"
 expect_fail 1 "^plateau: --moe-act-compiled: unknown value '1' \(expected off\|on\)" -- $q30 --moe-act-compiled 1
+# AutoModel's eager fc1 expert bias (--moe-fc1-bias-eager): GPT-OSS gets an expert_fc1_bias op;
+# a model without expert biases (Qwen3) none; bad value fails
+expect_ok predict --model gpt-oss-20b --gpu h100 --gpus 8 --ep 8 --mbs 1 --gbs 8 --recompute full --ops
+check "GPT-OSS: no eager fc1 bias by default" sh -c "! grep -Eq '^ +layer +expert_fc1_bias ' '$TMP/out'"
+expect_ok predict --model gpt-oss-20b --gpu h100 --gpus 8 --ep 8 --mbs 1 --gbs 8 --recompute full --moe-fc1-bias-eager on --ops
+check "GPT-OSS eager fc1 bias: the op" grep -Eq '^ +layer +expert_fc1_bias ' "$TMP/out"
+expect_ok predict --model qwen3-30b-a3b --gpu h100 --gpus 8 --ep 8 --mbs 1 --gbs 8 --moe-fc1-bias-eager on --ops
+check "Qwen3: the ops table lists expert_fc1" grep -Eq '^ +layer +expert_fc1 ' "$TMP/out"
+check "Qwen3 (no expert biases): no fc1 bias op" sh -c "! grep -Eq '^ +layer +expert_fc1_bias ' '$TMP/out'"
+expect_fail 1 "^plateau: --moe-fc1-bias-eager: unknown value 'y' \(expected off\|on\)" -- $q30 --moe-fc1-bias-eager y
 # HybridEP's SMs (--hybridep-sms, Megatron-Core moe_hybridep_num_sms; Megatron-Bridge's perf
 # scripts set 32, the nemo preset): on GB200 NVL72 at ep 16 the 32-SM rates of HybridEP's
 # README (523.48 / 521.55 GB/s) replace the 16-SM ones (472.84 / 474.48): each call priced at

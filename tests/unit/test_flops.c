@@ -537,6 +537,32 @@ static void test_gpt_oss_experts(void) {
       CHECK(!act->host_sync);
     }
   }
+  /* layout.moe_fc1_bias_eager (NeMo AutoModel's GroupedExpertsDeepEP._apply_bias on fc1's
+   * output, no probabilities): over fc1's 2 x 2880 columns, 2 x elems elements: t + b
+   * 2 + 2 B and the cat 2 + 2 B forward (8 B), b's sums 2 B and the split's cat 2 + 2 B
+   * backward (6 B); t + b on the non-vectorized path (a broadcast b): 1 element, 4 B
+   * forward; 128 adds and the cat forward, 128 sums, the bias stack and the cat backward;
+   * right after expert_fc1; off by default; fc2's bias unchanged */
+  {
+    CHECK(find(ops, n, "expert_fc1_bias") == NULL);
+    struct pl_layout le = l;
+    le.moe_fc1_bias_eager = true;
+    int ne = pl_layer_ops(&m, &le, ops);
+    const struct pl_op *b1 = find(ops, ne, "expert_fc1_bias");
+    CHECK(b1 != NULL);
+    if (b1 != NULL) {
+      CHECK_NEAR_REL(b1->fwd_bytes, 8.0 * 2.0 * elems, 1e-12);
+      CHECK_NEAR_REL(b1->bwd_bytes, 6.0 * 2.0 * elems, 1e-12);
+      CHECK_NEAR_REL(b1->fwd_strided_elems, 2.0 * elems, 1e-12);
+      CHECK_NEAR_REL(b1->fwd_strided_bytes, 4.0 * 2.0 * elems, 1e-12);
+      CHECK_NEAR_REL(b1->bwd_strided_elems, 0.0, 0);
+      CHECK_EQ_INT(b1->fwd_kernels, 129);
+      CHECK_EQ_INT(b1->bwd_kernels, 130);
+      CHECK(b1 - 1 == find(ops, ne, "expert_fc1"));
+      CHECK(b1->kind == PL_OP_MEMORY);
+      CHECK_NEAR_REL(find(ops, ne, "expert_bias")->fwd_bytes, 12.0 * elems, 1e-12);
+    }
+  }
   n = pl_layer_ops(&m, &l, ops);
   l.recompute = PL_RECOMPUTE_SELECTIVE;
   l.recompute_modules = PL_RCM_MOE_ACT;

@@ -489,6 +489,68 @@ static void test_fsdp_pp_unsharded(void) {
   CHECK_NEAR_REL(first.unsharded_bytes, 8.0 * 262148096.0, 1e-15);
 }
 
+/* layout.fsdp_ga_nosync + fsdp_ga_keep (NeMo AutoModel's MoEFSDPSyncMixin,
+ * pp 1): from the first backward to the last reduce_scatter every unit stays
+ * gathered in bf16 (2 B) with its gradient accumulated unsharded in fp32
+ * (4 B); without keep (get_sync_ctx alone) only the gradients: zero3 4 B x
+ * 6,738,415,616 + its two gathered units 2 x 2 B x 262,148,096 =
+ * 26,953,662,464 + 1,048,592,384 = 28,002,254,848 B. Llama-2 7B
+ * (test_fsdp_pp_unsharded): 32 x 202,383,360 + 131,072,000 (embedding) +
+ * 4096 (final norm) + 131,072,000 (head) = 6,738,415,616 parameters on the
+ * one stage. 8 GPUs, dp 8, mbs 1, gbs 64: 8 micro-batches.
+ *   zero3: 6 B x 6,738,415,616 = 40,430,493,696 B (was 8 B x the largest
+ *          unit, 262,148,096: 2,097,184,768 B);
+ *   zero2: the parameters are whole already (params_bytes): 4 B x
+ *          6,738,415,616 = 26,953,662,464 B (was 4 B x 262,148,096);
+ *   gbs 8 (one micro-batch, nothing to accumulate): unchanged. */
+static void test_fsdp_ga_nosync(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_gpu g = gpu80();
+  struct pl_memory mem;
+  struct pl_layout l = layout(&m, (struct spec){.gpus = 8, .gbs = 64, .mbs = 1, .shard = PL_SHARD_ZERO3});
+  pl_memory_stage(&m, &l, &g, 0, &mem);
+  CHECK_NEAR_REL(mem.unsharded_bytes, 8.0 * 262148096.0, 1e-15);
+  l.fsdp_ga_nosync = true;
+  pl_memory_stage(&m, &l, &g, 0, &mem);
+  CHECK_NEAR_REL(mem.stage_params, 6738415616.0, 1e-15);
+  CHECK_NEAR_REL(mem.unsharded_bytes, 28002254848.0, 1e-15);
+  l.fsdp_ga_keep = true;
+  pl_memory_stage(&m, &l, &g, 0, &mem);
+  CHECK_NEAR_REL(mem.unsharded_bytes, 40430493696.0, 1e-15);
+  l = layout(&m, (struct spec){.gpus = 8, .gbs = 64, .mbs = 1, .shard = PL_SHARD_ZERO2});
+  l.fsdp_ga_nosync = true;
+  pl_memory_stage(&m, &l, &g, 0, &mem);
+  CHECK_NEAR_REL(mem.unsharded_bytes, 26953662464.0, 1e-15);
+  l = layout(&m, (struct spec){.gpus = 8, .gbs = 8, .mbs = 1, .shard = PL_SHARD_ZERO3});
+  l.fsdp_ga_nosync = l.fsdp_ga_keep = true;
+  pl_memory_stage(&m, &l, &g, 0, &mem);
+  CHECK_NEAR_REL(mem.unsharded_bytes, 8.0 * 262148096.0, 1e-15);
+}
+
+/* FSDP2 with bf16 parameters and no fp32 master (layout.adam_no_master, NeMo
+ * AutoModel's MoE rows): foreach_reduce casts the reduce_scatter output back
+ * to the parameter's dtype, so the sharded gradients are 2 B. Llama-2 7B,
+ * zero3 over 8: 2 B x 6,738,415,616 / 8 = 1,684,603,904 B (4 B: 3,369,207,808
+ * B, test_megatron_fsdp_grads' fsdp2 figure); zero2 the same; zero1 (not
+ * FSDP2 units, gradients whole) keeps 4 B x 6,738,415,616 = 26,953,662,464 B. */
+static void test_fsdp2_bf16_grads(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_gpu g = gpu80();
+  struct pl_memory mem;
+  enum pl_shard sh[3] = {PL_SHARD_ZERO3, PL_SHARD_ZERO2, PL_SHARD_ZERO1};
+  double was[3] = {3369207808.0, 3369207808.0, 26953662464.0};
+  double want[3] = {1684603904.0, 1684603904.0, 26953662464.0};
+  for (int i = 0; i < 3; i++) {
+    struct pl_layout l = layout(&m, (struct spec){.gpus = 8, .gbs = 8, .mbs = 1, .shard = sh[i]});
+    pl_memory_stage(&m, &l, &g, 0, &mem);
+    CHECK_NEAR_REL(mem.grads_bytes, was[i], 1e-15);
+    l.adam_no_master = true;
+    l.fp32_param_shards = false;
+    pl_memory_stage(&m, &l, &g, 0, &mem);
+    CHECK_NEAR_REL(mem.grads_bytes, want[i], 1e-15);
+  }
+}
+
 /* zero2 with fsdp_pp_unsharded (FSDP without resharding after forward, as
  * the Llama 3 Herd loader describes Meta's): zero2 keeps the parameters
  * whole, so params_bytes already holds stage 0's bf16 parameters, 2 B x
@@ -1119,6 +1181,8 @@ static void test_torch_fsdp_states(void) {
 }
 
 int main(void) {
+  test_fsdp_ga_nosync();
+  test_fsdp2_bf16_grads();
   test_korthikanti_table2();
   test_account_embed_loss();
   test_gqa_swiglu();

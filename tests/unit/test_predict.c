@@ -1732,8 +1732,76 @@ static void test_pp_schedules(void) {
   }
 }
 
+/* layout.fsdp_ga_nosync / fsdp_ga_keep (--fsdp-ga-nosync on|keep; NeMo
+ * AutoModel's get_sync_ctx and MoEFSDPSyncMixin, pp 1): every backward but the
+ * step's last skips its reduce_scatter; with keep it also leaves its unit
+ * gathered. even_json on 2 GPUs, dp 2, mbs 1, gbs 8: m = 4 micro-batches, U
+ * FSDP units. By hand:
+ *   zero2 off: each forward gathers (the backward frees), each backward
+ *     reduce_scatters: 4U gathers, 4U reduce_scatters;
+ *   zero2 on: the gathers as off (4U), only the last backward reduce_scatters: U;
+ *   zero2 keep: the first forward gathers, nothing frees until the last
+ *     backward, which reduce_scatters: U and U (a quarter of each);
+ *   zero3 off: forward and backward each gather: 8U, and 4U reduce_scatters;
+ *   zero3 on: 8U gathers, U reduce_scatters;
+ *   zero3 keep: the first forward gathers, each of the 4 backwards gathers again
+ *     (the forward freed), a forward after a kept backward gathers nothing:
+ *     U + 4U = 5U, and U reduce_scatters;
+ * so reduce_scatters / 4 in all four; gathers unchanged with on, / 4 (zero2)
+ * and x 5/8 (zero3) with keep. Less communication, no slower step. Refused:
+ * ddp/zero1 (no units), pp 2. */
+static void test_fsdp_ga_nosync(void) {
+  enum pl_shard sh[2] = {PL_SHARD_ZERO2, PL_SHARD_ZERO3};
+  for (int z = 0; z < 2; z++) {
+    int64_t ag[3] = {0, 0, 0}, rs[3] = {0, 0, 0};
+    double t[3] = {0, 0, 0};
+    for (int on = 0; on < 3; on++) {
+      base(even_json, NULL, 2);
+      run.layout.mbs = 1;
+      run.layout.gbs = 8;
+      run.layout.batch_per_gpu = 0;
+      run.layout.shard = sh[z];
+      run.layout.shard_set = true;
+      run.layout.fsdp_ga_nosync = on >= 1;
+      run.layout.fsdp_ga_keep = on == 2;
+      predict();
+      check_sums();
+      const struct pl_coll_summary *a = group_coll("dp", "all_gather", 1);
+      const struct pl_coll_summary *r = group_coll("dp", "reduce_scatter", 1);
+      CHECK(a != NULL && r != NULL);
+      ag[on] = a != NULL ? a->count : 0;
+      rs[on] = r != NULL ? r->count : 0;
+      t[on] = pred.step.step_time_s;
+    }
+    CHECK(ag[2] > 0 && rs[2] > 0);
+    CHECK_EQ_INT(rs[0], 4 * rs[1]);
+    CHECK_EQ_INT(rs[0], 4 * rs[2]);
+    CHECK_EQ_INT(ag[1], ag[0]);
+    if (z == 0)
+      CHECK_EQ_INT(ag[0], 4 * ag[2]);
+    else
+      CHECK_EQ_INT(5 * ag[0], 8 * ag[2]);
+    CHECK(t[1] <= t[0] && t[2] <= t[1]);
+  }
+  struct pl_diag d;
+  for (int i = 0; i < 2; i++) {
+    base(even_json, NULL, 2);
+    run.layout.mbs = 1;
+    run.layout.gbs = 8;
+    run.layout.batch_per_gpu = 0;
+    run.layout.shard = i == 0 ? PL_SHARD_ZERO1 : PL_SHARD_ZERO3;
+    run.layout.shard_set = true;
+    run.layout.pp = i == 0 ? 1 : 2;
+    run.layout.fsdp_ga_nosync = true;
+    pl_diag_clear(&d);
+    CHECK(pl_predict(&run, &pred, &d) == PL_ERR_LAYOUT);
+    CHECK(strstr(d.msg, "--fsdp-ga-nosync") != NULL);
+  }
+}
+
 int main(void) {
   test_out_of_memory();
+  test_fsdp_ga_nosync();
   test_fsdp_expert_units();
   test_lora_fsdp_units();
   test_pp_schedules();

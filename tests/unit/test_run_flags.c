@@ -294,8 +294,8 @@ static void test_layout_flags(void) {
   for (; pl_layout_flag_name(n) != NULL; n++)
     for (size_t k = 0; k < n; k++)
       CHECK(strcmp(pl_layout_flag_name(k), pl_layout_flag_name(n)) != 0);
-  CHECK_EQ_INT((int64_t)n, 45); /* 24 counts (bf16-last-blocks, lora-rank, packed-sample-len, cp-a2a-size, pp-schedules the last) + 21 words
-                                   (bf16-modules, moe-fake-gate, moe-act-compiled, task, lora-targets, defer-embedding-wgrad, cp-comm-type the last) */
+  CHECK_EQ_INT((int64_t)n, 47); /* 24 counts (bf16-last-blocks, lora-rank, packed-sample-len, cp-a2a-size, pp-schedules the last) + 23 words
+                                   (bf16-modules, moe-fake-gate, moe-act-compiled, moe-fc1-bias-eager, fsdp-ga-nosync, task, lora-targets, defer-embedding-wgrad, cp-comm-type the last) */
   /* written and read back: the same text (an MoE layout with every optional flag set) */
   memset(&l, 0, sizeof l);
   split(" --gpus 64 --tp 2 --pp 4 --cp 1 --vp 2 --seq 4096 --mbs 1 --gbs 256 --shard zero1"
@@ -327,13 +327,37 @@ static void test_layout_flags(void) {
   /* NeMo AutoModel's fake gate (layout.moe_fake_gate) written after the forced balance's place
    * and read back; a dense model writes neither */
   memset(&l, 0, sizeof l);
-  split(" --gpus 8 --ep 8 --moe-dispatch deepep --moe-fake-gate on --moe-act-compiled on", &a);
+  split(" --gpus 8 --ep 8 --moe-dispatch deepep --moe-fake-gate on --moe-act-compiled on"
+        " --moe-fc1-bias-eager on", &a);
   CHECK_STATUS(pl_layout_flags_read(&l, get, &a, &d), PL_OK, dp);
-  CHECK(l.moe_fake_gate && l.moe_act_compiled);
+  CHECK(l.moe_fake_gate && l.moe_act_compiled && l.moe_fc1_bias_eager);
   pl_layout_flags_format(&l, true, one, sizeof one);
-  CHECK(strstr(one, " --moe-imbalance 0 --moe-fake-gate on --moe-act-compiled on") != NULL);
+  CHECK(strstr(one, " --moe-imbalance 0 --moe-fake-gate on --moe-act-compiled on"
+                    " --moe-fc1-bias-eager on") != NULL);
   pl_layout_flags_format(&l, false, two, sizeof two);
-  CHECK(strstr(two, "--moe-fake-gate") == NULL && strstr(two, "--moe-act-compiled") == NULL);
+  CHECK(strstr(two, "--moe-fake-gate") == NULL && strstr(two, "--moe-act-compiled") == NULL &&
+        strstr(two, "--moe-fc1-bias-eager") == NULL);
+  /* AutoModel's MoEFSDPSyncMixin (layout.fsdp_ga_nosync): read, and written for a dense
+   * layout too; off is not written; a bad value is refused */
+  memset(&l, 0, sizeof l);
+  split(" --gpus 8 --shard zero2 --fsdp-ga-nosync on", &a);
+  CHECK_STATUS(pl_layout_flags_read(&l, get, &a, &d), PL_OK, dp);
+  CHECK(l.fsdp_ga_nosync && !l.fsdp_ga_keep);
+  pl_layout_flags_format(&l, false, one, sizeof one);
+  CHECK(strstr(one, " --fsdp-ga-nosync on") != NULL);
+  memset(&l, 0, sizeof l);
+  split(" --gpus 8 --shard zero2 --fsdp-ga-nosync keep", &a);
+  CHECK_STATUS(pl_layout_flags_read(&l, get, &a, &d), PL_OK, dp);
+  CHECK(l.fsdp_ga_nosync && l.fsdp_ga_keep);
+  pl_layout_flags_format(&l, false, one, sizeof one);
+  CHECK(strstr(one, " --fsdp-ga-nosync keep") != NULL);
+  l.fsdp_ga_nosync = l.fsdp_ga_keep = false;
+  pl_layout_flags_format(&l, false, one, sizeof one);
+  CHECK(strstr(one, "--fsdp-ga-nosync") == NULL);
+  memset(&l, 0, sizeof l);
+  split(" --gpus 8 --fsdp-ga-nosync yes", &a);
+  CHECK(pl_layout_flags_read(&l, get, &a, &d) != PL_OK);
+  CHECK(strstr(d.msg, "--fsdp-ga-nosync") != NULL);
   /* the fine-tuning flags (src/model/finetune.c) written and read back */
   memset(&l, 0, sizeof l);
   split(" --gpus 8 --tp 2 --pp 1 --cp 1 --vp 1 --seq 4096 --mbs 1 --gbs 8 --task lora"
