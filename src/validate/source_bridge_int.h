@@ -49,6 +49,8 @@ bool validate_bridge_gpt_oss_dispatch(const struct validate_in *in, struct pl_la
                                       struct pl_vrow *row);
 void validate_bridge_release_dispatch(const struct validate_in *in, struct pl_layout *l,
                                       struct pl_vrow *row);
+bool validate_bridge_tokendrop_2509(const struct validate_in *in, struct pl_layout *l,
+                                    struct pl_vrow *row);
 void validate_bridge_router_fusion(const struct validate_in *in, struct pl_layout *l,
                                    struct pl_vrow *row);
 void validate_bridge_hybridep_sms(const struct validate_in *in, struct pl_layout *l,
@@ -61,6 +63,8 @@ void validate_bridge_fused_mlp(const struct validate_in *in, struct pl_layout *l
 bool validate_bridge_qwen3_layout(const struct validate_in *in, const struct pl_layout *l,
                                   struct pl_vrow *row);
 /* source_bridge_precision.c */
+bool validate_bridge_precision_2509(const struct validate_in *in, struct pl_layout *l,
+                                    struct pl_vrow *row);
 void validate_bridge_fp8_recipe(const struct validate_in *in, struct pl_layout *l,
                                 struct pl_vrow *row);
 void validate_bridge_fp8_params(const struct validate_in *in, struct pl_layout *l,

@@ -388,3 +388,36 @@ void validate_bridge_fused_mlp(const struct validate_in *in, struct pl_layout *l
     }
   }
 }
+
+/* The 25.09 section's token-drop rows (the model cell says "(tokendrop)"):
+ * Megatron-Bridge v0.1.0rc4 (r0.1.0, the 25.09 release; the page's commit
+ * fa0315ae2 the same) scripts/performance/run_script.py builds every Qwen3
+ * run, and DeepSeek-V3 on B200/GB200 (use_tokendrop for gpu b200, gb200,
+ * which also sets enable_deepep False), with
+ * recipe.model = apply_moe_token_drop(recipe.model)
+ * (src/megatron/bridge/training/utils/moe_token_drop.py: capacity factor 1.0,
+ * moe_pad_expert_input_to_capacity True, asserting the alltoall dispatcher).
+ * The providers keep moe_token_dispatcher_type "alltoall"
+ * (models/qwen/qwen_provider.py, models/deepseek/deepseek_provider.py) and no
+ * 25.09 performance yaml names another, so these rows run alltoall, not the
+ * hybridep of the later GB200/GB300 configs. The router is not force-balanced
+ * (run_script.py sets moe_router_force_load_balancing only for DeepSeek-V3
+ * with DeepEP, on H100; the section's footnote force-balances only the
+ * "token-dropless" benchmarks): every expert computes its padded capacity, the
+ * mean, so the imbalance is 1 without RandomSTE's random logits. Returns
+ * whether the row is one (the caller then skips validate_mcore_balance). */
+bool validate_bridge_tokendrop_2509(const struct validate_in *in, struct pl_layout *l,
+                                    struct pl_vrow *row) {
+  char sec[32];
+  bridge_section(in, sec, sizeof sec);
+  if (strcmp(sec, "25.09") != 0 || strstr(cell(in, "model"), "(tokendrop)") == NULL)
+    return false;
+  l->dispatch = PL_MOE_ALLTOALL;
+  l->moe_imbalance = 1.0;
+  l->moe_pad_capacity = true;
+  l->moe_force_balance = false;
+  validate_note(row, "25.09 token drop: alltoall dispatcher, capacity factor 1.0 padded to "
+                     "capacity, imbalance 1 without forced balance (v0.1.0rc4 run_script.py "
+                     "apply_moe_token_drop)");
+  return true;
+}

@@ -2,6 +2,7 @@
  * release (part of source_bridge.c's reading, which calls them): the FP8
  * recipe of plain "FP8" rows, FP8 parameters of Megatron FSDP rows, MXFP8
  * attention and the NVFP4 RHT cast of the release's Transformer Engine. */
+#include <stdlib.h>
 #include <string.h>
 
 #include <plateau/framework.h>
@@ -146,4 +147,104 @@ void validate_bridge_nvfp4_rht(const struct validate_in *in, struct pl_layout *l
     return;
   l->nvfp4_rht_unfused = true;
   validate_note(row, "NVFP4 RHT cast in two passes (the release's Transformer Engine 2.9/2.12)");
+}
+
+/* The precision of the 25.09 section's rows, which print none (the tables
+ * have no precision column; docs/performance-summary-archive.md @ 067f987df0,
+ * first published at fa0315ae2, "update 25.09 performance summary"), where the
+ * release's performance configuration ties the row to exactly one recipe.
+ * The section's footnote: "The numbers in parentheses indicate the use of
+ * different quantization granularities: In case of GB200 and B200 systems,
+ * 32x32 for both weights and activations" -- so a parenthesised figure is block
+ * scaled, and the only block-scaled recipe the 25.09 scripts offer on
+ * GB200/B200 is fp8_mx (scripts/performance/argument_parser.py --fp8_recipe
+ * ds, cs, mx, ss; ss is H100's 128x128 subchannel; utils/helpers.py
+ * get_precision_config: mx -> bf16_with_mxfp8_mixed). Each row's layout was
+ * checked against scripts/performance/configs/<model>/<model>_llm_pretrain.yaml
+ * perf_matrix (utils/helpers.py apply_perf_matrix_overrides: the precision's
+ * entry merged over "common") at the page's commit fa0315ae2 (= v0.1.0rc3's
+ * configs) and at v0.1.0rc4 (r0.1.0, the release the other 25.09 rules read);
+ * a row is listed when one of them has it as its fp8_mx entry:
+ *  - LLAMA3_8B GB200, B200 (num_gpus_8: tp 1 pp 1 mbs 2 for every precision);
+ *  - LLAMA3_70B GB200 (num_gpus_64 fp8_mx: tp 2 pp 4 vp 5, no FSDP, mbs 1). The
+ *    table's MBS cell (2, not parenthesised) belongs to the FSDP layout; the
+ *    parenthesised GA (16) = GBS 128 / (mbs x dp 8) gives mbs 1, as the config;
+ *  - LLAMA3.1_405B GB200, B200 (num_gpus_128 fp8_mx: tp 4 pp 8 cp 2 vp 8);
+ *  - Qwen3_30B GB200 (num_gpus_8: tp 1 pp 1 ep 8 mbs 4, both commits);
+ *  - Qwen3_235B GB200 (fa0315ae2 num_gpus_64: tp 2 pp 1 ep 64; v0.1.0rc4 moved
+ *    to tp 1 pp 8 ep 8), Qwen3_235B B200 (v0.1.0rc4: tp 1 pp 8 vp 2 ep 8;
+ *    fa0315ae2 had vp 12);
+ *  - DeepSeekV3 B200 (v0.1.0rc4 num_gpus_256: tp 1 pp 16 ep 8; fa0315ae2 tp 2).
+ * And two unparenthesised figures whose layout only the fp8_cs entry has
+ * (fp8_cs -> bf16_with_fp8_current_scaling_mixed, fp8_recipe "tensorwise",
+ * fp8_param_gather True in v0.1.0rc4 training/mixed_precision.py; the scripts
+ * turn off first_last_layers_bf16):
+ *  - LLAMA3_70B GB200 num_gpus_64 fp8_cs: mbs 2, tp 1 pp 1, use_megatron_fsdp,
+ *    cpu_offloading_num_layers 40 (bf16 and fp8_ds mbs 1, fp8_mx tp 2 pp 4;
+ *    the same at both commits);
+ *  - Qwen3_30B H100 num_gpus_16 at fa0315ae2: tp 1 pp 2 vp 24 ep 8 with fp8_cs
+ *    mbs 2 (bf16 mbs 1, no other FP8 entry; v0.1.0rc4 has vp 12). Its two rows
+ *    (the model cell's "(tokendrop)" read as an alternative) are the same figure.
+ * Left unread: the other unparenthesised figures, whose layout is that of
+ * fp8_ds and fp8_cs alike (Llama; the ds/cs choice is not stated) or of
+ * fp8_cs alone among the listed entries but runnable as ds through "common"
+ * (DeepSeek-V3, Qwen3); DeepSeek-V3 GB200's parenthesised pp 8 vp 2 (no
+ * config); H100's parenthesised 128x128 figure (fp8_ss: no plateau precision).
+ * Returns whether the row's precision was set here. */
+bool validate_bridge_precision_2509(const struct validate_in *in, struct pl_layout *l,
+                                    struct pl_vrow *row) {
+  static const struct {
+    const char *model, *gpu; /* model: a prefix; gpu: after "DGX-" */
+    bool paren;              /* the figure is the parenthesised alternative */
+    int64_t tp, pp, vp, cp, ep, mbs;
+    int dtype;        /* enum pl_dtype */
+    int64_t set_mbs;  /* 0: keep the row's */
+  } cfg[] = {
+      {"LLAMA3_8B", "GB200", true, 1, 1, 1, 1, 1, 2, PL_DTYPE_MXFP8, 0},
+      {"LLAMA3_70B", "GB200", false, 1, 1, 1, 1, 1, 2, PL_DTYPE_FP8, 0},
+      {"LLAMA3_70B", "GB200", true, 2, 4, 5, 1, 1, 2, PL_DTYPE_MXFP8, 1},
+      {"LLAMA3.1_405B", "GB200", true, 4, 8, 8, 2, 1, 1, PL_DTYPE_MXFP8, 0},
+      {"Qwen3_30B", "GB200", true, 1, 1, 1, 1, 8, 4, PL_DTYPE_MXFP8, 0},
+      {"Qwen3_235B", "GB200", true, 2, 1, 1, 1, 64, 1, PL_DTYPE_MXFP8, 0},
+      {"LLAMA3_8B", "B200", true, 1, 1, 1, 1, 1, 2, PL_DTYPE_MXFP8, 0},
+      {"LLAMA3.1_405B", "B200", true, 4, 8, 8, 2, 1, 1, PL_DTYPE_MXFP8, 0},
+      {"DeepSeekV3", "B200", true, 1, 16, 1, 1, 8, 1, PL_DTYPE_MXFP8, 0},
+      {"Qwen3_235B", "B200", true, 1, 8, 2, 1, 8, 1, PL_DTYPE_MXFP8, 0},
+      {"Qwen3_30B", "H100", false, 1, 2, 24, 1, 8, 2, PL_DTYPE_FP8, 0},
+  };
+  if (cell(in, "precision")[0] != '\0')
+    return false;
+  /* the figure's own cell is parenthesised: the notes name it among the cells whose
+   * parenthesised alternative this row takes */
+  const char *notes = cell(in, "notes");
+  const char *alt = strstr(notes, "values taken from the parenthesised alternative");
+  bool paren = false;
+  if (alt != NULL) {
+    const char *tok = strstr(alt, "Tokens / sec / GPU");
+    const char *end = strchr(alt, ';');
+    paren = tok != NULL && (end == NULL || tok < end);
+  }
+  int64_t ep = strtoll(cell(in, "ep"), NULL, 10);
+  int64_t vp = l->vp > 1 ? l->vp : 1, cp = l->cp > 1 ? l->cp : 1;
+  for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
+    if (!bridge_names_are(in, "25.09", cfg[i].model, cfg[i].gpu) || cfg[i].paren != paren ||
+        cfg[i].tp != l->tp || cfg[i].pp != l->pp || cfg[i].vp != vp || cfg[i].cp != cp ||
+        cfg[i].ep != (ep > 1 ? ep : 1) || cfg[i].mbs != l->mbs)
+      continue;
+    l->dtype = (enum pl_dtype)cfg[i].dtype;
+    if (l->dtype == PL_DTYPE_FP8)
+      l->fp8_recipe = PL_FP8_RECIPE_CURRENT;
+    validate_note(row, "%s (not stated: the 25.09 performance config's only recipe with this "
+                       "layout%s, Megatron-Bridge v0.1.0rc4 / fa0315ae2 perf_matrix)",
+                  l->dtype == PL_DTYPE_MXFP8 ? "MXFP8" : "FP8 current scaling",
+                  paren ? " and a parenthesised, block-scaled figure" : "");
+    if (cfg[i].set_mbs > 0) {
+      l->mbs = cfg[i].set_mbs;
+      validate_note(row, "mbs %lld (the fp8_mx config; the row's GA 16 = 128 / (mbs x dp 8)), "
+                         "not the table's unparenthesised 2",
+                    (long long)l->mbs);
+    }
+    return true;
+  }
+  return false;
 }

@@ -28,6 +28,10 @@
  *    (26.06, 26.06.01: GB300_FP8_MX_V2 [], GB200_FP8_MX_V2 and B300_V2
  *    ["mla_up_proj"]); HEAD 067f987df0 perf_recipes/deepseek/{gb300,gb200}/
  *    deepseek_v3.py fp8mx (26.08: [] and ["mla_up_proj"]);
+ *    25.09 (v0.1.0rc4 = r0.1.0 scripts/performance/run_script.py: gpu b200
+ *    recompute_modules ["mla_up_proj"], gb200 with token drop the same; the
+ *    25.09 yaml configs/deepseek/deepseek_v3_llm_pretrain.yaml sets
+ *    recompute_granularity "selective");
  *  - GPT-OSS 120B: gpt_oss workload configs v0.2.2-v0.5.0 and HEAD
  *    perf_recipes/gpt_oss/{gb200,b200,h100}/gpt_oss.py: GB200, B200 and H100
  *    ["layernorm", "moe_act"] (GB300, B300 none), except GB200_FP8_MX_V2
@@ -65,7 +69,7 @@ void validate_bridge_recompute(const struct validate_in *in, struct pl_layout *l
       {"26.04.01", "DeepSeekV3", "B200", PL_DTYPE_MXFP8, PL_RCM_MLA_UP_PROJ | PL_RCM_MLP},
       {"26.04 26.04.01 26.02 26.02.01", "DeepSeekV3", "GB300 GB200 B300 B200", PL_DTYPE_MXFP8,
        PL_RCM_MLA_UP_PROJ},
-      {"25.11", "DeepSeekV3", "GB200 B200", -1, PL_RCM_MLA_UP_PROJ},
+      {"25.11 25.09", "DeepSeekV3", "GB200 B200", -1, PL_RCM_MLA_UP_PROJ},
       {"26.08 26.06.01 26.06 26.04.01 26.04 26.02.01", "Kimi_K2", "GB300", -1,
        PL_RCM_MLA_UP_PROJ},
       {"26.08 26.06 26.06.01", "GPT OSS 120B", "GB200", PL_DTYPE_MXFP8, 0},
@@ -220,8 +224,12 @@ void validate_bridge_graph_scope(const struct validate_in *in, struct pl_layout 
  * llama3_workload_base_configs.py LLAMA3_70B_PRETRAIN_CONFIG_{GB300,GB200}_
  * FP8_CS_V1/V2): micro_batch_size 2, use_megatron_fsdp True,
  * cpu_offloading_num_layers 20 on GB300 and 40 on GB200, tp 1 pp 1 as the
- * rows. utils/overrides.py _set_recompute_overrides (v0.2.x utils/helpers.py
- * set_recompute_overrides) turns that into model.cpu_offloading True,
+ * rows; 25.09 (GB200 only): v0.1.0rc4 (and the page's commit fa0315ae2)
+ * scripts/performance/configs/llama3/llama3_70b_llm_pretrain.yaml perf_matrix
+ * gb200 num_gpus_64 fp8_cs, the same mbs 2 / tp 1 pp 1 / Megatron FSDP /
+ * cpu_offloading_num_layers 40. utils/overrides.py _set_recompute_overrides
+ * (v0.1.0rc4 and v0.2.x utils/helpers.py set_recompute_overrides) turns that
+ * into model.cpu_offloading True,
  * cpu_offloading_weights False, cpu_offloading_num_layers N. The same
  * releases configure no FP8 Megatron-FSDP layout on other GPUs, and
  * their MXFP8/NVFP4 GB300 layouts are pp 4 vp 5 with micro_batch_size 1 (the
@@ -243,7 +251,7 @@ bool validate_bridge_offload(const struct validate_in *in, struct pl_layout *l,
                               "its GBS (mbs x dp x GA = 128 != 512)",
                          (long long)l->mbs);
   if (strncmp(cell(in, "model"), "LLAMA3_70B", 10) != 0 ||
-      !validate_word_in("25.11 26.02 26.02.01 26.04 26.04.01", sec))
+      !validate_word_in("25.09 25.11 26.02 26.02.01 26.04 26.04.01", sec))
     return true;
   bool gb300 = strcmp(gpu, "DGX-GB300") == 0, gb200 = strcmp(gpu, "DGX-GB200") == 0;
   if (gb300 && strcmp(sec, "26.02.01") == 0 &&
