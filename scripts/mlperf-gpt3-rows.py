@@ -45,11 +45,23 @@ if not IMAGE_COLS:
     ngpu = int(sysj["number_of_nodes"]) * int(sysj["accelerators_per_node"])
 def cta_caps(cfg, e):
     """'tp=8 cp=1 dp=8 dp_cp=8 pp=2': max_ctas per group of the yaml NCCL_CFG_PATH names
-    (conf/nccl/custom_communicator_cta.yaml beside the config); empty where unset or absent"""
-    y = cfg.rsplit("/", 1)[0] + "/conf/nccl/custom_communicator_cta.yaml"
-    if not e.get("NCCL_CFG_PATH") or y not in FILES:
+    (conf/nccl/custom_communicator_cta.yaml beside the config); empty where unset. A config
+    folder without the implementation (Oracle v4.1: config_*.sh only, no conf/, whose
+    config_common.sh exports NCCL_CFG_PATH=/workspace/llm/conf/nccl/custom_communicator_cta.yaml
+    and whose result logs print model.nccl_communicator_config_path with that path) takes
+    NVIDIA's of the round, as tp_overlap_yaml does; every copy of it must agree."""
+    d = cfg.rsplit("/", 1)[0]
+    y = d + "/conf/nccl/custom_communicator_cta.yaml"
+    if not e.get("NCCL_CFG_PATH"):
         return ""
-    return mlperf_cta.caps_of(show(y))
+    if y in FILES:
+        return mlperf_cta.caps_of(show(y))
+    if any(f.startswith(d + "/conf/") for f in FILES):
+        return ""  # the implementation is here but has no such yaml
+    impls = sorted({f.rsplit("/conf/", 1)[0] for f in FILES if f.startswith("NVIDIA/benchmarks/gpt3/implementations/") and f.endswith("/conf/nccl/custom_communicator_cta.yaml")})
+    got = {mlperf_cta.caps_of(show(i + "/conf/nccl/custom_communicator_cta.yaml")) for i in impls}
+    assert len(got) == 1, (cfg, got)
+    return got.pop()
 def vp_default(cfg):
     """conf/custom.yaml's INTERLEAVED_PIPELINE default beside the config, else NVIDIA's of the round"""
     for y in (cfg.rsplit("/", 1)[0] + "/conf/custom.yaml", "NVIDIA/benchmarks/gpt3/implementations/nemo/conf/custom.yaml"):

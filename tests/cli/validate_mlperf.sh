@@ -102,6 +102,14 @@ check "row 1 Supermicro: vp 12, 10.766 s, unfused loss, no SHARP" \
   grep -qE '^"mlperf_gpt3_others",1,2,"GPT-3 175B \(MLPerf gpt3 benchmark\), 512 x h100, tp4 pp8 dp16 vp12, mbs 2 gbs 2048, none","mlperf","h100","dgx-h100","step_time_s","step time s \(median segment, derived\) \(printed\)",10.766,10.766,.*no IB SHARP: the config.s NCCL_SHARP_GROUP_SIZE_THRESH is inert.*unfused cross-entropy' "$TMP/out"
 check "row 4 Oracle on RoCE, no SHARP" grep -qE "^\"mlperf_gpt3_others\",4,5,\"GPT-3 175B \(MLPerf gpt3 benchmark\), 1536 x h100,.*row's inter-node fabric is RoCE" "$TMP/out"
 check "row 4 keeps SHARP off" bash -c "! grep -E '^\"mlperf_gpt3_others\",4,' '$TMP/out' | grep -q 'IB SHARP'"
+# session 29 (mlpgpt29): Oracle's config_common.sh exports NCCL_CFG_PATH (its result logs print
+# model.nccl_communicator_config_path); its folder holds no conf/, so the yaml is NVIDIA's v4.1
+# implementation's (as the tp_overlap yaml): tp/dp 8, cp 1 and pp 2 raised to NCCL_MIN_NCHANNELS 4.
+# CoreWeave v3.0 and Azure v3.1 export no NCCL_CFG_PATH: uncapped
+check "rows 4 and 7 Oracle: NCCL CTAs from NCCL_CFG_PATH" bash -c "
+  grep -E '^\"mlperf_gpt3_others\",4,' '$TMP/out' | grep -q -- '--nccl-max-ctas-tp 8 --nccl-max-ctas-cp 4 --nccl-max-ctas-dp 8 --nccl-max-ctas-pp 4' &&
+  grep -E '^\"mlperf_gpt3_others\",7,' '$TMP/out' | grep -q 'NCCL CTAs tp 8 cp 4 dp 8 pp 4 (NCCL_CFG_PATH)' &&
+  grep -E '^\"mlperf_gpt3_others\",13,' '$TMP/out' | grep -q -- '--nccl-max-ctas-tp 0 '"
 # FP8 parameters of the GPT-3 rows (session 23): FP8_PARAMS=True in the v4.0 / v4.1
 # config_common.sh (column 'FP8_PARAMS (config)'), NeMo's distributed Adam gathers them in uint8
 # buckets; the v3.x configs set none. The 405B rows: the DDP fp8_param_gather their pretrain.py
