@@ -62,6 +62,14 @@ def cta_caps(cfg, e):
     got = {mlperf_cta.caps_of(show(i + "/conf/nccl/custom_communicator_cta.yaml")) for i in impls}
     assert len(got) == 1, (cfg, got)
     return got.pop()
+def mcore_caps(e):
+    """'tp=8 dp=8 pp=2': the per-group NCCL CTA caps the v3.1 image's Megatron-Core reads from the
+    environment (Dockerfile MEGATRON_REVISION=df7271285d3e29c13865515a51dbbd6e25f68f5f,
+    megatron/core/parallel_state.py: ProcessGroupNCCL.Options config.max_ctas =
+    MEGATRON_CORE_{DP,TP,P2P}_MAX_CTAS, default 32; P2P is the pipeline group); the keys the
+    config and its sourced files export, empty where none"""
+    keys = (("tp", "TP"), ("dp", "DP"), ("pp", "P2P"))
+    return " ".join("%s=%s" % (k, e["MEGATRON_CORE_%s_MAX_CTAS" % v]) for k, v in keys if "MEGATRON_CORE_%s_MAX_CTAS" % v in e)
 def vp_default(cfg):
     """conf/custom.yaml's INTERLEAVED_PIPELINE default beside the config, else NVIDIA's of the round"""
     for y in (cfg.rsplit("/", 1)[0] + "/conf/custom.yaml", "NVIDIA/benchmarks/gpt3/implementations/nemo/conf/custom.yaml"):
@@ -260,6 +268,9 @@ for r in sorted(f for f in FILES if f.startswith(f"{ORG}/results/{SYSTEM}/gpt3/r
         "NCCL_MIN_NCHANNELS (config_common.sh)": e.get("NCCL_MIN_NCHANNELS", ""),
         "NCCL_MAX_CTAS (config_common.sh)": e.get("NCCL_MAX_CTAS", ""),
         "NCCL_MIN_CTAS (config_common.sh)": e.get("NCCL_MIN_CTAS", ""),
+        # session 29 (mlpgpt29): the v3.1 configs' caps through Megatron-Core's environment
+        # (mcore_caps; src/validate/source_mlperf_ctas.c reads them where NCCL_CFG_PATH is unset)
+        "MEGATRON_CORE_*_MAX_CTAS (config_common.sh)": mcore_caps(e),
     })
 out = io.StringIO()
 w = csv.DictWriter(out, fieldnames=list(rows[0].keys()), lineterminator="\n")
