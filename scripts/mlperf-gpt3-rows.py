@@ -45,11 +45,31 @@ if not IMAGE_COLS:
     ngpu = int(sysj["number_of_nodes"]) * int(sysj["accelerators_per_node"])
 def cta_caps(cfg, e):
     """'tp=8 cp=1 dp=8 dp_cp=8 pp=2': max_ctas per group of the yaml NCCL_CFG_PATH names
-    (conf/nccl/custom_communicator_cta.yaml beside the config); empty where unset or absent"""
-    y = cfg.rsplit("/", 1)[0] + "/conf/nccl/custom_communicator_cta.yaml"
-    if not e.get("NCCL_CFG_PATH") or y not in FILES:
+    (conf/nccl/custom_communicator_cta.yaml beside the config); empty where unset. A config
+    folder without the implementation (Oracle v4.1: config_*.sh only, no conf/, whose
+    config_common.sh exports NCCL_CFG_PATH=/workspace/llm/conf/nccl/custom_communicator_cta.yaml
+    and whose result logs print model.nccl_communicator_config_path with that path) takes
+    NVIDIA's of the round, as tp_overlap_yaml does; every copy of it must agree."""
+    d = cfg.rsplit("/", 1)[0]
+    y = d + "/conf/nccl/custom_communicator_cta.yaml"
+    if not e.get("NCCL_CFG_PATH"):
         return ""
-    return mlperf_cta.caps_of(show(y))
+    if y in FILES:
+        return mlperf_cta.caps_of(show(y))
+    if any(f.startswith(d + "/conf/") for f in FILES):
+        return ""  # the implementation is here but has no such yaml
+    impls = sorted({f.rsplit("/conf/", 1)[0] for f in FILES if f.startswith("NVIDIA/benchmarks/gpt3/implementations/") and f.endswith("/conf/nccl/custom_communicator_cta.yaml")})
+    got = {mlperf_cta.caps_of(show(i + "/conf/nccl/custom_communicator_cta.yaml")) for i in impls}
+    assert len(got) == 1, (cfg, got)
+    return got.pop()
+def mcore_caps(e):
+    """'tp=8 dp=8 pp=2': the per-group NCCL CTA caps the v3.1 image's Megatron-Core reads from the
+    environment (Dockerfile MEGATRON_REVISION=df7271285d3e29c13865515a51dbbd6e25f68f5f,
+    megatron/core/parallel_state.py: ProcessGroupNCCL.Options config.max_ctas =
+    MEGATRON_CORE_{DP,TP,P2P}_MAX_CTAS, default 32; P2P is the pipeline group); the keys the
+    config and its sourced files export, empty where none"""
+    keys = (("tp", "TP"), ("dp", "DP"), ("pp", "P2P"))
+    return " ".join("%s=%s" % (k, e["MEGATRON_CORE_%s_MAX_CTAS" % v]) for k, v in keys if "MEGATRON_CORE_%s_MAX_CTAS" % v in e)
 def vp_default(cfg):
     """conf/custom.yaml's INTERLEAVED_PIPELINE default beside the config, else NVIDIA's of the round"""
     for y in (cfg.rsplit("/", 1)[0] + "/conf/custom.yaml", "NVIDIA/benchmarks/gpt3/implementations/nemo/conf/custom.yaml"):
@@ -248,6 +268,9 @@ for r in sorted(f for f in FILES if f.startswith(f"{ORG}/results/{SYSTEM}/gpt3/r
         "NCCL_MIN_NCHANNELS (config_common.sh)": e.get("NCCL_MIN_NCHANNELS", ""),
         "NCCL_MAX_CTAS (config_common.sh)": e.get("NCCL_MAX_CTAS", ""),
         "NCCL_MIN_CTAS (config_common.sh)": e.get("NCCL_MIN_CTAS", ""),
+        # session 29 (mlpgpt29): the v3.1 configs' caps through Megatron-Core's environment
+        # (mcore_caps; src/validate/source_mlperf_ctas.c reads them where NCCL_CFG_PATH is unset)
+        "MEGATRON_CORE_*_MAX_CTAS (config_common.sh)": mcore_caps(e),
     })
 out = io.StringIO()
 w = csv.DictWriter(out, fieldnames=list(rows[0].keys()), lineterminator="\n")

@@ -23,6 +23,15 @@
  * The row's columns hold the yaml's max_ctas ("tp=8 cp=1 dp=8 dp_cp=8 pp=2",
  * empty where NCCL_CFG_PATH is unset) and the two environment variables; the
  * cap set here is max(NCCL_MAX_CTAS or the yaml's, NCCL_MIN_NCHANNELS).
+ * Before the yaml (GPT-3 v3.1, mlcommons/training_results_v3.1 @ d06288b2,
+ * NVIDIA's and Azure+NVIDIA's pytorch/config_common.sh) the same caps came
+ * from the environment: the image's Megatron-Core (Dockerfile
+ * MEGATRON_REVISION=df7271285d3e29c13865515a51dbbd6e25f68f5f,
+ * megatron/core/parallel_state.py initialize_model_parallel) sets each group's
+ * ProcessGroupNCCL.Options config.max_ctas = MEGATRON_CORE_{DP,TP,P2P}_MAX_CTAS
+ * (default 32; P2P is the pipeline group), which those configs export as 8, 8
+ * and 2. Column CTAS_MCORE_COL ("tp=8 dp=8 pp=2") holds them, read where the
+ * yaml column is empty, by the same rules.
  * docs/collectives.md "Per-communicator CTA caps". */
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +45,7 @@
 #define CTAS_MIN_NCH_COL "NCCL_MIN_NCHANNELS (config_common.sh)"
 #define CTAS_MAX_ENV_COL "NCCL_MAX_CTAS (config_common.sh)"
 #define CTAS_MIN_ENV_COL "NCCL_MIN_CTAS (config_common.sh)"
+#define CTAS_MCORE_COL "MEGATRON_CORE_*_MAX_CTAS (config_common.sh)"
 
 /* The value of "key=N" in a space-separated list; 0 when absent, -1 when
  * malformed. */
@@ -66,7 +76,13 @@ static long env_count(const char *s) {
 
 bool validate_mlperf_nccl_ctas(const struct validate_in *in, struct pl_layout *l,
                                struct pl_vrow *row) {
+  const char *col = CTAS_YAML_COL, *from = "NCCL_CFG_PATH";
   const char *yaml = cell(in, CTAS_YAML_COL);
+  if (yaml[0] == '\0') {
+    col = CTAS_MCORE_COL; /* v3.1: Megatron-Core's environment caps */
+    from = "MEGATRON_CORE_*_MAX_CTAS";
+    yaml = cell(in, CTAS_MCORE_COL);
+  }
   if (yaml[0] == '\0')
     return true;
   long floor_nch = env_count(cell(in, CTAS_MIN_NCH_COL));
@@ -80,7 +96,7 @@ bool validate_mlperf_nccl_ctas(const struct validate_in *in, struct pl_layout *l
   for (int i = 0; i < 4; i++) {
     long v = yaml_cap(yaml, keys[i]);
     if (v < 0)
-      return validate_skip(row, "%s '%s': key %s not a count 1..64", CTAS_YAML_COL, yaml, keys[i]);
+      return validate_skip(row, "%s '%s': key %s not a count 1..64", col, yaml, keys[i]);
     if (v == 0)
       continue; /* not in the yaml: NCCL's default */
     if (env_max > 0)
@@ -90,9 +106,9 @@ bool validate_mlperf_nccl_ctas(const struct validate_in *in, struct pl_layout *l
     *dst[i] = v;
   }
   /* short: the row's assumed text is 1 KiB (include/plateau/validate.h) */
-  validate_note(row, "NCCL CTAs tp %lld cp %lld dp %lld pp %lld (NCCL_CFG_PATH%s)",
+  validate_note(row, "NCCL CTAs tp %lld cp %lld dp %lld pp %lld (%s%s)",
                 (long long)l->nccl_max_ctas_tp, (long long)l->nccl_max_ctas_cp,
-                (long long)l->nccl_max_ctas_dp, (long long)l->nccl_max_ctas_pp,
+                (long long)l->nccl_max_ctas_dp, (long long)l->nccl_max_ctas_pp, from,
                 env_max > 0 ? ", NCCL_MAX_CTAS" : "");
   return true;
 }

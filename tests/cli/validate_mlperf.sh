@@ -102,6 +102,29 @@ check "row 1 Supermicro: vp 12, 10.766 s, unfused loss, no SHARP" \
   grep -qE '^"mlperf_gpt3_others",1,2,"GPT-3 175B \(MLPerf gpt3 benchmark\), 512 x h100, tp4 pp8 dp16 vp12, mbs 2 gbs 2048, none","mlperf","h100","dgx-h100","step_time_s","step time s \(median segment, derived\) \(printed\)",10.766,10.766,.*no IB SHARP: the config.s NCCL_SHARP_GROUP_SIZE_THRESH is inert.*unfused cross-entropy' "$TMP/out"
 check "row 4 Oracle on RoCE, no SHARP" grep -qE "^\"mlperf_gpt3_others\",4,5,\"GPT-3 175B \(MLPerf gpt3 benchmark\), 1536 x h100,.*row's inter-node fabric is RoCE" "$TMP/out"
 check "row 4 keeps SHARP off" bash -c "! grep -E '^\"mlperf_gpt3_others\",4,' '$TMP/out' | grep -q 'IB SHARP'"
+# session 29 (mlpgpt29): Oracle's config_common.sh exports NCCL_CFG_PATH (its result logs print
+# model.nccl_communicator_config_path); its folder holds no conf/, so the yaml is NVIDIA's v4.1
+# implementation's (as the tp_overlap yaml): tp/dp 8, cp 1 and pp 2 raised to NCCL_MIN_NCHANNELS 4.
+# CoreWeave v3.0 and Azure v3.1 export no NCCL_CFG_PATH: uncapped
+check "rows 4 and 7 Oracle: NCCL CTAs from NCCL_CFG_PATH" bash -c "
+  grep -E '^\"mlperf_gpt3_others\",4,' '$TMP/out' | grep -q -- '--nccl-max-ctas-tp 8 --nccl-max-ctas-cp 4 --nccl-max-ctas-dp 8 --nccl-max-ctas-pp 4' &&
+  grep -E '^\"mlperf_gpt3_others\",7,' '$TMP/out' | grep -q 'NCCL CTAs tp 8 cp 4 dp 8 pp 4 (NCCL_CFG_PATH)' &&
+  grep -E '^\"mlperf_gpt3_others\",13,' '$TMP/out' | grep -q -- '--nccl-max-ctas-tp 0 '"
+# v3.1 (NVIDIA's and Azure+NVIDIA's pytorch/config_common.sh): MEGATRON_CORE_{TP,DP,P2P}_MAX_CTAS
+# 8/8/2, read by the image's Megatron-Core (df727128 parallel_state.py); pp 2 raised to
+# NCCL_MIN_NCHANNELS 4, no cp group
+check "row 10 Azure v3.1: NCCL CTAs from Megatron-Core's environment" bash -c "
+  grep -E '^\"mlperf_gpt3_others\",10,' '$TMP/out' | grep -q -- '--nccl-max-ctas-tp 8 --nccl-max-ctas-cp 0 --nccl-max-ctas-dp 8 --nccl-max-ctas-pp 4' &&
+  grep -E '^\"mlperf_gpt3_others\",10,' '$TMP/out' | grep -q 'NCCL CTAs tp 8 cp 0 dp 8 pp 4 (MEGATRON_CORE_\*_MAX_CTAS)'"
+head -1 "$V/mlperf_gpt3_others.csv" > "$TMP/badcta.csv"
+row=$(sed -n 11p "$V/mlperf_gpt3_others.csv")
+echo "${row%,tp=8 dp=8 pp=2},tp=8 dp=x pp=2" >> "$TMP/badcta.csv"
+echo "${row%,tp=8 dp=8 pp=2},tp=8 dp=8 pp=65" >> "$TMP/badcta.csv"
+expect_ok validate "$TMP/badcta.csv" --format csv
+check "Megatron-Core CTA cap not a count skipped" \
+  grep -qE "^\"badcta\",1,.*MEGATRON_CORE_\*_MAX_CTAS \(config_common.sh\) 'tp=8 dp=x pp=2': key dp not a count 1..64" "$TMP/out"
+check "Megatron-Core CTA cap above 64 skipped" \
+  grep -qE "^\"badcta\",2,.*'tp=8 dp=8 pp=65': key pp not a count 1..64" "$TMP/out"
 # FP8 parameters of the GPT-3 rows (session 23): FP8_PARAMS=True in the v4.0 / v4.1
 # config_common.sh (column 'FP8_PARAMS (config)'), NeMo's distributed Adam gathers them in uint8
 # buckets; the v3.x configs set none. The 405B rows: the DDP fp8_param_gather their pretrain.py
@@ -115,8 +138,9 @@ check "405B row 1 (v5.0 eos-dfw, FP8_PARAMS as fp8_param_gather) FP8 parameters"
 check "405B row 22 (NVFP4) without" bash -c "! grep -E '^\"mlperf_v5\",22,' '$TMP/out' | grep -q -- '--fp8-all-gather on'"
 head -1 "$V/mlperf_gpt3.csv" > "$TMP/bad3.csv"
 row=$(sed -n 29p "$V/mlperf_gpt3.csv")
-# the four NCCL CTA columns (session 25) close the row: set aside, put back last
-cta=",$(echo "$row" | awk -F, '{ print $(NF-3) "," $(NF-2) "," $(NF-1) "," $NF }')"
+# the four NCCL CTA columns (session 25) and Megatron-Core's CTA caps (session 29) close the row:
+# set aside, put back last
+cta=",$(echo "$row" | awk -F, '{ print $(NF-4) "," $(NF-3) "," $(NF-2) "," $(NF-1) "," $NF }')"
 row=${row%"$cta"}
 echo "${row%,True,24,4,cudnn,9.1.0},maybe,24,4,cudnn,9.1.0$cta" >> "$TMP/bad3.csv"
 echo "${row%,True,24,4,cudnn,9.1.0},True,24,4.5,cudnn,9.1.0$cta" >> "$TMP/bad3.csv"

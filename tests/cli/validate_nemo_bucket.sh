@@ -77,8 +77,8 @@ head -1 "$V/mlperf_gpt3.csv" > "$TMP/bad.csv"
 row=$(sed -n 2p "$V/mlperf_gpt3.csv" | tr -d '\r')
 # (BUCKET_CAP_MB is followed by FP8_PARAMS (config), empty in row 1, the two userbuffers SMs and
 # the image's attention backend and cuDNN: flash and empty in row 1)
-# then the four NCCL CTA columns (session 25): set aside, put back last
-cta=",$(echo "$row" | awk -F, '{ print $(NF-3) "," $(NF-2) "," $(NF-1) "," $NF }')"
+# then the four NCCL CTA columns (session 25) and Megatron-Core's caps (session 29): set aside, put back last
+cta=",$(echo "$row" | awk -F, '{ print $(NF-4) "," $(NF-3) "," $(NF-2) "," $(NF-1) "," $NF }')"
 row=${row%"$cta"}
 echo "${row%,100,,24,20,flash,},-5,,24,20,flash,$cta" >> "$TMP/bad.csv"
 echo "${row%,100,,24,20,flash,},big,,24,20,flash,$cta" >> "$TMP/bad.csv"
