@@ -422,6 +422,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "hardware.nccl_tuner", hw->nccl_tuner[0] != '\0' ? hw->nccl_tuner : "nccl");
   /* Megatron's FusedScaleMaskSoftmax and its unfused fallback (layout.megatron_softmax, vtrain29) */
   col_str(c, "framework.megatron_softmax", pl_setting_name(fw.megatron_softmax));
+  /* the GPT-J/PaLM parallel transformer block (layout.parallel_block, megascale29) */
+  col_str(c, "framework.parallel_block", pl_setting_name(fw.parallel_block));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

@@ -298,6 +298,12 @@ static enum pl_status layer_tp(struct sim_step *st, struct sim_seg *s, struct pl
    * blocks hold a single mixer (Megatron-Core MambaLayer: the Mamba mixer's
    * row-parallel out_proj; TransformerLayer with only attention or an MLP) */
   int32_t per = pl_model_is_hybrid(&st->run->model) ? 1 : 2;
+  /* layout.parallel_block: the attention's and the MLP's row-parallel
+   * outputs are summed and reduced once, their common input gathered once
+   * (GPT-NeoX ParallelTransformerLayer, gpt_j_residual: parallel_output on
+   * both, one self.reduce; flops.c pl_layer_ops) */
+  if (st->run->layout.parallel_block)
+    per = 1;
   /* the recomputed forward's collectives; with recompute on a share f of
    * the blocks, per * f per average block, rounded to whole calls */
   int32_t extra = l->recompute == PL_RECOMPUTE_FULL
