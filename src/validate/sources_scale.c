@@ -3,9 +3,10 @@
  *   megascale  Jiang et al., MegaScale (NSDI 2024, arXiv 2402.15627v1):
  *              Table 2 (175B strong scaling, 256-12,288 GPUs), Table 3
  *              (ablation at 256 GPUs), Figure 9 (530B weak scaling, 2,240-
- *              11,200 GPUs); Megatron-LM's rows only (MegaScale's own system
- *              is not expressible); iteration time printed, or MFU by the
- *              paper's model-FLOP count
+ *              11,200 GPUs); Megatron-LM's rows and Table 3 (1), the
+ *              parallel transformer block (session 29); the rest carry
+ *              sliding-window attention of an unstated window; iteration
+ *              time printed, or MFU by the paper's model-FLOP count
  *   llama3     Llama Team, The Llama 3 Herd of Models (arXiv 2407.21783)
  *              Table 4: 405B on 8,192 and 16,384 H100; TFLOPs/GPU by the
  *              MFU definition the paper cites (PaLM, Chowdhery et al.)
@@ -38,10 +39,11 @@ double validate_megatron_model_flops(double batch, double seq, double layers, do
  * the paper leaves unstated: README.md "Activation Checkpointing and
  * Recomputation" ("Selective recomputation is the default and recommended in
  * almost all cases", --recompute-activations) and examples/
- * pretrain_gpt3_175B.sh (--micro-batch-size 1). Only Megatron-LM's rows are
- * expressible: MegaScale's own rows add a parallel transformer block, a
- * sliding-window attention whose window is not stated, LAMB and its own
- * TP/PP/DP overlap and operators (Sec. 3.1-3.3). */
+ * pretrain_gpt3_175B.sh (--micro-batch-size 1). Megatron-LM's rows and
+ * Table 3 (1) (the parallel transformer block on the baseline) are
+ * expressible; MegaScale's other rows add a sliding-window attention whose
+ * window is not stated, LAMB and its own TP/PP/DP overlap and operators
+ * (Sec. 3.1-3.3). */
 bool validate_megascale_layout(const struct validate_in *in, struct pl_layout *l,
                                struct pl_vrow *row) {
   const char *method = cell(in, "Method");

@@ -1,6 +1,7 @@
 /* test_flops.c: per-GPU ops and per-step FLOP totals against hand
  * derivations, Megatron eq. 3 and the PaLM formula. */
 #include <plateau/flops.h>
+#include <plateau/memory.h>
 #include <plateau/sim.h>
 
 #include <string.h>
@@ -181,6 +182,14 @@ static void test_parallel_block(void) {
     if (p[i].kind != PL_OP_MEMORY)
       fp += p[i].fwd_flops;
   CHECK_NEAR_REL(fp, fs, 0);
+  /* saved activations (memory_act.c): the serial block saves norm1's and
+   * norm2's inputs (2 B each) and the QKV and fc1 inputs (2 B each, bf16);
+   * the parallel block norm1's input and the one norm output both GEMMs
+   * save: 4 B per element less, over the sequence shard t/4 x 4096 (Llama-2
+   * has no dropout): 4 x t / 4 x 4096 = 4,096 t B (16,777,216 at t 4096) */
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &ls) -
+                     pl_memory_layer_activation_bytes(&m, &lp),
+                 4096.0 * t, 1e-12);
 }
 
 /* Recompute ops (torchtitan per-op SAC, flops.c mark_recompute): the mms
