@@ -116,6 +116,9 @@ struct pl_framework {
   enum pl_setting megatron_softmax;    /* eager attention's softmax is Megatron's
                                           FusedScaleMaskSoftmax, unfused for the shapes its
                                           kernel refuses (layout.megatron_softmax) */
+  enum pl_setting parallel_block;      /* GPT-J/PaLM parallel block: attention and MLP read one
+                                          LayerNorm's output, one tp reduction of their summed
+                                          outputs (layout.parallel_block) */
   enum pl_setting gqa_query_copy;      /* Megatron-Core's split of the fused QKV output copies the
                                           query when 1 < kv groups < heads per tp rank
                                           (layout.gqa_query_copy) */

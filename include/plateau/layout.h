@@ -703,6 +703,16 @@ struct pl_layout {
                               multiple of 4, ...), else PyTorch's fp32 softmax op by op: 37 B and
                               5 kernels forward, 41 B and 5 backward per score instead of 4 / 6 B
                               and 1 (sim/compute.c megatron_softmax_fused, constants.h) */
+  bool parallel_block;     /* input: the parallel transformer block y = x + Attention(LN(x)) +
+                              MLP(LN(x)) (GPT-J, PaLM Sec. 2, MegaScale Sec. 3.1) as GPT-NeoX's
+                              ParallelTransformerLayer runs it with gpt_j_residual and tied
+                              norms: one norm per block (no norm2), the attention and MLP
+                              row-parallel outputs summed before ONE tp reduction (one
+                              all_reduce, or all_gather + reduce_scatter with sp, per block and
+                              pass instead of two), the MLP's bias-dropout-add onto the
+                              attention output over the full (unsplit) tokens, then the
+                              residual add (flops.c pl_layer_ops, sim/segments.c layer_tp);
+                              dense non-hybrid blocks only */
   bool gqa_query_copy;     /* input: the query is copied once per block's forward after the
                               split of the fused QKV output, as Megatron-Core's
                               SelfAttention.get_query_key_value_tensors runs it (attention.py,

@@ -1115,6 +1115,29 @@ int pl_layer_ops(const struct pl_model *m, const struct pl_layout *l,
   int n = 0;
   norm_op(&ops[n++], "norm1", norm_elems, m);
   n = attention_ops(m, l, &d, ops, n);
+  /* layout.parallel_block: y = x + Attention(LN(x)) + MLP(LN(x)) (GPT-J;
+   * PaLM, Chowdhery et al. 2022 Sec. 2 "Parallel Layers"; MegaScale, Jiang
+   * et al. NSDI 2024 Sec. 3.1) as GPT-NeoX runs it (megatron/model/
+   * transformer.py ParallelTransformerLayer.forward, gpt_j_residual with
+   * gpt_j_tied: one input_layernorm; the MLP's bias_dropout_fn adds its
+   * output onto attention_output, both row-parallel outputs unreduced
+   * (parallel_output), over the full tokens of the rank; then `residual +
+   * self.reduce(output)`, the residual add after the one tp reduction):
+   * norm2 and resid1 go, "branch_sum" (RESIDUAL's bytes over d.tokens, not
+   * the sequence-split d.tokens_n) comes before resid2. The attention
+   * output's own bias-dropout (residual None) is not listed: dropout stays
+   * fused as everywhere in this list. Dense, non-MoE blocks only (the
+   * layout check refuses the rest). */
+  if (l->parallel_block && moe == 0) {
+    n = dense_mlp_ops(m, l, &d, 1.0, ops, n);
+    elementwise(&ops[n++], "branch_sum", (double)d.tokens * (double)m->hidden, RESIDUAL);
+    elementwise(&ops[n++], "resid2", norm_elems, RESIDUAL);
+    n = split_16bit(ops, 0, n, pl_bf16_block_share(m, l, 0));
+    model_bf16_modules_apply(l, ops, n);
+    n = model_lora_layer_ops(m, l, ops, n);
+    mark_recompute(ops, n, l, m->kv_heads / d.tp * m->head_dim, m->kv_lora_rank > 0);
+    return n;
+  }
   if (moe > 0 && (m->out_bias || m->linear_bias)) { /* RESIDUAL_BIAS: the unfused bias add */
     elementwise(&ops[n], "resid1", norm_elems, RESIDUAL_BIAS);
     strided(&ops[n], norm_elems, RESIDUAL_BIAS_STRIDED);

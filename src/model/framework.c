@@ -79,6 +79,7 @@ static const struct {
     {"te_cross_entropy", offsetof(struct pl_framework, te_cross_entropy)},
     {"megatron_xent", offsetof(struct pl_framework, megatron_xent)},
     {"megatron_softmax", offsetof(struct pl_framework, megatron_softmax)},
+    {"parallel_block", offsetof(struct pl_framework, parallel_block)},
     {"gqa_query_copy", offsetof(struct pl_framework, gqa_query_copy)},
     {"fms_rope", offsetof(struct pl_framework, fms_rope)},
     {"kv_expand_copy", offsetof(struct pl_framework, kv_expand_copy)},
@@ -571,6 +572,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->te_cross_entropy, &l->te_cross_entropy, false);
   put(fw->megatron_xent, &l->megatron_xent, false);
   put(fw->megatron_softmax, &l->megatron_softmax, false);
+  put(fw->parallel_block, &l->parallel_block, false);
   put(fw->gqa_query_copy, &l->gqa_query_copy, false);
   put(fw->fms_rope, &l->fms_rope, false);
   put(fw->kv_expand_copy, &l->kv_expand_copy, false);
@@ -704,6 +706,7 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->te_cross_entropy = setting(l->te_cross_entropy);
   out->megatron_xent = setting(l->megatron_xent);
   out->megatron_softmax = setting(l->megatron_softmax);
+  out->parallel_block = setting(l->parallel_block);
   out->gqa_query_copy = setting(l->gqa_query_copy);
   out->fms_rope = setting(l->fms_rope);
   out->kv_expand_copy = setting(l->kv_expand_copy);

@@ -88,6 +88,7 @@ static const struct flag flags[] = {
     ONOFF("te-cross-entropy", te_cross_entropy),
     ONOFF("megatron-xent", megatron_xent),
     ONOFF("megatron-softmax", megatron_softmax),
+    ONOFF("parallel-block", parallel_block),
     ONOFF("gqa-query-copy", gqa_query_copy),
     ONOFF("fms-rope", fms_rope),
     ONOFF("kv-expand-copy", kv_expand_copy),

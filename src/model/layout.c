@@ -678,6 +678,27 @@ static enum pl_status check_fused_mlp(const struct pl_layout *l, const struct pl
                      why);
 }
 
+/* layout.parallel_block (flops.c pl_layer_ops, sim/segments.c layer_tp): the
+ * GPT-NeoX gpt_j_residual block is modelled for dense attention + MLP blocks;
+ * an MoE or hybrid stack, and the per-GEMM tp overlaps (TE userbuffers, async
+ * TP), whose windows are those of the serial block, are not. */
+static enum pl_status check_parallel_block(const struct pl_layout *l, const struct pl_model *m,
+                                           struct pl_diag *diag) {
+  if (!l->parallel_block)
+    return PL_OK;
+  const char *why = pl_model_is_hybrid(m)       ? "a hybrid stack"
+                    : pl_model_is_moe(m)        ? "a mixture-of-experts model"
+                    : l->tp_comm_overlap        ? "--tp-comm-overlap on"
+                    : l->async_tp               ? "--async-tp on"
+                                                : NULL;
+  if (why == NULL)
+    return PL_OK;
+  return pl_diag_set(diag, PL_ERR_LAYOUT,
+                     "layout: the parallel transformer block is modelled for dense blocks with "
+                     "blocking tp collectives, not with %s; use --parallel-block off",
+                     why);
+}
+
 /* layout.cp_comm (Megatron-Core --cp-comm-type): exclusive with PyTorch's
  * own context_parallel (cp_allgather); a2a+p2p takes its a2a group's size
  * (--cp-a2a-size, Megatron-Core's hierarchical_context_parallel_sizes[0]),
@@ -751,6 +772,8 @@ enum pl_status pl_layout_resolve(struct pl_layout *l, const struct pl_model *m,
     st = check_fused_mlp(l, m, c, diag);
   if (st == PL_OK)
     st = model_lora_check(l, m, diag);
+  if (st == PL_OK)
+    st = check_parallel_block(l, m, diag);
   if (st == PL_OK)
     st = check_cp_comm(l, m, diag);
   /* layout.ub_*_fprop_sms: TE's _math_sms = sm_count - num_sm must leave the GEMM an SM */

@@ -232,6 +232,11 @@ static double layer_act_kept(const struct pl_model *m, const struct pl_layout *l
   model_mem_saved_gemm_bytes(m, l, &e, &mlp);
   /* norm1 in, norm2 in (2 B each), QKV in, fc1 in (e) + two dropout masks (1 B) */
   double rep = (4.0 + 2.0 * e) * h + (m->dropout ? 2.0 * h : 0.0);
+  /* layout.parallel_block (GPT-NeoX gpt_j_residual, tied norms): one norm,
+   * whose input (2 B) is saved, and its output the one tensor the QKV and
+   * fc1 GEMMs both save (e once); both branches keep a dropout mask */
+  if (l->parallel_block)
+    rep = (2.0 + e) * h + (m->dropout ? 2.0 * h : 0.0);
   /* Q, K, V; proj in (e, plus the bf16 attention output a fused kernel
    * keeps when that is not the same tensor) */
   double proj = e < 2.0 && !l->eager_attention ? 2.0 + e : e;

@@ -425,6 +425,8 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   /* torch.compile's generated RMSNorm kernels at their published rate
    * (layout.inductor_norms, compile29) */
   col_str(c, "framework.inductor_norms", pl_setting_name(fw.inductor_norms));
+  /* the GPT-J/PaLM parallel transformer block (layout.parallel_block, megascale29) */
+  col_str(c, "framework.parallel_block", pl_setting_name(fw.parallel_block));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

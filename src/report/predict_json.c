@@ -277,6 +277,7 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_bool(e, "grad_comm_cast", fw.grad_comm_cast == PL_SETTING_ON);
   pl_emit_bool(e, "grad_nan_check", fw.grad_nan_check == PL_SETTING_ON);
   pl_emit_bool(e, "megatron_softmax", fw.megatron_softmax == PL_SETTING_ON);
+  pl_emit_bool(e, "parallel_block", fw.parallel_block == PL_SETTING_ON);
   pl_emit_obj_end(e);
 }
 

@@ -170,6 +170,10 @@ static void tp_times(const struct search_ctx *ctx, const struct pl_layout *l,
   /* per block and pass two (attention, MLP); one in a hybrid stack, whose
    * blocks hold a single mixer (segments.c layer_tp) */
   double per = pl_model_is_hybrid(ctx->model) ? 1 : 2;
+  /* layout.parallel_block: one reduction of the summed branches, one
+   * gather of their shared input (as sim/segments.c layer_tp) */
+  if (l->parallel_block)
+    per = 1;
   double extra = l->recompute == PL_RECOMPUTE_FULL ? per : 0;
   if (l->sp) {
     /* the blocks' gathers at the simulator's sizes (pl_layout_tp_gather_bytes:

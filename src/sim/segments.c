@@ -298,6 +298,12 @@ static enum pl_status layer_tp(struct sim_step *st, struct sim_seg *s, struct pl
    * blocks hold a single mixer (Megatron-Core MambaLayer: the Mamba mixer's
    * row-parallel out_proj; TransformerLayer with only attention or an MLP) */
   int32_t per = pl_model_is_hybrid(&st->run->model) ? 1 : 2;
+  /* layout.parallel_block: the attention's and the MLP's row-parallel
+   * outputs are summed and reduced once, their common input gathered once
+   * (GPT-NeoX ParallelTransformerLayer, gpt_j_residual: parallel_output on
+   * both, one self.reduce; flops.c pl_layer_ops) */
+  if (st->run->layout.parallel_block)
+    per = 1;
   /* the recomputed forward's collectives; with recompute on a share f of
    * the blocks, per * f per average block, rounded to whole calls */
   int32_t extra = l->recompute == PL_RECOMPUTE_FULL
@@ -703,8 +709,11 @@ static int unfused_kernels(const struct pl_run *run, struct pl_op *ops, int n) {
    * (and w, rstd) and writes dx, 6 B, plus a [sm_count, N] fp32 partial dw
    * summed by one more kernel (not counted: 4 B x sm_count x N against
    * 6 B x tokens x N). No eager chain then. */
+  /* the block's norms: two, one in the parallel block (layout.parallel_block,
+   * flops.c pl_layer_ops); its two branches keep their dropouts */
+  double norms = l->parallel_block ? 1.0 : 2.0;
   if (m->norm == PL_NORM_RMS && !l->fused_norm)
-    mem_op(&ops[n++], "rmsnorm_eager", 2.0 * 32.0 * tokens_n * h, 2.0 * 86.0 * tokens_n * h, full);
+    mem_op(&ops[n++], "rmsnorm_eager", norms * 32.0 * tokens_n * h, norms * 86.0 * tokens_n * h, full);
   /* F.layer_norm's backward (pytorch/pytorch aten/src/ATen/native/cuda/
    * layer_norm_kernel.cu LayerNormBackwardKernelImplInternal) runs the input
    * gradient (layer_norm_grad_input_kernel: reads dY and X, writes dX, the
@@ -720,7 +729,7 @@ static int unfused_kernels(const struct pl_run *run, struct pl_op *ops, int n) {
    * Transformer Engine's ln_bwd does not (its partials come out of the
    * input-gradient pass), and the fused op list does not tell them apart. */
   if (m->norm == PL_NORM_LAYER) {
-    mem_op(&ops[n], "layernorm_eager", 0, 2.0 * 4.0 * tokens_n * h, false);
+    mem_op(&ops[n], "layernorm_eager", 0, norms * 4.0 * tokens_n * h, false);
     ops[n++].bwd_kernels = -1;
   }
   /* SwiGLU as F.silu(w1(x)) * w3(x) (HF LlamaMLP, torchtitan FeedForward),

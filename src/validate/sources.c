@@ -30,7 +30,8 @@
  *   moezoo       Megatron-Core MoE model zoo: step time (s), printed, or
  *                TFLOP/s by Megatron-LM's own FLOP count (the rules of these
  *                two: source_bridge*.c, source_mcore.c)
- *   megascale    MegaScale (NSDI 2024), Megatron-LM's rows: iteration time
+ *   megascale    MegaScale (NSDI 2024), Megatron-LM's rows and Table 3 (1)
+ *                (parallel transformer block): iteration time
  *                (s), printed, or MFU by Korthikanti's model FLOPs
  *   llama3       Llama 3 Herd of Models, Table 4: TFLOPs/GPU by PaLM's count
  *                (the rules of these two: sources_scale.c)

@@ -1,6 +1,7 @@
 /* test_flops.c: per-GPU ops and per-step FLOP totals against hand
  * derivations, Megatron eq. 3 and the PaLM formula. */
 #include <plateau/flops.h>
+#include <plateau/memory.h>
 #include <plateau/sim.h>
 
 #include <string.h>
@@ -144,6 +145,51 @@ static void test_sequence_parallel(void) {
     CHECK(b[i].recompute);
   for (int i = 0; i < na; i++)
     CHECK(!a[i].recompute);
+}
+
+/* layout.parallel_block (GPT-NeoX gpt_j_residual, MegaScale Sec. 3.1): Llama-2
+ * 7B (h 4096), 8 GPUs, tp 4 with sequence parallelism, seq 4096. The serial
+ * block lists norm1, resid1, norm2, resid2 over the sequence shard (t / 4
+ * tokens of a micro-batch of t = mbs x 4096); the parallel one keeps norm1
+ * (same bytes: RMSNorm 4 B per element over t/4 x 4096) and resid2 (6 B per
+ * element over t/4 x 4096), drops resid1 and norm2, and adds branch_sum,
+ * the MLP output added onto the attention output before the tp reduction:
+ * 6 B per element over all t x 4096 (for t = 4096: 100,663,296 B, four
+ * times resid2's 25,165,824). GEMM and attention FLOPs are unchanged. */
+static void test_parallel_block(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_layout ls = layout(&m, 8, 4, 1, 8, PL_RECOMPUTE_NONE);
+  struct pl_layout lp = ls;
+  lp.parallel_block = true;
+  struct pl_op s[PL_MAX_LAYER_OPS], p[PL_MAX_LAYER_OPS];
+  int ns = pl_layer_ops(&m, &ls, s), np = pl_layer_ops(&m, &lp, p);
+  CHECK(ls.sp);
+  CHECK_EQ_INT(np, ns - 1); /* - resid1 - norm2 + branch_sum */
+  CHECK(find(p, np, "norm2") == NULL && find(p, np, "resid1") == NULL);
+  const struct pl_op *sum = find(p, np, "branch_sum"), *r2 = find(p, np, "resid2");
+  CHECK(sum != NULL && r2 != NULL);
+  if (sum == NULL || r2 == NULL)
+    return;
+  double t = (double)ls.mbs * 4096.0;
+  CHECK_NEAR_REL(sum->fwd_bytes, 6.0 * t * 4096, 1e-15);
+  CHECK_NEAR_REL(r2->fwd_bytes, 6.0 * t / 4 * 4096, 1e-15);
+  CHECK_NEAR_REL(find(p, np, "norm1")->fwd_bytes, 4.0 * t / 4 * 4096, 1e-15);
+  double fs = 0, fp = 0;
+  for (int i = 0; i < ns; i++)
+    if (s[i].kind != PL_OP_MEMORY)
+      fs += s[i].fwd_flops;
+  for (int i = 0; i < np; i++)
+    if (p[i].kind != PL_OP_MEMORY)
+      fp += p[i].fwd_flops;
+  CHECK_NEAR_REL(fp, fs, 0);
+  /* saved activations (memory_act.c): the serial block saves norm1's and
+   * norm2's inputs (2 B each) and the QKV and fc1 inputs (2 B each, bf16);
+   * the parallel block norm1's input and the one norm output both GEMMs
+   * save: 4 B per element less, over the sequence shard t/4 x 4096 (Llama-2
+   * has no dropout): 4 x t / 4 x 4096 = 4,096 t B (16,777,216 at t 4096) */
+  CHECK_NEAR_REL(pl_memory_layer_activation_bytes(&m, &ls) -
+                     pl_memory_layer_activation_bytes(&m, &lp),
+                 4096.0 * t, 1e-12);
 }
 
 /* Recompute ops (torchtitan per-op SAC, flops.c mark_recompute): the mms
@@ -1211,6 +1257,7 @@ int main(void) {
   test_sharding_sums();
   test_shapes();
   test_sequence_parallel();
+  test_parallel_block();
   test_recompute_ops();
   test_recompute_modules();
   test_recompute_runs();

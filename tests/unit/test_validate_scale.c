@@ -49,8 +49,13 @@ static void test_megascale_rows(void) {
       /* 2: Table 3's baseline, B 256, MFU 47.7 %: step = F(256) / (0.477 x 256 x 312e12)
        * with F(256) = 1.694583e18 / 3 = 5.648609e17 -> 5.648609e17 / 3.809894e16 = 14.826 s */
       MS_SRC MS_175B "256,8,8,4,6,,,,256,,baseline,,47.7%\n"
-      /* 3: MegaScale's own row: skipped */
-      MS_SRC MS_175B "256,8,8,4,6,,,,768,,MegaScale,32.0,65.3%\n";
+      /* 3: MegaScale's own row: skipped (sliding-window attention of an unstated window) */
+      MS_SRC MS_175B "256,8,8,4,6,,,,768,,MegaScale,32.0,65.3%\n"
+      /* 4: Table 3 (1), the parallel transformer block, MFU 52.3 %: step = 5.648609e17 /
+       * (0.523 x 256 x 312e12 = 4.177306e16) = 13.522 s; layout.parallel_block on */
+      MS_SRC MS_175B "256,8,8,4,6,,,,256,,(1) with PTB,,52.3%\n"
+      /* 5: Table 3 (2), sliding-window attention added: skipped */
+      MS_SRC MS_175B "256,8,8,4,6,,,,256,,(2) with SWA,,53.3%\n";
   struct pl_validation v;
   pl_validation_init(&v);
   pl_diag_clear(&d);
@@ -79,7 +84,20 @@ static void test_megascale_rows(void) {
   r = row_of(&v, 3);
   CHECK(r != NULL && r->skipped);
   if (r != NULL)
-    CHECK_CONTAINS(r->skipped_reason, "MegaScale's own optimizations");
+    CHECK_CONTAINS(r->skipped_reason, "sliding-window attention, whose window the paper does not");
+  r = row_of(&v, 4);
+  CHECK(r != NULL && !r->skipped);
+  if (r != NULL && !r->skipped) {
+    CHECK_NEAR_REL(r->measured, 13.522, 1e-4);
+    CHECK(r->layout.parallel_block);
+    CHECK_CONTAINS(r->assumed, "parallel transformer block");
+  }
+  r = row_of(&v, 2);
+  CHECK(r != NULL && !r->skipped && !r->layout.parallel_block);
+  r = row_of(&v, 5);
+  CHECK(r != NULL && r->skipped);
+  if (r != NULL)
+    CHECK_CONTAINS(r->skipped_reason, "'(2) with SWA'");
   pl_validation_free(&v);
 }
 
