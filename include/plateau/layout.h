@@ -1126,6 +1126,8 @@ const char *pl_moe_dispatch_name(enum pl_moe_dispatch d);
 enum pl_status pl_moe_dispatch_parse(const char *s, enum pl_moe_dispatch *out,
                                      struct pl_diag *diag);
 const char *pl_cp_comm_name(enum pl_cp_comm c);
+/* --fsdp-ga-nosync's word for a layout: "off", "on" or "keep" (fsdp_ga_nosync / fsdp_ga_keep) */
+const char *pl_fsdp_ga_nosync_name(const struct pl_layout *l);
 enum pl_status pl_cp_comm_parse(const char *s, enum pl_cp_comm *out, struct pl_diag *diag);
 enum pl_status pl_shard_parse(const char *s, enum pl_shard *out, struct pl_diag *diag);
 enum pl_status pl_recompute_parse(const char *s, enum pl_recompute *out, struct pl_diag *diag);

@@ -318,7 +318,7 @@ size_t pl_layout_flags_format(const struct pl_layout *l, bool moe, char *out, si
   if (moe && l->moe_fc1_bias_eager)
     flag_text_put(&t, " --moe-fc1-bias-eager on");
   if (l->fsdp_ga_nosync)
-    flag_text_put(&t, " --fsdp-ga-nosync %s", l->fsdp_ga_keep ? "keep" : "on");
+    flag_text_put(&t, " --fsdp-ga-nosync %s", pl_fsdp_ga_nosync_name(l));
   char list[160];
   if (l->bf16_modules != 0) {
     pl_bf16_modules_format(l->bf16_modules, list, sizeof list);

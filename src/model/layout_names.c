@@ -31,6 +31,9 @@ const char *pl_dtype_hw_name(enum pl_dtype d) {
 }
 const char *pl_moe_dispatch_name(enum pl_moe_dispatch d) { return dispatch_names[d]; }
 const char *pl_cp_comm_name(enum pl_cp_comm c) { return cp_comm_names[c]; }
+const char *pl_fsdp_ga_nosync_name(const struct pl_layout *l) {
+  return !l->fsdp_ga_nosync ? "off" : l->fsdp_ga_keep ? "keep" : "on";
+}
 
 static enum pl_status parse_name(const char *s, const char *const *names, size_t n,
                                  const char *what, int *out, struct pl_diag *diag) {

@@ -427,6 +427,10 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.inductor_norms", pl_setting_name(fw.inductor_norms));
   /* the GPT-J/PaLM parallel transformer block (layout.parallel_block, megascale29) */
   col_str(c, "framework.parallel_block", pl_setting_name(fw.parallel_block));
+  /* NeMo AutoModel's deferred FSDP gradient sync and eager fc1 expert bias
+   * (layout.fsdp_ga_nosync / fsdp_ga_keep, layout.moe_fc1_bias_eager, automodel29) */
+  col_str(c, "layout.fsdp_ga_nosync", pl_fsdp_ga_nosync_name(l));
+  col_moe_bool(c, "layout.moe_fc1_bias_eager", moe, l->moe_fc1_bias_eager);
 }
 
 void pl_report_predict_csv_header(FILE *out) {

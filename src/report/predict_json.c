@@ -124,6 +124,8 @@ static void layout_json(struct pl_emit *e, const struct pl_prediction *p) {
     pl_emit_bool(e, "fsdp_prefetch", !l->gather_no_prefetch);
   else
     pl_emit_null(e, "fsdp_prefetch");
+  /* NeMo AutoModel's deferred gradient sync (--fsdp-ga-nosync, automodel29) */
+  pl_emit_str(e, "fsdp_ga_nosync", pl_fsdp_ga_nosync_name(l));
   pl_emit_int(e, "ep", l->ep);
   pl_emit_int(e, "etp", l->etp);
   pl_emit_int(e, "edp", l->edp);
@@ -134,6 +136,7 @@ static void layout_json(struct pl_emit *e, const struct pl_prediction *p) {
     pl_emit_bool(e, "moe_force_balance", l->moe_force_balance);
     pl_emit_bool(e, "moe_fake_gate", l->moe_fake_gate);
     pl_emit_bool(e, "moe_act_compiled", l->moe_act_compiled);
+    pl_emit_bool(e, "moe_fc1_bias_eager", l->moe_fc1_bias_eager);
     /* what the busiest rank carries: the given imbalance, or under forced
      * balance the random logits' spread where larger (model/moe_balance.c) */
     pl_emit_num(e, "moe_imbalance_applied", pl_moe_imbalance(&p->run.model, l));
@@ -144,6 +147,7 @@ static void layout_json(struct pl_emit *e, const struct pl_prediction *p) {
     pl_emit_null(e, "moe_force_balance");
     pl_emit_null(e, "moe_fake_gate");
     pl_emit_null(e, "moe_act_compiled");
+    pl_emit_null(e, "moe_fc1_bias_eager");
     pl_emit_null(e, "moe_imbalance_applied");
   }
   /* blocks on the first and last pipeline stage, as split (given or even) */
