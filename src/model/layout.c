@@ -265,6 +265,16 @@ static enum pl_status resolve_recompute(const struct pl_layout *l, const struct 
     return pl_diag_set(diag, PL_ERR_LAYOUT,
                        "layout: --optimizer sgd cannot be combined with --adam-moments-dtype bf16 "
                        "or --fp32-param-shards on (SGD over 16-bit parameters keeps no state)");
+  /* nor do AdamW's master copy and implementation: SGD keeps no master
+   * (memory_states.c optimizer_bytes, SGD_OPTIMIZER_BYTES), and its step is
+   * priced as the eager per-parameter loop (src/sim/lower_dp.c,
+   * SGD_STEP_BYTES_PER_PARAM); torch.optim.SGD's own foreach/fused variants
+   * are not modelled, so asking for one is refused rather than ignored */
+  if (l->opt_sgd && (l->adam_no_master || l->opt_fused))
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --optimizer sgd cannot be combined with --adam-master none or "
+                       "--optimizer-impl fused (AdamW's settings; SGD's step is modelled eager, "
+                       "with no master)");
   /* --offload-modules: Megatron-Core refuses fine_grained_activation_offloading
    * with cpu_offloading (transformer_config.py __post_init__, core_v0.16.0);
    * both modelled modules are the experts' */
