@@ -288,6 +288,14 @@ static enum pl_status resolve_recompute(const struct pl_layout *l, const struct 
                        "layout: --offload-modules expert_fc1|moe_act needs an MoE model; '%s' "
                        "has no experts",
                        m->name);
+  /* --moe-fc1-bias-eager prices the routed experts' fc1 bias (flops.c
+   * EXPERT_FC1_BIAS): a model without experts or without expert biases has none
+   * to add, so the flag is refused rather than ignored */
+  if (l->moe_fc1_bias_eager && (!pl_model_is_moe(m) || !m->mlp_bias))
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --moe-fc1-bias-eager on needs an MoE model with expert biases "
+                       "(mlp_bias, GPT-OSS); '%s' has %s",
+                       m->name, pl_model_is_moe(m) ? "no biases" : "no experts");
   if (l->recompute_uniform && l->recompute != PL_RECOMPUTE_FULL)
     return pl_diag_set(diag, PL_ERR_LAYOUT,
                        "layout: --recompute-method uniform needs --recompute full");
