@@ -320,6 +320,10 @@ const char *pl_framework_flag_word(const struct pl_framework *fw, size_t i, cons
 
 /* Names for output and parsing. */
 const char *pl_setting_name(enum pl_setting s); /* "on", "off", "unset" */
+/* --optimizer's words (framework.optimizer_sgd off|on), one home for the flag,
+ * predict's JSON "optimizer" and its CSV column framework.optimizer */
+#define PL_OPTIMIZER_ADAMW "adamw"
+#define PL_OPTIMIZER_SGD "sgd"
 const char *pl_attention_name(enum pl_attention a);
 enum pl_status pl_setting_parse(const char *s, enum pl_setting *out, struct pl_diag *diag);
 enum pl_status pl_attention_parse(const char *s, enum pl_attention *out, struct pl_diag *diag);

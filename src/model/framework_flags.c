@@ -60,7 +60,7 @@ static const struct flag flags[] = {
     ONOFF("grad-clip", grad_clip),
     ONOFF("autocast-weight-casts", autocast_weight_casts),
     ONOFF("optimizer-torch", optimizer_torch),
-    WORDS("optimizer", optimizer_sgd, "optimizer", "adamw", "sgd", true),
+    WORDS("optimizer", optimizer_sgd, "optimizer", PL_OPTIMIZER_ADAMW, PL_OPTIMIZER_SGD, true),
     ONOFF("delay-wgrad", delay_wgrad),
     ONOFF("sequence-parallel", sequence_parallel),
     ONOFF("tp-comm-overlap", tp_comm_overlap),

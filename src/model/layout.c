@@ -265,6 +265,16 @@ static enum pl_status resolve_recompute(const struct pl_layout *l, const struct 
     return pl_diag_set(diag, PL_ERR_LAYOUT,
                        "layout: --optimizer sgd cannot be combined with --adam-moments-dtype bf16 "
                        "or --fp32-param-shards on (SGD over 16-bit parameters keeps no state)");
+  /* nor do AdamW's master copy and implementation: SGD keeps no master
+   * (memory_states.c optimizer_bytes, SGD_OPTIMIZER_BYTES), and its step is
+   * priced as the eager per-parameter loop (src/sim/lower_dp.c,
+   * SGD_STEP_BYTES_PER_PARAM); torch.optim.SGD's own foreach/fused variants
+   * are not modelled, so asking for one is refused rather than ignored */
+  if (l->opt_sgd && (l->adam_no_master || l->opt_fused))
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --optimizer sgd cannot be combined with --adam-master none or "
+                       "--optimizer-impl fused (AdamW's settings; SGD's step is modelled eager, "
+                       "with no master)");
   /* --offload-modules: Megatron-Core refuses fine_grained_activation_offloading
    * with cpu_offloading (transformer_config.py __post_init__, core_v0.16.0);
    * both modelled modules are the experts' */
@@ -278,6 +288,14 @@ static enum pl_status resolve_recompute(const struct pl_layout *l, const struct 
                        "layout: --offload-modules expert_fc1|moe_act needs an MoE model; '%s' "
                        "has no experts",
                        m->name);
+  /* --moe-fc1-bias-eager prices the routed experts' fc1 bias (flops.c
+   * EXPERT_FC1_BIAS): a model without experts or without expert biases has none
+   * to add, so the flag is refused rather than ignored */
+  if (l->moe_fc1_bias_eager && (!pl_model_is_moe(m) || !m->mlp_bias))
+    return pl_diag_set(diag, PL_ERR_LAYOUT,
+                       "layout: --moe-fc1-bias-eager on needs an MoE model with expert biases "
+                       "(mlp_bias, GPT-OSS); '%s' has %s",
+                       m->name, pl_model_is_moe(m) ? "no biases" : "no experts");
   if (l->recompute_uniform && l->recompute != PL_RECOMPUTE_FULL)
     return pl_diag_set(diag, PL_ERR_LAYOUT,
                        "layout: --recompute-method uniform needs --recompute full");

@@ -340,17 +340,22 @@ void model_mem_states(const struct pl_model *m, const struct pl_layout *l, int64
    * FSDPParam.to_accumulated_grad_if_needed), and with layout.fsdp_ga_keep
    * (MoEFSDPSyncMixin) every unit also stays gathered in bf16; the routed
    * experts are FSDP units only with edp > 1 (moe28: ignored_params), else
-   * their gradients are the plain ones counted above */
+   * their gradients are the plain ones counted above. Under LoRA the held
+   * parameters are the frozen base and the adapters (dense + lora; no experts:
+   * model_lora_check) and the held gradients the adapters' alone, as
+   * stage_grads */
   bool ga_nosync = l->shard >= PL_SHARD_ZERO2 && l->fsdp_ga_nosync && deg(l->pp) == 1 &&
                    l->micro_batches > 1;
-  double held = ga_nosync && ne <= 1.0 ? dense : s->params;
+  double held = ga_nosync && ne <= 1.0 ? dense + lora : s->params;
+  double held_grads = l->task == PL_RUN_LORA ? lora : held;
   if (ga_nosync && l->shard == PL_SHARD_ZERO2)
-    s->unsharded_b = GRAD_BYTES * held;
+    s->unsharded_b = GRAD_BYTES * held_grads;
   else if (ga_nosync && l->fsdp_ga_keep)
-    s->unsharded_b = (PARAM_BYTES + GRAD_BYTES) * held - fp8_save * (double)s->layers * fp8_w;
+    s->unsharded_b = PARAM_BYTES * held + GRAD_BYTES * held_grads -
+                     fp8_save * (double)s->layers * fp8_w;
   else if (ga_nosync) /* zero3, resharded after each pass: zero3's two gathered units below */
     s->unsharded_b = 2.0 * (PARAM_BYTES * unit - (unit > edge ? fp8_save * fp8_w : 0.0)) +
-                     GRAD_BYTES * held;
+                     GRAD_BYTES * held_grads;
   else if (l->shard >= PL_SHARD_ZERO2 && l->fsdp_pp_unsharded && deg(l->pp) > 1)
     /* FSDP with pipelining as torchtitan runs it (layout.fsdp_pp_unsharded;
      * src/sim/lower.c fsdp_pp_flush): the whole stage's parameters stay

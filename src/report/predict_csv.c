@@ -416,7 +416,7 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
    * buffer's zero pass (layout.no_grad_nan_check, mlperfcfg28) */
   col_str(c, "framework.grad_nan_check", pl_setting_name(fw.grad_nan_check));
   /* torch.optim.SGD over 16-bit parameters or AdamW (layout.opt_sgd, thunder29) */
-  col_str(c, "framework.optimizer", fw.optimizer_sgd == PL_SETTING_ON ? "sgd" : "adamw");
+  col_str(c, "framework.optimizer", fw.optimizer_sgd == PL_SETTING_ON ? PL_OPTIMIZER_SGD : PL_OPTIMIZER_ADAMW);
   /* added after it: who picks each collective's algorithm and protocol (--nccl-tuner,
    * cluster.nccl_tuner: nccl or the aws-ofi-nccl P5 plugin's map, efa29b, session 29) */
   col_str(c, "hardware.nccl_tuner", pl_cluster_nccl_tuner(hw));

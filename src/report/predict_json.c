@@ -213,7 +213,7 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_bool(e, "grad_clip", fw.grad_clip == PL_SETTING_ON);
   pl_emit_bool(e, "autocast_weight_casts", fw.autocast_weight_casts == PL_SETTING_ON);
   pl_emit_bool(e, "optimizer_torch", fw.optimizer_torch == PL_SETTING_ON);
-  pl_emit_str(e, "optimizer", fw.optimizer_sgd == PL_SETTING_ON ? "sgd" : "adamw");
+  pl_emit_str(e, "optimizer", fw.optimizer_sgd == PL_SETTING_ON ? PL_OPTIMIZER_SGD : PL_OPTIMIZER_ADAMW);
   pl_emit_str(e, "zero3_grad_reduce",
               fw.zero3_grad_all_reduce == PL_SETTING_ON ? "all-reduce" : "reduce-scatter");
   pl_emit_bool(e, "fp8_all_gather", fw.fp8_all_gather == PL_SETTING_ON);

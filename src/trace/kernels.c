@@ -249,27 +249,29 @@ static void on_gpu_idle(struct sweep *p, const struct trace_gpu *g, int64_t end)
     p->frontier = end;
 }
 
+/* one delay into one set of counters: plateau's (launch to start) or HTA's */
+static void add_delay(int64_t ns, int64_t *events, double *sum_s, double *max_s, int64_t *hist,
+                      int64_t *outliers) {
+  (*events)++;
+  *sum_s += (double)ns * 1e-9;
+  if (*events == 1 || (double)ns * 1e-9 > *max_s)
+    *max_s = (double)ns * 1e-9;
+  hist[trace_hist_bucket(ns)]++;
+  *outliers += ns > DELAY_CUTOFF_NS;
+}
+
 static void on_launch(struct sweep *p, const struct trace_gpu *g) {
   struct pl_trace_launch *l = p->launch;
   if (g->launch_ns == INT64_MIN)
     return;
   int64_t delay = g->ts_ns - g->launch_ns;
-  l->events++;
-  l->delay_sum_s += (double)delay * 1e-9;
-  if (l->events == 1 || (double)delay * 1e-9 > l->delay_max_s)
-    l->delay_max_s = (double)delay * 1e-9;
-  l->hist[trace_hist_bucket(delay)]++;
-  l->delay_outliers += delay > DELAY_CUTOFF_NS;
+  add_delay(delay, &l->events, &l->delay_sum_s, &l->delay_max_s, l->hist, &l->delay_outliers);
   if (g->rt_dur_ns < 0)
     return;
   int64_t hta = delay - g->rt_dur_ns; /* HTA: ts_gpu - ts_cpu - dur_cpu, clip(lower=0) */
   hta = hta > 0 ? hta : 0;
-  l->hta_events++;
-  l->hta_delay_sum_s += (double)hta * 1e-9;
-  if (l->hta_events == 1 || (double)hta * 1e-9 > l->hta_delay_max_s)
-    l->hta_delay_max_s = (double)hta * 1e-9;
-  l->hta_hist[trace_hist_bucket(hta)]++;
-  l->hta_delay_outliers += hta > DELAY_CUTOFF_NS;
+  add_delay(hta, &l->hta_events, &l->hta_delay_sum_s, &l->hta_delay_max_s, l->hta_hist,
+            &l->hta_delay_outliers);
   l->runtime_outliers += g->rt_dur_ns > RUNTIME_CUTOFF_NS;
   if (g->rt_dur_ns <= RUNTIME_CUTOFF_NS && g->dur_ns < g->rt_dur_ns) {
     l->short_events++;

@@ -195,9 +195,14 @@ expect_ok predict --model gpt-oss-20b --gpu h100 --gpus 8 --ep 8 --mbs 1 --gbs 8
 check "GPT-OSS: no eager fc1 bias by default" sh -c "! grep -Eq '^ +layer +expert_fc1_bias ' '$TMP/out'"
 expect_ok predict --model gpt-oss-20b --gpu h100 --gpus 8 --ep 8 --mbs 1 --gbs 8 --recompute full --moe-fc1-bias-eager on --ops
 check "GPT-OSS eager fc1 bias: the op" grep -Eq '^ +layer +expert_fc1_bias ' "$TMP/out"
-expect_ok predict --model qwen3-30b-a3b --gpu h100 --gpus 8 --ep 8 --mbs 1 --gbs 8 --moe-fc1-bias-eager on --ops
+expect_ok predict --model qwen3-30b-a3b --gpu h100 --gpus 8 --ep 8 --mbs 1 --gbs 8 --ops
 check "Qwen3: the ops table lists expert_fc1" grep -Eq '^ +layer +expert_fc1 ' "$TMP/out"
 check "Qwen3 (no expert biases): no fc1 bias op" sh -c "! grep -Eq '^ +layer +expert_fc1_bias ' '$TMP/out'"
+# asked for on a model with no expert biases or no experts: refused, not ignored (review29b)
+expect_fail 1 "^plateau: layout: --moe-fc1-bias-eager on needs an MoE model with expert biases .*'qwen3-30b-a3b' has no biases" -- \
+  predict --model qwen3-30b-a3b --gpu h100 --gpus 8 --ep 8 --mbs 1 --gbs 8 --moe-fc1-bias-eager on
+expect_fail 1 "^plateau: layout: --moe-fc1-bias-eager on needs an MoE model .*has no experts" -- \
+  predict --model llama3-8b --gpu h100 --gpus 8 --moe-fc1-bias-eager on
 expect_fail 1 "^plateau: --moe-fc1-bias-eager: unknown value 'y' \(expected off\|on\)" -- $q30 --moe-fc1-bias-eager y
 # HybridEP's SMs (--hybridep-sms, Megatron-Core moe_hybridep_num_sms; Megatron-Bridge's perf
 # scripts set 32, the nemo preset): on GB200 NVL72 at ep 16 the 32-SM rates of HybridEP's

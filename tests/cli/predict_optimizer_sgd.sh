@@ -23,7 +23,7 @@ s12=$(field optimizer_s --kernels unfused --optimizer sgd --grad-reduce-dtype bf
 check "SGD's 16-bit norm pass (6 B) is half AdamW's fp32 one (12 B)" ratio "$s18" "$s12" "$e92" "$e80" 0.5
 check "AdamW foreach - SGD without clip: 68 B, 11 1/3 times SGD's norm pass" ratio "$e80" "$s12" "$s18" "$s12" "$(python3 -c 'print(68/6)')"
 check "SGD is eager under --kernels fused too" [ "$(field optimizer_s --kernels fused --optimizer sgd --grad-reduce-dtype bf16 --grad-clip off)" = "$s12" ]
-check "--optimizer-impl does not apply to SGD" [ "$(field optimizer_s --kernels unfused --optimizer-impl fused --optimizer sgd --grad-reduce-dtype bf16 --grad-clip off)" = "$s12" ]
+check "--optimizer-impl foreach (the default) leaves SGD's step as it is" [ "$(field optimizer_s --kernels unfused --optimizer-impl foreach --optimizer sgd --grad-reduce-dtype bf16 --grad-clip off)" = "$s12" ]
 check "default: adamw" [ "$(field optimizer_s --kernels unfused --optimizer adamw)" = "$e92" ]
 check "SGD keeps no optimizer state" [ "$(field optimizer_bytes --optimizer sgd --grad-reduce-dtype bf16)" = "0" ]
 g2=$(field grads_bytes --optimizer sgd --grad-reduce-dtype bf16 --shard zero3 --gpus 2)
@@ -45,4 +45,7 @@ expect_fail 2 "option needs a value '--optimizer'" -- predict --optimizer
 expect_fail 1 "^plateau: layout: --optimizer sgd needs --grad-reduce-dtype bf16" -- predict --optimizer sgd
 expect_fail 1 "^plateau: layout: --optimizer sgd cannot be combined with --adam-moments-dtype bf16" -- predict --optimizer sgd --grad-reduce-dtype bf16 --adam-moments-dtype bf16 --shard zero1 --gpus 8
 expect_fail 1 "^plateau: layout: --optimizer sgd cannot be combined" -- predict --framework torchtitan --optimizer sgd --grad-reduce-dtype bf16
+# AdamW's master and fused implementation are refused, not ignored (review29b)
+expect_fail 1 "^plateau: layout: --optimizer sgd cannot be combined with --adam-master none or --optimizer-impl fused" -- predict --optimizer sgd --grad-reduce-dtype bf16 --optimizer-impl fused
+expect_fail 1 "^plateau: layout: --optimizer sgd cannot be combined with --adam-master none" -- predict --optimizer sgd --grad-reduce-dtype bf16 --adam-master none
 finish

@@ -53,31 +53,23 @@ check "row 1 command carries mtp_pattern and moe_latent" row 1 '""mtp_pattern"":
 check "row 3 (no preset) skipped naming the column" row 3 "model 'Nemotron V3 Ultra 550B' is no preset"
 check "row 4 DeepSeek-V3: AutoModel's 32-stage split of 61 layers as a layout" row 4 "--pipeline-layout 'Ett|(tt|)\\*28t|t|tL'"
 check "row 17 LoRA over an interleaved pipeline, dp 1" row 17 'tp2 pp4 dp1 vp10, mbs 1 gbs 32.*--shard ddp .*--schedule interleaved'
-got=$(python3 - "$TMP/out" <<'PY'
+# errs ROW...: how many of the rows are predicted, their mean and worst |error| (%)
+errs() { python3 - "$TMP/out" "$@" <<'PY'
 import csv, sys
-first = {1, 2, 4, 5, 7, 8, 10, 11, 12, 17}
+rows = set(map(int, sys.argv[2:]))
 e = {int(r["row"]): abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))
-     if r["error_pct"] not in ("", None) and int(r["row"]) in first}
+     if r["error_pct"] not in ("", None) and int(r["row"]) in rows}
 v = list(e.values())
 print(len(v), "%.2f" % (sum(v) / len(v)) if v else "nan", "%.2f" % max(v) if v else "nan")
 PY
-)
-read -r n m w <<<"$got"
+}
+read -r n m w <<<"$(errs 1 2 4 5 7 8 10 11 12 17)"
 echo "NeMo AutoModel, first-look rows: $n of 10 predicted, mean |error| $m %, worst $w % (bound: mean <= 17, worst <= 36)"
 check "the first look's 10 rows predicted (got $n)" [ "$n" -eq 10 ]
 check "mean |error| $m % <= 17 %" python3 -c "import sys; sys.exit(not float('$m') <= 17)"
 check "worst |error| $w % <= 36 %" python3 -c "import sys; sys.exit(not float('$w') <= 36)"
 check "row 13 LoRA under FSDP2 (zero3), tp 2" row 13 '--shard zero3 .*--task lora --lora-rank 16'
-got=$(python3 - "$TMP/out" <<'PY'
-import csv, sys
-lora = {13, 14, 15, 16, 18, 19, 20}
-e = {int(r["row"]): abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))
-     if r["error_pct"] not in ("", None) and int(r["row"]) in lora}
-v = list(e.values())
-print(len(v), "%.2f" % (sum(v) / len(v)) if v else "nan", "%.2f" % max(v) if v else "nan")
-PY
-)
-read -r n m w <<<"$got"
+read -r n m w <<<"$(errs 13 14 15 16 18 19 20)"
 echo "NeMo AutoModel, LoRA under FSDP2 (rows 13-16, 18-20): $n of 7 predicted, mean |error| $m %, worst $w % (bound: mean <= 13, worst <= 28)"
 check "the seven FSDP2 LoRA rows predicted (got $n)" [ "$n" -eq 7 ]
 check "FSDP2 LoRA mean |error| $m % <= 13 %" python3 -c "import sys; sys.exit(not float('$m') <= 13)"

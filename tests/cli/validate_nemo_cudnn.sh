@@ -25,9 +25,14 @@ check "dgxc nemo:24.x row 11: the nemo-2024 preset's 9.1" \
 # what 9.7 prices: B200 as 9.10 (older than every entry: the oldest), slower than today's; H100
 # (no entry at or above 9.7) as today's
 step() { "$PLATEAU" predict --model llama3-8b --gpu "$1" --gpus 8 --tp 1 --seq 8192 --mbs 1 \
-  --gbs 128 --dtype fp8 --attention cudnn --cudnn "$2" --format csv | sed -n 2p | cut -d, -f33; }
+  --gbs 128 --dtype fp8 --attention cudnn --cudnn "$2" --format csv |
+  python3 -c 'import csv, sys; print(next(csv.DictReader(sys.stdin))["step_time_s"])'; }
 b97=$(step b200 9.7); b910=$(step b200 9.10); blat=$(step b200 latest)
 h97=$(step h100 9.7); hlat=$(step h100 latest)
+# the step times by column name, and none empty (an empty pair would compare equal)
+check "five step times read ($b97 $b910 $blat $h97 $hlat)" \
+  awk -v a="$b97" -v b="$b910" -v c="$blat" -v d="$h97" -v e="$hlat" \
+  'BEGIN { exit !(a > 0 && b > 0 && c > 0 && d > 0 && e > 0) }'
 check "b200: cuDNN 9.7 = 9.10 ($b97 = $b910 s)" [ "$b97" = "$b910" ]
 check "b200: cuDNN 9.7 slower than latest ($b97 > $blat s)" \
   awk -v a="$b97" -v b="$blat" 'BEGIN { exit !(a > b) }'

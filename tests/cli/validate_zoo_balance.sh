@@ -26,7 +26,7 @@ for r in rows:
     assert '--moe-force-balance on' in r['command'], (r['row'], r['command'])
     assert 'force-balanced router' in r['assumed'], (r['row'], r['assumed'])
 for r in rows[:5]:
-    assert r['row'] in '12345' and \"the row's command, examples/qwen3/run_235b.sh @ 8017e11\" in r['assumed'], r['row']"
+    assert r['row'] in ('1', '2', '3', '4', '5') and \"the row's command, examples/qwen3/run_235b.sh @ 8017e11\" in r['assumed'], r['row']"
 # regression bounds (session 29, zoofb29, force-balanced): row 1 -8.2 % (was +4.6 % at 1.25),
 # row 3 (Megatron FSDP) -2.2 % (was +8.6 %), row 4 (tp2 pp32 A2A) -31.6 % (was -28.1 %:
 # docs/accuracy.md "Session 29 (moe29)", no sourced term found)

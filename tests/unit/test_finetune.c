@@ -155,6 +155,48 @@ static void test_model_states(void) {
   CHECK_NEAR_REL(mem.grads_bytes, 8388608.0, 1e-15);
 }
 
+/* LoRA under layout.fsdp_ga_nosync (NeMo AutoModel's deferred FSDP2 sync,
+ * pp 1), Llama-2 7B, linear_qkv, 8 GPUs, mbs 1, gbs 64 (8 micro-batches):
+ * the gradients held unsharded until the last backward are the adapters'
+ * only, a = 16,777,216 parameters at fp32 (the frozen base has no .grad),
+ * while the gathered parameters kept by `keep` are the base and the
+ * adapters, n + a = 6,738,415,616 + 16,777,216 (test_model_states):
+ *   zero2 (on or keep):  4 a                              =     67,108,864 B
+ *   zero3 on:  zero3's two gathered units, 2 x 2 B x the
+ *              largest (embedding + final norm + head,
+ *              262,148,096), plus 4 a                     =  1,115,701,248 B
+ *   zero3 keep: 2 (n + a) + 4 a                           = 13,577,494,528 B
+ * (review29b: the merged code held fp32 gradients for the frozen base too,
+ * 4 (n + a) = 27,020,771,328 B under zero2 and 6 (n + a) under zero3 keep) */
+static void test_ga_nosync(void) {
+  struct pl_model m = model("llama2-7b");
+  struct pl_gpu g;
+  memset(&g, 0, sizeof g);
+  g.hbm_bytes = 80.0 * 1024 * 1024 * 1024;
+  struct pl_memory mem;
+  for (int keep = 0; keep < 2; keep++) {
+    struct pl_layout z2 = resolved(&m, (struct pl_layout){.gpus = 8, .mbs = 1, .gbs = 64,
+                                                          .shard = PL_SHARD_ZERO2, .shard_set = true,
+                                                          .task = PL_RUN_LORA,
+                                                          .lora_targets = PL_LORA_QKV,
+                                                          .fsdp_ga_nosync = true,
+                                                          .fsdp_ga_keep = keep == 1});
+    CHECK_EQ_INT(z2.micro_batches, 8);
+    pl_memory_compute(&m, &z2, &g, &mem);
+    CHECK_NEAR_REL(mem.unsharded_bytes, 67108864.0, 1e-15);
+  }
+  struct pl_layout z3 = resolved(&m, (struct pl_layout){.gpus = 8, .mbs = 1, .gbs = 64,
+                                                        .shard = PL_SHARD_ZERO3, .shard_set = true,
+                                                        .task = PL_RUN_LORA,
+                                                        .lora_targets = PL_LORA_QKV,
+                                                        .fsdp_ga_nosync = true});
+  pl_memory_compute(&m, &z3, &g, &mem);
+  CHECK_NEAR_REL(mem.unsharded_bytes, 1115701248.0, 1e-15);
+  z3.fsdp_ga_keep = true;
+  pl_memory_compute(&m, &z3, &g, &mem);
+  CHECK_NEAR_REL(mem.unsharded_bytes, 13577494528.0, 1e-15);
+}
+
 /* The simulator's block (run_fixture.h: h 1024, 8 heads of 128, f 2816,
  * 1,024 tokens a micro-batch), LoRA on all four targets, r 32:
  *  - adapter weights r (in + out): qkv 32 x 4,096 + proj 32 x 2,048 +
@@ -277,6 +319,7 @@ int main(void) {
   test_block_ops();
   test_step_flops();
   test_model_states();
+  test_ga_nosync();
   test_sim_block();
   test_packed();
   test_words();
