@@ -280,6 +280,10 @@ struct pl_framework {
   enum pl_setting grad_nan_check;      /* with grad_buffer_passes: Megatron-Core DDP's
                                           check_for_nan_in_grad, each bucket's norm read before
                                           its reduce (on) or not (layout.no_grad_nan_check) */
+  enum pl_setting fp8_amax_reduce_sync; /* FP8 delayed scaling as Transformer Engine release_v0.8
+                                           reduces its amaxes: a blocking all_reduce (MAX) over
+                                           the stage's tp x dp ranks per fp8_autocast region and
+                                           pass (layout.fp8_amax_reduce_sync) */
 };
 
 /* Load a preset by name (data/frameworks/) or a framework file by path into

@@ -866,6 +866,14 @@ struct pl_layout {
                               `self.data /= self.data_parallel_world_size` since 25c7eb2863): one
                               more read and write of every local gradient (lower_dp.c
                               sim_grad_buffer_passes_s, constants.h GRAD_SCALE_PASSES) */
+  bool fp8_amax_reduce_sync; /* input: with dtype fp8 (delayed scaling), Transformer Engine
+                              release_v0.8's amax reduction: at the exit of each fp8_autocast
+                              region's forward and the end of its backward, the amaxes of the
+                              region's FP8 GEMMs (3 fp32 per GEMM forward, 2 backward) are
+                              all_reduced (MAX) over the amax group (tp x dp: the ranks of one
+                              pipeline stage) with async_op=False, so the compute stream waits
+                              for it; one region per model chunk (NeMo 1.17
+                              ParallelTransformer.forward); segments.c sim_fp8_amax_reduce_wait_s */
   bool logits_fp32;        /* input: without eager_xent, the model returns its logits cast to fp32
                               (`self.w_out(h).float()`) and a fused loss reads them in fp32, as
                               OLMo-core's fused_loss before its compile_loss (allenai/OLMo-core

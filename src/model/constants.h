@@ -13,6 +13,18 @@
  * over the tp group under sequence parallelism: one fp32 (csrc/quantizer.cpp,
  * v2.8, `amax_reduction_group->allreduce({amax}, MAX)`; src/sim/segments.c). */
 #define TE_AMAX_BYTES 4.0
+/* Transformer Engine release_v0.8's delayed-scaling meta per FP8 GEMM
+ * (transformer_engine/pytorch/module.py TransformerEngineBaseModule
+ * set_meta_tensor: "Max. number of fp8 tensors per GEMM = 3 (input, weight,
+ * output) for fwd and 2 (grad_output and grad_input) for bwd"), each an fp32
+ * amax, and the FP8 GEMMs of one TransformerLayer (transformer.py: qkv
+ * LayerNormLinear, proj Linear, LayerNormMLP num_gemms=2). The amax rows
+ * all_reduced per fp8_autocast region (fp8.py global_amax_reduction, row 0 of
+ * each module's amax_history: the history length does not enter);
+ * segments.c sim_fp8_amax_reduce_wait_s. */
+#define TE_V08_AMAX_FWD_PER_GEMM 3.0
+#define TE_V08_AMAX_BWD_PER_GEMM 2.0
+#define TE_V08_LAYER_FP8_GEMMS 4.0
 /* Element sizes of the op cost tables (model/flops.c, model/mamba.c). */
 #define BF16_BYTES 2.0
 #define FP32_BYTES 4.0

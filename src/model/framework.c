@@ -113,6 +113,7 @@ static const struct {
     {"grad_scale_pass", offsetof(struct pl_framework, grad_scale_pass)},
     {"grad_nan_check", offsetof(struct pl_framework, grad_nan_check)},
     {"logits_fp32", offsetof(struct pl_framework, logits_fp32)},
+    {"fp8_amax_reduce_sync", offsetof(struct pl_framework, fp8_amax_reduce_sync)},
 };
 
 static enum pl_setting *setting_at(struct pl_framework *fw, size_t i) {
@@ -648,6 +649,7 @@ void pl_framework_apply(const struct pl_framework *fw, struct pl_layout *l) {
   put(fw->grad_scale_pass, &l->grad_scale_pass, false);
   put(fw->grad_nan_check, &l->no_grad_nan_check, true);
   put(fw->logits_fp32, &l->logits_fp32, false);
+  put(fw->fp8_amax_reduce_sync, &l->fp8_amax_reduce_sync, false);
 }
 
 static enum pl_setting setting(bool on) { return on ? PL_SETTING_ON : PL_SETTING_OFF; }
@@ -777,4 +779,5 @@ void pl_framework_resolved(const struct pl_framework *fw, const struct pl_layout
   out->grad_scale_pass = setting(l->grad_scale_pass);
   out->grad_nan_check = setting(!l->no_grad_nan_check);
   out->logits_fp32 = setting(l->logits_fp32);
+  out->fp8_amax_reduce_sync = setting(l->fp8_amax_reduce_sync);
 }

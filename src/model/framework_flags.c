@@ -111,6 +111,7 @@ static const struct flag flags[] = {
     ONOFF("grad-scale-pass", grad_scale_pass),
     ONOFF("grad-nan-check", grad_nan_check),
     ONOFF("logits-fp32", logits_fp32),
+    WORDS("fp8-amax-reduce", fp8_amax_reduce_sync, "mode", "off", "sync-dp-tp", true),
     WORDS("adam-moments-dtype", adam_moments_bf16, "dtype", "bf16", "fp32", false),
     WORDS("adam-master", adam_no_master, "value", "none", "kept", false),
     ONOFF("fsdp-block-units", fsdp_block_units),

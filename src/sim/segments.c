@@ -1571,6 +1571,58 @@ void sim_tp_amax_wait_s(const struct pl_run *run, double out[2]) {
   out[PL_PASS_BWD] = (per + per * f) * cost.time_s;
 }
 
+/* layout.fp8_amax_reduce_sync: Transformer Engine release_v0.8's delayed-
+ * scaling amax reduction (the MLPerf Training v3.0 GPT-3 images: NVIDIA's and
+ * NVIDIA_CoreWeave's pytorch/Dockerfile TE_REVISION=release_v0.8, NeMo
+ * v1.17.0_pt_23.04). NeMo's ParallelTransformer.forward wraps the layers of
+ * its model chunk in one fp8_autocast(fp8_group=parallel_state.
+ * get_amax_reduction_group()) (nemo/collections/nlp/modules/common/megatron/
+ * transformer.py); Apex's amax reduction group is the tp x dp ranks of one
+ * pipeline stage (apex/transformer/parallel_state.py initialize_model_parallel,
+ * eec72500 "use a single communicator for amax reduction in both TP and DP
+ * domains": amax_group_size = tp * dp, contiguous ranks). TE fp8.py:
+ * fp8_autocast's exit calls global_amax_reduction (forward) and
+ * module.py _prepare_backward calls it after the region's first module's
+ * backward (the region's last); it concatenates row 0 of every module's
+ * amax_history and all_reduces it (MAX) over fp8_group with
+ * async_op=NVTE_ASYNC_AMAX_REDUCTION (default 0) at every call
+ * (NVTE_DP_AMAX_REDUCE_INTERVAL default 1; the v3.0 configs set neither): a
+ * synchronous torch.distributed.all_reduce, after which the compute stream
+ * waits for the NCCL stream. Per region and micro-batch: one forward call of
+ * 12 fp32 per block and one backward call of 8 (constants.h
+ * TE_V08_AMAX_*); a region holds layers / (pp x vp) blocks. The recomputed
+ * forward reduces nothing (prepare_forward returns before the reduction
+ * setup in the recompute phase). Returned per block, as the region's wait
+ * shared among its blocks (fwd, bwd). Dense stacks only (TransformerLayer's
+ * 4 GEMMs); the wait is the call's own time, not the ranks' skew. */
+void sim_fp8_amax_reduce_wait_s(const struct pl_run *run, double out[2]) {
+  const struct pl_layout *l = &run->layout;
+  const struct pl_model *m = &run->model;
+  out[0] = out[1] = 0.0;
+  bool delayed = l->dtype == PL_DTYPE_FP8 &&
+                 (l->fp8_recipe == PL_FP8_RECIPE_TENSOR || l->fp8_recipe == PL_FP8_RECIPE_DELAYED);
+  if (!l->fp8_amax_reduce_sync || !delayed || m->experts > 0 || pl_model_is_hybrid(m))
+    return;
+  int64_t vp = l->vp > 1 ? l->vp : 1;
+  int64_t pp = l->pp > 1 ? l->pp : 1;
+  double blocks = (double)m->layers / (double)(pp * vp);
+  int64_t ranks = l->tp * (l->cp > 1 ? l->cp : 1) * l->dp;
+  if (blocks <= 0 || ranks <= 1)
+    return;
+  const struct pl_cluster *cl = &run->cluster;
+  int64_t gpn = cl->gpus_per_node > 0 ? cl->gpus_per_node : 1;
+  struct pl_group g = pl_group_strided(ranks, 1, gpn);
+  double gemm_amax_bytes = TE_V08_LAYER_FP8_GEMMS * TE_AMAX_BYTES * blocks;
+  struct pl_coll_cost fwd, bwd;
+  if (pl_coll_time_shared(cl, PL_COLL_ALL_REDUCE, TE_V08_AMAX_FWD_PER_GEMM * gemm_amax_bytes, g,
+                          gpn, PL_ALGO_AUTO, &fwd) != PL_OK ||
+      pl_coll_time_shared(cl, PL_COLL_ALL_REDUCE, TE_V08_AMAX_BWD_PER_GEMM * gemm_amax_bytes, g,
+                          gpn, PL_ALGO_AUTO, &bwd) != PL_OK)
+    return;
+  out[PL_PASS_FWD] = fwd.time_s / blocks;
+  out[PL_PASS_BWD] = bwd.time_s / blocks;
+}
+
 /* layout.wgrad_deferral: the LM head's weight-gradient GEMM of one
  * micro-batch, the wgrad share of its backward (the dgrad m x k from n and the
  * wgrad k x n over m, as compute.c prices a GEMM's backward): Megatron-Core's
@@ -1625,6 +1677,9 @@ static enum pl_status price(struct sim_step *st, enum sim_seg_kind kind, struct 
   if (r == PL_OK && kind == SIM_SEG_LAYER) {
     double amax[2];
     sim_tp_amax_wait_s(st->run, amax);
+    s->comp_s[PL_PASS_FWD] += amax[PL_PASS_FWD];
+    s->comp_s[PL_PASS_BWD] += amax[PL_PASS_BWD];
+    sim_fp8_amax_reduce_wait_s(st->run, amax);
     s->comp_s[PL_PASS_FWD] += amax[PL_PASS_FWD];
     s->comp_s[PL_PASS_BWD] += amax[PL_PASS_BWD];
   }

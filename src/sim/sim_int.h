@@ -506,6 +506,11 @@ enum pl_status sim_segments(struct sim_step *st, struct pl_diag *diag);
  * all_reduces over tp (current scaling and NVFP4 under sequence parallelism),
  * out[PL_PASS_FWD] and out[PL_PASS_BWD]; 0 where none (segments.c). */
 void sim_tp_amax_wait_s(const struct pl_run *run, double out[2]);
+/* The compute stream's wait per block for Transformer Engine release_v0.8's
+ * blocking delayed-scaling amax all_reduce over the stage's tp x dp ranks
+ * (layout.fp8_amax_reduce_sync), out[PL_PASS_FWD], out[PL_PASS_BWD]; 0 where
+ * none (segments.c). */
+void sim_fp8_amax_reduce_wait_s(const struct pl_run *run, double out[2]);
 /* A segment's collective slot: collective coll (SIM_NONE: none), calls times
  * per pass (segments.c, moe_comm.c). */
 /* layout.fsdp_root_unit as it applies: zero2/zero3 with one chunk per rank

@@ -823,6 +823,23 @@ bool validate_mlperf_overrides(const struct validate_in *in, struct pl_framework
   }
   if (!mlperf_image_attention(in, fw, row))
     return false;
+  /* The v3.0 GPT-3 images (NVIDIA's and NVIDIA_CoreWeave's
+   * benchmarks/gpt3/implementations/pytorch/Dockerfile, training_results_v3.0
+   * @ 63e326c4: ARG TE_REVISION=release_v0.8, NEMO_REVISION=v1.17.0_pt_23.04;
+   * config_fp8.sh FP8_REDUCE_AMAX=True, FP8_AMAX_HISTORY=1024; no config sets
+   * NVTE_ASYNC_AMAX_REDUCTION or NVTE_DP_AMAX_REDUCE_INTERVAL) reduce the
+   * delayed-scaling amaxes with a blocking all_reduce over the stage's tp x dp
+   * ranks per model chunk and pass (layout.fp8_amax_reduce_sync, segments.c
+   * sim_fp8_amax_reduce_wait_s). The v3.1 configs export
+   * NVTE_DP_AMAX_REDUCE_INTERVAL=0 and NVTE_ASYNC_AMAX_REDUCTION=1 ("AMAX AR
+   * overlap and disable DP", config_common.sh; TE 09ba8427 fp8.py: 0 = tp only,
+   * waited for at the next chunk's first module): not priced. The v4.x images
+   * (TE 1.x) were not read for it. */
+  if (strncmp(cell(in, "source"), "MLPerf Training v3.0 ", 21) == 0) {
+    fw->fp8_amax_reduce_sync = PL_SETTING_ON;
+    validate_note(row, "Transformer Engine release_v0.8's blocking amax all_reduce over the stage's "
+                       "tp x dp ranks per model chunk and pass (v3.0 image)");
+  }
   /* NVIDIA's v4.0 GPT-3 image (mlcommons/training_results_v4.0 @ 6fe95437,
    * NVIDIA/benchmarks/gpt3/implementations/nemo/Dockerfile) builds NeMo
    * v2.0.0.rc0.beta on Megatron-Core core_v0.7.0.beta (conf/custom.yaml

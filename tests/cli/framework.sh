@@ -1758,4 +1758,38 @@ check "nccl-min-channels: the dp cap 2 still binds under a floor of 16" awk \
   'BEGIN { exit !(a == b) }'
 expect_fail 1 "^plateau: --nccl-min-channels: '65' is not a channel count 0..64" -- predict --nccl-min-channels 65
 
+
+# --fp8-amax-reduce sync-dp-tp: Transformer Engine release_v0.8's blocking
+# delayed-scaling amax all_reduce (MLPerf v3.0 GPT-3 images; segments.c
+# sim_fp8_amax_reduce_wait_s). gpt3-175b on 512 H100 at tp 4, pp 8, vp 12, mbs 1,
+# gbs 2048: dp 16, 128 micro-batches, 12 chunks of 1 block each per stage; per
+# chunk and micro-batch one 48 B all_reduce forward (45.2733 us) and one 32 B
+# backward (45.2488 us) over the stage's 64 ranks (`plateau collectives --cluster
+# dgx-h100 --gpus 64 --bytes 32,48`): 128 x 12 x 90.522 us = 0.13904 s more a step
+# (within 2 %: the pipeline bubble's share moves too); off by default.
+amax_run() {
+  expect_ok predict --model gpt3-175b --gpu h100 --cluster dgx-h100 --gpus 512 --tp 4 --pp 8 \
+    --vp 12 --mbs 1 --gbs 2048 --shard zero1 --dtype fp8 --schedule interleaved --framework nemo \
+    "$@" --format json
+}
+amax_run
+cp "$TMP/out" "$TMP/amax_default.json"
+amax_run --fp8-amax-reduce off
+check "fp8 amax reduce: off is the default" \
+  [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/amax_default.json" step_time_s)" ]
+amax_run --fp8-amax-reduce sync-dp-tp
+check "fp8 amax reduce: sync-dp-tp adds 128 x 12 x 90.52 us" awk \
+  -v a="$(json_num "$TMP/out" step_time_s)" -v b="$(json_num "$TMP/amax_default.json" step_time_s)" \
+  'BEGIN { d = a - b; exit !(d > 0.13904 * 0.98 && d < 0.13904 * 1.02) }'
+expect_ok predict --model gpt3-175b --gpu h100 --cluster dgx-h100 --gpus 512 --tp 4 --pp 8 \
+  --vp 12 --mbs 1 --gbs 2048 --shard zero1 --dtype bf16 --schedule interleaved --framework nemo \
+  --fp8-amax-reduce sync-dp-tp --format json
+cp "$TMP/out" "$TMP/amax_bf16_on.json"
+expect_ok predict --model gpt3-175b --gpu h100 --cluster dgx-h100 --gpus 512 --tp 4 --pp 8 \
+  --vp 12 --mbs 1 --gbs 2048 --shard zero1 --dtype bf16 --schedule interleaved --framework nemo \
+  --format json
+check "fp8 amax reduce: nothing under bf16" \
+  [ "$(json_num "$TMP/out" step_time_s)" = "$(json_num "$TMP/amax_bf16_on.json" step_time_s)" ]
+expect_fail 1 "^plateau: --fp8-amax-reduce: unknown mode 'maybe' \(expected off\|sync-dp-tp\)" -- predict --fp8-amax-reduce maybe
+expect_fail 1 "^plateau: --fp8-amax-reduce: unknown mode 'async-tp' \(expected off\|sync-dp-tp\)" -- predict --fp8-amax-reduce async-tp
 finish

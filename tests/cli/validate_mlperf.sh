@@ -116,6 +116,14 @@ check "rows 4 and 7 Oracle: NCCL CTAs from NCCL_CFG_PATH" bash -c "
 check "row 10 Azure v3.1: NCCL CTAs from Megatron-Core's environment" bash -c "
   grep -E '^\"mlperf_gpt3_others\",10,' '$TMP/out' | grep -q -- '--nccl-max-ctas-tp 8 --nccl-max-ctas-cp 0 --nccl-max-ctas-dp 8 --nccl-max-ctas-pp 4' &&
   grep -E '^\"mlperf_gpt3_others\",10,' '$TMP/out' | grep -q 'NCCL CTAs tp 8 cp 0 dp 8 pp 4 (MEGATRON_CORE_\*_MAX_CTAS)'"
+# session 29 (amax29): the v3.0 images (TE release_v0.8, NeMo v1.17.0_pt_23.04) reduce the
+# delayed-scaling amaxes with a blocking all_reduce over each stage's tp x dp ranks per model chunk
+# and pass (--fp8-amax-reduce sync-dp-tp); v3.1 (NVTE_ASYNC_AMAX_REDUCTION=1, tp only) and later off
+check "rows 13 and 19 CoreWeave v3.0: TE 0.8's blocking amax all_reduce" bash -c "
+  grep -E '^\"mlperf_gpt3_others\",13,' '$TMP/out' | grep -q -- '--fp8-amax-reduce sync-dp-tp' &&
+  grep -E '^\"mlperf_gpt3_others\",19,' '$TMP/out' | grep -q 'blocking amax all_reduce over the stage' &&
+  grep -E '^\"mlperf_gpt3_others\",10,' '$TMP/out' | grep -q -- '--fp8-amax-reduce off' &&
+  grep -E '^\"mlperf_gpt3_others\",4,' '$TMP/out' | grep -q -- '--fp8-amax-reduce off'"
 head -1 "$V/mlperf_gpt3_others.csv" > "$TMP/badcta.csv"
 row=$(sed -n 11p "$V/mlperf_gpt3_others.csv")
 echo "${row%,tp=8 dp=8 pp=2},tp=8 dp=x pp=2" >> "$TMP/badcta.csv"

@@ -937,6 +937,55 @@ static void check_ub_copy_engine(void) {
   }
 }
 
+/* Transformer Engine release_v0.8's blocking delayed-scaling amax all_reduce
+ * (segments.c sim_fp8_amax_reduce_wait_s; layout.fp8_amax_reduce_sync), the
+ * MLPerf v3.0 GPT-3 layout: gpt3-175b (96 blocks) on 512 H100 (dgx-h100, 8 a
+ * node) at tp 4, pp 8, vp 12, so dp 16. The amax group is one stage's tp x dp =
+ * 64 ranks, 8 whole nodes; a model chunk holds 96 / (8 x 12) = 1 block, its 4
+ * FP8 GEMMs 3 fp32 amaxes each forward (48 B) and 2 backward (32 B).
+ * `plateau collectives --cluster dgx-h100 --gpus 64 --bytes 32,48,384,576`
+ * prints 45.2488 us (32 B), 45.2733 us (48 B), 45.7861 us (384 B), 46.0792 us
+ * (576 B), tree LL. Per block: forward 45.27 us, backward 45.25 us. With vp 1
+ * a chunk is 12 blocks: one 576 B call forward and one 384 B backward, shared
+ * by 12 blocks: 46.08 / 12 = 3.840 us and 45.79 / 12 = 3.816 us. Off, bf16,
+ * current scaling or a MoE model: none. */
+static void check_fp8_amax_reduce(void) {
+  static struct pl_run run;
+  struct pl_diag d;
+  double w[2];
+  memset(&run, 0, sizeof run);
+  CHECK_STATUS(pl_model_load("gpt3-175b", &run.model, &d), PL_OK, &d);
+  CHECK_STATUS(pl_cluster_load("dgx-h100", &run.cluster, &d), PL_OK, &d);
+  run.layout = (struct pl_layout){.gpus = 512, .tp = 4, .pp = 8, .vp = 12, .cp = 1, .mbs = 1,
+                                  .gbs = 2048, .dtype = PL_DTYPE_FP8,
+                                  .schedule = PL_SCHEDULE_INTERLEAVED,
+                                  .shard = PL_SHARD_ZERO1, .shard_set = true};
+  CHECK_STATUS(pl_layout_resolve(&run.layout, &run.model, &run.cluster, &d), PL_OK, &d);
+  CHECK(run.layout.dp == 16);
+  sim_fp8_amax_reduce_wait_s(&run, w);
+  CHECK(w[PL_PASS_FWD] == 0 && w[PL_PASS_BWD] == 0);
+  run.layout.fp8_amax_reduce_sync = true;
+  sim_fp8_amax_reduce_wait_s(&run, w);
+  CHECK_NEAR_REL(w[PL_PASS_FWD], 45.2733e-6, 0.001);
+  CHECK_NEAR_REL(w[PL_PASS_BWD], 45.2488e-6, 0.001);
+  run.layout.vp = 1;
+  sim_fp8_amax_reduce_wait_s(&run, w);
+  CHECK_NEAR_REL(w[PL_PASS_FWD], 46.0792e-6 / 12, 0.001);
+  CHECK_NEAR_REL(w[PL_PASS_BWD], 45.7861e-6 / 12, 0.001);
+  run.layout.vp = 12;
+  run.layout.fp8_recipe = PL_FP8_RECIPE_CURRENT;
+  sim_fp8_amax_reduce_wait_s(&run, w);
+  CHECK(w[PL_PASS_FWD] == 0 && w[PL_PASS_BWD] == 0);
+  run.layout.fp8_recipe = PL_FP8_RECIPE_TENSOR;
+  run.layout.dtype = PL_DTYPE_BF16;
+  sim_fp8_amax_reduce_wait_s(&run, w);
+  CHECK(w[PL_PASS_FWD] == 0 && w[PL_PASS_BWD] == 0);
+  run.layout.dtype = PL_DTYPE_FP8;
+  run.model.experts = 8;
+  sim_fp8_amax_reduce_wait_s(&run, w);
+  CHECK(w[PL_PASS_FWD] == 0 && w[PL_PASS_BWD] == 0);
+}
+
 /* Transformer Engine's amax all_reduce over tp (segments.c
  * sim_tp_amax_wait_s): llama3-8b on 8 GB300 at tp 2 with sequence
  * parallelism. One call is one fp32 all_reduce over 2 ranks of one NVLink
@@ -1085,6 +1134,7 @@ int main(void) {
   check_ep_overlap_gather();
   check_ub_copy_engine();
   check_tp_amax();
+  check_fp8_amax_reduce();
   check_root_unit(&cases[1], false, 161, 81); /* llama2-70b zero3, pp 1 */
   check_root_unit(&cases[2], false, 81, 81);  /* llama2-70b zero2 tp 8, pp 1 */
   check_root_unit(&cases[10], false, 81, 81); /* zero2 tp 8, hybrid (shard group 64), 2 mbs */
