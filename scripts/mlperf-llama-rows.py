@@ -4,7 +4,7 @@
 git mirror of mlcommons/training_results_v5.x (no work tree needed).
 
 Usage: mlperf-llama-rows.py REPO_GIT_DIR VERSION BENCH [--header] [--per-result]
-  REPO_GIT_DIR  e.g. /work/.mirror/mlcommons+training_results_v5.1/repo
+  REPO_GIT_DIR  e.g. a bare clone of github.com/mlcommons/training_results_v5.1
   VERSION       v5.0 or v5.1 (written into the rows)
   BENCH         llama31_8b or llama31_405b
   --per-result  one row per result_N.txt (as the 405B rows of mlperf_v5.csv);
