@@ -431,6 +431,9 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
    * (layout.fsdp_ga_nosync / fsdp_ga_keep, layout.moe_fc1_bias_eager, automodel29) */
   col_str(c, "layout.fsdp_ga_nosync", pl_fsdp_ga_nosync_name(l));
   col_moe_bool(c, "layout.moe_fc1_bias_eager", moe, l->moe_fc1_bias_eager);
+  /* Transformer Engine release_v0.8's blocking amax all_reduce over dp x tp
+   * (--fp8-amax-reduce, layout.fp8_amax_reduce_sync, amax29) */
+  col_str(c, "framework.fp8_amax_reduce", fw.fp8_amax_reduce_sync == PL_SETTING_ON ? "sync-dp-tp" : "off");
 }
 
 void pl_report_predict_csv_header(FILE *out) {

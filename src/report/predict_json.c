@@ -282,6 +282,8 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_bool(e, "grad_nan_check", fw.grad_nan_check == PL_SETTING_ON);
   pl_emit_bool(e, "megatron_softmax", fw.megatron_softmax == PL_SETTING_ON);
   pl_emit_bool(e, "parallel_block", fw.parallel_block == PL_SETTING_ON);
+  /* Transformer Engine release_v0.8's blocking amax all_reduce over dp x tp (--fp8-amax-reduce, amax29) */
+  pl_emit_str(e, "fp8_amax_reduce", fw.fp8_amax_reduce_sync == PL_SETTING_ON ? "sync-dp-tp" : "off");
   pl_emit_obj_end(e);
 }
 

@@ -36,7 +36,7 @@ expect_ok predict --kernels unfused --optimizer-impl fused --grad-clip off --for
 check "json: optimizer_impl fused" grep -q '"optimizer_impl": "fused"' "$TMP/out"
 check "json: grad_clip false" grep -q '"grad_clip": false' "$TMP/out"
 expect_ok predict --format csv
-check "csv: the two columns appended" grep -q ',framework.optimizer_impl,framework.grad_clip,framework.autocast_weight_casts,framework.optimizer_torch,framework.logits_shift_copy,framework.eager_z_loss,framework.grad_buffer_passes,framework.grad_scale_pass,framework.logits_fp32,framework.grad_comm_cast,layout.pp_schedules,layout.moe_fake_gate,layout.moe_act_compiled,framework.grad_nan_check,framework.optimizer,hardware.nccl_tuner,framework.megatron_softmax,framework.inductor_norms,framework.parallel_block,layout.fsdp_ga_nosync,layout.moe_fc1_bias_eager$' "$TMP/out"
+check "csv: the two columns appended" grep -q ',framework.optimizer_impl,framework.grad_clip,framework.autocast_weight_casts,framework.optimizer_torch,framework.logits_shift_copy,framework.eager_z_loss,framework.grad_buffer_passes,framework.grad_scale_pass,framework.logits_fp32,framework.grad_comm_cast,layout.pp_schedules,layout.moe_fake_gate,layout.moe_act_compiled,framework.grad_nan_check,framework.optimizer,hardware.nccl_tuner,framework.megatron_softmax,framework.inductor_norms,framework.parallel_block,layout.fsdp_ga_nosync,layout.moe_fc1_bias_eager,framework.fp8_amax_reduce$' "$TMP/out"
 
 # the torchtitan preset (v0.1.0) runs torch.optim.AdamW(fused=True)
 expect_ok predict --framework torchtitan --format json
