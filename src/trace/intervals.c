@@ -44,14 +44,19 @@ static void merge(struct trace_ivs *x) {
   x->n = k + 1;
 }
 
-enum pl_status trace_ivs_union(const struct trace_data *d, unsigned kind_mask, unsigned flag_mask,
-                               unsigned flag_want, struct trace_ivs *out) {
+/* The merged union of the GPU events in view whose kind is in kind_mask, whose
+ * flags under flag_mask equal flag_want and, when by_cat, whose collective
+ * category (trace_comm_cat) is cat. */
+static enum pl_status union_where(const struct trace_data *d, unsigned kind_mask, bool by_cat,
+                                  int cat, unsigned flag_mask, unsigned flag_want,
+                                  struct trace_ivs *out) {
   const struct trace_gpu *g = d->gpu.data;
   if (alloc_ivs(out, d->gpu.len) != PL_OK)
     return PL_ERR_NOMEM;
   for (size_t i = 0; i < d->gpu.len; i++) {
-    if (!(kind_mask & (1u << g[i].kind)) || (g[i].flags & flag_mask) != flag_want ||
-        !trace_in_view(d, &g[i]))
+    if (!(kind_mask & (1u << g[i].kind)) ||
+        (by_cat && trace_comm_cat((enum trace_op)g[i].name_op) != cat) ||
+        (g[i].flags & flag_mask) != flag_want || !trace_in_view(d, &g[i]))
       continue;
     out->v[out->n++] = (struct trace_iv){g[i].ts_ns, g[i].ts_ns + g[i].dur_ns};
   }
@@ -59,19 +64,14 @@ enum pl_status trace_ivs_union(const struct trace_data *d, unsigned kind_mask, u
   return PL_OK;
 }
 
+enum pl_status trace_ivs_union(const struct trace_data *d, unsigned kind_mask, unsigned flag_mask,
+                               unsigned flag_want, struct trace_ivs *out) {
+  return union_where(d, kind_mask, false, 0, flag_mask, flag_want, out);
+}
+
 enum pl_status trace_ivs_union_comm(const struct trace_data *d, int k, unsigned flag_mask,
                                     unsigned flag_want, struct trace_ivs *out) {
-  const struct trace_gpu *g = d->gpu.data;
-  if (alloc_ivs(out, d->gpu.len) != PL_OK)
-    return PL_ERR_NOMEM;
-  for (size_t i = 0; i < d->gpu.len; i++) {
-    if (g[i].kind != TRACE_COMM || trace_comm_cat((enum trace_op)g[i].name_op) != k ||
-        (g[i].flags & flag_mask) != flag_want || !trace_in_view(d, &g[i]))
-      continue;
-    out->v[out->n++] = (struct trace_iv){g[i].ts_ns, g[i].ts_ns + g[i].dur_ns};
-  }
-  merge(out);
-  return PL_OK;
+  return union_where(d, 1u << TRACE_COMM, true, k, flag_mask, flag_want, out);
 }
 
 enum pl_status trace_ivs_and(const struct trace_ivs *x, const struct trace_ivs *y,

@@ -251,6 +251,17 @@ static void test_hta_kernels(void) {
   check_hta_kernels(TR "kineto2021_resnet50_worker0.json.gz", kineto, 4, 603558000, 69);
 }
 
+/* One file over the whole trace (--window trace), one thread; NULL after a
+ * failed CHECK_STATUS. */
+static struct pl_trace_set *analyze_whole(const char *path) {
+  struct pl_trace_opts o = {-1, 1, true};
+  struct pl_trace_set *s = NULL;
+  struct pl_diag d;
+  pl_diag_clear(&d);
+  CHECK_STATUS(pl_trace_analyze(&path, 1, &o, &s, &d), PL_OK, diag_ptr(&d));
+  return s;
+}
+
 /* HTA's communication/computation overlap (get_comm_comp_overlap) and
  * temporal breakdown (get_temporal_breakdown) over every GPU event of the
  * file, from scripts/hta_overlap_ref.py (HTA f4d0062's rules re-derived in
@@ -270,11 +281,7 @@ static void test_hta_overlap(void) {
        86567708},
   };
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-    struct pl_trace_opts o = {-1, 1, true};
-    struct pl_trace_set *s = NULL;
-    struct pl_diag d;
-    pl_diag_clear(&d);
-    CHECK_STATUS(pl_trace_analyze(&want[i].path, 1, &o, &s, &d), PL_OK, diag_ptr(&d));
+    struct pl_trace_set *s = analyze_whole(want[i].path);
     if (s == NULL)
       continue;
     const struct pl_trace_rank *r = &s->ranks[0];
@@ -361,11 +368,7 @@ static void test_hta_launch(void) {
       {TR "kineto2021_resnet50_worker0.json.gz", 9096, INT64_C(100221533000), 31976000, 7267, 6},
   };
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-    struct pl_trace_opts o = {-1, 1, true};
-    struct pl_trace_set *s = NULL;
-    struct pl_diag d;
-    pl_diag_clear(&d);
-    CHECK_STATUS(pl_trace_analyze(&want[i].path, 1, &o, &s, &d), PL_OK, diag_ptr(&d));
+    struct pl_trace_set *s = analyze_whole(want[i].path);
     if (s == NULL)
       continue;
     const struct pl_trace_launch *l = &s->ranks[0].launch;

@@ -19,6 +19,18 @@
 
 /* A pointer CHECK_STATUS can test for NULL without -Waddress. */
 static struct pl_diag *diag_ptr(struct pl_diag *d) { return d; }
+
+/* pl_trace_analyze on one path, one thread, default warm-up; NULL after a
+ * failed CHECK_STATUS. */
+static struct pl_trace_set *analyze(const char *path, bool whole_trace) {
+  struct pl_trace_opts o = {-1, 1, whole_trace};
+  const char *paths[] = {path};
+  struct pl_trace_set *s = NULL;
+  struct pl_diag diag;
+  pl_diag_clear(&diag);
+  CHECK_STATUS(pl_trace_analyze(paths, 1, &o, &s, &diag), PL_OK, diag_ptr(&diag));
+  return s;
+}
 #define TOL 0.01
 
 static void timeline(const struct trace_data *d, unsigned mask, unsigned want,
@@ -86,12 +98,7 @@ static void test_mi300(void) {
 /* tracelens_h100_gpu_timeline.csv: every GPU event is linked, no recompute,
  * one ProfilerStep: the public API gives TraceLens's numbers directly. */
 static void test_h100(void) {
-  struct pl_trace_opts o = {-1, 1, true};
-  const char *paths[] = {TR "tracelens_h100_bert_small.json.gz"};
-  struct pl_trace_set *s = NULL;
-  struct pl_diag diag;
-  pl_diag_clear(&diag);
-  CHECK_STATUS(pl_trace_analyze(paths, 1, &o, &s, &diag), PL_OK, diag_ptr(&diag));
+  struct pl_trace_set *s = analyze(TR "tracelens_h100_bert_small.json.gz", true);
   if (s == NULL)
     return;
   const struct pl_trace_rank *r = &s->ranks[0];
@@ -120,12 +127,7 @@ static void test_mi300_sizes(void) {
       {"broadcast", 19200, 43.675, 14.558333333333332, 0.21128495765986952, 14.319, 14.719},
       {"broadcast", 160, 19.597, 6.532333333333334, 0.8102674455593867, 5.879, 7.439},
   };
-  struct pl_trace_opts o = {-1, 1, true};
-  const char *paths[] = {TR "tracelens_mi300_resnet_act_checkpoint.json.gz"};
-  struct pl_trace_set *s = NULL;
-  struct pl_diag diag;
-  pl_diag_clear(&diag);
-  CHECK_STATUS(pl_trace_analyze(paths, 1, &o, &s, &diag), PL_OK, diag_ptr(&diag));
+  struct pl_trace_set *s = analyze(TR "tracelens_mi300_resnet_act_checkpoint.json.gz", true);
   if (s == NULL)
     return;
   const struct pl_trace_rank *r = &s->ranks[0];
@@ -171,12 +173,7 @@ static void test_mi300_sizes(void) {
  * 2485252 B for the three collectives, so algbw
  * = 2485252 / 175000e-9 = 14.20144 GB/s and busbw x 2 x 7 / 8 = 24.85252. */
 static void test_dlrm_sync(void) {
-  struct pl_trace_opts o = {-1, 1, false};
-  const char *paths[] = {TR "dlrm"};
-  struct pl_trace_set *s = NULL;
-  struct pl_diag diag;
-  pl_diag_clear(&diag);
-  CHECK_STATUS(pl_trace_analyze(paths, 1, &o, &s, &diag), PL_OK, diag_ptr(&diag));
+  struct pl_trace_set *s = analyze(TR "dlrm", false);
   if (s == NULL)
     return;
   const struct pl_trace_coll *ar = NULL, *aa = NULL;
@@ -212,12 +209,7 @@ static void test_dlrm_sync(void) {
 
 /* One file: nothing to match, the fields stay 0. */
 static void test_single_no_sync(void) {
-  struct pl_trace_opts o = {-1, 1, false};
-  const char *paths[] = {TR "hta_nccl_data.json.gz"};
-  struct pl_trace_set *s = NULL;
-  struct pl_diag diag;
-  pl_diag_clear(&diag);
-  CHECK_STATUS(pl_trace_analyze(paths, 1, &o, &s, &diag), PL_OK, diag_ptr(&diag));
+  struct pl_trace_set *s = analyze(TR "hta_nccl_data.json.gz", false);
   if (s == NULL)
     return;
   CHECK(s->n_coll > 0);
