@@ -2,7 +2,7 @@
 # validate's "command" (JSON key, last CSV column; src/validate/command.c): the plateau
 # predict command line that reproduces a row's prediction. For rows of every dataset, the
 # printed command is run and its step_time_s must equal the row's predicted step to 9
-# significant digits (session 16: all 2,272 predicted rows do; /work/notes/s16/cmd16.md).
+# significant digits (session 16: all 2,272 predicted rows did; docs/accuracy.md "Session 16 (helper cmd16)").
 # --account-embed-loss (the flag the commands of Megatron-Core rows need) and its bad values.
 . "$(dirname "$0")/lib.sh"
 V="$PL_SOURCE_DIR/data/validation"
