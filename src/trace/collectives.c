@@ -457,5 +457,9 @@ enum pl_status trace_collectives(const struct trace_data *d, const struct trace_
   r->n_arrivals_ = (int64_t)p->arrivals.len;
   s = sizes_out(p, r, diag);
   trace_vec_free(&p->sizes);
-  return s == PL_OK ? summarize(p, r, diag) : s;
+  if (s != PL_OK) { /* the listing is handed to r only by summarize */
+    trace_vec_free(&p->calls);
+    return s;
+  }
+  return summarize(p, r, diag);
 }
