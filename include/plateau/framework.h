@@ -322,6 +322,12 @@ const char *pl_framework_setting(const struct pl_framework *fw, size_t i, enum p
  * (a resolved framework sets every one). */
 const char *pl_framework_flag_word(const struct pl_framework *fw, size_t i, const char **key);
 
+/* A two-word flag's word for fw's setting, by the flag's name ("optimizer"
+ * gives "adamw" or "sgd", "fp8-amax-reduce" "off" or "sync-dp-tp"), from the
+ * table that parses the flag (framework_flags.c); NULL when unset or when the
+ * flag takes other values. */
+const char *pl_framework_flag_value(const struct pl_framework *fw, const char *flag);
+
 /* Names for output and parsing. */
 const char *pl_setting_name(enum pl_setting s); /* "on", "off", "unset" */
 /* --optimizer's words (framework.optimizer_sgd off|on), one home for the flag,

@@ -158,6 +158,19 @@ static const struct flag flags[] = {
 
 const char *pl_framework_flag_name(size_t i) { return i < N_FLAGS ? flags[i].name : NULL; }
 
+/* The word of a two-word flag (K_WORDS) for fw's setting, from the table that
+ * parses it: the one home of those words for output too. */
+static const char *words_word(const struct flag *f, enum pl_setting s) {
+  return s == PL_SETTING_UNSET ? NULL : (s == PL_SETTING_ON) == f->second_on ? f->b : f->a;
+}
+
+const char *pl_framework_flag_value(const struct pl_framework *fw, const char *flag) {
+  for (size_t i = 0; i < N_FLAGS; i++)
+    if (flags[i].kind == K_WORDS && strcmp(flags[i].name, flag) == 0)
+      return words_word(&flags[i], *(const enum pl_setting *)((const char *)fw + flags[i].off));
+  return NULL;
+}
+
 /* ---------------------------------------------------------------- read */
 
 static enum pl_setting *setting_at(struct pl_framework *fw, const struct flag *f) {
@@ -310,10 +323,9 @@ size_t pl_framework_flags_format(const struct pl_framework *fw, char *out, size_
         flag_text_put(&t, " --attention %s", pl_attention_name(fw->attention));
       break;
     case K_WORDS: {
-      enum pl_setting s = *(const enum pl_setting *)p;
-      if (s != PL_SETTING_UNSET)
-        flag_text_put(&t, " --%s %s", f->name,
-                      (s == PL_SETTING_ON) == f->second_on ? f->b : f->a);
+      const char *w = words_word(f, *(const enum pl_setting *)p);
+      if (w != NULL)
+        flag_text_put(&t, " --%s %s", f->name, w);
       break;
     }
     case K_COUNT:

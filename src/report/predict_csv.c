@@ -315,7 +315,7 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_str(c, "framework.fp32_param_shards", pl_setting_name(fw.fp32_param_shards));
   col_num(c, "hardware.gpu_variability", hw->gpu.clock_cv, true); /* src/hw/variability.c */
   /* added after it: an optimizer with no master copy (layout.adam_no_master, nem17) */
-  col_str(c, "framework.adam_master", fw.adam_no_master == PL_SETTING_ON ? "none" : "kept");
+  col_str(c, "framework.adam_master", pl_framework_flag_value(&fw, "adam-master"));
   /* added after it: the bucket in parameters (NeMo 2 / Megatron-Bridge; 0 = not set, bucket18) */
   col_num(c, "framework.bucket_params", fw.bucket_params, true);
   /* added after it: PyTorch FSDP1's flat-parameter copies (layout.fsdp1_copies, fsdp19) */
@@ -416,7 +416,7 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
    * buffer's zero pass (layout.no_grad_nan_check, mlperfcfg28) */
   col_str(c, "framework.grad_nan_check", pl_setting_name(fw.grad_nan_check));
   /* torch.optim.SGD over 16-bit parameters or AdamW (layout.opt_sgd, thunder29) */
-  col_str(c, "framework.optimizer", fw.optimizer_sgd == PL_SETTING_ON ? PL_OPTIMIZER_SGD : PL_OPTIMIZER_ADAMW);
+  col_str(c, "framework.optimizer", pl_framework_flag_value(&fw, "optimizer"));
   /* added after it: who picks each collective's algorithm and protocol (--nccl-tuner,
    * cluster.nccl_tuner: nccl or the aws-ofi-nccl P5 plugin's map, efa29b, session 29) */
   col_str(c, "hardware.nccl_tuner", pl_cluster_nccl_tuner(hw));
@@ -433,7 +433,7 @@ static void columns(struct csv *c, const struct pl_prediction *p) {
   col_moe_bool(c, "layout.moe_fc1_bias_eager", moe, l->moe_fc1_bias_eager);
   /* Transformer Engine release_v0.8's blocking amax all_reduce over dp x tp
    * (--fp8-amax-reduce, layout.fp8_amax_reduce_sync, amax29) */
-  col_str(c, "framework.fp8_amax_reduce", fw.fp8_amax_reduce_sync == PL_SETTING_ON ? "sync-dp-tp" : "off");
+  col_str(c, "framework.fp8_amax_reduce", pl_framework_flag_value(&fw, "fp8-amax-reduce"));
 }
 
 void pl_report_predict_csv_header(FILE *out) {

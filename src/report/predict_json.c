@@ -213,7 +213,7 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_bool(e, "grad_clip", fw.grad_clip == PL_SETTING_ON);
   pl_emit_bool(e, "autocast_weight_casts", fw.autocast_weight_casts == PL_SETTING_ON);
   pl_emit_bool(e, "optimizer_torch", fw.optimizer_torch == PL_SETTING_ON);
-  pl_emit_str(e, "optimizer", fw.optimizer_sgd == PL_SETTING_ON ? PL_OPTIMIZER_SGD : PL_OPTIMIZER_ADAMW);
+  pl_emit_str(e, "optimizer", pl_framework_flag_value(&fw, "optimizer"));
   pl_emit_str(e, "zero3_grad_reduce",
               fw.zero3_grad_all_reduce == PL_SETTING_ON ? "all-reduce" : "reduce-scatter");
   pl_emit_bool(e, "fp8_all_gather", fw.fp8_all_gather == PL_SETTING_ON);
@@ -265,7 +265,7 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_bool(e, "pp_keep_outputs", fw.pp_keep_outputs == PL_SETTING_ON);
   pl_emit_bool(e, "tp_gathered_saved", fw.tp_gathered_saved == PL_SETTING_ON);
   pl_emit_bool(e, "fp32_param_shards", fw.fp32_param_shards == PL_SETTING_ON);
-  pl_emit_str(e, "adam_master", fw.adam_no_master == PL_SETTING_ON ? "none" : "kept");
+  pl_emit_str(e, "adam_master", pl_framework_flag_value(&fw, "adam-master"));
   pl_emit_bool(e, "fsdp1_copies", fw.fsdp1_copies == PL_SETTING_ON);
   pl_emit_bool(e, "fsdp2_predivide", fw.fsdp2_predivide == PL_SETTING_ON);
   pl_emit_bool(e, "fsdp2_rs_copy_in", fw.fsdp2_rs_copy_in == PL_SETTING_ON);
@@ -283,7 +283,7 @@ static void framework_json(struct pl_emit *e, const struct pl_prediction *p) {
   pl_emit_bool(e, "megatron_softmax", fw.megatron_softmax == PL_SETTING_ON);
   pl_emit_bool(e, "parallel_block", fw.parallel_block == PL_SETTING_ON);
   /* Transformer Engine release_v0.8's blocking amax all_reduce over dp x tp (--fp8-amax-reduce, amax29) */
-  pl_emit_str(e, "fp8_amax_reduce", fw.fp8_amax_reduce_sync == PL_SETTING_ON ? "sync-dp-tp" : "off");
+  pl_emit_str(e, "fp8_amax_reduce", pl_framework_flag_value(&fw, "fp8-amax-reduce"));
   pl_emit_obj_end(e);
 }
 
