@@ -8,6 +8,7 @@
  * rules are in source_bridge.c and its source_bridge_*.c parts; README.md in
  * data/validation, "How each source defines its metrics". Nothing here looks
  * at a prediction. The table entries that use these rules are in sources.c. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,47 +287,49 @@ static bool zoo_cmd_words(const char *notes, const char *opt, char *list, size_t
   return true;
 }
 
-/* The zoo readme's command under a table (the row's notes) with Megatron-Core
- * --fine-grained-activation-offloading --offload-modules M1 M2 ...
- * (layout.offload_modules): the module names up to the next option. */
-static bool zoo_offload(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
-  const char *notes = cell(in, "notes");
-  char list[128];
-  if (strstr(notes, "--fine-grained-activation-offloading") == NULL ||
-      !zoo_cmd_words(notes, "--offload-modules ", list, sizeof list))
-    return true;
-  struct pl_diag d;
-  if (pl_offload_modules_parse(list, &l->offload_modules, &d) != PL_OK)
-    return validate_skip(row, "fine-grained activation offloading: %s", d.msg);
-  validate_note(row, "fine-grained activation offloading of %s (the command)", list);
-  return true;
-}
+/* Module lists the zoo readme's command under a table (the row's notes) may
+ * give, each read only behind the option that switches it on, up to the next
+ * option:
+ * - Megatron-Core --fine-grained-activation-offloading --offload-modules M1 M2
+ *   ... (layout.offload_modules);
+ * - --cuda-graph-impl transformer_engine --cuda-graph-scope S1 S2 ...
+ *   (layout.cuda_graph_scopes; the GB200 BF16 and GB300 MXFP8 commands of
+ *   best_practice/qwen3/readme.md @ e8650517 and 020b8136: attn moe_router
+ *   moe_preprocess): the captured ops replay from TE's CUDA graphs and cost
+ *   the host nothing (docs/step-model.md 2.6). Without --cuda-graph-impl
+ *   Megatron-Core captures nothing (cuda_graph_impl defaults to "none",
+ *   transformer_config.py), so a scope alone is not read. */
+static const struct {
+  const char *gate, *opt, *what, *note; /* note: the row's note before the list */
+  size_t off;
+  enum pl_status (*parse)(const char *s, uint32_t *out, struct pl_diag *diag);
+} zoo_lists[] = {
+    {"--fine-grained-activation-offloading", "--offload-modules ",
+     "fine-grained activation offloading", "fine-grained activation offloading of",
+     offsetof(struct pl_layout, offload_modules),
+     pl_offload_modules_parse},
+    {"--cuda-graph-impl transformer_engine", "--cuda-graph-scope ", "CUDA graph scope",
+     "CUDA graph scope", offsetof(struct pl_layout, cuda_graph_scopes), pl_cuda_graph_scopes_parse},
+};
 
-/* The zoo readme's command with Megatron-Core --cuda-graph-impl
- * transformer_engine --cuda-graph-scope S1 S2 ... (layout.cuda_graph_scopes;
- * the GB200 BF16 and GB300 MXFP8 commands of best_practice/qwen3/readme.md @
- * e8650517 and 020b8136: attn moe_router moe_preprocess): the captured ops
- * replay from TE's CUDA graphs and cost the host nothing (docs/step-model.md
- * 2.6). Without --cuda-graph-impl Megatron-Core captures nothing
- * (cuda_graph_impl defaults to "none", transformer_config.py), so a scope
- * alone is not read. */
-static bool zoo_graph_scope(const struct validate_in *in, struct pl_layout *l,
-                            struct pl_vrow *row) {
+static bool zoo_cmd_lists(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   const char *notes = cell(in, "notes");
-  char list[128];
-  if (strstr(notes, "--cuda-graph-impl transformer_engine") == NULL ||
-      !zoo_cmd_words(notes, "--cuda-graph-scope ", list, sizeof list))
-    return true;
-  struct pl_diag d;
-  if (pl_cuda_graph_scopes_parse(list, &l->cuda_graph_scopes, &d) != PL_OK)
-    return validate_skip(row, "CUDA graph scope: %s", d.msg);
-  validate_note(row, "CUDA graph scope %s (the command)", list);
+  for (size_t i = 0; i < sizeof zoo_lists / sizeof zoo_lists[0]; i++) {
+    char list[128];
+    if (strstr(notes, zoo_lists[i].gate) == NULL ||
+        !zoo_cmd_words(notes, zoo_lists[i].opt, list, sizeof list))
+      continue;
+    struct pl_diag d;
+    if (zoo_lists[i].parse(list, (uint32_t *)((char *)l + zoo_lists[i].off), &d) != PL_OK)
+      return validate_skip(row, "%s: %s", zoo_lists[i].what, d.msg);
+    validate_note(row, "%s %s (the command)", zoo_lists[i].note, list);
+  }
   return true;
 }
 
 bool validate_zoo_modes(const struct validate_in *in, struct pl_layout *l, struct pl_vrow *row) {
   const char *shard = cell(in, "sharding"), *rc = cell(in, "recompute");
-  if (!zoo_offload(in, l, row) || !zoo_graph_scope(in, l, row))
+  if (!zoo_cmd_lists(in, l, row))
     return false;
   if (strstr(shard, "Megatron FSDP") != NULL) {
     l->shard = PL_SHARD_ZERO3;
